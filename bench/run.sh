@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs every benchmark built under BUILD/bench and prints its report.
+set -euo pipefail
+BUILD=${1:-build}
+status=0
+for b in "$BUILD"/bench/bench_*; do
+  [ -x "$b" ] || continue
+  echo "== $(basename "$b")"
+  "$b" || status=1
+done
+exit $status

@@ -1,0 +1,60 @@
+/*
+ * cli/cli.h: internal to the dpgossip command. Each subcommand lives in
+ * cli/cmd_<name>.c and is registered in cli/main.c.
+ *
+ * Exit statuses: 0 success, 1 the run failed (bad input file, numerical
+ * failure), 2 a usage error (unknown option, bad option value).
+ */
+#ifndef DPG_CLI_H
+#define DPG_CLI_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "topologies/topologies.h"
+
+G_BEGIN_DECLS
+
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILURE = 1, CLI_EXIT_USAGE = 2 };
+
+/* A subcommand: argv[0] is the subcommand's name. Returns an exit status. */
+typedef int (*CliCommandFunc)(int argc, char **argv);
+
+int cli_cmd_graph(int argc, char **argv);
+int cli_cmd_demo(int argc, char **argv);
+int cli_cmd_mafalda(int argc, char **argv);
+
+/* ---- Graph options shared by every subcommand that takes a graph ---- */
+
+typedef struct {
+  char *graph_path; /* --graph FILE */
+  char *generate;   /* --generate SPEC */
+  gboolean lcc;     /* --lcc */
+  char *gossip;     /* --gossip uniform|metropolis|maxdegree (default uniform) */
+} CliGraphOptions;
+
+/* Adds --graph, --generate, --lcc and --gossip to @group (which does not own @o). */
+void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o);
+/* Loads or generates the graph; exactly one of --graph/--generate must be given. */
+TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error);
+gboolean cli_graph_options_gossip(const CliGraphOptions *o, TopoGossipKind *kind,
+                                  GError **error);
+void cli_graph_options_clear(CliGraphOptions *o);
+
+/* ---- Output ---- */
+
+typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } CliFormat;
+
+/* Parses --format; @allowed is a bitmask of (1 << CliFormat). */
+gboolean cli_format_parse(const char *name, guint allowed, CliFormat *out, GError **error);
+/* Pretty-prints @root (taken) on stdout followed by a newline. */
+void cli_print_json(JsonNode *root);
+
+/* Parses argv with @ctx; on failure prints the error and a hint, returns FALSE. */
+gboolean cli_parse(GOptionContext *ctx, int *argc, char ***argv);
+/* Prints "dpgossip <cmd>: <message>" on stderr, frees @error, returns @status. */
+int cli_fail(const char *cmd, GError *error, int status);
+
+G_END_DECLS
+
+#endif /* DPG_CLI_H */

@@ -1,0 +1,128 @@
+/*
+ * cli/cmd_graph.c: `dpgossip graph`: load or generate a graph, print its
+ * summary (size, degrees, diameter, connectivity, spectral gap of W).
+ */
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+static const char *gossip_name(TopoGossipKind kind) {
+  switch (kind) {
+  case TOPO_GOSSIP_UNIFORM: return "uniform";
+  case TOPO_GOSSIP_METROPOLIS: return "metropolis";
+  case TOPO_GOSSIP_MAXDEGREE: return "maxdegree";
+  }
+  return "?";
+}
+
+static void print_json(const TopoSummary *s, TopoGossipKind kind) {
+  JsonBuilder *b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "nodes");
+  json_builder_add_int_value(b, s->nodes);
+  json_builder_set_member_name(b, "edges");
+  json_builder_add_int_value(b, s->edges);
+  json_builder_set_member_name(b, "degree");
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "min");
+  json_builder_add_int_value(b, s->deg_min);
+  json_builder_set_member_name(b, "mean");
+  json_builder_add_double_value(b, s->deg_mean);
+  json_builder_set_member_name(b, "max");
+  json_builder_add_int_value(b, s->deg_max);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "diameter");
+  if (s->connected)
+    json_builder_add_int_value(b, s->diameter);
+  else
+    json_builder_add_null_value(b); /* infinite: no finite diameter exists */
+  json_builder_set_member_name(b, "connected");
+  json_builder_add_boolean_value(b, s->connected);
+  json_builder_set_member_name(b, "gossip");
+  json_builder_add_string_value(b, gossip_name(kind));
+  json_builder_set_member_name(b, "spectral_gap");
+  json_builder_add_double_value(b, s->spectral_gap);
+  json_builder_end_object(b);
+  cli_print_json(json_builder_get_root(b));
+  g_object_unref(b);
+}
+
+static void print_table(const TopoSummary *s, TopoGossipKind kind) {
+  printf("nodes          %u\n", s->nodes);
+  printf("edges          %u\n", s->edges);
+  printf("degree         min %u  mean %.4f  max %u\n", s->deg_min, s->deg_mean, s->deg_max);
+  if (s->connected)
+    printf("diameter       %d\n", s->diameter);
+  else
+    printf("diameter       infinite\n");
+  printf("connected      %s\n", s->connected ? "yes" : "no");
+  printf("spectral gap   %.6g  (1 - |lambda_2(W)|, %s gossip)\n", s->spectral_gap,
+         gossip_name(kind));
+}
+
+int cli_cmd_graph(int argc, char **argv) {
+  CliGraphOptions gopt = {0};
+  char *format = NULL;
+  char *write_edges = NULL;
+  GOptionEntry entries[] = {
+      {"format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: table (default) or json",
+       "FORMAT"},
+      {"write-edges", 0, 0, G_OPTION_ARG_FILENAME, &write_edges,
+       "Also write the graph as an edge list ('u v', u < v, sorted)", "FILE"},
+      G_OPTION_ENTRY_NULL};
+  GOptionContext *ctx = g_option_context_new("- print a graph's summary");
+  cli_graph_options_add(ctx, &gopt);
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_description(
+      ctx, "Examples:\n"
+           "  dpgossip graph --generate florentine\n"
+           "  dpgossip graph --graph facebook-414.edges --lcc --format json\n");
+
+  int status = CLI_EXIT_USAGE;
+  TopoGraph *g = NULL;
+  GError *error = NULL;
+  CliFormat fmt = CLI_FORMAT_TABLE;
+  TopoGossipKind kind;
+  TopoSummary summary;
+
+  if (!cli_parse(ctx, &argc, &argv))
+    goto out;
+  if (format != NULL &&
+      !cli_format_parse(format, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON), &fmt,
+                        &error)) {
+    status = cli_fail("graph", error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  if (!cli_graph_options_gossip(&gopt, &kind, &error)) {
+    status = cli_fail("graph", error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  g = cli_graph_options_build(&gopt, &error);
+  if (g == NULL) {
+    status = cli_fail("graph", error,
+                      error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
+    goto out;
+  }
+  if (!topo_graph_summary(g, kind, &summary, &error)) {
+    status = cli_fail("graph", error, CLI_EXIT_FAILURE);
+    goto out;
+  }
+  if (write_edges != NULL && !topo_graph_write_edges(g, write_edges, &error)) {
+    status = cli_fail("graph", error, CLI_EXIT_FAILURE);
+    goto out;
+  }
+  if (fmt == CLI_FORMAT_JSON)
+    print_json(&summary, kind);
+  else
+    print_table(&summary, kind);
+  status = CLI_EXIT_OK;
+
+out:
+  if (g != NULL)
+    topo_graph_free(g);
+  g_free(format);
+  g_free(write_edges);
+  cli_graph_options_clear(&gopt);
+  g_option_context_free(ctx);
+  return status;
+}

@@ -1,0 +1,54 @@
+/*
+ * cli/graph_options.c: --graph/--generate/--lcc/--gossip, shared by every
+ * subcommand that works on a graph.
+ */
+#include "cli/cli.h"
+
+void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o) {
+  GOptionEntry entries[] = {
+      {"graph", 0, 0, G_OPTION_ARG_FILENAME, &o->graph_path,
+       "Edge list to load (SNAP format: 'u v' per line, '#' comments)", "FILE"},
+      {"generate", 0, 0, G_OPTION_ARG_STRING, &o->generate,
+       "Generate a graph, e.g. erdos:n=100,p=0.05,seed=3, regular:n=64,d=4, florentine, karate",
+       "SPEC"},
+      {"lcc", 0, 0, G_OPTION_ARG_NONE, &o->lcc,
+       "Keep only the largest connected component (nodes renumbered by first appearance)",
+       NULL},
+      {"gossip", 0, 0, G_OPTION_ARG_STRING, &o->gossip,
+       "Gossip matrix: uniform (default), metropolis or maxdegree", "KIND"},
+      G_OPTION_ENTRY_NULL};
+  GOptionGroup *group = g_option_group_new("graph", "Graph options:", "Show graph options",
+                                           NULL, NULL);
+  g_option_group_add_entries(group, entries);
+  /* Graph options are the point of most commands: they are the main group, so
+   * plain --help lists them beside the command's own options. */
+  g_option_context_set_main_group(ctx, group);
+}
+
+TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error) {
+  if ((o->graph_path == NULL) == (o->generate == NULL)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "give exactly one of --graph FILE or --generate SPEC");
+    return NULL;
+  }
+  if (o->graph_path != NULL)
+    return topo_graph_load(o->graph_path, o->lcc, error);
+  TopoGraph *g = topo_graph_generate(o->generate, error);
+  if (g != NULL && o->lcc) {
+    TopoGraph *l = topo_graph_largest_component(g, error);
+    topo_graph_free(g);
+    g = l;
+  }
+  return g;
+}
+
+gboolean cli_graph_options_gossip(const CliGraphOptions *o, TopoGossipKind *kind,
+                                  GError **error) {
+  return topo_gossip_kind_parse(o->gossip != NULL ? o->gossip : "uniform", kind, error);
+}
+
+void cli_graph_options_clear(CliGraphOptions *o) {
+  g_clear_pointer(&o->graph_path, g_free);
+  g_clear_pointer(&o->generate, g_free);
+  g_clear_pointer(&o->gossip, g_free);
+}

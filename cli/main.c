@@ -1,0 +1,121 @@
+/*
+ * cli/main.c: the dpgossip command: dispatches to subcommands.
+ */
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#ifndef DPG_VERSION
+#define DPG_VERSION "unknown"
+#endif
+
+typedef struct {
+  const char *name;
+  CliCommandFunc func;
+  const char *summary;
+} CliCommand;
+
+static const CliCommand commands[] = {
+    {"demo", cli_cmd_demo, "run the default demo on embedded data"},
+    {"graph", cli_cmd_graph, "load or generate a graph and print its summary"},
+    {"mafalda", cli_cmd_mafalda, "optimize Mafalda's noise correlation for a graph"},
+};
+
+static void print_usage(FILE *out) {
+  fprintf(out,
+          "Usage: dpgossip COMMAND [OPTIONS]\n"
+          "\n"
+          "A discrete-event simulator of differentially private decentralized learning.\n"
+          "\n"
+          "Commands:\n");
+  for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+    fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out,
+          "  %-10s %s\n"
+          "\n"
+          "Options:\n"
+          "  --version  print the version and exit\n"
+          "\n"
+          "Run 'dpgossip COMMAND --help' for a command's options.\n",
+          "help", "show this help, or 'help COMMAND' for one command");
+}
+
+static const CliCommand *find_command(const char *name) {
+  for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+    if (strcmp(commands[i].name, name) == 0)
+      return &commands[i];
+  return NULL;
+}
+
+/* Levenshtein distance, for "did you mean" hints on misspelled commands. */
+static guint edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  guint *row = g_new(guint, lb + 1);
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = (guint)j;
+  for (size_t i = 1; i <= la; i++) {
+    guint diag = row[0];
+    row[0] = (guint)i;
+    for (size_t j = 1; j <= lb; j++) {
+      guint up = row[j];
+      guint cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      guint best = MIN(row[j] + 1, row[j - 1] + 1);
+      row[j] = MIN(best, diag + cost);
+      diag = up;
+    }
+  }
+  guint d = row[lb];
+  g_free(row);
+  return d;
+}
+
+static int unknown_command(const char *name) {
+  const char *best = NULL;
+  guint best_d = G_MAXUINT;
+  for (size_t i = 0; i < G_N_ELEMENTS(commands); i++) {
+    guint d = edit_distance(name, commands[i].name);
+    if (d < best_d) {
+      best_d = d;
+      best = commands[i].name;
+    }
+  }
+  if (best != NULL && best_d <= 2)
+    fprintf(stderr, "dpgossip: unknown command '%s'; did you mean '%s'?\n", name, best);
+  else
+    fprintf(stderr, "dpgossip: unknown command '%s'; run 'dpgossip help' for the list\n",
+            name);
+  return CLI_EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+  setlocale(LC_ALL, "");
+  /* Numbers are always printed with a '.' decimal point, whatever the locale. */
+  setlocale(LC_NUMERIC, "C");
+
+  if (argc < 2) {
+    print_usage(stderr);
+    return CLI_EXIT_USAGE;
+  }
+  const char *name = argv[1];
+  if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+    printf("dpgossip %s\n", DPG_VERSION);
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+    if (argc >= 3 && strcmp(name, "help") == 0) {
+      const CliCommand *cmd = find_command(argv[2]);
+      if (cmd == NULL)
+        return unknown_command(argv[2]);
+      char *sub_argv[] = {(char *)cmd->name, "--help", NULL};
+      return cmd->func(2, sub_argv);
+    }
+    print_usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  const CliCommand *cmd = find_command(name);
+  if (cmd == NULL)
+    return unknown_command(name);
+  return cmd->func(argc - 1, argv + 1);
+}

@@ -1,0 +1,60 @@
+/*
+ * cli/output.c: option parsing and output helpers shared by subcommands.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char *const format_names[] = {"table", "json", "csv"};
+
+gboolean cli_format_parse(const char *name, guint allowed, CliFormat *out, GError **error) {
+  for (guint f = 0; f < G_N_ELEMENTS(format_names); f++) {
+    if ((allowed & (1u << f)) && strcmp(name, format_names[f]) == 0) {
+      *out = (CliFormat)f;
+      return TRUE;
+    }
+  }
+  GString *valid = g_string_new(NULL);
+  for (guint f = 0; f < G_N_ELEMENTS(format_names); f++)
+    if (allowed & (1u << f))
+      g_string_append_printf(valid, "%s%s", valid->len ? ", " : "", format_names[f]);
+  g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+              "--format: unknown format '%s' (valid: %s)", name, valid->str);
+  g_string_free(valid, TRUE);
+  return FALSE;
+}
+
+void cli_print_json(JsonNode *root) {
+  JsonGenerator *gen = json_generator_new();
+  json_generator_set_pretty(gen, TRUE);
+  json_generator_set_indent(gen, 2);
+  json_generator_set_root(gen, root);
+  gchar *text = json_generator_to_data(gen, NULL);
+  fputs(text, stdout);
+  fputc('\n', stdout);
+  g_free(text);
+  g_object_unref(gen);
+  json_node_unref(root);
+}
+
+gboolean cli_parse(GOptionContext *ctx, int *argc, char ***argv) {
+  GError *error = NULL;
+  if (!g_option_context_parse(ctx, argc, argv, &error)) {
+    fprintf(stderr, "dpgossip %s: %s\n(run 'dpgossip %s --help' for the options)\n",
+            (*argv)[0], error->message, (*argv)[0]);
+    g_error_free(error);
+    return FALSE;
+  }
+  if (*argc > 1) {
+    fprintf(stderr, "dpgossip %s: unexpected argument '%s'\n", (*argv)[0], (*argv)[1]);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+int cli_fail(const char *cmd, GError *error, int status) {
+  fprintf(stderr, "dpgossip %s: %s\n", cmd, error != NULL ? error->message : "failed");
+  g_clear_error(&error);
+  return status;
+}

@@ -1,0 +1,69 @@
+/*
+ * tests/cli/cli_run.h: runs the built dpgossip binary (path in $DPGOSSIP) and
+ * captures its exit status, stdout and stderr. Header-only, for cli tests.
+ */
+#ifndef DPG_TESTS_CLI_RUN_H
+#define DPG_TESTS_CLI_RUN_H
+
+#include <glib.h>
+#include <sys/wait.h>
+#include <json-glib/json-glib.h>
+
+typedef struct {
+  int status; /* exit status, or -1 if killed by a signal */
+  char *out;
+  char *err;
+} CliRun;
+
+/* Runs `dpgossip ARGS...` (NULL-terminated). */
+static inline CliRun cli_run_v(const char *const *args) {
+  const char *bin = g_getenv("DPGOSSIP");
+  g_assert_nonnull(bin);
+  GPtrArray *argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)bin);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add(argv, (gpointer)args[i]);
+  g_ptr_array_add(argv, NULL);
+  CliRun r = {0};
+  int wait_status = 0;
+  GError *error = NULL;
+  gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                             &r.out, &r.err, &wait_status, &error);
+  g_assert_no_error(error);
+  g_assert_true(ok);
+  r.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
+  g_ptr_array_free(argv, TRUE);
+  return r;
+}
+
+#define cli_run(...) cli_run_v((const char *const[]){__VA_ARGS__, NULL})
+
+static inline void cli_run_clear(CliRun *r) {
+  g_clear_pointer(&r->out, g_free);
+  g_clear_pointer(&r->err, g_free);
+}
+
+/* Parses r->out as a JSON object; the returned parser owns the node. */
+static inline JsonObject *cli_run_json(const CliRun *r, JsonParser **parser) {
+  GError *error = NULL;
+  *parser = json_parser_new();
+  json_parser_load_from_data(*parser, r->out, -1, &error);
+  g_assert_no_error(error);
+  JsonNode *root = json_parser_get_root(*parser);
+  g_assert_true(JSON_NODE_HOLDS_OBJECT(root));
+  return json_node_get_object(root);
+}
+
+static inline char *cli_shared_path(const char *rel) {
+  const char *dir = g_getenv("DPG_SHARED_DIR");
+  g_assert_nonnull(dir);
+  return g_build_filename(dir, rel, NULL);
+}
+
+static inline char *cli_test_data_path(const char *rel) {
+  const char *dir = g_getenv("DPG_TEST_DATA");
+  g_assert_nonnull(dir);
+  return g_build_filename(dir, rel, NULL);
+}
+
+#endif

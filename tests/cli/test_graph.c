@@ -1,0 +1,231 @@
+/*
+ * tests/cli/test_graph.c: the dpgossip command end to end: --version, help,
+ * `graph` on embedded, generated and loaded graphs, and every bad input.
+ */
+#include <math.h>
+#include <string.h>
+#include <glib/gstdio.h>
+#include <sys/wait.h>
+
+#include "cli_run.h"
+
+static void test_version(void) {
+  CliRun r = cli_run("--version");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_str_has_prefix(r.out, "dpgossip "));
+  cli_run_clear(&r);
+}
+
+static void test_help(void) {
+  CliRun r = cli_run("help");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "graph"));
+  cli_run_clear(&r);
+  r = cli_run("help", "graph");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "--generate"));
+  g_assert_nonnull(strstr(r.out, "--format"));
+  cli_run_clear(&r);
+}
+
+static void test_no_command(void) {
+  const char *none[] = {NULL};
+  CliRun r = cli_run_v(none);
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "Usage"));
+  cli_run_clear(&r);
+}
+
+static void test_unknown_command(void) {
+  CliRun r = cli_run("grpah");
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "did you mean 'graph'"));
+  cli_run_clear(&r);
+}
+
+static double member_double(JsonObject *o, const char *name) {
+  return json_node_get_double(json_object_get_member(o, name));
+}
+
+/* Florentine: 15 nodes, 20 edges, degrees 1..6 (mean 8/3), diameter 5 (BFS by
+ * hand); spectral gap of uniform W = 1 - 0.870733837492986, from a Jacobi
+ * eigen-solve of D^{-1/2}(A+I)D^{-1/2} done outside the project. */
+static void test_florentine_json(void) {
+  CliRun r = cli_run("graph", "--generate", "florentine", "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  JsonParser *p;
+  JsonObject *o = cli_run_json(&r, &p);
+  g_assert_cmpint(json_object_get_int_member(o, "nodes"), ==, 15);
+  g_assert_cmpint(json_object_get_int_member(o, "edges"), ==, 20);
+  g_assert_cmpint(json_object_get_int_member(o, "diameter"), ==, 5);
+  g_assert_true(json_object_get_boolean_member(o, "connected"));
+  JsonObject *deg = json_object_get_object_member(o, "degree");
+  g_assert_cmpint(json_object_get_int_member(deg, "min"), ==, 1);
+  g_assert_cmpint(json_object_get_int_member(deg, "max"), ==, 6);
+  g_assert_cmpfloat_with_epsilon(member_double(deg, "mean"), 8.0 / 3.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon(member_double(o, "spectral_gap"), 0.12926616250701395, 1e-9);
+  g_object_unref(p);
+  cli_run_clear(&r);
+
+  r = cli_run("graph", "--generate", "florentine", "--gossip", "metropolis", "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  o = cli_run_json(&r, &p);
+  g_assert_cmpfloat_with_epsilon(member_double(o, "spectral_gap"), 0.05744130078034204, 1e-9);
+  g_object_unref(p);
+  cli_run_clear(&r);
+}
+
+/* Ring of n with uniform W: eigenvalues (1 + 2 cos(2 pi k / n)) / 3, so the
+ * second largest modulus is (1 + 2 cos(2 pi / n)) / 3 for even n >= 4 (checked
+ * against k = n/2, whose value is -1/3). Diameter n/2. */
+static void test_ring_closed_form(void) {
+  CliRun r = cli_run("graph", "--generate", "ring:n=12", "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  JsonParser *p;
+  JsonObject *o = cli_run_json(&r, &p);
+  g_assert_cmpint(json_object_get_int_member(o, "nodes"), ==, 12);
+  g_assert_cmpint(json_object_get_int_member(o, "edges"), ==, 12);
+  g_assert_cmpint(json_object_get_int_member(o, "diameter"), ==, 6);
+  double lambda2 = (1.0 + 2.0 * cos(2.0 * G_PI / 12.0)) / 3.0;
+  g_assert_cmpfloat_with_epsilon(member_double(o, "spectral_gap"), 1.0 - lambda2, 1e-10);
+  g_object_unref(p);
+  cli_run_clear(&r);
+}
+
+/* Complete graph, uniform W = J/n: every other eigenvalue is 0, gap 1. */
+static void test_complete_gap_one(void) {
+  CliRun r = cli_run("graph", "--generate", "complete:n=9", "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  JsonParser *p;
+  JsonObject *o = cli_run_json(&r, &p);
+  g_assert_cmpint(json_object_get_int_member(o, "edges"), ==, 36);
+  g_assert_cmpint(json_object_get_int_member(o, "diameter"), ==, 1);
+  g_assert_cmpfloat_with_epsilon(member_double(o, "spectral_gap"), 1.0, 1e-10);
+  g_object_unref(p);
+  cli_run_clear(&r);
+}
+
+/* The raw SNAP ego network: its LCC is 148 nodes, 1692 edges, diameter 7
+ * (BFS by hand), and written back it is exactly the shared reference file. */
+static void test_facebook_lcc(void) {
+  char *raw = cli_shared_path("data/graphs/facebook-414.edges");
+  char *ref = cli_shared_path("data/graphs/facebook-ego-414-lcc.edges");
+  char *dir = g_dir_make_tmp("dpg-cli-XXXXXX", NULL);
+  char *out = g_build_filename(dir, "lcc.edges", NULL);
+  CliRun r = cli_run("graph", "--graph", raw, "--lcc", "--format", "json", "--write-edges", out);
+  g_assert_cmpint(r.status, ==, 0);
+  JsonParser *p;
+  JsonObject *o = cli_run_json(&r, &p);
+  g_assert_cmpint(json_object_get_int_member(o, "nodes"), ==, 148);
+  g_assert_cmpint(json_object_get_int_member(o, "edges"), ==, 1692);
+  g_assert_cmpint(json_object_get_int_member(o, "diameter"), ==, 7);
+  g_object_unref(p);
+  cli_run_clear(&r);
+
+  /* Same edge set, line for line, once comments are set aside. */
+  char *got = NULL, *want = NULL;
+  g_assert_true(g_file_get_contents(out, &got, NULL, NULL));
+  g_assert_true(g_file_get_contents(ref, &want, NULL, NULL));
+  GString *want_edges = g_string_new(NULL), *got_edges = g_string_new(NULL);
+  char **lines = g_strsplit(want, "\n", -1);
+  for (char **l = lines; *l; l++)
+    if (**l != '#' && **l != '\0')
+      g_string_append_printf(want_edges, "%s\n", *l);
+  g_strfreev(lines);
+  lines = g_strsplit(got, "\n", -1);
+  for (char **l = lines; *l; l++)
+    if (**l != '#' && **l != '\0')
+      g_string_append_printf(got_edges, "%s\n", *l);
+  g_strfreev(lines);
+  g_assert_cmpstr(got_edges->str, ==, want_edges->str);
+  g_string_free(want_edges, TRUE);
+  g_string_free(got_edges, TRUE);
+  g_free(got);
+  g_free(want);
+  g_unlink(out);
+  g_rmdir(dir);
+  g_free(out);
+  g_free(dir);
+  g_free(raw);
+  g_free(ref);
+}
+
+static void test_table_output(void) {
+  CliRun r = cli_run("graph", "--generate", "karate");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "nodes          34\n"));
+  g_assert_nonnull(strstr(r.out, "edges          78\n"));
+  g_assert_nonnull(strstr(r.out, "diameter       5\n"));
+  cli_run_clear(&r);
+}
+
+static void test_disconnected(void) {
+  char *dir = g_dir_make_tmp("dpg-cli-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "two-components.edges", NULL);
+  g_assert_true(g_file_set_contents(path, "0 1\n2 3\n", -1, NULL));
+  CliRun r = cli_run("graph", "--graph", path, "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  JsonParser *p;
+  JsonObject *o = cli_run_json(&r, &p);
+  g_assert_false(json_object_get_boolean_member(o, "connected"));
+  g_assert_true(json_object_get_null_member(o, "diameter"));
+  g_object_unref(p);
+  cli_run_clear(&r);
+  r = cli_run("graph", "--graph", path, "--lcc", "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  o = cli_run_json(&r, &p);
+  g_assert_cmpint(json_object_get_int_member(o, "nodes"), ==, 2);
+  g_assert_true(json_object_get_boolean_member(o, "connected"));
+  g_object_unref(p);
+  cli_run_clear(&r);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+}
+
+/* Each bad input: one clear line on stderr, a non-zero status, no crash. */
+static void expect_error(int status, const char *needle, const char *const *args) {
+  CliRun r = cli_run_v(args);
+  if (r.status != status || strstr(r.err, needle) == NULL)
+    g_error("expected status %d and '%s' in stderr, got %d: %s", status, needle, r.status,
+            r.err);
+  g_assert_cmpstr(r.out, ==, "");
+  cli_run_clear(&r);
+}
+
+static void test_bad_inputs(void) {
+  char *malformed = cli_test_data_path("cli-malformed.edges");
+  expect_error(1, "cli-malformed.edges:4",
+               (const char *const[]){"graph", "--graph", malformed, NULL});
+  g_free(malformed);
+  expect_error(1, "no-such-file.edges",
+               (const char *const[]){"graph", "--graph", "/nonexistent/no-such-file.edges",
+                                     NULL});
+  expect_error(1, "nosuch", (const char *const[]){"graph", "--generate", "nosuch:n=3", NULL});
+  expect_error(1, "q", (const char *const[]){"graph", "--generate", "ring:q=3", NULL});
+  expect_error(2, "exactly one",
+               (const char *const[]){"graph", "--generate", "ring:n=5", "--graph", "x", NULL});
+  expect_error(2, "exactly one", (const char *const[]){"graph", NULL});
+  expect_error(2, "gossip", (const char *const[]){"graph", "--generate", "florentine",
+                                                  "--gossip", "nope", NULL});
+  expect_error(2, "--format", (const char *const[]){"graph", "--generate", "florentine",
+                                                    "--format", "xml", NULL});
+  expect_error(2, "--bogus", (const char *const[]){"graph", "--bogus", NULL});
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/cli/version", test_version);
+  g_test_add_func("/cli/help", test_help);
+  g_test_add_func("/cli/no-command", test_no_command);
+  g_test_add_func("/cli/unknown-command", test_unknown_command);
+  g_test_add_func("/cli/graph/florentine-json", test_florentine_json);
+  g_test_add_func("/cli/graph/ring-closed-form", test_ring_closed_form);
+  g_test_add_func("/cli/graph/complete", test_complete_gap_one);
+  g_test_add_func("/cli/graph/facebook-lcc", test_facebook_lcc);
+  g_test_add_func("/cli/graph/table", test_table_output);
+  g_test_add_func("/cli/graph/disconnected", test_disconnected);
+  g_test_add_func("/cli/graph/bad-inputs", test_bad_inputs);
+  return g_test_run();
+}
