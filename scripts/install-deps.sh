@@ -10,6 +10,7 @@ PACKAGES=(
   libopenblas-dev liblapacke-dev
   libzmq3-dev libsoup-3.0-dev zlib1g-dev
   libcairo2-dev
+  dataset-fashion-mnist
 )
 
 missing=()

@@ -48,6 +48,528 @@ typedef enum {
 /* ===================================================================== */
 
 /* SECTION-ENGINE-BEGIN */
+
+/** "No node": the sender of a run event, or the node of a global RNG stream.
+ * (The linvec section defines it identically; keep both definitions equal.) */
+#define SIM_NODE_NONE G_MAXUINT
+
+/* ---- Event queue --------------------------------------------------------
+ * A priority queue of events keyed by (time, sequence number). Sequence numbers
+ * are handed out in push order, so events at equal times come out in the order
+ * they were pushed: a run is a pure function of its inputs. The heap is 4-ary
+ * over compact (time, seq, slot) entries; payloads sit in a slot array that is
+ * recycled, so a steady state of pushes and pops allocates nothing.
+ * Not thread-safe. */
+
+/** Identifies a scheduled event: slot index and slot generation. Never 0. */
+typedef guint64 SimEventId;
+#define SIM_EVENT_ID_NONE ((SimEventId)0)
+
+/** Largest payload a queue entry may carry, in bytes. */
+#define SIM_QUEUE_MAX_PAYLOAD 1024
+
+typedef struct SimQueue SimQueue;
+
+/**
+ * sim_queue_new: an empty queue whose events carry @payload_size bytes each.
+ * @payload_size: 0 .. SIM_QUEUE_MAX_PAYLOAD.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT when @payload_size is too large.
+ * Returns: (transfer full) the queue (free with sim_queue_free), or NULL.
+ * Complexity: O(1).
+ */
+SimQueue *sim_queue_new(gsize payload_size, GError **error);
+
+/** sim_queue_free: frees @queue and its pending events (NULL is ignored). */
+void sim_queue_free(SimQueue *queue);
+
+/**
+ * sim_queue_push: schedules an event at @time.
+ * @payload: payload_size bytes to copy (may be NULL when payload_size is 0).
+ * Errors: SIM_ERROR_CAPACITY when 2^32 - 1 events are already pending or memory
+ * runs out. Returns: the event's id, or SIM_EVENT_ID_NONE on error.
+ * Complexity: O(log_4 n) comparisons; amortized O(1) allocation (none once the
+ * queue has reached its peak size).
+ */
+SimEventId sim_queue_push(SimQueue *queue, SimTime time, const void *payload, GError **error);
+
+/**
+ * sim_queue_pop: removes the earliest event (smallest (time, seq)).
+ * @time, @seq, @id, @payload: (out) (optional) where to copy the event's time,
+ * sequence number, id and payload_size payload bytes.
+ * Returns: FALSE when the queue is empty (outputs untouched).
+ * Complexity: O(log_4 n).
+ */
+gboolean sim_queue_pop(SimQueue *queue, SimTime *time, guint64 *seq, SimEventId *id,
+                       void *payload);
+
+/**
+ * sim_queue_peek: like sim_queue_pop without removing the event.
+ * Returns: FALSE when the queue is empty. Complexity: O(1).
+ */
+gboolean sim_queue_peek(const SimQueue *queue, SimTime *time, guint64 *seq, SimEventId *id);
+
+/**
+ * sim_queue_cancel: removes a pending event.
+ * @id: any id; ids of events already popped or cancelled, or never issued, are
+ * recognized (slot generation check) and leave the queue untouched.
+ * @payload: (out) (optional) receives the cancelled event's payload.
+ * Returns: TRUE if the event was pending and is now removed.
+ * Complexity: O(log_4 n). A slot's generation wraps after 2^32 - 1 reuses, so
+ * an id kept that long could name a newer event.
+ */
+gboolean sim_queue_cancel(SimQueue *queue, SimEventId id, void *payload);
+
+/** sim_queue_is_pending: whether @id names an event still in @queue. O(1). */
+gboolean sim_queue_is_pending(const SimQueue *queue, SimEventId id);
+
+/** sim_queue_size: number of pending events. O(1). */
+gsize sim_queue_size(const SimQueue *queue);
+
+/* ---- Random streams -----------------------------------------------------
+ * One GSL generator per (node, purpose), seeded by hashing (global seed, node,
+ * purpose) with splitmix64. A stream's draws depend only on that triple and on
+ * how many draws its owner made: never on event order or on other nodes. */
+
+/** What a stream is used for; user purposes are SIM_RNG_USER + k. */
+typedef enum {
+  SIM_RNG_NOISE = 0,    /* privacy noise */
+  SIM_RNG_DATA = 1,     /* local data: sampling, shuffling, batches */
+  SIM_RNG_LATENCY = 2,  /* link latency of messages the node sends */
+  SIM_RNG_LOSS = 3,     /* message loss of messages the node sends */
+  SIM_RNG_TOPOLOGY = 4, /* random graphs, peer sampling */
+  SIM_RNG_PROTOCOL = 5, /* protocol decisions (e.g. a random neighbour) */
+  SIM_RNG_INIT = 6,     /* model initialization */
+  SIM_RNG_USER = 16,    /* first user purpose */
+  SIM_RNG_N_PURPOSES = 64 /* purposes are < SIM_RNG_N_PURPOSES in a SimRngSet */
+} SimRngPurpose;
+
+/**
+ * sim_rng_stream_seed: the 64-bit seed of stream (@seed, @node, @purpose).
+ * For a fixed @seed, distinct (@node, @purpose) pairs get distinct seeds (the
+ * mixing is a bijection of the packed pair). @node may be SIM_NODE_NONE for a
+ * global stream. Complexity: O(1).
+ */
+guint64 sim_rng_stream_seed(guint64 seed, guint32 node, guint32 purpose);
+
+/**
+ * sim_rng_default_type: the generator every engine stream uses: xoshiro256**
+ * (Blackman & Vigna) wrapped as a gsl_rng_type, so every gsl_ran_* function
+ * works on it. Chosen over gsl_rng_mt19937 because its state is 32 bytes (MT's
+ * is 5 KB: 100,000 nodes x 3 purposes would take 1.5 GB) and it is seeded from
+ * all 64 bits of the stream seed (GSL's stock generators keep 32 bits, so
+ * among 10^5 streams some would coincide). gsl_rng_get returns 32 bits;
+ * gsl_rng_uniform uses 53.
+ */
+const gsl_rng_type *sim_rng_default_type(void);
+
+/**
+ * sim_rng_stream_new: a new generator for stream (@seed, @node, @purpose).
+ * @type: (nullable) a GSL generator type; NULL means sim_rng_default_type().
+ * Stock GSL types are seeded with gsl_rng_set(sim_rng_stream_seed(...)), which
+ * most of them truncate to 32 bits.
+ * Errors: SIM_ERROR_CAPACITY when GSL cannot allocate the generator.
+ * Returns: (transfer full) the generator (free with gsl_rng_free), or NULL.
+ */
+gsl_rng *sim_rng_stream_new(guint64 seed, guint32 node, guint32 purpose,
+                            const gsl_rng_type *type, GError **error);
+
+/** The streams of n nodes, created on first use. */
+typedef struct SimRngSet SimRngSet;
+
+/**
+ * sim_rng_set_new: streams for nodes 0..@n_nodes-1 (and SIM_NODE_NONE) under
+ * global @seed, of generator @type (NULL: sim_rng_default_type()).
+ * Errors: SIM_ERROR_INVALID_ARGUMENT when @n_nodes is 0 or SIM_NODE_NONE.
+ * Returns: (transfer full) the set (free with sim_rng_set_free), or NULL.
+ */
+SimRngSet *sim_rng_set_new(guint64 seed, guint32 n_nodes, const gsl_rng_type *type,
+                           GError **error);
+
+/** sim_rng_set_free: frees @set and every stream it created (NULL ignored). */
+void sim_rng_set_free(SimRngSet *set);
+
+/**
+ * sim_rng_set_get: stream (@node, @purpose), created (and seeded) on first use.
+ * @node: < n_nodes, or SIM_NODE_NONE for a global stream.
+ * @purpose: < SIM_RNG_N_PURPOSES.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT on a node or purpose out of range;
+ * SIM_ERROR_CAPACITY when allocation fails.
+ * Returns: (transfer none) the generator, owned by @set, or NULL.
+ * Complexity: O(1).
+ */
+gsl_rng *sim_rng_set_get(SimRngSet *set, guint32 node, guint32 purpose, GError **error);
+
+/* ---- Links: latency and loss --------------------------------------------
+ * Specs are `model:key=value,...`; times in milliseconds:
+ *   constant:ms=10            every message takes 10 ms
+ *   uniform:min=1,max=20      uniform on [1, 20] ms
+ *   lognormal:mu=2,sigma=0.5  ln(latency in ms) ~ N(mu, sigma^2)
+ * Loss specs: `bernoulli:p=0.1` or a bare probability `0.1`. */
+
+typedef enum {
+  SIM_LATENCY_CONSTANT,
+  SIM_LATENCY_UNIFORM,
+  SIM_LATENCY_LOGNORMAL,
+} SimLatencyKind;
+
+/** A latency model; only the fields of its kind are read. */
+typedef struct {
+  SimLatencyKind kind;
+  double ms;             /* constant */
+  double min_ms, max_ms; /* uniform */
+  double mu, sigma;      /* lognormal, of ln(ms) */
+} SimLatency;
+
+/** Latencies are clamped to this (about 146 years) so arrival times never wrap. */
+#define SIM_LATENCY_MAX ((SimTime)1 << 62)
+
+/**
+ * sim_latency_parse: reads a latency spec (see above) into @out.
+ * Errors: SIM_ERROR_PARSE naming the unknown model, the missing, unknown or
+ * repeated key, or the value that is not a number or out of range (negative
+ * or non-finite times, min > max, sigma < 0). @out is untouched on error.
+ */
+gboolean sim_latency_parse(const char *spec, SimLatency *out, GError **error);
+
+/** sim_latency_check: SIM_ERROR_INVALID_ARGUMENT unless @latency is valid. */
+gboolean sim_latency_check(const SimLatency *latency, GError **error);
+
+/** sim_latency_to_string: @latency as a spec sim_latency_parse reads back. */
+char *sim_latency_to_string(const SimLatency *latency);
+
+/** sim_latency_mean_ms: the model's mean: ms, (min+max)/2, exp(mu + sigma^2/2). */
+double sim_latency_mean_ms(const SimLatency *latency);
+
+/**
+ * sim_latency_sample: one latency in nanoseconds (rounded to nearest, clamped
+ * to SIM_LATENCY_MAX). Constant draws nothing from @rng; uniform and
+ * lognormal draw one gsl_rng_uniform / gsl_ran_lognormal. O(1).
+ */
+SimTime sim_latency_sample(const SimLatency *latency, gsl_rng *rng);
+
+/**
+ * sim_loss_parse: reads a loss spec into @p in [0, 1].
+ * Errors: SIM_ERROR_PARSE as for sim_latency_parse.
+ */
+gboolean sim_loss_parse(const char *spec, double *p, GError **error);
+
+/**
+ * sim_loss_sample: TRUE when a message is lost. p <= 0 and p >= 1 draw
+ * nothing; otherwise one gsl_rng_uniform(@rng) < p. O(1).
+ */
+gboolean sim_loss_sample(double p, gsl_rng *rng);
+
+/** What one directed link does to a message. */
+typedef struct {
+  SimLatency latency;
+  double loss; /* Bernoulli drop probability in [0, 1] */
+} SimLinkParams;
+
+/* ---- Messages -----------------------------------------------------------
+ * Reference counted, so a broadcast to k neighbours shares one payload: the
+ * payload's destroy function runs once, when the last reference goes. Not
+ * thread-safe (the engine is single-threaded). */
+
+typedef struct SimMessage SimMessage;
+
+/**
+ * sim_message_new: a message from node @from with one reference.
+ * @payload: (transfer full) (nullable) freed by @destroy (nullable) with the message.
+ * @bytes: the size the message would take on the wire (for statistics).
+ * Returns: (transfer full) the message; release with sim_message_unref.
+ */
+SimMessage *sim_message_new(guint32 from, guint32 round, guint32 tag, gpointer payload,
+                            guint64 bytes, GDestroyNotify destroy);
+/** sim_message_ref: adds a reference; returns @msg. */
+SimMessage *sim_message_ref(SimMessage *msg);
+/** sim_message_unref: drops a reference; the last one frees payload and message. */
+void sim_message_unref(SimMessage *msg);
+guint32 sim_message_from(const SimMessage *msg);
+guint32 sim_message_round(const SimMessage *msg);
+guint32 sim_message_tag(const SimMessage *msg);
+guint64 sim_message_bytes(const SimMessage *msg);
+/** sim_message_payload: (transfer none) the payload, owned by the message. */
+gpointer sim_message_payload(const SimMessage *msg);
+/** sim_message_ref_count: current number of references (for tests, checks). */
+guint sim_message_ref_count(const SimMessage *msg);
+
+/* ---- Topology changes ----------------------------------------------------- */
+
+typedef enum {
+  SIM_TOPOLOGY_GRAPH,     /* the graph changed: every node is told */
+  SIM_TOPOLOGY_LINK_DOWN, /* link u-v goes down (both directions); u and v are told */
+  SIM_TOPOLOGY_LINK_UP,   /* link u-v comes back up; u and v are told */
+} SimTopologyChangeKind;
+
+typedef struct {
+  SimTopologyChangeKind kind;
+  guint32 u, v;  /* the link, for LINK_DOWN / LINK_UP */
+  guint64 epoch; /* the upper layer's label, e.g. the index in a schedule */
+} SimTopologyChange;
+
+/* ---- Event bus ------------------------------------------------------------
+ * A list of callbacks that see everything the engine does (and the round
+ * boundaries upper layers publish). When nobody is subscribed the engine pays
+ * one predictable branch per event and builds nothing. */
+
+typedef enum {
+  SIM_BUS_RUN_START,         /* sim_engine_run begins (time = clock) */
+  SIM_BUS_RUN_END,           /* sim_engine_run returns */
+  SIM_BUS_MESSAGE_SENT,      /* one transmission from -> to; arrival set if scheduled */
+  SIM_BUS_MESSAGE_DELIVERED, /* delivered to `to` (same seq as its SENT) */
+  SIM_BUS_MESSAGE_DROPPED,   /* lost or sent on a down link (same seq as its SENT) */
+  SIM_BUS_TIMER,             /* a timer of node `to` fires; tag = timer tag */
+  SIM_BUS_TOPOLOGY_CHANGE,   /* from/to = u/v or SIM_NODE_NONE; tag = epoch */
+  SIM_BUS_ROUND,             /* a round boundary, published by upper layers */
+  SIM_BUS_N_KINDS
+} SimBusEventKind;
+
+typedef enum {
+  SIM_DROP_NONE,
+  SIM_DROP_LOSS,      /* Bernoulli loss on the link */
+  SIM_DROP_LINK_DOWN, /* the link was down at send time */
+} SimDropReason;
+
+/** One bus event; pointers are borrowed for the duration of the callback. */
+typedef struct {
+  SimBusEventKind kind;
+  SimDropReason reason;      /* DROPPED only */
+  SimTime time;              /* simulated time the event happens */
+  guint64 seq;               /* queue sequence number of the underlying event */
+  guint32 from, to;          /* nodes, SIM_NODE_NONE when not applicable */
+  guint32 round;             /* message round, or the round of a ROUND event */
+  guint64 tag;               /* message tag, timer tag, topology epoch */
+  guint64 bytes;             /* message size */
+  SimTime arrival;           /* SENT: scheduled delivery time, else SIM_TIME_NEVER */
+  const SimMessage *message; /* message events, else NULL */
+  const SimTopologyChange *change; /* TOPOLOGY_CHANGE, else NULL */
+} SimBusEvent;
+
+typedef struct SimBus SimBus;
+typedef void (*SimBusCallback)(const SimBusEvent *event, gpointer user_data);
+
+/** sim_bus_new: a bus without subscribers (an engine has its own: sim_engine_bus). */
+SimBus *sim_bus_new(void);
+/** sim_bus_free: frees @bus, calling every subscriber's destroy (NULL ignored). */
+void sim_bus_free(SimBus *bus);
+
+/**
+ * sim_bus_subscribe: calls @callback(event, @user_data) for every event
+ * published from now on, after the subscribers already there.
+ * @destroy: (nullable) called on @user_data when unsubscribed or the bus dies.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT when @callback is NULL.
+ * Returns: a subscription id > 0, or 0 on error. O(1) amortized.
+ * Callbacks may subscribe and unsubscribe (themselves included) while called.
+ */
+guint sim_bus_subscribe(SimBus *bus, SimBusCallback callback, gpointer user_data,
+                        GDestroyNotify destroy, GError **error);
+
+/** sim_bus_unsubscribe: TRUE if @id was subscribed. O(subscribers). */
+gboolean sim_bus_unsubscribe(SimBus *bus, guint id);
+
+/** sim_bus_has_subscribers: check this before building an event to publish. */
+gboolean sim_bus_has_subscribers(const SimBus *bus);
+
+/**
+ * sim_bus_publish: hands @event to every subscriber, in subscription order.
+ * Upper layers use it for SIM_BUS_ROUND events. O(subscribers).
+ */
+void sim_bus_publish(SimBus *bus, const SimBusEvent *event);
+
+/** sim_bus_n_published: events that reached at least one subscriber. */
+guint64 sim_bus_n_published(const SimBus *bus);
+
+/** sim_bus_event_kind_name: "run_start", "sent", "delivered", ... */
+const char *sim_bus_event_kind_name(SimBusEventKind kind);
+/** sim_drop_reason_name: "none", "loss", "link_down". */
+const char *sim_drop_reason_name(SimDropReason reason);
+
+/**
+ * sim_bus_event_append: appends @event to @out as one line of text, e.g.
+ * `sent t=1000000 seq=3 from=0 to=1 round=0 tag=0 bytes=8 arrival=11000000`.
+ * The format is stable: byte-identical runs give byte-identical logs.
+ */
+void sim_bus_event_append(GString *out, const SimBusEvent *event);
+
+/* ---- Engine ----------------------------------------------------------------
+ * n nodes reacting to events in simulated time. Handlers run one at a time, in
+ * (time, seq) order; inside a handler, sim_engine_now() is the event's time. */
+
+typedef struct SimEngine SimEngine;
+
+/**
+ * What a node does; any handler may be NULL. @state is the node's state
+ * (sim_engine_set_node). @msg is borrowed: sim_message_ref it to keep it.
+ */
+typedef struct {
+  void (*on_start)(SimEngine *engine, guint32 node, gpointer state);
+  void (*on_timer)(SimEngine *engine, guint32 node, gpointer state, SimEventId timer,
+                   guint64 tag);
+  void (*on_message)(SimEngine *engine, guint32 node, gpointer state, SimMessage *msg);
+  void (*on_topology_change)(SimEngine *engine, guint32 node, gpointer state,
+                             const SimTopologyChange *change);
+} SimNodeHandlers;
+
+typedef enum {
+  SIM_RUN_ERROR = -1, /* see the GError */
+  SIM_RUN_IDLE,       /* no event left */
+  SIM_RUN_HORIZON,    /* the next event is after `until` */
+  SIM_RUN_STOPPED,    /* sim_engine_stop was called */
+} SimRunStatus;
+
+typedef struct {
+  guint64 events;             /* queue events processed (timers, deliveries, topology) */
+  guint64 timers;             /* timers fired */
+  guint64 messages_sent;      /* transmissions (a broadcast to k counts k) */
+  guint64 messages_delivered;
+  guint64 messages_dropped;   /* = dropped_loss + dropped_link_down */
+  guint64 dropped_loss;
+  guint64 dropped_link_down;
+  guint64 bytes_sent;
+  guint64 bytes_delivered;
+} SimEngineStats;
+
+/**
+ * sim_engine_new: an engine of @n_nodes nodes at time 0.
+ * @seed: global seed of every RNG stream (sim_engine_rng).
+ * @handlers: (nullable) copied; every node's handlers until sim_engine_set_node.
+ * @user_data: returned by sim_engine_get_user_data.
+ * Links default to constant:ms=0 and no loss (sim_engine_set_default_link).
+ * Errors: SIM_ERROR_INVALID_ARGUMENT when @n_nodes is 0 or SIM_NODE_NONE.
+ * Returns: (transfer full) the engine (free with sim_engine_free), or NULL.
+ * Complexity: O(n_nodes).
+ */
+SimEngine *sim_engine_new(guint32 n_nodes, guint64 seed, const SimNodeHandlers *handlers,
+                          gpointer user_data, GError **error);
+
+/**
+ * sim_engine_free: frees @engine, its pending events (releasing their
+ * messages), streams and bus (calling subscribers' destroy). Node states
+ * belong to the caller. NULL is ignored.
+ */
+void sim_engine_free(SimEngine *engine);
+
+/**
+ * sim_engine_set_node: gives @node its own @handlers (NULL: the engine's
+ * defaults; not copied, must outlive the engine) and @state.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT when @node is out of range.
+ */
+gboolean sim_engine_set_node(SimEngine *engine, guint32 node, const SimNodeHandlers *handlers,
+                             gpointer state, GError **error);
+
+/** sim_engine_node_state: the state of @node (NULL when out of range). */
+gpointer sim_engine_node_state(const SimEngine *engine, guint32 node);
+gpointer sim_engine_get_user_data(const SimEngine *engine);
+guint32 sim_engine_n_nodes(const SimEngine *engine);
+guint64 sim_engine_seed(const SimEngine *engine);
+/** sim_engine_now: the simulated clock (the current event's time in handlers). */
+SimTime sim_engine_now(const SimEngine *engine);
+/** sim_engine_pending: number of scheduled events. */
+gsize sim_engine_pending(const SimEngine *engine);
+/** sim_engine_get_stats: copies the counters into @stats. */
+void sim_engine_get_stats(const SimEngine *engine, SimEngineStats *stats);
+/** sim_engine_bus: (transfer none) the engine's event bus. */
+SimBus *sim_engine_bus(SimEngine *engine);
+
+/**
+ * sim_engine_rng: stream (@node, @purpose) of the engine's seed; see
+ * sim_rng_set_get for arguments and errors. (transfer none)
+ */
+gsl_rng *sim_engine_rng(SimEngine *engine, guint32 node, guint32 purpose, GError **error);
+
+/**
+ * sim_engine_set_default_link: the parameters of every link without an
+ * override. Errors: SIM_ERROR_INVALID_ARGUMENT on an invalid latency or a loss
+ * outside [0, 1]. O(1).
+ */
+gboolean sim_engine_set_default_link(SimEngine *engine, const SimLinkParams *params,
+                                     GError **error);
+
+/**
+ * sim_engine_set_link: overrides the directed link @from -> @to (call twice
+ * for both directions); @params NULL reverts it to the default.
+ * Errors: as sim_engine_set_default_link, and nodes out of range. O(1).
+ */
+gboolean sim_engine_set_link(SimEngine *engine, guint32 from, guint32 to,
+                             const SimLinkParams *params, GError **error);
+
+/**
+ * sim_engine_set_link_down: marks the directed link @from -> @to down (or up
+ * again). A message sent on a down link is dropped (SIM_DROP_LINK_DOWN) without
+ * any draw; messages already in flight still arrive.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT when a node is out of range. O(1).
+ */
+gboolean sim_engine_set_link_down(SimEngine *engine, guint32 from, guint32 to, gboolean down,
+                                  GError **error);
+
+/** sim_engine_link_is_down: whether @from -> @to is down (FALSE when out of range). */
+gboolean sim_engine_link_is_down(const SimEngine *engine, guint32 from, guint32 to);
+
+/**
+ * sim_engine_send: transmits @msg (the engine takes its own reference) from
+ * sim_message_from(@msg) to @to. Down link: dropped. Otherwise, from the
+ * SENDER's streams: loss drawn from SIM_RNG_LOSS, then latency from
+ * SIM_RNG_LATENCY; delivered at now + latency (after the events already
+ * scheduled at that time). Publishes SENT, then DROPPED if dropped.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT when sender or @to is out of range;
+ * SIM_ERROR_CAPACITY when the queue cannot grow. O(log_4 pending).
+ */
+gboolean sim_engine_send(SimEngine *engine, SimMessage *msg, guint32 to, GError **error);
+
+/**
+ * sim_engine_broadcast: sim_engine_send of the same @msg to @to[0..@n_to-1] in
+ * order (one shared payload). Every destination is checked before anything is
+ * sent. Errors: as sim_engine_send. O(n_to log_4 pending).
+ */
+gboolean sim_engine_broadcast(SimEngine *engine, SimMessage *msg, const guint32 *to,
+                              gsize n_to, GError **error);
+
+/**
+ * sim_engine_set_timer: fires on_timer(@node, id, @tag) at now + @delay.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT when @node is out of range or the time
+ * would pass SIM_TIME_NEVER; SIM_ERROR_CAPACITY when the queue cannot grow.
+ * Returns: the timer's id (for sim_engine_cancel), or SIM_EVENT_ID_NONE.
+ * Complexity: O(log_4 pending), no allocation in steady state.
+ */
+SimEventId sim_engine_set_timer(SimEngine *engine, guint32 node, SimTime delay, guint64 tag,
+                                GError **error);
+
+/** sim_engine_set_timer_at: as sim_engine_set_timer at absolute time @at >= now. */
+SimEventId sim_engine_set_timer_at(SimEngine *engine, guint32 node, SimTime at, guint64 tag,
+                                   GError **error);
+
+/**
+ * sim_engine_cancel: cancels a pending timer or topology notification.
+ * Returns: TRUE if it was pending; FALSE for ids already fired, cancelled or
+ * unknown. O(log_4 pending).
+ */
+gboolean sim_engine_cancel(SimEngine *engine, SimEventId id);
+
+/**
+ * sim_engine_notify_topology_change: at time @at (>= now), applies @change
+ * (LINK_DOWN / LINK_UP set both directions of u-v) and calls
+ * on_topology_change on u then v, or on every node in order for
+ * SIM_TOPOLOGY_GRAPH; publishes TOPOLOGY_CHANGE first.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT on @at < now or a node out of range.
+ * Returns: the event's id (cancellable), or SIM_EVENT_ID_NONE.
+ */
+SimEventId sim_engine_notify_topology_change(SimEngine *engine, SimTime at,
+                                             const SimTopologyChange *change, GError **error);
+
+/**
+ * sim_engine_run: processes events with time <= @until (SIM_TIME_NEVER: until
+ * none is left). The first run first publishes RUN_START and calls on_start on
+ * every node in order at time 0; every run publishes RUN_START and RUN_END.
+ * Unless stopped, the clock reads @until afterwards (when finite), so runs
+ * compose: run(a) then run(b) processes the events run(b) alone would.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT when called from a handler.
+ * Returns: why it returned. Complexity: O(events x log_4 pending).
+ */
+SimRunStatus sim_engine_run(SimEngine *engine, SimTime until, GError **error);
+
+/** sim_engine_stop: the current run returns after the current handler. */
+void sim_engine_stop(SimEngine *engine);
+
 /* SECTION-ENGINE-END */
 
 /* ===================================================================== */
@@ -55,6 +577,325 @@ typedef enum {
 /* ===================================================================== */
 
 /* SECTION-LINVEC-BEGIN */
+/*
+ * Every vector a protocol builds is a linvec: numeric data in R^d (d = 0 in
+ * accounting-only runs) together with its provenance, the exact coefficients
+ * of the linear combination of gradient slots and noise variables it equals,
+ * up to public constants such as the initial model (DESIGN.md, "Linear
+ * provenance"). Every operation updates data and provenance together, so any
+ * protocol written with linvecs is a linear DL algorithm (paper, Def. 4.2) by
+ * construction and its observed quantities are rows of O = A G + B Z
+ * (paper, Def. "Attacker knowledge").
+ *
+ * Columns of A (gradient slots): slot (u, t) is node u's clipped gradient at
+ * its t-th local step, column t * n + u (time-major, as in the paper).
+ * Coefficients are per unit of the gradient vector itself; A in units of the
+ * clipping norm Delta (DESIGN.md, "Units") is Delta times these coefficients.
+ * Columns of B (noise variables): variable k of the noise registry, one
+ * standard-normal draw z_k per coordinate. Provenance is kept in units of
+ * standard normals: adding coeff * N_k with N_k = std_k z_k stores coefficient
+ * coeff * std_k on column k.
+ *
+ * None of these objects is thread-safe; a run owns its space and registry.
+ */
+
+/** Id of a noise variable: its column in B, dense from 0 in registration order. */
+typedef guint32 SimNoiseId;
+/** Returned by the registration functions on error. */
+#define SIM_NOISE_ID_INVALID G_MAXUINT32
+/** Metadata value for a noise variable attached to no single node. */
+#define SIM_NODE_NONE G_MAXUINT
+
+/**
+ * Kind tags for noise variables. The library gives them no meaning; protocols
+ * and the privacy observer use them to tell noises apart. Values from
+ * SIM_NOISE_KIND_USER on are free for protocol-specific tags.
+ */
+enum {
+  SIM_NOISE_KIND_LOCAL = 0,       /* drawn by one node */
+  SIM_NOISE_KIND_EDGE_SECRET = 1, /* shared by the two ends of an edge (DECOR) */
+  SIM_NOISE_KIND_USER = 16,
+};
+
+/** An append-only, reference-counted table of the noise variables of a run. */
+typedef struct SimNoiseRegistry SimNoiseRegistry;
+
+/**
+ * sim_noise_registry_new: an empty registry for a network of n_nodes nodes.
+ * @n_nodes: number of nodes, >= 1 (owners and metadata nodes are checked
+ *   against it).
+ * @error: SIM_ERROR_INVALID_ARGUMENT when n_nodes is 0.
+ * Returns: (transfer full) a registry with reference count 1, or NULL.
+ * Complexity: O(1).
+ */
+SimNoiseRegistry *sim_noise_registry_new(guint n_nodes, GError **error);
+/** sim_noise_registry_ref: adds a reference; returns @reg. O(1). */
+SimNoiseRegistry *sim_noise_registry_ref(SimNoiseRegistry *reg);
+/** sim_noise_registry_unref: drops a reference, freeing at zero. NULL is a no-op. */
+void sim_noise_registry_unref(SimNoiseRegistry *reg);
+/** sim_noise_registry_n_nodes: the network size given at creation. O(1). */
+guint sim_noise_registry_n_nodes(const SimNoiseRegistry *reg);
+/** sim_noise_registry_count: number of variables registered so far (ids are
+ * 0 .. count-1). O(1). */
+guint sim_noise_registry_count(const SimNoiseRegistry *reg);
+
+/**
+ * sim_noise_register: appends a noise variable N_k = std * z_k.
+ * @std: its standard deviation, finite and >= 0 (0 is allowed: the variable
+ *   then never appears in any provenance).
+ * @owners: the nodes that know its realization, in the caller's order (kept:
+ *   e.g. owners[0] is the end that adds +v_e of an edge secret); each < n_nodes,
+ *   no duplicates.
+ * @n_owners: >= 1.
+ * @node, @round: metadata for protocols and the observer (the node that drew
+ *   it, or the edge end it is filed under; its local step or gossip round).
+ *   node is < n_nodes or SIM_NODE_NONE; round is free.
+ * @kind: a SIM_NOISE_KIND_* tag or a protocol's own (>= SIM_NOISE_KIND_USER).
+ * @error: SIM_ERROR_INVALID_ARGUMENT for a negative or non-finite std, no
+ *   owner, an owner or node out of range, a duplicate owner;
+ *   SIM_ERROR_CAPACITY when 2^32 - 1 variables exist already.
+ * Returns: the new id (= previous count), or SIM_NOISE_ID_INVALID on error.
+ * Complexity: amortized O(n_owners^2) (duplicate check); owners are few.
+ */
+SimNoiseId sim_noise_register(SimNoiseRegistry *reg, double std, const guint *owners,
+                              guint n_owners, guint node, guint round, gint kind,
+                              GError **error);
+/** sim_noise_register_local: sim_noise_register with the single owner @node
+ * (also its metadata node) and kind SIM_NOISE_KIND_LOCAL. Same errors. */
+SimNoiseId sim_noise_register_local(SimNoiseRegistry *reg, double std, guint node,
+                                    guint round, GError **error);
+/** sim_noise_register_edge: an edge secret known to @u and @v (u != v), in
+ * that owner order, metadata node u, kind SIM_NOISE_KIND_EDGE_SECRET. Same
+ * errors as sim_noise_register. */
+SimNoiseId sim_noise_register_edge(SimNoiseRegistry *reg, double std, guint u, guint v,
+                                   guint round, GError **error);
+
+/*
+ * Getters. @k must be a registered id: an unknown id is a programming error,
+ * reported by g_return_val_if_fail (a GLib critical) with the fallback value
+ * given. All O(1) except sim_noise_is_known_by, O(n_owners).
+ */
+double sim_noise_std(const SimNoiseRegistry *reg, SimNoiseId k);      /* NAN */
+guint sim_noise_n_owners(const SimNoiseRegistry *reg, SimNoiseId k); /* 0 */
+/** The i-th owner (i < n_owners) in registration order; SIM_NODE_NONE on error. */
+guint sim_noise_owner(const SimNoiseRegistry *reg, SimNoiseId k, guint i);
+/** Whether @node is among the owners of k (the SecLDP / PNDP "known noise"
+ * test); FALSE on error. */
+gboolean sim_noise_is_known_by(const SimNoiseRegistry *reg, SimNoiseId k, guint node);
+gint sim_noise_kind(const SimNoiseRegistry *reg, SimNoiseId k);   /* -1 */
+guint sim_noise_node(const SimNoiseRegistry *reg, SimNoiseId k);  /* SIM_NODE_NONE */
+guint sim_noise_round(const SimNoiseRegistry *reg, SimNoiseId k); /* G_MAXUINT */
+
+/** How a space stores provenance. Both give bit-identical coefficients. */
+typedef enum {
+  SIM_LIN_DENSE,  /* arrays over every column seen so far: fastest once
+                     provenance is mixed over the network (gossip makes it so) */
+  SIM_LIN_SPARSE, /* sorted (column, coefficient) lists, merged on axpy:
+                     compact while few slots are involved */
+} SimLinStorage;
+
+/** The two halves of a provenance row; bit flags, combinable where stated. */
+typedef enum {
+  SIM_LIN_GRAD = 1,  /* gradient slots: a row of A */
+  SIM_LIN_NOISE = 2, /* noise variables: a row of B */
+  SIM_LIN_BOTH = 3,
+} SimLinPart;
+
+/**
+ * A space: the network size and dimension shared by a family of linvecs, their
+ * storage, the noise registry they draw on, and the rounds used so far.
+ * Reference-counted; each linvec holds a reference to its space.
+ */
+typedef struct SimLinSpace SimLinSpace;
+typedef struct SimLinvec SimLinvec;
+
+/**
+ * sim_lin_space_new: creates a space.
+ * @noise: the run's noise registry (a reference is taken); the network size
+ *   is the registry's.
+ * @dim: d, the numeric dimension; 0 for accounting-only runs (no numeric data).
+ * @storage: SIM_LIN_DENSE or SIM_LIN_SPARSE.
+ * @max_rounds: highest number of local steps a gradient slot may use, or 0
+ *   for unbounded growth. Storage grows on demand either way; a bound only
+ *   turns a runaway round counter into a SIM_ERROR_CAPACITY error. Whatever
+ *   the bound, columns t * n + u must fit in 32 bits, so t < 2^32 / n.
+ * @error: SIM_ERROR_INVALID_ARGUMENT for a NULL registry or unknown storage.
+ * Returns: (transfer full) the space (reference count 1), or NULL.
+ * Complexity: O(1).
+ */
+SimLinSpace *sim_lin_space_new(SimNoiseRegistry *noise, gsize dim, SimLinStorage storage,
+                               guint max_rounds, GError **error);
+SimLinSpace *sim_lin_space_ref(SimLinSpace *space);
+/** Drops a reference, freeing at zero (linvecs keep their space alive). */
+void sim_lin_space_unref(SimLinSpace *space);
+guint sim_lin_space_n_nodes(const SimLinSpace *space);
+gsize sim_lin_space_dim(const SimLinSpace *space);
+SimLinStorage sim_lin_space_storage(const SimLinSpace *space);
+/** The registry (transfer none). */
+SimNoiseRegistry *sim_lin_space_noise(const SimLinSpace *space);
+/** The bound given at creation (0 = unbounded). */
+guint sim_lin_space_max_rounds(const SimLinSpace *space);
+/** 1 + the largest round t passed to sim_linvec_add_gradient so far (0 if
+ * none): A needs n * n_rounds columns. O(1). */
+guint sim_lin_space_n_rounds(const SimLinSpace *space);
+/** Column t * n + u of gradient slot (u, t); no range check. */
+guint32 sim_lin_space_grad_column(const SimLinSpace *space, guint u, guint t);
+/** Inverse of sim_lin_space_grad_column: u = column % n, t = column / n. */
+void sim_lin_space_grad_slot(const SimLinSpace *space, guint32 column, guint *u, guint *t);
+
+/**
+ * sim_linvec_new: the zero vector with empty provenance.
+ * Returns: (transfer full) a linvec holding a reference to @space; free with
+ *   sim_linvec_free. Complexity: O(d).
+ */
+SimLinvec *sim_linvec_new(SimLinSpace *space);
+/** sim_linvec_dup: a new linvec equal to @x (data and provenance). O(d + nnz)
+ * (dense: O(d + columns seen by x)). */
+SimLinvec *sim_linvec_dup(const SimLinvec *x);
+/** Frees @v and drops its space reference; NULL is a no-op. */
+void sim_linvec_free(SimLinvec *v);
+/** The space of @v (transfer none). */
+SimLinSpace *sim_linvec_space(const SimLinvec *v);
+
+/*
+ * Operations. Each updates the numeric data and the provenance together.
+ * Errors (SIM_ERROR_INVALID_ARGUMENT unless stated) are for values that may
+ * come from configuration or protocol arithmetic; on error nothing changes.
+ * NULL linvecs are programming errors (g_return_val_if_fail, returns FALSE).
+ * Cancellation: a coefficient that becomes exactly 0 (or -0) is dropped by
+ * sparse storage and kept as a stored 0 by dense storage; nonzero counts,
+ * iteration and getters hide the difference. Every nonzero coefficient is the
+ * same double in both storages: both evaluate y + a * x once per column.
+ */
+
+/** sim_linvec_zero: v = 0 (data and provenance). O(d). */
+void sim_linvec_zero(SimLinvec *v);
+/**
+ * sim_linvec_copy: dst = src (set-from / assign); dst == src is a no-op.
+ * @error: dst and src from different spaces.
+ * Complexity: O(d + nnz(src)) (dense: columns seen by src).
+ */
+gboolean sim_linvec_copy(SimLinvec *dst, const SimLinvec *src, GError **error);
+/**
+ * sim_linvec_scale: v = a v.
+ * @a: finite; 0 clears the provenance.
+ * @error: a non-finite.
+ * Complexity: O(d + nnz) (dense: columns seen).
+ */
+gboolean sim_linvec_scale(SimLinvec *v, double a, GError **error);
+/**
+ * sim_linvec_axpy: y = y + a x. x == y is allowed (y = y + a y, evaluated per
+ * column as above). a == 0 leaves y untouched.
+ * @error: a non-finite; x and y from different spaces.
+ * Complexity: dense O(d + columns seen by x); sparse O(d + nnz(x) + nnz(y)),
+ * a single in-place merge, no temporary.
+ */
+gboolean sim_linvec_axpy(SimLinvec *y, double a, const SimLinvec *x, GError **error);
+/**
+ * sim_linvec_add_gradient: v = v + coeff g_{u,t}: one gradient-slot term of
+ * paper eq. (MF-D-SGD), column t * n + u of A.
+ * @coeff: finite.
+ * @u: node, < n. @t: node u's local step (grows the space's n_rounds).
+ * @g: the clipped gradient (d values); NULL exactly when d = 0.
+ * @error: SIM_ERROR_INVALID_ARGUMENT for coeff, u, or g inconsistent with d;
+ *   SIM_ERROR_CAPACITY for t >= max_rounds (when bounded) or a column that
+ *   does not fit in 32 bits.
+ * Complexity: O(d) + dense O(1) amortized (growth) / sparse O(log nnz + moved
+ * entries) (O(log nnz) when appending the newest slot, the usual case).
+ */
+gboolean sim_linvec_add_gradient(SimLinvec *v, double coeff, guint u, guint t,
+                                 const double *g, GError **error);
+/**
+ * sim_linvec_add_noise: v = v + coeff N_k = v + (coeff std_k) z_k. The
+ * provenance gains coeff * std_k on column k of B; the data gains
+ * (coeff * std_k) * z.
+ * @coeff: finite.
+ * @k: a registered noise id.
+ * @z: the realized standard-normal sample of z_k (d values; the caller must
+ *   pass the same sample every time it uses k); NULL exactly when d = 0.
+ * @error: coeff non-finite, k unknown, z inconsistent with d.
+ * Complexity: as sim_linvec_add_gradient.
+ */
+gboolean sim_linvec_add_noise(SimLinvec *v, double coeff, SimNoiseId k, const double *z,
+                              GError **error);
+/**
+ * sim_linvec_add_public: data = data + a c, provenance unchanged: for public
+ * constants only (initial model, public offsets) that the attacker knows and
+ * that therefore belong to neither A nor B. With d = 0 it is a no-op and c
+ * may be NULL.
+ * @error: a non-finite, or c NULL while d > 0. Complexity: O(d).
+ */
+gboolean sim_linvec_add_public(SimLinvec *v, double a, const double *c, GError **error);
+
+/*
+ * Read access.
+ */
+/** The numeric data, d doubles (NULL when d = 0). Writing through it is
+ * allowed for public constants only. */
+double *sim_linvec_data(SimLinvec *v);
+const double *sim_linvec_const_data(const SimLinvec *v);
+gsize sim_linvec_dim(const SimLinvec *v);
+/** Coefficient of gradient slot (u, t); 0 if absent (also for t beyond any
+ * round seen). u >= n is a programming error (critical, returns 0).
+ * Complexity: dense O(1), sparse O(log nnz). */
+double sim_linvec_grad_coeff(const SimLinvec *v, guint u, guint t);
+/** Coefficient of noise variable k, in units of the standard normal z_k (that
+ * is, coeff * std_k summed over additions); 0 if absent. Same complexity. */
+double sim_linvec_noise_coeff(const SimLinvec *v, SimNoiseId k);
+/** Number of nonzero coefficients in @part (GRAD, NOISE or BOTH). Dense
+ * O(columns seen), sparse O(1). */
+gsize sim_linvec_nnz(const SimLinvec *v, SimLinPart part);
+/**
+ * sim_linvec_dot: inner product of two provenance rows restricted to @part
+ * (GRAD: <A_x, A_y>; NOISE: <B_x, B_y>; BOTH: their sum, GRAD first). Summed in
+ * increasing column order over the nonzero products, identically in both
+ * storages. Returns NAN (and a critical) for linvecs of different spaces.
+ * Complexity: dense O(min columns seen), sparse O(nnz(x) + nnz(y)).
+ */
+double sim_linvec_dot(const SimLinvec *x, const SimLinvec *y, SimLinPart part);
+/**
+ * sim_linvec_row: writes the provenance row of @part (GRAD or NOISE, not
+ * BOTH) into row[0 .. n_cols): the coefficients of columns < n_cols, zeros
+ * elsewhere, e.g. to fill a row of A (n_cols = n * n_rounds) or B (n_cols =
+ * noise count).
+ * @error: SIM_ERROR_INVALID_ARGUMENT for part BOTH; SIM_ERROR_CAPACITY if a
+ *   nonzero coefficient lies at a column >= n_cols (the row is then filled
+ *   up to n_cols anyway).
+ * Complexity: O(n_cols + nnz) (dense: + columns seen).
+ */
+gboolean sim_linvec_row(const SimLinvec *v, SimLinPart part, double *row, gsize n_cols,
+                        GError **error);
+
+/**
+ * Iterator over the nonzero coefficients of a linvec, in increasing column
+ * order, gradient part first when both are requested. The linvec must not be
+ * modified while iterating. Fields are private.
+ */
+typedef struct {
+  /*< private >*/
+  const SimLinvec *v;
+  gsize pos;
+  gint part;
+  gint parts;
+} SimLinvecIter;
+
+/** sim_linvec_iter_init: starts iterating @parts (GRAD, NOISE or BOTH) of @v. O(1). */
+void sim_linvec_iter_init(SimLinvecIter *it, const SimLinvec *v, SimLinPart parts);
+/**
+ * sim_linvec_iter_next: the next nonzero coefficient.
+ * @part: (out) (nullable) SIM_LIN_GRAD or SIM_LIN_NOISE.
+ * @column: (out) (nullable) its column: t * n + u for a gradient slot (see
+ *   sim_lin_space_grad_slot), the noise id for a noise variable.
+ * @coeff: (out) (nullable) the coefficient.
+ * Returns: FALSE when exhausted. Complexity: sparse O(1); dense O(1) amortized
+ * over the columns seen.
+ */
+gboolean sim_linvec_iter_next(SimLinvecIter *it, SimLinPart *part, guint32 *column,
+                              double *coeff);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimNoiseRegistry, sim_noise_registry_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimLinSpace, sim_lin_space_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimLinvec, sim_linvec_free)
 /* SECTION-LINVEC-END */
 
 G_END_DECLS

@@ -1,6 +1,24 @@
-/* topologies/topologies.h: igraph-backed graphs, gossip matrices, schedules. */
+/*
+ * topologies/topologies.h: igraph-backed graphs, gossip matrices, schedules.
+ *
+ * A TopoGraph is an undirected simple graph on nodes 0..n-1 (it owns an
+ * igraph_t and a sorted adjacency cache). Graphs come from edge-list files
+ * (topo_graph_load), generator specs (topo_graph_generate) or igraph.
+ * A TopoGossip is a sparse (CSR) row-stochastic gossip matrix W: row u is
+ * supported on u and the nodes u averages with (DESIGN.md, "Protocols").
+ * A TopoSchedule gives the time-varying W_t of round t and the topology
+ * changes between rounds.
+ *
+ * Conventions: public names carry the topo_ prefix (types Topo*); errors
+ * travel as GError in the TOPO_ERROR domain; library code never prints or
+ * exits. Each function owns what it allocates unless its comment says
+ * otherwise. Determinism: every random object is a pure function of its
+ * spec and seed (and round), whatever the call order.
+ */
 #ifndef DPG_TOPOLOGIES_H
 #define DPG_TOPOLOGIES_H
+
+#include <igraph.h>
 
 #include "sim/sim.h"
 
@@ -8,6 +26,375 @@ G_BEGIN_DECLS
 
 #define TOPO_ERROR (topo_error_quark())
 GQuark topo_error_quark(void);
+
+typedef enum {
+  TOPO_ERROR_INVALID_ARGUMENT, /* a parameter out of its documented range */
+  TOPO_ERROR_PARSE,            /* a spec or file line that does not parse */
+  TOPO_ERROR_IO,               /* a file that cannot be read or written */
+  TOPO_ERROR_EMPTY,            /* a file or component without any edge */
+  TOPO_ERROR_DISCONNECTED,     /* no connected sample within the allowed tries */
+  TOPO_ERROR_FAILED,           /* igraph or LAPACK failed (out of memory...) */
+} TopoError;
+
+/* ===================================================================== */
+/* Graphs                                                                 */
+/* ===================================================================== */
+
+/* An undirected simple graph on nodes 0..n-1, owning its igraph_t. */
+typedef struct TopoGraph TopoGraph;
+
+/*
+ * topo_graph_from_igraph: wrap an igraph graph.
+ * g: taken in every case: its contents are igraph_destroy'ed before the call
+ *    returns (success or not); the igraph_t storage itself stays the
+ *    caller's. Directed graphs are made undirected (one edge per connected
+ *    pair), self-loops and multi-edges are dropped; the new graph's igraph
+ *    edge ids follow the sorted edge list, whatever g's order was.
+ * Errors: TOPO_ERROR_INVALID_ARGUMENT if g is NULL or has more than
+ *    G_MAXUINT/2 nodes; TOPO_ERROR_FAILED if igraph fails.
+ * Complexity: O(n + m log m).
+ */
+TopoGraph *topo_graph_from_igraph(igraph_t *g, GError **error);
+
+/*
+ * topo_graph_new_from_edges: the simple graph on n nodes with the given
+ * edges (pairs edges[2i], edges[2i+1]); self-loops and duplicates dropped.
+ * Errors: TOPO_ERROR_INVALID_ARGUMENT for an endpoint >= n or n == 0.
+ * Complexity: O(n + m log m).
+ */
+TopoGraph *topo_graph_new_from_edges(guint n, const guint *edges, gsize n_edges,
+                                     GError **error);
+
+/* topo_graph_copy: a deep copy. Errors: TOPO_ERROR_FAILED. O(n + m). */
+TopoGraph *topo_graph_copy(const TopoGraph *g, GError **error);
+
+/* topo_graph_free: free g (NULL allowed). */
+void topo_graph_free(TopoGraph *g);
+
+/* Number of nodes / edges. O(1). */
+guint topo_graph_n_nodes(const TopoGraph *g);
+guint topo_graph_n_edges(const TopoGraph *g);
+
+/* The underlying igraph graph (undirected, simple), owned by g. */
+const igraph_t *topo_graph_igraph(const TopoGraph *g);
+
+/* Degree of node u (< n). O(1). */
+guint topo_graph_degree(const TopoGraph *g, guint u);
+
+/* topo_graph_neighbors: node u's neighbours in increasing order, owned by g;
+ * *n_out receives the count (the degree). O(1). */
+const guint *topo_graph_neighbors(const TopoGraph *g, guint u, guint *n_out);
+
+/* topo_graph_has_edge: whether u-v is an edge (u != v, both < n).
+ * O(log deg(u)). */
+gboolean topo_graph_has_edge(const TopoGraph *g, guint u, guint v);
+
+/*
+ * topo_graph_edges: every edge once as (u, v) with u < v, sorted
+ * lexicographically: out[2i], out[2i+1]. Returns a g_free-able array of
+ * 2*m guints (NULL when m == 0); *n_edges receives m. O(m).
+ */
+guint *topo_graph_edges(const TopoGraph *g, gsize *n_edges);
+
+/* topo_graph_is_connected: TRUE when n >= 1 and every node reaches every
+ * other (a single node is connected). O(n + m). */
+gboolean topo_graph_is_connected(const TopoGraph *g);
+
+/*
+ * topo_graph_largest_component: the largest connected component, nodes
+ * renumbered 0..k-1 in increasing order of their index in g (which for a
+ * loaded graph is the order of first appearance in the file). Ties between
+ * components of the same size go to the one holding the smallest node index.
+ * Errors: TOPO_ERROR_FAILED. O(n + m log m).
+ */
+TopoGraph *topo_graph_largest_component(const TopoGraph *g, GError **error);
+
+/*
+ * topo_graph_write_edges: write "u v" lines (u < v, lexicographically sorted,
+ * '\n'-terminated, no header) to path, so the output is byte-identical for
+ * equal graphs and loads back to the same graph when every node has an edge.
+ * Errors: TOPO_ERROR_IO (message names the path). O(m).
+ */
+gboolean topo_graph_write_edges(const TopoGraph *g, const char *path, GError **error);
+
+/*
+ * topo_graph_load: read a whitespace-separated edge list (SNAP format).
+ * Format: one edge "u v" per line; '#' starts a comment (whole line or
+ * trailing); blank lines allowed. Labels are non-negative decimal integers
+ * (any value up to 2^64-1, leading zeros ignored), renumbered 0..n-1 in order
+ * of first appearance in the file (the first label of a line before the
+ * second). Self-loops and duplicate edges (either orientation) are dropped; a
+ * node that appears only in self-loops is kept as an isolated node.
+ * lcc: keep only the largest connected component, renumbered again by first
+ *    appearance among the kept nodes (see topo_graph_largest_component).
+ * Errors: TOPO_ERROR_IO (missing/unreadable file), TOPO_ERROR_PARSE
+ *    ("FILE:LINE: ..." saying what was wrong: one token, three or more
+ *    tokens, a non-numeric or negative label, a label out of range),
+ *    TOPO_ERROR_EMPTY (no edge other than self-loops).
+ * Complexity: O(file size + m log m).
+ */
+TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error);
+
+/*
+ * topo_graph_generate: build a graph from a spec "name[:key=value,...]".
+ * Deterministic generators:
+ *   ring:n=N (N >= 3)          cycle C_N, N edges
+ *   path:n=N (N >= 2)          path P_N, N-1 edges
+ *   star:n=N (N >= 2)          node 0 joined to 1..N-1, N-1 edges
+ *   complete:n=N (N >= 2)      K_N, N(N-1)/2 edges
+ *   grid:rows=R,cols=C[,torus=BOOL] (R*C >= 2) node r*C + c;
+ *                              R(C-1) + C(R-1) edges, 2RC for a torus with
+ *                              R, C >= 3 (smaller sides wrap onto existing
+ *                              edges or loops, which are dropped)
+ *   hypercube:dim=D (1..20)    2^D nodes, D*2^(D-1) edges; u~v when u XOR v
+ *                              is a power of two
+ *   karate                     Zachary's karate club, 34 nodes, 78 edges
+ *                              (igraph's numbering, "Zachary")
+ *   florentine                 Padgett's Florentine marriage network, 15
+ *                              nodes, 20 edges, embedded, numbered as
+ *                              ../shared/data/graphs/florentine.edges
+ * Random generators (all take seed=S, default 0, and are deterministic in
+ * (spec, seed) through a private igraph RNG, whatever else igraph did before;
+ * all take connected=BOOL (default false): resample until connected, at most
+ * tries=K times (default 100), else TOPO_ERROR_DISCONNECTED):
+ *   erdos:n=N,p=P              G(N, P), 0 <= P <= 1
+ *   gnm:n=N,m=M                G(N, M), 0 <= M <= N(N-1)/2
+ *   regular:n=N,d=D            random simple D-regular graph, D < N, N*D even
+ *   barabasi:n=N,m=M           preferential attachment, M edges per new node
+ *                              (simple; connected by construction)
+ *   watts:n=N,k=K,p=P          Watts-Strogatz: ring where each node is joined
+ *                              to its K nearest neighbours ON EACH SIDE
+ *                              (igraph's "nei"; degree 2K, N*K edges, needs
+ *                              N > 2K), then each edge rewired with
+ *                              probability P (no loops or multi-edges)
+ * Booleans: true/false/yes/no/1/0.
+ * Errors: TOPO_ERROR_PARSE (unknown generator, unknown/duplicate/missing
+ *    parameter, malformed value; messages name the parameter and list the
+ *    valid ones), TOPO_ERROR_INVALID_ARGUMENT (out-of-range value),
+ *    TOPO_ERROR_DISCONNECTED, TOPO_ERROR_FAILED.
+ * Complexity: that of the generator, O(n + m) to O(n^2) for erdos/gnm dense.
+ */
+TopoGraph *topo_graph_generate(const char *spec, GError **error);
+
+/*
+ * topo_graph_generate_seeded: as topo_graph_generate, but the RNG seed is
+ * derived from both the spec's seed= (default 0) and extra_seed, so one spec
+ * yields independent graphs for different extra_seed (used by schedules).
+ * Deterministic generators ignore extra_seed.
+ */
+TopoGraph *topo_graph_generate_seeded(const char *spec, guint64 extra_seed, GError **error);
+
+/* ===================================================================== */
+/* Gossip matrices                                                        */
+/* ===================================================================== */
+
+typedef enum {
+  TOPO_GOSSIP_UNIFORM,    /* W[u,v] = 1/(deg u + 1) on u and its neighbours */
+  TOPO_GOSSIP_METROPOLIS, /* W[u,v] = 1/(1 + max(deg u, deg v)), diagonal fills */
+  TOPO_GOSSIP_MAXDEGREE,  /* W[u,v] = 1/(1 + dmax), diagonal fills */
+} TopoGossipKind;
+
+/* topo_gossip_kind_parse: "uniform", "metropolis" or "maxdegree" (exact,
+ * lower case). Errors: TOPO_ERROR_PARSE listing the valid names. */
+gboolean topo_gossip_kind_parse(const char *name, TopoGossipKind *out, GError **error);
+
+/* topo_gossip_kind_name: the name topo_gossip_kind_parse accepts. */
+const char *topo_gossip_kind_name(TopoGossipKind kind);
+
+/* A sparse (CSR) row-stochastic matrix, rows sorted by column. */
+typedef struct TopoGossip TopoGossip;
+
+/*
+ * topo_gossip_new: the gossip matrix of g (DESIGN.md, W_t).
+ *   uniform:    W[u,v] = 1/(deg(u)+1) for v = u or v ~ u (row-normalised
+ *               A + I; the paper's experiments). Row-stochastic; reversible
+ *               with stationary weights deg+1, so its eigenvalues are real.
+ *   metropolis: W[u,v] = 1/(1 + max(deg u, deg v)) for v ~ u, W[u,u] =
+ *               1 - sum of the others. Symmetric, doubly stochastic.
+ *   maxdegree:  W[u,v] = 1/(1 + dmax) for v ~ u, W[u,u] = 1 - deg(u)/(1+dmax).
+ *               Symmetric, doubly stochastic.
+ * An isolated node gets W[u,u] = 1. Every row lists u and its neighbours
+ * (zero-weight diagonals are kept, so the support is always u + N(u)).
+ * Errors: TOPO_ERROR_INVALID_ARGUMENT (NULL g, unknown kind).
+ * Complexity: O(n + m).
+ */
+TopoGossip *topo_gossip_new(const TopoGraph *g, TopoGossipKind kind, GError **error);
+
+/*
+ * topo_gossip_new_csr: a gossip matrix from CSR arrays (copied): row u has
+ * entries cols[row_ptr[u] .. row_ptr[u+1]-1] (strictly increasing, < n)
+ * with values vals[...] (finite, >= 0), and each row must sum to 1 within
+ * 1e-9 (for matrices built by schedules or from asynchronous runs).
+ * Errors: TOPO_ERROR_INVALID_ARGUMENT saying which row/entry is wrong.
+ * Complexity: O(n + nnz).
+ */
+TopoGossip *topo_gossip_new_csr(guint n, const guint *row_ptr, const guint *cols,
+                                const double *vals, GError **error);
+
+/* topo_gossip_free: free w (NULL allowed). */
+void topo_gossip_free(TopoGossip *w);
+
+/* topo_gossip_n: the dimension n. O(1). */
+guint topo_gossip_n(const TopoGossip *w);
+
+/* topo_gossip_nnz: number of stored entries. O(1). */
+gsize topo_gossip_nnz(const TopoGossip *w);
+
+/*
+ * topo_gossip_row: row u's support and weights (owned by w, valid while w
+ * lives): *cols (increasing column indices, u among them for topo_gossip_new)
+ * and *vals; returns the row length. O(1).
+ */
+guint topo_gossip_row(const TopoGossip *w, guint u, const guint **cols, const double **vals);
+
+/* topo_gossip_get: W[u,v] (0 outside the support). O(log row length). */
+double topo_gossip_get(const TopoGossip *w, guint u, guint v);
+
+/* topo_gossip_dense: W as an n*n row-major array (g_free). O(n^2). */
+double *topo_gossip_dense(const TopoGossip *w);
+
+/*
+ * topo_gossip_apply: y = W x for x, y n-by-d row-major (node u's vector is
+ * x[u*d .. u*d+d-1]); x and y must not overlap. O(nnz * d).
+ */
+void topo_gossip_apply(const TopoGossip *w, const double *x, double *y, guint d);
+
+/* topo_gossip_is_symmetric: max |W[u,v] - W[v,u]| <= tol. O(nnz log). */
+gboolean topo_gossip_is_symmetric(const TopoGossip *w, double tol);
+
+/*
+ * topo_gossip_spectral_gap: 1 - |lambda_2(W)|, |lambda_2| the second largest
+ * eigenvalue modulus (moduli sorted decreasingly, the first is 1 for a
+ * row-stochastic W). Symmetric W, and uniform W through the similar
+ * symmetric D^{-1/2}(A+I)D^{-1/2} (D = diag(deg+1)), use LAPACKE_dsyevd;
+ * any other W uses LAPACKE_dgeev. 0 for a disconnected graph; 1 for n = 1.
+ * Errors: TOPO_ERROR_FAILED if LAPACK fails. Complexity: O(n^3), O(n^2) memory.
+ */
+gboolean topo_gossip_spectral_gap(const TopoGossip *w, double *gap, GError **error);
+
+/* ===================================================================== */
+/* Summary                                                                */
+/* ===================================================================== */
+
+typedef struct {
+  guint nodes, edges;
+  guint deg_min, deg_max;
+  double deg_mean;
+  int diameter; /* unweighted; -1 if disconnected */
+  gboolean connected;
+  double spectral_gap; /* of the kind's W, topo_gossip_spectral_gap */
+} TopoSummary;
+
+/*
+ * topo_graph_summary: sizes, degrees, diameter (igraph, unweighted; -1 when
+ * disconnected), connectivity and spectral gap of the kind's gossip matrix.
+ * Errors: TOPO_ERROR_INVALID_ARGUMENT, TOPO_ERROR_FAILED.
+ * Complexity: O(n m) for the diameter + O(n^3) for the gap.
+ */
+gboolean topo_graph_summary(const TopoGraph *g, TopoGossipKind kind, TopoSummary *out,
+                            GError **error);
+
+/* topo_graph_diameter: unweighted diameter, -1 when disconnected or n == 0.
+ * O(n m). */
+int topo_graph_diameter(const TopoGraph *g);
+
+/* ===================================================================== */
+/* Time-varying schedules                                                 */
+/* ===================================================================== */
+
+/* What changed between rounds t-1 and t. */
+typedef enum {
+  TOPO_CHANGE_NODE_LEFT,     /* u left (its edges are also reported removed) */
+  TOPO_CHANGE_EDGE_REMOVED,  /* edge u-v (u < v) gone */
+  TOPO_CHANGE_EDGE_ADDED,    /* edge u-v (u < v) new */
+  TOPO_CHANGE_NODE_JOINED,   /* u came back (its edges are also reported added) */
+} TopoChangeKind;
+
+typedef struct {
+  TopoChangeKind kind;
+  guint u, v; /* v = G_MAXUINT for node events */
+} TopoChange;
+
+/* A sequence of gossip matrices W_0, W_1, ... on n fixed nodes. */
+typedef struct TopoSchedule TopoSchedule;
+
+/*
+ * topo_schedule_new: parse a schedule spec.
+ *   static                 W_t = W(base) for every t
+ *   resample:GENSPEC       round t's graph is topo_graph_generate_seeded(
+ *                          GENSPEC, hash(seed, t)); base may be NULL (n comes
+ *                          from the generator)
+ *   matching[:base=BOOL]   a uniformly random perfect matching of the n nodes
+ *                          each round (n odd: one random node idle), W = 1/2
+ *                          on matched pairs, 1 on idle nodes; base=true draws
+ *                          a random maximal matching among base's edges
+ *                          instead (edges visited in random order, greedy)
+ *   exponential            one-peer exponential graph (Ying et al. 2021):
+ *                          tau = ceil(log2 n), hop h = 2^(t mod tau); row i of
+ *                          W_t is 1/2 on i and 1/2 on (i + h) mod n, i.e. node
+ *                          i PULLS from i + h (node j sends to j - h). W_t is
+ *                          directed (not symmetric) but doubly stochastic;
+ *                          its topology is the undirected support {i, i+h}
+ *   edge-failure:p=P       each edge of base is down independently with
+ *                          probability P in each round (0 <= P <= 1)
+ *   churn:FILE             base with node departures read from FILE: lines
+ *                          "node leave_round [join_round]" ('#' comments;
+ *                          join_round absent or '-' = never comes back),
+ *                          node absent for leave <= t < join
+ *   churn:leave=P,join=Q   Markov churn: all nodes present at round 0; from
+ *                          round t-1 to t a present node leaves w.p. P, an
+ *                          absent one rejoins w.p. Q (a spec starting with
+ *                          "leave=" or "join=" is this form, else a FILE)
+ * An absent node has no edges (its W row is e_u). Every W_t except matching
+ * and exponential is topo_gossip_new(graph_t, kind). Randomness of round t
+ * comes from a GSL generator seeded by a hash of (seed, t, purpose): W_t is a
+ * pure function of (spec, base, kind, seed, t), whatever the query order.
+ * base: copied; required except for resample (whose n must then match base's
+ * if both are given).
+ * Errors: TOPO_ERROR_PARSE (unknown schedule, bad parameter, churn file
+ *    FILE:LINE errors), TOPO_ERROR_INVALID_ARGUMENT (missing base, n < 2
+ *    for matching/exponential, node id >= n...), TOPO_ERROR_IO, and the
+ *    generator's errors for resample.
+ * Complexity: O(file size + n + m) (resample builds round 0 to validate).
+ */
+TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGossipKind kind,
+                                guint64 seed, GError **error);
+
+/* topo_schedule_free: free s (NULL allowed). */
+void topo_schedule_free(TopoSchedule *s);
+
+/* topo_schedule_n: number of nodes. O(1). */
+guint topo_schedule_n(const TopoSchedule *s);
+
+/* topo_schedule_is_static: TRUE when W_t does not depend on t. */
+gboolean topo_schedule_is_static(const TopoSchedule *s);
+
+/*
+ * topo_schedule_graph: the (undirected) topology of round t (new graph,
+ * caller frees). Errors: those of the generator for resample.
+ * Complexity: O(n + m) plus generation (churn:leave,join caches the node
+ * states up to the largest round asked: O(n t) once).
+ */
+TopoGraph *topo_schedule_graph(TopoSchedule *s, guint round, GError **error);
+
+/* topo_schedule_node_present: whether node u is present at round t (FALSE
+ * only under churn). */
+gboolean topo_schedule_node_present(TopoSchedule *s, guint round, guint u);
+
+/*
+ * topo_schedule_gossip: W_t (new, caller frees with topo_gossip_free).
+ * Errors: as topo_schedule_graph. Complexity: O(n + m).
+ */
+TopoGossip *topo_schedule_gossip(TopoSchedule *s, guint round, GError **error);
+
+/*
+ * topo_schedule_changes: the changes between rounds t-1 and t as a GArray of
+ * TopoChange (caller frees with g_array_unref), sorted by kind (the enum
+ * order: node-left, edge-removed, edge-added, node-joined) then (u, v).
+ * Round 0 has no changes (the initial topology is topo_schedule_graph(s, 0)).
+ * Errors: as topo_schedule_graph. Complexity: O(n + m) per call.
+ */
+GArray *topo_schedule_changes(TopoSchedule *s, guint round, GError **error);
 
 G_END_DECLS
 

@@ -1,0 +1,205 @@
+/*
+ * learning/idx.c: IDX files (the MNIST format), gzipped or plain.
+ */
+#include <errno.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "learning/internal.h"
+
+/* An open IDX file: the path for messages and the zlib handle, which reads
+ * plain files transparently. */
+typedef struct {
+  const char *path;
+  gzFile gz;
+} IdxFile;
+
+static gboolean idx_open(IdxFile *f, const char *path, GError **error) {
+  f->path = path;
+  errno = 0;
+  f->gz = gzopen(path, "rb");
+  if (f->gz == NULL) {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_IO, "cannot open IDX file %s: %s", path,
+                errno != 0 ? g_strerror(errno) : "out of memory");
+    return FALSE;
+  }
+  gzbuffer(f->gz, 1 << 17);
+  return TRUE;
+}
+
+/* Read exactly len bytes; what names the part for the truncation message. */
+static gboolean idx_read(IdxFile *f, void *buf, gsize len, const char *what, GError **error) {
+  gsize got = 0;
+  while (got < len) {
+    unsigned chunk = (unsigned)MIN(len - got, (gsize)1 << 30);
+    int r = gzread(f->gz, (char *)buf + got, chunk);
+    if (r < 0) {
+      int code;
+      const char *msg = gzerror(f->gz, &code);
+      if (code == Z_ERRNO)
+        msg = g_strerror(errno);
+      g_set_error(error, LEARN_ERROR, code == Z_ERRNO ? LEARN_ERROR_IO : LEARN_ERROR_FORMAT,
+                  "%s: cannot read %s (%s)", f->path, what, msg);
+      return FALSE;
+    }
+    if (r == 0)
+      break;
+    got += (gsize)r;
+  }
+  if (got < len) {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                "%s: truncated file: expected %" G_GSIZE_FORMAT " bytes of %s, got %" G_GSIZE_FORMAT,
+                f->path, len, what, got);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static guint32 be32(const guint8 *b) {
+  return ((guint32)b[0] << 24) | ((guint32)b[1] << 16) | ((guint32)b[2] << 8) | b[3];
+}
+
+/* Read the magic and the dimensions; only unsigned-byte files of ndims dims. */
+static gboolean idx_header(IdxFile *f, guint ndims, guint32 *dims, GError **error) {
+  guint8 b[4 * 4];
+  if (!idx_read(f, b, 4, "header", error))
+    return FALSE;
+  guint32 magic = be32(b), expected = 0x0800u | ndims;
+  if (magic != expected) {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                "%s: bad magic number 0x%08x (expected 0x%08x: an IDX %s file of unsigned "
+                "bytes with %u dimension%s)",
+                f->path, magic, expected, ndims == 1 ? "label" : "image", ndims,
+                ndims == 1 ? "" : "s");
+    return FALSE;
+  }
+  if (!idx_read(f, b, 4 * ndims, "header", error))
+    return FALSE;
+  for (guint i = 0; i < ndims; i++)
+    dims[i] = be32(b + 4 * i);
+  return TRUE;
+}
+
+LearnDataset *learn_dataset_load_idx(const char *images_path, const char *labels_path,
+                                     gsize limit, GError **error) {
+  g_return_val_if_fail(images_path != NULL && labels_path != NULL, NULL);
+  IdxFile img = {0}, lab = {0};
+  LearnDataset *ds = NULL;
+  guint8 *bytes = NULL;
+  guint32 idim[3], ldim[1];
+  if (!idx_open(&img, images_path, error) || !idx_header(&img, 3, idim, error))
+    goto out;
+  if (!idx_open(&lab, labels_path, error) || !idx_header(&lab, 1, ldim, error))
+    goto out;
+  if (idim[0] != ldim[0]) {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                "%s holds %u images but %s holds %u labels", images_path, idim[0], labels_path,
+                ldim[0]);
+    goto out;
+  }
+  gsize n = idim[0], d = (gsize)idim[1] * idim[2];
+  if (limit > 0 && limit < n)
+    n = limit;
+  if (n == 0 || d == 0) {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_EMPTY,
+                "%s: no images (%u images of %u x %u pixels)", images_path, idim[0], idim[1],
+                idim[2]);
+    goto out;
+  }
+  ds = learn_dataset_alloc(n, d, 2, error);
+  if (ds == NULL)
+    goto out;
+  bytes = g_malloc(MAX(n, d * MIN(n, (gsize)4096)));
+  /* Pixels in blocks of images, so memory stays bounded by the doubles. */
+  for (gsize start = 0; start < n; start += 4096) {
+    gsize count = MIN((gsize)4096, n - start);
+    if (!idx_read(&img, bytes, count * d, "pixel data", error))
+      goto fail;
+    double *x = ds->features + start * d;
+    for (gsize i = 0; i < count * d; i++)
+      x[i] = bytes[i] / 255.0;
+  }
+  if (!idx_read(&lab, bytes, n, "labels", error))
+    goto fail;
+  guint max = 1;
+  for (gsize i = 0; i < n; i++) {
+    ds->targets[i] = bytes[i];
+    max = MAX(max, (guint)bytes[i]);
+  }
+  ds->n_classes = max + 1;
+  goto out;
+fail:
+  learn_dataset_free(ds);
+  ds = NULL;
+out:
+  g_free(bytes);
+  if (img.gz != NULL)
+    gzclose(img.gz);
+  if (lab.gz != NULL)
+    gzclose(lab.gz);
+  return ds;
+}
+
+/* dir/base if it exists, else dir/base.gz if it exists, else NULL. */
+static char *find_file(const char *dir, const char *base) {
+  char *p = g_build_filename(dir, base, NULL);
+  if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
+    return p;
+  g_free(p);
+  char *gz = g_strconcat(base, ".gz", NULL);
+  p = g_build_filename(dir, gz, NULL);
+  g_free(gz);
+  if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
+    return p;
+  g_free(p);
+  return NULL;
+}
+
+gboolean learn_dataset_load_idx_dir(const char *dir, gsize limit, LearnDataset **train,
+                                    LearnDataset **test, GError **error) {
+  g_return_val_if_fail(dir != NULL && train != NULL && test != NULL, FALSE);
+  static const char *names[4] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                                 "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};
+  char *paths[4];
+  for (int i = 0; i < 4; i++)
+    paths[i] = find_file(dir, names[i]);
+  LearnDataset *tr = NULL, *te = NULL;
+  gboolean ok = FALSE;
+  for (int i = 0; i < 4; i++) {
+    gboolean needed = i < 2 || paths[2] != NULL || paths[3] != NULL;
+    if (paths[i] == NULL && needed) {
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_IO,
+                  "IDX directory %s has no %s or %s.gz%s", dir, names[i], names[i],
+                  i >= 2 ? " (the t10k test pair is incomplete)" : "");
+      goto out;
+    }
+  }
+  tr = learn_dataset_load_idx(paths[0], paths[1], limit, error);
+  if (tr == NULL)
+    goto out;
+  if (paths[2] != NULL) {
+    te = learn_dataset_load_idx(paths[2], paths[3], limit, error);
+    if (te == NULL)
+      goto out;
+    if (te->n_features != tr->n_features) {
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                  "%s has images of %" G_GSIZE_FORMAT " pixels but %s of %" G_GSIZE_FORMAT,
+                  paths[0], tr->n_features, paths[2], te->n_features);
+      goto out;
+    }
+    guint c = MAX(tr->n_classes, te->n_classes);
+    tr->n_classes = te->n_classes = c;
+  }
+  ok = TRUE;
+out:
+  for (int i = 0; i < 4; i++)
+    g_free(paths[i]);
+  if (!ok) {
+    learn_dataset_free(tr);
+    learn_dataset_free(te);
+    tr = te = NULL;
+  }
+  *train = tr;
+  *test = te;
+  return ok;
+}

@@ -1,0 +1,142 @@
+/*
+ * learning/load.c: dataset specs ("csv:PATH,...", "idx:DIR", ...) to a
+ * train/test pair.
+ */
+#include <string.h>
+
+#include "learning/internal.h"
+
+static LearnDataset *load_csv(const LearnSpec *spec, GError **error) {
+  static const char *const valid[] = {"target", "header", "classes", "standardize", NULL};
+  if (!learn_spec_check(spec, "dataset", valid, error))
+    return NULL;
+  LearnCsvOptions opt = {.target = learn_spec_get(spec, "target"),
+                         .header = LEARN_CSV_HEADER_AUTO,
+                         .n_classes = 0};
+  const char *header = learn_spec_get(spec, "header");
+  if (header != NULL) {
+    if (strcmp(header, "auto") == 0)
+      opt.header = LEARN_CSV_HEADER_AUTO;
+    else if (strcmp(header, "yes") == 0 || strcmp(header, "true") == 0)
+      opt.header = LEARN_CSV_HEADER_YES;
+    else if (strcmp(header, "no") == 0 || strcmp(header, "false") == 0)
+      opt.header = LEARN_CSV_HEADER_NO;
+    else {
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
+                  "csv: option header='%s' is not auto, yes or no", header);
+      return NULL;
+    }
+  }
+  const char *classes = learn_spec_get(spec, "classes");
+  if (classes != NULL && strcmp(classes, "auto") == 0) {
+    opt.n_classes = -1;
+  } else {
+    guint64 c;
+    if (!learn_spec_uint(spec, "classes", 0, 0, G_MAXINT32, &c, error))
+      return NULL;
+    if (c == 1) {
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                  "csv: classes=1 (use 0 for regression, auto, or >= 2)");
+      return NULL;
+    }
+    opt.n_classes = (gint)c;
+  }
+  return learn_dataset_load_csv(spec->head, &opt, error);
+}
+
+static LearnDataset *load_synthetic(const LearnSpec *spec, GError **error) {
+  guint64 n, d, seed;
+  if (!learn_spec_uint(spec, "n", 1000, 1, G_MAXUINT32, &n, error) ||
+      !learn_spec_uint(spec, "d", 10, 1, 1 << 20, &d, error) ||
+      !learn_spec_uint(spec, "seed", 1, 0, G_MAXUINT64, &seed, error))
+    return NULL;
+  if (strcmp(spec->head, "linear") == 0) {
+    static const char *const valid[] = {"n", "d", "noise", "seed", "standardize", NULL};
+    double noise;
+    if (!learn_spec_check(spec, "synthetic:linear", valid, error) ||
+        !learn_spec_double(spec, "noise", 0.1, 0.0, G_MAXDOUBLE, &noise, error))
+      return NULL;
+    return learn_dataset_synthetic_linear(n, d, noise, seed, NULL, error);
+  }
+  if (strcmp(spec->head, "logistic") == 0) {
+    static const char *const valid[] = {"n",     "d",      "classes",     "scale",
+                                        "labels", "seed",  "standardize", NULL};
+    guint64 classes;
+    double scale;
+    if (!learn_spec_check(spec, "synthetic:logistic", valid, error) ||
+        !learn_spec_uint(spec, "classes", 2, 2, 1 << 16, &classes, error) ||
+        !learn_spec_double(spec, "scale", 1.0, G_MINDOUBLE, G_MAXDOUBLE, &scale, error))
+      return NULL;
+    const char *labels = learn_spec_get(spec, "labels");
+    gboolean argmax = FALSE;
+    if (labels != NULL && strcmp(labels, "argmax") == 0)
+      argmax = TRUE;
+    else if (labels != NULL && strcmp(labels, "sample") != 0) {
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
+                  "synthetic:logistic: option labels='%s' is not sample or argmax", labels);
+      return NULL;
+    }
+    return learn_dataset_synthetic_logistic(n, d, (guint)classes, scale, argmax, seed, error);
+  }
+  g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
+              "unknown synthetic dataset '%s' (valid: linear, logistic)", spec->head);
+  return NULL;
+}
+
+gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 seed,
+                         LearnDataset **train, LearnDataset **test, GError **error) {
+  g_return_val_if_fail(train != NULL && test != NULL, FALSE);
+  *train = *test = NULL;
+  LearnSpec *spec = learn_spec_parse(spec_text, "dataset", TRUE, error);
+  if (spec == NULL)
+    return FALSE;
+  LearnDataset *all = NULL, *tr = NULL, *te = NULL;
+  gboolean standardize = FALSE, ok = FALSE;
+  const char *name = spec->name;
+  if (strcmp(name, "csv") == 0) {
+    all = load_csv(spec, error);
+  } else if (strcmp(name, "synthetic") == 0) {
+    all = load_synthetic(spec, error);
+  } else if (strcmp(name, "california") == 0) {
+    static const char *const valid[] = {"standardize", NULL};
+    if (learn_spec_check(spec, "dataset", valid, error))
+      all = learn_dataset_load_california(spec->head, error);
+    standardize = TRUE;
+  } else if (strcmp(name, "idx") == 0) {
+    static const char *const valid[] = {"limit", "standardize", NULL};
+    guint64 limit;
+    if (!learn_spec_check(spec, "dataset", valid, error) ||
+        !learn_spec_uint(spec, "limit", 0, 0, G_MAXUINT32, &limit, error) ||
+        !learn_dataset_load_idx_dir(spec->head, limit, &all, &te, error))
+      goto out;
+    if (te != NULL) {
+      tr = all;
+      all = NULL;
+    }
+  } else {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
+                "unknown dataset kind '%s' in '%s' (valid: csv, idx, synthetic, california)",
+                name, spec_text);
+    goto out;
+  }
+  if (all == NULL && tr == NULL)
+    goto out;
+  if (!learn_spec_bool(spec, "standardize", standardize, &standardize, error))
+    goto out;
+  if (tr == NULL && !learn_dataset_split(all, test_fraction, seed, &tr, &te, error))
+    goto out;
+  if (standardize)
+    learn_dataset_standardize(tr, te, NULL, NULL);
+  ok = TRUE;
+out:
+  learn_dataset_free(all);
+  if (!ok) {
+    learn_dataset_free(tr);
+    learn_dataset_free(te);
+  } else {
+    *train = tr;
+    *test = te;
+  }
+  learn_spec_free(spec);
+  return ok;
+}

@@ -1,0 +1,120 @@
+/*
+ * learning/model.c: model specs, parameter layout and initialisation.
+ * The numeric kernels are in kernels.c.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "learning/model_internal.h"
+
+LearnModel *learn_model_new(const char *spec_text, gsize n_features, guint n_classes,
+                            GError **error) {
+  if (n_features == 0 || n_classes == 1) {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                "a model needs at least one feature and 0 (regression) or >= 2 classes "
+                "(got %" G_GSIZE_FORMAT " features, %u classes)",
+                n_features, n_classes);
+    return NULL;
+  }
+  LearnSpec *spec = learn_spec_parse(spec_text, "model", FALSE, error);
+  if (spec == NULL)
+    return NULL;
+  LearnModel *m = NULL;
+  guint64 hidden = 0;
+  const char *name = spec->name;
+  gboolean classify = n_classes >= 2;
+  if (strcmp(name, "linear") == 0 || strcmp(name, "softmax") == 0 ||
+      strcmp(name, "logistic") == 0) {
+    if (!learn_spec_check(spec, "model", NULL, error))
+      goto out;
+    gboolean wants_classes = strcmp(name, "linear") != 0;
+    if (wants_classes != classify) {
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                  wants_classes ? "model '%s' is for classification but the dataset is a "
+                                  "regression one (use linear or mlp)"
+                                : "model '%s' is for regression but the dataset has classes "
+                                  "(use softmax or mlp)",
+                  name);
+      goto out;
+    }
+  } else if (strcmp(name, "mlp") == 0) {
+    static const char *const valid[] = {"hidden", NULL};
+    if (!learn_spec_check(spec, "model", valid, error) ||
+        !learn_spec_uint(spec, "hidden", 64, 1, 1 << 20, &hidden, error))
+      goto out;
+  } else {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
+                "unknown model '%s' (valid: linear, softmax, logistic, mlp:hidden=H)", name);
+    goto out;
+  }
+  gsize h = (gsize)hidden, d = n_features, o = classify ? n_classes : 1;
+  gsize in = h > 0 ? h : d;
+  /* Overflow guard: the parameter count must fit comfortably in a gsize. */
+  if (d > (G_MAXSIZE / 8) / (MAX(h, o) + 1) || in > (G_MAXSIZE / 8) / (o + 1)) {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                "model too large for %" G_GSIZE_FORMAT " features", d);
+    goto out;
+  }
+  m = g_new0(LearnModel, 1);
+  m->d = d;
+  m->hidden = h;
+  m->n_out = o;
+  m->n_classes = n_classes;
+  m->n_params = (h > 0 ? h * (d + 1) : 0) + o * (in + 1);
+  m->spec = h > 0 ? g_strdup_printf("mlp:hidden=%" G_GSIZE_FORMAT, h)
+                  : g_strdup(classify ? "softmax" : "linear");
+out:
+  learn_spec_free(spec);
+  return m;
+}
+
+void learn_model_free(LearnModel *m) {
+  if (m == NULL)
+    return;
+  g_free(m->spec);
+  g_free(m);
+}
+
+const char *learn_model_spec(const LearnModel *m) {
+  g_return_val_if_fail(m != NULL, NULL);
+  return m->spec;
+}
+
+gsize learn_model_n_params(const LearnModel *m) {
+  g_return_val_if_fail(m != NULL, 0);
+  return m->n_params;
+}
+
+gsize learn_model_n_outputs(const LearnModel *m) {
+  g_return_val_if_fail(m != NULL, 0);
+  return m->n_out;
+}
+
+gsize learn_model_scratch_size(const LearnModel *m) {
+  g_return_val_if_fail(m != NULL, 0);
+  return 2 * m->hidden + m->n_out;
+}
+
+static void uniform_fill(gsl_rng *rng, double *w, gsize count, double limit) {
+  for (gsize i = 0; i < count; i++)
+    w[i] = (2.0 * gsl_rng_uniform(rng) - 1.0) * limit;
+}
+
+void learn_model_init(const LearnModel *m, double *params, guint64 seed) {
+  g_return_if_fail(m != NULL && params != NULL);
+  gsl_rng *rng = learn_rng_new(seed, LEARN_PURPOSE_INIT);
+  gsize d = m->d, h = m->hidden, o = m->n_out;
+  double *p = params;
+  gsize in = d;
+  if (h > 0) {
+    /* He: keeps the variance of ReLU activations independent of d. */
+    uniform_fill(rng, p, h * d, sqrt(6.0 / (double)d));
+    memset(p + h * d, 0, h * sizeof(double));
+    p += h * (d + 1);
+    in = h;
+  }
+  /* Glorot for the linear/softmax output layer. */
+  uniform_fill(rng, p, o * in, sqrt(6.0 / (double)(in + o)));
+  memset(p + o * in, 0, o * sizeof(double));
+  gsl_rng_free(rng);
+}

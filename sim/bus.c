@@ -1,0 +1,163 @@
+/*
+ * sim/bus.c: the event bus, a list of callbacks.
+ *
+ * Unsubscribing while events are being dispatched only marks the entry; the
+ * array is compacted (and user data destroyed) once the outermost publish
+ * returns, so a callback can remove itself or others without the dispatch
+ * loop reading freed memory.
+ */
+#include <string.h>
+
+#include "sim/bus_internal.h"
+
+void sim_bus_init(SimBus *bus) {
+  memset(bus, 0, sizeof *bus);
+  bus->next_id = 1;
+}
+
+SimBus *sim_bus_new(void) {
+  SimBus *bus = g_new(SimBus, 1);
+  sim_bus_init(bus);
+  return bus;
+}
+
+void sim_bus_clear(SimBus *bus) {
+  for (guint i = 0; i < bus->n_subs; i++)
+    if (bus->subs[i].destroy)
+      bus->subs[i].destroy(bus->subs[i].user_data);
+  g_free(bus->subs);
+  bus->subs = NULL;
+  bus->n_subs = bus->cap = bus->n_active = 0;
+}
+
+void sim_bus_free(SimBus *bus) {
+  if (!bus)
+    return;
+  sim_bus_clear(bus);
+  g_free(bus);
+}
+
+guint sim_bus_subscribe(SimBus *bus, SimBusCallback callback, gpointer user_data,
+                        GDestroyNotify destroy, GError **error) {
+  g_return_val_if_fail(bus != NULL, 0);
+  if (!callback) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "sim_bus_subscribe: the callback is NULL");
+    return 0;
+  }
+  if (bus->n_subs == bus->cap) {
+    bus->cap = bus->cap ? 2 * bus->cap : 4;
+    bus->subs = g_renew(SimBusSubscriber, bus->subs, bus->cap);
+  }
+  guint id = bus->next_id++;
+  if (bus->next_id == 0) /* wrapped after 2^32 subscriptions: keep 0 invalid */
+    bus->next_id = 1;
+  bus->subs[bus->n_subs++] = (SimBusSubscriber){id, callback, user_data, destroy};
+  bus->n_active++;
+  return id;
+}
+
+static void compact(SimBus *bus) {
+  guint k = 0;
+  for (guint i = 0; i < bus->n_subs; i++) {
+    if (bus->subs[i].id == 0) {
+      if (bus->subs[i].destroy)
+        bus->subs[i].destroy(bus->subs[i].user_data);
+    } else {
+      bus->subs[k++] = bus->subs[i];
+    }
+  }
+  bus->n_subs = k;
+}
+
+gboolean sim_bus_unsubscribe(SimBus *bus, guint id) {
+  g_return_val_if_fail(bus != NULL, FALSE);
+  if (id == 0)
+    return FALSE;
+  for (guint i = 0; i < bus->n_subs; i++) {
+    if (bus->subs[i].id != id)
+      continue;
+    bus->subs[i].id = 0;
+    bus->n_active--;
+    if (!bus->dispatching)
+      compact(bus);
+    return TRUE;
+  }
+  return FALSE;
+}
+
+gboolean sim_bus_has_subscribers(const SimBus *bus) {
+  g_return_val_if_fail(bus != NULL, FALSE);
+  return bus->n_active != 0;
+}
+
+void sim_bus_publish(SimBus *bus, const SimBusEvent *event) {
+  g_return_if_fail(bus != NULL && event != NULL);
+  if (bus->n_active == 0)
+    return;
+  bus->n_published++;
+  bus->dispatching++;
+  /* Subscribers added by a callback start with the next event. */
+  guint n = bus->n_subs;
+  for (guint i = 0; i < n; i++) {
+    SimBusSubscriber *s = &bus->subs[i];
+    if (s->id)
+      s->callback(event, s->user_data);
+  }
+  if (--bus->dispatching == 0 && bus->n_subs != bus->n_active)
+    compact(bus);
+}
+
+guint64 sim_bus_n_published(const SimBus *bus) {
+  g_return_val_if_fail(bus != NULL, 0);
+  return bus->n_published;
+}
+
+static const char *const kind_names[SIM_BUS_N_KINDS] = {
+    [SIM_BUS_RUN_START] = "run_start",
+    [SIM_BUS_RUN_END] = "run_end",
+    [SIM_BUS_MESSAGE_SENT] = "sent",
+    [SIM_BUS_MESSAGE_DELIVERED] = "delivered",
+    [SIM_BUS_MESSAGE_DROPPED] = "dropped",
+    [SIM_BUS_TIMER] = "timer",
+    [SIM_BUS_TOPOLOGY_CHANGE] = "topology",
+    [SIM_BUS_ROUND] = "round",
+};
+
+const char *sim_bus_event_kind_name(SimBusEventKind kind) {
+  return (guint)kind < SIM_BUS_N_KINDS ? kind_names[kind] : "unknown";
+}
+
+const char *sim_drop_reason_name(SimDropReason reason) {
+  switch (reason) {
+  case SIM_DROP_NONE:
+    return "none";
+  case SIM_DROP_LOSS:
+    return "loss";
+  case SIM_DROP_LINK_DOWN:
+    return "link_down";
+  }
+  return "unknown";
+}
+
+static void append_node(GString *out, const char *key, guint32 node) {
+  if (node == SIM_NODE_NONE)
+    g_string_append_printf(out, " %s=-", key);
+  else
+    g_string_append_printf(out, " %s=%u", key, node);
+}
+
+void sim_bus_event_append(GString *out, const SimBusEvent *ev) {
+  g_return_if_fail(out != NULL && ev != NULL);
+  g_string_append_printf(out, "%s t=%" G_GUINT64_FORMAT " seq=%" G_GUINT64_FORMAT,
+                         sim_bus_event_kind_name(ev->kind), ev->time, ev->seq);
+  append_node(out, "from", ev->from);
+  append_node(out, "to", ev->to);
+  g_string_append_printf(out, " round=%u tag=%" G_GUINT64_FORMAT " bytes=%" G_GUINT64_FORMAT,
+                         ev->round, ev->tag, ev->bytes);
+  if (ev->kind == SIM_BUS_MESSAGE_SENT)
+    g_string_append_printf(out, " arrival=%" G_GUINT64_FORMAT, ev->arrival);
+  if (ev->kind == SIM_BUS_MESSAGE_DROPPED)
+    g_string_append_printf(out, " reason=%s", sim_drop_reason_name(ev->reason));
+  g_string_append_c(out, '\n');
+}

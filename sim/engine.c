@@ -1,0 +1,578 @@
+/*
+ * sim/engine.c: the node runtime. One queue of 16-byte events (timer, message
+ * delivery, topology change), dispatched in (time, seq) order to the handlers
+ * of their node.
+ *
+ * Hot paths (a timer re-armed by its handler, a message forwarded) allocate
+ * nothing once the queue has reached its peak size, and test the bus with one
+ * load and one branch; events for subscribers are built out of line.
+ */
+#include "sim/bus_internal.h"
+#include "sim/link_internal.h"
+#include "sim/message_internal.h"
+#include "sim/queue_internal.h"
+#include "sim/rng_internal.h"
+
+enum { EV_TIMER = 1, EV_DELIVER = 2, EV_TOPOLOGY = 3 };
+
+typedef struct {
+  guint32 kind;
+  guint32 node; /* the node the event is for (topology: unused) */
+  union {
+    guint64 tag;
+    SimMessage *msg;
+    SimTopologyChange *change;
+  } u;
+} EngineEvent;
+
+G_STATIC_ASSERT(sizeof(EngineEvent) == 16);
+
+struct SimEngine {
+  SimBus bus; /* first: bus.n_active is read on every event */
+  SimQueue *queue;
+  SimTime now;
+  guint32 n_nodes;
+  gboolean running;
+  gboolean stop;
+  gboolean started;
+  guint64 seed;
+  SimNodeHandlers handlers;
+  const SimNodeHandlers **node_handlers; /* NULL until a node gets its own */
+  gpointer *node_state;
+  gpointer user_data;
+  SimRngSet *rng;
+  SimLinkTable links;
+  SimEngineStats stats;
+};
+
+static gboolean check_node(const SimEngine *e, guint32 node, const char *what, GError **error) {
+  if (G_LIKELY(node < e->n_nodes))
+    return TRUE;
+  g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+              "%s: node %u out of range (the engine has %u nodes)", what, node, e->n_nodes);
+  return FALSE;
+}
+
+static inline const SimNodeHandlers *handlers_of(const SimEngine *e, guint32 node) {
+  if (G_LIKELY(!e->node_handlers))
+    return &e->handlers;
+  const SimNodeHandlers *h = e->node_handlers[node];
+  return h ? h : &e->handlers;
+}
+
+static inline void message_unref(SimMessage *m) {
+  if (--m->ref_count == 0) {
+    if (m->destroy)
+      m->destroy(m->payload);
+    g_free(m);
+  }
+}
+
+/* ---- Bus events, built only when someone listens ---- */
+
+static SimBusEvent bus_event(const SimEngine *e, SimBusEventKind kind, guint64 seq) {
+  return (SimBusEvent){
+      .kind = kind,
+      .reason = SIM_DROP_NONE,
+      .time = e->now,
+      .seq = seq,
+      .from = SIM_NODE_NONE,
+      .to = SIM_NODE_NONE,
+      .arrival = SIM_TIME_NEVER,
+  };
+}
+
+static __attribute__((noinline)) void publish_message(SimEngine *e, SimBusEventKind kind, guint64 seq,
+                                            const SimMessage *m, guint32 to, SimTime arrival,
+                                            SimDropReason reason) {
+  SimBusEvent ev = bus_event(e, kind, seq);
+  ev.from = m->from;
+  ev.to = to;
+  ev.round = m->round;
+  ev.tag = m->tag;
+  ev.bytes = m->bytes;
+  ev.arrival = arrival;
+  ev.reason = reason;
+  ev.message = m;
+  sim_bus_publish(&e->bus, &ev);
+}
+
+static __attribute__((noinline)) void publish_timer(SimEngine *e, guint64 seq, guint32 node, guint64 tag) {
+  SimBusEvent ev = bus_event(e, SIM_BUS_TIMER, seq);
+  ev.to = node;
+  ev.tag = tag;
+  sim_bus_publish(&e->bus, &ev);
+}
+
+static void publish_simple(SimEngine *e, SimBusEventKind kind) {
+  if (e->bus.n_active) {
+    SimBusEvent ev = bus_event(e, kind, 0);
+    sim_bus_publish(&e->bus, &ev);
+  }
+}
+
+/* ---- Life cycle ---- */
+
+SimEngine *sim_engine_new(guint32 n_nodes, guint64 seed, const SimNodeHandlers *handlers,
+                          gpointer user_data, GError **error) {
+  SimRngSet *rng = sim_rng_set_new(seed, n_nodes, NULL, error);
+  if (!rng) {
+    g_prefix_error(error, "engine: ");
+    return NULL;
+  }
+  SimQueue *queue = sim_queue_new(sizeof(EngineEvent), error);
+  if (!queue) {
+    sim_rng_set_free(rng);
+    return NULL;
+  }
+  SimEngine *e = g_new0(SimEngine, 1);
+  sim_bus_init(&e->bus);
+  e->queue = queue;
+  e->rng = rng;
+  e->n_nodes = n_nodes;
+  e->seed = seed;
+  if (handlers)
+    e->handlers = *handlers;
+  e->node_state = g_new0(gpointer, n_nodes);
+  e->user_data = user_data;
+  sim_link_table_init(&e->links);
+  return e;
+}
+
+static void release_event(EngineEvent *ev) {
+  if (ev->kind == EV_DELIVER)
+    message_unref(ev->u.msg);
+  else if (ev->kind == EV_TOPOLOGY)
+    g_free(ev->u.change);
+}
+
+void sim_engine_free(SimEngine *e) {
+  if (!e)
+    return;
+  EngineEvent ev;
+  while (sim_queue_pop(e->queue, NULL, NULL, NULL, &ev))
+    release_event(&ev);
+  sim_queue_free(e->queue);
+  sim_bus_clear(&e->bus);
+  sim_rng_set_free(e->rng);
+  sim_link_table_clear(&e->links);
+  g_free(e->node_handlers);
+  g_free(e->node_state);
+  g_free(e);
+}
+
+gboolean sim_engine_set_node(SimEngine *e, guint32 node, const SimNodeHandlers *handlers,
+                             gpointer state, GError **error) {
+  g_return_val_if_fail(e != NULL, FALSE);
+  if (!check_node(e, node, "sim_engine_set_node", error))
+    return FALSE;
+  if (handlers && !e->node_handlers)
+    e->node_handlers = g_new0(const SimNodeHandlers *, e->n_nodes);
+  if (e->node_handlers)
+    e->node_handlers[node] = handlers;
+  e->node_state[node] = state;
+  return TRUE;
+}
+
+gpointer sim_engine_node_state(const SimEngine *e, guint32 node) {
+  g_return_val_if_fail(e != NULL, NULL);
+  return node < e->n_nodes ? e->node_state[node] : NULL;
+}
+
+gpointer sim_engine_get_user_data(const SimEngine *e) {
+  g_return_val_if_fail(e != NULL, NULL);
+  return e->user_data;
+}
+
+guint32 sim_engine_n_nodes(const SimEngine *e) {
+  g_return_val_if_fail(e != NULL, 0);
+  return e->n_nodes;
+}
+
+guint64 sim_engine_seed(const SimEngine *e) {
+  g_return_val_if_fail(e != NULL, 0);
+  return e->seed;
+}
+
+SimTime sim_engine_now(const SimEngine *e) {
+  g_return_val_if_fail(e != NULL, 0);
+  return e->now;
+}
+
+gsize sim_engine_pending(const SimEngine *e) {
+  g_return_val_if_fail(e != NULL, 0);
+  return e->queue->size;
+}
+
+void sim_engine_get_stats(const SimEngine *e, SimEngineStats *stats) {
+  g_return_if_fail(e != NULL && stats != NULL);
+  *stats = e->stats;
+}
+
+SimBus *sim_engine_bus(SimEngine *e) {
+  g_return_val_if_fail(e != NULL, NULL);
+  return &e->bus;
+}
+
+gsl_rng *sim_engine_rng(SimEngine *e, guint32 node, guint32 purpose, GError **error) {
+  g_return_val_if_fail(e != NULL, NULL);
+  return sim_rng_set_get(e->rng, node, purpose, error);
+}
+
+/* ---- Links ---- */
+
+gboolean sim_engine_set_default_link(SimEngine *e, const SimLinkParams *params, GError **error) {
+  g_return_val_if_fail(e != NULL, FALSE);
+  if (!params) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "sim_engine_set_default_link: params is NULL");
+    return FALSE;
+  }
+  return sim_link_model_set(&e->links.def, params, error);
+}
+
+gboolean sim_engine_set_link(SimEngine *e, guint32 from, guint32 to, const SimLinkParams *params,
+                             GError **error) {
+  g_return_val_if_fail(e != NULL, FALSE);
+  if (!check_node(e, from, "sim_engine_set_link", error) ||
+      !check_node(e, to, "sim_engine_set_link", error))
+    return FALSE;
+  return sim_link_table_set(&e->links, from, to, params, error);
+}
+
+gboolean sim_engine_set_link_down(SimEngine *e, guint32 from, guint32 to, gboolean down,
+                                  GError **error) {
+  g_return_val_if_fail(e != NULL, FALSE);
+  if (!check_node(e, from, "sim_engine_set_link_down", error) ||
+      !check_node(e, to, "sim_engine_set_link_down", error))
+    return FALSE;
+  sim_link_table_set_down(&e->links, from, to, down);
+  return TRUE;
+}
+
+gboolean sim_engine_link_is_down(const SimEngine *e, guint32 from, guint32 to) {
+  g_return_val_if_fail(e != NULL, FALSE);
+  if (from >= e->n_nodes || to >= e->n_nodes)
+    return FALSE;
+  gboolean down;
+  sim_link_table_lookup(&e->links, from, to, &down);
+  return down;
+}
+
+/* ---- Sending ---- */
+
+static gboolean no_stream(guint32 node, guint32 purpose, GError **error) {
+  g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
+              "cannot allocate the random stream of node %u, purpose %u", node, purpose);
+  return FALSE;
+}
+
+/* One transmission; nodes already checked. Order of draws, all from the
+ * sender's streams: loss (only when 0 < p < 1), then latency (only when not
+ * constant). A down link draws nothing. */
+static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error) {
+  const guint32 from = m->from;
+  gboolean down;
+  const SimLinkModel *lm = sim_link_table_lookup(&e->links, from, to, &down);
+  SimDropReason reason = SIM_DROP_NONE;
+  if (G_UNLIKELY(down)) {
+    reason = SIM_DROP_LINK_DOWN;
+  } else if (lm->params.loss > 0) {
+    gsl_rng *r = NULL;
+    if (lm->params.loss < 1 && !(r = sim_rng_set_get_inline(e->rng, from, SIM_RNG_LOSS)))
+      return no_stream(from, SIM_RNG_LOSS, error);
+    if (sim_loss_sample(lm->params.loss, r))
+      reason = SIM_DROP_LOSS;
+  }
+  e->stats.messages_sent++;
+  e->stats.bytes_sent += m->bytes;
+  if (reason != SIM_DROP_NONE) {
+    guint64 seq = sim_queue_take_seq(e->queue);
+    e->stats.messages_dropped++;
+    if (reason == SIM_DROP_LOSS)
+      e->stats.dropped_loss++;
+    else
+      e->stats.dropped_link_down++;
+    if (G_UNLIKELY(e->bus.n_active)) {
+      publish_message(e, SIM_BUS_MESSAGE_SENT, seq, m, to, SIM_TIME_NEVER, SIM_DROP_NONE);
+      publish_message(e, SIM_BUS_MESSAGE_DROPPED, seq, m, to, SIM_TIME_NEVER, reason);
+    }
+    return TRUE;
+  }
+  SimTime latency;
+  if (lm->params.latency.kind == SIM_LATENCY_CONSTANT) {
+    latency = lm->constant_ns;
+  } else {
+    gsl_rng *r = sim_rng_set_get_inline(e->rng, from, SIM_RNG_LATENCY);
+    if (!r) {
+      e->stats.messages_sent--;
+      e->stats.bytes_sent -= m->bytes;
+      return no_stream(from, SIM_RNG_LATENCY, error);
+    }
+    latency = sim_latency_sample(&lm->params.latency, r);
+  }
+  /* Saturate rather than wrap: an arrival past the end of time never comes. */
+  SimTime at = latency < SIM_TIME_NEVER - 1 - e->now ? e->now + latency : SIM_TIME_NEVER - 1;
+  EngineEvent ev = {.kind = EV_DELIVER, .node = to, .u.msg = m};
+  guint64 seq;
+  if (G_UNLIKELY(!sim_queue_push_inline(e->queue, at, &ev, sizeof ev, &seq))) {
+    e->stats.messages_sent--;
+    e->stats.bytes_sent -= m->bytes;
+    g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
+                "cannot schedule a delivery: the event queue cannot grow beyond %u events",
+                e->queue->size);
+    return FALSE;
+  }
+  m->ref_count++;
+  if (G_UNLIKELY(e->bus.n_active))
+    publish_message(e, SIM_BUS_MESSAGE_SENT, seq, m, to, at, SIM_DROP_NONE);
+  return TRUE;
+}
+
+static gboolean check_message(const SimEngine *e, const SimMessage *m, const char *what,
+                              GError **error) {
+  if (!m) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, "%s: message is NULL", what);
+    return FALSE;
+  }
+  if (m->from >= e->n_nodes) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "%s: sender %u out of range (the engine has %u nodes)", what, m->from, e->n_nodes);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean sim_engine_send(SimEngine *e, SimMessage *msg, guint32 to, GError **error) {
+  g_return_val_if_fail(e != NULL, FALSE);
+  if (!check_message(e, msg, "sim_engine_send", error) ||
+      !check_node(e, to, "sim_engine_send: destination", error))
+    return FALSE;
+  return transmit(e, msg, to, error);
+}
+
+gboolean sim_engine_broadcast(SimEngine *e, SimMessage *msg, const guint32 *to, gsize n_to,
+                              GError **error) {
+  g_return_val_if_fail(e != NULL, FALSE);
+  if (!check_message(e, msg, "sim_engine_broadcast", error))
+    return FALSE;
+  if (n_to && !to) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "sim_engine_broadcast: %" G_GSIZE_FORMAT " destinations but no array", n_to);
+    return FALSE;
+  }
+  for (gsize i = 0; i < n_to; i++)
+    if (!check_node(e, to[i], "sim_engine_broadcast: destination", error))
+      return FALSE;
+  for (gsize i = 0; i < n_to; i++)
+    if (!transmit(e, msg, to[i], error))
+      return FALSE;
+  return TRUE;
+}
+
+/* ---- Timers and topology notifications ---- */
+
+SimEventId sim_engine_set_timer_at(SimEngine *e, guint32 node, SimTime at, guint64 tag,
+                                   GError **error) {
+  g_return_val_if_fail(e != NULL, SIM_EVENT_ID_NONE);
+  if (!check_node(e, node, "sim_engine_set_timer", error))
+    return SIM_EVENT_ID_NONE;
+  if (G_UNLIKELY(at < e->now || at == SIM_TIME_NEVER)) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "sim_engine_set_timer: time %" G_GUINT64_FORMAT
+                " ns is in the past (now %" G_GUINT64_FORMAT " ns) or never comes",
+                at, e->now);
+    return SIM_EVENT_ID_NONE;
+  }
+  EngineEvent ev = {.kind = EV_TIMER, .node = node, .u.tag = tag};
+  SimEventId id = sim_queue_push_inline(e->queue, at, &ev, sizeof ev, NULL);
+  if (G_UNLIKELY(!id))
+    g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
+                "cannot set a timer: the event queue cannot grow beyond %u events",
+                e->queue->size);
+  return id;
+}
+
+SimEventId sim_engine_set_timer(SimEngine *e, guint32 node, SimTime delay, guint64 tag,
+                                GError **error) {
+  g_return_val_if_fail(e != NULL, SIM_EVENT_ID_NONE);
+  if (G_UNLIKELY(delay >= SIM_TIME_NEVER - e->now)) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "sim_engine_set_timer: delay %" G_GUINT64_FORMAT
+                " ns from %" G_GUINT64_FORMAT " ns passes the end of time",
+                delay, e->now);
+    return SIM_EVENT_ID_NONE;
+  }
+  return sim_engine_set_timer_at(e, node, e->now + delay, tag, error);
+}
+
+gboolean sim_engine_cancel(SimEngine *e, SimEventId id) {
+  g_return_val_if_fail(e != NULL, FALSE);
+  guint32 slot = sim_queue_pending_slot(e->queue, id);
+  if (slot == SIM_QUEUE_NO_SLOT)
+    return FALSE;
+  const EngineEvent *pending = (const EngineEvent *)(e->queue->payload + slot * sizeof(EngineEvent));
+  /* Deliveries are not the caller's to cancel (their ids are never handed out). */
+  if (pending->kind == EV_DELIVER)
+    return FALSE;
+  EngineEvent ev;
+  sim_queue_remove_slot(e->queue, slot, &ev, sizeof ev);
+  release_event(&ev);
+  return TRUE;
+}
+
+SimEventId sim_engine_notify_topology_change(SimEngine *e, SimTime at,
+                                             const SimTopologyChange *change, GError **error) {
+  g_return_val_if_fail(e != NULL, SIM_EVENT_ID_NONE);
+  const char *what = "sim_engine_notify_topology_change";
+  if (!change) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, "%s: change is NULL", what);
+    return SIM_EVENT_ID_NONE;
+  }
+  switch (change->kind) {
+  case SIM_TOPOLOGY_GRAPH:
+    break;
+  case SIM_TOPOLOGY_LINK_DOWN:
+  case SIM_TOPOLOGY_LINK_UP:
+    if (!check_node(e, change->u, what, error) || !check_node(e, change->v, what, error))
+      return SIM_EVENT_ID_NONE;
+    break;
+  default:
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, "%s: unknown change kind %d", what,
+                (int)change->kind);
+    return SIM_EVENT_ID_NONE;
+  }
+  if (at < e->now || at == SIM_TIME_NEVER) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "%s: time %" G_GUINT64_FORMAT " ns is in the past (now %" G_GUINT64_FORMAT
+                " ns) or never comes",
+                what, at, e->now);
+    return SIM_EVENT_ID_NONE;
+  }
+  EngineEvent ev = {.kind = EV_TOPOLOGY, .node = SIM_NODE_NONE,
+                    .u.change = g_memdup2(change, sizeof *change)};
+  SimEventId id = sim_queue_push_inline(e->queue, at, &ev, sizeof ev, NULL);
+  if (!id) {
+    g_free(ev.u.change);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
+                "%s: the event queue cannot grow beyond %u events", what, e->queue->size);
+  }
+  return id;
+}
+
+/* ---- Running ---- */
+
+static void dispatch_topology(SimEngine *e, guint64 seq, SimTopologyChange *c) {
+  gboolean link = c->kind != SIM_TOPOLOGY_GRAPH;
+  if (link) {
+    gboolean down = c->kind == SIM_TOPOLOGY_LINK_DOWN;
+    sim_link_table_set_down(&e->links, c->u, c->v, down);
+    sim_link_table_set_down(&e->links, c->v, c->u, down);
+  }
+  if (e->bus.n_active) {
+    SimBusEvent ev = bus_event(e, SIM_BUS_TOPOLOGY_CHANGE, seq);
+    if (link) {
+      ev.from = c->u;
+      ev.to = c->v;
+    }
+    ev.tag = c->epoch;
+    ev.change = c;
+    sim_bus_publish(&e->bus, &ev);
+  }
+  if (link) {
+    const SimNodeHandlers *h = handlers_of(e, c->u);
+    if (h->on_topology_change)
+      h->on_topology_change(e, c->u, e->node_state[c->u], c);
+    if (c->v != c->u) {
+      h = handlers_of(e, c->v);
+      if (h->on_topology_change)
+        h->on_topology_change(e, c->v, e->node_state[c->v], c);
+    }
+  } else {
+    for (guint32 i = 0; i < e->n_nodes; i++) {
+      const SimNodeHandlers *h = handlers_of(e, i);
+      if (h->on_topology_change)
+        h->on_topology_change(e, i, e->node_state[i], c);
+    }
+  }
+}
+
+SimRunStatus sim_engine_run(SimEngine *e, SimTime until, GError **error) {
+  g_return_val_if_fail(e != NULL, SIM_RUN_ERROR);
+  if (e->running) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "sim_engine_run called from a handler (runs do not nest)");
+    return SIM_RUN_ERROR;
+  }
+  e->running = TRUE;
+  e->stop = FALSE;
+  publish_simple(e, SIM_BUS_RUN_START);
+  if (!e->started) {
+    e->started = TRUE;
+    for (guint32 i = 0; i < e->n_nodes; i++) {
+      const SimNodeHandlers *h = handlers_of(e, i);
+      if (h->on_start)
+        h->on_start(e, i, e->node_state[i]);
+    }
+  }
+  SimQueue *q = e->queue;
+  SimRunStatus status = SIM_RUN_IDLE;
+  while (!e->stop) {
+    if (q->size == 0) {
+      status = SIM_RUN_IDLE;
+      break;
+    }
+    if (q->heap[0].time > until) {
+      status = SIM_RUN_HORIZON;
+      break;
+    }
+    EngineEvent ev;
+    SimEventId id;
+    guint64 seq;
+    sim_queue_pop_inline(q, &e->now, &seq, &id, &ev, sizeof ev);
+    e->stats.events++;
+    switch (ev.kind) {
+    case EV_TIMER: {
+      e->stats.timers++;
+      if (G_UNLIKELY(e->bus.n_active))
+        publish_timer(e, seq, ev.node, ev.u.tag);
+      const SimNodeHandlers *h = handlers_of(e, ev.node);
+      if (h->on_timer)
+        h->on_timer(e, ev.node, e->node_state[ev.node], id, ev.u.tag);
+      break;
+    }
+    case EV_DELIVER: {
+      SimMessage *m = ev.u.msg;
+      e->stats.messages_delivered++;
+      e->stats.bytes_delivered += m->bytes;
+      if (G_UNLIKELY(e->bus.n_active))
+        publish_message(e, SIM_BUS_MESSAGE_DELIVERED, seq, m, ev.node, SIM_TIME_NEVER,
+                        SIM_DROP_NONE);
+      const SimNodeHandlers *h = handlers_of(e, ev.node);
+      if (h->on_message)
+        h->on_message(e, ev.node, e->node_state[ev.node], m);
+      message_unref(m);
+      break;
+    }
+    case EV_TOPOLOGY:
+      dispatch_topology(e, seq, ev.u.change);
+      g_free(ev.u.change);
+      break;
+    default:
+      g_assert_not_reached();
+    }
+  }
+  if (e->stop)
+    status = SIM_RUN_STOPPED;
+  else if (until != SIM_TIME_NEVER && until > e->now)
+    e->now = until;
+  publish_simple(e, SIM_BUS_RUN_END);
+  e->running = FALSE;
+  e->stop = FALSE;
+  return status;
+}
+
+void sim_engine_stop(SimEngine *e) {
+  g_return_if_fail(e != NULL);
+  e->stop = TRUE;
+}

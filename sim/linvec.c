@@ -1,0 +1,443 @@
+/*
+ * sim/linvec.c: linear provenance (DESIGN.md, "Linear provenance").
+ *
+ * The public face of linvecs: argument checks, the numeric data, and the
+ * dispatch of provenance updates to the dense or sparse storage of the space.
+ * Data and provenance change in the same call and only after every check has
+ * passed, so a linvec is never left half-updated.
+ */
+#define G_LOG_DOMAIN "dpg-sim"
+
+#include "sim/linvec_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { ROW_GRAD = 0, ROW_NOISE = 1 };
+
+/* ---------------------------------------------------------------- space */
+
+SimLinSpace *sim_lin_space_new(SimNoiseRegistry *noise, gsize dim, SimLinStorage storage,
+                               guint max_rounds, GError **error) {
+  if (noise == NULL) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "linvec space: a noise registry is required");
+    return NULL;
+  }
+  if (storage != SIM_LIN_DENSE && storage != SIM_LIN_SPARSE) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "linvec space: unknown storage %d (SIM_LIN_DENSE or SIM_LIN_SPARSE)",
+                (int)storage);
+    return NULL;
+  }
+  if (dim > G_MAXSIZE / sizeof(double)) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
+                "linvec space: dimension %" G_GSIZE_FORMAT " too large", dim);
+    return NULL;
+  }
+  SimLinSpace *s = g_new0(SimLinSpace, 1);
+  s->ref_count = 1;
+  s->noise = sim_noise_registry_ref(noise);
+  s->n_nodes = sim_noise_registry_n_nodes(noise);
+  s->dim = dim;
+  s->storage = storage;
+  s->max_rounds = max_rounds;
+  /* Every column t * n + u of rounds t < round_limit fits in 32 bits. */
+  s->round_limit = (guint)(G_MAXUINT32 / s->n_nodes);
+  if (max_rounds > 0 && max_rounds < s->round_limit)
+    s->round_limit = max_rounds;
+  return s;
+}
+
+SimLinSpace *sim_lin_space_ref(SimLinSpace *space) {
+  g_return_val_if_fail(space != NULL, NULL);
+  g_atomic_int_inc(&space->ref_count);
+  return space;
+}
+
+void sim_lin_space_unref(SimLinSpace *space) {
+  if (space == NULL || !g_atomic_int_dec_and_test(&space->ref_count))
+    return;
+  sim_noise_registry_unref(space->noise);
+  g_free(space);
+}
+
+guint sim_lin_space_n_nodes(const SimLinSpace *space) {
+  g_return_val_if_fail(space != NULL, 0);
+  return space->n_nodes;
+}
+
+gsize sim_lin_space_dim(const SimLinSpace *space) {
+  g_return_val_if_fail(space != NULL, 0);
+  return space->dim;
+}
+
+SimLinStorage sim_lin_space_storage(const SimLinSpace *space) {
+  g_return_val_if_fail(space != NULL, SIM_LIN_DENSE);
+  return space->storage;
+}
+
+SimNoiseRegistry *sim_lin_space_noise(const SimLinSpace *space) {
+  g_return_val_if_fail(space != NULL, NULL);
+  return space->noise;
+}
+
+guint sim_lin_space_max_rounds(const SimLinSpace *space) {
+  g_return_val_if_fail(space != NULL, 0);
+  return space->max_rounds;
+}
+
+guint sim_lin_space_n_rounds(const SimLinSpace *space) {
+  g_return_val_if_fail(space != NULL, 0);
+  return space->n_rounds;
+}
+
+guint32 sim_lin_space_grad_column(const SimLinSpace *space, guint u, guint t) {
+  return (guint32)((guint64)t * space->n_nodes + u);
+}
+
+void sim_lin_space_grad_slot(const SimLinSpace *space, guint32 column, guint *u, guint *t) {
+  if (u != NULL)
+    *u = column % space->n_nodes;
+  if (t != NULL)
+    *t = column / space->n_nodes;
+}
+
+/* --------------------------------------------------------------- linvec */
+
+static gboolean sparse(const SimLinvec *v) {
+  return v->space->storage == SIM_LIN_SPARSE;
+}
+
+SimLinvec *sim_linvec_new(SimLinSpace *space) {
+  g_return_val_if_fail(space != NULL, NULL);
+  SimLinvec *v = g_new0(SimLinvec, 1);
+  v->space = sim_lin_space_ref(space);
+  if (space->dim > 0)
+    v->data = g_new0(double, space->dim);
+  return v;
+}
+
+SimLinvec *sim_linvec_dup(const SimLinvec *x) {
+  g_return_val_if_fail(x != NULL, NULL);
+  SimLinvec *v = sim_linvec_new(x->space);
+  sim_linvec_copy(v, x, NULL); /* same space: cannot fail */
+  return v;
+}
+
+void sim_linvec_free(SimLinvec *v) {
+  if (v == NULL)
+    return;
+  lin_row_free(&v->row[ROW_GRAD]);
+  lin_row_free(&v->row[ROW_NOISE]);
+  g_free(v->data);
+  sim_lin_space_unref(v->space);
+  g_free(v);
+}
+
+SimLinSpace *sim_linvec_space(const SimLinvec *v) {
+  g_return_val_if_fail(v != NULL, NULL);
+  return v->space;
+}
+
+static gboolean check_finite(double a, const char *what, GError **error) {
+  if (isfinite(a))
+    return TRUE;
+  g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+              "%s: coefficient %g is not finite", what, a);
+  return FALSE;
+}
+
+static gboolean check_same_space(const SimLinvec *y, const SimLinvec *x, const char *what,
+                                 GError **error) {
+  if (y->space == x->space)
+    return TRUE;
+  g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+              "%s: the two linvecs belong to different spaces", what);
+  return FALSE;
+}
+
+/* Numeric vectors are required exactly when the space has a dimension. */
+static gboolean check_numeric(const SimLinvec *v, const double *p, const char *what,
+                              GError **error) {
+  if ((p != NULL) == (v->space->dim > 0))
+    return TRUE;
+  g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+              p == NULL ? "%s: a numeric vector of dimension %" G_GSIZE_FORMAT " is required"
+                        : "%s: numeric vector given to an accounting-only space "
+                          "(dimension %" G_GSIZE_FORMAT "); pass NULL",
+              what, v->space->dim);
+  return FALSE;
+}
+
+void sim_linvec_zero(SimLinvec *v) {
+  g_return_if_fail(v != NULL);
+  if (v->data != NULL)
+    memset(v->data, 0, v->space->dim * sizeof(double));
+  v->row[ROW_GRAD].len = 0;
+  v->row[ROW_NOISE].len = 0;
+}
+
+gboolean sim_linvec_copy(SimLinvec *dst, const SimLinvec *src, GError **error) {
+  g_return_val_if_fail(dst != NULL && src != NULL, FALSE);
+  if (!check_same_space(dst, src, "linvec copy", error))
+    return FALSE;
+  if (dst == src)
+    return TRUE;
+  if (dst->data != NULL)
+    memcpy(dst->data, src->data, dst->space->dim * sizeof(double));
+  for (int r = 0; r < 2; r++) {
+    if (sparse(dst))
+      lin_sparse_copy(&dst->row[r], &src->row[r]);
+    else
+      lin_dense_copy(&dst->row[r], &src->row[r]);
+  }
+  return TRUE;
+}
+
+gboolean sim_linvec_scale(SimLinvec *v, double a, GError **error) {
+  g_return_val_if_fail(v != NULL, FALSE);
+  if (!check_finite(a, "linvec scale", error))
+    return FALSE;
+  for (gsize i = 0; i < v->space->dim; i++)
+    v->data[i] *= a;
+  for (int r = 0; r < 2; r++) {
+    if (sparse(v))
+      lin_sparse_scale(&v->row[r], a);
+    else
+      lin_dense_scale(&v->row[r], a);
+  }
+  return TRUE;
+}
+
+gboolean sim_linvec_axpy(SimLinvec *y, double a, const SimLinvec *x, GError **error) {
+  g_return_val_if_fail(y != NULL && x != NULL, FALSE);
+  if (!check_finite(a, "linvec axpy", error) ||
+      !check_same_space(y, x, "linvec axpy", error))
+    return FALSE;
+  if (a == 0.0)
+    return TRUE;
+  double *restrict yd = y->data;
+  const double *xd = x->data;
+  if (x == y) {
+    for (gsize i = 0; i < y->space->dim; i++)
+      yd[i] += a * yd[i];
+  } else {
+    for (gsize i = 0; i < y->space->dim; i++)
+      yd[i] += a * xd[i];
+  }
+  for (int r = 0; r < 2; r++) {
+    if (sparse(y))
+      lin_sparse_axpy(&y->row[r], a, &x->row[r]);
+    else
+      lin_dense_axpy(&y->row[r], a, &x->row[r]);
+  }
+  return TRUE;
+}
+
+/* Adds c to column col of row r, in the storage of v. */
+static void row_add(SimLinvec *v, int r, guint32 col, double c) {
+  if (sparse(v))
+    lin_sparse_add(&v->row[r], col, c);
+  else
+    lin_dense_add(&v->row[r], col, c);
+}
+
+gboolean sim_linvec_add_gradient(SimLinvec *v, double coeff, guint u, guint t,
+                                 const double *g, GError **error) {
+  g_return_val_if_fail(v != NULL, FALSE);
+  SimLinSpace *s = v->space;
+  if (!check_finite(coeff, "linvec add_gradient", error))
+    return FALSE;
+  if (u >= s->n_nodes) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "linvec add_gradient: node %u out of range (the network has %u nodes)", u,
+                s->n_nodes);
+    return FALSE;
+  }
+  if (t >= s->round_limit) {
+    if (s->max_rounds > 0 && t >= s->max_rounds)
+      g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
+                  "linvec add_gradient: round %u exceeds the declared capacity of %u "
+                  "rounds (create the space with a larger max_rounds, or 0 for unbounded)",
+                  t, s->max_rounds);
+    else
+      g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
+                  "linvec add_gradient: round %u of a %u-node network does not fit in "
+                  "32-bit gradient columns (at most %u rounds)",
+                  t, s->n_nodes, s->round_limit);
+    return FALSE;
+  }
+  if (!check_numeric(v, g, "linvec add_gradient", error))
+    return FALSE;
+  for (gsize i = 0; i < s->dim; i++)
+    v->data[i] += coeff * g[i];
+  row_add(v, ROW_GRAD, sim_lin_space_grad_column(s, u, t), coeff);
+  if (t >= s->n_rounds)
+    s->n_rounds = t + 1;
+  return TRUE;
+}
+
+gboolean sim_linvec_add_noise(SimLinvec *v, double coeff, SimNoiseId k, const double *z,
+                              GError **error) {
+  g_return_val_if_fail(v != NULL, FALSE);
+  SimLinSpace *s = v->space;
+  if (!check_finite(coeff, "linvec add_noise", error))
+    return FALSE;
+  if (k >= sim_noise_registry_count(s->noise)) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "linvec add_noise: noise variable %u is not registered (%u registered)", k,
+                sim_noise_registry_count(s->noise));
+    return FALSE;
+  }
+  if (!check_numeric(v, z, "linvec add_noise", error))
+    return FALSE;
+  double c = coeff * sim_noise_std(s->noise, k);
+  for (gsize i = 0; i < s->dim; i++)
+    v->data[i] += c * z[i];
+  row_add(v, ROW_NOISE, k, c);
+  return TRUE;
+}
+
+gboolean sim_linvec_add_public(SimLinvec *v, double a, const double *c, GError **error) {
+  g_return_val_if_fail(v != NULL, FALSE);
+  if (!check_finite(a, "linvec add_public", error))
+    return FALSE;
+  if (v->space->dim == 0)
+    return TRUE;
+  if (c == NULL) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "linvec add_public: a numeric vector of dimension %" G_GSIZE_FORMAT
+                " is required",
+                v->space->dim);
+    return FALSE;
+  }
+  for (gsize i = 0; i < v->space->dim; i++)
+    v->data[i] += a * c[i];
+  return TRUE;
+}
+
+/* ---------------------------------------------------------- read access */
+
+double *sim_linvec_data(SimLinvec *v) {
+  g_return_val_if_fail(v != NULL, NULL);
+  return v->data;
+}
+
+const double *sim_linvec_const_data(const SimLinvec *v) {
+  g_return_val_if_fail(v != NULL, NULL);
+  return v->data;
+}
+
+gsize sim_linvec_dim(const SimLinvec *v) {
+  g_return_val_if_fail(v != NULL, 0);
+  return v->space->dim;
+}
+
+static double row_get(const SimLinvec *v, int r, guint32 col) {
+  return sparse(v) ? lin_sparse_get(&v->row[r], col) : lin_dense_get(&v->row[r], col);
+}
+
+double sim_linvec_grad_coeff(const SimLinvec *v, guint u, guint t) {
+  g_return_val_if_fail(v != NULL, 0.0);
+  g_return_val_if_fail(u < v->space->n_nodes, 0.0);
+  if (t >= v->space->round_limit)
+    return 0.0; /* no such column can hold a coefficient */
+  return row_get(v, ROW_GRAD, sim_lin_space_grad_column(v->space, u, t));
+}
+
+double sim_linvec_noise_coeff(const SimLinvec *v, SimNoiseId k) {
+  g_return_val_if_fail(v != NULL, 0.0);
+  return row_get(v, ROW_NOISE, k);
+}
+
+static gsize row_nnz(const SimLinvec *v, int r) {
+  return sparse(v) ? v->row[r].len : lin_dense_nnz(&v->row[r]);
+}
+
+gsize sim_linvec_nnz(const SimLinvec *v, SimLinPart part) {
+  g_return_val_if_fail(v != NULL, 0);
+  gsize n = 0;
+  if (part & SIM_LIN_GRAD)
+    n += row_nnz(v, ROW_GRAD);
+  if (part & SIM_LIN_NOISE)
+    n += row_nnz(v, ROW_NOISE);
+  return n;
+}
+
+double sim_linvec_dot(const SimLinvec *x, const SimLinvec *y, SimLinPart part) {
+  g_return_val_if_fail(x != NULL && y != NULL, NAN);
+  g_return_val_if_fail(x->space == y->space, NAN);
+  double s = 0.0;
+  for (int r = 0; r < 2; r++) {
+    if (!(part & (r == ROW_GRAD ? SIM_LIN_GRAD : SIM_LIN_NOISE)))
+      continue;
+    s += sparse(x) ? lin_sparse_dot(&x->row[r], &y->row[r])
+                   : lin_dense_dot(&x->row[r], &y->row[r]);
+  }
+  return s;
+}
+
+static gboolean row_next(const SimLinvec *v, int r, gsize *pos, guint32 *col, double *c) {
+  return sparse(v) ? lin_sparse_next(&v->row[r], pos, col, c)
+                   : lin_dense_next(&v->row[r], pos, col, c);
+}
+
+gboolean sim_linvec_row(const SimLinvec *v, SimLinPart part, double *row, gsize n_cols,
+                        GError **error) {
+  g_return_val_if_fail(v != NULL, FALSE);
+  g_return_val_if_fail(row != NULL || n_cols == 0, FALSE);
+  if (part != SIM_LIN_GRAD && part != SIM_LIN_NOISE) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "linvec row: part must be SIM_LIN_GRAD or SIM_LIN_NOISE, not %d", (int)part);
+    return FALSE;
+  }
+  int r = part == SIM_LIN_GRAD ? ROW_GRAD : ROW_NOISE;
+  if (n_cols > 0)
+    memset(row, 0, n_cols * sizeof(double));
+  gsize pos = 0;
+  guint32 col;
+  double c;
+  while (row_next(v, r, &pos, &col, &c)) {
+    if (col >= n_cols) {
+      g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
+                  "linvec row: a nonzero %s coefficient lies at column %u, beyond the "
+                  "%" G_GSIZE_FORMAT " columns given",
+                  r == ROW_GRAD ? "gradient" : "noise", col, n_cols);
+      return FALSE;
+    }
+    row[col] = c;
+  }
+  return TRUE;
+}
+
+void sim_linvec_iter_init(SimLinvecIter *it, const SimLinvec *v, SimLinPart parts) {
+  g_return_if_fail(it != NULL && v != NULL);
+  it->v = v;
+  it->pos = 0;
+  it->parts = parts & SIM_LIN_BOTH;
+  it->part = (it->parts & SIM_LIN_GRAD) ? ROW_GRAD : ROW_NOISE;
+}
+
+gboolean sim_linvec_iter_next(SimLinvecIter *it, SimLinPart *part, guint32 *column,
+                              double *coeff) {
+  g_return_val_if_fail(it != NULL, FALSE);
+  while (it->part <= ROW_NOISE) {
+    int r = it->part;
+    SimLinPart p = r == ROW_GRAD ? SIM_LIN_GRAD : SIM_LIN_NOISE;
+    guint32 col;
+    double c;
+    if ((it->parts & p) && row_next(it->v, r, &it->pos, &col, &c)) {
+      if (part != NULL)
+        *part = p;
+      if (column != NULL)
+        *column = col;
+      if (coeff != NULL)
+        *coeff = c;
+      return TRUE;
+    }
+    it->part++;
+    it->pos = 0;
+  }
+  return FALSE;
+}

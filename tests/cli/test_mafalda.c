@@ -1,0 +1,204 @@
+/*
+ * tests/cli/test_mafalda.c: `dpgossip mafalda` end to end: the JSON report on
+ * the Florentine graph against ../shared/reference/mafalda-florentine-*.json,
+ * the CSV of C_local, the band, and every bad input.
+ */
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_run.h"
+
+static double rel_diff(double a, double b) {
+  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
+}
+
+static JsonObject *reference(const char *file, JsonParser **p) {
+  char *rel = g_build_filename("reference", file, NULL);
+  char *path = cli_shared_path(rel);
+  GError *err = NULL;
+  *p = json_parser_new();
+  json_parser_load_from_file(*p, path, &err);
+  g_assert_no_error(err);
+  g_free(rel);
+  g_free(path);
+  return json_node_get_object(json_parser_get_root(*p));
+}
+
+static const char *const strategies[] = {"mafalda", "dp-d-sgd", "antipgd", "sr", "bsr", "dmf"};
+
+static void test_florentine_k5_b16(void) {
+  char *graph = cli_shared_path("data/graphs/florentine.edges");
+  CliRun r = cli_run("mafalda", "--graph", graph, "--epochs", "5", "--batches", "16",
+                     "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  JsonParser *p, *rp;
+  JsonObject *o = cli_run_json(&r, &p);
+  JsonObject *ref = reference("mafalda-florentine-k5-b16.json", &rp);
+  JsonObject *ref_loss = json_object_get_object_member(ref, "loss");
+  g_assert_cmpint(json_object_get_int_member(o, "rounds"), ==, 80);
+  g_assert_cmpint(json_object_get_int_member(o, "epochs"), ==, 5);
+  g_assert_cmpint(json_object_get_int_member(o, "batches"), ==, 16);
+  g_assert_cmpfloat(rel_diff(json_object_get_double_member(o, "trace_H"),
+                             json_object_get_double_member(ref, "trace_H")), <, 1e-10);
+  JsonObject *loss = json_object_get_object_member(o, "loss");
+  JsonObject *sens = json_object_get_object_member(o, "sensitivity");
+  g_assert_cmpuint(json_object_get_size(loss), ==, G_N_ELEMENTS(strategies));
+  g_assert_cmpuint(json_object_get_size(sens), ==, G_N_ELEMENTS(strategies));
+  double maf = json_object_get_double_member(loss, "mafalda");
+  g_assert_cmpfloat(rel_diff(maf, json_object_get_double_member(ref_loss, "mafalda (optimal)")),
+                    <, 1e-8);
+  g_assert_cmpfloat(rel_diff(json_object_get_double_member(loss, "dp-d-sgd"),
+                             json_object_get_double_member(ref_loss, "dp-d-sgd (C=I)")),
+                    <, 1e-10);
+  g_assert_cmpfloat(rel_diff(json_object_get_double_member(loss, "antipgd"),
+                             json_object_get_double_member(ref_loss, "antipgd (C=lower ones)")),
+                    <, 1e-9);
+  /* Mafalda is the optimum: every other strategy scores worse on H. */
+  for (guint i = 1; i < G_N_ELEMENTS(strategies); i++)
+    g_assert_cmpfloat(json_object_get_double_member(loss, strategies[i]), >, maf);
+  /* sens(I) = sqrt(k); the optimizers normalize to 1. */
+  g_assert_cmpfloat(fabs(json_object_get_double_member(sens, "dp-d-sgd") - sqrt(5.0)), <, 1e-14);
+  g_assert_cmpfloat(fabs(json_object_get_double_member(sens, "mafalda") - 1.0), <, 1e-12);
+  g_assert_cmpfloat(fabs(json_object_get_double_member(sens, "dmf") - 1.0), <, 1e-12);
+  g_assert_cmpint(json_object_get_int_member(o, "iterations"), >, 0);
+  JsonObject *sec = json_object_get_object_member(o, "seconds");
+  g_assert_cmpfloat(json_object_get_double_member(sec, "gram"), >=, 0.0);
+  g_assert_cmpfloat(json_object_get_double_member(sec, "optimize"), >=, 0.0);
+  g_object_unref(p);
+  g_object_unref(rp);
+  cli_run_clear(&r);
+
+  /* The messages workload: its trace, and Mafalda still wins. */
+  r = cli_run("mafalda", "--graph", graph, "-k", "5", "-b", "16", "--workload", "messages",
+              "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  o = cli_run_json(&r, &p);
+  ref = reference("mafalda-florentine-k5-b16.json", &rp);
+  g_assert_cmpfloat(rel_diff(json_object_get_double_member(o, "trace_H"),
+                             json_object_get_double_member(ref, "trace_H_messages")), <, 1e-10);
+  g_object_unref(p);
+  g_object_unref(rp);
+  cli_run_clear(&r);
+  g_free(graph);
+}
+
+/* --out: the CSV is the reference C_mafalda, lower triangular, full precision. */
+static void test_csv_k3_b4(void) {
+  char *dir = g_dir_make_tmp("dpg-mafalda-XXXXXX", NULL);
+  char *csv = g_build_filename(dir, "C.csv", NULL);
+  CliRun r = cli_run("mafalda", "--generate", "florentine", "-k", "3", "-b", "4", "--out", csv);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "mafalda"));
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(csv, &text, NULL, NULL));
+  JsonParser *rp;
+  JsonArray *ref = json_object_get_array_member(reference("mafalda-florentine-k3-b4.json", &rp),
+                                                "C_mafalda");
+  char **rows = g_strsplit(text, "\n", -1);
+  g_assert_cmpuint(g_strv_length(rows), ==, 13); /* 12 rows and the final newline */
+  g_assert_cmpstr(rows[12], ==, "");
+  for (guint i = 0; i < 12; i++) {
+    char **cells = g_strsplit(rows[i], ",", -1);
+    g_assert_cmpuint(g_strv_length(cells), ==, 12);
+    JsonArray *row = json_array_get_array_element(ref, i);
+    for (guint j = 0; j < 12; j++) {
+      double v = g_ascii_strtod(cells[j], NULL);
+      g_assert_cmpfloat(fabs(v - json_array_get_double_element(row, j)), <, 1e-6);
+      if (j > i) g_assert_cmpstr(cells[j], ==, "0");
+    }
+    g_strfreev(cells);
+  }
+  g_strfreev(rows);
+  g_free(text);
+  g_object_unref(rp);
+  cli_run_clear(&r);
+  /* Nothing else (no temporary file) is left in the directory. */
+  GDir *d = g_dir_open(dir, 0, NULL);
+  g_assert_cmpstr(g_dir_read_name(d), ==, "C.csv");
+  g_assert_null(g_dir_read_name(d));
+  g_dir_close(d);
+  g_unlink(csv);
+  g_rmdir(dir);
+  g_free(csv);
+  g_free(dir);
+}
+
+static double mafalda_loss(const char *band) {
+  CliRun r = band ? cli_run("mafalda", "--generate", "florentine", "-k", "3", "-b", "4",
+                            "--band", band, "--format", "json")
+                  : cli_run("mafalda", "--generate", "florentine", "-k", "3", "-b", "4",
+                            "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  JsonParser *p;
+  JsonObject *o = cli_run_json(&r, &p);
+  double v = json_object_get_double_member(json_object_get_object_member(o, "loss"), "mafalda");
+  if (band) g_assert_cmpint(json_object_get_int_member(o, "band"), ==, atoi(band));
+  g_object_unref(p);
+  cli_run_clear(&r);
+  return v;
+}
+
+/* A band costs loss; band T is no band; band 1 is the diagonal optimum. */
+static void test_band(void) {
+  double full = mafalda_loss(NULL), b3 = mafalda_loss("3"), b1 = mafalda_loss("1");
+  g_assert_cmpfloat(rel_diff(full, 319.7714127795614), <, 1e-8);
+  g_assert_cmpfloat(b3, >, full);
+  g_assert_cmpfloat(b1, >, b3);
+  g_assert_cmpfloat(rel_diff(mafalda_loss("12"), full), <, 1e-9);
+}
+
+static void expect_failure(int status, const char *needle, const char *const *args) {
+  CliRun r = cli_run_v(args);
+  g_assert_cmpint(r.status, ==, status);
+  if (!strstr(r.err, needle)) g_error("stderr '%s' lacks '%s'", r.err, needle);
+  g_assert_cmpstr(r.out, ==, "");
+  cli_run_clear(&r);
+}
+
+#define EXPECT_FAILURE(status, needle, ...) \
+  expect_failure(status, needle, (const char *const[]){__VA_ARGS__, NULL})
+
+static void test_bad_input(void) {
+  EXPECT_FAILURE(2, "--epochs and --batches", "mafalda", "--generate", "florentine", "-b", "4");
+  EXPECT_FAILURE(2, "positive", "mafalda", "--generate", "florentine", "-k", "0", "-b", "4");
+  EXPECT_FAILURE(2, "positive", "mafalda", "--generate", "florentine", "-k", "3", "-b", "-2");
+  EXPECT_FAILURE(2, "too large", "mafalda", "--generate", "florentine", "-k", "100000", "-b",
+                 "100000");
+  EXPECT_FAILURE(2, "infeasible band 0", "mafalda", "--generate", "florentine", "-k", "3", "-b",
+                 "4", "--band", "0");
+  EXPECT_FAILURE(2, "between 1 and T = 12", "mafalda", "--generate", "florentine", "-k", "3",
+                 "-b", "4", "--band", "13");
+  EXPECT_FAILURE(2, "workload", "mafalda", "--generate", "florentine", "-k", "3", "-b", "4",
+                 "--workload", "average");
+  EXPECT_FAILURE(2, "--format", "mafalda", "--generate", "florentine", "-k", "3", "-b", "4",
+                 "--format", "csv");
+  EXPECT_FAILURE(2, "exactly one", "mafalda", "-k", "3", "-b", "4");
+  /* T = 10^6: refused before any work, saying how much memory it needs. */
+  EXPECT_FAILURE(1, "would need 216.0 TB", "mafalda", "--generate", "florentine", "-k", "1000",
+                 "-b", "1000");
+  char *disc = cli_test_data_path("mafalda-disconnected.edges");
+  EXPECT_FAILURE(1, "not connected", "mafalda", "--graph", disc, "-k", "2", "-b", "3");
+  EXPECT_FAILURE(1, "missing-file.edges", "mafalda", "--graph", "missing-file.edges", "-k", "2",
+                 "-b", "3");
+  /* --lcc keeps the 4-node component: connected, so it runs. */
+  CliRun r = cli_run("mafalda", "--graph", disc, "--lcc", "-k", "2", "-b", "3", "--format",
+                     "json");
+  g_assert_cmpint(r.status, ==, 0);
+  JsonParser *p;
+  JsonObject *o = cli_run_json(&r, &p);
+  g_assert_cmpint(json_object_get_int_member(o, "nodes"), ==, 4);
+  g_object_unref(p);
+  cli_run_clear(&r);
+  g_free(disc);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/cli/mafalda/florentine-k5-b16", test_florentine_k5_b16);
+  g_test_add_func("/cli/mafalda/csv-k3-b4", test_csv_k3_b4);
+  g_test_add_func("/cli/mafalda/band", test_band);
+  g_test_add_func("/cli/mafalda/bad-input", test_bad_input);
+  return g_test_run();
+}

@@ -1,0 +1,213 @@
+/*
+ * tests/learning/test_csv.c: the CSV loader on the tests/data/learn-*.csv
+ * fixtures: header detection, line endings, target choice, labels, and every
+ * error with its file:line(:column).
+ */
+#include <string.h>
+
+#include "learning/learning.h"
+
+static char *fixture(const char *name) {
+  const char *dir = g_getenv("DPG_TEST_DATA");
+  g_assert_nonnull(dir);
+  return g_build_filename(dir, name, NULL);
+}
+
+static LearnDataset *load(const char *name, const LearnCsvOptions *opt, GError **error) {
+  char *path = fixture(name);
+  LearnDataset *ds = learn_dataset_load_csv(path, opt, error);
+  g_free(path);
+  return ds;
+}
+
+/* The message must name the fixture followed by where (":3:3:", ":3:"...). */
+static void assert_error(GError *error, int code, const char *name, const char *where,
+                         const char *also) {
+  g_assert_error(error, LEARN_ERROR, code);
+  char *expect = g_strconcat(name, where, NULL);
+  if (strstr(error->message, expect) == NULL)
+    g_error("message '%s' lacks '%s'", error->message, expect);
+  if (also != NULL && strstr(error->message, also) == NULL)
+    g_error("message '%s' lacks '%s'", error->message, also);
+  g_free(expect);
+}
+
+/* "x1, x2 ,\"price\"" is a header (non-numeric cells); blank trailing lines
+ * are ignored; last column is the target. */
+static void test_header_auto(void) {
+  GError *error = NULL;
+  LearnDataset *ds = load("learn-header.csv", NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ds->n, ==, 2);
+  g_assert_cmpuint(ds->n_features, ==, 2);
+  g_assert_cmpuint(ds->n_classes, ==, 0);
+  const double x[] = {1, 2, 4.5, -5}, y[] = {3, 60};
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpfloat(ds->features[i], ==, x[i]);
+  g_assert_cmpfloat(ds->targets[0], ==, y[0]);
+  g_assert_cmpfloat(ds->targets[1], ==, y[1]);
+  learn_dataset_free(ds);
+}
+
+/* Target by header name (quotes and blanks trimmed), by index, from the end. */
+static void test_target_choice(void) {
+  const char *targets[] = {"x1", "0", "-3", "x2", "1", "price", "-1"};
+  const double want_y0[] = {1, 1, 1, 2, 2, 3, 3};
+  const double want_x0[][2] = {{2, 3}, {2, 3}, {2, 3}, {1, 3}, {1, 3}, {1, 2}, {1, 2}};
+  for (gsize t = 0; t < G_N_ELEMENTS(targets); t++) {
+    LearnCsvOptions opt = {.target = targets[t]};
+    GError *error = NULL;
+    LearnDataset *ds = load("learn-header.csv", &opt, &error);
+    g_assert_no_error(error);
+    g_assert_cmpfloat(ds->targets[0], ==, want_y0[t]);
+    g_assert_cmpfloat(ds->features[0], ==, want_x0[t][0]);
+    g_assert_cmpfloat(ds->features[1], ==, want_x0[t][1]);
+    learn_dataset_free(ds);
+  }
+  const char *bad[] = {"3", "-4", "nope"};
+  for (gsize t = 0; t < G_N_ELEMENTS(bad); t++) {
+    LearnCsvOptions opt = {.target = bad[t]};
+    GError *error = NULL;
+    g_assert_null(load("learn-header.csv", &opt, &error));
+    assert_error(error, LEARN_ERROR_INVALID_ARGUMENT, "learn-header.csv", ":", bad[t]);
+    g_error_free(error);
+  }
+}
+
+/* header=yes on a numeric first line drops it; header=no keeps it. */
+static void test_header_forced(void) {
+  GError *error = NULL;
+  LearnCsvOptions yes = {.header = LEARN_CSV_HEADER_YES};
+  LearnDataset *ds = load("learn-no-final-newline.csv", &yes, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ds->n, ==, 1);
+  g_assert_cmpfloat(ds->targets[0], ==, 6);
+  learn_dataset_free(ds);
+  LearnCsvOptions no = {.header = LEARN_CSV_HEADER_NO};
+  g_assert_null(load("learn-header.csv", &no, &error));
+  assert_error(error, LEARN_ERROR_FORMAT, "learn-header.csv", ":1:1:", "x1");
+  g_clear_error(&error);
+}
+
+/* The last row lacks its newline and still counts; no header detected. */
+static void test_no_final_newline(void) {
+  GError *error = NULL;
+  LearnDataset *ds = load("learn-no-final-newline.csv", NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ds->n, ==, 2);
+  g_assert_cmpuint(ds->n_features, ==, 2);
+  const double x[] = {1, 2, 4, 5};
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpfloat(ds->features[i], ==, x[i]);
+  g_assert_cmpfloat(ds->targets[1], ==, 6);
+  learn_dataset_free(ds);
+}
+
+static void test_crlf(void) {
+  GError *error = NULL;
+  LearnDataset *ds = load("learn-crlf.csv", NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ds->n, ==, 2);
+  g_assert_cmpuint(ds->n_features, ==, 1);
+  g_assert_cmpfloat(ds->features[1], ==, 3);
+  g_assert_cmpfloat(ds->targets[1], ==, 4);
+  learn_dataset_free(ds);
+}
+
+/* Labels: inferred (max 2 -> 3 classes), given, or out of range (line 3). */
+static void test_labels(void) {
+  GError *error = NULL;
+  LearnCsvOptions autoc = {.n_classes = -1};
+  LearnDataset *ds = load("learn-labels.csv", &autoc, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ds->n_classes, ==, 3);
+  g_assert_cmpuint(learn_dataset_label(ds, 1), ==, 2);
+  learn_dataset_free(ds);
+  LearnCsvOptions four = {.n_classes = 4};
+  ds = load("learn-labels.csv", &four, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ds->n_classes, ==, 4);
+  learn_dataset_free(ds);
+  LearnCsvOptions two = {.n_classes = 2};
+  g_assert_null(load("learn-labels.csv", &two, &error));
+  assert_error(error, LEARN_ERROR_FORMAT, "learn-labels.csv", ":2:", "0..1");
+  g_clear_error(&error);
+  /* Targets 0.5.. in column 0 are not labels. */
+  LearnCsvOptions frac = {.n_classes = -1, .target = "0"};
+  g_assert_null(load("learn-labels.csv", &frac, &error));
+  assert_error(error, LEARN_ERROR_FORMAT, "learn-labels.csv", ":1:", "0.5");
+  g_clear_error(&error);
+}
+
+static void test_errors(void) {
+  GError *error = NULL;
+  g_assert_null(load("learn-bad-cell.csv", NULL, &error));
+  /* "4,x7,6": the cell x7 starts at byte 3 of line 3. */
+  assert_error(error, LEARN_ERROR_FORMAT, "learn-bad-cell.csv", ":3:3:", "'x7'");
+  g_clear_error(&error);
+
+  g_assert_null(load("learn-ragged.csv", NULL, &error));
+  assert_error(error, LEARN_ERROR_FORMAT, "learn-ragged.csv", ":3:", "expected 3 fields");
+  g_assert_nonnull(strstr(error->message, "got 2"));
+  g_clear_error(&error);
+
+  g_assert_null(load("learn-empty.csv", NULL, &error));
+  assert_error(error, LEARN_ERROR_EMPTY, "learn-empty.csv", ":", "empty");
+  g_clear_error(&error);
+
+  g_assert_null(load("learn-header-only.csv", NULL, &error));
+  assert_error(error, LEARN_ERROR_EMPTY, "learn-header-only.csv", ":", "no data rows");
+  g_clear_error(&error);
+
+  g_assert_null(load("learn-blank-inside.csv", NULL, &error));
+  assert_error(error, LEARN_ERROR_FORMAT, "learn-blank-inside.csv", ":2:", "blank line");
+  g_clear_error(&error);
+
+  g_assert_null(load("learn-does-not-exist.csv", NULL, &error));
+  assert_error(error, LEARN_ERROR_IO, "learn-does-not-exist.csv", "", NULL);
+  g_clear_error(&error);
+}
+
+/* The same files through learn_data_load's csv: spec. */
+static void test_spec(void) {
+  char *path = fixture("learn-labels.csv");
+  char *spec = g_strdup_printf("csv:%s,classes=auto,header=no", path);
+  LearnDataset *tr, *te;
+  GError *error = NULL;
+  g_assert_true(learn_data_load(spec, 0.25, 1, &tr, &te, &error));
+  g_assert_no_error(error);
+  g_assert_cmpuint(tr->n, ==, 3);
+  g_assert_cmpuint(te->n, ==, 1);
+  g_assert_cmpuint(tr->n_classes, ==, 3);
+  g_assert_cmpuint(te->n_classes, ==, 3);
+  learn_dataset_free(tr);
+  learn_dataset_free(te);
+  g_free(spec);
+
+  const char *bad[] = {"header=maybe", "classes=1", "classes=x", "colour=red", "standardize=2"};
+  const int codes[] = {LEARN_ERROR_PARSE, LEARN_ERROR_INVALID_ARGUMENT, LEARN_ERROR_PARSE,
+                       LEARN_ERROR_PARSE, LEARN_ERROR_PARSE};
+  for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+    spec = g_strdup_printf("csv:%s,%s", path, bad[i]);
+    g_assert_false(learn_data_load(spec, 0.25, 1, &tr, &te, &error));
+    g_assert_error(error, LEARN_ERROR, codes[i]);
+    g_assert_null(tr);
+    g_assert_null(te);
+    g_clear_error(&error);
+    g_free(spec);
+  }
+  g_free(path);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/learning/csv/header-auto", test_header_auto);
+  g_test_add_func("/learning/csv/target-choice", test_target_choice);
+  g_test_add_func("/learning/csv/header-forced", test_header_forced);
+  g_test_add_func("/learning/csv/no-final-newline", test_no_final_newline);
+  g_test_add_func("/learning/csv/crlf", test_crlf);
+  g_test_add_func("/learning/csv/labels", test_labels);
+  g_test_add_func("/learning/csv/errors", test_errors);
+  g_test_add_func("/learning/csv/spec", test_spec);
+  return g_test_run();
+}

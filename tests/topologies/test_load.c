@@ -1,0 +1,185 @@
+/* tests/topologies/test_load.c: the SNAP edge-list loader. */
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "topologies/topologies.h"
+
+static char *data_path(const char *name) {
+  const char *dir = g_getenv("DPG_TEST_DATA");
+  g_assert_nonnull(dir);
+  return g_build_filename(dir, name, NULL);
+}
+
+static char *shared_graph(const char *name) {
+  const char *dir = g_getenv("DPG_SHARED_DIR");
+  g_assert_nonnull(dir);
+  return g_build_filename(dir, "data", "graphs", name, NULL);
+}
+
+/* Edge list (u<v sorted) as "u v\n" text, for exact comparisons. */
+static char *edges_text(const TopoGraph *g) {
+  gsize m;
+  guint *e = topo_graph_edges(g, &m);
+  GString *s = g_string_new(NULL);
+  for (gsize i = 0; i < m; i++)
+    g_string_append_printf(s, "%u %u\n", e[2 * i], e[2 * i + 1]);
+  g_free(e);
+  return g_string_free(s, FALSE);
+}
+
+/* A reference file's data lines (comments dropped), verbatim. */
+static char *data_lines(const char *path) {
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  char **lines = g_strsplit(text, "\n", -1);
+  GString *s = g_string_new(NULL);
+  for (char **l = lines; *l != NULL; l++)
+    if (**l != '\0' && **l != '#')
+      g_string_append_printf(s, "%s\n", *l);
+  g_strfreev(lines);
+  g_free(text);
+  return g_string_free(s, FALSE);
+}
+
+static void test_snap_format(void) {
+  char *path = data_path("topo-snap.edges");
+  GError *error = NULL;
+  TopoGraph *g = topo_graph_load(path, FALSE, &error);
+  g_assert_no_error(error);
+  /* 30->0, 7->1, 100->2, 42->3, 999->4 (only a self-loop: isolated);
+   * "7 30" duplicates "30 7", "0007" is 7. */
+  g_assert_cmpuint(topo_graph_n_nodes(g), ==, 5);
+  g_assert_cmpuint(topo_graph_n_edges(g), ==, 4);
+  char *t = edges_text(g);
+  g_assert_cmpstr(t, ==, "0 1\n0 2\n1 2\n1 3\n");
+  g_free(t);
+  g_assert_cmpuint(topo_graph_degree(g, 4), ==, 0);
+  g_assert_false(topo_graph_is_connected(g));
+  topo_graph_free(g);
+
+  g = topo_graph_load(path, TRUE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(topo_graph_n_nodes(g), ==, 4);
+  g_assert_cmpuint(topo_graph_n_edges(g), ==, 4);
+  g_assert_true(topo_graph_is_connected(g));
+  topo_graph_free(g);
+  g_free(path);
+}
+
+static void test_lcc_tie_and_renumbering(void) {
+  char *path = data_path("topo-components.edges");
+  GError *error = NULL;
+  TopoGraph *g = topo_graph_load(path, FALSE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(topo_graph_n_nodes(g), ==, 8);
+  g_assert_cmpuint(topo_graph_n_edges(g), ==, 5);
+  topo_graph_free(g);
+  /* Two 3-node components tie; the one seen first (9 8 7) wins and is
+   * renumbered 9->0, 8->1, 7->2. */
+  g = topo_graph_load(path, TRUE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(topo_graph_n_nodes(g), ==, 3);
+  char *t = edges_text(g);
+  g_assert_cmpstr(t, ==, "0 1\n1 2\n");
+  g_free(t);
+  topo_graph_free(g);
+  g_free(path);
+}
+
+static void test_facebook_lcc_matches_reference(void) {
+  char *raw = shared_graph("facebook-414.edges");
+  char *ref = shared_graph("facebook-ego-414-lcc.edges");
+  GError *error = NULL;
+  TopoGraph *full = topo_graph_load(raw, FALSE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(topo_graph_n_nodes(full), ==, 150);
+  g_assert_cmpuint(topo_graph_n_edges(full), ==, 1693);
+  topo_graph_free(full);
+
+  TopoGraph *g = topo_graph_load(raw, TRUE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(topo_graph_n_nodes(g), ==, 148);
+  g_assert_cmpuint(topo_graph_n_edges(g), ==, 1692);
+  g_assert_true(topo_graph_is_connected(g));
+  char *got = edges_text(g);
+  char *want = data_lines(ref);
+  g_assert_cmpstr(got, ==, want);
+
+  /* write_edges produces the same bytes. */
+  char *tmp = NULL;
+  int fd = g_file_open_tmp("topo-XXXXXX.edges", &tmp, &error);
+  g_assert_no_error(error);
+  close(fd);
+  g_assert_true(topo_graph_write_edges(g, tmp, &error));
+  g_assert_no_error(error);
+  char *written = NULL;
+  g_assert_true(g_file_get_contents(tmp, &written, NULL, NULL));
+  g_assert_cmpstr(written, ==, want);
+  g_unlink(tmp);
+  g_free(tmp);
+  g_free(written);
+  g_free(got);
+  g_free(want);
+  topo_graph_free(g);
+  g_free(raw);
+  g_free(ref);
+}
+
+static void expect_error(const char *file, int code, const char *const *needles) {
+  char *path = data_path(file);
+  GError *error = NULL;
+  TopoGraph *g = topo_graph_load(path, FALSE, &error);
+  g_assert_null(g);
+  g_assert_error(error, TOPO_ERROR, code);
+  for (const char *const *n = needles; *n != NULL; n++) {
+    if (strstr(error->message, *n) == NULL)
+      g_error("message '%s' lacks '%s'", error->message, *n);
+  }
+  g_error_free(error);
+  g_free(path);
+}
+
+static void test_malformed(void) {
+  expect_error("topo-one-token.edges", TOPO_ERROR_PARSE,
+               (const char *const[]){"topo-one-token.edges:3:", "one token", NULL});
+  expect_error("topo-three-tokens.edges", TOPO_ERROR_PARSE,
+               (const char *const[]){"topo-three-tokens.edges:3:", "3 tokens", NULL});
+  expect_error("topo-nonnumeric.edges", TOPO_ERROR_PARSE,
+               (const char *const[]){"topo-nonnumeric.edges:3:", "'x3'", "not a non-negative",
+                                     NULL});
+  expect_error("topo-negative.edges", TOPO_ERROR_PARSE,
+               (const char *const[]){"topo-negative.edges:2:", "'-3'", NULL});
+  expect_error("topo-empty.edges", TOPO_ERROR_EMPTY,
+               (const char *const[]){"topo-empty.edges", "no edge", NULL});
+}
+
+static void test_missing_file(void) {
+  GError *error = NULL;
+  TopoGraph *g = topo_graph_load("/nonexistent/dir/graph.edges", TRUE, &error);
+  g_assert_null(g);
+  g_assert_error(error, TOPO_ERROR, TOPO_ERROR_IO);
+  g_assert_nonnull(strstr(error->message, "/nonexistent/dir/graph.edges"));
+  g_error_free(error);
+}
+
+static void test_write_error(void) {
+  TopoGraph *g = topo_graph_generate("path:n=3", NULL);
+  GError *error = NULL;
+  g_assert_false(topo_graph_write_edges(g, "/nonexistent/dir/out.edges", &error));
+  g_assert_error(error, TOPO_ERROR, TOPO_ERROR_IO);
+  g_assert_nonnull(strstr(error->message, "/nonexistent/dir/out.edges"));
+  g_error_free(error);
+  topo_graph_free(g);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/topo/load/snap-format", test_snap_format);
+  g_test_add_func("/topo/load/lcc-tie-renumbering", test_lcc_tie_and_renumbering);
+  g_test_add_func("/topo/load/facebook-lcc", test_facebook_lcc_matches_reference);
+  g_test_add_func("/topo/load/malformed", test_malformed);
+  g_test_add_func("/topo/load/missing-file", test_missing_file);
+  g_test_add_func("/topo/load/write-error", test_write_error);
+  return g_test_run();
+}

@@ -1,0 +1,86 @@
+/*
+ * topologies/churn.c: churn files, "node leave_round [join_round]" per line.
+ */
+#include <string.h>
+
+#include "topologies/internal.h"
+
+static gboolean parse_round(const char *path, gsize line, const char *what, const char *tok,
+                            guint *out, GError **error) {
+  guint64 v;
+  if (!g_ascii_string_to_unsigned(tok, 10, 0, G_MAXUINT - 1, &v, NULL)) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+                "%s:%" G_GSIZE_FORMAT ": %s '%s' is not a non-negative integer below %u", path,
+                line, what, tok, G_MAXUINT);
+    return FALSE;
+  }
+  *out = (guint)v;
+  return TRUE;
+}
+
+GArray *topo_churn_load(const char *path, guint n, GError **error) {
+  char *text = NULL;
+  GError *local = NULL;
+  if (!g_file_get_contents(path, &text, NULL, &local)) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_IO, "cannot read churn file: %s", local->message);
+    g_error_free(local);
+    return NULL;
+  }
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(TopoChurnInterval));
+  char **lines = g_strsplit(text, "\n", -1);
+  g_free(text);
+  gboolean ok = TRUE;
+  for (gsize i = 0; ok && lines[i] != NULL; i++) {
+    gsize line = i + 1;
+    char *hash = strchr(lines[i], '#');
+    if (hash != NULL)
+      *hash = '\0';
+    char **tok = g_strsplit_set(g_strstrip(lines[i]), " \t\r", -1);
+    guint nt = 0;
+    char *t[4] = {NULL};
+    for (char **p = tok; *p != NULL; p++)
+      if (**p != '\0') {
+        if (nt < 4)
+          t[nt] = *p;
+        nt++;
+      }
+    if (nt == 1) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+                  "%s:%" G_GSIZE_FORMAT ": only one token '%s', expected "
+                  "'node leave_round [join_round]'",
+                  path, line, t[0]);
+      ok = FALSE;
+    } else if (nt > 3) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+                  "%s:%" G_GSIZE_FORMAT ": %u tokens, expected 'node leave_round [join_round]'",
+                  path, line, nt);
+      ok = FALSE;
+    } else if (nt >= 2) {
+      TopoChurnInterval iv = {0, 0, G_MAXUINT};
+      ok = parse_round(path, line, "node", t[0], &iv.node, error) &&
+           parse_round(path, line, "leave round", t[1], &iv.leave, error) &&
+           (nt == 2 || strcmp(t[2], "-") == 0 ||
+            parse_round(path, line, "join round", t[2], &iv.join, error));
+      if (ok && iv.node >= n) {
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                    "%s:%" G_GSIZE_FORMAT ": node %u is not in the graph (nodes 0..%u)", path,
+                    line, iv.node, n - 1);
+        ok = FALSE;
+      } else if (ok && iv.join <= iv.leave) {
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+                    "%s:%" G_GSIZE_FORMAT ": join round %u is not after leave round %u", path,
+                    line, iv.join, iv.leave);
+        ok = FALSE;
+      }
+      if (ok)
+        g_array_append_val(out, iv);
+    }
+    g_strfreev(tok);
+  }
+  g_strfreev(lines);
+  if (!ok) {
+    g_array_unref(out);
+    return NULL;
+  }
+  return out;
+}

@@ -1,0 +1,100 @@
+/*
+ * topologies/internal.h: helpers shared inside topologies/ only (never
+ * include from another module).
+ */
+#ifndef DPG_TOPOLOGIES_INTERNAL_H
+#define DPG_TOPOLOGIES_INTERNAL_H
+
+#include "topologies/topologies.h"
+
+struct TopoGraph {
+  igraph_t graph;
+  guint n;
+  guint m;
+  guint *adj_ptr; /* n+1 offsets into adj */
+  guint *adj;     /* sorted neighbour lists, 2m entries */
+};
+
+struct TopoGossip {
+  guint n;
+  guint *row_ptr; /* n+1 offsets */
+  guint *col;     /* increasing within a row */
+  double *val;
+  double *pi;        /* reversibility weights (pi_u W[u,v] symmetric) or NULL */
+  gboolean symmetric; /* W == W^T exactly */
+};
+
+/* An uninitialised CSR matrix with room for nnz entries (row_ptr zeroed). */
+TopoGossip *topo_gossip_alloc(guint n, gsize nnz);
+
+/* --- igraph calls ------------------------------------------------------ */
+
+/* igraph's default error handler aborts the process and its warnings go to
+ * stderr; library code must do neither. A guard swaps in the ignoring
+ * handlers around a block of igraph calls and restores the caller's. */
+typedef struct {
+  igraph_error_handler_t *err;
+  igraph_warning_handler_t *warn;
+} TopoIgraphGuard;
+
+void topo_igraph_guard_begin(TopoIgraphGuard *guard);
+void topo_igraph_guard_end(TopoIgraphGuard *guard);
+
+/* Set a TOPO_ERROR_FAILED error naming what igraph was doing. */
+void topo_set_igraph_error(GError **error, const char *what, igraph_error_t code);
+
+/* Build a TopoGraph from a simple undirected edge list (pairs, each edge
+ * once, no loops); takes nothing. */
+TopoGraph *topo_graph_build(guint n, const guint *edges, gsize m, GError **error);
+
+/* --- specs -------------------------------------------------------------- */
+
+/* A parsed "name:key=value,..." spec. */
+typedef struct {
+  char *name;
+  GPtrArray *keys;   /* char*, in spec order */
+  GPtrArray *values; /* char*, parallel to keys */
+} TopoSpec;
+
+/* Parse; what names the kind of thing ("generator", "schedule") in
+ * messages. A spec without ':' has no parameters. */
+TopoSpec *topo_spec_parse(const char *text, const char *what, GError **error);
+void topo_spec_free(TopoSpec *spec);
+
+/* Check every key is among valid (NULL-terminated) and every required one
+ * present; messages list the valid keys. */
+gboolean topo_spec_check(const TopoSpec *spec, const char *what, const char *const *valid,
+                         const char *const *required, GError **error);
+
+/* Value lookups: absent key => *out = dflt and TRUE. Malformed or out of
+ * [min, max] => FALSE with an error naming the key and the range. */
+gboolean topo_spec_uint(const TopoSpec *spec, const char *key, guint64 dflt, guint64 min,
+                        guint64 max, guint64 *out, GError **error);
+gboolean topo_spec_double(const TopoSpec *spec, const char *key, double dflt, double min,
+                          double max, double *out, GError **error);
+gboolean topo_spec_bool(const TopoSpec *spec, const char *key, gboolean dflt, gboolean *out,
+                        GError **error);
+const char *topo_spec_get(const TopoSpec *spec, const char *key);
+
+/* --- churn (churn.c) ---------------------------------------------------- */
+
+/* Node departures: node absent for leave <= t < join (join G_MAXUINT =
+ * never back). */
+typedef struct {
+  guint node, leave, join;
+} TopoChurnInterval;
+
+/* Parse a churn file into intervals (GArray of TopoChurnInterval) for a
+ * graph of n nodes; errors carry FILE:LINE. */
+GArray *topo_churn_load(const char *path, guint n, GError **error);
+
+/* --- determinism --------------------------------------------------------- */
+
+/* A 64-bit mix of (a, b, c) (splitmix64 finalizer chain): nearby inputs give
+ * unrelated outputs, so per-(seed, round, purpose) streams are independent. */
+guint64 topo_hash3(guint64 a, guint64 b, guint64 c);
+
+/* A GSL mt19937 generator seeded from topo_hash3(seed, round, purpose). */
+gsl_rng *topo_rng_new(guint64 seed, guint64 round, guint64 purpose);
+
+#endif /* DPG_TOPOLOGIES_INTERNAL_H */

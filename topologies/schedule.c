@@ -1,0 +1,453 @@
+/*
+ * topologies/schedule.c: time-varying gossip schedules W_0, W_1, ...
+ *
+ * Every round's topology is recomputed from (seed, round) alone, with its own
+ * hashed RNG stream, so W_t never depends on which rounds were asked before
+ * (the one exception, Markov churn, is a chain: its states are generated in
+ * round order into a cache, which gives the same answer whatever the order
+ * of queries).
+ */
+#include <gsl/gsl_randist.h>
+#include <string.h>
+
+#include "topologies/internal.h"
+
+/* Stream purposes, so that two schedules with one seed draw independently. */
+enum {
+  PURPOSE_RESAMPLE = 0x7265,
+  PURPOSE_MATCHING = 0x6d61,
+  PURPOSE_EDGE_FAILURE = 0x6566,
+  PURPOSE_CHURN = 0x6368,
+};
+
+typedef enum {
+  SCHED_STATIC,
+  SCHED_RESAMPLE,
+  SCHED_MATCHING,
+  SCHED_EXPONENTIAL,
+  SCHED_EDGE_FAILURE,
+  SCHED_CHURN_FILE,
+  SCHED_CHURN_MARKOV,
+} SchedType;
+
+struct TopoSchedule {
+  SchedType type;
+  TopoGossipKind kind;
+  guint64 seed;
+  guint n;
+  TopoGraph *base;       /* NULL only for resample without a base */
+  char *gen_spec;        /* resample */
+  gboolean match_base;   /* matching among base's edges */
+  guint tau;             /* exponential: ceil(log2 n) */
+  double p;              /* edge failure probability */
+  GArray *intervals;     /* churn file: TopoChurnInterval */
+  double leave, join;    /* Markov churn probabilities */
+  GByteArray *states;    /* Markov churn: n presence bytes per computed round */
+  guint n_states;        /* rounds in states */
+};
+
+static const char *const schedule_names =
+    "static, resample:GENSPEC, matching, exponential, edge-failure:p=P, churn:FILE, "
+    "churn:leave=P,join=Q";
+
+void topo_schedule_free(TopoSchedule *s) {
+  if (s == NULL)
+    return;
+  topo_graph_free(s->base);
+  g_free(s->gen_spec);
+  if (s->intervals != NULL)
+    g_array_unref(s->intervals);
+  if (s->states != NULL)
+    g_byte_array_unref(s->states);
+  g_free(s);
+}
+
+/* Parse the part after "name:" as key=value parameters of schedule name. */
+static gboolean parse_params(const char *spec, const char *const *valid,
+                             const char *const *required, TopoSpec **out, GError **error) {
+  TopoSpec *ps = topo_spec_parse(spec, "schedule", error);
+  if (ps == NULL)
+    return FALSE;
+  if (!topo_spec_check(ps, "schedule", valid, required, error)) {
+    topo_spec_free(ps);
+    return FALSE;
+  }
+  *out = ps;
+  return TRUE;
+}
+
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static gboolean need_base(const TopoSchedule *s, const char *name, GError **error) {
+  if (s->base != NULL)
+    return TRUE;
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+              "schedule '%s' needs a base graph", name);
+  return FALSE;
+}
+
+TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGossipKind kind,
+                                guint64 seed, GError **error) {
+  if (spec == NULL || *spec == '\0') {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "empty schedule spec (valid: %s)",
+                schedule_names);
+    return NULL;
+  }
+  if (kind != TOPO_GOSSIP_UNIFORM && kind != TOPO_GOSSIP_METROPOLIS &&
+      kind != TOPO_GOSSIP_MAXDEGREE) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "unknown gossip kind %d",
+                (int)kind);
+    return NULL;
+  }
+  TopoSchedule *s = g_new0(TopoSchedule, 1);
+  s->kind = kind;
+  s->seed = seed;
+  if (base != NULL) {
+    s->base = topo_graph_copy(base, error);
+    if (s->base == NULL)
+      goto fail;
+    s->n = topo_graph_n_nodes(base);
+  }
+  const char *colon = strchr(spec, ':');
+  char *name = colon ? g_strndup(spec, (gsize)(colon - spec)) : g_strdup(spec);
+  const char *arg = colon ? colon + 1 : NULL;
+  gboolean ok = FALSE;
+  TopoSpec *ps = NULL;
+
+  if (strcmp(name, "static") == 0) {
+    s->type = SCHED_STATIC;
+    ok = parse_params(spec, NULL, NULL, &ps, error) && need_base(s, name, error);
+  } else if (strcmp(name, "resample") == 0) {
+    s->type = SCHED_RESAMPLE;
+    if (arg == NULL || *arg == '\0') {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+                  "schedule 'resample' needs a generator spec, e.g. resample:erdos:n=100,p=0.05");
+    } else {
+      /* Round 0 validates the spec and fixes n. */
+      TopoGraph *g0 = topo_graph_generate_seeded(arg, topo_hash3(seed, 0, PURPOSE_RESAMPLE),
+                                                 error);
+      if (g0 != NULL) {
+        guint n0 = topo_graph_n_nodes(g0);
+        if (base != NULL && n0 != s->n)
+          g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                      "schedule 'resample': generator makes %u nodes but the base graph has %u",
+                      n0, s->n);
+        else {
+          s->n = n0;
+          s->gen_spec = g_strdup(arg);
+          ok = TRUE;
+        }
+        topo_graph_free(g0);
+      }
+    }
+  } else if (strcmp(name, "matching") == 0) {
+    s->type = SCHED_MATCHING;
+    ok = parse_params(spec, KEYS("base"), NULL, &ps, error) &&
+         topo_spec_bool(ps, "base", FALSE, &s->match_base, error) && need_base(s, name, error);
+    if (ok && s->n < 2) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                  "schedule 'matching' needs at least 2 nodes");
+      ok = FALSE;
+    }
+  } else if (strcmp(name, "exponential") == 0) {
+    s->type = SCHED_EXPONENTIAL;
+    ok = parse_params(spec, NULL, NULL, &ps, error) && need_base(s, name, error);
+    if (ok && s->n < 2) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                  "schedule 'exponential' needs at least 2 nodes");
+      ok = FALSE;
+    }
+    while (ok && ((guint64)1 << s->tau) < s->n)
+      s->tau++;
+  } else if (strcmp(name, "edge-failure") == 0) {
+    s->type = SCHED_EDGE_FAILURE;
+    ok = parse_params(spec, KEYS("p"), KEYS("p"), &ps, error) &&
+         topo_spec_double(ps, "p", 0.0, 0.0, 1.0, &s->p, error) && need_base(s, name, error);
+  } else if (strcmp(name, "churn") == 0) {
+    if (arg == NULL || *arg == '\0') {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+                  "schedule 'churn' needs a FILE or leave=P,join=Q");
+    } else if (g_str_has_prefix(arg, "leave=") || g_str_has_prefix(arg, "join=")) {
+      s->type = SCHED_CHURN_MARKOV;
+      ok = parse_params(spec, KEYS("leave", "join"), KEYS("leave", "join"), &ps, error) &&
+           topo_spec_double(ps, "leave", 0.0, 0.0, 1.0, &s->leave, error) &&
+           topo_spec_double(ps, "join", 0.0, 0.0, 1.0, &s->join, error) &&
+           need_base(s, name, error);
+      if (ok) {
+        s->states = g_byte_array_new();
+        g_byte_array_set_size(s->states, s->n);
+        memset(s->states->data, 1, s->n); /* everyone present at round 0 */
+        s->n_states = 1;
+      }
+    } else {
+      s->type = SCHED_CHURN_FILE;
+      ok = need_base(s, name, error) &&
+           (s->intervals = topo_churn_load(arg, s->n, error)) != NULL;
+    }
+  } else {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "unknown schedule '%s' (valid: %s)", name,
+                schedule_names);
+  }
+  topo_spec_free(ps);
+  g_free(name);
+  if (ok)
+    return s;
+fail:
+  topo_schedule_free(s);
+  return NULL;
+}
+
+guint topo_schedule_n(const TopoSchedule *s) {
+  g_return_val_if_fail(s != NULL, 0);
+  return s->n;
+}
+
+gboolean topo_schedule_is_static(const TopoSchedule *s) {
+  g_return_val_if_fail(s != NULL, FALSE);
+  return s->type == SCHED_STATIC;
+}
+
+/* Markov churn: extend the state cache through round t. */
+static const guint8 *markov_states(TopoSchedule *s, guint round) {
+  while (s->n_states <= round) {
+    guint r = s->n_states;
+    g_byte_array_set_size(s->states, (guint)((gsize)(r + 1) * s->n));
+    const guint8 *prev = s->states->data + (gsize)(r - 1) * s->n;
+    guint8 *cur = s->states->data + (gsize)r * s->n;
+    gsl_rng *rng = topo_rng_new(s->seed, r, PURPOSE_CHURN);
+    for (guint u = 0; u < s->n; u++) {
+      /* One draw per node per round whatever its state: streams stay aligned. */
+      double x = gsl_rng_uniform(rng);
+      cur[u] = prev[u] ? x >= s->leave : x < s->join;
+    }
+    gsl_rng_free(rng);
+    s->n_states++;
+  }
+  return s->states->data + (gsize)round * s->n;
+}
+
+gboolean topo_schedule_node_present(TopoSchedule *s, guint round, guint u) {
+  g_return_val_if_fail(s != NULL && u < s->n, FALSE);
+  if (s->type == SCHED_CHURN_MARKOV)
+    return markov_states(s, round)[u] != 0;
+  if (s->type == SCHED_CHURN_FILE)
+    for (guint i = 0; i < s->intervals->len; i++) {
+      const TopoChurnInterval *iv = &g_array_index(s->intervals, TopoChurnInterval, i);
+      if (iv->node == u && iv->leave <= round && round < iv->join)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Presence of every node at round t (g_free), or NULL when all are present. */
+static guint8 *presence(TopoSchedule *s, guint round) {
+  if (s->type == SCHED_CHURN_MARKOV)
+    return g_memdup2(markov_states(s, round), s->n);
+  if (s->type != SCHED_CHURN_FILE)
+    return NULL;
+  guint8 *p = g_malloc(s->n);
+  memset(p, 1, s->n);
+  for (guint i = 0; i < s->intervals->len; i++) {
+    const TopoChurnInterval *iv = &g_array_index(s->intervals, TopoChurnInterval, i);
+    if (iv->leave <= round && round < iv->join)
+      p[iv->node] = 0;
+  }
+  return p;
+}
+
+static TopoGraph *matching_graph(const TopoSchedule *s, guint round, GError **error) {
+  gsl_rng *rng = topo_rng_new(s->seed, round, PURPOSE_MATCHING);
+  GArray *edges = g_array_new(FALSE, FALSE, sizeof(guint));
+  if (!s->match_base) {
+    guint *perm = g_new(guint, s->n);
+    for (guint u = 0; u < s->n; u++)
+      perm[u] = u;
+    gsl_ran_shuffle(rng, perm, s->n, sizeof(guint));
+    g_array_append_vals(edges, perm, s->n - s->n % 2); /* odd n: last one idles */
+    g_free(perm);
+  } else {
+    gsize m;
+    guint *be = topo_graph_edges(s->base, &m);
+    gsize *order = g_new(gsize, m + 1);
+    for (gsize i = 0; i < m; i++)
+      order[i] = i;
+    gsl_ran_shuffle(rng, order, m, sizeof(gsize));
+    guint8 *used = g_new0(guint8, s->n);
+    for (gsize i = 0; i < m; i++) {
+      guint u = be[2 * order[i]], v = be[2 * order[i] + 1];
+      if (!used[u] && !used[v]) {
+        used[u] = used[v] = 1;
+        g_array_append_val(edges, u);
+        g_array_append_val(edges, v);
+      }
+    }
+    g_free(used);
+    g_free(order);
+    g_free(be);
+  }
+  gsl_rng_free(rng);
+  TopoGraph *g = topo_graph_build(s->n, (const guint *)(void *)edges->data, edges->len / 2,
+                                  error);
+  g_array_unref(edges);
+  return g;
+}
+
+/* Base graph minus what round t removes (failed edges, absent nodes). */
+static TopoGraph *filtered_base(TopoSchedule *s, guint round, GError **error) {
+  gsize m;
+  guint *e = topo_graph_edges(s->base, &m);
+  guint8 *present = presence(s, round);
+  gsl_rng *rng = s->type == SCHED_EDGE_FAILURE
+                     ? topo_rng_new(s->seed, round, PURPOSE_EDGE_FAILURE)
+                     : NULL;
+  gsize k = 0;
+  for (gsize i = 0; i < m; i++) {
+    guint u = e[2 * i], v = e[2 * i + 1];
+    /* Draw for every edge, up or not, so edge i's fate is fixed by (seed, t, i). */
+    gboolean up = rng == NULL || gsl_rng_uniform(rng) >= s->p;
+    if (present != NULL && (!present[u] || !present[v]))
+      up = FALSE;
+    if (up) {
+      e[2 * k] = u;
+      e[2 * k + 1] = v;
+      k++;
+    }
+  }
+  if (rng != NULL)
+    gsl_rng_free(rng);
+  g_free(present);
+  TopoGraph *g = topo_graph_build(s->n, e, k, error);
+  g_free(e);
+  return g;
+}
+
+TopoGraph *topo_schedule_graph(TopoSchedule *s, guint round, GError **error) {
+  if (s == NULL) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "schedule is NULL");
+    return NULL;
+  }
+  switch (s->type) {
+  case SCHED_STATIC:
+    return topo_graph_copy(s->base, error);
+  case SCHED_RESAMPLE:
+    return topo_graph_generate_seeded(s->gen_spec, topo_hash3(s->seed, round, PURPOSE_RESAMPLE),
+                                      error);
+  case SCHED_MATCHING:
+    return matching_graph(s, round, error);
+  case SCHED_EXPONENTIAL: {
+    guint hop = 1u << (round % s->tau);
+    guint *e = g_new(guint, 2 * (gsize)s->n);
+    for (guint i = 0; i < s->n; i++) {
+      e[2 * i] = i;
+      e[2 * i + 1] = (guint)(((guint64)i + hop) % s->n);
+    }
+    TopoGraph *g = topo_graph_build(s->n, e, s->n, error);
+    g_free(e);
+    return g;
+  }
+  case SCHED_EDGE_FAILURE:
+  case SCHED_CHURN_FILE:
+  case SCHED_CHURN_MARKOV:
+    return filtered_base(s, round, error);
+  }
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_FAILED, "corrupt schedule");
+  return NULL;
+}
+
+TopoGossip *topo_schedule_gossip(TopoSchedule *s, guint round, GError **error) {
+  if (s == NULL) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "schedule is NULL");
+    return NULL;
+  }
+  if (s->type == SCHED_EXPONENTIAL) {
+    /* Directed: row i averages itself with its one peer i + hop. */
+    guint hop = 1u << (round % s->tau);
+    TopoGossip *w = topo_gossip_alloc(s->n, 2 * (gsize)s->n);
+    for (guint i = 0; i < s->n; i++) {
+      guint j = (guint)(((guint64)i + hop) % s->n);
+      w->col[2 * i] = MIN(i, j);
+      w->col[2 * i + 1] = MAX(i, j);
+      w->val[2 * i] = w->val[2 * i + 1] = 0.5;
+      w->row_ptr[i + 1] = 2 * (i + 1);
+    }
+    w->symmetric = 2 * hop == s->n; /* i + n/2 and i - n/2 are the same peer */
+    return w;
+  }
+  /* Matching: every kind gives 1/2 on a pair (all degrees <= 1). */
+  TopoGraph *g = topo_schedule_graph(s, round, error);
+  if (g == NULL)
+    return NULL;
+  TopoGossip *w = topo_gossip_new(g, s->kind, error);
+  topo_graph_free(g);
+  return w;
+}
+
+static gint cmp_change(gconstpointer a, gconstpointer b) {
+  const TopoChange *x = a, *y = b;
+  if (x->kind != y->kind)
+    return x->kind < y->kind ? -1 : 1;
+  if (x->u != y->u)
+    return x->u < y->u ? -1 : 1;
+  return (x->v > y->v) - (x->v < y->v);
+}
+
+static void push(GArray *out, TopoChangeKind kind, guint u, guint v) {
+  TopoChange c = {kind, u, v};
+  g_array_append_val(out, c);
+}
+
+GArray *topo_schedule_changes(TopoSchedule *s, guint round, GError **error) {
+  if (s == NULL) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "schedule is NULL");
+    return NULL;
+  }
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(TopoChange));
+  if (round == 0 || s->type == SCHED_STATIC)
+    return out;
+  TopoGraph *a = topo_schedule_graph(s, round - 1, error);
+  TopoGraph *b = a != NULL ? topo_schedule_graph(s, round, error) : NULL;
+  if (b == NULL) {
+    topo_graph_free(a);
+    g_array_unref(out);
+    return NULL;
+  }
+  guint8 *pa = presence(s, round - 1), *pb = presence(s, round);
+  for (guint u = 0; pa != NULL && u < s->n; u++) {
+    if (pa[u] && !pb[u])
+      push(out, TOPO_CHANGE_NODE_LEFT, u, G_MAXUINT);
+    if (!pa[u] && pb[u])
+      push(out, TOPO_CHANGE_NODE_JOINED, u, G_MAXUINT);
+  }
+  g_free(pa);
+  g_free(pb);
+  /* Merge the two sorted edge lists. */
+  gsize ma, mb, i = 0, j = 0;
+  guint *ea = topo_graph_edges(a, &ma), *eb = topo_graph_edges(b, &mb);
+  while (i < ma || j < mb) {
+    int c;
+    if (i == ma)
+      c = 1;
+    else if (j == mb)
+      c = -1;
+    else if (ea[2 * i] != eb[2 * j])
+      c = ea[2 * i] < eb[2 * j] ? -1 : 1;
+    else
+      c = (ea[2 * i + 1] > eb[2 * j + 1]) - (ea[2 * i + 1] < eb[2 * j + 1]);
+    if (c < 0) {
+      push(out, TOPO_CHANGE_EDGE_REMOVED, ea[2 * i], ea[2 * i + 1]);
+      i++;
+    } else if (c > 0) {
+      push(out, TOPO_CHANGE_EDGE_ADDED, eb[2 * j], eb[2 * j + 1]);
+      j++;
+    } else {
+      i++;
+      j++;
+    }
+  }
+  g_free(ea);
+  g_free(eb);
+  topo_graph_free(a);
+  topo_graph_free(b);
+  g_array_sort(out, cmp_change);
+  return out;
+}
