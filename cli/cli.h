@@ -23,6 +23,7 @@ typedef int (*CliCommandFunc)(int argc, char **argv);
 int cli_cmd_graph(int argc, char **argv);
 int cli_cmd_demo(int argc, char **argv);
 int cli_cmd_mafalda(int argc, char **argv);
+int cli_cmd_account(int argc, char **argv);
 
 /* ---- Graph options shared by every subcommand that takes a graph ---- */
 

@@ -104,9 +104,10 @@ static gboolean run(const TopoGraph *g, Report *r, const char *out_path, GError 
   gboolean ok = FALSE;
   double *W = NULL, *H = NULL, *P = NULL;
   PrivMfResult *maf = NULL, *dmf = NULL;
+  r->n = topo_graph_n_nodes(g);
+  if (!priv_gram_check_memory(r->n, r->T, 0, error)) return FALSE;
   TopoGossip *w = topo_gossip_new(g, r->gossip, error);
   if (!w) return FALSE;
-  r->n = topo_gossip_n(w);
   W = topo_gossip_dense(w);
 
   gint64 start = g_get_monotonic_time();

@@ -93,8 +93,8 @@ static GArray *split_lines(const char *path, const char *text, gsize size, GErro
     const Line *l = &g_array_index(lines, Line, i);
     if (is_blank(l->start, l->len)) {
       g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
-                  "%s:%u: blank line inside the data (only trailing blank lines are allowed)",
-                  path, l->number);
+                  "%s:%u: blank line inside the data (only trailing blank lines are allowed)", path,
+                  l->number);
       g_array_unref(lines);
       return NULL;
     }
@@ -103,8 +103,8 @@ static GArray *split_lines(const char *path, const char *text, gsize size, GErro
 }
 
 /* Resolve options->target to a 0-based column. */
-static gboolean resolve_target(const char *path, const char *target, GArray *header,
-                               guint n_cols, guint *col, GError **error) {
+static gboolean resolve_target(const char *path, const char *target, GArray *header, guint n_cols,
+                               guint *col, GError **error) {
   if (target == NULL || *target == '\0') {
     *col = n_cols - 1;
     return TRUE;
@@ -229,8 +229,7 @@ LearnDataset *learn_dataset_load_csv(const char *path, const LearnCsvOptions *op
   guint first_row = has_header ? 1 : 0;
   gsize n = lines->len - first_row;
   if (n == 0) {
-    g_set_error(error, LEARN_ERROR, LEARN_ERROR_EMPTY, "%s: no data rows after the header",
-                path);
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_EMPTY, "%s: no data rows after the header", path);
     goto out;
   }
   ds = learn_dataset_alloc(n, n_cols - 1, 0, error);

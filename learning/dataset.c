@@ -17,8 +17,8 @@ LearnDataset *learn_dataset_alloc(gsize n, gsize n_features, guint n_classes, GE
   }
   if (n > G_MAXSIZE / sizeof(double) / n_features) {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
-                "dataset of %" G_GSIZE_FORMAT " x %" G_GSIZE_FORMAT " features is too large",
-                n, n_features);
+                "dataset of %" G_GSIZE_FORMAT " x %" G_GSIZE_FORMAT " features is too large", n,
+                n_features);
     return NULL;
   }
   LearnDataset *ds = g_new0(LearnDataset, 1);
@@ -26,7 +26,7 @@ LearnDataset *learn_dataset_alloc(gsize n, gsize n_features, guint n_classes, GE
   ds->n_features = n_features;
   ds->n_classes = n_classes;
   if (n > 0) {
-    ds->features = g_new0(double, n * n_features);
+    ds->features = g_new0(double, n *n_features);
     ds->targets = g_new0(double, n);
   }
   return ds;
@@ -104,8 +104,7 @@ static void apply_scaling(LearnDataset *ds, const double *mean, const double *in
   }
 }
 
-void learn_dataset_standardize(LearnDataset *train, LearnDataset *test, double *mean,
-                               double *std) {
+void learn_dataset_standardize(LearnDataset *train, LearnDataset *test, double *mean, double *std) {
   g_return_if_fail(train != NULL && train->n >= 1);
   g_return_if_fail(test == NULL || test->n_features == train->n_features);
   gsize d = train->n_features, n = train->n;

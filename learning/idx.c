@@ -48,7 +48,8 @@ static gboolean idx_read(IdxFile *f, void *buf, gsize len, const char *what, GEr
   }
   if (got < len) {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
-                "%s: truncated file: expected %" G_GSIZE_FORMAT " bytes of %s, got %" G_GSIZE_FORMAT,
+                "%s: truncated file: expected %" G_GSIZE_FORMAT
+                " bytes of %s, got %" G_GSIZE_FORMAT,
                 f->path, len, what, got);
     return FALSE;
   }
@@ -80,8 +81,8 @@ static gboolean idx_header(IdxFile *f, guint ndims, guint32 *dims, GError **erro
   return TRUE;
 }
 
-LearnDataset *learn_dataset_load_idx(const char *images_path, const char *labels_path,
-                                     gsize limit, GError **error) {
+LearnDataset *learn_dataset_load_idx(const char *images_path, const char *labels_path, gsize limit,
+                                     GError **error) {
   g_return_val_if_fail(images_path != NULL && labels_path != NULL, NULL);
   IdxFile img = {0}, lab = {0};
   LearnDataset *ds = NULL;
@@ -92,9 +93,8 @@ LearnDataset *learn_dataset_load_idx(const char *images_path, const char *labels
   if (!idx_open(&lab, labels_path, error) || !idx_header(&lab, 1, ldim, error))
     goto out;
   if (idim[0] != ldim[0]) {
-    g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
-                "%s holds %u images but %s holds %u labels", images_path, idim[0], labels_path,
-                ldim[0]);
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s holds %u images but %s holds %u labels",
+                images_path, idim[0], labels_path, ldim[0]);
     goto out;
   }
   gsize n = idim[0], d = (gsize)idim[1] * idim[2];
@@ -168,9 +168,8 @@ gboolean learn_dataset_load_idx_dir(const char *dir, gsize limit, LearnDataset *
   for (int i = 0; i < 4; i++) {
     gboolean needed = i < 2 || paths[2] != NULL || paths[3] != NULL;
     if (paths[i] == NULL && needed) {
-      g_set_error(error, LEARN_ERROR, LEARN_ERROR_IO,
-                  "IDX directory %s has no %s or %s.gz%s", dir, names[i], names[i],
-                  i >= 2 ? " (the t10k test pair is incomplete)" : "");
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_IO, "IDX directory %s has no %s or %s.gz%s", dir,
+                  names[i], names[i], i >= 2 ? " (the t10k test pair is incomplete)" : "");
       goto out;
     }
   }

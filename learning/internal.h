@@ -41,8 +41,7 @@ typedef struct {
 /* Parse text; what names the thing ("dataset", "model") in messages. When
  * want_head is TRUE the first item after ':' is taken verbatim as head and
  * is required. */
-LearnSpec *learn_spec_parse(const char *text, const char *what, gboolean want_head,
-                            GError **error);
+LearnSpec *learn_spec_parse(const char *text, const char *what, gboolean want_head, GError **error);
 void learn_spec_free(LearnSpec *spec);
 const char *learn_spec_get(const LearnSpec *spec, const char *key);
 

@@ -136,8 +136,8 @@ LearnDataset *learn_dataset_load_csv(const char *path, const LearnCsvOptions *op
  * the file, the byte count expected and the count read), LEARN_ERROR_EMPTY
  * (zero records). O(n rows cols).
  */
-LearnDataset *learn_dataset_load_idx(const char *images_path, const char *labels_path,
-                                     gsize limit, GError **error);
+LearnDataset *learn_dataset_load_idx(const char *images_path, const char *labels_path, gsize limit,
+                                     GError **error);
 
 /*
  * learn_dataset_load_idx_dir: the MNIST layout of dir:
@@ -206,8 +206,7 @@ gboolean learn_dataset_split(const LearnDataset *ds, double test_fraction, guint
  * Targets are untouched. mean and std (nullable, n_features doubles each)
  * receive the statistics. train->n must be >= 1. O((n_train + n_test) d).
  */
-void learn_dataset_standardize(LearnDataset *train, LearnDataset *test, double *mean,
-                               double *std);
+void learn_dataset_standardize(LearnDataset *train, LearnDataset *test, double *mean, double *std);
 
 #define LEARN_DEFAULT_TEST_FRACTION 0.2
 
@@ -228,8 +227,8 @@ void learn_dataset_standardize(LearnDataset *train, LearnDataset *test, double *
  * Errors: LEARN_ERROR_PARSE (unknown kind or option, bad value), those of
  * the loaders and of learn_dataset_split. O(data size).
  */
-gboolean learn_data_load(const char *spec, double test_fraction, guint64 seed,
-                         LearnDataset **train, LearnDataset **test, GError **error);
+gboolean learn_data_load(const char *spec, double test_fraction, guint64 seed, LearnDataset **train,
+                         LearnDataset **test, GError **error);
 
 /* ===================================================================== */
 /* Partitions and batches                                                 */
@@ -275,9 +274,8 @@ LearnPartition *learn_partition_uniform(gsize n_records, guint n_nodes, guint n_
  * Errors: those of learn_partition_uniform; LEARN_ERROR_INVALID_ARGUMENT for
  * a regression dataset or alpha not > 0 and finite. O(n_records C).
  */
-LearnPartition *learn_partition_dirichlet(const LearnDataset *train, guint n_nodes,
-                                          guint n_batches, double alpha, guint64 seed,
-                                          GError **error);
+LearnPartition *learn_partition_dirichlet(const LearnDataset *train, guint n_nodes, guint n_batches,
+                                          double alpha, guint64 seed, GError **error);
 
 /* learn_partition_free: free p (NULL allowed). */
 void learn_partition_free(LearnPartition *p);
@@ -288,8 +286,7 @@ const gsize *learn_partition_node(const LearnPartition *p, guint node, gsize *co
 
 /* learn_partition_batch: the batch node u uses at local step t, batch
  * t mod n_batches (owned by p); *count receives its size (>= 1). O(1). */
-const gsize *learn_partition_batch(const LearnPartition *p, guint node, guint64 step,
-                                   gsize *count);
+const gsize *learn_partition_batch(const LearnPartition *p, guint node, guint64 step, gsize *count);
 
 /* ===================================================================== */
 /* Models                                                                 */
@@ -300,8 +297,12 @@ const gsize *learn_partition_batch(const LearnPartition *p, guint node, guint64 
  * Parameter layout (flat, row-major):
  *   linear  (regression):      w (d), b (1)                         d + 1
  *   softmax (classification):  W (C x d), b (C)                     C (d + 1)
- *   mlp:hidden=h:              W1 (h x d), b1 (h), W2 (o x h), b2 (o)
+ *   mlp:hidden=h:              W1 (d x h), b1 (h), W2 (o x h), b2 (o)
  *                              with o = 1 (regression) or C         h (d + 1) + o (h + 1)
+ * The MLP's W1 is stored input-major: the weight from input k to hidden
+ * unit j is W1[k*h + j] (contiguous per input, which makes both the forward
+ * pass and the gradient vectorizable axpys); W and W2 are output-major: the
+ * weight from input i to output c is W[c*in + i].
  * The MLP's hidden layer is ReLU (derivative 0 at 0); its output layer is
  * linear (regression, squared-error loss) or softmax (cross-entropy).
  */
@@ -316,8 +317,7 @@ typedef struct LearnModel LearnModel;
  * LEARN_ERROR_INVALID_ARGUMENT (n_features == 0, n_classes == 1, model and
  * task mismatch). O(1).
  */
-LearnModel *learn_model_new(const char *spec, gsize n_features, guint n_classes,
-                            GError **error);
+LearnModel *learn_model_new(const char *spec, gsize n_features, guint n_classes, GError **error);
 
 /* learn_model_free: free m (NULL allowed). */
 void learn_model_free(LearnModel *m);
@@ -360,9 +360,9 @@ void learn_model_init(const LearnModel *m, double *params, guint64 seed);
  * Returns the mean loss of the batch at params (before clipping).
  * O(count n_params).
  */
-double learn_model_clipped_grad(const LearnModel *m, const double *params,
-                                const LearnDataset *ds, const gsize *idx, gsize count,
-                                double clip, double *grad_out, double *scratch);
+double learn_model_clipped_grad(const LearnModel *m, const double *params, const LearnDataset *ds,
+                                const gsize *idx, gsize count, double clip, double *grad_out,
+                                double *scratch);
 
 /*
  * learn_model_predict: the model's output on one feature vector x
@@ -370,8 +370,8 @@ double learn_model_clipped_grad(const LearnModel *m, const double *params,
  * regression, the class probabilities for classification. scratch as in
  * learn_model_clipped_grad. O(n_params).
  */
-void learn_model_predict(const LearnModel *m, const double *params, const double *x,
-                         double *out, double *scratch);
+void learn_model_predict(const LearnModel *m, const double *params, const double *x, double *out,
+                         double *scratch);
 
 /*
  * learn_model_evaluate: mean loss (regression: the MSE; classification: the
@@ -415,8 +415,8 @@ typedef void (*LearnSgdStepFunc)(guint64 step, const double *params, double batc
  * the model, more batches than records). O(epochs n_train n_params).
  */
 gboolean learn_sgd_train(const LearnModel *m, double *params, const LearnDataset *train,
-                         const LearnSgdConfig *config, LearnSgdStepFunc on_step,
-                         gpointer user_data, GError **error);
+                         const LearnSgdConfig *config, LearnSgdStepFunc on_step, gpointer user_data,
+                         GError **error);
 
 G_END_DECLS
 

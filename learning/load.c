@@ -10,9 +10,8 @@ static LearnDataset *load_csv(const LearnSpec *spec, GError **error) {
   static const char *const valid[] = {"target", "header", "classes", "standardize", NULL};
   if (!learn_spec_check(spec, "dataset", valid, error))
     return NULL;
-  LearnCsvOptions opt = {.target = learn_spec_get(spec, "target"),
-                         .header = LEARN_CSV_HEADER_AUTO,
-                         .n_classes = 0};
+  LearnCsvOptions opt = {
+      .target = learn_spec_get(spec, "target"), .header = LEARN_CSV_HEADER_AUTO, .n_classes = 0};
   const char *header = learn_spec_get(spec, "header");
   if (header != NULL) {
     if (strcmp(header, "auto") == 0)
@@ -59,8 +58,8 @@ static LearnDataset *load_synthetic(const LearnSpec *spec, GError **error) {
     return learn_dataset_synthetic_linear(n, d, noise, seed, NULL, error);
   }
   if (strcmp(spec->head, "logistic") == 0) {
-    static const char *const valid[] = {"n",     "d",      "classes",     "scale",
-                                        "labels", "seed",  "standardize", NULL};
+    static const char *const valid[] = {"n",      "d",    "classes",     "scale",
+                                        "labels", "seed", "standardize", NULL};
     guint64 classes;
     double scale;
     if (!learn_spec_check(spec, "synthetic:logistic", valid, error) ||
@@ -115,8 +114,8 @@ gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 se
     }
   } else {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
-                "unknown dataset kind '%s' in '%s' (valid: csv, idx, synthetic, california)",
-                name, spec_text);
+                "unknown dataset kind '%s' in '%s' (valid: csv, idx, synthetic, california)", name,
+                spec_text);
     goto out;
   }
   if (all == NULL && tr == NULL)

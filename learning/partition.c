@@ -2,8 +2,8 @@
  * learning/partition.c: training records dealt to nodes (uniform or
  * Dirichlet label skew) and cut into per-node batches.
  */
-#include <math.h>
 #include <gsl/gsl_randist.h>
+#include <math.h>
 
 #include "learning/internal.h"
 
@@ -73,9 +73,8 @@ LearnPartition *learn_partition_uniform(gsize n_records, guint n_nodes, guint n_
   return p;
 }
 
-LearnPartition *learn_partition_dirichlet(const LearnDataset *train, guint n_nodes,
-                                          guint n_batches, double alpha, guint64 seed,
-                                          GError **error) {
+LearnPartition *learn_partition_dirichlet(const LearnDataset *train, guint n_nodes, guint n_batches,
+                                          double alpha, guint64 seed, GError **error) {
   g_return_val_if_fail(train != NULL, NULL);
   if (train->n_classes < 2) {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
@@ -110,7 +109,7 @@ LearnPartition *learn_partition_dirichlet(const LearnDataset *train, guint n_nod
     learn_shuffle(rng, pool + pool_start[c], left[c]);
 
   gsl_rng *drng = learn_rng_new(seed, LEARN_PURPOSE_DIRICHLET);
-  double *q = g_new(double, (gsize)n_nodes * C), *alphas = g_new(double, C);
+  double *q = g_new(double, (gsize)n_nodes *C), *alphas = g_new(double, C);
   for (guint c = 0; c < C; c++)
     alphas[c] = alpha;
   for (guint u = 0; u < n_nodes; u++)

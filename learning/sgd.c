@@ -7,8 +7,8 @@
 #include "learning/model_internal.h"
 
 gboolean learn_sgd_train(const LearnModel *m, double *params, const LearnDataset *train,
-                         const LearnSgdConfig *config, LearnSgdStepFunc on_step,
-                         gpointer user_data, GError **error) {
+                         const LearnSgdConfig *config, LearnSgdStepFunc on_step, gpointer user_data,
+                         GError **error) {
   g_return_val_if_fail(m != NULL && params != NULL && train != NULL && config != NULL, FALSE);
   if (train->n_features != m->d || train->n_classes != m->n_classes) {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
@@ -17,8 +17,7 @@ gboolean learn_sgd_train(const LearnModel *m, double *params, const LearnDataset
                 train->n_features, train->n_classes, m->spec, m->d, m->n_classes);
     return FALSE;
   }
-  if (config->epochs == 0 || !(config->lr > 0.0 && isfinite(config->lr)) ||
-      isnan(config->clip)) {
+  if (config->epochs == 0 || !(config->lr > 0.0 && isfinite(config->lr)) || isnan(config->clip)) {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
                 "SGD needs epochs >= 1 and a finite learning rate > 0 (got %u epochs, lr %g, "
                 "clip %g)",

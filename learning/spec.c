@@ -37,15 +37,14 @@ LearnSpec *learn_spec_parse(const char *text, const char *what, gboolean want_he
   spec->name = colon != NULL ? g_strndup(text, (gsize)(colon - text)) : g_strdup(text);
   g_strstrip(spec->name);
   if (spec->name[0] == '\0') {
-    g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE, "%s spec '%s' has no name before ':'",
-                what, text);
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE, "%s spec '%s' has no name before ':'", what,
+                text);
     goto fail;
   }
   if (colon == NULL) {
     if (want_head) {
       g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
-                  "%s spec '%s' needs '%s:' followed by a path or kind", what, text,
-                  spec->name);
+                  "%s spec '%s' needs '%s:' followed by a path or kind", what, text, spec->name);
       goto fail;
     }
     return spec;
@@ -72,8 +71,8 @@ LearnSpec *learn_spec_parse(const char *text, const char *what, gboolean want_he
     }
     char *key = g_strstrip(g_strndup(item, (gsize)(eq - item)));
     if (learn_spec_get(spec, key) != NULL) {
-      g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE, "%s '%s': option '%s' given twice",
-                  what, spec->name, key);
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE, "%s '%s': option '%s' given twice", what,
+                  spec->name, key);
       g_free(key);
       goto fail;
     }
@@ -96,11 +95,10 @@ gboolean learn_spec_check(const LearnSpec *spec, const char *what, const char *c
     for (const char *const *v = valid; v != NULL && *v != NULL; v++)
       ok = ok || strcmp(*v, key) == 0;
     if (!ok) {
-      char *list = valid != NULL && valid[0] != NULL ? g_strjoinv(", ", (char **)valid)
-                                                     : g_strdup("none");
+      char *list =
+          valid != NULL && valid[0] != NULL ? g_strjoinv(", ", (char **)valid) : g_strdup("none");
       g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
-                  "%s '%s' has no option '%s' (valid options: %s)", what, spec->name, key,
-                  list);
+                  "%s '%s' has no option '%s' (valid options: %s)", what, spec->name, key, list);
       g_free(list);
       return FALSE;
     }

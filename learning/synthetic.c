@@ -1,8 +1,8 @@
 /*
  * learning/synthetic.c: seeded synthetic regression and classification data.
  */
-#include <math.h>
 #include <gsl/gsl_randist.h>
+#include <math.h>
 
 #include "learning/internal.h"
 
@@ -63,7 +63,7 @@ LearnDataset *learn_dataset_synthetic_logistic(gsize n, gsize d, guint n_classes
   if (ds == NULL)
     return NULL;
   gsl_rng *rng = learn_rng_new(seed, LEARN_PURPOSE_SYNTHETIC);
-  double *w = g_new(double, (gsize)n_classes * d), *z = g_new(double, n_classes);
+  double *w = g_new(double, (gsize)n_classes *d), *z = g_new(double, n_classes);
   for (gsize k = 0; k < (gsize)n_classes * d; k++)
     w[k] = scale * gsl_ran_gaussian(rng, 1.0);
   for (gsize i = 0; i < n; i++) {

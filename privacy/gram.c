@@ -126,7 +126,6 @@ static gboolean reversible_weights(const double *W, guint n, double *pi) {
  */
 static double *frobenius_eigen(const double *W, const double *pi, guint n, guint T, guint e,
                                GError **error) {
-  gsize nn = (gsize)n * n;
   double *U = priv_matrix_new(n, n, error);
   double *V = U ? priv_matrix_new(n, n, error) : NULL;
   double *P = V ? priv_matrix_new(n, n, error) : NULL;
@@ -167,7 +166,6 @@ static double *frobenius_eigen(const double *W, const double *pi, guint n, guint
   for (gsize i = 0; i < n; i++)
     for (gsize j = 0; j <= i; j++) P[i * n + j] *= U[i * n + j];
   priv_fill_upper_from_lower(P, n); /* P is now M */
-  (void)nn;
 
   for (guint i = 0; i < n; i++) {
     double v = e ? lambda[i] : 1.0;
@@ -265,6 +263,13 @@ double *priv_gram_static(const double *W, guint n, guint T, PrivWorkload workloa
     return NULL;
   }
   gsize need = reversible ? budget_bytes(n, T, 3, 2, 2) : budget_bytes(0, T, 0, 0, 2);
+  if (!reversible && (guint64)n * n > G_MAXINT) {
+    g_free(pi);
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY,
+                "a non-reversible gossip matrix on %u nodes is too large for the powers method "
+                "(n^2 must fit in a BLAS int: n <= 46340)", n);
+    return NULL;
+  }
   if (!reversible) {
     /* T flattened powers of W: n^2 T doubles. */
     gsize nnT;
@@ -401,6 +406,13 @@ fail:
   g_free(tmp);
   g_free(H);
   return NULL;
+}
+
+gboolean priv_gram_check_memory(guint n, guint T, gsize max_bytes, GError **error) {
+  char *what = g_strdup_printf("the workload Gram matrix for %u nodes and T = %u rounds", n, T);
+  gboolean ok = priv_check_budget(budget_bytes(n, T, 4, 2, 2), max_bytes, what, error);
+  g_free(what);
+  return ok;
 }
 
 double *priv_gram_prefix_sum(guint T, GError **error) {

@@ -173,6 +173,12 @@ static gboolean check_args(const double *H, guint T, guint k, guint b, const Pri
                 T, k, b, (guint64)k * b);
     return FALSE;
   }
+  if ((guint64)T * T > G_MAXINT) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY,
+                "T = %u rounds is beyond what the optimizer handles (T^2 must fit in a BLAS "
+                "int: T <= 46340); use fewer epochs or batches", T);
+    return FALSE;
+  }
   if (o->band > T) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INFEASIBLE,
                 "band %u exceeds the horizon T = %u: use a band between 1 and T "

@@ -132,6 +132,15 @@ double *priv_gram_node(const double *W, guint n, guint node, guint T,
                        PrivWorkload workload, gsize max_bytes, GError **error);
 
 /*
+ * priv_gram_check_memory: fails with PRIV_ERROR_MEMORY, saying how much would
+ * be needed, when the dense n x n W plus priv_gram_static's work on a
+ * reversible W (the EIGEN path: about 4 n^2 + 2 nT + 2 T^2 doubles in all)
+ * exceed @max_bytes (0 = physical memory). Lets a caller refuse a graph
+ * before densifying its gossip matrix. O(1).
+ */
+gboolean priv_gram_check_memory(guint n, guint T, gsize max_bytes, GError **error);
+
+/*
  * priv_gram_prefix_sum: the Gram matrix A^T A of the centralized prefix-sum
  * workload (A lower-triangular ones): (A^T A)[s,t] = T - max(s,t). The
  * workload DMF (centralized multi-epoch MF) optimizes for. O(T^2).
@@ -230,16 +239,20 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivMfResult, priv_mf_result_free)
  * Minimizes tr(H X^{-1}) over positive definite X with X[s,t] = 0 for s != t
  * in the same class (s = t mod b) and sum_{s in class} X[s,s] = 1 (so
  * sens_Pi = 1), plus the band constraint when asked (DESIGN.md, "Mafalda").
- * The equality constraints are eliminated (free entries, diagonal moved inside
- * the affine set by projecting the gradient), positive definiteness acts as a
- * barrier in the line search, and L-BFGS with @opt->memory pairs and a
- * backtracking Armijo search does the rest; the problem is convex with a
- * unique optimum. Each iteration costs O(T^3) (one Cholesky, two triangular
- * solves, one rank-T update) and the memory is O((memory + 8) T^2).
+ * The equality constraints are eliminated (free entries only, the diagonal
+ * kept on the affine set by projecting the gradient), positive definiteness
+ * acts as a barrier in the line search, and L-BFGS with @opt->memory pairs
+ * does the rest, with a backtracking Armijo search that falls back on the
+ * approximate Wolfe conditions (Hager & Zhang) once f changes by less than its
+ * rounding error. The problem is convex with a unique optimum. Each iteration
+ * costs O(T^3) (one Cholesky, two triangular solves, one rank-T update;
+ * ~3.3 T^3 flops) and the memory is about (memory + 11) T^2 doubles.
  *
  * Returns: TRUE on convergence. FALSE with @error set: PRIV_ERROR_INVALID_ARGUMENT
- * (sizes, band), PRIV_ERROR_MEMORY, PRIV_ERROR_NUMERICAL (H not positive
- * definite), PRIV_ERROR_NOT_CONVERGED (then *@result holds the best point).
+ * (sizes, T != k*b, options), PRIV_ERROR_INFEASIBLE (band > T),
+ * PRIV_ERROR_MEMORY (budget, or T > 46340), PRIV_ERROR_NUMERICAL (H not
+ * positive definite), PRIV_ERROR_NOT_CONVERGED (then *@result holds the best
+ * point reached, with converged = FALSE).
  */
 gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
                           const PrivMfOptions *opt, PrivMfResult **result, GError **error);

@@ -201,7 +201,7 @@ SimTime sim_engine_now(const SimEngine *e) {
 
 gsize sim_engine_pending(const SimEngine *e) {
   g_return_val_if_fail(e != NULL, 0);
-  return e->queue->size;
+  return sim_queue_live(e->queue);
 }
 
 void sim_engine_get_stats(const SimEngine *e, SimEngineStats *stats) {
@@ -408,15 +408,14 @@ SimEventId sim_engine_set_timer(SimEngine *e, guint32 node, SimTime delay, guint
 
 gboolean sim_engine_cancel(SimEngine *e, SimEventId id) {
   g_return_val_if_fail(e != NULL, FALSE);
-  guint32 slot = sim_queue_pending_slot(e->queue, id);
-  if (slot == SIM_QUEUE_NO_SLOT)
+  SimQueueSlot *s = sim_queue_pending(e->queue, id);
+  if (!s)
     return FALSE;
-  const EngineEvent *pending = (const EngineEvent *)(e->queue->payload + slot * sizeof(EngineEvent));
   /* Deliveries are not the caller's to cancel (their ids are never handed out). */
-  if (pending->kind == EV_DELIVER)
+  if (((const EngineEvent *)sim_queue_slot_payload(s))->kind == EV_DELIVER)
     return FALSE;
   EngineEvent ev;
-  sim_queue_remove_slot(e->queue, slot, &ev, sizeof ev);
+  sim_queue_cancel_slot(e->queue, s, &ev, sizeof ev);
   release_event(&ev);
   return TRUE;
 }
@@ -518,18 +517,23 @@ SimRunStatus sim_engine_run(SimEngine *e, SimTime until, GError **error) {
   SimQueue *q = e->queue;
   SimRunStatus status = SIM_RUN_IDLE;
   while (!e->stop) {
-    if (q->size == 0) {
+    const SimQueueEntry *top = sim_queue_top_inline(q);
+    if (!top) {
       status = SIM_RUN_IDLE;
       break;
     }
-    if (q->heap[0].time > until) {
+    if (top->time > until) {
       status = SIM_RUN_HORIZON;
       break;
     }
     EngineEvent ev;
     SimEventId id;
     guint64 seq;
-    sim_queue_pop_inline(q, &e->now, &seq, &id, &ev, sizeof ev);
+    sim_queue_pop_top_inline(q, &e->now, &seq, &id, &ev, sizeof ev);
+    /* The next event's slot record is a likely cache miss in large runs:
+     * start loading it while this event's handler runs. */
+    if (q->size)
+      __builtin_prefetch(sim_queue_slot(q, (guint32)q->heap[0].lo));
     e->stats.events++;
     switch (ev.kind) {
     case EV_TIMER: {

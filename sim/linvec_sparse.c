@@ -148,6 +148,8 @@ void lin_sparse_axpy(LinRow *y, double a, const LinRow *x) {
     /* A run of shared columns: find its end, then update it in one loop the
      * compiler can vectorize. */
     gsize run = 0, lim = MIN(m - i, p - j);
+    while (run + 64 <= lim && memcmp(yi + i + run, xi + j + run, 64 * sizeof(guint32)) == 0)
+      run += 64;
     while (run < lim && yi[i + run] == xi[j + run])
       run++;
     if (run == 0)

@@ -85,6 +85,14 @@ const gsl_rng_type *sim_rng_default_type(void) {
   return &xoshiro_type;
 }
 
+static void seed_stream(gsl_rng *r, guint64 seed, guint32 node, guint32 purpose) {
+  guint64 s = sim_rng_stream_seed(seed, node, purpose);
+  if (r->type == &xoshiro_type)
+    xoshiro_seed(r->state, s); /* all 64 bits, even where long is 32 */
+  else
+    gsl_rng_set(r, (unsigned long int)s);
+}
+
 gsl_rng *sim_rng_stream_new(guint64 seed, guint32 node, guint32 purpose,
                             const gsl_rng_type *type, GError **error) {
   if (!type)
@@ -100,11 +108,7 @@ gsl_rng *sim_rng_stream_new(guint64 seed, guint32 node, guint32 purpose,
                 node, purpose);
     return NULL;
   }
-  guint64 s = sim_rng_stream_seed(seed, node, purpose);
-  if (type == &xoshiro_type)
-    xoshiro_seed(gsl_rng_state(r), s); /* all 64 bits, even where long is 32 */
-  else
-    gsl_rng_set(r, (unsigned long int)s);
+  seed_stream(r, seed, node, purpose);
   return r;
 }
 
@@ -122,39 +126,40 @@ SimRngSet *sim_rng_set_new(guint64 seed, guint32 n_nodes, const gsl_rng_type *ty
   set->seed = seed;
   set->n_nodes = n_nodes;
   set->type = type ? type : &xoshiro_type;
+  /* Header then state, each rounded up to 16 bytes to keep states aligned. */
+  set->stride = ((sizeof(gsl_rng) + 15) & ~(gsize)15) + ((set->type->size + 15) & ~(gsize)15);
   return set;
 }
 
 void sim_rng_set_free(SimRngSet *set) {
   if (!set)
     return;
-  for (guint p = 0; p < SIM_RNG_N_PURPOSES; p++) {
-    gsl_rng **a = set->streams[p];
-    if (!a)
-      continue;
-    for (guint32 i = 0; i <= set->n_nodes; i++)
-      if (a[i])
-        gsl_rng_free(a[i]);
-    g_free(a);
-  }
+  for (guint p = 0; p < SIM_RNG_N_PURPOSES; p++)
+    g_free(set->streams[p]);
   g_free(set);
 }
 
 gsl_rng *sim_rng_set_create(SimRngSet *set, guint32 node, guint32 purpose, GError **error) {
   guint32 index = node == SIM_NODE_NONE ? set->n_nodes : node;
   if (!set->streams[purpose]) {
-    set->streams[purpose] = g_try_new0(gsl_rng *, (gsize)set->n_nodes + 1);
+    /* Zeroed lazily by the system: untouched records cost no memory. */
+    set->streams[purpose] = g_try_malloc0_n((gsize)set->n_nodes + 1, set->stride);
     if (!set->streams[purpose]) {
       g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
-                  "cannot allocate the stream table of purpose %u for %u nodes", purpose,
-                  set->n_nodes);
+                  "cannot allocate the streams of purpose %u for %u nodes (%" G_GSIZE_FORMAT
+                  " bytes each)",
+                  purpose, set->n_nodes, set->stride);
       return NULL;
     }
   }
-  gsl_rng **slot = &set->streams[purpose][index];
-  if (!*slot)
-    *slot = sim_rng_stream_new(set->seed, node, purpose, set->type, error);
-  return *slot;
+  guint8 *rec = set->streams[purpose] + (gsize)index * set->stride;
+  gsl_rng *r = (gsl_rng *)rec;
+  if (!r->type) {
+    r->type = set->type;
+    r->state = rec + ((sizeof(gsl_rng) + 15) & ~(gsize)15);
+    seed_stream(r, set->seed, node, purpose);
+  }
+  return r;
 }
 
 gsl_rng *sim_rng_set_get(SimRngSet *set, guint32 node, guint32 purpose, GError **error) {
@@ -171,9 +176,5 @@ gsl_rng *sim_rng_set_get(SimRngSet *set, guint32 node, guint32 purpose, GError *
                 SIM_RNG_N_PURPOSES);
     return NULL;
   }
-  gsl_rng **a = set->streams[purpose];
-  guint32 index = node == SIM_NODE_NONE ? set->n_nodes : node;
-  if (a && a[index])
-    return a[index];
   return sim_rng_set_create(set, node, purpose, error);
 }

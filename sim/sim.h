@@ -57,8 +57,9 @@ typedef enum {
  * A priority queue of events keyed by (time, sequence number). Sequence numbers
  * are handed out in push order, so events at equal times come out in the order
  * they were pushed: a run is a pure function of its inputs. The heap is 4-ary
- * over compact (time, seq, slot) entries; payloads sit in a slot array that is
- * recycled, so a steady state of pushes and pops allocates nothing.
+ * over 16-byte entries (one cache line per level); payloads sit in a slot
+ * array that is recycled, so a steady state of pushes and pops allocates
+ * nothing. Cancel is lazy (generation-checked), see sim_queue_cancel.
  * Not thread-safe. */
 
 /** Identifies a scheduled event: slot index and slot generation. Never 0. */
@@ -103,10 +104,11 @@ gboolean sim_queue_pop(SimQueue *queue, SimTime *time, guint64 *seq, SimEventId 
                        void *payload);
 
 /**
- * sim_queue_peek: like sim_queue_pop without removing the event.
- * Returns: FALSE when the queue is empty. Complexity: O(1).
+ * sim_queue_peek: like sim_queue_pop without removing the event (it may drop
+ * cancelled entries that reached the top, hence the non-const queue).
+ * Returns: FALSE when the queue is empty. Complexity: O(1) amortized.
  */
-gboolean sim_queue_peek(const SimQueue *queue, SimTime *time, guint64 *seq, SimEventId *id);
+gboolean sim_queue_peek(SimQueue *queue, SimTime *time, guint64 *seq, SimEventId *id);
 
 /**
  * sim_queue_cancel: removes a pending event.
@@ -114,8 +116,10 @@ gboolean sim_queue_peek(const SimQueue *queue, SimTime *time, guint64 *seq, SimE
  * recognized (slot generation check) and leave the queue untouched.
  * @payload: (out) (optional) receives the cancelled event's payload.
  * Returns: TRUE if the event was pending and is now removed.
- * Complexity: O(log_4 n). A slot's generation wraps after 2^32 - 1 reuses, so
- * an id kept that long could name a newer event.
+ * Complexity: O(1) amortized: the entry is only marked, and dropped when it
+ * reaches the top or when cancelled entries outnumber pending ones (an O(n)
+ * rebuild). A slot's generation wraps after 2^32 - 1 reuses, so an id kept
+ * that long could name a newer event.
  */
 gboolean sim_queue_cancel(SimQueue *queue, SimEventId id, void *payload);
 
@@ -194,8 +198,11 @@ void sim_rng_set_free(SimRngSet *set);
  * @purpose: < SIM_RNG_N_PURPOSES.
  * Errors: SIM_ERROR_INVALID_ARGUMENT on a node or purpose out of range;
  * SIM_ERROR_CAPACITY when allocation fails.
- * Returns: (transfer none) the generator, owned by @set, or NULL.
- * Complexity: O(1).
+ * Returns: (transfer none) the generator, owned by @set (never gsl_rng_free
+ * it; gsl_rng_clone gives an independent copy), or NULL.
+ * Complexity: O(1). The streams of a purpose are allocated together on its
+ * first use (48 bytes per node for the default type; pages never touched cost
+ * nothing).
  */
 gsl_rng *sim_rng_set_get(SimRngSet *set, guint32 node, guint32 purpose, GError **error);
 

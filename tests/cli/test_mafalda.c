@@ -178,6 +178,9 @@ static void test_bad_input(void) {
   /* T = 10^6: refused before any work, saying how much memory it needs. */
   EXPECT_FAILURE(1, "would need 216.0 TB", "mafalda", "--generate", "florentine", "-k", "1000",
                  "-b", "1000");
+  /* 300,000 nodes: the dense gossip matrix alone is 720 GB; refused before it. */
+  EXPECT_FAILURE(1, "would need 2.9 TB", "mafalda", "--generate", "ring:n=300000", "-k", "2",
+                 "-b", "2");
   char *disc = cli_test_data_path("mafalda-disconnected.edges");
   EXPECT_FAILURE(1, "not connected", "mafalda", "--graph", disc, "-k", "2", "-b", "3");
   EXPECT_FAILURE(1, "missing-file.edges", "mafalda", "--graph", "missing-file.edges", "-k", "2",

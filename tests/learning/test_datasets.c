@@ -194,11 +194,14 @@ static void test_spec_errors(void) {
                        "synthetic:linear,oops",
                        "california:/nonexistent/cal.data",
                        "idx:/nonexistent"};
-  const int codes[] = {LEARN_ERROR_PARSE, LEARN_ERROR_PARSE, LEARN_ERROR_PARSE,
-                       LEARN_ERROR_PARSE, LEARN_ERROR_PARSE, LEARN_ERROR_INVALID_ARGUMENT,
-                       LEARN_ERROR_PARSE, LEARN_ERROR_INVALID_ARGUMENT, LEARN_ERROR_PARSE,
-                       LEARN_ERROR_INVALID_ARGUMENT, LEARN_ERROR_PARSE, LEARN_ERROR_PARSE,
-                       LEARN_ERROR_PARSE, LEARN_ERROR_IO, LEARN_ERROR_IO};
+  const int codes[] = {LEARN_ERROR_PARSE, LEARN_ERROR_PARSE,
+                       LEARN_ERROR_PARSE, LEARN_ERROR_PARSE,
+                       LEARN_ERROR_PARSE, LEARN_ERROR_INVALID_ARGUMENT,
+                       LEARN_ERROR_PARSE, LEARN_ERROR_INVALID_ARGUMENT,
+                       LEARN_ERROR_PARSE, LEARN_ERROR_INVALID_ARGUMENT,
+                       LEARN_ERROR_PARSE, LEARN_ERROR_PARSE,
+                       LEARN_ERROR_PARSE, LEARN_ERROR_IO,
+                       LEARN_ERROR_IO};
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
     LearnDataset *tr = (LearnDataset *)1, *te = (LearnDataset *)1;
     GError *error = NULL;
@@ -216,8 +219,8 @@ static void test_spec_errors(void) {
 static void test_spec_synthetic(void) {
   LearnDataset *tr, *te, *all, *tr2, *te2;
   GError *error = NULL;
-  g_assert_true(learn_data_load("synthetic:linear,n=100,d=3,noise=0.2,seed=4", 0.3, 8, &tr,
-                                &te, &error));
+  g_assert_true(
+      learn_data_load("synthetic:linear,n=100,d=3,noise=0.2,seed=4", 0.3, 8, &tr, &te, &error));
   g_assert_no_error(error);
   all = learn_dataset_synthetic_linear(100, 3, 0.2, 4, NULL, &error);
   g_assert_true(learn_dataset_split(all, 0.3, 8, &tr2, &te2, &error));
@@ -229,8 +232,8 @@ static void test_spec_synthetic(void) {
   learn_dataset_free(te2);
   learn_dataset_free(all);
 
-  g_assert_true(learn_data_load("synthetic:logistic,n=200,d=2,classes=3,standardize=yes", 0.5,
-                                1, &tr, &te, &error));
+  g_assert_true(learn_data_load("synthetic:logistic,n=200,d=2,classes=3,standardize=yes", 0.5, 1,
+                                &tr, &te, &error));
   g_assert_no_error(error);
   g_assert_cmpuint(tr->n_classes, ==, 3);
   g_assert_cmpuint(te->n, ==, 100);
@@ -244,8 +247,8 @@ static void test_spec_synthetic(void) {
 
 static char *housing_path(void) {
   const char *shared = g_getenv("DPG_SHARED_DIR");
-  char *p = g_build_filename(shared != NULL ? shared : "../shared", "data", "cal_housing.data",
-                             NULL);
+  char *p =
+      g_build_filename(shared != NULL ? shared : "../shared", "data", "cal_housing.data", NULL);
   if (!g_file_test(p, G_FILE_TEST_IS_REGULAR)) {
     g_free(p);
     return NULL;
@@ -271,10 +274,10 @@ static void test_california(void) {
   g_assert_cmpuint(ds->n, ==, 20640);
   g_assert_cmpuint(ds->n_features, ==, 8);
   g_assert_cmpuint(ds->n_classes, ==, 0);
-  const double first[8] = {8.3252, 41, 6.984126984126984, 1.0238095238095237,
-                           322,    2.5555555555555554, 37.88, -122.23};
-  const double last[8] = {2.3886, 16, 2785.0 / 530, 616.0 / 530, 1387, 1387.0 / 530,
-                          39.37,  -121.24};
+  const double first[8] = {
+      8.3252, 41, 6.984126984126984, 1.0238095238095237, 322, 2.5555555555555554, 37.88, -122.23};
+  const double last[8] = {2.3886, 16,           2785.0 / 530, 616.0 / 530,
+                          1387,   1387.0 / 530, 39.37,        -121.24};
   const double *xl = ds->features + (ds->n - 1) * 8;
   for (int j = 0; j < 8; j++) {
     g_assert_cmpfloat_with_epsilon(ds->features[j], first[j], 1e-12 * fabs(first[j]));

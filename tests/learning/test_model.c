@@ -111,10 +111,12 @@ static void test_predict(void) {
   g_assert_cmpfloat_with_epsilon(out[1], 1.0 / 3.0, 1e-15);
   learn_model_free(sm);
 
-  /* W1 = [[1,-1],[2,1]], b1 = [0,-1], W2 = [3,-2], b2 = 0.5, x = (1,2):
-   * pre-activations (-1, 3) -> ReLU (0, 3) -> 3*0 - 2*3 + 0.5 = -5.5. */
+  /* Hidden unit 0 weighs inputs (1, -1), unit 1 weighs (2, 1); stored
+   * input-major: input 0 -> (1, 2), input 1 -> (-1, 1). b1 = (0, -1),
+   * W2 = (3, -2), b2 = 0.5, x = (1, 2): pre-activations (-1, 3) -> ReLU
+   * (0, 3) -> 3*0 - 2*3 + 0.5 = -5.5. */
   LearnModel *mlp = model("mlp:hidden=2", 2, 0);
-  const double wm[] = {1, -1, 2, 1, 0, -1, 3, -2, 0.5}, xm[] = {1, 2};
+  const double wm[] = {1, 2, -1, 1, 0, -1, 3, -2, 0.5}, xm[] = {1, 2};
   g_assert_cmpuint(learn_model_scratch_size(mlp), <=, 16);
   learn_model_predict(mlp, wm, xm, out, scratch);
   g_assert_cmpfloat(out[0], ==, -5.5);
@@ -268,7 +270,7 @@ static void test_clipping_explicit(void) {
     LearnDataset *ds = data_for(kinds[k].classes);
     LearnModel *m = model(kinds[k].spec, D, kinds[k].classes);
     gsize np = learn_model_n_params(m);
-    double *p = params_for(m, 20 + (guint32)k), *gi = g_new(double, (gsize)B * np);
+    double *p = params_for(m, 20 + (guint32)k), *gi = g_new(double, (gsize)B *np);
     double *want = g_new0(double, np), *got = g_new(double, np), norms[B], sorted[B];
     for (gsize e = 0; e < B; e++) {
       learn_model_clipped_grad(m, p, ds, batch + e, 1, INFINITY, gi + e * np, NULL);
@@ -415,8 +417,7 @@ static void test_threads(void) {
     threads[t] = g_thread_new("grad", run_job, &jobs[t]);
   for (guint t = 0; t < 4; t++) {
     g_thread_join(threads[t]);
-    g_assert_cmpmem(jobs[t].out, 10 * np * sizeof(double), serial[t].out,
-                    10 * np * sizeof(double));
+    g_assert_cmpmem(jobs[t].out, 10 * np * sizeof(double), serial[t].out, 10 * np * sizeof(double));
     g_free(jobs[t].out);
     g_free(serial[t].out);
   }

@@ -4,9 +4,9 @@
  * softmax problem, and the 8-64-1 MLP on California housing against the
  * mean predictor.
  */
+#include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <string.h>
-#include <gsl/gsl_linalg.h>
 
 #include "learning/learning.h"
 
@@ -121,8 +121,8 @@ static void test_linear_regression(void) {
 static void test_softmax_separable(void) {
   LearnDataset *tr, *te;
   GError *error = NULL;
-  g_assert_true(learn_data_load("synthetic:logistic,n=3000,d=5,classes=3,labels=argmax,seed=2",
-                                0.2, 1, &tr, &te, &error));
+  g_assert_true(learn_data_load("synthetic:logistic,n=3000,d=5,classes=3,labels=argmax,seed=2", 0.2,
+                                1, &tr, &te, &error));
   g_assert_no_error(error);
   LearnModel *m = learn_model_new("softmax", 5, 3, &error);
   gsize np = learn_model_n_params(m);
@@ -135,8 +135,8 @@ static void test_softmax_separable(void) {
     LearnSgdConfig cfg = {.n_batches = 24, .epochs = 40, .lr = 0.5, .clip = clips[c], .seed = 5};
     g_assert_true(learn_sgd_train(m, p, tr, &cfg, NULL, NULL, &error));
     learn_model_evaluate(m, p, te, NULL, 0, &loss, &acc);
-    g_test_message("softmax clip %g: test accuracy %.4f -> %.4f, loss %.3f -> %.3f", clips[c],
-                   acc0, acc, loss0, loss);
+    g_test_message("softmax clip %g: test accuracy %.4f -> %.4f, loss %.3f -> %.3f", clips[c], acc0,
+                   acc, loss0, loss);
     g_assert_cmpfloat(acc, >, 0.97);
     g_assert_cmpfloat(loss, <, loss0 / 3);
   }
@@ -150,8 +150,8 @@ static void test_softmax_separable(void) {
  * the mean predictor (predicting the train mean target) by far. */
 static void test_mlp_housing(void) {
   const char *shared = g_getenv("DPG_SHARED_DIR");
-  char *path = g_build_filename(shared != NULL ? shared : "../shared", "data",
-                                "cal_housing.data", NULL);
+  char *path =
+      g_build_filename(shared != NULL ? shared : "../shared", "data", "cal_housing.data", NULL);
   if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
     g_test_skip("cal_housing.data not found under DPG_SHARED_DIR");
     g_free(path);

@@ -412,6 +412,11 @@ static void test_errors(void) {
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
   g_assert_nonnull(strstr(err->message, "16.0 MB"));
   g_clear_error(&err);
+  g_assert_true(priv_gram_check_memory(148, 320, 0, &err));
+  g_assert_false(priv_gram_check_memory(1000, 80, 1000000, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+  g_assert_nonnull(strstr(err->message, "would need 33.4 MB"));
+  g_clear_error(&err);
   g_assert_null(priv_gram_node(W, 2, 2, 3, PRIV_WORKLOAD_POST_AVERAGE, 0, &err));
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);

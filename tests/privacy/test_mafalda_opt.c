@@ -369,6 +369,49 @@ static void test_dmf_prefix_sum(void) {
   g_free(A);
 }
 
+/* Per-node Mafalda: node i optimizes for its own H_i. Each per-node optimum
+ * satisfies KKT, and since the common X is feasible for every node,
+ * sum_i min tr(H_i X^-1) <= min tr(H X^-1), strictly unless the H_i are
+ * proportional. */
+static void test_per_node(void) {
+  guint k = 3, b = 4, T = 12;
+  GError *err = NULL;
+  char *path = g_build_filename(g_getenv("DPG_SHARED_DIR"), "data", "graphs",
+                                "florentine.edges", NULL);
+  TopoGraph *g = topo_graph_load(path, FALSE, &err);
+  g_assert_no_error(err);
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  guint n = topo_gossip_n(w);
+  double *W = topo_gossip_dense(w);
+  double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, &err);
+  g_assert_no_error(err);
+  PrivMfResult *common = optimize(H, k, b, 0);
+  double sum = 0.0, common_check = 0.0;
+  for (guint i = 0; i < n; i++) {
+    double *Hi = priv_gram_node(W, n, i, T, PRIV_WORKLOAD_POST_AVERAGE, 0, &err);
+    g_assert_no_error(err);
+    PrivMfResult *r = optimize(Hi, k, b, 0);
+    assert_kkt(Hi, r, 0, 1e-6);
+    sum += r->objective;
+    /* The common C scored on node i alone is no better than node i's optimum. */
+    double li = priv_mf_loss(Hi, common->C, T, k, b, &err);
+    g_assert_no_error(err);
+    g_assert_cmpfloat(r->objective, <=, li * (1 + 1e-12));
+    common_check += li;
+    priv_mf_result_free(r);
+    g_free(Hi);
+  }
+  g_assert_cmpfloat(rel_diff(common_check, common->objective), <, 1e-10);
+  g_assert_cmpfloat(sum, <, common->objective * (1 - 1e-4));
+  priv_mf_result_free(common);
+  g_free(H);
+  g_free(W);
+  g_free(path);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
 /* ---- strategies, sensitivity, loss ---- */
 
 static void test_baselines_and_sensitivity(void) {
@@ -498,6 +541,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/mf/projected-gradient", test_against_projected_gradient);
   g_test_add_func("/privacy/mf/kkt-random-graphs", test_kkt_random_graphs);
   g_test_add_func("/privacy/mf/dmf-prefix-sum", test_dmf_prefix_sum);
+  g_test_add_func("/privacy/mf/per-node", test_per_node);
   g_test_add_func("/privacy/mf/baselines-sensitivity", test_baselines_and_sensitivity);
   g_test_add_func("/privacy/mf/errors", test_optimizer_errors);
   return g_test_run();

@@ -2,12 +2,15 @@
  * tests/sim/test_queue.c: the event queue: (time, seq) order, ties in push
  * order, cancel (pending, fired, cancelled, never-issued ids), slot reuse, and a
  * long random mix of pushes, pops and cancels checked against a plain array
- * (linear minimum for each pop, qsort for the final drain).
+ * (linear minimum for each pop, qsort for the final drain), also with the
+ * tie counter forced to wrap again and again.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sim.h"
+/* White box: the internal header lets the tests force the 32-bit tie counter
+ * to wrap and see that cancelled entries are purged from the heap. */
+#include "sim/queue_internal.h"
 
 static SimQueue *new_queue(void) {
   GError *err = NULL;
@@ -151,15 +154,22 @@ static int ref_cmp(const void *pa, const void *pb) {
   return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static void test_random_vs_reference(void) {
-  GRand *rand = g_rand_new_with_seed(20240601);
+/* @wrap_every: when > 0, every that many operations the tie counter is put
+ * just below its wrap point, so renumbering happens with a live heap. */
+static void random_vs_reference(guint32 seed, guint wrap_every) {
+  GRand *rand = g_rand_new_with_seed(seed);
   SimQueue *q = new_queue();
   GArray *ref = g_array_new(FALSE, FALSE, sizeof(Ref));
   GArray *dead = g_array_new(FALSE, FALSE, sizeof(SimEventId));
   guint64 next_seq = 0, next_value = 0;
   guint n_push = 0, n_pop = 0, n_cancel = 0, n_dead_cancel = 0;
   SimTime now = 0;
+  guint n_wraps = 0;
   for (guint op = 0; op < 60000; op++) {
+    if (wrap_every && op % wrap_every == 0 && q->next_tie < G_MAXUINT32 - 5) {
+      q->next_tie = G_MAXUINT32 - 5;
+      n_wraps++;
+    }
     double u = g_rand_double(rand);
     /* Push-heavy early, pop-heavy late, so the size sweeps up to ~3000 and back. */
     double p_push = op < 30000 ? 0.6 : 0.35;
@@ -221,12 +231,48 @@ static void test_random_vs_reference(void) {
   g_assert_cmpuint(n_pop, >, 12000);
   g_assert_cmpuint(n_cancel, >, 3000);
   g_assert_cmpuint(n_dead_cancel, >, 3000);
-  g_test_message("%u pushes, %u pops, %u cancels, %u cancels of dead ids, %u drained", n_push,
-                 n_pop, n_cancel, n_dead_cancel, ref->len);
+  g_test_message("%u pushes, %u pops, %u cancels, %u cancels of dead ids, %u drained, %u wraps",
+                 n_push, n_pop, n_cancel, n_dead_cancel, ref->len, n_wraps);
+  if (wrap_every)
+    g_assert_cmpuint(n_wraps, >=, 60000 / wrap_every - 1);
   g_array_free(ref, TRUE);
   g_array_free(dead, TRUE);
   sim_queue_free(q);
   g_rand_free(rand);
+}
+
+static void test_random_vs_reference(void) {
+  random_vs_reference(20240601, 0);
+}
+
+static void test_tie_wrap(void) {
+  random_vs_reference(77, 997);
+}
+
+/* Cancelling most events rebuilds the heap without them; order is kept. */
+static void test_purge(void) {
+  SimQueue *q = new_queue();
+  SimEventId ids[1000];
+  for (guint i = 0; i < 1000; i++)
+    ids[i] = push(q, (i * 7919) % 1000, i); /* times are a permutation of 0..999 */
+  for (guint i = 0; i < 1000; i++)
+    if (i % 10 != 0)
+      g_assert_true(sim_queue_cancel(q, ids[i], NULL));
+  g_assert_cmpuint(sim_queue_size(q), ==, 100);
+  g_assert_cmpuint(q->size, <=, 2 * 100 + 1); /* cancelled entries went */
+  SimTime prev = 0;
+  for (guint k = 0; k < 100; k++) {
+    SimTime t;
+    guint64 v;
+    g_assert_true(sim_queue_pop(q, &t, NULL, NULL, &v));
+    g_assert_cmpuint(v % 10, ==, 0);
+    g_assert_cmpuint(t, ==, (v * 7919) % 1000);
+    g_assert_cmpuint(t, >=, prev);
+    prev = t;
+  }
+  g_assert_false(sim_queue_pop(q, NULL, NULL, NULL, NULL));
+  g_assert_cmpuint(q->size, ==, 0);
+  sim_queue_free(q);
 }
 
 int main(int argc, char **argv) {
@@ -236,5 +282,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/sim/queue/cancel", test_cancel);
   g_test_add_func("/sim/queue/payload-sizes", test_payload_sizes);
   g_test_add_func("/sim/queue/random-vs-reference", test_random_vs_reference);
+  g_test_add_func("/sim/queue/tie-wrap", test_tie_wrap);
+  g_test_add_func("/sim/queue/purge", test_purge);
   return g_test_run();
 }
