@@ -184,7 +184,7 @@ int main(int argc, char **argv) {
   guint32 null_nodes = argc > 1 ? (guint32)atol(argv[1]) : 1000;
   guint64 null_events = argc > 2 ? (guint64)atoll(argv[2]) : 50000000;
   guint32 graph_nodes = argc > 3 ? (guint32)atol(argv[3]) : 100000;
-  guint64 message_events = argc > 4 ? (guint64)atoll(argv[4]) : 20000000;
+  guint64 message_events = argc > 4 ? (guint64)atoll(argv[4]) : 10000000;
   bench_null(null_nodes, null_events);
   bench_messages(graph_nodes, message_events);
   return 0;

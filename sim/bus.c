@@ -93,9 +93,9 @@ gboolean sim_bus_has_subscribers(const SimBus *bus) {
 
 void sim_bus_publish(SimBus *bus, const SimBusEvent *event) {
   g_return_if_fail(bus != NULL && event != NULL);
+  bus->n_published++;
   if (bus->n_active == 0)
     return;
-  bus->n_published++;
   bus->dispatching++;
   /* Subscribers added by a callback start with the next event. */
   guint n = bus->n_subs;
@@ -114,14 +114,10 @@ guint64 sim_bus_n_published(const SimBus *bus) {
 }
 
 static const char *const kind_names[SIM_BUS_N_KINDS] = {
-    [SIM_BUS_RUN_START] = "run_start",
-    [SIM_BUS_RUN_END] = "run_end",
-    [SIM_BUS_MESSAGE_SENT] = "sent",
-    [SIM_BUS_MESSAGE_DELIVERED] = "delivered",
-    [SIM_BUS_MESSAGE_DROPPED] = "dropped",
-    [SIM_BUS_TIMER] = "timer",
-    [SIM_BUS_TOPOLOGY_CHANGE] = "topology",
-    [SIM_BUS_ROUND] = "round",
+    [SIM_BUS_RUN_START] = "run_start",      [SIM_BUS_RUN_END] = "run_end",
+    [SIM_BUS_MESSAGE_SENT] = "sent",        [SIM_BUS_MESSAGE_DELIVERED] = "delivered",
+    [SIM_BUS_MESSAGE_DROPPED] = "dropped",  [SIM_BUS_TIMER] = "timer",
+    [SIM_BUS_TOPOLOGY_CHANGE] = "topology", [SIM_BUS_ROUND] = "round",
 };
 
 const char *sim_bus_event_kind_name(SimBusEventKind kind) {

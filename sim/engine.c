@@ -82,9 +82,9 @@ static SimBusEvent bus_event(const SimEngine *e, SimBusEventKind kind, guint64 s
   };
 }
 
-static __attribute__((noinline)) void publish_message(SimEngine *e, SimBusEventKind kind, guint64 seq,
-                                            const SimMessage *m, guint32 to, SimTime arrival,
-                                            SimDropReason reason) {
+static __attribute__((noinline)) void publish_message(SimEngine *e, SimBusEventKind kind,
+                                                      guint64 seq, const SimMessage *m, guint32 to,
+                                                      SimTime arrival, SimDropReason reason) {
   SimBusEvent ev = bus_event(e, kind, seq);
   ev.from = m->from;
   ev.to = to;
@@ -97,7 +97,8 @@ static __attribute__((noinline)) void publish_message(SimEngine *e, SimBusEventK
   sim_bus_publish(&e->bus, &ev);
 }
 
-static __attribute__((noinline)) void publish_timer(SimEngine *e, guint64 seq, guint32 node, guint64 tag) {
+static __attribute__((noinline)) void publish_timer(SimEngine *e, guint64 seq, guint32 node,
+                                                    guint64 tag) {
   SimBusEvent ev = bus_event(e, SIM_BUS_TIMER, seq);
   ev.to = node;
   ev.tag = tag;
@@ -388,8 +389,7 @@ SimEventId sim_engine_set_timer_at(SimEngine *e, guint32 node, SimTime at, guint
   SimEventId id = sim_queue_push_inline(e->queue, at, &ev, sizeof ev, NULL);
   if (G_UNLIKELY(!id))
     g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
-                "cannot set a timer: the event queue cannot grow beyond %u events",
-                e->queue->size);
+                "cannot set a timer: the event queue cannot grow beyond %u events", e->queue->size);
   return id;
 }
 
@@ -398,8 +398,8 @@ SimEventId sim_engine_set_timer(SimEngine *e, guint32 node, SimTime delay, guint
   g_return_val_if_fail(e != NULL, SIM_EVENT_ID_NONE);
   if (G_UNLIKELY(delay >= SIM_TIME_NEVER - e->now)) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                "sim_engine_set_timer: delay %" G_GUINT64_FORMAT
-                " ns from %" G_GUINT64_FORMAT " ns passes the end of time",
+                "sim_engine_set_timer: delay %" G_GUINT64_FORMAT " ns from %" G_GUINT64_FORMAT
+                " ns passes the end of time",
                 delay, e->now);
     return SIM_EVENT_ID_NONE;
   }
@@ -448,8 +448,8 @@ SimEventId sim_engine_notify_topology_change(SimEngine *e, SimTime at,
                 what, at, e->now);
     return SIM_EVENT_ID_NONE;
   }
-  EngineEvent ev = {.kind = EV_TOPOLOGY, .node = SIM_NODE_NONE,
-                    .u.change = g_memdup2(change, sizeof *change)};
+  EngineEvent ev = {
+      .kind = EV_TOPOLOGY, .node = SIM_NODE_NONE, .u.change = g_memdup2(change, sizeof *change)};
   SimEventId id = sim_queue_push_inline(e->queue, at, &ev, sizeof ev, NULL);
   if (!id) {
     g_free(ev.u.change);

@@ -20,8 +20,8 @@ typedef struct {
 
 /* Parses the `key=value,...` part of @spec (@params points into @spec) into
  * @keys; every key must appear exactly once. @usage shows the expected form. */
-static gboolean parse_params(const char *what, const char *spec, const char *params,
-                             SpecKey *keys, guint n_keys, const char *usage, GError **error) {
+static gboolean parse_params(const char *what, const char *spec, const char *params, SpecKey *keys,
+                             guint n_keys, const char *usage, GError **error) {
   gchar **items = g_strsplit(params, ",", -1);
   gboolean ok = TRUE;
   for (guint i = 0; ok && items[i]; i++) {
@@ -29,8 +29,7 @@ static gboolean parse_params(const char *what, const char *spec, const char *par
     char *eq = strchr(item, '=');
     if (!eq) {
       g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                  "%s spec \"%s\": \"%s\" is not key=value (expected %s)", what, spec, item,
-                  usage);
+                  "%s spec \"%s\": \"%s\" is not key=value (expected %s)", what, spec, item, usage);
       ok = FALSE;
       break;
     }
@@ -46,8 +45,8 @@ static gboolean parse_params(const char *what, const char *spec, const char *par
                   "%s spec \"%s\": unknown key '%s' (expected %s)", what, spec, key, usage);
       ok = FALSE;
     } else if (k->seen) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s spec \"%s\": key '%s' given twice",
-                  what, spec, k->name);
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s spec \"%s\": key '%s' given twice", what,
+                  spec, k->name);
       ok = FALSE;
     } else {
       char *end = NULL;
@@ -67,8 +66,9 @@ static gboolean parse_params(const char *what, const char *spec, const char *par
   g_strfreev(items);
   for (guint j = 0; ok && j < n_keys; j++)
     if (!keys[j].seen) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s spec \"%s\": missing key '%s' (expected %s)",
-                  what, spec, keys[j].name, usage);
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                  "%s spec \"%s\": missing key '%s' (expected %s)", what, spec, keys[j].name,
+                  usage);
       ok = FALSE;
     }
   return ok;
@@ -76,8 +76,8 @@ static gboolean parse_params(const char *what, const char *spec, const char *par
 
 /* Splits "model:params" into a stripped model name (returned, to free) and a
  * pointer to the params; NULL and an error when there is no ':'. */
-static char *split_model(const char *what, const char *spec, const char *usage,
-                         const char **params, GError **error) {
+static char *split_model(const char *what, const char *spec, const char *usage, const char **params,
+                         GError **error) {
   const char *colon = strchr(spec, ':');
   if (!colon) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
@@ -173,8 +173,8 @@ gboolean sim_latency_parse(const char *spec, SimLatency *out, GError **error) {
     if (l.min_ms < 0)
       goto negative;
     if (l.min_ms > l.max_ms) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "latency spec \"%s\": min %g > max %g",
-                  spec, l.min_ms, l.max_ms);
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "latency spec \"%s\": min %g > max %g", spec,
+                  l.min_ms, l.max_ms);
       return FALSE;
     }
     break;
@@ -191,8 +191,8 @@ gboolean sim_latency_parse(const char *spec, SimLatency *out, GError **error) {
   *out = l;
   return TRUE;
 negative:
-  g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "latency spec \"%s\": a latency cannot be negative",
-              spec);
+  g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+              "latency spec \"%s\": a latency cannot be negative", spec);
   return FALSE;
 }
 

@@ -121,8 +121,7 @@ SimEventId sim_queue_push(SimQueue *q, SimTime time, const void *payload, GError
   SimEventId id = sim_queue_push_inline(q, time, payload, q->payload_size, NULL);
   if (id == SIM_EVENT_ID_NONE)
     g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
-                "event queue cannot grow beyond %u entries (out of memory or slot limit)",
-                q->size);
+                "event queue cannot grow beyond %u entries (out of memory or slot limit)", q->size);
   return id;
 }
 

@@ -11,7 +11,7 @@
  * the stream seed, as its authors recommend, so no state is all zero and nearby
  * seeds give unrelated states.
  */
-#include <gsl/gsl_errno.h>
+#include <stdlib.h>
 
 #include "sim/rng_internal.h"
 
@@ -39,9 +39,7 @@ typedef struct {
   guint64 s[4];
 } Xoshiro;
 
-static inline guint64 rotl64(guint64 x, int k) {
-  return (x << k) | (x >> (64 - k));
-}
+static inline guint64 rotl64(guint64 x, int k) { return (x << k) | (x >> (64 - k)); }
 
 static inline guint64 xoshiro_next(Xoshiro *x) {
   guint64 *s = x->s;
@@ -62,9 +60,7 @@ static void xoshiro_seed(Xoshiro *x, guint64 seed) {
     x->s[i] = splitmix64_next(&sm);
 }
 
-static void xoshiro_set(void *state, unsigned long int seed) {
-  xoshiro_seed(state, (guint64)seed);
-}
+static void xoshiro_set(void *state, unsigned long int seed) { xoshiro_seed(state, (guint64)seed); }
 
 /* The high 32 bits are the best ones; GSL's integer helpers assume a range
  * that fits an unsigned long, which 32 bits always do. */
@@ -77,13 +73,10 @@ static double xoshiro_get_double(void *state) {
 }
 
 static const gsl_rng_type xoshiro_type = {
-    "xoshiro256**", 0xffffffffUL, 0, sizeof(Xoshiro), xoshiro_set, xoshiro_get,
-    xoshiro_get_double,
+    "xoshiro256**", 0xffffffffUL, 0, sizeof(Xoshiro), xoshiro_set, xoshiro_get, xoshiro_get_double,
 };
 
-const gsl_rng_type *sim_rng_default_type(void) {
-  return &xoshiro_type;
-}
+const gsl_rng_type *sim_rng_default_type(void) { return &xoshiro_type; }
 
 static void seed_stream(gsl_rng *r, guint64 seed, guint32 node, guint32 purpose) {
   guint64 s = sim_rng_stream_seed(seed, node, purpose);
@@ -93,21 +86,24 @@ static void seed_stream(gsl_rng *r, guint64 seed, guint32 node, guint32 purpose)
     gsl_rng_set(r, (unsigned long int)s);
 }
 
-gsl_rng *sim_rng_stream_new(guint64 seed, guint32 node, guint32 purpose,
-                            const gsl_rng_type *type, GError **error) {
+gsl_rng *sim_rng_stream_new(guint64 seed, guint32 node, guint32 purpose, const gsl_rng_type *type,
+                            GError **error) {
   if (!type)
     type = &xoshiro_type;
-  /* gsl_rng_alloc reports failure through GSL's error handler, which aborts
-   * by default; turn it off for the call so failure comes back as NULL. */
-  gsl_error_handler_t *old = gsl_set_error_handler_off();
-  gsl_rng *r = gsl_rng_alloc(type);
-  gsl_set_error_handler(old);
-  if (!r) {
+  /* Built by hand as gsl_rng_alloc would (gsl_rng_free releases both blocks
+   * with free), because gsl_rng_alloc reports failure through GSL's global
+   * error handler, which aborts by default. */
+  gsl_rng *r = malloc(sizeof *r);
+  void *state = r ? calloc(1, type->size ? type->size : 1) : NULL;
+  if (!state) {
+    free(r);
     g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
-                "cannot allocate a %s generator for stream (node %u, purpose %u)", type->name,
-                node, purpose);
+                "cannot allocate a %s generator for stream (node %u, purpose %u)", type->name, node,
+                purpose);
     return NULL;
   }
+  r->type = type;
+  r->state = state;
   seed_stream(r, seed, node, purpose);
   return r;
 }
@@ -166,8 +162,7 @@ gsl_rng *sim_rng_set_get(SimRngSet *set, guint32 node, guint32 purpose, GError *
   g_return_val_if_fail(set != NULL, NULL);
   if (node >= set->n_nodes && node != SIM_NODE_NONE) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                "random stream: node %u out of range (the run has %u nodes)", node,
-                set->n_nodes);
+                "random stream: node %u out of range (the run has %u nodes)", node, set->n_nodes);
     return NULL;
   }
   if (purpose >= SIM_RNG_N_PURPOSES) {

@@ -342,7 +342,9 @@ typedef struct {
   SimBusEventKind kind;
   SimDropReason reason;      /* DROPPED only */
   SimTime time;              /* simulated time the event happens */
-  guint64 seq;               /* queue sequence number of the underlying event */
+  guint64 seq;               /* sequence number of the underlying event: a
+                              * message's SENT, DELIVERED and DROPPED share it;
+                              * 0 for run events; ROUND: the publisher's choice */
   guint32 from, to;          /* nodes, SIM_NODE_NONE when not applicable */
   guint32 round;             /* message round, or the round of a ROUND event */
   guint64 tag;               /* message tag, timer tag, topology epoch */
@@ -383,7 +385,11 @@ gboolean sim_bus_has_subscribers(const SimBus *bus);
  */
 void sim_bus_publish(SimBus *bus, const SimBusEvent *event);
 
-/** sim_bus_n_published: events that reached at least one subscriber. */
+/**
+ * sim_bus_n_published: how many events were handed to sim_bus_publish, heard
+ * or not. The engine calls it only when someone listens, so with no
+ * subscriber this stays 0: a check that nothing is built for nobody.
+ */
 guint64 sim_bus_n_published(const SimBus *bus);
 
 /** sim_bus_event_kind_name: "run_start", "sent", "delivered", ... */
@@ -407,6 +413,9 @@ typedef struct SimEngine SimEngine;
 /**
  * What a node does; any handler may be NULL. @state is the node's state
  * (sim_engine_set_node). @msg is borrowed: sim_message_ref it to keep it.
+ * @timer is the id sim_engine_set_timer returned (no longer pending when the
+ * handler runs). Handlers may send, set and cancel timers, notify, subscribe
+ * and stop; they may not call sim_engine_run or free the engine.
  */
 typedef struct {
   void (*on_start)(SimEngine *engine, guint32 node, gpointer state);
@@ -548,7 +557,7 @@ SimEventId sim_engine_set_timer_at(SimEngine *engine, guint32 node, SimTime at, 
 /**
  * sim_engine_cancel: cancels a pending timer or topology notification.
  * Returns: TRUE if it was pending; FALSE for ids already fired, cancelled or
- * unknown. O(log_4 pending).
+ * unknown. O(1) amortized (see sim_queue_cancel).
  */
 gboolean sim_engine_cancel(SimEngine *engine, SimEventId id);
 
@@ -726,7 +735,8 @@ typedef struct SimLinvec SimLinvec;
  *   for unbounded growth. Storage grows on demand either way; a bound only
  *   turns a runaway round counter into a SIM_ERROR_CAPACITY error. Whatever
  *   the bound, columns t * n + u must fit in 32 bits, so t < 2^32 / n.
- * @error: SIM_ERROR_INVALID_ARGUMENT for a NULL registry or unknown storage.
+ * @error: SIM_ERROR_INVALID_ARGUMENT for a NULL registry or unknown storage;
+ *   SIM_ERROR_CAPACITY for a dim whose data could not be addressed.
  * Returns: (transfer full) the space (reference count 1), or NULL.
  * Complexity: O(1).
  */
@@ -771,7 +781,8 @@ SimLinSpace *sim_linvec_space(const SimLinvec *v);
  * NULL linvecs are programming errors (g_return_val_if_fail, returns FALSE).
  * Cancellation: a coefficient that becomes exactly 0 (or -0) is dropped by
  * sparse storage and kept as a stored 0 by dense storage; nonzero counts,
- * iteration and getters hide the difference. Every nonzero coefficient is the
+ * iteration and getters hide the difference (a getter may return -0.0, which
+ * compares equal to 0). Every nonzero coefficient is the
  * same double in both storages: both evaluate y + a * x once per column.
  */
 
@@ -794,8 +805,10 @@ gboolean sim_linvec_scale(SimLinvec *v, double a, GError **error);
  * sim_linvec_axpy: y = y + a x. x == y is allowed (y = y + a y, evaluated per
  * column as above). a == 0 leaves y untouched.
  * @error: a non-finite; x and y from different spaces.
- * Complexity: dense O(d + columns seen by x); sparse O(d + nnz(x) + nnz(y)),
- * a single in-place merge, no temporary.
+ * Complexity: dense O(d + columns seen by x); sparse O(d + nnz(x) + nnz(y)):
+ * columns x shares with y are updated in place, the rest merged from the
+ * back without a temporary (no entry moves when y already has all of x's
+ * columns, the usual case once gossip has mixed the network).
  */
 gboolean sim_linvec_axpy(SimLinvec *y, double a, const SimLinvec *x, GError **error);
 /**
@@ -904,6 +917,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimNoiseRegistry, sim_noise_registry_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimLinSpace, sim_lin_space_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimLinvec, sim_linvec_free)
 /* SECTION-LINVEC-END */
+
+/* ===================================================================== */
+/* Event stream: ZeroMQ publisher, trace record/replay (owned by: stream) */
+/* ===================================================================== */
+
+/* SECTION-STREAM-BEGIN */
+/* SECTION-STREAM-END */
 
 G_END_DECLS
 

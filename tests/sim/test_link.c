@@ -92,10 +92,9 @@ static void test_parse_bad(void) {
     g_assert_false(sim_latency_parse(bad[i].spec, &l, &err));
     g_assert_error(err, SIM_ERROR, SIM_ERROR_PARSE);
     if (!strstr(err->message, bad[i].needle))
-      g_error("spec \"%s\": message \"%s\" lacks \"%s\"", bad[i].spec, err->message,
-              bad[i].needle);
+      g_error("spec \"%s\": message \"%s\" lacks \"%s\"", bad[i].spec, err->message, bad[i].needle);
     g_assert_nonnull(strstr(err->message, bad[i].spec)); /* the message quotes the spec */
-    g_assert_cmpfloat(l.ms, ==, 77);                      /* untouched */
+    g_assert_cmpfloat(l.ms, ==, 77);                     /* untouched */
     g_clear_error(&err);
   }
   GError *err = NULL;
@@ -209,8 +208,7 @@ static void test_loss_parse(void) {
     g_assert_false(sim_loss_parse(bad[i].spec, &p, &err));
     g_assert_error(err, SIM_ERROR, SIM_ERROR_PARSE);
     if (!strstr(err->message, bad[i].needle))
-      g_error("spec \"%s\": message \"%s\" lacks \"%s\"", bad[i].spec, err->message,
-              bad[i].needle);
+      g_error("spec \"%s\": message \"%s\" lacks \"%s\"", bad[i].spec, err->message, bad[i].needle);
     g_assert_cmpfloat(p, ==, 42);
     g_clear_error(&err);
   }

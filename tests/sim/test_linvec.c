@@ -469,6 +469,49 @@ static void test_operations(gconstpointer data) {
   sim_lin_space_unref(s); /* x and y keep it alive */
 }
 
+/*
+ * Long shared runs of columns (the gossip case the sparse merge updates in
+ * place), a column only y has, one only x has, and cancellation inside the
+ * shared run. One node, so gradient column = round.
+ *   x = sum_{c < 1000} (c % 7 + 1) g_c
+ *   y = sum_{c < 1000, c != 500} w_c g_c + 4 g_1500, w_c = -(c % 7 + 1) for c < 300, 0.5 after
+ * y + x: columns < 300 cancel exactly, 300..999 except 500 give c % 7 + 1.5,
+ * column 500 gives 500 % 7 + 1 = 4, column 1500 keeps 4.
+ */
+static void test_long_runs(gconstpointer data) {
+  SimLinSpace *s = make_space(1, 0, STORAGE(data), 0);
+  g_autoptr(SimLinvec) x = sim_linvec_new(s);
+  g_autoptr(SimLinvec) y = sim_linvec_new(s);
+  for (guint c = 0; c < 1000; c++) {
+    g_assert_true(sim_linvec_add_gradient(x, c % 7 + 1.0, 0, c, NULL, NULL));
+    if (c != 500)
+      g_assert_true(sim_linvec_add_gradient(y, c < 300 ? -(c % 7 + 1.0) : 0.5, 0, c, NULL, NULL));
+  }
+  g_assert_true(sim_linvec_add_gradient(y, 4.0, 0, 1500, NULL, NULL));
+  g_autoptr(SimLinvec) y0 = sim_linvec_dup(y);
+  g_assert_true(sim_linvec_axpy(y, 1.0, x, NULL));
+  g_assert_cmpuint(sim_linvec_nnz(y, SIM_LIN_GRAD), ==, 701);
+  for (guint c = 0; c < 1600; c++) {
+    double want = c < 300 || (c >= 1000 && c != 1500) ? 0.0
+                  : c == 500 || c == 1500               ? 4.0
+                                                        : c % 7 + 1.5;
+    g_assert_cmpfloat(sim_linvec_grad_coeff(y, 0, c), ==, want);
+  }
+  /* Identical patterns: the whole merge is in place. y0 - y0 / 2 * 2 = 0. */
+  g_autoptr(SimLinvec) z = sim_linvec_dup(y0);
+  g_assert_true(sim_linvec_scale(z, -0.5, NULL));
+  g_assert_true(sim_linvec_axpy(z, 0.5, y0, NULL));
+  g_assert_cmpuint(sim_linvec_nnz(z, SIM_LIN_BOTH), ==, 0);
+  /* x's pattern inside y's: no entry moves, values add. */
+  g_assert_true(sim_linvec_copy(z, x, NULL));
+  g_assert_true(sim_linvec_add_gradient(z, 1.0, 0, 2000, NULL, NULL));
+  g_assert_true(sim_linvec_axpy(z, -2.0, x, NULL));
+  g_assert_cmpuint(sim_linvec_nnz(z, SIM_LIN_GRAD), ==, 1001);
+  g_assert_cmpfloat(sim_linvec_grad_coeff(z, 0, 999), ==, -(999 % 7 + 1.0));
+  g_assert_cmpfloat(sim_linvec_grad_coeff(z, 0, 2000), ==, 1.0);
+  sim_lin_space_unref(s);
+}
+
 /* d = 0: provenance only, no numeric data anywhere. */
 static void test_accounting_only(gconstpointer data) {
   SimLinSpace *s = make_space(4, 0, STORAGE(data), 0);
@@ -625,6 +668,7 @@ int main(int argc, char **argv) {
   } per_storage[] = {
       {"dsgd_by_hand", test_dsgd_by_hand},
       {"operations", test_operations},
+      {"long_runs", test_long_runs},
       {"accounting_only", test_accounting_only},
       {"growth", test_growth},
       {"invalid_arguments", test_invalid_arguments},

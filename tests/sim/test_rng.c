@@ -88,8 +88,8 @@ static void test_distinct(void) {
     g_assert_cmpuint(s[i - 1], <, s[i]);
   g_free(s);
 
-  const guint64 triples[][3] = {{1, 0, 0}, {2, 0, 0}, {1, 1, 0}, {1, 0, 1}, {1, 1, 1},
-                                {1, SIM_NODE_NONE, 0}, {0, 0, 0}};
+  const guint64 triples[][3] = {
+      {1, 0, 0}, {2, 0, 0}, {1, 1, 0}, {1, 0, 1}, {1, 1, 1}, {1, SIM_NODE_NONE, 0}, {0, 0, 0}};
   const guint n = G_N_ELEMENTS(triples);
   guint32 first[G_N_ELEMENTS(triples)][4];
   for (guint i = 0; i < n; i++) {
