@@ -1,0 +1,158 @@
+/* plot/layout.c: limits, ticks and the place of every panel on the page.
+ *
+ * Margins are shared: every panel of a row gets the row's largest top and
+ * bottom margins, every panel of a column the column's largest left and
+ * right ones, so the data rectangles of a grid line up. The order matters:
+ * heights depend only on text sizes, y ticks depend on the height, the left
+ * margin on the y tick labels, the width on the left margin, and x ticks on
+ * the width. */
+#include <math.h>
+
+#include "plot/internal.h"
+
+double plot_font_label(const PlotFigure *fig) { return fig->font_size * 10.0 / 9.0; }
+double plot_font_title(const PlotFigure *fig) { return fig->font_size * 11.0 / 9.0; }
+double plot_font_fig_title(const PlotFigure *fig) { return fig->font_size * 12.0 / 9.0; }
+
+static double line_height(cairo_t *cr, double size) {
+  cairo_font_extents_t fe;
+  cairo_set_font_size(cr, size);
+  cairo_font_extents(cr, &fe);
+  return fe.ascent + fe.descent;
+}
+
+static guint clamp_ticks(double n) { return (guint)CLAMP(n, 3.0, 10.0); }
+
+static double max_label_width(cairo_t *cr, const PlotTicks *t, double fs) {
+  double w = 0;
+  for (gsize i = 0; i < t->n_major; i++) w = MAX(w, plot_text_width(cr, t->labels[i], fs, TRUE));
+  return w;
+}
+
+/* Whether consecutive x tick labels (centred on their ticks) keep at least
+ * a gap of half the font size between them. */
+static gboolean x_labels_fit(const PlotAxes *axes, cairo_t *cr, double fs) {
+  const PlotTicks *t = &axes->xa.ticks;
+  double prev_right = -G_MAXDOUBLE;
+  for (gsize i = 0; i < t->n_major; i++) {
+    double tx = plot_scale_forward(axes->xa.scale, t->major[i]);
+    double w = plot_text_width(cr, t->labels[i], fs, TRUE);
+    double px = plot_map_x(axes, tx);
+    if (px - w / 2 < prev_right + 0.5 * fs) return FALSE;
+    prev_right = px + w / 2;
+  }
+  return TRUE;
+}
+
+gboolean plot_layout(PlotFigure *fig, cairo_t *cr, GError **error) {
+  fig->laid_out = FALSE;
+  const guint R = fig->rows, C = fig->cols, N = R * C;
+  const double fs = fig->font_size;
+  plot_text_setup(cr);
+  const double digit = plot_text_digit_height(cr, fs);
+  const double label_h = line_height(cr, plot_font_label(fig));
+  const double title_h = line_height(cr, plot_font_title(fig));
+
+  for (guint i = 0; i < N; i++) {
+    PlotAxes *axes = fig->axes[i];
+    if (!plot_resolve_limits(axes, error)) return FALSE;
+    plot_legend_measure(axes, cr, &axes->legend_w, &axes->legend_h);
+  }
+
+  double band = fig->title ? PLOT_PAD + line_height(cr, plot_font_fig_title(fig)) : 0;
+  double cw = fig->width / C, ch = (fig->height - band) / R;
+  double *top = g_new0(double, R), *bottom = g_new0(double, R);
+  double *left = g_new0(double, C), *right = g_new0(double, C);
+  gboolean ok = TRUE;
+
+  for (guint i = 0; i < N; i++) {
+    const PlotAxes *axes = fig->axes[i];
+    /* Without a title, room for the top y label's half height and for a
+     * superscript rising above it. */
+    double t = PLOT_PAD + (axes->title ? title_h + PLOT_LABEL_GAP : 0.6 * fs);
+    double b = PLOT_PAD + PLOT_TICK_MAJOR + PLOT_TICK_PAD + digit + 0.3 * fs +
+               (axes->xa.label ? PLOT_LABEL_GAP + label_h : 0);
+    top[axes->row] = MAX(top[axes->row], t);
+    bottom[axes->row] = MAX(bottom[axes->row], b);
+  }
+  for (guint r = 0; r < R && ok; r++) {
+    double ah = ch - top[r] - bottom[r];
+    if (ah < PLOT_MIN_AREA) {
+      g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT,
+                  "figure %g x %g pt is too small for %u x %u panels: row %u would get %.1f pt "
+                  "of plot height",
+                  fig->width, fig->height, R, C, r, ah);
+      ok = FALSE;
+    }
+  }
+
+  /* y ticks and the left margins they need. */
+  for (guint i = 0; i < N && ok; i++) {
+    PlotAxes *axes = fig->axes[i];
+    axes->ah = ch - top[axes->row] - bottom[axes->row];
+    axes->ay = band + axes->row * ch + top[axes->row];
+    guint max_ticks = clamp_ticks(floor(axes->ah / (2.6 * fs)) + 1);
+    if (!plot_axis_finalize(axes, &axes->ya, "y", max_ticks, error)) {
+      ok = FALSE;
+      break;
+    }
+    double l = PLOT_PAD + max_label_width(cr, &axes->ya.ticks, fs) + PLOT_TICK_PAD +
+               PLOT_TICK_MAJOR + (axes->ya.label ? label_h + PLOT_LABEL_GAP : 0);
+    /* Room for half the first x tick label left of the frame. */
+    l = MAX(l, PLOT_PAD + fs);
+    double rgt = PLOT_PAD + fs;
+    if (axes->legend == PLOT_LEGEND_OUTSIDE_RIGHT && axes->legend_w > 0)
+      rgt = PLOT_PAD + 2 * PLOT_LABEL_GAP + axes->legend_w;
+    left[axes->col] = MAX(left[axes->col], l);
+    right[axes->col] = MAX(right[axes->col], rgt);
+  }
+  for (guint c = 0; c < C && ok; c++) {
+    double aw = cw - left[c] - right[c];
+    if (aw < PLOT_MIN_AREA) {
+      g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT,
+                  "figure %g x %g pt is too small for %u x %u panels: column %u would get "
+                  "%.1f pt of plot width",
+                  fig->width, fig->height, R, C, c, aw);
+      ok = FALSE;
+    }
+  }
+
+  /* x ticks: as many as fit without labels touching. */
+  for (guint i = 0; i < N && ok; i++) {
+    PlotAxes *axes = fig->axes[i];
+    axes->ax = axes->col * cw + left[axes->col];
+    axes->aw = cw - left[axes->col] - right[axes->col];
+    guint max_ticks = clamp_ticks(floor(axes->aw / (4.0 * fs)) + 1);
+    for (;;) {
+      if (!plot_axis_finalize(axes, &axes->xa, "x", max_ticks, error)) {
+        ok = FALSE;
+        break;
+      }
+      if (max_ticks <= 2 || x_labels_fit(axes, cr, fs)) break;
+      max_ticks = (guint)MIN((gsize)max_ticks - 1, MAX(axes->xa.ticks.n_major, 3) - 1);
+    }
+  }
+  g_free(top);
+  g_free(bottom);
+  g_free(left);
+  g_free(right);
+  if (!ok) return FALSE;
+  if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
+    g_set_error(error, PLOT_ERROR, PLOT_ERROR_FAILED, "cairo failed while measuring text: %s",
+                cairo_status_to_string(cairo_status(cr)));
+    return FALSE;
+  }
+  fig->laid_out = TRUE;
+  return TRUE;
+}
+
+gboolean plot_figure_layout(PlotFigure *fig, GError **error) {
+  if (!fig) {
+    g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT, "layout: figure is NULL");
+    return FALSE;
+  }
+  cairo_t *cr = plot_scratch_new();
+  gboolean ok = plot_layout(fig, cr, error);
+  plot_scratch_free(cr);
+  return ok;
+}
