@@ -27,6 +27,7 @@ int cli_cmd_account(int argc, char **argv);
 int cli_cmd_train(int argc, char **argv);
 int cli_cmd_viz(int argc, char **argv);
 int cli_cmd_replay(int argc, char **argv);
+int cli_cmd_figure(int argc, char **argv);
 
 /* ---- Graph options shared by every subcommand that takes a graph ---- */
 

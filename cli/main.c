@@ -18,6 +18,7 @@ typedef struct {
 } CliCommand;
 
 static const CliCommand commands[] = {
+    {"account", cli_cmd_account, "per-victim privacy of a protocol against an attacker set"},
     {"demo", cli_cmd_demo, "run the default demo on embedded data"},
     {"graph", cli_cmd_graph, "load or generate a graph and print its summary"},
     {"mafalda", cli_cmd_mafalda, "optimize Mafalda's noise correlation for a graph"},

@@ -12,6 +12,10 @@
 /* *out = a * b; FALSE when it overflows gsize. */
 gboolean priv_size_mul(gsize a, gsize b, gsize *out);
 
+/* a1*b1 + a2*b2 + a3*b3, saturating at G_MAXSIZE (memory estimates of the
+ * accounting, privacy/account.c). */
+gsize priv_size_sum3(gsize a1, gsize b1, gsize a2, gsize b2, gsize a3, gsize b3);
+
 /* Bytes of @count doubles (G_MAXSIZE on overflow). */
 gsize priv_doubles_bytes(gsize count);
 

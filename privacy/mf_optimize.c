@@ -9,10 +9,22 @@
  *
  * The zero constraints are eliminated by keeping only the free entries as
  * variables (diagonal first, then the free strictly-lower entries); the class
- * sums stay at 1 because every search direction is built from gradients
- * projected on the affine set (class means removed from the diagonal part),
- * and from differences of feasible points. Positive definiteness is a
- * barrier: f = +inf outside the cone, so the line search backtracks.
+ * sums stay at 1 because every search direction is projected on the affine
+ * set (class means removed from the diagonal part). Positive definiteness is
+ * a barrier: f = +inf outside the cone, so the line search backtracks.
+ *
+ * Why a preconditioner: the Hessian of f is the operator
+ *   D -> X^{-1} D G + G D X^{-1},   G = X^{-1} H X^{-1},
+ * a Kronecker sum whose condition number grows like that of H^{1/2}; on the
+ * prefix-sum workload (DMF) plain L-BFGS needs thousands of iterations at
+ * T = 320. The Kronecker product 2 S (x) S with S = G # X^{-1} (the matrix
+ * geometric mean) matches it to within the spread of the generalized
+ * eigenvalues of (X^{-1}, G), and its inverse D -> Q D Q / 2, Q = S^{-1},
+ * costs two triangular products once Q = F F^T is factored. So L-BFGS runs
+ * in the coordinates u with x = x_0 + Phi^T u, Phi(g) = F^T B(g) F (B puts
+ * the free entries back in a symmetric matrix), and Q is rebuilt from the
+ * current point every few iterations while the objective still moves. The
+ * optimum is the same: only the metric of the search changes.
  *
  * All T x T matrices here are symmetric or triangular and stored column-major
  * (the LAPACK convention): entry (i, j) at i + j*T.
@@ -21,16 +33,32 @@
 
 #include <math.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Rows per block when solving with the triangular right-hand side R. */
+#define TRSM_BLOCK 48
+/* Rebuild the preconditioner at most every REFRESH_EVERY iterations, and
+ * only while the objective still drops by more than REFRESH_DROP (relative)
+ * between rebuilds: a rebuild costs about two iterations and clears the
+ * L-BFGS memory, which the final linear phase needs. */
+#define REFRESH_EVERY 8
+#define REFRESH_DROP 1e-4
 
 typedef struct {
   guint T, k, b;
   gsize p;         /* number of variables */
+  gsize q;         /* T(T+1)/2: length of a vector in the preconditioned coordinates */
   guint *row;      /* variable j >= T is entry (row[j-T], col[j-T]), row > col */
   guint *col;
   double *R;       /* H = R^T R, R upper triangular */
   double *L;       /* Cholesky factor of the current trial X (lower) */
-  double *K;       /* R L^{-T} for the current trial, then R X^{-1} */
+  double *K;       /* R L^{-T} for the current trial (upper), then R X^{-1} */
   double *G;       /* X^{-1} H X^{-1} (lower) */
+  double *F;       /* lower, F F^T = Q: the inverse preconditioner's factor */
+  double *A, *B;   /* T x T work */
+  double *lambda;  /* T generalized eigenvalues */
+  gboolean have_F; /* FALSE: Phi is the identity embedding */
   guint evaluations;
 } Problem;
 
@@ -41,50 +69,15 @@ static void problem_clear(Problem *P) {
   g_free(P->L);
   g_free(P->K);
   g_free(P->G);
+  g_free(P->F);
+  g_free(P->A);
+  g_free(P->B);
+  g_free(P->lambda);
 }
 
 static gboolean is_free(guint s, guint t, guint b, guint band) {
   guint d = s > t ? s - t : t - s;
   return d % b != 0 && (band == 0 || d < band);
-}
-
-/* f(x) = tr(H X^{-1}) = ||R L^{-T}||_F^2 with X = L L^T: one Cholesky and one
- * triangular solve. +inf when X is not positive definite. Leaves L and K for
- * gradient(). */
-static double objective(Problem *P, const double *x) {
-  guint T = P->T;
-  gsize TT = (gsize)T * T;
-  double *L = P->L;
-  P->evaluations++;
-  memset(L, 0, TT * sizeof(double));
-  for (guint s = 0; s < T; s++) L[(gsize)s * T + s] = x[s];
-  for (gsize j = T; j < P->p; j++) L[P->row[j - T] + (gsize)P->col[j - T] * T] = x[j];
-  lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)T, L, (lapack_int)T);
-  if (info != 0) return INFINITY;
-  memcpy(P->K, P->R, TT * sizeof(double));
-  cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, (int)T, (int)T,
-              1.0, L, (int)T, P->K, (int)T);
-  double f = cblas_ddot((int)TT, P->K, 1, P->K, 1);
-  return isfinite(f) ? f : INFINITY;
-}
-
-/* Gradient of f at the point objective() last accepted: df/dX = -X^{-1} H X^{-1}
- * = -(R X^{-1})^T (R X^{-1}); an off-diagonal variable stands for two entries.
- * Then projected on the affine set: class means removed from the diagonal. */
-static void gradient(Problem *P, double *g) {
-  guint T = P->T, b = P->b, k = P->k;
-  cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, (int)T,
-              (int)T, 1.0, P->L, (int)T, P->K, (int)T);
-  cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, (int)T, (int)T, 1.0, P->K, (int)T, 0.0,
-              P->G, (int)T);
-  for (guint s = 0; s < T; s++) g[s] = -P->G[(gsize)s * T + s];
-  for (gsize j = T; j < P->p; j++) g[j] = -2.0 * P->G[P->row[j - T] + (gsize)P->col[j - T] * T];
-  for (guint c = 0; c < b; c++) {
-    double mean = 0.0;
-    for (guint i = 0; i < k; i++) mean += g[c + (gsize)i * b];
-    mean /= k;
-    for (guint i = 0; i < k; i++) g[c + (gsize)i * b] -= mean;
-  }
 }
 
 static double dot(const double *a, const double *b, gsize n) {
@@ -97,40 +90,181 @@ static double max_abs(const double *a, gsize n) {
   return m;
 }
 
-/* The L-BFGS pairs, a ring buffer of the last m (s, y) with rho = 1/(s.y). */
+/* Removes the class means from the diagonal part: the projection on the
+ * directions that keep every class sum at 1. */
+static void project(const Problem *P, double *v) {
+  guint b = P->b, k = P->k;
+  for (guint c = 0; c < b; c++) {
+    double mean = 0.0;
+    for (guint i = 0; i < k; i++) mean += v[c + (gsize)i * b];
+    mean /= k;
+    for (guint i = 0; i < k; i++) v[c + (gsize)i * b] -= mean;
+  }
+}
+
+/* f(x) = tr(H X^{-1}) = ||R L^{-T}||_F^2 with X = L L^T: one Cholesky and one
+ * triangular solve. R L^{-T} is upper triangular (both factors are), so the
+ * solve runs by blocks of rows, each on the trailing part of L only: T^3/3
+ * flops instead of T^3. +inf when X is not positive definite. Leaves L and K
+ * for gradient(). */
+static double objective(Problem *P, const double *x) {
+  guint T = P->T;
+  gsize TT = (gsize)T * T;
+  double *L = P->L;
+  P->evaluations++;
+  memset(L, 0, TT * sizeof(double));
+  for (guint s = 0; s < T; s++) L[(gsize)s * T + s] = x[s];
+  for (gsize j = T; j < P->p; j++) L[P->row[j - T] + (gsize)P->col[j - T] * T] = x[j];
+  lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)T, L, (lapack_int)T);
+  if (info != 0) return INFINITY;
+  memcpy(P->K, P->R, TT * sizeof(double));
+  for (guint i0 = 0; i0 < T; i0 += TRSM_BLOCK) {
+    guint m = MIN(TRSM_BLOCK, T - i0);
+    gsize off = i0 + (gsize)i0 * T;
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, (int)m,
+                (int)(T - i0), 1.0, L + off, (int)T, P->K + off, (int)T);
+  }
+  double f = cblas_ddot((int)TT, P->K, 1, P->K, 1);
+  return isfinite(f) ? f : INFINITY;
+}
+
+/* Gradient of f at the point objective() last evaluated: df/dX = -X^{-1} H X^{-1}
+ * = -(R X^{-1})^T (R X^{-1}); an off-diagonal variable stands for two entries.
+ * Then projected on the affine set. Leaves G for the preconditioner. */
+static void gradient(Problem *P, double *g) {
+  guint T = P->T;
+  cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, (int)T,
+              (int)T, 1.0, P->L, (int)T, P->K, (int)T);
+  cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, (int)T, (int)T, 1.0, P->K, (int)T, 0.0,
+              P->G, (int)T);
+  for (guint s = 0; s < T; s++) g[s] = -P->G[(gsize)s * T + s];
+  for (gsize j = T; j < P->p; j++) g[j] = -2.0 * P->G[P->row[j - T] + (gsize)P->col[j - T] * T];
+  project(P, g);
+}
+
+/*
+ * Rebuilds F at the point gradient() last saw (L and G): the generalized
+ * eigenvectors V of X^{-1} v = lambda G v (V^T G V = I, V^T X^{-1} V =
+ * diag(lambda)) give S^{-1} = (G # X^{-1})^{-1} = V diag(lambda^{-1/2}) V^T,
+ * of which F is the Cholesky factor. One inverse, one generalized
+ * eigensolver, one rank-T update, one Cholesky: about 10 T^3 flops, but the
+ * eigensolver runs far below BLAS-3 speed. FALSE (F unchanged) when a
+ * factorization fails: the caller then keeps the previous metric.
+ */
+static gboolean precondition(Problem *P) {
+  guint T = P->T;
+  gsize TT = (gsize)T * T;
+  memcpy(P->A, P->L, TT * sizeof(double));
+  if (LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', (lapack_int)T, P->A, (lapack_int)T) != 0 ||
+      LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', (lapack_int)T, P->A, (lapack_int)T) != 0)
+    return FALSE;
+  memcpy(P->B, P->G, TT * sizeof(double));
+  if (LAPACKE_dsygvd(LAPACK_COL_MAJOR, 1, 'V', 'L', (lapack_int)T, P->A, (lapack_int)T, P->B,
+                     (lapack_int)T, P->lambda) != 0)
+    return FALSE;
+  for (guint i = 0; i < T; i++) {
+    if (!(P->lambda[i] > 0.0) || !isfinite(P->lambda[i])) return FALSE;
+    cblas_dscal((int)T, pow(P->lambda[i], -0.25), P->A + (gsize)i * T, 1);
+  }
+  cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)T, (int)T, 1.0, P->A, (int)T, 0.0,
+              P->B, (int)T);
+  if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)T, P->B, (lapack_int)T) != 0)
+    return FALSE;
+  for (guint c = 0; c < T; c++)
+    for (guint r = 0; r < c; r++) P->B[r + (gsize)c * T] = 0.0;
+  double *swap = P->F;
+  P->F = P->B;
+  P->B = swap;
+  P->have_F = TRUE;
+  return TRUE;
+}
+
+/* u = Phi(g) = F^T B(g) F, packed: the lower triangle by columns, off-diagonal
+ * entries times sqrt(2) so that dot products are Frobenius products. */
+static void to_coordinates(Problem *P, const double *g, double *u) {
+  guint T = P->T;
+  gsize TT = (gsize)T * T;
+  double *M = P->A;
+  memset(M, 0, TT * sizeof(double));
+  for (guint s = 0; s < T; s++) M[(gsize)s * T + s] = g[s];
+  for (gsize j = T; j < P->p; j++) {
+    gsize r = P->row[j - T], c = P->col[j - T];
+    M[r + c * T] = M[c + r * T] = 0.5 * g[j];
+  }
+  if (P->have_F) {
+    cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, (int)T, (int)T,
+                1.0, P->F, (int)T, M, (int)T);
+    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, (int)T,
+                (int)T, 1.0, P->F, (int)T, M, (int)T);
+  }
+  gsize i = 0;
+  for (guint c = 0; c < T; c++) {
+    u[i++] = M[c + (gsize)c * T];
+    for (guint r = c + 1; r < T; r++) u[i++] = G_SQRT2 * M[r + (gsize)c * T];
+  }
+}
+
+/* d = Phi^T(u): the adjoint of to_coordinates, F Z F^T read at the free
+ * entries, then projected. */
+static void from_coordinates(Problem *P, const double *u, double *d) {
+  guint T = P->T;
+  double *Z = P->A;
+  gsize i = 0;
+  for (guint c = 0; c < T; c++) {
+    Z[c + (gsize)c * T] = u[i++];
+    for (guint r = c + 1; r < T; r++) Z[r + (gsize)c * T] = Z[c + (gsize)r * T] = u[i++] / G_SQRT2;
+  }
+  if (P->have_F) {
+    cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)T, (int)T,
+                1.0, P->F, (int)T, Z, (int)T);
+    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, (int)T, (int)T,
+                1.0, P->F, (int)T, Z, (int)T);
+  }
+  for (guint s = 0; s < T; s++) d[s] = Z[(gsize)s * T + s];
+  for (gsize j = T; j < P->p; j++) d[j] = Z[P->row[j - T] + (gsize)P->col[j - T] * T];
+  project(P, d);
+}
+
+/* The L-BFGS pairs in the preconditioned coordinates, a ring buffer of the
+ * last m (s, y) with rho = 1/(s.y). gamma: the initial inverse-Hessian scale,
+ * kept across rebuilds of the metric (each rebuild matches the Hessian's
+ * scale, so the last one stays a good guess). */
 typedef struct {
   guint m, used, newest;
   double *S, *Y, *rho, *alpha;
+  double gamma;
 } History;
 
 /* d = -H_k g by the two-loop recursion (Nocedal & Wright, Alg. 7.4). */
-static void two_loop(const History *h, const double *g, double *d, gsize p) {
-  memcpy(d, g, p * sizeof(double));
+static void two_loop(History *h, const double *g, double *d, gsize n) {
+  memcpy(d, g, n * sizeof(double));
   for (guint i = 0; i < h->used; i++) {
     guint idx = (h->newest + h->m - i) % h->m;
-    h->alpha[idx] = h->rho[idx] * dot(h->S + idx * p, d, p);
-    cblas_daxpy((int)p, -h->alpha[idx], h->Y + idx * p, 1, d, 1);
+    h->alpha[idx] = h->rho[idx] * dot(h->S + idx * n, d, n);
+    cblas_daxpy((int)n, -h->alpha[idx], h->Y + idx * n, 1, d, 1);
   }
   if (h->used > 0) {
-    const double *y = h->Y + (gsize)h->newest * p;
-    double gamma = 1.0 / (h->rho[h->newest] * dot(y, y, p));
-    cblas_dscal((int)p, gamma, d, 1);
+    const double *y = h->Y + (gsize)h->newest * n;
+    h->gamma = 1.0 / (h->rho[h->newest] * dot(y, y, n));
   }
+  cblas_dscal((int)n, h->gamma, d, 1);
   for (guint i = h->used; i-- > 0;) {
     guint idx = (h->newest + h->m - i) % h->m;
-    double beta = h->rho[idx] * dot(h->Y + idx * p, d, p);
-    cblas_daxpy((int)p, h->alpha[idx] - beta, h->S + idx * p, 1, d, 1);
+    double beta = h->rho[idx] * dot(h->Y + idx * n, d, n);
+    cblas_daxpy((int)n, h->alpha[idx] - beta, h->S + idx * n, 1, d, 1);
   }
-  cblas_dscal((int)p, -1.0, d, 1);
+  cblas_dscal((int)n, -1.0, d, 1);
 }
 
 gsize priv_mf_memory_needed(guint T, guint memory) {
-  /* Matrices: R, L, K, G, plus the result's X, C and factorization work: ~8 T^2.
-   * Vectors of length p <= T(T+1)/2: x, g, d, x_new, g_new, and 2m history. */
-  gsize TT, p, a, b2, total;
+  /* Matrices: R, L, K, G, F and two work matrices, the generalized
+   * eigensolver's own work (~2 T^2), and the result's X, C and factorization
+   * work: ~12 T^2. Vectors: 2m + 3 of length q = T(T+1)/2 (the pairs and the
+   * preconditioned gradients and direction), 5 of length p <= q. */
+  gsize TT, q, a, b2, total;
   if (!priv_size_mul(T, T, &TT)) return G_MAXSIZE;
-  p = TT / 2 + T;
-  if (!priv_size_mul(TT, 8, &a) || !priv_size_mul(p, 2 * (gsize)memory + 6, &b2) ||
+  q = TT / 2 + T;
+  if (!priv_size_mul(TT, 12, &a) || !priv_size_mul(q, 2 * (gsize)memory + 8, &b2) ||
       a > G_MAXSIZE - b2)
     return G_MAXSIZE;
   total = a + b2;
@@ -213,14 +347,14 @@ static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guin
   for (guint s = 0; s < T; s++)
     for (guint t = s + 1; t < T; t++) off += is_free(s, t, b, band);
   P->p = T + off;
+  P->q = (gsize)T * (T + 1) / 2;
   P->row = g_try_new(guint, MAX(off, 1));
   P->col = g_try_new(guint, MAX(off, 1));
-  P->R = priv_matrix_new(T, T, error);
-  P->L = P->R ? priv_matrix_new(T, T, error) : NULL;
-  P->K = P->L ? priv_matrix_new(T, T, error) : NULL;
-  P->G = P->K ? priv_matrix_new(T, T, error) : NULL;
-  if (!P->G || !P->row || !P->col) {
-    if (!P->G) return FALSE;
+  double **mats[] = {&P->R, &P->L, &P->K, &P->G, &P->F, &P->A, &P->B};
+  for (guint i = 0; i < G_N_ELEMENTS(mats); i++)
+    if (!(*mats[i] = priv_matrix_new(T, T, error))) return FALSE;
+  if (!(P->lambda = priv_matrix_new(T, 1, error))) return FALSE;
+  if (!P->row || !P->col) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY, "cannot allocate the variable index");
     return FALSE;
   }
@@ -249,24 +383,26 @@ static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guin
 }
 
 /* Backtracking Armijo search along d from x (value f, projected gradient g,
- * slope dg < 0). Near the optimum, f changes by less than its rounding error;
- * a step is then accepted on the approximate Wolfe conditions (Hager & Zhang
- * 2005), which use only derivatives. On success x_new, f_new, g_new hold the
- * new point. */
+ * slope dg < 0), starting at step *alpha. Near the optimum, f changes by less
+ * than its rounding error; a step is then accepted on the approximate Wolfe
+ * conditions (Hager & Zhang 2005), which use only derivatives. On success
+ * x_new, f_new, g_new hold the new point and *alpha the step taken. */
 static gboolean line_search(Problem *P, const double *x, double f, double dg, const double *d,
-                            double alpha, double *x_new, double *f_new, double *g_new) {
+                            double *alpha, double *x_new, double *f_new, double *g_new) {
   const double c1 = 1e-4, sigma = 0.9, delta = 0.1, noise = 1e-12;
   gsize p = P->p;
+  double a = *alpha;
   for (guint tries = 0; tries < 60; tries++) {
     memcpy(x_new, x, p * sizeof(double));
-    cblas_daxpy((int)p, alpha, d, 1, x_new, 1);
+    cblas_daxpy((int)p, a, d, 1, x_new, 1);
     double fa = objective(P, x_new);
     if (!isfinite(fa)) {
-      alpha *= 0.25;
+      a *= 0.25;
       continue;
     }
-    if (fa <= f + c1 * alpha * dg) {
+    if (fa <= f + c1 * a * dg) {
       *f_new = fa;
+      *alpha = a;
       gradient(P, g_new);
       return TRUE;
     }
@@ -275,12 +411,13 @@ static gboolean line_search(Problem *P, const double *x, double f, double dg, co
       double dga = dot(g_new, d, p);
       if (dga >= sigma * dg && dga <= (2 * delta - 1) * dg) {
         *f_new = fa;
+        *alpha = a;
         return TRUE;
       }
     }
-    /* Minimizer of the quadratic through f, dg and fa, kept in [0.1, 0.5] alpha. */
-    double q = -dg * alpha * alpha / (2.0 * (fa - f - dg * alpha));
-    alpha = CLAMP(q, 0.1 * alpha, 0.5 * alpha);
+    /* Minimizer of the quadratic through f, dg and fa, kept in [0.1, 0.5] a. */
+    double qa = -dg * a * a / (2.0 * (fa - f - dg * a));
+    a = CLAMP(qa, 0.1 * a, 0.5 * a);
   }
   return FALSE;
 }
@@ -330,30 +467,68 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
   Problem P;
   History h = {0};
   double *x = NULL, *g = NULL, *d = NULL, *x_new = NULL, *g_new = NULL;
+  double *u = NULL, *u_new = NULL, *du = NULL;
   gboolean ok = FALSE;
   if (!problem_init(&P, H, T, k, b, o->band, error)) goto out;
-  gsize p = P.p;
+  gsize p = P.p, q = P.q;
   h.m = o->memory;
-  x = priv_matrix_new(p, 1, error);
-  g = x ? priv_matrix_new(p, 1, error) : NULL;
-  d = g ? priv_matrix_new(p, 1, error) : NULL;
-  x_new = d ? priv_matrix_new(p, 1, error) : NULL;
-  g_new = x_new ? priv_matrix_new(p, 1, error) : NULL;
-  h.S = g_new ? priv_matrix_new(h.m, p, error) : NULL;
-  h.Y = h.S ? priv_matrix_new(h.m, p, error) : NULL;
-  h.rho = h.Y ? priv_matrix_new(h.m, 1, error) : NULL;
-  h.alpha = h.rho ? priv_matrix_new(h.m, 1, error) : NULL;
-  if (!h.alpha) goto out;
+  double **vecs[] = {&x, &g, &d, &x_new, &g_new};
+  for (guint i = 0; i < G_N_ELEMENTS(vecs); i++)
+    if (!(*vecs[i] = priv_matrix_new(p, 1, error))) goto out;
+  double **uvecs[] = {&u, &u_new, &du};
+  for (guint i = 0; i < G_N_ELEMENTS(uvecs); i++)
+    if (!(*uvecs[i] = priv_matrix_new(q, 1, error))) goto out;
+  if (!(h.S = priv_matrix_new(h.m, q, error)) || !(h.Y = priv_matrix_new(h.m, q, error)) ||
+      !(h.rho = priv_matrix_new(h.m, 1, error)) || !(h.alpha = priv_matrix_new(h.m, 1, error)))
+    goto out;
 
   /* X = I / k: feasible, and the identity strategy scaled to sens = 1. */
   for (guint s = 0; s < T; s++) x[s] = 1.0 / k;
   double f = objective(&P, x);
+  if (getenv("SQRTSTART")) {
+    double *Y = g_new(double, (gsize)T * T), *w = g_new(double, T), *V = g_memdup2(H, (gsize)T * T * sizeof(double));
+    LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'L', T, V, T, w);
+    for (guint i = 0; i < T; i++) cblas_dscal(T, pow(MAX(w[i], 0), 0.25), V + (gsize)i * T, 1);
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, T, T, 1.0, V, T, 0.0, Y, T);
+    double *y = g_new(double, p), *xt = g_new(double, p);
+    for (guint s = 0; s < T; s++) y[s] = Y[(gsize)s * T + s];
+    int taper = getenv("TAPER") ? atoi(getenv("TAPER")) : 0;
+    for (gsize j = T; j < p; j++) {
+      double dd = (double)(P.row[j - T] - P.col[j - T]), w = 1.0;
+      if (taper == 1) w = MAX(0.0, 1.0 - dd / b);
+      if (taper == 2) w = sin(G_PI * dd / b) / (G_PI * dd / b);
+      if (taper == 3) w = sin(G_PI * dd / b) / (G_PI * dd / b) * exp(-dd / (2.0 * b));
+      y[j] = w * Y[P.row[j - T] + (gsize)P.col[j - T] * T];
+    }
+    double *dsc = g_new(double, T);
+    for (guint c = 0; c < b; c++) { double sum = 0; for (guint i = 0; i < k; i++) sum += y[c + i * b]; for (guint i = 0; i < k; i++) dsc[c + i * b] = 1 / sqrt(sum); }
+    for (guint s = 0; s < T; s++) y[s] *= dsc[s] * dsc[s];
+    for (gsize j = T; j < p; j++) y[j] *= dsc[P.row[j - T]] * dsc[P.col[j - T]];
+    double best = f, bth = 0;
+    for (double th = 1; th > 1e-3; th *= 0.7) {
+      for (gsize j = 0; j < p; j++) xt[j] = th * y[j] + (1 - th) * x[j];
+      double ft = objective(&P, xt);
+      if (getenv("TRACE")) fprintf(stderr, "theta %g f %g\n", th, ft);
+      if (ft < best) { best = ft; bth = th; } else if (isfinite(ft)) break;
+    }
+    for (gsize j = 0; j < p; j++) x[j] = bth * y[j] + (1 - bth) * x[j];
+    f = objective(&P, x);
+    g_free(Y); g_free(w); g_free(V); g_free(y); g_free(xt); g_free(dsc);
+  }
   if (!isfinite(f)) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                 "the objective is not finite at the starting point");
     goto out;
   }
   gradient(&P, g);
+  /* Phi^T Phi = 2 (Hessian)^{-1} when the metric is exact: gamma = 1/2 is
+   * the Newton scale. Without a metric, move the entries by at most 10% of
+   * 1/k (the line search's first step is then safe). */
+  precondition(&P);
+  to_coordinates(&P, g, u);
+  h.gamma = P.have_F ? 0.5 : 0.1 / (k * MAX(max_abs(u, q), 1e-300));
+  double f_metric = f;
+  guint since_metric = 0;
   double gnorm = max_abs(g, p);
   guint it = 0, failures = 0;
   gboolean converged = FALSE;
@@ -362,17 +537,17 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
       converged = TRUE;
       break;
     }
-    two_loop(&h, g, d, p);
+    two_loop(&h, u, du, q);
+    from_coordinates(&P, du, d);
     double dg = dot(g, d, p);
-    if (!(dg < 0.0)) {
+    if (!(dg < 0.0) && h.used > 0) {
       h.used = 0;
-      two_loop(&h, g, d, p);
+      two_loop(&h, u, du, q);
+      from_coordinates(&P, du, d);
       dg = dot(g, d, p);
     }
-    /* Without curvature information, move the entries by at most 10% of 1/k. */
-    double alpha = h.used ? 1.0 : MIN(1.0, 0.1 / (k * max_abs(d, p)));
-    double f_new;
-    if (!line_search(&P, x, f, dg, d, alpha, x_new, &f_new, g_new)) {
+    double alpha = 1.0, f_new;
+    if (!(dg < 0.0) || !line_search(&P, x, f, dg, d, &alpha, x_new, &f_new, g_new)) {
       /* A stale history can point badly: retry once along the gradient. */
       if (h.used > 0 && failures++ < 2) {
         h.used = 0;
@@ -381,19 +556,7 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
       break;
     }
     failures = 0;
-    /* s = x_new - x, y = g_new - g, into the oldest slot. */
-    guint slot = h.used ? (h.newest + 1) % h.m : 0;
-    double *s = h.S + (gsize)slot * p, *y = h.Y + (gsize)slot * p;
-    for (gsize i = 0; i < p; i++) {
-      s[i] = x_new[i] - x[i];
-      y[i] = g_new[i] - g[i];
-    }
-    double sy = dot(s, y, p);
-    if (sy > 1e-300) {
-      h.rho[slot] = 1.0 / sy;
-      h.newest = slot;
-      h.used = MIN(h.used + 1, h.m);
-    }
+    if (getenv("TRACE")) fprintf(stderr, "it %u f %.15g gn %.3g alpha %.3g ev %u used %u gamma %.3g\n", it, f_new, max_abs(g_new, p) / (f / T), alpha, P.evaluations, h.used, h.gamma);
     double *swap = x;
     x = x_new;
     x_new = swap;
@@ -402,6 +565,32 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
     g_new = swap;
     f = f_new;
     gnorm = max_abs(g, p);
+    since_metric++;
+    if (since_metric >= (getenv("RE") ? (guint)atoi(getenv("RE")) : REFRESH_EVERY) && f_metric - f > (getenv("RD") ? atof(getenv("RD")) : REFRESH_DROP) * f && precondition(&P)) {
+      /* New coordinates: the stored pairs no longer apply. */
+      f_metric = f;
+      since_metric = 0;
+      h.used = 0;
+      to_coordinates(&P, g, u);
+      continue;
+    }
+    /* s = alpha du, y = u_new - u, into the oldest slot. */
+    to_coordinates(&P, g, u_new);
+    guint slot = h.used ? (h.newest + 1) % h.m : 0;
+    double *s = h.S + (gsize)slot * q, *y = h.Y + (gsize)slot * q;
+    for (gsize i = 0; i < q; i++) {
+      s[i] = alpha * du[i];
+      y[i] = u_new[i] - u[i];
+    }
+    double sy = dot(s, y, q);
+    if (sy > 1e-300) {
+      h.rho[slot] = 1.0 / sy;
+      h.newest = slot;
+      h.used = MIN(h.used + 1, h.m);
+    }
+    swap = u;
+    u = u_new;
+    u_new = swap;
   }
   *result = make_result(&P, x, f, gnorm, it, converged, error);
   if (!*result) goto out;
@@ -420,6 +609,9 @@ out:
   g_free(d);
   g_free(x_new);
   g_free(g_new);
+  g_free(u);
+  g_free(u_new);
+  g_free(du);
   g_free(h.S);
   g_free(h.Y);
   g_free(h.rho);

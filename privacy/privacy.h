@@ -292,6 +292,413 @@ gboolean priv_matrix_write_csv(const char *path, const double *M, guint rows, gu
 /* The machine's physical memory in bytes (the default budget). */
 gsize priv_physical_memory(void);
 
+/* ===================================================================== */
+/* Accounting                                                             */
+/* (DESIGN.md, "Privacy accounting"; paper sections 4-5, appendices A, C) */
+/* ===================================================================== */
+
+/*
+ * Units used throughout this section: the attacker knowledge is
+ * O = A G + B Z with A in units of the clipping norm Delta (a clipped
+ * gradient has norm <= Delta) and B in units of standard normals. Then the
+ * victim's T x T block X_u of X = (B^+ A)^T (B^+ A) gives mu = sens directly:
+ * D-SGD with noise std sigma*Delta has X_u = I/sigma^2 under LDP.
+ */
+
+/* Trust models: what an attacker set S (one node or a collusion set) knows. */
+typedef enum {
+  PRIV_TRUST_LDP,    /* every message on the network; nothing else */
+  PRIV_TRUST_PNDP,   /* the messages delivered to S; S's gradients and noise */
+  PRIV_TRUST_SECLDP, /* every message; S's gradients, noise, and edge secrets */
+} PrivTrust;
+
+/* Parses "ldp", "pndp" or "secldp". Errors: PRIV_ERROR_INVALID_ARGUMENT. */
+gboolean priv_trust_parse(const char *name, PrivTrust *out, GError **error);
+/* The name priv_trust_parse accepts for @trust (static string). */
+const char *priv_trust_name(PrivTrust trust);
+
+/* How the sensitivity of a block X_u is computed. */
+typedef enum {
+  PRIV_SENSITIVITY_BOUND, /* paper Thm 5.2: max_j sum_{s,t in pi_j} |X_u[s,t]| */
+  PRIV_SENSITIVITY_EXACT, /* max_j max {<X_u[pi_j], U> : U psd, diag(U) <= 1} */
+} PrivSensitivity;
+
+/* Parses "bound" or "exact". Errors: PRIV_ERROR_INVALID_ARGUMENT. */
+gboolean priv_sensitivity_parse(const char *name, PrivSensitivity *out, GError **error);
+const char *priv_sensitivity_name(PrivSensitivity kind);
+
+/* ---- Gaussian DP conversions (Dong, Roth, Su 2022) ---- */
+
+/* RDP of order @alpha (> 1) of a mu-GDP mechanism: alpha mu^2 / 2. +inf for
+ * mu = +inf; NaN for a negative or NaN mu or alpha <= 1. O(1). */
+double priv_gdp_rdp(double mu, double alpha);
+
+/*
+ * priv_gdp_delta: delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)
+ * (Dong, Roth, Su 2022, Cor. 1), evaluated in log space so that neither
+ * e^eps nor Phi under/overflows (mu up to 1e3, eps up to 1e6). @mu >= 0,
+ * @eps >= 0; NaN otherwise. mu = 0 gives 0; mu = +inf gives 1. O(1).
+ */
+double priv_gdp_delta(double mu, double eps);
+
+/*
+ * priv_gdp_epsilon: the eps >= 0 with priv_gdp_delta(mu, eps) = @delta
+ * (0 when delta(0) <= @delta), by Brent's method on log(eps) against
+ * log(delta), to a relative 1e-12. Robust for mu in [1e-3, 1e3] and delta in
+ * (0, 1). mu = +inf gives +inf. NaN for mu < 0 or delta outside (0, 1).
+ * For mu = 1: eps(1e-6) = 4.88655, eps(1e-5) = 4.37718. O(100) evaluations.
+ */
+double priv_gdp_epsilon(double mu, double delta);
+
+/* ---- Sensitivity under cyclic (k,b)-participation ---- */
+
+/* Outcome of priv_sdp_max. */
+typedef struct {
+  double lower;       /* <X, V V^T> of the best primal point found */
+  double upper;       /* certified dual bound (the value returned) */
+  guint rank;         /* columns p of the Burer-Monteiro factor V */
+  guint sweeps;       /* coordinate sweeps performed */
+  gboolean converged; /* (upper - lower) <= tol * max(1, |upper|) */
+} PrivSdpInfo;
+
+/*
+ * priv_sdp_max: max { <X, U> : U psd, diag(U) <= 1 } for a symmetric positive
+ * semidefinite k x k @X (row-major): the exact squared sensitivity of one
+ * participation pattern. Burer-Monteiro factor U = V V^T with k x p V,
+ * p = ceil(sqrt(2k)) + 1 (with p(p+1)/2 > k, local optima are global for
+ * almost every X; the certificate below covers the exceptions),
+ * rows of unit norm, maximized by exact block-coordinate steps (the "mixing
+ * method", Wang, Chang & Kolter 2017) from a fixed pseudo-random start
+ * (deterministic). The result is certified by the dual: with
+ * y_i = max(0, (X V V^T)_ii) and l = lambda_min(Diag(y) - X),
+ * sum_i y_i + k max(0, -l) >= optimum, and the value returned is the least of
+ * that certificate and sum_{s,t} |X[s,t]| (also an upper bound): never below
+ * the optimum, never above the Thm 5.2 bound, and equal to it when X is
+ * entrywise non-negative. Stops when the gap to the primal value is
+ * <= @tol * max(1, |value|) (@tol > 0, e.g. 1e-9) or after 20000 sweeps
+ * (info->converged = FALSE, the certified bound is still returned).
+ * O(k^2 p) per sweep, O(k^3) per certificate.
+ * @info: (out) (optional).
+ * Returns: the value, or NaN with @error set (PRIV_ERROR_INVALID_ARGUMENT:
+ * k = 0, tol <= 0, non-finite X; PRIV_ERROR_NUMERICAL: eigensolver failure).
+ */
+double priv_sdp_max(const double *X, guint k, double tol, PrivSdpInfo *info, GError **error);
+
+/*
+ * priv_sensitivity2: sens^2 of a victim's T x T block @X under cyclic
+ * (k,b)-participation, T = k * @b: the max over offsets j in [0, b) of the
+ * pattern value on pi_j = {j, j+b, ..., j+(k-1)b}: the Thm 5.2 bound
+ * (O(T^2 / b)), or the exact SDP value (priv_sdp_max with tolerance 1e-9 on
+ * each k x k pattern, O(b k^3) per certificate). exact <= bound always.
+ * Returns: TRUE with *@out set; FALSE with PRIV_ERROR_INVALID_ARGUMENT (b = 0
+ * or not dividing T) or the errors of priv_sdp_max.
+ */
+gboolean priv_sensitivity2(const double *X, guint T, guint b, PrivSensitivity kind,
+                           double *out, GError **error);
+
+/* ---- Per-victim blocks ---- */
+
+/* What a node is to an accounting. */
+typedef enum {
+  PRIV_NODE_PROTECTED,   /* a victim with a finite X_u */
+  PRIV_NODE_UNPROTECTED, /* a victim the attacker sees without noise: mu = +inf */
+  PRIV_NODE_ATTACKER,    /* a member of the attacker set: not a victim */
+} PrivNodeStatus;
+
+/*
+ * The result of an accounting before any sensitivity is taken: for every node
+ * u its status and its T x T block X_u (row-major at X + u*T*T, in the units
+ * above; zeros for attackers and unprotected victims).
+ */
+typedef struct {
+  guint n;             /* nodes */
+  guint T;             /* gradient steps (the blocks are T x T) */
+  double *X;           /* n * T * T doubles */
+  PrivNodeStatus *status; /* n entries */
+} PrivBlocks;
+
+/* priv_blocks_new: zero blocks, every node PROTECTED. Errors: PRIV_ERROR_MEMORY,
+ * PRIV_ERROR_INVALID_ARGUMENT (n or T is 0). O(n T^2). */
+PrivBlocks *priv_blocks_new(guint n, guint T, GError **error);
+void priv_blocks_free(PrivBlocks *blocks);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivBlocks, priv_blocks_free)
+/* The block of node @u (NULL when u >= n). */
+const double *priv_blocks_get(const PrivBlocks *blocks, guint u);
+
+/* ---- Attacker knowledge and the generic accountant ---- */
+
+/*
+ * A PrivKnowledge collects an attacker set's knowledge O = A G + B Z (paper
+ * Def. "Attacker knowledge") as sparse rows: one per observed message (its
+ * provenance: gradient slot (u, t) at column t*n + u in units of the gradient
+ * vector, noise variable k in units of standard normals, as linvecs store
+ * them), plus what the attacker knows outright: gradient slots (removed from A
+ * by the reduction lemma, paper appendix A) and noise variables.
+ */
+typedef struct PrivKnowledge PrivKnowledge;
+
+/* priv_knowledge_new: empty knowledge over @n nodes (>= 1). */
+PrivKnowledge *priv_knowledge_new(guint n, GError **error);
+void priv_knowledge_free(PrivKnowledge *k);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivKnowledge, priv_knowledge_free)
+guint priv_knowledge_n_nodes(const PrivKnowledge *k);
+/* Rows added so far (duplicates included). */
+gsize priv_knowledge_n_rows(const PrivKnowledge *k);
+
+/*
+ * priv_knowledge_add_linvec: appends the provenance of @v (copied: @v may be
+ * freed afterwards). Errors: PRIV_ERROR_INVALID_ARGUMENT when @v's space has
+ * another number of nodes. O(nnz(v)).
+ */
+gboolean priv_knowledge_add_linvec(PrivKnowledge *k, const SimLinvec *v, GError **error);
+
+/*
+ * priv_knowledge_add_row: appends a row given as sparse arrays: gradient
+ * columns @grad_cols (t*n + u) with coefficients @grad_vals, noise ids
+ * @noise_ids with coefficients @noise_vals (repeated columns add up).
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT for a non-finite coefficient. O(nnz).
+ */
+gboolean priv_knowledge_add_row(PrivKnowledge *k, gsize n_grad, const guint32 *grad_cols,
+                                const double *grad_vals, gsize n_noise,
+                                const guint32 *noise_ids, const double *noise_vals,
+                                GError **error);
+
+/* priv_knowledge_add_attacker: @u is in the attacker set: all its gradient
+ * slots are known, and it is no victim. Errors: u >= n. */
+gboolean priv_knowledge_add_attacker(PrivKnowledge *k, guint u, GError **error);
+/* priv_knowledge_know_gradient: gradient slot (u, t) is known. Errors: u >= n. */
+gboolean priv_knowledge_know_gradient(PrivKnowledge *k, guint u, guint t, GError **error);
+/* priv_knowledge_know_noise: noise variable @id is known (its column is
+ * removed from B: the same guarantee as a row [0 | e_id], see
+ * priv_knowledge_blocks). Never fails. */
+void priv_knowledge_know_noise(PrivKnowledge *k, guint32 id);
+
+/* Options of priv_knowledge_blocks; zeros select the defaults. */
+typedef struct {
+  guint T;          /* gradient steps; 0 = 1 + the largest step seen in a row */
+  double clip;      /* Delta, > 0 (default 1) */
+  double rank_tol;  /* relative rank tolerance of B (default 1e-10) */
+  double range_tol; /* relative tolerance of A_u = B B^+ A_u (default 1e-8) */
+  gsize max_bytes;  /* memory budget (0 = physical memory) */
+} PrivKnowledgeOptions;
+
+/*
+ * priv_knowledge_blocks: the generic accountant. Removes known gradient slots
+ * (zeroing columns of A: reduction lemma) and known noise columns, drops
+ * all-zero columns and rows, then factors B by a QR with column pivoting of
+ * B^T, which is the row selection and LQ factorization of the proof of the
+ * paper's main theorem: B^T P = Q R, rank r = #{i : |R_ii| > rank_tol |R_00|}.
+ * The pivoted rows P^T A = [A1; A2] give Y = R11^{-T} A1 (so B^+ A = Q1 Y,
+ * never forming B^+) and X_u = Y_u^T Y_u with A in units of Delta (the
+ * linvec coefficients times @opt->clip). A victim whose columns fail the
+ * range check ||A2_u - R12^T Y_u||_F <= range_tol ||A_u||_F is UNPROTECTED:
+ * the attacker sees a noise-free combination of its gradients. Nodes added
+ * with priv_knowledge_add_attacker are ATTACKER.
+ * Complexity: O(m r min(m, r) + r^2 c) time, O((m + 2c) r) memory for r rows,
+ * m noise and c gradient columns that appear.
+ * Returns: (transfer full) the blocks, or NULL with @error set
+ * (PRIV_ERROR_INVALID_ARGUMENT: a row reaches step T or beyond, clip <= 0;
+ * PRIV_ERROR_MEMORY; PRIV_ERROR_NUMERICAL: LAPACK failure).
+ */
+PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
+                                  GError **error);
+
+/* ---- The observer ---- */
+
+/*
+ * A PrivObserver subscribes to an engine's event bus and records, for each of
+ * its views (an attacker set and a trust model), the provenance of every
+ * message the set can see. By project convention every protocol message
+ * payload is a SimLinvec *, so the observer never needs to know which
+ * protocol ran. LDP and SecLDP views see every SENT message (including those
+ * later dropped: an eavesdropper sees the wire); PNDP views see the messages
+ * DELIVERED to their members. Rows are copied sparsely (payloads may be freed
+ * later) and stored once for all views (identical rows are kept once).
+ */
+typedef struct PrivObserver PrivObserver;
+
+/* priv_observer_new: an observer of the linvecs of @space (a reference is
+ * taken; its noise registry tells who knows which noise). */
+PrivObserver *priv_observer_new(SimLinSpace *space, GError **error);
+/* Detaches if attached, then frees. NULL is ignored. */
+void priv_observer_free(PrivObserver *obs);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivObserver, priv_observer_free)
+
+/*
+ * priv_observer_add_view: a view of attacker set @members (distinct nodes,
+ * n_members >= 1) under @trust. Views added after messages were observed miss
+ * them. Errors: PRIV_ERROR_INVALID_ARGUMENT (empty set, member out of range,
+ * duplicate member, unknown trust). Returns the view's index, or G_MAXUINT.
+ */
+guint priv_observer_add_view(PrivObserver *obs, PrivTrust trust, const guint *members,
+                             guint n_members, GError **error);
+guint priv_observer_n_views(const PrivObserver *obs);
+/* Distinct rows view @view has seen (0 for an unknown view). */
+gsize priv_observer_n_rows(const PrivObserver *obs, guint view);
+
+/*
+ * priv_observer_attach: subscribes to @bus (once; the observer unsubscribes
+ * itself when freed, and forgets the bus if the bus dies first).
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT when already attached.
+ */
+gboolean priv_observer_attach(PrivObserver *obs, SimBus *bus, GError **error);
+void priv_observer_detach(PrivObserver *obs);
+
+/* priv_observer_observe: what the bus callback does with one event (also for
+ * replaying a recorded run). Events without a linvec payload are ignored. */
+void priv_observer_observe(PrivObserver *obs, const SimBusEvent *event);
+
+/*
+ * priv_observer_knowledge: the knowledge of view @view at this point: its
+ * rows, plus under PNDP and SecLDP the members' gradient slots (attackers)
+ * and every noise variable of the registry a member owns (its own noise and,
+ * for edge secrets, the secrets on its edges). Under LDP the members are
+ * still marked as attackers (not victims) but know nothing.
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (unknown view; a payload from another
+ * space was seen). O(rows + registry size).
+ */
+PrivKnowledge *priv_observer_knowledge(const PrivObserver *obs, guint view, GError **error);
+
+/* ---- Structured fast paths (DESIGN.md, "Structured fast paths") ---- */
+
+/* The synchronous protocols the structured path knows (DESIGN.md, "Protocols"). */
+typedef enum {
+  PRIV_PROTOCOL_DSGD,      /* theta_{t+1/2} = theta_t - eta (g_t + sigma Delta z_t) */
+  PRIV_PROTOCOL_MUFFLIATO, /* one noisy step, then K gossip rounds (K messages) */
+  PRIV_PROTOCOL_MFDSGD,    /* noise nu sum_s (C_local^-1)[t,s] z_{s,u},
+                              nu = sigma Delta sens_Pi(C_local) (Thm 5.2 bound) */
+} PrivProtocol;
+
+/* How priv_structured_blocks computes the blocks when no closed form applies. */
+typedef enum {
+  /* KALMAN for D-SGD and Muffliato, DENSE for MF-D-SGD. */
+  PRIV_ENGINE_AUTO,
+  /* White noise only. The attacker knowledge is a linear Gaussian state-space
+   * model (state: the n half-step models; observations: the messages the
+   * attackers see), so X = sum_r Gamma_r^T Sigma_r^+ Gamma_r over its Kalman
+   * innovations. O(R^2 q n^2 + n q R T^2) time (R = K T gossip rounds, q
+   * messages seen per round) and O(R n^2 + n T^2) memory; for one attacker on
+   * the 148-node Facebook-ego graph at T = 320: about 5 s and 300 MB. */
+  PRIV_ENGINE_KALMAN,
+  /* Any per-node noise correlation: forms the seen messages' columns M_v from
+   * W products, K = sum_v M_v (C^-1 C^-T) M_v^T (rows x rows, rows = the
+   * messages seen), a pivoted Cholesky of K (redundant messages dropped),
+   * X_u = M_u^T K^+ M_u / nu'^2. O(rows^2 n T + T R n nnz(W)) time,
+   * O(rows (rows + 2 n T)) memory: for small and medium problems. */
+  PRIV_ENGINE_DENSE,
+} PrivEngine;
+
+/* A structured accounting problem (zero-initialize, then fill). */
+typedef struct {
+  PrivProtocol protocol;
+  guint K;                /* Muffliato: gossip rounds per step (>= 1); else 1 (0 = 1) */
+  const double *C_local;  /* MF-D-SGD: T x T invertible, row-major; else NULL */
+  guint T;                /* gradient steps, >= 1 */
+  /* W_r of gossip round r: one matrix (static) or K*T (time-varying). In
+   * round r every node sends to the nodes whose row of W_r lists it. */
+  const TopoGossip *const *gossip;
+  guint n_gossip;
+  PrivTrust trust;
+  const guint *attackers; /* distinct nodes, >= 1 */
+  guint n_attackers;
+  double sigma;           /* noise multiplier (noise std sigma*Delta), >= 0 */
+  guint b;                /* MF-D-SGD: the participation interval its noise is
+                             calibrated for, nu = sigma Delta sens_Pi(C_local)
+                             under (T/b, b)-participation (0 = 1) */
+  PrivEngine engine;
+  gsize max_bytes;        /* memory budget (0 = physical memory) */
+} PrivStructuredProblem;
+
+/*
+ * priv_structured_blocks: the per-victim blocks X_u of a synchronous D-SGD,
+ * Muffliato(K) or MF-D-SGD(C_local) run on static or time-varying gossip,
+ * without any nT x nT matrix, using the W-product structure of the messages
+ * (paper appendices A and C): the same X_u the observer path gives for that
+ * run (every message delivered). What the attackers see: PNDP, the round-r
+ * messages of their W_r-neighbours, plus their own gradients and noise; LDP,
+ * every message sent (nothing known); SecLDP, every message plus their own
+ * gradients and noise (these protocols have no edge secrets). LDP and SecLDP
+ * on a static W where every node sends have closed forms: X_u = I / sigma^2
+ * for D-SGD and Muffliato, C^T C / nu'^2 with nu' = sigma sens_Pi(C_local)
+ * for MF-D-SGD; otherwise an engine (see PrivEngine) computes them.
+ * sigma = 0: every victim whose gradient reaches a seen message is
+ * UNPROTECTED, the others have X_u = 0.
+ * Returns: (transfer full) the blocks, or NULL with @error set:
+ * PRIV_ERROR_INVALID_ARGUMENT (sizes, n_gossip not 1 or K*T, attackers,
+ * C_local missing, KALMAN with MF-D-SGD), PRIV_ERROR_NUMERICAL (C_local
+ * singular, LAPACK failure), PRIV_ERROR_MEMORY.
+ */
+PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError **error);
+
+/* ---- Muffliato's original bound ---- */
+
+/*
+ * priv_muffliato_rdp: Muffliato's PNDP Renyi bound (Cyffers et al. 2022,
+ * corrected Thm 11) for static @W, attacker set S = @attackers, every node u:
+ *   eps_u(alpha) = alpha / (2 sigma^2) * min(T, sum_{s=0}^{T-1} (T - s)
+ *                  sum_{w in Gamma(S)} (W^s)[u,w] / ||(W^s)[:,w]||^2),
+ * sigma the noise multiplier (noise std sigma*Delta, sensitivity Delta).
+ * Gamma(S) is the union of the members and their neighbours (the rows of W
+ * of the members): for one attacker v it is Gamma(v) including v; for a
+ * collusion set each observed node counts once, as if one attacker had
+ * received every message the set receives.
+ * Returns: n values (g_free; NaN for members), or NULL with @error set
+ * (PRIV_ERROR_INVALID_ARGUMENT). O(T |Gamma(S)| nnz(W)).
+ */
+double *priv_muffliato_rdp(const TopoGossip *W, guint T, const guint *attackers,
+                           guint n_attackers, double alpha, double sigma, GError **error);
+
+/* ---- Per-victim report ---- */
+
+typedef struct {
+  guint b;                     /* participation interval, divides T (0 = 1) */
+  PrivSensitivity sensitivity; /* bound (default) or exact */
+  double alpha;                /* RDP order > 1 (0 = 2) */
+  double delta;                /* in (0, 1) (0 = 1e-6) */
+} PrivAccountOptions;
+
+typedef struct {
+  guint node;
+  gint distance;      /* hops to the nearest attacker; -1 when unreachable or no graph */
+  gboolean unprotected;
+  double sensitivity; /* sqrt(sens^2); +inf when unprotected */
+  double mu;          /* = sensitivity (units: see above) */
+  double rdp;         /* alpha mu^2 / 2 */
+  double epsilon;     /* eps(delta) of mu-GDP */
+} PrivVictim;
+
+typedef struct {
+  guint T, b;
+  PrivSensitivity sensitivity;
+  double alpha, delta;
+  guint n_victims;
+  PrivVictim *victims; /* in increasing node order */
+} PrivReport;
+
+void priv_report_free(PrivReport *report);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivReport, priv_report_free)
+
+/*
+ * priv_account_report: from @blocks, per victim (every non-attacker node):
+ * distance in @graph (nullable; BFS from the attackers), sensitivity under
+ * cyclic (T/b, b)-participation, mu, RDP at alpha, eps at delta.
+ * Unprotected victims get +inf everywhere, never a finite number.
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (b not dividing T, alpha <= 1, delta
+ * outside (0,1), graph of another size), those of priv_sensitivity2.
+ * Complexity: n victims x priv_sensitivity2.
+ */
+PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph,
+                                const PrivAccountOptions *opt, GError **error);
+
+/*
+ * priv_matrix_read_csv: reads a numeric CSV matrix (one row per line, values
+ * separated by ',', as priv_matrix_write_csv writes; blank lines skipped) into
+ * a g_malloc'd row-major array; *@rows, *@cols receive its size.
+ * Errors: G_FILE_ERROR (unreadable), PRIV_ERROR_INVALID_ARGUMENT ("FILE:LINE:
+ * ..." for a non-numeric or non-finite value, a ragged row, an empty file).
+ */
+double *priv_matrix_read_csv(const char *path, guint *rows, guint *cols, GError **error);
+
 G_END_DECLS
 
 #endif /* DPG_PRIVACY_H */

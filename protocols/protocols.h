@@ -1,14 +1,281 @@
-/* protocols/protocols.h: decentralized learning protocols over the engine. */
+/*
+ * protocols/protocols.h: decentralized learning protocols over the engine.
+ *
+ * A ProtoRun is one simulated run: n nodes on a graph (static gossip matrix)
+ * or a TopoSchedule (time-varying W_r), running one protocol from the
+ * registry (D-SGD, Muffliato, MF-D-SGD with any local correlation C —
+ * AntiPGD and Mafalda among them —, DECOR, Zip-DL, or a plugin registered
+ * through protocols/plugin.h), in a gossip mode (synchronous, deadline,
+ * bounded staleness) over links with latency and loss, optionally training
+ * a learning task (dataset, model, (k,b)-participation) and evaluating every
+ * node's model. Every model and message is a linvec: with provenance on
+ * (storage dense or sparse), each message's exact linear combination of
+ * gradient slots and noise variables can be read on the engine's bus
+ * (DESIGN.md, "Protocols", "Linear provenance"); with storage SIM_LIN_NONE
+ * only the numbers are kept (training runs).
+ *
+ * Gossip exchange (the runtime owns it; protocols call proto_node_exchange).
+ * At round r node u sends its payload to every v != u with W_r[v,u] > 0 (the
+ * column support, so directed matrices such as the one-peer exponential
+ * graph work) and gathers the round-r payloads of its in-neighbours (the row
+ * support of W_r), its own included with weight W_r[u,u]. Modes:
+ *   sync            the gather completes when every in-neighbour's round-r
+ *                   message is in (refused when links lose messages: a lost
+ *                   message would block the network forever);
+ *   deadline:ms=D   at every in-neighbour's message or D ms after the node's
+ *                   own send, whichever first; missing neighbours are
+ *                   skipped and the weights renormalised over the inputs
+ *                   (own included); late messages are discarded;
+ *   stale:s=S       per in-neighbour the freshest message of a round in
+ *                   [r-S, r]; the gather waits until every in-neighbour has
+ *                   one; weights of W_r. A node may run up to S rounds ahead.
+ * Messages of future rounds are buffered. Message round = gossip round
+ * (Muffliato: t*K + k); message tag 0. Local compute time (compute_ms) delays
+ * the exchange that follows each local step.
+ *
+ * Noise units (DESIGN.md): D-SGD, Muffliato, Zip-DL: std sigma*Delta;
+ * MF-D-SGD, AntiPGD, Mafalda: sigma*Delta*sens_Pi(C_local); DECOR:
+ * sigma*Delta local noise, sigma_secret*Delta edge secrets.
+ *
+ * Conventions: public names carry the proto_ prefix (types Proto*); errors
+ * travel as GError in the PROTO_ERROR domain (or the domain of the module
+ * that failed: LEARN_ERROR for a dataset, TOPO_ERROR for a schedule, ...);
+ * library code never prints or exits. Determinism: a run is a pure function
+ * of its configuration and seed, whatever the number of threads.
+ */
 #ifndef DPG_PROTOCOLS_H
 #define DPG_PROTOCOLS_H
 
-#include "privacy/privacy.h"
 #include "learning/learning.h"
+#include "privacy/privacy.h"
+#include "protocols/plugin.h"
 
 G_BEGIN_DECLS
 
 #define PROTO_ERROR (proto_error_quark())
 GQuark proto_error_quark(void);
+
+typedef enum {
+  PROTO_ERROR_INVALID_ARGUMENT, /* a configuration value out of range */
+  PROTO_ERROR_PARSE,            /* a protocol or mode spec that does not parse */
+  PROTO_ERROR_UNKNOWN,          /* an unknown protocol or parameter */
+  PROTO_ERROR_IO,               /* a file that cannot be read */
+  PROTO_ERROR_FORMAT,           /* a malformed file (FILE:LINE) */
+  PROTO_ERROR_STALLED,          /* the run stopped with nodes still waiting */
+  PROTO_ERROR_CANCELLED,        /* proto_run_cancel was called */
+  PROTO_ERROR_FAILED,           /* another module failed (message says which) */
+} ProtoError;
+
+/* ===================================================================== */
+/* Registry and specs                                                     */
+/* ===================================================================== */
+
+/**
+ * proto_registry_register: adds @vt (borrowed: it must outlive every run that
+ * uses it, e.g. a static vtable) to the process-wide registry. Built-ins
+ * (dsgd, muffliato, mfdsgd, antipgd, mafalda, decor, zipdl) are registered
+ * on first use of the registry. Thread-safe.
+ * Errors: PROTO_ERROR_INVALID_ARGUMENT for another ABI version, a missing
+ * init or name, a bad name, a parameter spec whose default does not parse
+ * or is out of range, or a name already registered.
+ * Complexity: O(registered + parameters).
+ */
+gboolean proto_registry_register(const ProtoVTable *vt, GError **error);
+
+/** proto_registry_lookup: the protocol called @name, or NULL. Thread-safe. */
+const ProtoVTable *proto_registry_lookup(const char *name);
+
+/**
+ * proto_registry_list: every registered protocol, sorted by name.
+ * Returns: (transfer container) a g_free-able array of *@n pointers.
+ */
+const ProtoVTable **proto_registry_list(guint *n);
+
+/**
+ * proto_vtable_describe: a help text for @vt: "name: summary" then one line
+ * per parameter "  key=TYPE (default D, range [a, b]): help". (g_free)
+ */
+char *proto_vtable_describe(const ProtoVTable *vt);
+
+/**
+ * proto_spec_parse: parses "name[:key=value,...]" (e.g. "muffliato:K=3",
+ * "mfdsgd:C=antipgd", "mfdsgd:C=/path/to/C.csv").
+ * @vt: (out) the protocol. @params: (out) (transfer full) its parameters,
+ *   every declared one with a value (given, else the default).
+ * Errors: PROTO_ERROR_UNKNOWN for an unknown protocol (listing the
+ * registered ones) or parameter (listing the protocol's); PROTO_ERROR_PARSE
+ * for a malformed item, a repeated key, a value of the wrong type;
+ * PROTO_ERROR_INVALID_ARGUMENT for a value out of range; PROTO_ERROR_IO for
+ * a FILE parameter that is not a readable file. Nothing is returned on error.
+ * Complexity: O(spec length x parameters).
+ */
+gboolean proto_spec_parse(const char *spec, const ProtoVTable **vt, ProtoParams **params,
+                          GError **error);
+
+/** proto_params_free: frees @params (NULL ignored). */
+void proto_params_free(ProtoParams *params);
+
+/* ===================================================================== */
+/* Modes                                                                  */
+/* ===================================================================== */
+
+typedef enum {
+  PROTO_MODE_SYNC,
+  PROTO_MODE_DEADLINE,
+  PROTO_MODE_STALE,
+} ProtoModeKind;
+
+typedef struct {
+  ProtoModeKind kind;
+  double deadline_ms; /* DEADLINE: > 0, finite */
+  guint staleness;    /* STALE: S >= 0 (stale:s=0 behaves as sync) */
+} ProtoMode;
+
+/**
+ * proto_mode_parse: "sync", "deadline:ms=D" (D > 0) or "stale:s=S" (S >= 0).
+ * Errors: PROTO_ERROR_PARSE naming the unknown mode or bad key/value.
+ */
+gboolean proto_mode_parse(const char *spec, ProtoMode *out, GError **error);
+
+/* ===================================================================== */
+/* Runs                                                                   */
+/* ===================================================================== */
+
+/** Called with the fraction of local steps done (0..1), at most ~100 times. */
+typedef void (*ProtoProgressFunc)(double fraction, gpointer user_data);
+
+/*
+ * A run's configuration; proto_run_config_init fills the defaults. Strings
+ * and objects are borrowed for the duration of proto_run_new only (the run
+ * copies what it keeps), except @schedule: see below.
+ */
+typedef struct {
+  /* Topology: exactly one of @graph (static W = topo_gossip_new(graph,
+   * gossip)) or @schedule (W_r = topo_schedule_gossip(schedule, r), r the
+   * gossip round; borrowed, must outlive the run). */
+  const TopoGraph *graph;
+  TopoGossipKind gossip; /* default uniform */
+  TopoSchedule *schedule;
+
+  const char *protocol; /* spec, default "dsgd" */
+  double sigma;         /* noise multiplier >= 0, default 1 */
+  double clip;          /* Delta > 0, default 1 */
+  double lr;            /* eta > 0, default 0.1 */
+  /* T local steps: epochs * batches (k, b, both >= 1). Without a task,
+   * @rounds (when > 0) sets T with b = 1, k = T (user-level participation)
+   * unless epochs/batches are given with k * b = T. */
+  guint epochs, batches, rounds;
+  const char *mode;    /* NULL: sync */
+  const char *latency; /* NULL: constant:ms=0 (sim_latency_parse spec) */
+  const char *loss;    /* NULL: 0 (sim_loss_parse spec) */
+  double compute_ms;   /* local compute time per step, >= 0, default 0 */
+  guint64 seed;
+
+  /* Optional learning task: without @dataset the run is accounting-only (d = 0). */
+  const char *dataset;  /* learn_data_load spec */
+  const char *model;    /* learn_model_new spec, default "linear" (regression) or
+                         * "softmax" (classification) */
+  double test_fraction; /* default LEARN_DEFAULT_TEST_FRACTION */
+  guint eval_every;     /* evaluate every N steps (and at T); 0: at T only */
+  guint threads;        /* evaluation threads, >= 1, default 1 */
+
+  SimLinStorage storage; /* provenance: default SIM_LIN_SPARSE; SIM_LIN_NONE: off */
+} ProtoRunConfig;
+
+/** proto_run_config_init: the defaults above (every other field zero/NULL). */
+void proto_run_config_init(ProtoRunConfig *cfg);
+
+/** One evaluation: node @node's model after @step local steps. */
+typedef struct {
+  guint step;
+  guint node;
+  double train_loss;    /* mean loss on the node's own training records */
+  double test_loss;     /* on the test split (MSE for regression); NAN if empty */
+  double test_accuracy; /* NAN for regression or an empty test split */
+} ProtoMetric;
+
+typedef struct {
+  SimTime sim_time;         /* simulated time at the end */
+  SimEngineStats engine;    /* messages sent, delivered, dropped, ... */
+  guint64 gathers;          /* completed gathers (node-rounds) */
+  guint64 partial_gathers;  /* deadline mode: gathers completed by the timer */
+  guint64 late_discarded;   /* messages that arrived too late to be used */
+  guint64 stale_inputs;     /* stale mode: inputs older than the gathered round */
+  guint n_noise;            /* noise variables registered */
+} ProtoRunStats;
+
+typedef struct ProtoRun ProtoRun;
+
+/**
+ * proto_run_new: builds a run without starting it: parses the protocol and
+ * mode, loads and partitions the dataset, creates the engine (links from
+ * @latency/@loss), the noise registry, the linvec space, the nodes (each
+ * starting at the same public initial model), and calls the protocol's init
+ * and node_init. Subscribe to proto_run_engine()'s bus before proto_run_run
+ * to observe every message.
+ * Errors: PROTO_ERROR_INVALID_ARGUMENT (no or two topologies, sigma < 0,
+ * clip or lr <= 0, T = 0, k * b != T, sync mode with loss > 0, threads 0,
+ * more nodes than training records...), spec errors (proto_spec_parse,
+ * proto_mode_parse, sim_latency_parse, sim_loss_parse), dataset and model
+ * errors (LEARN_ERROR), schedule errors (TOPO_ERROR), protocol init errors.
+ * Returns: (transfer full) the run, or NULL.
+ * Complexity: loading the data + O(n + m) + the protocol's init (Mafalda:
+ * the optimizer, O(T^3) per iteration).
+ */
+ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error);
+
+/** proto_run_free: frees @run (NULL ignored); the engine's bus subscribers are destroyed. */
+void proto_run_free(ProtoRun *run);
+
+/**
+ * proto_run_run: runs the simulation until every node is done and no event
+ * is left, then waits for the evaluations. Only once per run.
+ * Errors: PROTO_ERROR_STALLED when the engine ran out of events with nodes
+ * still waiting (names the first such node, its round and the missing
+ * neighbours: lost messages in stale mode, a protocol that never finishes);
+ * PROTO_ERROR_CANCELLED; errors raised by the protocol's handlers.
+ * Complexity: O(events x log pending + per-step work).
+ */
+gboolean proto_run_run(ProtoRun *run, GError **error);
+
+/** proto_run_cancel: makes a running proto_run_run stop with
+ * PROTO_ERROR_CANCELLED; async-signal-safe (only sets a flag). */
+void proto_run_cancel(ProtoRun *run);
+
+/** proto_run_set_progress: @func (nullable) is called from proto_run_run. */
+void proto_run_set_progress(ProtoRun *run, ProtoProgressFunc func, gpointer user_data);
+
+/** Accessors (transfer none), valid while @run lives. O(1). */
+SimEngine *proto_run_engine(ProtoRun *run);
+SimNoiseRegistry *proto_run_noise(ProtoRun *run);
+SimLinSpace *proto_run_space(ProtoRun *run);
+ProtoContext *proto_run_context(ProtoRun *run);
+const ProtoVTable *proto_run_protocol(const ProtoRun *run);
+guint proto_run_n_nodes(const ProtoRun *run);
+/** T, k, b. */
+guint proto_run_steps(const ProtoRun *run);
+guint proto_run_epochs(const ProtoRun *run);
+guint proto_run_batches(const ProtoRun *run);
+/** Node @u's model (u < n). */
+const SimLinvec *proto_run_node_model(ProtoRun *run, guint u);
+/** The task (NULL in accounting-only runs). */
+const LearnDataset *proto_run_train_set(const ProtoRun *run);
+const LearnDataset *proto_run_test_set(const ProtoRun *run);
+const LearnModel *proto_run_learn_model(const ProtoRun *run);
+const LearnPartition *proto_run_partition(const ProtoRun *run);
+/** The initial model every node starts from (d doubles; NULL without task). */
+const double *proto_run_initial_params(const ProtoRun *run);
+
+/**
+ * proto_run_metrics: the evaluations, sorted by (step, node): n rows per
+ * evaluation step (every eval_every steps, and T). NULL (and *@n = 0)
+ * without a task or before the run.
+ */
+const ProtoMetric *proto_run_metrics(const ProtoRun *run, gsize *n);
+/** Mean test loss over the nodes at evaluation step @step (NAN if none). O(n). */
+double proto_run_mean_test_loss(const ProtoRun *run, guint step);
+/** proto_run_get_stats: counters of the run so far. */
+void proto_run_get_stats(ProtoRun *run, ProtoRunStats *stats);
 
 G_END_DECLS
 

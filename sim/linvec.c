@@ -24,9 +24,10 @@ SimLinSpace *sim_lin_space_new(SimNoiseRegistry *noise, gsize dim, SimLinStorage
                 "linvec space: a noise registry is required");
     return NULL;
   }
-  if (storage != SIM_LIN_DENSE && storage != SIM_LIN_SPARSE) {
+  if (storage != SIM_LIN_DENSE && storage != SIM_LIN_SPARSE && storage != SIM_LIN_NONE) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                "linvec space: unknown storage %d (SIM_LIN_DENSE or SIM_LIN_SPARSE)",
+                "linvec space: unknown storage %d (SIM_LIN_DENSE, SIM_LIN_SPARSE or "
+                "SIM_LIN_NONE)",
                 (int)storage);
     return NULL;
   }
@@ -105,8 +106,29 @@ void sim_lin_space_grad_slot(const SimLinSpace *space, guint32 column, guint *u,
 
 /* --------------------------------------------------------------- linvec */
 
+/*
+ * The numeric hot loop (gossip averages are d-long axpys), compiled twice,
+ * for AVX2 and for baseline x86-64, the loader picking one (GCC function
+ * multiversioning, as learning/kernels.c). Both perform the same IEEE
+ * operations: ISO C mode contracts no multiply-add into an FMA.
+ */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void data_axpy(double *restrict y, double a, const double *restrict x, gsize n) {
+  for (gsize i = 0; i < n; i++)
+    y[i] += a * x[i];
+}
+
+
 static gboolean sparse(const SimLinvec *v) {
   return v->space->storage == SIM_LIN_SPARSE;
+}
+
+/* SIM_LIN_NONE: the rows stay empty forever, so every row operation below is
+ * skipped and every query answers from the empty rows or says NAN. */
+static gboolean none(const SimLinvec *v) {
+  return v->space->storage == SIM_LIN_NONE;
 }
 
 SimLinvec *sim_linvec_new(SimLinSpace *space) {
@@ -186,7 +208,7 @@ gboolean sim_linvec_copy(SimLinvec *dst, const SimLinvec *src, GError **error) {
     return TRUE;
   if (dst->data != NULL)
     memcpy(dst->data, src->data, dst->space->dim * sizeof(double));
-  for (int r = 0; r < 2; r++) {
+  for (int r = 0; r < 2 && !none(dst); r++) {
     if (sparse(dst))
       lin_sparse_copy(&dst->row[r], &src->row[r]);
     else
@@ -201,7 +223,7 @@ gboolean sim_linvec_scale(SimLinvec *v, double a, GError **error) {
     return FALSE;
   for (gsize i = 0; i < v->space->dim; i++)
     v->data[i] *= a;
-  for (int r = 0; r < 2; r++) {
+  for (int r = 0; r < 2 && !none(v); r++) {
     if (sparse(v))
       lin_sparse_scale(&v->row[r], a);
     else
@@ -217,16 +239,14 @@ gboolean sim_linvec_axpy(SimLinvec *y, double a, const SimLinvec *x, GError **er
     return FALSE;
   if (a == 0.0)
     return TRUE;
-  double *restrict yd = y->data;
-  const double *xd = x->data;
   if (x == y) {
+    double *yd = y->data;
     for (gsize i = 0; i < y->space->dim; i++)
       yd[i] += a * yd[i];
   } else {
-    for (gsize i = 0; i < y->space->dim; i++)
-      yd[i] += a * xd[i];
+    data_axpy(y->data, a, x->data, y->space->dim);
   }
-  for (int r = 0; r < 2; r++) {
+  for (int r = 0; r < 2 && !none(y); r++) {
     if (sparse(y))
       lin_sparse_axpy(&y->row[r], a, &x->row[r]);
     else
@@ -237,6 +257,8 @@ gboolean sim_linvec_axpy(SimLinvec *y, double a, const SimLinvec *x, GError **er
 
 /* Adds c to column col of row r, in the storage of v. */
 static void row_add(SimLinvec *v, int r, guint32 col, double c) {
+  if (none(v))
+    return;
   if (sparse(v))
     lin_sparse_add(&v->row[r], col, c);
   else
@@ -270,8 +292,8 @@ gboolean sim_linvec_add_gradient(SimLinvec *v, double coeff, guint u, guint t,
   }
   if (!check_numeric(v, g, "linvec add_gradient", error))
     return FALSE;
-  for (gsize i = 0; i < s->dim; i++)
-    v->data[i] += coeff * g[i];
+  if (s->dim > 0)
+    data_axpy(v->data, coeff, g, s->dim);
   row_add(v, ROW_GRAD, sim_lin_space_grad_column(s, u, t), coeff);
   if (t >= s->n_rounds)
     s->n_rounds = t + 1;
@@ -293,8 +315,8 @@ gboolean sim_linvec_add_noise(SimLinvec *v, double coeff, SimNoiseId k, const do
   if (!check_numeric(v, z, "linvec add_noise", error))
     return FALSE;
   double c = coeff * sim_noise_std(s->noise, k);
-  for (gsize i = 0; i < s->dim; i++)
-    v->data[i] += c * z[i];
+  if (s->dim > 0)
+    data_axpy(v->data, c, z, s->dim);
   row_add(v, ROW_NOISE, k, c);
   return TRUE;
 }
@@ -341,6 +363,8 @@ static double row_get(const SimLinvec *v, int r, guint32 col) {
 double sim_linvec_grad_coeff(const SimLinvec *v, guint u, guint t) {
   g_return_val_if_fail(v != NULL, 0.0);
   g_return_val_if_fail(u < v->space->n_nodes, 0.0);
+  if (none(v))
+    return NAN;
   if (t >= v->space->round_limit)
     return 0.0; /* no such column can hold a coefficient */
   return row_get(v, ROW_GRAD, sim_lin_space_grad_column(v->space, u, t));
@@ -348,6 +372,8 @@ double sim_linvec_grad_coeff(const SimLinvec *v, guint u, guint t) {
 
 double sim_linvec_noise_coeff(const SimLinvec *v, SimNoiseId k) {
   g_return_val_if_fail(v != NULL, 0.0);
+  if (none(v))
+    return NAN;
   return row_get(v, ROW_NOISE, k);
 }
 
@@ -368,6 +394,8 @@ gsize sim_linvec_nnz(const SimLinvec *v, SimLinPart part) {
 double sim_linvec_dot(const SimLinvec *x, const SimLinvec *y, SimLinPart part) {
   g_return_val_if_fail(x != NULL && y != NULL, NAN);
   g_return_val_if_fail(x->space == y->space, NAN);
+  if (none(x))
+    return NAN;
   double s = 0.0;
   for (int r = 0; r < 2; r++) {
     if (!(part & (r == ROW_GRAD ? SIM_LIN_GRAD : SIM_LIN_NOISE)))
@@ -390,6 +418,11 @@ gboolean sim_linvec_row(const SimLinvec *v, SimLinPart part, double *row, gsize 
   if (part != SIM_LIN_GRAD && part != SIM_LIN_NOISE) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
                 "linvec row: part must be SIM_LIN_GRAD or SIM_LIN_NOISE, not %d", (int)part);
+    return FALSE;
+  }
+  if (none(v)) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "linvec row: this space keeps no provenance (storage SIM_LIN_NONE)");
     return FALSE;
   }
   int r = part == SIM_LIN_GRAD ? ROW_GRAD : ROW_NOISE;

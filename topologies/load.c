@@ -1,9 +1,10 @@
 /*
  * topologies/load.c: SNAP-style edge-list loader.
  *
- * Nodes are renumbered by first appearance so that a file's numbering is
- * reproducible without a separate node list; the reference figures of the
- * paper use exactly that numbering (facebook-ego-414-lcc.edges).
+ * Nodes labelled exactly 0..n-1 keep their labels; any other labelling is
+ * renumbered by first appearance so that a file's numbering is reproducible
+ * without a separate node list; the reference figures of the paper use
+ * exactly that numbering (facebook-ego-414-lcc.edges from the raw SNAP file).
  */
 #include <string.h>
 
@@ -55,6 +56,31 @@ static gboolean intern_label(GHashTable *ids, guint64 label, guint *next, guint 
   g_hash_table_insert(ids, key, GUINT_TO_POINTER(*next));
   *out = (*next)++;
   return TRUE;
+}
+
+/*
+ * A file whose labels are exactly 0..n-1 already names its nodes the way the
+ * user (and the paper's reference figures: florentine.edges) refer to them, so
+ * those names are kept; any other labelling is renumbered by first appearance.
+ */
+static void keep_dense_labels(GHashTable *ids, guint n, GArray *edges) {
+  guint *label_of = g_new(guint, n);
+  GHashTableIter it;
+  gpointer key, val;
+  g_hash_table_iter_init(&it, ids);
+  while (g_hash_table_iter_next(&it, &key, &val)) {
+    guint64 label = *(const guint64 *)key;
+    if (label >= n) {
+      g_free(label_of);
+      return;
+    }
+    label_of[GPOINTER_TO_UINT(val)] = (guint)label;
+  }
+  /* n distinct labels all below n: a permutation of 0..n-1. */
+  guint *e = (guint *)(void *)edges->data;
+  for (guint i = 0; i < edges->len; i++)
+    e[i] = label_of[e[i]];
+  g_free(label_of);
 }
 
 TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error) {
@@ -134,6 +160,7 @@ TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error) {
                 "%s: no edge (only comments, blank lines or self-loops)", path);
     goto out;
   }
+  keep_dense_labels(ids, next, edges);
   g = topo_graph_build(next, (const guint *)(void *)edges->data, edges->len / 2, error);
   if (g != NULL && lcc) {
     TopoGraph *c = topo_graph_largest_component(g, error);

@@ -121,12 +121,14 @@ gboolean topo_graph_write_edges(const TopoGraph *g, const char *path, GError **e
  * topo_graph_load: read a whitespace-separated edge list (SNAP format).
  * Format: one edge "u v" per line; '#' starts a comment (whole line or
  * trailing); blank lines allowed. Labels are non-negative decimal integers
- * (any value up to 2^64-1, leading zeros ignored), renumbered 0..n-1 in order
- * of first appearance in the file (the first label of a line before the
- * second). Self-loops and duplicate edges (either orientation) are dropped; a
+ * (any value up to 2^64-1, leading zeros ignored). When the n labels are
+ * exactly 0..n-1 they are kept as node ids (a 0-indexed file means what it
+ * says); otherwise they are renumbered 0..n-1 in order of first appearance in
+ * the file (the first label of a line before the second). Self-loops and duplicate edges (either orientation) are dropped; a
  * node that appears only in self-loops is kept as an isolated node.
- * lcc: keep only the largest connected component, renumbered again by first
- *    appearance among the kept nodes (see topo_graph_largest_component).
+ * lcc: keep only the largest connected component, renumbered 0..k-1 in
+ *    increasing order of the ids above (for renumbered files, the order of
+ *    first appearance among the kept nodes; see topo_graph_largest_component).
  * Errors: TOPO_ERROR_IO (missing/unreadable file), TOPO_ERROR_PARSE
  *    ("FILE:LINE: ..." saying what was wrong: one token, three or more
  *    tokens, a non-numeric or negative label, a label out of range),

@@ -151,17 +151,23 @@ static void test_dsgd_by_hand(gconstpointer data) {
 /* ------------------------------------------------------------------------
  * Randomized: the same operations on a dense and a sparse pool must give
  * identical coefficients, and the numeric part must equal the provenance
- * applied to the recorded gradients and noise samples.
+ * applied to the recorded gradients and noise samples. A third, data-only
+ * pool must carry the same numbers and no provenance at all.
  */
 #define POOL 8
 #define RN 5   /* nodes */
 #define RD 3   /* dimension */
 #define RMAX_T 48
 
+/* The same operations run on three pools: dense, sparse and data-only
+ * (SIM_LIN_NONE), whose numbers must match the others bit for bit. */
+#define NSTORE 3
+static const SimLinStorage storages[NSTORE] = {SIM_LIN_DENSE, SIM_LIN_SPARSE, SIM_LIN_NONE};
+
 typedef struct {
   SimNoiseRegistry *reg;
-  SimLinSpace *space[2];    /* dense, sparse */
-  SimLinvec *pool[2][POOL];
+  SimLinSpace *space[NSTORE];
+  SimLinvec *pool[NSTORE][POOL];
   GArray *zsamples;         /* RD doubles per noise id */
   double g[RMAX_T * RN][RD]; /* g(u, t) at column t*n+u */
   guint cur_round;
@@ -197,6 +203,16 @@ static void compare_pools(Rand *r) {
     /* Numeric parts go through identical code: bit-identical. */
     g_assert_cmpmem(sim_linvec_const_data(dv), RD * sizeof(double), sim_linvec_const_data(sv),
                     RD * sizeof(double));
+    SimLinvec *nv = r->pool[2][i];
+    g_assert_cmpmem(sim_linvec_const_data(dv), RD * sizeof(double), sim_linvec_const_data(nv),
+                    RD * sizeof(double));
+    g_assert_cmpuint(sim_linvec_nnz(nv, SIM_LIN_BOTH), ==, 0);
+    g_assert_true(isnan(sim_linvec_grad_coeff(nv, 0, 0)));
+    g_assert_true(isnan(sim_linvec_noise_coeff(nv, 0)));
+    g_assert_true(isnan(sim_linvec_dot(nv, r->pool[2][(i + 1) % POOL], SIM_LIN_BOTH)));
+    SimLinvecIter ni;
+    sim_linvec_iter_init(&ni, nv, SIM_LIN_BOTH);
+    g_assert_false(sim_linvec_iter_next(&ni, NULL, NULL, NULL));
 
     /* Iterations agree term by term; the sparse one never shows a zero. */
     SimLinvecIter di, si;
@@ -248,7 +264,7 @@ static void renormalize(Rand *r) {
     while (sim_linvec_iter_next(&it, NULL, NULL, &c))
       big = MAX(big, fabs(c));
     if (big > 1e6)
-      for (int s = 0; s < 2; s++)
+      for (int s = 0; s < NSTORE; s++)
         g_assert_true(sim_linvec_scale(r->pool[s][i], 0x1p-24, NULL));
   }
 }
@@ -258,8 +274,8 @@ static void run_random(guint32 seed, int n_ops) {
   Rand *r = g_new0(Rand, 1);
   r->reg = sim_noise_registry_new(RN, NULL);
   r->zsamples = g_array_new(FALSE, FALSE, sizeof(double));
-  for (int s = 0; s < 2; s++) {
-    r->space[s] = sim_lin_space_new(r->reg, RD, s == 0 ? SIM_LIN_DENSE : SIM_LIN_SPARSE, 0, NULL);
+  for (int s = 0; s < NSTORE; s++) {
+    r->space[s] = sim_lin_space_new(r->reg, RD, storages[s], 0, NULL);
     for (int i = 0; i < POOL; i++)
       r->pool[s][i] = sim_linvec_new(r->space[s]);
   }
@@ -281,7 +297,7 @@ static void run_random(guint32 seed, int n_ops) {
       guint u = g_rand_int_range(rng, 0, RN);
       guint t = g_rand_boolean(rng) ? r->cur_round : (guint)g_rand_int_range(rng, 0, r->cur_round + 1);
       guint32 col = sim_lin_space_grad_column(r->space[0], u, t);
-      for (int s = 0; s < 2; s++)
+      for (int s = 0; s < NSTORE; s++)
         g_assert_true(sim_linvec_add_gradient(r->pool[s][i], a, u, t, grad_of(r, col), NULL));
       break;
     }
@@ -302,19 +318,19 @@ static void run_random(guint32 seed, int n_ops) {
       } else {
         k = g_rand_int_range(rng, 0, count);
       }
-      for (int s = 0; s < 2; s++)
+      for (int s = 0; s < NSTORE; s++)
         g_assert_true(sim_linvec_add_noise(r->pool[s][i], a, k, z_of(r, k), NULL));
       break;
     }
     case 3:
     case 4:
     case 5: /* gossip-like mixing, self-axpy included when i == j */
-      for (int s = 0; s < 2; s++)
+      for (int s = 0; s < NSTORE; s++)
         g_assert_true(sim_linvec_axpy(r->pool[s][i], a, r->pool[s][j], NULL));
       break;
     case 6: { /* exact cancellation: y - y through a copy, or y = y + (-1) y */
       gboolean self = g_rand_boolean(rng);
-      for (int s = 0; s < 2; s++) {
+      for (int s = 0; s < NSTORE; s++) {
         if (self) {
           g_assert_true(sim_linvec_axpy(r->pool[s][i], -1.0, r->pool[s][i], NULL));
         } else {
@@ -329,16 +345,16 @@ static void run_random(guint32 seed, int n_ops) {
     case 7:
       if (g_rand_int_range(rng, 0, 6) == 0)
         a = 0.0;
-      for (int s = 0; s < 2; s++)
+      for (int s = 0; s < NSTORE; s++)
         g_assert_true(sim_linvec_scale(r->pool[s][i], a, NULL));
       break;
     case 8:
-      for (int s = 0; s < 2; s++)
+      for (int s = 0; s < NSTORE; s++)
         g_assert_true(sim_linvec_copy(r->pool[s][i], r->pool[s][j], NULL));
       break;
     case 9: {
       gboolean zero = g_rand_int_range(rng, 0, 4) == 0;
-      for (int s = 0; s < 2; s++) {
+      for (int s = 0; s < NSTORE; s++) {
         if (zero) {
           sim_linvec_zero(r->pool[s][i]);
         } else {
@@ -360,10 +376,11 @@ static void run_random(guint32 seed, int n_ops) {
   /* The mix did exercise what it claims to. */
   g_assert_cmpuint(sim_noise_registry_count(r->reg), >, 50);
   g_assert_cmpuint(sim_lin_space_n_rounds(r->space[0]), >, 10);
+  g_assert_cmpuint(sim_lin_space_n_rounds(r->space[2]), ==, sim_lin_space_n_rounds(r->space[0]));
   for (int k = 0; k < 9; k++)
     g_assert_cmpint(counts[k], >, n_ops / 20);
 
-  for (int s = 0; s < 2; s++) {
+  for (int s = 0; s < NSTORE; s++) {
     for (int i = 0; i < POOL; i++)
       sim_linvec_free(r->pool[s][i]);
     sim_lin_space_unref(r->space[s]);
@@ -538,6 +555,57 @@ static void test_accounting_only(gconstpointer data) {
   sim_lin_space_unref(s);
 }
 
+/* SIM_LIN_NONE: the numbers of a D-SGD step, no provenance, same checks. */
+static void test_data_only(void) {
+  SimLinSpace *s = make_space(3, 2, SIM_LIN_NONE, 4);
+  g_assert_cmpint(sim_lin_space_storage(s), ==, SIM_LIN_NONE);
+  SimNoiseRegistry *reg = sim_lin_space_noise(s);
+  GError *err = NULL;
+  SimNoiseId k = sim_noise_register_local(reg, SIGMA, 1, 0, &err);
+  g_assert_no_error(err);
+  g_autoptr(SimLinvec) v = sim_linvec_new(s);
+  g_assert_true(sim_linvec_add_public(v, 1.0, THETA0, &err));
+  g_assert_true(sim_linvec_add_gradient(v, -ETA, 1, 0, G[0][1], &err));
+  g_assert_true(sim_linvec_add_noise(v, -ETA, k, Z[0][1], &err));
+  g_assert_no_error(err);
+  /* theta0 - eta (g + sigma z) = (1, -1) - 0.5 ((-3, 0) + 2 (0, 2)) = (2.5, -3). */
+  const double *x = sim_linvec_const_data(v);
+  g_assert_cmpfloat(x[0], ==, 2.5);
+  g_assert_cmpfloat(x[1], ==, -3.0);
+  g_autoptr(SimLinvec) w = sim_linvec_dup(v);
+  g_assert_true(sim_linvec_axpy(w, 0.5, v, &err));
+  g_assert_true(sim_linvec_scale(w, 2.0, &err));
+  g_assert_cmpfloat(sim_linvec_const_data(w)[0], ==, 7.5);
+  g_assert_cmpfloat(sim_linvec_const_data(w)[1], ==, -9.0);
+  g_assert_cmpuint(sim_lin_space_n_rounds(s), ==, 1);
+
+  /* No provenance to read. */
+  g_assert_true(isnan(sim_linvec_grad_coeff(v, 1, 0)));
+  g_assert_true(isnan(sim_linvec_noise_coeff(v, k)));
+  g_assert_true(isnan(sim_linvec_dot(v, w, SIM_LIN_GRAD)));
+  g_assert_cmpuint(sim_linvec_nnz(v, SIM_LIN_BOTH), ==, 0);
+  double row[6];
+  g_assert_false(sim_linvec_row(v, SIM_LIN_GRAD, row, 6, &err));
+  g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+
+  /* Arguments are still checked, and nothing changes on error. */
+  g_assert_false(sim_linvec_add_gradient(v, -ETA, 0, 4, G[0][0], &err));
+  g_assert_error(err, SIM_ERROR, SIM_ERROR_CAPACITY);
+  g_clear_error(&err);
+  g_assert_false(sim_linvec_add_noise(v, 1.0, k + 1, Z[0][0], &err));
+  g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  g_assert_false(sim_linvec_add_gradient(v, NAN, 0, 0, G[0][0], &err));
+  g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  g_assert_cmpfloat(x[0], ==, 2.5);
+  g_assert_cmpfloat(x[1], ==, -3.0);
+  sim_linvec_zero(v);
+  g_assert_cmpfloat(x[0], ==, 0.0);
+  sim_lin_space_unref(s);
+}
+
 /* Rounds beyond any initial guess, the declared bound, the 32-bit bound. */
 static void test_growth(gconstpointer data) {
   SimLinStorage st = STORAGE(data);
@@ -680,5 +748,6 @@ int main(int argc, char **argv) {
     g_test_add_data_func(s, GINT_TO_POINTER(SIM_LIN_SPARSE), per_storage[i].fn);
   }
   g_test_add_func("/linvec/random_dense_vs_sparse", test_random_dense_vs_sparse);
+  g_test_add_func("/linvec/none/data_only", test_data_only);
   return g_test_run();
 }

@@ -87,6 +87,56 @@ static void test_lcc_tie_and_renumbering(void) {
   g_free(path);
 }
 
+/* A 0-indexed file keeps its ids: florentine.edges loads to the embedded
+ * generator's graph, and the ego LCC file loads back to itself. */
+static void test_dense_labels_kept(void) {
+  GError *error = NULL;
+  char *flo = shared_graph("florentine.edges");
+  TopoGraph *loaded = topo_graph_load(flo, FALSE, &error);
+  g_assert_no_error(error);
+  TopoGraph *embedded = topo_graph_generate("florentine", &error);
+  g_assert_no_error(error);
+  char *a = edges_text(loaded), *b = edges_text(embedded);
+  g_assert_cmpstr(a, ==, b);
+  g_free(a);
+  g_free(b);
+  topo_graph_free(loaded);
+  topo_graph_free(embedded);
+  g_free(flo);
+
+  char *ego = shared_graph("facebook-ego-414-lcc.edges");
+  TopoGraph *g = topo_graph_load(ego, TRUE, &error);
+  g_assert_no_error(error);
+  char *got = edges_text(g), *want = data_lines(ego);
+  g_assert_cmpstr(got, ==, want);
+  g_free(got);
+  g_free(want);
+  topo_graph_free(g);
+  g_free(ego);
+
+  /* Labels 0..3 given out of order are kept; a gap (0,1,3) renumbers. */
+  char *dir = g_dir_make_tmp("dpg-topo-XXXXXX", NULL);
+  char *p = g_build_filename(dir, "x.edges", NULL);
+  g_assert_true(g_file_set_contents(p, "3 1\n1 0\n2 3\n", -1, NULL));
+  g = topo_graph_load(p, FALSE, &error);
+  g_assert_no_error(error);
+  got = edges_text(g);
+  g_assert_cmpstr(got, ==, "0 1\n1 3\n2 3\n");
+  g_free(got);
+  topo_graph_free(g);
+  g_assert_true(g_file_set_contents(p, "3 1\n1 0\n", -1, NULL));
+  g = topo_graph_load(p, FALSE, &error);
+  g_assert_no_error(error);
+  got = edges_text(g); /* 3->0, 1->1, 0->2 */
+  g_assert_cmpstr(got, ==, "0 1\n1 2\n");
+  g_free(got);
+  topo_graph_free(g);
+  g_unlink(p);
+  g_rmdir(dir);
+  g_free(p);
+  g_free(dir);
+}
+
 static void test_facebook_lcc_matches_reference(void) {
   char *raw = shared_graph("facebook-414.edges");
   char *ref = shared_graph("facebook-ego-414-lcc.edges");
@@ -177,6 +227,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/topo/load/snap-format", test_snap_format);
   g_test_add_func("/topo/load/lcc-tie-renumbering", test_lcc_tie_and_renumbering);
+  g_test_add_func("/topo/load/dense-labels-kept", test_dense_labels_kept);
   g_test_add_func("/topo/load/facebook-lcc", test_facebook_lcc_matches_reference);
   g_test_add_func("/topo/load/malformed", test_malformed);
   g_test_add_func("/topo/load/missing-file", test_missing_file);

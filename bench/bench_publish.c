@@ -1,0 +1,240 @@
+/*
+ * bench/bench_publish.c: what the event stream costs.
+ *
+ * 1. Throughput: message events pushed through the stream's bus path
+ *    (format + non-blocking send) with one libzmq subscriber in another
+ *    thread counting what arrives.
+ * 2. Overhead on a 10,000-node gossip-like run driven by the engine alone
+ *    (every node wakes each round and sends to its 8 ring-lattice
+ *    neighbours over links with uniform latency; no learning, no
+ *    provenance): wall time without a stream, then with --publish-like
+ *    streams (message sampling every:100, every:10, all; and recording).
+ *    The handlers do almost nothing, so the relative overhead is an upper
+ *    bound for real (accounting or learning) runs. Goal: < 10% with
+ *    sampling on.
+ * Best of 3 runs each. Prints `name value` lines.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <zmq.h>
+
+#include "sim/sim.h"
+
+/* ---- A subscriber thread ---- */
+
+typedef struct {
+  char endpoint[128];
+  volatile gint stop;
+  volatile gint ready;
+  guint64 received;
+} Sub;
+
+static gpointer sub_main(gpointer data) {
+  Sub *s = data;
+  void *ctx = zmq_ctx_new(), *sock = zmq_socket(ctx, ZMQ_SUB);
+  int timeo = 50, hwm = 10000, zero = 0;
+  zmq_setsockopt(sock, ZMQ_RCVTIMEO, &timeo, sizeof timeo);
+  zmq_setsockopt(sock, ZMQ_RCVHWM, &hwm, sizeof hwm);
+  zmq_setsockopt(sock, ZMQ_LINGER, &zero, sizeof zero);
+  zmq_setsockopt(sock, ZMQ_SUBSCRIBE, "", 0);
+  zmq_connect(sock, s->endpoint);
+  g_atomic_int_set(&s->ready, 1);
+  zmq_msg_t m;
+  zmq_msg_init(&m);
+  while (!g_atomic_int_get(&s->stop)) {
+    if (zmq_msg_recv(&m, sock, 0) < 0)
+      continue;
+    if (!zmq_msg_more(&m))
+      s->received++;
+  }
+  zmq_msg_close(&m);
+  zmq_close(sock);
+  zmq_ctx_term(ctx);
+  return NULL;
+}
+
+static SimStream *stream_with_sub(const char *messages, const char *record, Sub *sub,
+                                  GThread **thread) {
+  GError *err = NULL;
+  SimStreamOptions o = {.publish = "tcp://127.0.0.1:*", .record = record, .messages = messages};
+  SimStream *s = sim_stream_new(&o, &err);
+  if (s == NULL)
+    g_error("%s", err->message);
+  memset(sub, 0, sizeof *sub);
+  g_strlcpy(sub->endpoint, sim_stream_endpoint(s), sizeof sub->endpoint);
+  *thread = g_thread_new("sub", sub_main, sub);
+  SimStreamStats st;
+  do {
+    sim_stream_poll(s);
+    sim_stream_get_stats(s, &st);
+    g_usleep(1000);
+  } while (st.subscribers_joined == 0);
+  return s;
+}
+
+static void stop_sub(Sub *sub, GThread *thread) {
+  g_usleep(200000); /* what is in flight arrives */
+  g_atomic_int_set(&sub->stop, 1);
+  g_thread_join(thread);
+}
+
+/* ---- 1. Throughput ---- */
+
+static void bench_throughput(void) {
+  const guint64 n = 1000000;
+  GError *err = NULL;
+  SimEngine *e = sim_engine_new(16, 1, NULL, NULL, &err);
+  Sub sub;
+  GThread *th;
+  SimStream *s = stream_with_sub(NULL, NULL, &sub, &th);
+  sim_stream_attach(s, e, &err);
+  SimBus *bus = sim_engine_bus(e);
+  SimBusEvent ev = {.kind = SIM_BUS_MESSAGE_SENT, .bytes = 800, .arrival = 0};
+  gint64 t0 = g_get_monotonic_time();
+  for (guint64 i = 0; i < n; i++) {
+    ev.seq = i;
+    ev.time = i * 1000;
+    ev.arrival = ev.time + 5000000;
+    ev.from = (guint32)(i % 16);
+    ev.to = (guint32)((i + 1) % 16);
+    ev.round = (guint32)(i / 1000);
+    sim_bus_publish(bus, &ev);
+  }
+  double dt = (g_get_monotonic_time() - t0) / 1e6;
+  SimStreamStats st;
+  sim_stream_get_stats(s, &st);
+  stop_sub(&sub, th);
+  printf("publish.events %" G_GUINT64_FORMAT "\n", n);
+  printf("publish.events_per_s %.3g\n", n / dt);
+  printf("publish.ns_per_event %.0f\n", dt * 1e9 / n);
+  printf("publish.received_by_subscriber %" G_GUINT64_FORMAT "\n", sub.received);
+  printf("publish.dropped_for_slow_subscriber %" G_GUINT64_FORMAT " (%.1f%%)\n", st.dropped,
+         100.0 * st.dropped / n);
+  printf("publish.bytes_per_event %.0f\n", (double)st.bytes / n);
+  sim_stream_free(s);
+  sim_engine_free(e);
+}
+
+/* ---- 2. Overhead on a large run ---- */
+
+#define NODES 10000
+#define DEGREE 8
+#define ROUNDS 30
+
+typedef struct {
+  guint64 received;
+} Run;
+
+static void on_timer(SimEngine *e, guint32 u, gpointer state, SimEventId id, guint64 round) {
+  (void)state;
+  (void)id;
+  guint32 to[DEGREE];
+  for (guint k = 0; k < DEGREE / 2; k++) {
+    to[2 * k] = (u + k + 1) % NODES;
+    to[2 * k + 1] = (u + NODES - k - 1) % NODES;
+  }
+  SimMessage *m = sim_message_new(u, (guint32)round, 0, NULL, 8 * 64, NULL);
+  sim_engine_broadcast(e, m, to, DEGREE, NULL);
+  sim_message_unref(m);
+  if (u == 0) { /* a round boundary, as protocols publish them */
+    SimBusEvent ev = {.kind = SIM_BUS_ROUND, .time = sim_engine_now(e), .from = SIM_NODE_NONE,
+                      .to = SIM_NODE_NONE, .round = (guint32)round, .arrival = SIM_TIME_NEVER};
+    if (sim_bus_has_subscribers(sim_engine_bus(e)))
+      sim_bus_publish(sim_engine_bus(e), &ev);
+  }
+  if (round + 1 < ROUNDS)
+    sim_engine_set_timer(e, u, 20 * SIM_TIME_MS, round + 1, NULL);
+}
+
+static void on_message(SimEngine *e, guint32 u, gpointer state, SimMessage *msg) {
+  (void)u;
+  (void)state;
+  (void)msg;
+  ((Run *)sim_engine_get_user_data(e))->received++;
+}
+
+/* One run; @messages NULL: no stream at all. Returns seconds. */
+static double one_run(gboolean stream, const char *messages, const char *record,
+                      SimStreamStats *out) {
+  Run run = {0};
+  SimNodeHandlers h = {.on_timer = on_timer, .on_message = on_message};
+  GError *err = NULL;
+  SimEngine *e = sim_engine_new(NODES, 5, &h, &run, &err);
+  SimLinkParams link = {.loss = 0.01};
+  sim_latency_parse("uniform:min=1,max=10", &link.latency, &err);
+  sim_engine_set_default_link(e, &link, &err);
+  for (guint32 u = 0; u < NODES; u++)
+    sim_engine_set_timer_at(e, u, u % 1000 * SIM_TIME_US, 0, &err);
+  Sub sub;
+  GThread *th = NULL;
+  SimStream *s = NULL;
+  if (stream) {
+    s = stream_with_sub(messages, record, &sub, &th);
+    sim_stream_attach(s, e, &err);
+  }
+  gint64 t0 = g_get_monotonic_time();
+  if (s != NULL) {
+    SimStreamRun info = {.name = "bench", .n_nodes = NODES, .rounds = ROUNDS};
+    sim_stream_begin_run(s, &info, &err);
+  }
+  sim_engine_run(e, SIM_TIME_NEVER, &err);
+  if (s != NULL) {
+    sim_stream_end_run(s, sim_engine_now(e), "ok", &err);
+    sim_stream_finish(s, &err);
+  }
+  double dt = (g_get_monotonic_time() - t0) / 1e6;
+  if (s != NULL) {
+    sim_stream_get_stats(s, out);
+    stop_sub(&sub, th);
+    sim_stream_free(s);
+  }
+  if (run.received < (guint64)NODES * DEGREE * ROUNDS * 9 / 10)
+    g_error("the run did not run");
+  sim_engine_free(e);
+  return dt;
+}
+
+static double best_of(int k, gboolean stream, const char *messages, const char *record,
+                      SimStreamStats *st) {
+  double best = 1e300;
+  for (int i = 0; i < k; i++) {
+    double t = one_run(stream, messages, record, st);
+    best = MIN(best, t);
+  }
+  return best;
+}
+
+static void bench_overhead(void) {
+  SimStreamStats st = {0};
+  double base = best_of(3, FALSE, NULL, NULL, &st);
+  printf("overhead.nodes %d\noverhead.rounds %d\noverhead.messages %d\n", NODES, ROUNDS,
+         NODES * DEGREE * ROUNDS);
+  printf("overhead.baseline_s %.3f\n", base);
+  struct {
+    const char *name, *messages;
+    gboolean record;
+  } cases[] = {{"none", "none", FALSE},     {"every100", "every:100", FALSE},
+               {"every10", "every:10", FALSE}, {"all", "all", FALSE},
+               {"every100_record", "every:100", TRUE}};
+  char *dir = g_dir_make_tmp("dpg-bench-XXXXXX", NULL);
+  char *trace = g_build_filename(dir, "bench.trace", NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    double t = best_of(3, TRUE, cases[i].messages, cases[i].record ? trace : NULL, &st);
+    printf("overhead.publish_%s_s %.3f\n", cases[i].name, t);
+    printf("overhead.publish_%s_pct %.1f\n", cases[i].name, 100.0 * (t - base) / base);
+    printf("overhead.publish_%s_events %" G_GUINT64_FORMAT " (dropped %" G_GUINT64_FORMAT ")\n",
+           cases[i].name, st.published, st.dropped);
+  }
+  g_unlink(trace);
+  g_rmdir(dir);
+  g_free(trace);
+  g_free(dir);
+}
+
+int main(void) {
+  bench_throughput();
+  bench_overhead();
+  return 0;
+}

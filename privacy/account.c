@@ -1,0 +1,157 @@
+/*
+ * privacy/account.c: per-victim blocks and the per-victim report (distance,
+ * sensitivity, mu, RDP, epsilon) that every accounting path ends with.
+ */
+#include "privacy/internal.h"
+
+#include <math.h>
+
+gsize priv_size_sum3(gsize a1, gsize b1, gsize a2, gsize b2, gsize a3, gsize b3) {
+  gsize p1, p2, p3;
+  if (!priv_size_mul(a1, b1, &p1) || !priv_size_mul(a2, b2, &p2) || !priv_size_mul(a3, b3, &p3) ||
+      p1 > G_MAXSIZE - p2 || p1 + p2 > G_MAXSIZE - p3)
+    return G_MAXSIZE;
+  return p1 + p2 + p3;
+}
+
+PrivBlocks *priv_blocks_new(guint n, guint T, GError **error) {
+  if (n == 0 || T == 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "an accounting needs at least one node and one step (n = %u, T = %u)", n, T);
+    return NULL;
+  }
+  gsize TT;
+  if (!priv_size_mul(T, T, &TT)) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY, "T = %u steps is too many", T);
+    return NULL;
+  }
+  double *X = priv_matrix_new(n, TT, error);
+  if (!X) return NULL;
+  PrivBlocks *b = g_new0(PrivBlocks, 1);
+  b->n = n;
+  b->T = T;
+  b->X = X;
+  b->status = g_new0(PrivNodeStatus, n); /* PRIV_NODE_PROTECTED is 0 */
+  return b;
+}
+
+void priv_blocks_free(PrivBlocks *blocks) {
+  if (!blocks) return;
+  g_free(blocks->X);
+  g_free(blocks->status);
+  g_free(blocks);
+}
+
+const double *priv_blocks_get(const PrivBlocks *blocks, guint u) {
+  g_return_val_if_fail(blocks != NULL, NULL);
+  if (u >= blocks->n) return NULL;
+  return blocks->X + (gsize)u * blocks->T * blocks->T;
+}
+
+void priv_report_free(PrivReport *report) {
+  if (!report) return;
+  g_free(report->victims);
+  g_free(report);
+}
+
+/* Multi-source BFS from the attackers; -1 for unreachable nodes. O(n + m). */
+static gint *attacker_distances(const TopoGraph *g, const PrivBlocks *blocks) {
+  guint n = blocks->n;
+  gint *dist = g_new(gint, n);
+  guint *queue = g_new(guint, n);
+  guint head = 0, tail = 0;
+  for (guint u = 0; u < n; u++) {
+    dist[u] = -1;
+    if (blocks->status[u] == PRIV_NODE_ATTACKER) {
+      dist[u] = 0;
+      queue[tail++] = u;
+    }
+  }
+  while (g && head < tail) {
+    guint u = queue[head++], deg;
+    const guint *nb = topo_graph_neighbors(g, u, &deg);
+    for (guint i = 0; i < deg; i++) {
+      if (dist[nb[i]] < 0) {
+        dist[nb[i]] = dist[u] + 1;
+        queue[tail++] = nb[i];
+      }
+    }
+  }
+  g_free(queue);
+  if (!g)
+    for (guint u = 0; u < n; u++)
+      if (blocks->status[u] != PRIV_NODE_ATTACKER) dist[u] = -1;
+  return dist;
+}
+
+PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph,
+                                const PrivAccountOptions *opt, GError **error) {
+  g_return_val_if_fail(blocks != NULL, NULL);
+  PrivAccountOptions o = {0};
+  if (opt) o = *opt;
+  if (o.b == 0) o.b = 1;
+  if (o.alpha == 0) o.alpha = 2.0;
+  if (o.delta == 0) o.delta = 1e-6;
+  guint T = blocks->T;
+  if (T % o.b != 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "the participation interval b = %u must divide the number of steps T = %u", o.b, T);
+    return NULL;
+  }
+  if (!(o.alpha > 1) || !isfinite(o.alpha)) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "the Renyi order alpha must be a finite number above 1 (got %g)", o.alpha);
+    return NULL;
+  }
+  if (!(o.delta > 0 && o.delta < 1)) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "delta must lie strictly between 0 and 1 (got %g)", o.delta);
+    return NULL;
+  }
+  if (o.sensitivity != PRIV_SENSITIVITY_BOUND && o.sensitivity != PRIV_SENSITIVITY_EXACT) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "unknown sensitivity kind %d",
+                (int)o.sensitivity);
+    return NULL;
+  }
+  if (graph && topo_graph_n_nodes(graph) != blocks->n) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "the graph has %u nodes but the accounting has %u", topo_graph_n_nodes(graph),
+                blocks->n);
+    return NULL;
+  }
+
+  PrivReport *r = g_new0(PrivReport, 1);
+  r->T = T;
+  r->b = o.b;
+  r->sensitivity = o.sensitivity;
+  r->alpha = o.alpha;
+  r->delta = o.delta;
+  r->victims = g_new0(PrivVictim, blocks->n);
+  gint *dist = attacker_distances(graph, blocks);
+  gboolean ok = TRUE;
+  for (guint u = 0; u < blocks->n && ok; u++) {
+    if (blocks->status[u] == PRIV_NODE_ATTACKER) continue;
+    PrivVictim *v = &r->victims[r->n_victims++];
+    v->node = u;
+    v->distance = dist[u];
+    if (blocks->status[u] == PRIV_NODE_UNPROTECTED) {
+      /* Never a finite number for a victim seen without noise. */
+      v->unprotected = TRUE;
+      v->sensitivity = v->mu = v->rdp = v->epsilon = INFINITY;
+      continue;
+    }
+    double s2;
+    if (!(ok = priv_sensitivity2(priv_blocks_get(blocks, u), T, o.b, o.sensitivity, &s2, error)))
+      break;
+    v->sensitivity = sqrt(MAX(s2, 0.0));
+    v->mu = v->sensitivity;
+    v->rdp = priv_gdp_rdp(v->mu, o.alpha);
+    v->epsilon = priv_gdp_epsilon(v->mu, o.delta);
+  }
+  g_free(dist);
+  if (!ok) {
+    priv_report_free(r);
+    return NULL;
+  }
+  return r;
+}

@@ -1,0 +1,150 @@
+/*
+ * privacy/knowledge.c: an attacker set's knowledge O = A G + B Z as sparse
+ * rows plus what it knows outright (paper Def. "Attacker knowledge").
+ */
+#include "privacy/knowledge_internal.h"
+
+#include <math.h>
+
+PrivKnowledge *priv_knowledge_new(guint n, GError **error) {
+  if (n == 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "an attacker knowledge needs at least one node");
+    return NULL;
+  }
+  PrivKnowledge *k = g_new0(PrivKnowledge, 1);
+  k->n = n;
+  k->row_start = g_array_new(FALSE, FALSE, sizeof(gsize));
+  gsize zero = 0;
+  g_array_append_val(k->row_start, zero);
+  k->row_ngrad = g_array_new(FALSE, FALSE, sizeof(guint32));
+  k->cols = g_array_new(FALSE, FALSE, sizeof(guint32));
+  k->vals = g_array_new(FALSE, FALSE, sizeof(double));
+  k->attacker = g_new0(gboolean, n);
+  k->known_slots = g_hash_table_new(g_direct_hash, g_direct_equal);
+  k->known_noise = g_hash_table_new(g_direct_hash, g_direct_equal);
+  return k;
+}
+
+void priv_knowledge_free(PrivKnowledge *k) {
+  if (!k) return;
+  g_array_unref(k->row_start);
+  g_array_unref(k->row_ngrad);
+  g_array_unref(k->cols);
+  g_array_unref(k->vals);
+  g_free(k->attacker);
+  g_hash_table_unref(k->known_slots);
+  g_hash_table_unref(k->known_noise);
+  g_free(k);
+}
+
+guint priv_knowledge_n_nodes(const PrivKnowledge *k) {
+  g_return_val_if_fail(k != NULL, 0);
+  return k->n;
+}
+
+gsize priv_knowledge_n_rows(const PrivKnowledge *k) {
+  g_return_val_if_fail(k != NULL, 0);
+  return k->row_ngrad->len;
+}
+
+static void note_step(PrivKnowledge *k, guint32 col) {
+  guint t = col / k->n;
+  if (t + 1 > k->steps_seen) k->steps_seen = t + 1;
+}
+
+gboolean priv_knowledge_add_row(PrivKnowledge *k, gsize n_grad, const guint32 *grad_cols,
+                                const double *grad_vals, gsize n_noise, const guint32 *noise_ids,
+                                const double *noise_vals, GError **error) {
+  g_return_val_if_fail(k != NULL, FALSE);
+  g_return_val_if_fail(n_grad == 0 || (grad_cols && grad_vals), FALSE);
+  g_return_val_if_fail(n_noise == 0 || (noise_ids && noise_vals), FALSE);
+  for (gsize i = 0; i < n_grad; i++)
+    if (!isfinite(grad_vals[i])) goto bad;
+  for (gsize i = 0; i < n_noise; i++)
+    if (!isfinite(noise_vals[i])) goto bad;
+  if (n_grad > G_MAXUINT32) goto bad;
+  for (gsize i = 0; i < n_grad; i++) note_step(k, grad_cols[i]);
+  g_array_append_vals(k->cols, grad_cols, (guint)n_grad);
+  g_array_append_vals(k->vals, grad_vals, (guint)n_grad);
+  g_array_append_vals(k->cols, noise_ids, (guint)n_noise);
+  g_array_append_vals(k->vals, noise_vals, (guint)n_noise);
+  guint32 ng = (guint32)n_grad;
+  g_array_append_val(k->row_ngrad, ng);
+  gsize end = k->cols->len;
+  g_array_append_val(k->row_start, end);
+  return TRUE;
+bad:
+  g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+              "an observed row has a non-finite coefficient (or too many entries)");
+  return FALSE;
+}
+
+gboolean priv_knowledge_add_linvec(PrivKnowledge *k, const SimLinvec *v, GError **error) {
+  g_return_val_if_fail(k != NULL && v != NULL, FALSE);
+  guint vn = sim_lin_space_n_nodes(sim_linvec_space(v));
+  if (vn != k->n) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "a linvec of a %u-node space cannot join the knowledge of a %u-node network", vn,
+                k->n);
+    return FALSE;
+  }
+  GArray *gc = g_array_new(FALSE, FALSE, sizeof(guint32));
+  GArray *gv = g_array_new(FALSE, FALSE, sizeof(double));
+  GArray *nc = g_array_new(FALSE, FALSE, sizeof(guint32));
+  GArray *nv = g_array_new(FALSE, FALSE, sizeof(double));
+  SimLinvecIter it;
+  SimLinPart part;
+  guint32 col;
+  double c;
+  sim_linvec_iter_init(&it, v, SIM_LIN_BOTH);
+  while (sim_linvec_iter_next(&it, &part, &col, &c)) {
+    if (c == 0.0) continue;
+    g_array_append_val(part == SIM_LIN_GRAD ? gc : nc, col);
+    g_array_append_val(part == SIM_LIN_GRAD ? gv : nv, c);
+  }
+  gboolean ok = priv_knowledge_add_row(k, gc->len, (guint32 *)gc->data, (double *)gv->data, nc->len,
+                                       (guint32 *)nc->data, (double *)nv->data, error);
+  g_array_unref(gc);
+  g_array_unref(gv);
+  g_array_unref(nc);
+  g_array_unref(nv);
+  return ok;
+}
+
+gboolean priv_knowledge_add_attacker(PrivKnowledge *k, guint u, GError **error) {
+  g_return_val_if_fail(k != NULL, FALSE);
+  if (u >= k->n) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "attacker %u is out of range (the network has %u nodes)", u, k->n);
+    return FALSE;
+  }
+  k->attacker[u] = TRUE;
+  return TRUE;
+}
+
+gboolean priv_knowledge_know_gradient(PrivKnowledge *k, guint u, guint t, GError **error) {
+  g_return_val_if_fail(k != NULL, FALSE);
+  guint64 col = (guint64)t * k->n + u;
+  if (u >= k->n || col > G_MAXUINT32) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "gradient slot (node %u, step %u) is out of range (%u nodes)", u, t, k->n);
+    return FALSE;
+  }
+  g_hash_table_add(k->known_slots, GSIZE_TO_POINTER((gsize)col + 1));
+  return TRUE;
+}
+
+void priv_knowledge_know_noise(PrivKnowledge *k, guint32 id) {
+  g_return_if_fail(k != NULL);
+  g_hash_table_add(k->known_noise, GSIZE_TO_POINTER((gsize)id + 1));
+}
+
+gboolean priv_knowledge_slot_known(const PrivKnowledge *k, guint32 col) {
+  return k->attacker[col % k->n] ||
+         g_hash_table_contains(k->known_slots, GSIZE_TO_POINTER((gsize)col + 1));
+}
+
+gboolean priv_knowledge_noise_known(const PrivKnowledge *k, guint32 id) {
+  return g_hash_table_contains(k->known_noise, GSIZE_TO_POINTER((gsize)id + 1));
+}

@@ -1,0 +1,294 @@
+/*
+ * privacy/observer.c: records what each attacker set sees of a run, read off
+ * the provenance of the messages on the engine's event bus (DESIGN.md,
+ * "Privacy accounting": the observer never needs to know which protocol ran).
+ */
+#include "privacy/knowledge_internal.h"
+
+#include <string.h>
+
+typedef struct {
+  PrivTrust trust;
+  guint *members;
+  guint n_members;
+  gboolean *is_member; /* n */
+  GArray *rows;        /* guint: ids in the observer's row pool */
+  GHashTable *seen;    /* row id + 1 */
+} View;
+
+struct PrivObserver {
+  SimLinSpace *space;
+  guint n;
+  GPtrArray *views;
+  /* Row pool, shared by the views: each distinct row once, CSR-like as in
+   * PrivKnowledge (gradient entries first). */
+  GArray *row_start; /* gsize */
+  GArray *row_ngrad; /* guint32 */
+  GArray *cols;      /* guint32 */
+  GArray *vals;      /* double */
+  GHashTable *index; /* content hash (gint64 *) -> GArray of row ids */
+  /* Scratch for the row being interned. */
+  GArray *scratch_cols, *scratch_vals;
+  SimBus *bus;
+  guint subscription;
+  gboolean foreign; /* a payload of another space was seen */
+};
+
+static void view_free(gpointer p) {
+  View *v = p;
+  g_free(v->members);
+  g_free(v->is_member);
+  g_array_unref(v->rows);
+  g_hash_table_unref(v->seen);
+  g_free(v);
+}
+
+PrivObserver *priv_observer_new(SimLinSpace *space, GError **error) {
+  if (!space) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "the observer needs a space");
+    return NULL;
+  }
+  PrivObserver *o = g_new0(PrivObserver, 1);
+  o->space = sim_lin_space_ref(space);
+  o->n = sim_lin_space_n_nodes(space);
+  o->views = g_ptr_array_new_with_free_func(view_free);
+  o->row_start = g_array_new(FALSE, FALSE, sizeof(gsize));
+  gsize zero = 0;
+  g_array_append_val(o->row_start, zero);
+  o->row_ngrad = g_array_new(FALSE, FALSE, sizeof(guint32));
+  o->cols = g_array_new(FALSE, FALSE, sizeof(guint32));
+  o->vals = g_array_new(FALSE, FALSE, sizeof(double));
+  o->index =
+      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, (GDestroyNotify)g_array_unref);
+  o->scratch_cols = g_array_new(FALSE, FALSE, sizeof(guint32));
+  o->scratch_vals = g_array_new(FALSE, FALSE, sizeof(double));
+  return o;
+}
+
+void priv_observer_free(PrivObserver *o) {
+  if (!o) return;
+  priv_observer_detach(o);
+  g_ptr_array_unref(o->views);
+  g_array_unref(o->row_start);
+  g_array_unref(o->row_ngrad);
+  g_array_unref(o->cols);
+  g_array_unref(o->vals);
+  g_hash_table_unref(o->index);
+  g_array_unref(o->scratch_cols);
+  g_array_unref(o->scratch_vals);
+  sim_lin_space_unref(o->space);
+  g_free(o);
+}
+
+guint priv_observer_add_view(PrivObserver *o, PrivTrust trust, const guint *members,
+                             guint n_members, GError **error) {
+  g_return_val_if_fail(o != NULL, G_MAXUINT);
+  if (trust != PRIV_TRUST_LDP && trust != PRIV_TRUST_PNDP && trust != PRIV_TRUST_SECLDP) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "unknown trust model %d",
+                (int)trust);
+    return G_MAXUINT;
+  }
+  if (n_members == 0 || !members) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "an attacker set needs at least one member");
+    return G_MAXUINT;
+  }
+  gboolean *is_member = g_new0(gboolean, o->n);
+  for (guint i = 0; i < n_members; i++) {
+    if (members[i] >= o->n || is_member[members[i]]) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                  members[i] >= o->n ? "attacker %u is out of range (the network has %u nodes)"
+                                     : "attacker %u appears twice in the set (%u nodes)",
+                  members[i], o->n);
+      g_free(is_member);
+      return G_MAXUINT;
+    }
+    is_member[members[i]] = TRUE;
+  }
+  View *v = g_new0(View, 1);
+  v->trust = trust;
+  v->members = g_memdup2(members, sizeof(guint) * n_members);
+  v->n_members = n_members;
+  v->is_member = is_member;
+  v->rows = g_array_new(FALSE, FALSE, sizeof(guint));
+  v->seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  g_ptr_array_add(o->views, v);
+  return o->views->len - 1;
+}
+
+guint priv_observer_n_views(const PrivObserver *o) {
+  g_return_val_if_fail(o != NULL, 0);
+  return o->views->len;
+}
+
+gsize priv_observer_n_rows(const PrivObserver *o, guint view) {
+  g_return_val_if_fail(o != NULL, 0);
+  if (view >= o->views->len) return 0;
+  return ((View *)g_ptr_array_index(o->views, view))->rows->len;
+}
+
+/* FNV-1a over the entries' bits: identical rows hash alike (exact doubles). */
+static gint64 row_hash(const guint32 *cols, const double *vals, gsize len, guint32 ngrad) {
+  guint64 h = 1469598103934665603ull ^ ngrad;
+  for (gsize i = 0; i < len; i++) {
+    guint64 bits;
+    memcpy(&bits, &vals[i], sizeof bits);
+    h = (h ^ cols[i]) * 1099511628211ull;
+    h = (h ^ bits) * 1099511628211ull;
+  }
+  return (gint64)h;
+}
+
+/* The pool id of @v's row, appended if new. */
+static guint intern_row(PrivObserver *o, const SimLinvec *v) {
+  GArray *sc = o->scratch_cols, *sv = o->scratch_vals;
+  g_array_set_size(sc, 0);
+  g_array_set_size(sv, 0);
+  SimLinvecIter it;
+  SimLinPart part;
+  guint32 col, ngrad = 0;
+  double c;
+  /* Gradient part first (the iterator's order), zeros dropped. */
+  sim_linvec_iter_init(&it, v, SIM_LIN_BOTH);
+  while (sim_linvec_iter_next(&it, &part, &col, &c)) {
+    if (c == 0.0) continue;
+    g_array_append_val(sc, col);
+    g_array_append_val(sv, c);
+    if (part == SIM_LIN_GRAD) ngrad++;
+  }
+  const guint32 *cols = (const guint32 *)sc->data;
+  const double *vals = (const double *)sv->data;
+  gint64 h = row_hash(cols, vals, sc->len, ngrad);
+  GArray *bucket = g_hash_table_lookup(o->index, &h);
+  const gsize *rs = (const gsize *)o->row_start->data;
+  for (guint i = 0; bucket && i < bucket->len; i++) {
+    guint id = g_array_index(bucket, guint, i);
+    gsize len = rs[id + 1] - rs[id];
+    if (len == sc->len && g_array_index(o->row_ngrad, guint32, id) == ngrad &&
+        memcmp((const guint32 *)o->cols->data + rs[id], cols, len * sizeof(guint32)) == 0 &&
+        memcmp((const double *)o->vals->data + rs[id], vals, len * sizeof(double)) == 0)
+      return id;
+  }
+  guint id = o->row_ngrad->len;
+  g_array_append_vals(o->cols, cols, sc->len);
+  g_array_append_vals(o->vals, vals, sv->len);
+  g_array_append_val(o->row_ngrad, ngrad);
+  gsize end = o->cols->len;
+  g_array_append_val(o->row_start, end);
+  if (!bucket) {
+    bucket = g_array_new(FALSE, FALSE, sizeof(guint));
+    g_hash_table_insert(o->index, g_memdup2(&h, sizeof h), bucket);
+  }
+  g_array_append_val(bucket, id);
+  return id;
+}
+
+void priv_observer_observe(PrivObserver *o, const SimBusEvent *ev) {
+  g_return_if_fail(o != NULL && ev != NULL);
+  if ((ev->kind != SIM_BUS_MESSAGE_SENT && ev->kind != SIM_BUS_MESSAGE_DELIVERED) || !ev->message)
+    return;
+  const SimLinvec *payload = sim_message_payload(ev->message);
+  if (!payload) return;
+  guint id = G_MAXUINT;
+  for (guint i = 0; i < o->views->len; i++) {
+    View *v = g_ptr_array_index(o->views, i);
+    gboolean wants = v->trust == PRIV_TRUST_PNDP ? ev->kind == SIM_BUS_MESSAGE_DELIVERED &&
+                                                       ev->to < o->n && v->is_member[ev->to]
+                                                 : ev->kind == SIM_BUS_MESSAGE_SENT;
+    if (!wants) continue;
+    if (id == G_MAXUINT) {
+      if (sim_linvec_space(payload) != o->space) {
+        o->foreign = TRUE;
+        return;
+      }
+      id = intern_row(o, payload);
+    }
+    if (g_hash_table_add(v->seen, GUINT_TO_POINTER(id + 1))) g_array_append_val(v->rows, id);
+  }
+}
+
+static void on_event(const SimBusEvent *ev, gpointer user_data) {
+  priv_observer_observe(user_data, ev);
+}
+
+/* The bus dies or drops us: forget it so that detach and free stay safe. */
+static void on_unsubscribed(gpointer user_data) {
+  PrivObserver *o = user_data;
+  o->bus = NULL;
+  o->subscription = 0;
+}
+
+gboolean priv_observer_attach(PrivObserver *o, SimBus *bus, GError **error) {
+  g_return_val_if_fail(o != NULL, FALSE);
+  if (!bus || o->bus) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                bus ? "the observer is already attached to a bus" : "no bus to attach to");
+    return FALSE;
+  }
+  GError *err = NULL;
+  guint id = sim_bus_subscribe(bus, on_event, o, on_unsubscribed, &err);
+  if (id == 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "cannot subscribe: %s",
+                err ? err->message : "unknown error");
+    g_clear_error(&err);
+    return FALSE;
+  }
+  o->bus = bus;
+  o->subscription = id;
+  return TRUE;
+}
+
+void priv_observer_detach(PrivObserver *o) {
+  g_return_if_fail(o != NULL);
+  if (o->bus) sim_bus_unsubscribe(o->bus, o->subscription); /* calls on_unsubscribed */
+  o->bus = NULL;
+  o->subscription = 0;
+}
+
+PrivKnowledge *priv_observer_knowledge(const PrivObserver *o, guint view, GError **error) {
+  g_return_val_if_fail(o != NULL, NULL);
+  if (view >= o->views->len) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "unknown view %u (the observer has %u)", view, o->views->len);
+    return NULL;
+  }
+  if (o->foreign) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "a message payload belonged to another linvec space than the observer's: "
+                "its provenance cannot be accounted");
+    return NULL;
+  }
+  const View *v = g_ptr_array_index(o->views, view);
+  PrivKnowledge *k = priv_knowledge_new(o->n, error);
+  if (!k) return NULL;
+  const gsize *rs = (const gsize *)o->row_start->data;
+  const guint32 *cols = (const guint32 *)o->cols->data;
+  const double *vals = (const double *)o->vals->data;
+  for (guint i = 0; i < v->rows->len; i++) {
+    guint id = g_array_index(v->rows, guint, i);
+    gsize s = rs[id], ng = g_array_index(o->row_ngrad, guint32, id), len = rs[id + 1] - s;
+    if (!priv_knowledge_add_row(k, ng, cols + s, vals + s, len - ng, cols + s + ng, vals + s + ng,
+                                error)) {
+      priv_knowledge_free(k);
+      return NULL;
+    }
+  }
+  for (guint i = 0; i < v->n_members; i++) priv_knowledge_add_attacker(k, v->members[i], NULL);
+  if (v->trust != PRIV_TRUST_LDP) {
+    /* Own noise, and (SecLDP, DECOR-like protocols) the secrets on the
+     * members' edges: every variable a member owns. */
+    const SimNoiseRegistry *reg = sim_lin_space_noise(o->space);
+    guint count = sim_noise_registry_count(reg);
+    for (guint id = 0; id < count; id++) {
+      guint no = sim_noise_n_owners(reg, id);
+      for (guint j = 0; j < no; j++) {
+        guint owner = sim_noise_owner(reg, id, j);
+        if (owner < o->n && v->is_member[owner]) {
+          priv_knowledge_know_noise(k, id);
+          break;
+        }
+      }
+    }
+  }
+  return k;
+}

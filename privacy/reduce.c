@@ -1,0 +1,223 @@
+/*
+ * privacy/reduce.c: the generic accountant: from an attacker knowledge
+ * O = A G + B Z to the per-victim blocks X_u of X = (B^+ A)^T (B^+ A).
+ *
+ * Choice of factorization. X = A^T (B B^T)^+ A could be formed from an
+ * eigendecomposition of B B^T, but that squares the condition number of B and
+ * needs a rank decision on squared singular values. A QR factorization with
+ * column pivoting of B^T (LAPACK dgeqp3) works on B itself and is exactly the
+ * proof of the paper's main theorem: the pivot order selects a maximal set of
+ * linearly independent observations (its Algorithm "rows selection"; the other
+ * rows are combinations of them), and R^T is the LQ factor of the selected
+ * rows. With B^T P = Q R, R = [R11 R12; 0 ~0] (R11 r x r):
+ *   B = P [R11^T; R12^T] Q1^T,  A in range(B)  <=>  P^T A = [A1; A2] with
+ *   A2 = R12^T R11^{-T} A1,  and then  B^+ A = Q1 R11^{-T} A1,
+ * so X = Y^T Y with Y = R11^{-T} A1: one triangular solve, and B^+ is never
+ * formed. The range condition is checked per victim (its own columns of A),
+ * since a victim's guarantee only depends on how its own gradients are seen.
+ *
+ * Known noise variables are removed as columns of B rather than added as rows
+ * [0 | e_k]: both give the same X and the same range test, because the
+ * invertible row operation that subtracts B[:, K] Z_K from the other rows maps
+ * one knowledge onto the other (and X = C^T B^+ B C only depends on the row
+ * space of B); removing them keeps B smaller.
+ */
+#include "privacy/knowledge_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#define UNUSED G_MAXUINT32
+
+PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
+                                  GError **error) {
+  g_return_val_if_fail(k != NULL, NULL);
+  PrivKnowledgeOptions o = {0};
+  if (opt) o = *opt;
+  if (o.clip == 0) o.clip = 1.0;
+  if (o.rank_tol == 0) o.rank_tol = 1e-10;
+  if (o.range_tol == 0) o.range_tol = 1e-8;
+  if (!(o.clip > 0) || !isfinite(o.clip) || !(o.rank_tol > 0) || !(o.range_tol > 0)) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "the clipping norm and the tolerances must be positive and finite "
+                "(clip = %g, rank_tol = %g, range_tol = %g)",
+                o.clip, o.rank_tol, o.range_tol);
+    return NULL;
+  }
+  guint n = k->n;
+  guint T = o.T ? o.T : MAX(k->steps_seen, 1u);
+  if (k->steps_seen > T) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "an observed message involves gradient step %u but the accounting covers "
+                "only T = %u steps",
+                k->steps_seen - 1, T);
+    return NULL;
+  }
+  PrivBlocks *blocks = priv_blocks_new(n, T, error);
+  if (!blocks) return NULL;
+  for (guint u = 0; u < n; u++)
+    if (k->attacker[u]) blocks->status[u] = PRIV_NODE_ATTACKER;
+
+  const gsize *rs = (const gsize *)k->row_start->data;
+  const guint32 *ng = (const guint32 *)k->row_ngrad->data;
+  const guint32 *cols = (const guint32 *)k->cols->data;
+  const double *vals = (const double *)k->vals->data;
+  gsize n_rows = k->row_ngrad->len;
+
+  /* Pass 1: which rows, gradient columns and noise columns survive the
+   * reduction. Gradient columns are numbered victim by victim so that each
+   * victim's columns are contiguous. */
+  gsize nT = (gsize)n * T;
+  guint32 *gidx = g_new(guint32, nT);
+  for (gsize i = 0; i < nT; i++) gidx[i] = UNUSED;
+  guint32 max_noise = 0;
+  gboolean any_noise = FALSE;
+  for (gsize i = 0; i < n_rows; i++)
+    for (gsize e = rs[i] + ng[i]; e < rs[i + 1]; e++) {
+      if (priv_knowledge_noise_known(k, cols[e])) continue;
+      max_noise = MAX(max_noise, cols[e]);
+      any_noise = TRUE;
+    }
+  gsize noise_len = any_noise ? (gsize)max_noise + 1 : 0;
+  guint32 *nidx = g_new(guint32, MAX(noise_len, 1));
+  for (gsize i = 0; i < noise_len; i++) nidx[i] = UNUSED;
+  gboolean *keep = g_new0(gboolean, MAX(n_rows, 1));
+  gsize r = 0;
+  for (gsize i = 0; i < n_rows; i++) {
+    for (gsize e = rs[i]; e < rs[i + 1]; e++) {
+      gboolean grad = e < rs[i] + ng[i];
+      if (vals[e] == 0.0) continue;
+      if (grad && !priv_knowledge_slot_known(k, cols[e])) {
+        gidx[(gsize)(cols[e] % n) * T + cols[e] / n] = 0; /* mark used (u-major) */
+        keep[i] = TRUE;
+      } else if (!grad && !priv_knowledge_noise_known(k, cols[e])) {
+        nidx[cols[e]] = 0;
+        keep[i] = TRUE;
+      }
+    }
+    if (keep[i]) r++;
+  }
+  gsize c = 0, m = 0;
+  for (gsize i = 0; i < nT; i++)
+    if (gidx[i] != UNUSED) gidx[i] = (guint32)c++;
+  for (gsize i = 0; i < noise_len; i++)
+    if (nidx[i] != UNUSED) nidx[i] = (guint32)m++;
+  /* Victim u's columns are [cstart[u], cstart[u+1]). */
+  gsize *cstart = g_new0(gsize, n + 1);
+  for (guint u = 0; u < n; u++) {
+    gsize cnt = 0;
+    for (guint t = 0; t < T; t++) cnt += gidx[(gsize)u * T + t] != UNUSED;
+    cstart[u + 1] = cstart[u] + cnt;
+  }
+
+  double *Bt = NULL, *A = NULL, *Ap = NULL, *G = NULL, *tau = NULL;
+  lapack_int *jpvt = NULL;
+  gboolean ok = FALSE;
+  if (r == 0 || c == 0) {
+    ok = TRUE; /* nothing about any victim is observed: X = 0 */
+    goto out;
+  }
+  /* B^T (m x r), A and its permuted copy (r x c each). */
+  gsize need = priv_size_sum3(MAX(m, 1), r, 2 * (gsize)r, c, 0, 0);
+  if (!priv_check_budget(priv_doubles_bytes(need), o.max_bytes, "the attacker knowledge", error))
+    goto out;
+
+  /* Bt: m x r column-major, column i = row i of B; A: r x c row-major. */
+  if (!(Bt = priv_matrix_new(MAX(m, 1), r, error)) || !(A = priv_matrix_new(r, c, error)) ||
+      !(Ap = priv_matrix_new(r, c, error)))
+    goto out;
+  gsize row = 0;
+  for (gsize i = 0; i < n_rows; i++) {
+    if (!keep[i]) continue;
+    for (gsize e = rs[i]; e < rs[i + 1]; e++) {
+      if (e < rs[i] + ng[i]) {
+        if (priv_knowledge_slot_known(k, cols[e])) continue;
+        guint32 j = gidx[(gsize)(cols[e] % n) * T + cols[e] / n];
+        if (j != UNUSED) A[row * c + j] += o.clip * vals[e];
+      } else if (!priv_knowledge_noise_known(k, cols[e])) {
+        guint32 j = nidx[cols[e]];
+        if (j != UNUSED) Bt[row * MAX(m, 1) + j] += vals[e];
+      }
+    }
+    row++;
+  }
+
+  /* QR with column pivoting of B^T; rank by |R_ii| relative to |R_00|. */
+  gsize rank = 0;
+  jpvt = g_new0(lapack_int, r);
+  if (m > 0) {
+    tau = g_new(double, MIN(m, r));
+    lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)r, Bt,
+                                     (lapack_int)m, jpvt, tau);
+    if (info != 0) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                  "the QR factorization of the noise matrix failed (LAPACK info %d)", (int)info);
+      goto out;
+    }
+    double r00 = fabs(Bt[0]);
+    while (rank < MIN(m, r) && fabs(Bt[rank * m + rank]) > o.rank_tol * r00 && r00 > 0) rank++;
+  } else {
+    for (gsize i = 0; i < r; i++) jpvt[i] = (lapack_int)(i + 1);
+  }
+
+  /* Ap = P^T A, column-major r x c. */
+  for (gsize i = 0; i < r; i++) {
+    const double *src = A + (gsize)(jpvt[i] - 1) * c;
+    for (gsize j = 0; j < c; j++) Ap[j * r + i] = src[j];
+  }
+  if (rank > 0)
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, (int)rank, (int)c,
+                1.0, Bt, (int)m, Ap, (int)r);
+  if (rank < r && rank > 0)
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)(r - rank), (int)c, (int)rank, -1.0,
+                Bt + rank * m, (int)m, Ap, (int)r, 1.0, Ap + rank, (int)r);
+
+  G = g_new(double, (gsize)T *T);
+  for (guint u = 0; u < n; u++) {
+    gsize c0 = cstart[u], cu = cstart[u + 1] - c0;
+    if (cu == 0 || k->attacker[u]) continue;
+    double norm2 = 0.0, res2 = 0.0;
+    for (gsize i = 0; i < r; i++)
+      for (gsize j = c0; j < c0 + cu; j++) norm2 += A[i * c + j] * A[i * c + j];
+    for (gsize j = c0; j < c0 + cu; j++)
+      for (gsize i = rank; i < r; i++) res2 += Ap[j * r + i] * Ap[j * r + i];
+    if (norm2 == 0.0) continue;
+    if (sqrt(res2) > o.range_tol * sqrt(norm2)) {
+      blocks->status[u] = PRIV_NODE_UNPROTECTED;
+      continue;
+    }
+    if (rank == 0) continue;
+    /* G = Y_u^T Y_u (cu x cu), then scattered to the victim's steps. */
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, (int)cu, (int)rank, 1.0, Ap + c0 * r, (int)r,
+                0.0, G, (int)cu);
+    double *X = blocks->X + (gsize)u * T * T;
+    guint *steps = g_new(guint, cu);
+    gsize q = 0;
+    for (guint t = 0; t < T; t++)
+      if (gidx[(gsize)u * T + t] != UNUSED) steps[q++] = t;
+    for (gsize a = 0; a < cu; a++)
+      for (gsize b = a; b < cu; b++) {
+        double v = G[b + a * cu]; /* lower triangle, column-major (b >= a) */
+        X[(gsize)steps[a] * T + steps[b]] = v;
+        X[(gsize)steps[b] * T + steps[a]] = v;
+      }
+    g_free(steps);
+  }
+  ok = TRUE;
+out:
+  g_free(gidx);
+  g_free(nidx);
+  g_free(keep);
+  g_free(cstart);
+  g_free(Bt);
+  g_free(A);
+  g_free(Ap);
+  g_free(G);
+  g_free(tau);
+  g_free(jpvt);
+  if (!ok) {
+    priv_blocks_free(blocks);
+    return NULL;
+  }
+  return blocks;
+}

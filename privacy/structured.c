@@ -1,0 +1,293 @@
+/*
+ * privacy/structured.c: the structured fast path (DESIGN.md, "Structured fast
+ * paths"): per-victim blocks of synchronous D-SGD, Muffliato(K) and
+ * MF-D-SGD(C_local) runs from the W-product structure of their messages,
+ * checked against the observer path by the tests.
+ */
+#include "privacy/structured_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static gboolean fail(GError **error, const char *msg) {
+  g_set_error_literal(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, msg);
+  return FALSE;
+}
+
+static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError **error) {
+  if (p->protocol != PRIV_PROTOCOL_DSGD && p->protocol != PRIV_PROTOCOL_MUFFLIATO &&
+      p->protocol != PRIV_PROTOCOL_MFDSGD)
+    return fail(error, "unknown protocol");
+  *K = p->K ? p->K : 1;
+  if (*K != 1 && p->protocol != PRIV_PROTOCOL_MUFFLIATO)
+    return fail(error, "K (gossip rounds per step) applies to Muffliato only");
+  if (p->T == 0) return fail(error, "the number of steps T must be at least 1");
+  if (p->trust != PRIV_TRUST_LDP && p->trust != PRIV_TRUST_PNDP && p->trust != PRIV_TRUST_SECLDP)
+    return fail(error, "unknown trust model");
+  if (!(p->sigma >= 0) || !isfinite(p->sigma))
+    return fail(error, "the noise multiplier sigma must be finite and >= 0");
+  if (!p->gossip || p->n_gossip == 0 || !p->gossip[0])
+    return fail(error, "a gossip matrix is needed");
+  guint64 R = (guint64)*K * p->T;
+  if (R > G_MAXUINT / 2) return fail(error, "too many gossip rounds (K x T)");
+  if (p->n_gossip != 1 && p->n_gossip != R) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "%u gossip matrices given: expected 1 (static) or K x T = %" G_GUINT64_FORMAT
+                " (one per gossip round)",
+                p->n_gossip, R);
+    return FALSE;
+  }
+  guint n = topo_gossip_n(p->gossip[0]);
+  for (guint i = 0; i < p->n_gossip; i++)
+    if (!p->gossip[i] || topo_gossip_n(p->gossip[i]) != n)
+      return fail(error, "every gossip matrix must have the same number of nodes");
+  if (!p->attackers || p->n_attackers == 0) return fail(error, "the attacker set is empty");
+  gboolean *seen = g_new0(gboolean, n);
+  gboolean ok = TRUE;
+  for (guint i = 0; i < p->n_attackers && ok; i++) {
+    guint a = p->attackers[i];
+    if (a >= n || seen[a]) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                  a >= n ? "attacker %u is out of range (the graph has %u nodes)"
+                         : "attacker %u appears twice in the set (%u nodes)",
+                  a, n);
+      ok = FALSE;
+    } else {
+      seen[a] = TRUE;
+    }
+  }
+  g_free(seen);
+  if (!ok) return FALSE;
+  if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
+    if (!p->C_local) return fail(error, "MF-D-SGD needs its T x T matrix C_local");
+    guint b = p->b ? p->b : 1;
+    if (p->T % b != 0) return fail(error, "the participation interval b must divide T");
+    for (gsize i = 0; i < (gsize)p->T * p->T; i++)
+      if (!isfinite(p->C_local[i])) return fail(error, "C_local has a non-finite entry");
+  }
+  if (p->engine == PRIV_ENGINE_KALMAN && p->protocol == PRIV_PROTOCOL_MFDSGD)
+    return fail(error, "the Kalman engine needs white noise: use the dense engine for MF-D-SGD");
+  if (p->engine != PRIV_ENGINE_AUTO && p->engine != PRIV_ENGINE_KALMAN &&
+      p->engine != PRIV_ENGINE_DENSE)
+    return fail(error, "unknown engine");
+  return TRUE;
+}
+
+/* Cinv = C^{-1} (T x T) by LU; NULL with PRIV_ERROR_NUMERICAL when singular. */
+static double *invert(const double *C, guint T, GError **error) {
+  double *inv = g_memdup2(C, sizeof(double) * T * T);
+  lapack_int *ipiv = g_new(lapack_int, T);
+  lapack_int info =
+      LAPACKE_dgetrf(LAPACK_ROW_MAJOR, (lapack_int)T, (lapack_int)T, inv, (lapack_int)T, ipiv);
+  double amax = 0.0, umin = INFINITY;
+  for (gsize i = 0; i < (gsize)T * T; i++) amax = MAX(amax, fabs(C[i]));
+  for (guint i = 0; info == 0 && i < T; i++) umin = MIN(umin, fabs(inv[(gsize)i * T + i]));
+  /* A zero (or negligible) pivot: the noise would not cover every step. */
+  if (info == 0 && !(umin > 1e-13 * amax)) info = 1;
+  if (info == 0) info = LAPACKE_dgetri(LAPACK_ROW_MAJOR, (lapack_int)T, inv, (lapack_int)T, ipiv);
+  g_free(ipiv);
+  if (info != 0) {
+    g_free(inv);
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "C_local is singular (LAPACK info %d): MF-D-SGD needs an invertible "
+                "correlation matrix",
+                (int)info);
+    return NULL;
+  }
+  return inv;
+}
+
+/* Whether node u sends in round r: some other node's row of W_r lists it. */
+static void senders(const TopoGossip *w, gboolean *out) {
+  guint n = topo_gossip_n(w);
+  memset(out, 0, sizeof(gboolean) * n);
+  for (guint v = 0; v < n; v++) {
+    const guint *cols;
+    const double *vals;
+    guint len = topo_gossip_row(w, v, &cols, &vals);
+    for (guint j = 0; j < len; j++)
+      if (cols[j] != v) out[cols[j]] = TRUE;
+  }
+}
+
+/*
+ * recv(r): the messages the attackers see in round r. PNDP: those of the
+ * W_r-neighbours of the attackers (their rows' supports), less the attackers
+ * themselves. LDP: every node that sends. SecLDP: every node that sends, less
+ * the attackers (their messages follow from what they know).
+ */
+static void build_recv(PrivStructCtx *c, PrivTrust trust, const guint *attackers,
+                       guint n_attackers) {
+  GArray *all = g_array_new(FALSE, FALSE, sizeof(guint));
+  c->recv_start = g_new(guint, c->R + 1);
+  gboolean *mark = g_new0(gboolean, c->n);
+  c->max_recv = 0;
+  for (guint r = 0; r < c->R; r++) {
+    c->recv_start[r] = all->len;
+    const TopoGossip *w = priv_struct_gossip(c, r);
+    if (trust == PRIV_TRUST_PNDP) {
+      for (guint i = 0; i < n_attackers; i++) {
+        const guint *cols;
+        const double *vals;
+        guint len = topo_gossip_row(w, attackers[i], &cols, &vals);
+        for (guint j = 0; j < len; j++)
+          if (!c->attacker[cols[j]]) mark[cols[j]] = TRUE;
+      }
+    } else {
+      senders(w, mark);
+      if (trust == PRIV_TRUST_SECLDP)
+        for (guint v = 0; v < c->n; v++) mark[v] = mark[v] && !c->attacker[v];
+    }
+    /* Increasing node order, whatever the attackers' order. */
+    guint cnt = 0;
+    for (guint v = 0; v < c->n; v++)
+      if (mark[v]) {
+        g_array_append_val(all, v);
+        mark[v] = FALSE;
+        cnt++;
+      }
+    c->max_recv = MAX(c->max_recv, cnt);
+  }
+  c->recv_start[c->R] = all->len;
+  c->recv = (guint *)g_array_free(all, FALSE);
+  g_free(mark);
+}
+
+/* sigma = 0: a victim is unprotected iff one of its injections reaches a
+ * message the attackers see. reach_r = the nodes whose round-r state flows
+ * into a message received at round >= r. */
+static void noiseless_status(const PrivStructCtx *c, PrivBlocks *blocks) {
+  gboolean *reach = g_new0(gboolean, c->n), *next = g_new0(gboolean, c->n);
+  gboolean *exposed = g_new0(gboolean, c->n);
+  for (guint r = c->R; r-- > 0;) {
+    /* next = reach_{r+1} (in `reach`); reach_r = recv(r) U {v : W_r[w,v] != 0, w in reach_{r+1}} */
+    memset(next, 0, sizeof(gboolean) * c->n);
+    if (r + 1 < c->R) {
+      const TopoGossip *w = priv_struct_gossip(c, r);
+      for (guint x = 0; x < c->n; x++) {
+        if (!reach[x]) continue;
+        const guint *cols;
+        const double *vals;
+        guint len = topo_gossip_row(w, x, &cols, &vals);
+        for (guint j = 0; j < len; j++)
+          if (vals[j] != 0.0) next[cols[j]] = TRUE;
+      }
+    }
+    for (guint e = c->recv_start[r]; e < c->recv_start[r + 1]; e++) next[c->recv[e]] = TRUE;
+    memcpy(reach, next, sizeof(gboolean) * c->n);
+    if (r % c->K == 0)
+      for (guint v = 0; v < c->n; v++) exposed[v] |= reach[v];
+  }
+  for (guint v = 0; v < c->n; v++)
+    if (!c->attacker[v] && exposed[v]) blocks->status[v] = PRIV_NODE_UNPROTECTED;
+  g_free(reach);
+  g_free(next);
+  g_free(exposed);
+}
+
+PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **error) {
+  g_return_val_if_fail(p != NULL, NULL);
+  guint K;
+  if (!check_problem(p, &K, error)) return NULL;
+  guint n = topo_gossip_n(p->gossip[0]), T = p->T;
+  PrivBlocks *blocks = priv_blocks_new(n, T, error);
+  if (!blocks) return NULL;
+  gboolean *attacker = g_new0(gboolean, n);
+  for (guint i = 0; i < p->n_attackers; i++) {
+    attacker[p->attackers[i]] = TRUE;
+    blocks->status[p->attackers[i]] = PRIV_NODE_ATTACKER;
+  }
+
+  double *Cinv = NULL;
+  gboolean *noisy = NULL;
+  double nu2 = p->sigma * p->sigma; /* squared noise scale in units of Delta */
+  gboolean ok = FALSE;
+  PrivStructCtx c = {0};
+  if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
+    guint b = p->b ? p->b : 1;
+    double s2 = priv_mf_sensitivity2(p->C_local, T, T / b, b);
+    if (!(s2 > 0)) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                  "C_local has zero sensitivity: it cannot calibrate any noise");
+      goto out;
+    }
+    nu2 *= s2;
+    if (!(Cinv = invert(p->C_local, T, error))) goto out;
+  }
+
+  /* LDP and SecLDP on a static W where every node sends: each node's own
+   * message at an injection round (identity block of W_T) reveals
+   * g + nu' (C^-1 z) given the previous round's messages, the rest is
+   * post-processing: X_u = I / sigma^2, or C^T C / nu'^2 for MF-D-SGD.
+   * SecLDP adds nothing (these protocols have no edge secrets; the
+   * attackers' own gradients and noise only concern their own columns).
+   * Otherwise (time-varying W, silent nodes) the engines below apply. */
+  gboolean all_send = FALSE;
+  if (p->trust != PRIV_TRUST_PNDP && p->n_gossip == 1) {
+    gboolean *snd = g_new(gboolean, n);
+    senders(p->gossip[0], snd);
+    all_send = TRUE;
+    for (guint u = 0; u < n; u++) all_send = all_send && snd[u];
+    g_free(snd);
+  }
+  if (all_send) {
+    for (guint u = 0; u < n; u++) {
+      if (attacker[u]) continue;
+      if (p->sigma == 0) {
+        blocks->status[u] = PRIV_NODE_UNPROTECTED;
+        continue;
+      }
+      double *X = blocks->X + (gsize)u * T * T;
+      if (p->protocol == PRIV_PROTOCOL_MFDSGD)
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)T, (int)T, (int)T, 1.0 / nu2,
+                    p->C_local, (int)T, p->C_local, (int)T, 0.0, X, (int)T);
+      else
+        for (guint t = 0; t < T; t++) X[(gsize)t * T + t] = 1.0 / nu2;
+    }
+    ok = TRUE;
+    goto out;
+  }
+
+  c.n = n;
+  c.T = T;
+  c.K = K;
+  c.R = K * T;
+  c.gossip = p->gossip;
+  c.n_gossip = p->n_gossip;
+  c.attacker = attacker;
+  c.max_bytes = p->max_bytes;
+  /* Under LDP nothing is known, the attackers' noise included. */
+  noisy = g_new(gboolean, n);
+  for (guint u = 0; u < n; u++) noisy[u] = p->trust == PRIV_TRUST_LDP || !attacker[u];
+  c.noisy = noisy;
+  c.victims = g_new(guint, n);
+  c.noisy_nodes = g_new(guint, n);
+  for (guint u = 0; u < n; u++) {
+    if (!attacker[u]) c.victims[c.n_victims++] = u;
+    if (noisy[u]) c.noisy_nodes[c.n_noisy++] = u;
+  }
+  build_recv(&c, p->trust, p->attackers, p->n_attackers);
+  if (p->sigma == 0) {
+    noiseless_status(&c, blocks);
+    ok = TRUE;
+    goto out;
+  }
+  PrivEngine engine = p->engine;
+  if (engine == PRIV_ENGINE_AUTO)
+    engine = p->protocol == PRIV_PROTOCOL_MFDSGD ? PRIV_ENGINE_DENSE : PRIV_ENGINE_KALMAN;
+  ok = engine == PRIV_ENGINE_KALMAN ? priv_struct_kalman(&c, 1.0 / nu2, blocks, error)
+                                    : priv_struct_dense(&c, Cinv, 1.0 / nu2, blocks, error);
+out:
+  g_free(attacker);
+  g_free(Cinv);
+  g_free(noisy);
+  g_free(c.victims);
+  g_free(c.noisy_nodes);
+  g_free(c.recv_start);
+  g_free(c.recv);
+  if (!ok) {
+    priv_blocks_free(blocks);
+    return NULL;
+  }
+  return blocks;
+}

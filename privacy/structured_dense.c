@@ -1,0 +1,115 @@
+/*
+ * privacy/structured_dense.c: per-victim blocks of a PNDP attacker set for
+ * any per-node noise correlation (MF-D-SGD with any C_local), from the W
+ * products that make up the messages the set receives.
+ *
+ * The observed messages are y = M (g + e) (what the attackers know of gradients
+ * and noise subtracted), with M[(r, w), (v, k)] = (W_{r-1} ... W_{kK})[w, v]
+ * for kK <= r, and the noise of node v over its steps e_v = nu' Cinv z_v for
+ * the nodes whose noise is unknown. The Fisher information of g
+ * is X = M^T K^+ M / nu'^2 with K = sum_v M_v Cinv Cinv^T M_v^T. A pivoted
+ * Cholesky of K (LAPACK dpstrf) keeps a maximal set of messages whose noise
+ * is linearly independent (the others repeat them exactly, gradients
+ * included, since gradient and noise enter through the same M); on those,
+ * X_u = (L^-1 M_u)^T (L^-1 M_u) / nu'^2. M is rows x (noisy nodes x T) and K is
+ * rows x rows, rows = the number of messages received: nothing nT x nT.
+ */
+#include "privacy/structured_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double scale,
+                           PrivBlocks *blocks, GError **error) {
+  guint n = c->n, T = c->T, K = c->K, R = c->R, nz = c->n_noisy;
+  gsize N = c->recv_start[R];                   /* messages seen */
+  gsize cols = (gsize)nz * T;                   /* (noisy node, step), node-major */
+  if (N == 0 || c->n_victims == 0) return TRUE; /* nothing seen: X = 0 */
+  /* M, its noise version, K, two propagation buffers. */
+  gsize count = priv_size_sum3(2 * N, cols, N, N, 2 * (gsize)n, nz);
+  if (!priv_check_budget(priv_doubles_bytes(count), c->max_bytes,
+                         "the structured (dense) accounting", error))
+    return FALSE;
+
+  gboolean ok = FALSE;
+  double *M = NULL, *Mn = NULL, *Km = NULL, *Phi = NULL, *Phi2 = NULL, *Z = NULL;
+  lapack_int *piv = NULL;
+  guint *col_of = NULL;
+  if (!(M = priv_matrix_new(N, cols, error)) || !(Km = priv_matrix_new(N, N, error))) goto out;
+  Phi = g_new(double, (gsize)n *nz);
+  Phi2 = g_new(double, (gsize)n *nz);
+
+  /* Column (i, k) of M: noisy node i's injection at step k, propagated. */
+  for (guint k = 0; k < T; k++) {
+    memset(Phi, 0, sizeof(double) * n * nz);
+    for (guint i = 0; i < nz; i++) Phi[(gsize)c->noisy_nodes[i] * nz + i] = 1.0;
+    for (guint r = k * K; r < R; r++) {
+      for (guint e = c->recv_start[r]; e < c->recv_start[r + 1]; e++) {
+        const double *src = Phi + (gsize)c->recv[e] * nz;
+        double *dst = M + (gsize)e * cols + k;
+        for (guint i = 0; i < nz; i++) dst[(gsize)i * T] = src[i];
+      }
+      if (r + 1 < R) {
+        topo_gossip_apply(priv_struct_gossip(c, r), Phi, Phi2, nz);
+        double *t = Phi;
+        Phi = Phi2;
+        Phi2 = t;
+      }
+    }
+  }
+
+  /* Noise columns: M_v Cinv per node (white noise: M itself). */
+  const double *Mnoise = M;
+  if (Cinv) {
+    if (!(Mn = priv_matrix_new(N, cols, error))) goto out;
+    for (guint i = 0; i < nz; i++)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)N, (int)T, (int)T, 1.0,
+                  M + (gsize)i * T, (int)cols, Cinv, (int)T, 0.0, Mn + (gsize)i * T, (int)cols);
+    Mnoise = Mn;
+  }
+  cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)N, (int)cols, 1.0, Mnoise, (int)cols,
+              0.0, Km, (int)N);
+  double dmax = 0.0;
+  for (gsize i = 0; i < N; i++) dmax = MAX(dmax, Km[i * N + i]);
+  piv = g_new(lapack_int, N);
+  lapack_int rank = 0;
+  lapack_int info = LAPACKE_dpstrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)N, Km, (lapack_int)N, piv,
+                                   &rank, PRIV_STRUCT_RANK_TOL * dmax);
+  if (info < 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "the pivoted Cholesky factorization of the messages' covariance failed "
+                "(LAPACK info %d)",
+                (int)info);
+    goto out;
+  }
+  if (rank == 0 || dmax == 0.0) {
+    ok = TRUE;
+    goto out;
+  }
+  /* Z = L11^{-1} M[selected rows]. */
+  if (!(Z = priv_matrix_new((gsize)rank, cols, error))) goto out;
+  for (lapack_int i = 0; i < rank; i++)
+    memcpy(Z + (gsize)i * cols, M + (gsize)(piv[i] - 1) * cols, sizeof(double) * cols);
+  cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)rank,
+              (int)cols, 1.0, Km, (int)N, Z, (int)cols);
+  col_of = g_new(guint, n);
+  for (guint i = 0; i < nz; i++) col_of[c->noisy_nodes[i]] = i;
+  for (guint vi = 0; vi < c->n_victims; vi++) {
+    guint u = c->victims[vi];
+    double *X = blocks->X + (gsize)u * T * T;
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)T, (int)rank, scale,
+                Z + (gsize)col_of[u] * T, (int)cols, 1.0, X, (int)T);
+    priv_fill_upper_from_lower(X, T);
+  }
+  ok = TRUE;
+out:
+  g_free(M);
+  g_free(Mn);
+  g_free(Km);
+  g_free(Phi);
+  g_free(Phi2);
+  g_free(Z);
+  g_free(piv);
+  g_free(col_of);
+  return ok;
+}

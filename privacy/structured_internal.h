@@ -1,0 +1,61 @@
+/*
+ * privacy/structured_internal.h: what the structured accounting engines
+ * (structured_kalman.c, structured_dense.c) share with structured.c.
+ * Not public.
+ */
+#ifndef DPG_PRIVACY_STRUCTURED_INTERNAL_H
+#define DPG_PRIVACY_STRUCTURED_INTERNAL_H
+
+#include "privacy/internal.h"
+
+/*
+ * A synchronous run seen by an attacker set, in gossip rounds r = 0 .. R-1
+ * (R = K T): at round r every node v holds its half-step model x_r[v] and
+ * sends it to its W_r-neighbours; the attackers see x_r[w] for w in recv(r);
+ * x_{r+1} = W_r x_r + inj_{r+1}, where the injection (gradient plus noise)
+ * happens at the rounds r = kK (step k). The noise of the `noisy` nodes is
+ * unknown to the attackers (the others' is known and subtracted).
+ */
+typedef struct {
+  guint n, T, K, R;
+  const TopoGossip *const *gossip;
+  guint n_gossip;           /* 1 (static) or R */
+  const gboolean *attacker; /* n */
+  const gboolean *noisy;    /* n: injection noise unknown to the attackers */
+  guint *victims;           /* the non-attackers in increasing order */
+  guint n_victims;
+  guint *noisy_nodes; /* the noisy nodes in increasing order (victims among them) */
+  guint n_noisy;
+  guint *recv_start; /* R + 1 offsets into recv */
+  guint *recv;       /* recv(r) = recv[recv_start[r] .. recv_start[r+1]) */
+  guint max_recv;
+  gsize max_bytes;
+} PrivStructCtx;
+
+/* W_r of round r. */
+static inline const TopoGossip *priv_struct_gossip(const PrivStructCtx *c, guint r) {
+  return c->gossip[c->n_gossip == 1 ? 0 : r];
+}
+
+/*
+ * Adds scale * J_u to each victim's block (lower and upper triangles), J the
+ * Fisher information of the victim's T injections in the messages the
+ * attackers receive, with unit-variance white noise injected alongside the
+ * gradient. Kalman innovations; see PRIV_ENGINE_KALMAN.
+ */
+gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
+                            GError **error);
+
+/*
+ * Same with the noise of node v over its steps correlated as Cinv z_v
+ * (Cinv T x T; NULL for white noise): X_u = scale * M_u^T K^+ M_u. See
+ * PRIV_ENGINE_DENSE.
+ */
+gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double scale,
+                           PrivBlocks *blocks, GError **error);
+
+/* Relative threshold below which a variance (eigenvalue or pivot) of the
+ * messages counts as zero: those messages repeat earlier ones. */
+#define PRIV_STRUCT_RANK_TOL 1e-11
+
+#endif /* DPG_PRIVACY_STRUCTURED_INTERNAL_H */

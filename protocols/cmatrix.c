@@ -1,0 +1,236 @@
+/*
+ * protocols/cmatrix.c: the local noise correlation C_local of MF-D-SGD
+ * (paper Alg. 1 with C = C_local kron I_n): the named families, Mafalda's
+ * optimized matrix for the run's graph, or a CSV file; and the triangular
+ * inverse the nodes stream their noise from.
+ */
+#define G_LOG_DOMAIN "dpg-protocols"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "protocols/internal.h"
+
+double *proto_cmatrix_load_csv(const char *path, guint T, GError **error) {
+  char *text = NULL;
+  gsize len = 0;
+  GError *sub = NULL;
+  if (!g_file_get_contents(path, &text, &len, &sub)) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_IO, "cannot read C: %s", sub->message);
+    g_error_free(sub);
+    return NULL;
+  }
+  double *C = g_new0(double, (gsize)T * T);
+  char **lines = g_strsplit(text, "\n", -1);
+  g_free(text);
+  guint rows = 0, n_lines = g_strv_length(lines);
+  /* Trailing blank lines (and a final newline) are allowed, blank lines
+   * inside are not. */
+  while (n_lines > 0 && g_strstrip(lines[n_lines - 1])[0] == '\0')
+    n_lines--;
+  gboolean ok = TRUE;
+  for (guint l = 0; ok && l < n_lines; l++) {
+    char *line = g_strstrip(lines[l]);
+    if (line[0] == '\0') {
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT, "%s:%u: blank line inside C", path,
+                  l + 1);
+      ok = FALSE;
+      break;
+    }
+    if (rows == T) {
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT,
+                  "%s: more than %u rows: C must be T x T with T = epochs x batches = %u",
+                  path, T, T);
+      ok = FALSE;
+      break;
+    }
+    char **cells = g_strsplit(line, ",", -1);
+    guint n_cells = g_strv_length(cells);
+    if (n_cells != T) {
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT,
+                  "%s:%u: %u values, expected %u: C must be T x T with T = epochs x batches "
+                  "= %u",
+                  path, l + 1, n_cells, T, T);
+      ok = FALSE;
+    }
+    for (guint c = 0; ok && c < n_cells; c++) {
+      char *cell = g_strstrip(cells[c]), *end = NULL;
+      errno = 0;
+      double x = g_ascii_strtod(cell, &end);
+      if (*cell == '\0' || *end != '\0' || !isfinite(x)) {
+        g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT,
+                    "%s:%u:%u: '%s' is not a finite number", path, l + 1, c + 1, cell);
+        ok = FALSE;
+      } else {
+        C[(gsize)rows * T + c] = x;
+      }
+    }
+    g_strfreev(cells);
+    rows++;
+  }
+  g_strfreev(lines);
+  if (ok && rows != T) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT,
+                "%s: %u rows, expected %u: C must be T x T with T = epochs x batches = %u",
+                path, rows, T, T);
+    ok = FALSE;
+  }
+  double big = 0.0;
+  for (gsize i = 0; ok && i < (gsize)T * T; i++)
+    big = MAX(big, fabs(C[i]));
+  /* Upper entries must vanish (up to rounding of a computed factor), and
+   * the diagonal must not: C is lower triangular and invertible, so node u
+   * can stream its noise sum_s C^-1[t,s] z_s from the past only. */
+  for (guint s = 0; ok && s < T; s++) {
+    for (guint t = s + 1; ok && t < T; t++)
+      if (fabs(C[(gsize)s * T + t]) > 1e-12 * big) {
+        g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT,
+                    "%s:%u:%u: C[%u,%u] = %g lies above the diagonal: C must be lower "
+                    "triangular",
+                    path, s + 1, t + 1, s, t, C[(gsize)s * T + t]);
+        ok = FALSE;
+      }
+    if (ok && C[(gsize)s * T + s] == 0.0) {
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT,
+                  "%s:%u:%u: C[%u,%u] = 0: C must have a nonzero diagonal (invertible)", path,
+                  s + 1, s + 1, s, s);
+      ok = FALSE;
+    }
+  }
+  if (!ok) {
+    g_free(C);
+    return NULL;
+  }
+  for (guint s = 0; s < T; s++) /* drop rounding residue above the diagonal */
+    for (guint t = s + 1; t < T; t++)
+      C[(gsize)s * T + t] = 0.0;
+  return C;
+}
+
+double *proto_cmatrix_lower_inverse(const double *C, guint T) {
+  /* Column by column forward substitution: C X = I. */
+  double *X = g_new0(double, (gsize)T * T);
+  for (guint j = 0; j < T; j++) {
+    X[(gsize)j * T + j] = 1.0 / C[(gsize)j * T + j];
+    for (guint i = j + 1; i < T; i++) {
+      double s = 0.0;
+      for (guint k = j; k < i; k++)
+        s += C[(gsize)i * T + k] * X[(gsize)k * T + j];
+      X[(gsize)i * T + j] = -s / C[(gsize)i * T + i];
+    }
+  }
+  return X;
+}
+
+guint proto_cmatrix_bandwidth(const double *M, guint T) {
+  guint bw = 0;
+  for (guint t = 0; t < T; t++)
+    for (guint s = 0; s < t && t - s > bw; s++)
+      if (M[(gsize)t * T + s] != 0.0) {
+        bw = t - s;
+        break;
+      }
+  return bw;
+}
+
+/* Gives priv_gram_time_varying the dense W_t of the run's schedule. */
+typedef struct {
+  ProtoContext *ctx;
+  double *W;
+  GError *error;
+} GossipAt;
+
+static const double *gossip_at(guint t, gpointer data) {
+  GossipAt *g = data;
+  g_free(g->W);
+  g->W = NULL;
+  if (g->error == NULL)
+    g->W = proto_context_gossip_dense(g->ctx, t, &g->error);
+  if (g->W == NULL) /* keep the recursion defined; the error is reported after */
+    g->W = g_new0(double, (gsize)g->ctx->n * g->ctx->n);
+  return g->W;
+}
+
+/* Mafalda: C optimized for this graph's post-average workload H (paper
+ * Alg. 2; DESIGN.md "Mafalda"). */
+static double *mafalda(ProtoContext *ctx, guint band, GError **error) {
+  guint n = ctx->n, T = ctx->T;
+  double *H = NULL;
+  GError *sub = NULL;
+  if (!priv_gram_check_memory(n, T, 0, &sub))
+    goto fail;
+  if (ctx->is_static) {
+    double *W = proto_context_gossip_dense(ctx, 0, error);
+    if (W == NULL)
+      return NULL;
+    H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, &sub);
+    g_free(W);
+  } else {
+    GossipAt g = {ctx, NULL, NULL};
+    H = priv_gram_time_varying(n, T, PRIV_WORKLOAD_POST_AVERAGE, gossip_at, &g, &sub);
+    g_free(g.W);
+    if (g.error != NULL) {
+      g_free(H);
+      g_clear_error(&sub);
+      g_propagate_error(error, g.error);
+      return NULL;
+    }
+  }
+  if (H == NULL)
+    goto fail;
+  PrivMfOptions opt;
+  priv_mf_options_init(&opt);
+  opt.band = band;
+  PrivMfResult *res = NULL;
+  gboolean ok = priv_mf_optimize(H, T, ctx->k, ctx->b, &opt, &res, &sub);
+  g_free(H);
+  double *C = NULL;
+  if (ok)
+    C = g_memdup2(res->C, (gsize)T * T * sizeof(double));
+  priv_mf_result_free(res);
+  if (ok)
+    return C;
+fail:
+  g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "Mafalda's correlation for this graph: %s",
+              sub->message);
+  g_error_free(sub);
+  return NULL;
+}
+
+double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, GError **error) {
+  static const struct {
+    const char *name;
+    PrivBaseline which;
+  } families[] = {{"identity", PRIV_BASELINE_IDENTITY},
+                  {"antipgd", PRIV_BASELINE_ANTIPGD},
+                  {"sr", PRIV_BASELINE_SR},
+                  {"bsr", PRIV_BASELINE_BSR}};
+  guint T = ctx->T;
+  if (spec == NULL || *spec == '\0') {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "C: give a family (identity, antipgd, sr, bsr, mafalda) or a CSV file");
+    return NULL;
+  }
+  for (guint i = 0; i < G_N_ELEMENTS(families); i++)
+    if (strcmp(spec, families[i].name) == 0) {
+      guint w = families[i].which == PRIV_BASELINE_BSR ? (band ? band : ctx->b) : 0;
+      GError *sub = NULL;
+      double *C = priv_mf_baseline(families[i].which, T, w, &sub);
+      if (C == NULL) {
+        g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "C=%s: %s", spec, sub->message);
+        g_error_free(sub);
+      }
+      return C;
+    }
+  if (strcmp(spec, "mafalda") == 0)
+    return mafalda(ctx, band, error);
+  if (!g_file_test(spec, G_FILE_TEST_EXISTS)) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_IO,
+                "C=%s: neither a family (identity, antipgd, sr, bsr, mafalda) nor an existing "
+                "file",
+                spec);
+    return NULL;
+  }
+  return proto_cmatrix_load_csv(spec, T, error);
+}

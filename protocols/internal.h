@@ -1,0 +1,197 @@
+/*
+ * protocols/internal.h: the runtime's data structures, shared by the
+ * runtime*.c files and the built-in protocols. Internal to protocols/.
+ */
+#ifndef DPG_PROTOCOLS_INTERNAL_H
+#define DPG_PROTOCOLS_INTERNAL_H
+
+#include <signal.h>
+
+#include "protocols/plugin.h"
+#include "protocols/protocols.h"
+
+/* ---- Parameters (params.c) ------------------------------------------------ */
+
+typedef struct {
+  const ProtoParamSpec *spec;
+  gboolean set;  /* given by the user */
+  gboolean has;  /* a value exists (given or default) */
+  gint64 i;
+  double d;
+  gboolean b;
+  char *s;
+} ProtoParamValue;
+
+struct ProtoParams {
+  const ProtoVTable *vt;
+  ProtoParamValue *values; /* vt->n_params */
+};
+
+/* Checks a vtable's declaration (ABI version, name, parameter specs and
+ * defaults). Errors: PROTO_ERROR_INVALID_ARGUMENT. */
+gboolean proto_vtable_check(const ProtoVTable *vt, GError **error);
+
+/* ---- Gossip matrices of a round (runtime_gossip.c) ------------------------ */
+
+/* W_r with zero off-diagonal weights dropped and the diagonal always present,
+ * by rows (in-neighbours) and by columns (out-neighbours). */
+typedef struct {
+  guint round;
+  guint pending;          /* nodes that have not finished this round's gather */
+  guint *in_ptr, *in_cols; /* CSR of W_r */
+  double *in_vals;
+  guint *out_ptr, *out_cols; /* CSR of W_r^T: column u of W_r */
+  double *out_vals;
+} ProtoRoundW;
+
+/* W of @round (created on first use; owned by the context). */
+ProtoRoundW *proto_round_w_get(ProtoContext *ctx, guint round, GError **error);
+/* A node finished its gather of @round: frees W_r once every node has. */
+void proto_round_w_release(ProtoContext *ctx, ProtoRoundW *w);
+void proto_round_w_free(ProtoRoundW *w);
+
+/* ---- The context and its nodes -------------------------------------------- */
+
+/* Runtime timer tags: bit 63 set, the kind in bits 56..62, the round below. */
+#define PROTO_TIMER_RUNTIME (G_GUINT64_CONSTANT(1) << 63)
+#define PROTO_TIMER_SEND (PROTO_TIMER_RUNTIME | (G_GUINT64_CONSTANT(1) << 56))
+#define PROTO_TIMER_DEADLINE (PROTO_TIMER_RUNTIME | (G_GUINT64_CONSTANT(2) << 56))
+#define PROTO_TIMER_KIND_MASK (PROTO_TIMER_RUNTIME | (G_GUINT64_CONSTANT(0x7f) << 56))
+
+struct ProtoNode {
+  ProtoContext *ctx;
+  guint id;
+  gpointer state;
+  SimLinvec *model;
+  guint step;    /* local steps taken */
+  guint round;   /* the next round to exchange, or the round being gathered */
+  gboolean exchanged; /* round `round` was exchanged (maybe not sent yet) */
+  gboolean gathering; /* ... and sent: its gather is in progress */
+  gboolean ready;     /* the gather is complete, on_gathered is due */
+  gboolean done;
+  SimTime busy_until; /* end of the local computation of the current step */
+
+  /* Round being exchanged. */
+  ProtoRoundW *w;
+  SimMessage *own; /* the node's own input */
+  GPtrArray *outbox; /* messages waiting for the compute time, aligned with out_cols */
+  guint8 *have;      /* per position of the in-row: an input is available */
+  gsize have_cap;
+  guint n_missing;
+  SimEventId deadline_timer;
+
+  GHashTable *inbox;     /* (round << 32 | from) -> SimMessage* (ref) */
+  GHashTable *last_used; /* stale mode: from -> 1 + round of the message last used */
+
+  double *grad, *scratch; /* task buffers */
+};
+
+/* A snapshot waiting for evaluation in a worker thread. */
+typedef struct {
+  ProtoContext *ctx;
+  guint eval_index;
+  guint node;
+  double *params; /* owned */
+} ProtoEvalJob;
+
+struct ProtoContext {
+  ProtoRun *run;
+  /* Configuration (strings owned). */
+  guint n, T, k, b;
+  double sigma, clip, lr, compute_ms;
+  guint64 seed;
+  ProtoMode mode;
+  guint threads;
+  guint eval_every;
+  SimLinStorage storage;
+
+  const ProtoVTable *vt;
+  ProtoParams *params;
+  gpointer run_state;
+  gboolean run_state_set;
+
+  SimEngine *engine;
+  SimNoiseRegistry *noise;
+  SimLinSpace *space;
+  TopoGraph *graph;       /* owned copy, or NULL */
+  TopoSchedule *schedule; /* owned or borrowed (schedule_owned) */
+  gboolean schedule_owned;
+  gboolean is_static;
+  ProtoRoundW *static_w;
+  GHashTable *round_w; /* round -> ProtoRoundW* (time-varying) */
+  GHashTable *secrets; /* edge secrets being fetched: EdgeKey -> EdgeSecret */
+
+  ProtoNode *nodes;
+  GError *error; /* first error raised inside a handler */
+  volatile sig_atomic_t cancelled;
+  gboolean ran;
+
+  /* Task (all NULL in accounting-only runs). */
+  LearnDataset *train, *test;
+  LearnPartition *partition;
+  LearnModel *model;
+  double *init_params;
+  gsize dim;
+
+  /* Evaluation. */
+  guint n_evals;
+  guint *eval_steps;   /* n_evals steps, increasing, the last is T */
+  ProtoMetric *metrics; /* n_evals x n, row (e, u) = e * n + u */
+  GThreadPool *pool;
+
+  /* Progress and counters. */
+  ProtoProgressFunc progress;
+  gpointer progress_data;
+  guint64 steps_total, steps_done;
+  guint progress_last;
+  GArray *round_done; /* per round: nodes that completed its gather */
+  guint64 gathers, late_discarded, stale_inputs, partial_gathers;
+};
+
+/* Records the first error of a handler and stops the engine (takes @error). */
+void proto_context_fail(ProtoContext *ctx, GError *error);
+
+/* Engine handlers (runtime_exchange.c). */
+extern const SimNodeHandlers proto_runtime_handlers;
+/* Frees what a node's exchange state holds (inbox, own message...). */
+void proto_node_clear_exchange(ProtoNode *node);
+
+/* Evaluation (runtime_eval.c). */
+gboolean proto_eval_setup(ProtoContext *ctx, GError **error);
+/* Evaluates (or queues) node u's current model as step @step, when it is an
+ * evaluation step. */
+void proto_eval_maybe(ProtoContext *ctx, ProtoNode *node, guint step);
+/* Waits for queued evaluations. */
+void proto_eval_finish(ProtoContext *ctx);
+
+/* Noise helpers (runtime_noise.c). */
+void proto_secrets_free(ProtoContext *ctx);
+
+/* ---- Noise correlation matrices (cmatrix.c) --------------------------------- */
+
+/* C_local of a named family (identity, antipgd, sr, bsr, mafalda) or a CSV
+ * file (T x T lower triangular with a nonzero diagonal). @band: bsr's band
+ * (0: b) or mafalda's band (0: none). Returns the T x T row-major C (g_free). */
+double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, GError **error);
+/* Reads a T x T lower-triangular CSV matrix; errors name FILE:LINE[:COLUMN]. */
+double *proto_cmatrix_load_csv(const char *path, guint T, GError **error);
+/* The inverse of a lower-triangular C with nonzero diagonal (g_free). O(T^3). */
+double *proto_cmatrix_lower_inverse(const double *C, guint T);
+/* Largest t - s over nonzero entries M[t,s], s < t (0 for a diagonal M). */
+guint proto_cmatrix_bandwidth(const double *M, guint T);
+
+/* ---- Built-in protocols ----------------------------------------------------- */
+
+/* model = sum_i inputs[i].weight * inputs[i].payload (dsgd.c). */
+gboolean proto_average_inputs(SimLinvec *model, guint n_inputs, const ProtoInput *inputs,
+                              GError **error);
+
+extern const ProtoVTable proto_dsgd_vtable;
+extern const ProtoVTable proto_muffliato_vtable;
+extern const ProtoVTable proto_mfdsgd_vtable;
+extern const ProtoVTable proto_antipgd_vtable;
+extern const ProtoVTable proto_mafalda_vtable;
+extern const ProtoVTable proto_decor_vtable;
+extern const ProtoVTable proto_zipdl_vtable;
+
+#endif /* DPG_PROTOCOLS_INTERNAL_H */

@@ -1,0 +1,227 @@
+/*
+ * protocols/mfdsgd.c: MF-D-SGD(C_local) (paper Alg. 1 with C = C_local kron
+ * I_n): node u's noise at step t is nu * sum_s (C_local^-1)[t,s] z_{s,u},
+ * nu = sigma * Delta * sens_Pi(C_local), so each node is (1/sigma)-GDP under
+ * LDP whatever C_local (DESIGN.md "Protocols"). Registered three times:
+ *   mfdsgd:C=identity|antipgd|sr|bsr|mafalda|FILE[,band=w]  (default identity: D-SGD)
+ *   antipgd   C = lower-triangular ones: noise z_t - z_{t-1} (Koloskova et al.)
+ *   mafalda[:C=FILE][,band=w]  C optimized for this graph (paper Alg. 2)
+ *
+ * Streaming the correlated noise needs the node's past. Either form is
+ * exact: the direct one, sum_s C^-1[t,s] z_s over the past samples, or the
+ * recursive one, n_t = (z_t - sum_{s<t} C[t,s] n_s) / C[t,t] over the past
+ * noise linvecs. The run picks the one whose matrix has the smaller band,
+ * so AntiPGD keeps one past sample (C^-1 is bidiagonal) and banded BSR keeps
+ * band-many noises (C is banded, C^-1 is not).
+ */
+#define G_LOG_DOMAIN "dpg-protocols"
+
+#include <math.h>
+
+#include "protocols/internal.h"
+
+typedef struct {
+  double nu;     /* noise std: sigma Delta sens_Pi(C_local) */
+  double sens;   /* sens_Pi(C_local) */
+  gboolean direct;
+  double *M;     /* C^-1 (direct) or C (recursive), T x T */
+  guint T, bw;   /* bandwidth of M: each node keeps bw + 1 past terms */
+} MfRun;
+
+typedef struct {
+  SimNoiseId *ids; /* direct: ring of bw + 1 noise ids */
+  double *z;       /* direct: their samples; recursive: the current sample */
+  SimLinvec **n;   /* recursive: ring of bw + 1 noise linvecs */
+} MfNode;
+
+static const ProtoParamSpec mfdsgd_params[] = {
+    {"C", PROTO_PARAM_STRING, "identity", 1, 0,
+     "C_local: identity, antipgd, sr, bsr, mafalda, or a CSV file (T x T lower triangular)"},
+    {"band", PROTO_PARAM_INT, "0", 0, 1e9,
+     "bsr: band (0: the number of batches b); mafalda: band of C (0: none)"},
+};
+
+static const ProtoParamSpec mafalda_params[] = {
+    {"C", PROTO_PARAM_STRING, "mafalda", 1, 0,
+     "mafalda (optimized for this graph and participation) or a CSV file holding it"},
+    {"band", PROTO_PARAM_INT, "0", 0, 1e9, "band of the optimized C (0: none)"},
+};
+
+static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, gpointer *run_state,
+                         GError **error) {
+  guint T = proto_context_steps(ctx);
+  double *C = proto_cmatrix_build(ctx, spec, band, error);
+  if (C == NULL)
+    return FALSE;
+  double sens2 = priv_mf_sensitivity2(C, T, proto_context_epochs(ctx), proto_context_batches(ctx));
+  if (!(sens2 > 0.0 && isfinite(sens2))) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "C=%s: its sensitivity under (%u,%u)-participation is %g", spec,
+                proto_context_epochs(ctx), proto_context_batches(ctx), sens2);
+    g_free(C);
+    return FALSE;
+  }
+  double *Cinv = proto_cmatrix_lower_inverse(C, T);
+  guint bw_inv = proto_cmatrix_bandwidth(Cinv, T), bw_c = proto_cmatrix_bandwidth(C, T);
+  MfRun *r = g_new0(MfRun, 1);
+  r->sens = sqrt(sens2);
+  r->nu = proto_context_sigma(ctx) * proto_context_clip(ctx) * r->sens;
+  r->T = T;
+  r->direct = bw_inv <= bw_c;
+  if (r->direct) {
+    r->M = Cinv;
+    r->bw = bw_inv;
+    g_free(C);
+  } else {
+    r->M = C;
+    r->bw = bw_c;
+    g_free(Cinv);
+  }
+  *run_state = r;
+  return TRUE;
+}
+
+static gboolean mfdsgd_init(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
+                            GError **error) {
+  return mf_setup(ctx, proto_params_get_string(params, "C"),
+                  (guint)proto_params_get_int(params, "band"), run_state, error);
+}
+
+static gboolean antipgd_init(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
+                             GError **error) {
+  (void)params;
+  return mf_setup(ctx, "antipgd", 0, run_state, error);
+}
+
+static void mf_finish(gpointer run_state) {
+  MfRun *r = run_state;
+  g_free(r->M);
+  g_free(r);
+}
+
+static gboolean mf_node_init(ProtoNode *node, gpointer run_state, gpointer *node_state,
+                             GError **error) {
+  (void)error;
+  const MfRun *r = run_state;
+  ProtoContext *ctx = proto_node_context(node);
+  gsize d = proto_context_dim(ctx), ring = (gsize)r->bw + 1;
+  MfNode *s = g_new0(MfNode, 1);
+  if (r->direct) {
+    s->ids = g_new(SimNoiseId, ring);
+    s->z = d ? g_new(double, ring * d) : NULL;
+  } else {
+    s->z = d ? g_new(double, d) : NULL;
+    s->n = g_new0(SimLinvec *, ring + 1); /* NULL-terminated */
+    for (gsize i = 0; i < ring; i++)
+      s->n[i] = sim_linvec_new(proto_context_space(ctx));
+  }
+  *node_state = s;
+  return TRUE;
+}
+
+static void mf_node_free(gpointer node_state) {
+  MfNode *s = node_state;
+  if (s->n != NULL) {
+    /* The ring size is not stored per node: its linvecs end at the first NULL. */
+    for (gsize i = 0; s->n[i] != NULL; i++)
+      sim_linvec_free(s->n[i]);
+  }
+  g_free(s->n);
+  g_free(s->ids);
+  g_free(s->z);
+  g_free(s);
+}
+
+/* Adds -eta * nu * sum_s C^-1[t,s] z_s to the model. */
+static gboolean mf_noise(ProtoNode *node, const MfRun *r, MfNode *s, guint t, GError **error) {
+  ProtoContext *ctx = proto_node_context(node);
+  gsize d = proto_context_dim(ctx);
+  guint ring = r->bw + 1;
+  double lr = proto_context_lr(ctx);
+  SimLinvec *model = proto_node_model(node);
+  const double *row = r->M + (gsize)t * r->T;
+  guint first = t > r->bw ? t - r->bw : 0;
+  if (r->direct) {
+    double *zt = d ? s->z + (gsize)(t % ring) * d : NULL;
+    SimNoiseId k = proto_node_noise_local(node, r->nu, t, zt, error);
+    if (k == SIM_NOISE_ID_INVALID)
+      return FALSE;
+    s->ids[t % ring] = k;
+    for (guint u = first; u <= t; u++)
+      if (row[u] != 0.0 &&
+          !sim_linvec_add_noise(model, -lr * row[u], s->ids[u % ring],
+                                d ? s->z + (gsize)(u % ring) * d : NULL, error))
+        return FALSE;
+    return TRUE;
+  }
+  SimNoiseId k = proto_node_noise_local(node, r->nu, t, s->z, error);
+  if (k == SIM_NOISE_ID_INVALID)
+    return FALSE;
+  SimLinvec *nt = s->n[t % ring];
+  double diag = row[t];
+  sim_linvec_zero(nt);
+  if (!sim_linvec_add_noise(nt, 1.0 / diag, k, s->z, error))
+    return FALSE;
+  for (guint u = first; u < t; u++)
+    if (row[u] != 0.0 && !sim_linvec_axpy(nt, -row[u] / diag, s->n[u % ring], error))
+      return FALSE;
+  return sim_linvec_axpy(model, -lr, nt, error);
+}
+
+static gboolean mf_step(ProtoNode *node, guint t, GError **error) {
+  ProtoContext *ctx = proto_node_context(node);
+  const MfRun *r = proto_context_run_state(ctx);
+  if (!proto_node_local_step(node, t, error))
+    return FALSE;
+  if (r->nu > 0.0 && !mf_noise(node, r, proto_node_state(node), t, error))
+    return FALSE;
+  return proto_node_exchange(node, t, sim_linvec_dup(proto_node_model(node)), error);
+}
+
+static gboolean mf_start(ProtoNode *node, GError **error) {
+  return mf_step(node, 0, error);
+}
+
+static gboolean mf_gathered(ProtoNode *node, guint round, guint n_inputs, const ProtoInput *inputs,
+                            GError **error) {
+  if (!proto_average_inputs(proto_node_model(node), n_inputs, inputs, error))
+    return FALSE;
+  guint t = round + 1;
+  if (t < proto_context_steps(proto_node_context(node)))
+    return mf_step(node, t, error);
+  proto_node_done(node);
+  return TRUE;
+}
+
+#define MF_HANDLERS                                                                              \
+  .node_init = mf_node_init, .node_free = mf_node_free, .on_start = mf_start,                    \
+  .on_gathered = mf_gathered, .finish = mf_finish
+
+const ProtoVTable proto_mfdsgd_vtable = {
+    .abi_version = PROTO_PLUGIN_ABI_VERSION,
+    .name = "mfdsgd",
+    .summary = "MF-D-SGD: local noise correlated over time by C_local, std "
+               "sigma*Delta*sens(C_local)",
+    .params = mfdsgd_params,
+    .n_params = G_N_ELEMENTS(mfdsgd_params),
+    .init = mfdsgd_init,
+    MF_HANDLERS,
+};
+
+const ProtoVTable proto_antipgd_vtable = {
+    .abi_version = PROTO_PLUGIN_ABI_VERSION,
+    .name = "antipgd",
+    .summary = "AntiPGD: MF-D-SGD with C_local = lower-triangular ones (noise z_t - z_{t-1})",
+    .init = antipgd_init,
+    MF_HANDLERS,
+};
+
+const ProtoVTable proto_mafalda_vtable = {
+    .abi_version = PROTO_PLUGIN_ABI_VERSION,
+    .name = "mafalda",
+    .summary = "Mafalda-SGD: MF-D-SGD with C_local optimized for this graph and participation",
+    .params = mafalda_params,
+    .n_params = G_N_ELEMENTS(mafalda_params),
+    .init = mfdsgd_init,
+    MF_HANDLERS,
+};

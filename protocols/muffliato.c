@@ -1,0 +1,93 @@
+/*
+ * protocols/muffliato.c: Muffliato-SGD(K) (Cyffers et al. 2022; paper
+ * appendix B): one noisy local step (std sigma*Delta, as D-SGD), then K
+ * gossip rounds. Step t's payload leaves at gossip round t*K; rounds t*K + k
+ * (k = 1..K-1) re-send the running average. With K = 1 it is D-SGD. The
+ * messages are -eta W_{KT} (I_T kron [I; 0]) (G + nu Z) plus public terms.
+ */
+#define G_LOG_DOMAIN "dpg-protocols"
+
+#include "protocols/internal.h"
+
+typedef struct {
+  guint K;
+} MuffRun;
+
+static const ProtoParamSpec muff_params[] = {
+    {"K", PROTO_PARAM_INT, "1", 1, 1000000, "gossip rounds per gradient step (1: D-SGD)"},
+};
+
+static gboolean muff_init(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
+                          GError **error) {
+  guint K = (guint)proto_params_get_int(params, "K");
+  if ((guint64)K * proto_context_steps(ctx) > G_MAXUINT32) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "muffliato: K = %u times %u steps exceeds 2^32 gossip rounds", K,
+                proto_context_steps(ctx));
+    return FALSE;
+  }
+  MuffRun *r = g_new0(MuffRun, 1);
+  r->K = K;
+  *run_state = r;
+  return TRUE;
+}
+
+static gboolean muff_node_init(ProtoNode *node, gpointer run_state, gpointer *node_state,
+                               GError **error) {
+  (void)run_state;
+  (void)error;
+  gsize d = proto_context_dim(proto_node_context(node));
+  *node_state = g_new0(double, MAX(d, 1)); /* the current noise sample */
+  return TRUE;
+}
+
+static gboolean muff_step(ProtoNode *node, guint t, GError **error) {
+  ProtoContext *ctx = proto_node_context(node);
+  const MuffRun *r = proto_context_run_state(ctx);
+  double *z = proto_context_dim(ctx) ? proto_node_state(node) : NULL;
+  SimLinvec *model = proto_node_model(node);
+  if (!proto_node_local_step(node, t, error))
+    return FALSE;
+  double nu = proto_context_sigma(ctx) * proto_context_clip(ctx);
+  if (nu > 0.0) {
+    SimNoiseId k = proto_node_noise_local(node, nu, t, z, error);
+    if (k == SIM_NOISE_ID_INVALID ||
+        !sim_linvec_add_noise(model, -proto_context_lr(ctx), k, z, error))
+      return FALSE;
+  }
+  return proto_node_exchange(node, t * r->K, sim_linvec_dup(model), error);
+}
+
+static gboolean muff_start(ProtoNode *node, GError **error) {
+  return muff_step(node, 0, error);
+}
+
+static gboolean muff_gathered(ProtoNode *node, guint round, guint n_inputs,
+                              const ProtoInput *inputs, GError **error) {
+  ProtoContext *ctx = proto_node_context(node);
+  const MuffRun *r = proto_context_run_state(ctx);
+  SimLinvec *model = proto_node_model(node);
+  if (!proto_average_inputs(model, n_inputs, inputs, error))
+    return FALSE;
+  if ((round + 1) % r->K != 0)
+    return proto_node_exchange(node, round + 1, sim_linvec_dup(model), error);
+  guint t = (round + 1) / r->K;
+  if (t < proto_context_steps(ctx))
+    return muff_step(node, t, error);
+  proto_node_done(node);
+  return TRUE;
+}
+
+const ProtoVTable proto_muffliato_vtable = {
+    .abi_version = PROTO_PLUGIN_ABI_VERSION,
+    .name = "muffliato",
+    .summary = "Muffliato-SGD(K): one noisy local step (std sigma*Delta), then K gossip rounds",
+    .params = muff_params,
+    .n_params = G_N_ELEMENTS(muff_params),
+    .init = muff_init,
+    .node_init = muff_node_init,
+    .node_free = g_free,
+    .on_start = muff_start,
+    .on_gathered = muff_gathered,
+    .finish = g_free,
+};

@@ -1,0 +1,634 @@
+/*
+ * protocols/runtime.c: a run: configuration, task, engine, nodes; the
+ * getters a protocol uses; the local step.
+ */
+#define G_LOG_DOMAIN "dpg-protocols"
+
+#include <math.h>
+#include <string.h>
+
+#include "protocols/internal.h"
+
+struct ProtoRun {
+  ProtoContext ctx;
+};
+
+/* Streams of the run's global randomness, one purpose each (the node
+ * streams of sim_engine_rng use purposes < SIM_RNG_N_PURPOSES). */
+enum {
+  SEED_SPLIT = SIM_RNG_USER + 40,
+  SEED_PARTITION,
+  SEED_INIT,
+};
+
+static guint64 derived_seed(guint64 seed, guint purpose) {
+  return sim_rng_stream_seed(seed, SIM_NODE_NONE, purpose);
+}
+
+void proto_run_config_init(ProtoRunConfig *cfg) {
+  g_return_if_fail(cfg != NULL);
+  memset(cfg, 0, sizeof *cfg);
+  cfg->gossip = TOPO_GOSSIP_UNIFORM;
+  cfg->protocol = "dsgd";
+  cfg->sigma = 1.0;
+  cfg->clip = 1.0;
+  cfg->lr = 0.1;
+  cfg->test_fraction = LEARN_DEFAULT_TEST_FRACTION;
+  cfg->threads = 1;
+  cfg->storage = SIM_LIN_SPARSE;
+}
+
+void proto_context_fail(ProtoContext *ctx, GError *error) {
+  if (ctx->error == NULL)
+    ctx->error = error;
+  else
+    g_error_free(error);
+  if (ctx->engine != NULL)
+    sim_engine_stop(ctx->engine);
+}
+
+/* ------------------------------------------------------------- checks */
+
+static gboolean bad(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static gboolean bad(GError **error, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_set_error_literal(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT, msg);
+  g_free(msg);
+  return FALSE;
+}
+
+static gboolean check_config(const ProtoRunConfig *cfg, GError **error) {
+  if ((cfg->graph == NULL) == (cfg->schedule == NULL))
+    return bad(error, "give exactly one topology: a graph or a schedule");
+  if (!(cfg->sigma >= 0.0 && isfinite(cfg->sigma)))
+    return bad(error, "sigma must be a finite number >= 0 (got %g)", cfg->sigma);
+  if (!(cfg->clip > 0.0 && isfinite(cfg->clip)))
+    return bad(error, "the clipping norm must be a finite number > 0 (got %g)", cfg->clip);
+  if (!(cfg->lr > 0.0 && isfinite(cfg->lr)))
+    return bad(error, "the learning rate must be a finite number > 0 (got %g)", cfg->lr);
+  if (!(cfg->compute_ms >= 0.0 && cfg->compute_ms < 1e12))
+    return bad(error, "the local compute time must be in [0, 1e12) ms (got %g)",
+               cfg->compute_ms);
+  if (cfg->threads == 0 || cfg->threads > 1024)
+    return bad(error, "threads must be in [1, 1024] (got %u)", cfg->threads);
+  if (cfg->storage != SIM_LIN_DENSE && cfg->storage != SIM_LIN_SPARSE &&
+      cfg->storage != SIM_LIN_NONE)
+    return bad(error, "unknown provenance storage %d", (int)cfg->storage);
+  if (!(cfg->test_fraction >= 0.0 && cfg->test_fraction < 1.0))
+    return bad(error, "the test fraction must be in [0, 1) (got %g)", cfg->test_fraction);
+  return TRUE;
+}
+
+/* T, k, b from the configuration (see ProtoRunConfig). */
+static gboolean participation(ProtoContext *ctx, const ProtoRunConfig *cfg, GError **error) {
+  guint k = cfg->epochs, b = cfg->batches;
+  if (cfg->dataset != NULL || cfg->rounds == 0) {
+    k = k ? k : 1;
+    b = b ? b : 1;
+    guint64 T = (guint64)k * b;
+    if (T > G_MAXINT32)
+      return bad(error, "%u epochs x %u batches is too many steps", k, b);
+    if (cfg->rounds != 0 && cfg->rounds != T)
+      return bad(error, "rounds %u differ from epochs x batches = %u x %u", cfg->rounds, k, b);
+    ctx->T = (guint)T;
+  } else {
+    ctx->T = cfg->rounds;
+    if (k && b) {
+      if ((guint64)k * b != cfg->rounds)
+        return bad(error, "rounds %u differ from epochs x batches = %u x %u", cfg->rounds, k, b);
+    } else if (b) {
+      if (cfg->rounds % b != 0)
+        return bad(error, "rounds %u are not a multiple of %u batches", cfg->rounds, b);
+      k = cfg->rounds / b;
+    } else if (k) {
+      if (cfg->rounds % k != 0)
+        return bad(error, "rounds %u are not a multiple of %u epochs", cfg->rounds, k);
+      b = cfg->rounds / k;
+    } else {
+      b = 1; /* user-level participation: every step */
+      k = cfg->rounds;
+    }
+  }
+  ctx->k = k;
+  ctx->b = b;
+  return TRUE;
+}
+
+static gboolean load_task(ProtoContext *ctx, const ProtoRunConfig *cfg, GError **error) {
+  if (cfg->dataset == NULL) {
+    if (cfg->model != NULL)
+      return bad(error, "a model (%s) needs a dataset", cfg->model);
+    return TRUE;
+  }
+  if (!learn_data_load(cfg->dataset, cfg->test_fraction, derived_seed(ctx->seed, SEED_SPLIT),
+                       &ctx->train, &ctx->test, error))
+    return FALSE;
+  const char *spec = cfg->model ? cfg->model : ctx->train->n_classes ? "softmax" : "linear";
+  ctx->model = learn_model_new(spec, ctx->train->n_features, ctx->train->n_classes, error);
+  if (ctx->model == NULL)
+    return FALSE;
+  if (ctx->train->n < ctx->n) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "%u nodes but only %" G_GSIZE_FORMAT " training records: every node needs at "
+                "least one (use fewer nodes or more data)",
+                ctx->n, ctx->train->n);
+    return FALSE;
+  }
+  ctx->partition = learn_partition_uniform(ctx->train->n, ctx->n, ctx->b,
+                                           derived_seed(ctx->seed, SEED_PARTITION), error);
+  if (ctx->partition == NULL)
+    return FALSE;
+  ctx->dim = learn_model_n_params(ctx->model);
+  ctx->init_params = g_new(double, ctx->dim);
+  learn_model_init(ctx->model, ctx->init_params, derived_seed(ctx->seed, SEED_INIT));
+  return TRUE;
+}
+
+static gboolean setup_links(ProtoContext *ctx, const ProtoRunConfig *cfg, GError **error) {
+  SimLinkParams link = {.latency = {.kind = SIM_LATENCY_CONSTANT, .ms = 0.0}};
+  if (cfg->latency != NULL && !sim_latency_parse(cfg->latency, &link.latency, error))
+    return FALSE;
+  if (cfg->loss != NULL && !sim_loss_parse(cfg->loss, &link.loss, error))
+    return FALSE;
+  if (ctx->mode.kind == PROTO_MODE_SYNC && link.loss > 0.0)
+    return bad(error,
+               "sync mode cannot run over lossy links (loss %g): a lost message would block "
+               "its receiver forever; use --mode deadline:ms=D or stale:s=S",
+               link.loss);
+  return sim_engine_set_default_link(ctx->engine, &link, error);
+}
+
+static guint inbox_hash(gconstpointer key) {
+  guint64 x = GPOINTER_TO_SIZE(key);
+  x ^= x >> 31;
+  x *= G_GUINT64_CONSTANT(0x9E3779B97F4A7C15);
+  return (guint)(x >> 32);
+}
+
+static void node_setup(ProtoContext *ctx, ProtoNode *node, guint u) {
+  node->ctx = ctx;
+  node->id = u;
+  node->model = sim_linvec_new(ctx->space);
+  if (ctx->init_params != NULL)
+    sim_linvec_add_public(node->model, 1.0, ctx->init_params, NULL);
+  node->inbox = g_hash_table_new_full(inbox_hash, g_direct_equal, NULL,
+                                      (GDestroyNotify)sim_message_unref);
+  if (ctx->mode.kind == PROTO_MODE_STALE)
+    node->last_used = g_hash_table_new(g_direct_hash, g_direct_equal);
+  if (ctx->model != NULL) {
+    node->grad = g_new0(double, ctx->dim);
+    node->scratch = g_new0(double, learn_model_scratch_size(ctx->model));
+  }
+  node->deadline_timer = SIM_EVENT_ID_NONE;
+}
+
+/* The inbox keys pack (round, from) into a pointer. */
+G_STATIC_ASSERT(sizeof(gpointer) >= 8);
+
+ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
+  g_return_val_if_fail(cfg != NULL, NULL);
+  if (!check_config(cfg, error))
+    return NULL;
+  ProtoRun *run = g_new0(ProtoRun, 1);
+  ProtoContext *ctx = &run->ctx;
+  ctx->run = run;
+  ctx->sigma = cfg->sigma;
+  ctx->clip = cfg->clip;
+  ctx->lr = cfg->lr;
+  ctx->compute_ms = cfg->compute_ms;
+  ctx->seed = cfg->seed;
+  ctx->threads = cfg->threads;
+  ctx->eval_every = cfg->eval_every;
+  ctx->storage = cfg->storage;
+  ctx->round_done = g_array_new(FALSE, TRUE, sizeof(guint));
+
+  if (!proto_spec_parse(cfg->protocol ? cfg->protocol : "dsgd", &ctx->vt, &ctx->params, error) ||
+      !proto_mode_parse(cfg->mode, &ctx->mode, error) || !participation(ctx, cfg, error))
+    goto fail;
+  if (cfg->graph != NULL) {
+    ctx->graph = topo_graph_copy(cfg->graph, error);
+    if (ctx->graph == NULL)
+      goto fail;
+    ctx->schedule = topo_schedule_new("static", ctx->graph, cfg->gossip, cfg->seed, error);
+    if (ctx->schedule == NULL)
+      goto fail;
+    ctx->schedule_owned = TRUE;
+    ctx->is_static = TRUE;
+  } else {
+    ctx->schedule = cfg->schedule;
+    ctx->is_static = topo_schedule_is_static(cfg->schedule);
+  }
+  ctx->n = topo_schedule_n(ctx->schedule);
+  if (ctx->n == 0) {
+    bad(error, "the topology has no node");
+    goto fail;
+  }
+  if (!ctx->is_static)
+    ctx->round_w = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                         (GDestroyNotify)proto_round_w_free);
+  if (!load_task(ctx, cfg, error))
+    goto fail;
+  ctx->noise = sim_noise_registry_new(ctx->n, error);
+  if (ctx->noise == NULL)
+    goto fail;
+  ctx->space = sim_lin_space_new(ctx->noise, ctx->dim, ctx->storage, ctx->T, error);
+  if (ctx->space == NULL)
+    goto fail;
+  ctx->engine = sim_engine_new(ctx->n, ctx->seed, &proto_runtime_handlers, ctx, error);
+  if (ctx->engine == NULL || !setup_links(ctx, cfg, error))
+    goto fail;
+  if (proto_round_w_get(ctx, 0, error) == NULL) /* fails early on a bad schedule */
+    goto fail;
+
+  ctx->nodes = g_new0(ProtoNode, ctx->n);
+  for (guint u = 0; u < ctx->n; u++) {
+    node_setup(ctx, &ctx->nodes[u], u);
+    if (!sim_engine_set_node(ctx->engine, u, NULL, &ctx->nodes[u], error))
+      goto fail;
+  }
+  ctx->steps_total = (guint64)ctx->n * ctx->T;
+  if (!proto_eval_setup(ctx, error))
+    goto fail;
+
+  if (!ctx->vt->init(ctx, ctx->params, &ctx->run_state, error)) {
+    goto fail;
+  }
+  ctx->run_state_set = TRUE;
+  if (ctx->vt->node_init != NULL)
+    for (guint u = 0; u < ctx->n; u++)
+      if (!ctx->vt->node_init(&ctx->nodes[u], ctx->run_state, &ctx->nodes[u].state, error)) {
+        g_prefix_error(error, "node %u: ", u);
+        goto fail;
+      }
+  return run;
+
+fail:
+  proto_run_free(run);
+  return NULL;
+}
+
+void proto_run_free(ProtoRun *run) {
+  if (run == NULL)
+    return;
+  ProtoContext *ctx = &run->ctx;
+  proto_eval_finish(ctx);
+  if (ctx->run_state_set) {
+    if (ctx->vt->node_free != NULL)
+      for (guint u = 0; u < ctx->n; u++)
+        if (ctx->nodes[u].state != NULL)
+          ctx->vt->node_free(ctx->nodes[u].state);
+    if (ctx->vt->finish != NULL)
+      ctx->vt->finish(ctx->run_state);
+  }
+  /* The engine first: it releases the messages still in flight. */
+  sim_engine_free(ctx->engine);
+  if (ctx->nodes != NULL) {
+    for (guint u = 0; u < ctx->n; u++) {
+      ProtoNode *node = &ctx->nodes[u];
+      proto_node_clear_exchange(node);
+      if (node->inbox != NULL)
+        g_hash_table_destroy(node->inbox);
+      if (node->last_used != NULL)
+        g_hash_table_destroy(node->last_used);
+      sim_linvec_free(node->model);
+      g_free(node->grad);
+      g_free(node->scratch);
+      g_free(node->have);
+    }
+    g_free(ctx->nodes);
+  }
+  proto_secrets_free(ctx);
+  if (ctx->round_w != NULL)
+    g_hash_table_destroy(ctx->round_w);
+  proto_round_w_free(ctx->static_w);
+  sim_lin_space_unref(ctx->space);
+  sim_noise_registry_unref(ctx->noise);
+  if (ctx->schedule_owned)
+    topo_schedule_free(ctx->schedule);
+  topo_graph_free(ctx->graph);
+  learn_dataset_free(ctx->train);
+  learn_dataset_free(ctx->test);
+  learn_partition_free(ctx->partition);
+  learn_model_free(ctx->model);
+  g_free(ctx->init_params);
+  g_free(ctx->eval_steps);
+  g_free(ctx->metrics);
+  proto_params_free(ctx->params);
+  g_array_unref(ctx->round_done);
+  if (ctx->error != NULL)
+    g_error_free(ctx->error);
+  g_free(run);
+}
+
+/* A description of the first node that is not done, for stall errors. */
+static char *describe_stall(ProtoContext *ctx, guint *n_stuck) {
+  *n_stuck = 0;
+  ProtoNode *first = NULL;
+  for (guint u = 0; u < ctx->n; u++)
+    if (!ctx->nodes[u].done) {
+      (*n_stuck)++;
+      if (first == NULL)
+        first = &ctx->nodes[u];
+    }
+  if (first == NULL)
+    return NULL;
+  GString *s = g_string_new(NULL);
+  g_string_append_printf(s, "node %u (step %u) ", first->id, first->step);
+  if (first->gathering && first->w != NULL) {
+    const ProtoRoundW *w = first->w;
+    g_string_append_printf(s, "is waiting for round-%u messages from", first->round);
+    guint shown = 0;
+    for (guint p = w->in_ptr[first->id]; p < w->in_ptr[first->id + 1]; p++)
+      if (!first->have[p - w->in_ptr[first->id]] && shown++ < 8)
+        g_string_append_printf(s, " %u", w->in_cols[p]);
+    g_string_append(s, " (lost, or never sent)");
+  } else if (first->exchanged) {
+    g_string_append_printf(s, "has not sent round %u", first->round);
+  } else {
+    g_string_append_printf(s, "is idle at round %u: the protocol neither exchanged nor "
+                              "called proto_node_done", first->round);
+  }
+  return g_string_free(s, FALSE);
+}
+
+gboolean proto_run_run(ProtoRun *run, GError **error) {
+  g_return_val_if_fail(run != NULL, FALSE);
+  ProtoContext *ctx = &run->ctx;
+  if (ctx->ran) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT, "a run can only run once");
+    return FALSE;
+  }
+  ctx->ran = TRUE;
+  GError *sub = NULL;
+  SimRunStatus status = sim_engine_run(ctx->engine, SIM_TIME_NEVER, &sub);
+  proto_eval_finish(ctx);
+  if (status == SIM_RUN_ERROR) {
+    g_propagate_error(error, sub);
+    return FALSE;
+  }
+  if (ctx->error != NULL) {
+    g_propagate_error(error, ctx->error);
+    ctx->error = NULL;
+    return FALSE;
+  }
+  if (ctx->cancelled) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_CANCELLED, "the run was cancelled");
+    return FALSE;
+  }
+  guint n_stuck;
+  char *stall = describe_stall(ctx, &n_stuck);
+  if (stall != NULL) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_STALLED,
+                "the run stalled at %.3f ms with %u of %u nodes unfinished: %s",
+                sim_engine_now(ctx->engine) / (double)SIM_TIME_MS, n_stuck, ctx->n, stall);
+    g_free(stall);
+    return FALSE;
+  }
+  if (ctx->progress != NULL)
+    ctx->progress(1.0, ctx->progress_data);
+  return TRUE;
+}
+
+void proto_run_cancel(ProtoRun *run) {
+  if (run != NULL)
+    run->ctx.cancelled = 1;
+}
+
+void proto_run_set_progress(ProtoRun *run, ProtoProgressFunc func, gpointer user_data) {
+  g_return_if_fail(run != NULL);
+  run->ctx.progress = func;
+  run->ctx.progress_data = user_data;
+}
+
+SimEngine *proto_run_engine(ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, NULL);
+  return run->ctx.engine;
+}
+
+SimNoiseRegistry *proto_run_noise(ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, NULL);
+  return run->ctx.noise;
+}
+
+SimLinSpace *proto_run_space(ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, NULL);
+  return run->ctx.space;
+}
+
+ProtoContext *proto_run_context(ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, NULL);
+  return &run->ctx;
+}
+
+const ProtoVTable *proto_run_protocol(const ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, NULL);
+  return run->ctx.vt;
+}
+
+guint proto_run_n_nodes(const ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, 0);
+  return run->ctx.n;
+}
+
+guint proto_run_steps(const ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, 0);
+  return run->ctx.T;
+}
+
+guint proto_run_epochs(const ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, 0);
+  return run->ctx.k;
+}
+
+guint proto_run_batches(const ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, 0);
+  return run->ctx.b;
+}
+
+const SimLinvec *proto_run_node_model(ProtoRun *run, guint u) {
+  g_return_val_if_fail(run != NULL && u < run->ctx.n, NULL);
+  return run->ctx.nodes[u].model;
+}
+
+const LearnDataset *proto_run_train_set(const ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, NULL);
+  return run->ctx.train;
+}
+
+const LearnDataset *proto_run_test_set(const ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, NULL);
+  return run->ctx.test;
+}
+
+const LearnModel *proto_run_learn_model(const ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, NULL);
+  return run->ctx.model;
+}
+
+const LearnPartition *proto_run_partition(const ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, NULL);
+  return run->ctx.partition;
+}
+
+const double *proto_run_initial_params(const ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, NULL);
+  return run->ctx.init_params;
+}
+
+void proto_run_get_stats(ProtoRun *run, ProtoRunStats *stats) {
+  g_return_if_fail(run != NULL && stats != NULL);
+  ProtoContext *ctx = &run->ctx;
+  memset(stats, 0, sizeof *stats);
+  stats->sim_time = sim_engine_now(ctx->engine);
+  sim_engine_get_stats(ctx->engine, &stats->engine);
+  stats->gathers = ctx->gathers;
+  stats->partial_gathers = ctx->partial_gathers;
+  stats->late_discarded = ctx->late_discarded;
+  stats->stale_inputs = ctx->stale_inputs;
+  stats->n_noise = sim_noise_registry_count(ctx->noise);
+}
+
+/* ------------------------------------------------------------ context */
+
+guint proto_context_n_nodes(const ProtoContext *ctx) {
+  return ctx->n;
+}
+
+guint proto_context_steps(const ProtoContext *ctx) {
+  return ctx->T;
+}
+
+guint proto_context_epochs(const ProtoContext *ctx) {
+  return ctx->k;
+}
+
+guint proto_context_batches(const ProtoContext *ctx) {
+  return ctx->b;
+}
+
+double proto_context_sigma(const ProtoContext *ctx) {
+  return ctx->sigma;
+}
+
+double proto_context_clip(const ProtoContext *ctx) {
+  return ctx->clip;
+}
+
+double proto_context_lr(const ProtoContext *ctx) {
+  return ctx->lr;
+}
+
+gsize proto_context_dim(const ProtoContext *ctx) {
+  return ctx->dim;
+}
+
+SimLinSpace *proto_context_space(const ProtoContext *ctx) {
+  return ctx->space;
+}
+
+SimNoiseRegistry *proto_context_noise(const ProtoContext *ctx) {
+  return ctx->noise;
+}
+
+gpointer proto_context_run_state(const ProtoContext *ctx) {
+  return ctx->run_state;
+}
+
+guint64 proto_context_seed(const ProtoContext *ctx) {
+  return ctx->seed;
+}
+
+gboolean proto_context_gossip_is_static(const ProtoContext *ctx) {
+  return ctx->is_static;
+}
+
+double *proto_context_gossip_dense(ProtoContext *ctx, guint round, GError **error) {
+  GError *sub = NULL;
+  TopoGossip *g = topo_schedule_gossip(ctx->schedule, round, &sub);
+  if (g == NULL) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "gossip matrix of round %u: %s", round,
+                sub->message);
+    g_error_free(sub);
+    return NULL;
+  }
+  double *dense = topo_gossip_dense(g);
+  topo_gossip_free(g);
+  return dense;
+}
+
+ProtoNode *proto_context_node(ProtoContext *ctx, guint u) {
+  g_return_val_if_fail(u < ctx->n, NULL);
+  return &ctx->nodes[u];
+}
+
+/* --------------------------------------------------------------- nodes */
+
+guint proto_node_id(const ProtoNode *node) {
+  return node->id;
+}
+
+ProtoContext *proto_node_context(const ProtoNode *node) {
+  return node->ctx;
+}
+
+gpointer proto_node_state(const ProtoNode *node) {
+  return node->state;
+}
+
+guint proto_node_step(const ProtoNode *node) {
+  return node->step;
+}
+
+SimTime proto_node_now(const ProtoNode *node) {
+  return sim_engine_now(node->ctx->engine);
+}
+
+SimLinvec *proto_node_model(ProtoNode *node) {
+  return node->model;
+}
+
+static void report_progress(ProtoContext *ctx) {
+  ctx->steps_done++;
+  if (ctx->progress == NULL || ctx->steps_total == 0)
+    return;
+  guint pct = (guint)(ctx->steps_done * 100 / ctx->steps_total);
+  if (pct != ctx->progress_last) {
+    ctx->progress_last = pct;
+    ctx->progress((double)ctx->steps_done / (double)ctx->steps_total, ctx->progress_data);
+  }
+}
+
+gboolean proto_node_local_step(ProtoNode *node, guint t, GError **error) {
+  ProtoContext *ctx = node->ctx;
+  if (t != node->step || t >= ctx->T) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "node %u: local step %u out of order (next is %u of %u)", node->id, t,
+                node->step, ctx->T);
+    return FALSE;
+  }
+  proto_eval_maybe(ctx, node, t);
+  const double *g = NULL;
+  if (ctx->model != NULL) {
+    gsize count = 0;
+    const gsize *batch = learn_partition_batch(ctx->partition, node->id, t, &count);
+    learn_model_clipped_grad(ctx->model, sim_linvec_const_data(node->model), ctx->train, batch,
+                             count, ctx->clip, node->grad, node->scratch);
+    g = node->grad;
+  }
+  if (!sim_linvec_add_gradient(node->model, -ctx->lr, node->id, t, g, error))
+    return FALSE;
+  node->step++;
+  node->busy_until = sim_engine_now(ctx->engine) + (SimTime)llround(ctx->compute_ms * 1e6);
+  report_progress(ctx);
+  return TRUE;
+}
+
+void proto_node_done(ProtoNode *node) {
+  if (node->done)
+    return;
+  node->done = TRUE;
+  proto_eval_maybe(node->ctx, node, node->step);
+}

@@ -1,0 +1,253 @@
+/*
+ * tests/cli/test_train.c: `dpgossip train` end to end: the CSV (header, one
+ * row per evaluated round and node, empty accuracy for regression), the
+ * summary line, byte-identical output for the same seed in every mode and
+ * thread count, bad inputs (clear error, no output file, an existing file
+ * left untouched), and SIGINT (no output file).
+ */
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_run.h"
+
+static char *tmpdir;
+
+static char *out_file(const char *name) {
+  return g_build_filename(tmpdir, name, NULL);
+}
+
+static char *read_file(const char *path) {
+  char *text = NULL;
+  GError *err = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, &err));
+  g_assert_no_error(err);
+  return text;
+}
+
+/* Nothing but @keep (nullable) in the output directory: no temporary left. */
+static void assert_dir_holds(const char *keep) {
+  GDir *d = g_dir_open(tmpdir, 0, NULL);
+  const char *name;
+  while ((name = g_dir_read_name(d)) != NULL)
+    if (keep == NULL || strcmp(name, keep) != 0)
+      g_error("unexpected file %s left in the output directory", name);
+  g_dir_close(d);
+}
+
+static void remove_file(const char *path) {
+  g_remove(path);
+}
+
+static void test_csv(void) {
+  char *out = out_file("r.csv");
+  CliRun r = cli_run("train", "--generate", "ring:n=8", "--dataset",
+                     "synthetic:linear,n=200,d=4,seed=2", "--epochs", "2", "--batches", "3",
+                     "--eval-every", "2", "--lr", "0.05", "--sigma", "0.5", "--seed", "7",
+                     "--out", out);
+  g_assert_cmpint(r.status, ==, 0);
+  /* Not a terminal: no progress bar. */
+  g_assert_cmpstr(r.err, ==, "");
+  g_assert_true(g_str_has_prefix(r.out, "train: dsgd, 8 nodes, 6 rounds, final mean test loss "));
+  g_assert_nonnull(strstr(r.out, "messages"));
+  char *text = read_file(out);
+  char **lines = g_strsplit(text, "\n", -1);
+  g_assert_cmpstr(lines[0], ==, "round,node,train_loss,test_loss,test_accuracy");
+  /* Steps 2, 4 and T = 6, eight nodes each, then the final empty string. */
+  g_assert_cmpuint(g_strv_length(lines), ==, 1 + 3 * 8 + 1);
+  for (guint i = 1; i <= 24; i++) {
+    char **cells = g_strsplit(lines[i], ",", -1);
+    g_assert_cmpuint(g_strv_length(cells), ==, 5);
+    g_assert_cmpint(atoi(cells[0]), ==, 2 * (int)((i - 1) / 8 + 1));
+    g_assert_cmpint(atoi(cells[1]), ==, (int)((i - 1) % 8));
+    g_assert_cmpfloat(g_ascii_strtod(cells[2], NULL), >, 0.0);
+    g_assert_cmpfloat(g_ascii_strtod(cells[3], NULL), >, 0.0);
+    g_assert_cmpstr(cells[4], ==, ""); /* regression: no accuracy */
+    g_strfreev(cells);
+  }
+  g_strfreev(lines);
+  g_free(text);
+  assert_dir_holds("r.csv");
+  remove_file(out);
+  g_free(out);
+  cli_run_clear(&r);
+}
+
+static void test_classification(void) {
+  char *out = out_file("c.csv");
+  CliRun r = cli_run("train", "--generate", "complete:n=4", "--dataset",
+                     "synthetic:logistic,n=300,d=3,classes=3,labels=argmax,seed=1", "--model",
+                     "softmax", "--epochs", "3", "--batches", "2", "--lr", "0.5", "--sigma", "0",
+                     "--out", out);
+  g_assert_cmpint(r.status, ==, 0);
+  char *text = read_file(out);
+  char **lines = g_strsplit(text, "\n", -1);
+  g_assert_cmpuint(g_strv_length(lines), ==, 1 + 4 + 1);
+  for (guint i = 1; i <= 4; i++) {
+    char **cells = g_strsplit(lines[i], ",", -1);
+    double acc = g_ascii_strtod(cells[4], NULL);
+    g_assert_cmpfloat(acc, >, 0.5); /* separable classes, no noise */
+    g_assert_cmpfloat(acc, <=, 1.0);
+    g_strfreev(cells);
+  }
+  g_strfreev(lines);
+  g_free(text);
+  remove_file(out);
+  g_free(out);
+  cli_run_clear(&r);
+}
+
+/* The same scenario and seed: the same bytes, whatever the mode's timing
+ * randomness and the number of evaluation threads. */
+static void test_deterministic(void) {
+  const char *modes[] = {"sync", "deadline:ms=3", "stale:s=2"};
+  const char *protocols[] = {"dsgd", "decor", "zipdl"};
+  for (guint m = 0; m < G_N_ELEMENTS(modes); m++) {
+    const char *protocol = protocols[m];
+    char *texts[3];
+    for (int i = 0; i < 3; i++) {
+      char *out = out_file("d.csv");
+      const char *threads = i == 1 ? "2" : "1";
+      CliRun r = cli_run("train", "--generate", "erdos:n=10,p=0.5,seed=1,connected=true",
+                         "--protocol", protocol, "--mode", modes[m], "--latency",
+                         "uniform:min=1,max=4", "--dataset", "synthetic:linear,n=300,seed=4",
+                         "--epochs", "2", "--batches", "4", "--eval-every", "3", "--lr", "0.05",
+                         "--seed", "11", "--threads", threads, "--out", out);
+      g_assert_cmpint(r.status, ==, 0);
+      texts[i] = read_file(out);
+      remove_file(out);
+      g_free(out);
+      cli_run_clear(&r);
+    }
+    g_assert_cmpstr(texts[0], ==, texts[1]);
+    g_assert_cmpstr(texts[0], ==, texts[2]);
+    for (int i = 0; i < 3; i++)
+      g_free(texts[i]);
+  }
+}
+
+/* A failing run prints a clear error, leaves no file, and never touches an
+ * existing output. */
+static void expect_failure(int status, const char *fragment, const char *const *args) {
+  char *out = out_file("bad.csv");
+  g_assert_true(g_file_set_contents(out, "old\n", -1, NULL));
+  GPtrArray *argv = g_ptr_array_new();
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add(argv, (gpointer)(strcmp(args[i], "OUT") == 0 ? out : args[i]));
+  g_ptr_array_add(argv, NULL);
+  CliRun r = cli_run_v((const char *const *)argv->pdata);
+  if (r.status != status || strstr(r.err, fragment) == NULL)
+    g_error("status %d (want %d), stderr '%s' (want '%s')", r.status, status, r.err, fragment);
+  g_assert_cmpstr(r.out, ==, "");
+  char *text = read_file(out);
+  g_assert_cmpstr(text, ==, "old\n");
+  g_free(text);
+  assert_dir_holds("bad.csv");
+  remove_file(out);
+  g_free(out);
+  g_ptr_array_free(argv, TRUE);
+  cli_run_clear(&r);
+}
+
+#define FAIL(status, fragment, ...) expect_failure(status, fragment, (const char *const[]){__VA_ARGS__, NULL})
+
+static void test_bad_inputs(void) {
+  char *bad_cell = cli_test_data_path("proto-bad-cell.csv");
+  char *tiny = cli_test_data_path("proto-tiny.csv");
+  char *c2 = cli_test_data_path("proto-c-2x2.csv"), *cu = cli_test_data_path("proto-c-upper.csv");
+  char *bad_ds = g_strdup_printf("csv:%s", bad_cell), *tiny_ds = g_strdup_printf("csv:%s", tiny);
+  char *c2_spec = g_strdup_printf("mfdsgd:C=%s", c2), *cu_spec = g_strdup_printf("mfdsgd:C=%s", cu);
+  const char *syn = "synthetic:linear,n=100";
+
+  FAIL(2, "unknown protocol 'gossip' (valid: antipgd, decor, dsgd, mafalda, mfdsgd, muffliato, "
+          "zipdl",
+       "train", "--generate", "ring:n=4", "--protocol", "gossip", "--dataset", syn, "--out", "OUT");
+  FAIL(2, "muffliato: unknown parameter 'L' (valid: K)", "train", "--generate", "ring:n=4",
+       "--protocol", "muffliato:L=2", "--dataset", syn, "--out", "OUT");
+  FAIL(2, "out of range", "train", "--generate", "ring:n=4", "--protocol", "muffliato:K=0",
+       "--dataset", syn, "--out", "OUT");
+  FAIL(2, "Unknown option --bogus", "train", "--generate", "ring:n=4", "--bogus", "--dataset", syn,
+       "--out", "OUT");
+  FAIL(2, "unknown mode 'async'", "train", "--generate", "ring:n=4", "--mode", "async",
+       "--dataset", syn, "--out", "OUT");
+  FAIL(2, "--dataset is required", "train", "--generate", "ring:n=4", "--out", "OUT");
+  FAIL(1, "proto-c-2x2.csv:1: 2 values, expected 3", "train", "--generate", "ring:n=4",
+       "--protocol", c2_spec, "--epochs", "3", "--dataset", syn, "--out", "OUT");
+  FAIL(1, "proto-c-upper.csv:2:3: C[1,2] = 0.1 lies above the diagonal", "train", "--generate",
+       "ring:n=4", "--protocol", cu_spec, "--epochs", "3", "--dataset", syn, "--out", "OUT");
+  FAIL(1, "proto-bad-cell.csv:4:4: field 2 ('oops') is not a finite number", "train",
+       "--generate", "ring:n=3", "--dataset", bad_ds, "--out", "OUT");
+  FAIL(1, "3 nodes but only 2 training records", "train", "--generate", "ring:n=3", "--dataset",
+       tiny_ds, "--out", "OUT");
+  FAIL(1, "sync mode cannot run over lossy links", "train", "--generate", "ring:n=4", "--loss",
+       "0.1", "--dataset", syn, "--out", "OUT");
+  FAIL(1, "stalled", "train", "--generate", "ring:n=4", "--loss", "1", "--mode", "stale:s=1",
+       "--dataset", syn, "--out", "OUT");
+
+  /* The output directory must exist: the error names the file. */
+  char *missing = g_build_filename(tmpdir, "no-such-dir", "r.csv", NULL);
+  CliRun r = cli_run("train", "--generate", "ring:n=4", "--dataset", syn, "--out", missing);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, "no-such-dir"));
+  cli_run_clear(&r);
+  g_free(missing);
+
+  g_free(c2_spec);
+  g_free(cu_spec);
+  g_free(bad_ds);
+  g_free(tiny_ds);
+  g_free(c2);
+  g_free(cu);
+  g_free(bad_cell);
+  g_free(tiny);
+}
+
+/* SIGINT during a long run: exit 130, no output file. */
+static void test_sigint(void) {
+  char *out = out_file("int.csv");
+  char *graph = cli_shared_path("data/graphs/facebook-ego-414-lcc.edges");
+  char *data = cli_shared_path("data/cal_housing.data");
+  char *ds = g_strdup_printf("california:%s", data);
+  const char *argv[] = {g_getenv("DPGOSSIP"), "train", "--graph", graph, "--dataset", ds,
+                        "--model", "mlp", "--epochs", "200", "--batches", "16", "--out", out,
+                        NULL};
+  GPid pid;
+  GError *err = NULL;
+  g_assert_true(g_spawn_async(NULL, (char **)argv, NULL,
+                              G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
+                                  G_SPAWN_STDERR_TO_DEV_NULL,
+                              NULL, NULL, &pid, &err));
+  g_assert_no_error(err);
+  g_usleep(500 * 1000);
+  kill(pid, SIGINT);
+  int wstatus = 0;
+  g_assert_cmpint(waitpid(pid, &wstatus, 0), ==, pid);
+  g_spawn_close_pid(pid);
+  g_assert_true(WIFEXITED(wstatus));
+  g_assert_cmpint(WEXITSTATUS(wstatus), ==, 130);
+  g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  assert_dir_holds(NULL);
+  g_free(ds);
+  g_free(data);
+  g_free(graph);
+  g_free(out);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  GError *err = NULL;
+  tmpdir = g_dir_make_tmp("dpg-train-XXXXXX", &err);
+  g_assert_no_error(err);
+  g_test_add_func("/train/csv", test_csv);
+  g_test_add_func("/train/classification", test_classification);
+  g_test_add_func("/train/deterministic", test_deterministic);
+  g_test_add_func("/train/bad_inputs", test_bad_inputs);
+  g_test_add_func("/train/sigint", test_sigint);
+  int status = g_test_run();
+  g_rmdir(tmpdir);
+  g_free(tmpdir);
+  return status;
+}

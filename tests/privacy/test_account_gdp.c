@@ -1,0 +1,110 @@
+/*
+ * tests/privacy/test_account_gdp.c: mu-GDP to RDP and (eps, delta): the
+ * values of DESIGN.md, reference values computed independently with 60-digit
+ * arithmetic (mpmath: Phi and e^eps evaluated exactly, root by the Illinois
+ * method), round trips and monotonicity over mu in [1e-3, 1e3], and the
+ * parsers.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "privacy/privacy.h"
+
+static double rel(double a, double b) { return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b))); }
+
+static void test_design_values(void) {
+  /* DESIGN.md: mu = 1 gives eps(1e-6) = 4.88655 and eps(1e-5) = 4.37718. */
+  g_assert_cmpfloat(fabs(priv_gdp_epsilon(1.0, 1e-6) - 4.88655), <, 5e-6);
+  g_assert_cmpfloat(fabs(priv_gdp_epsilon(1.0, 1e-5) - 4.37718), <, 5e-6);
+}
+
+static void test_reference_values(void) {
+  static const struct {
+    double mu, delta, eps;
+  } ref[] = {
+      {1, 1e-6, 4.886554117462212},        {1, 1e-5, 4.3771780956812246},
+      {1e-3, 1e-6, 0.0027182190888139952}, {1e-2, 1e-5, 0.027219419814577136},
+      {0.5, 1e-10, 3.099430330243196},     {3, 1e-6, 18.163445759078475},
+      {10, 1e-6, 96.717271963867699},      {100, 1e-6, 5474.3655001946368},
+      {1000, 1e-6, 504752.42667835933},    {1000, 1e-12, 507033.48732646218},
+      {30, 0.5, 449.00036922447106},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(ref); i++) {
+    double e = priv_gdp_epsilon(ref[i].mu, ref[i].delta);
+    g_assert_cmpfloat(rel(e, ref[i].eps), <, 1e-9);
+    g_assert_cmpfloat(rel(priv_gdp_delta(ref[i].mu, ref[i].eps), ref[i].delta), <, 1e-6);
+  }
+}
+
+/* delta(eps(mu, delta)) = delta, eps grows with mu and shrinks with delta. */
+static void test_round_trip_and_monotone(void) {
+  const double deltas[] = {1e-12, 1e-9, 1e-6, 1e-3, 0.1};
+  for (guint d = 0; d < G_N_ELEMENTS(deltas); d++) {
+    double prev = 0.0;
+    for (double lmu = -3.0; lmu <= 3.0 + 1e-9; lmu += 0.125) {
+      double mu = pow(10.0, lmu), e = priv_gdp_epsilon(mu, deltas[d]);
+      g_assert_true(isfinite(e));
+      g_assert_cmpfloat(e, >=, prev);
+      prev = e;
+      if (e > 0) {
+        g_assert_cmpfloat(rel(priv_gdp_delta(mu, e), deltas[d]), <, 1e-6);
+      } else {
+        /* eps = 0 exactly when delta(0) = 2 Phi(mu/2) - 1 is already below. */
+        g_assert_cmpfloat(priv_gdp_delta(mu, 0.0), <=, deltas[d]);
+      }
+      if (d > 0) g_assert_cmpfloat(e, <=, priv_gdp_epsilon(mu, deltas[d - 1]));
+    }
+  }
+  /* delta(0) = 2 Phi(1/2) - 1 for mu = 1; above it no epsilon is needed. */
+  g_assert_cmpfloat(rel(priv_gdp_delta(1.0, 0.0), 0.38292492254802621), <, 1e-14);
+  g_assert_cmpfloat(priv_gdp_epsilon(1.0, 0.4), ==, 0.0);
+  g_assert_cmpfloat(priv_gdp_epsilon(1.0, 0.38), >, 0.0);
+}
+
+static void test_special_values(void) {
+  g_assert_cmpfloat(priv_gdp_epsilon(0.0, 1e-6), ==, 0.0);
+  g_assert_true(isinf(priv_gdp_epsilon(INFINITY, 1e-6)));
+  g_assert_true(isnan(priv_gdp_epsilon(-1.0, 1e-6)));
+  g_assert_true(isnan(priv_gdp_epsilon(1.0, 0.0)));
+  g_assert_true(isnan(priv_gdp_epsilon(1.0, 1.0)));
+  g_assert_cmpfloat(priv_gdp_delta(0.0, 1.0), ==, 0.0);
+  g_assert_cmpfloat(priv_gdp_delta(INFINITY, 1.0), ==, 1.0);
+  g_assert_true(isnan(priv_gdp_delta(1.0, -1.0)));
+  g_assert_cmpfloat(priv_gdp_rdp(3.0, 2.0), ==, 9.0);
+  g_assert_cmpfloat(priv_gdp_rdp(0.5, 10.0), ==, 1.25);
+  g_assert_true(isinf(priv_gdp_rdp(INFINITY, 2.0)));
+  g_assert_true(isnan(priv_gdp_rdp(1.0, 1.0)));
+  g_assert_true(isnan(priv_gdp_rdp(-1.0, 2.0)));
+}
+
+static void test_parsers(void) {
+  PrivTrust t;
+  PrivSensitivity s;
+  GError *err = NULL;
+  const char *names[] = {"ldp", "pndp", "secldp"};
+  for (guint i = 0; i < 3; i++) {
+    g_assert_true(priv_trust_parse(names[i], &t, &err));
+    g_assert_cmpstr(priv_trust_name(t), ==, names[i]);
+  }
+  g_assert_false(priv_trust_parse("PNDP", &t, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "'PNDP'"));
+  g_clear_error(&err);
+  g_assert_true(priv_sensitivity_parse("exact", &s, &err));
+  g_assert_cmpint(s, ==, PRIV_SENSITIVITY_EXACT);
+  g_assert_cmpstr(priv_sensitivity_name(s), ==, "exact");
+  g_assert_true(priv_sensitivity_parse("bound", &s, &err));
+  g_assert_cmpstr(priv_sensitivity_name(s), ==, "bound");
+  g_assert_false(priv_sensitivity_parse("tight", &s, &err));
+  g_clear_error(&err);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/privacy/account/gdp/design-values", test_design_values);
+  g_test_add_func("/privacy/account/gdp/reference-values", test_reference_values);
+  g_test_add_func("/privacy/account/gdp/round-trip", test_round_trip_and_monotone);
+  g_test_add_func("/privacy/account/gdp/special-values", test_special_values);
+  g_test_add_func("/privacy/account/gdp/parsers", test_parsers);
+  return g_test_run();
+}

@@ -1,0 +1,226 @@
+/*
+ * tests/privacy/test_account_util.h: helpers shared by the accounting tests:
+ * a hand-written synchronous D-SGD / Muffliato / MF-D-SGD loop driving
+ * SimLinvec operations exactly as DESIGN.md's equations say (no engine, no
+ * structured shortcut), which collects an attacker set's knowledge for the
+ * generic accountant; and block comparisons.
+ */
+#ifndef DPG_TESTS_ACCOUNT_UTIL_H
+#define DPG_TESTS_ACCOUNT_UTIL_H
+
+#include <math.h>
+#include <string.h>
+
+#include "privacy/privacy.h"
+
+typedef struct {
+  PrivProtocol protocol;
+  guint K;               /* Muffliato rounds per step (1 otherwise) */
+  const double *C_local; /* MF-D-SGD: T x T lower triangular, invertible */
+  guint b;               /* MF-D-SGD calibration interval */
+  guint T;
+  const TopoGossip *const *gossip;
+  guint n_gossip; /* 1 or K*T */
+  double sigma, clip;
+} HandRun;
+
+/* Inverse of a lower-triangular T x T matrix by forward substitution. */
+static inline double *hand_lower_inverse(const double *C, guint T) {
+  double *inv = g_new0(double, (gsize)T *T);
+  for (guint j = 0; j < T; j++) {
+    for (guint i = j; i < T; i++) {
+      double s = i == j ? 1.0 : 0.0;
+      for (guint k = j; k < i; k++) s -= C[(gsize)i * T + k] * inv[(gsize)k * T + j];
+      inv[(gsize)i * T + j] = s / C[(gsize)i * T + i];
+    }
+  }
+  return inv;
+}
+
+/* sens_Pi(C)^2 (bound form) computed directly from C^T C. */
+static inline double hand_sens2(const double *C, guint T, guint b) {
+  double best = 0.0;
+  for (guint j = 0; j < b; j++) {
+    double s = 0.0;
+    for (guint a = j; a < T; a += b)
+      for (guint c = j; c < T; c += b) {
+        double x = 0.0;
+        for (guint r = 0; r < T; r++) x += C[(gsize)r * T + a] * C[(gsize)r * T + c];
+        s += fabs(x);
+      }
+    best = MAX(best, s);
+  }
+  return best;
+}
+
+static inline void hand_ok(gboolean ok, GError *err) {
+  g_assert_no_error(err);
+  g_assert_true(ok);
+}
+
+/*
+ * Runs @run with linvecs and returns attacker set @S's knowledge under
+ * @trust: PNDP sees every message a member receives (from its W_r-row,
+ * members included), LDP and SecLDP every message sent (each receiver's copy:
+ * duplicates on purpose). PNDP and SecLDP know the members' gradients and
+ * noises.
+ */
+static inline PrivKnowledge *hand_knowledge(const HandRun *run, PrivTrust trust, const guint *S,
+                                            guint nS) {
+  GError *err = NULL;
+  guint n = topo_gossip_n(run->gossip[0]), T = run->T, K = run->K ? run->K : 1, R = K * T;
+  gboolean *member = g_new0(gboolean, n);
+  for (guint i = 0; i < nS; i++) member[S[i]] = TRUE;
+  SimNoiseRegistry *reg = sim_noise_registry_new(n, &err);
+  g_assert_no_error(err);
+  SimLinSpace *space = sim_lin_space_new(reg, 0, SIM_LIN_SPARSE, 0, &err);
+  g_assert_no_error(err);
+  double std = run->sigma * run->clip;
+  double *Cinv = NULL;
+  if (run->protocol == PRIV_PROTOCOL_MFDSGD) {
+    Cinv = hand_lower_inverse(run->C_local, T);
+    std *= sqrt(hand_sens2(run->C_local, T, run->b ? run->b : 1));
+  }
+  SimNoiseId *z = g_new(SimNoiseId, (gsize)T * n);
+  for (guint k = 0; k < T; k++)
+    for (guint u = 0; u < n; u++) {
+      z[(gsize)k * n + u] = sim_noise_register_local(reg, std, u, k, &err);
+      g_assert_no_error(err);
+    }
+  PrivKnowledge *kn = priv_knowledge_new(n, &err);
+  g_assert_no_error(err);
+  SimLinvec **theta = g_new(SimLinvec *, n), **x = g_new(SimLinvec *, n),
+            **y = g_new(SimLinvec *, n);
+  for (guint u = 0; u < n; u++) {
+    theta[u] = sim_linvec_new(space);
+    x[u] = sim_linvec_new(space);
+    y[u] = sim_linvec_new(space);
+  }
+  for (guint r = 0; r < R; r++) {
+    if (r % K == 0) {
+      guint k = r / K;
+      /* theta_{t+1/2} = theta_t - eta (g_t + noise_t), eta = 1 */
+      for (guint u = 0; u < n; u++) {
+        hand_ok(sim_linvec_copy(x[u], theta[u], &err), err);
+        hand_ok(sim_linvec_add_gradient(x[u], -1.0, u, k, NULL, &err), err);
+        if (Cinv) {
+          for (guint s = 0; s <= k; s++)
+            if (Cinv[(gsize)k * T + s] != 0.0)
+              hand_ok(sim_linvec_add_noise(x[u], -Cinv[(gsize)k * T + s], z[(gsize)s * n + u], NULL,
+                                           &err),
+                      err);
+        } else {
+          hand_ok(sim_linvec_add_noise(x[u], -1.0, z[(gsize)k * n + u], NULL, &err), err);
+        }
+      }
+    }
+    const TopoGossip *w = run->gossip[run->n_gossip == 1 ? 0 : r];
+    /* Messages: v receives x[w] from every other w of its row of W_r. */
+    for (guint v = 0; v < n; v++) {
+      const guint *cols;
+      const double *vals;
+      guint len = topo_gossip_row(w, v, &cols, &vals);
+      for (guint j = 0; j < len; j++) {
+        if (cols[j] == v) continue;
+        gboolean seen = trust == PRIV_TRUST_PNDP ? member[v] : TRUE;
+        if (seen) hand_ok(priv_knowledge_add_linvec(kn, x[cols[j]], &err), err);
+      }
+    }
+    /* Gossip: y_u = sum_v W_r[u,v] x_v. */
+    for (guint u = 0; u < n; u++) {
+      const guint *cols;
+      const double *vals;
+      guint len = topo_gossip_row(w, u, &cols, &vals);
+      sim_linvec_zero(y[u]);
+      for (guint j = 0; j < len; j++)
+        hand_ok(sim_linvec_axpy(y[u], vals[j], x[cols[j]], &err), err);
+    }
+    for (guint u = 0; u < n; u++)
+      hand_ok(sim_linvec_copy((r + 1) % K == 0 ? theta[u] : x[u], y[u], &err), err);
+  }
+  for (guint i = 0; i < nS; i++) {
+    hand_ok(priv_knowledge_add_attacker(kn, S[i], &err), err);
+    if (trust != PRIV_TRUST_LDP)
+      for (guint k = 0; k < T; k++) priv_knowledge_know_noise(kn, z[(gsize)k * n + S[i]]);
+  }
+  for (guint u = 0; u < n; u++) {
+    sim_linvec_free(theta[u]);
+    sim_linvec_free(x[u]);
+    sim_linvec_free(y[u]);
+  }
+  g_free(theta);
+  g_free(x);
+  g_free(y);
+  g_free(z);
+  g_free(Cinv);
+  g_free(member);
+  sim_lin_space_unref(space);
+  sim_noise_registry_unref(reg);
+  return kn;
+}
+
+/* The generic accountant's blocks for hand_knowledge(...). */
+static inline PrivBlocks *hand_blocks(const HandRun *run, PrivTrust trust, const guint *S,
+                                      guint nS) {
+  PrivKnowledge *kn = hand_knowledge(run, trust, S, nS);
+  PrivKnowledgeOptions o = {.T = run->T, .clip = run->clip};
+  GError *err = NULL;
+  PrivBlocks *b = priv_knowledge_blocks(kn, &o, &err);
+  g_assert_no_error(err);
+  g_assert_nonnull(b);
+  priv_knowledge_free(kn);
+  return b;
+}
+
+/* The structured path's blocks for the same run. */
+static inline PrivBlocks *fast_blocks(const HandRun *run, PrivTrust trust, const guint *S, guint nS,
+                                      PrivEngine engine) {
+  PrivStructuredProblem p = {.protocol = run->protocol,
+                             .K = run->K,
+                             .C_local = run->C_local,
+                             .T = run->T,
+                             .gossip = run->gossip,
+                             .n_gossip = run->n_gossip,
+                             .trust = trust,
+                             .attackers = S,
+                             .n_attackers = nS,
+                             .sigma = run->sigma,
+                             .b = run->b,
+                             .engine = engine};
+  GError *err = NULL;
+  PrivBlocks *b = priv_structured_blocks(&p, &err);
+  g_assert_no_error(err);
+  g_assert_nonnull(b);
+  return b;
+}
+
+/* Largest |X1_u - X2_u| over max |X2_u| across victims; statuses must agree. */
+static inline double blocks_rel_diff(const PrivBlocks *a, const PrivBlocks *b) {
+  g_assert_cmpuint(a->n, ==, b->n);
+  g_assert_cmpuint(a->T, ==, b->T);
+  double worst = 0.0;
+  gsize TT = (gsize)a->T * a->T;
+  for (guint u = 0; u < a->n; u++) {
+    g_assert_cmpint(a->status[u], ==, b->status[u]);
+    const double *x = a->X + u * TT, *y = b->X + u * TT;
+    double num = 0.0, den = 0.0;
+    for (gsize i = 0; i < TT; i++) {
+      num = MAX(num, fabs(x[i] - y[i]));
+      den = MAX(den, MAX(fabs(x[i]), fabs(y[i])));
+    }
+    if (den > 0) worst = MAX(worst, num / den);
+  }
+  return worst;
+}
+
+static inline TopoGossip *gossip_of(const char *spec, TopoGossipKind kind) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate(spec, &err);
+  g_assert_no_error(err);
+  TopoGossip *w = topo_gossip_new(g, kind, &err);
+  g_assert_no_error(err);
+  topo_graph_free(g);
+  return w;
+}
+
+#endif /* DPG_TESTS_ACCOUNT_UTIL_H */

@@ -1,0 +1,250 @@
+// tests/viz/browser.test.mjs: the visualizer end to end in a real browser.
+//
+// Starts `dpgossip viz` (HTTP on a free port, subscribed to a free ZeroMQ
+// port), opens the page in headless Chromium (Debian's /usr/bin/chromium,
+// driven by playwright-core), then:
+//   1. runs `dpgossip demo --publish ... --pace` and checks, while it runs,
+//      that the 15 Florentine nodes are drawn, that the round counter climbs
+//      to 10, and that node 0's colour on the canvas (real pixels) changes;
+//   2. replays the trace that run recorded (`dpgossip replay`) and checks the
+//      page starts over and goes through the rounds again, and that the time
+//      slider takes it back to round 0 with round 0's colours;
+//   3. replays a hand-written trace with privacy events, clicks a node to
+//      make it the attacker and checks the nodes take the privacy colours;
+// and saves a screenshot of each stage in $DPG_VIZ_SCREENSHOT_DIR.
+//
+// Run by ctest (label browser); needs `npm ci --prefix tests/viz`
+// (scripts/install-deps.sh does it) and the chromium package.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import zlib from 'node:zlib';
+
+const DPGOSSIP = process.env.DPGOSSIP;
+const SHOTS = process.env.DPG_VIZ_SCREENSHOT_DIR || tmpdir();
+const CHROMIUM = process.env.DPG_CHROMIUM || '/usr/bin/chromium';
+
+let passed = 0, failed = 0;
+function check(cond, what) {
+  if (cond) { passed++; console.log(`ok - ${what}`); } else { failed++; console.log(`not ok - ${what}`); }
+}
+function fatal(msg) {
+  console.error(`browser test: ${msg}`);
+  process.exit(1);
+}
+
+let chromium;
+try {
+  ({ chromium } = await import('playwright-core'));
+} catch (e) {
+  fatal(`playwright-core is missing: run 'npm ci --prefix tests/viz' (scripts/install-deps.sh does) (${e.message})`);
+}
+if (!DPGOSSIP || !existsSync(DPGOSSIP)) fatal('set DPGOSSIP to the dpgossip binary');
+if (!existsSync(CHROMIUM)) fatal(`no browser at ${CHROMIUM}: install Debian's chromium (scripts/install-deps.sh)`);
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
+  });
+}
+
+// Starts dpgossip; resolves when it exits: {code, stdout, stderr}.
+function run(args, onStdout) {
+  const p = spawn(DPGOSSIP, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '', err = '';
+  p.stdout.on('data', (d) => { out += d; if (onStdout) onStdout(out); });
+  p.stderr.on('data', (d) => { err += d; });
+  const done = new Promise((resolve) => p.on('exit', (code, signal) => resolve({ code, signal, stdout: out, stderr: err })));
+  return { proc: p, done };
+}
+
+// A plain-text trace (docs/events.md): a ring of 12 nodes, 3 rounds,
+// metrics, and privacy towards attacker sets {0} and {6}.
+function privacyTrace(path) {
+  const n = 12;
+  const lines = ['DPGTRACE 1 {"stream_v":1}'];
+  let seq = 0;
+  const rec = (topic, body) => {
+    const text = JSON.stringify({ v: 1, seq: seq++, ...body });
+    const crc = (zlib.crc32(Buffer.from(text)) >>> 0).toString(16).padStart(8, '0');
+    lines.push(`${topic} ${crc} ${text}`);
+  };
+  const edges = [], positions = [];
+  for (let u = 0; u < n; u++) {
+    edges.push([u, (u + 1) % n]);
+    positions.push([Math.cos((2 * Math.PI * u) / n), Math.sin((2 * Math.PI * u) / n)]);
+  }
+  rec('run', { t_ns: 0, event: 'start', name: 'privacy-ring', seed: 1, rounds: 3, messages_every: 1, graph: { n, edges, layout: 'circle', positions } });
+  const dist = (a, u) => Math.min(Math.abs(a - u), n - Math.abs(a - u));
+  for (let r = 0; r <= 3; r++) {
+    const t = r * 1000000;
+    rec('round', { t_ns: t, round: r });
+    rec('metric', { t_ns: t, round: r, nodes: [...Array(n).keys()], test_loss: [...Array(n).keys()].map((u) => (u + 1) / (r + 1)) });
+    if (r === 0) continue;
+    for (const a of [0, 6]) {
+      const victims = [...Array(n).keys()].filter((u) => u !== a);
+      const mu = victims.map((u) => (u === (a + 6) % n ? null : (r * 2) / dist(a, u)));
+      rec('privacy', { t_ns: t, round: r, collusion: `node${a}`, attackers: [a], trust: 'pndp', delta: 1e-6, victims, mu, epsilon: mu.map((m) => (m === null ? null : 4 * m)) });
+    }
+    if (r < 3) rec('message', { t_ns: t + 10, from: r, to: r + 1, round: r, tag: 0, bytes: 8, sent_ns: t + 10, arrival_ns: t + 500, dropped: null });
+  }
+  rec('run', { t_ns: 3000000, event: 'end', status: 'ok' });
+  lines.push(`END ${(zlib.crc32(Buffer.from(`{"records":${seq}}`)) >>> 0).toString(16).padStart(8, '0')} {"records":${seq}}`);
+  writeFileSync(path, lines.join('\n') + '\n');
+}
+
+const work = mkdtempSync(join(tmpdir(), 'dpg-browser-'));
+mkdirSync(SHOTS, { recursive: true });
+const zport = await freePort();
+const endpoint = `tcp://127.0.0.1:${zport}`;
+
+// ---- the viz server ----
+let url = null;
+const viz = run(['viz', '--listen', '127.0.0.1:0', '--subscribe', endpoint], (out) => {
+  const m = out.match(/serving (http:\/\/127\.0\.0\.1:\d+\/)/);
+  if (m) url = m[1];
+});
+for (let i = 0; i < 100 && !url; i++) await sleep(50);
+if (!url) { viz.proc.kill('SIGKILL'); fatal('dpgossip viz did not print its address'); }
+console.log(`# viz at ${url}, stream on ${endpoint}`);
+
+const profile = mkdtempSync(join(tmpdir(), 'dpg-chromium-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: CHROMIUM,
+  headless: true,
+  viewport: { width: 1280, height: 760 },
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const page = context.pages()[0] || await context.newPage();
+const requests = [];
+page.on('request', (r) => requests.push(r.url()));
+const consoleErrors = [];
+page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+page.on('pageerror', (e) => consoleErrors.push(String(e)));
+
+// The colour of node u's centre as drawn on the canvas (real pixels).
+async function pixel(u) {
+  return page.evaluate((node) => {
+    const c = document.getElementById('graph');
+    const p = window.dpgViz.nodeScreen(node);
+    if (!p) return null;
+    const dpr = window.devicePixelRatio || 1;
+    const d = c.getContext('2d').getImageData(Math.round(p[0] * dpr), Math.round(p[1] * dpr), 1, 1).data;
+    return `${d[0]},${d[1]},${d[2]}`;
+  }, u);
+}
+async function snapshot(u = 0) {
+  return page.evaluate(() => ({
+    round: window.dpgViz.round,
+    text: document.getElementById('round').textContent,
+    drawn: window.dpgViz.nodesDrawn,
+    attr: document.getElementById('graph').dataset.nodesDrawn,
+    n: window.dpgViz.n,
+  })).then(async (s) => ({ ...s, pixel: await pixel(u) }));
+}
+// Samples the page every 40 ms until `done` resolves.
+async function watch(done) {
+  const samples = [];
+  let finished = false;
+  done.then(() => { finished = true; });
+  while (!finished) {
+    samples.push(await snapshot());
+    await sleep(40);
+  }
+  await sleep(400); // the last events reach the page
+  samples.push(await snapshot());
+  return samples;
+}
+
+try {
+  await page.goto(url);
+  await page.waitForFunction(() => window.dpgViz !== undefined);
+  check(await page.title() === 'dpgossip viz', 'the page loads');
+
+  // ---- 1. a live run ----
+  const trace = join(work, 'demo.trace');
+  const demo = run(['demo', '--publish', endpoint, '--publish-wait', '20', '--pace', '120', '--record', trace]);
+  const live = await watch(demo.done);
+  const demoResult = await demo.done;
+  check(demoResult.code === 0, `demo --publish exits 0 (${demoResult.stderr.trim().split('\n').pop()})`);
+  const last = live[live.length - 1];
+  check(last.n === 15 && last.drawn === 15 && last.attr === '15', `the 15 nodes of the Florentine graph are drawn (drawn=${last.drawn})`);
+  const rounds = [...new Set(live.map((s) => s.round).filter((r) => r !== null))];
+  check(rounds.length >= 4 && Math.max(...rounds) === 10, `the round counter climbs during the run (saw ${rounds.join(',')})`);
+  check(last.text === '10', `the round counter shows 10 at the end (${last.text})`);
+  const colours = [...new Set(live.map((s) => s.pixel).filter(Boolean))];
+  check(colours.length >= 2, `node 0 changes colour during the run (${colours.length} colours: ${colours.slice(0, 4).join(' | ')})`);
+  await page.screenshot({ path: join(SHOTS, 'viz-live.png') });
+
+  // ---- 2. the replay of that run ----
+  const replay = run(['replay', trace, '--publish', endpoint, '--speed', '12', '--publish-wait', '20']);
+  const replayed = await watch(replay.done);
+  const rr = await replay.done;
+  check(rr.code === 0, `replay exits 0 (${rr.stderr.trim().split('\n').pop()})`);
+  const rrounds = replayed.map((s) => s.round).filter((r) => r !== null);
+  const firstLow = rrounds.findIndex((r) => r < 10);
+  check(firstLow >= 0 && rrounds[rrounds.length - 1] === 10, `the replay starts over and reaches round 10 (saw ${[...new Set(rrounds)].join(',')})`);
+  const rlast = replayed[replayed.length - 1];
+  check(rlast.drawn === 15, 'the replay draws the 15 nodes');
+  const rcolours = [...new Set(replayed.map((s) => s.pixel).filter(Boolean))];
+  check(rcolours.length >= 2, `node 0 changes colour during the replay (${rcolours.length} colours)`);
+  const finalPixel = rlast.pixel;
+  // Time slider back to round 0.
+  await page.$eval('#slider', (el) => { el.value = '0'; el.dispatchEvent(new Event('input', { bubbles: true })); });
+  await sleep(150);
+  const back = await snapshot();
+  check(back.text === '0' && back.round === 0, `the time slider shows round 0 (${back.text})`);
+  check(back.pixel !== finalPixel, `round 0 has other colours than round 10 (${back.pixel} vs ${finalPixel})`);
+  await page.screenshot({ path: join(SHOTS, 'viz-replay-round0.png') });
+  await page.click('#live');
+
+  // ---- 3. privacy colours and the attacker click ----
+  const ptrace = join(work, 'privacy.trace');
+  privacyTrace(ptrace);
+  const preplay = run(['replay', ptrace, '--publish', endpoint, '--speed', 'max', '--publish-wait', '20']);
+  const pr = await preplay.done;
+  check(pr.code === 0, `a hand-written trace replays (${pr.stderr.trim().split('\n').pop()})`);
+  await page.waitForFunction(() => window.dpgViz.n === 12 && window.dpgViz.round === 3, null, { timeout: 10000 });
+  const sets = await page.evaluate(() => window.dpgViz.privacySets);
+  check(sets.length === 2, `two attacker sets in the attacker list (${sets.join(', ')})`);
+  // Click node 6: it becomes the attacker, colours switch to privacy loss.
+  const p6 = await page.evaluate(() => window.dpgViz.nodeScreen(6));
+  const box = await page.locator('#graph').boundingBox();
+  const lossColour = await pixel(5);
+  await page.mouse.click(box.x + p6[0], box.y + p6[1]);
+  await sleep(200);
+  const chosen = await page.evaluate(() => ({ a: window.dpgViz.attacker, mode: window.dpgViz.colorMode }));
+  check(chosen.a === 'node6|pndp' && chosen.mode === 'epsilon', `clicking node 6 makes it the attacker (${chosen.a}, ${chosen.mode})`);
+  const near = await pixel(5), far = await pixel(0);
+  check(near !== lossColour, `node 5 switches from its loss colour to its privacy colour (${lossColour} -> ${near})`);
+  check(far === '20,20,20', `node 0, unprotected against node 6, is drawn black (${far})`);
+  check(near !== far, 'the nearest and the unprotected victim have different colours');
+  await page.screenshot({ path: join(SHOTS, 'viz-privacy.png') });
+
+  // Nothing came from anywhere but the viz server.
+  const origin = new URL(url).origin;
+  const foreign = requests.filter((r) => !r.startsWith(origin));
+  check(foreign.length === 0, `no request leaves the viz server (${foreign.slice(0, 3).join(', ')})`);
+  check(consoleErrors.length === 0, `no error in the page's console (${consoleErrors.slice(0, 3).join(' | ')})`);
+} catch (e) {
+  failed++;
+  console.log(`not ok - ${e.stack || e}`);
+  try { await page.screenshot({ path: join(SHOTS, 'viz-failure.png') }); } catch (e2) { /* ignore */ }
+} finally {
+  await context.close();
+  viz.proc.kill('SIGTERM');
+  const v = await viz.done;
+  check(v.code === 0, `dpgossip viz stops cleanly on SIGTERM (code ${v.code}, ${v.stderr.trim().split('\n').pop()})`);
+  rmSync(work, { recursive: true, force: true });
+  rmSync(profile, { recursive: true, force: true });
+}
+console.log(`# screenshots in ${SHOTS}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,817 @@
+// dpgossip viz: draws the event stream (docs/events.md) pushed by
+// `dpgossip viz` over Server-Sent Events. Plain JavaScript, no dependency,
+// nothing fetched from elsewhere.
+//
+// Model: everything but message events is kept per round, so the view can
+// show any round (time slider) while new events keep arriving; message
+// events are only animated as they come (brief edge flashes).
+'use strict';
+
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const STREAM_VERSION = 1;
+  const FLASH_MS = 450;
+  const MAX_FLASHES = 4000;
+
+  // ---- State -------------------------------------------------------------
+  let S = null;
+  function emptyState() {
+    return {
+      start: null, // the run start body
+      n: 0,
+      pos: [], // [x, y] in layout units
+      edges: [], // [u, v]
+      edgeDown: new Set(), // "u-v" keys currently removed
+      nodeLeft: new Set(),
+      adj: [],
+      degree: [],
+      rounds: [], // rounds seen, increasing
+      roundTime: new Map(), // round -> t_ns
+      loss: new Map(), // round -> Float32Array(n), carried forward (NaN unknown)
+      lossRounds: [],
+      lossMin: Infinity,
+      lossMax: -Infinity,
+      avgLoss: [], // [round, mean test loss]
+      privacy: new Map(), // key -> {name, trust, attackers, byRound: Map(round -> rec)}
+      lastSeq: -1,
+      missed: 0,
+      events: 0,
+      messages: 0,
+      dropped: 0,
+      tNs: 0,
+      ended: null,
+    };
+  }
+  const view = {
+    follow: true, // show the latest round
+    round: null, // the round shown when not following
+    paused: false,
+    colorMode: 'loss',
+    attacker: '', // privacy key
+    flashes: [],
+    transform: null,
+    dirtyBase: true,
+    nodesDrawn: 0,
+    nodeColors: [],
+    connected: false,
+    serverIdleMs: -1,
+    serverSkipped: 0,
+    lastEventAt: 0,
+  };
+
+  // ---- Colour maps -------------------------------------------------------
+  const VIRIDIS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+  const HEAT = [[255, 247, 188], [254, 196, 79], [236, 112, 20], [189, 0, 38], [103, 0, 13]];
+  function ramp(stops, t) {
+    t = Math.min(1, Math.max(0, t));
+    const x = t * (stops.length - 1);
+    const i = Math.min(stops.length - 2, Math.floor(x));
+    const f = x - i;
+    const a = stops[i], b = stops[i + 1];
+    return `rgb(${Math.round(a[0] + f * (b[0] - a[0]))},${Math.round(a[1] + f * (b[1] - a[1]))},${Math.round(a[2] + f * (b[2] - a[2]))})`;
+  }
+  const NO_DATA = 'rgb(190,194,200)';
+  const UNPROTECTED = 'rgb(20,20,20)';
+  const ATTACKER = 'rgb(43,108,176)';
+
+  // ---- Helpers -----------------------------------------------------------
+  function shownRound() {
+    if (!S || S.rounds.length === 0) return null;
+    return view.follow ? S.rounds[S.rounds.length - 1] : view.round;
+  }
+  // Largest key of sorted array `keys` that is <= r (or undefined).
+  function floorKey(keys, r) {
+    let lo = 0, hi = keys.length - 1, best;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (keys[mid] <= r) { best = keys[mid]; lo = mid + 1; } else hi = mid - 1;
+    }
+    return best;
+  }
+  function insertSorted(arr, v) {
+    if (arr.length === 0 || arr[arr.length - 1] < v) { arr.push(v); return; }
+    let i = arr.length;
+    while (i > 0 && arr[i - 1] > v) i--;
+    if (arr[i - 1] !== v) arr.splice(i, 0, v);
+  }
+  function fmt(x) {
+    if (x === null || x === undefined || Number.isNaN(x)) return '–';
+    if (!Number.isFinite(x)) return '∞';
+    const a = Math.abs(x);
+    if (a !== 0 && (a < 1e-3 || a >= 1e5)) return x.toExponential(2);
+    return x.toPrecision(3);
+  }
+  // Axis ticks: integers as integers, others with few digits.
+  function fmtTick(x) {
+    if (Number.isInteger(x) && Math.abs(x) < 1e6) return String(x);
+    return String(Number(x.toPrecision(3)));
+  }
+  function edgeKey(u, v) { return u < v ? `${u}-${v}` : `${v}-${u}`; }
+  function toast(text) {
+    const t = $('toast');
+    t.textContent = text;
+    t.hidden = false;
+    clearTimeout(toast.timer);
+    toast.timer = setTimeout(() => { t.hidden = true; }, 2600);
+  }
+
+  // ---- Events --------------------------------------------------------------
+  function onRunStart(b) {
+    S = emptyState();
+    S.start = b;
+    const g = b.graph || {};
+    S.n = g.n | 0;
+    S.edges = Array.isArray(g.edges) ? g.edges.filter((e) => e[0] < S.n && e[1] < S.n) : [];
+    if (Array.isArray(g.positions) && g.positions.length === S.n) {
+      S.pos = g.positions.map((p) => [Number(p[0]) || 0, Number(p[1]) || 0]);
+    } else {
+      S.pos = []; // no layout in the stream: a circle
+      for (let u = 0; u < S.n; u++) S.pos.push([Math.cos((2 * Math.PI * u) / S.n), Math.sin((2 * Math.PI * u) / S.n)]);
+    }
+    S.adj = Array.from({ length: S.n }, () => []);
+    for (const [u, v] of S.edges) { S.adj[u].push(v); S.adj[v].push(u); }
+    S.degree = S.adj.map((a) => a.length);
+    view.follow = !view.paused;
+    view.round = null;
+    view.flashes = [];
+    view.attacker = '';
+    view.dirtyBase = true;
+    $('run-name').textContent = b.name || 'run';
+    $('rounds').textContent = b.rounds ? ` / ${b.rounds}` : '';
+    $('empty').hidden = true;
+    refreshAttackers();
+    refreshAll();
+  }
+
+  function onRunEnd(b) {
+    S.ended = b;
+    refreshAll();
+  }
+
+  function onRound(b) {
+    const r = b.round;
+    if (!Number.isInteger(r) || S.roundTime.has(r)) return;
+    insertSorted(S.rounds, r);
+    S.roundTime.set(r, b.t_ns);
+    refreshAll();
+  }
+
+  function onMetric(b) {
+    const r = b.round;
+    const nodes = b.nodes, test = b.test_loss;
+    if (!Number.isInteger(r) || !Array.isArray(nodes) || !Array.isArray(test)) return;
+    let arr = S.loss.get(r);
+    if (!arr) {
+      const prev = floorKey(S.lossRounds, r);
+      arr = prev === undefined ? new Float32Array(S.n).fill(NaN) : Float32Array.from(S.loss.get(prev));
+      S.loss.set(r, arr);
+      insertSorted(S.lossRounds, r);
+    }
+    for (let i = 0; i < nodes.length; i++) {
+      const u = nodes[i], x = test[i];
+      if (u >= 0 && u < S.n && typeof x === 'number') {
+        arr[u] = x;
+        if (x > 0) { S.lossMin = Math.min(S.lossMin, x); }
+        S.lossMax = Math.max(S.lossMax, x);
+      }
+    }
+    let sum = 0, k = 0;
+    for (let u = 0; u < S.n; u++) if (Number.isFinite(arr[u])) { sum += arr[u]; k++; }
+    const idx = S.avgLoss.findIndex((p) => p[0] === r);
+    const point = [r, k ? sum / k : NaN];
+    if (idx >= 0) S.avgLoss[idx] = point; else { S.avgLoss.push(point); S.avgLoss.sort((a, b2) => a[0] - b2[0]); }
+    if (!S.roundTime.has(r) && S.rounds.length === 0) {
+      // A stream without round events: metrics define the rounds.
+      insertSorted(S.rounds, r);
+      S.roundTime.set(r, b.t_ns);
+    }
+    refreshAll();
+  }
+
+  function onPrivacy(b) {
+    if (!Array.isArray(b.attackers) || !Array.isArray(b.victims) || !Array.isArray(b.mu)) return;
+    const key = `${b.collusion}|${b.trust}`;
+    let p = S.privacy.get(key);
+    if (!p) {
+      p = { key, name: String(b.collusion), trust: String(b.trust), attackers: b.attackers.slice(), byRound: new Map(), rounds: [] };
+      S.privacy.set(key, p);
+      refreshAttackers();
+    }
+    const r = Number.isInteger(b.round) ? b.round : 0;
+    // null mu/epsilon means infinite (unprotected victim).
+    const inf = (x) => (x === null ? Infinity : Number(x));
+    p.byRound.set(r, {
+      victims: b.victims,
+      mu: b.mu.map(inf),
+      eps: Array.isArray(b.epsilon) ? b.epsilon.map(inf) : null,
+      distance: Array.isArray(b.distance) ? b.distance : null,
+      delta: b.delta,
+    });
+    insertSorted(p.rounds, r);
+    if (!view.attacker) {
+      view.attacker = key;
+      $('attacker').value = key;
+    }
+    refreshAll();
+  }
+
+  function onTopology(b) {
+    for (const u of b.left || []) S.nodeLeft.add(u);
+    for (const u of b.joined || []) S.nodeLeft.delete(u);
+    for (const e of b.removed || []) S.edgeDown.add(edgeKey(e[0], e[1]));
+    for (const e of b.added || []) {
+      const k = edgeKey(e[0], e[1]);
+      if (S.edgeDown.has(k)) S.edgeDown.delete(k);
+      else if (e[0] < S.n && e[1] < S.n && !S.adj[e[0]].includes(e[1])) {
+        S.edges.push([e[0], e[1]]);
+        S.adj[e[0]].push(e[1]);
+        S.adj[e[1]].push(e[0]);
+      }
+    }
+    view.dirtyBase = true;
+  }
+
+  function onMessage(b) {
+    S.messages++;
+    if (b.dropped !== null && b.dropped !== undefined) S.dropped++;
+    if (view.paused || !view.follow || !$('flashes').checked) return;
+    if (!(b.from < S.n && b.to < S.n)) return;
+    view.flashes.push({ from: b.from, to: b.to, t0: performance.now(), dropped: b.dropped != null });
+    if (view.flashes.length > MAX_FLASHES) view.flashes.splice(0, view.flashes.length - MAX_FLASHES);
+  }
+
+  function handle(topic, data) {
+    let b;
+    try { b = JSON.parse(data); } catch (e) { return; }
+    if (!b || typeof b !== 'object' || b.v !== STREAM_VERSION) return;
+    view.lastEventAt = performance.now();
+    if (topic === 'run' && b.event === 'start') { onRunStart(b); }
+    if (!S) return; // nothing to draw on before a run start
+    S.events++;
+    if (Number.isInteger(b.seq)) {
+      if (b.seq > S.lastSeq + 1 && S.lastSeq >= 0) S.missed += b.seq - S.lastSeq - 1;
+      if (b.seq > S.lastSeq) S.lastSeq = b.seq;
+    }
+    if (Number.isInteger(b.t_ns) && b.t_ns > S.tNs) S.tNs = b.t_ns;
+    switch (topic) {
+      case 'run': if (b.event === 'end') onRunEnd(b); break;
+      case 'round': onRound(b); break;
+      case 'metric': onMetric(b); break;
+      case 'privacy': onPrivacy(b); break;
+      case 'topology': onTopology(b); break;
+      case 'message': onMessage(b); break;
+      default: break; // a topic from a newer dpgossip
+    }
+  }
+
+  // ---- Privacy helpers ---------------------------------------------------
+  function hopDistances(sources) {
+    const d = new Int32Array(S.n).fill(-1);
+    const q = [];
+    for (const s of sources) if (s < S.n && d[s] < 0) { d[s] = 0; q.push(s); }
+    for (let i = 0; i < q.length; i++) {
+      const u = q[i];
+      for (const v of S.adj[u]) if (d[v] < 0) { d[v] = d[u] + 1; q.push(v); }
+    }
+    return d;
+  }
+  // The privacy record of the selected set at round r (latest <= r).
+  function privacyAt(r) {
+    const p = S && S.privacy.get(view.attacker);
+    if (!p) return null;
+    const k = r === null ? p.rounds[p.rounds.length - 1] : floorKey(p.rounds, r);
+    if (k === undefined) return null;
+    const rec = p.byRound.get(k);
+    if (!p.dist) p.dist = hopDistances(p.attackers);
+    return { set: p, round: k, rec };
+  }
+  function privacyValue(rec, i) {
+    if (view.colorMode === 'mu' || !rec.eps) return rec.mu[i];
+    return rec.eps[i];
+  }
+
+  // ---- Colours of nodes ----------------------------------------------------
+  function computeColors() {
+    const colors = new Array(S.n).fill(NO_DATA);
+    const r = shownRound();
+    const legend = { title: '', lo: '', hi: '', stops: VIRIDIS };
+    if (view.colorMode === 'loss') {
+      legend.title = 'test loss (log scale)';
+      const k = r === null ? undefined : floorKey(S.lossRounds, r);
+      const arr = k === undefined ? null : S.loss.get(k);
+      const lo = S.lossMin > 0 && Number.isFinite(S.lossMin) ? S.lossMin : 1e-12;
+      const hi = Math.max(S.lossMax, lo * 10);
+      const llo = Math.log10(lo), lhi = Math.log10(hi);
+      if (arr) {
+        for (let u = 0; u < S.n; u++) {
+          const x = arr[u];
+          if (Number.isFinite(x)) colors[u] = ramp(VIRIDIS, 1 - (Math.log10(Math.max(x, lo)) - llo) / (lhi - llo || 1));
+        }
+      }
+      legend.lo = fmt(hi);
+      legend.hi = fmt(lo);
+    } else {
+      const pa = privacyAt(r);
+      legend.stops = HEAT;
+      legend.title = view.colorMode === 'mu' ? 'μ towards the attacker' : 'ε towards the attacker';
+      if (pa) {
+        let max = 0;
+        const vals = pa.rec.victims.map((v, i) => privacyValue(pa.rec, i));
+        for (const x of vals) if (Number.isFinite(x)) max = Math.max(max, x);
+        max = max || 1;
+        pa.rec.victims.forEach((v, i) => {
+          if (v >= S.n) return;
+          const x = vals[i];
+          colors[v] = Number.isFinite(x) ? ramp(HEAT, x / max) : UNPROTECTED;
+        });
+        for (const a of pa.set.attackers) if (a < S.n) colors[a] = ATTACKER;
+        legend.lo = '0';
+        legend.hi = fmt(max);
+      } else {
+        legend.lo = legend.hi = '';
+      }
+    }
+    return { colors, legend };
+  }
+
+  // ---- Drawing -------------------------------------------------------------
+  const canvas = $('graph');
+  const ctx = canvas.getContext('2d');
+  const base = document.createElement('canvas');
+  const bctx = base.getContext('2d');
+
+  function resize() {
+    const dpr = window.devicePixelRatio || 1;
+    const w = canvas.clientWidth, h = canvas.clientHeight;
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+      canvas.width = Math.round(w * dpr);
+      canvas.height = Math.round(h * dpr);
+      base.width = canvas.width;
+      base.height = canvas.height;
+      view.dirtyBase = true;
+    }
+  }
+
+  function fitTransform() {
+    const dpr = window.devicePixelRatio || 1;
+    let minx = Infinity, miny = Infinity, maxx = -Infinity, maxy = -Infinity;
+    for (const [x, y] of S.pos) {
+      minx = Math.min(minx, x); maxx = Math.max(maxx, x);
+      miny = Math.min(miny, y); maxy = Math.max(maxy, y);
+    }
+    const w = canvas.width, h = canvas.height, m = 30 * dpr;
+    const sx = (w - 2 * m) / Math.max(maxx - minx, 1e-9);
+    const sy = (h - 2 * m) / Math.max(maxy - miny, 1e-9);
+    const s = Math.min(sx, sy);
+    const ox = (w - s * (maxx - minx)) / 2 - s * minx;
+    const oy = (h - s * (maxy - miny)) / 2 - s * miny;
+    return { s, ox, oy, dpr };
+  }
+  function screen(u) {
+    const t = view.transform;
+    return [t.ox + t.s * S.pos[u][0], t.oy + t.s * S.pos[u][1]];
+  }
+  function nodeRadius() {
+    const dpr = window.devicePixelRatio || 1;
+    return Math.max(1.5, Math.min(11, 160 / Math.sqrt(Math.max(S.n, 1)))) * dpr;
+  }
+
+  function drawBase() {
+    view.transform = fitTransform();
+    bctx.clearRect(0, 0, base.width, base.height);
+    bctx.lineWidth = Math.max(0.5, Math.min(1.5, 40 / Math.sqrt(S.edges.length + 1))) * view.transform.dpr;
+    bctx.strokeStyle = 'rgba(90,100,115,0.35)';
+    bctx.beginPath();
+    const down = [];
+    for (const [u, v] of S.edges) {
+      if (S.edgeDown.has(edgeKey(u, v))) { down.push([u, v]); continue; }
+      const a = screen(u), b = screen(v);
+      bctx.moveTo(a[0], a[1]);
+      bctx.lineTo(b[0], b[1]);
+    }
+    bctx.stroke();
+    if (down.length) {
+      bctx.setLineDash([4, 4]);
+      bctx.strokeStyle = 'rgba(197,48,48,0.35)';
+      bctx.beginPath();
+      for (const [u, v] of down) {
+        const a = screen(u), b = screen(v);
+        bctx.moveTo(a[0], a[1]);
+        bctx.lineTo(b[0], b[1]);
+      }
+      bctx.stroke();
+      bctx.setLineDash([]);
+    }
+    view.dirtyBase = false;
+  }
+
+  function drawFlashes(now) {
+    const keep = [];
+    const dpr = view.transform.dpr;
+    ctx.lineWidth = 2 * dpr;
+    for (const f of view.flashes) {
+      const age = (now - f.t0) / FLASH_MS;
+      if (age >= 1) continue;
+      keep.push(f);
+      const a = screen(f.from), b = screen(f.to);
+      ctx.strokeStyle = f.dropped ? `rgba(197,48,48,${1 - age})` : `rgba(43,108,176,${0.9 * (1 - age)})`;
+      ctx.beginPath();
+      ctx.moveTo(a[0], a[1]);
+      ctx.lineTo(b[0], b[1]);
+      ctx.stroke();
+      // the message travelling from sender to receiver
+      const t = f.dropped ? Math.min(age, 0.5) : age;
+      ctx.fillStyle = f.dropped ? 'rgb(197,48,48)' : 'rgb(43,108,176)';
+      ctx.beginPath();
+      ctx.arc(a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), 2.5 * dpr, 0, 2 * Math.PI);
+      ctx.fill();
+    }
+    view.flashes = keep;
+  }
+
+  let hover = -1;
+  let lastMouse = null; // the last mouse position over the graph, for the tooltip
+  function draw(now) {
+    resize();
+    if (!S) { ctx.clearRect(0, 0, canvas.width, canvas.height); canvas.dataset.nodesDrawn = '0'; return; }
+    if (view.dirtyBase) drawBase();
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    ctx.drawImage(base, 0, 0);
+    if (!view.paused) drawFlashes(now);
+    const { colors, legend } = computeColors();
+    view.nodeColors = colors;
+    const r = nodeRadius();
+    const dpr = view.transform.dpr;
+    ctx.lineWidth = Math.max(0.5, r / 6);
+    let drawn = 0;
+    const attackers = view.colorMode !== 'loss' && S.privacy.get(view.attacker) ? S.privacy.get(view.attacker).attackers : [];
+    for (let u = 0; u < S.n; u++) {
+      const [x, y] = screen(u);
+      ctx.fillStyle = colors[u];
+      ctx.beginPath();
+      ctx.arc(x, y, r, 0, 2 * Math.PI);
+      ctx.fill();
+      if (r > 3) {
+        ctx.strokeStyle = S.nodeLeft.has(u) ? 'rgba(197,48,48,0.9)' : 'rgba(255,255,255,0.9)';
+        ctx.stroke();
+      }
+      drawn++;
+    }
+    for (const a of attackers) {
+      if (a >= S.n) continue;
+      const [x, y] = screen(a);
+      ctx.strokeStyle = ATTACKER;
+      ctx.lineWidth = 2 * dpr;
+      ctx.beginPath();
+      ctx.arc(x, y, r + 3 * dpr, 0, 2 * Math.PI);
+      ctx.stroke();
+    }
+    if (hover >= 0 && hover < S.n) {
+      const [x, y] = screen(hover);
+      ctx.strokeStyle = '#1d232a';
+      ctx.lineWidth = 1.5 * dpr;
+      ctx.beginPath();
+      ctx.arc(x, y, r + 1.5 * dpr, 0, 2 * Math.PI);
+      ctx.stroke();
+    }
+    if (S.n <= 60 && r >= 6) {
+      ctx.fillStyle = '#1d232a';
+      ctx.font = `${10 * dpr}px system-ui, sans-serif`;
+      ctx.textAlign = 'center';
+      for (let u = 0; u < S.n; u++) {
+        const [x, y] = screen(u);
+        ctx.fillText(String(u), x, y - r - 3 * dpr);
+      }
+    }
+    view.nodesDrawn = drawn;
+    canvas.dataset.nodesDrawn = String(drawn);
+    drawLegend(legend);
+  }
+
+  function drawLegend(legend) {
+    const bar = $('legend-bar');
+    const c = bar.getContext('2d');
+    for (let x = 0; x < bar.width; x++) {
+      c.fillStyle = ramp(legend.stops, x / (bar.width - 1));
+      c.fillRect(x, 0, 1, bar.height);
+    }
+    $('legend-title').textContent = legend.title;
+    $('legend-min').textContent = legend.lo;
+    $('legend-max').textContent = legend.hi;
+  }
+
+  // ---- Charts --------------------------------------------------------------
+  function niceTicks(lo, hi, count) {
+    const span = hi - lo || 1;
+    const step0 = span / count;
+    const mag = Math.pow(10, Math.floor(Math.log10(step0)));
+    const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => span / s <= count) || 10 * mag;
+    const ticks = [];
+    for (let t = Math.ceil(lo / step) * step; t <= hi + 1e-9 * span; t += step) ticks.push(t);
+    return ticks;
+  }
+
+  // series: [{points: [[x, y]...], color, dots}], opts: {logY, marker, xLabel}
+  function drawChart(cv, series, opts) {
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.round(cv.clientWidth * dpr), h = Math.round(cv.clientHeight * dpr);
+    if (cv.width !== w || cv.height !== h) { cv.width = w; cv.height = h; }
+    const c = cv.getContext('2d');
+    c.clearRect(0, 0, w, h);
+    const pts = series.flatMap((s) => s.points).filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]) && (!opts.logY || p[1] > 0));
+    c.font = `${10 * dpr}px system-ui, sans-serif`;
+    c.fillStyle = '#6b7480';
+    if (pts.length === 0) {
+      c.textAlign = 'center';
+      c.fillText(opts.empty || 'no data yet', w / 2, h / 2);
+      return;
+    }
+    const L = 44 * dpr, R = 12 * dpr, T = 8 * dpr, B = 30 * dpr;
+    let x0 = Math.min(...pts.map((p) => p[0])), x1 = Math.max(...pts.map((p) => p[0]));
+    if (opts.xMin !== undefined) x0 = Math.min(x0, opts.xMin);
+    if (x1 === x0) x1 = x0 + 1;
+    const fy = opts.logY ? (y) => Math.log10(y) : (y) => y;
+    let y0 = Math.min(...pts.map((p) => fy(p[1]))), y1 = Math.max(...pts.map((p) => fy(p[1])));
+    if (!opts.logY) y0 = Math.min(0, y0);
+    if (y1 - y0 < 1e-12) { y1 += 0.5; y0 -= 0.5; }
+    const X = (x) => L + ((x - x0) / (x1 - x0)) * (w - L - R);
+    const Y = (y) => h - B - ((fy(y) - y0) / (y1 - y0)) * (h - T - B);
+    c.strokeStyle = '#d9dde2';
+    c.lineWidth = 1;
+    c.textAlign = 'right';
+    c.textBaseline = 'middle';
+    // Log axes: ticks at powers of ten, or plain ticks within one decade.
+    let yt = opts.logY ? niceTicks(Math.floor(y0), Math.ceil(y1), 4).filter((t) => t >= y0 - 1e-9 && t <= y1 + 1e-9).map((t) => Math.pow(10, t)) : niceTicks(y0, y1, 4);
+    if (opts.logY && yt.length < 2) yt = niceTicks(Math.pow(10, y0), Math.pow(10, y1), 3).filter((t) => t > 0);
+    for (const y of yt) {
+      const py = Y(y);
+      c.beginPath(); c.moveTo(L, py); c.lineTo(w - R, py); c.stroke();
+      c.fillText(fmtTick(y), L - 4 * dpr, py);
+    }
+    c.textAlign = 'center';
+    c.textBaseline = 'top';
+    for (const t of niceTicks(x0, x1, 6)) {
+      if (opts.integerX && Math.abs(t - Math.round(t)) > 1e-9) continue;
+      c.fillText(fmtTick(t), X(t), h - B + 3 * dpr);
+    }
+    c.fillText(opts.xLabel || '', (L + w - R) / 2, h - 12 * dpr);
+    if (opts.note) {
+      c.textAlign = 'right';
+      c.fillText(opts.note, w - R - 2 * dpr, T + 2 * dpr);
+    }
+    if (opts.marker !== undefined && opts.marker !== null) {
+      c.strokeStyle = 'rgba(43,108,176,0.5)';
+      c.setLineDash([3 * dpr, 3 * dpr]);
+      c.beginPath(); c.moveTo(X(opts.marker), T); c.lineTo(X(opts.marker), h - B); c.stroke();
+      c.setLineDash([]);
+    }
+    for (const s of series) {
+      const ps = s.points.filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]) && (!opts.logY || p[1] > 0));
+      c.strokeStyle = s.color;
+      c.fillStyle = s.color;
+      c.lineWidth = 1.6 * dpr;
+      if (s.line !== false) {
+        c.beginPath();
+        ps.forEach((p, i) => (i ? c.lineTo(X(p[0]), Y(p[1])) : c.moveTo(X(p[0]), Y(p[1]))));
+        c.stroke();
+      }
+      if (s.dots) for (const p of ps) { c.beginPath(); c.arc(X(p[0]), Y(p[1]), s.dots * dpr, 0, 2 * Math.PI); c.fill(); }
+    }
+  }
+
+  function drawCharts() {
+    if (!S) { drawChart($('loss-chart'), [], {}); drawChart($('privacy-chart'), [], {}); return; }
+    const r = shownRound();
+    const shown = S.avgLoss;
+    const lossPositive = shown.every((p) => !(p[1] <= 0));
+    drawChart($('loss-chart'), [{ points: shown, color: '#2b6cb0', dots: shown.length < 60 ? 2.2 : 0 }],
+      { logY: lossPositive, marker: r, xLabel: 'round', integerX: true, empty: 'no test loss in this stream' });
+    const pa = privacyAt(r);
+    if (!pa) {
+      $('privacy-who').textContent = '';
+      drawChart($('privacy-chart'), [], { empty: S.privacy.size ? 'no value yet at this round' : 'no privacy events in this stream' });
+      return;
+    }
+    const scatter = [], byD = new Map();
+    let unprotected = 0;
+    pa.rec.victims.forEach((v, i) => {
+      let d = pa.rec.distance ? pa.rec.distance[i] : null;
+      if (d === null || d === undefined) d = v < S.n ? pa.set.dist[v] : -1;
+      const x = privacyValue(pa.rec, i);
+      if (x === Infinity) unprotected++;
+      if (d < 0 || !Number.isFinite(x)) return;
+      scatter.push([d, x]);
+      if (!byD.has(d)) byD.set(d, []);
+      byD.get(d).push(x);
+    });
+    const mean = [...byD.entries()].sort((a, b) => a[0] - b[0]).map(([d, xs]) => [d, xs.reduce((s, x) => s + x, 0) / xs.length]);
+    const what = view.colorMode === 'mu' || !pa.rec.eps ? 'μ' : `ε(δ=${fmt(pa.rec.delta)})`;
+    $('privacy-who').textContent = `— ${pa.set.name} (${pa.set.trust}), ${what}, round ${pa.round}`;
+    drawChart($('privacy-chart'), [
+      { points: scatter, color: 'rgba(236,112,20,0.35)', line: false, dots: 2 },
+      { points: mean, color: '#bd0026', dots: 3 },
+    ], { xLabel: 'hop distance to the attacker set', integerX: true, xMin: 0,
+      note: unprotected ? `${unprotected} unprotected (∞, not drawn)` : '' });
+  }
+
+  // ---- Text and controls ---------------------------------------------------
+  function refreshText() {
+    const r = shownRound();
+    $('round').textContent = r === null ? '–' : String(r);
+    if (!S) return;
+    const t = r !== null && !view.follow ? S.roundTime.get(r) : S.tNs;
+    $('simtime').textContent = `t = ${fmt((t || 0) / 1e6)} ms`;
+    $('c-graph').textContent = `${S.n} / ${S.edges.length}`;
+    const every = S.start && S.start.messages_every;
+    const sampling = every === 0 ? ' (not published)' : every > 1 ? ` (1 in ${every} published)` : '';
+    $('c-messages').textContent = `${S.messages} seen, ${S.dropped} dropped${sampling}`;
+    $('c-events').textContent = String(S.events);
+    $('c-missed').textContent = String(S.missed + view.serverSkipped);
+    const slider = $('slider');
+    if (S.rounds.length) {
+      slider.disabled = false;
+      slider.min = 0;
+      slider.max = S.rounds.length - 1;
+      const idx = r === null ? 0 : Math.max(0, S.rounds.indexOf(r));
+      if (document.activeElement !== slider || view.follow) slider.value = idx;
+      $('slider-label').textContent = `round ${r}${view.follow ? ' (live)' : ''}`;
+    } else {
+      slider.disabled = true;
+      $('slider-label').textContent = 'no rounds yet';
+    }
+    $('live').classList.toggle('on', view.follow);
+    $('pause').textContent = view.paused ? 'Resume' : 'Pause';
+    $('pause').classList.toggle('on', view.paused);
+    refreshStatus();
+  }
+
+  function refreshStatus() {
+    const badge = $('status');
+    let cls = 'idle', text = 'waiting for a run';
+    if (!view.connected) { cls = 'down'; text = 'disconnected from the viz server'; }
+    else if (S && S.ended) { cls = 'ended'; text = `run ended (${S.ended.status || 'ok'})`; }
+    else if (S && performance.now() - view.lastEventAt < 3000) { cls = 'live'; text = 'live'; }
+    else if (S) { cls = 'idle'; text = 'no events for a while'; }
+    badge.className = `badge ${cls}`;
+    badge.textContent = text;
+  }
+
+  function refreshAttackers() {
+    const sel = $('attacker');
+    const keep = view.attacker;
+    sel.innerHTML = '';
+    const none = document.createElement('option');
+    none.value = '';
+    none.textContent = S && S.privacy.size ? '— choose —' : '— no privacy data —';
+    sel.appendChild(none);
+    if (S) {
+      for (const p of S.privacy.values()) {
+        const o = document.createElement('option');
+        o.value = p.key;
+        o.textContent = `${p.name} {${p.attackers.slice(0, 4).join(',')}${p.attackers.length > 4 ? ',…' : ''}} ${p.trust}`;
+        sel.appendChild(o);
+      }
+    }
+    sel.value = keep;
+  }
+
+  let chartsDirty = true;
+  function refreshAll() {
+    chartsDirty = true;
+    refreshText();
+    if (lastMouse && S) showTooltip(lastMouse);
+  }
+
+  function setRoundIndex(i) {
+    if (!S || !S.rounds.length) return;
+    i = Math.max(0, Math.min(S.rounds.length - 1, i));
+    view.follow = false;
+    view.round = S.rounds[i];
+    refreshAll();
+  }
+
+  $('slider').addEventListener('input', (e) => setRoundIndex(Number(e.target.value)));
+  $('live').addEventListener('click', () => { view.follow = true; view.paused = false; refreshAll(); });
+  $('pause').addEventListener('click', togglePause);
+  function togglePause() {
+    view.paused = !view.paused;
+    if (view.paused) { view.follow = false; view.round = shownRound(); view.flashes = []; }
+    else view.follow = true;
+    refreshAll();
+  }
+  $('color-mode').addEventListener('change', (e) => { view.colorMode = e.target.value; refreshAll(); });
+  $('attacker').addEventListener('change', (e) => {
+    view.attacker = e.target.value;
+    if (view.attacker && view.colorMode === 'loss') { view.colorMode = 'epsilon'; $('color-mode').value = 'epsilon'; }
+    refreshAll();
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.target.tagName === 'SELECT' || e.target.tagName === 'INPUT') return;
+    if (e.key === ' ') { e.preventDefault(); togglePause(); }
+    if (S && (e.key === 'ArrowLeft' || e.key === 'ArrowRight')) {
+      const cur = S.rounds.indexOf(shownRound());
+      setRoundIndex(cur + (e.key === 'ArrowLeft' ? -1 : 1));
+    }
+  });
+
+  function nodeAt(ev) {
+    if (!S || !view.transform) return -1;
+    const rect = canvas.getBoundingClientRect();
+    const dpr = view.transform.dpr;
+    const x = (ev.clientX - rect.left) * dpr, y = (ev.clientY - rect.top) * dpr;
+    const r = nodeRadius() + 3 * dpr;
+    let best = -1, bd = r * r;
+    for (let u = 0; u < S.n; u++) {
+      const [sx, sy] = screen(u);
+      const d = (sx - x) * (sx - x) + (sy - y) * (sy - y);
+      if (d <= bd) { bd = d; best = u; }
+    }
+    return best;
+  }
+
+  canvas.addEventListener('mousemove', (ev) => { lastMouse = ev; showTooltip(ev); });
+  function showTooltip(ev) {
+    const u = nodeAt(ev);
+    const tip = $('tooltip');
+    hover = u;
+    if (u < 0) { tip.hidden = true; return; }
+    const r = shownRound();
+    const k = r === null ? undefined : floorKey(S.lossRounds, r);
+    const loss = k === undefined ? NaN : S.loss.get(k)[u];
+    const lines = [`node ${u}  (degree ${S.degree[u] || 0})`, `test loss ${fmt(loss)}`];
+    const pa = privacyAt(r);
+    if (pa) {
+      const i = pa.rec.victims.indexOf(u);
+      if (pa.set.attackers.includes(u)) lines.push(`attacker (${pa.set.name})`);
+      else if (i >= 0) lines.push(`μ ${fmt(pa.rec.mu[i])}   ε ${pa.rec.eps ? fmt(pa.rec.eps[i]) : '–'}`, `distance ${pa.set.dist[u]}`);
+    }
+    tip.textContent = lines.join('\n');
+    const rect = canvas.getBoundingClientRect();
+    tip.style.left = `${ev.clientX - rect.left + 14}px`;
+    tip.style.top = `${ev.clientY - rect.top + 10}px`;
+    tip.hidden = false;
+  }
+  canvas.addEventListener('mouseleave', () => { hover = -1; lastMouse = null; $('tooltip').hidden = true; });
+  canvas.addEventListener('click', (ev) => {
+    const u = nodeAt(ev);
+    if (u < 0 || !S) return;
+    // Prefer the set that is exactly {u}, then any set holding u.
+    let pick = null;
+    for (const p of S.privacy.values()) {
+      if (p.attackers.length === 1 && p.attackers[0] === u) { pick = p; break; }
+      if (!pick && p.attackers.includes(u)) pick = p;
+    }
+    if (!pick) { toast(`no privacy data with node ${u} as attacker in this stream`); return; }
+    view.attacker = pick.key;
+    $('attacker').value = pick.key;
+    if (view.colorMode === 'loss') { view.colorMode = 'epsilon'; $('color-mode').value = 'epsilon'; }
+    toast(`attacker: ${pick.name} (${pick.trust})`);
+    refreshAll();
+  });
+
+  // ---- Stream ---------------------------------------------------------------
+  const TOPICS = ['run', 'round', 'message', 'metric', 'privacy', 'topology'];
+  function connect() {
+    const es = new EventSource('events');
+    es.onopen = () => { view.connected = true; refreshStatus(); };
+    es.onerror = () => { view.connected = false; refreshStatus(); };
+    for (const t of TOPICS) es.addEventListener(t, (e) => handle(t, e.data));
+    es.addEventListener('viz', (e) => {
+      try {
+        const st = JSON.parse(e.data);
+        view.serverSkipped = st.skipped || 0;
+        view.serverIdleMs = st.idle_ms;
+      } catch (err) { /* ignore */ }
+      view.connected = true;
+      refreshText();
+    });
+  }
+
+  function frame(now) {
+    draw(now);
+    if (chartsDirty) { drawCharts(); chartsDirty = false; }
+    requestAnimationFrame(frame);
+  }
+  window.addEventListener('resize', () => { view.dirtyBase = true; chartsDirty = true; });
+  setInterval(refreshStatus, 1000);
+
+  // For tests and for the curious: a read-only window on the view.
+  window.dpgViz = {
+    get nodesDrawn() { return view.nodesDrawn; },
+    get round() { return shownRound(); },
+    get n() { return S ? S.n : 0; },
+    get privacySets() { return S ? [...S.privacy.keys()] : []; },
+    get attacker() { return view.attacker; },
+    get colorMode() { return view.colorMode; },
+    nodeColor(u) { return view.nodeColors[u]; },
+    nodeScreen(u) { // CSS pixels relative to the canvas
+      if (!S || !view.transform || u >= S.n) return null;
+      const [x, y] = screen(u);
+      return [x / view.transform.dpr, y / view.transform.dpr];
+    },
+  };
+
+  refreshAll();
+  connect();
+  requestAnimationFrame(frame);
+})();
