@@ -28,6 +28,9 @@ int cli_cmd_train(int argc, char **argv);
 int cli_cmd_viz(int argc, char **argv);
 int cli_cmd_replay(int argc, char **argv);
 int cli_cmd_figure(int argc, char **argv);
+int cli_cmd_run(int argc, char **argv);
+int cli_cmd_validate(int argc, char **argv);
+int cli_cmd_protocols(int argc, char **argv);
 
 /* ---- Graph options shared by every subcommand that takes a graph ---- */
 

@@ -11,58 +11,28 @@
  * priv_knowledge_blocks) joins as one more entry of `paths` below once the
  * protocols module lands; everything after the blocks is shared.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/account_common.h"
 #include "cli/cli.h"
 #include "privacy/privacy.h"
 
 #define CMD "account"
 
-/* What to account: everything but the graph itself. */
-typedef struct {
-  PrivProtocol protocol;
-  char *protocol_label; /* as given, normalized: "dsgd", "muffliato:K=2", ... */
-  guint K;
-  double *C_local; /* MF-D-SGD, T x T */
-  guint T, b;
-  PrivTrust trust;
-  PrivSensitivity sensitivity;
-  guint *attackers;
-  guint n_attackers;
-  double sigma, clip, alpha, delta;
-  gboolean compare_muffliato;
-  TopoGossipKind gossip;
-} Setup;
-
 /* ---- Paths ---- */
 
-typedef PrivBlocks *(*PathFunc)(const Setup *s, const TopoGraph *g, GError **error);
+typedef PrivBlocks *(*PathFunc)(const CliAccountSetup *s, const TopoGraph *g, GError **error);
 
-static PrivBlocks *path_structured(const Setup *s, const TopoGraph *g, GError **error) {
+static PrivBlocks *path_structured(const CliAccountSetup *s, const TopoGraph *g,
+                                  GError **error) {
   TopoGossip *w = topo_gossip_new(g, s->gossip, error);
   if (!w) return NULL;
-  const TopoGossip *ws[] = {w};
-  PrivStructuredProblem p = {.protocol = s->protocol,
-                             .K = s->K,
-                             .C_local = s->C_local,
-                             .T = s->T,
-                             .gossip = ws,
-                             .n_gossip = 1,
-                             .trust = s->trust,
-                             .attackers = s->attackers,
-                             .n_attackers = s->n_attackers,
-                             .sigma = s->sigma,
-                             .b = s->b,
-                             .engine = PRIV_ENGINE_AUTO};
-  PrivBlocks *b = priv_structured_blocks(&p, error);
+  PrivBlocks *b = cli_account_blocks_structured(s, w, error);
   topo_gossip_free(w);
-  /* The structured path works in units of Delta already (mu = sens): the
-   * clipping norm cancels against the noise std sigma*Delta. */
   return b;
 }
 
@@ -86,19 +56,8 @@ static int usage_error(const char *fmt, ...) {
   return CLI_EXIT_USAGE;
 }
 
-/* Parses a non-negative decimal integer that fits in a guint. */
-static gboolean parse_uint(const char *s, guint *out) {
-  if (!s || !g_ascii_isdigit(*s)) return FALSE;
-  char *end = NULL;
-  errno = 0;
-  guint64 v = g_ascii_strtoull(s, &end, 10);
-  if (errno || *end != '\0' || v > G_MAXUINT - 1) return FALSE;
-  *out = (guint)v;
-  return TRUE;
-}
-
 /* "0,5,7": distinct node ids (checked against n later). */
-static gboolean parse_attackers(const char *spec, Setup *s, GError **error) {
+static gboolean parse_attackers(const char *spec, CliAccountSetup *s, GError **error) {
   if (!spec || !*spec) {
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "--attackers: give at least one node id, e.g. --attackers 0 or 0,5");
@@ -110,7 +69,7 @@ static gboolean parse_attackers(const char *spec, Setup *s, GError **error) {
   gboolean ok = TRUE;
   for (guint i = 0; i < n && ok; i++) {
     char *p = g_strstrip(parts[i]);
-    if (!parse_uint(p, &s->attackers[i])) {
+    if (!cli_parse_uint(p, &s->attackers[i])) {
       g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                   "--attackers: '%s' is not a node id (expected a comma-separated list of "
                   "non-negative integers, e.g. 0,5)",
@@ -130,79 +89,9 @@ static gboolean parse_attackers(const char *spec, Setup *s, GError **error) {
   return ok;
 }
 
-/* dsgd | muffliato[:K=k] | antipgd | mfdsgd:C=FILE (FILE read later). */
-static gboolean parse_protocol(const char *spec, Setup *s, char **c_path, GError **error) {
-  const char *colon = strchr(spec, ':');
-  char *name = colon ? g_strndup(spec, (gsize)(colon - spec)) : g_strdup(spec);
-  const char *params = colon ? colon + 1 : NULL;
-  gboolean ok = FALSE;
-  s->K = 1;
-  if (g_str_equal(name, "dsgd") || g_str_equal(name, "antipgd")) {
-    if (params) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--protocol: %s takes no parameter (got '%s')", name, params);
-      goto out;
-    }
-    s->protocol = g_str_equal(name, "dsgd") ? PRIV_PROTOCOL_DSGD : PRIV_PROTOCOL_MFDSGD;
-    s->protocol_label = g_strdup(name);
-    ok = TRUE;
-  } else if (g_str_equal(name, "muffliato")) {
-    s->protocol = PRIV_PROTOCOL_MUFFLIATO;
-    s->K = 1;
-    if (params && (!g_str_has_prefix(params, "K=") || !parse_uint(params + 2, &s->K) || s->K == 0 ||
-                   s->K > 100000)) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--protocol: muffliato takes K=<gossip rounds per step, 1 to 100000>, got "
-                  "'%s'",
-                  params);
-      goto out;
-    }
-    s->protocol_label = g_strdup_printf("muffliato:K=%u", s->K);
-    ok = TRUE;
-  } else if (g_str_equal(name, "mfdsgd")) {
-    if (!params || !g_str_has_prefix(params, "C=") || params[2] == '\0') {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--protocol: mfdsgd needs its correlation matrix: mfdsgd:C=FILE (a T x T CSV "
-                  "such as 'dpgossip mafalda --out' writes)");
-      goto out;
-    }
-    s->protocol = PRIV_PROTOCOL_MFDSGD;
-    *c_path = g_strdup(params + 2);
-    s->protocol_label = g_strdup(spec);
-    ok = TRUE;
-  } else {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--protocol: unknown protocol '%s' (valid: dsgd, muffliato:K=k, antipgd, "
-                "mfdsgd:C=FILE)",
-                name);
-  }
-out:
-  g_free(name);
-  return ok;
-}
-
-/* C_local for antipgd (lower-triangular ones) or from the CSV file. */
-static gboolean load_C(Setup *s, const char *c_path, GError **error) {
-  if (s->protocol != PRIV_PROTOCOL_MFDSGD) return TRUE;
-  if (!c_path) {
-    s->C_local = priv_mf_baseline(PRIV_BASELINE_ANTIPGD, s->T, 0, error);
-    return s->C_local != NULL;
-  }
-  guint rows, cols;
-  s->C_local = priv_matrix_read_csv(c_path, &rows, &cols, error);
-  if (!s->C_local) return FALSE;
-  if (rows != s->T || cols != s->T) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "%s: C_local is %u x %u but --rounds asks for T = %u steps (T x T needed)", c_path,
-                rows, cols, s->T);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 /* ---- Output ---- */
 
-static GPtrArray *assumptions(const Setup *s) {
+static GPtrArray *assumptions(const CliAccountSetup *s) {
   GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(a, g_strdup_printf("gradients clipped to norm Delta = %g; sensitivities in "
                                      "units of Delta",
@@ -260,7 +149,8 @@ static void add_number(JsonBuilder *jb, const char *key, double v) {
     json_builder_add_null_value(jb); /* unprotected: never a finite number */
 }
 
-static void print_json(const Setup *s, guint n, const PrivReport *r, const double *muff) {
+static void print_json(const CliAccountSetup *s, guint n, const PrivReport *r,
+                       const double *muff) {
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_object(jb);
   json_builder_set_member_name(jb, "nodes");
@@ -346,7 +236,8 @@ static void print_csv(const PrivReport *r, const double *muff) {
   }
 }
 
-static void print_table(const Setup *s, guint n, const PrivReport *r, const double *muff) {
+static void print_table(const CliAccountSetup *s, guint n, const PrivReport *r,
+                        const double *muff) {
   char b[5][G_ASCII_DTOSTR_BUF_SIZE];
   printf("graph          %u nodes, %s gossip\n", n, topo_gossip_kind_name(s->gossip));
   printf("protocol       %s, %u steps, sigma = %g, clip = %g\n", s->protocol_label, s->T, s->sigma,
@@ -430,7 +321,7 @@ int cli_cmd_account(int argc, char **argv) {
            "--protocol mfdsgd:C=C.csv\n");
 
   int status = CLI_EXIT_USAGE;
-  Setup s = {0};
+  CliAccountSetup s = {0};
   TopoGraph *g = NULL;
   PrivBlocks *blocks = NULL;
   PrivReport *report = NULL;
@@ -466,7 +357,7 @@ int cli_cmd_account(int argc, char **argv) {
     status = cli_fail(CMD, error, CLI_EXIT_USAGE);
     goto out;
   }
-  if (!parse_protocol(protocol ? protocol : "dsgd", &s, &c_path, &error)) {
+  if (!cli_account_parse_protocol(protocol ? protocol : "dsgd", &s, &c_path, &error)) {
     status = cli_fail(CMD, error, CLI_EXIT_USAGE);
     goto out;
   }
@@ -475,11 +366,8 @@ int cli_cmd_account(int argc, char **argv) {
     status = cli_fail(CMD, error, CLI_EXIT_USAGE);
     goto out;
   }
-  if (!(sigma >= 0) || !isfinite(sigma) || !(clip > 0) || !isfinite(clip) || !(alpha > 1) ||
-      !isfinite(alpha) || !(delta > 0 && delta < 1)) {
-    status = usage_error("need --sigma >= 0, --clip > 0, --alpha > 1 and 0 < --delta < 1 "
-                         "(got %g, %g, %g, %g)",
-                         sigma, clip, alpha, delta);
+  if (!cli_account_check_numbers(sigma, clip, alpha, delta, &error)) {
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
     goto out;
   }
   s.sigma = sigma;
@@ -540,7 +428,7 @@ int cli_cmd_account(int argc, char **argv) {
     status = usage_error("--attackers: every node is an attacker: no victim left");
     goto out;
   }
-  if (!load_C(&s, c_path, &error) || !(blocks = path_func(&s, g, &error))) {
+  if (!cli_account_load_c(&s, c_path, &error) || !(blocks = path_func(&s, g, &error))) {
     status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
     goto out;
   }
@@ -572,9 +460,7 @@ out:
   priv_report_free(report);
   priv_blocks_free(blocks);
   topo_graph_free(g);
-  g_free(s.attackers);
-  g_free(s.C_local);
-  g_free(s.protocol_label);
+  cli_account_setup_clear(&s);
   g_free(c_path);
   g_free(protocol);
   g_free(trust);

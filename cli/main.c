@@ -22,6 +22,7 @@ static const CliCommand commands[] = {
     {"demo", cli_cmd_demo, "run the default demo on embedded data"},
     {"graph", cli_cmd_graph, "load or generate a graph and print its summary"},
     {"mafalda", cli_cmd_mafalda, "optimize Mafalda's noise correlation for a graph"},
+    {"train", cli_cmd_train, "train a model with a decentralized protocol"},
 };
 
 static void print_usage(FILE *out) {

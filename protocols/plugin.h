@@ -193,8 +193,10 @@ double *proto_context_gossip_dense(ProtoContext *ctx, guint round, GError **erro
 /** The node @u (transfer none), u < n. */
 ProtoNode *proto_context_node(ProtoContext *ctx, guint u);
 
-/* ---- A node ---------------------------------------------------------------- */
+/* ---- A node ----------------------------------------------------------------
+ * Getters are O(1). A ProtoNode is valid for the whole run. */
 
+/** The node's id u in 0 .. n-1. */
 guint proto_node_id(const ProtoNode *node);
 /** The run (transfer none). */
 ProtoContext *proto_node_context(const ProtoNode *node);

@@ -11,6 +11,7 @@ PACKAGES=(
   libzmq3-dev libsoup-3.0-dev zlib1g-dev
   libcairo2-dev
   dataset-fashion-mnist
+  chromium
 )
 
 missing=()
@@ -20,13 +21,26 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+# Node.js 20+ and npm run the browser test (tests/viz); Debian's own nodejs
+# is older, so a machine without node gets it and the browser test says why
+# it cannot run.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
 fi
 
-echo "install-deps: installing ${missing[*]}" >&2
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -ne 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm packages of the browser test (playwright-core), pinned by
+# tests/viz/package-lock.json; skipped when already installed.
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+if [ ! -f "$ROOT/tests/viz/node_modules/playwright-core/package.json" ]; then
+  echo "install-deps: npm ci --prefix tests/viz" >&2
+  npm ci --prefix "$ROOT/tests/viz" --no-audit --no-fund --loglevel=error >/dev/null
+fi

@@ -175,8 +175,9 @@ static void test_bad_input(void) {
   EXPECT_FAILURE(2, "--format", "mafalda", "--generate", "florentine", "-k", "3", "-b", "4",
                  "--format", "csv");
   EXPECT_FAILURE(2, "exactly one", "mafalda", "-k", "3", "-b", "4");
-  /* T = 10^6: refused before any work, saying how much memory it needs. */
-  EXPECT_FAILURE(1, "would need 216.0 TB", "mafalda", "--generate", "florentine", "-k", "1000",
+  /* T = 10^6: refused before any work, saying how much memory it needs:
+   * 12 T^2 + (2 * 16 + 8) (T^2/2 + T) doubles, 3.2e13 doubles = 256 TB. */
+  EXPECT_FAILURE(1, "would need 256.0 TB", "mafalda", "--generate", "florentine", "-k", "1000",
                  "-b", "1000");
   /* 300,000 nodes: the dense gossip matrix alone is 720 GB; refused before it. */
   EXPECT_FAILURE(1, "would need 2.9 TB", "mafalda", "--generate", "ring:n=300000", "-k", "2",

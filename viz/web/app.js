@@ -426,6 +426,7 @@
       ctx.arc(a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]), 2.5 * dpr, 0, 2 * Math.PI);
       ctx.fill();
     }
+    if (keep.length === 0 && view.flashes.length) frameDirty = true; // clear the last trace
     view.flashes = keep;
   }
 
@@ -438,7 +439,11 @@
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     ctx.drawImage(base, 0, 0);
     if (!view.paused) drawFlashes(now);
-    const { colors, legend } = computeColors();
+    if (colorsDirty || !view.colorCache) {
+      view.colorCache = computeColors();
+      colorsDirty = false;
+    }
+    const { colors, legend } = view.colorCache;
     view.nodeColors = colors;
     const r = nodeRadius();
     const dpr = view.transform.dpr;
@@ -676,8 +681,12 @@
   }
 
   let chartsDirty = true;
+  let colorsDirty = true; // node colours depend on the round shown, the mode, the data
+  let frameDirty = true;  // something on the canvas changed
   function refreshAll() {
     chartsDirty = true;
+    colorsDirty = true;
+    frameDirty = true;
     refreshText();
     if (lastMouse && S) showTooltip(lastMouse);
   }
@@ -733,6 +742,7 @@
   function showTooltip(ev) {
     const u = nodeAt(ev);
     const tip = $('tooltip');
+    if (u !== hover) frameDirty = true;
     hover = u;
     if (u < 0) { tip.hidden = true; return; }
     const r = shownRound();
@@ -751,7 +761,7 @@
     tip.style.top = `${ev.clientY - rect.top + 10}px`;
     tip.hidden = false;
   }
-  canvas.addEventListener('mouseleave', () => { hover = -1; lastMouse = null; $('tooltip').hidden = true; });
+  canvas.addEventListener('mouseleave', () => { hover = -1; lastMouse = null; frameDirty = true; $('tooltip').hidden = true; });
   canvas.addEventListener('click', (ev) => {
     const u = nodeAt(ev);
     if (u < 0 || !S) return;
@@ -788,11 +798,16 @@
   }
 
   function frame(now) {
-    draw(now);
+    // Redraw only when something changed or messages are flashing: a big
+    // graph costs nothing while the run is idle.
+    if (frameDirty || view.flashes.length || view.dirtyBase) {
+      frameDirty = false;
+      draw(now);
+    }
     if (chartsDirty) { drawCharts(); chartsDirty = false; }
     requestAnimationFrame(frame);
   }
-  window.addEventListener('resize', () => { view.dirtyBase = true; chartsDirty = true; });
+  window.addEventListener('resize', () => { view.dirtyBase = true; chartsDirty = true; frameDirty = true; });
   setInterval(refreshStatus, 1000);
 
   // For tests and for the curious: a read-only window on the view.
