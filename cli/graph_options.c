@@ -12,7 +12,7 @@ void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o) {
        "Generate a graph, e.g. erdos:n=100,p=0.05,seed=3, regular:n=64,d=4, florentine, karate",
        "SPEC"},
       {"lcc", 0, 0, G_OPTION_ARG_NONE, &o->lcc,
-       "Keep only the largest connected component (nodes renumbered by first appearance)",
+       "Keep only the largest connected component (nodes renumbered 0..k-1 in order)",
        NULL},
       {"gossip", 0, 0, G_OPTION_ARG_STRING, &o->gossip,
        "Gossip matrix: uniform (default), metropolis or maxdegree", "KIND"},

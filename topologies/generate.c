@@ -241,7 +241,9 @@ static TopoGraph *generate_random(const GenDef *def, const TopoSpec *spec, const
     topo_set_igraph_error(error, "seeding its RNG", rc);
     return NULL;
   }
-  /* set_default copies the struct: keep the caller's to put it back. */
+  /* set_default copies the struct: keep the caller's to put it back. The
+   * guard's lock keeps other threads off igraph's default RNG meanwhile. */
+  topo_igraph_guard_begin(&guard);
   igraph_rng_t saved = *igraph_rng_default();
   igraph_rng_set_default(&rng);
   TopoGraph *g = NULL;
@@ -259,6 +261,7 @@ static TopoGraph *generate_random(const GenDef *def, const TopoSpec *spec, const
   }
   igraph_rng_set_default(&saved);
   igraph_rng_destroy(&rng);
+  topo_igraph_guard_end(&guard);
   return g;
 }
 

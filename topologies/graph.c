@@ -12,7 +12,10 @@
 
 #include "topologies/internal.h"
 
+static GRecMutex igraph_lock;
+
 void topo_igraph_guard_begin(TopoIgraphGuard *guard) {
+  g_rec_mutex_lock(&igraph_lock);
   guard->err = igraph_set_error_handler(igraph_error_handler_ignore);
   guard->warn = igraph_set_warning_handler(igraph_warning_handler_ignore);
 }
@@ -20,6 +23,7 @@ void topo_igraph_guard_begin(TopoIgraphGuard *guard) {
 void topo_igraph_guard_end(TopoIgraphGuard *guard) {
   igraph_set_error_handler(guard->err);
   igraph_set_warning_handler(guard->warn);
+  g_rec_mutex_unlock(&igraph_lock);
 }
 
 void topo_set_igraph_error(GError **error, const char *what, igraph_error_t code) {

@@ -37,6 +37,10 @@ typedef struct {
   igraph_warning_handler_t *warn;
 } TopoIgraphGuard;
 
+/* The guard also holds a process-wide recursive lock: Debian's igraph is
+ * built without thread safety (IGRAPH_THREAD_SAFE 0: global error handlers
+ * and default RNG), and sweeps build graphs from several threads. Every
+ * igraph call in this module runs inside a guard. */
 void topo_igraph_guard_begin(TopoIgraphGuard *guard);
 void topo_igraph_guard_end(TopoIgraphGuard *guard);
 
