@@ -63,6 +63,32 @@ gboolean cli_parse(GOptionContext *ctx, int *argc, char ***argv);
 /* Prints "dpgossip <cmd>: <message>" on stderr, frees @error, returns @status. */
 int cli_fail(const char *cmd, GError *error, int status);
 
+/* ---- BEGIN plugin options (issue 8; cli/plugin_options.c) ----
+ * --protocol-plugin PATH.so, repeatable, for any command that runs a
+ * protocol: loads each plugin (protocols/protocols.h, proto_plugin_load) so
+ * that --protocol can name its protocol. */
+
+typedef struct {
+  char **paths; /* --protocol-plugin FILE (repeatable) */
+  char *single; /* the protocol of the only plugin given, after loading */
+} CliPluginOptions;
+
+/* Adds --protocol-plugin to @ctx's main group (@o must outlive parsing). */
+void cli_plugin_options_add(GOptionContext *ctx, CliPluginOptions *o);
+/*
+ * Loads every plugin given, in order. When exactly one was given,
+ * o->single receives its protocol name: commands use it as the default
+ * --protocol. Errors: those of proto_plugin_load (exit status 2: the file
+ * is the user's option).
+ */
+gboolean cli_plugin_options_load(CliPluginOptions *o, GError **error);
+/* cli_plugin_load_paths: the same for a NULL-terminated list of paths
+ * (nullable), e.g. from a scenario; *@single as above (nullable, g_free). */
+gboolean cli_plugin_load_paths(char *const *paths, char **single, GError **error);
+void cli_plugin_options_clear(CliPluginOptions *o);
+
+/* ---- END plugin options ---- */
+
 G_END_DECLS
 
 #endif /* DPG_CLI_H */

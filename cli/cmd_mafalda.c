@@ -3,6 +3,7 @@
  * graph and a (k,b)-participation (DESIGN.md, "Mafalda"), compared with the
  * fixed baselines and DMF on the same objective sens^2 tr(H (C^T C)^{-1}).
  */
+#include <cblas.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,7 +23,10 @@ typedef struct {
   double trace_H;
   double loss[S_COUNT], sens[S_COUNT];
   guint iterations;
-  double seconds_gram, seconds_optimize;
+  /* Wall-clock seconds. optimize (Mafalda) and baselines (DMF's optimization
+   * and every score) run side by side, so total < the sum of the parts. */
+  double seconds_load, seconds_gram, seconds_optimize, seconds_baselines, seconds_write;
+  double seconds_total;
 } Report;
 
 static double seconds_since(gint64 start) {
@@ -67,10 +71,16 @@ static void print_json(const Report *r) {
   json_builder_add_int_value(jb, r->iterations);
   json_builder_set_member_name(jb, "seconds");
   json_builder_begin_object(jb);
-  json_builder_set_member_name(jb, "gram");
-  json_builder_add_double_value(jb, r->seconds_gram);
-  json_builder_set_member_name(jb, "optimize");
-  json_builder_add_double_value(jb, r->seconds_optimize);
+  const struct {
+    const char *key;
+    double value;
+  } seconds[] = {{"load", r->seconds_load},           {"gram", r->seconds_gram},
+                 {"optimize", r->seconds_optimize},   {"baselines", r->seconds_baselines},
+                 {"write", r->seconds_write},         {"total", r->seconds_total}};
+  for (guint i = 0; i < G_N_ELEMENTS(seconds); i++) {
+    json_builder_set_member_name(jb, seconds[i].key);
+    json_builder_add_double_value(jb, seconds[i].value);
+  }
   json_builder_end_object(jb);
   json_builder_end_object(jb);
   cli_print_json(json_builder_get_root(jb));
@@ -83,8 +93,11 @@ static void print_table(const Report *r) {
   printf("rounds         %u = %u epochs x %u batches\n", r->T, r->k, r->b);
   if (r->band) printf("band           %u\n", r->band);
   printf("trace(H)       %.10g\n", r->trace_H);
-  printf("optimizer      %u iterations, %.3f s (Gram matrix %.3f s)\n", r->iterations,
-         r->seconds_optimize, r->seconds_gram);
+  printf("optimizer      %u iterations, %.3f s\n", r->iterations, r->seconds_optimize);
+  printf("seconds        %.3f total: load %.3f, Gram matrix %.3f, baselines %.3f "
+         "(alongside the optimizer), write %.3f\n",
+         r->seconds_total, r->seconds_load, r->seconds_gram, r->seconds_baselines,
+         r->seconds_write);
   printf("\n%-10s %18s %12s %10s\n", "strategy", "loss", "sensitivity", "vs mafalda");
   for (int i = 0; i < S_COUNT; i++)
     printf("%-10s %18.10g %12.6g %10.4f\n", strategy_keys[i], r->loss[i], r->sens[i],
@@ -100,56 +113,117 @@ static gboolean score(const double *H, double *C, Report *r, int which, GError *
   return !isnan(r->loss[which]);
 }
 
-static gboolean run(const TopoGraph *g, Report *r, const char *out_path, GError **error) {
+/* One priv_mf_optimize call, run on its own thread. */
+typedef struct {
+  const double *H;
+  guint T, k, b;
+  PrivMfOptions opt;
+  PrivMfResult *result;
+  GError *error;
+  gboolean ok;
+  double seconds;
+} OptimizeJob;
+
+static gpointer optimize_job(gpointer data) {
+  OptimizeJob *job = data;
+  gint64 start = g_get_monotonic_time();
+  job->ok = priv_mf_optimize(job->H, job->T, job->k, job->b, &job->opt, &job->result,
+                             &job->error);
+  job->seconds = seconds_since(start);
+  return NULL;
+}
+
+/* DMF (the optimum for the centralized prefix sum, same participation and
+ * band, scored on the decentralized H) and the fixed strategies. */
+static gboolean baselines(const double *H, const PrivMfOptions *opt, Report *r,
+                          GError **error) {
+  PrivMfResult *dmf = NULL;
+  double *P = priv_gram_prefix_sum(r->T, error);
+  gboolean ok = P && priv_mf_optimize(P, r->T, r->k, r->b, opt, &dmf, error);
+  if (ok) {
+    r->loss[S_DMF] = priv_mf_loss(H, dmf->C, r->T, r->k, r->b, error);
+    r->sens[S_DMF] = sqrt(priv_mf_sensitivity2(dmf->C, r->T, r->k, r->b));
+    ok = !isnan(r->loss[S_DMF]);
+  }
+  ok = ok &&
+       score(H, priv_mf_baseline(PRIV_BASELINE_IDENTITY, r->T, 0, error), r, S_DPDSGD, error) &&
+       score(H, priv_mf_baseline(PRIV_BASELINE_ANTIPGD, r->T, 0, error), r, S_ANTIPGD, error) &&
+       score(H, priv_mf_baseline(PRIV_BASELINE_SR, r->T, 0, error), r, S_SR, error) &&
+       score(H, priv_mf_baseline(PRIV_BASELINE_BSR, r->T, r->b, error), r, S_BSR, error);
+  priv_mf_result_free(dmf);
+  g_free(P);
+  return ok;
+}
+
+/*
+ * Mafalda and DMF are independent problems of the same size: Mafalda runs on
+ * a second thread while this one runs DMF and scores the fixed strategies.
+ * Returns FALSE with @error set (Mafalda's error first: it is the one asked
+ * for); *@maf is set when Mafalda converged.
+ */
+static gboolean optimize_all(const double *H, Report *r, PrivMfResult **maf, GError **error) {
+  OptimizeJob job = {.H = H, .T = r->T, .k = r->k, .b = r->b};
+  priv_mf_options_init(&job.opt);
+  job.opt.band = r->band;
+  GThread *thread = g_thread_try_new("mafalda", optimize_job, &job, NULL);
+  if (!thread) optimize_job(&job); /* no thread: one after the other */
+  GError *base_error = NULL;
+  gint64 start = g_get_monotonic_time();
+  gboolean base_ok = baselines(H, &job.opt, r, &base_error);
+  r->seconds_baselines = seconds_since(start);
+  if (thread) g_thread_join(thread);
+  r->seconds_optimize = job.seconds;
+  if (!job.ok) {
+    g_propagate_error(error, job.error);
+    g_clear_error(&base_error);
+    priv_mf_result_free(job.result);
+    return FALSE;
+  }
+  if (!base_ok) {
+    g_propagate_error(error, base_error);
+    priv_mf_result_free(job.result);
+    return FALSE;
+  }
+  *maf = job.result;
+  return TRUE;
+}
+
+/* @start: when the command began (the graph was built since). */
+static gboolean run(const TopoGraph *g, gint64 start, Report *r, const char *out_path,
+                    GError **error) {
   gboolean ok = FALSE;
-  double *W = NULL, *H = NULL, *P = NULL;
-  PrivMfResult *maf = NULL, *dmf = NULL;
+  double *W = NULL, *H = NULL;
+  PrivMfResult *maf = NULL;
   r->n = topo_graph_n_nodes(g);
   if (!priv_gram_check_memory(r->n, r->T, 0, error)) return FALSE;
   TopoGossip *w = topo_gossip_new(g, r->gossip, error);
   if (!w) return FALSE;
   W = topo_gossip_dense(w);
+  r->seconds_load = seconds_since(start);
 
-  gint64 start = g_get_monotonic_time();
+  gint64 t = g_get_monotonic_time();
   H = priv_gram_static(W, r->n, r->T, r->workload, PRIV_GRAM_AUTO, 0, error);
-  r->seconds_gram = seconds_since(start);
+  r->seconds_gram = seconds_since(t);
   if (!H) goto out;
   r->trace_H = 0.0;
   for (guint s = 0; s < r->T; s++) r->trace_H += H[(gsize)s * r->T + s];
 
-  PrivMfOptions opt;
-  priv_mf_options_init(&opt);
-  opt.band = r->band;
-  start = g_get_monotonic_time();
-  gboolean converged = priv_mf_optimize(H, r->T, r->k, r->b, &opt, &maf, error);
-  r->seconds_optimize = seconds_since(start);
-  if (!converged) goto out;
+  if (!optimize_all(H, r, &maf, error)) goto out;
+  t = g_get_monotonic_time();
   r->iterations = maf->iterations;
   r->loss[S_MAFALDA] = priv_mf_loss(H, maf->C, r->T, r->k, r->b, error);
   r->sens[S_MAFALDA] = sqrt(priv_mf_sensitivity2(maf->C, r->T, r->k, r->b));
+  r->seconds_baselines += seconds_since(t); /* scoring Mafalda too */
   if (isnan(r->loss[S_MAFALDA])) goto out;
 
-  /* DMF: optimal for the centralized prefix sum, same participation and band,
-   * scored on the decentralized H. */
-  P = priv_gram_prefix_sum(r->T, error);
-  if (!P || !priv_mf_optimize(P, r->T, r->k, r->b, &opt, &dmf, error)) goto out;
-  r->loss[S_DMF] = priv_mf_loss(H, dmf->C, r->T, r->k, r->b, error);
-  r->sens[S_DMF] = sqrt(priv_mf_sensitivity2(dmf->C, r->T, r->k, r->b));
-  if (isnan(r->loss[S_DMF])) goto out;
-
-  if (!score(H, priv_mf_baseline(PRIV_BASELINE_IDENTITY, r->T, 0, error), r, S_DPDSGD, error) ||
-      !score(H, priv_mf_baseline(PRIV_BASELINE_ANTIPGD, r->T, 0, error), r, S_ANTIPGD, error) ||
-      !score(H, priv_mf_baseline(PRIV_BASELINE_SR, r->T, 0, error), r, S_SR, error) ||
-      !score(H, priv_mf_baseline(PRIV_BASELINE_BSR, r->T, r->b, error), r, S_BSR, error))
-    goto out;
-
   /* Written through a temporary file and a rename: never half-written. */
+  t = g_get_monotonic_time();
   if (out_path && !priv_matrix_write_csv(out_path, maf->C, r->T, r->T, error)) goto out;
+  r->seconds_write = seconds_since(t);
   ok = TRUE;
 out:
+  r->seconds_total = seconds_since(start);
   priv_mf_result_free(maf);
-  priv_mf_result_free(dmf);
-  g_free(P);
   g_free(H);
   g_free(W);
   topo_gossip_free(w);
@@ -198,6 +272,11 @@ int cli_cmd_mafalda(int argc, char **argv) {
            "  antipgd   C = lower-triangular ones (noise z_t - z_{t-1})\n"
            "  sr        square root of the prefix sum; bsr its band-b version\n"
            "  dmf       the optimum for the centralized prefix sum, scored on H\n"
+           "\n"
+           "Timings (JSON \"seconds\", wall clock): load (graph and gossip matrix), gram,\n"
+           "optimize (Mafalda), baselines (DMF and every score, run alongside optimize),\n"
+           "write (--out) and total. BLAS runs single-threaded so that the output does\n"
+           "not depend on the number of cores.\n"
            "\n"
            "Examples:\n"
            "  dpgossip mafalda --generate florentine --epochs 5 --batches 16\n"
@@ -251,6 +330,13 @@ int cli_cmd_mafalda(int argc, char **argv) {
     status = cli_fail("mafalda", error, CLI_EXIT_FAILURE);
     goto out;
   }
+  /* Single-threaded BLAS, whatever OPENBLAS_NUM_THREADS says: OpenBLAS splits
+   * products and factorizations differently with the thread count, which
+   * changes their rounding, hence the optimizer's path and the last digits of
+   * C. The CSV must not depend on the machine's core count; the cores are
+   * used by running Mafalda and DMF side by side instead. */
+  openblas_set_num_threads(1);
+  gint64 start = g_get_monotonic_time();
   g = cli_graph_options_build(&gopt, &error);
   if (!g) {
     status = cli_fail("mafalda", error,
@@ -265,7 +351,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
     status = CLI_EXIT_FAILURE;
     goto out;
   }
-  if (!run(g, &r, out_path, &error)) {
+  if (!run(g, start, &r, out_path, &error)) {
     status = cli_fail("mafalda", error, CLI_EXIT_FAILURE);
     goto out;
   }

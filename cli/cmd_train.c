@@ -64,6 +64,12 @@ static void progress_bar(double fraction, gpointer data) {
 }
 
 static void print_protocols(void) {
+  /* Every plugin of the search path too, as `dpgossip protocols` does. */
+  GPtrArray *failures = proto_plugin_load_all();
+  for (guint i = 0; i < failures->len; i++)
+    fprintf(stderr, "dpgossip train: warning: %s\n",
+            ((ProtoPluginFailure *)failures->pdata[i])->error->message);
+  g_ptr_array_unref(failures);
   guint n = 0;
   const ProtoVTable **all = proto_registry_list(&n);
   printf("Protocols (--protocol NAME[:key=value,...]):\n\n");
@@ -156,6 +162,7 @@ static gboolean check_specs(const char *protocol, const char *mode, const char *
 
 int cli_cmd_train(int argc, char **argv) {
   CliGraphOptions gopt = {0};
+  CliPluginOptions popt = {0};
   char *protocol = NULL, *dataset = NULL, *model = NULL, *mode = NULL, *latency = NULL,
        *loss = NULL, *out_path = NULL, *schedule = NULL;
   gint epochs = 1, batches = 1, eval_every = 0, threads = 1;
@@ -165,7 +172,7 @@ int cli_cmd_train(int argc, char **argv) {
   gboolean list = FALSE;
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
-       "Protocol spec, default dsgd (see --list-protocols)", "SPEC"},
+       "Protocol spec, default dsgd or the plugin's (see --list-protocols)", "SPEC"},
       {"list-protocols", 0, 0, G_OPTION_ARG_NONE, &list,
        "List the protocols and their parameters, then exit", NULL},
       {"schedule", 0, 0, G_OPTION_ARG_STRING, &schedule,
@@ -205,6 +212,7 @@ int cli_cmd_train(int argc, char **argv) {
   GOptionContext *ctx = g_option_context_new("- train a model with a decentralized protocol");
   cli_graph_options_add(ctx, &gopt);
   g_option_context_add_main_entries(ctx, entries, NULL);
+  cli_plugin_options_add(ctx, &popt);
   g_option_context_set_description(
       ctx, "Output: one CSV row per (evaluated round, node): round, node, train_loss (on the\n"
            "node's own records), test_loss, test_accuracy (empty for regression).\n"
@@ -225,6 +233,12 @@ int cli_cmd_train(int argc, char **argv) {
 
   if (!cli_parse(ctx, &argc, &argv))
     goto out;
+  if (!cli_plugin_options_load(&popt, &error)) {
+    status = cli_fail("train", error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  if (protocol == NULL)
+    protocol = g_strdup(popt.single ? popt.single : "dsgd");
   if (list) {
     print_protocols();
     status = CLI_EXIT_OK;
@@ -247,7 +261,7 @@ int cli_cmd_train(int argc, char **argv) {
     status = usage_error("--eval-every must be >= 0 and --threads >= 1");
     goto out;
   }
-  if (!check_specs(protocol ? protocol : "dsgd", mode, latency, loss, &error) ||
+  if (!check_specs(protocol, mode, latency, loss, &error) ||
       !cli_graph_options_gossip(&gopt, &kind, &error)) {
     status = cli_fail("train", error, CLI_EXIT_USAGE);
     goto out;
@@ -277,7 +291,7 @@ int cli_cmd_train(int argc, char **argv) {
   cfg.graph = sched ? NULL : g;
   cfg.schedule = sched;
   cfg.gossip = kind;
-  cfg.protocol = protocol ? protocol : "dsgd";
+  cfg.protocol = protocol;
   cfg.sigma = sigma;
   cfg.clip = clip;
   cfg.lr = lr;
@@ -349,6 +363,7 @@ out:
   g_free(out_path);
   g_free(schedule);
   cli_graph_options_clear(&gopt);
+  cli_plugin_options_clear(&popt);
   g_option_context_free(ctx);
   return status;
 }

@@ -20,6 +20,7 @@ typedef struct {
 static const CliCommand commands[] = {
     {"account", cli_cmd_account, "per-victim privacy of a protocol against an attacker set"},
     {"demo", cli_cmd_demo, "run the default demo on embedded data"},
+    {"figure", cli_cmd_figure, "draw one of the paper's figures (privacy-vs-distance)"},
     {"graph", cli_cmd_graph, "load or generate a graph and print its summary"},
     {"mafalda", cli_cmd_mafalda, "optimize Mafalda's noise correlation for a graph"},
     {"train", cli_cmd_train, "train a model with a decentralized protocol"},

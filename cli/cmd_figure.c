@@ -1,0 +1,666 @@
+/*
+ * cli/cmd_figure.c: `dpgossip figure NAME`: the paper's figures, drawn from
+ * this project's own accounting.
+ *
+ * privacy-vs-distance (the paper's Figure 2, section 7.1 "Tighter accounting
+ * for PNDP"): DP-D-SGD under PNDP at user level, the Renyi divergence at
+ * alpha (log scale) against the hop distance between victim and attacker,
+ * mean with min/max bars over every (attacker, victim) pair at that distance,
+ * our accounting (paper Thm 5.2 bound on the structured blocks, as
+ * `dpgossip account`) solid, Muffliato's original bound (Cyffers et al.
+ * 2022, corrected Thm 11) dashed. One panel per graph. The plotted numbers
+ * can be written as CSV, and a per-distance summary of the gap between the
+ * two accountings is printed on stdout.
+ *
+ * Each listed attacker is accounted on its own (one run per attacker); a
+ * collusion set is written with '+' (0+5) and its distance is to the nearest
+ * member, as in `dpgossip account`.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/account_common.h"
+#include "cli/cli.h"
+#include "plot/plot.h"
+#include "privacy/privacy.h"
+
+#define CMD "figure"
+#define FIGURE_PVD "privacy-vs-distance"
+
+enum { METHOD_OURS, METHOD_MUFFLIATO, N_METHODS };
+static const char *const method_names[N_METHODS] = {"ours", "muffliato"};
+
+/* Summary of the values at one distance. Unprotected victims (+inf) are
+ * counted apart: any one of them makes the mean and max infinite, since a
+ * mean over a set holding an unbounded loss is no guarantee. */
+typedef struct {
+  guint count, n_inf;
+  double sum, min, max;
+} Stat;
+
+typedef struct {
+  gboolean generated; /* --generate SPEC rather than --graph FILE */
+  char *source;       /* the SPEC or FILE */
+  char *label;        /* panel title and CSV "graph" column */
+  TopoGraph *g;
+  guint max_distance;    /* largest distance with a victim */
+  Stat *stat[N_METHODS]; /* indexed by distance, 0..n-1 */
+  guint n_unreachable;   /* (set, victim) pairs in another component */
+  guint n_zero;          /* pairs with a zero loss (not drawable on log) */
+} Panel;
+
+/* Attacker sets: "all" (every node alone), or items "3" / "0+5" separated by
+ * commas; members of set i are ids[off[i] .. off[i+1]). */
+typedef struct {
+  gboolean all;
+  GArray *ids; /* guint */
+  GArray *off; /* guint, n_sets + 1 */
+} AttackerSpec;
+
+typedef struct {
+  GPtrArray *panels; /* Panel* */
+} State;
+
+/* ---- Parsing ---- */
+
+static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "dpgossip " CMD ": ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n(run 'dpgossip " CMD " --help' for the options)\n");
+  va_end(ap);
+  return CLI_EXIT_USAGE;
+}
+
+static void panel_free(gpointer p) {
+  Panel *pa = p;
+  g_free(pa->source);
+  g_free(pa->label);
+  topo_graph_free(pa->g);
+  for (guint m = 0; m < N_METHODS; m++) g_free(pa->stat[m]);
+  g_free(pa);
+}
+
+static gboolean add_panel(State *st, gboolean generated, const char *value, GError **error) {
+  if (!value || !*value) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--%s needs a value",
+                generated ? "generate" : "graph");
+    return FALSE;
+  }
+  Panel *p = g_new0(Panel, 1);
+  p->generated = generated;
+  p->source = g_strdup(value);
+  g_ptr_array_add(st->panels, p);
+  return TRUE;
+}
+
+/* GOption callbacks keep --graph and --generate in command-line order: the
+ * panels appear in that order. */
+static gboolean on_graph(const char *name, const char *value, gpointer data, GError **error) {
+  (void)name;
+  return add_panel(data, FALSE, value, error);
+}
+static gboolean on_generate(const char *name, const char *value, gpointer data, GError **error) {
+  (void)name;
+  return add_panel(data, TRUE, value, error);
+}
+
+static void attacker_spec_clear(AttackerSpec *a) {
+  if (a->ids) g_array_unref(a->ids);
+  if (a->off) g_array_unref(a->off);
+  a->ids = a->off = NULL;
+}
+
+static int cmp_guint(gconstpointer a, gconstpointer b) {
+  guint x = *(const guint *)a, y = *(const guint *)b;
+  return x < y ? -1 : x > y;
+}
+
+static gboolean parse_attacker_spec(const char *spec, AttackerSpec *a, GError **error) {
+  a->ids = g_array_new(FALSE, FALSE, sizeof(guint));
+  a->off = g_array_new(FALSE, FALSE, sizeof(guint));
+  guint zero = 0;
+  g_array_append_val(a->off, zero);
+  if (!spec || !*spec) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--attackers is required: all, or node ids such as 0 or 0,5 (each accounted "
+                "alone; 0+5 is one collusion set)");
+    return FALSE;
+  }
+  if (g_str_equal(spec, "all")) {
+    a->all = TRUE;
+    return TRUE;
+  }
+  char **items = g_strsplit(spec, ",", -1);
+  gboolean ok = TRUE;
+  for (guint i = 0; items[i] && ok; i++) {
+    char **members = g_strsplit(items[i], "+", -1);
+    guint start = a->ids->len;
+    for (guint j = 0; members[j] && ok; j++) {
+      char *m = g_strstrip(members[j]);
+      guint id;
+      if (!cli_parse_uint(m, &id)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--attackers: '%s' is not a node id (expected all, or a comma-separated "
+                    "list of ids, '+' joining the members of a collusion set: 0,5 or 0+5)",
+                    m);
+        ok = FALSE;
+        break;
+      }
+      for (guint k = start; k < a->ids->len; k++)
+        if (g_array_index(a->ids, guint, k) == id) {
+          g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                      "--attackers: node %u appears twice in the collusion set '%s'", id,
+                      g_strstrip(items[i]));
+          ok = FALSE;
+        }
+      g_array_append_val(a->ids, id);
+    }
+    g_strfreev(members);
+    if (!ok) break;
+    guint len = a->ids->len - start;
+    guint *set = &g_array_index(a->ids, guint, start);
+    qsort(set, len, sizeof(guint), cmp_guint);
+    /* The same set twice would weigh its victims twice in the means. */
+    for (guint s = 0; s + 1 < a->off->len && ok; s++) {
+      guint o = g_array_index(a->off, guint, s), e = g_array_index(a->off, guint, s + 1);
+      if (e - o == len && memcmp(&g_array_index(a->ids, guint, o), set, len * sizeof(guint)) == 0) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--attackers: '%s' is listed twice", g_strstrip(items[i]));
+        ok = FALSE;
+      }
+    }
+    guint end = a->ids->len;
+    g_array_append_val(a->off, end);
+  }
+  g_strfreev(items);
+  return ok;
+}
+
+/* ".svg" or ".png", any case. */
+static gboolean has_figure_extension(const char *path) {
+  const char *dot = strrchr(path, '.');
+  return dot && (g_ascii_strcasecmp(dot, ".svg") == 0 || g_ascii_strcasecmp(dot, ".png") == 0);
+}
+
+/* The default panel label: the generator spec, or the file name without
+ * its extension. */
+static char *default_label(const Panel *p) {
+  if (p->generated) return g_strdup(p->source);
+  char *base = g_path_get_basename(p->source);
+  char *dot = strrchr(base, '.');
+  if (dot && dot != base) *dot = '\0';
+  return base;
+}
+
+/* ---- Accounting ---- */
+
+static void stat_add(Stat *s, double v) {
+  if (!isfinite(v)) {
+    s->n_inf++;
+    return;
+  }
+  if (s->count == 0 || v < s->min) s->min = v;
+  if (s->count == 0 || v > s->max) s->max = v;
+  s->count++;
+  s->sum += v;
+}
+
+static guint stat_total(const Stat *s) {
+  return s->count + s->n_inf;
+}
+static double stat_mean(const Stat *s) {
+  if (s->n_inf) return INFINITY;
+  return s->count ? s->sum / s->count : NAN;
+}
+static double stat_min(const Stat *s) {
+  return s->count ? s->min : (s->n_inf ? INFINITY : NAN);
+}
+static double stat_max(const Stat *s) {
+  if (s->n_inf) return INFINITY;
+  return s->count ? s->max : NAN;
+}
+
+/* Accounts every attacker set of @a on panel @p's graph: one structured run
+ * per set, each victim's loss added to the statistics of its distance.
+ * O(sets x (structured blocks + report + Muffliato bound)). */
+static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *s, GError **error) {
+  guint n = topo_graph_n_nodes(p->g);
+  guint n_sets = a->all ? n : a->off->len - 1;
+  for (guint i = 0; !a->all && i < a->ids->len; i++) {
+    guint id = g_array_index(a->ids, guint, i);
+    if (id >= n) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--attackers: node %u is out of range for graph '%s' (%u nodes, 0 to %u)", id,
+                  p->label, n, n - 1);
+      return FALSE;
+    }
+  }
+  for (guint i = 0; !a->all && i < n_sets; i++)
+    if (g_array_index(a->off, guint, i + 1) - g_array_index(a->off, guint, i) >= n) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--attackers: a collusion set holds every node of graph '%s': no victim left",
+                  p->label);
+      return FALSE;
+    }
+  if (n < 2) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "graph '%s' has only %u node: no victim left", p->label, n);
+    return FALSE;
+  }
+  TopoGossip *w = topo_gossip_new(p->g, s->gossip, error);
+  if (!w) return FALSE;
+  for (guint m = 0; m < N_METHODS; m++) p->stat[m] = g_new0(Stat, n);
+  PrivAccountOptions opt = {
+      .b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta};
+  gboolean ok = TRUE;
+  for (guint i = 0; i < n_sets && ok; i++) {
+    guint single = i;
+    s->attackers =
+        a->all ? &single : &g_array_index(a->ids, guint, g_array_index(a->off, guint, i));
+    s->n_attackers =
+        a->all ? 1 : g_array_index(a->off, guint, i + 1) - g_array_index(a->off, guint, i);
+    PrivBlocks *blocks = cli_account_blocks_structured(s, w, error);
+    PrivReport *r = blocks ? priv_account_report(blocks, p->g, &opt, error) : NULL;
+    double *muff =
+        r ? priv_muffliato_rdp(w, s->T, s->attackers, s->n_attackers, s->alpha, s->sigma, error)
+          : NULL;
+    ok = muff != NULL;
+    for (guint v = 0; ok && v < r->n_victims; v++) {
+      const PrivVictim *vi = &r->victims[v];
+      if (vi->distance < 0) {
+        p->n_unreachable++;
+        continue;
+      }
+      guint d = (guint)vi->distance;
+      double ours = vi->unprotected ? INFINITY : vi->rdp;
+      if (ours == 0 || muff[vi->node] == 0) p->n_zero++;
+      stat_add(&p->stat[METHOD_OURS][d], ours);
+      stat_add(&p->stat[METHOD_MUFFLIATO][d], muff[vi->node]);
+      if (d > p->max_distance) p->max_distance = d;
+    }
+    g_free(muff);
+    priv_report_free(r);
+    priv_blocks_free(blocks);
+  }
+  s->attackers = NULL; /* borrowed */
+  s->n_attackers = 0;
+  topo_gossip_free(w);
+  return ok;
+}
+
+/* ---- Outputs ---- */
+
+static const char *fmt_num(char *buf, gsize len, double v) {
+  if (isnan(v)) return "nan";
+  if (!isfinite(v)) return "inf";
+  return g_ascii_formatd(buf, (int)len, "%.17g", v);
+}
+
+/* RFC 4180: quote a field holding a comma, a quote or a line break. */
+static void csv_field(GString *out, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    g_string_append(out, s);
+    return;
+  }
+  g_string_append_c(out, '"');
+  for (const char *c = s; *c; c++) {
+    if (*c == '"') g_string_append_c(out, '"');
+    g_string_append_c(out, *c);
+  }
+  g_string_append_c(out, '"');
+}
+
+/* The plotted numbers, written atomically (temporary file renamed over
+ * @path by g_file_set_contents). */
+static gboolean write_data(const GPtrArray *panels, const char *path, GError **error) {
+  GString *out = g_string_new("graph,distance,method,mean,min,max,count\n");
+  char b[3][G_ASCII_DTOSTR_BUF_SIZE];
+  for (guint i = 0; i < panels->len; i++) {
+    const Panel *p = g_ptr_array_index(panels, i);
+    for (guint d = 1; d <= p->max_distance; d++)
+      for (guint m = 0; m < N_METHODS; m++) {
+        const Stat *s = &p->stat[m][d];
+        if (stat_total(s) == 0) continue;
+        csv_field(out, p->label);
+        g_string_append_printf(out, ",%u,%s,%s,%s,%s,%u\n", d, method_names[m],
+                               fmt_num(b[0], sizeof b[0], stat_mean(s)),
+                               fmt_num(b[1], sizeof b[1], stat_min(s)),
+                               fmt_num(b[2], sizeof b[2], stat_max(s)), stat_total(s));
+      }
+  }
+  gboolean ok = g_file_set_contents(path, out->str, (gssize)out->len, error);
+  if (!ok) g_prefix_error(error, "--data: ");
+  g_string_free(out, TRUE);
+  return ok;
+}
+
+/* One panel: our accounting solid with circles, Muffliato dashed with
+ * squares, each with min/max bars; the two series are nudged apart
+ * horizontally so their bars never hide each other. */
+static gboolean draw_panel(PlotAxes *ax, const Panel *p, const CliAccountSetup *s, gboolean legend,
+                           GError **error) {
+  static const double nudge[N_METHODS] = {-0.07, 0.07};
+  const char *labels[N_METHODS] = {s->sensitivity == PRIV_SENSITIVITY_EXACT
+                                       ? "this accounting (exact sensitivity)"
+                                       : "this accounting (Thm 5.2 bound)",
+                                   "Muffliato (Cyffers et al. 2022)"};
+  const PlotColor colors[N_METHODS] = {plot_palette(0), plot_palette(1)};
+  guint nd = p->max_distance;
+  double *x = g_new(double, nd), *mean = g_new(double, nd), *lo = g_new(double, nd),
+         *hi = g_new(double, nd);
+  gboolean ok = TRUE;
+  for (guint m = 0; m < N_METHODS && ok; m++) {
+    for (guint d = 1; d <= nd; d++) {
+      const Stat *st = &p->stat[m][d];
+      x[d - 1] = d + nudge[m];
+      mean[d - 1] = stat_mean(st);
+      lo[d - 1] = stat_min(st);
+      hi[d - 1] = stat_max(st);
+    }
+    PlotStyle line = {.color = colors[m],
+                      .dash = m == METHOD_OURS ? PLOT_DASH_SOLID : PLOT_DASH_DASHED,
+                      .marker = m == METHOD_OURS ? PLOT_MARKER_CIRCLE : PLOT_MARKER_SQUARE,
+                      .width = 1.8};
+    PlotStyle bars = {.color = colors[m], .width = 1.1, .cap = 5};
+    ok = plot_axes_add_errorbars(ax, NULL, nd, x, lo, hi, &bars, error) &&
+         plot_axes_add_line(ax, legend ? labels[m] : NULL, nd, x, mean, &line, error);
+  }
+  g_free(x);
+  g_free(mean);
+  g_free(lo);
+  g_free(hi);
+  if (!ok) return FALSE;
+  char *title = g_strdup_printf("%s (%u nodes)", p->label, topo_graph_n_nodes(p->g));
+  plot_axes_set_title(ax, title);
+  g_free(title);
+  plot_axes_set_xlabel(ax, "hop distance to the attacker (mean, bars: min–max)");
+  char *ylabel = g_strdup_printf("Rényi DP at α = %g", s->alpha);
+  plot_axes_set_ylabel(ax, ylabel);
+  g_free(ylabel);
+  plot_axes_set_yscale(ax, PLOT_SCALE_LOG10);
+  plot_axes_set_yautoscale(ax, PLOT_AUTOSCALE_NICE);
+  /* A span of at least 4 keeps the ticks on whole distances. */
+  if (!plot_axes_set_xlim(ax, 0.5, MAX(nd, 4) + 0.5, error)) return FALSE;
+  if (legend) plot_axes_set_legend(ax, PLOT_LEGEND_BEST);
+  return TRUE;
+}
+
+static gboolean draw_figure(const GPtrArray *panels, const CliAccountSetup *s,
+                            const char *attackers, const char *path, GError **error) {
+  guint np = panels->len;
+  PlotFigure *fig = plot_figure_new(40 + 300.0 * np, 300, 1, np, error);
+  if (!fig) return FALSE;
+  gboolean ok = TRUE;
+  for (guint i = 0; i < np && ok; i++)
+    ok = draw_panel(plot_figure_axes(fig, 0, i), g_ptr_array_index(panels, i), s, i == 0, error);
+  if (ok) {
+    char *who = g_str_equal(attackers, "all") ? g_strdup("all attackers")
+                                              : g_strdup_printf("attackers %s", attackers);
+    char *title = g_strdup_printf("PNDP privacy loss of DP-D-SGD: T = %u, σ = %g, %s, %s", s->T,
+                                  s->sigma, s->b == 1 ? "user level" : "cyclic participation", who);
+    plot_figure_set_title(fig, title);
+    g_free(title);
+    g_free(who);
+    ok = plot_figure_save(fig, path, error);
+  }
+  plot_figure_free(fig);
+  return ok;
+}
+
+/* The measured gap on stdout: per graph and distance, both means and their
+ * ratio (Muffliato / ours: how many times tighter this accounting is). */
+static void print_summary(const GPtrArray *panels) {
+  printf("%-24s %8s %6s %14s %14s %10s\n", "graph", "distance", "pairs", "ours_mean",
+         "muffliato_mean", "ratio");
+  for (guint i = 0; i < panels->len; i++) {
+    const Panel *p = g_ptr_array_index(panels, i);
+    for (guint d = 1; d <= p->max_distance; d++) {
+      const Stat *o = &p->stat[METHOD_OURS][d], *mu = &p->stat[METHOD_MUFFLIATO][d];
+      if (stat_total(o) == 0) continue;
+      /* Undefined ratios (0/0, inf/inf) print as "-". */
+      double ratio = stat_mean(mu) / stat_mean(o);
+      char rbuf[32] = "-";
+      if (!isnan(ratio)) g_snprintf(rbuf, sizeof rbuf, "%.4g", ratio);
+      printf("%-24s %8u %6u %14.6g %14.6g %10s\n", p->label, d, stat_total(o), stat_mean(o),
+             stat_mean(mu), rbuf);
+    }
+    if (p->n_unreachable)
+      fprintf(stderr,
+              "dpgossip " CMD
+              ": note: %u (attacker, victim) pairs of '%s' lie in different "
+              "components and are not plotted (use --lcc)\n",
+              p->n_unreachable, p->label);
+    if (p->n_zero)
+      fprintf(stderr,
+              "dpgossip " CMD
+              ": note: %u pairs of '%s' have a zero loss (their gradients never reach the "
+              "attackers within T steps), which a log axis cannot show\n",
+              p->n_zero, p->label);
+  }
+}
+
+/* ---- The command ---- */
+
+int cli_cmd_figure(int argc, char **argv) {
+  State st = {.panels = g_ptr_array_new_with_free_func(panel_free)};
+  gboolean lcc = FALSE;
+  gint rounds = 0, interval = 1;
+  double sigma = 1.0, clip = 1.0, alpha = 2.0;
+  char *gossip = NULL, *protocol = NULL, *trust = NULL, *attackers = NULL, *sensitivity = NULL,
+       *out_path = NULL, *data_path = NULL;
+  char **labels = NULL;
+  GOptionEntry entries[] = {
+      {"graph", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_graph,
+       "Edge list of one panel (repeatable; with --generate, panels in command-line order)",
+       "FILE"},
+      {"generate", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_generate,
+       "Generated graph of one panel, e.g. florentine (repeatable)", "SPEC"},
+      {"label", 0, 0, G_OPTION_ARG_STRING_ARRAY, &labels,
+       "Panel title of the i-th graph (repeatable; default: the spec or file name)", "TEXT"},
+      {"lcc", 0, 0, G_OPTION_ARG_NONE, &lcc, "Keep only each graph's largest connected component",
+       NULL},
+      {"gossip", 0, 0, G_OPTION_ARG_STRING, &gossip,
+       "Gossip matrix: uniform (default), metropolis or maxdegree", "KIND"},
+      {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
+       "dsgd (default; Muffliato's bound exists for D-SGD only)", "NAME"},
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds, "Gradient steps T (required)", "T"},
+      {"participation-interval", 'b', 0, G_OPTION_ARG_INT, &interval,
+       "Steps between two uses of a record (divides T; default 1: user level, as the paper)", "B"},
+      {"trust", 0, 0, G_OPTION_ARG_STRING, &trust, "Trust model: pndp (required)", "MODEL"},
+      {"attackers", 'a', 0, G_OPTION_ARG_STRING, &attackers,
+       "all (every node in turn, as the paper), or ids accounted one at a time: 0,5; "
+       "'+' joins a collusion set: 0+5 (required)",
+       "IDS"},
+      {"sensitivity", 0, 0, G_OPTION_ARG_STRING, &sensitivity,
+       "bound (default, paper Thm 5.2, as the paper's figure) or exact", "KIND"},
+      {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &sigma, "Noise multiplier, > 0 (default 1)", "SIGMA"},
+      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &clip, "Gradient clipping norm Delta (default 1)",
+       "DELTA"},
+      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &alpha, "Renyi order (default 2)", "ALPHA"},
+      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out_path,
+       "The figure: FILE.svg or FILE.png (required)", "FILE"},
+      {"data", 0, 0, G_OPTION_ARG_FILENAME, &data_path,
+       "Also write the plotted numbers as CSV: graph,distance,method,mean,min,max,count", "FILE"},
+      G_OPTION_ENTRY_NULL};
+  GOptionContext *ctx = g_option_context_new("NAME - draw one of the paper's figures");
+  GOptionGroup *group = g_option_group_new(CMD, "Options:", "Show the options", &st, NULL);
+  g_option_group_add_entries(group, entries);
+  g_option_context_set_main_group(ctx, group);
+  g_option_context_set_description(
+      ctx,
+      "Figures (NAME):\n"
+      "  " FIGURE_PVD
+      "  the paper's Figure 2: PNDP privacy loss of DP-D-SGD against the\n"
+      "      hop distance from the attacker, one panel per graph: Renyi DP (log scale),\n"
+      "      mean over (attacker, victim) pairs at each distance with min/max bars;\n"
+      "      this accounting solid, Muffliato's original bound dashed. A summary of\n"
+      "      both means and their ratio per distance is printed on stdout.\n"
+      "\n"
+      "Examples:\n"
+      "  dpgossip figure " FIGURE_PVD
+      " --generate florentine -T 10 --trust pndp \\\n"
+      "      --attackers all --out fig2.svg --data fig2.csv\n"
+      "  dpgossip figure " FIGURE_PVD
+      " --generate florentine --graph fb.edges -T 10 \\\n"
+      "      --trust pndp -a 0,3+7 --out fig2.png\n");
+
+  int status = CLI_EXIT_USAGE;
+  CliAccountSetup s = {0};
+  AttackerSpec as = {0};
+  GError *error = NULL;
+  char *c_path = NULL;
+
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    fprintf(stderr, "dpgossip " CMD ": %s\n(run 'dpgossip " CMD " --help' for the options)\n",
+            error->message);
+    g_clear_error(&error);
+    goto out;
+  }
+  if (argc < 2) {
+    status = usage_error("name the figure to draw (valid: " FIGURE_PVD ")");
+    goto out;
+  }
+  if (!g_str_equal(argv[1], FIGURE_PVD)) {
+    status = usage_error("unknown figure '%s' (valid: " FIGURE_PVD ")", argv[1]);
+    goto out;
+  }
+  if (argc > 2) {
+    status = usage_error("unexpected argument '%s'", argv[2]);
+    goto out;
+  }
+  if (st.panels->len == 0) {
+    status = usage_error("give at least one graph: --graph FILE or --generate SPEC");
+    goto out;
+  }
+  if (!out_path) {
+    status = usage_error("--out FILE.svg|FILE.png is required");
+    goto out;
+  }
+  if (!has_figure_extension(out_path)) {
+    status = usage_error("--out: unknown extension in '%s' (use .svg or .png)", out_path);
+    goto out;
+  }
+  if (labels && g_strv_length(labels) > st.panels->len) {
+    status = usage_error("%u --label given for %u graph%s", g_strv_length(labels), st.panels->len,
+                         st.panels->len == 1 ? "" : "s");
+    goto out;
+  }
+  if (rounds <= 0) {
+    status = usage_error("--rounds T must be given and positive (got %d)", rounds);
+    goto out;
+  }
+  if (interval <= 0 || rounds % interval != 0) {
+    status = usage_error(
+        "--participation-interval b = %d must be positive and divide "
+        "--rounds T = %d",
+        interval, rounds);
+    goto out;
+  }
+  s.T = (guint)rounds;
+  s.b = (guint)interval;
+  if (!trust) {
+    status = usage_error("--trust is required: pndp (the trust model of the paper's Figure 2)");
+    goto out;
+  }
+  if (!priv_trust_parse(trust, &s.trust, &error)) {
+    g_prefix_error(&error, "--trust: ");
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  if (s.trust != PRIV_TRUST_PNDP) {
+    status = usage_error("--trust %s: " FIGURE_PVD
+                         " compares with Muffliato's bound, which "
+                         "holds under pndp only",
+                         trust);
+    goto out;
+  }
+  if (!cli_account_parse_protocol(protocol ? protocol : "dsgd", &s, &c_path, &error)) {
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  if (s.protocol != PRIV_PROTOCOL_DSGD) {
+    status = usage_error("--protocol %s: " FIGURE_PVD
+                         " compares with Muffliato's bound, which "
+                         "is for dsgd only",
+                         protocol);
+    goto out;
+  }
+  if (sensitivity && !priv_sensitivity_parse(sensitivity, &s.sensitivity, &error)) {
+    g_prefix_error(&error, "--sensitivity: ");
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  s.delta = 1e-6; /* unused: the figure shows RDP */
+  if (!cli_account_check_numbers(sigma, clip, alpha, s.delta, &error)) {
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  if (!(sigma > 0)) {
+    status = usage_error(
+        "--sigma must be positive: without noise every victim the attacker "
+        "hears from is unprotected");
+    goto out;
+  }
+  s.sigma = sigma;
+  s.clip = clip;
+  s.alpha = alpha;
+  if (!parse_attacker_spec(attackers, &as, &error)) {
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  if (!topo_gossip_kind_parse(gossip ? gossip : "uniform", &s.gossip, &error)) {
+    g_prefix_error(&error, "--gossip: ");
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+    goto out;
+  }
+
+  for (guint i = 0; i < st.panels->len; i++) {
+    Panel *p = g_ptr_array_index(st.panels, i);
+    p->label = labels && i < g_strv_length(labels) ? g_strdup(labels[i]) : default_label(p);
+    p->g = p->generated ? topo_graph_generate(p->source, &error)
+                        : topo_graph_load(p->source, lcc, &error);
+    if (p->g && p->generated && lcc) {
+      TopoGraph *l = topo_graph_largest_component(p->g, &error);
+      topo_graph_free(p->g);
+      p->g = l;
+    }
+    if (!p->g) {
+      status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
+      goto out;
+    }
+    if (!account_panel(p, &as, &s, &error)) {
+      status =
+          cli_fail(CMD, error, error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
+      goto out;
+    }
+  }
+  if (!draw_figure(st.panels, &s, attackers, out_path, &error) ||
+      (data_path && !write_data(st.panels, data_path, &error))) {
+    status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
+    goto out;
+  }
+  print_summary(st.panels);
+  status = CLI_EXIT_OK;
+out:
+  attacker_spec_clear(&as);
+  cli_account_setup_clear(&s);
+  g_ptr_array_unref(st.panels);
+  g_free(c_path);
+  g_free(gossip);
+  g_free(protocol);
+  g_free(trust);
+  g_free(attackers);
+  g_free(sensitivity);
+  g_free(out_path);
+  g_free(data_path);
+  g_strfreev(labels);
+  g_option_context_free(ctx);
+  plot_shutdown();
+  return status;
+}

@@ -1,0 +1,262 @@
+/*
+ * cli/cmd_protocols.c: `dpgossip protocols [NAME]`: every protocol found
+ * (built-in, and the plugins of the search path or --protocol-plugin) with
+ * its parameters (name, type, default, range, help), or one protocol.
+ * Plugins of the search path that fail to load are reported on stderr
+ * (table) or under "skipped" (json); they never make the listing fail.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "protocols/protocols.h"
+
+static gboolean has_range(const ProtoParamSpec *p) {
+  return (p->type == PROTO_PARAM_INT || p->type == PROTO_PARAM_DOUBLE) && p->min <= p->max;
+}
+
+/* A bound as text: integers without exponent, '.' decimal point. */
+static char *bound_text(double x) {
+  if (isinf(x))
+    return g_strdup(x > 0 ? "inf" : "-inf");
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.15g", x));
+}
+
+static char *range_text(const ProtoParamSpec *p) {
+  if (!has_range(p))
+    return g_strdup("-");
+  char *a = bound_text(p->min), *b = bound_text(p->max);
+  char *s = g_strdup_printf("[%s, %s]", a, b);
+  g_free(a);
+  g_free(b);
+  return s;
+}
+
+static const char *origin_kind(const ProtoVTable *vt) {
+  if (proto_plugin_origin(vt) != NULL)
+    return "plugin";
+  return proto_registry_is_builtin(vt) ? "built-in" : "in-process";
+}
+
+static void print_table(const ProtoVTable *vt) {
+  const char *path = proto_plugin_origin(vt);
+  printf("%s (%s%s%s)\n", vt->name, origin_kind(vt), path ? ": " : "", path ? path : "");
+  if (vt->summary != NULL && vt->summary[0] != '\0')
+    printf("  %s\n", vt->summary);
+  if (vt->n_params == 0) {
+    printf("  no parameters\n");
+    return;
+  }
+  /* Column widths from the content, so long names never break alignment. */
+  int wn = (int)strlen("PARAMETER"), wt = (int)strlen("TYPE"), wd = (int)strlen("DEFAULT"),
+      wr = (int)strlen("RANGE");
+  char **ranges = g_new0(char *, vt->n_params);
+  for (guint i = 0; i < vt->n_params; i++) {
+    const ProtoParamSpec *p = &vt->params[i];
+    ranges[i] = range_text(p);
+    wn = MAX(wn, (int)strlen(p->name));
+    wt = MAX(wt, (int)strlen(proto_param_type_name(p->type)));
+    wd = MAX(wd, (int)strlen(p->default_value ? p->default_value : "(none)"));
+    wr = MAX(wr, (int)strlen(ranges[i]));
+  }
+  printf("  %-*s  %-*s  %-*s  %-*s  %s\n", wn, "PARAMETER", wt, "TYPE", wd, "DEFAULT", wr,
+         "RANGE", "HELP");
+  for (guint i = 0; i < vt->n_params; i++) {
+    const ProtoParamSpec *p = &vt->params[i];
+    printf("  %-*s  %-*s  %-*s  %-*s  %s\n", wn, p->name, wt, proto_param_type_name(p->type),
+           wd, p->default_value ? p->default_value : "(none)", wr, ranges[i],
+           p->help ? p->help : "");
+    g_free(ranges[i]);
+  }
+  g_free(ranges);
+}
+
+static void add_bound(JsonBuilder *b, const char *key, double x, gboolean integer) {
+  json_builder_set_member_name(b, key);
+  if (isinf(x))
+    json_builder_add_string_value(b, x > 0 ? "inf" : "-inf");
+  else if (integer && fabs(x) < 9e15)
+    json_builder_add_int_value(b, (gint64)x);
+  else
+    json_builder_add_double_value(b, x);
+}
+
+static void add_protocol_json(JsonBuilder *b, const ProtoVTable *vt) {
+  const char *path = proto_plugin_origin(vt);
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "name");
+  json_builder_add_string_value(b, vt->name);
+  json_builder_set_member_name(b, "summary");
+  json_builder_add_string_value(b, vt->summary ? vt->summary : "");
+  json_builder_set_member_name(b, "origin");
+  json_builder_add_string_value(b, origin_kind(vt));
+  json_builder_set_member_name(b, "path");
+  if (path != NULL)
+    json_builder_add_string_value(b, path);
+  else
+    json_builder_add_null_value(b);
+  json_builder_set_member_name(b, "abi_version");
+  json_builder_add_int_value(b, vt->abi_version);
+  json_builder_set_member_name(b, "parameters");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < vt->n_params; i++) {
+    const ProtoParamSpec *p = &vt->params[i];
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, p->name);
+    json_builder_set_member_name(b, "type");
+    json_builder_add_string_value(b, proto_param_type_name(p->type));
+    json_builder_set_member_name(b, "default");
+    if (p->default_value != NULL)
+      json_builder_add_string_value(b, p->default_value);
+    else
+      json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "range");
+    if (has_range(p)) {
+      json_builder_begin_object(b);
+      add_bound(b, "min", p->min, p->type == PROTO_PARAM_INT);
+      add_bound(b, "max", p->max, p->type == PROTO_PARAM_INT);
+      json_builder_end_object(b);
+    } else {
+      json_builder_add_null_value(b);
+    }
+    json_builder_set_member_name(b, "help");
+    json_builder_add_string_value(b, p->help ? p->help : "");
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+}
+
+int cli_cmd_protocols(int argc, char **argv) {
+  char *format_name = NULL;
+  CliPluginOptions popt = {0};
+  GOptionEntry entries[] = {{"format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
+                             "Output format: table (default) or json", "FORMAT"},
+                            G_OPTION_ENTRY_NULL};
+  GOptionContext *ctx = g_option_context_new("[NAME] - list the protocols and their parameters");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  cli_plugin_options_add(ctx, &popt);
+  g_option_context_set_description(
+      ctx, "Lists the built-in protocols and every plugin found: the files given with\n"
+           "--protocol-plugin, then every *.so of the folders in $" PROTO_PLUGIN_PATH_ENV
+           " (':'-separated)\n"
+           "and of the installed plugin folder. With NAME, shows that protocol only.\n"
+           "A protocol is used as --protocol NAME[:key=value,...] (docs/plugins.md).\n");
+
+  int status = CLI_EXIT_USAGE;
+  GError *error = NULL;
+  GPtrArray *failures = NULL;
+  CliFormat format = CLI_FORMAT_TABLE;
+  const ProtoVTable **all = NULL;
+  char **dirs = NULL;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    fprintf(stderr, "dpgossip protocols: %s\n(run 'dpgossip protocols --help' for the options)\n",
+            error->message);
+    g_clear_error(&error);
+    goto out;
+  }
+  if (argc > 2) {
+    fprintf(stderr, "dpgossip protocols: unexpected argument '%s' (one NAME at most)\n",
+            argv[2]);
+    goto out;
+  }
+  if (format_name != NULL &&
+      !cli_format_parse(format_name, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON),
+                        &format, &error)) {
+    status = cli_fail("protocols", error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  if (!cli_plugin_options_load(&popt, &error)) {
+    status = cli_fail("protocols", error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  failures = proto_plugin_load_all();
+  dirs = proto_plugin_search_path();
+  if (format == CLI_FORMAT_TABLE)
+    for (guint i = 0; i < failures->len; i++)
+      fprintf(stderr, "dpgossip protocols: warning: skipped %s\n",
+              ((ProtoPluginFailure *)failures->pdata[i])->error->message);
+
+  if (argc == 2) {
+    const ProtoVTable *vt = proto_registry_lookup(argv[1]);
+    if (vt == NULL) {
+      /* All plugins are loaded: proto_spec_parse words the error. */
+      ProtoParams *params = NULL;
+      if (!proto_spec_parse(argv[1], &vt, &params, &error) || strchr(argv[1], ':') != NULL) {
+        if (error == NULL)
+          g_set_error(&error, PROTO_ERROR, PROTO_ERROR_UNKNOWN,
+                      "'%s' is a protocol spec; give the name only", argv[1]);
+        proto_params_free(params);
+        status = cli_fail("protocols", error, CLI_EXIT_USAGE);
+        goto out;
+      }
+      proto_params_free(params);
+    }
+    if (format == CLI_FORMAT_JSON) {
+      JsonBuilder *b = json_builder_new();
+      add_protocol_json(b, vt);
+      cli_print_json(json_builder_get_root(b));
+      g_object_unref(b);
+    } else {
+      print_table(vt);
+    }
+    status = CLI_EXIT_OK;
+    goto out;
+  }
+
+  guint n = 0, n_builtin = 0;
+  all = proto_registry_list(&n);
+  for (guint i = 0; i < n; i++)
+    n_builtin += proto_registry_is_builtin(all[i]);
+  if (format == CLI_FORMAT_JSON) {
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "protocols");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < n; i++)
+      add_protocol_json(b, all[i]);
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "search_path");
+    json_builder_begin_array(b);
+    for (guint i = 0; dirs[i] != NULL; i++)
+      json_builder_add_string_value(b, dirs[i]);
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "skipped");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < failures->len; i++) {
+      const ProtoPluginFailure *f = failures->pdata[i];
+      json_builder_begin_object(b);
+      json_builder_set_member_name(b, "path");
+      json_builder_add_string_value(b, f->path);
+      json_builder_set_member_name(b, "error");
+      json_builder_add_string_value(b, f->error->message);
+      json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    cli_print_json(json_builder_get_root(b));
+    g_object_unref(b);
+  } else {
+    for (guint i = 0; i < n; i++) {
+      print_table(all[i]);
+      printf("\n");
+    }
+    char *path = g_strjoinv(G_SEARCHPATH_SEPARATOR_S, dirs);
+    printf("%u protocols (%u built-in, %u others); plugin folders: %s\n", n, n_builtin,
+           n - n_builtin, path);
+    g_free(path);
+  }
+  status = CLI_EXIT_OK;
+out:
+  g_free(all);
+  g_strfreev(dirs);
+  if (failures != NULL)
+    g_ptr_array_unref(failures);
+  g_free(format_name);
+  cli_plugin_options_clear(&popt);
+  g_option_context_free(ctx);
+  return status;
+}

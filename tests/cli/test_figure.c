@@ -1,0 +1,384 @@
+/*
+ * tests/cli/test_figure.c: `dpgossip figure privacy-vs-distance` end to end:
+ * the --data numbers of the paper's Figure 2 setting on the Florentine graph
+ * against ../shared/reference/pndp-florentine-T10-attacker0.json grouped by
+ * distance; pooling over several attackers against `dpgossip account` runs
+ * (a second path through the CLI) and the pair counts of `--attackers all`
+ * against the graph's distance distribution; a well-formed, non-trivial SVG
+ * and a PNG; byte-identical reruns; every bad input.
+ */
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_run.h"
+
+#define FLORENTINE "--generate", "florentine"
+#define PVD "figure", "privacy-vs-distance"
+
+static double rel_diff(double a, double b) {
+  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
+}
+
+/* Per (distance, method) statistics, as the --data CSV has them or as the
+ * test recomputes them. Distances up to 31. */
+enum { OURS, MUFF, N_METHODS };
+typedef struct {
+  guint count;
+  double sum, min, max;
+} Stat;
+typedef struct {
+  Stat s[32][N_METHODS];
+} Stats;
+
+static void stat_add(Stat *s, double v) {
+  if (s->count == 0 || v < s->min) s->min = v;
+  if (s->count == 0 || v > s->max) s->max = v;
+  s->count++;
+  s->sum += v;
+}
+
+/* Parses the --data CSV of one graph into mean (in sum, as the mean), min,
+ * max, count; checks the header and the graph column. */
+static void parse_data(const char *path, const char *graph, Stats *out) {
+  char *text = NULL;
+  GError *err = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, &err));
+  g_assert_no_error(err);
+  memset(out, 0, sizeof *out);
+  char **lines = g_strsplit(text, "\n", -1);
+  g_assert_cmpstr(lines[0], ==, "graph,distance,method,mean,min,max,count");
+  guint rows = 0;
+  for (guint i = 1; lines[i] && *lines[i]; i++, rows++) {
+    char **f = g_strsplit(lines[i], ",", -1);
+    g_assert_cmpuint(g_strv_length(f), ==, 7);
+    g_assert_cmpstr(f[0], ==, graph);
+    guint d = (guint)atoi(f[1]);
+    g_assert_cmpuint(d, >=, 1);
+    g_assert_cmpuint(d, <, 32);
+    int m = g_str_equal(f[2], "ours") ? OURS : g_str_equal(f[2], "muffliato") ? MUFF : -1;
+    g_assert_cmpint(m, >=, 0);
+    Stat *s = &out->s[d][m];
+    g_assert_cmpuint(s->count, ==, 0); /* one row per (distance, method) */
+    s->sum = g_ascii_strtod(f[3], NULL);
+    s->min = g_ascii_strtod(f[4], NULL);
+    s->max = g_ascii_strtod(f[5], NULL);
+    s->count = (guint)atoi(f[6]);
+    g_assert_cmpuint(s->count, >, 0);
+    g_assert_cmpfloat(s->min, <=, s->sum * (1 + 1e-12));
+    g_assert_cmpfloat(s->sum, <=, s->max * (1 + 1e-12));
+    g_strfreev(f);
+  }
+  g_assert_cmpuint(rows, >, 0);
+  g_strfreev(lines);
+  g_free(text);
+}
+
+/* @want holds sums: compare means, extremes and counts to 1e-6 relative. */
+static void assert_stats_equal(const Stats *got, const Stats *want) {
+  for (guint d = 0; d < 32; d++)
+    for (guint m = 0; m < N_METHODS; m++) {
+      const Stat *g = &got->s[d][m], *w = &want->s[d][m];
+      g_assert_cmpuint(g->count, ==, w->count);
+      if (!w->count) continue;
+      g_assert_cmpfloat(rel_diff(g->sum, w->sum / w->count), <, 1e-6);
+      g_assert_cmpfloat(rel_diff(g->min, w->min), <, 1e-6);
+      g_assert_cmpfloat(rel_diff(g->max, w->max), <, 1e-6);
+    }
+}
+
+static char *tmp_dir(void) {
+  GError *err = NULL;
+  char *dir = g_dir_make_tmp("figure-cli-XXXXXX", &err);
+  g_assert_no_error(err);
+  return dir;
+}
+
+static void rm_dir(char *dir) {
+  GDir *d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name(d))) {
+    char *p = g_build_filename(dir, name, NULL);
+    g_unlink(p);
+    g_free(p);
+  }
+  if (d) g_dir_close(d);
+  g_rmdir(dir);
+  g_free(dir);
+}
+
+/* The paper's Figure 2 setting: the reference rows grouped by distance. */
+static void test_florentine_reference(void) {
+  char *dir = tmp_dir();
+  char *svg = g_build_filename(dir, "f.svg", NULL), *csv = g_build_filename(dir, "f.csv", NULL);
+  CliRun r = cli_run(PVD, FLORENTINE, "--rounds", "10", "--trust", "pndp", "--attackers", "0",
+                     "--out", svg, "--data", csv);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(strstr(r.out, "ratio") != NULL); /* the gap summary */
+
+  Stats got, want;
+  memset(&want, 0, sizeof want);
+  parse_data(csv, "florentine", &got);
+  char *path = cli_shared_path("reference/pndp-florentine-T10-attacker0.json");
+  GError *err = NULL;
+  JsonParser *p = json_parser_new();
+  json_parser_load_from_file(p, path, &err);
+  g_assert_no_error(err);
+  JsonArray *rows =
+      json_object_get_array_member(json_node_get_object(json_parser_get_root(p)), "rows");
+  g_assert_cmpuint(json_array_get_length(rows), ==, 14);
+  for (guint i = 0; i < json_array_get_length(rows); i++) {
+    JsonObject *o = json_array_get_object_element(rows, i);
+    guint d = (guint)json_object_get_int_member(o, "distance");
+    stat_add(&want.s[d][OURS], json_object_get_double_member(o, "rdp_alpha2"));
+    stat_add(&want.s[d][MUFF], json_object_get_double_member(o, "muffliato_rdp_alpha2"));
+  }
+  assert_stats_equal(&got, &want);
+  /* The reference has several victims at distances 2 to 4: the bars are real. */
+  g_assert_cmpfloat(got.s[3][OURS].min, <, got.s[3][OURS].max);
+
+  g_object_unref(p);
+  g_free(path);
+  cli_run_clear(&r);
+  g_free(svg);
+  g_free(csv);
+  rm_dir(dir);
+}
+
+typedef struct {
+  guint elements, paths, texts;
+  gboolean root_svg;
+} SvgCount;
+
+static void on_start(GMarkupParseContext *ctx, const char *name, const char **an, const char **av,
+                     gpointer data, GError **error) {
+  (void)an, (void)av, (void)error;
+  SvgCount *c = data;
+  if (c->elements++ == 0) c->root_svg = g_str_equal(name, "svg");
+  if (g_str_equal(name, "path")) c->paths++;
+  if (g_str_equal(name, "text") || g_str_equal(name, "use")) c->texts++;
+  (void)ctx;
+}
+
+/* Well-formed XML with an <svg> root and the drawing in it (axes, two
+ * series with bars, glyphs for the labels); a PNG with its signature; the
+ * same inputs give the same bytes. */
+static void test_outputs(void) {
+  char *dir = tmp_dir();
+  char *svg = g_build_filename(dir, "f.svg", NULL), *svg2 = g_build_filename(dir, "g.svg", NULL),
+       *png = g_build_filename(dir, "f.png", NULL), *csv = g_build_filename(dir, "f.csv", NULL),
+       *csv2 = g_build_filename(dir, "g.csv", NULL);
+  const char *outs[][2] = {{svg, csv}, {svg2, csv2}, {png, NULL}};
+  for (guint i = 0; i < 3; i++) {
+    CliRun r = outs[i][1]
+                   ? cli_run(PVD, FLORENTINE, "--generate", "ring:n=8", "-T", "6", "--trust",
+                             "pndp", "-a", "0,1+2", "--out", outs[i][0], "--data", outs[i][1])
+                   : cli_run(PVD, FLORENTINE, "--generate", "ring:n=8", "-T", "6", "--trust",
+                             "pndp", "-a", "0,1+2", "--out", outs[i][0]);
+    g_assert_cmpint(r.status, ==, 0);
+    cli_run_clear(&r);
+  }
+  gchar *a, *b;
+  gsize la, lb;
+  g_assert_true(g_file_get_contents(svg, &a, &la, NULL));
+  g_assert_true(g_file_get_contents(svg2, &b, &lb, NULL));
+  g_assert_cmpuint(la, ==, lb);
+  g_assert_true(memcmp(a, b, la) == 0);
+  g_assert_cmpuint(la, >, 10000);
+
+  SvgCount c = {0};
+  GMarkupParser parser = {.start_element = on_start};
+  GMarkupParseContext *ctx = g_markup_parse_context_new(&parser, 0, &c, NULL);
+  GError *err = NULL;
+  g_assert_true(g_markup_parse_context_parse(ctx, a, (gssize)la, &err));
+  g_assert_true(g_markup_parse_context_end_parse(ctx, &err));
+  g_assert_no_error(err);
+  g_markup_parse_context_free(ctx);
+  g_assert_true(c.root_svg);
+  g_assert_cmpuint(c.paths, >, 40);
+  g_assert_cmpuint(c.texts, >, 40);
+  g_free(a);
+  g_free(b);
+
+  g_assert_true(g_file_get_contents(csv, &a, &la, NULL));
+  g_assert_true(g_file_get_contents(csv2, &b, &lb, NULL));
+  g_assert_cmpstr(a, ==, b);
+  g_assert_true(strstr(a, "\nring:n=8,1,ours,") != NULL); /* two panels, spec as label */
+  g_free(a);
+  g_free(b);
+
+  g_assert_true(g_file_get_contents(png, &a, &la, NULL));
+  g_assert_cmpuint(la, >, 5000);
+  g_assert_true(memcmp(a, "\x89PNG\r\n\x1a\n", 8) == 0);
+  g_free(a);
+  g_free(svg);
+  g_free(svg2);
+  g_free(png);
+  g_free(csv);
+  g_free(csv2);
+  rm_dir(dir);
+}
+
+/* Adds the victims of one `dpgossip account --format csv` run. */
+static void add_account_run(Stats *want, const char *attackers) {
+  CliRun r = cli_run("account", FLORENTINE, "-T", "10", "--trust", "pndp", "-a", attackers,
+                     "--compare", "muffliato", "--format", "csv");
+  g_assert_cmpint(r.status, ==, 0);
+  char **lines = g_strsplit(r.out, "\n", -1);
+  g_assert_cmpstr(lines[0], ==, "node,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp");
+  for (guint i = 1; lines[i] && *lines[i]; i++) {
+    char **f = g_strsplit(lines[i], ",", -1);
+    guint d = (guint)atoi(f[1]);
+    stat_add(&want->s[d][OURS], g_ascii_strtod(f[4], NULL));
+    stat_add(&want->s[d][MUFF], g_ascii_strtod(f[6], NULL));
+    g_strfreev(f);
+  }
+  g_strfreev(lines);
+  cli_run_clear(&r);
+}
+
+/* Several attackers pool their (attacker, victim) pairs; a '+' set is one
+ * collusion set. Checked against separate `dpgossip account` runs. */
+static void test_pooling(void) {
+  char *dir = tmp_dir();
+  char *svg = g_build_filename(dir, "f.svg", NULL), *csv = g_build_filename(dir, "f.csv", NULL);
+  CliRun r = cli_run(PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0,7,3+11", "--out", svg,
+                     "--data", csv);
+  g_assert_cmpint(r.status, ==, 0);
+  cli_run_clear(&r);
+  Stats got, want;
+  memset(&want, 0, sizeof want);
+  parse_data(csv, "florentine", &got);
+  add_account_run(&want, "0");
+  add_account_run(&want, "7");
+  add_account_run(&want, "3,11");
+  assert_stats_equal(&got, &want);
+  g_free(svg);
+  g_free(csv);
+  rm_dir(dir);
+}
+
+/* --attackers all: every ordered (attacker, victim) pair once, n (n - 1) in
+ * all, and distance 1 holds the 2m ordered edges (Florentine: 15 nodes, 20
+ * edges); --label names the panel in the CSV, quoted when it holds a comma. */
+static void test_all_attackers(void) {
+  char *dir = tmp_dir();
+  char *svg = g_build_filename(dir, "f.svg", NULL), *csv = g_build_filename(dir, "f.csv", NULL);
+  CliRun r = cli_run(PVD, FLORENTINE, "--label", "Florentine, families", "-T", "10", "--trust",
+                     "pndp", "-a", "all", "--out", svg, "--data", csv);
+  g_assert_cmpint(r.status, ==, 0);
+  cli_run_clear(&r);
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(csv, &text, NULL, NULL));
+  /* The label holds a comma: quoted. */
+  g_assert_true(g_str_has_prefix(text,
+                                 "graph,distance,method,mean,min,max,count\n"
+                                 "\"Florentine, families\",1,ours,"));
+  guint total[N_METHODS] = {0}, at1 = 0;
+  char **lines = g_strsplit(text, "\n", -1);
+  for (guint i = 1; lines[i] && *lines[i]; i++) {
+    const char *rest = lines[i] + strlen("\"Florentine, families\",");
+    char **f = g_strsplit(rest, ",", -1);
+    int m = g_str_equal(f[1], "ours") ? OURS : MUFF;
+    total[m] += (guint)atoi(f[5]);
+    if (atoi(f[0]) == 1 && m == OURS) at1 = (guint)atoi(f[5]);
+    g_strfreev(f);
+  }
+  g_strfreev(lines);
+  g_assert_cmpuint(total[OURS], ==, 15 * 14);
+  g_assert_cmpuint(total[MUFF], ==, 15 * 14);
+  g_assert_cmpuint(at1, ==, 2 * 20);
+  g_free(text);
+  g_free(svg);
+  g_free(csv);
+  rm_dir(dir);
+}
+
+static void expect_usage(const char *const *args, const char *needle, const char *out) {
+  CliRun r = cli_run_v(args);
+  if (r.status != 2 || !strstr(r.err, needle))
+    g_printerr("status %d, stderr: %s (wanted '%s')\n", r.status, r.err, needle);
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_true(strstr(r.err, needle) != NULL);
+  if (out) g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  cli_run_clear(&r);
+}
+
+#define USAGE(needle, ...) expect_usage((const char *const[]){__VA_ARGS__, NULL}, needle, svg)
+
+static void test_bad_input(void) {
+  char *dir = tmp_dir();
+  char *svg = g_build_filename(dir, "f.svg", NULL);
+  char *pdf = g_build_filename(dir, "f.pdf", NULL);
+  USAGE("name the figure", "figure", FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0", "--out",
+        svg);
+  USAGE("unknown figure 'privacy-vs-time'", "figure", "privacy-vs-time", FLORENTINE, "-T", "10",
+        "--trust", "pndp", "-a", "0", "--out", svg);
+  USAGE("unexpected argument 'extra'", PVD, "extra", FLORENTINE, "-T", "10", "--trust", "pndp",
+        "-a", "0", "--out", svg);
+  USAGE("--out", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0");
+  USAGE("unknown extension", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0", "--out",
+        pdf);
+  g_assert_false(g_file_test(pdf, G_FILE_TEST_EXISTS));
+  USAGE("at least one graph", PVD, "-T", "10", "--trust", "pndp", "-a", "0", "--out", svg);
+  USAGE("node 15 is out of range for graph 'florentine' (15 nodes, 0 to 14)", PVD, FLORENTINE, "-T",
+        "10", "--trust", "pndp", "-a", "0,15", "--out", svg);
+  USAGE("'x' is not a node id", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0,x",
+        "--out", svg);
+  USAGE("'0' is listed twice", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0,0", "--out",
+        svg);
+  USAGE("node 3 appears twice", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "3+3",
+        "--out", svg);
+  USAGE("--attackers is required", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "--out", svg);
+  USAGE("--rounds", PVD, FLORENTINE, "--trust", "pndp", "-a", "0", "--out", svg);
+  USAGE("divide", PVD, FLORENTINE, "-T", "10", "-b", "3", "--trust", "pndp", "-a", "0", "--out",
+        svg);
+  USAGE("--trust is required", PVD, FLORENTINE, "-T", "10", "-a", "0", "--out", svg);
+  USAGE("pndp only", PVD, FLORENTINE, "-T", "10", "--trust", "ldp", "-a", "0", "--out", svg);
+  USAGE("--trust", PVD, FLORENTINE, "-T", "10", "--trust", "trusty", "-a", "0", "--out", svg);
+  USAGE("dsgd only", PVD, FLORENTINE, "-T", "10", "--protocol", "antipgd", "--trust", "pndp", "-a",
+        "0", "--out", svg);
+  USAGE("--sigma must be positive", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0",
+        "--sigma", "0", "--out", svg);
+  USAGE("--alpha > 1", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0", "--alpha", "1",
+        "--out", svg);
+  USAGE("--label", PVD, FLORENTINE, "--label", "a", "--label", "b", "-T", "10", "--trust", "pndp",
+        "-a", "0", "--out", svg);
+  USAGE("--gossip", PVD, FLORENTINE, "--gossip", "random", "-T", "10", "--trust", "pndp", "-a", "0",
+        "--out", svg);
+
+  /* Failures that are not usage errors: exit 1, nothing half-written. */
+  char *missing = g_build_filename(dir, "nope.edges", NULL);
+  CliRun r =
+      cli_run(PVD, "--graph", missing, "-T", "10", "--trust", "pndp", "-a", "0", "--out", svg);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_true(strstr(r.err, "nope.edges") != NULL);
+  cli_run_clear(&r);
+  char *bad_csv = g_build_filename(dir, "no-such-dir", "f.csv", NULL);
+  r = cli_run(PVD, FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--out", svg, "--data",
+              bad_csv);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_true(strstr(r.err, "--data") != NULL);
+  cli_run_clear(&r);
+  GDir *d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  while ((name = g_dir_read_name(d))) /* only the figure; no temporary left */
+    g_assert_cmpstr(name, ==, "f.svg");
+  g_dir_close(d);
+  g_free(bad_csv);
+  g_free(missing);
+  g_free(pdf);
+  g_free(svg);
+  rm_dir(dir);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/cli/figure/florentine-reference", test_florentine_reference);
+  g_test_add_func("/cli/figure/outputs", test_outputs);
+  g_test_add_func("/cli/figure/pooling", test_pooling);
+  g_test_add_func("/cli/figure/all-attackers", test_all_attackers);
+  g_test_add_func("/cli/figure/bad-input", test_bad_input);
+  return g_test_run();
+}
