@@ -1,14 +1,20 @@
 /*
  * bench/bench_mafalda.c: Mafalda end to end (load or generate the graph,
- * gossip matrix, workload Gram H, L-BFGS optimum, C_local written as CSV):
+ * gossip matrix, workload Gram H, L-BFGS optimum, C_local written as CSV),
+ * then the DMF baseline that `dpgossip mafalda` also computes (the same
+ * optimizer on the prefix-sum workload, whose Gram matrix is the harder one):
  *   - the Facebook-ego graph (148 nodes), k = 20, b = 16, T = 320
  *     (goal: < 10 s, < 200 MB peak RSS; the paper's Python reference needs
  *     8.8 GB at T = 160);
  *   - a 1,000-node random graph, k = 10, b = 8, T = 80 (goal: < 60 s).
- * The graphs come from DPG_SHARED_DIR (default: ../shared next to the
- * source tree). Peak RSS is getrusage's ru_maxrss, cumulative over the
- * process, so each case is reported in increasing order of memory.
+ * total_s is Mafalda end to end; with_dmf_s adds DMF one after the other
+ * (the command runs the two side by side). BLAS is single-threaded, as in the
+ * command, so the figures are CPU seconds of one core. The graphs come from
+ * DPG_SHARED_DIR (default: ../shared next to the source tree). Peak RSS is
+ * getrusage's ru_maxrss, cumulative over the process, so each case is
+ * reported in increasing order of memory.
  */
+#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <glib/gstdio.h>
@@ -65,6 +71,10 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
     }
   }
   double t4 = now();
+  PrivMfResult *dmf = NULL;
+  double *P = ok ? priv_gram_prefix_sum(T, error) : NULL;
+  ok = P && priv_mf_optimize(P, T, k, b, NULL, &dmf, error);
+  double t5 = now();
   if (ok) {
     printf("mafalda.%s.nodes %u\n", name, n);
     printf("mafalda.%s.rounds %u\n", name, T);
@@ -75,15 +85,21 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
     printf("mafalda.%s.total_s %.3f\n", name, t4 - t0);
     printf("mafalda.%s.iterations %u\n", name, r->iterations);
     printf("mafalda.%s.loss %.10g\n", name, r->objective);
+    printf("mafalda.%s.dmf_optimize_s %.3f\n", name, t5 - t4);
+    printf("mafalda.%s.dmf_iterations %u\n", name, dmf->iterations);
+    printf("mafalda.%s.with_dmf_s %.3f\n", name, t5 - t0);
     printf("mafalda.%s.peak_rss_mb %.1f\n", name, peak_rss_mb());
   }
   g_free(csv);
+  priv_mf_result_free(dmf);
+  g_free(P);
   priv_mf_result_free(r);
   g_free(H);
   return ok;
 }
 
 int main(void) {
+  openblas_set_num_threads(1);
   char *shared = shared_dir();
   char *fb = g_build_filename(shared, "data", "graphs", "facebook-ego-414-lcc.edges", NULL);
   GError *error = NULL;

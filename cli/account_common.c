@@ -125,3 +125,189 @@ PrivBlocks *cli_account_blocks_structured(const CliAccountSetup *s, const TopoGo
                              .engine = PRIV_ENGINE_AUTO};
   return priv_structured_blocks(&p, error);
 }
+
+PrivBlocks *cli_account_blocks_schedule(const CliAccountSetup *s, TopoSchedule *sched,
+                                        GError **error) {
+  guint K = s->protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(s->K, 1u) : 1u;
+  guint64 n_gossip = (guint64)K * s->T;
+  if (n_gossip > G_MAXUINT / 2) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "%u steps x %u gossip rounds are too many gossip matrices", s->T, K);
+    return NULL;
+  }
+  TopoGossip **ws = g_new0(TopoGossip *, n_gossip);
+  PrivBlocks *blocks = NULL;
+  for (guint r = 0; r < n_gossip; r++)
+    if (!(ws[r] = topo_schedule_gossip(sched, r, error))) goto out;
+  PrivStructuredProblem p = {.protocol = s->protocol,
+                             .K = s->K,
+                             .C_local = s->C_local,
+                             .T = s->T,
+                             .gossip = (const TopoGossip *const *)ws,
+                             .n_gossip = (guint)n_gossip,
+                             .trust = s->trust,
+                             .attackers = s->attackers,
+                             .n_attackers = s->n_attackers,
+                             .sigma = s->sigma,
+                             .b = s->b,
+                             .engine = PRIV_ENGINE_AUTO};
+  blocks = priv_structured_blocks(&p, error);
+out:
+  for (guint r = 0; r < n_gossip; r++) topo_gossip_free(ws[r]);
+  g_free(ws);
+  return blocks;
+}
+
+/* ---- Any registered protocol ---- */
+
+void cli_account_protocol_clear(CliAccountProtocol *p) {
+  if (!p) return;
+  g_clear_pointer(&p->run_spec, g_free);
+  g_clear_pointer(&p->name, g_free);
+  g_clear_pointer(&p->c_spec, g_free);
+  p->structured = FALSE;
+  p->band = 0;
+}
+
+/* The MF-D-SGD correlations the structured path builds itself. */
+static const struct {
+  const char *name;
+  PrivBaseline which;
+} c_families[] = {{"identity", PRIV_BASELINE_IDENTITY},
+                  {"antipgd", PRIV_BASELINE_ANTIPGD},
+                  {"sr", PRIV_BASELINE_SR},
+                  {"bsr", PRIV_BASELINE_BSR}};
+
+gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s,
+                                      CliAccountProtocol *p, GError **error) {
+  const ProtoVTable *vt = NULL;
+  ProtoParams *params = NULL;
+  if (!proto_spec_parse(spec, &vt, &params, error)) {
+    g_prefix_error(error, "--protocol: ");
+    return FALSE;
+  }
+  p->run_spec = g_strdup(spec);
+  p->name = g_strdup(vt->name);
+  p->structured = FALSE;
+  s->K = 1;
+  const char *c = NULL;
+  if (g_str_equal(vt->name, "dsgd")) {
+    s->protocol = PRIV_PROTOCOL_DSGD;
+    p->structured = TRUE;
+  } else if (g_str_equal(vt->name, "muffliato")) {
+    s->protocol = PRIV_PROTOCOL_MUFFLIATO;
+    s->K = (guint)proto_params_get_int(params, "K");
+    p->structured = TRUE;
+  } else if (g_str_equal(vt->name, "antipgd")) {
+    c = "antipgd";
+  } else if (g_str_equal(vt->name, "mfdsgd") || g_str_equal(vt->name, "mafalda")) {
+    /* mafalda's default C is optimized inside the run: observer path only. */
+    c = proto_params_get_string(params, "C");
+    if (g_str_equal(c, "mafalda")) c = NULL;
+    p->band = (guint)proto_params_get_int(params, "band");
+  }
+  if (c) {
+    s->protocol = PRIV_PROTOCOL_MFDSGD;
+    p->c_spec = g_strdup(c);
+    p->structured = TRUE;
+  }
+  g_free(s->protocol_label);
+  s->protocol_label = g_strdup(spec);
+  proto_params_free(params);
+  return TRUE;
+}
+
+gboolean cli_account_build_c(CliAccountSetup *s, const CliAccountProtocol *p, GError **error) {
+  if (!p->structured || s->protocol != PRIV_PROTOCOL_MFDSGD) return TRUE;
+  g_clear_pointer(&s->C_local, g_free);
+  for (guint i = 0; i < G_N_ELEMENTS(c_families); i++)
+    if (g_str_equal(p->c_spec, c_families[i].name)) {
+      guint band = c_families[i].which == PRIV_BASELINE_BSR ? (p->band ? p->band : s->b) : 0;
+      s->C_local = priv_mf_baseline(c_families[i].which, s->T, band, error);
+      return s->C_local != NULL;
+    }
+  return cli_account_load_c(s, p->c_spec, error);
+}
+
+gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **error) {
+  const char *eq = spec ? strchr(spec, '=') : NULL;
+  char *ends = eq ? g_strndup(spec, (gsize)(eq - spec)) : NULL;
+  char **ft = ends ? g_strsplit(ends, ":", -1) : NULL;
+  gboolean ok = ft && g_strv_length(ft) == 2 && cli_parse_uint(ft[0], &out->from) &&
+                cli_parse_uint(ft[1], &out->to) && eq[1] != '\0';
+  GError *sub = NULL;
+  if (ok) {
+    out->down = g_str_equal(eq + 1, "down");
+    if (!out->down && !sim_latency_parse(eq + 1, &out->latency, &sub)) ok = FALSE;
+  }
+  if (!ok)
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--link: '%s' is not FROM:TO=down or FROM:TO=LATENCY (e.g. 8:1=constant:ms=1000, "
+                "the directed link from node 8 to node 1)%s%s",
+                spec ? spec : "", sub ? ": " : "", sub ? sub->message : "");
+  g_clear_error(&sub);
+  g_strfreev(ft);
+  g_free(ends);
+  return ok;
+}
+
+PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObserverRun *run,
+                                         const CliAccountView *views, guint n_views,
+                                         ProtoRunStats *stats, GError **error) {
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = run->schedule ? NULL : run->graph;
+  cfg.schedule = run->schedule;
+  cfg.gossip = s->gossip;
+  cfg.protocol = run->protocol;
+  cfg.sigma = s->sigma;
+  cfg.clip = s->clip;
+  cfg.lr = run->lr;
+  cfg.rounds = s->T;
+  cfg.batches = s->b; /* MF-D-SGD calibrates its noise for (T/b, b)-participation */
+  cfg.mode = run->mode;
+  cfg.latency = run->latency;
+  cfg.loss = run->loss;
+  cfg.seed = run->seed;
+  cfg.storage = run->storage;
+  PrivObserver *obs = NULL;
+  PrivBlocks **blocks = NULL;
+  ProtoRun *pr = proto_run_new(&cfg, error);
+  if (!pr) return NULL;
+  SimEngine *engine = proto_run_engine(pr);
+  for (guint i = 0; i < run->n_links; i++) {
+    const CliAccountLink *l = &run->links[i];
+    gboolean ok = l->down ? sim_engine_set_link_down(engine, l->from, l->to, TRUE, error)
+                          : sim_engine_set_link(engine, l->from, l->to,
+                                                &(SimLinkParams){.latency = l->latency}, error);
+    if (!ok) {
+      g_prefix_error(error, "--link %u:%u: ", l->from, l->to);
+      goto out;
+    }
+  }
+  if (!(obs = priv_observer_new(proto_run_space(pr), error))) goto out;
+  for (guint i = 0; i < n_views; i++)
+    if (priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members,
+                               error) == G_MAXUINT)
+      goto out;
+  /* Before the first event: the observer must see every message. */
+  if (!priv_observer_attach(obs, sim_engine_bus(engine), error) || !proto_run_run(pr, error))
+    goto out;
+  if (stats) proto_run_get_stats(pr, stats);
+  blocks = g_new0(PrivBlocks *, MAX(n_views, 1));
+  PrivKnowledgeOptions ko = {.T = s->T, .clip = s->clip};
+  for (guint i = 0; i < n_views; i++) {
+    PrivKnowledge *k = priv_observer_knowledge(obs, i, error);
+    blocks[i] = k ? priv_knowledge_blocks(k, &ko, error) : NULL;
+    priv_knowledge_free(k);
+    if (!blocks[i]) {
+      for (guint j = 0; j < i; j++) priv_blocks_free(blocks[j]);
+      g_clear_pointer(&blocks, g_free);
+      goto out;
+    }
+  }
+out:
+  priv_observer_free(obs);
+  proto_run_free(pr);
+  return blocks;
+}

@@ -1,8 +1,10 @@
 /*
  * cli/account_common.h: internal to the dpgossip command. What `dpgossip
  * account` and `dpgossip figure privacy-vs-distance` share: the accounting
- * setup, the --protocol parser, the numeric option checks and the
- * structured path that turns a setup into per-victim blocks.
+ * setup, the --protocol parsers, the numeric option checks and the two
+ * paths that turn a setup into per-victim blocks: the structured fast path
+ * (W-product structure, no simulation) and the observer path (simulate the
+ * protocol, record what each attacker set sees, account from provenance).
  */
 #ifndef DPG_CLI_ACCOUNT_COMMON_H
 #define DPG_CLI_ACCOUNT_COMMON_H
@@ -10,6 +12,7 @@
 #include <glib.h>
 
 #include "privacy/privacy.h"
+#include "protocols/protocols.h"
 #include "topologies/topologies.h"
 
 G_BEGIN_DECLS
@@ -75,6 +78,110 @@ gboolean cli_account_check_numbers(double sigma, double clip, double alpha, doub
  */
 PrivBlocks *cli_account_blocks_structured(const CliAccountSetup *s, const TopoGossip *w,
                                           GError **error);
+
+/*
+ * cli_account_blocks_schedule: as cli_account_blocks_structured, on the
+ * time-varying gossip of @sched: W_r = topo_schedule_gossip(sched, r) for
+ * the K*T gossip rounds r (the rounds a simulated run uses, so both paths
+ * see the same matrices). Errors: the schedule's, priv_structured_blocks'.
+ * Complexity: O(K T (n + m)) for the matrices, then priv_structured_blocks.
+ */
+PrivBlocks *cli_account_blocks_schedule(const CliAccountSetup *s, TopoSchedule *sched,
+                                        GError **error);
+
+/* ---- Any registered protocol (the observer path) ---- */
+
+/* What --protocol names for `dpgossip account`. */
+typedef struct {
+  char *run_spec;      /* the spec as given: what the observer path runs */
+  char *name;          /* the registered protocol's name */
+  /* TRUE when the structured fast path knows the protocol: dsgd,
+   * muffliato:K=k, antipgd, mfdsgd and mafalda with C a family (identity,
+   * antipgd, sr, bsr) or a CSV file. Then the setup's protocol, K and
+   * protocol_label are set, and c_spec/band say how to build C_local. */
+  gboolean structured;
+  char *c_spec;        /* MF-D-SGD: C family name or CSV path; else NULL */
+  guint band;          /* bsr's band (0: the participation interval b) */
+} CliAccountProtocol;
+
+void cli_account_protocol_clear(CliAccountProtocol *p);
+
+/*
+ * cli_account_resolve_protocol: parses @spec with the protocol registry
+ * (proto_spec_parse: built-ins, registered and installed plugins) and
+ * decides whether the structured path knows it (see CliAccountProtocol).
+ * Errors: those of proto_spec_parse, prefixed with "--protocol: ".
+ * Complexity: O(spec length x parameters).
+ */
+gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s,
+                                      CliAccountProtocol *p, GError **error);
+
+/*
+ * cli_account_build_c: s->C_local of a structured MF-D-SGD setup (no-op
+ * for the other protocols): the family of p->c_spec through
+ * priv_mf_baseline (bsr's band defaults to s->b, as the protocol's does), or
+ * the T x T CSV file it names. Needs s->T and s->b.
+ * Errors: those of priv_mf_baseline and cli_account_load_c.
+ */
+gboolean cli_account_build_c(CliAccountSetup *s, const CliAccountProtocol *p, GError **error);
+
+/* A per-link override of the simulated run (--link FROM:TO=SPEC). */
+typedef struct {
+  guint from, to;     /* the directed link from -> to */
+  gboolean down;      /* SPEC "down": every message on it is dropped */
+  SimLatency latency; /* otherwise: its latency model */
+} CliAccountLink;
+
+/*
+ * cli_account_parse_link: "FROM:TO=down" or "FROM:TO=LATENCY" (a
+ * sim_latency_parse spec, e.g. 8:1=constant:ms=1000). Node ids are
+ * checked against the graph later.
+ * Errors: G_OPTION_ERROR_BAD_VALUE saying the expected form.
+ */
+gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **error);
+
+/* The simulated run of the observer path (strings borrowed). */
+typedef struct {
+  const char *protocol;         /* registry spec */
+  const TopoGraph *graph;       /* the static topology, or NULL with... */
+  TopoSchedule *schedule;       /* ...a time-varying one (borrowed) */
+  const char *mode;             /* NULL: sync */
+  const char *latency;          /* NULL: constant:ms=0 */
+  const char *loss;             /* NULL: 0 */
+  double lr;                    /* eta > 0 */
+  guint64 seed;
+  SimLinStorage storage;        /* SIM_LIN_DENSE or SIM_LIN_SPARSE */
+  const CliAccountLink *links;  /* per-link overrides */
+  guint n_links;
+} CliObserverRun;
+
+/* One accounting of the observer path: an attacker set under a trust model. */
+typedef struct {
+  PrivTrust trust;
+  const guint *members;
+  guint n_members;
+} CliAccountView;
+
+/*
+ * cli_account_blocks_observer: the observer path. Builds the accounting-only
+ * run @run (noise sigma, clip, T = s->T steps with (T/b, b)-participation,
+ * gossip kind s->gossip), attaches one PrivObserver with one view per entry
+ * of @views before the first event, runs it, and turns each view's
+ * knowledge into per-victim blocks (priv_knowledge_blocks, A in units of
+ * Delta). Every view shares the one simulation.
+ * @stats: (out) (optional) the run's counters.
+ * Returns: (transfer full) @n_views blocks (free each, then the array), or
+ * NULL with @error set: the run's errors (PROTO_ERROR, TOPO_ERROR,
+ * SIM_ERROR: a stalled synchronous run behind a down link...), the
+ * observer's and the accountant's (PRIV_ERROR_MEMORY when the knowledge
+ * does not fit).
+ * Complexity: the simulation (O(messages x provenance length)), then per
+ * view O(m r min(m, r) + r^2 c) (priv_knowledge_blocks: r rows seen, m
+ * noise and c gradient columns).
+ */
+PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObserverRun *run,
+                                         const CliAccountView *views, guint n_views,
+                                         ProtoRunStats *stats, GError **error);
 
 G_END_DECLS
 

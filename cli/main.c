@@ -23,7 +23,9 @@ static const CliCommand commands[] = {
     {"figure", cli_cmd_figure, "draw one of the paper's figures (privacy-vs-distance)"},
     {"graph", cli_cmd_graph, "load or generate a graph and print its summary"},
     {"mafalda", cli_cmd_mafalda, "optimize Mafalda's noise correlation for a graph"},
+    {"replay", cli_cmd_replay, "publish a recorded event trace again"},
     {"train", cli_cmd_train, "train a model with a decentralized protocol"},
+    {"viz", cli_cmd_viz, "watch runs live in a web browser"},
 };
 
 static void print_usage(FILE *out) {

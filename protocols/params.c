@@ -14,7 +14,7 @@
 
 #include "protocols/internal.h"
 
-static const char *type_name(ProtoParamType t) {
+const char *proto_param_type_name(ProtoParamType t) {
   switch (t) {
   case PROTO_PARAM_INT:
     return "int";
@@ -143,9 +143,14 @@ gboolean proto_vtable_check(const ProtoVTable *vt, GError **error) {
                 vt->name ? vt->name : "(null)");
     return FALSE;
   }
-  if (vt->init == NULL) {
+  /* Without init the run has nothing to validate parameters with, and
+   * without on_start no node ever acts: every run would stall at time 0. The
+   * other handlers are checked when first needed (proto_node_exchange needs
+   * on_gathered, proto_node_set_timer on_timer, proto_node_send on_message). */
+  if (vt->init == NULL || vt->on_start == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                "protocol '%s' has no init handler", vt->name);
+                "protocol '%s' has no %s handler (init and on_start are mandatory)", vt->name,
+                vt->init == NULL ? "init" : "on_start");
     return FALSE;
   }
   if (vt->n_params > 0 && vt->params == NULL) {
@@ -158,6 +163,13 @@ gboolean proto_vtable_check(const ProtoVTable *vt, GError **error) {
     if (!valid_name(p->name)) {
       g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                   "protocol '%s': parameter %u has an invalid name", vt->name, i);
+      return FALSE;
+    }
+    if ((guint)p->type > PROTO_PARAM_FILE) {
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                  "protocol '%s': parameter %s has an unknown type %d (valid: int, number, "
+                  "string, bool, file)",
+                  vt->name, p->name, (int)p->type);
       return FALSE;
     }
     for (guint j = 0; j < i; j++)
@@ -233,12 +245,21 @@ gboolean proto_spec_parse(const char *spec, const ProtoVTable **vt_out, ProtoPar
   g_strstrip(name);
   const ProtoVTable *vt = proto_registry_lookup(name);
   if (vt == NULL) {
-    char *valid = registered_names();
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_UNKNOWN, "unknown protocol '%s' (valid: %s)",
-                name, valid);
-    g_free(valid);
-    g_free(name);
-    return FALSE;
+    /* Not registered: an installed plugin may provide it (issue 8). */
+    GError *sub = NULL;
+    if (!proto_plugin_find(name, &vt, &sub)) {
+      if (g_error_matches(sub, PROTO_ERROR, PROTO_ERROR_UNKNOWN)) {
+        char *valid = registered_names();
+        g_set_error(error, PROTO_ERROR, PROTO_ERROR_UNKNOWN,
+                    "unknown protocol '%s' (valid: %s); %s", name, valid, sub->message);
+        g_free(valid);
+        g_error_free(sub);
+      } else {
+        g_propagate_error(error, sub);
+      }
+      g_free(name);
+      return FALSE;
+    }
   }
   g_free(name);
   ProtoParams *params = params_new(vt);
@@ -301,7 +322,7 @@ static const ProtoParamValue *find(const ProtoParams *params, const char *name,
     if (v->spec->type == type || (text && vtext))
       return v;
     g_critical("protocol '%s': parameter %s is a %s, not a %s", params->vt->name, name,
-               type_name(v->spec->type), type_name(type));
+               proto_param_type_name(v->spec->type), proto_param_type_name(type));
     return NULL;
   }
   g_critical("protocol '%s' declares no parameter %s", params->vt->name, name);
@@ -343,7 +364,7 @@ char *proto_vtable_describe(const ProtoVTable *vt) {
   g_string_append_printf(s, "%s: %s\n", vt->name, vt->summary ? vt->summary : "");
   for (guint i = 0; i < vt->n_params; i++) {
     const ProtoParamSpec *p = &vt->params[i];
-    g_string_append_printf(s, "  %s=%s", p->name, type_name(p->type));
+    g_string_append_printf(s, "  %s=%s", p->name, proto_param_type_name(p->type));
     if (p->default_value != NULL)
       g_string_append_printf(s, " (default %s", p->default_value);
     else

@@ -277,6 +277,98 @@ double proto_run_mean_test_loss(const ProtoRun *run, guint step);
 /** proto_run_get_stats: counters of the run so far. */
 void proto_run_get_stats(ProtoRun *run, ProtoRunStats *stats);
 
+/* ===================================================================== */
+/* Plugins loaded at run time (issue 8; protocols/plugin_load.c)          */
+/* ===================================================================== */
+/* BEGIN plugin loading -- owned by the plugin helper; keep this block whole. */
+
+/** The environment variable listing plugin folders, ':'-separated. */
+#define PROTO_PLUGIN_PATH_ENV "DPGOSSIP_PLUGIN_PATH"
+
+/**
+ * proto_plugin_load: loads the protocol plugin @path with GModule and
+ * registers its protocol (docs/plugins.md). The shared object must export
+ * PROTO_PLUGIN_SYMBOL returning a ProtoVTable of version
+ * PROTO_PLUGIN_ABI_VERSION that passes proto_registry_register's checks
+ * (mandatory handlers init and on_start; valid name; parameter specs with
+ * known types, defaults that parse and lie in range, distinct names) and
+ * whose name is not registered yet. Every symbol the plugin uses must be
+ * resolvable when it is opened (RTLD_NOW): a plugin calling a function this
+ * program does not export is refused, never run. Loading the same file
+ * again (same canonical path) returns the vtable loaded the first time. A
+ * loaded plugin stays resident for the life of the process (the registry
+ * keeps pointers into it). Thread-safe.
+ * @vtable: (out) (optional): the registered protocol.
+ * Errors (the message names @path and says what to do):
+ *   PROTO_ERROR_IO: missing, unreadable, or a directory;
+ *   PROTO_ERROR_FORMAT: not a loadable shared object (dlopen's reason,
+ *     e.g. an undefined symbol), or no PROTO_PLUGIN_SYMBOL (not a plugin);
+ *   PROTO_ERROR_INVALID_ARGUMENT: the entry point returned NULL, another
+ *     ABI version, a missing mandatory handler, a parameter spec that does
+ *     not parse, a name clashing with a built-in or an already loaded
+ *     protocol.
+ * Nothing stays loaded on error. Complexity: dlopen + O(registered + params).
+ */
+gboolean proto_plugin_load(const char *path, const ProtoVTable **vtable, GError **error);
+
+/**
+ * proto_plugin_search_path: the folders searched for plugins, in order:
+ * the entries of $DPGOSSIP_PLUGIN_PATH (':'-separated, empty entries
+ * skipped), then LIBDIR/dpgossip/plugins of the installation this program
+ * runs from (when it runs from PREFIX/bin), then the configured install
+ * folder ${CMAKE_INSTALL_FULL_LIBDIR}/dpgossip/plugins; duplicates removed.
+ * Folders need not exist. Returns: (transfer full) a NULL-terminated array
+ * (g_strfreev). O(length of the variable).
+ */
+char **proto_plugin_search_path(void);
+
+/**
+ * proto_plugin_find: the protocol called @name: the registered one if any,
+ * else the first plugin of the search path that provides it: each folder's
+ * NAME.so first (in search-path order), then every other *.so of each
+ * folder (by file name) until one exports a protocol called @name. Plugins
+ * loaded on the way stay registered; files that fail to load are skipped
+ * in the second pass (and listed in the error when nothing is found).
+ * proto_spec_parse calls this for names it does not know, so "--protocol
+ * NAME" finds installed plugins. Thread-safe.
+ * @vtable: (out) (optional).
+ * Errors: PROTO_ERROR_UNKNOWN when no plugin provides @name (the message
+ * lists the folders searched); the errors of proto_plugin_load for a
+ * NAME.so that exists but does not load.
+ * Complexity: one dlopen per candidate file.
+ */
+gboolean proto_plugin_find(const char *name, const ProtoVTable **vtable, GError **error);
+
+/** A plugin file that could not be loaded. */
+typedef struct {
+  char *path;
+  GError *error;
+} ProtoPluginFailure;
+
+/**
+ * proto_plugin_load_all: loads every *.so of the search-path folders (in
+ * search-path order, then by file name), e.g. to list every protocol
+ * available. Never fails as a whole.
+ * Returns: (transfer full) the files that could not be loaded (possibly
+ * empty; g_ptr_array_unref frees the elements too). Thread-safe.
+ */
+GPtrArray *proto_plugin_load_all(void);
+
+/**
+ * proto_plugin_origin: the canonical path of the plugin file @vt was loaded
+ * from, or NULL for a protocol registered in-process (built-ins, or
+ * proto_registry_register). (transfer none: valid for the process.) O(loaded).
+ */
+const char *proto_plugin_origin(const ProtoVTable *vt);
+
+/** proto_registry_is_builtin: TRUE for the protocols dpgossip ships (dsgd, ...). O(1). */
+gboolean proto_registry_is_builtin(const ProtoVTable *vt);
+
+/** proto_param_type_name: "int", "number", "string", "bool", "file" ("?" otherwise). */
+const char *proto_param_type_name(ProtoParamType type);
+
+/* END plugin loading */
+
 G_END_DECLS
 
 #endif /* DPG_PROTOCOLS_H */

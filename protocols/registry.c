@@ -31,15 +31,22 @@ static gboolean add_locked(const ProtoVTable *vt, GError **error) {
   return TRUE;
 }
 
+static const ProtoVTable *const builtins[] = {
+    &proto_dsgd_vtable,    &proto_muffliato_vtable, &proto_mfdsgd_vtable, &proto_antipgd_vtable,
+    &proto_mafalda_vtable, &proto_decor_vtable,     &proto_zipdl_vtable};
+
+gboolean proto_registry_is_builtin(const ProtoVTable *vt) {
+  for (guint i = 0; i < G_N_ELEMENTS(builtins); i++)
+    if (builtins[i] == vt)
+      return TRUE;
+  return FALSE;
+}
+
 /* Creates the registry with the built-ins; the caller holds the lock. */
 static void ensure_locked(void) {
   if (registry != NULL)
     return;
   registry = g_ptr_array_new();
-  const ProtoVTable *builtins[] = {&proto_dsgd_vtable,    &proto_muffliato_vtable,
-                                   &proto_mfdsgd_vtable,  &proto_antipgd_vtable,
-                                   &proto_mafalda_vtable, &proto_decor_vtable,
-                                   &proto_zipdl_vtable};
   for (guint i = 0; i < G_N_ELEMENTS(builtins); i++) {
     GError *error = NULL;
     if (!add_locked(builtins[i], &error)) {

@@ -116,6 +116,12 @@ static gboolean exchange(ProtoNode *node, guint round, SimLinvec **payloads, gui
                   node->id, round, i);
       goto out;
     }
+  if (ctx->vt->on_gathered == NULL) {
+    /* Without it the gather would complete into nothing and the node idle. */
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "protocol '%s' exchanges but has no on_gathered handler", ctx->vt->name);
+    goto out;
+  }
   if (node->done || node->exchanged || round != node->round) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "node %u: exchange of round %u out of order (%s)", node->id, round,
@@ -222,6 +228,13 @@ guint proto_node_out_neighbors(ProtoNode *node, guint round, const guint **nodes
 gboolean proto_node_send(ProtoNode *node, guint to, guint round, guint64 tag, SimLinvec *payload,
                          GError **error) {
   ProtoContext *ctx = node->ctx;
+  if (ctx->vt->on_message == NULL) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "protocol '%s' sends messages but has no on_message handler to receive them",
+                ctx->vt->name);
+    sim_linvec_free(payload);
+    return FALSE;
+  }
   if (tag == 0 || to >= ctx->n || payload == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "node %u: send needs a tag != 0, a node < %u and a payload", node->id, ctx->n);
@@ -239,6 +252,11 @@ SimEventId proto_node_set_timer(ProtoNode *node, SimTime delay, guint64 tag, GEr
   if (tag & PROTO_TIMER_RUNTIME) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "node %u: timer tags must be < 2^63", node->id);
+    return SIM_EVENT_ID_NONE;
+  }
+  if (node->ctx->vt->on_timer == NULL) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "protocol '%s' sets a timer but has no on_timer handler", node->ctx->vt->name);
     return SIM_EVENT_ID_NONE;
   }
   return sim_engine_set_timer(node->ctx->engine, node->id, delay, tag, error);
@@ -387,7 +405,9 @@ static void on_start(SimEngine *engine, guint32 u, gpointer state) {
   if (!live(ctx) || ctx->vt->on_start == NULL)
     return;
   GError *error = NULL;
-  check(ctx, node, ctx->vt->on_start(node, &error), error, "on_start");
+  /* The handler runs before `error` is read (argument order is unspecified). */
+  gboolean ok = ctx->vt->on_start(node, &error);
+  check(ctx, node, ok, error, "on_start");
   drain(node);
 }
 
@@ -411,7 +431,8 @@ static void on_timer(SimEngine *engine, guint32 u, gpointer state, SimEventId ti
     }
   } else if (ctx->vt->on_timer != NULL) {
     GError *error = NULL;
-    check(ctx, node, ctx->vt->on_timer(node, tag, &error), error, "on_timer");
+    gboolean ok = ctx->vt->on_timer(node, tag, &error);
+    check(ctx, node, ok, error, "on_timer");
   }
   drain(node);
 }
@@ -425,7 +446,8 @@ static void on_message(SimEngine *engine, guint32 u, gpointer state, SimMessage 
   if (sim_message_tag(msg) != 0) {
     if (ctx->vt->on_message != NULL) {
       GError *error = NULL;
-      check(ctx, node, ctx->vt->on_message(node, msg, &error), error, "on_message");
+      gboolean ok = ctx->vt->on_message(node, msg, &error);
+      check(ctx, node, ok, error, "on_message");
     }
     drain(node);
     return;
@@ -465,8 +487,8 @@ static void on_topology_change(SimEngine *engine, guint32 u, gpointer state,
   if (!live(ctx) || ctx->vt->on_topology_change == NULL)
     return;
   GError *error = NULL;
-  check(ctx, node, ctx->vt->on_topology_change(node, change, &error), error,
-        "on_topology_change");
+  gboolean ok = ctx->vt->on_topology_change(node, change, &error);
+  check(ctx, node, ok, error, "on_topology_change");
   drain(node);
 }
 

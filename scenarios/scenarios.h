@@ -1,4 +1,26 @@
-/* scenarios/scenarios.h: scenario files: parse, validate, run, sweep. */
+/*
+ * scenarios/scenarios.h: scenario files: parse, validate, run, sweep.
+ *
+ * A scenario file (GLib key-file syntax, '#' comments, also after a value)
+ * fully determines an experiment: graph, protocol, noise, task, trust models
+ * and collusion sets, outputs, and optionally a [sweep] over any keys. See
+ * the scenarios/ folder's .ini files for examples and `dpgossip validate --keys` for every key.
+ * Relative paths resolve against the scenario file's folder.
+ *
+ * Outputs of a run (one point): summary.json (written last: its presence
+ * means the point is complete), metrics.csv (round, node, train_loss,
+ * test_loss, test_accuracy), privacy.csv (collusion, trust, victim, distance,
+ * sensitivity, mu, rdp, epsilon, muffliato_rdp), scenario.resolved.ini (every
+ * default filled in, absolute paths: running it reproduces the run byte for
+ * byte), and SVG figures. A sweep writes each point into points/NAME/ and the
+ * aggregates (mean and 95% confidence band over seeds) at the top. Every file
+ * goes through a temporary name renamed into place; no output holds a
+ * wall-clock time, so equal scenarios and seeds give byte-identical files.
+ *
+ * Conventions: public names carry the scen_ prefix (types Scen*); errors
+ * travel as GError in the SCEN_ERROR domain (or the failing module's);
+ * library code never prints or exits.
+ */
 #ifndef DPG_SCENARIOS_H
 #define DPG_SCENARIOS_H
 
@@ -8,6 +30,102 @@ G_BEGIN_DECLS
 
 #define SCEN_ERROR (scen_error_quark())
 GQuark scen_error_quark(void);
+
+typedef enum {
+  SCEN_ERROR_INVALID, /* the scenario has problems (the message lists them) */
+  SCEN_ERROR_IO,      /* an output cannot be written */
+  SCEN_ERROR_FAILED,  /* some points failed (the message says which) */
+} ScenError;
+
+typedef struct ScenScenario ScenScenario;
+
+/**
+ * scen_scenario_load: reads the scenario file @path. Syntax problems do not
+ * fail here: scen_scenario_validate reports them with everything else.
+ * Errors: G_FILE_ERROR when the file cannot be read. O(file size).
+ */
+ScenScenario *scen_scenario_load(const char *path, GError **error);
+
+/**
+ * scen_scenario_load_data: the same from memory; @path names it in messages
+ * and its folder resolves relative paths. Never fails.
+ */
+ScenScenario *scen_scenario_load_data(const char *data, gsize len, const char *path);
+
+void scen_scenario_free(ScenScenario *sc);
+
+/**
+ * scen_scenario_set: applies "section.key=value" (command line --set), which
+ * wins over the file. Setting a swept key removes it from the sweep;
+ * "sweep.section.key=a;b" sets a sweep axis, "sweep.section.key=" drops one.
+ * Errors: G_OPTION_ERROR_BAD_VALUE for a malformed item.
+ */
+gboolean scen_scenario_set(ScenScenario *sc, const char *item, GError **error);
+
+/**
+ * scen_scenario_validate: every problem of the scenario at once, each as
+ * "FILE:LINE: section.key: what is wrong" (with did-you-mean hints): syntax,
+ * unknown sections and keys, types, ranges, missing files (graph, dataset,
+ * C, churn file), collusion nodes out of range, unknown specs (each module's
+ * parser says why), sweeps over unknown keys, participation interval not
+ * dividing T, ... Every sweep point is checked.
+ * Returns: (transfer full) a NULL-terminated array (empty when valid; g_strfreev).
+ * Complexity: loading each distinct graph once + O(points x keys).
+ */
+char **scen_scenario_validate(ScenScenario *sc);
+
+/** Number of points (1 without a sweep; 0 when the sweep is invalid). */
+guint64 scen_scenario_n_points(ScenScenario *sc);
+
+/** Progress: @done of @total points finished, @fraction of the whole work in [0, 1]. */
+typedef void (*ScenProgressFunc)(guint done, guint total, double fraction, gpointer data);
+
+typedef struct {
+  const char *out_dir; /* NULL: [output] dir, else results/NAME next to the file */
+  guint threads;       /* sweep points run in parallel; 0 = number of cores */
+  ScenProgressFunc progress;
+  gpointer progress_data;
+} ScenRunOptions;
+
+/** What scen_scenario_run did. */
+typedef struct {
+  char *out_dir;   /* absolute */
+  guint points;    /* in the sweep (1 without one) */
+  guint ran;       /* points run now */
+  guint skipped;   /* points already finished (resume) */
+  guint failed;    /* points that failed */
+  guint threads;   /* threads used */
+  GPtrArray *figures; /* paths of the figures written (char*) */
+} ScenRunReport;
+
+void scen_run_report_clear(ScenRunReport *r);
+
+/**
+ * scen_scenario_run: validates (refusing to start with SCEN_ERROR_INVALID
+ * listing the problems), then runs every point not already finished (a point
+ * is finished when its summary.json exists and its scenario.resolved.ini is
+ * the one it would write), @opt->threads at a time, each with its own
+ * engine; writes the outputs described above. Results do not depend on the
+ * thread count. Points whose configurations coincide (e.g. nonprivate at
+ * several mu) run once. Time-varying schedules run one point at a time
+ * (graph generation is not thread-safe).
+ * @report: (out) (optional): filled on success and on SCEN_ERROR_FAILED.
+ * Errors: SCEN_ERROR_INVALID, SCEN_ERROR_IO, SCEN_ERROR_FAILED (some points
+ * failed; the others are written), PROTO_ERROR_CANCELLED after scen_cancel.
+ */
+gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunReport *report,
+                           GError **error);
+
+/**
+ * scen_cancel: makes running and pending points stop (the current runs end
+ * with PROTO_ERROR_CANCELLED, no file of theirs is left looking complete).
+ * Async-signal-safe: only sets a flag. scen_cancel_reset clears it.
+ */
+void scen_cancel(void);
+void scen_cancel_reset(void);
+
+/** scen_keys_describe: the key table as text, one "section.key = default: help" per line. (g_free) */
+char *scen_keys_describe(void);
 
 G_END_DECLS
 

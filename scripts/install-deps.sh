@@ -11,6 +11,7 @@ PACKAGES=(
   libzmq3-dev libsoup-3.0-dev zlib1g-dev
   libcairo2-dev
   dataset-fashion-mnist
+  clang libclang-rt-14-dev   # libFuzzer: the scenario parser's fuzz test
   chromium
 )
 

@@ -35,6 +35,35 @@ gboolean sim_trace_writer_close(SimTraceWriter *w, GError **error);
 /* Closes without the END line (the trace then reads as truncated); frees @w. */
 void sim_trace_writer_abandon(SimTraceWriter *w);
 
+/* ---- Sender thread (stream_sender.c): sends, records and watches
+ * subscriptions off the simulation thread. ---- */
+
+typedef struct SimStreamSender SimStreamSender;
+
+enum {
+  SIM_SENDER_RUN_START = 1, /* remember the body to resend to late subscribers */
+  SIM_SENDER_RUN_END = 2,   /* forget it */
+  SIM_SENDER_URGENT = 4,    /* hand the batch over now (non-message events) */
+};
+
+/* Starts the thread; takes @ctx/@sock (nullable) and @trace (nullable).
+ * @joined: subscriptions already seen. */
+SimStreamSender *sim_stream_sender_new(void *ctx, void *sock, SimTraceWriter *trace,
+                                       guint block_ms, guint64 joined);
+/* Queues one event (copied). */
+void sim_stream_sender_post(SimStreamSender *s, const char *topic, const char *body, gsize len,
+                            guint flags);
+/* Hands the current batch over. */
+void sim_stream_sender_flush(SimStreamSender *s);
+/* Waits until everything posted so far is sent and recorded; returns (and
+ * clears) a trace write error met meanwhile. */
+gboolean sim_stream_sender_sync(SimStreamSender *s, GError **error);
+void sim_stream_sender_counts(SimStreamSender *s, guint64 *dropped, guint64 *recorded,
+                              guint64 *joined);
+/* Syncs, stops the thread, closes the trace (END line) and the socket;
+ * frees @s. Errors: trace write errors. */
+gboolean sim_stream_sender_finish(SimStreamSender *s, GError **error);
+
 /* Every topic a body may carry: lower-case letters and '_', 1..32 bytes. */
 gboolean sim_stream_topic_is_valid(const char *topic, gsize len);
 

@@ -484,11 +484,42 @@ static void test_late_subscriber(void) {
   vt_sub_free(&sub);
 }
 
+/* A trace that cannot be written: the run goes on, the error surfaces at
+ * the end, naming the file. */
+static void test_disk_full(void) {
+  if (!g_file_test("/dev/full", G_FILE_TEST_EXISTS)) {
+    g_test_skip("no /dev/full");
+    return;
+  }
+  GError *err = NULL;
+  SimStreamOptions o = {.record = "/dev/full"};
+  SimStream *s = sim_stream_new(&o, &err);
+  g_assert_no_error(err);
+  SimStreamRun r = {.name = "full", .n_nodes = 4};
+  g_assert_true(sim_stream_begin_run(s, &r, &err));
+  /* digits that compress badly, so the writes reach the device */
+  for (guint i = 0; i < 5000; i++) {
+    double loss[4] = {sin(i), cos(i), sin(3.0 * i), cos(7.0 * i)};
+    g_assert_true(sim_stream_publish_metrics(s, i, i, 4, NULL, loss, loss, loss, &err));
+  }
+  g_assert_false(sim_stream_end_run(s, 5000, "ok", &err));
+  g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "/dev/full"));
+  g_clear_error(&err);
+  SimStreamStats st;
+  sim_stream_get_stats(s, &st);
+  g_assert_cmpuint(st.published, ==, 5002);
+  g_assert_cmpuint(st.recorded, <, 5002);
+  g_assert_true(sim_stream_finish(s, &err)); /* already reported */
+  sim_stream_free(s);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/stream/engine-run", test_engine_run);
   g_test_add_func("/stream/sampling", test_sampling);
   g_test_add_func("/stream/arguments", test_arguments);
   g_test_add_func("/stream/late-subscriber", test_late_subscriber);
+  g_test_add_func("/stream/disk-full", test_disk_full);
   return g_test_run();
 }

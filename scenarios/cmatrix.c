@@ -1,0 +1,170 @@
+/*
+ * scenarios/cmatrix.c: the local noise correlation C_local of the MF-D-SGD
+ * family for a scenario point, computed once per sweep rather than once per
+ * run (Mafalda's optimizer takes seconds on the Facebook-ego graph), and the
+ * calibration of sigma from a target mu.
+ *
+ * The same recipe as the protocol's own (protocols/cmatrix.c): the families
+ * by formula, a CSV file, or Mafalda's optimum for the post-average workload
+ * of the run's gossip (static or time-varying); the run is then given the
+ * matrix as a file, so both use the very same numbers.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "scenarios/internal.h"
+
+/* The (k, b) the run's noise is calibrated for. */
+static void run_kb(const ScenConfig *c, guint *k, guint *b) {
+  if (c->has_task) {
+    *k = c->epochs;
+    *b = c->batches;
+  } else {
+    *b = c->b;
+    *k = c->rounds / c->b;
+  }
+}
+
+char *scen_cmatrix_key(const ScenConfig *c) {
+  if (c->shape.kind != PRIV_PROTOCOL_MFDSGD || c->nonprivate)
+    return NULL;
+  guint k, b;
+  run_kb(c, &k, &b);
+  const char *C = c->shape.C;
+  gboolean depends_on_graph = g_str_equal(C, "mafalda");
+  gboolean random_schedule = !c->schedule_static;
+  return g_strdup_printf("%s|band=%u|T=%u|k=%u|b=%u|%s|%s|lcc=%d|%s|%s|seed=%" G_GUINT64_FORMAT, C,
+                         c->shape.band, c->rounds, k, b,
+                         depends_on_graph ? (c->graph ? c->graph : c->generate) : "",
+                         depends_on_graph ? topo_gossip_kind_name(c->gossip) : "",
+                         depends_on_graph ? c->lcc : 0, depends_on_graph ? c->schedule : "",
+                         c->graph ? "file" : "gen",
+                         depends_on_graph && random_schedule ? c->seed : 0);
+}
+
+typedef struct {
+  TopoSchedule *s;
+  guint n;
+  double *W;
+  GError *error;
+} GossipAt;
+
+static const double *gossip_at(guint t, gpointer data) {
+  GossipAt *g = data;
+  g_free(g->W);
+  g->W = NULL;
+  if (g->error == NULL) {
+    TopoGossip *w = topo_schedule_gossip(g->s, t, &g->error);
+    if (w != NULL)
+      g->W = topo_gossip_dense(w);
+    topo_gossip_free(w);
+  }
+  if (g->W == NULL) /* keep the recursion defined; the error is reported after */
+    g->W = g_new0(double, (gsize)g->n * g->n);
+  return g->W;
+}
+
+static double *mafalda(const ScenConfig *c, guint k, guint b, GError **error) {
+  guint n = c->n, T = c->rounds;
+  double *H = NULL;
+  if (!priv_gram_check_memory(n, T, 0, error))
+    return NULL;
+  if (c->schedule_static) {
+    TopoGossip *w = topo_gossip_new(c->g, c->gossip, error);
+    if (w == NULL)
+      return NULL;
+    double *W = topo_gossip_dense(w);
+    topo_gossip_free(w);
+    H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, error);
+    g_free(W);
+  } else {
+    TopoSchedule *s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error);
+    if (s == NULL)
+      return NULL;
+    GossipAt g = {s, n, NULL, NULL};
+    H = priv_gram_time_varying(n, T, PRIV_WORKLOAD_POST_AVERAGE, gossip_at, &g, error);
+    g_free(g.W);
+    topo_schedule_free(s);
+    if (g.error != NULL) {
+      g_free(H);
+      g_clear_error(error);
+      g_propagate_error(error, g.error);
+      return NULL;
+    }
+  }
+  if (H == NULL)
+    return NULL;
+  PrivMfOptions opt;
+  priv_mf_options_init(&opt);
+  opt.band = c->shape.band;
+  PrivMfResult *res = NULL;
+  gboolean ok = priv_mf_optimize(H, T, k, b, &opt, &res, error);
+  g_free(H);
+  double *C = ok ? g_memdup2(res->C, (gsize)T * T * sizeof(double)) : NULL;
+  priv_mf_result_free(res);
+  return C;
+}
+
+double *scen_cmatrix_build(const ScenConfig *c, GError **error) {
+  static const struct {
+    const char *name;
+    PrivBaseline which;
+  } families[] = {{"identity", PRIV_BASELINE_IDENTITY},
+                  {"antipgd", PRIV_BASELINE_ANTIPGD},
+                  {"sr", PRIV_BASELINE_SR},
+                  {"bsr", PRIV_BASELINE_BSR}};
+  guint T = c->rounds, k, b;
+  run_kb(c, &k, &b);
+  const char *spec = c->shape.C;
+  for (guint i = 0; i < G_N_ELEMENTS(families); i++)
+    if (g_str_equal(spec, families[i].name)) {
+      guint w = families[i].which == PRIV_BASELINE_BSR ? (c->shape.band ? c->shape.band : b) : 0;
+      return priv_mf_baseline(families[i].which, T, w, error);
+    }
+  if (g_str_equal(spec, "mafalda")) {
+    double *C = mafalda(c, k, b, error);
+    if (C == NULL)
+      g_prefix_error(error, "Mafalda's correlation for this graph: ");
+    return C;
+  }
+  guint rows, cols;
+  double *C = priv_matrix_read_csv(spec, &rows, &cols, error);
+  if (C != NULL && (rows != T || cols != T)) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_INVALID,
+                "%s: C is %u x %u but the run has T = %u steps (T x T needed)", spec, rows, cols,
+                T);
+    g_clear_pointer(&C, g_free);
+  }
+  return C;
+}
+
+gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma,
+                              GError **error) {
+  guint T = c->rounds, k, b;
+  run_kb(c, &k, &b);
+  gsize TT = (gsize)T * T;
+  double *X = g_new0(double, TT);
+  if (c->shape.kind == PRIV_PROTOCOL_MFDSGD) {
+    /* LDP: every message seen, X_u = C^T C / (sigma sens_run(C))^2. */
+    double s2 = priv_mf_sensitivity2(C, T, k, b);
+    for (guint i = 0; i < T; i++)
+      for (guint j = 0; j < T; j++) {
+        double acc = 0.0;
+        for (guint r = MAX(i, j); r < T; r++)
+          acc += C[(gsize)r * T + i] * C[(gsize)r * T + j];
+        X[(gsize)i * T + j] = acc / s2;
+      }
+  } else {
+    /* D-SGD, Muffliato: independent noise of std sigma Delta, X_u = I / sigma^2. */
+    for (guint i = 0; i < T; i++)
+      X[(gsize)i * T + i] = 1.0;
+  }
+  double sens2 = NAN;
+  gboolean ok = priv_sensitivity2(X, T, c->b, c->sensitivity, &sens2, error);
+  g_free(X);
+  if (!ok)
+    return FALSE;
+  /* mu scales as 1/sigma: mu(sigma) = sqrt(sens2) / sigma. */
+  *sigma = sqrt(sens2) / c->mu;
+  return TRUE;
+}

@@ -1,0 +1,208 @@
+/*
+ * scenarios/internal.h: internal to scenarios/: the resolved configuration of
+ * one run (one sweep point), the shared caches, and the pieces of a run.
+ */
+#ifndef DPG_SCENARIOS_INTERNAL_H
+#define DPG_SCENARIOS_INTERNAL_H
+
+#include <json-glib/json-glib.h>
+
+#include "scenarios/doc.h"
+#include "scenarios/scenarios.h"
+#include "scenarios/schema.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  SCEN_PATH_AUTO,
+  SCEN_PATH_STRUCTURED,
+  SCEN_PATH_OBSERVER,
+  SCEN_PATH_NONE,
+} ScenPath;
+
+typedef struct {
+  char *name;
+  guint *nodes;
+  guint n_nodes;
+} ScenCollusion;
+
+/* The structured accounting's view of a protocol (PRIV_PROTOCOL_* or -1). */
+typedef struct {
+  gint kind;       /* PrivProtocol, or -1: not covered */
+  guint K;         /* Muffliato */
+  char *C;         /* MF: family name (identity, antipgd, sr, bsr, mafalda) or absolute file */
+  guint band;      /* MF: band parameter */
+} ScenProtoShape;
+
+/* One run, every value resolved (defaults filled, paths absolute). */
+typedef struct {
+  /* simulation */
+  char *name;
+  guint64 seed;
+  guint rounds; /* T */
+  char *mode;
+  ProtoMode mode_parsed;
+  double compute_ms;
+  /* topology */
+  char *graph;    /* absolute path, or NULL */
+  char *generate; /* spec, or NULL */
+  gboolean lcc;
+  TopoGossipKind gossip;
+  char *schedule; /* spec, churn file absolute */
+  gboolean schedule_static;
+  gboolean schedule_random_igraph; /* resample: igraph's global RNG */
+  const TopoGraph *g;              /* borrowed from the scenario's cache */
+  guint n;
+  /* network */
+  char *latency, *loss;
+  double loss_p;
+  /* protocol */
+  char *protocol; /* spec as run (absolute paths); "nonprivate" stays */
+  gboolean nonprivate;
+  ScenProtoShape shape;
+  char *proto_name; /* registry name */
+  double sigma;
+  gboolean has_mu;
+  double mu;
+  double clip, lr;
+  /* task */
+  gboolean has_task;
+  char *dataset, *model; /* model NULL: the run's default */
+  guint epochs, batches;
+  double test_fraction;
+  guint eval_every;
+  /* privacy */
+  PrivTrust trust[3];
+  guint n_trust;
+  PrivSensitivity sensitivity;
+  guint b;
+  double alpha, delta;
+  gboolean compare_muffliato;
+  ScenPath path_requested;
+  ScenPath path; /* effective: structured, observer or none */
+  ScenCollusion *collusions;
+  guint n_collusions;
+  /* output */
+  char *out_dir;
+  gboolean plots;
+} ScenConfig;
+
+void scen_config_free(ScenConfig *c);
+
+/* A point's values: the sweep axes and the item chosen on each. */
+typedef struct {
+  const GPtrArray *axes; /* ScenSweepAxis*, may be NULL */
+  const guint *items;
+} ScenPointValues;
+
+/* The scenario: the document, its sweep, and caches shared by the points. */
+struct ScenScenario {
+  ScenDoc *doc;
+  GPtrArray *axes;     /* ScenSweepAxis* (after overrides) */
+  GHashTable *graphs;  /* cache key -> TopoGraph* (or NULL-valued error entries) */
+  GHashTable *graph_errors; /* cache key -> message */
+};
+
+/*
+ * scen_config_resolve: the configuration of one point of @sc, its problems
+ * added to @ps (located at the key's line, its --set item or the [sweep]
+ * line). Graphs are loaded into @sc's cache (call from one thread). Returns
+ * NULL when the point has a problem.
+ */
+ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, ScenProblems *ps);
+
+/* The resolved scenario file of @c (every default written). (g_free) */
+char *scen_config_to_ini(const ScenConfig *c);
+
+/* ---- Noise correlations ---- */
+
+/* The key of C_local for @c (g_free), or NULL when the protocol has none. */
+char *scen_cmatrix_key(const ScenConfig *c);
+/* C_local (T x T) of @c: families by formula, files read, Mafalda optimized.
+ * Thread-safe as long as the schedule is static (igraph). (g_free) */
+double *scen_cmatrix_build(const ScenConfig *c, GError **error);
+
+/* sigma that makes every node mu-GDP under LDP (c->mu); @C is C_local or NULL. */
+gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma,
+                              GError **error);
+
+/* ---- One run ---- */
+
+typedef struct {
+  guint point;               /* index in the sweep (0 without one) */
+  const char *cache_dir;     /* where C_local files go */
+  const double *C;           /* precomputed C_local, or NULL */
+  const char *C_file;        /* its file, or NULL */
+  void (*progress)(guint point, double fraction, gpointer data);
+  gpointer progress_data;
+} ScenRunContext;
+
+/* One privacy.csv row, kept for the figures. */
+typedef struct {
+  guint collusion, trust; /* indices into the config's lists */
+  guint victim;
+  gint distance;
+  double rdp, epsilon, muffliato_rdp;
+} ScenVictimRow;
+
+/* What a run produced, for the files and the sweep's aggregates. */
+typedef struct {
+  double sigma_used;
+  ProtoRunStats stats;
+  guint n_metrics;
+  ProtoMetric *metrics; /* sorted by (step, node) */
+  GString *privacy_csv; /* rows without header */
+  JsonNode *privacy_summary; /* array */
+  GArray *victims;      /* ScenVictimRow, for the figures */
+  gboolean has_task;
+  guint T, k, b;
+} ScenRunOutput;
+
+void scen_run_output_free(ScenRunOutput *o);
+
+/* Runs @c once (no files written). Errors: the modules' (PROTO_ERROR_CANCELLED on cancel). */
+ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, GError **error);
+
+/* Privacy of the run (the structured path needs no run; the observer path reads @obs). */
+gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivObserver *obs,
+                      ScenRunOutput *out, GError **error);
+
+/* ---- Files ---- */
+
+/* Writes @len bytes atomically (temporary file in the same folder, renamed). */
+gboolean scen_write_file(const char *path, const char *data, gsize len, GError **error);
+/* %.17g-shortest round-trip formatting of a double (inf/-inf/nan as words). */
+char *scen_format_double(double x);
+/* Writes the point's files into @dir: metrics.csv, privacy.csv,
+ * scenario.resolved.ini, figures (@plots), then summary.json last. */
+gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *resolved_ini,
+                          const ScenRunOutput *o, gboolean plots, GError **error);
+
+/* ---- Figures ---- */
+
+gboolean scen_plot_point(const char *dir, const ScenConfig *c, const ScenRunOutput *o,
+                         GError **error);
+
+/* A curve with a band, for scen_plot_lines. */
+typedef struct {
+  char *label;
+  guint n;
+  double *x, *y, *lo, *hi; /* lo/hi may be NULL: no band */
+  gboolean dashed, markers, errorbars; /* errorbars: lo/hi as bars, not a band */
+} ScenCurve;
+
+void scen_curve_clear(ScenCurve *cv);
+
+/* One panel per entry of @panels (titles), each with its curves; log scales
+ * by flag. Saved to @path (SVG). */
+gboolean scen_plot_lines(const char *path, const char *title, guint n_panels,
+                         const char *const *panel_titles, GPtrArray *const *panel_curves,
+                         const char *xlabel, const char *ylabel, gboolean xlog, gboolean ylog,
+                         GError **error);
+
+/* Cancellation flag (scen_cancel sets it). */
+gboolean scen_cancelled(void);
+
+G_END_DECLS
+
+#endif /* DPG_SCENARIOS_INTERNAL_H */

@@ -1,0 +1,226 @@
+/*
+ * scenarios/output.c: the files of a point. Each goes to a temporary name in
+ * its folder and is renamed into place, and summary.json is written last, so
+ * a run stopped at any moment leaves no file that looks complete and an
+ * unfinished point is recognised by its missing summary.json. No wall-clock
+ * time goes into any file: equal scenarios and seeds give equal bytes.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "scenarios/internal.h"
+
+gboolean scen_write_file(const char *path, const char *data, gsize len, GError **error) {
+  char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
+  char *tmp = g_strdup_printf("%s/.%s.tmp-XXXXXX", dir, base);
+  g_free(dir);
+  g_free(base);
+  int fd = g_mkstemp(tmp);
+  gboolean ok = fd >= 0;
+  int saved = errno;
+  if (ok) {
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0) {
+      /* keep the private mode: not worth failing for */
+    }
+    gsize done = 0;
+    while (ok && done < len) {
+      ssize_t w = write(fd, data + done, len - done);
+      if (w < 0 && errno == EINTR)
+        continue;
+      ok = w > 0;
+      done += ok ? (gsize)w : 0;
+    }
+    saved = errno;
+    if (close(fd) != 0 && ok) {
+      ok = FALSE;
+      saved = errno;
+    }
+    if (ok && g_rename(tmp, path) != 0) {
+      ok = FALSE;
+      saved = errno;
+    }
+    if (!ok)
+      g_unlink(tmp);
+  }
+  if (!ok)
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot write %s: %s", path,
+                g_strerror(saved));
+  g_free(tmp);
+  return ok;
+}
+
+static void append_cell(GString *s, double x) {
+  if (isnan(x))
+    return; /* empty cell: not applicable (regression accuracy, empty test set) */
+  char *v = scen_format_double(x);
+  g_string_append(s, v);
+  g_free(v);
+}
+
+static GString *metrics_csv(const ScenRunOutput *o) {
+  GString *s = g_string_new("round,node,train_loss,test_loss,test_accuracy\n");
+  for (guint i = 0; i < o->n_metrics; i++) {
+    const ProtoMetric *m = &o->metrics[i];
+    g_string_append_printf(s, "%u,%u,", m->step, m->node);
+    append_cell(s, m->train_loss);
+    g_string_append_c(s, ',');
+    append_cell(s, m->test_loss);
+    g_string_append_c(s, ',');
+    append_cell(s, m->test_accuracy);
+    g_string_append_c(s, '\n');
+  }
+  return s;
+}
+
+static void num(JsonBuilder *jb, const char *key, double x) {
+  json_builder_set_member_name(jb, key);
+  if (isfinite(x))
+    json_builder_add_double_value(jb, x);
+  else
+    json_builder_add_null_value(jb);
+}
+
+static void str(JsonBuilder *jb, const char *key, const char *v) {
+  json_builder_set_member_name(jb, key);
+  if (v)
+    json_builder_add_string_value(jb, v);
+  else
+    json_builder_add_null_value(jb);
+}
+
+static void integer(JsonBuilder *jb, const char *key, gint64 v) {
+  json_builder_set_member_name(jb, key);
+  json_builder_add_int_value(jb, v);
+}
+
+/* Means over nodes at each evaluated step (metrics are sorted by step). */
+static void curve(JsonBuilder *jb, const ScenRunOutput *o, double final[3]) {
+  json_builder_set_member_name(jb, "curve");
+  json_builder_begin_array(jb);
+  final[0] = final[1] = final[2] = NAN;
+  for (guint i = 0; i < o->n_metrics;) {
+    guint step = o->metrics[i].step, n = 0;
+    double tr = 0, te = 0, acc = 0;
+    for (; i < o->n_metrics && o->metrics[i].step == step; i++, n++) {
+      tr += o->metrics[i].train_loss;
+      te += o->metrics[i].test_loss;
+      acc += o->metrics[i].test_accuracy;
+    }
+    json_builder_begin_object(jb);
+    integer(jb, "round", step);
+    num(jb, "train_loss", tr / n);
+    num(jb, "test_loss", te / n);
+    num(jb, "test_accuracy", acc / n);
+    json_builder_end_object(jb);
+    final[0] = tr / n;
+    final[1] = te / n;
+    final[2] = acc / n;
+  }
+  json_builder_end_array(jb);
+}
+
+static char *summary_json(const ScenConfig *c, const ScenRunOutput *o) {
+  JsonBuilder *jb = json_builder_new();
+  json_builder_begin_object(jb);
+  str(jb, "name", c->name);
+  json_builder_set_member_name(jb, "seed");
+  json_builder_add_int_value(jb, (gint64)c->seed);
+  integer(jb, "nodes", c->n);
+  integer(jb, "edges", c->g ? topo_graph_n_edges(c->g) : 0);
+  str(jb, "graph", c->graph ? c->graph : c->generate);
+  str(jb, "gossip", topo_gossip_kind_name(c->gossip));
+  str(jb, "schedule", c->schedule);
+  str(jb, "mode", c->mode);
+  str(jb, "protocol", c->protocol);
+  integer(jb, "rounds", o->T);
+  integer(jb, "epochs", o->k);
+  integer(jb, "batches", o->b);
+  integer(jb, "participation_interval", c->b);
+  num(jb, "sigma", o->sigma_used);
+  num(jb, "mu_target", c->has_mu ? c->mu : NAN);
+  num(jb, "clip", c->clip);
+  num(jb, "lr", c->lr);
+  str(jb, "dataset", c->has_task ? c->dataset : NULL);
+  str(jb, "model", c->has_task ? c->model : NULL);
+  json_builder_set_member_name(jb, "stats");
+  json_builder_begin_object(jb);
+  num(jb, "sim_time_ms", (double)o->stats.sim_time / 1e6);
+  integer(jb, "messages_sent", (gint64)o->stats.engine.messages_sent);
+  integer(jb, "messages_delivered", (gint64)o->stats.engine.messages_delivered);
+  integer(jb, "messages_dropped", (gint64)o->stats.engine.messages_dropped);
+  integer(jb, "gathers", (gint64)o->stats.gathers);
+  integer(jb, "partial_gathers", (gint64)o->stats.partial_gathers);
+  integer(jb, "late_discarded", (gint64)o->stats.late_discarded);
+  integer(jb, "stale_inputs", (gint64)o->stats.stale_inputs);
+  integer(jb, "noise_variables", o->stats.n_noise);
+  json_builder_end_object(jb);
+  double final[3];
+  curve(jb, o, final);
+  json_builder_set_member_name(jb, "final");
+  json_builder_begin_object(jb);
+  num(jb, "train_loss", final[0]);
+  num(jb, "test_loss", final[1]);
+  num(jb, "test_accuracy", final[2]);
+  json_builder_end_object(jb);
+  json_builder_set_member_name(jb, "privacy");
+  json_builder_add_value(jb, json_node_copy(o->privacy_summary));
+  json_builder_end_object(jb);
+  JsonGenerator *gen = json_generator_new();
+  json_generator_set_pretty(gen, TRUE);
+  json_generator_set_indent(gen, 1);
+  JsonNode *root = json_builder_get_root(jb);
+  json_generator_set_root(gen, root);
+  char *text = json_generator_to_data(gen, NULL);
+  json_node_unref(root);
+  g_object_unref(gen);
+  g_object_unref(jb);
+  char *out = g_strconcat(text, "\n", NULL);
+  g_free(text);
+  return out;
+}
+
+static gboolean write_in(const char *dir, const char *name, const char *data, gsize len,
+                         GError **error) {
+  char *p = g_build_filename(dir, name, NULL);
+  gboolean ok = scen_write_file(p, data, len, error);
+  g_free(p);
+  return ok;
+}
+
+gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *resolved_ini,
+                          const ScenRunOutput *o, gboolean plots, GError **error) {
+  if (g_mkdir_with_parents(dir, 0777) != 0) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot create %s: %s", dir,
+                g_strerror(errno));
+    return FALSE;
+  }
+  /* A rerun rewrites a point: drop the old completion mark first. */
+  char *sum = g_build_filename(dir, "summary.json", NULL);
+  g_unlink(sum);
+  g_free(sum);
+  GString *m = metrics_csv(o);
+  gboolean ok = write_in(dir, "metrics.csv", m->str, m->len, error);
+  g_string_free(m, TRUE);
+  if (ok) {
+    GString *p = g_string_new(
+        "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp\n");
+    g_string_append_len(p, o->privacy_csv->str, (gssize)o->privacy_csv->len);
+    ok = write_in(dir, "privacy.csv", p->str, p->len, error);
+    g_string_free(p, TRUE);
+  }
+  ok = ok && write_in(dir, "scenario.resolved.ini", resolved_ini, strlen(resolved_ini), error);
+  ok = ok && (!plots || scen_plot_point(dir, c, o, error));
+  if (ok) {
+    char *s = summary_json(c, o);
+    ok = write_in(dir, "summary.json", s, strlen(s), error);
+    g_free(s);
+  }
+  return ok;
+}

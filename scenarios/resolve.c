@@ -1,0 +1,863 @@
+/*
+ * scenarios/resolve.c: from a scenario document (and a sweep point) to the
+ * fully resolved configuration of one run, checking every value with the
+ * module that owns it (protocol, mode, latency, schedule, graph specs), and
+ * back to text: the resolved scenario file.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "scenarios/internal.h"
+
+typedef struct {
+  ScenScenario *sc;
+  const ScenPointValues *pv;
+  ScenProblems *ps;
+  gboolean bad;
+} R;
+
+void scen_config_free(ScenConfig *c) {
+  if (c == NULL)
+    return;
+  g_free(c->name);
+  g_free(c->mode);
+  g_free(c->graph);
+  g_free(c->generate);
+  g_free(c->schedule);
+  g_free(c->latency);
+  g_free(c->loss);
+  g_free(c->protocol);
+  g_free(c->proto_name);
+  g_free(c->shape.C);
+  g_free(c->dataset);
+  g_free(c->model);
+  for (guint i = 0; i < c->n_collusions; i++) {
+    g_free(c->collusions[i].name);
+    g_free(c->collusions[i].nodes);
+  }
+  g_free(c->collusions);
+  g_free(c->out_dir);
+  g_free(c);
+}
+
+/* The raw value of section.key at this point, with where it came from. */
+static const char *get(R *r, const char *sec, const char *key, ScenLoc *loc, char **what) {
+  const ScenDoc *doc = r->sc->doc;
+  if (r->pv != NULL && r->pv->axes != NULL) {
+    for (guint i = 0; i < r->pv->axes->len; i++) {
+      const ScenSweepAxis *a = g_ptr_array_index(r->pv->axes, i);
+      if (g_str_equal(a->section, sec) && g_str_equal(a->key, key)) {
+        *loc = a->loc;
+        *what = g_strdup_printf("sweep.%s.%s", sec, key);
+        return a->items[r->pv->items[i]];
+      }
+    }
+  }
+  *what = g_strdup_printf("%s.%s", sec, key);
+  const char *v = scen_doc_get_raw(doc, sec, key, loc);
+  if (v == NULL) {
+    guint line = scen_doc_section_line(doc, sec);
+    *loc = (ScenLoc){doc->path, line};
+  }
+  return v;
+}
+
+static void problem(R *r, ScenLoc loc, const char *what, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+static void problem(R *r, ScenLoc loc, const char *what, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  if (r->ps)
+    scen_problems_add(r->ps, loc, what, "%s", msg);
+  g_free(msg);
+  r->bad = TRUE;
+}
+
+/* Typed getters: the default (@def, may be NULL) when absent. Problems are
+ * reported and the default kept. *@given says whether the key was set. */
+static char *get_string(R *r, const char *sec, const char *key, const char *def,
+                        gboolean *given) {
+  ScenLoc loc;
+  char *what = NULL;
+  const char *raw = get(r, sec, key, &loc, &what);
+  g_free(what);
+  if (given)
+    *given = raw != NULL;
+  if (raw == NULL)
+    return g_strdup(def);
+  return scen_unescape(raw);
+}
+
+static gboolean get_typed(R *r, const char *sec, const char *key, char **value, ScenLoc *loc,
+                          char **what) {
+  const char *raw = get(r, sec, key, loc, what);
+  if (raw == NULL)
+    return FALSE;
+  const ScenKeyInfo *k = scen_schema_find(sec, key);
+  char *msg = NULL;
+  if (k != NULL && !scen_value_check(k, raw, &msg)) {
+    problem(r, *loc, *what, "%s", msg);
+    g_free(msg);
+    return FALSE;
+  }
+  *value = scen_unescape(raw);
+  return TRUE;
+}
+
+static guint64 get_u64(R *r, const char *sec, const char *key, guint64 def, gboolean *given) {
+  ScenLoc loc;
+  char *what = NULL, *v = NULL, *msg = NULL;
+  guint64 x = def;
+  gboolean ok = get_typed(r, sec, key, &v, &loc, &what);
+  if (ok && !scen_parse_uint64(v, &x, &msg)) {
+    problem(r, loc, what, "%s", msg);
+    x = def;
+    ok = FALSE;
+  }
+  if (given)
+    *given = ok;
+  g_free(msg);
+  g_free(v);
+  g_free(what);
+  return x;
+}
+
+static double get_double(R *r, const char *sec, const char *key, double def, gboolean *given) {
+  ScenLoc loc;
+  char *what = NULL, *v = NULL, *msg = NULL;
+  double x = def;
+  gboolean ok = get_typed(r, sec, key, &v, &loc, &what);
+  if (ok && !scen_parse_double(v, &x, &msg)) {
+    problem(r, loc, what, "%s", msg);
+    x = def;
+    ok = FALSE;
+  }
+  if (given)
+    *given = ok;
+  g_free(msg);
+  g_free(v);
+  g_free(what);
+  return x;
+}
+
+static gboolean get_bool(R *r, const char *sec, const char *key, gboolean def) {
+  ScenLoc loc;
+  char *what = NULL, *v = NULL, *msg = NULL;
+  gboolean x = def;
+  if (get_typed(r, sec, key, &v, &loc, &what) && !scen_parse_bool(v, &x, &msg)) {
+    problem(r, loc, what, "%s", msg);
+    x = def;
+  }
+  g_free(msg);
+  g_free(v);
+  g_free(what);
+  return x;
+}
+
+static char *abs_path(const ScenDoc *doc, const char *p) {
+  if (g_path_is_absolute(p))
+    return g_canonicalize_filename(p, NULL);
+  return g_canonicalize_filename(p, doc->dir);
+}
+
+static const char *short_msg(const GError *e) {
+  return e ? e->message : "failed";
+}
+
+/* ---- Graph cache ---- */
+
+static const TopoGraph *cached_graph(ScenScenario *sc, const char *kind, const char *what,
+                                     gboolean lcc, const char **err_msg) {
+  char *key = g_strdup_printf("%s\x1f%s\x1f%d", kind, what, lcc ? 1 : 0);
+  const char *msg = g_hash_table_lookup(sc->graph_errors, key);
+  if (msg != NULL) {
+    *err_msg = msg;
+    g_free(key);
+    return NULL;
+  }
+  TopoGraph *g = g_hash_table_lookup(sc->graphs, key);
+  if (g != NULL) {
+    g_free(key);
+    return g;
+  }
+  GError *error = NULL;
+  if (g_str_equal(kind, "file")) {
+    g = topo_graph_load(what, lcc, &error);
+  } else {
+    g = topo_graph_generate(what, &error);
+    if (g != NULL && lcc) {
+      TopoGraph *l = topo_graph_largest_component(g, &error);
+      topo_graph_free(g);
+      g = l;
+    }
+  }
+  if (g == NULL) {
+    char *m = g_strdup(short_msg(error));
+    g_clear_error(&error);
+    g_hash_table_insert(sc->graph_errors, key, m);
+    *err_msg = m;
+    return NULL;
+  }
+  g_hash_table_insert(sc->graphs, key, g);
+  return g;
+}
+
+/* ---- Specs with paths ---- */
+
+static gboolean is_c_family(const char *v) {
+  static const char *const fam[] = {"identity", "antipgd", "sr", "bsr", "mafalda", NULL};
+  return g_strv_contains(fam, v);
+}
+
+/* Makes the file parameters of a protocol spec absolute. */
+static char *protocol_abs(const ScenDoc *doc, const char *spec) {
+  const char *colon = strchr(spec, ':');
+  if (colon == NULL)
+    return g_strdup(spec);
+  char *name = g_strndup(spec, (gsize)(colon - spec));
+  const ProtoVTable *vt = proto_registry_lookup(name);
+  GString *out = g_string_new(name);
+  g_string_append_c(out, ':');
+  char **items = g_strsplit(colon + 1, ",", -1);
+  for (guint i = 0; items[i]; i++) {
+    if (i > 0)
+      g_string_append_c(out, ',');
+    char *eq = strchr(items[i], '=');
+    if (eq == NULL || vt == NULL) {
+      g_string_append(out, items[i]);
+      continue;
+    }
+    char *k = g_strndup(items[i], (gsize)(eq - items[i]));
+    g_strstrip(k);
+    const char *v = eq + 1;
+    gboolean is_file = FALSE;
+    for (guint p = 0; p < vt->n_params; p++)
+      if (g_str_equal(vt->params[p].name, k))
+        is_file = vt->params[p].type == PROTO_PARAM_FILE ||
+                  (g_str_equal(k, "C") && (g_str_equal(name, "mfdsgd") ||
+                                           g_str_equal(name, "mafalda")) &&
+                   !is_c_family(v));
+    if (is_file && v[0] != '\0') {
+      char *p = abs_path(doc, v);
+      g_string_append_printf(out, "%s=%s", k, p);
+      g_free(p);
+    } else {
+      g_string_append(out, items[i]);
+    }
+    g_free(k);
+  }
+  g_strfreev(items);
+  g_free(name);
+  return g_string_free(out, FALSE);
+}
+
+/* The path part of a dataset spec made absolute; *@path gets it (or NULL). */
+static char *dataset_abs(const ScenDoc *doc, const char *spec, char **path) {
+  *path = NULL;
+  const char *colon = strchr(spec, ':');
+  if (colon == NULL)
+    return g_strdup(spec);
+  char *kind = g_strndup(spec, (gsize)(colon - spec));
+  gboolean has_path = g_str_equal(kind, "csv") || g_str_equal(kind, "idx") ||
+                      g_str_equal(kind, "california");
+  if (!has_path) {
+    g_free(kind);
+    return g_strdup(spec);
+  }
+  const char *rest = colon + 1, *comma = strchr(rest, ',');
+  char *p = comma ? g_strndup(rest, (gsize)(comma - rest)) : g_strdup(rest);
+  g_strstrip(p);
+  if (p[0] == '\0') {
+    g_free(p);
+    g_free(kind);
+    return g_strdup(spec);
+  }
+  *path = abs_path(doc, p);
+  char *out = g_strdup_printf("%s:%s%s", kind, *path, comma ? comma : "");
+  g_free(p);
+  g_free(kind);
+  return out;
+}
+
+/* The default model for a dataset spec (without loading it). */
+static const char *default_model(const char *dataset) {
+  if (g_str_has_prefix(dataset, "idx:") || g_str_has_prefix(dataset, "synthetic:logistic"))
+    return "softmax";
+  if (g_str_has_prefix(dataset, "csv:") && strstr(dataset, ",classes=") != NULL &&
+      strstr(dataset, ",classes=0") == NULL)
+    return "softmax";
+  return "linear";
+}
+
+/* ---- Resolution ---- */
+
+static void resolve_protocol(R *r, ScenConfig *c) {
+  ScenLoc loc;
+  char *what = NULL, *spec = NULL;
+  if (!get_typed(r, "protocol", "name", &spec, &loc, &what))
+    spec = g_strdup("dsgd");
+  c->shape.kind = -1;
+  if (g_str_equal(spec, "nonprivate")) {
+    c->nonprivate = TRUE;
+    c->protocol = spec;
+    c->proto_name = g_strdup("dsgd");
+    c->shape.kind = PRIV_PROTOCOL_DSGD;
+    c->shape.K = 1;
+    g_free(what);
+    return;
+  }
+  c->protocol = protocol_abs(r->sc->doc, spec);
+  g_free(spec);
+  const ProtoVTable *vt = NULL;
+  ProtoParams *params = NULL;
+  GError *error = NULL;
+  if (!proto_spec_parse(c->protocol, &vt, &params, &error)) {
+    problem(r, loc, what, "%s", short_msg(error));
+    g_clear_error(&error);
+    g_free(what);
+    c->proto_name = g_strdup("dsgd");
+    return;
+  }
+  c->proto_name = g_strdup(vt->name);
+  if (g_str_equal(vt->name, "dsgd")) {
+    c->shape.kind = PRIV_PROTOCOL_DSGD;
+    c->shape.K = 1;
+  } else if (g_str_equal(vt->name, "muffliato")) {
+    c->shape.kind = PRIV_PROTOCOL_MUFFLIATO;
+    c->shape.K = (guint)proto_params_get_int(params, "K");
+  } else if (g_str_equal(vt->name, "antipgd")) {
+    c->shape.kind = PRIV_PROTOCOL_MFDSGD;
+    c->shape.C = g_strdup("antipgd");
+  } else if (g_str_equal(vt->name, "mfdsgd") || g_str_equal(vt->name, "mafalda")) {
+    c->shape.kind = PRIV_PROTOCOL_MFDSGD;
+    c->shape.C = g_strdup(proto_params_get_string(params, "C"));
+    c->shape.band = (guint)proto_params_get_int(params, "band");
+    if (!is_c_family(c->shape.C) && !g_file_test(c->shape.C, G_FILE_TEST_IS_REGULAR))
+      problem(r, loc, what, "C file not found: %s (relative paths resolve against %s)",
+              c->shape.C, r->sc->doc->dir);
+  }
+  proto_params_free(params);
+  g_free(what);
+}
+
+static void resolve_topology(R *r, ScenConfig *c) {
+  ScenLoc gloc, nloc, sloc;
+  char *gwhat = NULL, *nwhat = NULL, *swhat = NULL, *graph = NULL, *gen = NULL;
+  gboolean has_graph = get_typed(r, "topology", "graph", &graph, &gloc, &gwhat);
+  gboolean has_gen = get_typed(r, "topology", "generate", &gen, &nloc, &nwhat);
+  c->lcc = get_bool(r, "topology", "lcc", FALSE);
+  char *gossip = get_string(r, "topology", "gossip", "uniform", NULL);
+  GError *error = NULL;
+  if (!topo_gossip_kind_parse(gossip, &c->gossip, &error)) {
+    g_clear_error(&error); /* the schema check reported it */
+    r->bad = TRUE;
+  }
+  g_free(gossip);
+  if (has_graph && has_gen) {
+    problem(r, nloc, nwhat, "give graph or generate, not both (graph is on line %u)", gloc.line);
+  } else if (!has_graph && !has_gen) {
+    ScenLoc l1, l2;
+    char *w1 = NULL, *w2 = NULL;
+    gboolean any = get(r, "topology", "graph", &l1, &w1) != NULL ||
+                   get(r, "topology", "generate", &l2, &w2) != NULL;
+    g_free(w1);
+    g_free(w2);
+    if (any) {
+      r->bad = TRUE; /* a bad value, already reported */
+    } else {
+      ScenLoc loc = {r->sc->doc->path, scen_doc_section_line(r->sc->doc, "topology")};
+      problem(r, loc, "topology",
+              "no graph: give graph = FILE or generate = SPEC (e.g. generate = florentine)");
+    }
+  } else if (has_graph) {
+    c->graph = abs_path(r->sc->doc, graph);
+    if (!g_file_test(c->graph, G_FILE_TEST_EXISTS)) {
+      problem(r, gloc, gwhat, "file not found: %s (relative paths resolve against %s)",
+              c->graph, r->sc->doc->dir);
+    } else {
+      const char *msg = NULL;
+      c->g = cached_graph(r->sc, "file", c->graph, c->lcc, &msg);
+      if (c->g == NULL)
+        problem(r, gloc, gwhat, "%s", msg);
+    }
+  } else {
+    c->generate = g_strdup(gen);
+    const char *msg = NULL;
+    c->g = cached_graph(r->sc, "gen", c->generate, c->lcc, &msg);
+    if (c->g == NULL)
+      problem(r, nloc, nwhat, "%s", msg);
+  }
+  g_free(graph);
+  g_free(gen);
+  g_free(gwhat);
+  g_free(nwhat);
+  c->n = c->g ? topo_graph_n_nodes(c->g) : 0;
+
+  char *sched = NULL;
+  if (!get_typed(r, "topology", "schedule", &sched, &sloc, &swhat))
+    sched = g_strdup("static");
+  if (g_str_has_prefix(sched, "churn:") && !g_str_has_prefix(sched + 6, "leave=") &&
+      !g_str_has_prefix(sched + 6, "join=") && sched[6] != '\0') {
+    char *p = abs_path(r->sc->doc, sched + 6);
+    if (!g_file_test(p, G_FILE_TEST_IS_REGULAR))
+      problem(r, sloc, swhat, "churn file not found: %s (relative paths resolve against %s)", p,
+              r->sc->doc->dir);
+    c->schedule = g_strdup_printf("churn:%s", p);
+    g_free(p);
+    g_free(sched);
+  } else {
+    c->schedule = sched;
+  }
+  c->schedule_static = g_str_equal(c->schedule, "static");
+  c->schedule_random_igraph = g_str_has_prefix(c->schedule, "resample");
+  if (c->g != NULL && !r->bad) {
+    TopoSchedule *s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, &error);
+    if (s == NULL) {
+      problem(r, sloc, swhat, "%s", short_msg(error));
+      g_clear_error(&error);
+    } else {
+      c->schedule_static = topo_schedule_is_static(s);
+      if (topo_schedule_n(s) != c->n)
+        problem(r, sloc, swhat, "the schedule has %u nodes but the graph has %u",
+                topo_schedule_n(s), c->n);
+      topo_schedule_free(s);
+    }
+  }
+  g_free(swhat);
+}
+
+static void resolve_network(R *r, ScenConfig *c) {
+  ScenLoc loc;
+  char *what = NULL;
+  GError *error = NULL;
+  if (!get_typed(r, "simulation", "mode", &c->mode, &loc, &what))
+    c->mode = g_strdup("sync");
+  if (!proto_mode_parse(c->mode, &c->mode_parsed, &error)) {
+    problem(r, loc, what, "%s", short_msg(error));
+    g_clear_error(&error);
+  }
+  g_free(what);
+  what = NULL;
+  SimLatency lat;
+  if (!get_typed(r, "network", "latency", &c->latency, &loc, &what))
+    c->latency = g_strdup("constant:ms=0");
+  if (!sim_latency_parse(c->latency, &lat, &error)) {
+    problem(r, loc, what, "%s", short_msg(error));
+    g_clear_error(&error);
+  }
+  g_free(what);
+  what = NULL;
+  ScenLoc lloc;
+  if (!get_typed(r, "network", "loss", &c->loss, &lloc, &what))
+    c->loss = g_strdup("0");
+  if (!sim_loss_parse(c->loss, &c->loss_p, &error)) {
+    problem(r, lloc, what, "%s", short_msg(error));
+    g_clear_error(&error);
+  } else if (c->loss_p > 0 && c->mode_parsed.kind == PROTO_MODE_SYNC) {
+    problem(r, lloc, what,
+            "loss %g in sync mode: a lost message would block the network forever; use "
+            "simulation.mode = deadline:ms=D or stale:s=S",
+            c->loss_p);
+  }
+  g_free(what);
+}
+
+static void resolve_task(R *r, ScenConfig *c) {
+  const ScenDoc *doc = r->sc->doc;
+  gboolean in_sweep = FALSE;
+  if (r->pv && r->pv->axes)
+    for (guint i = 0; i < r->pv->axes->len; i++)
+      in_sweep |= g_str_equal(((ScenSweepAxis *)g_ptr_array_index(r->pv->axes, i))->section,
+                              "task");
+  c->has_task = scen_doc_section_line(doc, "task") > 0 || in_sweep ||
+                scen_doc_get_raw(doc, "task", "dataset", NULL) != NULL;
+  if (!c->has_task)
+    return;
+  ScenLoc loc;
+  char *what = NULL, *ds = NULL;
+  if (get_typed(r, "task", "dataset", &ds, &loc, &what)) {
+    char *path = NULL;
+    c->dataset = dataset_abs(doc, ds, &path);
+    if (!g_str_has_prefix(ds, "csv:") && !g_str_has_prefix(ds, "idx:") &&
+        !g_str_has_prefix(ds, "california:") && !g_str_has_prefix(ds, "synthetic:"))
+      problem(r, loc, what,
+              "unknown dataset '%s' (valid: california:PATH, csv:PATH[,...], idx:DIR[,...], "
+              "synthetic:linear|logistic[,...])",
+              ds);
+    else if (path != NULL && !g_file_test(path, G_FILE_TEST_EXISTS))
+      problem(r, loc, what, "file not found: %s (relative paths resolve against %s)", path,
+              doc->dir);
+    g_free(path);
+  } else {
+    r->bad = TRUE; /* missing: reported by the schema check */
+  }
+  g_free(ds);
+  g_free(what);
+  what = NULL;
+  char *model = NULL;
+  if (get_typed(r, "task", "model", &model, &loc, &what)) {
+    GError *e1 = NULL, *e2 = NULL;
+    LearnModel *m1 = learn_model_new(model, 1, 0, &e1);
+    LearnModel *m2 = m1 ? NULL : learn_model_new(model, 1, 2, &e2);
+    if (m1 == NULL && m2 == NULL)
+      problem(r, loc, what, "%s", short_msg(e1));
+    learn_model_free(m1);
+    learn_model_free(m2);
+    g_clear_error(&e1);
+    g_clear_error(&e2);
+    c->model = model;
+  } else {
+    c->model = g_strdup(c->dataset ? default_model(c->dataset) : "linear");
+  }
+  g_free(what);
+  c->epochs = (guint)get_u64(r, "task", "epochs", 1, NULL);
+  c->batches = (guint)get_u64(r, "task", "batches", 1, NULL);
+  c->test_fraction = get_double(r, "task", "test_fraction", 0.2, NULL);
+}
+
+static void resolve_privacy(R *r, ScenConfig *c) {
+  ScenLoc loc;
+  char *what = NULL, *v = NULL;
+  if (get_typed(r, "privacy", "trust", &v, &loc, &what)) {
+    char **items = scen_split_list(v);
+    for (guint i = 0; items[i] && c->n_trust < 3; i++)
+      if (priv_trust_parse(items[i], &c->trust[c->n_trust], NULL))
+        c->n_trust++;
+    g_strfreev(items);
+  }
+  if (c->n_trust == 0) {
+    c->trust[0] = PRIV_TRUST_LDP;
+    c->n_trust = 1;
+  }
+  g_free(v);
+  g_free(what);
+  v = get_string(r, "privacy", "sensitivity", "bound", NULL);
+  if (!priv_sensitivity_parse(v, &c->sensitivity, NULL))
+    r->bad = TRUE;
+  g_free(v);
+  c->alpha = get_double(r, "privacy", "alpha", 2.0, NULL);
+  c->delta = get_double(r, "privacy", "delta", 1e-6, NULL);
+  v = get_string(r, "privacy", "compare", "none", NULL);
+  c->compare_muffliato = g_str_equal(v, "muffliato");
+  g_free(v);
+  v = get_string(r, "privacy", "path", "auto", NULL);
+  c->path_requested = g_str_equal(v, "structured") ? SCEN_PATH_STRUCTURED
+                      : g_str_equal(v, "observer") ? SCEN_PATH_OBSERVER
+                      : g_str_equal(v, "none")     ? SCEN_PATH_NONE
+                                                   : SCEN_PATH_AUTO;
+  g_free(v);
+}
+
+static gint collusion_cmp(gconstpointer a, gconstpointer b) {
+  return (gint)(*(const guint *)a > *(const guint *)b) - (gint)(*(const guint *)a < *(const guint *)b);
+}
+
+static void resolve_collusions(R *r, ScenConfig *c) {
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  GPtrArray *secs = scen_doc_list_sections(r->sc->doc);
+  for (guint i = 0; i < secs->len; i++) {
+    const char *s = g_ptr_array_index(secs, i);
+    if (g_str_has_prefix(s, "collusion.") && s[10] != '\0')
+      g_ptr_array_add(names, g_strdup(s));
+  }
+  g_ptr_array_unref(secs);
+  if (r->pv && r->pv->axes)
+    for (guint i = 0; i < r->pv->axes->len; i++) {
+      const ScenSweepAxis *a = g_ptr_array_index(r->pv->axes, i);
+      gboolean found = FALSE;
+      for (guint j = 0; j < names->len && !found; j++)
+        found = g_str_equal(g_ptr_array_index(names, j), a->section);
+      if (!found && g_str_has_prefix(a->section, "collusion."))
+        g_ptr_array_add(names, g_strdup(a->section));
+    }
+  if (names->len == 0) {
+    c->n_collusions = 1;
+    c->collusions = g_new0(ScenCollusion, 1);
+    c->collusions[0].name = g_strdup("default");
+    c->collusions[0].nodes = g_new0(guint, 1);
+    c->collusions[0].n_nodes = 1;
+    g_ptr_array_unref(names);
+    return;
+  }
+  c->collusions = g_new0(ScenCollusion, names->len);
+  for (guint i = 0; i < names->len; i++) {
+    const char *sec = g_ptr_array_index(names, i);
+    ScenCollusion *col = &c->collusions[c->n_collusions];
+    ScenLoc loc;
+    char *what = NULL, *v = NULL;
+    if (!get_typed(r, sec, "nodes", &v, &loc, &what)) {
+      r->bad = TRUE;
+      g_free(what);
+      continue;
+    }
+    char **items = scen_split_list(v);
+    guint n = g_strv_length(items);
+    col->name = g_strdup(sec + 10);
+    col->nodes = g_new0(guint, MAX(n, 1));
+    for (guint j = 0; j < n; j++) {
+      guint64 x = 0;
+      char *msg = NULL;
+      if (!scen_parse_uint64(items[j], &x, &msg)) {
+        g_free(msg);
+        continue;
+      }
+      if (c->g != NULL && x >= c->n)
+        problem(r, loc, what,
+                "node %" G_GUINT64_FORMAT " is out of range: the graph has %u nodes (0 to %u)",
+                x, c->n, c->n - 1);
+      col->nodes[col->n_nodes++] = (guint)x;
+    }
+    qsort(col->nodes, col->n_nodes, sizeof(guint), collusion_cmp);
+    if (c->g != NULL && col->n_nodes >= c->n && c->n > 0)
+      problem(r, loc, what, "every node is an attacker: no victim left");
+    c->n_collusions++;
+    g_strfreev(items);
+    g_free(v);
+    g_free(what);
+  }
+  g_ptr_array_unref(names);
+}
+
+ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, ScenProblems *ps) {
+  R r = {sc, pv, ps, FALSE};
+  const ScenDoc *doc = sc->doc;
+  ScenConfig *c = g_new0(ScenConfig, 1);
+  char *base = g_path_get_basename(doc->path);
+  if (g_str_has_suffix(base, ".ini"))
+    base[strlen(base) - 4] = '\0';
+  c->name = get_string(&r, "simulation", "name", base, NULL);
+  g_free(base);
+  c->seed = get_u64(&r, "simulation", "seed", 0, NULL);
+  c->compute_ms = get_double(&r, "simulation", "compute_ms", 0.0, NULL);
+
+  resolve_network(&r, c);
+  resolve_topology(&r, c);
+  resolve_protocol(&r, c);
+  resolve_task(&r, c);
+  resolve_privacy(&r, c);
+  resolve_collusions(&r, c);
+
+  /* T, k, b. */
+  ScenLoc loc;
+  char *what = NULL;
+  gboolean rounds_given = FALSE;
+  guint64 rounds = get_u64(&r, "simulation", "rounds", 0, &rounds_given);
+  get(&r, "simulation", "rounds", &loc, &what);
+  if (c->has_task) {
+    guint64 kb = (guint64)c->epochs * c->batches;
+    if (kb > 10000000) {
+      problem(&r, loc, "task", "epochs x batches = %" G_GUINT64_FORMAT " steps: at most 10^7",
+              kb);
+      kb = 1;
+    }
+    if (rounds_given && rounds != kb)
+      problem(&r, loc, what,
+              "%" G_GUINT64_FORMAT " rounds but the task has epochs x batches = %u x %u = %"
+              G_GUINT64_FORMAT " steps (leave rounds out, or make them agree)",
+              rounds, c->epochs, c->batches, kb);
+    c->rounds = (guint)kb;
+  } else {
+    c->rounds = rounds_given ? (guint)rounds : 10;
+  }
+  g_free(what);
+  what = NULL;
+  gboolean b_given = FALSE;
+  c->b = (guint)get_u64(&r, "privacy", "participation_interval", c->has_task ? c->batches : 1,
+                        &b_given);
+  get(&r, "privacy", "participation_interval", &loc, &what);
+  if (c->b == 0 || c->rounds % c->b != 0)
+    problem(&r, loc, what,
+            "b = %u does not divide T = %u rounds (participation every b steps needs T = k x b)",
+            c->b, c->rounds);
+  g_free(what);
+  what = NULL;
+  gboolean ee_given = FALSE;
+  c->eval_every =
+      (guint)get_u64(&r, "task", "eval_every", MAX(1, c->rounds / 20), &ee_given);
+
+  /* Noise. */
+  gboolean sigma_given = FALSE, mu_given = FALSE;
+  c->sigma = get_double(&r, "protocol", "sigma", 1.0, &sigma_given);
+  c->mu = get_double(&r, "protocol", "mu", 0.0, &mu_given);
+  c->clip = get_double(&r, "protocol", "clip", 1.0, NULL);
+  c->lr = get_double(&r, "protocol", "lr", 0.1, NULL);
+  if (c->nonprivate) {
+    c->sigma = 0.0; /* sigma and mu do not apply */
+  } else if (mu_given) {
+    c->has_mu = TRUE;
+    get(&r, "protocol", "mu", &loc, &what);
+    if (sigma_given) {
+      ScenLoc sloc;
+      char *swhat = NULL;
+      get(&r, "protocol", "sigma", &sloc, &swhat);
+      problem(&r, loc, what, "give sigma or mu, not both (sigma is set at %s:%u)", sloc.file,
+              sloc.line);
+      g_free(swhat);
+    } else if (c->shape.kind < 0) {
+      problem(&r, loc, what,
+              "calibrating the noise from mu is defined for dsgd, muffliato, mfdsgd, antipgd "
+              "and mafalda; give protocol.sigma for %s",
+              c->proto_name ? c->proto_name : "this protocol");
+    }
+    g_free(what);
+    what = NULL;
+  }
+
+  /* Accounting path. */
+  gboolean covered = c->shape.kind >= 0 && c->mode_parsed.kind == PROTO_MODE_SYNC &&
+                     c->loss_p == 0.0 && !g_str_has_prefix(c->schedule ? c->schedule : "",
+                                                           "churn");
+  switch (c->path_requested) {
+  case SCEN_PATH_AUTO:
+    c->path = covered ? SCEN_PATH_STRUCTURED : SCEN_PATH_OBSERVER;
+    break;
+  case SCEN_PATH_STRUCTURED:
+    c->path = SCEN_PATH_STRUCTURED;
+    if (!covered) {
+      get(&r, "privacy", "path", &loc, &what);
+      problem(&r, loc, what,
+              "the structured path covers dsgd, muffliato, mfdsgd, antipgd, mafalda and "
+              "nonprivate in sync mode without churn; this run is %s in mode %s: use auto or "
+              "observer",
+              c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?");
+      g_free(what);
+      what = NULL;
+    }
+    break;
+  default:
+    c->path = c->path_requested;
+  }
+  /* Output. */
+  ScenLoc oloc;
+  char *owhat = NULL, *dir = NULL;
+  if (get_typed(&r, "output", "dir", &dir, &oloc, &owhat)) {
+    c->out_dir = abs_path(doc, dir);
+  } else {
+    char *rel = g_build_filename("results", c->name, NULL);
+    c->out_dir = abs_path(doc, rel);
+    g_free(rel);
+  }
+  g_free(dir);
+  g_free(owhat);
+  c->plots = get_bool(&r, "output", "plots", TRUE);
+  if (r.bad) {
+    scen_config_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* ---- Back to text ---- */
+
+char *scen_format_double(double x) {
+  if (isnan(x))
+    return g_strdup("nan");
+  if (isinf(x))
+    return g_strdup(x > 0 ? "inf" : "-inf");
+  char buf[G_ASCII_DTOSTR_BUF_SIZE], fmt[8];
+  int prec = 1;
+  for (; prec < 17; prec++) {
+    g_snprintf(fmt, sizeof fmt, "%%.%dg", prec);
+    g_ascii_formatd(buf, sizeof buf, fmt, x);
+    if (g_ascii_strtod(buf, NULL) == x)
+      break;
+  }
+  /* 10 rather than 1e+01: enough digits for the integer part (up to 1e17). */
+  double mag = fabs(x);
+  if (mag >= 1.0 && mag < 1e17)
+    prec = MAX(prec, (int)floor(log10(mag)) + 1);
+  g_snprintf(fmt, sizeof fmt, "%%.%dg", prec);
+  g_ascii_formatd(buf, sizeof buf, fmt, x);
+  return g_strdup(buf);
+}
+
+/* Escapes what the file syntax would eat: '#' after a blank, a leading '#',
+ * and backslashes. */
+static char *escape_value(const char *v) {
+  GString *s = g_string_new(NULL);
+  for (const char *p = v; *p; p++) {
+    if (*p == '\\')
+      g_string_append(s, "\\\\");
+    else if (*p == '#')
+      g_string_append(s, "\\#");
+    else if (*p == '\n')
+      g_string_append(s, "\\n");
+    else
+      g_string_append_c(s, *p);
+  }
+  return g_string_free(s, FALSE);
+}
+
+static void kv(GString *s, const char *key, const char *value) {
+  char *e = escape_value(value);
+  g_string_append_printf(s, "%s = %s\n", key, e);
+  g_free(e);
+}
+
+static void kv_d(GString *s, const char *key, double x) {
+  char *v = scen_format_double(x);
+  g_string_append_printf(s, "%s = %s\n", key, v);
+  g_free(v);
+}
+
+char *scen_config_to_ini(const ScenConfig *c) {
+  GString *s = g_string_new("# Resolved by dpgossip: every default filled in, paths absolute.\n"
+                            "# Running this file again reproduces the run byte for byte.\n");
+  g_string_append(s, "\n[simulation]\n");
+  kv(s, "name", c->name);
+  g_string_append_printf(s, "seed = %" G_GUINT64_FORMAT "\n", c->seed);
+  if (!c->has_task)
+    g_string_append_printf(s, "rounds = %u\n", c->rounds);
+  kv(s, "mode", c->mode);
+  kv_d(s, "compute_ms", c->compute_ms);
+  g_string_append(s, "\n[topology]\n");
+  if (c->graph)
+    kv(s, "graph", c->graph);
+  else
+    kv(s, "generate", c->generate);
+  kv(s, "lcc", c->lcc ? "true" : "false");
+  kv(s, "gossip", topo_gossip_kind_name(c->gossip));
+  kv(s, "schedule", c->schedule);
+  g_string_append(s, "\n[network]\n");
+  kv(s, "latency", c->latency);
+  kv(s, "loss", c->loss);
+  g_string_append(s, "\n[protocol]\n");
+  kv(s, "name", c->protocol);
+  if (c->has_mu)
+    kv_d(s, "mu", c->mu);
+  else
+    kv_d(s, "sigma", c->sigma);
+  kv_d(s, "clip", c->clip);
+  kv_d(s, "lr", c->lr);
+  if (c->has_task) {
+    g_string_append(s, "\n[task]\n");
+    kv(s, "dataset", c->dataset);
+    kv(s, "model", c->model);
+    g_string_append_printf(s, "epochs = %u\nbatches = %u\n", c->epochs, c->batches);
+    kv_d(s, "test_fraction", c->test_fraction);
+    g_string_append_printf(s, "eval_every = %u\n", c->eval_every);
+  }
+  g_string_append(s, "\n[privacy]\n");
+  GString *t = g_string_new(NULL);
+  for (guint i = 0; i < c->n_trust; i++)
+    g_string_append_printf(t, "%s%s", i ? ";" : "", priv_trust_name(c->trust[i]));
+  kv(s, "trust", t->str);
+  g_string_free(t, TRUE);
+  kv(s, "sensitivity", priv_sensitivity_name(c->sensitivity));
+  g_string_append_printf(s, "participation_interval = %u\n", c->b);
+  kv_d(s, "alpha", c->alpha);
+  kv_d(s, "delta", c->delta);
+  kv(s, "compare", c->compare_muffliato ? "muffliato" : "none");
+  static const char *const paths[] = {"auto", "structured", "observer", "none"};
+  kv(s, "path", paths[c->path_requested]);
+  for (guint i = 0; i < c->n_collusions; i++) {
+    g_string_append_printf(s, "\n[collusion.%s]\nnodes = ", c->collusions[i].name);
+    for (guint j = 0; j < c->collusions[i].n_nodes; j++)
+      g_string_append_printf(s, "%s%u", j ? ";" : "", c->collusions[i].nodes[j]);
+    g_string_append_c(s, '\n');
+  }
+  g_string_append(s, "\n[output]\n# dir is where this file was written; give --out to choose.\n");
+  kv(s, "plots", c->plots ? "true" : "false");
+  return g_string_free(s, FALSE);
+}

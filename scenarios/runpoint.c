@@ -1,0 +1,149 @@
+/*
+ * scenarios/runpoint.c: one run of a resolved configuration: the protocols
+ * module's ProtoRun (its own engine), with a privacy observer on its bus when
+ * the accounting comes from what the attackers saw, then the accounting.
+ */
+#include <math.h>
+
+#include "scenarios/internal.h"
+
+void scen_run_output_free(ScenRunOutput *o) {
+  if (o == NULL)
+    return;
+  g_free(o->metrics);
+  if (o->privacy_csv)
+    g_string_free(o->privacy_csv, TRUE);
+  if (o->privacy_summary)
+    json_node_unref(o->privacy_summary);
+  if (o->victims)
+    g_array_unref(o->victims);
+  g_free(o);
+}
+
+typedef struct {
+  ProtoRun *run;
+  const ScenRunContext *ctx;
+} Progress;
+
+static void on_progress(double fraction, gpointer data) {
+  Progress *p = data;
+  /* The cancel flag is set from a signal handler; the run is cancelled from
+   * its own thread here, at the next progress step. */
+  if (scen_cancelled())
+    proto_run_cancel(p->run);
+  if (p->ctx && p->ctx->progress)
+    p->ctx->progress(p->ctx->point, fraction, p->ctx->progress_data);
+}
+
+ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, GError **error) {
+  ScenRunOutput *out = g_new0(ScenRunOutput, 1);
+  double *C_own = NULL;
+  const double *C = ctx ? ctx->C : NULL;
+  TopoSchedule *sched = NULL;
+  ProtoRun *run = NULL;
+  PrivObserver *obs = NULL;
+  char *spec = NULL;
+  gboolean ok = FALSE;
+
+  if (scen_cancelled()) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_CANCELLED, "cancelled");
+    goto out;
+  }
+  if (C == NULL && c->shape.kind == PRIV_PROTOCOL_MFDSGD && !c->nonprivate) {
+    if ((C_own = scen_cmatrix_build(c, error)) == NULL)
+      goto out;
+    C = C_own;
+  }
+  double sigma = c->sigma;
+  if (c->nonprivate)
+    sigma = 0.0;
+  else if (c->has_mu && !scen_calibrate_sigma(c, C, &sigma, error))
+    goto out;
+  out->sigma_used = sigma;
+
+  if (c->nonprivate)
+    spec = g_strdup("dsgd");
+  else if (ctx && ctx->C_file && c->shape.C && g_str_equal(c->shape.C, "mafalda"))
+    spec = g_strdup_printf("%s:C=%s", c->proto_name, ctx->C_file);
+  else
+    spec = g_strdup(c->protocol);
+
+  ProtoRunConfig rc;
+  proto_run_config_init(&rc);
+  if (c->schedule_static) {
+    rc.graph = c->g;
+  } else {
+    if ((sched = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error)) == NULL)
+      goto out;
+    rc.schedule = sched;
+  }
+  rc.gossip = c->gossip;
+  rc.protocol = spec;
+  rc.sigma = sigma;
+  rc.clip = c->clip;
+  rc.lr = c->lr;
+  rc.mode = c->mode;
+  rc.latency = c->latency;
+  rc.loss = c->loss;
+  rc.compute_ms = c->compute_ms;
+  rc.seed = c->seed;
+  rc.threads = 1;
+  rc.storage = c->path == SCEN_PATH_OBSERVER ? SIM_LIN_SPARSE : SIM_LIN_NONE;
+  if (c->has_task) {
+    rc.epochs = c->epochs;
+    rc.batches = c->batches;
+    rc.dataset = c->dataset;
+    rc.model = c->model;
+    rc.test_fraction = c->test_fraction;
+    rc.eval_every = c->eval_every;
+  } else {
+    /* Accounting only: the noise is calibrated for the participation of [privacy]. */
+    rc.rounds = c->rounds;
+    rc.batches = c->b;
+    rc.epochs = c->rounds / c->b;
+  }
+  if ((run = proto_run_new(&rc, error)) == NULL)
+    goto out;
+  if (c->path == SCEN_PATH_OBSERVER) {
+    if ((obs = priv_observer_new(proto_run_space(run), error)) == NULL)
+      goto out;
+    for (guint i = 0; i < c->n_collusions; i++)
+      for (guint j = 0; j < c->n_trust; j++)
+        if (priv_observer_add_view(obs, c->trust[j], c->collusions[i].nodes,
+                                   c->collusions[i].n_nodes, error) == G_MAXUINT)
+          goto out;
+    if (!priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error))
+      goto out;
+  }
+  Progress prog = {run, ctx};
+  proto_run_set_progress(run, on_progress, &prog);
+  if (!proto_run_run(run, error))
+    goto out;
+  proto_run_get_stats(run, &out->stats);
+  out->T = proto_run_steps(run);
+  out->k = proto_run_epochs(run);
+  out->b = proto_run_batches(run);
+  out->has_task = c->has_task;
+  gsize nm = 0;
+  const ProtoMetric *m = proto_run_metrics(run, &nm);
+  if (nm > 0) {
+    out->metrics = g_memdup2(m, nm * sizeof *m);
+    out->n_metrics = (guint)nm;
+  }
+  if (obs)
+    priv_observer_detach(obs);
+  if (!scen_account(c, C, sigma, obs, out, error))
+    goto out;
+  ok = TRUE;
+out:
+  priv_observer_free(obs);
+  proto_run_free(run);
+  topo_schedule_free(sched);
+  g_free(spec);
+  g_free(C_own);
+  if (!ok) {
+    scen_run_output_free(out);
+    return NULL;
+  }
+  return out;
+}

@@ -1,0 +1,669 @@
+/*
+ * scenarios/schema.c: the scenario key table and the checks it supports
+ * alone (see schema.h). Module specs (protocol, mode, latency, dataset...)
+ * are only checked for being non-empty here; validate.c hands them to their
+ * modules' parsers.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "scenarios/schema.h"
+
+#define NO_RANGE 1, 0
+#define MAX_STEPS 10000000.0
+
+static const ScenKeyInfo keys[] = {
+    /* [simulation] */
+    {"simulation", "name", SCEN_TYPE_STRING, NULL, NO_RANGE, SCEN_KEY_DERIVED, NULL,
+     "the run's name (default: the file name without .ini)"},
+    {"simulation", "seed", SCEN_TYPE_SEED, "0", NO_RANGE, 0, NULL,
+     "seed of every random choice (data split, partition, noise, latencies, graphs)"},
+    {"simulation", "rounds", SCEN_TYPE_UINT, NULL, 1, MAX_STEPS, SCEN_KEY_DERIVED, NULL,
+     "T, the local steps (default: epochs x batches with a [task], else 10)"},
+    {"simulation", "mode", SCEN_TYPE_SPEC, "sync", NO_RANGE, 0, NULL,
+     "gossip mode: sync, deadline:ms=D or stale:s=S"},
+    {"simulation", "compute_ms", SCEN_TYPE_DOUBLE, "0", 0, 1e12, 0, NULL,
+     "local compute time of each step, in ms"},
+    /* [topology] */
+    {"topology", "graph", SCEN_TYPE_PATH, NULL, NO_RANGE, SCEN_KEY_OPTIONAL, NULL,
+     "an edge-list file (exactly one of graph and generate)"},
+    {"topology", "generate", SCEN_TYPE_SPEC, NULL, NO_RANGE, SCEN_KEY_OPTIONAL, NULL,
+     "a generator spec: florentine, karate, ring:n=N, erdos:n=N,p=P,seed=S, ..."},
+    {"topology", "lcc", SCEN_TYPE_BOOL, "false", NO_RANGE, 0, NULL,
+     "keep only the largest connected component"},
+    {"topology", "gossip", SCEN_TYPE_ENUM, "uniform", NO_RANGE, 0, "uniform|metropolis|maxdegree",
+     "gossip weights"},
+    {"topology", "schedule", SCEN_TYPE_SPEC, "static", NO_RANGE, 0, NULL,
+     "static, resample:GENSPEC, matching, exponential, edge-failure:p=P, churn:FILE or "
+     "churn:leave=P,join=Q"},
+    /* [network] */
+    {"network", "latency", SCEN_TYPE_SPEC, "constant:ms=0", NO_RANGE, 0, NULL,
+     "link latency: constant:ms=X, uniform:min=A,max=B, lognormal:mu=M,sigma=S"},
+    {"network", "loss", SCEN_TYPE_SPEC, "0", NO_RANGE, 0, NULL,
+     "message loss probability (not in sync mode)"},
+    /* [protocol] */
+    {"protocol", "name", SCEN_TYPE_SPEC, "dsgd", NO_RANGE, 0, NULL,
+     "dsgd, muffliato:K=k, antipgd, mfdsgd:C=..., mafalda, decor, zipdl, or nonprivate "
+     "(D-SGD without noise)"},
+    {"protocol", "sigma", SCEN_TYPE_DOUBLE, "1", 0, 1e300, 0, NULL,
+     "noise multiplier (noise std sigma x clip; MF protocols: x sens(C))"},
+    {"protocol", "mu", SCEN_TYPE_DOUBLE, NULL, 0, 1e300, SCEN_KEY_OPTIONAL | SCEN_KEY_MIN_OPEN,
+     NULL,
+     "instead of sigma: the noise that makes every node mu-GDP under LDP (participation of "
+     "[privacy])"},
+    {"protocol", "clip", SCEN_TYPE_DOUBLE, "1", 0, 1e300, SCEN_KEY_MIN_OPEN, NULL,
+     "clipping norm Delta"},
+    {"protocol", "lr", SCEN_TYPE_DOUBLE, "0.1", 0, 1e300, SCEN_KEY_MIN_OPEN, NULL,
+     "step size eta"},
+    /* [task] */
+    {"task", "dataset", SCEN_TYPE_SPEC, NULL, NO_RANGE, SCEN_KEY_REQUIRED, NULL,
+     "california:PATH, csv:PATH[,...], idx:DIR[,limit=N], synthetic:linear|logistic[,...]"},
+    {"task", "model", SCEN_TYPE_SPEC, NULL, NO_RANGE, SCEN_KEY_DERIVED, NULL,
+     "linear, softmax or mlp:hidden=H (default: linear for regression, softmax for classes)"},
+    {"task", "epochs", SCEN_TYPE_UINT, "1", 1, MAX_STEPS, 0, NULL, "k, passes over the data"},
+    {"task", "batches", SCEN_TYPE_UINT, "1", 1, MAX_STEPS, 0, NULL,
+     "b, batches per node per epoch (T = k x b)"},
+    {"task", "test_fraction", SCEN_TYPE_DOUBLE, "0.2", 0, 1, SCEN_KEY_MAX_OPEN, NULL,
+     "records held out for testing"},
+    {"task", "eval_every", SCEN_TYPE_UINT, NULL, 0, MAX_STEPS, SCEN_KEY_DERIVED, NULL,
+     "evaluate every N steps and at T (default: T/20; 0: at T only)"},
+    /* [privacy] */
+    {"privacy", "trust", SCEN_TYPE_ENUM_LIST, "ldp", NO_RANGE, 0, "ldp|pndp|secldp",
+     "trust models, e.g. pndp;ldp"},
+    {"privacy", "sensitivity", SCEN_TYPE_ENUM, "bound", NO_RANGE, 0, "bound|exact",
+     "bound (paper Thm 5.2) or exact (SDP)"},
+    {"privacy", "participation_interval", SCEN_TYPE_UINT, NULL, 1, MAX_STEPS, SCEN_KEY_DERIVED,
+     NULL, "b, steps between two uses of a record; divides T (default: task batches, else 1)"},
+    {"privacy", "alpha", SCEN_TYPE_DOUBLE, "2", 1, 1e300, SCEN_KEY_MIN_OPEN, NULL,
+     "Renyi order of the rdp column"},
+    {"privacy", "delta", SCEN_TYPE_DOUBLE, "1e-06", 0, 1, SCEN_KEY_MIN_OPEN | SCEN_KEY_MAX_OPEN,
+     NULL, "delta of the epsilon column"},
+    {"privacy", "compare", SCEN_TYPE_ENUM, "none", NO_RANGE, 0, "none|muffliato",
+     "another accounting next to ours (muffliato: Cyffers et al. 2022, D-SGD under PNDP)"},
+    {"privacy", "path", SCEN_TYPE_ENUM, "auto", NO_RANGE, 0, "auto|structured|observer|none",
+     "how to account: structured (fast, sync D-SGD/Muffliato/MF-D-SGD), observer (what the "
+     "attackers saw on the bus), auto, or none"},
+    /* [collusion.NAME] */
+    {"collusion.*", "nodes", SCEN_TYPE_NODE_LIST, NULL, NO_RANGE, SCEN_KEY_REQUIRED, NULL,
+     "the attacker set: node ids, e.g. 7;40"},
+    /* [output] */
+    {"output", "dir", SCEN_TYPE_PATH, NULL, NO_RANGE, SCEN_KEY_DERIVED, NULL,
+     "output folder (default: results/NAME next to the scenario)"},
+    {"output", "plots", SCEN_TYPE_BOOL, "true", NO_RANGE, 0, NULL, "write SVG figures"},
+};
+
+static const char *const sections[] = {"simulation", "topology", "network", "protocol", "task",
+                                       "privacy",    "collusion.*", "sweep", "output", NULL};
+
+const ScenKeyInfo *scen_schema_keys(guint *n) {
+  *n = G_N_ELEMENTS(keys);
+  return keys;
+}
+
+const char *const *scen_schema_sections(void) {
+  return sections;
+}
+
+static const char *family(const char *section) {
+  if (g_str_has_prefix(section, "collusion.") && section[10] != '\0')
+    return "collusion.*";
+  return section;
+}
+
+const ScenKeyInfo *scen_schema_find(const char *section, const char *key) {
+  const char *fam = family(section);
+  for (guint i = 0; i < G_N_ELEMENTS(keys); i++)
+    if (g_str_equal(keys[i].section, fam) && g_str_equal(keys[i].key, key))
+      return &keys[i];
+  return NULL;
+}
+
+gboolean scen_schema_is_section(const char *section) {
+  const char *fam = family(section);
+  if (g_str_equal(fam, "collusion.*"))
+    return TRUE;
+  for (guint i = 0; sections[i]; i++)
+    if (g_str_equal(sections[i], fam) && !g_str_equal(fam, "collusion.*"))
+      return TRUE;
+  return FALSE;
+}
+
+/* Close enough to be a typo: distance <= 2, or <= a third of the length. */
+static gboolean close_enough(guint d, const char *word) {
+  return d > 0 && (d <= 2 || d <= strlen(word) / 3);
+}
+
+char *scen_schema_suggest_section(const char *section) {
+  const char *best = NULL;
+  guint best_d = G_MAXUINT;
+  for (guint i = 0; sections[i]; i++) {
+    const char *cand = g_str_equal(sections[i], "collusion.*") ? "collusion" : sections[i];
+    guint d = scen_edit_distance(section, cand);
+    if (g_str_has_prefix(sections[i], "collusion")) {
+      /* [colusion.pair] -> collusion.pair */
+      const char *dot = strchr(section, '.');
+      if (dot != NULL) {
+        char *head = g_strndup(section, (gsize)(dot - section));
+        d = scen_edit_distance(head, "collusion");
+        g_free(head);
+        if (close_enough(d, "collusion") && d < best_d) {
+          best_d = d;
+          best = NULL;
+          return g_strdup_printf(" (did you mean [collusion%s]?)", dot);
+        }
+      } else if (g_str_equal(section, "collusion")) {
+        return g_strdup(" (collusion sets are named: [collusion.NAME])");
+      }
+    }
+    if (d < best_d) {
+      best_d = d;
+      best = cand;
+    }
+  }
+  if (best != NULL && close_enough(best_d, section))
+    return g_strdup_printf(" (did you mean [%s]?)", best);
+  return g_strdup("");
+}
+
+char *scen_schema_suggest_key(const char *section, const char *key) {
+  const char *fam = family(section);
+  const char *best = NULL;
+  guint best_d = G_MAXUINT;
+  for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
+    if (!g_str_equal(keys[i].section, fam))
+      continue;
+    guint d = scen_edit_distance(key, keys[i].key);
+    if (d < best_d) {
+      best_d = d;
+      best = keys[i].key;
+    }
+  }
+  if (best != NULL && close_enough(best_d, key))
+    return g_strdup_printf(" (did you mean '%s'?)", best);
+  /* The right key in the wrong section: [protocol] rounds = 10. */
+  for (guint i = 0; i < G_N_ELEMENTS(keys); i++)
+    if (g_str_equal(keys[i].key, key) && !g_str_equal(keys[i].section, fam)) {
+      if (g_str_equal(keys[i].section, "collusion.*"))
+        return g_strdup(" (it belongs in a [collusion.NAME] section)");
+      return g_strdup_printf(" (it belongs in [%s]: %s.%s)", keys[i].section, keys[i].section,
+                             key);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
+    guint d = scen_edit_distance(key, keys[i].key);
+    if (close_enough(d, key) && !g_str_equal(keys[i].section, "collusion.*"))
+      return g_strdup_printf(" (did you mean %s.%s?)", keys[i].section, keys[i].key);
+  }
+  return g_strdup("");
+}
+
+/* ---- Values ---- */
+
+gboolean scen_parse_bool(const char *v, gboolean *out, char **msg) {
+  static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no", "off",
+                                                                               "0"};
+  for (guint i = 0; i < G_N_ELEMENTS(yes); i++) {
+    if (g_ascii_strcasecmp(v, yes[i]) == 0) {
+      *out = TRUE;
+      return TRUE;
+    }
+    if (g_ascii_strcasecmp(v, no[i]) == 0) {
+      *out = FALSE;
+      return TRUE;
+    }
+  }
+  *msg = g_strdup_printf("'%s' is not a boolean (true or false)", v);
+  return FALSE;
+}
+
+gboolean scen_parse_uint64(const char *v, guint64 *out, char **msg) {
+  if (!g_ascii_isdigit(v[0])) {
+    *msg = g_strdup_printf("'%s' is not a non-negative integer", v);
+    return FALSE;
+  }
+  char *end = NULL;
+  errno = 0;
+  guint64 x = g_ascii_strtoull(v, &end, 10);
+  if (*end != '\0') {
+    *msg = g_strdup_printf("'%s' is not a non-negative integer", v);
+    return FALSE;
+  }
+  if (errno == ERANGE) {
+    *msg = g_strdup_printf("'%s' is too large (at most %" G_GUINT64_FORMAT ")", v, G_MAXUINT64);
+    return FALSE;
+  }
+  *out = x;
+  return TRUE;
+}
+
+gboolean scen_parse_double(const char *v, double *out, char **msg) {
+  char *end = NULL;
+  errno = 0;
+  double x = g_ascii_strtod(v, &end);
+  if (v[0] == '\0' || *end != '\0' || g_ascii_isspace(v[0])) {
+    *msg = g_strdup_printf("'%s' is not a number", v);
+    return FALSE;
+  }
+  if (!isfinite(x)) {
+    *msg = g_strdup_printf("'%s' is not a finite number", v);
+    return FALSE;
+  }
+  *out = x;
+  return TRUE;
+}
+
+static char *range_text(const ScenKeyInfo *k) {
+  gboolean lo = k->min > -1e300, hi = k->max < 1e300;
+  char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd(a, sizeof a, "%g", k->min);
+  g_ascii_formatd(b, sizeof b, "%g", k->max);
+  if (lo && hi)
+    return g_strdup_printf("in %s%s, %s%s", (k->flags & SCEN_KEY_MIN_OPEN) ? "(" : "[", a, b,
+                           (k->flags & SCEN_KEY_MAX_OPEN) ? ")" : "]");
+  if (lo)
+    return g_strdup_printf("%s %s", (k->flags & SCEN_KEY_MIN_OPEN) ? ">" : ">=", a);
+  return g_strdup_printf("%s %s", (k->flags & SCEN_KEY_MAX_OPEN) ? "<" : "<=", b);
+}
+
+static gboolean in_range(const ScenKeyInfo *k, double x) {
+  if (k->min > k->max)
+    return TRUE;
+  if ((k->flags & SCEN_KEY_MIN_OPEN) ? !(x > k->min) : !(x >= k->min))
+    return FALSE;
+  if ((k->flags & SCEN_KEY_MAX_OPEN) ? !(x < k->max) : !(x <= k->max))
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean is_choice(const char *choices, const char *v) {
+  char **c = g_strsplit(choices, "|", -1);
+  gboolean found = g_strv_contains((const char *const *)c, v);
+  g_strfreev(c);
+  return found;
+}
+
+static char *choices_text(const char *choices) {
+  char **c = g_strsplit(choices, "|", -1);
+  char *t = g_strjoinv(", ", c);
+  g_strfreev(c);
+  return t;
+}
+
+static char *suggest_choice(const char *choices, const char *v) {
+  char **c = g_strsplit(choices, "|", -1);
+  const char *best = NULL;
+  guint best_d = G_MAXUINT;
+  for (guint i = 0; c[i]; i++) {
+    guint d = scen_edit_distance(v, c[i]);
+    if (d < best_d) {
+      best_d = d;
+      best = c[i];
+    }
+  }
+  char *s = best && close_enough(best_d, v) ? g_strdup_printf("; did you mean '%s'?", best)
+                                            : g_strdup("");
+  g_strfreev(c);
+  return s;
+}
+
+gboolean scen_value_check(const ScenKeyInfo *k, const char *raw, char **msg) {
+  char *v = scen_unescape(raw);
+  gboolean ok = TRUE;
+  switch (k->type) {
+  case SCEN_TYPE_STRING:
+    break;
+  case SCEN_TYPE_PATH:
+  case SCEN_TYPE_SPEC:
+    if (v[0] == '\0') {
+      *msg = g_strdup("empty value");
+      ok = FALSE;
+    }
+    break;
+  case SCEN_TYPE_BOOL: {
+    gboolean b;
+    ok = scen_parse_bool(v, &b, msg);
+    break;
+  }
+  case SCEN_TYPE_SEED: {
+    guint64 x;
+    ok = scen_parse_uint64(v, &x, msg);
+    break;
+  }
+  case SCEN_TYPE_UINT: {
+    guint64 x;
+    ok = scen_parse_uint64(v, &x, msg);
+    if (ok && !in_range(k, (double)x)) {
+      char *r = range_text(k);
+      *msg = g_strdup_printf("%s is out of range: must be an integer %s", v, r);
+      g_free(r);
+      ok = FALSE;
+    }
+    break;
+  }
+  case SCEN_TYPE_DOUBLE: {
+    double x;
+    ok = scen_parse_double(v, &x, msg);
+    if (ok && !in_range(k, x)) {
+      char *r = range_text(k);
+      *msg = g_strdup_printf("%s is out of range: must be %s", v, r);
+      g_free(r);
+      ok = FALSE;
+    }
+    break;
+  }
+  case SCEN_TYPE_ENUM:
+    if (!is_choice(k->choices, v)) {
+      char *c = choices_text(k->choices), *s = suggest_choice(k->choices, v);
+      *msg = g_strdup_printf("unknown value '%s' (valid: %s)%s", v, c, s);
+      g_free(c);
+      g_free(s);
+      ok = FALSE;
+    }
+    break;
+  case SCEN_TYPE_ENUM_LIST:
+  case SCEN_TYPE_NODE_LIST: {
+    char **items = scen_split_list(raw);
+    guint n = g_strv_length(items);
+    if (n == 0 || (n == 1 && items[0][0] == '\0')) {
+      *msg = g_strdup(k->type == SCEN_TYPE_NODE_LIST ? "give at least one node id, e.g. 0 or 7;40"
+                                                     : "give at least one value");
+      ok = FALSE;
+    }
+    for (guint i = 0; ok && i < n; i++) {
+      if (k->type == SCEN_TYPE_ENUM_LIST) {
+        if (!is_choice(k->choices, items[i])) {
+          char *c = choices_text(k->choices), *s = suggest_choice(k->choices, items[i]);
+          *msg = g_strdup_printf("unknown value '%s' (valid: %s)%s", items[i], c, s);
+          g_free(c);
+          g_free(s);
+          ok = FALSE;
+        }
+      } else {
+        guint64 x;
+        char *sub = NULL;
+        if (!scen_parse_uint64(items[i], &x, &sub) || x >= G_MAXUINT) {
+          *msg = g_strdup_printf("'%s' is not a node id (a non-negative integer; lists are "
+                                 "separated by ';')",
+                                 items[i]);
+          ok = FALSE;
+        }
+        g_free(sub);
+      }
+      for (guint j = 0; ok && j < i; j++)
+        if (g_str_equal(items[i], items[j])) {
+          *msg = g_strdup_printf("'%s' is listed twice", items[i]);
+          ok = FALSE;
+        }
+    }
+    g_strfreev(items);
+    break;
+  }
+  }
+  g_free(v);
+  return ok;
+}
+
+/* ---- Whole-document checks ---- */
+
+static char *dotted(const char *section, const char *key) {
+  return g_strdup_printf("%s.%s", section, key);
+}
+
+void scen_schema_check_doc(const ScenDoc *doc, ScenProblems *ps) {
+  GPtrArray *secs = scen_doc_list_sections(doc);
+  for (guint i = 0; i < secs->len; i++) {
+    const char *sec = g_ptr_array_index(secs, i);
+    ScenLoc sloc = {doc->path, scen_doc_section_line(doc, sec)};
+    if (sloc.line == 0) {
+      /* Only named by an override. */
+      const ScenOverride *o = NULL;
+      for (guint j = 0; j < doc->overrides->len && !o; j++) {
+        const ScenOverride *c = g_ptr_array_index(doc->overrides, j);
+        if (g_str_equal(c->section, sec))
+          o = c;
+      }
+      if (o)
+        sloc = (ScenLoc){o->file, o->line};
+    }
+    if (!scen_schema_is_section(sec)) {
+      char *hint = scen_schema_suggest_section(sec);
+      scen_problems_add(ps, sloc, sec, "unknown section%s", hint);
+      g_free(hint);
+      continue;
+    }
+    if (g_str_equal(sec, "sweep"))
+      continue; /* scen_sweep_axes checks it */
+    GPtrArray *ks = scen_doc_list_keys(doc, sec);
+    for (guint j = 0; j < ks->len; j++) {
+      const char *key = g_ptr_array_index(ks, j);
+      ScenLoc loc;
+      const char *raw = scen_doc_get_raw(doc, sec, key, &loc);
+      char *what = dotted(sec, key);
+      const ScenKeyInfo *k = scen_schema_find(sec, key);
+      if (k == NULL) {
+        char *hint = scen_schema_suggest_key(sec, key);
+        scen_problems_add(ps, loc, what, "unknown key%s", hint);
+        g_free(hint);
+      } else if (raw != NULL) {
+        char *msg = NULL;
+        if (!scen_value_check(k, raw, &msg)) {
+          scen_problems_add(ps, loc, what, "%s", msg);
+          g_free(msg);
+        }
+      }
+      g_free(what);
+    }
+    g_ptr_array_unref(ks);
+    /* Required keys of a present section. */
+    guint n;
+    const ScenKeyInfo *all = scen_schema_keys(&n);
+    for (guint j = 0; j < n; j++) {
+      if (!(all[j].flags & SCEN_KEY_REQUIRED) || !g_str_equal(all[j].section, family(sec)))
+        continue;
+      if (scen_doc_get_raw(doc, sec, all[j].key, NULL) == NULL) {
+        char *what = dotted(sec, all[j].key);
+        scen_problems_add(ps, sloc, what, "missing: [%s] needs %s = ... (%s)", sec, all[j].key,
+                          all[j].help);
+        g_free(what);
+      }
+    }
+  }
+  g_ptr_array_unref(secs);
+  GPtrArray *axes = scen_sweep_axes(doc, ps);
+  g_ptr_array_unref(axes);
+}
+
+/* ---- Sweeps ---- */
+
+void scen_sweep_axis_free(ScenSweepAxis *a) {
+  if (a == NULL)
+    return;
+  g_free(a->section);
+  g_free(a->key);
+  g_strfreev(a->items);
+  g_free(a);
+}
+
+#define MAX_RANGE 1000000
+
+/* "A..B" with integers A <= B: appends A..B to @out. -1: not a range; 0: a
+ * malformed range (message in *msg); 1: done. */
+static int expand_range(const char *item, GPtrArray *out, char **msg) {
+  const char *dots = strstr(item, "..");
+  if (dots == NULL)
+    return -1;
+  char *a = g_strndup(item, (gsize)(dots - item)), *b = g_strdup(dots + 2);
+  g_strstrip(a);
+  g_strstrip(b);
+  gint64 lo = 0, hi = 0;
+  char *ea = NULL, *eb = NULL;
+  errno = 0;
+  if (a[0] != '\0')
+    lo = g_ascii_strtoll(a, &ea, 10);
+  int e1 = errno;
+  errno = 0;
+  if (b[0] != '\0')
+    hi = g_ascii_strtoll(b, &eb, 10);
+  int e2 = errno;
+  int r = 1;
+  if (a[0] == '\0' || b[0] == '\0' || *ea != '\0' || *eb != '\0' || e1 || e2) {
+    *msg = g_strdup_printf("'%s' is not an integer range A..B", item);
+    r = 0;
+  } else if (lo > hi) {
+    *msg = g_strdup_printf("range '%s' is empty (%" G_GINT64_FORMAT " > %" G_GINT64_FORMAT ")",
+                           item, lo, hi);
+    r = 0;
+  } else if ((guint64)(hi - lo) >= MAX_RANGE) {
+    *msg = g_strdup_printf("range '%s' has more than %d values", item, MAX_RANGE);
+    r = 0;
+  } else {
+    for (gint64 x = lo; x <= hi; x++)
+      g_ptr_array_add(out, g_strdup_printf("%" G_GINT64_FORMAT, x));
+  }
+  g_free(a);
+  g_free(b);
+  return r;
+}
+
+GPtrArray *scen_sweep_axes(const ScenDoc *doc, ScenProblems *ps) {
+  GPtrArray *axes = g_ptr_array_new_with_free_func((GDestroyNotify)scen_sweep_axis_free);
+  GPtrArray *ks = scen_doc_list_keys(doc, "sweep");
+  for (guint i = 0; i < ks->len; i++) {
+    const char *name = g_ptr_array_index(ks, i);
+    ScenLoc loc;
+    const char *raw = scen_doc_get_raw(doc, "sweep", name, &loc);
+    char *what = g_strdup_printf("sweep.%s", name);
+    char *sec = NULL, *key = NULL;
+    if (raw == NULL) {
+      g_free(what);
+      continue;
+    }
+    const ScenKeyInfo *k = NULL;
+    if (!scen_doc_split_key(name, &sec, &key)) {
+      if (ps)
+        scen_problems_add(ps, loc, what,
+                          "a sweep key is section.key (e.g. protocol.sigma = 0.5;1;2)");
+    } else if (!scen_schema_is_section(sec) || g_str_equal(sec, "sweep")) {
+      char *hint = scen_schema_suggest_section(sec);
+      if (ps)
+        scen_problems_add(ps, loc, what, "sweep over an unknown section [%s]%s", sec, hint);
+      g_free(hint);
+    } else if ((k = scen_schema_find(sec, key)) == NULL) {
+      char *hint = scen_schema_suggest_key(sec, key);
+      if (ps)
+        scen_problems_add(ps, loc, what, "sweep over an unknown key %s.%s%s", sec, key, hint);
+      g_free(hint);
+    } else if (g_str_equal(sec, "output")) {
+      if (ps)
+        scen_problems_add(ps, loc, what, "[output] keys cannot be swept");
+      k = NULL;
+    }
+    if (k == NULL) {
+      g_free(what);
+      g_free(sec);
+      g_free(key);
+      continue;
+    }
+    /* List-valued keys take one list per item: items are separated by '|'
+     * for them (collusion.x.nodes = 0;1 | 7;40), else by ';'. */
+    gboolean listy = k->type == SCEN_TYPE_ENUM_LIST || k->type == SCEN_TYPE_NODE_LIST;
+    char **raw_items;
+    if (listy) {
+      raw_items = g_strsplit(raw, "|", -1);
+      for (guint j = 0; raw_items[j]; j++)
+        g_strstrip(raw_items[j]);
+    } else {
+      raw_items = scen_split_list(raw);
+    }
+    GPtrArray *items = g_ptr_array_new_with_free_func(g_free);
+    gboolean ok = TRUE;
+    guint n_raw = g_strv_length(raw_items);
+    if (n_raw == 0 || (n_raw == 1 && raw_items[0][0] == '\0')) {
+      if (ps)
+        scen_problems_add(ps, loc, what, "give at least one value (a;b;c or A..B)");
+      ok = FALSE;
+    }
+    for (guint j = 0; ok && j < n_raw; j++) {
+      char *msg = NULL;
+      int r = (k->type == SCEN_TYPE_UINT || k->type == SCEN_TYPE_SEED)
+                  ? expand_range(raw_items[j], items, &msg)
+                  : -1;
+      if (r == 0) {
+        if (ps)
+          scen_problems_add(ps, loc, what, "%s", msg);
+        g_free(msg);
+        ok = FALSE;
+        break;
+      }
+      if (r < 0) {
+        if (!scen_value_check(k, raw_items[j], &msg)) {
+          if (ps)
+            scen_problems_add(ps, loc, what, "item %u: %s", j + 1, msg);
+          g_free(msg);
+          ok = FALSE;
+          break;
+        }
+        g_ptr_array_add(items, g_strdup(raw_items[j]));
+      }
+    }
+    for (guint j = 0; ok && j < items->len; j++)
+      for (guint m = 0; m < j; m++)
+        if (g_str_equal(g_ptr_array_index(items, j), g_ptr_array_index(items, m))) {
+          if (ps)
+            scen_problems_add(ps, loc, what, "value '%s' is listed twice",
+                              (char *)g_ptr_array_index(items, j));
+          ok = FALSE;
+          break;
+        }
+    for (guint j = 0; ok && j < axes->len; j++) {
+      const ScenSweepAxis *o = g_ptr_array_index(axes, j);
+      if (g_str_equal(o->section, sec) && g_str_equal(o->key, key)) {
+        if (ps)
+          scen_problems_add(ps, loc, what, "swept twice");
+        ok = FALSE;
+      }
+    }
+    g_strfreev(raw_items);
+    if (ok) {
+      ScenSweepAxis *a = g_new0(ScenSweepAxis, 1);
+      a->section = sec;
+      a->key = key;
+      a->n_items = items->len;
+      g_ptr_array_add(items, NULL);
+      a->items = (char **)g_ptr_array_free(items, FALSE);
+      a->loc = loc;
+      g_ptr_array_add(axes, a);
+    } else {
+      g_ptr_array_unref(items);
+      g_free(sec);
+      g_free(key);
+    }
+    g_free(what);
+  }
+  g_ptr_array_unref(ks);
+  if (ps && scen_sweep_count(axes) > 1000000) {
+    ScenSweepAxis *a = g_ptr_array_index(axes, 0);
+    scen_problems_add(ps, a->loc, "sweep", "%" G_GUINT64_FORMAT " points: at most 1000000",
+                      scen_sweep_count(axes));
+  }
+  return axes;
+}
+
+guint64 scen_sweep_count(const GPtrArray *axes) {
+  guint64 n = 1;
+  for (guint i = 0; i < axes->len; i++) {
+    const ScenSweepAxis *a = g_ptr_array_index(axes, i);
+    if (a->n_items != 0 && n > G_MAXUINT64 / a->n_items)
+      return G_MAXUINT64;
+    n *= a->n_items;
+  }
+  return n;
+}
+
+void scen_sweep_point(const GPtrArray *axes, guint64 index, guint *out) {
+  for (guint i = axes->len; i-- > 0;) {
+    const ScenSweepAxis *a = g_ptr_array_index(axes, i);
+    out[i] = (guint)(index % a->n_items);
+    index /= a->n_items;
+  }
+}

@@ -1,0 +1,107 @@
+/*
+ * scenarios/schema.h: internal: the table of every scenario key (section,
+ * key, type, default, range, help) and the checks that need nothing but the
+ * table: unknown sections and keys (with did-you-mean), types, ranges,
+ * required keys, sweep syntax. GLib only (the fuzz target builds it).
+ */
+#ifndef DPG_SCENARIOS_SCHEMA_H
+#define DPG_SCENARIOS_SCHEMA_H
+
+#include "scenarios/doc.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  SCEN_TYPE_STRING,    /* any text */
+  SCEN_TYPE_BOOL,      /* true/false/yes/no/1/0 */
+  SCEN_TYPE_UINT,      /* a non-negative integer, range [min, max] */
+  SCEN_TYPE_SEED,      /* a 64-bit unsigned integer */
+  SCEN_TYPE_DOUBLE,    /* a finite number, range [min, max] (open ends by flags) */
+  SCEN_TYPE_ENUM,      /* one of choices ("a|b|c") */
+  SCEN_TYPE_ENUM_LIST, /* ';'-separated distinct choices, at least one */
+  SCEN_TYPE_NODE_LIST, /* ';'-separated distinct node ids, at least one */
+  SCEN_TYPE_PATH,      /* a file path (relative to the scenario's folder) */
+  SCEN_TYPE_SPEC,      /* a module spec ("name:key=value,..."), checked by the module */
+} ScenType;
+
+enum {
+  SCEN_KEY_REQUIRED = 1 << 0, /* must be given when its section is present */
+  SCEN_KEY_MIN_OPEN = 1 << 1, /* value > min (else >= min) */
+  SCEN_KEY_MAX_OPEN = 1 << 2, /* value < max (else <= max) */
+  SCEN_KEY_DERIVED = 1 << 3,  /* the default is computed from other keys */
+  SCEN_KEY_OPTIONAL = 1 << 4, /* no default: absent means unset */
+};
+
+typedef struct {
+  const char *section; /* "collusion.*" matches every [collusion.NAME] */
+  const char *key;
+  ScenType type;
+  const char *def; /* the default's text (NULL for DERIVED/OPTIONAL/REQUIRED) */
+  double min, max;
+  guint flags;
+  const char *choices; /* ENUM, ENUM_LIST */
+  const char *help;
+} ScenKeyInfo;
+
+/* The table, in the order the resolved file lists it. */
+const ScenKeyInfo *scen_schema_keys(guint *n);
+/* The known section names ("collusion.*" for the family), NULL-terminated. */
+const char *const *scen_schema_sections(void);
+/* The entry of section.key (any [collusion.NAME] maps to collusion.*), or NULL. */
+const ScenKeyInfo *scen_schema_find(const char *section, const char *key);
+/* TRUE for a known section (including collusion.NAME with a non-empty NAME, and sweep). */
+gboolean scen_schema_is_section(const char *section);
+
+/* " (did you mean 'x'?)" or "" (g_free). */
+char *scen_schema_suggest_section(const char *section);
+char *scen_schema_suggest_key(const char *section, const char *key);
+
+/*
+ * Typed parsing of one unescaped value. Each returns FALSE with *@msg (g_free)
+ * saying what is wrong, in words a user can act on.
+ */
+gboolean scen_parse_bool(const char *v, gboolean *out, char **msg);
+gboolean scen_parse_uint64(const char *v, guint64 *out, char **msg);
+gboolean scen_parse_double(const char *v, double *out, char **msg);
+
+/* scen_value_check: type and range of @raw (as in the file) for @k. */
+gboolean scen_value_check(const ScenKeyInfo *k, const char *raw, char **msg);
+
+/*
+ * scen_schema_check_doc: every problem the table alone can see in @doc, added
+ * to @ps: unknown sections and keys (with did-you-mean), wrong types, values
+ * out of range, missing required keys, sweep keys that are not section.key of
+ * a known key, malformed sweep items (each item is checked as a value of the
+ * swept key), and a sweep of more than 1e6 points.
+ */
+void scen_schema_check_doc(const ScenDoc *doc, ScenProblems *ps);
+
+/* ---- Sweeps ---- */
+
+typedef struct {
+  char *section, *key; /* the swept key */
+  char **items;        /* its values, ranges expanded (raw, unescaped) */
+  guint n_items;
+  ScenLoc loc;         /* the [sweep] line */
+} ScenSweepAxis;
+
+void scen_sweep_axis_free(ScenSweepAxis *a);
+
+/*
+ * scen_sweep_axes: the axes of @doc's [sweep] in order (ScenSweepAxis*,
+ * free func set). Items "A..B" (integers A <= B) expand to A, A+1, ..., B.
+ * Keys or items with problems are skipped, the problems added to @ps
+ * (nullable). Sweeping simulation.seed is allowed; [sweep] and [output]
+ * keys, and output.dir, are not.
+ */
+GPtrArray *scen_sweep_axes(const ScenDoc *doc, ScenProblems *ps);
+
+/* Number of points of the cartesian product (saturates at G_MAXUINT64). */
+guint64 scen_sweep_count(const GPtrArray *axes);
+
+/* Point @index's item of each axis, first axis slowest: (*out)[a] = item index. */
+void scen_sweep_point(const GPtrArray *axes, guint64 index, guint *out);
+
+G_END_DECLS
+
+#endif /* DPG_SCENARIOS_SCHEMA_H */

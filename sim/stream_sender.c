@@ -1,0 +1,283 @@
+/*
+ * sim/stream_sender.c: the stream's sender thread.
+ *
+ * A ZeroMQ send costs a microsecond or more (it wakes ZeroMQ's I/O thread),
+ * and a gzip write a few: too much to pay on the thread that runs the
+ * simulation for every event. So the simulation thread only formats an event
+ * and appends it to a batch; batches go to this thread through a queue, and
+ * this thread sends them, records them, and watches the subscriptions.
+ *
+ * Message events are batched (up to BATCH_EVENTS or BATCH_BYTES, or
+ * BATCH_US of wall time); every other event is handed over at once, so a
+ * viewer sees round boundaries and metrics when they happen. The queue is
+ * bounded (QUEUE_BYTES): when it is full, a batch is dropped and counted,
+ * unless the stream records a trace or blocks (replays), which must be
+ * lossless: then the simulation thread waits.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <zmq.h>
+
+#include "sim/stream_internal.h"
+
+#define BATCH_EVENTS 256
+#define BATCH_BYTES (64 * 1024)
+#define BATCH_US 20000
+#define QUEUE_BYTES ((gsize)32 << 20)
+#define POLL_MS 10
+
+/* A queue item: a batch of records, or a synchronization point. */
+typedef struct {
+  GString *data; /* records: flags (1), topic length (1), topic, body length (4), body */
+  guint n;
+  gboolean sync; /* no data: signal once everything before is done */
+  gboolean stop;
+} Item;
+
+struct SimStreamSender {
+  void *ctx, *sock;
+  SimTraceWriter *trace;
+  guint block_ms;
+  gboolean lossless;
+  GAsyncQueue *queue;
+  GThread *thread;
+  /* producer side */
+  Item *batch;
+  gint64 batch_t0;
+  /* shared */
+  gint64 queued; /* bytes handed over, not yet processed (atomic) */
+  guint64 dropped, recorded, joined; /* atomic */
+  GMutex lock;
+  GCond cond;
+  guint64 syncs_done;
+  GError *error; /* first trace error (under lock) */
+  /* sender thread side */
+  char *start; /* the current run start, for late subscribers */
+  gsize start_len;
+};
+
+static void add64(guint64 *x, guint64 v) { __atomic_fetch_add(x, v, __ATOMIC_RELAXED); }
+static guint64 get64(const guint64 *x) { return __atomic_load_n(x, __ATOMIC_RELAXED); }
+
+static Item *item_new(void) {
+  Item *it = g_new0(Item, 1);
+  it->data = g_string_sized_new(BATCH_BYTES / 4);
+  return it;
+}
+
+static void item_free(Item *it) {
+  if (it->data != NULL)
+    g_string_free(it->data, TRUE);
+  g_free(it);
+}
+
+/* ---- The sender thread ---- */
+
+static gboolean send_pair(SimStreamSender *s, const char *topic, gsize tlen, const char *body,
+                          gsize len) {
+  int flags = s->block_ms ? 0 : ZMQ_DONTWAIT;
+  if (zmq_send(s->sock, topic, tlen, flags | ZMQ_SNDMORE) < 0)
+    return FALSE;
+  /* Once the first part is in, the rest of a multipart message always is. */
+  zmq_send(s->sock, body, len, flags);
+  return TRUE;
+}
+
+static void watch_subscriptions(SimStreamSender *s) {
+  if (s->sock == NULL)
+    return;
+  for (;;) {
+    char frame[256];
+    int n = zmq_recv(s->sock, frame, sizeof frame, ZMQ_DONTWAIT);
+    if (n < 0)
+      return;
+    if (n >= 1 && frame[0] == 1) {
+      add64(&s->joined, 1);
+      if (s->start != NULL)
+        send_pair(s, "run", 3, s->start, s->start_len);
+    }
+  }
+}
+
+static void process(SimStreamSender *s, Item *it) {
+  const char *p = it->data->str, *end = p + it->data->len;
+  while (p < end) {
+    guint flags = (guchar)p[0];
+    gsize tlen = (guchar)p[1];
+    char topic[64];
+    memcpy(topic, p + 2, tlen);
+    topic[tlen] = '\0';
+    guint32 len;
+    memcpy(&len, p + 2 + tlen, 4);
+    const char *body = p + 6 + tlen;
+    p = body + len;
+    if (flags & SIM_SENDER_RUN_START) {
+      g_free(s->start);
+      s->start = g_strndup(body, len);
+      s->start_len = len;
+    }
+    if (s->sock != NULL && !send_pair(s, topic, tlen, body, len))
+      add64(&s->dropped, 1);
+    if (flags & SIM_SENDER_RUN_END)
+      g_clear_pointer(&s->start, g_free);
+    if (s->trace != NULL) {
+      GError *error = NULL;
+      if (sim_trace_writer_append(s->trace, topic, body, len, &error)) {
+        add64(&s->recorded, 1);
+      } else {
+        /* The rest of the run goes on; the trace reads as truncated here. */
+        sim_trace_writer_abandon(s->trace);
+        s->trace = NULL;
+        g_mutex_lock(&s->lock);
+        if (s->error == NULL)
+          s->error = error;
+        else
+          g_error_free(error);
+        g_mutex_unlock(&s->lock);
+      }
+    }
+  }
+}
+
+static gpointer sender_main(gpointer data) {
+  SimStreamSender *s = data;
+  for (;;) {
+    Item *it = g_async_queue_timeout_pop(s->queue, POLL_MS * 1000);
+    watch_subscriptions(s);
+    if (it == NULL)
+      continue;
+    if (it->stop) {
+      item_free(it);
+      return NULL;
+    }
+    if (it->sync) {
+      g_mutex_lock(&s->lock);
+      s->syncs_done++;
+      g_cond_broadcast(&s->cond);
+      g_mutex_unlock(&s->lock);
+    } else {
+      process(s, it);
+      __atomic_fetch_sub(&s->queued, (gint64)it->data->len, __ATOMIC_RELAXED);
+    }
+    item_free(it);
+  }
+}
+
+/* ---- The simulation thread's side ---- */
+
+SimStreamSender *sim_stream_sender_new(void *ctx, void *sock, SimTraceWriter *trace,
+                                       guint block_ms, guint64 joined) {
+  SimStreamSender *s = g_new0(SimStreamSender, 1);
+  s->ctx = ctx;
+  s->sock = sock;
+  s->trace = trace;
+  s->block_ms = block_ms;
+  s->lossless = trace != NULL || block_ms > 0;
+  s->joined = joined;
+  s->queue = g_async_queue_new();
+  g_mutex_init(&s->lock);
+  g_cond_init(&s->cond);
+  s->thread = g_thread_new("dpg-stream", sender_main, s);
+  return s;
+}
+
+void sim_stream_sender_flush(SimStreamSender *s) {
+  Item *it = s->batch;
+  if (it == NULL)
+    return;
+  s->batch = NULL;
+  gsize len = it->data->len;
+  if (__atomic_load_n(&s->queued, __ATOMIC_RELAXED) + (gint64)len > (gint64)QUEUE_BYTES) {
+    if (!s->lossless) {
+      add64(&s->dropped, it->n);
+      item_free(it);
+      return;
+    }
+    while (__atomic_load_n(&s->queued, __ATOMIC_RELAXED) > 0 &&
+           __atomic_load_n(&s->queued, __ATOMIC_RELAXED) + (gint64)len > (gint64)QUEUE_BYTES)
+      g_usleep(200);
+  }
+  __atomic_fetch_add(&s->queued, (gint64)len, __ATOMIC_RELAXED);
+  g_async_queue_push(s->queue, it);
+}
+
+void sim_stream_sender_post(SimStreamSender *s, const char *topic, const char *body, gsize len,
+                            guint flags) {
+  gsize tlen = strlen(topic);
+  if (s->batch == NULL) {
+    s->batch = item_new();
+    s->batch_t0 = 0;
+  }
+  Item *it = s->batch;
+  guchar head[2] = {(guchar)flags, (guchar)tlen};
+  guint32 l32 = (guint32)len;
+  g_string_append_len(it->data, (const char *)head, 2);
+  g_string_append_len(it->data, topic, (gssize)tlen);
+  g_string_append_len(it->data, (const char *)&l32, 4);
+  g_string_append_len(it->data, body, (gssize)len);
+  it->n++;
+  if (flags & SIM_SENDER_URGENT || it->n >= BATCH_EVENTS || it->data->len >= BATCH_BYTES) {
+    sim_stream_sender_flush(s);
+    return;
+  }
+  /* Bound the delay of a slow trickle of message events. */
+  if (it->n % 16 == 1) {
+    gint64 now = g_get_monotonic_time();
+    if (s->batch_t0 == 0)
+      s->batch_t0 = now;
+    else if (now - s->batch_t0 >= BATCH_US)
+      sim_stream_sender_flush(s);
+  }
+}
+
+gboolean sim_stream_sender_sync(SimStreamSender *s, GError **error) {
+  sim_stream_sender_flush(s);
+  Item *it = g_new0(Item, 1);
+  it->sync = TRUE;
+  g_mutex_lock(&s->lock);
+  guint64 want = s->syncs_done + 1;
+  g_mutex_unlock(&s->lock);
+  g_async_queue_push(s->queue, it);
+  g_mutex_lock(&s->lock);
+  while (s->syncs_done < want)
+    g_cond_wait(&s->cond, &s->lock);
+  GError *e = s->error;
+  s->error = NULL;
+  g_mutex_unlock(&s->lock);
+  if (e != NULL) {
+    g_propagate_error(error, e);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void sim_stream_sender_counts(SimStreamSender *s, guint64 *dropped, guint64 *recorded,
+                              guint64 *joined) {
+  *dropped = get64(&s->dropped);
+  *recorded = get64(&s->recorded);
+  *joined = get64(&s->joined);
+}
+
+gboolean sim_stream_sender_finish(SimStreamSender *s, GError **error) {
+  gboolean ok = sim_stream_sender_sync(s, error);
+  Item *stop = g_new0(Item, 1);
+  stop->stop = TRUE;
+  g_async_queue_push(s->queue, stop);
+  g_thread_join(s->thread);
+  GError *local = NULL;
+  if (s->trace != NULL && !sim_trace_writer_close(s->trace, ok ? &local : NULL))
+    ok = FALSE;
+  if (local != NULL)
+    g_propagate_error(error, local);
+  if (s->sock != NULL)
+    zmq_close(s->sock);
+  if (s->ctx != NULL)
+    zmq_ctx_term(s->ctx);
+  g_async_queue_unref(s->queue);
+  g_mutex_clear(&s->lock);
+  g_cond_clear(&s->cond);
+  g_free(s->start);
+  g_free(s);
+  return ok;
+}
