@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE      ?= cmake
 
-.PHONY: all deps build run test test-release test-sanitize bench clean
+.PHONY: all deps build run test test-release test-sanitize bench install clean
 
 all: build
 
@@ -38,6 +38,10 @@ test-sanitize: deps $(ASAN_BUILD)/CMakeCache.txt
 
 bench: build
 	bash bench/run.sh $(BUILD)
+
+PREFIX ?= /usr/local
+install: build
+	$(CMAKE) --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,15 +1,21 @@
 /*
  * cli/cmd_account.c: `dpgossip account`: per-victim privacy guarantees of a
- * synchronous decentralized protocol against an attacker set under a trust
- * model (DESIGN.md, "Privacy accounting"), accounting only (no dataset):
- * sensitivity, mu-GDP, RDP and (eps, delta) for every node outside the set,
+ * decentralized protocol against attacker sets under trust models
+ * (DESIGN.md, "Privacy accounting"), accounting only (no dataset):
+ * sensitivity, mu-GDP, RDP and (eps, delta) for every node outside each set,
  * optionally next to Muffliato's original bound.
  *
- * The accounting is computed by a "path": today the structured fast path
- * (W-product structure, privacy/structured*.c). The observer path (run the
- * protocol on the engine with a PrivObserver attached, then
- * priv_knowledge_blocks) joins as one more entry of `paths` below once the
- * protocols module lands; everything after the blocks is shared.
+ * Two paths compute the per-victim blocks X_u, everything after them is
+ * shared:
+ *   structured  the W-product structure of a synchronous D-SGD, Muffliato or
+ *               MF-D-SGD run on static or time-varying W_t (no simulation);
+ *   observer    the protocol is simulated (any registered protocol, any
+ *               mode, latency, loss, schedule) with one PrivObserver on the
+ *               engine's bus, one view per (attacker set, trust model): one
+ *               simulation for all of them; the blocks come from what each
+ *               view saw (priv_knowledge_blocks).
+ * --path auto takes the structured path whenever it describes the run
+ * exactly (a protocol it knows, synchronous, no loss, no link override).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -20,28 +26,52 @@
 #include "cli/account_common.h"
 #include "cli/cli.h"
 #include "privacy/privacy.h"
+#include "protocols/protocols.h"
 
 #define CMD "account"
 
-/* ---- Paths ---- */
+typedef enum { PATH_AUTO, PATH_STRUCTURED, PATH_OBSERVER } Path;
+static const char *const path_names[] = {"auto", "structured", "observer"};
 
-typedef PrivBlocks *(*PathFunc)(const CliAccountSetup *s, const TopoGraph *g, GError **error);
+/* The collusion sets of --attackers: set i is ids[off[i] .. off[i+1]). */
+typedef struct {
+  GArray *ids; /* guint */
+  GArray *off; /* guint, n_sets + 1 */
+} Sets;
 
-static PrivBlocks *path_structured(const CliAccountSetup *s, const TopoGraph *g,
-                                  GError **error) {
-  TopoGossip *w = topo_gossip_new(g, s->gossip, error);
-  if (!w) return NULL;
-  PrivBlocks *b = cli_account_blocks_structured(s, w, error);
-  topo_gossip_free(w);
-  return b;
+static guint sets_n(const Sets *s) { return s->off->len - 1; }
+static const guint *sets_members(const Sets *s, guint i) {
+  return &g_array_index(s->ids, guint, g_array_index(s->off, guint, i));
+}
+static guint sets_size(const Sets *s, guint i) {
+  return g_array_index(s->off, guint, i + 1) - g_array_index(s->off, guint, i);
 }
 
-static const struct {
-  const char *name;
-  PathFunc func;
-} paths[] = {
-    {"structured", path_structured},
-};
+/* One accounting: attacker set @set under @trust. */
+typedef struct {
+  PrivTrust trust;
+  guint set;
+  PrivBlocks *blocks;
+  PrivReport *report;
+  double *muff; /* --compare muffliato, PNDP accountings only */
+} Accounting;
+
+/* Everything the output needs besides the accountings. */
+typedef struct {
+  const CliAccountSetup *s;
+  guint n;
+  Path path;
+  const char *path_reason;
+  const char *schedule; /* NULL: static */
+  guint64 seed;
+  gboolean seed_given;
+  const CliObserverRun *run; /* the observer path's run, else NULL */
+  const char *storage;
+  const char *const *link_specs;
+  const ProtoRunStats *stats;
+  const PrivTrust *trusts;
+  guint n_trusts;
+} Context;
 
 /* ---- Parsing ---- */
 
@@ -56,20 +86,20 @@ static int usage_error(const char *fmt, ...) {
   return CLI_EXIT_USAGE;
 }
 
-/* "0,5,7": distinct node ids (checked against n later). */
-static gboolean parse_attackers(const char *spec, CliAccountSetup *s, GError **error) {
+/* "0,5,7": one collusion set of distinct node ids (checked against n later). */
+static gboolean parse_set(const char *spec, Sets *sets, GError **error) {
   if (!spec || !*spec) {
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "--attackers: give at least one node id, e.g. --attackers 0 or 0,5");
     return FALSE;
   }
   char **parts = g_strsplit(spec, ",", -1);
-  guint n = g_strv_length(parts);
-  s->attackers = g_new(guint, n);
+  guint start = sets->ids->len;
   gboolean ok = TRUE;
-  for (guint i = 0; i < n && ok; i++) {
+  for (guint i = 0; parts[i] && ok; i++) {
     char *p = g_strstrip(parts[i]);
-    if (!cli_parse_uint(p, &s->attackers[i])) {
+    guint id;
+    if (!cli_parse_uint(p, &id)) {
       g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                   "--attackers: '%s' is not a node id (expected a comma-separated list of "
                   "non-negative integers, e.g. 0,5)",
@@ -77,13 +107,59 @@ static gboolean parse_attackers(const char *spec, CliAccountSetup *s, GError **e
       ok = FALSE;
       break;
     }
-    for (guint j = 0; j < i && ok; j++)
-      if (s->attackers[j] == s->attackers[i]) {
+    for (guint j = start; j < sets->ids->len && ok; j++)
+      if (g_array_index(sets->ids, guint, j) == id) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--attackers: node %u is listed twice", s->attackers[i]);
+                    "--attackers: node %u is listed twice", id);
         ok = FALSE;
       }
-    s->n_attackers = i + 1;
+    g_array_append_val(sets->ids, id);
+  }
+  g_strfreev(parts);
+  if (!ok) return FALSE;
+  guint len = sets->ids->len - start;
+  /* The same set twice would print the same accounting twice. */
+  for (guint s = 0; s < sets_n(sets); s++) {
+    if (sets_size(sets, s) != len) continue;
+    gboolean same = TRUE;
+    for (guint i = 0; i < len && same; i++) {
+      gboolean found = FALSE;
+      for (guint j = 0; j < len && !found; j++)
+        found = sets_members(sets, s)[j] == g_array_index(sets->ids, guint, start + i);
+      same = found;
+    }
+    if (same) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--attackers: the set '%s' is given twice", spec);
+      return FALSE;
+    }
+  }
+  guint end = sets->ids->len;
+  g_array_append_val(sets->off, end);
+  return TRUE;
+}
+
+/* "pndp" or "pndp,secldp": distinct trust models. */
+static gboolean parse_trusts(const char *spec, GArray *out, GError **error) {
+  char **parts = g_strsplit(spec, ",", -1);
+  gboolean ok = parts[0] != NULL;
+  if (!ok)
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--trust: give ldp, pndp or secldp (or a comma-separated list)");
+  for (guint i = 0; parts[i] && ok; i++) {
+    PrivTrust t;
+    if (!priv_trust_parse(g_strstrip(parts[i]), &t, error)) {
+      g_prefix_error(error, "--trust: ");
+      ok = FALSE;
+      break;
+    }
+    for (guint j = 0; j < out->len; j++)
+      if (g_array_index(out, PrivTrust, j) == t) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--trust: %s is listed twice", priv_trust_name(t));
+        ok = FALSE;
+      }
+    g_array_append_val(out, t);
   }
   g_strfreev(parts);
   return ok;
@@ -91,12 +167,48 @@ static gboolean parse_attackers(const char *spec, CliAccountSetup *s, GError **e
 
 /* ---- Output ---- */
 
-static GPtrArray *assumptions(const CliAccountSetup *s) {
+static char *set_label(const Sets *sets, guint i, const char *sep) {
+  GString *s = g_string_new(NULL);
+  for (guint j = 0; j < sets_size(sets, i); j++)
+    g_string_append_printf(s, "%s%u", j ? sep : "", sets_members(sets, i)[j]);
+  return g_string_free(s, FALSE);
+}
+
+static const char *trust_assumption(PrivTrust t, Path path) {
+  gboolean obs = path == PATH_OBSERVER;
+  switch (t) {
+  case PRIV_TRUST_LDP:
+    return obs ? "trust ldp: the attackers see every message sent (dropped ones included) and "
+                 "know nothing else"
+               : "trust ldp: the attackers see every message and know nothing else";
+  case PRIV_TRUST_PNDP:
+    return obs ? "trust pndp: the attackers see every message delivered to them (late ones "
+                 "included) and know their own gradients and every noise variable they own "
+                 "(their noise; edge secrets on their edges)"
+               : "trust pndp: the attackers see the messages they receive and know their own "
+                 "gradients and noise";
+  case PRIV_TRUST_SECLDP:
+    return obs ? "trust secldp: the attackers see every message sent and know their own "
+                 "gradients and every noise variable they own (their noise; edge secrets on "
+                 "their edges)"
+               : "trust secldp: the attackers see every message and know their own gradients, "
+                 "noise and edge secrets";
+  }
+  return "";
+}
+
+static GPtrArray *assumptions(const Context *c) {
+  const CliAccountSetup *s = c->s;
   GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(a, g_strdup_printf("gradients clipped to norm Delta = %g; sensitivities in "
                                      "units of Delta",
                                      s->clip));
-  if (s->protocol == PRIV_PROTOCOL_MFDSGD)
+  if (c->path == PATH_OBSERVER)
+    g_ptr_array_add(a, g_strdup_printf("noise as protocol %s draws it (Gaussian, sigma = %g; "
+                                       "DESIGN.md \"Noise units\"), read off the provenance of "
+                                       "every message",
+                                       s->protocol_label, s->sigma));
+  else if (s->protocol == PRIV_PROTOCOL_MFDSGD)
     g_ptr_array_add(
         a, g_strdup_printf("Gaussian noise nu * C_local^-1 z per node, nu = sigma * Delta * "
                            "sens_Pi(C_local) (Thm 5.2 bound at b = %u), sigma = %g",
@@ -105,20 +217,8 @@ static GPtrArray *assumptions(const CliAccountSetup *s) {
     g_ptr_array_add(a, g_strdup_printf("Gaussian noise of std sigma * Delta, sigma = %g, "
                                        "independent across nodes and steps",
                                        s->sigma));
-  switch (s->trust) {
-  case PRIV_TRUST_LDP:
-    g_ptr_array_add(a, g_strdup("trust ldp: the attacker sees every message and knows nothing "
-                                "else"));
-    break;
-  case PRIV_TRUST_PNDP:
-    g_ptr_array_add(a, g_strdup("trust pndp: the attackers see the messages they receive and "
-                                "know their own gradients and noise"));
-    break;
-  case PRIV_TRUST_SECLDP:
-    g_ptr_array_add(a, g_strdup("trust secldp: the attackers see every message and know their "
-                                "own gradients, noise and edge secrets"));
-    break;
-  }
+  for (guint i = 0; i < c->n_trusts; i++)
+    g_ptr_array_add(a, g_strdup(trust_assumption(c->trusts[i], c->path)));
   g_ptr_array_add(a,
                   g_strdup_printf("participation: cyclic (k,b): each record is used k = %u "
                                   "times, once every b = %u steps%s",
@@ -130,14 +230,33 @@ static GPtrArray *assumptions(const CliAccountSetup *s) {
                                     "max <X_u[pi], U>, U psd, diag(U) <= 1 (certified)"
                                   : "sensitivity bound: max over patterns of sum |X_u[pi]| "
                                     "(paper Thm 5.2)"));
-  g_ptr_array_add(a, g_strdup("synchronous run on a static gossip matrix, every message "
-                              "delivered"));
+  char *topo = c->schedule ? g_strdup_printf("the gossip matrices W_r of schedule %s (seed "
+                                             "%" G_GUINT64_FORMAT ")",
+                                             c->schedule, c->seed)
+                           : g_strdup("a static gossip matrix");
+  if (c->path == PATH_OBSERVER) {
+    const CliObserverRun *r = c->run;
+    g_ptr_array_add(
+        a, g_strdup_printf("observer path: one simulated run on %s, mode %s, latency %s, loss "
+                           "%s%s, seed %" G_GUINT64_FORMAT ", learning rate %g; the accounting "
+                           "is exactly what each attacker set saw in that run (it may differ "
+                           "in another run of a random mode, latency, loss or schedule)",
+                           topo, r->mode ? r->mode : "sync",
+                           r->latency ? r->latency : "constant:ms=0", r->loss ? r->loss : "0",
+                           r->n_links ? " with per-link overrides" : "", r->seed, r->lr));
+  } else {
+    g_ptr_array_add(a, g_strdup_printf("structured path: synchronous run on %s, every message "
+                                       "delivered",
+                                       topo));
+  }
+  g_free(topo);
   g_ptr_array_add(a, g_strdup_printf("epsilon from mu-GDP at delta = %g (Dong, Roth & Su 2022, "
                                      "Cor. 1); rdp at alpha = %g",
                                      s->delta, s->alpha));
   if (s->compare_muffliato)
     g_ptr_array_add(a, g_strdup("muffliato_rdp: Muffliato's original bound (Cyffers et al. "
-                                "2022, corrected Thm 11), user level, clipped at T"));
+                                "2022, corrected Thm 11), user level, clipped at T, for the "
+                                "PNDP accountings"));
   return a;
 }
 
@@ -149,54 +268,39 @@ static void add_number(JsonBuilder *jb, const char *key, double v) {
     json_builder_add_null_value(jb); /* unprotected: never a finite number */
 }
 
-static void print_json(const CliAccountSetup *s, guint n, const PrivReport *r,
-                       const double *muff) {
-  JsonBuilder *jb = json_builder_new();
-  json_builder_begin_object(jb);
-  json_builder_set_member_name(jb, "nodes");
-  json_builder_add_int_value(jb, n);
-  json_builder_set_member_name(jb, "gossip");
-  json_builder_add_string_value(jb, topo_gossip_kind_name(s->gossip));
-  json_builder_set_member_name(jb, "protocol");
-  json_builder_add_string_value(jb, s->protocol_label);
-  json_builder_set_member_name(jb, "rounds");
-  json_builder_add_int_value(jb, s->T);
-  json_builder_set_member_name(jb, "participation_interval");
-  json_builder_add_int_value(jb, s->b);
-  json_builder_set_member_name(jb, "trust");
-  json_builder_add_string_value(jb, priv_trust_name(s->trust));
-  json_builder_set_member_name(jb, "sensitivity");
-  json_builder_add_string_value(jb, priv_sensitivity_name(s->sensitivity));
-  json_builder_set_member_name(jb, "sigma");
-  json_builder_add_double_value(jb, s->sigma);
-  json_builder_set_member_name(jb, "clip");
-  json_builder_add_double_value(jb, s->clip);
-  json_builder_set_member_name(jb, "alpha");
-  json_builder_add_double_value(jb, s->alpha);
-  json_builder_set_member_name(jb, "delta");
-  json_builder_add_double_value(jb, s->delta);
+static void add_string(JsonBuilder *jb, const char *key, const char *v) {
+  json_builder_set_member_name(jb, key);
+  if (v)
+    json_builder_add_string_value(jb, v);
+  else
+    json_builder_add_null_value(jb);
+}
+
+static void add_int(JsonBuilder *jb, const char *key, gint64 v) {
+  json_builder_set_member_name(jb, key);
+  json_builder_add_int_value(jb, v);
+}
+
+/* trust, attackers, unprotected, victims: the per-accounting fields. */
+static void json_accounting(JsonBuilder *jb, const Sets *sets, const Accounting *ac) {
+  add_string(jb, "trust", priv_trust_name(ac->trust));
   json_builder_set_member_name(jb, "attackers");
   json_builder_begin_array(jb);
-  for (guint i = 0; i < s->n_attackers; i++) json_builder_add_int_value(jb, s->attackers[i]);
+  for (guint i = 0; i < sets_size(sets, ac->set); i++)
+    json_builder_add_int_value(jb, sets_members(sets, ac->set)[i]);
   json_builder_end_array(jb);
+  const PrivReport *r = ac->report;
   json_builder_set_member_name(jb, "unprotected");
   json_builder_begin_array(jb);
   for (guint i = 0; i < r->n_victims; i++)
     if (r->victims[i].unprotected) json_builder_add_int_value(jb, r->victims[i].node);
-  json_builder_end_array(jb);
-  json_builder_set_member_name(jb, "assumptions");
-  json_builder_begin_array(jb);
-  GPtrArray *as = assumptions(s);
-  for (guint i = 0; i < as->len; i++) json_builder_add_string_value(jb, g_ptr_array_index(as, i));
-  g_ptr_array_unref(as);
   json_builder_end_array(jb);
   json_builder_set_member_name(jb, "victims");
   json_builder_begin_array(jb);
   for (guint i = 0; i < r->n_victims; i++) {
     const PrivVictim *v = &r->victims[i];
     json_builder_begin_object(jb);
-    json_builder_set_member_name(jb, "node");
-    json_builder_add_int_value(jb, v->node);
+    add_int(jb, "node", v->node);
     json_builder_set_member_name(jb, "distance");
     if (v->distance >= 0)
       json_builder_add_int_value(jb, v->distance);
@@ -206,10 +310,75 @@ static void print_json(const CliAccountSetup *s, guint n, const PrivReport *r,
     add_number(jb, "mu", v->mu);
     add_number(jb, "rdp", v->rdp);
     add_number(jb, "epsilon", v->epsilon);
-    if (muff) add_number(jb, "muffliato_rdp", muff[v->node]);
+    if (ac->muff) add_number(jb, "muffliato_rdp", ac->muff[v->node]);
     json_builder_end_object(jb);
   }
   json_builder_end_array(jb);
+}
+
+static void print_json(const Context *c, const Sets *sets, const Accounting *acs, guint n_acs) {
+  const CliAccountSetup *s = c->s;
+  JsonBuilder *jb = json_builder_new();
+  json_builder_begin_object(jb);
+  add_int(jb, "nodes", c->n);
+  add_string(jb, "gossip", topo_gossip_kind_name(s->gossip));
+  add_string(jb, "protocol", s->protocol_label);
+  add_int(jb, "rounds", s->T);
+  add_int(jb, "participation_interval", s->b);
+  add_string(jb, "sensitivity", priv_sensitivity_name(s->sensitivity));
+  json_builder_set_member_name(jb, "sigma");
+  json_builder_add_double_value(jb, s->sigma);
+  json_builder_set_member_name(jb, "clip");
+  json_builder_add_double_value(jb, s->clip);
+  json_builder_set_member_name(jb, "alpha");
+  json_builder_add_double_value(jb, s->alpha);
+  json_builder_set_member_name(jb, "delta");
+  json_builder_add_double_value(jb, s->delta);
+  add_string(jb, "path", path_names[c->path]);
+  add_string(jb, "path_reason", c->path_reason);
+  add_string(jb, "schedule", c->schedule ? c->schedule : "static");
+  if (c->schedule || c->run) add_int(jb, "seed", (gint64)c->seed);
+  if (c->run) {
+    const CliObserverRun *r = c->run;
+    json_builder_set_member_name(jb, "run");
+    json_builder_begin_object(jb);
+    add_string(jb, "mode", r->mode ? r->mode : "sync");
+    add_string(jb, "latency", r->latency ? r->latency : "constant:ms=0");
+    add_string(jb, "loss", r->loss ? r->loss : "0");
+    json_builder_set_member_name(jb, "lr");
+    json_builder_add_double_value(jb, r->lr);
+    add_string(jb, "storage", c->storage);
+    json_builder_set_member_name(jb, "links");
+    json_builder_begin_array(jb);
+    for (guint i = 0; c->link_specs && c->link_specs[i]; i++)
+      json_builder_add_string_value(jb, c->link_specs[i]);
+    json_builder_end_array(jb);
+    add_int(jb, "messages_sent", (gint64)c->stats->engine.messages_sent);
+    add_int(jb, "messages_delivered", (gint64)c->stats->engine.messages_delivered);
+    add_int(jb, "messages_dropped", (gint64)c->stats->engine.messages_dropped);
+    add_int(jb, "late_discarded", (gint64)c->stats->late_discarded);
+    add_int(jb, "partial_gathers", (gint64)c->stats->partial_gathers);
+    add_int(jb, "noise_variables", c->stats->n_noise);
+    json_builder_end_object(jb);
+  }
+  json_builder_set_member_name(jb, "assumptions");
+  json_builder_begin_array(jb);
+  GPtrArray *as = assumptions(c);
+  for (guint i = 0; i < as->len; i++) json_builder_add_string_value(jb, g_ptr_array_index(as, i));
+  g_ptr_array_unref(as);
+  json_builder_end_array(jb);
+  if (n_acs == 1) {
+    json_accounting(jb, sets, &acs[0]);
+  } else {
+    json_builder_set_member_name(jb, "accountings");
+    json_builder_begin_array(jb);
+    for (guint i = 0; i < n_acs; i++) {
+      json_builder_begin_object(jb);
+      json_accounting(jb, sets, &acs[i]);
+      json_builder_end_object(jb);
+    }
+    json_builder_end_array(jb);
+  }
   json_builder_end_object(jb);
   cli_print_json(json_builder_get_root(jb));
   g_object_unref(jb);
@@ -221,70 +390,116 @@ static const char *fmt_num(char *buf, gsize len, const char *fmt, double v) {
   return g_ascii_formatd(buf, (int)len, fmt, v);
 }
 
-static void print_csv(const PrivReport *r, const double *muff) {
+/* One line per victim; with several accountings, trust and attackers first
+ * (collusion members joined by '+'). */
+static void print_csv(const Sets *sets, const Accounting *acs, guint n_acs, gboolean muff) {
   char b[5][G_ASCII_DTOSTR_BUF_SIZE];
-  printf("node,distance,sensitivity,mu,rdp,epsilon%s\n", muff ? ",muffliato_rdp" : "");
-  for (guint i = 0; i < r->n_victims; i++) {
-    const PrivVictim *v = &r->victims[i];
-    char dist[16] = "";
-    if (v->distance >= 0) g_snprintf(dist, sizeof dist, "%d", v->distance);
-    printf("%u,%s,%s,%s,%s,%s", v->node, dist, fmt_num(b[0], sizeof b[0], "%.17g", v->sensitivity),
-           fmt_num(b[1], sizeof b[1], "%.17g", v->mu), fmt_num(b[2], sizeof b[2], "%.17g", v->rdp),
-           fmt_num(b[3], sizeof b[3], "%.17g", v->epsilon));
-    if (muff) printf(",%s", fmt_num(b[4], sizeof b[4], "%.17g", muff[v->node]));
-    printf("\n");
+  printf("%snode,distance,sensitivity,mu,rdp,epsilon%s\n", n_acs > 1 ? "trust,attackers," : "",
+         muff ? ",muffliato_rdp" : "");
+  for (guint a = 0; a < n_acs; a++) {
+    const PrivReport *r = acs[a].report;
+    char *label = set_label(sets, acs[a].set, "+");
+    for (guint i = 0; i < r->n_victims; i++) {
+      const PrivVictim *v = &r->victims[i];
+      char dist[16] = "";
+      if (v->distance >= 0) g_snprintf(dist, sizeof dist, "%d", v->distance);
+      if (n_acs > 1) printf("%s,%s,", priv_trust_name(acs[a].trust), label);
+      printf("%u,%s,%s,%s,%s,%s", v->node, dist,
+             fmt_num(b[0], sizeof b[0], "%.17g", v->sensitivity),
+             fmt_num(b[1], sizeof b[1], "%.17g", v->mu),
+             fmt_num(b[2], sizeof b[2], "%.17g", v->rdp),
+             fmt_num(b[3], sizeof b[3], "%.17g", v->epsilon));
+      if (muff)
+        printf(",%s", acs[a].muff ? fmt_num(b[4], sizeof b[4], "%.17g", acs[a].muff[v->node]) : "");
+      printf("\n");
+    }
+    g_free(label);
   }
 }
 
-static void print_table(const CliAccountSetup *s, guint n, const PrivReport *r,
-                        const double *muff) {
+static void print_table(const Context *c, const Sets *sets, const Accounting *acs, guint n_acs) {
+  const CliAccountSetup *s = c->s;
   char b[5][G_ASCII_DTOSTR_BUF_SIZE];
-  printf("graph          %u nodes, %s gossip\n", n, topo_gossip_kind_name(s->gossip));
+  printf("graph          %u nodes, %s gossip, schedule %s\n", c->n,
+         topo_gossip_kind_name(s->gossip), c->schedule ? c->schedule : "static");
   printf("protocol       %s, %u steps, sigma = %g, clip = %g\n", s->protocol_label, s->T, s->sigma,
          s->clip);
-  printf("trust          %s, attackers", priv_trust_name(s->trust));
-  for (guint i = 0; i < s->n_attackers; i++) printf("%s%u", i ? "," : " ", s->attackers[i]);
-  printf("\nparticipation  every %u step%s (k = %u), %s sensitivity\n", s->b, s->b == 1 ? "" : "s",
+  printf("path           %s (%s)\n", path_names[c->path], c->path_reason);
+  if (c->run)
+    printf("run            mode %s, latency %s, loss %s, seed %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+           " messages sent, %" G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT " late\n",
+           c->run->mode ? c->run->mode : "sync", c->run->latency ? c->run->latency : "constant:ms=0",
+           c->run->loss ? c->run->loss : "0", c->seed, c->stats->engine.messages_sent,
+           c->stats->engine.messages_dropped, c->stats->late_discarded);
+  printf("participation  every %u step%s (k = %u), %s sensitivity\n", s->b, s->b == 1 ? "" : "s",
          s->T / s->b, priv_sensitivity_name(s->sensitivity));
-  guint unprotected = 0;
-  for (guint i = 0; i < r->n_victims; i++) unprotected += r->victims[i].unprotected;
-  printf("unprotected    %u victim%s\n\n", unprotected, unprotected == 1 ? "" : "s");
-  printf("%6s %8s %12s %12s %12s %12s", "node", "distance", "sensitivity", "mu", "rdp", "epsilon");
-  if (muff) printf(" %14s", "muffliato_rdp");
-  printf("\n");
-  for (guint i = 0; i < r->n_victims; i++) {
-    const PrivVictim *v = &r->victims[i];
-    char dist[16] = "-";
-    if (v->distance >= 0) g_snprintf(dist, sizeof dist, "%d", v->distance);
-    printf("%6u %8s %12s %12s %12s %12s", v->node, dist,
-           fmt_num(b[0], sizeof b[0], "%.6g", v->sensitivity),
-           fmt_num(b[1], sizeof b[1], "%.6g", v->mu), fmt_num(b[2], sizeof b[2], "%.6g", v->rdp),
-           fmt_num(b[3], sizeof b[3], "%.6g", v->epsilon));
-    if (muff) printf(" %14s", fmt_num(b[4], sizeof b[4], "%.6g", muff[v->node]));
+  for (guint a = 0; a < n_acs; a++) {
+    const PrivReport *r = acs[a].report;
+    const double *muff = acs[a].muff;
+    char *label = set_label(sets, acs[a].set, ",");
+    printf("\ntrust          %s, attackers %s\n", priv_trust_name(acs[a].trust), label);
+    g_free(label);
+    guint unprotected = 0;
+    for (guint i = 0; i < r->n_victims; i++) unprotected += r->victims[i].unprotected;
+    printf("unprotected    %u victim%s\n\n", unprotected, unprotected == 1 ? "" : "s");
+    printf("%6s %8s %12s %12s %12s %12s", "node", "distance", "sensitivity", "mu", "rdp",
+           "epsilon");
+    if (muff) printf(" %14s", "muffliato_rdp");
     printf("\n");
+    for (guint i = 0; i < r->n_victims; i++) {
+      const PrivVictim *v = &r->victims[i];
+      char dist[16] = "-";
+      if (v->distance >= 0) g_snprintf(dist, sizeof dist, "%d", v->distance);
+      printf("%6u %8s %12s %12s %12s %12s", v->node, dist,
+             fmt_num(b[0], sizeof b[0], "%.6g", v->sensitivity),
+             fmt_num(b[1], sizeof b[1], "%.6g", v->mu), fmt_num(b[2], sizeof b[2], "%.6g", v->rdp),
+             fmt_num(b[3], sizeof b[3], "%.6g", v->epsilon));
+      if (muff) printf(" %14s", fmt_num(b[4], sizeof b[4], "%.6g", muff[v->node]));
+      printf("\n");
+    }
   }
   printf("\n(rdp at alpha = %g; epsilon at delta = %g)\n", s->alpha, s->delta);
 }
 
 /* ---- The command ---- */
 
+/* Exit status of an error from the protocol registry or a spec parser:
+ * the user's option (2), or a file or run that failed (1). */
+static int spec_status(const GError *e) {
+  if (e->domain == G_OPTION_ERROR) return CLI_EXIT_USAGE;
+  if (e->domain == PROTO_ERROR)
+    return e->code == PROTO_ERROR_IO || e->code == PROTO_ERROR_FORMAT ||
+                   e->code == PROTO_ERROR_STALLED || e->code == PROTO_ERROR_FAILED
+               ? CLI_EXIT_FAILURE
+               : CLI_EXIT_USAGE;
+  return CLI_EXIT_FAILURE;
+}
+
 int cli_cmd_account(int argc, char **argv) {
   CliGraphOptions gopt = {0};
+  CliPluginOptions popt = {0};
   gint rounds = 0, interval = 1;
-  double sigma = 1.0, clip = 1.0, alpha = 2.0, delta = 1e-6;
-  char *protocol = NULL, *trust = NULL, *attackers = NULL, *sensitivity = NULL, *compare = NULL,
-       *format = NULL, *path = NULL;
+  double sigma = 1.0, clip = 1.0, alpha = 2.0, delta = 1e-6, lr = NAN;
+  char *protocol = NULL, *trust = NULL, *sensitivity = NULL, *compare = NULL, *format = NULL,
+       *path = NULL, *mode = NULL, *latency = NULL, *loss = NULL, *schedule = NULL, *seed = NULL,
+       *storage = NULL;
+  char **attackers = NULL, **links = NULL;
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
-       "dsgd (default), muffliato:K=k, antipgd or mfdsgd:C=FILE", "NAME"},
+       "Any registered protocol spec: dsgd (default), muffliato:K=k, antipgd, "
+       "mfdsgd:C=FAMILY|FILE, mafalda, decor[:sigma_secret=S], zipdl[:units=gradient], or a "
+       "plugin's (dpgossip protocols lists them)",
+       "SPEC"},
       {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds,
        "Gradient steps T (required; Muffliato gossips K rounds per step)", "T"},
       {"participation-interval", 'b', 0, G_OPTION_ARG_INT, &interval,
        "Steps between two uses of a record, b (divides T; default 1: user level)", "B"},
-      {"trust", 0, 0, G_OPTION_ARG_STRING, &trust, "Trust model: ldp, pndp or secldp (required)",
-       "MODEL"},
-      {"attackers", 'a', 0, G_OPTION_ARG_STRING, &attackers,
-       "The attacker set: one node id, or a comma-separated collusion set (required)", "IDS"},
+      {"trust", 0, 0, G_OPTION_ARG_STRING, &trust,
+       "Trust model: ldp, pndp or secldp, or a comma-separated list (required)", "MODEL"},
+      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &attackers,
+       "An attacker set: one node id, or a comma-separated collusion set (required; "
+       "repeatable: every set is accounted, under every trust model, from one run)",
+       "IDS"},
       {"sensitivity", 0, 0, G_OPTION_ARG_STRING, &sensitivity,
        "bound (default, paper Thm 5.2) or exact (SDP, never above the bound)", "KIND"},
       {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &sigma,
@@ -298,7 +513,34 @@ int cli_cmd_account(int argc, char **argv) {
       {"compare", 0, 0, G_OPTION_ARG_STRING, &compare,
        "Add another accounting: muffliato (Cyffers et al. 2022, D-SGD under PNDP)", "NAME"},
       {"path", 0, 0, G_OPTION_ARG_STRING, &path,
-       "How to account: structured (default: from the W-product structure)", "PATH"},
+       "How to account: auto (default: structured when it describes the run exactly), "
+       "structured (W-product structure, no simulation) or observer (simulate the protocol, "
+       "account from what the attackers saw)",
+       "PATH"},
+      {"schedule", 0, 0, G_OPTION_ARG_STRING, &schedule,
+       "Time-varying gossip over the graph: static (default), matching, exponential, "
+       "edge-failure:p=P, churn:...",
+       "SPEC"},
+      {"seed", 's', 0, G_OPTION_ARG_STRING, &seed,
+       "Seed of the schedule and of the simulated run (default 0)", "N"},
+      {"mode", 0, 0, G_OPTION_ARG_STRING, &mode,
+       "Observer path: gossip mode sync (default), deadline:ms=D or stale:s=S", "MODE"},
+      {"latency", 0, 0, G_OPTION_ARG_STRING, &latency,
+       "Observer path: link latency constant:ms=X (default 0), uniform:min=A,max=B, "
+       "lognormal:mu=M,sigma=S",
+       "SPEC"},
+      {"loss", 0, 0, G_OPTION_ARG_STRING, &loss,
+       "Observer path: message loss probability (needs an asynchronous --mode)", "P"},
+      {"link", 0, 0, G_OPTION_ARG_STRING_ARRAY, &links,
+       "Observer path: override the directed link FROM -> TO: FROM:TO=down or "
+       "FROM:TO=LATENCY (repeatable)",
+       "FROM:TO=SPEC"},
+      {"lr", 0, 0, G_OPTION_ARG_DOUBLE, &lr,
+       "Observer path: learning rate eta (default 0.1; matters only for noise added to the "
+       "model, as zipdl's default units)",
+       "ETA"},
+      {"storage", 0, 0, G_OPTION_ARG_STRING, &storage,
+       "Observer path: provenance storage sparse (default) or dense", "KIND"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &format, "Output: table (default), json or csv",
        "FORMAT"},
       G_OPTION_ENTRY_NULL};
@@ -306,32 +548,53 @@ int cli_cmd_account(int argc, char **argv) {
       g_option_context_new("- per-victim privacy of a decentralized protocol (accounting only)");
   cli_graph_options_add(ctx, &gopt);
   g_option_context_add_main_entries(ctx, entries, NULL);
+  cli_plugin_options_add(ctx, &popt);
   g_option_context_set_description(
-      ctx, "Every node outside the attacker set is a victim; for each: its distance to the\n"
+      ctx, "Every node outside an attacker set is a victim; for each: its distance to the\n"
            "attackers, the sensitivity of what they learn of its gradients, mu (mu-GDP),\n"
            "the Renyi DP at alpha and epsilon at delta. Victims the attackers see without\n"
            "noise are 'unprotected' (null in JSON, inf in CSV and tables).\n"
+           "\n"
+           "Several --attackers sets and --trust models give one accounting per pair (JSON:\n"
+           "an 'accountings' array; CSV: trust and attackers columns), all from one run.\n"
            "\n"
            "Examples:\n"
            "  dpgossip account --generate florentine --rounds 10 --trust pndp --attackers 0 "
            "--compare muffliato\n"
            "  dpgossip account --graph fb.edges --lcc -T 320 --trust pndp -a 0,5 --sensitivity "
            "exact --format json\n"
-           "  dpgossip account --generate ring:n=20 -T 16 -b 4 --trust ldp -a 0 "
-           "--protocol mfdsgd:C=C.csv\n");
+           "  dpgossip account --generate florentine -T 8 --trust ldp,secldp -a 0 -a 3 "
+           "--protocol decor\n"
+           "  dpgossip account --generate florentine -T 8 --trust pndp -a 0 --mode deadline:ms=5 "
+           "--latency constant:ms=1 --link 8:1=constant:ms=1000\n");
 
   int status = CLI_EXIT_USAGE;
   CliAccountSetup s = {0};
+  CliAccountProtocol proto = {0};
   TopoGraph *g = NULL;
-  PrivBlocks *blocks = NULL;
-  PrivReport *report = NULL;
-  double *muff = NULL;
-  char *c_path = NULL;
+  TopoSchedule *sched = NULL;
   GError *error = NULL;
   CliFormat fmt = CLI_FORMAT_TABLE;
-  PathFunc path_func = paths[0].func;
+  Path path_kind = PATH_AUTO;
+  Sets sets = {g_array_new(FALSE, FALSE, sizeof(guint)), g_array_new(FALSE, FALSE, sizeof(guint))};
+  GArray *trusts = g_array_new(FALSE, FALSE, sizeof(PrivTrust));
+  GArray *link_arr = g_array_new(FALSE, FALSE, sizeof(CliAccountLink));
+  Accounting *acs = NULL;
+  guint n_acs = 0;
+  guint64 seed_value = 0;
+  ProtoRunStats stats = {0};
+  ProtoMode pmode = {.kind = PROTO_MODE_SYNC};
+  double loss_p = 0.0;
+  SimLinStorage storage_kind = SIM_LIN_SPARSE;
+  const char *path_reason = NULL;
+  guint zero = 0;
+  g_array_append_val(sets.off, zero);
 
   if (!cli_parse(ctx, &argc, &argv)) goto out;
+  if (!cli_plugin_options_load(&popt, &error)) {
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+    goto out;
+  }
   if (rounds <= 0) {
     status = usage_error("--rounds T must be given and positive (got %d)", rounds);
     goto out;
@@ -348,17 +611,22 @@ int cli_cmd_account(int argc, char **argv) {
     status = usage_error("--trust is required: ldp, pndp or secldp");
     goto out;
   }
-  if (!priv_trust_parse(trust, &s.trust, &error)) {
-    g_prefix_error(&error, "--trust: ");
+  if (!parse_trusts(trust, trusts, &error)) {
     status = cli_fail(CMD, error, CLI_EXIT_USAGE);
     goto out;
   }
-  if (!parse_attackers(attackers, &s, &error)) {
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+  if (!attackers || !attackers[0]) {
+    status = usage_error("--attackers: give at least one node id, e.g. --attackers 0 or 0,5");
     goto out;
   }
-  if (!cli_account_parse_protocol(protocol ? protocol : "dsgd", &s, &c_path, &error)) {
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+  for (guint i = 0; attackers[i]; i++)
+    if (!parse_set(attackers[i], &sets, &error)) {
+      status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+      goto out;
+    }
+  if (!cli_account_resolve_protocol(protocol ? protocol : popt.single ? popt.single : "dsgd", &s,
+                                    &proto, &error)) {
+    status = cli_fail(CMD, error, spec_status(error));
     goto out;
   }
   if (sensitivity && !priv_sensitivity_parse(sensitivity, &s.sensitivity, &error)) {
@@ -374,29 +642,112 @@ int cli_cmd_account(int argc, char **argv) {
   s.clip = clip;
   s.alpha = alpha;
   s.delta = delta;
+  if (path) {
+    gboolean found = FALSE;
+    for (guint i = 0; i < G_N_ELEMENTS(path_names); i++)
+      if (g_str_equal(path, path_names[i])) {
+        path_kind = (Path)i;
+        found = TRUE;
+      }
+    if (!found) {
+      status = usage_error("--path: unknown path '%s' (valid: auto, structured, observer)", path);
+      goto out;
+    }
+  }
+  /* The options that only a simulated run has. */
+  if (mode && !proto_mode_parse(mode, &pmode, &error)) {
+    g_prefix_error(&error, "--mode: ");
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  SimLatency lat_check;
+  if (latency && !sim_latency_parse(latency, &lat_check, &error)) {
+    g_prefix_error(&error, "--latency: ");
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  if (loss && !sim_loss_parse(loss, &loss_p, &error)) {
+    g_prefix_error(&error, "--loss: ");
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  if (loss_p > 0 && pmode.kind == PROTO_MODE_SYNC) {
+    status = usage_error("--loss %s needs an asynchronous --mode (deadline:ms=D or stale:s=S): "
+                         "a lost message would block a synchronous run forever",
+                         loss);
+    goto out;
+  }
+  for (guint i = 0; links && links[i]; i++) {
+    CliAccountLink l;
+    if (!cli_account_parse_link(links[i], &l, &error)) {
+      status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+      goto out;
+    }
+    g_array_append_val(link_arr, l);
+  }
+  if (!isnan(lr) && !(lr > 0 && isfinite(lr))) {
+    status = usage_error("--lr must be a finite number > 0 (got %g)", lr);
+    goto out;
+  }
+  if (storage) {
+    if (g_str_equal(storage, "dense"))
+      storage_kind = SIM_LIN_DENSE;
+    else if (!g_str_equal(storage, "sparse")) {
+      status = usage_error("--storage: unknown provenance storage '%s' (valid: sparse, dense)",
+                           storage);
+      goto out;
+    }
+  }
+  if (seed && !g_ascii_string_to_unsigned(seed, 10, 0, G_MAXUINT64, &seed_value, &error)) {
+    g_prefix_error(&error, "--seed: ");
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  if (path_kind == PATH_STRUCTURED) {
+    if (!proto.structured) {
+      status = usage_error("--path structured: the structured path knows dsgd, muffliato, "
+                           "antipgd and mfdsgd/mafalda with a given C, not '%s' (use --path "
+                           "observer or auto)",
+                           proto.run_spec);
+      goto out;
+    }
+    GString *bad = g_string_new(NULL);
+    if (mode && pmode.kind != PROTO_MODE_SYNC) g_string_append(bad, " --mode");
+    if (latency) g_string_append(bad, " --latency");
+    if (loss) g_string_append(bad, " --loss");
+    if (links) g_string_append(bad, " --link");
+    if (!isnan(lr)) g_string_append(bad, " --lr");
+    if (storage) g_string_append(bad, " --storage");
+    if (bad->len) {
+      status = usage_error("--path structured accounts a synchronous run without simulating "
+                           "it: %s only exist%s in a simulated run (use --path observer or "
+                           "auto)",
+                           bad->str + 1, strchr(bad->str + 1, ' ') ? "" : "s");
+      g_string_free(bad, TRUE);
+      goto out;
+    }
+    g_string_free(bad, TRUE);
+  }
   if (compare) {
     if (!g_str_equal(compare, "muffliato")) {
       status = usage_error("--compare: unknown accounting '%s' (valid: muffliato)", compare);
       goto out;
     }
-    if (s.protocol != PRIV_PROTOCOL_DSGD || s.trust != PRIV_TRUST_PNDP) {
+    gboolean pndp = FALSE;
+    for (guint i = 0; i < trusts->len; i++)
+      pndp |= g_array_index(trusts, PrivTrust, i) == PRIV_TRUST_PNDP;
+    if (!g_str_equal(proto.name, "dsgd") || !pndp) {
       status = usage_error("--compare muffliato: Muffliato's bound is for D-SGD under PNDP "
                            "(use --protocol dsgd --trust pndp)");
       goto out;
     }
-    s.compare_muffliato = TRUE;
-  }
-  if (path) {
-    gboolean found = FALSE;
-    for (guint i = 0; i < G_N_ELEMENTS(paths); i++)
-      if (g_str_equal(path, paths[i].name)) {
-        path_func = paths[i].func;
-        found = TRUE;
-      }
-    if (!found) {
-      status = usage_error("--path: unknown path '%s' (valid: structured)", path);
+    if (schedule && !g_str_equal(schedule, "static")) {
+      status = usage_error("--compare muffliato: Muffliato's bound is for a static gossip "
+                           "matrix, not --schedule %s",
+                           schedule);
       goto out;
     }
+    s.compare_muffliato = TRUE;
   }
   if (format &&
       !cli_format_parse(format,
@@ -416,60 +767,177 @@ int cli_cmd_account(int argc, char **argv) {
     goto out;
   }
   guint n = topo_graph_n_nodes(g);
-  for (guint i = 0; i < s.n_attackers; i++) {
-    if (s.attackers[i] >= n) {
+  for (guint i = 0; i < sets.ids->len; i++) {
+    guint id = g_array_index(sets.ids, guint, i);
+    if (id >= n) {
       status = usage_error("--attackers: node %u is out of range (the graph has %u nodes, "
                            "0 to %u)",
-                           s.attackers[i], n, n - 1);
+                           id, n, n - 1);
       goto out;
     }
   }
-  if (s.n_attackers >= n) {
-    status = usage_error("--attackers: every node is an attacker: no victim left");
-    goto out;
+  for (guint i = 0; i < sets_n(&sets); i++)
+    if (sets_size(&sets, i) >= n) {
+      status = usage_error("--attackers: every node is an attacker: no victim left");
+      goto out;
+    }
+  for (guint i = 0; i < link_arr->len; i++) {
+    const CliAccountLink *l = &g_array_index(link_arr, CliAccountLink, i);
+    if (l->from >= n || l->to >= n || l->from == l->to) {
+      status = usage_error("--link %u:%u: nodes must be distinct and below %u", l->from, l->to, n);
+      goto out;
+    }
   }
-  if (!cli_account_load_c(&s, c_path, &error) || !(blocks = path_func(&s, g, &error))) {
-    status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
-    goto out;
+  if (schedule && !g_str_equal(schedule, "static")) {
+    sched = topo_schedule_new(schedule, g, s.gossip, seed_value, &error);
+    if (!sched) {
+      g_prefix_error(&error, "--schedule: ");
+      status = cli_fail(CMD, error,
+                        error->domain == TOPO_ERROR && error->code == TOPO_ERROR_IO
+                            ? CLI_EXIT_FAILURE
+                            : CLI_EXIT_USAGE);
+      goto out;
+    }
   }
-  PrivAccountOptions opt = {
-      .b = s.b, .sensitivity = s.sensitivity, .alpha = s.alpha, .delta = s.delta};
-  if (!(report = priv_account_report(blocks, g, &opt, &error))) {
-    status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
-    goto out;
+
+  /* The path. */
+  if (path_kind == PATH_AUTO) {
+    if (!proto.structured)
+      path_reason = "auto: the structured path does not know this protocol";
+    else if (pmode.kind != PROTO_MODE_SYNC)
+      path_reason = "auto: an asynchronous mode changes the effective gossip matrices";
+    else if (link_arr->len)
+      path_reason = "auto: per-link overrides change who receives what";
+    else
+      path_reason = "auto: a synchronous run of a protocol the structured path knows";
+    path_kind = proto.structured && pmode.kind == PROTO_MODE_SYNC && link_arr->len == 0
+                    ? PATH_STRUCTURED
+                    : PATH_OBSERVER;
+  } else {
+    path_reason = path_kind == PATH_STRUCTURED ? "asked: --path structured"
+                                               : "asked: --path observer";
   }
-  if (s.compare_muffliato) {
-    TopoGossip *w = topo_gossip_new(g, s.gossip, &error);
-    muff =
-        w ? priv_muffliato_rdp(w, s.T, s.attackers, s.n_attackers, s.alpha, s.sigma, &error) : NULL;
-    topo_gossip_free(w);
-    if (!muff) {
+
+  n_acs = sets_n(&sets) * trusts->len;
+  acs = g_new0(Accounting, n_acs);
+  for (guint i = 0; i < sets_n(&sets); i++)
+    for (guint j = 0; j < trusts->len; j++) {
+      acs[i * trusts->len + j].set = i;
+      acs[i * trusts->len + j].trust = g_array_index(trusts, PrivTrust, j);
+    }
+  CliObserverRun run = {.protocol = proto.run_spec,
+                        .graph = g,
+                        .schedule = sched,
+                        .mode = mode,
+                        .latency = latency,
+                        .loss = loss,
+                        .lr = isnan(lr) ? 0.1 : lr,
+                        .seed = seed_value,
+                        .storage = storage_kind,
+                        .links = (const CliAccountLink *)link_arr->data,
+                        .n_links = link_arr->len};
+  if (path_kind == PATH_STRUCTURED) {
+    if (!cli_account_build_c(&s, &proto, &error)) {
       status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
       goto out;
     }
+    TopoGossip *w = sched ? NULL : topo_gossip_new(g, s.gossip, &error);
+    gboolean ok = sched || w;
+    for (guint a = 0; a < n_acs && ok; a++) {
+      CliAccountSetup one = s; /* shallow: borrows the set */
+      one.trust = acs[a].trust;
+      one.attackers = (guint *)sets_members(&sets, acs[a].set);
+      one.n_attackers = sets_size(&sets, acs[a].set);
+      acs[a].blocks = sched ? cli_account_blocks_schedule(&one, sched, &error)
+                            : cli_account_blocks_structured(&one, w, &error);
+      ok = acs[a].blocks != NULL;
+    }
+    topo_gossip_free(w);
+    if (!ok) {
+      status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
+      goto out;
+    }
+  } else {
+    CliAccountView *views = g_new(CliAccountView, n_acs);
+    for (guint a = 0; a < n_acs; a++)
+      views[a] = (CliAccountView){acs[a].trust, sets_members(&sets, acs[a].set),
+                                  sets_size(&sets, acs[a].set)};
+    PrivBlocks **bl = cli_account_blocks_observer(&s, &run, views, n_acs, &stats, &error);
+    g_free(views);
+    if (!bl) {
+      status = cli_fail(CMD, error, spec_status(error));
+      goto out;
+    }
+    for (guint a = 0; a < n_acs; a++) acs[a].blocks = bl[a];
+    g_free(bl);
   }
+
+  PrivAccountOptions opt = {
+      .b = s.b, .sensitivity = s.sensitivity, .alpha = s.alpha, .delta = s.delta};
+  TopoGossip *wm = s.compare_muffliato ? topo_gossip_new(g, s.gossip, &error) : NULL;
+  gboolean ok = !s.compare_muffliato || wm;
+  for (guint a = 0; a < n_acs && ok; a++) {
+    ok = (acs[a].report = priv_account_report(acs[a].blocks, g, &opt, &error)) != NULL;
+    if (ok && s.compare_muffliato && acs[a].trust == PRIV_TRUST_PNDP)
+      ok = (acs[a].muff = priv_muffliato_rdp(wm, s.T, sets_members(&sets, acs[a].set),
+                                             sets_size(&sets, acs[a].set), s.alpha, s.sigma,
+                                             &error)) != NULL;
+  }
+  topo_gossip_free(wm);
+  if (!ok) {
+    status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
+    goto out;
+  }
+  Context c = {.s = &s,
+               .n = n,
+               .path = path_kind,
+               .path_reason = path_reason,
+               .schedule = sched ? schedule : NULL,
+               .seed = seed_value,
+               .run = path_kind == PATH_OBSERVER ? &run : NULL,
+               .storage = storage_kind == SIM_LIN_DENSE ? "dense" : "sparse",
+               .link_specs = (const char *const *)links,
+               .stats = &stats,
+               .trusts = (const PrivTrust *)trusts->data,
+               .n_trusts = trusts->len};
   if (fmt == CLI_FORMAT_JSON)
-    print_json(&s, n, report, muff);
+    print_json(&c, &sets, acs, n_acs);
   else if (fmt == CLI_FORMAT_CSV)
-    print_csv(report, muff);
+    print_csv(&sets, acs, n_acs, s.compare_muffliato);
   else
-    print_table(&s, n, report, muff);
+    print_table(&c, &sets, acs, n_acs);
   status = CLI_EXIT_OK;
 out:
-  g_free(muff);
-  priv_report_free(report);
-  priv_blocks_free(blocks);
+  for (guint a = 0; a < n_acs; a++) {
+    g_free(acs[a].muff);
+    priv_report_free(acs[a].report);
+    priv_blocks_free(acs[a].blocks);
+  }
+  g_free(acs);
+  g_array_unref(sets.ids);
+  g_array_unref(sets.off);
+  g_array_unref(trusts);
+  g_array_unref(link_arr);
+  topo_schedule_free(sched);
   topo_graph_free(g);
   cli_account_setup_clear(&s);
-  g_free(c_path);
+  cli_account_protocol_clear(&proto);
   g_free(protocol);
   g_free(trust);
-  g_free(attackers);
+  g_strfreev(attackers);
+  g_strfreev(links);
   g_free(sensitivity);
   g_free(compare);
   g_free(format);
   g_free(path);
+  g_free(mode);
+  g_free(latency);
+  g_free(loss);
+  g_free(schedule);
+  g_free(seed);
+  g_free(storage);
   cli_graph_options_clear(&gopt);
+  cli_plugin_options_clear(&popt);
   g_option_context_free(ctx);
   return status;
 }

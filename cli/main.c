@@ -23,8 +23,11 @@ static const CliCommand commands[] = {
     {"figure", cli_cmd_figure, "draw one of the paper's figures (privacy-vs-distance)"},
     {"graph", cli_cmd_graph, "load or generate a graph and print its summary"},
     {"mafalda", cli_cmd_mafalda, "optimize Mafalda's noise correlation for a graph"},
+    {"protocols", cli_cmd_protocols, "list the protocols (built-in and plugins) and their parameters"},
     {"replay", cli_cmd_replay, "publish a recorded event trace again"},
+    {"run", cli_cmd_run, "run a scenario file (a single run or a sweep)"},
     {"train", cli_cmd_train, "train a model with a decentralized protocol"},
+    {"validate", cli_cmd_validate, "check a scenario file and report every problem"},
     {"viz", cli_cmd_viz, "watch runs live in a web browser"},
 };
 

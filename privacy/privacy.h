@@ -249,7 +249,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivMfResult, priv_mf_result_free)
  * X^{-1} and X^{-1} H X^{-1}, which nearly matches the Hessian (rebuilt every
  * few iterations while f moves), from H^{1/2} tapered to the constraints:
  * 5 to 20 times fewer iterations than plain L-BFGS from I/k, most on badly
- * conditioned H such as the prefix sum (DMF). Each iteration costs O(T^3)
+ * conditioned H such as the prefix sum (DMF); with a narrow band (under 15%
+ * of the off-diagonal entries free) plain L-BFGS is faster and is used
+ * instead. Each iteration costs O(T^3)
  * (a Cholesky, two triangular solves, a rank-T update and four triangular
  * products; ~7 T^3 flops), each rebuild of the metric a generalized
  * symmetric eigensolver, and the memory is about (memory + 16) T^2 doubles

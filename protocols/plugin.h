@@ -18,13 +18,15 @@
  * gradients through proto_node_local_step, and messages go through
  * proto_node_exchange*.
  *
- * Loading (issue 8): a shared object defines
+ * Loading (docs/plugins.md): a shared object defines
  *     G_MODULE_EXPORT const ProtoVTable *proto_plugin_vtable(void);
  * (symbol name PROTO_PLUGIN_SYMBOL) returning a static vtable whose
- * abi_version is PROTO_PLUGIN_ABI_VERSION; the loader passes it to
- * proto_registry_register. The proto_node_* functions it calls are resolved
- * from the host executable, which must export them (link with
- * -Wl,--export-dynamic / ENABLE_EXPORTS).
+ * abi_version is PROTO_PLUGIN_ABI_VERSION; proto_plugin_load
+ * (protocols/protocols.h) opens it with GModule, checks it and passes it to
+ * proto_registry_register. The proto_* and sim_* functions it calls are
+ * resolved from the host executable when it is opened, so the host must
+ * export them (link with -Wl,--export-dynamic / ENABLE_EXPORTS; dpgossip
+ * does).
  *
  * Lifetime of one run: init (once) -> node_init (each node, in id order) ->
  * events: on_start (each node at time 0, in id order), then on_timer,
@@ -115,8 +117,12 @@ typedef struct {
 } ProtoInput;
 
 /*
- * The vtable. Every handler but init may be NULL. @run_state is what init
- * stored; @node_state what node_init stored (proto_node_state returns it).
+ * The vtable. init and on_start are mandatory (without on_start no node
+ * ever acts); every other handler may be NULL until the protocol uses what
+ * it serves: proto_node_exchange needs on_gathered, proto_node_set_timer
+ * on_timer, proto_node_send on_message (the call fails otherwise).
+ * @run_state is what init stored; @node_state what node_init stored
+ * (proto_node_state returns it).
  */
 typedef struct {
   guint abi_version;   /* PROTO_PLUGIN_ABI_VERSION */

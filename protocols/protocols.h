@@ -76,8 +76,9 @@ typedef enum {
  * (dsgd, muffliato, mfdsgd, antipgd, mafalda, decor, zipdl) are registered
  * on first use of the registry. Thread-safe.
  * Errors: PROTO_ERROR_INVALID_ARGUMENT for another ABI version, a missing
- * init or name, a bad name, a parameter spec whose default does not parse
- * or is out of range, or a name already registered.
+ * init or on_start handler or name, a bad name, a parameter of an unknown
+ * type, a parameter spec whose default does not parse or is out of range,
+ * or a name already registered.
  * Complexity: O(registered + parameters).
  */
 gboolean proto_registry_register(const ProtoVTable *vt, GError **error);

@@ -44,7 +44,7 @@ typedef struct {
 static char *sanitize(const char *v) {
   GString *s = g_string_new(NULL);
   for (const char *p = v; *p && s->len < 40; p++)
-    g_string_append_c(s, g_ascii_isalnum(*p) || strchr("._+-", *p) ? *p : '_');
+    g_string_append_c(s, g_ascii_isalnum(*p) || strchr(".+-", *p) ? *p : '-');
   return g_string_free(s, FALSE);
 }
 
@@ -68,7 +68,7 @@ static char **point_names(const GPtrArray *axes, guint n) {
     for (guint a = 0; a < axes->len; a++) {
       const ScenSweepAxis *x = g_ptr_array_index(axes, a);
       char *l = axis_label(axes, a), *v = sanitize(x->items[items[a]]);
-      g_string_append_printf(s, "%s%s=%s", a ? "," : "", l, v);
+      g_string_append_printf(s, "%s%s=%s", a ? "_" : "", l, v);
       g_free(l);
       g_free(v);
     }

@@ -1,0 +1,147 @@
+/*
+ * tests/cli/test_run.c: `dpgossip run`: a run's report and files, refusal of
+ * an invalid scenario (nothing run, nothing written), --seed and --set, and
+ * Ctrl-C: exit 130, no file that looks complete, and a rerun that resumes.
+ */
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cli_run.h"
+
+static char *write_tmp(const char *dir, const char *name, const char *text) {
+  char *p = g_build_filename(dir, name, NULL);
+  g_assert_true(g_file_set_contents(p, text, -1, NULL));
+  return p;
+}
+
+static void rmtree(const char *path) {
+  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    GDir *d = g_dir_open(path, 0, NULL);
+    const char *name;
+    while (d && (name = g_dir_read_name(d)) != NULL) {
+      char *p = g_build_filename(path, name, NULL);
+      rmtree(p);
+      g_free(p);
+    }
+    if (d)
+      g_dir_close(d);
+    g_rmdir(path);
+  } else {
+    g_unlink(path);
+  }
+}
+
+static gboolean exists(const char *dir, const char *name) {
+  char *p = g_build_filename(dir, name, NULL);
+  gboolean e = g_file_test(p, G_FILE_TEST_EXISTS);
+  g_free(p);
+  return e;
+}
+
+static void test_run_point(void) {
+  char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
+  char *ini = write_tmp(dir, "s.ini",
+                        "[simulation]\nrounds = 4\n[topology]\ngenerate = florentine\n"
+                        "[privacy]\ntrust = pndp\n[output]\ndir = results\nplots = false\n");
+  CliRun r = cli_run("run", ini, "--seed", "5", "--set", "protocol.sigma=2");
+  g_assert_cmpint(r.status, ==, 0);
+  char *out = g_build_filename(dir, "results", NULL);
+  char *expect = g_strdup_printf("%s: 1 point (1 run, 0 already finished) on 1 thread\n"
+                                 "results: %s\n",
+                                 ini, out);
+  g_assert_cmpstr(r.out, ==, expect);
+  g_assert_cmpstr(r.err, ==, ""); /* no progress bar: stdout is not a terminal */
+  cli_run_clear(&r);
+  g_assert_true(exists(out, "summary.json"));
+  char *res = g_build_filename(out, "scenario.resolved.ini", NULL), *text = NULL;
+  g_assert_true(g_file_get_contents(res, &text, NULL, NULL));
+  g_assert_nonnull(strstr(text, "seed = 5\n"));
+  g_assert_nonnull(strstr(text, "sigma = 2\n"));
+  g_free(text);
+  /* A rerun finds it finished. */
+  r = cli_run("run", ini, "--seed", "5", "--set", "protocol.sigma=2");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "(0 run, 1 already finished)"));
+  cli_run_clear(&r);
+  g_free(res);
+  g_free(expect);
+  rmtree(dir);
+  g_free(out);
+  g_free(ini);
+  g_free(dir);
+}
+
+static void test_run_invalid(void) {
+  char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
+  char *ini = write_tmp(dir, "bad.ini", "[topology]\ngenerate = florentine\n[protocol]\n"
+                                        "sigma = -1\n[output]\ndir = results\n");
+  CliRun r = cli_run("run", ini);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, ":4: protocol.sigma: -1 is out of range: must be >= 0\n"));
+  g_assert_nonnull(strstr(r.err, "is invalid; nothing was run"));
+  g_assert_false(exists(dir, "results"));
+  cli_run_clear(&r);
+  r = cli_run("run");
+  g_assert_cmpint(r.status, ==, 2);
+  cli_run_clear(&r);
+  r = cli_run("run", ini, "--threads", "-1");
+  g_assert_cmpint(r.status, ==, 2);
+  cli_run_clear(&r);
+  rmtree(dir);
+  g_free(ini);
+  g_free(dir);
+}
+
+static void test_sigint(void) {
+  char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
+  /* Long enough to be interrupted: a few seconds in Release. */
+  char *ini = write_tmp(dir, "long.ini",
+                        "[topology]\ngenerate = erdos:n=120,p=0.08,seed=2,connected=true\n"
+                        "[protocol]\nsigma = 0.1\n[task]\ndataset = "
+                        "synthetic:linear,n=40000,d=60,seed=1\nepochs = 40\nbatches = 25\n"
+                        "[privacy]\npath = none\n[output]\ndir = results\n[sweep]\n"
+                        "simulation.seed = 1..2\n");
+  const char *bin = g_getenv("DPGOSSIP");
+  g_assert_nonnull(bin);
+  const char *argv[] = {bin, "run", ini, "-j", "1", NULL};
+  GPid pid;
+  GError *error = NULL;
+  g_assert_true(g_spawn_async(NULL, (char **)argv, NULL,
+                              G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
+                                  G_SPAWN_STDERR_TO_DEV_NULL,
+                              NULL, NULL, &pid, &error));
+  g_assert_no_error(error);
+  char *out = g_build_filename(dir, "results", NULL);
+  char *cache = g_build_filename(out, "points", NULL);
+  /* Wait until the run has started (its output folder exists), then interrupt. */
+  for (int i = 0; i < 400 && !g_file_test(out, G_FILE_TEST_IS_DIR); i++)
+    g_usleep(10000);
+  g_usleep(300000);
+  kill(pid, SIGINT);
+  int status = 0;
+  g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+  g_spawn_close_pid(pid);
+  g_assert_true(WIFEXITED(status));
+  g_assert_cmpint(WEXITSTATUS(status), ==, 130);
+  /* Nothing that looks complete: no summary anywhere, no metrics. */
+  g_assert_false(exists(out, "summary.json"));
+  char *p1 = g_build_filename(out, "points", "seed=1", NULL);
+  g_assert_false(exists(p1, "summary.json"));
+  g_assert_false(exists(p1, "metrics.csv"));
+  g_free(p1);
+  g_free(cache);
+  rmtree(dir);
+  g_free(out);
+  g_free(ini);
+  g_free(dir);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/cli/run/point", test_run_point);
+  g_test_add_func("/cli/run/invalid", test_run_invalid);
+  g_test_add_func("/cli/run/sigint", test_sigint);
+  return g_test_run();
+}

@@ -1,0 +1,131 @@
+/*
+ * tests/cli/test_validate.c: `dpgossip validate`: exit statuses (0 valid, 1
+ * problems or unreadable file, 2 usage), every problem on stderr as
+ * FILE:LINE: section.key: message, the count, --set, --keys.
+ */
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "cli_run.h"
+
+static char *write_tmp(const char *dir, const char *name, const char *text) {
+  char *p = g_build_filename(dir, name, NULL);
+  g_assert_true(g_file_set_contents(p, text, -1, NULL));
+  return p;
+}
+
+static void test_valid(void) {
+  char *dir = g_dir_make_tmp("dpg-validate-XXXXXX", NULL);
+  char *ini = write_tmp(dir, "ok.ini", "[topology]\ngenerate = florentine\n[sweep]\n"
+                                       "simulation.seed = 1..4\n");
+  CliRun r = cli_run("validate", ini);
+  g_assert_cmpint(r.status, ==, 0);
+  char *expect = g_strdup_printf("%s: valid (4 points)\n", ini);
+  g_assert_cmpstr(r.out, ==, expect);
+  g_assert_cmpstr(r.err, ==, "");
+  g_free(expect);
+  cli_run_clear(&r);
+  g_unlink(ini);
+  g_rmdir(dir);
+  g_free(ini);
+  g_free(dir);
+}
+
+static void test_problems(void) {
+  char *dir = g_dir_make_tmp("dpg-validate-XXXXXX", NULL);
+  char *ini = write_tmp(dir, "bad.ini",
+                        "[simulation]\nrouns = 10\n[topology]\ngraph = missing.edges\n"
+                        "[protocol]\nsigma = -1\n[collusion.a]\nnodes = 0\n[sweep]\n"
+                        "protocol.sigmaa = 1;2\n");
+  CliRun r = cli_run("validate", ini);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_cmpstr(r.out, ==, "");
+  char **lines = g_strsplit(r.err, "\n", -1);
+  g_assert_cmpuint(g_strv_length(lines), ==, 6); /* 4 problems, the count, "" */
+  char *l2 = g_strdup_printf("%s:2: simulation.rouns: unknown key (did you mean 'rounds'?)", ini);
+  g_assert_cmpstr(lines[0], ==, l2);
+  g_assert_true(g_str_has_prefix(lines[1], ini));
+  g_assert_nonnull(strstr(lines[1], ":4: topology.graph: file not found: "));
+  char *l6 = g_strdup_printf("%s:6: protocol.sigma: -1 is out of range: must be >= 0", ini);
+  g_assert_cmpstr(lines[2], ==, l6);
+  char *l10 = g_strdup_printf("%s:10: sweep.protocol.sigmaa: sweep over an unknown key "
+                              "protocol.sigmaa (did you mean 'sigma'?)",
+                              ini);
+  g_assert_cmpstr(lines[3], ==, l10);
+  char *count = g_strdup_printf("%s: 4 problems", ini);
+  g_assert_cmpstr(lines[4], ==, count);
+  g_strfreev(lines);
+  g_free(l2);
+  g_free(l6);
+  g_free(l10);
+  g_free(count);
+  cli_run_clear(&r);
+  /* --set overrides are checked too, located as --set:N. */
+  char *ok = write_tmp(dir, "ok.ini", "[topology]\ngenerate = florentine\n");
+  r = cli_run("validate", ok, "--set", "collusion.x.nodes=99");
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, "--set:1: collusion.x.nodes: node 99 is out of range: the "
+                                 "graph has 15 nodes (0 to 14)\n"));
+  cli_run_clear(&r);
+  g_unlink(ok);
+  g_unlink(ini);
+  g_rmdir(dir);
+  g_free(ok);
+  g_free(ini);
+  g_free(dir);
+}
+
+static void test_usage(void) {
+  CliRun r = cli_run("validate", "/nonexistent/none.ini");
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, "/nonexistent/none.ini"));
+  cli_run_clear(&r);
+  r = cli_run("validate");
+  g_assert_cmpint(r.status, ==, 2);
+  cli_run_clear(&r);
+  r = cli_run("validate", "a.ini", "--set", "nodot");
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "expected section.key=value"));
+  cli_run_clear(&r);
+  r = cli_run("validate", "--keys");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "[privacy]\n"));
+  g_assert_nonnull(strstr(r.out, "participation_interval"));
+  cli_run_clear(&r);
+}
+
+static void test_shipped_valid(void) {
+  const char *src = g_getenv("DPG_SOURCE_DIR");
+  g_assert_nonnull(src);
+  char *sdir = g_build_filename(src, "scenarios", NULL);
+  GDir *d = g_dir_open(sdir, 0, NULL);
+  g_assert_nonnull(d);
+  const char *name;
+  guint n = 0;
+  while ((name = g_dir_read_name(d)) != NULL) {
+    if (!g_str_has_suffix(name, ".ini"))
+      continue;
+    if (g_str_equal(name, "fashion-mnist.ini") &&
+        !g_file_test("/usr/share/datasets/fashion-mnist", G_FILE_TEST_IS_DIR))
+      continue;
+    char *p = g_build_filename(sdir, name, NULL);
+    CliRun r = cli_run("validate", p);
+    if (r.status != 0)
+      g_error("%s: %s", name, r.err);
+    cli_run_clear(&r);
+    g_free(p);
+    n++;
+  }
+  g_dir_close(d);
+  g_assert_cmpuint(n, >=, 8);
+  g_free(sdir);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/cli/validate/valid", test_valid);
+  g_test_add_func("/cli/validate/problems", test_problems);
+  g_test_add_func("/cli/validate/usage", test_usage);
+  g_test_add_func("/cli/validate/shipped", test_shipped_valid);
+  return g_test_run();
+}

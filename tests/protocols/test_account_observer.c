@@ -1,0 +1,831 @@
+/*
+ * tests/protocols/test_account_observer.c: the observer path of the
+ * accounting on real protocol runs: a ProtoRun with one PrivObserver on its
+ * bus (one view per attacker set and trust model, all from one run), the
+ * views' knowledge through priv_knowledge_blocks. Checked against:
+ *   - the structured fast path (an independent method: W products, Kalman
+ *     or dense engine), block by block to 1e-9, for D-SGD, Muffliato(K=2),
+ *     AntiPGD and MF-D-SGD with a random lower-triangular C read from a CSV,
+ *     on Florentine and a random graph, under LDP, PNDP and SecLDP, single
+ *     attackers and collusion sets, b = 1 and 2; and on time-varying
+ *     matchings;
+ *   - closed forms at T = 1 derived from the paper's appendix B by hand:
+ *     DECOR (messages -eta (g + sigma z + sigma_s S v), S the signed
+ *     incidence: X = (sigma^2 I + sigma_s^2 L)^-1, L the Laplacian, of the
+ *     graph without the attackers' edges under SecLDP and PNDP, rows
+ *     restricted to the attacker's neighbours under PNDP) and Zip-DL (noise
+ *     (I - w w^T / w^T w) y over the receivers, the self-message never on
+ *     the wire: LDP X_i = ((m-1) + (sum_{j != i} w_j)^2 / w_i^2) / sigma^2,
+ *     PNDP X_i = 1 / (sigma^2 (1 - w_a^2 / w^T w)), w = column i of W);
+ *   - orderings for DECOR at T = 6 (exact sensitivity, monotone in the psd
+ *     order of X): LDP <= SecLDP, PNDP <= SecLDP (fewer messages, same known
+ *     noise), SecLDP <= D-SGD's sqrt(k)/sigma (unknown secrets only add
+ *     noise), and sigma_secret = 0 is D-SGD exactly;
+ *   - a deadline run with a slow link equals the structured path on the
+ *     effective W (the receiver's row renormalised without the slow sender);
+ *   - a noiseless run: exactly the nodes within T hops of the attacker are
+ *     unprotected, the others have X = 0;
+ *   - relabelling the nodes permutes the blocks; dense and sparse provenance
+ *     storage give the same blocks.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "protocols/protocols.h"
+
+typedef struct {
+  PrivTrust trust;
+  const guint *members;
+  guint n_members;
+} View;
+
+/* One run of @cfg with the views attached; the blocks of each view. */
+static PrivBlocks **observe(const ProtoRunConfig *cfg, const View *views, guint n_views,
+                            ProtoRunStats *stats) {
+  GError *err = NULL;
+  ProtoRun *run = proto_run_new(cfg, &err);
+  g_assert_no_error(err);
+  PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+  g_assert_no_error(err);
+  for (guint i = 0; i < n_views; i++)
+    g_assert_cmpuint(
+        priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members, &err),
+        ==, i);
+  g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
+  g_assert_true(proto_run_run(run, &err));
+  g_assert_no_error(err);
+  if (stats) proto_run_get_stats(run, stats);
+  PrivBlocks **out = g_new(PrivBlocks *, n_views);
+  PrivKnowledgeOptions ko = {.T = proto_run_steps(run), .clip = cfg->clip};
+  for (guint i = 0; i < n_views; i++) {
+    PrivKnowledge *k = priv_observer_knowledge(obs, i, &err);
+    g_assert_no_error(err);
+    out[i] = priv_knowledge_blocks(k, &ko, &err);
+    g_assert_no_error(err);
+    priv_knowledge_free(k);
+  }
+  priv_observer_free(obs);
+  proto_run_free(run);
+  return out;
+}
+
+static void blocks_array_free(PrivBlocks **b, guint n) {
+  for (guint i = 0; i < n; i++) priv_blocks_free(b[i]);
+  g_free(b);
+}
+
+static void base_config(ProtoRunConfig *cfg, const TopoGraph *g, const char *proto, guint T,
+                        guint b, double sigma) {
+  proto_run_config_init(cfg);
+  cfg->graph = g;
+  cfg->protocol = proto;
+  cfg->rounds = T;
+  cfg->batches = b;
+  cfg->sigma = sigma;
+  cfg->lr = 0.3; /* any: gradients and noise share it for these protocols */
+}
+
+static double max_abs(const double *x, gsize len) {
+  double m = 0.0;
+  for (gsize i = 0; i < len; i++) m = MAX(m, fabs(x[i]));
+  return m;
+}
+
+/* Same statuses; blocks equal to @tol relative to the largest entry. */
+static void assert_blocks_equal(const PrivBlocks *a, const PrivBlocks *b, double tol) {
+  g_assert_cmpuint(a->n, ==, b->n);
+  g_assert_cmpuint(a->T, ==, b->T);
+  gsize TT = (gsize)a->T * a->T;
+  double scale = MAX(1.0, max_abs(b->X, a->n * TT));
+  for (guint u = 0; u < a->n; u++) {
+    g_assert_cmpint(a->status[u], ==, b->status[u]);
+    for (gsize i = 0; i < TT; i++) {
+      double d = fabs(a->X[u * TT + i] - b->X[u * TT + i]);
+      if (d > tol * scale)
+        g_error("node %u entry (%zu,%zu): %.17g vs %.17g", u, i / a->T, i % a->T,
+                a->X[u * TT + i], b->X[u * TT + i]);
+    }
+  }
+}
+
+static PrivBlocks *structured(PrivProtocol protocol, guint K, const double *C, guint T, guint b,
+                              const TopoGossip *const *ws, guint n_ws, const View *v,
+                              double sigma) {
+  PrivStructuredProblem p = {.protocol = protocol,
+                             .K = K,
+                             .C_local = C,
+                             .T = T,
+                             .gossip = ws,
+                             .n_gossip = n_ws,
+                             .trust = v->trust,
+                             .attackers = v->members,
+                             .n_attackers = v->n_members,
+                             .sigma = sigma,
+                             .b = b};
+  GError *err = NULL;
+  PrivBlocks *blocks = priv_structured_blocks(&p, &err);
+  g_assert_no_error(err);
+  return blocks;
+}
+
+static TopoGraph *graph(const char *spec) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate(spec, &err);
+  g_assert_no_error(err);
+  return g;
+}
+
+/* A random lower-triangular C with diagonal in [1, 2], written as CSV. */
+static double *random_c(guint T, const char *path) {
+  GRand *r = g_rand_new_with_seed(42);
+  double *C = g_new0(double, (gsize)T * T);
+  GString *s = g_string_new(NULL);
+  for (guint i = 0; i < T; i++) {
+    for (guint j = 0; j <= i; j++)
+      C[i * T + j] = i == j ? g_rand_double_range(r, 1.0, 2.0) : g_rand_double_range(r, -0.8, 0.8);
+    for (guint j = 0; j < T; j++) {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_string_append_printf(s, "%s%s", j ? "," : "",
+                             g_ascii_formatd(buf, sizeof buf, "%.17g", C[i * T + j]));
+    }
+    g_string_append_c(s, '\n');
+  }
+  g_assert_true(g_file_set_contents(path, s->str, -1, NULL));
+  g_string_free(s, TRUE);
+  g_rand_free(r);
+  return C;
+}
+
+/* ---- Observer path = structured path ---- */
+
+static void check_equals_structured(const char *gspec, const guint *set1, guint n1,
+                                    const guint *set2, guint n2) {
+  TopoGraph *g = graph(gspec);
+  GError *err = NULL;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  const TopoGossip *ws[] = {w};
+  guint T = 4;
+  char *dir = g_dir_make_tmp("obs-account-XXXXXX", &err);
+  g_assert_no_error(err);
+  char *cpath = g_build_filename(dir, "C.csv", NULL);
+  double *C = random_c(T, cpath);
+  double *Canti = priv_mf_baseline(PRIV_BASELINE_ANTIPGD, T, 0, &err);
+  g_assert_no_error(err);
+  char *mfspec = g_strdup_printf("mfdsgd:C=%s", cpath);
+  const struct {
+    const char *spec;
+    PrivProtocol protocol;
+    guint K;
+    const double *C;
+  } protos[] = {{"dsgd", PRIV_PROTOCOL_DSGD, 1, NULL},
+                {"muffliato:K=2", PRIV_PROTOCOL_MUFFLIATO, 2, NULL},
+                {"antipgd", PRIV_PROTOCOL_MFDSGD, 1, Canti},
+                {mfspec, PRIV_PROTOCOL_MFDSGD, 1, C}};
+  const PrivTrust trusts[] = {PRIV_TRUST_LDP, PRIV_TRUST_PNDP, PRIV_TRUST_SECLDP};
+  View views[6];
+  for (guint t = 0; t < 3; t++) {
+    views[2 * t] = (View){trusts[t], set1, n1};
+    views[2 * t + 1] = (View){trusts[t], set2, n2};
+  }
+  const guint bs[] = {1, 2};
+  for (guint p = 0; p < G_N_ELEMENTS(protos); p++)
+    for (guint ib = 0; ib < G_N_ELEMENTS(bs); ib++) {
+      ProtoRunConfig cfg;
+      base_config(&cfg, g, protos[p].spec, T, bs[ib], 0.7);
+      PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
+      for (guint v = 0; v < G_N_ELEMENTS(views); v++) {
+        PrivBlocks *st = structured(protos[p].protocol, protos[p].K, protos[p].C, T, bs[ib], ws,
+                                    1, &views[v], 0.7);
+        assert_blocks_equal(obs[v], st, 1e-9);
+        /* The reports (sensitivity under (T/b, b)-participation) agree too. */
+        PrivAccountOptions ao = {.b = bs[ib]};
+        PrivReport *ro = priv_account_report(obs[v], g, &ao, &err);
+        g_assert_no_error(err);
+        PrivReport *rs = priv_account_report(st, g, &ao, &err);
+        g_assert_no_error(err);
+        g_assert_cmpuint(ro->n_victims, ==, rs->n_victims);
+        gboolean some_positive = FALSE;
+        for (guint i = 0; i < ro->n_victims; i++) {
+          g_assert_cmpfloat(fabs(ro->victims[i].rdp - rs->victims[i].rdp), <=,
+                            1e-9 * MAX(1.0, rs->victims[i].rdp));
+          some_positive |= rs->victims[i].rdp > 0;
+        }
+        g_assert_true(some_positive);
+        priv_report_free(ro);
+        priv_report_free(rs);
+        priv_blocks_free(st);
+      }
+      blocks_array_free(obs, G_N_ELEMENTS(views));
+    }
+  g_remove(cpath);
+  g_rmdir(dir);
+  g_free(mfspec);
+  g_free(cpath);
+  g_free(dir);
+  g_free(C);
+  g_free(Canti);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
+static void test_equals_structured_florentine(void) {
+  const guint a[] = {0}, c[] = {3, 11};
+  check_equals_structured("florentine", a, 1, c, 2);
+}
+
+static void test_equals_structured_random(void) {
+  const guint a[] = {2}, c[] = {1, 5, 7};
+  check_equals_structured("erdos:n=12,p=0.35,seed=3,connected=true", a, 1, c, 3);
+}
+
+/* Time-varying gossip: a random matching per gossip round. */
+static void test_equals_structured_matching(void) {
+  TopoGraph *g = graph("florentine");
+  GError *err = NULL;
+  TopoSchedule *s = topo_schedule_new("matching", g, TOPO_GOSSIP_UNIFORM, 7, &err);
+  g_assert_no_error(err);
+  guint T = 5;
+  const guint a[] = {4}, c[] = {0, 9};
+  View views[] = {{PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_LDP, c, 2}, {PRIV_TRUST_PNDP, c, 2}};
+  const struct {
+    const char *spec;
+    PrivProtocol protocol;
+    guint K;
+  } protos[] = {{"dsgd", PRIV_PROTOCOL_DSGD, 1}, {"muffliato:K=2", PRIV_PROTOCOL_MUFFLIATO, 2}};
+  for (guint p = 0; p < G_N_ELEMENTS(protos); p++) {
+    ProtoRunConfig cfg;
+    base_config(&cfg, NULL, protos[p].spec, T, 1, 1.3);
+    cfg.schedule = s;
+    PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
+    guint R = protos[p].K * T;
+    TopoGossip **ws = g_new(TopoGossip *, R);
+    for (guint r = 0; r < R; r++) {
+      ws[r] = topo_schedule_gossip(s, r, &err);
+      g_assert_no_error(err);
+    }
+    for (guint v = 0; v < G_N_ELEMENTS(views); v++) {
+      PrivBlocks *st = structured(protos[p].protocol, protos[p].K, NULL, T, 1,
+                                  (const TopoGossip *const *)ws, R, &views[v], 1.3);
+      assert_blocks_equal(obs[v], st, 1e-9);
+      priv_blocks_free(st);
+    }
+    for (guint r = 0; r < R; r++) topo_gossip_free(ws[r]);
+    g_free(ws);
+    blocks_array_free(obs, G_N_ELEMENTS(views));
+  }
+  topo_schedule_free(s);
+  topo_graph_free(g);
+}
+
+/* ---- Closed forms at T = 1 ---- */
+
+/* Inverse of the symmetric positive definite k x k @M (Gauss-Jordan). */
+static double *spd_inverse(const double *M, guint k) {
+  double *a = g_memdup2(M, sizeof(double) * k * k), *inv = g_new0(double, (gsize)k * k);
+  for (guint i = 0; i < k; i++) inv[i * k + i] = 1.0;
+  for (guint c = 0; c < k; c++) {
+    double p = a[c * k + c];
+    g_assert_cmpfloat(p, >, 1e-12);
+    for (guint j = 0; j < k; j++) {
+      a[c * k + j] /= p;
+      inv[c * k + j] /= p;
+    }
+    for (guint r = 0; r < k; r++) {
+      if (r == c) continue;
+      double f = a[r * k + c];
+      for (guint j = 0; j < k; j++) {
+        a[r * k + j] -= f * a[c * k + j];
+        inv[r * k + j] -= f * inv[c * k + j];
+      }
+    }
+  }
+  g_free(a);
+  return inv;
+}
+
+/* X_u of DECOR at T = 1 by hand: rows = the messages of @rows (n flags),
+ * B B^T = sigma^2 I + sigma_s^2 L restricted to them, L the Laplacian of the
+ * edges not incident to @known (NULL: every edge unknown). */
+static double *decor_t1(const TopoGraph *g, double sigma, double sigma_s, const gboolean *rows,
+                        const gboolean *known) {
+  guint n = topo_graph_n_nodes(g);
+  guint *idx = g_new(guint, n), k = 0;
+  for (guint u = 0; u < n; u++) idx[u] = rows[u] ? k++ : G_MAXUINT;
+  double *M = g_new0(double, (gsize)k * k);
+  for (guint u = 0; u < n; u++)
+    if (rows[u]) M[idx[u] * k + idx[u]] = sigma * sigma;
+  gsize m;
+  guint *edges = topo_graph_edges(g, &m);
+  for (gsize e = 0; e < m; e++) {
+    guint u = edges[2 * e], v = edges[2 * e + 1];
+    if (known && (known[u] || known[v])) continue;
+    double s2 = sigma_s * sigma_s;
+    if (rows[u]) M[idx[u] * k + idx[u]] += s2;
+    if (rows[v]) M[idx[v] * k + idx[v]] += s2;
+    if (rows[u] && rows[v]) {
+      M[idx[u] * k + idx[v]] -= s2;
+      M[idx[v] * k + idx[u]] -= s2;
+    }
+  }
+  double *inv = spd_inverse(M, k);
+  double *X = g_new0(double, n);
+  for (guint u = 0; u < n; u++)
+    if (rows[u]) X[u] = inv[idx[u] * k + idx[u]];
+  g_free(edges);
+  g_free(inv);
+  g_free(M);
+  g_free(idx);
+  return X;
+}
+
+static void test_decor_closed_form(void) {
+  TopoGraph *g = graph("florentine");
+  guint n = topo_graph_n_nodes(g);
+  double sigma = 1.0, sigma_s = 2.0;
+  const guint attackers[] = {0, 1};
+  for (guint ai = 0; ai < G_N_ELEMENTS(attackers); ai++) {
+    guint a = attackers[ai];
+    View views[] = {{PRIV_TRUST_LDP, &a, 1}, {PRIV_TRUST_SECLDP, &a, 1}, {PRIV_TRUST_PNDP, &a, 1}};
+    ProtoRunConfig cfg;
+    base_config(&cfg, g, "decor:sigma_secret=2", 1, 1, sigma);
+    PrivBlocks **obs = observe(&cfg, views, 3, NULL);
+    gboolean *all = g_new(gboolean, n), *victims = g_new(gboolean, n), *nbrs = g_new0(gboolean, n),
+             *att = g_new0(gboolean, n);
+    for (guint u = 0; u < n; u++) {
+      all[u] = TRUE;
+      victims[u] = u != a;
+      nbrs[u] = topo_graph_has_edge(g, u, a);
+    }
+    att[a] = TRUE;
+    double *x_ldp = decor_t1(g, sigma, sigma_s, all, NULL);
+    double *x_sec = decor_t1(g, sigma, sigma_s, victims, att);
+    double *x_pndp = decor_t1(g, sigma, sigma_s, nbrs, att);
+    for (guint u = 0; u < n; u++) {
+      if (u == a) {
+        for (guint v = 0; v < 3; v++) g_assert_cmpint(obs[v]->status[u], ==, PRIV_NODE_ATTACKER);
+        continue;
+      }
+      g_assert_cmpfloat_with_epsilon(priv_blocks_get(obs[0], u)[0], x_ldp[u], 1e-12);
+      g_assert_cmpfloat_with_epsilon(priv_blocks_get(obs[1], u)[0], x_sec[u], 1e-12);
+      g_assert_cmpfloat_with_epsilon(priv_blocks_get(obs[2], u)[0], x_pndp[u], 1e-12);
+      /* Knowing the secrets of the attacker's edges helps exactly its
+       * neighbours' first message... and, through L, everyone's. */
+      g_assert_cmpfloat(x_sec[u], >=, x_ldp[u]);
+      g_assert_cmpfloat(x_sec[u], <=, 1.0 / (sigma * sigma) + 1e-15);
+    }
+    g_free(x_ldp);
+    g_free(x_sec);
+    g_free(x_pndp);
+    g_free(all);
+    g_free(victims);
+    g_free(nbrs);
+    g_free(att);
+    blocks_array_free(obs, 3);
+  }
+  topo_graph_free(g);
+}
+
+/* mu of every victim of @b under user-level participation. */
+static double *mus(const PrivBlocks *b, PrivSensitivity kind) {
+  PrivAccountOptions ao = {.b = 1, .sensitivity = kind};
+  GError *err = NULL;
+  PrivReport *r = priv_account_report(b, NULL, &ao, &err);
+  g_assert_no_error(err);
+  double *mu = g_new(double, b->n);
+  for (guint u = 0; u < b->n; u++) mu[u] = NAN;
+  for (guint i = 0; i < r->n_victims; i++) mu[r->victims[i].node] = r->victims[i].mu;
+  priv_report_free(r);
+  return mu;
+}
+
+static void test_decor_ordering(void) {
+  TopoGraph *g = graph("florentine");
+  guint n = topo_graph_n_nodes(g), T = 6;
+  const guint a[] = {0}, c[] = {3, 11};
+  View views[] = {{PRIV_TRUST_LDP, a, 1},    {PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_SECLDP, a, 1},
+                  {PRIV_TRUST_LDP, c, 2},    {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_SECLDP, c, 2}};
+  ProtoRunConfig cfg;
+  base_config(&cfg, g, "decor", T, 1, 1.0);
+  PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
+  for (guint s = 0; s < 2; s++) {
+    double *ldp = mus(obs[3 * s], PRIV_SENSITIVITY_EXACT);
+    double *pndp = mus(obs[3 * s + 1], PRIV_SENSITIVITY_EXACT);
+    double *sec = mus(obs[3 * s + 2], PRIV_SENSITIVITY_EXACT);
+    guint strict = 0;
+    for (guint u = 0; u < n; u++) {
+      if (isnan(sec[u])) continue; /* an attacker */
+      g_assert_true(isfinite(ldp[u]) && isfinite(pndp[u]) && isfinite(sec[u]));
+      g_assert_cmpfloat(ldp[u], >, 0.0);
+      g_assert_cmpfloat(ldp[u], <=, sec[u] * (1 + 1e-7));
+      g_assert_cmpfloat(pndp[u], <=, sec[u] * (1 + 1e-7));
+      g_assert_cmpfloat(sec[u], <=, sqrt((double)T) * (1 + 1e-7)); /* D-SGD under LDP */
+      strict += ldp[u] < sec[u] * (1 - 1e-6);
+    }
+    g_assert_cmpuint(strict, >, 0); /* the incident secrets do matter */
+    g_free(ldp);
+    g_free(pndp);
+    g_free(sec);
+  }
+  blocks_array_free(obs, G_N_ELEMENTS(views));
+
+  /* sigma_secret = 0: no secret at all, D-SGD exactly. */
+  base_config(&cfg, g, "decor:sigma_secret=0", T, 1, 1.0);
+  obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
+  GError *err = NULL;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  const TopoGossip *ws[] = {w};
+  for (guint v = 0; v < G_N_ELEMENTS(views); v++) {
+    PrivBlocks *st = structured(PRIV_PROTOCOL_DSGD, 1, NULL, T, 1, ws, 1, &views[v], 1.0);
+    assert_blocks_equal(obs[v], st, 1e-9);
+    priv_blocks_free(st);
+  }
+  topo_gossip_free(w);
+  blocks_array_free(obs, G_N_ELEMENTS(views));
+  topo_graph_free(g);
+}
+
+static void test_zipdl_closed_form(void) {
+  TopoGraph *g = graph("florentine");
+  guint n = topo_graph_n_nodes(g);
+  GError *err = NULL;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  double *W = topo_gossip_dense(w);
+  double sigma = 1.5;
+  const guint attackers[] = {0, 1, 8};
+  for (guint ai = 0; ai < G_N_ELEMENTS(attackers); ai++) {
+    guint a = attackers[ai];
+    View views[] = {{PRIV_TRUST_LDP, &a, 1}, {PRIV_TRUST_PNDP, &a, 1}};
+    ProtoRunConfig cfg;
+    base_config(&cfg, g, "zipdl:units=gradient", 1, 1, sigma);
+    PrivBlocks **obs = observe(&cfg, views, 2, NULL);
+    /* units=model: the noise goes to the model unscaled while the gradient
+     * is scaled by eta, so X is eta^2 times the units=gradient value. */
+    base_config(&cfg, g, "zipdl", 1, 1, sigma);
+    cfg.lr = 0.5;
+    PrivBlocks **obs_model = observe(&cfg, views, 2, NULL);
+    for (guint i = 0; i < n; i++) {
+      if (i == a) continue;
+      /* w_j = W[j, i] over the receivers j (i itself included). */
+      double ww = 0.0, others = 0.0, wi = W[i * n + i];
+      guint m = 0;
+      for (guint j = 0; j < n; j++) {
+        double wj = W[j * n + i];
+        if (wj == 0.0) continue;
+        m++;
+        ww += wj * wj;
+        if (j != i) others += wj;
+      }
+      double ldp = ((m - 1) + others * others / (wi * wi)) / (sigma * sigma);
+      double wa = W[a * n + i];
+      double pndp = wa > 0 ? 1.0 / (sigma * sigma * (1.0 - wa * wa / ww)) : 0.0;
+      g_assert_cmpint(obs[0]->status[i], ==, PRIV_NODE_PROTECTED);
+      g_assert_cmpfloat(fabs(priv_blocks_get(obs[0], i)[0] - ldp), <=, 1e-9 * ldp);
+      g_assert_cmpfloat(fabs(priv_blocks_get(obs[1], i)[0] - pndp), <=, 1e-9 * MAX(pndp, 1e-3));
+      /* More leakage than D-SGD's 1/sigma^2 under LDP: every message of i is
+       * seen but the one to itself, which is what the cancellation needs. */
+      g_assert_cmpfloat(ldp, >=, 1.0 / (sigma * sigma));
+      g_assert_cmpfloat(fabs(priv_blocks_get(obs_model[0], i)[0] - 0.25 * ldp), <=, 1e-9 * ldp);
+      g_assert_cmpfloat(fabs(priv_blocks_get(obs_model[1], i)[0] - 0.25 * pndp), <=,
+                        1e-9 * MAX(pndp, 1e-3));
+    }
+    blocks_array_free(obs, 2);
+    blocks_array_free(obs_model, 2);
+  }
+  g_free(W);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
+/* Over several steps Zip-DL stays protected (finite) under every trust
+ * model: the self-message never leaves its node. */
+static void test_zipdl_finite(void) {
+  TopoGraph *g = graph("florentine");
+  const guint a[] = {0}, c[] = {3, 11};
+  View views[] = {{PRIV_TRUST_LDP, a, 1}, {PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_SECLDP, a, 1},
+                  {PRIV_TRUST_PNDP, c, 2}};
+  ProtoRunConfig cfg;
+  base_config(&cfg, g, "zipdl:units=gradient", 4, 1, 1.0);
+  PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
+  for (guint v = 0; v < G_N_ELEMENTS(views); v++) {
+    double *mu = mus(obs[v], PRIV_SENSITIVITY_BOUND);
+    guint positive = 0;
+    for (guint u = 0; u < obs[v]->n; u++) {
+      if (isnan(mu[u])) continue;
+      g_assert_cmpint(obs[v]->status[u], ==, PRIV_NODE_PROTECTED);
+      g_assert_true(isfinite(mu[u]));
+      positive += mu[u] > 0;
+    }
+    g_assert_cmpuint(positive, >, 0);
+    g_free(mu);
+  }
+  blocks_array_free(obs, G_N_ELEMENTS(views));
+  topo_graph_free(g);
+}
+
+/* ---- Asynchronous runs ---- */
+
+/* The gradient rows of every message sent, keyed by round * n + sender. */
+typedef struct {
+  guint n, T;
+  GHashTable *rows;
+} Recorder;
+
+static void record(const SimBusEvent *ev, gpointer data) {
+  Recorder *rec = data;
+  if (ev->kind != SIM_BUS_MESSAGE_SENT || sim_message_tag(ev->message) != 0) return;
+  gpointer key = GUINT_TO_POINTER(ev->round * rec->n + ev->from + 1);
+  if (g_hash_table_contains(rec->rows, key)) return; /* a broadcast: one payload */
+  double *row = g_new(double, (gsize)rec->n * rec->T);
+  g_assert_true(sim_linvec_row(sim_message_payload(ev->message), SIM_LIN_GRAD, row,
+                               (gsize)rec->n * rec->T, NULL));
+  g_hash_table_insert(rec->rows, key, row);
+}
+
+/*
+ * A deadline run with a slow link 8 -> 1 (1000 ms against a 5 ms deadline):
+ * node 1 times out every round, and its neighbours, waiting for its late
+ * messages, time out in turn. The effective W_r of the run is read off the
+ * provenance (message (u, r+1) holds gradient slot (v, r) with coefficient
+ * -eta W_r[u, v]); the observer's PNDP accounting must equal the
+ * structured path's on those W_r. A PNDP attacker sees what is delivered to
+ * it, late messages included, which is what the structured path assumes as
+ * long as its own rows of W_r keep every in-neighbour (checked). LDP and
+ * SecLDP see every message sent whatever the weights.
+ */
+static void test_deadline_effective_w(void) {
+  TopoGraph *g = graph("florentine");
+  guint n = topo_graph_n_nodes(g), T = 3, slow_from = 8, slow_to = 1;
+  double eta = 0.3;
+  GError *err = NULL;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  ProtoRunConfig cfg;
+  base_config(&cfg, g, "dsgd", T, 1, 1.0);
+  cfg.lr = eta;
+  cfg.mode = "deadline:ms=5";
+  cfg.latency = "constant:ms=1";
+  /* Attacker 0's own row loses node 1 in round 1 (its neighbour times out
+   * in turn): the structured premise fails for it, so it is only compared
+   * with the nominal accounting. */
+  const guint a[] = {0}, far[] = {14}, c[] = {3, 11}, d[] = {4, 13};
+  View views[] = {{PRIV_TRUST_LDP, a, 1},    {PRIV_TRUST_SECLDP, c, 2}, {PRIV_TRUST_PNDP, far, 1},
+                  {PRIV_TRUST_PNDP, c, 2},   {PRIV_TRUST_PNDP, d, 2},   {PRIV_TRUST_PNDP, a, 1}};
+  guint nv = G_N_ELEMENTS(views);
+
+  ProtoRun *run = proto_run_new(&cfg, &err);
+  g_assert_no_error(err);
+  SimLinkParams p = {.latency = {.kind = SIM_LATENCY_CONSTANT, .ms = 1000.0}};
+  g_assert_true(sim_engine_set_link(proto_run_engine(run), slow_from, slow_to, &p, &err));
+  Recorder rec = {n, T, g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free)};
+  g_assert_cmpuint(sim_bus_subscribe(sim_engine_bus(proto_run_engine(run)), record, &rec, NULL,
+                                     &err),
+                   >, 0);
+  PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+  for (guint i = 0; i < nv; i++)
+    priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members, &err);
+  g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
+  g_assert_true(proto_run_run(run, &err));
+  g_assert_no_error(err);
+  ProtoRunStats st;
+  proto_run_get_stats(run, &st);
+  g_assert_cmpuint(st.late_discarded, >=, T - 1);
+
+  /* W_r for r < T-1 from the provenance; W_{T-1} never reaches a message. */
+  TopoGossip **ws = g_new(TopoGossip *, T);
+  guint *ptr = g_new(guint, n + 1), *cols = g_new(guint, (gsize)n * n);
+  double *vals = g_new(double, (gsize)n * n);
+  guint changed_rows = 0;
+  for (guint r = 0; r + 1 < T; r++) {
+    guint nnz = 0;
+    ptr[0] = 0;
+    for (guint u = 0; u < n; u++) {
+      const double *row = g_hash_table_lookup(rec.rows, GUINT_TO_POINTER((r + 1) * n + u + 1));
+      g_assert_nonnull(row);
+      gboolean same = TRUE;
+      for (guint v = 0; v < n; v++) {
+        double wuv = -row[(gsize)r * n + v] / eta;
+        if (fabs(wuv) > 1e-14) {
+          cols[nnz] = v;
+          vals[nnz++] = wuv;
+        }
+        same &= fabs(wuv - topo_gossip_get(w, u, v)) <= 1e-12;
+      }
+      ptr[u + 1] = nnz;
+      changed_rows += !same;
+      if (u == slow_to) g_assert_cmpfloat(topo_gossip_get(w, u, slow_from), >, 0.0);
+      if (u == slow_to) g_assert_false(same); /* 8 never makes it in time */
+    }
+    ws[r] = topo_gossip_new_csr(n, ptr, cols, vals, &err);
+    g_assert_no_error(err);
+  }
+  ws[T - 1] = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_cmpuint(changed_rows, >, T - 1); /* the delays spread beyond node 1 */
+
+  PrivKnowledgeOptions ko = {.T = T, .clip = 1.0};
+  guint differs = 0;
+  for (guint v = 0; v < nv; v++) {
+    if (v == nv - 1) break; /* attacker 0: below */
+    if (views[v].trust == PRIV_TRUST_PNDP) /* the structured PNDP premise */
+      for (guint r = 0; r + 1 < T; r++)
+        for (guint i = 0; i < views[v].n_members; i++) {
+          guint m = views[v].members[i];
+          const guint *cc;
+          const double *vv;
+          guint len = topo_gossip_row(ws[r], m, &cc, &vv);
+          g_assert_cmpuint(len, ==, topo_graph_degree(g, m) + 1);
+        }
+    PrivKnowledge *k = priv_observer_knowledge(obs, v, &err);
+    PrivBlocks *ob = priv_knowledge_blocks(k, &ko, &err);
+    g_assert_no_error(err);
+    /* LDP and SecLDP see every message, every step: the deadline changes
+     * nothing for D-SGD's broadcasts (X = I / sigma^2, as on the nominal W,
+     * where the structured path uses its closed form). */
+    const TopoGossip *wn1[] = {w};
+    PrivBlocks *sb = views[v].trust == PRIV_TRUST_PNDP
+                         ? structured(PRIV_PROTOCOL_DSGD, 1, NULL, T, 1,
+                                      (const TopoGossip *const *)ws, T, &views[v], 1.0)
+                         : structured(PRIV_PROTOCOL_DSGD, 1, NULL, T, 1, wn1, 1, &views[v], 1.0);
+    assert_blocks_equal(ob, sb, 1e-9);
+    if (views[v].trust == PRIV_TRUST_PNDP) { /* and the effective W does matter */
+      PrivBlocks *nb = structured(PRIV_PROTOCOL_DSGD, 1, NULL, T, 1, wn1, 1, &views[v], 1.0);
+      double diff = 0.0;
+      for (gsize i = 0; i < (gsize)n * T * T; i++) diff = MAX(diff, fabs(nb->X[i] - ob->X[i]));
+      differs += diff > 1e-6;
+      priv_blocks_free(nb);
+    }
+    priv_blocks_free(sb);
+    priv_blocks_free(ob);
+    priv_knowledge_free(k);
+  }
+  g_assert_cmpuint(differs, ==, 3);
+  /* Not the nominal W's accounting: victim 8 leaks much less to 0, whose
+   * only neighbour is node 1. */
+  {
+    PrivKnowledge *k = priv_observer_knowledge(obs, nv - 1, &err);
+    PrivBlocks *ob = priv_knowledge_blocks(k, &ko, &err);
+    g_assert_no_error(err);
+    const TopoGossip *wn[] = {w};
+    PrivBlocks *nominal = structured(PRIV_PROTOCOL_DSGD, 1, NULL, T, 1, wn, 1, &views[nv - 1], 1.0);
+    double *mu_obs = mus(ob, PRIV_SENSITIVITY_BOUND), *mu_nom = mus(nominal, PRIV_SENSITIVITY_BOUND);
+    g_assert_cmpfloat(mu_obs[slow_from], <, 0.5 * mu_nom[slow_from]);
+    g_free(mu_obs);
+    g_free(mu_nom);
+    priv_blocks_free(nominal);
+    priv_blocks_free(ob);
+    priv_knowledge_free(k);
+  }
+  for (guint r = 0; r < T; r++) topo_gossip_free(ws[r]);
+  g_free(ws);
+  g_free(ptr);
+  g_free(cols);
+  g_free(vals);
+  priv_observer_free(obs);
+  proto_run_free(run);
+  g_hash_table_destroy(rec.rows);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
+/* The attacker's only in-neighbour never gets a message through (link
+ * 1 -> 0 down, deadline mode): under PNDP it learns nothing of anyone; LDP
+ * sees the messages on the wire all the same. */
+static void test_deadline_link_down(void) {
+  TopoGraph *g = graph("florentine");
+  guint a = 0, T = 3;
+  ProtoRunConfig cfg;
+  base_config(&cfg, g, "dsgd", T, 1, 1.0);
+  cfg.mode = "deadline:ms=5";
+  cfg.latency = "constant:ms=1";
+  GError *err = NULL;
+  ProtoRun *run = proto_run_new(&cfg, &err);
+  g_assert_no_error(err);
+  g_assert_true(sim_engine_set_link_down(proto_run_engine(run), 1, a, TRUE, &err));
+  PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+  g_assert_cmpuint(priv_observer_add_view(obs, PRIV_TRUST_PNDP, &a, 1, &err), ==, 0);
+  g_assert_cmpuint(priv_observer_add_view(obs, PRIV_TRUST_LDP, &a, 1, &err), ==, 1);
+  g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
+  g_assert_true(proto_run_run(run, &err));
+  g_assert_no_error(err);
+  PrivKnowledgeOptions ko = {.T = T, .clip = 1.0};
+  for (guint v = 0; v < 2; v++) {
+    PrivKnowledge *k = priv_observer_knowledge(obs, v, &err);
+    PrivBlocks *b = priv_knowledge_blocks(k, &ko, &err);
+    g_assert_no_error(err);
+    double *mu = mus(b, PRIV_SENSITIVITY_BOUND);
+    for (guint u = 1; u < b->n; u++) {
+      g_assert_cmpint(b->status[u], ==, PRIV_NODE_PROTECTED);
+      if (v == 0)
+        g_assert_cmpfloat(mu[u], ==, 0.0);
+      else
+        g_assert_cmpfloat(mu[u], >, 0.5);
+    }
+    g_free(mu);
+    priv_blocks_free(b);
+    priv_knowledge_free(k);
+  }
+  priv_observer_free(obs);
+  proto_run_free(run);
+  topo_graph_free(g);
+}
+
+/* ---- Noiseless runs ---- */
+
+static void test_noiseless(void) {
+  TopoGraph *g = graph("florentine");
+  guint n = topo_graph_n_nodes(g), a = 0;
+  GError *err = NULL;
+  igraph_matrix_t dist;
+  igraph_matrix_init(&dist, 0, 0);
+  g_assert_cmpint(igraph_distances(topo_graph_igraph(g), &dist, igraph_vss_1(a), igraph_vss_all(),
+                                   IGRAPH_ALL),
+                  ==, IGRAPH_SUCCESS);
+  const char *protos[] = {"dsgd", "decor", "zipdl"};
+  for (guint p = 0; p < G_N_ELEMENTS(protos); p++)
+    for (guint T = 1; T <= 3; T++) {
+      View views[] = {{PRIV_TRUST_PNDP, &a, 1}, {PRIV_TRUST_LDP, &a, 1}};
+      ProtoRunConfig cfg;
+      base_config(&cfg, g, protos[p], T, 1, 0.0);
+      PrivBlocks **obs = observe(&cfg, views, 2, NULL);
+      for (guint u = 0; u < n; u++) {
+        double d = MATRIX(dist, 0, u);
+        PrivNodeStatus want = u == a ? PRIV_NODE_ATTACKER
+                              : d <= T ? PRIV_NODE_UNPROTECTED
+                                       : PRIV_NODE_PROTECTED;
+        g_assert_cmpint(obs[0]->status[u], ==, want);
+        if (want == PRIV_NODE_PROTECTED)
+          g_assert_cmpfloat(max_abs(priv_blocks_get(obs[0], u), (gsize)T * T), ==, 0.0);
+        /* LDP sees every message: every victim is unprotected. */
+        g_assert_cmpint(obs[1]->status[u], ==, u == a ? PRIV_NODE_ATTACKER : PRIV_NODE_UNPROTECTED);
+      }
+      blocks_array_free(obs, 2);
+    }
+  igraph_matrix_destroy(&dist);
+  (void)err;
+  topo_graph_free(g);
+}
+
+/* ---- Invariances ---- */
+
+static void test_relabel_and_storage(void) {
+  TopoGraph *g = graph("florentine");
+  guint n = topo_graph_n_nodes(g);
+  /* pi(u) = 7 u + 3 mod 15 (7 is invertible mod 15). */
+  guint *pi = g_new(guint, n);
+  for (guint u = 0; u < n; u++) pi[u] = (7 * u + 3) % n;
+  gsize m;
+  guint *edges = topo_graph_edges(g, &m);
+  for (gsize i = 0; i < 2 * m; i++) edges[i] = pi[edges[i]];
+  GError *err = NULL;
+  TopoGraph *h = topo_graph_new_from_edges(n, edges, m, &err);
+  g_assert_no_error(err);
+  guint T = 4;
+  const guint a[] = {0, 9};
+  const guint pa[] = {pi[0], pi[9]};
+  const char *protos[] = {"decor", "zipdl", "muffliato:K=2"};
+  const PrivTrust trusts[] = {PRIV_TRUST_SECLDP, PRIV_TRUST_PNDP, PRIV_TRUST_PNDP};
+  for (guint p = 0; p < G_N_ELEMENTS(protos); p++) {
+    View v1[] = {{trusts[p], a, 2}}, v2[] = {{trusts[p], pa, 2}};
+    ProtoRunConfig cfg;
+    base_config(&cfg, g, protos[p], T, 1, 1.0);
+    PrivBlocks **x = observe(&cfg, v1, 1, NULL);
+    cfg.storage = SIM_LIN_DENSE;
+    PrivBlocks **xd = observe(&cfg, v1, 1, NULL);
+    assert_blocks_equal(xd[0], x[0], 1e-12);
+    base_config(&cfg, h, protos[p], T, 1, 1.0);
+    PrivBlocks **y = observe(&cfg, v2, 1, NULL);
+    gsize TT = (gsize)T * T;
+    double scale = MAX(1.0, max_abs(x[0]->X, n * TT));
+    for (guint u = 0; u < n; u++) {
+      g_assert_cmpint(x[0]->status[u], ==, y[0]->status[pi[u]]);
+      const double *xu = priv_blocks_get(x[0], u), *yu = priv_blocks_get(y[0], pi[u]);
+      for (gsize i = 0; i < TT; i++) g_assert_cmpfloat(fabs(xu[i] - yu[i]), <=, 1e-9 * scale);
+    }
+    blocks_array_free(x, 1);
+    blocks_array_free(xd, 1);
+    blocks_array_free(y, 1);
+  }
+  g_free(edges);
+  g_free(pi);
+  topo_graph_free(h);
+  topo_graph_free(g);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/account-observer/structured/florentine", test_equals_structured_florentine);
+  g_test_add_func("/account-observer/structured/random", test_equals_structured_random);
+  g_test_add_func("/account-observer/structured/matching", test_equals_structured_matching);
+  g_test_add_func("/account-observer/decor/closed-form", test_decor_closed_form);
+  g_test_add_func("/account-observer/decor/ordering", test_decor_ordering);
+  g_test_add_func("/account-observer/zipdl/closed-form", test_zipdl_closed_form);
+  g_test_add_func("/account-observer/zipdl/finite", test_zipdl_finite);
+  g_test_add_func("/account-observer/deadline/effective-w", test_deadline_effective_w);
+  g_test_add_func("/account-observer/deadline/link-down", test_deadline_link_down);
+  g_test_add_func("/account-observer/noiseless", test_noiseless);
+  g_test_add_func("/account-observer/relabel-storage", test_relabel_and_storage);
+  return g_test_run();
+}

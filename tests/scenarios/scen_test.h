@@ -1,0 +1,111 @@
+/*
+ * tests/scenarios/scen_test.h: helpers for scenario tests: temporary folders,
+ * scenario files written from strings, problem lists.
+ */
+#ifndef DPG_TESTS_SCEN_TEST_H
+#define DPG_TESTS_SCEN_TEST_H
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "scenarios/scenarios.h"
+
+/* A fresh temporary folder (removed by scen_test_rmtree). */
+static inline char *scen_test_tmpdir(void) {
+  GError *error = NULL;
+  char *dir = g_dir_make_tmp("dpg-scen-XXXXXX", &error);
+  g_assert_no_error(error);
+  return dir;
+}
+
+static inline void scen_test_rmtree(const char *path) {
+  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
+    GDir *d = g_dir_open(path, 0, NULL);
+    const char *name;
+    while (d && (name = g_dir_read_name(d)) != NULL) {
+      char *p = g_build_filename(path, name, NULL);
+      scen_test_rmtree(p);
+      g_free(p);
+    }
+    if (d)
+      g_dir_close(d);
+    g_rmdir(path);
+  } else {
+    g_unlink(path);
+  }
+}
+
+/* Writes @text to DIR/NAME and returns the path. */
+static inline char *scen_test_write(const char *dir, const char *name, const char *text) {
+  char *path = g_build_filename(dir, name, NULL);
+  GError *error = NULL;
+  g_file_set_contents(path, text, -1, &error);
+  g_assert_no_error(error);
+  return path;
+}
+
+/* Validates DIR/test.ini holding @text; returns the problems (g_strfreev). */
+static inline char **scen_test_problems(const char *dir, const char *text, const char *const *sets,
+                                        char **path_out) {
+  char *path = scen_test_write(dir, "test.ini", text);
+  GError *error = NULL;
+  ScenScenario *sc = scen_scenario_load(path, &error);
+  g_assert_no_error(error);
+  for (guint i = 0; sets && sets[i]; i++) {
+    scen_scenario_set(sc, sets[i], &error);
+    g_assert_no_error(error);
+  }
+  char **problems = scen_scenario_validate(sc);
+  scen_scenario_free(sc);
+  if (path_out)
+    *path_out = path;
+  else
+    g_free(path);
+  return problems;
+}
+
+/* Asserts that @problems holds exactly the line @expected. */
+#define scen_assert_has(problems, expected)                                                      \
+  do {                                                                                           \
+    char *e_ = (expected);                                                                       \
+    if (!g_strv_contains((const char *const *)(problems), e_)) {                                 \
+      char *all_ = g_strjoinv("\n  ", (problems));                                               \
+      g_error("expected problem:\n  %s\ngot:\n  %s", e_, all_);                                  \
+    }                                                                                            \
+    g_free(e_);                                                                                  \
+  } while (0)
+
+/* Asserts that some problem starts with @prefix (taken) and contains @part. */
+static inline void scen_assert_match(char **problems, char *prefix, const char *part) {
+  for (guint i = 0; problems[i]; i++)
+    if (g_str_has_prefix(problems[i], prefix) && strstr(problems[i], part) != NULL) {
+      g_free(prefix);
+      return;
+    }
+  char *all = g_strjoinv("\n  ", problems);
+  g_error("expected a problem starting with '%s' containing '%s'; got:\n  %s", prefix, part, all);
+}
+
+static inline char *scen_test_shared(const char *rel) {
+  const char *dir = g_getenv("DPG_SHARED_DIR");
+  g_assert_nonnull(dir);
+  return g_build_filename(dir, rel, NULL);
+}
+
+static inline char *scen_test_source(const char *rel) {
+  const char *dir = g_getenv("DPG_SOURCE_DIR");
+  g_assert_nonnull(dir);
+  return g_build_filename(dir, rel, NULL);
+}
+
+static inline char *scen_test_read(const char *dir, const char *name) {
+  char *p = g_build_filename(dir, name, NULL), *text = NULL;
+  GError *error = NULL;
+  g_file_get_contents(p, &text, NULL, &error);
+  g_assert_no_error(error);
+  g_free(p);
+  return text;
+}
+
+#endif

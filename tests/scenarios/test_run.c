@@ -1,0 +1,475 @@
+/*
+ * tests/scenarios/test_run.c: running scenarios through the library: the
+ * outputs of a point (files, headers, row counts), Figure 2's reference
+ * values, determinism across thread counts, byte-for-byte replay of
+ * scenario.resolved.ini, resume, shared runs of equal configurations, the
+ * structured and observer accountings agreeing, the mu calibration, refusal
+ * of invalid files, and cancellation.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include <json-glib/json-glib.h>
+
+#include "plot/plot.h"
+#include "scen_test.h"
+
+typedef struct {
+  char *dir;
+} Fix;
+
+static void fix_setup(Fix *f, gconstpointer data) {
+  (void)data;
+  f->dir = scen_test_tmpdir();
+  scen_cancel_reset();
+}
+
+static void fix_teardown(Fix *f, gconstpointer data) {
+  (void)data;
+  scen_test_rmtree(f->dir);
+  g_free(f->dir);
+}
+
+static ScenScenario *load(const char *dir, const char *text, const char *const *sets) {
+  char *path = scen_test_write(dir, "s.ini", text);
+  GError *error = NULL;
+  ScenScenario *sc = scen_scenario_load(path, &error);
+  g_assert_no_error(error);
+  for (guint i = 0; sets && sets[i]; i++) {
+    scen_scenario_set(sc, sets[i], &error);
+    g_assert_no_error(error);
+  }
+  g_free(path);
+  return sc;
+}
+
+static void run_ok(ScenScenario *sc, const char *out, guint threads, ScenRunReport *rep) {
+  ScenRunOptions opt = {.out_dir = out, .threads = threads};
+  GError *error = NULL;
+  ScenRunReport local = {0};
+  gboolean ok = scen_scenario_run(sc, &opt, rep ? rep : &local, &error);
+  g_assert_no_error(error);
+  g_assert_true(ok);
+  scen_run_report_clear(&local);
+}
+
+/* Rows of a CSV file (header included), each split on ','. */
+static GPtrArray *read_csv(const char *dir, const char *name) {
+  char *text = scen_test_read(dir, name);
+  char **lines = g_strsplit(text, "\n", -1);
+  GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+  for (guint i = 0; lines[i]; i++)
+    if (lines[i][0] != '\0')
+      g_ptr_array_add(rows, g_strsplit(lines[i], ",", -1));
+  g_strfreev(lines);
+  g_free(text);
+  return rows;
+}
+
+static double cell(GPtrArray *rows, guint r, guint c) {
+  char **row = g_ptr_array_index(rows, r);
+  return g_ascii_strtod(row[c], NULL);
+}
+
+/* Every regular file of @a equals the one in @b (and exists there). */
+static void assert_same_files(const char *a, const char *b, gboolean both_ways) {
+  GDir *d = g_dir_open(a, 0, NULL);
+  g_assert_nonnull(d);
+  const char *name;
+  while ((name = g_dir_read_name(d)) != NULL) {
+    if (name[0] == '.')
+      continue; /* .cache */
+    char *pa = g_build_filename(a, name, NULL), *pb = g_build_filename(b, name, NULL);
+    if (g_file_test(pa, G_FILE_TEST_IS_DIR)) {
+      assert_same_files(pa, pb, both_ways);
+    } else {
+      char *ta = NULL, *tb = NULL;
+      gsize la = 0, lb = 0;
+      g_assert_true(g_file_get_contents(pa, &ta, &la, NULL));
+      if (!g_file_get_contents(pb, &tb, &lb, NULL))
+        g_error("%s has no counterpart %s", pa, pb);
+      if (la != lb || memcmp(ta, tb, la) != 0)
+        g_error("%s and %s differ", pa, pb);
+      g_free(ta);
+      g_free(tb);
+    }
+    g_free(pa);
+    g_free(pb);
+  }
+  g_dir_close(d);
+  if (both_ways)
+    assert_same_files(b, a, FALSE);
+}
+
+#define FLORENTINE                                                                               \
+  "[simulation]\nrounds = 10\n[topology]\ngenerate = florentine\n[protocol]\nname = dsgd\n"    \
+  "sigma = 1\n[privacy]\ntrust = pndp;ldp\ncompare = muffliato\n[collusion.attacker0]\n"        \
+  "nodes = 0\n[output]\nplots = true\n"
+
+static void test_point_outputs_reference(Fix *f, gconstpointer data) {
+  (void)data;
+  ScenScenario *sc = load(f->dir, FLORENTINE, NULL);
+  char *out = g_build_filename(f->dir, "out", NULL);
+  ScenRunReport rep = {0};
+  run_ok(sc, out, 1, &rep);
+  g_assert_cmpuint(rep.points, ==, 1);
+  g_assert_cmpuint(rep.ran, ==, 1);
+  g_assert_cmpuint(rep.figures->len, ==, 1); /* privacy.svg: no task, no loss curve */
+  scen_run_report_clear(&rep);
+  const char *files[] = {"summary.json", "metrics.csv", "privacy.csv", "scenario.resolved.ini",
+                         "privacy.svg"};
+  for (guint i = 0; i < G_N_ELEMENTS(files); i++) {
+    char *p = g_build_filename(out, files[i], NULL);
+    g_assert_true(g_file_test(p, G_FILE_TEST_IS_REGULAR));
+    g_free(p);
+  }
+  GPtrArray *m = read_csv(out, "metrics.csv");
+  g_assert_cmpuint(m->len, ==, 1); /* header only: no task */
+  g_assert_cmpstr(((char **)g_ptr_array_index(m, 0))[0], ==, "round");
+  g_ptr_array_unref(m);
+  GPtrArray *rows = read_csv(out, "privacy.csv");
+  char *header = g_strjoinv(",", g_ptr_array_index(rows, 0));
+  g_assert_cmpstr(header, ==,
+                  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp");
+  g_free(header);
+  g_assert_cmpuint(rows->len, ==, 1 + 14 * 2); /* 14 victims x 2 trust models */
+
+  /* Figure 2's reference values (independent dense computation). */
+  char *ref = scen_test_shared("reference/pndp-florentine-T10-attacker0.json");
+  JsonParser *parser = json_parser_new();
+  GError *error = NULL;
+  json_parser_load_from_file(parser, ref, &error);
+  g_assert_no_error(error);
+  JsonArray *refrows =
+      json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "rows");
+  guint checked = 0;
+  for (guint i = 0; i < json_array_get_length(refrows); i++) {
+    JsonObject *o = json_array_get_object_element(refrows, i);
+    guint node = (guint)json_object_get_int_member(o, "node");
+    for (guint r = 1; r < rows->len; r++) {
+      char **row = g_ptr_array_index(rows, r);
+      if (!g_str_equal(row[1], "pndp") || (guint)atoi(row[2]) != node)
+        continue;
+      g_assert_cmpint(atoi(row[3]), ==, json_object_get_int_member(o, "distance"));
+      g_assert_cmpfloat_with_epsilon(cell(rows, r, 6), json_object_get_double_member(o, "rdp_alpha2"),
+                                     1e-6);
+      g_assert_cmpfloat_with_epsilon(cell(rows, r, 4),
+                                     json_object_get_double_member(o, "sensitivity"), 1e-6);
+      g_assert_cmpfloat_with_epsilon(cell(rows, r, 8),
+                                     json_object_get_double_member(o, "muffliato_rdp_alpha2"),
+                                     1e-6);
+      /* epsilon from mu-GDP at delta = 1e-6; mu = sensitivity */
+      g_assert_cmpfloat(cell(rows, r, 5), ==, cell(rows, r, 4));
+      checked++;
+    }
+  }
+  g_assert_cmpuint(checked, ==, 14);
+  /* LDP: every victim has X = I / sigma^2, mu = sqrt(T) / sigma (user level). */
+  for (guint r = 1; r < rows->len; r++) {
+    char **row = g_ptr_array_index(rows, r);
+    if (g_str_equal(row[1], "ldp")) {
+      g_assert_cmpfloat_with_epsilon(cell(rows, r, 5), sqrt(10.0), 1e-9);
+      g_assert_cmpstr(row[8], ==, ""); /* Muffliato's bound is for PNDP only */
+    }
+  }
+  g_object_unref(parser);
+  g_free(ref);
+  g_ptr_array_unref(rows);
+
+  /* summary.json: what ran, and the privacy per (collusion, trust). */
+  char *sum = scen_test_read(out, "summary.json");
+  g_assert_nonnull(strstr(sum, "\"protocol\" : \"dsgd\""));
+  g_assert_nonnull(strstr(sum, "\"path\" : \"structured\""));
+  g_assert_null(strstr(sum, "wall"));
+  g_free(sum);
+  scen_scenario_free(sc);
+  g_free(out);
+}
+
+#define TASK                                                                                     \
+  "[topology]\ngenerate = ring:n=6\n[protocol]\nname = dsgd\nsigma = 0.5\nlr = 0.2\n"          \
+  "[task]\ndataset = synthetic:linear,n=300,d=3,seed=4\nepochs = 2\nbatches = 3\n"              \
+  "eval_every = 2\n[privacy]\ntrust = pndp\n[output]\nplots = false\n"
+
+static void test_task_metrics(Fix *f, gconstpointer data) {
+  (void)data;
+  ScenScenario *sc = load(f->dir, TASK, NULL);
+  char *out = g_build_filename(f->dir, "out", NULL);
+  run_ok(sc, out, 1, NULL);
+  GPtrArray *m = read_csv(out, "metrics.csv");
+  char *header = g_strjoinv(",", g_ptr_array_index(m, 0));
+  g_assert_cmpstr(header, ==, "round,node,train_loss,test_loss,test_accuracy");
+  g_free(header);
+  /* T = 6, evaluations at steps 2, 4 and 6, 6 nodes each. */
+  g_assert_cmpuint(m->len, ==, 1 + 3 * 6);
+  for (guint r = 1; r < m->len; r++) {
+    char **row = g_ptr_array_index(m, r);
+    g_assert_cmpint(atoi(row[0]), ==, 2 * (1 + (r - 1) / 6));
+    g_assert_cmpint(atoi(row[1]), ==, (r - 1) % 6);
+    g_assert_true(isfinite(cell(m, r, 2)) && cell(m, r, 2) >= 0);
+    g_assert_true(isfinite(cell(m, r, 3)) && cell(m, r, 3) >= 0);
+    g_assert_cmpstr(row[4], ==, ""); /* regression: no accuracy */
+  }
+  g_ptr_array_unref(m);
+  /* b defaults to the task's batches: each victim's mu at most the LDP one. */
+  GPtrArray *p = read_csv(out, "privacy.csv");
+  g_assert_cmpuint(p->len, ==, 1 + 5);
+  for (guint r = 1; r < p->len; r++)
+    g_assert_cmpfloat(cell(p, r, 5), <=, sqrt(2.0) / 0.5 + 1e-9);
+  g_ptr_array_unref(p);
+  char *ini = scen_test_read(out, "scenario.resolved.ini");
+  g_assert_nonnull(strstr(ini, "participation_interval = 3\n"));
+  g_assert_nonnull(strstr(ini, "eval_every = 2\n"));
+  g_assert_nonnull(strstr(ini, "model = linear\n"));
+  g_free(ini);
+  scen_scenario_free(sc);
+  g_free(out);
+}
+
+static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
+  (void)data;
+  const char *text = TASK "[sweep]\nprotocol.sigma = 0.5;1\nsimulation.seed = 1..2\n";
+  ScenScenario *sc = load(f->dir, text, NULL);
+  char *a = g_build_filename(f->dir, "a", NULL), *b = g_build_filename(f->dir, "b", NULL);
+  ScenRunReport rep = {0};
+  run_ok(sc, a, 1, &rep);
+  g_assert_cmpuint(rep.points, ==, 4);
+  g_assert_cmpuint(rep.ran, ==, 4);
+  scen_run_report_clear(&rep);
+  run_ok(sc, b, 3, &rep);
+  scen_run_report_clear(&rep);
+  /* Same bytes whatever the number of threads. */
+  assert_same_files(a, b, TRUE);
+  GPtrArray *pts = read_csv(a, "points.csv");
+  g_assert_cmpuint(pts->len, ==, 5);
+  g_assert_cmpstr(((char **)g_ptr_array_index(pts, 1))[1], ==, "points/sigma=0.5_seed=1");
+  g_ptr_array_unref(pts);
+  GPtrArray *agg = read_csv(a, "aggregate.csv");
+  g_assert_cmpuint(agg->len, ==, 1 + 2 * 3); /* 2 groups x 3 evaluations */
+  /* The band is the 95% CI of the mean over the 2 seeds, t(0.975, 1) = 12.7062047: check it
+   * against the seeds' own node means at round 2 (group sigma = 0.5). */
+  double x[2];
+  for (guint sd = 0; sd < 2; sd++) {
+    char *pd = g_strdup_printf("sigma=0.5_seed=%u", sd + 1);
+    char *dir = g_build_filename(a, "points", pd, NULL);
+    GPtrArray *m = read_csv(dir, "metrics.csv");
+    x[sd] = 0;
+    for (guint r = 1; r <= 6; r++)
+      x[sd] += cell(m, r, 3) / 6;
+    g_ptr_array_unref(m);
+    g_free(dir);
+    g_free(pd);
+  }
+  char **row1 = g_ptr_array_index(agg, 1);
+  g_assert_cmpstr(row1[1], ==, "0.5");
+  g_assert_cmpstr(row1[2], ==, "2");
+  g_assert_cmpstr(row1[3], ==, "2");
+  double mean = cell(agg, 1, 5), lo = cell(agg, 1, 6), hi = cell(agg, 1, 7);
+  g_assert_cmpfloat_with_epsilon(mean, (x[0] + x[1]) / 2, 1e-9);
+  g_assert_cmpfloat_with_epsilon(hi - mean, 12.7062047 * fabs(x[0] - x[1]) / 2, 1e-6);
+  g_assert_cmpfloat_with_epsilon(mean - lo, hi - mean, 1e-9);
+  g_ptr_array_unref(agg);
+
+  /* Resume: nothing left to run; one point lost its summary: only it runs. */
+  run_ok(sc, a, 2, &rep);
+  g_assert_cmpuint(rep.skipped, ==, 4);
+  g_assert_cmpuint(rep.ran, ==, 0);
+  scen_run_report_clear(&rep);
+  char *sum = g_build_filename(a, "points", "sigma=1_seed=2", "summary.json", NULL);
+  g_assert_cmpint(g_unlink(sum), ==, 0);
+  run_ok(sc, a, 2, &rep);
+  g_assert_cmpuint(rep.skipped, ==, 3);
+  g_assert_cmpuint(rep.ran, ==, 1);
+  scen_run_report_clear(&rep);
+  assert_same_files(a, b, TRUE);
+  g_free(sum);
+
+  /* Replay: the sweep's and a point's resolved files reproduce them byte for byte. */
+  char *res = g_build_filename(a, "scenario.resolved.ini", NULL);
+  GError *error = NULL;
+  ScenScenario *again = scen_scenario_load(res, &error);
+  g_assert_no_error(error);
+  char *c = g_build_filename(f->dir, "c", NULL);
+  run_ok(again, c, 2, NULL);
+  assert_same_files(a, c, TRUE);
+  scen_scenario_free(again);
+  char *pres = g_build_filename(a, "points", "sigma=0.5_seed=2", "scenario.resolved.ini", NULL);
+  again = scen_scenario_load(pres, &error);
+  g_assert_no_error(error);
+  char *d = g_build_filename(f->dir, "d", NULL);
+  run_ok(again, d, 1, NULL);
+  char *pdir = g_build_filename(a, "points", "sigma=0.5_seed=2", NULL);
+  assert_same_files(pdir, d, TRUE);
+  scen_scenario_free(again);
+  g_free(pdir);
+  g_free(pres);
+  g_free(d);
+  g_free(c);
+  g_free(res);
+  g_free(a);
+  g_free(b);
+  scen_scenario_free(sc);
+}
+
+static void test_shared_runs(Fix *f, gconstpointer data) {
+  (void)data;
+  /* nonprivate ignores mu: the two points are one run, written twice. */
+  const char *text = TASK "[sweep]\nprotocol.name = nonprivate;dsgd\nprotocol.mu = 1;2\n";
+  const char *sets[] = {"protocol.sigma=", NULL};
+  (void)sets;
+  char *t2 = g_strdup(text);
+  /* mu and sigma cannot both be given: drop the base sigma. */
+  char *s = strstr(t2, "sigma = 0.5\n");
+  memmove(s, s + 12, strlen(s + 12) + 1);
+  ScenScenario *sc = load(f->dir, t2, NULL);
+  char *out = g_build_filename(f->dir, "out", NULL);
+  ScenRunReport rep = {0};
+  run_ok(sc, out, 2, &rep);
+  g_assert_cmpuint(rep.ran, ==, 4);
+  scen_run_report_clear(&rep);
+  char *p1 = g_build_filename(out, "points", "name=nonprivate_mu=1", NULL);
+  char *p2 = g_build_filename(out, "points", "name=nonprivate_mu=2", NULL);
+  assert_same_files(p1, p2, TRUE);
+  char *ini = scen_test_read(p1, "scenario.resolved.ini");
+  g_assert_nonnull(strstr(ini, "name = nonprivate\nsigma = 0\n"));
+  g_free(ini);
+  /* dsgd at mu: LDP-calibrated, victims' mu under LDP would be mu; here PNDP <= mu. */
+  GPtrArray *g = read_csv(out, "groups.csv");
+  g_assert_cmpuint(g->len, ==, 5);
+  /* nonprivate: no finite epsilon. dsgd mu=1: sigma = sqrt(k)/mu = sqrt(2). */
+  g_assert_cmpstr(((char **)g_ptr_array_index(g, 1))[5], ==, "inf");
+  g_assert_cmpfloat_with_epsilon(cell(g, 3, 4), sqrt(2.0), 1e-12);
+  g_assert_cmpfloat_with_epsilon(cell(g, 4, 4), sqrt(2.0) / 2, 1e-12);
+  g_ptr_array_unref(g);
+  g_free(p1);
+  g_free(p2);
+  g_free(out);
+  g_free(t2);
+  scen_scenario_free(sc);
+}
+
+static void test_mu_calibration_ldp(Fix *f, gconstpointer data) {
+  (void)data;
+  /* Under LDP every victim must be exactly mu-GDP, whatever the correlation. */
+  const char *text = "[simulation]\nrounds = 12\n[topology]\ngenerate = karate\n[protocol]\n"
+                     "mu = 0.7\n[privacy]\ntrust = ldp\nparticipation_interval = 4\n"
+                     "[output]\nplots = false\n[sweep]\nprotocol.name = dsgd;muffliato:K=2;"
+                     "antipgd;mfdsgd:C=sr;mafalda\n";
+  ScenScenario *sc = load(f->dir, text, NULL);
+  char *out = g_build_filename(f->dir, "out", NULL);
+  run_ok(sc, out, 2, NULL);
+  const char *names[] = {"name=dsgd", "name=muffliato-K-2", "name=antipgd", "name=mfdsgd-C-sr",
+                         "name=mafalda"};
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+    char *dir = g_build_filename(out, "points", names[i], NULL);
+    GPtrArray *p = read_csv(dir, "privacy.csv");
+    g_assert_cmpuint(p->len, ==, 1 + 33);
+    for (guint r = 1; r < p->len; r++)
+      g_assert_cmpfloat_with_epsilon(cell(p, r, 5), 0.7, 1e-6);
+    g_ptr_array_unref(p);
+    g_free(dir);
+  }
+  g_free(out);
+  scen_scenario_free(sc);
+}
+
+static void test_structured_equals_observer(Fix *f, gconstpointer data) {
+  (void)data;
+  const char *text = "[simulation]\nrounds = 6\n[topology]\ngenerate = florentine\n"
+                     "[protocol]\nsigma = 1.3\n[privacy]\ntrust = pndp;ldp;secldp\n"
+                     "participation_interval = 2\n[collusion.a]\nnodes = 0\n[collusion.b]\n"
+                     "nodes = 2;9\n[output]\nplots = false\n[sweep]\n"
+                     "protocol.name = dsgd;muffliato:K=2;antipgd\nprivacy.path = structured;observer\n";
+  ScenScenario *sc = load(f->dir, text, NULL);
+  char *out = g_build_filename(f->dir, "out", NULL);
+  run_ok(sc, out, 2, NULL);
+  const char *protos[] = {"dsgd", "muffliato-K-2", "antipgd"};
+  for (guint i = 0; i < 3; i++) {
+    char *ds = g_strdup_printf("name=%s_path=structured", protos[i]);
+    char *dobs = g_strdup_printf("name=%s_path=observer", protos[i]);
+    char *a = g_build_filename(out, "points", ds, NULL), *b = g_build_filename(out, "points", dobs, NULL);
+    GPtrArray *pa = read_csv(a, "privacy.csv"), *pb = read_csv(b, "privacy.csv");
+    g_assert_cmpuint(pa->len, ==, pb->len);
+    g_assert_cmpuint(pa->len, ==, 1 + 3 * (14 + 13));
+    for (guint r = 1; r < pa->len; r++) {
+      char **ra = g_ptr_array_index(pa, r), **rb = g_ptr_array_index(pb, r);
+      g_assert_cmpstr(ra[2], ==, rb[2]);
+      g_assert_cmpstr(ra[3], ==, rb[3]);
+      double x = cell(pa, r, 4), y = cell(pb, r, 4);
+      if (isinf(x))
+        g_assert_true(isinf(y));
+      else
+        g_assert_cmpfloat_with_epsilon(x, y, 1e-6 * MAX(1.0, fabs(x)));
+    }
+    g_ptr_array_unref(pa);
+    g_ptr_array_unref(pb);
+    g_free(a);
+    g_free(b);
+    g_free(ds);
+    g_free(dobs);
+  }
+  g_free(out);
+  scen_scenario_free(sc);
+}
+
+static void test_invalid_refused(Fix *f, gconstpointer data) {
+  (void)data;
+  ScenScenario *sc = load(f->dir, "[topology]\ngenerate = florentine\n[protocol]\nsigma = x\n",
+                          NULL);
+  char *out = g_build_filename(f->dir, "out", NULL);
+  ScenRunOptions opt = {.out_dir = out};
+  GError *error = NULL;
+  ScenRunReport rep = {0};
+  g_assert_false(scen_scenario_run(sc, &opt, &rep, &error));
+  g_assert_error(error, SCEN_ERROR, SCEN_ERROR_INVALID);
+  g_assert_nonnull(strstr(error->message, ":4: protocol.sigma: 'x' is not a number"));
+  g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  g_clear_error(&error);
+  scen_run_report_clear(&rep);
+  g_free(out);
+  scen_scenario_free(sc);
+}
+
+static void test_cancel(Fix *f, gconstpointer data) {
+  (void)data;
+  ScenScenario *sc = load(f->dir, TASK "[sweep]\nsimulation.seed = 1..3\n", NULL);
+  char *out = g_build_filename(f->dir, "out", NULL);
+  ScenRunOptions opt = {.out_dir = out, .threads = 2};
+  GError *error = NULL;
+  ScenRunReport rep = {0};
+  scen_cancel();
+  g_assert_false(scen_scenario_run(sc, &opt, &rep, &error));
+  g_assert_error(error, PROTO_ERROR, PROTO_ERROR_CANCELLED);
+  g_clear_error(&error);
+  scen_run_report_clear(&rep);
+  /* Nothing looks complete. */
+  char *sum = g_build_filename(out, "summary.json", NULL);
+  g_assert_false(g_file_test(sum, G_FILE_TEST_EXISTS));
+  char *p = g_build_filename(out, "points", NULL);
+  g_assert_false(g_file_test(p, G_FILE_TEST_EXISTS));
+  scen_cancel_reset();
+  run_ok(sc, out, 2, &rep);
+  g_assert_cmpuint(rep.ran, ==, 3);
+  scen_run_report_clear(&rep);
+  g_assert_true(g_file_test(sum, G_FILE_TEST_EXISTS));
+  g_free(p);
+  g_free(sum);
+  g_free(out);
+  scen_scenario_free(sc);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+#define ADD(name, fn) g_test_add("/scenarios/run/" name, Fix, NULL, fix_setup, fn, fix_teardown)
+  ADD("point-outputs-reference", test_point_outputs_reference);
+  ADD("task-metrics", test_task_metrics);
+  ADD("sweep-determinism-replay-resume", test_sweep_determinism_replay_resume);
+  ADD("shared-runs", test_shared_runs);
+  ADD("mu-calibration-ldp", test_mu_calibration_ldp);
+  ADD("structured-equals-observer", test_structured_equals_observer);
+  ADD("invalid-refused", test_invalid_refused);
+  ADD("cancel", test_cancel);
+  int rc = g_test_run();
+  plot_shutdown();
+  return rc;
+}
