@@ -206,6 +206,15 @@ gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s,
     if (g_str_equal(c, "mafalda")) c = NULL;
     p->band = (guint)proto_params_get_int(params, "band");
   }
+  if (c && *c == '\0') {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--protocol: %s:C= needs a family (identity, antipgd, sr, bsr, mafalda) or a "
+                "CSV file",
+                vt->name);
+    proto_params_free(params);
+    cli_account_protocol_clear(p);
+    return FALSE;
+  }
   if (c) {
     s->protocol = PRIV_PROTOCOL_MFDSGD;
     p->c_spec = g_strdup(c);
@@ -226,7 +235,11 @@ gboolean cli_account_build_c(CliAccountSetup *s, const CliAccountProtocol *p, GE
       s->C_local = priv_mf_baseline(c_families[i].which, s->T, band, error);
       return s->C_local != NULL;
     }
-  return cli_account_load_c(s, p->c_spec, error);
+  if (!cli_account_load_c(s, p->c_spec, error)) {
+    g_prefix_error(error, "C=%s: ", p->c_spec);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **error) {

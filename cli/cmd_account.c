@@ -712,17 +712,17 @@ int cli_cmd_account(int argc, char **argv) {
       goto out;
     }
     GString *bad = g_string_new(NULL);
-    if (mode && pmode.kind != PROTO_MODE_SYNC) g_string_append(bad, " --mode");
-    if (latency) g_string_append(bad, " --latency");
-    if (loss) g_string_append(bad, " --loss");
-    if (links) g_string_append(bad, " --link");
-    if (!isnan(lr)) g_string_append(bad, " --lr");
-    if (storage) g_string_append(bad, " --storage");
+    if (mode && pmode.kind != PROTO_MODE_SYNC) g_string_append(bad, ", --mode");
+    if (latency) g_string_append(bad, ", --latency");
+    if (loss) g_string_append(bad, ", --loss");
+    if (links) g_string_append(bad, ", --link");
+    if (!isnan(lr)) g_string_append(bad, ", --lr");
+    if (storage) g_string_append(bad, ", --storage");
     if (bad->len) {
       status = usage_error("--path structured accounts a synchronous run without simulating "
                            "it: %s only exist%s in a simulated run (use --path observer or "
                            "auto)",
-                           bad->str + 1, strchr(bad->str + 1, ' ') ? "" : "s");
+                           bad->str + 2, strchr(bad->str + 2, ',') ? "" : "s");
       g_string_free(bad, TRUE);
       goto out;
     }

@@ -237,10 +237,12 @@ static void test_bad_inputs(void) {
   FAIL(2, "--trust is required", FLORENTINE, "-T", "4", "-a", "0");
   FAIL(2, "unknown protocol 'gossip'", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0",
        "--protocol", "gossip");
-  FAIL(2, "muffliato takes K=", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--protocol",
-       "muffliato:K=0");
-  FAIL(2, "mfdsgd:C=FILE", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--protocol",
-       "mfdsgd");
+  FAIL(2, "parameter K=0 is out of range", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0",
+       "--protocol", "muffliato:K=0");
+  FAIL(2, "mfdsgd:C= needs a family", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0",
+       "--protocol", "mfdsgd:C=");
+  FAIL(2, "unknown parameter 'K'", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0",
+       "--protocol", "dsgd:K=2");
   FAIL(2, "--rounds", FLORENTINE, "--trust", "pndp", "-a", "0");
   FAIL(2, "--sensitivity", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--sensitivity",
        "tight");

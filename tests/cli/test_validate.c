@@ -83,7 +83,9 @@ static void test_usage(void) {
   r = cli_run("validate");
   g_assert_cmpint(r.status, ==, 2);
   cli_run_clear(&r);
-  r = cli_run("validate", "a.ini", "--set", "nodot");
+  char *dflt = g_build_filename(g_getenv("DPG_SOURCE_DIR"), "scenarios", "default.ini", NULL);
+  r = cli_run("validate", dflt, "--set", "nodot");
+  g_free(dflt);
   g_assert_cmpint(r.status, ==, 2);
   g_assert_nonnull(strstr(r.err, "expected section.key=value"));
   cli_run_clear(&r);
