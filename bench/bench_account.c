@@ -1,25 +1,35 @@
 /*
- * bench/bench_account.c: PNDP accounting of DP-D-SGD through the structured
- * fast path (Kalman engine): one attacker (node 0, degree 21) and all 147
- * victims of the Facebook-ego graph (148 nodes), T = 320 steps, user level
- * (b = 1), bound sensitivity, mu / RDP / eps per victim.
- * Goal: < 30 s and < 1 GB peak RSS. Also the Florentine reference setting
- * (T = 10) for scale. The graph comes from DPG_SHARED_DIR (default: ../shared
- * next to the source tree), or argv[1].
+ * bench/bench_account.c: PNDP accounting of DP-D-SGD against one attacker
+ * (node 0, degree 21) for all 147 victims of the Facebook-ego graph (148
+ * nodes), user level (b = 1), bound sensitivity, mu / RDP / eps per victim,
+ * through the two paths of `dpgossip account`:
+ *   structured  the structured fast path (Kalman engine), T = 320.
+ *               Goal: < 30 s and < 1 GB peak RSS.
+ *   observer    the protocol simulated on the engine (accounting only,
+ *               provenance only), one PrivObserver view, then the generic
+ *               accountant priv_knowledge_blocks (a pivoted QR of the noise
+ *               part of everything the attacker received). No goal: its
+ *               time and memory are reported. It grows about as T^3 in
+ *               time and T^2 in memory, so by default it runs at T = 40, 80
+ *               and 160 and extrapolates T = 320 from the last two (printed
+ *               as *_extrapolated); DPG_BENCH_OBSERVER_T320=1 runs T = 320
+ *               for real (about 12 GB on this graph).
+ * Each case runs in its own child process, so each peak RSS is that case's
+ * own (wait4). The observer's rdp are checked against the structured path's
+ * at the same T (max relative difference printed). Also the Florentine
+ * reference setting (T = 10) for scale. The graph comes from DPG_SHARED_DIR
+ * (default: ../shared next to the source tree), or argv[1].
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include "privacy/privacy.h"
+#include "protocols/protocols.h"
 
 static double now(void) { return (double)g_get_monotonic_time() / 1e6; }
-
-static double peak_rss_mb(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
-}
 
 static char *shared_dir(void) {
   const char *env = g_getenv("DPG_SHARED_DIR");
@@ -30,10 +40,24 @@ static char *shared_dir(void) {
   return dir;
 }
 
-/* Accounts attacker 0 on @g over T steps; prints name.* lines. */
-static gboolean run_case(const char *name, TopoGraph *g, guint T, GError **error) {
+/* The per-victim rdp of @b on @g (n entries, NaN for the attacker). */
+static double *rdps(const PrivBlocks *b, const TopoGraph *g, double *report_s, guint *n_victims,
+                    GError **error) {
+  double t0 = now();
+  PrivReport *r = priv_account_report(b, g, NULL, error);
+  if (!r) return NULL;
+  *report_s = now() - t0;
+  *n_victims = r->n_victims;
+  double *out = g_new(double, b->n);
+  for (guint u = 0; u < b->n; u++) out[u] = NAN;
+  for (guint i = 0; i < r->n_victims; i++) out[r->victims[i].node] = r->victims[i].rdp;
+  priv_report_free(r);
+  return out;
+}
+
+static PrivBlocks *structured_blocks(const TopoGraph *g, guint T, GError **error) {
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, error);
-  if (!w) return FALSE;
+  if (!w) return NULL;
   const TopoGossip *ws[] = {w};
   guint attackers[] = {0};
   PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_DSGD,
@@ -45,38 +69,153 @@ static gboolean run_case(const char *name, TopoGraph *g, guint T, GError **error
                              .n_attackers = 1,
                              .sigma = 1.0,
                              .engine = PRIV_ENGINE_KALMAN};
-  double t0 = now();
   PrivBlocks *b = priv_structured_blocks(&p, error);
-  double t1 = now();
-  PrivReport *r = b ? priv_account_report(b, g, NULL, error) : NULL;
-  double t2 = now();
-  gboolean ok = r != NULL;
-  if (ok) {
-    double lo = INFINITY, hi = 0.0;
-    for (guint i = 0; i < r->n_victims; i++) {
-      lo = MIN(lo, r->victims[i].rdp);
-      hi = MAX(hi, r->victims[i].rdp);
+  topo_gossip_free(w);
+  return b;
+}
+
+static void print_range(const char *name, const double *rdp, guint n) {
+  double lo = INFINITY, hi = 0.0;
+  for (guint u = 0; u < n; u++)
+    if (!isnan(rdp[u])) {
+      lo = MIN(lo, rdp[u]);
+      hi = MAX(hi, rdp[u]);
     }
+  printf("%s.rdp_alpha2_min %.6g\n", name, lo);
+  printf("%s.rdp_alpha2_max %.6g\n", name, hi);
+}
+
+/* The structured path: blocks, then the report. */
+static gboolean run_structured(const char *name, const TopoGraph *g, guint T, GError **error) {
+  double t0 = now();
+  PrivBlocks *b = structured_blocks(g, T, error);
+  double t1 = now(), report_s = 0;
+  guint nv = 0;
+  double *rdp = b ? rdps(b, g, &report_s, &nv, error) : NULL;
+  if (rdp) {
     printf("%s.nodes %u\n", name, topo_graph_n_nodes(g));
-    printf("%s.victims %u\n", name, r->n_victims);
+    printf("%s.victims %u\n", name, nv);
     printf("%s.steps %u\n", name, T);
     printf("%s.blocks_seconds %.3f\n", name, t1 - t0);
-    printf("%s.report_seconds %.3f\n", name, t2 - t1);
-    printf("%s.total_seconds %.3f\n", name, t2 - t0);
-    printf("%s.rdp_alpha2_min %.6g\n", name, lo);
-    printf("%s.rdp_alpha2_max %.6g\n", name, hi);
-    printf("%s.peak_rss_mb %.1f\n", name, peak_rss_mb());
+    printf("%s.report_seconds %.3f\n", name, report_s);
+    printf("%s.total_seconds %.3f\n", name, t1 - t0 + report_s);
+    print_range(name, rdp, b->n);
   }
-  priv_report_free(r);
+  g_free(rdp);
   priv_blocks_free(b);
-  topo_gossip_free(w);
+  return rdp != NULL;
+}
+
+/* The observer path: simulate, observe, account; compared with structured. */
+static gboolean run_observer(const char *name, const TopoGraph *g, guint T, SimLinStorage storage,
+                             GError **error) {
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = g;
+  cfg.protocol = "dsgd";
+  cfg.rounds = T;
+  cfg.storage = storage;
+  guint a = 0;
+  PrivObserver *obs = NULL;
+  PrivKnowledge *k = NULL;
+  PrivBlocks *b = NULL, *sb = NULL;
+  double *rdp = NULL, *srdp = NULL;
+  gboolean ok = FALSE;
+  double t0 = now();
+  ProtoRun *run = proto_run_new(&cfg, error);
+  if (!run || !(obs = priv_observer_new(proto_run_space(run), error)) ||
+      priv_observer_add_view(obs, PRIV_TRUST_PNDP, &a, 1, error) == G_MAXUINT ||
+      !priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error) ||
+      !proto_run_run(run, error))
+    goto out;
+  double t1 = now();
+  gsize rows = priv_observer_n_rows(obs, 0);
+  proto_run_free(run); /* the observer keeps its rows; the run is no longer needed */
+  run = NULL;
+  if (!(k = priv_observer_knowledge(obs, 0, error))) goto out;
+  priv_observer_free(obs);
+  obs = NULL;
+  PrivKnowledgeOptions ko = {.T = T, .clip = 1.0};
+  if (!(b = priv_knowledge_blocks(k, &ko, error))) goto out;
+  double t2 = now(), report_s = 0;
+  guint nv = 0;
+  if (!(rdp = rdps(b, g, &report_s, &nv, error))) goto out;
+  double s0 = now();
+  if (!(sb = structured_blocks(g, T, error))) goto out;
+  double s1 = now(), sreport_s = 0;
+  guint snv = 0;
+  if (!(srdp = rdps(sb, g, &sreport_s, &snv, error))) goto out;
+  double maxrel = 0.0;
+  for (guint u = 0; u < b->n; u++)
+    if (!isnan(srdp[u]) && srdp[u] > 1e-9)
+      maxrel = MAX(maxrel, fabs(rdp[u] - srdp[u]) / srdp[u]);
+  printf("%s.storage %s\n", name, storage == SIM_LIN_DENSE ? "dense" : "sparse");
+  printf("%s.victims %u\n", name, nv);
+  printf("%s.steps %u\n", name, T);
+  printf("%s.rows_observed %zu\n", name, rows);
+  printf("%s.simulate_seconds %.3f\n", name, t1 - t0);
+  printf("%s.account_seconds %.3f\n", name, t2 - t1);
+  printf("%s.report_seconds %.3f\n", name, report_s);
+  printf("%s.total_seconds %.3f\n", name, t2 - t0 + report_s);
+  print_range(name, rdp, b->n);
+  printf("%s.structured_seconds %.3f\n", name, s1 - s0 + sreport_s);
+  printf("%s.max_rel_diff_vs_structured %.3g\n", name, maxrel);
+  ok = TRUE;
+out:
+  g_free(rdp);
+  g_free(srdp);
+  priv_blocks_free(b);
+  priv_blocks_free(sb);
+  priv_knowledge_free(k);
+  priv_observer_free(obs);
+  proto_run_free(run);
   return ok;
+}
+
+typedef struct {
+  double seconds, rss_mb;
+} Measure;
+
+/* Runs one case in a child process; its wall time and own peak RSS. */
+static gboolean in_child(const char *name, gboolean (*fn)(const char *, const TopoGraph *, guint,
+                                                          SimLinStorage, GError **),
+                         const TopoGraph *g, guint T, SimLinStorage storage, Measure *m) {
+  fflush(stdout);
+  double t0 = now();
+  pid_t pid = fork();
+  if (pid < 0) return FALSE;
+  if (pid == 0) {
+    GError *err = NULL;
+    gboolean ok = fn(name, g, T, storage, &err);
+    if (!ok) fprintf(stderr, "bench_account: %s: %s\n", name, err ? err->message : "failed");
+    g_clear_error(&err);
+    fflush(stdout);
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  struct rusage ru;
+  if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return FALSE;
+  m->seconds = now() - t0;
+  m->rss_mb = (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
+  printf("%s.peak_rss_mb %.1f\n", name, m->rss_mb);
+  return TRUE;
+}
+
+static gboolean structured_case(const char *name, const TopoGraph *g, guint T, SimLinStorage s,
+                                GError **error) {
+  (void)s;
+  return run_structured(name, g, T, error);
 }
 
 int main(int argc, char **argv) {
   GError *err = NULL;
+  Measure m;
   TopoGraph *flo = topo_graph_generate("florentine", &err);
-  if (!flo || !run_case("account.florentine_T10", flo, 10, &err)) goto fail;
+  if (!flo || !in_child("account.florentine_T10", structured_case, flo, 10, SIM_LIN_SPARSE, &m))
+    goto fail;
+  if (!in_child("account.observer_florentine_T10", run_observer, flo, 10, SIM_LIN_SPARSE, &m))
+    goto fail;
   topo_graph_free(flo);
   flo = NULL;
 
@@ -88,7 +227,29 @@ int main(int argc, char **argv) {
   TopoGraph *fb = topo_graph_load(path, TRUE, &err);
   g_free(path);
   if (!fb) goto fail;
-  gboolean ok = run_case("account.pndp_fb_T320", fb, 320, &err);
+  gboolean ok = in_child("account.pndp_fb_T320", structured_case, fb, 320, SIM_LIN_SPARSE, &m);
+  gboolean t320 = g_strcmp0(g_getenv("DPG_BENCH_OBSERVER_T320"), "1") == 0;
+  const guint Ts[] = {40, 80, 160, 320};
+  Measure ms[G_N_ELEMENTS(Ts)];
+  guint done = 0;
+  for (guint i = 0; ok && i < G_N_ELEMENTS(Ts); i++) {
+    if (Ts[i] == 320 && !t320) break;
+    char *name = g_strdup_printf("account.observer_pndp_fb_T%u", Ts[i]);
+    ok = in_child(name, run_observer, fb, Ts[i], SIM_LIN_SPARSE, &ms[i]);
+    if (ok) printf("%s.wall_seconds %.3f\n", name, ms[i].seconds);
+    g_free(name);
+    done = i + 1;
+  }
+  if (ok && !t320 && done >= 2) {
+    /* Power laws through the last two points. */
+    const Measure *a = &ms[done - 2], *b = &ms[done - 1];
+    double r = log(320.0 / Ts[done - 1]) / log((double)Ts[done - 1] / Ts[done - 2]);
+    double te = log(b->seconds / a->seconds), me = log(b->rss_mb / a->rss_mb);
+    printf("account.observer_pndp_fb_T320.time_exponent %.2f\n", te / log(2.0));
+    printf("account.observer_pndp_fb_T320.rss_exponent %.2f\n", me / log(2.0));
+    printf("account.observer_pndp_fb_T320.extrapolated_seconds %.0f\n", b->seconds * exp(te * r));
+    printf("account.observer_pndp_fb_T320.extrapolated_peak_rss_mb %.0f\n", b->rss_mb * exp(me * r));
+  }
   topo_graph_free(fb);
   if (!ok) goto fail;
   return 0;

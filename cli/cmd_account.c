@@ -255,8 +255,8 @@ static GPtrArray *assumptions(const Context *c) {
                                      s->delta, s->alpha));
   if (s->compare_muffliato)
     g_ptr_array_add(a, g_strdup("muffliato_rdp: Muffliato's original bound (Cyffers et al. "
-                                "2022, corrected Thm 11), user level, clipped at T, for the "
-                                "PNDP accountings"));
+                                "2022, corrected Thm 11) for a synchronous run on the static W, "
+                                "user level, clipped at T, for the PNDP accountings"));
   return a;
 }
 
@@ -808,6 +808,9 @@ int cli_cmd_account(int argc, char **argv) {
       path_reason = "auto: an asynchronous mode changes the effective gossip matrices";
     else if (link_arr->len)
       path_reason = "auto: per-link overrides change who receives what";
+    else if (latency || !isnan(lr) || storage)
+      path_reason = "auto: a synchronous run of a protocol the structured path knows (its "
+                    "messages do not depend on --latency, --lr or --storage)";
     else
       path_reason = "auto: a synchronous run of a protocol the structured path knows";
     path_kind = proto.structured && pmode.kind == PROTO_MODE_SYNC && link_arr->len == 0

@@ -67,7 +67,7 @@ static gboolean decor_step(ProtoNode *node, guint t, GError **error) {
   const DecorRun *r = proto_context_run_state(ctx);
   double *z = proto_context_dim(ctx) ? proto_node_state(node) : NULL;
   SimLinvec *model = proto_node_model(node);
-  double lr = proto_context_lr(ctx);
+  double lr = proto_context_step_size(ctx);
   if (!proto_node_local_step(node, t, error))
     return FALSE;
   if (r->local_std > 0.0) {

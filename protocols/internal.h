@@ -99,6 +99,7 @@ struct ProtoContext {
   /* Configuration (strings owned). */
   guint n, T, k, b;
   double sigma, clip, lr, compute_ms;
+  double step; /* lr / expected batch size: see proto_context_step_size */
   guint64 seed;
   ProtoMode mode;
   guint threads;

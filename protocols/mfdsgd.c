@@ -137,7 +137,7 @@ static gboolean mf_noise(ProtoNode *node, const MfRun *r, MfNode *s, guint t, GE
   ProtoContext *ctx = proto_node_context(node);
   gsize d = proto_context_dim(ctx);
   guint ring = r->bw + 1;
-  double lr = proto_context_lr(ctx);
+  double lr = proto_context_step_size(ctx);
   SimLinvec *model = proto_node_model(node);
   const double *row = r->M + (gsize)t * r->T;
   guint first = t > r->bw ? t - r->bw : 0;

@@ -52,7 +52,7 @@ static gboolean muff_step(ProtoNode *node, guint t, GError **error) {
   if (nu > 0.0) {
     SimNoiseId k = proto_node_noise_local(node, nu, t, z, error);
     if (k == SIM_NOISE_ID_INVALID ||
-        !sim_linvec_add_noise(model, -proto_context_lr(ctx), k, z, error))
+        !sim_linvec_add_noise(model, -proto_context_step_size(ctx), k, z, error))
       return FALSE;
   }
   return proto_node_exchange(node, t * r->K, sim_linvec_dup(model), error);

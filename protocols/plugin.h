@@ -175,10 +175,19 @@ guint proto_context_steps(const ProtoContext *ctx);
 /** Epochs k and batches b of the participation pattern (k * b = T). */
 guint proto_context_epochs(const ProtoContext *ctx);
 guint proto_context_batches(const ProtoContext *ctx);
-/** Noise multiplier sigma, clipping norm Delta, step size eta. */
+/** Noise multiplier sigma, clipping norm Delta, learning rate eta. */
 double proto_context_sigma(const ProtoContext *ctx);
 double proto_context_clip(const ProtoContext *ctx);
 double proto_context_lr(const ProtoContext *ctx);
+/**
+ * proto_context_step_size: the coefficient of a gradient slot in a local
+ * update, and the one a protocol must give the noise it adds at that step:
+ * eta / B with B the expected batch size (training records / (n b)), or eta
+ * in accounting-only runs. A gradient slot (u, t) is the SUM of the batch's
+ * clipped per-example gradients (one record changes it by at most Delta) and
+ * the local update is theta -= (eta / B) (sum + noise), as in Opacus.
+ */
+double proto_context_step_size(const ProtoContext *ctx);
 /** Dimension d of models (0 in accounting-only runs). */
 gsize proto_context_dim(const ProtoContext *ctx);
 /** The run's linvec space and noise registry (transfer none). */

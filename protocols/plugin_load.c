@@ -41,7 +41,7 @@ __attribute__((used)) static const AnyFunc plugin_api[] = {
     (AnyFunc)proto_params_get_string, (AnyFunc)proto_params_get_bool,
     (AnyFunc)proto_params_is_set, (AnyFunc)proto_context_n_nodes, (AnyFunc)proto_context_steps,
     (AnyFunc)proto_context_epochs, (AnyFunc)proto_context_batches, (AnyFunc)proto_context_sigma,
-    (AnyFunc)proto_context_clip, (AnyFunc)proto_context_lr, (AnyFunc)proto_context_dim,
+    (AnyFunc)proto_context_clip, (AnyFunc)proto_context_lr, (AnyFunc)proto_context_step_size, (AnyFunc)proto_context_dim,
     (AnyFunc)proto_context_space, (AnyFunc)proto_context_noise, (AnyFunc)proto_context_run_state,
     (AnyFunc)proto_context_seed, (AnyFunc)proto_context_gossip_is_static,
     (AnyFunc)proto_context_gossip_dense, (AnyFunc)proto_context_node, (AnyFunc)proto_node_id,

@@ -141,6 +141,13 @@ static gboolean load_task(ProtoContext *ctx, const ProtoRunConfig *cfg, GError *
                                            derived_seed(ctx->seed, SEED_PARTITION), error);
   if (ctx->partition == NULL)
     return FALSE;
+  /* A gradient slot is the SUM of the batch's clipped per-example gradients
+   * (one record moves it by at most Delta: the unit the accountant counts) and
+   * the noise is added to that sum before dividing by the expected batch size,
+   * as Opacus does. Dividing by one constant keeps every gradient slot and its
+   * noise on the same scale, so the accounting (and its structured fast path)
+   * is unchanged while the noise shrinks with the batch. */
+  ctx->step = ctx->lr * (double)ctx->n * (double)ctx->b / (double)ctx->train->n;
   ctx->dim = learn_model_n_params(ctx->model);
   ctx->init_params = g_new(double, ctx->dim);
   learn_model_init(ctx->model, ctx->init_params, derived_seed(ctx->seed, SEED_INIT));
@@ -198,6 +205,7 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
   ctx->sigma = cfg->sigma;
   ctx->clip = cfg->clip;
   ctx->lr = cfg->lr;
+  ctx->step = cfg->lr; /* no task: a gradient slot is one unit vector */
   ctx->compute_ms = cfg->compute_ms;
   ctx->seed = cfg->seed;
   ctx->threads = cfg->threads;
@@ -521,6 +529,10 @@ double proto_context_lr(const ProtoContext *ctx) {
   return ctx->lr;
 }
 
+double proto_context_step_size(const ProtoContext *ctx) {
+  return ctx->step;
+}
+
 gsize proto_context_dim(const ProtoContext *ctx) {
   return ctx->dim;
 }
@@ -616,9 +628,12 @@ gboolean proto_node_local_step(ProtoNode *node, guint t, GError **error) {
     const gsize *batch = learn_partition_batch(ctx->partition, node->id, t, &count);
     learn_model_clipped_grad(ctx->model, sim_linvec_const_data(node->model), ctx->train, batch,
                              count, ctx->clip, node->grad, node->scratch);
+    /* The mean back to the sum: the slot's unit (see setup of ctx->step). */
+    for (gsize i = 0; i < ctx->dim; i++)
+      node->grad[i] *= (double)count;
     g = node->grad;
   }
-  if (!sim_linvec_add_gradient(node->model, -ctx->lr, node->id, t, g, error))
+  if (!sim_linvec_add_gradient(node->model, -ctx->step, node->id, t, g, error))
     return FALSE;
   node->step++;
   node->busy_until = sim_engine_now(ctx->engine) + (SimTime)llround(ctx->compute_ms * 1e6);

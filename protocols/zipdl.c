@@ -44,7 +44,7 @@ static gboolean zip_init(ProtoContext *ctx, const ProtoParams *params, gpointer 
   }
   ZipRun *r = g_new0(ZipRun, 1);
   r->std = proto_context_sigma(ctx) * proto_context_clip(ctx);
-  r->scale = strcmp(units, "model") == 0 ? 1.0 : -proto_context_lr(ctx);
+  r->scale = strcmp(units, "model") == 0 ? 1.0 : -proto_context_step_size(ctx);
   *run_state = r;
   return TRUE;
 }

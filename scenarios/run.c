@@ -570,6 +570,11 @@ static gboolean write_aggregates(Shared *sh, const GPtrArray *axes, const char *
         eps_lo = MIN(eps_lo, g_eps[gi]);
         eps_hi = MAX(eps_hi, g_eps[gi]);
       }
+    if (isfinite(eps_lo) && eps_hi <= eps_lo * 1.01) {
+      /* One privacy level: give the axis some room around it. */
+      eps_lo /= 2;
+      eps_hi *= 2;
+    }
     for (guint gi = 0; gi < groups->len && isfinite(eps_lo); gi++) {
       Group *g = &g_array_index(groups, Group, gi);
       scen_sweep_point(axes, g->first, items);
@@ -884,7 +889,12 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
     }
   }
 
-  /* The runs. */
+  /* The runs. A sweep's summary.json marks it complete: gone until it is again. */
+  if (ok && sh.n_jobs > 0 && sweep) {
+    char *sum = g_build_filename(out_dir, "summary.json", NULL);
+    g_unlink(sum);
+    g_free(sum);
+  }
   if (ok && sh.n_jobs > 0) {
     report_progress(&sh);
     GThreadPool *pool = g_thread_pool_new(run_job, &sh, (gint)threads, TRUE, NULL);

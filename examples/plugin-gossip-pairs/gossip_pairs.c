@@ -190,7 +190,7 @@ static gboolean noisy_step(ProtoNode *node, guint t, GError **error) {
   if (std > 0.0) {
     SimNoiseId k = proto_node_noise_local(node, std, t, s->z, error);
     if (k == SIM_NOISE_ID_INVALID ||
-        !sim_linvec_add_noise(model, -proto_context_lr(ctx), k, s->z, error))
+        !sim_linvec_add_noise(model, -proto_context_step_size(ctx), k, s->z, error))
       return FALSE;
   }
   return TRUE;

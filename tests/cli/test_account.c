@@ -172,8 +172,8 @@ static double victim_value(const char *out, guint i, const char *key) {
 }
 
 /* MF-D-SGD with C = I is D-SGD with noise sqrt(k) times larger: PNDP rdp
- * divided by k = T exactly; exact sensitivity never above the bound;
- * Muffliato and AntiPGD run. */
+ * divided by k = T exactly, from a CSV file or the identity family; exact
+ * sensitivity never above the bound; Muffliato, AntiPGD, SR and BSR run. */
 static void test_protocols(void) {
   GError *err = NULL;
   char *dir = g_dir_make_tmp("account-cli-XXXXXX", &err);
@@ -195,10 +195,19 @@ static void test_protocols(void) {
     g_assert_cmpfloat(rel_diff(victim_value(b.out, i, "rdp"), ra / 4.0), <, 1e-9);
     g_assert_cmpfloat(victim_value(e.out, i, "rdp"), <=, ra * (1 + 1e-12));
   }
+  /* The registry's C families: identity is the CSV above. */
+  CliRun f = cli_run("account", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "7", "--protocol",
+                     "mfdsgd:C=identity", "--format", "json");
+  g_assert_cmpint(f.status, ==, 0);
+  for (guint i = 0; i < 14; i++)
+    g_assert_cmpfloat(rel_diff(victim_value(f.out, i, "rdp"), victim_value(b.out, i, "rdp")), <,
+                      1e-12);
+  cli_run_clear(&f);
   cli_run_clear(&a);
   cli_run_clear(&b);
   cli_run_clear(&e);
-  const char *others[] = {"muffliato:K=2", "antipgd", "muffliato"};
+  const char *others[] = {"muffliato:K=2", "antipgd", "muffliato", "mfdsgd:C=sr",
+                          "mfdsgd:C=bsr,band=2"};
   for (guint i = 0; i < G_N_ELEMENTS(others); i++) {
     CliRun r = cli_run("account", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "7", "--protocol",
                        others[i], "--format", "json");

@@ -28,7 +28,7 @@ static gboolean tiny_step(ProtoNode *node, guint t, GError **error) {
   if (ok && std > 0.0) {
     SimNoiseId k = proto_node_noise_local(node, std, t, z, error);
     ok = k != SIM_NOISE_ID_INVALID &&
-         sim_linvec_add_noise(model, -proto_context_lr(ctx), k, z, error);
+         sim_linvec_add_noise(model, -proto_context_step_size(ctx), k, z, error);
   }
   g_free(z);
   return ok && proto_node_exchange(node, t, sim_linvec_dup(model), error);

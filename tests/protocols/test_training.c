@@ -118,15 +118,15 @@ static gboolean tape_step(ProtoNode *node, guint t, GError **error) {
   if (!proto_node_local_step(node, t, error))
     return FALSE;
   double *g = g_new(double, d);
-  for (gsize i = 0; i < d; i++) /* theta - eta g = after  =>  g = (before - after) / eta */
-    g[i] = (before[i] - sim_linvec_const_data(model)[i]) / proto_context_lr(ctx);
+  for (gsize i = 0; i < d; i++) /* theta - s g = after  =>  g = (before - after) / s */
+    g[i] = (before[i] - sim_linvec_const_data(model)[i]) / proto_context_step_size(ctx);
   g_free(before);
   guint32 col = sim_lin_space_grad_column(proto_context_space(ctx), proto_node_id(node), t);
   g_hash_table_insert(tape.grads, GUINT_TO_POINTER(col), g);
   double *z = g_new(double, d);
   SimNoiseId k = proto_node_noise_local(node, 0.3, t, z, error);
   g_hash_table_insert(tape.zs, GUINT_TO_POINTER(k), z);
-  return sim_linvec_add_noise(model, -proto_context_lr(ctx), k, z, error) &&
+  return sim_linvec_add_noise(model, -proto_context_step_size(ctx), k, z, error) &&
          proto_node_exchange(node, t, sim_linvec_dup(model), error);
 }
 
