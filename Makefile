@@ -17,9 +17,9 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	$(CMAKE) --build $(BUILD) -j $(JOBS)
 
-# The default demo: embedded data only, nothing from ../shared.
+# The default scenario: embedded data only, nothing from ../shared.
 run: build
-	./$(BUILD)/dpgossip demo
+	./$(BUILD)/dpgossip run scenarios/default.ini
 
 test: test-release test-sanitize
 

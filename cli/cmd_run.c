@@ -61,6 +61,8 @@ int cli_cmd_run(int argc, char **argv) {
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("FILE - run a scenario");
   g_option_context_add_main_entries(ctx, entries, NULL);
+  CliPluginOptions popt = {0};
+  cli_plugin_options_add(ctx, &popt);
   g_option_context_set_description(
       ctx, "Writes summary.json (last), metrics.csv, privacy.csv, scenario.resolved.ini\n"
            "(every default filled in: running it reproduces the run byte for byte) and SVG\n"
@@ -89,6 +91,10 @@ int cli_cmd_run(int argc, char **argv) {
     fprintf(stderr, "dpgossip run: give one scenario file (got %d arguments)\n"
                     "(run 'dpgossip run --help' for the options)\n",
             argc - 1);
+    goto out;
+  }
+  if (!cli_plugin_options_load(&popt, &error)) {
+    status = cli_fail("run", error, CLI_EXIT_USAGE);
     goto out;
   }
   if (threads < 0) {
@@ -150,6 +156,7 @@ out:
   if (handler)
     sigaction(SIGINT, &old_action, NULL);
   scen_run_report_clear(&report);
+  cli_plugin_options_clear(&popt);
   scen_scenario_free(sc);
   g_strfreev(sets);
   g_free(out_dir);
