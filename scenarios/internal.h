@@ -45,6 +45,7 @@ typedef struct {
   double compute_ms;
   /* topology */
   char *graph;    /* absolute path, or NULL */
+  char *plugin;   /* [protocol] plugin: absolute path of a .so, or NULL */
   char *generate; /* spec, or NULL */
   gboolean lcc;
   TopoGossipKind gossip;

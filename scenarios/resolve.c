@@ -22,6 +22,7 @@ void scen_config_free(ScenConfig *c) {
   g_free(c->name);
   g_free(c->mode);
   g_free(c->graph);
+  g_free(c->plugin);
   g_free(c->generate);
   g_free(c->schedule);
   g_free(c->latency);
@@ -292,9 +293,29 @@ static const char *default_model(const char *dataset) {
 
 /* ---- Resolution ---- */
 
+/* [protocol] plugin: loaded before the name is resolved, so the name may be
+ * the plugin's protocol. Loading is idempotent (the same file gives the same
+ * protocol), so every sweep point may ask. */
+static void resolve_plugin(R *r, ScenConfig *c) {
+  ScenLoc loc;
+  char *what = NULL, *path = NULL;
+  if (get_typed(r, "protocol", "plugin", &path, &loc, &what)) {
+    c->plugin = abs_path(r->sc->doc, path);
+    const ProtoVTable *vt = NULL;
+    GError *error = NULL;
+    if (!proto_plugin_load(c->plugin, &vt, &error)) {
+      problem(r, loc, what, "%s", short_msg(error));
+      g_clear_error(&error);
+    }
+  }
+  g_free(path);
+  g_free(what);
+}
+
 static void resolve_protocol(R *r, ScenConfig *c) {
   ScenLoc loc;
   char *what = NULL, *spec = NULL;
+  resolve_plugin(r, c);
   if (!get_typed(r, "protocol", "name", &spec, &loc, &what))
     spec = g_strdup("dsgd");
   c->shape.kind = -1;
@@ -824,6 +845,8 @@ char *scen_config_to_ini(const ScenConfig *c) {
   kv(s, "loss", c->loss);
   g_string_append(s, "\n[protocol]\n");
   kv(s, "name", c->protocol);
+  if (c->plugin != NULL)
+    kv(s, "plugin", c->plugin);
   if (c->has_mu)
     kv_d(s, "mu", c->mu);
   else

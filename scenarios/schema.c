@@ -46,6 +46,9 @@ static const ScenKeyInfo keys[] = {
     {"protocol", "name", SCEN_TYPE_SPEC, "dsgd", NO_RANGE, 0, NULL,
      "dsgd, muffliato:K=k, antipgd, mfdsgd:C=..., mafalda, decor, zipdl, or nonprivate "
      "(D-SGD without noise)"},
+    {"protocol", "plugin", SCEN_TYPE_PATH, NULL, NO_RANGE, SCEN_KEY_OPTIONAL, NULL,
+     "a protocol plugin (.so built against protocols/plugin.h) to load; name may then be "
+     "its protocol"},
     {"protocol", "sigma", SCEN_TYPE_DOUBLE, "1", 0, 1e300, 0, NULL,
      "noise multiplier (noise std sigma x clip; MF protocols: x sens(C))"},
     {"protocol", "mu", SCEN_TYPE_DOUBLE, NULL, 0, 1e300, SCEN_KEY_OPTIONAL | SCEN_KEY_MIN_OPEN,

@@ -1,0 +1,134 @@
+/*
+ * tests/plugins/test_scenario.c: the scenario key `[protocol] plugin = PATH`
+ * loads a plugin before the protocol name is resolved; a bad plugin is a
+ * validation problem at its line; a plugin implementing D-SGD through
+ * plugin.h is accounted (observer path) exactly as built-in D-SGD
+ * (structured path).
+ */
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "scenarios/scenarios.h"
+
+static const char *const base =
+    "[simulation]\nseed = 3\nrounds = 6\n"
+    "[topology]\ngenerate = florentine\n"
+    "[protocol]\n%s"
+    "[privacy]\ntrust = pndp\n"
+    "[collusion.a]\nnodes = 0\n";
+
+static ScenScenario *load(const char *dir, const char *protocol_lines) {
+  char *text = g_strdup_printf(base, protocol_lines);
+  char *path = g_build_filename(dir, "plugin.ini", NULL);
+  ScenScenario *sc = scen_scenario_load_data(text, strlen(text), path);
+  g_free(path);
+  g_free(text);
+  return sc;
+}
+
+static void test_bad_plugins_are_problems(void) {
+  char *dir = g_dir_make_tmp("dpg-scen-plugin-XXXXXX", NULL);
+  ScenScenario *sc = load(dir, "name = dsgd\nplugin = /nonexistent/x.so\n");
+  char **problems = scen_scenario_validate(sc);
+  g_assert_cmpuint(g_strv_length(problems), ==, 1);
+  g_assert_nonnull(strstr(problems[0], "plugin.ini:8: protocol.plugin"));
+  g_assert_nonnull(strstr(problems[0], "x.so"));
+  g_strfreev(problems);
+  scen_scenario_free(sc);
+
+  sc = load(dir, "name = dsgd\nplugin = " DPG_TEST_PLUGIN_DIR "/bad-abi.so\n");
+  problems = scen_scenario_validate(sc);
+  g_assert_cmpuint(g_strv_length(problems), ==, 1);
+  g_assert_nonnull(strstr(problems[0], "ABI"));
+  g_strfreev(problems);
+  scen_scenario_free(sc);
+  g_rmdir(dir);
+  g_free(dir);
+}
+
+/* privacy.csv rows as (victim -> rdp). */
+static GHashTable *read_rdp(const char *dir) {
+  char *path = g_build_filename(dir, "privacy.csv", NULL);
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  GHashTable *rdp = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  char **lines = g_strsplit(text, "\n", -1);
+  for (guint i = 1; lines[i] != NULL && lines[i][0] != '\0'; i++) {
+    char **f = g_strsplit(lines[i], ",", -1);
+    g_assert_cmpuint(g_strv_length(f), >=, 7);
+    double *v = g_new(double, 1);
+    *v = g_ascii_strtod(f[6], NULL);
+    g_hash_table_insert(rdp, g_strdup(f[2]), v);
+    g_strfreev(f);
+  }
+  g_strfreev(lines);
+  g_free(text);
+  g_free(path);
+  return rdp;
+}
+
+static GHashTable *run(const char *protocol_lines, const char *out) {
+  char *dir = g_dir_make_tmp("dpg-scen-plugin-XXXXXX", NULL);
+  ScenScenario *sc = load(dir, protocol_lines);
+  char **problems = scen_scenario_validate(sc);
+  if (problems[0] != NULL)
+    g_error("unexpected problem: %s", problems[0]);
+  g_strfreev(problems);
+  ScenRunOptions opt = {.out_dir = out, .threads = 1};
+  GError *error = NULL;
+  g_assert_true(scen_scenario_run(sc, &opt, NULL, &error));
+  g_assert_no_error(error);
+  scen_scenario_free(sc);
+  g_rmdir(dir);
+  g_free(dir);
+  return read_rdp(out);
+}
+
+static void remove_tree(const char *dir) {
+  GDir *d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
+    char *p = g_build_filename(dir, name, NULL);
+    if (g_file_test(p, G_FILE_TEST_IS_DIR))
+      remove_tree(p);
+    else
+      g_unlink(p);
+    g_free(p);
+  }
+  if (d != NULL)
+    g_dir_close(d);
+  g_rmdir(dir);
+}
+
+static void test_plugin_accounted_like_builtin(void) {
+  char *root = g_dir_make_tmp("dpg-scen-out-XXXXXX", NULL);
+  char *a = g_build_filename(root, "plugin", NULL), *b = g_build_filename(root, "builtin", NULL);
+  GHashTable *via_plugin =
+      run("name = tiny-dsgd\nplugin = " DPG_TEST_PLUGIN_DIR "/tiny-dsgd.so\n", a);
+  GHashTable *builtin = run("name = dsgd\n", b);
+  g_assert_cmpuint(g_hash_table_size(via_plugin), ==, 14);
+  g_assert_cmpuint(g_hash_table_size(builtin), ==, 14);
+  GHashTableIter it;
+  gpointer key, val;
+  g_hash_table_iter_init(&it, builtin);
+  while (g_hash_table_iter_next(&it, &key, &val)) {
+    const double *got = g_hash_table_lookup(via_plugin, key);
+    g_assert_nonnull(got);
+    double want = *(const double *)val;
+    g_assert_cmpfloat_with_epsilon(*got, want, 1e-9 * (1.0 + fabs(want)));
+  }
+  g_hash_table_unref(via_plugin);
+  g_hash_table_unref(builtin);
+  remove_tree(root);
+  g_free(a);
+  g_free(b);
+  g_free(root);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/plugins/scenario/bad-plugins", test_bad_plugins_are_problems);
+  g_test_add_func("/plugins/scenario/accounted-like-builtin", test_plugin_accounted_like_builtin);
+  return g_test_run();
+}
