@@ -11,6 +11,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "protocols/protocols.h"
+#include "sim/sim.h"
 #include "topologies/topologies.h"
 
 G_BEGIN_DECLS
@@ -88,6 +90,67 @@ gboolean cli_plugin_load_paths(char *const *paths, char **single, GError **error
 void cli_plugin_options_clear(CliPluginOptions *o);
 
 /* ---- END plugin options ---- */
+
+/* ---- BEGIN stream options (issue 7; cli/stream_options.c) ----
+ * --publish, --record, --publish-messages and --publish-wait for any command
+ * that runs on an engine, and a small API over sim/'s SimStream: start
+ * (graph + topo_graph_layout), metrics, end. Prints nothing on stdout;
+ * progress and the final counters go to stderr as "dpgossip <cmd>: ...". */
+
+typedef struct {
+  char *publish;  /* --publish ENDPOINT (ZeroMQ, e.g. tcp://127.0.0.1:5556) */
+  char *record;   /* --record FILE.trace */
+  char *messages; /* --publish-messages all|every:N|none */
+  double wait_s;  /* --publish-wait SECONDS (default 1) */
+} CliStreamOptions;
+
+/* Adds the four options to @ctx's main group and sets the defaults in @o
+ * (which must outlive parsing). */
+void cli_stream_options_add(GOptionContext *ctx, CliStreamOptions *o);
+/* TRUE when --publish or --record was given. */
+gboolean cli_stream_options_enabled(const CliStreamOptions *o);
+/* Checks the values after parsing: the sampling spec, --publish-wait in
+ * [0, 3600]. Errors: SIM_ERROR_PARSE (a usage error: exit status 2). */
+gboolean cli_stream_options_check(const CliStreamOptions *o, GError **error);
+void cli_stream_options_clear(CliStreamOptions *o);
+
+typedef struct CliStream CliStream;
+
+/*
+ * cli_stream_start: opens the stream of @o (waiting for a subscriber as
+ * --publish-wait says), attaches it to @engine's bus and publishes the run
+ * start: @name, @cmd, @seed, @rounds (0: unknown), @scenario_json
+ * (nullable, one JSON object), @graph with its topo_graph_layout (fixed
+ * seed: a graph is always drawn the same way).
+ * Errors: those of sim_stream_new, sim_stream_attach, topo_graph_layout and
+ *   sim_stream_begin_run (nothing is left open on error).
+ * Returns: (transfer full) the stream (cli_stream_free), or NULL.
+ */
+CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngine *engine,
+                            const TopoGraph *graph, const char *name, guint64 seed,
+                            guint rounds, const char *scenario_json, GError **error);
+/* The underlying stream (transfer none), for direct publications. */
+SimStream *cli_stream_sim(CliStream *s);
+/*
+ * cli_stream_publish_metric_rows: one metric event per evaluated step of
+ * @rows (n_rows ProtoMetric, sorted by (step, node) as proto_run_metrics
+ * gives them), each at time @t. Errors: those of sim_stream_publish_metrics.
+ * O(n_rows).
+ */
+gboolean cli_stream_publish_metric_rows(CliStream *s, SimTime t, const ProtoMetric *rows,
+                                        gsize n_rows, GError **error);
+/*
+ * cli_stream_end: publishes the run end with @status ("ok", "error",
+ * "interrupted") at the engine's current time (or, once the engine is freed,
+ * the last time its bus showed), closes the stream and reports its counters
+ * (published, dropped, sampled out) on stderr.
+ * Errors: a trace that could not be written completely.
+ */
+gboolean cli_stream_end(CliStream *s, const char *status, GError **error);
+/* cli_stream_free: frees @s (NULL ignored), closing what is still open. */
+void cli_stream_free(CliStream *s);
+
+/* ---- END stream options ---- */
 
 G_END_DECLS
 

@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include <gsl/gsl_randist.h>
-#include <igraph.h>
 
 #include "cli/cli.h"
 #include "sim/sim.h"
@@ -48,7 +47,7 @@ struct DemoRun {
   guint rounds;
   GError *error; /* first error raised inside a handler */
   /* Event stream (NULL without --publish/--record). */
-  SimStream *stream;
+  CliStream *stream;
   guint pace_ms;
   double mean_x;
   double *loss;      /* [(rounds + 1) * n]: (theta_u - mean x)^2 after each round */
@@ -89,102 +88,27 @@ static void demo_round_done(SimEngine *engine, DemoNode *node) {
                     .to = SIM_NODE_NONE, .round = r, .arrival = SIM_TIME_NEVER};
   sim_bus_publish(sim_engine_bus(engine), &ev);
   GError *error = NULL;
-  if (!sim_stream_publish_metrics(run->stream, ev.time, r, n, NULL, NULL,
+  if (!sim_stream_publish_metrics(cli_stream_sim(run->stream), ev.time, r, n, NULL, NULL,
                                   run->loss + (gsize)r * n, NULL, &error))
     demo_fail(run, error);
   else if (run->pace_ms > 0)
     g_usleep((gulong)run->pace_ms * 1000);
 }
 
-/* Node positions for viewers: Fruchterman-Reingold from a fixed seed, so the
- * same graph is always drawn the same way. Returns 2n doubles (g_free). */
-static double *demo_layout(const TopoGraph *graph, GError **error) {
-  igraph_integer_t n = topo_graph_n_nodes(graph);
-  igraph_rng_t rng;
-  if (igraph_rng_init(&rng, &igraph_rngtype_pcg64) != IGRAPH_SUCCESS) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_FAILED, "layout: igraph RNG failed");
-    return NULL;
-  }
-  igraph_rng_seed(&rng, 421);
-  igraph_rng_t saved = *igraph_rng_default();
-  igraph_rng_set_default(&rng);
-  igraph_matrix_t xy;
-  igraph_error_t rc = igraph_matrix_init(&xy, n, 2);
-  if (rc == IGRAPH_SUCCESS)
-    rc = igraph_layout_fruchterman_reingold(topo_graph_igraph(graph), &xy, 0,
-                                            n > 2000 ? 150 : 500, sqrt((double)n),
-                                            IGRAPH_LAYOUT_AUTOGRID, NULL, NULL, NULL, NULL,
-                                            NULL);
-  igraph_rng_set_default(&saved);
-  igraph_rng_destroy(&rng);
-  if (rc != IGRAPH_SUCCESS) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_FAILED, "layout: %s", igraph_strerror(rc));
-    igraph_matrix_destroy(&xy);
-    return NULL;
-  }
-  double *out = g_new(double, 2 * (gsize)n);
-  for (igraph_integer_t u = 0; u < n; u++) {
-    out[2 * u] = MATRIX(xy, u, 0);
-    out[2 * u + 1] = MATRIX(xy, u, 1);
-  }
-  igraph_matrix_destroy(&xy);
-  return out;
-}
-
 /* Opens the stream, attaches it to the engine and publishes the run start. */
-static gboolean demo_stream_begin(DemoRun *run, const char *publish, const char *record,
-                                  const char *messages, double wait_s, GError **error) {
+static gboolean demo_stream_begin(DemoRun *run, const CliStreamOptions *so, GError **error) {
   guint n = topo_graph_n_nodes(run->graph);
-  SimStreamOptions o = {.publish = publish, .record = record, .messages = messages,
-                        .wait_ms = publish != NULL ? (guint)(wait_s * 1000.0) : 0};
-  if (publish != NULL && wait_s > 0)
-    fprintf(stderr, "dpgossip demo: waiting up to %.1f s for a subscriber...\n", wait_s);
-  run->stream = sim_stream_new(&o, error);
+  run->stream = cli_stream_start(
+      so, "demo", run->engine, run->graph, "demo", sim_engine_seed(run->engine), run->rounds,
+      "{\"graph\":\"florentine\",\"gossip\":\"uniform\","
+      "\"latency\":\"lognormal:mu=2,sigma=0.5\",\"sigma\":1,"
+      "\"test_loss\":\"squared distance to the average of the private values\"}",
+      error);
   if (run->stream == NULL)
     return FALSE;
-  if (publish != NULL)
-    fprintf(stderr, "dpgossip demo: publishing on %s\n", sim_stream_endpoint(run->stream));
-  if (!sim_stream_attach(run->stream, run->engine, error))
-    return FALSE;
-  gsize n_edges = 0;
-  guint *edges = topo_graph_edges(run->graph, &n_edges);
-  double *xy = demo_layout(run->graph, error);
-  gboolean ok = xy != NULL;
-  if (ok) {
-    SimStreamRun info = {
-        .name = "demo",
-        .command = "demo",
-        .seed = sim_engine_seed(run->engine),
-        .rounds = run->rounds,
-        .scenario_json = "{\"graph\":\"florentine\",\"gossip\":\"uniform\","
-                         "\"latency\":\"lognormal:mu=2,sigma=0.5\",\"sigma\":1,"
-                         "\"test_loss\":\"squared distance to the average of the private values\"}",
-        .n_nodes = n,
-        .edges = edges,
-        .n_edges = n_edges,
-        .positions = xy,
-        .layout = "fruchterman_reingold",
-    };
-    ok = sim_stream_begin_run(run->stream, &info, error);
-  }
-  g_free(xy);
-  g_free(edges);
   run->loss = g_new0(double, (gsize)(run->rounds + 1) * n);
   run->round_done = g_new0(guint, run->rounds + 1);
-  return ok;
-}
-
-/* Publishes the run end and closes the stream; reports its counters. */
-static gboolean demo_stream_end(DemoRun *run, const char *status, GError **error) {
-  gboolean ok = sim_stream_end_run(run->stream, sim_engine_now(run->engine), status, error);
-  SimStreamStats st;
-  sim_stream_get_stats(run->stream, &st);
-  ok = sim_stream_finish(run->stream, ok ? error : NULL) && ok;
-  fprintf(stderr,
-          "dpgossip demo: stream: %" G_GUINT64_FORMAT " events published, %" G_GUINT64_FORMAT
-          " dropped by slow subscribers, %" G_GUINT64_FORMAT " message events sampled out\n",
-          st.published, st.dropped, st.messages_sampled_out);
-  return ok;
+  return TRUE;
 }
 
 static void broadcast_model(SimEngine *engine, DemoNode *node) {
@@ -353,39 +277,26 @@ static int demo_report(DemoRun *run, const TopoSummary *summary) {
 }
 
 int cli_cmd_demo(int argc, char **argv) {
-  char *publish = NULL, *record = NULL, *messages = NULL;
-  double wait_s = 1.0;
+  CliStreamOptions so = {0};
   gint pace_ms = 0;
   GOptionEntry entries[] = {
-      {"publish", 0, 0, G_OPTION_ARG_STRING, &publish,
-       "publish the run's events on a ZeroMQ endpoint (see 'dpgossip viz')", "tcp://127.0.0.1:5556"},
-      {"record", 0, 0, G_OPTION_ARG_FILENAME, &record,
-       "record the run's events to a trace file (see 'dpgossip replay')", "FILE.trace"},
-      {"publish-messages", 0, 0, G_OPTION_ARG_STRING, &messages,
-       "which transmissions become message events: all, every:N, none (default all)", "SPEC"},
-      {"publish-wait", 0, 0, G_OPTION_ARG_DOUBLE, &wait_s,
-       "with --publish, wait up to this long for a first subscriber (default 1)", "SECONDS"},
       {"pace", 0, 0, G_OPTION_ARG_INT, &pace_ms,
        "pause this long (wall clock) after each round, to watch the run live", "MS"},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   GOptionContext *ctx = g_option_context_new("- private gossip averaging on embedded data");
+  cli_stream_options_add(ctx, &so);
   g_option_context_add_main_entries(ctx, entries, NULL);
   gboolean parsed = cli_parse(ctx, &argc, &argv);
   g_option_context_free(ctx);
-  guint every = 1;
   GError *opt_error = NULL;
-  if (parsed && (!sim_stream_parse_sampling(messages, &every, &opt_error) || wait_s < 0 ||
-                 wait_s > 3600 || pace_ms < 0 || pace_ms > 60000)) {
+  if (parsed && (!cli_stream_options_check(&so, &opt_error) || pace_ms < 0 || pace_ms > 60000)) {
     fprintf(stderr, "dpgossip demo: %s\n",
-            opt_error != NULL ? opt_error->message
-                              : "--publish-wait must be in [0, 3600] s and --pace in [0, 60000] ms");
+            opt_error != NULL ? opt_error->message : "--pace must be in [0, 60000] ms");
     g_clear_error(&opt_error);
     parsed = FALSE;
   }
   if (!parsed) {
-    g_free(publish);
-    g_free(record);
-    g_free(messages);
+    cli_stream_options_clear(&so);
     return CLI_EXIT_USAGE;
   }
 
@@ -427,14 +338,13 @@ int cli_cmd_demo(int argc, char **argv) {
     if (!sim_engine_set_node(run.engine, u, NULL, &run.nodes[u], &error))
       goto out;
   }
-  if ((publish != NULL || record != NULL) &&
-      !demo_stream_begin(&run, publish, record, messages, wait_s, &error))
+  if (cli_stream_options_enabled(&so) && !demo_stream_begin(&run, &so, &error))
     goto out;
   SimRunStatus rs = sim_engine_run(run.engine, SIM_TIME_NEVER, &error);
   if (run.stream != NULL) {
     GError *stream_error = NULL;
     const char *how = rs == SIM_RUN_ERROR || run.error != NULL ? "error" : "ok";
-    if (!demo_stream_end(&run, how, &stream_error)) {
+    if (!cli_stream_end(run.stream, how, &stream_error)) {
       if (error == NULL && run.error == NULL)
         error = stream_error;
       else
@@ -454,12 +364,10 @@ int cli_cmd_demo(int argc, char **argv) {
 out:
   if (error != NULL)
     status = cli_fail("demo", error, CLI_EXIT_FAILURE);
-  sim_stream_free(run.stream);
+  cli_stream_free(run.stream);
   g_free(run.loss);
   g_free(run.round_done);
-  g_free(publish);
-  g_free(record);
-  g_free(messages);
+  cli_stream_options_clear(&so);
   sim_engine_free(run.engine);
   if (run.nodes != NULL) {
     for (guint u = 0; u < n; u++) {

@@ -40,6 +40,70 @@ static void progress_bar(guint done, guint total, double fraction, gpointer data
   fflush(stderr);
 }
 
+/* ---- --publish / --record: the run of a one-point scenario as a stream ---- */
+
+typedef struct {
+  const CliStreamOptions *o;
+  CliStream *stream;
+  gboolean ended;
+} RunStream;
+
+static char *scenario_json(const ScenRunHookInfo *info) {
+  JsonBuilder *b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "protocol");
+  json_builder_add_string_value(b, info->protocol);
+  json_builder_set_member_name(b, "sigma");
+  json_builder_add_double_value(b, info->sigma);
+  json_builder_end_object(b);
+  JsonNode *root = json_builder_get_root(b);
+  char *text = json_to_string(root, FALSE);
+  json_node_unref(root);
+  g_object_unref(b);
+  return text;
+}
+
+/* Before the run: open the stream on its engine. After it (and its
+ * accounting): its evaluations, each (collusion set, trust) privacy result,
+ * and the run end, while the engine still lives for the end's counters. */
+static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **error) {
+  RunStream *rs = data;
+  SimEngine *engine = proto_run_engine(info->run);
+  if (!info->finished) {
+    char *json = scenario_json(info);
+    rs->stream = cli_stream_start(rs->o, "run", engine, info->graph, info->name, info->seed,
+                                  proto_run_steps(info->run), json, error);
+    g_free(json);
+    return rs->stream != NULL;
+  }
+  SimTime t = sim_engine_now(engine);
+  guint T = proto_run_steps(info->run);
+  gsize n_rows = 0;
+  const ProtoMetric *rows = proto_run_metrics(info->run, &n_rows);
+  gboolean ok = cli_stream_publish_metric_rows(rs->stream, t, rows, n_rows, error);
+  for (guint i = 0; ok && i < info->n_privacy; i++) {
+    const ScenPrivacyResult *r = &info->privacy[i];
+    if (r->n_victims == 0)
+      continue;
+    G_STATIC_ASSERT(sizeof(guint) == sizeof(guint32) && sizeof(gint) == sizeof(gint32));
+    SimStreamPrivacy p = {.collusion = r->collusion,
+                          .attackers = (const guint32 *)r->attackers,
+                          .n_attackers = r->n_attackers,
+                          .trust = r->trust,
+                          .round = T,
+                          .delta = r->delta,
+                          .n_victims = r->n_victims,
+                          .victims = (const guint32 *)r->victims,
+                          .mu = r->mu,
+                          .epsilon = r->epsilon,
+                          .distance = (const gint32 *)r->distance};
+    ok = sim_stream_publish_privacy(cli_stream_sim(rs->stream), t, &p, error);
+  }
+  rs->ended = TRUE;
+  ok = cli_stream_end(rs->stream, "ok", ok ? error : NULL) && ok;
+  return ok;
+}
+
 int cli_cmd_run(int argc, char **argv) {
   char **sets = NULL, *out_dir = NULL;
   gint64 seed = -1;
@@ -63,6 +127,9 @@ int cli_cmd_run(int argc, char **argv) {
   g_option_context_add_main_entries(ctx, entries, NULL);
   CliPluginOptions popt = {0};
   cli_plugin_options_add(ctx, &popt);
+  CliStreamOptions so = {0};
+  cli_stream_options_add(ctx, &so);
+  RunStream rstream = {.o = &so};
   g_option_context_set_description(
       ctx, "Writes summary.json (last), metrics.csv, privacy.csv, scenario.resolved.ini\n"
            "(every default filled in: running it reproduces the run byte for byte) and SVG\n"
@@ -101,6 +168,12 @@ int cli_cmd_run(int argc, char **argv) {
     fprintf(stderr, "dpgossip run: --threads must be >= 1 (0: number of cores)\n");
     goto out;
   }
+  if (!cli_stream_options_check(&so, &error)) {
+    fprintf(stderr, "dpgossip run: %s\n(run 'dpgossip run --help' for the options)\n",
+            error->message);
+    g_clear_error(&error);
+    goto out;
+  }
   if ((sc = scen_scenario_load(argv[1], &error)) == NULL) {
     status = cli_fail("run", error, CLI_EXIT_FAILURE);
     goto out;
@@ -115,6 +188,15 @@ int cli_cmd_run(int argc, char **argv) {
     scen_scenario_set(sc, item, NULL);
     g_free(item);
   }
+  guint64 n_points = scen_scenario_n_points(sc);
+  if (cli_stream_options_enabled(&so) && n_points > 1) {
+    fprintf(stderr,
+            "dpgossip run: --publish and --record follow one run, but %s sweeps %" G_GUINT64_FORMAT
+            " points; pick one with --set (e.g. --seed N for a sweep over seeds, or "
+            "--set section.key=value for the swept key)\n",
+            argv[1], n_points);
+    goto out;
+  }
   struct sigaction action = {0};
   action.sa_handler = on_sigint;
   sigemptyset(&action.sa_mask);
@@ -126,10 +208,18 @@ int cli_cmd_run(int argc, char **argv) {
   ScenRunOptions opt = {.out_dir = out_dir,
                         .threads = (guint)threads,
                         .progress = tty ? progress_bar : NULL,
-                        .progress_data = &bar};
+                        .progress_data = &bar,
+                        .run_hook = cli_stream_options_enabled(&so) ? run_hook : NULL,
+                        .run_hook_data = &rstream};
   gboolean ok = scen_scenario_run(sc, &opt, &report, &error);
   if (tty && bar.last >= 0)
     fputc('\n', stderr);
+  if (rstream.stream != NULL && !rstream.ended) /* the run failed or was cancelled */
+    cli_stream_end(rstream.stream, interrupted ? "interrupted" : "error", NULL);
+  else if (ok && cli_stream_options_enabled(&so) && rstream.stream == NULL)
+    fprintf(stderr, "dpgossip run: the run was already finished in %s, so nothing was "
+                    "published; give another --out to run it again\n",
+            report.out_dir);
   if (!ok) {
     if (g_error_matches(error, SCEN_ERROR, SCEN_ERROR_INVALID)) {
       fprintf(stderr, "%s\ndpgossip run: %s is invalid; nothing was run\n", error->message,
@@ -157,6 +247,8 @@ out:
     sigaction(SIGINT, &old_action, NULL);
   scen_run_report_clear(&report);
   cli_plugin_options_clear(&popt);
+  cli_stream_free(rstream.stream);
+  cli_stream_options_clear(&so);
   scen_scenario_free(sc);
   g_strfreev(sets);
   g_free(out_dir);

@@ -136,6 +136,49 @@ static gboolean write_csv(const char *path, const ProtoMetric *rows, gsize n_row
   return ok;
 }
 
+/* The run's settings for the stream's run start ("scenario" in docs/events.md). */
+static char *scenario_json(const ProtoRunConfig *cfg, const char *schedule) {
+  JsonBuilder *b = json_builder_new();
+  json_builder_begin_object(b);
+#define JSTR(k, v)                                                                          \
+  do {                                                                                     \
+    json_builder_set_member_name(b, k);                                                    \
+    if ((v) != NULL)                                                                       \
+      json_builder_add_string_value(b, v);                                                 \
+    else                                                                                   \
+      json_builder_add_null_value(b);                                                      \
+  } while (0)
+#define JNUM(k, v)                                                                          \
+  do {                                                                                     \
+    json_builder_set_member_name(b, k);                                                    \
+    json_builder_add_double_value(b, v);                                                   \
+  } while (0)
+  JSTR("protocol", cfg->protocol);
+  JSTR("dataset", cfg->dataset);
+  JSTR("model", cfg->model);
+  JSTR("schedule", schedule != NULL ? schedule : "static");
+  JSTR("mode", cfg->mode != NULL ? cfg->mode : "sync");
+  JSTR("latency", cfg->latency);
+  JSTR("loss", cfg->loss);
+  JNUM("sigma", cfg->sigma);
+  JNUM("clip", cfg->clip);
+  JNUM("lr", cfg->lr);
+  json_builder_set_member_name(b, "epochs");
+  json_builder_add_int_value(b, cfg->epochs);
+  json_builder_set_member_name(b, "batches");
+  json_builder_add_int_value(b, cfg->batches);
+  json_builder_set_member_name(b, "eval_every");
+  json_builder_add_int_value(b, cfg->eval_every);
+#undef JSTR
+#undef JNUM
+  json_builder_end_object(b);
+  JsonNode *root = json_builder_get_root(b);
+  char *text = json_to_string(root, FALSE);
+  json_node_unref(root);
+  g_object_unref(b);
+  return text;
+}
+
 /* Spec errors are the user's options: exit status 2, as for bad flags. */
 static gboolean check_specs(const char *protocol, const char *mode, const char *latency,
                             const char *loss, GError **error) {
@@ -163,6 +206,8 @@ static gboolean check_specs(const char *protocol, const char *mode, const char *
 int cli_cmd_train(int argc, char **argv) {
   CliGraphOptions gopt = {0};
   CliPluginOptions popt = {0};
+  CliStreamOptions so = {0};
+  CliStream *stream = NULL;
   char *protocol = NULL, *dataset = NULL, *model = NULL, *mode = NULL, *latency = NULL,
        *loss = NULL, *out_path = NULL, *schedule = NULL;
   gint epochs = 1, batches = 1, eval_every = 0, threads = 1;
@@ -213,6 +258,7 @@ int cli_cmd_train(int argc, char **argv) {
   cli_graph_options_add(ctx, &gopt);
   g_option_context_add_main_entries(ctx, entries, NULL);
   cli_plugin_options_add(ctx, &popt);
+  cli_stream_options_add(ctx, &so);
   g_option_context_set_description(
       ctx, "Output: one CSV row per (evaluated round, node): round, node, train_loss (on the\n"
            "node's own records), test_loss, test_accuracy (empty for regression).\n"
@@ -259,6 +305,11 @@ int cli_cmd_train(int argc, char **argv) {
   }
   if (eval_every < 0 || threads <= 0) {
     status = usage_error("--eval-every must be >= 0 and --threads >= 1");
+    goto out;
+  }
+  if (!cli_stream_options_check(&so, &error)) {
+    status = usage_error("%s", error->message);
+    g_clear_error(&error);
     goto out;
   }
   if (!check_specs(protocol, mode, latency, loss, &error) ||
@@ -315,6 +366,19 @@ int cli_cmd_train(int argc, char **argv) {
     goto out;
   }
 
+  if (cli_stream_options_enabled(&so)) {
+    /* Attached before the run: the stream hears every transmission and the
+     * runtime's round boundaries on the engine's bus. */
+    char *json = scenario_json(&cfg, schedule);
+    stream = cli_stream_start(&so, "train", proto_run_engine(run), g, "train", (guint64)seed,
+                              proto_run_steps(run), json, &error);
+    g_free(json);
+    if (stream == NULL) {
+      status = cli_fail("train", error, CLI_EXIT_FAILURE);
+      goto out;
+    }
+  }
+
   gboolean tty = isatty(STDOUT_FILENO);
   if (tty)
     proto_run_set_progress(run, progress_bar, NULL);
@@ -322,6 +386,22 @@ int cli_cmd_train(int argc, char **argv) {
   gboolean ok = !interrupted && proto_run_run(run, &error);
   if (tty)
     fputc('\n', stderr);
+  if (stream != NULL) {
+    /* The runtime has no per-evaluation hook: every evaluation is published
+     * once the run is over, each with its own round, at the final time. */
+    GError *stream_error = NULL;
+    gsize n_eval = 0;
+    const ProtoMetric *eval = ok ? proto_run_metrics(run, &n_eval) : NULL;
+    gboolean sok = cli_stream_publish_metric_rows(
+        stream, sim_engine_now(proto_run_engine(run)), eval, n_eval, &stream_error);
+    const char *how = ok ? "ok" : interrupted ? "interrupted" : "error";
+    sok = cli_stream_end(stream, how, sok ? &stream_error : NULL) && sok;
+    if (!sok && ok) {
+      status = cli_fail("train", stream_error, CLI_EXIT_FAILURE);
+      goto out;
+    }
+    g_clear_error(&stream_error);
+  }
   if (!ok) {
     if (interrupted || g_error_matches(error, PROTO_ERROR, PROTO_ERROR_CANCELLED)) {
       g_clear_error(&error);
@@ -351,6 +431,7 @@ out:
   if (handler)
     sigaction(SIGINT, &old_action, NULL);
   interrupt_run = NULL;
+  cli_stream_free(stream);
   proto_run_free(run);
   topo_schedule_free(sched);
   topo_graph_free(g);
@@ -364,6 +445,7 @@ out:
   g_free(schedule);
   cli_graph_options_clear(&gopt);
   cli_plugin_options_clear(&popt);
+  cli_stream_options_clear(&so);
   g_option_context_free(ctx);
   return status;
 }

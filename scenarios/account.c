@@ -131,7 +131,7 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivOb
         csv_num(out->privacy_csv, muff ? muff[pv->node] : NAN);
         g_string_append_c(out->privacy_csv, '\n');
         ScenVictimRow row = {i, j, pv->node, pv->distance, pv->rdp, pv->epsilon,
-                             muff ? muff[pv->node] : NAN};
+                             muff ? muff[pv->node] : NAN, pv->mu};
         g_array_append_val(out->victims, row);
         unprotected += pv->unprotected;
         max_eps = MAX(max_eps, pv->epsilon);

@@ -136,6 +136,8 @@ typedef struct {
   const char *C_file;        /* its file, or NULL */
   void (*progress)(guint point, double fraction, gpointer data);
   gpointer progress_data;
+  ScenRunHook run_hook; /* nullable: ScenRunOptions.run_hook */
+  gpointer run_hook_data;
 } ScenRunContext;
 
 /* One privacy.csv row, kept for the figures. */
@@ -144,6 +146,7 @@ typedef struct {
   guint victim;
   gint distance;
   double rdp, epsilon, muffliato_rdp;
+  double mu; /* GDP mu (+inf: unprotected) */
 } ScenVictimRow;
 
 /* What a run produced, for the files and the sweep's aggregates. */

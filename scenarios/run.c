@@ -130,7 +130,9 @@ static void run_job(gpointer data, gpointer user_data) {
                         .C = job->C,
                         .C_file = job->C_file,
                         .progress = on_point_progress,
-                        .progress_data = &jc};
+                        .progress_data = &jc,
+                        .run_hook = sh->opt->run_hook,
+                        .run_hook_data = sh->opt->run_hook_data};
   GError *error = NULL;
   ScenRunOutput *o = scen_run_config(sh->cfg[p0], &ctx, &error);
   for (guint i = 0; o != NULL && i < job->n_points; i++) {

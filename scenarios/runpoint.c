@@ -35,6 +35,61 @@ static void on_progress(double fraction, gpointer data) {
     p->ctx->progress(p->ctx->point, fraction, p->ctx->progress_data);
 }
 
+/* The hook after the accounting: out->victims grouped by (collusion, trust),
+ * contiguous since scen_account appends them in that order. */
+static gboolean hook_finished(const ScenConfig *c, const ScenRunContext *ctx, ProtoRun *run,
+                              const ScenRunOutput *out, GError **error) {
+  GArray *res = g_array_new(FALSE, TRUE, sizeof(ScenPrivacyResult));
+  GArray *v = out->victims;
+  guint n = v ? v->len : 0;
+  guint *victims = g_new(guint, MAX(n, 1));
+  gint *distance = g_new(gint, MAX(n, 1));
+  double *mu = g_new(double, MAX(n, 1)), *eps = g_new(double, MAX(n, 1));
+  for (guint i = 0; i < n;) {
+    const ScenVictimRow *r0 = &g_array_index(v, ScenVictimRow, i);
+    guint k = i;
+    for (; k < n; k++) {
+      const ScenVictimRow *r = &g_array_index(v, ScenVictimRow, k);
+      if (r->collusion != r0->collusion || r->trust != r0->trust)
+        break;
+      victims[k] = r->victim;
+      distance[k] = r->distance;
+      mu[k] = r->mu;
+      eps[k] = r->epsilon;
+    }
+    const ScenCollusion *col = &c->collusions[r0->collusion];
+    ScenPrivacyResult p = {.collusion = col->name,
+                           .attackers = col->nodes,
+                           .n_attackers = col->n_nodes,
+                           .trust = priv_trust_name(c->trust[r0->trust]),
+                           .delta = c->delta,
+                           .n_victims = k - i,
+                           .victims = victims + i,
+                           .mu = mu + i,
+                           .epsilon = eps + i,
+                           .distance = distance + i};
+    g_array_append_val(res, p);
+    i = k;
+  }
+  ScenRunHookInfo info = {.point = ctx->point,
+                          .run = run,
+                          .graph = c->g,
+                          .name = c->name,
+                          .protocol = c->protocol,
+                          .seed = c->seed,
+                          .sigma = out->sigma_used,
+                          .finished = TRUE,
+                          .privacy = (const ScenPrivacyResult *)res->data,
+                          .n_privacy = res->len};
+  gboolean ok = ctx->run_hook(&info, ctx->run_hook_data, error);
+  g_array_unref(res);
+  g_free(victims);
+  g_free(distance);
+  g_free(mu);
+  g_free(eps);
+  return ok;
+}
+
 ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, GError **error) {
   ScenRunOutput *out = g_new0(ScenRunOutput, 1);
   double *C_own = NULL;
@@ -115,6 +170,12 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
     if (!priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error))
       goto out;
   }
+  if (ctx && ctx->run_hook) {
+    ScenRunHookInfo info = {.point = ctx->point, .run = run, .graph = c->g, .name = c->name,
+                            .protocol = c->protocol, .seed = c->seed, .sigma = sigma};
+    if (!ctx->run_hook(&info, ctx->run_hook_data, error))
+      goto out;
+  }
   Progress prog = {run, ctx};
   proto_run_set_progress(run, on_progress, &prog);
   if (!proto_run_run(run, error))
@@ -133,6 +194,8 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   if (obs)
     priv_observer_detach(obs);
   if (!scen_account(c, C, sigma, obs, out, error))
+    goto out;
+  if (ctx && ctx->run_hook && !hook_finished(c, ctx, run, out, error))
     goto out;
   ok = TRUE;
 out:

@@ -80,11 +80,51 @@ guint64 scen_scenario_n_points(ScenScenario *sc);
 /** Progress: @done of @total points finished, @fraction of the whole work in [0, 1]. */
 typedef void (*ScenProgressFunc)(guint done, guint total, double fraction, gpointer data);
 
+/** One accounting result (ScenRunHookInfo): the privacy loss of victims
+ * towards one collusion set under one trust model. Pointers are borrowed
+ * for the duration of the hook call. */
+typedef struct {
+  const char *collusion;   /* [collusion] name */
+  const guint *attackers;  /* the set's nodes */
+  guint n_attackers;
+  const char *trust;       /* "ldp", "pndp", "secldp" (priv_trust_name) */
+  double delta;            /* of epsilon(delta) */
+  guint n_victims;
+  const guint *victims;
+  const double *mu;        /* GDP mu per victim (+inf: unprotected) */
+  const double *epsilon;   /* epsilon(delta) per victim (+inf: unprotected) */
+  const gint *distance;    /* hop distance to the set, -1 unknown */
+} ScenPrivacyResult;
+
+/** What a run hook is told (ScenRunOptions.run_hook). */
+typedef struct {
+  guint point;             /* index in the sweep (0 without one) */
+  ProtoRun *run;           /* the run; its engine is proto_run_engine(run) */
+  const TopoGraph *graph;  /* its graph (the base graph of a time-varying schedule) */
+  const char *name;        /* [simulation] name */
+  const char *protocol;    /* the protocol spec as run */
+  guint64 seed;            /* [simulation] seed */
+  double sigma;            /* the noise multiplier used (after calibration) */
+  gboolean finished;       /* FALSE: before proto_run_run; TRUE: after the run and
+                            * its accounting succeeded */
+  const ScenPrivacyResult *privacy; /* finished: one per (collusion set, trust) */
+  guint n_privacy;
+} ScenRunHookInfo;
+
+/** A run hook: called from the thread running the point. Returning FALSE
+ * (with @error set) fails the point. */
+typedef gboolean (*ScenRunHook)(const ScenRunHookInfo *info, gpointer data, GError **error);
+
 typedef struct {
   const char *out_dir; /* NULL: [output] dir, else results/NAME next to the file */
   guint threads;       /* sweep points run in parallel; 0 = number of cores */
   ScenProgressFunc progress;
   gpointer progress_data;
+  /* Optional: called with each ProtoRun before it runs and after it finished
+   * (e.g. to attach an event stream). Points already finished (resume) and
+   * points sharing another's run are not run, so not seen. */
+  ScenRunHook run_hook;
+  gpointer run_hook_data;
 } ScenRunOptions;
 
 /** What scen_scenario_run did. */

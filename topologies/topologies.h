@@ -96,6 +96,19 @@ gboolean topo_graph_has_edge(const TopoGraph *g, guint u, guint v);
  */
 guint *topo_graph_edges(const TopoGraph *g, gsize *n_edges);
 
+/*
+ * topo_graph_layout: node positions for drawing g, by Fruchterman-Reingold
+ * (igraph; 500 iterations, 150 above 2,000 nodes) from an RNG seeded with
+ * seed alone: the same graph and seed give the same positions bit for bit,
+ * whatever igraph did before (thread-safe: runs under the module's igraph
+ * lock). Returns a g_free-able array of 2*n doubles, x then y per node, any
+ * scale (finite).
+ * Errors: TOPO_ERROR_INVALID_ARGUMENT for a NULL graph; TOPO_ERROR_FAILED
+ *   when igraph fails (out of memory).
+ * Complexity: O(iterations * n^2) below 1,000 nodes, grid-accelerated above.
+ */
+double *topo_graph_layout(const TopoGraph *g, guint64 seed, GError **error);
+
 /* topo_graph_is_connected: TRUE when n >= 1 and every node reaches every
  * other (a single node is connected). O(n + m). */
 gboolean topo_graph_is_connected(const TopoGraph *g);
