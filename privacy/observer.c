@@ -226,7 +226,10 @@ gboolean priv_observer_attach(PrivObserver *o, SimBus *bus, GError **error) {
     return FALSE;
   }
   GError *err = NULL;
-  guint id = sim_bus_subscribe(bus, on_event, o, on_unsubscribed, &err);
+  guint id = sim_bus_subscribe_kinds(bus,
+                                     SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
+                                         SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DELIVERED),
+                                     on_event, o, on_unsubscribed, &err);
   if (id == 0) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "cannot subscribe: %s",
                 err ? err->message : "unknown error");

@@ -28,6 +28,7 @@ void sim_bus_clear(SimBus *bus) {
   g_free(bus->subs);
   bus->subs = NULL;
   bus->n_subs = bus->cap = bus->n_active = 0;
+  bus->wanted = 0;
 }
 
 void sim_bus_free(SimBus *bus) {
@@ -37,9 +38,27 @@ void sim_bus_free(SimBus *bus) {
   g_free(bus);
 }
 
+static void update_wanted(SimBus *bus) {
+  guint32 w = 0;
+  for (guint i = 0; i < bus->n_subs; i++)
+    if (bus->subs[i].id)
+      w |= bus->subs[i].kinds;
+  bus->wanted = w;
+}
+
 guint sim_bus_subscribe(SimBus *bus, SimBusCallback callback, gpointer user_data,
                         GDestroyNotify destroy, GError **error) {
+  return sim_bus_subscribe_kinds(bus, SIM_BUS_ALL_KINDS, callback, user_data, destroy, error);
+}
+
+guint sim_bus_subscribe_kinds(SimBus *bus, guint32 kinds, SimBusCallback callback,
+                              gpointer user_data, GDestroyNotify destroy, GError **error) {
   g_return_val_if_fail(bus != NULL, 0);
+  if ((kinds & SIM_BUS_ALL_KINDS) == 0) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "sim_bus_subscribe_kinds: the kind mask 0x%x names no event kind", kinds);
+    return 0;
+  }
   if (!callback) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
                 "sim_bus_subscribe: the callback is NULL");
@@ -52,8 +71,10 @@ guint sim_bus_subscribe(SimBus *bus, SimBusCallback callback, gpointer user_data
   guint id = bus->next_id++;
   if (bus->next_id == 0) /* wrapped after 2^32 subscriptions: keep 0 invalid */
     bus->next_id = 1;
-  bus->subs[bus->n_subs++] = (SimBusSubscriber){id, callback, user_data, destroy};
+  bus->subs[bus->n_subs++] =
+      (SimBusSubscriber){id, callback, user_data, destroy, kinds & SIM_BUS_ALL_KINDS};
   bus->n_active++;
+  bus->wanted |= kinds & SIM_BUS_ALL_KINDS;
   return id;
 }
 
@@ -79,6 +100,7 @@ gboolean sim_bus_unsubscribe(SimBus *bus, guint id) {
       continue;
     bus->subs[i].id = 0;
     bus->n_active--;
+    update_wanted(bus);
     if (!bus->dispatching)
       compact(bus);
     return TRUE;
@@ -101,7 +123,7 @@ void sim_bus_publish(SimBus *bus, const SimBusEvent *event) {
   guint n = bus->n_subs;
   for (guint i = 0; i < n; i++) {
     SimBusSubscriber *s = &bus->subs[i];
-    if (s->id)
+    if (s->id && (s->kinds & SIM_BUS_KIND_BIT(event->kind)))
       s->callback(event, s->user_data);
   }
   if (--bus->dispatching == 0 && bus->n_subs != bus->n_active)

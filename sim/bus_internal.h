@@ -13,10 +13,13 @@ typedef struct {
   SimBusCallback callback;
   gpointer user_data;
   GDestroyNotify destroy;
+  guint32 kinds; /* SIM_BUS_KIND_BIT mask of the events it receives */
 } SimBusSubscriber;
 
 struct SimBus {
   guint n_active; /* subscribed and not unsubscribed */
+  guint32 wanted; /* union of the active subscribers' kinds: the engine builds
+                     an event only when some subscriber wants its kind */
   SimBusSubscriber *subs;
   guint n_subs; /* entries in subs, including unsubscribed ones */
   guint cap;

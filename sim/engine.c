@@ -28,7 +28,7 @@ typedef struct {
 G_STATIC_ASSERT(sizeof(EngineEvent) == 16);
 
 struct SimEngine {
-  SimBus bus; /* first: bus.n_active is read on every event */
+  SimBus bus; /* first: bus.wanted is read on every event */
   SimQueue *queue;
   SimTime now;
   guint32 n_nodes;
@@ -294,7 +294,8 @@ static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error
       e->stats.dropped_loss++;
     else
       e->stats.dropped_link_down++;
-    if (G_UNLIKELY(e->bus.n_active)) {
+    if (G_UNLIKELY(e->bus.wanted & (SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
+                                    SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED)))) {
       publish_message(e, SIM_BUS_MESSAGE_SENT, seq, m, to, SIM_TIME_NEVER, SIM_DROP_NONE);
       publish_message(e, SIM_BUS_MESSAGE_DROPPED, seq, m, to, SIM_TIME_NEVER, reason);
     }
@@ -325,7 +326,7 @@ static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error
     return FALSE;
   }
   m->ref_count++;
-  if (G_UNLIKELY(e->bus.n_active))
+  if (G_UNLIKELY(e->bus.wanted & SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT)))
     publish_message(e, SIM_BUS_MESSAGE_SENT, seq, m, to, at, SIM_DROP_NONE);
   return TRUE;
 }
@@ -538,7 +539,7 @@ SimRunStatus sim_engine_run(SimEngine *e, SimTime until, GError **error) {
     switch (ev.kind) {
     case EV_TIMER: {
       e->stats.timers++;
-      if (G_UNLIKELY(e->bus.n_active))
+      if (G_UNLIKELY(e->bus.wanted & SIM_BUS_KIND_BIT(SIM_BUS_TIMER)))
         publish_timer(e, seq, ev.node, ev.u.tag);
       const SimNodeHandlers *h = handlers_of(e, ev.node);
       if (h->on_timer)
@@ -549,7 +550,7 @@ SimRunStatus sim_engine_run(SimEngine *e, SimTime until, GError **error) {
       SimMessage *m = ev.u.msg;
       e->stats.messages_delivered++;
       e->stats.bytes_delivered += m->bytes;
-      if (G_UNLIKELY(e->bus.n_active))
+      if (G_UNLIKELY(e->bus.wanted & SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DELIVERED)))
         publish_message(e, SIM_BUS_MESSAGE_DELIVERED, seq, m, ev.node, SIM_TIME_NEVER,
                         SIM_DROP_NONE);
       const SimNodeHandlers *h = handlers_of(e, ev.node);

@@ -373,6 +373,21 @@ void sim_bus_free(SimBus *bus);
 guint sim_bus_subscribe(SimBus *bus, SimBusCallback callback, gpointer user_data,
                         GDestroyNotify destroy, GError **error);
 
+/** The bit of one event kind in a subscription mask, and every kind. */
+#define SIM_BUS_KIND_BIT(kind) (1u << (kind))
+#define SIM_BUS_ALL_KINDS ((1u << SIM_BUS_N_KINDS) - 1u)
+
+/**
+ * sim_bus_subscribe_kinds: as sim_bus_subscribe, for the events whose kind is
+ * in @kinds only (a mask of SIM_BUS_KIND_BIT). The engine builds an event only
+ * when some subscriber wants its kind, so a subscriber that ignores, say,
+ * deliveries and timers costs nothing on them.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT when @callback is NULL or @kinds names no
+ * kind. Returns: a subscription id > 0, or 0 on error. O(1) amortized.
+ */
+guint sim_bus_subscribe_kinds(SimBus *bus, guint32 kinds, SimBusCallback callback,
+                              gpointer user_data, GDestroyNotify destroy, GError **error);
+
 /** sim_bus_unsubscribe: TRUE if @id was subscribed. O(subscribers). */
 gboolean sim_bus_unsubscribe(SimBus *bus, guint id);
 

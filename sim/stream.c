@@ -449,7 +449,14 @@ gboolean sim_stream_attach(SimStream *s, SimEngine *engine, GError **error) {
   }
   StreamLink *link = g_new0(StreamLink, 1);
   link->stream = s;
-  guint id = sim_bus_subscribe(sim_engine_bus(engine), on_bus, link, link_destroy, error);
+  /* Only the kinds on_bus handles: the engine then builds no delivery or
+   * timer event for the stream, the bulk of a run's events. */
+  const guint32 kinds = SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
+                        SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED) |
+                        SIM_BUS_KIND_BIT(SIM_BUS_ROUND) |
+                        SIM_BUS_KIND_BIT(SIM_BUS_TOPOLOGY_CHANGE);
+  guint id = sim_bus_subscribe_kinds(sim_engine_bus(engine), kinds, on_bus, link, link_destroy,
+                                     error);
   if (id == 0) {
     g_free(link);
     return FALSE;

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "plot/plot.h"
 #include "scenarios/scenarios.h"
 
 static const char *const base =
@@ -130,5 +131,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/plugins/scenario/bad-plugins", test_bad_plugins_are_problems);
   g_test_add_func("/plugins/scenario/accounted-like-builtin", test_plugin_accounted_like_builtin);
-  return g_test_run();
+  int status = g_test_run();
+  plot_shutdown(); /* scenario runs draw figures: fontconfig's caches go here */
+  return status;
 }

@@ -665,6 +665,53 @@ static void test_no_subscriber_path(void) {
   g_assert_cmpuint(n_lines, ==, with.events + with.messages_sent + with.messages_dropped + 2);
 }
 
+/* A subscriber of some kinds only: the engine builds no event of the other
+ * kinds (sim_bus_n_published counts only what it built), the subscriber sees
+ * exactly the wanted ones, and the run is unchanged. */
+typedef struct {
+  guint64 by_kind[SIM_BUS_N_KINDS];
+} KindCount;
+
+static void count_kinds(const SimBusEvent *ev, gpointer data) {
+  ((KindCount *)data)->by_kind[ev->kind]++;
+}
+
+static void test_kind_mask(void) {
+  SimEngineStats all_stats, masked_stats;
+  KindCount all = {{0}}, masked = {{0}};
+  SimEngine *e = gossip_engine(9);
+  sim_bus_subscribe(sim_engine_bus(e), count_kinds, &all, NULL, NULL);
+  run(e, SIM_TIME_NEVER);
+  sim_engine_get_stats(e, &all_stats);
+  sim_engine_free(e);
+
+  e = gossip_engine(9);
+  SimBus *bus = sim_engine_bus(e);
+  const guint32 kinds =
+      SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) | SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED);
+  g_assert_cmpuint(sim_bus_subscribe_kinds(bus, kinds, count_kinds, &masked, NULL, NULL), >, 0);
+  run(e, SIM_TIME_NEVER);
+  sim_engine_get_stats(e, &masked_stats);
+  g_assert_true(memcmp(&all_stats, &masked_stats, sizeof all_stats) == 0);
+  g_assert_cmpuint(all.by_kind[SIM_BUS_MESSAGE_DELIVERED], >, 0);
+  g_assert_cmpuint(all.by_kind[SIM_BUS_TIMER], >, 0);
+  g_assert_cmpuint(masked.by_kind[SIM_BUS_MESSAGE_SENT], ==, masked_stats.messages_sent);
+  g_assert_cmpuint(masked.by_kind[SIM_BUS_MESSAGE_DROPPED], ==, masked_stats.messages_dropped);
+  g_assert_cmpuint(masked.by_kind[SIM_BUS_MESSAGE_DELIVERED], ==, 0);
+  g_assert_cmpuint(masked.by_kind[SIM_BUS_TIMER], ==, 0);
+  /* Only run start/end are built beyond the wanted kinds (published to nobody). */
+  g_assert_cmpuint(sim_bus_n_published(bus), ==,
+                   masked_stats.messages_sent + masked_stats.messages_dropped + 2);
+  sim_engine_free(e);
+
+  GError *error = NULL;
+  SimBus *b = sim_bus_new();
+  g_assert_cmpuint(sim_bus_subscribe_kinds(b, 0, count_kinds, &masked, NULL, &error), ==, 0);
+  g_assert_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&error);
+  sim_bus_free(b);
+}
+
 /* ---- Bus subscription management ---- */
 
 typedef struct {
@@ -836,6 +883,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/sim/engine/identical-logs", test_identical_logs);
   g_test_add_func("/sim/engine/no-subscriber-path", test_no_subscriber_path);
   g_test_add_func("/sim/engine/bus-subscriptions", test_bus_subscriptions);
+  g_test_add_func("/sim/engine/kind-mask", test_kind_mask);
   g_test_add_func("/sim/engine/run-control", test_run_control);
   g_test_add_func("/sim/engine/errors", test_errors);
   return g_test_run();

@@ -232,6 +232,20 @@ static void test_engine_run(void) {
   SimEngineStats es;
   SimStreamStats ss;
   run_published(NULL, trace, events, &es, &ss);
+  /* A subscriber that connects after the run started is sent the start again
+   * (same bytes, same seq; docs/events.md): under a slow build (ASan) that can
+   * happen here. Consumers ignore the copy; so does this test, but counts it. */
+  guint resent = 0;
+  for (guint i = 1; i < events->len;) {
+    VtEvent *e = &g_array_index(events, VtEvent, i);
+    if (strcmp(e->topic, "run") == 0 &&
+        strcmp(e->body, g_array_index(events, VtEvent, 0).body) == 0) {
+      g_array_remove_index(events, i);
+      resent++;
+    } else {
+      i++;
+    }
+  }
 
   g_assert_cmpuint(events->len, >, 4);
   g_assert_cmpstr(g_array_index(events, VtEvent, 0).topic, ==, "run");
@@ -297,7 +311,7 @@ static void test_engine_run(void) {
       g_assert_cmpint(vt_int(eng, "messages_delivered"), ==, es.messages_delivered);
       g_assert_cmpint(vt_int(eng, "dropped_loss"), ==, es.dropped_loss);
       JsonObject *st = json_object_get_object_member(o, "stream");
-      g_assert_cmpint(vt_int(st, "published"), ==, i);
+      g_assert_cmpint(vt_int(st, "published"), ==, i + resent);
       g_assert_cmpint(vt_int(st, "dropped"), ==, 0);
       g_assert_cmpint(vt_int(st, "messages_seen"), ==, es.messages_sent);
     }
@@ -316,7 +330,7 @@ static void test_engine_run(void) {
   g_assert_cmpuint(topology, ==, 3);
   g_assert_cmpuint(metric, ==, 1);
   g_assert_cmpuint(privacy, ==, 1);
-  g_assert_cmpuint(ss.published, ==, events->len);
+  g_assert_cmpuint(ss.published, ==, events->len + resent);
   g_assert_cmpuint(ss.recorded, ==, events->len);
   g_assert_cmpuint(ss.dropped, ==, 0);
 
