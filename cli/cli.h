@@ -33,6 +33,8 @@ int cli_cmd_figure(int argc, char **argv);
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_validate(int argc, char **argv);
 int cli_cmd_protocols(int argc, char **argv);
+/* cli_run_print_summary: after `run`, a few lines read back from @out_dir's files. */
+void cli_run_print_summary(const char *out_dir);
 
 /* ---- Graph options shared by every subcommand that takes a graph ---- */
 

@@ -1,0 +1,163 @@
+/*
+ * cli/run_summary.c: the few lines `dpgossip run` prints after a run, read
+ * back from the files it wrote (so what is printed is what is on disk): for a
+ * sweep, the groups over seeds; for a single point, privacy by distance.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+/* Rows of a small CSV written by the scenario runner (no quoted commas in the
+ * columns read here). NULL when the file is absent. */
+static GPtrArray *read_csv(const char *dir, const char *name) {
+  char *path = g_build_filename(dir, name, NULL);
+  char *text = NULL;
+  gboolean ok = g_file_get_contents(path, &text, NULL, NULL);
+  g_free(path);
+  if (!ok)
+    return NULL;
+  GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+  char **lines = g_strsplit(text, "\n", -1);
+  for (char **l = lines; *l != NULL; l++)
+    if (**l != '\0')
+      g_ptr_array_add(rows, g_strsplit(*l, ",", -1));
+  g_strfreev(lines);
+  g_free(text);
+  if (rows->len == 0) {
+    g_ptr_array_unref(rows);
+    return NULL;
+  }
+  return rows;
+}
+
+static int column(char **header, const char *name) {
+  for (int i = 0; header[i] != NULL; i++)
+    if (strcmp(header[i], name) == 0)
+      return i;
+  return -1;
+}
+
+static gboolean is_number(const char *v, double *x) {
+  char *end = NULL;
+  *x = g_ascii_strtod(v, &end);
+  return *v != '\0' && end != NULL && *end == '\0';
+}
+
+static void print_groups(GPtrArray *rows) {
+  static const char *const wanted[][2] = {
+      {"name", "method"},          {"mu", "mu"},
+      {"sigma", "sigma"},          {"seeds", "seeds"},
+      {"epsilon", "epsilon"},      {"final_test_loss_mean", "test_loss"},
+      {"test_loss_last50_mean", "last50_loss"}, {"final_test_accuracy_mean", "accuracy"}};
+  char **header = g_ptr_array_index(rows, 0);
+  int cols[G_N_ELEMENTS(wanted)];
+  const char *names[G_N_ELEMENTS(wanted)];
+  guint n = 0;
+  for (guint i = 0; i < G_N_ELEMENTS(wanted); i++) {
+    int c = column(header, wanted[i][0]);
+    gboolean any = FALSE; /* skip columns empty in every row (accuracy of regressions) */
+    for (guint r = 1; c >= 0 && r < rows->len && !any; r++) {
+      char **row = g_ptr_array_index(rows, r);
+      any = (guint)c < g_strv_length(row) && row[c][0] != '\0';
+    }
+    if (any) {
+      cols[n] = c;
+      names[n++] = wanted[i][1];
+    }
+  }
+  printf("\nmeans over seeds (groups.csv):\n");
+  for (guint c = 0; c < n; c++)
+    printf(" %11s", names[c]);
+  printf("\n");
+  for (guint r = 1; r < rows->len && r <= 30; r++) {
+    char **row = g_ptr_array_index(rows, r);
+    for (guint c = 0; c < n; c++) {
+      const char *v = row[cols[c]];
+      double x;
+      if (is_number(v, &x))
+        printf(" %11.4g", x);
+      else
+        printf(" %11.11s", v);
+    }
+    printf("\n");
+  }
+  if (rows->len > 31)
+    printf(" ... (%u groups)\n", rows->len - 1);
+}
+
+typedef struct {
+  char *collusion, *trust;
+  guint order; /* first appearance of (collusion, trust) */
+  double distance, rdp, eps;
+  guint k;
+} PrivGroup;
+
+static gint cmp_group(gconstpointer a, gconstpointer b) {
+  const PrivGroup *x = a, *y = b;
+  if (x->order != y->order)
+    return x->order < y->order ? -1 : 1;
+  return (x->distance > y->distance) - (x->distance < y->distance);
+}
+
+/* Mean RDP and epsilon per (collusion, trust, distance). */
+static void print_privacy(GPtrArray *rows) {
+  char **header = g_ptr_array_index(rows, 0);
+  int cc = column(header, "collusion"), ct = column(header, "trust"),
+      cd = column(header, "distance"), cr = column(header, "rdp"),
+      ce = column(header, "epsilon");
+  if (cc < 0 || ct < 0 || cd < 0 || cr < 0 || ce < 0)
+    return;
+  GArray *groups = g_array_new(FALSE, TRUE, sizeof(PrivGroup));
+  guint n_pairs = 0;
+  for (guint r = 1; r < rows->len; r++) {
+    char **row = g_ptr_array_index(rows, r);
+    double d = g_ascii_strtod(row[cd], NULL);
+    PrivGroup *g = NULL;
+    guint order = G_MAXUINT;
+    for (guint i = 0; i < groups->len; i++) {
+      PrivGroup *h = &g_array_index(groups, PrivGroup, i);
+      if (strcmp(h->collusion, row[cc]) == 0 && strcmp(h->trust, row[ct]) == 0) {
+        order = h->order;
+        if (h->distance == d)
+          g = h;
+      }
+    }
+    if (g == NULL) {
+      PrivGroup fresh = {g_strdup(row[cc]), g_strdup(row[ct]),
+                         order != G_MAXUINT ? order : n_pairs++, d, 0, 0, 0};
+      g_array_append_val(groups, fresh);
+      g = &g_array_index(groups, PrivGroup, groups->len - 1);
+    }
+    g->rdp += g_ascii_strtod(row[cr], NULL); /* "inf" parses as infinity */
+    g->eps += g_ascii_strtod(row[ce], NULL);
+    g->k++;
+  }
+  g_array_sort(groups, cmp_group);
+  printf("\nprivacy by hop distance (privacy.csv; means over victims):\n");
+  printf("  %-14s %-7s %8s %8s %12s %12s\n", "collusion", "trust", "distance", "victims",
+         "rdp", "epsilon");
+  for (guint i = 0; i < groups->len; i++) {
+    PrivGroup *g = &g_array_index(groups, PrivGroup, i);
+    printf("  %-14.14s %-7.7s %8.0f %8u %12.4g %12.4g\n", g->collusion, g->trust, g->distance,
+           g->k, g->rdp / g->k, g->eps / g->k);
+    g_free(g->collusion);
+    g_free(g->trust);
+  }
+  g_array_unref(groups);
+}
+
+void cli_run_print_summary(const char *out_dir) {
+  GPtrArray *groups = read_csv(out_dir, "groups.csv");
+  if (groups != NULL) {
+    print_groups(groups);
+    g_ptr_array_unref(groups);
+    return;
+  }
+  GPtrArray *privacy = read_csv(out_dir, "privacy.csv");
+  if (privacy != NULL) {
+    print_privacy(privacy);
+    g_ptr_array_unref(privacy);
+  }
+}
