@@ -64,6 +64,9 @@ void cli_print_json(JsonNode *root);
 
 /* Parses argv with @ctx; on failure prints the error and a hint, returns FALSE. */
 gboolean cli_parse(GOptionContext *ctx, int *argc, char ***argv);
+/* Prints "dpgossip <cmd>: <message>" and the --help hint on stderr; returns
+ * CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /* Prints "dpgossip <cmd>: <message>" on stderr, frees @error, returns @status. */
 int cli_fail(const char *cmd, GError *error, int status);
 

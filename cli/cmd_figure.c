@@ -66,16 +66,7 @@ typedef struct {
 
 /* ---- Parsing ---- */
 
-static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "dpgossip " CMD ": ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n(run 'dpgossip " CMD " --help' for the options)\n");
-  va_end(ap);
-  return CLI_EXIT_USAGE;
-}
+#define usage_error(...) cli_usage_error(CMD, __VA_ARGS__)
 
 static void panel_free(gpointer p) {
   Panel *pa = p;

@@ -230,16 +230,7 @@ out:
   return ok;
 }
 
-static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "dpgossip mafalda: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n(run 'dpgossip mafalda --help' for the options)\n");
-  va_end(ap);
-  return CLI_EXIT_USAGE;
-}
+#define usage_error(...) cli_usage_error("mafalda", __VA_ARGS__)
 
 int cli_cmd_mafalda(int argc, char **argv) {
   CliGraphOptions gopt = {0};

@@ -42,16 +42,7 @@ static void on_sigint(int sig) {
     proto_run_cancel(interrupt_run);
 }
 
-static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "dpgossip train: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n(run 'dpgossip train --help' for the options)\n");
-  va_end(ap);
-  return CLI_EXIT_USAGE;
-}
+#define usage_error(...) cli_usage_error("train", __VA_ARGS__)
 
 static void progress_bar(double fraction, gpointer data) {
   (void)data;

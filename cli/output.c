@@ -1,6 +1,7 @@
 /*
  * cli/output.c: option parsing and output helpers shared by subcommands.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,4 +58,14 @@ int cli_fail(const char *cmd, GError *error, int status) {
   fprintf(stderr, "dpgossip %s: %s\n", cmd, error != NULL ? error->message : "failed");
   g_clear_error(&error);
   return status;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "dpgossip %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n(run 'dpgossip %s --help' for the options)\n", cmd);
+  va_end(ap);
+  return CLI_EXIT_USAGE;
 }
