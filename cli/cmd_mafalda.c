@@ -3,7 +3,6 @@
  * graph and a (k,b)-participation (DESIGN.md, "Mafalda"), compared with the
  * fixed baselines and DMF on the same objective sens^2 tr(H (C^T C)^{-1}).
  */
-#include <cblas.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -321,12 +320,6 @@ int cli_cmd_mafalda(int argc, char **argv) {
     status = cli_fail("mafalda", error, CLI_EXIT_FAILURE);
     goto out;
   }
-  /* Single-threaded BLAS, whatever OPENBLAS_NUM_THREADS says: OpenBLAS splits
-   * products and factorizations differently with the thread count, which
-   * changes their rounding, hence the optimizer's path and the last digits of
-   * C. The CSV must not depend on the machine's core count; the cores are
-   * used by running Mafalda and DMF side by side instead. */
-  openblas_set_num_threads(1);
   gint64 start = g_get_monotonic_time();
   g = cli_graph_options_build(&gopt, &error);
   if (!g) {

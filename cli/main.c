@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cblas.h>
+
 #include "cli/cli.h"
 
 #ifndef DPG_VERSION
@@ -101,6 +103,14 @@ int main(int argc, char **argv) {
   setlocale(LC_ALL, "");
   /* Numbers are always printed with a '.' decimal point, whatever the locale. */
   setlocale(LC_NUMERIC, "C");
+  /* Single-threaded BLAS for every command, whatever OPENBLAS_NUM_THREADS
+   * says. OpenBLAS splits products and factorizations differently with the
+   * thread count, which changes their rounding (hence Mafalda's optimizer
+   * path and the last digits of C and of every result built on it): outputs
+   * must not depend on the machine's core count. The cores are used one
+   * level up instead (sweep points, evaluation pool, Mafalda beside DMF),
+   * where BLAS worker threads would only spin against them. */
+  openblas_set_num_threads(1);
 
   if (argc < 2) {
     print_usage(stderr);

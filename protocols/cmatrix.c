@@ -152,20 +152,46 @@ static const double *gossip_at(guint t, gpointer data) {
   return g->W;
 }
 
+typedef struct {
+  ProtoContext *ctx;
+  guint band;
+  const double *W; /* static runs: the gossip matrix */
+} MafaldaJob;
+
+static double *mafalda_compute(gpointer data, GError **error);
+
 /* Mafalda: C optimized for this graph's post-average workload H (paper
- * Alg. 2; DESIGN.md "Mafalda"). */
+ * Alg. 2; DESIGN.md "Mafalda"). A static graph's C depends only on W, T,
+ * (k, b) and the band: it is memoized, so a sweep optimizes it once. */
 static double *mafalda(ProtoContext *ctx, guint band, GError **error) {
-  guint n = ctx->n, T = ctx->T;
+  MafaldaJob job = {ctx, band, NULL};
+  if (!ctx->is_static)
+    return mafalda_compute(&job, error);
+  double *W = proto_context_gossip_dense(ctx, 0, error);
+  if (W == NULL)
+    return NULL;
+  job.W = W;
+  GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
+  g_checksum_update(sum, (const guchar *)W, (gssize)((gsize)ctx->n * ctx->n * sizeof(double)));
+  char *key = g_strdup_printf("mafalda n=%u T=%u k=%u b=%u band=%u W=%s", ctx->n, ctx->T,
+                              ctx->k, ctx->b, band, g_checksum_get_string(sum));
+  g_checksum_free(sum);
+  double *C = proto_cmatrix_cached(key, (gsize)ctx->T * ctx->T, mafalda_compute, &job, error);
+  g_free(key);
+  g_free(W);
+  return C;
+}
+
+static double *mafalda_compute(gpointer data, GError **error) {
+  MafaldaJob *job = data;
+  ProtoContext *ctx = job->ctx;
+  guint n = ctx->n, T = ctx->T, band = job->band;
   double *H = NULL;
   GError *sub = NULL;
   if (!priv_gram_check_memory(n, T, 0, &sub))
     goto fail;
-  if (ctx->is_static) {
-    double *W = proto_context_gossip_dense(ctx, 0, error);
-    if (W == NULL)
-      return NULL;
-    H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, &sub);
-    g_free(W);
+  if (job->W != NULL) {
+    H = priv_gram_static(job->W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, &sub);
   } else {
     GossipAt g = {ctx, NULL, NULL};
     H = priv_gram_time_varying(n, T, PRIV_WORKLOAD_POST_AVERAGE, gossip_at, &g, &sub);

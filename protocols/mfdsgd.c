@@ -13,25 +13,44 @@
  * noise linvecs. The run picks the one whose matrix has the smaller band,
  * so AntiPGD keeps one past sample (C^-1 is bidiagonal) and banded BSR keeps
  * band-many noises (C is banded, C^-1 is not).
+ *
+ * A wide direct band (Mafalda's C^-1 is dense) would cost one d-long pass
+ * over every past sample at every step: O(T^2 d) memory traffic per node,
+ * which no cache holds once the network is large. So the samples are drawn
+ * a block of steps ahead and the block's noises come from one matrix product
+ * C^-1[block, band] Z[band] (the samples are read once per block, not once
+ * per step); the provenance still gets every term, one coefficient each.
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 
 #include <math.h>
 
+#include <cblas.h>
+
 #include "protocols/internal.h"
+
+/* Steps per block of the wide-band direct form, and the band from which it
+ * pays (below it, a few d-long passes per step cost less than a product). */
+#define MF_BLOCK_AUTO 32
+#define MF_BLOCK_MIN_BAND 8
 
 typedef struct {
   double nu;     /* noise std: sigma Delta sens_Pi(C_local) */
   double sens;   /* sens_Pi(C_local) */
   gboolean direct;
+  guint block;   /* direct: steps whose noises are combined together (1: none) */
   double *M;     /* C^-1 (direct) or C (recursive), T x T */
   guint T, bw;   /* bandwidth of M: each node keeps bw + 1 past terms */
+  guint ring;    /* past terms kept: bw + 1 (bw + block samples when blocked) */
 } MfRun;
 
 typedef struct {
-  SimNoiseId *ids; /* direct: ring of bw + 1 noise ids */
+  SimNoiseId *ids; /* direct: ring of noise ids, step u at u % ring */
   double *z;       /* direct: their samples; recursive: the current sample */
   SimLinvec **n;   /* recursive: ring of bw + 1 noise linvecs */
+  double *block;   /* blocked: sum_u C^-1[t,u] z_u for the block's steps t */
+  double *coeffs;  /* blocked: scratch for one step's bw + 1 terms */
+  SimNoiseId *term_ids;
 } MfNode;
 
 static const ProtoParamSpec mfdsgd_params[] = {
@@ -39,16 +58,22 @@ static const ProtoParamSpec mfdsgd_params[] = {
      "C_local: identity, antipgd, sr, bsr, mafalda, or a CSV file (T x T lower triangular)"},
     {"band", PROTO_PARAM_INT, "0", 0, 1e9,
      "bsr: band (0: the number of batches b); mafalda: band of C (0: none)"},
+    {"block", PROTO_PARAM_INT, "0", 0, 1e6,
+     "steps whose correlated noises are computed in one product (0: 32 when C^-1 is "
+     "wide, 1: every step on its own); the numbers agree to rounding"},
 };
 
 static const ProtoParamSpec mafalda_params[] = {
     {"C", PROTO_PARAM_STRING, "mafalda", 1, 0,
      "mafalda (optimized for this graph and participation) or a CSV file holding it"},
     {"band", PROTO_PARAM_INT, "0", 0, 1e9, "band of the optimized C (0: none)"},
+    {"block", PROTO_PARAM_INT, "0", 0, 1e6,
+     "steps whose correlated noises are computed in one product (0: 32 when C^-1 is "
+     "wide, 1: every step on its own); the numbers agree to rounding"},
 };
 
-static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, gpointer *run_state,
-                         GError **error) {
+static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint block,
+                         gpointer *run_state, GError **error) {
   guint T = proto_context_steps(ctx);
   double *C = proto_cmatrix_build(ctx, spec, band, error);
   if (C == NULL)
@@ -71,10 +96,14 @@ static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, gpoint
   if (r->direct) {
     r->M = Cinv;
     r->bw = bw_inv;
+    r->block = block ? block : bw_inv >= MF_BLOCK_MIN_BAND ? MF_BLOCK_AUTO : 1;
+    r->ring = r->block > 1 ? MIN(T, bw_inv + r->block) : bw_inv + 1;
     g_free(C);
   } else {
     r->M = C;
     r->bw = bw_c;
+    r->ring = bw_c + 1;
+    r->block = 1;
     g_free(Cinv);
   }
   *run_state = r;
@@ -84,13 +113,14 @@ static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, gpoint
 static gboolean mfdsgd_init(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
                             GError **error) {
   return mf_setup(ctx, proto_params_get_string(params, "C"),
-                  (guint)proto_params_get_int(params, "band"), run_state, error);
+                  (guint)proto_params_get_int(params, "band"),
+                  (guint)proto_params_get_int(params, "block"), run_state, error);
 }
 
 static gboolean antipgd_init(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
                              GError **error) {
   (void)params;
-  return mf_setup(ctx, "antipgd", 0, run_state, error);
+  return mf_setup(ctx, "antipgd", 0, 1, run_state, error);
 }
 
 static void mf_finish(gpointer run_state) {
@@ -104,12 +134,19 @@ static gboolean mf_node_init(ProtoNode *node, gpointer run_state, gpointer *node
   (void)error;
   const MfRun *r = run_state;
   ProtoContext *ctx = proto_node_context(node);
-  gsize d = proto_context_dim(ctx), ring = (gsize)r->bw + 1;
+  gsize d = proto_context_dim(ctx);
   MfNode *s = g_new0(MfNode, 1);
   if (r->direct) {
+    gsize ring = r->ring;
     s->ids = g_new(SimNoiseId, ring);
     s->z = d ? g_new(double, ring * d) : NULL;
+    if (r->block > 1) {
+      s->block = d ? g_new(double, (gsize)r->block * d) : NULL;
+      s->coeffs = g_new(double, (gsize)r->bw + 1);
+      s->term_ids = g_new(SimNoiseId, (gsize)r->bw + 1);
+    }
   } else {
+    gsize ring = (gsize)r->bw + 1;
     s->z = d ? g_new(double, d) : NULL;
     s->n = g_new0(SimLinvec *, ring + 1); /* NULL-terminated */
     for (gsize i = 0; i < ring; i++)
@@ -129,14 +166,70 @@ static void mf_node_free(gpointer node_state) {
   g_free(s->n);
   g_free(s->ids);
   g_free(s->z);
+  g_free(s->block);
+  g_free(s->coeffs);
+  g_free(s->term_ids);
   g_free(s);
+}
+
+/* At the first step t0 of a block: draws the block's samples and computes
+ * block[t - t0] = sum_u C^-1[t,u] z_u for its steps t, one product per
+ * contiguous stretch of the sample ring. */
+static gboolean mf_fill_block(ProtoNode *node, const MfRun *r, MfNode *s, guint t0,
+                              GError **error) {
+  gsize d = proto_context_dim(proto_node_context(node));
+  guint t1 = MIN(t0 + r->block, r->T), ring = r->ring;
+  if (d == 0)
+    return TRUE;
+  for (guint u = t0; u < t1;) {
+    guint p = u % ring, len = MIN(t1 - u, ring - p);
+    if (!proto_node_noise_draw(node, s->z + (gsize)p * d, len, error))
+      return FALSE;
+    u += len;
+  }
+  guint lo = t0 > r->bw ? t0 - r->bw : 0;
+  double beta = 0.0;
+  for (guint u = lo; u < t1;) {
+    guint p = u % ring, len = MIN(t1 - u, ring - p);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(t1 - t0), (int)d, (int)len,
+                1.0, r->M + (gsize)t0 * r->T + u, (int)r->T, s->z + (gsize)p * d, (int)d, beta,
+                s->block, (int)d);
+    beta = 1.0;
+    u += len;
+  }
+  return TRUE;
+}
+
+static gboolean mf_noise_blocked(ProtoNode *node, const MfRun *r, MfNode *s, guint t,
+                                 GError **error) {
+  ProtoContext *ctx = proto_node_context(node);
+  double lr = proto_context_step_size(ctx);
+  if (t % r->block == 0 && !mf_fill_block(node, r, s, t, error))
+    return FALSE;
+  SimNoiseId k = proto_node_noise_register_local(node, r->nu, t, error);
+  if (k == SIM_NOISE_ID_INVALID)
+    return FALSE;
+  s->ids[t % r->ring] = k;
+  const double *row = r->M + (gsize)t * r->T;
+  guint count = 0;
+  for (guint u = t > r->bw ? t - r->bw : 0; u <= t; u++)
+    if (row[u] != 0.0) {
+      s->coeffs[count] = -lr * row[u];
+      s->term_ids[count++] = s->ids[u % r->ring];
+    }
+  gsize d = proto_context_dim(ctx);
+  const double *sum = d ? s->block + (gsize)(t % r->block) * d : NULL;
+  return sim_linvec_add_noise_sum(proto_node_model(node), count, s->coeffs, s->term_ids,
+                                  -lr * r->nu, sum, error);
 }
 
 /* Adds -eta * nu * sum_s C^-1[t,s] z_s to the model. */
 static gboolean mf_noise(ProtoNode *node, const MfRun *r, MfNode *s, guint t, GError **error) {
+  if (r->block > 1)
+    return mf_noise_blocked(node, r, s, t, error);
   ProtoContext *ctx = proto_node_context(node);
   gsize d = proto_context_dim(ctx);
-  guint ring = r->bw + 1;
+  guint ring = r->ring;
   double lr = proto_context_step_size(ctx);
   SimLinvec *model = proto_node_model(node);
   const double *row = r->M + (gsize)t * r->T;

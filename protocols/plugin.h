@@ -276,6 +276,22 @@ gboolean proto_node_local_step(ProtoNode *node, guint t, GError **error);
 SimNoiseId proto_node_noise_local(ProtoNode *node, double std, guint round, double *z,
                                   GError **error);
 /**
+ * proto_node_noise_register_local, proto_node_noise_draw: the two halves of
+ * proto_node_noise_local, for protocols that draw their samples ahead (to
+ * combine a block of steps' noises in one matrix product). _draw fills @z
+ * with @count x d standard normals from the node's SIM_RNG_NOISE stream: the
+ * samples the next @count calls of proto_node_noise_local would have drawn,
+ * in order. _register_local registers the variable of @round, which is then
+ * added with sim_linvec_add_noise or sim_linvec_add_noise_sum using the
+ * sample drawn for it. Mixing the forms is allowed as long as every sample
+ * is drawn once, in round order.
+ * Errors: registry errors; _draw: @z NULL while d > 0 and @count > 0.
+ * Complexity: O(1) amortized; O(count x d).
+ */
+SimNoiseId proto_node_noise_register_local(ProtoNode *node, double std, guint round,
+                                           GError **error);
+gboolean proto_node_noise_draw(ProtoNode *node, double *z, guint count, GError **error);
+/**
  * proto_node_edge_secret: the secret of edge {u, @peer} for @round, of
  * standard deviation @std, known to both ends: the first end to ask
  * registers it (owners: smaller id first, then the larger) and both get the

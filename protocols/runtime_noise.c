@@ -80,6 +80,28 @@ SimNoiseId proto_node_noise_local(ProtoNode *node, double std, guint round, doub
   return k;
 }
 
+SimNoiseId proto_node_noise_register_local(ProtoNode *node, double std, guint round,
+                                           GError **error) {
+  return sim_noise_register_local(node->ctx->noise, std, node->id, round, error);
+}
+
+gboolean proto_node_noise_draw(ProtoNode *node, double *z, guint count, GError **error) {
+  ProtoContext *ctx = node->ctx;
+  if (ctx->dim == 0 || count == 0)
+    return TRUE;
+  if (z == NULL) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "node %u: a buffer of %u x %" G_GSIZE_FORMAT " noise samples is required",
+                node->id, count, ctx->dim);
+    return FALSE;
+  }
+  gsl_rng *rng = sim_engine_rng(ctx->engine, node->id, SIM_RNG_NOISE, error);
+  if (rng == NULL)
+    return FALSE;
+  draw_normals(rng, z, (gsize)count * ctx->dim);
+  return TRUE;
+}
+
 SimNoiseId proto_node_edge_secret(ProtoNode *node, guint peer, guint round, double std, double *z,
                                   double *sign, GError **error) {
   ProtoContext *ctx = node->ctx;

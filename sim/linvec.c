@@ -321,6 +321,35 @@ gboolean sim_linvec_add_noise(SimLinvec *v, double coeff, SimNoiseId k, const do
   return TRUE;
 }
 
+gboolean sim_linvec_add_noise_sum(SimLinvec *v, guint count, const double *coeffs,
+                                  const SimNoiseId *ids, double scale, const double *sum,
+                                  GError **error) {
+  g_return_val_if_fail(v != NULL, FALSE);
+  g_return_val_if_fail(count == 0 || (coeffs != NULL && ids != NULL), FALSE);
+  SimLinSpace *s = v->space;
+  guint registered = sim_noise_registry_count(s->noise);
+  if (!check_finite(scale, "linvec add_noise_sum", error))
+    return FALSE;
+  for (guint i = 0; i < count; i++) {
+    if (!check_finite(coeffs[i], "linvec add_noise_sum", error))
+      return FALSE;
+    if (ids[i] >= registered) {
+      g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                  "linvec add_noise_sum: noise variable %u is not registered (%u registered)",
+                  ids[i], registered);
+      return FALSE;
+    }
+  }
+  if (!check_numeric(v, sum, "linvec add_noise_sum", error))
+    return FALSE;
+  if (s->dim > 0)
+    data_axpy(v->data, scale, sum, s->dim);
+  if (!none(v))
+    for (guint i = 0; i < count; i++)
+      row_add(v, ROW_NOISE, ids[i], coeffs[i] * sim_noise_std(s->noise, ids[i]));
+  return TRUE;
+}
+
 gboolean sim_linvec_add_public(SimLinvec *v, double a, const double *c, GError **error) {
   g_return_val_if_fail(v != NULL, FALSE);
   if (!check_finite(a, "linvec add_public", error))

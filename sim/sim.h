@@ -864,6 +864,25 @@ gboolean sim_linvec_add_gradient(SimLinvec *v, double coeff, guint u, guint t,
 gboolean sim_linvec_add_noise(SimLinvec *v, double coeff, SimNoiseId k, const double *z,
                               GError **error);
 /**
+ * sim_linvec_add_noise_sum: v = v + sum_i coeffs[i] N_{ids[i]}, with the
+ * numeric part given already combined: the data gains @scale * @sum, where
+ * the caller guarantees @scale * @sum = sum_i coeffs[i] std_i z_i (the same
+ * samples it would pass to sim_linvec_add_noise). The provenance gains
+ * coeffs[i] std_i on each column ids[i], as @count calls of
+ * sim_linvec_add_noise would give. For protocols that combine many past
+ * noises at once (MF-D-SGD's C^-1 z, computed a block of steps at a time
+ * with one matrix product instead of one d-long pass per past noise).
+ * @coeffs, @ids: @count entries (may repeat an id; NULL when count = 0).
+ * @sum: d values; NULL exactly when d = 0.
+ * @error: a coefficient or @scale non-finite, an id unknown, sum
+ *   inconsistent with d.
+ * Complexity: O(d + count) dense; sparse as count sim_linvec_add_noise calls
+ * without their O(d) parts.
+ */
+gboolean sim_linvec_add_noise_sum(SimLinvec *v, guint count, const double *coeffs,
+                                  const SimNoiseId *ids, double scale, const double *sum,
+                                  GError **error);
+/**
  * sim_linvec_add_public: data = data + a c, provenance unchanged: for public
  * constants only (initial model, public offsets) that the attacker knows and
  * that therefore belong to neither A nor B. With d = 0 it is a no-op and c

@@ -5,8 +5,8 @@
  *              time-varying W_t (matching, directed exponential graph);
  *   Muffliato  rows of -eta W_{KT} (I_T kron [I; 0]) (G + nu Z);
  *   AntiPGD    noise of step t = z_t - z_{t-1}, nu = sigma Delta sens(C);
- *   MF-D-SGD   random lower-triangular C (direct and recursive streaming):
- *              noise = C^-1 Z, computed here by Gauss-Jordan;
+ *   MF-D-SGD   random lower-triangular C (direct, blocked and recursive
+ *              streaming): noise = C^-1 Z, computed here by Gauss-Jordan;
  *   DECOR      local noise and edge secrets at their exact coefficients,
  *              secrets of each step summing to zero over the network;
  *   Zip-DL     per-receiver noise (I - w w^T / w^T w) y, whose
@@ -121,7 +121,7 @@ static void dsgd_case(const char *schedule_spec) {
   double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, s, T);
   Products P = products_new(W, n, T);
   g_assert_cmpuint(rec->sent->len, ==, expected_sends(W, n, T));
-  g_assert_cmpuint(rec->rounds_published, ==, T);
+  g_assert_cmpuint(rec->rounds_published, ==, T + 1); /* rounds 0 (the start) to T */
   g_assert_cmpuint(sim_noise_registry_count(proto_run_noise(run)), ==, n * T);
   Expect e = {1, 0.3, 0.8 * 1.5, NULL};
   check_messages(run, rec, &P, &e);
@@ -381,6 +381,35 @@ static void test_mfdsgd_random_c(void) {
   g_rand_free(rng);
 }
 
+/* Noises combined a block of steps at a time (block=4) keep every term:
+ * a dense C^-1 in blocks of 4 over T = 6 (one partial block), and a C^-1
+ * of band 2 over T = 12, whose 6 kept samples wrap around their ring. */
+static void test_mfdsgd_blocked(void) {
+  {
+    enum { T = 6 };
+    GError *err = NULL;
+    double *C = priv_mf_baseline(PRIV_BASELINE_SR, T, 0, &err);
+    g_assert_no_error(err);
+    mf_case("mfdsgd:C=sr,block=4", C, NULL, 2, 3, NULL);
+    g_free(C);
+  }
+  enum { T = 12 };
+  GRand *rng = g_rand_new_with_seed(11);
+  double N[T * T] = {0};
+  for (guint t = 0; t < T; t++)
+    for (guint s = t > 2 ? t - 2 : 0; s <= t; s++)
+      N[t * T + s] = s == t ? g_rand_double_range(rng, 0.5, 2.0) : g_rand_double_range(rng, -1.0, 1.0);
+  double *C = inverse(N, T); /* dense, so the run streams C^-1 = N directly */
+  char *path = write_c(C, T);
+  char *spec = g_strdup_printf("mfdsgd:C=%s,block=4", path);
+  mf_case(spec, C, NULL, 3, 4, NULL);
+  mf_case(spec, C, NULL, 3, 4, "matching");
+  g_free(spec);
+  remove_c(path);
+  g_free(C);
+  g_rand_free(rng);
+}
+
 /* The named families give the privacy module's matrices. */
 static void test_mfdsgd_families(void) {
   enum { T = 6 };
@@ -596,6 +625,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/provenance/antipgd", test_antipgd);
   g_test_add_func("/provenance/mfdsgd/random_c", test_mfdsgd_random_c);
   g_test_add_func("/provenance/mfdsgd/families", test_mfdsgd_families);
+  g_test_add_func("/provenance/mfdsgd/blocked", test_mfdsgd_blocked);
   g_test_add_func("/provenance/decor", test_decor);
   g_test_add_func("/provenance/decor/defaults", test_decor_defaults);
   g_test_add_func("/provenance/zipdl", test_zipdl);

@@ -85,6 +85,44 @@ static void test_deterministic(void) {
     }
 }
 
+/* MF noise combined a block of steps at a time (one matrix product) gives
+ * the per-step sums up to rounding, with identical provenance: SR's and
+ * Mafalda's C^-1 are dense, T = 12 in blocks of 5 (and 32, the default). */
+static void test_mf_blocked(void) {
+  const char *pairs[][2] = {{"mfdsgd:C=sr,block=1", "mfdsgd:C=sr,block=5"},
+                            {"mafalda:block=1", "mafalda"}};
+  for (guint p = 0; p < G_N_ELEMENTS(pairs); p++) {
+    ProtoRun *a = train(pairs[p][0], "sync", 1, 5, SIM_LIN_DENSE);
+    ProtoRun *b = train(pairs[p][1], "sync", 1, 5, SIM_LIN_DENSE);
+    double max_diff = 0.0, max_abs = 0.0;
+    for (guint u = 0; u < proto_run_n_nodes(a); u++) {
+      const SimLinvec *x = proto_run_node_model(a, u), *y = proto_run_node_model(b, u);
+      const double *dx = sim_linvec_const_data(x), *dy = sim_linvec_const_data(y);
+      for (gsize i = 0; i < sim_linvec_dim(x); i++) {
+        max_diff = MAX(max_diff, fabs(dx[i] - dy[i]));
+        max_abs = MAX(max_abs, fabs(dx[i]));
+      }
+      SimNoiseRegistry *reg = proto_run_noise(a);
+      for (SimNoiseId k = 0; k < sim_noise_registry_count(reg); k++)
+        g_assert_cmpfloat(sim_linvec_noise_coeff(x, k), ==, sim_linvec_noise_coeff(y, k));
+    }
+    g_assert_cmpfloat(max_abs, >, 0.0);
+    g_assert_cmpfloat(max_diff, <=, 1e-12 * max_abs);
+    proto_run_free(a);
+    proto_run_free(b);
+  }
+}
+
+/* Mafalda's C is optimized once per graph, horizon and participation per
+ * process: a second run gets the memoized copy and the same numbers. */
+static void test_mafalda_memo(void) {
+  ProtoRun *a = train("mafalda", "sync", 1, 6, SIM_LIN_NONE);
+  ProtoRun *b = train("mafalda", "sync", 3, 6, SIM_LIN_NONE);
+  assert_same(a, b);
+  proto_run_free(a);
+  proto_run_free(b);
+}
+
 /* Provenance storage does not change the numbers. */
 static void test_storage_independent(void) {
   ProtoRun *none = train("decor", "stale:s=1", 1, 4, SIM_LIN_NONE);
@@ -280,6 +318,8 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/training/deterministic", test_deterministic);
   g_test_add_func("/training/storage_independent", test_storage_independent);
+  g_test_add_func("/training/mf_blocked", test_mf_blocked);
+  g_test_add_func("/training/mafalda_memo", test_mafalda_memo);
   g_test_add_func("/training/numbers_match_provenance", test_numbers_match_provenance);
   g_test_add_func("/training/bad_inputs", test_bad_inputs);
   return g_test_run();
