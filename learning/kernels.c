@@ -200,7 +200,7 @@ LEARN_HOT void learn_model_predict(const LearnModel *m, const double *params, co
  * adds the terms j = l mod 4 in order, as dot()'s s_l; so losses are
  * bit-identical to the per-example path. Needs h a multiple of 8.
  */
-#define EVAL_BLOCK 4
+#define EVAL_BLOCK 4 /* forward_block names its 4 examples */
 typedef double v4d __attribute__((vector_size(32)));
 typedef gint64 v4i __attribute__((vector_size(32)));
 
@@ -217,34 +217,61 @@ LEARN_INLINE void forward_block(const LearnModel *m, const double *params,
                                 double *restrict z) {
   gsize d = m->d, h = m->hidden, o = m->n_out;
   const double *W1 = params, *b1 = params + h * d, *w2 = b1 + h, *b2 = w2 + o * h;
-  memset(part, 0, EVAL_BLOCK * o * sizeof(v4d));
+  const double *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3];
+  /* Named accumulators, not arrays: they stay in registers. */
+  v4d p0 = {0.0, 0.0, 0.0, 0.0}, p1 = p0, p2 = p0, p3 = p0; /* the single output's */
+  if (o > 1)
+    memset(part, 0, EVAL_BLOCK * o * sizeof(v4d));
   for (gsize j = 0; j < h; j += 8) {
-    v4d lo[EVAL_BLOCK], hi[EVAL_BLOCK];
-    for (int e = 0; e < EVAL_BLOCK; e++) {
-      LOAD4(lo[e], b1 + j);
-      LOAD4(hi[e], b1 + j + 4);
-    }
+    v4d l0, h0;
+    LOAD4(l0, b1 + j);
+    LOAD4(h0, b1 + j + 4);
+    v4d l1 = l0, l2 = l0, l3 = l0, h1 = h0, h2 = h0, h3 = h0;
     for (gsize k = 0; k < d; k++) {
       v4d wl, wh;
       LOAD4(wl, W1 + k * h + j);
       LOAD4(wh, W1 + k * h + j + 4);
-      for (int e = 0; e < EVAL_BLOCK; e++) {
-        double xk = x[e][k];
-        lo[e] += xk * wl;
-        hi[e] += xk * wh;
-      }
+      l0 += x0[k] * wl;
+      h0 += x0[k] * wh;
+      l1 += x1[k] * wl;
+      h1 += x1[k] * wh;
+      l2 += x2[k] * wl;
+      h2 += x2[k] * wh;
+      l3 += x3[k] * wl;
+      h3 += x3[k] * wh;
     }
-    for (int e = 0; e < EVAL_BLOCK; e++) {
-      v4d rl = RELU4(lo[e]), rh = RELU4(hi[e]);
-      for (gsize k = 0; k < o; k++) {
-        v4d ol, oh;
-        LOAD4(ol, w2 + k * h + j);
-        LOAD4(oh, w2 + k * h + j + 4);
-        part[e * o + k] += ol * rl;
-        part[e * o + k] += oh * rh;
-      }
+    l0 = RELU4(l0), l1 = RELU4(l1), l2 = RELU4(l2), l3 = RELU4(l3);
+    h0 = RELU4(h0), h1 = RELU4(h1), h2 = RELU4(h2), h3 = RELU4(h3);
+    if (o == 1) {
+      v4d ol, oh;
+      LOAD4(ol, w2 + j);
+      LOAD4(oh, w2 + j + 4);
+      p0 += ol * l0;
+      p0 += oh * h0;
+      p1 += ol * l1;
+      p1 += oh * h1;
+      p2 += ol * l2;
+      p2 += oh * h2;
+      p3 += ol * l3;
+      p3 += oh * h3;
+      continue;
+    }
+    for (gsize k = 0; k < o; k++) {
+      v4d ol, oh;
+      LOAD4(ol, w2 + k * h + j);
+      LOAD4(oh, w2 + k * h + j + 4);
+      part[0 * o + k] += ol * l0;
+      part[0 * o + k] += oh * h0;
+      part[1 * o + k] += ol * l1;
+      part[1 * o + k] += oh * h1;
+      part[2 * o + k] += ol * l2;
+      part[2 * o + k] += oh * h2;
+      part[3 * o + k] += ol * l3;
+      part[3 * o + k] += oh * h3;
     }
   }
+  if (o == 1)
+    part[0] = p0, part[1] = p1, part[2] = p2, part[3] = p3;
   for (int e = 0; e < EVAL_BLOCK; e++)
     for (gsize k = 0; k < o; k++) {
       const v4d p = part[e * o + k];

@@ -231,6 +231,7 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
     g_free(snd);
   }
   if (all_send) {
+    const double *first = NULL; /* every node's block is the same */
     for (guint u = 0; u < n; u++) {
       if (attacker[u]) continue;
       if (p->sigma == 0) {
@@ -238,11 +239,14 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
         continue;
       }
       double *X = blocks->X + (gsize)u * T * T;
-      if (p->protocol == PRIV_PROTOCOL_MFDSGD)
+      if (first != NULL)
+        memcpy(X, first, (gsize)T * T * sizeof(double));
+      else if (p->protocol == PRIV_PROTOCOL_MFDSGD)
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)T, (int)T, (int)T, 1.0 / nu2,
                     p->C_local, (int)T, p->C_local, (int)T, 0.0, X, (int)T);
       else
         for (guint t = 0; t < T; t++) X[(gsize)t * T + t] = 1.0 / nu2;
+      first = X;
     }
     ok = TRUE;
     goto out;

@@ -837,6 +837,19 @@ gboolean sim_linvec_scale(SimLinvec *v, double a, GError **error);
  */
 gboolean sim_linvec_axpy(SimLinvec *y, double a, const SimLinvec *x, GError **error);
 /**
+ * sim_linvec_combine: y = sum_i a[i] x[i] (a gossip average), with the
+ * numbers and provenance of sim_linvec_zero followed by n sim_linvec_axpy
+ * calls in order, bit for bit, but one pass over y's data per 4 inputs
+ * instead of one per input.
+ * @a, @x: @n weights (finite) and linvecs of y's space, none of them y.
+ * @error: a weight non-finite, an input of another space or equal to y;
+ *   y is unchanged then.
+ * Complexity: O(n d) arithmetic, O(n d / 4 + n d) memory traffic; provenance
+ * as n sim_linvec_axpy calls.
+ */
+gboolean sim_linvec_combine(SimLinvec *y, guint n, const double *a, const SimLinvec *const *x,
+                            GError **error);
+/**
  * sim_linvec_add_gradient: v = v + coeff g_{u,t}: one gradient-slot term of
  * paper eq. (MF-D-SGD), column t * n + u of A.
  * @coeff: finite.

@@ -202,6 +202,67 @@ static double norm(const double *v, gsize n) {
   return sqrt(s);
 }
 
+/* The evaluation kernel (4 examples per pass, for MLPs whose width is a
+ * multiple of 8) against the per-example forward pass of
+ * learn_model_predict: bit-identical MSE, cross-entropy to rounding (predict
+ * gives probabilities, evaluate works from the logits) and the same
+ * accuracy; record counts and index subsets that leave a partial block, and
+ * exact zeros among the features (which the per-example pass skips). */
+static void test_evaluate_blocked(void) {
+  const struct {
+    const char *spec;
+    guint classes;
+  } cases[] = {{"mlp:hidden=64", 0}, {"mlp:hidden=16", 3}, {"mlp:hidden=12", 0}};
+  enum { NR = 43, DF = 5 };
+  const gsize subset[] = {42, 0, 7, 7, 13, 21, 22, 23, 40, 41, 1};
+  for (gsize c = 0; c < G_N_ELEMENTS(cases); c++) {
+    guint classes = cases[c].classes;
+    LearnDataset *ds = classes == 0
+                           ? learn_dataset_synthetic_linear(NR, DF, 0.3, 5, NULL, NULL)
+                           : learn_dataset_synthetic_logistic(NR, DF, classes, 1.0, FALSE, 5, NULL);
+    g_assert_nonnull(ds);
+    for (gsize r = 0; r < NR; r += 3)
+      ds->features[r * DF + r % DF] = (r % 2) ? 0.0 : -0.0;
+    LearnModel *m = model(cases[c].spec, DF, classes);
+    double *p = params_for(m, 31 + (guint32)c);
+    gsize o = learn_model_n_outputs(m);
+    double *out = g_new(double, o);
+    for (int use_subset = 0; use_subset <= 1; use_subset++) {
+      gsize count = use_subset ? G_N_ELEMENTS(subset) : NR;
+      double total = 0.0;
+      gsize correct = 0;
+      for (gsize i = 0; i < count; i++) {
+        gsize r = use_subset ? subset[i] : i;
+        learn_model_predict(m, p, ds->features + r * DF, out, NULL);
+        if (classes == 0) {
+          double e = out[0] - ds->targets[r];
+          total += e * e;
+          continue;
+        }
+        gsize best = 0, label = (gsize)ds->targets[r];
+        for (gsize k = 1; k < o; k++)
+          if (out[k] > out[best])
+            best = k;
+        total += -log(out[label]);
+        correct += best == label;
+      }
+      double loss = NAN, acc = NAN;
+      learn_model_evaluate(m, p, ds, use_subset ? subset : NULL, use_subset ? count : 0, &loss,
+                           &acc);
+      if (classes == 0) {
+        g_assert_cmpfloat(loss, ==, total / (double)count);
+      } else {
+        g_assert_cmpfloat_with_epsilon(loss, total / (double)count, 1e-12);
+        g_assert_cmpfloat(acc, ==, (double)correct / (double)count);
+      }
+    }
+    g_free(out);
+    g_free(p);
+    learn_model_free(m);
+    learn_dataset_free(ds);
+  }
+}
+
 /* Gradient of the mean batch loss against central differences of the loss
  * from learn_model_evaluate (a separate forward/loss code path). */
 static void test_finite_differences(void) {
@@ -432,6 +493,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/learning/model/init", test_init);
   g_test_add_func("/learning/model/predict", test_predict);
   g_test_add_func("/learning/model/evaluate", test_evaluate);
+  g_test_add_func("/learning/model/evaluate-blocked", test_evaluate_blocked);
   g_test_add_func("/learning/model/finite-differences", test_finite_differences);
   g_test_add_func("/learning/model/clipping-explicit", test_clipping_explicit);
   g_test_add_func("/learning/model/clipping-huge-example", test_clipping_huge_example);
