@@ -728,6 +728,89 @@ static void test_invalid_arguments(gconstpointer data) {
   sim_lin_space_unref(other);
 }
 
+/* sim_linvec_combine = zero + n axpys, bit for bit (data and provenance),
+ * for 0..9 inputs (groups of 4 and their remainders) with zero weights
+ * among them; refused when the result is an input, which is left as is.
+ * sim_linvec_add_noise_sum = count add_noise calls: the same provenance,
+ * the data to rounding (the caller's sum is formed in another order). */
+static void test_combine(gconstpointer data) {
+  enum { NN = 4, DIM = 37, NX = 9 };
+  SimLinSpace *sp = make_space(NN, DIM, STORAGE(data), 0);
+  SimNoiseRegistry *reg = sim_lin_space_noise(sp);
+  GRand *rng = g_rand_new_with_seed(17);
+  GError *err = NULL;
+  double g[DIM], z[6][DIM];
+  SimNoiseId ids[6];
+  for (guint k = 0; k < 6; k++) {
+    ids[k] = sim_noise_register_local(reg, 0.5 + k, k % NN, k, &err);
+    g_assert_no_error(err);
+    for (guint i = 0; i < DIM; i++)
+      z[k][i] = g_rand_double_range(rng, -2, 2);
+  }
+  SimLinvec *x[NX];
+  for (guint j = 0; j < NX; j++) {
+    x[j] = sim_linvec_new(sp);
+    for (guint i = 0; i < DIM; i++)
+      g[i] = g_rand_double_range(rng, -1, 1);
+    g_assert_true(sim_linvec_add_gradient(x[j], g_rand_double(rng), j % NN, j / NN, g, &err));
+    g_assert_true(sim_linvec_add_noise(x[j], g_rand_double(rng), ids[j % 6], z[j % 6], &err));
+  }
+  double w[NX];
+  for (guint j = 0; j < NX; j++)
+    w[j] = j % 4 == 2 ? 0.0 : g_rand_double_range(rng, -1, 1);
+  for (guint n = 0; n <= NX; n++) {
+    SimLinvec *a = sim_linvec_new(sp), *b = sim_linvec_new(sp);
+    g_assert_true(sim_linvec_add_noise(a, 1.0, ids[0], z[0], &err)); /* overwritten */
+    g_assert_true(sim_linvec_combine(a, n, w, (const SimLinvec *const *)x, &err));
+    g_assert_no_error(err);
+    for (guint j = 0; j < n; j++)
+      g_assert_true(sim_linvec_axpy(b, w[j], x[j], &err));
+    g_assert_cmpmem(sim_linvec_const_data(a), DIM * sizeof(double), sim_linvec_const_data(b),
+                    DIM * sizeof(double));
+    for (guint j = 0; j < NX; j++)
+      g_assert_cmpfloat(sim_linvec_grad_coeff(a, j % NN, j / NN), ==,
+                        sim_linvec_grad_coeff(b, j % NN, j / NN));
+    for (guint k = 0; k < 6; k++)
+      g_assert_cmpfloat(sim_linvec_noise_coeff(a, ids[k]), ==, sim_linvec_noise_coeff(b, ids[k]));
+    sim_linvec_free(a);
+    sim_linvec_free(b);
+  }
+  double before[DIM];
+  memcpy(before, sim_linvec_const_data(x[1]), sizeof before);
+  g_assert_false(sim_linvec_combine(x[1], 3, w, (const SimLinvec *const *)x, &err));
+  g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  g_assert_cmpmem(before, sizeof before, sim_linvec_const_data(x[1]), DIM * sizeof(double));
+
+  /* add_noise_sum against add_noise */
+  double coeffs[5] = {0.3, -1.25, 2.0, 0.0, 0.7}, sum[DIM] = {0};
+  SimNoiseId terms[5] = {ids[1], ids[3], ids[1], ids[4], ids[5]};
+  SimLinvec *a = sim_linvec_new(sp), *b = sim_linvec_new(sp);
+  for (guint t = 0; t < 5; t++) {
+    double c = coeffs[t] * sim_noise_std(reg, terms[t]) / 3.0;
+    for (guint i = 0; i < DIM; i++)
+      sum[i] += c * z[terms[t]][i];
+    g_assert_true(sim_linvec_add_noise(b, coeffs[t], terms[t], z[terms[t]], &err));
+  }
+  g_assert_true(sim_linvec_add_noise_sum(a, 5, coeffs, terms, 3.0, sum, &err));
+  g_assert_no_error(err);
+  for (guint i = 0; i < DIM; i++)
+    g_assert_cmpfloat_with_epsilon(sim_linvec_const_data(a)[i], sim_linvec_const_data(b)[i],
+                                   1e-13);
+  for (guint k = 0; k < 6; k++)
+    g_assert_cmpfloat(sim_linvec_noise_coeff(a, ids[k]), ==, sim_linvec_noise_coeff(b, ids[k]));
+  SimNoiseId unknown = 99;
+  g_assert_false(sim_linvec_add_noise_sum(a, 1, coeffs, &unknown, 1.0, sum, &err));
+  g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  sim_linvec_free(a);
+  sim_linvec_free(b);
+  for (guint j = 0; j < NX; j++)
+    sim_linvec_free(x[j]);
+  g_rand_free(rng);
+  sim_lin_space_unref(sp);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   static const struct {
@@ -740,6 +823,7 @@ int main(int argc, char **argv) {
       {"accounting_only", test_accounting_only},
       {"growth", test_growth},
       {"invalid_arguments", test_invalid_arguments},
+      {"combine", test_combine},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(per_storage); i++) {
     g_autofree char *d = g_strdup_printf("/linvec/dense/%s", per_storage[i].name);
