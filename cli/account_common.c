@@ -83,16 +83,8 @@ gboolean cli_account_load_c(CliAccountSetup *s, const char *c_path, GError **err
     s->C_local = priv_mf_baseline(PRIV_BASELINE_ANTIPGD, s->T, 0, error);
     return s->C_local != NULL;
   }
-  guint rows, cols;
-  s->C_local = priv_matrix_read_csv(c_path, &rows, &cols, error);
-  if (!s->C_local) return FALSE;
-  if (rows != s->T || cols != s->T) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "%s: C_local is %u x %u but --rounds asks for T = %u steps (T x T needed)", c_path,
-                rows, cols, s->T);
-    return FALSE;
-  }
-  return TRUE;
+  s->C_local = priv_mf_read_c(c_path, s->T, error);
+  return s->C_local != NULL;
 }
 
 gboolean cli_account_check_numbers(double sigma, double clip, double alpha, double delta,

@@ -1,4 +1,5 @@
-/* privacy/matrix_csv.c: reading a matrix back from CSV (e.g. Mafalda's C_local). */
+/* privacy/matrix_csv.c: reading a matrix back from CSV (e.g. Mafalda's
+ * C_local), and the checks every noise-correlation file must pass. */
 #include "privacy/internal.h"
 
 #include <errno.h>
@@ -6,18 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void csv_error(GError **error, const char *path, guint line, const char *what,
-                      const char *token) {
-  g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "%s:%u: %s%s%s%s", path, line, what,
-              token ? " '" : "", token ? token : "", token ? "'" : "");
-}
-
-double *priv_matrix_read_csv(const char *path, guint *rows, guint *cols, GError **error) {
-  g_return_val_if_fail(path != NULL && rows != NULL && cols != NULL, NULL);
+/* priv_matrix_read_csv, also giving each row's line in the file (g_free). */
+static double *read_csv(const char *path, guint *rows, guint *cols, guint **row_lines,
+                        GError **error) {
   char *text = NULL;
   gsize len = 0;
   if (!g_file_get_contents(path, &text, &len, error)) return NULL;
   GArray *vals = g_array_new(FALSE, FALSE, sizeof(double));
+  GArray *lines_of = g_array_new(FALSE, FALSE, sizeof(guint));
   guint nrows = 0, ncols = 0, line = 0;
   gboolean ok = TRUE;
   char **lines = g_strsplit(text, "\n", -1);
@@ -32,7 +29,8 @@ double *priv_matrix_read_csv(const char *path, guint *rows, guint *cols, GError 
       errno = 0;
       double v = g_ascii_strtod(f, &end);
       if (*f == '\0' || end == f || *end != '\0' || !isfinite(v)) {
-        csv_error(error, path, line, "not a finite number:", f);
+        g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                    "%s:%u:%u: not a finite number: '%s'", path, line, i + 1, f);
         ok = FALSE;
       }
       g_array_append_val(vals, v);
@@ -42,6 +40,7 @@ double *priv_matrix_read_csv(const char *path, guint *rows, guint *cols, GError 
                   "%s:%u: %u values where the rows above have %u", path, line, nf, ncols);
       ok = FALSE;
     }
+    g_array_append_val(lines_of, line);
     ncols = nf;
     nrows++;
     g_strfreev(fields);
@@ -49,14 +48,68 @@ double *priv_matrix_read_csv(const char *path, guint *rows, guint *cols, GError 
   g_strfreev(lines);
   g_free(text);
   if (ok && nrows == 0) {
-    csv_error(error, path, 1, "no matrix in the file (it is empty)", NULL);
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "%s:1: no matrix in the file (it is empty)", path);
     ok = FALSE;
   }
   if (!ok) {
     g_array_unref(vals);
+    g_array_unref(lines_of);
     return NULL;
   }
   *rows = nrows;
   *cols = ncols;
+  if (row_lines != NULL)
+    *row_lines = (guint *)g_array_free(lines_of, FALSE);
+  else
+    g_array_unref(lines_of);
   return (double *)g_array_free(vals, FALSE);
+}
+
+double *priv_matrix_read_csv(const char *path, guint *rows, guint *cols, GError **error) {
+  g_return_val_if_fail(path != NULL && rows != NULL && cols != NULL, NULL);
+  return read_csv(path, rows, cols, NULL, error);
+}
+
+double *priv_mf_read_c(const char *path, guint T, GError **error) {
+  g_return_val_if_fail(path != NULL && T > 0, NULL);
+  guint rows = 0, cols = 0, *line = NULL;
+  double *C = read_csv(path, &rows, &cols, &line, error);
+  if (C == NULL) return NULL;
+  gboolean ok = TRUE;
+  if (rows != T || cols != T) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "%s: C is %u x %u, expected %u x %u (one row and column per step: T = %u)",
+                path, rows, cols, T, T, T);
+    ok = FALSE;
+  }
+  double big = 0.0;
+  for (gsize i = 0; ok && i < (gsize)T * T; i++) big = MAX(big, fabs(C[i]));
+  /* Upper entries must vanish (up to rounding of a computed factor), and
+   * the diagonal must not: C is lower triangular and invertible, so a node
+   * can stream its noise sum_s C^-1[t,s] z_s from the past only. */
+  for (guint s = 0; ok && s < T; s++) {
+    for (guint t = s + 1; ok && t < T; t++)
+      if (fabs(C[(gsize)s * T + t]) > 1e-12 * big) {
+        g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                    "%s:%u:%u: C[%u,%u] = %g lies above the diagonal: C must be lower "
+                    "triangular",
+                    path, line[s], t + 1, s, t, C[(gsize)s * T + t]);
+        ok = FALSE;
+      }
+    if (ok && C[(gsize)s * T + s] == 0.0) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                  "%s:%u:%u: C[%u,%u] = 0: C must have a nonzero diagonal (invertible)", path,
+                  line[s], s + 1, s, s);
+      ok = FALSE;
+    }
+  }
+  g_free(line);
+  if (!ok) {
+    g_free(C);
+    return NULL;
+  }
+  for (guint s = 0; s < T; s++) /* drop rounding residue above the diagonal */
+    for (guint t = s + 1; t < T; t++) C[(gsize)s * T + t] = 0.0;
+  return C;
 }

@@ -704,10 +704,24 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
  * priv_matrix_read_csv: reads a numeric CSV matrix (one row per line, values
  * separated by ',', as priv_matrix_write_csv writes; blank lines skipped) into
  * a g_malloc'd row-major array; *@rows, *@cols receive its size.
- * Errors: G_FILE_ERROR (unreadable), PRIV_ERROR_INVALID_ARGUMENT ("FILE:LINE:
- * ..." for a non-numeric or non-finite value, a ragged row, an empty file).
+ * Errors: G_FILE_ERROR (unreadable), PRIV_ERROR_INVALID_ARGUMENT
+ * ("FILE:LINE:COLUMN: ..." for a non-numeric or non-finite value,
+ * "FILE:LINE: ..." for a ragged row or an empty file).
  */
 double *priv_matrix_read_csv(const char *path, guint *rows, guint *cols, GError **error);
+
+/*
+ * priv_mf_read_c: reads a noise correlation C_local for T steps from CSV
+ * (priv_matrix_read_csv's format) and checks it is usable by MF-D-SGD:
+ * T x T, lower triangular (entries above the diagonal at most 1e-12 times
+ * the largest, then set to 0) with a nonzero diagonal (invertible, so each
+ * node streams its noise from its past only).
+ * Errors: G_FILE_ERROR (unreadable); PRIV_ERROR_INVALID_ARGUMENT with
+ * FILE:LINE:COLUMN for a bad value or entry, FILE:LINE for a ragged row,
+ * FILE for a wrong size.
+ * Returns: the T x T row-major C (g_free), or NULL. O(T^2).
+ */
+double *priv_mf_read_c(const char *path, guint T, GError **error);
 
 G_END_DECLS
 

@@ -6,105 +6,20 @@
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
 #include "protocols/internal.h"
 
 double *proto_cmatrix_load_csv(const char *path, guint T, GError **error) {
-  char *text = NULL;
-  gsize len = 0;
   GError *sub = NULL;
-  if (!g_file_get_contents(path, &text, &len, &sub)) {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_IO, "cannot read C: %s", sub->message);
+  double *C = priv_mf_read_c(path, T, &sub);
+  if (C == NULL) {
+    g_set_error(error, PROTO_ERROR,
+                sub->domain == G_FILE_ERROR ? PROTO_ERROR_IO : PROTO_ERROR_FORMAT,
+                "%s%s", sub->domain == G_FILE_ERROR ? "cannot read C: " : "", sub->message);
     g_error_free(sub);
-    return NULL;
   }
-  double *C = g_new0(double, (gsize)T * T);
-  char **lines = g_strsplit(text, "\n", -1);
-  g_free(text);
-  guint rows = 0, n_lines = g_strv_length(lines);
-  /* Trailing blank lines (and a final newline) are allowed, blank lines
-   * inside are not. */
-  while (n_lines > 0 && g_strstrip(lines[n_lines - 1])[0] == '\0')
-    n_lines--;
-  gboolean ok = TRUE;
-  for (guint l = 0; ok && l < n_lines; l++) {
-    char *line = g_strstrip(lines[l]);
-    if (line[0] == '\0') {
-      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT, "%s:%u: blank line inside C", path,
-                  l + 1);
-      ok = FALSE;
-      break;
-    }
-    if (rows == T) {
-      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT,
-                  "%s: more than %u rows: C must be T x T with T = epochs x batches = %u",
-                  path, T, T);
-      ok = FALSE;
-      break;
-    }
-    char **cells = g_strsplit(line, ",", -1);
-    guint n_cells = g_strv_length(cells);
-    if (n_cells != T) {
-      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT,
-                  "%s:%u: %u values, expected %u: C must be T x T with T = epochs x batches "
-                  "= %u",
-                  path, l + 1, n_cells, T, T);
-      ok = FALSE;
-    }
-    for (guint c = 0; ok && c < n_cells; c++) {
-      char *cell = g_strstrip(cells[c]), *end = NULL;
-      errno = 0;
-      double x = g_ascii_strtod(cell, &end);
-      if (*cell == '\0' || *end != '\0' || !isfinite(x)) {
-        g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT,
-                    "%s:%u:%u: '%s' is not a finite number", path, l + 1, c + 1, cell);
-        ok = FALSE;
-      } else {
-        C[(gsize)rows * T + c] = x;
-      }
-    }
-    g_strfreev(cells);
-    rows++;
-  }
-  g_strfreev(lines);
-  if (ok && rows != T) {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT,
-                "%s: %u rows, expected %u: C must be T x T with T = epochs x batches = %u",
-                path, rows, T, T);
-    ok = FALSE;
-  }
-  double big = 0.0;
-  for (gsize i = 0; ok && i < (gsize)T * T; i++)
-    big = MAX(big, fabs(C[i]));
-  /* Upper entries must vanish (up to rounding of a computed factor), and
-   * the diagonal must not: C is lower triangular and invertible, so node u
-   * can stream its noise sum_s C^-1[t,s] z_s from the past only. */
-  for (guint s = 0; ok && s < T; s++) {
-    for (guint t = s + 1; ok && t < T; t++)
-      if (fabs(C[(gsize)s * T + t]) > 1e-12 * big) {
-        g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT,
-                    "%s:%u:%u: C[%u,%u] = %g lies above the diagonal: C must be lower "
-                    "triangular",
-                    path, s + 1, t + 1, s, t, C[(gsize)s * T + t]);
-        ok = FALSE;
-      }
-    if (ok && C[(gsize)s * T + s] == 0.0) {
-      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FORMAT,
-                  "%s:%u:%u: C[%u,%u] = 0: C must have a nonzero diagonal (invertible)", path,
-                  s + 1, s + 1, s, s);
-      ok = FALSE;
-    }
-  }
-  if (!ok) {
-    g_free(C);
-    return NULL;
-  }
-  for (guint s = 0; s < T; s++) /* drop rounding residue above the diagonal */
-    for (guint t = s + 1; t < T; t++)
-      C[(gsize)s * T + t] = 0.0;
   return C;
 }
 

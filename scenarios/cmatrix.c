@@ -127,15 +127,7 @@ double *scen_cmatrix_build(const ScenConfig *c, GError **error) {
       g_prefix_error(error, "Mafalda's correlation for this graph: ");
     return C;
   }
-  guint rows, cols;
-  double *C = priv_matrix_read_csv(spec, &rows, &cols, error);
-  if (C != NULL && (rows != T || cols != T)) {
-    g_set_error(error, SCEN_ERROR, SCEN_ERROR_INVALID,
-                "%s: C is %u x %u but the run has T = %u steps (T x T needed)", spec, rows, cols,
-                T);
-    g_clear_pointer(&C, g_free);
-  }
-  return C;
+  return priv_mf_read_c(spec, T, error);
 }
 
 gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma,

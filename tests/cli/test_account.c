@@ -271,10 +271,10 @@ static void test_bad_inputs(void) {
        "mfdsgd:C=/nonexistent/C.csv");
   char *c32 = cli_test_data_path("account-C-3x2.csv");
   char *p32 = g_strdup_printf("mfdsgd:C=%s", c32);
-  FAIL(1, "3 x 2", FLORENTINE, "-T", "3", "--trust", "pndp", "-a", "0", "--protocol", p32);
+  FAIL(1, "C is 3 x 2, expected 3 x 3", FLORENTINE, "-T", "3", "--trust", "pndp", "-a", "0", "--protocol", p32);
   char *cnn = cli_test_data_path("account-C-nonnumeric.csv");
   char *pnn = g_strdup_printf("mfdsgd:C=%s", cnn);
-  FAIL(1, ":2: not a finite number: 'one'", FLORENTINE, "-T", "3", "--trust", "pndp", "-a", "0",
+  FAIL(1, ":2:2: not a finite number: 'one'", FLORENTINE, "-T", "3", "--trust", "pndp", "-a", "0",
        "--protocol", pnn);
   g_free(c32);
   g_free(p32);

@@ -174,7 +174,7 @@ static void test_bad_inputs(void) {
   FAIL(2, "unknown mode 'async'", "train", "--generate", "ring:n=4", "--mode", "async",
        "--dataset", syn, "--out", "OUT");
   FAIL(2, "--dataset is required", "train", "--generate", "ring:n=4", "--out", "OUT");
-  FAIL(1, "proto-c-2x2.csv:1: 2 values, expected 3", "train", "--generate", "ring:n=4",
+  FAIL(1, "proto-c-2x2.csv: C is 2 x 2, expected 3 x 3", "train", "--generate", "ring:n=4",
        "--protocol", c2_spec, "--epochs", "3", "--dataset", syn, "--out", "OUT");
   FAIL(1, "proto-c-upper.csv:2:3: C[1,2] = 0.1 lies above the diagonal", "train", "--generate",
        "ring:n=4", "--protocol", cu_spec, "--epochs", "3", "--dataset", syn, "--out", "OUT");

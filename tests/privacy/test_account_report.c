@@ -114,6 +114,31 @@ static void test_csv(void) {
   g_assert_cmpuint(rows, ==, 2);
   g_assert_cmpfloat(R[3], ==, 4.0);
   g_free(R);
+  /* priv_mf_read_c: T x T lower triangular, nonzero diagonal; positions are
+   * file lines and columns (blank lines counted), rounding residue above the
+   * diagonal is cleared. */
+  g_assert_true(g_file_set_contents(path, "2,1e-17\n\n1,3\n", -1, NULL));
+  R = priv_mf_read_c(path, 2, &err);
+  g_assert_no_error(err);
+  g_assert_cmpfloat(R[1], ==, 0.0);
+  g_assert_cmpfloat(R[2], ==, 1.0);
+  g_free(R);
+  const struct {
+    const char *text, *needle;
+    guint T;
+  } badc[] = {{"1,0\n0,1\n", ": C is 2 x 2, expected 3 x 3", 3},
+              {"1,0\n\n0.5,0,0.25\n", ":3: 3 values where the rows above have 2", 2},
+              {"1,0\n\n1,0\n", ":3:2: C[1,1] = 0: C must have a nonzero diagonal", 2},
+              {"1,0.5\n1,1\n", ":1:2: C[0,1] = 0.5 lies above the diagonal", 2},
+              {"1,0\n1,y\n", ":2:2: not a finite number: 'y'", 2}};
+  for (guint i = 0; i < G_N_ELEMENTS(badc); i++) {
+    g_assert_true(g_file_set_contents(path, badc[i].text, -1, NULL));
+    g_assert_null(priv_mf_read_c(path, badc[i].T, &err));
+    g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+    if (strstr(err->message, badc[i].needle) == NULL || strstr(err->message, path) == NULL)
+      g_error("'%s' lacks '%s'", err->message, badc[i].needle);
+    g_clear_error(&err);
+  }
   g_remove(path);
   g_assert_null(priv_matrix_read_csv(path, &rows, &cols, &err));
   g_assert_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT);

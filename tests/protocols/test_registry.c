@@ -347,10 +347,11 @@ static void test_c_file_errors(void) {
     gint code;
     const char *fragment;
   } cases[] = {
-      {"proto-c-2x2.csv", PROTO_ERROR_FORMAT, "proto-c-2x2.csv:1: 2 values, expected 3"},
-      {"proto-c-ragged.csv", PROTO_ERROR_FORMAT, "proto-c-ragged.csv:2: 2 values, expected 3"},
+      {"proto-c-2x2.csv", PROTO_ERROR_FORMAT, "proto-c-2x2.csv: C is 2 x 2, expected 3 x 3"},
+      {"proto-c-ragged.csv", PROTO_ERROR_FORMAT,
+       "proto-c-ragged.csv:2: 2 values where the rows above have 3"},
       {"proto-c-upper.csv", PROTO_ERROR_FORMAT, "proto-c-upper.csv:2:3: C[1,2] = 0.1 lies above"},
-      {"proto-c-nonnumeric.csv", PROTO_ERROR_FORMAT, "proto-c-nonnumeric.csv:2:2: 'x'"},
+      {"proto-c-nonnumeric.csv", PROTO_ERROR_FORMAT, "proto-c-nonnumeric.csv:2:2: not a finite number: 'x'"},
       {"proto-c-zero-diag.csv", PROTO_ERROR_FORMAT, "proto-c-zero-diag.csv:2:2: C[1,1] = 0"},
       {"proto-missing.csv", PROTO_ERROR_IO, "neither a family"},
   };
@@ -384,7 +385,7 @@ static void test_c_file_errors(void) {
   cfg.rounds = 4;
   g_assert_null(proto_run_new(&cfg, &err));
   g_assert_error(err, PROTO_ERROR, PROTO_ERROR_FORMAT);
-  g_assert_nonnull(strstr(err->message, "3 values, expected 4"));
+  g_assert_nonnull(strstr(err->message, "C is 3 x 3, expected 4 x 4"));
   g_clear_error(&err);
   g_free(spec);
   g_free(path);
