@@ -11,8 +11,9 @@
  * sum_v (W^T)[u,v] (x_v + sigma z_v) exactly, which the provenance must show.
  *
  * With --publish / --record the run is also an event stream (docs/events.md):
- * the graph with a Fruchterman-Reingold layout, every transmission, a round
- * event when every node has finished a round, and per-node metrics: the
+ * the graph with a Fruchterman-Reingold layout, every transmission, round
+ * events (0 before any message, then r once every node has finished r
+ * rounds), and after each of them per-node metrics: the
  * "test loss" of node u is its squared distance to the average of the
  * private values, (theta_u - mean x)^2, which gossip drives to sigma-noise
  * level. --pace slows the run down in wall-clock time so a viewer can watch.
@@ -73,9 +74,18 @@ static void demo_fail(DemoRun *run, GError *error) {
 
 /* ---- Event stream ---- */
 
+/* A round boundary, on the engine's bus where the stream and any other
+ * listener hear it: @r rounds completed (docs/events.md). */
+static void demo_publish_round(SimEngine *engine, guint r) {
+  SimBusEvent ev = {.kind = SIM_BUS_ROUND, .time = sim_engine_now(engine), .seq = r,
+                    .from = SIM_NODE_NONE, .to = SIM_NODE_NONE, .round = r,
+                    .arrival = SIM_TIME_NEVER};
+  sim_bus_publish(sim_engine_bus(engine), &ev);
+}
+
 /* Records node's loss after its round; when every node is done with a round,
- * publishes the round boundary (on the engine's bus, where the stream and any
- * other listener hear it) and the round's per-node metrics. */
+ * publishes the round boundary (round 0 went out before any message) and
+ * the round's per-node metrics. */
 static void demo_round_done(SimEngine *engine, DemoNode *node) {
   DemoRun *run = node->run;
   guint n = sim_engine_n_nodes(engine);
@@ -84,12 +94,11 @@ static void demo_round_done(SimEngine *engine, DemoNode *node) {
   run->loss[(gsize)r * n + node->id] = dev * dev;
   if (++run->round_done[r] < n)
     return;
-  SimBusEvent ev = {.kind = SIM_BUS_ROUND, .time = sim_engine_now(engine), .from = SIM_NODE_NONE,
-                    .to = SIM_NODE_NONE, .round = r, .arrival = SIM_TIME_NEVER};
-  sim_bus_publish(sim_engine_bus(engine), &ev);
+  if (r > 0)
+    demo_publish_round(engine, r);
   GError *error = NULL;
-  if (!sim_stream_publish_metrics(cli_stream_sim(run->stream), ev.time, r, n, NULL, NULL,
-                                  run->loss + (gsize)r * n, NULL, &error))
+  if (!sim_stream_publish_metrics(cli_stream_sim(run->stream), sim_engine_now(engine), r, n,
+                                  NULL, NULL, run->loss + (gsize)r * n, NULL, &error))
     demo_fail(run, error);
   else if (run->pace_ms > 0)
     g_usleep((gulong)run->pace_ms * 1000);
@@ -168,6 +177,8 @@ static void on_start(SimEngine *engine, guint32 u, gpointer state) {
     demo_fail(run, error);
     return;
   }
+  if (run->stream != NULL && u == 0)
+    demo_publish_round(engine, 0); /* the initial state, before any message */
   node->x = 10.0 * gsl_rng_uniform(data_rng);
   double z = gsl_ran_gaussian_ziggurat(noise_rng, 1.0);
   SimNoiseId k = sim_noise_register_local(sim_lin_space_noise(run->space), 1.0, u, 0, &error);

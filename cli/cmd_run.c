@@ -63,9 +63,18 @@ static char *scenario_json(const ScenRunHookInfo *info) {
   return text;
 }
 
-/* Before the run: open the stream on its engine. After it (and its
- * accounting): its evaluations, each (collusion set, trust) privacy result,
- * and the run end, while the engine still lives for the end's counters. */
+/* Each evaluation step as one metric event, while the run goes on. */
+static gboolean publish_metrics(ProtoRun *run, SimTime t, guint step, const ProtoMetric *rows,
+                                guint n_nodes, gpointer data, GError **error) {
+  (void)run;
+  (void)step;
+  return cli_stream_publish_metric_rows(((RunStream *)data)->stream, t, rows, n_nodes, error);
+}
+
+/* Before the run: open the stream on its engine, and have the runtime
+ * publish the evaluations as they are known. After it (and its accounting):
+ * each (collusion set, trust) privacy result and the run end, while the
+ * engine still lives for the end's counters. */
 static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **error) {
   RunStream *rs = data;
   SimEngine *engine = proto_run_engine(info->run);
@@ -74,13 +83,14 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
     rs->stream = cli_stream_start(rs->o, "run", engine, info->graph, info->name, info->seed,
                                   proto_run_steps(info->run), json, error);
     g_free(json);
-    return rs->stream != NULL;
+    if (rs->stream == NULL)
+      return FALSE;
+    proto_run_set_metrics_func(info->run, PROTO_METRICS_LAG_DEFAULT, publish_metrics, rs);
+    return TRUE;
   }
   SimTime t = sim_engine_now(engine);
   guint T = proto_run_steps(info->run);
-  gsize n_rows = 0;
-  const ProtoMetric *rows = proto_run_metrics(info->run, &n_rows);
-  gboolean ok = cli_stream_publish_metric_rows(rs->stream, t, rows, n_rows, error);
+  gboolean ok = TRUE;
   for (guint i = 0; ok && i < info->n_privacy; i++) {
     const ScenPrivacyResult *r = &info->privacy[i];
     if (r->n_victims == 0)

@@ -170,6 +170,14 @@ static char *scenario_json(const ProtoRunConfig *cfg, const char *schedule) {
   return text;
 }
 
+/* Each evaluation step as one metric event, while the run goes on. */
+static gboolean publish_metrics(ProtoRun *run, SimTime t, guint step, const ProtoMetric *rows,
+                                guint n_nodes, gpointer data, GError **error) {
+  (void)run;
+  (void)step;
+  return cli_stream_publish_metric_rows(data, t, rows, n_nodes, error);
+}
+
 /* Spec errors are the user's options: exit status 2, as for bad flags. */
 static gboolean check_specs(const char *protocol, const char *mode, const char *latency,
                             const char *loss, GError **error) {
@@ -368,6 +376,7 @@ int cli_cmd_train(int argc, char **argv) {
       status = cli_fail("train", error, CLI_EXIT_FAILURE);
       goto out;
     }
+    proto_run_set_metrics_func(run, PROTO_METRICS_LAG_DEFAULT, publish_metrics, stream);
   }
 
   gboolean tty = isatty(STDOUT_FILENO);
@@ -378,16 +387,10 @@ int cli_cmd_train(int argc, char **argv) {
   if (tty)
     fputc('\n', stderr);
   if (stream != NULL) {
-    /* The runtime has no per-evaluation hook: every evaluation is published
-     * once the run is over, each with its own round, at the final time. */
+    /* The metrics went out during the run (publish_metrics). */
     GError *stream_error = NULL;
-    gsize n_eval = 0;
-    const ProtoMetric *eval = ok ? proto_run_metrics(run, &n_eval) : NULL;
-    gboolean sok = cli_stream_publish_metric_rows(
-        stream, sim_engine_now(proto_run_engine(run)), eval, n_eval, &stream_error);
     const char *how = ok ? "ok" : interrupted ? "interrupted" : "error";
-    sok = cli_stream_end(stream, how, sok ? &stream_error : NULL) && sok;
-    if (!sok && ok) {
+    if (!cli_stream_end(stream, how, &stream_error) && ok) {
       status = cli_fail("train", stream_error, CLI_EXIT_FAILURE);
       goto out;
     }

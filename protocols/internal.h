@@ -139,13 +139,26 @@ struct ProtoContext {
   guint *eval_steps;   /* n_evals steps, increasing, the last is T */
   ProtoMetric *metrics; /* n_evals x n, row (e, u) = e * n + u */
   GThreadPool *pool;
+  /* With a pool: per evaluation, the nodes evaluated (under eval_lock; the
+   * lock also publishes the rows to the sim thread). */
+  guint *eval_done;
+  GMutex eval_lock;
+  GCond eval_cond;
+
+  /* Rounds and live metrics (runtime_eval.c). */
+  GArray *reached;     /* per step s: nodes that have taken s local steps */
+  gboolean started;    /* round 0 published */
+  guint rounds_done;   /* the last round completed (and published) */
+  guint n_handed;      /* evaluation steps handed to metrics_func */
+  ProtoMetricsFunc metrics_func;
+  gpointer metrics_data;
+  guint metrics_lag;
 
   /* Progress and counters. */
   ProtoProgressFunc progress;
   gpointer progress_data;
   guint64 steps_total, steps_done;
   guint progress_last;
-  GArray *round_done; /* per round: nodes that completed its gather */
   guint64 gathers, late_discarded, stale_inputs, partial_gathers;
 };
 
@@ -164,6 +177,15 @@ gboolean proto_eval_setup(ProtoContext *ctx, GError **error);
 void proto_eval_maybe(ProtoContext *ctx, ProtoNode *node, guint step);
 /* Waits for queued evaluations. */
 void proto_eval_finish(ProtoContext *ctx);
+/* The run starts: publishes round 0. */
+void proto_rounds_start(ProtoContext *ctx);
+/* A node has taken @step local steps (it holds theta_step, already
+ * evaluated if @step is an evaluation step): completes round @step when it
+ * is the last, then hands the metrics that became due to metrics_func. */
+void proto_step_reached(ProtoContext *ctx, guint step);
+/* After a successful simulation: waits for the evaluations and hands every
+ * step not handed yet to metrics_func. Errors: metrics_func's. */
+gboolean proto_metrics_flush(ProtoContext *ctx, GError **error);
 
 /* Noise helpers (runtime_noise.c). */
 void proto_secrets_free(ProtoContext *ctx);

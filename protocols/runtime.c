@@ -211,7 +211,9 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
   ctx->threads = cfg->threads;
   ctx->eval_every = cfg->eval_every;
   ctx->storage = cfg->storage;
-  ctx->round_done = g_array_new(FALSE, TRUE, sizeof(guint));
+  ctx->reached = g_array_new(FALSE, TRUE, sizeof(guint));
+  g_mutex_init(&ctx->eval_lock);
+  g_cond_init(&ctx->eval_cond);
 
   if (!proto_spec_parse(cfg->protocol ? cfg->protocol : "dsgd", &ctx->vt, &ctx->params, error) ||
       !proto_mode_parse(cfg->mode, &ctx->mode, error) || !participation(ctx, cfg, error))
@@ -325,7 +327,10 @@ void proto_run_free(ProtoRun *run) {
   g_free(ctx->eval_steps);
   g_free(ctx->metrics);
   proto_params_free(ctx->params);
-  g_array_unref(ctx->round_done);
+  g_free(ctx->eval_done);
+  g_array_unref(ctx->reached);
+  g_mutex_clear(&ctx->eval_lock);
+  g_cond_clear(&ctx->eval_cond);
   if (ctx->error != NULL)
     g_error_free(ctx->error);
   g_free(run);
@@ -395,6 +400,8 @@ gboolean proto_run_run(ProtoRun *run, GError **error) {
     g_free(stall);
     return FALSE;
   }
+  if (!proto_metrics_flush(ctx, error))
+    return FALSE;
   if (ctx->progress != NULL)
     ctx->progress(1.0, ctx->progress_data);
   return TRUE;
@@ -622,6 +629,7 @@ gboolean proto_node_local_step(ProtoNode *node, guint t, GError **error) {
     return FALSE;
   }
   proto_eval_maybe(ctx, node, t);
+  proto_step_reached(ctx, t);
   const double *g = NULL;
   if (ctx->model != NULL) {
     gsize count = 0;
@@ -646,4 +654,5 @@ void proto_node_done(ProtoNode *node) {
     return;
   node->done = TRUE;
   proto_eval_maybe(node->ctx, node, node->step);
+  proto_step_reached(node->ctx, node->step);
 }

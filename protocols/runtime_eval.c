@@ -1,11 +1,18 @@
 /*
- * protocols/runtime_eval.c: evaluation of every node's model at chosen steps.
+ * protocols/runtime_eval.c: evaluation of every node's model at chosen steps,
+ * the round events, and the metrics handed out while the run goes on.
  *
  * A node's model is snapshot right before its local step t (it is then
  * theta_t, the model after t full steps) and when it is done (theta_T).
  * With several threads the snapshots are evaluated by a pool while the
  * simulation goes on; each result lands in its own (step, node) slot, so the
  * output does not depend on the number of threads or on their timing.
+ *
+ * Round R completes when the last node reaches step R, so a round event and
+ * the last snapshot of that step coincide. Metrics are handed out at round
+ * boundaries chosen by the simulation alone (step s after round s + lag);
+ * if the pool has not finished that step yet the sim thread waits for it,
+ * which is what keeps the stream identical whatever the thread count.
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 
@@ -27,7 +34,12 @@ static void evaluate(ProtoContext *ctx, guint e, guint u, const double *params) 
 static void worker(gpointer data, gpointer user_data) {
   (void)user_data;
   ProtoEvalJob *job = data;
-  evaluate(job->ctx, job->eval_index, job->node, job->params);
+  ProtoContext *ctx = job->ctx;
+  evaluate(ctx, job->eval_index, job->node, job->params);
+  g_mutex_lock(&ctx->eval_lock);
+  if (++ctx->eval_done[job->eval_index] == ctx->n)
+    g_cond_broadcast(&ctx->eval_cond);
+  g_mutex_unlock(&ctx->eval_lock);
   g_free(job->params);
   g_free(job);
 }
@@ -51,6 +63,7 @@ gboolean proto_eval_setup(ProtoContext *ctx, GError **error) {
                                     .test_loss = NAN,
                                     .test_accuracy = NAN};
   if (ctx->threads > 1) {
+    ctx->eval_done = g_new0(guint, ctx->n_evals);
     ctx->pool = g_thread_pool_new(worker, NULL, (gint)ctx->threads, TRUE, error);
     if (ctx->pool == NULL)
       return FALSE;
@@ -88,6 +101,100 @@ void proto_eval_finish(ProtoContext *ctx) {
     g_thread_pool_free(ctx->pool, FALSE, TRUE);
     ctx->pool = NULL;
   }
+}
+
+/* ---------------------------------------------------- rounds and metrics */
+
+void proto_run_set_metrics_func(ProtoRun *run, guint lag, ProtoMetricsFunc func,
+                                gpointer user_data) {
+  g_return_if_fail(run != NULL);
+  ProtoContext *ctx = proto_run_context(run);
+  ctx->metrics_func = func;
+  ctx->metrics_data = user_data;
+  ctx->metrics_lag = lag;
+}
+
+static void publish_round(ProtoContext *ctx, guint round) {
+  SimBus *bus = sim_engine_bus(ctx->engine);
+  if (!sim_bus_has_subscribers(bus))
+    return;
+  SimBusEvent ev = {.kind = SIM_BUS_ROUND,
+                    .time = sim_engine_now(ctx->engine),
+                    .seq = round,
+                    .from = SIM_NODE_NONE,
+                    .to = SIM_NODE_NONE,
+                    .round = round,
+                    .arrival = SIM_TIME_NEVER};
+  sim_bus_publish(bus, &ev);
+}
+
+void proto_rounds_start(ProtoContext *ctx) {
+  if (ctx->started)
+    return;
+  ctx->started = TRUE;
+  publish_round(ctx, 0);
+}
+
+/* Blocks until the pool has evaluated every node at evaluation @e. The
+ * caller knows all n snapshots of @e were taken, so this ends. */
+static void wait_evaluated(ProtoContext *ctx, guint e) {
+  if (ctx->pool == NULL)
+    return;
+  g_mutex_lock(&ctx->eval_lock);
+  while (ctx->eval_done[e] < ctx->n)
+    g_cond_wait(&ctx->eval_cond, &ctx->eval_lock);
+  g_mutex_unlock(&ctx->eval_lock);
+}
+
+/* Hands evaluation @e to metrics_func. FALSE (and @error) when it failed. */
+static gboolean hand(ProtoContext *ctx, guint e, GError **error) {
+  ctx->n_handed = e + 1;
+  return ctx->metrics_func(ctx->run, sim_engine_now(ctx->engine), ctx->eval_steps[e],
+                           ctx->metrics + (gsize)e * ctx->n, ctx->n, ctx->metrics_data, error);
+}
+
+/* At the boundary of round rounds_done: the steps s with s + lag <= it. */
+static void hand_due(ProtoContext *ctx) {
+  while (ctx->metrics_func != NULL && ctx->n_handed < ctx->n_evals && ctx->error == NULL) {
+    guint e = ctx->n_handed;
+    if ((guint64)ctx->eval_steps[e] + ctx->metrics_lag > ctx->rounds_done)
+      return;
+    wait_evaluated(ctx, e);
+    GError *error = NULL;
+    if (!hand(ctx, e, &error))
+      proto_context_fail(ctx, error != NULL ? error
+                                            : g_error_new(PROTO_ERROR, PROTO_ERROR_FAILED,
+                                                          "the metrics callback failed at step %u",
+                                                          ctx->eval_steps[e]));
+  }
+}
+
+void proto_step_reached(ProtoContext *ctx, guint step) {
+  if (step == 0) /* round 0 is the start */
+    return;
+  if (ctx->reached->len <= step)
+    g_array_set_size(ctx->reached, step + 1);
+  if (++g_array_index(ctx->reached, guint, step) < ctx->n)
+    return;
+  /* The last node to reach a step reached every earlier one before: rounds
+   * complete one by one, in order. */
+  ctx->rounds_done = step;
+  publish_round(ctx, step);
+  hand_due(ctx);
+}
+
+gboolean proto_metrics_flush(ProtoContext *ctx, GError **error) {
+  proto_eval_finish(ctx);
+  while (ctx->metrics_func != NULL && ctx->n_handed < ctx->n_evals) {
+    guint e = ctx->n_handed;
+    if (!hand(ctx, e, error)) {
+      if (error != NULL && *error == NULL)
+        g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                    "the metrics callback failed at step %u", ctx->eval_steps[e]);
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 const ProtoMetric *proto_run_metrics(const ProtoRun *run, gsize *n) {

@@ -288,25 +288,6 @@ static gboolean useless(gpointer key, gpointer value, gpointer data) {
   return r + 1 < used; /* older than a message already used */
 }
 
-static void round_completed(ProtoContext *ctx, guint r) {
-  if (ctx->round_done->len <= r)
-    g_array_set_size(ctx->round_done, r + 1);
-  guint *count = &g_array_index(ctx->round_done, guint, r);
-  if (++*count < ctx->n)
-    return;
-  SimBus *bus = sim_engine_bus(ctx->engine);
-  if (!sim_bus_has_subscribers(bus))
-    return;
-  SimBusEvent ev = {.kind = SIM_BUS_ROUND,
-                    .time = sim_engine_now(ctx->engine),
-                    .seq = r,
-                    .from = SIM_NODE_NONE,
-                    .to = SIM_NODE_NONE,
-                    .round = r,
-                    .arrival = SIM_TIME_NEVER};
-  sim_bus_publish(bus, &ev);
-}
-
 static void complete_gather(ProtoNode *node) {
   ProtoContext *ctx = node->ctx;
   ProtoRoundW *w = node->w;
@@ -364,7 +345,6 @@ static void complete_gather(ProtoNode *node) {
   g_free(held);
   g_free(inputs);
   proto_round_w_release(ctx, w);
-  round_completed(ctx, r);
   if (!ok)
     proto_context_fail(ctx, error != NULL ? error
                                           : g_error_new(PROTO_ERROR, PROTO_ERROR_FAILED,
@@ -402,6 +382,7 @@ static void on_start(SimEngine *engine, guint32 u, gpointer state) {
   (void)u;
   ProtoNode *node = state;
   ProtoContext *ctx = node->ctx;
+  proto_rounds_start(ctx); /* the first node's start: round 0, before any message */
   if (!live(ctx) || ctx->vt->on_start == NULL)
     return;
   GError *error = NULL;

@@ -4,11 +4,12 @@
  *
  * The live stream of the demo is checked against what the demo is known to
  * do (15 Florentine nodes, 20 edges, 10 synchronous rounds: 40 messages a
- * round, 400 in all, rounds 0..10, per-node losses shrinking); then each
- * replay of its trace (as fast as possible, paced, from a round, and of a
- * truncated copy) must publish exactly the live bodies, in the same order:
- * all of them, the suffix from that round (after the run start), or the
- * prefix before the damage (and then fail, naming the record).
+ * round, 400 in all, rounds 0 (before any message) to 10, per-node losses
+ * shrinking); then each replay of its trace (as fast as possible, paced,
+ * from a round, and of a truncated copy) must publish exactly the live
+ * bodies, in the same order: all of them, the suffix from that round (after
+ * the run start), or the prefix before the damage (and then fail, naming
+ * the record).
  */
 #include <math.h>
 
@@ -112,6 +113,8 @@ static void test_live(Fixture *f, gconstpointer data) {
       g_assert_cmpint(vt_int(o, "arrival_ns"), >, vt_int(o, "sent_ns"));
     } else if (strcmp(e->topic, "round") == 0) {
       g_assert_cmpint(vt_int(o, "round"), ==, rounds);
+      if (rounds == 0) /* the initial state, before any message */
+        g_assert_cmpuint(i, ==, 1);
       rounds++;
     } else if (strcmp(e->topic, "metric") == 0) {
       g_assert_cmpint(vt_int(o, "round"), ==, metrics);

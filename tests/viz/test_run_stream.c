@@ -5,9 +5,13 @@
  *
  * D-SGD on a 6-node ring, T = 4 synchronous rounds, one attacker (node 0)
  * under PNDP and LDP. The trace must hold the run start (the scenario's
- * name, the ring), 6 * 2 * 4 = 48 message events, 2 metric events (steps 2
- * and 4), one privacy event per trust model whose mu and epsilon per victim
- * are those of the run's own privacy.csv, and the run end. A sweep is refused with a message naming the point count.
+ * name, the ring), 6 * 2 * 4 = 48 message events, round events 0 to 4, 2
+ * metric events (steps 2 and 4, after round 4: the lag of docs/events.md is
+ * 4 rounds) whose values are metrics.csv's to the bit, one privacy event per
+ * trust model whose mu and epsilon per victim are those of the run's own
+ * privacy.csv, and the run end. With T = 12 (--set), the metric of step s
+ * comes right after round s + 4 while the run goes on. A sweep is refused
+ * with a message naming the point count.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -73,6 +77,43 @@ static void fixture_teardown(Fixture *f, gconstpointer data) {
   g_free(f->trace);
 }
 
+/* metrics.csv's (train_loss, test_loss) of (@step, @node). */
+static void csv_metric(const char *out_dir, guint step, guint node, double *train,
+                       double *test) {
+  char *path = g_build_filename(out_dir, "metrics.csv", NULL), *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  char **lines = g_strsplit(text, "\n", -1);
+  gboolean found = FALSE;
+  for (guint i = 1; lines[i] != NULL && lines[i][0] != '\0'; i++) {
+    char **c = g_strsplit(lines[i], ",", -1);
+    if ((guint)atoi(c[0]) == step && (guint)atoi(c[1]) == node) {
+      *train = g_ascii_strtod(c[2], NULL);
+      *test = g_ascii_strtod(c[3], NULL);
+      found = TRUE;
+    }
+    g_strfreev(c);
+  }
+  g_assert_true(found);
+  g_strfreev(lines);
+  g_free(text);
+  g_free(path);
+}
+
+/* A metric event's values are metrics.csv's, exactly (both round-trip). */
+static void check_metric_values(JsonObject *o, const char *out_dir, guint step) {
+  JsonArray *nodes = json_object_get_array_member(o, "nodes");
+  JsonArray *train = json_object_get_array_member(o, "train_loss");
+  JsonArray *test = json_object_get_array_member(o, "test_loss");
+  g_assert_cmpuint(json_array_get_length(nodes), ==, 6);
+  for (guint k = 0; k < 6; k++) {
+    double want_train, want_test;
+    csv_metric(out_dir, step, (guint)json_array_get_int_element(nodes, k), &want_train,
+               &want_test);
+    g_assert_cmpfloat(json_array_get_double_element(train, k), ==, want_train);
+    g_assert_cmpfloat(json_array_get_double_element(test, k), ==, want_test);
+  }
+}
+
 /* privacy.csv's mu and epsilon of @victim under @trust. */
 static void csv_privacy(const char *out_dir, const char *trust, guint victim, double *mu,
                         double *eps) {
@@ -127,11 +168,13 @@ static void test_record(Fixture *f, gconstpointer data) {
     } else if (strcmp(rec.topic, "message") == 0) {
       messages++;
     } else if (strcmp(rec.topic, "round") == 0) {
+      g_assert_cmpint(vt_int(o, "round"), ==, rounds); /* rounds completed: 0 .. T */
       rounds++;
     } else if (strcmp(rec.topic, "metric") == 0) {
       g_assert_cmpint(vt_int(o, "round"), ==, metrics == 0 ? 2 : 4);
-      g_assert_cmpuint(json_array_get_length(json_object_get_array_member(o, "test_loss")), ==,
-                       6);
+      g_assert_cmpuint(rounds, ==, 5); /* s + 4 > T: after the simulation */
+      g_assert_cmpuint(privacy, ==, 0);
+      check_metric_values(o, f->out, metrics == 0 ? 2 : 4);
       metrics++;
     } else if (strcmp(rec.topic, "privacy") == 0) {
       const char *trust = json_object_get_string_member(o, "trust");
@@ -171,9 +214,57 @@ static void test_record(Fixture *f, gconstpointer data) {
   sim_trace_reader_free(r);
   g_assert_true(ended);
   g_assert_cmpuint(messages, ==, 48);
-  g_assert_cmpuint(rounds, ==, 4);
+  g_assert_cmpuint(rounds, ==, 5);
   g_assert_cmpuint(metrics, ==, 2);
   g_assert_cmpuint(privacy, ==, 2);
+}
+
+/* T = 12: metric events while the run goes on, step s right after round s + 4. */
+static void test_live_metrics(Fixture *f, gconstpointer data) {
+  (void)data;
+  char *err = NULL;
+  int status = vt_wait(vt_spawn("run", f->ini, "--out", f->out, "--record", f->trace, "--quiet",
+                                "--set", "task.epochs=3", "--set", "task.batches=4"),
+                       &err);
+  if (status != 0)
+    g_error("run --record failed: %s", err);
+  g_free(err);
+  GError *error = NULL;
+  SimTraceReader *r = sim_trace_reader_open(f->trace, &error);
+  g_assert_no_error(error);
+  SimTraceRecord rec;
+  guint rounds = 0, metrics = 0;
+  gboolean prev_round = FALSE;
+  gint64 round_t[13];
+  int rc;
+  while ((rc = sim_trace_reader_next(r, &rec, &error)) == 1) {
+    JsonParser *p = NULL;
+    JsonObject *o = vt_json(rec.body, &p);
+    gboolean is_round = strcmp(rec.topic, "round") == 0;
+    if (is_round) {
+      g_assert_cmpint(vt_int(o, "round"), ==, rounds);
+      round_t[rounds++] = vt_int(o, "t_ns");
+    } else if (strcmp(rec.topic, "metric") == 0) {
+      guint s = 2 * (metrics + 1);
+      g_assert_cmpint(vt_int(o, "round"), ==, s);
+      if (s + 4 <= 12) {
+        g_assert_true(prev_round);
+        g_assert_cmpuint(rounds, ==, s + 4 + 1);
+        g_assert_cmpint(vt_int(o, "t_ns"), ==, round_t[s + 4]);
+      } else {
+        g_assert_cmpuint(rounds, ==, 13);
+      }
+      check_metric_values(o, f->out, s);
+      metrics++;
+    }
+    prev_round = is_round;
+    g_object_unref(p);
+  }
+  g_assert_no_error(error);
+  g_assert_cmpint(rc, ==, 0);
+  sim_trace_reader_free(r);
+  g_assert_cmpuint(rounds, ==, 13);
+  g_assert_cmpuint(metrics, ==, 6);
 }
 
 /* A sweep is refused before anything runs or is written. */
@@ -194,6 +285,8 @@ static void test_sweep_refused(Fixture *f, gconstpointer data) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add("/viz/run-stream/record", Fixture, NULL, fixture_setup, test_record,
+             fixture_teardown);
+  g_test_add("/viz/run-stream/live-metrics", Fixture, NULL, fixture_setup, test_live_metrics,
              fixture_teardown);
   g_test_add("/viz/run-stream/sweep-refused", Fixture, NULL, fixture_setup, test_sweep_refused,
              fixture_teardown);
