@@ -34,6 +34,34 @@ typedef struct {
   TopoGossipKind gossip;
 } CliAccountSetup;
 
+/* Attacker sets of --attackers (cli/attacker_sets.c): set i is
+ * ids[off[i] .. off[i+1]), its members sorted. */
+typedef struct {
+  GArray *ids; /* guint */
+  GArray *off; /* guint, n_sets + 1 */
+} CliAttackerSets;
+
+void cli_attacker_sets_init(CliAttackerSets *s);
+void cli_attacker_sets_clear(CliAttackerSets *s);
+/*
+ * cli_attacker_sets_parse: appends the sets of @spec (--attackers may be
+ * repeated): ',' separates sets, '+' joins the members of a collusion set
+ * ("0,5": node 0 alone, then node 5 alone; "0+5": one set of two).
+ * Errors: G_OPTION_ERROR_BAD_VALUE for an empty spec, a token that is not a
+ * node id, a node twice in one set, a set given twice (in any order, across
+ * calls too); the sets parsed before the bad one are kept.
+ */
+gboolean cli_attacker_sets_parse(CliAttackerSets *s, const char *spec, GError **error);
+guint cli_attacker_sets_n(const CliAttackerSets *s);
+const guint *cli_attacker_sets_members(const CliAttackerSets *s, guint i);
+guint cli_attacker_sets_size(const CliAttackerSets *s, guint i);
+/* "3+11" (g_free). */
+char *cli_attacker_sets_label(const CliAttackerSets *s, guint i);
+/* Every id below @n and every set leaving a victim on @graph (a label for
+ * the message). Errors: G_OPTION_ERROR_BAD_VALUE. */
+gboolean cli_attacker_sets_check(const CliAttackerSets *s, guint n, const char *graph,
+                                 GError **error);
+
 /* Frees the owned fields of @s and zeroes them (NULL allowed). */
 void cli_account_setup_clear(CliAccountSetup *s);
 

@@ -33,20 +33,6 @@
 typedef enum { PATH_AUTO, PATH_STRUCTURED, PATH_OBSERVER } Path;
 static const char *const path_names[] = {"auto", "structured", "observer"};
 
-/* The collusion sets of --attackers: set i is ids[off[i] .. off[i+1]). */
-typedef struct {
-  GArray *ids; /* guint */
-  GArray *off; /* guint, n_sets + 1 */
-} Sets;
-
-static guint sets_n(const Sets *s) { return s->off->len - 1; }
-static const guint *sets_members(const Sets *s, guint i) {
-  return &g_array_index(s->ids, guint, g_array_index(s->off, guint, i));
-}
-static guint sets_size(const Sets *s, guint i) {
-  return g_array_index(s->off, guint, i + 1) - g_array_index(s->off, guint, i);
-}
-
 /* One accounting: attacker set @set under @trust. */
 typedef struct {
   PrivTrust trust;
@@ -77,59 +63,6 @@ typedef struct {
 
 #define usage_error(...) cli_usage_error(CMD, __VA_ARGS__)
 
-/* "0,5,7": one collusion set of distinct node ids (checked against n later). */
-static gboolean parse_set(const char *spec, Sets *sets, GError **error) {
-  if (!spec || !*spec) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--attackers: give at least one node id, e.g. --attackers 0 or 0,5");
-    return FALSE;
-  }
-  char **parts = g_strsplit(spec, ",", -1);
-  guint start = sets->ids->len;
-  gboolean ok = TRUE;
-  for (guint i = 0; parts[i] && ok; i++) {
-    char *p = g_strstrip(parts[i]);
-    guint id;
-    if (!cli_parse_uint(p, &id)) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--attackers: '%s' is not a node id (expected a comma-separated list of "
-                  "non-negative integers, e.g. 0,5)",
-                  p);
-      ok = FALSE;
-      break;
-    }
-    for (guint j = start; j < sets->ids->len && ok; j++)
-      if (g_array_index(sets->ids, guint, j) == id) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--attackers: node %u is listed twice", id);
-        ok = FALSE;
-      }
-    g_array_append_val(sets->ids, id);
-  }
-  g_strfreev(parts);
-  if (!ok) return FALSE;
-  guint len = sets->ids->len - start;
-  /* The same set twice would print the same accounting twice. */
-  for (guint s = 0; s < sets_n(sets); s++) {
-    if (sets_size(sets, s) != len) continue;
-    gboolean same = TRUE;
-    for (guint i = 0; i < len && same; i++) {
-      gboolean found = FALSE;
-      for (guint j = 0; j < len && !found; j++)
-        found = sets_members(sets, s)[j] == g_array_index(sets->ids, guint, start + i);
-      same = found;
-    }
-    if (same) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--attackers: the set '%s' is given twice", spec);
-      return FALSE;
-    }
-  }
-  guint end = sets->ids->len;
-  g_array_append_val(sets->off, end);
-  return TRUE;
-}
-
 /* "pndp" or "pndp,secldp": distinct trust models. */
 static gboolean parse_trusts(const char *spec, GArray *out, GError **error) {
   char **parts = g_strsplit(spec, ",", -1);
@@ -157,13 +90,6 @@ static gboolean parse_trusts(const char *spec, GArray *out, GError **error) {
 }
 
 /* ---- Output ---- */
-
-static char *set_label(const Sets *sets, guint i, const char *sep) {
-  GString *s = g_string_new(NULL);
-  for (guint j = 0; j < sets_size(sets, i); j++)
-    g_string_append_printf(s, "%s%u", j ? sep : "", sets_members(sets, i)[j]);
-  return g_string_free(s, FALSE);
-}
 
 static const char *trust_assumption(PrivTrust t, Path path) {
   gboolean obs = path == PATH_OBSERVER;
@@ -273,12 +199,12 @@ static void add_int(JsonBuilder *jb, const char *key, gint64 v) {
 }
 
 /* trust, attackers, unprotected, victims: the per-accounting fields. */
-static void json_accounting(JsonBuilder *jb, const Sets *sets, const Accounting *ac) {
+static void json_accounting(JsonBuilder *jb, const CliAttackerSets *sets, const Accounting *ac) {
   add_string(jb, "trust", priv_trust_name(ac->trust));
   json_builder_set_member_name(jb, "attackers");
   json_builder_begin_array(jb);
-  for (guint i = 0; i < sets_size(sets, ac->set); i++)
-    json_builder_add_int_value(jb, sets_members(sets, ac->set)[i]);
+  for (guint i = 0; i < cli_attacker_sets_size(sets, ac->set); i++)
+    json_builder_add_int_value(jb, cli_attacker_sets_members(sets, ac->set)[i]);
   json_builder_end_array(jb);
   const PrivReport *r = ac->report;
   json_builder_set_member_name(jb, "unprotected");
@@ -307,7 +233,7 @@ static void json_accounting(JsonBuilder *jb, const Sets *sets, const Accounting 
   json_builder_end_array(jb);
 }
 
-static void print_json(const Context *c, const Sets *sets, const Accounting *acs, guint n_acs) {
+static void print_json(const Context *c, const CliAttackerSets *sets, const Accounting *acs, guint n_acs) {
   const CliAccountSetup *s = c->s;
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_object(jb);
@@ -383,13 +309,13 @@ static const char *fmt_num(char *buf, gsize len, const char *fmt, double v) {
 
 /* One line per victim; with several accountings, trust and attackers first
  * (collusion members joined by '+'). */
-static void print_csv(const Sets *sets, const Accounting *acs, guint n_acs, gboolean muff) {
+static void print_csv(const CliAttackerSets *sets, const Accounting *acs, guint n_acs, gboolean muff) {
   char b[5][G_ASCII_DTOSTR_BUF_SIZE];
   printf("%snode,distance,sensitivity,mu,rdp,epsilon%s\n", n_acs > 1 ? "trust,attackers," : "",
          muff ? ",muffliato_rdp" : "");
   for (guint a = 0; a < n_acs; a++) {
     const PrivReport *r = acs[a].report;
-    char *label = set_label(sets, acs[a].set, "+");
+    char *label = cli_attacker_sets_label(sets, acs[a].set);
     for (guint i = 0; i < r->n_victims; i++) {
       const PrivVictim *v = &r->victims[i];
       char dist[16] = "";
@@ -408,7 +334,7 @@ static void print_csv(const Sets *sets, const Accounting *acs, guint n_acs, gboo
   }
 }
 
-static void print_table(const Context *c, const Sets *sets, const Accounting *acs, guint n_acs) {
+static void print_table(const Context *c, const CliAttackerSets *sets, const Accounting *acs, guint n_acs) {
   const CliAccountSetup *s = c->s;
   char b[5][G_ASCII_DTOSTR_BUF_SIZE];
   printf("graph          %u nodes, %s gossip, schedule %s\n", c->n,
@@ -427,7 +353,7 @@ static void print_table(const Context *c, const Sets *sets, const Accounting *ac
   for (guint a = 0; a < n_acs; a++) {
     const PrivReport *r = acs[a].report;
     const double *muff = acs[a].muff;
-    char *label = set_label(sets, acs[a].set, ",");
+    char *label = cli_attacker_sets_label(sets, acs[a].set);
     printf("\ntrust          %s, attackers %s\n", priv_trust_name(acs[a].trust), label);
     g_free(label);
     guint unprotected = 0;
@@ -488,8 +414,9 @@ int cli_cmd_account(int argc, char **argv) {
       {"trust", 0, 0, G_OPTION_ARG_STRING, &trust,
        "Trust model: ldp, pndp or secldp, or a comma-separated list (required)", "MODEL"},
       {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &attackers,
-       "An attacker set: one node id, or a comma-separated collusion set (required; "
-       "repeatable: every set is accounted, under every trust model, from one run)",
+       "Attacker sets: ids separated by ',' are accounted each alone, ids joined by '+' "
+       "form one collusion set: 0,5 or 0+5 (required; repeatable: every set is accounted, "
+       "under every trust model, from one run)",
        "IDS"},
       {"sensitivity", 0, 0, G_OPTION_ARG_STRING, &sensitivity,
        "bound (default, paper Thm 5.2) or exact (SDP, never above the bound)", "KIND"},
@@ -552,7 +479,7 @@ int cli_cmd_account(int argc, char **argv) {
            "Examples:\n"
            "  dpgossip account --generate florentine --rounds 10 --trust pndp --attackers 0 "
            "--compare muffliato\n"
-           "  dpgossip account --graph fb.edges --lcc -T 320 --trust pndp -a 0,5 --sensitivity "
+           "  dpgossip account --graph fb.edges --lcc -T 320 --trust pndp -a 0+5 --sensitivity "
            "exact --format json\n"
            "  dpgossip account --generate florentine -T 8 --trust ldp,secldp -a 0 -a 3 "
            "--protocol decor\n"
@@ -567,7 +494,8 @@ int cli_cmd_account(int argc, char **argv) {
   GError *error = NULL;
   CliFormat fmt = CLI_FORMAT_TABLE;
   Path path_kind = PATH_AUTO;
-  Sets sets = {g_array_new(FALSE, FALSE, sizeof(guint)), g_array_new(FALSE, FALSE, sizeof(guint))};
+  CliAttackerSets sets;
+  cli_attacker_sets_init(&sets);
   GArray *trusts = g_array_new(FALSE, FALSE, sizeof(PrivTrust));
   GArray *link_arr = g_array_new(FALSE, FALSE, sizeof(CliAccountLink));
   Accounting *acs = NULL;
@@ -578,8 +506,6 @@ int cli_cmd_account(int argc, char **argv) {
   double loss_p = 0.0;
   SimLinStorage storage_kind = SIM_LIN_SPARSE;
   const char *path_reason = NULL;
-  guint zero = 0;
-  g_array_append_val(sets.off, zero);
 
   if (!cli_parse(ctx, &argc, &argv)) goto out;
   if (!cli_plugin_options_load(&popt, &error)) {
@@ -607,11 +533,12 @@ int cli_cmd_account(int argc, char **argv) {
     goto out;
   }
   if (!attackers || !attackers[0]) {
-    status = usage_error("--attackers: give at least one node id, e.g. --attackers 0 or 0,5");
+    status = usage_error("--attackers: give at least one node id, e.g. --attackers 0, 0,5 "
+                         "(each alone) or 0+5 (a collusion set)");
     goto out;
   }
   for (guint i = 0; attackers[i]; i++)
-    if (!parse_set(attackers[i], &sets, &error)) {
+    if (!cli_attacker_sets_parse(&sets, attackers[i], &error)) {
       status = cli_fail(CMD, error, CLI_EXIT_USAGE);
       goto out;
     }
@@ -758,20 +685,10 @@ int cli_cmd_account(int argc, char **argv) {
     goto out;
   }
   guint n = topo_graph_n_nodes(g);
-  for (guint i = 0; i < sets.ids->len; i++) {
-    guint id = g_array_index(sets.ids, guint, i);
-    if (id >= n) {
-      status = usage_error("--attackers: node %u is out of range (the graph has %u nodes, "
-                           "0 to %u)",
-                           id, n, n - 1);
-      goto out;
-    }
+  if (!cli_attacker_sets_check(&sets, n, "the graph", &error)) {
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+    goto out;
   }
-  for (guint i = 0; i < sets_n(&sets); i++)
-    if (sets_size(&sets, i) >= n) {
-      status = usage_error("--attackers: every node is an attacker: no victim left");
-      goto out;
-    }
   for (guint i = 0; i < link_arr->len; i++) {
     const CliAccountLink *l = &g_array_index(link_arr, CliAccountLink, i);
     if (l->from >= n || l->to >= n || l->from == l->to) {
@@ -812,9 +729,9 @@ int cli_cmd_account(int argc, char **argv) {
                                                : "asked: --path observer";
   }
 
-  n_acs = sets_n(&sets) * trusts->len;
+  n_acs = cli_attacker_sets_n(&sets) * trusts->len;
   acs = g_new0(Accounting, n_acs);
-  for (guint i = 0; i < sets_n(&sets); i++)
+  for (guint i = 0; i < cli_attacker_sets_n(&sets); i++)
     for (guint j = 0; j < trusts->len; j++) {
       acs[i * trusts->len + j].set = i;
       acs[i * trusts->len + j].trust = g_array_index(trusts, PrivTrust, j);
@@ -840,8 +757,8 @@ int cli_cmd_account(int argc, char **argv) {
     for (guint a = 0; a < n_acs && ok; a++) {
       CliAccountSetup one = s; /* shallow: borrows the set */
       one.trust = acs[a].trust;
-      one.attackers = (guint *)sets_members(&sets, acs[a].set);
-      one.n_attackers = sets_size(&sets, acs[a].set);
+      one.attackers = (guint *)cli_attacker_sets_members(&sets, acs[a].set);
+      one.n_attackers = cli_attacker_sets_size(&sets, acs[a].set);
       acs[a].blocks = sched ? cli_account_blocks_schedule(&one, sched, &error)
                             : cli_account_blocks_structured(&one, w, &error);
       ok = acs[a].blocks != NULL;
@@ -854,8 +771,8 @@ int cli_cmd_account(int argc, char **argv) {
   } else {
     CliAccountView *views = g_new(CliAccountView, n_acs);
     for (guint a = 0; a < n_acs; a++)
-      views[a] = (CliAccountView){acs[a].trust, sets_members(&sets, acs[a].set),
-                                  sets_size(&sets, acs[a].set)};
+      views[a] = (CliAccountView){acs[a].trust, cli_attacker_sets_members(&sets, acs[a].set),
+                                  cli_attacker_sets_size(&sets, acs[a].set)};
     PrivBlocks **bl = cli_account_blocks_observer(&s, &run, views, n_acs, &stats, &error);
     g_free(views);
     if (!bl) {
@@ -873,8 +790,8 @@ int cli_cmd_account(int argc, char **argv) {
   for (guint a = 0; a < n_acs && ok; a++) {
     ok = (acs[a].report = priv_account_report(acs[a].blocks, g, &opt, &error)) != NULL;
     if (ok && s.compare_muffliato && acs[a].trust == PRIV_TRUST_PNDP)
-      ok = (acs[a].muff = priv_muffliato_rdp(wm, s.T, sets_members(&sets, acs[a].set),
-                                             sets_size(&sets, acs[a].set), s.alpha, s.sigma,
+      ok = (acs[a].muff = priv_muffliato_rdp(wm, s.T, cli_attacker_sets_members(&sets, acs[a].set),
+                                             cli_attacker_sets_size(&sets, acs[a].set), s.alpha, s.sigma,
                                              &error)) != NULL;
   }
   topo_gossip_free(wm);
@@ -908,8 +825,7 @@ out:
     priv_blocks_free(acs[a].blocks);
   }
   g_free(acs);
-  g_array_unref(sets.ids);
-  g_array_unref(sets.off);
+  cli_attacker_sets_clear(&sets);
   g_array_unref(trusts);
   g_array_unref(link_arr);
   topo_schedule_free(sched);

@@ -52,12 +52,10 @@ typedef struct {
   guint n_zero;          /* pairs with a zero loss (not drawable on log) */
 } Panel;
 
-/* Attacker sets: "all" (every node alone), or items "3" / "0+5" separated by
- * commas; members of set i are ids[off[i] .. off[i+1]). */
+/* Attacker sets: "all" (every node alone), or cli_attacker_sets_parse's. */
 typedef struct {
   gboolean all;
-  GArray *ids; /* guint */
-  GArray *off; /* guint, n_sets + 1 */
+  CliAttackerSets sets;
 } AttackerSpec;
 
 typedef struct {
@@ -102,75 +100,19 @@ static gboolean on_generate(const char *name, const char *value, gpointer data, 
 }
 
 static void attacker_spec_clear(AttackerSpec *a) {
-  if (a->ids) g_array_unref(a->ids);
-  if (a->off) g_array_unref(a->off);
-  a->ids = a->off = NULL;
-}
-
-static int cmp_guint(gconstpointer a, gconstpointer b) {
-  guint x = *(const guint *)a, y = *(const guint *)b;
-  return x < y ? -1 : x > y;
+  cli_attacker_sets_clear(&a->sets);
 }
 
 static gboolean parse_attacker_spec(const char *spec, AttackerSpec *a, GError **error) {
-  a->ids = g_array_new(FALSE, FALSE, sizeof(guint));
-  a->off = g_array_new(FALSE, FALSE, sizeof(guint));
-  guint zero = 0;
-  g_array_append_val(a->off, zero);
-  if (!spec || !*spec) {
+  cli_attacker_sets_init(&a->sets);
+  if (spec == NULL || *spec == '\0') {
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "--attackers is required: all, or node ids such as 0 or 0,5 (each accounted "
                 "alone; 0+5 is one collusion set)");
     return FALSE;
   }
-  if (g_str_equal(spec, "all")) {
-    a->all = TRUE;
-    return TRUE;
-  }
-  char **items = g_strsplit(spec, ",", -1);
-  gboolean ok = TRUE;
-  for (guint i = 0; items[i] && ok; i++) {
-    char **members = g_strsplit(items[i], "+", -1);
-    guint start = a->ids->len;
-    for (guint j = 0; members[j] && ok; j++) {
-      char *m = g_strstrip(members[j]);
-      guint id;
-      if (!cli_parse_uint(m, &id)) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--attackers: '%s' is not a node id (expected all, or a comma-separated "
-                    "list of ids, '+' joining the members of a collusion set: 0,5 or 0+5)",
-                    m);
-        ok = FALSE;
-        break;
-      }
-      for (guint k = start; k < a->ids->len; k++)
-        if (g_array_index(a->ids, guint, k) == id) {
-          g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                      "--attackers: node %u appears twice in the collusion set '%s'", id,
-                      g_strstrip(items[i]));
-          ok = FALSE;
-        }
-      g_array_append_val(a->ids, id);
-    }
-    g_strfreev(members);
-    if (!ok) break;
-    guint len = a->ids->len - start;
-    guint *set = &g_array_index(a->ids, guint, start);
-    qsort(set, len, sizeof(guint), cmp_guint);
-    /* The same set twice would weigh its victims twice in the means. */
-    for (guint s = 0; s + 1 < a->off->len && ok; s++) {
-      guint o = g_array_index(a->off, guint, s), e = g_array_index(a->off, guint, s + 1);
-      if (e - o == len && memcmp(&g_array_index(a->ids, guint, o), set, len * sizeof(guint)) == 0) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--attackers: '%s' is listed twice", g_strstrip(items[i]));
-        ok = FALSE;
-      }
-    }
-    guint end = a->ids->len;
-    g_array_append_val(a->off, end);
-  }
-  g_strfreev(items);
-  return ok;
+  a->all = g_str_equal(spec, "all");
+  return a->all || cli_attacker_sets_parse(&a->sets, spec, error);
 }
 
 /* ".svg" or ".png", any case. */
@@ -222,23 +164,8 @@ static double stat_max(const Stat *s) {
  * O(sets x (structured blocks + report + Muffliato bound)). */
 static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *s, GError **error) {
   guint n = topo_graph_n_nodes(p->g);
-  guint n_sets = a->all ? n : a->off->len - 1;
-  for (guint i = 0; !a->all && i < a->ids->len; i++) {
-    guint id = g_array_index(a->ids, guint, i);
-    if (id >= n) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--attackers: node %u is out of range for graph '%s' (%u nodes, 0 to %u)", id,
-                  p->label, n, n - 1);
-      return FALSE;
-    }
-  }
-  for (guint i = 0; !a->all && i < n_sets; i++)
-    if (g_array_index(a->off, guint, i + 1) - g_array_index(a->off, guint, i) >= n) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--attackers: a collusion set holds every node of graph '%s': no victim left",
-                  p->label);
-      return FALSE;
-    }
+  guint n_sets = a->all ? n : cli_attacker_sets_n(&a->sets);
+  if (!a->all && !cli_attacker_sets_check(&a->sets, n, p->label, error)) return FALSE;
   if (n < 2) {
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "graph '%s' has only %u node: no victim left", p->label, n);
@@ -252,10 +179,8 @@ static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *
   gboolean ok = TRUE;
   for (guint i = 0; i < n_sets && ok; i++) {
     guint single = i;
-    s->attackers =
-        a->all ? &single : &g_array_index(a->ids, guint, g_array_index(a->off, guint, i));
-    s->n_attackers =
-        a->all ? 1 : g_array_index(a->off, guint, i + 1) - g_array_index(a->off, guint, i);
+    s->attackers = a->all ? &single : (guint *)cli_attacker_sets_members(&a->sets, i);
+    s->n_attackers = a->all ? 1 : cli_attacker_sets_size(&a->sets, i);
     PrivBlocks *blocks = cli_account_blocks_structured(s, w, error);
     PrivReport *r = blocks ? priv_account_report(blocks, p->g, &opt, error) : NULL;
     double *muff =

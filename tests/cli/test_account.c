@@ -77,11 +77,11 @@ static void test_florentine_reference(void) {
 
 /* CSV carries the JSON's numbers exactly (%.17g); the table shows them. */
 static void test_formats(void) {
-  CliRun j = cli_run("account", FLORENTINE, "-T", "6", "-b", "2", "--trust", "pndp", "-a", "3,11",
+  CliRun j = cli_run("account", FLORENTINE, "-T", "6", "-b", "2", "--trust", "pndp", "-a", "3+11",
                      "--format", "json");
-  CliRun c = cli_run("account", FLORENTINE, "-T", "6", "-b", "2", "--trust", "pndp", "-a", "3,11",
+  CliRun c = cli_run("account", FLORENTINE, "-T", "6", "-b", "2", "--trust", "pndp", "-a", "3+11",
                      "--format", "csv");
-  CliRun t = cli_run("account", FLORENTINE, "-T", "6", "-b", "2", "--trust", "pndp", "-a", "3,11");
+  CliRun t = cli_run("account", FLORENTINE, "-T", "6", "-b", "2", "--trust", "pndp", "-a", "3+11");
   g_assert_cmpint(j.status, ==, 0);
   g_assert_cmpint(c.status, ==, 0);
   g_assert_cmpint(t.status, ==, 0);
@@ -102,7 +102,7 @@ static void test_formats(void) {
   }
   g_assert_cmpstr(lines[14], ==, "");
   g_strfreev(lines);
-  g_assert_nonnull(strstr(t.out, "attackers 3,11"));
+  g_assert_nonnull(strstr(t.out, "attackers 3+11"));
   g_assert_nonnull(strstr(t.out, "epsilon"));
   g_object_unref(p);
   cli_run_clear(&j);
@@ -235,7 +235,9 @@ static void expect_fail(int status, const char *needle, const char *const *args)
 
 static void test_bad_inputs(void) {
   FAIL(2, "out of range", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "15");
-  FAIL(2, "listed twice", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "2,2");
+  FAIL(2, "node 2 appears twice in the collusion set '2+2'", FLORENTINE, "-T", "4", "--trust",
+       "pndp", "-a", "2+2");
+  FAIL(2, "the set '2' is given twice", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "2,2");
   FAIL(2, "at least one", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "");
   FAIL(2, "not a node id", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "1,");
   FAIL(2, "not a node id", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "-1");
@@ -264,7 +266,7 @@ static void test_bad_inputs(void) {
   FAIL(2, "unknown path", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--path", "magic");
   FAIL(2, "--format", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--format", "xml");
   FAIL(2, "exactly one", "-T", "4", "--trust", "pndp", "-a", "0");
-  FAIL(2, "no victim", "--generate", "path:n=2", "-T", "4", "--trust", "pndp", "-a", "0,1");
+  FAIL(2, "no victim", "--generate", "path:n=2", "-T", "4", "--trust", "pndp", "-a", "0+1");
   FAIL(1, "No such file", "--graph", "/nonexistent/graph.edges", "-T", "4", "--trust", "pndp", "-a",
        "0");
   FAIL(1, "No such file", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--protocol",

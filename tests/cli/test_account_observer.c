@@ -181,7 +181,7 @@ static void test_equals_structured(void) {
   char *mf = g_strdup_printf("mfdsgd:C=%s", c);
   const char *protos[] = {"dsgd", "muffliato:K=2", "antipgd", mf};
   for (guint p = 0; p < G_N_ELEMENTS(protos); p++) {
-    const char *flo[] = {FLORENTINE, "-T", "4", "--trust", "ldp,pndp", "-a", "0", "-a", "3,11",
+    const char *flo[] = {FLORENTINE, "-T", "4", "--trust", "ldp,pndp", "-a", "0", "-a", "3+11",
                          "--sigma", "0.8", "--protocol", protos[p]};
     compare_paths(flo, G_N_ELEMENTS(flo));
     const char *rnd[] = {RANDOM, "-T", "4", "-b", "2", "--trust", "pndp,ldp", "-a", "2", "-a",
@@ -189,7 +189,7 @@ static void test_equals_structured(void) {
     compare_paths(rnd, G_N_ELEMENTS(rnd));
   }
   const char *sched[] = {FLORENTINE, "-T", "5", "--schedule", "matching", "--seed", "3",
-                         "--trust", "pndp", "-a", "4", "-a", "0,9", "--protocol", "muffliato:K=2"};
+                         "--trust", "pndp", "-a", "4", "-a", "0+9", "--protocol", "muffliato:K=2"};
   compare_paths(sched, G_N_ELEMENTS(sched));
   g_remove(c);
   g_rmdir(dir);
@@ -249,7 +249,7 @@ static double mu_of(JsonObject *acc, guint node) {
 static void test_decor_zipdl(void) {
   guint T = 6;
   CliRun r = cli_run("account", FLORENTINE, "-T", "6", "--trust", "ldp,pndp,secldp", "-a", "1",
-                     "-a", "3,11", "--protocol", "decor", "--sensitivity", "exact", "--format",
+                     "-a", "3+11", "--protocol", "decor", "--sensitivity", "exact", "--format",
                      "json");
   g_assert_cmpint(r.status, ==, 0);
   JsonParser *p;
@@ -278,7 +278,7 @@ static void test_decor_zipdl(void) {
   g_object_unref(p);
   cli_run_clear(&r);
 
-  r = cli_run("account", FLORENTINE, "-T", "5", "--trust", "pndp", "-a", "0", "-a", "8,12",
+  r = cli_run("account", FLORENTINE, "-T", "5", "--trust", "pndp", "-a", "0", "-a", "8+12",
               "--protocol", "zipdl", "--format", "json");
   g_assert_cmpint(r.status, ==, 0);
   o = cli_run_json(&r, &p);
@@ -412,11 +412,11 @@ static void test_relabel(void) {
   g_strfreev(lines);
   g_free(text);
   g_assert_true(g_file_set_contents(perm, b->str, -1, NULL));
-  char *att = g_strdup_printf("%u,%u", pi[0], pi[9]);
+  char *att = g_strdup_printf("%u+%u", pi[0], pi[9]);
   const char *protos[] = {"decor", "zipdl", "dsgd"};
   const char *trusts[] = {"secldp", "pndp", "pndp"};
   for (guint p = 0; p < G_N_ELEMENTS(protos); p++) {
-    CliRun x = cli_run("account", "--graph", orig, "-T", "4", "--trust", trusts[p], "-a", "0,9",
+    CliRun x = cli_run("account", "--graph", orig, "-T", "4", "--trust", trusts[p], "-a", "0+9",
                        "--protocol", protos[p], "--path", "observer", "--format", "json");
     CliRun y = cli_run("account", "--graph", perm, "-T", "4", "--trust", trusts[p], "-a", att,
                        "--protocol", protos[p], "--path", "observer", "--format", "json");
@@ -459,11 +459,11 @@ static void test_relabel(void) {
 
 static void test_formats(void) {
   CliRun c = cli_run("account", FLORENTINE, "-T", "3", "--trust", "ldp,pndp", "-a", "0", "-a",
-                     "3,11", "--protocol", "decor", "--format", "csv");
+                     "3+11", "--protocol", "decor", "--format", "csv");
   CliRun j = cli_run("account", FLORENTINE, "-T", "3", "--trust", "ldp,pndp", "-a", "0", "-a",
-                     "3,11", "--protocol", "decor", "--format", "json");
+                     "3+11", "--protocol", "decor", "--format", "json");
   CliRun t = cli_run("account", FLORENTINE, "-T", "3", "--trust", "ldp,pndp", "-a", "0", "-a",
-                     "3,11", "--protocol", "decor");
+                     "3+11", "--protocol", "decor");
   g_assert_cmpint(c.status, ==, 0);
   g_assert_cmpint(t.status, ==, 0);
   char **lines = g_strsplit(c.out, "\n", -1);
@@ -490,7 +490,7 @@ static void test_formats(void) {
   g_object_unref(p);
   g_strfreev(lines);
   g_assert_nonnull(strstr(t.out, "path           observer"));
-  g_assert_nonnull(strstr(t.out, "trust          pndp, attackers 3,11"));
+  g_assert_nonnull(strstr(t.out, "trust          pndp, attackers 3+11"));
   cli_run_clear(&c);
   cli_run_clear(&j);
   cli_run_clear(&t);
@@ -539,8 +539,8 @@ static void test_bad_inputs(void) {
   FAIL(2, "--schedule:", "--trust", "pndp", "-a", "0", "--schedule", "wobbly");
   FAIL(2, "--trust: pndp is listed twice", "--trust", "pndp,pndp", "-a", "0");
   FAIL(2, "--trust: unknown trust model", "--trust", "pndp,trusty", "-a", "0");
-  FAIL(2, "the set '3,0' is given twice", "--trust", "pndp", "-a", "0,3", "-a", "3,0");
-  FAIL(2, "listed twice", "--trust", "pndp", "-a", "0", "-a", "2,2");
+  FAIL(2, "the set '3+0' is given twice", "--trust", "pndp", "-a", "0+3", "-a", "3+0");
+  FAIL(2, "appears twice", "--trust", "pndp", "-a", "0", "-a", "2+2");
   FAIL(2, "out of range", "--trust", "pndp", "-a", "0", "-a", "15");
   FAIL(2, "for a static gossip matrix", "--trust", "pndp", "-a", "0", "--compare", "muffliato",
        "--schedule", "matching");

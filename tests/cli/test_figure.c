@@ -252,7 +252,7 @@ static void test_pooling(void) {
   parse_data(csv, "florentine", &got);
   add_account_run(&want, "0");
   add_account_run(&want, "7");
-  add_account_run(&want, "3,11");
+  add_account_run(&want, "3+11");
   assert_stats_equal(&got, &want);
   g_free(svg);
   g_free(csv);
@@ -326,7 +326,7 @@ static void test_bad_input(void) {
         "10", "--trust", "pndp", "-a", "0,15", "--out", svg);
   USAGE("'x' is not a node id", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0,x",
         "--out", svg);
-  USAGE("'0' is listed twice", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0,0", "--out",
+  USAGE("the set '0' is given twice", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0,0", "--out",
         svg);
   USAGE("node 3 appears twice", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "3+3",
         "--out", svg);
