@@ -8,6 +8,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "learning/learning.h"
+#include "spec/spec.h"
 
 /* --- random streams ---------------------------------------------------- */
 
@@ -26,37 +27,6 @@ gsl_rng *learn_rng_new(guint64 seed, guint64 purpose);
 
 /* Fisher-Yates shuffle of a gsize array with gsl_rng_uniform_int draws. */
 void learn_shuffle(gsl_rng *rng, gsize *a, gsize n);
-
-/* --- specs -------------------------------------------------------------- */
-
-/* A parsed "name[:head][,key=value]..." spec. head is the first item after
- * ':' when the caller asks for one (a path, a generator kind). */
-typedef struct {
-  char *name;
-  char *head;        /* NULL when not requested or absent */
-  GPtrArray *keys;   /* char*, in spec order */
-  GPtrArray *values; /* char*, parallel to keys */
-} LearnSpec;
-
-/* Parse text; what names the thing ("dataset", "model") in messages. When
- * want_head is TRUE the first item after ':' is taken verbatim as head and
- * is required. */
-LearnSpec *learn_spec_parse(const char *text, const char *what, gboolean want_head, GError **error);
-void learn_spec_free(LearnSpec *spec);
-const char *learn_spec_get(const LearnSpec *spec, const char *key);
-
-/* Fail with LEARN_ERROR_PARSE when a key is not in the NULL-terminated valid. */
-gboolean learn_spec_check(const LearnSpec *spec, const char *what, const char *const *valid,
-                          GError **error);
-
-/* Typed getters: dflt when the key is absent; PARSE / INVALID_ARGUMENT errors
- * name the spec, the key and the accepted range. */
-gboolean learn_spec_uint(const LearnSpec *spec, const char *key, guint64 dflt, guint64 min,
-                         guint64 max, guint64 *out, GError **error);
-gboolean learn_spec_double(const LearnSpec *spec, const char *key, double dflt, double min,
-                           double max, double *out, GError **error);
-gboolean learn_spec_bool(const LearnSpec *spec, const char *key, gboolean dflt, gboolean *out,
-                         GError **error);
 
 /* --- datasets ----------------------------------------------------------- */
 

@@ -6,13 +6,13 @@
 
 #include "learning/internal.h"
 
-static LearnDataset *load_csv(const LearnSpec *spec, GError **error) {
+static LearnDataset *load_csv(const Spec *spec, GError **error) {
   static const char *const valid[] = {"target", "header", "classes", "standardize", NULL};
-  if (!learn_spec_check(spec, "dataset", valid, error))
+  if (!spec_check(spec, "dataset", valid, NULL, error))
     return NULL;
   LearnCsvOptions opt = {
-      .target = learn_spec_get(spec, "target"), .header = LEARN_CSV_HEADER_AUTO, .n_classes = 0};
-  const char *header = learn_spec_get(spec, "header");
+      .target = spec_get(spec, "target"), .header = LEARN_CSV_HEADER_AUTO, .n_classes = 0};
+  const char *header = spec_get(spec, "header");
   if (header != NULL) {
     if (strcmp(header, "auto") == 0)
       opt.header = LEARN_CSV_HEADER_AUTO;
@@ -26,12 +26,12 @@ static LearnDataset *load_csv(const LearnSpec *spec, GError **error) {
       return NULL;
     }
   }
-  const char *classes = learn_spec_get(spec, "classes");
+  const char *classes = spec_get(spec, "classes");
   if (classes != NULL && strcmp(classes, "auto") == 0) {
     opt.n_classes = -1;
   } else {
     guint64 c;
-    if (!learn_spec_uint(spec, "classes", 0, 0, G_MAXINT32, &c, error))
+    if (!spec_uint(spec, "classes", 0, 0, G_MAXINT32, &c, error))
       return NULL;
     if (c == 1) {
       g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
@@ -43,17 +43,17 @@ static LearnDataset *load_csv(const LearnSpec *spec, GError **error) {
   return learn_dataset_load_csv(spec->head, &opt, error);
 }
 
-static LearnDataset *load_synthetic(const LearnSpec *spec, GError **error) {
+static LearnDataset *load_synthetic(const Spec *spec, GError **error) {
   guint64 n, d, seed;
-  if (!learn_spec_uint(spec, "n", 1000, 1, G_MAXUINT32, &n, error) ||
-      !learn_spec_uint(spec, "d", 10, 1, 1 << 20, &d, error) ||
-      !learn_spec_uint(spec, "seed", 1, 0, G_MAXUINT64, &seed, error))
+  if (!spec_uint(spec, "n", 1000, 1, G_MAXUINT32, &n, error) ||
+      !spec_uint(spec, "d", 10, 1, 1 << 20, &d, error) ||
+      !spec_uint(spec, "seed", 1, 0, G_MAXUINT64, &seed, error))
     return NULL;
   if (strcmp(spec->head, "linear") == 0) {
     static const char *const valid[] = {"n", "d", "noise", "seed", "standardize", NULL};
     double noise;
-    if (!learn_spec_check(spec, "synthetic:linear", valid, error) ||
-        !learn_spec_double(spec, "noise", 0.1, 0.0, G_MAXDOUBLE, &noise, error))
+    if (!spec_check(spec, "synthetic:linear", valid, NULL, error) ||
+        !spec_double(spec, "noise", 0.1, 0.0, G_MAXDOUBLE, &noise, error))
       return NULL;
     return learn_dataset_synthetic_linear(n, d, noise, seed, NULL, error);
   }
@@ -62,11 +62,11 @@ static LearnDataset *load_synthetic(const LearnSpec *spec, GError **error) {
                                         "labels", "seed", "standardize", NULL};
     guint64 classes;
     double scale;
-    if (!learn_spec_check(spec, "synthetic:logistic", valid, error) ||
-        !learn_spec_uint(spec, "classes", 2, 2, 1 << 16, &classes, error) ||
-        !learn_spec_double(spec, "scale", 1.0, G_MINDOUBLE, G_MAXDOUBLE, &scale, error))
+    if (!spec_check(spec, "synthetic:logistic", valid, NULL, error) ||
+        !spec_uint(spec, "classes", 2, 2, 1 << 16, &classes, error) ||
+        !spec_double(spec, "scale", 1.0, G_MINDOUBLE, G_MAXDOUBLE, &scale, error))
       return NULL;
-    const char *labels = learn_spec_get(spec, "labels");
+    const char *labels = spec_get(spec, "labels");
     gboolean argmax = FALSE;
     if (labels != NULL && strcmp(labels, "argmax") == 0)
       argmax = TRUE;
@@ -86,7 +86,8 @@ gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 se
                          LearnDataset **train, LearnDataset **test, GError **error) {
   g_return_val_if_fail(train != NULL && test != NULL, FALSE);
   *train = *test = NULL;
-  LearnSpec *spec = learn_spec_parse(spec_text, "dataset", TRUE, error);
+  Spec *spec = spec_parse(spec_text, "dataset", TRUE, LEARN_ERROR, LEARN_ERROR_PARSE,
+                          LEARN_ERROR_INVALID_ARGUMENT, error);
   if (spec == NULL)
     return FALSE;
   LearnDataset *all = NULL, *tr = NULL, *te = NULL;
@@ -98,14 +99,14 @@ gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 se
     all = load_synthetic(spec, error);
   } else if (strcmp(name, "california") == 0) {
     static const char *const valid[] = {"standardize", NULL};
-    if (learn_spec_check(spec, "dataset", valid, error))
+    if (spec_check(spec, "dataset", valid, NULL, error))
       all = learn_dataset_load_california(spec->head, error);
     standardize = TRUE;
   } else if (strcmp(name, "idx") == 0) {
     static const char *const valid[] = {"limit", "standardize", NULL};
     guint64 limit;
-    if (!learn_spec_check(spec, "dataset", valid, error) ||
-        !learn_spec_uint(spec, "limit", 0, 0, G_MAXUINT32, &limit, error) ||
+    if (!spec_check(spec, "dataset", valid, NULL, error) ||
+        !spec_uint(spec, "limit", 0, 0, G_MAXUINT32, &limit, error) ||
         !learn_dataset_load_idx_dir(spec->head, limit, &all, &te, error))
       goto out;
     if (te != NULL) {
@@ -120,7 +121,7 @@ gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 se
   }
   if (all == NULL && tr == NULL)
     goto out;
-  if (!learn_spec_bool(spec, "standardize", standardize, &standardize, error))
+  if (!spec_bool(spec, "standardize", standardize, &standardize, error))
     goto out;
   if (tr == NULL && !learn_dataset_split(all, test_fraction, seed, &tr, &te, error))
     goto out;
@@ -136,6 +137,6 @@ out:
     *train = tr;
     *test = te;
   }
-  learn_spec_free(spec);
+  spec_free(spec);
   return ok;
 }

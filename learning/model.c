@@ -16,7 +16,8 @@ LearnModel *learn_model_new(const char *spec_text, gsize n_features, guint n_cla
                 n_features, n_classes);
     return NULL;
   }
-  LearnSpec *spec = learn_spec_parse(spec_text, "model", FALSE, error);
+  Spec *spec = spec_parse(spec_text, "model", FALSE, LEARN_ERROR, LEARN_ERROR_PARSE,
+                          LEARN_ERROR_INVALID_ARGUMENT, error);
   if (spec == NULL)
     return NULL;
   LearnModel *m = NULL;
@@ -25,7 +26,7 @@ LearnModel *learn_model_new(const char *spec_text, gsize n_features, guint n_cla
   gboolean classify = n_classes >= 2;
   if (strcmp(name, "linear") == 0 || strcmp(name, "softmax") == 0 ||
       strcmp(name, "logistic") == 0) {
-    if (!learn_spec_check(spec, "model", NULL, error))
+    if (!spec_check(spec, "model", NULL, NULL, error))
       goto out;
     gboolean wants_classes = strcmp(name, "linear") != 0;
     if (wants_classes != classify) {
@@ -39,8 +40,8 @@ LearnModel *learn_model_new(const char *spec_text, gsize n_features, guint n_cla
     }
   } else if (strcmp(name, "mlp") == 0) {
     static const char *const valid[] = {"hidden", NULL};
-    if (!learn_spec_check(spec, "model", valid, error) ||
-        !learn_spec_uint(spec, "hidden", 64, 1, 1 << 20, &hidden, error))
+    if (!spec_check(spec, "model", valid, NULL, error) ||
+        !spec_uint(spec, "hidden", 64, 1, 1 << 20, &hidden, error))
       goto out;
   } else {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
@@ -64,7 +65,7 @@ LearnModel *learn_model_new(const char *spec_text, gsize n_features, guint n_cla
   m->spec = h > 0 ? g_strdup_printf("mlp:hidden=%" G_GSIZE_FORMAT, h)
                   : g_strdup(classify ? "softmax" : "linear");
 out:
-  learn_spec_free(spec);
+  spec_free(spec);
   return m;
 }
 

@@ -15,7 +15,7 @@
 #define MAX_COMPLETE 10000
 #define PURPOSE_GENERATE 0x67656e /* "gen" */
 
-typedef TopoGraph *(*GenFn)(const TopoSpec *spec, GError **error);
+typedef TopoGraph *(*GenFn)(const Spec *spec, GError **error);
 
 typedef struct {
   const char *name;
@@ -36,12 +36,12 @@ static TopoGraph *wrap(igraph_error_t rc, igraph_t *ig, const char *what, GError
 
 #define GET_UINT(key, dflt, lo, hi, var)                                                      \
   guint64 var;                                                                                \
-  if (!topo_spec_uint(spec, key, dflt, lo, hi, &var, error))                                  \
+  if (!spec_uint(spec, key, dflt, lo, hi, &var, error))                                  \
   return NULL
 
 #define GET_DOUBLE(key, lo, hi, var)                                                          \
   double var;                                                                                 \
-  if (!topo_spec_double(spec, key, 0.0, lo, hi, &var, error))                                 \
+  if (!spec_double(spec, key, 0.0, lo, hi, &var, error))                                 \
   return NULL
 
 #define IGRAPH_CALL(call, what)                                                               \
@@ -54,38 +54,38 @@ static TopoGraph *wrap(igraph_error_t rc, igraph_t *ig, const char *what, GError
 
 /* --- deterministic ------------------------------------------------------- */
 
-static TopoGraph *gen_ring(const TopoSpec *spec, GError **error) {
+static TopoGraph *gen_ring(const Spec *spec, GError **error) {
   GET_UINT("n", 0, 3, MAX_NODES, n);
   IGRAPH_CALL(igraph_ring(&ig, (igraph_integer_t)n, IGRAPH_UNDIRECTED, 0, 1), "building a ring");
 }
 
-static TopoGraph *gen_path(const TopoSpec *spec, GError **error) {
+static TopoGraph *gen_path(const Spec *spec, GError **error) {
   GET_UINT("n", 0, 2, MAX_NODES, n);
   IGRAPH_CALL(igraph_ring(&ig, (igraph_integer_t)n, IGRAPH_UNDIRECTED, 0, 0), "building a path");
 }
 
-static TopoGraph *gen_star(const TopoSpec *spec, GError **error) {
+static TopoGraph *gen_star(const Spec *spec, GError **error) {
   GET_UINT("n", 0, 2, MAX_NODES, n);
   IGRAPH_CALL(igraph_star(&ig, (igraph_integer_t)n, IGRAPH_STAR_UNDIRECTED, 0),
               "building a star");
 }
 
-static TopoGraph *gen_complete(const TopoSpec *spec, GError **error) {
+static TopoGraph *gen_complete(const Spec *spec, GError **error) {
   GET_UINT("n", 0, 2, MAX_COMPLETE, n);
   IGRAPH_CALL(igraph_full(&ig, (igraph_integer_t)n, IGRAPH_UNDIRECTED, IGRAPH_NO_LOOPS),
               "building a complete graph");
 }
 
-static TopoGraph *gen_karate(const TopoSpec *spec, GError **error) {
+static TopoGraph *gen_karate(const Spec *spec, GError **error) {
   (void)spec;
   IGRAPH_CALL(igraph_famous(&ig, "Zachary"), "building the karate club graph");
 }
 
-static TopoGraph *gen_grid(const TopoSpec *spec, GError **error) {
+static TopoGraph *gen_grid(const Spec *spec, GError **error) {
   GET_UINT("rows", 0, 1, MAX_NODES, rows);
   GET_UINT("cols", 0, 1, MAX_NODES, cols);
   gboolean torus;
-  if (!topo_spec_bool(spec, "torus", FALSE, &torus, error))
+  if (!spec_bool(spec, "torus", FALSE, &torus, error))
     return NULL;
   if (rows * cols < 2 || rows * cols > MAX_NODES) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
@@ -117,7 +117,7 @@ static TopoGraph *gen_grid(const TopoSpec *spec, GError **error) {
   return g;
 }
 
-static TopoGraph *gen_hypercube(const TopoSpec *spec, GError **error) {
+static TopoGraph *gen_hypercube(const Spec *spec, GError **error) {
   GET_UINT("dim", 0, 1, 20, dim);
   guint n = 1u << dim;
   guint *e = g_new(guint, (gsize)n * dim);
@@ -143,14 +143,14 @@ static const guint florentine_edges[20][2] = {
     {7, 12}, {8, 12}, {8, 13}, {9, 10}, {11, 12}, {12, 14},
 };
 
-static TopoGraph *gen_florentine(const TopoSpec *spec, GError **error) {
+static TopoGraph *gen_florentine(const Spec *spec, GError **error) {
   (void)spec;
   return topo_graph_build(15, &florentine_edges[0][0], G_N_ELEMENTS(florentine_edges), error);
 }
 
 /* --- random (igraph's default RNG is the private one while these run) --- */
 
-static TopoGraph *gen_erdos(const TopoSpec *spec, GError **error) {
+static TopoGraph *gen_erdos(const Spec *spec, GError **error) {
   GET_UINT("n", 0, 1, MAX_NODES, n);
   GET_DOUBLE("p", 0.0, 1.0, p);
   IGRAPH_CALL(igraph_erdos_renyi_game_gnp(&ig, (igraph_integer_t)n, p, IGRAPH_UNDIRECTED,
@@ -158,7 +158,7 @@ static TopoGraph *gen_erdos(const TopoSpec *spec, GError **error) {
               "sampling G(n,p)");
 }
 
-static TopoGraph *gen_gnm(const TopoSpec *spec, GError **error) {
+static TopoGraph *gen_gnm(const Spec *spec, GError **error) {
   GET_UINT("n", 0, 1, MAX_NODES, n);
   GET_UINT("m", 0, 0, n * (n - 1) / 2, m);
   IGRAPH_CALL(igraph_erdos_renyi_game_gnm(&ig, (igraph_integer_t)n, (igraph_integer_t)m,
@@ -166,7 +166,7 @@ static TopoGraph *gen_gnm(const TopoSpec *spec, GError **error) {
               "sampling G(n,m)");
 }
 
-static TopoGraph *gen_regular(const TopoSpec *spec, GError **error) {
+static TopoGraph *gen_regular(const Spec *spec, GError **error) {
   GET_UINT("n", 0, 1, MAX_NODES, n);
   GET_UINT("d", 0, 0, n - 1, d);
   if ((n * d) % 2 != 0) {
@@ -180,7 +180,7 @@ static TopoGraph *gen_regular(const TopoSpec *spec, GError **error) {
               "sampling a random regular graph");
 }
 
-static TopoGraph *gen_barabasi(const TopoSpec *spec, GError **error) {
+static TopoGraph *gen_barabasi(const Spec *spec, GError **error) {
   GET_UINT("n", 0, 2, MAX_NODES, n);
   GET_UINT("m", 0, 1, n - 1, m);
   IGRAPH_CALL(igraph_barabasi_game(&ig, (igraph_integer_t)n, 1.0, (igraph_integer_t)m, NULL, 0,
@@ -188,7 +188,7 @@ static TopoGraph *gen_barabasi(const TopoSpec *spec, GError **error) {
               "sampling a Barabasi-Albert graph");
 }
 
-static TopoGraph *gen_watts(const TopoSpec *spec, GError **error) {
+static TopoGraph *gen_watts(const Spec *spec, GError **error) {
   GET_UINT("n", 0, 3, MAX_NODES, n);
   GET_UINT("k", 0, 1, (n - 1) / 2, k);
   GET_DOUBLE("p", 0.0, 1.0, p);
@@ -218,13 +218,13 @@ static const GenDef generators[] = {
     {"florentine", gen_florentine, FALSE, NULL, NULL},
 };
 
-static TopoGraph *generate_random(const GenDef *def, const TopoSpec *spec, const char *text,
+static TopoGraph *generate_random(const GenDef *def, const Spec *spec, const char *text,
                                   gboolean use_extra, guint64 extra_seed, GError **error) {
   guint64 seed, tries;
   gboolean connected;
-  if (!topo_spec_uint(spec, "seed", 0, 0, G_MAXUINT64, &seed, error) ||
-      !topo_spec_bool(spec, "connected", FALSE, &connected, error) ||
-      !topo_spec_uint(spec, "tries", 100, 1, 1000000, &tries, error))
+  if (!spec_uint(spec, "seed", 0, 0, G_MAXUINT64, &seed, error) ||
+      !spec_bool(spec, "connected", FALSE, &connected, error) ||
+      !spec_uint(spec, "tries", 100, 1, 1000000, &tries, error))
     return NULL;
   igraph_rng_t rng;
   TopoIgraphGuard guard;
@@ -267,7 +267,8 @@ static TopoGraph *generate_random(const GenDef *def, const TopoSpec *spec, const
 
 static TopoGraph *generate(const char *text, gboolean use_extra, guint64 extra_seed,
                            GError **error) {
-  TopoSpec *spec = topo_spec_parse(text, "generator", error);
+  Spec *spec = spec_parse(text, "generator", FALSE, TOPO_ERROR, TOPO_ERROR_PARSE,
+                        TOPO_ERROR_INVALID_ARGUMENT, error);
   if (spec == NULL)
     return NULL;
   const GenDef *def = NULL;
@@ -282,11 +283,11 @@ static TopoGraph *generate(const char *text, gboolean use_extra, guint64 extra_s
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "unknown generator '%s' (valid: %s)",
                 spec->name, names->str);
     g_string_free(names, TRUE);
-  } else if (topo_spec_check(spec, "generator", def->valid, def->required, error)) {
+  } else if (spec_check(spec, "generator", def->valid, def->required, error)) {
     g = def->random ? generate_random(def, spec, text, use_extra, extra_seed, error)
                     : def->fn(spec, error);
   }
-  topo_spec_free(spec);
+  spec_free(spec);
   return g;
 }
 

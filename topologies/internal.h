@@ -6,6 +6,7 @@
 #define DPG_TOPOLOGIES_INTERNAL_H
 
 #include "topologies/topologies.h"
+#include "spec/spec.h"
 
 struct TopoGraph {
   igraph_t graph;
@@ -51,34 +52,6 @@ void topo_set_igraph_error(GError **error, const char *what, igraph_error_t code
  * once, no loops); takes nothing. */
 TopoGraph *topo_graph_build(guint n, const guint *edges, gsize m, GError **error);
 
-/* --- specs -------------------------------------------------------------- */
-
-/* A parsed "name:key=value,..." spec. */
-typedef struct {
-  char *name;
-  GPtrArray *keys;   /* char*, in spec order */
-  GPtrArray *values; /* char*, parallel to keys */
-} TopoSpec;
-
-/* Parse; what names the kind of thing ("generator", "schedule") in
- * messages. A spec without ':' has no parameters. */
-TopoSpec *topo_spec_parse(const char *text, const char *what, GError **error);
-void topo_spec_free(TopoSpec *spec);
-
-/* Check every key is among valid (NULL-terminated) and every required one
- * present; messages list the valid keys. */
-gboolean topo_spec_check(const TopoSpec *spec, const char *what, const char *const *valid,
-                         const char *const *required, GError **error);
-
-/* Value lookups: absent key => *out = dflt and TRUE. Malformed or out of
- * [min, max] => FALSE with an error naming the key and the range. */
-gboolean topo_spec_uint(const TopoSpec *spec, const char *key, guint64 dflt, guint64 min,
-                        guint64 max, guint64 *out, GError **error);
-gboolean topo_spec_double(const TopoSpec *spec, const char *key, double dflt, double min,
-                          double max, double *out, GError **error);
-gboolean topo_spec_bool(const TopoSpec *spec, const char *key, gboolean dflt, gboolean *out,
-                        GError **error);
-const char *topo_spec_get(const TopoSpec *spec, const char *key);
 
 /* --- churn (churn.c) ---------------------------------------------------- */
 

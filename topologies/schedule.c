@@ -64,12 +64,13 @@ void topo_schedule_free(TopoSchedule *s) {
 
 /* Parse the part after "name:" as key=value parameters of schedule name. */
 static gboolean parse_params(const char *spec, const char *const *valid,
-                             const char *const *required, TopoSpec **out, GError **error) {
-  TopoSpec *ps = topo_spec_parse(spec, "schedule", error);
+                             const char *const *required, Spec **out, GError **error) {
+  Spec *ps = spec_parse(spec, "schedule", FALSE, TOPO_ERROR, TOPO_ERROR_PARSE,
+                        TOPO_ERROR_INVALID_ARGUMENT, error);
   if (ps == NULL)
     return FALSE;
-  if (!topo_spec_check(ps, "schedule", valid, required, error)) {
-    topo_spec_free(ps);
+  if (!spec_check(ps, "schedule", valid, required, error)) {
+    spec_free(ps);
     return FALSE;
   }
   *out = ps;
@@ -112,7 +113,7 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
   char *name = colon ? g_strndup(spec, (gsize)(colon - spec)) : g_strdup(spec);
   const char *arg = colon ? colon + 1 : NULL;
   gboolean ok = FALSE;
-  TopoSpec *ps = NULL;
+  Spec *ps = NULL;
 
   if (strcmp(name, "static") == 0) {
     s->type = SCHED_STATIC;
@@ -143,7 +144,7 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
   } else if (strcmp(name, "matching") == 0) {
     s->type = SCHED_MATCHING;
     ok = parse_params(spec, KEYS("base"), NULL, &ps, error) &&
-         topo_spec_bool(ps, "base", FALSE, &s->match_base, error) && need_base(s, name, error);
+         spec_bool(ps, "base", FALSE, &s->match_base, error) && need_base(s, name, error);
     if (ok && s->n < 2) {
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
                   "schedule 'matching' needs at least 2 nodes");
@@ -162,7 +163,7 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
   } else if (strcmp(name, "edge-failure") == 0) {
     s->type = SCHED_EDGE_FAILURE;
     ok = parse_params(spec, KEYS("p"), KEYS("p"), &ps, error) &&
-         topo_spec_double(ps, "p", 0.0, 0.0, 1.0, &s->p, error) && need_base(s, name, error);
+         spec_double(ps, "p", 0.0, 0.0, 1.0, &s->p, error) && need_base(s, name, error);
   } else if (strcmp(name, "churn") == 0) {
     if (arg == NULL || *arg == '\0') {
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
@@ -170,8 +171,8 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
     } else if (g_str_has_prefix(arg, "leave=") || g_str_has_prefix(arg, "join=")) {
       s->type = SCHED_CHURN_MARKOV;
       ok = parse_params(spec, KEYS("leave", "join"), KEYS("leave", "join"), &ps, error) &&
-           topo_spec_double(ps, "leave", 0.0, 0.0, 1.0, &s->leave, error) &&
-           topo_spec_double(ps, "join", 0.0, 0.0, 1.0, &s->join, error) &&
+           spec_double(ps, "leave", 0.0, 0.0, 1.0, &s->leave, error) &&
+           spec_double(ps, "join", 0.0, 0.0, 1.0, &s->join, error) &&
            need_base(s, name, error);
       if (ok) {
         s->states = g_byte_array_new();
@@ -188,7 +189,7 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "unknown schedule '%s' (valid: %s)", name,
                 schedule_names);
   }
-  topo_spec_free(ps);
+  spec_free(ps);
   g_free(name);
   if (ok)
     return s;
