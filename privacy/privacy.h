@@ -268,6 +268,20 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
                           const PrivMfOptions *opt, PrivMfResult **result, GError **error);
 
 /*
+ * priv_mafalda_c: Mafalda's C_local (paper Alg. 2) for @n nodes gossiping
+ * over T = @k * @b steps: priv_mf_optimize (default options, @band) on the
+ * post-average workload's Gram matrix of the static @W (n x n) or of the
+ * W_t given by @gossip_at (exactly one of the two).
+ * Errors: those of priv_gram_check_memory, priv_gram_static or
+ *   priv_gram_time_varying, and priv_mf_optimize (not converging included).
+ * Returns: the T x T lower-triangular C (g_free), or NULL.
+ * Complexity: the Gram matrix's (O(n^3 + n^2 T) static, O(n^3 T^2)
+ * time-varying) plus the optimizer's.
+ */
+double *priv_mafalda_c(guint n, guint T, guint k, guint b, guint band, const double *W,
+                       PrivGossipAtFunc gossip_at, gpointer user_data, GError **error);
+
+/*
  * priv_mf_factor_from_gram: C = J chol(J X J)^T J, J reversing indices: the
  * lower-triangular C with C^T C = X (streamable: noise t only needs the past).
  * O(T^3). Returns NULL with PRIV_ERROR_NUMERICAL when X is not positive

@@ -67,76 +67,34 @@ static const double *gossip_at(guint t, gpointer data) {
   return g->W;
 }
 
-typedef struct {
-  ProtoContext *ctx;
-  guint band;
-  const double *W; /* static runs: the gossip matrix */
-} MafaldaJob;
-
-static double *mafalda_compute(gpointer data, GError **error);
-
-/* Mafalda: C optimized for this graph's post-average workload H (paper
- * Alg. 2; DESIGN.md "Mafalda"). A static graph's C depends only on W, T,
- * (k, b) and the band: it is memoized, so a sweep optimizes it once. */
+/* Mafalda: C optimized for this graph's post-average workload (paper
+ * Alg. 2; DESIGN.md "Mafalda"). */
 static double *mafalda(ProtoContext *ctx, guint band, GError **error) {
-  MafaldaJob job = {ctx, band, NULL};
-  if (!ctx->is_static)
-    return mafalda_compute(&job, error);
-  double *W = proto_context_gossip_dense(ctx, 0, error);
-  if (W == NULL)
-    return NULL;
-  job.W = W;
-  GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
-  g_checksum_update(sum, (const guchar *)W, (gssize)((gsize)ctx->n * ctx->n * sizeof(double)));
-  char *key = g_strdup_printf("mafalda n=%u T=%u k=%u b=%u band=%u W=%s", ctx->n, ctx->T,
-                              ctx->k, ctx->b, band, g_checksum_get_string(sum));
-  g_checksum_free(sum);
-  double *C = proto_cmatrix_cached(key, (gsize)ctx->T * ctx->T, mafalda_compute, &job, error);
-  g_free(key);
-  g_free(W);
-  return C;
-}
-
-static double *mafalda_compute(gpointer data, GError **error) {
-  MafaldaJob *job = data;
-  ProtoContext *ctx = job->ctx;
-  guint n = ctx->n, T = ctx->T, band = job->band;
-  double *H = NULL;
   GError *sub = NULL;
-  if (!priv_gram_check_memory(n, T, 0, &sub))
-    goto fail;
-  if (job->W != NULL) {
-    H = priv_gram_static(job->W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, &sub);
+  double *C = NULL;
+  if (ctx->is_static) {
+    double *W = proto_context_gossip_dense(ctx, 0, error);
+    if (W == NULL)
+      return NULL;
+    C = priv_mafalda_c(ctx->n, ctx->T, ctx->k, ctx->b, band, W, NULL, NULL, &sub);
+    g_free(W);
   } else {
     GossipAt g = {ctx, NULL, NULL};
-    H = priv_gram_time_varying(n, T, PRIV_WORKLOAD_POST_AVERAGE, gossip_at, &g, &sub);
+    C = priv_mafalda_c(ctx->n, ctx->T, ctx->k, ctx->b, band, NULL, gossip_at, &g, &sub);
     g_free(g.W);
     if (g.error != NULL) {
-      g_free(H);
+      g_free(C);
       g_clear_error(&sub);
       g_propagate_error(error, g.error);
       return NULL;
     }
   }
-  if (H == NULL)
-    goto fail;
-  PrivMfOptions opt;
-  priv_mf_options_init(&opt);
-  opt.band = band;
-  PrivMfResult *res = NULL;
-  gboolean ok = priv_mf_optimize(H, T, ctx->k, ctx->b, &opt, &res, &sub);
-  g_free(H);
-  double *C = NULL;
-  if (ok)
-    C = g_memdup2(res->C, (gsize)T * T * sizeof(double));
-  priv_mf_result_free(res);
-  if (ok)
-    return C;
-fail:
-  g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "Mafalda's correlation for this graph: %s",
-              sub->message);
-  g_error_free(sub);
-  return NULL;
+  if (C == NULL) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                "Mafalda's correlation for this graph: %s", sub->message);
+    g_error_free(sub);
+  }
+  return C;
 }
 
 double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, GError **error) {

@@ -203,14 +203,6 @@ double *proto_cmatrix_lower_inverse(const double *C, guint T);
 /* Largest t - s over nonzero entries M[t,s], s < t (0 for a diagonal M). */
 guint proto_cmatrix_bandwidth(const double *M, guint T);
 
-/* Computes @n values (g_free), or NULL with @error set. */
-typedef double *(*ProtoCmatrixCompute)(gpointer data, GError **error);
-/* The process-wide memo (cmatrix_cache.c): the values computed for @key
- * before (a copy), else compute(data) once, kept for later callers; callers
- * asking for a key being computed wait for it. Failures are not kept. The
- * key must determine the values entirely. Thread-safe. */
-double *proto_cmatrix_cached(const char *key, gsize n, ProtoCmatrixCompute compute,
-                             gpointer data, GError **error);
 
 /* ---- Built-in protocols ----------------------------------------------------- */
 

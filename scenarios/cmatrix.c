@@ -65,43 +65,30 @@ static const double *gossip_at(guint t, gpointer data) {
 }
 
 static double *mafalda(const ScenConfig *c, guint k, guint b, GError **error) {
-  guint n = c->n, T = c->rounds;
-  double *H = NULL;
-  if (!priv_gram_check_memory(n, T, 0, error))
-    return NULL;
+  guint n = c->n, T = c->rounds, band = c->shape.band;
   if (c->schedule_static) {
     TopoGossip *w = topo_gossip_new(c->g, c->gossip, error);
     if (w == NULL)
       return NULL;
     double *W = topo_gossip_dense(w);
     topo_gossip_free(w);
-    H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, error);
+    double *C = priv_mafalda_c(n, T, k, b, band, W, NULL, NULL, error);
     g_free(W);
-  } else {
-    TopoSchedule *s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error);
-    if (s == NULL)
-      return NULL;
-    GossipAt g = {s, n, NULL, NULL};
-    H = priv_gram_time_varying(n, T, PRIV_WORKLOAD_POST_AVERAGE, gossip_at, &g, error);
-    g_free(g.W);
-    topo_schedule_free(s);
-    if (g.error != NULL) {
-      g_free(H);
-      g_clear_error(error);
-      g_propagate_error(error, g.error);
-      return NULL;
-    }
+    return C;
   }
-  if (H == NULL)
+  TopoSchedule *s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error);
+  if (s == NULL)
     return NULL;
-  PrivMfOptions opt;
-  priv_mf_options_init(&opt);
-  opt.band = c->shape.band;
-  PrivMfResult *res = NULL;
-  gboolean ok = priv_mf_optimize(H, T, k, b, &opt, &res, error);
-  g_free(H);
-  double *C = ok ? g_memdup2(res->C, (gsize)T * T * sizeof(double)) : NULL;
-  priv_mf_result_free(res);
+  GossipAt g = {s, n, NULL, NULL};
+  double *C = priv_mafalda_c(n, T, k, b, band, NULL, gossip_at, &g, error);
+  g_free(g.W);
+  topo_schedule_free(s);
+  if (g.error != NULL) {
+    g_free(C);
+    g_clear_error(error);
+    g_propagate_error(error, g.error);
+    return NULL;
+  }
   return C;
 }
 

@@ -113,16 +113,6 @@ static void test_mf_blocked(void) {
   }
 }
 
-/* Mafalda's C is optimized once per graph, horizon and participation per
- * process: a second run gets the memoized copy and the same numbers. */
-static void test_mafalda_memo(void) {
-  ProtoRun *a = train("mafalda", "sync", 1, 6, SIM_LIN_NONE);
-  ProtoRun *b = train("mafalda", "sync", 3, 6, SIM_LIN_NONE);
-  assert_same(a, b);
-  proto_run_free(a);
-  proto_run_free(b);
-}
-
 /* Provenance storage does not change the numbers. */
 static void test_storage_independent(void) {
   ProtoRun *none = train("decor", "stale:s=1", 1, 4, SIM_LIN_NONE);
@@ -319,7 +309,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/training/deterministic", test_deterministic);
   g_test_add_func("/training/storage_independent", test_storage_independent);
   g_test_add_func("/training/mf_blocked", test_mf_blocked);
-  g_test_add_func("/training/mafalda_memo", test_mafalda_memo);
   g_test_add_func("/training/numbers_match_provenance", test_numbers_match_provenance);
   g_test_add_func("/training/bad_inputs", test_bad_inputs);
   return g_test_run();
