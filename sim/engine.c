@@ -5,7 +5,9 @@
  *
  * Hot paths (a timer re-armed by its handler, a message forwarded) allocate
  * nothing once the queue has reached its peak size, and test the bus with one
- * load and one branch; events for subscribers are built out of line.
+ * load and one branch (for a transmission, a decrement of the bus's sampling
+ * countdown: see sim_bus_subscribe_sampled); events for subscribers are built
+ * out of line.
  */
 #include "sim/bus_internal.h"
 #include "sim/link_internal.h"
@@ -28,7 +30,7 @@ typedef struct {
 G_STATIC_ASSERT(sizeof(EngineEvent) == 16);
 
 struct SimEngine {
-  SimBus bus; /* first: bus.wanted is read on every event */
+  SimBus bus; /* first: bus.tx_countdown and bus.wanted are read on every event */
   SimQueue *queue;
   SimTime now;
   guint32 n_nodes;
@@ -82,9 +84,8 @@ static SimBusEvent bus_event(const SimEngine *e, SimBusEventKind kind, guint64 s
   };
 }
 
-static __attribute__((noinline)) void publish_message(SimEngine *e, SimBusEventKind kind,
-                                                      guint64 seq, const SimMessage *m, guint32 to,
-                                                      SimTime arrival, SimDropReason reason) {
+static SimBusEvent message_event(const SimEngine *e, SimBusEventKind kind, guint64 seq,
+                                 const SimMessage *m, guint32 to, SimTime arrival) {
   SimBusEvent ev = bus_event(e, kind, seq);
   ev.from = m->from;
   ev.to = to;
@@ -92,9 +93,24 @@ static __attribute__((noinline)) void publish_message(SimEngine *e, SimBusEventK
   ev.tag = m->tag;
   ev.bytes = m->bytes;
   ev.arrival = arrival;
-  ev.reason = reason;
   ev.message = m;
+  return ev;
+}
+
+static __attribute__((noinline)) void publish_delivery(SimEngine *e, guint64 seq,
+                                                       const SimMessage *m, guint32 to) {
+  SimBusEvent ev = message_event(e, SIM_BUS_MESSAGE_DELIVERED, seq, m, to, SIM_TIME_NEVER);
   sim_bus_publish(&e->bus, &ev);
+}
+
+/* A transmission some subscriber takes (sim_bus_count_transmission): its
+ * SENT event, and its DROPPED event when @reason says it is lost. */
+static __attribute__((noinline)) void publish_transmission(SimEngine *e, guint64 seq,
+                                                           const SimMessage *m, guint32 to,
+                                                           SimTime arrival,
+                                                           SimDropReason reason) {
+  SimBusEvent ev = message_event(e, SIM_BUS_MESSAGE_SENT, seq, m, to, arrival);
+  sim_bus_transmit(&e->bus, &ev, reason);
 }
 
 static __attribute__((noinline)) void publish_timer(SimEngine *e, guint64 seq, guint32 node,
@@ -105,6 +121,8 @@ static __attribute__((noinline)) void publish_timer(SimEngine *e, guint64 seq, g
   sim_bus_publish(&e->bus, &ev);
 }
 
+/* Run start and end are built whenever someone listens (they are rare, and
+ * sim_bus_n_published counts them: see tests/sim/test_engine.c). */
 static void publish_simple(SimEngine *e, SimBusEventKind kind) {
   if (e->bus.n_active) {
     SimBusEvent ev = bus_event(e, kind, 0);
@@ -294,11 +312,8 @@ static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error
       e->stats.dropped_loss++;
     else
       e->stats.dropped_link_down++;
-    if (G_UNLIKELY(e->bus.wanted & (SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
-                                    SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED)))) {
-      publish_message(e, SIM_BUS_MESSAGE_SENT, seq, m, to, SIM_TIME_NEVER, SIM_DROP_NONE);
-      publish_message(e, SIM_BUS_MESSAGE_DROPPED, seq, m, to, SIM_TIME_NEVER, reason);
-    }
+    if (sim_bus_count_transmission(&e->bus))
+      publish_transmission(e, seq, m, to, SIM_TIME_NEVER, reason);
     return TRUE;
   }
   SimTime latency;
@@ -326,8 +341,10 @@ static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error
     return FALSE;
   }
   m->ref_count++;
-  if (G_UNLIKELY(e->bus.wanted & SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT)))
-    publish_message(e, SIM_BUS_MESSAGE_SENT, seq, m, to, at, SIM_DROP_NONE);
+  /* Counted once the transmission is sure to happen: the bus's count then
+   * equals messages_sent, which sampled subscribers rely on. */
+  if (sim_bus_count_transmission(&e->bus))
+    publish_transmission(e, seq, m, to, at, SIM_DROP_NONE);
   return TRUE;
 }
 
@@ -469,7 +486,7 @@ static void dispatch_topology(SimEngine *e, guint64 seq, SimTopologyChange *c) {
     sim_link_table_set_down(&e->links, c->u, c->v, down);
     sim_link_table_set_down(&e->links, c->v, c->u, down);
   }
-  if (e->bus.n_active) {
+  if (G_UNLIKELY(e->bus.wanted & SIM_BUS_KIND_BIT(SIM_BUS_TOPOLOGY_CHANGE))) {
     SimBusEvent ev = bus_event(e, SIM_BUS_TOPOLOGY_CHANGE, seq);
     if (link) {
       ev.from = c->u;
@@ -551,8 +568,7 @@ SimRunStatus sim_engine_run(SimEngine *e, SimTime until, GError **error) {
       e->stats.messages_delivered++;
       e->stats.bytes_delivered += m->bytes;
       if (G_UNLIKELY(e->bus.wanted & SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DELIVERED)))
-        publish_message(e, SIM_BUS_MESSAGE_DELIVERED, seq, m, ev.node, SIM_TIME_NEVER,
-                        SIM_DROP_NONE);
+        publish_delivery(e, seq, m, ev.node);
       const SimNodeHandlers *h = handlers_of(e, ev.node);
       if (h->on_message)
         h->on_message(e, ev.node, e->node_state[ev.node], m);

@@ -388,6 +388,28 @@ guint sim_bus_subscribe(SimBus *bus, SimBusCallback callback, gpointer user_data
 guint sim_bus_subscribe_kinds(SimBus *bus, guint32 kinds, SimBusCallback callback,
                               gpointer user_data, GDestroyNotify destroy, GError **error);
 
+/**
+ * sim_bus_subscribe_sampled: as sim_bus_subscribe_kinds, but of the engine's
+ * transmissions the subscriber takes one in @every: the 1st, (@every+1)st,
+ * (2 @every+1)st, ... transmission counted from the subscription. It sees
+ * the SENT event of each transmission it takes (if in @kinds) and, when
+ * that transmission is lost, its DROPPED event (if in @kinds), and nothing
+ * of the others: the engine builds no event for a transmission no
+ * subscriber takes, so skipping one costs a decrement. Other kinds are not
+ * sampled. Sampling applies to the engine's transmissions only: events
+ * given to sim_bus_publish reach every subscriber that wants their kind.
+ * @every: >= 1; 1 is sim_bus_subscribe_kinds.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT as sim_bus_subscribe_kinds, when
+ *   @every is 0, or when @every > 1 and @kinds has SIM_BUS_MESSAGE_DELIVERED
+ *   (deliveries are not sampled: subscribe to them separately).
+ * Returns: a subscription id > 0, or 0 on error.
+ * Complexity: O(subscribers); then O(subscribers) per transmission taken by
+ * some subscriber, O(1) per other transmission.
+ */
+guint sim_bus_subscribe_sampled(SimBus *bus, guint32 kinds, guint every,
+                                SimBusCallback callback, gpointer user_data,
+                                GDestroyNotify destroy, GError **error);
+
 /** sim_bus_unsubscribe: TRUE if @id was subscribed. O(subscribers). */
 gboolean sim_bus_unsubscribe(SimBus *bus, guint id);
 
@@ -395,15 +417,18 @@ gboolean sim_bus_unsubscribe(SimBus *bus, guint id);
 gboolean sim_bus_has_subscribers(const SimBus *bus);
 
 /**
- * sim_bus_publish: hands @event to every subscriber, in subscription order.
- * Upper layers use it for SIM_BUS_ROUND events. O(subscribers).
+ * sim_bus_publish: hands @event to every subscriber that wants its kind, in
+ * subscription order (unsampled: see sim_bus_subscribe_sampled). Upper
+ * layers use it for SIM_BUS_ROUND events. O(subscribers).
  */
 void sim_bus_publish(SimBus *bus, const SimBusEvent *event);
 
 /**
- * sim_bus_n_published: how many events were handed to sim_bus_publish, heard
- * or not. The engine calls it only when someone listens, so with no
- * subscriber this stays 0: a check that nothing is built for nobody.
+ * sim_bus_n_published: how many events were published (handed to
+ * sim_bus_publish, or built by the engine for a transmission some
+ * subscriber takes), heard or not. The engine builds an event only when
+ * someone listens, so with no subscriber this stays 0: a check that nothing
+ * is built for nobody.
  */
 guint64 sim_bus_n_published(const SimBus *bus);
 
@@ -1062,8 +1087,8 @@ typedef struct {
   guint64 published;            /* events given a seq (sent or dropped) */
   guint64 dropped;              /* events the socket could not take (slow subscribers) */
   guint64 recorded;             /* events written to the trace */
-  guint64 messages_seen;        /* transmissions the bus reported */
-  guint64 messages_sampled_out; /* transmissions not published by sampling */
+  guint64 messages_seen;        /* the engine's transmissions while attached */
+  guint64 messages_sampled_out; /* of those, the ones sampling left out */
   guint64 subscribers_joined;   /* subscriptions seen on the socket */
   guint64 bytes;                /* body bytes published */
 } SimStreamStats;
@@ -1124,9 +1149,11 @@ void sim_stream_get_stats(const SimStream *stream, SimStreamStats *stats);
  * counters. A stream follows one engine at a time; freeing either first is
  * safe (the engine's destroy notify unhooks the stream).
  * Errors: SIM_ERROR_INVALID_ARGUMENT when already attached.
- * Complexity: O(1); each bus event then costs O(1): a counter and a branch
- * for a sampled-out or ignored event, formatting (~0.1 us) for a published
- * one.
+ * Complexity: O(1). The engine samples for the stream
+ * (sim_bus_subscribe_sampled): a transmission left out costs it one
+ * decrement, deliveries and timers nothing; a published message costs
+ * formatting (~0.1 us). The stream reads its message counts off the
+ * engine's counters.
  */
 gboolean sim_stream_attach(SimStream *stream, SimEngine *engine, GError **error);
 

@@ -53,6 +53,13 @@ SimStreamSender *sim_stream_sender_new(void *ctx, void *sock, SimTraceWriter *tr
 /* Queues one event (copied). */
 void sim_stream_sender_post(SimStreamSender *s, const char *topic, const char *body, gsize len,
                             guint flags);
+/* Queues one event written in place, saving the copy on the hot path:
+ * reserve returns where to write its body (room for @max_len bytes; @topic
+ * is @tlen < 256 bytes), commit says how many bytes were written. Nothing
+ * else may be posted in between. */
+char *sim_stream_sender_reserve(SimStreamSender *s, const char *topic, gsize tlen,
+                                gsize max_len);
+void sim_stream_sender_commit(SimStreamSender *s, gsize len, guint flags);
 /* Hands the current batch over. */
 void sim_stream_sender_flush(SimStreamSender *s);
 /* Waits until everything posted so far is sent and recorded; returns (and

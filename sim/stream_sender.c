@@ -13,6 +13,12 @@
  * bounded (QUEUE_BYTES): when it is full, a batch is dropped and counted,
  * unless the stream records a trace or blocks (replays), which must be
  * lossless: then the simulation thread waits.
+ *
+ * Batches are recycled: this thread hands processed ones back (up to
+ * SPARE_ITEMS), so a long run allocates none on the simulation thread once
+ * started. A fresh 64 KiB allocation there is not just its own cost: glibc
+ * consolidates its free lists before any request of 1 KiB or more, which
+ * costs more than formatting a thousand events.
  */
 #include <errno.h>
 #include <string.h>
@@ -26,10 +32,12 @@
 #define BATCH_US 20000
 #define QUEUE_BYTES ((gsize)32 << 20)
 #define POLL_MS 10
+#define SPARE_ITEMS 8
 
 /* A queue item: a batch of records, or a synchronization point. */
 typedef struct {
-  GString *data; /* records: flags (1), topic length (1), topic, body length (4), body */
+  char *data; /* records: flags (1), topic length (1), topic, body length (4), body */
+  gsize len, cap;
   guint n;
   gboolean sync; /* no data: signal once everything before is done */
   gboolean stop;
@@ -41,10 +49,12 @@ struct SimStreamSender {
   guint block_ms;
   gboolean lossless;
   GAsyncQueue *queue;
+  GAsyncQueue *spare; /* processed batches, back for reuse */
   GThread *thread;
   /* producer side */
   Item *batch;
   gint64 batch_t0;
+  gsize record; /* offset in batch of the record being written (reserve/commit) */
   /* shared */
   gint64 queued; /* bytes handed over, not yet processed (atomic) */
   guint64 dropped, recorded, joined; /* atomic */
@@ -60,15 +70,17 @@ struct SimStreamSender {
 static void add64(guint64 *x, guint64 v) { __atomic_fetch_add(x, v, __ATOMIC_RELAXED); }
 static guint64 get64(const guint64 *x) { return __atomic_load_n(x, __ATOMIC_RELAXED); }
 
+/* A batch with room for BATCH_BYTES of message events. */
 static Item *item_new(void) {
   Item *it = g_new0(Item, 1);
-  it->data = g_string_sized_new(BATCH_BYTES / 4);
+  it->cap = BATCH_BYTES + 4096;
+  it->data = g_malloc(it->cap);
   return it;
 }
 
-static void item_free(Item *it) {
-  if (it->data != NULL)
-    g_string_free(it->data, TRUE);
+static void item_free(gpointer data) {
+  Item *it = data;
+  g_free(it->data);
   g_free(it);
 }
 
@@ -101,7 +113,7 @@ static void watch_subscriptions(SimStreamSender *s) {
 }
 
 static void process(SimStreamSender *s, Item *it) {
-  const char *p = it->data->str, *end = p + it->data->len;
+  const char *p = it->data, *end = p + it->len;
   while (p < end) {
     guint flags = (guchar)p[0];
     gsize tlen = (guchar)p[1];
@@ -158,7 +170,13 @@ static gpointer sender_main(gpointer data) {
       g_mutex_unlock(&s->lock);
     } else {
       process(s, it);
-      __atomic_fetch_sub(&s->queued, (gint64)it->data->len, __ATOMIC_RELAXED);
+      __atomic_fetch_sub(&s->queued, (gint64)it->len, __ATOMIC_RELAXED);
+      if (g_async_queue_length(s->spare) < SPARE_ITEMS) {
+        it->len = 0;
+        it->n = 0;
+        g_async_queue_push(s->spare, it);
+        continue;
+      }
     }
     item_free(it);
   }
@@ -176,6 +194,9 @@ SimStreamSender *sim_stream_sender_new(void *ctx, void *sock, SimTraceWriter *tr
   s->lossless = trace != NULL || block_ms > 0;
   s->joined = joined;
   s->queue = g_async_queue_new();
+  s->spare = g_async_queue_new_full(item_free);
+  for (int i = 0; i < SPARE_ITEMS; i++)
+    g_async_queue_push(s->spare, item_new());
   g_mutex_init(&s->lock);
   g_cond_init(&s->cond);
   s->thread = g_thread_new("dpg-stream", sender_main, s);
@@ -187,7 +208,7 @@ void sim_stream_sender_flush(SimStreamSender *s) {
   if (it == NULL)
     return;
   s->batch = NULL;
-  gsize len = it->data->len;
+  gsize len = it->len;
   if (__atomic_load_n(&s->queued, __ATOMIC_RELAXED) + (gint64)len > (gint64)QUEUE_BYTES) {
     if (!s->lossless) {
       add64(&s->dropped, it->n);
@@ -202,33 +223,58 @@ void sim_stream_sender_flush(SimStreamSender *s) {
   g_async_queue_push(s->queue, it);
 }
 
-void sim_stream_sender_post(SimStreamSender *s, const char *topic, const char *body, gsize len,
-                            guint flags) {
-  gsize tlen = strlen(topic);
-  if (s->batch == NULL) {
-    s->batch = item_new();
+char *sim_stream_sender_reserve(SimStreamSender *s, const char *topic, gsize tlen,
+                                gsize max_len) {
+  Item *it = s->batch;
+  if (it == NULL) {
+    it = g_async_queue_try_pop(s->spare);
+    if (it == NULL) /* the sender thread is behind */
+      it = item_new();
+    s->batch = it;
     s->batch_t0 = 0;
   }
+  gsize need = it->len + 6 + tlen + max_len;
+  if (need > it->cap) {
+    it->cap = MAX(need, 2 * it->cap);
+    it->data = g_realloc(it->data, it->cap);
+  }
+  s->record = it->len;
+  char *p = it->data + it->len;
+  p[1] = (char)tlen;
+  memcpy(p + 2, topic, tlen);
+  return p + 6 + tlen;
+}
+
+void sim_stream_sender_commit(SimStreamSender *s, gsize len, guint flags) {
   Item *it = s->batch;
-  guchar head[2] = {(guchar)flags, (guchar)tlen};
+  char *p = it->data + s->record;
+  gsize tlen = (guchar)p[1];
   guint32 l32 = (guint32)len;
-  g_string_append_len(it->data, (const char *)head, 2);
-  g_string_append_len(it->data, topic, (gssize)tlen);
-  g_string_append_len(it->data, (const char *)&l32, 4);
-  g_string_append_len(it->data, body, (gssize)len);
+  p[0] = (char)flags;
+  memcpy(p + 2 + tlen, &l32, 4);
+  it->len = s->record + 6 + tlen + len;
   it->n++;
-  if (flags & SIM_SENDER_URGENT || it->n >= BATCH_EVENTS || it->data->len >= BATCH_BYTES) {
+  if (flags & SIM_SENDER_URGENT || it->n >= BATCH_EVENTS || it->len >= BATCH_BYTES) {
     sim_stream_sender_flush(s);
     return;
   }
-  /* Bound the delay of a slow trickle of message events. */
+  /* Bound the delay of a slow trickle of message events. Not while the
+   * sender thread has no batch to give back: it is busy with earlier ones
+   * then, so an early hand-over would only cost a new batch. */
   if (it->n % 16 == 1) {
     gint64 now = g_get_monotonic_time();
     if (s->batch_t0 == 0)
       s->batch_t0 = now;
-    else if (now - s->batch_t0 >= BATCH_US)
+    else if (now - s->batch_t0 >= BATCH_US && g_async_queue_length(s->spare) > 0)
       sim_stream_sender_flush(s);
   }
+}
+
+void sim_stream_sender_post(SimStreamSender *s, const char *topic, const char *body, gsize len,
+                            guint flags) {
+  char *p = sim_stream_sender_reserve(s, topic, strlen(topic), len);
+  memcpy(p, body, len);
+  sim_stream_sender_commit(s, len, flags);
 }
 
 gboolean sim_stream_sender_sync(SimStreamSender *s, GError **error) {
@@ -275,6 +321,7 @@ gboolean sim_stream_sender_finish(SimStreamSender *s, GError **error) {
   if (s->ctx != NULL)
     zmq_ctx_term(s->ctx);
   g_async_queue_unref(s->queue);
+  g_async_queue_unref(s->spare); /* frees the spare batches */
   g_mutex_clear(&s->lock);
   g_cond_clear(&s->cond);
   g_free(s->start);
