@@ -97,7 +97,11 @@ CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngin
     cli_stream_free(s);
     return NULL;
   }
-  s->bus_id = sim_bus_subscribe(sim_engine_bus(engine), on_bus_event, s, on_bus_gone, error);
+  /* The run end is enough to follow the clock (and the engine's time is read
+   * while it lives): a subscription to every kind would make the engine
+   * build an event per transmission, the very cost message sampling saves. */
+  s->bus_id = sim_bus_subscribe_kinds(sim_engine_bus(engine), SIM_BUS_KIND_BIT(SIM_BUS_RUN_END),
+                                      on_bus_event, s, on_bus_gone, error);
   if (s->bus_id == 0) {
     cli_stream_free(s);
     return NULL;
