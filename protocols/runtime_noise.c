@@ -57,8 +57,7 @@ void proto_secrets_free(ProtoContext *ctx) {
 }
 
 static void draw_normals(gsl_rng *rng, double *z, gsize d) {
-  for (gsize i = 0; i < d; i++)
-    z[i] = gsl_ran_gaussian_ziggurat(rng, 1.0);
+  sim_rng_normals(rng, z, d);
 }
 
 SimNoiseId proto_node_noise_local(ProtoNode *node, double std, guint round, double *z,

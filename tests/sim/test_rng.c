@@ -5,6 +5,7 @@
  * a node's draws do not depend on other nodes' draws or on creation order,
  * and two streams are uncorrelated.
  */
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdlib.h>
@@ -218,6 +219,67 @@ static void test_set_errors(void) {
   sim_rng_set_free(set);
 }
 
+/* sim_rng_normals against the normal law, by independent checks on 10^6
+ * samples of one stream: mean and variance (4.5 standard errors), the
+ * Kolmogorov-Smirnov distance to gsl_cdf_ugaussian_P (below its 0.1% critical
+ * value 1.95/sqrt(n)), the mass beyond the ziggurat's base |x| > R = 3.654
+ * (tail sampler) and beyond 2 (wedges) within 4.5 binomial standard errors,
+ * and symmetry. Draws n at a time equal draws one at a time; a non-default
+ * generator gets GSL's ziggurat, sample for sample. */
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void test_normals(void) {
+  enum { N = 1000000 };
+  double *z = g_new(double, N);
+  gsl_rng *r = stream(99, 3, SIM_RNG_NOISE);
+  sim_rng_normals(r, z, N);
+  double sum = 0, sum2 = 0;
+  gsize tail = 0, beyond2 = 0, neg = 0;
+  for (gsize i = 0; i < N; i++) {
+    g_assert_true(isfinite(z[i]));
+    sum += z[i];
+    sum2 += z[i] * z[i];
+    tail += fabs(z[i]) > 3.6541528853610088;
+    beyond2 += fabs(z[i]) > 2.0;
+    neg += z[i] < 0;
+  }
+  double mean = sum / N, var = sum2 / N - mean * mean;
+  g_assert_cmpfloat(fabs(mean), <, 4.5 / sqrt(N));
+  g_assert_cmpfloat(fabs(var - 1.0), <, 4.5 * sqrt(2.0 / N));
+  const double p_tail = 2 * gsl_cdf_ugaussian_Q(3.6541528853610088), p2 = 2 * gsl_cdf_ugaussian_Q(2);
+  g_assert_cmpfloat(fabs((double)tail - N * p_tail), <, 4.5 * sqrt(N * p_tail));
+  g_assert_cmpfloat(fabs((double)beyond2 - N * p2), <, 4.5 * sqrt(N * p2 * (1 - p2)));
+  g_assert_cmpfloat(fabs((double)neg - N / 2.0), <, 4.5 * sqrt(N / 4.0));
+  qsort(z, N, sizeof(double), cmp_double);
+  double ks = 0;
+  for (gsize i = 0; i < N; i++) {
+    double F = gsl_cdf_ugaussian_P(z[i]);
+    ks = MAX(ks, MAX(F - (double)i / N, (double)(i + 1) / N - F));
+  }
+  g_assert_cmpfloat(ks, <, 1.95 / sqrt(N));
+  gsl_rng_free(r);
+
+  gsl_rng *a = stream(5, 1, SIM_RNG_NOISE), *b = stream(5, 1, SIM_RNG_NOISE);
+  double one[64], many[64];
+  for (int i = 0; i < 64; i++)
+    sim_rng_normals(a, &one[i], 1);
+  sim_rng_normals(b, many, 64);
+  g_assert_cmpmem(one, sizeof one, many, sizeof many);
+  gsl_rng_free(a);
+  gsl_rng_free(b);
+
+  gsl_rng *m = gsl_rng_alloc(gsl_rng_mt19937), *ref = gsl_rng_alloc(gsl_rng_mt19937);
+  sim_rng_normals(m, many, 64);
+  for (int i = 0; i < 64; i++)
+    g_assert_cmpfloat(many[i], ==, gsl_ran_gaussian_ziggurat(ref, 1.0));
+  gsl_rng_free(m);
+  gsl_rng_free(ref);
+  g_free(z);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/sim/rng/xoshiro-vectors", test_xoshiro_vectors);
@@ -228,5 +290,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/sim/rng/uncorrelated", test_uncorrelated);
   g_test_add_func("/sim/rng/gsl-distributions", test_gsl_distributions);
   g_test_add_func("/sim/rng/set-errors", test_set_errors);
+  g_test_add_func("/sim/rng/normals", test_normals);
   return g_test_run();
 }
