@@ -29,10 +29,17 @@
 
 #include "protocols/internal.h"
 
-/* Steps per block of the wide-band direct form, and the band from which it
- * pays (below it, a few d-long passes per step cost less than a product). */
-#define MF_BLOCK_AUTO 32
+/* The band from which the blocked direct form pays (below it, a few d-long
+ * passes per step cost less than a product), and the automatic block: as
+ * many steps as fit in MF_BLOCK_BYTES of combined noises per node (longer
+ * blocks read the past samples fewer times), between 8 and 128 steps. */
 #define MF_BLOCK_MIN_BAND 8
+#define MF_BLOCK_BYTES ((gsize)1 << 20)
+
+static guint mf_auto_block(gsize d) {
+  gsize fit = d > 0 ? MF_BLOCK_BYTES / (d * sizeof(double)) : 128;
+  return (guint)CLAMP(fit, 8, 128);
+}
 
 typedef struct {
   double nu;     /* noise std: sigma Delta sens_Pi(C_local) */
@@ -59,8 +66,8 @@ static const ProtoParamSpec mfdsgd_params[] = {
     {"band", PROTO_PARAM_INT, "0", 0, 1e9,
      "bsr: band (0: the number of batches b); mafalda: band of C (0: none)"},
     {"block", PROTO_PARAM_INT, "0", 0, 1e6,
-     "steps whose correlated noises are computed in one product (0: 32 when C^-1 is "
-     "wide, 1: every step on its own); the numbers agree to rounding"},
+     "steps whose correlated noises are computed in one product (0: automatic, 8 to 128 "
+     "when C^-1 is wide; 1: every step on its own); the numbers agree to rounding"},
 };
 
 static const ProtoParamSpec mafalda_params[] = {
@@ -68,8 +75,8 @@ static const ProtoParamSpec mafalda_params[] = {
      "mafalda (optimized for this graph and participation) or a CSV file holding it"},
     {"band", PROTO_PARAM_INT, "0", 0, 1e9, "band of the optimized C (0: none)"},
     {"block", PROTO_PARAM_INT, "0", 0, 1e6,
-     "steps whose correlated noises are computed in one product (0: 32 when C^-1 is "
-     "wide, 1: every step on its own); the numbers agree to rounding"},
+     "steps whose correlated noises are computed in one product (0: automatic, 8 to 128 "
+     "when C^-1 is wide; 1: every step on its own); the numbers agree to rounding"},
 };
 
 static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint block,
@@ -96,7 +103,9 @@ static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint 
   if (r->direct) {
     r->M = Cinv;
     r->bw = bw_inv;
-    r->block = block ? block : bw_inv >= MF_BLOCK_MIN_BAND ? MF_BLOCK_AUTO : 1;
+    r->block = block                          ? block
+               : bw_inv >= MF_BLOCK_MIN_BAND ? mf_auto_block(proto_context_dim(ctx))
+                                             : 1;
     r->ring = r->block > 1 ? MIN(T, bw_inv + r->block) : bw_inv + 1;
     g_free(C);
   } else {

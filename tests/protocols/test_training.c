@@ -87,7 +87,7 @@ static void test_deterministic(void) {
 
 /* MF noise combined a block of steps at a time (one matrix product) gives
  * the per-step sums up to rounding, with identical provenance: SR's and
- * Mafalda's C^-1 are dense, T = 12 in blocks of 5 (and 32, the default). */
+ * Mafalda's C^-1 are dense, T = 12 in blocks of 5 (and the automatic block, here all 12 steps). */
 static void test_mf_blocked(void) {
   const char *pairs[][2] = {{"mfdsgd:C=sr,block=1", "mfdsgd:C=sr,block=5"},
                             {"mafalda:block=1", "mafalda"}};
