@@ -233,7 +233,8 @@ static void json_accounting(JsonBuilder *jb, const CliAttackerSets *sets, const 
   json_builder_end_array(jb);
 }
 
-static void print_json(const Context *c, const CliAttackerSets *sets, const Accounting *acs, guint n_acs) {
+static void print_json(const Context *c, const CliAttackerSets *sets, const Accounting *acs,
+                       guint n_acs) {
   const CliAccountSetup *s = c->s;
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_object(jb);
@@ -309,7 +310,8 @@ static const char *fmt_num(char *buf, gsize len, const char *fmt, double v) {
 
 /* One line per victim; with several accountings, trust and attackers first
  * (collusion members joined by '+'). */
-static void print_csv(const CliAttackerSets *sets, const Accounting *acs, guint n_acs, gboolean muff) {
+static void print_csv(const CliAttackerSets *sets, const Accounting *acs, guint n_acs,
+                      gboolean muff) {
   char b[5][G_ASCII_DTOSTR_BUF_SIZE];
   printf("%snode,distance,sensitivity,mu,rdp,epsilon%s\n", n_acs > 1 ? "trust,attackers," : "",
          muff ? ",muffliato_rdp" : "");
@@ -334,7 +336,8 @@ static void print_csv(const CliAttackerSets *sets, const Accounting *acs, guint 
   }
 }
 
-static void print_table(const Context *c, const CliAttackerSets *sets, const Accounting *acs, guint n_acs) {
+static void print_table(const Context *c, const CliAttackerSets *sets, const Accounting *acs,
+                        guint n_acs) {
   const CliAccountSetup *s = c->s;
   char b[5][G_ASCII_DTOSTR_BUF_SIZE];
   printf("graph          %u nodes, %s gossip, schedule %s\n", c->n,
@@ -790,9 +793,9 @@ int cli_cmd_account(int argc, char **argv) {
   for (guint a = 0; a < n_acs && ok; a++) {
     ok = (acs[a].report = priv_account_report(acs[a].blocks, g, &opt, &error)) != NULL;
     if (ok && s.compare_muffliato && acs[a].trust == PRIV_TRUST_PNDP)
-      ok = (acs[a].muff = priv_muffliato_rdp(wm, s.T, cli_attacker_sets_members(&sets, acs[a].set),
-                                             cli_attacker_sets_size(&sets, acs[a].set), s.alpha, s.sigma,
-                                             &error)) != NULL;
+      ok = (acs[a].muff = priv_muffliato_rdp(
+                wm, s.T, cli_attacker_sets_members(&sets, acs[a].set),
+                cli_attacker_sets_size(&sets, acs[a].set), s.alpha, s.sigma, &error)) != NULL;
   }
   topo_gossip_free(wm);
   if (!ok) {

@@ -147,9 +147,12 @@ void sim_rng_normals(gsl_rng *r, double *z, gsize n) {
   }
   static GOnce once = G_ONCE_INIT;
   g_once(&once, zig_init, NULL);
-  Xoshiro *st = r->state;
+  /* A local copy of the state stays in registers; through r->state every
+   * sample would store it back (z might alias it, as far as C knows). */
+  Xoshiro st = *(Xoshiro *)r->state;
   for (gsize i = 0; i < n; i++)
-    z[i] = zig_normal(st);
+    z[i] = zig_normal(&st);
+  *(Xoshiro *)r->state = st;
 }
 
 static void seed_stream(gsl_rng *r, guint64 seed, guint32 node, guint32 purpose) {
