@@ -16,56 +16,7 @@
  */
 #include "sim/sim.h"
 
-#define N 10
-#define ROUNDS 30
-#define MS SIM_TIME_MS
-
-/* ---- A lossy gossip: broadcasts every 10 ms, random forwards, a link
- * down for the whole run and one going down and up. ---- */
-
-static void on_start(SimEngine *e, guint32 u, gpointer state) {
-  (void)state;
-  g_assert_cmpuint(sim_engine_set_timer_at(e, u, u * 100 * SIM_TIME_US, 0, NULL), !=, 0);
-}
-
-static void on_timer(SimEngine *e, guint32 u, gpointer state, SimEventId id, guint64 round) {
-  (void)state;
-  (void)id;
-  const guint32 to[] = {(u + 1) % N, (u + 2) % N, (u + 5) % N};
-  SimMessage *m = sim_message_new(u, (guint32)round, 0, NULL, 100 + u, NULL);
-  g_assert_true(sim_engine_broadcast(e, m, to, G_N_ELEMENTS(to), NULL));
-  sim_message_unref(m);
-  if (round + 1 < ROUNDS)
-    g_assert_cmpuint(sim_engine_set_timer(e, u, 10 * MS, round + 1, NULL), !=, 0);
-}
-
-static void on_message(SimEngine *e, guint32 u, gpointer state, SimMessage *m) {
-  (void)state;
-  gsl_rng *r = sim_engine_rng(e, u, SIM_RNG_PROTOCOL, NULL);
-  if (gsl_rng_uniform(r) < 0.2) { /* forwarded from inside a delivery */
-    SimMessage *f = sim_message_new(u, sim_message_round(m), 1, NULL, 40, NULL);
-    g_assert_true(sim_engine_send(e, f, (guint32)gsl_rng_uniform_int(r, N), NULL));
-    sim_message_unref(f);
-  }
-}
-
-static SimEngine *gossip_engine(void) {
-  static const SimNodeHandlers h = {
-      .on_start = on_start, .on_timer = on_timer, .on_message = on_message};
-  GError *err = NULL;
-  SimEngine *e = sim_engine_new(N, 11, &h, NULL, &err);
-  g_assert_no_error(err);
-  SimLinkParams link = {.loss = 0.1};
-  g_assert_true(sim_latency_parse("uniform:min=1,max=5", &link.latency, &err));
-  g_assert_true(sim_engine_set_default_link(e, &link, &err));
-  g_assert_true(sim_engine_set_link_down(e, 0, 1, TRUE, &err));
-  SimTopologyChange down = {.kind = SIM_TOPOLOGY_LINK_DOWN, .u = 2, .v = 3, .epoch = 1};
-  SimTopologyChange up = {.kind = SIM_TOPOLOGY_LINK_UP, .u = 2, .v = 3, .epoch = 2};
-  g_assert_cmpuint(sim_engine_notify_topology_change(e, 50 * MS, &down, &err), !=, 0);
-  g_assert_cmpuint(sim_engine_notify_topology_change(e, 120 * MS, &up, &err), !=, 0);
-  g_assert_no_error(err);
-  return e;
-}
+#include "lossy_gossip.h"
 
 /* ---- Recording transmissions ---- */
 
@@ -193,7 +144,7 @@ static void run_all(SimEngine *e, SimTime until) {
 
 /* Every transmission of a whole run, from an unsampled subscriber. */
 static void reference(Recorder *all) {
-  SimEngine *e = gossip_engine();
+  SimEngine *e = lossy_gossip_engine(11);
   recorder_init(all, sim_engine_bus(e));
   subscribe(all, TX_KINDS, 1);
   run_all(e, SIM_TIME_NEVER);
@@ -220,7 +171,7 @@ static guint64 n_sent(SimEngine *e) {
 static void check_every(gboolean with_all) {
   Recorder all, same_run;
   reference(&all);
-  SimEngine *e = gossip_engine();
+  SimEngine *e = lossy_gossip_engine(11);
   SimBus *bus = sim_engine_bus(e);
   Recorder sampled[6], sent_only, drop_only;
   const guint every[] = {1000000, 50, 7, 3, 2, 1};
@@ -284,7 +235,7 @@ static void test_every_with_unsampled(void) { check_every(TRUE); }
 static void test_join_leave(void) {
   Recorder all;
   reference(&all);
-  SimEngine *e = gossip_engine();
+  SimEngine *e = lossy_gossip_engine(11);
   SimBus *bus = sim_engine_bus(e);
   Recorder stay, leave, late, late1;
   recorder_init(&stay, bus);
@@ -329,7 +280,7 @@ static void test_join_leave(void) {
 static void test_join_in_callback(void) {
   Recorder all;
   reference(&all);
-  SimEngine *e = gossip_engine();
+  SimEngine *e = lossy_gossip_engine(11);
   SimBus *bus = sim_engine_bus(e);
   Recorder first, second, other;
   recorder_init(&first, bus);
@@ -364,14 +315,14 @@ static void test_join_in_callback(void) {
 /* A transmission no subscriber takes builds no event, and sampling changes
  * nothing in the run itself. */
 static void test_builds_nothing(void) {
-  SimEngine *e = gossip_engine();
+  SimEngine *e = lossy_gossip_engine(11);
   run_all(e, SIM_TIME_NEVER);
   SimEngineStats plain;
   sim_engine_get_stats(e, &plain);
   g_assert_cmpuint(sim_bus_n_published(sim_engine_bus(e)), ==, 0);
   sim_engine_free(e);
 
-  e = gossip_engine();
+  e = lossy_gossip_engine(11);
   SimBus *bus = sim_engine_bus(e);
   Recorder one;
   recorder_init(&one, bus);
@@ -394,7 +345,7 @@ static void count_topology(const SimBusEvent *ev, gpointer data) {
 
 /* Without transmission kinds nothing is built but what is wanted. */
 static void test_other_kinds_only(void) {
-  SimEngine *e = gossip_engine();
+  SimEngine *e = lossy_gossip_engine(11);
   SimBus *bus = sim_engine_bus(e);
   guint64 topo = 0;
   GError *err = NULL;

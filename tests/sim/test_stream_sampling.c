@@ -19,60 +19,7 @@
 
 #include "sim/sim.h"
 
-#define N 10
-#define ROUNDS 30
-#define MS SIM_TIME_MS
-
-/* ---- A lossy gossip with round boundaries and two topology changes ---- */
-
-static void on_start(SimEngine *e, guint32 u, gpointer state) {
-  (void)state;
-  g_assert_cmpuint(sim_engine_set_timer_at(e, u, u * 100 * SIM_TIME_US, 0, NULL), !=, 0);
-}
-
-static void on_timer(SimEngine *e, guint32 u, gpointer state, SimEventId id, guint64 round) {
-  (void)state;
-  (void)id;
-  const guint32 to[] = {(u + 1) % N, (u + 2) % N, (u + 5) % N};
-  SimMessage *m = sim_message_new(u, (guint32)round, 0, NULL, 100 + u, NULL);
-  g_assert_true(sim_engine_broadcast(e, m, to, G_N_ELEMENTS(to), NULL));
-  sim_message_unref(m);
-  if (u == N - 1) {
-    SimBusEvent ev = {.kind = SIM_BUS_ROUND, .time = sim_engine_now(e), .from = SIM_NODE_NONE,
-                      .to = SIM_NODE_NONE, .round = (guint32)round + 1, .arrival = SIM_TIME_NEVER};
-    sim_bus_publish(sim_engine_bus(e), &ev);
-  }
-  if (round + 1 < ROUNDS)
-    g_assert_cmpuint(sim_engine_set_timer(e, u, 10 * MS, round + 1, NULL), !=, 0);
-}
-
-static void on_message(SimEngine *e, guint32 u, gpointer state, SimMessage *m) {
-  (void)state;
-  gsl_rng *r = sim_engine_rng(e, u, SIM_RNG_PROTOCOL, NULL);
-  if (gsl_rng_uniform(r) < 0.2) {
-    SimMessage *f = sim_message_new(u, sim_message_round(m), 1, NULL, 40, NULL);
-    g_assert_true(sim_engine_send(e, f, (guint32)gsl_rng_uniform_int(r, N), NULL));
-    sim_message_unref(f);
-  }
-}
-
-static SimEngine *gossip_engine(void) {
-  static const SimNodeHandlers h = {
-      .on_start = on_start, .on_timer = on_timer, .on_message = on_message};
-  GError *err = NULL;
-  SimEngine *e = sim_engine_new(N, 23, &h, NULL, &err);
-  g_assert_no_error(err);
-  SimLinkParams link = {.loss = 0.1};
-  g_assert_true(sim_latency_parse("uniform:min=1,max=5", &link.latency, &err));
-  g_assert_true(sim_engine_set_default_link(e, &link, &err));
-  g_assert_true(sim_engine_set_link_down(e, 0, 1, TRUE, &err));
-  SimTopologyChange down = {.kind = SIM_TOPOLOGY_LINK_DOWN, .u = 2, .v = 3, .epoch = 1};
-  SimTopologyChange up = {.kind = SIM_TOPOLOGY_LINK_UP, .u = 2, .v = 3, .epoch = 2};
-  g_assert_cmpuint(sim_engine_notify_topology_change(e, 50 * MS, &down, &err), !=, 0);
-  g_assert_cmpuint(sim_engine_notify_topology_change(e, 120 * MS, &up, &err), !=, 0);
-  g_assert_no_error(err);
-  return e;
-}
+#include "lossy_gossip.h"
 
 static void run_to(SimEngine *e, SimTime until) {
   GError *err = NULL;
@@ -108,7 +55,7 @@ static void record(const SimBusEvent *ev, gpointer data) {
 
 static GArray *reference(void) {
   GArray *tx = g_array_new(FALSE, TRUE, sizeof(Tx));
-  SimEngine *e = gossip_engine();
+  SimEngine *e = lossy_gossip_engine(23);
   g_assert_cmpuint(sim_bus_subscribe_kinds(sim_engine_bus(e),
                                            SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
                                                SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED),
@@ -294,7 +241,7 @@ static void test_specs(Fixture *f, gconstpointer data) {
                {"every:250", 250}, {"every:1000000", 1000000}, {"none", 0}};
   guint total = f->all->len;
   for (gsize c = 0; c < G_N_ELEMENTS(cases); c++) {
-    SimEngine *e = gossip_engine();
+    SimEngine *e = lossy_gossip_engine(23);
     SimStream *s = stream_new(cases[c].spec, f->path);
     g_assert_cmpuint(sim_stream_message_every(s), ==, cases[c].every);
     GError *err = NULL;
@@ -327,7 +274,7 @@ static void test_specs(Fixture *f, gconstpointer data) {
  * own stretch of the run only. */
 static void test_attach_detach(Fixture *f, gconstpointer data) {
   (void)data;
-  SimEngine *e = gossip_engine();
+  SimEngine *e = lossy_gossip_engine(23);
   run_to(e, 97 * MS);
   guint k1 = (guint)n_sent(e);
   SimStream *s = stream_new("every:4", f->path);
@@ -360,7 +307,7 @@ static void test_attach_detach(Fixture *f, gconstpointer data) {
 /* The engine goes first: the stream keeps the counts it had. */
 static void test_engine_freed_first(Fixture *f, gconstpointer data) {
   (void)data;
-  SimEngine *e = gossip_engine();
+  SimEngine *e = lossy_gossip_engine(23);
   SimStream *s = stream_new("every:3", f->path);
   GError *err = NULL;
   g_assert_true(sim_stream_attach(s, e, &err));
@@ -388,13 +335,13 @@ static void test_two_engines(Fixture *f, gconstpointer data) {
   (void)data;
   SimStream *s = stream_new("every:5", f->path);
   GError *err = NULL;
-  SimEngine *a = gossip_engine();
+  SimEngine *a = lossy_gossip_engine(23);
   g_assert_true(sim_stream_attach(s, a, &err));
   run_to(a, 60 * MS); /* stops inside a period: the second engine restarts it */
   guint ka = (guint)n_sent(a);
   g_assert_cmpuint(ka % 5, !=, 1);
   sim_stream_detach(s);
-  SimEngine *b = gossip_engine();
+  SimEngine *b = lossy_gossip_engine(23);
   g_assert_true(sim_stream_attach(s, b, &err));
   run_to(b, SIM_TIME_NEVER);
   guint total = f->all->len;
@@ -417,6 +364,7 @@ static void test_two_engines(Fixture *f, gconstpointer data) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
+  lossy_gossip_rounds = TRUE;
   g_test_add("/stream-sampling/specs", Fixture, NULL, fixture_set_up, test_specs,
              fixture_tear_down);
   g_test_add("/stream-sampling/attach-detach", Fixture, NULL, fixture_set_up, test_attach_detach,
