@@ -143,10 +143,9 @@ static gboolean mf_node_init(ProtoNode *node, gpointer run_state, gpointer *node
   (void)error;
   const MfRun *r = run_state;
   ProtoContext *ctx = proto_node_context(node);
-  gsize d = proto_context_dim(ctx);
+  gsize d = proto_context_dim(ctx), ring = r->ring;
   MfNode *s = g_new0(MfNode, 1);
   if (r->direct) {
-    gsize ring = r->ring;
     s->ids = g_new(SimNoiseId, ring);
     s->z = d ? g_new(double, ring * d) : NULL;
     if (r->block > 1) {
@@ -155,7 +154,6 @@ static gboolean mf_node_init(ProtoNode *node, gpointer run_state, gpointer *node
       s->term_ids = g_new(SimNoiseId, (gsize)r->bw + 1);
     }
   } else {
-    gsize ring = (gsize)r->bw + 1;
     s->z = d ? g_new(double, d) : NULL;
     s->n = g_new0(SimLinvec *, ring + 1); /* NULL-terminated */
     for (gsize i = 0; i < ring; i++)

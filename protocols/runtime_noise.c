@@ -11,8 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-#include <gsl/gsl_randist.h>
-
 #include "protocols/internal.h"
 
 /* Purpose tag of the edge-secret streams (any 32-bit value works here: it
@@ -56,29 +54,6 @@ void proto_secrets_free(ProtoContext *ctx) {
   }
 }
 
-static void draw_normals(gsl_rng *rng, double *z, gsize d) {
-  sim_rng_normals(rng, z, d);
-}
-
-SimNoiseId proto_node_noise_local(ProtoNode *node, double std, guint round, double *z,
-                                  GError **error) {
-  ProtoContext *ctx = node->ctx;
-  if (ctx->dim > 0 && z == NULL) {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                "node %u: a noise sample buffer of %" G_GSIZE_FORMAT " values is required",
-                node->id, ctx->dim);
-    return SIM_NOISE_ID_INVALID;
-  }
-  SimNoiseId k = sim_noise_register_local(ctx->noise, std, node->id, round, error);
-  if (k == SIM_NOISE_ID_INVALID || ctx->dim == 0)
-    return k;
-  gsl_rng *rng = sim_engine_rng(ctx->engine, node->id, SIM_RNG_NOISE, error);
-  if (rng == NULL)
-    return SIM_NOISE_ID_INVALID;
-  draw_normals(rng, z, ctx->dim);
-  return k;
-}
-
 SimNoiseId proto_node_noise_register_local(ProtoNode *node, double std, guint round,
                                            GError **error) {
   return sim_noise_register_local(node->ctx->noise, std, node->id, round, error);
@@ -97,8 +72,23 @@ gboolean proto_node_noise_draw(ProtoNode *node, double *z, guint count, GError *
   gsl_rng *rng = sim_engine_rng(ctx->engine, node->id, SIM_RNG_NOISE, error);
   if (rng == NULL)
     return FALSE;
-  draw_normals(rng, z, (gsize)count * ctx->dim);
+  sim_rng_normals(rng, z, (gsize)count * ctx->dim);
   return TRUE;
+}
+
+SimNoiseId proto_node_noise_local(ProtoNode *node, double std, guint round, double *z,
+                                  GError **error) {
+  ProtoContext *ctx = node->ctx;
+  if (ctx->dim > 0 && z == NULL) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "node %u: a noise sample buffer of %" G_GSIZE_FORMAT " values is required",
+                node->id, ctx->dim);
+    return SIM_NOISE_ID_INVALID;
+  }
+  SimNoiseId k = proto_node_noise_register_local(node, std, round, error);
+  if (k != SIM_NOISE_ID_INVALID && !proto_node_noise_draw(node, z, 1, error))
+    return SIM_NOISE_ID_INVALID;
+  return k;
 }
 
 SimNoiseId proto_node_edge_secret(ProtoNode *node, guint peer, guint round, double std, double *z,
@@ -133,7 +123,7 @@ SimNoiseId proto_node_edge_secret(ProtoNode *node, guint peer, guint round, doub
         return SIM_NOISE_ID_INVALID;
       }
       s->z = g_new(double, ctx->dim);
-      draw_normals(rng, s->z, ctx->dim);
+      sim_rng_normals(rng, s->z, ctx->dim);
       gsl_rng_free(rng);
     }
     g_hash_table_insert(ctx->secrets, g_memdup2(&key, sizeof key), s);
