@@ -193,6 +193,51 @@ static const ProtoVTable tape_vtable = {
     .on_gathered = tape_gathered,
 };
 
+/* A protocol that asks for noise without a sample buffer: the run fails
+ * with proto_node_noise_local's error; proto_node_noise_draw refuses the
+ * same, and draws nothing for count 0. */
+static gboolean nobuffer_start(ProtoNode *node, GError **error) {
+  GError *err = NULL;
+  g_assert_true(proto_node_noise_draw(node, NULL, 0, &err));
+  g_assert_false(proto_node_noise_draw(node, NULL, 2, &err));
+  g_assert_error(err, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "a buffer of 2 x 6 noise samples is required"));
+  g_clear_error(&err);
+  return proto_node_noise_local(node, 1.0, 0, NULL, error) != SIM_NOISE_ID_INVALID;
+}
+
+static const ProtoVTable nobuffer_vtable = {
+    .abi_version = PROTO_PLUGIN_ABI_VERSION,
+    .name = "test-nobuffer",
+    .summary = "asks for noise samples without a buffer",
+    .init = tape_init,
+    .on_start = nobuffer_start,
+    .on_gathered = tape_gathered,
+};
+
+static void test_noise_without_buffer(void) {
+  GError *err = NULL;
+  g_assert_true(proto_registry_register(&nobuffer_vtable, &err));
+  TopoGraph *g = topo_graph_generate("ring:n=4", &err);
+  g_assert_no_error(err);
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = g;
+  cfg.protocol = "test-nobuffer";
+  cfg.dataset = synthetic;
+  cfg.model = "linear";
+  cfg.epochs = 1;
+  cfg.batches = 2;
+  ProtoRun *run = proto_run_new(&cfg, &err);
+  g_assert_no_error(err);
+  g_assert_false(proto_run_run(run, &err));
+  g_assert_error(err, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "a noise sample buffer of 6 values is required"));
+  g_clear_error(&err);
+  proto_run_free(run);
+  topo_graph_free(g);
+}
+
 static void test_numbers_match_provenance(void) {
   GError *err = NULL;
   g_assert_true(proto_registry_register(&tape_vtable, &err));
@@ -311,5 +356,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/training/mf_blocked", test_mf_blocked);
   g_test_add_func("/training/numbers_match_provenance", test_numbers_match_provenance);
   g_test_add_func("/training/bad_inputs", test_bad_inputs);
+  g_test_add_func("/training/noise_without_buffer", test_noise_without_buffer);
   return g_test_run();
 }
