@@ -57,7 +57,7 @@ static char *scenario_json(const ScenRunHookInfo *info) {
   json_builder_add_double_value(b, info->sigma);
   json_builder_end_object(b);
   JsonNode *root = json_builder_get_root(b);
-  char *text = json_to_string(root, FALSE);
+  char *text = sim_json_write(root, 0);
   json_node_unref(root);
   g_object_unref(b);
   return text;

@@ -27,15 +27,10 @@ gboolean cli_format_parse(const char *name, guint allowed, CliFormat *out, GErro
 }
 
 void cli_print_json(JsonNode *root) {
-  JsonGenerator *gen = json_generator_new();
-  json_generator_set_pretty(gen, TRUE);
-  json_generator_set_indent(gen, 2);
-  json_generator_set_root(gen, root);
-  gchar *text = json_generator_to_data(gen, NULL);
+  gchar *text = sim_json_write(root, 2);
   fputs(text, stdout);
   fputc('\n', stdout);
   g_free(text);
-  g_object_unref(gen);
   json_node_unref(root);
 }
 

@@ -172,14 +172,9 @@ static char *summary_json(const ScenConfig *c, const ScenRunOutput *o) {
   json_builder_set_member_name(jb, "privacy");
   json_builder_add_value(jb, json_node_copy(o->privacy_summary));
   json_builder_end_object(jb);
-  JsonGenerator *gen = json_generator_new();
-  json_generator_set_pretty(gen, TRUE);
-  json_generator_set_indent(gen, 1);
   JsonNode *root = json_builder_get_root(jb);
-  json_generator_set_root(gen, root);
-  char *text = json_generator_to_data(gen, NULL);
+  char *text = sim_json_write(root, 1);
   json_node_unref(root);
-  g_object_unref(gen);
   g_object_unref(jb);
   char *out = g_strconcat(text, "\n", NULL);
   g_free(text);

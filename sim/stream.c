@@ -577,10 +577,7 @@ static gboolean scenario_text(const char *json, char **out, GError **error) {
     g_object_unref(parser);
     return FALSE;
   }
-  JsonGenerator *gen = json_generator_new();
-  json_generator_set_root(gen, root);
-  *out = json_generator_to_data(gen, NULL);
-  g_object_unref(gen);
+  *out = sim_json_write(root, 0);
   g_object_unref(parser);
   return TRUE;
 }

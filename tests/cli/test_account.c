@@ -290,6 +290,21 @@ static void test_bad_inputs(void) {
   cli_run_clear(&r);
 }
 
+/* Issue 12: json-glib 1.6 printed sigma = 1e20 as `1e+20.0`, which no JSON
+ * reader accepts. */
+static void test_json_huge_sigma(void) {
+  CliRun r = cli_run("account", "--generate", "florentine", "--rounds", "4", "--trust", "pndp",
+                     "-a", "0", "--sigma", "1e20", "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "\"sigma\" : 1e+20,"));
+  JsonParser *parser = NULL;
+  JsonObject *o = cli_run_json(&r, &parser);
+  g_assert_cmpfloat(json_object_get_double_member(o, "sigma"), ==, 1e20);
+  g_assert_cmpfloat(json_object_get_double_member(o, "clip"), ==, 1.0);
+  g_object_unref(parser);
+  cli_run_clear(&r);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/account/florentine-reference", test_florentine_reference);
@@ -298,5 +313,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/account/ldp", test_ldp);
   g_test_add_func("/cli/account/protocols", test_protocols);
   g_test_add_func("/cli/account/bad-inputs", test_bad_inputs);
+  g_test_add_func("/cli/account/json-huge-sigma", test_json_huge_sigma);
   return g_test_run();
 }
