@@ -84,18 +84,6 @@ static char **point_names(const GPtrArray *axes, guint n) {
 
 /* ---- Jobs ---- */
 
-static gboolean point_finished(const char *dir, const char *ini) {
-  char *sum = g_build_filename(dir, "summary.json", NULL);
-  char *res = g_build_filename(dir, "scenario.resolved.ini", NULL);
-  char *text = NULL;
-  gboolean done = g_file_test(sum, G_FILE_TEST_IS_REGULAR) &&
-                  g_file_get_contents(res, &text, NULL, NULL) && g_str_equal(text, ini);
-  g_free(text);
-  g_free(sum);
-  g_free(res);
-  return done;
-}
-
 static void report_progress(Shared *sh) {
   if (sh->opt->progress == NULL)
     return;
@@ -192,17 +180,25 @@ static double json_num(JsonObject *o, const char *key) {
   return json_node_get_double(n);
 }
 
-static gboolean read_point(const char *dir, guint T, PointResult *r) {
+/* Reads a point's summary.json. Errors: SCEN_ERROR_IO naming the file when it
+ * is missing, is not JSON or not an object (the point is then failed, and run
+ * again on resume). */
+static gboolean read_point(const char *dir, guint T, PointResult *r, GError **error) {
   memset(r, 0, sizeof *r);
   char *path = g_build_filename(dir, "summary.json", NULL);
   JsonParser *parser = json_parser_new();
-  gboolean ok = json_parser_load_from_file(parser, path, NULL);
-  g_free(path);
+  GError *local = NULL;
+  gboolean ok = json_parser_load_from_file(parser, path, &local);
   JsonNode *root = ok ? json_parser_get_root(parser) : NULL;
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root)) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot read %s: %s", path,
+                local ? local->message : "not a JSON object");
+    g_clear_error(&local);
+    g_free(path);
     g_object_unref(parser);
     return FALSE;
   }
+  g_free(path);
   JsonObject *o = json_node_get_object(root);
   r->sigma = json_num(o, "sigma");
   JsonArray *curve = json_object_get_array_member(o, "curve");
@@ -247,6 +243,29 @@ static void point_result_clear(PointResult *r) {
   g_free(r->train);
   g_free(r->test);
   g_free(r->acc);
+}
+
+/* A point is finished when its resolved file is the one asked for, every file
+ * it writes is there (someone may have deleted one since) and its summary
+ * reads back; anything less runs it again. */
+static gboolean point_finished(const char *dir, const char *ini) {
+  char *res = g_build_filename(dir, "scenario.resolved.ini", NULL);
+  char *text = NULL;
+  gboolean done = g_file_get_contents(res, &text, NULL, NULL) && g_str_equal(text, ini);
+  g_free(text);
+  g_free(res);
+  const char *files[] = {"metrics.csv", "privacy.csv"};
+  for (guint i = 0; done && i < G_N_ELEMENTS(files); i++) {
+    char *p = g_build_filename(dir, files[i], NULL);
+    done = g_file_test(p, G_FILE_TEST_IS_REGULAR);
+    g_free(p);
+  }
+  if (done) {
+    PointResult r;
+    done = read_point(dir, 0, &r, NULL);
+    point_result_clear(&r);
+  }
+  return done;
 }
 
 /* Mean and 95% confidence interval (Student t) of @n values. */
@@ -302,14 +321,12 @@ typedef struct {
   guint first;    /* first point (its item indices name the group) */
 } Group;
 
+/* @res: every point's summary, read back (all ok: a sweep with a failed point
+ * has no aggregates). */
 static gboolean write_aggregates(Shared *sh, const GPtrArray *axes, const char *out_dir,
-                                 ScenRunReport *report, GError **error) {
+                                 ScenRunReport *report, const PointResult *res,
+                                 GError **error) {
   guint n = sh->total_points;
-  guint T = sh->cfg[0]->rounds;
-  PointResult *res = g_new0(PointResult, n);
-  for (guint p = 0; p < n; p++)
-    read_point(sh->dirs[p], sh->cfg[p]->rounds, &res[p]);
-  (void)T;
   /* Which axis is the seed (replicates), which one the noise level. */
   gint seed_axis = -1, noise_axis = -1;
   for (guint a = 0; a < axes->len; a++) {
@@ -655,9 +672,6 @@ static gboolean write_aggregates(Shared *sh, const GPtrArray *axes, const char *
   g_free(g_hi);
   g_array_unref(groups);
   g_free(items);
-  for (guint p = 0; p < n; p++)
-    point_result_clear(&res[p]);
-  g_free(res);
   return ok;
 }
 
@@ -723,12 +737,8 @@ static void sweep_summary(Shared *sh, const GPtrArray *axes, const char *out_dir
   }
   json_builder_end_array(jb);
   json_builder_end_object(jb);
-  JsonGenerator *gen = json_generator_new();
-  json_generator_set_pretty(gen, TRUE);
-  json_generator_set_indent(gen, 1);
   JsonNode *root = json_builder_get_root(jb);
-  json_generator_set_root(gen, root);
-  char *text = json_generator_to_data(gen, NULL);
+  char *text = sim_json_write(root, 1);
   char *full = g_strconcat(text, "\n", NULL);
   char *path = g_build_filename(out_dir, "summary.json", NULL);
   *ok = *ok && scen_write_file(path, full, strlen(full), error);
@@ -736,7 +746,6 @@ static void sweep_summary(Shared *sh, const GPtrArray *axes, const char *out_dir
   g_free(full);
   g_free(text);
   json_node_unref(root);
-  g_object_unref(gen);
   g_object_unref(jb);
 }
 
@@ -905,17 +914,34 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
     g_thread_pool_free(pool, FALSE, TRUE);
   }
   GString *failures = g_string_new(NULL);
+  gboolean *job_failed = g_new0(gboolean, n);
   for (guint j = 0; j < sh.n_jobs; j++) {
     Job *job = &sh.jobs[j];
     if (job->done) {
       report->ran += job->n_points;
     } else {
       report->failed += job->n_points;
+      for (guint i = 0; i < job->n_points; i++)
+        job_failed[job->points[i]] = TRUE;
       if (failures->len < 4000)
         g_string_append_printf(failures, "\n  %s: %s", sh.dirs[job->points[0]],
                                job->error ? job->error : "not run");
     }
   }
+  /* Every point, run now or found finished, must read back: a summary no
+   * reader accepts is a failed point (and, not being finished, runs again on
+   * resume), never a silent gap in the aggregates. */
+  PointResult *res = g_new0(PointResult, n);
+  for (guint p = 0; ok && !scen_cancelled() && p < n; p++) {
+    GError *rerr = NULL;
+    if (job_failed[p] || read_point(sh.dirs[p], sh.cfg[p]->rounds, &res[p], &rerr))
+      continue;
+    report->failed++;
+    if (failures->len < 4000)
+      g_string_append_printf(failures, "\n  %s: %s", sh.dirs[p], rerr->message);
+    g_error_free(rerr);
+  }
+  g_free(job_failed);
   if (ok && scen_cancelled()) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_CANCELLED,
                 "cancelled: %u of %u points finished; run again to resume", report->ran +
@@ -928,7 +954,7 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
     ok = scen_write_file(path, ini, strlen(ini), error);
     g_free(path);
     g_free(ini);
-    ok = ok && write_aggregates(&sh, axes, out_dir, report, error);
+    ok = ok && write_aggregates(&sh, axes, out_dir, report, res, error);
     sweep_summary(&sh, axes, out_dir, report, error, &ok);
   } else if (ok && !sweep && report->failed == 0 && sh.cfg[0]->plots) {
     const char *figs[] = {"loss.svg", "privacy.svg"};
@@ -946,6 +972,9 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
     ok = FALSE;
   }
   g_string_free(failures, TRUE);
+  for (guint p = 0; p < n; p++)
+    point_result_clear(&res[p]);
+  g_free(res);
 
   for (guint i = 0; i < ctasks->len; i++) {
     CTask *t = g_ptr_array_index(ctasks, i);

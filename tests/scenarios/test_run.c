@@ -311,6 +311,73 @@ static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
   scen_scenario_free(sc);
 }
 
+/* Issue 12: json-glib 1.6 wrote sigma = 1e20 as `1e+20.0`, so both points'
+ * summaries were invalid JSON: the sweep reported them failed in points.csv
+ * with 0 seeds in groups.csv, yet succeeded, and resume skipped them. Now the
+ * summaries read back, and a point whose summary or privacy.csv is broken or
+ * gone is run again. */
+static void test_sweep_huge_sigma_resume(Fix *f, gconstpointer data) {
+  (void)data;
+  const char *text = TASK "[sweep]\nprotocol.sigma = 1e20;1e21\n";
+  ScenScenario *sc = load(f->dir, text, NULL);
+  char *a = g_build_filename(f->dir, "a", NULL);
+  ScenRunReport rep = {0};
+  run_ok(sc, a, 1, &rep);
+  g_assert_cmpuint(rep.ran, ==, 2);
+  g_assert_cmpuint(rep.failed, ==, 0);
+  scen_run_report_clear(&rep);
+  const double sig[] = {1e20, 1e21};
+  for (guint i = 0; i < 2; i++) {
+    char *pd = g_strdup_printf("sigma=%s", i ? "1e21" : "1e20");
+    char *dir = g_build_filename(a, "points", pd, NULL);
+    char *path = g_build_filename(dir, "summary.json", NULL);
+    JsonParser *parser = json_parser_new();
+    GError *error = NULL;
+    json_parser_load_from_file(parser, path, &error);
+    g_assert_no_error(error);
+    JsonObject *o = json_node_get_object(json_parser_get_root(parser));
+    g_assert_cmpfloat(json_object_get_double_member(o, "sigma"), ==, sig[i]);
+    g_object_unref(parser);
+    g_free(path);
+    g_free(dir);
+    g_free(pd);
+  }
+  GPtrArray *pts = read_csv(a, "points.csv");
+  g_assert_cmpstr(((char **)g_ptr_array_index(pts, 1))[3], ==, "done");
+  g_assert_cmpstr(((char **)g_ptr_array_index(pts, 2))[3], ==, "done");
+  g_assert_cmpfloat(cell(pts, 2, 4), ==, 1e21);
+  g_ptr_array_unref(pts);
+  GPtrArray *g = read_csv(a, "groups.csv");
+  g_assert_cmpuint(g->len, ==, 3);
+  g_assert_cmpstr(((char **)g_ptr_array_index(g, 1))[2], ==, "1"); /* seeds */
+  g_assert_cmpfloat(cell(g, 1, 3), ==, 1e20);
+  /* epsilon: mu ~ 1e-20 gives delta(0) ~ 0.4 mu < 1e-6, so 0 is exact here. */
+  g_assert_cmpstr(((char **)g_ptr_array_index(g, 1))[4], ==, "0");
+  g_ptr_array_unref(g);
+
+  /* A summary no reader accepts: not finished, run again. */
+  char *p0 = g_build_filename(a, "points", "sigma=1e20", NULL);
+  char *p1 = g_build_filename(a, "points", "sigma=1e21", NULL);
+  g_free(scen_test_write(p0, "summary.json", "{\"sigma\" : 1e+20.0}\n"));
+  run_ok(sc, a, 1, &rep);
+  g_assert_cmpuint(rep.ran, ==, 1);
+  g_assert_cmpuint(rep.skipped, ==, 1);
+  scen_run_report_clear(&rep);
+  /* privacy.csv deleted: not finished either. */
+  char *pc = g_build_filename(p1, "privacy.csv", NULL);
+  g_assert_cmpint(g_unlink(pc), ==, 0);
+  run_ok(sc, a, 1, &rep);
+  g_assert_cmpuint(rep.ran, ==, 1);
+  g_assert_cmpuint(rep.skipped, ==, 1);
+  scen_run_report_clear(&rep);
+  g_assert_true(g_file_test(pc, G_FILE_TEST_IS_REGULAR));
+  g_free(pc);
+  g_free(p0);
+  g_free(p1);
+  g_free(a);
+  scen_scenario_free(sc);
+}
+
 static void test_shared_runs(Fix *f, gconstpointer data) {
   (void)data;
   /* nonprivate ignores mu: the two points are one run, written twice. */
@@ -469,6 +536,7 @@ int main(int argc, char **argv) {
   ADD("structured-equals-observer", test_structured_equals_observer);
   ADD("invalid-refused", test_invalid_refused);
   ADD("cancel", test_cancel);
+  ADD("sweep-huge-sigma-resume", test_sweep_huge_sigma_resume);
   int rc = g_test_run();
   plot_shutdown();
   return rc;
