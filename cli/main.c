@@ -1,6 +1,7 @@
 /*
  * cli/main.c: the dpgossip command: dispatches to subcommands.
  */
+#include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,7 +100,30 @@ static int unknown_command(const char *name) {
   return CLI_EXIT_USAGE;
 }
 
-int main(int argc, char **argv) {
+static int run_command(int argc, char **argv);
+
+/* Output that never reached its file (a full disk, /dev/full, a closed pipe)
+ * is a failure, not a success: stdout is flushed and closed here and any
+ * error turns a 0 status into 1, with a message. */
+static int close_stdout(int status) {
+  errno = 0;
+  gboolean failed = fflush(stdout) != 0;
+  int saved = errno;
+  failed |= ferror(stdout) != 0;
+  if (fclose(stdout) != 0 && !failed) {
+    failed = TRUE;
+    saved = errno;
+  }
+  if (!failed)
+    return status;
+  fprintf(stderr, "dpgossip: cannot write the output: %s\n",
+          saved ? g_strerror(saved) : "write error");
+  return status == CLI_EXIT_OK ? CLI_EXIT_FAILURE : status;
+}
+
+int main(int argc, char **argv) { return close_stdout(run_command(argc, argv)); }
+
+static int run_command(int argc, char **argv) {
   setlocale(LC_ALL, "");
   /* Numbers are always printed with a '.' decimal point, whatever the locale. */
   setlocale(LC_NUMERIC, "C");
