@@ -56,6 +56,8 @@ void proto_round_w_free(ProtoRoundW *w);
 #define PROTO_TIMER_RUNTIME (G_GUINT64_CONSTANT(1) << 63)
 #define PROTO_TIMER_SEND (PROTO_TIMER_RUNTIME | (G_GUINT64_CONSTANT(1) << 56))
 #define PROTO_TIMER_DEADLINE (PROTO_TIMER_RUNTIME | (G_GUINT64_CONSTANT(2) << 56))
+/* Stale mode: a message to the node was lost; recheck the gather of the round. */
+#define PROTO_TIMER_LOST (PROTO_TIMER_RUNTIME | (G_GUINT64_CONSTANT(3) << 56))
 #define PROTO_TIMER_KIND_MASK (PROTO_TIMER_RUNTIME | (G_GUINT64_CONSTANT(0x7f) << 56))
 
 struct ProtoNode {
@@ -82,6 +84,7 @@ struct ProtoNode {
 
   GHashTable *inbox;     /* (round << 32 | from) -> SimMessage* (ref) */
   GHashTable *last_used; /* stale mode: from -> 1 + round of the message last used */
+  GHashTable *lost;      /* stale mode: (round << 32 | from) of messages to it lost */
 
   double *grad, *scratch; /* task buffers */
 };

@@ -29,6 +29,12 @@
  *   stale:s=S       per in-neighbour the freshest message of a round in
  *                   [r-S, r]; the gather waits until every in-neighbour has
  *                   one; weights of W_r. A node may run up to S rounds ahead.
+ *                   A lost round-r message (known to the receiver when it
+ *                   is sent) ends the wait for its sender: its freshest
+ *                   stored message in [r-S, r] replaces it, or, when there
+ *                   is none, the sender is skipped and the weights are
+ *                   renormalised over the inputs (own included), as in
+ *                   deadline mode; so lossy links never stall a run.
  * Messages of future rounds are buffered. Message round = gossip round
  * (Muffliato: t*K + k); message tag 0. Local compute time (compute_ms) delays
  * the exchange that follows each local step.
@@ -233,7 +239,8 @@ void proto_run_free(ProtoRun *run);
  * is left, then waits for the evaluations. Only once per run.
  * Errors: PROTO_ERROR_STALLED when the engine ran out of events with nodes
  * still waiting (names the first such node, its round and the missing
- * neighbours: lost messages in stale mode, a protocol that never finishes);
+ * neighbours: lost messages in sync mode, e.g. behind a down link, a protocol
+ * that never finishes);
  * PROTO_ERROR_CANCELLED; errors raised by the protocol's handlers.
  * Complexity: O(events x log pending + per-step work).
  */

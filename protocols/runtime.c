@@ -183,8 +183,10 @@ static void node_setup(ProtoContext *ctx, ProtoNode *node, guint u) {
     sim_linvec_add_public(node->model, 1.0, ctx->init_params, NULL);
   node->inbox = g_hash_table_new_full(inbox_hash, g_direct_equal, NULL,
                                       (GDestroyNotify)sim_message_unref);
-  if (ctx->mode.kind == PROTO_MODE_STALE)
+  if (ctx->mode.kind == PROTO_MODE_STALE) {
     node->last_used = g_hash_table_new(g_direct_hash, g_direct_equal);
+    node->lost = g_hash_table_new(inbox_hash, g_direct_equal);
+  }
   if (ctx->model != NULL) {
     node->grad = g_new0(double, ctx->dim);
     node->scratch = g_new0(double, learn_model_scratch_size(ctx->model));
@@ -303,6 +305,8 @@ void proto_run_free(ProtoRun *run) {
         g_hash_table_destroy(node->inbox);
       if (node->last_used != NULL)
         g_hash_table_destroy(node->last_used);
+      if (node->lost != NULL)
+        g_hash_table_destroy(node->lost);
       sim_linvec_free(node->model);
       g_free(node->grad);
       g_free(node->scratch);

@@ -8,6 +8,16 @@
  * O(log degree). A completed gather is handed to the protocol only after the
  * engine handler that completed it has returned (a "ready" flag drained in a
  * loop), so protocols never recurse into themselves through the runtime.
+ *
+ * Stale mode over lossy links: a gather waits for a message of every
+ * in-neighbour within the bound, and a lost message would make it wait
+ * forever when no older one is stored (always so in round 0). So the
+ * runtime learns of every loss when the message is sent (the engine's drop
+ * counter) and tells the receiver at once, as a timer at the same time: a
+ * known-lost round-r message of v stops the wait for v. The gather then uses
+ * v's freshest stored message of [r - S, r], or, when there is none, skips v
+ * and renormalises the weights over the inputs it has (own included), as
+ * deadline mode does. The provenance of every input says which it was.
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 
@@ -66,7 +76,9 @@ static void begin_gather(ProtoNode *node) {
   node->n_missing = 0;
   for (guint p = 0; p < len; p++) {
     guint v = w->in_cols[start + p];
-    node->have[p] = v == node->id || usable(node, v, node->round) != NULL;
+    node->have[p] = v == node->id || usable(node, v, node->round) != NULL ||
+                    (node->lost != NULL &&
+                     g_hash_table_contains(node->lost, KEY(node->round, v)));
     node->n_missing += !node->have[p];
   }
   node->gathering = TRUE;
@@ -84,19 +96,48 @@ static void begin_gather(ProtoNode *node) {
     node->ready = TRUE;
 }
 
+/* Stale mode: the round-@round message of @from to @to was lost. The receiver
+ * records it, and when it may be gathering that round already, a timer at
+ * the current time makes it look again (its handler, not this sender's,
+ * completes the gather: no node's handler runs inside another's). */
+static gboolean note_lost(ProtoContext *ctx, guint from, guint to, guint round,
+                          GError **error) {
+  ProtoNode *rx = &ctx->nodes[to];
+  if (rx->done || rx->round > round)
+    return TRUE;
+  g_hash_table_add(rx->lost, KEY(round, from));
+  if (rx->round == round && rx->gathering &&
+      sim_engine_set_timer(ctx->engine, to, 0, PROTO_TIMER_LOST | round, error) ==
+          SIM_EVENT_ID_NONE)
+    return FALSE;
+  return TRUE;
+}
+
 /* Sends what exchange prepared, then starts the gather. */
 static void flush_outbox(ProtoNode *node) {
   ProtoContext *ctx = node->ctx;
   const ProtoRoundW *w = node->w;
   guint start = w->out_ptr[node->id];
+  SimEngineStats before, after;
   for (guint i = 0; i < node->outbox->len; i++) {
     SimMessage *m = node->outbox->pdata[i];
     if (m == NULL)
       continue;
     GError *error = NULL;
-    if (!sim_engine_send(ctx->engine, m, w->out_cols[start + i], &error)) {
+    guint to = w->out_cols[start + i];
+    if (node->lost != NULL)
+      sim_engine_get_stats(ctx->engine, &before);
+    if (!sim_engine_send(ctx->engine, m, to, &error)) {
       proto_context_fail(ctx, error);
       break;
+    }
+    if (node->lost != NULL) {
+      sim_engine_get_stats(ctx->engine, &after);
+      if (after.messages_dropped != before.messages_dropped &&
+          !note_lost(ctx, node->id, to, sim_message_round(m), &error)) {
+        proto_context_fail(ctx, error);
+        break;
+      }
     }
   }
   g_ptr_array_set_size(node->outbox, 0);
@@ -273,6 +314,12 @@ typedef struct {
   guint next_round; /* the node's round after the gather */
 } Sweep;
 
+/* Loss notices of rounds already gathered. */
+static gboolean past_loss(gpointer key, gpointer value, gpointer data) {
+  (void)value;
+  return KEY_ROUND(key) < GPOINTER_TO_UINT(data);
+}
+
 /* Messages no future gather can use. */
 static gboolean useless(gpointer key, gpointer value, gpointer data) {
   (void)value;
@@ -301,7 +348,7 @@ static void complete_gather(ProtoNode *node) {
     guint v = w->in_cols[start + p];
     SimMessage *m = v == u ? node->own : node->have[p] ? usable(node, v, r) : NULL;
     if (m == NULL)
-      continue; /* deadline mode: skipped */
+      continue; /* deadline mode, or stale mode with only a lost message: skipped */
     guint mr = sim_message_round(m);
     if (v != u && mr < r)
       ctx->stale_inputs++;
@@ -334,6 +381,8 @@ static void complete_gather(ProtoNode *node) {
   node->round = r + 1;
   Sweep sweep = {node, r + 1};
   g_hash_table_foreach_remove(node->inbox, useless, &sweep);
+  if (node->lost != NULL && g_hash_table_size(node->lost) > 0)
+    g_hash_table_foreach_remove(node->lost, past_loss, GUINT_TO_POINTER(r + 1));
   ctx->gathers++;
 
   GError *error = NULL;
@@ -405,6 +454,19 @@ static void on_timer(SimEngine *engine, guint32 u, gpointer state, SimEventId ti
     guint64 kind = tag & PROTO_TIMER_KIND_MASK;
     if (kind == PROTO_TIMER_SEND && node->exchanged && !node->gathering && node->round == round) {
       flush_outbox(node);
+    } else if (kind == PROTO_TIMER_LOST) {
+      if (node->gathering && node->round == round && !node->ready) {
+        const ProtoRoundW *w = node->w;
+        guint start = w->in_ptr[node->id], len = w->in_ptr[node->id + 1] - start;
+        for (guint p = 0; p < len; p++)
+          if (!node->have[p] &&
+              g_hash_table_contains(node->lost, KEY(round, w->in_cols[start + p]))) {
+            node->have[p] = TRUE;
+            node->n_missing--;
+          }
+        if (node->n_missing == 0)
+          node->ready = TRUE;
+      }
     } else if (kind == PROTO_TIMER_DEADLINE && timer == node->deadline_timer) {
       node->deadline_timer = SIM_EVENT_ID_NONE;
       if (node->gathering && node->round == round && !node->ready)

@@ -6,8 +6,10 @@
  *              deadline the run equals sync;
  *   stale      a two-node run derived by hand event by event (who uses which
  *              old message), and stale:s=0 equals sync;
- *   sync       refuses lossy links; a stale run whose messages are all lost
- *              stalls with an error naming the stuck node;
+ *   sync       refuses lossy links;
+ *   loss       a stale run replaces a lost message by the freshest one within
+ *              the bound, and skips the sender (weights renormalised) when
+ *              there is none: it never stalls, even when everything is lost;
  *   timing     local compute time and latency add up to the simulated time.
  */
 #include "proto_test.h"
@@ -216,35 +218,94 @@ static void test_sync_refuses_loss(void) {
   g_assert_nonnull(strstr(err->message, "sync"));
   g_clear_error(&err);
 
-  /* Stale mode accepts loss; when everything is lost it cannot progress. */
-  cfg.mode = "stale:s=2";
-  cfg.loss = "1";
+  /* Deadline and stale modes always progress (issue 12: stale mode stalled
+   * on the first lost message): with every message lost, each node keeps
+   * its own model (weight renormalised to 1). */
+  const char *modes[] = {"deadline:ms=2", "stale:s=2"};
+  for (guint i = 0; i < G_N_ELEMENTS(modes); i++) {
+    cfg.mode = modes[i];
+    cfg.loss = "1";
+    ProtoRun *run = proto_run_new(&cfg, &err);
+    g_assert_no_error(err);
+    g_assert_true(proto_run_run(run, &err));
+    g_assert_no_error(err);
+    for (guint u = 0; u < topo_graph_n_nodes(g); u++) {
+      const SimLinvec *x = proto_run_node_model(run, u);
+      g_assert_cmpuint(sim_linvec_nnz(x, SIM_LIN_GRAD), ==, 2);
+      g_assert_cmpfloat(sim_linvec_grad_coeff(x, u, 0), ==, -1.0);
+      g_assert_cmpfloat(sim_linvec_grad_coeff(x, u, 1), ==, -1.0);
+    }
+    ProtoRunStats st;
+    proto_run_get_stats(run, &st);
+    g_assert_cmpuint(st.engine.messages_delivered, ==, 0);
+    g_assert_cmpuint(st.partial_gathers, ==, 2 * topo_graph_n_nodes(g));
+    proto_run_free(run);
+  }
+  topo_graph_free(g);
+}
+
+/* Stale mode over a lossy link (issue 12: it stalled). Two nodes, s = 1, the
+ * link 0 -> 1 loses everything: node 1 never has a message of node 0 within
+ * the bound, so it skips it every round and keeps exactly its own gradients;
+ * node 0 hears node 1. Florentine at 10% loss: the run completes, some
+ * inputs are stale replacements, and a second run gives the same models. */
+static void test_stale_loss(void) {
+  GError *err = NULL;
+  const guint edge[2] = {0, 1};
+  TopoGraph *g = topo_graph_new_from_edges(2, edge, 1, &err);
+  g_assert_no_error(err);
+  ProtoRunConfig cfg;
+  base_config(&cfg, g, 3);
+  cfg.mode = "stale:s=1";
   ProtoRun *run = proto_run_new(&cfg, &err);
   g_assert_no_error(err);
-  g_assert_false(proto_run_run(run, &err));
-  g_assert_error(err, PROTO_ERROR, PROTO_ERROR_STALLED);
-  g_assert_nonnull(strstr(err->message, "node 0"));
-  g_clear_error(&err);
-  proto_run_free(run);
-
-  /* Deadline mode always progresses: with every message lost, each node
-   * keeps its own model (weight renormalised to 1). */
-  cfg.mode = "deadline:ms=2";
-  run = proto_run_new(&cfg, &err);
-  g_assert_no_error(err);
+  SimLinkParams lossy = {.latency = {.kind = SIM_LATENCY_CONSTANT, .ms = 1.0}, .loss = 1.0};
+  g_assert_true(sim_engine_set_link(proto_run_engine(run), 0, 1, &lossy, &err));
   g_assert_true(proto_run_run(run, &err));
   g_assert_no_error(err);
-  for (guint u = 0; u < topo_graph_n_nodes(g); u++) {
-    const SimLinvec *x = proto_run_node_model(run, u);
-    g_assert_cmpuint(sim_linvec_nnz(x, SIM_LIN_GRAD), ==, 2);
-    g_assert_cmpfloat(sim_linvec_grad_coeff(x, u, 0), ==, -1.0);
-    g_assert_cmpfloat(sim_linvec_grad_coeff(x, u, 1), ==, -1.0);
+  const SimLinvec *x1 = proto_run_node_model(run, 1), *x0 = proto_run_node_model(run, 0);
+  g_assert_cmpuint(sim_linvec_nnz(x1, SIM_LIN_GRAD), ==, 3);
+  for (guint t = 0; t < 3; t++) {
+    g_assert_cmpfloat(sim_linvec_grad_coeff(x1, 1, t), ==, -1.0);
+    g_assert_cmpfloat(sim_linvec_grad_coeff(x1, 0, t), ==, 0.0);
   }
+  g_assert_cmpfloat(sim_linvec_grad_coeff(x0, 1, 0), <, 0.0);
   ProtoRunStats st;
   proto_run_get_stats(run, &st);
-  g_assert_cmpuint(st.engine.messages_delivered, ==, 0);
-  g_assert_cmpuint(st.partial_gathers, ==, 2 * topo_graph_n_nodes(g));
+  g_assert_cmpuint(st.engine.dropped_loss, ==, 3);
+  g_assert_cmpuint(st.partial_gathers, ==, 3); /* node 1, every round */
   proto_run_free(run);
+  topo_graph_free(g);
+
+  g = florentine();
+  guint n = topo_graph_n_nodes(g);
+  base_config(&cfg, g, 8);
+  cfg.mode = "stale:s=10";
+  cfg.loss = "0.1";
+  double *first = g_new(double, (gsize)n * n * 8);
+  for (guint rep = 0; rep < 2; rep++) {
+    run = proto_run_new(&cfg, &err);
+    g_assert_no_error(err);
+    g_assert_true(proto_run_run(run, &err));
+    g_assert_no_error(err);
+    proto_run_get_stats(run, &st);
+    g_assert_cmpuint(st.engine.dropped_loss, >, 0);
+    g_assert_cmpuint(st.stale_inputs, >, 0);
+    g_assert_cmpuint(st.gathers, ==, 8 * n);
+    double *row = g_new(double, (gsize)n * 8);
+    for (guint u = 0; u < n; u++) {
+      g_assert_true(sim_linvec_row(proto_run_node_model(run, u), SIM_LIN_GRAD, row,
+                                   (gsize)n * 8, NULL));
+      if (rep == 0)
+        memcpy(first + (gsize)u * n * 8, row, sizeof(double) * n * 8);
+      else
+        g_assert_cmpmem(first + (gsize)u * n * 8, sizeof(double) * n * 8, row,
+                        sizeof(double) * n * 8);
+    }
+    g_free(row);
+    proto_run_free(run);
+  }
+  g_free(first);
   topo_graph_free(g);
 }
 
@@ -298,6 +359,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/modes/reduce_to_sync", test_modes_reduce_to_sync);
   g_test_add_func("/modes/stale/by_hand", test_stale_by_hand);
   g_test_add_func("/modes/sync/refuses_loss", test_sync_refuses_loss);
+  g_test_add_func("/modes/stale/loss", test_stale_loss);
   g_test_add_func("/modes/compute_time", test_compute_time);
   g_test_add_func("/modes/parse", test_mode_parse);
   return g_test_run();
