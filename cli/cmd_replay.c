@@ -134,12 +134,14 @@ static gboolean parse_speed(const char *text, double *speed, GError **error) {
   }
   char *end = NULL;
   double v = g_ascii_strtod(text, &end);
-  if (end != text && *end == '\0' && isfinite(v) && v > 0 && v <= 1e6) {
+  /* Below 1e-6 rounds/s, 1/speed in microseconds would overflow the clock
+   * arithmetic (1e-15 played at full speed). */
+  if (end != text && *end == '\0' && isfinite(v) && v >= 1e-6 && v <= 1e6) {
     *speed = v;
     return TRUE;
   }
   g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-              "--speed: '%s' is neither a number of rounds per second in (0, 1e6] nor 'max'",
+              "--speed: '%s' is neither a number of rounds per second in [1e-6, 1e6] nor 'max'",
               text);
   return FALSE;
 }

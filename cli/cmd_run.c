@@ -115,12 +115,11 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
 }
 
 int cli_cmd_run(int argc, char **argv) {
-  char **sets = NULL, *out_dir = NULL;
-  gint64 seed = -1;
+  char **sets = NULL, *out_dir = NULL, *seed = NULL;
   gint threads = 0;
   gboolean quiet = FALSE;
   GOptionEntry entries[] = {
-      {"seed", 's', 0, G_OPTION_ARG_INT64, &seed,
+      {"seed", 's', 0, G_OPTION_ARG_STRING, &seed,
        "Set simulation.seed (replaces a sweep over seeds)", "N"},
       {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
        "Override a key: section.key=value; sweep.section.key=a;b sets a sweep axis "
@@ -193,10 +192,16 @@ int cli_cmd_run(int argc, char **argv) {
       status = cli_fail("run", error, CLI_EXIT_USAGE);
       goto out;
     }
-  if (seed >= 0) {
-    char *item = g_strdup_printf("simulation.seed=%" G_GINT64_FORMAT, seed);
-    scen_scenario_set(sc, item, NULL);
+  if (seed != NULL) {
+    /* Any value, -1 included, is the user's: validation judges it like one
+     * written in the file (it used to be dropped silently). */
+    char *item = g_strdup_printf("simulation.seed=%s", seed);
+    gboolean set = scen_scenario_set(sc, item, &error);
     g_free(item);
+    if (!set) {
+      status = cli_fail("run", error, CLI_EXIT_USAGE);
+      goto out;
+    }
   }
   guint64 n_points = scen_scenario_n_points(sc);
   if (cli_stream_options_enabled(&so) && n_points > 1) {
@@ -263,6 +268,7 @@ out:
   cli_stream_options_clear(&so);
   scen_scenario_free(sc);
   g_strfreev(sets);
+  g_free(seed);
   g_free(out_dir);
   g_option_context_free(ctx);
   plot_shutdown();

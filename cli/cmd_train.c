@@ -212,7 +212,8 @@ int cli_cmd_train(int argc, char **argv) {
   gint epochs = 1, batches = 1, eval_every = 0, threads = 1;
   gdouble lr = 0.1, sigma = 1.0, clip = 1.0, test_fraction = LEARN_DEFAULT_TEST_FRACTION,
           compute_ms = 0.0;
-  gint64 seed = 0;
+  guint64 seed = 0;
+  char *seed_text = NULL;
   gboolean list = FALSE;
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
@@ -247,7 +248,7 @@ int cli_cmd_train(int argc, char **argv) {
        "Evaluate every N steps (and at the end; default: at the end only)", "N"},
       {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &test_fraction,
        "Fraction of the records held out for testing (default 0.2)", "F"},
-      {"seed", 's', 0, G_OPTION_ARG_INT64, &seed, "Seed of every random choice (default 0)",
+      {"seed", 's', 0, G_OPTION_ARG_STRING, &seed_text, "Seed of every random choice (default 0)",
        "N"},
       {"threads", 'j', 0, G_OPTION_ARG_INT, &threads,
        "Evaluation threads (default 1; results do not depend on it)", "N"},
@@ -304,6 +305,19 @@ int cli_cmd_train(int argc, char **argv) {
   }
   if (eval_every < 0 || threads <= 0) {
     status = usage_error("--eval-every must be >= 0 and --threads >= 1");
+    goto out;
+  }
+  /* GLib's int64 option would turn -1 into 2^64 - 1. */
+  if (seed_text != NULL && !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, NULL)) {
+    status = usage_error("--seed: '%s' is not an integer in [0, 2^64 - 1]", seed_text);
+    goto out;
+  }
+  /* An empty test set makes every test loss NaN: refuse it rather than
+   * report "nan" as a result. */
+  if (!(test_fraction > 0.0 && test_fraction < 1.0)) {
+    status = usage_error("--test-fraction must be in (0, 1) (got %g): the test loss needs test "
+                         "records",
+                         test_fraction);
     goto out;
   }
   if (!cli_stream_options_check(&so, &error)) {
@@ -436,6 +450,7 @@ out:
   g_free(latency);
   g_free(loss);
   g_free(out_path);
+  g_free(seed_text);
   g_free(schedule);
   cli_graph_options_clear(&gopt);
   cli_plugin_options_clear(&popt);

@@ -230,6 +230,14 @@ void learn_dataset_standardize(LearnDataset *train, LearnDataset *test, double *
 gboolean learn_data_load(const char *spec, double test_fraction, guint64 seed, LearnDataset **train,
                          LearnDataset **test, GError **error);
 
+/*
+ * learn_data_spec_check: the checks learn_data_load makes on @spec's kind and
+ * options (ranges included, e.g. synthetic d >= 1), without reading a file
+ * or generating a record, so that validation refuses what loading would.
+ * Errors: those of learn_data_load's option parsing. O(length of @spec).
+ */
+gboolean learn_data_spec_check(const char *spec, GError **error);
+
 /* ===================================================================== */
 /* Partitions and batches                                                 */
 /* ===================================================================== */

@@ -6,10 +6,11 @@
 
 #include "learning/internal.h"
 
-static LearnDataset *load_csv(const Spec *spec, GError **error) {
+/* The options of a csv spec, checked without reading the file. */
+static gboolean csv_options(const Spec *spec, LearnCsvOptions *out, GError **error) {
   static const char *const valid[] = {"target", "header", "classes", "standardize", NULL};
   if (!spec_check(spec, "dataset", valid, NULL, error))
-    return NULL;
+    return FALSE;
   LearnCsvOptions opt = {
       .target = spec_get(spec, "target"), .header = LEARN_CSV_HEADER_AUTO, .n_classes = 0};
   const char *header = spec_get(spec, "header");
@@ -23,7 +24,7 @@ static LearnDataset *load_csv(const Spec *spec, GError **error) {
     else {
       g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
                   "csv: option header='%s' is not auto, yes or no", header);
-      return NULL;
+      return FALSE;
     }
   }
   const char *classes = spec_get(spec, "classes");
@@ -32,54 +33,106 @@ static LearnDataset *load_csv(const Spec *spec, GError **error) {
   } else {
     guint64 c;
     if (!spec_uint(spec, "classes", 0, 0, G_MAXINT32, &c, error))
-      return NULL;
+      return FALSE;
     if (c == 1) {
       g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
                   "csv: classes=1 (use 0 for regression, auto, or >= 2)");
-      return NULL;
+      return FALSE;
     }
     opt.n_classes = (gint)c;
   }
+  *out = opt;
+  return TRUE;
+}
+
+static LearnDataset *load_csv(const Spec *spec, GError **error) {
+  LearnCsvOptions opt;
+  if (!csv_options(spec, &opt, error))
+    return NULL;
   return learn_dataset_load_csv(spec->head, &opt, error);
 }
 
-static LearnDataset *load_synthetic(const Spec *spec, GError **error) {
-  guint64 n, d, seed;
-  if (!spec_uint(spec, "n", 1000, 1, G_MAXUINT32, &n, error) ||
-      !spec_uint(spec, "d", 10, 1, 1 << 20, &d, error) ||
-      !spec_uint(spec, "seed", 1, 0, G_MAXUINT64, &seed, error))
-    return NULL;
+typedef struct {
+  gboolean logistic, argmax;
+  guint64 n, d, seed, classes;
+  double noise, scale;
+} Synthetic;
+
+/* The options of a synthetic spec, checked without generating anything. */
+static gboolean synthetic_options(const Spec *spec, Synthetic *s, GError **error) {
+  if (!spec_uint(spec, "n", 1000, 1, G_MAXUINT32, &s->n, error) ||
+      !spec_uint(spec, "d", 10, 1, 1 << 20, &s->d, error) ||
+      !spec_uint(spec, "seed", 1, 0, G_MAXUINT64, &s->seed, error))
+    return FALSE;
   if (strcmp(spec->head, "linear") == 0) {
     static const char *const valid[] = {"n", "d", "noise", "seed", "standardize", NULL};
-    double noise;
-    if (!spec_check(spec, "synthetic:linear", valid, NULL, error) ||
-        !spec_double(spec, "noise", 0.1, 0.0, G_MAXDOUBLE, &noise, error))
-      return NULL;
-    return learn_dataset_synthetic_linear(n, d, noise, seed, NULL, error);
+    s->logistic = FALSE;
+    return spec_check(spec, "synthetic:linear", valid, NULL, error) &&
+           spec_double(spec, "noise", 0.1, 0.0, G_MAXDOUBLE, &s->noise, error);
   }
   if (strcmp(spec->head, "logistic") == 0) {
     static const char *const valid[] = {"n",      "d",    "classes",     "scale",
                                         "labels", "seed", "standardize", NULL};
-    guint64 classes;
-    double scale;
+    s->logistic = TRUE;
     if (!spec_check(spec, "synthetic:logistic", valid, NULL, error) ||
-        !spec_uint(spec, "classes", 2, 2, 1 << 16, &classes, error) ||
-        !spec_double(spec, "scale", 1.0, G_MINDOUBLE, G_MAXDOUBLE, &scale, error))
-      return NULL;
+        !spec_uint(spec, "classes", 2, 2, 1 << 16, &s->classes, error) ||
+        !spec_double(spec, "scale", 1.0, G_MINDOUBLE, G_MAXDOUBLE, &s->scale, error))
+      return FALSE;
     const char *labels = spec_get(spec, "labels");
-    gboolean argmax = FALSE;
-    if (labels != NULL && strcmp(labels, "argmax") == 0)
-      argmax = TRUE;
-    else if (labels != NULL && strcmp(labels, "sample") != 0) {
+    s->argmax = labels != NULL && strcmp(labels, "argmax") == 0;
+    if (labels != NULL && !s->argmax && strcmp(labels, "sample") != 0) {
       g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
                   "synthetic:logistic: option labels='%s' is not sample or argmax", labels);
-      return NULL;
+      return FALSE;
     }
-    return learn_dataset_synthetic_logistic(n, d, (guint)classes, scale, argmax, seed, error);
+    return TRUE;
   }
   g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
               "unknown synthetic dataset '%s' (valid: linear, logistic)", spec->head);
-  return NULL;
+  return FALSE;
+}
+
+static LearnDataset *load_synthetic(const Spec *spec, GError **error) {
+  Synthetic s;
+  if (!synthetic_options(spec, &s, error))
+    return NULL;
+  if (s.logistic)
+    return learn_dataset_synthetic_logistic(s.n, s.d, (guint)s.classes, s.scale, s.argmax,
+                                            s.seed, error);
+  return learn_dataset_synthetic_linear(s.n, s.d, s.noise, s.seed, NULL, error);
+}
+
+gboolean learn_data_spec_check(const char *spec_text, GError **error) {
+  g_return_val_if_fail(spec_text != NULL, FALSE);
+  Spec *spec = spec_parse(spec_text, "dataset", TRUE, LEARN_ERROR, LEARN_ERROR_PARSE,
+                          LEARN_ERROR_INVALID_ARGUMENT, error);
+  if (spec == NULL)
+    return FALSE;
+  static const char *const std_only[] = {"standardize", NULL};
+  static const char *const idx_valid[] = {"limit", "standardize", NULL};
+  const char *name = spec->name;
+  gboolean ok, standardize;
+  guint64 limit;
+  if (strcmp(name, "csv") == 0) {
+    LearnCsvOptions opt;
+    ok = csv_options(spec, &opt, error);
+  } else if (strcmp(name, "synthetic") == 0) {
+    Synthetic s;
+    ok = synthetic_options(spec, &s, error);
+  } else if (strcmp(name, "california") == 0) {
+    ok = spec_check(spec, "dataset", std_only, NULL, error);
+  } else if (strcmp(name, "idx") == 0) {
+    ok = spec_check(spec, "dataset", idx_valid, NULL, error) &&
+         spec_uint(spec, "limit", 0, 0, G_MAXUINT32, &limit, error);
+  } else {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
+                "unknown dataset kind '%s' in '%s' (valid: csv, idx, synthetic, california)", name,
+                spec_text);
+    ok = FALSE;
+  }
+  ok = ok && spec_bool(spec, "standardize", FALSE, &standardize, error);
+  spec_free(spec);
+  return ok;
 }
 
 gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 seed,

@@ -509,6 +509,13 @@ static void resolve_task(R *r, ScenConfig *c) {
     else if (path != NULL && !g_file_test(path, G_FILE_TEST_EXISTS))
       problem(r, loc, what, "file not found: %s (relative paths resolve against %s)", path,
               doc->dir);
+    else {
+      /* The option checks of the loader, so validate refuses what run would. */
+      GError *e = NULL;
+      if (!learn_data_spec_check(ds, &e))
+        problem(r, loc, what, "%s", short_msg(e));
+      g_clear_error(&e);
+    }
     g_free(path);
   } else {
     r->bad = TRUE; /* missing: reported by the schema check */
