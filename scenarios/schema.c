@@ -609,15 +609,16 @@ GPtrArray *scen_sweep_axes(const ScenDoc *doc, ScenProblems *ps) {
         g_ptr_array_add(items, g_strdup(raw_items[j]));
       }
     }
+    /* A hash set, not pairwise comparisons: an axis may hold 10^6 values. */
+    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
     for (guint j = 0; ok && j < items->len; j++)
-      for (guint m = 0; m < j; m++)
-        if (g_str_equal(g_ptr_array_index(items, j), g_ptr_array_index(items, m))) {
-          if (ps)
-            scen_problems_add(ps, loc, what, "value '%s' is listed twice",
-                              (char *)g_ptr_array_index(items, j));
-          ok = FALSE;
-          break;
-        }
+      if (!g_hash_table_add(seen, g_ptr_array_index(items, j))) {
+        if (ps)
+          scen_problems_add(ps, loc, what, "value '%s' is listed twice",
+                            (char *)g_ptr_array_index(items, j));
+        ok = FALSE;
+      }
+    g_hash_table_unref(seen);
     for (guint j = 0; ok && j < axes->len; j++) {
       const ScenSweepAxis *o = g_ptr_array_index(axes, j);
       if (g_str_equal(o->section, sec) && g_str_equal(o->key, key)) {
