@@ -35,6 +35,10 @@ int cli_cmd_validate(int argc, char **argv);
 int cli_cmd_protocols(int argc, char **argv);
 /* cli_run_print_summary: after `run`, a few lines read back from @out_dir's files. */
 void cli_run_print_summary(const char *out_dir);
+/* cli_run_graph_notice: after `run`, one line on stderr when loading the graph
+ * file dropped self-loops or duplicate edges or renumbered its labels, as
+ * @out_dir's summary.json (a sweep: its first point's) records it. */
+void cli_run_graph_notice(const char *out_dir);
 
 /* ---- Graph options shared by every subcommand that takes a graph ---- */
 
@@ -51,6 +55,11 @@ void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o);
 TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error);
 gboolean cli_graph_options_gossip(const CliGraphOptions *o, TopoGossipKind *kind,
                                   GError **error);
+/* One line on stderr, "dpgossip: PATH: dropped ...; labels renumbered ...",
+ * when loading @g from @path dropped self-loops or duplicate edges or
+ * renumbered its labels (topo_graph_load_report); nothing otherwise, or for a
+ * graph not loaded from a file. cli_graph_options_build calls it. */
+void cli_graph_load_notice(const char *path, const TopoGraph *g);
 void cli_graph_options_clear(CliGraphOptions *o);
 
 /* ---- Output ---- */

@@ -546,6 +546,8 @@ int cli_cmd_figure(int argc, char **argv) {
       topo_graph_free(p->g);
       p->g = l;
     }
+    if (p->g && !p->generated)
+      cli_graph_load_notice(p->source, p->g);
     if (!p->g) {
       status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
       goto out;

@@ -15,7 +15,7 @@ static const char *gossip_name(TopoGossipKind kind) {
   return "?";
 }
 
-static void print_json(const TopoSummary *s, TopoGossipKind kind) {
+static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGraph *g) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
   json_builder_set_member_name(b, "nodes");
@@ -42,6 +42,21 @@ static void print_json(const TopoSummary *s, TopoGossipKind kind) {
   json_builder_add_string_value(b, gossip_name(kind));
   json_builder_set_member_name(b, "spectral_gap");
   json_builder_add_double_value(b, s->spectral_gap);
+  /* What loading the file dropped or renamed (null: not from a file). */
+  const TopoLoadReport *r = topo_graph_load_report(g);
+  json_builder_set_member_name(b, "load");
+  if (r != NULL) {
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "self_loops_dropped");
+    json_builder_add_int_value(b, (gint64)r->self_loops);
+    json_builder_set_member_name(b, "duplicate_edges_dropped");
+    json_builder_add_int_value(b, (gint64)r->duplicates);
+    json_builder_set_member_name(b, "renumbered");
+    json_builder_add_boolean_value(b, r->renumbered);
+    json_builder_end_object(b);
+  } else {
+    json_builder_add_null_value(b);
+  }
   json_builder_end_object(b);
   cli_print_json(json_builder_get_root(b));
   g_object_unref(b);
@@ -112,7 +127,7 @@ int cli_cmd_graph(int argc, char **argv) {
     goto out;
   }
   if (fmt == CLI_FORMAT_JSON)
-    print_json(&summary, kind);
+    print_json(&summary, kind, g);
   else
     print_table(&summary, kind);
   status = CLI_EXIT_OK;

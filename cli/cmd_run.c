@@ -256,6 +256,7 @@ int cli_cmd_run(int argc, char **argv) {
   printf("results: %s\n", report.out_dir);
   for (guint i = 0; i < report.figures->len; i++)
     printf("figure:  %s\n", (char *)g_ptr_array_index(report.figures, i));
+  cli_run_graph_notice(report.out_dir);
   if (!quiet)
     cli_run_print_summary(report.out_dir);
   status = CLI_EXIT_OK;

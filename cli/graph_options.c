@@ -2,6 +2,8 @@
  * cli/graph_options.c: --graph/--generate/--lcc/--gossip, shared by every
  * subcommand that works on a graph.
  */
+#include <stdio.h>
+
 #include "cli/cli.h"
 
 void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o) {
@@ -31,8 +33,12 @@ TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error) {
                 "give exactly one of --graph FILE or --generate SPEC");
     return NULL;
   }
-  if (o->graph_path != NULL)
-    return topo_graph_load(o->graph_path, o->lcc, error);
+  if (o->graph_path != NULL) {
+    TopoGraph *g = topo_graph_load(o->graph_path, o->lcc, error);
+    if (g != NULL)
+      cli_graph_load_notice(o->graph_path, g);
+    return g;
+  }
   TopoGraph *g = topo_graph_generate(o->generate, error);
   if (g != NULL && o->lcc) {
     TopoGraph *l = topo_graph_largest_component(g, error);
@@ -40,6 +46,25 @@ TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error) {
     g = l;
   }
   return g;
+}
+
+void cli_graph_load_notice(const char *path, const TopoGraph *g) {
+  const TopoLoadReport *r = topo_graph_load_report(g);
+  if (r == NULL || (r->self_loops == 0 && r->duplicates == 0 && !r->renumbered))
+    return;
+  GString *s = g_string_new(NULL);
+  if (r->self_loops > 0)
+    g_string_append_printf(s, "%" G_GUINT64_FORMAT " self-loop%s", r->self_loops,
+                           r->self_loops == 1 ? "" : "s");
+  if (r->duplicates > 0)
+    g_string_append_printf(s, "%s%" G_GUINT64_FORMAT " duplicate edge%s", s->len ? " and " : "",
+                           r->duplicates, r->duplicates == 1 ? "" : "s");
+  fprintf(stderr, "dpgossip: %s: %s%s%s%s\n", path, s->len ? "dropped " : "", s->str,
+          s->len && r->renumbered ? "; " : "",
+          r->renumbered ? "node labels are not 0..n-1: renumbered 0..n-1 in order of first "
+                          "appearance"
+                        : "");
+  g_string_free(s, TRUE);
 }
 
 gboolean cli_graph_options_gossip(const CliGraphOptions *o, TopoGossipKind *kind,

@@ -161,3 +161,46 @@ void cli_run_print_summary(const char *out_dir) {
     g_ptr_array_unref(privacy);
   }
 }
+
+/* The graph_load object of DIR/summary.json, or NULL (parser in *@parser). */
+static JsonObject *graph_load_of(const char *dir, JsonParser **parser) {
+  char *path = g_build_filename(dir, "summary.json", NULL);
+  *parser = json_parser_new();
+  gboolean ok = json_parser_load_from_file(*parser, path, NULL);
+  g_free(path);
+  JsonNode *root = ok ? json_parser_get_root(*parser) : NULL;
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root))
+    return NULL;
+  JsonNode *n = json_object_get_member(json_node_get_object(root), "graph_load");
+  return n != NULL && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
+}
+
+void cli_run_graph_notice(const char *out_dir) {
+  JsonParser *parser = NULL;
+  JsonObject *o = graph_load_of(out_dir, &parser);
+  if (o == NULL) {
+    /* A sweep: its first point's summary (points.csv, row 1, column dir). */
+    GPtrArray *rows = read_csv(out_dir, "points.csv");
+    if (rows != NULL && rows->len > 1 && g_strv_length(g_ptr_array_index(rows, 1)) > 1) {
+      char *dir = g_build_filename(out_dir, ((char **)g_ptr_array_index(rows, 1))[1], NULL);
+      g_object_unref(parser);
+      o = graph_load_of(dir, &parser);
+      g_free(dir);
+    }
+    if (rows != NULL)
+      g_ptr_array_unref(rows);
+  }
+  if (o != NULL) {
+    gint64 loops = json_object_get_int_member_with_default(o, "self_loops_dropped", 0);
+    gint64 dups = json_object_get_int_member_with_default(o, "duplicate_edges_dropped", 0);
+    gboolean renum = json_object_get_boolean_member_with_default(o, "renumbered", FALSE);
+    if (loops > 0 || dups > 0 || renum)
+      fprintf(stderr,
+              "dpgossip run: the graph file had %" G_GINT64_FORMAT " self-loop%s and %"
+              G_GINT64_FORMAT " duplicate edge%s (dropped)%s (summary.json: graph_load)\n",
+              loops, loops == 1 ? "" : "s", dups, dups == 1 ? "" : "s",
+              renum ? "; its node labels are not 0..n-1: renumbered in order of first appearance"
+                    : "");
+  }
+  g_object_unref(parser);
+}

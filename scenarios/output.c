@@ -135,6 +135,19 @@ static char *summary_json(const ScenConfig *c, const ScenRunOutput *o) {
   integer(jb, "nodes", c->n);
   integer(jb, "edges", c->g ? topo_graph_n_edges(c->g) : 0);
   str(jb, "graph", c->graph ? c->graph : c->generate);
+  /* What loading the graph file dropped or renamed (null: generated). */
+  const TopoLoadReport *lr = c->g ? topo_graph_load_report(c->g) : NULL;
+  json_builder_set_member_name(jb, "graph_load");
+  if (lr != NULL) {
+    json_builder_begin_object(jb);
+    integer(jb, "self_loops_dropped", (gint64)lr->self_loops);
+    integer(jb, "duplicate_edges_dropped", (gint64)lr->duplicates);
+    json_builder_set_member_name(jb, "renumbered");
+    json_builder_add_boolean_value(jb, lr->renumbered);
+    json_builder_end_object(jb);
+  } else {
+    json_builder_add_null_value(jb);
+  }
   str(jb, "gossip", topo_gossip_kind_name(c->gossip));
   str(jb, "schedule", c->schedule);
   str(jb, "mode", c->mode);

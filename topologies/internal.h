@@ -14,6 +14,8 @@ struct TopoGraph {
   guint m;
   guint *adj_ptr; /* n+1 offsets into adj */
   guint *adj;     /* sorted neighbour lists, 2m entries */
+  TopoLoadReport load; /* topo_graph_load: what it dropped */
+  gboolean loaded;     /* ... and whether the graph came from a file */
 };
 
 struct TopoGossip {

@@ -63,7 +63,7 @@ static gboolean intern_label(GHashTable *ids, guint64 label, guint *next, guint 
  * user (and the paper's reference figures: florentine.edges) refer to them, so
  * those names are kept; any other labelling is renumbered by first appearance.
  */
-static void keep_dense_labels(GHashTable *ids, guint n, GArray *edges) {
+static gboolean keep_dense_labels(GHashTable *ids, guint n, GArray *edges) {
   guint *label_of = g_new(guint, n);
   GHashTableIter it;
   gpointer key, val;
@@ -72,7 +72,7 @@ static void keep_dense_labels(GHashTable *ids, guint n, GArray *edges) {
     guint64 label = *(const guint64 *)key;
     if (label >= n) {
       g_free(label_of);
-      return;
+      return FALSE;
     }
     label_of[GPOINTER_TO_UINT(val)] = (guint)label;
   }
@@ -81,6 +81,12 @@ static void keep_dense_labels(GHashTable *ids, guint n, GArray *edges) {
   for (guint i = 0; i < edges->len; i++)
     e[i] = label_of[e[i]];
   g_free(label_of);
+  return TRUE;
+}
+
+const TopoLoadReport *topo_graph_load_report(const TopoGraph *g) {
+  g_return_val_if_fail(g != NULL, NULL);
+  return g->loaded ? &g->load : NULL;
 }
 
 TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error) {
@@ -100,6 +106,7 @@ TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error) {
   GArray *edges = g_array_new(FALSE, FALSE, sizeof(guint));
   guint next = 0;
   TopoGraph *g = NULL;
+  TopoLoadReport report = {0};
   gsize line = 0;
   const char *p = text, *end = text + size;
   while (p < end) {
@@ -151,6 +158,8 @@ TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error) {
       if (ia != ib) {
         g_array_append_val(edges, ia);
         g_array_append_val(edges, ib);
+      } else {
+        report.self_loops++;
       }
     }
     p = eol + 1;
@@ -160,12 +169,18 @@ TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error) {
                 "%s: no edge (only comments, blank lines or self-loops)", path);
     goto out;
   }
-  keep_dense_labels(ids, next, edges);
+  report.renumbered = !keep_dense_labels(ids, next, edges);
   g = topo_graph_build(next, (const guint *)(void *)edges->data, edges->len / 2, error);
+  if (g != NULL)
+    report.duplicates = edges->len / 2 - g->m;
   if (g != NULL && lcc) {
     TopoGraph *c = topo_graph_largest_component(g, error);
     topo_graph_free(g);
     g = c;
+  }
+  if (g != NULL) {
+    g->load = report;
+    g->loaded = TRUE;
   }
 out:
   g_array_unref(edges);

@@ -138,7 +138,8 @@ gboolean topo_graph_write_edges(const TopoGraph *g, const char *path, GError **e
  * exactly 0..n-1 they are kept as node ids (a 0-indexed file means what it
  * says); otherwise they are renumbered 0..n-1 in order of first appearance in
  * the file (the first label of a line before the second). Self-loops and duplicate edges (either orientation) are dropped; a
- * node that appears only in self-loops is kept as an isolated node.
+ * node that appears only in self-loops is kept as an isolated node. What
+ * was dropped or renumbered is counted (topo_graph_load_report).
  * lcc: keep only the largest connected component, renumbered 0..k-1 in
  *    increasing order of the ids above (for renumbered files, the order of
  *    first appearance among the kept nodes; see topo_graph_largest_component).
@@ -149,6 +150,21 @@ gboolean topo_graph_write_edges(const TopoGraph *g, const char *path, GError **e
  * Complexity: O(file size + m log m).
  */
 TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error);
+
+/* What topo_graph_load changed in the file's graph, silently until issue 12. */
+typedef struct {
+  guint64 self_loops; /* "u u" lines dropped */
+  guint64 duplicates; /* repeated edges (either orientation) dropped, copies beyond the first */
+  gboolean renumbered; /* the labels were not exactly 0..n-1: renumbered by first appearance */
+} TopoLoadReport;
+
+/*
+ * topo_graph_load_report: for a graph returned by topo_graph_load (with or
+ * without lcc), the self-loops and duplicate edges its file held and whether
+ * its labels were renumbered; NULL for any other graph (generated, built from
+ * edges, copied). (transfer none) O(1).
+ */
+const TopoLoadReport *topo_graph_load_report(const TopoGraph *g);
 
 /*
  * topo_graph_generate: build a graph from a spec "name[:key=value,...]".

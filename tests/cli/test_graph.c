@@ -214,6 +214,36 @@ static void test_bad_inputs(void) {
   expect_error(2, "--bogus", (const char *const[]){"graph", "--bogus", NULL});
 }
 
+/* Issue 12: dropped self-loops and duplicates and renumbered labels are said,
+ * on stderr and in the JSON summary; a clean or generated graph says nothing. */
+static void test_load_notice(void) {
+  char *path = cli_test_data_path("topo-dropped.edges");
+  CliRun r = cli_run("graph", "--graph", path, "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.err, "topo-dropped.edges: dropped 2 self-loops and 2 duplicate "
+                                 "edges; node labels are not 0..n-1: renumbered"));
+  char **lines = g_strsplit(r.err, "\n", -1);
+  g_assert_cmpuint(g_strv_length(lines), ==, 2); /* one line */
+  g_strfreev(lines);
+  JsonParser *parser = NULL;
+  JsonObject *o = cli_run_json(&r, &parser);
+  JsonObject *load = json_object_get_object_member(o, "load");
+  g_assert_nonnull(load);
+  g_assert_cmpint(json_object_get_int_member(load, "self_loops_dropped"), ==, 2);
+  g_assert_cmpint(json_object_get_int_member(load, "duplicate_edges_dropped"), ==, 2);
+  g_assert_true(json_object_get_boolean_member(load, "renumbered"));
+  g_object_unref(parser);
+  cli_run_clear(&r);
+  r = cli_run("graph", "--generate", "florentine", "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.err, ==, "");
+  o = cli_run_json(&r, &parser);
+  g_assert_true(json_object_get_null_member(o, "load"));
+  g_object_unref(parser);
+  cli_run_clear(&r);
+  g_free(path);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/version", test_version);
@@ -222,6 +252,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/unknown-command", test_unknown_command);
   g_test_add_func("/cli/graph/florentine-json", test_florentine_json);
   g_test_add_func("/cli/graph/ring-closed-form", test_ring_closed_form);
+  g_test_add_func("/cli/graph/load-notice", test_load_notice);
   g_test_add_func("/cli/graph/complete", test_complete_gap_one);
   g_test_add_func("/cli/graph/facebook-lcc", test_facebook_lcc);
   g_test_add_func("/cli/graph/table", test_table_output);

@@ -80,6 +80,53 @@ static void test_run_point(void) {
   g_free(dir);
 }
 
+/* Issue 12: a graph file's dropped self-loops and duplicates and renumbered
+ * labels are in summary.json (graph_load) and said in one stderr line, for a
+ * point and for a sweep. */
+static void test_run_graph_notice(void) {
+  char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
+  char *edges = cli_test_data_path("topo-dropped.edges");
+  char *text = g_strdup_printf("[simulation]\nrounds = 2\n[topology]\ngraph = %s\n"
+                               "[privacy]\ntrust = pndp\n[output]\ndir = results\n"
+                               "plots = false\n",
+                               edges);
+  char *ini = write_tmp(dir, "s.ini", text);
+  const char *notice = "dpgossip run: the graph file had 2 self-loops and 2 duplicate edges "
+                       "(dropped); its node labels are not 0..n-1: renumbered";
+  for (int sweep = 0; sweep < 2; sweep++) {
+    CliRun r = sweep ? cli_run("run", ini, "-q", "--set", "sweep.protocol.sigma=1;2")
+                     : cli_run("run", ini, "-q");
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_true(g_str_has_prefix(r.err, notice));
+    g_assert_nonnull(strchr(r.err, '\n'));
+    g_assert_cmpstr(strchr(r.err, '\n') + 1, ==, "");
+    cli_run_clear(&r);
+    char *sum = sweep ? g_build_filename(dir, "results", "points", "sigma=1", "summary.json", NULL)
+                      : g_build_filename(dir, "results", "summary.json", NULL);
+    JsonParser *parser = json_parser_new();
+    GError *err = NULL;
+    json_parser_load_from_file(parser, sum, &err);
+    g_assert_no_error(err);
+    JsonObject *load =
+        json_object_get_object_member(json_node_get_object(json_parser_get_root(parser)),
+                                      "graph_load");
+    g_assert_nonnull(load);
+    g_assert_cmpint(json_object_get_int_member(load, "self_loops_dropped"), ==, 2);
+    g_assert_cmpint(json_object_get_int_member(load, "duplicate_edges_dropped"), ==, 2);
+    g_assert_true(json_object_get_boolean_member(load, "renumbered"));
+    g_object_unref(parser);
+    g_free(sum);
+    char *res = g_build_filename(dir, "results", NULL);
+    rmtree(res);
+    g_free(res);
+  }
+  rmtree(dir);
+  g_free(ini);
+  g_free(text);
+  g_free(edges);
+  g_free(dir);
+}
+
 static void test_run_invalid(void) {
   char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
   char *ini = write_tmp(dir, "bad.ini", "[topology]\ngenerate = florentine\n[protocol]\n"
@@ -149,6 +196,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/run/point", test_run_point);
   g_test_add_func("/cli/run/invalid", test_run_invalid);
+  g_test_add_func("/cli/run/graph-notice", test_run_graph_notice);
   g_test_add_func("/cli/run/sigint", test_sigint);
   return g_test_run();
 }

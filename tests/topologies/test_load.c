@@ -223,6 +223,47 @@ static void test_write_error(void) {
   topo_graph_free(g);
 }
 
+/* Issue 12: what the loader drops or renames is reported, not silent. */
+static void test_load_report(void) {
+  char *path = data_path("topo-dropped.edges");
+  GError *err = NULL;
+  for (int lcc = 0; lcc < 2; lcc++) {
+    TopoGraph *g = topo_graph_load(path, lcc, &err);
+    g_assert_no_error(err);
+    char *t = edges_text(g);
+    g_assert_cmpstr(t, ==, "0 1\n1 2\n2 3\n"); /* 10 20 30 40 by first appearance */
+    g_free(t);
+    const TopoLoadReport *r = topo_graph_load_report(g);
+    g_assert_nonnull(r);
+    g_assert_cmpuint(r->self_loops, ==, 2);
+    g_assert_cmpuint(r->duplicates, ==, 2);
+    g_assert_true(r->renumbered);
+    topo_graph_free(g);
+  }
+  /* A clean 0-indexed file: nothing to report, but a report. */
+  char *dir = g_dir_make_tmp("dpg-topo-XXXXXX", NULL);
+  char *clean = g_build_filename(dir, "clean.edges", NULL);
+  g_assert_true(g_file_set_contents(clean, "0 1\n2 1\n", -1, NULL));
+  TopoGraph *g = topo_graph_load(clean, FALSE, &err);
+  g_assert_no_error(err);
+  const TopoLoadReport *r = topo_graph_load_report(g);
+  g_assert_nonnull(r);
+  g_assert_cmpuint(r->self_loops, ==, 0);
+  g_assert_cmpuint(r->duplicates, ==, 0);
+  g_assert_false(r->renumbered);
+  topo_graph_free(g);
+  /* Graphs not loaded from a file have none. */
+  g = topo_graph_generate("ring:n=5", &err);
+  g_assert_no_error(err);
+  g_assert_null(topo_graph_load_report(g));
+  topo_graph_free(g);
+  g_unlink(clean);
+  g_rmdir(dir);
+  g_free(clean);
+  g_free(dir);
+  g_free(path);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/topo/load/snap-format", test_snap_format);
@@ -232,5 +273,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/topo/load/malformed", test_malformed);
   g_test_add_func("/topo/load/missing-file", test_missing_file);
   g_test_add_func("/topo/load/write-error", test_write_error);
+  g_test_add_func("/topo/load/report", test_load_report);
   return g_test_run();
 }
