@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "scenarios/internal.h"
+#include "spec/spec.h"
 
 typedef struct {
   ScenScenario *sc;
@@ -293,31 +294,76 @@ static const char *default_model(const char *dataset) {
 
 /* ---- Resolution ---- */
 
-/* [protocol] plugin: loaded before the name is resolved, so the name may be
- * the plugin's protocol. Loading is idempotent (the same file gives the same
- * protocol), so every sweep point may ask. */
-static void resolve_plugin(R *r, ScenConfig *c) {
+/* [protocol] plugin. A plugin is code: loading it runs its constructors
+ * with the user's rights, so only a run the user allowed loads it
+ * (SCEN_PLUGINS_LOAD), before the name is resolved, so the name may be the
+ * plugin's protocol; loading is idempotent (the same file gives the same
+ * protocol), so every sweep point may ask. Validation only checks that the
+ * file is there and notes what it could not check; a run without consent
+ * refuses. Returns whether a plugin is given but not loaded. */
+static gboolean resolve_plugin(R *r, ScenConfig *c) {
   ScenLoc loc;
   char *what = NULL, *path = NULL;
+  gboolean unloaded = FALSE;
   if (get_typed(r, "protocol", "plugin", &path, &loc, &what)) {
     c->plugin = abs_path(r->sc->doc, path);
-    const ProtoVTable *vt = NULL;
-    GError *error = NULL;
-    if (!proto_plugin_load(c->plugin, &vt, &error)) {
-      problem(r, loc, what, "%s", short_msg(error));
-      g_clear_error(&error);
+    char *shown = spec_escape(c->plugin, -1);
+    if (r->sc->plugins == SCEN_PLUGINS_LOAD) {
+      const ProtoVTable *vt = NULL;
+      GError *error = NULL;
+      if (!proto_plugin_load(c->plugin, &vt, &error)) {
+        problem(r, loc, what, "%s", short_msg(error));
+        g_clear_error(&error);
+      }
+    } else if (!g_file_test(c->plugin, G_FILE_TEST_IS_REGULAR)) {
+      problem(r, loc, what, "plugin file not found: %s (relative paths resolve against %s)",
+              shown, r->sc->doc->dir);
+    } else if (r->sc->plugins == SCEN_PLUGINS_REFUSE) {
+      problem(r, loc, what,
+              "not loaded: a plugin is code that runs with your rights, so a scenario's "
+              "plugin is loaded only when you allow it (dpgossip run --allow-plugins, "
+              "after checking %s is what you expect; docs/plugins.md)",
+              shown);
+    } else {
+      unloaded = TRUE;
+      char *note = g_strdup_printf(
+          "%s:%u: %s: %s not loaded: validate never runs plugin code, so the protocol's "
+          "parameters are checked when it runs (dpgossip run --allow-plugins)",
+          loc.file, loc.line, what, shown);
+      if (!g_ptr_array_find_with_equal_func(r->sc->notes, note, g_str_equal, NULL))
+        g_ptr_array_add(r->sc->notes, note);
+      else
+        g_free(note);
     }
+    g_free(shown);
   }
   g_free(path);
   g_free(what);
+  return unloaded;
 }
 
 static void resolve_protocol(R *r, ScenConfig *c) {
   ScenLoc loc;
   char *what = NULL, *spec = NULL;
-  resolve_plugin(r, c);
+  gboolean unloaded = resolve_plugin(r, c);
   if (!get_typed(r, "protocol", "name", &spec, &loc, &what))
     spec = g_strdup("dsgd");
+  if (unloaded) {
+    /* A name no built-in protocol has is presumably the unloaded plugin's:
+     * nothing more can be checked without running its code. */
+    gsize nl = strcspn(spec, ":,");
+    char *name = g_strstrip(g_strndup(spec, nl));
+    gboolean known = proto_registry_lookup(name) != NULL;
+    if (!known) {
+      c->shape.kind = -1;
+      c->protocol = protocol_abs(r->sc->doc, spec);
+      c->proto_name = name;
+      g_free(spec);
+      g_free(what);
+      return;
+    }
+    g_free(name);
+  }
   c->shape.kind = -1;
   if (g_str_equal(spec, "nonprivate")) {
     c->nonprivate = TRUE;
