@@ -686,6 +686,40 @@ static void resolve_collusions(R *r, ScenConfig *c) {
   g_ptr_array_unref(names);
 }
 
+/* [simulation] name: the results folder is results/NAME, so a name is a
+ * name, not a path: no '/', '\\', "..", leading '.', control character or
+ * emptiness, or it could write outside the results folder or hide there. The
+ * default (the file's base name) is held to the same rule. */
+static void check_name(R *r, const char *name, gboolean given) {
+  const char *why = NULL;
+  if (name[0] == '\0')
+    why = "is empty";
+  else if (strchr(name, '/') != NULL || strchr(name, '\\') != NULL)
+    why = "holds a path separator ('/' or '\\')";
+  else if (strstr(name, "..") != NULL)
+    why = "holds \"..\"";
+  else if (name[0] == '.')
+    why = "starts with '.'";
+  else if (!g_utf8_validate(name, -1, NULL))
+    why = "is not UTF-8";
+  for (const char *p = name; why == NULL && *p != '\0'; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      why = "holds a control character";
+  if (why == NULL)
+    return;
+  ScenLoc loc;
+  char *what = NULL;
+  get(r, "simulation", "name", &loc, &what);
+  char *shown = spec_escape(name, -1);
+  problem(r, loc, what,
+          "'%s' %s: the name names the results folder (results/NAME), it is not a path%s",
+          shown, why,
+          given ? " (give a plain name such as my-run; [output] dir = PATH chooses the folder)"
+                : " (it comes from the file's name: set simulation.name to a plain name)");
+  g_free(shown);
+  g_free(what);
+}
+
 ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, ScenProblems *ps) {
   R r = {sc, pv, ps, FALSE};
   const ScenDoc *doc = sc->doc;
@@ -693,8 +727,10 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
   char *base = g_path_get_basename(doc->path);
   if (g_str_has_suffix(base, ".ini"))
     base[strlen(base) - 4] = '\0';
-  c->name = get_string(&r, "simulation", "name", base, NULL);
+  gboolean name_given = FALSE;
+  c->name = get_string(&r, "simulation", "name", base, &name_given);
   g_free(base);
+  check_name(&r, c->name, name_given);
   c->seed = get_u64(&r, "simulation", "seed", 0, NULL);
   c->compute_ms = get_double(&r, "simulation", "compute_ms", 0.0, NULL);
 
