@@ -117,7 +117,7 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
 int cli_cmd_run(int argc, char **argv) {
   char **sets = NULL, *out_dir = NULL, *seed = NULL;
   gint threads = 0;
-  gboolean quiet = FALSE;
+  gboolean quiet = FALSE, allow_plugins = FALSE;
   GOptionEntry entries[] = {
       {"seed", 's', 0, G_OPTION_ARG_STRING, &seed,
        "Set simulation.seed (replaces a sweep over seeds)", "N"},
@@ -131,6 +131,10 @@ int cli_cmd_run(int argc, char **argv) {
        "Sweep points run in parallel (default: number of cores; results do not depend on it)",
        "N"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL},
+      {"allow-plugins", 0, 0, G_OPTION_ARG_NONE, &allow_plugins,
+       "Load the scenario's [protocol] plugin (a shared object: its code runs with your "
+       "rights; without this flag such a scenario is refused)",
+       NULL},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("FILE - run a scenario");
   g_option_context_add_main_entries(ctx, entries, NULL);
@@ -225,7 +229,8 @@ int cli_cmd_run(int argc, char **argv) {
                         .progress = tty ? progress_bar : NULL,
                         .progress_data = &bar,
                         .run_hook = cli_stream_options_enabled(&so) ? run_hook : NULL,
-                        .run_hook_data = &rstream};
+                        .run_hook_data = &rstream,
+                        .allow_plugins = allow_plugins};
   gboolean ok = scen_scenario_run(sc, &opt, &report, &error);
   if (tty && bar.last >= 0)
     fputc('\n', stderr);

@@ -31,6 +31,7 @@ static gboolean is_loopback(const char *listen) {
 
 int cli_cmd_viz(int argc, char **argv) {
   char *listen = NULL, *subscribe = NULL, *web = NULL;
+  gboolean allow_remote = FALSE;
   GOptionEntry entries[] = {
       {"listen", 0, 0, G_OPTION_ARG_STRING, &listen,
        "HTTP address to serve the page on (default " VIZ_DEFAULT_LISTEN "; port 0: any free)",
@@ -40,6 +41,10 @@ int cli_cmd_viz(int argc, char **argv) {
        "ENDPOINT"},
       {"web", 0, 0, G_OPTION_ARG_FILENAME, &web,
        "serve the page from this folder instead of the installed one", "DIR"},
+      {"allow-remote", 0, 0, G_OPTION_ARG_NONE, &allow_remote,
+       "allow a --listen address beyond loopback (anyone who can reach it can watch your "
+       "runs; requests must then name the server by IP address)",
+       NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
   GOptionContext *ctx = g_option_context_new("- watch runs live in a web browser");
   g_option_context_add_main_entries(ctx, entries, NULL);
@@ -47,7 +52,11 @@ int cli_cmd_viz(int argc, char **argv) {
       ctx, "Start it, open the printed address in a browser, then run for instance\n"
            "  dpgossip demo --publish " VIZ_DEFAULT_SUBSCRIBE " --pace 300\n"
            "or replay a recorded run:\n"
-           "  dpgossip replay run.trace --publish " VIZ_DEFAULT_SUBSCRIBE "\n");
+           "  dpgossip replay run.trace --publish " VIZ_DEFAULT_SUBSCRIBE "\n"
+           "\n"
+           "It listens on loopback only (a non-loopback --listen is refused unless\n"
+           "--allow-remote is given) and answers only requests addressed to localhost,\n"
+           "127.0.0.1 or [::1], so no web page can read the stream by DNS rebinding.\n");
   gboolean parsed = cli_parse(ctx, &argc, &argv);
   g_option_context_free(ctx);
   if (!parsed) {
@@ -58,7 +67,8 @@ int cli_cmd_viz(int argc, char **argv) {
   }
 
   GError *error = NULL;
-  VizServerOptions o = {.listen = listen, .subscribe = subscribe, .web_dir = web};
+  VizServerOptions o = {
+      .listen = listen, .subscribe = subscribe, .web_dir = web, .allow_remote = allow_remote};
   VizServer *server = viz_server_new(&o, &error);
   int status = CLI_EXIT_OK;
   if (server == NULL) {

@@ -96,9 +96,19 @@ typedef struct {
   const guint *items;
 } ScenPointValues;
 
+/* What resolution does with [protocol] plugin (a plugin is code: loading it
+ * runs its constructors with the user's rights). */
+typedef enum {
+  SCEN_PLUGINS_CHECK,  /* validate: the file must exist; never loaded (a note says so) */
+  SCEN_PLUGINS_REFUSE, /* a run not allowed to load plugins: a plugin is a problem */
+  SCEN_PLUGINS_LOAD,   /* a run with ScenRunOptions.allow_plugins: loaded */
+} ScenPluginMode;
+
 /* The scenario: the document, its sweep, and caches shared by the points. */
 struct ScenScenario {
   ScenDoc *doc;
+  ScenPluginMode plugins;
+  GPtrArray *notes;    /* char*: what validation did not check, and why */
   GPtrArray *axes;     /* ScenSweepAxis* (after overrides) */
   GHashTable *graphs;  /* cache key -> TopoGraph* (or NULL-valued error entries) */
   GHashTable *graph_errors; /* cache key -> message */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "scenarios/internal.h"
+#include "spec/spec.h"
 
 typedef struct {
   ScenScenario *sc;
@@ -293,31 +294,76 @@ static const char *default_model(const char *dataset) {
 
 /* ---- Resolution ---- */
 
-/* [protocol] plugin: loaded before the name is resolved, so the name may be
- * the plugin's protocol. Loading is idempotent (the same file gives the same
- * protocol), so every sweep point may ask. */
-static void resolve_plugin(R *r, ScenConfig *c) {
+/* [protocol] plugin. A plugin is code: loading it runs its constructors
+ * with the user's rights, so only a run the user allowed loads it
+ * (SCEN_PLUGINS_LOAD), before the name is resolved, so the name may be the
+ * plugin's protocol; loading is idempotent (the same file gives the same
+ * protocol), so every sweep point may ask. Validation only checks that the
+ * file is there and notes what it could not check; a run without consent
+ * refuses. Returns whether a plugin is given but not loaded. */
+static gboolean resolve_plugin(R *r, ScenConfig *c) {
   ScenLoc loc;
   char *what = NULL, *path = NULL;
+  gboolean unloaded = FALSE;
   if (get_typed(r, "protocol", "plugin", &path, &loc, &what)) {
     c->plugin = abs_path(r->sc->doc, path);
-    const ProtoVTable *vt = NULL;
-    GError *error = NULL;
-    if (!proto_plugin_load(c->plugin, &vt, &error)) {
-      problem(r, loc, what, "%s", short_msg(error));
-      g_clear_error(&error);
+    char *shown = spec_escape(c->plugin, -1);
+    if (r->sc->plugins == SCEN_PLUGINS_LOAD) {
+      const ProtoVTable *vt = NULL;
+      GError *error = NULL;
+      if (!proto_plugin_load(c->plugin, &vt, &error)) {
+        problem(r, loc, what, "%s", short_msg(error));
+        g_clear_error(&error);
+      }
+    } else if (!g_file_test(c->plugin, G_FILE_TEST_IS_REGULAR)) {
+      problem(r, loc, what, "plugin file not found: %s (relative paths resolve against %s)",
+              shown, r->sc->doc->dir);
+    } else if (r->sc->plugins == SCEN_PLUGINS_REFUSE) {
+      problem(r, loc, what,
+              "not loaded: a plugin is code that runs with your rights, so a scenario's "
+              "plugin is loaded only when you allow it (dpgossip run --allow-plugins, "
+              "after checking %s is what you expect; docs/plugins.md)",
+              shown);
+    } else {
+      unloaded = TRUE;
+      char *note = g_strdup_printf(
+          "%s:%u: %s: %s not loaded: validate never runs plugin code, so the protocol's "
+          "parameters are checked when it runs (dpgossip run --allow-plugins)",
+          loc.file, loc.line, what, shown);
+      if (!g_ptr_array_find_with_equal_func(r->sc->notes, note, g_str_equal, NULL))
+        g_ptr_array_add(r->sc->notes, note);
+      else
+        g_free(note);
     }
+    g_free(shown);
   }
   g_free(path);
   g_free(what);
+  return unloaded;
 }
 
 static void resolve_protocol(R *r, ScenConfig *c) {
   ScenLoc loc;
   char *what = NULL, *spec = NULL;
-  resolve_plugin(r, c);
+  gboolean unloaded = resolve_plugin(r, c);
   if (!get_typed(r, "protocol", "name", &spec, &loc, &what))
     spec = g_strdup("dsgd");
+  if (unloaded) {
+    /* A name no built-in protocol has is presumably the unloaded plugin's:
+     * nothing more can be checked without running its code. */
+    gsize nl = strcspn(spec, ":,");
+    char *name = g_strstrip(g_strndup(spec, nl));
+    gboolean known = proto_registry_lookup(name) != NULL;
+    if (!known) {
+      c->shape.kind = -1;
+      c->protocol = protocol_abs(r->sc->doc, spec);
+      c->proto_name = name;
+      g_free(spec);
+      g_free(what);
+      return;
+    }
+    g_free(name);
+  }
   c->shape.kind = -1;
   if (g_str_equal(spec, "nonprivate")) {
     c->nonprivate = TRUE;
@@ -647,6 +693,40 @@ static void resolve_collusions(R *r, ScenConfig *c) {
   g_ptr_array_unref(names);
 }
 
+/* [simulation] name: the results folder is results/NAME, so a name is a
+ * name, not a path: no '/', '\\', "..", leading '.', control character or
+ * emptiness, or it could write outside the results folder or hide there. The
+ * default (the file's base name) is held to the same rule. */
+static void check_name(R *r, const char *name, gboolean given) {
+  const char *why = NULL;
+  if (name[0] == '\0')
+    why = "is empty";
+  else if (strchr(name, '/') != NULL || strchr(name, '\\') != NULL)
+    why = "holds a path separator ('/' or '\\')";
+  else if (strstr(name, "..") != NULL)
+    why = "holds \"..\"";
+  else if (name[0] == '.')
+    why = "starts with '.'";
+  else if (!g_utf8_validate(name, -1, NULL))
+    why = "is not UTF-8";
+  for (const char *p = name; why == NULL && *p != '\0'; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      why = "holds a control character";
+  if (why == NULL)
+    return;
+  ScenLoc loc;
+  char *what = NULL;
+  get(r, "simulation", "name", &loc, &what);
+  char *shown = spec_escape(name, -1);
+  problem(r, loc, what,
+          "'%s' %s: the name names the results folder (results/NAME), it is not a path%s",
+          shown, why,
+          given ? " (give a plain name such as my-run; [output] dir = PATH chooses the folder)"
+                : " (it comes from the file's name: set simulation.name to a plain name)");
+  g_free(shown);
+  g_free(what);
+}
+
 ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, ScenProblems *ps) {
   R r = {sc, pv, ps, FALSE};
   const ScenDoc *doc = sc->doc;
@@ -654,8 +734,10 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
   char *base = g_path_get_basename(doc->path);
   if (g_str_has_suffix(base, ".ini"))
     base[strlen(base) - 4] = '\0';
-  c->name = get_string(&r, "simulation", "name", base, NULL);
+  gboolean name_given = FALSE;
+  c->name = get_string(&r, "simulation", "name", base, &name_given);
   g_free(base);
+  check_name(&r, c->name, name_given);
   c->seed = get_u64(&r, "simulation", "seed", 0, NULL);
   c->compute_ms = get_double(&r, "simulation", "compute_ms", 0.0, NULL);
 

@@ -762,8 +762,11 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
   report->figures = g_ptr_array_new_with_free_func(g_free);
 
   ScenProblems *ps = scen_problems_new();
+  /* Until the run ends: resolving a point loads its plugin, or refuses it. */
+  sc->plugins = opt->allow_plugins ? SCEN_PLUGINS_LOAD : SCEN_PLUGINS_REFUSE;
   scen_scenario_collect(sc, ps);
   if (scen_problems_count(ps) > 0) {
+    sc->plugins = SCEN_PLUGINS_CHECK;
     GString *msg = g_string_new(NULL);
     for (guint i = 0; i < ps->items->len; i++) {
       char *t = scen_problem_format(g_ptr_array_index(ps->items, i));
@@ -795,6 +798,7 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
     sh.ini[p] = scen_config_to_ini(sh.cfg[p]);
   }
   g_free(items);
+  sc->plugins = SCEN_PLUGINS_CHECK; /* a later validate never loads */
   char *out_dir = opt->out_dir ? g_canonicalize_filename(opt->out_dir, NULL)
                                : g_strdup(sh.cfg[0]->out_dir);
   report->out_dir = out_dir;

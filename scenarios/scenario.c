@@ -23,6 +23,7 @@ gboolean scen_cancelled(void) {
 static ScenScenario *wrap(ScenDoc *doc) {
   ScenScenario *sc = g_new0(ScenScenario, 1);
   sc->doc = doc;
+  sc->notes = g_ptr_array_new_with_free_func(g_free);
   sc->graphs =
       g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)topo_graph_free);
   sc->graph_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
@@ -43,6 +44,7 @@ void scen_scenario_free(ScenScenario *sc) {
   if (sc == NULL)
     return;
   scen_doc_free(sc->doc);
+  g_ptr_array_unref(sc->notes);
   if (sc->axes)
     g_ptr_array_unref(sc->axes);
   g_hash_table_unref(sc->graphs);
@@ -86,6 +88,7 @@ guint64 scen_scenario_n_points(ScenScenario *sc) {
 /* Every problem, sorted; NULL-free list in @ps. */
 void scen_scenario_collect(ScenScenario *sc, ScenProblems *ps);
 void scen_scenario_collect(ScenScenario *sc, ScenProblems *ps) {
+  g_ptr_array_set_size(sc->notes, 0);
   for (guint i = 0; i < sc->doc->syntax->items->len; i++) {
     const ScenProblem *p = g_ptr_array_index(sc->doc->syntax->items, i);
     scen_problems_add(ps, (ScenLoc){p->file, p->line}, p->what, "%s", p->message);
@@ -116,6 +119,14 @@ char **scen_scenario_validate(ScenScenario *sc) {
   g_ptr_array_add(out, NULL);
   scen_problems_free(ps);
   return (char **)g_ptr_array_free(out, FALSE);
+}
+
+char **scen_scenario_notes(ScenScenario *sc) {
+  g_return_val_if_fail(sc != NULL, NULL);
+  char **out = g_new0(char *, sc->notes->len + 1);
+  for (guint i = 0; i < sc->notes->len; i++)
+    out[i] = g_strdup(g_ptr_array_index(sc->notes, i));
+  return out;
 }
 
 char *scen_keys_describe(void) {

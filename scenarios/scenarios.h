@@ -74,6 +74,15 @@ gboolean scen_scenario_set(ScenScenario *sc, const char *item, GError **error);
  */
 char **scen_scenario_validate(ScenScenario *sc);
 
+/**
+ * scen_scenario_notes: what the last validation left unchecked, and why, as
+ * "FILE:LINE: section.key: ..." lines: a [protocol] plugin is never loaded
+ * by validation (loading runs its code), so its protocol's parameters are
+ * not checked until a run that is allowed to load it.
+ * Returns: (transfer full) a NULL-terminated array (g_strfreev).
+ */
+char **scen_scenario_notes(ScenScenario *sc);
+
 /** Number of points (1 without a sweep; 0 when the sweep is invalid). */
 guint64 scen_scenario_n_points(ScenScenario *sc);
 
@@ -125,6 +134,11 @@ typedef struct {
    * points sharing another's run are not run, so not seen. */
   ScenRunHook run_hook;
   gpointer run_hook_data;
+  /* Load the scenario's [protocol] plugin (a shared object: loading it runs
+   * its code with the user's rights). FALSE: a scenario naming a plugin is
+   * refused (SCEN_ERROR_INVALID at the plugin's line). Only a user's
+   * explicit consent (dpgossip run --allow-plugins) should set it. */
+  gboolean allow_plugins;
 } ScenRunOptions;
 
 /** What scen_scenario_run did. */
@@ -142,7 +156,8 @@ void scen_run_report_clear(ScenRunReport *r);
 
 /**
  * scen_scenario_run: validates (refusing to start with SCEN_ERROR_INVALID
- * listing the problems), then runs every point not already finished (a point
+ * listing the problems, among them a [protocol] plugin without
+ * @opt->allow_plugins), then runs every point not already finished (a point
  * is finished when its summary.json exists and its scenario.resolved.ini is
  * the one it would write), @opt->threads at a time, each with its own
  * engine; writes the outputs described above. Results do not depend on the

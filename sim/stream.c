@@ -864,13 +864,15 @@ gboolean sim_stream_publish_topology(SimStream *s, SimTime t, guint round,
 /* Whether a recorded run body is a start (replays remember it for late
  * subscribers). Run bodies are rare, so a real parse is affordable. */
 static gboolean body_is_run_start(const char *body, gsize len) {
+  const char *why = NULL;
+  if (!sim_json_body_bounded(body, len, &why))
+    return FALSE; /* no event of ours: the trace reader refuses it too */
   JsonParser *parser = json_parser_new();
   gboolean start = FALSE;
   if (json_parser_load_from_data(parser, body, (gssize)len, NULL)) {
     JsonNode *root = json_parser_get_root(parser);
     if (root != NULL && JSON_NODE_HOLDS_OBJECT(root)) {
-      const char *ev = json_object_get_string_member_with_default(json_node_get_object(root),
-                                                                  "event", "");
+      const char *ev = sim_json_string_member(json_node_get_object(root), "event");
       start = strcmp(ev, "start") == 0;
     }
   }

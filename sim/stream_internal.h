@@ -5,6 +5,8 @@
 #ifndef DPG_SIM_STREAM_INTERNAL_H
 #define DPG_SIM_STREAM_INTERNAL_H
 
+#include <json-glib/json-glib.h>
+
 #include "sim/sim.h"
 
 /* ---- JSON text, written by hand: the bus path formats millions of small
@@ -19,6 +21,21 @@ void sim_json_append_string(GString *out, const char *s);
 void sim_json_append_double(GString *out, double x);
 /* Appends an unsigned integer. */
 void sim_json_append_u64(GString *out, guint64 x);
+
+/* Bounds on a body read from outside (a trace, a subscriber) before it goes
+ * to json-glib, which parses recursively: depth beyond SIM_JSON_MAX_DEPTH
+ * would overflow the stack, and a tree costs many times its text. The
+ * stream's own bodies nest at most 4 deep (docs/events.md); a free-form run
+ * scenario a little more. */
+#define SIM_JSON_MAX_DEPTH 64
+#define SIM_JSON_MAX_BODY ((gsize)64 << 20)
+/* Whether @body (@len bytes) is within both bounds; else @why (static text)
+ * says which is exceeded. O(@len). */
+gboolean sim_json_body_bounded(const char *body, gsize len, const char **why);
+
+/* The string member @key of @o, or "" when absent or not a string (json-glib's
+ * _with_default getter gives NULL, or a critical, for other types). */
+const char *sim_json_string_member(JsonObject *o, const char *key);
 
 /* ---- Trace writer ---- */
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/stream_internal.h"
+#include "spec/spec.h"
 
 void sim_json_append_u64(GString *out, guint64 x) {
   char buf[24];
@@ -98,4 +99,24 @@ gboolean sim_stream_topic_is_valid(const char *topic, gsize len) {
     if (!((topic[i] >= 'a' && topic[i] <= 'z') || topic[i] == '_'))
       return FALSE;
   return TRUE;
+}
+
+gboolean sim_json_body_bounded(const char *body, gsize len, const char **why) {
+  if (len > SIM_JSON_MAX_BODY) {
+    *why = "the body is larger than 64 MiB";
+    return FALSE;
+  }
+  if (!spec_json_depth_ok(body, len, SIM_JSON_MAX_DEPTH)) {
+    *why = "the body nests arrays and objects more than 64 deep";
+    return FALSE;
+  }
+  return TRUE;
+}
+
+const char *sim_json_string_member(JsonObject *o, const char *key) {
+  JsonNode *n = json_object_get_member(o, key);
+  const char *v = n != NULL && json_node_get_value_type(n) == G_TYPE_STRING
+                      ? json_node_get_string(n)
+                      : NULL;
+  return v != NULL ? v : "";
 }

@@ -195,10 +195,20 @@ SimTraceReader *sim_trace_reader_open(const char *path, GError **error) {
   guint64 offset = 0;
   gboolean partial = FALSE;
   char *line = next_line(r, &len, &offset, &partial);
-  int version = 0;
-  int consumed = 0;
-  if (line == NULL || sscanf(line, "DPGTRACE %d %n", &version, &consumed) != 1 ||
-      consumed == 0) {
+  /* "DPGTRACE <version> <header>": the version read with an overflow
+   * check, so a huge one is reported as written, never as a wrapped value. */
+  static const char magic[] = "DPGTRACE ";
+  gsize digits = 0, consumed = 0;
+  if (line != NULL && strncmp(line, magic, sizeof magic - 1) == 0) {
+    const char *v = line + sizeof magic - 1;
+    digits = strspn(v, "0123456789");
+    consumed = sizeof magic - 1 + digits;
+    if (digits > 0 && line[consumed] != '\0' && !g_ascii_isspace(line[consumed]))
+      digits = 0;
+    while (line[consumed] != '\0' && g_ascii_isspace(line[consumed]))
+      consumed++;
+  }
+  if (digits == 0) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                 "'%s' is not a dpgossip trace (it should start with a 'DPGTRACE 1' line%s%s)",
                 path, r->stream_error ? "; " : "",
@@ -206,13 +216,18 @@ SimTraceReader *sim_trace_reader_open(const char *path, GError **error) {
     sim_trace_reader_free(r);
     return NULL;
   }
-  if (version != SIM_TRACE_VERSION) {
+  char *vtext = g_strndup(line + sizeof magic - 1, digits);
+  guint64 version = 0;
+  if (!g_ascii_string_to_unsigned(vtext, 10, 0, G_MAXUINT64, &version, NULL) ||
+      version != SIM_TRACE_VERSION) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                "trace '%s' has format version %d; this dpgossip reads version %d", path,
-                version, SIM_TRACE_VERSION);
+                "trace '%s' has format version %s; this dpgossip reads version %d", path,
+                vtext, SIM_TRACE_VERSION);
+    g_free(vtext);
     sim_trace_reader_free(r);
     return NULL;
   }
+  g_free(vtext);
   r->header = g_strdup(line + consumed);
   return r;
 }
@@ -312,6 +327,11 @@ int sim_trace_reader_next(SimTraceReader *r, SimTraceRecord *rec, GError **error
   gsize body_len = 0;
   if (!split_line(r, line, len, offset, &word, &body, &body_len, error))
     return -1;
+  const char *why = NULL;
+  if (!sim_json_body_bounded(body, body_len, &why)) {
+    fail(r, error, offset, "%s: not a dpgossip event", why);
+    return -1;
+  }
   GError *local = NULL;
   if (!json_parser_load_from_data(r->parser, body, (gssize)body_len, &local)) {
     fail(r, error, offset, "the body is not valid JSON (%s)", local->message);
@@ -383,7 +403,7 @@ int sim_trace_reader_next(SimTraceReader *r, SimTraceRecord *rec, GError **error
   if (get_uint(o, "round", &round))
     rec->round = (gint64)round;
   rec->run_start = strcmp(word, "run") == 0 &&
-                   g_strcmp0(json_object_get_string_member_with_default(o, "event", ""),
+                   g_strcmp0(sim_json_string_member(o, "event"),
                              "start") == 0;
   r->index++;
   return 1;

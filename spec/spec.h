@@ -62,6 +62,29 @@ gboolean spec_double(const Spec *spec, const char *key, double dflt, double min,
 gboolean spec_bool(const Spec *spec, const char *key, gboolean dflt, gboolean *out,
                    GError **error);
 
+/**
+ * spec_escape: @text (@len bytes, or NUL-terminated when @len < 0) made safe
+ * to quote in a message: printable UTF-8 is kept; \n, \r, \t and other
+ * control bytes become \n, \r, \t, \xNN; bytes that are not UTF-8 become
+ * \xNN; non-printing code points (C1 controls, bidirectional and zero-width
+ * marks, line separators) become \u{NNNN}. Every message that quotes
+ * input (file contents, names from files) goes through it, so no input can
+ * send escape sequences to a terminal.
+ * Returns: (transfer full) the escaped text ("(null)" for NULL).
+ * Complexity: O(length).
+ */
+char *spec_escape(const char *text, gssize len);
+
+/**
+ * spec_json_depth_ok: whether the JSON text @text (@len bytes) nests arrays
+ * and objects at most @max_depth deep, by one scan of the bytes ('[' and '{'
+ * outside strings). Call it before handing input to a recursive parser
+ * (json-glib): a deep body would overflow the stack there. Malformed text
+ * may pass; the parser then rejects it.
+ * Complexity: O(@len), no allocation.
+ */
+gboolean spec_json_depth_ok(const char *text, gsize len, guint max_depth);
+
 G_END_DECLS
 
 #endif /* DPG_SPEC_H */

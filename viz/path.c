@@ -195,3 +195,45 @@ char *viz_parse_listen(const char *listen, guint16 *port, GError **error) {
   *port = (guint16)p;
   return host;
 }
+
+/* @text (@len bytes) as an IP literal; NULL when it is not one. */
+static GInetAddress *ip_literal(const char *text, gsize len) {
+  char *t = g_strndup(text, len);
+  GInetAddress *a = g_inet_address_new_from_string(t);
+  g_free(t);
+  return a;
+}
+
+gboolean viz_host_allowed(const char *host, gboolean any_ip) {
+  if (host == NULL)
+    return FALSE;
+  const char *name = host, *port = NULL;
+  gsize len = strlen(host);
+  if (host[0] == '[') { /* "[v6]" or "[v6]:port" */
+    const char *close = strchr(host, ']');
+    if (close == NULL || (close[1] != '\0' && close[1] != ':'))
+      return FALSE;
+    name = host + 1;
+    len = (gsize)(close - name);
+    port = close[1] == ':' ? close + 2 : NULL;
+  } else {
+    const char *colon = strchr(host, ':');
+    if (colon != NULL && strchr(colon + 1, ':') == NULL) { /* "name:port" */
+      len = (gsize)(colon - host);
+      port = colon + 1;
+    } /* else a name, or a bare IPv6 literal (a URI's host) */
+  }
+  if (port != NULL) {
+    gsize digits = strspn(port, "0123456789");
+    if (digits == 0 || digits > 5 || port[digits] != '\0')
+      return FALSE;
+  }
+  if (len == strlen("localhost") && g_ascii_strncasecmp(name, "localhost", len) == 0)
+    return TRUE;
+  GInetAddress *a = ip_literal(name, len);
+  if (a == NULL)
+    return FALSE; /* a DNS name: exactly what rebinding abuses */
+  gboolean ok = any_ip || g_inet_address_get_is_loopback(a);
+  g_object_unref(a);
+  return ok;
+}

@@ -27,6 +27,7 @@ struct VizServer {
   SoupServer *soup;
   GMainContext *context;
   char *web_dir, *host, *subscribe;
+  gboolean allow_remote;
   guint16 port;
   VizSubscriber *sub;
   gsize client_buffer, history_cap;
@@ -140,34 +141,6 @@ static void history_push(VizServer *s, GBytes *sse) {
   s->stats.history_size = s->hist_bytes;
 }
 
-/* Returns "start", "end" or NULL for a run body. */
-static const char *run_event(const char *body, gsize len, char *buf, gsize buf_len) {
-  JsonParser *p = json_parser_new();
-  const char *out = NULL;
-  if (json_parser_load_from_data(p, body, (gssize)len, NULL)) {
-    JsonNode *root = json_parser_get_root(p);
-    if (root != NULL && JSON_NODE_HOLDS_OBJECT(root)) {
-      const char *ev =
-          json_object_get_string_member_with_default(json_node_get_object(root), "event", "");
-      g_strlcpy(buf, ev, buf_len);
-      out = buf;
-    }
-  }
-  g_object_unref(p);
-  return out;
-}
-
-static gboolean body_ok(const char *topic, const char *body, gsize len) {
-  gsize tl = strlen(topic);
-  if (tl == 0 || tl > 32)
-    return FALSE;
-  for (gsize i = 0; i < tl; i++)
-    if (!((topic[i] >= 'a' && topic[i] <= 'z') || topic[i] == '_'))
-      return FALSE;
-  return len >= 2 && body[0] == '{' && body[len - 1] == '}' && memchr(body, '\n', len) == NULL &&
-         memchr(body, '\r', len) == NULL && g_utf8_validate(body, (gssize)len, NULL);
-}
-
 static GBytes *sse_event(const char *topic, const char *body, gsize len) {
   GString *t = g_string_sized_new(len + strlen(topic) + 20);
   g_string_append(t, "event: ");
@@ -182,7 +155,7 @@ static void on_event(const char *topic, const char *body, gsize len, gpointer da
   VizServer *s = data;
   s->stats.received++;
   s->last_event_us = g_get_monotonic_time();
-  if (!body_ok(topic, body, len)) {
+  if (!viz_event_body_ok(topic, body, len)) {
     s->stats.malformed++;
     return;
   }
@@ -203,7 +176,7 @@ static void on_event(const char *topic, const char *body, gsize len, gpointer da
   }
   if (strcmp(topic, "run") == 0) {
     char buf[16];
-    const char *ev = run_event(body, len, buf, sizeof buf);
+    const char *ev = viz_run_event_kind(body, len, buf, sizeof buf);
     if (ev == NULL) {
       s->stats.malformed++;
       return;
@@ -280,6 +253,21 @@ static const char *content_type(const char *file) {
   return "application/octet-stream";
 }
 
+/* Only requests addressed to a loopback name (viz_host_allowed): the Host
+ * header, and the host of an absolute-form target, both checked. */
+static gboolean host_ok(VizServer *s, SoupServerMessage *msg) {
+  const char *host =
+      soup_message_headers_get_one(soup_server_message_get_request_headers(msg), "Host");
+  const char *uri_host = g_uri_get_host(soup_server_message_get_uri(msg));
+  if (viz_host_allowed(host, s->allow_remote) &&
+      (uri_host == NULL || viz_host_allowed(uri_host, s->allow_remote)))
+    return TRUE;
+  respond_text(msg, SOUP_STATUS_FORBIDDEN,
+               "forbidden host: this server answers only requests to localhost, 127.0.0.1 or "
+               "[::1] (open the address dpgossip viz printed)\n");
+  return FALSE;
+}
+
 static gboolean method_ok(SoupServerMessage *msg) {
   const char *m = soup_server_message_get_method(msg);
   if (m == SOUP_METHOD_GET || m == SOUP_METHOD_HEAD)
@@ -312,7 +300,7 @@ static void handle_file(SoupServer *server, SoupServerMessage *msg, const char *
   (void)query;
   (void)path;
   VizServer *s = data;
-  if (!method_ok(msg))
+  if (!host_ok(s, msg) || !method_ok(msg))
     return;
   /* The path as sent (still percent-encoded), not libsoup's decoded one. */
   const char *raw = g_uri_get_path(soup_server_message_get_uri(msg));
@@ -367,7 +355,7 @@ static void handle_events(SoupServer *server, SoupServerMessage *msg, const char
   (void)query;
   (void)path;
   VizServer *s = data;
-  if (!method_ok(msg))
+  if (!host_ok(s, msg) || !method_ok(msg))
     return;
   if (strcmp(g_uri_get_path(soup_server_message_get_uri(msg)), "/events") != 0) {
     respond_text(msg, SOUP_STATUS_NOT_FOUND, "not found\n");
@@ -431,6 +419,17 @@ VizServer *viz_server_new(const VizServerOptions *options, GError **error) {
   char *host = viz_parse_listen(o->listen != NULL ? o->listen : VIZ_DEFAULT_LISTEN, &port, error);
   if (host == NULL)
     return NULL;
+  GInetAddress *bind_addr = g_inet_address_new_from_string(host);
+  gboolean loopback = g_inet_address_get_is_loopback(bind_addr);
+  g_object_unref(bind_addr);
+  if (!loopback && !o->allow_remote) {
+    g_set_error(error, VIZ_ERROR, VIZ_ERROR_INVALID_ARGUMENT,
+                "listen address '%s' is not loopback: anyone who can reach it could watch your "
+                "runs; listen on 127.0.0.1 or [::1], or force it with --allow-remote",
+                o->listen);
+    g_free(host);
+    return NULL;
+  }
   char *web_dir = NULL;
   if (o->web_dir != NULL) {
     char *real = realpath(o->web_dir, NULL);
@@ -452,6 +451,7 @@ VizServer *viz_server_new(const VizServerOptions *options, GError **error) {
   VizServer *s = g_new0(VizServer, 1);
   s->host = host;
   s->web_dir = web_dir;
+  s->allow_remote = o->allow_remote;
   s->subscribe = g_strdup(o->subscribe != NULL ? o->subscribe : VIZ_DEFAULT_SUBSCRIBE);
   s->client_buffer = o->client_buffer ? o->client_buffer : DEFAULT_CLIENT_BUFFER;
   s->history_cap = o->history_bytes ? o->history_bytes : DEFAULT_HISTORY;

@@ -7,7 +7,12 @@
  * browser with Server-Sent Events (GET /events).
  *
  * What it guarantees:
- *   - it binds to loopback unless told otherwise, and serves only regular
+ *   - it binds only to loopback unless allow_remote is set, and answers only
+ *     requests whose Host is a loopback name (localhost, 127.0.0.0/8,
+ *     [::1]; with allow_remote, any IP literal), so a web page cannot read
+ *     the stream by DNS rebinding (a name of its own resolving to
+ *     127.0.0.1); others get 403;
+ *   - it serves only regular
  *     files under its web folder (no "..", no encoded dot segments or
  *     slashes, no hidden files, no symlink leading outside);
  *   - memory per browser is bounded: a client whose connection is slow is
@@ -54,6 +59,8 @@ typedef struct {
   gsize history_bytes;   /* cap on the shared history of the current run
                           * (every event but messages); 0: 64 MiB */
   guint keepalive_ms;    /* status event / keep-alive period; 0: 5000 */
+  gboolean allow_remote; /* listen on a non-loopback address (anyone who can reach it
+                          * can watch the runs); FALSE: such a listen is refused */
 } VizServerOptions;
 
 typedef struct {
@@ -76,7 +83,8 @@ typedef struct VizServer VizServer;
  * context (run a GMainLoop on it).
  * @options: (nullable) NULL for every default.
  * Errors: VIZ_ERROR_INVALID_ARGUMENT for a listen address that is not
- *   HOST:PORT with an IP literal or "localhost", or a ZeroMQ endpoint it
+ *   HOST:PORT with an IP literal or "localhost", or not loopback without
+ *   @options->allow_remote, or a ZeroMQ endpoint it
  *   cannot connect to; VIZ_ERROR_LISTEN when the address is taken;
  *   VIZ_ERROR_NOT_FOUND when no web folder with index.html is found.
  * Returns: (transfer full) the server (viz_server_free), or NULL.
@@ -136,6 +144,17 @@ char *viz_resolve_path(const char *web_dir, const char *path, GError **error);
  * Returns: (transfer full) the host as an IP literal, or NULL.
  */
 char *viz_parse_listen(const char *listen, guint16 *port, GError **error);
+
+/**
+ * viz_host_allowed: whether a request's Host (header value, or a URI's
+ * host) names this machine's loopback: "localhost", an IPv4 literal in
+ * 127.0.0.0/8 or [::1], each with or without ":PORT". With @any_ip, any IP
+ * literal too (a server told to listen beyond loopback). DNS names other
+ * than localhost are never allowed: DNS rebinding points such a name at
+ * 127.0.0.1 to let a web page read the server.
+ * Complexity: O(length).
+ */
+gboolean viz_host_allowed(const char *host, gboolean any_ip);
 
 G_END_DECLS
 

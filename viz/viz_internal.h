@@ -20,4 +20,18 @@ void viz_subscriber_free(VizSubscriber *s);
 /* Messages that were not two frames with a short topic. */
 guint64 viz_subscriber_malformed(const VizSubscriber *s);
 
+/* ---- Events from the stream (event.c): untrusted bytes from whoever can
+ * publish to the subscribed endpoint, so checked before anything else. ---- */
+
+/* Whether [@topic, @body] can be relayed as a Server-Sent Event: a short
+ * lowercase topic and a one-line UTF-8 JSON object. O(@len). */
+gboolean viz_event_body_ok(const char *topic, const char *body, gsize len);
+
+/* The "event" member of a run body ("start", "end", ...) copied into @buf,
+ * or NULL when the body is not a JSON object or nests deeper than
+ * VIZ_EVENT_MAX_DEPTH (json-glib parses recursively: a body nested 300,000
+ * deep would overflow the stack). O(@len). */
+#define VIZ_EVENT_MAX_DEPTH 64
+const char *viz_run_event_kind(const char *body, gsize len, char *buf, gsize buf_len);
+
 #endif /* DPG_VIZ_INTERNAL_H */

@@ -38,11 +38,31 @@ static void test_bad_plugins_are_problems(void) {
   g_strfreev(problems);
   scen_scenario_free(sc);
 
+  /* Validation never loads a plugin, so a bad one is found by the run that
+   * is allowed to load it (and refused by one that is not). */
   sc = load(dir, "name = dsgd\nplugin = " DPG_TEST_PLUGIN_DIR "/bad-abi.so\n");
   problems = scen_scenario_validate(sc);
-  g_assert_cmpuint(g_strv_length(problems), ==, 1);
-  g_assert_nonnull(strstr(problems[0], "ABI"));
+  g_assert_cmpuint(g_strv_length(problems), ==, 0);
   g_strfreev(problems);
+  problems = scen_scenario_notes(sc);
+  g_assert_cmpuint(g_strv_length(problems), ==, 1);
+  g_assert_nonnull(strstr(problems[0], "plugin.ini:8: protocol.plugin"));
+  g_strfreev(problems);
+  char *out = g_build_filename(dir, "out", NULL);
+  ScenRunOptions opt = {.out_dir = out, .threads = 1};
+  GError *error = NULL;
+  g_assert_false(scen_scenario_run(sc, &opt, NULL, &error));
+  g_assert_error(error, SCEN_ERROR, SCEN_ERROR_INVALID);
+  g_assert_nonnull(strstr(error->message, "plugin.ini:8: protocol.plugin: not loaded"));
+  g_clear_error(&error);
+  opt.allow_plugins = TRUE;
+  g_assert_false(scen_scenario_run(sc, &opt, NULL, &error));
+  g_assert_error(error, SCEN_ERROR, SCEN_ERROR_INVALID);
+  g_assert_nonnull(strstr(error->message, "plugin.ini:8: protocol.plugin"));
+  g_assert_nonnull(strstr(error->message, "ABI"));
+  g_clear_error(&error);
+  g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  g_free(out);
   scen_scenario_free(sc);
   g_rmdir(dir);
   g_free(dir);
@@ -76,7 +96,7 @@ static GHashTable *run(const char *protocol_lines, const char *out) {
   if (problems[0] != NULL)
     g_error("unexpected problem: %s", problems[0]);
   g_strfreev(problems);
-  ScenRunOptions opt = {.out_dir = out, .threads = 1};
+  ScenRunOptions opt = {.out_dir = out, .threads = 1, .allow_plugins = TRUE};
   GError *error = NULL;
   g_assert_true(scen_scenario_run(sc, &opt, NULL, &error));
   g_assert_no_error(error);

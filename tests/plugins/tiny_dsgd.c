@@ -51,9 +51,24 @@ static gboolean tiny_gathered(ProtoNode *node, guint round, guint n_inputs,
   return TRUE;
 }
 
+#ifdef TINY_MARKER
+/* The consent test's plugin (tests/plugins/test_consent.c): a constructor
+ * runs as soon as the file is loaded, before any symbol is looked up, so a
+ * marker file it writes proves whether the file was loaded at all. */
+#include <stdlib.h>
+__attribute__((constructor)) static void tiny_marker(void) {
+  const char *path = getenv("DPG_PLUGIN_MARKER");
+  if (path != NULL)
+    g_file_set_contents(path, "loaded\n", -1, NULL);
+}
+#define TINY_NAME "tiny-marker"
+#else
+#define TINY_NAME "tiny-dsgd"
+#endif
+
 static const ProtoVTable tiny_vtable = {
     .abi_version = PROTO_PLUGIN_ABI_VERSION,
-    .name = "tiny-dsgd",
+    .name = TINY_NAME,
     .summary = "DP-D-SGD as a plugin (test)",
     .init = tiny_init,
     .on_start = tiny_start,

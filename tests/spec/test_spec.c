@@ -106,10 +106,61 @@ static void test_check(void) {
   spec_free(s);
 }
 
+/* Input quoted in messages: printable UTF-8 kept, everything a terminal
+ * would act on or that is not text shown as an escape. */
+static void test_escape(void) {
+  static const struct {
+    const char *in;
+    gssize len;
+    const char *out;
+  } cases[] = {
+      {"plain text, caf\xc3\xa9", -1, "plain text, caf\xc3\xa9"},
+      {"\x1b[2J\x1b]0;pwned\x07", -1, "\\x1b[2J\\x1b]0;pwned\\x07"},
+      {"a\nb\tc\rd\x7f", -1, "a\\nb\\tc\\rd\\x7f"},
+      {"bad \xff\xfe utf8 \xc3", -1, "bad \\xff\\xfe utf8 \\xc3"},
+      {"c1 \xc2\x9b csi", -1, "c1 \\u{009b} csi"},
+      {"rtl \xe2\x80\xae override", -1, "rtl \\u{202e} override"},
+      {"nul\0inside", 10, "nul\\x00inside"},
+      {"", -1, ""},
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    char *got = spec_escape(cases[i].in, cases[i].len);
+    g_assert_cmpstr(got, ==, cases[i].out);
+    g_free(got);
+  }
+  char *n = spec_escape(NULL, -1);
+  g_assert_cmpstr(n, ==, "(null)");
+  g_free(n);
+}
+
+static void test_json_depth(void) {
+  g_assert_true(spec_json_depth_ok("{\"a\":[1,{\"b\":2}]}", 17, 3));
+  g_assert_false(spec_json_depth_ok("{\"a\":[1,{\"b\":2}]}", 17, 2));
+  /* Brackets inside strings, escaped quotes included, do not count. */
+  const char *s = "{\"k\":\"[[[{{\\\"[[\"}";
+  g_assert_true(spec_json_depth_ok(s, strlen(s), 1));
+  /* Depth is nesting, not the number of brackets. */
+  GString *flat = g_string_new("[");
+  for (int i = 0; i < 1000; i++)
+    g_string_append(flat, "[],");
+  g_string_append(flat, "[]]");
+  g_assert_true(spec_json_depth_ok(flat->str, flat->len, 2));
+  g_string_free(flat, TRUE);
+  gsize deep = 300000;
+  char *d = g_malloc(2 * deep);
+  memset(d, '[', deep);
+  memset(d + deep, ']', deep);
+  g_assert_false(spec_json_depth_ok(d, 2 * deep, 64));
+  g_assert_true(spec_json_depth_ok(d, 2 * deep, (guint)deep));
+  g_free(d);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/spec/parse", test_parse);
   g_test_add_func("/spec/values", test_values);
   g_test_add_func("/spec/check", test_check);
+  g_test_add_func("/spec/escape", test_escape);
+  g_test_add_func("/spec/json-depth", test_json_depth);
   return g_test_run();
 }

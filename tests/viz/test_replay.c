@@ -11,7 +11,9 @@
  * the run start), or the prefix before the damage (and then fail, naming
  * the record).
  */
+#include <glib/gstdio.h>
 #include <math.h>
+#include <zlib.h>
 
 #include "tests/viz/viz_test_util.h"
 
@@ -249,6 +251,8 @@ static void test_usage(void) {
       (const char *const[]){"demo", "--pace", "-5", NULL},
       (const char *const[]){"viz", "--listen", "8080", NULL},
       (const char *const[]){"viz", "--listen", "example.org:80", NULL},
+      /* beyond loopback without --allow-remote: refused before binding */
+      (const char *const[]){"viz", "--listen", "0.0.0.0:8080", NULL},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     char *err = NULL;
@@ -275,6 +279,58 @@ static void test_usage(void) {
   g_free(ep);
 }
 
+/* Hostile traces end in a clean error, not a crash (issue 12): a record
+ * nested 300,000 deep (json-glib would overflow the stack on it) and a
+ * format version beyond 64 bits (once reported as "version -1"). */
+static void test_replay_hostile(void) {
+  char *dir = g_dir_make_tmp("dpg-replay-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "deep.trace", NULL);
+  GString *body = g_string_new("{\"v\":1,\"seq\":0,\"t_ns\":0,\"event\":\"start\",\"x\":");
+  for (int i = 0; i < 300000; i++)
+    g_string_append_c(body, '[');
+  for (int i = 0; i < 300000; i++)
+    g_string_append_c(body, ']');
+  g_string_append_c(body, '}');
+  GString *t = g_string_new("DPGTRACE 1 {}\n");
+  g_string_append_printf(t, "run %08lx %s\n",
+                         (unsigned long)crc32(0, (const Bytef *)body->str, (uInt)body->len),
+                         body->str);
+  g_assert_true(g_file_set_contents(path, t->str, (gssize)t->len, NULL));
+  char *err = NULL;
+  int status = vt_wait(vt_spawn("replay", path, "--check"), &err);
+  g_assert_cmpint(status, ==, 1);
+  g_assert_nonnull(strstr(err, "record 0"));
+  g_assert_nonnull(strstr(err, "more than 64 deep"));
+  g_free(err);
+  g_assert_true(g_file_set_contents(path, "DPGTRACE 99999999999999999999 {}\n", -1, NULL));
+  status = vt_wait(vt_spawn("replay", path, "--check"), &err);
+  g_assert_cmpint(status, ==, 1);
+  g_assert_nonnull(strstr(err, "format version 99999999999999999999;"));
+  g_free(err);
+  /* A run body whose "event" is not a string (json-glib's getter gave NULL:
+   * replay dereferenced it). */
+  const char *ev5 = "{\"v\":1,\"seq\":0,\"t_ns\":0,\"event\":5}", *end = "{\"records\":1}";
+  char *text = g_strdup_printf("DPGTRACE 1 {}\nrun %08lx %s\nEND %08lx %s\n",
+                               (unsigned long)crc32(0, (const Bytef *)ev5, (uInt)strlen(ev5)), ev5,
+                               (unsigned long)crc32(0, (const Bytef *)end, (uInt)strlen(end)), end);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  g_free(text);
+  char *ep = endpoint_new();
+  status = vt_wait(vt_spawn("replay", path, "--publish", ep, "--publish-wait", "0", "--speed",
+                            "max"),
+                   &err);
+  if (status != 0)
+    g_error("replay of a non-string event exited %d: %s", status, err);
+  g_free(err);
+  g_free(ep);
+  g_string_free(t, TRUE);
+  g_string_free(body, TRUE);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add("/replay/live", Fixture, NULL, fixture_setup, test_live, fixture_teardown);
@@ -284,5 +340,6 @@ int main(int argc, char **argv) {
   g_test_add("/replay/damaged", Fixture, NULL, fixture_setup, test_replay_damaged,
              fixture_teardown);
   g_test_add_func("/replay/usage", test_usage);
+  g_test_add_func("/replay/hostile", test_replay_hostile);
   return g_test_run();
 }

@@ -60,13 +60,15 @@ static char *web_dir(void) {
   return g_build_filename(src, "viz", "web", NULL);
 }
 
-static Srv *srv_start(const char *web, const char *subscribe, gsize buffer) {
+static Srv *srv_start_full(const char *web, const char *subscribe, gsize buffer,
+                           gboolean allow_remote) {
   Srv *s = g_new0(Srv, 1);
   s->ctx = g_main_context_new();
   s->loop = g_main_loop_new(s->ctx, FALSE);
   s->subscribe = subscribe ? g_strdup(subscribe) : g_strdup_printf("tcp://127.0.0.1:%u", vt_free_port());
   s->opt = (VizServerOptions){.listen = "127.0.0.1:0", .subscribe = s->subscribe, .web_dir = web,
-                              .client_buffer = buffer, .keepalive_ms = 100000};
+                              .client_buffer = buffer, .keepalive_ms = 100000,
+                              .allow_remote = allow_remote};
   g_mutex_init(&s->lock);
   g_cond_init(&s->cond);
   s->thread = g_thread_new("viz", srv_main, s);
@@ -77,6 +79,10 @@ static Srv *srv_start(const char *web, const char *subscribe, gsize buffer) {
   g_assert_no_error(s->error);
   g_assert_cmpuint(s->port, >, 0);
   return s;
+}
+
+static Srv *srv_start(const char *web, const char *subscribe, gsize buffer) {
+  return srv_start_full(web, subscribe, buffer, FALSE);
 }
 
 static gboolean quit_loop(gpointer data) {
@@ -429,6 +435,134 @@ static void test_listen(void) {
   g_free(web);
 }
 
+/* ---- DNS rebinding and hostile events (issue 12) ---- */
+
+static void test_host_names(void) {
+  const char *loopback[] = {"localhost", "LocalHost:8080", "127.0.0.1", "127.0.0.1:80",
+                            "127.1.2.3:65535", "[::1]", "[::1]:8080", "::1"};
+  for (gsize i = 0; i < G_N_ELEMENTS(loopback); i++) {
+    if (!viz_host_allowed(loopback[i], FALSE))
+      g_error("'%s' refused", loopback[i]);
+    g_assert_true(viz_host_allowed(loopback[i], TRUE));
+  }
+  /* Names a rebinding page controls, and literals that are not loopback. */
+  const char *other[] = {"evil.example.com", "evil.example.com:8080", "localhost.evil.com",
+                         "127.0.0.1.nip.io", "localhost:", "localhost:8080x",
+                         "127.0.0.1:123456", "[::1", "[::1]x", "0x7f000001", "2130706433",
+                         "", "10.0.0.1:8080", "[fe80::1]:80", "0.0.0.0"};
+  for (gsize i = 0; i < G_N_ELEMENTS(other); i++)
+    if (viz_host_allowed(other[i], FALSE))
+      g_error("'%s' allowed", other[i]);
+  g_assert_false(viz_host_allowed(NULL, FALSE));
+  /* A server told to listen beyond loopback takes IP literals, still no names. */
+  g_assert_true(viz_host_allowed("10.0.0.1:8080", TRUE));
+  g_assert_true(viz_host_allowed("[fe80::1]:80", TRUE));
+  g_assert_false(viz_host_allowed("evil.example.com", TRUE));
+}
+
+static char *http_host(guint16 port, const char *target, const char *host_line) {
+  char *req = g_strdup_printf("GET %s HTTP/1.1\r\n%sConnection: close\r\n\r\n", target,
+                              host_line);
+  char *resp = http_raw(port, req);
+  g_free(req);
+  return resp;
+}
+
+static void test_rebinding(void) {
+  char *web = web_dir();
+  Srv *s = srv_start(web, NULL, 0);
+  struct {
+    const char *target, *host_line;
+    int status;
+  } cases[] = {
+      {"/status", "Host: evil.example.com\r\n", 403},
+      {"/status", "Host: evil.example.com:8080\r\n", 403},
+      {"/", "Host: evil.example.com\r\n", 403},
+      {"/events", "Host: evil.example.com\r\n", 403},
+      {"/status", "Host: 127.0.0.1.nip.io\r\n", 403},
+      {"/status", "Host: 192.168.1.1\r\n", 403},
+      {"http://evil.example.com/status", "Host: 127.0.0.1\r\n", 403},
+      {"/status", "Host: localhost\r\n", 200},
+      {"/status", "Host: LOCALHOST:8080\r\n", 200},
+      {"/status", "Host: 127.0.0.1\r\n", 200},
+      {"/status", "Host: 127.3.2.1:99\r\n", 200},
+      {"/status", "Host: [::1]:8080\r\n", 200},
+      {"/", "Host: localhost\r\n", 200},
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    char *r = http_host(s->port, cases[i].target, cases[i].host_line);
+    if (status_of(r) != cases[i].status)
+      g_error("GET %s with %s: got %d, want %d", cases[i].target, cases[i].host_line,
+              status_of(r), cases[i].status);
+    if (cases[i].status == 403) {
+      g_assert_nonnull(strstr(body_of(r), "forbidden host"));
+      g_assert_null(strstr(body_of(r), "\"received\""));
+    }
+    g_free(r);
+  }
+  /* Without a Host at all (HTTP/1.0): refused too. */
+  char *r = http_raw(s->port, "GET /status HTTP/1.0\r\n\r\n");
+  g_assert_cmpint(status_of(r), ==, 403);
+  g_free(r);
+  srv_stop(s);
+
+  /* A server forced beyond loopback takes IP literals, still no names. */
+  s = srv_start_full(web, NULL, 0, TRUE);
+  r = http_host(s->port, "/status", "Host: 10.1.2.3:8080\r\n");
+  g_assert_cmpint(status_of(r), ==, 200);
+  g_free(r);
+  r = http_host(s->port, "/status", "Host: evil.example.com\r\n");
+  g_assert_cmpint(status_of(r), ==, 403);
+  g_free(r);
+  srv_stop(s);
+
+  /* A non-loopback listen is refused unless forced. */
+  VizServerOptions o = {.listen = "0.0.0.0:0", .web_dir = web};
+  GError *err = NULL;
+  GMainContext *ctx = g_main_context_new();
+  g_main_context_push_thread_default(ctx);
+  g_assert_null(viz_server_new(&o, &err));
+  g_assert_error(err, VIZ_ERROR, VIZ_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "not loopback"));
+  g_assert_nonnull(strstr(err->message, "--allow-remote"));
+  g_clear_error(&err);
+  o.listen = "[::]:0";
+  g_assert_null(viz_server_new(&o, &err));
+  g_assert_error(err, VIZ_ERROR, VIZ_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  g_main_context_pop_thread_default(ctx);
+  g_main_context_unref(ctx);
+  g_free(web);
+}
+
+/* A run event nested 300,000 deep is dropped as malformed (json-glib would
+ * overflow the stack on it); the server goes on. */
+static void test_deep_event(void) {
+  char *web = web_dir();
+  Srv *s = srv_start(web, NULL, 0);
+  GString *deep = g_string_new("{\"event\":\"start\",\"x\":");
+  for (int i = 0; i < 300000; i++)
+    g_string_append_c(deep, '[');
+  for (int i = 0; i < 300000; i++)
+    g_string_append_c(deep, ']');
+  g_string_append_c(deep, '}');
+  srv_inject(s, "run", deep->str);
+  g_string_free(deep, TRUE);
+  srv_inject(s, "run", "{\"event\":5}"); /* not a string: not a start */
+  VizServerStats st = stats(s);
+  g_assert_cmpuint(st.received, ==, 2);
+  g_assert_cmpuint(st.malformed, ==, 1);
+  g_assert_cmpuint(st.runs, ==, 0);
+  srv_inject(s, "run", "{\"event\":\"start\",\"x\":[[[[1]]]]}");
+  st = stats(s);
+  g_assert_cmpuint(st.runs, ==, 1);
+  char *r = http_get(s->port, "GET", "/status");
+  g_assert_cmpint(status_of(r), ==, 200);
+  g_free(r);
+  srv_stop(s);
+  g_free(web);
+}
+
 /* ---- Server-Sent Events ---- */
 
 typedef struct {
@@ -756,6 +890,9 @@ int main(int argc, char **argv) {
   g_test_add_func("/server/files", test_files);
   g_test_add_func("/server/traversal", test_traversal);
   g_test_add_func("/server/listen", test_listen);
+  g_test_add_func("/server/host-names", test_host_names);
+  g_test_add_func("/server/rebinding", test_rebinding);
+  g_test_add_func("/server/deep-event", test_deep_event);
   g_test_add_func("/server/sse", test_sse);
   g_test_add_func("/server/slow-client", test_slow_client);
   g_test_add_func("/server/zmq", test_zmq);

@@ -241,6 +241,22 @@ static void test_plain(void) {
   char *r1_topic = line("Round", "{\"v\":1,\"seq\":1,\"t_ns\":9,\"round\":1}");
   char *end2 = line("END", "{\"records\":2}");
   char *end3 = line("END", "{\"records\":3}");
+  /* 300,000 levels (600 KB): json-glib would overflow the stack on it. */
+  GString *deep = g_string_new("{\"v\":1,\"seq\":1,\"t_ns\":9,\"x\":");
+  for (int i = 0; i < 300000; i++)
+    g_string_append_c(deep, '[');
+  for (int i = 0; i < 300000; i++)
+    g_string_append_c(deep, ']');
+  g_string_append_c(deep, '}');
+  char *r1_deep = line("run", deep->str);
+  g_string_free(deep, TRUE);
+  /* 64 levels are fine (the bound), 65 are not. */
+  char *r1_64 = line("round", "{\"v\":1,\"seq\":1,\"t_ns\":9,\"round\":1,\"x\":"
+                              "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+                              "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}");
+  char *r1_65 = line("round", "{\"v\":1,\"seq\":1,\"t_ns\":9,\"round\":1,\"x\":"
+                              "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+                              "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}");
   char *r1_badcrc = g_strdup(r1);
   r1_badcrc[strlen(r1_badcrc) - 3] = '2'; /* the round number in the body */
   struct {
@@ -263,6 +279,9 @@ static void test_plain(void) {
       {"bad topic", (const char *const[]){r0, r1_topic, end2, NULL}, 1, "not a record line"},
       {"garbage", (const char *const[]){r0, "hello\n", end2, NULL}, 1, "not a record line"},
       {"cut line", (const char *const[]){r0, "round 1234", NULL}, 1, "cut short"},
+      {"deep", (const char *const[]){r0, r1_deep, end2, NULL}, 1, "more than 64 deep"},
+      {"depth 64", (const char *const[]){r0, r1_64, end2, NULL}, 2, NULL},
+      {"depth 65", (const char *const[]){r0, r1_65, end2, NULL}, 1, "more than 64 deep"},
   };
   for (gsize c = 0; c < G_N_ELEMENTS(cases); c++) {
     plain(path, hdr, cases[c].lines);
@@ -273,7 +292,10 @@ static void test_plain(void) {
     if (cases[c].what == NULL) {
       g_assert_cmpint(rc, ==, 0);
       g_assert_no_error(err);
-      g_assert_cmpstr(g_array_index(got, Rec, 1).body, ==, "{\"v\":1,\"seq\":1,\"t_ns\":9,\"round\":1}");
+      const char *want = strchr(cases[c].lines[1], '{'); /* the line's body, '\n' ended */
+      const char *body = g_array_index(got, Rec, 1).body;
+      g_assert_cmpuint(strlen(body) + 1, ==, strlen(want));
+      g_assert_cmpint(strncmp(body, want, strlen(body)), ==, 0);
     } else {
       g_assert_cmpint(rc, ==, -1);
       assert_error_at(err, cases[c].ok_records);
@@ -285,13 +307,27 @@ static void test_plain(void) {
     g_array_unref(got);
   }
   /* Files that are not traces at all. */
-  const char *headers[] = {"", "DPGTRACE\n", "hello world\n", "DPGTRACE 2 {}\n"};
+  const struct {
+    const char *text, *what;
+  } headers[] = {
+      {"", "not a dpgossip trace"},
+      {"DPGTRACE\n", "not a dpgossip trace"},
+      {"hello world\n", "not a dpgossip trace"},
+      {"DPGTRACE -1 {}\n", "not a dpgossip trace"},
+      {"DPGTRACE 1x {}\n", "not a dpgossip trace"},
+      {"DPGTRACE 2 {}\n", "format version 2;"},
+      /* Overflows 32 and 64 bits: reported as written, not wrapped. */
+      {"DPGTRACE 4294967297 {}\n", "format version 4294967297;"},
+      {"DPGTRACE 99999999999999999999 {}\n", "format version 99999999999999999999;"},
+  };
   for (gsize i = 0; i < G_N_ELEMENTS(headers); i++) {
-    g_assert_true(write_file(path, headers[i], -1, NULL));
+    g_assert_true(write_file(path, headers[i].text, -1, NULL));
     GError *err = NULL;
     g_assert_null(sim_trace_reader_open(path, &err));
     g_assert_error(err, SIM_ERROR, SIM_ERROR_PARSE);
-    g_assert_nonnull(strstr(err->message, i == 3 ? "version 2" : "not a dpgossip trace"));
+    if (strstr(err->message, headers[i].what) == NULL)
+      g_error("header '%s': error '%s' lacks '%s'", headers[i].text, err->message,
+              headers[i].what);
     g_error_free(err);
   }
   GError *err = NULL;
@@ -299,8 +335,8 @@ static void test_plain(void) {
   g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "/nonexistent/x.trace"));
   g_error_free(err);
-  char *all[] = {r0, r1, r1_old_seq, r1_old_t, r1_v2, r1_nov, r1_json, r1_array, r1_topic, end2,
-                 end3, r1_badcrc};
+  char *all[] = {r0,   r1,   r1_old_seq, r1_old_t,  r1_v2,   r1_nov, r1_json, r1_array,
+                 r1_topic, end2, end3, r1_badcrc, r1_deep, r1_64, r1_65};
   for (gsize i = 0; i < G_N_ELEMENTS(all); i++)
     g_free(all[i]);
   g_unlink(path);
