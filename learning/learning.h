@@ -230,6 +230,19 @@ void learn_dataset_standardize(LearnDataset *train, LearnDataset *test, double *
 gboolean learn_data_load(const char *spec, double test_fraction, guint64 seed, LearnDataset **train,
                          LearnDataset **test, GError **error);
 
+/*
+ * learn_data_check: what can be known of a dataset spec without reading or
+ * generating it: a synthetic spec's parameters and the memory its records
+ * would take (against spec_memory_limit(), with the size needed in the
+ * message). Other kinds only need to parse. Errors: those of
+ * learn_data_load for the same spec. O(length of the spec).
+ */
+gboolean learn_data_check(const char *spec, GError **error);
+
+/* learn_dataset_bytes: the memory a dataset of n records x n_features takes
+ * once loaded and split (saturating). O(1). */
+gsize learn_dataset_bytes(gsize n, gsize n_features);
+
 /* ===================================================================== */
 /* Partitions and batches                                                 */
 /* ===================================================================== */

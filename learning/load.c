@@ -43,11 +43,21 @@ static LearnDataset *load_csv(const Spec *spec, GError **error) {
   return learn_dataset_load_csv(spec->head, &opt, error);
 }
 
-static LearnDataset *load_synthetic(const Spec *spec, GError **error) {
+/* With dry, checks everything (memory included) and returns NULL without
+ * setting an error when the dataset could be generated. */
+static LearnDataset *load_synthetic(const Spec *spec, gboolean dry, GError **error) {
   guint64 n, d, seed;
   if (!spec_uint(spec, "n", 1000, 1, G_MAXUINT32, &n, error) ||
       !spec_uint(spec, "d", 10, 1, 1 << 20, &d, error) ||
       !spec_uint(spec, "seed", 1, 0, G_MAXUINT64, &seed, error))
+    return NULL;
+  char *what = g_strdup_printf("dataset synthetic:%s of %" G_GUINT64_FORMAT
+                               " records x %" G_GUINT64_FORMAT " features",
+                               spec->head, n, d);
+  gboolean fits = spec_check_memory(learn_dataset_bytes(n, d), what, "use a smaller n or d",
+                                    LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT, error);
+  g_free(what);
+  if (!fits)
     return NULL;
   if (strcmp(spec->head, "linear") == 0) {
     static const char *const valid[] = {"n", "d", "noise", "seed", "standardize", NULL};
@@ -55,7 +65,7 @@ static LearnDataset *load_synthetic(const Spec *spec, GError **error) {
     if (!spec_check(spec, "synthetic:linear", valid, NULL, error) ||
         !spec_double(spec, "noise", 0.1, 0.0, G_MAXDOUBLE, &noise, error))
       return NULL;
-    return learn_dataset_synthetic_linear(n, d, noise, seed, NULL, error);
+    return dry ? NULL : learn_dataset_synthetic_linear(n, d, noise, seed, NULL, error);
   }
   if (strcmp(spec->head, "logistic") == 0) {
     static const char *const valid[] = {"n",      "d",    "classes",     "scale",
@@ -75,7 +85,9 @@ static LearnDataset *load_synthetic(const Spec *spec, GError **error) {
                   "synthetic:logistic: option labels='%s' is not sample or argmax", labels);
       return NULL;
     }
-    return learn_dataset_synthetic_logistic(n, d, (guint)classes, scale, argmax, seed, error);
+    return dry ? NULL
+               : learn_dataset_synthetic_logistic(n, d, (guint)classes, scale, argmax, seed,
+                                                  error);
   }
   g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
               "unknown synthetic dataset '%s' (valid: linear, logistic)", spec->head);
@@ -96,7 +108,7 @@ gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 se
   if (strcmp(name, "csv") == 0) {
     all = load_csv(spec, error);
   } else if (strcmp(name, "synthetic") == 0) {
-    all = load_synthetic(spec, error);
+    all = load_synthetic(spec, FALSE, error);
   } else if (strcmp(name, "california") == 0) {
     static const char *const valid[] = {"standardize", NULL};
     if (spec_check(spec, "dataset", valid, NULL, error))
@@ -139,4 +151,20 @@ out:
   }
   spec_free(spec);
   return ok;
+}
+
+gboolean learn_data_check(const char *spec_text, GError **error) {
+  Spec *spec = spec_parse(spec_text, "dataset", TRUE, LEARN_ERROR, LEARN_ERROR_PARSE,
+                          LEARN_ERROR_INVALID_ARGUMENT, error);
+  if (spec == NULL)
+    return FALSE;
+  GError *local = NULL;
+  if (strcmp(spec->name, "synthetic") == 0)
+    load_synthetic(spec, TRUE, &local);
+  spec_free(spec);
+  if (local != NULL) {
+    g_propagate_error(error, local);
+    return FALSE;
+  }
+  return TRUE;
 }

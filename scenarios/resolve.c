@@ -509,6 +509,13 @@ static void resolve_task(R *r, ScenConfig *c) {
     else if (path != NULL && !g_file_test(path, G_FILE_TEST_EXISTS))
       problem(r, loc, what, "file not found: %s (relative paths resolve against %s)", path,
               doc->dir);
+    else {
+      /* Parameters and memory of a synthetic dataset are known up front. */
+      GError *e = NULL;
+      if (!learn_data_check(ds, &e))
+        problem(r, loc, what, "%s", e->message);
+      g_clear_error(&e);
+    }
     g_free(path);
   } else {
     r->bad = TRUE; /* missing: reported by the schema check */
