@@ -74,7 +74,7 @@ gboolean spec_check_lines(const char *path, const char *text, gsize len, GError 
     gsize line_len = nl != NULL ? (gsize)(nl - p) : (gsize)(end - p);
     if (line_len > SPEC_LINE_MAX) {
       g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                  "%s:%" G_GSIZE_FORMAT ": line longer than %d bytes (MiB); is this a text "
+                  "%s:%" G_GSIZE_FORMAT ": line longer than 1 MiB (%d bytes); is this a text "
                   "file of the expected kind?",
                   path, line, SPEC_LINE_MAX);
       return FALSE;
