@@ -256,6 +256,28 @@ gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **
   return ok;
 }
 
+/* Before simulating: the largest view's dense accounting. Its rows are at
+ * most T x (each member's own model and the messages of its neighbours in
+ * round 0's topology); its columns at most n T gradient slots and as many
+ * noise variables. */
+static gboolean observer_check_memory(const CliAccountSetup *s, const CliObserverRun *run,
+                                      const CliAccountView *views, guint n_views,
+                                      GError **error) {
+  TopoGraph *g = run->schedule ? topo_schedule_graph(run->schedule, 0, NULL) : NULL;
+  const TopoGraph *graph = run->schedule ? g : run->graph;
+  if (graph == NULL) return TRUE; /* the run reports the schedule's error */
+  gsize n = topo_graph_n_nodes(graph), rows = 0;
+  for (guint i = 0; i < n_views; i++) {
+    gsize seen = 0;
+    for (guint j = 0; j < views[i].n_members; j++)
+      if (views[i].members[j] < n) seen += 1 + topo_graph_degree(graph, views[i].members[j]);
+    rows = MAX(rows, seen);
+  }
+  topo_graph_free(g);
+  gsize cols = n * (gsize)s->T;
+  return priv_knowledge_check_memory(rows * (gsize)s->T, cols, cols, 0, error);
+}
+
 PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObserverRun *run,
                                          const CliAccountView *views, guint n_views,
                                          ProtoRunStats *stats, GError **error) {
@@ -277,6 +299,7 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
   cfg.storage = run->storage;
   PrivObserver *obs = NULL;
   PrivBlocks **blocks = NULL;
+  if (!observer_check_memory(s, run, views, n_views, error)) return NULL;
   ProtoRun *pr = proto_run_new(&cfg, error);
   if (!pr) return NULL;
   SimEngine *engine = proto_run_engine(pr);

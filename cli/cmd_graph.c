@@ -15,6 +15,14 @@ static const char *gossip_name(TopoGossipKind kind) {
   return "?";
 }
 
+/* Why a figure is missing and how to get it anyway. */
+static char *skip_note(TopoSummaryStatus status) {
+  const char *how = status == TOPO_SUMMARY_SKIPPED_WORK || status == TOPO_SUMMARY_NO_CONVERGENCE
+                        ? "; rerun with --exact to compute it without a time bound"
+                        : "";
+  return g_strdup_printf("not computed: %s%s", topo_summary_status_reason(status), how);
+}
+
 static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGraph *g) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
@@ -32,16 +40,30 @@ static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGrap
   json_builder_add_int_value(b, s->deg_max);
   json_builder_end_object(b);
   json_builder_set_member_name(b, "diameter");
-  if (s->connected)
+  if (s->connected && s->diameter_status == TOPO_SUMMARY_COMPUTED)
     json_builder_add_int_value(b, s->diameter);
   else
-    json_builder_add_null_value(b); /* infinite: no finite diameter exists */
+    json_builder_add_null_value(b); /* infinite, or not computed (see the note) */
+  if (s->diameter_status != TOPO_SUMMARY_COMPUTED) {
+    char *note = skip_note(s->diameter_status);
+    json_builder_set_member_name(b, "diameter_note");
+    json_builder_add_string_value(b, note);
+    g_free(note);
+  }
   json_builder_set_member_name(b, "connected");
   json_builder_add_boolean_value(b, s->connected);
   json_builder_set_member_name(b, "gossip");
   json_builder_add_string_value(b, gossip_name(kind));
   json_builder_set_member_name(b, "spectral_gap");
-  json_builder_add_double_value(b, s->spectral_gap);
+  if (s->gap_status == TOPO_SUMMARY_COMPUTED) {
+    json_builder_add_double_value(b, s->spectral_gap);
+  } else {
+    char *note = skip_note(s->gap_status);
+    json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "spectral_gap_note");
+    json_builder_add_string_value(b, note);
+    g_free(note);
+  }
   /* What loading the file dropped or renamed (null: not from a file). */
   const TopoLoadReport *r = topo_graph_load_report(g);
   json_builder_set_member_name(b, "load");
@@ -66,20 +88,36 @@ static void print_table(const TopoSummary *s, TopoGossipKind kind) {
   printf("nodes          %u\n", s->nodes);
   printf("edges          %u\n", s->edges);
   printf("degree         min %u  mean %.4f  max %u\n", s->deg_min, s->deg_mean, s->deg_max);
-  if (s->connected)
+  if (s->diameter_status != TOPO_SUMMARY_COMPUTED) {
+    char *note = skip_note(s->diameter_status);
+    printf("diameter       %s\n", note);
+    g_free(note);
+  } else if (s->connected) {
     printf("diameter       %d\n", s->diameter);
-  else
+  } else {
     printf("diameter       infinite\n");
+  }
   printf("connected      %s\n", s->connected ? "yes" : "no");
-  printf("spectral gap   %.6g  (1 - |lambda_2(W)|, %s gossip)\n", s->spectral_gap,
-         gossip_name(kind));
+  if (s->gap_status != TOPO_SUMMARY_COMPUTED) {
+    char *note = skip_note(s->gap_status);
+    printf("spectral gap   %s\n", note);
+    g_free(note);
+  } else {
+    printf("spectral gap   %.6g  (1 - |lambda_2(W)|, %s gossip)\n", s->spectral_gap,
+           gossip_name(kind));
+  }
 }
 
 int cli_cmd_graph(int argc, char **argv) {
   CliGraphOptions gopt = {0};
   char *format = NULL;
   char *write_edges = NULL;
+  gboolean exact = FALSE;
   GOptionEntry entries[] = {
+      {"exact", 0, 0, G_OPTION_ARG_NONE, &exact,
+       "Compute the diameter and spectral gap of a large graph however long it takes (without "
+       "it, graphs beyond a few seconds of work get a note instead)",
+       NULL},
       {"format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: table (default) or json",
        "FORMAT"},
       {"write-edges", 0, 0, G_OPTION_ARG_FILENAME, &write_edges,
@@ -118,7 +156,7 @@ int cli_cmd_graph(int argc, char **argv) {
                       error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
     goto out;
   }
-  if (!topo_graph_summary(g, kind, &summary, &error)) {
+  if (!topo_graph_summary_exact(g, kind, exact, &summary, &error)) {
     status = cli_fail("graph", error, CLI_EXIT_FAILURE);
     goto out;
   }

@@ -187,7 +187,7 @@ LearnDataset *learn_dataset_load_csv(const char *path, const LearnCsvOptions *op
   char *text = NULL;
   gsize size = 0;
   GError *local = NULL;
-  if (!g_file_get_contents(path, &text, &size, &local)) {
+  if (!spec_file_read(path, &text, &size, &local)) {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_IO, "cannot read CSV file: %s", local->message);
     g_error_free(local);
     return NULL;

@@ -7,6 +7,12 @@
 
 #include "learning/internal.h"
 
+gsize learn_dataset_bytes(gsize n, gsize n_features) {
+  /* Features and targets, and the train/test copies made right after
+   * loading (learn_dataset_split): twice. */
+  return spec_size_mul(2 * sizeof(double), spec_size_mul(n, spec_size_add(n_features, 1)));
+}
+
 LearnDataset *learn_dataset_alloc(gsize n, gsize n_features, guint n_classes, GError **error) {
   if (n_features == 0 || n_classes == 1) {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
@@ -21,6 +27,15 @@ LearnDataset *learn_dataset_alloc(gsize n, gsize n_features, guint n_classes, GE
                 n_features);
     return NULL;
   }
+  char *what = g_strdup_printf("a dataset of %" G_GSIZE_FORMAT " records x %" G_GSIZE_FORMAT
+                               " features",
+                               n, n_features);
+  gboolean fits = spec_check_memory(learn_dataset_bytes(n, n_features), what,
+                                    "use fewer records or features", LEARN_ERROR,
+                                    LEARN_ERROR_INVALID_ARGUMENT, error);
+  g_free(what);
+  if (!fits)
+    return NULL;
   LearnDataset *ds = g_new0(LearnDataset, 1);
   ds->n = n;
   ds->n_features = n_features;

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "learning/internal.h"
@@ -81,6 +82,40 @@ static gboolean idx_header(IdxFile *f, guint ndims, guint32 *dims, GError **erro
   return TRUE;
 }
 
+/* Deflate's largest expansion: a gzip stream of s bytes inflates to less
+ * than this many times s. */
+#define GZIP_MAX_RATIO 1032
+
+/*
+ * The header's dimensions against what the file can deliver, before
+ * anything is allocated from them: a 16-byte file claiming 2^32 images must
+ * not cost 2^32 of anything. A plain file must hold them; a gzip stream can
+ * only be bounded (GZIP_MAX_RATIO), so the reader also grows its buffers
+ * with the data actually read.
+ */
+static gboolean idx_check_size(IdxFile *f, gsize header, gsize count, gsize each,
+                               const char *what, GError **error) {
+  struct stat st;
+  if (stat(f->path, &st) != 0)
+    return TRUE; /* the reads report it */
+  gsize size = (gsize)st.st_size;
+  gsize need = spec_size_add(header, spec_size_mul(count, each));
+  gboolean plain = gzdirect(f->gz);
+  gsize can = plain ? size : spec_size_mul(size, GZIP_MAX_RATIO);
+  if (need <= can)
+    return TRUE;
+  char *need_s = spec_format_bytes(need), *size_s = spec_format_bytes(size);
+  g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+              "%s: the header announces %" G_GSIZE_FORMAT " %s of %" G_GSIZE_FORMAT
+              " bytes (%s in all) but the %sfile holds only %s%s; it is truncated or its "
+              "header is wrong",
+              f->path, count, what, each, need_s, plain ? "" : "gzip ", size_s,
+              plain ? "" : ", which cannot inflate to that much");
+  g_free(need_s);
+  g_free(size_s);
+  return FALSE;
+}
+
 LearnDataset *learn_dataset_load_idx(const char *images_path, const char *labels_path, gsize limit,
                                      GError **error) {
   g_return_val_if_fail(images_path != NULL && labels_path != NULL, NULL);
@@ -106,19 +141,41 @@ LearnDataset *learn_dataset_load_idx(const char *images_path, const char *labels
                 idim[2]);
     goto out;
   }
-  ds = learn_dataset_alloc(n, d, 2, error);
+  if (!idx_check_size(&img, 16, idim[0], d, "images", error) ||
+      !idx_check_size(&lab, 8, ldim[0], 1, "labels", error))
+    goto out;
+  char *what = g_strdup_printf("%s: %" G_GSIZE_FORMAT " images of %" G_GSIZE_FORMAT " pixels",
+                               images_path, n, d);
+  gboolean fits = spec_check_memory(learn_dataset_bytes(n, d), what,
+                                    "load fewer with idx:DIR,limit=N", LEARN_ERROR,
+                                    LEARN_ERROR_INVALID_ARGUMENT, error);
+  g_free(what);
+  if (!fits)
+    goto out;
+  ds = learn_dataset_alloc(0, d, 2, error);
   if (ds == NULL)
     goto out;
-  bytes = g_malloc(MAX(n, d * MIN(n, (gsize)4096)));
-  /* Pixels in blocks of images, so memory stays bounded by the doubles. */
+  bytes = g_malloc(MAX(MIN(n, (gsize)4096), d * MIN(n, (gsize)4096)));
+  /* Pixels in blocks of images, so memory stays bounded by the doubles; the
+   * doubles grow with the images read, so a gzip stream shorter than its
+   * header claims fails on the truncation, not on the allocation. */
+  gsize cap = 0;
   for (gsize start = 0; start < n; start += 4096) {
     gsize count = MIN((gsize)4096, n - start);
     if (!idx_read(&img, bytes, count * d, "pixel data", error))
       goto fail;
+    if (start + count > cap) {
+      cap = MIN(n, MAX(start + count, 2 * cap));
+      ds->features = g_realloc(ds->features, cap * d * sizeof(double));
+    }
     double *x = ds->features + start * d;
     for (gsize i = 0; i < count * d; i++)
       x[i] = bytes[i] / 255.0;
   }
+  ds->n = n;
+  ds->targets = g_new(double, n);
+  g_free(bytes);
+  bytes = g_malloc(n);
   if (!idx_read(&lab, bytes, n, "labels", error))
     goto fail;
   guint max = 1;

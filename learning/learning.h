@@ -133,8 +133,11 @@ LearnDataset *learn_dataset_load_csv(const char *path, const LearnCsvOptions *op
  * (at least 2). limit > 0 keeps only the first limit records.
  * Errors: LEARN_ERROR_IO (cannot open/read), LEARN_ERROR_FORMAT (wrong magic,
  * image and label counts differ, truncated header or data: the message names
- * the file, the byte count expected and the count read), LEARN_ERROR_EMPTY
- * (zero records). O(n rows cols).
+ * the file, the byte count expected and the count read; dimensions that the
+ * file cannot hold, checked before allocating: a plain file's size, or 1032
+ * times a gzip file's, deflate's largest ratio), LEARN_ERROR_INVALID_ARGUMENT
+ * (records over the memory budget, spec_memory_limit()), LEARN_ERROR_EMPTY
+ * (zero records). O(n rows cols); memory grows with the data actually read.
  */
 LearnDataset *learn_dataset_load_idx(const char *images_path, const char *labels_path, gsize limit,
                                      GError **error);
@@ -237,6 +240,10 @@ gboolean learn_data_load(const char *spec, double test_fraction, guint64 seed, L
  * Errors: those of learn_data_load's option parsing. O(length of @spec).
  */
 gboolean learn_data_spec_check(const char *spec, GError **error);
+
+/* learn_dataset_bytes: the memory a dataset of n records x n_features takes
+ * once loaded and split (saturating). O(1). */
+gsize learn_dataset_bytes(gsize n, gsize n_features);
 
 /* ===================================================================== */
 /* Partitions and batches                                                 */

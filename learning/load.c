@@ -64,6 +64,15 @@ static gboolean synthetic_options(const Spec *spec, Synthetic *s, GError **error
       !spec_uint(spec, "d", 10, 1, 1 << 20, &s->d, error) ||
       !spec_uint(spec, "seed", 1, 0, G_MAXUINT64, &s->seed, error))
     return FALSE;
+  /* The records' memory is known from the spec: refuse before generating. */
+  char *what = g_strdup_printf("dataset synthetic:%s of %" G_GUINT64_FORMAT
+                               " records x %" G_GUINT64_FORMAT " features",
+                               spec->head, s->n, s->d);
+  gboolean fits = spec_check_memory(learn_dataset_bytes(s->n, s->d), what, "use a smaller n or d",
+                                    LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT, error);
+  g_free(what);
+  if (!fits)
+    return FALSE;
   if (strcmp(spec->head, "linear") == 0) {
     static const char *const valid[] = {"n", "d", "noise", "seed", "standardize", NULL};
     s->logistic = FALSE;
@@ -149,7 +158,7 @@ gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 se
   if (strcmp(name, "csv") == 0) {
     all = load_csv(spec, error);
   } else if (strcmp(name, "synthetic") == 0) {
-    all = load_synthetic(spec, error);
+    all = load_synthetic(spec, FALSE, error);
   } else if (strcmp(name, "california") == 0) {
     static const char *const valid[] = {"standardize", NULL};
     if (spec_check(spec, "dataset", valid, NULL, error))
@@ -193,3 +202,4 @@ out:
   spec_free(spec);
   return ok;
 }
+

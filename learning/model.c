@@ -56,12 +56,28 @@ LearnModel *learn_model_new(const char *spec_text, gsize n_features, guint n_cla
                 "model too large for %" G_GSIZE_FORMAT " features", d);
     goto out;
   }
+  gsize n_params = (h > 0 ? h * (d + 1) : 0) + o * (in + 1);
+  {
+    /* One copy of the parameters: callers hold several (a node's model,
+     * gradient...) and check those; this refuses a model that cannot exist
+     * at all, e.g. softmax over classes=auto with a stray label 2e9. */
+    char *what = g_strdup_printf("model '%s' (%" G_GSIZE_FORMAT " outputs, %" G_GSIZE_FORMAT
+                                 " features: %" G_GSIZE_FORMAT " parameters)",
+                                 name, o, d, n_params);
+    gboolean fits = spec_check_memory(spec_size_mul(n_params, sizeof(double)), what,
+                                      "use fewer classes or features (classes=auto counts "
+                                      "1 + the largest label)",
+                                      LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT, error);
+    g_free(what);
+    if (!fits)
+      goto out;
+  }
   m = g_new0(LearnModel, 1);
   m->d = d;
   m->hidden = h;
   m->n_out = o;
   m->n_classes = n_classes;
-  m->n_params = (h > 0 ? h * (d + 1) : 0) + o * (in + 1);
+  m->n_params = n_params;
   m->spec = h > 0 ? g_strdup_printf("mlp:hidden=%" G_GSIZE_FORMAT, h)
                   : g_strdup(classify ? "softmax" : "linear");
 out:

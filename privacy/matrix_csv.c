@@ -1,6 +1,7 @@
 /* privacy/matrix_csv.c: reading a matrix back from CSV (e.g. Mafalda's
  * C_local), and the checks every noise-correlation file must pass. */
 #include "privacy/internal.h"
+#include "spec/spec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,7 +13,7 @@ static double *read_csv(const char *path, guint *rows, guint *cols, guint **row_
                         GError **error) {
   char *text = NULL;
   gsize len = 0;
-  if (!g_file_get_contents(path, &text, &len, error)) return NULL;
+  if (!spec_file_read(path, &text, &len, error)) return NULL;
   GArray *vals = g_array_new(FALSE, FALSE, sizeof(double));
   GArray *lines_of = g_array_new(FALSE, FALSE, sizeof(guint));
   guint nrows = 0, ncols = 0, line = 0;

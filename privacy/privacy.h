@@ -497,6 +497,17 @@ gboolean priv_knowledge_know_gradient(PrivKnowledge *k, guint u, guint t, GError
  * priv_knowledge_blocks). Never fails. */
 void priv_knowledge_know_noise(PrivKnowledge *k, guint32 id);
 
+/*
+ * priv_knowledge_check_memory: fails with PRIV_ERROR_MEMORY, saying how much
+ * would be needed, when priv_knowledge_blocks on @rows observed rows over
+ * @grad_cols gradient slots and @noise_cols noise variables cannot fit in
+ * @max_bytes (0 = spec_memory_limit()). Lets a caller refuse a run before
+ * simulating it (rows: at most T x the messages the attackers receive per
+ * round; columns: at most n T each). O(1).
+ */
+gboolean priv_knowledge_check_memory(gsize rows, gsize grad_cols, gsize noise_cols,
+                                     gsize max_bytes, GError **error);
+
 /* Options of priv_knowledge_blocks; zeros select the defaults. */
 typedef struct {
   guint T;          /* gradient steps; 0 = 1 + the largest step seen in a row */

@@ -29,6 +29,18 @@
 
 #define UNUSED G_MAXUINT32
 
+/* The dense matrices below: B^T (noise columns x rows), A and its permuted
+ * copy (rows x gradient columns each). */
+static gsize dense_doubles(gsize rows, gsize grad_cols, gsize noise_cols) {
+  return priv_size_sum3(MAX(noise_cols, 1), rows, 2 * rows, grad_cols, 0, 0);
+}
+
+gboolean priv_knowledge_check_memory(gsize rows, gsize grad_cols, gsize noise_cols,
+                                     gsize max_bytes, GError **error) {
+  return priv_check_budget(priv_doubles_bytes(dense_doubles(rows, grad_cols, noise_cols)),
+                           max_bytes, "accounting the attacker knowledge", error);
+}
+
 PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
                                   GError **error) {
   g_return_val_if_fail(k != NULL, NULL);
@@ -118,8 +130,7 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
     goto out;
   }
   /* B^T (m x r), A and its permuted copy (r x c each). */
-  gsize need = priv_size_sum3(MAX(m, 1), r, 2 * (gsize)r, c, 0, 0);
-  if (!priv_check_budget(priv_doubles_bytes(need), o.max_bytes, "the attacker knowledge", error))
+  if (!priv_knowledge_check_memory(r, c, m, o.max_bytes, error))
     goto out;
 
   /* Bt: m x r column-major, column i = row i of B; A: r x c row-major. */

@@ -1,7 +1,7 @@
 /* privacy/util.c: size arithmetic and memory budgets for privacy/. */
 #include "privacy/internal.h"
+#include "spec/spec.h"
 
-#include <unistd.h>
 
 gboolean priv_size_mul(gsize a, gsize b, gsize *out) {
   if (a != 0 && b > G_MAXSIZE / a) return FALSE;
@@ -15,26 +15,11 @@ gsize priv_doubles_bytes(gsize count) {
 }
 
 gsize priv_physical_memory(void) {
-  long pages = sysconf(_SC_PHYS_PAGES);
-  long page = sysconf(_SC_PAGESIZE);
-  gsize bytes;
-  if (pages <= 0 || page <= 0 || !priv_size_mul((gsize)pages, (gsize)page, &bytes))
-    return G_MAXSIZE; /* unknown: let the allocator decide */
-  return bytes;
+  return spec_memory_limit(); /* one budget for every module (spec/limits.c) */
 }
 
 char *priv_format_bytes(gsize bytes) {
-  if (bytes == G_MAXSIZE) return g_strdup("more than the address space");
-  /* Plain ASCII (g_format_size uses a no-break space), decimal units. */
-  static const char *units[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB"};
-  double v = (double)bytes;
-  guint u = 0;
-  while (v >= 1000.0 && u + 1 < G_N_ELEMENTS(units)) {
-    v /= 1000.0;
-    u++;
-  }
-  return u == 0 ? g_strdup_printf("%" G_GSIZE_FORMAT " bytes", bytes)
-                : g_strdup_printf("%.1f %s", v, units[u]);
+  return spec_format_bytes(bytes);
 }
 
 gboolean priv_check_budget(gsize bytes, gsize max_bytes, const char *what, GError **error) {

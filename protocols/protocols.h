@@ -222,7 +222,9 @@ typedef struct ProtoRun ProtoRun;
  * to observe every message.
  * Errors: PROTO_ERROR_INVALID_ARGUMENT (no or two topologies, sigma < 0,
  * clip or lr <= 0, T = 0, k * b != T, sync mode with loss > 0, threads 0,
- * more nodes than training records...), spec errors (proto_spec_parse,
+ * more nodes than training records, or nodes' models and provenance that
+ * would exceed spec_memory_limit(): estimated before any is allocated, the
+ * message giving the size needed), spec errors (proto_spec_parse,
  * proto_mode_parse, sim_latency_parse, sim_loss_parse), dataset and model
  * errors (LEARN_ERROR), schedule errors (TOPO_ERROR), protocol init errors.
  * Returns: (transfer full) the run, or NULL.

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "protocols/internal.h"
+#include "spec/spec.h"
 
 struct ProtoRun {
   ProtoContext ctx;
@@ -194,6 +195,56 @@ static void node_setup(ProtoContext *ctx, ProtoNode *node, guint u) {
   node->deadline_timer = SIM_EVENT_ID_NONE;
 }
 
+/* Fixed bytes per node besides its vectors: the node, its inbox and
+ * stale-mode tables, the engine's node state and queue entries. */
+#define NODE_OVERHEAD 1024
+
+/*
+ * The memory of the nodes' models, estimated before any of them exists (a
+ * 10-million-node graph, or a model of 2e9 classes, used to abort in
+ * g_malloc halfway through). Each node holds its model, gradient and scratch
+ * (dim doubles each) and, with provenance on, the coefficients of its model
+ * and of the payload it sends: a node's model at the end of round T depends
+ * on the gradients and noise of round t of the nodes within T - t hops, at
+ * most min(n, 1 + dmax ((dmax-1)^r - 1)/(dmax-2)) of them at r hops (dmax
+ * unknown, i.e. n, for a time-varying schedule). Sparse coefficients take 12
+ * bytes, dense ones 8 bytes for every column up to n T.
+ */
+static gsize models_bytes(ProtoContext *ctx) {
+  double n = ctx->n, T = ctx->T, dim = (double)ctx->dim;
+  double per_node = 8.0 * (3.0 * dim + 2.0) + NODE_OVERHEAD;
+  double coeffs = 0.0;
+  if (ctx->storage == SIM_LIN_DENSE) {
+    coeffs = 2.0 * n * T * 8.0; /* gradient and noise halves */
+  } else if (ctx->storage == SIM_LIN_SPARSE) {
+    double dmax = n;
+    if (ctx->is_static) {
+      TopoGraph *g = ctx->graph != NULL ? ctx->graph : topo_schedule_graph(ctx->schedule, 0, NULL);
+      if (g != NULL) {
+        dmax = 0;
+        for (guint u = 0; u < topo_graph_n_nodes(g); u++)
+          dmax = MAX(dmax, topo_graph_degree(g, u));
+        if (g != ctx->graph)
+          topo_graph_free(g);
+      }
+    }
+    /* Round T - 1 - r reaches the ball of radius r, r = 0 .. T - 1. */
+    double reach = 0.0, ball = 1.0, shell = dmax;
+    for (guint r = 0; r < ctx->T; r++) {
+      reach += ball;
+      if (ball >= n) { /* saturated: every later round adds n */
+        reach += n * (double)(ctx->T - 1 - r);
+        break;
+      }
+      ball = MIN(n, ball + shell);
+      shell *= MAX(dmax - 1.0, 1.0);
+    }
+    coeffs = 2.0 * 12.0 * MIN(n * T, reach);
+  }
+  double bytes = n * (per_node + 2.0 * coeffs);
+  return bytes >= (double)G_MAXSIZE ? G_MAXSIZE : (gsize)bytes;
+}
+
 /* The inbox keys pack (round, from) into a pointer. */
 G_STATIC_ASSERT(sizeof(gpointer) >= 8);
 
@@ -243,6 +294,20 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
                                          (GDestroyNotify)proto_round_w_free);
   if (!load_task(ctx, cfg, error))
     goto fail;
+  {
+    char *params = ctx->dim > 0 ? g_strdup_printf("%" G_GSIZE_FORMAT " parameters each, ",
+                                                  ctx->dim)
+                                : g_strdup("");
+    char *what = g_strdup_printf("the models of %u nodes (%s%u steps%s)", ctx->n, params, ctx->T,
+                                 ctx->storage == SIM_LIN_NONE ? "" : ", with provenance");
+    g_free(params);
+    gboolean fits = spec_check_memory(models_bytes(ctx), what,
+                                      "use fewer nodes, steps or model parameters",
+                                      PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT, error);
+    g_free(what);
+    if (!fits)
+      goto fail;
+  }
   ctx->noise = sim_noise_registry_new(ctx->n, error);
   if (ctx->noise == NULL)
     goto fail;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "scenarios/doc.h"
+#include "spec/spec.h"
 
 /* ---- Problems ---- */
 
@@ -362,7 +363,7 @@ ScenDoc *scen_doc_load(const char *path, GError **error) {
   char *data = NULL;
   gsize len = 0;
   GError *sub = NULL;
-  if (!g_file_get_contents(path, &data, &len, &sub)) {
+  if (!spec_file_read(path, &data, &len, &sub)) {
     g_set_error(error, G_FILE_ERROR, sub->code, "%s", sub->message);
     g_error_free(sub);
     return NULL;

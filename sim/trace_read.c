@@ -18,6 +18,10 @@
 #include "sim/stream_internal.h"
 
 #define CHUNK (1 << 16)
+/* Longest record line: metric events carry one value per node (about 40
+ * bytes each), so this admits runs of over a million nodes while a device or
+ * a binary file given by mistake stops here instead of exhausting memory. */
+#define TRACE_LINE_MAX ((gsize)64 << 20)
 
 struct SimTraceReader {
   FILE *file;
@@ -41,6 +45,7 @@ struct SimTraceReader {
   JsonParser *parser;
   char *topic;        /* the current record's topic */
   GError *stream_error; /* a decompression error, reported once its data is used */
+  gboolean too_long;    /* next_line met a line over TRACE_LINE_MAX */
 };
 
 static void fail(SimTraceReader *r, GError **error, guint64 offset, const char *fmt, ...)
@@ -152,6 +157,11 @@ static char *next_line(SimTraceReader *r, gsize *len, guint64 *offset, gboolean 
       return (char *)start;
     }
     scanned = avail;
+    if (avail > TRACE_LINE_MAX) {
+      r->too_long = TRUE;
+      *offset = r->text_offset + r->pos;
+      return NULL;
+    }
     gsize before = r->pos;
     if (!fill(r)) {
       if (r->text->len > r->pos) {
@@ -211,7 +221,8 @@ SimTraceReader *sim_trace_reader_open(const char *path, GError **error) {
   if (digits == 0) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                 "'%s' is not a dpgossip trace (it should start with a 'DPGTRACE 1' line%s%s)",
-                path, r->stream_error ? "; " : "",
+                path, r->stream_error ? "; " : r->too_long ? "; its first line is longer "
+                                                             "than 64 MiB" : "",
                 r->stream_error ? r->stream_error->message : "");
     sim_trace_reader_free(r);
     return NULL;
@@ -313,7 +324,9 @@ int sim_trace_reader_next(SimTraceReader *r, SimTraceRecord *rec, GError **error
   char *line = next_line(r, &len, &offset, &partial);
   if (line == NULL) {
     guint64 at = partial ? offset : r->text_offset + r->text->len;
-    if (r->stream_error != NULL)
+    if (r->too_long)
+      fail(r, error, offset, "a line longer than 64 MiB: not a trace line (a corrupt file?)");
+    else if (r->stream_error != NULL)
       fail(r, error, at, "%s", r->stream_error->message);
     else if (partial)
       fail(r, error, at, "the last line is cut short: the file is truncated");
@@ -353,7 +366,7 @@ int sim_trace_reader_next(SimTraceReader *r, SimTraceRecord *rec, GError **error
     }
     gboolean more = FALSE;
     char *extra = next_line(r, &len, &offset, &more);
-    if (extra != NULL || more) {
+    if (extra != NULL || more || r->too_long) {
       fail(r, error, offset, "data after the END line");
       return -1;
     }

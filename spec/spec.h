@@ -85,6 +85,53 @@ char *spec_escape(const char *text, gssize len);
  */
 gboolean spec_json_depth_ok(const char *text, gsize len, guint max_depth);
 
+/* ===================================================================== */
+/* Resource bounds (limits.c)                                             */
+/* ===================================================================== */
+
+/* Longest line any text input may hold (1 MiB), and largest file read whole
+ * (1 GiB): a device like /dev/zero or a binary file given by mistake is then
+ * refused with FILE:LINE instead of being read until an allocation aborts. */
+#define SPEC_LINE_MAX (1 << 20)
+#define SPEC_FILE_MAX ((gsize)1 << 30)
+
+/* a * b and a + b, saturating at G_MAXSIZE (memory estimates). O(1). */
+gsize spec_size_mul(gsize a, gsize b);
+gsize spec_size_add(gsize a, gsize b);
+
+/**
+ * spec_memory_limit: the memory budget of this process in bytes: physical
+ * memory, or the address-space / data rlimit when smaller (G_MAXSIZE when
+ * unknown). Every pre-allocation check of dpgossip compares against it. O(1).
+ */
+gsize spec_memory_limit(void);
+
+/* spec_format_bytes: "1.2 GB" (decimal units, ASCII), g_free. */
+char *spec_format_bytes(gsize bytes);
+
+/**
+ * spec_check_memory: FALSE with (@domain, @code) when @bytes exceeds
+ * spec_memory_limit(); the message says "@what would need N of memory but
+ * only M is available" followed by @hint (what to shrink; may be NULL). O(1).
+ */
+gboolean spec_check_memory(gsize bytes, const char *what, const char *hint, GQuark domain,
+                           gint code, GError **error);
+
+/**
+ * spec_file_read: g_file_get_contents for inputs: the file must be a regular
+ * file of at most SPEC_FILE_MAX bytes and every line at most SPEC_LINE_MAX
+ * bytes. *@contents is NUL-terminated (g_free); @length may be NULL.
+ * Errors: G_FILE_ERROR, the message naming @path (and "PATH:LINE: " for a
+ * line too long). O(file size).
+ */
+gboolean spec_file_read(const char *path, char **contents, gsize *length, GError **error);
+
+/**
+ * spec_check_lines: FALSE (G_FILE_ERROR_INVAL, "PATH:LINE: ...") when a line
+ * of @text (@len bytes) is longer than SPEC_LINE_MAX. O(@len).
+ */
+gboolean spec_check_lines(const char *path, const char *text, gsize len, GError **error);
+
 G_END_DECLS
 
 #endif /* DPG_SPEC_H */

@@ -21,7 +21,7 @@ static gboolean parse_round(const char *path, gsize line, const char *what, cons
 GArray *topo_churn_load(const char *path, guint n, GError **error) {
   char *text = NULL;
   GError *local = NULL;
-  if (!g_file_get_contents(path, &text, NULL, &local)) {
+  if (!spec_file_read(path, &text, NULL, &local)) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_IO, "cannot read churn file: %s", local->message);
     g_error_free(local);
     return NULL;

@@ -5,6 +5,7 @@
  * the spec alone, swapped in as igraph's default for the duration of the
  * call: the result never depends on what igraph drew before.
  */
+#include <math.h>
 #include <string.h>
 
 #include "topologies/internal.h"
@@ -218,6 +219,60 @@ static const GenDef generators[] = {
     {"florentine", gen_florentine, FALSE, NULL, NULL},
 };
 
+/* Peak bytes per edge and per node of building a graph: igraph's edge and
+ * index vectors, the sorted key copy and the adjacency cache (measured:
+ * about 80 per edge for erdos and complete, 117 per node of a ring). */
+#define BYTES_PER_EDGE 96.0
+#define BYTES_PER_NODE 64.0
+
+/* Before igraph allocates: the expected size of the graph against the
+ * memory budget. A parameter that does not parse is left to the generator,
+ * which reports it. */
+static gboolean check_memory(const char *text, const Spec *spec, GError **error) {
+  const char *name = spec->name;
+  guint64 a = 0, b = 0;
+  double p = 0.0, n = 0.0, m = 0.0;
+  if (strcmp(name, "grid") == 0) {
+    if (!spec_uint(spec, "rows", 0, 0, G_MAXUINT64, &a, NULL) ||
+        !spec_uint(spec, "cols", 0, 0, G_MAXUINT64, &b, NULL))
+      return TRUE;
+    n = (double)a * (double)b;
+    m = 2.0 * n;
+  } else if (strcmp(name, "hypercube") == 0) {
+    if (!spec_uint(spec, "dim", 0, 0, 20, &a, NULL))
+      return TRUE;
+    n = ldexp(1.0, (int)a);
+    m = n * (double)a / 2.0;
+  } else {
+    if (!spec_uint(spec, "n", 0, 0, G_MAXUINT64, &a, NULL))
+      return TRUE;
+    n = (double)a;
+    double pairs = n * (n - 1.0) / 2.0;
+    if (strcmp(name, "ring") == 0 || strcmp(name, "path") == 0 || strcmp(name, "star") == 0)
+      m = n;
+    else if (strcmp(name, "complete") == 0)
+      m = pairs;
+    else if (strcmp(name, "erdos") == 0 && spec_double(spec, "p", 0.0, 0.0, 1.0, &p, NULL))
+      m = p * pairs + 6.0 * sqrt(p * pairs); /* mean + 6 sd */
+    else if (strcmp(name, "gnm") == 0 && spec_uint(spec, "m", 0, 0, G_MAXUINT64, &b, NULL))
+      m = MIN((double)b, pairs);
+    else if ((strcmp(name, "regular") == 0 && spec_uint(spec, "d", 0, 0, G_MAXUINT64, &b, NULL)))
+      m = n * (double)b / 2.0;
+    else if (strcmp(name, "barabasi") == 0 && spec_uint(spec, "m", 0, 0, G_MAXUINT64, &b, NULL))
+      m = n * (double)b;
+    else if (strcmp(name, "watts") == 0 && spec_uint(spec, "k", 0, 0, G_MAXUINT64, &b, NULL))
+      m = n * (double)b;
+  }
+  double bytes = BYTES_PER_EDGE * m + BYTES_PER_NODE * n;
+  char *what = g_strdup_printf("generator '%s': a graph of %.0f nodes and about %.3g edges",
+                               text, n, m);
+  gboolean ok = spec_check_memory(bytes >= (double)G_MAXSIZE ? G_MAXSIZE : (gsize)bytes, what,
+                                  "use a smaller or sparser graph", TOPO_ERROR,
+                                  TOPO_ERROR_INVALID_ARGUMENT, error);
+  g_free(what);
+  return ok;
+}
+
 static TopoGraph *generate_random(const GenDef *def, const Spec *spec, const char *text,
                                   gboolean use_extra, guint64 extra_seed, GError **error) {
   guint64 seed, tries;
@@ -283,7 +338,8 @@ static TopoGraph *generate(const char *text, gboolean use_extra, guint64 extra_s
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "unknown generator '%s' (valid: %s)",
                 spec->name, names->str);
     g_string_free(names, TRUE);
-  } else if (spec_check(spec, "generator", def->valid, def->required, error)) {
+  } else if (spec_check(spec, "generator", def->valid, def->required, error) &&
+             check_memory(text, spec, error)) {
     g = def->random ? generate_random(def, spec, text, use_extra, extra_seed, error)
                     : def->fn(spec, error);
   }

@@ -55,6 +55,30 @@ void topo_set_igraph_error(GError **error, const char *what, igraph_error_t code
 TopoGraph *topo_graph_build(guint n, const guint *edges, gsize m, GError **error);
 
 
+/* --- spectral gap (spectral.c) ------------------------------------------ */
+
+/* Largest n whose gap LAPACK computes from the dense matrix (32 MB, well
+ * under a second); above, ARPACK on the sparse W. */
+#define TOPO_GAP_DENSE_MAX 2048
+/* Work (stored entries touched) allowed without a bound: "exact". */
+#define TOPO_GAP_EXACT_WORK ((guint64)1 << 50)
+
+/* The gap, dense up to TOPO_GAP_DENSE_MAX, else topo_gossip_gap_sparse.
+ * FALSE only on a solver error; *status says whether *gap was set. */
+gboolean topo_gossip_gap(const TopoGossip *w, guint64 max_work, double *gap,
+                         TopoSummaryStatus *status, GError **error);
+
+/* The gap by ARPACK on the deflated symmetrised W, whatever n (tests compare
+ * it with the dense path on small graphs). max_work bounds the entries
+ * touched (products times nnz + ncv n): *status TOPO_SUMMARY_SKIPPED_WORK
+ * when too few products fit, TOPO_SUMMARY_NO_CONVERGENCE when they did not
+ * suffice, TOPO_SUMMARY_SKIPPED_MEMORY over spec_memory_limit(). */
+gboolean topo_gossip_gap_sparse(const TopoGossip *w, guint64 max_work, double *gap,
+                                TopoSummaryStatus *status, GError **error);
+
+/* Bytes the sparse solver needs for n nodes. */
+gsize topo_gap_sparse_bytes(guint n);
+
 /* --- churn (churn.c) ---------------------------------------------------- */
 
 /* Node departures: node absent for leave <= t < join (join G_MAXUINT =

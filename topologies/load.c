@@ -97,7 +97,7 @@ TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error) {
   char *text = NULL;
   gsize size = 0;
   GError *local = NULL;
-  if (!g_file_get_contents(path, &text, &size, &local)) {
+  if (!spec_file_read(path, &text, &size, &local)) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_IO, "cannot read edge list: %s", local->message);
     g_error_free(local);
     return NULL;

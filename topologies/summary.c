@@ -20,8 +20,12 @@ int topo_graph_diameter(const TopoGraph *g) {
   return (int)d;
 }
 
-gboolean topo_graph_summary(const TopoGraph *g, TopoGossipKind kind, TopoSummary *out,
-                            GError **error) {
+/* Bounds of a plain summary: a few seconds each on a laptop core. */
+#define SUMMARY_BFS_WORK 4e9              /* n (n + m) for the diameter */
+#define SUMMARY_GAP_WORK ((guint64)1e9) /* ARPACK entry operations */
+
+gboolean topo_graph_summary_exact(const TopoGraph *g, TopoGossipKind kind, gboolean exact,
+                                  TopoSummary *out, GError **error) {
   if (g == NULL || out == NULL) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
                 "topo_graph_summary: graph and output are required");
@@ -43,10 +47,23 @@ gboolean topo_graph_summary(const TopoGraph *g, TopoGossipKind kind, TopoSummary
     s.deg_min = 0;
   s.deg_mean = g->n > 0 ? 2.0 * g->m / g->n : 0.0;
   s.connected = topo_graph_is_connected(g);
-  s.diameter = s.connected ? topo_graph_diameter(g) : -1;
-  gboolean ok = topo_gossip_spectral_gap(w, &s.spectral_gap, error);
+  s.diameter = -1;
+  if (s.connected && !exact && (double)g->n * ((double)g->n + g->m) > SUMMARY_BFS_WORK)
+    s.diameter_status = TOPO_SUMMARY_SKIPPED_WORK;
+  else if (s.connected)
+    s.diameter = topo_graph_diameter(g);
+  s.spectral_gap = NAN;
+  gboolean ok = topo_gossip_gap(w, exact ? TOPO_GAP_EXACT_WORK : SUMMARY_GAP_WORK,
+                                &s.spectral_gap, &s.gap_status, error);
+  if (ok && s.gap_status != TOPO_SUMMARY_COMPUTED)
+    s.spectral_gap = NAN;
   topo_gossip_free(w);
   if (ok)
     *out = s;
   return ok;
+}
+
+gboolean topo_graph_summary(const TopoGraph *g, TopoGossipKind kind, TopoSummary *out,
+                            GError **error) {
+  return topo_graph_summary_exact(g, kind, FALSE, out, error);
 }

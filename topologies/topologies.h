@@ -201,7 +201,9 @@ const TopoLoadReport *topo_graph_load_report(const TopoGraph *g);
  * Booleans: true/false/yes/no/1/0.
  * Errors: TOPO_ERROR_PARSE (unknown generator, unknown/duplicate/missing
  *    parameter, malformed value; messages name the parameter and list the
- *    valid ones), TOPO_ERROR_INVALID_ARGUMENT (out-of-range value),
+ *    valid ones), TOPO_ERROR_INVALID_ARGUMENT (out-of-range value, or a
+ *    graph whose expected size, about 96 bytes per edge and 64 per node,
+ *    exceeds spec_memory_limit(): checked before anything is allocated),
  *    TOPO_ERROR_DISCONNECTED, TOPO_ERROR_FAILED.
  * Complexity: that of the generator, O(n + m) to O(n^2) for erdos/gnm dense.
  */
@@ -296,10 +298,16 @@ gboolean topo_gossip_is_symmetric(const TopoGossip *w, double tol);
 /*
  * topo_gossip_spectral_gap: 1 - |lambda_2(W)|, |lambda_2| the second largest
  * eigenvalue modulus (moduli sorted decreasingly, the first is 1 for a
- * row-stochastic W). Symmetric W, and uniform W through the similar
- * symmetric D^{-1/2}(A+I)D^{-1/2} (D = diag(deg+1)), use LAPACKE_dsyevd;
- * any other W uses LAPACKE_dgeev. 0 for a disconnected graph; 1 for n = 1.
- * Errors: TOPO_ERROR_FAILED if LAPACK fails. Complexity: O(n^3), O(n^2) memory.
+ * row-stochastic W). Up to 2,048 nodes from the whole spectrum: symmetric W,
+ * and uniform W through the similar symmetric D^{-1/2}(A+I)D^{-1/2}
+ * (D = diag(deg+1)), use LAPACKE_dsyevd; any other W uses LAPACKE_dgeev.
+ * Above, ARPACK (igraph_arpack_rssolve) on the symmetrised W with its top
+ * eigenvector deflated, for symmetric or reversible W only.
+ * 0 for a disconnected graph; 1 for n = 1.
+ * Errors: TOPO_ERROR_FAILED if LAPACK or ARPACK fails or does not converge,
+ * or for a large non-reversible W.
+ * Complexity: O(n^3) time and O(n^2) memory up to 2,048 nodes; above,
+ * O(ncv n) memory and O(nnz) per Lanczos product.
  */
 gboolean topo_gossip_spectral_gap(const TopoGossip *w, double *gap, GError **error);
 
@@ -307,23 +315,43 @@ gboolean topo_gossip_spectral_gap(const TopoGossip *w, double *gap, GError **err
 /* Summary                                                                */
 /* ===================================================================== */
 
+/* Whether a summary figure was computed, and if not why. */
+typedef enum {
+  TOPO_SUMMARY_COMPUTED,       /* the value is exact (to solver precision) */
+  TOPO_SUMMARY_SKIPPED_WORK,   /* above the summary's time bound */
+  TOPO_SUMMARY_SKIPPED_MEMORY, /* the solver would not fit in memory */
+  TOPO_SUMMARY_NO_CONVERGENCE, /* ARPACK ran out of its time bound */
+  TOPO_SUMMARY_NOT_REVERSIBLE, /* no sparse solver for such a large W */
+} TopoSummaryStatus;
+
+/* topo_summary_status_reason: a phrase saying why (static string). */
+const char *topo_summary_status_reason(TopoSummaryStatus status);
+
 typedef struct {
   guint nodes, edges;
   guint deg_min, deg_max;
   double deg_mean;
-  int diameter; /* unweighted; -1 if disconnected */
+  int diameter; /* unweighted; -1 if disconnected or not computed */
   gboolean connected;
-  double spectral_gap; /* of the kind's W, topo_gossip_spectral_gap */
+  double spectral_gap; /* of the kind's W, topo_gossip_spectral_gap; NAN if not computed */
+  TopoSummaryStatus diameter_status, gap_status;
 } TopoSummary;
 
 /*
  * topo_graph_summary: sizes, degrees, diameter (igraph, unweighted; -1 when
  * disconnected), connectivity and spectral gap of the kind's gossip matrix.
+ * Bounded: the diameter (one BFS per node) is skipped when n (n + m) exceeds
+ * 4e9, and the gap above 2,048 nodes gets about 1e9 entry operations of
+ * ARPACK (a few seconds); what was skipped says so in *_status.
+ * topo_graph_summary_exact lifts both time bounds (memory is still checked).
  * Errors: TOPO_ERROR_INVALID_ARGUMENT, TOPO_ERROR_FAILED.
- * Complexity: O(n m) for the diameter + O(n^3) for the gap.
+ * Complexity: O(n m) for the diameter + O(n^3) for the gap up to 2,048
+ * nodes, then bounded as above.
  */
 gboolean topo_graph_summary(const TopoGraph *g, TopoGossipKind kind, TopoSummary *out,
                             GError **error);
+gboolean topo_graph_summary_exact(const TopoGraph *g, TopoGossipKind kind, gboolean exact,
+                                  TopoSummary *out, GError **error);
 
 /* topo_graph_diameter: unweighted diameter, -1 when disconnected or n == 0.
  * O(n m). */

@@ -1,0 +1,168 @@
+/*
+ * spec/limits.c: the resource bounds every module checks before it reads a
+ * file whole or allocates in proportion to a user-given size. A leaf like the
+ * spec parser, so that topologies, learning and privacy share one budget and
+ * one bounded reader instead of each aborting in g_malloc on its own.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spec/spec.h"
+
+gsize spec_size_mul(gsize a, gsize b) {
+  return a != 0 && b > G_MAXSIZE / a ? G_MAXSIZE : a * b;
+}
+
+gsize spec_size_add(gsize a, gsize b) {
+  return b > G_MAXSIZE - a ? G_MAXSIZE : a + b;
+}
+
+gsize spec_memory_limit(void) {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page = sysconf(_SC_PAGESIZE);
+  gsize limit = pages > 0 && page > 0 ? spec_size_mul((gsize)pages, (gsize)page) : G_MAXSIZE;
+  /* An address-space or data limit (ulimit -v / -d) makes g_malloc abort
+   * long before physical memory runs out: it is the real budget then. */
+  static const int resources[] = {RLIMIT_AS, RLIMIT_DATA};
+  for (gsize i = 0; i < G_N_ELEMENTS(resources); i++) {
+    struct rlimit rl;
+    if (getrlimit(resources[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (guint64)rl.rlim_cur < (guint64)limit)
+      limit = (gsize)rl.rlim_cur;
+  }
+  return limit;
+}
+
+char *spec_format_bytes(gsize bytes) {
+  if (bytes == G_MAXSIZE)
+    return g_strdup("more than the address space");
+  /* Plain ASCII (g_format_size uses a no-break space), decimal units. */
+  static const char *units[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB"};
+  double v = (double)bytes;
+  guint u = 0;
+  while (v >= 1000.0 && u + 1 < G_N_ELEMENTS(units)) {
+    v /= 1000.0;
+    u++;
+  }
+  return u == 0 ? g_strdup_printf("%" G_GSIZE_FORMAT " bytes", bytes)
+                : g_strdup_printf("%.1f %s", v, units[u]);
+}
+
+gboolean spec_check_memory(gsize bytes, const char *what, const char *hint, GQuark domain,
+                           gint code, GError **error) {
+  gsize limit = spec_memory_limit();
+  if (bytes <= limit)
+    return TRUE;
+  char *need = spec_format_bytes(bytes);
+  char *have = spec_format_bytes(limit);
+  g_set_error(error, domain, code, "%s would need %s of memory but only %s is available%s%s",
+              what, need, have, hint != NULL ? "; " : "", hint != NULL ? hint : "");
+  g_free(need);
+  g_free(have);
+  return FALSE;
+}
+
+gboolean spec_check_lines(const char *path, const char *text, gsize len, GError **error) {
+  gsize line = 1;
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', MIN((gsize)(end - p), (gsize)SPEC_LINE_MAX + 1));
+    gsize line_len = nl != NULL ? (gsize)(nl - p) : (gsize)(end - p);
+    if (line_len > SPEC_LINE_MAX) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                  "%s:%" G_GSIZE_FORMAT ": line longer than 1 MiB (%d bytes); is this a text "
+                  "file of the expected kind?",
+                  path, line, SPEC_LINE_MAX);
+      return FALSE;
+    }
+    if (nl == NULL)
+      break;
+    p = nl + 1;
+    line++;
+  }
+  return TRUE;
+}
+
+gboolean spec_file_read(const char *path, char **contents, gsize *length, GError **error) {
+  g_return_val_if_fail(path != NULL && contents != NULL, FALSE);
+  *contents = NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "Failed to open file %s: %s",
+                path, g_strerror(e));
+    return FALSE;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "Failed to read %s: %s", path,
+                g_strerror(e));
+    close(fd);
+    return FALSE;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "%s: %s; only regular files are read (a device or pipe can deliver data "
+                "without end)",
+                path, S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+    close(fd);
+    return FALSE;
+  }
+  if ((guint64)st.st_size > SPEC_FILE_MAX) {
+    char *size = spec_format_bytes((gsize)st.st_size), *max = spec_format_bytes(SPEC_FILE_MAX);
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "%s: file of %s is larger than the %s limit for files read whole", path, size,
+                max);
+    g_free(size);
+    g_free(max);
+    close(fd);
+    return FALSE;
+  }
+  /* Read at most one byte past the size fstat gave, so a file that grows
+   * meanwhile is still bounded. */
+  gsize cap = (gsize)st.st_size + 1, got = 0;
+  char *buf = g_try_malloc(cap + 1);
+  if (buf == NULL) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "%s: cannot allocate %" G_GSIZE_FORMAT
+                " bytes to read it", path, cap);
+    close(fd);
+    return FALSE;
+  }
+  while (got < cap) {
+    ssize_t r = read(fd, buf + got, cap - got);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0) {
+      int e = errno;
+      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "Failed to read from %s: %s",
+                  path, g_strerror(e));
+      g_free(buf);
+      close(fd);
+      return FALSE;
+    }
+    if (r == 0)
+      break;
+    got += (gsize)r;
+  }
+  close(fd);
+  if (got > (gsize)st.st_size) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                "%s: the file grew while it was read; read it when it is complete", path);
+    g_free(buf);
+    return FALSE;
+  }
+  buf[got] = '\0';
+  if (!spec_check_lines(path, buf, got, error)) {
+    g_free(buf);
+    return FALSE;
+  }
+  *contents = buf;
+  if (length != NULL)
+    *length = got;
+  return TRUE;
+}
