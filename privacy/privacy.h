@@ -410,7 +410,9 @@ typedef struct {
  * sum_i y_i + k max(0, -l) >= optimum, and the value returned is the least of
  * that certificate and sum_{s,t} |X[s,t]| (also an upper bound): never below
  * the optimum, never above the Thm 5.2 bound, and equal to it when X is
- * entrywise non-negative. Stops when the gap to the primal value is
+ * entrywise non-negative. Works on X / 2^e with max |X| in [1/2, 1) (exact)
+ * and scales back, so X of 1e200 or 1e-300 neither overflows the mixing
+ * steps nor stops early. Stops when the gap to the primal value is
  * <= @tol * max(1, |value|) (@tol > 0, e.g. 1e-9) or after 20000 sweeps
  * (info->converged = FALSE, the certified bound is still returned).
  * O(k^2 p) per sweep, O(k^3) per certificate.
