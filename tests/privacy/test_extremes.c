@@ -347,6 +347,50 @@ static void test_muffliato(void) {
   topo_gossip_free(wd);
 }
 
+/* The generic accountant (observer path): one message g + sigma z about
+ * victim 0, so mu = 1 / sigma. Before (priv_knowledge_blocks, which the
+ * observer path called): 0 at sigma = 1e200 (Y^T Y underflowed), +inf at
+ * 1e-200. Scaling must not change a thing at ordinary sigmas. */
+static void test_knowledge_scale(void) {
+  const double sigmas[] = {1e200, 1e-200, 1e250, 1e-250, 1.0, 3e-20, 1e300, 1e-300};
+  for (guint i = 0; i < G_N_ELEMENTS(sigmas); i++) {
+    GError *err = NULL;
+    PrivKnowledge *k = priv_knowledge_new(2, &err);
+    g_assert_no_error(err);
+    g_assert_true(priv_knowledge_add_attacker(k, 1, &err));
+    guint32 gc[] = {0, 2}, nz[] = {0, 1};
+    double gv[] = {1.0, 1.0}, nv[] = {sigmas[i], sigmas[i]};
+    /* Steps 0 and 1 of node 0 (columns t n + u), each with its own noise. */
+    g_assert_true(priv_knowledge_add_row(k, 1, gc, gv, 1, nz, nv, &err));
+    g_assert_true(priv_knowledge_add_row(k, 1, gc + 1, gv + 1, 1, nz + 1, nv + 1, &err));
+    PrivKnowledgeOptions ko = {.T = 2, .clip = 1.0};
+    PrivBlocks *b = priv_knowledge_blocks_scaled(k, &ko, &err);
+    if (fabs(log10(sigmas[i])) > 280) {
+      /* 2^900 beyond the gradients: refused, not an underflowed block. */
+      g_assert_null(b);
+      g_assert_error(err, PRIV_ERROR, PRIV_ERROR_NUMERICAL);
+      g_clear_error(&err);
+      priv_knowledge_free(k);
+      continue;
+    }
+    g_assert_no_error(err);
+    PrivReport *r = priv_account_report(b, NULL, NULL, &err);
+    g_assert_no_error(err);
+    g_assert_cmpuint(r->n_victims, ==, 1);
+    g_assert_cmpfloat(rel(r->victims[0].mu, sqrt(2.0) / sigmas[i]), <, 1e-14);
+    if (sigmas[i] > 1e-100 && sigmas[i] < 1e100) {
+      PrivBlocks *plain = priv_knowledge_blocks(k, &ko, &err);
+      g_assert_no_error(err);
+      g_assert_cmpfloat(b->scale, ==, 1.0);
+      g_assert_cmpmem(b->X, sizeof(double) * 2 * 4, plain->X, sizeof(double) * 2 * 4);
+      priv_blocks_free(plain);
+    }
+    priv_report_free(r);
+    priv_blocks_free(b);
+    priv_knowledge_free(k);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/privacy/extremes/structured-sigma", test_structured_sigma);
@@ -355,5 +399,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/extremes/gdp-epsilon", test_gdp_epsilon);
   g_test_add_func("/privacy/extremes/gdp-delta-rdp", test_gdp_delta_rdp);
   g_test_add_func("/privacy/extremes/muffliato", test_muffliato);
+  g_test_add_func("/privacy/extremes/knowledge-scale", test_knowledge_scale);
   return g_test_run();
 }
