@@ -326,7 +326,7 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
   PrivKnowledgeOptions ko = {.T = s->T, .clip = s->clip};
   for (guint i = 0; i < n_views; i++) {
     PrivKnowledge *k = priv_observer_knowledge(obs, i, error);
-    blocks[i] = k ? priv_knowledge_blocks(k, &ko, error) : NULL;
+    blocks[i] = k ? priv_knowledge_blocks_scaled(k, &ko, error) : NULL;
     priv_knowledge_free(k);
     if (!blocks[i]) {
       for (guint j = 0; j < i; j++) priv_blocks_free(blocks[j]);

@@ -4,6 +4,7 @@
  */
 #include "privacy/internal.h"
 
+#include <float.h>
 #include <math.h>
 
 gsize priv_size_sum3(gsize a1, gsize b1, gsize a2, gsize b2, gsize a3, gsize b3) {
@@ -32,7 +33,39 @@ PrivBlocks *priv_blocks_new(guint n, guint T, GError **error) {
   b->T = T;
   b->X = X;
   b->status = g_new0(PrivNodeStatus, n); /* PRIV_NODE_PROTECTED is 0 */
+  b->scale = 1.0;
   return b;
+}
+
+void priv_blocks_set_scale(PrivBlocks *blocks, double scale) {
+  g_return_if_fail(blocks != NULL && scale > 0 && isfinite(scale));
+  gsize count = (gsize)blocks->n * blocks->T * blocks->T;
+  double amax = 0.0, amin = INFINITY;
+  for (gsize i = 0; i < count; i++) {
+    double a = fabs(blocks->X[i]);
+    if (a == 0.0) continue;
+    amax = MAX(amax, a);
+    amin = MIN(amin, a);
+  }
+  blocks->scale = scale;
+  if (scale == 1.0 || amax == 0.0) return;
+  double s2 = scale * scale, f = 1.0 / s2;
+  /* Fold only when nothing leaves the normal range: X / s2 for every entry. */
+  if (!(s2 >= DBL_MIN && isfinite(s2) && f >= DBL_MIN && isfinite(f))) return;
+  if (!(amin * f >= DBL_MIN && isfinite(amax * f))) return;
+  for (gsize i = 0; i < count; i++) blocks->X[i] *= f;
+  blocks->scale = 1.0;
+}
+
+double *priv_normalized_copy(const double *C, gsize n) {
+  double *out = g_memdup2(C, n * sizeof(double));
+  double amax = 0.0;
+  for (gsize i = 0; i < n; i++) amax = MAX(amax, fabs(C[i]));
+  if (!(amax > 0) || !isfinite(amax)) return out;
+  int e;
+  frexp(amax, &e); /* amax = m 2^e, m in [1/2, 1) */
+  for (gsize i = 0; i < n; i++) out[i] = ldexp(C[i], -e);
+  return out;
 }
 
 void priv_blocks_free(PrivBlocks *blocks) {
@@ -87,6 +120,11 @@ static gint *attacker_distances(const TopoGraph *g, const PrivBlocks *blocks) {
 PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph,
                                 const PrivAccountOptions *opt, GError **error) {
   g_return_val_if_fail(blocks != NULL, NULL);
+  if (!(blocks->scale > 0)) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "the blocks' scale must be positive (got %g)", blocks->scale);
+    return NULL;
+  }
   PrivAccountOptions o = {0};
   if (opt) o = *opt;
   if (o.b == 0) o.b = 1;
@@ -140,10 +178,27 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
       v->sensitivity = v->mu = v->rdp = v->epsilon = INFINITY;
       continue;
     }
+    const double *X = priv_blocks_get(blocks, u);
+    gboolean finite = TRUE;
+    for (gsize i = 0; i < (gsize)T * T && finite; i++) finite = isfinite(X[i]);
+    if (!finite) {
+      /* An accountant overflowed (the observer path at sigma = 1e-200): the
+       * information is beyond the double range, so no protection. */
+      v->sensitivity = v->mu = v->rdp = v->epsilon = INFINITY;
+      continue;
+    }
     double s2;
-    if (!(ok = priv_sensitivity2(priv_blocks_get(blocks, u), T, o.b, o.sensitivity, &s2, error)))
+    if (!(ok = priv_sensitivity2(X, T, o.b, o.sensitivity, &s2, error))) break;
+    if (isnan(s2)) {
+      /* Never MAX(NaN, 0) = 0: that would claim perfect privacy. */
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                  "the sensitivity of victim %u is not a number", u);
+      ok = FALSE;
       break;
-    v->sensitivity = sqrt(MAX(s2, 0.0));
+    }
+    /* Rounding may leave a psd block's value a hair below 0; scale > 0. */
+    double sens = sqrt(MAX(s2, 0.0));
+    v->sensitivity = priv_no_zero(sens / blocks->scale, sens > 0);
     v->mu = v->sensitivity;
     v->rdp = priv_gdp_rdp(v->mu, o.alpha);
     v->epsilon = priv_gdp_epsilon(v->mu, o.delta);

@@ -31,6 +31,31 @@ double *priv_matrix_new(gsize rows, gsize cols, GError **error);
 /* Copies the lower triangle of the n x n row-major @A onto its upper one. */
 void priv_fill_upper_from_lower(double *A, guint n);
 
+/*
+ * Records that @blocks' X are the true blocks times @scale^2 (@scale > 0 and
+ * finite; see PrivBlocks.scale), then divides X by scale^2 when every nonzero
+ * entry stays a normal double (scale becomes 1: the common case, and what the
+ * tests compare); otherwise the factor stays out of X, where it can neither
+ * underflow to a zero block nor overflow to inf. O(n T^2).
+ */
+void priv_blocks_set_scale(PrivBlocks *blocks, double scale);
+
+/*
+ * C / 2^e (g_malloc'd), 2^e the power of two with max |C| in [1/2, 1): the
+ * same mechanism as C (MF-D-SGD's noise nu C^-1 z with nu proportional to
+ * sens(C) does not change when C is multiplied by a positive number), exact
+ * (a power of two introduces no rounding), and safe from the overflow of
+ * C^T C (entries 1e154) or its underflow (entries 1e-300). @C all zero is
+ * copied as is. O(n).
+ */
+double *priv_normalized_copy(const double *C, gsize n);
+
+/* @x rounded up to the smallest positive double when @truth_positive and @x
+ * underflowed to 0: a positive privacy number is never printed as 0. */
+static inline double priv_no_zero(double x, gboolean truth_positive) {
+  return truth_positive && x == 0.0 ? 4.9406564584124654e-324 : x;
+}
+
 /* Human-readable size ("1.2 GB") for error messages (g_free). */
 char *priv_format_bytes(gsize bytes);
 

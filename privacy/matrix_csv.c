@@ -112,5 +112,12 @@ double *priv_mf_read_c(const char *path, guint T, GError **error) {
   }
   for (guint s = 0; s < T; s++) /* drop rounding residue above the diagonal */
     for (guint t = s + 1; t < T; t++) C[(gsize)s * T + t] = 0.0;
+  /* C and c C (c > 0) are the same mechanism: the noise nu C^-1 z has
+   * nu = sigma Delta sens(C). Dividing by the largest entry gives every
+   * reader (accounting, training, the observer) the same matrix for both,
+   * bit for bit when c C is exact (1e154 or 1e-300 times a matrix of ones),
+   * and keeps C^T C and sens(C) far from overflow (1e154) and underflow
+   * (1e-300, which would read as zero sensitivity). */
+  for (gsize i = 0; i < (gsize)T * T; i++) C[i] /= big;
   return C;
 }

@@ -5,6 +5,7 @@
  */
 #include "privacy/internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -59,6 +60,22 @@ double priv_mf_sensitivity2_gram(const double *X, guint T, guint k, guint b) {
 double priv_mf_sensitivity2(const double *C, guint T, guint k, guint b) {
   g_return_val_if_fail(C != NULL, NAN);
   if (!participation_ok(T, k, b)) return NAN;
+  /* On C / 2^e (exact), then times 4^e: entries of 1e154 or 1e-300 would
+   * overflow or underflow C^T C. */
+  double amax = 0.0;
+  for (gsize i = 0; i < (gsize)T * T; i++) amax = MAX(amax, fabs(C[i]));
+  if (isfinite(amax) && amax > 0 && (amax > 0x1p200 || amax < 0x1p-200)) {
+    int e;
+    frexp(amax, &e);
+    double *Cn = priv_normalized_copy(C, (gsize)T * T);
+    double s2 = priv_mf_sensitivity2(Cn, T, k, b);
+    g_free(Cn);
+    s2 = ldexp(s2, 2 * e);
+    /* Below the normal range the value has lost bits, maybe downwards: a
+     * sensitivity that calibrates noise must not be too small, so 0
+     * (callers refuse a C of zero sensitivity). */
+    return s2 < DBL_MIN ? 0.0 : s2;
+  }
   double worst = 0.0;
   for (guint j = 0; j < b; j++) {
     double sum = 0.0;

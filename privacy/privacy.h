@@ -13,6 +13,15 @@
  * as GError in the PRIV_ERROR domain; library code never prints or exits. Each
  * function owns what it allocates unless its comment says otherwise: arrays
  * returned by priv_* functions are g_malloc'd and freed with g_free.
+ *
+ * The rule every privacy number here follows: a guarantee that cannot be
+ * computed reliably (underflow, overflow, cancellation, a failed solver) is an
+ * error or "no protection" (+inf), never a smaller number. So: scale factors
+ * (sigma, the size of C_local) are kept out of quantities that would leave the
+ * double range (PrivBlocks.scale) and applied last; a product that overflows
+ * is +inf; a positive quantity that underflows is rounded up to the smallest
+ * positive double, not to 0; NaN never becomes 0 (beware MAX(NaN, 0) = 0).
+ * tests/privacy/test_extremes.c feeds each computation its extreme inputs.
  */
 #ifndef DPG_PRIVACY_H
 #define DPG_PRIVACY_H
@@ -161,7 +170,10 @@ double *priv_gram_prefix_sum(guint T, GError **error);
 double priv_mf_sensitivity2_gram(const double *X, guint T, guint k, guint b);
 
 /* Same for a T x T strategy matrix C (X = C^T C, only the needed entries are
- * formed): O(k^2 b T). Returns NaN on bad sizes. */
+ * formed): O(k^2 b T). Returns NaN on bad sizes. Computed on C / 2^e and
+ * scaled back, so entries of 1e154 or 1e-300 neither overflow nor
+ * underflow on the way; +inf when the value itself overflows, 0 when it is
+ * below the normal range (callers refuse a C of zero sensitivity). */
 double priv_mf_sensitivity2(const double *C, guint T, guint k, guint b);
 
 /*
@@ -398,7 +410,9 @@ typedef struct {
  * sum_i y_i + k max(0, -l) >= optimum, and the value returned is the least of
  * that certificate and sum_{s,t} |X[s,t]| (also an upper bound): never below
  * the optimum, never above the Thm 5.2 bound, and equal to it when X is
- * entrywise non-negative. Stops when the gap to the primal value is
+ * entrywise non-negative. Works on X / 2^e with max |X| in [1/2, 1) (exact)
+ * and scales back, so X of 1e200 or 1e-300 neither overflows the mixing
+ * steps nor stops early. Stops when the gap to the primal value is
  * <= @tol * max(1, |value|) (@tol > 0, e.g. 1e-9) or after 20000 sweeps
  * (info->converged = FALSE, the certified bound is still returned).
  * O(k^2 p) per sweep, O(k^3) per certificate.
@@ -432,17 +446,23 @@ typedef enum {
 /*
  * The result of an accounting before any sensitivity is taken: for every node
  * u its status and its T x T block X_u (row-major at X + u*T*T, in the units
- * above; zeros for attackers and unprotected victims).
+ * above, divided by scale^2; zeros for attackers and unprotected victims).
+ * scale is 1 unless an accountant kept the noise multiplier out of X because
+ * X / sigma^2 would leave the double range (sigma = 1e-200 makes it 1e400):
+ * then the true block is X_u / scale^2 and mu = sqrt(sens^2(X_u)) / scale
+ * (sensitivities are homogeneous of degree 1 in X), which
+ * priv_account_report does. Readers of X must honour it.
  */
 typedef struct {
   guint n;             /* nodes */
   guint T;             /* gradient steps (the blocks are T x T) */
   double *X;           /* n * T * T doubles */
   PrivNodeStatus *status; /* n entries */
+  double scale;        /* > 0; the true blocks are X / scale^2 (usually 1) */
 } PrivBlocks;
 
-/* priv_blocks_new: zero blocks, every node PROTECTED. Errors: PRIV_ERROR_MEMORY,
- * PRIV_ERROR_INVALID_ARGUMENT (n or T is 0). O(n T^2). */
+/* priv_blocks_new: zero blocks, every node PROTECTED, scale 1. Errors:
+ * PRIV_ERROR_MEMORY, PRIV_ERROR_INVALID_ARGUMENT (n or T is 0). O(n T^2). */
 PrivBlocks *priv_blocks_new(guint n, guint T, GError **error);
 void priv_blocks_free(PrivBlocks *blocks);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivBlocks, priv_blocks_free)
@@ -537,6 +557,23 @@ typedef struct {
  */
 PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
                                   GError **error);
+
+/*
+ * priv_knowledge_blocks_scaled: priv_knowledge_blocks with the gradient
+ * coefficients multiplied by a power of two 2^k that brings them near the
+ * noise coefficients (within 2^±480), when they are more than 2^100 apart:
+ * noise of std 1e200 Delta made X = Y^T Y underflow to a zero block (mu = 0
+ * for every victim), std 1e-200 Delta made it overflow. Every decision of
+ * the accountant is invariant under that exact scaling, X comes out 4^k
+ * times the truth and PrivBlocks.scale records 2^k (folded back into X when
+ * it stays in range: then the result is bit for bit priv_knowledge_blocks's).
+ * More than 2^900 apart (sigma beyond ~1e271 or below ~1e-271) no scaling
+ * keeps both in range: PRIV_ERROR_NUMERICAL, never an underflowed block.
+ * Parameters, other errors and complexity: those of priv_knowledge_blocks,
+ * plus O(nnz) for the scan.
+ */
+PrivBlocks *priv_knowledge_blocks_scaled(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
+                                         GError **error);
 
 /* ---- The observer ---- */
 
@@ -740,7 +777,11 @@ double *priv_matrix_read_csv(const char *path, guint *rows, guint *cols, GError 
  * (priv_matrix_read_csv's format) and checks it is usable by MF-D-SGD:
  * T x T, lower triangular (entries above the diagonal at most 1e-12 times
  * the largest, then set to 0) with a nonzero diagonal (invertible, so each
- * node streams its noise from its past only).
+ * node streams its noise from its past only). C is returned divided by its
+ * largest |entry|: C and c C (c > 0) are the same mechanism (noise
+ * nu C^-1 z, nu = sigma Delta sens(C)), so 1e154 C and 1e-300 C give every
+ * reader exactly what C gives (when c C is exact) instead of overflowing
+ * or underflowing C^T C.
  * Errors: G_FILE_ERROR (unreadable); PRIV_ERROR_INVALID_ARGUMENT with
  * FILE:LINE:COLUMN for a bad value or entry, FILE:LINE for a ragged row,
  * FILE for a wrong size.

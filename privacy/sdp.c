@@ -74,6 +74,28 @@ double priv_sdp_max(const double *X, guint k, double tol, PrivSdpInfo *info, GEr
       return NAN;
     }
   }
+  /* On X / 2^e with max |X| in [1/2, 1), scaled back: the mixing steps
+   * square entries (X of 1e200, sigma = 1e-100, overflowed them to a zero
+   * start and a loose value) and the stopping rule is absolute below 1. */
+  double amax = 0.0;
+  for (gsize i = 0; i < (gsize)k * k; i++) amax = MAX(amax, fabs(X[i]));
+  if (amax == 0.0) {
+    *info = (PrivSdpInfo){0.0, 0.0, 1, 0, TRUE};
+    return 0.0;
+  }
+  int e;
+  frexp(amax, &e);
+  if (e != 0) {
+    double *Xn = g_new(double, (gsize)k * k);
+    for (gsize i = 0; i < (gsize)k * k; i++) Xn[i] = ldexp(X[i], -e);
+    double v = priv_sdp_max(Xn, k, tol, info, error);
+    g_free(Xn);
+    if (isnan(v)) return v;
+    /* Overflow is +inf; a positive value never underflows to 0. */
+    info->lower = ldexp(info->lower, e);
+    info->upper = priv_no_zero(ldexp(info->upper, e), info->upper > 0);
+    return info->upper;
+  }
   double bound = abs_sum(X, k);
   if (k == 1) {
     double v = MAX(X[0], 0.0);

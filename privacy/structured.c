@@ -198,21 +198,28 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
     blocks->status[p->attackers[i]] = PRIV_NODE_ATTACKER;
   }
 
-  double *Cinv = NULL;
+  double *Cinv = NULL, *C = NULL;
   gboolean *noisy = NULL;
-  double nu2 = p->sigma * p->sigma; /* squared noise scale in units of Delta */
+  /* The blocks are computed for unit noise (in units of Delta), X / sigma^2
+   * is left to priv_blocks_set_scale: 1 / sigma^2 overflows for sigma =
+   * 1e-200 (and inf x 0 = NaN), underflows to a zero block for sigma = 1e200.
+   * MF-D-SGD's noise nu' = sigma sens(C) C^-1 z: the factor 1 / sens^2 of
+   * the normalized C (sens^2 in [1/4, T^2]) goes into the engines. */
+  double unit = 1.0;
   gboolean ok = FALSE;
   PrivStructCtx c = {0};
   if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
     guint b = p->b ? p->b : 1;
-    double s2 = priv_mf_sensitivity2(p->C_local, T, T / b, b);
-    if (!(s2 > 0)) {
+    /* C and any positive multiple of it are the same mechanism. */
+    C = priv_normalized_copy(p->C_local, (gsize)T * T);
+    double s2 = priv_mf_sensitivity2(C, T, T / b, b);
+    if (!(s2 > 0) || !isfinite(s2)) {
       g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                   "C_local has zero sensitivity: it cannot calibrate any noise");
       goto out;
     }
-    nu2 *= s2;
-    if (!(Cinv = invert(p->C_local, T, error))) goto out;
+    unit = 1.0 / s2;
+    if (!(Cinv = invert(C, T, error))) goto out;
   }
 
   /* LDP and SecLDP on a static W where every node sends: each node's own
@@ -242,10 +249,10 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
       if (first != NULL)
         memcpy(X, first, (gsize)T * T * sizeof(double));
       else if (p->protocol == PRIV_PROTOCOL_MFDSGD)
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)T, (int)T, (int)T, 1.0 / nu2,
-                    p->C_local, (int)T, p->C_local, (int)T, 0.0, X, (int)T);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)T, (int)T, (int)T, unit, C,
+                    (int)T, C, (int)T, 0.0, X, (int)T);
       else
-        for (guint t = 0; t < T; t++) X[(gsize)t * T + t] = 1.0 / nu2;
+        for (guint t = 0; t < T; t++) X[(gsize)t * T + t] = 1.0;
       first = X;
     }
     ok = TRUE;
@@ -279,10 +286,12 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
   PrivEngine engine = p->engine;
   if (engine == PRIV_ENGINE_AUTO)
     engine = p->protocol == PRIV_PROTOCOL_MFDSGD ? PRIV_ENGINE_DENSE : PRIV_ENGINE_KALMAN;
-  ok = engine == PRIV_ENGINE_KALMAN ? priv_struct_kalman(&c, 1.0 / nu2, blocks, error)
-                                    : priv_struct_dense(&c, Cinv, 1.0 / nu2, blocks, error);
+  ok = engine == PRIV_ENGINE_KALMAN ? priv_struct_kalman(&c, unit, blocks, error)
+                                    : priv_struct_dense(&c, Cinv, unit, blocks, error);
 out:
+  if (ok && p->sigma > 0) priv_blocks_set_scale(blocks, p->sigma);
   g_free(attacker);
+  g_free(C);
   g_free(Cinv);
   g_free(noisy);
   g_free(c.victims);

@@ -90,7 +90,7 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivOb
         PrivKnowledge *k = priv_observer_knowledge(obs, i * c->n_trust + j, error);
         if (k != NULL) {
           PrivKnowledgeOptions ko = {.T = c->rounds, .clip = c->clip};
-          blocks = priv_knowledge_blocks(k, &ko, error);
+          blocks = priv_knowledge_blocks_scaled(k, &ko, error);
         }
         priv_knowledge_free(k);
       }

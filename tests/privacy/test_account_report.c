@@ -116,12 +116,14 @@ static void test_csv(void) {
   g_free(R);
   /* priv_mf_read_c: T x T lower triangular, nonzero diagonal; positions are
    * file lines and columns (blank lines counted), rounding residue above the
-   * diagonal is cleared. */
+   * diagonal is cleared, and C comes divided by its largest |entry| (the
+   * same mechanism: see test_extremes.c). */
   g_assert_true(g_file_set_contents(path, "2,1e-17\n\n1,3\n", -1, NULL));
   R = priv_mf_read_c(path, 2, &err);
   g_assert_no_error(err);
   g_assert_cmpfloat(R[1], ==, 0.0);
-  g_assert_cmpfloat(R[2], ==, 1.0);
+  g_assert_cmpfloat(R[2], ==, 1.0 / 3.0);
+  g_assert_cmpfloat(R[3], ==, 1.0);
   g_free(R);
   const struct {
     const char *text, *needle;
