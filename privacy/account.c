@@ -140,11 +140,23 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
       v->sensitivity = v->mu = v->rdp = v->epsilon = INFINITY;
       continue;
     }
+    if (blocks->status[u] == PRIV_NODE_UNRESOLVED) {
+      v->unresolved = TRUE;
+      v->sensitivity = v->mu = v->rdp = v->epsilon = INFINITY;
+      continue;
+    }
     double s2;
     if (!(ok = priv_sensitivity2(priv_blocks_get(blocks, u), T, o.b, o.sensitivity, &s2, error)))
       break;
     v->sensitivity = sqrt(MAX(s2, 0.0));
     v->mu = v->sensitivity;
+    if (!(v->mu <= PRIV_MU_RESOLVABLE_MAX)) {
+      /* No protection either way, and a number the conditioning behind it
+       * cannot support (privacy/range.c). */
+      v->unresolved = TRUE;
+      v->sensitivity = v->mu = v->rdp = v->epsilon = INFINITY;
+      continue;
+    }
     v->rdp = priv_gdp_rdp(v->mu, o.alpha);
     v->epsilon = priv_gdp_epsilon(v->mu, o.delta);
   }
