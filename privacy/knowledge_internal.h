@@ -47,9 +47,11 @@ typedef struct {
    * dependency seen through rounding, larger for a near-dependency (0 when
    * no residual, or for rows without noise). */
   double noise_left;
-  /* ||Y_u||_F |R_00| / ||A_u||_F, Y_u = R11^-T A1_u: how much the solve
-   * amplifies the victim's view, between 1 and the condition number of R11
-   * (the part of it the victim's view actually uses). */
+  /* ||Y_u||_F / ||D^-1 A_u||_F, Y_u = R11^-T A1_u, D the rows' noise
+   * norms: how much the solve amplifies the victim's view, about 1 for
+   * orthogonal rows and at most the condition number of the row-equilibrated
+   * R11 (the part of it the victim's view actually uses). Y_u does not
+   * change when rows are scaled, nor does this ratio. */
   double amplification;
 } PrivRangeEvidence;
 

@@ -534,7 +534,8 @@ typedef struct {
  * noise-free combination of its gradients (residual above 1e-5 of ||A_u||,
  * carried by dependencies exact to rounding), UNRESOLVED when double
  * precision cannot decide (a residual in between, a near-dependency, an
- * amplification ||Y_u|| |R_00| / ||A_u|| above 1e8): X_u = 0 for both.
+ * amplification ||Y_u|| / ||D^-1 A_u|| above 1e8,
+ * D the rows' noise norms): X_u = 0 for both.
  * Nodes added with priv_knowledge_add_attacker are ATTACKER.
  * Complexity: O(m r min(m, r) + r^2 c) time, O((m + 2c) r) memory for r rows,
  * m noise and c gradient columns that appear.

@@ -252,7 +252,6 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
   priv_range_tolerances_default(&tol);
   tol.range_tol = o.range_tol;
   tol.clean = priv_range_clean_floor(m);
-  double r00 = m > 0 ? fabs(Bt[0]) : 0.0;
   gsize n_trail = r - rank;
   double *rel = g_new0(double, MAX(n_trail, 1));
   for (gsize q = rank; q < r; q++) {
@@ -265,9 +264,12 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
   for (guint u = 0; u < n; u++) {
     gsize c0 = cstart[u], cu = cstart[u + 1] - c0;
     if (cu == 0 || k->attacker[u]) continue;
-    double norm2 = 0.0, res2 = 0.0, y2 = 0.0, left = 0.0;
+    double norm2 = 0.0, res2 = 0.0, y2 = 0.0, left = 0.0, scaled2 = 0.0;
     for (gsize i = 0; i < r; i++)
-      for (gsize j = c0; j < c0 + cu; j++) norm2 += A[i * c + j] * A[i * c + j];
+      for (gsize j = c0; j < c0 + cu; j++) {
+        norm2 += A[i * c + j] * A[i * c + j];
+        if (rn[i] > 0) scaled2 += (A[i * c + j] / rn[i]) * (A[i * c + j] / rn[i]);
+      }
     if (norm2 == 0.0) continue;
     for (gsize j = c0; j < c0 + cu; j++) {
       for (gsize i = 0; i < rank; i++) y2 += Ap[j * r + i] * Ap[j * r + i];
@@ -284,7 +286,7 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
     PrivRangeEvidence ev = {.norm = sqrt(norm2),
                             .residual = sqrt(res2),
                             .noise_left = left,
-                            .amplification = sqrt(y2) * r00 / sqrt(norm2)};
+                            .amplification = scaled2 > 0 ? sqrt(y2 / scaled2) : 0.0};
     PrivNodeStatus st = priv_range_decide(&ev, &tol);
     if (st != PRIV_NODE_PROTECTED) {
       blocks->status[u] = st;
