@@ -622,7 +622,8 @@ static void test_zipdl_ldp_amplification(void) {
     guint T, b;
   } cases[] = {{30, 1}, {31, 1}, {40, 4}};
   for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
-    PrivBlocks **bl = observe(g, TOPO_GOSSIP_UNIFORM, "zipdl", cases[c].T, cases[c].b, 1.0, &view, 1);
+    PrivBlocks **bl =
+        observe(g, TOPO_GOSSIP_UNIFORM, "zipdl", cases[c].T, cases[c].b, 1.0, &view, 1);
     g_assert_cmpint(bl[0]->status[1], ==, PRIV_NODE_UNRESOLVED);
     PrivReport *rep = report(bl[0], g, cases[c].b);
     for (guint i = 0; i < rep->n_victims; i++) {
