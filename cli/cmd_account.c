@@ -198,7 +198,20 @@ static void add_int(JsonBuilder *jb, const char *key, gint64 v) {
   json_builder_add_int_value(jb, v);
 }
 
-/* trust, attackers, unprotected, victims: the per-accounting fields. */
+/* Victims reported UNRESOLVED (no protection, no number). */
+static guint count_unresolved(const PrivReport *r) {
+  guint k = 0;
+  for (guint i = 0; i < r->n_victims; i++) k += r->victims[i].unresolved;
+  return k;
+}
+
+static const char *victim_status(const PrivVictim *v) {
+  return v->unresolved ? "unresolved" : v->unprotected ? "unprotected" : "protected";
+}
+
+/* trust, attackers, unprotected, victims: the issue's per-accounting fields
+ * ("unresolved" and each such victim's "status" and "note" only when some
+ * victim is). */
 static void json_accounting(JsonBuilder *jb, const CliAttackerSets *sets, const Accounting *ac) {
   add_string(jb, "trust", priv_trust_name(ac->trust));
   json_builder_set_member_name(jb, "attackers");
@@ -212,12 +225,24 @@ static void json_accounting(JsonBuilder *jb, const CliAttackerSets *sets, const 
   for (guint i = 0; i < r->n_victims; i++)
     if (r->victims[i].unprotected) json_builder_add_int_value(jb, r->victims[i].node);
   json_builder_end_array(jb);
+  if (count_unresolved(r) > 0) {
+    /* Only when there are some: outputs without any stay as they were. */
+    json_builder_set_member_name(jb, "unresolved");
+    json_builder_begin_array(jb);
+    for (guint i = 0; i < r->n_victims; i++)
+      if (r->victims[i].unresolved) json_builder_add_int_value(jb, r->victims[i].node);
+    json_builder_end_array(jb);
+  }
   json_builder_set_member_name(jb, "victims");
   json_builder_begin_array(jb);
   for (guint i = 0; i < r->n_victims; i++) {
     const PrivVictim *v = &r->victims[i];
     json_builder_begin_object(jb);
     add_int(jb, "node", v->node);
+    if (v->unresolved) {
+      add_string(jb, "status", "unresolved");
+      add_string(jb, "note", PRIV_UNRESOLVED_NOTE);
+    }
     json_builder_set_member_name(jb, "distance");
     if (v->distance >= 0)
       json_builder_add_int_value(jb, v->distance);
@@ -313,8 +338,12 @@ static const char *fmt_num(char *buf, gsize len, const char *fmt, double v) {
 static void print_csv(const CliAttackerSets *sets, const Accounting *acs, guint n_acs,
                       gboolean muff) {
   char b[5][G_ASCII_DTOSTR_BUF_SIZE];
-  printf("%snode,distance,sensitivity,mu,rdp,epsilon%s\n", n_acs > 1 ? "trust,attackers," : "",
-         muff ? ",muffliato_rdp" : "");
+  /* The status column only when a victim is unresolved: outputs without any
+   * stay byte-identical to what they were. */
+  gboolean status = FALSE;
+  for (guint a = 0; a < n_acs; a++) status |= count_unresolved(acs[a].report) > 0;
+  printf("%snode,distance,sensitivity,mu,rdp,epsilon%s%s\n", n_acs > 1 ? "trust,attackers," : "",
+         muff ? ",muffliato_rdp" : "", status ? ",status" : "");
   for (guint a = 0; a < n_acs; a++) {
     const PrivReport *r = acs[a].report;
     char *label = cli_attacker_sets_label(sets, acs[a].set);
@@ -330,6 +359,7 @@ static void print_csv(const CliAttackerSets *sets, const Accounting *acs, guint 
              fmt_num(b[3], sizeof b[3], "%.17g", v->epsilon));
       if (muff)
         printf(",%s", acs[a].muff ? fmt_num(b[4], sizeof b[4], "%.17g", acs[a].muff[v->node]) : "");
+      if (status) printf(",%s", victim_status(v));
       printf("\n");
     }
     g_free(label);
@@ -361,7 +391,12 @@ static void print_table(const Context *c, const CliAttackerSets *sets, const Acc
     g_free(label);
     guint unprotected = 0;
     for (guint i = 0; i < r->n_victims; i++) unprotected += r->victims[i].unprotected;
-    printf("unprotected    %u victim%s\n\n", unprotected, unprotected == 1 ? "" : "s");
+    printf("unprotected    %u victim%s\n", unprotected, unprotected == 1 ? "" : "s");
+    guint unresolved = count_unresolved(r);
+    if (unresolved)
+      printf("unresolved     %u victim%s (%s)\n", unresolved, unresolved == 1 ? "" : "s",
+             PRIV_UNRESOLVED_NOTE);
+    printf("\n");
     printf("%6s %8s %12s %12s %12s %12s", "node", "distance", "sensitivity", "mu", "rdp",
            "epsilon");
     if (muff) printf(" %14s", "muffliato_rdp");
@@ -375,10 +410,32 @@ static void print_table(const Context *c, const CliAttackerSets *sets, const Acc
              fmt_num(b[1], sizeof b[1], "%.6g", v->mu), fmt_num(b[2], sizeof b[2], "%.6g", v->rdp),
              fmt_num(b[3], sizeof b[3], "%.6g", v->epsilon));
       if (muff) printf(" %14s", fmt_num(b[4], sizeof b[4], "%.6g", muff[v->node]));
+      if (v->unresolved) printf("  unresolved");
       printf("\n");
     }
   }
   printf("\n(rdp at alpha = %g; epsilon at delta = %g)\n", s->alpha, s->delta);
+}
+
+/* One stderr line per accounting with unresolved victims: whatever the
+ * format, a user must not miss that no number could be given for them. */
+static void warn_unresolved(const CliAttackerSets *sets, const Accounting *acs, guint n_acs) {
+  for (guint a = 0; a < n_acs; a++) {
+    const PrivReport *r = acs[a].report;
+    if (count_unresolved(r) == 0) continue;
+    GString *nodes = g_string_new(NULL);
+    for (guint i = 0; i < r->n_victims; i++)
+      if (r->victims[i].unresolved)
+        g_string_append_printf(nodes, "%s%u", nodes->len ? ", " : "", r->victims[i].node);
+    char *label = cli_attacker_sets_label(sets, acs[a].set);
+    fprintf(stderr,
+            "dpgossip " CMD ": warning: trust %s, attackers %s: victim%s %s: %s (status "
+            "unresolved)\n",
+            priv_trust_name(acs[a].trust), label, count_unresolved(r) == 1 ? "" : "s", nodes->str,
+            PRIV_UNRESOLVED_NOTE);
+    g_free(label);
+    g_string_free(nodes, TRUE);
+  }
 }
 
 /* ---- The command ---- */
@@ -474,7 +531,10 @@ int cli_cmd_account(int argc, char **argv) {
       ctx, "Every node outside an attacker set is a victim; for each: its distance to the\n"
            "attackers, the sensitivity of what they learn of its gradients, mu (mu-GDP),\n"
            "the Renyi DP at alpha and epsilon at delta. Victims the attackers see without\n"
-           "noise are 'unprotected' (null in JSON, inf in CSV and tables).\n"
+           "noise are 'unprotected' (null in JSON, inf in CSV and tables). Victims double\n"
+           "precision cannot account (mu > 1e8, or a range decision too close to call) are\n"
+           "'unresolved': no protection, no number (null/inf, a warning on stderr, status\n"
+           "and note fields in JSON, a status column in CSV when there are any).\n"
            "\n"
            "Several --attackers sets and --trust models give one accounting per pair (JSON:\n"
            "an 'accountings' array; CSV: trust and attackers columns), all from one run.\n"
@@ -814,6 +874,7 @@ int cli_cmd_account(int argc, char **argv) {
                .stats = &stats,
                .trusts = (const PrivTrust *)trusts->data,
                .n_trusts = trusts->len};
+  warn_unresolved(&sets, acs, n_acs);
   if (fmt == CLI_FORMAT_JSON)
     print_json(&c, &sets, acs, n_acs);
   else if (fmt == CLI_FORMAT_CSV)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "privacy/privacy.h"
 
 /* Rows of a small CSV written by the scenario runner (no quoted commas in the
  * columns read here). NULL when the file is absent. */
@@ -110,9 +111,12 @@ static void print_privacy(GPtrArray *rows) {
   if (cc < 0 || ct < 0 || cd < 0 || cr < 0 || ce < 0)
     return;
   GArray *groups = g_array_new(FALSE, TRUE, sizeof(PrivGroup));
-  guint n_pairs = 0;
+  guint n_pairs = 0, unresolved = 0;
+  int cs = column(header, "status"); /* only when some victim is unresolved */
   for (guint r = 1; r < rows->len; r++) {
     char **row = g_ptr_array_index(rows, r);
+    if (cs >= 0 && g_strv_length(row) > (guint)cs && strcmp(row[cs], "unresolved") == 0)
+      unresolved++;
     double d = g_ascii_strtod(row[cd], NULL);
     PrivGroup *g = NULL;
     guint order = G_MAXUINT;
@@ -135,6 +139,10 @@ static void print_privacy(GPtrArray *rows) {
     g->k++;
   }
   g_array_sort(groups, cmp_group);
+  if (unresolved)
+    fprintf(stderr,
+            "dpgossip run: warning: %u victim%s in privacy.csv: %s (status unresolved)\n",
+            unresolved, unresolved == 1 ? "" : "s", PRIV_UNRESOLVED_NOTE);
   printf("\nprivacy by hop distance (privacy.csv; means over victims):\n");
   printf("  %-14s %-7s %8s %8s %12s %12s\n", "collusion", "trust", "distance", "victims",
          "rdp", "epsilon");

@@ -178,6 +178,11 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
       v->sensitivity = v->mu = v->rdp = v->epsilon = INFINITY;
       continue;
     }
+    if (blocks->status[u] == PRIV_NODE_UNRESOLVED) {
+      v->unresolved = TRUE;
+      v->sensitivity = v->mu = v->rdp = v->epsilon = INFINITY;
+      continue;
+    }
     const double *X = priv_blocks_get(blocks, u);
     gboolean finite = TRUE;
     for (gsize i = 0; i < (gsize)T * T && finite; i++) finite = isfinite(X[i]);
@@ -200,6 +205,13 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
     double sens = sqrt(MAX(s2, 0.0));
     v->sensitivity = priv_no_zero(sens / blocks->scale, sens > 0);
     v->mu = v->sensitivity;
+    if (!(v->mu <= PRIV_MU_RESOLVABLE_MAX)) {
+      /* No protection either way, and a number the conditioning behind it
+       * cannot support (privacy/range.c). */
+      v->unresolved = TRUE;
+      v->sensitivity = v->mu = v->rdp = v->epsilon = INFINITY;
+      continue;
+    }
     v->rdp = priv_gdp_rdp(v->mu, o.alpha);
     v->epsilon = priv_gdp_epsilon(v->mu, o.delta);
   }

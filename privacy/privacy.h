@@ -441,7 +441,19 @@ typedef enum {
   PRIV_NODE_PROTECTED,   /* a victim with a finite X_u */
   PRIV_NODE_UNPROTECTED, /* a victim the attacker sees without noise: mu = +inf */
   PRIV_NODE_ATTACKER,    /* a member of the attacker set: not a victim */
+  /* A victim double precision cannot account: its range decision is too
+   * close to the threshold or ill-conditioned, or its mu exceeds
+   * PRIV_MU_RESOLVABLE_MAX (see privacy/range.c). No protection is claimed
+   * and no number given: mu = +inf, like UNPROTECTED. */
+  PRIV_NODE_UNRESOLVED,
 } PrivNodeStatus;
+
+/* Above this mu, a finite number is reported as PRIV_NODE_UNRESOLVED: no
+ * protection (epsilon is astronomic), and a number double precision does not
+ * support at the conditioning that produces it. */
+#define PRIV_MU_RESOLVABLE_MAX 1e8
+/* What outputs say next to an UNRESOLVED victim. */
+#define PRIV_UNRESOLVED_NOTE "no protection: mu > 1e8 or not resolvable in double precision"
 
 /*
  * The result of an accounting before any sensitivity is taken: for every node
@@ -545,10 +557,17 @@ typedef struct {
  * paper's main theorem: B^T P = Q R, rank r = #{i : |R_ii| > rank_tol |R_00|}.
  * The pivoted rows P^T A = [A1; A2] give Y = R11^{-T} A1 (so B^+ A = Q1 Y,
  * never forming B^+) and X_u = Y_u^T Y_u with A in units of Delta (the
- * linvec coefficients times @opt->clip). A victim whose columns fail the
- * range check ||A2_u - R12^T Y_u||_F <= range_tol ||A_u||_F is UNPROTECTED:
- * the attacker sees a noise-free combination of its gradients. Nodes added
- * with priv_knowledge_add_attacker are ATTACKER.
+ * linvec coefficients times @opt->clip). If that rank cut drops a row
+ * independent at its own scale, the factorization is redone with rows
+ * scaled to unit noise norm. Each victim's verdict is priv_range_decide's
+ * (privacy/knowledge_internal.h) on its residual ||A2_u - R12^T Y_u||_F
+ * against range_tol ||A_u||_F: UNPROTECTED when the attacker clearly sees a
+ * noise-free combination of its gradients (residual above 1e-5 of ||A_u||,
+ * carried by dependencies exact to rounding), UNRESOLVED when double
+ * precision cannot decide (a residual in between, a near-dependency, an
+ * amplification ||Y_u|| / ||D^-1 A_u|| above 1e8,
+ * D the rows' noise norms): X_u = 0 for both.
+ * Nodes added with priv_knowledge_add_attacker are ATTACKER.
  * Complexity: O(m r min(m, r) + r^2 c) time, O((m + 2c) r) memory for r rows,
  * m noise and c gradient columns that appear.
  * Returns: (transfer full) the blocks, or NULL with @error set
@@ -733,10 +752,13 @@ typedef struct {
   guint node;
   gint distance;      /* hops to the nearest attacker; -1 when unreachable or no graph */
   gboolean unprotected;
-  double sensitivity; /* sqrt(sens^2); +inf when unprotected */
+  double sensitivity; /* sqrt(sens^2); +inf when unprotected or unresolved */
   double mu;          /* = sensitivity (units: see above) */
   double rdp;         /* alpha mu^2 / 2 */
   double epsilon;     /* eps(delta) of mu-GDP */
+  /* PRIV_NODE_UNRESOLVED blocks, or mu > PRIV_MU_RESOLVABLE_MAX: no
+   * protection (+inf everywhere, unprotected FALSE), PRIV_UNRESOLVED_NOTE. */
+  gboolean unresolved;
 } PrivVictim;
 
 typedef struct {
@@ -754,7 +776,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivReport, priv_report_free)
  * priv_account_report: from @blocks, per victim (every non-attacker node):
  * distance in @graph (nullable; BFS from the attackers), sensitivity under
  * cyclic (T/b, b)-participation, mu, RDP at alpha, eps at delta.
- * Unprotected victims get +inf everywhere, never a finite number.
+ * Unprotected victims get +inf everywhere, never a finite number; so do
+ * UNRESOLVED victims and those whose mu would exceed PRIV_MU_RESOLVABLE_MAX
+ * (unresolved TRUE: no protection, no number).
  * Errors: PRIV_ERROR_INVALID_ARGUMENT (b not dividing T, alpha <= 1, delta
  * outside (0,1), graph of another size), those of priv_sensitivity2.
  * Complexity: n victims x priv_sensitivity2.

@@ -16,6 +16,17 @@
  * formed. The range condition is checked per victim (its own columns of A),
  * since a victim's guarantee only depends on how its own gradients are seen.
  *
+ * Decisions in double precision (privacy/range.c). The rank cut is relative
+ * to |R_00|, the largest row; when it drops a row that is independent at its
+ * own scale (rows of disparate norms), the factorization is redone with every
+ * row scaled to unit noise norm by a power of two (exact), where the two
+ * criteria agree; otherwise the arithmetic is left as it was, so results away
+ * from any threshold do not change. Each victim then gets its evidence (the
+ * residual of its view, the noise remainder of the dependent rows carrying
+ * it, the amplification of the solve) and priv_range_decide's verdict:
+ * PROTECTED, UNPROTECTED, or UNRESOLVED when double precision cannot tell a
+ * near-dependency from an exact one or cannot support the number.
+ *
  * Known noise variables are removed as columns of B rather than added as rows
  * [0 | e_k]: both give the same X and the same range test, because the
  * invertible row operation that subtracts B[:, K] Z_K from the other rows maps
@@ -39,6 +50,93 @@ gboolean priv_knowledge_check_memory(gsize rows, gsize grad_cols, gsize noise_co
                                      gsize max_bytes, GError **error) {
   return priv_check_budget(priv_doubles_bytes(dense_doubles(rows, grad_cols, noise_cols)),
                            max_bytes, "accounting the attacker knowledge", error);
+}
+
+/* Bt (m x r column-major: column q is kept row q of B) and A (r x c
+ * row-major, units of Delta) from the knowledge; kept row q is knowledge row
+ * row_of[q], multiplied by sc[q] when @sc is given. */
+static void fill(const PrivKnowledge *k, const gsize *row_of, gsize r, guint n, guint T,
+                 const guint32 *gidx, const guint32 *nidx, gsize m, gsize c, double clip,
+                 const double *sc, double *Bt, double *A) {
+  const gsize *rs = (const gsize *)k->row_start->data;
+  const guint32 *ng = (const guint32 *)k->row_ngrad->data;
+  const guint32 *cols = (const guint32 *)k->cols->data;
+  const double *vals = (const double *)k->vals->data;
+  gsize ld = MAX(m, 1);
+  memset(Bt, 0, sizeof(double) * ld * r);
+  memset(A, 0, sizeof(double) * r * c);
+  for (gsize row = 0; row < r; row++) {
+    gsize i = row_of[row];
+    for (gsize e = rs[i]; e < rs[i + 1]; e++) {
+      if (e < rs[i] + ng[i]) {
+        if (priv_knowledge_slot_known(k, cols[e])) continue;
+        guint32 j = gidx[(gsize)(cols[e] % n) * T + cols[e] / n];
+        if (j != UNUSED) A[row * c + j] += clip * vals[e];
+      } else if (!priv_knowledge_noise_known(k, cols[e])) {
+        guint32 j = nidx[cols[e]];
+        if (j != UNUSED) Bt[row * ld + j] += vals[e];
+      }
+    }
+    if (sc) {
+      cblas_dscal((int)m, sc[row], Bt + row * ld, 1);
+      cblas_dscal((int)c, sc[row], A + row * c, 1);
+    }
+  }
+}
+
+/*
+ * QR with column pivoting of B^T (overwritten by R and the reflectors), rank
+ * by |R_qq| relative to |R_00|, then Ap = P^T A (r x c column-major) with
+ * Y = R11^-T A1 in its first *rank rows and the residual A2 - R12^T Y below.
+ */
+static gboolean factor(double *Bt, gsize m, gsize r, const double *A, gsize c, double *Ap,
+                       lapack_int *jpvt, double *tau, double rank_tol, gsize *rank_out,
+                       GError **error) {
+  gsize rank = 0;
+  memset(jpvt, 0, sizeof(lapack_int) * r);
+  if (m > 0) {
+    lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)r, Bt,
+                                     (lapack_int)m, jpvt, tau);
+    if (info != 0) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                  "the QR factorization of the noise matrix failed (LAPACK info %d)", (int)info);
+      return FALSE;
+    }
+    double r00 = fabs(Bt[0]);
+    while (rank < MIN(m, r) && fabs(Bt[rank * m + rank]) > rank_tol * r00 && r00 > 0) rank++;
+  } else {
+    for (gsize i = 0; i < r; i++) jpvt[i] = (lapack_int)(i + 1);
+  }
+  for (gsize i = 0; i < r; i++) {
+    const double *src = A + (gsize)(jpvt[i] - 1) * c;
+    for (gsize j = 0; j < c; j++) Ap[j * r + i] = src[j];
+  }
+  if (rank > 0)
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, (int)rank, (int)c,
+                1.0, Bt, (int)m, Ap, (int)r);
+  if (rank < r && rank > 0)
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)(r - rank), (int)c, (int)rank, -1.0,
+                Bt + rank * m, (int)m, Ap, (int)r, 1.0, Ap + rank, (int)r);
+  *rank_out = rank;
+  return TRUE;
+}
+
+/*
+ * Whether the rank cut (relative to |R_00|, the largest row) dropped a row
+ * that is independent at its own scale: its noise remainder after the
+ * selected rows (the norm of its column of R below row rank) above
+ * rank_tol times its own noise norm. Rows of disparate scales do that; the
+ * caller then factors again with every row scaled to unit noise norm, where
+ * both criteria agree. O(r m).
+ */
+static gboolean trailing_independent(const double *Bt, gsize m, gsize r, gsize rank,
+                                     const lapack_int *jpvt, const double *rn, double rank_tol) {
+  if (m <= rank) return FALSE;
+  for (gsize q = rank; q < r; q++) {
+    double pn = cblas_dnrm2((int)(MIN(q, m - 1) + 1 - rank), Bt + q * m + rank, 1);
+    if (pn > rank_tol * rn[jpvt[q] - 1]) return TRUE;
+  }
+  return FALSE;
 }
 
 PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
@@ -122,8 +220,9 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
     cstart[u + 1] = cstart[u] + cnt;
   }
 
-  double *Bt = NULL, *A = NULL, *Ap = NULL, *G = NULL, *tau = NULL;
+  double *Bt = NULL, *A = NULL, *Ap = NULL, *G = NULL, *tau = NULL, *rn = NULL, *sc = NULL;
   lapack_int *jpvt = NULL;
+  gsize *row_of = NULL;
   gboolean ok = FALSE;
   if (r == 0 || c == 0) {
     ok = TRUE; /* nothing about any victim is observed: X = 0 */
@@ -132,69 +231,76 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
   /* B^T (m x r), A and its permuted copy (r x c each). */
   if (!priv_knowledge_check_memory(r, c, m, o.max_bytes, error))
     goto out;
-
-  /* Bt: m x r column-major, column i = row i of B; A: r x c row-major. */
   if (!(Bt = priv_matrix_new(MAX(m, 1), r, error)) || !(A = priv_matrix_new(r, c, error)) ||
       !(Ap = priv_matrix_new(r, c, error)))
     goto out;
-  gsize row = 0;
-  for (gsize i = 0; i < n_rows; i++) {
-    if (!keep[i]) continue;
-    for (gsize e = rs[i]; e < rs[i + 1]; e++) {
-      if (e < rs[i] + ng[i]) {
-        if (priv_knowledge_slot_known(k, cols[e])) continue;
-        guint32 j = gidx[(gsize)(cols[e] % n) * T + cols[e] / n];
-        if (j != UNUSED) A[row * c + j] += o.clip * vals[e];
-      } else if (!priv_knowledge_noise_known(k, cols[e])) {
-        guint32 j = nidx[cols[e]];
-        if (j != UNUSED) Bt[row * MAX(m, 1) + j] += vals[e];
-      }
-    }
-    row++;
-  }
-
-  /* QR with column pivoting of B^T; rank by |R_ii| relative to |R_00|. */
-  gsize rank = 0;
+  row_of = g_new(gsize, r);
+  for (gsize i = 0, row = 0; i < n_rows; i++)
+    if (keep[i]) row_of[row++] = i;
+  rn = g_new(double, r);
   jpvt = g_new0(lapack_int, r);
-  if (m > 0) {
-    tau = g_new(double, MIN(m, r));
-    lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)r, Bt,
-                                     (lapack_int)m, jpvt, tau);
-    if (info != 0) {
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                  "the QR factorization of the noise matrix failed (LAPACK info %d)", (int)info);
-      goto out;
+  if (m > 0) tau = g_new(double, MIN(m, r));
+
+  /* The factorization, with unscaled rows first; rows again scaled to unit
+   * noise norm (by powers of two: exact) only if the first one cut a row
+   * that is independent at its own scale (see trailing_rel). */
+  gsize rank = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    fill(k, row_of, r, n, T, gidx, nidx, m, c, o.clip, sc, Bt, A);
+    for (gsize i = 0; i < r; i++) rn[i] = cblas_dnrm2((int)m, Bt + i * MAX(m, 1), 1);
+    if (!factor(Bt, m, r, A, c, Ap, jpvt, tau, o.rank_tol, &rank, error)) goto out;
+    if (pass == 1 || !trailing_independent(Bt, m, r, rank, jpvt, rn, o.rank_tol)) break;
+    sc = g_new(double, r);
+    for (gsize i = 0; i < r; i++) {
+      int e = 0;
+      if (rn[i] > 0) frexp(rn[i], &e);
+      sc[i] = ldexp(1.0, -e);
     }
-    double r00 = fabs(Bt[0]);
-    while (rank < MIN(m, r) && fabs(Bt[rank * m + rank]) > o.rank_tol * r00 && r00 > 0) rank++;
-  } else {
-    for (gsize i = 0; i < r; i++) jpvt[i] = (lapack_int)(i + 1);
   }
+  /* After a scaled pass, rn holds the scaled rows' norms. */
 
-  /* Ap = P^T A, column-major r x c. */
-  for (gsize i = 0; i < r; i++) {
-    const double *src = A + (gsize)(jpvt[i] - 1) * c;
-    for (gsize j = 0; j < c; j++) Ap[j * r + i] = src[j];
+  PrivRangeTolerances tol;
+  priv_range_tolerances_default(&tol);
+  tol.range_tol = o.range_tol;
+  tol.clean = priv_range_clean_floor(m);
+  gsize n_trail = r - rank;
+  double *rel = g_new0(double, MAX(n_trail, 1));
+  for (gsize q = rank; q < r; q++) {
+    gsize i = (gsize)(jpvt[q] - 1);
+    double pn = m > rank ? cblas_dnrm2((int)(MIN(q, m - 1) + 1 - rank), Bt + q * m + rank, 1)
+                         : 0.0;
+    rel[q - rank] = rn[i] > 0 ? pn / rn[i] : 0.0;
   }
-  if (rank > 0)
-    cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, (int)rank, (int)c,
-                1.0, Bt, (int)m, Ap, (int)r);
-  if (rank < r && rank > 0)
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)(r - rank), (int)c, (int)rank, -1.0,
-                Bt + rank * m, (int)m, Ap, (int)r, 1.0, Ap + rank, (int)r);
-
   G = g_new(double, (gsize)T *T);
   for (guint u = 0; u < n; u++) {
     gsize c0 = cstart[u], cu = cstart[u + 1] - c0;
     if (cu == 0 || k->attacker[u]) continue;
-    double norm2 = 0.0, res2 = 0.0;
+    double norm2 = 0.0, res2 = 0.0, y2 = 0.0, left = 0.0, scaled2 = 0.0;
     for (gsize i = 0; i < r; i++)
-      for (gsize j = c0; j < c0 + cu; j++) norm2 += A[i * c + j] * A[i * c + j];
-    for (gsize j = c0; j < c0 + cu; j++)
-      for (gsize i = rank; i < r; i++) res2 += Ap[j * r + i] * Ap[j * r + i];
+      for (gsize j = c0; j < c0 + cu; j++) {
+        norm2 += A[i * c + j] * A[i * c + j];
+        if (rn[i] > 0) scaled2 += (A[i * c + j] / rn[i]) * (A[i * c + j] / rn[i]);
+      }
     if (norm2 == 0.0) continue;
-    if (sqrt(res2) > o.range_tol * sqrt(norm2)) {
-      blocks->status[u] = PRIV_NODE_UNPROTECTED;
+    for (gsize j = c0; j < c0 + cu; j++) {
+      for (gsize i = 0; i < rank; i++) y2 += Ap[j * r + i] * Ap[j * r + i];
+      for (gsize i = rank; i < r; i++) res2 += Ap[j * r + i] * Ap[j * r + i];
+    }
+    /* The dependent rows that carry the residual: their noise remainder says
+     * whether the dependency is exact (rounding level) or only near. */
+    double carry2 = o.range_tol * o.range_tol * norm2 / (double)MAX(n_trail, 1);
+    for (gsize i = rank; i < r; i++) {
+      double ri2 = 0.0;
+      for (gsize j = c0; j < c0 + cu; j++) ri2 += Ap[j * r + i] * Ap[j * r + i];
+      if (ri2 > carry2) left = MAX(left, rel[i - rank]);
+    }
+    PrivRangeEvidence ev = {.norm = sqrt(norm2),
+                            .residual = sqrt(res2),
+                            .noise_left = left,
+                            .amplification = scaled2 > 0 ? sqrt(y2 / scaled2) : 0.0};
+    PrivNodeStatus st = priv_range_decide(&ev, &tol);
+    if (st != PRIV_NODE_PROTECTED) {
+      blocks->status[u] = st;
       continue;
     }
     if (rank == 0) continue;
@@ -214,6 +320,7 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
       }
     g_free(steps);
   }
+  g_free(rel);
   ok = TRUE;
 out:
   g_free(gidx);
@@ -226,6 +333,9 @@ out:
   g_free(G);
   g_free(tau);
   g_free(jpvt);
+  g_free(rn);
+  g_free(sc);
+  g_free(row_of);
   if (!ok) {
     priv_blocks_free(blocks);
     return NULL;

@@ -71,6 +71,9 @@ static void json_num(JsonBuilder *jb, const char *key, double x) {
 gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivObserver *obs,
                       ScenRunOutput *out, GError **error) {
   out->privacy_csv = g_string_new(NULL);
+  /* The same rows with a status column, used only if a victim is
+   * unresolved (outputs without any stay byte-identical). */
+  GString *with_status = g_string_new(NULL);
   out->victims = g_array_new(FALSE, FALSE, sizeof(ScenVictimRow));
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_array(jb);
@@ -117,9 +120,10 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivOb
         }
       }
       double max_eps = 0, sum_eps = 0, max_mu = 0, max_rdp = 0;
-      guint unprotected = 0;
+      guint unprotected = 0, unresolved = 0;
       for (guint v = 0; v < rep->n_victims; v++) {
         const PrivVictim *pv = &rep->victims[v];
+        gsize row_start = out->privacy_csv->len;
         g_string_append_printf(out->privacy_csv, "%s,%s,%u,", col->name, priv_trust_name(trust),
                                pv->node);
         if (pv->distance >= 0)
@@ -129,7 +133,14 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivOb
         csv_num(out->privacy_csv, pv->rdp);
         csv_num(out->privacy_csv, pv->epsilon);
         csv_num(out->privacy_csv, muff ? muff[pv->node] : NAN);
+        g_string_append_len(with_status, out->privacy_csv->str + row_start,
+                            (gssize)(out->privacy_csv->len - row_start));
+        g_string_append_printf(with_status, ",%s\n",
+                               pv->unresolved    ? "unresolved"
+                               : pv->unprotected ? "unprotected"
+                                                 : "protected");
         g_string_append_c(out->privacy_csv, '\n');
+        unresolved += pv->unresolved;
         ScenVictimRow row = {i, j, pv->node, pv->distance, pv->rdp, pv->epsilon,
                              muff ? muff[pv->node] : NAN, pv->mu};
         g_array_append_val(out->victims, row);
@@ -156,6 +167,14 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivOb
       json_builder_add_int_value(jb, rep->n_victims);
       json_builder_set_member_name(jb, "unprotected");
       json_builder_add_int_value(jb, unprotected);
+      if (unresolved) {
+        /* Only when there are some (PRIV_UNRESOLVED_NOTE). */
+        json_builder_set_member_name(jb, "unresolved");
+        json_builder_add_int_value(jb, unresolved);
+        json_builder_set_member_name(jb, "note");
+        json_builder_add_string_value(jb, PRIV_UNRESOLVED_NOTE);
+        out->privacy_unresolved = TRUE;
+      }
       json_num(jb, "max_mu", max_mu);
       json_num(jb, "max_rdp", max_rdp);
       json_num(jb, "max_epsilon", max_eps);
@@ -166,6 +185,12 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivOb
     }
   }
 done:
+  if (out->privacy_unresolved) {
+    g_string_free(out->privacy_csv, TRUE);
+    out->privacy_csv = with_status;
+  } else {
+    g_string_free(with_status, TRUE);
+  }
   json_builder_end_array(jb);
   out->privacy_summary = json_builder_get_root(jb);
   g_object_unref(jb);

@@ -166,6 +166,9 @@ typedef struct {
   guint n_metrics;
   ProtoMetric *metrics; /* sorted by (step, node) */
   GString *privacy_csv; /* rows without header */
+  /* Some victim is unresolved (PRIV_UNRESOLVED_NOTE): privacy_csv's rows
+   * then end with a status column (protected, unprotected, unresolved). */
+  gboolean privacy_unresolved;
   JsonNode *privacy_summary; /* array */
   GArray *victims;      /* ScenVictimRow, for the figures */
   gboolean has_task;

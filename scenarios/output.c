@@ -218,7 +218,9 @@ gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *reso
   g_string_free(m, TRUE);
   if (ok) {
     GString *p = g_string_new(
-        "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp\n");
+        o->privacy_unresolved
+            ? "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status\n"
+            : "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp\n");
     g_string_append_len(p, o->privacy_csv->str, (gssize)o->privacy_csv->len);
     ok = write_in(dir, "privacy.csv", p->str, p->len, error);
     g_string_free(p, TRUE);

@@ -455,6 +455,57 @@ static void test_relabel(void) {
   g_string_free(b, TRUE);
 }
 
+/* ---- Unresolved victims ---- */
+
+/*
+ * Zip-DL under LDP at sigma = 2^-27: victim 1's exact mu is 3.3e9 (exact
+ * rationals, tests/protocols/test_account_exact.c), victim 0's 5.1e7. The
+ * first must come out unresolved in every format, with the warning on
+ * stderr, never as a number; the second stays a number; the status column
+ * and fields appear only then.
+ */
+#define UNRESOLVED_NOTE "no protection: mu > 1e8 or not resolvable in double precision"
+
+static void test_unresolved(void) {
+  const char *sigma = "7.450580596923828125e-09";
+  CliRun c = cli_run("account", FLORENTINE, "-T", "4", "--trust", "ldp", "-a", "9", "--protocol",
+                     "zipdl", "--path", "observer", "--sigma", sigma, "--format", "csv");
+  CliRun j = cli_run("account", FLORENTINE, "-T", "4", "--trust", "ldp", "-a", "9", "--protocol",
+                     "zipdl", "--path", "observer", "--sigma", sigma, "--format", "json");
+  CliRun t = cli_run("account", FLORENTINE, "-T", "4", "--trust", "ldp", "-a", "9", "--protocol",
+                     "zipdl", "--path", "observer", "--sigma", sigma);
+  g_assert_cmpint(c.status, ==, 0);
+  g_assert_cmpint(j.status, ==, 0);
+  g_assert_cmpint(t.status, ==, 0);
+  for (guint i = 0; i < 3; i++) {
+    const CliRun *r = i == 0 ? &c : i == 1 ? &j : &t;
+    g_assert_nonnull(strstr(r->err, "warning: trust ldp, attackers 9: victims 1, "));
+    g_assert_nonnull(strstr(r->err, UNRESOLVED_NOTE));
+  }
+  char **lines = g_strsplit(c.out, "\n", -1);
+  g_assert_cmpstr(lines[0], ==, "node,distance,sensitivity,mu,rdp,epsilon,status");
+  g_assert_cmpstr(lines[2], ==, "1,1,inf,inf,inf,inf,unresolved");
+  g_assert_true(g_str_has_prefix(lines[1], "0,2,50939954."));
+  g_assert_true(g_str_has_suffix(lines[1], ",protected"));
+  g_strfreev(lines);
+  JsonParser *p;
+  JsonObject *o = run_json(&j, &p);
+  JsonArray *un = json_object_get_array_member(o, "unresolved");
+  g_assert_cmpuint(json_array_get_int_element(un, 0), ==, 1);
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(o, "unprotected")), ==, 0);
+  JsonArray *vs = json_object_get_array_member(o, "victims");
+  JsonObject *v0 = json_array_get_object_element(vs, 0), *v1 = json_array_get_object_element(vs, 1);
+  g_assert_false(json_object_has_member(v0, "status"));
+  g_assert_cmpstr(json_object_get_string_member(v1, "status"), ==, "unresolved");
+  g_assert_cmpstr(json_object_get_string_member(v1, "note"), ==, UNRESOLVED_NOTE);
+  g_assert_true(json_object_get_null_member(v1, "mu"));
+  g_object_unref(p);
+  g_assert_nonnull(strstr(t.out, "unresolved     9 victims (" UNRESOLVED_NOTE ")"));
+  cli_run_clear(&c);
+  cli_run_clear(&j);
+  cli_run_clear(&t);
+}
+
 /* ---- Formats with several accountings ---- */
 
 static void test_formats(void) {
@@ -570,6 +621,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/account-observer/noiseless", test_noiseless);
   g_test_add_func("/cli/account-observer/relabel", test_relabel);
   g_test_add_func("/cli/account-observer/formats", test_formats);
+  g_test_add_func("/cli/account-observer/unresolved", test_unresolved);
   g_test_add_func("/cli/account-observer/bad-inputs", test_bad_inputs);
   return g_test_run();
 }
