@@ -39,6 +39,7 @@ typedef struct {
   double *R;           /* S x r, row-major */
   guint r;
   gboolean *unprot;    /* n */
+  double *ref2;        /* n: squared norm of each victim's columns over every period */
   PrivBlocks *blocks;  /* X accumulated in the upper triangles */
   double bscale;       /* running max of the noise scale, the rank reference */
 } SView;
@@ -70,6 +71,7 @@ static void sview_free(gpointer p) {
   g_free(v->gam2);
   g_free(v->R);
   g_free(v->unprot);
+  g_free(v->ref2);
   priv_blocks_free(v->blocks);
   g_free(v);
 }
@@ -144,6 +146,7 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
   v->trust = trust;
   v->is_member = g_memdup2(is_member, s->n * sizeof(gboolean));
   v->unprot = g_new0(gboolean, s->n);
+  v->ref2 = g_new0(double, s->n);
   v->blocks = b;
   for (guint u = 0; u < s->n; u++)
     if (is_member[u]) b->status[u] = PRIV_NODE_ATTACKER;
@@ -168,7 +171,10 @@ static gboolean pivot_counts(double rii, double bscale, double rank_tol) {
 }
 
 /* Range: a victim whose period residual exceeds range_tol times the norm of
- * its columns there sees a noise-free combination of its gradients. */
+ * its columns sees a noise-free combination of its gradients. The norm is
+ * over every period so far, as the dense accountant's is over every row: a
+ * state the view already pinned down exactly has Gamma and R at round-off
+ * level, and its rows must not be judged against their own round-off. */
 static gboolean out_of_range(double res2, double norm2, double range_tol) {
   return norm2 > 0 && sqrt(res2) > range_tol * sqrt(norm2);
 }
@@ -436,8 +442,9 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
             res2 += b * b;
           }
         }
+      v->ref2[u] += norm2;
       if (norm2 == 0.0) continue;
-      if (out_of_range(res2, norm2, s->range_tol)) {
+      if (out_of_range(res2, v->ref2[u], s->range_tol)) {
         v->unprot[u] = TRUE;
         v->blocks->status[u] = PRIV_NODE_UNPROTECTED;
         continue;
