@@ -318,6 +318,8 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
     if (priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members,
                                error) == G_MAXUINT)
       goto out;
+  PrivStreamOptions so = {.T = s->T, .clip = s->clip};
+  if (run->streaming && !priv_observer_set_streaming(obs, &so, error)) goto out;
   /* Before the first event: the observer must see every message. */
   if (!priv_observer_attach(obs, sim_engine_bus(engine), error) || !proto_run_run(pr, error))
     goto out;
@@ -325,9 +327,13 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
   blocks = g_new0(PrivBlocks *, MAX(n_views, 1));
   PrivKnowledgeOptions ko = {.T = s->T, .clip = s->clip};
   for (guint i = 0; i < n_views; i++) {
-    PrivKnowledge *k = priv_observer_knowledge(obs, i, error);
-    blocks[i] = k ? priv_knowledge_blocks_scaled(k, &ko, error) : NULL;
-    priv_knowledge_free(k);
+    if (run->streaming) {
+      blocks[i] = priv_observer_stream_blocks(obs, i, error);
+    } else {
+      PrivKnowledge *k = priv_observer_knowledge(obs, i, error);
+      blocks[i] = k ? priv_knowledge_blocks_scaled(k, &ko, error) : NULL;
+      priv_knowledge_free(k);
+    }
     if (!blocks[i]) {
       for (guint j = 0; j < i; j++) priv_blocks_free(blocks[j]);
       g_clear_pointer(&blocks, g_free);

@@ -179,6 +179,8 @@ typedef struct {
   double lr;                    /* eta > 0 */
   guint64 seed;
   SimLinStorage storage;        /* SIM_LIN_DENSE or SIM_LIN_SPARSE */
+  gboolean streaming;           /* the streaming accountant (needs SIM_LIN_SPARSE),
+                                 * else the dense one */
   const CliAccountLink *links;  /* per-link overrides */
   guint n_links;
 } CliObserverRun;

@@ -53,6 +53,7 @@ typedef struct {
   gboolean seed_given;
   const CliObserverRun *run; /* the observer path's run, else NULL */
   const char *storage;
+  const char *accountant;
   const char *const *link_specs;
   const ProtoRunStats *stats;
   const PrivTrust *trusts;
@@ -291,6 +292,7 @@ static void print_json(const Context *c, const CliAttackerSets *sets, const Acco
     json_builder_set_member_name(jb, "lr");
     json_builder_add_double_value(jb, r->lr);
     add_string(jb, "storage", c->storage);
+    add_string(jb, "accountant", c->accountant);
     json_builder_set_member_name(jb, "links");
     json_builder_begin_array(jb);
     for (guint i = 0; c->link_specs && c->link_specs[i]; i++)
@@ -459,7 +461,7 @@ int cli_cmd_account(int argc, char **argv) {
   double sigma = 1.0, clip = 1.0, alpha = 2.0, delta = 1e-6, lr = NAN;
   char *protocol = NULL, *trust = NULL, *sensitivity = NULL, *compare = NULL, *format = NULL,
        *path = NULL, *mode = NULL, *latency = NULL, *loss = NULL, *schedule = NULL, *seed = NULL,
-       *storage = NULL;
+       *storage = NULL, *accountant = NULL;
   char **attackers = NULL, **links = NULL;
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
@@ -519,6 +521,10 @@ int cli_cmd_account(int argc, char **argv) {
        "ETA"},
       {"storage", 0, 0, G_OPTION_ARG_STRING, &storage,
        "Observer path: provenance storage sparse (default) or dense", "KIND"},
+      {"accountant", 0, 0, G_OPTION_ARG_STRING, &accountant,
+       "Observer path: dense (every row, factorized at the end) or streaming (per round, "
+       "flat memory; needs sparse storage)",
+       "KIND"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &format, "Output: table (default), json or csv",
        "FORMAT"},
       G_OPTION_ENTRY_NULL};
@@ -679,6 +685,21 @@ int cli_cmd_account(int argc, char **argv) {
       goto out;
     }
   }
+  gboolean streaming = FALSE;
+  if (accountant) {
+    if (g_str_equal(accountant, "streaming"))
+      streaming = TRUE;
+    else if (!g_str_equal(accountant, "dense")) {
+      status = usage_error("--accountant: unknown accountant '%s' (valid: dense, streaming)",
+                           accountant);
+      goto out;
+    }
+  }
+  if (streaming && storage_kind == SIM_LIN_DENSE) {
+    status = usage_error("--accountant streaming rebases sparse provenance: drop --storage "
+                         "dense");
+    goto out;
+  }
   if (seed && !g_ascii_string_to_unsigned(seed, 10, 0, G_MAXUINT64, &seed_value, &error)) {
     g_prefix_error(&error, "--seed: ");
     status = cli_fail(CMD, error, CLI_EXIT_USAGE);
@@ -699,6 +720,7 @@ int cli_cmd_account(int argc, char **argv) {
     if (links) g_string_append(bad, ", --link");
     if (!isnan(lr)) g_string_append(bad, ", --lr");
     if (storage) g_string_append(bad, ", --storage");
+    if (accountant) g_string_append(bad, ", --accountant");
     if (bad->len) {
       status = usage_error("--path structured accounts a synchronous run without simulating "
                            "it: %s only exist%s in a simulated run (use --path observer or "
@@ -808,6 +830,7 @@ int cli_cmd_account(int argc, char **argv) {
                         .lr = isnan(lr) ? 0.1 : lr,
                         .seed = seed_value,
                         .storage = storage_kind,
+                        .streaming = streaming,
                         .links = (const CliAccountLink *)link_arr->data,
                         .n_links = link_arr->len};
   if (path_kind == PATH_STRUCTURED) {
@@ -870,6 +893,7 @@ int cli_cmd_account(int argc, char **argv) {
                .seed = seed_value,
                .run = path_kind == PATH_OBSERVER ? &run : NULL,
                .storage = storage_kind == SIM_LIN_DENSE ? "dense" : "sparse",
+               .accountant = streaming ? "streaming" : "dense",
                .link_specs = (const char *const *)links,
                .stats = &stats,
                .trusts = (const PrivTrust *)trusts->data,
@@ -910,6 +934,7 @@ out:
   g_free(schedule);
   g_free(seed);
   g_free(storage);
+  g_free(accountant);
   cli_graph_options_clear(&gopt);
   cli_plugin_options_clear(&popt);
   g_option_context_free(ctx);

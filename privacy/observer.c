@@ -4,6 +4,7 @@
  * "Privacy accounting": the observer never needs to know which protocol ran).
  */
 #include "privacy/knowledge_internal.h"
+#include "privacy/stream_internal.h"
 
 #include <string.h>
 
@@ -32,6 +33,13 @@ struct PrivObserver {
   SimBus *bus;
   guint subscription;
   gboolean foreign; /* a payload of another space was seen */
+  guint64 events;   /* message events observed */
+  /* Streaming (priv_observer_set_streaming): the pool holds one period. */
+  PrivStream *stream;
+  GError *error;          /* the first error met while observing */
+  guint64 period_events;  /* message events since the last checkpoint */
+  guint64 checkpoint_events;
+  gboolean finished;
 };
 
 static void view_free(gpointer p) {
@@ -68,6 +76,8 @@ PrivObserver *priv_observer_new(SimLinSpace *space, GError **error) {
 void priv_observer_free(PrivObserver *o) {
   if (!o) return;
   priv_observer_detach(o);
+  priv_stream_free(o->stream);
+  g_clear_error(&o->error);
   g_ptr_array_unref(o->views);
   g_array_unref(o->row_start);
   g_array_unref(o->row_ngrad);
@@ -183,10 +193,47 @@ static guint intern_row(PrivObserver *o, const SimLinvec *v) {
   return id;
 }
 
+/* Ends a streaming period: the pool goes to the accountant, then is emptied. */
+static void checkpoint(PrivObserver *o, gboolean rebase) {
+  if (o->error || o->finished) return;
+  GArray **rows = g_new(GArray *, MAX(o->views->len, 1));
+  for (guint i = 0; i < o->views->len; i++)
+    rows[i] = ((View *)g_ptr_array_index(o->views, i))->rows;
+  PrivRowPool pool = {(const gsize *)o->row_start->data, (const guint32 *)o->row_ngrad->data,
+                      (const guint32 *)o->cols->data, (const double *)o->vals->data};
+  if (o->foreign)
+    g_set_error(&o->error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "a message payload belonged to another linvec space than the observer's: "
+                "its provenance cannot be accounted");
+  else
+    priv_stream_period(o->stream, &pool, rows, rebase, &o->error);
+  g_free(rows);
+  g_array_set_size(o->row_start, 1);
+  g_array_set_size(o->row_ngrad, 0);
+  g_array_set_size(o->cols, 0);
+  g_array_set_size(o->vals, 0);
+  g_hash_table_remove_all(o->index);
+  for (guint i = 0; i < o->views->len; i++) {
+    View *v = g_ptr_array_index(o->views, i);
+    g_array_set_size(v->rows, 0);
+    g_hash_table_remove_all(v->seen);
+  }
+  o->period_events = 0;
+}
+
 void priv_observer_observe(PrivObserver *o, const SimBusEvent *ev) {
   g_return_if_fail(o != NULL && ev != NULL);
+  if (o->stream && ev->kind == SIM_BUS_ROUND && ev->round >= 1) {
+    checkpoint(o, TRUE);
+    return;
+  }
   if ((ev->kind != SIM_BUS_MESSAGE_SENT && ev->kind != SIM_BUS_MESSAGE_DELIVERED) || !ev->message)
     return;
+  o->events++;
+  if (o->stream) {
+    if (o->error || o->finished) return;
+    if (++o->period_events > o->checkpoint_events) checkpoint(o, TRUE);
+  }
   const SimLinvec *payload = sim_message_payload(ev->message);
   if (!payload) return;
   guint id = G_MAXUINT;
@@ -228,7 +275,8 @@ gboolean priv_observer_attach(PrivObserver *o, SimBus *bus, GError **error) {
   GError *err = NULL;
   guint id = sim_bus_subscribe_kinds(bus,
                                      SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
-                                         SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DELIVERED),
+                                         SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DELIVERED) |
+                                         SIM_BUS_KIND_BIT(SIM_BUS_ROUND),
                                      on_event, o, on_unsubscribed, &err);
   if (id == 0) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "cannot subscribe: %s",
@@ -259,6 +307,11 @@ PrivKnowledge *priv_observer_knowledge(const PrivObserver *o, guint view, GError
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "a message payload belonged to another linvec space than the observer's: "
                 "its provenance cannot be accounted");
+    return NULL;
+  }
+  if (o->stream) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "a streaming observer keeps no knowledge: use priv_observer_stream_blocks");
     return NULL;
   }
   const View *v = g_ptr_array_index(o->views, view);
@@ -294,4 +347,51 @@ PrivKnowledge *priv_observer_knowledge(const PrivObserver *o, guint view, GError
     }
   }
   return k;
+}
+
+gboolean priv_observer_set_streaming(PrivObserver *o, const PrivStreamOptions *opt,
+                                     GError **error) {
+  g_return_val_if_fail(o != NULL && opt != NULL, FALSE);
+  if (o->stream || o->events > 0 || o->views->len == 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                o->stream     ? "the observer streams already"
+                : o->events   ? "streaming must be chosen before the first message"
+                              : "add the views before choosing streaming");
+    return FALSE;
+  }
+  PrivStream *s = priv_stream_new(o->space, opt, error);
+  if (!s) return FALSE;
+  for (guint i = 0; i < o->views->len; i++) {
+    const View *v = g_ptr_array_index(o->views, i);
+    if (!priv_stream_add_view(s, v->trust, v->is_member, error)) {
+      priv_stream_free(s);
+      return FALSE;
+    }
+  }
+  o->stream = s;
+  o->checkpoint_events = opt->checkpoint_events ? opt->checkpoint_events : 64ull * o->n + 4096;
+  return TRUE;
+}
+
+PrivBlocks *priv_observer_stream_blocks(PrivObserver *o, guint view, GError **error) {
+  g_return_val_if_fail(o != NULL, NULL);
+  if (!o->stream) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "the observer is not streaming (priv_observer_set_streaming)");
+    return NULL;
+  }
+  if (view >= o->views->len) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "unknown view %u (the observer has %u)", view, o->views->len);
+    return NULL;
+  }
+  if (!o->finished) {
+    checkpoint(o, FALSE);
+    o->finished = TRUE;
+  }
+  if (o->error) {
+    g_propagate_error(error, g_error_copy(o->error));
+    return NULL;
+  }
+  return priv_stream_blocks(o->stream, view, error);
 }

@@ -650,6 +650,48 @@ void priv_observer_observe(PrivObserver *obs, const SimBusEvent *event);
  */
 PrivKnowledge *priv_observer_knowledge(const PrivObserver *obs, guint view, GError **error);
 
+/*
+ * The streaming accountant (DESIGN.md, "Streaming accountant"). Instead of
+ * keeping every observed row for priv_knowledge_blocks at the end, the
+ * observer folds each period's rows into a per-view conditional law of the
+ * protocol's state (Kalman form) and the per-victim blocks X_u, then rebases
+ * the space (sim_lin_space_rebase) so that provenance stops growing.
+ * Checkpoints: at every SIM_BUS_ROUND event (round >= 1: every node holds its
+ * round-R model, so few linvecs are alive), and after @checkpoint_events
+ * message events without a round boundary (asynchronous runs where a node
+ * holds rounds back). The result equals priv_knowledge_blocks on
+ * priv_observer_knowledge (same X_u up to rounding, same unprotected set
+ * away from the tolerance thresholds).
+ */
+typedef struct {
+  guint T;                 /* gradient steps covered (> 0) */
+  double clip;             /* Delta, > 0 (default 1) */
+  double rank_tol;         /* relative rank tolerance (default 1e-10) */
+  double range_tol;        /* relative range tolerance (default 1e-8) */
+  guint64 checkpoint_events; /* 0: 64 n + 4096 */
+} PrivStreamOptions;
+
+/*
+ * priv_observer_set_streaming: switches @obs to the streaming accountant,
+ * before the first event and after every view was added. The space must
+ * keep sparse provenance (SIM_LIN_SPARSE). priv_observer_knowledge then
+ * fails; use priv_observer_stream_blocks.
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (events seen already, no view, storage,
+ * options), PRIV_ERROR_MEMORY (n T^2 doubles per view).
+ */
+gboolean priv_observer_set_streaming(PrivObserver *obs, const PrivStreamOptions *opt,
+                                     GError **error);
+/*
+ * priv_observer_stream_blocks: view @view's per-victim blocks (A in units of
+ * Delta), once the run is over: the first call folds the rows seen since the
+ * last checkpoint. Errors: an error met while observing (the first one),
+ * PRIV_ERROR_INVALID_ARGUMENT (unknown view, not streaming), PRIV_ERROR_MEMORY.
+ * Complexity per period of S state variables, m fresh noises, k rows seen
+ * by a view and c = n (t+1) gradient columns so far: O((S + k)(S + k + m) c)
+ * plus O(k t^2) per victim; memory O(S n T) per view plus its n T^2 blocks.
+ */
+PrivBlocks *priv_observer_stream_blocks(PrivObserver *obs, guint view, GError **error);
+
 /* ---- Structured fast paths (DESIGN.md, "Structured fast paths") ---- */
 
 /* The synchronous protocols the structured path knows (DESIGN.md, "Protocols"). */

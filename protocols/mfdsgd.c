@@ -207,6 +207,16 @@ static gboolean mf_fill_block(ProtoNode *node, const MfRun *r, MfNode *s, guint 
   return TRUE;
 }
 
+/* Stores sample id @k of step @t in the ring: the ring's ids are added again
+ * at later steps, so they stay retained (sim_noise_retain) until replaced. */
+static void ring_keep(ProtoContext *ctx, MfNode *s, guint t, guint ring, SimNoiseId k) {
+  SimNoiseRegistry *reg = proto_context_noise(ctx);
+  if (t >= ring)
+    sim_noise_release(reg, s->ids[t % ring]);
+  s->ids[t % ring] = k;
+  sim_noise_retain(reg, k);
+}
+
 static gboolean mf_noise_blocked(ProtoNode *node, const MfRun *r, MfNode *s, guint t,
                                  GError **error) {
   ProtoContext *ctx = proto_node_context(node);
@@ -216,7 +226,7 @@ static gboolean mf_noise_blocked(ProtoNode *node, const MfRun *r, MfNode *s, gui
   SimNoiseId k = proto_node_noise_register_local(node, r->nu, t, error);
   if (k == SIM_NOISE_ID_INVALID)
     return FALSE;
-  s->ids[t % r->ring] = k;
+  ring_keep(ctx, s, t, r->ring, k);
   const double *row = r->M + (gsize)t * r->T;
   guint count = 0;
   for (guint u = t > r->bw ? t - r->bw : 0; u <= t; u++)
@@ -246,7 +256,7 @@ static gboolean mf_noise(ProtoNode *node, const MfRun *r, MfNode *s, guint t, GE
     SimNoiseId k = proto_node_noise_local(node, r->nu, t, zt, error);
     if (k == SIM_NOISE_ID_INVALID)
       return FALSE;
-    s->ids[t % ring] = k;
+    ring_keep(ctx, s, t, ring, k);
     for (guint u = first; u <= t; u++)
       if (row[u] != 0.0 &&
           !sim_linvec_add_noise(model, -lr * row[u], s->ids[u % ring],

@@ -127,6 +127,8 @@ SimNoiseId proto_node_edge_secret(ProtoNode *node, guint peer, guint round, doub
       gsl_rng_free(rng);
     }
     g_hash_table_insert(ctx->secrets, g_memdup2(&key, sizeof key), s);
+    /* The other end adds it later, maybe after a rebase of the space. */
+    sim_noise_retain(ctx->noise, id);
   } else if (s->std != std || (s->fetched & bit)) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "node %u: edge secret {%u, %u} of round %u %s", u, key.a, key.b, round,
@@ -139,7 +141,9 @@ SimNoiseId proto_node_edge_secret(ProtoNode *node, guint peer, guint round, doub
     memcpy(z, s->z, ctx->dim * sizeof(double));
   *sign = u == key.a ? 1.0 : -1.0;
   s->fetched |= bit;
-  if (s->fetched == 3)
+  if (s->fetched == 3) {
+    sim_noise_release(ctx->noise, id);
     g_hash_table_remove(ctx->secrets, &key);
+  }
   return id;
 }

@@ -47,6 +47,7 @@ SimLinSpace *sim_lin_space_new(SimNoiseRegistry *noise, gsize dim, SimLinStorage
   s->round_limit = (guint)(G_MAXUINT32 / s->n_nodes);
   if (max_rounds > 0 && max_rounds < s->round_limit)
     s->round_limit = max_rounds;
+  s->live = g_ptr_array_new();
   return s;
 }
 
@@ -60,6 +61,7 @@ void sim_lin_space_unref(SimLinSpace *space) {
   if (space == NULL || !g_atomic_int_dec_and_test(&space->ref_count))
     return;
   sim_noise_registry_unref(space->noise);
+  g_ptr_array_unref(space->live);
   g_free(space);
 }
 
@@ -104,6 +106,38 @@ void sim_lin_space_grad_slot(const SimLinSpace *space, guint32 column, guint *u,
     *t = column / space->n_nodes;
 }
 
+guint sim_lin_space_n_live(const SimLinSpace *space) {
+  g_return_val_if_fail(space != NULL, 0);
+  return space->live->len;
+}
+
+gboolean sim_lin_space_rebase(SimLinSpace *space, SimLinRebaseFunc func, gpointer user_data,
+                              GError **error) {
+  g_return_val_if_fail(space != NULL && func != NULL, FALSE);
+  if (space->storage != SIM_LIN_SPARSE) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "linvec rebase: the space must keep sparse provenance (SIM_LIN_SPARSE)");
+    return FALSE;
+  }
+  for (guint i = 0; i < space->live->len; i++) {
+    SimLinvec *v = g_ptr_array_index(space->live, i);
+    if (v->row[ROW_GRAD].len == 0 && v->row[ROW_NOISE].len == 0)
+      continue; /* nothing random or private: no state needed */
+    SimNoiseId k = sim_noise_register_state(space->noise, error);
+    if (k == SIM_NOISE_ID_INVALID || !func(k, v, user_data, error))
+      return FALSE;
+    v->row[ROW_GRAD].len = 0;
+    v->row[ROW_NOISE].len = 0;
+    lin_sparse_add(&v->row[ROW_NOISE], k, 1.0);
+  }
+  GArray *kept = sim_noise_retained(space->noise);
+  gboolean ok = TRUE;
+  for (guint i = 0; i < kept->len && ok; i++)
+    ok = func(g_array_index(kept, SimNoiseId, i), NULL, user_data, error);
+  g_array_unref(kept);
+  return ok;
+}
+
 /* --------------------------------------------------------------- linvec */
 
 /*
@@ -135,6 +169,8 @@ SimLinvec *sim_linvec_new(SimLinSpace *space) {
   g_return_val_if_fail(space != NULL, NULL);
   SimLinvec *v = g_new0(SimLinvec, 1);
   v->space = sim_lin_space_ref(space);
+  v->live_pos = space->live->len;
+  g_ptr_array_add(space->live, v);
   if (space->dim > 0)
     v->data = g_new0(double, space->dim);
   return v;
@@ -152,6 +188,12 @@ void sim_linvec_free(SimLinvec *v) {
     return;
   lin_row_free(&v->row[ROW_GRAD]);
   lin_row_free(&v->row[ROW_NOISE]);
+  /* O(1) unregister: the last linvec takes the freed place. */
+  GPtrArray *live = v->space->live;
+  SimLinvec *last = g_ptr_array_index(live, live->len - 1);
+  live->pdata[v->live_pos] = last;
+  last->live_pos = v->live_pos;
+  g_ptr_array_set_size(live, live->len - 1);
   g_free(v->data);
   sim_lin_space_unref(v->space);
   g_free(v);

@@ -27,6 +27,7 @@ struct SimNoiseRegistry {
   guint n_nodes;
   GArray *entries; /* NoiseEntry */
   GArray *owners;  /* guint */
+  GHashTable *retained; /* id + 1 of the variables a protocol still references */
 };
 
 SimNoiseRegistry *sim_noise_registry_new(guint n_nodes, GError **error) {
@@ -40,6 +41,7 @@ SimNoiseRegistry *sim_noise_registry_new(guint n_nodes, GError **error) {
   reg->n_nodes = n_nodes;
   reg->entries = g_array_new(FALSE, FALSE, sizeof(NoiseEntry));
   reg->owners = g_array_new(FALSE, FALSE, sizeof(guint));
+  reg->retained = g_hash_table_new(g_direct_hash, g_direct_equal);
   return reg;
 }
 
@@ -54,6 +56,7 @@ void sim_noise_registry_unref(SimNoiseRegistry *reg) {
     return;
   g_array_free(reg->entries, TRUE);
   g_array_free(reg->owners, TRUE);
+  g_hash_table_unref(reg->retained);
   g_free(reg);
 }
 
@@ -132,6 +135,53 @@ SimNoiseId sim_noise_register_edge(SimNoiseRegistry *reg, double std, guint u, g
   guint owners[2] = {u, v};
   return sim_noise_register(reg, std, owners, 2, u, round, SIM_NOISE_KIND_EDGE_SECRET,
                             error);
+}
+
+SimNoiseId sim_noise_register_state(SimNoiseRegistry *reg, GError **error) {
+  g_return_val_if_fail(reg != NULL, SIM_NOISE_ID_INVALID);
+  if (reg->entries->len >= SIM_NOISE_ID_INVALID) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
+                "noise registry full: %u variables registered", reg->entries->len);
+    return SIM_NOISE_ID_INVALID;
+  }
+  NoiseEntry e = {.std = 1.0,
+                  .owner_off = reg->owners->len,
+                  .n_owners = 0,
+                  .node = SIM_NODE_NONE,
+                  .round = G_MAXUINT,
+                  .kind = SIM_NOISE_KIND_STATE};
+  g_array_append_val(reg->entries, e);
+  return reg->entries->len - 1;
+}
+
+void sim_noise_retain(SimNoiseRegistry *reg, SimNoiseId k) {
+  g_return_if_fail(reg != NULL && k < reg->entries->len);
+  g_hash_table_add(reg->retained, GUINT_TO_POINTER(k + 1));
+}
+
+void sim_noise_release(SimNoiseRegistry *reg, SimNoiseId k) {
+  g_return_if_fail(reg != NULL);
+  g_hash_table_remove(reg->retained, GUINT_TO_POINTER(k + 1));
+}
+
+static gint cmp_id(gconstpointer a, gconstpointer b) {
+  SimNoiseId x = *(const SimNoiseId *)a, y = *(const SimNoiseId *)b;
+  return x < y ? -1 : x > y;
+}
+
+GArray *sim_noise_retained(const SimNoiseRegistry *reg) {
+  g_return_val_if_fail(reg != NULL, NULL);
+  GArray *ids = g_array_sized_new(FALSE, FALSE, sizeof(SimNoiseId),
+                                  g_hash_table_size(reg->retained));
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init(&it, reg->retained);
+  while (g_hash_table_iter_next(&it, &key, NULL)) {
+    SimNoiseId k = GPOINTER_TO_UINT(key) - 1;
+    g_array_append_val(ids, k);
+  }
+  g_array_sort(ids, cmp_id); /* hash order is not deterministic across builds */
+  return ids;
 }
 
 static const NoiseEntry *entry(const SimNoiseRegistry *reg, SimNoiseId k) {

@@ -681,6 +681,8 @@ typedef guint32 SimNoiseId;
 enum {
   SIM_NOISE_KIND_LOCAL = 0,       /* drawn by one node */
   SIM_NOISE_KIND_EDGE_SECRET = 1, /* shared by the two ends of an edge (DECOR) */
+  SIM_NOISE_KIND_STATE = 2,       /* a rebase state variable (sim_lin_space_rebase):
+                                     std 1, no owner */
   SIM_NOISE_KIND_USER = 16,
 };
 
@@ -727,6 +729,26 @@ guint sim_noise_registry_count(const SimNoiseRegistry *reg);
 SimNoiseId sim_noise_register(SimNoiseRegistry *reg, double std, const guint *owners,
                               guint n_owners, guint node, guint round, gint kind,
                               GError **error);
+/**
+ * sim_noise_register_state: a state variable of sim_lin_space_rebase: std 1,
+ * no owner, node SIM_NODE_NONE, kind SIM_NOISE_KIND_STATE. It stands for the
+ * linear combination a rebased linvec held, not for a fresh draw.
+ * Errors: SIM_ERROR_CAPACITY when the registry is full. O(1) amortized.
+ */
+SimNoiseId sim_noise_register_state(SimNoiseRegistry *reg, GError **error);
+/**
+ * sim_noise_retain, sim_noise_release: a protocol that will add variable @k
+ * to a linvec again later (a ring of past samples, an edge secret only one
+ * end has used so far) retains it until its last use. A rebase
+ * (sim_lin_space_rebase) carries every retained variable over as state under
+ * its own id, so the streaming accountant can still resolve it. Retaining
+ * twice is retaining once. O(1).
+ */
+void sim_noise_retain(SimNoiseRegistry *reg, SimNoiseId k);
+void sim_noise_release(SimNoiseRegistry *reg, SimNoiseId k);
+/** sim_noise_retained: the retained ids, increasing (free with g_array_unref).
+ * O(r log r) for r retained. */
+GArray *sim_noise_retained(const SimNoiseRegistry *reg);
 /** sim_noise_register_local: sim_noise_register with the single owner @node
  * (also its metadata node) and kind SIM_NOISE_KIND_LOCAL. Same errors. */
 SimNoiseId sim_noise_register_local(SimNoiseRegistry *reg, double std, guint node,
@@ -820,6 +842,43 @@ guint sim_lin_space_n_rounds(const SimLinSpace *space);
 guint32 sim_lin_space_grad_column(const SimLinSpace *space, guint u, guint t);
 /** Inverse of sim_lin_space_grad_column: u = column % n, t = column / n. */
 void sim_lin_space_grad_slot(const SimLinSpace *space, guint32 column, guint *u, guint *t);
+
+/**
+ * sim_lin_space_n_live: linvecs of @space currently allocated (every
+ * sim_linvec_new/dup not yet freed): the space keeps a registry of them for
+ * sim_lin_space_rebase. O(1).
+ */
+guint sim_lin_space_n_live(const SimLinSpace *space);
+
+/**
+ * SimLinRebaseFunc: one transition row of a rebase. State variable @state
+ * now stands for @before's provenance (gradient slots and noise variables,
+ * possibly earlier state variables); @before is NULL for a retained noise
+ * variable carried over under its own id (state == that id: an identity
+ * row). Return FALSE with @error set to stop the rebase.
+ */
+typedef gboolean (*SimLinRebaseFunc)(SimNoiseId state, const SimLinvec *before,
+                                     gpointer user_data, GError **error);
+
+/**
+ * sim_lin_space_rebase: a checkpoint of the streaming accountant (DESIGN.md,
+ * "Streaming accountant"). Every live linvec with a nonzero provenance gets a
+ * fresh state variable k (sim_noise_register_state): @func sees its
+ * provenance, then the provenance becomes 1.0 z_k (gradient part empty).
+ * Numeric data are untouched. Then @func sees one identity row per retained
+ * noise variable (sim_noise_retained). After a rebase a provenance holds
+ * only state variables, retained ones, and what was added since: the
+ * simulation no longer carries the whole past.
+ * Linvecs are visited in the registry's order (a pure function of the
+ * run's sequence of new/free).
+ * Errors: SIM_ERROR_INVALID_ARGUMENT unless the storage is SIM_LIN_SPARSE
+ *   (a dense row would span every id ever registered); SIM_ERROR_CAPACITY
+ *   from the registry; @func's errors (then the linvecs already visited are
+ *   rebased, the others not: the space is unusable for accounting).
+ * Complexity: O(sum of the live provenance lengths + retained).
+ */
+gboolean sim_lin_space_rebase(SimLinSpace *space, SimLinRebaseFunc func, gpointer user_data,
+                              GError **error);
 
 /**
  * sim_linvec_new: the zero vector with empty provenance.

@@ -1,0 +1,618 @@
+/*
+ * privacy/stream.c: the streaming accountant (DESIGN.md, "Streaming
+ * accountant").
+ *
+ * Per view, the state variables y (the linvecs alive at the last checkpoint,
+ * plus retained noise) have, given everything the view observed so far, the
+ * law y = Gamma G + R w + (observed constants), w ~ N(0, I_r): Gamma is
+ * S x (gradient columns), R is S x r with r <= S. A period's rows (the
+ * view's observations, then the checkpoint's transition rows) are linear
+ * over (previous state, fresh noise z, gradient slots); expanded they read
+ * A G + B u with u = [w; z] ~ N(0, I). Past observations are independent of
+ * u (w is the residual after conditioning, z is fresh), and the future
+ * depends on the past only through the new state, so:
+ *   - the period adds A_o^T (B_o B_o^T)^+ A_o to X (per victim, its columns)
+ *     and makes unprotected a victim whose columns of A_o leave the range of
+ *     B_o: exactly the dense accountant's step (privacy/reduce.c) on the
+ *     period's small problem, through the same pivoted QR of B_o^T;
+ *   - the new state conditioned on the observations: u | O has mean
+ *     B_o^+ (O - A_o G) and covariance I - Q1 Q1^T (Q1 the range of B_o^T),
+ *     so Gamma' = A_s - (B_s Q1) Y with Y = R11^-T (P^T A_o)_1 (= Q1^T B_o^+ A_o
+ *     in the QR basis), and R' R'^T = (B_s Q2)(B_s Q2)^T, compressed by a QR
+ *     to at most S' columns.
+ * Identical transition rows (a payload that is a copy of a model) share one
+ * state variable. Known noise (PNDP, SecLDP) is a zero column of B, known
+ * gradient slots zero columns of A, as in the dense accountant.
+ */
+#include "privacy/stream_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  PrivTrust trust;
+  gboolean *is_member; /* n */
+  double *gam;         /* S x ld, row-major; columns >= gam_cols not yet valid */
+  double *gam2;        /* the next period's */
+  gsize gam_cap, gam2_cap; /* rows allocated */
+  gsize gam_cols;      /* columns of gam that hold values (zero-extended on growth) */
+  double *R;           /* S x r, row-major */
+  guint r;
+  gboolean *unprot;    /* n */
+  double *ref2;        /* n: squared norm of each victim's columns over every period */
+  PrivBlocks *blocks;  /* X accumulated in the upper triangles */
+  double bscale;       /* running max of the noise scale, the rank reference */
+} SView;
+
+struct PrivStream {
+  SimLinSpace *space;
+  SimNoiseRegistry *reg;
+  guint n, T;
+  gsize ld; /* n T */
+  double clip, rank_tol, range_tol;
+  GPtrArray *views;
+  GHashTable *state; /* noise id + 1 -> state index + 1 */
+  guint S, max_state;
+  GByteArray *retired; /* by noise id: used in a closed period, not state */
+  guint tsteps;        /* 1 + the largest gradient step seen */
+  /* The checkpoint's distinct transition rows (pooled as PrivRowPool) and,
+   * per new state id, its row. */
+  GArray *tr_start, *tr_ngrad, *tr_cols, *tr_vals;
+  GHashTable *tr_index;  /* content hash -> GArray of row ids */
+  GArray *out_ids, *out_row;
+  GHashTable *fresh; /* noise id + 1 -> fresh column + 1 */
+  GArray *fresh_ids;
+};
+
+static void sview_free(gpointer p) {
+  SView *v = p;
+  g_free(v->is_member);
+  g_free(v->gam);
+  g_free(v->gam2);
+  g_free(v->R);
+  g_free(v->unprot);
+  g_free(v->ref2);
+  priv_blocks_free(v->blocks);
+  g_free(v);
+}
+
+PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GError **error) {
+  PrivStreamOptions o = *opt;
+  if (o.clip == 0) o.clip = 1.0;
+  if (o.rank_tol == 0) o.rank_tol = 1e-10;
+  if (o.range_tol == 0) o.range_tol = 1e-8;
+  if (o.T == 0 || !(o.clip > 0) || !isfinite(o.clip) || !(o.rank_tol > 0) ||
+      !(o.range_tol > 0)) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "streaming accountant: T must be positive, the clipping norm and the "
+                "tolerances positive and finite (T = %u, clip = %g, rank_tol = %g, "
+                "range_tol = %g)",
+                o.T, o.clip, o.rank_tol, o.range_tol);
+    return NULL;
+  }
+  if (sim_lin_space_storage(space) != SIM_LIN_SPARSE) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "streaming accountant: the run must keep sparse provenance (SIM_LIN_SPARSE)");
+    return NULL;
+  }
+  PrivStream *s = g_new0(PrivStream, 1);
+  s->space = sim_lin_space_ref(space);
+  s->reg = sim_lin_space_noise(space);
+  s->n = sim_lin_space_n_nodes(space);
+  s->T = o.T;
+  s->ld = (gsize)s->n * o.T;
+  s->clip = o.clip;
+  s->rank_tol = o.rank_tol;
+  s->range_tol = o.range_tol;
+  s->views = g_ptr_array_new_with_free_func(sview_free);
+  s->state = g_hash_table_new(g_direct_hash, g_direct_equal);
+  s->retired = g_byte_array_new();
+  s->tr_start = g_array_new(FALSE, FALSE, sizeof(gsize));
+  s->tr_ngrad = g_array_new(FALSE, FALSE, sizeof(guint32));
+  s->tr_cols = g_array_new(FALSE, FALSE, sizeof(guint32));
+  s->tr_vals = g_array_new(FALSE, FALSE, sizeof(double));
+  s->tr_index =
+      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, (GDestroyNotify)g_array_unref);
+  s->out_ids = g_array_new(FALSE, FALSE, sizeof(SimNoiseId));
+  s->out_row = g_array_new(FALSE, FALSE, sizeof(guint));
+  s->fresh = g_hash_table_new(g_direct_hash, g_direct_equal);
+  s->fresh_ids = g_array_new(FALSE, FALSE, sizeof(SimNoiseId));
+  return s;
+}
+
+void priv_stream_free(PrivStream *s) {
+  if (!s) return;
+  g_ptr_array_unref(s->views);
+  g_hash_table_unref(s->state);
+  g_byte_array_unref(s->retired);
+  g_array_unref(s->tr_start);
+  g_array_unref(s->tr_ngrad);
+  g_array_unref(s->tr_cols);
+  g_array_unref(s->tr_vals);
+  g_hash_table_unref(s->tr_index);
+  g_array_unref(s->out_ids);
+  g_array_unref(s->out_row);
+  g_hash_table_unref(s->fresh);
+  g_array_unref(s->fresh_ids);
+  sim_lin_space_unref(s->space);
+  g_free(s);
+}
+
+gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is_member,
+                              GError **error) {
+  PrivBlocks *b = priv_blocks_new(s->n, s->T, error);
+  if (!b) return FALSE;
+  SView *v = g_new0(SView, 1);
+  v->trust = trust;
+  v->is_member = g_memdup2(is_member, s->n * sizeof(gboolean));
+  v->unprot = g_new0(gboolean, s->n);
+  v->ref2 = g_new0(double, s->n);
+  v->blocks = b;
+  for (guint u = 0; u < s->n; u++)
+    if (is_member[u]) b->status[u] = PRIV_NODE_ATTACKER;
+  g_ptr_array_add(s->views, v);
+  return TRUE;
+}
+
+guint priv_stream_max_state(const PrivStream *s) {
+  return s->max_state;
+}
+
+/* ------------------------------------------------------------ tolerances */
+
+/*
+ * The two numerical decisions, kept in one place so that a shared rule
+ * (branch "honesty") can replace them. Rank: a pivot of the period's noise
+ * matrix counts when it exceeds rank_tol times the largest noise scale the
+ * view has met (the dense accountant's |R_00| over the whole run).
+ */
+static gboolean pivot_counts(double rii, double bscale, double rank_tol) {
+  return fabs(rii) > rank_tol * bscale && bscale > 0;
+}
+
+/* Range: a victim whose period residual exceeds range_tol times the norm of
+ * its columns sees a noise-free combination of its gradients. The norm is
+ * over every period so far, as the dense accountant's is over every row: a
+ * state the view already pinned down exactly has Gamma and R at round-off
+ * level, and its rows must not be judged against their own round-off. */
+static gboolean out_of_range(double res2, double norm2, double range_tol) {
+  return norm2 > 0 && sqrt(res2) > range_tol * sqrt(norm2);
+}
+
+/* ------------------------------------------------------------ transitions */
+
+static gint64 row_hash(const guint32 *cols, const double *vals, gsize len, guint32 ngrad) {
+  guint64 h = 1469598103934665603ull ^ ngrad;
+  for (gsize i = 0; i < len; i++) {
+    guint64 bits;
+    memcpy(&bits, &vals[i], sizeof bits);
+    h = (h ^ cols[i]) * 1099511628211ull;
+    h = (h ^ bits) * 1099511628211ull;
+  }
+  return (gint64)h;
+}
+
+/* Pools one transition row (identical rows once) and maps @state to it. */
+static gboolean on_rebase(SimNoiseId state, const SimLinvec *before, gpointer user_data,
+                          GError **error) {
+  (void)error;
+  PrivStream *s = user_data;
+  guint32 cols_buf[1];
+  double vals_buf[1];
+  GArray *sc = NULL, *sv = NULL;
+  const guint32 *cols;
+  const double *vals;
+  gsize len;
+  guint32 ngrad = 0;
+  if (!before) { /* retained noise: z_k = z_k */
+    cols_buf[0] = state;
+    vals_buf[0] = 1.0;
+    cols = cols_buf;
+    vals = vals_buf;
+    len = 1;
+  } else {
+    sc = g_array_new(FALSE, FALSE, sizeof(guint32));
+    sv = g_array_new(FALSE, FALSE, sizeof(double));
+    SimLinvecIter it;
+    SimLinPart part;
+    guint32 col;
+    double c;
+    sim_linvec_iter_init(&it, before, SIM_LIN_BOTH);
+    while (sim_linvec_iter_next(&it, &part, &col, &c)) {
+      if (c == 0.0) continue;
+      g_array_append_val(sc, col);
+      g_array_append_val(sv, c);
+      if (part == SIM_LIN_GRAD) ngrad++;
+    }
+    cols = (const guint32 *)sc->data;
+    vals = (const double *)sv->data;
+    len = sc->len;
+  }
+  gint64 h = row_hash(cols, vals, len, ngrad);
+  GArray *bucket = g_hash_table_lookup(s->tr_index, &h);
+  const gsize *rs = (const gsize *)s->tr_start->data;
+  guint id = G_MAXUINT;
+  for (guint i = 0; bucket && i < bucket->len; i++) {
+    guint b = g_array_index(bucket, guint, i);
+    if (rs[b + 1] - rs[b] == len && g_array_index(s->tr_ngrad, guint32, b) == ngrad &&
+        memcmp((const guint32 *)s->tr_cols->data + rs[b], cols, len * sizeof(guint32)) == 0 &&
+        memcmp((const double *)s->tr_vals->data + rs[b], vals, len * sizeof(double)) == 0) {
+      id = b;
+      break;
+    }
+  }
+  if (id == G_MAXUINT) {
+    id = s->tr_ngrad->len;
+    g_array_append_vals(s->tr_cols, cols, (guint)len);
+    g_array_append_vals(s->tr_vals, vals, (guint)len);
+    g_array_append_val(s->tr_ngrad, ngrad);
+    gsize end = s->tr_cols->len;
+    g_array_append_val(s->tr_start, end);
+    if (!bucket) {
+      bucket = g_array_new(FALSE, FALSE, sizeof(guint));
+      g_hash_table_insert(s->tr_index, g_memdup2(&h, sizeof h), bucket);
+    }
+    g_array_append_val(bucket, id);
+  }
+  g_array_append_val(s->out_ids, state);
+  g_array_append_val(s->out_row, id);
+  if (sc) g_array_unref(sc);
+  if (sv) g_array_unref(sv);
+  return TRUE;
+}
+
+static void transitions_reset(PrivStream *s) {
+  g_array_set_size(s->tr_start, 0);
+  gsize zero = 0;
+  g_array_append_val(s->tr_start, zero);
+  g_array_set_size(s->tr_ngrad, 0);
+  g_array_set_size(s->tr_cols, 0);
+  g_array_set_size(s->tr_vals, 0);
+  g_hash_table_remove_all(s->tr_index);
+  g_array_set_size(s->out_ids, 0);
+  g_array_set_size(s->out_row, 0);
+}
+
+/* ------------------------------------------------------------ one period */
+
+static gboolean retired(const PrivStream *s, guint32 id) {
+  return id < s->retired->len && s->retired->data[id];
+}
+
+static void retire(PrivStream *s, guint32 id) {
+  if (id >= s->retired->len) {
+    guint old = s->retired->len;
+    g_byte_array_set_size(s->retired, MAX(id + 1, 2 * old));
+    memset(s->retired->data + old, 0, s->retired->len - old);
+  }
+  s->retired->data[id] = 1;
+}
+
+/* Registers the columns of one row: state, or fresh noise (numbered in order
+ * of first use), and the gradient steps. */
+static gboolean scan_row(PrivStream *s, const PrivRowPool *p, guint i, GError **error) {
+  for (gsize e = p->start[i]; e < p->start[i + 1]; e++) {
+    guint32 col = p->cols[e];
+    if (e < p->start[i] + p->ngrad[i]) {
+      guint t = col / s->n;
+      if (t >= s->T) {
+        g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                    "an observed message involves gradient step %u but the accounting covers "
+                    "only T = %u steps",
+                    t, s->T);
+        return FALSE;
+      }
+      s->tsteps = MAX(s->tsteps, t + 1);
+      continue;
+    }
+    gpointer key = GUINT_TO_POINTER(col + 1);
+    if (g_hash_table_contains(s->state, key) || g_hash_table_contains(s->fresh, key)) continue;
+    if (retired(s, col)) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                  "streaming accountant: noise variable %u (node %u, round %u) is used again "
+                  "after a checkpoint; the protocol must retain it until its last use "
+                  "(sim_noise_retain), or account with the dense accountant",
+                  col, sim_noise_node(s->reg, col), sim_noise_round(s->reg, col));
+      return FALSE;
+    }
+    g_array_append_val(s->fresh_ids, col);
+    g_hash_table_insert(s->fresh, key, GUINT_TO_POINTER(s->fresh_ids->len));
+  }
+  return TRUE;
+}
+
+/* Whether the view knows noise variable @id (PNDP, SecLDP: a member owns it). */
+static gboolean knows(const PrivStream *s, const SView *v, guint32 id) {
+  if (v->trust == PRIV_TRUST_LDP) return FALSE;
+  guint no = sim_noise_n_owners(s->reg, id);
+  for (guint j = 0; j < no; j++) {
+    guint owner = sim_noise_owner(s->reg, id, j);
+    if (owner < s->n && v->is_member[owner]) return TRUE;
+  }
+  return FALSE;
+}
+
+/*
+ * Expands @k rows (ids[i] of pool @p) over the view's state: A (k x nt,
+ * row-major) = Cs Gamma + clip Cg, B (k x q, row-major) = [Cs R, Cz].
+ * @Cs is k x S scratch. @known: per fresh column, whether the view knows it.
+ */
+static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, const guint *ids,
+                   gsize k, gsize nt, guint q, const gboolean *known, double *Cs, double *A,
+                   double *B) {
+  guint S = s->S, r = v->r;
+  if (S > 0) memset(Cs, 0, k * S * sizeof(double));
+  memset(B, 0, k * q * sizeof(double));
+  for (gsize i = 0; i < k; i++) {
+    guint id = ids[i];
+    for (gsize e = p->start[id] + p->ngrad[id]; e < p->start[id + 1]; e++) {
+      gpointer key = GUINT_TO_POINTER(p->cols[e] + 1);
+      guint j = GPOINTER_TO_UINT(g_hash_table_lookup(s->state, key));
+      if (j > 0) {
+        Cs[i * S + j - 1] += p->vals[e];
+        continue;
+      }
+      guint c = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, key)) - 1;
+      if (!known[c]) B[i * q + r + c] += p->vals[e];
+    }
+  }
+  if (S > 0 && nt > 0)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)nt, (int)S, 1.0, Cs,
+                (int)S, v->gam, (int)s->ld, 0.0, A, (int)nt);
+  else if (nt > 0)
+    memset(A, 0, k * nt * sizeof(double));
+  if (S > 0 && r > 0)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)r, (int)S, 1.0, Cs,
+                (int)S, v->R, (int)r, 0.0, B, (int)q);
+  for (gsize i = 0; i < k; i++) {
+    guint id = ids[i];
+    for (gsize e = p->start[id]; e < p->start[id] + p->ngrad[id]; e++) {
+      guint32 col = p->cols[e];
+      if (!v->is_member[col % s->n]) A[i * nt + col] += s->clip * p->vals[e];
+    }
+  }
+}
+
+/* Makes columns [gam_cols, nt) of the view's Gamma valid (zero). */
+static void gamma_extend(const PrivStream *s, SView *v, gsize nt) {
+  if (v->gam_cols >= nt) return;
+  for (guint i = 0; i < s->S; i++)
+    memset(v->gam + i * s->ld + v->gam_cols, 0, (nt - v->gam_cols) * sizeof(double));
+  v->gam_cols = nt;
+}
+
+static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArray *rows,
+                            gboolean rebase, guint m, guint S2, const guint *tr_ids,
+                            GError **error) {
+  guint n = s->n, r = v->r, q = r + m;
+  gsize nt = (gsize)n * s->tsteps, k = rows ? rows->len : 0;
+  gboolean ok = FALSE;
+  gboolean *known = g_new0(gboolean, MAX(m, 1));
+  for (guint c = 0; c < m; c++)
+    known[c] = knows(s, v, g_array_index(s->fresh_ids, SimNoiseId, c));
+  gamma_extend(s, v, nt);
+  double *Cs = NULL, *A = NULL, *Ap = NULL, *Bo = NULL, *tau = NULL, *Qf = NULL, *Bs = NULL,
+         *BQ = NULL, *Yv = NULL;
+  lapack_int *jpvt = NULL;
+  guint rank = 0;
+  gsize kq = MIN((gsize)q, k);
+  if (k > 0) {
+    Cs = g_new(double, MAX(k * s->S, 1));
+    A = g_new(double, MAX(k * nt, 1));
+    Ap = g_new(double, MAX(k * nt, 1));
+    Bo = g_new(double, MAX(k * q, 1));
+    expand(s, v, p, (const guint *)rows->data, k, nt, q, known, Cs, A, Bo);
+    jpvt = g_new0(lapack_int, k);
+    if (q > 0) {
+      tau = g_new(double, MAX(kq, 1));
+      lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)k, Bo,
+                                       (lapack_int)q, jpvt, tau);
+      if (info != 0) {
+        g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                    "the QR factorization of a period's noise matrix failed (LAPACK info %d)",
+                    (int)info);
+        goto out;
+      }
+      v->bscale = MAX(v->bscale, fabs(Bo[0]));
+      while (rank < kq && pivot_counts(Bo[rank * q + rank], v->bscale, s->rank_tol)) rank++;
+    } else {
+      for (gsize i = 0; i < k; i++) jpvt[i] = (lapack_int)(i + 1);
+    }
+    for (gsize i = 0; i < k; i++)
+      memcpy(Ap + i * nt, A + (gsize)(jpvt[i] - 1) * nt, nt * sizeof(double));
+    if (rank > 0 && nt > 0)
+      cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)rank,
+                  (int)nt, 1.0, Bo, (int)q, Ap, (int)nt);
+    if (rank > 0 && rank < k && nt > 0)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(k - rank), (int)nt,
+                  (int)rank, -1.0, Bo + (gsize)rank * q, (int)q, Ap, (int)nt, 1.0,
+                  Ap + (gsize)rank * nt, (int)nt);
+    /* Per victim: the range decision, then X_u += Y_u^T Y_u. */
+    guint tt = s->tsteps;
+    Yv = g_new(double, MAX((gsize)rank * tt, 1));
+    for (guint u = 0; u < n; u++) {
+      if (v->is_member[u] || v->unprot[u]) continue;
+      double norm2 = 0.0, res2 = 0.0;
+      for (gsize i = 0; i < k; i++)
+        for (guint t = 0; t < tt; t++) {
+          double a = A[i * nt + (gsize)t * n + u];
+          norm2 += a * a;
+          if (i >= rank) {
+            double b = Ap[i * nt + (gsize)t * n + u];
+            res2 += b * b;
+          }
+        }
+      v->ref2[u] += norm2;
+      if (norm2 == 0.0) continue;
+      if (out_of_range(res2, v->ref2[u], s->range_tol)) {
+        v->unprot[u] = TRUE;
+        v->blocks->status[u] = PRIV_NODE_UNPROTECTED;
+        continue;
+      }
+      if (rank == 0) continue;
+      for (guint i = 0; i < rank; i++)
+        for (guint t = 0; t < tt; t++) Yv[(gsize)i * tt + t] = Ap[i * nt + (gsize)t * n + u];
+      cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)tt, (int)rank, 1.0, Yv, (int)tt,
+                  1.0, v->blocks->X + (gsize)u * s->T * s->T, (int)s->T);
+    }
+  }
+  if (!rebase) {
+    ok = TRUE;
+    goto out;
+  }
+  /* The new state: Gamma' = A_s - (B_s Q1) Y, R' from B_s Q2. */
+  if (v->gam2_cap < S2) {
+    g_free(v->gam2);
+    v->gam2 = priv_matrix_new(MAX(S2, 1), s->ld, error);
+    v->gam2_cap = v->gam2 ? S2 : 0;
+    if (!v->gam2) goto out;
+  }
+  {
+    double *Ct = g_new(double, MAX((gsize)S2 * s->S, 1));
+    PrivRowPool tp = {(const gsize *)s->tr_start->data, (const guint32 *)s->tr_ngrad->data,
+                      (const guint32 *)s->tr_cols->data, (const double *)s->tr_vals->data};
+    Bs = g_new(double, MAX((gsize)S2 * q, 1));
+    /* expand() writes A with leading dimension nt: use a dense scratch. */
+    double *As = g_new(double, MAX((gsize)S2 * nt, 1));
+    expand(s, v, &tp, tr_ids, S2, nt, q, known, Ct, As, Bs);
+    g_free(Ct);
+    for (guint i = 0; i < S2; i++) {
+      double nb = 0.0;
+      for (guint j = 0; j < q; j++) nb += Bs[(gsize)i * q + j] * Bs[(gsize)i * q + j];
+      v->bscale = MAX(v->bscale, sqrt(nb));
+    }
+    if (rank > 0) {
+      Qf = g_new0(double, (gsize)q * q);
+      memcpy(Qf, Bo, kq * q * sizeof(double));
+      lapack_int info = LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)q,
+                                       (lapack_int)kq, Qf, (lapack_int)q, tau);
+      if (info != 0) {
+        g_free(As);
+        g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                    "forming a period's orthogonal factor failed (LAPACK info %d)", (int)info);
+        goto out;
+      }
+      BQ = g_new(double, MAX((gsize)S2 * q, 1));
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S2, (int)q, (int)q, 1.0, Bs,
+                  (int)q, Qf, (int)q, 0.0, BQ, (int)q);
+      if (nt > 0)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S2, (int)nt, (int)rank, -1.0,
+                    BQ, (int)q, Ap, (int)nt, 1.0, As, (int)nt);
+    } else {
+      BQ = Bs;
+      Bs = NULL;
+    }
+    for (guint i = 0; i < S2; i++)
+      memcpy(v->gam2 + (gsize)i * s->ld, As + (gsize)i * nt, nt * sizeof(double));
+    g_free(As);
+    /* R' R'^T = (B_s Q2)(B_s Q2)^T, at most S2 columns. */
+    guint pq = q - rank, r2;
+    double *Rn;
+    if (pq > S2) {
+      double *t2 = g_new(double, S2);
+      lapack_int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)pq, (lapack_int)S2,
+                                       BQ + rank, (lapack_int)q, t2);
+      g_free(t2);
+      if (info != 0) {
+        g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                    "compressing a period's state covariance failed (LAPACK info %d)", (int)info);
+        goto out;
+      }
+      r2 = S2;
+      Rn = g_new0(double, MAX((gsize)S2 * S2, 1));
+      for (guint i = 0; i < S2; i++)
+        for (guint j = 0; j <= i; j++) Rn[(gsize)i * S2 + j] = BQ[rank + j + (gsize)i * q];
+    } else {
+      r2 = pq;
+      Rn = g_new(double, MAX((gsize)S2 * pq, 1));
+      for (guint i = 0; i < S2; i++)
+        memcpy(Rn + (gsize)i * pq, BQ + (gsize)i * q + rank, pq * sizeof(double));
+    }
+    g_free(v->R);
+    v->R = Rn;
+    v->r = r2;
+    double *tmp = v->gam;
+    gsize tcap = v->gam_cap;
+    v->gam = v->gam2;
+    v->gam_cap = v->gam2_cap;
+    v->gam2 = tmp;
+    v->gam2_cap = tcap;
+    v->gam_cols = nt;
+  }
+  ok = TRUE;
+out:
+  g_free(known);
+  g_free(Cs);
+  g_free(A);
+  g_free(Ap);
+  g_free(Bo);
+  g_free(tau);
+  g_free(Qf);
+  g_free(Bs);
+  g_free(BQ);
+  g_free(Yv);
+  g_free(jpvt);
+  return ok;
+}
+
+gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *const *view_rows,
+                            gboolean rebase, GError **error) {
+  transitions_reset(s);
+  if (rebase && !sim_lin_space_rebase(s->space, on_rebase, s, error)) return FALSE;
+  g_hash_table_remove_all(s->fresh);
+  g_array_set_size(s->fresh_ids, 0);
+  /* Columns of the period: the rows every view saw, then the transitions. */
+  for (guint w = 0; w < s->views->len; w++) {
+    GArray *rows = view_rows[w];
+    for (guint i = 0; rows && i < rows->len; i++)
+      if (!scan_row(s, pool, g_array_index(rows, guint, i), error)) return FALSE;
+  }
+  PrivRowPool tp = {(const gsize *)s->tr_start->data, (const guint32 *)s->tr_ngrad->data,
+                    (const guint32 *)s->tr_cols->data, (const double *)s->tr_vals->data};
+  guint S2 = s->tr_ngrad->len;
+  for (guint i = 0; i < S2; i++)
+    if (!scan_row(s, &tp, i, error)) return FALSE;
+  guint m = s->fresh_ids->len;
+  guint *tr_ids = g_new(guint, MAX(S2, 1));
+  for (guint i = 0; i < S2; i++) tr_ids[i] = i;
+  for (guint w = 0; w < s->views->len; w++)
+    if (!view_period(s, g_ptr_array_index(s->views, w), pool, view_rows[w], rebase, m, S2, tr_ids,
+                     error)) {
+      g_free(tr_ids);
+      return FALSE;
+    }
+  g_free(tr_ids);
+  if (!rebase) return TRUE;
+  /* Close the period: fresh and old state variables are gone for good. */
+  for (guint c = 0; c < m; c++) retire(s, g_array_index(s->fresh_ids, SimNoiseId, c));
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init(&it, s->state);
+  while (g_hash_table_iter_next(&it, &key, NULL)) retire(s, GPOINTER_TO_UINT(key) - 1);
+  g_hash_table_remove_all(s->state);
+  for (guint i = 0; i < s->out_ids->len; i++) {
+    SimNoiseId id = g_array_index(s->out_ids, SimNoiseId, i);
+    guint row = g_array_index(s->out_row, guint, i);
+    g_hash_table_insert(s->state, GUINT_TO_POINTER(id + 1), GUINT_TO_POINTER(row + 1));
+    if (id < s->retired->len) s->retired->data[id] = 0; /* retained: alive again */
+  }
+  s->S = S2;
+  s->max_state = MAX(s->max_state, S2);
+  return TRUE;
+}
+
+PrivBlocks *priv_stream_blocks(const PrivStream *s, guint view, GError **error) {
+  const SView *v = g_ptr_array_index(s->views, view);
+  guint T = s->T;
+  PrivBlocks *b = priv_blocks_new(s->n, T, error);
+  if (!b) return NULL;
+  for (guint u = 0; u < s->n; u++) {
+    b->status[u] = v->blocks->status[u];
+    if (v->unprot[u] || v->is_member[u]) continue;
+    const double *src = v->blocks->X + (gsize)u * T * T;
+    double *X = b->X + (gsize)u * T * T;
+    for (guint i = 0; i < T; i++)
+      for (guint j = i; j < T; j++) X[(gsize)i * T + j] = X[(gsize)j * T + i] = src[(gsize)i * T + j];
+  }
+  return b;
+}

@@ -1,0 +1,51 @@
+/*
+ * privacy/stream_internal.h: the streaming accountant (privacy/stream.c),
+ * driven by the observer (privacy/observer.c). Not public.
+ */
+#ifndef DPG_PRIVACY_STREAM_INTERNAL_H
+#define DPG_PRIVACY_STREAM_INTERNAL_H
+
+#include "privacy/internal.h"
+
+/* Rows as the observer pools them: row i has entries start[i] .. start[i+1]-1
+ * of cols/vals, the first ngrad[i] gradient columns (t*n + u), the rest noise
+ * ids (state variables included), coefficients in units of standard normals. */
+typedef struct {
+  const gsize *start;
+  const guint32 *ngrad;
+  const guint32 *cols;
+  const double *vals;
+} PrivRowPool;
+
+typedef struct PrivStream PrivStream;
+
+/* A streaming accountant over the linvecs of @space (SIM_LIN_SPARSE).
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (storage, T = 0, tolerances). */
+PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GError **error);
+void priv_stream_free(PrivStream *s);
+
+/* Adds a view (members flagged in @is_member, n entries, copied). O(n T^2)
+ * memory for its blocks. Errors: PRIV_ERROR_MEMORY. */
+gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is_member,
+                              GError **error);
+
+/*
+ * priv_stream_period: ends a period. View i observed the pool rows
+ * view_rows[i] (guint ids, in observation order). With @rebase, the space is
+ * rebased (sim_lin_space_rebase) and the transition folded into each view's
+ * state; without it (the end of the run) only the observations count.
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (a gradient step >= T, a noise
+ * variable referenced after its period without being retained),
+ * PRIV_ERROR_NUMERICAL (LAPACK), the rebase's.
+ */
+gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *const *view_rows,
+                            gboolean rebase, GError **error);
+
+/* A copy of view @view's blocks so far (symmetrized; unprotected victims have
+ * X = 0). Errors: PRIV_ERROR_MEMORY. */
+PrivBlocks *priv_stream_blocks(const PrivStream *s, guint view, GError **error);
+
+/* Largest state size seen (for reports and tests). */
+guint priv_stream_max_state(const PrivStream *s);
+
+#endif /* DPG_PRIVACY_STREAM_INTERNAL_H */
