@@ -5,9 +5,14 @@
  * the running points stop, no file is left looking complete (each point's
  * summary.json is written last), and running again resumes.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "cli/cli.h"
 #include "plot/plot.h"
@@ -114,11 +119,81 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
   return ok;
 }
 
+/* ---- Under mpirun or srun (scenarios/sweep_mpi.c) ---- */
+
+static void rank_log(const char *line, gpointer data) {
+  fprintf(data, "%s\n", line);
+  fflush(data);
+}
+
+/* Joins the MPI job when started by a launcher. Other ranks than 0 print
+ * nothing (rank 0 reports for all): their stdout and stderr go to
+ * /dev/null until --rank-logs gives them a file. Returns FALSE (message
+ * printed) when a binary built without MPI was started as several copies. */
+static gboolean join_mpi(gboolean *mpi, guint *rank, guint *size, guint *local) {
+  guint launched = scen_mpi_launcher_size();
+  *mpi = FALSE;
+  *rank = 0;
+  *size = *local = 1;
+  if (launched <= 1)
+    return TRUE;
+  GError *error = NULL;
+  if (!scen_mpi_built()) {
+    fprintf(stderr,
+            "dpgossip run: started as one of %u processes (mpirun or srun), but this dpgossip "
+            "was built without MPI: each copy would run the whole sweep. Rebuild with Open MPI "
+            "(scripts/install-deps.sh, then cmake -DDPG_MPI=ON), or run it without the "
+            "launcher.\n",
+            launched);
+    return FALSE;
+  }
+  if (!scen_mpi_init(rank, size, local, &error)) {
+    fprintf(stderr, "dpgossip run: %s\n", error->message);
+    g_error_free(error);
+    return FALSE;
+  }
+  *mpi = TRUE;
+  if (*rank != 0) {
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+      close(null);
+    }
+  }
+  return TRUE;
+}
+
+/* --rank-logs DIR: DIR/rank-R.log, which also receives the stderr of the
+ * ranks other than 0. */
+static FILE *open_rank_log(const char *dir, guint rank) {
+  if (g_mkdir_with_parents(dir, 0777) != 0) {
+    fprintf(stderr, "dpgossip run: cannot create %s: %s\n", dir, g_strerror(errno));
+    return NULL;
+  }
+  char *name = g_strdup_printf("rank-%u.log", rank);
+  char *path = g_build_filename(dir, name, NULL);
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    fprintf(stderr, "dpgossip run: cannot write %s: %s\n", path, g_strerror(errno));
+  else if (rank != 0)
+    dup2(fileno(f), STDERR_FILENO);
+  g_free(path);
+  g_free(name);
+  return f;
+}
+
 int cli_cmd_run(int argc, char **argv) {
-  char **sets = NULL, *out_dir = NULL;
+  char **sets = NULL, *out_dir = NULL, *rank_logs = NULL;
   gint64 seed = -1;
   gint threads = 0;
-  gboolean quiet = FALSE;
+  gboolean quiet = FALSE, dispatcher = FALSE;
+  double mpi_timeout = 0;
+  gboolean mpi = FALSE;
+  guint rank = 0, size = 1, local = 1;
+  FILE *log = NULL;
+  if (!join_mpi(&mpi, &rank, &size, &local))
+    return CLI_EXIT_FAILURE;
   GOptionEntry entries[] = {
       {"seed", 's', 0, G_OPTION_ARG_INT64, &seed,
        "Set simulation.seed (replaces a sweep over seeds)", "N"},
@@ -132,6 +207,14 @@ int cli_cmd_run(int argc, char **argv) {
        "Sweep points run in parallel (default: number of cores; results do not depend on it)",
        "N"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL},
+      {"rank-logs", 0, 0, G_OPTION_ARG_FILENAME, &rank_logs,
+       "Under MPI: each rank logs its points (and other ranks their stderr) to DIR/rank-R.log",
+       "DIR"},
+      {"dispatcher", 0, 0, G_OPTION_ARG_NONE, &dispatcher,
+       "Under MPI: rank 0 only hands points out and runs none itself", NULL},
+      {"mpi-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &mpi_timeout,
+       "Under MPI: a rank silent this long is lost and its points failed (default 300)",
+       "SECONDS"},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("FILE - run a scenario");
   g_option_context_add_main_entries(ctx, entries, NULL);
@@ -151,7 +234,12 @@ int cli_cmd_run(int argc, char **argv) {
            "  dpgossip run scenarios/default.ini\n"
            "  dpgossip run scenarios/figure2-florentine.ini --set simulation.rounds=20\n"
            "  dpgossip run scenarios/figure3-housing-ego.ini --set sweep.simulation.seed=1..2 "
-           "-j 2\n");
+           "-j 2\n"
+           "\n"
+           "Under mpirun or srun (a build with Open MPI), the points are shared out across\n"
+           "the ranks, each running -j at a time (default: the cores of its machine over its\n"
+           "ranks there) into the shared output folder; the files are the same bytes:\n"
+           "  mpirun -n 4 dpgossip run scenarios/figure3-housing-ego.ini -j 8\n");
   int status = CLI_EXIT_USAGE;
   ScenScenario *sc = NULL;
   GError *error = NULL;
@@ -178,6 +266,16 @@ int cli_cmd_run(int argc, char **argv) {
     fprintf(stderr, "dpgossip run: --threads must be >= 1 (0: number of cores)\n");
     goto out;
   }
+  if (mpi_timeout < 0) {
+    fprintf(stderr, "dpgossip run: --mpi-timeout must be > 0 seconds\n");
+    goto out;
+  }
+  if (rank_logs != NULL && (log = open_rank_log(rank_logs, rank)) == NULL) {
+    status = CLI_EXIT_FAILURE;
+    goto out;
+  }
+  if (mpi && threads == 0)
+    threads = (gint)MAX(1, g_get_num_processors() / local);
   if (!cli_stream_options_check(&so, &error)) {
     fprintf(stderr, "dpgossip run: %s\n(run 'dpgossip run --help' for the options)\n",
             error->message);
@@ -199,6 +297,11 @@ int cli_cmd_run(int argc, char **argv) {
     g_free(item);
   }
   guint64 n_points = scen_scenario_n_points(sc);
+  if (cli_stream_options_enabled(&so) && size > 1) {
+    fprintf(stderr, "dpgossip run: --publish and --record follow one run in one process; run "
+                    "without mpirun or srun\n");
+    goto out;
+  }
   if (cli_stream_options_enabled(&so) && n_points > 1) {
     fprintf(stderr,
             "dpgossip run: --publish and --record follow one run, but %s sweeps %" G_GUINT64_FORMAT
@@ -221,7 +324,20 @@ int cli_cmd_run(int argc, char **argv) {
                         .progress_data = &bar,
                         .run_hook = cli_stream_options_enabled(&so) ? run_hook : NULL,
                         .run_hook_data = &rstream};
-  gboolean ok = scen_scenario_run(sc, &opt, &report, &error);
+  ScenMpiOptions mopt = {.dispatcher = dispatcher,
+                         .timeout_s = mpi_timeout,
+                         .log = log ? rank_log : NULL,
+                         .log_data = log};
+  gboolean ok = mpi ? scen_scenario_run_mpi(sc, &opt, &mopt, &report, &error)
+                    : scen_scenario_run(sc, &opt, &report, &error);
+  if (rank != 0) {
+    /* Rank 0 reports the points and the problems of every rank. */
+    if (!ok && !g_error_matches(error, SCEN_ERROR, SCEN_ERROR_INVALID))
+      fprintf(stderr, "dpgossip run (rank %u): %s\n", rank, error->message);
+    status = ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+    g_clear_error(&error);
+    goto out;
+  }
   if (tty && bar.last >= 0)
     fputc('\n', stderr);
   if (rstream.stream != NULL && !rstream.ended) /* the run failed or was cancelled */
@@ -245,9 +361,14 @@ int cli_cmd_run(int argc, char **argv) {
     }
     goto out;
   }
-  printf("%s: %u point%s (%u run, %u already finished) on %u thread%s\n", argv[1], report.points,
-         report.points == 1 ? "" : "s", report.ran, report.skipped, report.threads,
-         report.threads == 1 ? "" : "s");
+  if (report.ranks > 1)
+    printf("%s: %u point%s (%u run, %u already finished) on %u ranks x %u thread%s\n", argv[1],
+           report.points, report.points == 1 ? "" : "s", report.ran, report.skipped, report.ranks,
+           report.threads, report.threads == 1 ? "" : "s");
+  else
+    printf("%s: %u point%s (%u run, %u already finished) on %u thread%s\n", argv[1],
+           report.points, report.points == 1 ? "" : "s", report.ran, report.skipped,
+           report.threads, report.threads == 1 ? "" : "s");
   printf("results: %s\n", report.out_dir);
   for (guint i = 0; i < report.figures->len; i++)
     printf("figure:  %s\n", (char *)g_ptr_array_index(report.figures, i));
@@ -264,7 +385,10 @@ out:
   scen_scenario_free(sc);
   g_strfreev(sets);
   g_free(out_dir);
+  g_free(rank_logs);
   g_option_context_free(ctx);
   plot_shutdown();
-  return status;
+  if (log != NULL)
+    fclose(log);
+  return mpi ? scen_mpi_finalize(status) : status;
 }

@@ -838,8 +838,14 @@ ScenSweep *scen_sweep_prepare(ScenScenario *sc, const ScenRunOptions *opt, gbool
   for (guint p = 0; p < n; p++)
     sh->dirs[p] = sweep ? g_build_filename(out_dir, "points", names[p], NULL) : g_strdup(out_dir);
   g_strfreev(names);
-  if (!plan)
+  if (!plan) {
+    /* An MPI worker runs what it is given, opt->threads at a time. */
+    gboolean serial = FALSE;
+    for (guint p = 0; p < n; p++)
+      serial |= !sh->cfg[p]->schedule_static;
+    sh->threads = serial ? 1 : MAX(1, opt->threads ? opt->threads : g_get_num_processors());
     return sh;
+  }
 
   report->out_dir = g_strdup(out_dir);
   report->points = n;
