@@ -317,7 +317,8 @@ int cli_cmd_run(int argc, char **argv) {
   scen_cancel_reset();
   handler = sigaction(SIGINT, &action, &old_action) == 0;
   Bar bar = {-1};
-  gboolean tty = !quiet && isatty(STDOUT_FILENO);
+  /* Under MPI the bar would only follow rank 0's own points. */
+  gboolean tty = !quiet && !mpi && isatty(STDOUT_FILENO);
   ScenRunOptions opt = {.out_dir = out_dir,
                         .threads = (guint)threads,
                         .progress = tty ? progress_bar : NULL,

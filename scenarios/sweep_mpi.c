@@ -20,10 +20,13 @@
  *   BEAT   worker -> 0: alive (every BEAT_S seconds).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "scenarios/internal.h"
 
@@ -164,20 +167,34 @@ static const char *point_name(const ScenSweep *sw, guint p) {
  * async-signal-safe, formatting is not). */
 static char inflight_buf[2][8192];
 static volatile sig_atomic_t inflight_shown = -1;
+static char journal_path[4096]; /* OUT/.mpi-inflight, or "" */
 static struct sigaction old_term;
 
+static void write_all(int fd, const char *t) {
+  ssize_t len = (ssize_t)strlen(t);
+  while (len > 0) {
+    ssize_t w = write(fd, t, (size_t)len);
+    if (w <= 0)
+      break;
+    t += w;
+    len -= w;
+  }
+}
+
+/* The launcher ends the job (a rank died, or it was cancelled): say which
+ * points were in flight, on stderr and in the journal (the launcher may
+ * stop forwarding our stderr first). */
 static void on_sigterm(int sig) {
   int b = inflight_shown;
   if (b >= 0) {
-    const char *t = inflight_buf[b];
-    ssize_t len = (ssize_t)strlen(t);
-    while (len > 0) {
-      ssize_t w = write(STDERR_FILENO, t, (size_t)len);
-      if (w <= 0)
-        break;
-      t += w;
-      len -= w;
+    if (journal_path[0]) {
+      int fd = open(journal_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+      if (fd >= 0) {
+        write_all(fd, inflight_buf[b]);
+        close(fd);
+      }
     }
+    write_all(STDERR_FILENO, inflight_buf[b]);
   }
   sigaction(sig, &old_term, NULL);
   raise(sig);
@@ -288,7 +305,17 @@ static gboolean run_rank0(ScenScenario *sc, const ScenRunOptions *opt, const Sce
   for (guint j = 0; j < d.n_jobs; j++)
     d.owner[j] = -1;
   double timeout = m->timeout_s > 0 ? m->timeout_s : DEFAULT_TIMEOUT_S;
+  log_line(m, "rank 0 (pid %d on %s) hands out %u job%s to %u rank%s", (int)getpid(),
+           g_get_host_name(), d.n_jobs, d.n_jobs == 1 ? "" : "s", size, size == 1 ? "" : "s");
 
+  journal_path[0] = '\0';
+  if (d.sw != NULL) {
+    char *j = g_build_filename(report->out_dir, ".mpi-inflight", NULL);
+    if (strlen(j) < sizeof journal_path)
+      strcpy(journal_path, j);
+    g_unlink(j);
+    g_free(j);
+  }
   render_inflight(&d);
   struct sigaction act = {0};
   act.sa_handler = on_sigterm;
@@ -386,6 +413,9 @@ static gboolean run_rank0(ScenScenario *sc, const ScenRunOptions *opt, const Sce
       state[r] = RANK_LOST;
       lost = lost_rank = TRUE;
       g_mutex_lock(&d.lock);
+      for (guint k = d.next; k < d.n_jobs; k++)
+        scen_sweep_job_done(d.sw, d.order[k], "not run: an MPI rank was lost; run the same "
+                                              "command again");
       d.next = d.n_jobs; /* hand out nothing more, locally either */
       g_mutex_unlock(&d.lock);
       for (guint j = 0; j < d.n_jobs; j++)
@@ -495,6 +525,8 @@ static gboolean run_worker(ScenScenario *sc, const ScenRunOptions *opt, const Sc
     return FALSE;
   }
   gint32 slots = (gint32)scen_sweep_threads(sw);
+  log_line(m, "rank %u (pid %d on %s) ready with %d thread%s", rank, (int)getpid(),
+           g_get_host_name(), slots, slots == 1 ? "" : "s");
   GAsyncQueue *done = g_async_queue_new();
   GHashTable *Cs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   GByteArray *buf = g_byte_array_new();
