@@ -5,9 +5,14 @@
  * the running points stop, no file is left looking complete (each point's
  * summary.json is written last), and running again resumes.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "cli/cli.h"
 #include "plot/plot.h"
@@ -114,10 +119,80 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
   return ok;
 }
 
+/* ---- Under mpirun or srun (scenarios/sweep_mpi.c) ---- */
+
+static void rank_log(const char *line, gpointer data) {
+  fprintf(data, "%s\n", line);
+  fflush(data);
+}
+
+/* Joins the MPI job when started by a launcher. Other ranks than 0 print
+ * nothing (rank 0 reports for all): their stdout and stderr go to
+ * /dev/null until --rank-logs gives them a file. Returns FALSE (message
+ * printed) when a binary built without MPI was started as several copies. */
+static gboolean join_mpi(gboolean *mpi, guint *rank, guint *size, guint *local) {
+  guint launched = scen_mpi_launcher_size();
+  *mpi = FALSE;
+  *rank = 0;
+  *size = *local = 1;
+  if (launched <= 1)
+    return TRUE;
+  GError *error = NULL;
+  if (!scen_mpi_built()) {
+    fprintf(stderr,
+            "dpgossip run: started as one of %u processes (mpirun or srun), but this dpgossip "
+            "was built without MPI: each copy would run the whole sweep. Rebuild with Open MPI "
+            "(scripts/install-deps.sh, then cmake -DDPG_MPI=ON), or run it without the "
+            "launcher.\n",
+            launched);
+    return FALSE;
+  }
+  if (!scen_mpi_init(rank, size, local, &error)) {
+    fprintf(stderr, "dpgossip run: %s\n", error->message);
+    g_error_free(error);
+    return FALSE;
+  }
+  *mpi = TRUE;
+  if (*rank != 0) {
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+      close(null);
+    }
+  }
+  return TRUE;
+}
+
+/* --rank-logs DIR: DIR/rank-R.log, which also receives the stderr of the
+ * ranks other than 0. */
+static FILE *open_rank_log(const char *dir, guint rank) {
+  if (g_mkdir_with_parents(dir, 0777) != 0) {
+    fprintf(stderr, "dpgossip run: cannot create %s: %s\n", dir, g_strerror(errno));
+    return NULL;
+  }
+  char *name = g_strdup_printf("rank-%u.log", rank);
+  char *path = g_build_filename(dir, name, NULL);
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    fprintf(stderr, "dpgossip run: cannot write %s: %s\n", path, g_strerror(errno));
+  else if (rank != 0)
+    dup2(fileno(f), STDERR_FILENO);
+  g_free(path);
+  g_free(name);
+  return f;
+}
+
 int cli_cmd_run(int argc, char **argv) {
-  char **sets = NULL, *out_dir = NULL, *seed = NULL;
+  char **sets = NULL, *out_dir = NULL, *rank_logs = NULL, *seed = NULL;
   gint threads = 0;
-  gboolean quiet = FALSE, allow_plugins = FALSE;
+  gboolean quiet = FALSE, dispatcher = FALSE, allow_plugins = FALSE;
+  double mpi_timeout = 0;
+  gboolean mpi = FALSE;
+  guint rank = 0, size = 1, local = 1;
+  FILE *log = NULL;
+  if (!join_mpi(&mpi, &rank, &size, &local))
+    return CLI_EXIT_FAILURE;
   GOptionEntry entries[] = {
       {"seed", 's', 0, G_OPTION_ARG_STRING, &seed,
        "Set simulation.seed (replaces a sweep over seeds)", "N"},
@@ -135,6 +210,14 @@ int cli_cmd_run(int argc, char **argv) {
        "Load the scenario's [protocol] plugin (a shared object: its code runs with your "
        "rights; without this flag such a scenario is refused)",
        NULL},
+      {"rank-logs", 0, 0, G_OPTION_ARG_FILENAME, &rank_logs,
+       "Under MPI: each rank logs its points (and other ranks their stderr) to DIR/rank-R.log",
+       "DIR"},
+      {"dispatcher", 0, 0, G_OPTION_ARG_NONE, &dispatcher,
+       "Under MPI: rank 0 only hands points out and runs none itself", NULL},
+      {"mpi-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &mpi_timeout,
+       "Under MPI: a rank silent this long is lost and its points failed (default 300)",
+       "SECONDS"},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("FILE - run a scenario");
   g_option_context_add_main_entries(ctx, entries, NULL);
@@ -154,7 +237,12 @@ int cli_cmd_run(int argc, char **argv) {
            "  dpgossip run scenarios/default.ini\n"
            "  dpgossip run scenarios/figure2-florentine.ini --set simulation.rounds=20\n"
            "  dpgossip run scenarios/figure3-housing-ego.ini --set sweep.simulation.seed=1..2 "
-           "-j 2\n");
+           "-j 2\n"
+           "\n"
+           "Under mpirun or srun (a build with Open MPI), the points are shared out across\n"
+           "the ranks, each running -j at a time (default: the cores of its machine over its\n"
+           "ranks there) into the shared output folder; the files are the same bytes:\n"
+           "  mpirun -n 4 dpgossip run scenarios/figure3-housing-ego.ini -j 8\n");
   int status = CLI_EXIT_USAGE;
   ScenScenario *sc = NULL;
   GError *error = NULL;
@@ -181,6 +269,16 @@ int cli_cmd_run(int argc, char **argv) {
     fprintf(stderr, "dpgossip run: --threads must be >= 1 (0: number of cores)\n");
     goto out;
   }
+  if (mpi_timeout < 0) {
+    fprintf(stderr, "dpgossip run: --mpi-timeout must be > 0 seconds\n");
+    goto out;
+  }
+  if (rank_logs != NULL && (log = open_rank_log(rank_logs, rank)) == NULL) {
+    status = CLI_EXIT_FAILURE;
+    goto out;
+  }
+  if (mpi && threads == 0)
+    threads = (gint)MAX(1, g_get_num_processors() / local);
   if (!cli_stream_options_check(&so, &error)) {
     fprintf(stderr, "dpgossip run: %s\n(run 'dpgossip run --help' for the options)\n",
             error->message);
@@ -208,6 +306,11 @@ int cli_cmd_run(int argc, char **argv) {
     }
   }
   guint64 n_points = scen_scenario_n_points(sc);
+  if (cli_stream_options_enabled(&so) && size > 1) {
+    fprintf(stderr, "dpgossip run: --publish and --record follow one run in one process; run "
+                    "without mpirun or srun\n");
+    goto out;
+  }
   if (cli_stream_options_enabled(&so) && n_points > 1) {
     fprintf(stderr,
             "dpgossip run: --publish and --record follow one run, but %s sweeps %" G_GUINT64_FORMAT
@@ -223,7 +326,8 @@ int cli_cmd_run(int argc, char **argv) {
   scen_cancel_reset();
   handler = sigaction(SIGINT, &action, &old_action) == 0;
   Bar bar = {-1};
-  gboolean tty = !quiet && isatty(STDOUT_FILENO);
+  /* Under MPI the bar would only follow rank 0's own points. */
+  gboolean tty = !quiet && !mpi && isatty(STDOUT_FILENO);
   ScenRunOptions opt = {.out_dir = out_dir,
                         .threads = (guint)threads,
                         .progress = tty ? progress_bar : NULL,
@@ -231,7 +335,20 @@ int cli_cmd_run(int argc, char **argv) {
                         .run_hook = cli_stream_options_enabled(&so) ? run_hook : NULL,
                         .run_hook_data = &rstream,
                         .allow_plugins = allow_plugins};
-  gboolean ok = scen_scenario_run(sc, &opt, &report, &error);
+  ScenMpiOptions mopt = {.dispatcher = dispatcher,
+                         .timeout_s = mpi_timeout,
+                         .log = log ? rank_log : NULL,
+                         .log_data = log};
+  gboolean ok = mpi ? scen_scenario_run_mpi(sc, &opt, &mopt, &report, &error)
+                    : scen_scenario_run(sc, &opt, &report, &error);
+  if (rank != 0) {
+    /* Rank 0 reports the points and the problems of every rank. */
+    if (!ok && !g_error_matches(error, SCEN_ERROR, SCEN_ERROR_INVALID))
+      fprintf(stderr, "dpgossip run (rank %u): %s\n", rank, error->message);
+    status = ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+    g_clear_error(&error);
+    goto out;
+  }
   if (tty && bar.last >= 0)
     fputc('\n', stderr);
   if (rstream.stream != NULL && !rstream.ended) /* the run failed or was cancelled */
@@ -255,9 +372,14 @@ int cli_cmd_run(int argc, char **argv) {
     }
     goto out;
   }
-  printf("%s: %u point%s (%u run, %u already finished) on %u thread%s\n", argv[1], report.points,
-         report.points == 1 ? "" : "s", report.ran, report.skipped, report.threads,
-         report.threads == 1 ? "" : "s");
+  if (report.ranks > 1)
+    printf("%s: %u point%s (%u run, %u already finished) on %u ranks x %u thread%s\n", argv[1],
+           report.points, report.points == 1 ? "" : "s", report.ran, report.skipped, report.ranks,
+           report.threads, report.threads == 1 ? "" : "s");
+  else
+    printf("%s: %u point%s (%u run, %u already finished) on %u thread%s\n", argv[1],
+           report.points, report.points == 1 ? "" : "s", report.ran, report.skipped,
+           report.threads, report.threads == 1 ? "" : "s");
   printf("results: %s\n", report.out_dir);
   for (guint i = 0; i < report.figures->len; i++)
     printf("figure:  %s\n", (char *)g_ptr_array_index(report.figures, i));
@@ -276,7 +398,10 @@ out:
   g_strfreev(sets);
   g_free(seed);
   g_free(out_dir);
+  g_free(rank_logs);
   g_option_context_free(ctx);
   plot_shutdown();
-  return status;
+  if (log != NULL)
+    fclose(log);
+  return mpi ? scen_mpi_finalize(status) : status;
 }

@@ -220,6 +220,59 @@ gboolean scen_plot_lines(const char *path, const char *title, guint n_panels,
 /* Cancellation flag (scen_cancel sets it). */
 gboolean scen_cancelled(void);
 
+/* ---- The steps of a sweep (run.c), shared by the thread pool and MPI ---- */
+
+/* A sweep's resolved points and, once planned, the jobs left to run: one per
+ * distinct configuration of the points not yet finished. */
+typedef struct ScenSweep ScenSweep;
+
+/*
+ * scen_sweep_prepare: validates @sc and resolves every point (configuration,
+ * resolved file, folder under the output folder of @opt, nullable). With
+ * @plan, also what scen_scenario_run does before the runs: creates the
+ * output folder, finds the finished points (resume; counted in
+ * @report->skipped, which must be zeroed with its figures array created),
+ * groups the others into jobs, computes each distinct Mafalda correlation
+ * once into OUT/.cache (with @opt->threads threads) and removes a sweep's
+ * summary.json when something is left to run. Without @plan (an MPI worker:
+ * it runs the points it is given), nothing is written and @report is unused.
+ * Errors: SCEN_ERROR_INVALID (every problem listed), SCEN_ERROR_IO,
+ * SCEN_ERROR_FAILED (a correlation could not be computed).
+ * Complexity: resolving every point, O(points x keys), plus the correlations.
+ */
+ScenSweep *scen_sweep_prepare(ScenScenario *sc, const ScenRunOptions *opt, gboolean plan,
+                              ScenRunReport *report, GError **error);
+void scen_sweep_free(ScenSweep *s);
+guint scen_sweep_n_points(const ScenSweep *s);
+guint scen_sweep_n_jobs(const ScenSweep *s);
+/* Threads per process (after the serial rule for time-varying schedules). */
+guint scen_sweep_threads(const ScenSweep *s);
+/* The points of job @j (its first one is run, the others share its output). */
+const guint *scen_sweep_job_points(const ScenSweep *s, guint j, guint *n_points);
+/* The Mafalda correlation file job @j reads, or NULL. */
+const char *scen_sweep_job_C_file(const ScenSweep *s, guint j);
+/* Point @p's folder (absolute). */
+const char *scen_sweep_point_dir(const ScenSweep *s, guint p);
+/* The jobs, most expensive first by steps x nodes (ties: index order): the
+ * longest ones start first so none is left alone at the end. (g_free) */
+guint *scen_sweep_job_order(const ScenSweep *s);
+/* Runs the configuration shared by @points (n_points >= 1) once, @C/@C_file
+ * its correlation (nullable: built when needed), and writes each point's
+ * folder. Thread-safe for static schedules. Errors: the run's. */
+gboolean scen_sweep_run_points(ScenSweep *s, const guint *points, guint n_points,
+                               const double *C, const char *C_file, GError **error);
+/* Runs job @j (planned side) and records its outcome (scen_sweep_job_done). */
+void scen_sweep_run_job(ScenSweep *s, guint j);
+/* Records job @j's outcome: @error NULL for success, else its message. Thread-safe. */
+void scen_sweep_job_done(ScenSweep *s, guint j, const char *error);
+/*
+ * scen_sweep_finish: after the jobs: counts ran and failed points into
+ * @report, writes a complete sweep's aggregates, top resolved file and
+ * summary.json. Errors: PROTO_ERROR_CANCELLED, SCEN_ERROR_IO,
+ * SCEN_ERROR_FAILED (the message lists the failed points with their errors).
+ */
+gboolean scen_sweep_finish(ScenSweep *s, ScenRunReport *report, GError **error);
+
 G_END_DECLS
 
 #endif /* DPG_SCENARIOS_INTERNAL_H */

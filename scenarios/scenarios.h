@@ -148,7 +148,8 @@ typedef struct {
   guint ran;       /* points run now */
   guint skipped;   /* points already finished (resume) */
   guint failed;    /* points that failed */
-  guint threads;   /* threads used */
+  guint threads;   /* threads used (per rank under MPI) */
+  guint ranks;     /* MPI ranks that took part (0: not under MPI) */
   GPtrArray *figures; /* paths of the figures written (char*) */
 } ScenRunReport;
 
@@ -170,6 +171,68 @@ void scen_run_report_clear(ScenRunReport *r);
  */
 gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunReport *report,
                            GError **error);
+
+/* ---- Sweeps across the ranks of an MPI job (sweep_mpi.c) ---- */
+
+/**
+ * scen_mpi_launcher_size: how many processes the environment says were
+ * started together with this one by mpirun or srun: OMPI_COMM_WORLD_SIZE,
+ * PMI_SIZE, SLURM_NTASKS when SLURM_PROCID is set (srun), at least 2 when
+ * PMIX_RANK or SLURM_PROCID is nonzero; 1 outside a launcher. Lets a binary
+ * built without MPI refuse to run N copies of a sweep. O(1).
+ */
+guint scen_mpi_launcher_size(void);
+
+/** TRUE when dpgossip was built with MPI (CMake DPG_MPI). */
+gboolean scen_mpi_built(void);
+
+/**
+ * scen_mpi_init: joins the MPI job (MPI_Init_thread, MPI_THREAD_FUNNELED:
+ * only the calling thread talks to MPI; errors returned, not fatal).
+ * @rank, @size: (out); @local: (out) ranks on this machine (this one
+ * included). Errors: SCEN_ERROR_FAILED when built without MPI or when MPI
+ * cannot start (the message says why).
+ */
+gboolean scen_mpi_init(guint *rank, guint *size, guint *local, GError **error);
+
+/**
+ * scen_mpi_finalize: leaves the MPI job: MPI_Finalize, or MPI_Abort with
+ * @status when a rank was lost (finalizing would wait for it forever).
+ * Returns @status. No-op without scen_mpi_init.
+ */
+int scen_mpi_finalize(int status);
+
+typedef struct {
+  gboolean dispatcher; /* rank 0 only hands points out (runs none itself) */
+  double timeout_s;    /* a rank silent this long (no heartbeat) is lost; 0: 300 s */
+  /* Nullable: one line (no newline) about this rank's work: points handed
+   * out, started, done or failed, with times. Called from any thread. */
+  void (*log)(const char *line, gpointer data);
+  gpointer log_data;
+} ScenMpiOptions;
+
+/**
+ * scen_scenario_run_mpi: scen_scenario_run across the ranks of the MPI job
+ * (after scen_mpi_init), called by every rank with the same scenario and
+ * options. Rank 0 validates and plans the sweep as one process would
+ * (resume, correlations into OUT/.cache), hands the jobs out on request,
+ * longest first, runs its share with @opt->threads threads unless
+ * @mopt->dispatcher, then writes the aggregates and fills @report; every
+ * other rank resolves the same points and runs the jobs it is given,
+ * @opt->threads at a time, into the shared output folder. The files are
+ * byte-identical to a one-process run whatever the ranks and threads.
+ * A failed point is reported (SCEN_ERROR_FAILED on rank 0) and the others
+ * go on. A rank silent for @mopt->timeout_s fails its points ("rank R
+ * stopped answering") and no more points are handed out; scen_mpi_finalize
+ * then aborts the job. When the launcher kills the job (Open MPI does when a
+ * rank dies), rank 0 prints the points in flight on stderr as it receives
+ * SIGTERM. @opt->run_hook is not supported (set it to NULL).
+ * @report: (out) (optional): rank 0's, as scen_scenario_run's.
+ * Errors: those of scen_scenario_run (the same on every rank for an invalid
+ * scenario); on other ranks, SCEN_ERROR_FAILED when rank 0 is lost.
+ */
+gboolean scen_scenario_run_mpi(ScenScenario *sc, const ScenRunOptions *opt,
+                               const ScenMpiOptions *mopt, ScenRunReport *report, GError **error);
 
 /**
  * scen_cancel: makes running and pending points stop (the current runs end

@@ -1,0 +1,663 @@
+/*
+ * scenarios/sweep_mpi.c: one sweep across the ranks of an MPI job (mpirun,
+ * srun). Rank 0 plans the sweep exactly as scen_scenario_run does (resume,
+ * correlations), hands the jobs out on request, longest first, runs some
+ * itself, and writes the aggregates; the other ranks resolve the same points
+ * and run the jobs they are given into the shared output folder. Who runs a
+ * point never changes its bytes: a point's files are a function of its
+ * configuration only, and the aggregates are read back from the files.
+ *
+ * Only each process's main thread talks to MPI (MPI_THREAD_FUNNELED); the
+ * points run on other threads, which hand their outcome to the main thread.
+ *
+ * Messages (all to or from rank 0):
+ *   READY  worker -> 0: header {job, status, slots} + error text. job -1: a
+ *          free slot with no result; otherwise job's outcome, and the slot
+ *          it used is free again. status CANNOT_START: the worker could not
+ *          resolve the sweep and takes no work. Every READY gets one reply.
+ *   WORK   0 -> worker: {job, n, points[n]} + the correlation file (or "").
+ *   STOP   0 -> worker: no more work for that slot.
+ *   BEAT   worker -> 0: alive (every BEAT_S seconds).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "scenarios/internal.h"
+
+guint scen_mpi_launcher_size(void) {
+  static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+  guint64 size = 1;
+  for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
+    const char *v = g_getenv(sizes[i]);
+    if (v != NULL)
+      size = MAX(size, g_ascii_strtoull(v, NULL, 10));
+  }
+  const char *procid = g_getenv("SLURM_PROCID"), *ntasks = g_getenv("SLURM_NTASKS");
+  if (procid != NULL && ntasks != NULL)
+    size = MAX(size, g_ascii_strtoull(ntasks, NULL, 10));
+  /* A rank other than 0 is one of several, whatever the size says. */
+  const char *ranks[] = {g_getenv("PMIX_RANK"), procid};
+  for (guint i = 0; i < G_N_ELEMENTS(ranks); i++)
+    if (ranks[i] != NULL && g_ascii_strtoull(ranks[i], NULL, 10) > 0)
+      size = MAX(size, 2);
+  return (guint)MIN(size, G_MAXUINT);
+}
+
+#ifndef DPG_HAVE_MPI
+
+gboolean scen_mpi_built(void) {
+  return FALSE;
+}
+
+gboolean scen_mpi_init(guint *rank, guint *size, guint *local, GError **error) {
+  *rank = 0;
+  *size = *local = 1;
+  g_set_error(error, SCEN_ERROR, SCEN_ERROR_FAILED,
+              "this dpgossip was built without MPI (configure with -DDPG_MPI=ON after "
+              "installing libopenmpi-dev)");
+  return FALSE;
+}
+
+int scen_mpi_finalize(int status) {
+  return status;
+}
+
+gboolean scen_scenario_run_mpi(ScenScenario *sc, const ScenRunOptions *opt,
+                               const ScenMpiOptions *mopt, ScenRunReport *report, GError **error) {
+  (void)sc;
+  (void)opt;
+  (void)mopt;
+  (void)report;
+  guint rank, size, local;
+  return scen_mpi_init(&rank, &size, &local, error);
+}
+
+#else /* DPG_HAVE_MPI */
+
+#include <mpi.h>
+
+#include "privacy/privacy.h"
+
+enum { TAG_READY = 1, TAG_WORK, TAG_STOP, TAG_BEAT };
+enum { STATUS_OK = 0, STATUS_FAILED = 1, STATUS_CANNOT_START = 2 };
+#define BEAT_S 2.0
+#define DEFAULT_TIMEOUT_S 300.0
+
+static gboolean initialized;
+static gboolean lost_rank; /* finalizing would wait for it */
+
+gboolean scen_mpi_built(void) {
+  return TRUE;
+}
+
+static void mpi_error(GError **error, int code, const char *what) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
+    len = 0;
+  text[len] = '\0';
+  g_set_error(error, SCEN_ERROR, SCEN_ERROR_FAILED, "%s: %s", what, len ? text : "MPI error");
+}
+
+gboolean scen_mpi_init(guint *rank, guint *size, guint *local, GError **error) {
+  int provided = 0, r = 0, s = 1, l = 1;
+  int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+  if (rc != MPI_SUCCESS) {
+    mpi_error(error, rc, "cannot join the MPI job");
+    return FALSE;
+  }
+  initialized = TRUE;
+  /* Errors come back as codes: a lost rank is reported, not a crash. */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  MPI_Comm node;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, &node) ==
+      MPI_SUCCESS) {
+    MPI_Comm_size(node, &l);
+    MPI_Comm_free(&node);
+  }
+  *rank = (guint)r;
+  *size = (guint)s;
+  *local = (guint)MAX(l, 1);
+  return TRUE;
+}
+
+int scen_mpi_finalize(int status) {
+  if (!initialized)
+    return status;
+  initialized = FALSE;
+  if (lost_rank)
+    MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
+  MPI_Finalize();
+  return status;
+}
+
+static void log_line(const ScenMpiOptions *m, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static void log_line(const ScenMpiOptions *m, const char *fmt, ...) {
+  if (m->log == NULL)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  char *text = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  char *line = g_strdup_printf("%9.3f %s", g_get_monotonic_time() / 1e6, text);
+  m->log(line, m->log_data);
+  g_free(line);
+  g_free(text);
+}
+
+/* Relative name of point @p for messages: points/NAME, or the folder. */
+static const char *point_name(const ScenSweep *sw, guint p) {
+  const char *d = scen_sweep_point_dir(sw, p);
+  const char *s = strstr(d, "/points/");
+  return s ? s + 1 : d;
+}
+
+/* ---- Rank 0: the points in flight, for the launcher's SIGTERM ---- */
+
+/* Two buffers: the main thread renders into the one not shown, then
+ * switches; the handler writes the shown one (write(2) is
+ * async-signal-safe, formatting is not). */
+static char inflight_buf[2][8192];
+static volatile sig_atomic_t inflight_shown = -1;
+static char journal_path[4096]; /* OUT/.mpi-inflight, or "" */
+static struct sigaction old_term;
+
+static void write_all(int fd, const char *t) {
+  ssize_t len = (ssize_t)strlen(t);
+  while (len > 0) {
+    ssize_t w = write(fd, t, (size_t)len);
+    if (w <= 0)
+      break;
+    t += w;
+    len -= w;
+  }
+}
+
+/* The launcher ends the job (a rank died, or it was cancelled): say which
+ * points were in flight, on stderr and in the journal (the launcher may
+ * stop forwarding our stderr first). */
+static void on_sigterm(int sig) {
+  int b = inflight_shown;
+  if (b >= 0) {
+    if (journal_path[0]) {
+      int fd = open(journal_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+      if (fd >= 0) {
+        write_all(fd, inflight_buf[b]);
+        close(fd);
+      }
+    }
+    write_all(STDERR_FILENO, inflight_buf[b]);
+  }
+  sigaction(sig, &old_term, NULL);
+  raise(sig);
+}
+
+/* ---- Rank 0 ---- */
+
+typedef struct {
+  ScenSweep *sw;
+  const ScenMpiOptions *m;
+  guint *order;
+  guint n_jobs, next; /* under lock */
+  GMutex lock;
+  gint *owner;        /* per job: rank running it, -1 none (main thread only) */
+  gint local_left;    /* local threads still running (atomic) */
+} Dispatch;
+
+static gint take_job(Dispatch *d) {
+  g_mutex_lock(&d->lock);
+  gint j = d->next < d->n_jobs ? (gint)d->order[d->next++] : -1;
+  g_mutex_unlock(&d->lock);
+  return j;
+}
+
+static gpointer local_worker(gpointer data) {
+  Dispatch *d = data;
+  gint j;
+  while ((j = take_job(d)) >= 0) {
+    guint n;
+    const guint *pts = scen_sweep_job_points(d->sw, (guint)j, &n);
+    gint64 t0 = g_get_monotonic_time();
+    log_line(d->m, "rank 0 runs %s (%u point%s)", point_name(d->sw, pts[0]), n, n == 1 ? "" : "s");
+    scen_sweep_run_job(d->sw, (guint)j);
+    log_line(d->m, "rank 0 finished %s in %.3f s", point_name(d->sw, pts[0]),
+             (g_get_monotonic_time() - t0) / 1e6);
+  }
+  g_atomic_int_add(&d->local_left, -1);
+  return NULL;
+}
+
+static void render_inflight(Dispatch *d) {
+  int b = inflight_shown == 0 ? 1 : 0;
+  GString *s = g_string_new("dpgossip run: the MPI job is being stopped (a rank died, or the "
+                            "job was cancelled); points in flight:");
+  guint k = 0;
+  for (guint j = 0; j < d->n_jobs && d->sw; j++)
+    if (d->owner[j] >= 0) {
+      guint n;
+      const guint *pts = scen_sweep_job_points(d->sw, j, &n);
+      for (guint i = 0; i < n; i++, k++)
+        g_string_append_printf(s, "%s %s (rank %d)", k ? "," : "", point_name(d->sw, pts[i]),
+                               d->owner[j]);
+    }
+  if (k == 0)
+    g_string_append(s, " none handed out");
+  g_string_append(s, ".\nFinished points are kept: run the same command again to run the "
+                     "others.\n");
+  if (s->len >= sizeof inflight_buf[0]) {
+    g_string_truncate(s, sizeof inflight_buf[0] - 40);
+    g_string_append(s, "...\nrun the same command again.\n");
+  }
+  memcpy(inflight_buf[b], s->str, s->len + 1);
+  g_string_free(s, TRUE);
+  inflight_shown = b;
+}
+
+typedef struct {
+  gint32 job, status, slots;
+} Header;
+
+/* Sends job @j (or STOP when @j < 0) to @r. */
+static int send_reply(Dispatch *d, int r, gint j) {
+  if (j < 0)
+    return MPI_Send(NULL, 0, MPI_BYTE, r, TAG_STOP, MPI_COMM_WORLD);
+  guint n;
+  const guint *pts = scen_sweep_job_points(d->sw, (guint)j, &n);
+  const char *C_file = scen_sweep_job_C_file(d->sw, (guint)j);
+  GByteArray *b = g_byte_array_new();
+  gint32 head[2] = {j, (gint32)n};
+  g_byte_array_append(b, (const guint8 *)head, sizeof head);
+  for (guint i = 0; i < n; i++) {
+    gint32 p = (gint32)pts[i];
+    g_byte_array_append(b, (const guint8 *)&p, sizeof p);
+  }
+  const char *f = C_file ? C_file : "";
+  g_byte_array_append(b, (const guint8 *)f, (guint)strlen(f) + 1);
+  int rc = MPI_Send(b->data, (int)b->len, MPI_BYTE, r, TAG_WORK, MPI_COMM_WORLD);
+  g_byte_array_unref(b);
+  return rc;
+}
+
+typedef enum { RANK_STARTING, RANK_WORKING, RANK_DONE, RANK_GONE, RANK_LOST } RankState;
+
+static gboolean run_rank0(ScenScenario *sc, const ScenRunOptions *opt, const ScenMpiOptions *m,
+                          guint size, ScenRunReport *report, GError **error) {
+  Dispatch d = {.m = m};
+  g_mutex_init(&d.lock);
+  GError *plan_error = NULL;
+  d.sw = scen_sweep_prepare(sc, opt, TRUE, report, &plan_error);
+  report->ranks = size;
+  /* Without a plan the loop still runs, with nothing to hand out: it answers
+   * every waiting slot with STOP. */
+  if (d.sw != NULL) {
+    d.n_jobs = scen_sweep_n_jobs(d.sw);
+    d.order = scen_sweep_job_order(d.sw);
+  }
+  d.owner = g_new(gint, MAX(d.n_jobs, 1));
+  for (guint j = 0; j < d.n_jobs; j++)
+    d.owner[j] = -1;
+  double timeout = m->timeout_s > 0 ? m->timeout_s : DEFAULT_TIMEOUT_S;
+  log_line(m, "rank 0 (pid %d on %s) hands out %u job%s to %u rank%s", (int)getpid(),
+           g_get_host_name(), d.n_jobs, d.n_jobs == 1 ? "" : "s", size, size == 1 ? "" : "s");
+
+  journal_path[0] = '\0';
+  if (d.sw != NULL) {
+    char *j = g_build_filename(report->out_dir, ".mpi-inflight", NULL);
+    if (strlen(j) < sizeof journal_path)
+      strcpy(journal_path, j);
+    g_unlink(j);
+    g_free(j);
+  }
+  render_inflight(&d);
+  struct sigaction act = {0};
+  act.sa_handler = on_sigterm;
+  sigemptyset(&act.sa_mask);
+  gboolean handler = sigaction(SIGTERM, &act, &old_term) == 0;
+
+  guint n_local = 0;
+  GThread **local = NULL;
+  if (d.sw != NULL && (!m->dispatcher || size == 1) && d.n_jobs > 0) {
+    n_local = scen_sweep_threads(d.sw);
+    local = g_new0(GThread *, n_local);
+    d.local_left = (gint)n_local;
+    for (guint i = 0; i < n_local; i++)
+      local[i] = g_thread_new("dpg-point", local_worker, &d);
+  }
+
+  RankState *state = g_new0(RankState, size);
+  gint *slots = g_new0(gint, size), *stops = g_new0(gint, size);
+  gint64 *seen = g_new(gint64, size);
+  gint64 start = g_get_monotonic_time();
+  for (guint r = 0; r < size; r++)
+    seen[r] = start;
+  state[0] = RANK_DONE;
+  GString *notes = g_string_new(NULL); /* ranks that could not start */
+  GByteArray *buf = g_byte_array_new();
+  gboolean lost = FALSE;
+  gulong idle_us = 50;
+  for (;;) {
+    gboolean waiting = g_atomic_int_get(&d.local_left) > 0;
+    for (guint r = 1; r < size && !waiting; r++)
+      waiting = state[r] == RANK_STARTING || state[r] == RANK_WORKING;
+    if (!waiting)
+      break;
+    int flag = 0;
+    MPI_Status st;
+    int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+    gint64 now = g_get_monotonic_time();
+    if (rc == MPI_SUCCESS && flag) {
+      idle_us = 50;
+      int r = st.MPI_SOURCE, count = 0;
+      MPI_Get_count(&st, MPI_BYTE, &count);
+      g_byte_array_set_size(buf, (guint)MAX(count, 1));
+      rc = MPI_Recv(buf->data, count, MPI_BYTE, r, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS || r <= 0 || (guint)r >= size)
+        continue;
+      seen[r] = now;
+      if (st.MPI_TAG != TAG_READY || count < (int)sizeof(Header) ||
+          state[r] == RANK_LOST)
+        continue; /* a beat, or a late word from a rank given up on */
+      Header h;
+      memcpy(&h, buf->data, sizeof h);
+      const char *text = count > (int)sizeof h ? (const char *)buf->data + sizeof h : "";
+      if (h.status == STATUS_CANNOT_START) {
+        state[r] = RANK_GONE;
+        if (!g_error_matches(plan_error, SCEN_ERROR, SCEN_ERROR_INVALID))
+          g_string_append_printf(notes, "\n  rank %d could not start: %.*s", r,
+                                 (int)(count - sizeof h), text);
+        continue;
+      }
+      slots[r] = MAX(slots[r], h.slots);
+      if (state[r] == RANK_STARTING)
+        state[r] = RANK_WORKING;
+      if (h.job >= 0 && (guint)h.job < d.n_jobs && d.owner[h.job] == r) {
+        d.owner[h.job] = -1;
+        guint n;
+        const guint *pts = scen_sweep_job_points(d.sw, (guint)h.job, &n);
+        log_line(m, "rank %d %s %s%s%.*s", r, h.status == STATUS_OK ? "finished" : "failed",
+                 point_name(d.sw, pts[0]), h.status == STATUS_OK ? "" : ": ",
+                 h.status == STATUS_OK ? 0 : (int)(count - sizeof h), text);
+        scen_sweep_job_done(d.sw, (guint)h.job,
+                            h.status == STATUS_OK ? NULL : (text[0] ? text : "failed"));
+      }
+      gint j = lost ? -1 : take_job(&d);
+      if (j >= 0) {
+        d.owner[j] = r;
+        guint n;
+        const guint *pts = scen_sweep_job_points(d.sw, (guint)j, &n);
+        log_line(m, "rank 0 hands %s to rank %d", point_name(d.sw, pts[0]), r);
+      } else {
+        stops[r]++;
+      }
+      render_inflight(&d);
+      if (send_reply(&d, r, j) != MPI_SUCCESS) {
+        seen[r] = 0; /* lost: the timeout check below gives its points up */
+      } else if (j < 0 && slots[r] > 0 && stops[r] >= slots[r]) {
+        state[r] = RANK_DONE;
+      }
+      continue;
+    }
+    /* Nothing to read: look for ranks that went silent. */
+    for (guint r = 1; r < size; r++) {
+      if ((state[r] != RANK_STARTING && state[r] != RANK_WORKING) ||
+          (double)(now - seen[r]) / 1e6 <= timeout)
+        continue;
+      state[r] = RANK_LOST;
+      lost = lost_rank = TRUE;
+      g_mutex_lock(&d.lock);
+      for (guint k = d.next; k < d.n_jobs; k++)
+        scen_sweep_job_done(d.sw, d.order[k], "not run: an MPI rank was lost; run the same "
+                                              "command again");
+      d.next = d.n_jobs; /* hand out nothing more, locally either */
+      g_mutex_unlock(&d.lock);
+      for (guint j = 0; j < d.n_jobs; j++)
+        if (d.owner[j] == (gint)r) {
+          d.owner[j] = -1;
+          char *msg = g_strdup_printf("rank %u stopped answering for %.0f s (died or hung) while "
+                                      "running it; run the same command again to rerun it",
+                                      r, timeout);
+          scen_sweep_job_done(d.sw, j, msg);
+          g_free(msg);
+        }
+      g_string_append_printf(notes, "\n  rank %u stopped answering for %.0f s%s", r, timeout,
+                             seen[r] == start ? " (it never reported)" : "");
+      log_line(m, "rank %u lost", r);
+      render_inflight(&d);
+    }
+    g_usleep(idle_us);
+    idle_us = MIN(idle_us * 2, 1000);
+  }
+  for (guint i = 0; i < n_local; i++)
+    g_thread_join(local[i]);
+  g_free(local);
+  if (handler)
+    sigaction(SIGTERM, &old_term, NULL);
+  inflight_shown = -1;
+
+  gboolean ok = d.sw != NULL;
+  if (!ok)
+    g_propagate_error(error, plan_error);
+  else
+    ok = scen_sweep_finish(d.sw, report, error);
+  if (ok && lost) {
+    /* Every point finished elsewhere, but the job cannot end cleanly. */
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_FAILED,
+                "every point finished, but MPI ranks were lost:%s", notes->str);
+    ok = FALSE;
+  } else if (!ok && notes->len > 0 && error && *error) {
+    char *m2 = g_strconcat((*error)->message, notes->str, NULL);
+    g_free((*error)->message);
+    (*error)->message = m2;
+  }
+  g_string_free(notes, TRUE);
+  g_byte_array_unref(buf);
+  g_free(state);
+  g_free(slots);
+  g_free(stops);
+  g_free(seen);
+  g_free(d.owner);
+  g_free(d.order);
+  scen_sweep_free(d.sw);
+  g_mutex_clear(&d.lock);
+  return ok;
+}
+
+/* ---- Other ranks ---- */
+
+typedef struct {
+  ScenSweep *sw;
+  gint32 job;
+  guint *points;
+  guint n;
+  const double *C;
+  char *C_file;
+  char *error; /* outcome */
+  GAsyncQueue *done;
+} Task;
+
+static gpointer run_task(gpointer data) {
+  Task *t = data;
+  GError *e = NULL;
+  if (!scen_sweep_run_points(t->sw, t->points, t->n, t->C, t->C_file, &e))
+    t->error = g_strdup(e ? e->message : "failed");
+  g_clear_error(&e);
+  g_async_queue_push(t->done, t);
+  return NULL;
+}
+
+static int send_ready(gint32 job, gint32 status, gint32 slots, const char *text) {
+  Header h = {job, status, slots};
+  gsize len = text ? strlen(text) + 1 : 0;
+  guint8 *b = g_malloc(sizeof h + len);
+  memcpy(b, &h, sizeof h);
+  if (len)
+    memcpy(b + sizeof h, text, len);
+  int rc = MPI_Send(b, (int)(sizeof h + len), MPI_BYTE, 0, TAG_READY, MPI_COMM_WORLD);
+  g_free(b);
+  return rc;
+}
+
+/* C_local of @path, read once per rank (the exact doubles rank 0 wrote). */
+static const double *load_C(GHashTable *cache, const char *path, GError **error) {
+  double *C = g_hash_table_lookup(cache, path);
+  if (C != NULL)
+    return C;
+  guint rows = 0, cols = 0;
+  if ((C = priv_matrix_read_csv(path, &rows, &cols, error)) == NULL)
+    return NULL;
+  g_hash_table_insert(cache, g_strdup(path), C);
+  return C;
+}
+
+static gboolean run_worker(ScenScenario *sc, const ScenRunOptions *opt, const ScenMpiOptions *m,
+                           guint rank, GError **error) {
+  ScenSweep *sw = scen_sweep_prepare(sc, opt, FALSE, NULL, error);
+  if (sw == NULL) {
+    send_ready(-1, STATUS_CANNOT_START, 0, (*error)->message);
+    return FALSE;
+  }
+  gint32 slots = (gint32)scen_sweep_threads(sw);
+  log_line(m, "rank %u (pid %d on %s) ready with %d thread%s", rank, (int)getpid(),
+           g_get_host_name(), slots, slots == 1 ? "" : "s");
+  GAsyncQueue *done = g_async_queue_new();
+  GHashTable *Cs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  GByteArray *buf = g_byte_array_new();
+  gboolean ok = TRUE;
+  int rc = MPI_SUCCESS;
+  for (gint32 i = 0; i < slots && rc == MPI_SUCCESS; i++)
+    rc = send_ready(-1, STATUS_OK, slots, NULL);
+  gint active = slots, running = 0;
+  gint64 last_beat = g_get_monotonic_time();
+  gulong idle_us = 50;
+  while (rc == MPI_SUCCESS && (active > 0 || running > 0)) {
+    gboolean busy = FALSE;
+    Task *t = g_async_queue_try_pop(done);
+    if (t != NULL) {
+      busy = TRUE;
+      running--;
+      log_line(m, "rank %u %s %s%s%s", rank, t->error ? "failed" : "finished",
+               point_name(sw, t->points[0]),
+               t->error ? ": " : "", t->error ? t->error : "");
+      rc = send_ready(t->job, t->error ? STATUS_FAILED : STATUS_OK, slots, t->error);
+      g_free(t->points);
+      g_free(t->C_file);
+      g_free(t->error);
+      g_free(t);
+      last_beat = g_get_monotonic_time();
+      continue;
+    }
+    int flag = 0;
+    MPI_Status st;
+    rc = MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+    if (rc == MPI_SUCCESS && flag) {
+      busy = TRUE;
+      int count = 0;
+      MPI_Get_count(&st, MPI_BYTE, &count);
+      g_byte_array_set_size(buf, (guint)MAX(count, 1));
+      rc = MPI_Recv(buf->data, count, MPI_BYTE, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS)
+        break;
+      if (st.MPI_TAG == TAG_STOP) {
+        active--;
+        continue;
+      }
+      gint32 head[2];
+      memcpy(head, buf->data, sizeof head);
+      Task *nt = g_new0(Task, 1);
+      nt->sw = sw;
+      nt->job = head[0];
+      nt->n = (guint)head[1];
+      nt->points = g_new(guint, MAX(nt->n, 1));
+      for (guint i = 0; i < nt->n; i++) {
+        gint32 p;
+        memcpy(&p, buf->data + sizeof head + i * sizeof p, sizeof p);
+        nt->points[i] = (guint)p;
+      }
+      const char *f = (const char *)buf->data + sizeof head + nt->n * sizeof(gint32);
+      nt->C_file = f[0] ? g_strdup(f) : NULL;
+      nt->done = done;
+      GError *e = NULL;
+      if (nt->C_file != NULL && (nt->C = load_C(Cs, nt->C_file, &e)) == NULL) {
+        nt->error = g_strdup(e->message);
+        g_clear_error(&e);
+        g_async_queue_push(done, nt);
+      } else {
+        log_line(m, "rank %u runs %s", rank, point_name(sw, nt->points[0]));
+        g_thread_unref(g_thread_new("dpg-point", run_task, nt));
+      }
+      running++;
+      continue;
+    }
+    gint64 now = g_get_monotonic_time();
+    if (rc == MPI_SUCCESS && (now - last_beat) / 1e6 >= BEAT_S) {
+      rc = MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_BEAT, MPI_COMM_WORLD);
+      last_beat = now;
+    }
+    if (!busy) {
+      /* Sleep on the queue: a finished point wakes us at once. */
+      t = g_async_queue_timeout_pop(done, idle_us);
+      if (t != NULL)
+        g_async_queue_push_front(done, t);
+      idle_us = MIN(idle_us * 2, 1000);
+    } else {
+      idle_us = 50;
+    }
+  }
+  if (rc != MPI_SUCCESS) {
+    mpi_error(error, rc, "lost rank 0");
+    lost_rank = TRUE;
+    ok = FALSE;
+    /* Points still running finish their files before the process goes. */
+    while (running-- > 0) {
+      Task *t = g_async_queue_pop(done);
+      g_free(t->points);
+      g_free(t->C_file);
+      g_free(t->error);
+      g_free(t);
+    }
+  }
+  g_byte_array_unref(buf);
+  g_hash_table_unref(Cs);
+  g_async_queue_unref(done);
+  scen_sweep_free(sw);
+  return ok;
+}
+
+gboolean scen_scenario_run_mpi(ScenScenario *sc, const ScenRunOptions *opt,
+                               const ScenMpiOptions *mopt, ScenRunReport *report, GError **error) {
+  g_return_val_if_fail(sc != NULL, FALSE);
+  g_return_val_if_fail(opt == NULL || opt->run_hook == NULL, FALSE);
+  if (!initialized) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_FAILED, "scen_mpi_init was not called");
+    return FALSE;
+  }
+  ScenMpiOptions defaults = {0};
+  if (mopt == NULL)
+    mopt = &defaults;
+  ScenRunOptions odef = {0};
+  if (opt == NULL)
+    opt = &odef;
+  int r = 0, s = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  if (r != 0)
+    return run_worker(sc, opt, mopt, (guint)r, error);
+  ScenRunReport local = {0};
+  if (report == NULL)
+    report = &local;
+  memset(report, 0, sizeof *report);
+  report->figures = g_ptr_array_new_with_free_func(g_free);
+  gboolean ok = run_rank0(sc, opt, mopt, (guint)s, report, error);
+  scen_run_report_clear(&local);
+  return ok;
+}
+
+#endif /* DPG_HAVE_MPI */
