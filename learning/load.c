@@ -158,7 +158,7 @@ gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 se
   if (strcmp(name, "csv") == 0) {
     all = load_csv(spec, error);
   } else if (strcmp(name, "synthetic") == 0) {
-    all = load_synthetic(spec, FALSE, error);
+    all = load_synthetic(spec, error);
   } else if (strcmp(name, "california") == 0) {
     static const char *const valid[] = {"standardize", NULL};
     if (spec_check(spec, "dataset", valid, NULL, error))
