@@ -308,7 +308,8 @@ int cli_cmd_train(int argc, char **argv) {
     goto out;
   }
   /* GLib's int64 option would turn -1 into 2^64 - 1. */
-  if (seed_text != NULL && !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, NULL)) {
+  if (seed_text != NULL &&
+      !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, NULL)) {
     status = usage_error("--seed: '%s' is not an integer in [0, 2^64 - 1]", seed_text);
     goto out;
   }
