@@ -247,7 +247,7 @@ int cli_cmd_train(int argc, char **argv) {
       {"eval-every", 0, 0, G_OPTION_ARG_INT, &eval_every,
        "Evaluate every N steps (and at the end; default: at the end only)", "N"},
       {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &test_fraction,
-       "Fraction of the records held out for testing (default 0.2)", "F"},
+       "Fraction of the records held out for testing, in (0, 1) (default 0.2)", "F"},
       {"seed", 's', 0, G_OPTION_ARG_STRING, &seed_text, "Seed of every random choice (default 0)",
        "N"},
       {"threads", 'j', 0, G_OPTION_ARG_INT, &threads,
