@@ -187,7 +187,7 @@ int cli_cmd_replay(int argc, char **argv) {
        "ZeroMQ endpoint to publish on (what 'dpgossip viz --subscribe' listens to)",
        "tcp://127.0.0.1:5556"},
       {"speed", 0, 0, G_OPTION_ARG_STRING, &speed_text,
-       "rounds per second (default 2), or max", "N|max"},
+       "rounds per second in [1e-6, 1e6] (default 2), or max", "N|max"},
       {"from", 0, 0, G_OPTION_ARG_INT64, &from,
        "start at this round (the run start and topology changes before it are still sent)",
        "ROUND"},

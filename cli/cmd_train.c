@@ -247,7 +247,7 @@ int cli_cmd_train(int argc, char **argv) {
       {"eval-every", 0, 0, G_OPTION_ARG_INT, &eval_every,
        "Evaluate every N steps (and at the end; default: at the end only)", "N"},
       {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &test_fraction,
-       "Fraction of the records held out for testing (default 0.2)", "F"},
+       "Fraction of the records held out for testing, in (0, 1) (default 0.2)", "F"},
       {"seed", 's', 0, G_OPTION_ARG_STRING, &seed_text, "Seed of every random choice (default 0)",
        "N"},
       {"threads", 'j', 0, G_OPTION_ARG_INT, &threads,
@@ -308,7 +308,8 @@ int cli_cmd_train(int argc, char **argv) {
     goto out;
   }
   /* GLib's int64 option would turn -1 into 2^64 - 1. */
-  if (seed_text != NULL && !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, NULL)) {
+  if (seed_text != NULL &&
+      !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, NULL)) {
     status = usage_error("--seed: '%s' is not an integer in [0, 2^64 - 1]", seed_text);
     goto out;
   }

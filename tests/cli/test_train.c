@@ -135,9 +135,9 @@ static void test_stale_loss(void) {
   char *texts[2];
   for (int i = 0; i < 2; i++) {
     char *out = out_file("s.csv");
-    CliRun r = cli_run("train", "--generate", "florentine", "--dataset", "synthetic:linear,n=300,d=4",
-                       "--epochs", "3", "--batches", "2", "--mode", "stale:s=10", "--loss", "0.1",
-                       "--out", out);
+    CliRun r = cli_run("train", "--generate", "florentine", "--dataset",
+                       "synthetic:linear,n=300,d=4", "--epochs", "3", "--batches", "2", "--mode",
+                       "stale:s=10", "--loss", "0.1", "--out", out);
     if (r.status != 0)
       g_error("stale mode with loss failed: %s", r.err);
     texts[i] = read_file(out);
