@@ -255,6 +255,27 @@ static void test_scenario(void) {
   g_free(dir);
 }
 
+/* A noise std sigma x clip that underflows is less noise than sigma says
+ * (before: train ran with std 0, or 1e-310 kept to 3 digits, and the
+ * observer path accounted it): refused, with the reason. The structured
+ * path runs nothing: it accounts the mechanism of sigma, 1/sigma. */
+static void test_noise_std_range(void) {
+  const char *pairs[][2] = {{"1e-200", "1e-200"}, {"1e-300", "1e-10"}, {"1e200", "1e200"}};
+  for (guint i = 0; i < G_N_ELEMENTS(pairs); i++) {
+    CliRun r = cli_run("train", "--generate", "florentine", "--dataset",
+                       "synthetic:linear,n=300,d=4,seed=1", "--epochs", "3", "--batches", "2",
+                       "--sigma", pairs[i][0], "--clip", pairs[i][1], "--out", "/dev/null");
+    g_assert_cmpint(r.status, !=, 0);
+    g_assert_nonnull(strstr(r.err, "leaves the range of doubles"));
+    cli_run_clear(&r);
+    r = cli_run("account", "--generate", "florentine", "--rounds", "4", "--trust", "pndp", "-a",
+                "0", "--sigma", pairs[i][0], "--clip", pairs[i][1], "--path", "observer");
+    g_assert_cmpint(r.status, !=, 0);
+    g_assert_nonnull(strstr(r.err, "leaves the range of doubles"));
+    cli_run_clear(&r);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/privacy-extremes/account-sigma", test_account_sigma);
@@ -262,5 +283,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/privacy-extremes/mfdsgd-scale", test_mfdsgd_scale);
   g_test_add_func("/cli/privacy-extremes/train-scale", test_train_scale);
   g_test_add_func("/cli/privacy-extremes/scenario", test_scenario);
+  g_test_add_func("/cli/privacy-extremes/noise-std-range", test_noise_std_range);
   return g_test_run();
 }
