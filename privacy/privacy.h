@@ -558,18 +558,19 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
                                   GError **error);
 
 /*
- * priv_knowledge_blocks_scaled: priv_knowledge_blocks with the gradient
- * coefficients multiplied by a power of two 2^k that brings them near the
- * noise coefficients (within 2^±480), when they are more than 2^100 apart:
- * noise of std 1e200 Delta made X = Y^T Y underflow to a zero block (mu = 0
- * for every victim), std 1e-200 Delta made it overflow. Every decision of
- * the accountant is invariant under that exact scaling, X comes out 4^k
- * times the truth and PrivBlocks.scale records 2^k (folded back into X when
- * it stays in range: then the result is bit for bit priv_knowledge_blocks's).
- * More than 2^900 apart (sigma beyond ~1e271 or below ~1e-271) no scaling
- * keeps both in range: PRIV_ERROR_NUMERICAL, never an underflowed block.
+ * priv_knowledge_blocks_scaled: priv_knowledge_blocks on the rows with the
+ * gradient and the noise coefficients each multiplied by a power of two that
+ * brings them near 1, when they are not already within 2^±200 and within
+ * 2^100 of each other (then it is priv_knowledge_blocks, bit for bit): noise
+ * of std 1e200 Delta made X = Y^T Y underflow to a zero block (mu = 0 for
+ * every victim), std 1e-200 Delta overflow it, and clip = 1e-200 made the
+ * range check square gradient coefficients to 0 (mu = 0 again). Every
+ * decision of the accountant is relative, hence unchanged by that exact
+ * scaling; X comes out 4^(eb - ea) times the truth and PrivBlocks.scale
+ * records 2^(eb - ea) (folded back into X when it stays in range). More than
+ * 2^1000 apart: PRIV_ERROR_NUMERICAL (mu itself would leave the doubles).
  * Parameters, other errors and complexity: those of priv_knowledge_blocks,
- * plus O(nnz) for the scan.
+ * plus a copy of the coefficients when scaling (O(nnz) time and memory).
  */
 PrivBlocks *priv_knowledge_blocks_scaled(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
                                          GError **error);

@@ -70,6 +70,32 @@ static void test_account_sigma(void) {
     }
 }
 
+/* The clipping norm is the unit of both gradients and noise: mu does not
+ * depend on it. Before: clip = 1e-200 gave mu = 0 for every victim on the
+ * observer path (1e-160: for every victim beyond distance 1). */
+static void test_account_clip(void) {
+  const char *clips[] = {"1", "1e-200", "1e-160", "1e200"};
+  double *ref = NULL;
+  guint n0 = 0;
+  for (guint c = 0; c < G_N_ELEMENTS(clips); c++) {
+    CliRun r = cli_run("account", "--generate", "florentine", "--rounds", "4", "--trust", "pndp",
+                       "-a", "0", "--clip", clips[c], "--path", "observer", "--format", "csv");
+    if (r.status != 0) g_error("account failed: %s", r.err);
+    guint n;
+    double *mu = csv_column(r.out, 3, &n);
+    cli_run_clear(&r);
+    if (ref == NULL) {
+      ref = mu;
+      n0 = n;
+      continue;
+    }
+    g_assert_cmpuint(n, ==, n0);
+    for (guint v = 0; v < n; v++) g_assert_cmpfloat(rel(mu[v], ref[v]), <, 1e-12);
+    g_free(mu);
+  }
+  g_free(ref);
+}
+
 /* Muffliato's bound next to it: inf at 1e-200, positive at 1e200 (was 0). */
 static void test_compare_muffliato(void) {
   const char *sigmas[] = {"1e-200", "1e200"};
@@ -279,6 +305,7 @@ static void test_noise_std_range(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/privacy-extremes/account-sigma", test_account_sigma);
+  g_test_add_func("/cli/privacy-extremes/account-clip", test_account_clip);
   g_test_add_func("/cli/privacy-extremes/compare-muffliato", test_compare_muffliato);
   g_test_add_func("/cli/privacy-extremes/mfdsgd-scale", test_mfdsgd_scale);
   g_test_add_func("/cli/privacy-extremes/train-scale", test_train_scale);
