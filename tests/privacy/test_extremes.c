@@ -216,6 +216,17 @@ static void test_c_scale(void) {
   g_unlink(pd);
   g_free(pd);
 
+  /* A diagonal entry 1e-330 times the largest is 0 once divided: singular,
+   * refused (before: read, then inverted to inf noise by train). */
+  char *ps = g_build_filename(dir, "s.csv", NULL);
+  g_assert_true(g_file_set_contents(ps, "1e300,0\n1,1e-30\n", -1, NULL));
+  g_assert_null(priv_mf_read_c(ps, 2, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "singular"));
+  g_clear_error(&err);
+  g_unlink(ps);
+  g_free(ps);
+
   /* sens(C)^2 of 2^k C is 4^k sens(C)^2 exactly while it is a normal
    * double; +inf past the range; 0 below it (the callers refuse it). */
   double s1 = priv_mf_sensitivity2(C1, T, T, 1);
