@@ -216,8 +216,9 @@ static void test_c_scale(void) {
   g_unlink(pd);
   g_free(pd);
 
-  /* A diagonal entry 1e-330 times the largest is 0 once divided: singular,
-   * refused (before: read, then inverted to inf noise by train). */
+  /* A diagonal entry 1e-330 times the largest is 0 once divided: singular
+   * in doubles, refused by the reader itself (not a zero diagonal handed on
+   * to be inverted). */
   char *ps = g_build_filename(dir, "s.csv", NULL);
   g_assert_true(g_file_set_contents(ps, "1e300,0\n1,1e-30\n", -1, NULL));
   g_assert_null(priv_mf_read_c(ps, 2, &err));
