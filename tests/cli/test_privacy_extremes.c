@@ -203,7 +203,8 @@ static void test_train_scale(void) {
   const char *scales[] = {"1", "1e154", "1e-300"};
   char *first = NULL;
   for (guint i = 0; i < 4; i++) {
-    char *c = i < 3 ? write_c(dir, "c.csv", 6, scales[i], FALSE) : write_c(dir, "c.csv", 6, "1", TRUE);
+    char *c = i < 3 ? write_c(dir, "c.csv", 6, scales[i], FALSE)
+                    : write_c(dir, "c.csv", 6, "1", TRUE);
     char *spec = g_strconcat("mfdsgd:C=", c, NULL);
     char *out = g_build_filename(dir, "train.csv", NULL);
     CliRun r = cli_run("train", "--generate", "florentine", "--dataset",
