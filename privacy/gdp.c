@@ -66,9 +66,9 @@ double priv_gdp_rdp(double mu, double alpha) {
 }
 
 /* log Phi(x), accurate in both tails: Phi(x) = erfc(-x / sqrt 2) / 2. GSL
- * returns NaN for |x| beyond ~1e50: there Mills' ratio (relative error
- * 1/x^2 < 1e-16) below, and 0 (Phi(x) = 1 - e^{-x^2/2}..., a hair above the
- * truth: never a smaller delta) above. */
+ * returns NaN for huge |x| (3.5e99): beyond 1e8, Mills' ratio (relative
+ * error 1/x^2 < 1e-16) below, and 0 (Phi(x) = 1 - e^{-x^2/2}..., a hair
+ * above the truth: never a smaller delta) above. */
 static double log_Phi(double x) {
   if (x < -1e8) return -0.5 * x * x - log(-x) - 0.91893853320467274;
   if (x > 1e8) return 0.0;
@@ -155,8 +155,9 @@ double priv_gdp_epsilon(double mu, double delta) {
   if (isinf(mu)) return INFINITY;
   if (mu == 0) return 0.0;
   EpsRoot p = {mu, log(delta)};
-  /* delta(0) = 2 Phi(mu/2) - 1: a target above it needs no epsilon at all. */
-  if (log_delta0(mu) <= p.log_target) return 0.0;
+  /* delta(0) = 2 Phi(mu/2) - 1: a target above it needs no epsilon at all
+   * (with a margin for delta(0)'s rounding: a hair closer is solved for). */
+  if (log_delta0(mu) <= p.log_target - 1e-14) return 0.0;
   double up = epsilon_upper(mu, delta);
   if (!(up > 0) || isinf(up) || mu > GDP_MU_BRENT_MAX) return up > 0 ? up : INFINITY;
 

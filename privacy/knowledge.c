@@ -153,16 +153,16 @@ gboolean priv_knowledge_noise_known(const PrivKnowledge *k, guint32 id) {
 PrivBlocks *priv_knowledge_blocks_scaled(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
                                          GError **error) {
   g_return_val_if_fail(k != NULL, NULL);
-  PrivKnowledgeOptions o = {0};
-  if (opt) o = *opt;
-  double clip = o.clip == 0 ? 1.0 : o.clip;
+  double clip = opt && opt->clip != 0 ? opt->clip : 1.0;
   if (!(clip > 0) || !isfinite(clip)) return priv_knowledge_blocks(k, opt, error);
-  /* The largest gradient and noise coefficients of the rows. */
+  /* The largest gradient coefficient (in units of Delta) and noise
+   * coefficient of the rows. */
   const gsize *rs = (const gsize *)k->row_start->data;
   const guint32 *ng = (const guint32 *)k->row_ngrad->data;
   const double *vals = (const double *)k->vals->data;
+  gsize n_rows = k->row_start->len ? k->row_start->len - 1 : 0;
   double a = 0.0, b = 0.0;
-  for (gsize i = 0; i + 1 < k->row_start->len; i++)
+  for (gsize i = 0; i < n_rows; i++)
     for (gsize e = rs[i]; e < rs[i + 1]; e++) {
       if (e < rs[i] + ng[i])
         a = MAX(a, fabs(vals[e]));
@@ -173,28 +173,32 @@ PrivBlocks *priv_knowledge_blocks_scaled(const PrivKnowledge *k, const PrivKnowl
   int ea, eb;
   frexp(a, &ea);
   frexp(b, &eb);
-  /* 2^100 apart or less (every realistic sigma): exactly priv_knowledge_blocks. */
-  if (!(a > 0 && b > 0 && isfinite(a) && isfinite(b)) || abs(ea - eb) <= 100)
+  /* Every ordinary run (coefficients within 2^±200, within 2^100 of each
+   * other): exactly priv_knowledge_blocks. */
+  if (!(a > 0 && b > 0 && isfinite(a) && isfinite(b)) ||
+      (abs(ea) <= 200 && abs(eb) <= 200 && abs(ea - eb) <= 100))
     return priv_knowledge_blocks(k, opt, error);
-  /* Beyond 2^900 apart, a Y = B^+ A near 1 needs gradient coefficients
-   * whose squares (the range check) leave the double range: refuse rather
-   * than return blocks that underflowed. */
-  if (abs(ea - eb) > 900) {
+  if (abs(ea - eb) > 1000) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                "the noise coefficients are 2^%d times the gradients' (noise std %g x "
-                "Delta): beyond what the generic accountant can resolve in doubles; the "
-                "structured path (--path structured) handles any sigma",
+                "the noise coefficients are 2^%d times the gradients' (noise std %g x Delta): "
+                "mu = 1/std leaves the range of doubles; the structured path (--path "
+                "structured) handles any sigma",
                 eb - ea, b / a);
     return NULL;
   }
-  /* a 2^sh near b, but not below 2^-480 or above 2^480: the accountant
-   * squares gradient coefficients (its range check) and they must not
-   * underflow there. */
-  int sh = CLAMP(eb, -480, 480) - ea;
-  o.clip = ldexp(clip, sh);
-  if (!(o.clip > 0) || !isfinite(o.clip)) return priv_knowledge_blocks(k, opt, error);
-  PrivBlocks *blocks = priv_knowledge_blocks(k, &o, error);
-  /* X' = 4^sh X: the true blocks are X' / (2^sh)^2. */
-  if (blocks) priv_blocks_set_scale(blocks, ldexp(1.0, sh));
+  /* A copy of the rows with the gradient coefficients times 2^-ea and the
+   * noise coefficients times 2^-eb (exact), both near 1: the rank and range
+   * decisions are relative, hence unchanged, and X' = 4^(eb - ea) X. */
+  GArray *scaled = g_array_sized_new(FALSE, FALSE, sizeof(double), k->vals->len);
+  g_array_set_size(scaled, k->vals->len);
+  double *sv = (double *)scaled->data;
+  for (gsize i = 0; i < n_rows; i++)
+    for (gsize e = rs[i]; e < rs[i + 1]; e++)
+      sv[e] = ldexp(vals[e], e < rs[i] + ng[i] ? -ea : -eb);
+  PrivKnowledge view = *k; /* shares everything but the coefficients */
+  view.vals = scaled;
+  PrivBlocks *blocks = priv_knowledge_blocks(&view, opt, error);
+  g_array_unref(scaled);
+  if (blocks) priv_blocks_set_scale(blocks, ldexp(1.0, eb - ea));
   return blocks;
 }

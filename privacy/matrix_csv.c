@@ -119,5 +119,15 @@ double *priv_mf_read_c(const char *path, guint T, GError **error) {
    * and keeps C^T C and sens(C) far from overflow (1e154) and underflow
    * (1e-300, which would read as zero sensitivity). */
   for (gsize i = 0; i < (gsize)T * T; i++) C[i] /= big;
+  for (guint s = 0; s < T; s++)
+    if (C[(gsize)s * T + s] == 0.0) {
+      /* Below 2^-1074 of the largest entry: singular in doubles. */
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                  "%s: C[%u,%u] is below 1e-323 times the largest entry: C is singular in "
+                  "double precision",
+                  path, s, s);
+      g_free(C);
+      return NULL;
+    }
   return C;
 }

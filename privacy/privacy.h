@@ -366,13 +366,18 @@ const char *priv_sensitivity_name(PrivSensitivity kind);
 /* ---- Gaussian DP conversions (Dong, Roth, Su 2022) ---- */
 
 /* RDP of order @alpha (> 1) of a mu-GDP mechanism: alpha mu^2 / 2. +inf for
- * mu = +inf; NaN for a negative or NaN mu or alpha <= 1. O(1). */
+ * mu = +inf and when it overflows (mu = 1e200); a positive mu that would
+ * underflow it (1e-200) gives the smallest positive double, never 0. NaN for
+ * a negative or NaN mu or alpha <= 1. O(1). */
 double priv_gdp_rdp(double mu, double alpha);
 
 /*
  * priv_gdp_delta: delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)
  * (Dong, Roth, Su 2022, Cor. 1), evaluated in log space so that neither
- * e^eps nor Phi under/overflows (mu up to 1e3, eps up to 1e6). @mu >= 0,
+ * e^eps nor Phi under/overflows, delta(0) as erf(mu / (2 sqrt 2)) (no
+ * cancellation for small mu), and raised by the rounding of exp(log delta);
+ * above mu = 1e6 the bound Phi(-eps/mu + mu/2). Never below the truth for
+ * mu > 0: a delta that underflows is the smallest positive double. @mu >= 0,
  * @eps >= 0; NaN otherwise. mu = 0 gives 0; mu = +inf gives 1. O(1).
  */
 double priv_gdp_delta(double mu, double eps);
@@ -380,8 +385,13 @@ double priv_gdp_delta(double mu, double eps);
 /*
  * priv_gdp_epsilon: the eps >= 0 with priv_gdp_delta(mu, eps) = @delta
  * (0 when delta(0) <= @delta), by Brent's method on log(eps) against
- * log(delta), to a relative 1e-12. Robust for mu in [1e-3, 1e3] and delta in
- * (0, 1). mu = +inf gives +inf. NaN for mu < 0 or delta outside (0, 1).
+ * log(delta), to a relative 1e-12, taking the upper end of the bracket and
+ * raising it by the root's measured error (1e-12 + 1e-13/mu relative; see
+ * gdp.c). Never above the closed-form bound mu^2/2 + mu Qinv(delta), which is
+ * returned where the root finder is unreliable (mu > 1e6, no bracket): so
+ * never below the truth, for every mu >= 0 and delta in (0, 1); +inf when
+ * mu^2/2 overflows (mu > 1.9e154, no protection) and for mu = +inf. NaN for
+ * mu < 0 or delta outside (0, 1).
  * For mu = 1: eps(1e-6) = 4.88655, eps(1e-5) = 4.37718. O(100) evaluations.
  */
 double priv_gdp_epsilon(double mu, double delta);
@@ -578,18 +588,19 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
                                   GError **error);
 
 /*
- * priv_knowledge_blocks_scaled: priv_knowledge_blocks with the gradient
- * coefficients multiplied by a power of two 2^k that brings them near the
- * noise coefficients (within 2^±480), when they are more than 2^100 apart:
- * noise of std 1e200 Delta made X = Y^T Y underflow to a zero block (mu = 0
- * for every victim), std 1e-200 Delta made it overflow. Every decision of
- * the accountant is invariant under that exact scaling, X comes out 4^k
- * times the truth and PrivBlocks.scale records 2^k (folded back into X when
- * it stays in range: then the result is bit for bit priv_knowledge_blocks's).
- * More than 2^900 apart (sigma beyond ~1e271 or below ~1e-271) no scaling
- * keeps both in range: PRIV_ERROR_NUMERICAL, never an underflowed block.
+ * priv_knowledge_blocks_scaled: priv_knowledge_blocks on the rows with the
+ * gradient and the noise coefficients each multiplied by a power of two that
+ * brings them near 1, when they are not already within 2^±200 and within
+ * 2^100 of each other (then it is priv_knowledge_blocks, bit for bit): noise
+ * of std 1e200 Delta made X = Y^T Y underflow to a zero block (mu = 0 for
+ * every victim), std 1e-200 Delta overflow it, and clip = 1e-200 made the
+ * range check square gradient coefficients to 0 (mu = 0 again). Every
+ * decision of the accountant is relative, hence unchanged by that exact
+ * scaling; X comes out 4^(eb - ea) times the truth and PrivBlocks.scale
+ * records 2^(eb - ea) (folded back into X when it stays in range). More than
+ * 2^1000 apart: PRIV_ERROR_NUMERICAL (mu itself would leave the doubles).
  * Parameters, other errors and complexity: those of priv_knowledge_blocks,
- * plus O(nnz) for the scan.
+ * plus a copy of the coefficients when scaling (O(nnz) time and memory).
  */
 PrivBlocks *priv_knowledge_blocks_scaled(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
                                          GError **error);
@@ -755,7 +766,11 @@ typedef struct {
  * for D-SGD and Muffliato, C^T C / nu'^2 with nu' = sigma sens_Pi(C_local)
  * for MF-D-SGD; otherwise an engine (see PrivEngine) computes them.
  * sigma = 0: every victim whose gradient reaches a seen message is
- * UNPROTECTED, the others have X_u = 0.
+ * UNPROTECTED, the others have X_u = 0. The blocks are computed for unit
+ * noise and C_local divided by a power of two (the same mechanism), then
+ * divided by sigma^2 through priv_blocks_set_scale: when that would leave
+ * the double range (sigma = 1e-200 or 1e200) sigma stays in
+ * PrivBlocks.scale and the report divides mu by it.
  * Returns: (transfer full) the blocks, or NULL with @error set:
  * PRIV_ERROR_INVALID_ARGUMENT (sizes, n_gossip not 1 or K*T, attackers,
  * C_local missing, KALMAN with MF-D-SGD), PRIV_ERROR_NUMERICAL (C_local
@@ -774,7 +789,10 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
  * Gamma(S) is the union of the members and their neighbours (the rows of W
  * of the members): for one attacker v it is Gamma(v) including v; for a
  * collusion set each observed node counts once, as if one attacker had
- * received every message the set receives.
+ * received every message the set receives. The columns W^s e_w are kept
+ * scaled by powers of two (a column decaying below 1e-154 squares to 0
+ * otherwise and its large terms were lost); alpha/(2 sigma^2) loss
+ * overflows to +inf and never underflows a positive value to 0.
  * Returns: n values (g_free; NaN for members), or NULL with @error set
  * (PRIV_ERROR_INVALID_ARGUMENT). O(T |Gamma(S)| nnz(W)).
  */
@@ -819,10 +837,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivReport, priv_report_free)
  * distance in @graph (nullable; BFS from the attackers), sensitivity under
  * cyclic (T/b, b)-participation, mu, RDP at alpha, eps at delta.
  * Unprotected victims get +inf everywhere, never a finite number; so do
- * UNRESOLVED victims and those whose mu would exceed PRIV_MU_RESOLVABLE_MAX
- * (unresolved TRUE: no protection, no number).
+ * UNRESOLVED victims, victims whose mu would exceed PRIV_MU_RESOLVABLE_MAX
+ * (unresolved TRUE: no protection, no number) and victims whose block has a
+ * non-finite entry (an accountant overflowed: no protection).
+ * mu = sqrt(sens^2(X_u)) / blocks->scale, never 0 when sens^2 > 0.
  * Errors: PRIV_ERROR_INVALID_ARGUMENT (b not dividing T, alpha <= 1, delta
- * outside (0,1), graph of another size), those of priv_sensitivity2.
+ * outside (0,1), graph of another size, scale <= 0), PRIV_ERROR_NUMERICAL (a
+ * NaN sensitivity), those of priv_sensitivity2.
  * Complexity: n victims x priv_sensitivity2.
  */
 PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph,

@@ -204,7 +204,7 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
    * is left to priv_blocks_set_scale: 1 / sigma^2 overflows for sigma =
    * 1e-200 (and inf x 0 = NaN), underflows to a zero block for sigma = 1e200.
    * MF-D-SGD's noise nu' = sigma sens(C) C^-1 z: the factor 1 / sens^2 of
-   * the normalized C (sens^2 in [1/4, T^2]) goes into the engines. */
+   * the normalized C (sens^2 in [1/4, T^3]) goes into the engines. */
   double unit = 1.0;
   gboolean ok = FALSE;
   PrivStructCtx c = {0};

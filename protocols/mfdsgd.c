@@ -23,6 +23,7 @@
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 
+#include <float.h>
 #include <math.h>
 
 #include <cblas.h>
@@ -98,6 +99,16 @@ static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint 
   MfRun *r = g_new0(MfRun, 1);
   r->sens = sqrt(sens2);
   r->nu = proto_context_sigma(ctx) * proto_context_clip(ctx) * r->sens;
+  if (proto_context_sigma(ctx) > 0.0 && !(r->nu >= DBL_MIN && r->nu <= DBL_MAX)) {
+    /* Less noise than sigma says (underflow) or none (overflow). */
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "C=%s: the noise std sigma x clip x sens(C) = %g leaves the range of doubles",
+                spec, r->nu);
+    g_free(C);
+    g_free(Cinv);
+    g_free(r);
+    return FALSE;
+  }
   r->T = T;
   r->direct = bw_inv <= bw_c;
   if (r->direct) {

@@ -4,6 +4,7 @@
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -68,6 +69,15 @@ static gboolean check_config(const ProtoRunConfig *cfg, GError **error) {
     return bad(error, "sigma must be a finite number >= 0 (got %g)", cfg->sigma);
   if (!(cfg->clip > 0.0 && isfinite(cfg->clip)))
     return bad(error, "the clipping norm must be a finite number > 0 (got %g)", cfg->clip);
+  /* The noise std sigma*Delta must be a normal double: one that underflows
+   * (to 0, or to a subnormal with a few bits left) is less noise than the
+   * structured accounting of sigma assumes; one that overflows is no noise
+   * at all (inf - inf). */
+  if (cfg->sigma > 0.0 && !(cfg->sigma * cfg->clip >= DBL_MIN && cfg->sigma * cfg->clip <= DBL_MAX))
+    return bad(error,
+               "the noise std sigma x clip = %g x %g = %g leaves the range of doubles "
+               "[%g, %g]: rescale sigma or the clipping norm",
+               cfg->sigma, cfg->clip, cfg->sigma * cfg->clip, DBL_MIN, DBL_MAX);
   if (!(cfg->lr > 0.0 && isfinite(cfg->lr)))
     return bad(error, "the learning rate must be a finite number > 0 (got %g)", cfg->lr);
   if (!(cfg->compute_ms >= 0.0 && cfg->compute_ms < 1e12))

@@ -143,7 +143,16 @@ gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigm
   g_free(X);
   if (!ok)
     return FALSE;
-  /* mu scales as 1/sigma: mu(sigma) = sqrt(sens2) / sigma. */
+  /* mu scales as 1/sigma: mu(sigma) = sqrt(sens2) / sigma. A sigma that
+   * overflows (mu = 1e-308) or underflows to 0 (no noise: no protection
+   * at all) is no calibration for the mu asked for. */
   *sigma = sqrt(sens2) / c->mu;
+  if (!(*sigma > 0) || !isfinite(*sigma)) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_INVALID,
+                "protocol.mu = %g: the noise multiplier it needs, sigma = %g / mu, is not a "
+                "positive finite number",
+                c->mu, sqrt(sens2));
+    return FALSE;
+  }
   return TRUE;
 }

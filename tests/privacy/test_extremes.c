@@ -216,6 +216,18 @@ static void test_c_scale(void) {
   g_unlink(pd);
   g_free(pd);
 
+  /* A diagonal entry 1e-330 times the largest is 0 once divided: singular
+   * in doubles, refused by the reader itself (not a zero diagonal handed on
+   * to be inverted). */
+  char *ps = g_build_filename(dir, "s.csv", NULL);
+  g_assert_true(g_file_set_contents(ps, "1e300,0\n1,1e-30\n", -1, NULL));
+  g_assert_null(priv_mf_read_c(ps, 2, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "singular"));
+  g_clear_error(&err);
+  g_unlink(ps);
+  g_free(ps);
+
   /* sens(C)^2 of 2^k C is 4^k sens(C)^2 exactly while it is a normal
    * double; +inf past the range; 0 below it (the callers refuse it). */
   double s1 = priv_mf_sensitivity2(C1, T, T, 1);
@@ -347,26 +359,34 @@ static void test_muffliato(void) {
   topo_gossip_free(wd);
 }
 
-/* The generic accountant (observer path): one message g + sigma z about
- * victim 0, so mu = 1 / sigma. Before (priv_knowledge_blocks, which the
- * observer path called): 0 at sigma = 1e200 (Y^T Y underflowed), +inf at
- * 1e-200. Scaling must not change a thing at ordinary sigmas. */
+/* The generic accountant (observer path): one message g + sigma z per step
+ * about victim 0 (gradient coefficients 1, in units of clip), so mu =
+ * sqrt(2) clip / sigma. Before (priv_knowledge_blocks, which the observer
+ * path called): 0 at sigma = 1e200 (Y^T Y underflowed) and at clip = 1e-200
+ * (the range check squared 1e-200 to 0), +inf at sigma = 1e-200. Scaling
+ * must not change a thing at ordinary scales; beyond 2^1000 between the two
+ * it is refused. */
 static void test_knowledge_scale(void) {
-  const double sigmas[] = {1e200, 1e-200, 1e250, 1e-250, 1.0, 3e-20, 1e300, 1e-300};
-  for (guint i = 0; i < G_N_ELEMENTS(sigmas); i++) {
+  const struct {
+    double clip, sigma;
+  } cases[] = {{1, 1e200},     {1, 1e-200},     {1, 1e300},     {1, 1e-300}, {1, 1.0},
+               {1, 3e-20},     {1e-200, 1e-200}, {1e-200, 1},   {1e200, 1},  {1e-160, 1e150},
+               {1e-10, 1e300}, {1e10, 1e-300}};
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    double clip = cases[i].clip, sigma = cases[i].sigma;
     GError *err = NULL;
     PrivKnowledge *k = priv_knowledge_new(2, &err);
     g_assert_no_error(err);
     g_assert_true(priv_knowledge_add_attacker(k, 1, &err));
     guint32 gc[] = {0, 2}, nz[] = {0, 1};
-    double gv[] = {1.0, 1.0}, nv[] = {sigmas[i], sigmas[i]};
+    double gv[] = {1.0, 1.0}, nv[] = {sigma, sigma};
     /* Steps 0 and 1 of node 0 (columns t n + u), each with its own noise. */
     g_assert_true(priv_knowledge_add_row(k, 1, gc, gv, 1, nz, nv, &err));
     g_assert_true(priv_knowledge_add_row(k, 1, gc + 1, gv + 1, 1, nz + 1, nv + 1, &err));
-    PrivKnowledgeOptions ko = {.T = 2, .clip = 1.0};
+    PrivKnowledgeOptions ko = {.T = 2, .clip = clip};
     PrivBlocks *b = priv_knowledge_blocks_scaled(k, &ko, &err);
-    if (fabs(log10(sigmas[i])) > 280) {
-      /* 2^900 beyond the gradients: refused, not an underflowed block. */
+    if (fabs(log10(sigma / clip)) > 302) {
+      /* mu = 1e-310 or 1e310: refused, not an underflowed block. */
       g_assert_null(b);
       g_assert_error(err, PRIV_ERROR, PRIV_ERROR_NUMERICAL);
       g_clear_error(&err);
@@ -377,8 +397,8 @@ static void test_knowledge_scale(void) {
     PrivReport *r = priv_account_report(b, NULL, NULL, &err);
     g_assert_no_error(err);
     g_assert_cmpuint(r->n_victims, ==, 1);
-    g_assert_cmpfloat(rel(r->victims[0].mu, sqrt(2.0) / sigmas[i]), <, 1e-14);
-    if (sigmas[i] > 1e-100 && sigmas[i] < 1e100) {
+    g_assert_cmpfloat(rel(r->victims[0].mu, sqrt(2.0) * clip / sigma), <, 1e-14);
+    if (sigma > 1e-50 && sigma < 1e50 && clip == 1) {
       PrivBlocks *plain = priv_knowledge_blocks(k, &ko, &err);
       g_assert_no_error(err);
       g_assert_cmpfloat(b->scale, ==, 1.0);
