@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "spec/spec.h"
 
@@ -67,6 +68,14 @@ static void test_file_read(void) {
   g_assert_false(spec_file_read(dir, &text, &len, &error));
   g_assert_nonnull(strstr(error->message, "is a directory"));
   g_clear_error(&error);
+  /* A FIFO without a writer: refused at once, not waited on. */
+  char *fifo = g_build_filename(dir, "fifo", NULL);
+  g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+  g_assert_false(spec_file_read(fifo, &text, &len, &error));
+  g_assert_nonnull(strstr(error->message, "not a regular file"));
+  g_clear_error(&error);
+  g_unlink(fifo);
+  g_free(fifo);
   char *missing = g_build_filename(dir, "missing", NULL);
   g_assert_false(spec_file_read(missing, &text, &len, &error));
   g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
