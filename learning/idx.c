@@ -104,13 +104,20 @@ static gboolean idx_check_size(IdxFile *f, gsize header, gsize count, gsize each
   gsize can = plain ? size : spec_size_mul(size, GZIP_MAX_RATIO);
   if (need <= can)
     return TRUE;
-  char *need_s = spec_format_bytes(need), *size_s = spec_format_bytes(size);
-  g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
-              "%s: the header announces %" G_GSIZE_FORMAT " %s of %" G_GSIZE_FORMAT
-              " bytes (%s in all) but the %sfile holds only %s%s; it is truncated or its "
-              "header is wrong",
-              f->path, count, what, each, need_s, plain ? "" : "gzip ", size_s,
-              plain ? "" : ", which cannot inflate to that much");
+  char *need_s = spec_format_bytes(spec_size_mul(count, each));
+  char *size_s = spec_format_bytes(size);
+  if (plain)
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                "%s: truncated file: the header announces %" G_GSIZE_FORMAT " %s of %"
+                G_GSIZE_FORMAT " bytes (%s in all), expected %" G_GSIZE_FORMAT
+                " bytes after the header, got %" G_GSIZE_FORMAT,
+                f->path, count, what, each, need_s, need - header, size - MIN(size, header));
+  else
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                "%s: the header announces %" G_GSIZE_FORMAT " %s of %" G_GSIZE_FORMAT
+                " bytes (%s in all) but the gzip file holds only %s, which cannot inflate to "
+                "that much; it is truncated or its header is wrong",
+                f->path, count, what, each, need_s, size_s);
   g_free(need_s);
   g_free(size_s);
   return FALSE;

@@ -229,7 +229,8 @@ static gsize models_bytes(ProtoContext *ctx) {
   } else if (ctx->storage == SIM_LIN_SPARSE) {
     double dmax = n;
     if (ctx->is_static) {
-      TopoGraph *g = ctx->graph != NULL ? ctx->graph : topo_schedule_graph(ctx->schedule, 0, NULL);
+      TopoGraph *g =
+          ctx->graph != NULL ? ctx->graph : topo_schedule_graph(ctx->schedule, 0, NULL);
       if (g != NULL) {
         dmax = 0;
         for (guint u = 0; u < topo_graph_n_nodes(g); u++)

@@ -90,7 +90,9 @@ gboolean spec_check_lines(const char *path, const char *text, gsize len, GError 
 gboolean spec_file_read(const char *path, char **contents, gsize *length, GError **error) {
   g_return_val_if_fail(path != NULL && contents != NULL, FALSE);
   *contents = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer before fstat
+   * refuses it; it changes nothing for a regular file. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     int e = errno;
     g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "Failed to open file %s: %s",

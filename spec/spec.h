@@ -90,10 +90,10 @@ gboolean spec_json_depth_ok(const char *text, gsize len, guint max_depth);
 /* ===================================================================== */
 
 /* Longest line any text input may hold (1 MiB), and largest file read whole
- * (1 GiB): a device like /dev/zero or a binary file given by mistake is then
+ * (4 GiB): a device like /dev/zero or a binary file given by mistake is then
  * refused with FILE:LINE instead of being read until an allocation aborts. */
 #define SPEC_LINE_MAX (1 << 20)
-#define SPEC_FILE_MAX ((gsize)1 << 30)
+#define SPEC_FILE_MAX ((gsize)4 << 30)
 
 /* a * b and a + b, saturating at G_MAXSIZE (memory estimates). O(1). */
 gsize spec_size_mul(gsize a, gsize b);

@@ -1,0 +1,269 @@
+/*
+ * tests/cli/test_bounds.c: sizes checked before allocating (issue 12, "aborts
+ * instead of errors"). Each case used to end in GLib's allocation abort (or
+ * run for minutes); each must now fail cleanly with the size it would need,
+ * or finish within its bounds, without allocating much.
+ */
+#include <math.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <glib/gstdio.h>
+
+#include "cli_run.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+/* A clean failure: exit 1 (not a signal), one message on stderr holding
+ * every needle. */
+static void assert_clean_error(const CliRun *r, const char *const *needles) {
+  if (r->status != 1)
+    g_error("expected exit 1, got %d; stderr: %s", r->status, r->err);
+  for (guint i = 0; needles[i] != NULL; i++)
+    if (strstr(r->err, needles[i]) == NULL)
+      g_error("stderr lacks '%s': %s", needles[i], r->err);
+}
+#define assert_error(r, ...) assert_clean_error(r, (const char *const[]){__VA_ARGS__, NULL})
+
+static void limit_address_space(gpointer data) {
+  rlim_t bytes = (rlim_t)GPOINTER_TO_SIZE(data);
+  struct rlimit rl = {bytes, bytes};
+  setrlimit(RLIMIT_AS, &rl);
+}
+
+/* dpgossip under an address-space limit, so that a check against the memory
+ * budget (which honours it) is exercised without a machine-sized graph. */
+static CliRun run_limited(gsize bytes, const char *const *args) {
+  GPtrArray *argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)g_getenv("DPGOSSIP"));
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add(argv, (gpointer)args[i]);
+  g_ptr_array_add(argv, NULL);
+  CliRun r = {0};
+  int wait_status = 0;
+  GError *error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT,
+                             limit_address_space, GSIZE_TO_POINTER(bytes), &r.out, &r.err,
+                             &wait_status, &error));
+  g_assert_no_error(error);
+  r.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
+  g_ptr_array_free(argv, TRUE);
+  return r;
+}
+#define cli_run_limited(bytes, ...) run_limited(bytes, (const char *const[]){__VA_ARGS__, NULL})
+
+static gboolean skip_under_asan(void) {
+#ifdef UNDER_ASAN
+  g_test_skip("an address-space limit and AddressSanitizer's shadow memory do not mix");
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
+/* A star of 200,000 nodes: the summary used to allocate its 320 GB dense W.
+ * Now ARPACK gives the closed form 1/2 (tests/topologies/test_gossip.c) and
+ * the diameter, past the time bound, says how to get it. */
+static void test_graph_large_summary(void) {
+  CliRun r = cli_run("graph", "--generate", "star:n=200000", "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  JsonParser *p;
+  JsonObject *o = cli_run_json(&r, &p);
+  g_assert_cmpint(json_object_get_int_member(o, "nodes"), ==, 200000);
+  g_assert_cmpfloat_with_epsilon(json_object_get_double_member(o, "spectral_gap"), 0.5, 1e-9);
+  g_assert_true(json_object_get_null_member(o, "diameter"));
+  g_assert_nonnull(strstr(json_object_get_string_member(o, "diameter_note"), "--exact"));
+  g_assert_true(json_object_get_boolean_member(o, "connected"));
+  g_object_unref(p);
+  cli_run_clear(&r);
+
+  /* A ring's gap of 4e-10 does not converge within the bound: a note, not a
+   * guess, in the table too. */
+  r = cli_run("graph", "--generate", "ring:n=100000");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "spectral gap   not computed: ARPACK did not converge"));
+  g_assert_nonnull(strstr(r.out, "rerun with --exact"));
+  cli_run_clear(&r);
+}
+
+/* Generators are checked before igraph allocates. */
+static void test_graph_generator_budget(void) {
+  CliRun r = cli_run("graph", "--generate", "erdos:n=10000000,p=0.5");
+  assert_error(&r, "erdos:n=10000000,p=0.5", "would need", "PB of memory");
+  cli_run_clear(&r);
+  if (skip_under_asan())
+    return;
+  r = cli_run_limited((gsize)2 << 30, "graph", "--generate", "ring:n=67108864");
+  assert_error(&r, "ring:n=67108864", "would need 10.7 GB of memory");
+  cli_run_clear(&r);
+}
+
+static char *write_temp(const char *name, const char *text) {
+  char *path = g_build_filename(g_get_tmp_dir(), name, NULL);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  return path;
+}
+
+/* A stray CSV label of 2e9 with classes=auto, or classes=2^31-1, made a
+ * softmax of 2e9 outputs (48 GB per copy here, 50 features): refused by the
+ * model's own size. */
+static void test_csv_classes(void) {
+  GString *csv = g_string_new(NULL);
+  for (int i = 0; i < 40; i++) {
+    for (int f = 0; f < 50; f++)
+      g_string_append_printf(csv, "%d,", (i * 7 + f) % 11);
+    g_string_append_printf(csv, "%s\n", i == 3 ? "2000000000" : i % 2 ? "1" : "0");
+  }
+  char *path = write_temp("dpg-bounds-labels.csv", csv->str);
+  g_string_free(csv, TRUE);
+  char *auto_spec = g_strdup_printf("csv:%s,classes=auto", path);
+  char *max_spec = g_strdup_printf("csv:%s,classes=2147483647", path);
+  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-train.csv", NULL);
+  CliRun r = cli_run("train", "--generate", "florentine", "--dataset", auto_spec, "--out", out);
+  assert_error(&r, "2000000001 outputs", "would need", "classes=auto counts");
+  cli_run_clear(&r);
+  r = cli_run("train", "--generate", "florentine", "--dataset", max_spec, "--out", out);
+  assert_error(&r, "2147483647 outputs", "would need");
+  cli_run_clear(&r);
+  g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  g_unlink(path);
+  g_free(path);
+  g_free(auto_spec);
+  g_free(max_spec);
+  g_free(out);
+}
+
+/* The runtime's models are estimated before any is allocated: 1,000 nodes of
+ * a 100-million-parameter MLP (each 0.8 GB of parameters, gradient and
+ * scratch). */
+static void test_train_models_budget(void) {
+  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-train.csv", NULL);
+  CliRun r = cli_run("train", "--generate", "ring:n=1000", "--dataset",
+                     "synthetic:linear,n=2000,d=1000", "--model", "mlp:hidden=100000", "--out",
+                     out);
+  assert_error(&r, "the models of 1000 nodes", "100200001 parameters each", "would need",
+               "TB of memory");
+  cli_run_clear(&r);
+  g_free(out);
+}
+
+/* Observer accounting of 20,000 nodes over 200 rounds: the dense knowledge
+ * (node 0 has degree 14: 200 x 15 rows, by 4 million gradient columns, and
+ * as many noise ones: 3 x 3e3 x 4e6 doubles, 288 GB) is refused before
+ * simulating (which itself would need 3.8 TB of provenance). */
+static void test_observer_budget(void) {
+  gint64 t0 = g_get_monotonic_time();
+  CliRun r = cli_run("account", "--generate", "erdos:n=20000,p=0.001,seed=1", "--rounds", "200",
+                     "--trust", "pndp", "-a", "0", "--path", "observer");
+  g_assert_cmpint(r.status, !=, 0);
+  g_assert_cmpint(r.status, !=, -1);
+  g_assert_nonnull(strstr(r.err, "accounting the attacker knowledge would need 288.0 GB"));
+  g_assert_cmpint(g_get_monotonic_time() - t0, <, 20 * G_USEC_PER_SEC);
+  cli_run_clear(&r);
+}
+
+/* A synthetic dataset's size is known to validate (80 GB of features here:
+ * synthetic:n=1e8,d=100, 161.6 GB once split; 72 PB for the second). */
+static void test_validate_synthetic(void) {
+  const char *datasets[] = {"synthetic:linear,n=4294967295,d=1048576",
+                            "synthetic:linear,n=100000000,d=100"};
+  for (guint i = 0; i < G_N_ELEMENTS(datasets); i++) {
+    char *ini = g_strdup_printf("[topology]\ngenerate = florentine\n[protocol]\nname = dsgd\n"
+                                "[task]\ndataset = %s\n[output]\ndir = out\n",
+                                datasets[i]);
+    char *path = write_temp("dpg-bounds-synthetic.ini", ini);
+    CliRun r = i == 0 ? cli_run("validate", path)
+                      : (skip_under_asan() ? (CliRun){0}
+                                           : cli_run_limited((gsize)2 << 30, "validate", path));
+    if (r.err != NULL) {
+      assert_error(&r, ":6: task.dataset", "would need", i == 0 ? "PB of memory"
+                                                                 : "161.6 GB of memory");
+      cli_run_clear(&r);
+    }
+    g_unlink(path);
+    g_free(path);
+    g_free(ini);
+  }
+}
+
+/* Devices and over-long lines: each input read whole refuses a non-regular
+ * file; lines longer than 1 MiB are FILE:LINE errors; a trace is streamed,
+ * so only its line is bounded (64 MiB). */
+static void test_devices_and_long_lines(void) {
+  const char *dev[] = {"/dev/zero", "/dev/urandom"};
+  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-train.csv", NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(dev); i++) {
+    char *csv = g_strdup_printf("csv:%s", dev[i]);
+    char *c = g_strdup_printf("mfdsgd:C=%s", dev[i]);
+    char *churn = g_strdup_printf("churn:%s", dev[i]);
+    CliRun r = cli_run("graph", "--graph", dev[i]);
+    assert_error(&r, dev[i], "not a regular file");
+    cli_run_clear(&r);
+    r = cli_run("train", "--generate", "florentine", "--dataset", csv, "--out", out);
+    assert_error(&r, dev[i], "not a regular file");
+    cli_run_clear(&r);
+    r = cli_run("validate", dev[i]);
+    assert_error(&r, dev[i], "not a regular file");
+    cli_run_clear(&r);
+    r = cli_run("account", "--generate", "florentine", "--rounds", "3", "--trust", "pndp", "-a",
+                "0", "--protocol", c);
+    assert_error(&r, dev[i], "not a regular file");
+    cli_run_clear(&r);
+    r = cli_run("train", "--generate", "florentine", "--schedule", churn, "--dataset",
+                "synthetic:linear,n=100,d=2", "--out", out);
+    g_assert_cmpint(r.status, ==, 2); /* train reports schedule errors as usage errors */
+    g_assert_nonnull(strstr(r.err, "cannot read churn file"));
+    g_assert_nonnull(strstr(r.err, "not a regular file"));
+    cli_run_clear(&r);
+    r = cli_run("replay", "--check", dev[i]);
+    g_assert_cmpint(r.status, ==, 1);
+    g_assert_nonnull(strstr(r.err, "not a dpgossip trace"));
+    cli_run_clear(&r);
+    g_free(csv);
+    g_free(c);
+    g_free(churn);
+  }
+  /* Line 3 of 2 MiB. */
+  GString *text = g_string_new("0 1\n1 2\n");
+  for (int i = 0; i < (2 << 20); i++)
+    g_string_append_c(text, '7');
+  g_string_append(text, " 3\n");
+  char *path = write_temp("dpg-bounds-long.edges", text->str);
+  g_string_free(text, TRUE);
+  char *where = g_strdup_printf("%s:3: line longer than 1 MiB", path);
+  CliRun r = cli_run("graph", "--graph", path);
+  assert_error(&r, where);
+  cli_run_clear(&r);
+  g_unlink(path);
+  g_free(path);
+  g_free(where);
+  /* A sparse file of 5 GiB (no disk used) is over the 4 GiB limit. */
+  path = g_build_filename(g_get_tmp_dir(), "dpg-bounds-huge.edges", NULL);
+  FILE *f = fopen(path, "w");
+  g_assert_nonnull(f);
+  g_assert_cmpint(ftruncate(fileno(f), (off_t)5 << 30), ==, 0);
+  fclose(f);
+  r = cli_run("graph", "--graph", path);
+  assert_error(&r, path, "larger than the 4.3 GB limit");
+  cli_run_clear(&r);
+  g_unlink(path);
+  g_free(path);
+  g_free(out);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/cli/bounds/graph-large-summary", test_graph_large_summary);
+  g_test_add_func("/cli/bounds/graph-generator-budget", test_graph_generator_budget);
+  g_test_add_func("/cli/bounds/csv-classes", test_csv_classes);
+  g_test_add_func("/cli/bounds/train-models-budget", test_train_models_budget);
+  g_test_add_func("/cli/bounds/observer-budget", test_observer_budget);
+  g_test_add_func("/cli/bounds/validate-synthetic", test_validate_synthetic);
+  g_test_add_func("/cli/bounds/devices-long-lines", test_devices_and_long_lines);
+  return g_test_run();
+}

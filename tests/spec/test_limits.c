@@ -1,0 +1,118 @@
+/*
+ * tests/spec/test_limits.c: the shared resource bounds: the memory budget's
+ * message, and spec_file_read refusing devices, directories, over-long lines
+ * (with FILE:LINE) while reading ordinary files exactly.
+ */
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "spec/spec.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+static void test_memory(void) {
+  g_assert_cmpuint(spec_memory_limit(), >, 0);
+  g_assert_cmpuint(spec_size_mul(G_MAXSIZE / 2, 3), ==, G_MAXSIZE);
+  g_assert_cmpuint(spec_size_add(G_MAXSIZE - 1, 2), ==, G_MAXSIZE);
+  char *s = spec_format_bytes(1500000000);
+  g_assert_cmpstr(s, ==, "1.5 GB");
+  g_free(s);
+  GError *error = NULL;
+  g_assert_true(spec_check_memory(1000, "a tiny thing", NULL, G_FILE_ERROR, 0, &error));
+  g_assert_no_error(error);
+  g_assert_false(spec_check_memory(G_MAXSIZE, "everything", "ask for less", G_FILE_ERROR,
+                                   G_FILE_ERROR_NOMEM, &error));
+  g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM);
+  g_assert_true(g_str_has_prefix(error->message,
+                                 "everything would need more than the address space of memory"));
+  g_assert_true(g_str_has_suffix(error->message, "; ask for less"));
+  g_clear_error(&error);
+}
+
+/* The budget honours an address-space limit (checked in a child, so the
+ * test process keeps its own limits). */
+static void test_memory_rlimit(void) {
+#ifdef UNDER_ASAN
+  g_test_skip("an address-space limit and AddressSanitizer's shadow memory do not mix");
+  return;
+#endif
+  if (g_test_subprocess()) {
+    struct rlimit rl = {(rlim_t)1 << 30, (rlim_t)1 << 30};
+    if (setrlimit(RLIMIT_AS, &rl) != 0)
+      return;
+    g_assert_cmpuint(spec_memory_limit(), <=, (gsize)1 << 30);
+    return;
+  }
+  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+}
+
+static void test_file_read(void) {
+  GError *error = NULL;
+  char *text = NULL;
+  gsize len = 0;
+  g_assert_false(spec_file_read("/dev/zero", &text, &len, &error));
+  g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+  g_assert_nonnull(strstr(error->message, "/dev/zero: not a regular file"));
+  g_assert_null(text);
+  g_clear_error(&error);
+  char *dir = g_dir_make_tmp("dpg-limits-XXXXXX", NULL);
+  g_assert_false(spec_file_read(dir, &text, &len, &error));
+  g_assert_nonnull(strstr(error->message, "is a directory"));
+  g_clear_error(&error);
+  /* A FIFO without a writer: refused at once, not waited on. */
+  char *fifo = g_build_filename(dir, "fifo", NULL);
+  g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+  g_assert_false(spec_file_read(fifo, &text, &len, &error));
+  g_assert_nonnull(strstr(error->message, "not a regular file"));
+  g_clear_error(&error);
+  g_unlink(fifo);
+  g_free(fifo);
+  char *missing = g_build_filename(dir, "missing", NULL);
+  g_assert_false(spec_file_read(missing, &text, &len, &error));
+  g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  g_clear_error(&error);
+
+  /* A line of exactly SPEC_LINE_MAX bytes is fine, one more is not. */
+  char *path = g_build_filename(dir, "lines.txt", NULL);
+  GString *s = g_string_new("a\nb\n");
+  g_string_set_size(s, 4 + SPEC_LINE_MAX);
+  memset(s->str + 4, 'x', SPEC_LINE_MAX);
+  g_string_append(s, "\nlast");
+  g_assert_true(g_file_set_contents(path, s->str, (gssize)s->len, NULL));
+  g_assert_true(spec_file_read(path, &text, &len, &error));
+  g_assert_no_error(error);
+  g_assert_cmpuint(len, ==, s->len);
+  g_assert_cmpmem(text, len, s->str, s->len);
+  g_assert_cmpint(text[len], ==, '\0');
+  g_free(text);
+  g_string_insert_c(s, 5, 'x');
+  g_assert_true(g_file_set_contents(path, s->str, (gssize)s->len, NULL));
+  g_assert_false(spec_file_read(path, &text, &len, &error));
+  char *where = g_strdup_printf("%s:3: line longer than 1 MiB", path);
+  g_assert_true(g_str_has_prefix(error->message, where));
+  g_clear_error(&error);
+  g_free(where);
+  g_string_free(s, TRUE);
+  g_unlink(path);
+  g_free(path);
+  g_free(missing);
+  g_rmdir(dir);
+  g_free(dir);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/spec/limits/memory", test_memory);
+  g_test_add_func("/spec/limits/memory-rlimit", test_memory_rlimit);
+  g_test_add_func("/spec/limits/file-read", test_file_read);
+  return g_test_run();
+}
