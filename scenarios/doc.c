@@ -363,7 +363,8 @@ ScenDoc *scen_doc_load(const char *path, GError **error) {
   char *data = NULL;
   gsize len = 0;
   GError *sub = NULL;
-  if (!spec_file_read(path, &data, &len, &sub)) {
+  /* Lines up to 64 MiB: a sweep axis may list 10^6 values on one line. */
+  if (!spec_file_read_lines(path, (gsize)64 << 20, &data, &len, &sub)) {
     g_set_error(error, G_FILE_ERROR, sub->code, "%s", sub->message);
     g_error_free(sub);
     return NULL;

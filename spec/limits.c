@@ -66,17 +66,18 @@ gboolean spec_check_memory(gsize bytes, const char *what, const char *hint, GQua
   return FALSE;
 }
 
-gboolean spec_check_lines(const char *path, const char *text, gsize len, GError **error) {
+static gboolean check_lines(const char *path, const char *text, gsize len, gsize max,
+                            GError **error) {
   gsize line = 1;
   const char *p = text, *end = text + len;
   while (p < end) {
-    const char *nl = memchr(p, '\n', MIN((gsize)(end - p), (gsize)SPEC_LINE_MAX + 1));
+    const char *nl = memchr(p, '\n', MIN((gsize)(end - p), max + 1));
     gsize line_len = nl != NULL ? (gsize)(nl - p) : (gsize)(end - p);
-    if (line_len > SPEC_LINE_MAX) {
+    if (line_len > max) {
       g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                  "%s:%" G_GSIZE_FORMAT ": line longer than 1 MiB (%d bytes); is this a text "
-                  "file of the expected kind?",
-                  path, line, SPEC_LINE_MAX);
+                  "%s:%" G_GSIZE_FORMAT ": line longer than %" G_GSIZE_FORMAT
+                  " MiB; is this a text file of the expected kind?",
+                  path, line, max >> 20);
       return FALSE;
     }
     if (nl == NULL)
@@ -87,7 +88,16 @@ gboolean spec_check_lines(const char *path, const char *text, gsize len, GError 
   return TRUE;
 }
 
+gboolean spec_check_lines(const char *path, const char *text, gsize len, GError **error) {
+  return check_lines(path, text, len, SPEC_LINE_MAX, error);
+}
+
 gboolean spec_file_read(const char *path, char **contents, gsize *length, GError **error) {
+  return spec_file_read_lines(path, SPEC_LINE_MAX, contents, length, error);
+}
+
+gboolean spec_file_read_lines(const char *path, gsize line_max, char **contents, gsize *length,
+                              GError **error) {
   g_return_val_if_fail(path != NULL && contents != NULL, FALSE);
   *contents = NULL;
   /* O_NONBLOCK: opening a FIFO must not wait for a writer before fstat
@@ -159,7 +169,7 @@ gboolean spec_file_read(const char *path, char **contents, gsize *length, GError
     return FALSE;
   }
   buf[got] = '\0';
-  if (!spec_check_lines(path, buf, got, error)) {
+  if (!check_lines(path, buf, got, line_max, error)) {
     g_free(buf);
     return FALSE;
   }

@@ -126,6 +126,11 @@ gboolean spec_check_memory(gsize bytes, const char *what, const char *hint, GQua
  */
 gboolean spec_file_read(const char *path, char **contents, gsize *length, GError **error);
 
+/* spec_file_read_lines: spec_file_read with lines of at most @line_max bytes
+ * (a scenario's sweep axis of 10^6 values is one line of several MB). */
+gboolean spec_file_read_lines(const char *path, gsize line_max, char **contents, gsize *length,
+                              GError **error);
+
 /**
  * spec_check_lines: FALSE (G_FILE_ERROR_INVAL, "PATH:LINE: ...") when a line
  * of @text (@len bytes) is longer than SPEC_LINE_MAX. O(@len).
