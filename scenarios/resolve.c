@@ -326,10 +326,12 @@ static gboolean resolve_plugin(R *r, ScenConfig *c) {
               shown);
     } else {
       unloaded = TRUE;
-      char *note = g_strdup_printf(
+      char *raw = g_strdup_printf(
           "%s:%u: %s: %s not loaded: validate never runs plugin code, so the protocol's "
           "parameters are checked when it runs (dpgossip run --allow-plugins)",
-          loc.file, loc.line, what, shown);
+          loc.file, loc.line, what, c->plugin);
+      char *note = spec_escape(raw, -1);
+      g_free(raw);
       if (!g_ptr_array_find_with_equal_func(r->sc->notes, note, g_str_equal, NULL))
         g_ptr_array_add(r->sc->notes, note);
       else
