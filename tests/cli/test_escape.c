@@ -82,10 +82,35 @@ static void test_csv(void) {
   g_free(dir);
 }
 
+/* A noise-correlation file (mfdsgd:C=FILE) and a trace's checksum field. */
+static void test_c_file_and_trace(void) {
+  char *dir = g_dir_make_tmp("dpg-cli-esc-XXXXXX", NULL);
+  char *path = write_tmp(dir, "c.csv", "1,0\n\x1b[2J,1\n");
+  char *proto = g_strdup_printf("mfdsgd:C=%s", path);
+  CliRun r = cli_run("account", "--generate", "florentine", "--rounds", "2", "--trust", "pndp",
+                     "--protocol", proto, "-a", "0");
+  g_assert_cmpint(r.status, !=, 0);
+  assert_clean(r.err, "c.csv:2:1: not a finite number: '\\x1b[2J'");
+  cli_run_clear(&r);
+  g_unlink(path);
+  g_free(path);
+  g_free(proto);
+  path = write_tmp(dir, "t.trace", "DPGTRACE 1 {}\nround \x1b[2Jxxxx {\"v\":1}\n");
+  r = cli_run("replay", path, "--check");
+  g_assert_cmpint(r.status, ==, 1);
+  assert_clean(r.err, "bad checksum field '\\x1b[2Jxxxx'");
+  cli_run_clear(&r);
+  g_unlink(path);
+  g_free(path);
+  g_rmdir(dir);
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/escape/graph", test_graph);
   g_test_add_func("/cli/escape/validate", test_validate);
   g_test_add_func("/cli/escape/csv", test_csv);
+  g_test_add_func("/cli/escape/c-file-and-trace", test_c_file_and_trace);
   return g_test_run();
 }
