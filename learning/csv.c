@@ -133,10 +133,12 @@ static gboolean resolve_target(const char *path, const char *target, GArray *hea
       }
     }
   }
+  char *shown = spec_escape(target, -1);
   g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
               header != NULL ? "%s: no column named '%s' in the header"
                              : "%s: target '%s' is not a column index and the file has no header",
-              path, target);
+              path, shown);
+  g_free(shown);
   return FALSE;
 }
 
@@ -251,9 +253,11 @@ LearnDataset *learn_dataset_load_csv(const char *path, const LearnCsvOptions *op
       const Cell *cell = &g_array_index(cells, Cell, c);
       double v;
       if (!cell_number(cell, &v)) {
+        char *shown = spec_escape(cell->start, (gssize)MIN(cell->len, 40)); /* file bytes */
         g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
-                    "%s:%u:%u: field %u ('%.*s') is not a finite number", path, l->number,
-                    cell->column, c + 1, (int)MIN(cell->len, 40), cell->start);
+                    "%s:%u:%u: field %u ('%s') is not a finite number", path, l->number,
+                    cell->column, c + 1, shown);
+        g_free(shown);
         goto fail;
       }
       if (c == target)

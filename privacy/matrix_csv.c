@@ -30,8 +30,10 @@ static double *read_csv(const char *path, guint *rows, guint *cols, guint **row_
       errno = 0;
       double v = g_ascii_strtod(f, &end);
       if (*f == '\0' || end == f || *end != '\0' || !isfinite(v)) {
+        char *shown = spec_escape(f, -1); /* file bytes: no raw escapes */
         g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                    "%s:%u:%u: not a finite number: '%s'", path, line, i + 1, f);
+                    "%s:%u:%u: not a finite number: '%s'", path, line, i + 1, shown);
+        g_free(shown);
         ok = FALSE;
       }
       g_array_append_val(vals, v);

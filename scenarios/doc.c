@@ -29,7 +29,13 @@ char *scen_problem_format(const ScenProblem *p) {
   if (p->what != NULL && p->what[0] != '\0')
     g_string_append_printf(s, "%s: ", p->what);
   g_string_append(s, p->message);
-  return g_string_free(s, FALSE);
+  /* Problems quote the file (keys, values, whole lines) and the modules'
+   * messages quote specs from it: one escape here covers them all, so no
+   * byte of the file reaches the terminal raw. Escaped text passes
+   * unchanged, so a module that escaped already is not escaped twice. */
+  char *safe = spec_escape(s->str, (gssize)s->len);
+  g_string_free(s, TRUE);
+  return safe;
 }
 
 ScenProblems *scen_problems_new(void) {

@@ -300,7 +300,8 @@ static const char *default_model(const char *dataset) {
  * plugin's protocol; loading is idempotent (the same file gives the same
  * protocol), so every sweep point may ask. Validation only checks that the
  * file is there and notes what it could not check; a run without consent
- * refuses. Returns whether a plugin is given but not loaded. */
+ * refuses. Returns whether a plugin is given but not loaded (its protocol's
+ * name then cannot be checked). */
 static gboolean resolve_plugin(R *r, ScenConfig *c) {
   ScenLoc loc;
   char *what = NULL, *path = NULL;
@@ -319,6 +320,7 @@ static gboolean resolve_plugin(R *r, ScenConfig *c) {
       problem(r, loc, what, "plugin file not found: %s (relative paths resolve against %s)",
               shown, r->sc->doc->dir);
     } else if (r->sc->plugins == SCEN_PLUGINS_REFUSE) {
+      unloaded = TRUE; /* one problem, not a second "unknown protocol" */
       problem(r, loc, what,
               "not loaded: a plugin is code that runs with your rights, so a scenario's "
               "plugin is loaded only when you allow it (dpgossip run --allow-plugins, "
@@ -326,10 +328,12 @@ static gboolean resolve_plugin(R *r, ScenConfig *c) {
               shown);
     } else {
       unloaded = TRUE;
-      char *note = g_strdup_printf(
+      char *raw = g_strdup_printf(
           "%s:%u: %s: %s not loaded: validate never runs plugin code, so the protocol's "
           "parameters are checked when it runs (dpgossip run --allow-plugins)",
-          loc.file, loc.line, what, shown);
+          loc.file, loc.line, what, c->plugin);
+      char *note = spec_escape(raw, -1);
+      g_free(raw);
       if (!g_ptr_array_find_with_equal_func(r->sc->notes, note, g_str_equal, NULL))
         g_ptr_array_add(r->sc->notes, note);
       else

@@ -66,7 +66,8 @@ gboolean scen_scenario_set(ScenScenario *sc, const char *item, GError **error);
  * scen_scenario_validate: every problem of the scenario at once, each as
  * "FILE:LINE: section.key: what is wrong" (with did-you-mean hints): syntax,
  * unknown sections and keys, types, ranges, missing files (graph, dataset,
- * C, churn file), collusion nodes out of range, unknown specs (each module's
+ * C, churn file, plugin: never loaded here, see scen_scenario_notes),
+ * names that are paths, collusion nodes out of range, unknown specs (each module's
  * parser says why), sweeps over unknown keys, participation interval not
  * dividing T, ... Every sweep point is checked.
  * Returns: (transfer full) a NULL-terminated array (empty when valid; g_strfreev).

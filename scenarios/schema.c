@@ -48,7 +48,7 @@ static const ScenKeyInfo keys[] = {
      "(D-SGD without noise)"},
     {"protocol", "plugin", SCEN_TYPE_PATH, NULL, NO_RANGE, SCEN_KEY_OPTIONAL, NULL,
      "a protocol plugin (.so built against protocols/plugin.h) to load; name may then be "
-     "its protocol"},
+     "its protocol. Code: validate never loads it, run only with --allow-plugins"},
     {"protocol", "sigma", SCEN_TYPE_DOUBLE, "1", 0, 1e300, 0, NULL,
      "noise multiplier (noise std sigma x clip; MF protocols: x sens(C))"},
     {"protocol", "mu", SCEN_TYPE_DOUBLE, NULL, 0, 1e300, SCEN_KEY_OPTIONAL | SCEN_KEY_MIN_OPEN,

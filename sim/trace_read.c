@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "sim/stream_internal.h"
+#include "spec/spec.h"
 
 #define CHUNK (1 << 16)
 /* Longest record line: metric events carry one value per node (about 40
@@ -284,7 +285,9 @@ static gboolean split_line(SimTraceReader *r, char *line, gsize len, guint64 off
   for (int i = 0; i < 8; i++) {
     int d = g_ascii_xdigit_value(crc_text[i]);
     if (d < 0) {
-      fail(r, error, offset, "bad checksum field '%.8s'", crc_text);
+      char *shown = spec_escape(crc_text, 8);
+      fail(r, error, offset, "bad checksum field '%s'", shown);
+      g_free(shown);
       return FALSE;
     }
     crc = crc << 4 | (guint32)d;
@@ -347,7 +350,9 @@ int sim_trace_reader_next(SimTraceReader *r, SimTraceRecord *rec, GError **error
   }
   GError *local = NULL;
   if (!json_parser_load_from_data(r->parser, body, (gssize)body_len, &local)) {
-    fail(r, error, offset, "the body is not valid JSON (%s)", local->message);
+    char *shown = spec_escape(local->message, -1); /* json-glib quotes the bad bytes */
+    fail(r, error, offset, "the body is not valid JSON (%s)", shown);
+    g_free(shown);
     g_error_free(local);
     return -1;
   }

@@ -9,9 +9,11 @@ static gboolean parse_round(const char *path, gsize line, const char *what, cons
                             guint *out, GError **error) {
   guint64 v;
   if (!g_ascii_string_to_unsigned(tok, 10, 0, G_MAXUINT - 1, &v, NULL)) {
+    char *shown = spec_escape(tok, -1); /* file bytes: no raw escapes */
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
                 "%s:%" G_GSIZE_FORMAT ": %s '%s' is not a non-negative integer below %u", path,
-                line, what, tok, G_MAXUINT);
+                line, what, shown, G_MAXUINT);
+    g_free(shown);
     return FALSE;
   }
   *out = (guint)v;
@@ -45,10 +47,12 @@ GArray *topo_churn_load(const char *path, guint n, GError **error) {
         nt++;
       }
     if (nt == 1) {
+      char *shown = spec_escape(t[0], -1);
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
                   "%s:%" G_GSIZE_FORMAT ": only one token '%s', expected "
                   "'node leave_round [join_round]'",
-                  path, line, t[0]);
+                  path, line, shown);
+      g_free(shown);
       ok = FALSE;
     } else if (nt > 3) {
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,

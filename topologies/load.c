@@ -20,16 +20,20 @@ static gboolean parse_label(const char *path, gsize line, const char *s, gsize l
   guint64 v = 0;
   for (gsize i = 0; i < len; i++) {
     if (s[i] < '0' || s[i] > '9') {
+      char *shown = spec_escape(s, (gssize)MIN(len, 64)); /* file bytes: no raw escapes */
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "%s:%" G_GSIZE_FORMAT ": node label '%.*s' is not a non-negative integer",
-                  path, line, (int)MIN(len, 64), s);
+                  "%s:%" G_GSIZE_FORMAT ": node label '%s' is not a non-negative integer",
+                  path, line, shown);
+      g_free(shown);
       return FALSE;
     }
     guint d = (guint)(s[i] - '0');
     if (v > (G_MAXUINT64 - d) / 10) {
+      char *shown = spec_escape(s, (gssize)MIN(len, 64));
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "%s:%" G_GSIZE_FORMAT ": node label '%.*s' is larger than 2^64-1", path, line,
-                  (int)MIN(len, 64), s);
+                  "%s:%" G_GSIZE_FORMAT ": node label '%s' is larger than 2^64-1", path, line,
+                  shown);
+      g_free(shown);
       return FALSE;
     }
     v = v * 10 + d;
@@ -134,10 +138,12 @@ TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error) {
       nt++;
     }
     if (nt == 1) {
+      char *shown = spec_escape(tok[0], (gssize)MIN(len[0], 64));
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "%s:%" G_GSIZE_FORMAT ": only one token '%.*s', expected two node labels "
+                  "%s:%" G_GSIZE_FORMAT ": only one token '%s', expected two node labels "
                   "'u v'",
-                  path, line, (int)MIN(len[0], 64), tok[0]);
+                  path, line, shown);
+      g_free(shown);
       goto out;
     }
     if (nt >= 3) {

@@ -4,8 +4,11 @@
  * (scenarios/schema.c) on arbitrary bytes, plus a --set override taken from
  * the input's first line. Built with clang -fsanitize=fuzzer,address,undefined
  * (tests/fuzz/CMakeLists.txt); every input must be handled without a crash,
- * a leak or undefined behaviour.
+ * a leak or undefined behaviour. The corpus holds [protocol] plugin lines
+ * and huge numbers; checking a scenario must never load code, so every
+ * input also asserts that no shared object was loaded (issue 12).
  */
+#include <link.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -14,7 +17,24 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static int count_object(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)info;
+  (void)size;
+  (*(guint *)data)++;
+  return 0;
+}
+
+/* Shared objects mapped into the process now. */
+static guint loaded_objects(void) {
+  guint n = 0;
+  dl_iterate_phdr(count_object, &n);
+  return n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static guint objects_before = 0;
+  if (objects_before == 0)
+    objects_before = loaded_objects();
   ScenDoc *doc = scen_doc_load_data((const char *)data, size, "fuzz.ini", "/nonexistent");
   /* An override from the first line, as `--set LINE` would give it. */
   const uint8_t *nl = memchr(data, '\n', size);
@@ -49,5 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   g_ptr_array_unref(axes);
   scen_problems_free(ps);
   scen_doc_free(doc);
+  if (loaded_objects() != objects_before)
+    __builtin_trap(); /* something was dlopen()ed while checking a scenario */
   return 0;
 }
