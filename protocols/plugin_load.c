@@ -321,6 +321,22 @@ static void failure_free(gpointer data) {
   g_free(f);
 }
 
+char *proto_plugin_locate(const char *name) {
+  if (!valid_name(name))
+    return NULL;
+  char **dirs = proto_plugin_search_path();
+  char *found = NULL;
+  for (guint i = 0; dirs[i] != NULL && found == NULL; i++) {
+    char *file = g_strdup_printf("%s" G_DIR_SEPARATOR_S "%s." G_MODULE_SUFFIX, dirs[i], name);
+    if (g_file_test(file, G_FILE_TEST_IS_REGULAR))
+      found = file;
+    else
+      g_free(file);
+  }
+  g_strfreev(dirs);
+  return found;
+}
+
 gboolean proto_plugin_find(const char *name, const ProtoVTable **vtable, GError **error) {
   const ProtoVTable *vt = proto_registry_lookup(name);
   if (vt != NULL) {

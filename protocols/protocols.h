@@ -396,6 +396,14 @@ char **proto_plugin_search_path(void);
  */
 gboolean proto_plugin_find(const char *name, const ProtoVTable **vtable, GError **error);
 
+/*
+ * proto_plugin_locate: the file NAME.so of the first plugin folder that has
+ * one (proto_plugin_search_path), found without loading anything, for
+ * callers that must never run plugin code (validate). NULL when none.
+ * Returns: (transfer full) the path. Complexity: one stat per folder.
+ */
+char *proto_plugin_locate(const char *name);
+
 /** A plugin file that could not be loaded. */
 typedef struct {
   char *path;

@@ -378,6 +378,54 @@ static void resolve_protocol(R *r, ScenConfig *c) {
     g_free(what);
     return;
   }
+  if (r->sc->plugins == SCEN_PLUGINS_CHECK) {
+    /* A name no built-in protocol has is looked up among installed plugins,
+     * which means loading them: validate never runs plugin code. It finds
+     * the conventional NAME.so without loading it and notes what it could
+     * not check; any other name is reported unknown below, where the lookup
+     * is restricted to the registry. */
+    gsize nl = strcspn(spec, ":,");
+    char *name = g_strstrip(g_strndup(spec, nl));
+    char *file = proto_registry_lookup(name) == NULL ? proto_plugin_locate(name) : NULL;
+    if (file != NULL) {
+      char *raw = g_strdup_printf(
+          "%s:%u: %s: protocol '%s' would come from the installed plugin %s, which validate "
+          "does not load (run does); its parameters are checked when it runs",
+          loc.file, loc.line, what, name, file);
+      g_free(file);
+      char *note = spec_escape(raw, -1);
+      g_free(raw);
+      if (!g_ptr_array_find_with_equal_func(r->sc->notes, note, g_str_equal, NULL))
+        g_ptr_array_add(r->sc->notes, note);
+      else
+        g_free(note);
+      c->protocol = protocol_abs(r->sc->doc, spec);
+      c->proto_name = name;
+      g_free(spec);
+      g_free(what);
+      return;
+    }
+    if (proto_registry_lookup(name) == NULL) {
+      guint n = 0;
+      const ProtoVTable **all = proto_registry_list(&n);
+      GString *valid = g_string_new(NULL);
+      for (guint i = 0; i < n; i++)
+        g_string_append_printf(valid, "%s%s", i ? ", " : "", all[i]->name);
+      g_free(all);
+      problem(r, loc, what,
+              "unknown protocol '%s' (valid: %s, nonprivate; an installed plugin is found as "
+              "NAME." G_MODULE_SUFFIX " in $" PROTO_PLUGIN_PATH_ENV " or the install folder)",
+              name, valid->str);
+      g_string_free(valid, TRUE);
+      c->protocol = protocol_abs(r->sc->doc, spec);
+      c->proto_name = g_strdup("dsgd");
+      g_free(name);
+      g_free(spec);
+      g_free(what);
+      return;
+    }
+    g_free(name);
+  }
   c->protocol = protocol_abs(r->sc->doc, spec);
   g_free(spec);
   const ProtoVTable *vt = NULL;

@@ -109,9 +109,53 @@ static void test_run_needs_consent(void) {
   teardown(&f);
 }
 
+/* A protocol named in a scenario but not built in is looked up among the
+ * installed plugins by loading them (run): validate must not. Before, an
+ * unknown name made validate dlopen every *.so of $DPGOSSIP_PLUGIN_PATH
+ * (the folder below holds tiny-marker.so, whose constructor leaves the
+ * marker). */
+static void test_validate_never_searches(void) {
+  const char *names[] = {"tiny-marker", "nosuchproto"};
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+    char *dir = g_dir_make_tmp("dpg-consent-XXXXXX", NULL);
+    char *ini = g_build_filename(dir, "named.ini", NULL);
+    char *marker = g_build_filename(dir, "marker", NULL);
+    char *text = g_strdup_printf("[simulation]\nseed = 1\nrounds = 4\n"
+                                 "[topology]\ngenerate = florentine\n"
+                                 "[protocol]\nname = %s\n"
+                                 "[privacy]\ntrust = pndp\n"
+                                 "[collusion.a]\nnodes = 0\n",
+                                 names[i]);
+    g_assert_true(g_file_set_contents(ini, text, -1, NULL));
+    g_setenv("DPG_PLUGIN_MARKER", marker, TRUE);
+    g_setenv("DPGOSSIP_PLUGIN_PATH", DPG_TEST_PLUGIN_DIR, TRUE);
+    CliRun r = cli_run("validate", ini);
+    g_assert_false(g_file_test(marker, G_FILE_TEST_EXISTS));
+    if (i == 0) {
+      /* NAME.so is found without loading it, and the note says so. */
+      g_assert_cmpint(r.status, ==, 0);
+      g_assert_nonnull(strstr(r.err, "named.ini:7: protocol.name"));
+      g_assert_nonnull(strstr(r.err, "tiny-marker.so, which validate does not load"));
+    } else {
+      g_assert_cmpint(r.status, ==, 1);
+      g_assert_nonnull(strstr(r.err, "unknown protocol 'nosuchproto'"));
+    }
+    cli_run_clear(&r);
+    g_unsetenv("DPGOSSIP_PLUGIN_PATH");
+    g_unsetenv("DPG_PLUGIN_MARKER");
+    g_unlink(ini);
+    g_rmdir(dir);
+    g_free(text);
+    g_free(marker);
+    g_free(ini);
+    g_free(dir);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/plugins/consent/validate-never-loads", test_validate_never_loads);
   g_test_add_func("/plugins/consent/run-needs-consent", test_run_needs_consent);
+  g_test_add_func("/plugins/consent/validate-never-searches", test_validate_never_searches);
   return g_test_run();
 }
