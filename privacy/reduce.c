@@ -243,7 +243,7 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
 
   /* The factorization, with unscaled rows first; rows again scaled to unit
    * noise norm (by powers of two: exact) only if the first one cut a row
-   * that is independent at its own scale (see trailing_rel). */
+   * that is independent at its own scale (trailing_independent). */
   gsize rank = 0;
   for (int pass = 0; pass < 2; pass++) {
     fill(k, row_of, r, n, T, gidx, nidx, m, c, o.clip, sc, Bt, A);

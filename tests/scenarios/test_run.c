@@ -479,6 +479,42 @@ static void test_structured_equals_observer(Fix *f, gconstpointer data) {
   scen_scenario_free(sc);
 }
 
+/* Zip-DL under LDP at sigma = 2^-27: victim 1's exact mu is 3.3e9
+ * (tests/protocols/test_account_exact.c), victim 0's 5.1e7. privacy.csv gets
+ * a status column, victim 1 no number, summary.json the count and the note;
+ * a point without unresolved victims keeps the old header (above). */
+static void test_unresolved(Fix *f, gconstpointer data) {
+  (void)data;
+  const char *text = "[simulation]\nrounds = 4\n[topology]\ngenerate = florentine\n"
+                     "[protocol]\nname = zipdl\nsigma = 7.450580596923828125e-09\n"
+                     "[privacy]\ntrust = ldp\npath = observer\n[collusion.nine]\nnodes = 9\n"
+                     "[output]\nplots = false\n";
+  ScenScenario *sc = load(f->dir, text, NULL);
+  char *out = g_build_filename(f->dir, "out", NULL);
+  run_ok(sc, out, 1, NULL);
+  GPtrArray *rows = read_csv(out, "privacy.csv");
+  char *header = g_strjoinv(",", g_ptr_array_index(rows, 0));
+  g_assert_cmpstr(header, ==,
+                  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status");
+  g_free(header);
+  g_assert_cmpuint(rows->len, ==, 1 + 14);
+  char *v0 = g_strjoinv(",", g_ptr_array_index(rows, 1));
+  char *v1 = g_strjoinv(",", g_ptr_array_index(rows, 2));
+  g_assert_true(g_str_has_prefix(v0, "nine,ldp,0,2,50939954."));
+  g_assert_true(g_str_has_suffix(v0, ",protected"));
+  g_assert_cmpstr(v1, ==, "nine,ldp,1,1,inf,inf,inf,inf,,unresolved");
+  g_free(v0);
+  g_free(v1);
+  g_ptr_array_unref(rows);
+  char *sum = scen_test_read(out, "summary.json");
+  g_assert_nonnull(strstr(sum, "\"unresolved\" : 9,"));
+  g_assert_nonnull(
+      strstr(sum, "\"note\" : \"no protection: mu > 1e8 or not resolvable in double precision\""));
+  g_free(sum);
+  g_free(out);
+  scen_scenario_free(sc);
+}
+
 static void test_invalid_refused(Fix *f, gconstpointer data) {
   (void)data;
   ScenScenario *sc = load(f->dir, "[topology]\ngenerate = florentine\n[protocol]\nsigma = x\n",
@@ -534,6 +570,7 @@ int main(int argc, char **argv) {
   ADD("shared-runs", test_shared_runs);
   ADD("mu-calibration-ldp", test_mu_calibration_ldp);
   ADD("structured-equals-observer", test_structured_equals_observer);
+  ADD("unresolved", test_unresolved);
   ADD("invalid-refused", test_invalid_refused);
   ADD("cancel", test_cancel);
   ADD("sweep-huge-sigma-resume", test_sweep_huge_sigma_resume);
