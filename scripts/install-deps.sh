@@ -10,6 +10,7 @@ PACKAGES=(
   libopenblas-dev liblapacke-dev
   libzmq3-dev libsoup-3.0-dev zlib1g-dev
   libcairo2-dev
+  libopenmpi-dev openmpi-bin # sweeps across machines (mpirun/srun; CMake DPG_MPI)
   dataset-fashion-mnist
   clang libclang-rt-14-dev   # libFuzzer: the scenario parser's fuzz test
   chromium
