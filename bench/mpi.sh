@@ -14,6 +14,7 @@
 # MPIRUN=... overrides the launcher, REPS=3, TRIVIAL=400. Not run by ctest.
 set -euo pipefail
 BUILD=${1:-build}
+cpu_one=0 cpu_two=0
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN=${DPGOSSIP:-$BUILD/dpgossip}
 MPIRUN=${MPIRUN:-mpirun}
@@ -73,14 +74,19 @@ plots = false
 simulation.seed = 1
 EOF
 
-# wall time (s) of one run of "$@" into $TMP/out (removed before)
+# wall time (s) of one run of "$@" into $TMP/out (removed before); its CPU
+# time (user + sys of every process, mpirun's included) goes to $TMP/cpu.
 wall() {
   rm -rf "$TMP/out"
-  local s e
-  s=$(date +%s.%N)
-  "$@" >/dev/null
-  e=$(date +%s.%N)
-  awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f", e - s }'
+  /usr/bin/time -f "%e %U %S" -o "$TMP/time" "$@" >/dev/null
+  awk '{ printf "%.3f", $2 + $3 }' "$TMP/time" > "$TMP/cpu"
+  awk '{ printf "%.3f", $1 }' "$TMP/time"
+}
+# the CPU time of the last run, added to the sum named $1
+cpu() {
+  local v
+  v=$(awk -v a="${!1}" -v b="$(cat "$TMP/cpu")" 'BEGIN { printf "%.3f", a + b }')
+  printf -v "$1" '%s' "$v"
 }
 min() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (a == "" || b < a) ? b : a }'; }
 same() { diff -r "$1" "$2" >/dev/null || { echo "mpi: $3 differs from one process" >&2; exit 1; }; }
@@ -91,8 +97,10 @@ same() { diff -r "$1" "$2" >/dev/null || { echo "mpi: $3 differs from one proces
 one="" two="" three="" threed=""
 for _ in $(seq "$REPS"); do
   one=$(min "$one" "$(wall "$BIN" run "$TMP/sweep40.ini" -o "$TMP/out" -j 2 -q)")
+  cpu cpu_one
   same "$TMP/ref40" "$TMP/out" "-j 2"
   two=$(min "$two" "$(wall "${MPI[@]}" -n 2 "$BIN" run "$TMP/sweep40.ini" -o "$TMP/out" -j 1 -q)")
+  cpu cpu_two
   same "$TMP/ref40" "$TMP/out" "mpirun -n 2"
   three=$(min "$three" "$(wall "${MPI[@]}" -n 3 "$BIN" run "$TMP/sweep40.ini" -o "$TMP/out" -j 1 -q)")
   same "$TMP/ref40" "$TMP/out" "mpirun -n 3"
@@ -102,6 +110,8 @@ done
 echo "mpi.sweep40.one_process_j2_s $one"
 echo "mpi.sweep40.mpirun_n2_j1_s $two"
 awk -v a="$two" -v b="$one" 'BEGIN { printf "mpi.sweep40.ratio %.3f (goal <= 1.1)\n", a / b }'
+awk -v a="$cpu_two" -v b="$cpu_one" -v n="$REPS" 'BEGIN {
+  printf "mpi.sweep40.cpu_s one_process %.2f mpirun_n2 %.2f (mean of %d; ratio %.3f)\n", b / n, a / n, n, a / b }'
 echo "mpi.sweep40.mpirun_n3_j1_s $three (rank 0 works too)"
 echo "mpi.sweep40.mpirun_n3_j1_dispatcher_s $threed (rank 0 only hands out)"
 
