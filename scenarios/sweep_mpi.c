@@ -240,7 +240,8 @@ typedef struct {
 
 static gint take_job(Dispatch *d) {
   g_mutex_lock(&d->lock);
-  gint j = d->next < d->n_jobs ? (gint)d->order[d->next++] : -1;
+  /* After Ctrl-C nothing more starts; finish reports the cancel. */
+  gint j = d->next < d->n_jobs && !scen_cancelled() ? (gint)d->order[d->next++] : -1;
   g_mutex_unlock(&d->lock);
   return j;
 }
@@ -545,9 +546,11 @@ static const double *load_C(GHashTable *cache, const char *path, GError **error)
 
 static gboolean run_worker(ScenScenario *sc, const ScenRunOptions *opt, const ScenMpiOptions *m,
                            guint rank, GError **error) {
-  ScenSweep *sw = scen_sweep_prepare(sc, opt, FALSE, NULL, error);
+  GError *prep_error = NULL;
+  ScenSweep *sw = scen_sweep_prepare(sc, opt, FALSE, NULL, &prep_error);
   if (sw == NULL) {
-    send_ready(-1, STATUS_CANNOT_START, 0, (*error)->message);
+    send_ready(-1, STATUS_CANNOT_START, 0, prep_error->message);
+    g_propagate_error(error, prep_error);
     return FALSE;
   }
   gint32 slots = (gint32)scen_sweep_threads(sw);
