@@ -7,7 +7,8 @@
  * naming the point in flight; the rerun completes the same bytes), a hung
  * rank (lost after --mpi-timeout, never a hang), and the refusal of a binary
  * built without MPI to run as N copies; `figure privacy-vs-distance
- * --attackers all` with the attackers shared out, the same bytes.
+ * --attackers all` and `account` with the attacker sets shared out, the
+ * same bytes.
  *
  * mpirun runs on loopback only (the environment comes from
  * tests/cli/CMakeLists.txt: OMPI_MCA_*_if_include=lo, root allowed).
@@ -474,6 +475,35 @@ static void test_figure_attackers(void) {
   g_free(tmp);
 }
 
+/* account with several attacker sets and two trust models: the accountings
+ * shared out across 3 ranks print the same bytes as one process, in each
+ * format; the observer path (one run records every view) stays on rank 0. */
+static void test_account_attackers(void) {
+  const char *formats[] = {"table", "json", "csv"};
+  for (guint f = 0; f < G_N_ELEMENTS(formats); f++) {
+    const char *args[] = {"account", "--generate", "florentine", "-T", "8", "--trust",
+                          "pndp,ldp", "--attackers", "0,3,5+7,11", "--compare", "muffliato",
+                          "--format", formats[f], NULL};
+    CliRun a = cli_run_v(args), b = mpi_run_v(3, args);
+    g_assert_cmpint(a.status, ==, 0);
+    if (b.status != 0)
+      g_error("mpirun failed (%d): %s", b.status, b.err);
+    g_assert_cmpstr(a.out, ==, b.out);
+    cli_run_clear(&a);
+    cli_run_clear(&b);
+  }
+  CliRun a = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp",
+                     "--attackers", "0,3", "--path", "observer", "--format", "csv");
+  CliRun b = mpi_run(3, "account", "--generate", "florentine", "-T", "4", "--trust", "pndp",
+                     "--attackers", "0,3", "--path", "observer", "--format", "csv");
+  g_assert_cmpint(a.status, ==, 0);
+  g_assert_cmpint(b.status, ==, 0);
+  g_assert_cmpstr(a.out, ==, b.out);
+  g_assert_nonnull(strstr(a.out, "\n")); /* a header and rows */
+  cli_run_clear(&a);
+  cli_run_clear(&b);
+}
+
 /* A binary built without MPI, started as one of 3 copies (the variables a
  * launcher sets), refuses instead of running the sweep 3 times. */
 static void test_not_built_with_mpi(void) {
@@ -522,6 +552,7 @@ int main(int argc, char **argv) {
     g_test_add_func("/run-mpi/killed-rank", test_killed_rank);
     g_test_add_func("/run-mpi/hung-rank", test_hung_rank);
     g_test_add_func("/run-mpi/figure-attackers", test_figure_attackers);
+    g_test_add_func("/run-mpi/account-attackers", test_account_attackers);
   }
   return g_test_run();
 }
