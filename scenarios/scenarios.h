@@ -162,9 +162,10 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
 /**
  * scen_mpi_launcher_size: how many processes the environment says were
  * started together with this one by mpirun or srun: OMPI_COMM_WORLD_SIZE,
- * PMI_SIZE, SLURM_NTASKS when SLURM_PROCID is set (srun), at least 2 when
- * PMIX_RANK or SLURM_PROCID is nonzero; 1 outside a launcher. Lets a binary
- * built without MPI refuse to run N copies of a sweep. O(1).
+ * PMI_SIZE, SLURM_STEP_NUM_TASKS or else SLURM_NTASKS when SLURM_PROCID is
+ * set (srun), at least 2 when PMIX_RANK or SLURM_PROCID is nonzero; 1
+ * outside a launcher. Lets a binary built without MPI refuse to run N
+ * copies of a sweep. O(1).
  */
 guint scen_mpi_launcher_size(void);
 

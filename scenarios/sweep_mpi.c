@@ -38,7 +38,10 @@ guint scen_mpi_launcher_size(void) {
     if (v != NULL)
       size = MAX(size, g_ascii_strtoull(v, NULL, 10));
   }
-  const char *procid = g_getenv("SLURM_PROCID"), *ntasks = g_getenv("SLURM_NTASKS");
+  /* srun's step size when it says so (a step may use part of the job). */
+  const char *procid = g_getenv("SLURM_PROCID"), *ntasks = g_getenv("SLURM_STEP_NUM_TASKS");
+  if (ntasks == NULL)
+    ntasks = g_getenv("SLURM_NTASKS");
   if (procid != NULL && ntasks != NULL)
     size = MAX(size, g_ascii_strtoull(ntasks, NULL, 10));
   /* A rank other than 0 is one of several, whatever the size says. */
