@@ -9,7 +9,8 @@
 #   - the reduction in epsilon at a fixed final test loss (0.75 as in the paper; LOSS=x
 #     to change), epsilon interpolated in log scale along each method's curve.
 # SEEDS=1..2 runs a subset (and says so); OUT=DIR keeps the results (default
-# BUILD/bench/figure3). DPGOSSIP=path overrides the binary. Not run by ctest.
+# BUILD/bench/figure3). DPGOSSIP=path overrides the binary; LAUNCH="mpirun -n 2"
+# runs it under MPI (then THREADS=1 for one thread per rank). Not run by ctest.
 set -euo pipefail
 BUILD=${1:-build}
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,11 +23,12 @@ if [ -n "${THREADS:-}" ]; then args+=(-j "$THREADS"); fi
 rm -rf "$OUT"
 start=$(date +%s.%N)
 cpu0=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
-"$BIN" run "$ROOT/scenarios/figure3-housing-ego.ini" --out "$OUT" "${args[@]}" >/dev/null
+# shellcheck disable=SC2086 # LAUNCH is a command line
+${LAUNCH:-} "$BIN" run "$ROOT/scenarios/figure3-housing-ego.ini" --out "$OUT" "${args[@]}" >/dev/null
 end=$(date +%s.%N)
 points=$(($(wc -l < "$OUT/points.csv") - 1))
 echo "figure3.points $points${SEEDS:+ (subset: seeds $SEEDS)}"
-echo "figure3.cores $(nproc)"
+echo "figure3.cores $(nproc)${LAUNCH:+ (under: $LAUNCH)}"
 awk -v s="$start" -v e="$end" 'BEGIN { printf "figure3.wall_s %.1f\n", e - s }'
 # groups.csv: group,name,mu,seeds,sigma,epsilon,final_mean,final_lo,final_hi,last50_mean,...
 awk -F, -v LS="$LOSSES" '

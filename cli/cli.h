@@ -8,6 +8,8 @@
 #ifndef DPG_CLI_H
 #define DPG_CLI_H
 
+#include <stdio.h>
+
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
@@ -39,6 +41,19 @@ void cli_run_print_summary(const char *out_dir);
  * file dropped self-loops or duplicate edges or renumbered its labels, as
  * @out_dir's summary.json (a sweep: its first point's) records it. */
 void cli_run_graph_notice(const char *out_dir);
+
+/* ---- BEGIN MPI (issue 14; cli/mpi_options.c) ----
+ * cli_mpi_join: under mpirun or srun (scen_mpi_launcher_size > 1) joins the
+ * MPI job; ranks other than 0 then print nothing (stdout and stderr to
+ * /dev/null: rank 0 reports for all). Returns FALSE after printing why
+ * ("dpgossip CMD: ...") when this binary was built without MPI (it would
+ * run as N copies) or MPI cannot start. *@mpi: joined (call
+ * scen_mpi_finalize before exiting). */
+gboolean cli_mpi_join(const char *cmd, gboolean *mpi, guint *rank, guint *size, guint *local);
+/* --rank-logs DIR: opens DIR/rank-R.log (also the stderr of ranks other
+ * than 0), or prints why not and returns NULL. */
+FILE *cli_mpi_rank_log(const char *cmd, const char *dir, guint rank);
+/* ---- END MPI ---- */
 
 /* ---- Graph options shared by every subcommand that takes a graph ---- */
 

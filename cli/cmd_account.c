@@ -27,6 +27,7 @@
 #include "cli/cli.h"
 #include "privacy/privacy.h"
 #include "protocols/protocols.h"
+#include "scenarios/scenarios.h"
 
 #define CMD "account"
 
@@ -454,7 +455,75 @@ static int spec_status(const GError *e) {
   return CLI_EXIT_FAILURE;
 }
 
+/* ---- The structured path, one accounting at a time (shared out under mpirun) ---- */
+
+typedef struct {
+  const CliAccountSetup *s;
+  const CliAttackerSets *sets;
+  const Accounting *acs;
+  TopoSchedule *sched;
+  TopoGossip *w, *wm; /* wm: --compare muffliato */
+  const TopoGraph *g;
+  guint n;
+  PrivAccountOptions opt;
+} AccountJob;
+
+/* A report and its Muffliato bound as they travel between MPI ranks. */
+typedef struct {
+  guint32 T, b, sensitivity, n_victims, has_muff;
+  double alpha, delta;
+} ReportHeader;
+
+/* Accounting @a (its blocks, report and Muffliato bound) as bytes. */
+static GBytes *account_one(guint a, gpointer data, GError **error) {
+  const AccountJob *j = data;
+  CliAccountSetup one = *j->s; /* shallow: borrows the set */
+  one.trust = j->acs[a].trust;
+  one.attackers = (guint *)cli_attacker_sets_members(j->sets, j->acs[a].set);
+  one.n_attackers = cli_attacker_sets_size(j->sets, j->acs[a].set);
+  PrivBlocks *blocks = j->sched ? cli_account_blocks_schedule(&one, j->sched, error)
+                                : cli_account_blocks_structured(&one, j->w, error);
+  PrivReport *r = blocks ? priv_account_report(blocks, j->g, &j->opt, error) : NULL;
+  gboolean muff_wanted = j->s->compare_muffliato && one.trust == PRIV_TRUST_PNDP;
+  double *muff = r && muff_wanted ? priv_muffliato_rdp(j->wm, j->s->T, one.attackers,
+                                                       one.n_attackers, j->s->alpha, j->s->sigma,
+                                                       error)
+                                  : NULL;
+  GBytes *out = NULL;
+  if (r != NULL && (muff != NULL || !muff_wanted)) {
+    ReportHeader h = {r->T, r->b, r->sensitivity, r->n_victims, muff != NULL, r->alpha, r->delta};
+    GByteArray *b = g_byte_array_new();
+    g_byte_array_append(b, (const guint8 *)&h, sizeof h);
+    g_byte_array_append(b, (const guint8 *)r->victims, r->n_victims * sizeof *r->victims);
+    if (muff != NULL)
+      g_byte_array_append(b, (const guint8 *)muff, j->n * sizeof *muff);
+    out = g_byte_array_free_to_bytes(b);
+  }
+  g_free(muff);
+  priv_report_free(r);
+  priv_blocks_free(blocks);
+  return out;
+}
+
+/* account_one's bytes back into @ac's report and Muffliato bound. */
+static void account_unpack(GBytes *bytes, guint n, Accounting *ac) {
+  gsize len;
+  const guint8 *p = g_bytes_get_data(bytes, &len);
+  ReportHeader h;
+  memcpy(&h, p, sizeof h);
+  PrivReport *r = g_new0(PrivReport, 1);
+  *r = (PrivReport){h.T, h.b, h.sensitivity, h.alpha, h.delta, h.n_victims, NULL};
+  r->victims = g_memdup2(p + sizeof h, h.n_victims * sizeof *r->victims);
+  ac->report = r;
+  if (h.has_muff)
+    ac->muff = g_memdup2(p + sizeof h + h.n_victims * sizeof *r->victims, n * sizeof(double));
+}
+
 int cli_cmd_account(int argc, char **argv) {
+  /* Under mpirun or srun the accountings (structured path) are shared out. */
+  gboolean mpi = FALSE;
+  guint rank = 0, mpi_size = 1, mpi_local = 1;
+  if (!cli_mpi_join(CMD, &mpi, &rank, &mpi_size, &mpi_local)) return CLI_EXIT_FAILURE;
   CliGraphOptions gopt = {0};
   CliPluginOptions popt = {0};
   gint rounds = 0, interval = 1;
@@ -838,23 +907,32 @@ int cli_cmd_account(int argc, char **argv) {
       status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
       goto out;
     }
-    TopoGossip *w = sched ? NULL : topo_gossip_new(g, s.gossip, &error);
-    gboolean ok = sched || w;
-    for (guint a = 0; a < n_acs && ok; a++) {
-      CliAccountSetup one = s; /* shallow: borrows the set */
-      one.trust = acs[a].trust;
-      one.attackers = (guint *)cli_attacker_sets_members(&sets, acs[a].set);
-      one.n_attackers = cli_attacker_sets_size(&sets, acs[a].set);
-      acs[a].blocks = sched ? cli_account_blocks_schedule(&one, sched, &error)
-                            : cli_account_blocks_structured(&one, w, &error);
-      ok = acs[a].blocks != NULL;
+    AccountJob job = {&s, &sets, acs, sched, NULL, NULL, g, n,
+                      {.b = s.b, .sensitivity = s.sensitivity, .alpha = s.alpha,
+                       .delta = s.delta}};
+    job.w = sched ? NULL : topo_gossip_new(g, s.gossip, &error);
+    gboolean ok = sched || job.w;
+    if (ok && s.compare_muffliato)
+      ok = (job.wm = topo_gossip_new(g, s.gossip, &error)) != NULL;
+    GBytes **res = NULL;
+    ok = ok && scen_mpi_map(n_acs, account_one, &job, &res, &error);
+    for (guint a = 0; res != NULL && a < n_acs; a++) {
+      account_unpack(res[a], n, &acs[a]);
+      g_bytes_unref(res[a]);
     }
-    topo_gossip_free(w);
+    g_free(res);
+    topo_gossip_free(job.w);
+    topo_gossip_free(job.wm);
     if (!ok) {
       status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
       goto out;
     }
   } else {
+    /* One simulated run records every view: rank 0 does it all. */
+    if (rank != 0) {
+      status = CLI_EXIT_OK;
+      goto out;
+    }
     CliAccountView *views = g_new(CliAccountView, n_acs);
     for (guint a = 0; a < n_acs; a++)
       views[a] = (CliAccountView){acs[a].trust, cli_attacker_sets_members(&sets, acs[a].set),
@@ -867,22 +945,25 @@ int cli_cmd_account(int argc, char **argv) {
     }
     for (guint a = 0; a < n_acs; a++) acs[a].blocks = bl[a];
     g_free(bl);
+    PrivAccountOptions opt = {
+        .b = s.b, .sensitivity = s.sensitivity, .alpha = s.alpha, .delta = s.delta};
+    TopoGossip *wm = s.compare_muffliato ? topo_gossip_new(g, s.gossip, &error) : NULL;
+    gboolean ok = !s.compare_muffliato || wm;
+    for (guint a = 0; a < n_acs && ok; a++) {
+      ok = (acs[a].report = priv_account_report(acs[a].blocks, g, &opt, &error)) != NULL;
+      if (ok && s.compare_muffliato && acs[a].trust == PRIV_TRUST_PNDP)
+        ok = (acs[a].muff = priv_muffliato_rdp(
+                  wm, s.T, cli_attacker_sets_members(&sets, acs[a].set),
+                  cli_attacker_sets_size(&sets, acs[a].set), s.alpha, s.sigma, &error)) != NULL;
+    }
+    topo_gossip_free(wm);
+    if (!ok) {
+      status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
+      goto out;
+    }
   }
-
-  PrivAccountOptions opt = {
-      .b = s.b, .sensitivity = s.sensitivity, .alpha = s.alpha, .delta = s.delta};
-  TopoGossip *wm = s.compare_muffliato ? topo_gossip_new(g, s.gossip, &error) : NULL;
-  gboolean ok = !s.compare_muffliato || wm;
-  for (guint a = 0; a < n_acs && ok; a++) {
-    ok = (acs[a].report = priv_account_report(acs[a].blocks, g, &opt, &error)) != NULL;
-    if (ok && s.compare_muffliato && acs[a].trust == PRIV_TRUST_PNDP)
-      ok = (acs[a].muff = priv_muffliato_rdp(
-                wm, s.T, cli_attacker_sets_members(&sets, acs[a].set),
-                cli_attacker_sets_size(&sets, acs[a].set), s.alpha, s.sigma, &error)) != NULL;
-  }
-  topo_gossip_free(wm);
-  if (!ok) {
-    status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
+  if (rank != 0) { /* rank 0 prints everyone's accountings */
+    status = CLI_EXIT_OK;
     goto out;
   }
   Context c = {.s = &s,
@@ -938,5 +1019,5 @@ out:
   cli_graph_options_clear(&gopt);
   cli_plugin_options_clear(&popt);
   g_option_context_free(ctx);
-  return status;
+  return mpi ? scen_mpi_finalize(status) : status;
 }

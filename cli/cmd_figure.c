@@ -26,6 +26,7 @@
 #include "cli/cli.h"
 #include "plot/plot.h"
 #include "privacy/privacy.h"
+#include "scenarios/scenarios.h"
 
 #define CMD "figure"
 #define FIGURE_PVD "privacy-vs-distance"
@@ -159,9 +160,57 @@ static double stat_max(const Stat *s) {
   return s->count ? s->max : NAN;
 }
 
+typedef struct {
+  const AttackerSpec *a;
+  CliAccountSetup *s;
+  const TopoGraph *g;
+  TopoGossip *w;
+  PrivAccountOptions opt;
+} SetJob;
+
+/* One victim of one attacker set, as it travels between MPI ranks. */
+typedef struct {
+  gint32 distance;
+  guint32 node;
+  double ours, muffliato;
+} SetRow;
+
+/* Attacker set @i accounted: one SetRow per victim, in the report's order.
+ * Independent of the other sets (scen_mpi_map shares them out). */
+static GBytes *account_set(guint i, gpointer data, GError **error) {
+  SetJob *j = data;
+  CliAccountSetup *s = j->s;
+  guint single = i;
+  s->attackers = j->a->all ? &single : (guint *)cli_attacker_sets_members(&j->a->sets, i);
+  s->n_attackers = j->a->all ? 1 : cli_attacker_sets_size(&j->a->sets, i);
+  PrivBlocks *blocks = cli_account_blocks_structured(s, j->w, error);
+  PrivReport *r = blocks ? priv_account_report(blocks, j->g, &j->opt, error) : NULL;
+  double *muff =
+      r ? priv_muffliato_rdp(j->w, s->T, s->attackers, s->n_attackers, s->alpha, s->sigma, error)
+        : NULL;
+  GBytes *out = NULL;
+  if (muff != NULL) {
+    SetRow *rows = g_new0(SetRow, MAX(r->n_victims, 1));
+    for (guint v = 0; v < r->n_victims; v++) {
+      const PrivVictim *vi = &r->victims[v];
+      rows[v] = (SetRow){vi->distance, vi->node, vi->unprotected ? INFINITY : vi->rdp,
+                         vi->distance < 0 ? 0 : muff[vi->node]};
+    }
+    out = g_bytes_new_take(rows, r->n_victims * sizeof *rows);
+  }
+  g_free(muff);
+  priv_report_free(r);
+  priv_blocks_free(blocks);
+  s->attackers = NULL; /* borrowed */
+  s->n_attackers = 0;
+  return out;
+}
+
 /* Accounts every attacker set of @a on panel @p's graph: one structured run
- * per set, each victim's loss added to the statistics of its distance.
- * O(sets x (structured blocks + report + Muffliato bound)). */
+ * per set (shared out across the ranks under mpirun), then each victim's
+ * loss added to the statistics of its distance, in set order (so the sums
+ * are the same whatever the ranks). On ranks other than 0, only the share
+ * of the sets. O(sets x (structured blocks + report + Muffliato bound)). */
 static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *s, GError **error) {
   guint n = topo_graph_n_nodes(p->g);
   guint n_sets = a->all ? n : cli_attacker_sets_n(&a->sets);
@@ -174,38 +223,27 @@ static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *
   TopoGossip *w = topo_gossip_new(p->g, s->gossip, error);
   if (!w) return FALSE;
   for (guint m = 0; m < N_METHODS; m++) p->stat[m] = g_new0(Stat, n);
-  PrivAccountOptions opt = {
-      .b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta};
-  gboolean ok = TRUE;
-  for (guint i = 0; i < n_sets && ok; i++) {
-    guint single = i;
-    s->attackers = a->all ? &single : (guint *)cli_attacker_sets_members(&a->sets, i);
-    s->n_attackers = a->all ? 1 : cli_attacker_sets_size(&a->sets, i);
-    PrivBlocks *blocks = cli_account_blocks_structured(s, w, error);
-    PrivReport *r = blocks ? priv_account_report(blocks, p->g, &opt, error) : NULL;
-    double *muff =
-        r ? priv_muffliato_rdp(w, s->T, s->attackers, s->n_attackers, s->alpha, s->sigma, error)
-          : NULL;
-    ok = muff != NULL;
-    for (guint v = 0; ok && v < r->n_victims; v++) {
-      const PrivVictim *vi = &r->victims[v];
-      if (vi->distance < 0) {
+  SetJob job = {a, s, p->g, w,
+                {.b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta}};
+  GBytes **sets = NULL;
+  gboolean ok = scen_mpi_map(n_sets, account_set, &job, &sets, error);
+  for (guint i = 0; ok && sets != NULL && i < n_sets; i++) {
+    gsize len;
+    const SetRow *rows = g_bytes_get_data(sets[i], &len);
+    for (guint v = 0; v < len / sizeof *rows; v++) {
+      if (rows[v].distance < 0) {
         p->n_unreachable++;
         continue;
       }
-      guint d = (guint)vi->distance;
-      double ours = vi->unprotected ? INFINITY : vi->rdp;
-      if (ours == 0 || muff[vi->node] == 0) p->n_zero++;
-      stat_add(&p->stat[METHOD_OURS][d], ours);
-      stat_add(&p->stat[METHOD_MUFFLIATO][d], muff[vi->node]);
+      guint d = (guint)rows[v].distance;
+      if (rows[v].ours == 0 || rows[v].muffliato == 0) p->n_zero++;
+      stat_add(&p->stat[METHOD_OURS][d], rows[v].ours);
+      stat_add(&p->stat[METHOD_MUFFLIATO][d], rows[v].muffliato);
       if (d > p->max_distance) p->max_distance = d;
     }
-    g_free(muff);
-    priv_report_free(r);
-    priv_blocks_free(blocks);
   }
-  s->attackers = NULL; /* borrowed */
-  s->n_attackers = 0;
+  for (guint i = 0; sets != NULL && i < n_sets; i++) g_bytes_unref(sets[i]);
+  g_free(sets);
   topo_gossip_free(w);
   return ok;
 }
@@ -364,6 +402,10 @@ static void print_summary(const GPtrArray *panels) {
 /* ---- The command ---- */
 
 int cli_cmd_figure(int argc, char **argv) {
+  /* Under mpirun or srun the attacker sets are shared out across the ranks. */
+  gboolean mpi = FALSE;
+  guint rank = 0, size = 1, local = 1;
+  if (!cli_mpi_join(CMD, &mpi, &rank, &size, &local)) return CLI_EXIT_FAILURE;
   State st = {.panels = g_ptr_array_new_with_free_func(panel_free)};
   gboolean lcc = FALSE;
   gint rounds = 0, interval = 1;
@@ -558,6 +600,10 @@ int cli_cmd_figure(int argc, char **argv) {
       goto out;
     }
   }
+  if (rank != 0) { /* rank 0 draws from everyone's sets */
+    status = CLI_EXIT_OK;
+    goto out;
+  }
   if (!draw_figure(st.panels, &s, attackers, out_path, &error) ||
       (data_path && !write_data(st.panels, data_path, &error))) {
     status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
@@ -580,5 +626,5 @@ out:
   g_strfreev(labels);
   g_option_context_free(ctx);
   plot_shutdown();
-  return status;
+  return mpi ? scen_mpi_finalize(status) : status;
 }

@@ -5,14 +5,9 @@
  * the running points stop, no file is left looking complete (each point's
  * summary.json is written last), and running again resumes.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
-
-#include <glib/gstdio.h>
 
 #include "cli/cli.h"
 #include "plot/plot.h"
@@ -126,63 +121,6 @@ static void rank_log(const char *line, gpointer data) {
   fflush(data);
 }
 
-/* Joins the MPI job when started by a launcher. Other ranks than 0 print
- * nothing (rank 0 reports for all): their stdout and stderr go to
- * /dev/null until --rank-logs gives them a file. Returns FALSE (message
- * printed) when a binary built without MPI was started as several copies. */
-static gboolean join_mpi(gboolean *mpi, guint *rank, guint *size, guint *local) {
-  guint launched = scen_mpi_launcher_size();
-  *mpi = FALSE;
-  *rank = 0;
-  *size = *local = 1;
-  if (launched <= 1)
-    return TRUE;
-  GError *error = NULL;
-  if (!scen_mpi_built()) {
-    fprintf(stderr,
-            "dpgossip run: started as one of %u processes (mpirun or srun), but this dpgossip "
-            "was built without MPI: each copy would run the whole sweep. Rebuild with Open MPI "
-            "(scripts/install-deps.sh, then cmake -DDPG_MPI=ON), or run it without the "
-            "launcher.\n",
-            launched);
-    return FALSE;
-  }
-  if (!scen_mpi_init(rank, size, local, &error)) {
-    fprintf(stderr, "dpgossip run: %s\n", error->message);
-    g_error_free(error);
-    return FALSE;
-  }
-  *mpi = TRUE;
-  if (*rank != 0) {
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) {
-      dup2(null, STDOUT_FILENO);
-      dup2(null, STDERR_FILENO);
-      close(null);
-    }
-  }
-  return TRUE;
-}
-
-/* --rank-logs DIR: DIR/rank-R.log, which also receives the stderr of the
- * ranks other than 0. */
-static FILE *open_rank_log(const char *dir, guint rank) {
-  if (g_mkdir_with_parents(dir, 0777) != 0) {
-    fprintf(stderr, "dpgossip run: cannot create %s: %s\n", dir, g_strerror(errno));
-    return NULL;
-  }
-  char *name = g_strdup_printf("rank-%u.log", rank);
-  char *path = g_build_filename(dir, name, NULL);
-  FILE *f = fopen(path, "w");
-  if (f == NULL)
-    fprintf(stderr, "dpgossip run: cannot write %s: %s\n", path, g_strerror(errno));
-  else if (rank != 0)
-    dup2(fileno(f), STDERR_FILENO);
-  g_free(path);
-  g_free(name);
-  return f;
-}
-
 int cli_cmd_run(int argc, char **argv) {
   char **sets = NULL, *out_dir = NULL, *rank_logs = NULL, *seed = NULL;
   gint threads = 0;
@@ -191,7 +129,7 @@ int cli_cmd_run(int argc, char **argv) {
   gboolean mpi = FALSE;
   guint rank = 0, size = 1, local = 1;
   FILE *log = NULL;
-  if (!join_mpi(&mpi, &rank, &size, &local))
+  if (!cli_mpi_join("run", &mpi, &rank, &size, &local))
     return CLI_EXIT_FAILURE;
   GOptionEntry entries[] = {
       {"seed", 's', 0, G_OPTION_ARG_STRING, &seed,
@@ -273,7 +211,7 @@ int cli_cmd_run(int argc, char **argv) {
     fprintf(stderr, "dpgossip run: --mpi-timeout must be > 0 seconds\n");
     goto out;
   }
-  if (rank_logs != NULL && (log = open_rank_log(rank_logs, rank)) == NULL) {
+  if (rank_logs != NULL && (log = cli_mpi_rank_log("run", rank_logs, rank)) == NULL) {
     status = CLI_EXIT_FAILURE;
     goto out;
   }

@@ -120,6 +120,22 @@ static void on_point_progress(guint point, double fraction, gpointer data) {
   g_mutex_unlock(&jc->sh->lock);
 }
 
+/* Removes the temporary files (scen_write_file's ".NAME.tmp-XXXXXX") a
+ * killed process left in @dir: whoever writes @dir now owns it, and a rerun
+ * must leave exactly the files of a run that was never interrupted. */
+static void remove_stale_temps(const char *dir) {
+  GDir *d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name(d)) != NULL)
+    if (name[0] == '.' && strstr(name, ".tmp-") != NULL) {
+      char *p = g_build_filename(dir, name, NULL);
+      g_unlink(p);
+      g_free(p);
+    }
+  if (d != NULL)
+    g_dir_close(d);
+}
+
 /* Runs the configuration of @points[0] once and writes the folder of every
  * point of @points (they share that configuration); @jc (nullable) receives
  * the progress. */
@@ -133,6 +149,9 @@ static gboolean run_points(Shared *sh, const guint *points, guint n_points, cons
                         .progress_data = jc,
                         .run_hook = sh->opt->run_hook,
                         .run_hook_data = sh->opt->run_hook_data};
+  /* A sweep point's own folder only: a single run's folder is the output one. */
+  for (guint i = 0; sh->sweep && i < n_points; i++)
+    remove_stale_temps(sh->dirs[points[i]]);
   ScenRunOutput *o = scen_run_config(sh->cfg[p0], &ctx, error);
   gboolean ok = o != NULL;
   for (guint i = 0; ok && i < n_points; i++) {
@@ -1100,6 +1119,7 @@ gboolean scen_sweep_finish(ScenSweep *sh, ScenRunReport *report, GError **error)
     ok = FALSE;
   }
   if (ok && sweep && report->failed == 0) {
+    remove_stale_temps(out_dir);
     char *ini = sweep_ini(sh->ini[0], axes);
     char *path = g_build_filename(out_dir, "scenario.resolved.ini", NULL);
     ok = scen_write_file(path, ini, strlen(ini), error);

@@ -178,9 +178,10 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
 /**
  * scen_mpi_launcher_size: how many processes the environment says were
  * started together with this one by mpirun or srun: OMPI_COMM_WORLD_SIZE,
- * PMI_SIZE, SLURM_NTASKS when SLURM_PROCID is set (srun), at least 2 when
- * PMIX_RANK or SLURM_PROCID is nonzero; 1 outside a launcher. Lets a binary
- * built without MPI refuse to run N copies of a sweep. O(1).
+ * PMI_SIZE, SLURM_STEP_NUM_TASKS or else SLURM_NTASKS when SLURM_PROCID is
+ * set (srun), at least 2 when PMIX_RANK or SLURM_PROCID is nonzero; 1
+ * outside a launcher. Lets a binary built without MPI refuse to run N
+ * copies of a sweep. O(1).
  */
 guint scen_mpi_launcher_size(void);
 
@@ -211,6 +212,27 @@ typedef struct {
   void (*log)(const char *line, gpointer data);
   gpointer log_data;
 } ScenMpiOptions;
+
+/** One item of scen_mpi_map: its result as bytes, or NULL with @error set. */
+typedef GBytes *(*ScenMpiItemFunc)(guint i, gpointer data, GError **error);
+
+/**
+ * scen_mpi_map: computes the @n independent items of @func, each rank of the
+ * MPI job those with i mod size = rank (call it on every rank with the same
+ * @n; outside an MPI job, or with one rank, all of them here, stopping at
+ * the first failure). The results travel to rank 0, which gets them in item
+ * order, so what it makes of them does not depend on the number of ranks.
+ * @results: (out): on rank 0, a g_new array of @n GBytes (unref each, then
+ *   g_free it); NULL on the other ranks.
+ * Errors: on rank 0, the failure of the lowest failing item (its domain,
+ * code and message); the other ranks return TRUE. O(n / ranks) calls of
+ * @func per rank, plus sending each result once.
+ */
+gboolean scen_mpi_map(guint n, ScenMpiItemFunc func, gpointer data, GBytes ***results,
+                      GError **error);
+
+/** This process's rank in the MPI job (0 outside one). */
+guint scen_mpi_rank(void);
 
 /**
  * scen_scenario_run_mpi: scen_scenario_run across the ranks of the MPI job

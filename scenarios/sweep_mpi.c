@@ -38,7 +38,10 @@ guint scen_mpi_launcher_size(void) {
     if (v != NULL)
       size = MAX(size, g_ascii_strtoull(v, NULL, 10));
   }
-  const char *procid = g_getenv("SLURM_PROCID"), *ntasks = g_getenv("SLURM_NTASKS");
+  /* srun's step size: only srun sets it. Not SLURM_NTASKS, which an
+   * sbatch script's own (single) process inherits too: that process is one
+   * copy, and must run. */
+  const char *procid = g_getenv("SLURM_PROCID"), *ntasks = g_getenv("SLURM_STEP_NUM_TASKS");
   if (procid != NULL && ntasks != NULL)
     size = MAX(size, g_ascii_strtoull(ntasks, NULL, 10));
   /* A rank other than 0 is one of several, whatever the size says. */
@@ -47,6 +50,23 @@ guint scen_mpi_launcher_size(void) {
     if (ranks[i] != NULL && g_ascii_strtoull(ranks[i], NULL, 10) > 0)
       size = MAX(size, 2);
   return (guint)MIN(size, G_MAXUINT);
+}
+
+
+/* scen_mpi_map in one process: every item, in order, up to the first failure. */
+static gboolean map_local(guint n, ScenMpiItemFunc func, gpointer data, GBytes ***results,
+                          GError **error) {
+  GBytes **r = g_new0(GBytes *, MAX(n, 1));
+  for (guint i = 0; i < n; i++)
+    if ((r[i] = func(i, data, error)) == NULL) {
+      for (guint k = 0; k < i; k++)
+        g_bytes_unref(r[k]);
+      g_free(r);
+      *results = NULL;
+      return FALSE;
+    }
+  *results = r;
+  return TRUE;
 }
 
 #ifndef DPG_HAVE_MPI
@@ -76,6 +96,15 @@ gboolean scen_scenario_run_mpi(ScenScenario *sc, const ScenRunOptions *opt,
   (void)report;
   guint rank, size, local;
   return scen_mpi_init(&rank, &size, &local, error);
+}
+
+gboolean scen_mpi_map(guint n, ScenMpiItemFunc func, gpointer data, GBytes ***results,
+                      GError **error) {
+  return map_local(n, func, data, results, error);
+}
+
+guint scen_mpi_rank(void) {
+  return 0;
 }
 
 #else /* DPG_HAVE_MPI */
@@ -214,7 +243,8 @@ typedef struct {
 
 static gint take_job(Dispatch *d) {
   g_mutex_lock(&d->lock);
-  gint j = d->next < d->n_jobs ? (gint)d->order[d->next++] : -1;
+  /* After Ctrl-C nothing more starts; finish reports the cancel. */
+  gint j = d->next < d->n_jobs && !scen_cancelled() ? (gint)d->order[d->next++] : -1;
   g_mutex_unlock(&d->lock);
   return j;
 }
@@ -519,9 +549,11 @@ static const double *load_C(GHashTable *cache, const char *path, GError **error)
 
 static gboolean run_worker(ScenScenario *sc, const ScenRunOptions *opt, const ScenMpiOptions *m,
                            guint rank, GError **error) {
-  ScenSweep *sw = scen_sweep_prepare(sc, opt, FALSE, NULL, error);
+  GError *prep_error = NULL;
+  ScenSweep *sw = scen_sweep_prepare(sc, opt, FALSE, NULL, &prep_error);
   if (sw == NULL) {
-    send_ready(-1, STATUS_CANNOT_START, 0, (*error)->message);
+    send_ready(-1, STATUS_CANNOT_START, 0, prep_error->message);
+    g_propagate_error(error, prep_error);
     return FALSE;
   }
   gint32 slots = (gint32)scen_sweep_threads(sw);
@@ -657,6 +689,128 @@ gboolean scen_scenario_run_mpi(ScenScenario *sc, const ScenRunOptions *opt,
   report->figures = g_ptr_array_new_with_free_func(g_free);
   gboolean ok = run_rank0(sc, opt, mopt, (guint)s, report, error);
   scen_run_report_clear(&local);
+  return ok;
+}
+
+/* ---- scen_mpi_map ---- */
+
+/* Each call its own tag: a fast rank may already send the next call's items
+ * while rank 0 still collects this one's. */
+static guint map_calls;
+
+guint scen_mpi_rank(void) {
+  int r = 0;
+  if (initialized)
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return (guint)r;
+}
+
+typedef struct {
+  gint32 item, ok, code;
+} ItemHeader;
+
+gboolean scen_mpi_map(guint n, ScenMpiItemFunc func, gpointer data, GBytes ***results,
+                      GError **error) {
+  int r = 0, s = 1;
+  if (initialized) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm_size(MPI_COMM_WORLD, &s);
+  }
+  if (s == 1)
+    return map_local(n, func, data, results, error);
+  int tag = 100 + (int)(map_calls++ % 30000);
+  *results = NULL;
+  GBytes **res = r == 0 ? g_new0(GBytes *, MAX(n, 1)) : NULL;
+  GError **errs = r == 0 ? g_new0(GError *, MAX(n, 1)) : NULL;
+  GPtrArray *bufs = g_ptr_array_new_with_free_func((GDestroyNotify)g_byte_array_unref);
+  GArray *reqs = g_array_new(FALSE, FALSE, sizeof(MPI_Request));
+  gboolean ok = TRUE;
+  for (guint i = (guint)r; i < n; i += (guint)s) {
+    GError *e = NULL;
+    GBytes *b = func(i, data, &e);
+    if (r == 0) {
+      res[i] = b;
+      errs[i] = e;
+      continue;
+    }
+    GByteArray *buf = g_byte_array_new();
+    ItemHeader h = {(gint32)i, b != NULL, e ? e->code : 0};
+    g_byte_array_append(buf, (const guint8 *)&h, sizeof h);
+    if (b != NULL) {
+      gsize len;
+      const guint8 *p = g_bytes_get_data(b, &len);
+      g_byte_array_append(buf, p, (guint)len);
+      g_bytes_unref(b);
+    } else {
+      const char *dom = g_quark_to_string(e->domain);
+      g_byte_array_append(buf, (const guint8 *)dom, (guint)strlen(dom) + 1);
+      g_byte_array_append(buf, (const guint8 *)e->message, (guint)strlen(e->message) + 1);
+      g_error_free(e);
+    }
+    /* Without waiting: rank 0 may be busy with its own items. */
+    MPI_Request q;
+    if (MPI_Isend(buf->data, (int)buf->len, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &q) == MPI_SUCCESS)
+      g_array_append_val(reqs, q);
+    g_ptr_array_add(bufs, buf);
+  }
+  if (r != 0) {
+    if (reqs->len > 0)
+      MPI_Waitall((int)reqs->len, (MPI_Request *)reqs->data, MPI_STATUSES_IGNORE);
+  } else {
+    guint own = (n + (guint)s - 1) / (guint)s;
+    GByteArray *buf = g_byte_array_new();
+    for (guint k = own; k < n && ok; k++) {
+      MPI_Status st;
+      int count = 0;
+      int rc = MPI_Probe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &st);
+      if (rc == MPI_SUCCESS) {
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        g_byte_array_set_size(buf, (guint)MAX(count, 1));
+        rc = MPI_Recv(buf->data, count, MPI_BYTE, st.MPI_SOURCE, tag, MPI_COMM_WORLD,
+                      MPI_STATUS_IGNORE);
+      }
+      if (rc != MPI_SUCCESS) {
+        mpi_error(error, rc, "collecting the results of the other ranks");
+        lost_rank = TRUE;
+        ok = FALSE;
+        break;
+      }
+      ItemHeader h;
+      memcpy(&h, buf->data, sizeof h);
+      if (h.item < 0 || (guint)h.item >= n)
+        continue;
+      const guint8 *p = buf->data + sizeof h;
+      gsize len = (gsize)count - sizeof h;
+      if (h.ok) {
+        res[h.item] = g_bytes_new(p, len);
+      } else {
+        const char *dom = (const char *)p;
+        const char *msg = dom + strlen(dom) + 1;
+        errs[h.item] = g_error_new_literal(g_quark_from_string(dom), h.code, msg);
+      }
+    }
+    g_byte_array_unref(buf);
+    for (guint i = 0; i < n && ok; i++)
+      if (errs[i] != NULL) {
+        g_propagate_error(error, errs[i]);
+        errs[i] = NULL;
+        ok = FALSE;
+      }
+    for (guint i = 0; i < n; i++)
+      if (errs[i] != NULL)
+        g_error_free(errs[i]);
+    if (ok) {
+      *results = res;
+    } else {
+      for (guint i = 0; i < n; i++)
+        if (res[i] != NULL)
+          g_bytes_unref(res[i]);
+      g_free(res);
+    }
+    g_free(errs);
+  }
+  g_array_unref(reqs);
+  g_ptr_array_unref(bufs);
   return ok;
 }
 

@@ -11,6 +11,7 @@ PACKAGES=(
   libzmq3-dev libsoup-3.0-dev zlib1g-dev
   libcairo2-dev
   libgmp-dev                 # exact rational arithmetic: tests/protocols/test_account_exact.c
+  libopenmpi-dev openmpi-bin # sweeps across machines (mpirun/srun; CMake DPG_MPI)
   dataset-fashion-mnist
   clang libclang-rt-14-dev   # libFuzzer: the scenario parser's fuzz test
   chromium

@@ -6,13 +6,17 @@
  * point reported while the others finish, a killed rank (the job fails
  * naming the point in flight; the rerun completes the same bytes), a hung
  * rank (lost after --mpi-timeout, never a hang), and the refusal of a binary
- * built without MPI to run as N copies.
+ * built without MPI to run as N copies; `figure privacy-vs-distance
+ * --attackers all` and `account` with the attacker sets shared out, the
+ * same bytes.
  *
  * mpirun runs on loopback only (the environment comes from
  * tests/cli/CMakeLists.txt: OMPI_MCA_*_if_include=lo, root allowed).
  */
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -94,6 +98,18 @@ static guint assert_same_tree(const char *a, const char *b) {
   return n;
 }
 
+/* The environment of mpirun: under the sanitizers, full stacks on malloc,
+ * so that LeakSanitizer can tell Open MPI's allocations (suppressed:
+ * tests/cli/mpi-lsan.supp; its libraries have no frame pointers) from ours. (g_strfreev) */
+static char **mpi_env(void) {
+  char **env = g_get_environ();
+  const char *asan = g_environ_getenv(env, "ASAN_OPTIONS");
+  char *v = g_strdup_printf("%s%sfast_unwind_on_malloc=0", asan ? asan : "", asan ? ":" : "");
+  env = g_environ_setenv(env, "ASAN_OPTIONS", v, TRUE);
+  g_free(v);
+  return env;
+}
+
 /* `mpirun --oversubscribe -n N dpgossip ARGS...` (NULL-terminated). */
 static CliRun mpi_run_v(guint n, const char *const *args) {
   const char *mpiexec = g_getenv("DPG_MPIEXEC");
@@ -110,10 +126,12 @@ static CliRun mpi_run_v(guint n, const char *const *args) {
   CliRun r = {0};
   int ws = 0;
   GError *error = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+  char **env = mpi_env();
+  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL,
                              &r.out, &r.err, &ws, &error));
   g_assert_no_error(error);
   r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+  g_strfreev(env);
   g_ptr_array_free(argv, TRUE);
   g_free(ns);
   return r;
@@ -266,20 +284,29 @@ static const char slow_ini[] =
     "[privacy]\npath = none\n[output]\nplots = false\n[sweep]\nsimulation.seed = 1..6\n";
 
 /* Starts mpirun -n 3 on @ini with rank logs in @logs, waits until rank 1
- * runs a point, sends it @sig; returns the point's name and the exit status. */
+ * runs a point, sends it @sig; returns the point's name, the exit status
+ * and stderr. Open MPI's mpirun sometimes lingers after its ranks are all
+ * gone (seen after MPI_Abort with a stopped rank): once rank 0 has written
+ * @last (its last words) and 15 s passed, mpirun is killed (status -1). */
 static char *mpi_signal_rank1(const char *ini, const char *out, const char *logs, int sig,
-                              const char *extra, int *status, char **err) {
+                              const char *extra, const char *last, int *status, char **err) {
   const char *mpiexec = g_getenv("DPG_MPIEXEC");
   const char *argv[] = {mpiexec, "--oversubscribe", "--allow-run-as-root", "--mca", "btl",
                         "self,vader,tcp", "-n", "3", g_getenv("DPGOSSIP"), "run", ini, "-o", out,
                         "-j", "1", "-q", "--rank-logs", logs, extra, extra ? "2" : NULL, NULL};
+  char *err_path = g_strdup_printf("%s.stderr", logs);
+  int err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int null_fd = open("/dev/null", O_RDWR);
+  g_assert_cmpint(err_fd, >=, 0);
   GPid pid;
-  int err_fd = -1;
   GError *error = NULL;
-  g_assert_true(g_spawn_async_with_pipes(NULL, (char **)argv, NULL,
-                                         G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
-                                         NULL, NULL, &pid, NULL, NULL, &err_fd, &error));
+  char **env = mpi_env();
+  g_assert_true(g_spawn_async_with_fds(NULL, (char **)argv, env, G_SPAWN_DO_NOT_REAP_CHILD, NULL,
+                                       NULL, &pid, null_fd, null_fd, err_fd, &error));
   g_assert_no_error(error);
+  g_strfreev(env);
+  close(err_fd);
+  close(null_fd);
   char *log1 = g_build_filename(logs, "rank-1.log", NULL), *text = NULL, *point = NULL;
   int rank1 = 0;
   for (guint i = 0; i < 600 && point == NULL; i++) {
@@ -298,16 +325,31 @@ static char *mpi_signal_rank1(const char *ini, const char *out, const char *logs
   g_assert_nonnull(point);
   g_assert_cmpint(rank1, >, 0);
   kill(rank1, sig);
-  GIOChannel *ch = g_io_channel_unix_new(err_fd);
-  gsize len = 0;
-  g_io_channel_read_to_end(ch, err, &len, NULL);
-  g_io_channel_unref(ch);
-  close(err_fd);
   int ws = 0;
-  g_assert_cmpint(waitpid(pid, &ws, 0), ==, pid);
+  gint64 said = 0;
+  *status = -2;
+  for (guint i = 0; i < 6000 && *status == -2; i++) {
+    if (waitpid(pid, &ws, WNOHANG) == pid) {
+      *status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+      break;
+    }
+    g_usleep(10000);
+    char *e = NULL;
+    if (said == 0 && g_file_get_contents(err_path, &e, NULL, NULL) && strstr(e, last))
+      said = g_get_monotonic_time();
+    g_free(e);
+    if (said && g_get_monotonic_time() - said > 15 * G_USEC_PER_SEC) {
+      g_test_message("mpirun still there 15 s after rank 0's last words: killed");
+      kill(pid, SIGKILL);
+      waitpid(pid, &ws, 0);
+      *status = -1;
+    }
+  }
+  g_assert_cmpint(*status, !=, -2);
   g_spawn_close_pid(pid);
   kill(rank1, SIGKILL); /* a stopped rank is gone with the job; never leave it behind */
-  *status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+  g_assert_true(g_file_get_contents(err_path, err, NULL, NULL));
+  g_free(err_path);
   g_free(text);
   g_free(log1);
   return point;
@@ -323,12 +365,14 @@ static void test_killed_rank(void) {
   char *logs = g_build_filename(tmp, "logs", NULL);
   int status = 0;
   char *err = NULL;
-  char *point = mpi_signal_rank1(ini, mpi, logs, SIGKILL, NULL, &status, &err);
+  char *point = mpi_signal_rank1(ini, mpi, logs, SIGKILL, NULL, "points in flight", &status,
+                                 &err);
   g_assert_cmpint(status, !=, 0);
   char *journal = g_build_filename(mpi, ".mpi-inflight", NULL), *text = NULL;
   g_assert_true(g_file_get_contents(journal, &text, NULL, NULL));
-  char *want = g_strdup_printf("points in flight: %s (rank 1)", point);
-  if (strstr(text, want) == NULL)
+  char *want = g_strdup_printf(" %s (rank 1)", point);
+  g_assert_nonnull(strstr(text, "points in flight:"));
+  if (strstr(strstr(text, "points in flight:"), want) == NULL)
     g_error("%s does not say '%s': %s", journal, want, text);
   g_assert_nonnull(strstr(text, "run the same command again"));
   g_free(text);
@@ -365,7 +409,8 @@ static void test_hung_rank(void) {
   int status = 0;
   char *err = NULL;
   gint64 t0 = g_get_monotonic_time();
-  char *point = mpi_signal_rank1(ini, mpi, logs, SIGSTOP, "--mpi-timeout", &status, &err);
+  char *point = mpi_signal_rank1(ini, mpi, logs, SIGSTOP, "--mpi-timeout", "points failed:",
+                                 &status, &err);
   g_assert_cmpint(status, !=, 0);
   g_assert_cmpfloat((g_get_monotonic_time() - t0) / 1e6, <, 60);
   char *want = g_strdup_printf("%s: rank 1 stopped answering for 2 s (died or hung) while "
@@ -384,6 +429,81 @@ static void test_hung_rank(void) {
   g_free(tmp);
 }
 
+/* figure privacy-vs-distance --attackers all: the attackers shared out across
+ * 3 ranks give the same figure, data and table as one process. */
+static void test_figure_attackers(void) {
+  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *svg[2], *csv[2];
+  CliRun r[2];
+  for (guint k = 0; k < 2; k++) {
+    svg[k] = g_strdup_printf("%s/fig%u.svg", tmp, k);
+    csv[k] = g_strdup_printf("%s/fig%u.csv", tmp, k);
+  }
+  const char *args[] = {"figure", "privacy-vs-distance", "--generate", "florentine",
+                        "--generate", "erdos:n=40,p=0.15,seed=3,connected=true", "--rounds", "12",
+                        "--trust", "pndp", "--attackers", "all", "--out", svg[0], "--data",
+                        csv[0], NULL};
+  r[0] = cli_run_v(args);
+  g_assert_cmpint(r[0].status, ==, 0);
+  args[13] = svg[1];
+  args[15] = csv[1];
+  r[1] = mpi_run_v(3, args);
+  if (r[1].status != 0)
+    g_error("mpirun failed (%d): %s", r[1].status, r[1].err);
+  char *t[2][2];
+  for (guint k = 0; k < 2; k++) {
+    g_assert_true(g_file_get_contents(svg[k], &t[k][0], NULL, NULL));
+    g_assert_true(g_file_get_contents(csv[k], &t[k][1], NULL, NULL));
+  }
+  g_assert_cmpstr(t[0][0], ==, t[1][0]);
+  g_assert_cmpstr(t[0][1], ==, t[1][1]);
+  /* 14 + 40 attackers, each with its victims at their distances. */
+  g_assert_nonnull(strstr(t[0][1], "florentine,1,"));
+  char *s0 = summary_part(r[0].out, svg[0]), *s1 = summary_part(r[1].out, svg[1]);
+  g_assert_cmpstr(s0, ==, s1);
+  g_assert_cmpuint(count(r[1].out, "graph "), ==, count(r[0].out, "graph "));
+  g_free(s0);
+  g_free(s1);
+  for (guint k = 0; k < 2; k++) {
+    g_free(t[k][0]);
+    g_free(t[k][1]);
+    g_free(svg[k]);
+    g_free(csv[k]);
+    cli_run_clear(&r[k]);
+  }
+  rmtree(tmp);
+  g_free(tmp);
+}
+
+/* account with several attacker sets and two trust models: the accountings
+ * shared out across 3 ranks print the same bytes as one process, in each
+ * format; the observer path (one run records every view) stays on rank 0. */
+static void test_account_attackers(void) {
+  const char *formats[] = {"table", "json", "csv"};
+  for (guint f = 0; f < G_N_ELEMENTS(formats); f++) {
+    const char *args[] = {"account", "--generate", "florentine", "-T", "8", "--trust",
+                          "pndp,ldp", "--attackers", "0,3,5+7,11", "--compare", "muffliato",
+                          "--format", formats[f], NULL};
+    CliRun a = cli_run_v(args), b = mpi_run_v(3, args);
+    g_assert_cmpint(a.status, ==, 0);
+    if (b.status != 0)
+      g_error("mpirun failed (%d): %s", b.status, b.err);
+    g_assert_cmpstr(a.out, ==, b.out);
+    cli_run_clear(&a);
+    cli_run_clear(&b);
+  }
+  CliRun a = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp",
+                     "--attackers", "0,3", "--path", "observer", "--format", "csv");
+  CliRun b = mpi_run(3, "account", "--generate", "florentine", "-T", "4", "--trust", "pndp",
+                     "--attackers", "0,3", "--path", "observer", "--format", "csv");
+  g_assert_cmpint(a.status, ==, 0);
+  g_assert_cmpint(b.status, ==, 0);
+  g_assert_cmpstr(a.out, ==, b.out);
+  g_assert_nonnull(strstr(a.out, "\n")); /* a header and rows */
+  cli_run_clear(&a);
+  cli_run_clear(&b);
+}
+
 /* A binary built without MPI, started as one of 3 copies (the variables a
  * launcher sets), refuses instead of running the sweep 3 times. */
 static void test_not_built_with_mpi(void) {
@@ -400,7 +520,7 @@ static void test_not_built_with_mpi(void) {
     char **env = g_get_environ();
     env = g_environ_setenv(env, vars[i][0], vars[i][1], TRUE);
     if (g_str_equal(vars[i][0], "SLURM_PROCID"))
-      env = g_environ_setenv(env, "SLURM_NTASKS", "4", TRUE);
+      env = g_environ_setenv(env, "SLURM_STEP_NUM_TASKS", "4", TRUE);
     const char *argv[] = {g_getenv("DPGOSSIP"), "run", ini, "-o", out, NULL};
     char *o = NULL, *e = NULL;
     int ws = 0;
@@ -431,6 +551,8 @@ int main(int argc, char **argv) {
     g_test_add_func("/run-mpi/failing-point", test_failing_point);
     g_test_add_func("/run-mpi/killed-rank", test_killed_rank);
     g_test_add_func("/run-mpi/hung-rank", test_hung_rank);
+    g_test_add_func("/run-mpi/figure-attackers", test_figure_attackers);
+    g_test_add_func("/run-mpi/account-attackers", test_account_attackers);
   }
   return g_test_run();
 }
