@@ -8,6 +8,7 @@
  * schedules and a plugin. A second check: the streaming run's provenance
  * really stays short (the state size does not grow with T).
  */
+#include <gmodule.h>
 #include <math.h>
 #include <string.h>
 
@@ -116,6 +117,7 @@ static void compare(gconstpointer data) {
   g_free(s);
 }
 
+#ifndef DPG_TEST_PLUGIN_DIR
 /* The state stays bounded: a checkpoint per round creates the same number of
  * state variables whatever T (about the live linvecs), and a model's
  * provenance after the run is a handful of state variables, not the whole
@@ -206,6 +208,30 @@ static const Case cases[] = {
     {"florentine", "dsgd", "churn:leave=0.2,join=0.5", NULL, NULL, NULL, 6, 1},
 };
 
+#endif
+
+#ifdef DPG_TEST_PLUGIN_DIR
+/* Built a second time in tests/plugins (exporting the plugin API): the
+ * plugin tiny-dsgd, in sync and deadline modes with loss. */
+static const Case plugin_cases[] = {
+    {"florentine", "tiny-dsgd", NULL, NULL, NULL, NULL, 6, 1},
+    {"erdos:n=12,p=0.35,seed=4", "tiny-dsgd", NULL, "deadline:ms=3", "uniform:min=1,max=5",
+     "0.1", 6, 2},
+};
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  GError *err = NULL;
+  const ProtoVTable *vt = NULL;
+  char *path = g_build_filename(DPG_TEST_PLUGIN_DIR, "tiny-dsgd." G_MODULE_SUFFIX, NULL);
+  g_assert_true(proto_plugin_load(path, &vt, &err));
+  g_assert_no_error(err);
+  g_free(path);
+  g_test_add_data_func("/stream/equals-dense/plugin-sync", &plugin_cases[0], compare);
+  g_test_add_data_func("/stream/equals-dense/plugin-deadline", &plugin_cases[1], compare);
+  return g_test_run();
+}
+#else
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -221,3 +247,4 @@ int main(int argc, char **argv) {
   g_test_add_func("/stream/errors", test_errors);
   return g_test_run();
 }
+#endif
