@@ -392,7 +392,7 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
   for (guint c = 0; c < m; c++)
     known[c] = knows(s, v, g_array_index(s->fresh_ids, SimNoiseId, c));
   gamma_extend(s, v, nt);
-  double *Cs = NULL, *A = NULL, *Ap = NULL, *Bo = NULL, *tau = NULL, *Qf = NULL, *Bs = NULL,
+  double *Cs = NULL, *A = NULL, *Ap = NULL, *Bo = NULL, *tau = NULL, *Bs = NULL,
          *BQ = NULL, *Yv = NULL;
   lapack_int *jpvt = NULL;
   guint rank = 0;
@@ -483,19 +483,18 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
       v->bscale = MAX(v->bscale, sqrt(nb));
     }
     if (rank > 0) {
-      Qf = g_new0(double, (gsize)q * q);
-      memcpy(Qf, Bo, kq * q * sizeof(double));
-      lapack_int info = LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)q,
-                                       (lapack_int)kq, Qf, (lapack_int)q, tau);
+      /* B_s Q through the kq reflectors of the QR, without forming Q:
+       * (B_s Q)^T = Q^T B_s^T, and B_s row-major is B_s^T column-major. */
+      lapack_int info = LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)q, (lapack_int)S2,
+                                       (lapack_int)kq, Bo, (lapack_int)q, tau, Bs, (lapack_int)q);
       if (info != 0) {
         g_free(As);
         g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                    "forming a period's orthogonal factor failed (LAPACK info %d)", (int)info);
+                    "applying a period's orthogonal factor failed (LAPACK info %d)", (int)info);
         goto out;
       }
-      BQ = g_new(double, MAX((gsize)S2 * q, 1));
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S2, (int)q, (int)q, 1.0, Bs,
-                  (int)q, Qf, (int)q, 0.0, BQ, (int)q);
+      BQ = Bs;
+      Bs = NULL;
       if (nt > 0)
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S2, (int)nt, (int)rank, -1.0,
                     BQ, (int)q, Ap, (int)nt, 1.0, As, (int)nt);
@@ -548,7 +547,6 @@ out:
   g_free(Ap);
   g_free(Bo);
   g_free(tau);
-  g_free(Qf);
   g_free(Bs);
   g_free(BQ);
   g_free(Yv);
