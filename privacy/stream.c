@@ -27,7 +27,6 @@
 #include "privacy/stream_internal.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 typedef struct {
@@ -572,8 +571,6 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
   for (guint i = 0; i < S2; i++)
     if (!scan_row(s, &tp, i, error)) return FALSE;
   guint m = s->fresh_ids->len;
-  if (g_getenv("DPG_STREAM_TRACE")) fprintf(stderr, "stream period: S = %u -> %u, fresh noise %u, steps %u, rows of view 0: %u\n", s->S, S2,
-          m, s->tsteps, view_rows[0] ? view_rows[0]->len : 0);
   guint *tr_ids = g_new(guint, MAX(S2, 1));
   for (guint i = 0; i < S2; i++) tr_ids[i] = i;
   for (guint w = 0; w < s->views->len; w++)
