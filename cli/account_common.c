@@ -4,7 +4,9 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/account_common.h"
 
@@ -256,6 +258,13 @@ gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **
   return ok;
 }
 
+/* A progress line on a terminal: long streaming accountings take minutes. */
+static void progress_line(guint steps, guint T, gpointer data) {
+  (void)data;
+  fprintf(stderr, "\raccounting: step %u of %u", steps, T);
+  if (steps >= T) fputc('\n', stderr);
+}
+
 PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObserverRun *run,
                                          const CliAccountView *views, guint n_views,
                                          ProtoRunStats *stats, GError **error) {
@@ -296,6 +305,7 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
                                error) == G_MAXUINT)
       goto out;
   PrivStreamOptions so = {.T = s->T, .clip = s->clip};
+  if (isatty(STDERR_FILENO) && s->T >= 50) so.progress = progress_line;
   if (run->streaming && !priv_observer_set_streaming(obs, &so, error)) goto out;
   /* Before the first event: the observer must see every message. */
   if (!priv_observer_attach(obs, sim_engine_bus(engine), error) || !proto_run_run(pr, error))

@@ -50,6 +50,8 @@ struct PrivStream {
   guint n, T;
   gsize ld; /* n T */
   double clip, rank_tol, range_tol;
+  void (*progress)(guint steps, guint T, gpointer data);
+  gpointer progress_data;
   GPtrArray *views;
   GHashTable *state; /* noise id + 1 -> state index + 1 */
   guint S, max_state;
@@ -104,6 +106,8 @@ PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GE
   s->clip = o.clip;
   s->rank_tol = o.rank_tol;
   s->range_tol = o.range_tol;
+  s->progress = o.progress;
+  s->progress_data = o.progress_data;
   s->views = g_ptr_array_new_with_free_func(sview_free);
   s->state = g_hash_table_new(g_direct_hash, g_direct_equal);
   s->retired = g_byte_array_new();
@@ -596,6 +600,7 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
   }
   s->S = S2;
   s->max_state = MAX(s->max_state, S2);
+  if (s->progress) s->progress(s->tsteps, s->T, s->progress_data);
   return TRUE;
 }
 
