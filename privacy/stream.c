@@ -144,6 +144,12 @@ void priv_stream_free(PrivStream *s) {
 
 gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is_member,
                               GError **error) {
+  /* Before the run, not hours into it: the views' blocks (and the copy
+   * handed out at the end) are the part of the memory that grows as T^2. */
+  gsize block = (gsize)s->n * s->T * s->T;
+  if (!priv_check_budget(priv_doubles_bytes(priv_size_sum3(block, s->views->len + 2, 0, 0, 0, 0)),
+                         0, "the streaming accountant's per-victim blocks", error))
+    return FALSE;
   PrivBlocks *b = priv_blocks_new(s->n, s->T, error);
   if (!b) return FALSE;
   SView *v = g_new0(SView, 1);
