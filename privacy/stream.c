@@ -366,14 +366,29 @@ static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, co
       if (!known[c]) B[i * q + r + c] += p->vals[e];
     }
   }
-  if (S > 0 && nt > 0)
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)nt, (int)S, 1.0, Cs,
-                (int)S, v->gam, (int)s->ld, 0.0, A, (int)nt);
-  else if (nt > 0)
-    memset(A, 0, k * nt * sizeof(double));
-  if (S > 0 && r > 0)
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)r, (int)S, 1.0, Cs,
-                (int)S, v->R, (int)r, 0.0, B, (int)q);
+  gsize nnz = 0;
+  for (gsize i = 0; i < k * S; i++) nnz += Cs[i] != 0.0;
+  if (S > 0 && nnz * 16 < k * S) {
+    /* Mostly sparse (payloads in flight are each one earlier state): one
+     * axpy per entry instead of a product with the zeros. */
+    if (nt > 0) memset(A, 0, k * nt * sizeof(double));
+    for (gsize i = 0; i < k; i++)
+      for (guint j = 0; j < S; j++) {
+        double c = Cs[i * S + j];
+        if (c == 0.0) continue;
+        if (nt > 0) cblas_daxpy((int)nt, c, v->gam + (gsize)j * s->ld, 1, A + i * nt, 1);
+        if (r > 0) cblas_daxpy((int)r, c, v->R + (gsize)j * r, 1, B + i * q, 1);
+      }
+  } else {
+    if (S > 0 && nt > 0)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)nt, (int)S, 1.0, Cs,
+                  (int)S, v->gam, (int)s->ld, 0.0, A, (int)nt);
+    else if (nt > 0)
+      memset(A, 0, k * nt * sizeof(double));
+    if (S > 0 && r > 0)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)r, (int)S, 1.0, Cs,
+                  (int)S, v->R, (int)r, 0.0, B, (int)q);
+  }
   for (gsize i = 0; i < k; i++) {
     guint id = ids[i];
     for (gsize e = p->start[id]; e < p->start[id] + p->ngrad[id]; e++) {
