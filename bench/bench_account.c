@@ -14,6 +14,13 @@
  *               and 160 and extrapolates T = 320 from the last two (printed
  *               as *_extrapolated); DPG_BENCH_OBSERVER_T320=1 runs T = 320
  *               for real (about 12 GB on this graph).
+ *   stream      the observer path with the streaming accountant (per-round
+ *               rebase, Kalman-form state), D-SGD PNDP at T = 40, 80, 160,
+ *               320 with the fitted exponents of time and peak RSS, then
+ *               DECOR (SecLDP, PNDP) at T = 320 and Zip-DL (PNDP) at T = 5.
+ *               Goals: D-SGD within 10x of the structured path and < 1 GB;
+ *               DECOR < 120 s and < 4 GB (Zip-DL: see below).
+ *               DPG_BENCH_DENSE=0 skips the dense observer cases.
  * Each case runs in its own child process, so each peak RSS is that case's
  * own (wait4). The observer's rdp are checked against the structured path's
  * at the same T (max relative difference printed). Also the Florentine
@@ -23,13 +30,23 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "protocols/protocols.h"
 
 static double now(void) { return (double)g_get_monotonic_time() / 1e6; }
+
+/* CPU seconds of the process (all threads): on a shared machine the wall
+ * time also counts the waits for a core, so ratios are taken on this. */
+static double cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static char *shared_dir(void) {
   const char *env = g_getenv("DPG_SHARED_DIR");
@@ -172,8 +189,76 @@ out:
   return ok;
 }
 
+/* The streaming case's protocol and trust model (set before the fork). */
+static const char *stream_protocol = "dsgd";
+/* The child's streaming CPU seconds (shared page: the child writes it). */
+static double *stream_cpu;
+static PrivTrust stream_trust = PRIV_TRUST_PNDP;
+
+/* The observer path with the streaming accountant (privacy/stream.c): the
+ * run rebases its provenance every round, the accountant keeps only the
+ * state's conditional law. D-SGD is compared with the structured path. */
+static gboolean run_stream(const char *name, const TopoGraph *g, guint T, SimLinStorage storage,
+                           GError **error) {
+  (void)storage;
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = g;
+  cfg.protocol = stream_protocol;
+  cfg.rounds = T;
+  cfg.storage = SIM_LIN_SPARSE;
+  guint a = 0, nv = 0, snv = 0;
+  PrivObserver *obs = NULL;
+  PrivBlocks *b = NULL, *sb = NULL;
+  double *rdp = NULL, *srdp = NULL, report_s = 0, sreport_s = 0;
+  gboolean ok = FALSE;
+  double t0 = now(), c0 = cpu();
+  ProtoRun *run = proto_run_new(&cfg, error);
+  PrivStreamOptions so = {.T = T, .clip = 1.0};
+  if (!run || !(obs = priv_observer_new(proto_run_space(run), error)) ||
+      priv_observer_add_view(obs, stream_trust, &a, 1, error) == G_MAXUINT ||
+      !priv_observer_set_streaming(obs, &so, error) ||
+      !priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error) ||
+      !proto_run_run(run, error) || !(b = priv_observer_stream_blocks(obs, 0, error)))
+    goto out;
+  double t1 = now(), c1 = cpu();
+  if (!(rdp = rdps(b, g, &report_s, &nv, error))) goto out;
+  printf("%s.protocol %s\n", name, stream_protocol);
+  printf("%s.simulate_and_account_cpu_seconds %.3f\n", name, c1 - c0);
+  if (stream_cpu) *stream_cpu = c1 - c0;
+  printf("%s.trust %s\n", name, priv_trust_name(stream_trust));
+  printf("%s.victims %u\n", name, nv);
+  printf("%s.steps %u\n", name, T);
+  printf("%s.simulate_and_account_seconds %.3f\n", name, t1 - t0);
+  printf("%s.total_seconds %.3f\n", name, t1 - t0 + report_s);
+  print_range(name, rdp, b->n);
+  if (g_str_equal(stream_protocol, "dsgd") && stream_trust == PRIV_TRUST_PNDP) {
+    double s0 = now(), sc0 = cpu();
+    if (!(sb = structured_blocks(g, T, error))) goto out;
+    double s1 = now(), sc1 = cpu();
+    if (!(srdp = rdps(sb, g, &sreport_s, &snv, error))) goto out;
+    double maxrel = 0.0;
+    for (guint u = 0; u < b->n; u++)
+      if (!isnan(srdp[u]) && srdp[u] > 1e-9)
+        maxrel = MAX(maxrel, fabs(rdp[u] - srdp[u]) / srdp[u]);
+    printf("%s.structured_seconds %.3f\n", name, s1 - s0 + sreport_s);
+    printf("%s.structured_cpu_seconds %.3f\n", name, sc1 - sc0);
+    printf("%s.cpu_time_ratio_vs_structured %.2f\n", name, (c1 - c0) / (sc1 - sc0));
+    printf("%s.max_rel_diff_vs_structured %.3g\n", name, maxrel);
+  }
+  ok = TRUE;
+out:
+  g_free(rdp);
+  g_free(srdp);
+  priv_blocks_free(b);
+  priv_blocks_free(sb);
+  priv_observer_free(obs);
+  proto_run_free(run);
+  return ok;
+}
+
 typedef struct {
-  double seconds, rss_mb;
+  double seconds, rss_mb, cpu_seconds;
 } Measure;
 
 /* Runs one case in a child process; its wall time and own peak RSS. */
@@ -199,6 +284,10 @@ static gboolean in_child(const char *name, gboolean (*fn)(const char *, const To
   m->seconds = now() - t0;
   m->rss_mb = (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
   printf("%s.peak_rss_mb %.1f\n", name, m->rss_mb);
+  /* On a shared machine wall time includes waiting for a core. */
+  m->cpu_seconds = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                   (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+  printf("%s.cpu_seconds %.3f\n", name, m->cpu_seconds);
   return TRUE;
 }
 
@@ -232,7 +321,8 @@ int main(int argc, char **argv) {
   const guint Ts[] = {40, 80, 160, 320};
   Measure ms[G_N_ELEMENTS(Ts)];
   guint done = 0;
-  for (guint i = 0; ok && i < G_N_ELEMENTS(Ts); i++) {
+  gboolean dense = g_strcmp0(g_getenv("DPG_BENCH_DENSE"), "0") != 0;
+  for (guint i = 0; ok && dense && i < G_N_ELEMENTS(Ts); i++) {
     if (Ts[i] == 320 && !t320) break;
     char *name = g_strdup_printf("account.observer_pndp_fb_T%u", Ts[i]);
     ok = in_child(name, run_observer, fb, Ts[i], SIM_LIN_SPARSE, &ms[i]);
@@ -249,6 +339,53 @@ int main(int argc, char **argv) {
     printf("account.observer_pndp_fb_T320.rss_exponent %.2f\n", me / log(2.0));
     printf("account.observer_pndp_fb_T320.extrapolated_seconds %.0f\n", b->seconds * exp(te * r));
     printf("account.observer_pndp_fb_T320.extrapolated_peak_rss_mb %.0f\n", b->rss_mb * exp(me * r));
+  }
+  /* The streaming accountant, D-SGD under PNDP: T = 40 .. 320, then the
+   * least-squares exponents of time and peak RSS against T. */
+  Measure st[G_N_ELEMENTS(Ts)];
+  stream_cpu = mmap(NULL, sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (stream_cpu == MAP_FAILED) stream_cpu = NULL;
+  for (guint i = 0; ok && i < G_N_ELEMENTS(Ts); i++) {
+    char *name = g_strdup_printf("account.stream_pndp_fb_T%u", Ts[i]);
+    ok = in_child(name, run_stream, fb, Ts[i], SIM_LIN_SPARSE, &st[i]);
+    if (ok && stream_cpu) st[i].cpu_seconds = *stream_cpu; /* the accounting alone */
+    if (ok) printf("%s.wall_seconds %.3f\n", name, st[i].seconds);
+    g_free(name);
+  }
+  if (ok) {
+    double sx = 0, sy = 0, sm = 0, sxx = 0, sxy = 0, sxm = 0, k = G_N_ELEMENTS(Ts);
+    for (guint i = 0; i < G_N_ELEMENTS(Ts); i++) {
+      /* CPU time of the simulation and streaming accounting alone */
+      double x = log(Ts[i]), y = log(st[i].cpu_seconds), mm = log(st[i].rss_mb);
+      sx += x, sy += y, sm += mm, sxx += x * x, sxy += x * y, sxm += x * mm;
+    }
+    printf("account.stream_pndp_fb.cpu_time_exponent %.2f\n",
+           (k * sxy - sx * sy) / (k * sxx - sx * sx));
+    printf("account.stream_pndp_fb.rss_exponent %.2f\n", (k * sxm - sx * sm) / (k * sxx - sx * sx));
+  }
+  /* DECOR (SecLDP, PNDP) at the paper's horizon (DPG_BENCH_STREAM_T,
+   * default 320) and Zip-DL (PNDP) at DPG_BENCH_ZIPDL_T (default 5): its
+   * state is every payload in flight, n (deg + 1) = 3680 variables on this
+   * graph, so each period costs O(S^2 n t) and T = 320 is out of reach. */
+  const char *st_env = g_getenv("DPG_BENCH_STREAM_T"), *zt_env = g_getenv("DPG_BENCH_ZIPDL_T");
+  guint T2 = st_env ? (guint)g_ascii_strtoull(st_env, NULL, 10) : 320;
+  guint Tz = zt_env ? (guint)g_ascii_strtoull(zt_env, NULL, 10) : 5;
+  const struct {
+    const char *protocol;
+    PrivTrust trust;
+    guint T;
+  } more[] = {{"decor", PRIV_TRUST_SECLDP, T2},
+              {"decor", PRIV_TRUST_PNDP, T2},
+              {"zipdl", PRIV_TRUST_PNDP, Tz}};
+  for (guint i = 0; ok && i < G_N_ELEMENTS(more); i++) {
+    if (more[i].T == 0) continue;
+    stream_protocol = more[i].protocol;
+    stream_trust = more[i].trust;
+    char *name = g_strdup_printf("account.stream_%s_%s_fb_T%u", more[i].protocol,
+                                 priv_trust_name(more[i].trust), more[i].T);
+    ok = in_child(name, run_stream, fb, more[i].T, SIM_LIN_SPARSE, &m);
+    if (ok) printf("%s.wall_seconds %.3f\n", name, m.seconds);
+    g_free(name);
   }
   topo_graph_free(fb);
   if (!ok) goto fail;

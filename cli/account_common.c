@@ -4,7 +4,9 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/account_common.h"
 
@@ -278,6 +280,13 @@ static gboolean observer_check_memory(const CliAccountSetup *s, const CliObserve
   return priv_knowledge_check_memory(rows * (gsize)s->T, cols, cols, 0, error);
 }
 
+/* A progress line on a terminal: long streaming accountings take minutes. */
+static void progress_line(guint steps, guint T, gpointer data) {
+  (void)data;
+  fprintf(stderr, "\raccounting: step %u of %u", steps, T);
+  if (steps >= T) fputc('\n', stderr);
+}
+
 PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObserverRun *run,
                                          const CliAccountView *views, guint n_views,
                                          ProtoRunStats *stats, GError **error) {
@@ -299,7 +308,9 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
   cfg.storage = run->storage;
   PrivObserver *obs = NULL;
   PrivBlocks **blocks = NULL;
-  if (!observer_check_memory(s, run, views, n_views, error)) return NULL;
+  /* The dense accountant's matrices; the streaming one checks its own
+   * (per-victim blocks) when it is set up. */
+  if (!run->streaming && !observer_check_memory(s, run, views, n_views, error)) return NULL;
   ProtoRun *pr = proto_run_new(&cfg, error);
   if (!pr) return NULL;
   SimEngine *engine = proto_run_engine(pr);
@@ -319,6 +330,7 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
                                error) == G_MAXUINT)
       goto out;
   PrivStreamOptions so = {.T = s->T, .clip = s->clip};
+  if (isatty(STDERR_FILENO) && s->T >= 50) so.progress = progress_line;
   if (run->streaming && !priv_observer_set_streaming(obs, &so, error)) goto out;
   /* Before the first event: the observer must see every message. */
   if (!priv_observer_attach(obs, sim_engine_bus(engine), error) || !proto_run_run(pr, error))

@@ -591,8 +591,8 @@ int cli_cmd_account(int argc, char **argv) {
       {"storage", 0, 0, G_OPTION_ARG_STRING, &storage,
        "Observer path: provenance storage sparse (default) or dense", "KIND"},
       {"accountant", 0, 0, G_OPTION_ARG_STRING, &accountant,
-       "Observer path: dense (every row, factorized at the end) or streaming (per round, "
-       "flat memory; needs sparse storage)",
+       "Observer path: streaming (default: per round, flat memory; needs sparse storage) or "
+       "dense (every row, factorized at the end: the reference)",
        "KIND"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &format, "Output: table (default), json or csv",
        "FORMAT"},
@@ -754,11 +754,13 @@ int cli_cmd_account(int argc, char **argv) {
       goto out;
     }
   }
-  gboolean streaming = FALSE;
+  /* Streaming is the default; sparse storage is what it rebases, so an
+   * explicit --storage dense keeps the dense accountant. */
+  gboolean streaming = storage_kind != SIM_LIN_DENSE;
   if (accountant) {
-    if (g_str_equal(accountant, "streaming"))
-      streaming = TRUE;
-    else if (!g_str_equal(accountant, "dense")) {
+    if (g_str_equal(accountant, "streaming") || g_str_equal(accountant, "dense"))
+      streaming = g_str_equal(accountant, "streaming");
+    else {
       status = usage_error("--accountant: unknown accountant '%s' (valid: dense, streaming)",
                            accountant);
       goto out;

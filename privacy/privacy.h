@@ -680,6 +680,10 @@ typedef struct {
   double rank_tol;         /* relative rank tolerance (default 1e-10) */
   double range_tol;        /* relative range tolerance (default 1e-8) */
   guint64 checkpoint_events; /* 0: 64 n + 4096 */
+  /* Optional: called after every period with the gradient steps seen so far
+   * (1 + the largest step) and T, e.g. for a progress line. */
+  void (*progress)(guint steps, guint T, gpointer data);
+  gpointer progress_data;
 } PrivStreamOptions;
 
 /*

@@ -50,6 +50,8 @@ struct PrivStream {
   guint n, T;
   gsize ld; /* n T */
   double clip, rank_tol, range_tol;
+  void (*progress)(guint steps, guint T, gpointer data);
+  gpointer progress_data;
   GPtrArray *views;
   GHashTable *state; /* noise id + 1 -> state index + 1 */
   guint S, max_state;
@@ -104,6 +106,8 @@ PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GE
   s->clip = o.clip;
   s->rank_tol = o.rank_tol;
   s->range_tol = o.range_tol;
+  s->progress = o.progress;
+  s->progress_data = o.progress_data;
   s->views = g_ptr_array_new_with_free_func(sview_free);
   s->state = g_hash_table_new(g_direct_hash, g_direct_equal);
   s->retired = g_byte_array_new();
@@ -140,6 +144,12 @@ void priv_stream_free(PrivStream *s) {
 
 gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is_member,
                               GError **error) {
+  /* Before the run, not hours into it: the views' blocks (and the copy
+   * handed out at the end) are the part of the memory that grows as T^2. */
+  gsize block = (gsize)s->n * s->T * s->T;
+  if (!priv_check_budget(priv_doubles_bytes(priv_size_sum3(block, s->views->len + 2, 0, 0, 0, 0)),
+                         0, "the streaming accountant's per-victim blocks", error))
+    return FALSE;
   PrivBlocks *b = priv_blocks_new(s->n, s->T, error);
   if (!b) return FALSE;
   SView *v = g_new0(SView, 1);
@@ -356,14 +366,29 @@ static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, co
       if (!known[c]) B[i * q + r + c] += p->vals[e];
     }
   }
-  if (S > 0 && nt > 0)
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)nt, (int)S, 1.0, Cs,
-                (int)S, v->gam, (int)s->ld, 0.0, A, (int)nt);
-  else if (nt > 0)
-    memset(A, 0, k * nt * sizeof(double));
-  if (S > 0 && r > 0)
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)r, (int)S, 1.0, Cs,
-                (int)S, v->R, (int)r, 0.0, B, (int)q);
+  gsize nnz = 0;
+  for (gsize i = 0; i < k * S; i++) nnz += Cs[i] != 0.0;
+  if (S > 0 && nnz * 16 < k * S) {
+    /* Mostly sparse (payloads in flight are each one earlier state): one
+     * axpy per entry instead of a product with the zeros. */
+    if (nt > 0) memset(A, 0, k * nt * sizeof(double));
+    for (gsize i = 0; i < k; i++)
+      for (guint j = 0; j < S; j++) {
+        double c = Cs[i * S + j];
+        if (c == 0.0) continue;
+        if (nt > 0) cblas_daxpy((int)nt, c, v->gam + (gsize)j * s->ld, 1, A + i * nt, 1);
+        if (r > 0) cblas_daxpy((int)r, c, v->R + (gsize)j * r, 1, B + i * q, 1);
+      }
+  } else {
+    if (S > 0 && nt > 0)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)nt, (int)S, 1.0, Cs,
+                  (int)S, v->gam, (int)s->ld, 0.0, A, (int)nt);
+    else if (nt > 0)
+      memset(A, 0, k * nt * sizeof(double));
+    if (S > 0 && r > 0)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)r, (int)S, 1.0, Cs,
+                  (int)S, v->R, (int)r, 0.0, B, (int)q);
+  }
   for (gsize i = 0; i < k; i++) {
     guint id = ids[i];
     for (gsize e = p->start[id]; e < p->start[id] + p->ngrad[id]; e++) {
@@ -391,7 +416,7 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
   for (guint c = 0; c < m; c++)
     known[c] = knows(s, v, g_array_index(s->fresh_ids, SimNoiseId, c));
   gamma_extend(s, v, nt);
-  double *Cs = NULL, *A = NULL, *Ap = NULL, *Bo = NULL, *tau = NULL, *Qf = NULL, *Bs = NULL,
+  double *Cs = NULL, *A = NULL, *Ap = NULL, *Bo = NULL, *tau = NULL, *Bs = NULL,
          *BQ = NULL, *Yv = NULL;
   lapack_int *jpvt = NULL;
   guint rank = 0;
@@ -482,19 +507,18 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
       v->bscale = MAX(v->bscale, sqrt(nb));
     }
     if (rank > 0) {
-      Qf = g_new0(double, (gsize)q * q);
-      memcpy(Qf, Bo, kq * q * sizeof(double));
-      lapack_int info = LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)q,
-                                       (lapack_int)kq, Qf, (lapack_int)q, tau);
+      /* B_s Q through the kq reflectors of the QR, without forming Q:
+       * (B_s Q)^T = Q^T B_s^T, and B_s row-major is B_s^T column-major. */
+      lapack_int info = LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)q, (lapack_int)S2,
+                                       (lapack_int)kq, Bo, (lapack_int)q, tau, Bs, (lapack_int)q);
       if (info != 0) {
         g_free(As);
         g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                    "forming a period's orthogonal factor failed (LAPACK info %d)", (int)info);
+                    "applying a period's orthogonal factor failed (LAPACK info %d)", (int)info);
         goto out;
       }
-      BQ = g_new(double, MAX((gsize)S2 * q, 1));
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)S2, (int)q, (int)q, 1.0, Bs,
-                  (int)q, Qf, (int)q, 0.0, BQ, (int)q);
+      BQ = Bs;
+      Bs = NULL;
       if (nt > 0)
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S2, (int)nt, (int)rank, -1.0,
                     BQ, (int)q, Ap, (int)nt, 1.0, As, (int)nt);
@@ -547,7 +571,6 @@ out:
   g_free(Ap);
   g_free(Bo);
   g_free(tau);
-  g_free(Qf);
   g_free(Bs);
   g_free(BQ);
   g_free(Yv);
@@ -598,6 +621,7 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
   }
   s->S = S2;
   s->max_state = MAX(s->max_state, S2);
+  if (s->progress) s->progress(s->tsteps, s->T, s->progress_data);
   return TRUE;
 }
 

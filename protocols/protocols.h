@@ -208,7 +208,8 @@ typedef struct {
   guint64 partial_gathers;  /* deadline mode: gathers completed by the timer */
   guint64 late_discarded;   /* messages that arrived too late to be used */
   guint64 stale_inputs;     /* stale mode: inputs older than the gathered round */
-  guint n_noise;            /* noise variables registered */
+  guint n_noise;            /* noise variables registered (rebase state variables,
+                             * SIM_NOISE_KIND_STATE, not counted) */
 } ProtoRunStats;
 
 typedef struct ProtoRun ProtoRun;

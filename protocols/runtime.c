@@ -583,7 +583,11 @@ void proto_run_get_stats(ProtoRun *run, ProtoRunStats *stats) {
   stats->partial_gathers = ctx->partial_gathers;
   stats->late_discarded = ctx->late_discarded;
   stats->stale_inputs = ctx->stale_inputs;
-  stats->n_noise = sim_noise_registry_count(ctx->noise);
+  /* The protocol's draws, not the state variables of a streaming rebase. */
+  guint count = sim_noise_registry_count(ctx->noise);
+  stats->n_noise = 0;
+  for (guint k = 0; k < count; k++)
+    stats->n_noise += sim_noise_kind(ctx->noise, k) != SIM_NOISE_KIND_STATE;
 }
 
 /* ------------------------------------------------------------ context */

@@ -89,6 +89,8 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivOb
       PrivBlocks *blocks = NULL;
       if (c->path == SCEN_PATH_STRUCTURED) {
         blocks = structured(c, C, sigma, col, trust, error);
+      } else if (!c->dense_accountant) {
+        blocks = priv_observer_stream_blocks(obs, i * c->n_trust + j, error);
       } else {
         PrivKnowledge *k = priv_observer_knowledge(obs, i * c->n_trust + j, error);
         if (k != NULL) {

@@ -81,6 +81,7 @@ typedef struct {
   gboolean compare_muffliato;
   ScenPath path_requested;
   ScenPath path; /* effective: structured, observer or none */
+  gboolean dense_accountant; /* privacy.accountant = dense (observer path) */
   ScenCollusion *collusions;
   guint n_collusions;
   /* output */

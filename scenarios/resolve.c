@@ -673,6 +673,9 @@ static void resolve_privacy(R *r, ScenConfig *c) {
                       : g_str_equal(v, "none")     ? SCEN_PATH_NONE
                                                    : SCEN_PATH_AUTO;
   g_free(v);
+  v = get_string(r, "privacy", "accountant", "streaming", NULL);
+  c->dense_accountant = g_str_equal(v, "dense");
+  g_free(v);
 }
 
 static gint collusion_cmp(gconstpointer a, gconstpointer b) {

@@ -167,6 +167,9 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
         if (priv_observer_add_view(obs, c->trust[j], c->collusions[i].nodes,
                                    c->collusions[i].n_nodes, error) == G_MAXUINT)
           goto out;
+    PrivStreamOptions so = {.T = c->rounds, .clip = c->clip};
+    if (!c->dense_accountant && !priv_observer_set_streaming(obs, &so, error))
+      goto out;
     if (!priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error))
       goto out;
   }

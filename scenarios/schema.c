@@ -87,6 +87,9 @@ static const ScenKeyInfo keys[] = {
     {"privacy", "path", SCEN_TYPE_ENUM, "auto", NO_RANGE, 0, "auto|structured|observer|none",
      "how to account: structured (fast, sync D-SGD/Muffliato/MF-D-SGD), observer (what the "
      "attackers saw on the bus), auto, or none"},
+    {"privacy", "accountant", SCEN_TYPE_ENUM, "streaming", NO_RANGE, 0, "streaming|dense",
+     "observer path: streaming (per round, flat memory) or dense (every row, factorized at "
+     "the end; the reference)"},
     /* [collusion.NAME] */
     {"collusion.*", "nodes", SCEN_TYPE_NODE_LIST, NULL, NO_RANGE, SCEN_KEY_REQUIRED, NULL,
      "the attacker set: node ids, e.g. 7;40"},

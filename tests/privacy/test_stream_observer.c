@@ -1,0 +1,250 @@
+/*
+ * tests/privacy/test_stream_observer.c: the streaming accountant against the
+ * dense one (priv_knowledge_blocks on the observer's knowledge), on the same
+ * simulated run (same spec and seed, two runs: the streaming one rebases its
+ * space). Every block entry must agree to 1e-9 of the block's largest entry
+ * and every status must be the same, for the built-in protocols, every trust
+ * model, collusion sets, b > 1, asynchronous modes with loss, time-varying
+ * schedules and a plugin. A second check: the streaming run's provenance
+ * really stays short (the state size does not grow with T).
+ */
+#include <gmodule.h>
+#include <math.h>
+#include <string.h>
+
+#include "privacy/privacy.h"
+#include "protocols/protocols.h"
+#include "topologies/topologies.h"
+
+typedef struct {
+  const char *graph; /* generator spec */
+  const char *protocol;
+  const char *schedule; /* NULL: static */
+  const char *mode, *latency, *loss;
+  guint T, b;
+} Case;
+
+/* Views: attacker sets {0}, {2, 5}, under each of the three trust models. */
+static const guint set_a[] = {0}, set_b[] = {2, 5};
+static const PrivTrust trusts[] = {PRIV_TRUST_LDP, PRIV_TRUST_PNDP, PRIV_TRUST_SECLDP};
+
+/* Runs @c once, with the dense (streaming FALSE) or the streaming accountant;
+ * returns the 6 views' blocks. */
+static PrivBlocks **account(const Case *c, gboolean streaming, guint *max_live) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate(c->graph, &err);
+  g_assert_no_error(err);
+  TopoSchedule *sched = NULL;
+  if (c->schedule) {
+    sched = topo_schedule_new(c->schedule, g, TOPO_GOSSIP_UNIFORM, 7, &err);
+    g_assert_no_error(err);
+  }
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = sched ? NULL : g;
+  cfg.schedule = sched;
+  cfg.protocol = c->protocol;
+  cfg.sigma = 1.3;
+  cfg.clip = 1.0;
+  cfg.rounds = c->T;
+  cfg.batches = c->b;
+  cfg.mode = c->mode;
+  cfg.latency = c->latency;
+  cfg.loss = c->loss;
+  cfg.seed = 11;
+  ProtoRun *run = proto_run_new(&cfg, &err);
+  g_assert_no_error(err);
+  PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+  g_assert_no_error(err);
+  for (guint t = 0; t < 3; t++) {
+    priv_observer_add_view(obs, trusts[t], set_a, 1, &err);
+    g_assert_no_error(err);
+    priv_observer_add_view(obs, trusts[t], set_b, 2, &err);
+    g_assert_no_error(err);
+  }
+  PrivStreamOptions so = {.T = c->T, .clip = 1.0};
+  if (streaming) {
+    g_assert_true(priv_observer_set_streaming(obs, &so, &err));
+    g_assert_no_error(err);
+  }
+  g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
+  g_assert_no_error(err);
+  g_assert_true(proto_run_run(run, &err));
+  g_assert_no_error(err);
+  if (max_live) *max_live = sim_lin_space_n_live(proto_run_space(run));
+  PrivBlocks **out = g_new0(PrivBlocks *, 6);
+  PrivKnowledgeOptions ko = {.T = c->T, .clip = 1.0};
+  for (guint v = 0; v < 6; v++) {
+    if (streaming) {
+      out[v] = priv_observer_stream_blocks(obs, v, &err);
+    } else {
+      PrivKnowledge *k = priv_observer_knowledge(obs, v, &err);
+      g_assert_no_error(err);
+      out[v] = priv_knowledge_blocks(k, &ko, &err);
+      priv_knowledge_free(k);
+    }
+    g_assert_no_error(err);
+    g_assert_nonnull(out[v]);
+  }
+  priv_observer_free(obs);
+  proto_run_free(run);
+  topo_schedule_free(sched);
+  topo_graph_free(g);
+  return out;
+}
+
+static void compare(gconstpointer data) {
+  const Case *c = data;
+  PrivBlocks **d = account(c, FALSE, NULL), **s = account(c, TRUE, NULL);
+  guint protected_seen = 0;
+  for (guint v = 0; v < 6; v++) {
+    guint n = d[v]->n, T = d[v]->T;
+    g_assert_cmpuint(s[v]->n, ==, n);
+    g_assert_cmpuint(s[v]->T, ==, T);
+    for (guint u = 0; u < n; u++) {
+      g_assert_cmpint(s[v]->status[u], ==, d[v]->status[u]);
+      const double *x = priv_blocks_get(d[v], u), *y = priv_blocks_get(s[v], u);
+      double scale = 0.0;
+      for (gsize i = 0; i < (gsize)T * T; i++) scale = MAX(scale, fabs(x[i]));
+      for (gsize i = 0; i < (gsize)T * T; i++) g_assert_cmpfloat(fabs(x[i] - y[i]), <=, 1e-9 * scale);
+      protected_seen += d[v]->status[u] == PRIV_NODE_PROTECTED && scale > 0;
+    }
+    priv_blocks_free(d[v]);
+    priv_blocks_free(s[v]);
+  }
+  g_assert_cmpuint(protected_seen, >, 0); /* the comparison saw numbers */
+  g_free(d);
+  g_free(s);
+}
+
+#ifndef DPG_TEST_PLUGIN_DIR
+/* The state stays bounded: a checkpoint per round creates the same number of
+ * state variables whatever T (about the live linvecs), and a model's
+ * provenance after the run is a handful of state variables, not the whole
+ * past. */
+static void test_state_bounded(void) {
+  GError *err = NULL;
+  double per_round[2];
+  const guint Ts[2] = {10, 40};
+  for (guint i = 0; i < 2; i++) {
+    TopoGraph *g = topo_graph_generate("florentine", &err);
+    g_assert_no_error(err);
+    ProtoRunConfig cfg;
+    proto_run_config_init(&cfg);
+    cfg.graph = g;
+    cfg.rounds = Ts[i];
+    ProtoRun *run = proto_run_new(&cfg, &err);
+    g_assert_no_error(err);
+    PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+    priv_observer_add_view(obs, PRIV_TRUST_PNDP, set_a, 1, &err);
+    PrivStreamOptions so = {.T = cfg.rounds};
+    g_assert_true(priv_observer_set_streaming(obs, &so, &err));
+    g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
+    g_assert_true(proto_run_run(run, &err));
+    g_assert_no_error(err);
+    SimNoiseRegistry *reg = sim_lin_space_noise(proto_run_space(run));
+    guint states = 0;
+    for (guint k = 0; k < sim_noise_registry_count(reg); k++)
+      states += sim_noise_kind(reg, k) == SIM_NOISE_KIND_STATE;
+    per_round[i] = (double)states / (Ts[i] - 1);
+    g_assert_cmpfloat(per_round[i], >, 0.0);
+    PrivBlocks *b = priv_observer_stream_blocks(obs, 0, &err);
+    g_assert_no_error(err);
+    /* Node 1 is a neighbour of the attacker (Florentine): seen every step. */
+    g_assert_cmpfloat(priv_blocks_get(b, 1)[0], >, 0.0);
+    priv_blocks_free(b);
+    priv_observer_free(obs);
+    proto_run_free(run);
+    topo_graph_free(g);
+  }
+  g_assert_cmpfloat(fabs(per_round[1] / per_round[0] - 1.0), <, 0.2);
+}
+
+/* Streaming is chosen before the first message, with sparse storage only. */
+static void test_errors(void) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate("florentine", &err);
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = g;
+  cfg.rounds = 3;
+  cfg.storage = SIM_LIN_DENSE;
+  ProtoRun *run = proto_run_new(&cfg, &err);
+  g_assert_no_error(err);
+  PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+  PrivStreamOptions so = {.T = 3};
+  g_assert_false(priv_observer_set_streaming(obs, &so, &err)); /* no view yet */
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  priv_observer_add_view(obs, PRIV_TRUST_LDP, set_a, 1, &err);
+  g_assert_false(priv_observer_set_streaming(obs, &so, &err)); /* dense storage */
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  g_assert_null(priv_observer_stream_blocks(obs, 0, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  priv_observer_free(obs);
+  proto_run_free(run);
+  topo_graph_free(g);
+}
+
+static const Case cases[] = {
+    {"florentine", "dsgd", NULL, NULL, NULL, NULL, 6, 1},
+    {"erdos:n=12,p=0.35,seed=4", "dsgd", NULL, NULL, NULL, NULL, 8, 2},
+    {"erdos:n=10,p=0.4,seed=9", "muffliato:K=2", NULL, NULL, NULL, NULL, 6, 1},
+    {"florentine", "decor", NULL, NULL, NULL, NULL, 6, 2},
+    {"erdos:n=12,p=0.35,seed=4", "decor", NULL, NULL, NULL, NULL, 6, 1},
+    {"florentine", "zipdl", NULL, NULL, NULL, NULL, 6, 1},
+    {"erdos:n=10,p=0.4,seed=9", "zipdl", NULL, NULL, NULL, NULL, 8, 2},
+    {"florentine", "antipgd", NULL, NULL, NULL, NULL, 6, 1},        /* ring of ids */
+    {"florentine", "mfdsgd:C=bsr", NULL, NULL, NULL, NULL, 8, 2},   /* banded C */
+    {"florentine", "mfdsgd:C=sr", NULL, NULL, NULL, NULL, 6, 1},    /* dense C */
+    {"florentine", "dsgd", NULL, "deadline:ms=3", "uniform:min=1,max=5", "0.1", 6, 1},
+    {"florentine", "decor", NULL, "deadline:ms=5", "lognormal:mu=1,sigma=0.5", "0.1", 6, 1},
+    {"florentine", "zipdl", NULL, "stale:s=2", "uniform:min=1,max=8", NULL, 6, 1},
+    {"florentine", "dsgd", "matching", NULL, NULL, NULL, 6, 1},
+    {"florentine", "dsgd", "exponential", NULL, NULL, NULL, 6, 1},
+    {"florentine", "decor", "edge-failure:p=0.3", NULL, NULL, NULL, 6, 1},
+    {"florentine", "dsgd", "churn:leave=0.2,join=0.5", NULL, NULL, NULL, 6, 1},
+};
+
+#endif
+
+#ifdef DPG_TEST_PLUGIN_DIR
+/* Built a second time in tests/plugins (exporting the plugin API): the
+ * plugin tiny-dsgd, in sync and deadline modes with loss. */
+static const Case plugin_cases[] = {
+    {"florentine", "tiny-dsgd", NULL, NULL, NULL, NULL, 6, 1},
+    {"erdos:n=12,p=0.35,seed=4", "tiny-dsgd", NULL, "deadline:ms=3", "uniform:min=1,max=5",
+     "0.1", 6, 2},
+};
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  GError *err = NULL;
+  const ProtoVTable *vt = NULL;
+  char *path = g_build_filename(DPG_TEST_PLUGIN_DIR, "tiny-dsgd." G_MODULE_SUFFIX, NULL);
+  g_assert_true(proto_plugin_load(path, &vt, &err));
+  g_assert_no_error(err);
+  g_free(path);
+  g_test_add_data_func("/stream/equals-dense/plugin-sync", &plugin_cases[0], compare);
+  g_test_add_data_func("/stream/equals-dense/plugin-deadline", &plugin_cases[1], compare);
+  return g_test_run();
+}
+#else
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    const Case *c = &cases[i];
+    char *name = g_strdup_printf("/stream/equals-dense/%u-%s-%s%s%s", i, c->protocol,
+                                 c->graph[0] == 'f' ? "florentine" : "erdos",
+                                 c->mode ? "-async" : "", c->schedule ? "-schedule" : "");
+    g_strdelimit(name + 1, ":=,", '_');
+    g_test_add_data_func(name, c, compare);
+    g_free(name);
+  }
+  g_test_add_func("/stream/state-bounded", test_state_bounded);
+  g_test_add_func("/stream/errors", test_errors);
+  return g_test_run();
+}
+#endif
