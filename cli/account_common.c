@@ -306,6 +306,7 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
   cfg.loss = run->loss;
   cfg.seed = run->seed;
   cfg.storage = run->storage;
+  cfg.rebased = run->streaming;
   PrivObserver *obs = NULL;
   PrivBlocks **blocks = NULL;
   /* The dense accountant's matrices; the streaming one checks its own

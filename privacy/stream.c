@@ -150,6 +150,14 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
   if (!priv_check_budget(priv_doubles_bytes(priv_size_sum3(block, s->views->len + 2, 0, 0, 0, 0)),
                          0, "the streaming accountant's per-victim blocks", error))
     return FALSE;
+  /* And each view's Gamma at the last step: at least one state variable per
+   * node (its model is live at every checkpoint) by n T gradient slots. A
+   * lower bound, so it never refuses a run that fits. */
+  gsize gamma = (gsize)s->n * s->n * s->T;
+  if (!priv_check_budget(priv_doubles_bytes(priv_size_sum3(block, s->views->len + 2, gamma,
+                                                           s->views->len + 1, 0, 0)),
+                         0, "the streaming accountant's state (per view: n x nT)", error))
+    return FALSE;
   PrivBlocks *b = priv_blocks_new(s->n, s->T, error);
   if (!b) return FALSE;
   SView *v = g_new0(SView, 1);

@@ -108,6 +108,7 @@ struct ProtoContext {
   guint threads;
   guint eval_every;
   SimLinStorage storage;
+  gboolean rebased; /* ProtoRunConfig.rebased */
 
   const ProtoVTable *vt;
   ProtoParams *params;

@@ -187,6 +187,10 @@ typedef struct {
   guint threads;        /* evaluation threads, >= 1, default 1 */
 
   SimLinStorage storage; /* provenance: default SIM_LIN_SPARSE; SIM_LIN_NONE: off */
+  /* A streaming observer rebases the provenance at every round (privacy/
+   * stream.c): a linvec's coefficients then span one round, not the run.
+   * Only the memory pre-check of proto_run_new reads it. */
+  gboolean rebased;
 } ProtoRunConfig;
 
 /** proto_run_config_init: the defaults above (every other field zero/NULL). */

@@ -250,6 +250,11 @@ static gsize models_bytes(ProtoContext *ctx) {
       ball = MIN(n, ball + shell);
       shell *= MAX(dmax - 1.0, 1.0);
     }
+    /* Rebased at every round (a streaming observer), a coefficient list
+     * spans one round: state variables, noise and gradients of the ball of
+     * radius 1. */
+    if (ctx->rebased)
+      reach = 3.0 * MIN(n, 1.0 + dmax);
     coeffs = 2.0 * 12.0 * MIN(n * T, reach);
   }
   double bytes = n * (per_node + 2.0 * coeffs);
@@ -275,6 +280,7 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
   ctx->threads = cfg->threads;
   ctx->eval_every = cfg->eval_every;
   ctx->storage = cfg->storage;
+  ctx->rebased = cfg->rebased;
   ctx->reached = g_array_new(FALSE, TRUE, sizeof(guint));
   g_mutex_init(&ctx->eval_lock);
   g_cond_init(&ctx->eval_cond);

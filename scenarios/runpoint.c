@@ -144,6 +144,7 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   rc.seed = c->seed;
   rc.threads = 1;
   rc.storage = c->path == SCEN_PATH_OBSERVER ? SIM_LIN_SPARSE : SIM_LIN_NONE;
+  rc.rebased = c->path == SCEN_PATH_OBSERVER && !c->dense_accountant;
   if (c->has_task) {
     rc.epochs = c->epochs;
     rc.batches = c->batches;

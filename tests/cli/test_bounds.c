@@ -159,10 +159,22 @@ static void test_train_models_budget(void) {
 static void test_observer_budget(void) {
   gint64 t0 = g_get_monotonic_time();
   CliRun r = cli_run("account", "--generate", "erdos:n=20000,p=0.001,seed=1", "--rounds", "200",
-                     "--trust", "pndp", "-a", "0", "--path", "observer");
+                     "--trust", "pndp", "-a", "0", "--path", "observer", "--accountant",
+                     "dense");
   g_assert_cmpint(r.status, !=, 0);
   g_assert_cmpint(r.status, !=, -1);
   g_assert_nonnull(strstr(r.err, "accounting the attacker knowledge would need 288.0 GB"));
+  g_assert_cmpint(g_get_monotonic_time() - t0, <, 20 * G_USEC_PER_SEC);
+  cli_run_clear(&r);
+  /* The streaming accountant (the default): its state alone is at least
+   * 20,000 variables by 4 million gradient slots (640 GB). */
+  t0 = g_get_monotonic_time();
+  r = cli_run("account", "--generate", "erdos:n=20000,p=0.001,seed=1", "--rounds", "200",
+              "--trust", "pndp", "-a", "0", "--path", "observer");
+  g_assert_cmpint(r.status, !=, 0);
+  g_assert_cmpint(r.status, !=, -1);
+  g_assert_nonnull(strstr(r.err, "the streaming accountant's state"));
+  g_assert_nonnull(strstr(r.err, "would need"));
   g_assert_cmpint(g_get_monotonic_time() - t0, <, 20 * G_USEC_PER_SEC);
   cli_run_clear(&r);
 }
