@@ -26,6 +26,8 @@
  */
 #include "privacy/stream_internal.h"
 
+#include "privacy/knowledge_internal.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -57,6 +59,13 @@ struct PrivStream {
   guint S, max_state;
   GByteArray *retired; /* by noise id: used in a closed period, not state */
   guint tsteps;        /* 1 + the largest gradient step seen */
+  /* Scale-free accounting (as priv_knowledge_blocks_scaled): gradient
+   * coefficients (times clip) are used times 2^-ea, noise coefficients times
+   * 2^-eb, exponents fixed by the first period that has both; every relative
+   * decision is unchanged and X is 4^(eb - ea) times the truth. Both 0 for
+   * every ordinary run. */
+  gboolean scale_fixed;
+  int ea, eb;
   /* The checkpoint's distinct transition rows (pooled as PrivRowPool) and,
    * per new state id, its row. */
   GArray *tr_start, *tr_ngrad, *tr_cols, *tr_vals;
@@ -179,22 +188,31 @@ guint priv_stream_max_state(const PrivStream *s) {
 /* ------------------------------------------------------------ tolerances */
 
 /*
- * The two numerical decisions, kept in one place so that a shared rule
- * (branch "honesty") can replace them. Rank: a pivot of the period's noise
- * matrix counts when it exceeds rank_tol times the largest noise scale the
- * view has met (the dense accountant's |R_00| over the whole run).
+ * Rank: a pivot of the period's noise matrix counts when it exceeds rank_tol
+ * times the largest noise scale the view has met (the dense accountant's
+ * |R_00| over the whole run).
  */
 static gboolean pivot_counts(double rii, double bscale, double rank_tol) {
   return fabs(rii) > rank_tol * bscale && bscale > 0;
 }
 
-/* Range: a victim whose period residual exceeds range_tol times the norm of
- * its columns sees a noise-free combination of its gradients. The norm is
- * over every period so far, as the dense accountant's is over every row: a
- * state the view already pinned down exactly has Gamma and R at round-off
- * level, and its rows must not be judged against their own round-off. */
-static gboolean out_of_range(double res2, double norm2, double range_tol) {
-  return norm2 > 0 && sqrt(res2) > range_tol * sqrt(norm2);
+/*
+ * Range: the dense accountant's three-way rule (privacy/range.c) on the
+ * period's evidence. The victim's norm is over every period so far, as the
+ * dense accountant's is over every row: a state the view already pinned down
+ * exactly has Gamma and R at round-off level, and its rows must not be
+ * judged against their own round-off. The noise remainder and the
+ * amplification are the period's (its rows against their noise norms in the
+ * conditional coordinates [w; z]); a victim the rule cannot resolve in one
+ * period is not resolved by the others.
+ */
+static PrivNodeStatus range_status(double res2, double norm2, double noise_left, double y2,
+                                   double scaled2, const PrivRangeTolerances *tol) {
+  PrivRangeEvidence ev = {.norm = sqrt(norm2),
+                          .residual = sqrt(res2),
+                          .noise_left = noise_left,
+                          .amplification = scaled2 > 0 ? sqrt(y2 / scaled2) : 0.0};
+  return priv_range_decide(&ev, tol);
 }
 
 /* ------------------------------------------------------------ transitions */
@@ -371,7 +389,7 @@ static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, co
         continue;
       }
       guint c = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, key)) - 1;
-      if (!known[c]) B[i * q + r + c] += p->vals[e];
+      if (!known[c]) B[i * q + r + c] += ldexp(p->vals[e], -s->eb);
     }
   }
   gsize nnz = 0;
@@ -401,7 +419,7 @@ static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, co
     guint id = ids[i];
     for (gsize e = p->start[id]; e < p->start[id] + p->ngrad[id]; e++) {
       guint32 col = p->cols[e];
-      if (!v->is_member[col % s->n]) A[i * nt + col] += s->clip * p->vals[e];
+      if (!v->is_member[col % s->n]) A[i * nt + col] += s->clip * ldexp(p->vals[e], -s->ea);
     }
   }
 }
@@ -425,7 +443,7 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     known[c] = knows(s, v, g_array_index(s->fresh_ids, SimNoiseId, c));
   gamma_extend(s, v, nt);
   double *Cs = NULL, *A = NULL, *Ap = NULL, *Bo = NULL, *tau = NULL, *Bs = NULL,
-         *BQ = NULL, *Yv = NULL;
+         *BQ = NULL, *Yv = NULL, *rn = NULL, *rel = NULL;
   lapack_int *jpvt = NULL;
   guint rank = 0;
   gsize kq = MIN((gsize)q, k);
@@ -436,6 +454,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     Bo = g_new(double, MAX(k * q, 1));
     expand(s, v, p, (const guint *)rows->data, k, nt, q, known, Cs, A, Bo);
     jpvt = g_new0(lapack_int, k);
+    rn = g_new0(double, k);
+    for (gsize i = 0; i < k && q > 0; i++) rn[i] = cblas_dnrm2((int)q, Bo + i * q, 1);
     if (q > 0) {
       tau = g_new(double, MAX(kq, 1));
       lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)k, Bo,
@@ -460,29 +480,61 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(k - rank), (int)nt,
                   (int)rank, -1.0, Bo + (gsize)rank * q, (int)q, Ap, (int)nt, 1.0,
                   Ap + (gsize)rank * nt, (int)nt);
+    /* The dependent rows' noise remainders, relative to their own noise
+     * norms (rounding level for an exact dependency). */
+    gsize n_trail = k - rank;
+    rel = g_new0(double, MAX(n_trail, 1));
+    for (gsize i = rank; i < k; i++) {
+      double pn = q > rank ? cblas_dnrm2((int)(MIN(i, (gsize)q - 1) + 1 - rank),
+                                         Bo + i * q + rank, 1)
+                           : 0.0;
+      double own = rn[jpvt[i] - 1];
+      rel[i - rank] = own > 0 ? pn / own : 0.0;
+    }
+    PrivRangeTolerances tol;
+    priv_range_tolerances_default(&tol);
+    tol.range_tol = s->range_tol;
+    tol.clean = priv_range_clean_floor(q);
     /* Per victim: the range decision, then X_u += Y_u^T Y_u. */
     guint tt = s->tsteps;
     Yv = g_new(double, MAX((gsize)rank * tt, 1));
     for (guint u = 0; u < n; u++) {
       if (v->is_member[u] || v->unprot[u]) continue;
-      double norm2 = 0.0, res2 = 0.0;
-      for (gsize i = 0; i < k; i++)
+      double norm2 = 0.0, res2 = 0.0, y2 = 0.0, scaled2 = 0.0, left = 0.0;
+      for (gsize i = 0; i < k; i++) {
+        double own = rn[i];
         for (guint t = 0; t < tt; t++) {
           double a = A[i * nt + (gsize)t * n + u];
           norm2 += a * a;
-          if (i >= rank) {
-            double b = Ap[i * nt + (gsize)t * n + u];
+          if (own > 0) scaled2 += (a / own) * (a / own);
+          double b = Ap[i * nt + (gsize)t * n + u];
+          if (i >= rank)
             res2 += b * b;
-          }
+          else
+            y2 += b * b;
         }
+      }
       v->ref2[u] += norm2;
       if (norm2 == 0.0) continue;
-      if (out_of_range(res2, v->ref2[u], s->range_tol)) {
+      double carry2 = s->range_tol * s->range_tol * v->ref2[u] / (double)MAX(n_trail, 1);
+      for (gsize i = rank; i < k; i++) {
+        double ri2 = 0.0;
+        for (guint t = 0; t < tt; t++) {
+          double b = Ap[i * nt + (gsize)t * n + u];
+          ri2 += b * b;
+        }
+        if (ri2 > carry2) left = MAX(left, rel[i - rank]);
+      }
+      PrivNodeStatus st = range_status(res2, v->ref2[u], left, y2, scaled2, &tol);
+      if (st == PRIV_NODE_UNPROTECTED) {
         v->unprot[u] = TRUE;
         v->blocks->status[u] = PRIV_NODE_UNPROTECTED;
         continue;
       }
-      if (rank == 0) continue;
+      /* Unresolved stays so (only an exact leak later overrides it): no
+       * number is accumulated for it. */
+      if (st == PRIV_NODE_UNRESOLVED) v->blocks->status[u] = PRIV_NODE_UNRESOLVED;
+      if (rank == 0 || v->blocks->status[u] == PRIV_NODE_UNRESOLVED) continue;
       for (guint i = 0; i < rank; i++)
         for (guint t = 0; t < tt; t++) Yv[(gsize)i * tt + t] = Ap[i * nt + (gsize)t * n + u];
       cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)tt, (int)rank, 1.0, Yv, (int)tt,
@@ -582,8 +634,73 @@ out:
   g_free(Bs);
   g_free(BQ);
   g_free(Yv);
+  g_free(rn);
+  g_free(rel);
   g_free(jpvt);
   return ok;
+}
+
+/* The largest gradient (times clip) and noise coefficients of @k rows
+ * @ids of @p, state variables excluded (their coefficients are weights of
+ * earlier, already scaled, terms). */
+static void coef_max(const PrivStream *s, const PrivRowPool *p, const guint *ids, gsize k,
+                     double *a, double *b) {
+  for (gsize i = 0; i < k; i++) {
+    guint id = ids[i];
+    for (gsize e = p->start[id]; e < p->start[id + 1]; e++) {
+      if (e < p->start[id] + p->ngrad[id])
+        *a = MAX(*a, s->clip * fabs(p->vals[e]));
+      else if (!g_hash_table_contains(s->state, GUINT_TO_POINTER(p->cols[e] + 1)))
+        *b = MAX(*b, fabs(p->vals[e]));
+    }
+  }
+}
+
+/*
+ * Fixes the exponents of the scale-free accounting from the first period
+ * whose observed rows have both gradient and noise coefficients (the
+ * observed rows, as the dense accountant; the rule of
+ * priv_knowledge_blocks_scaled: none for coefficients within 2^+-200 and
+ * within 2^100 of each other), and brings what earlier periods accumulated
+ * to the same units (powers of two: exact). Errors: PRIV_ERROR_NUMERICAL
+ * when noise and gradients are more than 2^1000 apart.
+ */
+static gboolean fix_scale(PrivStream *s, const PrivRowPool *pool, GArray *const *view_rows,
+                          GError **error) {
+  if (s->scale_fixed) return TRUE;
+  double a = 0.0, b = 0.0;
+  for (guint w = 0; w < s->views->len; w++)
+    if (view_rows[w])
+      coef_max(s, pool, (const guint *)view_rows[w]->data, view_rows[w]->len, &a, &b);
+  if (!(a > 0 && b > 0)) return TRUE; /* not yet */
+  s->scale_fixed = TRUE;
+  if (!isfinite(a) || !isfinite(b)) return TRUE;
+  int ea, eb;
+  frexp(a, &ea);
+  frexp(b, &eb);
+  if (abs(ea) <= 200 && abs(eb) <= 200 && abs(ea - eb) <= 100) return TRUE;
+  if (abs(ea - eb) > 1000) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "the noise coefficients are 2^%d times the gradients' (noise std %g x Delta): "
+                "mu = 1/std leaves the range of doubles; the structured path (--path "
+                "structured) handles any sigma",
+                eb - ea, b / a);
+    return FALSE;
+  }
+  s->ea = ea;
+  s->eb = eb;
+  for (guint w = 0; w < s->views->len; w++) {
+    SView *v = g_ptr_array_index(s->views, w);
+    for (gsize i = 0; i < s->S; i++)
+      for (gsize j = 0; j < v->gam_cols; j++)
+        v->gam[i * s->ld + j] = ldexp(v->gam[i * s->ld + j], -ea);
+    for (gsize i = 0; i < (gsize)s->S * v->r; i++) v->R[i] = ldexp(v->R[i], -eb);
+    v->bscale = ldexp(v->bscale, -eb);
+    for (guint u = 0; u < s->n; u++) v->ref2[u] = ldexp(v->ref2[u], -2 * ea);
+    gsize nx = (gsize)s->n * s->T * s->T;
+    for (gsize i = 0; i < nx; i++) v->blocks->X[i] = ldexp(v->blocks->X[i], 2 * (eb - ea));
+  }
+  return TRUE;
 }
 
 gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *const *view_rows,
@@ -603,6 +720,7 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
   guint S2 = s->tr_ngrad->len;
   for (guint i = 0; i < S2; i++)
     if (!scan_row(s, &tp, i, error)) return FALSE;
+  if (!fix_scale(s, pool, view_rows, error)) return FALSE;
   guint m = s->fresh_ids->len;
   guint *tr_ids = g_new(guint, MAX(S2, 1));
   for (guint i = 0; i < S2; i++) tr_ids[i] = i;
@@ -640,11 +758,12 @@ PrivBlocks *priv_stream_blocks(const PrivStream *s, guint view, GError **error) 
   if (!b) return NULL;
   for (guint u = 0; u < s->n; u++) {
     b->status[u] = v->blocks->status[u];
-    if (v->unprot[u] || v->is_member[u]) continue;
+    if (v->unprot[u] || v->is_member[u] || b->status[u] == PRIV_NODE_UNRESOLVED) continue;
     const double *src = v->blocks->X + (gsize)u * T * T;
     double *X = b->X + (gsize)u * T * T;
     for (guint i = 0; i < T; i++)
       for (guint j = i; j < T; j++) X[(gsize)i * T + j] = X[(gsize)j * T + i] = src[(gsize)i * T + j];
   }
+  if (s->ea != 0 || s->eb != 0) priv_blocks_set_scale(b, ldexp(1.0, s->eb - s->ea));
   return b;
 }
