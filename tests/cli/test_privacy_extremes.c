@@ -31,11 +31,22 @@ static double *csv_column(const char *text, guint col, guint *n) {
   return (double *)g_array_free(a, FALSE);
 }
 
-/* mu of every victim (column 3) of `account ... --format csv` with @extra. */
-static double *account_mu(const char *sigma, const char *path, const char *protocol, guint *n) {
-  CliRun r = cli_run("account", "--generate", "florentine", "--rounds", "4", "--trust", "pndp",
-                     "-a", "0", "--sigma", sigma, "--path", path, "--protocol", protocol,
-                     "--format", "csv");
+/* The accounting paths of `account`: the structured one, and the observer's
+ * two accountants (their rules for extreme scales must be the same). */
+static const struct {
+  const char *path, *accountant; /* accountant NULL: the path has none */
+} paths[] = {{"structured", NULL}, {"observer", "streaming"}, {"observer", "dense"}};
+
+/* mu of every victim (column 3) of `account ... --format csv` on paths[@p]. */
+static double *account_mu(const char *sigma, guint p, const char *protocol, guint *n) {
+  CliRun r = paths[p].accountant
+                 ? cli_run("account", "--generate", "florentine", "--rounds", "4", "--trust",
+                           "pndp", "-a", "0", "--sigma", sigma, "--path", paths[p].path,
+                           "--accountant", paths[p].accountant, "--protocol", protocol,
+                           "--format", "csv")
+                 : cli_run("account", "--generate", "florentine", "--rounds", "4", "--trust",
+                           "pndp", "-a", "0", "--sigma", sigma, "--path", paths[p].path,
+                           "--protocol", protocol, "--format", "csv");
   if (r.status != 0) g_error("account failed: %s", r.err);
   double *mu = csv_column(r.out, 3, n);
   cli_run_clear(&r);
@@ -44,21 +55,22 @@ static double *account_mu(const char *sigma, const char *path, const char *proto
 
 /* The issue's command: every victim had mu = 0 at sigma = 1e-200 (the
  * structured path; the observer path said inf), at 1e200 (both paths),
- * muffliato:K=2 too. mu must be mu(sigma = 1) / sigma, on both paths. */
+ * muffliato:K=2 too. mu must be mu(sigma = 1) / sigma, on every path and
+ * accountant (the streaming accountant said inf at 1e100 and 1e200 before
+ * it scaled as the dense one). */
 static void test_account_sigma(void) {
   const char *protocols[] = {"dsgd", "muffliato:K=2"};
-  const char *paths[] = {"structured", "observer"};
   const struct {
     const char *text;
     double value;
-  } sigmas[] = {{"1e-200", 1e-200}, {"1e200", 1e200}};
+  } sigmas[] = {{"1e-200", 1e-200}, {"1e-100", 1e-100}, {"1e100", 1e100}, {"1e200", 1e200}};
   for (guint p = 0; p < G_N_ELEMENTS(protocols); p++)
     for (guint q = 0; q < G_N_ELEMENTS(paths); q++) {
       guint n1, n;
-      double *one = account_mu("1", paths[q], protocols[p], &n1);
+      double *one = account_mu("1", q, protocols[p], &n1);
       g_assert_cmpuint(n1, ==, 14);
       for (guint s = 0; s < G_N_ELEMENTS(sigmas); s++) {
-        double *mu = account_mu(sigmas[s].text, paths[q], protocols[p], &n);
+        double *mu = account_mu(sigmas[s].text, q, protocols[p], &n);
         g_assert_cmpuint(n, ==, n1);
         for (guint v = 0; v < n; v++) {
           g_assert_cmpfloat(mu[v], >, 0.0);
@@ -76,15 +88,18 @@ static void test_account_sigma(void) {
 }
 
 /* The clipping norm is the unit of both gradients and noise: mu does not
- * depend on it. Before: clip = 1e-200 gave mu = 0 for every victim on the
- * observer path (1e-160: for every victim beyond distance 1). */
+ * depend on it, with either accountant. Before: clip = 1e-200 gave mu = 0
+ * for every victim on the observer path (1e-160: for every victim beyond
+ * distance 1). */
 static void test_account_clip(void) {
   const char *clips[] = {"1", "1e-200", "1e-160", "1e200"};
   double *ref = NULL;
   guint n0 = 0;
-  for (guint c = 0; c < G_N_ELEMENTS(clips); c++) {
+  for (guint c = 0; c < 2 * G_N_ELEMENTS(clips); c++) {
     CliRun r = cli_run("account", "--generate", "florentine", "--rounds", "4", "--trust", "pndp",
-                       "-a", "0", "--clip", clips[c], "--path", "observer", "--format", "csv");
+                       "-a", "0", "--clip", clips[c % G_N_ELEMENTS(clips)], "--path", "observer",
+                       "--accountant", c < G_N_ELEMENTS(clips) ? "dense" : "streaming",
+                       "--format", "csv");
     if (r.status != 0) g_error("account failed: %s", r.err);
     guint n;
     double *mu = csv_column(r.out, 3, &n);
