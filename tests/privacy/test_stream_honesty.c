@@ -6,12 +6,15 @@
  * scale-free accounting of sigma and clip far from 1 (the dense
  * priv_knowledge_blocks_scaled: sigma = 1e200 has mu ~ 1e-200, not inf).
  * Each case runs the same spec and seed twice and compares the per-victim
- * block statuses, the report's statuses and mu (1e-9 relative).
+ * block statuses, the report's statuses and mu (1e-9 relative). Before the
+ * streaming accountant followed these rules, sigma = 1e100 and 1e200 gave
+ * mu = inf (truth: 1e-100, 1e-200), and a near-dependency inside a period
+ * was called UNPROTECTED where the dense accountant says UNRESOLVED.
  */
 #include <math.h>
 #include <string.h>
 
-#include "privacy/privacy.h"
+#include "privacy/stream_internal.h"
 #include "protocols/protocols.h"
 #include "topologies/topologies.h"
 
@@ -168,9 +171,107 @@ static void test_extremes(void) {
   }
 }
 
+/* One streaming period over hand-made rows (no simulation): n = 2 nodes, T =
+ * 1, no attacker, LDP; rows given as (gradient cols, values, noise ids,
+ * values), the noise ids registered with std 1. Also the dense accountant on
+ * the same rows. */
+typedef struct {
+  guint ng, nn;
+  guint32 gc[2];
+  double gv[2];
+  guint32 nc[2];
+  double nv[2];
+} Row;
+
+static void one_period(const Row *rows, guint k, PrivBlocks **dense, PrivBlocks **stream) {
+  GError *err = NULL;
+  SimNoiseRegistry *reg = sim_noise_registry_new(2, &err);
+  g_assert_no_error(err);
+  for (guint i = 0; i < 3; i++) sim_noise_register_local(reg, 1.0, i % 2, 0, &err);
+  g_assert_no_error(err);
+  SimLinSpace *space = sim_lin_space_new(reg, 0, SIM_LIN_SPARSE, 0, &err);
+  g_assert_no_error(err);
+  PrivStreamOptions so = {.T = 1};
+  PrivStream *ps = priv_stream_new(space, &so, &err);
+  g_assert_no_error(err);
+  gboolean members[2] = {FALSE, FALSE};
+  g_assert_true(priv_stream_add_view(ps, PRIV_TRUST_LDP, members, &err));
+  GArray *start = g_array_new(FALSE, FALSE, sizeof(gsize));
+  GArray *ngrad = g_array_new(FALSE, FALSE, sizeof(guint32));
+  GArray *cols = g_array_new(FALSE, FALSE, sizeof(guint32));
+  GArray *vals = g_array_new(FALSE, FALSE, sizeof(double));
+  GArray *ids = g_array_new(FALSE, FALSE, sizeof(guint));
+  PrivKnowledge *kn = priv_knowledge_new(2, &err);
+  gsize zero = 0;
+  g_array_append_val(start, zero);
+  for (guint i = 0; i < k; i++) {
+    const Row *r = &rows[i];
+    g_array_append_vals(cols, r->gc, r->ng);
+    g_array_append_vals(vals, r->gv, r->ng);
+    g_array_append_vals(cols, r->nc, r->nn);
+    g_array_append_vals(vals, r->nv, r->nn);
+    guint32 ng = r->ng;
+    g_array_append_val(ngrad, ng);
+    gsize end = cols->len;
+    g_array_append_val(start, end);
+    g_array_append_val(ids, i);
+    g_assert_true(priv_knowledge_add_row(kn, r->ng, r->gc, r->gv, r->nn, r->nc, r->nv, &err));
+  }
+  PrivRowPool pool = {(const gsize *)start->data, (const guint32 *)ngrad->data,
+                      (const guint32 *)cols->data, (const double *)vals->data};
+  GArray *view_rows[1] = {ids};
+  g_assert_true(priv_stream_period(ps, &pool, view_rows, FALSE, &err));
+  g_assert_no_error(err);
+  *stream = priv_stream_blocks(ps, 0, &err);
+  g_assert_no_error(err);
+  PrivKnowledgeOptions ko = {.T = 1};
+  *dense = priv_knowledge_blocks(kn, &ko, &err);
+  g_assert_no_error(err);
+  priv_knowledge_free(kn);
+  g_array_unref(start);
+  g_array_unref(ngrad);
+  g_array_unref(cols);
+  g_array_unref(vals);
+  g_array_unref(ids);
+  priv_stream_free(ps);
+  sim_lin_space_unref(space);
+  sim_noise_registry_unref(reg);
+}
+
+/* test_account_range.c's near-dependency inside one period: g_0 + z_0 and
+ * g_0 + 2 g_1 + z_0 + d z_1. d = 0: victim 1 unprotected (exactly); 1e-3:
+ * X_1 = 4/d^2; 1e-12: X_1 = 4e24 exactly, beyond double precision:
+ * UNRESOLVED, as the dense accountant (the streaming one said UNPROTECTED). */
+static void test_near_dependency(void) {
+  static const struct {
+    double d;
+    PrivNodeStatus want;
+  } cases[] = {{0.0, PRIV_NODE_UNPROTECTED},
+               {1e-3, PRIV_NODE_PROTECTED},
+               {1e-12, PRIV_NODE_UNRESOLVED}};
+  for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+    double d = cases[c].d;
+    Row rows[2] = {{1, 1, {0}, {1.0}, {0}, {1.0}},
+                   {2, d == 0.0 ? 1 : 2, {0, 1}, {1.0, 2.0}, {0, 1}, {1.0, d}}};
+    PrivBlocks *db, *sb;
+    one_period(rows, 2, &db, &sb);
+    for (guint u = 0; u < 2; u++) g_assert_cmpint(sb->status[u], ==, db->status[u]);
+    g_assert_cmpint(sb->status[0], ==, PRIV_NODE_PROTECTED);
+    g_assert_cmpint(sb->status[1], ==, cases[c].want);
+    g_assert_cmpfloat_with_epsilon(priv_blocks_get(sb, 0)[0], priv_blocks_get(db, 0)[0], 1e-12);
+    if (cases[c].want == PRIV_NODE_PROTECTED)
+      g_assert_cmpfloat_with_epsilon(priv_blocks_get(sb, 1)[0] * d * d / 4.0, 1.0, 1e-9);
+    else
+      g_assert_cmpfloat(priv_blocks_get(sb, 1)[0], ==, 0.0);
+    priv_blocks_free(db);
+    priv_blocks_free(sb);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/stream/honesty/zipdl-ldp", test_zipdl_ldp);
   g_test_add_func("/stream/honesty/extremes", test_extremes);
+  g_test_add_func("/stream/honesty/near-dependency", test_near_dependency);
   return g_test_run();
 }
