@@ -66,6 +66,10 @@ struct PrivStream {
    * every ordinary run. */
   gboolean scale_fixed;
   int ea, eb;
+  /* Per state variable, an upper bound on the norm of its noise part before
+   * any conditioning (the triangle inequality through the transitions): a
+   * row's conditional noise far below it is explained by the past. */
+  double *nu;
   /* The checkpoint's distinct transition rows (pooled as PrivRowPool) and,
    * per new state id, its row. */
   GArray *tr_start, *tr_ngrad, *tr_cols, *tr_vals;
@@ -147,6 +151,7 @@ void priv_stream_free(PrivStream *s) {
   g_array_unref(s->out_row);
   g_hash_table_unref(s->fresh);
   g_array_unref(s->fresh_ids);
+  g_free(s->nu);
   sim_lin_space_unref(s->space);
   g_free(s);
 }
@@ -194,6 +199,29 @@ guint priv_stream_max_state(const PrivStream *s) {
  */
 static gboolean pivot_counts(double rii, double bscale, double rank_tol) {
   return fabs(rii) > rank_tol * bscale && bscale > 0;
+}
+
+/* The prior bound of row @id of @p's noise part: |c| nu over its state
+ * variables plus the norm of its fresh noise coefficients. */
+static double prior_norm(const PrivStream *s, const PrivRowPool *p, guint id) {
+  double st = 0.0, fresh2 = 0.0;
+  for (gsize e = p->start[id] + p->ngrad[id]; e < p->start[id + 1]; e++) {
+    guint j = GPOINTER_TO_UINT(g_hash_table_lookup(s->state, GUINT_TO_POINTER(p->cols[e] + 1)));
+    if (j > 0) {
+      st += fabs(p->vals[e]) * s->nu[j - 1];
+    } else {
+      double c = ldexp(p->vals[e], -s->eb);
+      fresh2 += c * c;
+    }
+  }
+  return st + sqrt(fresh2);
+}
+
+/* Whether a row's noise norm @rn is its own scale (a row that may be scaled
+ * up to unit noise): not below sqrt(eps) of its prior bound, where round-off
+ * of a conditioning (eps times its condition number) lives. */
+static gboolean own_scale(double rn, double prior) {
+  return rn > 0 && rn > 1.4901161193847656e-08 * prior;
 }
 
 /*
@@ -443,7 +471,7 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     known[c] = knows(s, v, g_array_index(s->fresh_ids, SimNoiseId, c));
   gamma_extend(s, v, nt);
   double *Cs = NULL, *A = NULL, *Ap = NULL, *Bo = NULL, *tau = NULL, *Bs = NULL,
-         *BQ = NULL, *Yv = NULL, *rn = NULL, *rel = NULL;
+         *BQ = NULL, *Yv = NULL, *rn = NULL, *rel = NULL, *sc = NULL, *prior = NULL;
   lapack_int *jpvt = NULL;
   guint rank = 0;
   gsize kq = MIN((gsize)q, k);
@@ -452,12 +480,29 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     A = g_new(double, MAX(k * nt, 1));
     Ap = g_new(double, MAX(k * nt, 1));
     Bo = g_new(double, MAX(k * q, 1));
-    expand(s, v, p, (const guint *)rows->data, k, nt, q, known, Cs, A, Bo);
     jpvt = g_new0(lapack_int, k);
     rn = g_new0(double, k);
-    for (gsize i = 0; i < k && q > 0; i++) rn[i] = cblas_dnrm2((int)q, Bo + i * q, 1);
-    if (q > 0) {
-      tau = g_new(double, MAX(kq, 1));
+    if (q > 0) tau = g_new(double, MAX(kq, 1));
+    /* The factorization with the rows as they come; again with rows scaled
+     * to unit noise norm (powers of two: exact; X and the new state do not
+     * change) only if the first cut a row independent at its own scale, as
+     * the dense accountant. A row whose noise the past explains (its
+     * conditional noise far below its prior bound: a state the view pinned
+     * down, round-off in these coordinates) is never scaled up. */
+    for (int pass = 0; pass < 2; pass++) {
+      expand(s, v, p, (const guint *)rows->data, k, nt, q, known, Cs, A, Bo);
+      if (sc)
+        for (gsize i = 0; i < k; i++) {
+          if (nt > 0) cblas_dscal((int)nt, sc[i], A + i * nt, 1);
+          if (q > 0) cblas_dscal((int)q, sc[i], Bo + i * q, 1);
+        }
+      for (gsize i = 0; i < k && q > 0; i++) rn[i] = cblas_dnrm2((int)q, Bo + i * q, 1);
+      rank = 0;
+      if (q == 0) {
+        for (gsize i = 0; i < k; i++) jpvt[i] = (lapack_int)(i + 1);
+        break;
+      }
+      memset(jpvt, 0, k * sizeof(lapack_int));
       lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)k, Bo,
                                        (lapack_int)q, jpvt, tau);
       if (info != 0) {
@@ -466,10 +511,27 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
                     (int)info);
         goto out;
       }
-      v->bscale = MAX(v->bscale, fabs(Bo[0]));
-      while (rank < kq && pivot_counts(Bo[rank * q + rank], v->bscale, s->rank_tol)) rank++;
-    } else {
-      for (gsize i = 0; i < k; i++) jpvt[i] = (lapack_int)(i + 1);
+      if (pass == 0) v->bscale = MAX(v->bscale, fabs(Bo[0]));
+      double ref = pass == 0 ? v->bscale : fabs(Bo[0]);
+      while (rank < kq && pivot_counts(Bo[rank * q + rank], ref, s->rank_tol)) rank++;
+      if (pass == 1) break;
+      prior = g_new(double, k);
+      for (gsize i = 0; i < k; i++) prior[i] = prior_norm(s, p, g_array_index(rows, guint, i));
+      gboolean redo = FALSE;
+      for (gsize i = rank; i < k && !redo; i++) {
+        gsize row = (gsize)(jpvt[i] - 1);
+        double pn = q > rank ? cblas_dnrm2((int)(MIN(i, (gsize)q - 1) + 1 - rank),
+                                           Bo + i * q + rank, 1)
+                             : 0.0;
+        redo = pn > s->rank_tol * rn[row] && own_scale(rn[row], prior[row]);
+      }
+      if (!redo) break;
+      sc = g_new(double, k);
+      for (gsize i = 0; i < k; i++) {
+        int e = 0;
+        if (rn[i] > 0) frexp(rn[i], &e);
+        sc[i] = own_scale(rn[i], prior[i]) ? ldexp(1.0, -e) : 1.0;
+      }
     }
     for (gsize i = 0; i < k; i++)
       memcpy(Ap + i * nt, A + (gsize)(jpvt[i] - 1) * nt, nt * sizeof(double));
@@ -501,15 +563,18 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     for (guint u = 0; u < n; u++) {
       if (v->is_member[u] || v->unprot[u]) continue;
       double norm2 = 0.0, res2 = 0.0, y2 = 0.0, scaled2 = 0.0, left = 0.0;
+      /* Norms and residuals in the rows' own units (a scaled pass divides
+       * its factor back out: exact), Y and the amplification as they are. */
       for (gsize i = 0; i < k; i++) {
-        double own = rn[i];
+        double own = rn[i], f = sc ? sc[i] : 1.0;
+        double fr = sc && i >= rank ? sc[jpvt[i] - 1] : 1.0;
         for (guint t = 0; t < tt; t++) {
           double a = A[i * nt + (gsize)t * n + u];
-          norm2 += a * a;
+          norm2 += (a / f) * (a / f);
           if (own > 0) scaled2 += (a / own) * (a / own);
           double b = Ap[i * nt + (gsize)t * n + u];
           if (i >= rank)
-            res2 += b * b;
+            res2 += (b / fr) * (b / fr);
           else
             y2 += b * b;
         }
@@ -518,9 +583,9 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
       if (norm2 == 0.0) continue;
       double carry2 = s->range_tol * s->range_tol * v->ref2[u] / (double)MAX(n_trail, 1);
       for (gsize i = rank; i < k; i++) {
-        double ri2 = 0.0;
+        double ri2 = 0.0, fr = sc ? sc[jpvt[i] - 1] : 1.0;
         for (guint t = 0; t < tt; t++) {
-          double b = Ap[i * nt + (gsize)t * n + u];
+          double b = Ap[i * nt + (gsize)t * n + u] / fr;
           ri2 += b * b;
         }
         if (ri2 > carry2) left = MAX(left, rel[i - rank]);
@@ -636,6 +701,8 @@ out:
   g_free(Yv);
   g_free(rn);
   g_free(rel);
+  g_free(sc);
+  g_free(prior);
   g_free(jpvt);
   return ok;
 }
@@ -697,6 +764,8 @@ static gboolean fix_scale(PrivStream *s, const PrivRowPool *pool, GArray *const 
     for (gsize i = 0; i < (gsize)s->S * v->r; i++) v->R[i] = ldexp(v->R[i], -eb);
     v->bscale = ldexp(v->bscale, -eb);
     for (guint u = 0; u < s->n; u++) v->ref2[u] = ldexp(v->ref2[u], -2 * ea);
+    if (w == 0)
+      for (guint j = 0; j < s->S; j++) s->nu[j] = ldexp(s->nu[j], -eb);
     gsize nx = (gsize)s->n * s->T * s->T;
     for (gsize i = 0; i < nx; i++) v->blocks->X[i] = ldexp(v->blocks->X[i], 2 * (eb - ea));
   }
@@ -722,16 +791,24 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
     if (!scan_row(s, &tp, i, error)) return FALSE;
   if (!fix_scale(s, pool, view_rows, error)) return FALSE;
   guint m = s->fresh_ids->len;
+  double *nu2 = NULL;
+  if (rebase) {
+    nu2 = g_new(double, MAX(S2, 1));
+    for (guint i = 0; i < S2; i++) nu2[i] = prior_norm(s, &tp, i);
+  }
   guint *tr_ids = g_new(guint, MAX(S2, 1));
   for (guint i = 0; i < S2; i++) tr_ids[i] = i;
   for (guint w = 0; w < s->views->len; w++)
     if (!view_period(s, g_ptr_array_index(s->views, w), pool, view_rows[w], rebase, m, S2, tr_ids,
                      error)) {
       g_free(tr_ids);
+      g_free(nu2);
       return FALSE;
     }
   g_free(tr_ids);
   if (!rebase) return TRUE;
+  g_free(s->nu);
+  s->nu = nu2;
   /* Close the period: fresh and old state variables are gone for good. */
   for (guint c = 0; c < m; c++) retire(s, g_array_index(s->fresh_ids, SimNoiseId, c));
   GHashTableIter it;

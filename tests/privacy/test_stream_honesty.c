@@ -268,10 +268,32 @@ static void test_near_dependency(void) {
   }
 }
 
+/* test_account_range.c's rows of disparate scales in one period: g_0 + z_0 +
+ * z_1 and s (g_1 + z_2): whatever s, X_0 = 1/2 and X_1 = 1, on both
+ * accountants. */
+static void test_disparate_scales(void) {
+  for (int e = 0; e >= -14; e -= 2) {
+    double sc = pow(10.0, e);
+    Row rows[2] = {{1, 2, {0}, {1.0}, {0, 1}, {1.0, 1.0}}, {1, 1, {1}, {sc}, {2}, {sc}}};
+    PrivBlocks *db, *sb;
+    one_period(rows, 2, &db, &sb);
+    g_test_message("s = %g: statuses %d %d", sc, sb->status[0], sb->status[1]);
+    for (guint u = 0; u < 2; u++) {
+      g_assert_cmpint(db->status[u], ==, PRIV_NODE_PROTECTED);
+      g_assert_cmpint(sb->status[u], ==, PRIV_NODE_PROTECTED);
+    }
+    g_assert_cmpfloat_with_epsilon(priv_blocks_get(sb, 0)[0], 0.5, 1e-15);
+    g_assert_cmpfloat_with_epsilon(priv_blocks_get(sb, 1)[0], 1.0, 1e-14);
+    priv_blocks_free(db);
+    priv_blocks_free(sb);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/stream/honesty/zipdl-ldp", test_zipdl_ldp);
   g_test_add_func("/stream/honesty/extremes", test_extremes);
   g_test_add_func("/stream/honesty/near-dependency", test_near_dependency);
+  g_test_add_func("/stream/honesty/disparate-scales", test_disparate_scales);
   return g_test_run();
 }
