@@ -708,8 +708,8 @@ out:
 }
 
 /* The largest gradient (times clip) and noise coefficients of @k rows
- * @ids of @p, state variables excluded (their coefficients are weights of
- * earlier, already scaled, terms). */
+ * @ids of @p; a state variable's coefficient counts times its prior noise
+ * bound (a view that first observes a period late sees only state). */
 static void coef_max(const PrivStream *s, const PrivRowPool *p, const guint *ids, gsize k,
                      double *a, double *b) {
   for (gsize i = 0; i < k; i++) {
@@ -717,8 +717,11 @@ static void coef_max(const PrivStream *s, const PrivRowPool *p, const guint *ids
     for (gsize e = p->start[id]; e < p->start[id + 1]; e++) {
       if (e < p->start[id] + p->ngrad[id])
         *a = MAX(*a, s->clip * fabs(p->vals[e]));
-      else if (!g_hash_table_contains(s->state, GUINT_TO_POINTER(p->cols[e] + 1)))
-        *b = MAX(*b, fabs(p->vals[e]));
+      else {
+        guint j =
+            GPOINTER_TO_UINT(g_hash_table_lookup(s->state, GUINT_TO_POINTER(p->cols[e] + 1)));
+        *b = MAX(*b, fabs(p->vals[e]) * (j > 0 ? s->nu[j - 1] : 1.0));
+      }
     }
   }
 }
