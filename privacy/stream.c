@@ -23,6 +23,15 @@
  * Identical transition rows (a payload that is a copy of a model) share one
  * state variable. Known noise (PNDP, SecLDP) is a zero column of B, known
  * gradient slots zero columns of A, as in the dense accountant.
+ *
+ * Double precision follows the dense accountant's rules (privacy/reduce.c,
+ * privacy/range.c), applied to each period: the range decision is three-way
+ * (PROTECTED, UNPROTECTED, or UNRESOLVED when a near-dependency or an
+ * ill-conditioned solve leaves it undecidable); a rank cut that drops a row
+ * independent at its own scale is redone with rows at unit noise norm; and
+ * coefficients far from 1 (sigma or the clip at 1e+-200) are scaled by
+ * powers of two, X carrying the factor in blocks->scale. Ordinary runs never
+ * meet any of these and their arithmetic is unchanged.
  */
 #include "privacy/stream_internal.h"
 
@@ -759,6 +768,8 @@ static gboolean fix_scale(PrivStream *s, const PrivRowPool *pool, GArray *const 
   }
   s->ea = ea;
   s->eb = eb;
+  /* Earlier periods had only one kind of coefficient, so this is exact (an
+   * X that overflows here is inf: no protection, never a smaller number). */
   for (guint w = 0; w < s->views->len; w++) {
     SView *v = g_ptr_array_index(s->views, w);
     for (gsize i = 0; i < s->S; i++)

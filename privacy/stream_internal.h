@@ -36,13 +36,17 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
  * state; without it (the end of the run) only the observations count.
  * Errors: PRIV_ERROR_INVALID_ARGUMENT (a gradient step >= T, a noise
  * variable referenced after its period without being retained),
- * PRIV_ERROR_NUMERICAL (LAPACK), the rebase's.
+ * PRIV_ERROR_NUMERICAL (LAPACK; noise coefficients more than 2^1000 times
+ * the gradients' or less than 2^-1000 times, as priv_knowledge_blocks_scaled),
+ * the rebase's.
  */
 gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *const *view_rows,
                             gboolean rebase, GError **error);
 
-/* A copy of view @view's blocks so far (symmetrized; unprotected victims have
- * X = 0). Errors: PRIV_ERROR_MEMORY. */
+/* A copy of view @view's blocks so far (symmetrized; UNPROTECTED and
+ * UNRESOLVED victims have X = 0, decided per period by priv_range_decide;
+ * blocks->scale as priv_knowledge_blocks_scaled sets it when sigma or the
+ * clip are far from 1). Errors: PRIV_ERROR_MEMORY. */
 PrivBlocks *priv_stream_blocks(const PrivStream *s, guint view, GError **error);
 
 /* Largest state size seen (for reports and tests). */
