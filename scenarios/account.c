@@ -68,7 +68,7 @@ static void json_num(JsonBuilder *jb, const char *key, double x) {
     json_builder_add_null_value(jb); /* unprotected: never a finite number */
 }
 
-gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivObserver *obs,
+gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoObservedRun *obs,
                       ScenRunOutput *out, GError **error) {
   out->privacy_csv = g_string_new(NULL);
   /* The same rows with a status column, used only if a victim is
@@ -89,15 +89,8 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivOb
       PrivBlocks *blocks = NULL;
       if (c->path == SCEN_PATH_STRUCTURED) {
         blocks = structured(c, C, sigma, col, trust, error);
-      } else if (!c->dense_accountant) {
-        blocks = priv_observer_stream_blocks(obs, i * c->n_trust + j, error);
       } else {
-        PrivKnowledge *k = priv_observer_knowledge(obs, i * c->n_trust + j, error);
-        if (k != NULL) {
-          PrivKnowledgeOptions ko = {.T = c->rounds, .clip = c->clip};
-          blocks = priv_knowledge_blocks_scaled(k, &ko, error);
-        }
-        priv_knowledge_free(k);
+        blocks = proto_observed_run_blocks(obs, i * c->n_trust + j, error);
       }
       PrivReport *rep = blocks ? priv_account_report(blocks, c->g, &opt, error) : NULL;
       priv_blocks_free(blocks);
