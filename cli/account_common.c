@@ -92,54 +92,30 @@ gboolean cli_account_check_numbers(double sigma, double clip, double alpha, doub
   return TRUE;
 }
 
+/* The structured problem of @s (its gossip is proto_account_structured's). */
+static PrivStructuredProblem structured_problem(const CliAccountSetup *s) {
+  return (PrivStructuredProblem){.protocol = s->protocol,
+                                 .K = s->K,
+                                 .C_local = s->C_local,
+                                 .T = s->T,
+                                 .trust = s->trust,
+                                 .attackers = s->attackers,
+                                 .n_attackers = s->n_attackers,
+                                 .sigma = s->sigma,
+                                 .b = s->b,
+                                 .engine = PRIV_ENGINE_AUTO};
+}
+
 PrivBlocks *cli_account_blocks_structured(const CliAccountSetup *s, const TopoGossip *w,
                                           GError **error) {
-  const TopoGossip *ws[] = {w};
-  PrivStructuredProblem p = {.protocol = s->protocol,
-                             .K = s->K,
-                             .C_local = s->C_local,
-                             .T = s->T,
-                             .gossip = ws,
-                             .n_gossip = 1,
-                             .trust = s->trust,
-                             .attackers = s->attackers,
-                             .n_attackers = s->n_attackers,
-                             .sigma = s->sigma,
-                             .b = s->b,
-                             .engine = PRIV_ENGINE_AUTO};
-  return priv_structured_blocks(&p, error);
+  PrivStructuredProblem p = structured_problem(s);
+  return proto_account_structured(&p, w, NULL, error);
 }
 
 PrivBlocks *cli_account_blocks_schedule(const CliAccountSetup *s, TopoSchedule *sched,
                                         GError **error) {
-  guint K = s->protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(s->K, 1u) : 1u;
-  guint64 n_gossip = (guint64)K * s->T;
-  if (n_gossip > G_MAXUINT / 2) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "%u steps x %u gossip rounds are too many gossip matrices", s->T, K);
-    return NULL;
-  }
-  TopoGossip **ws = g_new0(TopoGossip *, n_gossip);
-  PrivBlocks *blocks = NULL;
-  for (guint r = 0; r < n_gossip; r++)
-    if (!(ws[r] = topo_schedule_gossip(sched, r, error))) goto out;
-  PrivStructuredProblem p = {.protocol = s->protocol,
-                             .K = s->K,
-                             .C_local = s->C_local,
-                             .T = s->T,
-                             .gossip = (const TopoGossip *const *)ws,
-                             .n_gossip = (guint)n_gossip,
-                             .trust = s->trust,
-                             .attackers = s->attackers,
-                             .n_attackers = s->n_attackers,
-                             .sigma = s->sigma,
-                             .b = s->b,
-                             .engine = PRIV_ENGINE_AUTO};
-  blocks = priv_structured_blocks(&p, error);
-out:
-  for (guint r = 0; r < n_gossip; r++) topo_gossip_free(ws[r]);
-  g_free(ws);
-  return blocks;
+  PrivStructuredProblem p = structured_problem(s);
+  return proto_account_structured(&p, NULL, sched, error);
 }
 
 /* ---- Any registered protocol ---- */

@@ -89,7 +89,7 @@ gboolean cli_account_check_numbers(double sigma, double clip, double alpha, doub
 /*
  * cli_account_blocks_structured: the per-victim blocks X_u of setup @s
  * (its protocol, T, trust, attacker set, sigma, b) on the static gossip
- * matrix @w, through priv_structured_blocks. The blocks are in units of
+ * matrix @w, through proto_account_structured. The blocks are in units of
  * Delta already (mu = sensitivity): the clipping norm cancels against the
  * noise std sigma * Delta.
  * Errors: those of priv_structured_blocks. Complexity: theirs.
@@ -99,10 +99,9 @@ PrivBlocks *cli_account_blocks_structured(const CliAccountSetup *s, const TopoGo
 
 /*
  * cli_account_blocks_schedule: as cli_account_blocks_structured, on the
- * time-varying gossip of @sched: W_r = topo_schedule_gossip(sched, r) for
- * the K*T gossip rounds r (the rounds a simulated run uses, so both paths
- * see the same matrices). Errors: the schedule's, priv_structured_blocks'.
- * Complexity: O(K T (n + m)) for the matrices, then priv_structured_blocks.
+ * time-varying gossip of @sched (proto_account_structured: the K*T gossip
+ * rounds a simulated run uses). Errors and complexity: those of
+ * proto_account_structured.
  */
 PrivBlocks *cli_account_blocks_schedule(const CliAccountSetup *s, TopoSchedule *sched,
                                         GError **error);

@@ -1,7 +1,8 @@
 /*
- * protocols/account_plan.c: the accounting plan (which path, and why) and
- * the one recipe of MF-D-SGD's local correlation C_local, shared by the
- * protocol itself (mfdsgd.c), `dpgossip account` and the scenarios.
+ * protocols/account_plan.c: the accounting plan (which path, and why), the
+ * structured path's gossip matrices, and the one recipe of MF-D-SGD's local
+ * correlation C_local, shared by the protocol itself (mfdsgd.c), `dpgossip
+ * account` and the scenarios.
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 
@@ -32,6 +33,37 @@ ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why)
   if (why)
     *why = w;
   return path;
+}
+
+PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoGossip *w,
+                                     TopoSchedule *schedule, GError **error) {
+  PrivStructuredProblem q = *p;
+  if (schedule == NULL) {
+    const TopoGossip *ws[] = {w};
+    q.gossip = ws;
+    q.n_gossip = 1;
+    return priv_structured_blocks(&q, error);
+  }
+  guint K = p->protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(p->K, 1u) : 1u;
+  guint64 n_gossip = (guint64)K * p->T;
+  if (n_gossip > G_MAXUINT / 2) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "%u steps x %u gossip rounds are too many gossip matrices", p->T, K);
+    return NULL;
+  }
+  TopoGossip **ws = g_new0(TopoGossip *, n_gossip);
+  PrivBlocks *blocks = NULL;
+  for (guint r = 0; r < n_gossip; r++)
+    if ((ws[r] = topo_schedule_gossip(schedule, r, error)) == NULL)
+      goto out;
+  q.gossip = (const TopoGossip *const *)ws;
+  q.n_gossip = (guint)n_gossip;
+  blocks = priv_structured_blocks(&q, error);
+out:
+  for (guint r = 0; r < n_gossip; r++)
+    topo_gossip_free(ws[r]);
+  g_free(ws);
+  return blocks;
 }
 
 /* Gives priv_mafalda_c the dense W_t of the schedule. */

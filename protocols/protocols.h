@@ -472,6 +472,19 @@ typedef struct {
  */
 ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why);
 
+/**
+ * proto_account_structured: priv_structured_blocks of @p on the run's
+ * gossip: the static @w (@schedule NULL), else W_r =
+ * topo_schedule_gossip(@schedule, r) for the K T gossip rounds r a simulated
+ * run uses (K = p->K for Muffliato, else 1), so both paths see the same
+ * matrices. p->gossip and p->n_gossip are ignored.
+ * Errors: PROTO_ERROR_INVALID_ARGUMENT (more than G_MAXUINT / 2 gossip
+ * rounds), the schedule's, priv_structured_blocks'.
+ * Complexity: O(K T (n + m)) for the matrices, then priv_structured_blocks.
+ */
+PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoGossip *w,
+                                     TopoSchedule *schedule, GError **error);
+
 /* How C_local (MF-D-SGD's local noise correlation) is made. */
 typedef struct {
   const char *spec;        /* identity, antipgd, sr, bsr, mafalda, or a CSV file */

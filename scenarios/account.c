@@ -12,41 +12,24 @@
 
 static PrivBlocks *structured(const ScenConfig *c, const double *C, double sigma,
                               const ScenCollusion *col, PrivTrust trust, GError **error) {
-  guint K = c->shape.kind == PRIV_PROTOCOL_MUFFLIATO ? c->shape.K : 1;
-  guint n_gossip = c->schedule_static ? 1 : K * c->rounds;
-  TopoGossip **ws = g_new0(TopoGossip *, n_gossip);
+  TopoGossip *w = NULL;
   TopoSchedule *s = NULL;
-  PrivBlocks *blocks = NULL;
-  if (c->schedule_static) {
-    ws[0] = topo_gossip_new(c->g, c->gossip, error);
-    if (ws[0] == NULL)
-      goto out;
-  } else {
-    s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error);
-    if (s == NULL)
-      goto out;
-    for (guint r = 0; r < n_gossip; r++)
-      if ((ws[r] = topo_schedule_gossip(s, r, error)) == NULL)
-        goto out;
-  }
-  guint b_run = c->has_task ? c->batches : c->b;
+  if (c->schedule_static ? (w = topo_gossip_new(c->g, c->gossip, error)) == NULL
+                         : (s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed,
+                                                  error)) == NULL)
+    return NULL;
   PrivStructuredProblem p = {.protocol = (PrivProtocol)c->shape.kind,
-                             .K = K,
+                             .K = c->shape.kind == PRIV_PROTOCOL_MUFFLIATO ? c->shape.K : 1,
                              .C_local = c->shape.kind == PRIV_PROTOCOL_MFDSGD ? C : NULL,
                              .T = c->rounds,
-                             .gossip = (const TopoGossip *const *)ws,
-                             .n_gossip = n_gossip,
                              .trust = trust,
                              .attackers = col->nodes,
                              .n_attackers = col->n_nodes,
                              .sigma = sigma,
-                             .b = b_run,
+                             .b = c->has_task ? c->batches : c->b,
                              .engine = PRIV_ENGINE_AUTO};
-  blocks = priv_structured_blocks(&p, error);
-out:
-  for (guint r = 0; r < n_gossip; r++)
-    topo_gossip_free(ws[r]);
-  g_free(ws);
+  PrivBlocks *blocks = proto_account_structured(&p, w, s, error);
+  topo_gossip_free(w);
   topo_schedule_free(s);
   return blocks;
 }
