@@ -79,16 +79,6 @@ out:
   return ok;
 }
 
-gboolean cli_account_load_c(CliAccountSetup *s, const char *c_path, GError **error) {
-  if (s->protocol != PRIV_PROTOCOL_MFDSGD) return TRUE;
-  if (!c_path) {
-    s->C_local = priv_mf_baseline(PRIV_BASELINE_ANTIPGD, s->T, 0, error);
-    return s->C_local != NULL;
-  }
-  s->C_local = priv_mf_read_c(c_path, s->T, error);
-  return s->C_local != NULL;
-}
-
 gboolean cli_account_check_numbers(double sigma, double clip, double alpha, double delta,
                                    GError **error) {
   if (!(sigma >= 0) || !isfinite(sigma) || !(clip > 0) || !isfinite(clip) || !(alpha > 1) ||
@@ -102,54 +92,30 @@ gboolean cli_account_check_numbers(double sigma, double clip, double alpha, doub
   return TRUE;
 }
 
+/* The structured problem of @s (its gossip is proto_account_structured's). */
+static PrivStructuredProblem structured_problem(const CliAccountSetup *s) {
+  return (PrivStructuredProblem){.protocol = s->protocol,
+                                 .K = s->K,
+                                 .C_local = s->C_local,
+                                 .T = s->T,
+                                 .trust = s->trust,
+                                 .attackers = s->attackers,
+                                 .n_attackers = s->n_attackers,
+                                 .sigma = s->sigma,
+                                 .b = s->b,
+                                 .engine = PRIV_ENGINE_AUTO};
+}
+
 PrivBlocks *cli_account_blocks_structured(const CliAccountSetup *s, const TopoGossip *w,
                                           GError **error) {
-  const TopoGossip *ws[] = {w};
-  PrivStructuredProblem p = {.protocol = s->protocol,
-                             .K = s->K,
-                             .C_local = s->C_local,
-                             .T = s->T,
-                             .gossip = ws,
-                             .n_gossip = 1,
-                             .trust = s->trust,
-                             .attackers = s->attackers,
-                             .n_attackers = s->n_attackers,
-                             .sigma = s->sigma,
-                             .b = s->b,
-                             .engine = PRIV_ENGINE_AUTO};
-  return priv_structured_blocks(&p, error);
+  PrivStructuredProblem p = structured_problem(s);
+  return proto_account_structured(&p, w, NULL, error);
 }
 
 PrivBlocks *cli_account_blocks_schedule(const CliAccountSetup *s, TopoSchedule *sched,
                                         GError **error) {
-  guint K = s->protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(s->K, 1u) : 1u;
-  guint64 n_gossip = (guint64)K * s->T;
-  if (n_gossip > G_MAXUINT / 2) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "%u steps x %u gossip rounds are too many gossip matrices", s->T, K);
-    return NULL;
-  }
-  TopoGossip **ws = g_new0(TopoGossip *, n_gossip);
-  PrivBlocks *blocks = NULL;
-  for (guint r = 0; r < n_gossip; r++)
-    if (!(ws[r] = topo_schedule_gossip(sched, r, error))) goto out;
-  PrivStructuredProblem p = {.protocol = s->protocol,
-                             .K = s->K,
-                             .C_local = s->C_local,
-                             .T = s->T,
-                             .gossip = (const TopoGossip *const *)ws,
-                             .n_gossip = (guint)n_gossip,
-                             .trust = s->trust,
-                             .attackers = s->attackers,
-                             .n_attackers = s->n_attackers,
-                             .sigma = s->sigma,
-                             .b = s->b,
-                             .engine = PRIV_ENGINE_AUTO};
-  blocks = priv_structured_blocks(&p, error);
-out:
-  for (guint r = 0; r < n_gossip; r++) topo_gossip_free(ws[r]);
-  g_free(ws);
-  return blocks;
+  PrivStructuredProblem p = structured_problem(s);
+  return proto_account_structured(&p, NULL, sched, error);
 }
 
 /* ---- Any registered protocol ---- */
@@ -162,15 +128,6 @@ void cli_account_protocol_clear(CliAccountProtocol *p) {
   p->structured = FALSE;
   p->band = 0;
 }
-
-/* The MF-D-SGD correlations the structured path builds itself. */
-static const struct {
-  const char *name;
-  PrivBaseline which;
-} c_families[] = {{"identity", PRIV_BASELINE_IDENTITY},
-                  {"antipgd", PRIV_BASELINE_ANTIPGD},
-                  {"sr", PRIV_BASELINE_SR},
-                  {"bsr", PRIV_BASELINE_BSR}};
 
 gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s,
                                       CliAccountProtocol *p, GError **error) {
@@ -223,17 +180,10 @@ gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s,
 gboolean cli_account_build_c(CliAccountSetup *s, const CliAccountProtocol *p, GError **error) {
   if (!p->structured || s->protocol != PRIV_PROTOCOL_MFDSGD) return TRUE;
   g_clear_pointer(&s->C_local, g_free);
-  for (guint i = 0; i < G_N_ELEMENTS(c_families); i++)
-    if (g_str_equal(p->c_spec, c_families[i].name)) {
-      guint band = c_families[i].which == PRIV_BASELINE_BSR ? (p->band ? p->band : s->b) : 0;
-      s->C_local = priv_mf_baseline(c_families[i].which, s->T, band, error);
-      return s->C_local != NULL;
-    }
-  if (!cli_account_load_c(s, p->c_spec, error)) {
-    g_prefix_error(error, "C=%s: ", p->c_spec);
-    return FALSE;
-  }
-  return TRUE;
+  /* The structured path knows no Mafalda-optimized C: no graph needed. */
+  ProtoCRecipe r = {.spec = p->c_spec, .T = s->T, .k = s->T / s->b, .b = s->b, .band = p->band};
+  s->C_local = proto_c_local(&r, error);
+  return s->C_local != NULL;
 }
 
 gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **error) {
@@ -258,28 +208,6 @@ gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **
   return ok;
 }
 
-/* Before simulating: the largest view's dense accounting. Its rows are at
- * most T x (each member's own model and the messages of its neighbours in
- * round 0's topology); its columns at most n T gradient slots and as many
- * noise variables. */
-static gboolean observer_check_memory(const CliAccountSetup *s, const CliObserverRun *run,
-                                      const CliAccountView *views, guint n_views,
-                                      GError **error) {
-  TopoGraph *g = run->schedule ? topo_schedule_graph(run->schedule, 0, NULL) : NULL;
-  const TopoGraph *graph = run->schedule ? g : run->graph;
-  if (graph == NULL) return TRUE; /* the run reports the schedule's error */
-  gsize n = topo_graph_n_nodes(graph), rows = 0;
-  for (guint i = 0; i < n_views; i++) {
-    gsize seen = 0;
-    for (guint j = 0; j < views[i].n_members; j++)
-      if (views[i].members[j] < n) seen += 1 + topo_graph_degree(graph, views[i].members[j]);
-    rows = MAX(rows, seen);
-  }
-  topo_graph_free(g);
-  gsize cols = n * (gsize)s->T;
-  return priv_knowledge_check_memory(rows * (gsize)s->T, cols, cols, 0, error);
-}
-
 /* A progress line on a terminal: long streaming accountings take minutes. */
 static void progress_line(guint steps, guint T, gpointer data) {
   (void)data;
@@ -288,7 +216,7 @@ static void progress_line(guint steps, guint T, gpointer data) {
 }
 
 PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObserverRun *run,
-                                         const CliAccountView *views, guint n_views,
+                                         const ProtoObservedView *views, guint n_views,
                                          ProtoRunStats *stats, GError **error) {
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
@@ -306,15 +234,13 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
   cfg.loss = run->loss;
   cfg.seed = run->seed;
   cfg.storage = run->storage;
-  cfg.rebased = run->streaming;
-  PrivObserver *obs = NULL;
+  ProtoObserveOptions oo = {.views = views, .n_views = n_views, .T = s->T,
+                            .streaming = run->streaming};
+  if (isatty(STDERR_FILENO) && s->T >= 50) oo.progress = progress_line;
   PrivBlocks **blocks = NULL;
-  /* The dense accountant's matrices; the streaming one checks its own
-   * (per-victim blocks) when it is set up. */
-  if (!run->streaming && !observer_check_memory(s, run, views, n_views, error)) return NULL;
-  ProtoRun *pr = proto_run_new(&cfg, error);
-  if (!pr) return NULL;
-  SimEngine *engine = proto_run_engine(pr);
+  ProtoObservedRun *o = proto_observed_run_new(&cfg, &oo, error);
+  if (!o) return NULL;
+  SimEngine *engine = proto_run_engine(proto_observed_run_proto(o));
   for (guint i = 0; i < run->n_links; i++) {
     const CliAccountLink *l = &run->links[i];
     gboolean ok = l->down ? sim_engine_set_link_down(engine, l->from, l->to, TRUE, error)
@@ -325,36 +251,16 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
       goto out;
     }
   }
-  if (!(obs = priv_observer_new(proto_run_space(pr), error))) goto out;
-  for (guint i = 0; i < n_views; i++)
-    if (priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members,
-                               error) == G_MAXUINT)
-      goto out;
-  PrivStreamOptions so = {.T = s->T, .clip = s->clip};
-  if (isatty(STDERR_FILENO) && s->T >= 50) so.progress = progress_line;
-  if (run->streaming && !priv_observer_set_streaming(obs, &so, error)) goto out;
-  /* Before the first event: the observer must see every message. */
-  if (!priv_observer_attach(obs, sim_engine_bus(engine), error) || !proto_run_run(pr, error))
-    goto out;
-  if (stats) proto_run_get_stats(pr, stats);
+  if (!proto_observed_run_run(o, error)) goto out;
+  if (stats) proto_run_get_stats(proto_observed_run_proto(o), stats);
   blocks = g_new0(PrivBlocks *, MAX(n_views, 1));
-  PrivKnowledgeOptions ko = {.T = s->T, .clip = s->clip};
-  for (guint i = 0; i < n_views; i++) {
-    if (run->streaming) {
-      blocks[i] = priv_observer_stream_blocks(obs, i, error);
-    } else {
-      PrivKnowledge *k = priv_observer_knowledge(obs, i, error);
-      blocks[i] = k ? priv_knowledge_blocks_scaled(k, &ko, error) : NULL;
-      priv_knowledge_free(k);
-    }
-    if (!blocks[i]) {
+  for (guint i = 0; i < n_views; i++)
+    if (!(blocks[i] = proto_observed_run_blocks(o, i, error))) {
       for (guint j = 0; j < i; j++) priv_blocks_free(blocks[j]);
       g_clear_pointer(&blocks, g_free);
       goto out;
     }
-  }
 out:
-  priv_observer_free(obs);
-  proto_run_free(pr);
+  proto_observed_run_free(o);
   return blocks;
 }

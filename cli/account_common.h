@@ -72,21 +72,11 @@ gboolean cli_parse_uint(const char *s, guint *out);
 /*
  * cli_account_parse_protocol: --protocol dsgd | muffliato[:K=k] | antipgd |
  * mfdsgd:C=FILE into s->protocol, s->K and s->protocol_label; for
- * mfdsgd:C=FILE, *c_path receives FILE (g_free it; read by
- * cli_account_load_c once T is known).
+ * mfdsgd:C=FILE, *c_path receives FILE (g_free it).
  * Errors: G_OPTION_ERROR_BAD_VALUE naming the valid protocols.
  */
 gboolean cli_account_parse_protocol(const char *spec, CliAccountSetup *s, char **c_path,
                                     GError **error);
-
-/*
- * cli_account_load_c: C_local of an MF-D-SGD setup: AntiPGD's lower-
- * triangular ones when c_path is NULL, else the T x T CSV at c_path. No-op
- * for the other protocols.
- * Errors: those of priv_matrix_read_csv, PRIV_ERROR_INVALID_ARGUMENT for a
- * matrix that is not T x T.
- */
-gboolean cli_account_load_c(CliAccountSetup *s, const char *c_path, GError **error);
 
 /*
  * cli_account_check_numbers: --sigma >= 0, --clip > 0, --alpha > 1 and
@@ -99,7 +89,7 @@ gboolean cli_account_check_numbers(double sigma, double clip, double alpha, doub
 /*
  * cli_account_blocks_structured: the per-victim blocks X_u of setup @s
  * (its protocol, T, trust, attacker set, sigma, b) on the static gossip
- * matrix @w, through priv_structured_blocks. The blocks are in units of
+ * matrix @w, through proto_account_structured. The blocks are in units of
  * Delta already (mu = sensitivity): the clipping norm cancels against the
  * noise std sigma * Delta.
  * Errors: those of priv_structured_blocks. Complexity: theirs.
@@ -109,10 +99,9 @@ PrivBlocks *cli_account_blocks_structured(const CliAccountSetup *s, const TopoGo
 
 /*
  * cli_account_blocks_schedule: as cli_account_blocks_structured, on the
- * time-varying gossip of @sched: W_r = topo_schedule_gossip(sched, r) for
- * the K*T gossip rounds r (the rounds a simulated run uses, so both paths
- * see the same matrices). Errors: the schedule's, priv_structured_blocks'.
- * Complexity: O(K T (n + m)) for the matrices, then priv_structured_blocks.
+ * time-varying gossip of @sched (proto_account_structured: the K*T gossip
+ * rounds a simulated run uses). Errors and complexity: those of
+ * proto_account_structured.
  */
 PrivBlocks *cli_account_blocks_schedule(const CliAccountSetup *s, TopoSchedule *sched,
                                         GError **error);
@@ -146,10 +135,10 @@ gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s,
 
 /*
  * cli_account_build_c: s->C_local of a structured MF-D-SGD setup (no-op
- * for the other protocols): the family of p->c_spec through
- * priv_mf_baseline (bsr's band defaults to s->b, as the protocol's does), or
- * the T x T CSV file it names. Needs s->T and s->b.
- * Errors: those of priv_mf_baseline and cli_account_load_c.
+ * for the other protocols): proto_c_local of p->c_spec (a family, bsr's
+ * band defaulting to s->b, or a T x T CSV file), the recipe the protocol
+ * itself uses. Needs s->T and s->b.
+ * Errors: those of proto_c_local.
  */
 gboolean cli_account_build_c(CliAccountSetup *s, const CliAccountProtocol *p, GError **error);
 
@@ -185,20 +174,13 @@ typedef struct {
   guint n_links;
 } CliObserverRun;
 
-/* One accounting of the observer path: an attacker set under a trust model. */
-typedef struct {
-  PrivTrust trust;
-  const guint *members;
-  guint n_members;
-} CliAccountView;
-
 /*
  * cli_account_blocks_observer: the observer path. Builds the accounting-only
  * run @run (noise sigma, clip, T = s->T steps with (T/b, b)-participation,
- * gossip kind s->gossip), attaches one PrivObserver with one view per entry
- * of @views before the first event, runs it, and turns each view's
- * knowledge into per-victim blocks (priv_knowledge_blocks, A in units of
- * Delta). Every view shares the one simulation.
+ * gossip kind s->gossip), sets its link overrides and observes it through
+ * proto_observed_run (one view per entry of @views, attached before the
+ * first event), runs it, and returns each view's per-victim blocks (A in
+ * units of Delta). Every view shares the one simulation.
  * @stats: (out) (optional) the run's counters.
  * Returns: (transfer full) @n_views blocks (free each, then the array), or
  * NULL with @error set: the run's errors (PROTO_ERROR, TOPO_ERROR,
@@ -210,7 +192,7 @@ typedef struct {
  * noise and c gradient columns).
  */
 PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObserverRun *run,
-                                         const CliAccountView *views, guint n_views,
+                                         const ProtoObservedView *views, guint n_views,
                                          ProtoRunStats *stats, GError **error);
 
 G_END_DECLS

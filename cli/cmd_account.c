@@ -15,7 +15,8 @@
  *               simulation for all of them; the blocks come from what each
  *               view saw (priv_knowledge_blocks).
  * --path auto takes the structured path whenever it describes the run
- * exactly (a protocol it knows, synchronous, no loss, no link override).
+ * exactly (proto_account_plan: a protocol it knows, synchronous, no loss, no
+ * link override; any schedule, churn included).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -866,18 +867,12 @@ int cli_cmd_account(int argc, char **argv) {
 
   /* The path. */
   if (path_kind == PATH_AUTO) {
-    if (!proto.structured)
-      path_reason = "auto: the structured path does not know this protocol";
-    else if (pmode.kind != PROTO_MODE_SYNC)
-      path_reason = "auto: an asynchronous mode changes the effective gossip matrices";
-    else if (link_arr->len)
-      path_reason = "auto: per-link overrides change who receives what";
-    else if (latency || !isnan(lr) || storage)
-      path_reason = "auto: a synchronous run of a protocol the structured path knows (its "
-                    "messages do not depend on --latency, --lr or --storage)";
-    else
-      path_reason = "auto: a synchronous run of a protocol the structured path knows";
-    path_kind = proto.structured && pmode.kind == PROTO_MODE_SYNC && link_arr->len == 0
+    ProtoAccountCase pc = {.known = proto.structured,
+                           .mode = pmode.kind,
+                           .loss = loss_p,
+                           .n_links = link_arr->len,
+                           .run_options = latency || !isnan(lr) || storage};
+    path_kind = proto_account_plan(&pc, &path_reason) == PROTO_ACCOUNT_STRUCTURED
                     ? PATH_STRUCTURED
                     : PATH_OBSERVER;
   } else {
@@ -935,9 +930,9 @@ int cli_cmd_account(int argc, char **argv) {
       status = CLI_EXIT_OK;
       goto out;
     }
-    CliAccountView *views = g_new(CliAccountView, n_acs);
+    ProtoObservedView *views = g_new(ProtoObservedView, n_acs);
     for (guint a = 0; a < n_acs; a++)
-      views[a] = (CliAccountView){acs[a].trust, cli_attacker_sets_members(&sets, acs[a].set),
+      views[a] = (ProtoObservedView){acs[a].trust, cli_attacker_sets_members(&sets, acs[a].set),
                                   cli_attacker_sets_size(&sets, acs[a].set)};
     PrivBlocks **bl = cli_account_blocks_observer(&s, &run, views, n_acs, &stats, &error);
     g_free(views);

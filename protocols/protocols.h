@@ -439,6 +439,130 @@ const char *proto_param_type_name(ProtoParamType type);
 
 /* END plugin loading */
 
+/* ===================================================================== */
+/* The accounting pipeline (account_plan.c, observed_run.c): what        */
+/* `dpgossip account` and the scenarios share                            */
+/* ===================================================================== */
+
+/* How the per-victim blocks X_u of a run are computed. */
+typedef enum {
+  PROTO_ACCOUNT_STRUCTURED, /* the W-product structure of a synchronous run, no simulation */
+  PROTO_ACCOUNT_OBSERVER,   /* simulate, record what each attacker set sees */
+} ProtoAccountPath;
+
+/* What decides the path. */
+typedef struct {
+  gboolean known;        /* the structured path knows the protocol and its C_local */
+  ProtoModeKind mode;    /* the gossip mode */
+  double loss;           /* message loss probability */
+  guint n_links;         /* per-link overrides of the simulated run */
+  gboolean run_options;  /* options only a simulation reads were given (latency, lr, storage) */
+} ProtoAccountCase;
+
+/**
+ * proto_account_plan: the path `--path auto` (and a scenario's
+ * privacy.path = auto) takes: structured whenever it describes the run
+ * exactly, i.e. a protocol it knows in sync mode with no loss and no link
+ * override. Any schedule qualifies, churn included: the structured path
+ * multiplies the time-varying W_{t-1} ... W_s, and an absent node's W_t row
+ * and column are e_u (it neither sends nor receives, keeps its model,
+ * steps and adds its noise as the simulated run does).
+ * @why: (out) (transfer none) a static sentence saying why ("auto: ...").
+ * Returns: the path. O(1).
+ */
+ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why);
+
+/**
+ * proto_account_structured: priv_structured_blocks of @p on the run's
+ * gossip: the static @w (@schedule NULL), else W_r =
+ * topo_schedule_gossip(@schedule, r) for the K T gossip rounds r a simulated
+ * run uses (K = p->K for Muffliato, else 1), so both paths see the same
+ * matrices. p->gossip and p->n_gossip are ignored.
+ * Errors: PROTO_ERROR_INVALID_ARGUMENT (more than G_MAXUINT / 2 gossip
+ * rounds), the schedule's, priv_structured_blocks'.
+ * Complexity: O(K T (n + m)) for the matrices, then priv_structured_blocks.
+ */
+PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoGossip *w,
+                                     TopoSchedule *schedule, GError **error);
+
+/* How C_local (MF-D-SGD's local noise correlation) is made. */
+typedef struct {
+  const char *spec;        /* identity, antipgd, sr, bsr, mafalda, or a CSV file */
+  guint T, k, b;           /* steps, epochs, participation interval (T = k b) */
+  guint band;              /* bsr's band (0: b); Mafalda's band (0: none) */
+  const TopoGraph *graph;  /* Mafalda: the static topology, or NULL with... */
+  TopoSchedule *schedule;  /* ...a schedule (borrowed; static or time-varying) */
+  TopoGossipKind gossip;   /* Mafalda: the gossip weights on @graph */
+} ProtoCRecipe;
+
+/**
+ * proto_c_local: the T x T lower-triangular C_local of @r (g_free): the
+ * families by formula (priv_mf_baseline), Mafalda's optimum for the
+ * post-average workload of the run's gossip (static or time-varying W_t,
+ * paper Alg. 2), or the T x T CSV file @r->spec names. The one recipe the
+ * protocol, `dpgossip account` and the scenarios use, so all see the same C.
+ * Errors: PROTO_ERROR_INVALID_ARGUMENT (empty spec), PROTO_ERROR_FAILED
+ * (a family's or Mafalda's failure, a gossip matrix of the schedule),
+ * PROTO_ERROR_IO (neither a family nor an existing file, unreadable file),
+ * PROTO_ERROR_FORMAT (FILE:LINE of a malformed CSV).
+ * Complexity: O(T^2) for a family or a file; Mafalda: that of
+ * priv_mafalda_c plus O(T n^2) for the dense W_t.
+ */
+double *proto_c_local(const ProtoCRecipe *r, GError **error);
+
+/* One attacker view of an observed run (members borrowed, sorted). */
+typedef struct {
+  PrivTrust trust;
+  const guint *members;
+  guint n_members;
+} ProtoObservedView;
+
+/* The observation of a run: the views and the accountant. */
+typedef struct {
+  const ProtoObservedView *views;
+  guint n_views;
+  guint T;             /* gradient steps accounted */
+  gboolean streaming;  /* streaming accountant (needs SIM_LIN_SPARSE), else dense */
+  void (*progress)(guint steps, guint T, gpointer data); /* streaming: optional */
+  gpointer progress_data;
+} ProtoObserveOptions;
+
+typedef struct _ProtoObservedRun ProtoObservedRun;
+
+/**
+ * proto_observed_run_new: the ProtoRun of @cfg with, when @obs is non-NULL,
+ * one PrivObserver on its bus holding one view per @obs->views entry
+ * (cfg->rebased is set to @obs->streaming). Before anything is simulated,
+ * the dense accountant's largest view is checked against the memory limit
+ * (rows at most T x (members + their round-0 degrees), n T gradient and
+ * noise columns). Set links, hooks or progress through
+ * proto_observed_run_proto, then call proto_observed_run_run.
+ * Errors: PRIV_ERROR_MEMORY (pre-check, streaming state), those of
+ * proto_run_new, priv_observer_new, priv_observer_add_view,
+ * priv_observer_set_streaming, priv_observer_attach.
+ * Complexity: O(n + m) plus proto_run_new's.
+ */
+ProtoObservedRun *proto_observed_run_new(const ProtoRunConfig *cfg, const ProtoObserveOptions *obs,
+                                         GError **error);
+/** proto_observed_run_proto: (transfer none) the run, to configure before running. O(1). */
+ProtoRun *proto_observed_run_proto(ProtoObservedRun *o);
+/**
+ * proto_observed_run_run: simulates the run, then detaches the observer.
+ * Errors: those of proto_run_run. Complexity: the simulation's.
+ */
+gboolean proto_observed_run_run(ProtoObservedRun *o, GError **error);
+/**
+ * proto_observed_run_blocks: the per-victim blocks X_u of view @view after
+ * the run (A in units of Delta = cfg->clip), from the streaming accountant
+ * or from the dense knowledge (priv_knowledge_blocks_scaled).
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (no observer), those of
+ * priv_observer_stream_blocks, priv_observer_knowledge and
+ * priv_knowledge_blocks_scaled. Complexity: theirs.
+ */
+PrivBlocks *proto_observed_run_blocks(ProtoObservedRun *o, guint view, GError **error);
+/** proto_observed_run_free: frees @o, its observer and its run (NULL allowed). */
+void proto_observed_run_free(ProtoObservedRun *o);
+
 G_END_DECLS
 
 #endif /* DPG_PROTOCOLS_H */

@@ -12,41 +12,24 @@
 
 static PrivBlocks *structured(const ScenConfig *c, const double *C, double sigma,
                               const ScenCollusion *col, PrivTrust trust, GError **error) {
-  guint K = c->shape.kind == PRIV_PROTOCOL_MUFFLIATO ? c->shape.K : 1;
-  guint n_gossip = c->schedule_static ? 1 : K * c->rounds;
-  TopoGossip **ws = g_new0(TopoGossip *, n_gossip);
+  TopoGossip *w = NULL;
   TopoSchedule *s = NULL;
-  PrivBlocks *blocks = NULL;
-  if (c->schedule_static) {
-    ws[0] = topo_gossip_new(c->g, c->gossip, error);
-    if (ws[0] == NULL)
-      goto out;
-  } else {
-    s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error);
-    if (s == NULL)
-      goto out;
-    for (guint r = 0; r < n_gossip; r++)
-      if ((ws[r] = topo_schedule_gossip(s, r, error)) == NULL)
-        goto out;
-  }
-  guint b_run = c->has_task ? c->batches : c->b;
+  if (c->schedule_static ? (w = topo_gossip_new(c->g, c->gossip, error)) == NULL
+                         : (s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed,
+                                                  error)) == NULL)
+    return NULL;
   PrivStructuredProblem p = {.protocol = (PrivProtocol)c->shape.kind,
-                             .K = K,
+                             .K = c->shape.kind == PRIV_PROTOCOL_MUFFLIATO ? c->shape.K : 1,
                              .C_local = c->shape.kind == PRIV_PROTOCOL_MFDSGD ? C : NULL,
                              .T = c->rounds,
-                             .gossip = (const TopoGossip *const *)ws,
-                             .n_gossip = n_gossip,
                              .trust = trust,
                              .attackers = col->nodes,
                              .n_attackers = col->n_nodes,
                              .sigma = sigma,
-                             .b = b_run,
+                             .b = c->has_task ? c->batches : c->b,
                              .engine = PRIV_ENGINE_AUTO};
-  blocks = priv_structured_blocks(&p, error);
-out:
-  for (guint r = 0; r < n_gossip; r++)
-    topo_gossip_free(ws[r]);
-  g_free(ws);
+  PrivBlocks *blocks = proto_account_structured(&p, w, s, error);
+  topo_gossip_free(w);
   topo_schedule_free(s);
   return blocks;
 }
@@ -68,7 +51,7 @@ static void json_num(JsonBuilder *jb, const char *key, double x) {
     json_builder_add_null_value(jb); /* unprotected: never a finite number */
 }
 
-gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivObserver *obs,
+gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoObservedRun *obs,
                       ScenRunOutput *out, GError **error) {
   out->privacy_csv = g_string_new(NULL);
   /* The same rows with a status column, used only if a victim is
@@ -89,15 +72,8 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivOb
       PrivBlocks *blocks = NULL;
       if (c->path == SCEN_PATH_STRUCTURED) {
         blocks = structured(c, C, sigma, col, trust, error);
-      } else if (!c->dense_accountant) {
-        blocks = priv_observer_stream_blocks(obs, i * c->n_trust + j, error);
       } else {
-        PrivKnowledge *k = priv_observer_knowledge(obs, i * c->n_trust + j, error);
-        if (k != NULL) {
-          PrivKnowledgeOptions ko = {.T = c->rounds, .clip = c->clip};
-          blocks = priv_knowledge_blocks_scaled(k, &ko, error);
-        }
-        priv_knowledge_free(k);
+        blocks = proto_observed_run_blocks(obs, i * c->n_trust + j, error);
       }
       PrivReport *rep = blocks ? priv_account_report(blocks, c->g, &opt, error) : NULL;
       priv_blocks_free(blocks);

@@ -4,10 +4,10 @@
  * run (Mafalda's optimizer takes seconds on the Facebook-ego graph), and the
  * calibration of sigma from a target mu.
  *
- * The same recipe as the protocol's own (protocols/cmatrix.c): the families
- * by formula, a CSV file, or Mafalda's optimum for the post-average workload
- * of the run's gossip (static or time-varying); the run is then given the
- * matrix as a file, so both use the very same numbers.
+ * The protocol's own recipe (proto_c_local): the families by formula, a CSV
+ * file, or Mafalda's optimum for the post-average workload of the run's
+ * gossip (static or time-varying); the run is then given the matrix as a
+ * file, so both use the very same numbers.
  */
 #include <math.h>
 #include <string.h>
@@ -42,79 +42,17 @@ char *scen_cmatrix_key(const ScenConfig *c) {
                          depends_on_graph && random_schedule ? c->seed : 0);
 }
 
-typedef struct {
-  TopoSchedule *s;
-  guint n;
-  double *W;
-  GError *error;
-} GossipAt;
-
-static const double *gossip_at(guint t, gpointer data) {
-  GossipAt *g = data;
-  g_free(g->W);
-  g->W = NULL;
-  if (g->error == NULL) {
-    TopoGossip *w = topo_schedule_gossip(g->s, t, &g->error);
-    if (w != NULL)
-      g->W = topo_gossip_dense(w);
-    topo_gossip_free(w);
-  }
-  if (g->W == NULL) /* keep the recursion defined; the error is reported after */
-    g->W = g_new0(double, (gsize)g->n * g->n);
-  return g->W;
-}
-
-static double *mafalda(const ScenConfig *c, guint k, guint b, GError **error) {
-  guint n = c->n, T = c->rounds, band = c->shape.band;
-  if (c->schedule_static) {
-    TopoGossip *w = topo_gossip_new(c->g, c->gossip, error);
-    if (w == NULL)
-      return NULL;
-    double *W = topo_gossip_dense(w);
-    topo_gossip_free(w);
-    double *C = priv_mafalda_c(n, T, k, b, band, W, NULL, NULL, error);
-    g_free(W);
-    return C;
-  }
-  TopoSchedule *s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error);
-  if (s == NULL)
-    return NULL;
-  GossipAt g = {s, n, NULL, NULL};
-  double *C = priv_mafalda_c(n, T, k, b, band, NULL, gossip_at, &g, error);
-  g_free(g.W);
-  topo_schedule_free(s);
-  if (g.error != NULL) {
-    g_free(C);
-    g_clear_error(error);
-    g_propagate_error(error, g.error);
-    return NULL;
-  }
-  return C;
-}
-
 double *scen_cmatrix_build(const ScenConfig *c, GError **error) {
-  static const struct {
-    const char *name;
-    PrivBaseline which;
-  } families[] = {{"identity", PRIV_BASELINE_IDENTITY},
-                  {"antipgd", PRIV_BASELINE_ANTIPGD},
-                  {"sr", PRIV_BASELINE_SR},
-                  {"bsr", PRIV_BASELINE_BSR}};
-  guint T = c->rounds, k, b;
-  run_kb(c, &k, &b);
-  const char *spec = c->shape.C;
-  for (guint i = 0; i < G_N_ELEMENTS(families); i++)
-    if (g_str_equal(spec, families[i].name)) {
-      guint w = families[i].which == PRIV_BASELINE_BSR ? (c->shape.band ? c->shape.band : b) : 0;
-      return priv_mf_baseline(families[i].which, T, w, error);
-    }
-  if (g_str_equal(spec, "mafalda")) {
-    double *C = mafalda(c, k, b, error);
-    if (C == NULL)
-      g_prefix_error(error, "Mafalda's correlation for this graph: ");
-    return C;
-  }
-  return priv_mf_read_c(spec, T, error);
+  ProtoCRecipe r = {.spec = c->shape.C, .T = c->rounds, .band = c->shape.band, .graph = c->g,
+                    .gossip = c->gossip};
+  run_kb(c, &r.k, &r.b);
+  /* Only Mafalda reads the gossip, and only then a schedule is worth building. */
+  if (!c->schedule_static && g_str_equal(c->shape.C, "mafalda") &&
+      (r.schedule = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error)) == NULL)
+    return NULL;
+  double *C = proto_c_local(&r, error);
+  topo_schedule_free(r.schedule);
+  return C;
 }
 
 gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma,

@@ -81,6 +81,7 @@ typedef struct {
   gboolean compare_muffliato;
   ScenPath path_requested;
   ScenPath path; /* effective: structured, observer or none */
+  const char *path_reason; /* proto_account_plan's (static) or "asked: ..." */
   gboolean dense_accountant; /* privacy.accountant = dense (observer path) */
   ScenCollusion *collusions;
   guint n_collusions;
@@ -182,7 +183,7 @@ void scen_run_output_free(ScenRunOutput *o);
 ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, GError **error);
 
 /* Privacy of the run (the structured path needs no run; the observer path reads @obs). */
-gboolean scen_account(const ScenConfig *c, const double *C, double sigma, PrivObserver *obs,
+gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoObservedRun *obs,
                       ScenRunOutput *out, GError **error);
 
 /* ---- Files ---- */

@@ -869,29 +869,36 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
     what = NULL;
   }
 
-  /* Accounting path. */
-  gboolean covered = c->shape.kind >= 0 && c->mode_parsed.kind == PROTO_MODE_SYNC &&
-                     c->loss_p == 0.0 && !g_str_has_prefix(c->schedule ? c->schedule : "",
-                                                           "churn");
+  /* Accounting path: the same plan as `dpgossip account --path auto`. */
+  ProtoAccountCase pc = {.known = c->shape.kind >= 0,
+                         .mode = c->mode_parsed.kind,
+                         .loss = c->loss_p};
+  const char *why = NULL;
+  gboolean covered = proto_account_plan(&pc, &why) == PROTO_ACCOUNT_STRUCTURED;
   switch (c->path_requested) {
   case SCEN_PATH_AUTO:
     c->path = covered ? SCEN_PATH_STRUCTURED : SCEN_PATH_OBSERVER;
+    c->path_reason = why;
     break;
   case SCEN_PATH_STRUCTURED:
     c->path = SCEN_PATH_STRUCTURED;
+    c->path_reason = "asked: privacy.path = structured";
     if (!covered) {
       get(&r, "privacy", "path", &loc, &what);
       problem(&r, loc, what,
               "the structured path covers dsgd, muffliato, mfdsgd, antipgd, mafalda and "
-              "nonprivate in sync mode without churn; this run is %s in mode %s: use auto or "
-              "observer",
-              c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?");
+              "nonprivate in sync mode without message loss; this run is %s in mode %s (%s): use "
+              "auto or observer",
+              c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?",
+              why + strlen("auto: "));
       g_free(what);
       what = NULL;
     }
     break;
   default:
     c->path = c->path_requested;
+    c->path_reason = c->path == SCEN_PATH_OBSERVER ? "asked: privacy.path = observer"
+                                                   : "asked: privacy.path = none";
   }
   /* Output. */
   ScenLoc oloc;

@@ -95,8 +95,8 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   double *C_own = NULL;
   const double *C = ctx ? ctx->C : NULL;
   TopoSchedule *sched = NULL;
+  ProtoObservedRun *orun = NULL;
   ProtoRun *run = NULL;
-  PrivObserver *obs = NULL;
   char *spec = NULL;
   gboolean ok = FALSE;
 
@@ -144,7 +144,6 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   rc.seed = c->seed;
   rc.threads = 1;
   rc.storage = c->path == SCEN_PATH_OBSERVER ? SIM_LIN_SPARSE : SIM_LIN_NONE;
-  rc.rebased = c->path == SCEN_PATH_OBSERVER && !c->dense_accountant;
   if (c->has_task) {
     rc.epochs = c->epochs;
     rc.batches = c->batches;
@@ -158,22 +157,20 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
     rc.batches = c->b;
     rc.epochs = c->rounds / c->b;
   }
-  if ((run = proto_run_new(&rc, error)) == NULL)
-    goto out;
-  if (c->path == SCEN_PATH_OBSERVER) {
-    if ((obs = priv_observer_new(proto_run_space(run), error)) == NULL)
-      goto out;
-    for (guint i = 0; i < c->n_collusions; i++)
-      for (guint j = 0; j < c->n_trust; j++)
-        if (priv_observer_add_view(obs, c->trust[j], c->collusions[i].nodes,
-                                   c->collusions[i].n_nodes, error) == G_MAXUINT)
-          goto out;
-    PrivStreamOptions so = {.T = c->rounds, .clip = c->clip};
-    if (!c->dense_accountant && !priv_observer_set_streaming(obs, &so, error))
-      goto out;
-    if (!priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error))
-      goto out;
+  /* Views in scen_account's order: collusion-major, then trust. */
+  guint n_views = c->path == SCEN_PATH_OBSERVER ? c->n_collusions * c->n_trust : 0;
+  ProtoObservedView *views = g_new0(ProtoObservedView, MAX(n_views, 1));
+  for (guint v = 0; v < n_views; v++) {
+    const ScenCollusion *col = &c->collusions[v / c->n_trust];
+    views[v] = (ProtoObservedView){c->trust[v % c->n_trust], col->nodes, col->n_nodes};
   }
+  ProtoObserveOptions oo = {
+      .views = views, .n_views = n_views, .T = c->rounds, .streaming = !c->dense_accountant};
+  orun = proto_observed_run_new(&rc, c->path == SCEN_PATH_OBSERVER ? &oo : NULL, error);
+  g_free(views);
+  if (orun == NULL)
+    goto out;
+  run = proto_observed_run_proto(orun);
   if (ctx && ctx->run_hook) {
     ScenRunHookInfo info = {.point = ctx->point, .run = run, .graph = c->g, .name = c->name,
                             .protocol = c->protocol, .seed = c->seed, .sigma = sigma};
@@ -182,7 +179,7 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   }
   Progress prog = {run, ctx};
   proto_run_set_progress(run, on_progress, &prog);
-  if (!proto_run_run(run, error))
+  if (!proto_observed_run_run(orun, error))
     goto out;
   proto_run_get_stats(run, &out->stats);
   out->T = proto_run_steps(run);
@@ -195,16 +192,13 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
     out->metrics = g_memdup2(m, nm * sizeof *m);
     out->n_metrics = (guint)nm;
   }
-  if (obs)
-    priv_observer_detach(obs);
-  if (!scen_account(c, C, sigma, obs, out, error))
+  if (!scen_account(c, C, sigma, orun, out, error))
     goto out;
   if (ctx && ctx->run_hook && !hook_finished(c, ctx, run, out, error))
     goto out;
   ok = TRUE;
 out:
-  priv_observer_free(obs);
-  proto_run_free(run);
+  proto_observed_run_free(orun);
   topo_schedule_free(sched);
   g_free(spec);
   g_free(C_own);

@@ -1,0 +1,177 @@
+/*
+ * protocols/account_plan.c: the accounting plan (which path, and why), the
+ * structured path's gossip matrices, and the one recipe of MF-D-SGD's local
+ * correlation C_local, shared by the protocol itself (mfdsgd.c), `dpgossip
+ * account` and the scenarios.
+ */
+#define G_LOG_DOMAIN "dpg-protocols"
+
+#include <errno.h>
+#include <string.h>
+
+#include "protocols/internal.h"
+
+ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why) {
+  /* The order is the order of the reasons: the first that rules the
+   * structured path out is the one given. */
+  const char *w;
+  ProtoAccountPath path = PROTO_ACCOUNT_OBSERVER;
+  if (!c->known)
+    w = "auto: the structured path does not know this protocol";
+  else if (c->mode != PROTO_MODE_SYNC)
+    w = "auto: an asynchronous mode changes the effective gossip matrices";
+  else if (c->loss > 0)
+    w = "auto: message loss changes who receives what";
+  else if (c->n_links > 0)
+    w = "auto: per-link overrides change who receives what";
+  else {
+    path = PROTO_ACCOUNT_STRUCTURED;
+    w = c->run_options ? "auto: a synchronous run of a protocol the structured path knows (its "
+                         "messages do not depend on --latency, --lr or --storage)"
+                       : "auto: a synchronous run of a protocol the structured path knows";
+  }
+  if (why)
+    *why = w;
+  return path;
+}
+
+PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoGossip *w,
+                                     TopoSchedule *schedule, GError **error) {
+  PrivStructuredProblem q = *p;
+  if (schedule == NULL) {
+    const TopoGossip *ws[] = {w};
+    q.gossip = ws;
+    q.n_gossip = 1;
+    return priv_structured_blocks(&q, error);
+  }
+  guint K = p->protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(p->K, 1u) : 1u;
+  guint64 n_gossip = (guint64)K * p->T;
+  if (n_gossip > G_MAXUINT / 2) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "%u steps x %u gossip rounds are too many gossip matrices", p->T, K);
+    return NULL;
+  }
+  TopoGossip **ws = g_new0(TopoGossip *, n_gossip);
+  PrivBlocks *blocks = NULL;
+  for (guint r = 0; r < n_gossip; r++)
+    if ((ws[r] = topo_schedule_gossip(schedule, r, error)) == NULL)
+      goto out;
+  q.gossip = (const TopoGossip *const *)ws;
+  q.n_gossip = (guint)n_gossip;
+  blocks = priv_structured_blocks(&q, error);
+out:
+  for (guint r = 0; r < n_gossip; r++)
+    topo_gossip_free(ws[r]);
+  g_free(ws);
+  return blocks;
+}
+
+/* Gives priv_mafalda_c the dense W_t of the schedule. */
+typedef struct {
+  TopoSchedule *s;
+  guint n;
+  double *W;
+  GError *error;
+} GossipAt;
+
+static double *gossip_dense(TopoSchedule *s, guint t, GError **error) {
+  GError *sub = NULL;
+  TopoGossip *g = topo_schedule_gossip(s, t, &sub);
+  if (g == NULL) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "gossip matrix of round %u: %s", t,
+                sub->message);
+    g_error_free(sub);
+    return NULL;
+  }
+  double *dense = topo_gossip_dense(g);
+  topo_gossip_free(g);
+  return dense;
+}
+
+static const double *gossip_at(guint t, gpointer data) {
+  GossipAt *g = data;
+  g_free(g->W);
+  g->W = NULL;
+  if (g->error == NULL)
+    g->W = gossip_dense(g->s, t, &g->error);
+  if (g->W == NULL) /* keep the recursion defined; the error is reported after */
+    g->W = g_new0(double, (gsize)g->n * g->n);
+  return g->W;
+}
+
+/* Mafalda: C optimized for this graph's post-average workload (paper
+ * Alg. 2; DESIGN.md "Mafalda"). */
+static double *mafalda(const ProtoCRecipe *r, GError **error) {
+  GError *sub = NULL;
+  double *C = NULL;
+  if (r->schedule == NULL || topo_schedule_is_static(r->schedule)) {
+    guint n = 0;
+    double *W = NULL;
+    if (r->schedule != NULL) {
+      n = topo_schedule_n(r->schedule);
+      W = gossip_dense(r->schedule, 0, error);
+    } else {
+      TopoGossip *w = topo_gossip_new(r->graph, r->gossip, error);
+      n = topo_graph_n_nodes(r->graph);
+      W = w ? topo_gossip_dense(w) : NULL;
+      topo_gossip_free(w);
+    }
+    if (W == NULL)
+      return NULL;
+    C = priv_mafalda_c(n, r->T, r->k, r->b, r->band, W, NULL, NULL, &sub);
+    g_free(W);
+  } else {
+    GossipAt g = {r->schedule, topo_schedule_n(r->schedule), NULL, NULL};
+    C = priv_mafalda_c(g.n, r->T, r->k, r->b, r->band, NULL, gossip_at, &g, &sub);
+    g_free(g.W);
+    if (g.error != NULL) {
+      g_free(C);
+      g_clear_error(&sub);
+      g_propagate_error(error, g.error);
+      return NULL;
+    }
+  }
+  if (C == NULL) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                "Mafalda's correlation for this graph: %s", sub->message);
+    g_error_free(sub);
+  }
+  return C;
+}
+
+double *proto_c_local(const ProtoCRecipe *r, GError **error) {
+  static const struct {
+    const char *name;
+    PrivBaseline which;
+  } families[] = {{"identity", PRIV_BASELINE_IDENTITY},
+                  {"antipgd", PRIV_BASELINE_ANTIPGD},
+                  {"sr", PRIV_BASELINE_SR},
+                  {"bsr", PRIV_BASELINE_BSR}};
+  const char *spec = r->spec;
+  if (spec == NULL || *spec == '\0') {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "C: give a family (identity, antipgd, sr, bsr, mafalda) or a CSV file");
+    return NULL;
+  }
+  for (guint i = 0; i < G_N_ELEMENTS(families); i++)
+    if (strcmp(spec, families[i].name) == 0) {
+      guint w = families[i].which == PRIV_BASELINE_BSR ? (r->band ? r->band : r->b) : 0;
+      GError *sub = NULL;
+      double *C = priv_mf_baseline(families[i].which, r->T, w, &sub);
+      if (C == NULL) {
+        g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "C=%s: %s", spec, sub->message);
+        g_error_free(sub);
+      }
+      return C;
+    }
+  if (strcmp(spec, "mafalda") == 0)
+    return mafalda(r, error);
+  if (!g_file_test(spec, G_FILE_TEST_EXISTS)) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_IO,
+                "C=%s: neither a family (identity, antipgd, sr, bsr, mafalda) nor an existing "
+                "file (%s)",
+                spec, g_strerror(ENOENT));
+    return NULL;
+  }
+  return proto_cmatrix_load_csv(spec, r->T, error);
+}
