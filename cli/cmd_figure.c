@@ -390,8 +390,8 @@ static gboolean account_panel_observer(Panel *p, const AttackerSpec *a, CliAccou
     fprintf(stderr,
             "dpgossip " CMD ": %s: run and streaming accounting in %.1f s (%" G_GUINT64_FORMAT
             " messages sent, %" G_GUINT64_FORMAT " lost, %" G_GUINT64_FORMAT
-            " too late; %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-            " gathers closed by the deadline); per-victim reports...\n",
+            " too late to be used; %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+            " gathers incomplete); per-victim reports...\n",
             p->label, seconds_since(start), stats.engine.messages_sent,
             stats.engine.messages_dropped, stats.late_discarded, stats.partial_gathers,
             stats.gathers);

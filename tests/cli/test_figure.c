@@ -345,7 +345,7 @@ static void test_async(void) {
                 NULL);
   g_assert_true(strstr(r.out, "sync_mean") != NULL);
   /* Progress on stderr, with messages the deadline left out. */
-  const char *late = strstr(r.err, " too late;");
+  const char *late = strstr(r.err, " too late to be used;");
   g_assert_nonnull(late);
   while (late > r.err && g_ascii_isdigit(late[-1])) late--;
   g_assert_cmpint(atoi(late), >, 0);
