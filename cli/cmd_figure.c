@@ -243,8 +243,15 @@ static GBytes *account_set(guint i, gpointer data, GError **error) {
   return out;
 }
 
+/* Frees the @n_sets rows of the sets (NULL entries and array allowed). */
+static void sets_free(GBytes **sets, guint n_sets) {
+  for (guint i = 0; sets != NULL && i < n_sets; i++)
+    if (sets[i]) g_bytes_unref(sets[i]);
+  g_free(sets);
+}
+
 /* Adds the rows of the @n_sets sets to @p's statistics, in set order (so the
- * sums are the same whatever the ranks) and frees them. */
+ * sums are the same whatever the ranks). */
 static void panel_add_sets(Panel *p, GBytes **sets, guint n_sets) {
   for (guint i = 0; sets != NULL && i < n_sets; i++) {
     gsize len;
@@ -261,8 +268,6 @@ static void panel_add_sets(Panel *p, GBytes **sets, guint n_sets) {
       if (d > p->max_distance) p->max_distance = d;
     }
   }
-  for (guint i = 0; sets != NULL && i < n_sets; i++) g_bytes_unref(sets[i]);
-  g_free(sets);
 }
 
 /* The checks both paths make before accounting panel @p; the number of
@@ -295,7 +300,8 @@ static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *
                 {.b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta}};
   GBytes **sets = NULL;
   gboolean ok = scen_mpi_map(n_sets, account_set, &job, &sets, error);
-  panel_add_sets(p, sets, n_sets);
+  if (ok) panel_add_sets(p, sets, n_sets);
+  sets_free(sets, n_sets);
   topo_gossip_free(w);
   return ok;
 }
@@ -376,8 +382,8 @@ static gboolean account_panel_observer(Panel *p, const AttackerSpec *a, CliAccou
                         .storage = SIM_LIN_SPARSE,
                         .streaming = TRUE};
   fprintf(stderr,
-          "dpgossip " CMD ": %s: one simulated run (mode %s, latency %s, loss %s, seed %" G_GUINT64_FORMAT
-          ") observed by %u attacker set%s...\n",
+          "dpgossip " CMD ": %s: one simulated run (mode %s, latency %s, loss %s, seed "
+          "%" G_GUINT64_FORMAT ") observed by %u attacker set%s...\n",
           p->label, fr->mode ? fr->mode : "sync", fr->latency ? fr->latency : "constant:ms=0",
           fr->loss ? fr->loss : "0", fr->seed, n_sets, n_sets == 1 ? "" : "s");
   gint64 start = g_get_monotonic_time();
@@ -412,11 +418,8 @@ static gboolean account_panel_observer(Panel *p, const AttackerSpec *a, CliAccou
     fprintf(stderr, "dpgossip " CMD ": %s: %u attacker set%s accounted in %.1f s\n", p->label,
             n_sets, n_sets == 1 ? "" : "s", seconds_since(start));
     panel_add_sets(p, sets, n_sets);
-  } else if (sets) {
-    for (guint i = 0; i < n_sets; i++)
-      if (sets[i]) g_bytes_unref(sets[i]);
-    g_free(sets);
   }
+  sets_free(sets, n_sets);
   for (guint i = 0; blocks && i < n_sets; i++) priv_blocks_free(blocks[i]);
   g_free(blocks);
   topo_gossip_free(w);
@@ -834,7 +837,9 @@ int cli_cmd_figure(int argc, char **argv) {
   if (!fr.observer && (latency || seed)) {
     status = usage_error("%s only matter%s in a simulated run: give an asynchronous --mode or "
                          "--path observer",
-                         latency && seed ? "--latency and --seed" : latency ? "--latency" : "--seed",
+                         latency && seed ? "--latency and --seed"
+                         : latency       ? "--latency"
+                                         : "--seed",
                          latency && seed ? "" : "s");
     goto out;
   }
