@@ -642,7 +642,6 @@ int cli_cmd_account(int argc, char **argv) {
   guint64 seed_value = 0;
   ProtoRunStats stats = {0};
   ProtoMode pmode = {.kind = PROTO_MODE_SYNC};
-  double loss_p = 0.0;
   SimLinStorage storage_kind = SIM_LIN_SPARSE;
   const char *path_reason = NULL;
 
@@ -712,26 +711,11 @@ int cli_cmd_account(int argc, char **argv) {
     }
   }
   /* The options that only a simulated run has. */
-  if (mode && !proto_mode_parse(mode, &pmode, &error)) {
-    g_prefix_error(&error, "--mode: ");
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  SimLatency lat_check;
-  if (latency && !sim_latency_parse(latency, &lat_check, &error)) {
-    g_prefix_error(&error, "--latency: ");
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  if (loss && !sim_loss_parse(loss, &loss_p, &error)) {
-    g_prefix_error(&error, "--loss: ");
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  if (loss_p > 0 && pmode.kind == PROTO_MODE_SYNC) {
-    status = usage_error("--loss %s needs an asynchronous --mode (deadline:ms=D or stale:s=S): "
-                         "a lost message would block a synchronous run forever",
-                         loss);
+  if (!cli_account_parse_run_options(mode, latency, loss, &pmode, &error)) {
+    /* The parsers' errors as they are; the loss rule with the --help hint. */
+    status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
+                                             : cli_fail(CMD, error, CLI_EXIT_USAGE);
+    g_clear_error(&error);
     goto out;
   }
   for (guint i = 0; links && links[i]; i++) {

@@ -12,9 +12,19 @@
  * can be written as CSV, and a per-distance summary of the gap between the
  * two accountings is printed on stdout.
  *
- * Each listed attacker is accounted on its own (one run per attacker); a
- * collusion set is written with '+' (0+5) and its distance is to the nearest
- * member, as in `dpgossip account`.
+ * Each listed attacker is accounted on its own (one structured accounting
+ * per attacker); a collusion set is written with '+' (0+5) and its distance
+ * is to the nearest member, as in `dpgossip account`.
+ *
+ * Under an asynchronous --mode (deadline, stale; with --latency and --loss,
+ * as `dpgossip account` reads them) the structured path no longer describes
+ * the run: each panel simulates ONE run with an observer holding one view
+ * per attacker set, and accounts every set from what it saw (the streaming
+ * accountant of the observer path). Muffliato's bound is for synchronous
+ * gossip on a static W, so it is not drawn then: the second series is the
+ * synchronous accounting of the same graph (the structured path), which
+ * shows what the asynchrony changes. --path observer takes the observer
+ * path for the synchronous run too (then Muffliato's bound is drawn).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -31,8 +41,23 @@
 #define CMD "figure"
 #define FIGURE_PVD "privacy-vs-distance"
 
-enum { METHOD_OURS, METHOD_MUFFLIATO, N_METHODS };
-static const char *const method_names[N_METHODS] = {"ours", "muffliato"};
+/* Two series per panel: this accounting, and a second one to compare with:
+ * Muffliato's bound for a synchronous run, the synchronous accounting for an
+ * asynchronous one (see the comment at the top). */
+enum { METHOD_OURS, METHOD_OTHER, N_METHODS };
+
+/* How the numbers are computed: the structured path, or one simulated run
+ * per panel (the observer path). Strings borrowed from the options. */
+typedef struct {
+  gboolean observer; /* the observer path */
+  gboolean async;    /* an asynchronous --mode: METHOD_OTHER is "sync" */
+  const char *mode, *latency, *loss;
+  guint64 seed;
+} FigureRun;
+
+static const char *method_name(const FigureRun *fr, guint m) {
+  return m == METHOD_OURS ? "ours" : fr->async ? "sync" : "muffliato";
+}
 
 /* Summary of the values at one distance. Unprotected victims (+inf) are
  * counted apart: any one of them makes the mean and max infinite, since a
@@ -160,6 +185,19 @@ static double stat_max(const Stat *s) {
   return s->count ? s->max : NAN;
 }
 
+/* A victim's loss: +inf without protection (unprotected or unresolved). */
+static double victim_rdp(const PrivVictim *v) {
+  return v->unprotected ? INFINITY : v->rdp;
+}
+
+/* Attacker set @i of @a: its members and their number (@single holds the
+ * one member of "all"'s i-th set). */
+static const guint *set_members(const AttackerSpec *a, guint i, guint *single, guint *size) {
+  *single = i;
+  *size = a->all ? 1 : cli_attacker_sets_size(&a->sets, i);
+  return a->all ? single : cli_attacker_sets_members(&a->sets, i);
+}
+
 typedef struct {
   const AttackerSpec *a;
   CliAccountSetup *s;
@@ -172,7 +210,7 @@ typedef struct {
 typedef struct {
   gint32 distance;
   guint32 node;
-  double ours, muffliato;
+  double ours, other; /* METHOD_OURS, METHOD_OTHER */
 } SetRow;
 
 /* Attacker set @i accounted: one SetRow per victim, in the report's order.
@@ -180,9 +218,8 @@ typedef struct {
 static GBytes *account_set(guint i, gpointer data, GError **error) {
   SetJob *j = data;
   CliAccountSetup *s = j->s;
-  guint single = i;
-  s->attackers = j->a->all ? &single : (guint *)cli_attacker_sets_members(&j->a->sets, i);
-  s->n_attackers = j->a->all ? 1 : cli_attacker_sets_size(&j->a->sets, i);
+  guint single;
+  s->attackers = (guint *)set_members(j->a, i, &single, &s->n_attackers);
   PrivBlocks *blocks = cli_account_blocks_structured(s, j->w, error);
   PrivReport *r = blocks ? priv_account_report(blocks, j->g, &j->opt, error) : NULL;
   double *muff =
@@ -193,7 +230,7 @@ static GBytes *account_set(guint i, gpointer data, GError **error) {
     SetRow *rows = g_new0(SetRow, MAX(r->n_victims, 1));
     for (guint v = 0; v < r->n_victims; v++) {
       const PrivVictim *vi = &r->victims[v];
-      rows[v] = (SetRow){vi->distance, vi->node, vi->unprotected ? INFINITY : vi->rdp,
+      rows[v] = (SetRow){vi->distance, vi->node, victim_rdp(vi),
                          vi->distance < 0 ? 0 : muff[vi->node]};
     }
     out = g_bytes_new_take(rows, r->n_victims * sizeof *rows);
@@ -206,28 +243,17 @@ static GBytes *account_set(guint i, gpointer data, GError **error) {
   return out;
 }
 
-/* Accounts every attacker set of @a on panel @p's graph: one structured run
- * per set (shared out across the ranks under mpirun), then each victim's
- * loss added to the statistics of its distance, in set order (so the sums
- * are the same whatever the ranks). On ranks other than 0, only the share
- * of the sets. O(sets x (structured blocks + report + Muffliato bound)). */
-static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *s, GError **error) {
-  guint n = topo_graph_n_nodes(p->g);
-  guint n_sets = a->all ? n : cli_attacker_sets_n(&a->sets);
-  if (!a->all && !cli_attacker_sets_check(&a->sets, n, p->label, error)) return FALSE;
-  if (n < 2) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "graph '%s' has only %u node: no victim left", p->label, n);
-    return FALSE;
-  }
-  TopoGossip *w = topo_gossip_new(p->g, s->gossip, error);
-  if (!w) return FALSE;
-  for (guint m = 0; m < N_METHODS; m++) p->stat[m] = g_new0(Stat, n);
-  SetJob job = {a, s, p->g, w,
-                {.b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta}};
-  GBytes **sets = NULL;
-  gboolean ok = scen_mpi_map(n_sets, account_set, &job, &sets, error);
-  for (guint i = 0; ok && sets != NULL && i < n_sets; i++) {
+/* Frees the @n_sets rows of the sets (NULL entries and array allowed). */
+static void sets_free(GBytes **sets, guint n_sets) {
+  for (guint i = 0; sets != NULL && i < n_sets; i++)
+    if (sets[i]) g_bytes_unref(sets[i]);
+  g_free(sets);
+}
+
+/* Adds the rows of the @n_sets sets to @p's statistics, in set order (so the
+ * sums are the same whatever the ranks). */
+static void panel_add_sets(Panel *p, GBytes **sets, guint n_sets) {
+  for (guint i = 0; sets != NULL && i < n_sets; i++) {
     gsize len;
     const SetRow *rows = g_bytes_get_data(sets[i], &len);
     for (guint v = 0; v < len / sizeof *rows; v++) {
@@ -236,15 +262,169 @@ static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *
         continue;
       }
       guint d = (guint)rows[v].distance;
-      if (rows[v].ours == 0 || rows[v].muffliato == 0) p->n_zero++;
+      if (rows[v].ours == 0 || rows[v].other == 0) p->n_zero++;
       stat_add(&p->stat[METHOD_OURS][d], rows[v].ours);
-      stat_add(&p->stat[METHOD_MUFFLIATO][d], rows[v].muffliato);
+      stat_add(&p->stat[METHOD_OTHER][d], rows[v].other);
       if (d > p->max_distance) p->max_distance = d;
     }
   }
-  for (guint i = 0; sets != NULL && i < n_sets; i++) g_bytes_unref(sets[i]);
-  g_free(sets);
+}
+
+/* The checks both paths make before accounting panel @p; the number of
+ * attacker sets in @n_sets. */
+static gboolean panel_check(const Panel *p, const AttackerSpec *a, guint *n_sets, GError **error) {
+  guint n = topo_graph_n_nodes(p->g);
+  *n_sets = a->all ? n : cli_attacker_sets_n(&a->sets);
+  if (!a->all && !cli_attacker_sets_check(&a->sets, n, p->label, error)) return FALSE;
+  if (n < 2) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "graph '%s' has only %u node: no victim left", p->label, n);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Accounts every attacker set of @a on panel @p's graph: one structured run
+ * per set (shared out across the ranks under mpirun), then each victim's
+ * loss added to the statistics of its distance. On ranks other than 0, only
+ * the share of the sets. O(sets x (structured blocks + report + Muffliato
+ * bound)). */
+static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *s, GError **error) {
+  guint n_sets;
+  if (!panel_check(p, a, &n_sets, error)) return FALSE;
+  TopoGossip *w = topo_gossip_new(p->g, s->gossip, error);
+  if (!w) return FALSE;
+  guint n = topo_graph_n_nodes(p->g);
+  for (guint m = 0; m < N_METHODS; m++) p->stat[m] = g_new0(Stat, n);
+  SetJob job = {a, s, p->g, w,
+                {.b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta}};
+  GBytes **sets = NULL;
+  gboolean ok = scen_mpi_map(n_sets, account_set, &job, &sets, error);
+  if (ok) panel_add_sets(p, sets, n_sets);
+  sets_free(sets, n_sets);
   topo_gossip_free(w);
+  return ok;
+}
+
+/* Seconds since @start (g_get_monotonic_time). */
+static double seconds_since(gint64 start) {
+  return (double)(g_get_monotonic_time() - start) / 1e6;
+}
+
+/* Attacker set @i's rows on the observer path: the victims of @ours (the
+ * simulated run's accounting) and, for METHOD_OTHER, Muffliato's bound
+ * (synchronous run) or the structured accounting of the synchronous run
+ * (asynchronous one), which @w describes. NULL with @error set on failure. */
+static GBytes *observer_set_rows(const PrivReport *ours, const FigureRun *fr, CliAccountSetup *s,
+                                 const TopoGraph *g, const TopoGossip *w,
+                                 const PrivAccountOptions *opt, GError **error) {
+  double *muff = NULL;
+  PrivBlocks *blocks = NULL;
+  PrivReport *sync = NULL;
+  GBytes *out = NULL;
+  if (!fr->async) {
+    muff = priv_muffliato_rdp(w, s->T, s->attackers, s->n_attackers, s->alpha, s->sigma, error);
+    if (!muff) goto done;
+  } else {
+    blocks = cli_account_blocks_structured(s, w, error);
+    if (!blocks || !(sync = priv_account_report(blocks, g, opt, error))) goto done;
+    /* Both reports list every non-attacker node in increasing order. */
+    if (sync->n_victims != ours->n_victims) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                  "the synchronous and the simulated accountings disagree on the victims (%u "
+                  "against %u)",
+                  sync->n_victims, ours->n_victims);
+      goto done;
+    }
+  }
+  SetRow *rows = g_new0(SetRow, MAX(ours->n_victims, 1));
+  for (guint v = 0; v < ours->n_victims; v++) {
+    const PrivVictim *vi = &ours->victims[v];
+    double other = vi->distance < 0 ? 0 : muff ? muff[vi->node] : victim_rdp(&sync->victims[v]);
+    rows[v] = (SetRow){vi->distance, vi->node, victim_rdp(vi), other};
+  }
+  out = g_bytes_new_take(rows, ours->n_victims * sizeof *rows);
+done:
+  g_free(muff);
+  priv_report_free(sync);
+  priv_blocks_free(blocks);
+  return out;
+}
+
+/* The observer path for panel @p: one simulated run of D-SGD under @fr's
+ * mode, latency, loss and seed, with one PNDP view per attacker set of @a,
+ * each set then accounted from what it saw; METHOD_OTHER as
+ * observer_set_rows. Progress on stderr (the run dominates: seconds to
+ * minutes at the paper's sizes). Rank 0 only.
+ * Errors: those of cli_account_blocks_observer, priv_account_report,
+ * priv_muffliato_rdp and the structured path.
+ * Complexity: the run and its streaming accountant (one view per set), then
+ * per set a report and Muffliato's bound or a structured accounting. */
+static gboolean account_panel_observer(Panel *p, const AttackerSpec *a, CliAccountSetup *s,
+                                       const FigureRun *fr, GError **error) {
+  guint n_sets;
+  if (!panel_check(p, a, &n_sets, error)) return FALSE;
+  guint n = topo_graph_n_nodes(p->g);
+  guint *singles = g_new(guint, n_sets);
+  CliAccountView *views = g_new(CliAccountView, n_sets);
+  for (guint i = 0; i < n_sets; i++) {
+    views[i].trust = s->trust;
+    views[i].members = set_members(a, i, &singles[i], &views[i].n_members);
+    /* set_members points into singles[i] for "all": it stays put. */
+  }
+  CliObserverRun run = {.protocol = s->protocol_label,
+                        .graph = p->g,
+                        .mode = fr->mode,
+                        .latency = fr->latency,
+                        .loss = fr->loss,
+                        .lr = 0.1, /* D-SGD's noise is on the gradient: eta cancels */
+                        .seed = fr->seed,
+                        .storage = SIM_LIN_SPARSE,
+                        .streaming = TRUE};
+  fprintf(stderr,
+          "dpgossip " CMD ": %s: one simulated run (mode %s, latency %s, loss %s, seed "
+          "%" G_GUINT64_FORMAT ") observed by %u attacker set%s...\n",
+          p->label, fr->mode ? fr->mode : "sync", fr->latency ? fr->latency : "constant:ms=0",
+          fr->loss ? fr->loss : "0", fr->seed, n_sets, n_sets == 1 ? "" : "s");
+  gint64 start = g_get_monotonic_time();
+  ProtoRunStats stats = {0};
+  PrivBlocks **blocks = cli_account_blocks_observer(s, &run, views, n_sets, &stats, error);
+  TopoGossip *w = blocks ? topo_gossip_new(p->g, s->gossip, error) : NULL;
+  GBytes **sets = w ? g_new0(GBytes *, n_sets) : NULL;
+  gboolean ok = sets != NULL;
+  if (ok) {
+    fprintf(stderr,
+            "dpgossip " CMD ": %s: run and streaming accounting in %.1f s (%" G_GUINT64_FORMAT
+            " messages sent, %" G_GUINT64_FORMAT " lost, %" G_GUINT64_FORMAT
+            " too late to be used; %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+            " gathers incomplete); per-victim reports...\n",
+            p->label, seconds_since(start), stats.engine.messages_sent,
+            stats.engine.messages_dropped, stats.late_discarded, stats.partial_gathers,
+            stats.gathers);
+    for (guint m = 0; m < N_METHODS; m++) p->stat[m] = g_new0(Stat, n);
+  }
+  PrivAccountOptions opt = {
+      .b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta};
+  for (guint i = 0; ok && i < n_sets; i++) {
+    s->attackers = (guint *)views[i].members; /* borrowed */
+    s->n_attackers = views[i].n_members;
+    PrivReport *r = priv_account_report(blocks[i], p->g, &opt, error);
+    ok = r && (sets[i] = observer_set_rows(r, fr, s, p->g, w, &opt, error)) != NULL;
+    priv_report_free(r);
+  }
+  s->attackers = NULL;
+  s->n_attackers = 0;
+  if (ok) {
+    fprintf(stderr, "dpgossip " CMD ": %s: %u attacker set%s accounted in %.1f s\n", p->label,
+            n_sets, n_sets == 1 ? "" : "s", seconds_since(start));
+    panel_add_sets(p, sets, n_sets);
+  }
+  sets_free(sets, n_sets);
+  for (guint i = 0; blocks && i < n_sets; i++) priv_blocks_free(blocks[i]);
+  g_free(blocks);
+  topo_gossip_free(w);
+  g_free(views);
+  g_free(singles);
   return ok;
 }
 
@@ -272,7 +452,8 @@ static void csv_field(GString *out, const char *s) {
 
 /* The plotted numbers, written atomically (temporary file renamed over
  * @path by g_file_set_contents). */
-static gboolean write_data(const GPtrArray *panels, const char *path, GError **error) {
+static gboolean write_data(const GPtrArray *panels, const FigureRun *fr, const char *path,
+                           GError **error) {
   GString *out = g_string_new("graph,distance,method,mean,min,max,count\n");
   char b[3][G_ASCII_DTOSTR_BUF_SIZE];
   for (guint i = 0; i < panels->len; i++) {
@@ -282,7 +463,7 @@ static gboolean write_data(const GPtrArray *panels, const char *path, GError **e
         const Stat *s = &p->stat[m][d];
         if (stat_total(s) == 0) continue;
         csv_field(out, p->label);
-        g_string_append_printf(out, ",%u,%s,%s,%s,%s,%u\n", d, method_names[m],
+        g_string_append_printf(out, ",%u,%s,%s,%s,%s,%u\n", d, method_name(fr, m),
                                fmt_num(b[0], sizeof b[0], stat_mean(s)),
                                fmt_num(b[1], sizeof b[1], stat_min(s)),
                                fmt_num(b[2], sizeof b[2], stat_max(s)), stat_total(s));
@@ -294,17 +475,24 @@ static gboolean write_data(const GPtrArray *panels, const char *path, GError **e
   return ok;
 }
 
-/* One panel: our accounting solid with circles, Muffliato dashed with
- * squares, each with min/max bars; the two series are nudged apart
- * horizontally so their bars never hide each other. */
-static gboolean draw_panel(PlotAxes *ax, const Panel *p, const CliAccountSetup *s, gboolean legend,
-                           GError **error) {
+/* One panel: our accounting solid with circles, the other (Muffliato, or
+ * the synchronous accounting) dashed with squares, each with min/max bars;
+ * the two series are nudged apart horizontally so their bars never hide
+ * each other. */
+static gboolean draw_panel(PlotAxes *ax, const Panel *p, const CliAccountSetup *s,
+                           const FigureRun *fr, gboolean legend, GError **error) {
   static const double nudge[N_METHODS] = {-0.07, 0.07};
-  const char *labels[N_METHODS] = {s->sensitivity == PRIV_SENSITIVITY_EXACT
-                                       ? "this accounting (exact sensitivity)"
-                                       : "this accounting (Thm 5.2 bound)",
-                                   "Muffliato (Cyffers et al. 2022)"};
-  const PlotColor colors[N_METHODS] = {plot_palette(0), plot_palette(1)};
+  const char *sens = s->sensitivity == PRIV_SENSITIVITY_EXACT ? "exact sensitivity"
+                                                              : "Thm 5.2 bound";
+  char *ours = fr->async ? g_strdup_printf("async: latency %s%s%s", fr->latency ? fr->latency
+                                                                               : "constant:ms=0",
+                                           fr->loss ? ", loss " : "", fr->loss ? fr->loss : "")
+                         : g_strdup_printf("this accounting (%s)", sens);
+  char *sync = g_strdup_printf("synchronous (%s; Muffliato: sync only)", sens);
+  const char *labels[N_METHODS] = {ours, fr->async ? sync : "Muffliato (Cyffers et al. 2022)"};
+  /* The synchronous series keeps the sync figure's colour of ours. */
+  const PlotColor colors[N_METHODS] = {fr->async ? plot_palette(2) : plot_palette(0),
+                                       fr->async ? plot_palette(0) : plot_palette(1)};
   guint nd = p->max_distance;
   double *x = g_new(double, nd), *mean = g_new(double, nd), *lo = g_new(double, nd),
          *hi = g_new(double, nd);
@@ -329,6 +517,8 @@ static gboolean draw_panel(PlotAxes *ax, const Panel *p, const CliAccountSetup *
   g_free(mean);
   g_free(lo);
   g_free(hi);
+  g_free(ours);
+  g_free(sync);
   if (!ok) return FALSE;
   char *title = g_strdup_printf("%s (%u nodes)", p->label, topo_graph_n_nodes(p->g));
   plot_axes_set_title(ax, title);
@@ -346,18 +536,25 @@ static gboolean draw_panel(PlotAxes *ax, const Panel *p, const CliAccountSetup *
 }
 
 static gboolean draw_figure(const GPtrArray *panels, const CliAccountSetup *s,
-                            const char *attackers, const char *path, GError **error) {
+                            const FigureRun *fr, const char *attackers, const char *path,
+                            GError **error) {
   guint np = panels->len;
   PlotFigure *fig = plot_figure_new(40 + 300.0 * np, 300, 1, np, error);
   if (!fig) return FALSE;
   gboolean ok = TRUE;
   for (guint i = 0; i < np && ok; i++)
-    ok = draw_panel(plot_figure_axes(fig, 0, i), g_ptr_array_index(panels, i), s, i == 0, error);
+    ok = draw_panel(plot_figure_axes(fig, 0, i), g_ptr_array_index(panels, i), s, fr, i == 0,
+                    error);
   if (ok) {
     char *who = g_str_equal(attackers, "all") ? g_strdup("all attackers")
                                               : g_strdup_printf("attackers %s", attackers);
-    char *title = g_strdup_printf("PNDP privacy loss of DP-D-SGD: T = %u, σ = %g, %s, %s", s->T,
-                                  s->sigma, s->b == 1 ? "user level" : "cyclic participation", who);
+    char *title =
+        fr->async
+            ? g_strdup_printf("PNDP loss of DP-D-SGD under %s: T = %u, σ = %g, %s, %s",
+                              fr->mode, s->T, s->sigma,
+                              s->b == 1 ? "user level" : "cyclic participation", who)
+            : g_strdup_printf("PNDP privacy loss of DP-D-SGD: T = %u, σ = %g, %s, %s", s->T,
+                              s->sigma, s->b == 1 ? "user level" : "cyclic participation", who);
     plot_figure_set_title(fig, title);
     g_free(title);
     g_free(who);
@@ -368,17 +565,26 @@ static gboolean draw_figure(const GPtrArray *panels, const CliAccountSetup *s,
 }
 
 /* The measured gap on stdout: per graph and distance, both means and their
- * ratio (Muffliato / ours: how many times tighter this accounting is). */
-static void print_summary(const GPtrArray *panels) {
+ * ratio (synchronous figure: Muffliato / ours, how many times tighter this
+ * accounting is; asynchronous: ours / sync, how many times more the
+ * asynchronous run loses). */
+static void print_summary(const GPtrArray *panels, const FigureRun *fr) {
+  if (fr->async)
+    printf("# mode %s, latency %s, loss %s, seed %" G_GUINT64_FORMAT
+           ": observer path, one run per graph;\n# Muffliato's bound (static synchronous gossip) "
+           "does not apply and is not drawn;\n# ratio = ours / sync (above 1: the asynchronous "
+           "run loses more)\n",
+           fr->mode, fr->latency ? fr->latency : "constant:ms=0", fr->loss ? fr->loss : "0",
+           fr->seed);
   printf("%-24s %8s %6s %14s %14s %10s\n", "graph", "distance", "pairs", "ours_mean",
-         "muffliato_mean", "ratio");
+         fr->async ? "sync_mean" : "muffliato_mean", "ratio");
   for (guint i = 0; i < panels->len; i++) {
     const Panel *p = g_ptr_array_index(panels, i);
     for (guint d = 1; d <= p->max_distance; d++) {
-      const Stat *o = &p->stat[METHOD_OURS][d], *mu = &p->stat[METHOD_MUFFLIATO][d];
+      const Stat *o = &p->stat[METHOD_OURS][d], *mu = &p->stat[METHOD_OTHER][d];
       if (stat_total(o) == 0) continue;
       /* Undefined ratios (0/0, inf/inf) print as "-". */
-      double ratio = stat_mean(mu) / stat_mean(o);
+      double ratio = fr->async ? stat_mean(o) / stat_mean(mu) : stat_mean(mu) / stat_mean(o);
       char rbuf[32] = "-";
       if (!isnan(ratio)) g_snprintf(rbuf, sizeof rbuf, "%.4g", ratio);
       printf("%-24s %8u %6u %14.6g %14.6g %10s\n", p->label, d, stat_total(o), stat_mean(o),
@@ -411,7 +617,8 @@ int cli_cmd_figure(int argc, char **argv) {
   gint rounds = 0, interval = 1;
   double sigma = 1.0, clip = 1.0, alpha = 2.0;
   char *gossip = NULL, *protocol = NULL, *trust = NULL, *attackers = NULL, *sensitivity = NULL,
-       *out_path = NULL, *data_path = NULL;
+       *out_path = NULL, *data_path = NULL, *path = NULL, *mode = NULL, *latency = NULL,
+       *loss = NULL, *seed = NULL;
   char **labels = NULL;
   GOptionEntry entries[] = {
       {"graph", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_graph,
@@ -445,6 +652,19 @@ int cli_cmd_figure(int argc, char **argv) {
        "The figure: FILE.svg or FILE.png (required)", "FILE"},
       {"data", 0, 0, G_OPTION_ARG_FILENAME, &data_path,
        "Also write the plotted numbers as CSV: graph,distance,method,mean,min,max,count", "FILE"},
+      {"path", 0, 0, G_OPTION_ARG_STRING, &path,
+       "auto (default: structured for a synchronous run, observer otherwise), structured or "
+       "observer (one simulated run per graph, one view per attacker set)",
+       "PATH"},
+      {"mode", 0, 0, G_OPTION_ARG_STRING, &mode,
+       "Gossip mode of the simulated run: sync (default), deadline:ms=D or stale:s=S", "MODE"},
+      {"latency", 0, 0, G_OPTION_ARG_STRING, &latency,
+       "Link latency of the simulated run: constant:ms=X (default 0), uniform:min=A,max=B, "
+       "lognormal:mu=M,sigma=S",
+       "SPEC"},
+      {"loss", 0, 0, G_OPTION_ARG_STRING, &loss,
+       "Message loss probability of the simulated run (needs an asynchronous --mode)", "P"},
+      {"seed", 's', 0, G_OPTION_ARG_STRING, &seed, "Seed of the simulated run (default 0)", "N"},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("NAME - draw one of the paper's figures");
   GOptionGroup *group = g_option_group_new(CMD, "Options:", "Show the options", &st, NULL);
@@ -459,6 +679,9 @@ int cli_cmd_figure(int argc, char **argv) {
       "      mean over (attacker, victim) pairs at each distance with min/max bars;\n"
       "      this accounting solid, Muffliato's original bound dashed. A summary of\n"
       "      both means and their ratio per distance is printed on stdout.\n"
+      "      Under an asynchronous --mode each graph is simulated once (observer\n"
+      "      path, one view per attacker set); Muffliato's bound, for synchronous\n"
+      "      gossip only, gives way to the synchronous accounting (dashed).\n"
       "\n"
       "Examples:\n"
       "  dpgossip figure " FIGURE_PVD
@@ -466,11 +689,17 @@ int cli_cmd_figure(int argc, char **argv) {
       "      --attackers all --out fig2.svg --data fig2.csv\n"
       "  dpgossip figure " FIGURE_PVD
       " --generate florentine --graph fb.edges -T 10 \\\n"
-      "      --trust pndp -a 0,3+7 --out fig2.png\n");
+      "      --trust pndp -a 0,3+7 --out fig2.png\n"
+      "  dpgossip figure " FIGURE_PVD
+      " --generate florentine -T 10 --trust pndp -a all \\\n"
+      "      --mode deadline:ms=15 --latency lognormal:mu=2,sigma=0.5 --seed 11 \\\n"
+      "      --out fig2-async.svg\n");
 
   int status = CLI_EXIT_USAGE;
   CliAccountSetup s = {0};
   AttackerSpec as = {0};
+  FigureRun fr = {0};
+  ProtoMode pmode;
   GError *error = NULL;
   char *c_path = NULL;
 
@@ -577,6 +806,43 @@ int cli_cmd_figure(int argc, char **argv) {
     status = cli_fail(CMD, error, CLI_EXIT_USAGE);
     goto out;
   }
+  /* The simulated run: the same grammar as `dpgossip account`. */
+  if (!cli_account_parse_run_options(mode, latency, loss, &pmode, &error)) {
+    status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
+                                             : cli_fail(CMD, error, CLI_EXIT_USAGE);
+    g_clear_error(&error);
+    goto out;
+  }
+  if (seed && !g_ascii_string_to_unsigned(seed, 10, 0, G_MAXUINT64, &fr.seed, &error)) {
+    g_prefix_error(&error, "--seed: ");
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  fr.mode = mode;
+  fr.latency = latency;
+  fr.loss = loss;
+  fr.async = pmode.kind != PROTO_MODE_SYNC;
+  if (path && !g_str_equal(path, "auto") && !g_str_equal(path, "structured") &&
+      !g_str_equal(path, "observer")) {
+    status = usage_error("--path: unknown path '%s' (valid: auto, structured, observer)", path);
+    goto out;
+  }
+  fr.observer = fr.async || (path && g_str_equal(path, "observer"));
+  if (path && g_str_equal(path, "structured") && fr.async) {
+    status = usage_error("--path structured accounts a synchronous run without simulating it: "
+                         "--mode %s needs --path observer or auto",
+                         mode);
+    goto out;
+  }
+  if (!fr.observer && (latency || seed)) {
+    status = usage_error("%s only matter%s in a simulated run: give an asynchronous --mode or "
+                         "--path observer",
+                         latency && seed ? "--latency and --seed"
+                         : latency       ? "--latency"
+                                         : "--seed",
+                         latency && seed ? "" : "s");
+    goto out;
+  }
 
   for (guint i = 0; i < st.panels->len; i++) {
     Panel *p = g_ptr_array_index(st.panels, i);
@@ -594,7 +860,10 @@ int cli_cmd_figure(int argc, char **argv) {
       status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
       goto out;
     }
-    if (!account_panel(p, &as, &s, &error)) {
+    /* One simulated run records every set's view: rank 0 does it all. */
+    if (fr.observer && rank != 0) continue;
+    if (!(fr.observer ? account_panel_observer(p, &as, &s, &fr, &error)
+                      : account_panel(p, &as, &s, &error))) {
       status =
           cli_fail(CMD, error, error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
       goto out;
@@ -604,12 +873,12 @@ int cli_cmd_figure(int argc, char **argv) {
     status = CLI_EXIT_OK;
     goto out;
   }
-  if (!draw_figure(st.panels, &s, attackers, out_path, &error) ||
-      (data_path && !write_data(st.panels, data_path, &error))) {
+  if (!draw_figure(st.panels, &s, &fr, attackers, out_path, &error) ||
+      (data_path && !write_data(st.panels, &fr, data_path, &error))) {
     status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
     goto out;
   }
-  print_summary(st.panels);
+  print_summary(st.panels, &fr);
   status = CLI_EXIT_OK;
 out:
   attacker_spec_clear(&as);
@@ -623,6 +892,11 @@ out:
   g_free(sensitivity);
   g_free(out_path);
   g_free(data_path);
+  g_free(path);
+  g_free(mode);
+  g_free(latency);
+  g_free(loss);
+  g_free(seed);
   g_strfreev(labels);
   g_option_context_free(ctx);
   plot_shutdown();

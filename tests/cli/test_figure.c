@@ -5,7 +5,12 @@
  * distance; pooling over several attackers against `dpgossip account` runs
  * (a second path through the CLI) and the pair counts of `--attackers all`
  * against the graph's distance distribution; a well-formed, non-trivial SVG
- * and a PNG; byte-identical reruns; every bad input.
+ * and a PNG; byte-identical reruns; every bad input. Under asynchrony (deadline
+ * mode, log-normal latency: the observer path, one run for every attacker)
+ * the numbers against per-attacker `dpgossip account --path observer` and
+ * structured runs; the synchronous figure against the numbers and summary
+ * the command printed before it learnt asynchrony
+ * (tests/data/figure-florentine-T10-all.*).
  */
 #include <glib/gstdio.h>
 #include <math.h>
@@ -57,7 +62,10 @@ static void parse_data(const char *path, const char *graph, Stats *out) {
     guint d = (guint)atoi(f[1]);
     g_assert_cmpuint(d, >=, 1);
     g_assert_cmpuint(d, <, 32);
-    int m = g_str_equal(f[2], "ours") ? OURS : g_str_equal(f[2], "muffliato") ? MUFF : -1;
+    /* "sync": the second series of an asynchronous figure. */
+    int m = g_str_equal(f[2], "ours")                                        ? OURS
+            : g_str_equal(f[2], "muffliato") || g_str_equal(f[2], "sync") ? MUFF
+                                                                            : -1;
     g_assert_cmpint(m, >=, 0);
     Stat *s = &out->s[d][m];
     g_assert_cmpuint(s->count, ==, 0); /* one row per (distance, method) */
@@ -295,6 +303,169 @@ static void test_all_attackers(void) {
   rm_dir(dir);
 }
 
+/* The deadline mode of scenarios/async-deadline.ini: about a third of the
+ * gathers on Florentine close on the timer. */
+#define ASYNC "--mode", "deadline:ms=15", "--latency", "lognormal:mu=2,sigma=0.5", "--seed", "11"
+
+/* Adds the victims of `dpgossip account --format csv` ARGS (one attacker
+ * set, one trust): column @col into method @m. */
+static void add_account_csv(Stats *want, int m, guint col, const char *const *args) {
+  CliRun r = cli_run_v(args);
+  if (r.status != 0) g_printerr("%s\n", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  char **lines = g_strsplit(r.out, "\n", -1);
+  g_assert_cmpstr(lines[0], ==, "node,distance,sensitivity,mu,rdp,epsilon");
+  for (guint i = 1; lines[i] && *lines[i]; i++) {
+    char **f = g_strsplit(lines[i], ",", -1);
+    g_assert_cmpuint(g_strv_length(f), ==, 6);
+    stat_add(&want->s[atoi(f[1])][m], g_ascii_strtod(f[col], NULL));
+    g_strfreev(f);
+  }
+  g_strfreev(lines);
+  cli_run_clear(&r);
+}
+
+/* Asynchronous Figure 2 on Florentine, every node in turn the attacker, all
+ * from one simulated run: each attacker's victims against a separate
+ * `dpgossip account --path observer` run with the same mode, latency and
+ * seed (one view per run: a second method, which also shows the other views
+ * do not change the run), the "sync" series against the structured
+ * accounting; the deadline drops messages and changes the numbers; the
+ * outputs are byte-identical on a rerun. */
+static void test_async(void) {
+  char *dir = tmp_dir();
+  char *svg = g_build_filename(dir, "f.svg", NULL), *csv = g_build_filename(dir, "f.csv", NULL),
+       *svg2 = g_build_filename(dir, "g.svg", NULL), *csv2 = g_build_filename(dir, "g.csv", NULL);
+  CliRun r = cli_run(PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "all", ASYNC, "--out",
+                     svg, "--data", csv);
+  if (r.status != 0) g_printerr("%s\n", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  /* Muffliato's bound is not drawn, and stdout says so. */
+  g_assert_true(strstr(r.out, "Muffliato's bound (static synchronous gossip) does not apply") !=
+                NULL);
+  g_assert_true(strstr(r.out, "sync_mean") != NULL);
+  /* Progress on stderr, with messages the deadline left out. */
+  const char *late = strstr(r.err, " too late to be used;");
+  g_assert_nonnull(late);
+  while (late > r.err && g_ascii_isdigit(late[-1])) late--;
+  g_assert_cmpint(atoi(late), >, 0);
+  cli_run_clear(&r);
+
+  Stats got, want;
+  memset(&want, 0, sizeof want);
+  parse_data(csv, "florentine", &got);
+  for (guint a = 0; a < 15; a++) {
+    char id[8];
+    g_snprintf(id, sizeof id, "%u", a);
+    add_account_csv(&want, OURS, 4,
+                    (const char *const[]){"account", FLORENTINE, "-T", "10", "--trust", "pndp",
+                                          "-a", id, "--path", "observer", ASYNC, "--format", "csv",
+                                          NULL});
+    add_account_csv(&want, MUFF, 4,
+                    (const char *const[]){"account", FLORENTINE, "-T", "10", "--trust", "pndp",
+                                          "-a", id, "--format", "csv", NULL});
+  }
+  assert_stats_equal(&got, &want);
+  /* Asynchrony changes the numbers: some distance moves by over 5%. */
+  double most = 0;
+  for (guint d = 1; d < 32; d++)
+    if (got.s[d][OURS].count) most = MAX(most, rel_diff(got.s[d][OURS].sum, got.s[d][MUFF].sum));
+  g_assert_cmpfloat(most, >, 0.05);
+
+  r = cli_run(PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "all", ASYNC, "--out", svg2,
+              "--data", csv2);
+  g_assert_cmpint(r.status, ==, 0);
+  cli_run_clear(&r);
+  const char *pairs[][2] = {{svg, svg2}, {csv, csv2}};
+  for (guint i = 0; i < 2; i++) {
+    gchar *a, *b;
+    gsize la, lb;
+    g_assert_true(g_file_get_contents(pairs[i][0], &a, &la, NULL));
+    g_assert_true(g_file_get_contents(pairs[i][1], &b, &lb, NULL));
+    g_assert_cmpuint(la, ==, lb);
+    g_assert_true(memcmp(a, b, la) == 0);
+    g_free(a);
+    g_free(b);
+  }
+  g_free(svg);
+  g_free(csv);
+  g_free(svg2);
+  g_free(csv2);
+  rm_dir(dir);
+}
+
+/* The two CSV texts: same lines, same text fields, numbers to 1e-12
+ * relative (byte-identical on the machine that wrote the reference; the
+ * last digits may depend on the BLAS kernels a CPU gets). */
+static void assert_csv_same(const char *got, const char *want) {
+  char **g = g_strsplit(got, "\n", -1), **w = g_strsplit(want, "\n", -1);
+  g_assert_cmpuint(g_strv_length(g), ==, g_strv_length(w));
+  for (guint i = 0; w[i]; i++) {
+    char **gf = g_strsplit(g[i], ",", -1), **wf = g_strsplit(w[i], ",", -1);
+    g_assert_cmpuint(g_strv_length(gf), ==, g_strv_length(wf));
+    for (guint j = 0; wf[j]; j++) {
+      char *end = NULL;
+      double wv = g_ascii_strtod(wf[j], &end);
+      if (end == wf[j] || *end != '\0')
+        g_assert_cmpstr(gf[j], ==, wf[j]);
+      else
+        g_assert_cmpfloat(rel_diff(g_ascii_strtod(gf[j], NULL), wv), <=, 1e-12);
+    }
+    g_strfreev(gf);
+    g_strfreev(wf);
+  }
+  g_strfreev(g);
+  g_strfreev(w);
+}
+
+/* The synchronous figure is what it was before --mode existed: the same
+ * summary on stdout, byte for byte, and the same CSV; --path observer
+ * simulates the synchronous run and gets the same numbers (to 1e-9) and
+ * Muffliato's bound. */
+static void test_sync_unchanged(void) {
+  char *dir = tmp_dir();
+  char *svg = g_build_filename(dir, "f.svg", NULL), *csv = g_build_filename(dir, "f.csv", NULL);
+  char *ref_csv = cli_test_data_path("figure-florentine-T10-all.csv");
+  char *ref_out = cli_test_data_path("figure-florentine-T10-all.out");
+  gchar *want_csv, *want_out, *got_csv;
+  g_assert_true(g_file_get_contents(ref_csv, &want_csv, NULL, NULL));
+  g_assert_true(g_file_get_contents(ref_out, &want_out, NULL, NULL));
+  CliRun r = cli_run(PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "all", "--out", svg,
+                     "--data", csv);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.out, ==, want_out);
+  g_assert_cmpstr(r.err, ==, "");
+  g_assert_true(g_file_get_contents(csv, &got_csv, NULL, NULL));
+  assert_csv_same(got_csv, want_csv);
+  cli_run_clear(&r);
+
+  Stats structured, observed;
+  parse_data(csv, "florentine", &structured);
+  r = cli_run(PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "all", "--path", "observer",
+              "--out", svg, "--data", csv);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(strstr(r.out, "muffliato_mean") != NULL);
+  cli_run_clear(&r);
+  parse_data(csv, "florentine", &observed);
+  for (guint d = 1; d < 32; d++)
+    for (guint m = 0; m < N_METHODS; m++) {
+      const Stat *o = &observed.s[d][m], *st = &structured.s[d][m];
+      g_assert_cmpuint(o->count, ==, st->count);
+      if (!o->count) continue;
+      g_assert_cmpfloat(rel_diff(o->sum, st->sum), <, 1e-9);
+      g_assert_cmpfloat(rel_diff(o->min, st->min), <, 1e-9);
+      g_assert_cmpfloat(rel_diff(o->max, st->max), <, 1e-9);
+    }
+  g_free(want_csv);
+  g_free(want_out);
+  g_free(got_csv);
+  g_free(ref_csv);
+  g_free(ref_out);
+  g_free(svg);
+  g_free(csv);
+  rm_dir(dir);
+}
+
 static void expect_usage(const char *const *args, const char *needle, const char *out) {
   CliRun r = cli_run_v(args);
   if (r.status != 2 || !strstr(r.err, needle))
@@ -347,6 +518,20 @@ static void test_bad_input(void) {
         "-a", "0", "--out", svg);
   USAGE("--gossip", PVD, FLORENTINE, "--gossip", "random", "-T", "10", "--trust", "pndp", "-a", "0",
         "--out", svg);
+  USAGE("--mode: ", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0", "--mode",
+        "eventually", "--out", svg);
+  USAGE("--latency: ", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0", "--mode",
+        "deadline:ms=5", "--latency", "gamma:k=2", "--out", svg);
+  USAGE("needs an asynchronous --mode", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0",
+        "--loss", "0.1", "--out", svg);
+  USAGE("--seed: ", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0", "--mode",
+        "deadline:ms=5", "--seed", "-1", "--out", svg);
+  USAGE("--path: unknown path 'fast'", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0",
+        "--path", "fast", "--out", svg);
+  USAGE("--mode stale:s=1 needs --path observer", PVD, FLORENTINE, "-T", "10", "--trust", "pndp",
+        "-a", "0", "--path", "structured", "--mode", "stale:s=1", "--out", svg);
+  USAGE("--latency only matters in a simulated run", PVD, FLORENTINE, "-T", "10", "--trust",
+        "pndp", "-a", "0", "--latency", "constant:ms=3", "--out", svg);
 
   /* Failures that are not usage errors: exit 1, nothing half-written. */
   char *missing = g_build_filename(dir, "nope.edges", NULL);
@@ -380,5 +565,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/figure/pooling", test_pooling);
   g_test_add_func("/cli/figure/all-attackers", test_all_attackers);
   g_test_add_func("/cli/figure/bad-input", test_bad_input);
+  g_test_add_func("/cli/figure/async", test_async);
+  g_test_add_func("/cli/figure/sync-unchanged", test_sync_unchanged);
   return g_test_run();
 }
