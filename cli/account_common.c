@@ -209,8 +209,9 @@ gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **
 }
 
 gboolean cli_account_parse_run_options(const char *mode, const char *latency, const char *loss,
-                                       ProtoMode *pmode, GError **error) {
+                                       ProtoMode *pmode, double *loss_p, GError **error) {
   *pmode = (ProtoMode){.kind = PROTO_MODE_SYNC};
+  if (loss_p) *loss_p = 0.0;
   SimLatency lat;
   double p = 0.0;
   if (mode && !proto_mode_parse(mode, pmode, error)) {
@@ -232,6 +233,7 @@ gboolean cli_account_parse_run_options(const char *mode, const char *latency, co
                 loss);
     return FALSE;
   }
+  if (loss_p) *loss_p = p;
   return TRUE;
 }
 

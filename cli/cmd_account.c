@@ -642,6 +642,7 @@ int cli_cmd_account(int argc, char **argv) {
   guint64 seed_value = 0;
   ProtoRunStats stats = {0};
   ProtoMode pmode = {.kind = PROTO_MODE_SYNC};
+  double loss_p = 0.0;
   SimLinStorage storage_kind = SIM_LIN_SPARSE;
   const char *path_reason = NULL;
 
@@ -711,7 +712,7 @@ int cli_cmd_account(int argc, char **argv) {
     }
   }
   /* The options that only a simulated run has. */
-  if (!cli_account_parse_run_options(mode, latency, loss, &pmode, &error)) {
+  if (!cli_account_parse_run_options(mode, latency, loss, &pmode, &loss_p, &error)) {
     /* The parsers' errors as they are; the loss rule with the --help hint. */
     status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
                                              : cli_fail(CMD, error, CLI_EXIT_USAGE);

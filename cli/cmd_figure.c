@@ -366,7 +366,7 @@ static gboolean account_panel_observer(Panel *p, const AttackerSpec *a, CliAccou
   if (!panel_check(p, a, &n_sets, error)) return FALSE;
   guint n = topo_graph_n_nodes(p->g);
   guint *singles = g_new(guint, n_sets);
-  CliAccountView *views = g_new(CliAccountView, n_sets);
+  ProtoObservedView *views = g_new(ProtoObservedView, n_sets);
   for (guint i = 0; i < n_sets; i++) {
     views[i].trust = s->trust;
     views[i].members = set_members(a, i, &singles[i], &views[i].n_members);
@@ -807,7 +807,7 @@ int cli_cmd_figure(int argc, char **argv) {
     goto out;
   }
   /* The simulated run: the same grammar as `dpgossip account`. */
-  if (!cli_account_parse_run_options(mode, latency, loss, &pmode, &error)) {
+  if (!cli_account_parse_run_options(mode, latency, loss, &pmode, NULL, &error)) {
     status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
                                              : cli_fail(CMD, error, CLI_EXIT_USAGE);
     g_clear_error(&error);
