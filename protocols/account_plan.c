@@ -74,26 +74,12 @@ typedef struct {
   GError *error;
 } GossipAt;
 
-static double *gossip_dense(TopoSchedule *s, guint t, GError **error) {
-  GError *sub = NULL;
-  TopoGossip *g = topo_schedule_gossip(s, t, &sub);
-  if (g == NULL) {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "gossip matrix of round %u: %s", t,
-                sub->message);
-    g_error_free(sub);
-    return NULL;
-  }
-  double *dense = topo_gossip_dense(g);
-  topo_gossip_free(g);
-  return dense;
-}
-
 static const double *gossip_at(guint t, gpointer data) {
   GossipAt *g = data;
   g_free(g->W);
   g->W = NULL;
   if (g->error == NULL)
-    g->W = gossip_dense(g->s, t, &g->error);
+    g->W = proto_schedule_gossip_dense(g->s, t, &g->error);
   if (g->W == NULL) /* keep the recursion defined; the error is reported after */
     g->W = g_new0(double, (gsize)g->n * g->n);
   return g->W;
@@ -109,7 +95,7 @@ static double *mafalda(const ProtoCRecipe *r, GError **error) {
     double *W = NULL;
     if (r->schedule != NULL) {
       n = topo_schedule_n(r->schedule);
-      W = gossip_dense(r->schedule, 0, error);
+      W = proto_schedule_gossip_dense(r->schedule, 0, error);
     } else {
       TopoGossip *w = topo_gossip_new(r->graph, r->gossip, error);
       n = topo_graph_n_nodes(r->graph);

@@ -199,6 +199,11 @@ void proto_secrets_free(ProtoContext *ctx);
 /* C_local of a named family (identity, antipgd, sr, bsr, mafalda) or a CSV
  * file (T x T lower triangular with a nonzero diagonal). @band: bsr's band
  * (0: b) or mafalda's band (0: none). Returns the T x T row-major C (g_free). */
+/* W_round of @schedule as an n x n row-major array (g_free): what
+ * proto_context_gossip_dense gives a protocol, for callers without a run
+ * (the accounting plan). Errors: PROTO_ERROR_FAILED naming the round. O(n^2). */
+double *proto_schedule_gossip_dense(TopoSchedule *schedule, guint round, GError **error);
+
 double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, GError **error);
 /* Reads a T x T lower-triangular CSV matrix; errors name FILE:LINE[:COLUMN]. */
 double *proto_cmatrix_load_csv(const char *path, guint T, GError **error);

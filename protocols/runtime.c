@@ -655,8 +655,12 @@ gboolean proto_context_gossip_is_static(const ProtoContext *ctx) {
 }
 
 double *proto_context_gossip_dense(ProtoContext *ctx, guint round, GError **error) {
+  return proto_schedule_gossip_dense(ctx->schedule, round, error);
+}
+
+double *proto_schedule_gossip_dense(TopoSchedule *schedule, guint round, GError **error) {
   GError *sub = NULL;
-  TopoGossip *g = topo_schedule_gossip(ctx->schedule, round, &sub);
+  TopoGossip *g = topo_schedule_gossip(schedule, round, &sub);
   if (g == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "gossip matrix of round %u: %s", round,
                 sub->message);
