@@ -89,6 +89,9 @@ struct PrivStream {
   /* At a checkpoint, the noise ids no view may keep fresh: those the
    * period's observed rows use, and the retained ones (noise id + 1). */
   GHashTable *touched;
+  /* Noise kept at the last checkpoint (folded at this one, so provenances
+   * hold one period's kept draws at most), and at this one (noise id + 1). */
+  GHashTable *kept_prev, *kept_now;
 };
 
 static void sview_free(gpointer p) {
@@ -147,6 +150,8 @@ PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GE
   s->fresh = g_hash_table_new(g_direct_hash, g_direct_equal);
   s->fresh_ids = g_array_new(FALSE, FALSE, sizeof(SimNoiseId));
   s->touched = g_hash_table_new(g_direct_hash, g_direct_equal);
+  s->kept_prev = g_hash_table_new(g_direct_hash, g_direct_equal);
+  s->kept_now = g_hash_table_new(g_direct_hash, g_direct_equal);
   return s;
 }
 
@@ -165,6 +170,8 @@ void priv_stream_free(PrivStream *s) {
   g_hash_table_unref(s->fresh);
   g_array_unref(s->fresh_ids);
   g_hash_table_unref(s->touched);
+  g_hash_table_unref(s->kept_prev);
+  g_hash_table_unref(s->kept_now);
   g_free(s->nu);
   sim_lin_space_unref(s->space);
   g_free(s);
@@ -347,13 +354,24 @@ static gboolean on_rebase(SimNoiseId state, const SimLinvec *before, gpointer us
  * next period may count it as fresh noise: the same law, exactly, with a
  * state of the live linvecs' other parts only. For Zip-DL this drops the
  * n (deg + 1) payloads in flight at a round boundary to the few a view has
- * already received.
+ * already received. Noise kept at the last checkpoint is folded at this
+ * one: kept draws would otherwise spread through the averages into every
+ * provenance until a view sees them, and the rows would grow with T.
  */
 static gboolean keep_fresh(SimNoiseId id, gpointer user_data) {
   PrivStream *s = user_data;
   gpointer key = GUINT_TO_POINTER(id + 1);
-  return !g_hash_table_contains(s->state, key) && !g_hash_table_contains(s->touched, key) &&
+  return !g_hash_table_contains(s->touched, key) && !g_hash_table_contains(s->state, key) &&
+         !g_hash_table_contains(s->kept_prev, key) &&
          sim_noise_kind(s->reg, id) != SIM_NOISE_KIND_STATE;
+}
+
+/* keep_fresh for the rebase itself, remembering what it kept. */
+static gboolean keep_record(SimNoiseId id, gpointer user_data) {
+  PrivStream *s = user_data;
+  if (!keep_fresh(id, s)) return FALSE;
+  g_hash_table_add(s->kept_now, GUINT_TO_POINTER(id + 1));
+  return TRUE;
 }
 
 /* Hashes one provenance into @full (every entry) and @core (without the
@@ -876,9 +894,13 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
     for (guint i = 0; i < kept->len; i++)
       g_hash_table_add(s->touched, GUINT_TO_POINTER(g_array_index(kept, SimNoiseId, i) + 1));
     g_array_unref(kept);
-    if (!sim_lin_space_rebase_keeping(s->space, keeping_pays(s) ? keep_fresh : NULL, on_rebase,
+    g_hash_table_remove_all(s->kept_now);
+    if (!sim_lin_space_rebase_keeping(s->space, keeping_pays(s) ? keep_record : NULL, on_rebase,
                                       s, error))
       return FALSE;
+    GHashTable *t = s->kept_prev;
+    s->kept_prev = s->kept_now;
+    s->kept_now = t;
   }
   g_hash_table_remove_all(s->fresh);
   g_array_set_size(s->fresh_ids, 0);
