@@ -34,7 +34,9 @@ static void pool_row(const SimLinvec *v, GArray *start, GArray *ngrad, GArray *c
   g_array_append_val(start, end);
 }
 
-static void test_unobserved_payloads(void) {
+/* @data non-NULL: a second checkpoint, still unobserved, folds what the
+ * first kept (provenances hold one period's kept draws at most). */
+static void test_unobserved_payloads(gconstpointer data) {
   GError *err = NULL;
   SimNoiseRegistry *reg = sim_noise_registry_new(2, &err);
   g_assert_no_error(err);
@@ -77,6 +79,13 @@ static void test_unobserved_payloads(void) {
   g_assert_cmpfloat(sim_linvec_noise_coeff(p1, y1), ==, 1.0);
   g_assert_cmpfloat(sim_linvec_noise_coeff(p2, y2), ==, 1.0);
   g_assert_cmpfloat(sim_linvec_noise_coeff(p1, y2), ==, 0.0);
+  if (data) {
+    g_assert_true(priv_stream_period(ps, &empty, view_rows, TRUE, &err));
+    g_assert_no_error(err);
+    g_assert_cmpuint(priv_stream_max_state(ps), ==, 3); /* m, p1, p2 now differ */
+    g_assert_cmpuint(sim_linvec_nnz(p1, SIM_LIN_NOISE), ==, 1);
+    g_assert_cmpfloat(sim_linvec_noise_coeff(p1, y1), ==, 0.0);
+  }
 
   for (guint i = 0; i < 2; i++) {
     pool_row(i == 0 ? p1 : p2, start, ngrad, cols, vals);
@@ -107,6 +116,8 @@ static void test_unobserved_payloads(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  g_test_add_func("/privacy/stream/keep_unobserved_payloads", test_unobserved_payloads);
+  g_test_add_data_func("/privacy/stream/keep_unobserved_payloads", NULL,
+                       test_unobserved_payloads);
+  g_test_add_data_func("/privacy/stream/keep_then_fold", "fold", test_unobserved_payloads);
   return g_test_run();
 }
