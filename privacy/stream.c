@@ -86,13 +86,16 @@ struct PrivStream {
   GArray *out_ids, *out_row;
   GHashTable *fresh; /* noise id + 1 -> fresh column + 1 */
   GArray *fresh_ids;
-  /* At a checkpoint, the noise ids no view may keep fresh: those the
-   * period's observed rows use, and the retained ones (noise id + 1). */
-  GHashTable *touched;
-  /* Noise kept at the last checkpoint (folded at this one, so provenances
-   * hold one period's kept draws at most), and at this one (noise id + 1). */
-  GHashTable *kept_prev, *kept_now;
+  /* Per noise id, at a checkpoint (flags; a byte array, as the provenances
+   * to scan hold millions of entries for Zip-DL): MARK_TOUCHED, noise that
+   * may not stay fresh (the period's observed rows use it, or the protocol
+   * retains it); MARK_PREV, kept at the last checkpoint (folded at this one,
+   * so provenances hold one period's kept draws at most); MARK_NOW, kept at
+   * this one. */
+  GByteArray *mark;
 };
+
+enum { MARK_TOUCHED = 1, MARK_PREV = 2, MARK_NOW = 4 };
 
 static void sview_free(gpointer p) {
   SView *v = p;
@@ -149,9 +152,7 @@ PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GE
   s->out_row = g_array_new(FALSE, FALSE, sizeof(guint));
   s->fresh = g_hash_table_new(g_direct_hash, g_direct_equal);
   s->fresh_ids = g_array_new(FALSE, FALSE, sizeof(SimNoiseId));
-  s->touched = g_hash_table_new(g_direct_hash, g_direct_equal);
-  s->kept_prev = g_hash_table_new(g_direct_hash, g_direct_equal);
-  s->kept_now = g_hash_table_new(g_direct_hash, g_direct_equal);
+  s->mark = g_byte_array_new();
   return s;
 }
 
@@ -169,9 +170,7 @@ void priv_stream_free(PrivStream *s) {
   g_array_unref(s->out_row);
   g_hash_table_unref(s->fresh);
   g_array_unref(s->fresh_ids);
-  g_hash_table_unref(s->touched);
-  g_hash_table_unref(s->kept_prev);
-  g_hash_table_unref(s->kept_now);
+  g_byte_array_unref(s->mark);
   g_free(s->nu);
   sim_lin_space_unref(s->space);
   g_free(s);
@@ -360,17 +359,16 @@ static gboolean on_rebase(SimNoiseId state, const SimLinvec *before, gpointer us
  */
 static gboolean keep_fresh(SimNoiseId id, gpointer user_data) {
   PrivStream *s = user_data;
-  gpointer key = GUINT_TO_POINTER(id + 1);
-  return !g_hash_table_contains(s->touched, key) && !g_hash_table_contains(s->state, key) &&
-         !g_hash_table_contains(s->kept_prev, key) &&
-         sim_noise_kind(s->reg, id) != SIM_NOISE_KIND_STATE;
+  if (id < s->mark->len && (s->mark->data[id] & (MARK_TOUCHED | MARK_PREV))) return FALSE;
+  return sim_noise_kind(s->reg, id) != SIM_NOISE_KIND_STATE &&
+         !g_hash_table_contains(s->state, GUINT_TO_POINTER(id + 1));
 }
 
 /* keep_fresh for the rebase itself, remembering what it kept. */
 static gboolean keep_record(SimNoiseId id, gpointer user_data) {
   PrivStream *s = user_data;
   if (!keep_fresh(id, s)) return FALSE;
-  g_hash_table_add(s->kept_now, GUINT_TO_POINTER(id + 1));
+  if (id < s->mark->len) s->mark->data[id] |= MARK_NOW;
   return TRUE;
 }
 
@@ -881,26 +879,27 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
   if (rebase) {
     /* Fresh noise that no view has observed yet (Zip-DL's payloads in
      * flight) stays out of the state: see keep_fresh. */
-    g_hash_table_remove_all(s->touched);
+    guint nids = sim_noise_registry_count(s->reg), old = s->mark->len;
+    g_byte_array_set_size(s->mark, MAX(nids, old));
+    guint8 *mk = s->mark->data;
+    memset(mk + old, 0, s->mark->len - old);
+    for (guint i = 0; i < old; i++) mk[i] = (mk[i] & MARK_NOW) ? MARK_PREV : 0;
     for (guint w = 0; w < s->views->len; w++) {
       GArray *rows = view_rows[w];
       for (guint i = 0; rows && i < rows->len; i++) {
         guint id = g_array_index(rows, guint, i);
         for (gsize e = pool->start[id] + pool->ngrad[id]; e < pool->start[id + 1]; e++)
-          g_hash_table_add(s->touched, GUINT_TO_POINTER(pool->cols[e] + 1));
+          if (pool->cols[e] < s->mark->len) mk[pool->cols[e]] |= MARK_TOUCHED;
       }
     }
     GArray *kept = sim_noise_retained(s->reg);
     for (guint i = 0; i < kept->len; i++)
-      g_hash_table_add(s->touched, GUINT_TO_POINTER(g_array_index(kept, SimNoiseId, i) + 1));
+      if (g_array_index(kept, SimNoiseId, i) < s->mark->len)
+        mk[g_array_index(kept, SimNoiseId, i)] |= MARK_TOUCHED;
     g_array_unref(kept);
-    g_hash_table_remove_all(s->kept_now);
     if (!sim_lin_space_rebase_keeping(s->space, keeping_pays(s) ? keep_record : NULL, on_rebase,
                                       s, error))
       return FALSE;
-    GHashTable *t = s->kept_prev;
-    s->kept_prev = s->kept_now;
-    s->kept_now = t;
   }
   g_hash_table_remove_all(s->fresh);
   g_array_set_size(s->fresh_ids, 0);
