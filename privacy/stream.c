@@ -21,7 +21,10 @@
  *     in the QR basis), and R' R'^T = (B_s Q2)(B_s Q2)^T, compressed by a QR
  *     to at most S' columns.
  * Identical transition rows (a payload that is a copy of a model) share one
- * state variable. Known noise (PNDP, SecLDP) is a zero column of B, known
+ * state variable. Fresh noise no view has observed by the checkpoint stays
+ * in the provenances instead of entering the state (keep_fresh; it is
+ * independent of the past, so the next period counts it as fresh): Zip-DL's
+ * payloads in flight then share their model's state variable. Known noise (PNDP, SecLDP) is a zero column of B, known
  * gradient slots zero columns of A, as in the dense accountant.
  *
  * Double precision follows the dense accountant's rules (privacy/reduce.c,
