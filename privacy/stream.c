@@ -24,8 +24,9 @@
  * state variable. Fresh noise no view has observed by the checkpoint stays
  * in the provenances instead of entering the state (keep_fresh; it is
  * independent of the past, so the next period counts it as fresh): Zip-DL's
- * payloads in flight then share their model's state variable. Known noise (PNDP, SecLDP) is a zero column of B, known
- * gradient slots zero columns of A, as in the dense accountant.
+ * payloads in flight then share their model's state variable. Known noise
+ * (PNDP, SecLDP) is a zero column of B, known gradient slots zero columns of
+ * A, as in the dense accountant.
  *
  * Double precision follows the dense accountant's rules (privacy/reduce.c,
  * privacy/range.c), applied to each period: the range decision is three-way
