@@ -21,8 +21,12 @@
  *     in the QR basis), and R' R'^T = (B_s Q2)(B_s Q2)^T, compressed by a QR
  *     to at most S' columns.
  * Identical transition rows (a payload that is a copy of a model) share one
- * state variable. Known noise (PNDP, SecLDP) is a zero column of B, known
- * gradient slots zero columns of A, as in the dense accountant.
+ * state variable. Fresh noise no view has observed by the checkpoint stays
+ * in the provenances instead of entering the state (keep_fresh; it is
+ * independent of the past, so the next period counts it as fresh): Zip-DL's
+ * payloads in flight then share their model's state variable. Known noise
+ * (PNDP, SecLDP) is a zero column of B, known gradient slots zero columns of
+ * A, as in the dense accountant.
  *
  * Double precision follows the dense accountant's rules (privacy/reduce.c,
  * privacy/range.c), applied to each period: the range decision is three-way
@@ -86,7 +90,16 @@ struct PrivStream {
   GArray *out_ids, *out_row;
   GHashTable *fresh; /* noise id + 1 -> fresh column + 1 */
   GArray *fresh_ids;
+  /* Per noise id, at a checkpoint (flags; a byte array, as the provenances
+   * to scan hold millions of entries for Zip-DL): MARK_TOUCHED, noise that
+   * may not stay fresh (the period's observed rows use it, or the protocol
+   * retains it); MARK_PREV, kept at the last checkpoint (folded at this one,
+   * so provenances hold one period's kept draws at most); MARK_NOW, kept at
+   * this one. */
+  GByteArray *mark;
 };
+
+enum { MARK_TOUCHED = 1, MARK_PREV = 2, MARK_NOW = 4 };
 
 static void sview_free(gpointer p) {
   SView *v = p;
@@ -143,6 +156,7 @@ PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GE
   s->out_row = g_array_new(FALSE, FALSE, sizeof(guint));
   s->fresh = g_hash_table_new(g_direct_hash, g_direct_equal);
   s->fresh_ids = g_array_new(FALSE, FALSE, sizeof(SimNoiseId));
+  s->mark = g_byte_array_new();
   return s;
 }
 
@@ -160,6 +174,7 @@ void priv_stream_free(PrivStream *s) {
   g_array_unref(s->out_row);
   g_hash_table_unref(s->fresh);
   g_array_unref(s->fresh_ids);
+  g_byte_array_unref(s->mark);
   g_free(s->nu);
   sim_lin_space_unref(s->space);
   g_free(s);
@@ -332,6 +347,82 @@ static gboolean on_rebase(SimNoiseId state, const SimLinvec *before, gpointer us
   if (sc) g_array_unref(sc);
   if (sv) g_array_unref(sv);
   return TRUE;
+}
+
+/*
+ * Whether noise variable @id stays fresh through the checkpoint: a protocol
+ * draw (not a state variable) that no view observed in the closing period
+ * and the protocol does not retain. It is independent of every observation
+ * so far and of the state (whose transition rows then leave it out), so the
+ * next period may count it as fresh noise: the same law, exactly, with a
+ * state of the live linvecs' other parts only. For Zip-DL this drops the
+ * n (deg + 1) payloads in flight at a round boundary to the few a view has
+ * already received. Noise kept at the last checkpoint is folded at this
+ * one: kept draws would otherwise spread through the averages into every
+ * provenance until a view sees them, and the rows would grow with T.
+ */
+static gboolean keep_fresh(SimNoiseId id, gpointer user_data) {
+  PrivStream *s = user_data;
+  if (id < s->mark->len && (s->mark->data[id] & (MARK_TOUCHED | MARK_PREV))) return FALSE;
+  return sim_noise_kind(s->reg, id) != SIM_NOISE_KIND_STATE &&
+         !g_hash_table_contains(s->state, GUINT_TO_POINTER(id + 1));
+}
+
+/* keep_fresh for the rebase itself, remembering what it kept. */
+static gboolean keep_record(SimNoiseId id, gpointer user_data) {
+  PrivStream *s = user_data;
+  if (!keep_fresh(id, s)) return FALSE;
+  if (id < s->mark->len) s->mark->data[id] |= MARK_NOW;
+  return TRUE;
+}
+
+/* Hashes one provenance into @full (every entry) and @core (without the
+ * noise keep_fresh would keep); FALSE in *has_core when nothing is left. */
+static void live_hashes(PrivStream *s, const SimLinvec *v, guint64 *full, guint64 *core,
+                        gboolean *has_core) {
+  guint64 hf = 1469598103934665603ull, hc = hf;
+  *has_core = FALSE;
+  SimLinvecIter it;
+  SimLinPart part;
+  guint32 col;
+  double c;
+  sim_linvec_iter_init(&it, v, SIM_LIN_BOTH);
+  while (sim_linvec_iter_next(&it, &part, &col, &c)) {
+    guint64 bits;
+    memcpy(&bits, &c, sizeof bits);
+    guint64 e = ((guint64)col << 1 | (part == SIM_LIN_GRAD)) * 1099511628211ull ^ bits;
+    hf = (hf ^ e) * 1099511628211ull;
+    if (part == SIM_LIN_NOISE && keep_fresh(col, s)) continue;
+    hc = (hc ^ e) * 1099511628211ull;
+    *has_core = TRUE;
+  }
+  *full = hf;
+  *core = hc;
+}
+
+/*
+ * Whether keeping unobserved fresh noise out of the state shrinks it: the
+ * live linvecs' distinct rows without the kept terms against with them.
+ * Either choice is exact; keeping only where it pays leaves the arithmetic
+ * of every protocol it does not help (D-SGD, DECOR, ...) as it was.
+ */
+static gboolean keeping_pays(PrivStream *s) {
+  GHashTable *full = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  GHashTable *core = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  guint nl = sim_lin_space_n_live(s->space);
+  for (guint i = 0; i < nl; i++) {
+    const SimLinvec *v = sim_lin_space_live(s->space, i);
+    if (sim_linvec_nnz(v, SIM_LIN_BOTH) == 0) continue;
+    guint64 hf, hc;
+    gboolean has_core;
+    live_hashes(s, v, &hf, &hc, &has_core);
+    g_hash_table_add(full, g_memdup2(&hf, sizeof hf));
+    if (has_core) g_hash_table_add(core, g_memdup2(&hc, sizeof hc));
+  }
+  gboolean pays = g_hash_table_size(core) < g_hash_table_size(full);
+  g_hash_table_unref(full);
+  g_hash_table_unref(core);
+  return pays;
 }
 
 static void transitions_reset(PrivStream *s) {
@@ -789,7 +880,31 @@ static gboolean fix_scale(PrivStream *s, const PrivRowPool *pool, GArray *const 
 gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *const *view_rows,
                             gboolean rebase, GError **error) {
   transitions_reset(s);
-  if (rebase && !sim_lin_space_rebase(s->space, on_rebase, s, error)) return FALSE;
+  if (rebase) {
+    /* Fresh noise that no view has observed yet (Zip-DL's payloads in
+     * flight) stays out of the state: see keep_fresh. */
+    guint nids = sim_noise_registry_count(s->reg), old = s->mark->len;
+    g_byte_array_set_size(s->mark, MAX(nids, old));
+    guint8 *mk = s->mark->data;
+    memset(mk + old, 0, s->mark->len - old);
+    for (guint i = 0; i < old; i++) mk[i] = (mk[i] & MARK_NOW) ? MARK_PREV : 0;
+    for (guint w = 0; w < s->views->len; w++) {
+      GArray *rows = view_rows[w];
+      for (guint i = 0; rows && i < rows->len; i++) {
+        guint id = g_array_index(rows, guint, i);
+        for (gsize e = pool->start[id] + pool->ngrad[id]; e < pool->start[id + 1]; e++)
+          if (pool->cols[e] < s->mark->len) mk[pool->cols[e]] |= MARK_TOUCHED;
+      }
+    }
+    GArray *kept = sim_noise_retained(s->reg);
+    for (guint i = 0; i < kept->len; i++)
+      if (g_array_index(kept, SimNoiseId, i) < s->mark->len)
+        mk[g_array_index(kept, SimNoiseId, i)] |= MARK_TOUCHED;
+    g_array_unref(kept);
+    if (!sim_lin_space_rebase_keeping(s->space, keeping_pays(s) ? keep_record : NULL, on_rebase,
+                                      s, error))
+      return FALSE;
+  }
   g_hash_table_remove_all(s->fresh);
   g_array_set_size(s->fresh_ids, 0);
   /* Columns of the period: the rows every view saw, then the transitions. */

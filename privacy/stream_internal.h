@@ -32,8 +32,9 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
 /*
  * priv_stream_period: ends a period. View i observed the pool rows
  * view_rows[i] (guint ids, in observation order). With @rebase, the space is
- * rebased (sim_lin_space_rebase) and the transition folded into each view's
- * state; without it (the end of the run) only the observations count.
+ * rebased (sim_lin_space_rebase_keeping: fresh noise no view observed stays
+ * out of the state where that shrinks it) and the transition folded into
+ * each view's state; without it (the end of the run) only the observations count.
  * Errors: PRIV_ERROR_INVALID_ARGUMENT (a gradient step >= T, a noise
  * variable referenced after its period without being retained),
  * PRIV_ERROR_NUMERICAL (LAPACK; noise coefficients more than 2^1000 times

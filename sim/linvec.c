@@ -111,27 +111,67 @@ guint sim_lin_space_n_live(const SimLinSpace *space) {
   return space->live->len;
 }
 
+const SimLinvec *sim_lin_space_live(const SimLinSpace *space, guint i) {
+  g_return_val_if_fail(space != NULL && i < space->live->len, NULL);
+  return g_ptr_array_index(space->live, i);
+}
+
 gboolean sim_lin_space_rebase(SimLinSpace *space, SimLinRebaseFunc func, gpointer user_data,
                               GError **error) {
+  return sim_lin_space_rebase_keeping(space, NULL, func, user_data, error);
+}
+
+gboolean sim_lin_space_rebase_keeping(SimLinSpace *space, SimLinKeepFunc keep,
+                                      SimLinRebaseFunc func, gpointer user_data,
+                                      GError **error) {
   g_return_val_if_fail(space != NULL && func != NULL, FALSE);
   if (space->storage != SIM_LIN_SPARSE) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
                 "linvec rebase: the space must keep sparse provenance (SIM_LIN_SPARSE)");
     return FALSE;
   }
-  for (guint i = 0; i < space->live->len; i++) {
-    SimLinvec *v = g_ptr_array_index(space->live, i);
-    if (v->row[ROW_GRAD].len == 0 && v->row[ROW_NOISE].len == 0)
-      continue; /* nothing random or private: no state needed */
-    SimNoiseId k = sim_noise_register_state(space->noise, error);
-    if (k == SIM_NOISE_ID_INVALID || !func(k, v, user_data, error))
-      return FALSE;
-    v->row[ROW_GRAD].len = 0;
-    v->row[ROW_NOISE].len = 0;
-    lin_sparse_add(&v->row[ROW_NOISE], k, 1.0);
-  }
-  GArray *kept = sim_noise_retained(space->noise);
+  /* The kept terms of the linvec being rebased, put back after the state. */
+  GArray *kidx = g_array_new(FALSE, FALSE, sizeof(guint32));
+  GArray *kval = g_array_new(FALSE, FALSE, sizeof(double));
   gboolean ok = TRUE;
+  for (guint i = 0; i < space->live->len && ok; i++) {
+    SimLinvec *v = g_ptr_array_index(space->live, i);
+    LinRow *nz = &v->row[ROW_NOISE];
+    g_array_set_size(kidx, 0);
+    g_array_set_size(kval, 0);
+    if (keep != NULL) {
+      gsize w = 0;
+      for (gsize e = 0; e < nz->len; e++) {
+        if (keep(nz->idx[e], user_data)) {
+          g_array_append_val(kidx, nz->idx[e]);
+          g_array_append_val(kval, nz->val[e]);
+        } else {
+          nz->idx[w] = nz->idx[e];
+          nz->val[w++] = nz->val[e];
+        }
+      }
+      nz->len = w;
+    }
+    if (v->row[ROW_GRAD].len > 0 || nz->len > 0) {
+      SimNoiseId k = sim_noise_register_state(space->noise, error);
+      ok = k != SIM_NOISE_ID_INVALID && func(k, v, user_data, error);
+      v->row[ROW_GRAD].len = 0;
+      nz->len = 0;
+      /* Kept ids precede the new state id: the row stays increasing. */
+      for (guint e = 0; e < kidx->len; e++)
+        lin_sparse_add(nz, g_array_index(kidx, guint32, e), g_array_index(kval, double, e));
+      if (ok)
+        lin_sparse_add(nz, k, 1.0);
+    } else {
+      for (guint e = 0; e < kidx->len; e++)
+        lin_sparse_add(nz, g_array_index(kidx, guint32, e), g_array_index(kval, double, e));
+    }
+  }
+  g_array_unref(kidx);
+  g_array_unref(kval);
+  if (!ok)
+    return FALSE;
+  GArray *kept = sim_noise_retained(space->noise);
   for (guint i = 0; i < kept->len && ok; i++)
     ok = func(g_array_index(kept, SimNoiseId, i), NULL, user_data, error);
   g_array_unref(kept);

@@ -851,6 +851,12 @@ void sim_lin_space_grad_slot(const SimLinSpace *space, guint32 column, guint *u,
 guint sim_lin_space_n_live(const SimLinSpace *space);
 
 /**
+ * sim_lin_space_live: live linvec @i (0 <= @i < sim_lin_space_n_live), in
+ * the registry's order, for reading (a rebase's planning). O(1).
+ */
+const SimLinvec *sim_lin_space_live(const SimLinSpace *space, guint i);
+
+/**
  * SimLinRebaseFunc: one transition row of a rebase. State variable @state
  * now stands for @before's provenance (gradient slots and noise variables,
  * possibly earlier state variables); @before is NULL for a retained noise
@@ -879,6 +885,29 @@ typedef gboolean (*SimLinRebaseFunc)(SimNoiseId state, const SimLinvec *before,
  */
 gboolean sim_lin_space_rebase(SimLinSpace *space, SimLinRebaseFunc func, gpointer user_data,
                               GError **error);
+
+/**
+ * SimLinKeepFunc: whether noise variable @id stays in the provenances as it
+ * is through a rebase (sim_lin_space_rebase_keeping) instead of being folded
+ * into a state variable. Never TRUE for a state or retained variable.
+ */
+typedef gboolean (*SimLinKeepFunc)(SimNoiseId id, gpointer user_data);
+
+/**
+ * sim_lin_space_rebase_keeping: sim_lin_space_rebase, except that the noise
+ * terms @keep selects stay in each provenance, beside the state variable
+ * that stands for the rest (@func sees that rest; a linvec whose provenance
+ * is all kept gets no state). The streaming accountant keeps fresh noise no
+ * observation has touched yet: it is independent of the past, so it can
+ * enter the next period as fresh noise rather than as state, which keeps
+ * the state small for a protocol with many noisy payloads in flight
+ * (Zip-DL). @keep NULL keeps nothing (= sim_lin_space_rebase).
+ * Errors: as sim_lin_space_rebase.
+ * Complexity: O(sum of the live provenance lengths + retained) calls.
+ */
+gboolean sim_lin_space_rebase_keeping(SimLinSpace *space, SimLinKeepFunc keep,
+                                      SimLinRebaseFunc func, gpointer user_data,
+                                      GError **error);
 
 /**
  * sim_linvec_new: the zero vector with empty provenance.
