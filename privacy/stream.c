@@ -886,7 +886,7 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
     guint nids = sim_noise_registry_count(s->reg), old = s->mark->len;
     g_byte_array_set_size(s->mark, MAX(nids, old));
     guint8 *mk = s->mark->data;
-    memset(mk + old, 0, s->mark->len - old);
+    if (s->mark->len > old) memset(mk + old, 0, s->mark->len - old); /* mk NULL if empty */
     for (guint i = 0; i < old; i++) mk[i] = (mk[i] & MARK_NOW) ? MARK_PREV : 0;
     for (guint w = 0; w < s->views->len; w++) {
       GArray *rows = view_rows[w];
