@@ -41,6 +41,20 @@ void priv_fill_upper_from_lower(double *A, guint n);
 void priv_blocks_set_scale(PrivBlocks *blocks, double scale);
 
 /*
+ * priv_scale_exponents: the one rule of the scale-free accounting (dense and
+ * streaming accountants alike). @a, @b: the largest gradient coefficient (in
+ * units of Delta) and noise coefficient seen. *@scale is FALSE for ordinary
+ * runs (both within 2^+-200 and within 2^100 of each other, or either not
+ * positive and finite): nothing to do, results bit-identical. Otherwise
+ * *@ea, *@eb are their binary exponents: scaling gradients by 2^-ea and noise
+ * by 2^-eb is exact and leaves every relative decision unchanged, and
+ * X is then 4^(eb - ea) times the true one. Errors: PRIV_ERROR_NUMERICAL when
+ * they are more than 2^1000 apart (mu would leave the doubles). O(1).
+ */
+gboolean priv_scale_exponents(double a, double b, gboolean *scale, int *ea, int *eb,
+                              GError **error);
+
+/*
  * C / 2^e (g_malloc'd), 2^e the power of two with max |C| in [1/2, 1): the
  * same mechanism as C (MF-D-SGD's noise nu C^-1 z with nu proportional to
  * sens(C) does not change when C is multiplied by a positive number), exact

@@ -171,21 +171,10 @@ PrivBlocks *priv_knowledge_blocks_scaled(const PrivKnowledge *k, const PrivKnowl
     }
   a *= clip;
   int ea, eb;
-  frexp(a, &ea);
-  frexp(b, &eb);
-  /* Every ordinary run (coefficients within 2^±200, within 2^100 of each
-   * other): exactly priv_knowledge_blocks. */
-  if (!(a > 0 && b > 0 && isfinite(a) && isfinite(b)) ||
-      (abs(ea) <= 200 && abs(eb) <= 200 && abs(ea - eb) <= 100))
-    return priv_knowledge_blocks(k, opt, error);
-  if (abs(ea - eb) > 1000) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                "the noise coefficients are 2^%d times the gradients' (noise std %g x Delta): "
-                "mu = 1/std leaves the range of doubles; the structured path (--path "
-                "structured) handles any sigma",
-                eb - ea, b / a);
-    return NULL;
-  }
+  gboolean scale;
+  if (!priv_scale_exponents(a, b, &scale, &ea, &eb, error)) return NULL;
+  /* Every ordinary run: exactly priv_knowledge_blocks. */
+  if (!scale) return priv_knowledge_blocks(k, opt, error);
   /* A copy of the rows with the gradient coefficients times 2^-ea and the
    * noise coefficients times 2^-eb (exact), both near 1: the rank and range
    * decisions are relative, hence unchanged, and X' = 4^(eb - ea) X. */

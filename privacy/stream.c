@@ -844,19 +844,10 @@ static gboolean fix_scale(PrivStream *s, const PrivRowPool *pool, GArray *const 
       coef_max(s, pool, (const guint *)view_rows[w]->data, view_rows[w]->len, &a, &b);
   if (!(a > 0 && b > 0)) return TRUE; /* not yet */
   s->scale_fixed = TRUE;
-  if (!isfinite(a) || !isfinite(b)) return TRUE;
   int ea, eb;
-  frexp(a, &ea);
-  frexp(b, &eb);
-  if (abs(ea) <= 200 && abs(eb) <= 200 && abs(ea - eb) <= 100) return TRUE;
-  if (abs(ea - eb) > 1000) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                "the noise coefficients are 2^%d times the gradients' (noise std %g x Delta): "
-                "mu = 1/std leaves the range of doubles; the structured path (--path "
-                "structured) handles any sigma",
-                eb - ea, b / a);
-    return FALSE;
-  }
+  gboolean scale;
+  if (!priv_scale_exponents(a, b, &scale, &ea, &eb, error)) return FALSE;
+  if (!scale) return TRUE;
   s->ea = ea;
   s->eb = eb;
   /* Earlier periods had only one kind of coefficient, so this is exact (an

@@ -2,6 +2,9 @@
 #include "privacy/internal.h"
 #include "spec/spec.h"
 
+#include <math.h>
+#include <stdlib.h>
+
 
 gboolean priv_size_mul(gsize a, gsize b, gsize *out) {
   if (a != 0 && b > G_MAXSIZE / a) return FALSE;
@@ -89,4 +92,24 @@ gboolean priv_matrix_write_csv(const char *path, const double *M, guint rows, gu
                                          G_FILE_SET_CONTENTS_CONSISTENT, 0666, error);
   g_string_free(s, TRUE);
   return ok;
+}
+
+gboolean priv_scale_exponents(double a, double b, gboolean *scale, int *ea, int *eb,
+                              GError **error) {
+  *scale = FALSE;
+  *ea = *eb = 0;
+  if (!(a > 0 && b > 0 && isfinite(a) && isfinite(b))) return TRUE;
+  frexp(a, ea);
+  frexp(b, eb);
+  if (abs(*ea) <= 200 && abs(*eb) <= 200 && abs(*ea - *eb) <= 100) return TRUE;
+  if (abs(*ea - *eb) > 1000) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "the noise coefficients are 2^%d times the gradients' (noise std %g x Delta): "
+                "mu = 1/std leaves the range of doubles; the structured path (--path "
+                "structured) handles any sigma",
+                *eb - *ea, b / a);
+    return FALSE;
+  }
+  *scale = TRUE;
+  return TRUE;
 }
