@@ -23,13 +23,7 @@ struct PrivObserver {
   GPtrArray *views;
   /* Row pool, shared by the views: each distinct row once, CSR-like as in
    * PrivKnowledge (gradient entries first). */
-  GArray *row_start; /* gsize */
-  GArray *row_ngrad; /* guint32 */
-  GArray *cols;      /* guint32 */
-  GArray *vals;      /* double */
-  GHashTable *index; /* content hash (gint64 *) -> GArray of row ids */
-  /* Scratch for the row being interned. */
-  GArray *scratch_cols, *scratch_vals;
+  PrivRowSet rows;
   SimBus *bus;
   guint subscription;
   gboolean foreign; /* a payload of another space was seen */
@@ -60,16 +54,7 @@ PrivObserver *priv_observer_new(SimLinSpace *space, GError **error) {
   o->space = sim_lin_space_ref(space);
   o->n = sim_lin_space_n_nodes(space);
   o->views = g_ptr_array_new_with_free_func(view_free);
-  o->row_start = g_array_new(FALSE, FALSE, sizeof(gsize));
-  gsize zero = 0;
-  g_array_append_val(o->row_start, zero);
-  o->row_ngrad = g_array_new(FALSE, FALSE, sizeof(guint32));
-  o->cols = g_array_new(FALSE, FALSE, sizeof(guint32));
-  o->vals = g_array_new(FALSE, FALSE, sizeof(double));
-  o->index =
-      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, (GDestroyNotify)g_array_unref);
-  o->scratch_cols = g_array_new(FALSE, FALSE, sizeof(guint32));
-  o->scratch_vals = g_array_new(FALSE, FALSE, sizeof(double));
+  priv_row_set_init(&o->rows);
   return o;
 }
 
@@ -79,13 +64,7 @@ void priv_observer_free(PrivObserver *o) {
   priv_stream_free(o->stream);
   g_clear_error(&o->error);
   g_ptr_array_unref(o->views);
-  g_array_unref(o->row_start);
-  g_array_unref(o->row_ngrad);
-  g_array_unref(o->cols);
-  g_array_unref(o->vals);
-  g_hash_table_unref(o->index);
-  g_array_unref(o->scratch_cols);
-  g_array_unref(o->scratch_vals);
+  priv_row_set_clear(&o->rows);
   sim_lin_space_unref(o->space);
   g_free(o);
 }
@@ -137,70 +116,13 @@ gsize priv_observer_n_rows(const PrivObserver *o, guint view) {
   return ((View *)g_ptr_array_index(o->views, view))->rows->len;
 }
 
-/* FNV-1a over the entries' bits: identical rows hash alike (exact doubles). */
-static gint64 row_hash(const guint32 *cols, const double *vals, gsize len, guint32 ngrad) {
-  guint64 h = 1469598103934665603ull ^ ngrad;
-  for (gsize i = 0; i < len; i++) {
-    guint64 bits;
-    memcpy(&bits, &vals[i], sizeof bits);
-    h = (h ^ cols[i]) * 1099511628211ull;
-    h = (h ^ bits) * 1099511628211ull;
-  }
-  return (gint64)h;
-}
-
-/* The pool id of @v's row, appended if new. */
-static guint intern_row(PrivObserver *o, const SimLinvec *v) {
-  GArray *sc = o->scratch_cols, *sv = o->scratch_vals;
-  g_array_set_size(sc, 0);
-  g_array_set_size(sv, 0);
-  SimLinvecIter it;
-  SimLinPart part;
-  guint32 col, ngrad = 0;
-  double c;
-  /* Gradient part first (the iterator's order), zeros dropped. */
-  sim_linvec_iter_init(&it, v, SIM_LIN_BOTH);
-  while (sim_linvec_iter_next(&it, &part, &col, &c)) {
-    if (c == 0.0) continue;
-    g_array_append_val(sc, col);
-    g_array_append_val(sv, c);
-    if (part == SIM_LIN_GRAD) ngrad++;
-  }
-  const guint32 *cols = (const guint32 *)sc->data;
-  const double *vals = (const double *)sv->data;
-  gint64 h = row_hash(cols, vals, sc->len, ngrad);
-  GArray *bucket = g_hash_table_lookup(o->index, &h);
-  const gsize *rs = (const gsize *)o->row_start->data;
-  for (guint i = 0; bucket && i < bucket->len; i++) {
-    guint id = g_array_index(bucket, guint, i);
-    gsize len = rs[id + 1] - rs[id];
-    if (len == sc->len && g_array_index(o->row_ngrad, guint32, id) == ngrad &&
-        memcmp((const guint32 *)o->cols->data + rs[id], cols, len * sizeof(guint32)) == 0 &&
-        memcmp((const double *)o->vals->data + rs[id], vals, len * sizeof(double)) == 0)
-      return id;
-  }
-  guint id = o->row_ngrad->len;
-  g_array_append_vals(o->cols, cols, sc->len);
-  g_array_append_vals(o->vals, vals, sv->len);
-  g_array_append_val(o->row_ngrad, ngrad);
-  gsize end = o->cols->len;
-  g_array_append_val(o->row_start, end);
-  if (!bucket) {
-    bucket = g_array_new(FALSE, FALSE, sizeof(guint));
-    g_hash_table_insert(o->index, g_memdup2(&h, sizeof h), bucket);
-  }
-  g_array_append_val(bucket, id);
-  return id;
-}
-
 /* Ends a streaming period: the pool goes to the accountant, then is emptied. */
 static void checkpoint(PrivObserver *o, gboolean rebase) {
   if (o->error || o->finished) return;
   GArray **rows = g_new(GArray *, MAX(o->views->len, 1));
   for (guint i = 0; i < o->views->len; i++)
     rows[i] = ((View *)g_ptr_array_index(o->views, i))->rows;
-  PrivRowPool pool = {(const gsize *)o->row_start->data, (const guint32 *)o->row_ngrad->data,
-                      (const guint32 *)o->cols->data, (const double *)o->vals->data};
+  PrivRowPool pool = priv_row_set_pool(&o->rows);
   if (o->foreign)
     g_set_error(&o->error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "a message payload belonged to another linvec space than the observer's: "
@@ -208,11 +130,7 @@ static void checkpoint(PrivObserver *o, gboolean rebase) {
   else
     priv_stream_period(o->stream, &pool, rows, rebase, &o->error);
   g_free(rows);
-  g_array_set_size(o->row_start, 1);
-  g_array_set_size(o->row_ngrad, 0);
-  g_array_set_size(o->cols, 0);
-  g_array_set_size(o->vals, 0);
-  g_hash_table_remove_all(o->index);
+  priv_row_set_reset(&o->rows);
   for (guint i = 0; i < o->views->len; i++) {
     View *v = g_ptr_array_index(o->views, i);
     g_array_set_size(v->rows, 0);
@@ -248,7 +166,7 @@ void priv_observer_observe(PrivObserver *o, const SimBusEvent *ev) {
         o->foreign = TRUE;
         return;
       }
-      id = intern_row(o, payload);
+      id = priv_row_set_add_linvec(&o->rows, payload);
     }
     if (g_hash_table_add(v->seen, GUINT_TO_POINTER(id + 1))) g_array_append_val(v->rows, id);
   }
@@ -317,12 +235,13 @@ PrivKnowledge *priv_observer_knowledge(const PrivObserver *o, guint view, GError
   const View *v = g_ptr_array_index(o->views, view);
   PrivKnowledge *k = priv_knowledge_new(o->n, error);
   if (!k) return NULL;
-  const gsize *rs = (const gsize *)o->row_start->data;
-  const guint32 *cols = (const guint32 *)o->cols->data;
-  const double *vals = (const double *)o->vals->data;
+  PrivRowPool pool = priv_row_set_pool(&o->rows);
+  const gsize *rs = pool.start;
+  const guint32 *cols = pool.cols;
+  const double *vals = pool.vals;
   for (guint i = 0; i < v->rows->len; i++) {
     guint id = g_array_index(v->rows, guint, i);
-    gsize s = rs[id], ng = g_array_index(o->row_ngrad, guint32, id), len = rs[id + 1] - s;
+    gsize s = rs[id], ng = pool.ngrad[id], len = rs[id + 1] - s;
     if (!priv_knowledge_add_row(k, ng, cols + s, vals + s, len - ng, cols + s + ng, vals + s + ng,
                                 error)) {
       priv_knowledge_free(k);

@@ -85,8 +85,7 @@ struct PrivStream {
   double *nu;
   /* The checkpoint's distinct transition rows (pooled as PrivRowPool) and,
    * per new state id, its row. */
-  GArray *tr_start, *tr_ngrad, *tr_cols, *tr_vals;
-  GHashTable *tr_index;  /* content hash -> GArray of row ids */
+  PrivRowSet tr;
   GArray *out_ids, *out_row;
   GHashTable *fresh; /* noise id + 1 -> fresh column + 1 */
   GArray *fresh_ids;
@@ -146,12 +145,7 @@ PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GE
   s->views = g_ptr_array_new_with_free_func(sview_free);
   s->state = g_hash_table_new(g_direct_hash, g_direct_equal);
   s->retired = g_byte_array_new();
-  s->tr_start = g_array_new(FALSE, FALSE, sizeof(gsize));
-  s->tr_ngrad = g_array_new(FALSE, FALSE, sizeof(guint32));
-  s->tr_cols = g_array_new(FALSE, FALSE, sizeof(guint32));
-  s->tr_vals = g_array_new(FALSE, FALSE, sizeof(double));
-  s->tr_index =
-      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, (GDestroyNotify)g_array_unref);
+  priv_row_set_init(&s->tr);
   s->out_ids = g_array_new(FALSE, FALSE, sizeof(SimNoiseId));
   s->out_row = g_array_new(FALSE, FALSE, sizeof(guint));
   s->fresh = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -165,11 +159,7 @@ void priv_stream_free(PrivStream *s) {
   g_ptr_array_unref(s->views);
   g_hash_table_unref(s->state);
   g_byte_array_unref(s->retired);
-  g_array_unref(s->tr_start);
-  g_array_unref(s->tr_ngrad);
-  g_array_unref(s->tr_cols);
-  g_array_unref(s->tr_vals);
-  g_hash_table_unref(s->tr_index);
+  priv_row_set_clear(&s->tr);
   g_array_unref(s->out_ids);
   g_array_unref(s->out_row);
   g_hash_table_unref(s->fresh);
@@ -269,83 +259,21 @@ static PrivNodeStatus range_status(double res2, double norm2, double noise_left,
 
 /* ------------------------------------------------------------ transitions */
 
-static gint64 row_hash(const guint32 *cols, const double *vals, gsize len, guint32 ngrad) {
-  guint64 h = 1469598103934665603ull ^ ngrad;
-  for (gsize i = 0; i < len; i++) {
-    guint64 bits;
-    memcpy(&bits, &vals[i], sizeof bits);
-    h = (h ^ cols[i]) * 1099511628211ull;
-    h = (h ^ bits) * 1099511628211ull;
-  }
-  return (gint64)h;
-}
-
 /* Pools one transition row (identical rows once) and maps @state to it. */
 static gboolean on_rebase(SimNoiseId state, const SimLinvec *before, gpointer user_data,
                           GError **error) {
   (void)error;
   PrivStream *s = user_data;
-  guint32 cols_buf[1];
-  double vals_buf[1];
-  GArray *sc = NULL, *sv = NULL;
-  const guint32 *cols;
-  const double *vals;
-  gsize len;
-  guint32 ngrad = 0;
+  guint id;
   if (!before) { /* retained noise: z_k = z_k */
-    cols_buf[0] = state;
-    vals_buf[0] = 1.0;
-    cols = cols_buf;
-    vals = vals_buf;
-    len = 1;
+    guint32 col = state;
+    double one = 1.0;
+    id = priv_row_set_add(&s->tr, &col, &one, 1, 0);
   } else {
-    sc = g_array_new(FALSE, FALSE, sizeof(guint32));
-    sv = g_array_new(FALSE, FALSE, sizeof(double));
-    SimLinvecIter it;
-    SimLinPart part;
-    guint32 col;
-    double c;
-    sim_linvec_iter_init(&it, before, SIM_LIN_BOTH);
-    while (sim_linvec_iter_next(&it, &part, &col, &c)) {
-      if (c == 0.0) continue;
-      g_array_append_val(sc, col);
-      g_array_append_val(sv, c);
-      if (part == SIM_LIN_GRAD) ngrad++;
-    }
-    cols = (const guint32 *)sc->data;
-    vals = (const double *)sv->data;
-    len = sc->len;
-  }
-  gint64 h = row_hash(cols, vals, len, ngrad);
-  GArray *bucket = g_hash_table_lookup(s->tr_index, &h);
-  const gsize *rs = (const gsize *)s->tr_start->data;
-  guint id = G_MAXUINT;
-  for (guint i = 0; bucket && i < bucket->len; i++) {
-    guint b = g_array_index(bucket, guint, i);
-    if (rs[b + 1] - rs[b] == len && g_array_index(s->tr_ngrad, guint32, b) == ngrad &&
-        memcmp((const guint32 *)s->tr_cols->data + rs[b], cols, len * sizeof(guint32)) == 0 &&
-        memcmp((const double *)s->tr_vals->data + rs[b], vals, len * sizeof(double)) == 0) {
-      id = b;
-      break;
-    }
-  }
-  if (id == G_MAXUINT) {
-    id = s->tr_ngrad->len;
-    g_array_append_vals(s->tr_cols, cols, (guint)len);
-    g_array_append_vals(s->tr_vals, vals, (guint)len);
-    g_array_append_val(s->tr_ngrad, ngrad);
-    gsize end = s->tr_cols->len;
-    g_array_append_val(s->tr_start, end);
-    if (!bucket) {
-      bucket = g_array_new(FALSE, FALSE, sizeof(guint));
-      g_hash_table_insert(s->tr_index, g_memdup2(&h, sizeof h), bucket);
-    }
-    g_array_append_val(bucket, id);
+    id = priv_row_set_add_linvec(&s->tr, before);
   }
   g_array_append_val(s->out_ids, state);
   g_array_append_val(s->out_row, id);
-  if (sc) g_array_unref(sc);
-  if (sv) g_array_unref(sv);
   return TRUE;
 }
 
@@ -426,13 +354,7 @@ static gboolean keeping_pays(PrivStream *s) {
 }
 
 static void transitions_reset(PrivStream *s) {
-  g_array_set_size(s->tr_start, 0);
-  gsize zero = 0;
-  g_array_append_val(s->tr_start, zero);
-  g_array_set_size(s->tr_ngrad, 0);
-  g_array_set_size(s->tr_cols, 0);
-  g_array_set_size(s->tr_vals, 0);
-  g_hash_table_remove_all(s->tr_index);
+  priv_row_set_reset(&s->tr);
   g_array_set_size(s->out_ids, 0);
   g_array_set_size(s->out_row, 0);
 }
@@ -719,8 +641,7 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
   }
   {
     double *Ct = g_new(double, MAX((gsize)S2 * s->S, 1));
-    PrivRowPool tp = {(const gsize *)s->tr_start->data, (const guint32 *)s->tr_ngrad->data,
-                      (const guint32 *)s->tr_cols->data, (const double *)s->tr_vals->data};
+    PrivRowPool tp = priv_row_set_pool(&s->tr);
     Bs = g_new(double, MAX((gsize)S2 * q, 1));
     /* expand() writes A with leading dimension nt: use a dense scratch. */
     double *As = g_new(double, MAX((gsize)S2 * nt, 1));
@@ -904,9 +825,8 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
     for (guint i = 0; rows && i < rows->len; i++)
       if (!scan_row(s, pool, g_array_index(rows, guint, i), error)) return FALSE;
   }
-  PrivRowPool tp = {(const gsize *)s->tr_start->data, (const guint32 *)s->tr_ngrad->data,
-                    (const guint32 *)s->tr_cols->data, (const double *)s->tr_vals->data};
-  guint S2 = s->tr_ngrad->len;
+  PrivRowPool tp = priv_row_set_pool(&s->tr);
+  guint S2 = s->tr.ngrad->len;
   for (guint i = 0; i < S2; i++)
     if (!scan_row(s, &tp, i, error)) return FALSE;
   if (!fix_scale(s, pool, view_rows, error)) return FALSE;

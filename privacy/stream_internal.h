@@ -17,6 +17,29 @@ typedef struct {
   const double *vals;
 } PrivRowPool;
 
+/*
+ * PrivRowSet: a growable PrivRowPool in which identical rows (bit for bit)
+ * are stored once (privacy/rowset.c). Row ids count from 0 in insertion
+ * order; ngrad->len is the number of rows. add is O(row length) expected;
+ * reset keeps the capacity.
+ */
+typedef struct {
+  GArray *start, *ngrad, *cols, *vals;
+  GHashTable *index; /* content hash (gint64 *) -> GArray of row ids */
+  GArray *scratch_cols, *scratch_vals;
+} PrivRowSet;
+
+void priv_row_set_init(PrivRowSet *r);
+void priv_row_set_clear(PrivRowSet *r);
+void priv_row_set_reset(PrivRowSet *r);
+/* The id of the row (@len entries, the first @ngrad gradient columns). */
+guint priv_row_set_add(PrivRowSet *r, const guint32 *cols, const double *vals, gsize len,
+                       guint32 ngrad);
+/* The id of @v's provenance as a row: gradient part first, zeros dropped. */
+guint priv_row_set_add_linvec(PrivRowSet *r, const SimLinvec *v);
+/* A read-only view of the rows, valid until the next add or reset. */
+PrivRowPool priv_row_set_pool(const PrivRowSet *r);
+
 typedef struct PrivStream PrivStream;
 
 /* A streaming accountant over the linvecs of @space (SIM_LIN_SPARSE).
