@@ -211,20 +211,13 @@ static void write_all(int fd, const char *t) {
 }
 
 /* The launcher ends the job (a rank died, or it was cancelled): say which
- * points were in flight, on stderr and in the journal (the launcher may
- * stop forwarding our stderr first). */
+ * points were in flight on stderr. The journal is already on disk
+ * (render_inflight): written here, it could be cut short by the SIGKILL
+ * that follows the launcher's SIGTERM, leaving an empty file. */
 static void on_sigterm(int sig) {
   int b = inflight_shown;
-  if (b >= 0) {
-    if (journal_path[0]) {
-      int fd = open(journal_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-      if (fd >= 0) {
-        write_all(fd, inflight_buf[b]);
-        close(fd);
-      }
-    }
+  if (b >= 0)
     write_all(STDERR_FILENO, inflight_buf[b]);
-  }
   sigaction(sig, &old_term, NULL);
   raise(sig);
 }
@@ -287,8 +280,21 @@ static void render_inflight(Dispatch *d) {
     g_string_append(s, "...\nrun the same command again.\n");
   }
   memcpy(inflight_buf[b], s->str, s->len + 1);
-  g_string_free(s, TRUE);
   inflight_shown = b;
+  /* OUT/.mpi-inflight always says what is in flight now, whatever kills
+   * rank 0 (a temporary file renamed over it: never half written); a run
+   * that ends by itself removes it. */
+  if (journal_path[0]) {
+    char tmp[sizeof journal_path + 8];
+    g_snprintf(tmp, sizeof tmp, "%s.tmp", journal_path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      write_all(fd, s->str);
+      close(fd);
+      rename(tmp, journal_path);
+    }
+  }
+  g_string_free(s, TRUE);
 }
 
 typedef struct {
@@ -471,6 +477,12 @@ static gboolean run_rank0(ScenScenario *sc, const ScenRunOptions *opt, const Sce
   if (handler)
     sigaction(SIGTERM, &old_term, NULL);
   inflight_shown = -1;
+  if (journal_path[0]) { /* the run ended by itself: nothing is in flight */
+    char tmp[sizeof journal_path + 8];
+    g_snprintf(tmp, sizeof tmp, "%s.tmp", journal_path);
+    g_unlink(tmp);
+    g_unlink(journal_path);
+  }
 
   gboolean ok = d.sw != NULL;
   if (!ok)
