@@ -13,6 +13,7 @@
 
 #include "privacy/privacy.h"
 #include "protocols/protocols.h"
+#include "spec/spec.h"
 #include "topologies/topologies.h"
 
 G_BEGIN_DECLS
@@ -34,32 +35,31 @@ typedef struct {
   TopoGossipKind gossip;
 } CliAccountSetup;
 
-/* Attacker sets of --attackers (cli/attacker_sets.c): set i is
- * ids[off[i] .. off[i+1]), its members sorted. */
-typedef struct {
-  GArray *ids; /* guint */
-  GArray *off; /* guint, n_sets + 1 */
-} CliAttackerSets;
+/* Attacker sets of --attackers: spec/'s one grammar (SPEC_ATTACKERS_GRAMMAR,
+ * shared with scenario files); cli/attacker_sets.c raises its errors as
+ * usage errors prefixed with "--attackers: ". */
+typedef SpecAttackers CliAttackerSets;
 
 void cli_attacker_sets_init(CliAttackerSets *s);
 void cli_attacker_sets_clear(CliAttackerSets *s);
 /*
  * cli_attacker_sets_parse: appends the sets of @spec (--attackers may be
- * repeated): ',' separates sets, '+' joins the members of a collusion set
- * ("0,5": node 0 alone, then node 5 alone; "0+5": one set of two).
- * Errors: G_OPTION_ERROR_BAD_VALUE for an empty spec, a token that is not a
- * node id, a node twice in one set, a set given twice (in any order, across
- * calls too); the sets parsed before the bad one are kept.
+ * repeated) with spec_attackers_parse: "all", or ',' between sets and '+'
+ * inside a collusion set ("0,5": node 0 alone, then node 5 alone; "0+5": one
+ * set of two). Errors: G_OPTION_ERROR_BAD_VALUE (spec_attackers_parse's);
+ * the sets parsed before the bad one are kept.
  */
 gboolean cli_attacker_sets_parse(CliAttackerSets *s, const char *spec, GError **error);
+/* The listed sets (after cli_attacker_sets_check for "all"). O(1). */
 guint cli_attacker_sets_n(const CliAttackerSets *s);
 const guint *cli_attacker_sets_members(const CliAttackerSets *s, guint i);
 guint cli_attacker_sets_size(const CliAttackerSets *s, guint i);
 /* "3+11" (g_free). */
 char *cli_attacker_sets_label(const CliAttackerSets *s, guint i);
 /* Every id below @n and every set leaving a victim on @graph (a label for
- * the message). Errors: G_OPTION_ERROR_BAD_VALUE. */
-gboolean cli_attacker_sets_check(const CliAttackerSets *s, guint n, const char *graph,
+ * the message); "all" becomes the @n single-node sets. Errors:
+ * G_OPTION_ERROR_BAD_VALUE. O(n + members). */
+gboolean cli_attacker_sets_check(CliAttackerSets *s, guint n, const char *graph,
                                  GError **error);
 
 /* Frees the owned fields of @s and zeroes them (NULL allowed). */

@@ -546,9 +546,9 @@ int cli_cmd_account(int argc, char **argv) {
       {"trust", 0, 0, G_OPTION_ARG_STRING, &trust,
        "Trust model: ldp, pndp or secldp, or a comma-separated list (required)", "MODEL"},
       {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &attackers,
-       "Attacker sets: ids separated by ',' are accounted each alone, ids joined by '+' "
-       "form one collusion set: 0,5 or 0+5 (required; repeatable: every set is accounted, "
-       "under every trust model, from one run)",
+       "Attacker sets: all (every node in turn, alone), ids separated by ',' are accounted "
+       "each alone, ids joined by '+' form one collusion set: 0,5 or 0+5 (required; "
+       "repeatable: every set is accounted, under every trust model, from one run)",
        "IDS"},
       {"sensitivity", 0, 0, G_OPTION_ARG_STRING, &sensitivity,
        "bound (default, paper Thm 5.2) or exact (SDP, never above the bound)", "KIND"},
@@ -673,7 +673,7 @@ int cli_cmd_account(int argc, char **argv) {
   }
   if (!attackers || !attackers[0]) {
     status = usage_error("--attackers: give at least one node id, e.g. --attackers 0, 0,5 "
-                         "(each alone) or 0+5 (a collusion set)");
+                         "(each alone), 0+5 (a collusion set) or all");
     goto out;
   }
   for (guint i = 0; attackers[i]; i++)
@@ -827,7 +827,7 @@ int cli_cmd_account(int argc, char **argv) {
     goto out;
   }
   guint n = topo_graph_n_nodes(g);
-  if (!cli_attacker_sets_check(&sets, n, "the graph", &error)) {
+  if (!cli_attacker_sets_check(&sets, n, NULL, &error)) {
     status = cli_fail(CMD, error, CLI_EXIT_USAGE);
     goto out;
   }

@@ -78,9 +78,9 @@ typedef struct {
   guint n_zero;          /* pairs with a zero loss (not drawable on log) */
 } Panel;
 
-/* Attacker sets: "all" (every node alone), or cli_attacker_sets_parse's. */
+/* Attacker sets: cli_attacker_sets_parse's ("all" stays unexpanded: the
+ * panels' graphs differ). */
 typedef struct {
-  gboolean all;
   CliAttackerSets sets;
 } AttackerSpec;
 
@@ -137,8 +137,7 @@ static gboolean parse_attacker_spec(const char *spec, AttackerSpec *a, GError **
                 "alone; 0+5 is one collusion set)");
     return FALSE;
   }
-  a->all = g_str_equal(spec, "all");
-  return a->all || cli_attacker_sets_parse(&a->sets, spec, error);
+  return cli_attacker_sets_parse(&a->sets, spec, error);
 }
 
 /* ".svg" or ".png", any case. */
@@ -193,9 +192,7 @@ static double victim_rdp(const PrivVictim *v) {
 /* Attacker set @i of @a: its members and their number (@single holds the
  * one member of "all"'s i-th set). */
 static const guint *set_members(const AttackerSpec *a, guint i, guint *single, guint *size) {
-  *single = i;
-  *size = a->all ? 1 : cli_attacker_sets_size(&a->sets, i);
-  return a->all ? single : cli_attacker_sets_members(&a->sets, i);
+  return spec_attackers_members(&a->sets, i, single, size);
 }
 
 typedef struct {
@@ -274,8 +271,12 @@ static void panel_add_sets(Panel *p, GBytes **sets, guint n_sets) {
  * attacker sets in @n_sets. */
 static gboolean panel_check(const Panel *p, const AttackerSpec *a, guint *n_sets, GError **error) {
   guint n = topo_graph_n_nodes(p->g);
-  *n_sets = a->all ? n : cli_attacker_sets_n(&a->sets);
-  if (!a->all && !cli_attacker_sets_check(&a->sets, n, p->label, error)) return FALSE;
+  *n_sets = spec_attackers_n_sets(&a->sets, n);
+  if (!spec_attackers_check(&a->sets, n, p->label, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                            error)) {
+    g_prefix_error(error, "--attackers: ");
+    return FALSE;
+  }
   if (n < 2) {
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "graph '%s' has only %u node: no victim left", p->label, n);

@@ -107,53 +107,49 @@ static gboolean get_typed(R *r, const char *sec, const char *key, char **value, 
   return TRUE;
 }
 
-static guint64 get_u64(R *r, const char *sec, const char *key, guint64 def, gboolean *given) {
+typedef enum { VALUE_U64, VALUE_DOUBLE, VALUE_BOOL } ValueKind;
+
+/* section.key parsed as @kind into *@out (a guint64, double or gboolean).
+ * FALSE when absent, or malformed (a problem reported); *@out is then left
+ * as it was, so callers preset it to the default. */
+static gboolean get_value(R *r, const char *sec, const char *key, ValueKind kind, void *out) {
   ScenLoc loc;
   char *what = NULL, *v = NULL, *msg = NULL;
-  guint64 x = def;
   gboolean ok = get_typed(r, sec, key, &v, &loc, &what);
-  if (ok && !scen_parse_uint64(v, &x, &msg)) {
-    problem(r, loc, what, "%s", msg);
-    x = def;
-    ok = FALSE;
+  if (ok) {
+    ok = kind == VALUE_U64      ? scen_parse_uint64(v, out, &msg)
+         : kind == VALUE_DOUBLE ? scen_parse_double(v, out, &msg)
+                                : scen_parse_bool(v, out, &msg);
+    if (!ok)
+      problem(r, loc, what, "%s", msg);
   }
-  if (given)
-    *given = ok;
   g_free(msg);
   g_free(v);
   g_free(what);
+  return ok;
+}
+
+/* Typed getters over get_value: @def when absent or malformed; *@given
+ * (may be NULL) says whether a valid value was set. */
+static guint64 get_u64(R *r, const char *sec, const char *key, guint64 def, gboolean *given) {
+  guint64 x = def;
+  gboolean ok = get_value(r, sec, key, VALUE_U64, &x);
+  if (given)
+    *given = ok;
   return x;
 }
 
 static double get_double(R *r, const char *sec, const char *key, double def, gboolean *given) {
-  ScenLoc loc;
-  char *what = NULL, *v = NULL, *msg = NULL;
   double x = def;
-  gboolean ok = get_typed(r, sec, key, &v, &loc, &what);
-  if (ok && !scen_parse_double(v, &x, &msg)) {
-    problem(r, loc, what, "%s", msg);
-    x = def;
-    ok = FALSE;
-  }
+  gboolean ok = get_value(r, sec, key, VALUE_DOUBLE, &x);
   if (given)
     *given = ok;
-  g_free(msg);
-  g_free(v);
-  g_free(what);
   return x;
 }
 
 static gboolean get_bool(R *r, const char *sec, const char *key, gboolean def) {
-  ScenLoc loc;
-  char *what = NULL, *v = NULL, *msg = NULL;
   gboolean x = def;
-  if (get_typed(r, sec, key, &v, &loc, &what) && !scen_parse_bool(v, &x, &msg)) {
-    problem(r, loc, what, "%s", msg);
-    x = def;
-  }
-  g_free(msg);
-  g_free(v);
-  g_free(what);
+  get_value(r, sec, key, VALUE_BOOL, &x);
   return x;
 }
 
@@ -678,10 +674,6 @@ static void resolve_privacy(R *r, ScenConfig *c) {
   g_free(v);
 }
 
-static gint collusion_cmp(gconstpointer a, gconstpointer b) {
-  return (gint)(*(const guint *)a > *(const guint *)b) - (gint)(*(const guint *)a < *(const guint *)b);
-}
-
 static void resolve_collusions(R *r, ScenConfig *c) {
   GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
   GPtrArray *secs = scen_doc_list_sections(r->sc->doc);
@@ -709,10 +701,12 @@ static void resolve_collusions(R *r, ScenConfig *c) {
     g_ptr_array_unref(names);
     return;
   }
-  c->collusions = g_new0(ScenCollusion, names->len);
+  /* One section may hold several sets ("all", "0,5"): each is accounted on
+   * its own, named NAME:SET ("every:17", "pairs:0+5"); a section of one set
+   * keeps its plain NAME, as before. */
+  GArray *cols = g_array_new(FALSE, TRUE, sizeof(ScenCollusion));
   for (guint i = 0; i < names->len; i++) {
     const char *sec = g_ptr_array_index(names, i);
-    ScenCollusion *col = &c->collusions[c->n_collusions];
     ScenLoc loc;
     char *what = NULL, *v = NULL;
     if (!get_typed(r, sec, "nodes", &v, &loc, &what)) {
@@ -720,31 +714,36 @@ static void resolve_collusions(R *r, ScenConfig *c) {
       g_free(what);
       continue;
     }
-    char **items = scen_split_list(v);
-    guint n = g_strv_length(items);
-    col->name = g_strdup(sec + 10);
-    col->nodes = g_new0(guint, MAX(n, 1));
-    for (guint j = 0; j < n; j++) {
-      guint64 x = 0;
-      char *msg = NULL;
-      if (!scen_parse_uint64(items[j], &x, &msg)) {
-        g_free(msg);
-        continue;
-      }
-      if (c->g != NULL && x >= c->n)
-        problem(r, loc, what,
-                "node %" G_GUINT64_FORMAT " is out of range: the graph has %u nodes (0 to %u)",
-                x, c->n, c->n - 1);
-      col->nodes[col->n_nodes++] = (guint)x;
+    SpecAttackers sets;
+    GError *e = NULL;
+    spec_attackers_init(&sets);
+    /* get_typed checked the grammar; the graph is checked here. */
+    gboolean ok = spec_attackers_parse(&sets, v, SPEC_ATTACKERS_SEMICOLON, SCEN_ERROR,
+                                       SCEN_ERROR_INVALID, &e) &&
+                  (c->g == NULL ||
+                   spec_attackers_check(&sets, c->n, NULL, SCEN_ERROR, SCEN_ERROR_INVALID, &e));
+    if (!ok)
+      problem(r, loc, what, "%s", e->message);
+    g_clear_error(&e);
+    guint n_sets = ok ? spec_attackers_n_sets(&sets, c->g ? c->n : 0) : 0;
+    for (guint j = 0; j < n_sets; j++) {
+      guint scratch, size;
+      const guint *m = spec_attackers_members(&sets, j, &scratch, &size);
+      char *label = spec_attackers_label(&sets, j);
+      ScenCollusion col = {.name = n_sets == 1 && !sets.all
+                                       ? g_strdup(sec + 10)
+                                       : g_strdup_printf("%s:%s", sec + 10, label),
+                           .nodes = g_memdup2(m, size * sizeof(guint)),
+                           .n_nodes = size};
+      g_array_append_val(cols, col);
+      g_free(label);
     }
-    qsort(col->nodes, col->n_nodes, sizeof(guint), collusion_cmp);
-    if (c->g != NULL && col->n_nodes >= c->n && c->n > 0)
-      problem(r, loc, what, "every node is an attacker: no victim left");
-    c->n_collusions++;
-    g_strfreev(items);
+    spec_attackers_clear(&sets);
     g_free(v);
     g_free(what);
   }
+  c->n_collusions = cols->len;
+  c->collusions = (ScenCollusion *)g_array_free(cols, FALSE);
   g_ptr_array_unref(names);
 }
 

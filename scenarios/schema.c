@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "scenarios/schema.h"
+#include "spec/spec.h"
 
 #define NO_RANGE 1, 0
 #define MAX_STEPS 10000000.0
@@ -92,7 +93,7 @@ static const ScenKeyInfo keys[] = {
      "the end; the reference)"},
     /* [collusion.NAME] */
     {"collusion.*", "nodes", SCEN_TYPE_NODE_LIST, NULL, NO_RANGE, SCEN_KEY_REQUIRED, NULL,
-     "the attacker set: node ids, e.g. 7;40"},
+     "the attacker sets: " SPEC_ATTACKERS_GRAMMAR " (7;40, the older form, is 7+40)"},
     /* [output] */
     {"output", "dir", SCEN_TYPE_PATH, NULL, NO_RANGE, SCEN_KEY_DERIVED, NULL,
      "output folder (default: results/NAME next to the scenario)"},
@@ -366,34 +367,33 @@ gboolean scen_value_check(const ScenKeyInfo *k, const char *raw, char **msg) {
       ok = FALSE;
     }
     break;
-  case SCEN_TYPE_ENUM_LIST:
   case SCEN_TYPE_NODE_LIST: {
+    /* The command line's grammar (spec/), with the older "0;8" still read. */
+    SpecAttackers a;
+    GError *e = NULL;
+    spec_attackers_init(&a);
+    ok = spec_attackers_parse(&a, v, SPEC_ATTACKERS_SEMICOLON, g_quark_from_static_string("scen"),
+                              0, &e);
+    if (!ok)
+      *msg = g_strdup(e->message);
+    g_clear_error(&e);
+    spec_attackers_clear(&a);
+    break;
+  }
+  case SCEN_TYPE_ENUM_LIST: {
     char **items = scen_split_list(raw);
     guint n = g_strv_length(items);
     if (n == 0 || (n == 1 && items[0][0] == '\0')) {
-      *msg = g_strdup(k->type == SCEN_TYPE_NODE_LIST ? "give at least one node id, e.g. 0 or 7;40"
-                                                     : "give at least one value");
+      *msg = g_strdup("give at least one value");
       ok = FALSE;
     }
     for (guint i = 0; ok && i < n; i++) {
-      if (k->type == SCEN_TYPE_ENUM_LIST) {
-        if (!is_choice(k->choices, items[i])) {
-          char *c = choices_text(k->choices), *s = suggest_choice(k->choices, items[i]);
-          *msg = g_strdup_printf("unknown value '%s' (valid: %s)%s", items[i], c, s);
-          g_free(c);
-          g_free(s);
-          ok = FALSE;
-        }
-      } else {
-        guint64 x;
-        char *sub = NULL;
-        if (!scen_parse_uint64(items[i], &x, &sub) || x >= G_MAXUINT) {
-          *msg = g_strdup_printf("'%s' is not a node id (a non-negative integer; lists are "
-                                 "separated by ';')",
-                                 items[i]);
-          ok = FALSE;
-        }
-        g_free(sub);
+      if (!is_choice(k->choices, items[i])) {
+        char *c = choices_text(k->choices), *s = suggest_choice(k->choices, items[i]);
+        *msg = g_strdup_printf("unknown value '%s' (valid: %s)%s", items[i], c, s);
+        g_free(c);
+        g_free(s);
+        ok = FALSE;
       }
       for (guint j = 0; ok && j < i; j++)
         if (g_str_equal(items[i], items[j])) {

@@ -19,7 +19,7 @@ typedef enum {
   SCEN_TYPE_DOUBLE,    /* a finite number, range [min, max] (open ends by flags) */
   SCEN_TYPE_ENUM,      /* one of choices ("a|b|c") */
   SCEN_TYPE_ENUM_LIST, /* ';'-separated distinct choices, at least one */
-  SCEN_TYPE_NODE_LIST, /* ';'-separated distinct node ids, at least one */
+  SCEN_TYPE_NODE_LIST, /* attacker sets: spec/'s grammar (all, 0+5,7), ';' joining like '+' */
   SCEN_TYPE_PATH,      /* a file path (relative to the scenario's folder) */
   SCEN_TYPE_SPEC,      /* a module spec ("name:key=value,..."), checked by the module */
 } ScenType;

@@ -137,6 +137,79 @@ gboolean spec_file_read_lines(const char *path, gsize line_max, char **contents,
  */
 gboolean spec_check_lines(const char *path, const char *text, gsize len, GError **error);
 
+/* ===================================================================== */
+/* Attacker sets (attackers.c)                                            */
+/* ===================================================================== */
+
+/* The one grammar of attacker sets, for `account --attackers`, `figure
+ * --attackers` and scenario files' [collusion.NAME] nodes: "all" (every node
+ * of the graph in turn, alone), or sets separated by ',' whose members are
+ * joined by '+' ("0,5": node 0, then node 5; "0+5": their collusion). */
+#define SPEC_ATTACKERS_GRAMMAR                                                                   \
+  "all (every node in turn, alone), or node ids joined by '+' into one collusion set, sets "  \
+  "separated by ',': 0, 0+5 or 0+5,7"
+
+typedef enum {
+  /* ';' joins members like '+', and one trailing ';' is ignored: scenario
+   * files' older list form "nodes = 0;8" (GKeyFile lists may end in ';'). */
+  SPEC_ATTACKERS_SEMICOLON = 1 << 0,
+} SpecAttackersFlags;
+
+/* Attacker sets, as parsed; independent of any graph until checked. */
+typedef struct {
+  gboolean all; /* "all": every node in turn, alone (ids and off then empty) */
+  GArray *ids;  /* guint: the members of the listed sets, set after set, each sorted */
+  GArray *off;  /* guint, n_sets + 1: set i is ids[off[i] .. off[i + 1]) */
+} SpecAttackers;
+
+/* spec_attackers_init, spec_attackers_clear: an empty container; frees and
+ * zeroes what it holds (a cleared or zeroed one allowed). O(1). */
+void spec_attackers_init(SpecAttackers *a);
+void spec_attackers_clear(SpecAttackers *a);
+
+/**
+ * spec_attackers_parse: appends the sets of @text (SPEC_ATTACKERS_GRAMMAR)
+ * to @a, each set sorted; called again it appends more (a repeated option).
+ * Spaces around ids, ',' and '+' are ignored. @flags: SpecAttackersFlags.
+ * Errors (@domain, @code; the message quotes the offending part and names
+ * the grammar): empty text or empty item, a token that is not a node id (a
+ * decimal integer below G_MAXUINT, no sign), a node twice in one set, a set
+ * given twice (in any order, across calls too), "all" next to other sets.
+ * On error @a keeps the sets parsed before the bad one.
+ * Complexity: O(length of @text + sets^2 x set size) (the repeat check).
+ */
+gboolean spec_attackers_parse(SpecAttackers *a, const char *text, guint flags, GQuark domain,
+                              gint code, GError **error);
+
+/* spec_attackers_n_sets: the number of sets on a graph of @n_nodes nodes
+ * (@n_nodes for "all"). O(1). */
+guint spec_attackers_n_sets(const SpecAttackers *a, guint n_nodes);
+
+/* spec_attackers_members: set @i's members (sorted) and their number in
+ * *@size; for "all", set i is {i}, returned in *@scratch (which must then
+ * outlive the result). O(1). */
+const guint *spec_attackers_members(const SpecAttackers *a, guint i, guint *scratch,
+                                    guint *size);
+
+/* spec_attackers_label: set @i as text, "3+11" (g_free). O(set size). */
+char *spec_attackers_label(const SpecAttackers *a, guint i);
+
+/**
+ * spec_attackers_check: every id is a node of a graph of @n_nodes nodes
+ * and every set leaves a victim. @graph names the graph in messages ("graph
+ * 'ego' has 148 nodes"; NULL: "the graph has ...").
+ * Errors (@domain, @code): an id out of range, a set holding every node
+ * (with "all": a graph of fewer than two nodes).
+ * Complexity: O(members + sets).
+ */
+gboolean spec_attackers_check(const SpecAttackers *a, guint n_nodes, const char *graph,
+                              GQuark domain, gint code, GError **error);
+
+/* spec_attackers_expand: "all" made explicit for a graph of @n_nodes nodes:
+ * the sets {0}, ..., {n_nodes - 1}; @a->all becomes FALSE. Nothing for
+ * listed sets. O(@n_nodes). */
+void spec_attackers_expand(SpecAttackers *a, guint n_nodes);
+
 G_END_DECLS
 
 #endif /* DPG_SPEC_H */

@@ -493,7 +493,7 @@ static void test_bad_input(void) {
         pdf);
   g_assert_false(g_file_test(pdf, G_FILE_TEST_EXISTS));
   USAGE("at least one graph", PVD, "-T", "10", "--trust", "pndp", "-a", "0", "--out", svg);
-  USAGE("node 15 is out of range for graph 'florentine' (15 nodes, 0 to 14)", PVD, FLORENTINE, "-T",
+  USAGE("node 15 is out of range: graph 'florentine' has 15 nodes (0 to 14)", PVD, FLORENTINE, "-T",
         "10", "--trust", "pndp", "-a", "0,15", "--out", svg);
   USAGE("'x' is not a node id", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0,x",
         "--out", svg);

@@ -6,6 +6,7 @@
  * own message), cross-key rules, and that all problems come at once.
  */
 #include "scen_test.h"
+#include "spec/spec.h"
 
 typedef struct {
   char *dir;
@@ -82,8 +83,8 @@ static void test_wrong_type(Fix *f, gconstpointer data) {
                                      path));
   scen_assert_has(p, g_strdup_printf("%s:8: protocol.sigma: 'abc' is not a number", path));
   scen_assert_has(
-      p, g_strdup_printf("%s:10: collusion.a.nodes: 'x' is not a node id (a non-negative "
-                         "integer; lists are separated by ';')",
+      p, g_strdup_printf("%s:10: collusion.a.nodes: 'x' is not a node id (expected "
+                         SPEC_ATTACKERS_GRAMMAR "; ';' joins like '+' (the older form 0;8))",
                          path));
   g_strfreev(p);
   g_free(path);
@@ -177,9 +178,11 @@ static void test_collusion_range(Fix *f, gconstpointer data) {
   scen_assert_has(p, g_strdup_printf("%s:4: collusion.far.nodes: node 15 is out of range: the "
                                      "graph has 15 nodes (0 to 14)",
                                      path));
-  scen_assert_has(p, g_strdup_printf("%s:6: collusion.dup.nodes: '2' is listed twice", path));
+  scen_assert_has(p, g_strdup_printf("%s:6: collusion.dup.nodes: node 2 appears twice in the "
+                                     "collusion set '2;2'", path));
   scen_assert_has(p, g_strdup_printf("%s:7: collusion.empty.nodes: missing: [collusion.empty] "
-                                     "needs nodes = ... (the attacker set: node ids, e.g. 7;40)",
+                                     "needs nodes = ... (the attacker sets: " SPEC_ATTACKERS_GRAMMAR
+                                     " (7;40, the older form, is 7+40))",
                                      path));
   g_strfreev(p);
   g_free(path);
