@@ -125,10 +125,13 @@ static gboolean parse_set(SpecAttackers *a, const char *item, guint flags, GQuar
     g_array_append_val(a->ids, id);
   }
   g_strfreev(members);
-  guint len = a->ids->len - start;
+  if (!ok) {
+    g_array_set_size(a->ids, start);
+    return FALSE;
+  }
+  guint len = a->ids->len - start; /* >= 1: g_strsplit_set gives a member at least */
   guint *set = &g_array_index(a->ids, guint, start);
-  if (ok)
-    qsort(set, len, sizeof(guint), cmp_guint);
+  qsort(set, len, sizeof(guint), cmp_guint);
   /* The same set twice would print (or weigh) the same accounting twice. */
   for (guint i = 0; ok && i < n_listed(a); i++)
     if (listed_size(a, i) == len && memcmp(listed_members(a, i), set, len * sizeof(guint)) == 0) {
