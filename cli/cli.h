@@ -42,7 +42,7 @@ void cli_run_print_summary(const char *out_dir);
  * @out_dir's summary.json (a sweep: its first point's) records it. */
 void cli_run_graph_notice(const char *out_dir);
 
-/* ---- BEGIN MPI (issue 14; cli/mpi_options.c) ----
+/* ---- MPI (cli/mpi_options.c) ----
  * cli_mpi_join: under mpirun or srun (scen_mpi_launcher_size > 1) joins the
  * MPI job; ranks other than 0 then print nothing (stdout and stderr to
  * /dev/null: rank 0 reports for all). Returns FALSE after printing why
@@ -53,7 +53,6 @@ gboolean cli_mpi_join(const char *cmd, gboolean *mpi, guint *rank, guint *size, 
 /* --rank-logs DIR: opens DIR/rank-R.log (also the stderr of ranks other
  * than 0), or prints why not and returns NULL. */
 FILE *cli_mpi_rank_log(const char *cmd, const char *dir, guint rank);
-/* ---- END MPI ---- */
 
 /* ---- Graph options shared by every subcommand that takes a graph ---- */
 
@@ -94,7 +93,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /* Prints "dpgossip <cmd>: <message>" on stderr, frees @error, returns @status. */
 int cli_fail(const char *cmd, GError *error, int status);
 
-/* ---- BEGIN plugin options (issue 8; cli/plugin_options.c) ----
+/* ---- Plugin options (cli/plugin_options.c) ----
  * --protocol-plugin PATH.so, repeatable, for any command that runs a
  * protocol: loads each plugin (protocols/protocols.h, proto_plugin_load) so
  * that --protocol can name its protocol. */
@@ -118,9 +117,7 @@ gboolean cli_plugin_options_load(CliPluginOptions *o, GError **error);
 gboolean cli_plugin_load_paths(char *const *paths, char **single, GError **error);
 void cli_plugin_options_clear(CliPluginOptions *o);
 
-/* ---- END plugin options ---- */
-
-/* ---- BEGIN stream options (issue 7; cli/stream_options.c) ----
+/* ---- Stream options (cli/stream_options.c) ----
  * --publish, --record, --publish-messages and --publish-wait for any command
  * that runs on an engine, and a small API over sim/'s SimStream: start
  * (graph + topo_graph_layout), metrics, end. Prints nothing on stdout;
@@ -178,8 +175,6 @@ gboolean cli_stream_publish_metric_rows(CliStream *s, SimTime t, const ProtoMetr
 gboolean cli_stream_end(CliStream *s, const char *status, GError **error);
 /* cli_stream_free: frees @s (NULL ignored), closing what is still open. */
 void cli_stream_free(CliStream *s);
-
-/* ---- END stream options ---- */
 
 G_END_DECLS
 

@@ -81,7 +81,7 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
   if (!info->finished) {
     char *json = scenario_json(info);
     rs->stream = cli_stream_start(rs->o, "run", engine, info->graph, info->name, info->seed,
-                                  proto_run_steps(info->run), json, error);
+                                  proto_context_steps(proto_run_context(info->run)), json, error);
     g_free(json);
     if (rs->stream == NULL)
       return FALSE;
@@ -89,7 +89,7 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
     return TRUE;
   }
   SimTime t = sim_engine_now(engine);
-  guint T = proto_run_steps(info->run);
+  guint T = proto_context_steps(proto_run_context(info->run));
   gboolean ok = TRUE;
   for (guint i = 0; ok && i < info->n_privacy; i++) {
     const ScenPrivacyResult *r = &info->privacy[i];
