@@ -15,6 +15,7 @@
 
 #include "protocols/protocols.h"
 #include "sim/sim.h"
+#include "stream/stream.h"
 #include "topologies/topologies.h"
 
 G_BEGIN_DECLS
@@ -119,7 +120,7 @@ void cli_plugin_options_clear(CliPluginOptions *o);
 
 /* ---- Stream options (cli/stream_options.c) ----
  * --publish, --record, --publish-messages and --publish-wait for any command
- * that runs on an engine, and a small API over sim/'s SimStream: start
+ * that runs on an engine, and a small API over sim/'s Stream: start
  * (graph + topo_graph_layout), metrics, end. Prints nothing on stdout;
  * progress and the final counters go to stderr as "dpgossip <cmd>: ...". */
 
@@ -136,7 +137,7 @@ void cli_stream_options_add(GOptionContext *ctx, CliStreamOptions *o);
 /* TRUE when --publish or --record was given. */
 gboolean cli_stream_options_enabled(const CliStreamOptions *o);
 /* Checks the values after parsing: the sampling spec, --publish-wait in
- * [0, 3600]. Errors: SIM_ERROR_PARSE (a usage error: exit status 2). */
+ * [0, 3600]. Errors: STREAM_ERROR_PARSE (a usage error: exit status 2). */
 gboolean cli_stream_options_check(const CliStreamOptions *o, GError **error);
 void cli_stream_options_clear(CliStreamOptions *o);
 
@@ -148,19 +149,19 @@ typedef struct CliStream CliStream;
  * start: @name, @cmd, @seed, @rounds (0: unknown), @scenario_json
  * (nullable, one JSON object), @graph with its topo_graph_layout (fixed
  * seed: a graph is always drawn the same way).
- * Errors: those of sim_stream_new, sim_stream_attach, topo_graph_layout and
- *   sim_stream_begin_run (nothing is left open on error).
+ * Errors: those of stream_new, stream_attach, topo_graph_layout and
+ *   stream_begin_run (nothing is left open on error).
  * Returns: (transfer full) the stream (cli_stream_free), or NULL.
  */
 CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngine *engine,
                             const TopoGraph *graph, const char *name, guint64 seed,
                             guint rounds, const char *scenario_json, GError **error);
 /* The underlying stream (transfer none), for direct publications. */
-SimStream *cli_stream_sim(CliStream *s);
+Stream *cli_stream_sim(CliStream *s);
 /*
  * cli_stream_publish_metric_rows: one metric event per evaluated step of
  * @rows (n_rows ProtoMetric, sorted by (step, node) as proto_run_metrics
- * gives them), each at time @t. Errors: those of sim_stream_publish_metrics.
+ * gives them), each at time @t. Errors: those of stream_publish_metrics.
  * O(n_rows).
  */
 gboolean cli_stream_publish_metric_rows(CliStream *s, SimTime t, const ProtoMetric *rows,

@@ -96,7 +96,7 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
     if (r->n_victims == 0)
       continue;
     G_STATIC_ASSERT(sizeof(guint) == sizeof(guint32) && sizeof(gint) == sizeof(gint32));
-    SimStreamPrivacy p = {.collusion = r->collusion,
+    StreamPrivacy p = {.collusion = r->collusion,
                           .attackers = (const guint32 *)r->attackers,
                           .n_attackers = r->n_attackers,
                           .trust = r->trust,
@@ -107,7 +107,7 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
                           .mu = r->mu,
                           .epsilon = r->epsilon,
                           .distance = (const gint32 *)r->distance};
-    ok = sim_stream_publish_privacy(cli_stream_sim(rs->stream), t, &p, error);
+    ok = stream_publish_privacy(cli_stream_sim(rs->stream), t, &p, error);
   }
   rs->ended = TRUE;
   ok = cli_stream_end(rs->stream, "ok", ok ? error : NULL) && ok;

@@ -61,7 +61,7 @@ static gboolean hook_finished(const ScenConfig *c, const ScenRunContext *ctx, Pr
     ScenPrivacyResult p = {.collusion = col->name,
                            .attackers = col->nodes,
                            .n_attackers = col->n_nodes,
-                           .trust = priv_trust_name(c->trust[r0->trust]),
+                           .trust = c->trust[r0->trust],
                            .delta = c->delta,
                            .n_victims = k - i,
                            .victims = victims + i,

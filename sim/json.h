@@ -37,6 +37,21 @@ void sim_json_format_double(char buf[SIM_JSON_DOUBLE_BUF], double x);
  */
 char *sim_json_write(JsonNode *root, guint indent);
 
+/*
+ * JSON text written by hand, for the hot paths that format millions of
+ * small bodies (the event stream), where json-glib's tree would cost more
+ * than the simulation. Locale-independent and deterministic; O(length).
+ */
+/** sim_json_append_string: @s as a JSON string literal (quotes included);
+ * invalid UTF-8 bytes become U+FFFD so the text stays valid JSON. */
+void sim_json_append_string(GString *out, const char *s);
+/** sim_json_append_double: the shortest decimal that reads back to @x
+ * (%.15g .. %.17g, no ".0" added: unlike sim_json_format_double, a whole
+ * number stays an integer token); non-finite values become null. */
+void sim_json_append_double(GString *out, double x);
+/** sim_json_append_u64: @x in decimal. */
+void sim_json_append_u64(GString *out, guint64 x);
+
 G_END_DECLS
 
 #endif /* DPG_SIM_JSON_H */

@@ -18,8 +18,10 @@
  *   sim/engine.h    the discrete-event engine
  *   sim/noise.h     the noise registry (columns of B)
  *   sim/linvec.h    linear provenance: vectors that know what they are made of
- *   sim/stream.h    the event stream and trace files
  *   sim/json.h      the JSON writer behind every JSON output
+ *
+ * The event stream and trace files that show a run to the outside world are
+ * a module of their own above this one (stream/stream.h).
  *
  * Conventions: public names carry the sim_ prefix (types Sim*); errors travel
  * as GError in the SIM_ERROR domain; library code never prints or exits.
@@ -38,7 +40,6 @@
 #include "sim/noise.h"
 #include "sim/queue.h"
 #include "sim/rng.h"
-#include "sim/stream.h"
 #include "sim/topology.h"
 
 #endif /* DPG_SIM_H */
