@@ -1,5 +1,5 @@
 /*
- * sim/bus.h: the event bus: callbacks that see everything the engine does.
+ * sim/bus.h: the event bus.
  *
  * A list of callbacks that see everything the engine does (and the round
  * boundaries upper layers publish). When nobody is subscribed the engine pays
