@@ -67,7 +67,7 @@ static gpointer sub_main(gpointer data) {
 }
 
 static Stream *stream_with_sub(const char *messages, const char *record, Sub *sub,
-                                  GThread **thread) {
+                               GThread **thread) {
   GError *err = NULL;
   StreamOptions o = {.publish = "tcp://127.0.0.1:*", .record = record, .messages = messages};
   Stream *s = stream_new(&o, &err);
@@ -174,8 +174,8 @@ static double thread_cpu_s(void) {
 
 /* One run; @messages NULL: no stream at all. Returns wall seconds, and the
  * engine thread's CPU seconds in @cpu. */
-static double one_run(gboolean stream, const char *messages, const char *record,
-                      StreamStats *out, double *cpu) {
+static double one_run(gboolean stream, const char *messages, const char *record, StreamStats *out,
+                      double *cpu) {
   Run run = {0};
   SimNodeHandlers h = {.on_timer = on_timer, .on_message = on_message};
   GError *err = NULL;

@@ -33,7 +33,7 @@ typedef struct StreamTraceWriter StreamTraceWriter;
 StreamTraceWriter *stream_trace_writer_open(const char *path, GError **error);
 /* Appends one record line. Errors: write failures (naming the file). */
 gboolean stream_trace_writer_append(StreamTraceWriter *w, const char *topic, const char *body,
-                                 gsize len, GError **error);
+                                    gsize len, GError **error);
 /* Writes the END line, flushes and closes; frees @w in every case. */
 gboolean stream_trace_writer_close(StreamTraceWriter *w, GError **error);
 /* Closes without the END line (the trace then reads as truncated); frees @w. */
@@ -52,25 +52,23 @@ enum {
 
 /* Starts the thread; takes @ctx/@sock (nullable) and @trace (nullable).
  * @joined: subscriptions already seen. */
-StreamSender *stream_sender_new(void *ctx, void *sock, StreamTraceWriter *trace,
-                                       guint block_ms, guint64 joined);
+StreamSender *stream_sender_new(void *ctx, void *sock, StreamTraceWriter *trace, guint block_ms,
+                                guint64 joined);
 /* Queues one event (copied). */
 void stream_sender_post(StreamSender *s, const char *topic, const char *body, gsize len,
-                            guint flags);
+                        guint flags);
 /* Queues one event written in place, saving the copy on the hot path:
  * reserve returns where to write its body (room for @max_len bytes; @topic
  * is @tlen < 256 bytes), commit says how many bytes were written. Nothing
  * else may be posted in between. */
-char *stream_sender_reserve(StreamSender *s, const char *topic, gsize tlen,
-                                gsize max_len);
+char *stream_sender_reserve(StreamSender *s, const char *topic, gsize tlen, gsize max_len);
 void stream_sender_commit(StreamSender *s, gsize len, guint flags);
 /* Hands the current batch over. */
 void stream_sender_flush(StreamSender *s);
 /* Waits until everything posted so far is sent and recorded; returns (and
  * clears) a trace write error met meanwhile. */
 gboolean stream_sender_sync(StreamSender *s, GError **error);
-void stream_sender_counts(StreamSender *s, guint64 *dropped, guint64 *recorded,
-                              guint64 *joined);
+void stream_sender_counts(StreamSender *s, guint64 *dropped, guint64 *recorded, guint64 *joined);
 /* Syncs, stops the thread, closes the trace (END line) and the socket;
  * frees @s. Errors: trace write errors. */
 gboolean stream_sender_finish(StreamSender *s, GError **error);

@@ -56,7 +56,7 @@ struct StreamSender {
   gint64 batch_t0;
   gsize record; /* offset in batch of the record being written (reserve/commit) */
   /* shared */
-  gint64 queued; /* bytes handed over, not yet processed (atomic) */
+  gint64 queued;                     /* bytes handed over, not yet processed (atomic) */
   guint64 dropped, recorded, joined; /* atomic */
   GMutex lock;
   GCond cond;
@@ -67,8 +67,12 @@ struct StreamSender {
   gsize start_len;
 };
 
-static void add64(guint64 *x, guint64 v) { __atomic_fetch_add(x, v, __ATOMIC_RELAXED); }
-static guint64 get64(const guint64 *x) { return __atomic_load_n(x, __ATOMIC_RELAXED); }
+static void add64(guint64 *x, guint64 v) {
+  __atomic_fetch_add(x, v, __ATOMIC_RELAXED);
+}
+static guint64 get64(const guint64 *x) {
+  return __atomic_load_n(x, __ATOMIC_RELAXED);
+}
 
 /* A batch with room for BATCH_BYTES of message events. */
 static Item *item_new(void) {
@@ -184,8 +188,8 @@ static gpointer sender_main(gpointer data) {
 
 /* ---- The simulation thread's side ---- */
 
-StreamSender *stream_sender_new(void *ctx, void *sock, StreamTraceWriter *trace,
-                                       guint block_ms, guint64 joined) {
+StreamSender *stream_sender_new(void *ctx, void *sock, StreamTraceWriter *trace, guint block_ms,
+                                guint64 joined) {
   StreamSender *s = g_new0(StreamSender, 1);
   s->ctx = ctx;
   s->sock = sock;
@@ -223,8 +227,7 @@ void stream_sender_flush(StreamSender *s) {
   g_async_queue_push(s->queue, it);
 }
 
-char *stream_sender_reserve(StreamSender *s, const char *topic, gsize tlen,
-                                gsize max_len) {
+char *stream_sender_reserve(StreamSender *s, const char *topic, gsize tlen, gsize max_len) {
   Item *it = s->batch;
   if (it == NULL) {
     it = g_async_queue_try_pop(s->spare);
@@ -271,7 +274,7 @@ void stream_sender_commit(StreamSender *s, gsize len, guint flags) {
 }
 
 void stream_sender_post(StreamSender *s, const char *topic, const char *body, gsize len,
-                            guint flags) {
+                        guint flags) {
   char *p = stream_sender_reserve(s, topic, strlen(topic), len);
   memcpy(p, body, len);
   stream_sender_commit(s, len, flags);
@@ -298,8 +301,7 @@ gboolean stream_sender_sync(StreamSender *s, GError **error) {
   return TRUE;
 }
 
-void stream_sender_counts(StreamSender *s, guint64 *dropped, guint64 *recorded,
-                              guint64 *joined) {
+void stream_sender_counts(StreamSender *s, guint64 *dropped, guint64 *recorded, guint64 *joined) {
   *dropped = get64(&s->dropped);
   *recorded = get64(&s->recorded);
   *joined = get64(&s->joined);

@@ -191,8 +191,7 @@ static gboolean deliver_flags(Stream *s, const char *topic, const char *body, gs
 }
 
 /* Message events are batched; anything else goes out at once. */
-static gboolean deliver(Stream *s, const char *topic, const char *body, gsize len,
-                        GError **error) {
+static gboolean deliver(Stream *s, const char *topic, const char *body, gsize len, GError **error) {
   guint flags = strcmp(topic, "message") == 0 ? 0 : STREAM_SENDER_URGENT;
   return deliver_flags(s, topic, body, len, flags, error);
 }
@@ -244,7 +243,7 @@ gboolean stream_finish(Stream *s, GError **error) {
     ok = stream_sender_sync(s->sender, &local);
     /* the final counts, now that everything has been sent */
     stream_sender_counts(s->sender, &s->stats.dropped, &s->stats.recorded,
-                             &s->stats.subscribers_joined);
+                         &s->stats.subscribers_joined);
     ok = stream_sender_finish(s->sender, ok ? &local : NULL) && ok;
     s->sender = NULL;
   }
@@ -311,8 +310,7 @@ void stream_get_stats(const Stream *s, StreamStats *stats) {
   *stats = s->stats;
   message_counts(s, &stats->messages_seen, &stats->messages_sampled_out);
   if (s->sender != NULL) /* the sender thread's counters, as of now */
-    stream_sender_counts(s->sender, &stats->dropped, &stats->recorded,
-                             &stats->subscribers_joined);
+    stream_sender_counts(s->sender, &stats->dropped, &stats->recorded, &stats->subscribers_joined);
 }
 
 void stream_poll(Stream *s) {
@@ -405,8 +403,8 @@ static inline char *put_time(Stream *s, char *p, SimTime t) {
 
 static void publish_message(Stream *s, const SimBusEvent *ev) {
   char local[MESSAGE_MAX];
-  char *const buf =
-      s->sender != NULL ? stream_sender_reserve(s->sender, "message", 7, MESSAGE_MAX) : local;
+  char *const buf = s->sender != NULL ? stream_sender_reserve(s->sender, "message", 7, MESSAGE_MAX)
+                                      : local;
   char *p = buf;
   SimTime t = ev->time < s->last_t ? s->last_t : ev->time;
   s->last_t = t;
@@ -477,7 +475,7 @@ static void on_bus(const SimBusEvent *ev, gpointer data) {
   if (s == NULL)
     return;
   switch (ev->kind) {
-  case SIM_BUS_MESSAGE_SENT: { /* one the engine sampled for us */
+  case SIM_BUS_MESSAGE_SENT: {           /* one the engine sampled for us */
     if (ev->arrival == SIM_TIME_NEVER) { /* its DROPPED comes next */
       s->drop_pending = TRUE;
       s->drop_seq = ev->seq;
@@ -571,8 +569,8 @@ static gboolean scenario_text(const char *json, char **out, GError **error) {
   JsonNode *root = ok ? json_parser_get_root(parser) : NULL;
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root)) {
     g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
-                "stream_begin_run: scenario_json is not a JSON object%s%s",
-                local ? ": " : "", local ? local->message : "");
+                "stream_begin_run: scenario_json is not a JSON object%s%s", local ? ": " : "",
+                local ? local->message : "");
     g_clear_error(&local);
     g_object_unref(parser);
     return FALSE;
@@ -653,7 +651,8 @@ gboolean stream_begin_run(Stream *s, const StreamRun *r, GError **error) {
     g_string_append_c(b, ']');
   }
   g_string_append(b, "}}");
-  return deliver_flags(s, "run", b->str, b->len, STREAM_SENDER_URGENT | STREAM_SENDER_RUN_START, error);
+  return deliver_flags(s, "run", b->str, b->len, STREAM_SENDER_URGENT | STREAM_SENDER_RUN_START,
+                       error);
 }
 
 gboolean stream_end_run(Stream *s, SimTime t, const char *status, GError **error) {
@@ -663,7 +662,7 @@ gboolean stream_end_run(Stream *s, SimTime t, const char *status, GError **error
   if (s->sender != NULL) {
     stream_sender_sync(s->sender, &write_error);
     stream_sender_counts(s->sender, &s->stats.dropped, &s->stats.recorded,
-                             &s->stats.subscribers_joined);
+                         &s->stats.subscribers_joined);
   }
   GString *b = body_begin(s, t);
   g_string_append(b, ",\"event\":\"end\",\"status\":");
@@ -749,10 +748,9 @@ static void append_nodes(GString *b, const char *key, const guint32 *ids, gsize 
   g_string_append_c(b, ']');
 }
 
-gboolean stream_publish_metrics(Stream *s, SimTime t, guint round, gsize n,
-                                    const guint32 *nodes, const double *train_loss,
-                                    const double *test_loss, const double *accuracy,
-                                    GError **error) {
+gboolean stream_publish_metrics(Stream *s, SimTime t, guint round, gsize n, const guint32 *nodes,
+                                const double *train_loss, const double *test_loss,
+                                const double *accuracy, GError **error) {
   g_return_val_if_fail(s != NULL, FALSE);
   if (n == 0 || (train_loss == NULL && test_loss == NULL && accuracy == NULL)) {
     g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
@@ -773,16 +771,14 @@ static gboolean check_losses(const double *x, gsize n, const char *what, GError 
   for (gsize i = 0; x != NULL && i < n; i++) {
     if (isnan(x[i]) || x[i] < 0) {
       g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
-                  "stream_publish_privacy: %s[%zu] = %g (must be >= 0 or +inf)", what, i,
-                  x[i]);
+                  "stream_publish_privacy: %s[%zu] = %g (must be >= 0 or +inf)", what, i, x[i]);
       return FALSE;
     }
   }
   return TRUE;
 }
 
-gboolean stream_publish_privacy(Stream *s, SimTime t, const StreamPrivacy *p,
-                                    GError **error) {
+gboolean stream_publish_privacy(Stream *s, SimTime t, const StreamPrivacy *p, GError **error) {
   g_return_val_if_fail(s != NULL && p != NULL, FALSE);
   if (p->collusion == NULL || (guint)p->trust > PRIV_TRUST_SECLDP || p->n_attackers == 0 ||
       p->attackers == NULL || p->n_victims == 0 || p->victims == NULL || p->mu == NULL) {
@@ -822,9 +818,8 @@ gboolean stream_publish_privacy(Stream *s, SimTime t, const StreamPrivacy *p,
   return body_emit(s, "privacy", error);
 }
 
-gboolean stream_publish_topology(Stream *s, SimTime t, guint round,
-                                     const TopoChange *changes, gsize n_changes,
-                                     gboolean reset, GError **error) {
+gboolean stream_publish_topology(Stream *s, SimTime t, guint round, const TopoChange *changes,
+                                 gsize n_changes, gboolean reset, GError **error) {
   g_return_val_if_fail(s != NULL && (changes != NULL || n_changes == 0), FALSE);
   for (gsize i = 0; i < n_changes; i++) {
     if ((guint)changes[i].kind > TOPO_CHANGE_NODE_JOINED) {
@@ -836,7 +831,7 @@ gboolean stream_publish_topology(Stream *s, SimTime t, guint round,
   }
   static const char *const keys[] = {"left", "joined", "removed", "added"};
   static const TopoChangeKind kinds[] = {TOPO_CHANGE_NODE_LEFT, TOPO_CHANGE_NODE_JOINED,
-                                              TOPO_CHANGE_EDGE_REMOVED, TOPO_CHANGE_EDGE_ADDED};
+                                         TOPO_CHANGE_EDGE_REMOVED, TOPO_CHANGE_EDGE_ADDED};
   GString *b = body_begin(s, t);
   g_string_append(b, ",\"round\":");
   sim_json_append_u64(b, round);
@@ -881,7 +876,7 @@ static gboolean body_is_run_start(const char *body, gsize len) {
 }
 
 gboolean stream_publish_raw(Stream *s, const char *topic, const char *body, gsize len,
-                                GError **error) {
+                            GError **error) {
   g_return_val_if_fail(s != NULL && topic != NULL && body != NULL, FALSE);
   if (!stream_topic_is_valid(topic, strlen(topic)) || memchr(body, '\n', len) != NULL) {
     g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,

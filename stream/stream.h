@@ -182,18 +182,18 @@ void stream_detach(Stream *stream);
 
 /** What a run start says (stream_begin_run). Pointers are borrowed. */
 typedef struct {
-  const char *name;         /* run or scenario name (required) */
-  const char *command;      /* "demo", "train", "run", ... (nullable) */
+  const char *name;    /* run or scenario name (required) */
+  const char *command; /* "demo", "train", "run", ... (nullable) */
   guint64 seed;
-  guint rounds;             /* planned number of rounds T (0: unknown) */
-  const char *scenario_json;/* (nullable) a JSON object copied verbatim as
-                             * "scenario": protocol, sigma, trust models... */
+  guint rounds;              /* planned number of rounds T (0: unknown) */
+  const char *scenario_json; /* (nullable) a JSON object copied verbatim as
+                              * "scenario": protocol, sigma, trust models... */
   guint32 n_nodes;
-  const guint32 *edges;     /* 2 * n_edges node ids, u-v pairs (undirected) */
+  const guint32 *edges; /* 2 * n_edges node ids, u-v pairs (undirected) */
   gsize n_edges;
-  const double *positions;  /* (nullable) 2 * n_nodes: x, y per node, any scale */
-  const char *layout;       /* (nullable) how positions were made, e.g.
-                             * "fruchterman_reingold" */
+  const double *positions; /* (nullable) 2 * n_nodes: x, y per node, any scale */
+  const char *layout;      /* (nullable) how positions were made, e.g.
+                            * "fruchterman_reingold" */
 } StreamRun;
 
 /**
@@ -237,9 +237,8 @@ gboolean stream_publish_round(Stream *stream, SimTime t, guint round, GError **e
  * Complexity: O(n).
  */
 gboolean stream_publish_metrics(Stream *stream, SimTime t, guint round, gsize n,
-                                    const guint32 *nodes, const double *train_loss,
-                                    const double *test_loss, const double *accuracy,
-                                    GError **error);
+                                const guint32 *nodes, const double *train_loss,
+                                const double *test_loss, const double *accuracy, GError **error);
 
 /** Privacy loss of victims towards one attacker set (stream_publish_privacy). */
 typedef struct {
@@ -251,9 +250,9 @@ typedef struct {
   double delta;             /* of epsilon(delta); NaN: no epsilon */
   gsize n_victims;          /* >= 1 */
   const guint32 *victims;
-  const double *mu;         /* GDP mu per victim; +inf: unprotected (null in JSON) */
-  const double *epsilon;    /* (nullable) epsilon(delta) per victim; +inf as mu */
-  const gint32 *distance;   /* (nullable) hop distance to the set, -1 unknown */
+  const double *mu;       /* GDP mu per victim; +inf: unprotected (null in JSON) */
+  const double *epsilon;  /* (nullable) epsilon(delta) per victim; +inf as mu */
+  const gint32 *distance; /* (nullable) hop distance to the set, -1 unknown */
 } StreamPrivacy;
 
 /**
@@ -262,8 +261,7 @@ typedef struct {
  *   model, empty sets, NULL victims or mu, a NaN or negative mu/epsilon.
  * Complexity: O(n_attackers + n_victims).
  */
-gboolean stream_publish_privacy(Stream *stream, SimTime t, const StreamPrivacy *p,
-                                    GError **error);
+gboolean stream_publish_privacy(Stream *stream, SimTime t, const StreamPrivacy *p, GError **error);
 
 /**
  * stream_publish_topology: one topology event: the changes that take
@@ -278,9 +276,8 @@ gboolean stream_publish_privacy(Stream *stream, SimTime t, const StreamPrivacy *
  * Errors: STREAM_ERROR_INVALID_ARGUMENT for an unknown kind.
  * Complexity: O(n_changes).
  */
-gboolean stream_publish_topology(Stream *stream, SimTime t, guint round,
-                                     const TopoChange *changes, gsize n_changes,
-                                     gboolean reset, GError **error);
+gboolean stream_publish_topology(Stream *stream, SimTime t, guint round, const TopoChange *changes,
+                                 gsize n_changes, gboolean reset, GError **error);
 
 /**
  * stream_publish_raw: publishes @body (one JSON object, @len bytes, no
@@ -289,8 +286,8 @@ gboolean stream_publish_topology(Stream *stream, SimTime t, guint round,
  * Errors: STREAM_ERROR_INVALID_ARGUMENT for an empty topic or a body with a
  *   newline.
  */
-gboolean stream_publish_raw(Stream *stream, const char *topic, const char *body,
-                                gsize len, GError **error);
+gboolean stream_publish_raw(Stream *stream, const char *topic, const char *body, gsize len,
+                            GError **error);
 
 /**
  * stream_poll: hands batched message events to the sender thread now,
@@ -312,9 +309,9 @@ typedef struct {
   const char *topic;
   const char *body; /* NUL-terminated, body_len bytes */
   gsize body_len;
-  guint64 index;    /* 0-based record number */
-  guint64 offset;   /* byte offset of its line in the uncompressed text */
-  guint64 seq;      /* the body's seq, t_ns and round (round: -1 if none) */
+  guint64 index;  /* 0-based record number */
+  guint64 offset; /* byte offset of its line in the uncompressed text */
+  guint64 seq;    /* the body's seq, t_ns and round (round: -1 if none) */
   SimTime t_ns;
   gint64 round;
   gboolean run_start; /* topic run with event "start" */

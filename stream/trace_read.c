@@ -29,22 +29,22 @@ struct StreamTraceReader {
   char *path;
   gboolean gzip;
   z_stream z;
-  gboolean z_live;    /* inflateInit2 done */
-  gboolean member_end;/* the last inflate ended a gzip member */
+  gboolean z_live;     /* inflateInit2 done */
+  gboolean member_end; /* the last inflate ended a gzip member */
   unsigned char in[CHUNK];
   gboolean file_eof;
-  GByteArray *text;   /* decompressed bytes not yet consumed */
-  gsize pos;          /* start of the next line in text */
-  guint64 text_offset;/* uncompressed offset of text->data[0] */
-  gboolean text_eof;  /* no more decompressed bytes will come */
+  GByteArray *text;    /* decompressed bytes not yet consumed */
+  gsize pos;           /* start of the next line in text */
+  guint64 text_offset; /* uncompressed offset of text->data[0] */
+  gboolean text_eof;   /* no more decompressed bytes will come */
   char *header;
-  guint64 index;      /* records returned */
+  guint64 index; /* records returned */
   gboolean have_prev;
   guint64 prev_seq;
   SimTime prev_t;
   gboolean done, failed;
   JsonParser *parser;
-  char *topic;        /* the current record's topic */
+  char *topic;          /* the current record's topic */
   GError *stream_error; /* a decompression error, reported once its data is used */
   gboolean too_long;    /* next_line met a line over TRACE_LINE_MAX */
 };
@@ -221,9 +221,11 @@ StreamTraceReader *stream_trace_reader_open(const char *path, GError **error) {
   }
   if (digits == 0) {
     g_set_error(error, STREAM_ERROR, STREAM_ERROR_PARSE,
-                "'%s' is not a dpgossip trace (it should start with a 'DPGTRACE 1' line%s%s)",
-                path, r->stream_error ? "; " : r->too_long ? "; its first line is longer "
-                                                             "than 64 MiB" : "",
+                "'%s' is not a dpgossip trace (it should start with a 'DPGTRACE 1' line%s%s)", path,
+                r->stream_error ? "; "
+                : r->too_long   ? "; its first line is longer "
+                                  "than 64 MiB"
+                                : "",
                 r->stream_error ? r->stream_error->message : "");
     stream_trace_reader_free(r);
     return NULL;
@@ -233,8 +235,8 @@ StreamTraceReader *stream_trace_reader_open(const char *path, GError **error) {
   if (!g_ascii_string_to_unsigned(vtext, 10, 0, G_MAXUINT64, &version, NULL) ||
       version != STREAM_TRACE_VERSION) {
     g_set_error(error, STREAM_ERROR, STREAM_ERROR_PARSE,
-                "trace '%s' has format version %s; this dpgossip reads version %d", path,
-                vtext, STREAM_TRACE_VERSION);
+                "trace '%s' has format version %s; this dpgossip reads version %d", path, vtext,
+                STREAM_TRACE_VERSION);
     g_free(vtext);
     stream_trace_reader_free(r);
     return NULL;
@@ -265,8 +267,8 @@ void stream_trace_reader_free(StreamTraceReader *r) {
 }
 
 /* Splits "<word> <8 hex> <body>" and checks the CRC. */
-static gboolean split_line(StreamTraceReader *r, char *line, gsize len, guint64 offset,
-                           char **word, char **body, gsize *body_len, GError **error) {
+static gboolean split_line(StreamTraceReader *r, char *line, gsize len, guint64 offset, char **word,
+                           char **body, gsize *body_len, GError **error) {
   char *sp = memchr(line, ' ', len);
   gsize wlen = sp != NULL ? (gsize)(sp - line) : 0;
   gboolean is_end = wlen == 3 && memcmp(line, "END", 3) == 0;
@@ -365,8 +367,9 @@ int stream_trace_reader_next(StreamTraceReader *r, StreamTraceRecord *rec, GErro
   if (strcmp(word, "END") == 0) {
     guint64 n = 0;
     if (!get_uint(o, "records", &n) || n != r->index) {
-      fail(r, error, offset, "the END line counts %" G_GUINT64_FORMAT " records, not %" G_GUINT64_FORMAT,
-           n, r->index);
+      fail(r, error, offset,
+           "the END line counts %" G_GUINT64_FORMAT " records, not %" G_GUINT64_FORMAT, n,
+           r->index);
       return -1;
     }
     gboolean more = FALSE;
@@ -388,8 +391,8 @@ int stream_trace_reader_next(StreamTraceReader *r, StreamTraceRecord *rec, GErro
     return -1;
   }
   if (v != STREAM_VERSION) {
-    fail(r, error, offset, "event format version %" G_GUINT64_FORMAT " (this dpgossip reads %d)",
-         v, STREAM_VERSION);
+    fail(r, error, offset, "event format version %" G_GUINT64_FORMAT " (this dpgossip reads %d)", v,
+         STREAM_VERSION);
     return -1;
   }
   if (r->have_prev && seq <= r->prev_seq) {
@@ -421,8 +424,7 @@ int stream_trace_reader_next(StreamTraceReader *r, StreamTraceRecord *rec, GErro
   if (get_uint(o, "round", &round))
     rec->round = (gint64)round;
   rec->run_start = strcmp(word, "run") == 0 &&
-                   g_strcmp0(stream_json_string_member(o, "event"),
-                             "start") == 0;
+                   g_strcmp0(stream_json_string_member(o, "event"), "start") == 0;
   r->index++;
   return 1;
 }

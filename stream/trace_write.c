@@ -68,7 +68,7 @@ StreamTraceWriter *stream_trace_writer_open(const char *path, GError **error) {
 }
 
 gboolean stream_trace_writer_append(StreamTraceWriter *w, const char *topic, const char *body,
-                                 gsize len, GError **error) {
+                                    gsize len, GError **error) {
   g_return_val_if_fail(w != NULL && topic != NULL && body != NULL, FALSE);
   if (len > G_MAXUINT32 / 2) {
     g_set_error(error, STREAM_ERROR, STREAM_ERROR_CAPACITY,

@@ -46,8 +46,7 @@ typedef struct {
 static void record(const SimBusEvent *ev, gpointer data) {
   GArray *tx = data;
   if (ev->kind == SIM_BUS_MESSAGE_SENT) {
-    Tx t = {ev->from, ev->to, ev->round, ev->tag, ev->bytes, ev->time, ev->arrival,
-            SIM_DROP_NONE};
+    Tx t = {ev->from, ev->to, ev->round, ev->tag, ev->bytes, ev->time, ev->arrival, SIM_DROP_NONE};
     g_array_append_val(tx, t);
   } else {
     g_array_index(tx, Tx, tx->len - 1).reason = ev->reason;
@@ -79,7 +78,7 @@ typedef struct {
   GPtrArray *messages; /* JsonObject of each message body, in order */
   GArray *floor;       /* per message: the largest t_ns published before it */
   guint rounds, topologies, records;
-  JsonObject *end;     /* the last run end body */
+  JsonObject *end; /* the last run end body */
   GPtrArray *parsers;
 } Trace;
 
@@ -238,8 +237,9 @@ static void test_specs(Fixture *f, gconstpointer data) {
   const struct {
     const char *spec;
     guint every;
-  } cases[] = {{"all", 1}, {"every:1", 1}, {"every:3", 3},     {"every:7", 7},
-               {"every:250", 250}, {"every:1000000", 1000000}, {"none", 0}};
+  } cases[] = {{"all", 1},     {"every:1", 1},     {"every:3", 3},
+               {"every:7", 7}, {"every:250", 250}, {"every:1000000", 1000000},
+               {"none", 0}};
   guint total = f->all->len;
   for (gsize c = 0; c < G_N_ELEMENTS(cases); c++) {
     SimEngine *e = lossy_gossip_engine(23);

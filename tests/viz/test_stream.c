@@ -84,13 +84,21 @@ static void run_info(StreamRun *r, guint32 *edges, double *xy) {
     xy[2 * u] = cos(2 * G_PI * u / N);
     xy[2 * u + 1] = sin(2 * G_PI * u / N);
   }
-  *r = (StreamRun){.name = "ring \"chords\"", .command = "test", .seed = 7,
-                      .rounds = ROUNDS, .scenario_json = "{ \"protocol\" : \"gossip\",\n \"sigma\": 0.5 }",
-                      .n_nodes = N, .edges = edges, .n_edges = k, .positions = xy,
-                      .layout = "circle"};
+  *r = (StreamRun){.name = "ring \"chords\"",
+                   .command = "test",
+                   .seed = 7,
+                   .rounds = ROUNDS,
+                   .scenario_json = "{ \"protocol\" : \"gossip\",\n \"sigma\": 0.5 }",
+                   .n_nodes = N,
+                   .edges = edges,
+                   .n_edges = k,
+                   .positions = xy,
+                   .layout = "circle"};
 }
 
-static void tick_poll(gpointer s) { stream_poll(s); }
+static void tick_poll(gpointer s) {
+  stream_poll(s);
+}
 
 /* Runs the gossip with a stream; fills @events from a subscriber. */
 static void run_published(const char *messages, const char *trace, GArray *events,
@@ -135,17 +143,26 @@ static void run_published(const char *messages, const char *trace, GArray *event
     loss[u] = 1.0 / (u + 1);
     acc[u] = u == 3 ? NAN : 0.5;
   }
-  g_assert_true(stream_publish_metrics(s, sim_engine_now(e), ROUNDS, N, NULL, NULL, loss,
-                                           acc, &err));
+  g_assert_true(
+      stream_publish_metrics(s, sim_engine_now(e), ROUNDS, N, NULL, NULL, loss, acc, &err));
   guint32 att[] = {0}, vic[] = {1, 2, 6};
   double mu[] = {1.5, 0.25, INFINITY}, eps[] = {6.1, 1.0, INFINITY};
   gint32 dist[] = {1, 2, -1};
-  StreamPrivacy p = {.collusion = "alone", .attackers = att, .n_attackers = 1,
-                        .trust = PRIV_TRUST_PNDP, .round = ROUNDS, .delta = 1e-6, .n_victims = 3,
-                        .victims = vic, .mu = mu, .epsilon = eps, .distance = dist};
+  StreamPrivacy p = {.collusion = "alone",
+                     .attackers = att,
+                     .n_attackers = 1,
+                     .trust = PRIV_TRUST_PNDP,
+                     .round = ROUNDS,
+                     .delta = 1e-6,
+                     .n_victims = 3,
+                     .victims = vic,
+                     .mu = mu,
+                     .epsilon = eps,
+                     .distance = dist};
   g_assert_true(stream_publish_privacy(s, sim_engine_now(e), &p, &err));
-  TopoChange ch[] = {{TOPO_CHANGE_EDGE_ADDED, 2, 9}, {TOPO_CHANGE_NODE_LEFT, 5, 0},
-                          {TOPO_CHANGE_EDGE_REMOVED, 4, 5}};
+  TopoChange ch[] = {{TOPO_CHANGE_EDGE_ADDED, 2, 9},
+                     {TOPO_CHANGE_NODE_LEFT, 5, 0},
+                     {TOPO_CHANGE_EDGE_REMOVED, 4, 5}};
   g_assert_true(stream_publish_topology(s, sim_engine_now(e), ROUNDS, ch, 3, FALSE, &err));
   g_assert_true(stream_end_run(s, sim_engine_now(e), "ok", &err));
   g_assert_no_error(err);
@@ -430,8 +447,14 @@ static void test_arguments(void) {
   g_clear_error(&err);
   double mu[] = {-1};
   guint32 one[] = {1};
-  StreamPrivacy p = {.collusion = "a", .attackers = one, .n_attackers = 1, .trust = PRIV_TRUST_LDP,
-                        .n_victims = 1, .victims = one, .mu = mu, .delta = NAN};
+  StreamPrivacy p = {.collusion = "a",
+                     .attackers = one,
+                     .n_attackers = 1,
+                     .trust = PRIV_TRUST_LDP,
+                     .n_victims = 1,
+                     .victims = one,
+                     .mu = mu,
+                     .delta = NAN};
   g_assert_false(stream_publish_privacy(s, 0, &p, &err));
   g_assert_nonnull(strstr(err->message, "mu[0]"));
   g_clear_error(&err);
