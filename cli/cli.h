@@ -15,6 +15,7 @@
 
 #include "protocols/protocols.h"
 #include "sim/sim.h"
+#include "stream/stream.h"
 #include "topologies/topologies.h"
 
 G_BEGIN_DECLS
@@ -42,7 +43,7 @@ void cli_run_print_summary(const char *out_dir);
  * @out_dir's summary.json (a sweep: its first point's) records it. */
 void cli_run_graph_notice(const char *out_dir);
 
-/* ---- BEGIN MPI (issue 14; cli/mpi_options.c) ----
+/* ---- MPI (cli/mpi_options.c) ----
  * cli_mpi_join: under mpirun or srun (scen_mpi_launcher_size > 1) joins the
  * MPI job; ranks other than 0 then print nothing (stdout and stderr to
  * /dev/null: rank 0 reports for all). Returns FALSE after printing why
@@ -53,7 +54,6 @@ gboolean cli_mpi_join(const char *cmd, gboolean *mpi, guint *rank, guint *size, 
 /* --rank-logs DIR: opens DIR/rank-R.log (also the stderr of ranks other
  * than 0), or prints why not and returns NULL. */
 FILE *cli_mpi_rank_log(const char *cmd, const char *dir, guint rank);
-/* ---- END MPI ---- */
 
 /* ---- Graph options shared by every subcommand that takes a graph ---- */
 
@@ -94,7 +94,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /* Prints "dpgossip <cmd>: <message>" on stderr, frees @error, returns @status. */
 int cli_fail(const char *cmd, GError *error, int status);
 
-/* ---- BEGIN plugin options (issue 8; cli/plugin_options.c) ----
+/* ---- Plugin options (cli/plugin_options.c) ----
  * --protocol-plugin PATH.so, repeatable, for any command that runs a
  * protocol: loads each plugin (protocols/protocols.h, proto_plugin_load) so
  * that --protocol can name its protocol. */
@@ -118,11 +118,9 @@ gboolean cli_plugin_options_load(CliPluginOptions *o, GError **error);
 gboolean cli_plugin_load_paths(char *const *paths, char **single, GError **error);
 void cli_plugin_options_clear(CliPluginOptions *o);
 
-/* ---- END plugin options ---- */
-
-/* ---- BEGIN stream options (issue 7; cli/stream_options.c) ----
+/* ---- Stream options (cli/stream_options.c) ----
  * --publish, --record, --publish-messages and --publish-wait for any command
- * that runs on an engine, and a small API over sim/'s SimStream: start
+ * that runs on an engine, and a small API over sim/'s Stream: start
  * (graph + topo_graph_layout), metrics, end. Prints nothing on stdout;
  * progress and the final counters go to stderr as "dpgossip <cmd>: ...". */
 
@@ -139,7 +137,7 @@ void cli_stream_options_add(GOptionContext *ctx, CliStreamOptions *o);
 /* TRUE when --publish or --record was given. */
 gboolean cli_stream_options_enabled(const CliStreamOptions *o);
 /* Checks the values after parsing: the sampling spec, --publish-wait in
- * [0, 3600]. Errors: SIM_ERROR_PARSE (a usage error: exit status 2). */
+ * [0, 3600]. Errors: STREAM_ERROR_PARSE (a usage error: exit status 2). */
 gboolean cli_stream_options_check(const CliStreamOptions *o, GError **error);
 void cli_stream_options_clear(CliStreamOptions *o);
 
@@ -151,19 +149,19 @@ typedef struct CliStream CliStream;
  * start: @name, @cmd, @seed, @rounds (0: unknown), @scenario_json
  * (nullable, one JSON object), @graph with its topo_graph_layout (fixed
  * seed: a graph is always drawn the same way).
- * Errors: those of sim_stream_new, sim_stream_attach, topo_graph_layout and
- *   sim_stream_begin_run (nothing is left open on error).
+ * Errors: those of stream_new, stream_attach, topo_graph_layout and
+ *   stream_begin_run (nothing is left open on error).
  * Returns: (transfer full) the stream (cli_stream_free), or NULL.
  */
 CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngine *engine,
                             const TopoGraph *graph, const char *name, guint64 seed,
                             guint rounds, const char *scenario_json, GError **error);
 /* The underlying stream (transfer none), for direct publications. */
-SimStream *cli_stream_sim(CliStream *s);
+Stream *cli_stream_sim(CliStream *s);
 /*
  * cli_stream_publish_metric_rows: one metric event per evaluated step of
  * @rows (n_rows ProtoMetric, sorted by (step, node) as proto_run_metrics
- * gives them), each at time @t. Errors: those of sim_stream_publish_metrics.
+ * gives them), each at time @t. Errors: those of stream_publish_metrics.
  * O(n_rows).
  */
 gboolean cli_stream_publish_metric_rows(CliStream *s, SimTime t, const ProtoMetric *rows,
@@ -178,8 +176,6 @@ gboolean cli_stream_publish_metric_rows(CliStream *s, SimTime t, const ProtoMetr
 gboolean cli_stream_end(CliStream *s, const char *status, GError **error);
 /* cli_stream_free: frees @s (NULL ignored), closing what is still open. */
 void cli_stream_free(CliStream *s);
-
-/* ---- END stream options ---- */
 
 G_END_DECLS
 

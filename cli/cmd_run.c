@@ -81,7 +81,7 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
   if (!info->finished) {
     char *json = scenario_json(info);
     rs->stream = cli_stream_start(rs->o, "run", engine, info->graph, info->name, info->seed,
-                                  proto_run_steps(info->run), json, error);
+                                  proto_context_steps(proto_run_context(info->run)), json, error);
     g_free(json);
     if (rs->stream == NULL)
       return FALSE;
@@ -89,14 +89,14 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
     return TRUE;
   }
   SimTime t = sim_engine_now(engine);
-  guint T = proto_run_steps(info->run);
+  guint T = proto_context_steps(proto_run_context(info->run));
   gboolean ok = TRUE;
   for (guint i = 0; ok && i < info->n_privacy; i++) {
     const ScenPrivacyResult *r = &info->privacy[i];
     if (r->n_victims == 0)
       continue;
     G_STATIC_ASSERT(sizeof(guint) == sizeof(guint32) && sizeof(gint) == sizeof(gint32));
-    SimStreamPrivacy p = {.collusion = r->collusion,
+    StreamPrivacy p = {.collusion = r->collusion,
                           .attackers = (const guint32 *)r->attackers,
                           .n_attackers = r->n_attackers,
                           .trust = r->trust,
@@ -107,7 +107,7 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
                           .mu = r->mu,
                           .epsilon = r->epsilon,
                           .distance = (const gint32 *)r->distance};
-    ok = sim_stream_publish_privacy(cli_stream_sim(rs->stream), t, &p, error);
+    ok = stream_publish_privacy(cli_stream_sim(rs->stream), t, &p, error);
   }
   rs->ended = TRUE;
   ok = cli_stream_end(rs->stream, "ok", ok ? error : NULL) && ok;

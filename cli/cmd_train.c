@@ -385,7 +385,7 @@ int cli_cmd_train(int argc, char **argv) {
      * runtime's round boundaries on the engine's bus. */
     char *json = scenario_json(&cfg, schedule);
     stream = cli_stream_start(&so, "train", proto_run_engine(run), g, "train", (guint64)seed,
-                              proto_run_steps(run), json, &error);
+                              proto_context_steps(proto_run_context(run)), json, &error);
     g_free(json);
     if (stream == NULL) {
       status = cli_fail("train", error, CLI_EXIT_FAILURE);
@@ -429,10 +429,10 @@ int cli_cmd_train(int argc, char **argv) {
   }
   ProtoRunStats st;
   proto_run_get_stats(run, &st);
-  guint T = proto_run_steps(run);
+  guint T = proto_context_steps(proto_run_context(run));
   printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g, simulated time %.3f s, "
          "%" G_GUINT64_FORMAT " messages, wall time %.2f s\n",
-         proto_run_protocol(run)->name, proto_run_n_nodes(run), T,
+         proto_run_protocol(run)->name, proto_context_n_nodes(proto_run_context(run)), T,
          proto_run_mean_test_loss(run, T), st.sim_time / (double)SIM_TIME_S,
          st.engine.messages_sent, (g_get_monotonic_time() - start) / 1e6);
   status = CLI_EXIT_OK;

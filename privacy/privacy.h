@@ -507,7 +507,6 @@ typedef struct PrivKnowledge PrivKnowledge;
 PrivKnowledge *priv_knowledge_new(guint n, GError **error);
 void priv_knowledge_free(PrivKnowledge *k);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivKnowledge, priv_knowledge_free)
-guint priv_knowledge_n_nodes(const PrivKnowledge *k);
 /* Rows added so far (duplicates included). */
 gsize priv_knowledge_n_rows(const PrivKnowledge *k);
 

@@ -61,7 +61,7 @@ static gboolean hook_finished(const ScenConfig *c, const ScenRunContext *ctx, Pr
     ScenPrivacyResult p = {.collusion = col->name,
                            .attackers = col->nodes,
                            .n_attackers = col->n_nodes,
-                           .trust = priv_trust_name(c->trust[r0->trust]),
+                           .trust = c->trust[r0->trust],
                            .delta = c->delta,
                            .n_victims = k - i,
                            .victims = victims + i,
@@ -182,9 +182,9 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   if (!proto_observed_run_run(orun, error))
     goto out;
   proto_run_get_stats(run, &out->stats);
-  out->T = proto_run_steps(run);
-  out->k = proto_run_epochs(run);
-  out->b = proto_run_batches(run);
+  out->T = proto_context_steps(proto_run_context(run));
+  out->k = proto_context_epochs(proto_run_context(run));
+  out->b = proto_context_batches(proto_run_context(run));
   out->has_task = c->has_task;
   gsize nm = 0;
   const ProtoMetric *m = proto_run_metrics(run, &nm);

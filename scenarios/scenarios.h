@@ -97,7 +97,7 @@ typedef struct {
   const char *collusion;   /* [collusion] name */
   const guint *attackers;  /* the set's nodes */
   guint n_attackers;
-  const char *trust;       /* "ldp", "pndp", "secldp" (priv_trust_name) */
+  PrivTrust trust;
   double delta;            /* of epsilon(delta) */
   guint n_victims;
   const guint *victims;

@@ -191,7 +191,7 @@ static void test_install_build_train_account(void) {
   o = pt_run_observed(g, "gossip-pairs:mode=neighbors", T, attackers, 2, 9, NULL);
   for (guint i = 0; i < 2; i++) {
     PrivBlocks *obs = pt_observer_blocks(&o, i), *fast = pt_structured_dsgd(&w, 1, T, attackers[i]);
-    g_assert_cmpfloat(pt_blocks_rel_diff(obs, fast), <=, 1e-8);
+    g_assert_cmpfloat(blocks_rel_diff(obs, fast), <=, 1e-8);
     g_assert_cmpuint(pt_reports_agree(obs, fast, g), >, 0);
     priv_blocks_free(obs);
     priv_blocks_free(fast);
