@@ -2,8 +2,12 @@
  * cli/cli.h: internal to the dpgossip command. Each subcommand lives in
  * cli/cmd_<name>.c and is registered in cli/main.c.
  *
- * Exit statuses: 0 success, 1 the run failed (bad input file, numerical
- * failure), 2 a usage error (unknown option, bad option value).
+ * Exit statuses, one policy for every command (README "Exit codes",
+ * `dpgossip help`): 0 success; 1 the run failed (a file that cannot be read
+ * or written or does not parse, a numerical failure, a stalled run); 2 a
+ * usage error (an unknown option or command, a missing or bad option value,
+ * a spec that does not parse or names nothing known, a node id out of
+ * range: what the command checks before any work); 130 interrupted.
  */
 #ifndef DPG_CLI_H
 #define DPG_CLI_H
@@ -75,7 +79,24 @@ gboolean cli_graph_options_gossip(const CliGraphOptions *o, TopoGossipKind *kind
  * renumbered its labels (topo_graph_load_report); nothing otherwise, or for a
  * graph not loaded from a file. cli_graph_options_build calls it. */
 void cli_graph_load_notice(const char *path, const TopoGraph *g);
+/* How messages name the graph: the --graph file or the --generate spec. */
+const char *cli_graph_options_label(const CliGraphOptions *o);
+/* The exit status of a cli_graph_options_build error: a file that cannot be
+ * read or parsed is a failed run (1), a bad --generate spec or --gossip a
+ * usage error (2). */
+int cli_graph_options_status(const CliGraphOptions *o, const GError *e);
 void cli_graph_options_clear(CliGraphOptions *o);
+
+/* ---- nonprivate: D-SGD without noise, the baseline every figure compares with ----
+ * Scenarios run it (protocol.name = nonprivate); `train`, `account` and
+ * `protocols` know it under the same name: dsgd with sigma = 0, whose
+ * accounting is no protection at all (mu = inf). */
+#define CLI_NONPRIVATE "nonprivate"
+#define CLI_NONPRIVATE_SUMMARY                                                                 \
+  "D-SGD without noise (dsgd with sigma = 0): the non-private baseline; no protection, "      \
+  "mu = inf"
+/* TRUE when @spec names nonprivate (it takes no parameter). */
+gboolean cli_is_nonprivate(const char *spec);
 
 /* ---- Output ---- */
 
@@ -88,6 +109,19 @@ void cli_print_json(JsonNode *root);
 
 /* Parses argv with @ctx; on failure prints the error and a hint, returns FALSE. */
 gboolean cli_parse(GOptionContext *ctx, int *argc, char ***argv);
+/* Prints a g_option_context_parse @error of @cmd on stderr, with "did you
+ * mean '--x'?" for a misspelled long option (two edits at most) and the
+ * --help hint. */
+void cli_parse_error(GOptionContext *ctx, const char *cmd, const GError *error);
+/* Levenshtein distance of two strings. O(|a| |b|). */
+guint cli_edit_distance(const char *a, const char *b);
+/* The exit status of @e under the policy above: CLI_EXIT_USAGE for
+ * G_OPTION_ERROR and a spec that does not parse or names nothing known (the
+ * PARSE and UNKNOWN codes of the library domains), else CLI_EXIT_FAILURE
+ * (what a library refuses after parsing: a value out of its range, a memory
+ * limit, data that do not fit). A file's own parse errors (TOPO_ERROR_PARSE
+ * with FILE:LINE) are the caller's to map: see cli_graph_options_status. */
+int cli_error_status(const GError *e);
 /* Prints "dpgossip <cmd>: <message>" and the --help hint on stderr; returns
  * CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) G_GNUC_PRINTF(2, 3);

@@ -56,6 +56,8 @@ typedef struct {
   const CliObserverRun *run; /* the observer path's run, else NULL */
   const char *storage;
   const char *accountant;
+  double loss; /* the simulated run's message loss probability */
+  gboolean nonprivate; /* --protocol nonprivate: dsgd with sigma = 0 */
   const char *const *link_specs;
   const ProtoRunStats *stats;
   const PrivTrust *trusts;
@@ -137,6 +139,9 @@ static GPtrArray *assumptions(const Context *c) {
     g_ptr_array_add(a, g_strdup_printf("Gaussian noise of std sigma * Delta, sigma = %g, "
                                        "independent across nodes and steps",
                                        s->sigma));
+  if (c->nonprivate)
+    g_ptr_array_add(a, g_strdup("nonprivate: no noise at all, so no protection: mu = inf for "
+                                "every victim whose gradients reach the attackers"));
   for (guint i = 0; i < c->n_trusts; i++)
     g_ptr_array_add(a, g_strdup(trust_assumption(c->trusts[i], c->path)));
   g_ptr_array_add(a,
@@ -290,7 +295,8 @@ static void print_json(const Context *c, const CliAttackerSets *sets, const Acco
     json_builder_begin_object(jb);
     add_string(jb, "mode", r->mode ? r->mode : "sync");
     add_string(jb, "latency", r->latency ? r->latency : "constant:ms=0");
-    add_string(jb, "loss", r->loss ? r->loss : "0");
+    json_builder_set_member_name(jb, "loss");
+    json_builder_add_double_value(jb, c->loss);
     json_builder_set_member_name(jb, "lr");
     json_builder_add_double_value(jb, r->lr);
     add_string(jb, "storage", c->storage);
@@ -378,6 +384,9 @@ static void print_table(const Context *c, const CliAttackerSets *sets, const Acc
          topo_gossip_kind_name(s->gossip), c->schedule ? c->schedule : "static");
   printf("protocol       %s, %u steps, sigma = %g, clip = %g\n", s->protocol_label, s->T, s->sigma,
          s->clip);
+  if (c->nonprivate)
+    printf("note           nonprivate adds no noise: no protection (mu = inf) for any victim "
+           "the attackers hear from\n");
   printf("path           %s (%s)\n", path_names[c->path], c->path_reason);
   if (c->run)
     printf("run            mode %s, latency %s, loss %s, seed %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
@@ -528,14 +537,14 @@ int cli_cmd_account(int argc, char **argv) {
   CliGraphOptions gopt = {0};
   CliPluginOptions popt = {0};
   gint rounds = 0, interval = 1;
-  double sigma = 1.0, clip = 1.0, alpha = 2.0, delta = 1e-6, lr = NAN;
+  double sigma = NAN, clip = 1.0, alpha = 2.0, delta = 1e-6, lr = NAN;
   char *protocol = NULL, *trust = NULL, *sensitivity = NULL, *compare = NULL, *format = NULL,
        *path = NULL, *mode = NULL, *latency = NULL, *loss = NULL, *schedule = NULL, *seed = NULL,
        *storage = NULL, *accountant = NULL;
   char **attackers = NULL, **links = NULL;
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
-       "Any registered protocol spec: dsgd (default), muffliato:K=k, antipgd, "
+       "Any registered protocol spec: dsgd (default), nonprivate, muffliato:K=k, antipgd, "
        "mfdsgd:C=FAMILY|FILE, mafalda, decor[:sigma_secret=S], zipdl[:units=gradient], or a "
        "plugin's (dpgossip protocols lists them)",
        "SPEC"},
@@ -681,10 +690,23 @@ int cli_cmd_account(int argc, char **argv) {
       status = cli_fail(CMD, error, CLI_EXIT_USAGE);
       goto out;
     }
-  if (!cli_account_resolve_protocol(protocol ? protocol : popt.single ? popt.single : "dsgd", &s,
-                                    &proto, &error)) {
+  gboolean nonprivate = cli_is_nonprivate(protocol);
+  if (nonprivate && !isnan(sigma) && sigma != 0) {
+    status = usage_error("--protocol nonprivate adds no noise: drop --sigma %g", sigma);
+    goto out;
+  }
+  sigma = nonprivate ? 0.0 : isnan(sigma) ? 1.0 : sigma;
+  if (!cli_account_resolve_protocol(nonprivate ? "dsgd"
+                                    : protocol ? protocol
+                                    : popt.single ? popt.single
+                                                  : "dsgd",
+                                    &s, &proto, &error)) {
     status = cli_fail(CMD, error, spec_status(error));
     goto out;
+  }
+  if (nonprivate) {
+    g_free(s.protocol_label);
+    s.protocol_label = g_strdup(CLI_NONPRIVATE);
   }
   if (sensitivity && !priv_sensitivity_parse(sensitivity, &s.sensitivity, &error)) {
     g_prefix_error(&error, "--sensitivity: ");
@@ -822,12 +844,11 @@ int cli_cmd_account(int argc, char **argv) {
   }
   g = cli_graph_options_build(&gopt, &error);
   if (!g) {
-    status =
-        cli_fail(CMD, error, error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
+    status = cli_fail(CMD, error, cli_graph_options_status(&gopt, error));
     goto out;
   }
   guint n = topo_graph_n_nodes(g);
-  if (!cli_attacker_sets_check(&sets, n, "the graph", &error)) {
+  if (!cli_attacker_sets_check(&sets, n, cli_graph_options_label(&gopt), &error)) {
     status = cli_fail(CMD, error, CLI_EXIT_USAGE);
     goto out;
   }
@@ -957,6 +978,8 @@ int cli_cmd_account(int argc, char **argv) {
                .run = path_kind == PATH_OBSERVER ? &run : NULL,
                .storage = storage_kind == SIM_LIN_DENSE ? "dense" : "sparse",
                .accountant = streaming ? "streaming" : "dense",
+               .loss = loss_p,
+               .nonprivate = nonprivate,
                .link_specs = (const char *const *)links,
                .stats = &stats,
                .trusts = (const PrivTrust *)trusts->data,

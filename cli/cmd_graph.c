@@ -152,8 +152,7 @@ int cli_cmd_graph(int argc, char **argv) {
   }
   g = cli_graph_options_build(&gopt, &error);
   if (g == NULL) {
-    status = cli_fail("graph", error,
-                      error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
+    status = cli_fail("graph", error, cli_graph_options_status(&gopt, error));
     goto out;
   }
   if (!topo_graph_summary_exact(g, kind, exact, &summary, &error)) {

@@ -218,6 +218,10 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, const char *out
   /* Written through a temporary file and a rename: never half-written. */
   t = g_get_monotonic_time();
   if (out_path && !priv_matrix_write_csv(out_path, maf->C, r->T, r->T, error)) goto out;
+  if (out_path)
+    fprintf(stderr, "dpgossip mafalda: wrote %s (C_local, %u x %u; use it as --protocol "
+                    "mfdsgd:C=%s)\n",
+            out_path, r->T, r->T, out_path);
   r->seconds_write = seconds_since(t);
   ok = TRUE;
 out:
@@ -323,8 +327,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
   gint64 start = g_get_monotonic_time();
   g = cli_graph_options_build(&gopt, &error);
   if (!g) {
-    status = cli_fail("mafalda", error,
-                      error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
+    status = cli_fail("mafalda", error, cli_graph_options_status(&gopt, error));
     goto out;
   }
   if (!topo_graph_is_connected(g)) {

@@ -34,7 +34,14 @@ static char *range_text(const ProtoParamSpec *p) {
   return s;
 }
 
+/* nonprivate is no registered protocol (it is dsgd with sigma = 0) but a
+ * name every command takes: listed like one, without parameters. */
+static const ProtoVTable nonprivate_vt = {.name = CLI_NONPRIVATE,
+                                          .summary = CLI_NONPRIVATE_SUMMARY};
+
 static const char *origin_kind(const ProtoVTable *vt) {
+  if (vt == &nonprivate_vt)
+    return "built-in";
   if (proto_plugin_origin(vt) != NULL)
     return "plugin";
   return proto_registry_is_builtin(vt) ? "built-in" : "in-process";
@@ -153,8 +160,7 @@ int cli_cmd_protocols(int argc, char **argv) {
   const ProtoVTable **all = NULL;
   char **dirs = NULL;
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    fprintf(stderr, "dpgossip protocols: %s\n(run 'dpgossip protocols --help' for the options)\n",
-            error->message);
+    cli_parse_error(ctx, "protocols", error);
     g_clear_error(&error);
     goto out;
   }
@@ -181,7 +187,8 @@ int cli_cmd_protocols(int argc, char **argv) {
               ((ProtoPluginFailure *)failures->pdata[i])->error->message);
 
   if (argc == 2) {
-    const ProtoVTable *vt = proto_registry_lookup(argv[1]);
+    const ProtoVTable *vt =
+        cli_is_nonprivate(argv[1]) ? &nonprivate_vt : proto_registry_lookup(argv[1]);
     if (vt == NULL) {
       /* All plugins are loaded: proto_spec_parse words the error. */
       ProtoParams *params = NULL;
@@ -207,10 +214,21 @@ int cli_cmd_protocols(int argc, char **argv) {
     goto out;
   }
 
-  guint n = 0, n_builtin = 0;
-  all = proto_registry_list(&n);
-  for (guint i = 0; i < n; i++)
-    n_builtin += proto_registry_is_builtin(all[i]);
+  guint n = 0, n_builtin = 1; /* nonprivate */
+  const ProtoVTable **registered = proto_registry_list(&n);
+  all = g_new(const ProtoVTable *, n + 1);
+  guint k = 0;
+  for (guint i = 0; i < n; i++) {
+    n_builtin += proto_registry_is_builtin(registered[i]);
+    /* In name order, as the registry lists. */
+    if (k == i && strcmp(registered[i]->name, CLI_NONPRIVATE) > 0)
+      all[k++] = &nonprivate_vt;
+    all[k++] = registered[i];
+  }
+  if (k == n)
+    all[k++] = &nonprivate_vt;
+  n = k;
+  g_free(registered);
   if (format == CLI_FORMAT_JSON) {
     JsonBuilder *b = json_builder_new();
     json_builder_begin_object(b);

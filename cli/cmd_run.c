@@ -188,8 +188,7 @@ int cli_cmd_run(int argc, char **argv) {
   struct sigaction old_action;
   gboolean handler = FALSE;
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    fprintf(stderr, "dpgossip run: %s\n(run 'dpgossip run --help' for the options)\n",
-            error->message);
+    cli_parse_error(ctx, "run", error);
     g_clear_error(&error);
     goto out;
   }

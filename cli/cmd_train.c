@@ -70,6 +70,7 @@ static void print_protocols(void) {
     g_free(d);
   }
   g_free(all);
+  printf("%s: %s\n", CLI_NONPRIVATE, CLI_NONPRIVATE_SUMMARY);
 }
 
 /* Appends a number, or nothing for NAN (an empty CSV cell). */
@@ -210,14 +211,15 @@ int cli_cmd_train(int argc, char **argv) {
   char *protocol = NULL, *dataset = NULL, *model = NULL, *mode = NULL, *latency = NULL,
        *loss = NULL, *out_path = NULL, *schedule = NULL;
   gint epochs = 1, batches = 1, eval_every = 0, threads = 1;
-  gdouble lr = 0.1, sigma = 1.0, clip = 1.0, test_fraction = LEARN_DEFAULT_TEST_FRACTION,
+  gdouble lr = 0.1, sigma = NAN, clip = 1.0, test_fraction = LEARN_DEFAULT_TEST_FRACTION,
           compute_ms = 0.0;
   guint64 seed = 0;
   char *seed_text = NULL;
   gboolean list = FALSE;
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
-       "Protocol spec, default dsgd or the plugin's (see --list-protocols)", "SPEC"},
+       "Protocol spec, default dsgd or the plugin's (see --list-protocols); nonprivate: "
+       "dsgd without noise", "SPEC"},
       {"list-protocols", 0, 0, G_OPTION_ARG_NONE, &list,
        "List the protocols and their parameters, then exit", NULL},
       {"schedule", 0, 0, G_OPTION_ARG_STRING, &schedule,
@@ -326,6 +328,27 @@ int cli_cmd_train(int argc, char **argv) {
     g_clear_error(&error);
     goto out;
   }
+  gboolean nonprivate = cli_is_nonprivate(protocol);
+  if (nonprivate && !isnan(sigma) && sigma != 0) {
+    status = usage_error("--protocol nonprivate adds no noise: drop --sigma %g", sigma);
+    goto out;
+  }
+  if (nonprivate) {
+    g_free(protocol);
+    protocol = g_strdup("dsgd");
+    sigma = 0.0;
+  } else if (isnan(sigma)) {
+    sigma = 1.0;
+  }
+  /* Checked here, not by the runtime, so that a bad value is a usage error
+   * (exit status 2) like a bad flag. */
+  if (!(isfinite(sigma) && sigma >= 0) || !(isfinite(clip) && clip > 0) ||
+      !(isfinite(lr) && lr > 0) || !(isfinite(compute_ms) && compute_ms >= 0)) {
+    status = usage_error("--sigma must be >= 0, --clip and --lr > 0, --compute-ms >= 0, all "
+                         "finite (got %g, %g, %g, %g)",
+                         sigma, clip, lr, compute_ms);
+    goto out;
+  }
   if (!check_specs(protocol, mode, latency, loss, &error) ||
       !cli_graph_options_gossip(&gopt, &kind, &error)) {
     status = cli_fail("train", error, CLI_EXIT_USAGE);
@@ -339,8 +362,7 @@ int cli_cmd_train(int argc, char **argv) {
   handler = sigaction(SIGINT, &action, &old_action) == 0;
   g = cli_graph_options_build(&gopt, &error);
   if (g == NULL) {
-    status = cli_fail("train", error,
-                      error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
+    status = cli_fail("train", error, cli_graph_options_status(&gopt, error));
     goto out;
   }
   if (schedule != NULL && strcmp(schedule, "static") != 0) {
@@ -376,7 +398,7 @@ int cli_cmd_train(int argc, char **argv) {
   gint64 start = g_get_monotonic_time();
   run = proto_run_new(&cfg, &error);
   if (run == NULL) {
-    status = cli_fail("train", error, CLI_EXIT_FAILURE);
+    status = cli_fail("train", error, cli_error_status(error));
     goto out;
   }
 
@@ -432,7 +454,7 @@ int cli_cmd_train(int argc, char **argv) {
   guint T = proto_run_steps(run);
   printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g, simulated time %.3f s, "
          "%" G_GUINT64_FORMAT " messages, wall time %.2f s\n",
-         proto_run_protocol(run)->name, proto_run_n_nodes(run), T,
+         nonprivate ? CLI_NONPRIVATE : proto_run_protocol(run)->name, proto_run_n_nodes(run), T,
          proto_run_mean_test_loss(run, T), st.sim_time / (double)SIM_TIME_S,
          st.engine.messages_sent, (g_get_monotonic_time() - start) / 1e6);
   status = CLI_EXIT_OK;

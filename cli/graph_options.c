@@ -77,3 +77,13 @@ void cli_graph_options_clear(CliGraphOptions *o) {
   g_clear_pointer(&o->generate, g_free);
   g_clear_pointer(&o->gossip, g_free);
 }
+
+const char *cli_graph_options_label(const CliGraphOptions *o) {
+  return o->graph_path != NULL ? o->graph_path : o->generate != NULL ? o->generate : "the graph";
+}
+
+int cli_graph_options_status(const CliGraphOptions *o, const GError *e) {
+  if (e != NULL && e->domain == G_OPTION_ERROR)
+    return CLI_EXIT_USAGE;
+  return o->graph_path != NULL ? CLI_EXIT_FAILURE : cli_error_status(e);
+}
