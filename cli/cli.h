@@ -104,8 +104,24 @@ typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } CliFormat;
 
 /* Parses --format; @allowed is a bitmask of (1 << CliFormat). */
 gboolean cli_format_parse(const char *name, guint allowed, CliFormat *out, GError **error);
-/* Pretty-prints @root (taken) on stdout followed by a newline. */
-void cli_print_json(JsonNode *root);
+/* ---- JSON (cli/json.c): every command builds its JSON with these ----
+ * Each adds one value under key @k of the object being built, or as the
+ * next element of the array being built when @k is NULL. */
+void cli_json_int(JsonBuilder *b, const char *k, gint64 v);
+/* A number; null when @v is not finite (inf: unprotected; NaN). */
+void cli_json_number(JsonBuilder *b, const char *k, double v);
+/* A string; null when @v is NULL. */
+void cli_json_string(JsonBuilder *b, const char *k, const char *v);
+void cli_json_bool(JsonBuilder *b, const char *k, gboolean v);
+void cli_json_null(JsonBuilder *b, const char *k);
+/* Opens an object or array (close with json_builder_end_object/_array). */
+void cli_json_begin_object(JsonBuilder *b, const char *k);
+void cli_json_begin_array(JsonBuilder *b, const char *k);
+/* The builder's root as text (sim_json_write; @indent 0: one line); frees
+ * @b. */
+char *cli_json_text(JsonBuilder *b, guint indent);
+/* cli_json_text with indent 2 on stdout, a newline after; frees @b. */
+void cli_json_print(JsonBuilder *b);
 
 /* Parses argv with @ctx; on failure prints the error and a hint, returns FALSE. */
 gboolean cli_parse(GOptionContext *ctx, int *argc, char ***argv);

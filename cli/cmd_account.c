@@ -193,27 +193,6 @@ static GPtrArray *assumptions(const Context *c) {
   return a;
 }
 
-static void add_number(JsonBuilder *jb, const char *key, double v) {
-  json_builder_set_member_name(jb, key);
-  if (isfinite(v))
-    json_builder_add_double_value(jb, v);
-  else
-    json_builder_add_null_value(jb); /* unprotected: never a finite number */
-}
-
-static void add_string(JsonBuilder *jb, const char *key, const char *v) {
-  json_builder_set_member_name(jb, key);
-  if (v)
-    json_builder_add_string_value(jb, v);
-  else
-    json_builder_add_null_value(jb);
-}
-
-static void add_int(JsonBuilder *jb, const char *key, gint64 v) {
-  json_builder_set_member_name(jb, key);
-  json_builder_add_int_value(jb, v);
-}
-
 /* Victims reported UNRESOLVED (no protection, no number). */
 static guint count_unresolved(const PrivReport *r) {
   guint k = 0;
@@ -229,46 +208,41 @@ static const char *victim_status(const PrivVictim *v) {
  * ("unresolved" and each such victim's "status" and "note" only when some
  * victim is). */
 static void json_accounting(JsonBuilder *jb, const CliAttackerSets *sets, const Accounting *ac) {
-  add_string(jb, "trust", priv_trust_name(ac->trust));
-  json_builder_set_member_name(jb, "attackers");
-  json_builder_begin_array(jb);
+  cli_json_string(jb, "trust", priv_trust_name(ac->trust));
+  cli_json_begin_array(jb, "attackers");
   for (guint i = 0; i < cli_attacker_sets_size(sets, ac->set); i++)
-    json_builder_add_int_value(jb, cli_attacker_sets_members(sets, ac->set)[i]);
+    cli_json_int(jb, NULL, cli_attacker_sets_members(sets, ac->set)[i]);
   json_builder_end_array(jb);
   const PrivReport *r = ac->report;
-  json_builder_set_member_name(jb, "unprotected");
-  json_builder_begin_array(jb);
+  cli_json_begin_array(jb, "unprotected");
   for (guint i = 0; i < r->n_victims; i++)
-    if (r->victims[i].unprotected) json_builder_add_int_value(jb, r->victims[i].node);
+    if (r->victims[i].unprotected) cli_json_int(jb, NULL, r->victims[i].node);
   json_builder_end_array(jb);
   if (count_unresolved(r) > 0) {
     /* Only when there are some: outputs without any stay as they were. */
-    json_builder_set_member_name(jb, "unresolved");
-    json_builder_begin_array(jb);
+    cli_json_begin_array(jb, "unresolved");
     for (guint i = 0; i < r->n_victims; i++)
-      if (r->victims[i].unresolved) json_builder_add_int_value(jb, r->victims[i].node);
+      if (r->victims[i].unresolved) cli_json_int(jb, NULL, r->victims[i].node);
     json_builder_end_array(jb);
   }
-  json_builder_set_member_name(jb, "victims");
-  json_builder_begin_array(jb);
+  cli_json_begin_array(jb, "victims");
   for (guint i = 0; i < r->n_victims; i++) {
     const PrivVictim *v = &r->victims[i];
     json_builder_begin_object(jb);
-    add_int(jb, "node", v->node);
+    cli_json_int(jb, "node", v->node);
     if (v->unresolved) {
-      add_string(jb, "status", "unresolved");
-      add_string(jb, "note", PRIV_UNRESOLVED_NOTE);
+      cli_json_string(jb, "status", "unresolved");
+      cli_json_string(jb, "note", PRIV_UNRESOLVED_NOTE);
     }
-    json_builder_set_member_name(jb, "distance");
     if (v->distance >= 0)
-      json_builder_add_int_value(jb, v->distance);
+      cli_json_int(jb, "distance", v->distance);
     else
-      json_builder_add_null_value(jb); /* not connected to any attacker */
-    add_number(jb, "sensitivity", v->sensitivity);
-    add_number(jb, "mu", v->mu);
-    add_number(jb, "rdp", v->rdp);
-    add_number(jb, "epsilon", v->epsilon);
-    if (ac->muff) add_number(jb, "muffliato_rdp", ac->muff[v->node]);
+      cli_json_null(jb, "distance"); /* not connected to any attacker */
+    cli_json_number(jb, "sensitivity", v->sensitivity);
+    cli_json_number(jb, "mu", v->mu);
+    cli_json_number(jb, "rdp", v->rdp);
+    cli_json_number(jb, "epsilon", v->epsilon);
+    if (ac->muff) cli_json_number(jb, "muffliato_rdp", ac->muff[v->node]);
     json_builder_end_object(jb);
   }
   json_builder_end_array(jb);
@@ -279,60 +253,50 @@ static void print_json(const Context *c, const CliAttackerSets *sets, const Acco
   const CliAccountSetup *s = c->s;
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_object(jb);
-  add_int(jb, "nodes", c->n);
-  add_string(jb, "gossip", topo_gossip_kind_name(s->gossip));
-  add_string(jb, "protocol", s->protocol_label);
-  add_int(jb, "rounds", s->T);
-  add_int(jb, "participation_interval", s->b);
-  add_string(jb, "sensitivity", priv_sensitivity_name(s->sensitivity));
-  json_builder_set_member_name(jb, "sigma");
-  json_builder_add_double_value(jb, s->sigma);
-  json_builder_set_member_name(jb, "clip");
-  json_builder_add_double_value(jb, s->clip);
-  json_builder_set_member_name(jb, "alpha");
-  json_builder_add_double_value(jb, s->alpha);
-  json_builder_set_member_name(jb, "delta");
-  json_builder_add_double_value(jb, s->delta);
-  add_string(jb, "path", path_name(c->path));
-  add_string(jb, "path_reason", c->path_reason);
-  add_string(jb, "schedule", c->schedule ? c->schedule : "static");
-  if (c->schedule || c->run) add_int(jb, "seed", (gint64)c->seed);
+  cli_json_int(jb, "nodes", c->n);
+  cli_json_string(jb, "gossip", topo_gossip_kind_name(s->gossip));
+  cli_json_string(jb, "protocol", s->protocol_label);
+  cli_json_int(jb, "rounds", s->T);
+  cli_json_int(jb, "participation_interval", s->b);
+  cli_json_string(jb, "sensitivity", priv_sensitivity_name(s->sensitivity));
+  cli_json_number(jb, "sigma", s->sigma);
+  cli_json_number(jb, "clip", s->clip);
+  cli_json_number(jb, "alpha", s->alpha);
+  cli_json_number(jb, "delta", s->delta);
+  cli_json_string(jb, "path", path_name(c->path));
+  cli_json_string(jb, "path_reason", c->path_reason);
+  cli_json_string(jb, "schedule", c->schedule ? c->schedule : "static");
+  if (c->schedule || c->run) cli_json_int(jb, "seed", (gint64)c->seed);
   if (c->run) {
     const CliObserverRun *r = c->run;
-    json_builder_set_member_name(jb, "run");
-    json_builder_begin_object(jb);
-    add_string(jb, "mode", r->mode ? r->mode : "sync");
-    add_string(jb, "latency", r->latency ? r->latency : "constant:ms=0");
-    json_builder_set_member_name(jb, "loss");
-    json_builder_add_double_value(jb, c->loss);
-    json_builder_set_member_name(jb, "lr");
-    json_builder_add_double_value(jb, r->lr);
-    add_string(jb, "storage", c->storage);
-    add_string(jb, "accountant", c->accountant);
-    json_builder_set_member_name(jb, "links");
-    json_builder_begin_array(jb);
+    cli_json_begin_object(jb, "run");
+    cli_json_string(jb, "mode", r->mode ? r->mode : "sync");
+    cli_json_string(jb, "latency", r->latency ? r->latency : "constant:ms=0");
+    cli_json_number(jb, "loss", c->loss);
+    cli_json_number(jb, "lr", r->lr);
+    cli_json_string(jb, "storage", c->storage);
+    cli_json_string(jb, "accountant", c->accountant);
+    cli_json_begin_array(jb, "links");
     for (guint i = 0; c->link_specs && c->link_specs[i]; i++)
-      json_builder_add_string_value(jb, c->link_specs[i]);
+      cli_json_string(jb, NULL, c->link_specs[i]);
     json_builder_end_array(jb);
-    add_int(jb, "messages_sent", (gint64)c->stats->engine.messages_sent);
-    add_int(jb, "messages_delivered", (gint64)c->stats->engine.messages_delivered);
-    add_int(jb, "messages_dropped", (gint64)c->stats->engine.messages_dropped);
-    add_int(jb, "late_discarded", (gint64)c->stats->late_discarded);
-    add_int(jb, "partial_gathers", (gint64)c->stats->partial_gathers);
-    add_int(jb, "noise_variables", c->stats->n_noise);
+    cli_json_int(jb, "messages_sent", (gint64)c->stats->engine.messages_sent);
+    cli_json_int(jb, "messages_delivered", (gint64)c->stats->engine.messages_delivered);
+    cli_json_int(jb, "messages_dropped", (gint64)c->stats->engine.messages_dropped);
+    cli_json_int(jb, "late_discarded", (gint64)c->stats->late_discarded);
+    cli_json_int(jb, "partial_gathers", (gint64)c->stats->partial_gathers);
+    cli_json_int(jb, "noise_variables", c->stats->n_noise);
     json_builder_end_object(jb);
   }
-  json_builder_set_member_name(jb, "assumptions");
-  json_builder_begin_array(jb);
+  cli_json_begin_array(jb, "assumptions");
   GPtrArray *as = assumptions(c);
-  for (guint i = 0; i < as->len; i++) json_builder_add_string_value(jb, g_ptr_array_index(as, i));
+  for (guint i = 0; i < as->len; i++) cli_json_string(jb, NULL, g_ptr_array_index(as, i));
   g_ptr_array_unref(as);
   json_builder_end_array(jb);
   if (n_acs == 1) {
     json_accounting(jb, sets, &acs[0]);
   } else {
-    json_builder_set_member_name(jb, "accountings");
-    json_builder_begin_array(jb);
+    cli_json_begin_array(jb, "accountings");
     for (guint i = 0; i < n_acs; i++) {
       json_builder_begin_object(jb);
       json_accounting(jb, sets, &acs[i]);
@@ -341,8 +305,7 @@ static void print_json(const Context *c, const CliAttackerSets *sets, const Acco
     json_builder_end_array(jb);
   }
   json_builder_end_object(jb);
-  cli_print_json(json_builder_get_root(jb));
-  g_object_unref(jb);
+  cli_json_print(jb);
 }
 
 /* %.17g with a '.' decimal point, "inf" when not finite. */

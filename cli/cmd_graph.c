@@ -26,62 +26,45 @@ static char *skip_note(TopoSummaryStatus status) {
 static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGraph *g) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "nodes");
-  json_builder_add_int_value(b, s->nodes);
-  json_builder_set_member_name(b, "edges");
-  json_builder_add_int_value(b, s->edges);
-  json_builder_set_member_name(b, "degree");
-  json_builder_begin_object(b);
-  json_builder_set_member_name(b, "min");
-  json_builder_add_int_value(b, s->deg_min);
-  json_builder_set_member_name(b, "mean");
-  json_builder_add_double_value(b, s->deg_mean);
-  json_builder_set_member_name(b, "max");
-  json_builder_add_int_value(b, s->deg_max);
+  cli_json_int(b, "nodes", s->nodes);
+  cli_json_int(b, "edges", s->edges);
+  cli_json_begin_object(b, "degree");
+  cli_json_int(b, "min", s->deg_min);
+  cli_json_number(b, "mean", s->deg_mean);
+  cli_json_int(b, "max", s->deg_max);
   json_builder_end_object(b);
-  json_builder_set_member_name(b, "diameter");
   if (s->connected && s->diameter_status == TOPO_SUMMARY_COMPUTED)
-    json_builder_add_int_value(b, s->diameter);
+    cli_json_int(b, "diameter", s->diameter);
   else
-    json_builder_add_null_value(b); /* infinite, or not computed (see the note) */
+    cli_json_null(b, "diameter"); /* infinite, or not computed (see the note) */
   if (s->diameter_status != TOPO_SUMMARY_COMPUTED) {
     char *note = skip_note(s->diameter_status);
-    json_builder_set_member_name(b, "diameter_note");
-    json_builder_add_string_value(b, note);
+    cli_json_string(b, "diameter_note", note);
     g_free(note);
   }
-  json_builder_set_member_name(b, "connected");
-  json_builder_add_boolean_value(b, s->connected);
-  json_builder_set_member_name(b, "gossip");
-  json_builder_add_string_value(b, gossip_name(kind));
-  json_builder_set_member_name(b, "spectral_gap");
+  cli_json_bool(b, "connected", s->connected);
+  cli_json_string(b, "gossip", gossip_name(kind));
   if (s->gap_status == TOPO_SUMMARY_COMPUTED) {
-    json_builder_add_double_value(b, s->spectral_gap);
+    cli_json_number(b, "spectral_gap", s->spectral_gap);
   } else {
     char *note = skip_note(s->gap_status);
-    json_builder_add_null_value(b);
-    json_builder_set_member_name(b, "spectral_gap_note");
-    json_builder_add_string_value(b, note);
+    cli_json_null(b, "spectral_gap");
+    cli_json_string(b, "spectral_gap_note", note);
     g_free(note);
   }
   /* What loading the file dropped or renamed (null: not from a file). */
   const TopoLoadReport *r = topo_graph_load_report(g);
-  json_builder_set_member_name(b, "load");
   if (r != NULL) {
-    json_builder_begin_object(b);
-    json_builder_set_member_name(b, "self_loops_dropped");
-    json_builder_add_int_value(b, (gint64)r->self_loops);
-    json_builder_set_member_name(b, "duplicate_edges_dropped");
-    json_builder_add_int_value(b, (gint64)r->duplicates);
-    json_builder_set_member_name(b, "renumbered");
-    json_builder_add_boolean_value(b, r->renumbered);
+    cli_json_begin_object(b, "load");
+    cli_json_int(b, "self_loops_dropped", (gint64)r->self_loops);
+    cli_json_int(b, "duplicate_edges_dropped", (gint64)r->duplicates);
+    cli_json_bool(b, "renumbered", r->renumbered);
     json_builder_end_object(b);
   } else {
-    json_builder_add_null_value(b);
+    cli_json_null(b, "load");
   }
   json_builder_end_object(b);
-  cli_print_json(json_builder_get_root(b));
-  g_object_unref(b);
+  cli_json_print(b);
 }
 
 static void print_table(const TopoSummary *s, TopoGossipKind kind) {

@@ -33,11 +33,9 @@ static double seconds_since(gint64 start) {
 }
 
 static void add_strategies(JsonBuilder *jb, const char *name, const double *v) {
-  json_builder_set_member_name(jb, name);
-  json_builder_begin_object(jb);
+  cli_json_begin_object(jb, name);
   for (int i = 0; i < S_COUNT; i++) {
-    json_builder_set_member_name(jb, strategy_keys[i]);
-    json_builder_add_double_value(jb, v[i]);
+    cli_json_number(jb, strategy_keys[i], v[i]);
   }
   json_builder_end_object(jb);
 }
@@ -45,31 +43,21 @@ static void add_strategies(JsonBuilder *jb, const char *name, const double *v) {
 static void print_json(const Report *r) {
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_object(jb);
-  json_builder_set_member_name(jb, "nodes");
-  json_builder_add_int_value(jb, r->n);
-  json_builder_set_member_name(jb, "gossip");
-  json_builder_add_string_value(jb, topo_gossip_kind_name(r->gossip));
-  json_builder_set_member_name(jb, "workload");
-  json_builder_add_string_value(jb, priv_workload_name(r->workload));
-  json_builder_set_member_name(jb, "rounds");
-  json_builder_add_int_value(jb, r->T);
-  json_builder_set_member_name(jb, "epochs");
-  json_builder_add_int_value(jb, r->k);
-  json_builder_set_member_name(jb, "batches");
-  json_builder_add_int_value(jb, r->b);
-  json_builder_set_member_name(jb, "band");
+  cli_json_int(jb, "nodes", r->n);
+  cli_json_string(jb, "gossip", topo_gossip_kind_name(r->gossip));
+  cli_json_string(jb, "workload", priv_workload_name(r->workload));
+  cli_json_int(jb, "rounds", r->T);
+  cli_json_int(jb, "epochs", r->k);
+  cli_json_int(jb, "batches", r->b);
   if (r->band)
-    json_builder_add_int_value(jb, r->band);
+    cli_json_int(jb, "band", r->band);
   else
-    json_builder_add_null_value(jb); /* no band: C_local is full lower triangular */
-  json_builder_set_member_name(jb, "trace_H");
-  json_builder_add_double_value(jb, r->trace_H);
+    cli_json_null(jb, "band"); /* no band: C_local is full lower triangular */
+  cli_json_number(jb, "trace_H", r->trace_H);
   add_strategies(jb, "loss", r->loss);
   add_strategies(jb, "sensitivity", r->sens);
-  json_builder_set_member_name(jb, "iterations");
-  json_builder_add_int_value(jb, r->iterations);
-  json_builder_set_member_name(jb, "seconds");
-  json_builder_begin_object(jb);
+  cli_json_int(jb, "iterations", r->iterations);
+  cli_json_begin_object(jb, "seconds");
   const struct {
     const char *key;
     double value;
@@ -77,13 +65,11 @@ static void print_json(const Report *r) {
                  {"optimize", r->seconds_optimize},   {"baselines", r->seconds_baselines},
                  {"write", r->seconds_write},         {"total", r->seconds_total}};
   for (guint i = 0; i < G_N_ELEMENTS(seconds); i++) {
-    json_builder_set_member_name(jb, seconds[i].key);
-    json_builder_add_double_value(jb, seconds[i].value);
+    cli_json_number(jb, seconds[i].key, seconds[i].value);
   }
   json_builder_end_object(jb);
   json_builder_end_object(jb);
-  cli_print_json(json_builder_get_root(jb));
-  g_object_unref(jb);
+  cli_json_print(jb);
 }
 
 static void print_table(const Report *r) {

@@ -51,16 +51,10 @@ typedef struct {
 static char *scenario_json(const ScenRunHookInfo *info) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "protocol");
-  json_builder_add_string_value(b, info->protocol);
-  json_builder_set_member_name(b, "sigma");
-  json_builder_add_double_value(b, info->sigma);
+  cli_json_string(b, "protocol", info->protocol);
+  cli_json_number(b, "sigma", info->sigma);
   json_builder_end_object(b);
-  JsonNode *root = json_builder_get_root(b);
-  char *text = sim_json_write(root, 0);
-  json_node_unref(root);
-  g_object_unref(b);
-  return text;
+  return cli_json_text(b, 0);
 }
 
 /* Each evaluation step as one metric event, while the run goes on. */

@@ -132,43 +132,21 @@ static gboolean write_csv(const char *path, const ProtoMetric *rows, gsize n_row
 static char *scenario_json(const ProtoRunConfig *cfg, const char *schedule) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
-#define JSTR(k, v)                                                                          \
-  do {                                                                                     \
-    json_builder_set_member_name(b, k);                                                    \
-    if ((v) != NULL)                                                                       \
-      json_builder_add_string_value(b, v);                                                 \
-    else                                                                                   \
-      json_builder_add_null_value(b);                                                      \
-  } while (0)
-#define JNUM(k, v)                                                                          \
-  do {                                                                                     \
-    json_builder_set_member_name(b, k);                                                    \
-    json_builder_add_double_value(b, v);                                                   \
-  } while (0)
-  JSTR("protocol", cfg->protocol);
-  JSTR("dataset", cfg->dataset);
-  JSTR("model", cfg->model);
-  JSTR("schedule", schedule != NULL ? schedule : "static");
-  JSTR("mode", cfg->mode != NULL ? cfg->mode : "sync");
-  JSTR("latency", cfg->latency);
-  JSTR("loss", cfg->loss);
-  JNUM("sigma", cfg->sigma);
-  JNUM("clip", cfg->clip);
-  JNUM("lr", cfg->lr);
-  json_builder_set_member_name(b, "epochs");
-  json_builder_add_int_value(b, cfg->epochs);
-  json_builder_set_member_name(b, "batches");
-  json_builder_add_int_value(b, cfg->batches);
-  json_builder_set_member_name(b, "eval_every");
-  json_builder_add_int_value(b, cfg->eval_every);
-#undef JSTR
-#undef JNUM
+  cli_json_string(b, "protocol", cfg->protocol);
+  cli_json_string(b, "dataset", cfg->dataset);
+  cli_json_string(b, "model", cfg->model);
+  cli_json_string(b, "schedule", schedule != NULL ? schedule : "static");
+  cli_json_string(b, "mode", cfg->mode != NULL ? cfg->mode : "sync");
+  cli_json_string(b, "latency", cfg->latency);
+  cli_json_string(b, "loss", cfg->loss);
+  cli_json_number(b, "sigma", cfg->sigma);
+  cli_json_number(b, "clip", cfg->clip);
+  cli_json_number(b, "lr", cfg->lr);
+  cli_json_int(b, "epochs", cfg->epochs);
+  cli_json_int(b, "batches", cfg->batches);
+  cli_json_int(b, "eval_every", cfg->eval_every);
   json_builder_end_object(b);
-  JsonNode *root = json_builder_get_root(b);
-  char *text = sim_json_write(root, 0);
-  json_node_unref(root);
-  g_object_unref(b);
-  return text;
+  return cli_json_text(b, 0);
 }
 
 /* Each evaluation step as one metric event, while the run goes on. */

@@ -26,14 +26,6 @@ gboolean cli_format_parse(const char *name, guint allowed, CliFormat *out, GErro
   return FALSE;
 }
 
-void cli_print_json(JsonNode *root) {
-  gchar *text = sim_json_write(root, 2);
-  fputs(text, stdout);
-  fputc('\n', stdout);
-  g_free(text);
-  json_node_unref(root);
-}
-
 guint cli_edit_distance(const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b);
   guint *row = g_new(guint, lb + 1);
