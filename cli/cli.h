@@ -66,11 +66,16 @@ typedef struct {
   char *generate;   /* --generate SPEC */
   gboolean lcc;     /* --lcc */
   char *gossip;     /* --gossip uniform|metropolis|maxdegree (default uniform) */
+  char *format;     /* --graph-format auto|edges|csv|graphml|gml|pajek (default auto) */
+  gboolean ignore_weights; /* --ignore-weights: load a weighted file's structure */
 } CliGraphOptions;
 
-/* Adds --graph, --generate, --lcc and --gossip to @group (which does not own @o). */
+/* Adds --graph, --graph-format, --ignore-weights, --generate, --lcc and
+ * --gossip to @ctx as its main group (which does not own @o). */
 void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o);
-/* Loads or generates the graph; exactly one of --graph/--generate must be given. */
+/* Loads (topo_graph_load_format) or generates the graph; exactly one of
+ * --graph/--generate must be given; a bad --graph-format is
+ * G_OPTION_ERROR_BAD_VALUE. */
 TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error);
 gboolean cli_graph_options_gossip(const CliGraphOptions *o, TopoGossipKind *kind,
                                   GError **error);

@@ -23,6 +23,38 @@ static char *skip_note(TopoSummaryStatus status) {
   return g_strdup_printf("not computed: %s%s", topo_summary_status_reason(status), how);
 }
 
+/* Connected components of @g (union-find over its edges). O(m alpha(n)). */
+static guint n_components(const TopoGraph *g) {
+  guint n = topo_graph_n_nodes(g), k = n;
+  guint *parent = g_new(guint, n);
+  for (guint u = 0; u < n; u++)
+    parent[u] = u;
+  gsize m = 0;
+  guint *e = topo_graph_edges(g, &m);
+  for (gsize i = 0; i < m; i++) {
+    guint a = e[2 * i], b = e[2 * i + 1];
+    while (parent[a] != a)
+      a = parent[a] = parent[parent[a]];
+    while (parent[b] != b)
+      b = parent[b] = parent[parent[b]];
+    if (a != b) {
+      parent[MAX(a, b)] = MIN(a, b);
+      k--;
+    }
+  }
+  g_free(e);
+  g_free(parent);
+  return k;
+}
+
+/* A disconnected graph's W has eigenvalue 1 once per component: its gap is
+ * exactly 0, whatever rounding the eigensolver left (2.2e-16). */
+static char *disconnected_note(guint components) {
+  return g_strdup_printf("disconnected: %u components, gossip never mixes across them; --lcc "
+                         "keeps the largest",
+                         components);
+}
+
 static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGraph *g) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
@@ -43,8 +75,15 @@ static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGrap
     g_free(note);
   }
   cli_json_bool(b, "connected", s->connected);
+  guint components = n_components(g);
+  cli_json_int(b, "components", components);
   cli_json_string(b, "gossip", gossip_name(kind));
-  if (s->gap_status == TOPO_SUMMARY_COMPUTED) {
+  if (!s->connected) {
+    char *note = disconnected_note(components);
+    cli_json_number(b, "spectral_gap", 0.0);
+    cli_json_string(b, "spectral_gap_note", note);
+    g_free(note);
+  } else if (s->gap_status == TOPO_SUMMARY_COMPUTED) {
     cli_json_number(b, "spectral_gap", s->spectral_gap);
   } else {
     char *note = skip_note(s->gap_status);
@@ -67,7 +106,7 @@ static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGrap
   cli_json_print(b);
 }
 
-static void print_table(const TopoSummary *s, TopoGossipKind kind) {
+static void print_table(const TopoSummary *s, TopoGossipKind kind, const TopoGraph *g) {
   printf("nodes          %u\n", s->nodes);
   printf("edges          %u\n", s->edges);
   printf("degree         min %u  mean %.4f  max %u\n", s->deg_min, s->deg_mean, s->deg_max);
@@ -81,7 +120,11 @@ static void print_table(const TopoSummary *s, TopoGossipKind kind) {
     printf("diameter       infinite\n");
   }
   printf("connected      %s\n", s->connected ? "yes" : "no");
-  if (s->gap_status != TOPO_SUMMARY_COMPUTED) {
+  if (!s->connected) {
+    char *note = disconnected_note(n_components(g));
+    printf("spectral gap   0 (%s)\n", note);
+    g_free(note);
+  } else if (s->gap_status != TOPO_SUMMARY_COMPUTED) {
     char *note = skip_note(s->gap_status);
     printf("spectral gap   %s\n", note);
     g_free(note);
@@ -149,7 +192,7 @@ int cli_cmd_graph(int argc, char **argv) {
   if (fmt == CLI_FORMAT_JSON)
     print_json(&summary, kind, g);
   else
-    print_table(&summary, kind);
+    print_table(&summary, kind, g);
   status = CLI_EXIT_OK;
 
 out:
