@@ -103,6 +103,22 @@ void cli_graph_options_clear(CliGraphOptions *o);
 /* TRUE when @spec names nonprivate (it takes no parameter). */
 gboolean cli_is_nonprivate(const char *spec);
 
+/* ---- Progress of long work (cli/progress.c) ----
+ * On a terminal (stderr) one refreshing line with done/total, elapsed time
+ * and ETA; elsewhere one line every $DPGOSSIP_PROGRESS_INTERVAL seconds
+ * (default 10); nothing with -q. Updates are thread-safe and cheap (they
+ * print at most at that rate). */
+typedef struct CliProgress CliProgress;
+/* A printer for "dpgossip @cmd: ..."; NULL when @quiet (every call takes
+ * NULL and does nothing). */
+CliProgress *cli_progress_new(const char *cmd, gboolean quiet);
+/* @done of @total @unit ("steps", "points", ...). */
+void cli_progress_update(CliProgress *p, guint64 done, guint64 total, const char *unit);
+/* Work measured by an estimate @fraction in [0, 1], described by @what. */
+void cli_progress_update_fraction(CliProgress *p, double fraction, const char *what);
+/* Ends a terminal line (the next output goes below it) and frees @p. */
+void cli_progress_free(CliProgress *p);
+
 /* ---- Output ---- */
 
 typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } CliFormat;

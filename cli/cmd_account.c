@@ -511,6 +511,7 @@ typedef struct {
   char *protocol, *trust, *sensitivity, *compare, *format, *path, *mode, *latency, *loss,
       *schedule, *seed, *storage, *accountant;
   char **attackers, **links;
+  gboolean quiet;
 } Options;
 
 /* What the options ask for, every value checked (before any graph). */
@@ -609,6 +610,9 @@ static GOptionContext *options_context(Options *o) {
        "KIND"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Output: table (default), json or csv",
        "FORMAT"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
+       "Observer path: no progress line (on a terminal: refreshed; elsewhere: every 10 s)",
+       NULL},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx =
       g_option_context_new("- per-victim privacy of a decentralized protocol (accounting only)");
@@ -958,15 +962,17 @@ static int execute_structured(Request *q, Plan *p) {
 }
 
 /* The observer path: one simulated run records every view. */
-static int execute_observer(const Request *q, Plan *p) {
+static int execute_observer(const Options *o, const Request *q, Plan *p) {
   GError *error = NULL;
   const CliAccountSetup *s = &q->s;
+  p->run.progress = cli_progress_new(CMD, o->quiet);
   ProtoObservedView *views = g_new(ProtoObservedView, p->n_acs);
   for (guint a = 0; a < p->n_acs; a++)
     views[a] = (ProtoObservedView){p->acs[a].trust,
                                    cli_attacker_sets_members(&q->sets, p->acs[a].set),
                                    cli_attacker_sets_size(&q->sets, p->acs[a].set)};
   PrivBlocks **bl = cli_account_blocks_observer(s, &p->run, views, p->n_acs, &p->stats, &error);
+  g_clear_pointer(&p->run.progress, cli_progress_free);
   g_free(views);
   if (!bl) return cli_fail(CMD, error, spec_status(error));
   for (guint a = 0; a < p->n_acs; a++) p->acs[a].blocks = bl[a];
@@ -1031,7 +1037,7 @@ int cli_cmd_account(int argc, char **argv) {
   if (status == CLI_EXIT_OK && p.path == PROTO_ACCOUNT_STRUCTURED)
     status = execute_structured(&q, &p);
   else if (status == CLI_EXIT_OK && rank == 0)
-    status = execute_observer(&q, &p);
+    status = execute_observer(&o, &q, &p);
   if (status == CLI_EXIT_OK && rank == 0) print(&o, &q, &p);
   plan_clear(&p);
   request_clear(&q);

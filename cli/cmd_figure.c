@@ -380,7 +380,8 @@ static gboolean account_panel_observer(Panel *p, const AttackerSpec *a, CliAccou
                         .lr = 0.1, /* D-SGD's noise is on the gradient: eta cancels */
                         .seed = fr->seed,
                         .storage = SIM_LIN_SPARSE,
-                        .streaming = TRUE};
+                        .streaming = TRUE,
+                        .progress = cli_progress_new(CMD, FALSE)};
   fprintf(stderr,
           "dpgossip " CMD ": %s: one simulated run (mode %s, latency %s, loss %s, seed "
           "%" G_GUINT64_FORMAT ") observed by %u attacker set%s...\n",
@@ -389,6 +390,7 @@ static gboolean account_panel_observer(Panel *p, const AttackerSpec *a, CliAccou
   gint64 start = g_get_monotonic_time();
   ProtoRunStats stats = {0};
   PrivBlocks **blocks = cli_account_blocks_observer(s, &run, views, n_sets, &stats, error);
+  cli_progress_free(run.progress);
   TopoGossip *w = blocks ? topo_gossip_new(p->g, s->gossip, error) : NULL;
   GBytes **sets = w ? g_new0(GBytes *, n_sets) : NULL;
   gboolean ok = sets != NULL;

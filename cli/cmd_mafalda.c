@@ -26,6 +26,7 @@ typedef struct {
    * and every score) run side by side, so total < the sum of the parts. */
   double seconds_load, seconds_gram, seconds_optimize, seconds_baselines, seconds_write;
   double seconds_total;
+  CliProgress *progress; /* Mafalda's iterations (NULL: -q) */
 } Report;
 
 static double seconds_since(gint64 start) {
@@ -146,15 +147,27 @@ static gboolean baselines(const double *H, const PrivMfOptions *opt, Report *r,
  * Returns FALSE with @error set (Mafalda's error first: it is the one asked
  * for); *@maf is set when Mafalda converged.
  */
+/* Mafalda's optimizer, at each iteration (from its thread). */
+static void on_iteration(guint iteration, double fraction, gpointer data) {
+  char what[64];
+  g_snprintf(what, sizeof what, "Mafalda's optimizer, iteration %u", iteration);
+  cli_progress_update_fraction(data, fraction, what);
+}
+
 static gboolean optimize_all(const double *H, Report *r, PrivMfResult **maf, GError **error) {
   OptimizeJob job = {.H = H, .T = r->T, .k = r->k, .b = r->b};
   priv_mf_options_init(&job.opt);
   job.opt.band = r->band;
+  PrivMfOptions base_opt = job.opt; /* DMF's optimizer alongside: silent */
+  if (r->progress != NULL) {
+    job.opt.progress = on_iteration;
+    job.opt.progress_data = r->progress;
+  }
   GThread *thread = g_thread_try_new("mafalda", optimize_job, &job, NULL);
   if (!thread) optimize_job(&job); /* no thread: one after the other */
   GError *base_error = NULL;
   gint64 start = g_get_monotonic_time();
-  gboolean base_ok = baselines(H, &job.opt, r, &base_error);
+  gboolean base_ok = baselines(H, &base_opt, r, &base_error);
   r->seconds_baselines = seconds_since(start);
   if (thread) g_thread_join(thread);
   r->seconds_optimize = job.seconds;
@@ -193,7 +206,9 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, const char *out
   r->trace_H = 0.0;
   for (guint s = 0; s < r->T; s++) r->trace_H += H[(gsize)s * r->T + s];
 
-  if (!optimize_all(H, r, &maf, error)) goto out;
+  gboolean optimized = optimize_all(H, r, &maf, error);
+  g_clear_pointer(&r->progress, cli_progress_free); /* its line ends before any output */
+  if (!optimized) goto out;
   t = g_get_monotonic_time();
   r->iterations = maf->iterations;
   r->loss[S_MAFALDA] = priv_mf_loss(H, maf->C, r->T, r->k, r->b, error);
@@ -225,6 +240,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
   CliGraphOptions gopt = {0};
   gint epochs = 0, batches = 0, band = -1;
   char *workload = NULL, *format = NULL, *out_path = NULL;
+  gboolean quiet = FALSE;
   GOptionEntry entries[] = {
       {"epochs", 'k', 0, G_OPTION_ARG_INT, &epochs,
        "Participations per record, k (required)", "K"},
@@ -240,6 +256,8 @@ int cli_cmd_mafalda(int argc, char **argv) {
        "Write C_local as CSV (T rows of T values, %.17g)", "FILE"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: table (default) or json",
        "FORMAT"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx =
       g_option_context_new("- optimize Mafalda's noise correlation C_local for a graph");
@@ -324,6 +342,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
     status = CLI_EXIT_FAILURE;
     goto out;
   }
+  r.progress = cli_progress_new("mafalda", quiet);
   if (!run(g, start, &r, out_path, &error)) {
     status = cli_fail("mafalda", error, CLI_EXIT_FAILURE);
     goto out;
@@ -334,6 +353,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
     print_table(&r);
   status = CLI_EXIT_OK;
 out:
+  cli_progress_free(r.progress);
   topo_graph_free(g);
   g_free(workload);
   g_free(format);

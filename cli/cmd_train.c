@@ -7,8 +7,8 @@
  *
  * The CSV is written to a temporary file next to --out and renamed at the
  * end, so a failed or interrupted run never leaves a file that looks
- * complete. A progress bar goes to stderr when stdout is a terminal; a
- * summary line ends the run on stdout.
+ * complete. Progress goes to stderr (cli/progress.c; -q: none); a summary
+ * line ends the run on stdout.
  */
 #include <errno.h>
 #include <math.h>
@@ -44,14 +44,15 @@ static void on_sigint(int sig) {
 
 #define usage_error(...) cli_usage_error("train", __VA_ARGS__)
 
-static void progress_bar(double fraction, gpointer data) {
-  (void)data;
-  int width = 40, filled = (int)(fraction * width + 0.5);
-  fprintf(stderr, "\r[");
-  for (int i = 0; i < width; i++)
-    fputc(i < filled ? '#' : ' ', stderr);
-  fprintf(stderr, "] %3d%%", (int)(fraction * 100.0 + 0.5));
-  fflush(stderr);
+/* The runtime reports each percent of the steps (proto_run_set_progress). */
+typedef struct {
+  CliProgress *printer;
+  guint steps;
+} TrainProgress;
+
+static void on_progress(double fraction, gpointer data) {
+  TrainProgress *tp = data;
+  cli_progress_update(tp->printer, (guint64)llround(fraction * tp->steps), tp->steps, "steps");
 }
 
 static void print_protocols(void) {
@@ -193,7 +194,7 @@ int cli_cmd_train(int argc, char **argv) {
           compute_ms = 0.0;
   guint64 seed = 0;
   char *seed_text = NULL;
-  gboolean list = FALSE;
+  gboolean list = FALSE, quiet = FALSE;
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
        "Protocol spec, default dsgd or the plugin's (see --list-protocols); nonprivate: "
@@ -233,6 +234,8 @@ int cli_cmd_train(int argc, char **argv) {
       {"threads", 'j', 0, G_OPTION_ARG_INT, &threads,
        "Evaluation threads (default 1; results do not depend on it)", "N"},
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out_path, "Output CSV (required)", "FILE"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("- train a model with a decentralized protocol");
   cli_graph_options_add(ctx, &gopt);
@@ -394,13 +397,12 @@ int cli_cmd_train(int argc, char **argv) {
     proto_run_set_metrics_func(run, PROTO_METRICS_LAG_DEFAULT, publish_metrics, stream);
   }
 
-  gboolean tty = isatty(STDOUT_FILENO);
-  if (tty)
-    proto_run_set_progress(run, progress_bar, NULL);
+  TrainProgress progress = {cli_progress_new("train", quiet), proto_run_steps(run)};
+  if (progress.printer != NULL)
+    proto_run_set_progress(run, on_progress, &progress);
   interrupt_run = run;
   gboolean ok = !interrupted && proto_run_run(run, &error);
-  if (tty)
-    fputc('\n', stderr);
+  cli_progress_free(progress.printer);
   if (stream != NULL) {
     /* The metrics went out during the run (publish_metrics). */
     GError *stream_error = NULL;
