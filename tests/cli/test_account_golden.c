@@ -9,7 +9,11 @@
  *
  * cases.txt: one case a line, NAME|STATUS|ARGS (ARGS split on spaces);
  * NAME.out is the expected stdout, NAME.err the expected stderr (a missing
- * file: empty).
+ * file: empty). After an intended change of the output, re-record them
+ * from tests/data/account-golden (and review the diff):
+ *   while IFS='|' read name st args; do build/dpgossip account $args >$name.out \
+ *     2>$name.err; [ -s $name.err ] || rm $name.err; [ -s $name.out ] || rm $name.out; \
+ *   done < cases.txt
  */
 #include <stdlib.h>
 #include <string.h>
