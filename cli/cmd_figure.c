@@ -53,6 +53,7 @@ typedef struct {
   gboolean async;    /* an asynchronous --mode: METHOD_OTHER is "sync" */
   const char *mode, *latency, *loss;
   guint64 seed;
+  gboolean quiet; /* -q: no progress line */
 } FigureRun;
 
 static const char *method_name(const FigureRun *fr, guint m) {
@@ -381,7 +382,7 @@ static gboolean account_panel_observer(Panel *p, const AttackerSpec *a, CliAccou
                         .seed = fr->seed,
                         .storage = SIM_LIN_SPARSE,
                         .streaming = TRUE,
-                        .progress = cli_progress_new(CMD, FALSE)};
+                        .progress = cli_progress_new(CMD, fr->quiet)};
   fprintf(stderr,
           "dpgossip " CMD ": %s: one simulated run (mode %s, latency %s, loss %s, seed "
           "%" G_GUINT64_FORMAT ") observed by %u attacker set%s...\n",
@@ -615,7 +616,7 @@ int cli_cmd_figure(int argc, char **argv) {
   guint rank = 0, size = 1, local = 1;
   if (!cli_mpi_join(CMD, &mpi, &rank, &size, &local)) return CLI_EXIT_FAILURE;
   State st = {.panels = g_ptr_array_new_with_free_func(panel_free)};
-  gboolean lcc = FALSE;
+  gboolean lcc = FALSE, quiet = FALSE;
   gint rounds = 0, interval = 1;
   double sigma = 1.0, clip = 1.0, alpha = 2.0;
   char *gossip = NULL, *protocol = NULL, *trust = NULL, *attackers = NULL, *sensitivity = NULL,
@@ -654,6 +655,9 @@ int cli_cmd_figure(int argc, char **argv) {
        "The figure: FILE.svg or FILE.png (required)", "FILE"},
       {"data", 0, 0, G_OPTION_ARG_FILENAME, &data_path,
        "Also write the plotted numbers as CSV: graph,distance,method,mean,min,max,count", "FILE"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+       "Observer path: no progress line (on a terminal: refreshed; elsewhere: every 10 s)",
+       NULL},
       {"path", 0, 0, G_OPTION_ARG_STRING, &path,
        "auto (default: structured for a synchronous run, observer otherwise), structured or "
        "observer (one simulated run per graph, one view per attacker set)",
@@ -829,6 +833,7 @@ int cli_cmd_figure(int argc, char **argv) {
     goto out;
   }
   fr.mode = mode;
+  fr.quiet = quiet;
   fr.latency = latency;
   fr.loss = loss;
   fr.async = pmode.kind != PROTO_MODE_SYNC;

@@ -93,6 +93,20 @@ static void test_account(void) {
         "/60 steps simulated (");
 }
 
+#define FIGURE(out)                                                                            \
+  "figure", "privacy-vs-distance", "--generate", "florentine", "-T", "10", "--trust", "pndp",   \
+      "-a", "0", "--mode", "deadline:ms=5", "--out", out
+
+static void test_figure(void) {
+  char *a = path_in("f1.svg"), *b = path_in("f2.svg");
+  check("figure", (const char *const[]){FIGURE(a), NULL},
+        (const char *const[]){FIGURE(b), "-q", NULL}, a, b, "/10 steps accounted (");
+  g_unlink(a);
+  g_unlink(b);
+  g_free(a);
+  g_free(b);
+}
+
 #define MAFALDA(out) "mafalda", "--generate", "florentine", "-k", "5", "-b", "16", "--out", out
 
 static void test_mafalda(void) {
@@ -144,6 +158,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/progress/train", test_train);
   g_test_add_func("/cli/progress/account", test_account);
   g_test_add_func("/cli/progress/mafalda", test_mafalda);
+  g_test_add_func("/cli/progress/figure", test_figure);
   g_test_add_func("/cli/progress/run", test_run);
   int rc = g_test_run();
   g_rmdir(dir);
