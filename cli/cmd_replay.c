@@ -202,6 +202,14 @@ int cli_cmd_replay(int argc, char **argv) {
   GError *error = NULL;
   double speed = 0;
   gboolean ok = g_option_context_parse(ctx, &argc, &argv, &error);
+  if (!ok) {
+    cli_parse_error(ctx, "replay", error);
+    g_clear_error(&error);
+    g_option_context_free(ctx);
+    g_free(publish);
+    g_free(speed_text);
+    return CLI_EXIT_USAGE;
+  }
   g_option_context_free(ctx);
   if (ok && argc != 2)
     error = g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
@@ -245,8 +253,15 @@ int cli_cmd_replay(int argc, char **argv) {
     status = cli_fail("replay", error, CLI_EXIT_FAILURE);
     goto out;
   }
+  /* --speed is a number of rounds per second: say so, whatever was typed. */
+  char speed_label[64];
+  if (speed == 0)
+    g_strlcpy(speed_label, "full speed (--speed max)", sizeof speed_label);
+  else
+    g_snprintf(speed_label, sizeof speed_label, "%g round%s per second", speed,
+               speed == 1 ? "" : "s");
   fprintf(stderr, "dpgossip replay: publishing %s on %s at %s\n", path,
-          stream_endpoint(r.stream), speed_text != NULL ? speed_text : "2 rounds/s");
+          stream_endpoint(r.stream), speed_label);
   r.segment = g_array_new(FALSE, FALSE, sizeof(Pending));
   g_array_set_clear_func(r.segment, pending_clear);
   r.wall0 = g_get_monotonic_time();

@@ -7,8 +7,8 @@
  *
  * The CSV is written to a temporary file next to --out and renamed at the
  * end, so a failed or interrupted run never leaves a file that looks
- * complete. A progress bar goes to stderr when stdout is a terminal; a
- * summary line ends the run on stdout.
+ * complete. Progress goes to stderr (cli/progress.c; -q: none); a summary
+ * line ends the run on stdout.
  */
 #include <errno.h>
 #include <math.h>
@@ -44,14 +44,15 @@ static void on_sigint(int sig) {
 
 #define usage_error(...) cli_usage_error("train", __VA_ARGS__)
 
-static void progress_bar(double fraction, gpointer data) {
-  (void)data;
-  int width = 40, filled = (int)(fraction * width + 0.5);
-  fprintf(stderr, "\r[");
-  for (int i = 0; i < width; i++)
-    fputc(i < filled ? '#' : ' ', stderr);
-  fprintf(stderr, "] %3d%%", (int)(fraction * 100.0 + 0.5));
-  fflush(stderr);
+/* The runtime reports each percent of the steps (proto_run_set_progress). */
+typedef struct {
+  CliProgress *printer;
+  guint steps;
+} TrainProgress;
+
+static void on_progress(double fraction, gpointer data) {
+  TrainProgress *tp = data;
+  cli_progress_update(tp->printer, (guint64)llround(fraction * tp->steps), tp->steps, "steps");
 }
 
 static void print_protocols(void) {
@@ -70,6 +71,7 @@ static void print_protocols(void) {
     g_free(d);
   }
   g_free(all);
+  printf("%s: %s\n", CLI_NONPRIVATE, CLI_NONPRIVATE_SUMMARY);
 }
 
 /* Appends a number, or nothing for NAN (an empty CSV cell). */
@@ -131,43 +133,21 @@ static gboolean write_csv(const char *path, const ProtoMetric *rows, gsize n_row
 static char *scenario_json(const ProtoRunConfig *cfg, const char *schedule) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
-#define JSTR(k, v)                                                                          \
-  do {                                                                                     \
-    json_builder_set_member_name(b, k);                                                    \
-    if ((v) != NULL)                                                                       \
-      json_builder_add_string_value(b, v);                                                 \
-    else                                                                                   \
-      json_builder_add_null_value(b);                                                      \
-  } while (0)
-#define JNUM(k, v)                                                                          \
-  do {                                                                                     \
-    json_builder_set_member_name(b, k);                                                    \
-    json_builder_add_double_value(b, v);                                                   \
-  } while (0)
-  JSTR("protocol", cfg->protocol);
-  JSTR("dataset", cfg->dataset);
-  JSTR("model", cfg->model);
-  JSTR("schedule", schedule != NULL ? schedule : "static");
-  JSTR("mode", cfg->mode != NULL ? cfg->mode : "sync");
-  JSTR("latency", cfg->latency);
-  JSTR("loss", cfg->loss);
-  JNUM("sigma", cfg->sigma);
-  JNUM("clip", cfg->clip);
-  JNUM("lr", cfg->lr);
-  json_builder_set_member_name(b, "epochs");
-  json_builder_add_int_value(b, cfg->epochs);
-  json_builder_set_member_name(b, "batches");
-  json_builder_add_int_value(b, cfg->batches);
-  json_builder_set_member_name(b, "eval_every");
-  json_builder_add_int_value(b, cfg->eval_every);
-#undef JSTR
-#undef JNUM
+  cli_json_string(b, "protocol", cfg->protocol);
+  cli_json_string(b, "dataset", cfg->dataset);
+  cli_json_string(b, "model", cfg->model);
+  cli_json_string(b, "schedule", schedule != NULL ? schedule : "static");
+  cli_json_string(b, "mode", cfg->mode != NULL ? cfg->mode : "sync");
+  cli_json_string(b, "latency", cfg->latency);
+  cli_json_string(b, "loss", cfg->loss);
+  cli_json_number(b, "sigma", cfg->sigma);
+  cli_json_number(b, "clip", cfg->clip);
+  cli_json_number(b, "lr", cfg->lr);
+  cli_json_int(b, "epochs", cfg->epochs);
+  cli_json_int(b, "batches", cfg->batches);
+  cli_json_int(b, "eval_every", cfg->eval_every);
   json_builder_end_object(b);
-  JsonNode *root = json_builder_get_root(b);
-  char *text = sim_json_write(root, 0);
-  json_node_unref(root);
-  g_object_unref(b);
-  return text;
+  return cli_json_text(b, 0);
 }
 
 /* Each evaluation step as one metric event, while the run goes on. */
@@ -210,14 +190,15 @@ int cli_cmd_train(int argc, char **argv) {
   char *protocol = NULL, *dataset = NULL, *model = NULL, *mode = NULL, *latency = NULL,
        *loss = NULL, *out_path = NULL, *schedule = NULL;
   gint epochs = 1, batches = 1, eval_every = 0, threads = 1;
-  gdouble lr = 0.1, sigma = 1.0, clip = 1.0, test_fraction = LEARN_DEFAULT_TEST_FRACTION,
+  gdouble lr = 0.1, sigma = NAN, clip = 1.0, test_fraction = LEARN_DEFAULT_TEST_FRACTION,
           compute_ms = 0.0;
   guint64 seed = 0;
   char *seed_text = NULL;
-  gboolean list = FALSE;
+  gboolean list = FALSE, quiet = FALSE;
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
-       "Protocol spec, default dsgd or the plugin's (see --list-protocols)", "SPEC"},
+       "Protocol spec, default dsgd or the plugin's (see --list-protocols); nonprivate: "
+       "dsgd without noise", "SPEC"},
       {"list-protocols", 0, 0, G_OPTION_ARG_NONE, &list,
        "List the protocols and their parameters, then exit", NULL},
       {"schedule", 0, 0, G_OPTION_ARG_STRING, &schedule,
@@ -253,6 +234,8 @@ int cli_cmd_train(int argc, char **argv) {
       {"threads", 'j', 0, G_OPTION_ARG_INT, &threads,
        "Evaluation threads (default 1; results do not depend on it)", "N"},
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out_path, "Output CSV (required)", "FILE"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("- train a model with a decentralized protocol");
   cli_graph_options_add(ctx, &gopt);
@@ -326,6 +309,27 @@ int cli_cmd_train(int argc, char **argv) {
     g_clear_error(&error);
     goto out;
   }
+  gboolean nonprivate = cli_is_nonprivate(protocol);
+  if (nonprivate && !isnan(sigma) && sigma != 0) {
+    status = usage_error("--protocol nonprivate adds no noise: drop --sigma %g", sigma);
+    goto out;
+  }
+  if (nonprivate) {
+    g_free(protocol);
+    protocol = g_strdup("dsgd");
+    sigma = 0.0;
+  } else if (isnan(sigma)) {
+    sigma = 1.0;
+  }
+  /* Checked here, not by the runtime, so that a bad value is a usage error
+   * (exit status 2) like a bad flag. */
+  if (!(isfinite(sigma) && sigma >= 0) || !(isfinite(clip) && clip > 0) ||
+      !(isfinite(lr) && lr > 0) || !(isfinite(compute_ms) && compute_ms >= 0)) {
+    status = usage_error("--sigma must be >= 0, --clip and --lr > 0, --compute-ms >= 0, all "
+                         "finite (got %g, %g, %g, %g)",
+                         sigma, clip, lr, compute_ms);
+    goto out;
+  }
   if (!check_specs(protocol, mode, latency, loss, &error) ||
       !cli_graph_options_gossip(&gopt, &kind, &error)) {
     status = cli_fail("train", error, CLI_EXIT_USAGE);
@@ -339,8 +343,7 @@ int cli_cmd_train(int argc, char **argv) {
   handler = sigaction(SIGINT, &action, &old_action) == 0;
   g = cli_graph_options_build(&gopt, &error);
   if (g == NULL) {
-    status = cli_fail("train", error,
-                      error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
+    status = cli_fail("train", error, cli_graph_options_status(&gopt, error));
     goto out;
   }
   if (schedule != NULL && strcmp(schedule, "static") != 0) {
@@ -376,7 +379,7 @@ int cli_cmd_train(int argc, char **argv) {
   gint64 start = g_get_monotonic_time();
   run = proto_run_new(&cfg, &error);
   if (run == NULL) {
-    status = cli_fail("train", error, CLI_EXIT_FAILURE);
+    status = cli_fail("train", error, cli_error_status(error));
     goto out;
   }
 
@@ -394,13 +397,12 @@ int cli_cmd_train(int argc, char **argv) {
     proto_run_set_metrics_func(run, PROTO_METRICS_LAG_DEFAULT, publish_metrics, stream);
   }
 
-  gboolean tty = isatty(STDOUT_FILENO);
-  if (tty)
-    proto_run_set_progress(run, progress_bar, NULL);
+  TrainProgress progress = {cli_progress_new("train", quiet), proto_run_steps(run)};
+  if (progress.printer != NULL)
+    proto_run_set_progress(run, on_progress, &progress);
   interrupt_run = run;
   gboolean ok = !interrupted && proto_run_run(run, &error);
-  if (tty)
-    fputc('\n', stderr);
+  cli_progress_free(progress.printer);
   if (stream != NULL) {
     /* The metrics went out during the run (publish_metrics). */
     GError *stream_error = NULL;
@@ -432,7 +434,7 @@ int cli_cmd_train(int argc, char **argv) {
   guint T = proto_context_steps(proto_run_context(run));
   printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g, simulated time %.3f s, "
          "%" G_GUINT64_FORMAT " messages, wall time %.2f s\n",
-         proto_run_protocol(run)->name, proto_context_n_nodes(proto_run_context(run)), T,
+         nonprivate ? CLI_NONPRIVATE : proto_run_protocol(run)->name, proto_context_n_nodes(proto_run_context(run)), T,
          proto_run_mean_test_loss(run, T), st.sim_time / (double)SIM_TIME_S,
          st.engine.messages_sent, (g_get_monotonic_time() - start) / 1e6);
   status = CLI_EXIT_OK;

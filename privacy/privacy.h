@@ -218,6 +218,12 @@ typedef struct {
    * still convex: the optimizer works on X. 1 <= w <= T. */
   guint band;
   gsize max_bytes; /* memory budget, 0 = the machine's physical memory */
+  /* Called at each L-BFGS iteration (NULL: not): the iteration and an
+   * estimate in [0, 1] of the way to the stopping rule, log(g0/g) /
+   * log(g0/target) of the projected gradient (monotone only roughly).
+   * Default NULL. */
+  void (*progress)(guint iteration, double fraction, gpointer data);
+  gpointer progress_data;
 } PrivMfOptions;
 
 /* Fills @opt with the defaults above. */
