@@ -871,8 +871,9 @@ static int validate(Options *o, Request *q) {
 /* ---- Plan: the graph and schedule, the checks that need them, the path
  * (proto_account_plan) and one Accounting per (attacker set, trust). ---- */
 
-/* The graph, the schedule and the checks that need them. */
-static int plan_graph(const Options *o, const Request *q, Plan *p) {
+/* The graph, the schedule and the checks that need them (the attacker check
+ * expands "all" to every node, hence q is not const). */
+static int plan_graph(const Options *o, Request *q, Plan *p) {
   GError *error = NULL;
   p->g = cli_graph_options_build(&o->graph, &error);
   if (!p->g) return cli_fail(CMD, error, cli_graph_options_status(&o->graph, error));

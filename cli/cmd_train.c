@@ -397,7 +397,7 @@ int cli_cmd_train(int argc, char **argv) {
     proto_run_set_metrics_func(run, PROTO_METRICS_LAG_DEFAULT, publish_metrics, stream);
   }
 
-  TrainProgress progress = {cli_progress_new("train", quiet), proto_run_steps(run)};
+  TrainProgress progress = {cli_progress_new("train", quiet), proto_context_steps(proto_run_context(run))};
   if (progress.printer != NULL)
     proto_run_set_progress(run, on_progress, &progress);
   interrupt_run = run;

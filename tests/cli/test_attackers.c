@@ -91,7 +91,7 @@ static void test_refused(void) {
       {"all,3", "--attackers: 'all' stands alone: it already takes every node in turn " GRAMMAR},
       {"0,", "--attackers: '' is not a node id " GRAMMAR},
       {"2+2", "--attackers: node 2 appears twice in the collusion set '2+2'"},
-      {"0+20", "--attackers: node 20 is out of range: the graph has 15 nodes (0 to 14)"},
+      {"0+20", "--attackers: node 20 is out of range: graph 'florentine' has 15 nodes (0 to 14)"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(acc); i++)
     expect_usage((const char *const[]){ACCOUNT, "-a", acc[i][0], NULL}, acc[i][1]);

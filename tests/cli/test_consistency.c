@@ -128,13 +128,13 @@ static void test_exit_policy(void) {
 static void test_graph_named(void) {
   CliRun r = cli_run("account", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "20");
   g_assert_cmpint(r.status, ==, 2);
-  assert_has(r.err, "for graph 'florentine'");
+  assert_has(r.err, "graph 'florentine' has 15 nodes");
   g_assert_null(strstr(r.err, "the graph"));
   cli_run_clear(&r);
   char *path = cli_shared_path("data/graphs/florentine.edges");
   r = cli_run("account", "--graph", path, "-T", "4", "--trust", "pndp", "-a", "20");
   g_assert_cmpint(r.status, ==, 2);
-  char *want = g_strdup_printf("for graph '%s'", path);
+  char *want = g_strdup_printf("graph '%s' has 15 nodes", path);
   assert_has(r.err, want);
   g_free(want);
   g_free(path);
