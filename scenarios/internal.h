@@ -167,10 +167,8 @@ typedef struct {
   ProtoRunStats stats;
   guint n_metrics;
   ProtoMetric *metrics; /* sorted by (step, node) */
-  GString *privacy_csv; /* rows without header */
-  /* Some victim is unresolved (PRIV_UNRESOLVED_NOTE): privacy_csv's rows
-   * then end with a status column (protected, unprotected, unresolved). */
-  gboolean privacy_unresolved;
+  GString *privacy_csv; /* SCEN_PRIVACY_CSV_COLUMNS rows, without header */
+  gboolean privacy_unresolved; /* some victim is (PRIV_UNRESOLVED_NOTE) */
   JsonNode *privacy_summary; /* array */
   GArray *victims;      /* ScenVictimRow, for the figures */
   gboolean has_task;

@@ -56,29 +56,6 @@ gboolean scen_write_file(const char *path, const char *data, gsize len, GError *
   return ok;
 }
 
-static void append_cell(GString *s, double x) {
-  if (isnan(x))
-    return; /* empty cell: not applicable (regression accuracy, empty test set) */
-  char *v = scen_format_double(x);
-  g_string_append(s, v);
-  g_free(v);
-}
-
-static GString *metrics_csv(const ScenRunOutput *o) {
-  GString *s = g_string_new("round,node,train_loss,test_loss,test_accuracy\n");
-  for (guint i = 0; i < o->n_metrics; i++) {
-    const ProtoMetric *m = &o->metrics[i];
-    g_string_append_printf(s, "%u,%u,", m->step, m->node);
-    append_cell(s, m->train_loss);
-    g_string_append_c(s, ',');
-    append_cell(s, m->test_loss);
-    g_string_append_c(s, ',');
-    append_cell(s, m->test_accuracy);
-    g_string_append_c(s, '\n');
-  }
-  return s;
-}
-
 static void num(JsonBuilder *jb, const char *key, double x) {
   json_builder_set_member_name(jb, key);
   if (isfinite(x))
@@ -213,14 +190,12 @@ gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *reso
   char *sum = g_build_filename(dir, "summary.json", NULL);
   g_unlink(sum);
   g_free(sum);
-  GString *m = metrics_csv(o);
+  GString *m = g_string_new(SCEN_METRICS_CSV_COLUMNS "\n");
+  scen_metrics_csv_rows(m, NULL, c->seed, o->metrics, o->n_metrics);
   gboolean ok = write_in(dir, "metrics.csv", m->str, m->len, error);
   g_string_free(m, TRUE);
   if (ok) {
-    GString *p = g_string_new(
-        o->privacy_unresolved
-            ? "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status\n"
-            : "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp\n");
+    GString *p = g_string_new(SCEN_PRIVACY_CSV_COLUMNS "\n");
     g_string_append_len(p, o->privacy_csv->str, (gssize)o->privacy_csv->len);
     ok = write_in(dir, "privacy.csv", p->str, p->len, error);
     g_string_free(p, TRUE);

@@ -173,6 +173,69 @@ void scen_run_report_clear(ScenRunReport *r);
 gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunReport *report,
                            GError **error);
 
+/* ---- Tidy tables (tables.c): one row per observation, one writer for
+ * `dpgossip run` and `dpgossip account --format csv` ---- */
+
+/**
+ * SCEN_PRIVACY_CSV_COLUMNS: the columns of a privacy table, one row per
+ * (collusion set, trust model, victim): collusion (the set's name; the
+ * members for `account`), trust (ldp, pndp, secldp), victim (node id),
+ * distance (hops to the nearest attacker, empty when unreachable),
+ * sensitivity, mu (mu-GDP), rdp (Renyi DP at alpha), epsilon (at delta),
+ * muffliato_rdp (Muffliato's bound when asked, else empty), status
+ * (protected, unprotected: seen without noise, unresolved: no number could
+ * be given; both have inf in the numeric columns), attackers (members joined
+ * by '+'), alpha, delta, path (structured or observer), seed. Always every
+ * column, whatever the values.
+ */
+#define SCEN_PRIVACY_CSV_COLUMNS                                                               \
+  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers," \
+  "alpha,delta,path,seed"
+
+/**
+ * SCEN_METRICS_CSV_COLUMNS: the columns of a metrics table: one row per
+ * (evaluated round, node), then a row with node = "mean" holding the means
+ * over the nodes of that round (summary.json's curve); test_accuracy is
+ * empty for regression.
+ */
+#define SCEN_METRICS_CSV_COLUMNS "round,node,train_loss,test_loss,test_accuracy,seed"
+
+/** What every row of one accounting shares (strings borrowed). */
+typedef struct {
+  const char *prefix;    /* nullable: written first on each row (e.g. a sweep's axis cells
+                          * with their trailing ',') */
+  const char *collusion; /* the set's name */
+  const char *attackers; /* members joined by '+' */
+  PrivTrust trust;
+  const char *path;      /* "structured" or "observer" */
+  guint64 seed;
+} ScenPrivacyCsvSet;
+
+/**
+ * scen_privacy_csv_rows: appends one SCEN_PRIVACY_CSV_COLUMNS row per victim
+ * of @r to @s; @muff (nullable) is Muffliato's bound indexed by node. alpha
+ * and delta come from @r. O(victims).
+ */
+void scen_privacy_csv_rows(GString *s, const ScenPrivacyCsvSet *set, const PrivReport *r,
+                           const double *muff);
+
+/**
+ * scen_metrics_csv_rows: appends the SCEN_METRICS_CSV_COLUMNS rows of
+ * @rows (sorted by round, then node) to @s, each round followed by its
+ * "mean" row; @prefix (nullable) starts every row. O(@n_rows).
+ */
+void scen_metrics_csv_rows(GString *s, const char *prefix, guint64 seed, const ProtoMetric *rows,
+                           gsize n_rows);
+
+/** "protected", "unprotected" or "unresolved" (the status column). */
+const char *scen_privacy_victim_status(const PrivVictim *v);
+/** @nodes joined by '+' ("0+5"; the attackers column). (g_free) */
+char *scen_privacy_members_label(const guint *nodes, guint n);
+/** Appends @v as a CSV cell, quoted when it holds a comma, quote or newline. */
+void scen_csv_text(GString *s, const char *v);
+/** Appends @x in its shortest round-trip form ("inf" when infinite); nothing for NaN. */
+void scen_csv_number(GString *s, double x);
+
 /* ---- Sweeps across the ranks of an MPI job (sweep_mpi.c) ---- */
 
 /**

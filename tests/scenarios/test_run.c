@@ -129,8 +129,7 @@ static void test_point_outputs_reference(Fix *f, gconstpointer data) {
   g_ptr_array_unref(m);
   GPtrArray *rows = read_csv(out, "privacy.csv");
   char *header = g_strjoinv(",", g_ptr_array_index(rows, 0));
-  g_assert_cmpstr(header, ==,
-                  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp");
+  g_assert_cmpstr(header, ==, SCEN_PRIVACY_CSV_COLUMNS);
   g_free(header);
   g_assert_cmpuint(rows->len, ==, 1 + 14 * 2); /* 14 victims x 2 trust models */
 
@@ -198,17 +197,28 @@ static void test_task_metrics(Fix *f, gconstpointer data) {
   run_ok(sc, out, 1, NULL);
   GPtrArray *m = read_csv(out, "metrics.csv");
   char *header = g_strjoinv(",", g_ptr_array_index(m, 0));
-  g_assert_cmpstr(header, ==, "round,node,train_loss,test_loss,test_accuracy");
+  g_assert_cmpstr(header, ==, SCEN_METRICS_CSV_COLUMNS);
   g_free(header);
-  /* T = 6, evaluations at steps 2, 4 and 6, 6 nodes each. */
-  g_assert_cmpuint(m->len, ==, 1 + 3 * 6);
+  /* T = 6, evaluations at steps 2, 4 and 6: 6 nodes each, then their mean. */
+  g_assert_cmpuint(m->len, ==, 1 + 3 * 7);
+  double sum[2] = {0, 0};
   for (guint r = 1; r < m->len; r++) {
     char **row = g_ptr_array_index(m, r);
-    g_assert_cmpint(atoi(row[0]), ==, 2 * (1 + (r - 1) / 6));
-    g_assert_cmpint(atoi(row[1]), ==, (r - 1) % 6);
+    g_assert_cmpint(atoi(row[0]), ==, 2 * (1 + (r - 1) / 7));
+    g_assert_cmpstr(row[5], ==, "0"); /* the seed */
+    g_assert_cmpstr(row[4], ==, ""); /* regression: no accuracy */
+    if ((r - 1) % 7 == 6) {
+      g_assert_cmpstr(row[1], ==, "mean");
+      g_assert_cmpfloat(cell(m, r, 2), ==, sum[0] / 6);
+      g_assert_cmpfloat(cell(m, r, 3), ==, sum[1] / 6);
+      sum[0] = sum[1] = 0;
+      continue;
+    }
+    g_assert_cmpint(atoi(row[1]), ==, (r - 1) % 7);
     g_assert_true(isfinite(cell(m, r, 2)) && cell(m, r, 2) >= 0);
     g_assert_true(isfinite(cell(m, r, 3)) && cell(m, r, 3) >= 0);
-    g_assert_cmpstr(row[4], ==, ""); /* regression: no accuracy */
+    sum[0] += cell(m, r, 2);
+    sum[1] += cell(m, r, 3);
   }
   g_ptr_array_unref(m);
   /* b defaults to the task's batches: each victim's mu at most the LDP one. */
@@ -482,7 +492,7 @@ static void test_structured_equals_observer(Fix *f, gconstpointer data) {
 /* Zip-DL under LDP at sigma = 2^-27: victim 1's exact mu is 3.3e9
  * (tests/protocols/test_account_exact.c), victim 0's 5.1e7. privacy.csv gets
  * a status column, victim 1 no number, summary.json the count and the note;
- * a point without unresolved victims keeps the old header (above). */
+ * the header is the same as without unresolved victims (above). */
 static void test_unresolved(Fix *f, gconstpointer data) {
   (void)data;
   const char *text = "[simulation]\nrounds = 4\n[topology]\ngenerate = florentine\n"
@@ -494,15 +504,14 @@ static void test_unresolved(Fix *f, gconstpointer data) {
   run_ok(sc, out, 1, NULL);
   GPtrArray *rows = read_csv(out, "privacy.csv");
   char *header = g_strjoinv(",", g_ptr_array_index(rows, 0));
-  g_assert_cmpstr(header, ==,
-                  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status");
+  g_assert_cmpstr(header, ==, SCEN_PRIVACY_CSV_COLUMNS);
   g_free(header);
   g_assert_cmpuint(rows->len, ==, 1 + 14);
   char *v0 = g_strjoinv(",", g_ptr_array_index(rows, 1));
   char *v1 = g_strjoinv(",", g_ptr_array_index(rows, 2));
   g_assert_true(g_str_has_prefix(v0, "nine,ldp,0,2,50939954."));
-  g_assert_true(g_str_has_suffix(v0, ",protected"));
-  g_assert_cmpstr(v1, ==, "nine,ldp,1,1,inf,inf,inf,inf,,unresolved");
+  g_assert_true(g_str_has_suffix(v0, ",protected,9,2,1e-06,observer,0"));
+  g_assert_cmpstr(v1, ==, "nine,ldp,1,1,inf,inf,inf,inf,,unresolved,9,2,1e-06,observer,0");
   g_free(v0);
   g_free(v1);
   g_ptr_array_unref(rows);

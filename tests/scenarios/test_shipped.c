@@ -39,7 +39,7 @@ static void test_default(Fix *f, gconstpointer data) {
     shipped_assert_file(f->dir, top[i]);
   char *pt = g_build_filename(f->dir, "points", "seed=1", NULL);
   GPtrArray *m = shipped_csv(pt, "metrics.csv");
-  g_assert_cmpuint(m->len, ==, 1 + 6 * 15); /* T = 24, evaluations every 4 steps, 15 nodes */
+  g_assert_cmpuint(m->len, ==, 1 + 6 * 16); /* T = 24, evaluations every 4 steps, 15 nodes + mean */
   g_ptr_array_unref(m);
   shipped_check_privacy(pt, 2 * 14 + 2 * 13, 2.0);
   g_free(pt);
@@ -100,7 +100,7 @@ static void test_time_varying(Fix *f, gconstpointer data) {
   ScenRunReport rep = shipped_run("time-varying-matching", sets, f->dir);
   scen_run_report_clear(&rep);
   GPtrArray *m = shipped_csv(f->dir, "metrics.csv");
-  g_assert_cmpuint(m->len, ==, 1 + 4 * 32); /* T = 10: steps 3, 6, 9, 10 */
+  g_assert_cmpuint(m->len, ==, 1 + 4 * 33); /* T = 10: steps 3, 6, 9, 10; 32 nodes + mean */
   g_ptr_array_unref(m);
   shipped_check_privacy(f->dir, 2 * 31 + 2 * 30, 2.0);
   char *sum = scen_test_read(f->dir, "summary.json");
