@@ -236,6 +236,16 @@ void scen_csv_text(GString *s, const char *v);
 /** Appends @x in its shortest round-trip form ("inf" when infinite); nothing for NaN. */
 void scen_csv_number(GString *s, double x);
 
+/** Above this epsilon a guarantee is reported as "no meaningful protection". */
+#define SCEN_EPSILON_MEANINGFUL 10
+
+/**
+ * scen_privacy_epsilon_note: what @epsilon (at @delta) means for a user when
+ * it offers no meaningful protection (above SCEN_EPSILON_MEANINGFUL, or
+ * inf), as one sentence; NULL otherwise. (g_free) O(1).
+ */
+char *scen_privacy_epsilon_note(double epsilon, double delta);
+
 /* ---- Sweeps across the ranks of an MPI job (sweep_mpi.c) ---- */
 
 /**

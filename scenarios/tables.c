@@ -101,3 +101,20 @@ void scen_metrics_csv_rows(GString *s, const char *prefix, guint64 seed,
     g_string_append_printf(s, ",%" G_GUINT64_FORMAT "\n", seed);
   }
 }
+
+char *scen_privacy_epsilon_note(double epsilon, double delta) {
+  if (isinf(epsilon))
+    return g_strdup("epsilon inf: no protection for some victim (an attacker sees its "
+                    "gradient without noise, or no bound could be computed; status column)");
+  if (!(epsilon > SCEN_EPSILON_MEANINGFUL))
+    return NULL;
+  /* e^epsilon overflows past 709: say so rather than print inf. */
+  char *factor = epsilon < 700 ? g_strdup_printf("%.3g", exp(epsilon)) : g_strdup("1e300");
+  char *note = g_strdup_printf(
+      "epsilon %.4g at delta = %g: no meaningful protection (the guarantee only bounds by "
+      "e^epsilon = %s%s how much more likely any outcome becomes with a victim's data than "
+      "without; values below about %g are the usual target)",
+      epsilon, delta, epsilon < 700 ? "" : "more than ", factor, (double)SCEN_EPSILON_MEANINGFUL);
+  g_free(factor);
+  return note;
+}
