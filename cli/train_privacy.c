@@ -122,9 +122,12 @@ CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, GError *
   }
   ok = ok && cli_account_check_numbers(c->sigma, c->clip, c->alpha, c->delta, error);
   ok = ok && cli_account_resolve_protocol(c->protocol, &p->s, &p->proto, error);
-  ProtoMode mode;
+  ProtoMode mode = {.kind = PROTO_MODE_SYNC};
   double loss_p = 0;
-  ok = ok && cli_account_parse_run_options(c->mode, c->latency, c->loss, &mode, &loss_p, error);
+  /* Run options the run itself refuses (loss in sync mode): its error, not
+   * ours; the observer path is planned and never reached. */
+  if (ok && !cli_account_parse_run_options(c->mode, c->latency, c->loss, &mode, &loss_p, NULL))
+    mode.kind = PROTO_MODE_DEADLINE;
   if (!ok) {
     cli_train_privacy_free(p);
     return NULL;
