@@ -301,7 +301,7 @@ int cli_cmd_run(int argc, char **argv) {
               argv[1]);
       g_clear_error(&error);
       status = CLI_EXIT_FAILURE;
-    } else if (interrupted || g_error_matches(error, PROTO_ERROR, PROTO_ERROR_CANCELLED)) {
+    } else if (interrupted || g_error_matches(error, SCEN_ERROR, SCEN_ERROR_CANCELLED)) {
       fprintf(stderr, "dpgossip run: interrupted: %s\n", error ? error->message : "");
       g_clear_error(&error);
       status = 130;

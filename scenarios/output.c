@@ -103,7 +103,7 @@ static void curve(JsonBuilder *jb, const ScenRunOutput *o, double final[3]) {
   json_builder_end_array(jb);
 }
 
-static char *summary_json(const ScenConfig *c, const ScenRunOutput *o) {
+JsonNode *scen_point_summary(const ScenConfig *c, const ScenRunOutput *o) {
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_object(jb);
   str(jb, "name", c->name);
@@ -163,12 +163,14 @@ static char *summary_json(const ScenConfig *c, const ScenRunOutput *o) {
   json_builder_add_value(jb, json_node_copy(o->privacy_summary));
   json_builder_end_object(jb);
   JsonNode *root = json_builder_get_root(jb);
-  char *text = sim_json_write(root, 1);
-  json_node_unref(root);
   g_object_unref(jb);
-  char *out = g_strconcat(text, "\n", NULL);
-  g_free(text);
-  return out;
+  return root;
+}
+
+char *scen_point_metrics_rows(const ScenConfig *c, const ScenRunOutput *o) {
+  GString *m = g_string_new(NULL);
+  scen_metrics_csv_rows(m, NULL, c->seed, o->metrics, o->n_metrics);
+  return g_string_free(m, FALSE);
 }
 
 static gboolean write_in(const char *dir, const char *name, const char *data, gsize len,
@@ -180,7 +182,8 @@ static gboolean write_in(const char *dir, const char *name, const char *data, gs
 }
 
 gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *resolved_ini,
-                          const ScenRunOutput *o, gboolean plots, GError **error) {
+                          const ScenRunOutput *o, const char *metrics_rows, JsonNode *summary,
+                          gboolean plots, GError **error) {
   if (g_mkdir_with_parents(dir, 0777) != 0) {
     g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot create %s: %s", dir,
                 g_strerror(errno));
@@ -191,7 +194,7 @@ gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *reso
   g_unlink(sum);
   g_free(sum);
   GString *m = g_string_new(SCEN_METRICS_CSV_COLUMNS "\n");
-  scen_metrics_csv_rows(m, NULL, c->seed, o->metrics, o->n_metrics);
+  g_string_append(m, metrics_rows);
   gboolean ok = write_in(dir, "metrics.csv", m->str, m->len, error);
   g_string_free(m, TRUE);
   if (ok) {
@@ -203,9 +206,11 @@ gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *reso
   ok = ok && write_in(dir, "scenario.resolved.ini", resolved_ini, strlen(resolved_ini), error);
   ok = ok && (!plots || scen_plot_point(dir, c, o, error));
   if (ok) {
-    char *s = summary_json(c, o);
+    char *text = sim_json_write(summary, 1);
+    char *s = g_strconcat(text, "\n", NULL);
     ok = write_in(dir, "summary.json", s, strlen(s), error);
     g_free(s);
+    g_free(text);
   }
   return ok;
 }

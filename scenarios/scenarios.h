@@ -35,6 +35,7 @@ typedef enum {
   SCEN_ERROR_INVALID, /* the scenario has problems (the message lists them) */
   SCEN_ERROR_IO,      /* an output cannot be written */
   SCEN_ERROR_FAILED,  /* some points failed (the message says which) */
+  SCEN_ERROR_CANCELLED, /* scen_cancel stopped the run (run again to resume) */
 } ScenError;
 
 typedef struct ScenScenario ScenScenario;
@@ -168,7 +169,7 @@ void scen_run_report_clear(ScenRunReport *r);
  * (graph generation is not thread-safe).
  * @report: (out) (optional): filled on success and on SCEN_ERROR_FAILED.
  * Errors: SCEN_ERROR_INVALID, SCEN_ERROR_IO, SCEN_ERROR_FAILED (some points
- * failed; the others are written), PROTO_ERROR_CANCELLED after scen_cancel.
+ * failed; the others are written), SCEN_ERROR_CANCELLED after scen_cancel.
  */
 gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunReport *report,
                            GError **error);
@@ -332,7 +333,7 @@ gboolean scen_scenario_run_mpi(ScenScenario *sc, const ScenRunOptions *opt,
 
 /**
  * scen_cancel: makes running and pending points stop (the current runs end
- * with PROTO_ERROR_CANCELLED, no file of theirs is left looking complete).
+ * with SCEN_ERROR_CANCELLED, no file of theirs is left looking complete).
  * Async-signal-safe: only sets a flag. scen_cancel_reset clears it.
  */
 void scen_cancel(void);

@@ -111,9 +111,9 @@ char *scen_privacy_epsilon_note(double epsilon, double delta) {
   /* e^epsilon overflows past 709: say so rather than print inf. */
   char *factor = epsilon < 700 ? g_strdup_printf("%.3g", exp(epsilon)) : g_strdup("1e300");
   char *note = g_strdup_printf(
-      "epsilon %.4g at delta = %g: no meaningful protection (the guarantee only bounds by "
-      "e^epsilon = %s%s how much more likely any outcome becomes with a victim's data than "
-      "without; values below about %g are the usual target)",
+      "epsilon %.4g at delta = %g: no meaningful protection (it only bounds by a factor "
+      "e^epsilon = %s%s how much more likely an outcome becomes with a victim's data than "
+      "without; below about %g is the usual target)",
       epsilon, delta, epsilon < 700 ? "" : "more than ", factor, (double)SCEN_EPSILON_MEANINGFUL);
   g_free(factor);
   return note;

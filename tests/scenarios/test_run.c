@@ -551,7 +551,7 @@ static void test_cancel(Fix *f, gconstpointer data) {
   ScenRunReport rep = {0};
   scen_cancel();
   g_assert_false(scen_scenario_run(sc, &opt, &rep, &error));
-  g_assert_error(error, PROTO_ERROR, PROTO_ERROR_CANCELLED);
+  g_assert_error(error, SCEN_ERROR, SCEN_ERROR_CANCELLED);
   g_clear_error(&error);
   scen_run_report_clear(&rep);
   /* Nothing looks complete. */
