@@ -257,9 +257,9 @@ void scen_sweep_free(ScenSweep *sh) {
   g_free(sh);
 }
 
-ScenSweep *scen_sweep_prepare(ScenScenario *sc, const ScenRunOptions *opt, gboolean plan,
-                              ScenRunReport *report, GError **error) {
-  g_return_val_if_fail(sc != NULL && (report != NULL || !plan), NULL);
+/* Validation first: every problem of every point in one error
+ * (SCEN_ERROR_INVALID). */
+static gboolean validate(ScenScenario *sc, const ScenRunOptions *opt, GError **error) {
   ScenProblems *ps = scen_problems_new();
   /* Until the run ends: resolving a point loads its plugin, or refuses it. */
   sc->plugins = opt->allow_plugins ? SCEN_PLUGINS_LOAD : SCEN_PLUGINS_REFUSE;
@@ -275,10 +275,14 @@ ScenSweep *scen_sweep_prepare(ScenScenario *sc, const ScenRunOptions *opt, gbool
     g_set_error(error, SCEN_ERROR, SCEN_ERROR_INVALID, "%s", msg->str);
     g_string_free(msg, TRUE);
     scen_problems_free(ps);
-    return NULL;
+    return FALSE;
   }
   scen_problems_free(ps);
+  return TRUE;
+}
 
+/* Every point's configuration, resolved file and folder. */
+static Shared *resolve_points(ScenScenario *sc, const ScenRunOptions *opt) {
   const GPtrArray *axes = sc->axes ? sc->axes : (sc->axes = scen_sweep_axes(sc->doc, NULL));
   guint n = (guint)scen_sweep_count(axes);
   gboolean sweep = axes->len > 0;
@@ -311,22 +315,30 @@ ScenSweep *scen_sweep_prepare(ScenScenario *sc, const ScenRunOptions *opt, gbool
   for (guint p = 0; p < n; p++)
     sh->dirs[p] = sweep ? g_build_filename(out_dir, "points", names[p], NULL) : g_strdup(out_dir);
   g_strfreev(names);
-  if (!plan) {
-    /* An MPI worker runs what it is given, opt->threads at a time. */
-    gboolean serial = FALSE;
-    for (guint p = 0; p < n; p++)
-      serial |= !sh->cfg[p]->schedule_static;
-    sh->threads = serial ? 1 : MAX(1, opt->threads ? opt->threads : g_get_num_processors());
-    return sh;
-  }
+  return sh;
+}
 
+/* An MPI worker runs what it is given, opt->threads at a time. */
+static void plan_worker(Shared *sh) {
+  const ScenRunOptions *opt = sh->opt;
+  gboolean serial = FALSE;
+  for (guint p = 0; p < sh->total_points; p++)
+    serial |= !sh->cfg[p]->schedule_static;
+  sh->threads = serial ? 1 : MAX(1, opt->threads ? opt->threads : g_get_num_processors());
+}
+
+/* The output folder, the finished points (resume) and the jobs: one per
+ * distinct resolved configuration not yet finished; the thread count. */
+static gboolean plan_jobs(Shared *sh, ScenRunReport *report, GError **error) {
+  const ScenRunOptions *opt = sh->opt;
+  const char *out_dir = sh->out_dir;
+  guint n = sh->total_points;
   report->out_dir = g_strdup(out_dir);
   report->points = n;
   if (g_mkdir_with_parents(out_dir, 0777) != 0) {
     g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot create %s: %s", out_dir,
                 g_strerror(errno));
-    scen_sweep_free(sh);
-    return NULL;
+    return FALSE;
   }
 
   /* Jobs: one per distinct resolved configuration not yet finished. */
@@ -367,8 +379,14 @@ ScenSweep *scen_sweep_prepare(ScenScenario *sc, const ScenRunOptions *opt, gbool
     threads = 1;
   threads = MAX(1, MIN(threads, MAX(sh->n_jobs, 1)));
   report->threads = sh->threads = threads;
+  return TRUE;
+}
 
-  /* Noise correlations: each distinct one once, before the runs. */
+/* Noise correlations (Mafalda): each distinct one computed once, in
+ * parallel, into OUT/.cache before the runs. Errors: SCEN_ERROR_IO,
+ * SCEN_ERROR_FAILED. */
+static gboolean plan_correlations(Shared *sh, GError **error) {
+  const char *out_dir = sh->out_dir;
   gboolean ok = TRUE;
   sh->ckeys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   sh->ctasks = g_ptr_array_new();
@@ -406,7 +424,7 @@ ScenSweep *scen_sweep_prepare(ScenScenario *sc, const ScenRunOptions *opt, gbool
                   g_strerror(errno));
       ok = FALSE;
     } else {
-      GThreadPool *pool = g_thread_pool_new(run_ctask, NULL, (gint)MIN(threads, ctasks->len),
+      GThreadPool *pool = g_thread_pool_new(run_ctask, NULL, (gint)MIN(sh->threads, ctasks->len),
                                             TRUE, NULL);
       for (guint i = 0; i < ctasks->len; i++)
         g_thread_pool_push(pool, g_ptr_array_index(ctasks, i), NULL);
@@ -426,13 +444,26 @@ ScenSweep *scen_sweep_prepare(ScenScenario *sc, const ScenRunOptions *opt, gbool
         }
     }
   }
-  if (!ok) {
+  return ok;
+}
+
+ScenSweep *scen_sweep_prepare(ScenScenario *sc, const ScenRunOptions *opt, gboolean plan,
+                              ScenRunReport *report, GError **error) {
+  g_return_val_if_fail(sc != NULL && (report != NULL || !plan), NULL);
+  if (!validate(sc, opt, error))
+    return NULL;
+  Shared *sh = resolve_points(sc, opt);
+  if (!plan) {
+    plan_worker(sh);
+    return sh;
+  }
+  if (!plan_jobs(sh, report, error) || !plan_correlations(sh, error)) {
     scen_sweep_free(sh);
     return NULL;
   }
   /* The runs. A sweep's summary.json marks it complete: gone until it is again. */
-  if (sh->n_jobs > 0 && sweep) {
-    char *sum = g_build_filename(out_dir, "summary.json", NULL);
+  if (sh->n_jobs > 0 && sh->sweep) {
+    char *sum = g_build_filename(sh->out_dir, "summary.json", NULL);
     g_unlink(sum);
     g_free(sum);
   }
