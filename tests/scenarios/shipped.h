@@ -36,19 +36,6 @@ static inline ScenRunReport shipped_run(const char *name, const char *const *set
   return rep;
 }
 
-/* CSV rows (header first), split on ','. */
-static inline GPtrArray *shipped_csv(const char *dir, const char *name) {
-  char *text = scen_test_read(dir, name);
-  char **lines = g_strsplit(text, "\n", -1);
-  GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
-  for (guint i = 0; lines[i]; i++)
-    if (lines[i][0] != '\0')
-      g_ptr_array_add(rows, g_strsplit(lines[i], ",", -1));
-  g_strfreev(lines);
-  g_free(text);
-  return rows;
-}
-
 static inline const char *shipped_cell(GPtrArray *rows, guint r, guint c) {
   return ((char **)g_ptr_array_index(rows, r))[c];
 }
@@ -73,7 +60,7 @@ static inline void shipped_assert_file(const char *dir, const char *name) {
  * when mu is, distances >= 1 (empty only when unreachable).
  */
 static inline void shipped_check_privacy(const char *dir, guint rows, double alpha) {
-  GPtrArray *p = shipped_csv(dir, "privacy.csv");
+  GPtrArray *p = scen_test_csv(dir, "privacy.csv");
   char *header = g_strjoinv(",", g_ptr_array_index(p, 0));
   g_assert_cmpstr(header, ==, SCEN_PRIVACY_CSV_COLUMNS);
   g_free(header);

@@ -14,21 +14,7 @@
 #include "plot/plot.h"
 #include "scen_test.h"
 
-typedef struct {
-  char *dir;
-} Fix;
-
-static void fix_setup(Fix *f, gconstpointer data) {
-  (void)data;
-  f->dir = scen_test_tmpdir();
-  scen_cancel_reset();
-}
-
-static void fix_teardown(Fix *f, gconstpointer data) {
-  (void)data;
-  scen_test_rmtree(f->dir);
-  g_free(f->dir);
-}
+typedef ScenTestFix Fix;
 
 static ScenScenario *load(const char *dir, const char *text, const char *const *sets) {
   char *path = scen_test_write(dir, "s.ini", text);
@@ -51,19 +37,6 @@ static void run_ok(ScenScenario *sc, const char *out, guint threads, ScenRunRepo
   g_assert_no_error(error);
   g_assert_true(ok);
   scen_run_report_clear(&local);
-}
-
-/* Rows of a CSV file (header included), each split on ','. */
-static GPtrArray *read_csv(const char *dir, const char *name) {
-  char *text = scen_test_read(dir, name);
-  char **lines = g_strsplit(text, "\n", -1);
-  GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
-  for (guint i = 0; lines[i]; i++)
-    if (lines[i][0] != '\0')
-      g_ptr_array_add(rows, g_strsplit(lines[i], ",", -1));
-  g_strfreev(lines);
-  g_free(text);
-  return rows;
 }
 
 static double cell(GPtrArray *rows, guint r, guint c) {
@@ -123,11 +96,11 @@ static void test_point_outputs_reference(Fix *f, gconstpointer data) {
     g_assert_true(g_file_test(p, G_FILE_TEST_IS_REGULAR));
     g_free(p);
   }
-  GPtrArray *m = read_csv(out, "metrics.csv");
+  GPtrArray *m = scen_test_csv(out, "metrics.csv");
   g_assert_cmpuint(m->len, ==, 1); /* header only: no task */
   g_assert_cmpstr(((char **)g_ptr_array_index(m, 0))[0], ==, "round");
   g_ptr_array_unref(m);
-  GPtrArray *rows = read_csv(out, "privacy.csv");
+  GPtrArray *rows = scen_test_csv(out, "privacy.csv");
   char *header = g_strjoinv(",", g_ptr_array_index(rows, 0));
   g_assert_cmpstr(header, ==, SCEN_PRIVACY_CSV_COLUMNS);
   g_free(header);
@@ -195,7 +168,7 @@ static void test_task_metrics(Fix *f, gconstpointer data) {
   ScenScenario *sc = load(f->dir, TASK, NULL);
   char *out = g_build_filename(f->dir, "out", NULL);
   run_ok(sc, out, 1, NULL);
-  GPtrArray *m = read_csv(out, "metrics.csv");
+  GPtrArray *m = scen_test_csv(out, "metrics.csv");
   char *header = g_strjoinv(",", g_ptr_array_index(m, 0));
   g_assert_cmpstr(header, ==, SCEN_METRICS_CSV_COLUMNS);
   g_free(header);
@@ -222,7 +195,7 @@ static void test_task_metrics(Fix *f, gconstpointer data) {
   }
   g_ptr_array_unref(m);
   /* b defaults to the task's batches: each victim's mu at most the LDP one. */
-  GPtrArray *p = read_csv(out, "privacy.csv");
+  GPtrArray *p = scen_test_csv(out, "privacy.csv");
   g_assert_cmpuint(p->len, ==, 1 + 5);
   for (guint r = 1; r < p->len; r++)
     g_assert_cmpfloat(cell(p, r, 5), <=, sqrt(2.0) / 0.5 + 1e-9);
@@ -250,11 +223,11 @@ static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
   scen_run_report_clear(&rep);
   /* Same bytes whatever the number of threads. */
   assert_same_files(a, b, TRUE);
-  GPtrArray *pts = read_csv(a, "points.csv");
+  GPtrArray *pts = scen_test_csv(a, "points.csv");
   g_assert_cmpuint(pts->len, ==, 5);
   g_assert_cmpstr(((char **)g_ptr_array_index(pts, 1))[1], ==, "points/sigma=0.5_seed=1");
   g_ptr_array_unref(pts);
-  GPtrArray *agg = read_csv(a, "aggregate.csv");
+  GPtrArray *agg = scen_test_csv(a, "aggregate.csv");
   g_assert_cmpuint(agg->len, ==, 1 + 2 * 3); /* 2 groups x 3 evaluations */
   /* The band is the 95% CI of the mean over the 2 seeds, t(0.975, 1) = 12.7062047: check it
    * against the seeds' own node means at round 2 (group sigma = 0.5). */
@@ -262,7 +235,7 @@ static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
   for (guint sd = 0; sd < 2; sd++) {
     char *pd = g_strdup_printf("sigma=0.5_seed=%u", sd + 1);
     char *dir = g_build_filename(a, "points", pd, NULL);
-    GPtrArray *m = read_csv(dir, "metrics.csv");
+    GPtrArray *m = scen_test_csv(dir, "metrics.csv");
     x[sd] = 0;
     for (guint r = 1; r <= 6; r++)
       x[sd] += cell(m, r, 3) / 6;
@@ -352,12 +325,12 @@ static void test_sweep_huge_sigma_resume(Fix *f, gconstpointer data) {
     g_free(dir);
     g_free(pd);
   }
-  GPtrArray *pts = read_csv(a, "points.csv");
+  GPtrArray *pts = scen_test_csv(a, "points.csv");
   g_assert_cmpstr(((char **)g_ptr_array_index(pts, 1))[3], ==, "done");
   g_assert_cmpstr(((char **)g_ptr_array_index(pts, 2))[3], ==, "done");
   g_assert_cmpfloat(cell(pts, 2, 4), ==, 1e21);
   g_ptr_array_unref(pts);
-  GPtrArray *g = read_csv(a, "groups.csv");
+  GPtrArray *g = scen_test_csv(a, "groups.csv");
   g_assert_cmpuint(g->len, ==, 3);
   g_assert_cmpstr(((char **)g_ptr_array_index(g, 1))[2], ==, "1"); /* seeds */
   g_assert_cmpfloat(cell(g, 1, 3), ==, 1e20);
@@ -411,7 +384,7 @@ static void test_shared_runs(Fix *f, gconstpointer data) {
   g_assert_nonnull(strstr(ini, "name = nonprivate\nsigma = 0\n"));
   g_free(ini);
   /* dsgd at mu: LDP-calibrated, victims' mu under LDP would be mu; here PNDP <= mu. */
-  GPtrArray *g = read_csv(out, "groups.csv");
+  GPtrArray *g = scen_test_csv(out, "groups.csv");
   g_assert_cmpuint(g->len, ==, 5);
   /* nonprivate: no finite epsilon. dsgd mu=1: sigma = sqrt(k)/mu = sqrt(2). */
   g_assert_cmpstr(((char **)g_ptr_array_index(g, 1))[5], ==, "inf");
@@ -439,7 +412,7 @@ static void test_mu_calibration_ldp(Fix *f, gconstpointer data) {
                          "name=mafalda"};
   for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
     char *dir = g_build_filename(out, "points", names[i], NULL);
-    GPtrArray *p = read_csv(dir, "privacy.csv");
+    GPtrArray *p = scen_test_csv(dir, "privacy.csv");
     g_assert_cmpuint(p->len, ==, 1 + 33);
     for (guint r = 1; r < p->len; r++)
       g_assert_cmpfloat_with_epsilon(cell(p, r, 5), 0.7, 1e-6);
@@ -465,7 +438,7 @@ static void test_structured_equals_observer(Fix *f, gconstpointer data) {
     char *ds = g_strdup_printf("name=%s_path=structured", protos[i]);
     char *dobs = g_strdup_printf("name=%s_path=observer", protos[i]);
     char *a = g_build_filename(out, "points", ds, NULL), *b = g_build_filename(out, "points", dobs, NULL);
-    GPtrArray *pa = read_csv(a, "privacy.csv"), *pb = read_csv(b, "privacy.csv");
+    GPtrArray *pa = scen_test_csv(a, "privacy.csv"), *pb = scen_test_csv(b, "privacy.csv");
     g_assert_cmpuint(pa->len, ==, pb->len);
     g_assert_cmpuint(pa->len, ==, 1 + 3 * (14 + 13));
     for (guint r = 1; r < pa->len; r++) {
@@ -502,7 +475,7 @@ static void test_unresolved(Fix *f, gconstpointer data) {
   ScenScenario *sc = load(f->dir, text, NULL);
   char *out = g_build_filename(f->dir, "out", NULL);
   run_ok(sc, out, 1, NULL);
-  GPtrArray *rows = read_csv(out, "privacy.csv");
+  GPtrArray *rows = scen_test_csv(out, "privacy.csv");
   char *header = g_strjoinv(",", g_ptr_array_index(rows, 0));
   g_assert_cmpstr(header, ==, SCEN_PRIVACY_CSV_COLUMNS);
   g_free(header);
@@ -572,7 +545,7 @@ static void test_cancel(Fix *f, gconstpointer data) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-#define ADD(name, fn) g_test_add("/scenarios/run/" name, Fix, NULL, fix_setup, fn, fix_teardown)
+#define ADD(name, fn) SCEN_TEST_ADD("/scenarios/run/" name, fn)
   ADD("point-outputs-reference", test_point_outputs_reference);
   ADD("task-metrics", test_task_metrics);
   ADD("sweep-determinism-replay-resume", test_sweep_determinism_replay_resume);
