@@ -182,9 +182,49 @@ static void test_same_numbers(void) {
   g_free(dir);
 }
 
+/* Issue 18: the sweep summary showed one "epsilon" column, silently the
+ * first collusion set under the first trust model. Now every accounting has
+ * its named column (the worst victim of each set x trust), a legend says
+ * which is which, and a note says what a huge epsilon means. */
+static void test_summary_epsilons(void) {
+  char *dir = scen_test_tmpdir();
+  char *ini = scen_test_source("scenarios/collusion.ini");
+  char *out = g_build_filename(dir, "out", NULL);
+  CliRun r = cli_run("run", ini, "--out", out, "--set", "simulation.rounds=4");
+  if (r.status != 0)
+    g_error("run failed: %s", r.err);
+  g_assert_nonnull(strstr(r.out, "   epsilon1    epsilon2    epsilon3    epsilon4    epsilon5 "
+                                 "   epsilon6"));
+  const char *legend[] = {"secldp_single", "pndp_single", "secldp_adjacent", "pndp_adjacent",
+                          "secldp_spread", "pndp_spread"};
+  for (guint i = 0; i < G_N_ELEMENTS(legend); i++) {
+    char *tc = g_strdup(legend[i]);
+    char *us = strchr(tc, '_');
+    *us = '\0';
+    char *want = g_strdup_printf("epsilon%u = epsilon_%s: the worst victim's epsilon at delta = "
+                                 "1e-06, trust %s, collusion %s\n",
+                                 i + 1, legend[i], tc, us + 1);
+    if (strstr(r.out, want) == NULL)
+      g_error("missing '%s' in:\n%s", want, r.out);
+    g_free(want);
+    g_free(tc);
+  }
+  /* zipdl under SecLDP (T = 4): 413.6, e^epsilon = 4.26e+179. */
+  g_assert_nonnull(strstr(r.out, "\nnote: epsilon_secldp_single, epsilon_secldp_adjacent, "
+                                 "epsilon_pndp_adjacent, epsilon_secldp_spread above 10; epsilon "
+                                 "413.6 at delta = 1e-06: no meaningful protection (it only "
+                                 "bounds by a factor e^epsilon = 4.26e+179 how much more likely"));
+  cli_run_clear(&r);
+  g_free(out);
+  g_free(ini);
+  scen_test_rmtree(dir);
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/pipeline/churn-same-path", test_churn_same_path);
   g_test_add_func("/pipeline/same-numbers", test_same_numbers);
+  g_test_add_func("/pipeline/summary-epsilons", test_summary_epsilons);
   return g_test_run();
 }

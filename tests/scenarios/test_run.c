@@ -294,6 +294,130 @@ static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
   scen_scenario_free(sc);
 }
 
+/* Lines of DIR/NAME after the header. */
+static char **data_lines(const char *dir, const char *name, char **header) {
+  char *text = scen_test_read(dir, name);
+  char **lines = g_strsplit(text, "\n", -1);
+  g_free(text);
+  *header = g_strdup(lines[0]);
+  GPtrArray *out = g_ptr_array_new();
+  for (guint i = 1; lines[i]; i++)
+    if (lines[i][0] != '\0')
+      g_ptr_array_add(out, g_strdup(lines[i]));
+  g_ptr_array_add(out, NULL);
+  g_strfreev(lines);
+  return (char **)g_ptr_array_free(out, FALSE);
+}
+
+/* The sweep's tidy tables: every point's privacy.csv and metrics.csv rows,
+ * in point order, after the point's name and its non-seed axis values; one
+ * named epsilon column per (trust, collusion) in points.csv and groups.csv,
+ * each the largest epsilon of that accounting in the point's privacy.csv.
+ * A point whose table has another header (an older version) runs again, and
+ * the resumed sweep writes the same bytes. */
+static void test_sweep_tidy_tables(Fix *f, gconstpointer data) {
+  (void)data;
+  const char *text = TASK "[collusion.a]\nnodes = 0\n[collusion.b]\nnodes = 2;3\n"
+                          "[sweep]\nprotocol.sigma = 0.5;2\nsimulation.seed = 1..2\n";
+  ScenScenario *sc = load(f->dir, text, (const char *const[]){"privacy.trust=pndp;ldp", NULL});
+  char *a = g_build_filename(f->dir, "a", NULL), *b = g_build_filename(f->dir, "b", NULL);
+  run_ok(sc, a, 2, NULL);
+  const char *names[] = {"sigma=0.5_seed=1", "sigma=0.5_seed=2", "sigma=2_seed=1",
+                         "sigma=2_seed=2"};
+  const char *sigmas[] = {"0.5", "0.5", "2", "2"};
+  const char *tables[][2] = {{"privacy.csv", SCEN_PRIVACY_CSV_COLUMNS},
+                             {"metrics.csv", SCEN_METRICS_CSV_COLUMNS}};
+  for (guint t = 0; t < 2; t++) {
+    char *top_header, **top = data_lines(a, tables[t][0], &top_header);
+    char *want_header = g_strdup_printf("point,protocol.sigma,%s", tables[t][1]);
+    g_assert_cmpstr(top_header, ==, want_header);
+    guint k = 0;
+    for (guint p = 0; p < 4; p++) {
+      char *dir = g_build_filename(a, "points", names[p], NULL), *h;
+      char **rows = data_lines(dir, tables[t][0], &h);
+      g_assert_cmpstr(h, ==, tables[t][1]);
+      g_assert_cmpuint(g_strv_length(rows), >, 0);
+      for (guint i = 0; rows[i]; i++, k++) {
+        char *want = g_strdup_printf("%s,%s,%s", names[p], sigmas[p], rows[i]);
+        g_assert_cmpstr(top[k], ==, want);
+        g_free(want);
+      }
+      g_strfreev(rows);
+      g_free(h);
+      g_free(dir);
+    }
+    g_assert_null(top[k]);
+    g_strfreev(top);
+    g_free(top_header);
+    g_free(want_header);
+  }
+  /* 4 points x (pndp, ldp) x (5 victims of a + 4 of b); 3 rounds x (6 nodes + mean). */
+  GPtrArray *pr = scen_test_csv(a, "privacy.csv"), *mr = scen_test_csv(a, "metrics.csv");
+  g_assert_cmpuint(pr->len, ==, 1 + 4 * 2 * (5 + 4));
+  g_assert_cmpuint(mr->len, ==, 1 + 4 * 3 * 7);
+  g_assert_cmpstr(((char **)g_ptr_array_index(mr, 7))[3], ==, "mean");
+  g_assert_cmpstr(((char **)g_ptr_array_index(mr, 7))[7], ==, "1"); /* seed */
+  g_ptr_array_unref(mr);
+
+  /* points.csv: point,dir,sigma,seed,status,sigma,final_train_loss,final_test_loss,
+   * final_test_accuracy,test_loss_last50, then the epsilon columns, delta. */
+  GPtrArray *pts = scen_test_csv(a, "points.csv"), *grp = scen_test_csv(a, "groups.csv");
+  char *ph = g_strjoinv(",", g_ptr_array_index(pts, 0));
+  g_assert_true(g_str_has_suffix(ph, ",test_loss_last50,epsilon_pndp_a,epsilon_ldp_a,"
+                                     "epsilon_pndp_b,epsilon_ldp_b,delta"));
+  char *gh = g_strjoinv(",", g_ptr_array_index(grp, 0));
+  g_assert_true(g_str_has_prefix(gh, "group,sigma,seeds,sigma,epsilon_pndp_a,epsilon_ldp_a,"
+                                     "epsilon_pndp_b,epsilon_ldp_b,final_test_loss_mean,"));
+  g_assert_true(g_str_has_suffix(gh, ",final_test_accuracy_mean,delta"));
+  const char *acc[][2] = {{"a", "pndp"}, {"a", "ldp"}, {"b", "pndp"}, {"b", "ldp"}};
+  for (guint p = 0; p < 4; p++) {
+    for (guint c = 0; c < 4; c++) {
+      double worst = 0; /* privacy.csv: point,sigma,collusion,trust,...,epsilon (col 9) */
+      for (guint r = 1; r < pr->len; r++) {
+        char **row = g_ptr_array_index(pr, r);
+        if (g_str_equal(row[0], names[p]) && g_str_equal(row[2], acc[c][0]) &&
+            g_str_equal(row[3], acc[c][1]))
+          worst = MAX(worst, g_ascii_strtod(row[9], NULL));
+      }
+      g_assert_cmpfloat(worst, >, 0);
+      g_assert_cmpfloat(cell(pts, 1 + p, 10 + c), ==, worst);
+      if (p % 2 == 0) /* the group's: its first seed's */
+        g_assert_cmpfloat(cell(grp, 1 + p / 2, 4 + c), ==, worst);
+    }
+    g_assert_cmpstr(((char **)g_ptr_array_index(pts, 1 + p))[14], ==, "1e-06");
+  }
+  /* LDP: mu = sqrt(T / b) / sigma whatever the set; PNDP never above it. */
+  g_assert_cmpfloat(cell(pts, 1, 11), ==, cell(pts, 1, 13));
+  g_assert_cmpfloat(cell(pts, 1, 10), <=, cell(pts, 1, 11));
+  g_ptr_array_unref(pts);
+  g_ptr_array_unref(grp);
+  g_ptr_array_unref(pr);
+  g_free(ph);
+  g_free(gh);
+
+  /* Another version's privacy.csv (no status column): that point runs again;
+   * the rest comes back from disk; the same bytes as a fresh run. */
+  run_ok(sc, b, 1, NULL);
+  char *p2 = g_build_filename(a, "points", names[2], NULL);
+  char *old = scen_test_read(p2, "privacy.csv");
+  gsize header_len = strcspn(old, "\n");
+  char *patched = g_strconcat("collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,"
+                              "muffliato_rdp", old + header_len, NULL);
+  g_free(scen_test_write(p2, "privacy.csv", patched));
+  ScenRunReport rep = {0};
+  run_ok(sc, a, 2, &rep);
+  g_assert_cmpuint(rep.ran, ==, 1);
+  g_assert_cmpuint(rep.skipped, ==, 3);
+  scen_run_report_clear(&rep);
+  assert_same_files(a, b, TRUE);
+  g_free(patched);
+  g_free(old);
+  g_free(p2);
+  g_free(a);
+  g_free(b);
+  scen_scenario_free(sc);
+}
+
 /* Issue 12: json-glib 1.6 wrote sigma = 1e20 as `1e+20.0`, so both points'
  * summaries were invalid JSON: the sweep reported them failed in points.csv
  * with 0 seeds in groups.csv, yet succeeded, and resume skipped them. Now the
@@ -556,6 +680,7 @@ int main(int argc, char **argv) {
   ADD("invalid-refused", test_invalid_refused);
   ADD("cancel", test_cancel);
   ADD("sweep-huge-sigma-resume", test_sweep_huge_sigma_resume);
+  ADD("sweep-tidy-tables", test_sweep_tidy_tables);
   int rc = g_test_run();
   plot_shutdown();
   return rc;
