@@ -8,12 +8,15 @@
  * Relative paths resolve against the scenario file's folder.
  *
  * Outputs of a run (one point): summary.json (written last: its presence
- * means the point is complete), metrics.csv (round, node, train_loss,
- * test_loss, test_accuracy), privacy.csv (collusion, trust, victim, distance,
- * sensitivity, mu, rdp, epsilon, muffliato_rdp), scenario.resolved.ini (every
+ * means the point is complete), metrics.csv (SCEN_METRICS_CSV_COLUMNS),
+ * privacy.csv (SCEN_PRIVACY_CSV_COLUMNS), scenario.resolved.ini (every
  * default filled in, absolute paths: running it reproduces the run byte for
- * byte), and SVG figures. A sweep writes each point into points/NAME/ and the
- * aggregates (mean and 95% confidence band over seeds) at the top. Every file
+ * byte), and SVG figures. A sweep writes each point into points/NAME/ and at
+ * the top: points.csv (one row per point), groups.csv and aggregate.csv
+ * (means and 95% confidence bands over seeds; one epsilon_TRUST_COLLUSION
+ * column per accounting, the worst victim's), and privacy.csv and
+ * metrics.csv: every point's rows after its name and its values on the
+ * axes but the seed (columns named section.key), one tidy table each. Every file
  * goes through a temporary name renamed into place; no output holds a
  * wall-clock time, so equal scenarios and seeds give byte-identical files.
  *
