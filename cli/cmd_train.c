@@ -263,7 +263,8 @@ int cli_cmd_train(int argc, char **argv) {
        "Evaluation threads (default 1; results do not depend on it)", "N"},
       {"trust", 0, 0, G_OPTION_ARG_STRING, &trust,
        "Privacy reported per node: ldp (default: every node), pndp or secldp (need "
-       "--attackers), or a comma-separated list",
+       "--attackers), a comma-separated list, or none (no accounting: its time and memory "
+       "saved)",
        "MODEL"},
       {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &attackers,
        "Attacker sets of the privacy columns, as for dpgossip account: 0,5 (each alone) or "
@@ -500,14 +501,17 @@ int cli_cmd_train(int argc, char **argv) {
     }
   char *acc_text = n_acc ? g_strdup_printf(", accuracy %.4g", acc / n_acc) : g_strdup("");
   char *priv_text = cli_train_privacy_summary(priv);
-  printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g%s, epsilon up to %.4g at "
-         "delta = %g, simulated time %.3f s, "
-         "%" G_GUINT64_FORMAT " messages, wall time %.2f s\n%s",
+  double eps = cli_train_privacy_max_epsilon(priv);
+  char *eps_text = isnan(eps) ? g_strdup("privacy not accounted (--trust none)")
+                              : g_strdup_printf("epsilon up to %.4g at delta = %g", eps,
+                                                cli_train_privacy_delta(priv));
+  printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g%s, %s, simulated time "
+         "%.3f s, %" G_GUINT64_FORMAT " messages, wall time %.2f s\n%s",
          proto_run_protocol(run)->name, proto_run_n_nodes(run), T,
-         proto_run_mean_test_loss(run, T), acc_text, cli_train_privacy_max_epsilon(priv),
-         cli_train_privacy_delta(priv), st.sim_time / (double)SIM_TIME_S,
+         proto_run_mean_test_loss(run, T), acc_text, eps_text, st.sim_time / (double)SIM_TIME_S,
          st.engine.messages_sent, (g_get_monotonic_time() - start) / 1e6, priv_text);
   g_free(acc_text);
+  g_free(eps_text);
   g_free(priv_text);
   status = CLI_EXIT_OK;
 out:

@@ -33,6 +33,7 @@ struct CliTrainPrivacy {
   CliAccountSetup s;
   CliAccountProtocol proto;
   gboolean structured;
+  gboolean none; /* --trust none: nothing accounted */
   guint n;
   GArray *acs;   /* Accounting */
   GArray *views; /* ProtoObservedView */
@@ -69,7 +70,9 @@ CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, GError *
   p->views = g_array_new(FALSE, FALSE, sizeof(ProtoObservedView));
   CliAttackerSets sets;
   cli_attacker_sets_init(&sets);
-  char **trusts = g_strsplit(c->trust ? c->trust : "ldp", ",", -1);
+  p->none = c->trust != NULL && g_str_equal(c->trust, "none");
+  /* none: no accounting at all (an empty list). */
+  char **trusts = p->none ? g_new0(char *, 1) : g_strsplit(c->trust ? c->trust : "ldp", ",", -1);
   gboolean ok = TRUE;
   for (guint i = 0; ok && c->attackers && c->attackers[i]; i++)
     ok = cli_attacker_sets_parse(&sets, c->attackers[i], error);
@@ -155,7 +158,7 @@ CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, GError *
 }
 
 const ProtoObserveOptions *cli_train_privacy_observe(CliTrainPrivacy *p) {
-  return p->structured ? NULL : &p->observe;
+  return p->structured || p->none ? NULL : &p->observe;
 }
 
 /* Blocks of view @v (its trust and members). */
@@ -173,6 +176,8 @@ static PrivBlocks *blocks_of(CliTrainPrivacy *p, const ProtoObservedView *v, Top
 }
 
 gboolean cli_train_privacy_account(CliTrainPrivacy *p, ProtoObservedRun *run, GError **error) {
+  if (p->none)
+    return TRUE;
   TopoGossip *w = NULL;
   TopoSchedule *sched = NULL;
   gboolean ok = TRUE;
@@ -214,10 +219,14 @@ gboolean cli_train_privacy_account(CliTrainPrivacy *p, ProtoObservedRun *run, GE
 }
 
 guint cli_train_privacy_n(const CliTrainPrivacy *p) {
-  return p->acs->len;
+  return MAX(p->acs->len, 1);
 }
 
 void cli_train_privacy_cells(const CliTrainPrivacy *p, guint a, guint node, GString *s) {
+  if (p->none) {
+    g_string_append(s, ",none,,,,,,not accounted");
+    return;
+  }
   const Accounting *ac = &g_array_index(p->acs, Accounting, a);
   const PrivVictim *v = node < p->n ? ac->by_node[node] : NULL;
   g_string_append_printf(s, ",%s,%s,", priv_trust_name(ac->trust), ac->label);
@@ -238,7 +247,7 @@ void cli_train_privacy_cells(const CliTrainPrivacy *p, guint a, guint node, GStr
 }
 
 double cli_train_privacy_max_epsilon(const CliTrainPrivacy *p) {
-  double worst = 0;
+  double worst = p->none ? NAN : 0;
   for (guint i = 0; i < p->acs->len; i++) {
     const Accounting *a = &g_array_index(p->acs, Accounting, i);
     for (guint u = 0; u < p->n; u++)
@@ -254,6 +263,8 @@ double cli_train_privacy_delta(const CliTrainPrivacy *p) {
 
 char *cli_train_privacy_summary(const CliTrainPrivacy *p) {
   GString *s = g_string_new(NULL);
+  if (p->none)
+    return g_string_free(s, FALSE);
   double worst_all = 0;
   for (guint i = 0; i < p->acs->len; i++) {
     const Accounting *a = &g_array_index(p->acs, Accounting, i);

@@ -203,6 +203,17 @@ static void test_privacy_summary(void) {
   g_assert_nonnull(strstr(text, ",ldp,,,inf,inf,1e-06,unprotected\n"));
   g_free(text);
   cli_run_clear(&r);
+  /* --trust none: no accounting, said so. */
+  r = cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=200,d=3,seed=1",
+              "--trust", "none", "--out", out);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, ", privacy not accounted (--trust none), "));
+  g_assert_null(strstr(r.out, "\nprivacy:"));
+  text = read_file(out);
+  g_assert_nonnull(strstr(text, "\n1,3,"));
+  g_assert_true(g_str_has_suffix(text, ",none,,,,,,not accounted\n"));
+  g_free(text);
+  cli_run_clear(&r);
   remove_file(out);
   g_free(out);
 }
