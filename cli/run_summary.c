@@ -47,17 +47,6 @@ static gboolean is_number(const char *v, double *x) {
   return *v != '\0' && end != NULL && *end == '\0';
 }
 
-/* The largest value of column @c (inf counts; empty cells do not). */
-static double column_max(GPtrArray *rows, int c) {
-  double worst = -INFINITY, x;
-  for (guint r = 1; r < rows->len; r++) {
-    char **row = g_ptr_array_index(rows, r);
-    if ((guint)c < g_strv_length(row) && is_number(row[c], &x))
-      worst = MAX(worst, x);
-  }
-  return worst;
-}
-
 /* The groups, one epsilon column per accounting (the worst victim of each
  * collusion set under each trust model, named in a legend), and a note on
  * the accountings whose epsilon offers no meaningful protection. */
@@ -133,20 +122,39 @@ static void print_groups(GPtrArray *rows) {
            e == 0 ? "\n" : "", shown, h, delta, len, trust, us ? us + 1 : "?");
     g_free(shown);
   }
+  /* Two notes at most: the largest finite epsilon above the threshold, and
+   * inf (some victim without any protection), each naming its columns. */
   double worst = -INFINITY;
-  GString *loose = g_string_new(NULL);
+  GString *loose = g_string_new(NULL), *open = g_string_new(NULL);
   for (guint e = 0; e < eps->len; e++) {
-    int c = column(header, g_ptr_array_index(eps, e));
-    double m = column_max(rows, c);
+    const char *h = g_ptr_array_index(eps, e);
+    int c = column(header, h);
+    double m = -INFINITY, x;
+    gboolean inf = FALSE;
+    for (guint r = 1; r < rows->len; r++) {
+      char **row = g_ptr_array_index(rows, r);
+      if ((guint)c < g_strv_length(row) && is_number(row[c], &x)) {
+        inf |= isinf(x);
+        if (isfinite(x))
+          m = MAX(m, x);
+      }
+    }
     worst = MAX(worst, m);
     if (m > SCEN_EPSILON_MEANINGFUL)
-      g_string_append_printf(loose, "%s%s", loose->len ? ", " : "",
-                             (const char *)g_ptr_array_index(eps, e));
+      g_string_append_printf(loose, "%s%s", loose->len ? ", " : "", h);
+    if (inf)
+      g_string_append_printf(open, "%s%s", open->len ? ", " : "", h);
   }
-  char *note = scen_privacy_epsilon_note(worst, g_ascii_strtod(delta, NULL));
+  double d = g_ascii_strtod(delta, NULL);
+  char *note = scen_privacy_epsilon_note(worst, d);
   if (note != NULL)
     printf("note: %s above %d; %s\n", loose->str, SCEN_EPSILON_MEANINGFUL, note);
   g_free(note);
+  note = open->len ? scen_privacy_epsilon_note(INFINITY, d) : NULL;
+  if (note != NULL)
+    printf("note: %s: %s\n", open->str, note);
+  g_free(note);
+  g_string_free(open, TRUE);
   g_string_free(loose, TRUE);
   g_ptr_array_unref(eps);
   g_strfreev(names);

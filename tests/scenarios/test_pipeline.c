@@ -215,6 +215,19 @@ static void test_summary_epsilons(void) {
                                  "413.6 at delta = 1e-06: no meaningful protection (it only "
                                  "bounds by a factor e^epsilon = 4.26e+179 how much more likely"));
   cli_run_clear(&r);
+  /* No noise: inf, said apart from the finite ones. */
+  char *def = scen_test_source("scenarios/default.ini");
+  char *out2 = g_build_filename(dir, "out2", NULL);
+  r = cli_run("run", def, "--out", out2, "--set", "sweep.simulation.seed=1", "--set",
+              "sweep.protocol.sigma=0;1", "--set", "task.epochs=1");
+  if (r.status != 0)
+    g_error("run failed: %s", r.err);
+  g_assert_nonnull(strstr(r.out, "\nnote: epsilon_pndp_node0, epsilon_ldp_node0, "
+                                 "epsilon_pndp_pair, epsilon_ldp_pair: epsilon inf: no "
+                                 "protection for some victim"));
+  cli_run_clear(&r);
+  g_free(out2);
+  g_free(def);
   g_free(out);
   g_free(ini);
   scen_test_rmtree(dir);
