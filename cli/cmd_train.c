@@ -432,6 +432,8 @@ int cli_cmd_train(int argc, char **argv) {
   gint64 start = g_get_monotonic_time();
   orun = proto_observed_run_new(&cfg, observe, &error);
   if (orun == NULL) {
+    if (observe != NULL && g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
+      g_prefix_error(&error, "privacy accounting (--trust none skips it): ");
     status = cli_fail("train", error, CLI_EXIT_FAILURE);
     goto out;
   }
@@ -479,6 +481,8 @@ int cli_cmd_train(int argc, char **argv) {
     goto out;
   }
   if (!cli_train_privacy_account(priv, orun, &error)) {
+    if (g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
+      g_prefix_error(&error, "(--trust none skips the accounting) ");
     status = cli_fail("train", error, CLI_EXIT_FAILURE);
     goto out;
   }
