@@ -6,7 +6,9 @@
  * points equal on every axis but the seed, with means and 95% Student-t
  * intervals over the seeds.
  */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
@@ -27,8 +29,6 @@ void scen_point_result_free(ScenPointResult *r) {
   }
   if (r->accountings)
     g_array_unref(r->accountings);
-  g_free(r->metrics_rows);
-  g_free(r->privacy_rows);
   g_free(r);
 }
 
@@ -46,11 +46,8 @@ static const char *json_str(JsonObject *o, const char *key) {
              : "";
 }
 
-ScenPointResult *scen_point_result_new(JsonObject *summary, guint T, char *metrics_rows,
-                                       char *privacy_rows) {
+ScenPointResult *scen_point_result_new(JsonObject *summary, guint T) {
   ScenPointResult *r = g_new0(ScenPointResult, 1);
-  r->metrics_rows = metrics_rows;
-  r->privacy_rows = privacy_rows;
   r->sigma = json_num(summary, "sigma");
   JsonNode *cn = json_object_get_member(summary, "curve");
   JsonArray *curve = cn && JSON_NODE_HOLDS_ARRAY(cn) ? json_node_get_array(cn) : NULL;
@@ -99,23 +96,20 @@ ScenPointResult *scen_point_result_new(JsonObject *summary, guint T, char *metri
   return r;
 }
 
-/* The rows of DIR/NAME after its header, which must be @header: a point
- * written by another version of the tables is not finished. */
-static char *read_rows(const char *dir, const char *name, const char *header, GError **error) {
-  char *path = g_build_filename(dir, name, NULL), *text = NULL;
-  GError *local = NULL;
-  char *rows = NULL;
-  if (!g_file_get_contents(path, &text, NULL, &local)) {
-    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot read %s: %s", path, local->message);
-    g_error_free(local);
-  } else if (!g_str_has_prefix(text, header) || text[strlen(header)] != '\n') {
-    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "%s:1: the header is not '%s'", path, header);
-  } else {
-    rows = g_strdup(text + strlen(header) + 1);
+gboolean scen_table_check_header(const char *path, const char *header, GError **error) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) {
+    int saved = errno;
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot read %s: %s", path, g_strerror(saved));
+    return FALSE;
   }
-  g_free(text);
-  g_free(path);
-  return rows;
+  char line[1024];
+  gboolean ok = fgets(line, sizeof line, f) != NULL && g_str_has_prefix(line, header) &&
+                line[strlen(header)] == '\n';
+  fclose(f);
+  if (!ok)
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "%s:1: the header is not '%s'", path, header);
+  return ok;
 }
 
 ScenPointResult *scen_point_result_load(const char *dir, guint T, GError **error) {
@@ -130,13 +124,13 @@ ScenPointResult *scen_point_result_load(const char *dir, guint T, GError **error
                 local ? local->message : "not a JSON object");
     g_clear_error(&local);
   } else {
-    char *metrics = read_rows(dir, "metrics.csv", SCEN_METRICS_CSV_COLUMNS, error);
-    char *privacy = metrics ? read_rows(dir, "privacy.csv", SCEN_PRIVACY_CSV_COLUMNS, error)
-                            : NULL;
-    if (privacy != NULL)
-      r = scen_point_result_new(json_node_get_object(root), T, metrics, privacy);
-    else
-      g_free(metrics);
+    char *m = g_build_filename(dir, "metrics.csv", NULL);
+    char *p = g_build_filename(dir, "privacy.csv", NULL);
+    if (scen_table_check_header(m, SCEN_METRICS_CSV_COLUMNS, error) &&
+        scen_table_check_header(p, SCEN_PRIVACY_CSV_COLUMNS, error))
+      r = scen_point_result_new(json_node_get_object(root), T);
+    g_free(m);
+    g_free(p);
   }
   g_object_unref(parser);
   g_free(path);

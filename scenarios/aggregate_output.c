@@ -4,7 +4,8 @@
  * point), groups.csv (means over seeds), aggregate.csv (curves over seeds),
  * the tidy privacy.csv and metrics.csv of every point with the point's axis
  * values, the sweep's resolved file and summary.json (last: it marks the
- * sweep complete). Each file goes through scen_write_file.
+ * sweep complete). Each file goes through a temporary name renamed into
+ * place.
  */
 #include <math.h>
 #include <string.h>
@@ -149,23 +150,39 @@ static void groups_csv(const ScenSweepResults *r, guint *items, GString *gc, GSt
   }
 }
 
-/* Every line of @rows with @prefix in front. */
-static void prefix_lines(GString *s, const char *prefix, const char *rows) {
-  for (const char *p = rows; *p;) {
+/* Every line of @rows with @prefix in front, into @out. */
+static gboolean prefix_lines(ScenFileOut *out, const char *prefix, const char *rows,
+                             GError **error) {
+  GString *s = g_string_new(NULL);
+  gboolean ok = TRUE;
+  for (const char *p = rows; ok && *p;) {
     const char *nl = strchr(p, '\n');
     gsize len = nl ? (gsize)(nl - p) + 1 : strlen(p);
     g_string_append(s, prefix);
     g_string_append_len(s, p, (gssize)len);
     p += len;
+    if (s->len >= (1u << 16) || *p == '\0') {
+      ok = scen_file_out_write(out, s->str, s->len, error);
+      g_string_truncate(s, 0);
+    }
   }
+  g_string_free(s, TRUE);
+  return ok;
 }
 
-/* The tidy tables of the sweep: each point's rows after its name and its
- * values on every axis but the seed (a column of the rows already), the
- * axes named section.key so that none collides with a column of the rows
- * (privacy.trust, protocol.mu). */
-static void tidy_tables(const ScenSweepResults *r, guint *items, GString *pt, GString *mt) {
+/* One tidy table of the sweep, DIR/@name: each point's rows (its own
+ * @name, read back one point at a time: a large sweep's tables never sit in
+ * memory whole) after the point's name and its values on every axis but the
+ * seed (a column of the rows already), the axes named section.key so that
+ * none collides with a column of the rows (privacy.trust, protocol.mu). */
+static gboolean tidy_table(const ScenSweepResults *r, guint *items, const char *name,
+                           const char *columns, GError **error) {
   const GPtrArray *axes = r->axes;
+  char *path = g_build_filename(r->out_dir, name, NULL);
+  ScenFileOut *out = scen_file_out_new(path, error);
+  g_free(path);
+  if (out == NULL)
+    return FALSE;
   GString *head = g_string_new("point");
   for (guint a = 0; a < axes->len; a++) {
     if ((gint)a == r->ag->seed_axis)
@@ -176,10 +193,10 @@ static void tidy_tables(const ScenSweepResults *r, guint *items, GString *pt, GS
     scen_csv_text(head, l);
     g_free(l);
   }
-  g_string_append_printf(pt, "%s," SCEN_PRIVACY_CSV_COLUMNS "\n", head->str);
-  g_string_append_printf(mt, "%s," SCEN_METRICS_CSV_COLUMNS "\n", head->str);
+  g_string_append_printf(head, ",%s\n", columns);
+  gboolean ok = scen_file_out_write(out, head->str, head->len, error);
   g_string_free(head, TRUE);
-  for (guint p = 0; p < r->n; p++) {
+  for (guint p = 0; ok && p < r->n; p++) {
     scen_sweep_point(axes, p, items);
     GString *prefix = g_string_new(NULL);
     scen_csv_text(prefix, strrchr(r->dirs[p], '/') + 1);
@@ -191,10 +208,24 @@ static void tidy_tables(const ScenSweepResults *r, guint *items, GString *pt, GS
       scen_csv_text(prefix, x->items[items[a]]);
     }
     g_string_append_c(prefix, ',');
-    prefix_lines(pt, prefix->str, r->res[p]->privacy_rows);
-    prefix_lines(mt, prefix->str, r->res[p]->metrics_rows);
+    char *file = g_build_filename(r->dirs[p], name, NULL), *text = NULL;
+    GError *local = NULL;
+    ok = scen_table_check_header(file, columns, error) &&
+         g_file_get_contents(file, &text, NULL, &local);
+    if (local != NULL) {
+      g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot read %s: %s", file, local->message);
+      g_error_free(local);
+    }
+    ok = ok && prefix_lines(out, prefix->str, text + strlen(columns) + 1, error);
+    g_free(text);
+    g_free(file);
     g_string_free(prefix, TRUE);
   }
+  if (!ok) {
+    scen_file_out_abort(out);
+    return FALSE;
+  }
+  return scen_file_out_commit(out, error);
 }
 
 /* The resolved file of the whole sweep: point 0's values plus the axes. */
@@ -236,12 +267,8 @@ gboolean scen_write_sweep_tables(const ScenSweepResults *r, GError **error) {
   ok = ok && write_in(r->out_dir, "aggregate.csv", ac, error);
   g_string_free(gc, TRUE);
   g_string_free(ac, TRUE);
-  GString *pt = g_string_new(NULL), *mt = g_string_new(NULL);
-  tidy_tables(r, items, pt, mt);
-  ok = ok && write_in(r->out_dir, "privacy.csv", pt, error);
-  ok = ok && write_in(r->out_dir, "metrics.csv", mt, error);
-  g_string_free(pt, TRUE);
-  g_string_free(mt, TRUE);
+  ok = ok && tidy_table(r, items, "privacy.csv", SCEN_PRIVACY_CSV_COLUMNS, error);
+  ok = ok && tidy_table(r, items, "metrics.csv", SCEN_METRICS_CSV_COLUMNS, error);
   g_free(items);
   return ok;
 }

@@ -188,18 +188,23 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
 
 /* Writes @len bytes atomically (temporary file in the same folder, renamed). */
 gboolean scen_write_file(const char *path, const char *data, gsize len, GError **error);
+/* The same, written piece by piece: new, write..., then commit (renamed into
+ * place) or abort (removed). Errors: SCEN_ERROR_IO naming @path. */
+typedef struct ScenFileOut ScenFileOut;
+ScenFileOut *scen_file_out_new(const char *path, GError **error);
+gboolean scen_file_out_write(ScenFileOut *f, const char *data, gsize len, GError **error);
+gboolean scen_file_out_commit(ScenFileOut *f, GError **error);
+void scen_file_out_abort(ScenFileOut *f);
 /* %.17g-shortest round-trip formatting of a double (inf/-inf/nan as words). */
 char *scen_format_double(double x);
 /* The point's summary.json object (build once: written, then aggregated). */
 JsonNode *scen_point_summary(const ScenConfig *c, const ScenRunOutput *o);
-/* The point's metrics.csv rows (SCEN_METRICS_CSV_COLUMNS, no header). (g_free) */
-char *scen_point_metrics_rows(const ScenConfig *c, const ScenRunOutput *o);
-/* Writes the point's files into @dir: metrics.csv (@metrics_rows),
+/* Writes the point's files into @dir: metrics.csv,
  * privacy.csv, scenario.resolved.ini, figures (@plots), then @summary as
  * summary.json last. Errors: SCEN_ERROR_IO, the figures'. */
 gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *resolved_ini,
-                          const ScenRunOutput *o, const char *metrics_rows, JsonNode *summary,
-                          gboolean plots, GError **error);
+                          const ScenRunOutput *o, JsonNode *summary, gboolean plots,
+                          GError **error);
 
 /* ---- Figures ---- */
 
@@ -241,19 +246,19 @@ typedef struct {
   double final_test, final_train, final_acc, tail_test, sigma;
   double max_eps;          /* the first accounting's (the loss-vs-epsilon figure) */
   GArray *accountings;     /* ScenAccountingMax, in the point's order */
-  char *metrics_rows;      /* the point's metrics.csv and privacy.csv rows, */
-  char *privacy_rows;      /* header excluded (the sweep's tidy tables) */
 } ScenPointResult;
 
-/* From a point's summary (built in memory or read back: the same fields),
- * taking @metrics_rows and @privacy_rows. @T: the point's steps. */
-ScenPointResult *scen_point_result_new(JsonObject *summary, guint T, char *metrics_rows,
-                                       char *privacy_rows);
+/* From a point's summary (built in memory or read back: the same fields).
+ * @T: the point's steps. */
+ScenPointResult *scen_point_result_new(JsonObject *summary, guint T);
 /* A finished point's result from its folder. Errors: SCEN_ERROR_IO naming
- * the file that is missing, unreadable, not a JSON object or whose header is
- * not the current columns. */
+ * the file that is missing, unreadable, not a JSON object, or a table whose
+ * header is not the current columns (another version wrote it). */
 ScenPointResult *scen_point_result_load(const char *dir, guint T, GError **error);
 void scen_point_result_free(ScenPointResult *r);
+/* Whether the table @path starts with the line @header. Errors:
+ * SCEN_ERROR_IO (unreadable, or "FILE:1: the header is not ..."). */
+gboolean scen_table_check_header(const char *path, const char *header, GError **error);
 /* The worst victim's epsilon of (@collusion, @trust) in @r; NAN when absent. */
 double scen_point_result_epsilon(const ScenPointResult *r, const char *collusion,
                                  const char *trust);
@@ -297,7 +302,8 @@ typedef struct {
 /* ---- A sweep's files (aggregate_output.c) ---- */
 
 /* points.csv, groups.csv, aggregate.csv, the tidy privacy.csv and
- * metrics.csv of every point, scenario.resolved.ini. Errors: SCEN_ERROR_IO. */
+ * metrics.csv of every point (concatenated from the points' folders, one
+ * point in memory at a time), scenario.resolved.ini. Errors: SCEN_ERROR_IO. */
 gboolean scen_write_sweep_tables(const ScenSweepResults *r, GError **error);
 /* summary.json, written last (it marks the sweep complete). Errors: SCEN_ERROR_IO. */
 gboolean scen_write_sweep_summary(const ScenSweepResults *r, guint failed,

@@ -150,16 +150,11 @@ static gboolean run_points(Shared *sh, const guint *points, guint n_points, cons
   for (guint i = 0; ok && i < n_points; i++) {
     guint p = points[i];
     JsonNode *summary = scen_point_summary(sh->cfg[p], o);
-    char *metrics = scen_point_metrics_rows(sh->cfg[p], o);
-    ok = scen_write_point(sh->dirs[p], sh->cfg[p], sh->ini[p], o, metrics, summary,
+    ok = scen_write_point(sh->dirs[p], sh->cfg[p], sh->ini[p], o, summary,
                           sh->cfg[p]->plots && !sh->sweep, error);
     /* The aggregates' copy: the very summary just written. */
-    ScenPointResult *r = ok ? scen_point_result_new(json_node_get_object(summary),
-                                                    sh->cfg[p]->rounds, metrics,
-                                                    g_strdup(o->privacy_csv->str))
-                            : NULL;
-    if (r == NULL)
-      g_free(metrics);
+    ScenPointResult *r =
+        ok ? scen_point_result_new(json_node_get_object(summary), sh->cfg[p]->rounds) : NULL;
     g_mutex_lock(&sh->lock);
     scen_point_result_free(sh->res[p]);
     sh->res[p] = r;
