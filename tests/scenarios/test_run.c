@@ -13,6 +13,7 @@
 
 #include "plot/plot.h"
 #include "scen_test.h"
+#include "scenarios/internal.h"
 
 typedef ScenTestFix Fix;
 
@@ -418,6 +419,42 @@ static void test_sweep_tidy_tables(Fix *f, gconstpointer data) {
   scen_scenario_free(sc);
 }
 
+/* A file written piece by piece (the sweep's tables): past the 1 MiB buffer
+ * it goes out in several writes, and only commit puts it in place; abort
+ * leaves nothing, not even the temporary. */
+static void test_file_out(Fix *f, gconstpointer data) {
+  (void)data;
+  char *path = g_build_filename(f->dir, "t.csv", NULL);
+  GError *error = NULL;
+  ScenFileOut *o = scen_file_out_new(path, &error);
+  g_assert_no_error(error);
+  GString *want = g_string_new(NULL);
+  char piece[100000];
+  for (guint i = 0; i < 30; i++) {
+    memset(piece, 'a' + (int)i % 26, sizeof piece);
+    g_assert_true(scen_file_out_write(o, piece, sizeof piece, &error));
+    g_string_append_len(want, piece, sizeof piece);
+    g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS)); /* not before commit */
+  }
+  g_assert_true(scen_file_out_commit(o, &error));
+  g_assert_no_error(error);
+  char *got = NULL;
+  gsize len = 0;
+  g_assert_true(g_file_get_contents(path, &got, &len, NULL));
+  g_assert_cmpuint(len, ==, want->len);
+  g_assert_true(memcmp(got, want->str, len) == 0);
+  g_free(got);
+  g_unlink(path);
+  o = scen_file_out_new(path, &error);
+  g_assert_true(scen_file_out_write(o, want->str, want->len, &error));
+  scen_file_out_abort(o);
+  GDir *d = g_dir_open(f->dir, 0, NULL);
+  g_assert_null(g_dir_read_name(d));
+  g_dir_close(d);
+  g_string_free(want, TRUE);
+  g_free(path);
+}
+
 /* Issue 12: json-glib 1.6 wrote sigma = 1e20 as `1e+20.0`, so both points'
  * summaries were invalid JSON: the sweep reported them failed in points.csv
  * with 0 seeds in groups.csv, yet succeeded, and resume skipped them. Now the
@@ -681,6 +718,7 @@ int main(int argc, char **argv) {
   ADD("cancel", test_cancel);
   ADD("sweep-huge-sigma-resume", test_sweep_huge_sigma_resume);
   ADD("sweep-tidy-tables", test_sweep_tidy_tables);
+  ADD("file-out", test_file_out);
   int rc = g_test_run();
   plot_shutdown();
   return rc;
