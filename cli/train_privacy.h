@@ -32,9 +32,10 @@ typedef struct {
 typedef struct CliTrainPrivacy CliTrainPrivacy;
 
 /*
- * cli_train_privacy_plan: checks the options of @c (trust models, attacker
- * sets within the graph; without --attackers only LDP, which every node
- * gets: its value does not depend on who observes) and picks the path as
+ * cli_train_privacy_plan: checks the options of @c (trust models, or
+ * "none" for no accounting; attacker sets within the graph; without
+ * --attackers only LDP, which every node gets: its value does not depend on
+ * who observes) and picks the path as
  * `dpgossip account --path auto` would (proto_account_plan).
  * Errors: G_OPTION_ERROR_BAD_VALUE (a usage error), the protocol
  * registry's. O(nodes + option lengths).
@@ -56,7 +57,7 @@ gboolean cli_train_privacy_account(CliTrainPrivacy *p, ProtoObservedRun *run, GE
 /* The columns cli_train_privacy_cells writes, after the metrics' ones. */
 #define CLI_TRAIN_PRIVACY_COLUMNS "trust,attackers,distance,mu,epsilon,delta,status"
 
-/* Number of accountings (rows per metric row). */
+/* Rows per metric row: the number of accountings (1 with --trust none). */
 guint cli_train_privacy_n(const CliTrainPrivacy *p);
 /* Appends accounting @a's cells of @node (",trust,...,status"; an attacker:
  * status "attacker", no numbers). */
