@@ -200,10 +200,6 @@ static guint count_unresolved(const PrivReport *r) {
   return k;
 }
 
-static const char *victim_status(const PrivVictim *v) {
-  return v->unresolved ? "unresolved" : v->unprotected ? "unprotected" : "protected";
-}
-
 /* trust, attackers, unprotected, victims: the issue's per-accounting fields
  * ("unresolved" and each such victim's "status" and "note" only when some
  * victim is). */
@@ -314,37 +310,20 @@ static const char *fmt_num(char *buf, gsize len, const char *fmt, double v) {
   return g_ascii_formatd(buf, (int)len, fmt, v);
 }
 
-/* One line per victim; with several accountings, trust and attackers first
- * (collusion members joined by '+'). */
-static void print_csv(const CliAttackerSets *sets, const Accounting *acs, guint n_acs,
-                      gboolean muff) {
-  char b[5][G_ASCII_DTOSTR_BUF_SIZE];
-  /* The status column only when a victim is unresolved: outputs without any
-   * stay byte-identical to what they were. */
-  gboolean status = FALSE;
-  for (guint a = 0; a < n_acs; a++) status |= count_unresolved(acs[a].report) > 0;
-  printf("%snode,distance,sensitivity,mu,rdp,epsilon%s%s\n", n_acs > 1 ? "trust,attackers," : "",
-         muff ? ",muffliato_rdp" : "", status ? ",status" : "");
+/* The tidy privacy table: the scenario runner's columns and writer
+ * (SCEN_PRIVACY_CSV_COLUMNS), a set being named by its members. */
+static void print_csv(const Context *c, const CliAttackerSets *sets, const Accounting *acs,
+                      guint n_acs) {
+  GString *s = g_string_new(SCEN_PRIVACY_CSV_COLUMNS "\n");
   for (guint a = 0; a < n_acs; a++) {
-    const PrivReport *r = acs[a].report;
     char *label = cli_attacker_sets_label(sets, acs[a].set);
-    for (guint i = 0; i < r->n_victims; i++) {
-      const PrivVictim *v = &r->victims[i];
-      char dist[16] = "";
-      if (v->distance >= 0) g_snprintf(dist, sizeof dist, "%d", v->distance);
-      if (n_acs > 1) printf("%s,%s,", priv_trust_name(acs[a].trust), label);
-      printf("%u,%s,%s,%s,%s,%s", v->node, dist,
-             fmt_num(b[0], sizeof b[0], "%.17g", v->sensitivity),
-             fmt_num(b[1], sizeof b[1], "%.17g", v->mu),
-             fmt_num(b[2], sizeof b[2], "%.17g", v->rdp),
-             fmt_num(b[3], sizeof b[3], "%.17g", v->epsilon));
-      if (muff)
-        printf(",%s", acs[a].muff ? fmt_num(b[4], sizeof b[4], "%.17g", acs[a].muff[v->node]) : "");
-      if (status) printf(",%s", victim_status(v));
-      printf("\n");
-    }
+    ScenPrivacyCsvSet set = {.collusion = label, .attackers = label, .trust = acs[a].trust,
+                             .path = path_name(c->path), .seed = c->seed};
+    scen_privacy_csv_rows(s, &set, acs[a].report, acs[a].muff);
     g_free(label);
   }
+  fputs(s->str, stdout);
+  g_string_free(s, TRUE);
 }
 
 static void print_table(const Context *c, const CliAttackerSets *sets, const Accounting *acs,
@@ -626,10 +605,11 @@ static GOptionContext *options_context(Options *o) {
            "noise are 'unprotected' (null in JSON, inf in CSV and tables). Victims double\n"
            "precision cannot account (mu > 1e8, or a range decision too close to call) are\n"
            "'unresolved': no protection, no number (null/inf, a warning on stderr, status\n"
-           "and note fields in JSON, a status column in CSV when there are any).\n"
+           "and note fields in JSON, the status column in CSV).\n"
            "\n"
            "Several --attackers sets and --trust models give one accounting per pair (JSON:\n"
-           "an 'accountings' array; CSV: trust and attackers columns), all from one run.\n"
+           "an 'accountings' array; CSV: one row per accounting and victim, the columns of\n"
+           "`dpgossip run`'s privacy.csv), all from one run.\n"
            "\n"
            "Examples:\n"
            "  dpgossip account --generate florentine --rounds 10 --trust pndp --attackers 0 "
@@ -1016,7 +996,7 @@ static void print(const Options *o, const Request *q, const Plan *p) {
   if (q->format == CLI_FORMAT_JSON)
     print_json(&c, &q->sets, p->acs, p->n_acs);
   else if (q->format == CLI_FORMAT_CSV)
-    print_csv(&q->sets, p->acs, p->n_acs, q->s.compare_muffliato);
+    print_csv(&c, &q->sets, p->acs, p->n_acs);
   else
     print_table(&c, &q->sets, p->acs, p->n_acs);
 }

@@ -153,8 +153,9 @@ int cli_cmd_run(int argc, char **argv) {
       ctx, "Writes summary.json (last), metrics.csv, privacy.csv, scenario.resolved.ini\n"
            "(every default filled in: running it reproduces the run byte for byte) and SVG\n"
            "figures; a sweep writes each point under points/ and the aggregates over seeds\n"
-           "(points.csv, groups.csv, aggregate.csv, loss.svg, loss_vs_epsilon.svg). Points\n"
-           "already finished are skipped, so an interrupted sweep resumes.\n"
+           "(points.csv, groups.csv, aggregate.csv, loss.svg, loss_vs_epsilon.svg) and the\n"
+           "tidy privacy.csv and metrics.csv of every point. Points already finished are\n"
+           "skipped, so an interrupted sweep resumes.\n"
            "\n"
            "Examples:\n"
            "  dpgossip run scenarios/default.ini\n"
@@ -284,7 +285,7 @@ int cli_cmd_run(int argc, char **argv) {
               argv[1]);
       g_clear_error(&error);
       status = CLI_EXIT_FAILURE;
-    } else if (interrupted || g_error_matches(error, PROTO_ERROR, PROTO_ERROR_CANCELLED)) {
+    } else if (interrupted || g_error_matches(error, SCEN_ERROR, SCEN_ERROR_CANCELLED)) {
       fprintf(stderr, "dpgossip run: interrupted: %s\n", error ? error->message : "");
       g_clear_error(&error);
       status = 130;

@@ -101,7 +101,7 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   gboolean ok = FALSE;
 
   if (scen_cancelled()) {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_CANCELLED, "cancelled");
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_CANCELLED, "cancelled");
     goto out;
   }
   if (C == NULL && c->shape.kind == PRIV_PROTOCOL_MFDSGD && !c->nonprivate) {
@@ -198,6 +198,11 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
     goto out;
   ok = TRUE;
 out:
+  if (!ok && error && g_error_matches(*error, PROTO_ERROR, PROTO_ERROR_CANCELLED)) {
+    /* The run stopped at scen_cancel's request: the scenarios' own code. */
+    g_clear_error(error);
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_CANCELLED, "cancelled");
+  }
   proto_observed_run_free(orun);
   topo_schedule_free(sched);
   g_free(spec);

@@ -41,8 +41,8 @@ static void test_account_all(void) {
         /* A header, then 15 attackers x 14 victims. */
         char **lines = g_strsplit(all.out, "\n", -1);
         g_assert_cmpuint(g_strv_length(lines), ==, 1 + 15 * 14 + 1);
-        g_assert_true(g_str_has_prefix(lines[1], "pndp,0,1,1,"));
-        g_assert_true(g_str_has_prefix(lines[15 * 14], "pndp,14,13,"));
+        g_assert_true(g_str_has_prefix(lines[1], "0,pndp,1,1,"));
+        g_assert_true(g_str_has_prefix(lines[15 * 14], "14,pndp,13,"));
         g_strfreev(lines);
       }
       cli_run_clear(&all);

@@ -87,7 +87,7 @@ static void csv_metric(const char *out_dir, guint step, guint node, double *trai
   gboolean found = FALSE;
   for (guint i = 1; lines[i] != NULL && lines[i][0] != '\0'; i++) {
     char **c = g_strsplit(lines[i], ",", -1);
-    if ((guint)atoi(c[0]) == step && (guint)atoi(c[1]) == node) {
+    if ((guint)atoi(c[0]) == step && g_ascii_isdigit(c[1][0]) && (guint)atoi(c[1]) == node) {
       *train = g_ascii_strtod(c[2], NULL);
       *test = g_ascii_strtod(c[3], NULL);
       found = TRUE;
