@@ -76,6 +76,14 @@ static void test_florentine_k5_b16(void) {
   g_assert_cmpfloat(t[0] + t[1] + t[2] + t[4], <=, t[5] + 1e-9);
   g_assert_cmpfloat(t[0] + t[1] + t[3] + t[4], <=, t[5] + 1e-9);
   g_assert_cmpfloat(t[3], >, 0.0); /* DMF is an optimization too */
+  /* Each strategy timed on its own, within the total. */
+  JsonObject *each = json_object_get_object_member(o, "strategy_seconds");
+  g_assert_cmpuint(json_object_get_size(each), ==, G_N_ELEMENTS(strategies));
+  for (guint i = 0; i < G_N_ELEMENTS(strategies); i++) {
+    double v = json_object_get_double_member(each, strategies[i]);
+    g_assert_cmpfloat(v, >=, 0.0);
+    g_assert_cmpfloat(v, <=, t[5] + 1e-9);
+  }
   g_object_unref(p);
   g_object_unref(rp);
   cli_run_clear(&r);
