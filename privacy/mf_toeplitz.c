@@ -80,29 +80,8 @@ double priv_mf_sensitivity2_toeplitz(const double *c, guint width, guint T, guin
   return worst;
 }
 
-double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint width, guint k,
-                             guint b, GError **error) {
-  g_return_val_if_fail(g != NULL && c != NULL, NAN);
+double priv_mf_toeplitz_trace(const PrivGramSpectral *g, const double *a) {
   guint T = g->T, n = g->n;
-  if (k == 0 || b == 0 || (guint64)k * b != T || width == 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "participation needs T = epochs x batches with both positive and a nonempty "
-                "strategy (T = %u, k = %u, b = %u, width %u)", T, k, b, width);
-    return NAN;
-  }
-  width = MIN(width, T);
-  if (!(c[0] != 0.0) || !isfinite(c[0])) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                "the strategy matrix C is singular (diagonal %g)", c[0]);
-    return NAN;
-  }
-  /* a = first column of C^-1: (sum_j c_j x^j)^-1 as a power series. */
-  double *a = g_new(double, T);
-  for (guint m = 0; m < T; m++) {
-    double s = m == 0 ? 1.0 : 0.0;
-    for (guint j = 1; j <= m && j < width; j++) s -= c[j] * a[m - j];
-    a[m] = s / c[0];
-  }
   /* q_m(l) = l q_{m-1}(l) + a_m, p_m = l^e q_m; rows of P by blocks. */
   double *q = g_new0(double, n);
   double *P = g_new(double, (gsize)TOEPLITZ_BLOCK * n);
@@ -126,6 +105,33 @@ double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint w
   g_free(q);
   g_free(P);
   g_free(MP);
+  return trace;
+}
+
+double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint width, guint k,
+                             guint b, GError **error) {
+  g_return_val_if_fail(g != NULL && c != NULL, NAN);
+  guint T = g->T;
+  if (k == 0 || b == 0 || (guint64)k * b != T || width == 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "participation needs T = epochs x batches with both positive and a nonempty "
+                "strategy (T = %u, k = %u, b = %u, width %u)", T, k, b, width);
+    return NAN;
+  }
+  width = MIN(width, T);
+  if (!(c[0] != 0.0) || !isfinite(c[0])) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "the strategy matrix C is singular (diagonal %g)", c[0]);
+    return NAN;
+  }
+  /* a = first column of C^-1: (sum_j c_j x^j)^-1 as a power series. */
+  double *a = g_new(double, T);
+  for (guint m = 0; m < T; m++) {
+    double s = m == 0 ? 1.0 : 0.0;
+    for (guint j = 1; j <= m && j < width; j++) s -= c[j] * a[m - j];
+    a[m] = s / c[0];
+  }
+  double trace = priv_mf_toeplitz_trace(g, a);
   g_free(a);
   double loss = priv_mf_sensitivity2_toeplitz(c, width, T, k, b) * trace;
   if (!isfinite(loss)) {
@@ -134,4 +140,64 @@ double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint w
     return NAN;
   }
   return loss;
+}
+
+double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, guint w,
+                                    guint k, double *grad) {
+  guint T = g->T, n = g->n;
+  g_return_val_if_fail(w >= 1 && w <= T && c[0] != 0.0, NAN);
+  /* a = C^-1 e_0 by forward substitution on the band. */
+  double *a = g_new(double, T);
+  for (guint m = 0; m < T; m++) {
+    double s = m == 0 ? 1.0 : 0.0;
+    for (guint j = 1; j <= m && j < w; j++) s -= c[j] * a[m - j];
+    a[m] = s / c[0];
+  }
+  double norm2 = 0.0;
+  for (guint j = 0; j < w; j++) norm2 += c[j] * c[j];
+  double S = k * norm2;
+  if (!grad) {
+    double tr = priv_mf_toeplitz_trace(g, a);
+    g_free(a);
+    return S * tr;
+  }
+  /* p_m and M p_m for every m (T x n each), then dtau/da_j = sum_i G_j[i]
+   * with G_j = r_j + l o G_{j+1}, r_m = 2 (T - m) l^e o (M p_m). */
+  double *P = g_new(double, (gsize)T * n), *MP = g_new(double, (gsize)T * n);
+  double *q = g_new0(double, n);
+  for (guint m = 0; m < T; m++)
+    for (guint i = 0; i < n; i++) {
+      q[i] = g->lambda[i] * q[i] + a[m];
+      P[(gsize)m * n + i] = g->e ? g->lambda[i] * q[i] : q[i];
+    }
+  cblas_dsymm(CblasRowMajor, CblasRight, CblasLower, (int)T, (int)n, 1.0, g->M, (int)n, P,
+              (int)n, 0.0, MP, (int)n);
+  double tr = 0.0;
+  for (guint m = 0; m < T; m++)
+    tr += (double)(T - m) * cblas_ddot((int)n, P + (gsize)m * n, 1, MP + (gsize)m * n, 1);
+  double *ga = g_new(double, T);
+  memset(q, 0, n * sizeof(double)); /* q is G now */
+  for (guint m = T; m-- > 0;) {
+    double sum = 0.0;
+    for (guint i = 0; i < n; i++) {
+      double le = g->e ? g->lambda[i] : 1.0;
+      q[i] = 2.0 * (T - m) * le * MP[(gsize)m * n + i] + g->lambda[i] * q[i];
+      sum += q[i];
+    }
+    ga[m] = sum;
+  }
+  /* dtau/dc_l = -(C^-T C^-T ga)_l: two banded back substitutions. */
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = T; i-- > 0;) {
+      double s = ga[i];
+      for (guint l = 1; l < w && i + l < T; l++) s -= c[l] * ga[i + l];
+      ga[i] = s / c[0];
+    }
+  for (guint l = 0; l < w; l++) grad[l] = 2.0 * k * c[l] * tr - S * ga[l];
+  g_free(P);
+  g_free(MP);
+  g_free(q);
+  g_free(ga);
+  g_free(a);
+  return S * tr;
 }

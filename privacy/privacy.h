@@ -255,6 +255,38 @@ double priv_mf_sensitivity2_toeplitz(const double *c, guint width, guint T, guin
 double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint width, guint k,
                              guint b, GError **error);
 
+/*
+ * priv_mf_toeplitz_trace: tr(C^-T H C^-1) for the lower-triangular Toeplitz
+ * C^-1 with first column @a (g->T entries), from the spectral form of H:
+ * sum_m (T - m) p_m^T M p_m, p_m(l) = l^e sum_{j<=m} a_j l^(m-j). O(n^2 T)
+ * time, O(n^2) memory.
+ */
+double priv_mf_toeplitz_trace(const PrivGramSpectral *g, const double *a);
+
+/*
+ * priv_mf_toeplitz_banded_loss: the loss of the lower-triangular Toeplitz C
+ * with first column @c[0 .. @w), @w <= b (so that X = C^T C has no entry
+ * between two participations of a record and sens_Pi(C)^2 = k |c|^2), and
+ * when @grad is not NULL its gradient in c (w doubles): O(n^2 T + T w)
+ * time, O(n T) memory (two banded back substitutions carry d tau / d a to
+ * c). NaN on bad sizes or c[0] = 0.
+ */
+double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, guint w,
+                                    guint k, double *grad);
+
+/*
+ * priv_mf_toeplitz_fit: the banded Toeplitz strategy of band @w <= @b
+ * (C[t,s] = c[t-s] for t - s < w, c[0] = 1: each node keeps w - 1 past
+ * noises) of smallest loss for the H of @g and (k,b)-participation, by
+ * BFGS (GSL) on log(loss) with the exact gradient, from @c (w doubles, in:
+ * the start, e.g. BSR's coefficients or a fit at a shorter horizon; out: the
+ * fit). The loss is not convex in c: a local optimum. *@loss: its exact
+ * loss. Errors: PRIV_ERROR_INVALID_ARGUMENT (sizes, w > b), PRIV_ERROR_NUMERICAL.
+ * Complexity: O(n^2 T + T w) per evaluation, a few hundred evaluations.
+ */
+gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint w, double *c,
+                              double *loss, GError **error);
+
 /* ===================================================================== */
 /* The multi-epoch MF optimizer (Mafalda, DMF)                            */
 /* ===================================================================== */
@@ -351,6 +383,23 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
  */
 double *priv_mafalda_c(guint n, guint T, guint k, guint b, guint band, const double *W,
                        PrivGossipAtFunc gossip_at, gpointer user_data, GError **error);
+
+/*
+ * priv_mafalda_toeplitz: the banded Toeplitz strategy of band @w <= @b
+ * fitted to the post-average workload of the static reversible @W (n x n)
+ * over T = @k @b steps (priv_mf_toeplitz_fit from BSR's coefficients, warm
+ * started from the fit at k / 4 epochs, recursively, when k >= 8). @c: w
+ * doubles, out (c[0] = 1). *@loss (may be NULL): its exact loss.
+ * Errors: those of priv_gram_spectral_new and priv_mf_toeplitz_fit.
+ * Complexity: O(n^3) then O(n^2 T + T w) per evaluation; no T x T matrix.
+ */
+gboolean priv_mafalda_toeplitz(const double *W, guint n, guint k, guint b, guint w, double *c,
+                               double *loss, GError **error);
+
+/* The same as a dense T x T lower-triangular C (g_free), T = k b; NULL with
+ * @error set. O(T^2) more. */
+double *priv_mafalda_toeplitz_c(const double *W, guint n, guint T, guint k, guint b, guint w,
+                                GError **error);
 
 /*
  * priv_mf_factor_from_gram: C = J chol(J X J)^T J, J reversing indices: the

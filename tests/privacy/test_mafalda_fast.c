@@ -129,11 +129,63 @@ static void test_blocked_gram(void) {
   g_free(W);
 }
 
+/* The banded Toeplitz fit: its gradient against central differences, its
+ * loss against priv_mf_loss of the dense C it stands for, never worse than
+ * its BSR start, and the warm-started path (k >= 8) as good as a cold fit. */
+static void test_toeplitz_fit(void) {
+  guint n, k = 8, b = 6, T = k * b, w = 5;
+  double *W = dense_gossip("florentine", &n);
+  GError *err = NULL;
+  PrivGramSpectral *g = priv_gram_spectral_new(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, &err);
+  g_assert_no_error(err);
+  double c[5] = {1.0, 0.4, -0.2, 0.1, 0.05}, grad[5];
+  double L = priv_mf_toeplitz_banded_loss(g, c, w, k, grad);
+  for (guint l = 0; l < w; l++) {
+    double h = 1e-5, keep = c[l];
+    c[l] = keep + h;
+    double Lp = priv_mf_toeplitz_banded_loss(g, c, w, k, NULL);
+    c[l] = keep - h;
+    double Lm = priv_mf_toeplitz_banded_loss(g, c, w, k, NULL);
+    c[l] = keep;
+    g_assert_cmpfloat(fabs(grad[l] - (Lp - Lm) / (2 * h)), <, 1e-6 * L);
+  }
+  /* Same loss as the general Toeplitz path (sensitivity by autocorrelations). */
+  g_assert_cmpfloat(rel_diff(L, priv_mf_loss_toeplitz(g, c, w, k, b, &err)), <, 1e-12);
+  guint width;
+  double *bsr = priv_mf_baseline_coefficients(PRIV_BASELINE_BSR, T, w, &width, &err);
+  double start = priv_mf_toeplitz_banded_loss(g, bsr, w, k, NULL), fit;
+  g_assert_true(priv_mf_toeplitz_fit(g, k, b, w, bsr, &fit, &err));
+  g_assert_no_error(err);
+  g_assert_cmpfloat(fit, <, start);
+  g_assert_cmpfloat(bsr[0], ==, 1.0);
+  double warm_c[5], warm;
+  g_assert_true(priv_mafalda_toeplitz(W, n, k, b, w, warm_c, &warm, &err));
+  g_assert_no_error(err);
+  g_assert_cmpfloat(rel_diff(warm, fit), <, 1e-6);
+  double *C = priv_mafalda_toeplitz_c(W, n, T, k, b, w, &err);
+  g_assert_no_error(err);
+  double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_POWERS, 0, &err);
+  g_assert_no_error(err);
+  g_assert_cmpfloat(rel_diff(priv_mf_loss(H, C, T, k, b, &err), warm), <, 1e-8);
+  g_assert_cmpfloat(C[(gsize)(w - 1) * T], ==, warm_c[w - 1]);
+  g_assert_cmpfloat(C[(gsize)w * T], ==, 0.0);
+  /* Bands wider than b are refused (cross terms in the sensitivity). */
+  g_assert_false(priv_mf_toeplitz_fit(g, k, b, b + 1, bsr, &fit, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  g_free(C);
+  g_free(H);
+  g_free(bsr);
+  g_free(W);
+  priv_gram_spectral_free(g);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/privacy/mf-fast/toeplitz-losses", test_toeplitz_losses);
   g_test_add_func("/privacy/mf-fast/toeplitz-closed-form-errors",
                   test_toeplitz_closed_form_and_errors);
   g_test_add_func("/privacy/mf-fast/blocked-gram", test_blocked_gram);
+  g_test_add_func("/privacy/mf-fast/toeplitz-fit", test_toeplitz_fit);
   return g_test_run();
 }
