@@ -128,6 +128,9 @@ static void print_table(const Report *r) {
   for (int i = 0; i < S_COUNT; i++) {
     if (isnan(r->loss[i]))
       printf("%-10s %18s\n", strategy_keys[i], "(skipped)");
+    else if (isnan(r->loss[S_MAFALDA]))
+      printf("%-10s %18.10g %12.6g %10s %10.3f\n", strategy_keys[i], r->loss[i], r->sens[i], "-",
+             r->seconds_strategy[i]);
     else
       printf("%-10s %18.10g %12.6g %10.4f %10.3f\n", strategy_keys[i], r->loss[i], r->sens[i],
              r->loss[i] / r->loss[S_MAFALDA], r->seconds_strategy[i]);
