@@ -310,7 +310,7 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, const char *out
 
   if (r->skip_dense ? !fixed_only(r, error) : !optimize_all(H, r, &maf, error)) goto out;
   t = g_get_monotonic_time();
-  if (spectral && r->workload == PRIV_WORKLOAD_POST_AVERAGE && r->toeplitz_band <= r->b &&
+  if (spectral && r->workload == PRIV_WORKLOAD_POST_AVERAGE && 
       !fit_toeplitz(W, r, error))
     goto out;
   r->seconds_baselines += seconds_since(t);
@@ -359,7 +359,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
        "Banded C_local: each node keeps its last W noises (1 <= W <= T; default: no band)",
        "W"},
       {"toeplitz-band", 0, 0, G_OPTION_ARG_INT, &toeplitz_band,
-       "Band w <= b of the fitted Toeplitz strategy (w - 1 past noises per node; default b)",
+       "Band w <= T of the fitted Toeplitz strategy (w - 1 past noises per node; default b)",
        "W"},
       {"skip-dense", 0, 0, G_OPTION_ARG_NONE, &skip_dense,
        "No dense T x T work: skip Mafalda's optimizer and DMF, keep the structured "
@@ -381,7 +381,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
            "  antipgd   C = lower-triangular ones (noise z_t - z_{t-1})\n"
            "  sr        square root of the prefix sum; bsr its band-b version\n"
            "  dmf       the optimum for the centralized prefix sum, scored on H\n"
-           "  toeplitz  banded Toeplitz C (band --toeplitz-band <= b) fitted to H: each\n"
+           "  toeplitz  banded Toeplitz C (band --toeplitz-band, default b) fitted to H: each\n"
            "            node keeps w - 1 past noises whatever T (reversible gossip,\n"
            "            post-average workload)\n"
            "\n"
@@ -426,9 +426,9 @@ int cli_cmd_mafalda(int argc, char **argv) {
     goto out;
   }
   r.band = band == -1 ? 0 : (guint)band;
-  if (toeplitz_band < 0 || (guint)toeplitz_band > r.b) {
-    status = usage_error("--toeplitz-band: %d must be between 1 and b = %u (0: b)",
-                         toeplitz_band, r.b);
+  if (toeplitz_band < 0 || (guint)toeplitz_band > r.T) {
+    status = usage_error("--toeplitz-band: %d must be between 1 and T = %u (0: b)",
+                         toeplitz_band, r.T);
     goto out;
   }
   r.toeplitz_band = toeplitz_band ? (guint)toeplitz_band : r.b;

@@ -142,10 +142,54 @@ double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint w
   return loss;
 }
 
+/* sens_Pi(C)^2 of the Toeplitz C (first column c[0 .. w)) and, when @grad
+ * is not NULL, its gradient (w doubles, added to): the class j* of largest
+ * sum_{u,v} |X[s_u, s_v]|, each X[s,t] = sum_{i < T-t} c_i c_{i+d} (d = t -
+ * s) differentiated in c; the sign at X = 0 taken as 0 (a subgradient).
+ * O(k T) for the value (as priv_mf_sensitivity2_toeplitz), O(k w^2 / b) for
+ * the gradient. */
+static double sens2_grad(const double *c, guint w, guint T, guint k, guint b, double *grad) {
+  double s2 = priv_mf_sensitivity2_toeplitz(c, w, T, k, b);
+  if (!grad) return s2;
+  /* The maximizing class, by the same sums (ties: the first). */
+  guint best_j = 0;
+  double best = -1.0;
+  for (guint j = 0; j < b; j++) {
+    double sum = 0.0;
+    for (guint v = 0; v < k && v * b < w; v++)
+      for (guint u = 0; u + v < k; u++) {
+        guint t = j + (u + v) * b, L = T - t, d = v * b;
+        double x = 0.0;
+        for (guint i = 0; i < L && i + d < w; i++) x += c[i] * c[i + d];
+        sum += (v == 0 ? 1.0 : 2.0) * fabs(x);
+      }
+    if (sum > best) {
+      best = sum;
+      best_j = j;
+    }
+  }
+  for (guint v = 0; v < k && v * b < w; v++)
+    for (guint u = 0; u + v < k; u++) {
+      guint t = best_j + (u + v) * b, L = T - t, d = v * b;
+      double x = 0.0;
+      for (guint i = 0; i < L && i + d < w; i++) x += c[i] * c[i + d];
+      double coef = v == 0 ? 1.0 : 2.0 * (x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : 0.0);
+      if (coef == 0.0) continue;
+      for (guint l = 0; l < w; l++) {
+        double dx = 0.0;
+        if (l < L && l + d < w) dx += c[l + d];
+        if (l >= d && l - d < L) dx += c[l - d];
+        grad[l] += coef * dx;
+      }
+    }
+  return s2;
+}
+
 double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, guint w,
-                                    guint k, double *grad) {
+                                    guint k, guint b, double *grad) {
   guint T = g->T, n = g->n;
   g_return_val_if_fail(w >= 1 && w <= T && c[0] != 0.0, NAN);
+  if (k == 0 || b == 0 || (guint64)k * b != T) return NAN;
   /* a = C^-1 e_0 by forward substitution on the band. */
   double *a = g_new(double, T);
   for (guint m = 0; m < T; m++) {
@@ -153,14 +197,14 @@ double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, 
     for (guint j = 1; j <= m && j < w; j++) s -= c[j] * a[m - j];
     a[m] = s / c[0];
   }
-  double norm2 = 0.0;
-  for (guint j = 0; j < w; j++) norm2 += c[j] * c[j];
-  double S = k * norm2;
   if (!grad) {
+    double S = sens2_grad(c, w, T, k, b, NULL);
     double tr = priv_mf_toeplitz_trace(g, a);
     g_free(a);
     return S * tr;
   }
+  double *gs = g_new0(double, w);
+  double S = sens2_grad(c, w, T, k, b, gs);
   /* p_m and M p_m for every m (T x n each), then dtau/da_j = sum_i G_j[i]
    * with G_j = r_j + l o G_{j+1}, r_m = 2 (T - m) l^e o (M p_m). */
   double *P = g_new(double, (gsize)T * n), *MP = g_new(double, (gsize)T * n);
@@ -193,7 +237,8 @@ double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, 
       for (guint l = 1; l < w && i + l < T; l++) s -= c[l] * ga[i + l];
       ga[i] = s / c[0];
     }
-  for (guint l = 0; l < w; l++) grad[l] = 2.0 * k * c[l] * tr - S * ga[l];
+  for (guint l = 0; l < w; l++) grad[l] = gs[l] * tr - S * ga[l];
+  g_free(gs);
   g_free(P);
   g_free(MP);
   g_free(q);

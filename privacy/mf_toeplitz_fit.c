@@ -15,7 +15,7 @@
 
 typedef struct {
   const PrivGramSpectral *g;
-  guint k, w;
+  guint k, b, w;
   double *c, *grad; /* w each; c[0] = 1 */
 } Fit;
 
@@ -28,7 +28,7 @@ static void load(Fit *f, const gsl_vector *x) {
 static void fit_fdf(const gsl_vector *x, void *data, double *value, gsl_vector *df) {
   Fit *f = data;
   load(f, x);
-  double L = priv_mf_toeplitz_banded_loss(f->g, f->c, f->w, f->k, df ? f->grad : NULL);
+  double L = priv_mf_toeplitz_banded_loss(f->g, f->c, f->w, f->k, f->b, df ? f->grad : NULL);
   gboolean ok = isfinite(L) && L > 0.0;
   if (value) *value = ok ? log(L) : GSL_POSINF;
   if (df)
@@ -49,10 +49,10 @@ gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint
                               double *loss, GError **error) {
   g_return_val_if_fail(g != NULL && c != NULL, FALSE);
   guint T = g->T;
-  if (k == 0 || b == 0 || (guint64)k * b != T || w == 0 || w > b || w > T) {
+  if (k == 0 || b == 0 || (guint64)k * b != T || w == 0 || w > T) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "banded Toeplitz strategy: band %u must be between 1 and b = %u, and T = %u "
-                "epochs x batches = %u x %u", w, b, T, k, b);
+                "banded Toeplitz strategy: band %u must be between 1 and T = %u = epochs x "
+                "batches = %u x %u", w, T, k, b);
     return FALSE;
   }
   if (!(c[0] != 0.0) || !isfinite(c[0])) {
@@ -61,7 +61,7 @@ gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint
     return FALSE;
   }
   for (guint l = w; l-- > 0;) c[l] /= c[0]; /* the loss does not see the scale */
-  Fit f = {.g = g, .k = k, .w = w, .c = g_new(double, w), .grad = g_new(double, w)};
+  Fit f = {.g = g, .k = k, .b = b, .w = w, .c = g_new(double, w), .grad = g_new(double, w)};
   gboolean ok = TRUE;
   if (w > 1) {
     gsl_error_handler_t *old = gsl_set_error_handler_off();
@@ -79,13 +79,33 @@ gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint
     }
     /* The minimizer's point is never worse than the start. */
     gboolean better = s->f <= start;
-    load(&f, better ? s->x : x);
-    for (guint l = 0; l < w; l++) c[l] = f.c[l];
+    if (better) gsl_vector_memcpy(x, s->x);
     gsl_multimin_fdfminimizer_free(s);
+    /* Past b the loss has kinks (|X[s,t]| at 0, where the band-b start
+     * sits): BFGS stalls there, Nelder-Mead walks through. */
+    if (w > b) {
+      gsl_multimin_function fn0 = {.f = fit_f, .n = w - 1, .params = &f};
+      gsl_vector *step = gsl_vector_alloc(w - 1);
+      gsl_vector_set_all(step, 0.02);
+      gsl_multimin_fminimizer *nm =
+          gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, w - 1);
+      gsl_multimin_fminimizer_set(nm, &fn0, x, step);
+      double before = fit_f(x, &f);
+      for (guint it = 0; it < 250 * w; it++)
+        if (gsl_multimin_fminimizer_iterate(nm) != GSL_SUCCESS ||
+            gsl_multimin_test_size(gsl_multimin_fminimizer_size(nm), 1e-6) == GSL_SUCCESS)
+          break;
+      if (gsl_multimin_fminimizer_minimum(nm) < before)
+        gsl_vector_memcpy(x, gsl_multimin_fminimizer_x(nm));
+      gsl_multimin_fminimizer_free(nm);
+      gsl_vector_free(step);
+    }
+    load(&f, x);
+    for (guint l = 0; l < w; l++) c[l] = f.c[l];
     gsl_vector_free(x);
     gsl_set_error_handler(old);
   }
-  double L = priv_mf_toeplitz_banded_loss(g, c, w, k, NULL);
+  double L = priv_mf_toeplitz_banded_loss(g, c, w, k, b, NULL);
   if (!(isfinite(L) && L > 0.0)) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                 "banded Toeplitz strategy: the loss is not finite");

@@ -265,23 +265,25 @@ double priv_mf_toeplitz_trace(const PrivGramSpectral *g, const double *a);
 
 /*
  * priv_mf_toeplitz_banded_loss: the loss of the lower-triangular Toeplitz C
- * with first column @c[0 .. @w), @w <= b (so that X = C^T C has no entry
- * between two participations of a record and sens_Pi(C)^2 = k |c|^2), and
- * when @grad is not NULL its gradient in c (w doubles): O(n^2 T + T w)
+ * with first column @c[0 .. @w) under (@k, @b)-participation (T = g->T = k
+ * b), and when @grad is not NULL its gradient in c (w doubles). With w <= b,
+ * X = C^T C has no entry between two participations of a record and
+ * sens_Pi^2 = k |c|^2 is smooth; wider bands add |X[s,t]| terms, whose
+ * gradient is a subgradient at X[s,t] = 0. O(n^2 T + k T + T w + k w^2 / b)
  * time, O(n T) memory (two banded back substitutions carry d tau / d a to
  * c). NaN on bad sizes or c[0] = 0.
  */
 double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, guint w,
-                                    guint k, double *grad);
+                                    guint k, guint b, double *grad);
 
 /*
- * priv_mf_toeplitz_fit: the banded Toeplitz strategy of band @w <= @b
+ * priv_mf_toeplitz_fit: the banded Toeplitz strategy of band @w <= T
  * (C[t,s] = c[t-s] for t - s < w, c[0] = 1: each node keeps w - 1 past
  * noises) of smallest loss for the H of @g and (k,b)-participation, by
  * BFGS (GSL) on log(loss) with the exact gradient, from @c (w doubles, in:
  * the start, e.g. BSR's coefficients or a fit at a shorter horizon; out: the
  * fit). The loss is not convex in c: a local optimum. *@loss: its exact
- * loss. Errors: PRIV_ERROR_INVALID_ARGUMENT (sizes, w > b), PRIV_ERROR_NUMERICAL.
+ * loss. Errors: PRIV_ERROR_INVALID_ARGUMENT (sizes, w > T), PRIV_ERROR_NUMERICAL.
  * Complexity: O(n^2 T + T w) per evaluation, a few hundred evaluations.
  */
 gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint w, double *c,
@@ -385,10 +387,11 @@ double *priv_mafalda_c(guint n, guint T, guint k, guint b, guint band, const dou
                        PrivGossipAtFunc gossip_at, gpointer user_data, GError **error);
 
 /*
- * priv_mafalda_toeplitz: the banded Toeplitz strategy of band @w <= @b
+ * priv_mafalda_toeplitz: the banded Toeplitz strategy of band @w <= T
  * fitted to the post-average workload of the static reversible @W (n x n)
- * over T = @k @b steps (priv_mf_toeplitz_fit from BSR's coefficients, warm
- * started from the fit at k / 4 epochs, recursively, when k >= 8). @c: w
+ * over T = @k @b steps (priv_mf_toeplitz_fit from BSR's coefficients of
+ * band min(w, b), warm started from the fit at k / 4 epochs, recursively,
+ * when k >= 8; bands past b from the fit at half the band, padded). @c: w
  * doubles, out (c[0] = 1). *@loss (may be NULL): its exact loss.
  * Errors: those of priv_gram_spectral_new and priv_mf_toeplitz_fit.
  * Complexity: O(n^3) then O(n^2 T + T w) per evaluation; no T x T matrix.

@@ -220,7 +220,7 @@ static void test_bad_input(void) {
   EXPECT_FAILURE(2, "too large", "mafalda", "--generate", "florentine", "-k", "100000", "-b",
                  "100000");
   EXPECT_FAILURE(2, "--toeplitz-band", "mafalda", "--generate", "florentine", "-k", "3", "-b",
-                 "4", "--toeplitz-band", "5");
+                 "4", "--toeplitz-band", "13");
   EXPECT_FAILURE(2, "infeasible band 0", "mafalda", "--generate", "florentine", "-k", "3", "-b",
                  "4", "--band", "0");
   EXPECT_FAILURE(2, "between 1 and T = 12", "mafalda", "--generate", "florentine", "-k", "3",

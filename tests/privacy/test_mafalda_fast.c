@@ -139,13 +139,13 @@ static void test_toeplitz_fit(void) {
   PrivGramSpectral *g = priv_gram_spectral_new(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, &err);
   g_assert_no_error(err);
   double c[5] = {1.0, 0.4, -0.2, 0.1, 0.05}, grad[5];
-  double L = priv_mf_toeplitz_banded_loss(g, c, w, k, grad);
+  double L = priv_mf_toeplitz_banded_loss(g, c, w, k, b, grad);
   for (guint l = 0; l < w; l++) {
     double h = 1e-5, keep = c[l];
     c[l] = keep + h;
-    double Lp = priv_mf_toeplitz_banded_loss(g, c, w, k, NULL);
+    double Lp = priv_mf_toeplitz_banded_loss(g, c, w, k, b, NULL);
     c[l] = keep - h;
-    double Lm = priv_mf_toeplitz_banded_loss(g, c, w, k, NULL);
+    double Lm = priv_mf_toeplitz_banded_loss(g, c, w, k, b, NULL);
     c[l] = keep;
     g_assert_cmpfloat(fabs(grad[l] - (Lp - Lm) / (2 * h)), <, 1e-6 * L);
   }
@@ -153,7 +153,7 @@ static void test_toeplitz_fit(void) {
   g_assert_cmpfloat(rel_diff(L, priv_mf_loss_toeplitz(g, c, w, k, b, &err)), <, 1e-12);
   guint width;
   double *bsr = priv_mf_baseline_coefficients(PRIV_BASELINE_BSR, T, w, &width, &err);
-  double start = priv_mf_toeplitz_banded_loss(g, bsr, w, k, NULL), fit;
+  double start = priv_mf_toeplitz_banded_loss(g, bsr, w, k, b, NULL), fit;
   g_assert_true(priv_mf_toeplitz_fit(g, k, b, w, bsr, &fit, &err));
   g_assert_no_error(err);
   g_assert_cmpfloat(fit, <, start);
@@ -169,8 +169,37 @@ static void test_toeplitz_fit(void) {
   g_assert_cmpfloat(rel_diff(priv_mf_loss(H, C, T, k, b, &err), warm), <, 1e-8);
   g_assert_cmpfloat(C[(gsize)(w - 1) * T], ==, warm_c[w - 1]);
   g_assert_cmpfloat(C[(gsize)w * T], ==, 0.0);
-  /* Bands wider than b are refused (cross terms in the sensitivity). */
-  g_assert_false(priv_mf_toeplitz_fit(g, k, b, b + 1, bsr, &fit, &err));
+  /* Bands past b: the cross terms of the sensitivity in the value (against
+   * the dense formula) and the gradient (central differences, away from a
+   * kink); the fit from the band-b one padded does not lose. */
+  {
+    guint w2 = 2 * b + 2;
+    double c2[14] = {1.0, 0.4, 0.3, 0.2, 0.1, 0.05, -0.3, 0.1, 0.05, 0.02, 0.01, 0.0, -0.1, 0.03};
+    double g2[14], L2 = priv_mf_toeplitz_banded_loss(g, c2, w2, k, b, g2);
+    double *C2 = g_new0(double, (gsize)T * T);
+    for (guint i = 0; i < T; i++)
+      for (guint j = i + 1 > w2 ? i + 1 - w2 : 0; j <= i; j++) C2[(gsize)i * T + j] = c2[i - j];
+    double *H2 = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_POWERS, 0, &err);
+    g_assert_cmpfloat(rel_diff(L2, priv_mf_loss(H2, C2, T, k, b, &err)), <, 1e-8);
+    for (guint l = 0; l < w2; l++) {
+      double h = 1e-6, keep = c2[l];
+      c2[l] = keep + h;
+      double Lp = priv_mf_toeplitz_banded_loss(g, c2, w2, k, b, NULL);
+      c2[l] = keep - h;
+      double Lm = priv_mf_toeplitz_banded_loss(g, c2, w2, k, b, NULL);
+      c2[l] = keep;
+      g_assert_cmpfloat(fabs(g2[l] - (Lp - Lm) / (2 * h)), <, 1e-5 * L2);
+    }
+    double wide[14], wide_loss, narrow[6], narrow_loss;
+    g_assert_true(priv_mafalda_toeplitz(W, n, k, b, w2, wide, &wide_loss, &err));
+    g_assert_true(priv_mafalda_toeplitz(W, n, k, b, b, narrow, &narrow_loss, &err));
+    g_assert_no_error(err);
+    g_assert_cmpfloat(wide_loss, <=, narrow_loss);
+    g_free(C2);
+    g_free(H2);
+  }
+  /* Bands past T are refused. */
+  g_assert_false(priv_mf_toeplitz_fit(g, k, b, T + 1, bsr, &fit, &err));
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
   g_free(C);
