@@ -387,16 +387,18 @@ int cli_cmd_mafalda(int argc, char **argv) {
            "\n"
            "Timings (JSON \"seconds\", wall clock): load (graph and gossip matrix), gram,\n"
            "optimize (Mafalda), baselines (DMF and every score, run alongside optimize),\n"
-           "write (--out) and total; \"strategy_seconds\" (table: last column) times each\n"
-           "strategy on its own. DP-D-SGD, AntiPGD, SR and BSR are Toeplitz: they are\n"
-           "scored from C's first column and H's spectral form (O(n^2 T), no T x T\n"
-           "matrix) when the gossip is reversible. BLAS runs single-threaded so that\n"
+           "write (--out) and total; \"strategy_seconds\" (table: last column): the CPU\n"
+           "seconds of each strategy on its own. DP-D-SGD, AntiPGD, SR and BSR are\n"
+           "Toeplitz: they are scored from C's first column and H's spectral form\n"
+           "(O(n^2 T), no T x T matrix) when the gossip is reversible. BLAS runs single-threaded so that\n"
            "the output does not depend on the number of cores.\n"
            "\n"
            "Examples:\n"
            "  dpgossip mafalda --generate florentine --epochs 5 --batches 16\n"
            "  dpgossip mafalda --graph facebook-414.edges --lcc -k 20 -b 16 --out C.csv "
-           "--format json\n");
+           "--format json\n"
+           "  dpgossip mafalda --graph facebook-414.edges --lcc -k 625 -b 16 --skip-dense "
+           "--toeplitz-band 32\n");
 
   int status = CLI_EXIT_USAGE;
   TopoGraph *g = NULL;
