@@ -6,7 +6,13 @@
  *   - the Facebook-ego graph (148 nodes), k = 20, b = 16, T = 320
  *     (goal: < 10 s, < 200 MB peak RSS; the paper's Python reference needs
  *     8.8 GB at T = 160);
- *   - a 1,000-node random graph, k = 10, b = 8, T = 80 (goal: < 60 s).
+ *   - a 1,000-node random graph, k = 10, b = 8, T = 80 (goal: < 60 s);
+ *   - the structured strategies on the Facebook-ego graph without any T x T
+ *     matrix: every Toeplitz baseline scored from H's spectral form, and the
+ *     banded Toeplitz strategy fitted to H (band 16 = b, and 32), at
+ *     T = 2048 (goal: banded strategy < 60 s, < 1 GB) and, with
+ *     DPG_BENCH_MAFALDA_LONG=1, T = 10,000 (goal: < 10 min); CPU seconds
+ *     of this thread (clock()).
  * total_s is Mafalda end to end; with_dmf_s adds DMF one after the other
  * (the command runs the two side by side). BLAS is single-threaded, as in the
  * command, so the figures are CPU seconds of one core. The graphs come from
@@ -15,7 +21,9 @@
  * reported in increasing order of memory.
  */
 #include <cblas.h>
+#include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <glib/gstdio.h>
 #include <sys/resource.h>
@@ -98,6 +106,50 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
   return ok;
 }
 
+/* The structured strategies at a long horizon: no T x T matrix anywhere. */
+static gboolean run_structured(const char *file, guint k, guint b, guint band, GError **error) {
+  TopoGraph *g = topo_graph_load(file, TRUE, error);
+  if (!g) return FALSE;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, error);
+  guint n = topo_graph_n_nodes(g), T = k * b;
+  topo_graph_free(g);
+  if (!w) return FALSE;
+  double *W = topo_gossip_dense(w);
+  topo_gossip_free(w);
+  clock_t c0 = clock();
+  PrivGramSpectral *sp = priv_gram_spectral_new(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, error);
+  gboolean ok = sp != NULL;
+  double losses[4] = {0};
+  const PrivBaseline which[] = {PRIV_BASELINE_IDENTITY, PRIV_BASELINE_ANTIPGD, PRIV_BASELINE_SR,
+                                PRIV_BASELINE_BSR};
+  for (guint i = 0; ok && i < G_N_ELEMENTS(which); i++) {
+    guint width = 0;
+    double *c = priv_mf_baseline_coefficients(which[i], T, b, &width, error);
+    ok = c != NULL;
+    if (ok) losses[i] = priv_mf_loss_toeplitz(sp, c, width, k, b, error);
+    ok = ok && !isnan(losses[i]);
+    g_free(c);
+  }
+  clock_t c1 = clock();
+  double *c = g_new(double, band), loss = NAN;
+  ok = ok && priv_mafalda_toeplitz(W, n, k, b, band, c, &loss, error);
+  clock_t c2 = clock();
+  if (ok) {
+    char *name = g_strdup_printf("facebook_T%u", T);
+    printf("mafalda.%s.baselines_cpu_s %.3f\n", name, (double)(c1 - c0) / CLOCKS_PER_SEC);
+    printf("mafalda.%s.dpdsgd_loss %.10g\n", name, losses[0]);
+    printf("mafalda.%s.bsr_loss %.10g\n", name, losses[3]);
+    printf("mafalda.%s.toeplitz%u_cpu_s %.3f\n", name, band, (double)(c2 - c1) / CLOCKS_PER_SEC);
+    printf("mafalda.%s.toeplitz%u_loss %.10g\n", name, band, loss);
+    printf("mafalda.%s.peak_rss_mb %.1f\n", name, peak_rss_mb());
+    g_free(name);
+  }
+  g_free(c);
+  g_free(W);
+  priv_gram_spectral_free(sp);
+  return ok;
+}
+
 int main(void) {
   openblas_set_num_threads(1);
   char *shared = shared_dir();
@@ -106,7 +158,10 @@ int main(void) {
   int status = 0;
   if (!run_case("facebook_k20_b16", fb, NULL, 20, 16, &error) ||
       !run_case("erdos1000_k10_b8", NULL, "erdos:n=1000,p=0.01,seed=1,connected=true", 10, 8,
-                &error)) {
+                &error) ||
+      !run_structured(fb, 128, 16, 16, &error) || !run_structured(fb, 128, 16, 32, &error) ||
+      (g_strcmp0(g_getenv("DPG_BENCH_MAFALDA_LONG"), "1") == 0 &&
+       (!run_structured(fb, 625, 16, 16, &error) || !run_structured(fb, 625, 16, 32, &error)))) {
     fprintf(stderr, "bench_mafalda: %s\n", error->message);
     g_error_free(error);
     status = 1;

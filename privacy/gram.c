@@ -117,24 +117,21 @@ static gboolean reversible_weights(const double *W, guint n, double *pi) {
 }
 
 /*
- * F[a,c] = <W^{a+e}, W^{c+e}>_F for a, c in [0, T) by the eigendecomposition
- * of S = D^{1/2} W D^{-1/2} = U diag(l) U^T (D = diag(pi)): with
- * W^a = D^{-1/2} U L^a U^T D^{1/2},
- * <W^a, W^c> = tr(L^a (U^T D^-1 U) L^c (U^T D U)) = (l^a)^T M l^c,
- * M = (U^T D^-1 U) o (U^T D U). The Frobenius product is not invariant under
- * the similarity, hence M rather than the identity.
+ * The spectral form of a reversible W: the eigenvalues l of S = D^{1/2} W
+ * D^{-1/2} = U diag(l) U^T (D = diag(pi)) and M = (U^T D^-1 U) o (U^T D U),
+ * so that, with W^a = D^{-1/2} U L^a U^T D^{1/2},
+ * <W^a, W^c>_F = tr(L^a (U^T D^-1 U) L^c (U^T D U)) = (l^a)^T M l^c. The
+ * Frobenius product is not invariant under the similarity, hence M rather
+ * than the identity. O(n^3). @lambda: n doubles, @M: n x n.
  */
-static double *frobenius_eigen(const double *W, const double *pi, guint n, guint T, guint e,
-                               GError **error) {
+static gboolean spectral_decompose(const double *W, const double *pi, guint n, double *lambda,
+                                   double *M, GError **error) {
   double *U = priv_matrix_new(n, n, error);
   double *V = U ? priv_matrix_new(n, n, error) : NULL;
-  double *P = V ? priv_matrix_new(n, n, error) : NULL;
-  double *lambda = P ? priv_matrix_new(n, 1, error) : NULL;
-  double *E = lambda ? priv_matrix_new(n, T, error) : NULL;
-  double *ME = E ? priv_matrix_new(n, T, error) : NULL;
-  double *F = ME ? priv_matrix_new(T, T, error) : NULL;
-  if (!F) goto fail;
-
+  if (!V) {
+    g_free(U);
+    return FALSE;
+  }
   for (guint i = 0; i < n; i++) {
     for (guint j = 0; j < n; j++) {
       double sij = sqrt(pi[i] / pi[j]) * W[(gsize)i * n + j];
@@ -148,14 +145,16 @@ static double *frobenius_eigen(const double *W, const double *pi, guint n, guint
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                 "symmetric eigensolver failed on the gossip matrix (dsyevd info %d)",
                 (int)info);
-    goto fail;
+    g_free(U);
+    g_free(V);
+    return FALSE;
   }
-  /* P = (D^{1/2} U)^T (D^{1/2} U) = U^T D U; V = U^T D^-1 U likewise. */
+  /* M = (D^{1/2} U)^T (D^{1/2} U) = U^T D U first; U^T D^-1 U likewise. */
   for (guint i = 0; i < n; i++) {
     double r = sqrt(pi[i]);
     for (guint p = 0; p < n; p++) V[(gsize)i * n + p] = r * U[(gsize)i * n + p];
   }
-  cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)n, (int)n, 1.0, V, (int)n, 0.0, P,
+  cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)n, (int)n, 1.0, V, (int)n, 0.0, M,
               (int)n);
   for (guint i = 0; i < n; i++) {
     double r = 1.0 / sqrt(pi[i]);
@@ -164,53 +163,68 @@ static double *frobenius_eigen(const double *W, const double *pi, guint n, guint
   cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)n, (int)n, 1.0, V, (int)n, 0.0, U,
               (int)n);
   for (gsize i = 0; i < n; i++)
-    for (gsize j = 0; j <= i; j++) P[i * n + j] *= U[i * n + j];
-  priv_fill_upper_from_lower(P, n); /* P is now M */
+    for (gsize j = 0; j <= i; j++) M[i * n + j] *= U[i * n + j];
+  priv_fill_upper_from_lower(M, n);
+  g_free(U);
+  g_free(V);
+  return TRUE;
+}
 
+/*
+ * The rows of F[a,c] = <W^{a+e}, W^{c+e}>_F, a few at a time: H needs F row
+ * by row (gram_from_frobenius), so F is never stored whole and H is the only
+ * T x T matrix. Reversible W: F = E^T M E, E[i,a] = l_i^{a+e} (n x T each
+ * for E and M E). Otherwise F = Z Z^T with row a of Z the flattened W^{a+e}
+ * (T n^2 doubles: any W).
+ */
+typedef struct {
+  guint T, rows; /* rows: the size of a block of F */
+  gsize width;   /* n (spectral) or n^2 (powers) */
+  gboolean spectral;
+  double *E, *ME; /* spectral: n x T; powers: Z (T x n^2) in E, ME unused */
+  double *block;  /* rows x T */
+} FrobeniusRows;
+
+#define FROBENIUS_BLOCK_ROWS 64
+
+static void frobenius_rows_clear(FrobeniusRows *f) {
+  g_free(f->E);
+  g_free(f->ME);
+  g_free(f->block);
+}
+
+static gboolean frobenius_rows_eigen(FrobeniusRows *f, const double *lambda, const double *M,
+                                     guint n, guint T, guint e, GError **error) {
+  memset(f, 0, sizeof *f);
+  f->T = T;
+  f->rows = MIN(T, FROBENIUS_BLOCK_ROWS);
+  f->width = n;
+  f->spectral = TRUE;
+  if (!(f->E = priv_matrix_new(n, T, error)) || !(f->ME = priv_matrix_new(n, T, error)) ||
+      !(f->block = priv_matrix_new(f->rows, T, error)))
+    return FALSE;
   for (guint i = 0; i < n; i++) {
     double v = e ? lambda[i] : 1.0;
     for (guint a = 0; a < T; a++) {
-      E[(gsize)i * T + a] = v;
+      f->E[(gsize)i * T + a] = v;
       v *= lambda[i];
     }
   }
-  cblas_dsymm(CblasRowMajor, CblasLeft, CblasLower, (int)n, (int)T, 1.0, P, (int)n, E, (int)T,
-              0.0, ME, (int)T);
-  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)T, (int)T, (int)n, 1.0, E, (int)T,
-              ME, (int)T, 0.0, F, (int)T);
-  for (gsize a = 0; a < T; a++) {
-    for (gsize c = a + 1; c < T; c++) {
-      double v = 0.5 * (F[a * T + c] + F[c * T + a]);
-      F[a * T + c] = F[c * T + a] = v;
-    }
-  }
-  g_free(U);
-  g_free(V);
-  g_free(P);
-  g_free(lambda);
-  g_free(E);
-  g_free(ME);
-  return F;
-fail:
-  g_free(U);
-  g_free(V);
-  g_free(P);
-  g_free(lambda);
-  g_free(E);
-  g_free(ME);
-  g_free(F);
-  return NULL;
+  cblas_dsymm(CblasRowMajor, CblasLeft, CblasLower, (int)n, (int)T, 1.0, M, (int)n, f->E,
+              (int)T, 0.0, f->ME, (int)T);
+  return TRUE;
 }
 
-/* F = Z Z^T with row a of Z the flattened W^{a+e}: any W, O(n^2 T) memory. */
-static double *frobenius_powers(const double *W, guint n, guint T, guint e, GError **error) {
+static gboolean frobenius_rows_powers(FrobeniusRows *f, const double *W, guint n, guint T,
+                                      guint e, GError **error) {
   gsize nn = (gsize)n * n;
-  double *Z = priv_matrix_new(T, nn, error);
-  double *F = Z ? priv_matrix_new(T, T, error) : NULL;
-  if (!F) {
-    g_free(Z);
-    return NULL;
-  }
+  memset(f, 0, sizeof *f);
+  f->T = T;
+  f->rows = MIN(T, FROBENIUS_BLOCK_ROWS);
+  f->width = nn;
+  if (!(f->E = priv_matrix_new(T, nn, error)) || !(f->block = priv_matrix_new(f->rows, T, error)))
+    return FALSE;
+  double *Z = f->E;
   if (e) {
     memcpy(Z, W, nn * sizeof(double));
   } else {
@@ -220,11 +234,45 @@ static double *frobenius_powers(const double *W, guint n, guint T, guint e, GErr
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0,
                 Z + (a - 1) * nn, (int)n, W, (int)n, 0.0, Z + a * nn, (int)n);
   }
-  cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)T, (int)nn, 1.0, Z, (int)nn, 0.0,
-              F, (int)T);
-  priv_fill_upper_from_lower(F, T);
-  g_free(Z);
-  return F;
+  return TRUE;
+}
+
+/* Rows [a0, a0 + rows) of F into f->block (columns 0 .. a0 + rows - 1 only:
+ * H needs F[a, c] for c <= a). Rows past T - 1 are left alone. */
+static void frobenius_rows_fill(FrobeniusRows *f, guint a0) {
+  guint T = f->T, m = MIN(f->rows, T - a0), cols = a0 + m;
+  if (f->spectral)
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)m, (int)cols, (int)f->width, 1.0,
+                f->E + a0, (int)T, f->ME, (int)T, 0.0, f->block, (int)T);
+  else
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)cols, (int)f->width, 1.0,
+                f->E + (gsize)a0 * f->width, (int)f->width, f->E, (int)f->width, 0.0, f->block,
+                (int)T);
+}
+
+/* gram_from_frobenius with F made a block of rows at a time: row s of H
+ * needs row T-1-s of F and row s+1 of H, so the blocks run from the
+ * bottom-right up. The upper triangle first (rows read and written
+ * contiguously), then mirrored. */
+static void gram_from_rows(FrobeniusRows *f, double *H) {
+  guint T = f->T;
+  for (guint a0 = 0; a0 < T; a0 += f->rows) {
+    frobenius_rows_fill(f, a0);
+    guint a1 = MIN(a0 + f->rows, T);
+    for (guint a = a0; a < a1; a++) {
+      guint s = T - 1 - a;
+      const double *Frow = f->block + (gsize)(a - a0) * T;
+      double *Hrow = H + (gsize)s * T;
+      const double *below = Hrow + T + 1; /* below[s2] = H[s+1, s2+1] */
+      for (guint s2 = s; s2 < T; s2++) {
+        double v = Frow[T - 1 - s2];
+        if (s2 + 1 < T) v += below[s2];
+        Hrow[s2] = v;
+      }
+    }
+  }
+  for (guint s = 0; s < T; s++)
+    for (guint s2 = s + 1; s2 < T; s2++) H[(gsize)s2 * T + s] = H[(gsize)s * T + s2];
 }
 
 static gboolean check_result_finite(const double *H, guint T, GError **error) {
@@ -262,7 +310,12 @@ double *priv_gram_static(const double *W, guint n, guint T, PrivWorkload workloa
                 "use the powers method");
     return NULL;
   }
-  gsize need = reversible ? budget_bytes(n, T, 3, 2, 2) : budget_bytes(0, T, 0, 0, 2);
+  /* H, a block of F's rows and (spectral) E and M E, or (powers) the T
+   * flattened powers of W. */
+  gsize need = budget_bytes(n, T, reversible ? 3 : 0, reversible ? 2 : 0, 1);
+  need = need > G_MAXSIZE - priv_doubles_bytes((gsize)MIN(T, FROBENIUS_BLOCK_ROWS) * T)
+             ? G_MAXSIZE
+             : need + priv_doubles_bytes((gsize)MIN(T, FROBENIUS_BLOCK_ROWS) * T);
   if (!reversible && (guint64)n * n > G_MAXINT) {
     g_free(pi);
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY,
@@ -282,17 +335,59 @@ double *priv_gram_static(const double *W, guint n, guint T, PrivWorkload workloa
     g_free(pi);
     return NULL;
   }
-  double *F = reversible ? frobenius_eigen(W, pi, n, T, e, error)
-                         : frobenius_powers(W, n, T, e, error);
+  FrobeniusRows f = {0};
+  double *lambda = NULL, *M = NULL, *H = NULL;
+  gboolean ok;
+  if (reversible) {
+    ok = (lambda = priv_matrix_new(n, 1, error)) && (M = priv_matrix_new(n, n, error)) &&
+         spectral_decompose(W, pi, n, lambda, M, error) &&
+         frobenius_rows_eigen(&f, lambda, M, n, T, e, error);
+  } else {
+    ok = frobenius_rows_powers(&f, W, n, T, e, error);
+  }
   g_free(pi);
-  if (!F) return NULL;
-  double *H = priv_matrix_new(T, T, error);
-  if (H) {
-    gram_from_frobenius(F, T, H);
+  g_free(lambda);
+  g_free(M);
+  if (ok && (H = priv_matrix_new(T, T, error))) {
+    gram_from_rows(&f, H);
     if (!check_result_finite(H, T, error)) g_clear_pointer(&H, g_free);
   }
-  g_free(F);
+  frobenius_rows_clear(&f);
   return H;
+}
+
+PrivGramSpectral *priv_gram_spectral_new(const double *W, guint n, guint T,
+                                         PrivWorkload workload, GError **error) {
+  g_return_val_if_fail(W != NULL, NULL);
+  g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+  if (!check_sizes(n, T, error) || !check_workload(workload, error) ||
+      !check_finite(W, n, "the gossip matrix", error))
+    return NULL;
+  double *pi = g_new(double, n);
+  if (!reversible_weights(W, n, pi)) {
+    g_free(pi);
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "the gossip matrix is not reversible (no positive D with D W symmetric): "
+                "it has no spectral form");
+    return NULL;
+  }
+  PrivGramSpectral *g = g_new0(PrivGramSpectral, 1);
+  g->n = n;
+  g->T = T;
+  g->e = workload_offset(workload);
+  gboolean ok = (g->lambda = priv_matrix_new(n, 1, error)) &&
+                (g->M = priv_matrix_new(n, n, error)) &&
+                spectral_decompose(W, pi, n, g->lambda, g->M, error);
+  g_free(pi);
+  if (!ok) g_clear_pointer(&g, priv_gram_spectral_free);
+  return g;
+}
+
+void priv_gram_spectral_free(PrivGramSpectral *g) {
+  if (!g) return;
+  g_free(g->lambda);
+  g_free(g->M);
+  g_free(g);
 }
 
 double *priv_gram_node(const double *W, guint n, guint node, guint T,
@@ -410,7 +505,11 @@ fail:
 
 gboolean priv_gram_check_memory(guint n, guint T, gsize max_bytes, GError **error) {
   char *what = g_strdup_printf("the workload Gram matrix for %u nodes and T = %u rounds", n, T);
-  gboolean ok = priv_check_budget(budget_bytes(n, T, 4, 2, 2), max_bytes, what, error);
+  /* H, E and M E, and a block of F's rows (priv_gram_static). */
+  gsize need = budget_bytes(n, T, 4, 2, 1), block = (gsize)MIN(T, FROBENIUS_BLOCK_ROWS) * T;
+  need = need > G_MAXSIZE - priv_doubles_bytes(block) ? G_MAXSIZE
+                                                       : need + priv_doubles_bytes(block);
+  gboolean ok = priv_check_budget(need, max_bytes, what, error);
   g_free(what);
   return ok;
 }

@@ -150,42 +150,14 @@ out:
 }
 
 double *priv_mf_baseline(PrivBaseline which, guint T, guint band, GError **error) {
-  if (T == 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "T must be positive");
-    return NULL;
-  }
-  if (which == PRIV_BASELINE_BSR && band == 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INFEASIBLE,
-                "a banded square root needs a band of at least 1");
-    return NULL;
-  }
-  if (which != PRIV_BASELINE_IDENTITY && which != PRIV_BASELINE_ANTIPGD &&
-      which != PRIV_BASELINE_SR && which != PRIV_BASELINE_BSR) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "unknown baseline %d",
-                (int)which);
-    return NULL;
-  }
+  guint width = 0;
+  double *coef = priv_mf_baseline_coefficients(which, T, band, &width, error);
+  if (!coef) return NULL;
   double *C = priv_matrix_new(T, T, error);
-  if (!C) return NULL;
-  double *coef = g_new(double, T);
-  guint width = T;
-  for (guint j = 0; j < T; j++) {
-    switch (which) {
-    case PRIV_BASELINE_IDENTITY:
-      coef[j] = j == 0 ? 1.0 : 0.0;
-      break;
-    case PRIV_BASELINE_ANTIPGD:
-      coef[j] = 1.0;
-      break;
-    default:
-      /* (1-x)^{-1/2} = sum_j binom(2j,j)/4^j x^j: c_j = c_{j-1} (2j-1)/(2j). */
-      coef[j] = j == 0 ? 1.0 : coef[j - 1] * (2.0 * j - 1.0) / (2.0 * j);
-      break;
-    }
+  if (C) {
+    for (gsize i = 0; i < T; i++)
+      for (gsize j = 0; j <= i; j++) C[i * T + j] = i - j < width ? coef[i - j] : 0.0;
   }
-  if (which == PRIV_BASELINE_BSR) width = MIN(band, T);
-  for (gsize i = 0; i < T; i++)
-    for (gsize j = 0; j <= i; j++) C[i * T + j] = i - j < width ? coef[i - j] : 0.0;
   g_free(coef);
   return C;
 }

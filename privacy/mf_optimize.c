@@ -48,6 +48,8 @@
  * plain L-BFGS is faster. Measured crossover at T = 320: a band of ~1.5 b,
  * i.e. 10-18% of the off-diagonal entries free. */
 #define METRIC_MIN_FREE 0.15
+/* Iterations over which PrivMfOptions.ftol measures the decrease of f. */
+#define FTOL_WINDOW 10
 
 typedef struct {
   guint T, k, b;
@@ -300,6 +302,7 @@ void priv_mf_options_init(PrivMfOptions *opt) {
   opt->memory = 16;
   opt->max_iterations = 20000;
   opt->gtol = 1e-10;
+  opt->ftol = 0.0;
   opt->band = 0;
   opt->max_bytes = 0;
   opt->progress = NULL;
@@ -338,7 +341,7 @@ static gboolean check_args(const double *H, guint T, guint k, guint b, const Pri
                 "(or none)", o->band, T);
     return FALSE;
   }
-  if (o->memory == 0 || !(o->gtol > 0.0) || o->max_iterations == 0) {
+  if (o->memory == 0 || !(o->gtol > 0.0) || o->max_iterations == 0 || !(o->ftol >= 0.0)) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "optimizer options out of range (memory %u, gtol %g, max_iterations %u)",
                 o->memory, o->gtol, o->max_iterations);
@@ -582,7 +585,9 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
   double f_metric = f;
   guint since_metric = 0;
   double gnorm = max_abs(g, p);
-  guint it = 0, failures = 0;
+  guint it = 0, failures = 0, accepted = 0;
+  double f_window[FTOL_WINDOW]; /* f after accepted - FTOL_WINDOW + i steps */
+  f_window[0] = f;
   gboolean converged = FALSE;
   double g0 = gnorm;
   for (; it < o->max_iterations; it++) {
@@ -612,6 +617,7 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
       break;
     }
     failures = 0;
+    accepted++;
     double *swap = x;
     x = x_new;
     x_new = swap;
@@ -620,6 +626,16 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
     g_new = swap;
     f = f_new;
     gnorm = max_abs(g, p);
+    if (o->ftol > 0.0) {
+      /* The slot holds f from FTOL_WINDOW accepted steps ago. */
+      double *old = &f_window[accepted % FTOL_WINDOW];
+      if (accepted >= FTOL_WINDOW && *old - f <= o->ftol * f) {
+        converged = TRUE;
+        it++;
+        break;
+      }
+      *old = f;
+    }
     since_metric++;
     if (since_metric >= REFRESH_EVERY && f_metric - f > REFRESH_DROP * f && precondition(&P)) {
       /* New coordinates: the stored pairs no longer apply. */

@@ -106,6 +106,29 @@ double *priv_gram_static(const double *W, guint n, guint T, PrivWorkload workloa
                          PrivGramMethod method, gsize max_bytes, GError **error);
 
 /*
+ * PrivGramSpectral: H of a static reversible W without its T^2 entries:
+ * H[s,s'] = sum_{t >= max(s,s')} (l^{t-s+e})^T M l^{t-s'+e}, l the
+ * eigenvalues of W and M the n x n matrix of priv_gram_static's EIGEN method
+ * (e = 1 post-average, 0 messages). n + n^2 doubles whatever T.
+ */
+typedef struct {
+  guint n, T, e;
+  double *lambda; /* n eigenvalues */
+  double *M;      /* n x n, symmetric positive semidefinite */
+} PrivGramSpectral;
+
+/*
+ * priv_gram_spectral_new: the spectral form of H for @W (n x n, row-major,
+ * reversible), @T rounds and @workload. Errors: PRIV_ERROR_INVALID_ARGUMENT
+ * (sizes, non-finite or non-reversible W), PRIV_ERROR_NUMERICAL
+ * (eigensolver). O(n^3) time, O(n^2) memory.
+ */
+PrivGramSpectral *priv_gram_spectral_new(const double *W, guint n, guint T,
+                                         PrivWorkload workload, GError **error);
+void priv_gram_spectral_free(PrivGramSpectral *g);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivGramSpectral, priv_gram_spectral_free)
+
+/*
  * PrivGossipAtFunc: returns W_t, the n x n row-major gossip matrix of round t
  * (0 <= t < T). The pointer must stay valid until the next call.
  */
@@ -201,6 +224,71 @@ typedef enum {
  */
 double *priv_mf_baseline(PrivBaseline which, guint T, guint band, GError **error);
 
+/*
+ * priv_mf_baseline_coefficients: the first column c[0 .. *@width) of the
+ * lower-triangular Toeplitz C of @which (C[t,s] = c[t-s], zero from the
+ * width on): identity 1, AntiPGD T ones, SR T binomials, BSR @band of them.
+ * Errors as priv_mf_baseline's. O(T).
+ */
+double *priv_mf_baseline_coefficients(PrivBaseline which, guint T, guint band, guint *width,
+                                      GError **error);
+
+/*
+ * priv_mf_sensitivity2_toeplitz: priv_mf_sensitivity2 of the lower-triangular
+ * Toeplitz C with first column @c[0 .. @width) (zero beyond), T = @k * @b,
+ * from cumulative autocorrelations of c: O(k T) time, O(T) memory instead of
+ * O(k^2 b T) on T^2 entries. NaN on bad sizes.
+ */
+double priv_mf_sensitivity2_toeplitz(const double *c, guint width, guint T, guint k, guint b);
+
+/*
+ * priv_mf_loss_toeplitz: priv_mf_loss of the lower-triangular Toeplitz C
+ * with first column @c[0 .. @width), c[0] != 0, on the H of @g: the first
+ * column a of C^-1 by series inversion, then
+ * tr(H (C^T C)^-1) = sum_m (T - m) p_m^T M p_m with p_m(l) = l^e sum_{j<=m}
+ * a_j l^{m-j} (the m-th block of the block-Toeplitz workload times C^-1 kron
+ * I, in the eigenbasis of W). O(T min(width, T) + n^2 T) time, O(T + n^2)
+ * memory: no T x T matrix. Returns NaN with @error set
+ * (PRIV_ERROR_INVALID_ARGUMENT on sizes, PRIV_ERROR_NUMERICAL when C is
+ * singular or the loss not finite).
+ */
+double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint width, guint k,
+                             guint b, GError **error);
+
+/*
+ * priv_mf_toeplitz_trace: tr(C^-T H C^-1) for the lower-triangular Toeplitz
+ * C^-1 with first column @a (g->T entries), from the spectral form of H:
+ * sum_m (T - m) p_m^T M p_m, p_m(l) = l^e sum_{j<=m} a_j l^(m-j). O(n^2 T)
+ * time, O(n^2) memory.
+ */
+double priv_mf_toeplitz_trace(const PrivGramSpectral *g, const double *a);
+
+/*
+ * priv_mf_toeplitz_banded_loss: the loss of the lower-triangular Toeplitz C
+ * with first column @c[0 .. @w) under (@k, @b)-participation (T = g->T = k
+ * b), and when @grad is not NULL its gradient in c (w doubles). With w <= b,
+ * X = C^T C has no entry between two participations of a record and
+ * sens_Pi^2 = k |c|^2 is smooth; wider bands add |X[s,t]| terms, whose
+ * gradient is a subgradient at X[s,t] = 0. O(n^2 T + k T + T w + k w^2 / b)
+ * time, O(n T) memory (two banded back substitutions carry d tau / d a to
+ * c). NaN on bad sizes or c[0] = 0.
+ */
+double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, guint w,
+                                    guint k, guint b, double *grad);
+
+/*
+ * priv_mf_toeplitz_fit: the banded Toeplitz strategy of band @w <= T
+ * (C[t,s] = c[t-s] for t - s < w, c[0] = 1: each node keeps w - 1 past
+ * noises) of smallest loss for the H of @g and (k,b)-participation, by
+ * BFGS (GSL) on log(loss) with the exact gradient, from @c (w doubles, in:
+ * the start, e.g. BSR's coefficients or a fit at a shorter horizon; out: the
+ * fit). The loss is not convex in c: a local optimum. *@loss: its exact
+ * loss. Errors: PRIV_ERROR_INVALID_ARGUMENT (sizes, w > T), PRIV_ERROR_NUMERICAL.
+ * Complexity: O(n^2 T + T w) per evaluation, a few hundred evaluations.
+ */
+gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint w, double *c,
+                              double *loss, GError **error);
+
 /* ===================================================================== */
 /* The multi-epoch MF optimizer (Mafalda, DMF)                            */
 /* ===================================================================== */
@@ -212,6 +300,11 @@ typedef struct {
    * the optimum sum_s X[s,s] (-grad)[s,s] = f, so f/T is the gradient's
    * natural scale). Default 1e-10. */
   double gtol;
+  /* Also stop (converged) once f has dropped by no more than ftol * f over
+   * the last FTOL_WINDOW = 10 iterations: the objective settled, the gradient
+   * still being polished. 0 (default) = off. For baselines, whose loss is
+   * then scored exactly anyway. */
+  double ftol;
   /* Band w of C_local: C[t,s] = 0 for t - s >= w, i.e. each node keeps w past
    * noises (0 = no band). Since the Cholesky factor of a banded matrix keeps
    * its band, this is the constraint X[s,t] = 0 for |s - t| >= w on X = C^T C,
@@ -298,6 +391,24 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
  */
 double *priv_mafalda_c(guint n, guint T, guint k, guint b, guint band, const double *W,
                        PrivGossipAtFunc gossip_at, gpointer user_data, GError **error);
+
+/*
+ * priv_mafalda_toeplitz: the banded Toeplitz strategy of band @w <= T
+ * fitted to the post-average workload of the static reversible @W (n x n)
+ * over T = @k @b steps (priv_mf_toeplitz_fit from BSR's coefficients of
+ * band min(w, b), warm started from the fit at k / 4 epochs, recursively,
+ * when k >= 8; bands past b from the fit at half the band, padded). @c: w
+ * doubles, out (c[0] = 1). *@loss (may be NULL): its exact loss.
+ * Errors: those of priv_gram_spectral_new and priv_mf_toeplitz_fit.
+ * Complexity: O(n^3) then O(n^2 T + T w) per evaluation; no T x T matrix.
+ */
+gboolean priv_mafalda_toeplitz(const double *W, guint n, guint k, guint b, guint w, double *c,
+                               double *loss, GError **error);
+
+/* The same as a dense T x T lower-triangular C (g_free), T = k b; NULL with
+ * @error set. O(T^2) more. */
+double *priv_mafalda_toeplitz_c(const double *W, guint n, guint T, guint k, guint b, guint w,
+                                GError **error);
 
 /*
  * priv_mf_factor_from_gram: C = J chol(J X J)^T J, J reversing indices: the

@@ -136,7 +136,7 @@ double *proto_c_local(const ProtoCRecipe *r, GError **error) {
   const char *spec = r->spec;
   if (spec == NULL || *spec == '\0') {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                "C: give a family (identity, antipgd, sr, bsr, mafalda) or a CSV file");
+                "C: give a family (identity, antipgd, sr, bsr, mafalda, toeplitz) or a CSV file");
     return NULL;
   }
   for (guint i = 0; i < G_N_ELEMENTS(families); i++)
@@ -152,10 +152,12 @@ double *proto_c_local(const ProtoCRecipe *r, GError **error) {
     }
   if (strcmp(spec, "mafalda") == 0)
     return mafalda(r, error);
+  if (strcmp(spec, "toeplitz") == 0)
+    return proto_cmatrix_toeplitz(r, error);
   if (!g_file_test(spec, G_FILE_TEST_EXISTS)) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_IO,
-                "C=%s: neither a family (identity, antipgd, sr, bsr, mafalda) nor an existing "
-                "file (%s)",
+                "C=%s: neither a family (identity, antipgd, sr, bsr, mafalda, toeplitz) nor an "
+                "existing file (%s)",
                 spec, g_strerror(ENOENT));
     return NULL;
   }

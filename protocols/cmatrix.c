@@ -25,13 +25,15 @@ double *proto_cmatrix_load_csv(const char *path, guint T, GError **error) {
 }
 
 double *proto_cmatrix_lower_inverse(const double *C, guint T) {
-  /* Column by column forward substitution: C X = I. */
+  /* Column by column forward substitution: C X = I, on C's band only (a
+   * banded C of long horizon: O(T^2 bw) rather than O(T^3)). */
+  guint bw = proto_cmatrix_bandwidth(C, T);
   double *X = g_new0(double, (gsize)T * T);
   for (guint j = 0; j < T; j++) {
     X[(gsize)j * T + j] = 1.0 / C[(gsize)j * T + j];
     for (guint i = j + 1; i < T; i++) {
       double s = 0.0;
-      for (guint k = j; k < i; k++)
+      for (guint k = MAX(j, i > bw ? i - bw : 0); k < i; k++)
         s += C[(gsize)i * T + k] * X[(gsize)k * T + j];
       X[(gsize)i * T + j] = -s / C[(gsize)i * T + i];
     }
@@ -58,4 +60,34 @@ double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, GEr
                     .band = band,
                     .schedule = ctx->schedule}; /* "static" for a graph */
   return proto_c_local(&r, error);
+}
+
+double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error) {
+  guint n = 0;
+  double *W = NULL;
+  if (r->schedule != NULL && !topo_schedule_is_static(r->schedule)) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "C=toeplitz: the Toeplitz fit needs a static gossip (the schedule changes W)");
+    return NULL;
+  }
+  if (r->schedule != NULL) {
+    n = topo_schedule_n(r->schedule);
+    W = proto_schedule_gossip_dense(r->schedule, 0, error);
+  } else {
+    TopoGossip *w = topo_gossip_new(r->graph, r->gossip, error);
+    n = topo_graph_n_nodes(r->graph);
+    W = w ? topo_gossip_dense(w) : NULL;
+    topo_gossip_free(w);
+  }
+  if (W == NULL)
+    return NULL;
+  GError *sub = NULL;
+  double *C = priv_mafalda_toeplitz_c(W, n, r->T, r->k, r->b, r->band ? r->band : r->b, &sub);
+  g_free(W);
+  if (C == NULL) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "C=toeplitz for this graph: %s",
+                sub->message);
+    g_error_free(sub);
+  }
+  return C;
 }

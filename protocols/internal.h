@@ -207,6 +207,11 @@ double *proto_schedule_gossip_dense(TopoSchedule *schedule, guint round, GError 
 double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, GError **error);
 /* Reads a T x T lower-triangular CSV matrix; errors name FILE:LINE[:COLUMN]. */
 double *proto_cmatrix_load_csv(const char *path, guint T, GError **error);
+/* The banded Toeplitz C_local (band r->band, 0: b) fitted to the recipe's
+ * static gossip (priv_mafalda_toeplitz_c): each node streams its noise from
+ * band - 1 past noises. Errors: PROTO_ERROR_INVALID_ARGUMENT (time-varying
+ * schedule), PROTO_ERROR_FAILED (the fit's error), the gossip's. */
+double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error);
 /* The inverse of a lower-triangular C with nonzero diagonal (g_free). O(T^3). */
 double *proto_cmatrix_lower_inverse(const double *C, guint T);
 /* Largest t - s over nonzero entries M[t,s], s < t (0 for a diagonal M). */

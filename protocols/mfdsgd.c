@@ -3,7 +3,7 @@
  * I_n): node u's noise at step t is nu * sum_s (C_local^-1)[t,s] z_{s,u},
  * nu = sigma * Delta * sens_Pi(C_local), so each node is (1/sigma)-GDP under
  * LDP whatever C_local (DESIGN.md "Protocols"). Registered three times:
- *   mfdsgd:C=identity|antipgd|sr|bsr|mafalda|FILE[,band=w]  (default identity: D-SGD)
+ *   mfdsgd:C=identity|antipgd|sr|bsr|mafalda|toeplitz|FILE[,band=w]  (default identity)
  *   antipgd   C = lower-triangular ones: noise z_t - z_{t-1} (Koloskova et al.)
  *   mafalda[:C=FILE][,band=w]  C optimized for this graph (paper Alg. 2)
  *
@@ -63,9 +63,11 @@ typedef struct {
 
 static const ProtoParamSpec mfdsgd_params[] = {
     {"C", PROTO_PARAM_STRING, "identity", 1, 0,
-     "C_local: identity, antipgd, sr, bsr, mafalda, or a CSV file (T x T lower triangular)"},
+     "C_local: identity, antipgd, sr, bsr, mafalda, toeplitz (banded Toeplitz fitted to this "
+     "graph), or a CSV file (T x T lower triangular)"},
     {"band", PROTO_PARAM_INT, "0", 0, 1e9,
-     "bsr: band (0: the number of batches b); mafalda: band of C (0: none)"},
+     "bsr, toeplitz: band (0: the number of batches b; toeplitz: at most b); mafalda: band "
+     "of C (0: none)"},
     {"block", PROTO_PARAM_INT, "0", 0, 1e6,
      "steps whose correlated noises are computed in one product (0: automatic, 8 to 128 "
      "when C^-1 is wide; 1: every step on its own); the numbers agree to rounding"},
@@ -73,8 +75,10 @@ static const ProtoParamSpec mfdsgd_params[] = {
 
 static const ProtoParamSpec mafalda_params[] = {
     {"C", PROTO_PARAM_STRING, "mafalda", 1, 0,
-     "mafalda (optimized for this graph and participation) or a CSV file holding it"},
-    {"band", PROTO_PARAM_INT, "0", 0, 1e9, "band of the optimized C (0: none)"},
+     "mafalda (optimized for this graph and participation), toeplitz (banded Toeplitz fitted "
+     "to it: band - 1 past noises per node, any T) or a CSV file"},
+    {"band", PROTO_PARAM_INT, "0", 0, 1e9,
+     "band of the optimized C (0: none); toeplitz: its band (0: b)"},
     {"block", PROTO_PARAM_INT, "0", 0, 1e6,
      "steps whose correlated noises are computed in one product (0: automatic, 8 to 128 "
      "when C^-1 is wide; 1: every step on its own); the numbers agree to rounding"},

@@ -31,7 +31,7 @@ char *scen_cmatrix_key(const ScenConfig *c) {
   guint k, b;
   run_kb(c, &k, &b);
   const char *C = c->shape.C;
-  gboolean depends_on_graph = g_str_equal(C, "mafalda");
+  gboolean depends_on_graph = g_str_equal(C, "mafalda") || g_str_equal(C, "toeplitz");
   gboolean random_schedule = !c->schedule_static;
   return g_strdup_printf("%s|band=%u|T=%u|k=%u|b=%u|%s|%s|lcc=%d|%s|%s|seed=%" G_GUINT64_FORMAT, C,
                          c->shape.band, c->rounds, k, b,

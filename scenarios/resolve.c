@@ -204,7 +204,8 @@ static const TopoGraph *cached_graph(ScenScenario *sc, const char *kind, const c
 /* ---- Specs with paths ---- */
 
 static gboolean is_c_family(const char *v) {
-  static const char *const fam[] = {"identity", "antipgd", "sr", "bsr", "mafalda", NULL};
+  static const char *const fam[] = {"identity", "antipgd", "sr",
+                                    "bsr",      "mafalda", "toeplitz", NULL};
   return g_strv_contains(fam, v);
 }
 

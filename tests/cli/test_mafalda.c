@@ -26,7 +26,8 @@ static JsonObject *reference(const char *file, JsonParser **p) {
   return json_node_get_object(json_parser_get_root(*p));
 }
 
-static const char *const strategies[] = {"mafalda", "dp-d-sgd", "antipgd", "sr", "bsr", "dmf"};
+static const char *const strategies[] = {"mafalda", "dp-d-sgd", "antipgd", "sr",
+                                         "bsr",     "dmf",      "toeplitz"};
 
 static void test_florentine_k5_b16(void) {
   char *graph = cli_shared_path("data/graphs/florentine.edges");
@@ -76,6 +77,14 @@ static void test_florentine_k5_b16(void) {
   g_assert_cmpfloat(t[0] + t[1] + t[2] + t[4], <=, t[5] + 1e-9);
   g_assert_cmpfloat(t[0] + t[1] + t[3] + t[4], <=, t[5] + 1e-9);
   g_assert_cmpfloat(t[3], >, 0.0); /* DMF is an optimization too */
+  /* Each strategy timed on its own, within the total. */
+  JsonObject *each = json_object_get_object_member(o, "strategy_seconds");
+  g_assert_cmpuint(json_object_get_size(each), ==, G_N_ELEMENTS(strategies));
+  for (guint i = 0; i < G_N_ELEMENTS(strategies); i++) {
+    double v = json_object_get_double_member(each, strategies[i]);
+    g_assert_cmpfloat(v, >=, 0.0);
+    g_assert_cmpfloat(v, <=, t[5] + 1e-9);
+  }
   g_object_unref(p);
   g_object_unref(rp);
   cli_run_clear(&r);
@@ -159,6 +168,40 @@ static void test_band(void) {
   g_assert_cmpfloat(rel_diff(mafalda_loss("12"), full), <, 1e-9);
 }
 
+/* --skip-dense: no dense H, Mafalda and DMF null, the structured strategies
+ * and trace(H) (from the spectral form) as with the dense H. */
+static void test_skip_dense(void) {
+  JsonParser *pd, *ps;
+  CliRun d = cli_run("mafalda", "--generate", "florentine", "-k", "5", "-b", "16",
+                     "--toeplitz-band", "8", "--format", "json");
+  CliRun s = cli_run("mafalda", "--generate", "florentine", "-k", "5", "-b", "16",
+                     "--toeplitz-band", "8", "--skip-dense", "--format", "json");
+  g_assert_cmpint(d.status, ==, 0);
+  g_assert_cmpint(s.status, ==, 0);
+  JsonObject *od = cli_run_json(&d, &pd), *os = cli_run_json(&s, &ps);
+  g_assert_cmpfloat(rel_diff(json_object_get_double_member(od, "trace_H"),
+                             json_object_get_double_member(os, "trace_H")),
+                    <, 1e-10);
+  JsonObject *ld = json_object_get_object_member(od, "loss");
+  JsonObject *ls = json_object_get_object_member(os, "loss");
+  g_assert_true(json_object_get_null_member(ls, "mafalda"));
+  g_assert_true(json_object_get_null_member(ls, "dmf"));
+  for (guint i = 1; i < G_N_ELEMENTS(strategies); i++) {
+    if (g_str_equal(strategies[i], "dmf")) continue;
+    g_assert_cmpfloat(rel_diff(json_object_get_double_member(ld, strategies[i]),
+                               json_object_get_double_member(ls, strategies[i])),
+                      <, 1e-12);
+  }
+  /* A band-8 Toeplitz C is feasible for Mafalda's problem: never below its optimum. */
+  double toe = json_object_get_double_member(ld, "toeplitz");
+  g_assert_cmpfloat(toe, >, json_object_get_double_member(ld, "mafalda"));
+  g_assert_cmpint(json_object_get_int_member(os, "toeplitz_band"), ==, 8);
+  g_object_unref(pd);
+  g_object_unref(ps);
+  cli_run_clear(&d);
+  cli_run_clear(&s);
+}
+
 static void expect_failure(int status, const char *needle, const char *const *args) {
   CliRun r = cli_run_v(args);
   g_assert_cmpint(r.status, ==, status);
@@ -176,6 +219,8 @@ static void test_bad_input(void) {
   EXPECT_FAILURE(2, "positive", "mafalda", "--generate", "florentine", "-k", "3", "-b", "-2");
   EXPECT_FAILURE(2, "too large", "mafalda", "--generate", "florentine", "-k", "100000", "-b",
                  "100000");
+  EXPECT_FAILURE(2, "--toeplitz-band", "mafalda", "--generate", "florentine", "-k", "3", "-b",
+                 "4", "--toeplitz-band", "13");
   EXPECT_FAILURE(2, "infeasible band 0", "mafalda", "--generate", "florentine", "-k", "3", "-b",
                  "4", "--band", "0");
   EXPECT_FAILURE(2, "between 1 and T = 12", "mafalda", "--generate", "florentine", "-k", "3",
@@ -254,6 +299,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/mafalda/florentine-k5-b16", test_florentine_k5_b16);
   g_test_add_func("/cli/mafalda/csv-k3-b4", test_csv_k3_b4);
   g_test_add_func("/cli/mafalda/band", test_band);
+  g_test_add_func("/cli/mafalda/skip-dense", test_skip_dense);
   g_test_add_func("/cli/mafalda/deterministic", test_deterministic);
   g_test_add_func("/cli/mafalda/bad-input", test_bad_input);
   return g_test_run();

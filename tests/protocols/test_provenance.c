@@ -440,6 +440,32 @@ static void test_mfdsgd_families(void) {
   }
 }
 
+/* C=toeplitz: the banded Toeplitz C fitted to the run's graph (the privacy
+ * module's priv_mafalda_toeplitz_c on the same uniform gossip), streamed
+ * from band - 1 past noises: every noise coefficient and the std are the
+ * dense formula's. T = 24 so that the fit warm starts (k = 8). */
+static void test_mfdsgd_toeplitz(void) {
+  TopoGraph *g = florentine();
+  GError *err = NULL;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  double *W = topo_gossip_dense(w);
+  const struct {
+    const char *spec;
+    guint band;
+  } cases[] = {{"mfdsgd:C=toeplitz", 3}, {"mafalda:C=toeplitz,band=2", 2}};
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    double *C = priv_mafalda_toeplitz_c(W, topo_gossip_n(w), 24, 8, 3, cases[i].band, &err);
+    g_assert_no_error(err);
+    g_assert_cmpfloat(C[(gsize)cases[i].band * 24], ==, 0.0); /* banded */
+    mf_case(cases[i].spec, C, NULL, 8, 3, NULL);
+    g_free(C);
+  }
+  g_free(W);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
 static void test_decor(void) {
   TopoGraph *g = florentine();
   guint n = topo_graph_n_nodes(g), T = 3, m = topo_graph_n_edges(g);
@@ -636,6 +662,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/provenance/mfdsgd/random_c", test_mfdsgd_random_c);
   g_test_add_func("/provenance/mfdsgd/families", test_mfdsgd_families);
   g_test_add_func("/provenance/mfdsgd/blocked", test_mfdsgd_blocked);
+  g_test_add_func("/provenance/mfdsgd/toeplitz", test_mfdsgd_toeplitz);
   g_test_add_func("/provenance/decor", test_decor);
   g_test_add_func("/provenance/decor/defaults", test_decor_defaults);
   g_test_add_func("/provenance/zipdl", test_zipdl);
