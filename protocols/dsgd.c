@@ -60,26 +60,6 @@ static gboolean dsgd_start(ProtoNode *node, GError **error) {
   return dsgd_step(node, 0, error);
 }
 
-/* theta = sum_i w_i payload_i; the public initial model rides along in the
- * payloads' numbers, so it stays exact too. */
-gboolean proto_average_inputs(SimLinvec *model, guint n_inputs, const ProtoInput *inputs,
-                              GError **error) {
-  double a_small[32] = {0};
-  const SimLinvec *x_small[32] = {0};
-  double *a = n_inputs <= 32 ? a_small : g_new(double, n_inputs);
-  const SimLinvec **x = n_inputs <= 32 ? x_small : g_new(const SimLinvec *, n_inputs);
-  for (guint i = 0; i < n_inputs; i++) {
-    a[i] = inputs[i].weight;
-    x[i] = inputs[i].payload;
-  }
-  gboolean ok = sim_linvec_combine(model, n_inputs, a, x, error);
-  if (a != a_small) {
-    g_free(a);
-    g_free(x);
-  }
-  return ok;
-}
-
 static gboolean dsgd_gathered(ProtoNode *node, guint round, guint n_inputs,
                               const ProtoInput *inputs, GError **error) {
   if (!proto_average_inputs(proto_node_model(node), n_inputs, inputs, error))

@@ -173,6 +173,10 @@ void proto_context_fail(ProtoContext *ctx, GError *error);
 extern const SimNodeHandlers proto_runtime_handlers;
 /* Frees what a node's exchange state holds (inbox, own message...). */
 void proto_node_clear_exchange(ProtoNode *node);
+/* model = sum_i inputs[i].weight * inputs[i].payload: the gossip average
+ * of a gather. Errors: sim_linvec_combine's. O(n_inputs d). */
+gboolean proto_average_inputs(SimLinvec *model, guint n_inputs, const ProtoInput *inputs,
+                              GError **error);
 
 /* Evaluation (runtime_eval.c). */
 gboolean proto_eval_setup(ProtoContext *ctx, GError **error);
@@ -214,10 +218,6 @@ guint proto_cmatrix_bandwidth(const double *M, guint T);
 
 
 /* ---- Built-in protocols ----------------------------------------------------- */
-
-/* model = sum_i inputs[i].weight * inputs[i].payload (dsgd.c). */
-gboolean proto_average_inputs(SimLinvec *model, guint n_inputs, const ProtoInput *inputs,
-                              GError **error);
 
 extern const ProtoVTable proto_dsgd_vtable;
 extern const ProtoVTable proto_muffliato_vtable;

@@ -335,6 +335,27 @@ static gboolean useless(gpointer key, gpointer value, gpointer data) {
   return r + 1 < used; /* older than a message already used */
 }
 
+/* theta = sum_i w_i payload_i: the gossip average every protocol takes of a
+ * gather. The public initial model rides along in the payloads' numbers, so
+ * it stays exact too. Up to 32 inputs need no allocation. */
+gboolean proto_average_inputs(SimLinvec *model, guint n_inputs, const ProtoInput *inputs,
+                              GError **error) {
+  double a_small[32] = {0};
+  const SimLinvec *x_small[32] = {0};
+  double *a = n_inputs <= 32 ? a_small : g_new(double, n_inputs);
+  const SimLinvec **x = n_inputs <= 32 ? x_small : g_new(const SimLinvec *, n_inputs);
+  for (guint i = 0; i < n_inputs; i++) {
+    a[i] = inputs[i].weight;
+    x[i] = inputs[i].payload;
+  }
+  gboolean ok = sim_linvec_combine(model, n_inputs, a, x, error);
+  if (a != a_small) {
+    g_free(a);
+    g_free(x);
+  }
+  return ok;
+}
+
 static void complete_gather(ProtoNode *node) {
   ProtoContext *ctx = node->ctx;
   ProtoRoundW *w = node->w;
