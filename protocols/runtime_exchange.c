@@ -157,7 +157,7 @@ static gboolean exchange(ProtoNode *node, guint round, SimLinvec **payloads, gui
                   node->id, round, i);
       goto out;
     }
-  if (ctx->vt->on_gathered == NULL) {
+  if (ctx->handlers.on_gathered == NULL) {
     /* Without it the gather would complete into nothing and the node idle. */
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "protocol '%s' exchanges but has no on_gathered handler", ctx->vt->name);
@@ -269,7 +269,7 @@ guint proto_node_out_neighbors(ProtoNode *node, guint round, const guint **nodes
 gboolean proto_node_send(ProtoNode *node, guint to, guint round, guint64 tag, SimLinvec *payload,
                          GError **error) {
   ProtoContext *ctx = node->ctx;
-  if (ctx->vt->on_message == NULL) {
+  if (ctx->handlers.on_message == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "protocol '%s' sends messages but has no on_message handler to receive them",
                 ctx->vt->name);
@@ -295,7 +295,7 @@ SimEventId proto_node_set_timer(ProtoNode *node, SimTime delay, guint64 tag, GEr
                 "node %u: timer tags must be < 2^63", node->id);
     return SIM_EVENT_ID_NONE;
   }
-  if (node->ctx->vt->on_timer == NULL) {
+  if (node->ctx->handlers.on_timer == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "protocol '%s' sets a timer but has no on_timer handler", node->ctx->vt->name);
     return SIM_EVENT_ID_NONE;
@@ -408,8 +408,8 @@ static void complete_gather(ProtoNode *node) {
 
   GError *error = NULL;
   gboolean ok = TRUE;
-  if (ctx->vt->on_gathered != NULL)
-    ok = ctx->vt->on_gathered(node, r, k, inputs, &error);
+  if (ctx->handlers.on_gathered != NULL)
+    ok = ctx->handlers.on_gathered(node, r, k, inputs, &error);
   for (guint i = 0; i < k; i++)
     sim_message_unref(held[i]);
   g_free(held);
@@ -453,11 +453,11 @@ static void on_start(SimEngine *engine, guint32 u, gpointer state) {
   ProtoNode *node = state;
   ProtoContext *ctx = node->ctx;
   proto_rounds_start(ctx); /* the first node's start: round 0, before any message */
-  if (!live(ctx) || ctx->vt->on_start == NULL)
+  if (!live(ctx) || ctx->handlers.on_start == NULL)
     return;
   GError *error = NULL;
   /* The handler runs before `error` is read (argument order is unspecified). */
-  gboolean ok = ctx->vt->on_start(node, &error);
+  gboolean ok = ctx->handlers.on_start(node, &error);
   check(ctx, node, ok, error, "on_start");
   drain(node);
 }
@@ -493,9 +493,9 @@ static void on_timer(SimEngine *engine, guint32 u, gpointer state, SimEventId ti
       if (node->gathering && node->round == round && !node->ready)
         node->ready = TRUE;
     }
-  } else if (ctx->vt->on_timer != NULL) {
+  } else if (ctx->handlers.on_timer != NULL) {
     GError *error = NULL;
-    gboolean ok = ctx->vt->on_timer(node, tag, &error);
+    gboolean ok = ctx->handlers.on_timer(node, tag, &error);
     check(ctx, node, ok, error, "on_timer");
   }
   drain(node);
@@ -508,9 +508,9 @@ static void on_message(SimEngine *engine, guint32 u, gpointer state, SimMessage 
   if (!live(ctx))
     return;
   if (sim_message_tag(msg) != 0) {
-    if (ctx->vt->on_message != NULL) {
+    if (ctx->handlers.on_message != NULL) {
       GError *error = NULL;
-      gboolean ok = ctx->vt->on_message(node, msg, &error);
+      gboolean ok = ctx->handlers.on_message(node, msg, &error);
       check(ctx, node, ok, error, "on_message");
     }
     drain(node);
@@ -548,10 +548,10 @@ static void on_topology_change(SimEngine *engine, guint32 u, gpointer state,
   (void)u;
   ProtoNode *node = state;
   ProtoContext *ctx = node->ctx;
-  if (!live(ctx) || ctx->vt->on_topology_change == NULL)
+  if (!live(ctx) || ctx->handlers.on_topology_change == NULL)
     return;
   GError *error = NULL;
-  gboolean ok = ctx->vt->on_topology_change(node, change, &error);
+  gboolean ok = ctx->handlers.on_topology_change(node, change, &error);
   check(ctx, node, ok, error, "on_topology_change");
   drain(node);
 }
