@@ -160,8 +160,8 @@ typedef struct {
   /* A timer set with proto_node_set_timer fired. */
   gboolean (*on_timer)(ProtoNode *node, guint64 tag, GError **error);
   /* A message sent with proto_node_send (tag != 0) arrived; @msg is borrowed
-   * (sim_message_ref to keep it). Gossip messages never come here: the
-   * runtime gathers them. */
+   * (sim_message_ref to keep it) and sim_message_provenance(@msg) is the
+   * linvec sent. Gossip messages never come here: the runtime gathers them. */
   gboolean (*on_message)(ProtoNode *node, SimMessage *msg, GError **error);
   /* The engine announced a topology change (sim_engine_notify_topology_change). */
   gboolean (*on_topology_change)(ProtoNode *node, const SimTopologyChange *change,
@@ -359,6 +359,9 @@ gboolean proto_node_exchange_each(ProtoNode *node, guint round, SimLinvec **payl
  * proto_node_send: a protocol-specific message (not part of the gossip
  * exchange) to @to, delivered to on_message. @tag must be != 0 (0 is the
  * exchange). @payload (taken) as for proto_node_exchange.
+ *
+ * Every linvec the three calls above send is its message's provenance
+ * (sim_message_new_linvec): what receivers and the privacy observer read.
  */
 gboolean proto_node_send(ProtoNode *node, guint to, guint round, guint64 tag,
                          SimLinvec *payload, GError **error);

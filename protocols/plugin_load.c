@@ -77,6 +77,7 @@ __attribute__((used)) static const AnyFunc plugin_api[] = {
     (AnyFunc)sim_message_new, (AnyFunc)sim_message_ref, (AnyFunc)sim_message_unref,
     (AnyFunc)sim_message_from, (AnyFunc)sim_message_round, (AnyFunc)sim_message_tag,
     (AnyFunc)sim_message_bytes, (AnyFunc)sim_message_payload, (AnyFunc)sim_message_ref_count,
+    (AnyFunc)sim_message_new_linvec, (AnyFunc)sim_message_provenance,
     (AnyFunc)sim_rng_stream_seed, (AnyFunc)sim_rng_default_type, (AnyFunc)sim_rng_stream_new,
     (AnyFunc)sim_error_quark,
 };

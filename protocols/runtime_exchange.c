@@ -186,11 +186,9 @@ static gboolean exchange(ProtoNode *node, guint round, SimLinvec **payloads, gui
   guint64 bytes = ctx->dim * sizeof(double);
   SimMessage *shared = NULL;
   if (!each)
-    shared = sim_message_new(node->id, round, 0, payloads[0], bytes,
-                             (GDestroyNotify)sim_linvec_free);
+    shared = sim_message_new_linvec(node->id, round, 0, payloads[0], bytes);
   for (guint i = 0; i < len; i++) {
-    SimMessage *m = each ? sim_message_new(node->id, round, 0, payloads[i], bytes,
-                                           (GDestroyNotify)sim_linvec_free)
+    SimMessage *m = each ? sim_message_new_linvec(node->id, round, 0, payloads[i], bytes)
                          : sim_message_ref(shared);
     if (w->out_cols[start + i] == node->id) {
       node->own = m;
@@ -282,8 +280,7 @@ gboolean proto_node_send(ProtoNode *node, guint to, guint round, guint64 tag, Si
     sim_linvec_free(payload);
     return FALSE;
   }
-  SimMessage *m = sim_message_new(node->id, round, tag, payload, ctx->dim * sizeof(double),
-                                  (GDestroyNotify)sim_linvec_free);
+  SimMessage *m = sim_message_new_linvec(node->id, round, tag, payload, ctx->dim * sizeof(double));
   gboolean ok = sim_engine_send(ctx->engine, m, to, error);
   sim_message_unref(m);
   return ok;
@@ -379,7 +376,7 @@ static void complete_gather(ProtoNode *node) {
     inputs[k] = (ProtoInput){.from = v,
                              .round = mr,
                              .weight = w->in_vals[start + p],
-                             .payload = sim_message_payload(m)};
+                             .payload = sim_message_provenance(m)};
     sum += inputs[k].weight;
     k++;
   }

@@ -193,7 +193,7 @@ static gboolean noisy_step(ProtoNode *node, guint t, GError **error) {
  * linvec, so the average keeps the provenance of both. */
 static gboolean average_with(ProtoNode *node, SimMessage *msg, GError **error) {
   SimLinvec *model = proto_node_model(node);
-  const SimLinvec *theirs = sim_message_payload(msg);
+  const SimLinvec *theirs = sim_message_provenance(msg);
   return sim_linvec_scale(model, 0.5, error) && sim_linvec_axpy(model, 0.5, theirs, error);
 }
 
