@@ -189,8 +189,8 @@ static gboolean noisy_step(ProtoNode *node, guint t, GError **error) {
   return proto_node_local_step(node, t, error) && proto_node_add_local_noise(node, t, error);
 }
 
-/* theta = (theta + partner's theta) / 2: the payload is the partner's
- * linvec, so the average keeps the provenance of both. */
+/* theta = (theta + partner's theta) / 2: the message's provenance slot holds
+ * the partner's model, a linvec, so the average keeps the provenance of both. */
 static gboolean average_with(ProtoNode *node, SimMessage *msg, GError **error) {
   SimLinvec *model = proto_node_model(node);
   const SimLinvec *theirs = sim_message_provenance(msg);
