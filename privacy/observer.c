@@ -152,8 +152,8 @@ void priv_observer_observe(PrivObserver *o, const SimBusEvent *ev) {
     if (o->error || o->finished) return;
     if (++o->period_events > o->checkpoint_events) checkpoint(o, TRUE);
   }
-  const SimLinvec *payload = sim_message_payload(ev->message);
-  if (!payload) return;
+  const SimLinvec *payload = sim_message_provenance(ev->message);
+  if (!payload) return; /* not a model: nothing to account */
   guint id = G_MAXUINT;
   for (guint i = 0; i < o->views->len; i++) {
     View *v = g_ptr_array_index(o->views, i);

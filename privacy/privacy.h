@@ -726,9 +726,9 @@ PrivBlocks *priv_knowledge_blocks_scaled(const PrivKnowledge *k, const PrivKnowl
 /*
  * A PrivObserver subscribes to an engine's event bus and records, for each of
  * its views (an attacker set and a trust model), the provenance of every
- * message the set can see. By project convention every protocol message
- * payload is a SimLinvec *, so the observer never needs to know which
- * protocol ran. LDP and SecLDP views see every SENT message (including those
+ * message the set can see: the linvec in the message's typed provenance
+ * slot (sim_message_provenance, set by the protocols' runtime when it sends
+ * a model), so the observer never needs to know which protocol ran. LDP and SecLDP views see every SENT message (including those
  * later dropped: an eavesdropper sees the wire); PNDP views see the messages
  * DELIVERED to their members. Rows are copied sparsely (payloads may be freed
  * later) and stored once for all views (identical rows are kept once).
@@ -763,7 +763,7 @@ gboolean priv_observer_attach(PrivObserver *obs, SimBus *bus, GError **error);
 void priv_observer_detach(PrivObserver *obs);
 
 /* priv_observer_observe: what the bus callback does with one event (also for
- * replaying a recorded run). Events without a linvec payload are ignored. */
+ * replaying a recorded run). Messages without provenance are ignored. */
 void priv_observer_observe(PrivObserver *obs, const SimBusEvent *event);
 
 /*

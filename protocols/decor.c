@@ -12,7 +12,7 @@
 #include "protocols/internal.h"
 
 typedef struct {
-  double local_std, secret_std;
+  double secret_std;
 } DecorRun;
 
 static const ProtoParamSpec decor_params[] = {
@@ -25,7 +25,6 @@ static gboolean decor_init(ProtoContext *ctx, const ProtoParams *params, gpointe
   (void)error;
   DecorRun *r = g_new0(DecorRun, 1);
   double delta = proto_context_clip(ctx), sigma = proto_context_sigma(ctx);
-  r->local_std = sigma * delta;
   r->secret_std = (proto_params_is_set(params, "sigma_secret")
                        ? proto_params_get_double(params, "sigma_secret")
                        : sigma) *
@@ -62,19 +61,16 @@ static GArray *edge_peers(ProtoNode *node, guint t, GError **error) {
   return peers;
 }
 
-static gboolean decor_step(ProtoNode *node, guint t, GError **error) {
+/* Step t's noise: the local noise (D-SGD's, std sigma*Delta), then the
+ * secret of each edge of W_t's support with its sign. */
+static gboolean decor_noise(ProtoNode *node, guint t, GError **error) {
   ProtoContext *ctx = proto_node_context(node);
   const DecorRun *r = proto_context_run_state(ctx);
   double *z = proto_context_dim(ctx) ? proto_node_state(node) : NULL;
   SimLinvec *model = proto_node_model(node);
   double lr = proto_context_step_size(ctx);
-  if (!proto_node_local_step(node, t, error))
+  if (!proto_node_add_local_noise(node, t, error))
     return FALSE;
-  if (r->local_std > 0.0) {
-    SimNoiseId k = proto_node_noise_local(node, r->local_std, t, z, error);
-    if (k == SIM_NOISE_ID_INVALID || !sim_linvec_add_noise(model, -lr, k, z, error))
-      return FALSE;
-  }
   if (r->secret_std > 0.0) {
     GArray *peers = edge_peers(node, t, error);
     if (peers == NULL)
@@ -90,21 +86,6 @@ static gboolean decor_step(ProtoNode *node, guint t, GError **error) {
     if (!ok)
       return FALSE;
   }
-  return proto_node_exchange(node, t, sim_linvec_dup(model), error);
-}
-
-static gboolean decor_start(ProtoNode *node, GError **error) {
-  return decor_step(node, 0, error);
-}
-
-static gboolean decor_gathered(ProtoNode *node, guint round, guint n_inputs,
-                               const ProtoInput *inputs, GError **error) {
-  if (!proto_average_inputs(proto_node_model(node), n_inputs, inputs, error))
-    return FALSE;
-  guint t = round + 1;
-  if (t < proto_context_steps(proto_node_context(node)))
-    return decor_step(node, t, error);
-  proto_node_done(node);
   return TRUE;
 }
 
@@ -117,7 +98,6 @@ const ProtoVTable proto_decor_vtable = {
     .init = decor_init,
     .node_init = decor_node_init,
     .node_free = g_free,
-    .on_start = decor_start,
-    .on_gathered = decor_gathered,
     .finish = g_free,
+    .noise = decor_noise,
 };

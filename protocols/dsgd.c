@@ -4,100 +4,18 @@
  *   exchange theta_{t+1/2};  theta_{t+1} = sum_v W_t[u,v] theta_{t+1/2}^(v).
  * Gossip round t = local step t. Noise variable (u, t) has std nu; with
  * sigma = 0 no noise is registered.
+ *
+ * This is the runtime's default skeleton with nothing changed (start, step,
+ * noise and gather are protocols/runtime_skeleton.c's), so the vtable is
+ * all there is: the model for a protocol that differs in one part is
+ * decor.c (its noise) or zipdl.c (its step).
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 
 #include "protocols/internal.h"
 
-typedef struct {
-  double *z; /* the current sample */
-} DsgdNode;
-
-static gboolean dsgd_init(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
-                          GError **error) {
-  (void)ctx;
-  (void)params;
-  (void)error;
-  *run_state = NULL;
-  return TRUE;
-}
-
-static gboolean dsgd_node_init(ProtoNode *node, gpointer run_state, gpointer *node_state,
-                               GError **error) {
-  (void)run_state;
-  (void)error;
-  DsgdNode *s = g_new0(DsgdNode, 1);
-  gsize d = proto_context_dim(proto_node_context(node));
-  s->z = d ? g_new(double, d) : NULL;
-  *node_state = s;
-  return TRUE;
-}
-
-static void dsgd_node_free(gpointer node_state) {
-  DsgdNode *s = node_state;
-  g_free(s->z);
-  g_free(s);
-}
-
-/* Local step t with its noise, then exchange of round t. */
-static gboolean dsgd_step(ProtoNode *node, guint t, GError **error) {
-  ProtoContext *ctx = proto_node_context(node);
-  DsgdNode *s = proto_node_state(node);
-  SimLinvec *model = proto_node_model(node);
-  if (!proto_node_local_step(node, t, error))
-    return FALSE;
-  double nu = proto_context_sigma(ctx) * proto_context_clip(ctx);
-  if (nu > 0.0) {
-    SimNoiseId k = proto_node_noise_local(node, nu, t, s->z, error);
-    if (k == SIM_NOISE_ID_INVALID ||
-        !sim_linvec_add_noise(model, -proto_context_step_size(ctx), k, s->z, error))
-      return FALSE;
-  }
-  return proto_node_exchange(node, t, sim_linvec_dup(model), error);
-}
-
-static gboolean dsgd_start(ProtoNode *node, GError **error) {
-  return dsgd_step(node, 0, error);
-}
-
-/* theta = sum_i w_i payload_i; the public initial model rides along in the
- * payloads' numbers, so it stays exact too. */
-gboolean proto_average_inputs(SimLinvec *model, guint n_inputs, const ProtoInput *inputs,
-                              GError **error) {
-  double a_small[32] = {0};
-  const SimLinvec *x_small[32] = {0};
-  double *a = n_inputs <= 32 ? a_small : g_new(double, n_inputs);
-  const SimLinvec **x = n_inputs <= 32 ? x_small : g_new(const SimLinvec *, n_inputs);
-  for (guint i = 0; i < n_inputs; i++) {
-    a[i] = inputs[i].weight;
-    x[i] = inputs[i].payload;
-  }
-  gboolean ok = sim_linvec_combine(model, n_inputs, a, x, error);
-  if (a != a_small) {
-    g_free(a);
-    g_free(x);
-  }
-  return ok;
-}
-
-static gboolean dsgd_gathered(ProtoNode *node, guint round, guint n_inputs,
-                              const ProtoInput *inputs, GError **error) {
-  if (!proto_average_inputs(proto_node_model(node), n_inputs, inputs, error))
-    return FALSE;
-  guint t = round + 1;
-  if (t < proto_context_steps(proto_node_context(node)))
-    return dsgd_step(node, t, error);
-  proto_node_done(node);
-  return TRUE;
-}
-
 const ProtoVTable proto_dsgd_vtable = {
     .abi_version = PROTO_PLUGIN_ABI_VERSION,
     .name = "dsgd",
     .summary = "DP-D-SGD: noisy local step (std sigma*Delta), one gossip average per step",
-    .init = dsgd_init,
-    .node_init = dsgd_node_init,
-    .node_free = dsgd_node_free,
-    .on_start = dsgd_start,
-    .on_gathered = dsgd_gathered,
 };

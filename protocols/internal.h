@@ -31,6 +31,16 @@ struct ProtoParams {
  * defaults). Errors: PROTO_ERROR_INVALID_ARGUMENT. */
 gboolean proto_vtable_check(const ProtoVTable *vt, GError **error);
 
+/* The bytes of a version-1 vtable: today's fields up to finish (fields are
+ * only appended, and finish is a pointer like the field after it, so no
+ * padding differs). */
+#define PROTO_VTABLE_V1_SIZE G_STRUCT_OFFSET(ProtoVTable, step)
+
+/* The handlers a run calls (runtime_skeleton.c): @vt's, with the runtime's
+ * defaults where a vtable of version 2 or later leaves one NULL; a version-1
+ * vtable's are taken as they are (NULL: no handler). */
+void proto_vtable_resolve(const ProtoVTable *vt, ProtoVTable *handlers);
+
 /* ---- Gossip matrices of a round (runtime_gossip.c) ------------------------ */
 
 /* W_r with zero off-diagonal weights dropped and the diagonal always present,
@@ -110,7 +120,8 @@ struct ProtoContext {
   SimLinStorage storage;
   gboolean rebased; /* ProtoRunConfig.rebased */
 
-  const ProtoVTable *vt;
+  const ProtoVTable *vt; /* as registered: name, parameters */
+  ProtoVTable handlers;  /* what the run calls: proto_vtable_resolve(vt) */
   ProtoParams *params;
   gpointer run_state;
   gboolean run_state_set;
@@ -118,6 +129,7 @@ struct ProtoContext {
   SimEngine *engine;
   SimNoiseRegistry *noise;
   SimLinSpace *space;
+  double *noise_z; /* proto_node_add_local_noise's sample (dim values, lazy) */
   TopoGraph *graph;       /* owned copy, or NULL */
   TopoSchedule *schedule; /* owned or borrowed (schedule_owned) */
   gboolean schedule_owned;
@@ -219,10 +231,6 @@ guint proto_cmatrix_bandwidth(const double *M, guint T);
 
 
 /* ---- Built-in protocols ----------------------------------------------------- */
-
-/* model = sum_i inputs[i].weight * inputs[i].payload (dsgd.c). */
-gboolean proto_average_inputs(SimLinvec *model, guint n_inputs, const ProtoInput *inputs,
-                              GError **error);
 
 extern const ProtoVTable proto_dsgd_vtable;
 extern const ProtoVTable proto_muffliato_vtable;

@@ -293,34 +293,15 @@ static gboolean mf_noise(ProtoNode *node, const MfRun *r, MfNode *s, guint t, GE
   return sim_linvec_axpy(model, -lr, nt, error);
 }
 
-static gboolean mf_step(ProtoNode *node, guint t, GError **error) {
-  ProtoContext *ctx = proto_node_context(node);
-  const MfRun *r = proto_context_run_state(ctx);
-  if (!proto_node_local_step(node, t, error))
-    return FALSE;
-  if (r->nu > 0.0 && !mf_noise(node, r, proto_node_state(node), t, error))
-    return FALSE;
-  return proto_node_exchange(node, t, sim_linvec_dup(proto_node_model(node)), error);
-}
-
-static gboolean mf_start(ProtoNode *node, GError **error) {
-  return mf_step(node, 0, error);
-}
-
-static gboolean mf_gathered(ProtoNode *node, guint round, guint n_inputs, const ProtoInput *inputs,
-                            GError **error) {
-  if (!proto_average_inputs(proto_node_model(node), n_inputs, inputs, error))
-    return FALSE;
-  guint t = round + 1;
-  if (t < proto_context_steps(proto_node_context(node)))
-    return mf_step(node, t, error);
-  proto_node_done(node);
-  return TRUE;
+/* The noise handler: the rest of the step is the runtime's. */
+static gboolean mf_step_noise(ProtoNode *node, guint t, GError **error) {
+  const MfRun *r = proto_context_run_state(proto_node_context(node));
+  return !(r->nu > 0.0) || mf_noise(node, r, proto_node_state(node), t, error);
 }
 
 #define MF_HANDLERS                                                                              \
-  .node_init = mf_node_init, .node_free = mf_node_free, .on_start = mf_start,                    \
-  .on_gathered = mf_gathered, .finish = mf_finish
+  .node_init = mf_node_init, .node_free = mf_node_free, .finish = mf_finish,                     \
+  .noise = mf_step_noise
 
 const ProtoVTable proto_mfdsgd_vtable = {
     .abi_version = PROTO_PLUGIN_ABI_VERSION,

@@ -32,36 +32,15 @@ static gboolean muff_init(ProtoContext *ctx, const ProtoParams *params, gpointer
   return TRUE;
 }
 
-static gboolean muff_node_init(ProtoNode *node, gpointer run_state, gpointer *node_state,
-                               GError **error) {
-  (void)run_state;
-  (void)error;
-  gsize d = proto_context_dim(proto_node_context(node));
-  *node_state = g_new0(double, MAX(d, 1)); /* the current noise sample */
-  return TRUE;
-}
-
+/* D-SGD's step, whose payload leaves at gossip round t K. */
 static gboolean muff_step(ProtoNode *node, guint t, GError **error) {
-  ProtoContext *ctx = proto_node_context(node);
-  const MuffRun *r = proto_context_run_state(ctx);
-  double *z = proto_context_dim(ctx) ? proto_node_state(node) : NULL;
-  SimLinvec *model = proto_node_model(node);
-  if (!proto_node_local_step(node, t, error))
-    return FALSE;
-  double nu = proto_context_sigma(ctx) * proto_context_clip(ctx);
-  if (nu > 0.0) {
-    SimNoiseId k = proto_node_noise_local(node, nu, t, z, error);
-    if (k == SIM_NOISE_ID_INVALID ||
-        !sim_linvec_add_noise(model, -proto_context_step_size(ctx), k, z, error))
-      return FALSE;
-  }
-  return proto_node_exchange(node, t * r->K, sim_linvec_dup(model), error);
+  const MuffRun *r = proto_context_run_state(proto_node_context(node));
+  return proto_node_local_step(node, t, error) && proto_node_add_local_noise(node, t, error) &&
+         proto_node_exchange(node, t * r->K, sim_linvec_dup(proto_node_model(node)), error);
 }
 
-static gboolean muff_start(ProtoNode *node, GError **error) {
-  return muff_step(node, 0, error);
-}
-
+/* After the gather of round r the running average leaves again at round
+ * r + 1, unless r + 1 = t K starts step t. */
 static gboolean muff_gathered(ProtoNode *node, guint round, guint n_inputs,
                               const ProtoInput *inputs, GError **error) {
   ProtoContext *ctx = proto_node_context(node);
@@ -85,9 +64,7 @@ const ProtoVTable proto_muffliato_vtable = {
     .params = muff_params,
     .n_params = G_N_ELEMENTS(muff_params),
     .init = muff_init,
-    .node_init = muff_node_init,
-    .node_free = g_free,
-    .on_start = muff_start,
     .on_gathered = muff_gathered,
     .finish = g_free,
+    .step = muff_step,
 };

@@ -130,11 +130,14 @@ gboolean proto_vtable_check(const ProtoVTable *vt, GError **error) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT, "protocol: NULL vtable");
     return FALSE;
   }
-  if (vt->abi_version != PROTO_PLUGIN_ABI_VERSION) {
+  if (vt->abi_version < PROTO_PLUGIN_ABI_VERSION_OLDEST ||
+      vt->abi_version > PROTO_PLUGIN_ABI_VERSION) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "protocol '%s': plugin ABI version %u, this dpgossip speaks version %u "
-                "(rebuild the plugin against this protocols/plugin.h)",
-                vt->name ? vt->name : "?", vt->abi_version, PROTO_PLUGIN_ABI_VERSION);
+                "and still runs version %u (rebuild the plugin against this "
+                "protocols/plugin.h)",
+                vt->name ? vt->name : "?", vt->abi_version, PROTO_PLUGIN_ABI_VERSION,
+                PROTO_PLUGIN_ABI_VERSION_OLDEST);
     return FALSE;
   }
   if (!valid_name(vt->name)) {
@@ -143,11 +146,12 @@ gboolean proto_vtable_check(const ProtoVTable *vt, GError **error) {
                 vt->name ? vt->name : "(null)");
     return FALSE;
   }
-  /* Without init the run has nothing to validate parameters with, and
-   * without on_start no node ever acts: every run would stall at time 0. The
-   * other handlers are checked when first needed (proto_node_exchange needs
-   * on_gathered, proto_node_set_timer on_timer, proto_node_send on_message). */
-  if (vt->init == NULL || vt->on_start == NULL) {
+  /* Version 1 has no defaults: without init the run has nothing to validate
+   * parameters with, and without on_start no node ever acts (every run would
+   * stall at time 0). The other handlers are checked when first needed
+   * (proto_node_exchange needs on_gathered, proto_node_set_timer on_timer,
+   * proto_node_send on_message). */
+  if (vt->abi_version == 1 && (vt->init == NULL || vt->on_start == NULL)) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "protocol '%s' has no %s handler (init and on_start are mandatory)", vt->name,
                 vt->init == NULL ? "init" : "on_start");

@@ -35,8 +35,20 @@
  * single-threaded); they report failures by returning FALSE with @error set,
  * which stops the run with that error.
  *
+ * The skeleton is the runtime's: most protocols are D-SGD with something
+ * changed, so a handler left NULL does what D-SGD does, and a protocol
+ * writes only what differs. Start takes step 0; a completed gather is
+ * averaged (proto_average_inputs) and followed by step round + 1, or by
+ * proto_node_done after T steps; a step is proto_node_local_step, the step's
+ * noise (D-SGD's: proto_node_add_local_noise) and the exchange of a copy of
+ * the model. DP-D-SGD is the vtable with nothing but its name
+ * (protocols/dsgd.c); DECOR and MF-D-SGD write only their noise, Zip-DL its
+ * step, Muffliato its step and gather.
+ *
  * ABI rules: fields are only ever appended to ProtoVTable and the version is
- * bumped on any change; the runtime refuses a vtable of another version.
+ * bumped on any change. The runtime refuses a vtable of another version,
+ * except version 1 (before the defaults), which still loads: its vtable is
+ * read up to finish and its NULL handlers keep version 1's meaning (none).
  */
 #ifndef DPG_PROTOCOLS_PLUGIN_H
 #define DPG_PROTOCOLS_PLUGIN_H
@@ -47,7 +59,10 @@
 
 G_BEGIN_DECLS
 
-#define PROTO_PLUGIN_ABI_VERSION 1
+#define PROTO_PLUGIN_ABI_VERSION 2
+/** The oldest version still loaded: 1, the ProtoVTable up to finish, whose
+ * NULL handlers have no default (init and on_start mandatory). */
+#define PROTO_PLUGIN_ABI_VERSION_OLDEST 1
 
 /** The symbol a plugin .so exports: const ProtoVTable *proto_plugin_vtable(void). */
 #define PROTO_PLUGIN_SYMBOL "proto_plugin_vtable"
@@ -117,10 +132,11 @@ typedef struct {
 } ProtoInput;
 
 /*
- * The vtable. init and on_start are mandatory (without on_start no node
- * ever acts); every other handler may be NULL until the protocol uses what
- * it serves: proto_node_exchange needs on_gathered, proto_node_set_timer
- * on_timer, proto_node_send on_message (the call fails otherwise).
+ * The vtable. Every handler may be NULL: init, node_init, node_free and
+ * finish then do nothing (no state); on_start, on_gathered, step and noise
+ * do what D-SGD does (the defaults above); on_timer, on_message and
+ * on_topology_change ignore their event, and proto_node_set_timer and
+ * proto_node_send fail without the handler that would receive them.
  * @run_state is what init stored; @node_state what node_init stored
  * (proto_node_state returns it).
  */
@@ -132,21 +148,20 @@ typedef struct {
   guint n_params;
 
   /* Once per run, before any node exists: validate parameters against the
-   * run (proto_context_*), precompute shared data. */
+   * run (proto_context_*), precompute shared data. NULL: no run state. */
   gboolean (*init)(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
                    GError **error);
   /* Once per node, in id order, after init. */
   gboolean (*node_init)(ProtoNode *node, gpointer run_state, gpointer *node_state,
                         GError **error);
   void (*node_free)(gpointer node_state);
-  /* Time 0, each node in id order: typically the first local step and the
-   * exchange of round 0. */
+  /* Time 0, each node in id order. NULL: proto_default_on_start (step 0). */
   gboolean (*on_start)(ProtoNode *node, GError **error);
   /* A timer set with proto_node_set_timer fired. */
   gboolean (*on_timer)(ProtoNode *node, guint64 tag, GError **error);
   /* A message sent with proto_node_send (tag != 0) arrived; @msg is borrowed
-   * (sim_message_ref to keep it). Gossip messages never come here: the
-   * runtime gathers them. */
+   * (sim_message_ref to keep it) and sim_message_provenance(@msg) is the
+   * linvec sent. Gossip messages never come here: the runtime gathers them. */
   gboolean (*on_message)(ProtoNode *node, SimMessage *msg, GError **error);
   /* The engine announced a topology change (sim_engine_notify_topology_change). */
   gboolean (*on_topology_change)(ProtoNode *node, const SimTopologyChange *change,
@@ -155,11 +170,23 @@ typedef struct {
    * @inputs[0 .. n_inputs) are sorted by sender and include the node's own
    * payload. The handler computes the new model and normally exchanges round
    * round + 1 or calls proto_node_done. Returning without either leaves the
-   * node idle until one of its timers fires. */
+   * node idle until one of its timers fires. NULL: proto_default_on_gathered
+   * (average, then step round + 1 or done). */
   gboolean (*on_gathered)(ProtoNode *node, guint round, guint n_inputs, const ProtoInput *inputs,
                           GError **error);
   /* Once, after every node_free: free @run_state. */
   void (*finish)(gpointer run_state);
+
+  /* ---- Version 2: the parts of the default skeleton ---------------------- */
+
+  /* Local step @t (< T) and the exchange that carries it, as the default
+   * on_start (t = 0) and on_gathered (t = round + 1) call it. NULL:
+   * proto_node_local_step, then noise, then proto_node_exchange of round t
+   * with a copy of the model. */
+  gboolean (*step)(ProtoNode *node, guint t, GError **error);
+  /* Step @t's noise, added to the node's model right after its gradient by
+   * the default step. NULL: proto_node_add_local_noise (D-SGD's). */
+  gboolean (*noise)(ProtoNode *node, guint t, GError **error);
 } ProtoVTable;
 
 /** The entry point of a plugin shared object. */
@@ -332,6 +359,9 @@ gboolean proto_node_exchange_each(ProtoNode *node, guint round, SimLinvec **payl
  * proto_node_send: a protocol-specific message (not part of the gossip
  * exchange) to @to, delivered to on_message. @tag must be != 0 (0 is the
  * exchange). @payload (taken) as for proto_node_exchange.
+ *
+ * Every linvec the three calls above send is its message's provenance
+ * (sim_message_new_linvec): what receivers and the privacy observer read.
  */
 gboolean proto_node_send(ProtoNode *node, guint to, guint round, guint64 tag,
                          SimLinvec *payload, GError **error);
@@ -347,6 +377,40 @@ gboolean proto_node_cancel_timer(ProtoNode *node, SimEventId id);
  * event is left.
  */
 void proto_node_done(ProtoNode *node);
+
+/* ---- The default skeleton ---------------------------------------------------
+ * What a NULL handler does, callable from a handler that does something of
+ * its own first (the example plugin's on_start, in one of its modes). */
+
+/**
+ * proto_average_inputs: @model = sum_i inputs[i].weight inputs[i].payload,
+ * numbers and provenance (sim_linvec_combine): the gossip average of a
+ * gather.
+ * Errors: a weight not finite, a payload of another space (model unchanged).
+ * Complexity: O(n_inputs d) plus the provenance of n_inputs axpy.
+ */
+gboolean proto_average_inputs(SimLinvec *model, guint n_inputs, const ProtoInput *inputs,
+                              GError **error);
+/**
+ * proto_node_add_local_noise: D-SGD's noise of step @t: with nu = sigma *
+ * Delta > 0, registers a local noise variable of std nu (owner the node,
+ * round @t), draws it and adds -proto_context_step_size * nu z to the
+ * node's model; with nu = 0, nothing. The default noise handler.
+ * Errors: registry errors. O(d).
+ */
+gboolean proto_node_add_local_noise(ProtoNode *node, guint t, GError **error);
+/**
+ * proto_default_on_start: the protocol's step 0 (its step handler, or the
+ * default step). Errors: the step's.
+ */
+gboolean proto_default_on_start(ProtoNode *node, GError **error);
+/**
+ * proto_default_on_gathered: proto_average_inputs into the node's model,
+ * then the protocol's step round + 1 when round + 1 < T, else
+ * proto_node_done. Errors: the average's and the step's.
+ */
+gboolean proto_default_on_gathered(ProtoNode *node, guint round, guint n_inputs,
+                                   const ProtoInput *inputs, GError **error);
 
 G_END_DECLS
 

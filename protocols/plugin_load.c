@@ -51,6 +51,8 @@ __attribute__((used)) static const AnyFunc plugin_api[] = {
     (AnyFunc)proto_node_noise_local, (AnyFunc)proto_node_edge_secret,
     (AnyFunc)proto_node_exchange, (AnyFunc)proto_node_exchange_each, (AnyFunc)proto_node_send,
     (AnyFunc)proto_node_set_timer, (AnyFunc)proto_node_cancel_timer, (AnyFunc)proto_node_done,
+    (AnyFunc)proto_average_inputs, (AnyFunc)proto_node_add_local_noise,
+    (AnyFunc)proto_default_on_start, (AnyFunc)proto_default_on_gathered,
     /* sim/linvec.h: linvecs and their space */
     (AnyFunc)sim_lin_space_new, (AnyFunc)sim_lin_space_ref, (AnyFunc)sim_lin_space_unref,
     (AnyFunc)sim_lin_space_n_nodes, (AnyFunc)sim_lin_space_dim, (AnyFunc)sim_lin_space_storage,
@@ -75,6 +77,7 @@ __attribute__((used)) static const AnyFunc plugin_api[] = {
     (AnyFunc)sim_message_new, (AnyFunc)sim_message_ref, (AnyFunc)sim_message_unref,
     (AnyFunc)sim_message_from, (AnyFunc)sim_message_round, (AnyFunc)sim_message_tag,
     (AnyFunc)sim_message_bytes, (AnyFunc)sim_message_payload, (AnyFunc)sim_message_ref_count,
+    (AnyFunc)sim_message_new_linvec, (AnyFunc)sim_message_provenance,
     (AnyFunc)sim_rng_stream_seed, (AnyFunc)sim_rng_default_type, (AnyFunc)sim_rng_stream_new,
     (AnyFunc)sim_error_quark,
 };
@@ -82,7 +85,7 @@ __attribute__((used)) static const AnyFunc plugin_api[] = {
 typedef struct {
   char *path; /* canonical */
   GModule *module;
-  const ProtoVTable *vt;
+  const ProtoVTable *vt; /* the plugin's, or its version-1 shim (owned) */
 } LoadedPlugin;
 
 static GMutex plugin_lock;
@@ -128,11 +131,20 @@ static gboolean adopt_module(GModule *module, const char *path, const ProtoVTabl
   }
   /* abi_version is the first field in every version: read nothing else of a
    * vtable whose layout may differ. */
-  if (vt->abi_version != PROTO_PLUGIN_ABI_VERSION) {
+  ProtoVTable *shim = NULL;
+  if (vt->abi_version == 1) {
+    /* Version 1 is today's vtable up to finish, and the plugin's static
+     * object is only that long: copy that much into a whole one, whose
+     * abi_version 1 keeps the old meaning of its NULL handlers. */
+    shim = g_new0(ProtoVTable, 1);
+    memcpy(shim, vt, PROTO_VTABLE_V1_SIZE);
+    vt = shim;
+  } else if (vt->abi_version != PROTO_PLUGIN_ABI_VERSION) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "plugin %s was built for plugin ABI version %u, but this dpgossip speaks "
-                "version %u: rebuild it against this dpgossip's protocols/plugin.h",
-                path, vt->abi_version, PROTO_PLUGIN_ABI_VERSION);
+                "version %u: rebuild it against this dpgossip's protocols/plugin.h (plugins "
+                "of version %u still load)",
+                path, vt->abi_version, PROTO_PLUGIN_ABI_VERSION, PROTO_PLUGIN_ABI_VERSION_OLDEST);
     return FALSE;
   }
   GError *sub = NULL;
@@ -140,6 +152,7 @@ static gboolean adopt_module(GModule *module, const char *path, const ProtoVTabl
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT, "plugin %s: %s", path,
                 sub->message);
     g_error_free(sub);
+    g_free(shim);
     return FALSE;
   }
   const ProtoVTable *clash = proto_registry_lookup(vt->name);
@@ -157,12 +170,14 @@ static gboolean adopt_module(GModule *module, const char *path, const ProtoVTabl
                   "plugin %s: protocol '%s' clashes with the %s protocol of that name; rename "
                   "it (the name field of its ProtoVTable)",
                   path, vt->name, proto_registry_is_builtin(clash) ? "built-in" : "registered");
+    g_free(shim);
     return FALSE;
   }
   if (!proto_registry_register(vt, &sub)) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT, "plugin %s: %s", path,
                 sub->message);
     g_error_free(sub);
+    g_free(shim);
     return FALSE;
   }
   *vt_out = vt;

@@ -81,10 +81,11 @@ typedef enum {
  * uses it, e.g. a static vtable) to the process-wide registry. Built-ins
  * (dsgd, muffliato, mfdsgd, antipgd, mafalda, decor, zipdl) are registered
  * on first use of the registry. Thread-safe.
- * Errors: PROTO_ERROR_INVALID_ARGUMENT for another ABI version, a missing
- * init or on_start handler or name, a bad name, a parameter of an unknown
- * type, a parameter spec whose default does not parse or is out of range,
- * or a name already registered.
+ * Errors: PROTO_ERROR_INVALID_ARGUMENT for an ABI version other than
+ * PROTO_PLUGIN_ABI_VERSION_OLDEST .. PROTO_PLUGIN_ABI_VERSION, a missing init
+ * or on_start handler (version 1 only) or name, a bad name, a parameter of an
+ * unknown type, a parameter spec whose default does not parse or is out of
+ * range, or a name already registered.
  * Complexity: O(registered + parameters).
  */
 gboolean proto_registry_register(const ProtoVTable *vt, GError **error);
@@ -345,8 +346,10 @@ void proto_run_get_stats(ProtoRun *run, ProtoRunStats *stats);
  * proto_plugin_load: loads the protocol plugin @path with GModule and
  * registers its protocol (docs/plugins.md). The shared object must export
  * PROTO_PLUGIN_SYMBOL returning a ProtoVTable of version
- * PROTO_PLUGIN_ABI_VERSION that passes proto_registry_register's checks
- * (mandatory handlers init and on_start; valid name; parameter specs with
+ * PROTO_PLUGIN_ABI_VERSION, or of version 1 (read up to finish into a whole
+ * vtable that keeps abi_version 1, whose NULL handlers keep their version-1
+ * meaning), that passes proto_registry_register's checks (valid name;
+ * version 1: mandatory handlers init and on_start; parameter specs with
  * known types, defaults that parse and lie in range, distinct names) and
  * whose name is not registered yet. Every symbol the plugin uses must be
  * resolvable when it is opened (RTLD_NOW): a plugin calling a function this

@@ -347,13 +347,13 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
   if (!proto_eval_setup(ctx, error))
     goto fail;
 
-  if (!ctx->vt->init(ctx, ctx->params, &ctx->run_state, error)) {
+  proto_vtable_resolve(ctx->vt, &ctx->handlers);
+  if (ctx->handlers.init != NULL && !ctx->handlers.init(ctx, ctx->params, &ctx->run_state, error))
     goto fail;
-  }
   ctx->run_state_set = TRUE;
-  if (ctx->vt->node_init != NULL)
+  if (ctx->handlers.node_init != NULL)
     for (guint u = 0; u < ctx->n; u++)
-      if (!ctx->vt->node_init(&ctx->nodes[u], ctx->run_state, &ctx->nodes[u].state, error)) {
+      if (!ctx->handlers.node_init(&ctx->nodes[u], ctx->run_state, &ctx->nodes[u].state, error)) {
         g_prefix_error(error, "node %u: ", u);
         goto fail;
       }
@@ -370,12 +370,12 @@ void proto_run_free(ProtoRun *run) {
   ProtoContext *ctx = &run->ctx;
   proto_eval_finish(ctx);
   if (ctx->run_state_set) {
-    if (ctx->vt->node_free != NULL)
+    if (ctx->handlers.node_free != NULL)
       for (guint u = 0; u < ctx->n; u++)
         if (ctx->nodes[u].state != NULL)
-          ctx->vt->node_free(ctx->nodes[u].state);
-    if (ctx->vt->finish != NULL)
-      ctx->vt->finish(ctx->run_state);
+          ctx->handlers.node_free(ctx->nodes[u].state);
+    if (ctx->handlers.finish != NULL)
+      ctx->handlers.finish(ctx->run_state);
   }
   /* The engine first: it releases the messages still in flight. */
   sim_engine_free(ctx->engine);
@@ -396,6 +396,7 @@ void proto_run_free(ProtoRun *run) {
     }
     g_free(ctx->nodes);
   }
+  g_free(ctx->noise_z);
   proto_secrets_free(ctx);
   if (ctx->round_w != NULL)
     g_hash_table_destroy(ctx->round_w);

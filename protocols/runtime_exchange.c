@@ -157,7 +157,7 @@ static gboolean exchange(ProtoNode *node, guint round, SimLinvec **payloads, gui
                   node->id, round, i);
       goto out;
     }
-  if (ctx->vt->on_gathered == NULL) {
+  if (ctx->handlers.on_gathered == NULL) {
     /* Without it the gather would complete into nothing and the node idle. */
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "protocol '%s' exchanges but has no on_gathered handler", ctx->vt->name);
@@ -186,11 +186,9 @@ static gboolean exchange(ProtoNode *node, guint round, SimLinvec **payloads, gui
   guint64 bytes = ctx->dim * sizeof(double);
   SimMessage *shared = NULL;
   if (!each)
-    shared = sim_message_new(node->id, round, 0, payloads[0], bytes,
-                             (GDestroyNotify)sim_linvec_free);
+    shared = sim_message_new_linvec(node->id, round, 0, payloads[0], bytes);
   for (guint i = 0; i < len; i++) {
-    SimMessage *m = each ? sim_message_new(node->id, round, 0, payloads[i], bytes,
-                                           (GDestroyNotify)sim_linvec_free)
+    SimMessage *m = each ? sim_message_new_linvec(node->id, round, 0, payloads[i], bytes)
                          : sim_message_ref(shared);
     if (w->out_cols[start + i] == node->id) {
       node->own = m;
@@ -269,7 +267,7 @@ guint proto_node_out_neighbors(ProtoNode *node, guint round, const guint **nodes
 gboolean proto_node_send(ProtoNode *node, guint to, guint round, guint64 tag, SimLinvec *payload,
                          GError **error) {
   ProtoContext *ctx = node->ctx;
-  if (ctx->vt->on_message == NULL) {
+  if (ctx->handlers.on_message == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "protocol '%s' sends messages but has no on_message handler to receive them",
                 ctx->vt->name);
@@ -282,8 +280,7 @@ gboolean proto_node_send(ProtoNode *node, guint to, guint round, guint64 tag, Si
     sim_linvec_free(payload);
     return FALSE;
   }
-  SimMessage *m = sim_message_new(node->id, round, tag, payload, ctx->dim * sizeof(double),
-                                  (GDestroyNotify)sim_linvec_free);
+  SimMessage *m = sim_message_new_linvec(node->id, round, tag, payload, ctx->dim * sizeof(double));
   gboolean ok = sim_engine_send(ctx->engine, m, to, error);
   sim_message_unref(m);
   return ok;
@@ -295,7 +292,7 @@ SimEventId proto_node_set_timer(ProtoNode *node, SimTime delay, guint64 tag, GEr
                 "node %u: timer tags must be < 2^63", node->id);
     return SIM_EVENT_ID_NONE;
   }
-  if (node->ctx->vt->on_timer == NULL) {
+  if (node->ctx->handlers.on_timer == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "protocol '%s' sets a timer but has no on_timer handler", node->ctx->vt->name);
     return SIM_EVENT_ID_NONE;
@@ -335,6 +332,27 @@ static gboolean useless(gpointer key, gpointer value, gpointer data) {
   return r + 1 < used; /* older than a message already used */
 }
 
+/* theta = sum_i w_i payload_i: the gossip average every protocol takes of a
+ * gather. The public initial model rides along in the payloads' numbers, so
+ * it stays exact too. Up to 32 inputs need no allocation. */
+gboolean proto_average_inputs(SimLinvec *model, guint n_inputs, const ProtoInput *inputs,
+                              GError **error) {
+  double a_small[32] = {0};
+  const SimLinvec *x_small[32] = {0};
+  double *a = n_inputs <= 32 ? a_small : g_new(double, n_inputs);
+  const SimLinvec **x = n_inputs <= 32 ? x_small : g_new(const SimLinvec *, n_inputs);
+  for (guint i = 0; i < n_inputs; i++) {
+    a[i] = inputs[i].weight;
+    x[i] = inputs[i].payload;
+  }
+  gboolean ok = sim_linvec_combine(model, n_inputs, a, x, error);
+  if (a != a_small) {
+    g_free(a);
+    g_free(x);
+  }
+  return ok;
+}
+
 static void complete_gather(ProtoNode *node) {
   ProtoContext *ctx = node->ctx;
   ProtoRoundW *w = node->w;
@@ -358,7 +376,7 @@ static void complete_gather(ProtoNode *node) {
     inputs[k] = (ProtoInput){.from = v,
                              .round = mr,
                              .weight = w->in_vals[start + p],
-                             .payload = sim_message_payload(m)};
+                             .payload = sim_message_provenance(m)};
     sum += inputs[k].weight;
     k++;
   }
@@ -387,8 +405,8 @@ static void complete_gather(ProtoNode *node) {
 
   GError *error = NULL;
   gboolean ok = TRUE;
-  if (ctx->vt->on_gathered != NULL)
-    ok = ctx->vt->on_gathered(node, r, k, inputs, &error);
+  if (ctx->handlers.on_gathered != NULL)
+    ok = ctx->handlers.on_gathered(node, r, k, inputs, &error);
   for (guint i = 0; i < k; i++)
     sim_message_unref(held[i]);
   g_free(held);
@@ -432,11 +450,11 @@ static void on_start(SimEngine *engine, guint32 u, gpointer state) {
   ProtoNode *node = state;
   ProtoContext *ctx = node->ctx;
   proto_rounds_start(ctx); /* the first node's start: round 0, before any message */
-  if (!live(ctx) || ctx->vt->on_start == NULL)
+  if (!live(ctx) || ctx->handlers.on_start == NULL)
     return;
   GError *error = NULL;
   /* The handler runs before `error` is read (argument order is unspecified). */
-  gboolean ok = ctx->vt->on_start(node, &error);
+  gboolean ok = ctx->handlers.on_start(node, &error);
   check(ctx, node, ok, error, "on_start");
   drain(node);
 }
@@ -472,9 +490,9 @@ static void on_timer(SimEngine *engine, guint32 u, gpointer state, SimEventId ti
       if (node->gathering && node->round == round && !node->ready)
         node->ready = TRUE;
     }
-  } else if (ctx->vt->on_timer != NULL) {
+  } else if (ctx->handlers.on_timer != NULL) {
     GError *error = NULL;
-    gboolean ok = ctx->vt->on_timer(node, tag, &error);
+    gboolean ok = ctx->handlers.on_timer(node, tag, &error);
     check(ctx, node, ok, error, "on_timer");
   }
   drain(node);
@@ -487,9 +505,9 @@ static void on_message(SimEngine *engine, guint32 u, gpointer state, SimMessage 
   if (!live(ctx))
     return;
   if (sim_message_tag(msg) != 0) {
-    if (ctx->vt->on_message != NULL) {
+    if (ctx->handlers.on_message != NULL) {
       GError *error = NULL;
-      gboolean ok = ctx->vt->on_message(node, msg, &error);
+      gboolean ok = ctx->handlers.on_message(node, msg, &error);
       check(ctx, node, ok, error, "on_message");
     }
     drain(node);
@@ -527,10 +545,10 @@ static void on_topology_change(SimEngine *engine, guint32 u, gpointer state,
   (void)u;
   ProtoNode *node = state;
   ProtoContext *ctx = node->ctx;
-  if (!live(ctx) || ctx->vt->on_topology_change == NULL)
+  if (!live(ctx) || ctx->handlers.on_topology_change == NULL)
     return;
   GError *error = NULL;
-  gboolean ok = ctx->vt->on_topology_change(node, change, &error);
+  gboolean ok = ctx->handlers.on_topology_change(node, change, &error);
   check(ctx, node, ok, error, "on_topology_change");
   drain(node);
 }

@@ -65,6 +65,8 @@ static void zip_node_free(gpointer node_state) {
   g_free(s);
 }
 
+/* Local step t, then one message per receiver (the default gather averages
+ * them). */
 static gboolean zip_step(ProtoNode *node, guint t, GError **error) {
   ProtoContext *ctx = proto_node_context(node);
   const ZipRun *r = proto_context_run_state(ctx);
@@ -115,21 +117,6 @@ static gboolean zip_step(ProtoNode *node, guint t, GError **error) {
   return ok;
 }
 
-static gboolean zip_start(ProtoNode *node, GError **error) {
-  return zip_step(node, 0, error);
-}
-
-static gboolean zip_gathered(ProtoNode *node, guint round, guint n_inputs,
-                             const ProtoInput *inputs, GError **error) {
-  if (!proto_average_inputs(proto_node_model(node), n_inputs, inputs, error))
-    return FALSE;
-  guint t = round + 1;
-  if (t < proto_context_steps(proto_node_context(node)))
-    return zip_step(node, t, error);
-  proto_node_done(node);
-  return TRUE;
-}
-
 const ProtoVTable proto_zipdl_vtable = {
     .abi_version = PROTO_PLUGIN_ABI_VERSION,
     .name = "zipdl",
@@ -139,7 +126,6 @@ const ProtoVTable proto_zipdl_vtable = {
     .init = zip_init,
     .node_init = zip_node_init,
     .node_free = zip_node_free,
-    .on_start = zip_start,
-    .on_gathered = zip_gathered,
     .finish = g_free,
+    .step = zip_step,
 };

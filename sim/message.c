@@ -14,6 +14,14 @@ SimMessage *sim_message_new(guint32 from, guint32 round, guint32 tag, gpointer p
   m->bytes = bytes;
   m->payload = payload;
   m->destroy = destroy;
+  m->provenance = NULL;
+  return m;
+}
+
+SimMessage *sim_message_new_linvec(guint32 from, guint32 round, guint32 tag, SimLinvec *linvec,
+                                   guint64 bytes) {
+  SimMessage *m = sim_message_new(from, round, tag, linvec, bytes, (GDestroyNotify)sim_linvec_free);
+  m->provenance = linvec;
   return m;
 }
 
@@ -57,6 +65,11 @@ guint64 sim_message_bytes(const SimMessage *m) {
 gpointer sim_message_payload(const SimMessage *m) {
   g_return_val_if_fail(m != NULL, NULL);
   return m->payload;
+}
+
+const SimLinvec *sim_message_provenance(const SimMessage *m) {
+  g_return_val_if_fail(m != NULL, NULL);
+  return m->provenance;
 }
 
 guint sim_message_ref_count(const SimMessage *m) {

@@ -4,11 +4,20 @@
  * Reference counted, so a broadcast to k neighbours shares one payload: the
  * payload's destroy function runs once, when the last reference goes. Not
  * thread-safe (the engine is single-threaded).
+ *
+ * A message has two contents. Its payload is opaque: whatever its sender
+ * put there, for its receivers. Its provenance is typed: the linvec whose
+ * numbers and exact linear provenance it carries (sim/linvec.h), set only
+ * by sim_message_new_linvec, which is how protocols send models. The
+ * privacy observer reads the provenance and nothing else, so no reader has
+ * to guess what a payload is: a message without provenance (a control
+ * message, a benchmark's) is simply not a model.
  */
 #ifndef DPG_SIM_MESSAGE_H
 #define DPG_SIM_MESSAGE_H
 
 #include "sim/base.h"
+#include "sim/linvec.h"
 
 G_BEGIN_DECLS
 
@@ -22,6 +31,18 @@ typedef struct SimMessage SimMessage;
  */
 SimMessage *sim_message_new(guint32 from, guint32 round, guint32 tag, gpointer payload,
                             guint64 bytes, GDestroyNotify destroy);
+/**
+ * sim_message_new_linvec: a message from node @from carrying @linvec, its
+ * provenance (sim_message_provenance), with one reference.
+ * @linvec: (transfer full) freed with the message; never modified after
+ *   (receivers and observers read it later).
+ * @bytes: as sim_message_new.
+ * The linvec is also the message's payload (sim_message_payload): code
+ * written before the provenance slot existed (plugin ABI 1) reads it there.
+ * Returns: (transfer full) the message. O(1).
+ */
+SimMessage *sim_message_new_linvec(guint32 from, guint32 round, guint32 tag, SimLinvec *linvec,
+                                   guint64 bytes);
 /** sim_message_ref: adds a reference; returns @msg. */
 SimMessage *sim_message_ref(SimMessage *msg);
 /** sim_message_unref: drops a reference; the last one frees payload and message. */
@@ -32,6 +53,12 @@ guint32 sim_message_tag(const SimMessage *msg);
 guint64 sim_message_bytes(const SimMessage *msg);
 /** sim_message_payload: (transfer none) the payload, owned by the message. */
 gpointer sim_message_payload(const SimMessage *msg);
+/**
+ * sim_message_provenance: (transfer none) (nullable) the linvec of a message
+ * made by sim_message_new_linvec, owned by the message; NULL for any other.
+ * O(1).
+ */
+const SimLinvec *sim_message_provenance(const SimMessage *msg);
 /** sim_message_ref_count: current number of references (for tests, checks). */
 guint sim_message_ref_count(const SimMessage *msg);
 

@@ -12,6 +12,7 @@ struct SimMessage {
   guint64 bytes;
   gpointer payload;
   GDestroyNotify destroy;
+  SimLinvec *provenance; /* sim_message_new_linvec's linvec (also the payload), or NULL */
 };
 
 #endif /* DPG_SIM_MESSAGE_INTERNAL_H */

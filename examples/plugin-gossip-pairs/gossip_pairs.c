@@ -12,9 +12,9 @@
  * without talking. Partners swap one message each (proto_node_send); with
  * timeout_ms > 0 a node whose partner's message is that late goes on alone
  * and drops the message when it comes (lossy or slow links).
- * With mode=neighbors the node uses the runtime's gossip exchange instead
- * and averages with the gossip matrix W_t: that is DP-D-SGD, operation for
- * operation.
+ * With mode=neighbors the plugin writes nothing: the runtime's default
+ * skeleton exchanges with the gossip neighbours and averages with W_t,
+ * which is DP-D-SGD, the very code of --protocol dsgd.
  *
  * Both modes are D-SGD on some gossip matrix (the matching's: 1/2 on each
  * pair, 1 on unmatched nodes; or W_t), a case privacy/'s structured formula
@@ -52,7 +52,6 @@ typedef struct {
 } PairsRun;
 
 typedef struct {
-  double *z;         /* noise sample (d values; NULL in accounting-only runs) */
   guint round;       /* pairs: the round in progress */
   gboolean waiting;  /* pairs: for the partner's message of `round` */
   SimEventId timer;  /* pairs: the timeout of `round` */
@@ -157,11 +156,10 @@ static gboolean pairs_init(ProtoContext *ctx, const ProtoParams *params, gpointe
 
 static gboolean pairs_node_init(ProtoNode *node, gpointer run_state, gpointer *node_state,
                                 GError **error) {
+  (void)node;
   (void)run_state;
   (void)error;
   PairsNode *s = g_new0(PairsNode, 1);
-  gsize d = proto_context_dim(proto_node_context(node));
-  s->z = d > 0 ? g_new(double, d) : NULL;
   s->timer = SIM_EVENT_ID_NONE;
   s->early = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)sim_message_unref);
   *node_state = s;
@@ -170,59 +168,32 @@ static gboolean pairs_node_init(ProtoNode *node, gpointer run_state, gpointer *n
 
 static void pairs_node_free(gpointer node_state) {
   PairsNode *s = node_state;
-  g_free(s->z);
   g_hash_table_destroy(s->early);
   g_free(s);
 }
 
-/* ---- Both modes: the noisy local step ------------------------------------ */
+/* ---- mode=neighbors: the runtime's skeleton (DP-D-SGD) -------------------- */
 
-/* theta -= eta (g_t + sigma Delta z_t). The noise is registered with its
- * owner (this node) and its std, and enters the model through its id, so
- * every message carrying the model carries its exact provenance. */
-static gboolean noisy_step(ProtoNode *node, guint t, GError **error) {
-  ProtoContext *ctx = proto_node_context(node);
-  PairsNode *s = proto_node_state(node);
-  SimLinvec *model = proto_node_model(node);
-  if (!proto_node_local_step(node, t, error))
-    return FALSE;
-  double std = proto_context_sigma(ctx) * proto_context_clip(ctx);
-  if (std > 0.0) {
-    SimNoiseId k = proto_node_noise_local(node, std, t, s->z, error);
-    if (k == SIM_NOISE_ID_INVALID ||
-        !sim_linvec_add_noise(model, -proto_context_step_size(ctx), k, s->z, error))
-      return FALSE;
-  }
-  return TRUE;
-}
-
-/* ---- mode=neighbors: the runtime's exchange (DP-D-SGD) -------------------- */
-
-static gboolean neighbors_step(ProtoNode *node, guint t, GError **error) {
-  return noisy_step(node, t, error) &&
-         proto_node_exchange(node, t, sim_linvec_dup(proto_node_model(node)), error);
-}
-
-static gboolean pairs_gathered(ProtoNode *node, guint round, guint n_inputs,
-                               const ProtoInput *inputs, GError **error) {
-  SimLinvec *model = proto_node_model(node);
-  sim_linvec_zero(model);
-  for (guint i = 0; i < n_inputs; i++)
-    if (!sim_linvec_axpy(model, inputs[i].weight, inputs[i].payload, error))
-      return FALSE;
-  if (round + 1 < proto_context_steps(proto_node_context(node)))
-    return neighbors_step(node, round + 1, error);
-  proto_node_done(node);
-  return TRUE;
-}
+/* Nothing to write: the vtable leaves step, noise and on_gathered NULL, so
+ * the runtime takes the noisy local step theta -= eta (g_t + sigma Delta
+ * z_t), exchanges theta with the gossip neighbours and averages what it
+ * gathers; pairs_start hands neighbors mode to proto_default_on_start. */
 
 /* ---- mode=pairs: our own messages ----------------------------------------- */
 
-/* theta = (theta + partner's theta) / 2: the payload is the partner's
- * linvec, so the average keeps the provenance of both. */
+/* theta -= eta (g_t + sigma Delta z_t), D-SGD's noisy local step: the noise
+ * is registered with its owner (this node) and its std, and enters the
+ * model through its id, so every message carrying the model carries its
+ * exact provenance. */
+static gboolean noisy_step(ProtoNode *node, guint t, GError **error) {
+  return proto_node_local_step(node, t, error) && proto_node_add_local_noise(node, t, error);
+}
+
+/* theta = (theta + partner's theta) / 2: the message's provenance slot holds
+ * the partner's model, a linvec, so the average keeps the provenance of both. */
 static gboolean average_with(ProtoNode *node, SimMessage *msg, GError **error) {
   SimLinvec *model = proto_node_model(node);
-  const SimLinvec *theirs = sim_message_payload(msg);
+  const SimLinvec *theirs = sim_message_provenance(msg);
   return sim_linvec_scale(model, 0.5, error) && sim_linvec_axpy(model, 0.5, theirs, error);
 }
 
@@ -264,7 +235,7 @@ static gboolean pairs_advance(ProtoNode *node, GError **error) {
 
 static gboolean pairs_start(ProtoNode *node, GError **error) {
   const PairsRun *r = proto_context_run_state(proto_node_context(node));
-  return r->pairs ? pairs_advance(node, error) : neighbors_step(node, 0, error);
+  return r->pairs ? pairs_advance(node, error) : proto_default_on_start(node, error);
 }
 
 static gboolean pairs_message(ProtoNode *node, SimMessage *msg, GError **error) {
@@ -319,7 +290,6 @@ static const ProtoVTable pairs_vtable = {
     .on_start = pairs_start,
     .on_timer = pairs_timer,
     .on_message = pairs_message,
-    .on_gathered = pairs_gathered,
     .finish = pairs_finish,
 };
 

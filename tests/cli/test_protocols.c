@@ -53,7 +53,7 @@ static void test_one_json(void) {
   g_assert_cmpstr(json_object_get_string_member(o, "name"), ==, "gossip-pairs");
   g_assert_cmpstr(json_object_get_string_member(o, "origin"), ==, "plugin");
   g_assert_true(g_str_has_suffix(json_object_get_string_member(o, "path"), "/gossip-pairs.so"));
-  g_assert_cmpint(json_object_get_int_member(o, "abi_version"), ==, 1);
+  g_assert_cmpint(json_object_get_int_member(o, "abi_version"), ==, 2);
   JsonArray *params = json_object_get_array_member(o, "parameters");
   g_assert_cmpuint(json_array_get_length(params), ==, 2);
   JsonObject *mode = json_array_get_object_element(params, 0);

@@ -4,8 +4,8 @@
  *   NO_SYMBOL     exports no proto_plugin_vtable (not a plugin)
  *   NULL_VTABLE   proto_plugin_vtable() returns NULL
  *   ABI           abi_version is the next version
- *   NO_START      on_start is missing (mandatory)
- *   NO_INIT       init is missing (mandatory)
+ *   NO_START      on_start is missing (mandatory in ABI version 1)
+ *   NO_INIT       init is missing (mandatory in ABI version 1)
  *   PARAM_TYPE    a parameter of an unknown type
  *   PARAM_DEFAULT an int parameter whose default is "abc"
  *   PARAM_RANGE   a default outside the declared range
@@ -62,6 +62,8 @@ static const ProtoParamSpec params[] = {{"unused", PROTO_PARAM_BOOL, "no", 1, 0,
 G_GNUC_UNUSED static const ProtoVTable bad_vtable = {
 #ifdef BAD_ABI
     .abi_version = PROTO_PLUGIN_ABI_VERSION + 1,
+#elif defined(BAD_NO_START) || defined(BAD_NO_INIT)
+    .abi_version = 1, /* since version 2 a NULL handler is the default */
 #else
     .abi_version = PROTO_PLUGIN_ABI_VERSION,
 #endif

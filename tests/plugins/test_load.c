@@ -11,8 +11,11 @@
  *     NAME.so first, then any *.so exporting NAME, through proto_spec_parse;
  *   - every function of the plugin API is exported by a program that links
  *     the loader (checked against the headers' declarations);
- *   - handlers that are mandatory once used (on_gathered, on_timer,
- *     on_message) fail with a clear error;
+ *   - handlers that are mandatory once used (on_timer, on_message, and
+ *     on_gathered in ABI version 1) fail with a clear error;
+ *   - a plugin of ABI version 1 still loads and runs as it did: the same
+ *     numbers as dsgd and as tiny-dsgd (every handler the default), and
+ *     its messages' linvec read through sim_message_payload;
  *   - accounting for free: the observer's PNDP accounting of the plugin's
  *     runs equals the structured formula (pairwise mode on the matchings it
  *     used, neighbors mode and tiny-dsgd on the static gossip matrix).
@@ -132,7 +135,7 @@ static void test_refused(void) {
        "'proto_plugin_vtable'"},
       {"bad-null-vtable", PROTO_ERROR_INVALID_ARGUMENT, "proto_plugin_vtable() returned NULL"},
       {"bad-abi", PROTO_ERROR_INVALID_ARGUMENT,
-       "was built for plugin ABI version 2, but this dpgossip speaks version 1: rebuild it"},
+       "was built for plugin ABI version 3, but this dpgossip speaks version 2: rebuild it"},
       {"bad-no-start", PROTO_ERROR_INVALID_ARGUMENT,
        "protocol 'bad-no-start' has no on_start handler (init and on_start are mandatory)"},
       {"bad-no-init", PROTO_ERROR_INVALID_ARGUMENT, "has no init handler"},
@@ -222,7 +225,7 @@ static void test_search_path(void) {
   g_assert_false(proto_plugin_find("nothing-here", &vt, &err));
   g_assert_error(err, PROTO_ERROR, PROTO_ERROR_UNKNOWN);
   const char *frags[] = {"no plugin provides protocol 'nothing-here'", a, b, "broken.so",
-                         "aaa.so was built for plugin ABI version 2", "DPGOSSIP_PLUGIN_PATH"};
+                         "aaa.so was built for plugin ABI version 3", "DPGOSSIP_PLUGIN_PATH"};
   for (guint i = 0; i < G_N_ELEMENTS(frags); i++)
     if (strstr(err->message, frags[i]) == NULL)
       g_error("'%s' lacks '%s'", err->message, frags[i]);
@@ -379,7 +382,9 @@ static void test_conditional_handlers(void) {
                          "sends messages but has no on_message handler"};
   TopoGraph *g = graph("ring:n=3");
   for (guint i = 0; i < 3; i++) {
-    vts[i] = (ProtoVTable){.abi_version = PROTO_PLUGIN_ABI_VERSION,
+    /* Since version 2 a NULL on_gathered is the default gather: only a
+     * version-1 protocol can exchange without one. */
+    vts[i] = (ProtoVTable){.abi_version = i == 0 ? 1 : PROTO_PLUGIN_ABI_VERSION,
                            .name = names[i],
                            .init = h_init,
                            .on_start = starts[i]};
@@ -399,6 +404,68 @@ static void test_conditional_handlers(void) {
     g_clear_error(&err);
     proto_run_free(run);
   }
+  topo_graph_free(g);
+}
+
+/* ---- Plugin ABI version 1 -------------------------------------------------- */
+
+static ProtoRun *train_run(const TopoGraph *g, const char *spec, guint64 seed) {
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = g;
+  cfg.protocol = spec;
+  cfg.dataset = "synthetic:linear,n=300,d=4";
+  cfg.epochs = 2;
+  cfg.batches = 2;
+  cfg.seed = seed;
+  cfg.latency = "uniform:min=1,max=3";
+  GError *err = NULL;
+  ProtoRun *run = proto_run_new(&cfg, &err);
+  g_assert_no_error(err);
+  g_assert_true(proto_run_run(run, &err));
+  g_assert_no_error(err);
+  return run;
+}
+
+/* abi1-dsgd (version 1: its own skeleton), tiny-dsgd (version 2: the
+ * runtime's) and the built-in dsgd train the same models, numbers and
+ * provenance, bit for bit; with greet=yes the version-1 plugin's
+ * on_message finds the sender's model in sim_message_payload. */
+static void test_abi1(void) {
+  const ProtoVTable *vt = load_ok("abi1-dsgd");
+  g_assert_cmpuint(vt->abi_version, ==, 1);
+  g_assert_cmpstr(vt->name, ==, "abi1-dsgd");
+  g_assert_cmpuint(vt->n_params, ==, 1);
+  g_assert_nonnull(vt->on_start);
+  g_assert_null(vt->step); /* beyond version 1's vtable: zeroed, never read */
+  g_assert_null(vt->noise);
+  g_assert_true(load_ok("abi1-dsgd") == vt);
+  load_ok("tiny-dsgd");
+  TopoGraph *g = graph("karate");
+  guint n = topo_graph_n_nodes(g);
+  ProtoRun *ref = train_run(g, "dsgd", 3);
+  const char *specs[] = {"abi1-dsgd", "tiny-dsgd"};
+  for (guint s = 0; s < G_N_ELEMENTS(specs); s++) {
+    ProtoRun *run = train_run(g, specs[s], 3);
+    for (guint u = 0; u < n; u++) {
+      const SimLinvec *a = proto_run_node_model(run, u), *b = proto_run_node_model(ref, u);
+      gsize d = sim_linvec_dim(a);
+      g_assert_cmpuint(d, ==, 5);
+      g_assert_cmpmem(sim_linvec_const_data(a), d * sizeof(double), sim_linvec_const_data(b),
+                      d * sizeof(double));
+      for (guint v = 0; v < n; v++)
+        for (guint t = 0; t < 4; t++)
+          g_assert_cmpfloat(sim_linvec_grad_coeff(a, v, t), ==, sim_linvec_grad_coeff(b, v, t));
+    }
+    proto_run_free(run);
+  }
+  ProtoRunStats plain, greeted;
+  proto_run_get_stats(ref, &plain);
+  ProtoRun *run = train_run(g, "abi1-dsgd:greet=yes", 3);
+  proto_run_get_stats(run, &greeted);
+  g_assert_cmpuint(greeted.engine.messages_delivered, ==, plain.engine.messages_delivered + n);
+  proto_run_free(run);
+  proto_run_free(ref);
   topo_graph_free(g);
 }
 
@@ -440,11 +507,12 @@ static void test_accounting_pairs(void) {
 static void test_accounting_dsgd(void) {
   load_ok("gossip-pairs");
   load_ok("tiny-dsgd");
+  load_ok("abi1-dsgd");
   TopoGraph *g = graph("florentine");
   GError *err = NULL;
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
   g_assert_no_error(err);
-  const char *specs[] = {"gossip-pairs:mode=neighbors", "tiny-dsgd", "dsgd"};
+  const char *specs[] = {"gossip-pairs:mode=neighbors", "tiny-dsgd", "abi1-dsgd", "dsgd"};
   guint T = 5;
   for (guint s = 0; s < G_N_ELEMENTS(specs); s++) {
     PtObserved o = pt_run_observed(g, specs[s], T, attackers, G_N_ELEMENTS(attackers), 1, NULL);
@@ -514,6 +582,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/plugins/load/name-convention", test_name_convention);
   g_test_add_func("/plugins/load/api-exported", test_api_exported);
   g_test_add_func("/plugins/load/conditional-handlers", test_conditional_handlers);
+  g_test_add_func("/plugins/load/abi1", test_abi1);
   g_test_add_func("/plugins/accounting/pairs", test_accounting_pairs);
   g_test_add_func("/plugins/accounting/dsgd", test_accounting_dsgd);
   g_test_add_func("/plugins/accounting/pairs-lossy", test_pairs_lossy);

@@ -40,7 +40,7 @@ static void step(SimEngine *e, Dsgd *d, guint u) {
   guint n_to = 0;
   for (guint j = 0; j < len; j++)
     if (cols[j] != u) to[n_to++] = cols[j];
-  SimMessage *m = sim_message_new(u, t, 0, x, 8, (GDestroyNotify)sim_linvec_free);
+  SimMessage *m = sim_message_new_linvec(u, t, 0, x, 8);
   check(sim_engine_broadcast(e, m, to, n_to, &err), err);
   sim_message_unref(m);
   g_free(to);
@@ -251,7 +251,7 @@ static void test_views_and_replay(void) {
   SimLinvec *m = sim_linvec_new(space);
   check(sim_linvec_add_gradient(m, 1.0, 0, 0, NULL, &err), err);
   check(sim_linvec_add_noise(m, 1.0, e12, NULL, &err), err);
-  SimMessage *msg = sim_message_new(0, 0, 0, m, 8, (GDestroyNotify)sim_linvec_free);
+  SimMessage *msg = sim_message_new_linvec(0, 0, 0, m, 8);
   SimBusEvent ev = {.kind = SIM_BUS_MESSAGE_SENT, .from = 0, .to = 2, .message = msg};
   priv_observer_observe(obs, &ev);
   priv_observer_observe(obs, &ev); /* the same row twice is kept once */

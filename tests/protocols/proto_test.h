@@ -56,7 +56,7 @@ static inline void recorder_free(Recorder *rec) {
 }
 
 static inline const SimLinvec *rec_payload(const RecMsg *m) {
-  return sim_message_payload(m->msg);
+  return sim_message_provenance(m->msg);
 }
 
 /* Dense W_r of every round r < R: from a static graph or a schedule. */

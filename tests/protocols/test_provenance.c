@@ -10,7 +10,11 @@
  *   DECOR      local noise and edge secrets at their exact coefficients,
  *              secrets of each step summing to zero over the network;
  *   Zip-DL     per-receiver noise (I - w w^T / w^T w) y, whose
- *              gossip-weighted sum over receivers is zero.
+ *              gossip-weighted sum over receivers is zero;
+ *   messages   every message the runtime sends carries its linvec in the
+ *              typed provenance slot (also its payload, for ABI-1 readers),
+ *              and the observer accounts for nothing else: a message with
+ *              an opaque payload is ignored, not cast to a linvec.
  * Runs are accounting-only (d = 0): the provenance is the object under test.
  */
 #include "proto_test.h"
@@ -651,6 +655,58 @@ static void test_zipdl(void) {
   zipdl_case(2, "gradient", -0.3);
 }
 
+/* The provenance slot: set by the runtime, read by the observer. */
+static void test_message_slot(void) {
+  TopoGraph *g = florentine();
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = g;
+  cfg.protocol = "zipdl";
+  cfg.rounds = 2;
+  cfg.sigma = 1.0;
+  ProtoRun *run = make_run(&cfg);
+  Recorder *rec = recorder_attach(run);
+  run_ok(run);
+  g_assert_cmpuint(rec->sent->len, >, 0);
+  SimLinSpace *space = proto_context_space(proto_run_context(run));
+  for (guint i = 0; i < rec->sent->len; i++) {
+    const RecMsg *m = &g_array_index(rec->sent, RecMsg, i);
+    const SimLinvec *x = sim_message_provenance(m->msg);
+    g_assert_nonnull(x);
+    g_assert_true(sim_linvec_space(x) == space);
+    g_assert_true(sim_message_payload(m->msg) == (gpointer)x);
+    g_assert_cmpfloat(sim_linvec_grad_coeff(x, m->from, m->round), !=, 0.0);
+  }
+
+  /* An observer fed a message whose payload is not a linvec (here 64 bytes
+   * of 0xff, nothing like one) ignores it, then accounts a linvec message. */
+  GError *err = NULL;
+  PrivObserver *obs = priv_observer_new(space, &err);
+  g_assert_no_error(err);
+  guint attacker = 2;
+  g_assert_cmpuint(priv_observer_add_view(obs, PRIV_TRUST_LDP, &attacker, 1, &err), ==, 0);
+  guint8 *opaque = g_malloc(64);
+  memset(opaque, 0xff, 64);
+  SimMessage *msg = sim_message_new(0, 0, 0, opaque, 64, g_free);
+  g_assert_null(sim_message_provenance(msg));
+  SimBusEvent ev = {.kind = SIM_BUS_MESSAGE_SENT, .from = 0, .to = 1, .message = msg};
+  priv_observer_observe(obs, &ev);
+  sim_message_unref(msg);
+  g_assert_cmpuint(priv_observer_n_rows(obs, 0), ==, 0);
+  const RecMsg *first = &g_array_index(rec->sent, RecMsg, 0);
+  ev.message = first->msg;
+  priv_observer_observe(obs, &ev);
+  g_assert_cmpuint(priv_observer_n_rows(obs, 0), ==, 1);
+  PrivKnowledge *k = priv_observer_knowledge(obs, 0, &err);
+  g_assert_no_error(err); /* no "payload of another space" */
+  g_assert_nonnull(k);
+  priv_knowledge_free(k);
+  priv_observer_free(obs);
+  recorder_free(rec);
+  proto_run_free(run);
+  topo_graph_free(g);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/provenance/dsgd/static", test_dsgd_static);
@@ -666,5 +722,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/provenance/decor", test_decor);
   g_test_add_func("/provenance/decor/defaults", test_decor_defaults);
   g_test_add_func("/provenance/zipdl", test_zipdl);
+  g_test_add_func("/provenance/message-slot", test_message_slot);
   return g_test_run();
 }

@@ -310,6 +310,7 @@ static void test_register_rejects(void) {
   noinit = plug_vtable;
   noinit.name = "test-noinit";
   noinit.init = NULL;
+  noinit.abi_version = 1; /* since version 2 a NULL init means no run state */
   baddefault = plug_vtable;
   baddefault.name = "test-baddefault";
   baddefault.params = bad_default;

@@ -158,39 +158,12 @@ static gboolean tape_step(ProtoNode *node, guint t, GError **error) {
          proto_node_exchange(node, t, sim_linvec_dup(model), error);
 }
 
-static gboolean tape_start(ProtoNode *node, GError **error) {
-  return tape_step(node, 0, error);
-}
-
-static gboolean tape_gathered(ProtoNode *node, guint round, guint n_inputs,
-                              const ProtoInput *inputs, GError **error) {
-  SimLinvec *model = proto_node_model(node);
-  sim_linvec_zero(model);
-  for (guint i = 0; i < n_inputs; i++)
-    if (!sim_linvec_axpy(model, inputs[i].weight, inputs[i].payload, error))
-      return FALSE;
-  if (round + 1 < proto_context_steps(proto_node_context(node)))
-    return tape_step(node, round + 1, error);
-  proto_node_done(node);
-  return TRUE;
-}
-
-static gboolean tape_init(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
-                          GError **error) {
-  (void)ctx;
-  (void)params;
-  (void)error;
-  *run_state = NULL;
-  return TRUE;
-}
-
+/* Only the step differs from D-SGD: start and gather are the runtime's. */
 static const ProtoVTable tape_vtable = {
     .abi_version = PROTO_PLUGIN_ABI_VERSION,
     .name = "test-tape",
     .summary = "D-SGD that records its gradients and noise samples",
-    .init = tape_init,
-    .on_start = tape_start,
-    .on_gathered = tape_gathered,
+    .step = tape_step,
 };
 
 /* A protocol that asks for noise without a sample buffer: the run fails
@@ -210,9 +183,7 @@ static const ProtoVTable nobuffer_vtable = {
     .abi_version = PROTO_PLUGIN_ABI_VERSION,
     .name = "test-nobuffer",
     .summary = "asks for noise samples without a buffer",
-    .init = tape_init,
     .on_start = nobuffer_start,
-    .on_gathered = tape_gathered,
 };
 
 static void test_noise_without_buffer(void) {
