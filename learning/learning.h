@@ -320,6 +320,16 @@ const gsize *learn_partition_batch(const LearnPartition *p, guint node, guint64 
  * weight from input i to output c is W[c*in + i].
  * The MLP's hidden layer is ReLU (derivative 0 at 0); its output layer is
  * linear (regression, squared-error loss) or softmax (cross-entropy).
+ *   cnn[:c1=16][,c2=32][,groups=8] (classification of S x S single-channel
+ *   images, n_features = S^2, S >= 4; the paper's Figure 4 network):
+ *     conv 3x3 padding 1 (c1 filters) + ReLU + 2x2 max-pool, conv 3x3
+ *     padding 1 (c2 filters) + ReLU + 2x2 max-pool, group normalization
+ *     (groups must divide c2; eps 1e-5; per-channel scale and shift), one
+ *     fully connected softmax layer. Layout: W1 (c1 x 9), b1 (c1),
+ *     W2 (c2 x c1*9, input channel-major then ky, kx), b2 (c2), gamma (c2),
+ *     beta (c2), Wf (C x c2*Q) with Q = ((S/2)/2)^2 on channel-major
+ *     flattened maps, bf (C): c1*10 + c2*(9 c1 + 3) + C (c2 Q + 1)
+ *     (20554 for 28 x 28 images and 10 classes).
  */
 typedef struct LearnModel LearnModel;
 
@@ -333,6 +343,15 @@ typedef struct LearnModel LearnModel;
  * task mismatch). O(1).
  */
 LearnModel *learn_model_new(const char *spec, gsize n_features, guint n_classes, GError **error);
+
+/*
+ * learn_model_spec_check: the checks learn_model_new makes on @spec alone
+ * (model name, options and their ranges), whatever the data, so that
+ * validation refuses what a run would (except a mismatch with the data).
+ * Errors: LEARN_ERROR_PARSE, LEARN_ERROR_INVALID_ARGUMENT as learn_model_new.
+ * O(length of @spec).
+ */
+gboolean learn_model_spec_check(const char *spec, GError **error);
 
 /* learn_model_free: free m (NULL allowed). */
 void learn_model_free(LearnModel *m);
