@@ -289,17 +289,23 @@ static void maxpool(const double *a, gsize c, gsize B, gsize side, double *poole
       gsize base = ch * B * P + b * P;
       double *out = pooled + (b * c + ch) * Q;
       gint32 *ar = arg + (b * c + ch) * Q;
-      for (gsize y = 0; y < ps; y++)
+      for (gsize y = 0; y < ps; y++) {
+        gsize row = base + 2 * y * side;
+        const double *r0 = a + row, *r1 = r0 + side;
         for (gsize x = 0; x < ps; x++) {
-          gsize i0 = base + 2 * y * side + 2 * x;
-          gsize cand[4] = {i0, i0 + 1, i0 + side, i0 + side + 1};
-          gsize best = cand[0];
-          for (int k = 1; k < 4; k++)
-            if (a[cand[k]] > a[best])
-              best = cand[k];
-          out[y * ps + x] = a[best];
-          ar[y * ps + x] = a[best] > 0.0 ? (gint32)best : -1;
+          /* the first maximum in window order, as PyTorch */
+          gsize best = 2 * x;
+          double v = r0[2 * x];
+          if (r0[2 * x + 1] > v)
+            v = r0[2 * x + 1], best = 2 * x + 1;
+          if (r1[2 * x] > v)
+            v = r1[2 * x], best = side + 2 * x;
+          if (r1[2 * x + 1] > v)
+            v = r1[2 * x + 1], best = side + 2 * x + 1;
+          out[y * ps + x] = v;
+          ar[y * ps + x] = v > 0.0 ? (gint32)(row + best) : -1;
         }
+      }
     }
 }
 

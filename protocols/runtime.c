@@ -148,8 +148,8 @@ static gboolean load_task(ProtoContext *ctx, const ProtoRunConfig *cfg, GError *
                 ctx->n, ctx->train->n);
     return FALSE;
   }
-  ctx->partition = learn_partition_uniform(ctx->train->n, ctx->n, ctx->b,
-                                           derived_seed(ctx->seed, SEED_PARTITION), error);
+  ctx->partition = learn_partition_new(cfg->partition, ctx->train, ctx->n, ctx->b,
+                                       derived_seed(ctx->seed, SEED_PARTITION), error);
   if (ctx->partition == NULL)
     return FALSE;
   /* A gradient slot is the SUM of the batch's clipped per-example gradients
