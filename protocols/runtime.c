@@ -158,7 +158,9 @@ static gboolean load_task(ProtoContext *ctx, const ProtoRunConfig *cfg, GError *
    * as Opacus does. Dividing by one constant keeps every gradient slot and its
    * noise on the same scale, so the accounting (and its structured fast path)
    * is unchanged while the noise shrinks with the batch. */
-  ctx->step = ctx->lr * (double)ctx->n * (double)ctx->b / (double)ctx->train->n;
+  /* The records dealt, not the training set: a users:k partition leaves
+   * the users beyond n k out. */
+  ctx->step = ctx->lr * (double)ctx->n * (double)ctx->b / (double)ctx->partition->n_records;
   ctx->dim = learn_model_n_params(ctx->model);
   ctx->init_params = g_new(double, ctx->dim);
   learn_model_init(ctx->model, ctx->init_params, derived_seed(ctx->seed, SEED_INIT));
