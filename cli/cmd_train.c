@@ -195,7 +195,8 @@ int cli_cmd_train(int argc, char **argv) {
   CliStreamOptions so = {0};
   CliStream *stream = NULL;
   char *protocol = NULL, *dataset = NULL, *model = NULL, *mode = NULL, *latency = NULL,
-       *loss = NULL, *out_path = NULL, *schedule = NULL, *trust = NULL;
+       *loss = NULL, *out_path = NULL, *schedule = NULL, *trust = NULL,
+       *partition = NULL;
   char **attackers = NULL;
   gdouble alpha = 2.0, delta = 1e-6;
   gint epochs = 1, batches = 1, eval_every = 0, threads = 1;
@@ -217,7 +218,11 @@ int cli_cmd_train(int argc, char **argv) {
        "Dataset (required): california:PATH, csv:PATH[,...], idx:DIR, synthetic:linear|logistic"
        "[,...]", "SPEC"},
       {"model", 'm', 0, G_OPTION_ARG_STRING, &model,
-       "Model: linear, softmax, mlp[:hidden=H] (default linear or softmax by task)", "SPEC"},
+       "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "
+       "task)",
+       "SPEC"},
+      {"partition", 0, 0, G_OPTION_ARG_STRING, &partition,
+       "Records to nodes: uniform (default), dirichlet:alpha=A, classes:k=K", "SPEC"},
       {"epochs", 'k', 0, G_OPTION_ARG_INT, &epochs, "Epochs k (default 1)", "K"},
       {"batches", 'b', 0, G_OPTION_ARG_INT, &batches,
        "Batches per node b (default 1); T = k*b local steps", "B"},
@@ -428,6 +433,7 @@ int cli_cmd_train(int argc, char **argv) {
   cfg.seed = (guint64)seed;
   cfg.dataset = dataset;
   cfg.model = model;
+  cfg.partition = partition;
   cfg.test_fraction = test_fraction;
   cfg.eval_every = (guint)eval_every;
   cfg.threads = (guint)threads;
@@ -533,6 +539,7 @@ out:
   g_free(protocol);
   g_free(dataset);
   g_free(model);
+  g_free(partition);
   g_free(mode);
   g_free(latency);
   g_free(loss);

@@ -57,6 +57,7 @@ void learn_dataset_free(LearnDataset *ds) {
     return;
   g_free(ds->features);
   g_free(ds->targets);
+  g_free(ds->users);
   g_free(ds);
 }
 
@@ -68,6 +69,12 @@ LearnDataset *learn_dataset_subset(const LearnDataset *ds, const gsize *idx, gsi
     g_return_val_if_fail(idx[i] < ds->n, (learn_dataset_free(out), NULL));
     memcpy(out->features + i * d, ds->features + idx[i] * d, d * sizeof(double));
     out->targets[i] = ds->targets[idx[i]];
+  }
+  if (ds->users != NULL && out != NULL) {
+    out->users = g_new(guint, MAX(count, 1));
+    out->n_users = ds->n_users;
+    for (gsize i = 0; i < count; i++)
+      out->users[i] = ds->users[idx[i]];
   }
   return out;
 }

@@ -148,6 +148,11 @@ LEARN_HOT double learn_model_clipped_grad(const LearnModel *m, const double *par
   memset(grad_out, 0, m->n_params * sizeof(double));
   if (count == 0)
     return NAN;
+  if (m->cnn != NULL) {
+    for (gsize i = 0; i < count; i++)
+      g_return_val_if_fail(idx[i] < ds->n && target_ok(m, ds->targets[idx[i]]), NAN);
+    return learn_cnn_clipped_grad(m, params, ds, idx, count, clip, grad_out);
+  }
   double *own = NULL;
   if (scratch == NULL)
     scratch = own = g_new(double, learn_model_scratch_size(m));
@@ -168,6 +173,10 @@ LEARN_HOT double learn_model_clipped_grad(const LearnModel *m, const double *par
 LEARN_HOT void learn_model_predict(const LearnModel *m, const double *params, const double *x,
                                    double *out, double *scratch) {
   g_return_if_fail(m != NULL && params != NULL && x != NULL && out != NULL);
+  if (m->cnn != NULL) {
+    learn_cnn_predict(m, params, x, out);
+    return;
+  }
   double *own = NULL;
   if (scratch == NULL)
     scratch = own = g_new(double, learn_model_scratch_size(m));
@@ -314,6 +323,15 @@ LEARN_HOT void learn_model_evaluate(const LearnModel *m, const double *params,
   for (gsize i = 0; i < count; i++) {
     gsize r = idx != NULL ? idx[i] : i;
     g_return_if_fail(r < ds->n && target_ok(m, ds->targets[r]));
+  }
+  if (m->cnn != NULL) {
+    double l, a;
+    learn_cnn_evaluate(m, params, ds, idx, count, &l, &a);
+    if (loss != NULL)
+      *loss = l;
+    if (accuracy != NULL)
+      *accuracy = a;
+    return;
   }
   gsize h = m->hidden, o = m->n_out;
   double *scratch = g_new(double, learn_model_scratch_size(m) + EVAL_BLOCK * o);

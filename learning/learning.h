@@ -56,7 +56,9 @@ typedef enum {
  * classification (n_classes >= 2) targets hold the labels 0..n_classes-1 as
  * exact doubles; n_classes == 0 means regression. Fields are public for fast
  * reading; change them only through the functions below. An empty dataset
- * (n == 0, e.g. a test split of fraction 0) has NULL arrays.
+ * (n == 0, e.g. a test split of fraction 0) has NULL arrays. users is
+ * NULL unless the records come from users (LEAF): then record i belongs to
+ * user users[i] < n_users (subsets keep it; partition users:k=K uses it).
  */
 typedef struct {
   gsize n;
@@ -64,6 +66,8 @@ typedef struct {
   guint n_classes;
   double *features;
   double *targets;
+  guint *users;
+  guint n_users;
 } LearnDataset;
 
 /* Label of record i of a classification dataset. O(1). */
@@ -170,6 +174,27 @@ gboolean learn_dataset_load_idx_dir(const char *dir, gsize limit, LearnDataset *
 LearnDataset *learn_dataset_load_california(const char *path, GError **error);
 
 /*
+ * learn_dataset_load_leaf: LEAF's JSON format (FEMNIST, Caldas et al. 2018):
+ * path is one .json file or a folder whose *.json files are read in name
+ * order; each holds {"users": [...], "num_samples": [...], "user_data":
+ * {USER: {"x": [[features...], ...], "y": [labels...]}}}. Users are read in
+ * the order of "users"; every x row must have the first row's length (FEMNIST:
+ * 784 pixels, kept as given) and every label be an integer >= 0; n_classes =
+ * 1 + the largest label (at least 2). limit > 0 keeps the first limit
+ * records. user_of (nullable) receives each record's user (an index into
+ * *user_names; g_free), user_names (nullable) the user ids in order of first
+ * appearance (g_ptr_array_unref).
+ * Errors: LEARN_ERROR_IO (unreadable file or folder), LEARN_ERROR_FORMAT with
+ * "FILE:LINE:COLUMN" for malformed JSON and "FILE:LINE" (the line where the
+ * offending array ends) for content that is not LEAF's (missing members,
+ * image and label counts that differ, a row of another length, a value that
+ * is not a finite number or not a label), LEARN_ERROR_EMPTY (no .json file,
+ * no record). O(file size); json-glib holds one file's document at a time.
+ */
+LearnDataset *learn_dataset_load_leaf(const char *path, gsize limit, guint **user_of,
+                                      GPtrArray **user_names, GError **error);
+
+/*
  * learn_dataset_synthetic_linear: n records x ~ N(0, I_d), y = x.w* + noise*e
  * with w* ~ N(0, I_d) and e ~ N(0, 1), all drawn from seed (w* first, then
  * record by record: x then e). w_star (nullable, d doubles) receives w*.
@@ -216,14 +241,17 @@ void learn_dataset_standardize(LearnDataset *train, LearnDataset *test, double *
 /*
  * learn_data_load: load a dataset from its spec and split it.
  *   csv:PATH[,target=COL][,header=auto|yes|no][,classes=N|auto][,standardize=yes|no]
- *   idx:DIR[,limit=N][,standardize=yes|no]
+ *   idx:DIR[,limit=N][,test_limit=N][,standardize=yes|no]
  *   synthetic:linear[,n=1000][,d=10][,noise=0.1][,seed=1][,standardize=yes|no]
  *   synthetic:logistic[,n=1000][,d=10][,classes=2][,scale=1][,labels=sample|argmax]
  *                     [,seed=1][,standardize=yes|no]
  *   california:PATH[,standardize=yes|no]
+ *   leaf:PATH[,limit=N][,standardize=yes|no] (learn_dataset_load_leaf; when
+ *     PATH/train and PATH/test are folders, LEAF's own split is used)
  * (PATH cannot contain a comma). The records are split by
  * learn_dataset_split(test_fraction, seed), except idx with a t10k pair,
- * whose t10k files are the test split. standardize (default yes for
+ * whose t10k files are the test split (test_limit > 0 keeps its first N
+ * records: every node's model is evaluated on the whole test split). standardize (default yes for
  * california, no otherwise) applies learn_dataset_standardize with
  * statistics of the train split only. *test is never NULL on success (it
  * may be empty when test_fraction is 0).
@@ -292,6 +320,49 @@ LearnPartition *learn_partition_uniform(gsize n_records, guint n_nodes, guint n_
 LearnPartition *learn_partition_dirichlet(const LearnDataset *train, guint n_nodes, guint n_batches,
                                           double alpha, guint64 seed, GError **error);
 
+/*
+ * learn_partition_classes: "a few classes per node" (the shard partition of
+ * FedAvg): the records are sorted by label (random order within a label),
+ * each node's share (sizes as in learn_partition_uniform) is cut into k
+ * pieces, and the n_nodes k pieces take consecutive runs of the sorted
+ * records in a random order; each node's records are then shuffled (batches
+ * mix its labels). A piece is one label's run unless it straddles a label
+ * boundary, so a node sees at most 2k labels and usually k.
+ * Errors: those of learn_partition_uniform; LEARN_ERROR_INVALID_ARGUMENT for
+ * a regression dataset or k == 0. O(n_records + n_nodes k).
+ */
+LearnPartition *learn_partition_classes(const LearnDataset *train, guint n_nodes, guint n_batches,
+                                        guint k, guint64 seed, GError **error);
+
+/*
+ * learn_partition_users: whole users to nodes, as the paper's FEMNIST runs
+ * (each node holds 10 writers): the users of train (train->users, e.g. from
+ * LEAF) are shuffled and node u gets the (u k)-th to ((u+1) k - 1)-th, with
+ * all their records, shuffled; the records of the users left over are not
+ * used (n_records counts those dealt). Node sizes follow the users.
+ * Errors: LEARN_ERROR_INVALID_ARGUMENT for a dataset without users, k == 0,
+ * fewer than n_nodes k users, or a node with fewer records than n_batches
+ * (the message names it). O(n + n_users).
+ */
+LearnPartition *learn_partition_users(const LearnDataset *train, guint n_nodes, guint n_batches,
+                                      guint k, guint64 seed, GError **error);
+
+/*
+ * learn_partition_new: the partition of a spec: "uniform" (NULL too),
+ * "dirichlet:alpha=A" (learn_partition_dirichlet), "classes:k=K"
+ * (learn_partition_classes) or "users:k=K" (learn_partition_users), of
+ * train's records, with seed.
+ * Errors: LEARN_ERROR_PARSE (unknown partition or option, bad number) and
+ * those of the partition functions. O(theirs).
+ */
+LearnPartition *learn_partition_new(const char *spec, const LearnDataset *train, guint n_nodes,
+                                    guint n_batches, guint64 seed, GError **error);
+
+/* learn_partition_spec_check: the option checks of learn_partition_new
+ * without data. Errors: LEARN_ERROR_PARSE, LEARN_ERROR_INVALID_ARGUMENT
+ * (alpha not > 0, k == 0). O(length of spec). */
+gboolean learn_partition_spec_check(const char *spec, GError **error);
+
 /* learn_partition_free: free p (NULL allowed). */
 void learn_partition_free(LearnPartition *p);
 
@@ -320,6 +391,16 @@ const gsize *learn_partition_batch(const LearnPartition *p, guint node, guint64 
  * weight from input i to output c is W[c*in + i].
  * The MLP's hidden layer is ReLU (derivative 0 at 0); its output layer is
  * linear (regression, squared-error loss) or softmax (cross-entropy).
+ *   cnn[:c1=16][,c2=32][,groups=8] (classification of S x S single-channel
+ *   images, n_features = S^2, S >= 4; the paper's Figure 4 network):
+ *     conv 3x3 padding 1 (c1 filters) + ReLU + 2x2 max-pool, conv 3x3
+ *     padding 1 (c2 filters) + ReLU + 2x2 max-pool, group normalization
+ *     (groups must divide c2; eps 1e-5; per-channel scale and shift), one
+ *     fully connected softmax layer. Layout: W1 (c1 x 9), b1 (c1),
+ *     W2 (c2 x c1*9, input channel-major then ky, kx), b2 (c2), gamma (c2),
+ *     beta (c2), Wf (C x c2*Q) with Q = ((S/2)/2)^2 on channel-major
+ *     flattened maps, bf (C): c1*10 + c2*(9 c1 + 3) + C (c2 Q + 1)
+ *     (20554 for 28 x 28 images and 10 classes).
  */
 typedef struct LearnModel LearnModel;
 
@@ -333,6 +414,15 @@ typedef struct LearnModel LearnModel;
  * task mismatch). O(1).
  */
 LearnModel *learn_model_new(const char *spec, gsize n_features, guint n_classes, GError **error);
+
+/*
+ * learn_model_spec_check: the checks learn_model_new makes on @spec alone
+ * (model name, options and their ranges), whatever the data, so that
+ * validation refuses what a run would (except a mismatch with the data).
+ * Errors: LEARN_ERROR_PARSE, LEARN_ERROR_INVALID_ARGUMENT as learn_model_new.
+ * O(length of @spec).
+ */
+gboolean learn_model_spec_check(const char *spec, GError **error);
 
 /* learn_model_free: free m (NULL allowed). */
 void learn_model_free(LearnModel *m);

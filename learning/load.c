@@ -118,7 +118,7 @@ gboolean learn_data_spec_check(const char *spec_text, GError **error) {
   if (spec == NULL)
     return FALSE;
   static const char *const std_only[] = {"standardize", NULL};
-  static const char *const idx_valid[] = {"limit", "standardize", NULL};
+  static const char *const idx_valid[] = {"limit", "test_limit", "standardize", NULL};
   const char *name = spec->name;
   gboolean ok, standardize;
   guint64 limit;
@@ -130,12 +130,17 @@ gboolean learn_data_spec_check(const char *spec_text, GError **error) {
     ok = synthetic_options(spec, &s, error);
   } else if (strcmp(name, "california") == 0) {
     ok = spec_check(spec, "dataset", std_only, NULL, error);
+  } else if (strcmp(name, "leaf") == 0) {
+    static const char *const leaf_valid[] = {"limit", "standardize", NULL};
+    ok = spec_check(spec, "dataset", leaf_valid, NULL, error) &&
+         spec_uint(spec, "limit", 0, 0, G_MAXUINT32, &limit, error);
   } else if (strcmp(name, "idx") == 0) {
     ok = spec_check(spec, "dataset", idx_valid, NULL, error) &&
-         spec_uint(spec, "limit", 0, 0, G_MAXUINT32, &limit, error);
+         spec_uint(spec, "limit", 0, 0, G_MAXUINT32, &limit, error) &&
+         spec_uint(spec, "test_limit", 0, 0, G_MAXUINT32, &limit, error);
   } else {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
-                "unknown dataset kind '%s' in '%s' (valid: csv, idx, synthetic, california)", name,
+                "unknown dataset kind '%s' in '%s' (valid: csv, idx, leaf, synthetic, california)", name,
                 spec_text);
     ok = FALSE;
   }
@@ -164,20 +169,61 @@ gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 se
     if (spec_check(spec, "dataset", valid, NULL, error))
       all = learn_dataset_load_california(spec->head, error);
     standardize = TRUE;
-  } else if (strcmp(name, "idx") == 0) {
+  } else if (strcmp(name, "leaf") == 0) {
+    /* LEAF's layout: PATH/train and PATH/test folders are the splits;
+     * otherwise PATH (a file or folder) is split by test_fraction. */
     static const char *const valid[] = {"limit", "standardize", NULL};
     guint64 limit;
     if (!spec_check(spec, "dataset", valid, NULL, error) ||
+        !spec_uint(spec, "limit", 0, 0, G_MAXUINT32, &limit, error))
+      goto out;
+    char *trd = g_build_filename(spec->head, "train", NULL);
+    char *ted = g_build_filename(spec->head, "test", NULL);
+    if (g_file_test(trd, G_FILE_TEST_IS_DIR) && g_file_test(ted, G_FILE_TEST_IS_DIR)) {
+      tr = learn_dataset_load_leaf(trd, limit, NULL, NULL, error);
+      te = tr ? learn_dataset_load_leaf(ted, limit, NULL, NULL, error) : NULL;
+      if (te != NULL && te->n_features != tr->n_features) {
+        g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                    "%s: %" G_GSIZE_FORMAT " features per record but %s has %" G_GSIZE_FORMAT,
+                    ted, te->n_features, trd, tr->n_features);
+        learn_dataset_free(te);
+        te = NULL;
+      }
+      if (te != NULL) /* the larger label range for both */
+        tr->n_classes = te->n_classes = MAX(tr->n_classes, te->n_classes);
+      else
+        learn_dataset_free(tr), tr = NULL;
+    } else {
+      all = learn_dataset_load_leaf(spec->head, limit, NULL, NULL, error);
+    }
+    g_free(trd);
+    g_free(ted);
+  } else if (strcmp(name, "idx") == 0) {
+    static const char *const valid[] = {"limit", "test_limit", "standardize", NULL};
+    guint64 limit, test_limit;
+    if (!spec_check(spec, "dataset", valid, NULL, error) ||
         !spec_uint(spec, "limit", 0, 0, G_MAXUINT32, &limit, error) ||
+        !spec_uint(spec, "test_limit", 0, 0, G_MAXUINT32, &test_limit, error) ||
         !learn_dataset_load_idx_dir(spec->head, limit, &all, &te, error))
       goto out;
     if (te != NULL) {
       tr = all;
       all = NULL;
+      /* Every node is evaluated on the whole test split: a smaller one makes
+       * evaluation affordable for a large graph (first records kept). */
+      if (test_limit > 0 && te->n > test_limit) {
+        gsize *first = g_new(gsize, test_limit);
+        for (gsize i = 0; i < test_limit; i++)
+          first[i] = i;
+        LearnDataset *cut = learn_dataset_subset(te, first, (gsize)test_limit);
+        g_free(first);
+        learn_dataset_free(te);
+        te = cut;
+      }
     }
   } else {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
-                "unknown dataset kind '%s' in '%s' (valid: csv, idx, synthetic, california)", name,
+                "unknown dataset kind '%s' in '%s' (valid: csv, idx, leaf, synthetic, california)", name,
                 spec_text);
     goto out;
   }

@@ -38,6 +38,9 @@ LearnModel *learn_model_new(const char *spec_text, gsize n_features, guint n_cla
                   name);
       goto out;
     }
+  } else if (strcmp(name, "cnn") == 0) {
+    m = learn_cnn_model_new(spec, n_features, n_classes, error);
+    goto out;
   } else if (strcmp(name, "mlp") == 0) {
     static const char *const valid[] = {"hidden", NULL};
     if (!spec_check(spec, "model", valid, NULL, error) ||
@@ -45,7 +48,9 @@ LearnModel *learn_model_new(const char *spec_text, gsize n_features, guint n_cla
       goto out;
   } else {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
-                "unknown model '%s' (valid: linear, softmax, logistic, mlp:hidden=H)", name);
+                "unknown model '%s' (valid: linear, softmax, logistic, mlp:hidden=H, "
+                "cnn[:groups=G,c1=F1,c2=F2])",
+                name);
     goto out;
   }
   gsize h = (gsize)hidden, d = n_features, o = classify ? n_classes : 1;
@@ -89,6 +94,7 @@ void learn_model_free(LearnModel *m) {
   if (m == NULL)
     return;
   g_free(m->spec);
+  learn_cnn_free(m->cnn);
   g_free(m);
 }
 
@@ -109,6 +115,7 @@ gsize learn_model_n_outputs(const LearnModel *m) {
 
 gsize learn_model_scratch_size(const LearnModel *m) {
   g_return_val_if_fail(m != NULL, 0);
+  /* the CNN keeps its (chunk-sized) workspace per thread, see cnn.c */
   return 2 * m->hidden + m->n_out;
 }
 
@@ -120,6 +127,11 @@ static void uniform_fill(gsl_rng *rng, double *w, gsize count, double limit) {
 void learn_model_init(const LearnModel *m, double *params, guint64 seed) {
   g_return_if_fail(m != NULL && params != NULL);
   gsl_rng *rng = learn_rng_new(seed, LEARN_PURPOSE_INIT);
+  if (m->cnn != NULL) {
+    learn_cnn_init(m, params, rng);
+    gsl_rng_free(rng);
+    return;
+  }
   gsize d = m->d, h = m->hidden, o = m->n_out;
   double *p = params;
   gsize in = d;
@@ -134,4 +146,35 @@ void learn_model_init(const LearnModel *m, double *params, guint64 seed) {
   uniform_fill(rng, p, o * in, sqrt(6.0 / (double)(in + o)));
   memset(p + o * in, 0, o * sizeof(double));
   gsl_rng_free(rng);
+}
+
+gboolean learn_model_spec_check(const char *spec_text, GError **error) {
+  g_return_val_if_fail(spec_text != NULL, FALSE);
+  Spec *spec = spec_parse(spec_text, "model", FALSE, LEARN_ERROR, LEARN_ERROR_PARSE,
+                          LEARN_ERROR_INVALID_ARGUMENT, error);
+  if (spec == NULL)
+    return FALSE;
+  gboolean ok;
+  if (strcmp(spec->name, "cnn") == 0) {
+    GError *e = NULL;
+    learn_cnn_model_new(spec, 0, 0, &e);
+    ok = e == NULL;
+    if (e != NULL)
+      g_propagate_error(error, e);
+  } else {
+    /* The other models accept regression or classification data (or
+     * both) of any width: one of the two tasks must take the spec. */
+    GError *e = NULL;
+    LearnModel *m = learn_model_new(spec_text, 1, 0, &e);
+    if (m == NULL)
+      m = learn_model_new(spec_text, 1, 2, NULL);
+    ok = m != NULL;
+    if (!ok)
+      g_propagate_error(error, e);
+    else
+      g_clear_error(&e);
+    learn_model_free(m);
+  }
+  spec_free(spec);
+  return ok;
 }

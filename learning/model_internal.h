@@ -7,6 +7,8 @@
 
 #include "learning/internal.h"
 
+typedef struct LearnCnn LearnCnn;
+
 /* hidden == 0: one affine layer (linear, softmax); else W1, b1, ReLU, W2, b2.
  * n_classes == 0: squared error on the single output; else cross-entropy of
  * the softmax of the n_out = n_classes outputs. */
@@ -17,6 +19,21 @@ struct LearnModel {
   guint n_classes;
   gsize n_params;
   char *spec;
+  LearnCnn *cnn; /* non-NULL for the CNN (cnn.c), which has its own kernels */
 };
+
+/* cnn.c. learn_cnn_model_new: the model of a parsed "cnn" spec;
+ * n_features == 0 checks the options only and returns NULL without error. */
+LearnModel *learn_cnn_model_new(const Spec *spec, gsize n_features, guint n_classes,
+                                GError **error);
+void learn_cnn_free(LearnCnn *cnn);
+void learn_cnn_init(const LearnModel *m, double *params, gsl_rng *rng);
+/* The entry points of kernels.c for a CNN, after their argument checks
+ * (count >= 1). */
+double learn_cnn_clipped_grad(const LearnModel *m, const double *params, const LearnDataset *ds,
+                              const gsize *idx, gsize count, double clip, double *grad_out);
+void learn_cnn_predict(const LearnModel *m, const double *params, const double *x, double *out);
+void learn_cnn_evaluate(const LearnModel *m, const double *params, const LearnDataset *ds,
+                        const gsize *idx, gsize count, double *loss, double *accuracy);
 
 #endif /* DPG_LEARNING_MODEL_INTERNAL_H */

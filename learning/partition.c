@@ -1,9 +1,10 @@
 /*
- * learning/partition.c: training records dealt to nodes (uniform or
- * Dirichlet label skew) and cut into per-node batches.
+ * learning/partition.c: training records dealt to nodes (uniform, Dirichlet
+ * label skew or a few classes per node) and cut into per-node batches.
  */
 #include <gsl/gsl_randist.h>
 #include <math.h>
+#include <string.h>
 
 #include "learning/internal.h"
 
@@ -157,6 +158,179 @@ LearnPartition *learn_partition_dirichlet(const LearnDataset *train, guint n_nod
   g_free(pool_start);
   g_free(left);
   return p;
+}
+
+LearnPartition *learn_partition_classes(const LearnDataset *train, guint n_nodes, guint n_batches,
+                                        guint k, guint64 seed, GError **error) {
+  g_return_val_if_fail(train != NULL, NULL);
+  if (train->n_classes < 2 || k == 0) {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                "a classes:k=K partition needs a classification dataset and K >= 1 (got %u "
+                "classes, K = %u)",
+                train->n_classes, k);
+    return NULL;
+  }
+  LearnPartition *p = partition_alloc(train->n, n_nodes, n_batches, error);
+  if (p == NULL)
+    return NULL;
+  gsize n = train->n, pieces = (gsize)n_nodes * k;
+  /* The records sorted by label, in random order within a label. */
+  gsl_rng *rng = learn_rng_new(seed, LEARN_PURPOSE_PARTITION);
+  gsize *perm = g_new(gsize, n), *sorted = g_new(gsize, n), *start = g_new0(gsize, train->n_classes + 1);
+  for (gsize i = 0; i < n; i++)
+    perm[i] = i;
+  learn_shuffle(rng, perm, n);
+  for (gsize i = 0; i < n; i++)
+    start[learn_dataset_label(train, i) + 1]++;
+  for (guint c = 0; c < train->n_classes; c++)
+    start[c + 1] += start[c];
+  for (gsize i = 0; i < n; i++)
+    sorted[start[learn_dataset_label(train, perm[i])]++] = perm[i];
+  /* Node u's share is cut into k pieces (sizes differing by at most 1); the
+   * n k pieces are laid along the sorted records in random order, so each
+   * piece is a run of (mostly) one label. */
+  gsize *order = g_new(gsize, pieces);
+  for (gsize j = 0; j < pieces; j++)
+    order[j] = j;
+  learn_shuffle(rng, order, pieces);
+  gsize pos = 0;
+  for (gsize j = 0; j < pieces; j++) {
+    guint u = (guint)(order[j] / k);
+    gsize piece = order[j] % k, m = p->offsets[u + 1] - p->offsets[u];
+    gsize lo = piece * m / k, hi = (piece + 1) * m / k;
+    memcpy(p->records + p->offsets[u] + lo, sorted + pos, (hi - lo) * sizeof(gsize));
+    pos += hi - lo;
+  }
+  /* Batches are contiguous: shuffle each share so a batch mixes its labels. */
+  for (guint u = 0; u < n_nodes; u++)
+    learn_shuffle(rng, p->records + p->offsets[u], p->offsets[u + 1] - p->offsets[u]);
+  gsl_rng_free(rng);
+  g_free(order);
+  g_free(perm);
+  g_free(sorted);
+  g_free(start);
+  return p;
+}
+
+LearnPartition *learn_partition_users(const LearnDataset *train, guint n_nodes, guint n_batches,
+                                      guint k, guint64 seed, GError **error) {
+  g_return_val_if_fail(train != NULL, NULL);
+  if (train->users == NULL || k == 0 || n_nodes == 0 || n_batches == 0 ||
+      (guint64)n_nodes * k > train->n_users) {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                "a users:k=K partition needs a dataset of users (LEAF) with K >= 1 users for "
+                "each of the %u nodes, %u batches >= 1 (got %u users, K = %u)",
+                n_nodes, n_batches, train->users != NULL ? train->n_users : 0, k);
+    return NULL;
+  }
+  guint U = train->n_users;
+  gsl_rng *rng = learn_rng_new(seed, LEARN_PURPOSE_PARTITION);
+  gsize *perm = g_new(gsize, U);
+  for (guint i = 0; i < U; i++)
+    perm[i] = i;
+  learn_shuffle(rng, perm, U);
+  /* node of each user: the first n_nodes k of the shuffle, k each; the
+   * other users' records are left out */
+  guint *node_of = g_new(guint, U);
+  for (guint i = 0; i < U; i++)
+    node_of[perm[i]] = i < (guint64)n_nodes * k ? (guint)(i / k) : G_MAXUINT;
+  LearnPartition *p = g_new0(LearnPartition, 1);
+  p->n_nodes = n_nodes;
+  p->n_batches = n_batches;
+  p->offsets = g_new0(gsize, (gsize)n_nodes + 1);
+  for (gsize i = 0; i < train->n; i++)
+    if (node_of[train->users[i]] != G_MAXUINT)
+      p->offsets[node_of[train->users[i]] + 1]++;
+  for (guint u = 0; u < n_nodes; u++) {
+    if (p->offsets[u + 1] < n_batches) {
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                  "%u batches per node but node %u's %u users hold only %" G_GSIZE_FORMAT
+                  " records; use fewer batches or more users per node",
+                  n_batches, u, k, p->offsets[u + 1]);
+      learn_partition_free(p);
+      p = NULL;
+      goto out;
+    }
+    p->offsets[u + 1] += p->offsets[u];
+  }
+  p->n_records = p->offsets[n_nodes];
+  p->records = g_new(gsize, MAX(p->n_records, 1));
+  gsize *fill = g_memdup2(p->offsets, (gsize)n_nodes * sizeof(gsize));
+  for (gsize i = 0; i < train->n; i++)
+    if (node_of[train->users[i]] != G_MAXUINT)
+      p->records[fill[node_of[train->users[i]]]++] = i;
+  g_free(fill);
+  for (guint u = 0; u < n_nodes; u++)
+    learn_shuffle(rng, p->records + p->offsets[u], p->offsets[u + 1] - p->offsets[u]);
+out:
+  gsl_rng_free(rng);
+  g_free(perm);
+  g_free(node_of);
+  return p;
+}
+
+/* The parsed options of a partition spec. */
+typedef struct {
+  enum { PART_UNIFORM, PART_DIRICHLET, PART_CLASSES, PART_USERS } kind;
+  double alpha;
+  guint64 k;
+} PartSpec;
+
+static gboolean partition_spec(const char *text, PartSpec *ps, GError **error) {
+  Spec *spec = spec_parse(text, "partition", FALSE, LEARN_ERROR, LEARN_ERROR_PARSE,
+                          LEARN_ERROR_INVALID_ARGUMENT, error);
+  if (spec == NULL)
+    return FALSE;
+  static const char *const alpha[] = {"alpha", NULL}, *const k[] = {"k", NULL};
+  gboolean ok;
+  if (strcmp(spec->name, "uniform") == 0) {
+    ps->kind = PART_UNIFORM;
+    ok = spec_check(spec, "partition uniform", NULL, NULL, error);
+  } else if (strcmp(spec->name, "dirichlet") == 0) {
+    ps->kind = PART_DIRICHLET;
+    ok = spec_check(spec, "partition dirichlet", alpha, alpha, error) &&
+         spec_double(spec, "alpha", 1.0, G_MINDOUBLE, G_MAXDOUBLE, &ps->alpha, error);
+  } else if (strcmp(spec->name, "classes") == 0) {
+    ps->kind = PART_CLASSES;
+    ok = spec_check(spec, "partition classes", k, k, error) &&
+         spec_uint(spec, "k", 2, 1, G_MAXUINT32, &ps->k, error);
+  } else if (strcmp(spec->name, "users") == 0) {
+    ps->kind = PART_USERS;
+    ok = spec_check(spec, "partition users", k, k, error) &&
+         spec_uint(spec, "k", 10, 1, G_MAXUINT32, &ps->k, error);
+  } else {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
+                "unknown partition '%s' (valid: uniform, dirichlet:alpha=A, classes:k=K, "
+                "users:k=K)",
+                spec->name);
+    ok = FALSE;
+  }
+  spec_free(spec);
+  return ok;
+}
+
+gboolean learn_partition_spec_check(const char *spec, GError **error) {
+  g_return_val_if_fail(spec != NULL, FALSE);
+  PartSpec ps;
+  return partition_spec(spec, &ps, error);
+}
+
+LearnPartition *learn_partition_new(const char *spec, const LearnDataset *train, guint n_nodes,
+                                    guint n_batches, guint64 seed, GError **error) {
+  g_return_val_if_fail(train != NULL, NULL);
+  PartSpec ps;
+  if (!partition_spec(spec != NULL ? spec : "uniform", &ps, error))
+    return NULL;
+  switch (ps.kind) {
+  case PART_DIRICHLET:
+    return learn_partition_dirichlet(train, n_nodes, n_batches, ps.alpha, seed, error);
+  case PART_CLASSES:
+    return learn_partition_classes(train, n_nodes, n_batches, (guint)ps.k, seed, error);
+  case PART_USERS:
+    return learn_partition_users(train, n_nodes, n_batches, (guint)ps.k, seed, error);
+  default:
+    return learn_partition_uniform(train->n, n_nodes, n_batches, seed, error);
+  }
 }
 
 const gsize *learn_partition_node(const LearnPartition *p, guint node, gsize *count) {

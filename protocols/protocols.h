@@ -184,6 +184,7 @@ typedef struct {
   const char *model;    /* learn_model_new spec, default "linear" (regression) or
                          * "softmax" (classification) */
   double test_fraction; /* default LEARN_DEFAULT_TEST_FRACTION */
+  const char *partition; /* learn_partition_new spec; NULL: uniform */
   guint eval_every;     /* evaluate every N steps (and at T); 0: at T only */
   guint threads;        /* evaluation threads, >= 1, default 1 */
 

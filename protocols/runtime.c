@@ -148,8 +148,8 @@ static gboolean load_task(ProtoContext *ctx, const ProtoRunConfig *cfg, GError *
                 ctx->n, ctx->train->n);
     return FALSE;
   }
-  ctx->partition = learn_partition_uniform(ctx->train->n, ctx->n, ctx->b,
-                                           derived_seed(ctx->seed, SEED_PARTITION), error);
+  ctx->partition = learn_partition_new(cfg->partition, ctx->train, ctx->n, ctx->b,
+                                       derived_seed(ctx->seed, SEED_PARTITION), error);
   if (ctx->partition == NULL)
     return FALSE;
   /* A gradient slot is the SUM of the batch's clipped per-example gradients
@@ -158,7 +158,9 @@ static gboolean load_task(ProtoContext *ctx, const ProtoRunConfig *cfg, GError *
    * as Opacus does. Dividing by one constant keeps every gradient slot and its
    * noise on the same scale, so the accounting (and its structured fast path)
    * is unchanged while the noise shrinks with the batch. */
-  ctx->step = ctx->lr * (double)ctx->n * (double)ctx->b / (double)ctx->train->n;
+  /* The records dealt, not the training set: a users:k partition leaves
+   * the users beyond n k out. */
+  ctx->step = ctx->lr * (double)ctx->n * (double)ctx->b / (double)ctx->partition->n_records;
   ctx->dim = learn_model_n_params(ctx->model);
   ctx->init_params = g_new(double, ctx->dim);
   learn_model_init(ctx->model, ctx->init_params, derived_seed(ctx->seed, SEED_INIT));

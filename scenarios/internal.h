@@ -72,6 +72,7 @@ typedef struct {
   guint epochs, batches;
   double test_fraction;
   guint eval_every;
+  char *partition; /* NULL: uniform */
   /* privacy */
   PrivTrust trust[3];
   guint n_trust;

@@ -33,6 +33,7 @@ void scen_config_free(ScenConfig *c) {
   g_free(c->shape.C);
   g_free(c->dataset);
   g_free(c->model);
+  g_free(c->partition);
   for (guint i = 0; i < c->n_collusions; i++) {
     g_free(c->collusions[i].name);
     g_free(c->collusions[i].nodes);
@@ -259,7 +260,7 @@ static char *dataset_abs(const ScenDoc *doc, const char *spec, char **path) {
     return g_strdup(spec);
   char *kind = g_strndup(spec, (gsize)(colon - spec));
   gboolean has_path = g_str_equal(kind, "csv") || g_str_equal(kind, "idx") ||
-                      g_str_equal(kind, "california");
+                      g_str_equal(kind, "california") || g_str_equal(kind, "leaf");
   if (!has_path) {
     g_free(kind);
     return g_strdup(spec);
@@ -596,10 +597,11 @@ static void resolve_task(R *r, ScenConfig *c) {
     char *path = NULL;
     c->dataset = dataset_abs(doc, ds, &path);
     if (!g_str_has_prefix(ds, "csv:") && !g_str_has_prefix(ds, "idx:") &&
-        !g_str_has_prefix(ds, "california:") && !g_str_has_prefix(ds, "synthetic:"))
+        !g_str_has_prefix(ds, "california:") && !g_str_has_prefix(ds, "synthetic:") &&
+        !g_str_has_prefix(ds, "leaf:"))
       problem(r, loc, what,
               "unknown dataset '%s' (valid: california:PATH, csv:PATH[,...], idx:DIR[,...], "
-              "synthetic:linear|logistic[,...])",
+              "leaf:PATH[,...], synthetic:linear|logistic[,...])",
               ds);
     else if (path != NULL && !g_file_test(path, G_FILE_TEST_EXISTS))
       problem(r, loc, what, "file not found: %s (relative paths resolve against %s)", path,
@@ -620,15 +622,10 @@ static void resolve_task(R *r, ScenConfig *c) {
   what = NULL;
   char *model = NULL;
   if (get_typed(r, "task", "model", &model, &loc, &what)) {
-    GError *e1 = NULL, *e2 = NULL;
-    LearnModel *m1 = learn_model_new(model, 1, 0, &e1);
-    LearnModel *m2 = m1 ? NULL : learn_model_new(model, 1, 2, &e2);
-    if (m1 == NULL && m2 == NULL)
+    GError *e1 = NULL;
+    if (!learn_model_spec_check(model, &e1))
       problem(r, loc, what, "%s", short_msg(e1));
-    learn_model_free(m1);
-    learn_model_free(m2);
     g_clear_error(&e1);
-    g_clear_error(&e2);
     c->model = model;
   } else {
     c->model = g_strdup(c->dataset ? default_model(c->dataset) : "linear");
@@ -637,6 +634,13 @@ static void resolve_task(R *r, ScenConfig *c) {
   c->epochs = (guint)get_u64(r, "task", "epochs", 1, NULL);
   c->batches = (guint)get_u64(r, "task", "batches", 1, NULL);
   c->test_fraction = get_double(r, "task", "test_fraction", 0.2, NULL);
+  if (get_typed(r, "task", "partition", &c->partition, &loc, &what)) {
+    GError *e = NULL;
+    if (!learn_partition_spec_check(c->partition, &e))
+      problem(r, loc, what, "%s", short_msg(e));
+    g_clear_error(&e);
+  }
+  g_free(what);
 }
 
 static void resolve_privacy(R *r, ScenConfig *c) {
@@ -1010,6 +1014,8 @@ char *scen_config_to_ini(const ScenConfig *c) {
     kv(s, "model", c->model);
     g_string_append_printf(s, "epochs = %u\nbatches = %u\n", c->epochs, c->batches);
     kv_d(s, "test_fraction", c->test_fraction);
+    if (c->partition != NULL)
+      kv(s, "partition", c->partition);
     g_string_append_printf(s, "eval_every = %u\n", c->eval_every);
   }
   g_string_append(s, "\n[privacy]\n");

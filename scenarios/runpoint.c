@@ -150,6 +150,7 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
     rc.dataset = c->dataset;
     rc.model = c->model;
     rc.test_fraction = c->test_fraction;
+    rc.partition = c->partition;
     rc.eval_every = c->eval_every;
   } else {
     /* Accounting only: the noise is calibrated for the participation of [privacy]. */

@@ -68,6 +68,9 @@ static const ScenKeyInfo keys[] = {
     {"task", "epochs", SCEN_TYPE_UINT, "1", 1, MAX_STEPS, 0, NULL, "k, passes over the data"},
     {"task", "batches", SCEN_TYPE_UINT, "1", 1, MAX_STEPS, 0, NULL,
      "b, batches per node per epoch (T = k x b)"},
+    {"task", "partition", SCEN_TYPE_SPEC, "uniform", NO_RANGE, 0, NULL,
+     "records to nodes: uniform, dirichlet:alpha=A (label skew) or classes:k=K (K labels "
+     "per node)"},
     {"task", "test_fraction", SCEN_TYPE_DOUBLE, "0.2", 0, 1, SCEN_KEY_MAX_OPEN, NULL,
      "records held out for testing"},
     {"task", "eval_every", SCEN_TYPE_UINT, NULL, 0, MAX_STEPS, SCEN_KEY_DERIVED, NULL,

@@ -50,7 +50,8 @@ static void test_spec(void) {
       {"mlp:hidden=x", 3, 0, LEARN_ERROR_PARSE},
       {"mlp:width=3", 3, 0, LEARN_ERROR_PARSE},
       {"linear:hidden=3", 3, 0, LEARN_ERROR_PARSE},
-      {"cnn", 3, 0, LEARN_ERROR_PARSE},
+      {"resnet", 3, 0, LEARN_ERROR_PARSE},
+      {"cnn", 3, 0, LEARN_ERROR_INVALID_ARGUMENT}, /* not square images */
       {"", 3, 0, LEARN_ERROR_PARSE},
       {"linear", 0, 0, LEARN_ERROR_INVALID_ARGUMENT},
       {"mlp", 3, 1, LEARN_ERROR_INVALID_ARGUMENT},

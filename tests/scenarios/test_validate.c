@@ -261,7 +261,7 @@ static void test_unknown_specs(Fix *f, gconstpointer data) {
                                 "[simulation]\nmode = asap\n[topology]\ngenerate = florentin\n"
                                 "gossip = uniformm\nschedule = weekly\n[network]\nlatency = "
                                 "gauss:ms=3\nloss = 2\n[protocol]\nname = dsgx\n[task]\n"
-                                "dataset = parquet:x\nmodel = cnn\n",
+                                "dataset = parquet:x\nmodel = cnn:depth=3\n",
                                 NULL, &path);
   /* Each module's own parser explains; we place it. */
   scen_assert_match(p, g_strdup_printf("%s:2: simulation.mode: ", path), "asap");
@@ -274,9 +274,9 @@ static void test_unknown_specs(Fix *f, gconstpointer data) {
   scen_assert_match(p, g_strdup_printf("%s:11: protocol.name: ", path), "dsgx");
   scen_assert_has(p, g_strdup_printf("%s:13: task.dataset: unknown dataset 'parquet:x' (valid: "
                                      "california:PATH, csv:PATH[,...], idx:DIR[,...], "
-                                     "synthetic:linear|logistic[,...])",
+                                     "leaf:PATH[,...], synthetic:linear|logistic[,...])",
                                      path));
-  scen_assert_match(p, g_strdup_printf("%s:14: task.model: ", path), "cnn");
+  scen_assert_match(p, g_strdup_printf("%s:14: task.model: ", path), "depth");
   g_strfreev(p);
   g_free(path);
   /* The schedule needs the graph: checked once the graph is there. */
