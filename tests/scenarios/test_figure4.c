@@ -49,7 +49,7 @@ static void test_tiny(Fix *f, gconstpointer data) {
   g_assert_nonnull(strstr(resolved, "partition = dirichlet:alpha=0.5"));
   g_free(resolved);
 
-  GPtrArray *g = shipped_csv(f->dir, "groups.csv");
+  GPtrArray *g = scen_test_csv(f->dir, "groups.csv");
   g_assert_cmpuint(g->len, ==, 5);
   const char *names[] = {"nonprivate", "dsgd", "antipgd", "mafalda"};
   double acc[4];
@@ -69,10 +69,11 @@ static void test_tiny(Fix *f, gconstpointer data) {
 
   /* 148 nodes evaluated once (at T = 2) on a cnn of finite loss */
   char *pt = g_build_filename(f->dir, "points", "name=dsgd_mu=1_seed=1", NULL);
-  GPtrArray *m = shipped_csv(pt, "metrics.csv");
-  g_assert_cmpuint(m->len, ==, 1 + 148);
+  GPtrArray *m = scen_test_csv(pt, "metrics.csv");
+  g_assert_cmpuint(m->len, ==, 1 + 148 + 1); /* the nodes, then the round's mean row */
   for (guint r = 1; r < m->len; r++) {
     g_assert_cmpint(atoi(shipped_cell(m, r, 0)), ==, 2);
+    g_assert_cmpstr(shipped_cell(m, r, 1), ==, r < m->len - 1 ? shipped_cell(m, r, 1) : "mean");
     g_assert_true(isfinite(shipped_num(m, r, 3)));
   }
   g_ptr_array_unref(m);
