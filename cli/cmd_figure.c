@@ -532,9 +532,10 @@ static gboolean draw_panel(PlotAxes *ax, const Panel *p, const CliAccountSetup *
   plot_axes_set_ylabel(ax, ylabel);
   g_free(ylabel);
   plot_axes_set_yscale(ax, PLOT_SCALE_LOG10);
-  plot_axes_set_yautoscale(ax, PLOT_AUTOSCALE_NICE);
-  /* A span of at least 4 keeps the ticks on whole distances. */
-  if (!plot_axes_set_xlim(ax, 0.5, MAX(nd, 4) + 0.5, error)) return FALSE;
+  /* Tight limits: the data's range (5% margin), ticks inside; the x axis
+   * ends half a hop past the last distance, ticks on whole distances. */
+  plot_axes_set_integer_ticks(ax, TRUE, FALSE);
+  if (!plot_axes_set_xlim(ax, 0.5, nd + 0.5, error)) return FALSE;
   if (legend) plot_axes_set_legend(ax, PLOT_LEGEND_BEST);
   return TRUE;
 }

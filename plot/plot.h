@@ -184,7 +184,10 @@ void plot_shutdown(void);
  * range. O(1). */
 PlotAxes *plot_figure_axes(PlotFigure *fig, guint row, guint col);
 
-/* plot_figure_set_title: a title centred above all panels (NULL removes it). */
+/* plot_figure_set_title: a title centred above all panels (NULL removes it).
+ * Titles (this one and the panels') never leave the page or their cell:
+ * layout wraps them at spaces onto as many lines as needed, shrinking the
+ * font (to 60% at most) only for a single word wider than the room. */
 void plot_figure_set_title(PlotFigure *fig, const char *title);
 
 /*
@@ -206,6 +209,20 @@ gboolean plot_figure_set_png_scale(PlotFigure *fig, double px_per_pt, GError **e
 void plot_axes_set_title(PlotAxes *axes, const char *title);
 void plot_axes_set_xlabel(PlotAxes *axes, const char *label);
 void plot_axes_set_ylabel(PlotAxes *axes, const char *label);
+
+/*
+ * plot_axes_set_hidden: an unused cell of a grid: nothing of it is drawn
+ * (no frame, ticks or labels); its data still count for nothing else.
+ */
+void plot_axes_set_hidden(PlotAxes *axes, gboolean hidden);
+
+/*
+ * plot_axes_set_integer_ticks: major ticks of a linear x (resp. y) axis only
+ * at whole numbers (hop distances, counts), labelled without decimals; an
+ * axis narrower than one unit then keeps the whole numbers inside it, if any.
+ * No effect on log axes. Default off.
+ */
+void plot_axes_set_integer_ticks(PlotAxes *axes, gboolean x, gboolean y);
 
 /* Axis scales (default PLOT_SCALE_LINEAR). */
 void plot_axes_set_xscale(PlotAxes *axes, PlotScale scale);
