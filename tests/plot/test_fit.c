@@ -2,6 +2,7 @@
  * PNG: titles stay inside the page, integer ticks, hidden cells, tight
  * limits. */
 #include <cairo.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -118,11 +119,76 @@ static void test_hidden(void) {
   plot_figure_free(fig);
 }
 
+/* PDF by extension: a PDF of the figure's size in points, the same bytes
+ * twice (cairo's creation date is fixed), written atomically by save. */
+static void test_pdf(void) {
+  PlotFigure *fig = plot_figure_new(340, 300, 1, 1, NULL);
+  plot_figure_set_title(fig, "a title");
+  const double x[3] = {1, 2, 3}, y[3] = {1, 4, 9};
+  g_assert_true(plot_axes_add_line(plot_figure_axes(fig, 0, 0), "y", 3, x, y, NULL, NULL));
+  GError *error = NULL;
+  GBytes *a = plot_figure_render(fig, PLOT_FORMAT_PDF, &error);
+  g_assert_no_error(error);
+  GBytes *b = plot_figure_render(fig, PLOT_FORMAT_PDF, &error);
+  g_assert_true(g_bytes_equal(a, b));
+  gsize len;
+  const char *d = g_bytes_get_data(a, &len);
+  g_assert_true(len > 5 && memcmp(d, "%PDF-", 5) == 0);
+  static const char box[] = "/MediaBox [ 0 0 340 300 ]";
+  gboolean found = FALSE; /* binary streams hold NULs: no strstr */
+  for (gsize i = 0; i + sizeof box - 1 <= len && !found; i++)
+    found = memcmp(d + i, box, sizeof box - 1) == 0;
+  g_assert_true(found);
+  g_bytes_unref(a);
+  g_bytes_unref(b);
+  PlotFormat f;
+  g_assert_true(plot_format_from_path("x/Fig.PDF", &f));
+  g_assert_cmpint(f, ==, PLOT_FORMAT_PDF);
+  g_assert_false(plot_format_from_path("fig.eps", &f));
+  char *dir = g_dir_make_tmp("plot-fit-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "f.pdf", NULL);
+  g_assert_true(plot_figure_save(fig, path, &error));
+  g_assert_no_error(error);
+  char *text;
+  g_assert_true(g_file_get_contents(path, &text, &len, NULL));
+  g_assert_true(g_str_has_prefix(text, "%PDF-"));
+  g_free(text);
+  g_remove(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+  plot_figure_free(fig);
+}
+
+/* Sizes: points by default, in / cm / mm converted; the range enforced. */
+static void test_parse_size(void) {
+  double w, h;
+  g_assert_true(plot_parse_size("360x260", &w, &h, NULL));
+  g_assert_cmpfloat(w, ==, 360);
+  g_assert_cmpfloat(h, ==, 260);
+  g_assert_true(plot_parse_size("6x4in", &w, &h, NULL));
+  g_assert_cmpfloat(w, ==, 432);
+  g_assert_cmpfloat(h, ==, 288);
+  g_assert_true(plot_parse_size("2.54x5.08cm", &w, &h, NULL));
+  g_assert_cmpfloat_with_epsilon(w, 72, 1e-9);
+  g_assert_cmpfloat_with_epsilon(h, 144, 1e-9);
+  const char *bad[] = {"", "360", "360x", "x260", "360x260px", "5x20000", "0.1x1in", "axb"};
+  for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+    GError *error = NULL;
+    g_assert_false(plot_parse_size(bad[i], &w, &h, &error));
+    g_assert_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull(strstr(error->message, "6x4in"));
+    g_error_free(error);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/plot/fit/long-title", test_long_title);
   g_test_add_func("/plot/fit/integer-ticks", test_integer_ticks);
   g_test_add_func("/plot/fit/hidden", test_hidden);
+  g_test_add_func("/plot/fit/pdf", test_pdf);
+  g_test_add_func("/plot/fit/parse-size", test_parse_size);
   int rc = g_test_run();
   plot_shutdown();
   return rc;
