@@ -89,6 +89,9 @@ typedef struct {
   /* output */
   char *out_dir;
   gboolean plots;
+  char *figure_ext;         /* "svg" (default), "png" or "pdf" */
+  double panel_w, panel_h;  /* one panel's size, points (figure_size; default 420 x 290) */
+  double figure_dpi;        /* PNG resolution */
 } ScenConfig;
 
 void scen_config_free(ScenConfig *c);
@@ -235,12 +238,15 @@ enum {
  * panel gets palette colour i, its own marker, and a line wider than the
  * curves drawn over it, so coinciding curves all stay visible. Errors: the
  * plot module's. */
-PlotFigure *scen_plot_lines_figure(const char *title, guint n_panels,
+PlotFigure *scen_plot_lines_figure(const ScenConfig *c, const char *title, guint n_panels,
                                    const char *const *panel_titles,
                                    GPtrArray *const *panel_curves, const char *xlabel,
                                    const char *ylabel, guint flags, GError **error);
-/* scen_plot_lines_figure saved to @path (format by extension). */
-gboolean scen_plot_lines(const char *path, const char *title, guint n_panels,
+/* scen_plot_lines_figure saved as DIR/BASE.EXT, EXT the figure format of
+ * @c ([output] figure_format); the path is returned in @path_out (may be
+ * NULL). @c gives the panel size and PNG resolution (NULL: defaults). */
+gboolean scen_plot_lines(const ScenConfig *c, const char *dir, const char *base,
+                         char **path_out, const char *title, guint n_panels,
                          const char *const *panel_titles, GPtrArray *const *panel_curves,
                          const char *xlabel, const char *ylabel, guint flags, GError **error);
 /* Mean and 95% Student-t interval of @n values for a log axis: computed on

@@ -60,7 +60,7 @@ char *scen_collusion_section(const char *name) {
   return colon ? g_strndup(name, (gsize)(colon - name)) : g_strdup(name);
 }
 
-PlotFigure *scen_plot_lines_figure(const char *title, guint n_panels,
+PlotFigure *scen_plot_lines_figure(const ScenConfig *c, const char *title, guint n_panels,
                                    const char *const *panel_titles,
                                    GPtrArray *const *panel_curves, const char *xlabel,
                                    const char *ylabel, guint flags, GError **error) {
@@ -68,10 +68,14 @@ PlotFigure *scen_plot_lines_figure(const char *title, guint n_panels,
   cols = MIN(cols, n_panels == 0 ? 1 : n_panels);
   guint rows = n_panels == 0 ? 1 : (n_panels + cols - 1) / cols;
   rows = MIN(rows, 16);
-  PlotFigure *fig = plot_figure_new(360.0 * cols + 120.0, 260.0 * rows + (title ? 30.0 : 0.0),
-                                    rows, cols, error);
+  double pw = c ? c->panel_w : 420, ph = c ? c->panel_h : 290;
+  PlotFigure *fig = plot_figure_new(pw * cols, ph * rows, rows, cols, error);
   if (fig == NULL)
     return NULL;
+  if (c && !plot_figure_set_png_scale(fig, c->figure_dpi / 72.0, error)) {
+    plot_figure_free(fig);
+    return NULL;
+  }
   if (title)
     plot_figure_set_title(fig, title);
   static const PlotMarker markers[3] = {PLOT_MARKER_CIRCLE, PLOT_MARKER_SQUARE,
@@ -141,15 +145,23 @@ PlotFigure *scen_plot_lines_figure(const char *title, guint n_panels,
   return fig;
 }
 
-gboolean scen_plot_lines(const char *path, const char *title, guint n_panels,
+gboolean scen_plot_lines(const ScenConfig *c, const char *dir, const char *base,
+                         char **path_out, const char *title, guint n_panels,
                          const char *const *panel_titles, GPtrArray *const *panel_curves,
                          const char *xlabel, const char *ylabel, guint flags, GError **error) {
-  PlotFigure *fig = scen_plot_lines_figure(title, n_panels, panel_titles, panel_curves, xlabel,
-                                           ylabel, flags, error);
+  PlotFigure *fig = scen_plot_lines_figure(c, title, n_panels, panel_titles, panel_curves,
+                                           xlabel, ylabel, flags, error);
   if (fig == NULL)
     return FALSE;
+  char *name = g_strdup_printf("%s.%s", base, c && c->figure_ext ? c->figure_ext : "svg");
+  char *path = g_build_filename(dir, name, NULL);
   gboolean ok = plot_figure_save(fig, path, error);
   plot_figure_free(fig);
+  g_free(name);
+  if (ok && path_out)
+    *path_out = path;
+  else
+    g_free(path);
   return ok;
 }
 
@@ -256,13 +268,12 @@ gboolean scen_plot_point(const char *dir, const ScenConfig *c, const ScenRunOutp
     GPtrArray *curves = g_ptr_array_new_with_free_func(free_curve);
     g_ptr_array_add(curves, loss_curve(o, 0, "train loss"));
     g_ptr_array_add(curves, loss_curve(o, 1, "test loss"));
-    char *path = g_build_filename(dir, "loss.svg", NULL);
     char *title = g_strdup_printf("%s: %s, mean over %u nodes (band: min to max)", c->name,
                                   c->protocol, c->n);
     const char *pt[] = {NULL};
-    ok = scen_plot_lines(path, title, 1, pt, &curves, "round", "loss", SCEN_PLOT_YLOG, error);
+    ok = scen_plot_lines(c, dir, "loss", NULL, title, 1, pt, &curves, "round", "loss",
+                         SCEN_PLOT_YLOG, error);
     g_free(title);
-    g_free(path);
     g_ptr_array_unref(curves);
   }
   if (ok && o->victims && o->victims->len > 0) {
@@ -320,19 +331,17 @@ gboolean scen_plot_point(const char *dir, const ScenConfig *c, const ScenRunOutp
                           distance_curve(c, o, sec, j, TRUE, "pndp (Muffliato's bound)"));
       }
     }
-    char *path = g_build_filename(dir, "privacy.svg", NULL);
     char *ylabel = g_strdup_printf("RDP at alpha = %g (mean; bars min to max)", c->alpha);
     char *more = n_secs > np ? g_strdup_printf(" (first %u of %u collusion sections)", np, n_secs)
                              : g_strdup("");
     char *title = g_strdup_printf("%s: %s, T = %u, privacy loss by distance to the attackers%s",
                                   c->name, c->protocol, c->rounds, more);
-    ok = scen_plot_lines(path, title, np, (const char *const *)titles, panels,
+    ok = scen_plot_lines(c, dir, "privacy", NULL, title, np, (const char *const *)titles, panels,
                          "distance to the nearest attacker (hops)", ylabel,
                          SCEN_PLOT_YLOG | SCEN_PLOT_XINT, error);
     g_free(more);
     g_free(title);
     g_free(ylabel);
-    g_free(path);
     for (guint i = 0; i < np; i++)
       g_ptr_array_unref(panels[i]);
     g_free(panels);
@@ -456,7 +465,7 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
         }
         g_ptr_array_add(curves, group_curve(r, g, acc, label));
       }
-      char *path = g_build_filename(r->out_dir, acc ? "accuracy.svg" : "loss.svg", NULL);
+      char *path = NULL;
       char *title =
           acc ? g_strdup_printf("%s: mean test accuracy over nodes; band: 95%% t-interval over "
                                 "%u seed%s",
@@ -465,12 +474,12 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
                                 "band: 95%% t-interval of log10 loss",
                                 c0->name, n_seeds, n_seeds == 1 ? "" : "s");
       const char *pt[] = {NULL};
-      ok = scen_plot_lines(path, title, 1, pt, &curves, "round",
-                           acc ? "test accuracy" : "test loss", acc ? 0 : SCEN_PLOT_YLOG, error);
+      ok = scen_plot_lines(c0, r->out_dir, acc ? "accuracy" : "loss", &path, title, 1, pt,
+                           &curves, "round", acc ? "test accuracy" : "test loss",
+                           acc ? 0 : SCEN_PLOT_YLOG, error);
       if (ok)
-        g_ptr_array_add(figures, g_strdup(path));
+        g_ptr_array_add(figures, path);
       g_free(title);
-      g_free(path);
       g_ptr_array_unref(curves);
     }
 
@@ -550,7 +559,7 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
     }
     g_hash_table_unref(line_of);
     if (ok && lines->len > 0 && noise_axis >= 0 && n_acc > 0) {
-      char *path = g_build_filename(r->out_dir, "loss_vs_epsilon.svg", NULL);
+      char *path = NULL;
       char *what = n_acc == 1 ? accounting_name(&g_array_index(r->res[0]->accountings,
                                                                ScenAccountingMax, 0))
                               : g_strdup("each accounting");
@@ -559,14 +568,13 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
       char *title2 = g_strdup_printf("%s: final test loss (geometric mean over seeds; bars: 95%% "
                                      "t-interval of log10 loss)",
                                      c0->name);
-      ok = scen_plot_lines(path, title2, 1, pt, &lines, xl, "final test loss",
-                           SCEN_PLOT_XLOG | SCEN_PLOT_YLOG, error);
+      ok = scen_plot_lines(c0, r->out_dir, "loss_vs_epsilon", &path, title2, 1, pt, &lines, xl,
+                           "final test loss", SCEN_PLOT_XLOG | SCEN_PLOT_YLOG, error);
       if (ok)
-        g_ptr_array_add(figures, g_strdup(path));
+        g_ptr_array_add(figures, path);
       g_free(title2);
       g_free(xl);
       g_free(what);
-      g_free(path);
     }
     g_ptr_array_unref(lines);
   }

@@ -113,7 +113,7 @@ static void test_grid_and_ticks(void) {
     g_ptr_array_add(panels[p], curve("other", 3, x, y));
   }
   GError *error = NULL;
-  PlotFigure *fig = scen_plot_lines_figure("seven", 7, NULL, panels, "hops", "rdp",
+  PlotFigure *fig = scen_plot_lines_figure(NULL, "seven", 7, NULL, panels, "hops", "rdp",
                                            SCEN_PLOT_YLOG | SCEN_PLOT_XINT, &error);
   g_assert_no_error(error);
   g_assert_true(plot_figure_layout(fig, &error));
@@ -149,7 +149,7 @@ static void test_coinciding_visible(void) {
   m->dashed = TRUE;
   g_ptr_array_add(panel, m);
   GError *error = NULL;
-  PlotFigure *fig = scen_plot_lines_figure(NULL, 1, NULL, &panel, "hops", "rdp",
+  PlotFigure *fig = scen_plot_lines_figure(NULL, NULL, 1, NULL, &panel, "hops", "rdp",
                                            SCEN_PLOT_YLOG | SCEN_PLOT_XINT, &error);
   g_assert_no_error(error);
   g_assert_true(plot_figure_layout(fig, &error));
@@ -248,6 +248,69 @@ static void test_sweep_figures(void) {
   g_free(dir);
 }
 
+/* [output] figure_format, figure_size (one panel) and figure_dpi: a PNG of
+ * 200 x 150 pt at 144 dpi is 400 x 300 pixels; PDF by format. */
+static void test_output_keys(void) {
+  char *dir = scen_test_tmpdir();
+  const char *texts[2] = {
+      RING "[collusion.one]\nnodes = 0\n[output]\nfigure_format = png\nfigure_size = 200x150\n"
+           "figure_dpi = 144\n",
+      RING "[collusion.one]\nnodes = 0\n[output]\nfigure_format = pdf\n"};
+  const char *names[2] = {"privacy.png", "privacy.pdf"};
+  for (int k = 0; k < 2; k++) {
+    char *ini = scen_test_write(dir, "s.ini", texts[k]);
+    GError *error = NULL;
+    ScenScenario *sc = scen_scenario_load(ini, &error);
+    g_assert_no_error(error);
+    char *out = g_build_filename(dir, k ? "b" : "a", NULL);
+    ScenRunOptions opt = {.out_dir = out, .threads = 1};
+    ScenRunReport rep = {0};
+    g_assert_true(scen_scenario_run(sc, &opt, &rep, &error));
+    g_assert_no_error(error);
+    char *path = g_build_filename(out, names[k], NULL);
+    gboolean listed = FALSE;
+    for (guint i = 0; i < rep.figures->len; i++)
+      listed |= g_str_equal(g_ptr_array_index(rep.figures, i), path);
+    g_assert_true(listed);
+    char *a;
+    gsize la;
+    g_assert_true(g_file_get_contents(path, &a, &la, NULL));
+    const guint8 *u = (const guint8 *)a;
+    if (k == 0) {
+      g_assert_cmpuint(la, >, 24);
+      g_assert_cmpuint((u[16] << 24) | (u[17] << 16) | (u[18] << 8) | u[19], ==, 400);
+      g_assert_cmpuint((u[20] << 24) | (u[21] << 16) | (u[22] << 8) | u[23], ==, 300);
+    } else {
+      g_assert_true(g_str_has_prefix(a, "%PDF-"));
+    }
+    g_free(a);
+    g_free(path);
+    scen_run_report_clear(&rep);
+    scen_scenario_free(sc);
+    g_free(out);
+    g_free(ini);
+  }
+  /* A size that is not WxH is refused with the form to use. */
+  char *ini = scen_test_write(dir, "s.ini", RING "[output]\nfigure_size = big\n");
+  GError *error = NULL;
+  ScenScenario *sc = scen_scenario_load(ini, &error);
+  g_assert_no_error(error);
+  char *out = g_build_filename(dir, "c", NULL);
+  ScenRunOptions opt = {.out_dir = out, .threads = 1};
+  ScenRunReport rep = {0};
+  g_assert_false(scen_scenario_run(sc, &opt, &rep, &error));
+  g_assert_error(error, SCEN_ERROR, SCEN_ERROR_INVALID);
+  g_assert_nonnull(strstr(error->message, "output.figure_size"));
+  g_assert_nonnull(strstr(error->message, "6x4in"));
+  g_error_free(error);
+  scen_run_report_clear(&rep);
+  scen_scenario_free(sc);
+  g_free(out);
+  g_free(ini);
+  scen_test_rmtree(dir);
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/scenarios/plots/log-interval", test_log_interval);
@@ -255,6 +318,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/scenarios/plots/coinciding-visible", test_coinciding_visible);
   g_test_add_func("/scenarios/plots/pooled-sets", test_pooled_sets);
   g_test_add_func("/scenarios/plots/sweep-figures", test_sweep_figures);
+  g_test_add_func("/scenarios/plots/output-keys", test_output_keys);
   int rc = g_test_run();
   plot_shutdown();
   return rc;
