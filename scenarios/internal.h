@@ -234,7 +234,8 @@ enum {
 };
 
 /* The figure of scen_plot_lines, not saved: one panel per entry of @panels
- * (titles) on the smallest fitting grid, unused cells hidden; curve i of a
+ * (titles) on the smallest fitting grid, unused cells hidden, whole-number
+ * x ticks when every x is a whole number; curve i of a
  * panel gets palette colour i, its own marker, and a line wider than the
  * curves drawn over it, so coinciding curves all stay visible. Errors: the
  * plot module's. */

@@ -93,22 +93,24 @@ PlotFigure *scen_plot_lines_figure(const ScenConfig *c, const char *title, guint
     gboolean has_x = FALSE, has_y = FALSE;
     const GPtrArray *curves = panel_curves[p];
     double xmin = INFINITY, xmax = -INFINITY;
+    gboolean whole = TRUE; /* every x a whole number (rounds, hops) */
     for (guint i = 0; i < curves->len; i++) {
       const ScenCurve *cv = g_ptr_array_index(curves, i);
       has_x |= any_positive(cv->x, cv->n);
       has_y |= any_positive(cv->y, cv->n);
       for (guint k = 0; k < cv->n; k++)
-        if (isfinite(cv->x[k]))
+        if (isfinite(cv->x[k])) {
           xmin = MIN(xmin, cv->x[k]), xmax = MAX(xmax, cv->x[k]);
+          whole &= cv->x[k] == round(cv->x[k]);
+        }
     }
     gboolean xlog = (flags & SCEN_PLOT_XLOG) && has_x, xint = (flags & SCEN_PLOT_XINT) && !xlog;
     plot_axes_set_xscale(ax, xlog ? PLOT_SCALE_LOG10 : PLOT_SCALE_LINEAR);
     plot_axes_set_yscale(ax, (flags & SCEN_PLOT_YLOG) && has_y ? PLOT_SCALE_LOG10
                                                                 : PLOT_SCALE_LINEAR);
-    if (xint && isfinite(xmin)) {
-      plot_axes_set_integer_ticks(ax, TRUE, FALSE);
+    plot_axes_set_integer_ticks(ax, !xlog && (xint || whole), FALSE);
+    if (xint && isfinite(xmin))
       ok = plot_axes_set_xlim(ax, xmin - 0.5, xmax + 0.5, error);
-    }
     plot_axes_set_legend(ax, curves->len > 1 ? PLOT_LEGEND_BEST : PLOT_LEGEND_NONE);
     guint n = curves->len;
     for (guint i = 0; ok && i < n; i++) {

@@ -137,6 +137,18 @@ static void test_grid_and_ticks(void) {
   cairo_surface_destroy(s);
   plot_figure_free(fig);
   for (int p = 0; p < 7; p++) g_ptr_array_unref(panels[p]);
+  /* Rounds 2 to 4 (whole numbers, no flag): ticks 2, 3, 4, not 2.5. */
+  GPtrArray *one = g_ptr_array_new_with_free_func(free_curve);
+  const double r[3] = {2, 3, 4};
+  g_ptr_array_add(one, curve("loss", 3, r, y));
+  fig = scen_plot_lines_figure(NULL, NULL, 1, NULL, &one, "round", "loss", SCEN_PLOT_YLOG, &error);
+  g_assert_no_error(error);
+  g_assert_true(plot_figure_layout(fig, &error));
+  const PlotTicks *t = plot_axes_get_xticks(plot_figure_axes(fig, 0, 0));
+  g_assert_cmpuint(t->n_major, ==, 3);
+  for (gsize i = 0; i < t->n_major; i++) g_assert_cmpfloat(t->major[i], ==, i + 2.0);
+  plot_figure_free(fig);
+  g_ptr_array_unref(one);
 }
 
 /* Two equal curves (LDP's and Muffliato's at 10): both colours show. */
