@@ -453,20 +453,48 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
   if (c0->plots && has_curves) {
     /* Loss (and, for a classification task, accuracy) curves: every group
      * of seeds one line of one figure, the noise level in its label. */
+    /* Up to 8 groups (the palette's colours) share one panel; more get a
+     * panel per setting of the other axes, a line per noise level, so no
+     * two lines share a colour. */
+    guint n_lines = 0;
+    for (guint gi = 0; gi < groups->len; gi++)
+      n_lines += g_array_index(groups, ScenGroup, gi).n_rounds > 0;
+    gboolean split = n_lines > 8 && noise_axis >= 0;
     for (int acc = 0; acc <= (has_acc ? 1 : 0) && ok; acc++) {
-      GPtrArray *curves = g_ptr_array_new_with_free_func(free_curve);
+      GPtrArray *pkeys = g_ptr_array_new_with_free_func(g_free);
+      GPtrArray *panels = g_ptr_array_new(); /* GPtrArray* of curves each */
       for (guint gi = 0; gi < groups->len; gi++) {
         const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
         if (g->n_rounds == 0)
           continue;
         scen_sweep_point(axes, g->first, items);
-        char *label = group_label(axes, items, seed_axis, noise_axis, FALSE);
+        char *pkey = split ? group_label(axes, items, seed_axis, noise_axis, TRUE) : g_strdup("");
+        char *label;
+        if (split) {
+          char *key = scen_axis_label(axes, (guint)noise_axis);
+          const ScenSweepAxis *nx = g_ptr_array_index(axes, noise_axis);
+          label = g_strdup_printf("%s = %s", key, nx->items[items[noise_axis]]);
+          g_free(key);
+        } else {
+          label = group_label(axes, items, seed_axis, noise_axis, FALSE);
+        }
         if (!label[0]) {
           g_free(label);
           label = NULL;
         }
-        g_ptr_array_add(curves, group_curve(r, g, acc, label));
+        guint at = pkeys->len;
+        for (guint k = 0; k < pkeys->len; k++)
+          if (g_str_equal(g_ptr_array_index(pkeys, k), pkey))
+            at = k;
+        if (at == pkeys->len) {
+          g_ptr_array_add(pkeys, pkey);
+          g_ptr_array_add(panels, g_ptr_array_new_with_free_func(free_curve));
+        } else {
+          g_free(pkey);
+        }
+        g_ptr_array_add(g_ptr_array_index(panels, at), group_curve(r, g, acc, label));
       }
+      guint np = MIN(panels->len, MAX_PANELS);
       char *path = NULL;
       char *title =
           acc ? g_strdup_printf("%s: mean test accuracy over nodes; band: 95%% t-interval over "
@@ -475,14 +503,20 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
               : g_strdup_printf("%s: mean test loss over nodes, geometric mean over %u seed%s; "
                                 "band: 95%% t-interval of log10 loss",
                                 c0->name, n_seeds, n_seeds == 1 ? "" : "s");
-      const char *pt[] = {NULL};
-      ok = scen_plot_lines(c0, r->out_dir, acc ? "accuracy" : "loss", &path, title, 1, pt,
-                           &curves, "round", acc ? "test accuracy" : "test loss",
-                           acc ? 0 : SCEN_PLOT_YLOG, error);
+      char **pt = g_new0(char *, np + 1);
+      for (guint k = 0; k < np && split; k++)
+        pt[k] = g_strdup(g_ptr_array_index(pkeys, k));
+      ok = scen_plot_lines(c0, r->out_dir, acc ? "accuracy" : "loss", &path, title, np,
+                           (const char *const *)pt, (GPtrArray *const *)panels->pdata, "round",
+                           acc ? "test accuracy" : "test loss", acc ? 0 : SCEN_PLOT_YLOG, error);
       if (ok)
         g_ptr_array_add(figures, path);
       g_free(title);
-      g_ptr_array_unref(curves);
+      g_strfreev(pt);
+      for (guint k = 0; k < panels->len; k++)
+        g_ptr_array_unref(g_ptr_array_index(panels, k));
+      g_ptr_array_unref(panels);
+      g_ptr_array_unref(pkeys);
     }
 
     /* Final loss against epsilon: one line per setting of the other axes

@@ -2,8 +2,9 @@
  * tests/scenarios/test_plots.c: the scenario figures, checked on what is
  * drawn: intervals that stay positive on log axes, whole-hop ticks, no empty
  * grid cells, coinciding curves all visible, attacker sets of one collusion
- * section pooled into one panel, one overlaid loss figure per sweep and an
- * accuracy figure for classification.
+ * section pooled into one panel, one overlaid loss figure per sweep (a panel
+ * per setting past 8 lines), an accuracy figure for classification, and
+ * the [output] figure keys.
  */
 #include <cairo.h>
 #include <math.h>
@@ -323,6 +324,35 @@ static void test_output_keys(void) {
   g_free(dir);
 }
 
+/* 2 learning rates x 9 noise levels: 18 lines would reuse colours, so
+ * one panel per learning rate with a line per sigma. */
+static void test_sweep_split(void) {
+  char *dir = scen_test_tmpdir();
+  char *ini = scen_test_write(
+      dir, "s.ini",
+      "[topology]\ngenerate = ring:n=4\n[protocol]\nname = dsgd\nsigma = 0.5\nlr = 0.2\n"
+      "[task]\ndataset = synthetic:linear,n=100,d=2,seed=4\nepochs = 1\nbatches = 2\n"
+      "eval_every = 1\n[privacy]\ntrust = ldp\n[sweep]\n"
+      "protocol.sigma = 0.5;1;2;3;4;5;6;7;8\nprotocol.lr = 0.1;0.2\n");
+  GError *error = NULL;
+  ScenScenario *sc = scen_scenario_load(ini, &error);
+  g_assert_no_error(error);
+  char *out = g_build_filename(dir, "out", NULL);
+  ScenRunOptions opt = {.out_dir = out, .threads = 1};
+  ScenRunReport rep = {0};
+  g_assert_true(scen_scenario_run(sc, &opt, &rep, &error));
+  g_assert_no_error(error);
+  char *svg = g_build_filename(out, "loss.svg", NULL);
+  g_assert_cmpuint(svg_frames(svg), ==, 4); /* two panels */
+  g_free(svg);
+  scen_run_report_clear(&rep);
+  scen_scenario_free(sc);
+  g_free(out);
+  g_free(ini);
+  scen_test_rmtree(dir);
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/scenarios/plots/log-interval", test_log_interval);
@@ -331,6 +361,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/scenarios/plots/pooled-sets", test_pooled_sets);
   g_test_add_func("/scenarios/plots/sweep-figures", test_sweep_figures);
   g_test_add_func("/scenarios/plots/output-keys", test_output_keys);
+  g_test_add_func("/scenarios/plots/sweep-split", test_sweep_split);
   int rc = g_test_run();
   plot_shutdown();
   return rc;
