@@ -143,8 +143,7 @@ static gboolean parse_attacker_spec(const char *spec, AttackerSpec *a, GError **
 
 /* ".svg" or ".png", any case. */
 static gboolean has_figure_extension(const char *path) {
-  const char *dot = strrchr(path, '.');
-  return dot && (g_ascii_strcasecmp(dot, ".svg") == 0 || g_ascii_strcasecmp(dot, ".png") == 0);
+  return plot_format_from_path(path, NULL);
 }
 
 /* The default panel label: the generator spec, or the file name without
@@ -532,19 +531,28 @@ static gboolean draw_panel(PlotAxes *ax, const Panel *p, const CliAccountSetup *
   plot_axes_set_ylabel(ax, ylabel);
   g_free(ylabel);
   plot_axes_set_yscale(ax, PLOT_SCALE_LOG10);
-  plot_axes_set_yautoscale(ax, PLOT_AUTOSCALE_NICE);
-  /* A span of at least 4 keeps the ticks on whole distances. */
-  if (!plot_axes_set_xlim(ax, 0.5, MAX(nd, 4) + 0.5, error)) return FALSE;
+  /* Tight limits: the data's range (5% margin), ticks inside; the x axis
+   * ends half a hop past the last distance, ticks on whole distances. */
+  plot_axes_set_integer_ticks(ax, TRUE, FALSE);
+  if (!plot_axes_set_xlim(ax, 0.5, nd + 0.5, error)) return FALSE;
   if (legend) plot_axes_set_legend(ax, PLOT_LEGEND_BEST);
   return TRUE;
 }
 
+/* @size: "WxH" (plot_parse_size) or NULL: 300 x 300 pt per panel; @dpi:
+ * PNG resolution, 0 for the default 144. */
 static gboolean draw_figure(const GPtrArray *panels, const CliAccountSetup *s,
                             const FigureRun *fr, const char *attackers, const char *path,
-                            GError **error) {
+                            const char *size, double dpi, GError **error) {
   guint np = panels->len;
-  PlotFigure *fig = plot_figure_new(40 + 300.0 * np, 300, 1, np, error);
+  double w = 40 + 300.0 * np, h = 300;
+  if (size && !plot_parse_size(size, &w, &h, error)) return FALSE;
+  PlotFigure *fig = plot_figure_new(w, h, 1, np, error);
   if (!fig) return FALSE;
+  if (dpi > 0 && !plot_figure_set_png_scale(fig, dpi / 72.0, error)) {
+    plot_figure_free(fig);
+    return FALSE;
+  }
   gboolean ok = TRUE;
   for (guint i = 0; i < np && ok; i++)
     ok = draw_panel(plot_figure_axes(fig, 0, i), g_ptr_array_index(panels, i), s, fr, i == 0,
@@ -622,7 +630,8 @@ int cli_cmd_figure(int argc, char **argv) {
   double sigma = 1.0, clip = 1.0, alpha = 2.0;
   char *gossip = NULL, *protocol = NULL, *trust = NULL, *attackers = NULL, *sensitivity = NULL,
        *out_path = NULL, *data_path = NULL, *path = NULL, *mode = NULL, *latency = NULL,
-       *loss = NULL, *seed = NULL;
+       *loss = NULL, *seed = NULL, *fig_size = NULL;
+  double dpi = 0;
   char **labels = NULL;
   GOptionEntry entries[] = {
       {"graph", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_graph,
@@ -653,7 +662,13 @@ int cli_cmd_figure(int argc, char **argv) {
        "DELTA"},
       {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &alpha, "Renyi order (default 2)", "ALPHA"},
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out_path,
-       "The figure: FILE.svg or FILE.png (required)", "FILE"},
+       "The figure: FILE.svg, FILE.png or FILE.pdf (required)", "FILE"},
+      {"size", 0, 0, G_OPTION_ARG_STRING, &fig_size,
+       "Figure size WxH in points, or with a unit: 6x4in, 16x12cm (default: 300 x 300 pt per "
+       "graph)",
+       "WxH"},
+      {"dpi", 0, 0, G_OPTION_ARG_DOUBLE, &dpi, "PNG resolution in dots per inch (default 144)",
+       "DPI"},
       {"data", 0, 0, G_OPTION_ARG_FILENAME, &data_path,
        "Also write the plotted numbers as CSV: graph,distance,method,mean,min,max,count", "FILE"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
@@ -732,11 +747,24 @@ int cli_cmd_figure(int argc, char **argv) {
     goto out;
   }
   if (!out_path) {
-    status = usage_error("--out FILE.svg|FILE.png is required");
+    status = usage_error("--out FILE.svg|FILE.png|FILE.pdf is required");
     goto out;
   }
   if (!has_figure_extension(out_path)) {
-    status = usage_error("--out: unknown extension in '%s' (use .svg or .png)", out_path);
+    status = usage_error("--out: unknown extension in '%s' (use .svg, .png or .pdf)", out_path);
+    goto out;
+  }
+  if (fig_size) {
+    double w, h;
+    GError *se = NULL;
+    if (!plot_parse_size(fig_size, &w, &h, &se)) {
+      status = usage_error("--size: %s", se->message);
+      g_error_free(se);
+      goto out;
+    }
+  }
+  if (dpi != 0 && !(dpi >= 18 && dpi <= 1152)) {
+    status = usage_error("--dpi must be from 18 to 1152 (got %g)", dpi);
     goto out;
   }
   if (labels && g_strv_length(labels) > st.panels->len) {
@@ -890,7 +918,7 @@ int cli_cmd_figure(int argc, char **argv) {
     status = CLI_EXIT_OK;
     goto out;
   }
-  if (!draw_figure(st.panels, &s, &fr, attackers, out_path, &error) ||
+  if (!draw_figure(st.panels, &s, &fr, attackers, out_path, fig_size, dpi, &error) ||
       (data_path && !write_data(st.panels, &fr, data_path, &error))) {
     status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
     goto out;
@@ -917,6 +945,7 @@ out:
   g_free(latency);
   g_free(loss);
   g_free(seed);
+  g_free(fig_size);
   g_strfreev(labels);
   g_option_context_free(ctx);
   plot_shutdown();

@@ -91,6 +91,15 @@ static int close_stdout(int status) {
   errno = 0;
   gboolean failed = fflush(stdout) != 0;
   int saved = errno;
+  if (ferror(stdout) && saved == 0) {
+    /* The write failed earlier, when the buffer filled (output past 4 KiB),
+     * and its errno is gone: one more byte on the broken stream finds it. */
+    failed = TRUE;
+    clearerr(stdout);
+    errno = 0;
+    if (fputc('\n', stdout) == EOF || fflush(stdout) != 0)
+      saved = errno;
+  }
   failed |= ferror(stdout) != 0;
   if (fclose(stdout) != 0 && !failed) {
     failed = TRUE;

@@ -36,6 +36,7 @@ void plot_figure_free(PlotFigure *fig) {
   for (guint i = 0; i < fig->rows * fig->cols; i++) plot_axes_free(fig->axes[i]);
   g_free(fig->axes);
   g_free(fig->title);
+  plot_title_clear(&fig->title_fit);
   g_free(fig);
 }
 
@@ -121,6 +122,7 @@ PlotAxes *plot_axes_new(PlotFigure *fig, guint row, guint col) {
 void plot_axes_free(PlotAxes *axes) {
   if (!axes) return;
   g_free(axes->title);
+  plot_title_clear(&axes->title_fit);
   g_free(axes->xa.label);
   g_free(axes->ya.label);
   plot_ticks_clear(&axes->xa.ticks);
@@ -128,6 +130,19 @@ void plot_axes_free(PlotAxes *axes) {
   g_ptr_array_unref(axes->series);
   g_ptr_array_unref(axes->texts);
   g_free(axes);
+}
+
+void plot_axes_set_hidden(PlotAxes *axes, gboolean hidden) {
+  g_return_if_fail(axes != NULL);
+  axes->hidden = hidden;
+  plot_figure_invalidate(axes->fig);
+}
+
+void plot_axes_set_integer_ticks(PlotAxes *axes, gboolean x, gboolean y) {
+  g_return_if_fail(axes != NULL);
+  axes->xa.integer = x;
+  axes->ya.integer = y;
+  plot_figure_invalidate(axes->fig);
 }
 
 void plot_axes_set_title(PlotAxes *axes, const char *title) {

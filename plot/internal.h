@@ -20,6 +20,7 @@
 #define PLOT_MIN_AREA 16.0    /* smallest drawable data rectangle side */
 #define PLOT_SUP_SCALE 0.7    /* superscript size relative to its base */
 #define PLOT_SUP_RISE 0.42    /* superscript baseline rise, in base sizes */
+#define PLOT_MIN_TITLE_SCALE 0.6 /* smallest shrink of a title with an overlong word */
 
 typedef enum {
   PLOT_SERIES_LINE,
@@ -54,13 +55,24 @@ typedef struct {
   double t_lo, t_hi;     /* limits in scale space (log10 on log axes) */
   double base_t_lo, base_t_hi; /* limits before rounding to nice ticks */
   gboolean auto_lo, auto_hi;
+  gboolean integer;      /* ticks on whole numbers only (linear) */
   PlotTicks ticks;
 } PlotAxisState;
+
+/* A title fitted to a width by layout: wrapped at spaces into lines, and
+ * shrunk (down to PLOT_MIN_TITLE_SCALE of its size) only when a single word
+ * is wider than the room. */
+typedef struct {
+  char **lines; /* NULL-terminated; NULL when no title */
+  guint n_lines;
+  double size;  /* font size the lines are drawn at */
+} PlotTitle;
 
 struct PlotAxes {
   PlotFigure *fig;
   guint row, col;
   char *title;
+  gboolean hidden;   /* not drawn (an unused cell of a grid) */
   PlotAxisState xa, ya;
   gboolean grid;
   PlotLegendPos legend;
@@ -72,6 +84,7 @@ struct PlotAxes {
   /* resolved by layout: the data rectangle, points */
   double ax, ay, aw, ah;
   double legend_w, legend_h; /* legend box size (0 if none) */
+  PlotTitle title_fit;       /* the title as drawn */
 };
 
 struct PlotFigure {
@@ -82,6 +95,7 @@ struct PlotFigure {
   double font_size;
   double png_scale;
   gboolean laid_out;
+  PlotTitle title_fit; /* the figure title as drawn */
 };
 
 /* --- axes.c ----------------------------------------------------------- */
@@ -122,6 +136,12 @@ double plot_text_digit_height(cairo_t *cr, double size);
  * made of the base text's digit height (for N/S/center), baseline-based. */
 void plot_text_draw(cairo_t *cr, const char *label, double size, gboolean markup, double x,
                     double y, PlotAnchor anchor);
+/* Fit title to max_w points at nominal size (see PlotTitle); t is cleared
+ * first. Returns the height the lines take (line height times lines). */
+double plot_title_fit(cairo_t *cr, const char *title, double size, double max_w, PlotTitle *t);
+void plot_title_clear(PlotTitle *t);
+/* Draw t's lines centred on cx, the first line's top at top. */
+void plot_title_draw(cairo_t *cr, const PlotTitle *t, double cx, double top);
 /* A scratch context with the font options every measurement uses; free with
  * plot_scratch_free. */
 cairo_t *plot_scratch_new(void);
@@ -129,6 +149,12 @@ void plot_scratch_free(cairo_t *cr);
 /* Font options shared by every context (hinting off: metrics independent of
  * the backend and the PNG scale). */
 void plot_text_setup(cairo_t *cr);
+
+/* --- ticks.c ---------------------------------------------------------- */
+
+/* Keep the whole-number major ticks only, relabelled without decimals
+ * (minor ticks dropped). */
+void plot_ticks_keep_integers(PlotTicks *t);
 
 /* --- layout.c --------------------------------------------------------- */
 

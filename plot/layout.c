@@ -51,7 +51,6 @@ gboolean plot_layout(PlotFigure *fig, cairo_t *cr, GError **error) {
   plot_text_setup(cr);
   const double digit = plot_text_digit_height(cr, fs);
   const double label_h = line_height(cr, plot_font_label(fig));
-  const double title_h = line_height(cr, plot_font_title(fig));
 
   for (guint i = 0; i < N; i++) {
     PlotAxes *axes = fig->axes[i];
@@ -59,7 +58,10 @@ gboolean plot_layout(PlotFigure *fig, cairo_t *cr, GError **error) {
     plot_legend_measure(axes, cr, &axes->legend_w, &axes->legend_h);
   }
 
-  double band = fig->title ? PLOT_PAD + line_height(cr, plot_font_fig_title(fig)) : 0;
+  double band = fig->title ? PLOT_PAD + plot_title_fit(cr, fig->title, plot_font_fig_title(fig),
+                                                         fig->width - 2 * PLOT_PAD,
+                                                         &fig->title_fit)
+                           : 0;
   double cw = fig->width / C, ch = (fig->height - band) / R;
   double *top = g_new0(double, R), *bottom = g_new0(double, R);
   double *left = g_new0(double, C), *right = g_new0(double, C);
@@ -69,7 +71,10 @@ gboolean plot_layout(PlotFigure *fig, cairo_t *cr, GError **error) {
     const PlotAxes *axes = fig->axes[i];
     /* Without a title, room for the top y label's half height and for a
      * superscript rising above it. */
-    double t = PLOT_PAD + (axes->title ? title_h + PLOT_LABEL_GAP : 0.6 * fs);
+    /* Panel titles fit their cell (the data rectangle is not known yet). */
+    double th = plot_title_fit(cr, axes->title, plot_font_title(fig), cw - 2 * PLOT_PAD,
+                               &fig->axes[i]->title_fit);
+    double t = PLOT_PAD + (axes->title ? th + PLOT_LABEL_GAP : 0.6 * fs);
     double b = PLOT_PAD + PLOT_TICK_MAJOR + PLOT_TICK_PAD + digit + 0.3 * fs +
                (axes->xa.label ? PLOT_LABEL_GAP + label_h : 0);
     top[axes->row] = MAX(top[axes->row], t);

@@ -1,5 +1,5 @@
 /*
- * plot/plot.h: small standalone figures (SVG or PNG) drawn with cairo.
+ * plot/plot.h: small standalone figures (SVG, PNG or PDF) drawn with cairo.
  *
  * A PlotFigure is a page of width x height points cut into a grid of
  * rows x cols panels; each panel is a PlotAxes (owned by the figure) holding
@@ -26,8 +26,8 @@
  * U+FFFD when stored. Text is drawn in the generic "sans-serif" family
  * (fontconfig picks the face, DejaVu Sans on Debian).
  *
- * Determinism: a figure built by the same calls gives byte-identical SVG and
- * PNG output (cairo's per-process surface ids in the SVG are renumbered).
+ * Determinism: a figure built by the same calls gives byte-identical SVG, PNG
+ * and PDF output (cairo's per-process surface ids in the SVG are renumbered).
  *
  * Conventions: public names carry the plot_ prefix (types Plot*); errors
  * travel as GError in the PLOT_ERROR domain; library code never prints or
@@ -50,7 +50,7 @@ GQuark plot_error_quark(void);
 typedef enum {
   PLOT_ERROR_INVALID_ARGUMENT, /* a parameter out of its documented range */
   PLOT_ERROR_DATA,             /* data that cannot be drawn (log axis, no positive value) */
-  PLOT_ERROR_FORMAT,           /* an output file name without .svg or .png */
+  PLOT_ERROR_FORMAT,           /* an output file name without .svg, .png or .pdf */
   PLOT_ERROR_IO,               /* the output file cannot be written */
   PLOT_ERROR_FAILED,           /* cairo failed (out of memory...) */
 } PlotError;
@@ -184,7 +184,10 @@ void plot_shutdown(void);
  * range. O(1). */
 PlotAxes *plot_figure_axes(PlotFigure *fig, guint row, guint col);
 
-/* plot_figure_set_title: a title centred above all panels (NULL removes it). */
+/* plot_figure_set_title: a title centred above all panels (NULL removes it).
+ * Titles (this one and the panels') never leave the page or their cell:
+ * layout wraps them at spaces onto as many lines as needed, shrinking the
+ * font (to 60% at most) only for a single word wider than the room. */
 void plot_figure_set_title(PlotFigure *fig, const char *title);
 
 /*
@@ -206,6 +209,20 @@ gboolean plot_figure_set_png_scale(PlotFigure *fig, double px_per_pt, GError **e
 void plot_axes_set_title(PlotAxes *axes, const char *title);
 void plot_axes_set_xlabel(PlotAxes *axes, const char *label);
 void plot_axes_set_ylabel(PlotAxes *axes, const char *label);
+
+/*
+ * plot_axes_set_hidden: an unused cell of a grid: nothing of it is drawn
+ * (no frame, ticks or labels); its data still count for nothing else.
+ */
+void plot_axes_set_hidden(PlotAxes *axes, gboolean hidden);
+
+/*
+ * plot_axes_set_integer_ticks: major ticks of a linear x (resp. y) axis only
+ * at whole numbers (hop distances, counts), labelled without decimals; an
+ * axis narrower than one unit then keeps the whole numbers inside it, if any.
+ * No effect on log axes. Default off.
+ */
+void plot_axes_set_integer_ticks(PlotAxes *axes, gboolean x, gboolean y);
 
 /* Axis scales (default PLOT_SCALE_LINEAR). */
 void plot_axes_set_xscale(PlotAxes *axes, PlotScale scale);
@@ -285,11 +302,25 @@ gboolean plot_axes_add_text(PlotAxes *axes, double x, double y, const char *text
 typedef enum {
   PLOT_FORMAT_SVG,
   PLOT_FORMAT_PNG,
+  PLOT_FORMAT_PDF, /* vector, fonts embedded; fixed creation date (deterministic) */
 } PlotFormat;
 
+/* plot_format_from_path: the format a file name asks for by its extension
+ * (".svg", ".png", ".pdf", any case); FALSE for another. O(1). */
+gboolean plot_format_from_path(const char *path, PlotFormat *format);
+
 /*
- * plot_figure_save: render fig to path, SVG or PNG chosen by the extension
- * (".svg" / ".png", any case). The bytes go to a temporary file in the same
+ * plot_parse_size: "WxH" in points, or with a unit after H: "6x4in",
+ * "16x12cm", "160x120mm", "360x260pt". The figure size options of the CLI
+ * and of scenario files.
+ * Errors: PLOT_ERROR_INVALID_ARGUMENT (the message shows the form) unless
+ *    both sides are in [10, 10000] points.
+ */
+gboolean plot_parse_size(const char *text, double *width_pt, double *height_pt, GError **error);
+
+/*
+ * plot_figure_save: render fig to path, SVG, PNG or PDF chosen by the
+ * extension (".svg" / ".png" / ".pdf", any case). The bytes go to a temporary file in the same
  * folder which is then renamed over path, so path never holds a half-written
  * figure and the temporary is removed on failure.
  * Errors: PLOT_ERROR_FORMAT (other extension), PLOT_ERROR_IO (message names

@@ -405,14 +405,19 @@ static void draw_decorations(const PlotAxes *axes, cairo_t *cr) {
     cairo_show_text(cr, axes->ya.label);
     cairo_restore(cr);
   }
-  if (axes->title) {
-    double tfs = plot_font_title(fig);
-    cairo_set_font_size(cr, tfs);
+  if (axes->title_fit.lines) {
+    const PlotTitle *t = &axes->title_fit;
+    cairo_set_font_size(cr, t->size);
     cairo_font_extents(cr, &fe);
-    double w = plot_text_width(cr, axes->title, tfs, FALSE);
-    cairo_move_to(cr, axes->ax + (axes->aw - w) / 2, axes->ay - PLOT_LABEL_GAP - fe.descent);
-    cairo_set_font_size(cr, tfs);
-    cairo_show_text(cr, axes->title);
+    double w = 0;
+    for (guint i = 0; i < t->n_lines; i++)
+      w = MAX(w, plot_text_width(cr, t->lines[i], t->size, FALSE));
+    /* Centred on the data rectangle, but kept inside the cell. */
+    double cx = axes->ax + axes->aw / 2, c0 = axes->col * cw + PLOT_PAD,
+           c1 = (axes->col + 1) * cw - PLOT_PAD;
+    cx = MAX(MIN(cx, c1 - w / 2), c0 + w / 2);
+    double top = axes->ay - PLOT_LABEL_GAP - t->n_lines * (fe.ascent + fe.descent);
+    plot_title_draw(cr, t, cx, top);
   }
 }
 
@@ -454,16 +459,8 @@ void plot_render(PlotFigure *fig, cairo_t *cr) {
   plot_text_setup(cr);
   cairo_set_source_rgb(cr, 1, 1, 1);
   cairo_paint(cr);
-  if (fig->title) {
-    double tfs = plot_font_fig_title(fig);
-    cairo_font_extents_t fe;
-    cairo_set_font_size(cr, tfs);
-    cairo_font_extents(cr, &fe);
-    double w = plot_text_width(cr, fig->title, tfs, FALSE);
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    cairo_move_to(cr, (fig->width - w) / 2, PLOT_PAD + fe.ascent);
-    cairo_set_font_size(cr, tfs);
-    cairo_show_text(cr, fig->title);
-  }
-  for (guint i = 0; i < fig->rows * fig->cols; i++) draw_axes(fig->axes[i], cr);
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  plot_title_draw(cr, &fig->title_fit, fig->width / 2, PLOT_PAD);
+  for (guint i = 0; i < fig->rows * fig->cols; i++)
+    if (!fig->axes[i]->hidden) draw_axes(fig->axes[i], cr);
 }

@@ -1,4 +1,5 @@
 /* plot/save.c: rendering to SVG/PNG bytes and writing files atomically. */
+#include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <math.h>
 #include <string.h>
@@ -88,6 +89,32 @@ static GBytes *render_svg(PlotFigure *fig, GError **error) {
   return g_byte_array_free_to_bytes(clean);
 }
 
+/* PDF keeps text as embedded font subsets (selectable, vector). cairo
+ * stamps the current time as the creation date: a fixed one keeps the
+ * bytes a function of the figure alone. */
+static GBytes *render_pdf(PlotFigure *fig, GError **error) {
+  GByteArray *raw = g_byte_array_new();
+  cairo_surface_t *s =
+      cairo_pdf_surface_create_for_stream(append_bytes, raw, fig->width, fig->height);
+  cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATE_DATE, "2000-01-01T00:00:00Z");
+  cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "dpgossip");
+  cairo_t *cr = cairo_create(s);
+  gboolean ok = plot_layout(fig, cr, error);
+  if (ok) {
+    plot_render(fig, cr);
+    ok = !surface_failed(s, cr, error);
+  }
+  cairo_destroy(cr);
+  cairo_surface_finish(s);
+  if (ok) ok = !surface_failed(s, NULL, error);
+  cairo_surface_destroy(s);
+  if (!ok) {
+    g_byte_array_unref(raw);
+    return NULL;
+  }
+  return g_byte_array_free_to_bytes(raw);
+}
+
 static GBytes *render_png(PlotFigure *fig, GError **error) {
   double wpx = ceil(fig->width * fig->png_scale - 1e-9);
   double hpx = ceil(fig->height * fig->png_scale - 1e-9);
@@ -123,12 +150,61 @@ static GBytes *render_png(PlotFigure *fig, GError **error) {
 }
 
 GBytes *plot_figure_render(PlotFigure *fig, PlotFormat format, GError **error) {
-  if (!fig || (format != PLOT_FORMAT_SVG && format != PLOT_FORMAT_PNG)) {
+  if (!fig || (format != PLOT_FORMAT_SVG && format != PLOT_FORMAT_PNG &&
+               format != PLOT_FORMAT_PDF)) {
     g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT,
                 "render: NULL figure or unknown format %d", (int)format);
     return NULL;
   }
+  if (format == PLOT_FORMAT_PDF) return render_pdf(fig, error);
   return format == PLOT_FORMAT_SVG ? render_svg(fig, error) : render_png(fig, error);
+}
+
+gboolean plot_format_from_path(const char *path, PlotFormat *format) {
+  static const struct {
+    const char *ext;
+    PlotFormat format;
+  } known[] = {{".svg", PLOT_FORMAT_SVG}, {".png", PLOT_FORMAT_PNG}, {".pdf", PLOT_FORMAT_PDF}};
+  gsize plen = path ? strlen(path) : 0;
+  for (gsize i = 0; i < G_N_ELEMENTS(known); i++)
+    if (plen >= 4 && g_ascii_strcasecmp(path + plen - 4, known[i].ext) == 0) {
+      if (format) *format = known[i].format;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean plot_parse_size(const char *text, double *width_pt, double *height_pt,
+                         GError **error) {
+  const char *p = text ? text : "";
+  char *end;
+  double w = g_ascii_strtod(p, &end);
+  gboolean ok = end != p && (*end == 'x' || *end == 'X');
+  double h = 0;
+  if (ok) {
+    p = end + 1;
+    h = g_ascii_strtod(p, &end);
+    ok = end != p;
+  }
+  double unit = 1;
+  if (ok) {
+    if (g_str_equal(end, "in")) unit = 72;
+    else if (g_str_equal(end, "cm")) unit = 72 / 2.54;
+    else if (g_str_equal(end, "mm")) unit = 72 / 25.4;
+    else ok = *end == '\0' || g_str_equal(end, "pt");
+  }
+  w *= unit;
+  h *= unit;
+  if (!ok || !isfinite(w) || !isfinite(h) || w < 10 || h < 10 || w > 10000 || h > 10000) {
+    g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT,
+                "figure size '%s' is not WIDTHxHEIGHT in points (or with the unit in, cm or "
+                "mm), each from 10 to 10000 pt: e.g. 360x260 or 6x4in",
+                text ? text : "");
+    return FALSE;
+  }
+  *width_pt = w;
+  *height_pt = h;
+  return TRUE;
 }
 
 gboolean plot_figure_save(PlotFigure *fig, const char *path, GError **error) {
@@ -138,14 +214,9 @@ gboolean plot_figure_save(PlotFigure *fig, const char *path, GError **error) {
     return FALSE;
   }
   PlotFormat format;
-  gsize plen = strlen(path);
-  if (plen >= 4 && g_ascii_strcasecmp(path + plen - 4, ".svg") == 0) {
-    format = PLOT_FORMAT_SVG;
-  } else if (plen >= 4 && g_ascii_strcasecmp(path + plen - 4, ".png") == 0) {
-    format = PLOT_FORMAT_PNG;
-  } else {
+  if (!plot_format_from_path(path, &format)) {
     g_set_error(error, PLOT_ERROR, PLOT_ERROR_FORMAT,
-                "%s: unknown figure format; the file name must end in .svg or .png", path);
+                "%s: unknown figure format; the file name must end in .svg, .png or .pdf", path);
     return FALSE;
   }
   GBytes *bytes = plot_figure_render(fig, format, error);

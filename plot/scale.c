@@ -169,8 +169,11 @@ gboolean plot_axis_finalize(const PlotAxes *axes, PlotAxisState *a, const char *
   a->lo = a->auto_lo ? scale_inverse(a->scale, a->t_lo) : a->lim_lo;
   a->hi = a->auto_hi ? scale_inverse(a->scale, a->t_hi) : a->lim_hi;
   if (!check_range(axes, a, name, error)) return FALSE;
-  if (a->ticks.major) return TRUE;
-  return plot_ticks_compute(a->scale, a->lo, a->hi, max_ticks, FALSE, &a->ticks, error);
+  if (!a->ticks.major &&
+      !plot_ticks_compute(a->scale, a->lo, a->hi, max_ticks, FALSE, &a->ticks, error))
+    return FALSE;
+  if (a->integer && a->scale == PLOT_SCALE_LINEAR) plot_ticks_keep_integers(&a->ticks);
+  return TRUE;
 }
 
 gboolean plot_resolve_limits(PlotAxes *axes, GError **error) {

@@ -92,3 +92,67 @@ void plot_text_draw(cairo_t *cr, const char *label, double size, gboolean markup
   }
   g_free(base);
 }
+
+void plot_title_clear(PlotTitle *t) {
+  g_strfreev(t->lines);
+  t->lines = NULL;
+  t->n_lines = 0;
+  t->size = 0;
+}
+
+static double line_advance(cairo_t *cr, double size) {
+  cairo_font_extents_t fe;
+  cairo_set_font_size(cr, size);
+  cairo_font_extents(cr, &fe);
+  return fe.ascent + fe.descent;
+}
+
+double plot_title_fit(cairo_t *cr, const char *title, double size, double max_w, PlotTitle *t) {
+  plot_title_clear(t);
+  if (!title) return 0;
+  char **words = g_strsplit(title, " ", -1);
+  /* Shrink only for a word that cannot fit on any line by itself. */
+  double widest = 0;
+  for (guint i = 0; words[i]; i++) widest = MAX(widest, plot_text_width(cr, words[i], size, FALSE));
+  if (widest > max_w && widest > 0) size = MAX(size * max_w / widest, size * PLOT_MIN_TITLE_SCALE);
+  t->size = size;
+  /* Greedy wrapping: the usual line breaking of captions. */
+  GPtrArray *lines = g_ptr_array_new();
+  GString *cur = g_string_new(NULL);
+  for (guint i = 0; words[i]; i++) {
+    if (!words[i][0]) continue; /* runs of spaces */
+    if (cur->len) {
+      GString *trial = g_string_new(cur->str);
+      g_string_append_printf(trial, " %s", words[i]);
+      if (plot_text_width(cr, trial->str, size, FALSE) <= max_w) {
+        g_string_assign(cur, trial->str);
+        g_string_free(trial, TRUE);
+        continue;
+      }
+      g_string_free(trial, TRUE);
+      g_ptr_array_add(lines, g_string_free(cur, FALSE));
+      cur = g_string_new(NULL);
+    }
+    g_string_assign(cur, words[i]);
+  }
+  if (cur->len || lines->len == 0) g_ptr_array_add(lines, g_string_free(cur, FALSE));
+  else g_string_free(cur, TRUE);
+  t->n_lines = lines->len;
+  g_ptr_array_add(lines, NULL);
+  t->lines = (char **)g_ptr_array_free(lines, FALSE);
+  g_strfreev(words);
+  return t->n_lines * line_advance(cr, size);
+}
+
+void plot_title_draw(cairo_t *cr, const PlotTitle *t, double cx, double top) {
+  if (!t->lines) return;
+  cairo_font_extents_t fe;
+  cairo_set_font_size(cr, t->size);
+  cairo_font_extents(cr, &fe);
+  for (guint i = 0; i < t->n_lines; i++) {
+    double w = plot_text_width(cr, t->lines[i], t->size, FALSE);
+    cairo_move_to(cr, cx - w / 2, top + i * (fe.ascent + fe.descent) + fe.ascent);
+    cairo_set_font_size(cr, t->size);
+    cairo_show_text(cr, t->lines[i]);
+  }
+}

@@ -263,3 +263,27 @@ void plot_ticks_clear(PlotTicks *ticks) {
   g_free(ticks->minor);
   memset(ticks, 0, sizeof *ticks);
 }
+
+void plot_ticks_keep_integers(PlotTicks *t) {
+  gboolean all_whole = TRUE;
+  for (gsize i = 0; i < t->n_major; i++) all_whole &= t->major[i] == round(t->major[i]);
+  if (all_whole) return; /* steps of 1 or more: labels are already right */
+  gsize k = 0;
+  for (gsize i = 0; i < t->n_major; i++) {
+    if (t->major[i] != round(t->major[i])) {
+      g_free(t->labels[i]);
+      continue;
+    }
+    char buf[32];
+    g_snprintf(buf, sizeof buf, "%.0f", t->major[i] == 0 ? 0.0 : t->major[i]);
+    g_free(t->labels[i]);
+    t->major[k] = t->major[i];
+    t->labels[k] = with_minus(buf);
+    k++;
+  }
+  t->labels[k] = NULL;
+  t->n_major = k;
+  g_free(t->minor);
+  t->minor = NULL;
+  t->n_minor = 0;
+}

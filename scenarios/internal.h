@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 
 #include "scenarios/doc.h"
+#include "plot/plot.h"
 #include "scenarios/scenarios.h"
 #include "scenarios/schema.h"
 
@@ -89,6 +90,9 @@ typedef struct {
   /* output */
   char *out_dir;
   gboolean plots;
+  char *figure_ext;         /* "svg" (default), "png" or "pdf" */
+  double panel_w, panel_h;  /* one panel's size, points (figure_size; default 420 x 290) */
+  double figure_dpi;        /* PNG resolution */
 } ScenConfig;
 
 void scen_config_free(ScenConfig *c);
@@ -222,12 +226,38 @@ typedef struct {
 
 void scen_curve_clear(ScenCurve *cv);
 
-/* One panel per entry of @panels (titles), each with its curves; log scales
- * by flag. Saved to @path (SVG). */
-gboolean scen_plot_lines(const char *path, const char *title, guint n_panels,
+/* How scen_plot_lines draws its axes. */
+enum {
+  SCEN_PLOT_XLOG = 1 << 0, /* log x (linear when no positive x) */
+  SCEN_PLOT_YLOG = 1 << 1, /* log y (likewise) */
+  SCEN_PLOT_XINT = 1 << 2, /* integer x data (hop distances): whole-number
+                              ticks, error-bar series nudged apart */
+};
+
+/* The figure of scen_plot_lines, not saved: one panel per entry of @panels
+ * (titles) on the smallest fitting grid, unused cells hidden, whole-number
+ * x ticks when every x is a whole number; curve i of a
+ * panel gets palette colour i, its own marker, and a line wider than the
+ * curves drawn over it, so coinciding curves all stay visible. Errors: the
+ * plot module's. */
+PlotFigure *scen_plot_lines_figure(const ScenConfig *c, const char *title, guint n_panels,
+                                   const char *const *panel_titles,
+                                   GPtrArray *const *panel_curves, const char *xlabel,
+                                   const char *ylabel, guint flags, GError **error);
+/* scen_plot_lines_figure saved as DIR/BASE.EXT, EXT the figure format of
+ * @c ([output] figure_format); the path is returned in @path_out (may be
+ * NULL). @c gives the panel size and PNG resolution (NULL: defaults). */
+gboolean scen_plot_lines(const ScenConfig *c, const char *dir, const char *base,
+                         char **path_out, const char *title, guint n_panels,
                          const char *const *panel_titles, GPtrArray *const *panel_curves,
-                         const char *xlabel, const char *ylabel, gboolean xlog, gboolean ylog,
-                         GError **error);
+                         const char *xlabel, const char *ylabel, guint flags, GError **error);
+/* Mean and 95% Student-t interval of @n values for a log axis: computed on
+ * log10 of the values and mapped back (geometric mean; the interval is
+ * positive and multiplicative). Falls back to the arithmetic mean with no
+ * interval (NaN bounds) when a value is not positive, or n < 2. */
+void scen_log_mean_ci(const double *v, guint n, double *mean, double *lo, double *hi);
+/* The section of a collusion set's name: "each" for "each:4". Newly allocated. */
+char *scen_collusion_section(const char *name);
 
 /* Cancellation flag (scen_cancel sets it). */
 gboolean scen_cancelled(void);

@@ -5,6 +5,9 @@
  * one thread at a time (the caller's).
  */
 #include <math.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
 
 #include "plot/plot.h"
 #include "scenarios/internal.h"
@@ -27,21 +30,60 @@ static gboolean any_positive(const double *v, guint n) {
   return FALSE;
 }
 
-gboolean scen_plot_lines(const char *path, const char *title, guint n_panels,
-                         const char *const *panel_titles, GPtrArray *const *panel_curves,
-                         const char *xlabel, const char *ylabel, gboolean xlog, gboolean ylog,
-                         GError **error) {
+void scen_log_mean_ci(const double *v, guint n, double *mean, double *lo, double *hi) {
+  double s = 0, ls = 0;
+  gboolean positive = n > 0;
+  for (guint i = 0; i < n; i++) {
+    s += v[i];
+    positive &= isfinite(v[i]) && v[i] > 0;
+    if (positive)
+      ls += log10(v[i]);
+  }
+  *lo = *hi = NAN;
+  if (!positive) {
+    *mean = n ? s / n : NAN;
+    return;
+  }
+  double m = ls / n, ss = 0;
+  for (guint i = 0; i < n; i++)
+    ss += (log10(v[i]) - m) * (log10(v[i]) - m);
+  *mean = pow(10.0, m);
+  if (n < 2)
+    return;
+  double half = gsl_cdf_tdist_Pinv(0.975, n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n);
+  *lo = pow(10.0, m - half);
+  *hi = pow(10.0, m + half);
+}
+
+char *scen_collusion_section(const char *name) {
+  const char *colon = strchr(name, ':');
+  return colon ? g_strndup(name, (gsize)(colon - name)) : g_strdup(name);
+}
+
+PlotFigure *scen_plot_lines_figure(const ScenConfig *c, const char *title, guint n_panels,
+                                   const char *const *panel_titles,
+                                   GPtrArray *const *panel_curves, const char *xlabel,
+                                   const char *ylabel, guint flags, GError **error) {
   guint cols = n_panels <= 1 ? 1 : n_panels <= 4 ? 2 : n_panels <= 9 ? 3 : 4;
   cols = MIN(cols, n_panels == 0 ? 1 : n_panels);
   guint rows = n_panels == 0 ? 1 : (n_panels + cols - 1) / cols;
   rows = MIN(rows, 16);
-  PlotFigure *fig = plot_figure_new(360.0 * cols + 120.0, 260.0 * rows + (title ? 30.0 : 0.0),
-                                    rows, cols, error);
+  double pw = c ? c->panel_w : 420, ph = c ? c->panel_h : 290;
+  PlotFigure *fig = plot_figure_new(pw * cols, ph * rows, rows, cols, error);
   if (fig == NULL)
-    return FALSE;
+    return NULL;
+  if (c && !plot_figure_set_png_scale(fig, c->figure_dpi / 72.0, error)) {
+    plot_figure_free(fig);
+    return NULL;
+  }
   if (title)
     plot_figure_set_title(fig, title);
+  static const PlotMarker markers[3] = {PLOT_MARKER_CIRCLE, PLOT_MARKER_SQUARE,
+                                        PLOT_MARKER_TRIANGLE};
   gboolean ok = TRUE;
+  /* The cells past the last panel stay blank (no empty 0-to-1 axes). */
+  for (guint p = n_panels; p < rows * cols; p++)
+    plot_axes_set_hidden(plot_figure_axes(fig, p / cols, p % cols), TRUE);
   for (guint p = 0; ok && p < n_panels && p < rows * cols; p++) {
     PlotAxes *ax = plot_figure_axes(fig, p / cols, p % cols);
     if (panel_titles && panel_titles[p])
@@ -50,30 +92,78 @@ gboolean scen_plot_lines(const char *path, const char *title, guint n_panels,
     plot_axes_set_ylabel(ax, ylabel);
     gboolean has_x = FALSE, has_y = FALSE;
     const GPtrArray *curves = panel_curves[p];
+    double xmin = INFINITY, xmax = -INFINITY;
+    gboolean whole = TRUE; /* every x a whole number (rounds, hops) */
     for (guint i = 0; i < curves->len; i++) {
       const ScenCurve *cv = g_ptr_array_index(curves, i);
       has_x |= any_positive(cv->x, cv->n);
       has_y |= any_positive(cv->y, cv->n);
+      for (guint k = 0; k < cv->n; k++)
+        if (isfinite(cv->x[k])) {
+          xmin = MIN(xmin, cv->x[k]), xmax = MAX(xmax, cv->x[k]);
+          whole &= cv->x[k] == round(cv->x[k]);
+        }
     }
-    plot_axes_set_xscale(ax, xlog && has_x ? PLOT_SCALE_LOG10 : PLOT_SCALE_LINEAR);
-    plot_axes_set_yscale(ax, ylog && has_y ? PLOT_SCALE_LOG10 : PLOT_SCALE_LINEAR);
+    gboolean xlog = (flags & SCEN_PLOT_XLOG) && has_x, xint = (flags & SCEN_PLOT_XINT) && !xlog;
+    plot_axes_set_xscale(ax, xlog ? PLOT_SCALE_LOG10 : PLOT_SCALE_LINEAR);
+    plot_axes_set_yscale(ax, (flags & SCEN_PLOT_YLOG) && has_y ? PLOT_SCALE_LOG10
+                                                                : PLOT_SCALE_LINEAR);
+    plot_axes_set_integer_ticks(ax, !xlog && (xint || whole), FALSE);
+    if (xint && isfinite(xmin))
+      ok = plot_axes_set_xlim(ax, xmin - 0.5, xmax + 0.5, error);
     plot_axes_set_legend(ax, curves->len > 1 ? PLOT_LEGEND_BEST : PLOT_LEGEND_NONE);
-    for (guint i = 0; ok && i < curves->len; i++) {
+    guint n = curves->len;
+    for (guint i = 0; ok && i < n; i++) {
       const ScenCurve *cv = g_ptr_array_index(curves, i);
+      /* Earlier curves are drawn wider, so one drawn over an equal one
+       * leaves it showing on both sides (a few curves only: many lines
+       * are told apart by colour). */
+      double width = n <= 4 ? 1.5 + 1.1 * (n - 1 - i) : 1.5;
       PlotStyle st = {.dash = cv->dashed ? PLOT_DASH_DASHED : PLOT_DASH_SOLID,
-                      .marker = cv->markers ? PLOT_MARKER_CIRCLE : PLOT_MARKER_NONE,
+                      .marker = cv->markers ? markers[i % 3] : PLOT_MARKER_NONE,
+                      .marker_size = 5 + 1.5 * (n <= 4 ? n - 1 - i : 0),
+                      .width = width,
                       .color = plot_palette(i)};
-      ok = plot_axes_add_line(ax, cv->label, cv->n, cv->x, cv->y, &st, error);
+      /* Error bars of integer-x curves side by side, not on top. */
+      double *x = g_memdup2(cv->x, MAX(cv->n, 1) * sizeof(double));
+      if (xint && cv->errorbars && n > 1)
+        for (guint k = 0; k < cv->n; k++)
+          x[k] += 0.08 * ((double)i - (n - 1) / 2.0);
+      ok = plot_axes_add_line(ax, cv->label, cv->n, x, cv->y, &st, error);
       if (ok && cv->lo && cv->hi) {
+        PlotStyle bs = {.color = st.color, .width = 1.0};
         if (cv->errorbars)
-          ok = plot_axes_add_errorbars(ax, NULL, cv->n, cv->x, cv->lo, cv->hi, &st, error);
+          ok = plot_axes_add_errorbars(ax, NULL, cv->n, x, cv->lo, cv->hi, &bs, error);
         else
-          ok = plot_axes_add_band(ax, NULL, cv->n, cv->x, cv->lo, cv->hi, &st, error);
+          ok = plot_axes_add_band(ax, NULL, cv->n, x, cv->lo, cv->hi, &bs, error);
       }
+      g_free(x);
     }
   }
-  ok = ok && plot_figure_save(fig, path, error);
+  if (!ok) {
+    plot_figure_free(fig);
+    return NULL;
+  }
+  return fig;
+}
+
+gboolean scen_plot_lines(const ScenConfig *c, const char *dir, const char *base,
+                         char **path_out, const char *title, guint n_panels,
+                         const char *const *panel_titles, GPtrArray *const *panel_curves,
+                         const char *xlabel, const char *ylabel, guint flags, GError **error) {
+  PlotFigure *fig = scen_plot_lines_figure(c, title, n_panels, panel_titles, panel_curves,
+                                           xlabel, ylabel, flags, error);
+  if (fig == NULL)
+    return FALSE;
+  char *name = g_strdup_printf("%s.%s", base, c && c->figure_ext ? c->figure_ext : "svg");
+  char *path = g_build_filename(dir, name, NULL);
+  gboolean ok = plot_figure_save(fig, path, error);
   plot_figure_free(fig);
+  g_free(name);
+  if (ok && path_out)
+    *path_out = path;
+  else
+    g_free(path);
   return ok;
 }
 
@@ -111,14 +201,26 @@ static ScenCurve *loss_curve(const ScenRunOutput *o, int which, const char *labe
   return cv;
 }
 
-/* RDP against distance for one (collusion, trust): mean over the victims at
- * each distance, bars from min to max; or the Muffliato bound (@muff). */
-static ScenCurve *distance_curve(const ScenRunOutput *o, guint col, guint trust, gboolean muff,
-                                 const char *label) {
+/* Whether victim row @r belongs to the collusion section @sec (its sets'
+ * names are SEC or SEC:LABEL). */
+static gboolean in_section(const ScenConfig *c, const ScenVictimRow *r, const char *sec) {
+  char *s = scen_collusion_section(c->collusions[r->collusion].name);
+  gboolean in = g_str_equal(s, sec);
+  g_free(s);
+  return in;
+}
+
+/* RDP against distance for one (collusion section, trust), pooled over the
+ * section's attacker sets: mean over the (set, victim) pairs at each
+ * distance, bars from min to max; or the Muffliato bound (@muff). */
+static ScenCurve *distance_curve(const ScenConfig *c, const ScenRunOutput *o, const char *sec,
+                                 guint trust, gboolean muff, const char *label) {
   gint dmax = -1;
+  gboolean *mine = g_new0(gboolean, MAX(o->victims->len, 1));
   for (guint i = 0; i < o->victims->len; i++) {
     const ScenVictimRow *r = &g_array_index(o->victims, ScenVictimRow, i);
-    if (r->collusion == col && r->trust == trust)
+    mine[i] = r->trust == trust && in_section(c, r, sec);
+    if (mine[i])
       dmax = MAX(dmax, r->distance);
   }
   ScenCurve *cv = g_new0(ScenCurve, 1);
@@ -133,7 +235,7 @@ static ScenCurve *distance_curve(const ScenRunOutput *o, guint col, guint trust,
     guint n = 0;
     for (guint i = 0; i < o->victims->len; i++) {
       const ScenVictimRow *r = &g_array_index(o->victims, ScenVictimRow, i);
-      if (r->collusion != col || r->trust != trust || r->distance != d)
+      if (!mine[i] || r->distance != d)
         continue;
       double v = muff ? r->muffliato_rdp : r->rdp;
       sum += v;
@@ -149,6 +251,7 @@ static ScenCurve *distance_curve(const ScenRunOutput *o, guint col, guint trust,
     g_array_append_val(lo, mn);
     g_array_append_val(hi, mx);
   }
+  g_free(mine);
   cv->n = x->len;
   cv->x = (double *)g_array_free(x, FALSE);
   cv->y = (double *)g_array_free(y, FALSE);
@@ -157,6 +260,9 @@ static ScenCurve *distance_curve(const ScenRunOutput *o, guint col, guint trust,
   return cv;
 }
 
+/* The most panels a figure holds (16 rows of 4). */
+#define MAX_PANELS 64
+
 gboolean scen_plot_point(const char *dir, const ScenConfig *c, const ScenRunOutput *o,
                          GError **error) {
   gboolean ok = TRUE;
@@ -164,58 +270,168 @@ gboolean scen_plot_point(const char *dir, const ScenConfig *c, const ScenRunOutp
     GPtrArray *curves = g_ptr_array_new_with_free_func(free_curve);
     g_ptr_array_add(curves, loss_curve(o, 0, "train loss"));
     g_ptr_array_add(curves, loss_curve(o, 1, "test loss"));
-    char *path = g_build_filename(dir, "loss.svg", NULL);
     char *title = g_strdup_printf("%s: %s, mean over %u nodes (band: min to max)", c->name,
                                   c->protocol, c->n);
     const char *pt[] = {NULL};
-    ok = scen_plot_lines(path, title, 1, pt, &curves, "round", "loss", FALSE, TRUE, error);
+    ok = scen_plot_lines(c, dir, "loss", NULL, title, 1, pt, &curves, "round", "loss",
+                         SCEN_PLOT_YLOG, error);
     g_free(title);
-    g_free(path);
     g_ptr_array_unref(curves);
   }
   if (ok && o->victims && o->victims->len > 0) {
-    guint np = c->n_collusions;
+    /* One panel per [collusion.NAME] section: `nodes = all` (every node in
+     * turn) gives one panel pooling its sets, as the paper's Figure 2. */
+    GPtrArray *secs = g_ptr_array_new_with_free_func(g_free);
+    GArray *sizes = g_array_new(FALSE, TRUE, sizeof(guint));
+    for (guint i = 0; i < c->n_collusions; i++) {
+      char *sec = scen_collusion_section(c->collusions[i].name);
+      guint at = secs->len;
+      for (guint k = 0; k < secs->len; k++)
+        if (g_str_equal(g_ptr_array_index(secs, k), sec))
+          at = k;
+      if (at == secs->len) {
+        g_ptr_array_add(secs, sec);
+        guint zero = 0;
+        g_array_append_val(sizes, zero);
+      } else {
+        g_free(sec);
+      }
+      g_array_index(sizes, guint, at)++;
+    }
+    guint n_secs = secs->len, np = MIN(n_secs, MAX_PANELS);
     GPtrArray **panels = g_new0(GPtrArray *, np);
     char **titles = g_new0(char *, np + 1);
     for (guint i = 0; i < np; i++) {
+      const char *sec = g_ptr_array_index(secs, i);
       panels[i] = g_ptr_array_new_with_free_func(free_curve);
-      GString *t = g_string_new("attackers ");
-      for (guint m = 0; m < c->collusions[i].n_nodes; m++)
-        g_string_append_printf(t, "%s%u", m ? "," : "", c->collusions[i].nodes[m]);
-      g_string_append_printf(t, " (%s)", c->collusions[i].name);
-      titles[i] = g_string_free(t, FALSE);
+      guint n_sets = g_array_index(sizes, guint, i);
+      if (n_sets > 1) {
+        titles[i] = g_strdup_printf("[collusion.%s]: %u attacker sets pooled", sec, n_sets);
+      } else {
+        GString *t = g_string_new("attackers ");
+        for (guint k = 0; k < c->n_collusions; k++) {
+          char *ks = scen_collusion_section(c->collusions[k].name);
+          if (g_str_equal(ks, sec))
+            for (guint m = 0; m < c->collusions[k].n_nodes; m++)
+              g_string_append_printf(t, "%s%u", m ? "," : "", c->collusions[k].nodes[m]);
+          g_free(ks);
+        }
+        g_string_append_printf(t, " (%s)", sec);
+        titles[i] = g_string_free(t, FALSE);
+      }
       for (guint j = 0; j < c->n_trust; j++) {
         char *label = g_strdup_printf("%s (ours)", priv_trust_name(c->trust[j]));
-        g_ptr_array_add(panels[i], distance_curve(o, i, j, FALSE, label));
+        g_ptr_array_add(panels[i], distance_curve(c, o, sec, j, FALSE, label));
         g_free(label);
         gboolean has_muff = FALSE;
         for (guint v = 0; v < o->victims->len && !has_muff; v++) {
           const ScenVictimRow *r = &g_array_index(o->victims, ScenVictimRow, v);
-          has_muff = r->collusion == i && r->trust == j && isfinite(r->muffliato_rdp);
+          has_muff = r->trust == j && isfinite(r->muffliato_rdp) && in_section(c, r, sec);
         }
         if (has_muff)
           g_ptr_array_add(panels[i],
-                          distance_curve(o, i, j, TRUE, "pndp (Muffliato's bound)"));
+                          distance_curve(c, o, sec, j, TRUE, "pndp (Muffliato's bound)"));
       }
     }
-    char *path = g_build_filename(dir, "privacy.svg", NULL);
     char *ylabel = g_strdup_printf("RDP at alpha = %g (mean; bars min to max)", c->alpha);
-    char *title = g_strdup_printf("%s: %s, T = %u, privacy loss by distance to the attackers",
-                                  c->name, c->protocol, c->rounds);
-    ok = scen_plot_lines(path, title, np, (const char *const *)titles, panels,
-                         "distance to the nearest attacker (hops)", ylabel, FALSE, TRUE, error);
+    char *more = n_secs > np ? g_strdup_printf(" (first %u of %u collusion sections)", np, n_secs)
+                             : g_strdup("");
+    char *title = g_strdup_printf("%s: %s, T = %u, privacy loss by distance to the attackers%s",
+                                  c->name, c->protocol, c->rounds, more);
+    ok = scen_plot_lines(c, dir, "privacy", NULL, title, np, (const char *const *)titles, panels,
+                         "distance to the nearest attacker (hops)", ylabel,
+                         SCEN_PLOT_YLOG | SCEN_PLOT_XINT, error);
+    g_free(more);
     g_free(title);
     g_free(ylabel);
-    g_free(path);
     for (guint i = 0; i < np; i++)
       g_ptr_array_unref(panels[i]);
     g_free(panels);
     g_strfreev(titles);
+    g_ptr_array_unref(secs);
+    g_array_unref(sizes);
   }
   return ok;
 }
 
-/* ---- A sweep's figures (moved here unchanged from the sweep runner) ---- */
+/* ---- A sweep's figures ---- */
+
+/* The values of the non-seed axes of a point, "dsgd, 0.5" (the noise axis
+ * too unless @skip_noise). Newly allocated; "" when there are none. */
+static char *group_label(const GPtrArray *axes, const guint *items, gint seed_axis,
+                         gint noise_axis, gboolean skip_noise) {
+  GString *label = g_string_new(NULL);
+  for (guint a = 0; a < axes->len; a++) {
+    if ((gint)a == seed_axis || (skip_noise && (gint)a == noise_axis))
+      continue;
+    const ScenSweepAxis *x = g_ptr_array_index(axes, a);
+    char *key = scen_axis_label(axes, a);
+    if ((gint)a == noise_axis)
+      g_string_append_printf(label, "%s%s = %s", label->len ? ", " : "", key,
+                             x->items[items[a]]);
+    else
+      g_string_append_printf(label, "%s%s", label->len ? ", " : "", x->items[items[a]]);
+    g_free(key);
+  }
+  return g_string_free(label, FALSE);
+}
+
+/* A group's curve over the rounds: test loss (@acc FALSE, geometric mean and
+ * log-scale 95% t-interval over the seeds) or accuracy (arithmetic mean,
+ * 95% t-interval clipped to [0, 1]). */
+static ScenCurve *group_curve(const ScenSweepResults *r, const ScenGroup *g, gboolean acc,
+                              char *label) {
+  ScenCurve *cv = g_new0(ScenCurve, 1);
+  cv->label = label;
+  cv->n = g->n_rounds;
+  cv->x = g_memdup2(g->round, MAX(cv->n, 1) * sizeof(double));
+  cv->y = g_new(double, MAX(cv->n, 1));
+  cv->lo = g_new(double, MAX(cv->n, 1));
+  cv->hi = g_new(double, MAX(cv->n, 1));
+  double *v = g_new(double, MAX(g->n, 1));
+  for (guint k = 0; k < cv->n; k++) {
+    guint m = 0;
+    for (guint i = 0; i < g->n; i++) {
+      const ScenPointResult *p = r->res[g->members[i]];
+      if (p->n_rounds == g->n_rounds)
+        v[m++] = acc ? p->acc[k] : p->test[k];
+    }
+    if (!acc) {
+      scen_log_mean_ci(v, m, &cv->y[k], &cv->lo[k], &cv->hi[k]);
+      continue;
+    }
+    double s = 0, ss = 0;
+    for (guint i = 0; i < m; i++)
+      s += v[i];
+    double mean = m ? s / m : NAN;
+    for (guint i = 0; i < m; i++)
+      ss += (v[i] - mean) * (v[i] - mean);
+    double half = m >= 2 ? gsl_cdf_tdist_Pinv(0.975, m - 1) * sqrt(ss / (m - 1)) / sqrt(m) : NAN;
+    cv->y[k] = mean;
+    cv->lo[k] = MAX(mean - half, 0.0);
+    cv->hi[k] = MIN(mean + half, 1.0);
+  }
+  g_free(v);
+  return cv;
+}
+
+/* A group's final test loss over the seeds (log-scale interval). */
+static void group_final(const ScenSweepResults *r, const ScenGroup *g, double *mean, double *lo,
+                        double *hi) {
+  double *v = g_new(double, MAX(g->n, 1));
+  for (guint i = 0; i < g->n; i++)
+    v[i] = r->res[g->members[i]]->final_test;
+  scen_log_mean_ci(v, g->n, mean, lo, hi);
+  g_free(v);
+}
+
+/* What an accounting is, for labels: "LDP" has no attackers; the others
+ * name their trust model and collusion set. */
+static char *accounting_name(const ScenAccountingMax *a) {
+  if (g_str_equal(a->trust, "ldp"))
+    return g_strdup("LDP");
+  return g_strdup_printf("%s, attackers %s", a->trust, a->collusion);
+}
 
 gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError **error) {
   const GPtrArray *axes = r->axes;
@@ -224,74 +440,97 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
   gint seed_axis = ag->seed_axis, noise_axis = ag->noise_axis;
   const ScenConfig *c0 = r->cfg[0];
   gboolean ok = TRUE;
-  char *path;
   guint *items = g_new0(guint, MAX(axes->len, 1));
-  /* Figures: loss curves (bands over seeds), final loss against epsilon. */
-  gboolean has_curves = FALSE;
-  for (guint gi = 0; gi < groups->len; gi++)
-    has_curves |= g_array_index(groups, ScenGroup, gi).n_rounds > 0;
+  gboolean has_curves = FALSE, has_acc = FALSE;
+  for (guint gi = 0; gi < groups->len; gi++) {
+    const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
+    has_curves |= g->n_rounds > 0;
+    const ScenPointResult *p = r->res[g->first];
+    for (guint k = 0; k < p->n_rounds && p->acc; k++)
+      has_acc |= isfinite(p->acc[k]);
+  }
+  guint n_seeds = groups->len ? g_array_index(groups, ScenGroup, 0).n : 0;
   if (c0->plots && has_curves) {
-    /* Panels: the noise axis when there is one (a privacy level per panel). */
-    guint n_panels = 1;
-    const ScenSweepAxis *pax = noise_axis >= 0 ? g_ptr_array_index(axes, noise_axis) : NULL;
-    if (pax)
-      n_panels = MIN(pax->n_items, 16);
-    GPtrArray **panels = g_new0(GPtrArray *, n_panels);
-    char **titles = g_new0(char *, n_panels + 1);
-    for (guint pn = 0; pn < n_panels; pn++) {
-      panels[pn] = g_ptr_array_new_with_free_func(free_curve);
-      titles[pn] = pax ? g_strdup_printf("%s = %s", pax->key, pax->items[pn]) : NULL;
-    }
-    for (guint gi = 0; gi < groups->len; gi++) {
-      const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
-      scen_sweep_point(axes, g->first, items);
-      guint pn = pax ? items[noise_axis] : 0;
-      if (pn >= n_panels || g->n_rounds == 0)
-        continue;
-      ScenCurve *cv = g_new0(ScenCurve, 1);
-      GString *label = g_string_new(NULL);
-      for (guint a = 0; a < axes->len; a++) {
-        if ((gint)a == seed_axis || (gint)a == noise_axis)
+    /* Loss (and, for a classification task, accuracy) curves: every group
+     * of seeds one line of one figure, the noise level in its label. */
+    /* Up to 8 groups (the palette's colours) share one panel; more get a
+     * panel per setting of the other axes, a line per noise level, so no
+     * two lines share a colour. */
+    guint n_lines = 0;
+    for (guint gi = 0; gi < groups->len; gi++)
+      n_lines += g_array_index(groups, ScenGroup, gi).n_rounds > 0;
+    gboolean split = n_lines > 8 && noise_axis >= 0;
+    for (int acc = 0; acc <= (has_acc ? 1 : 0) && ok; acc++) {
+      GPtrArray *pkeys = g_ptr_array_new_with_free_func(g_free);
+      GPtrArray *panels = g_ptr_array_new(); /* GPtrArray* of curves each */
+      for (guint gi = 0; gi < groups->len; gi++) {
+        const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
+        if (g->n_rounds == 0)
           continue;
-        const ScenSweepAxis *x = g_ptr_array_index(axes, a);
-        g_string_append_printf(label, "%s%s", label->len ? ", " : "", x->items[items[a]]);
+        scen_sweep_point(axes, g->first, items);
+        char *pkey = split ? group_label(axes, items, seed_axis, noise_axis, TRUE) : g_strdup("");
+        char *label;
+        if (split) {
+          char *key = scen_axis_label(axes, (guint)noise_axis);
+          const ScenSweepAxis *nx = g_ptr_array_index(axes, noise_axis);
+          label = g_strdup_printf("%s = %s", key, nx->items[items[noise_axis]]);
+          g_free(key);
+        } else {
+          label = group_label(axes, items, seed_axis, noise_axis, FALSE);
+        }
+        if (!label[0]) {
+          g_free(label);
+          label = NULL;
+        }
+        guint at = pkeys->len;
+        for (guint k = 0; k < pkeys->len; k++)
+          if (g_str_equal(g_ptr_array_index(pkeys, k), pkey))
+            at = k;
+        if (at == pkeys->len) {
+          g_ptr_array_add(pkeys, pkey);
+          g_ptr_array_add(panels, g_ptr_array_new_with_free_func(free_curve));
+        } else {
+          g_free(pkey);
+        }
+        g_ptr_array_add(g_ptr_array_index(panels, at), group_curve(r, g, acc, label));
       }
-      cv->label = g_string_free(label, FALSE);
-      if (cv->label[0] == '\0') {
-        g_free(cv->label);
-        cv->label = NULL;
-      }
-      cv->n = g->n_rounds;
-      cv->x = g_memdup2(g->round, cv->n * sizeof(double));
-      cv->y = g_memdup2(g->test_mean, cv->n * sizeof(double));
-      cv->lo = g_memdup2(g->test_lo, cv->n * sizeof(double));
-      cv->hi = g_memdup2(g->test_hi, cv->n * sizeof(double));
-      g_ptr_array_add(panels[pn], cv);
+      guint np = MIN(panels->len, MAX_PANELS);
+      char *path = NULL;
+      char *title =
+          acc ? g_strdup_printf("%s: mean test accuracy over nodes; band: 95%% t-interval over "
+                                "%u seed%s",
+                                c0->name, n_seeds, n_seeds == 1 ? "" : "s")
+              : g_strdup_printf("%s: mean test loss over nodes, geometric mean over %u seed%s; "
+                                "band: 95%% t-interval of log10 loss",
+                                c0->name, n_seeds, n_seeds == 1 ? "" : "s");
+      char **pt = g_new0(char *, np + 1);
+      for (guint k = 0; k < np && split; k++)
+        pt[k] = g_strdup(g_ptr_array_index(pkeys, k));
+      ok = scen_plot_lines(c0, r->out_dir, acc ? "accuracy" : "loss", &path, title, np,
+                           (const char *const *)pt, (GPtrArray *const *)panels->pdata, "round",
+                           acc ? "test accuracy" : "test loss", acc ? 0 : SCEN_PLOT_YLOG, error);
+      if (ok)
+        g_ptr_array_add(figures, path);
+      g_free(title);
+      g_strfreev(pt);
+      for (guint k = 0; k < panels->len; k++)
+        g_ptr_array_unref(g_ptr_array_index(panels, k));
+      g_ptr_array_unref(panels);
+      g_ptr_array_unref(pkeys);
     }
-    path = g_build_filename(r->out_dir, "loss.svg", NULL);
-    char *title = g_strdup_printf("%s: mean test loss over nodes; band: 95%% CI over %u seed%s",
-                                  c0->name, g_array_index(groups, ScenGroup, 0).n,
-                                  g_array_index(groups, ScenGroup, 0).n == 1 ? "" : "s");
-    ok = scen_plot_lines(path, title, n_panels, (const char *const *)titles, panels, "round",
-                         "test loss", FALSE, TRUE, error);
-    if (ok)
-      g_ptr_array_add(figures, g_strdup(path));
-    g_free(title);
-    g_free(path);
-    for (guint pn = 0; pn < n_panels; pn++)
-      g_ptr_array_unref(panels[pn]);
-    g_free(panels);
-    g_strfreev(titles);
 
-    /* Final loss against epsilon: one line per setting of the other axes. */
+    /* Final loss against epsilon: one line per setting of the other axes
+     * and per accounting (each has its own epsilon column in points.csv). */
+    guint n_acc = r->res[0]->accountings ? r->res[0]->accountings->len : 0;
     GPtrArray *lines = g_ptr_array_new_with_free_func(free_curve);
     GHashTable *line_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     double eps_lo = INFINITY, eps_hi = 0;
     for (guint gi = 0; gi < groups->len; gi++) {
-      double e = r->res[g_array_index(groups, ScenGroup, gi).first]->max_eps;
-      if (isfinite(e) && e > 0) {
-        eps_lo = MIN(eps_lo, e);
-        eps_hi = MAX(eps_hi, e);
+      const ScenPointResult *p = r->res[g_array_index(groups, ScenGroup, gi).first];
+      for (guint a = 0; p->accountings && a < p->accountings->len; a++) {
+        double e = g_array_index(p->accountings, ScenAccountingMax, a).max_eps;
+        if (isfinite(e) && e > 0)
+          eps_lo = MIN(eps_lo, e), eps_hi = MAX(eps_hi, e);
       }
     }
     if (isfinite(eps_lo) && eps_hi <= eps_lo * 1.01) {
@@ -301,66 +540,77 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
     }
     for (guint gi = 0; gi < groups->len && isfinite(eps_lo); gi++) {
       const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
-      double g_eps = r->res[g->first]->max_eps;
+      const ScenPointResult *p = r->res[g->first];
       scen_sweep_point(axes, g->first, items);
-      GString *label = g_string_new(NULL);
-      for (guint a = 0; a < axes->len; a++) {
-        if ((gint)a == seed_axis || (gint)a == noise_axis)
-          continue;
-        const ScenSweepAxis *x = g_ptr_array_index(axes, a);
-        g_string_append_printf(label, "%s%s", label->len ? ", " : "", x->items[items[a]]);
-      }
-      gpointer li;
-      ScenCurve *cv;
-      if (g_hash_table_lookup_extended(line_of, label->str, NULL, &li)) {
-        cv = g_ptr_array_index(lines, GPOINTER_TO_UINT(li));
-        g_string_free(label, TRUE);
-      } else {
-        cv = g_new0(ScenCurve, 1);
-        cv->label = g_strdup(label->str[0] ? label->str : "all");
-        cv->markers = TRUE;
-        cv->errorbars = TRUE;
-        g_hash_table_insert(line_of, g_string_free(label, FALSE), GUINT_TO_POINTER(lines->len));
-        g_ptr_array_add(lines, cv);
-      }
-      if (!isfinite(g_eps)) {
-        /* No finite epsilon (no noise): a dashed reference line. */
-        if (cv->n == 0) {
-          cv->dashed = TRUE;
-          cv->markers = FALSE;
-          cv->n = 2;
-          cv->x = g_new(double, 2);
-          cv->y = g_new(double, 2);
-          cv->x[0] = eps_lo;
-          cv->x[1] = eps_hi;
-          cv->y[0] = cv->y[1] = g->final_mean;
-          cv->errorbars = FALSE;
+      char *base = group_label(axes, items, seed_axis, noise_axis, TRUE);
+      double fm, flo, fhi;
+      group_final(r, g, &fm, &flo, &fhi);
+      for (guint a = 0; p->accountings && a < p->accountings->len; a++) {
+        const ScenAccountingMax *am = &g_array_index(p->accountings, ScenAccountingMax, a);
+        char *an = accounting_name(am);
+        char *key = n_acc > 1 ? g_strdup_printf("%s%s%s", base, base[0] ? ", " : "", an)
+                              : g_strdup(base[0] ? base : "all");
+        g_free(an);
+        gpointer li;
+        ScenCurve *cv;
+        if (g_hash_table_lookup_extended(line_of, key, NULL, &li)) {
+          cv = g_ptr_array_index(lines, GPOINTER_TO_UINT(li));
+          g_free(key);
+        } else {
+          cv = g_new0(ScenCurve, 1);
+          cv->label = g_strdup(key);
+          cv->markers = TRUE;
+          cv->errorbars = TRUE;
+          g_hash_table_insert(line_of, key, GUINT_TO_POINTER(lines->len));
+          g_ptr_array_add(lines, cv);
         }
-        continue;
+        if (!isfinite(am->max_eps)) {
+          /* No finite epsilon (no noise): a dashed reference line. */
+          if (cv->n == 0) {
+            cv->dashed = TRUE;
+            cv->markers = FALSE;
+            cv->n = 2;
+            cv->x = g_new(double, 2);
+            cv->y = g_new(double, 2);
+            cv->x[0] = eps_lo;
+            cv->x[1] = eps_hi;
+            cv->y[0] = cv->y[1] = fm;
+            cv->errorbars = FALSE;
+          }
+          continue;
+        }
+        if (cv->dashed)
+          continue; /* a reference line already; points of a noisy group do not join it */
+        cv->x = g_renew(double, cv->x, cv->n + 1);
+        cv->y = g_renew(double, cv->y, cv->n + 1);
+        cv->lo = g_renew(double, cv->lo, cv->n + 1);
+        cv->hi = g_renew(double, cv->hi, cv->n + 1);
+        cv->x[cv->n] = am->max_eps;
+        cv->y[cv->n] = fm;
+        cv->lo[cv->n] = flo;
+        cv->hi[cv->n] = fhi;
+        cv->n++;
       }
-      cv->x = g_renew(double, cv->x, cv->n + 1);
-      cv->y = g_renew(double, cv->y, cv->n + 1);
-      cv->lo = g_renew(double, cv->lo, cv->n + 1);
-      cv->hi = g_renew(double, cv->hi, cv->n + 1);
-      cv->x[cv->n] = g_eps;
-      cv->y[cv->n] = g->final_mean;
-      cv->lo[cv->n] = g->final_lo;
-      cv->hi[cv->n] = g->final_hi;
-      cv->n++;
+      g_free(base);
     }
     g_hash_table_unref(line_of);
-    if (ok && lines->len > 0 && noise_axis >= 0) {
-      path = g_build_filename(r->out_dir, "loss_vs_epsilon.svg", NULL);
-      char *xl = g_strdup_printf("epsilon at delta = %g (%s, collusion %s)", c0->delta,
-                                 priv_trust_name(c0->trust[0]), c0->collusions[0].name);
+    if (ok && lines->len > 0 && noise_axis >= 0 && n_acc > 0) {
+      char *path = NULL;
+      char *what = n_acc == 1 ? accounting_name(&g_array_index(r->res[0]->accountings,
+                                                               ScenAccountingMax, 0))
+                              : g_strdup("each accounting");
+      char *xl = g_strdup_printf("epsilon at delta = %g, worst victim (%s)", c0->delta, what);
       const char *pt[] = {NULL};
-      char *title2 = g_strdup_printf("%s: final test loss (mean, 95%% CI over seeds)", c0->name);
-      ok = scen_plot_lines(path, title2, 1, pt, &lines, xl, "final test loss", TRUE, TRUE, error);
+      char *title2 = g_strdup_printf("%s: final test loss (geometric mean over seeds; bars: 95%% "
+                                     "t-interval of log10 loss)",
+                                     c0->name);
+      ok = scen_plot_lines(c0, r->out_dir, "loss_vs_epsilon", &path, title2, 1, pt, &lines, xl,
+                           "final test loss", SCEN_PLOT_XLOG | SCEN_PLOT_YLOG, error);
       if (ok)
-        g_ptr_array_add(figures, g_strdup(path));
+        g_ptr_array_add(figures, path);
       g_free(title2);
       g_free(xl);
-      g_free(path);
+      g_free(what);
     }
     g_ptr_array_unref(lines);
   }

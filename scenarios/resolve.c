@@ -40,6 +40,7 @@ void scen_config_free(ScenConfig *c) {
   }
   g_free(c->collusions);
   g_free(c->out_dir);
+  g_free(c->figure_ext);
   g_free(c);
 }
 
@@ -916,7 +917,21 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
   }
   g_free(dir);
   g_free(owhat);
+  owhat = NULL;
   c->plots = get_bool(&r, "output", "plots", TRUE);
+  c->figure_ext = get_string(&r, "output", "figure_format", "svg", NULL);
+  c->figure_dpi = get_double(&r, "output", "figure_dpi", 144, NULL);
+  c->panel_w = 420;
+  c->panel_h = 290;
+  char *fsize = NULL;
+  if (get_typed(&r, "output", "figure_size", &fsize, &oloc, &owhat)) {
+    GError *e = NULL;
+    if (!plot_parse_size(fsize, &c->panel_w, &c->panel_h, &e))
+      problem(&r, oloc, owhat, "%s", e->message);
+    g_clear_error(&e);
+  }
+  g_free(owhat);
+  g_free(fsize);
   if (r.bad) {
     scen_config_free(c);
     return NULL;
@@ -1039,5 +1054,18 @@ char *scen_config_to_ini(const ScenConfig *c) {
   }
   g_string_append(s, "\n[output]\n# dir is where this file was written; give --out to choose.\n");
   kv(s, "plots", c->plots ? "true" : "false");
+  /* Figure settings only when not the defaults (older resolved files stay
+   * byte-identical). */
+  if (!g_str_equal(c->figure_ext, "svg"))
+    kv(s, "figure_format", c->figure_ext);
+  if (c->panel_w != 420 || c->panel_h != 290) {
+    char *v = g_strdup_printf("%.17gx%.17g", c->panel_w, c->panel_h);
+    kv(s, "figure_size", v);
+    g_free(v);
+  }
+  if (c->figure_dpi != 144) {
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    kv(s, "figure_dpi", g_ascii_dtostr(buf, sizeof buf, c->figure_dpi));
+  }
   return g_string_free(s, FALSE);
 }

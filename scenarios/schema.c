@@ -100,7 +100,14 @@ static const ScenKeyInfo keys[] = {
     /* [output] */
     {"output", "dir", SCEN_TYPE_PATH, NULL, NO_RANGE, SCEN_KEY_DERIVED, NULL,
      "output folder (default: results/NAME next to the scenario)"},
-    {"output", "plots", SCEN_TYPE_BOOL, "true", NO_RANGE, 0, NULL, "write SVG figures"},
+    {"output", "plots", SCEN_TYPE_BOOL, "true", NO_RANGE, 0, NULL, "write the figures"},
+    {"output", "figure_format", SCEN_TYPE_ENUM, "svg", NO_RANGE, 0, "svg|png|pdf",
+     "file format of the figures"},
+    {"output", "figure_size", SCEN_TYPE_STRING, NULL, NO_RANGE, SCEN_KEY_OPTIONAL, NULL,
+     "size of one panel, WxH in points or with a unit: 5x3.5in, 12x9cm (default 420x290; a "
+     "figure of R x C panels is R x C of them, its title included)"},
+    {"output", "figure_dpi", SCEN_TYPE_DOUBLE, "144", 18, 1152, 0, NULL,
+     "PNG resolution in dots per inch"},
 };
 
 static const char *const sections[] = {"simulation", "topology", "network", "protocol", "task",

@@ -605,9 +605,11 @@ gboolean scen_sweep_finish(ScenSweep *sh, ScenRunReport *report, GError **error)
          scen_write_sweep_summary(&r, report->failed, report->figures, error);
     scen_aggregate_free(ag);
   } else if (ok && !sweep && report->failed == 0 && sh->cfg[0]->plots) {
-    const char *figs[] = {"loss.svg", "privacy.svg"};
+    const char *figs[] = {"loss", "privacy"};
     for (guint i = 0; i < G_N_ELEMENTS(figs); i++) {
-      char *p = g_build_filename(out_dir, figs[i], NULL);
+      char *name = g_strdup_printf("%s.%s", figs[i], sh->cfg[0]->figure_ext);
+      char *p = g_build_filename(out_dir, name, NULL);
+      g_free(name);
       if (g_file_test(p, G_FILE_TEST_EXISTS))
         g_ptr_array_add(report->figures, p);
       else

@@ -484,7 +484,7 @@ static void expect_usage(const char *const *args, const char *needle, const char
 static void test_bad_input(void) {
   char *dir = tmp_dir();
   char *svg = g_build_filename(dir, "f.svg", NULL);
-  char *pdf = g_build_filename(dir, "f.pdf", NULL);
+  char *pdf = g_build_filename(dir, "f.eps", NULL);
   USAGE("name the figure", "figure", FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0", "--out",
         svg);
   USAGE("unknown figure 'privacy-vs-time'", "figure", "privacy-vs-time", FLORENTINE, "-T", "10",
@@ -561,6 +561,40 @@ static void test_bad_input(void) {
   rm_dir(dir);
 }
 
+/* --size and --dpi: a 5 x 4 in figure at 100 dpi is a 500 x 400 PNG (the
+ * IHDR's width and height), and a PDF of 360 x 288 pt. */
+static void test_size_dpi_pdf(void) {
+  char *dir = tmp_dir();
+  char *png = g_build_filename(dir, "f.png", NULL), *pdf = g_build_filename(dir, "f.pdf", NULL);
+  CliRun r = cli_run(PVD, FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--size", "5x4in",
+                     "--dpi", "100", "--out", png);
+  g_assert_cmpint(r.status, ==, 0);
+  cli_run_clear(&r);
+  char *a;
+  gsize la;
+  g_assert_true(g_file_get_contents(png, &a, &la, NULL));
+  g_assert_cmpuint(la, >, 24);
+  const guint8 *u = (const guint8 *)a;
+  g_assert_cmpuint((u[16] << 24) | (u[17] << 16) | (u[18] << 8) | u[19], ==, 500);
+  g_assert_cmpuint((u[20] << 24) | (u[21] << 16) | (u[22] << 8) | u[23], ==, 400);
+  g_free(a);
+  r = cli_run(PVD, FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--size", "5x4in",
+              "--out", pdf);
+  g_assert_cmpint(r.status, ==, 0);
+  cli_run_clear(&r);
+  g_assert_true(g_file_get_contents(pdf, &a, &la, NULL));
+  g_assert_true(g_str_has_prefix(a, "%PDF-"));
+  g_free(a);
+  r = cli_run(PVD, FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--size", "5x4",
+              "--out", pdf);
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "--size"));
+  cli_run_clear(&r);
+  g_free(png);
+  g_free(pdf);
+  rm_dir(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/figure/florentine-reference", test_florentine_reference);
@@ -570,5 +604,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/figure/bad-input", test_bad_input);
   g_test_add_func("/cli/figure/async", test_async);
   g_test_add_func("/cli/figure/sync-unchanged", test_sync_unchanged);
+  g_test_add_func("/cli/figure/size-dpi-pdf", test_size_dpi_pdf);
   return g_test_run();
 }

@@ -408,10 +408,10 @@ static void test_save(void) {
   g_free(contents);
 
   /* Unknown extension. */
-  char *pdf = g_build_filename(dir, "c.pdf", NULL);
+  char *pdf = g_build_filename(dir, "c.eps", NULL);
   g_assert_false(plot_figure_save(fig, pdf, &err));
   g_assert_error(err, PLOT_ERROR, PLOT_ERROR_FORMAT);
-  g_assert_nonnull(strstr(err->message, ".svg or .png"));
+  g_assert_nonnull(strstr(err->message, ".svg, .png or .pdf"));
   g_clear_error(&err);
 
   /* Missing folder, and a regular file used as a folder. */
