@@ -531,6 +531,7 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
 }
 
 DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err) {
+  dpg_enter();
   Job j = {.o = o, .links = g_array_new(FALSE, FALSE, sizeof(Link))};
   spec_attackers_init(&j.sets);
   GArray *trusts = g_array_new(FALSE, FALSE, sizeof(PrivTrust));

@@ -43,6 +43,7 @@ static char *skip_note(TopoSummaryStatus status) {
 }
 
 DpgTable *dpg_graph(const DpgGraphSpec *spec, int exact, DpgError *err) {
+  dpg_enter();
   GError *error = NULL;
   TopoGossipKind kind;
   TopoSummary s;
@@ -88,6 +89,7 @@ DpgTable *dpg_graph(const DpgGraphSpec *spec, int exact, DpgError *err) {
 
 unsigned *dpg_graph_edges(const DpgGraphSpec *spec, unsigned *n_nodes, size_t *n_edges,
                           DpgError *err) {
+  dpg_enter();
   GError *error = NULL;
   *n_nodes = 0;
   *n_edges = 0;

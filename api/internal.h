@@ -13,6 +13,10 @@
 
 G_BEGIN_DECLS
 
+/* dpg_enter: first thing of every public call (enter.c): the command line's
+ * process-wide settings (single-threaded BLAS). */
+void dpg_enter(void);
+
 /* ---- Tables (table.c) ---- */
 
 DpgTable *dpg_table_new(void);

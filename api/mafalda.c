@@ -64,6 +64,7 @@ static gboolean baselines(const double *H, const PrivMfOptions *opt, Scores *r, 
 }
 
 DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
+  dpg_enter();
   GError *error = NULL;
   if (o->epochs <= 0 || o->batches <= 0)
     return dpg_usage(err, "--epochs and --batches must both be given and positive "

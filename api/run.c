@@ -7,6 +7,7 @@
 
 char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir,
               unsigned threads, int allow_plugins, DpgError *err) {
+  dpg_enter();
   GError *error = NULL;
   if (!dpg_check_cancel(&error)) return dpg_fail(err, error, 1);
   ScenScenario *sc = scen_scenario_load(scenario, &error);

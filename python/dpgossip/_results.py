@@ -59,7 +59,7 @@ def _read_csv(path):
     if _pd is None:
         return _read_csv_numpy(path)
     try:
-        return _pd.read_csv(path)
+        return _pd.read_csv(path, float_precision="round_trip")
     except _pd.errors.EmptyDataError:
         return _pd.DataFrame()
 

@@ -32,7 +32,7 @@ class Cli:
         return json.loads(self.ok(*args, "--format", "json"))
 
     def csv(self, *args):
-        return pd.read_csv(io.StringIO(self.ok(*args, "--format", "csv")))
+        return pd.read_csv(io.StringIO(self.ok(*args, "--format", "csv")), float_precision="round_trip")
 
     def error(self, cmd, *args):
         """(status, message) of a failing command: its first stderr line
