@@ -148,3 +148,23 @@ def test_help_is_useful():
     doc = dpgossip.account.__doc__
     for word in ("rounds", "trust", "attackers", "DataFrame", "muffliato_rdp", "Examples"):
         assert word in doc
+
+
+def test_without_pandas_numpy_record_arrays(cli):
+    """pandas absent: record arrays with the same columns and numbers."""
+    import subprocess
+    import sys
+    code = ("import sys; sys.modules['pandas'] = None\n"
+            "import dpgossip, numpy as np\n"
+            "r = dpgossip.account('florentine', rounds=10, trust='pndp', attackers=0)\n"
+            "assert isinstance(r, np.recarray), type(r)\n"
+            "print(','.join(r.dtype.names)); print(repr(float(r.rdp[0])), int(r.distance[0]))\n"
+            "m = dpgossip.mafalda('florentine', epochs=2, batches=2)\n"
+            "print(m.losses.strategy[0], m.C.shape)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out[0] == "trust,attackers,node,distance,sensitivity,mu,rdp,epsilon,status"
+    want = cli.csv("account", "--generate", "florentine", "-T", "10", "--trust", "pndp",
+                   "-a", "0")
+    assert out[1] == f"{want['rdp'][0]!r} 1"
+    assert out[2] == "mafalda (4, 4)"

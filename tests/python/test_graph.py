@@ -76,3 +76,17 @@ def test_errors_are_the_cli_messages(cli):
     assert str(e.value) == message and e.value.status == status
     with pytest.raises(TypeError):
         dpgossip.graph(3.5)
+
+
+def test_igraph_like_graph():
+    """An igraph.Graph is read through get_edgelist() and vcount()."""
+    class FakeIgraph:
+        def get_edgelist(self):
+            return [(0, 1), (1, 2)]
+
+        def vcount(self):
+            return 4
+
+    got = dpgossip.graph(FakeIgraph())
+    assert (got["nodes"], got["edges"], got["connected"]) == (4, 2, False)
+    np.testing.assert_array_equal(got["edge_list"], [[0, 1], [1, 2]])
