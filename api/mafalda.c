@@ -90,10 +90,11 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
   guint n = topo_graph_n_nodes(g);
   if (!topo_graph_is_connected(g)) {
     topo_graph_free(g);
-    return dpg_usage(err, "the graph is not connected (%u nodes): gossip cannot mix across "
-                          "components; keep the largest one with --lcc",
-                     n),
-           err->status = 1, NULL;
+    error = g_error_new(TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                        "the graph is not connected (%u nodes): gossip cannot mix across "
+                        "components; keep the largest one with --lcc",
+                        n);
+    return dpg_fail(err, error, 1);
   }
   DpgTable *t = NULL;
   double *W = NULL, *H = NULL;
