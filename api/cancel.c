@@ -26,6 +26,8 @@ void dpg_cancel_reset(void) {
 
 gboolean dpg_cancelled(void) { return g_atomic_int_get(&cancelled) != 0; }
 
+const gint *dpg_cancel_flag(void) { return &cancelled; }
+
 gboolean dpg_check_cancel(GError **error) {
   if (!dpg_cancelled()) return TRUE;
   g_set_error(error, PROTO_ERROR, PROTO_ERROR_CANCELLED, "cancelled (interrupted)");

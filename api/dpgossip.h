@@ -151,7 +151,7 @@ size_t dpg_mafalda_options_size(void);
  * matrix (T x T, what --out writes), attributes nodes, gossip, workload,
  * rounds, epochs, batches, band, trace_H, iterations.
  * Errors: the command's, same messages and statuses; cancellation (checked
- * between the optimizer's stages, not inside one). Complexity: the command's.
+ * at every iteration of the optimizers). Complexity: the command's.
  */
 DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err);
 
@@ -172,7 +172,7 @@ char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir
 
 /* dpg_cancel: the calls in flight stop as soon as they check (simulated
  * runs at their next event, scenario points, accountings between attacker
- * sets, mafalda between its stages); calls made later fail at once until
+ * sets, mafalda's optimizers at every iteration); calls made later fail at once until
  * dpg_cancel_reset. Thread-safe (call it from another thread than the
  * one waiting in the call), not async-signal-safe (it takes a lock). */
 void dpg_cancel(void);

@@ -54,6 +54,8 @@ gboolean dpg_graph_gossip(const DpgGraphSpec *spec, TopoGossipKind *kind, GError
 /* ---- Cancellation (cancel.c) ---- */
 
 gboolean dpg_cancelled(void);
+/* The flag itself, for loops that poll it (PrivMfOptions.cancel). */
+const gint *dpg_cancel_flag(void);
 /* Sets PROTO_ERROR_CANCELLED and returns FALSE when cancelled. */
 gboolean dpg_check_cancel(GError **error);
 /* While registered, dpg_cancel cancels @run (cancelled at once when the

@@ -116,6 +116,7 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
     job.H = H;
     priv_mf_options_init(&job.opt);
     job.opt.band = r.band;
+    job.opt.cancel = dpg_cancel_flag(); /* both optimizers (Mafalda, DMF) stop on Ctrl-C */
     GThread *thread = g_thread_try_new("mafalda", optimize_job, &job, NULL);
     if (!thread) optimize_job(&job);
     GError *base_error = NULL;

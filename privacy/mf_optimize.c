@@ -302,6 +302,7 @@ void priv_mf_options_init(PrivMfOptions *opt) {
   opt->gtol = 1e-10;
   opt->band = 0;
   opt->max_bytes = 0;
+  opt->cancel = NULL;
 }
 
 void priv_mf_result_free(PrivMfResult *r) {
@@ -582,7 +583,12 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
   double gnorm = max_abs(g, p);
   guint it = 0, failures = 0;
   gboolean converged = FALSE;
+  gboolean cancelled = FALSE;
   for (; it < o->max_iterations; it++) {
+    if (o->cancel != NULL && g_atomic_int_get(o->cancel)) {
+      cancelled = TRUE;
+      break;
+    }
     if (gnorm <= o->gtol * f / T) {
       converged = TRUE;
       break;
@@ -644,6 +650,11 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
   }
   *result = make_result(&P, x, f, gnorm, it, converged, error);
   if (!*result) goto out;
+  if (cancelled) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED,
+                "the MF optimizer was cancelled after %u iterations", it);
+    goto out;
+  }
   if (!converged) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED,
                 "the MF optimizer stopped after %u iterations with projected gradient %.3g "

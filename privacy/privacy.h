@@ -218,6 +218,10 @@ typedef struct {
    * still convex: the optimizer works on X. 1 <= w <= T. */
   guint band;
   gsize max_bytes; /* memory budget, 0 = the machine's physical memory */
+  /* Nullable: checked (g_atomic_int_get) at every iteration; nonzero stops
+   * the optimizer with PRIV_ERROR_NOT_CONVERGED "cancelled" (issue 16:
+   * Ctrl-C from Python). Default NULL. */
+  const gint *cancel;
 } PrivMfOptions;
 
 /* Fills @opt with the defaults above. */

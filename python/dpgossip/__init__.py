@@ -18,8 +18,8 @@ or an (m, 2) integer array of edges (with ``nodes=`` for the node count).
 Errors raise ``dpgossip.Error`` (``UsageError``, also a ``ValueError``, for a
 bad argument) with the command line's message. Long calls release the GIL;
 Ctrl-C cancels them (KeyboardInterrupt): simulated runs at their next event,
-scenario points, structured accountings between attacker sets, mafalda
-between its stages (not inside one optimization). The cancel flag is
+scenario points, structured accountings between attacker sets, mafalda's
+optimizers at every iteration. The cancel flag is
 process-wide: Ctrl-C stops every call in flight, in any thread.
 
 Like the command line, the library runs OpenBLAS single-threaded (results

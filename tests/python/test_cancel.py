@@ -67,3 +67,14 @@ def test_the_gil_is_released_and_cancel_fails_the_call():
     assert elapsed < 5.0
     during = [x for x in ticks if t0 + 0.1 < x < t0 + elapsed - 0.1]
     assert len(during) >= 5  # the ticker ran while the call was in C
+
+
+def test_ctrl_c_cancels_mafalda_inside_the_optimizer():
+    """T = 800: the optimizers alone take about 17 s of CPU uncancelled;
+    they poll the flag at every iteration (PrivMfOptions.cancel)."""
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        dpgossip.mafalda("florentine", epochs=16, batches=50)
+    assert time.monotonic() - start < 6.0
