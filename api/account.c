@@ -10,6 +10,7 @@
 #include "api/internal.h"
 #include "privacy/privacy.h"
 #include "protocols/protocols.h"
+#include "scenarios/scenarios.h"
 #include "spec/spec.h"
 
 typedef enum { PATH_AUTO, PATH_STRUCTURED, PATH_OBSERVER } Path;
@@ -299,39 +300,48 @@ static gboolean run_observer(Job *j, const PrivAccountOptions *opt, GError **err
   return ok;
 }
 
-static const char *victim_status(const PrivVictim *v) {
-  return v->unresolved ? "unresolved" : v->unprotected ? "unprotected" : "protected";
-}
-
+/* The tidy privacy table's columns (SCEN_PRIVACY_CSV_COLUMNS, what
+ * `dpgossip account --format csv` and a scenario's privacy.csv hold), typed. */
 static DpgTable *tabulate(Job *j, Path path, const char *reason) {
   const DpgAccountOptions *o = j->o;
   DpgTable *t = dpg_table_new();
+  guint c_coll = dpg_table_add_col(t, "collusion", DPG_COL_STRING);
   guint c_trust = dpg_table_add_col(t, "trust", DPG_COL_STRING);
-  guint c_att = dpg_table_add_col(t, "attackers", DPG_COL_STRING);
-  guint c_node = dpg_table_add_col(t, "node", DPG_COL_INT);
+  guint c_node = dpg_table_add_col(t, "victim", DPG_COL_INT);
   guint c_dist = dpg_table_add_col(t, "distance", DPG_COL_INT);
   guint c_sens = dpg_table_add_col(t, "sensitivity", DPG_COL_DOUBLE);
   guint c_mu = dpg_table_add_col(t, "mu", DPG_COL_DOUBLE);
   guint c_rdp = dpg_table_add_col(t, "rdp", DPG_COL_DOUBLE);
   guint c_eps = dpg_table_add_col(t, "epsilon", DPG_COL_DOUBLE);
-  guint c_muff = j->muffliato ? dpg_table_add_col(t, "muffliato_rdp", DPG_COL_DOUBLE) : 0;
+  guint c_muff = dpg_table_add_col(t, "muffliato_rdp", DPG_COL_DOUBLE);
   guint c_status = dpg_table_add_col(t, "status", DPG_COL_STRING);
+  guint c_att = dpg_table_add_col(t, "attackers", DPG_COL_STRING);
+  guint c_alpha = dpg_table_add_col(t, "alpha", DPG_COL_DOUBLE);
+  guint c_delta = dpg_table_add_col(t, "delta", DPG_COL_DOUBLE);
+  guint c_path = dpg_table_add_col(t, "path", DPG_COL_STRING);
+  guint c_seed = dpg_table_add_col(t, "seed", DPG_COL_INT);
   for (guint a = 0; a < j->n_acs; a++) {
     const Accounting *ac = &j->acs[a];
+    const PrivReport *r = ac->report;
     char *label = spec_attackers_label(&j->sets, ac->set);
-    for (guint i = 0; i < ac->report->n_victims; i++) {
-      const PrivVictim *v = &ac->report->victims[i];
+    for (guint i = 0; i < r->n_victims; i++) {
+      const PrivVictim *v = &r->victims[i];
+      dpg_table_push_string(t, c_coll, label); /* a set is named by its members */
       dpg_table_push_string(t, c_trust, priv_trust_name(ac->trust));
-      dpg_table_push_string(t, c_att, label);
       dpg_table_push_int(t, c_node, v->node);
       dpg_table_push_int(t, c_dist, v->distance >= 0 ? v->distance : G_MININT64);
       dpg_table_push_double(t, c_sens, v->sensitivity);
       dpg_table_push_double(t, c_mu, v->mu);
       dpg_table_push_double(t, c_rdp, v->rdp);
       dpg_table_push_double(t, c_eps, v->epsilon);
-      /* NaN where the command line leaves the cell empty (not a PNDP accounting). */
-      if (j->muffliato) dpg_table_push_double(t, c_muff, ac->muff ? ac->muff[v->node] : NAN);
-      dpg_table_push_string(t, c_status, victim_status(v));
+      /* NaN where the command line leaves the cell empty. */
+      dpg_table_push_double(t, c_muff, ac->muff ? ac->muff[v->node] : NAN);
+      dpg_table_push_string(t, c_status, scen_privacy_victim_status(v));
+      dpg_table_push_string(t, c_att, label);
+      dpg_table_push_double(t, c_alpha, r->alpha);
+      dpg_table_push_double(t, c_delta, r->delta);
+      dpg_table_push_string(t, c_path, path_names[path]);
+      dpg_table_push_int(t, c_seed, (gint64)j->seed);
       dpg_table_end_row(t);
     }
     g_free(label);
@@ -504,9 +514,11 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
   }
   if (!dpg_graph_gossip(&o->graph, &j->gossip, &error)) return dpg_fail(err, error, 2), FALSE;
   j->g = dpg_graph_build(&o->graph, &error);
-  if (!j->g) return dpg_fail(err, error, error->domain == G_OPTION_ERROR ? 2 : 1), FALSE;
+  if (!j->g) return dpg_fail(err, error, dpg_graph_status(&o->graph, error)), FALSE;
   j->n = topo_graph_n_nodes(j->g);
-  if (!spec_attackers_check(&j->sets, j->n, NULL, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+  /* Named as the command line names it: the file or the generator spec. */
+  const char *label = o->graph.path ? o->graph.path : o->graph.generate;
+  if (!spec_attackers_check(&j->sets, j->n, label, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                             &error)) {
     g_prefix_error(&error, "--attackers: ");
     return dpg_fail(err, error, 2), FALSE;

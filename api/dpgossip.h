@@ -78,7 +78,8 @@ typedef struct {
 /*
  * dpg_graph: `dpgossip graph`: one row (nodes, edges, degree_min,
  * degree_mean, degree_max, diameter, diameter_note, connected, gossip,
- * spectral_gap, spectral_gap_note, self_loops_dropped,
+ * components, spectral_gap (0 when disconnected), spectral_gap_note,
+ * self_loops_dropped,
  * duplicate_edges_dropped, renumbered). @exact: --exact.
  * Errors: the graph's (loading, generating), the summary's.
  * Complexity: that of topo_graph_summary_exact.
@@ -119,11 +120,14 @@ void dpg_account_options_init(DpgAccountOptions *o);
 size_t dpg_account_options_size(void); /* sizeof, for a foreign declaration's check */
 
 /*
- * dpg_account: one row per (attacker set, trust model, victim), in the
- * order of `dpgossip account --format csv`: trust, attackers ("0+5"),
- * node, distance (missing when no attacker is reachable), sensitivity, mu,
- * rdp, epsilon (+inf: unprotected), muffliato_rdp (with compare), status
- * (protected, unprotected, unresolved). Attributes: nodes, gossip,
+ * dpg_account: one row per (attacker set, trust model, victim), the rows
+ * and columns of `dpgossip account --format csv` (the tidy privacy table
+ * of scenarios/scenarios.h, SCEN_PRIVACY_CSV_COLUMNS): collusion and
+ * attackers (the set's members, "0+5"), trust, victim, distance (missing
+ * when no attacker is reachable), sensitivity, mu, rdp, epsilon (+inf:
+ * unprotected), muffliato_rdp (NaN without compare or outside PNDP),
+ * status (protected, unprotected, unresolved), alpha, delta, path, seed.
+ * Attributes: nodes, gossip,
  * protocol, rounds, participation_interval, sensitivity, sigma, clip,
  * alpha, delta, path, path_reason, schedule, seed; observer path: mode,
  * latency, loss, lr, storage, accountant, messages_sent,

@@ -2,6 +2,8 @@
  * api/graph.c: graphs from a DpgGraphSpec (a file, a generator spec or an
  * edge list in memory, e.g. from networkx) and dpg_graph, `dpgossip graph`.
  */
+#include <igraph.h>
+
 #include "api/internal.h"
 
 TopoGraph *dpg_graph_build(const DpgGraphSpec *spec, GError **error) {
@@ -30,6 +32,11 @@ TopoGraph *dpg_graph_build(const DpgGraphSpec *spec, GError **error) {
   return g;
 }
 
+int dpg_graph_status(const DpgGraphSpec *spec, const GError *e) {
+  if (e != NULL && e->domain == G_OPTION_ERROR) return 2;
+  return spec->path != NULL ? 1 : dpg_error_status(e);
+}
+
 gboolean dpg_graph_gossip(const DpgGraphSpec *spec, TopoGossipKind *kind, GError **error) {
   return topo_gossip_kind_parse(spec->gossip != NULL ? spec->gossip : "uniform", kind, error);
 }
@@ -42,6 +49,15 @@ static char *skip_note(TopoSummaryStatus status) {
   return g_strdup_printf("not computed: %s%s", topo_summary_status_reason(status), how);
 }
 
+/* Connected components of @g (igraph's weak components). O(n + m). */
+static gint64 n_components(const TopoGraph *g) {
+  igraph_integer_t k = 0;
+  if (igraph_connected_components(topo_graph_igraph(g), NULL, NULL, &k, IGRAPH_WEAK) !=
+      IGRAPH_SUCCESS)
+    return G_MININT64;
+  return (gint64)k;
+}
+
 DpgTable *dpg_graph(const DpgGraphSpec *spec, int exact, DpgError *err) {
   dpg_enter();
   GError *error = NULL;
@@ -49,7 +65,7 @@ DpgTable *dpg_graph(const DpgGraphSpec *spec, int exact, DpgError *err) {
   TopoSummary s;
   if (!dpg_graph_gossip(spec, &kind, &error)) return dpg_fail(err, error, 2);
   TopoGraph *g = dpg_graph_build(spec, &error);
-  if (g == NULL) return dpg_fail(err, error, error->domain == G_OPTION_ERROR ? 2 : 1);
+  if (g == NULL) return dpg_fail(err, error, dpg_graph_status(spec, error));
   if (!topo_graph_summary_exact(g, kind, exact, &s, &error)) {
     topo_graph_free(g);
     return dpg_fail(err, error, 1);
@@ -69,10 +85,18 @@ DpgTable *dpg_graph(const DpgGraphSpec *spec, int exact, DpgError *err) {
   dpg_table_push_int(t, dpg_table_add_col(t, "connected", DPG_COL_INT), s.connected);
   dpg_table_push_string(t, dpg_table_add_col(t, "gossip", DPG_COL_STRING),
                         topo_gossip_kind_name(kind));
+  gint64 components = n_components(g);
+  dpg_table_push_int(t, dpg_table_add_col(t, "components", DPG_COL_INT), components);
+  /* The command line's rule: a disconnected graph's W has eigenvalue 1 once
+   * per component, its gap is exactly 0 whatever the eigensolver's rounding. */
   gboolean gap = s.gap_status == TOPO_SUMMARY_COMPUTED;
   dpg_table_push_double(t, dpg_table_add_col(t, "spectral_gap", DPG_COL_DOUBLE),
-                        gap ? s.spectral_gap : NAN);
-  note = gap ? NULL : skip_note(s.gap_status);
+                        !s.connected ? 0.0 : gap ? s.spectral_gap : NAN);
+  note = !s.connected ? g_strdup_printf("disconnected: %" G_GINT64_FORMAT " components, gossip "
+                                        "never mixes across them; --lcc keeps the largest",
+                                        components)
+         : gap        ? NULL
+                      : skip_note(s.gap_status);
   dpg_table_push_string(t, dpg_table_add_col(t, "spectral_gap_note", DPG_COL_STRING), note);
   g_free(note);
   const TopoLoadReport *r = topo_graph_load_report(g);
@@ -94,7 +118,7 @@ unsigned *dpg_graph_edges(const DpgGraphSpec *spec, unsigned *n_nodes, size_t *n
   *n_nodes = 0;
   *n_edges = 0;
   TopoGraph *g = dpg_graph_build(spec, &error);
-  if (g == NULL) return dpg_fail(err, error, error->domain == G_OPTION_ERROR ? 2 : 1);
+  if (g == NULL) return dpg_fail(err, error, dpg_graph_status(spec, error));
   gsize m = 0;
   guint *e = topo_graph_edges(g, &m);
   *n_nodes = topo_graph_n_nodes(g);

@@ -43,12 +43,19 @@ gpointer dpg_usage(DpgError *err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
  * (2) or a file or run that failed (1), as the command line decides. */
 int dpg_spec_status(const GError *e);
 
+/* The exit status of any error, as cli/output.c's cli_error_status decides:
+ * a parse error of the user's spec (2) or a failure (1). */
+int dpg_error_status(const GError *e);
+
 /* ---- Graphs (graph.c) ---- */
 
 /* The graph of @spec (the command line's cli_graph_options_build, or the
  * edges in memory). Errors: G_OPTION_ERROR for a spec giving none or more
  * than one source, the loader's and generator's. */
 TopoGraph *dpg_graph_build(const DpgGraphSpec *spec, GError **error);
+/* The status of a failed dpg_graph_build (cli_graph_options_status): a
+ * file that cannot be loaded is a failure (1), a bad spec a usage error. */
+int dpg_graph_status(const DpgGraphSpec *spec, const GError *e);
 gboolean dpg_graph_gossip(const DpgGraphSpec *spec, TopoGossipKind *kind, GError **error);
 
 /* ---- Cancellation (cancel.c) ---- */

@@ -86,7 +86,7 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
   if (!dpg_graph_gossip(&o->graph, &gossip, &error)) return dpg_fail(err, error, 2);
   if (!priv_mf_check_memory(r.T, 16, 0, &error)) return dpg_fail(err, error, 1);
   TopoGraph *g = dpg_graph_build(&o->graph, &error);
-  if (!g) return dpg_fail(err, error, error->domain == G_OPTION_ERROR ? 2 : 1);
+  if (!g) return dpg_fail(err, error, dpg_graph_status(&o->graph, error));
   guint n = topo_graph_n_nodes(g);
   if (!topo_graph_is_connected(g)) {
     topo_graph_free(g);

@@ -140,7 +140,7 @@ static gboolean run_observer(const char *name, const TopoGraph *g, guint T, SimL
   gboolean ok = FALSE;
   double t0 = now();
   ProtoRun *run = proto_run_new(&cfg, error);
-  if (!run || !(obs = priv_observer_new(proto_run_space(run), error)) ||
+  if (!run || !(obs = priv_observer_new(proto_context_space(proto_run_context(run)), error)) ||
       priv_observer_add_view(obs, PRIV_TRUST_PNDP, &a, 1, error) == G_MAXUINT ||
       !priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error) ||
       !proto_run_run(run, error))
@@ -215,7 +215,7 @@ static gboolean run_stream(const char *name, const TopoGraph *g, guint T, SimLin
   double t0 = now(), c0 = cpu();
   ProtoRun *run = proto_run_new(&cfg, error);
   PrivStreamOptions so = {.T = T, .clip = 1.0};
-  if (!run || !(obs = priv_observer_new(proto_run_space(run), error)) ||
+  if (!run || !(obs = priv_observer_new(proto_context_space(proto_run_context(run)), error)) ||
       priv_observer_add_view(obs, stream_trust, &a, 1, error) == G_MAXUINT ||
       !priv_observer_set_streaming(obs, &so, error) ||
       !priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error) ||

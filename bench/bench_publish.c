@@ -31,6 +31,7 @@
 #include <zmq.h>
 
 #include "sim/sim.h"
+#include "stream/stream.h"
 
 /* ---- A subscriber thread ---- */
 
@@ -65,20 +66,20 @@ static gpointer sub_main(gpointer data) {
   return NULL;
 }
 
-static SimStream *stream_with_sub(const char *messages, const char *record, Sub *sub,
-                                  GThread **thread) {
+static Stream *stream_with_sub(const char *messages, const char *record, Sub *sub,
+                               GThread **thread) {
   GError *err = NULL;
-  SimStreamOptions o = {.publish = "tcp://127.0.0.1:*", .record = record, .messages = messages};
-  SimStream *s = sim_stream_new(&o, &err);
+  StreamOptions o = {.publish = "tcp://127.0.0.1:*", .record = record, .messages = messages};
+  Stream *s = stream_new(&o, &err);
   if (s == NULL)
     g_error("%s", err->message);
   memset(sub, 0, sizeof *sub);
-  g_strlcpy(sub->endpoint, sim_stream_endpoint(s), sizeof sub->endpoint);
+  g_strlcpy(sub->endpoint, stream_endpoint(s), sizeof sub->endpoint);
   *thread = g_thread_new("sub", sub_main, sub);
-  SimStreamStats st;
+  StreamStats st;
   do {
-    sim_stream_poll(s);
-    sim_stream_get_stats(s, &st);
+    stream_poll(s);
+    stream_get_stats(s, &st);
     g_usleep(1000);
   } while (st.subscribers_joined == 0);
   return s;
@@ -98,8 +99,8 @@ static void bench_throughput(void) {
   SimEngine *e = sim_engine_new(16, 1, NULL, NULL, &err);
   Sub sub;
   GThread *th;
-  SimStream *s = stream_with_sub(NULL, NULL, &sub, &th);
-  sim_stream_attach(s, e, &err);
+  Stream *s = stream_with_sub(NULL, NULL, &sub, &th);
+  stream_attach(s, e, &err);
   SimBus *bus = sim_engine_bus(e);
   SimBusEvent ev = {.kind = SIM_BUS_MESSAGE_SENT, .bytes = 800, .arrival = 0};
   gint64 t0 = g_get_monotonic_time();
@@ -113,8 +114,8 @@ static void bench_throughput(void) {
     sim_bus_publish(bus, &ev);
   }
   double dt = (g_get_monotonic_time() - t0) / 1e6;
-  SimStreamStats st;
-  sim_stream_get_stats(s, &st);
+  StreamStats st;
+  stream_get_stats(s, &st);
   stop_sub(&sub, th);
   printf("publish.events %" G_GUINT64_FORMAT "\n", n);
   printf("publish.events_per_s %.3g\n", n / dt);
@@ -123,7 +124,7 @@ static void bench_throughput(void) {
   printf("publish.dropped_for_slow_subscriber %" G_GUINT64_FORMAT " (%.1f%%)\n", st.dropped,
          100.0 * st.dropped / n);
   printf("publish.bytes_per_event %.0f\n", (double)st.bytes / n);
-  sim_stream_free(s);
+  stream_free(s);
   sim_engine_free(e);
 }
 
@@ -173,8 +174,8 @@ static double thread_cpu_s(void) {
 
 /* One run; @messages NULL: no stream at all. Returns wall seconds, and the
  * engine thread's CPU seconds in @cpu. */
-static double one_run(gboolean stream, const char *messages, const char *record,
-                      SimStreamStats *out, double *cpu) {
+static double one_run(gboolean stream, const char *messages, const char *record, StreamStats *out,
+                      double *cpu) {
   Run run = {0};
   SimNodeHandlers h = {.on_timer = on_timer, .on_message = on_message};
   GError *err = NULL;
@@ -186,28 +187,28 @@ static double one_run(gboolean stream, const char *messages, const char *record,
     sim_engine_set_timer_at(e, u, u % 1000 * SIM_TIME_US, 0, &err);
   Sub sub;
   GThread *th = NULL;
-  SimStream *s = NULL;
+  Stream *s = NULL;
   if (stream) {
     s = stream_with_sub(messages, record, &sub, &th);
-    sim_stream_attach(s, e, &err);
+    stream_attach(s, e, &err);
   }
   gint64 t0 = g_get_monotonic_time();
   double c0 = thread_cpu_s();
   if (s != NULL) {
-    SimStreamRun info = {.name = "bench", .n_nodes = NODES, .rounds = ROUNDS};
-    sim_stream_begin_run(s, &info, &err);
+    StreamRun info = {.name = "bench", .n_nodes = NODES, .rounds = ROUNDS};
+    stream_begin_run(s, &info, &err);
   }
   sim_engine_run(e, SIM_TIME_NEVER, &err);
   if (s != NULL) {
-    sim_stream_end_run(s, sim_engine_now(e), "ok", &err);
-    sim_stream_finish(s, &err);
+    stream_end_run(s, sim_engine_now(e), "ok", &err);
+    stream_finish(s, &err);
   }
   double dt = (g_get_monotonic_time() - t0) / 1e6;
   *cpu = thread_cpu_s() - c0;
   if (s != NULL) {
-    sim_stream_get_stats(s, out);
+    stream_get_stats(s, out);
     stop_sub(&sub, th);
-    sim_stream_free(s);
+    stream_free(s);
   }
   if (run.received < (guint64)NODES * DEGREE * ROUNDS * 9 / 10)
     g_error("the run did not run");
@@ -231,7 +232,7 @@ static void bench_overhead(void) {
     gboolean stream, record;
     double best, best_cpu;           /* of the case */
     double base_best, base_best_cpu; /* of the baseline runs paired with it */
-    SimStreamStats st;
+    StreamStats st;
   } cases[] = {{"baseline", NULL, FALSE, FALSE, 1e300, 1e300, 1e300, 1e300, {0}},
                {"none", "none", TRUE, FALSE, 1e300, 1e300, 1e300, 1e300, {0}},
                {"every100", "every:100", TRUE, FALSE, 1e300, 1e300, 1e300, 1e300, {0}},
@@ -304,7 +305,7 @@ int main(int argc, char **argv) {
     if (argc >= 4)
       ROUNDS = (guint)g_ascii_strtoull(argv[3], NULL, 10);
     gboolean base = strcmp(argv[2], "baseline") == 0;
-    SimStreamStats st = {0};
+    StreamStats st = {0};
     double cpu = 0, wall = one_run(!base, base ? NULL : argv[2], NULL, &st, &cpu);
     printf("one.%s wall_s %.3f cpu_s %.3f events %" G_GUINT64_FORMAT
            " messages_seen %" G_GUINT64_FORMAT " sampled_out %" G_GUINT64_FORMAT "\n",

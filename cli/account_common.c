@@ -237,11 +237,20 @@ gboolean cli_account_parse_run_options(const char *mode, const char *latency, co
   return TRUE;
 }
 
-/* A progress line on a terminal: long streaming accountings take minutes. */
-static void progress_line(guint steps, guint T, gpointer data) {
-  (void)data;
-  fprintf(stderr, "\raccounting: step %u of %u", steps, T);
-  if (steps >= T) fputc('\n', stderr);
+/* Long observer accountings take minutes: the streaming accountant reports
+ * each checkpoint, the dense one's simulation each percent of its steps. */
+static void on_checkpoint(guint steps, guint T, gpointer data) {
+  cli_progress_update(data, steps, T, "steps accounted");
+}
+
+typedef struct {
+  CliProgress *printer;
+  guint T;
+} StepProgress;
+
+static void on_step(double fraction, gpointer data) {
+  const StepProgress *sp = data;
+  cli_progress_update(sp->printer, (guint64)llround(fraction * sp->T), sp->T, "steps simulated");
 }
 
 PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObserverRun *run,
@@ -265,10 +274,16 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
   cfg.storage = run->storage;
   ProtoObserveOptions oo = {.views = views, .n_views = n_views, .T = s->T,
                             .streaming = run->streaming};
-  if (isatty(STDERR_FILENO) && s->T >= 50) oo.progress = progress_line;
+  if (run->progress != NULL && run->streaming) {
+    oo.progress = on_checkpoint;
+    oo.progress_data = run->progress;
+  }
   PrivBlocks **blocks = NULL;
   ProtoObservedRun *o = proto_observed_run_new(&cfg, &oo, error);
   if (!o) return NULL;
+  StepProgress sp = {run->progress, s->T};
+  if (run->progress != NULL && !run->streaming)
+    proto_run_set_progress(proto_observed_run_proto(o), on_step, &sp);
   SimEngine *engine = proto_run_engine(proto_observed_run_proto(o));
   for (guint i = 0; i < run->n_links; i++) {
     const CliAccountLink *l = &run->links[i];

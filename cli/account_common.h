@@ -15,6 +15,7 @@
 #include "protocols/protocols.h"
 #include "spec/spec.h"
 #include "topologies/topologies.h"
+#include "cli/cli.h"
 
 G_BEGIN_DECLS
 
@@ -185,6 +186,8 @@ typedef struct {
                                  * else the dense one */
   const CliAccountLink *links;  /* per-link overrides */
   guint n_links;
+  CliProgress *progress;        /* nullable: the accountant's checkpoints (streaming) or
+                                 * the simulated steps (dense) */
 } CliObserverRun;
 
 /*

@@ -2,8 +2,12 @@
  * cli/cli.h: internal to the dpgossip command. Each subcommand lives in
  * cli/cmd_<name>.c and is registered in cli/main.c.
  *
- * Exit statuses: 0 success, 1 the run failed (bad input file, numerical
- * failure), 2 a usage error (unknown option, bad option value).
+ * Exit statuses, one policy for every command (README "Exit codes",
+ * `dpgossip help`): 0 success; 1 the run failed (a file that cannot be read
+ * or written or does not parse, a numerical failure, a stalled run); 2 a
+ * usage error (an unknown option or command, a missing or bad option value,
+ * a spec that does not parse or names nothing known, a node id out of
+ * range: what the command checks before any work); 130 interrupted.
  */
 #ifndef DPG_CLI_H
 #define DPG_CLI_H
@@ -15,6 +19,7 @@
 
 #include "protocols/protocols.h"
 #include "sim/sim.h"
+#include "stream/stream.h"
 #include "topologies/topologies.h"
 
 G_BEGIN_DECLS
@@ -42,7 +47,7 @@ void cli_run_print_summary(const char *out_dir);
  * @out_dir's summary.json (a sweep: its first point's) records it. */
 void cli_run_graph_notice(const char *out_dir);
 
-/* ---- BEGIN MPI (issue 14; cli/mpi_options.c) ----
+/* ---- MPI (cli/mpi_options.c) ----
  * cli_mpi_join: under mpirun or srun (scen_mpi_launcher_size > 1) joins the
  * MPI job; ranks other than 0 then print nothing (stdout and stderr to
  * /dev/null: rank 0 reports for all). Returns FALSE after printing why
@@ -53,7 +58,6 @@ gboolean cli_mpi_join(const char *cmd, gboolean *mpi, guint *rank, guint *size, 
 /* --rank-logs DIR: opens DIR/rank-R.log (also the stderr of ranks other
  * than 0), or prints why not and returns NULL. */
 FILE *cli_mpi_rank_log(const char *cmd, const char *dir, guint rank);
-/* ---- END MPI ---- */
 
 /* ---- Graph options shared by every subcommand that takes a graph ---- */
 
@@ -62,11 +66,16 @@ typedef struct {
   char *generate;   /* --generate SPEC */
   gboolean lcc;     /* --lcc */
   char *gossip;     /* --gossip uniform|metropolis|maxdegree (default uniform) */
+  char *format;     /* --graph-format auto|edges|csv|graphml|gml|pajek (default auto) */
+  gboolean ignore_weights; /* --ignore-weights: load a weighted file's structure */
 } CliGraphOptions;
 
-/* Adds --graph, --generate, --lcc and --gossip to @group (which does not own @o). */
+/* Adds --graph, --graph-format, --ignore-weights, --generate, --lcc and
+ * --gossip to @ctx as its main group (which does not own @o). */
 void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o);
-/* Loads or generates the graph; exactly one of --graph/--generate must be given. */
+/* Loads (topo_graph_load_format) or generates the graph; exactly one of
+ * --graph/--generate must be given; a bad --graph-format is
+ * G_OPTION_ERROR_BAD_VALUE. */
 TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error);
 gboolean cli_graph_options_gossip(const CliGraphOptions *o, TopoGossipKind *kind,
                                   GError **error);
@@ -75,7 +84,40 @@ gboolean cli_graph_options_gossip(const CliGraphOptions *o, TopoGossipKind *kind
  * renumbered its labels (topo_graph_load_report); nothing otherwise, or for a
  * graph not loaded from a file. cli_graph_options_build calls it. */
 void cli_graph_load_notice(const char *path, const TopoGraph *g);
+/* How messages name the graph: the --graph file or the --generate spec. */
+const char *cli_graph_options_label(const CliGraphOptions *o);
+/* The exit status of a cli_graph_options_build error: a file that cannot be
+ * read or parsed is a failed run (1), a bad --generate spec or --gossip a
+ * usage error (2). */
+int cli_graph_options_status(const CliGraphOptions *o, const GError *e);
 void cli_graph_options_clear(CliGraphOptions *o);
+
+/* ---- nonprivate: D-SGD without noise, the baseline every figure compares with ----
+ * Scenarios run it (protocol.name = nonprivate); `train`, `account` and
+ * `protocols` know it under the same name: dsgd with sigma = 0, whose
+ * accounting is no protection at all (mu = inf). */
+#define CLI_NONPRIVATE "nonprivate"
+#define CLI_NONPRIVATE_SUMMARY                                                                 \
+  "D-SGD without noise (dsgd with sigma = 0): the non-private baseline; no protection, "      \
+  "mu = inf"
+/* TRUE when @spec names nonprivate (it takes no parameter). */
+gboolean cli_is_nonprivate(const char *spec);
+
+/* ---- Progress of long work (cli/progress.c) ----
+ * On a terminal (stderr) one refreshing line with done/total, elapsed time
+ * and ETA; elsewhere one line every $DPGOSSIP_PROGRESS_INTERVAL seconds
+ * (default 10); nothing with -q. Updates are thread-safe and cheap (they
+ * print at most at that rate). */
+typedef struct CliProgress CliProgress;
+/* A printer for "dpgossip @cmd: ..."; NULL when @quiet (every call takes
+ * NULL and does nothing). */
+CliProgress *cli_progress_new(const char *cmd, gboolean quiet);
+/* @done of @total @unit ("steps", "points", ...). */
+void cli_progress_update(CliProgress *p, guint64 done, guint64 total, const char *unit);
+/* Work measured by an estimate @fraction in [0, 1], described by @what. */
+void cli_progress_update_fraction(CliProgress *p, double fraction, const char *what);
+/* Ends a terminal line (the next output goes below it) and frees @p. */
+void cli_progress_free(CliProgress *p);
 
 /* ---- Output ---- */
 
@@ -83,18 +125,47 @@ typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } CliFormat;
 
 /* Parses --format; @allowed is a bitmask of (1 << CliFormat). */
 gboolean cli_format_parse(const char *name, guint allowed, CliFormat *out, GError **error);
-/* Pretty-prints @root (taken) on stdout followed by a newline. */
-void cli_print_json(JsonNode *root);
+/* ---- JSON (cli/json.c): every command builds its JSON with these ----
+ * Each adds one value under key @k of the object being built, or as the
+ * next element of the array being built when @k is NULL. */
+void cli_json_int(JsonBuilder *b, const char *k, gint64 v);
+/* A number; null when @v is not finite (inf: unprotected; NaN). */
+void cli_json_number(JsonBuilder *b, const char *k, double v);
+/* A string; null when @v is NULL. */
+void cli_json_string(JsonBuilder *b, const char *k, const char *v);
+void cli_json_bool(JsonBuilder *b, const char *k, gboolean v);
+void cli_json_null(JsonBuilder *b, const char *k);
+/* Opens an object or array (close with json_builder_end_object/_array). */
+void cli_json_begin_object(JsonBuilder *b, const char *k);
+void cli_json_begin_array(JsonBuilder *b, const char *k);
+/* The builder's root as text (sim_json_write; @indent 0: one line); frees
+ * @b. */
+char *cli_json_text(JsonBuilder *b, guint indent);
+/* cli_json_text with indent 2 on stdout, a newline after; frees @b. */
+void cli_json_print(JsonBuilder *b);
 
 /* Parses argv with @ctx; on failure prints the error and a hint, returns FALSE. */
 gboolean cli_parse(GOptionContext *ctx, int *argc, char ***argv);
+/* Prints a g_option_context_parse @error of @cmd on stderr, with "did you
+ * mean '--x'?" for a misspelled long option (two edits at most) and the
+ * --help hint. */
+void cli_parse_error(GOptionContext *ctx, const char *cmd, const GError *error);
+/* Levenshtein distance of two strings. O(|a| |b|). */
+guint cli_edit_distance(const char *a, const char *b);
+/* The exit status of @e under the policy above: CLI_EXIT_USAGE for
+ * G_OPTION_ERROR and a spec that does not parse or names nothing known (the
+ * PARSE and UNKNOWN codes of the library domains), else CLI_EXIT_FAILURE
+ * (what a library refuses after parsing: a value out of its range, a memory
+ * limit, data that do not fit). A file's own parse errors (TOPO_ERROR_PARSE
+ * with FILE:LINE) are the caller's to map: see cli_graph_options_status. */
+int cli_error_status(const GError *e);
 /* Prints "dpgossip <cmd>: <message>" and the --help hint on stderr; returns
  * CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /* Prints "dpgossip <cmd>: <message>" on stderr, frees @error, returns @status. */
 int cli_fail(const char *cmd, GError *error, int status);
 
-/* ---- BEGIN plugin options (issue 8; cli/plugin_options.c) ----
+/* ---- Plugin options (cli/plugin_options.c) ----
  * --protocol-plugin PATH.so, repeatable, for any command that runs a
  * protocol: loads each plugin (protocols/protocols.h, proto_plugin_load) so
  * that --protocol can name its protocol. */
@@ -118,11 +189,9 @@ gboolean cli_plugin_options_load(CliPluginOptions *o, GError **error);
 gboolean cli_plugin_load_paths(char *const *paths, char **single, GError **error);
 void cli_plugin_options_clear(CliPluginOptions *o);
 
-/* ---- END plugin options ---- */
-
-/* ---- BEGIN stream options (issue 7; cli/stream_options.c) ----
+/* ---- Stream options (cli/stream_options.c) ----
  * --publish, --record, --publish-messages and --publish-wait for any command
- * that runs on an engine, and a small API over sim/'s SimStream: start
+ * that runs on an engine, and a small API over sim/'s Stream: start
  * (graph + topo_graph_layout), metrics, end. Prints nothing on stdout;
  * progress and the final counters go to stderr as "dpgossip <cmd>: ...". */
 
@@ -139,7 +208,7 @@ void cli_stream_options_add(GOptionContext *ctx, CliStreamOptions *o);
 /* TRUE when --publish or --record was given. */
 gboolean cli_stream_options_enabled(const CliStreamOptions *o);
 /* Checks the values after parsing: the sampling spec, --publish-wait in
- * [0, 3600]. Errors: SIM_ERROR_PARSE (a usage error: exit status 2). */
+ * [0, 3600]. Errors: STREAM_ERROR_PARSE (a usage error: exit status 2). */
 gboolean cli_stream_options_check(const CliStreamOptions *o, GError **error);
 void cli_stream_options_clear(CliStreamOptions *o);
 
@@ -151,19 +220,19 @@ typedef struct CliStream CliStream;
  * start: @name, @cmd, @seed, @rounds (0: unknown), @scenario_json
  * (nullable, one JSON object), @graph with its topo_graph_layout (fixed
  * seed: a graph is always drawn the same way).
- * Errors: those of sim_stream_new, sim_stream_attach, topo_graph_layout and
- *   sim_stream_begin_run (nothing is left open on error).
+ * Errors: those of stream_new, stream_attach, topo_graph_layout and
+ *   stream_begin_run (nothing is left open on error).
  * Returns: (transfer full) the stream (cli_stream_free), or NULL.
  */
 CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngine *engine,
                             const TopoGraph *graph, const char *name, guint64 seed,
                             guint rounds, const char *scenario_json, GError **error);
 /* The underlying stream (transfer none), for direct publications. */
-SimStream *cli_stream_sim(CliStream *s);
+Stream *cli_stream_sim(CliStream *s);
 /*
  * cli_stream_publish_metric_rows: one metric event per evaluated step of
  * @rows (n_rows ProtoMetric, sorted by (step, node) as proto_run_metrics
- * gives them), each at time @t. Errors: those of sim_stream_publish_metrics.
+ * gives them), each at time @t. Errors: those of stream_publish_metrics.
  * O(n_rows).
  */
 gboolean cli_stream_publish_metric_rows(CliStream *s, SimTime t, const ProtoMetric *rows,
@@ -178,8 +247,6 @@ gboolean cli_stream_publish_metric_rows(CliStream *s, SimTime t, const ProtoMetr
 gboolean cli_stream_end(CliStream *s, const char *status, GError **error);
 /* cli_stream_free: frees @s (NULL ignored), closing what is still open. */
 void cli_stream_free(CliStream *s);
-
-/* ---- END stream options ---- */
 
 G_END_DECLS
 

@@ -17,6 +17,12 @@
  * --path auto takes the structured path whenever it describes the run
  * exactly (proto_account_plan: a protocol it knows, synchronous, no loss, no
  * link override; any schedule, churn included).
+ *
+ * The command reads options (as typed) -> validate (a Request: every value
+ * checked, before any graph) -> plan (the graph, schedule, path and one
+ * Accounting per attacker set x trust model) -> execute (the path's
+ * reports) -> print (table, JSON or CSV). Each step returns an exit status
+ * and has printed why when it is not CLI_EXIT_OK.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -32,8 +38,10 @@
 
 #define CMD "account"
 
-typedef enum { PATH_AUTO, PATH_STRUCTURED, PATH_OBSERVER } Path;
-static const char *const path_names[] = {"auto", "structured", "observer"};
+/* --path's words for the protocols' plan (proto_account_plan). */
+static const char *path_name(ProtoAccountPath p) {
+  return p == PROTO_ACCOUNT_STRUCTURED ? "structured" : "observer";
+}
 
 /* One accounting: attacker set @set under @trust. */
 typedef struct {
@@ -48,7 +56,7 @@ typedef struct {
 typedef struct {
   const CliAccountSetup *s;
   guint n;
-  Path path;
+  ProtoAccountPath path;
   const char *path_reason;
   const char *schedule; /* NULL: static */
   guint64 seed;
@@ -56,6 +64,8 @@ typedef struct {
   const CliObserverRun *run; /* the observer path's run, else NULL */
   const char *storage;
   const char *accountant;
+  double loss; /* the simulated run's message loss probability */
+  gboolean nonprivate; /* --protocol nonprivate: dsgd with sigma = 0 */
   const char *const *link_specs;
   const ProtoRunStats *stats;
   const PrivTrust *trusts;
@@ -94,8 +104,8 @@ static gboolean parse_trusts(const char *spec, GArray *out, GError **error) {
 
 /* ---- Output ---- */
 
-static const char *trust_assumption(PrivTrust t, Path path) {
-  gboolean obs = path == PATH_OBSERVER;
+static const char *trust_assumption(PrivTrust t, ProtoAccountPath path) {
+  gboolean obs = path == PROTO_ACCOUNT_OBSERVER;
   switch (t) {
   case PRIV_TRUST_LDP:
     return obs ? "trust ldp: the attackers see every message sent (dropped ones included) and "
@@ -123,7 +133,7 @@ static GPtrArray *assumptions(const Context *c) {
   g_ptr_array_add(a, g_strdup_printf("gradients clipped to norm Delta = %g; sensitivities in "
                                      "units of Delta",
                                      s->clip));
-  if (c->path == PATH_OBSERVER)
+  if (c->path == PROTO_ACCOUNT_OBSERVER)
     g_ptr_array_add(a, g_strdup_printf("noise as protocol %s draws it (Gaussian, sigma = %g; "
                                        "DESIGN.md \"Noise units\"), read off the provenance of "
                                        "every message",
@@ -137,6 +147,9 @@ static GPtrArray *assumptions(const Context *c) {
     g_ptr_array_add(a, g_strdup_printf("Gaussian noise of std sigma * Delta, sigma = %g, "
                                        "independent across nodes and steps",
                                        s->sigma));
+  if (c->nonprivate)
+    g_ptr_array_add(a, g_strdup("nonprivate: no noise at all, so no protection: mu = inf for "
+                                "every victim whose gradients reach the attackers"));
   for (guint i = 0; i < c->n_trusts; i++)
     g_ptr_array_add(a, g_strdup(trust_assumption(c->trusts[i], c->path)));
   g_ptr_array_add(a,
@@ -154,7 +167,7 @@ static GPtrArray *assumptions(const Context *c) {
                                              "%" G_GUINT64_FORMAT ")",
                                              c->schedule, c->seed)
                            : g_strdup("a static gossip matrix");
-  if (c->path == PATH_OBSERVER) {
+  if (c->path == PROTO_ACCOUNT_OBSERVER) {
     const CliObserverRun *r = c->run;
     g_ptr_array_add(
         a, g_strdup_printf("observer path: one simulated run on %s, mode %s, latency %s, loss "
@@ -180,27 +193,6 @@ static GPtrArray *assumptions(const Context *c) {
   return a;
 }
 
-static void add_number(JsonBuilder *jb, const char *key, double v) {
-  json_builder_set_member_name(jb, key);
-  if (isfinite(v))
-    json_builder_add_double_value(jb, v);
-  else
-    json_builder_add_null_value(jb); /* unprotected: never a finite number */
-}
-
-static void add_string(JsonBuilder *jb, const char *key, const char *v) {
-  json_builder_set_member_name(jb, key);
-  if (v)
-    json_builder_add_string_value(jb, v);
-  else
-    json_builder_add_null_value(jb);
-}
-
-static void add_int(JsonBuilder *jb, const char *key, gint64 v) {
-  json_builder_set_member_name(jb, key);
-  json_builder_add_int_value(jb, v);
-}
-
 /* Victims reported UNRESOLVED (no protection, no number). */
 static guint count_unresolved(const PrivReport *r) {
   guint k = 0;
@@ -208,54 +200,45 @@ static guint count_unresolved(const PrivReport *r) {
   return k;
 }
 
-static const char *victim_status(const PrivVictim *v) {
-  return v->unresolved ? "unresolved" : v->unprotected ? "unprotected" : "protected";
-}
-
 /* trust, attackers, unprotected, victims: the issue's per-accounting fields
  * ("unresolved" and each such victim's "status" and "note" only when some
  * victim is). */
 static void json_accounting(JsonBuilder *jb, const CliAttackerSets *sets, const Accounting *ac) {
-  add_string(jb, "trust", priv_trust_name(ac->trust));
-  json_builder_set_member_name(jb, "attackers");
-  json_builder_begin_array(jb);
+  cli_json_string(jb, "trust", priv_trust_name(ac->trust));
+  cli_json_begin_array(jb, "attackers");
   for (guint i = 0; i < cli_attacker_sets_size(sets, ac->set); i++)
-    json_builder_add_int_value(jb, cli_attacker_sets_members(sets, ac->set)[i]);
+    cli_json_int(jb, NULL, cli_attacker_sets_members(sets, ac->set)[i]);
   json_builder_end_array(jb);
   const PrivReport *r = ac->report;
-  json_builder_set_member_name(jb, "unprotected");
-  json_builder_begin_array(jb);
+  cli_json_begin_array(jb, "unprotected");
   for (guint i = 0; i < r->n_victims; i++)
-    if (r->victims[i].unprotected) json_builder_add_int_value(jb, r->victims[i].node);
+    if (r->victims[i].unprotected) cli_json_int(jb, NULL, r->victims[i].node);
   json_builder_end_array(jb);
   if (count_unresolved(r) > 0) {
     /* Only when there are some: outputs without any stay as they were. */
-    json_builder_set_member_name(jb, "unresolved");
-    json_builder_begin_array(jb);
+    cli_json_begin_array(jb, "unresolved");
     for (guint i = 0; i < r->n_victims; i++)
-      if (r->victims[i].unresolved) json_builder_add_int_value(jb, r->victims[i].node);
+      if (r->victims[i].unresolved) cli_json_int(jb, NULL, r->victims[i].node);
     json_builder_end_array(jb);
   }
-  json_builder_set_member_name(jb, "victims");
-  json_builder_begin_array(jb);
+  cli_json_begin_array(jb, "victims");
   for (guint i = 0; i < r->n_victims; i++) {
     const PrivVictim *v = &r->victims[i];
     json_builder_begin_object(jb);
-    add_int(jb, "node", v->node);
+    cli_json_int(jb, "node", v->node);
     if (v->unresolved) {
-      add_string(jb, "status", "unresolved");
-      add_string(jb, "note", PRIV_UNRESOLVED_NOTE);
+      cli_json_string(jb, "status", "unresolved");
+      cli_json_string(jb, "note", PRIV_UNRESOLVED_NOTE);
     }
-    json_builder_set_member_name(jb, "distance");
     if (v->distance >= 0)
-      json_builder_add_int_value(jb, v->distance);
+      cli_json_int(jb, "distance", v->distance);
     else
-      json_builder_add_null_value(jb); /* not connected to any attacker */
-    add_number(jb, "sensitivity", v->sensitivity);
-    add_number(jb, "mu", v->mu);
-    add_number(jb, "rdp", v->rdp);
-    add_number(jb, "epsilon", v->epsilon);
-    if (ac->muff) add_number(jb, "muffliato_rdp", ac->muff[v->node]);
+      cli_json_null(jb, "distance"); /* not connected to any attacker */
+    cli_json_number(jb, "sensitivity", v->sensitivity);
+    cli_json_number(jb, "mu", v->mu);
+    cli_json_number(jb, "rdp", v->rdp);
+    cli_json_number(jb, "epsilon", v->epsilon);
+    if (ac->muff) cli_json_number(jb, "muffliato_rdp", ac->muff[v->node]);
     json_builder_end_object(jb);
   }
   json_builder_end_array(jb);
@@ -266,59 +249,50 @@ static void print_json(const Context *c, const CliAttackerSets *sets, const Acco
   const CliAccountSetup *s = c->s;
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_object(jb);
-  add_int(jb, "nodes", c->n);
-  add_string(jb, "gossip", topo_gossip_kind_name(s->gossip));
-  add_string(jb, "protocol", s->protocol_label);
-  add_int(jb, "rounds", s->T);
-  add_int(jb, "participation_interval", s->b);
-  add_string(jb, "sensitivity", priv_sensitivity_name(s->sensitivity));
-  json_builder_set_member_name(jb, "sigma");
-  json_builder_add_double_value(jb, s->sigma);
-  json_builder_set_member_name(jb, "clip");
-  json_builder_add_double_value(jb, s->clip);
-  json_builder_set_member_name(jb, "alpha");
-  json_builder_add_double_value(jb, s->alpha);
-  json_builder_set_member_name(jb, "delta");
-  json_builder_add_double_value(jb, s->delta);
-  add_string(jb, "path", path_names[c->path]);
-  add_string(jb, "path_reason", c->path_reason);
-  add_string(jb, "schedule", c->schedule ? c->schedule : "static");
-  if (c->schedule || c->run) add_int(jb, "seed", (gint64)c->seed);
+  cli_json_int(jb, "nodes", c->n);
+  cli_json_string(jb, "gossip", topo_gossip_kind_name(s->gossip));
+  cli_json_string(jb, "protocol", s->protocol_label);
+  cli_json_int(jb, "rounds", s->T);
+  cli_json_int(jb, "participation_interval", s->b);
+  cli_json_string(jb, "sensitivity", priv_sensitivity_name(s->sensitivity));
+  cli_json_number(jb, "sigma", s->sigma);
+  cli_json_number(jb, "clip", s->clip);
+  cli_json_number(jb, "alpha", s->alpha);
+  cli_json_number(jb, "delta", s->delta);
+  cli_json_string(jb, "path", path_name(c->path));
+  cli_json_string(jb, "path_reason", c->path_reason);
+  cli_json_string(jb, "schedule", c->schedule ? c->schedule : "static");
+  if (c->schedule || c->run) cli_json_int(jb, "seed", (gint64)c->seed);
   if (c->run) {
     const CliObserverRun *r = c->run;
-    json_builder_set_member_name(jb, "run");
-    json_builder_begin_object(jb);
-    add_string(jb, "mode", r->mode ? r->mode : "sync");
-    add_string(jb, "latency", r->latency ? r->latency : "constant:ms=0");
-    add_string(jb, "loss", r->loss ? r->loss : "0");
-    json_builder_set_member_name(jb, "lr");
-    json_builder_add_double_value(jb, r->lr);
-    add_string(jb, "storage", c->storage);
-    add_string(jb, "accountant", c->accountant);
-    json_builder_set_member_name(jb, "links");
-    json_builder_begin_array(jb);
+    cli_json_begin_object(jb, "run");
+    cli_json_string(jb, "mode", r->mode ? r->mode : "sync");
+    cli_json_string(jb, "latency", r->latency ? r->latency : "constant:ms=0");
+    cli_json_number(jb, "loss", c->loss);
+    cli_json_number(jb, "lr", r->lr);
+    cli_json_string(jb, "storage", c->storage);
+    cli_json_string(jb, "accountant", c->accountant);
+    cli_json_begin_array(jb, "links");
     for (guint i = 0; c->link_specs && c->link_specs[i]; i++)
-      json_builder_add_string_value(jb, c->link_specs[i]);
+      cli_json_string(jb, NULL, c->link_specs[i]);
     json_builder_end_array(jb);
-    add_int(jb, "messages_sent", (gint64)c->stats->engine.messages_sent);
-    add_int(jb, "messages_delivered", (gint64)c->stats->engine.messages_delivered);
-    add_int(jb, "messages_dropped", (gint64)c->stats->engine.messages_dropped);
-    add_int(jb, "late_discarded", (gint64)c->stats->late_discarded);
-    add_int(jb, "partial_gathers", (gint64)c->stats->partial_gathers);
-    add_int(jb, "noise_variables", c->stats->n_noise);
+    cli_json_int(jb, "messages_sent", (gint64)c->stats->engine.messages_sent);
+    cli_json_int(jb, "messages_delivered", (gint64)c->stats->engine.messages_delivered);
+    cli_json_int(jb, "messages_dropped", (gint64)c->stats->engine.messages_dropped);
+    cli_json_int(jb, "late_discarded", (gint64)c->stats->late_discarded);
+    cli_json_int(jb, "partial_gathers", (gint64)c->stats->partial_gathers);
+    cli_json_int(jb, "noise_variables", c->stats->n_noise);
     json_builder_end_object(jb);
   }
-  json_builder_set_member_name(jb, "assumptions");
-  json_builder_begin_array(jb);
+  cli_json_begin_array(jb, "assumptions");
   GPtrArray *as = assumptions(c);
-  for (guint i = 0; i < as->len; i++) json_builder_add_string_value(jb, g_ptr_array_index(as, i));
+  for (guint i = 0; i < as->len; i++) cli_json_string(jb, NULL, g_ptr_array_index(as, i));
   g_ptr_array_unref(as);
   json_builder_end_array(jb);
   if (n_acs == 1) {
     json_accounting(jb, sets, &acs[0]);
   } else {
-    json_builder_set_member_name(jb, "accountings");
-    json_builder_begin_array(jb);
+    cli_json_begin_array(jb, "accountings");
     for (guint i = 0; i < n_acs; i++) {
       json_builder_begin_object(jb);
       json_accounting(jb, sets, &acs[i]);
@@ -327,8 +301,7 @@ static void print_json(const Context *c, const CliAttackerSets *sets, const Acco
     json_builder_end_array(jb);
   }
   json_builder_end_object(jb);
-  cli_print_json(json_builder_get_root(jb));
-  g_object_unref(jb);
+  cli_json_print(jb);
 }
 
 /* %.17g with a '.' decimal point, "inf" when not finite. */
@@ -337,37 +310,20 @@ static const char *fmt_num(char *buf, gsize len, const char *fmt, double v) {
   return g_ascii_formatd(buf, (int)len, fmt, v);
 }
 
-/* One line per victim; with several accountings, trust and attackers first
- * (collusion members joined by '+'). */
-static void print_csv(const CliAttackerSets *sets, const Accounting *acs, guint n_acs,
-                      gboolean muff) {
-  char b[5][G_ASCII_DTOSTR_BUF_SIZE];
-  /* The status column only when a victim is unresolved: outputs without any
-   * stay byte-identical to what they were. */
-  gboolean status = FALSE;
-  for (guint a = 0; a < n_acs; a++) status |= count_unresolved(acs[a].report) > 0;
-  printf("%snode,distance,sensitivity,mu,rdp,epsilon%s%s\n", n_acs > 1 ? "trust,attackers," : "",
-         muff ? ",muffliato_rdp" : "", status ? ",status" : "");
+/* The tidy privacy table: the scenario runner's columns and writer
+ * (SCEN_PRIVACY_CSV_COLUMNS), a set being named by its members. */
+static void print_csv(const Context *c, const CliAttackerSets *sets, const Accounting *acs,
+                      guint n_acs) {
+  GString *s = g_string_new(SCEN_PRIVACY_CSV_COLUMNS "\n");
   for (guint a = 0; a < n_acs; a++) {
-    const PrivReport *r = acs[a].report;
     char *label = cli_attacker_sets_label(sets, acs[a].set);
-    for (guint i = 0; i < r->n_victims; i++) {
-      const PrivVictim *v = &r->victims[i];
-      char dist[16] = "";
-      if (v->distance >= 0) g_snprintf(dist, sizeof dist, "%d", v->distance);
-      if (n_acs > 1) printf("%s,%s,", priv_trust_name(acs[a].trust), label);
-      printf("%u,%s,%s,%s,%s,%s", v->node, dist,
-             fmt_num(b[0], sizeof b[0], "%.17g", v->sensitivity),
-             fmt_num(b[1], sizeof b[1], "%.17g", v->mu),
-             fmt_num(b[2], sizeof b[2], "%.17g", v->rdp),
-             fmt_num(b[3], sizeof b[3], "%.17g", v->epsilon));
-      if (muff)
-        printf(",%s", acs[a].muff ? fmt_num(b[4], sizeof b[4], "%.17g", acs[a].muff[v->node]) : "");
-      if (status) printf(",%s", victim_status(v));
-      printf("\n");
-    }
+    ScenPrivacyCsvSet set = {.collusion = label, .attackers = label, .trust = acs[a].trust,
+                             .path = path_name(c->path), .seed = c->seed};
+    scen_privacy_csv_rows(s, &set, acs[a].report, acs[a].muff);
     g_free(label);
   }
+  fputs(s->str, stdout);
+  g_string_free(s, TRUE);
 }
 
 static void print_table(const Context *c, const CliAttackerSets *sets, const Accounting *acs,
@@ -378,7 +334,10 @@ static void print_table(const Context *c, const CliAttackerSets *sets, const Acc
          topo_gossip_kind_name(s->gossip), c->schedule ? c->schedule : "static");
   printf("protocol       %s, %u steps, sigma = %g, clip = %g\n", s->protocol_label, s->T, s->sigma,
          s->clip);
-  printf("path           %s (%s)\n", path_names[c->path], c->path_reason);
+  if (c->nonprivate)
+    printf("note           nonprivate adds no noise: no protection (mu = inf) for any victim "
+           "the attackers hear from\n");
+  printf("path           %s (%s)\n", path_name(c->path), c->path_reason);
   if (c->run)
     printf("run            mode %s, latency %s, loss %s, seed %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
            " messages sent, %" G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT " late\n",
@@ -520,89 +479,125 @@ static void account_unpack(GBytes *bytes, guint n, Accounting *ac) {
     ac->muff = g_memdup2(p + sizeof h + h.n_victims * sizeof *r->victims, n * sizeof(double));
 }
 
-int cli_cmd_account(int argc, char **argv) {
-  /* Under mpirun or srun the accountings (structured path) are shared out. */
-  gboolean mpi = FALSE;
-  guint rank = 0, mpi_size = 1, mpi_local = 1;
-  if (!cli_mpi_join(CMD, &mpi, &rank, &mpi_size, &mpi_local)) return CLI_EXIT_FAILURE;
-  CliGraphOptions gopt = {0};
-  CliPluginOptions popt = {0};
-  gint rounds = 0, interval = 1;
-  double sigma = 1.0, clip = 1.0, alpha = 2.0, delta = 1e-6, lr = NAN;
-  char *protocol = NULL, *trust = NULL, *sensitivity = NULL, *compare = NULL, *format = NULL,
-       *path = NULL, *mode = NULL, *latency = NULL, *loss = NULL, *schedule = NULL, *seed = NULL,
-       *storage = NULL, *accountant = NULL;
-  char **attackers = NULL, **links = NULL;
+/* ---- Options -> request -> plan -> accountings -> output ---- */
+
+/* The command line as typed (owned strings, freed by options_clear). */
+typedef struct {
+  CliGraphOptions graph;
+  CliPluginOptions plugins;
+  gint rounds, interval;
+  double sigma, clip, alpha, delta, lr;
+  char *protocol, *trust, *sensitivity, *compare, *format, *path, *mode, *latency, *loss,
+      *schedule, *seed, *storage, *accountant;
+  char **attackers, **links;
+  gboolean quiet;
+} Options;
+
+/* What the options ask for, every value checked (before any graph). */
+typedef struct {
+  CliAccountSetup s;
+  CliAccountProtocol proto;
+  gboolean nonprivate;   /* --protocol nonprivate: dsgd with sigma = 0 */
+  CliAttackerSets sets;
+  GArray *trusts;        /* PrivTrust, distinct */
+  GArray *links;         /* CliAccountLink */
+  gboolean path_auto;    /* --path auto (default): proto_account_plan decides */
+  ProtoAccountPath path; /* else the path asked for */
+  ProtoMode mode;
+  double loss;
+  SimLinStorage storage;
+  gboolean streaming;
+  guint64 seed;
+  CliFormat format;
+} Request;
+
+/* The accountings to compute, on the graph and schedule of the request. */
+typedef struct {
+  TopoGraph *g;
+  guint n;
+  TopoSchedule *sched; /* NULL: static */
+  ProtoAccountPath path;
+  const char *path_reason;
+  CliObserverRun run; /* the observer path's simulation */
+  ProtoRunStats stats;
+  Accounting *acs;    /* every attacker set under every trust model, set-major */
+  guint n_acs;
+} Plan;
+
+static GOptionContext *options_context(Options *o) {
   GOptionEntry entries[] = {
-      {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
-       "Any registered protocol spec: dsgd (default), muffliato:K=k, antipgd, "
+      {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o->protocol,
+       "Any registered protocol spec: dsgd (default), nonprivate, muffliato:K=k, antipgd, "
        "mfdsgd:C=FAMILY|FILE, mafalda, decor[:sigma_secret=S], zipdl[:units=gradient], or a "
        "plugin's (dpgossip protocols lists them)",
        "SPEC"},
-      {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds,
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &o->rounds,
        "Gradient steps T (required; Muffliato gossips K rounds per step)", "T"},
-      {"participation-interval", 'b', 0, G_OPTION_ARG_INT, &interval,
+      {"participation-interval", 'b', 0, G_OPTION_ARG_INT, &o->interval,
        "Steps between two uses of a record, b (divides T; default 1: user level)", "B"},
-      {"trust", 0, 0, G_OPTION_ARG_STRING, &trust,
+      {"trust", 0, 0, G_OPTION_ARG_STRING, &o->trust,
        "Trust model: ldp, pndp or secldp, or a comma-separated list (required)", "MODEL"},
-      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &attackers,
+      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o->attackers,
        "Attacker sets: all (every node in turn, alone), ids separated by ',' are accounted "
        "each alone, ids joined by '+' form one collusion set: 0,5 or 0+5 (required; "
        "repeatable: every set is accounted, under every trust model, from one run)",
        "IDS"},
-      {"sensitivity", 0, 0, G_OPTION_ARG_STRING, &sensitivity,
+      {"sensitivity", 0, 0, G_OPTION_ARG_STRING, &o->sensitivity,
        "bound (default, paper Thm 5.2) or exact (SDP, never above the bound)", "KIND"},
-      {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &sigma,
+      {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o->sigma,
        "Noise multiplier: noise std sigma * clip (default 1)", "SIGMA"},
-      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &clip, "Gradient clipping norm Delta (default 1)",
+      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &o->clip, "Gradient clipping norm Delta (default 1)",
        "DELTA"},
-      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &alpha, "Renyi order of the rdp column (default 2)",
-       "ALPHA"},
-      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &delta, "delta of the epsilon column (default 1e-6)",
-       "DELTA"},
-      {"compare", 0, 0, G_OPTION_ARG_STRING, &compare,
+      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o->alpha,
+       "Renyi order of the rdp column (default 2)", "ALPHA"},
+      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o->delta,
+       "delta of the epsilon column (default 1e-6)", "DELTA"},
+      {"compare", 0, 0, G_OPTION_ARG_STRING, &o->compare,
        "Add another accounting: muffliato (Cyffers et al. 2022, D-SGD under PNDP)", "NAME"},
-      {"path", 0, 0, G_OPTION_ARG_STRING, &path,
+      {"path", 0, 0, G_OPTION_ARG_STRING, &o->path,
        "How to account: auto (default: structured when it describes the run exactly), "
        "structured (W-product structure, no simulation) or observer (simulate the protocol, "
        "account from what the attackers saw)",
        "PATH"},
-      {"schedule", 0, 0, G_OPTION_ARG_STRING, &schedule,
+      {"schedule", 0, 0, G_OPTION_ARG_STRING, &o->schedule,
        "Time-varying gossip over the graph: static (default), matching, exponential, "
        "edge-failure:p=P, churn:...",
        "SPEC"},
-      {"seed", 's', 0, G_OPTION_ARG_STRING, &seed,
+      {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed,
        "Seed of the schedule and of the simulated run (default 0)", "N"},
-      {"mode", 0, 0, G_OPTION_ARG_STRING, &mode,
+      {"mode", 0, 0, G_OPTION_ARG_STRING, &o->mode,
        "Observer path: gossip mode sync (default), deadline:ms=D or stale:s=S", "MODE"},
-      {"latency", 0, 0, G_OPTION_ARG_STRING, &latency,
+      {"latency", 0, 0, G_OPTION_ARG_STRING, &o->latency,
        "Observer path: link latency constant:ms=X (default 0), uniform:min=A,max=B, "
        "lognormal:mu=M,sigma=S",
        "SPEC"},
-      {"loss", 0, 0, G_OPTION_ARG_STRING, &loss,
+      {"loss", 0, 0, G_OPTION_ARG_STRING, &o->loss,
        "Observer path: message loss probability (needs an asynchronous --mode)", "P"},
-      {"link", 0, 0, G_OPTION_ARG_STRING_ARRAY, &links,
+      {"link", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->links,
        "Observer path: override the directed link FROM -> TO: FROM:TO=down or "
        "FROM:TO=LATENCY (repeatable)",
        "FROM:TO=SPEC"},
-      {"lr", 0, 0, G_OPTION_ARG_DOUBLE, &lr,
+      {"lr", 0, 0, G_OPTION_ARG_DOUBLE, &o->lr,
        "Observer path: learning rate eta (default 0.1; matters only for noise added to the "
        "model, as zipdl's default units)",
        "ETA"},
-      {"storage", 0, 0, G_OPTION_ARG_STRING, &storage,
+      {"storage", 0, 0, G_OPTION_ARG_STRING, &o->storage,
        "Observer path: provenance storage sparse (default) or dense", "KIND"},
-      {"accountant", 0, 0, G_OPTION_ARG_STRING, &accountant,
+      {"accountant", 0, 0, G_OPTION_ARG_STRING, &o->accountant,
        "Observer path: streaming (default: per round, flat memory; needs sparse storage) or "
        "dense (every row, factorized at the end: the reference)",
        "KIND"},
-      {"format", 0, 0, G_OPTION_ARG_STRING, &format, "Output: table (default), json or csv",
+      {"format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Output: table (default), json or csv",
        "FORMAT"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
+       "Observer path: no progress line (on a terminal: refreshed; elsewhere: every 10 s)",
+       NULL},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx =
       g_option_context_new("- per-victim privacy of a decentralized protocol (accounting only)");
-  cli_graph_options_add(ctx, &gopt);
+  cli_graph_options_add(ctx, &o->graph);
   g_option_context_add_main_entries(ctx, entries, NULL);
-  cli_plugin_options_add(ctx, &popt);
+  cli_plugin_options_add(ctx, &o->plugins);
   g_option_context_set_description(
       ctx, "Every node outside an attacker set is a victim; for each: its distance to the\n"
            "attackers, the sensitivity of what they learn of its gradients, mu (mu-GDP),\n"
@@ -610,10 +605,11 @@ int cli_cmd_account(int argc, char **argv) {
            "noise are 'unprotected' (null in JSON, inf in CSV and tables). Victims double\n"
            "precision cannot account (mu > 1e8, or a range decision too close to call) are\n"
            "'unresolved': no protection, no number (null/inf, a warning on stderr, status\n"
-           "and note fields in JSON, a status column in CSV when there are any).\n"
+           "and note fields in JSON, the status column in CSV).\n"
            "\n"
            "Several --attackers sets and --trust models give one accounting per pair (JSON:\n"
-           "an 'accountings' array; CSV: trust and attackers columns), all from one run.\n"
+           "an 'accountings' array; CSV: one row per accounting and victim, the columns of\n"
+           "`dpgossip run`'s privacy.csv), all from one run.\n"
            "\n"
            "Examples:\n"
            "  dpgossip account --generate florentine --rounds 10 --trust pndp --attackers 0 "
@@ -624,382 +620,409 @@ int cli_cmd_account(int argc, char **argv) {
            "--protocol decor\n"
            "  dpgossip account --generate florentine -T 8 --trust pndp -a 0 --mode deadline:ms=5 "
            "--latency constant:ms=1 --link 8:1=constant:ms=1000\n");
+  return ctx;
+}
 
-  int status = CLI_EXIT_USAGE;
-  CliAccountSetup s = {0};
-  CliAccountProtocol proto = {0};
-  TopoGraph *g = NULL;
-  TopoSchedule *sched = NULL;
+static void options_clear(Options *o) {
+  cli_graph_options_clear(&o->graph);
+  cli_plugin_options_clear(&o->plugins);
+  char **strings[] = {&o->protocol, &o->trust,    &o->sensitivity, &o->compare, &o->format,
+                      &o->path,     &o->mode,     &o->latency,     &o->loss,    &o->schedule,
+                      &o->seed,     &o->storage, &o->accountant};
+  for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
+    g_clear_pointer(strings[i], g_free);
+  g_clear_pointer(&o->attackers, g_strfreev);
+  g_clear_pointer(&o->links, g_strfreev);
+}
+
+static void request_init(Request *q) {
+  *q = (Request){.trusts = g_array_new(FALSE, FALSE, sizeof(PrivTrust)),
+                 .links = g_array_new(FALSE, FALSE, sizeof(CliAccountLink)),
+                 .path_auto = TRUE,
+                 .mode = {.kind = PROTO_MODE_SYNC},
+                 .storage = SIM_LIN_SPARSE,
+                 .format = CLI_FORMAT_TABLE};
+  cli_attacker_sets_init(&q->sets);
+}
+
+static void request_clear(Request *q) {
+  cli_attacker_sets_clear(&q->sets);
+  g_array_unref(q->trusts);
+  g_array_unref(q->links);
+  cli_account_setup_clear(&q->s);
+  cli_account_protocol_clear(&q->proto);
+}
+
+static void plan_clear(Plan *p) {
+  for (guint a = 0; a < p->n_acs; a++) {
+    g_free(p->acs[a].muff);
+    priv_report_free(p->acs[a].report);
+    priv_blocks_free(p->acs[a].blocks);
+  }
+  g_free(p->acs);
+  topo_schedule_free(p->sched);
+  topo_graph_free(p->g);
+}
+
+/* The options of a schedule other than static, or NULL. */
+static const char *schedule_spec(const Options *o) {
+  return o->schedule && !g_str_equal(o->schedule, "static") ? o->schedule : NULL;
+}
+
+/* ---- Validate: every option alone, then the ones that exclude each other.
+ * Each step returns CLI_EXIT_OK to go on, else the exit status (the message
+ * printed). The order is the order of the messages a user fixes. ---- */
+
+/* T, b, the trust models and the attacker sets. */
+static int validate_what(const Options *o, Request *q) {
   GError *error = NULL;
-  CliFormat fmt = CLI_FORMAT_TABLE;
-  Path path_kind = PATH_AUTO;
-  CliAttackerSets sets;
-  cli_attacker_sets_init(&sets);
-  GArray *trusts = g_array_new(FALSE, FALSE, sizeof(PrivTrust));
-  GArray *link_arr = g_array_new(FALSE, FALSE, sizeof(CliAccountLink));
-  Accounting *acs = NULL;
-  guint n_acs = 0;
-  guint64 seed_value = 0;
-  ProtoRunStats stats = {0};
-  ProtoMode pmode = {.kind = PROTO_MODE_SYNC};
-  double loss_p = 0.0;
-  SimLinStorage storage_kind = SIM_LIN_SPARSE;
-  const char *path_reason = NULL;
+  if (o->rounds <= 0)
+    return usage_error("--rounds T must be given and positive (got %d)", o->rounds);
+  if (o->interval <= 0 || o->rounds % o->interval != 0)
+    return usage_error("--participation-interval b = %d must be positive and divide "
+                       "--rounds T = %d",
+                       o->interval, o->rounds);
+  q->s.T = (guint)o->rounds;
+  q->s.b = (guint)o->interval;
+  if (!o->trust)
+    return usage_error("--trust is required: ldp, pndp or secldp");
+  if (!parse_trusts(o->trust, q->trusts, &error))
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  if (!o->attackers || !o->attackers[0])
+    return usage_error("--attackers: give at least one node id, e.g. --attackers 0, 0,5 "
+                       "(each alone), 0+5 (a collusion set) or all");
+  for (guint i = 0; o->attackers[i]; i++)
+    if (!cli_attacker_sets_parse(&q->sets, o->attackers[i], &error))
+      return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  return CLI_EXIT_OK;
+}
 
-  if (!cli_parse(ctx, &argc, &argv)) goto out;
-  if (!cli_plugin_options_load(&popt, &error)) {
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
+/* The protocol (nonprivate: dsgd without noise), its sensitivity and numbers. */
+static int validate_protocol(const Options *o, Request *q) {
+  GError *error = NULL;
+  q->nonprivate = cli_is_nonprivate(o->protocol);
+  if (q->nonprivate && !isnan(o->sigma) && o->sigma != 0)
+    return usage_error("--protocol nonprivate adds no noise: drop --sigma %g", o->sigma);
+  double sigma = q->nonprivate ? 0.0 : isnan(o->sigma) ? 1.0 : o->sigma;
+  const char *spec = q->nonprivate ? "dsgd"
+                     : o->protocol ? o->protocol
+                     : o->plugins.single ? o->plugins.single
+                                         : "dsgd";
+  if (!cli_account_resolve_protocol(spec, &q->s, &q->proto, &error))
+    return cli_fail(CMD, error, spec_status(error));
+  if (q->nonprivate) {
+    g_free(q->s.protocol_label);
+    q->s.protocol_label = g_strdup(CLI_NONPRIVATE);
   }
-  if (rounds <= 0) {
-    status = usage_error("--rounds T must be given and positive (got %d)", rounds);
-    goto out;
-  }
-  if (interval <= 0 || rounds % interval != 0) {
-    status = usage_error("--participation-interval b = %d must be positive and divide "
-                         "--rounds T = %d",
-                         interval, rounds);
-    goto out;
-  }
-  s.T = (guint)rounds;
-  s.b = (guint)interval;
-  if (!trust) {
-    status = usage_error("--trust is required: ldp, pndp or secldp");
-    goto out;
-  }
-  if (!parse_trusts(trust, trusts, &error)) {
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  if (!attackers || !attackers[0]) {
-    status = usage_error("--attackers: give at least one node id, e.g. --attackers 0, 0,5 "
-                         "(each alone), 0+5 (a collusion set) or all");
-    goto out;
-  }
-  for (guint i = 0; attackers[i]; i++)
-    if (!cli_attacker_sets_parse(&sets, attackers[i], &error)) {
-      status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-      goto out;
-    }
-  if (!cli_account_resolve_protocol(protocol ? protocol : popt.single ? popt.single : "dsgd", &s,
-                                    &proto, &error)) {
-    status = cli_fail(CMD, error, spec_status(error));
-    goto out;
-  }
-  if (sensitivity && !priv_sensitivity_parse(sensitivity, &s.sensitivity, &error)) {
+  if (o->sensitivity && !priv_sensitivity_parse(o->sensitivity, &q->s.sensitivity, &error)) {
     g_prefix_error(&error, "--sensitivity: ");
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
   }
-  if (!cli_account_check_numbers(sigma, clip, alpha, delta, &error)) {
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
+  if (!cli_account_check_numbers(sigma, o->clip, o->alpha, o->delta, &error))
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  q->s.sigma = sigma;
+  q->s.clip = o->clip;
+  q->s.alpha = o->alpha;
+  q->s.delta = o->delta;
+  return CLI_EXIT_OK;
+}
+
+/* --path and what only a simulated run has: mode, latency, loss, links,
+ * lr, storage, accountant; and the seed. */
+static int validate_run(const Options *o, Request *q) {
+  GError *error = NULL;
+  if (o->path && !g_str_equal(o->path, "auto")) {
+    if (!g_str_equal(o->path, "structured") && !g_str_equal(o->path, "observer"))
+      return usage_error("--path: unknown path '%s' (valid: auto, structured, observer)",
+                         o->path);
+    q->path_auto = FALSE;
+    q->path = g_str_equal(o->path, "structured") ? PROTO_ACCOUNT_STRUCTURED
+                                                 : PROTO_ACCOUNT_OBSERVER;
   }
-  s.sigma = sigma;
-  s.clip = clip;
-  s.alpha = alpha;
-  s.delta = delta;
-  if (path) {
-    gboolean found = FALSE;
-    for (guint i = 0; i < G_N_ELEMENTS(path_names); i++)
-      if (g_str_equal(path, path_names[i])) {
-        path_kind = (Path)i;
-        found = TRUE;
-      }
-    if (!found) {
-      status = usage_error("--path: unknown path '%s' (valid: auto, structured, observer)", path);
-      goto out;
-    }
-  }
-  /* The options that only a simulated run has. */
-  if (!cli_account_parse_run_options(mode, latency, loss, &pmode, &loss_p, &error)) {
+  if (!cli_account_parse_run_options(o->mode, o->latency, o->loss, &q->mode, &q->loss,
+                                     &error)) {
     /* The parsers' errors as they are; the loss rule with the --help hint. */
-    status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
-                                             : cli_fail(CMD, error, CLI_EXIT_USAGE);
+    int status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
+                                                 : cli_fail(CMD, error, CLI_EXIT_USAGE);
     g_clear_error(&error);
-    goto out;
+    return status;
   }
-  for (guint i = 0; links && links[i]; i++) {
+  for (guint i = 0; o->links && o->links[i]; i++) {
     CliAccountLink l;
-    if (!cli_account_parse_link(links[i], &l, &error)) {
-      status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-      goto out;
-    }
-    g_array_append_val(link_arr, l);
+    if (!cli_account_parse_link(o->links[i], &l, &error))
+      return cli_fail(CMD, error, CLI_EXIT_USAGE);
+    g_array_append_val(q->links, l);
   }
-  if (!isnan(lr) && !(lr > 0 && isfinite(lr))) {
-    status = usage_error("--lr must be a finite number > 0 (got %g)", lr);
-    goto out;
-  }
-  if (storage) {
-    if (g_str_equal(storage, "dense"))
-      storage_kind = SIM_LIN_DENSE;
-    else if (!g_str_equal(storage, "sparse")) {
-      status = usage_error("--storage: unknown provenance storage '%s' (valid: sparse, dense)",
-                           storage);
-      goto out;
-    }
+  if (!isnan(o->lr) && !(o->lr > 0 && isfinite(o->lr)))
+    return usage_error("--lr must be a finite number > 0 (got %g)", o->lr);
+  if (o->storage) {
+    if (g_str_equal(o->storage, "dense"))
+      q->storage = SIM_LIN_DENSE;
+    else if (!g_str_equal(o->storage, "sparse"))
+      return usage_error("--storage: unknown provenance storage '%s' (valid: sparse, dense)",
+                         o->storage);
   }
   /* Streaming is the default; sparse storage is what it rebases, so an
    * explicit --storage dense keeps the dense accountant. */
-  gboolean streaming = storage_kind != SIM_LIN_DENSE;
-  if (accountant) {
-    if (g_str_equal(accountant, "streaming") || g_str_equal(accountant, "dense"))
-      streaming = g_str_equal(accountant, "streaming");
-    else {
-      status = usage_error("--accountant: unknown accountant '%s' (valid: dense, streaming)",
-                           accountant);
-      goto out;
-    }
+  q->streaming = q->storage != SIM_LIN_DENSE;
+  if (o->accountant) {
+    if (!g_str_equal(o->accountant, "streaming") && !g_str_equal(o->accountant, "dense"))
+      return usage_error("--accountant: unknown accountant '%s' (valid: dense, streaming)",
+                         o->accountant);
+    q->streaming = g_str_equal(o->accountant, "streaming");
   }
-  if (streaming && storage_kind == SIM_LIN_DENSE) {
-    status = usage_error("--accountant streaming rebases sparse provenance: drop --storage "
-                         "dense");
-    goto out;
-  }
-  if (seed && !g_ascii_string_to_unsigned(seed, 10, 0, G_MAXUINT64, &seed_value, &error)) {
+  if (q->streaming && q->storage == SIM_LIN_DENSE)
+    return usage_error("--accountant streaming rebases sparse provenance: drop --storage "
+                       "dense");
+  if (o->seed && !g_ascii_string_to_unsigned(o->seed, 10, 0, G_MAXUINT64, &q->seed, &error)) {
     g_prefix_error(&error, "--seed: ");
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
   }
-  if (path_kind == PATH_STRUCTURED) {
-    if (!proto.structured) {
-      status = usage_error("--path structured: the structured path knows dsgd, muffliato, "
-                           "antipgd and mfdsgd/mafalda with a given C, not '%s' (use --path "
-                           "observer or auto)",
-                           proto.run_spec);
-      goto out;
-    }
-    GString *bad = g_string_new(NULL);
-    if (mode && pmode.kind != PROTO_MODE_SYNC) g_string_append(bad, ", --mode");
-    if (latency) g_string_append(bad, ", --latency");
-    if (loss) g_string_append(bad, ", --loss");
-    if (links) g_string_append(bad, ", --link");
-    if (!isnan(lr)) g_string_append(bad, ", --lr");
-    if (storage) g_string_append(bad, ", --storage");
-    if (accountant) g_string_append(bad, ", --accountant");
-    if (bad->len) {
-      status = usage_error("--path structured accounts a synchronous run without simulating "
-                           "it: %s only exist%s in a simulated run (use --path observer or "
-                           "auto)",
-                           bad->str + 2, strchr(bad->str + 2, ',') ? "" : "s");
-      g_string_free(bad, TRUE);
-      goto out;
-    }
-    g_string_free(bad, TRUE);
-  }
-  if (compare) {
-    if (!g_str_equal(compare, "muffliato")) {
-      status = usage_error("--compare: unknown accounting '%s' (valid: muffliato)", compare);
-      goto out;
-    }
+  return CLI_EXIT_OK;
+}
+
+/* --path structured accounts a synchronous run it does not simulate. */
+static int validate_structured(const Options *o, const Request *q) {
+  if (q->path_auto || q->path != PROTO_ACCOUNT_STRUCTURED)
+    return CLI_EXIT_OK;
+  if (!q->proto.structured)
+    return usage_error("--path structured: the structured path knows dsgd, muffliato, "
+                       "antipgd and mfdsgd/mafalda with a given C, not '%s' (use --path "
+                       "observer or auto)",
+                       q->proto.run_spec);
+  GString *bad = g_string_new(NULL);
+  if (o->mode && q->mode.kind != PROTO_MODE_SYNC) g_string_append(bad, ", --mode");
+  if (o->latency) g_string_append(bad, ", --latency");
+  if (o->loss) g_string_append(bad, ", --loss");
+  if (o->links) g_string_append(bad, ", --link");
+  if (!isnan(o->lr)) g_string_append(bad, ", --lr");
+  if (o->storage) g_string_append(bad, ", --storage");
+  if (o->accountant) g_string_append(bad, ", --accountant");
+  int status = CLI_EXIT_OK;
+  if (bad->len)
+    status = usage_error("--path structured accounts a synchronous run without simulating "
+                         "it: %s only exist%s in a simulated run (use --path observer or "
+                         "auto)",
+                         bad->str + 2, strchr(bad->str + 2, ',') ? "" : "s");
+  g_string_free(bad, TRUE);
+  return status;
+}
+
+/* --compare, --format and --gossip. */
+static int validate_output(Options *o, Request *q) {
+  GError *error = NULL;
+  if (o->compare) {
+    if (!g_str_equal(o->compare, "muffliato"))
+      return usage_error("--compare: unknown accounting '%s' (valid: muffliato)", o->compare);
     gboolean pndp = FALSE;
-    for (guint i = 0; i < trusts->len; i++)
-      pndp |= g_array_index(trusts, PrivTrust, i) == PRIV_TRUST_PNDP;
-    if (!g_str_equal(proto.name, "dsgd") || !pndp) {
-      status = usage_error("--compare muffliato: Muffliato's bound is for D-SGD under PNDP "
-                           "(use --protocol dsgd --trust pndp)");
-      goto out;
-    }
-    if (schedule && !g_str_equal(schedule, "static")) {
-      status = usage_error("--compare muffliato: Muffliato's bound is for a static gossip "
-                           "matrix, not --schedule %s",
-                           schedule);
-      goto out;
-    }
-    s.compare_muffliato = TRUE;
+    for (guint i = 0; i < q->trusts->len; i++)
+      pndp |= g_array_index(q->trusts, PrivTrust, i) == PRIV_TRUST_PNDP;
+    if (!g_str_equal(q->proto.name, "dsgd") || !pndp)
+      return usage_error("--compare muffliato: Muffliato's bound is for D-SGD under PNDP "
+                         "(use --protocol dsgd --trust pndp)");
+    if (schedule_spec(o))
+      return usage_error("--compare muffliato: Muffliato's bound is for a static gossip "
+                         "matrix, not --schedule %s",
+                         o->schedule);
+    q->s.compare_muffliato = TRUE;
   }
-  if (format &&
-      !cli_format_parse(format,
+  if (o->format &&
+      !cli_format_parse(o->format,
                         (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON) | (1u << CLI_FORMAT_CSV),
-                        &fmt, &error)) {
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
+                        &q->format, &error))
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  if (!cli_graph_options_gossip(&o->graph, &q->s.gossip, &error))
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  return CLI_EXIT_OK;
+}
+
+static int validate(Options *o, Request *q) {
+  GError *error = NULL;
+  if (!cli_plugin_options_load(&o->plugins, &error))
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  int status = validate_what(o, q);
+  if (status == CLI_EXIT_OK) status = validate_protocol(o, q);
+  if (status == CLI_EXIT_OK) status = validate_run(o, q);
+  if (status == CLI_EXIT_OK) status = validate_structured(o, q);
+  if (status == CLI_EXIT_OK) status = validate_output(o, q);
+  return status;
+}
+
+/* ---- Plan: the graph and schedule, the checks that need them, the path
+ * (proto_account_plan) and one Accounting per (attacker set, trust). ---- */
+
+/* The graph, the schedule and the checks that need them (the attacker check
+ * expands "all" to every node, hence q is not const). */
+static int plan_graph(const Options *o, Request *q, Plan *p) {
+  GError *error = NULL;
+  p->g = cli_graph_options_build(&o->graph, &error);
+  if (!p->g) return cli_fail(CMD, error, cli_graph_options_status(&o->graph, error));
+  p->n = topo_graph_n_nodes(p->g);
+  if (!cli_attacker_sets_check(&q->sets, p->n, cli_graph_options_label(&o->graph), &error))
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  for (guint i = 0; i < q->links->len; i++) {
+    const CliAccountLink *l = &g_array_index(q->links, CliAccountLink, i);
+    if (l->from >= p->n || l->to >= p->n || l->from == l->to)
+      return usage_error("--link %u:%u: nodes must be distinct and below %u", l->from, l->to,
+                         p->n);
   }
-  if (!cli_graph_options_gossip(&gopt, &s.gossip, &error)) {
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  g = cli_graph_options_build(&gopt, &error);
-  if (!g) {
-    status =
-        cli_fail(CMD, error, error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
-    goto out;
-  }
-  guint n = topo_graph_n_nodes(g);
-  if (!cli_attacker_sets_check(&sets, n, NULL, &error)) {
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  for (guint i = 0; i < link_arr->len; i++) {
-    const CliAccountLink *l = &g_array_index(link_arr, CliAccountLink, i);
-    if (l->from >= n || l->to >= n || l->from == l->to) {
-      status = usage_error("--link %u:%u: nodes must be distinct and below %u", l->from, l->to, n);
-      goto out;
-    }
-  }
-  if (schedule && !g_str_equal(schedule, "static")) {
-    sched = topo_schedule_new(schedule, g, s.gossip, seed_value, &error);
-    if (!sched) {
+  if (schedule_spec(o)) {
+    p->sched = topo_schedule_new(o->schedule, p->g, q->s.gossip, q->seed, &error);
+    if (!p->sched) {
       g_prefix_error(&error, "--schedule: ");
-      status = cli_fail(CMD, error,
-                        error->domain == TOPO_ERROR && error->code == TOPO_ERROR_IO
-                            ? CLI_EXIT_FAILURE
-                            : CLI_EXIT_USAGE);
-      goto out;
+      return cli_fail(CMD, error,
+                      error->domain == TOPO_ERROR && error->code == TOPO_ERROR_IO
+                          ? CLI_EXIT_FAILURE
+                          : CLI_EXIT_USAGE);
     }
   }
+  return CLI_EXIT_OK;
+}
 
-  /* The path. */
-  if (path_kind == PATH_AUTO) {
-    ProtoAccountCase pc = {.known = proto.structured,
-                           .mode = pmode.kind,
-                           .loss = loss_p,
-                           .n_links = link_arr->len,
-                           .run_options = latency || !isnan(lr) || storage};
-    path_kind = proto_account_plan(&pc, &path_reason) == PROTO_ACCOUNT_STRUCTURED
-                    ? PATH_STRUCTURED
-                    : PATH_OBSERVER;
+/* The path (proto_account_plan, or the one asked for), the accountings and
+ * the simulation the observer path would run. Cannot fail. */
+static void plan_accountings(const Options *o, const Request *q, Plan *p) {
+  if (q->path_auto) {
+    ProtoAccountCase pc = {.known = q->proto.structured,
+                           .mode = q->mode.kind,
+                           .loss = q->loss,
+                           .n_links = q->links->len,
+                           .run_options = o->latency || !isnan(o->lr) || o->storage};
+    p->path = proto_account_plan(&pc, &p->path_reason);
   } else {
-    path_reason = path_kind == PATH_STRUCTURED ? "asked: --path structured"
-                                               : "asked: --path observer";
+    p->path = q->path;
+    p->path_reason = q->path == PROTO_ACCOUNT_STRUCTURED ? "asked: --path structured"
+                                                         : "asked: --path observer";
   }
+  guint n_sets = cli_attacker_sets_n(&q->sets), n_trusts = q->trusts->len;
+  p->n_acs = n_sets * n_trusts;
+  p->acs = g_new0(Accounting, p->n_acs);
+  for (guint i = 0; i < n_sets; i++)
+    for (guint j = 0; j < n_trusts; j++) {
+      p->acs[i * n_trusts + j].set = i;
+      p->acs[i * n_trusts + j].trust = g_array_index(q->trusts, PrivTrust, j);
+    }
+  p->run = (CliObserverRun){.protocol = q->proto.run_spec,
+                            .graph = p->g,
+                            .schedule = p->sched,
+                            .mode = o->mode,
+                            .latency = o->latency,
+                            .loss = o->loss,
+                            .lr = isnan(o->lr) ? 0.1 : o->lr,
+                            .seed = q->seed,
+                            .storage = q->storage,
+                            .streaming = q->streaming,
+                            .links = (const CliAccountLink *)q->links->data,
+                            .n_links = q->links->len};
+}
 
-  n_acs = cli_attacker_sets_n(&sets) * trusts->len;
-  acs = g_new0(Accounting, n_acs);
-  for (guint i = 0; i < cli_attacker_sets_n(&sets); i++)
-    for (guint j = 0; j < trusts->len; j++) {
-      acs[i * trusts->len + j].set = i;
-      acs[i * trusts->len + j].trust = g_array_index(trusts, PrivTrust, j);
-    }
-  CliObserverRun run = {.protocol = proto.run_spec,
-                        .graph = g,
-                        .schedule = sched,
-                        .mode = mode,
-                        .latency = latency,
-                        .loss = loss,
-                        .lr = isnan(lr) ? 0.1 : lr,
-                        .seed = seed_value,
-                        .storage = storage_kind,
-                        .streaming = streaming,
-                        .links = (const CliAccountLink *)link_arr->data,
-                        .n_links = link_arr->len};
-  if (path_kind == PATH_STRUCTURED) {
-    if (!cli_account_build_c(&s, &proto, &error)) {
-      status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
-      goto out;
-    }
-    AccountJob job = {&s, &sets, acs, sched, NULL, NULL, g, n,
-                      {.b = s.b, .sensitivity = s.sensitivity, .alpha = s.alpha,
-                       .delta = s.delta}};
-    job.w = sched ? NULL : topo_gossip_new(g, s.gossip, &error);
-    gboolean ok = sched || job.w;
-    if (ok && s.compare_muffliato)
-      ok = (job.wm = topo_gossip_new(g, s.gossip, &error)) != NULL;
-    GBytes **res = NULL;
-    ok = ok && scen_mpi_map(n_acs, account_one, &job, &res, &error);
-    for (guint a = 0; res != NULL && a < n_acs; a++) {
-      account_unpack(res[a], n, &acs[a]);
-      g_bytes_unref(res[a]);
-    }
-    g_free(res);
-    topo_gossip_free(job.w);
-    topo_gossip_free(job.wm);
-    if (!ok) {
-      status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
-      goto out;
-    }
-  } else {
-    /* One simulated run records every view: rank 0 does it all. */
-    if (rank != 0) {
-      status = CLI_EXIT_OK;
-      goto out;
-    }
-    ProtoObservedView *views = g_new(ProtoObservedView, n_acs);
-    for (guint a = 0; a < n_acs; a++)
-      views[a] = (ProtoObservedView){acs[a].trust, cli_attacker_sets_members(&sets, acs[a].set),
-                                  cli_attacker_sets_size(&sets, acs[a].set)};
-    PrivBlocks **bl = cli_account_blocks_observer(&s, &run, views, n_acs, &stats, &error);
-    g_free(views);
-    if (!bl) {
-      status = cli_fail(CMD, error, spec_status(error));
-      goto out;
-    }
-    for (guint a = 0; a < n_acs; a++) acs[a].blocks = bl[a];
-    g_free(bl);
-    PrivAccountOptions opt = {
-        .b = s.b, .sensitivity = s.sensitivity, .alpha = s.alpha, .delta = s.delta};
-    TopoGossip *wm = s.compare_muffliato ? topo_gossip_new(g, s.gossip, &error) : NULL;
-    gboolean ok = !s.compare_muffliato || wm;
-    for (guint a = 0; a < n_acs && ok; a++) {
-      ok = (acs[a].report = priv_account_report(acs[a].blocks, g, &opt, &error)) != NULL;
-      if (ok && s.compare_muffliato && acs[a].trust == PRIV_TRUST_PNDP)
-        ok = (acs[a].muff = priv_muffliato_rdp(
-                  wm, s.T, cli_attacker_sets_members(&sets, acs[a].set),
-                  cli_attacker_sets_size(&sets, acs[a].set), s.alpha, s.sigma, &error)) != NULL;
-    }
-    topo_gossip_free(wm);
-    if (!ok) {
-      status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
-      goto out;
-    }
+/* ---- Execute: the per-victim reports of every accounting ---- */
+
+/* The structured path, one accounting at a time (shared out under mpirun). */
+static int execute_structured(Request *q, Plan *p) {
+  GError *error = NULL;
+  if (!cli_account_build_c(&q->s, &q->proto, &error))
+    return cli_fail(CMD, error, CLI_EXIT_FAILURE);
+  AccountJob job = {&q->s, &q->sets, p->acs, p->sched, NULL, NULL, p->g, p->n,
+                    {.b = q->s.b, .sensitivity = q->s.sensitivity, .alpha = q->s.alpha,
+                     .delta = q->s.delta}};
+  job.w = p->sched ? NULL : topo_gossip_new(p->g, q->s.gossip, &error);
+  gboolean ok = p->sched || job.w;
+  if (ok && q->s.compare_muffliato)
+    ok = (job.wm = topo_gossip_new(p->g, q->s.gossip, &error)) != NULL;
+  GBytes **res = NULL;
+  ok = ok && scen_mpi_map(p->n_acs, account_one, &job, &res, &error);
+  for (guint a = 0; res != NULL && a < p->n_acs; a++) {
+    account_unpack(res[a], p->n, &p->acs[a]);
+    g_bytes_unref(res[a]);
   }
-  if (rank != 0) { /* rank 0 prints everyone's accountings */
-    status = CLI_EXIT_OK;
-    goto out;
+  g_free(res);
+  topo_gossip_free(job.w);
+  topo_gossip_free(job.wm);
+  return ok ? CLI_EXIT_OK : cli_fail(CMD, error, CLI_EXIT_FAILURE);
+}
+
+/* The observer path: one simulated run records every view. */
+static int execute_observer(const Options *o, const Request *q, Plan *p) {
+  GError *error = NULL;
+  const CliAccountSetup *s = &q->s;
+  p->run.progress = cli_progress_new(CMD, o->quiet);
+  ProtoObservedView *views = g_new(ProtoObservedView, p->n_acs);
+  for (guint a = 0; a < p->n_acs; a++)
+    views[a] = (ProtoObservedView){p->acs[a].trust,
+                                   cli_attacker_sets_members(&q->sets, p->acs[a].set),
+                                   cli_attacker_sets_size(&q->sets, p->acs[a].set)};
+  PrivBlocks **bl = cli_account_blocks_observer(s, &p->run, views, p->n_acs, &p->stats, &error);
+  g_clear_pointer(&p->run.progress, cli_progress_free);
+  g_free(views);
+  if (!bl) return cli_fail(CMD, error, spec_status(error));
+  for (guint a = 0; a < p->n_acs; a++) p->acs[a].blocks = bl[a];
+  g_free(bl);
+  PrivAccountOptions opt = {
+      .b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta};
+  TopoGossip *wm = s->compare_muffliato ? topo_gossip_new(p->g, s->gossip, &error) : NULL;
+  gboolean ok = !s->compare_muffliato || wm;
+  for (guint a = 0; a < p->n_acs && ok; a++) {
+    Accounting *ac = &p->acs[a];
+    ok = (ac->report = priv_account_report(ac->blocks, p->g, &opt, &error)) != NULL;
+    if (ok && s->compare_muffliato && ac->trust == PRIV_TRUST_PNDP)
+      ok = (ac->muff = priv_muffliato_rdp(wm, s->T, cli_attacker_sets_members(&q->sets, ac->set),
+                                          cli_attacker_sets_size(&q->sets, ac->set), s->alpha,
+                                          s->sigma, &error)) != NULL;
   }
-  Context c = {.s = &s,
-               .n = n,
-               .path = path_kind,
-               .path_reason = path_reason,
-               .schedule = sched ? schedule : NULL,
-               .seed = seed_value,
-               .run = path_kind == PATH_OBSERVER ? &run : NULL,
-               .storage = storage_kind == SIM_LIN_DENSE ? "dense" : "sparse",
-               .accountant = streaming ? "streaming" : "dense",
-               .link_specs = (const char *const *)links,
-               .stats = &stats,
-               .trusts = (const PrivTrust *)trusts->data,
-               .n_trusts = trusts->len};
-  warn_unresolved(&sets, acs, n_acs);
-  if (fmt == CLI_FORMAT_JSON)
-    print_json(&c, &sets, acs, n_acs);
-  else if (fmt == CLI_FORMAT_CSV)
-    print_csv(&sets, acs, n_acs, s.compare_muffliato);
+  topo_gossip_free(wm);
+  return ok ? CLI_EXIT_OK : cli_fail(CMD, error, CLI_EXIT_FAILURE);
+}
+
+/* ---- Print (rank 0 only: it holds everyone's accountings) ---- */
+
+static void print(const Options *o, const Request *q, const Plan *p) {
+  Context c = {.s = &q->s,
+               .n = p->n,
+               .path = p->path,
+               .path_reason = p->path_reason,
+               .schedule = p->sched ? o->schedule : NULL,
+               .seed = q->seed,
+               .run = p->path == PROTO_ACCOUNT_OBSERVER ? &p->run : NULL,
+               .storage = q->storage == SIM_LIN_DENSE ? "dense" : "sparse",
+               .accountant = q->streaming ? "streaming" : "dense",
+               .loss = q->loss,
+               .nonprivate = q->nonprivate,
+               .link_specs = (const char *const *)o->links,
+               .stats = &p->stats,
+               .trusts = (const PrivTrust *)(void *)q->trusts->data,
+               .n_trusts = q->trusts->len};
+  warn_unresolved(&q->sets, p->acs, p->n_acs);
+  if (q->format == CLI_FORMAT_JSON)
+    print_json(&c, &q->sets, p->acs, p->n_acs);
+  else if (q->format == CLI_FORMAT_CSV)
+    print_csv(&c, &q->sets, p->acs, p->n_acs);
   else
-    print_table(&c, &sets, acs, n_acs);
-  status = CLI_EXIT_OK;
-out:
-  for (guint a = 0; a < n_acs; a++) {
-    g_free(acs[a].muff);
-    priv_report_free(acs[a].report);
-    priv_blocks_free(acs[a].blocks);
-  }
-  g_free(acs);
-  cli_attacker_sets_clear(&sets);
-  g_array_unref(trusts);
-  g_array_unref(link_arr);
-  topo_schedule_free(sched);
-  topo_graph_free(g);
-  cli_account_setup_clear(&s);
-  cli_account_protocol_clear(&proto);
-  g_free(protocol);
-  g_free(trust);
-  g_strfreev(attackers);
-  g_strfreev(links);
-  g_free(sensitivity);
-  g_free(compare);
-  g_free(format);
-  g_free(path);
-  g_free(mode);
-  g_free(latency);
-  g_free(loss);
-  g_free(schedule);
-  g_free(seed);
-  g_free(storage);
-  g_free(accountant);
-  cli_graph_options_clear(&gopt);
-  cli_plugin_options_clear(&popt);
+    print_table(&c, &q->sets, p->acs, p->n_acs);
+}
+
+int cli_cmd_account(int argc, char **argv) {
+  /* Under mpirun or srun the accountings (structured path) are shared out;
+   * the observer path's one simulation is rank 0's alone. */
+  gboolean mpi = FALSE;
+  guint rank = 0, mpi_size = 1, mpi_local = 1;
+  if (!cli_mpi_join(CMD, &mpi, &rank, &mpi_size, &mpi_local)) return CLI_EXIT_FAILURE;
+  Options o = {.interval = 1, .sigma = NAN, .clip = 1.0, .alpha = 2.0, .delta = 1e-6, .lr = NAN};
+  Request q;
+  Plan p = {0};
+  request_init(&q);
+  GOptionContext *ctx = options_context(&o);
+  int status = cli_parse(ctx, &argc, &argv) ? validate(&o, &q) : CLI_EXIT_USAGE;
+  if (status == CLI_EXIT_OK) status = plan_graph(&o, &q, &p);
+  if (status == CLI_EXIT_OK) plan_accountings(&o, &q, &p);
+  if (status == CLI_EXIT_OK && p.path == PROTO_ACCOUNT_STRUCTURED)
+    status = execute_structured(&q, &p);
+  else if (status == CLI_EXIT_OK && rank == 0)
+    status = execute_observer(&o, &q, &p);
+  if (status == CLI_EXIT_OK && rank == 0) print(&o, &q, &p);
+  plan_clear(&p);
+  request_clear(&q);
+  options_clear(&o);
   g_option_context_free(ctx);
   return mpi ? scen_mpi_finalize(status) : status;
 }

@@ -97,7 +97,7 @@ static void demo_round_done(SimEngine *engine, DemoNode *node) {
   if (r > 0)
     demo_publish_round(engine, r);
   GError *error = NULL;
-  if (!sim_stream_publish_metrics(cli_stream_sim(run->stream), sim_engine_now(engine), r, n,
+  if (!stream_publish_metrics(cli_stream_sim(run->stream), sim_engine_now(engine), r, n,
                                   NULL, NULL, run->loss + (gsize)r * n, NULL, &error))
     demo_fail(run, error);
   else if (run->pace_ms > 0)

@@ -23,68 +23,90 @@ static char *skip_note(TopoSummaryStatus status) {
   return g_strdup_printf("not computed: %s%s", topo_summary_status_reason(status), how);
 }
 
+/* Connected components of @g (union-find over its edges). O(m alpha(n)). */
+static guint n_components(const TopoGraph *g) {
+  guint n = topo_graph_n_nodes(g), k = n;
+  guint *parent = g_new(guint, n);
+  for (guint u = 0; u < n; u++)
+    parent[u] = u;
+  gsize m = 0;
+  guint *e = topo_graph_edges(g, &m);
+  for (gsize i = 0; i < m; i++) {
+    guint a = e[2 * i], b = e[2 * i + 1];
+    while (parent[a] != a)
+      a = parent[a] = parent[parent[a]];
+    while (parent[b] != b)
+      b = parent[b] = parent[parent[b]];
+    if (a != b) {
+      parent[MAX(a, b)] = MIN(a, b);
+      k--;
+    }
+  }
+  g_free(e);
+  g_free(parent);
+  return k;
+}
+
+/* A disconnected graph's W has eigenvalue 1 once per component: its gap is
+ * exactly 0, whatever rounding the eigensolver left (2.2e-16). */
+static char *disconnected_note(guint components) {
+  return g_strdup_printf("disconnected: %u components, gossip never mixes across them; --lcc "
+                         "keeps the largest",
+                         components);
+}
+
 static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGraph *g) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "nodes");
-  json_builder_add_int_value(b, s->nodes);
-  json_builder_set_member_name(b, "edges");
-  json_builder_add_int_value(b, s->edges);
-  json_builder_set_member_name(b, "degree");
-  json_builder_begin_object(b);
-  json_builder_set_member_name(b, "min");
-  json_builder_add_int_value(b, s->deg_min);
-  json_builder_set_member_name(b, "mean");
-  json_builder_add_double_value(b, s->deg_mean);
-  json_builder_set_member_name(b, "max");
-  json_builder_add_int_value(b, s->deg_max);
+  cli_json_int(b, "nodes", s->nodes);
+  cli_json_int(b, "edges", s->edges);
+  cli_json_begin_object(b, "degree");
+  cli_json_int(b, "min", s->deg_min);
+  cli_json_number(b, "mean", s->deg_mean);
+  cli_json_int(b, "max", s->deg_max);
   json_builder_end_object(b);
-  json_builder_set_member_name(b, "diameter");
   if (s->connected && s->diameter_status == TOPO_SUMMARY_COMPUTED)
-    json_builder_add_int_value(b, s->diameter);
+    cli_json_int(b, "diameter", s->diameter);
   else
-    json_builder_add_null_value(b); /* infinite, or not computed (see the note) */
+    cli_json_null(b, "diameter"); /* infinite, or not computed (see the note) */
   if (s->diameter_status != TOPO_SUMMARY_COMPUTED) {
     char *note = skip_note(s->diameter_status);
-    json_builder_set_member_name(b, "diameter_note");
-    json_builder_add_string_value(b, note);
+    cli_json_string(b, "diameter_note", note);
     g_free(note);
   }
-  json_builder_set_member_name(b, "connected");
-  json_builder_add_boolean_value(b, s->connected);
-  json_builder_set_member_name(b, "gossip");
-  json_builder_add_string_value(b, gossip_name(kind));
-  json_builder_set_member_name(b, "spectral_gap");
-  if (s->gap_status == TOPO_SUMMARY_COMPUTED) {
-    json_builder_add_double_value(b, s->spectral_gap);
+  cli_json_bool(b, "connected", s->connected);
+  guint components = n_components(g);
+  cli_json_int(b, "components", components);
+  cli_json_string(b, "gossip", gossip_name(kind));
+  if (!s->connected) {
+    char *note = disconnected_note(components);
+    cli_json_number(b, "spectral_gap", 0.0);
+    cli_json_string(b, "spectral_gap_note", note);
+    g_free(note);
+  } else if (s->gap_status == TOPO_SUMMARY_COMPUTED) {
+    cli_json_number(b, "spectral_gap", s->spectral_gap);
   } else {
     char *note = skip_note(s->gap_status);
-    json_builder_add_null_value(b);
-    json_builder_set_member_name(b, "spectral_gap_note");
-    json_builder_add_string_value(b, note);
+    cli_json_null(b, "spectral_gap");
+    cli_json_string(b, "spectral_gap_note", note);
     g_free(note);
   }
   /* What loading the file dropped or renamed (null: not from a file). */
   const TopoLoadReport *r = topo_graph_load_report(g);
-  json_builder_set_member_name(b, "load");
   if (r != NULL) {
-    json_builder_begin_object(b);
-    json_builder_set_member_name(b, "self_loops_dropped");
-    json_builder_add_int_value(b, (gint64)r->self_loops);
-    json_builder_set_member_name(b, "duplicate_edges_dropped");
-    json_builder_add_int_value(b, (gint64)r->duplicates);
-    json_builder_set_member_name(b, "renumbered");
-    json_builder_add_boolean_value(b, r->renumbered);
+    cli_json_begin_object(b, "load");
+    cli_json_int(b, "self_loops_dropped", (gint64)r->self_loops);
+    cli_json_int(b, "duplicate_edges_dropped", (gint64)r->duplicates);
+    cli_json_bool(b, "renumbered", r->renumbered);
     json_builder_end_object(b);
   } else {
-    json_builder_add_null_value(b);
+    cli_json_null(b, "load");
   }
   json_builder_end_object(b);
-  cli_print_json(json_builder_get_root(b));
-  g_object_unref(b);
+  cli_json_print(b);
 }
 
-static void print_table(const TopoSummary *s, TopoGossipKind kind) {
+static void print_table(const TopoSummary *s, TopoGossipKind kind, const TopoGraph *g) {
   printf("nodes          %u\n", s->nodes);
   printf("edges          %u\n", s->edges);
   printf("degree         min %u  mean %.4f  max %u\n", s->deg_min, s->deg_mean, s->deg_max);
@@ -98,7 +120,11 @@ static void print_table(const TopoSummary *s, TopoGossipKind kind) {
     printf("diameter       infinite\n");
   }
   printf("connected      %s\n", s->connected ? "yes" : "no");
-  if (s->gap_status != TOPO_SUMMARY_COMPUTED) {
+  if (!s->connected) {
+    char *note = disconnected_note(n_components(g));
+    printf("spectral gap   0 (%s)\n", note);
+    g_free(note);
+  } else if (s->gap_status != TOPO_SUMMARY_COMPUTED) {
     char *note = skip_note(s->gap_status);
     printf("spectral gap   %s\n", note);
     g_free(note);
@@ -152,8 +178,7 @@ int cli_cmd_graph(int argc, char **argv) {
   }
   g = cli_graph_options_build(&gopt, &error);
   if (g == NULL) {
-    status = cli_fail("graph", error,
-                      error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
+    status = cli_fail("graph", error, cli_graph_options_status(&gopt, error));
     goto out;
   }
   if (!topo_graph_summary_exact(g, kind, exact, &summary, &error)) {
@@ -167,7 +192,7 @@ int cli_cmd_graph(int argc, char **argv) {
   if (fmt == CLI_FORMAT_JSON)
     print_json(&summary, kind, g);
   else
-    print_table(&summary, kind);
+    print_table(&summary, kind, g);
   status = CLI_EXIT_OK;
 
 out:

@@ -26,6 +26,7 @@ typedef struct {
    * and every score) run side by side, so total < the sum of the parts. */
   double seconds_load, seconds_gram, seconds_optimize, seconds_baselines, seconds_write;
   double seconds_total;
+  CliProgress *progress; /* Mafalda's iterations (NULL: -q) */
 } Report;
 
 static double seconds_since(gint64 start) {
@@ -33,11 +34,9 @@ static double seconds_since(gint64 start) {
 }
 
 static void add_strategies(JsonBuilder *jb, const char *name, const double *v) {
-  json_builder_set_member_name(jb, name);
-  json_builder_begin_object(jb);
+  cli_json_begin_object(jb, name);
   for (int i = 0; i < S_COUNT; i++) {
-    json_builder_set_member_name(jb, strategy_keys[i]);
-    json_builder_add_double_value(jb, v[i]);
+    cli_json_number(jb, strategy_keys[i], v[i]);
   }
   json_builder_end_object(jb);
 }
@@ -45,31 +44,21 @@ static void add_strategies(JsonBuilder *jb, const char *name, const double *v) {
 static void print_json(const Report *r) {
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_object(jb);
-  json_builder_set_member_name(jb, "nodes");
-  json_builder_add_int_value(jb, r->n);
-  json_builder_set_member_name(jb, "gossip");
-  json_builder_add_string_value(jb, topo_gossip_kind_name(r->gossip));
-  json_builder_set_member_name(jb, "workload");
-  json_builder_add_string_value(jb, priv_workload_name(r->workload));
-  json_builder_set_member_name(jb, "rounds");
-  json_builder_add_int_value(jb, r->T);
-  json_builder_set_member_name(jb, "epochs");
-  json_builder_add_int_value(jb, r->k);
-  json_builder_set_member_name(jb, "batches");
-  json_builder_add_int_value(jb, r->b);
-  json_builder_set_member_name(jb, "band");
+  cli_json_int(jb, "nodes", r->n);
+  cli_json_string(jb, "gossip", topo_gossip_kind_name(r->gossip));
+  cli_json_string(jb, "workload", priv_workload_name(r->workload));
+  cli_json_int(jb, "rounds", r->T);
+  cli_json_int(jb, "epochs", r->k);
+  cli_json_int(jb, "batches", r->b);
   if (r->band)
-    json_builder_add_int_value(jb, r->band);
+    cli_json_int(jb, "band", r->band);
   else
-    json_builder_add_null_value(jb); /* no band: C_local is full lower triangular */
-  json_builder_set_member_name(jb, "trace_H");
-  json_builder_add_double_value(jb, r->trace_H);
+    cli_json_null(jb, "band"); /* no band: C_local is full lower triangular */
+  cli_json_number(jb, "trace_H", r->trace_H);
   add_strategies(jb, "loss", r->loss);
   add_strategies(jb, "sensitivity", r->sens);
-  json_builder_set_member_name(jb, "iterations");
-  json_builder_add_int_value(jb, r->iterations);
-  json_builder_set_member_name(jb, "seconds");
-  json_builder_begin_object(jb);
+  cli_json_int(jb, "iterations", r->iterations);
+  cli_json_begin_object(jb, "seconds");
   const struct {
     const char *key;
     double value;
@@ -77,13 +66,11 @@ static void print_json(const Report *r) {
                  {"optimize", r->seconds_optimize},   {"baselines", r->seconds_baselines},
                  {"write", r->seconds_write},         {"total", r->seconds_total}};
   for (guint i = 0; i < G_N_ELEMENTS(seconds); i++) {
-    json_builder_set_member_name(jb, seconds[i].key);
-    json_builder_add_double_value(jb, seconds[i].value);
+    cli_json_number(jb, seconds[i].key, seconds[i].value);
   }
   json_builder_end_object(jb);
   json_builder_end_object(jb);
-  cli_print_json(json_builder_get_root(jb));
-  g_object_unref(jb);
+  cli_json_print(jb);
 }
 
 static void print_table(const Report *r) {
@@ -160,15 +147,27 @@ static gboolean baselines(const double *H, const PrivMfOptions *opt, Report *r,
  * Returns FALSE with @error set (Mafalda's error first: it is the one asked
  * for); *@maf is set when Mafalda converged.
  */
+/* Mafalda's optimizer, at each iteration (from its thread). */
+static void on_iteration(guint iteration, double fraction, gpointer data) {
+  char what[64];
+  g_snprintf(what, sizeof what, "Mafalda's optimizer, iteration %u", iteration);
+  cli_progress_update_fraction(data, fraction, what);
+}
+
 static gboolean optimize_all(const double *H, Report *r, PrivMfResult **maf, GError **error) {
   OptimizeJob job = {.H = H, .T = r->T, .k = r->k, .b = r->b};
   priv_mf_options_init(&job.opt);
   job.opt.band = r->band;
+  PrivMfOptions base_opt = job.opt; /* DMF's optimizer alongside: silent */
+  if (r->progress != NULL) {
+    job.opt.progress = on_iteration;
+    job.opt.progress_data = r->progress;
+  }
   GThread *thread = g_thread_try_new("mafalda", optimize_job, &job, NULL);
   if (!thread) optimize_job(&job); /* no thread: one after the other */
   GError *base_error = NULL;
   gint64 start = g_get_monotonic_time();
-  gboolean base_ok = baselines(H, &job.opt, r, &base_error);
+  gboolean base_ok = baselines(H, &base_opt, r, &base_error);
   r->seconds_baselines = seconds_since(start);
   if (thread) g_thread_join(thread);
   r->seconds_optimize = job.seconds;
@@ -207,7 +206,9 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, const char *out
   r->trace_H = 0.0;
   for (guint s = 0; s < r->T; s++) r->trace_H += H[(gsize)s * r->T + s];
 
-  if (!optimize_all(H, r, &maf, error)) goto out;
+  gboolean optimized = optimize_all(H, r, &maf, error);
+  g_clear_pointer(&r->progress, cli_progress_free); /* its line ends before any output */
+  if (!optimized) goto out;
   t = g_get_monotonic_time();
   r->iterations = maf->iterations;
   r->loss[S_MAFALDA] = priv_mf_loss(H, maf->C, r->T, r->k, r->b, error);
@@ -218,6 +219,10 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, const char *out
   /* Written through a temporary file and a rename: never half-written. */
   t = g_get_monotonic_time();
   if (out_path && !priv_matrix_write_csv(out_path, maf->C, r->T, r->T, error)) goto out;
+  if (out_path)
+    fprintf(stderr, "dpgossip mafalda: wrote %s (C_local, %u x %u; use it as --protocol "
+                    "mfdsgd:C=%s)\n",
+            out_path, r->T, r->T, out_path);
   r->seconds_write = seconds_since(t);
   ok = TRUE;
 out:
@@ -235,6 +240,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
   CliGraphOptions gopt = {0};
   gint epochs = 0, batches = 0, band = -1;
   char *workload = NULL, *format = NULL, *out_path = NULL;
+  gboolean quiet = FALSE;
   GOptionEntry entries[] = {
       {"epochs", 'k', 0, G_OPTION_ARG_INT, &epochs,
        "Participations per record, k (required)", "K"},
@@ -250,6 +256,8 @@ int cli_cmd_mafalda(int argc, char **argv) {
        "Write C_local as CSV (T rows of T values, %.17g)", "FILE"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: table (default) or json",
        "FORMAT"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx =
       g_option_context_new("- optimize Mafalda's noise correlation C_local for a graph");
@@ -323,8 +331,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
   gint64 start = g_get_monotonic_time();
   g = cli_graph_options_build(&gopt, &error);
   if (!g) {
-    status = cli_fail("mafalda", error,
-                      error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
+    status = cli_fail("mafalda", error, cli_graph_options_status(&gopt, error));
     goto out;
   }
   if (!topo_graph_is_connected(g)) {
@@ -335,6 +342,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
     status = CLI_EXIT_FAILURE;
     goto out;
   }
+  r.progress = cli_progress_new("mafalda", quiet);
   if (!run(g, start, &r, out_path, &error)) {
     status = cli_fail("mafalda", error, CLI_EXIT_FAILURE);
     goto out;
@@ -345,6 +353,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
     print_table(&r);
   status = CLI_EXIT_OK;
 out:
+  cli_progress_free(r.progress);
   topo_graph_free(g);
   g_free(workload);
   g_free(format);

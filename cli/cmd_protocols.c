@@ -34,7 +34,14 @@ static char *range_text(const ProtoParamSpec *p) {
   return s;
 }
 
+/* nonprivate is no registered protocol (it is dsgd with sigma = 0) but a
+ * name every command takes: listed like one, without parameters. */
+static const ProtoVTable nonprivate_vt = {.name = CLI_NONPRIVATE,
+                                          .summary = CLI_NONPRIVATE_SUMMARY};
+
 static const char *origin_kind(const ProtoVTable *vt) {
+  if (vt == &nonprivate_vt)
+    return "built-in";
   if (proto_plugin_origin(vt) != NULL)
     return "plugin";
   return proto_registry_is_builtin(vt) ? "built-in" : "in-process";
@@ -74,56 +81,38 @@ static void print_table(const ProtoVTable *vt) {
 }
 
 static void add_bound(JsonBuilder *b, const char *key, double x, gboolean integer) {
-  json_builder_set_member_name(b, key);
   if (isinf(x))
-    json_builder_add_string_value(b, x > 0 ? "inf" : "-inf");
+    cli_json_string(b, key, x > 0 ? "inf" : "-inf");
   else if (integer && fabs(x) < 9e15)
-    json_builder_add_int_value(b, (gint64)x);
+    cli_json_int(b, key, (gint64)x);
   else
-    json_builder_add_double_value(b, x);
+    cli_json_number(b, key, x);
 }
 
 static void add_protocol_json(JsonBuilder *b, const ProtoVTable *vt) {
   const char *path = proto_plugin_origin(vt);
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "name");
-  json_builder_add_string_value(b, vt->name);
-  json_builder_set_member_name(b, "summary");
-  json_builder_add_string_value(b, vt->summary ? vt->summary : "");
-  json_builder_set_member_name(b, "origin");
-  json_builder_add_string_value(b, origin_kind(vt));
-  json_builder_set_member_name(b, "path");
-  if (path != NULL)
-    json_builder_add_string_value(b, path);
-  else
-    json_builder_add_null_value(b);
-  json_builder_set_member_name(b, "abi_version");
-  json_builder_add_int_value(b, vt->abi_version);
-  json_builder_set_member_name(b, "parameters");
-  json_builder_begin_array(b);
+  cli_json_string(b, "name", vt->name);
+  cli_json_string(b, "summary", vt->summary ? vt->summary : "");
+  cli_json_string(b, "origin", origin_kind(vt));
+  cli_json_string(b, "path", path);
+  cli_json_int(b, "abi_version", vt->abi_version);
+  cli_json_begin_array(b, "parameters");
   for (guint i = 0; i < vt->n_params; i++) {
     const ProtoParamSpec *p = &vt->params[i];
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, p->name);
-    json_builder_set_member_name(b, "type");
-    json_builder_add_string_value(b, proto_param_type_name(p->type));
-    json_builder_set_member_name(b, "default");
-    if (p->default_value != NULL)
-      json_builder_add_string_value(b, p->default_value);
-    else
-      json_builder_add_null_value(b);
-    json_builder_set_member_name(b, "range");
+    cli_json_string(b, "name", p->name);
+    cli_json_string(b, "type", proto_param_type_name(p->type));
+    cli_json_string(b, "default", p->default_value);
     if (has_range(p)) {
-      json_builder_begin_object(b);
+      cli_json_begin_object(b, "range");
       add_bound(b, "min", p->min, p->type == PROTO_PARAM_INT);
       add_bound(b, "max", p->max, p->type == PROTO_PARAM_INT);
       json_builder_end_object(b);
     } else {
-      json_builder_add_null_value(b);
+      cli_json_null(b, "range");
     }
-    json_builder_set_member_name(b, "help");
-    json_builder_add_string_value(b, p->help ? p->help : "");
+    cli_json_string(b, "help", p->help ? p->help : "");
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
@@ -153,8 +142,7 @@ int cli_cmd_protocols(int argc, char **argv) {
   const ProtoVTable **all = NULL;
   char **dirs = NULL;
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    fprintf(stderr, "dpgossip protocols: %s\n(run 'dpgossip protocols --help' for the options)\n",
-            error->message);
+    cli_parse_error(ctx, "protocols", error);
     g_clear_error(&error);
     goto out;
   }
@@ -181,7 +169,8 @@ int cli_cmd_protocols(int argc, char **argv) {
               ((ProtoPluginFailure *)failures->pdata[i])->error->message);
 
   if (argc == 2) {
-    const ProtoVTable *vt = proto_registry_lookup(argv[1]);
+    const ProtoVTable *vt =
+        cli_is_nonprivate(argv[1]) ? &nonprivate_vt : proto_registry_lookup(argv[1]);
     if (vt == NULL) {
       /* All plugins are loaded: proto_spec_parse words the error. */
       ProtoParams *params = NULL;
@@ -198,8 +187,7 @@ int cli_cmd_protocols(int argc, char **argv) {
     if (format == CLI_FORMAT_JSON) {
       JsonBuilder *b = json_builder_new();
       add_protocol_json(b, vt);
-      cli_print_json(json_builder_get_root(b));
-      g_object_unref(b);
+      cli_json_print(b);
     } else {
       print_table(vt);
     }
@@ -207,38 +195,43 @@ int cli_cmd_protocols(int argc, char **argv) {
     goto out;
   }
 
-  guint n = 0, n_builtin = 0;
-  all = proto_registry_list(&n);
-  for (guint i = 0; i < n; i++)
-    n_builtin += proto_registry_is_builtin(all[i]);
+  guint n = 0, n_builtin = 1; /* nonprivate */
+  const ProtoVTable **registered = proto_registry_list(&n);
+  all = g_new(const ProtoVTable *, n + 1);
+  guint k = 0;
+  for (guint i = 0; i < n; i++) {
+    n_builtin += proto_registry_is_builtin(registered[i]);
+    /* In name order, as the registry lists. */
+    if (k == i && strcmp(registered[i]->name, CLI_NONPRIVATE) > 0)
+      all[k++] = &nonprivate_vt;
+    all[k++] = registered[i];
+  }
+  if (k == n)
+    all[k++] = &nonprivate_vt;
+  n = k;
+  g_free(registered);
   if (format == CLI_FORMAT_JSON) {
     JsonBuilder *b = json_builder_new();
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "protocols");
-    json_builder_begin_array(b);
+    cli_json_begin_array(b, "protocols");
     for (guint i = 0; i < n; i++)
       add_protocol_json(b, all[i]);
     json_builder_end_array(b);
-    json_builder_set_member_name(b, "search_path");
-    json_builder_begin_array(b);
+    cli_json_begin_array(b, "search_path");
     for (guint i = 0; dirs[i] != NULL; i++)
-      json_builder_add_string_value(b, dirs[i]);
+      cli_json_string(b, NULL, dirs[i]);
     json_builder_end_array(b);
-    json_builder_set_member_name(b, "skipped");
-    json_builder_begin_array(b);
+    cli_json_begin_array(b, "skipped");
     for (guint i = 0; i < failures->len; i++) {
       const ProtoPluginFailure *f = failures->pdata[i];
       json_builder_begin_object(b);
-      json_builder_set_member_name(b, "path");
-      json_builder_add_string_value(b, f->path);
-      json_builder_set_member_name(b, "error");
-      json_builder_add_string_value(b, f->error->message);
+      cli_json_string(b, "path", f->path);
+      cli_json_string(b, "error", f->error->message);
       json_builder_end_object(b);
     }
     json_builder_end_array(b);
     json_builder_end_object(b);
-    cli_print_json(json_builder_get_root(b));
-    g_object_unref(b);
+    cli_json_print(b);
   } else {
     for (guint i = 0; i < n; i++) {
       print_table(all[i]);

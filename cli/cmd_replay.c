@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "sim/sim.h"
+#include "stream/stream.h"
 
 #define SEGMENT_MAX 65536
 #define BLOCK_MS 1000
@@ -33,7 +34,7 @@ typedef struct {
 } Pending;
 
 typedef struct {
-  SimStream *stream;
+  Stream *stream;
   double speed; /* rounds per second; 0: max */
   gint64 from;  /* first round to show (0: all) */
   gboolean skipping;
@@ -57,13 +58,13 @@ static void sleep_until(Replay *r, gint64 when) {
     if (now >= when)
       return;
     g_usleep((gulong)MIN(when - now, (gint64)POLL_US));
-    sim_stream_poll(r->stream);
+    stream_poll(r->stream);
   }
 }
 
 static gboolean send_one(Replay *r, const char *topic, const char *body, gsize len,
                          GError **error) {
-  if (!sim_stream_publish_raw(r->stream, topic, body, len, error))
+  if (!stream_publish_raw(r->stream, topic, body, len, error))
     return FALSE;
   r->published++;
   return TRUE;
@@ -93,7 +94,7 @@ static gboolean flush_segment(Replay *r, GError **error) {
   return TRUE;
 }
 
-static gboolean handle(Replay *r, const SimTraceRecord *rec, GError **error) {
+static gboolean handle(Replay *r, const StreamTraceRecord *rec, GError **error) {
   gboolean is_round = strcmp(rec->topic, "round") == 0;
   if (r->skipping) {
     if (is_round && rec->round >= r->from) {
@@ -147,15 +148,15 @@ static gboolean parse_speed(const char *text, double *speed, GError **error) {
 }
 
 /* --check: reads the whole trace and reports what it holds. */
-static int check_trace(SimTraceReader *reader, const char *path) {
+static int check_trace(StreamTraceReader *reader, const char *path) {
   GHashTable *counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  SimTraceRecord rec;
+  StreamTraceRecord rec;
   GError *error = NULL;
   int rc;
   guint64 n = 0;
   gint64 last_round = -1;
   SimTime last_t = 0;
-  while ((rc = sim_trace_reader_next(reader, &rec, &error)) == 1) {
+  while ((rc = stream_trace_reader_next(reader, &rec, &error)) == 1) {
     n++;
     gpointer old = g_hash_table_lookup(counts, rec.topic);
     g_hash_table_replace(counts, g_strdup(rec.topic), GSIZE_TO_POINTER(GPOINTER_TO_SIZE(old) + 1));
@@ -201,6 +202,14 @@ int cli_cmd_replay(int argc, char **argv) {
   GError *error = NULL;
   double speed = 0;
   gboolean ok = g_option_context_parse(ctx, &argc, &argv, &error);
+  if (!ok) {
+    cli_parse_error(ctx, "replay", error);
+    g_clear_error(&error);
+    g_option_context_free(ctx);
+    g_free(publish);
+    g_free(speed_text);
+    return CLI_EXIT_USAGE;
+  }
   g_option_context_free(ctx);
   if (ok && argc != 2)
     error = g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
@@ -224,7 +233,7 @@ int cli_cmd_replay(int argc, char **argv) {
   }
   const char *path = argv[1];
   int status = CLI_EXIT_OK;
-  SimTraceReader *reader = sim_trace_reader_open(path, &error);
+  StreamTraceReader *reader = stream_trace_reader_open(path, &error);
   if (reader == NULL) {
     status = cli_fail("replay", error, CLI_EXIT_FAILURE);
     goto out;
@@ -236,39 +245,46 @@ int cli_cmd_replay(int argc, char **argv) {
 
   Replay r = {.speed = speed, .from = from, .skipping = from > 0, .first_round = -1,
               .last_round = -1};
-  SimStreamOptions o = {.publish = publish, .wait_ms = (guint)(wait_s * 1000), .block_ms = BLOCK_MS};
+  StreamOptions o = {.publish = publish, .wait_ms = (guint)(wait_s * 1000), .block_ms = BLOCK_MS};
   if (wait_s > 0)
     fprintf(stderr, "dpgossip replay: waiting up to %.1f s for a subscriber...\n", wait_s);
-  r.stream = sim_stream_new(&o, &error);
+  r.stream = stream_new(&o, &error);
   if (r.stream == NULL) {
     status = cli_fail("replay", error, CLI_EXIT_FAILURE);
     goto out;
   }
+  /* --speed is a number of rounds per second: say so, whatever was typed. */
+  char speed_label[64];
+  if (speed == 0)
+    g_strlcpy(speed_label, "full speed (--speed max)", sizeof speed_label);
+  else
+    g_snprintf(speed_label, sizeof speed_label, "%g round%s per second", speed,
+               speed == 1 ? "" : "s");
   fprintf(stderr, "dpgossip replay: publishing %s on %s at %s\n", path,
-          sim_stream_endpoint(r.stream), speed_text != NULL ? speed_text : "2 rounds/s");
+          stream_endpoint(r.stream), speed_label);
   r.segment = g_array_new(FALSE, FALSE, sizeof(Pending));
   g_array_set_clear_func(r.segment, pending_clear);
   r.wall0 = g_get_monotonic_time();
-  SimTraceRecord rec;
+  StreamTraceRecord rec;
   GError *trace_error = NULL;
   int rc;
-  while ((rc = sim_trace_reader_next(reader, &rec, &trace_error)) == 1)
+  while ((rc = stream_trace_reader_next(reader, &rec, &trace_error)) == 1)
     if (!handle(&r, &rec, &error))
       break;
   /* Whatever was read before an error is valid: send it too. */
   if (error == NULL && r.speed > 0)
     flush_segment(&r, &error);
-  SimStreamStats st;
-  sim_stream_get_stats(r.stream, &st);
+  StreamStats st;
+  stream_get_stats(r.stream, &st);
   GError *finish_error = NULL;
-  sim_stream_finish(r.stream, &finish_error);
+  stream_finish(r.stream, &finish_error);
   g_clear_error(&finish_error);
   fprintf(stderr,
           "dpgossip replay: %" G_GUINT64_FORMAT " events published (rounds %" G_GINT64_FORMAT
           " to %" G_GINT64_FORMAT "), %" G_GUINT64_FORMAT " skipped before round %" G_GINT64_FORMAT
           ", %" G_GUINT64_FORMAT " dropped by slow subscribers\n",
           r.published, r.first_round, r.last_round, r.skipped, from, st.dropped);
-  sim_stream_free(r.stream);
+  stream_free(r.stream);
   g_array_unref(r.segment);
   if (error != NULL) {
     g_clear_error(&trace_error);
@@ -277,7 +293,7 @@ int cli_cmd_replay(int argc, char **argv) {
     status = cli_fail("replay", trace_error, CLI_EXIT_FAILURE);
   }
 out:
-  sim_trace_reader_free(reader);
+  stream_trace_reader_free(reader);
   g_free(publish);
   g_free(speed_text);
   return status;

@@ -22,22 +22,11 @@ static void on_sigint(int sig) {
   signal(sig, SIG_DFL);
 }
 
-typedef struct {
-  gint last; /* last permille printed */
-} Bar;
-
-static void progress_bar(guint done, guint total, double fraction, gpointer data) {
-  Bar *bar = data;
-  gint pm = (gint)(fraction * 1000.0);
-  if (pm == bar->last)
-    return;
-  bar->last = pm;
-  int width = 40, filled = (int)(fraction * width + 0.5);
-  fprintf(stderr, "\r[");
-  for (int i = 0; i < width; i++)
-    fputc(i < filled ? '#' : ' ', stderr);
-  fprintf(stderr, "] %5.1f%%  %u/%u point%s", fraction * 100.0, done, total, total == 1 ? "" : "s");
-  fflush(stderr);
+/* Points done of the sweep; @fraction weighs them by their work. */
+static void on_progress(guint done, guint total, double fraction, gpointer data) {
+  char what[96];
+  g_snprintf(what, sizeof what, "%u/%u point%s", done, total, total == 1 ? "" : "s");
+  cli_progress_update_fraction(data, fraction, what);
 }
 
 /* ---- --publish / --record: the run of a one-point scenario as a stream ---- */
@@ -51,16 +40,10 @@ typedef struct {
 static char *scenario_json(const ScenRunHookInfo *info) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "protocol");
-  json_builder_add_string_value(b, info->protocol);
-  json_builder_set_member_name(b, "sigma");
-  json_builder_add_double_value(b, info->sigma);
+  cli_json_string(b, "protocol", info->protocol);
+  cli_json_number(b, "sigma", info->sigma);
   json_builder_end_object(b);
-  JsonNode *root = json_builder_get_root(b);
-  char *text = sim_json_write(root, 0);
-  json_node_unref(root);
-  g_object_unref(b);
-  return text;
+  return cli_json_text(b, 0);
 }
 
 /* Each evaluation step as one metric event, while the run goes on. */
@@ -81,7 +64,7 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
   if (!info->finished) {
     char *json = scenario_json(info);
     rs->stream = cli_stream_start(rs->o, "run", engine, info->graph, info->name, info->seed,
-                                  proto_run_steps(info->run), json, error);
+                                  proto_context_steps(proto_run_context(info->run)), json, error);
     g_free(json);
     if (rs->stream == NULL)
       return FALSE;
@@ -89,14 +72,14 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
     return TRUE;
   }
   SimTime t = sim_engine_now(engine);
-  guint T = proto_run_steps(info->run);
+  guint T = proto_context_steps(proto_run_context(info->run));
   gboolean ok = TRUE;
   for (guint i = 0; ok && i < info->n_privacy; i++) {
     const ScenPrivacyResult *r = &info->privacy[i];
     if (r->n_victims == 0)
       continue;
     G_STATIC_ASSERT(sizeof(guint) == sizeof(guint32) && sizeof(gint) == sizeof(gint32));
-    SimStreamPrivacy p = {.collusion = r->collusion,
+    StreamPrivacy p = {.collusion = r->collusion,
                           .attackers = (const guint32 *)r->attackers,
                           .n_attackers = r->n_attackers,
                           .trust = r->trust,
@@ -107,7 +90,7 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
                           .mu = r->mu,
                           .epsilon = r->epsilon,
                           .distance = (const gint32 *)r->distance};
-    ok = sim_stream_publish_privacy(cli_stream_sim(rs->stream), t, &p, error);
+    ok = stream_publish_privacy(cli_stream_sim(rs->stream), t, &p, error);
   }
   rs->ended = TRUE;
   ok = cli_stream_end(rs->stream, "ok", ok ? error : NULL) && ok;
@@ -143,7 +126,9 @@ int cli_cmd_run(int argc, char **argv) {
       {"threads", 'j', 0, G_OPTION_ARG_INT, &threads,
        "Sweep points run in parallel (default: number of cores; results do not depend on it)",
        "N"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+       "No progress line (on a terminal: refreshed; elsewhere: every 10 s) and no summary",
+       NULL},
       {"allow-plugins", 0, 0, G_OPTION_ARG_NONE, &allow_plugins,
        "Load the scenario's [protocol] plugin (a shared object: its code runs with your "
        "rights; without this flag such a scenario is refused)",
@@ -168,8 +153,9 @@ int cli_cmd_run(int argc, char **argv) {
       ctx, "Writes summary.json (last), metrics.csv, privacy.csv, scenario.resolved.ini\n"
            "(every default filled in: running it reproduces the run byte for byte) and SVG\n"
            "figures; a sweep writes each point under points/ and the aggregates over seeds\n"
-           "(points.csv, groups.csv, aggregate.csv, loss.svg, loss_vs_epsilon.svg). Points\n"
-           "already finished are skipped, so an interrupted sweep resumes.\n"
+           "(points.csv, groups.csv, aggregate.csv, loss.svg, loss_vs_epsilon.svg) and the\n"
+           "tidy privacy.csv and metrics.csv of every point. Points already finished are\n"
+           "skipped, so an interrupted sweep resumes.\n"
            "\n"
            "Examples:\n"
            "  dpgossip run scenarios/default.ini\n"
@@ -185,11 +171,11 @@ int cli_cmd_run(int argc, char **argv) {
   ScenScenario *sc = NULL;
   GError *error = NULL;
   ScenRunReport report = {0};
+  CliProgress *progress = NULL;
   struct sigaction old_action;
   gboolean handler = FALSE;
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    fprintf(stderr, "dpgossip run: %s\n(run 'dpgossip run --help' for the options)\n",
-            error->message);
+    cli_parse_error(ctx, "run", error);
     g_clear_error(&error);
     goto out;
   }
@@ -263,13 +249,12 @@ int cli_cmd_run(int argc, char **argv) {
   interrupted = 0;
   scen_cancel_reset();
   handler = sigaction(SIGINT, &action, &old_action) == 0;
-  Bar bar = {-1};
-  /* Under MPI the bar would only follow rank 0's own points. */
-  gboolean tty = !quiet && !mpi && isatty(STDOUT_FILENO);
+  /* Under MPI the line would only follow rank 0's own points. */
+  progress = cli_progress_new("run", quiet || mpi);
   ScenRunOptions opt = {.out_dir = out_dir,
                         .threads = (guint)threads,
-                        .progress = tty ? progress_bar : NULL,
-                        .progress_data = &bar,
+                        .progress = progress ? on_progress : NULL,
+                        .progress_data = progress,
                         .run_hook = cli_stream_options_enabled(&so) ? run_hook : NULL,
                         .run_hook_data = &rstream,
                         .allow_plugins = allow_plugins};
@@ -287,8 +272,7 @@ int cli_cmd_run(int argc, char **argv) {
     g_clear_error(&error);
     goto out;
   }
-  if (tty && bar.last >= 0)
-    fputc('\n', stderr);
+  g_clear_pointer(&progress, cli_progress_free);
   if (rstream.stream != NULL && !rstream.ended) /* the run failed or was cancelled */
     cli_stream_end(rstream.stream, interrupted ? "interrupted" : "error", NULL);
   else if (ok && cli_stream_options_enabled(&so) && rstream.stream == NULL)
@@ -301,7 +285,7 @@ int cli_cmd_run(int argc, char **argv) {
               argv[1]);
       g_clear_error(&error);
       status = CLI_EXIT_FAILURE;
-    } else if (interrupted || g_error_matches(error, PROTO_ERROR, PROTO_ERROR_CANCELLED)) {
+    } else if (interrupted || g_error_matches(error, SCEN_ERROR, SCEN_ERROR_CANCELLED)) {
       fprintf(stderr, "dpgossip run: interrupted: %s\n", error ? error->message : "");
       g_clear_error(&error);
       status = 130;
@@ -328,6 +312,7 @@ int cli_cmd_run(int argc, char **argv) {
 out:
   if (handler)
     sigaction(SIGINT, &old_action, NULL);
+  cli_progress_free(progress);
   scen_run_report_clear(&report);
   cli_plugin_options_clear(&popt);
   cli_stream_free(rstream.stream);

@@ -2,13 +2,16 @@
  * cli/cmd_train.c: `dpgossip train`: one decentralized training run (any
  * registered protocol, gossip mode, links) on a dataset, writing one CSV row
  * per (evaluated round, node): round, node, train_loss, test_loss,
- * test_accuracy (empty for regression). Training keeps no provenance
- * (storage SIM_LIN_NONE): accounting is `dpgossip account`'s job.
+ * test_accuracy (empty for regression), then the node's privacy guarantee
+ * for the whole run (cli/train_privacy.c: LDP by default, each --trust x
+ * --attackers accounting on request, one row per accounting), accounted as
+ * `dpgossip account` does. The structured path needs no provenance
+ * (storage SIM_LIN_NONE); otherwise an observer records the run itself.
  *
  * The CSV is written to a temporary file next to --out and renamed at the
  * end, so a failed or interrupted run never leaves a file that looks
- * complete. A progress bar goes to stderr when stdout is a terminal; a
- * summary line ends the run on stdout.
+ * complete. Progress goes to stderr (cli/progress.c; -q: none); a summary
+ * line ends the run on stdout.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,6 +25,7 @@
 #include <glib/gstdio.h>
 
 #include "cli/cli.h"
+#include "cli/train_privacy.h"
 #include "protocols/protocols.h"
 
 
@@ -44,14 +48,15 @@ static void on_sigint(int sig) {
 
 #define usage_error(...) cli_usage_error("train", __VA_ARGS__)
 
-static void progress_bar(double fraction, gpointer data) {
-  (void)data;
-  int width = 40, filled = (int)(fraction * width + 0.5);
-  fprintf(stderr, "\r[");
-  for (int i = 0; i < width; i++)
-    fputc(i < filled ? '#' : ' ', stderr);
-  fprintf(stderr, "] %3d%%", (int)(fraction * 100.0 + 0.5));
-  fflush(stderr);
+/* The runtime reports each percent of the steps (proto_run_set_progress). */
+typedef struct {
+  CliProgress *printer;
+  guint steps;
+} TrainProgress;
+
+static void on_progress(double fraction, gpointer data) {
+  TrainProgress *tp = data;
+  cli_progress_update(tp->printer, (guint64)llround(fraction * tp->steps), tp->steps, "steps");
 }
 
 static void print_protocols(void) {
@@ -70,6 +75,7 @@ static void print_protocols(void) {
     g_free(d);
   }
   g_free(all);
+  printf("%s: %s\n", CLI_NONPRIVATE, CLI_NONPRIVATE_SUMMARY);
 }
 
 /* Appends a number, or nothing for NAN (an empty CSV cell). */
@@ -82,17 +88,20 @@ static void append_value(GString *s, double x) {
 
 /* Writes the metrics through a temporary file renamed onto @path. */
 static gboolean write_csv(const char *path, const ProtoMetric *rows, gsize n_rows,
-                          GError **error) {
-  GString *s = g_string_new("round,node,train_loss,test_loss,test_accuracy\n");
-  for (gsize i = 0; i < n_rows; i++) {
-    g_string_append_printf(s, "%u,%u,", rows[i].step, rows[i].node);
-    append_value(s, rows[i].train_loss);
-    g_string_append_c(s, ',');
-    append_value(s, rows[i].test_loss);
-    g_string_append_c(s, ',');
-    append_value(s, rows[i].test_accuracy);
-    g_string_append_c(s, '\n');
-  }
+                          const CliTrainPrivacy *priv, GError **error) {
+  GString *s = g_string_new("round,node,train_loss,test_loss,test_accuracy," CLI_TRAIN_PRIVACY_COLUMNS
+                            "\n");
+  for (gsize i = 0; i < n_rows; i++)
+    for (guint a = 0; a < cli_train_privacy_n(priv); a++) {
+      g_string_append_printf(s, "%u,%u,", rows[i].step, rows[i].node);
+      append_value(s, rows[i].train_loss);
+      g_string_append_c(s, ',');
+      append_value(s, rows[i].test_loss);
+      g_string_append_c(s, ',');
+      append_value(s, rows[i].test_accuracy);
+      cli_train_privacy_cells(priv, a, rows[i].node, s);
+      g_string_append_c(s, '\n');
+    }
   char *tmp = g_strdup_printf("%s.tmp-XXXXXX", path);
   int fd = g_mkstemp(tmp);
   gboolean ok = fd >= 0;
@@ -131,43 +140,21 @@ static gboolean write_csv(const char *path, const ProtoMetric *rows, gsize n_row
 static char *scenario_json(const ProtoRunConfig *cfg, const char *schedule) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
-#define JSTR(k, v)                                                                          \
-  do {                                                                                     \
-    json_builder_set_member_name(b, k);                                                    \
-    if ((v) != NULL)                                                                       \
-      json_builder_add_string_value(b, v);                                                 \
-    else                                                                                   \
-      json_builder_add_null_value(b);                                                      \
-  } while (0)
-#define JNUM(k, v)                                                                          \
-  do {                                                                                     \
-    json_builder_set_member_name(b, k);                                                    \
-    json_builder_add_double_value(b, v);                                                   \
-  } while (0)
-  JSTR("protocol", cfg->protocol);
-  JSTR("dataset", cfg->dataset);
-  JSTR("model", cfg->model);
-  JSTR("schedule", schedule != NULL ? schedule : "static");
-  JSTR("mode", cfg->mode != NULL ? cfg->mode : "sync");
-  JSTR("latency", cfg->latency);
-  JSTR("loss", cfg->loss);
-  JNUM("sigma", cfg->sigma);
-  JNUM("clip", cfg->clip);
-  JNUM("lr", cfg->lr);
-  json_builder_set_member_name(b, "epochs");
-  json_builder_add_int_value(b, cfg->epochs);
-  json_builder_set_member_name(b, "batches");
-  json_builder_add_int_value(b, cfg->batches);
-  json_builder_set_member_name(b, "eval_every");
-  json_builder_add_int_value(b, cfg->eval_every);
-#undef JSTR
-#undef JNUM
+  cli_json_string(b, "protocol", cfg->protocol);
+  cli_json_string(b, "dataset", cfg->dataset);
+  cli_json_string(b, "model", cfg->model);
+  cli_json_string(b, "schedule", schedule != NULL ? schedule : "static");
+  cli_json_string(b, "mode", cfg->mode != NULL ? cfg->mode : "sync");
+  cli_json_string(b, "latency", cfg->latency);
+  cli_json_string(b, "loss", cfg->loss);
+  cli_json_number(b, "sigma", cfg->sigma);
+  cli_json_number(b, "clip", cfg->clip);
+  cli_json_number(b, "lr", cfg->lr);
+  cli_json_int(b, "epochs", cfg->epochs);
+  cli_json_int(b, "batches", cfg->batches);
+  cli_json_int(b, "eval_every", cfg->eval_every);
   json_builder_end_object(b);
-  JsonNode *root = json_builder_get_root(b);
-  char *text = sim_json_write(root, 0);
-  json_node_unref(root);
-  g_object_unref(b);
-  return text;
+  return cli_json_text(b, 0);
 }
 
 /* Each evaluation step as one metric event, while the run goes on. */
@@ -208,16 +195,19 @@ int cli_cmd_train(int argc, char **argv) {
   CliStreamOptions so = {0};
   CliStream *stream = NULL;
   char *protocol = NULL, *dataset = NULL, *model = NULL, *mode = NULL, *latency = NULL,
-       *loss = NULL, *out_path = NULL, *schedule = NULL;
+       *loss = NULL, *out_path = NULL, *schedule = NULL, *trust = NULL;
+  char **attackers = NULL;
+  gdouble alpha = 2.0, delta = 1e-6;
   gint epochs = 1, batches = 1, eval_every = 0, threads = 1;
-  gdouble lr = 0.1, sigma = 1.0, clip = 1.0, test_fraction = LEARN_DEFAULT_TEST_FRACTION,
+  gdouble lr = 0.1, sigma = NAN, clip = 1.0, test_fraction = LEARN_DEFAULT_TEST_FRACTION,
           compute_ms = 0.0;
   guint64 seed = 0;
   char *seed_text = NULL;
-  gboolean list = FALSE;
+  gboolean list = FALSE, quiet = FALSE;
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
-       "Protocol spec, default dsgd or the plugin's (see --list-protocols)", "SPEC"},
+       "Protocol spec, default dsgd or the plugin's (see --list-protocols); nonprivate: "
+       "dsgd without noise", "SPEC"},
       {"list-protocols", 0, 0, G_OPTION_ARG_NONE, &list,
        "List the protocols and their parameters, then exit", NULL},
       {"schedule", 0, 0, G_OPTION_ARG_STRING, &schedule,
@@ -252,7 +242,22 @@ int cli_cmd_train(int argc, char **argv) {
        "N"},
       {"threads", 'j', 0, G_OPTION_ARG_INT, &threads,
        "Evaluation threads (default 1; results do not depend on it)", "N"},
+      {"trust", 0, 0, G_OPTION_ARG_STRING, &trust,
+       "Privacy reported per node: ldp (default: every node), pndp or secldp (need "
+       "--attackers), a comma-separated list, or none (no accounting: its time and memory "
+       "saved)",
+       "MODEL"},
+      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &attackers,
+       "Attacker sets of the privacy columns, as for dpgossip account: 0,5 (each alone) or "
+       "0+5 (a collusion set); repeatable",
+       "IDS"},
+      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &delta, "delta of the epsilon column (default 1e-6)",
+       "DELTA"},
+      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &alpha,
+       "Renyi order used by the accounting (default 2)", "ALPHA"},
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out_path, "Output CSV (required)", "FILE"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("- train a model with a decentralized protocol");
   cli_graph_options_add(ctx, &gopt);
@@ -261,7 +266,13 @@ int cli_cmd_train(int argc, char **argv) {
   cli_stream_options_add(ctx, &so);
   g_option_context_set_description(
       ctx, "Output: one CSV row per (evaluated round, node): round, node, train_loss (on the\n"
-           "node's own records), test_loss, test_accuracy (empty for regression).\n"
+           "node's own records), test_loss, test_accuracy (empty for regression), then the\n"
+           "node's guarantee for the whole run, accounted as dpgossip account does: trust,\n"
+           "attackers, distance, mu (mu-GDP), epsilon at delta, delta, status (protected,\n"
+           "unprotected, unresolved; attacker for the attackers' own rows). One row per\n"
+           "accounting (--trust x --attackers; default: LDP of every node). The summary\n"
+           "line gives the range of epsilon and says when it offers no meaningful\n"
+           "protection.\n"
            "\n"
            "Example (the paper's housing setup):\n"
            "  dpgossip train --graph facebook-ego-414-lcc.edges --protocol dsgd \\\n"
@@ -272,6 +283,8 @@ int cli_cmd_train(int argc, char **argv) {
   TopoGraph *g = NULL;
   TopoSchedule *sched = NULL;
   ProtoRun *run = NULL;
+  ProtoObservedRun *orun = NULL;
+  CliTrainPrivacy *priv = NULL;
   GError *error = NULL;
   TopoGossipKind kind = TOPO_GOSSIP_UNIFORM;
   struct sigaction old_action;
@@ -326,6 +339,27 @@ int cli_cmd_train(int argc, char **argv) {
     g_clear_error(&error);
     goto out;
   }
+  gboolean nonprivate = cli_is_nonprivate(protocol);
+  if (nonprivate && !isnan(sigma) && sigma != 0) {
+    status = usage_error("--protocol nonprivate adds no noise: drop --sigma %g", sigma);
+    goto out;
+  }
+  if (nonprivate) {
+    g_free(protocol);
+    protocol = g_strdup("dsgd");
+    sigma = 0.0;
+  } else if (isnan(sigma)) {
+    sigma = 1.0;
+  }
+  /* Checked here, not by the runtime, so that a bad value is a usage error
+   * (exit status 2) like a bad flag. */
+  if (!(isfinite(sigma) && sigma >= 0) || !(isfinite(clip) && clip > 0) ||
+      !(isfinite(lr) && lr > 0) || !(isfinite(compute_ms) && compute_ms >= 0)) {
+    status = usage_error("--sigma must be >= 0, --clip and --lr > 0, --compute-ms >= 0, all "
+                         "finite (got %g, %g, %g, %g)",
+                         sigma, clip, lr, compute_ms);
+    goto out;
+  }
   if (!check_specs(protocol, mode, latency, loss, &error) ||
       !cli_graph_options_gossip(&gopt, &kind, &error)) {
     status = cli_fail("train", error, CLI_EXIT_USAGE);
@@ -339,8 +373,7 @@ int cli_cmd_train(int argc, char **argv) {
   handler = sigaction(SIGINT, &action, &old_action) == 0;
   g = cli_graph_options_build(&gopt, &error);
   if (g == NULL) {
-    status = cli_fail("train", error,
-                      error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
+    status = cli_fail("train", error, cli_graph_options_status(&gopt, error));
     goto out;
   }
   if (schedule != NULL && strcmp(schedule, "static") != 0) {
@@ -350,6 +383,32 @@ int cli_cmd_train(int argc, char **argv) {
       goto out;
     }
   }
+
+  CliTrainPrivacyConfig pc = {.protocol = protocol,
+                              .graph = g,
+                              .schedule = schedule,
+                              .gossip = kind,
+                              .mode = mode,
+                              .latency = latency,
+                              .loss = loss,
+                              .sigma = sigma,
+                              .clip = clip,
+                              .T = (guint)(epochs * batches),
+                              .b = (guint)batches,
+                              .seed = seed,
+                              .trust = trust,
+                              .attackers = (const char *const *)attackers,
+                              .alpha = alpha,
+                              .delta = delta};
+  priv = cli_train_privacy_plan(&pc, &error);
+  if (priv == NULL) {
+    status = cli_fail("train", error,
+                      error->domain == G_OPTION_ERROR || error->domain == PROTO_ERROR
+                          ? CLI_EXIT_USAGE
+                          : CLI_EXIT_FAILURE);
+    goto out;
+  }
+  const ProtoObserveOptions *observe = cli_train_privacy_observe(priv);
 
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
@@ -372,20 +431,23 @@ int cli_cmd_train(int argc, char **argv) {
   cfg.test_fraction = test_fraction;
   cfg.eval_every = (guint)eval_every;
   cfg.threads = (guint)threads;
-  cfg.storage = SIM_LIN_NONE;
+  cfg.storage = observe != NULL ? SIM_LIN_SPARSE : SIM_LIN_NONE;
   gint64 start = g_get_monotonic_time();
-  run = proto_run_new(&cfg, &error);
-  if (run == NULL) {
-    status = cli_fail("train", error, CLI_EXIT_FAILURE);
+  orun = proto_observed_run_new(&cfg, observe, &error);
+  if (orun == NULL) {
+    if (observe != NULL && g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
+      g_prefix_error(&error, "privacy accounting (--trust none skips it): ");
+    status = cli_fail("train", error, cli_error_status(error));
     goto out;
   }
+  run = proto_observed_run_proto(orun);
 
   if (cli_stream_options_enabled(&so)) {
     /* Attached before the run: the stream hears every transmission and the
      * runtime's round boundaries on the engine's bus. */
     char *json = scenario_json(&cfg, schedule);
     stream = cli_stream_start(&so, "train", proto_run_engine(run), g, "train", (guint64)seed,
-                              proto_run_steps(run), json, &error);
+                              proto_context_steps(proto_run_context(run)), json, &error);
     g_free(json);
     if (stream == NULL) {
       status = cli_fail("train", error, CLI_EXIT_FAILURE);
@@ -394,13 +456,12 @@ int cli_cmd_train(int argc, char **argv) {
     proto_run_set_metrics_func(run, PROTO_METRICS_LAG_DEFAULT, publish_metrics, stream);
   }
 
-  gboolean tty = isatty(STDOUT_FILENO);
-  if (tty)
-    proto_run_set_progress(run, progress_bar, NULL);
+  TrainProgress progress = {cli_progress_new("train", quiet), proto_context_steps(proto_run_context(run))};
+  if (progress.printer != NULL)
+    proto_run_set_progress(run, on_progress, &progress);
   interrupt_run = run;
-  gboolean ok = !interrupted && proto_run_run(run, &error);
-  if (tty)
-    fputc('\n', stderr);
+  gboolean ok = !interrupted && proto_observed_run_run(orun, &error);
+  cli_progress_free(progress.printer);
   if (stream != NULL) {
     /* The metrics went out during the run (publish_metrics). */
     GError *stream_error = NULL;
@@ -421,27 +482,52 @@ int cli_cmd_train(int argc, char **argv) {
     }
     goto out;
   }
+  if (!cli_train_privacy_account(priv, orun, &error)) {
+    if (g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
+      g_prefix_error(&error, "(--trust none skips the accounting) ");
+    status = cli_fail("train", error, CLI_EXIT_FAILURE);
+    goto out;
+  }
   gsize n_rows = 0;
   const ProtoMetric *rows = proto_run_metrics(run, &n_rows);
-  if (!write_csv(out_path, rows, n_rows, &error)) {
+  if (!write_csv(out_path, rows, n_rows, priv, &error)) {
     status = cli_fail("train", error, CLI_EXIT_FAILURE);
     goto out;
   }
   ProtoRunStats st;
   proto_run_get_stats(run, &st);
-  guint T = proto_run_steps(run);
-  printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g, simulated time %.3f s, "
-         "%" G_GUINT64_FORMAT " messages, wall time %.2f s\n",
-         proto_run_protocol(run)->name, proto_run_n_nodes(run), T,
-         proto_run_mean_test_loss(run, T), st.sim_time / (double)SIM_TIME_S,
-         st.engine.messages_sent, (g_get_monotonic_time() - start) / 1e6);
+  guint T = proto_context_steps(proto_run_context(run));
+  /* Classification: the mean test accuracy at the last evaluation (T). */
+  double acc = 0;
+  guint n_acc = 0;
+  for (gsize i = 0; i < n_rows; i++)
+    if (rows[i].step == T && !isnan(rows[i].test_accuracy)) {
+      acc += rows[i].test_accuracy;
+      n_acc++;
+    }
+  char *acc_text = n_acc ? g_strdup_printf(", accuracy %.4g", acc / n_acc) : g_strdup("");
+  char *priv_text = cli_train_privacy_summary(priv);
+  double eps = cli_train_privacy_max_epsilon(priv);
+  char *eps_text = isnan(eps) ? g_strdup("privacy not accounted (--trust none)")
+                              : g_strdup_printf("epsilon up to %.4g at delta = %g", eps,
+                                                cli_train_privacy_delta(priv));
+  printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g%s, %s, simulated time "
+         "%.3f s, %" G_GUINT64_FORMAT " messages, wall time %.2f s\n%s",
+         nonprivate ? CLI_NONPRIVATE : proto_run_protocol(run)->name,
+         proto_context_n_nodes(proto_run_context(run)), T,
+         proto_run_mean_test_loss(run, T), acc_text, eps_text, st.sim_time / (double)SIM_TIME_S,
+         st.engine.messages_sent, (g_get_monotonic_time() - start) / 1e6, priv_text);
+  g_free(acc_text);
+  g_free(eps_text);
+  g_free(priv_text);
   status = CLI_EXIT_OK;
 out:
   if (handler)
     sigaction(SIGINT, &old_action, NULL);
   interrupt_run = NULL;
   cli_stream_free(stream);
-  proto_run_free(run);
+  proto_observed_run_free(orun);
+  cli_train_privacy_free(priv);
   topo_schedule_free(sched);
   topo_graph_free(g);
   g_free(protocol);
@@ -453,6 +539,8 @@ out:
   g_free(out_path);
   g_free(seed_text);
   g_free(schedule);
+  g_free(trust);
+  g_strfreev(attackers);
   cli_graph_options_clear(&gopt);
   cli_plugin_options_clear(&popt);
   cli_stream_options_clear(&so);

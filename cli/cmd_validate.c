@@ -28,8 +28,7 @@ int cli_cmd_validate(int argc, char **argv) {
   ScenScenario *sc = NULL;
   GError *error = NULL;
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    fprintf(stderr, "dpgossip validate: %s\n(run 'dpgossip validate --help' for the options)\n",
-            error->message);
+    cli_parse_error(ctx, "validate", error);
     g_clear_error(&error);
     goto out;
   }

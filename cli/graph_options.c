@@ -9,7 +9,16 @@
 void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o) {
   GOptionEntry entries[] = {
       {"graph", 0, 0, G_OPTION_ARG_FILENAME, &o->graph_path,
-       "Edge list to load (SNAP format: 'u v' per line, '#' comments)", "FILE"},
+       "Graph file: an edge list ('u v [weight]' per line, blanks or commas, '#' comments), "
+       "CSV, GraphML, GML or Pajek, by extension (.csv, .graphml, .gml, .net; else edge list)",
+       "FILE"},
+      {"graph-format", 0, 0, G_OPTION_ARG_STRING, &o->format,
+       "Format of --graph: auto (default: by extension), edges, csv, graphml, gml, pajek",
+       "FORMAT"},
+      {"ignore-weights", 0, 0, G_OPTION_ARG_NONE, &o->ignore_weights,
+       "Load a weighted graph's structure alone (unequal weights are refused otherwise: the "
+       "gossip matrices cannot use them)",
+       NULL},
       {"generate", 0, 0, G_OPTION_ARG_STRING, &o->generate,
        "Generate a graph, e.g. erdos:n=100,p=0.05,seed=3, regular:n=64,d=4, florentine, karate",
        "SPEC"},
@@ -34,7 +43,16 @@ TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error) {
     return NULL;
   }
   if (o->graph_path != NULL) {
-    TopoGraph *g = topo_graph_load(o->graph_path, o->lcc, error);
+    TopoGraphFormat format = TOPO_FORMAT_AUTO;
+    if (o->format != NULL && !topo_graph_format_parse(o->format, &format, NULL)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--graph-format: unknown format '%s' (valid: auto, edges, csv, graphml, gml, "
+                  "pajek)",
+                  o->format);
+      return NULL;
+    }
+    TopoGraph *g =
+        topo_graph_load_format(o->graph_path, format, o->lcc, o->ignore_weights, error);
     if (g != NULL)
       cli_graph_load_notice(o->graph_path, g);
     return g;
@@ -50,7 +68,13 @@ TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error) {
 
 void cli_graph_load_notice(const char *path, const TopoGraph *g) {
   const TopoLoadReport *r = topo_graph_load_report(g);
-  if (r == NULL || (r->self_loops == 0 && r->duplicates == 0 && !r->renumbered))
+  if (r == NULL)
+    return;
+  if (r->weights_ignored)
+    fprintf(stderr, "dpgossip: %s: edge weights ignored (--ignore-weights): the gossip matrix "
+                    "is built from the structure\n",
+            path);
+  if (r->self_loops == 0 && r->duplicates == 0 && !r->renumbered)
     return;
   GString *s = g_string_new(NULL);
   if (r->self_loops > 0)
@@ -76,4 +100,15 @@ void cli_graph_options_clear(CliGraphOptions *o) {
   g_clear_pointer(&o->graph_path, g_free);
   g_clear_pointer(&o->generate, g_free);
   g_clear_pointer(&o->gossip, g_free);
+  g_clear_pointer(&o->format, g_free);
+}
+
+const char *cli_graph_options_label(const CliGraphOptions *o) {
+  return o->graph_path != NULL ? o->graph_path : o->generate != NULL ? o->generate : "the graph";
+}
+
+int cli_graph_options_status(const CliGraphOptions *o, const GError *e) {
+  if (e != NULL && e->domain == G_OPTION_ERROR)
+    return CLI_EXIT_USAGE;
+  return o->graph_path != NULL ? CLI_EXIT_FAILURE : cli_error_status(e);
 }

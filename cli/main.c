@@ -49,7 +49,11 @@ static void print_usage(FILE *out) {
           "Options:\n"
           "  --version  print the version and exit\n"
           "\n"
-          "Run 'dpgossip COMMAND --help' for a command's options.\n",
+          "Run 'dpgossip COMMAND --help' for a command's options.\n"
+          "\n"
+          "Exit status: 0 success, 1 the run failed (a file that cannot be read, written\n"
+          "or parsed; a numerical failure), 2 a usage error (unknown command or option,\n"
+          "bad option value or spec), 130 interrupted.\n",
           "help", "show this help, or 'help COMMAND' for one command");
 }
 
@@ -60,33 +64,11 @@ static const CliCommand *find_command(const char *name) {
   return NULL;
 }
 
-/* Levenshtein distance, for "did you mean" hints on misspelled commands. */
-static guint edit_distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  guint *row = g_new(guint, lb + 1);
-  for (size_t j = 0; j <= lb; j++)
-    row[j] = (guint)j;
-  for (size_t i = 1; i <= la; i++) {
-    guint diag = row[0];
-    row[0] = (guint)i;
-    for (size_t j = 1; j <= lb; j++) {
-      guint up = row[j];
-      guint cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      guint best = MIN(row[j] + 1, row[j - 1] + 1);
-      row[j] = MIN(best, diag + cost);
-      diag = up;
-    }
-  }
-  guint d = row[lb];
-  g_free(row);
-  return d;
-}
-
 static int unknown_command(const char *name) {
   const char *best = NULL;
   guint best_d = G_MAXUINT;
   for (size_t i = 0; i < G_N_ELEMENTS(commands); i++) {
-    guint d = edit_distance(name, commands[i].name);
+    guint d = cli_edit_distance(name, commands[i].name);
     if (d < best_d) {
       best_d = d;
       best = commands[i].name;
@@ -146,7 +128,7 @@ static int run_command(int argc, char **argv) {
     return CLI_EXIT_OK;
   }
   if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
-    if (argc >= 3 && strcmp(name, "help") == 0) {
+    if (argc >= 3 && strcmp(name, "help") == 0 && strcmp(argv[2], "help") != 0) {
       const CliCommand *cmd = find_command(argv[2]);
       if (cmd == NULL)
         return unknown_command(argv[2]);

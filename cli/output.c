@@ -26,19 +26,75 @@ gboolean cli_format_parse(const char *name, guint allowed, CliFormat *out, GErro
   return FALSE;
 }
 
-void cli_print_json(JsonNode *root) {
-  gchar *text = sim_json_write(root, 2);
-  fputs(text, stdout);
-  fputc('\n', stdout);
-  g_free(text);
-  json_node_unref(root);
+guint cli_edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  guint *row = g_new(guint, lb + 1);
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = (guint)j;
+  for (size_t i = 1; i <= la; i++) {
+    guint diag = row[0];
+    row[0] = (guint)i;
+    for (size_t j = 1; j <= lb; j++) {
+      guint up = row[j];
+      guint cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      guint best = MIN(row[j] + 1, row[j - 1] + 1);
+      row[j] = MIN(best, diag + cost);
+      diag = up;
+    }
+  }
+  guint d = row[lb];
+  g_free(row);
+  return d;
+}
+
+/* The long option of @ctx nearest to @given ("--grph" -> "--graph"), or NULL
+ * when none is within two edits. GOptionContext does not list its entries,
+ * so the names are read off its full help text (every group's "--name"). */
+static char *nearest_option(GOptionContext *ctx, const char *given) {
+  char *help = g_option_context_get_help(ctx, FALSE, NULL);
+  char *best = NULL;
+  guint best_d = 3;
+  for (const char *p = strstr(help, "--"); p != NULL; p = strstr(p, "--")) {
+    if (p > help && p[-1] != ' ') {
+      p += 2;
+      continue;
+    }
+    gsize len = 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+    char *name = g_strndup(p, len);
+    guint d = len > 2 ? cli_edit_distance(given, name) : G_MAXUINT;
+    if (d < best_d) {
+      best_d = d;
+      g_free(best);
+      best = name;
+    } else {
+      g_free(name);
+    }
+    p += len;
+  }
+  g_free(help);
+  return best;
+}
+
+void cli_parse_error(GOptionContext *ctx, const char *cmd, const GError *error) {
+  char *hint = NULL;
+  const char *opt = strstr(error->message, "--");
+  if (g_error_matches(error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION) && opt != NULL) {
+    char *given = g_strndup(opt, strcspn(opt, "= "));
+    hint = nearest_option(ctx, given);
+    g_free(given);
+  }
+  if (hint != NULL)
+    fprintf(stderr, "dpgossip %s: %s; did you mean '%s'?\n", cmd, error->message, hint);
+  else
+    fprintf(stderr, "dpgossip %s: %s\n", cmd, error->message);
+  fprintf(stderr, "(run 'dpgossip %s --help' for the options)\n", cmd);
+  g_free(hint);
 }
 
 gboolean cli_parse(GOptionContext *ctx, int *argc, char ***argv) {
   GError *error = NULL;
   if (!g_option_context_parse(ctx, argc, argv, &error)) {
-    fprintf(stderr, "dpgossip %s: %s\n(run 'dpgossip %s --help' for the options)\n",
-            (*argv)[0], error->message, (*argv)[0]);
+    cli_parse_error(ctx, (*argv)[0], error);
     g_error_free(error);
     return FALSE;
   }
@@ -47,6 +103,28 @@ gboolean cli_parse(GOptionContext *ctx, int *argc, char ***argv) {
     return FALSE;
   }
   return TRUE;
+}
+
+/* The policy of cli.h: a spec that does not parse or names nothing known is
+ * the user's typing (2); what the libraries refuse after parsing (a value
+ * out of their range, a memory limit, data that do not fit the graph), a
+ * file and a run that fail are the run's (1). The commands check their own
+ * numeric options before any library sees them (2). */
+int cli_error_status(const GError *e) {
+  if (e == NULL)
+    return CLI_EXIT_FAILURE;
+  if (e->domain == G_OPTION_ERROR)
+    return CLI_EXIT_USAGE;
+  if (e->domain == PROTO_ERROR)
+    return e->code == PROTO_ERROR_PARSE || e->code == PROTO_ERROR_UNKNOWN ? CLI_EXIT_USAGE
+                                                                          : CLI_EXIT_FAILURE;
+  if (e->domain == LEARN_ERROR)
+    return e->code == LEARN_ERROR_PARSE ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
+  if (e->domain == SIM_ERROR)
+    return e->code == SIM_ERROR_PARSE ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
+  if (e->domain == TOPO_ERROR)
+    return e->code == TOPO_ERROR_PARSE ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
+  return CLI_EXIT_FAILURE;
 }
 
 int cli_fail(const char *cmd, GError *error, int status) {
@@ -63,4 +141,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
   fprintf(stderr, "\n(run 'dpgossip %s --help' for the options)\n", cmd);
   va_end(ap);
   return CLI_EXIT_USAGE;
+}
+
+gboolean cli_is_nonprivate(const char *spec) {
+  return spec != NULL && strcmp(spec, CLI_NONPRIVATE) == 0;
 }

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "privacy/privacy.h"
+#include "scenarios/scenarios.h"
 
 /* Rows of a small CSV written by the scenario runner (no quoted commas in the
  * columns read here). NULL when the file is absent. */
@@ -46,28 +47,51 @@ static gboolean is_number(const char *v, double *x) {
   return *v != '\0' && end != NULL && *end == '\0';
 }
 
+/* The groups, one epsilon column per accounting (the worst victim of each
+ * collusion set under each trust model, named in a legend), and a note on
+ * the accountings whose epsilon offers no meaningful protection. */
 static void print_groups(GPtrArray *rows) {
   static const char *const wanted[][2] = {
       {"name", "method"},          {"mu", "mu"},
       {"sigma", "sigma"},          {"seeds", "seeds"},
-      {"epsilon", "epsilon"},      {"final_test_loss_mean", "test_loss"},
+      {"epsilon_", NULL},          {"final_test_loss_mean", "test_loss"},
       {"test_loss_last50_mean", "last50_loss"}, {"final_test_accuracy_mean", "accuracy"}};
   char **header = g_ptr_array_index(rows, 0);
-  int cols[G_N_ELEMENTS(wanted)];
-  const char *names[G_N_ELEMENTS(wanted)];
-  guint n = 0;
+  guint n_header = g_strv_length(header);
+  int *cols = g_new(int, n_header + G_N_ELEMENTS(wanted));
+  char **names = g_new0(char *, n_header + G_N_ELEMENTS(wanted) + 1);
+  GPtrArray *eps = g_ptr_array_new(); /* header names of the epsilon columns */
+  guint n = 0, n_eps = 0;
+  for (guint h = 0; h < n_header; h++)
+    n_eps += g_str_has_prefix(header[h], "epsilon_");
   for (guint i = 0; i < G_N_ELEMENTS(wanted); i++) {
-    int c = column(header, wanted[i][0]);
-    gboolean any = FALSE; /* skip columns empty in every row (accuracy of regressions) */
-    for (guint r = 1; c >= 0 && r < rows->len && !any; r++) {
-      char **row = g_ptr_array_index(rows, r);
-      any = (guint)c < g_strv_length(row) && row[c][0] != '\0';
-    }
-    if (any) {
-      cols[n] = c;
-      names[n++] = wanted[i][1];
+    for (guint h = 0; h < n_header; h++) {
+      gboolean is_eps = wanted[i][1] == NULL;
+      if (is_eps ? !g_str_has_prefix(header[h], wanted[i][0])
+                 : strcmp(header[h], wanted[i][0]) != 0)
+        continue;
+      gboolean any = FALSE; /* skip columns empty in every row (accuracy of regressions) */
+      for (guint r = 1; r < rows->len && !any; r++) {
+        char **row = g_ptr_array_index(rows, r);
+        any = h < g_strv_length(row) && row[h][0] != '\0';
+      }
+      if (!any)
+        continue;
+      cols[n] = (int)h;
+      if (is_eps) {
+        g_ptr_array_add(eps, header[h]);
+        /* One accounting: named in full when it fits; several: a legend. */
+        names[n++] = n_eps == 1 && strlen(header[h]) <= 11 ? g_strdup(header[h])
+                     : n_eps == 1 ? g_strdup("epsilon")
+                                  : g_strdup_printf("epsilon%u", eps->len);
+      } else {
+        names[n++] = g_strdup(wanted[i][1]);
+      }
     }
   }
+  int cdelta = column(header, "delta");
+  char **row1 = g_ptr_array_index(rows, 1);
+  const char *delta = cdelta >= 0 && (guint)cdelta < g_strv_length(row1) ? row1[cdelta] : "?";
   printf("\nmeans over seeds (groups.csv):\n");
   for (guint c = 0; c < n; c++)
     printf(" %11s", names[c]);
@@ -86,6 +110,55 @@ static void print_groups(GPtrArray *rows) {
   }
   if (rows->len > 31)
     printf(" ... (%u groups)\n", rows->len - 1);
+  /* What each epsilon is: the worst victim of one collusion set under one
+   * trust model (groups.csv: epsilon_TRUST_COLLUSION). */
+  for (guint e = 0; e < eps->len; e++) {
+    const char *h = g_ptr_array_index(eps, e);
+    const char *trust = h + strlen("epsilon_"), *us = strchr(trust, '_');
+    int len = us ? (int)(us - trust) : (int)strlen(trust);
+    char *shown = eps->len == 1 ? g_strdup(strlen(h) <= 11 ? h : "epsilon")
+                                : g_strdup_printf("epsilon%u", e + 1);
+    printf("%s%s = %s: the worst victim's epsilon at delta = %s, trust %.*s, collusion %s\n",
+           e == 0 ? "\n" : "", shown, h, delta, len, trust, us ? us + 1 : "?");
+    g_free(shown);
+  }
+  /* Two notes at most: the largest finite epsilon above the threshold, and
+   * inf (some victim without any protection), each naming its columns. */
+  double worst = -INFINITY;
+  GString *loose = g_string_new(NULL), *open = g_string_new(NULL);
+  for (guint e = 0; e < eps->len; e++) {
+    const char *h = g_ptr_array_index(eps, e);
+    int c = column(header, h);
+    double m = -INFINITY, x;
+    gboolean inf = FALSE;
+    for (guint r = 1; r < rows->len; r++) {
+      char **row = g_ptr_array_index(rows, r);
+      if ((guint)c < g_strv_length(row) && is_number(row[c], &x)) {
+        inf |= isinf(x);
+        if (isfinite(x))
+          m = MAX(m, x);
+      }
+    }
+    worst = MAX(worst, m);
+    if (m > SCEN_EPSILON_MEANINGFUL)
+      g_string_append_printf(loose, "%s%s", loose->len ? ", " : "", h);
+    if (inf)
+      g_string_append_printf(open, "%s%s", open->len ? ", " : "", h);
+  }
+  double d = g_ascii_strtod(delta, NULL);
+  char *note = scen_privacy_epsilon_note(worst, d);
+  if (note != NULL)
+    printf("note: %s above %d; %s\n", loose->str, SCEN_EPSILON_MEANINGFUL, note);
+  g_free(note);
+  note = open->len ? scen_privacy_epsilon_note(INFINITY, d) : NULL;
+  if (note != NULL)
+    printf("note: %s: %s\n", open->str, note);
+  g_free(note);
+  g_string_free(open, TRUE);
+  g_string_free(loose, TRUE);
+  g_ptr_array_unref(eps);
+  g_strfreev(names);
+  g_free(cols);
 }
 
 typedef struct {

@@ -13,7 +13,7 @@
 #define CLI_STREAM_LAYOUT_SEED 421
 
 struct CliStream {
-  SimStream *stream;
+  Stream *stream;
   SimEngine *engine; /* borrowed; NULL once freed */
   guint bus_id;      /* our clock on its bus */
   SimTime last_t;    /* latest bus event time: the end time if the engine is gone */
@@ -59,10 +59,10 @@ gboolean cli_stream_options_enabled(const CliStreamOptions *o) {
 
 gboolean cli_stream_options_check(const CliStreamOptions *o, GError **error) {
   guint every;
-  if (!sim_stream_parse_sampling(o->messages, &every, error))
+  if (!stream_parse_sampling(o->messages, &every, error))
     return FALSE;
   if (!(o->wait_s >= 0 && o->wait_s <= 3600)) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_PARSE,
                 "--publish-wait must be in [0, 3600] seconds (got %g)", o->wait_s);
     return FALSE;
   }
@@ -78,22 +78,22 @@ void cli_stream_options_clear(CliStreamOptions *o) {
 CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngine *engine,
                             const TopoGraph *graph, const char *name, guint64 seed,
                             guint rounds, const char *scenario_json, GError **error) {
-  SimStreamOptions so = {.publish = o->publish,
+  StreamOptions so = {.publish = o->publish,
                          .record = o->record,
                          .messages = o->messages,
                          .wait_ms = o->publish != NULL ? (guint)(o->wait_s * 1000.0) : 0};
   if (o->publish != NULL && o->wait_s > 0)
     fprintf(stderr, "dpgossip %s: waiting up to %.1f s for a subscriber...\n", cmd, o->wait_s);
-  SimStream *stream = sim_stream_new(&so, error);
+  Stream *stream = stream_new(&so, error);
   if (stream == NULL)
     return NULL;
   if (o->publish != NULL)
-    fprintf(stderr, "dpgossip %s: publishing on %s\n", cmd, sim_stream_endpoint(stream));
+    fprintf(stderr, "dpgossip %s: publishing on %s\n", cmd, stream_endpoint(stream));
   CliStream *s = g_new0(CliStream, 1);
   s->stream = stream;
   s->engine = engine;
   s->cmd = g_strdup(cmd);
-  if (!sim_stream_attach(stream, engine, error)) {
+  if (!stream_attach(stream, engine, error)) {
     cli_stream_free(s);
     return NULL;
   }
@@ -113,7 +113,7 @@ CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngin
   }
   gsize n_edges = 0;
   guint *edges = topo_graph_edges(graph, &n_edges);
-  SimStreamRun info = {
+  StreamRun info = {
       .name = name,
       .command = cmd,
       .seed = seed,
@@ -125,7 +125,7 @@ CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngin
       .positions = xy,
       .layout = "fruchterman_reingold",
   };
-  gboolean ok = sim_stream_begin_run(stream, &info, error);
+  gboolean ok = stream_begin_run(stream, &info, error);
   g_free(edges);
   g_free(xy);
   if (!ok) {
@@ -135,7 +135,7 @@ CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngin
   return s;
 }
 
-SimStream *cli_stream_sim(CliStream *s) {
+Stream *cli_stream_sim(CliStream *s) {
   return s->stream;
 }
 
@@ -158,7 +158,7 @@ gboolean cli_stream_publish_metric_rows(CliStream *s, SimTime t, const ProtoMetr
       any_acc = any_acc || !isnan(acc[k]);
     }
     /* Regression has no accuracy: leave the field out rather than n nulls. */
-    gboolean ok = sim_stream_publish_metrics(s->stream, t, rows[i].step, n, nodes, train, test,
+    gboolean ok = stream_publish_metrics(s->stream, t, rows[i].step, n, nodes, train, test,
                                              any_acc ? acc : NULL, error);
     g_free(nodes);
     g_free(train);
@@ -173,10 +173,10 @@ gboolean cli_stream_publish_metric_rows(CliStream *s, SimTime t, const ProtoMetr
 
 gboolean cli_stream_end(CliStream *s, const char *status, GError **error) {
   SimTime t = s->engine != NULL ? MAX(s->last_t, sim_engine_now(s->engine)) : s->last_t;
-  gboolean ok = sim_stream_end_run(s->stream, t, status, error);
-  SimStreamStats st;
-  sim_stream_get_stats(s->stream, &st);
-  ok = sim_stream_finish(s->stream, ok ? error : NULL) && ok;
+  gboolean ok = stream_end_run(s->stream, t, status, error);
+  StreamStats st;
+  stream_get_stats(s->stream, &st);
+  ok = stream_finish(s->stream, ok ? error : NULL) && ok;
   fprintf(stderr,
           "dpgossip %s: stream: %" G_GUINT64_FORMAT " events published, %" G_GUINT64_FORMAT
           " dropped by slow subscribers, %" G_GUINT64_FORMAT " message events sampled out\n",
@@ -189,7 +189,7 @@ void cli_stream_free(CliStream *s) {
     return;
   if (s->engine != NULL && s->bus_id != 0)
     sim_bus_unsubscribe(sim_engine_bus(s->engine), s->bus_id);
-  sim_stream_free(s->stream);
+  stream_free(s->stream);
   g_free(s->cmd);
   g_free(s);
 }

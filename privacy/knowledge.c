@@ -39,11 +39,6 @@ void priv_knowledge_free(PrivKnowledge *k) {
   g_free(k);
 }
 
-guint priv_knowledge_n_nodes(const PrivKnowledge *k) {
-  g_return_val_if_fail(k != NULL, 0);
-  return k->n;
-}
-
 gsize priv_knowledge_n_rows(const PrivKnowledge *k) {
   g_return_val_if_fail(k != NULL, 0);
   return k->row_ngrad->len;

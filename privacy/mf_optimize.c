@@ -302,6 +302,8 @@ void priv_mf_options_init(PrivMfOptions *opt) {
   opt->gtol = 1e-10;
   opt->band = 0;
   opt->max_bytes = 0;
+  opt->progress = NULL;
+  opt->progress_data = NULL;
   opt->cancel = NULL;
 }
 
@@ -583,6 +585,7 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
   double gnorm = max_abs(g, p);
   guint it = 0, failures = 0;
   gboolean converged = FALSE;
+  double g0 = gnorm;
   gboolean cancelled = FALSE;
   for (; it < o->max_iterations; it++) {
     if (o->cancel != NULL && g_atomic_int_get(o->cancel)) {
@@ -593,6 +596,8 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
       converged = TRUE;
       break;
     }
+    if (o->progress != NULL) /* the way from g0 to the target, on a log scale */
+      o->progress(it, log(g0 / gnorm) / log(g0 / (o->gtol * f / T)), o->progress_data);
     two_loop(&h, u, du, q);
     from_coordinates(&P, du, d);
     double dg = dot(g, d, p);

@@ -218,6 +218,12 @@ typedef struct {
    * still convex: the optimizer works on X. 1 <= w <= T. */
   guint band;
   gsize max_bytes; /* memory budget, 0 = the machine's physical memory */
+  /* Called at each L-BFGS iteration (NULL: not): the iteration and an
+   * estimate in [0, 1] of the way to the stopping rule, log(g0/g) /
+   * log(g0/target) of the projected gradient (monotone only roughly).
+   * Default NULL. */
+  void (*progress)(guint iteration, double fraction, gpointer data);
+  gpointer progress_data;
   /* Nullable: checked (g_atomic_int_get) at every iteration; nonzero stops
    * the optimizer with PRIV_ERROR_NOT_CONVERGED "cancelled" (issue 16:
    * Ctrl-C from Python). Default NULL. */
@@ -511,7 +517,6 @@ typedef struct PrivKnowledge PrivKnowledge;
 PrivKnowledge *priv_knowledge_new(guint n, GError **error);
 void priv_knowledge_free(PrivKnowledge *k);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivKnowledge, priv_knowledge_free)
-guint priv_knowledge_n_nodes(const PrivKnowledge *k);
 /* Rows added so far (duplicates included). */
 gsize priv_knowledge_n_rows(const PrivKnowledge *k);
 

@@ -57,7 +57,7 @@ ProtoObservedRun *proto_observed_run_new(const ProtoRunConfig *cfg, const ProtoO
     return o;
   o->streaming = obs->streaming;
   o->T = obs->T;
-  if ((o->obs = priv_observer_new(proto_run_space(o->run), error)) == NULL)
+  if ((o->obs = priv_observer_new(proto_context_space(proto_run_context(o->run)), error)) == NULL)
     goto fail;
   for (guint i = 0; i < obs->n_views; i++)
     if (priv_observer_add_view(o->obs, obs->views[i].trust, obs->views[i].members,

@@ -51,7 +51,7 @@ __attribute__((used)) static const AnyFunc plugin_api[] = {
     (AnyFunc)proto_node_noise_local, (AnyFunc)proto_node_edge_secret,
     (AnyFunc)proto_node_exchange, (AnyFunc)proto_node_exchange_each, (AnyFunc)proto_node_send,
     (AnyFunc)proto_node_set_timer, (AnyFunc)proto_node_cancel_timer, (AnyFunc)proto_node_done,
-    /* sim/sim.h: linvecs and their space */
+    /* sim/linvec.h: linvecs and their space */
     (AnyFunc)sim_lin_space_new, (AnyFunc)sim_lin_space_ref, (AnyFunc)sim_lin_space_unref,
     (AnyFunc)sim_lin_space_n_nodes, (AnyFunc)sim_lin_space_dim, (AnyFunc)sim_lin_space_storage,
     (AnyFunc)sim_lin_space_noise, (AnyFunc)sim_lin_space_max_rounds,
@@ -64,14 +64,14 @@ __attribute__((used)) static const AnyFunc plugin_api[] = {
     (AnyFunc)sim_linvec_dim, (AnyFunc)sim_linvec_grad_coeff, (AnyFunc)sim_linvec_noise_coeff,
     (AnyFunc)sim_linvec_nnz, (AnyFunc)sim_linvec_dot, (AnyFunc)sim_linvec_row,
     (AnyFunc)sim_linvec_iter_init, (AnyFunc)sim_linvec_iter_next,
-    /* sim/sim.h: the noise registry */
+    /* sim/noise.h: the noise registry */
     (AnyFunc)sim_noise_registry_new, (AnyFunc)sim_noise_registry_ref,
     (AnyFunc)sim_noise_registry_unref, (AnyFunc)sim_noise_registry_n_nodes,
     (AnyFunc)sim_noise_registry_count, (AnyFunc)sim_noise_register,
     (AnyFunc)sim_noise_register_local, (AnyFunc)sim_noise_register_edge, (AnyFunc)sim_noise_std,
     (AnyFunc)sim_noise_n_owners, (AnyFunc)sim_noise_owner, (AnyFunc)sim_noise_is_known_by,
     (AnyFunc)sim_noise_kind, (AnyFunc)sim_noise_node, (AnyFunc)sim_noise_round,
-    /* sim/sim.h: messages (on_message), RNG streams, errors */
+    /* sim/message.h, sim/rng.h, sim/base.h: messages (on_message), RNG streams, errors */
     (AnyFunc)sim_message_new, (AnyFunc)sim_message_ref, (AnyFunc)sim_message_unref,
     (AnyFunc)sim_message_from, (AnyFunc)sim_message_round, (AnyFunc)sim_message_tag,
     (AnyFunc)sim_message_bytes, (AnyFunc)sim_message_payload, (AnyFunc)sim_message_ref_count,

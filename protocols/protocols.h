@@ -260,24 +260,19 @@ void proto_run_cancel(ProtoRun *run);
 /** proto_run_set_progress: @func (nullable) is called from proto_run_run. */
 void proto_run_set_progress(ProtoRun *run, ProtoProgressFunc func, gpointer user_data);
 
-/** Accessors (transfer none), valid while @run lives. O(1). */
+/** Accessors (transfer none), valid while @run lives. O(1). The run's size,
+ * horizon (T, k, b), space and noise registry are read off its context with
+ * the proto_context_* getters of protocols/plugin.h, one family for the
+ * runtime, the protocols and the plugins alike. */
 SimEngine *proto_run_engine(ProtoRun *run);
-SimNoiseRegistry *proto_run_noise(ProtoRun *run);
-SimLinSpace *proto_run_space(ProtoRun *run);
 ProtoContext *proto_run_context(ProtoRun *run);
 const ProtoVTable *proto_run_protocol(const ProtoRun *run);
-guint proto_run_n_nodes(const ProtoRun *run);
-/** T, k, b. */
-guint proto_run_steps(const ProtoRun *run);
-guint proto_run_epochs(const ProtoRun *run);
-guint proto_run_batches(const ProtoRun *run);
 /** Node @u's model (u < n). */
 const SimLinvec *proto_run_node_model(ProtoRun *run, guint u);
 /** The task (NULL in accounting-only runs). */
 const LearnDataset *proto_run_train_set(const ProtoRun *run);
 const LearnDataset *proto_run_test_set(const ProtoRun *run);
 const LearnModel *proto_run_learn_model(const ProtoRun *run);
-const LearnPartition *proto_run_partition(const ProtoRun *run);
 /** The initial model every node starts from (d doubles; NULL without task). */
 const double *proto_run_initial_params(const ProtoRun *run);
 
@@ -340,9 +335,8 @@ void proto_run_set_metrics_func(ProtoRun *run, guint lag, ProtoMetricsFunc func,
 void proto_run_get_stats(ProtoRun *run, ProtoRunStats *stats);
 
 /* ===================================================================== */
-/* Plugins loaded at run time (issue 8; protocols/plugin_load.c)          */
+/* Plugins loaded at run time (plugin_load.c)                             */
 /* ===================================================================== */
-/* BEGIN plugin loading -- owned by the plugin helper; keep this block whole. */
 
 /** The environment variable listing plugin folders, ':'-separated. */
 #define PROTO_PLUGIN_PATH_ENV "DPGOSSIP_PLUGIN_PATH"
@@ -436,8 +430,6 @@ gboolean proto_registry_is_builtin(const ProtoVTable *vt);
 
 /** proto_param_type_name: "int", "number", "string", "bool", "file" ("?" otherwise). */
 const char *proto_param_type_name(ProtoParamType type);
-
-/* END plugin loading */
 
 /* ===================================================================== */
 /* The accounting pipeline (account_plan.c, observed_run.c): what        */

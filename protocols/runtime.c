@@ -509,16 +509,6 @@ SimEngine *proto_run_engine(ProtoRun *run) {
   return run->ctx.engine;
 }
 
-SimNoiseRegistry *proto_run_noise(ProtoRun *run) {
-  g_return_val_if_fail(run != NULL, NULL);
-  return run->ctx.noise;
-}
-
-SimLinSpace *proto_run_space(ProtoRun *run) {
-  g_return_val_if_fail(run != NULL, NULL);
-  return run->ctx.space;
-}
-
 ProtoContext *proto_run_context(ProtoRun *run) {
   g_return_val_if_fail(run != NULL, NULL);
   return &run->ctx;
@@ -527,26 +517,6 @@ ProtoContext *proto_run_context(ProtoRun *run) {
 const ProtoVTable *proto_run_protocol(const ProtoRun *run) {
   g_return_val_if_fail(run != NULL, NULL);
   return run->ctx.vt;
-}
-
-guint proto_run_n_nodes(const ProtoRun *run) {
-  g_return_val_if_fail(run != NULL, 0);
-  return run->ctx.n;
-}
-
-guint proto_run_steps(const ProtoRun *run) {
-  g_return_val_if_fail(run != NULL, 0);
-  return run->ctx.T;
-}
-
-guint proto_run_epochs(const ProtoRun *run) {
-  g_return_val_if_fail(run != NULL, 0);
-  return run->ctx.k;
-}
-
-guint proto_run_batches(const ProtoRun *run) {
-  g_return_val_if_fail(run != NULL, 0);
-  return run->ctx.b;
 }
 
 const SimLinvec *proto_run_node_model(ProtoRun *run, guint u) {
@@ -567,11 +537,6 @@ const LearnDataset *proto_run_test_set(const ProtoRun *run) {
 const LearnModel *proto_run_learn_model(const ProtoRun *run) {
   g_return_val_if_fail(run != NULL, NULL);
   return run->ctx.model;
-}
-
-const LearnPartition *proto_run_partition(const ProtoRun *run) {
-  g_return_val_if_fail(run != NULL, NULL);
-  return run->ctx.partition;
 }
 
 const double *proto_run_initial_params(const ProtoRun *run) {

@@ -34,15 +34,6 @@ static PrivBlocks *structured(const ScenConfig *c, const double *C, double sigma
   return blocks;
 }
 
-static void csv_num(GString *s, double x) {
-  g_string_append_c(s, ',');
-  if (isnan(x))
-    return; /* not applicable: empty cell */
-  char *v = scen_format_double(x);
-  g_string_append(s, v);
-  g_free(v);
-}
-
 static void json_num(JsonBuilder *jb, const char *key, double x) {
   json_builder_set_member_name(jb, key);
   if (isfinite(x))
@@ -54,9 +45,6 @@ static void json_num(JsonBuilder *jb, const char *key, double x) {
 gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoObservedRun *obs,
                       ScenRunOutput *out, GError **error) {
   out->privacy_csv = g_string_new(NULL);
-  /* The same rows with a status column, used only if a victim is
-   * unresolved (outputs without any stay byte-identical). */
-  GString *with_status = g_string_new(NULL);
   out->victims = g_array_new(FALSE, FALSE, sizeof(ScenVictimRow));
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_array(jb);
@@ -99,25 +87,16 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
       }
       double max_eps = 0, sum_eps = 0, max_mu = 0, max_rdp = 0;
       guint unprotected = 0, unresolved = 0;
+      char *members = scen_privacy_members_label(col->nodes, col->n_nodes);
+      ScenPrivacyCsvSet set = {.collusion = col->name,
+                               .attackers = members,
+                               .trust = trust,
+                               .path = c->path == SCEN_PATH_STRUCTURED ? "structured" : "observer",
+                               .seed = c->seed};
+      scen_privacy_csv_rows(out->privacy_csv, &set, rep, muff);
+      g_free(members);
       for (guint v = 0; v < rep->n_victims; v++) {
         const PrivVictim *pv = &rep->victims[v];
-        gsize row_start = out->privacy_csv->len;
-        g_string_append_printf(out->privacy_csv, "%s,%s,%u,", col->name, priv_trust_name(trust),
-                               pv->node);
-        if (pv->distance >= 0)
-          g_string_append_printf(out->privacy_csv, "%d", pv->distance);
-        csv_num(out->privacy_csv, pv->sensitivity);
-        csv_num(out->privacy_csv, pv->mu);
-        csv_num(out->privacy_csv, pv->rdp);
-        csv_num(out->privacy_csv, pv->epsilon);
-        csv_num(out->privacy_csv, muff ? muff[pv->node] : NAN);
-        g_string_append_len(with_status, out->privacy_csv->str + row_start,
-                            (gssize)(out->privacy_csv->len - row_start));
-        g_string_append_printf(with_status, ",%s\n",
-                               pv->unresolved    ? "unresolved"
-                               : pv->unprotected ? "unprotected"
-                                                 : "protected");
-        g_string_append_c(out->privacy_csv, '\n');
         unresolved += pv->unresolved;
         ScenVictimRow row = {i, j, pv->node, pv->distance, pv->rdp, pv->epsilon,
                              muff ? muff[pv->node] : NAN, pv->mu};
@@ -163,12 +142,6 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
     }
   }
 done:
-  if (out->privacy_unresolved) {
-    g_string_free(out->privacy_csv, TRUE);
-    out->privacy_csv = with_status;
-  } else {
-    g_string_free(with_status, TRUE);
-  }
   json_builder_end_array(jb);
   out->privacy_summary = json_builder_get_root(jb);
   g_object_unref(jb);

@@ -167,10 +167,8 @@ typedef struct {
   ProtoRunStats stats;
   guint n_metrics;
   ProtoMetric *metrics; /* sorted by (step, node) */
-  GString *privacy_csv; /* rows without header */
-  /* Some victim is unresolved (PRIV_UNRESOLVED_NOTE): privacy_csv's rows
-   * then end with a status column (protected, unprotected, unresolved). */
-  gboolean privacy_unresolved;
+  GString *privacy_csv; /* SCEN_PRIVACY_CSV_COLUMNS rows, without header */
+  gboolean privacy_unresolved; /* some victim is (PRIV_UNRESOLVED_NOTE) */
   JsonNode *privacy_summary; /* array */
   GArray *victims;      /* ScenVictimRow, for the figures */
   gboolean has_task;
@@ -179,7 +177,7 @@ typedef struct {
 
 void scen_run_output_free(ScenRunOutput *o);
 
-/* Runs @c once (no files written). Errors: the modules' (PROTO_ERROR_CANCELLED on cancel). */
+/* Runs @c once (no files written). Errors: the modules', SCEN_ERROR_CANCELLED on cancel. */
 ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, GError **error);
 
 /* Privacy of the run (the structured path needs no run; the observer path reads @obs). */
@@ -190,12 +188,23 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
 
 /* Writes @len bytes atomically (temporary file in the same folder, renamed). */
 gboolean scen_write_file(const char *path, const char *data, gsize len, GError **error);
+/* The same, written piece by piece: new, write..., then commit (renamed into
+ * place) or abort (removed). Errors: SCEN_ERROR_IO naming @path. */
+typedef struct ScenFileOut ScenFileOut;
+ScenFileOut *scen_file_out_new(const char *path, GError **error);
+gboolean scen_file_out_write(ScenFileOut *f, const char *data, gsize len, GError **error);
+gboolean scen_file_out_commit(ScenFileOut *f, GError **error);
+void scen_file_out_abort(ScenFileOut *f);
 /* %.17g-shortest round-trip formatting of a double (inf/-inf/nan as words). */
 char *scen_format_double(double x);
-/* Writes the point's files into @dir: metrics.csv, privacy.csv,
- * scenario.resolved.ini, figures (@plots), then summary.json last. */
+/* The point's summary.json object (build once: written, then aggregated). */
+JsonNode *scen_point_summary(const ScenConfig *c, const ScenRunOutput *o);
+/* Writes the point's files into @dir: metrics.csv,
+ * privacy.csv, scenario.resolved.ini, figures (@plots), then @summary as
+ * summary.json last. Errors: SCEN_ERROR_IO, the figures'. */
 gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *resolved_ini,
-                          const ScenRunOutput *o, gboolean plots, GError **error);
+                          const ScenRunOutput *o, JsonNode *summary, gboolean plots,
+                          GError **error);
 
 /* ---- Figures ---- */
 
@@ -222,7 +231,88 @@ gboolean scen_plot_lines(const char *path, const char *title, guint n_panels,
 /* Cancellation flag (scen_cancel sets it). */
 gboolean scen_cancelled(void);
 
-/* ---- The steps of a sweep (run.c), shared by the thread pool and MPI ---- */
+/* ---- A sweep's results (aggregate.c: pure, no file) ---- */
+
+/* One accounting's worst victim (summary.json's privacy entries). */
+typedef struct {
+  char *collusion, *trust;
+  double max_eps; /* +inf: some victim unprotected */
+} ScenAccountingMax;
+
+/* What the aggregates need of one point. */
+typedef struct {
+  guint n_rounds;
+  double *round, *train, *test, *acc; /* means over nodes (summary.json's curve) */
+  double final_test, final_train, final_acc, tail_test, sigma;
+  double max_eps;          /* the first accounting's (the loss-vs-epsilon figure) */
+  GArray *accountings;     /* ScenAccountingMax, in the point's order */
+} ScenPointResult;
+
+/* From a point's summary (built in memory or read back: the same fields).
+ * @T: the point's steps. */
+ScenPointResult *scen_point_result_new(JsonObject *summary, guint T);
+/* A finished point's result from its folder. Errors: SCEN_ERROR_IO naming
+ * the file that is missing, unreadable, not a JSON object, or a table whose
+ * header is not the current columns (another version wrote it). */
+ScenPointResult *scen_point_result_load(const char *dir, guint T, GError **error);
+void scen_point_result_free(ScenPointResult *r);
+/* Whether the table @path starts with the line @header. Errors:
+ * SCEN_ERROR_IO (unreadable, or "FILE:1: the header is not ..."). */
+gboolean scen_table_check_header(const char *path, const char *header, GError **error);
+/* The worst victim's epsilon of (@collusion, @trust) in @r; NAN when absent. */
+double scen_point_result_epsilon(const ScenPointResult *r, const char *collusion,
+                                 const char *trust);
+
+/* Points equal on every axis but the seed, with statistics over the seeds. */
+typedef struct {
+  guint *members; /* point indices, in order */
+  guint n;
+  guint first;    /* first point (its item indices name the group) */
+  char *label;    /* non-seed values, "name=x, mu=y" */
+  double final_mean, final_lo, final_hi, tail_mean, tail_lo, tail_hi, acc_mean;
+  guint n_rounds; /* the first member's curve, over the members with as many rounds */
+  double *round, *train_mean, *test_mean, *test_lo, *test_hi, *acc_curve;
+  guint *seeds;
+} ScenGroup;
+
+typedef struct {
+  gint seed_axis, noise_axis; /* -1: none */
+  GArray *groups;             /* ScenGroup */
+  GPtrArray *accountings;     /* "collusion\ttrust" of every point, first appearance order */
+} ScenAggregate;
+
+/* The groups of @n points (all with results). O(n (axes + rounds)). */
+ScenAggregate *scen_aggregate_new(const GPtrArray *axes, guint n, ScenPointResult *const *res);
+void scen_aggregate_free(ScenAggregate *ag);
+/* An axis's column label: its key, "section.key" when two axes share the key. (g_free) */
+char *scen_axis_label(const GPtrArray *axes, guint a);
+
+/* What the sweep's files and figures are made of (all borrowed). */
+typedef struct {
+  const char *out_dir;
+  const GPtrArray *axes;
+  guint n;                      /* points */
+  ScenConfig *const *cfg;       /* per point */
+  char *const *dirs;            /* per point, absolute */
+  const char *ini0;             /* point 0's resolved file */
+  ScenPointResult *const *res;  /* per point */
+  const ScenAggregate *ag;
+} ScenSweepResults;
+
+/* ---- A sweep's files (aggregate_output.c) ---- */
+
+/* points.csv, groups.csv, aggregate.csv, the tidy privacy.csv and
+ * metrics.csv of every point (concatenated from the points' folders, one
+ * point in memory at a time), scenario.resolved.ini. Errors: SCEN_ERROR_IO. */
+gboolean scen_write_sweep_tables(const ScenSweepResults *r, GError **error);
+/* summary.json, written last (it marks the sweep complete). Errors: SCEN_ERROR_IO. */
+gboolean scen_write_sweep_summary(const ScenSweepResults *r, guint failed,
+                                  const GPtrArray *figures, GError **error);
+/* The sweep figures (plots.c): loss.svg, loss_vs_epsilon.svg; paths added
+ * to @figures. Errors: the plot module's. */
+gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError **error);
+
+/* ---- The steps of a sweep (sweep.c), shared by the thread pool and MPI ---- */
 
 /* A sweep's resolved points and, once planned, the jobs left to run: one per
  * distinct configuration of the points not yet finished. */
@@ -270,7 +360,7 @@ void scen_sweep_job_done(ScenSweep *s, guint j, const char *error);
 /*
  * scen_sweep_finish: after the jobs: counts ran and failed points into
  * @report, writes a complete sweep's aggregates, top resolved file and
- * summary.json. Errors: PROTO_ERROR_CANCELLED, SCEN_ERROR_IO,
+ * summary.json. Errors: SCEN_ERROR_CANCELLED, SCEN_ERROR_IO,
  * SCEN_ERROR_FAILED (the message lists the failed points with their errors).
  */
 gboolean scen_sweep_finish(ScenSweep *s, ScenRunReport *report, GError **error);

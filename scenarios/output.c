@@ -15,68 +15,110 @@
 
 #include "scenarios/internal.h"
 
-gboolean scen_write_file(const char *path, const char *data, gsize len, GError **error) {
+/* A file being written: a temporary name in the target's folder, renamed
+ * onto it by scen_file_out_commit. */
+struct ScenFileOut {
+  char *path, *tmp;
+  int fd;
+  GString *buf; /* written out past 1 MiB: a sweep's tables stay off the heap */
+};
+
+ScenFileOut *scen_file_out_new(const char *path, GError **error) {
   char *dir = g_path_get_dirname(path), *base = g_path_get_basename(path);
   char *tmp = g_strdup_printf("%s/.%s.tmp-XXXXXX", dir, base);
   g_free(dir);
   g_free(base);
   int fd = g_mkstemp(tmp);
-  gboolean ok = fd >= 0;
-  int saved = errno;
-  if (ok) {
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0) {
-      /* keep the private mode: not worth failing for */
-    }
-    gsize done = 0;
-    while (ok && done < len) {
-      ssize_t w = write(fd, data + done, len - done);
-      if (w < 0 && errno == EINTR)
-        continue;
-      ok = w > 0;
-      done += ok ? (gsize)w : 0;
-    }
-    saved = errno;
-    if (close(fd) != 0 && ok) {
-      ok = FALSE;
-      saved = errno;
-    }
-    if (ok && g_rename(tmp, path) != 0) {
-      ok = FALSE;
-      saved = errno;
-    }
-    if (!ok)
-      g_unlink(tmp);
-  }
-  if (!ok)
+  if (fd < 0) {
+    int saved = errno;
     g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot write %s: %s", path,
                 g_strerror(saved));
-  g_free(tmp);
+    g_free(tmp);
+    return NULL;
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  if (fchmod(fd, 0666 & ~mask) != 0) {
+    /* keep the private mode: not worth failing for */
+  }
+  ScenFileOut *f = g_new0(ScenFileOut, 1);
+  f->path = g_strdup(path);
+  f->tmp = tmp;
+  f->fd = fd;
+  f->buf = g_string_new(NULL);
+  return f;
+}
+
+/* Writes the buffer out; errno on failure. */
+static gboolean flush(ScenFileOut *f) {
+  gsize done = 0;
+  while (done < f->buf->len) {
+    ssize_t w = write(f->fd, f->buf->str + done, f->buf->len - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return FALSE;
+    done += (gsize)w;
+  }
+  g_string_truncate(f->buf, 0);
+  return TRUE;
+}
+
+void scen_file_out_abort(ScenFileOut *f) {
+  if (f == NULL)
+    return;
+  close(f->fd);
+  g_unlink(f->tmp);
+  g_string_free(f->buf, TRUE);
+  g_free(f->tmp);
+  g_free(f->path);
+  g_free(f);
+}
+
+gboolean scen_file_out_write(ScenFileOut *f, const char *data, gsize len, GError **error) {
+  g_string_append_len(f->buf, data, (gssize)len);
+  if (f->buf->len < (1u << 20) || flush(f))
+    return TRUE;
+  int saved = errno;
+  g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot write %s: %s", f->path,
+              g_strerror(saved));
+  return FALSE;
+}
+
+gboolean scen_file_out_commit(ScenFileOut *f, GError **error) {
+  gboolean ok = flush(f);
+  int saved = errno;
+  if (close(f->fd) != 0 && ok) {
+    ok = FALSE;
+    saved = errno;
+  }
+  f->fd = -1;
+  if (ok && g_rename(f->tmp, f->path) != 0) {
+    ok = FALSE;
+    saved = errno;
+  }
+  if (!ok) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot write %s: %s", f->path,
+                g_strerror(saved));
+    g_unlink(f->tmp);
+  }
+  g_string_free(f->buf, TRUE);
+  g_free(f->tmp);
+  g_free(f->path);
+  g_free(f);
   return ok;
 }
 
-static void append_cell(GString *s, double x) {
-  if (isnan(x))
-    return; /* empty cell: not applicable (regression accuracy, empty test set) */
-  char *v = scen_format_double(x);
-  g_string_append(s, v);
-  g_free(v);
-}
-
-static GString *metrics_csv(const ScenRunOutput *o) {
-  GString *s = g_string_new("round,node,train_loss,test_loss,test_accuracy\n");
-  for (guint i = 0; i < o->n_metrics; i++) {
-    const ProtoMetric *m = &o->metrics[i];
-    g_string_append_printf(s, "%u,%u,", m->step, m->node);
-    append_cell(s, m->train_loss);
-    g_string_append_c(s, ',');
-    append_cell(s, m->test_loss);
-    g_string_append_c(s, ',');
-    append_cell(s, m->test_accuracy);
-    g_string_append_c(s, '\n');
+gboolean scen_write_file(const char *path, const char *data, gsize len, GError **error) {
+  ScenFileOut *f = scen_file_out_new(path, error);
+  if (f == NULL)
+    return FALSE;
+  /* Straight through: one write(2) of the whole, as before the buffer. */
+  if (!scen_file_out_write(f, data, len, error)) {
+    scen_file_out_abort(f);
+    return FALSE;
   }
-  return s;
+  return scen_file_out_commit(f, error);
 }
 
 static void num(JsonBuilder *jb, const char *key, double x) {
@@ -126,7 +168,7 @@ static void curve(JsonBuilder *jb, const ScenRunOutput *o, double final[3]) {
   json_builder_end_array(jb);
 }
 
-static char *summary_json(const ScenConfig *c, const ScenRunOutput *o) {
+JsonNode *scen_point_summary(const ScenConfig *c, const ScenRunOutput *o) {
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_object(jb);
   str(jb, "name", c->name);
@@ -186,13 +228,10 @@ static char *summary_json(const ScenConfig *c, const ScenRunOutput *o) {
   json_builder_add_value(jb, json_node_copy(o->privacy_summary));
   json_builder_end_object(jb);
   JsonNode *root = json_builder_get_root(jb);
-  char *text = sim_json_write(root, 1);
-  json_node_unref(root);
   g_object_unref(jb);
-  char *out = g_strconcat(text, "\n", NULL);
-  g_free(text);
-  return out;
+  return root;
 }
+
 
 static gboolean write_in(const char *dir, const char *name, const char *data, gsize len,
                          GError **error) {
@@ -203,7 +242,8 @@ static gboolean write_in(const char *dir, const char *name, const char *data, gs
 }
 
 gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *resolved_ini,
-                          const ScenRunOutput *o, gboolean plots, GError **error) {
+                          const ScenRunOutput *o, JsonNode *summary, gboolean plots,
+                          GError **error) {
   if (g_mkdir_with_parents(dir, 0777) != 0) {
     g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot create %s: %s", dir,
                 g_strerror(errno));
@@ -213,14 +253,12 @@ gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *reso
   char *sum = g_build_filename(dir, "summary.json", NULL);
   g_unlink(sum);
   g_free(sum);
-  GString *m = metrics_csv(o);
+  GString *m = g_string_new(SCEN_METRICS_CSV_COLUMNS "\n");
+  scen_metrics_csv_rows(m, NULL, c->seed, o->metrics, o->n_metrics);
   gboolean ok = write_in(dir, "metrics.csv", m->str, m->len, error);
   g_string_free(m, TRUE);
   if (ok) {
-    GString *p = g_string_new(
-        o->privacy_unresolved
-            ? "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status\n"
-            : "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp\n");
+    GString *p = g_string_new(SCEN_PRIVACY_CSV_COLUMNS "\n");
     g_string_append_len(p, o->privacy_csv->str, (gssize)o->privacy_csv->len);
     ok = write_in(dir, "privacy.csv", p->str, p->len, error);
     g_string_free(p, TRUE);
@@ -228,9 +266,11 @@ gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *reso
   ok = ok && write_in(dir, "scenario.resolved.ini", resolved_ini, strlen(resolved_ini), error);
   ok = ok && (!plots || scen_plot_point(dir, c, o, error));
   if (ok) {
-    char *s = summary_json(c, o);
+    char *text = sim_json_write(summary, 1);
+    char *s = g_strconcat(text, "\n", NULL);
     ok = write_in(dir, "summary.json", s, strlen(s), error);
     g_free(s);
+    g_free(text);
   }
   return ok;
 }

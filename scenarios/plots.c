@@ -214,3 +214,156 @@ gboolean scen_plot_point(const char *dir, const ScenConfig *c, const ScenRunOutp
   }
   return ok;
 }
+
+/* ---- A sweep's figures (moved here unchanged from the sweep runner) ---- */
+
+gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError **error) {
+  const GPtrArray *axes = r->axes;
+  const ScenAggregate *ag = r->ag;
+  const GArray *groups = ag->groups;
+  gint seed_axis = ag->seed_axis, noise_axis = ag->noise_axis;
+  const ScenConfig *c0 = r->cfg[0];
+  gboolean ok = TRUE;
+  char *path;
+  guint *items = g_new0(guint, MAX(axes->len, 1));
+  /* Figures: loss curves (bands over seeds), final loss against epsilon. */
+  gboolean has_curves = FALSE;
+  for (guint gi = 0; gi < groups->len; gi++)
+    has_curves |= g_array_index(groups, ScenGroup, gi).n_rounds > 0;
+  if (c0->plots && has_curves) {
+    /* Panels: the noise axis when there is one (a privacy level per panel). */
+    guint n_panels = 1;
+    const ScenSweepAxis *pax = noise_axis >= 0 ? g_ptr_array_index(axes, noise_axis) : NULL;
+    if (pax)
+      n_panels = MIN(pax->n_items, 16);
+    GPtrArray **panels = g_new0(GPtrArray *, n_panels);
+    char **titles = g_new0(char *, n_panels + 1);
+    for (guint pn = 0; pn < n_panels; pn++) {
+      panels[pn] = g_ptr_array_new_with_free_func(free_curve);
+      titles[pn] = pax ? g_strdup_printf("%s = %s", pax->key, pax->items[pn]) : NULL;
+    }
+    for (guint gi = 0; gi < groups->len; gi++) {
+      const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
+      scen_sweep_point(axes, g->first, items);
+      guint pn = pax ? items[noise_axis] : 0;
+      if (pn >= n_panels || g->n_rounds == 0)
+        continue;
+      ScenCurve *cv = g_new0(ScenCurve, 1);
+      GString *label = g_string_new(NULL);
+      for (guint a = 0; a < axes->len; a++) {
+        if ((gint)a == seed_axis || (gint)a == noise_axis)
+          continue;
+        const ScenSweepAxis *x = g_ptr_array_index(axes, a);
+        g_string_append_printf(label, "%s%s", label->len ? ", " : "", x->items[items[a]]);
+      }
+      cv->label = g_string_free(label, FALSE);
+      if (cv->label[0] == '\0') {
+        g_free(cv->label);
+        cv->label = NULL;
+      }
+      cv->n = g->n_rounds;
+      cv->x = g_memdup2(g->round, cv->n * sizeof(double));
+      cv->y = g_memdup2(g->test_mean, cv->n * sizeof(double));
+      cv->lo = g_memdup2(g->test_lo, cv->n * sizeof(double));
+      cv->hi = g_memdup2(g->test_hi, cv->n * sizeof(double));
+      g_ptr_array_add(panels[pn], cv);
+    }
+    path = g_build_filename(r->out_dir, "loss.svg", NULL);
+    char *title = g_strdup_printf("%s: mean test loss over nodes; band: 95%% CI over %u seed%s",
+                                  c0->name, g_array_index(groups, ScenGroup, 0).n,
+                                  g_array_index(groups, ScenGroup, 0).n == 1 ? "" : "s");
+    ok = scen_plot_lines(path, title, n_panels, (const char *const *)titles, panels, "round",
+                         "test loss", FALSE, TRUE, error);
+    if (ok)
+      g_ptr_array_add(figures, g_strdup(path));
+    g_free(title);
+    g_free(path);
+    for (guint pn = 0; pn < n_panels; pn++)
+      g_ptr_array_unref(panels[pn]);
+    g_free(panels);
+    g_strfreev(titles);
+
+    /* Final loss against epsilon: one line per setting of the other axes. */
+    GPtrArray *lines = g_ptr_array_new_with_free_func(free_curve);
+    GHashTable *line_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    double eps_lo = INFINITY, eps_hi = 0;
+    for (guint gi = 0; gi < groups->len; gi++) {
+      double e = r->res[g_array_index(groups, ScenGroup, gi).first]->max_eps;
+      if (isfinite(e) && e > 0) {
+        eps_lo = MIN(eps_lo, e);
+        eps_hi = MAX(eps_hi, e);
+      }
+    }
+    if (isfinite(eps_lo) && eps_hi <= eps_lo * 1.01) {
+      /* One privacy level: give the axis some room around it. */
+      eps_lo /= 2;
+      eps_hi *= 2;
+    }
+    for (guint gi = 0; gi < groups->len && isfinite(eps_lo); gi++) {
+      const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
+      double g_eps = r->res[g->first]->max_eps;
+      scen_sweep_point(axes, g->first, items);
+      GString *label = g_string_new(NULL);
+      for (guint a = 0; a < axes->len; a++) {
+        if ((gint)a == seed_axis || (gint)a == noise_axis)
+          continue;
+        const ScenSweepAxis *x = g_ptr_array_index(axes, a);
+        g_string_append_printf(label, "%s%s", label->len ? ", " : "", x->items[items[a]]);
+      }
+      gpointer li;
+      ScenCurve *cv;
+      if (g_hash_table_lookup_extended(line_of, label->str, NULL, &li)) {
+        cv = g_ptr_array_index(lines, GPOINTER_TO_UINT(li));
+        g_string_free(label, TRUE);
+      } else {
+        cv = g_new0(ScenCurve, 1);
+        cv->label = g_strdup(label->str[0] ? label->str : "all");
+        cv->markers = TRUE;
+        cv->errorbars = TRUE;
+        g_hash_table_insert(line_of, g_string_free(label, FALSE), GUINT_TO_POINTER(lines->len));
+        g_ptr_array_add(lines, cv);
+      }
+      if (!isfinite(g_eps)) {
+        /* No finite epsilon (no noise): a dashed reference line. */
+        if (cv->n == 0) {
+          cv->dashed = TRUE;
+          cv->markers = FALSE;
+          cv->n = 2;
+          cv->x = g_new(double, 2);
+          cv->y = g_new(double, 2);
+          cv->x[0] = eps_lo;
+          cv->x[1] = eps_hi;
+          cv->y[0] = cv->y[1] = g->final_mean;
+          cv->errorbars = FALSE;
+        }
+        continue;
+      }
+      cv->x = g_renew(double, cv->x, cv->n + 1);
+      cv->y = g_renew(double, cv->y, cv->n + 1);
+      cv->lo = g_renew(double, cv->lo, cv->n + 1);
+      cv->hi = g_renew(double, cv->hi, cv->n + 1);
+      cv->x[cv->n] = g_eps;
+      cv->y[cv->n] = g->final_mean;
+      cv->lo[cv->n] = g->final_lo;
+      cv->hi[cv->n] = g->final_hi;
+      cv->n++;
+    }
+    g_hash_table_unref(line_of);
+    if (ok && lines->len > 0 && noise_axis >= 0) {
+      path = g_build_filename(r->out_dir, "loss_vs_epsilon.svg", NULL);
+      char *xl = g_strdup_printf("epsilon at delta = %g (%s, collusion %s)", c0->delta,
+                                 priv_trust_name(c0->trust[0]), c0->collusions[0].name);
+      const char *pt[] = {NULL};
+      char *title2 = g_strdup_printf("%s: final test loss (mean, 95%% CI over seeds)", c0->name);
+      ok = scen_plot_lines(path, title2, 1, pt, &lines, xl, "final test loss", TRUE, TRUE, error);
+      if (ok)
+        g_ptr_array_add(figures, g_strdup(path));
+      g_free(title2);
+      g_free(xl);
+      g_free(path);
+    }
+    g_ptr_array_unref(lines);
+  }
+  g_free(items);
+  return ok;
+}

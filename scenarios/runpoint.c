@@ -61,7 +61,7 @@ static gboolean hook_finished(const ScenConfig *c, const ScenRunContext *ctx, Pr
     ScenPrivacyResult p = {.collusion = col->name,
                            .attackers = col->nodes,
                            .n_attackers = col->n_nodes,
-                           .trust = priv_trust_name(c->trust[r0->trust]),
+                           .trust = c->trust[r0->trust],
                            .delta = c->delta,
                            .n_victims = k - i,
                            .victims = victims + i,
@@ -101,7 +101,7 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   gboolean ok = FALSE;
 
   if (scen_cancelled()) {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_CANCELLED, "cancelled");
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_CANCELLED, "cancelled");
     goto out;
   }
   if (C == NULL && c->shape.kind == PRIV_PROTOCOL_MFDSGD && !c->nonprivate) {
@@ -182,9 +182,9 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   if (!proto_observed_run_run(orun, error))
     goto out;
   proto_run_get_stats(run, &out->stats);
-  out->T = proto_run_steps(run);
-  out->k = proto_run_epochs(run);
-  out->b = proto_run_batches(run);
+  out->T = proto_context_steps(proto_run_context(run));
+  out->k = proto_context_epochs(proto_run_context(run));
+  out->b = proto_context_batches(proto_run_context(run));
   out->has_task = c->has_task;
   gsize nm = 0;
   const ProtoMetric *m = proto_run_metrics(run, &nm);
@@ -198,6 +198,11 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
     goto out;
   ok = TRUE;
 out:
+  if (!ok && error && g_error_matches(*error, PROTO_ERROR, PROTO_ERROR_CANCELLED)) {
+    /* The run stopped at scen_cancel's request: the scenarios' own code. */
+    g_clear_error(error);
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_CANCELLED, "cancelled");
+  }
   proto_observed_run_free(orun);
   topo_schedule_free(sched);
   g_free(spec);

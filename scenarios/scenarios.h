@@ -8,12 +8,15 @@
  * Relative paths resolve against the scenario file's folder.
  *
  * Outputs of a run (one point): summary.json (written last: its presence
- * means the point is complete), metrics.csv (round, node, train_loss,
- * test_loss, test_accuracy), privacy.csv (collusion, trust, victim, distance,
- * sensitivity, mu, rdp, epsilon, muffliato_rdp), scenario.resolved.ini (every
+ * means the point is complete), metrics.csv (SCEN_METRICS_CSV_COLUMNS),
+ * privacy.csv (SCEN_PRIVACY_CSV_COLUMNS), scenario.resolved.ini (every
  * default filled in, absolute paths: running it reproduces the run byte for
- * byte), and SVG figures. A sweep writes each point into points/NAME/ and the
- * aggregates (mean and 95% confidence band over seeds) at the top. Every file
+ * byte), and SVG figures. A sweep writes each point into points/NAME/ and at
+ * the top: points.csv (one row per point), groups.csv and aggregate.csv
+ * (means and 95% confidence bands over seeds; one epsilon_TRUST_COLLUSION
+ * column per accounting, the worst victim's), and privacy.csv and
+ * metrics.csv: every point's rows after its name and its values on the
+ * axes but the seed (columns named section.key), one tidy table each. Every file
  * goes through a temporary name renamed into place; no output holds a
  * wall-clock time, so equal scenarios and seeds give byte-identical files.
  *
@@ -35,6 +38,7 @@ typedef enum {
   SCEN_ERROR_INVALID, /* the scenario has problems (the message lists them) */
   SCEN_ERROR_IO,      /* an output cannot be written */
   SCEN_ERROR_FAILED,  /* some points failed (the message says which) */
+  SCEN_ERROR_CANCELLED, /* scen_cancel stopped the run (run again to resume) */
 } ScenError;
 
 typedef struct ScenScenario ScenScenario;
@@ -97,7 +101,7 @@ typedef struct {
   const char *collusion;   /* [collusion] name */
   const guint *attackers;  /* the set's nodes */
   guint n_attackers;
-  const char *trust;       /* "ldp", "pndp", "secldp" (priv_trust_name) */
+  PrivTrust trust;
   double delta;            /* of epsilon(delta) */
   guint n_victims;
   const guint *victims;
@@ -168,10 +172,83 @@ void scen_run_report_clear(ScenRunReport *r);
  * (graph generation is not thread-safe).
  * @report: (out) (optional): filled on success and on SCEN_ERROR_FAILED.
  * Errors: SCEN_ERROR_INVALID, SCEN_ERROR_IO, SCEN_ERROR_FAILED (some points
- * failed; the others are written), PROTO_ERROR_CANCELLED after scen_cancel.
+ * failed; the others are written), SCEN_ERROR_CANCELLED after scen_cancel.
  */
 gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunReport *report,
                            GError **error);
+
+/* ---- Tidy tables (tables.c): one row per observation, one writer for
+ * `dpgossip run` and `dpgossip account --format csv` ---- */
+
+/**
+ * SCEN_PRIVACY_CSV_COLUMNS: the columns of a privacy table, one row per
+ * (collusion set, trust model, victim): collusion (the set's name; the
+ * members for `account`), trust (ldp, pndp, secldp), victim (node id),
+ * distance (hops to the nearest attacker, empty when unreachable),
+ * sensitivity, mu (mu-GDP), rdp (Renyi DP at alpha), epsilon (at delta),
+ * muffliato_rdp (Muffliato's bound when asked, else empty), status
+ * (protected, unprotected: seen without noise, unresolved: no number could
+ * be given; both have inf in the numeric columns), attackers (members joined
+ * by '+'), alpha, delta, path (structured or observer), seed. Always every
+ * column, whatever the values.
+ */
+#define SCEN_PRIVACY_CSV_COLUMNS                                                               \
+  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers," \
+  "alpha,delta,path,seed"
+
+/**
+ * SCEN_METRICS_CSV_COLUMNS: the columns of a metrics table: one row per
+ * (evaluated round, node), then a row with node = "mean" holding the means
+ * over the nodes of that round (summary.json's curve); test_accuracy is
+ * empty for regression.
+ */
+#define SCEN_METRICS_CSV_COLUMNS "round,node,train_loss,test_loss,test_accuracy,seed"
+
+/** What every row of one accounting shares (strings borrowed). */
+typedef struct {
+  const char *prefix;    /* nullable: written first on each row (e.g. a sweep's axis cells
+                          * with their trailing ',') */
+  const char *collusion; /* the set's name */
+  const char *attackers; /* members joined by '+' */
+  PrivTrust trust;
+  const char *path;      /* "structured" or "observer" */
+  guint64 seed;
+} ScenPrivacyCsvSet;
+
+/**
+ * scen_privacy_csv_rows: appends one SCEN_PRIVACY_CSV_COLUMNS row per victim
+ * of @r to @s; @muff (nullable) is Muffliato's bound indexed by node. alpha
+ * and delta come from @r. O(victims).
+ */
+void scen_privacy_csv_rows(GString *s, const ScenPrivacyCsvSet *set, const PrivReport *r,
+                           const double *muff);
+
+/**
+ * scen_metrics_csv_rows: appends the SCEN_METRICS_CSV_COLUMNS rows of
+ * @rows (sorted by round, then node) to @s, each round followed by its
+ * "mean" row; @prefix (nullable) starts every row. O(@n_rows).
+ */
+void scen_metrics_csv_rows(GString *s, const char *prefix, guint64 seed, const ProtoMetric *rows,
+                           gsize n_rows);
+
+/** "protected", "unprotected" or "unresolved" (the status column). */
+const char *scen_privacy_victim_status(const PrivVictim *v);
+/** @nodes joined by '+' ("0+5"; the attackers column). (g_free) */
+char *scen_privacy_members_label(const guint *nodes, guint n);
+/** Appends @v as a CSV cell, quoted when it holds a comma, quote or newline. */
+void scen_csv_text(GString *s, const char *v);
+/** Appends @x in its shortest round-trip form ("inf" when infinite); nothing for NaN. */
+void scen_csv_number(GString *s, double x);
+
+/** Above this epsilon a guarantee is reported as "no meaningful protection". */
+#define SCEN_EPSILON_MEANINGFUL 10
+
+/**
+ * scen_privacy_epsilon_note: what @epsilon (at @delta) means for a user when
+ * it offers no meaningful protection (above SCEN_EPSILON_MEANINGFUL, or
+ * inf), as one sentence; NULL otherwise. (g_free) O(1).
+ */
+char *scen_privacy_epsilon_note(double epsilon, double delta);
 
 /* ---- Sweeps across the ranks of an MPI job (sweep_mpi.c) ---- */
 
@@ -259,7 +336,7 @@ gboolean scen_scenario_run_mpi(ScenScenario *sc, const ScenRunOptions *opt,
 
 /**
  * scen_cancel: makes running and pending points stop (the current runs end
- * with PROTO_ERROR_CANCELLED, no file of theirs is left looking complete).
+ * with SCEN_ERROR_CANCELLED, no file of theirs is left looking complete).
  * Async-signal-safe: only sets a flag. scen_cancel_reset clears it.
  */
 void scen_cancel(void);

@@ -108,10 +108,6 @@ const ScenKeyInfo *scen_schema_keys(guint *n) {
   return keys;
 }
 
-const char *const *scen_schema_sections(void) {
-  return sections;
-}
-
 static const char *family(const char *section) {
   if (g_str_has_prefix(section, "collusion.") && section[10] != '\0')
     return "collusion.*";

@@ -45,8 +45,6 @@ typedef struct {
 
 /* The table, in the order the resolved file lists it. */
 const ScenKeyInfo *scen_schema_keys(guint *n);
-/* The known section names ("collusion.*" for the family), NULL-terminated. */
-const char *const *scen_schema_sections(void);
 /* The entry of section.key (any [collusion.NAME] maps to collusion.*), or NULL. */
 const ScenKeyInfo *scen_schema_find(const char *section, const char *key);
 /* TRUE for a known section (including collusion.NAME with a non-empty NAME, and sweep). */

@@ -8,7 +8,7 @@
 #ifndef DPG_SIM_BUS_INTERNAL_H
 #define DPG_SIM_BUS_INTERNAL_H
 
-#include "sim/sim.h"
+#include "sim/bus.h"
 
 /* The tx_countdown of a bus without transmission subscribers: 2^64 - 1
  * transmissions never happen, so it never reaches 0. */

@@ -9,6 +9,8 @@
  * countdown: see sim_bus_subscribe_sampled); events for subscribers are built
  * out of line.
  */
+#include "sim/engine.h"
+
 #include "sim/bus_internal.h"
 #include "sim/link_internal.h"
 #include "sim/message_internal.h"

@@ -8,7 +8,7 @@
 #ifndef DPG_SIM_LINK_INTERNAL_H
 #define DPG_SIM_LINK_INTERNAL_H
 
-#include "sim/sim.h"
+#include "sim/link.h"
 
 /* Link parameters with the constant latency pre-converted to nanoseconds. */
 typedef struct {

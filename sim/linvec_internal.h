@@ -6,7 +6,7 @@
 #ifndef DPG_SIM_LINVEC_INTERNAL_H
 #define DPG_SIM_LINVEC_INTERNAL_H
 
-#include "sim/sim.h"
+#include "sim/linvec.h"
 
 /*
  * One half of a provenance row (gradient slots or noise variables).

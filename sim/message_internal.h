@@ -2,7 +2,7 @@
 #ifndef DPG_SIM_MESSAGE_INTERNAL_H
 #define DPG_SIM_MESSAGE_INTERNAL_H
 
-#include "sim/sim.h"
+#include "sim/message.h"
 
 struct SimMessage {
   guint ref_count;

@@ -24,7 +24,7 @@
 
 #include <string.h>
 
-#include "sim/sim.h"
+#include "sim/queue.h"
 
 typedef struct {
   SimTime time;

@@ -5,7 +5,7 @@
 #ifndef DPG_SIM_RNG_INTERNAL_H
 #define DPG_SIM_RNG_INTERNAL_H
 
-#include "sim/sim.h"
+#include "sim/rng.h"
 
 /* streams[purpose] is NULL until that purpose is first used, then n_nodes + 1
  * records (index n_nodes: the SIM_NODE_NONE stream) of `stride` bytes: a

@@ -1,17 +1,26 @@
 /*
- * topologies/load.c: SNAP-style edge-list loader.
+ * topologies/load.c: graph files. Edge lists (SNAP style: whitespace or
+ * commas, '#' comments, an optional third weight column; CSV with an
+ * optional header) are parsed here, with FILE:LINE errors; GraphML, GML and
+ * Pajek go through igraph's readers.
  *
  * Nodes labelled exactly 0..n-1 keep their labels; any other labelling is
  * renumbered by first appearance so that a file's numbering is reproducible
  * without a separate node list; the reference figures of the paper use
  * exactly that numbering (facebook-ego-414-lcc.edges from the raw SNAP file).
  */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <glib/gstdio.h>
 
 #include "topologies/internal.h"
 
+/* Fields of an edge list are separated by blanks or commas (CSV). */
 static gboolean is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' || c == ',';
 }
 
 /* Parse one token [s, s+len) as a label; FALSE with a message on failure. */
@@ -93,104 +102,347 @@ const TopoLoadReport *topo_graph_load_report(const TopoGraph *g) {
   return g->loaded ? &g->load : NULL;
 }
 
-TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error) {
-  if (path == NULL) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "edge list path is NULL");
-    return NULL;
+static const struct {
+  const char *name;
+  TopoGraphFormat format;
+} format_names[] = {{"auto", TOPO_FORMAT_AUTO}, {"edges", TOPO_FORMAT_EDGES},
+                    {"csv", TOPO_FORMAT_CSV},   {"graphml", TOPO_FORMAT_GRAPHML},
+                    {"gml", TOPO_FORMAT_GML},   {"pajek", TOPO_FORMAT_PAJEK}};
+
+gboolean topo_graph_format_parse(const char *name, TopoGraphFormat *out, GError **error) {
+  for (guint i = 0; name != NULL && i < G_N_ELEMENTS(format_names); i++)
+    if (g_ascii_strcasecmp(name, format_names[i].name) == 0) {
+      *out = format_names[i].format;
+      return TRUE;
+    }
+  char *shown = spec_escape(name ? name : "", -1);
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+              "unknown graph format '%s' (valid: auto, edges, csv, graphml, gml, pajek)", shown);
+  g_free(shown);
+  return FALSE;
+}
+
+const char *topo_graph_format_name(TopoGraphFormat format) {
+  for (guint i = 0; i < G_N_ELEMENTS(format_names); i++)
+    if (format_names[i].format == format)
+      return format_names[i].name;
+  return "?";
+}
+
+/* The format a file's extension names; edges for any other. */
+static TopoGraphFormat format_of_path(const char *path) {
+  static const struct {
+    const char *ext;
+    TopoGraphFormat format;
+  } exts[] = {{".graphml", TOPO_FORMAT_GRAPHML}, {".xml", TOPO_FORMAT_GRAPHML},
+              {".gml", TOPO_FORMAT_GML},         {".net", TOPO_FORMAT_PAJEK},
+              {".paj", TOPO_FORMAT_PAJEK},       {".pajek", TOPO_FORMAT_PAJEK},
+              {".csv", TOPO_FORMAT_CSV}};
+  char *lower = g_ascii_strdown(path, -1);
+  TopoGraphFormat f = TOPO_FORMAT_EDGES;
+  for (guint i = 0; i < G_N_ELEMENTS(exts); i++)
+    if (g_str_has_suffix(lower, exts[i].ext))
+      f = exts[i].format;
+  g_free(lower);
+  return f;
+}
+
+/* What a file gives before the graph is built: n nodes, edges as pairs
+ * (loops already counted and dropped), the weights seen. */
+typedef struct {
+  guint n;
+  GArray *edges; /* guint pairs */
+  TopoLoadReport report;
+  gboolean weighted;    /* a weight was given */
+  double weight;        /* the first weight */
+  gsize weight_line;    /* where (0: not a line: an igraph format) */
+  double other;         /* a weight != weight, when weights_differ */
+  gsize other_line;
+  gboolean weights_differ;
+} Parsed;
+
+/* A weight: every weight is recorded, the first different one with its line. */
+static void note_weight(Parsed *p, double w, gsize line) {
+  if (!p->weighted) {
+    p->weighted = TRUE;
+    p->weight = w;
+    p->weight_line = line;
+  } else if (w != p->weight && !p->weights_differ) {
+    p->weights_differ = TRUE;
+    p->other = w;
+    p->other_line = line;
   }
-  char *text = NULL;
-  gsize size = 0;
-  GError *local = NULL;
-  if (!spec_file_read(path, &text, &size, &local)) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_IO, "cannot read edge list: %s", local->message);
-    g_error_free(local);
-    return NULL;
+}
+
+/* Parses one weight token [s, s+len): a finite number. */
+static gboolean parse_weight(const char *path, gsize line, const char *s, gsize len, double *out,
+                             GError **error) {
+  char *t = g_strndup(s, len), *end = NULL;
+  double w = g_ascii_strtod(t, &end);
+  gboolean ok = end != t && *end == '\0' && isfinite(w);
+  if (!ok) {
+    char *shown = spec_escape(t, -1);
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+                "%s:%" G_GSIZE_FORMAT ": edge weight '%s' is not a finite number", path, line,
+                shown);
+    g_free(shown);
   }
+  g_free(t);
+  *out = w;
+  return ok;
+}
+
+/* The edge-list formats (edges, csv): "u v" or "u v weight" per line. A CSV
+ * file may start with a header line ("source,target,weight"). */
+static gboolean parse_edge_list(const char *path, const char *text, gsize size, gboolean csv,
+                                Parsed *p, GError **error) {
   GHashTable *ids = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-  GArray *edges = g_array_new(FALSE, FALSE, sizeof(guint));
   guint next = 0;
-  TopoGraph *g = NULL;
-  TopoLoadReport report = {0};
   gsize line = 0;
-  const char *p = text, *end = text + size;
-  while (p < end) {
+  gboolean ok = TRUE, content = FALSE;
+  int fields = 0; /* 2 or 3, from the first edge */
+  gsize fields_line = 0;
+  const char *q = text, *end = text + size;
+  while (ok && q < end) {
     line++;
-    const char *eol = memchr(p, '\n', (gsize)(end - p));
+    const char *eol = memchr(q, '\n', (gsize)(end - q));
     if (eol == NULL)
       eol = end;
-    const char *hash = memchr(p, '#', (gsize)(eol - p));
+    const char *hash = memchr(q, '#', (gsize)(eol - q));
     const char *stop = hash != NULL ? hash : eol;
     const char *tok[3];
     gsize len[3];
     int nt = 0;
-    for (const char *q = p; q < stop;) {
-      while (q < stop && is_space(*q))
-        q++;
-      if (q == stop)
+    for (const char *c = q; c < stop;) {
+      while (c < stop && is_space(*c))
+        c++;
+      if (c == stop)
         break;
-      const char *t = q;
-      while (q < stop && !is_space(*q))
-        q++;
+      const char *t = c;
+      while (c < stop && !is_space(*c))
+        c++;
       if (nt < 3) {
         tok[nt] = t;
-        len[nt] = (gsize)(q - t);
+        len[nt] = (gsize)(c - t);
       }
       nt++;
     }
+    q = eol + 1;
+    if (nt == 0)
+      continue;
+    gboolean first = !content;
+    content = TRUE;
+    /* A CSV header names its columns: its first field is no node label. */
+    if (first && csv && (tok[0][0] < '0' || tok[0][0] > '9'))
+      continue;
     if (nt == 1) {
       char *shown = spec_escape(tok[0], (gssize)MIN(len[0], 64));
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
                   "%s:%" G_GSIZE_FORMAT ": only one token '%s', expected two node labels "
-                  "'u v'",
+                  "'u v' (and an optional weight)",
                   path, line, shown);
       g_free(shown);
-      goto out;
+      ok = FALSE;
+      break;
     }
-    if (nt >= 3) {
+    if (nt > 3) {
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "%s:%" G_GSIZE_FORMAT ": %d tokens, expected two node labels 'u v' "
-                  "(weighted edge lists are not supported)",
-                  path, line, nt);
-      goto out;
+                  "%s:%" G_GSIZE_FORMAT ": %d tokens, expected 'u v' or 'u v weight'", path,
+                  line, nt);
+      ok = FALSE;
+      break;
     }
-    if (nt == 2) {
-      guint64 a, b;
-      guint ia, ib;
-      if (!parse_label(path, line, tok[0], len[0], &a, error) ||
-          !parse_label(path, line, tok[1], len[1], &b, error) ||
-          !intern_label(ids, a, &next, &ia, path, line, error) ||
-          !intern_label(ids, b, &next, &ib, path, line, error))
-        goto out;
-      if (ia != ib) {
-        g_array_append_val(edges, ia);
-        g_array_append_val(edges, ib);
-      } else {
-        report.self_loops++;
-      }
+    /* Weights on some lines only: a file cut and pasted from two sources. */
+    if (fields == 0) {
+      fields = nt;
+      fields_line = line;
+    } else if (nt != fields) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+                  "%s:%" G_GSIZE_FORMAT ": %d tokens, but line %" G_GSIZE_FORMAT " has %d: "
+                  "give every edge a weight ('u v weight') or none ('u v')",
+                  path, line, nt, fields_line, fields);
+      ok = FALSE;
+      break;
     }
-    p = eol + 1;
+    guint64 a, b;
+    guint ia, ib;
+    double w = 0;
+    ok = parse_label(path, line, tok[0], len[0], &a, error) &&
+         parse_label(path, line, tok[1], len[1], &b, error) &&
+         (nt < 3 || parse_weight(path, line, tok[2], len[2], &w, error)) &&
+         intern_label(ids, a, &next, &ia, path, line, error) &&
+         intern_label(ids, b, &next, &ib, path, line, error);
+    if (!ok)
+      break;
+    if (nt == 3)
+      note_weight(p, w, line);
+    if (ia != ib) {
+      g_array_append_val(p->edges, ia);
+      g_array_append_val(p->edges, ib);
+    } else {
+      p->report.self_loops++;
+    }
   }
-  if (edges->len == 0) {
+  if (ok) {
+    p->n = next;
+    p->report.renumbered = p->edges->len > 0 && !keep_dense_labels(ids, next, p->edges);
+  }
+  g_hash_table_unref(ids);
+  return ok;
+}
+
+/* The last igraph error's text, for the reader's message (igraph's parsers
+ * say what and where: "Parse error in GML file, line 3 ..."). Written under
+ * the module's igraph lock only. */
+static char igraph_reason[256];
+
+static void capture_error(const char *reason, const char *file, int line, igraph_error_t code) {
+  (void)file;
+  (void)line;
+  (void)code;
+  g_strlcpy(igraph_reason, reason ? reason : "", sizeof igraph_reason);
+  IGRAPH_FINALLY_FREE();
+}
+
+/* The numeric edge attribute igraph read the weights into, or NULL. */
+static const char *weight_attribute(const igraph_t *g) {
+  static const char *const names[] = {"weight", "value"};
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++)
+    if (igraph_cattribute_has_attr(g, IGRAPH_ATTRIBUTE_EDGE, names[i]))
+      return names[i];
+  return NULL;
+}
+
+/* GraphML, GML and Pajek through igraph's readers, with the C attribute
+ * handler set for the read alone so that edge weights can be seen (and the
+ * graph destroyed before it is unset). Nodes keep igraph's ids: the file's
+ * node order. */
+static gboolean read_igraph(const char *path, TopoGraphFormat format, Parsed *p,
+                            GError **error) {
+  FILE *f = g_fopen(path, "rb");
+  if (f == NULL) {
+    int saved = errno;
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_IO, "cannot read graph: %s: %s", path,
+                g_strerror(saved));
+    return FALSE;
+  }
+  TopoIgraphGuard guard;
+  topo_igraph_guard_begin(&guard);
+  igraph_set_error_handler(capture_error);
+  igraph_reason[0] = '\0';
+  igraph_attribute_table_t *old = igraph_set_attribute_table(&igraph_cattribute_table);
+  igraph_t g;
+  igraph_error_t rc = format == TOPO_FORMAT_GRAPHML ? igraph_read_graph_graphml(&g, f, 0)
+                      : format == TOPO_FORMAT_GML   ? igraph_read_graph_gml(&g, f)
+                                                    : igraph_read_graph_pajek(&g, f);
+  char reason[sizeof igraph_reason];
+  g_strlcpy(reason, igraph_reason, sizeof reason);
+  if (rc == IGRAPH_SUCCESS) {
+    const char *wname = weight_attribute(&g);
+    igraph_integer_t m = igraph_ecount(&g);
+    if (igraph_vcount(&g) > (igraph_integer_t)(G_MAXUINT / 2)) {
+      rc = IGRAPH_EOVERFLOW;
+      g_strlcpy(reason, "too many nodes", sizeof reason);
+    }
+    for (igraph_integer_t e = 0; rc == IGRAPH_SUCCESS && e < m; e++) {
+      guint u = (guint)IGRAPH_FROM(&g, e), v = (guint)IGRAPH_TO(&g, e);
+      if (wname != NULL)
+        note_weight(p, EAN(&g, wname, e), 0);
+      if (u == v) {
+        p->report.self_loops++;
+        continue;
+      }
+      g_array_append_val(p->edges, u);
+      g_array_append_val(p->edges, v);
+    }
+    p->n = (guint)igraph_vcount(&g);
+    igraph_destroy(&g);
+  }
+  igraph_set_attribute_table(old);
+  topo_igraph_guard_end(&guard);
+  fclose(f);
+  if (rc != IGRAPH_SUCCESS) {
+    const char *what = format == TOPO_FORMAT_GRAPHML ? "GraphML"
+                       : format == TOPO_FORMAT_GML   ? "GML"
+                                                     : "Pajek";
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "%s: not a valid %s file: %s", path, what,
+                reason[0] ? reason : igraph_strerror(rc));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Weights the gossip matrices cannot use are refused, unless the caller
+ * asked for the structure alone: dropping them silently would account and
+ * train on another matrix than the user's. Equal weights are no weighting. */
+static gboolean check_weights(const char *path, Parsed *p, gboolean ignore_weights,
+                              GError **error) {
+  p->report.weights_ignored = p->weights_differ;
+  if (!p->weights_differ || ignore_weights)
+    return TRUE;
+  char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd(a, sizeof a, "%g", p->weight);
+  g_ascii_formatd(b, sizeof b, "%g", p->other);
+  char *where = p->other_line > 0
+                    ? g_strdup_printf("%s:%" G_GSIZE_FORMAT, path, p->other_line)
+                    : g_strdup(path);
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+              "%s: edge weight %s differs from %s: the gossip matrices (uniform, metropolis, "
+              "maxdegree) are built from the graph's structure and cannot use edge weights; "
+              "load the structure alone (dpgossip: --ignore-weights), or give equal weights",
+              where, b, a);
+  g_free(where);
+  return FALSE;
+}
+
+TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboolean lcc,
+                                  gboolean ignore_weights, GError **error) {
+  if (path == NULL) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "edge list path is NULL");
+    return NULL;
+  }
+  if (format == TOPO_FORMAT_AUTO)
+    format = format_of_path(path);
+  Parsed p = {.edges = g_array_new(FALSE, FALSE, sizeof(guint))};
+  TopoGraph *g = NULL;
+  gboolean ok;
+  if (format == TOPO_FORMAT_EDGES || format == TOPO_FORMAT_CSV) {
+    char *text = NULL;
+    gsize size = 0;
+    GError *local = NULL;
+    ok = spec_file_read(path, &text, &size, &local);
+    if (!ok) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_IO, "cannot read edge list: %s", local->message);
+      g_error_free(local);
+    }
+    ok = ok && parse_edge_list(path, text, size, format == TOPO_FORMAT_CSV, &p, error);
+    g_free(text);
+  } else {
+    ok = read_igraph(path, format, &p, error);
+  }
+  ok = ok && check_weights(path, &p, ignore_weights, error);
+  if (ok && p.edges->len == 0) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_EMPTY,
                 "%s: no edge (only comments, blank lines or self-loops)", path);
-    goto out;
+    ok = FALSE;
   }
-  report.renumbered = !keep_dense_labels(ids, next, edges);
-  g = topo_graph_build(next, (const guint *)(void *)edges->data, edges->len / 2, error);
+  if (ok)
+    g = topo_graph_build(p.n, (const guint *)(void *)p.edges->data, p.edges->len / 2, error);
   if (g != NULL)
-    report.duplicates = edges->len / 2 - g->m;
+    p.report.duplicates = p.edges->len / 2 - g->m;
   if (g != NULL && lcc) {
     TopoGraph *c = topo_graph_largest_component(g, error);
     topo_graph_free(g);
     g = c;
   }
   if (g != NULL) {
-    g->load = report;
+    g->load = p.report;
     g->loaded = TRUE;
   }
-out:
-  g_array_unref(edges);
-  g_hash_table_unref(ids);
-  g_free(text);
+  g_array_unref(p.edges);
   return g;
+}
+
+TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error) {
+  return topo_graph_load_format(path, TOPO_FORMAT_AUTO, lcc, FALSE, error);
 }

@@ -131,8 +131,11 @@ TopoGraph *topo_graph_largest_component(const TopoGraph *g, GError **error);
 gboolean topo_graph_write_edges(const TopoGraph *g, const char *path, GError **error);
 
 /*
- * topo_graph_load: read a whitespace-separated edge list (SNAP format).
- * Format: one edge "u v" per line; '#' starts a comment (whole line or
+ * topo_graph_load: read a graph file, its format by extension
+ * (topo_graph_load_format with TOPO_FORMAT_AUTO, weights refused unless
+ * equal). The edge list (SNAP format):
+ * one edge "u v" per line (blanks or commas between fields, an optional
+ * weight third); '#' starts a comment (whole line or
  * trailing); blank lines allowed. Labels are non-negative decimal integers
  * (any value up to 2^64-1, leading zeros ignored). When the n labels are
  * exactly 0..n-1 they are kept as node ids (a 0-indexed file means what it
@@ -156,7 +159,46 @@ typedef struct {
   guint64 self_loops; /* "u u" lines dropped */
   guint64 duplicates; /* repeated edges (either orientation) dropped, copies beyond the first */
   gboolean renumbered; /* the labels were not exactly 0..n-1: renumbered by first appearance */
+  gboolean weights_ignored; /* unequal edge weights dropped (ignore_weights asked for it) */
 } TopoLoadReport;
+
+/* Graph file formats (topo_graph_load_format). */
+typedef enum {
+  TOPO_FORMAT_AUTO,    /* by extension: .graphml/.xml, .gml, .net/.paj/.pajek, .csv; else edges */
+  TOPO_FORMAT_EDGES,   /* "u v [weight]" per line, blanks or commas, '#' comments (SNAP) */
+  TOPO_FORMAT_CSV,     /* the same, and a first line that is no edge is a header */
+  TOPO_FORMAT_GRAPHML, /* igraph_read_graph_graphml (the first graph of the file) */
+  TOPO_FORMAT_GML,     /* igraph_read_graph_gml */
+  TOPO_FORMAT_PAJEK,   /* igraph_read_graph_pajek (.net) */
+} TopoGraphFormat;
+
+/* topo_graph_format_parse: "auto", "edges", "csv", "graphml", "gml" or
+ * "pajek" (any case). Errors: TOPO_ERROR_PARSE listing them. O(1). */
+gboolean topo_graph_format_parse(const char *name, TopoGraphFormat *out, GError **error);
+/* topo_graph_format_name: the name topo_graph_format_parse accepts. */
+const char *topo_graph_format_name(TopoGraphFormat format);
+
+/*
+ * topo_graph_load_format: topo_graph_load for any format (TOPO_FORMAT_AUTO:
+ * by the extension of @path). Edge lists and CSV are parsed as
+ * topo_graph_load says, with an optional third column: the edge's weight (a
+ * finite number). GraphML, GML and Pajek go through igraph's readers: nodes
+ * keep the file's order (ids 0..n-1, isolated nodes included), directed
+ * edges become undirected, self-loops and duplicates are dropped and
+ * counted; their weights are the numeric edge attribute "weight" (GML also
+ * "value").
+ * Weights: the gossip matrices are built from the structure alone, so
+ * unequal weights are refused (TOPO_ERROR_PARSE, FILE:LINE of the first
+ * weight that differs for edge lists) unless @ignore_weights, which loads
+ * the structure and records it (weights_ignored in the load report); equal
+ * weights are no weighting and are accepted.
+ * Errors: those of topo_graph_load; TOPO_ERROR_PARSE also for a GraphML,
+ *   GML or Pajek file igraph cannot read (igraph's reason, with its line
+ *   when it gives one).
+ * Complexity: O(file size + m log m).
+ */
+TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboolean lcc,
+                                  gboolean ignore_weights, GError **error);
 
 /*
  * topo_graph_load_report: for a graph returned by topo_graph_load (with or

@@ -117,8 +117,9 @@ def graph(g, *, lcc=False, gossip="uniform", exact=False, nodes=None):
     dict
         ``nodes``, ``edges``, ``degree`` (``min``, ``mean``, ``max``),
         ``diameter`` (None: infinite or not computed; then
-        ``diameter_note``), ``connected``, ``gossip``, ``spectral_gap``
-        (None: not computed, ``spectral_gap_note``), ``load`` (what loading
+        ``diameter_note``), ``connected``, ``components``, ``gossip``,
+        ``spectral_gap`` (0 when disconnected, None when not computed; then
+        ``spectral_gap_note``), ``load`` (what loading
         a file dropped, None otherwise) and ``edge_list``: the (m, 2) uint32
         array of edges (u < v, sorted) as ``--write-edges`` writes them.
     """
@@ -134,6 +135,7 @@ def graph(g, *, lcc=False, gossip="uniform", exact=False, nodes=None):
     if row["diameter_note"] is not None:
         out["diameter_note"] = row["diameter_note"]
     out["connected"] = bool(row["connected"])
+    out["components"] = int(row["components"])
     out["gossip"] = row["gossip"]
     out["spectral_gap"] = None if math.isnan(row["spectral_gap"]) else float(row["spectral_gap"])
     if row["spectral_gap_note"] is not None:
@@ -271,12 +273,15 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
     Returns
     -------
     pandas.DataFrame
-        One row per (attacker set, trust model, victim): ``trust``,
-        ``attackers`` (``"0+5"``), ``node``, ``distance`` (hops to the
-        nearest attacker, <NA> when unreachable), ``sensitivity``, ``mu``,
-        ``rdp``, ``epsilon`` (inf: unprotected), ``muffliato_rdp`` (with
-        ``compare``; NaN outside PNDP) and ``status`` (``protected``,
-        ``unprotected``, ``unresolved``). ``df.attrs`` holds the setting
+        One row per (attacker set, trust model, victim), the columns of
+        ``dpgossip account --format csv`` and of a scenario's privacy.csv
+        (the tidy privacy table): ``collusion`` and ``attackers`` (the
+        set's members, ``"0+5"``), ``trust``, ``victim``, ``distance`` (hops
+        to the nearest attacker, <NA> when unreachable), ``sensitivity``,
+        ``mu``, ``rdp``, ``epsilon`` (inf: unprotected), ``muffliato_rdp``
+        (with ``compare``, else NaN), ``status`` (``protected``,
+        ``unprotected``, ``unresolved``), ``alpha``, ``delta``, ``path``,
+        ``seed``. ``df.attrs`` holds the setting
         (``path``, ``path_reason``, ``nodes``, the simulated run's message
         counters...). Without pandas: a numpy record array (distance -2**63
         when missing).

@@ -41,7 +41,7 @@ static void test_account_reference(void) {
   g_assert_nonnull(t);
   g_assert_cmpint(err.status, ==, 0);
   g_assert_cmpuint(dpg_table_n_rows(t), ==, 14);
-  const int64_t *node = dpg_table_col_int(t, (unsigned)col(t, "node"));
+  const int64_t *node = dpg_table_col_int(t, (unsigned)col(t, "victim"));
   const int64_t *dist = dpg_table_col_int(t, (unsigned)col(t, "distance"));
   const double *sens = dpg_table_col_double(t, (unsigned)col(t, "sensitivity"));
   const double *rdp = dpg_table_col_double(t, (unsigned)col(t, "rdp"));

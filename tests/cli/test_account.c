@@ -88,16 +88,18 @@ static void test_formats(void) {
   JsonParser *p;
   JsonArray *vic = json_object_get_array_member(cli_run_json(&j, &p), "victims");
   char **lines = g_strsplit(c.out, "\n", -1);
-  g_assert_cmpstr(lines[0], ==, "node,distance,sensitivity,mu,rdp,epsilon");
+  g_assert_cmpstr(lines[0], ==, "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers,alpha,delta,path,seed");
   g_assert_cmpuint(json_array_get_length(vic), ==, 13);
   for (guint i = 0; i < 13; i++) {
     char **f = g_strsplit(lines[i + 1], ",", -1);
-    g_assert_cmpuint(g_strv_length(f), ==, 6);
+    g_assert_cmpuint(g_strv_length(f), ==, 15);
     JsonObject *v = json_array_get_object_element(vic, i);
-    g_assert_cmpint(atoi(f[0]), ==, json_object_get_int_member(v, "node"));
-    g_assert_cmpint(atoi(f[1]), ==, json_object_get_int_member(v, "distance"));
-    g_assert_cmpfloat(g_ascii_strtod(f[4], NULL), ==, json_object_get_double_member(v, "rdp"));
-    g_assert_cmpfloat(g_ascii_strtod(f[5], NULL), ==, json_object_get_double_member(v, "epsilon"));
+    g_assert_cmpstr(f[0], ==, "3+11");
+    g_assert_cmpint(atoi(f[2]), ==, json_object_get_int_member(v, "node"));
+    g_assert_cmpint(atoi(f[3]), ==, json_object_get_int_member(v, "distance"));
+    g_assert_cmpfloat(g_ascii_strtod(f[6], NULL), ==, json_object_get_double_member(v, "rdp"));
+    g_assert_cmpfloat(g_ascii_strtod(f[7], NULL), ==, json_object_get_double_member(v, "epsilon"));
+    g_assert_cmpstr(f[9], ==, "protected");
     g_strfreev(f);
   }
   g_assert_cmpstr(lines[14], ==, "");
@@ -141,7 +143,7 @@ static void test_unprotected(void) {
   r = cli_run("account", FLORENTINE, "-T", "2", "--trust", "pndp", "-a", "0", "--sigma", "0",
               "--format", "csv");
   g_assert_cmpint(r.status, ==, 0);
-  g_assert_nonnull(strstr(r.out, "\n1,1,inf,inf,inf,inf\n"));
+  g_assert_nonnull(strstr(r.out, "\n0,pndp,1,1,inf,inf,inf,inf,,unprotected,0,2,1e-06,structured,0\n"));
   cli_run_clear(&r);
 }
 

@@ -483,10 +483,10 @@ static void test_unresolved(void) {
     g_assert_nonnull(strstr(r->err, UNRESOLVED_NOTE));
   }
   char **lines = g_strsplit(c.out, "\n", -1);
-  g_assert_cmpstr(lines[0], ==, "node,distance,sensitivity,mu,rdp,epsilon,status");
-  g_assert_cmpstr(lines[2], ==, "1,1,inf,inf,inf,inf,unresolved");
-  g_assert_true(g_str_has_prefix(lines[1], "0,2,50939954."));
-  g_assert_true(g_str_has_suffix(lines[1], ",protected"));
+  g_assert_cmpstr(lines[0], ==, "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers,alpha,delta,path,seed");
+  g_assert_cmpstr(lines[2], ==, "9,ldp,1,1,inf,inf,inf,inf,,unresolved,9,2,1e-06,observer,0");
+  g_assert_true(g_str_has_prefix(lines[1], "9,ldp,0,2,50939954."));
+  g_assert_true(g_str_has_suffix(lines[1], ",protected,9,2,1e-06,observer,0"));
   g_strfreev(lines);
   JsonParser *p;
   JsonObject *o = run_json(&j, &p);
@@ -518,12 +518,12 @@ static void test_formats(void) {
   g_assert_cmpint(c.status, ==, 0);
   g_assert_cmpint(t.status, ==, 0);
   char **lines = g_strsplit(c.out, "\n", -1);
-  g_assert_cmpstr(lines[0], ==, "trust,attackers,node,distance,sensitivity,mu,rdp,epsilon");
+  g_assert_cmpstr(lines[0], ==, "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers,alpha,delta,path,seed");
   /* 14 + 14 + 13 + 13 victims, then the final empty line. */
   g_assert_cmpuint(g_strv_length(lines), ==, 1 + 54 + 1);
-  g_assert_true(g_str_has_prefix(lines[1], "ldp,0,1,1,"));
-  g_assert_true(g_str_has_prefix(lines[15], "pndp,0,1,1,"));
-  g_assert_true(g_str_has_prefix(lines[29], "ldp,3+11,0,"));
+  g_assert_true(g_str_has_prefix(lines[1], "0,ldp,1,1,"));
+  g_assert_true(g_str_has_prefix(lines[15], "0,pndp,1,1,"));
+  g_assert_true(g_str_has_prefix(lines[29], "3+11,ldp,0,"));
   JsonParser *p;
   JsonObject *o = run_json(&j, &p);
   GPtrArray *acs = accountings(o);

@@ -41,8 +41,8 @@ static void test_account_all(void) {
         /* A header, then 15 attackers x 14 victims. */
         char **lines = g_strsplit(all.out, "\n", -1);
         g_assert_cmpuint(g_strv_length(lines), ==, 1 + 15 * 14 + 1);
-        g_assert_true(g_str_has_prefix(lines[1], "pndp,0,1,1,"));
-        g_assert_true(g_str_has_prefix(lines[15 * 14], "pndp,14,13,"));
+        g_assert_true(g_str_has_prefix(lines[1], "0,pndp,1,1,"));
+        g_assert_true(g_str_has_prefix(lines[15 * 14], "14,pndp,13,"));
         g_strfreev(lines);
       }
       cli_run_clear(&all);
@@ -91,7 +91,7 @@ static void test_refused(void) {
       {"all,3", "--attackers: 'all' stands alone: it already takes every node in turn " GRAMMAR},
       {"0,", "--attackers: '' is not a node id " GRAMMAR},
       {"2+2", "--attackers: node 2 appears twice in the collusion set '2+2'"},
-      {"0+20", "--attackers: node 20 is out of range: the graph has 15 nodes (0 to 14)"},
+      {"0+20", "--attackers: node 20 is out of range: graph 'florentine' has 15 nodes (0 to 14)"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(acc); i++)
     expect_usage((const char *const[]){ACCOUNT, "-a", acc[i][0], NULL}, acc[i][1]);

@@ -169,7 +169,19 @@ static void test_disconnected(void) {
   JsonObject *o = cli_run_json(&r, &p);
   g_assert_false(json_object_get_boolean_member(o, "connected"));
   g_assert_true(json_object_get_null_member(o, "diameter"));
+  /* The gap of a disconnected W is exactly 0 (it printed 2.22e-16), and
+   * the output says why and how many components. */
+  g_assert_cmpint(json_object_get_int_member(o, "components"), ==, 2);
+  g_assert_cmpfloat(json_object_get_double_member(o, "spectral_gap"), ==, 0.0);
+  g_assert_nonnull(strstr(json_object_get_string_member(o, "spectral_gap_note"),
+                          "disconnected: 2 components"));
   g_object_unref(p);
+  cli_run_clear(&r);
+  r = cli_run("graph", "--graph", path);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "spectral gap   0 (disconnected: 2 components, gossip never "
+                                 "mixes across them; --lcc keeps the largest)\n"));
+  g_assert_null(strstr(r.out, "e-16"));
   cli_run_clear(&r);
   r = cli_run("graph", "--graph", path, "--lcc", "--format", "json");
   g_assert_cmpint(r.status, ==, 0);
@@ -177,6 +189,43 @@ static void test_disconnected(void) {
   g_assert_cmpint(json_object_get_int_member(o, "nodes"), ==, 2);
   g_assert_true(json_object_get_boolean_member(o, "connected"));
   g_object_unref(p);
+  cli_run_clear(&r);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+}
+
+/* --graph-format and --ignore-weights: a weighted CSV given as what it is. */
+static void test_formats(void) {
+  char *dir = g_dir_make_tmp("dpg-cli-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "triangle.txt", NULL);
+  g_assert_true(g_file_set_contents(path, "from,to,w\n0,1,1\n1,2,2\n2,0,1\n", -1, NULL));
+  /* As an edge list (by extension) the header is an error at line 1. */
+  CliRun r = cli_run("graph", "--graph", path);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, "triangle.txt:1:"));
+  cli_run_clear(&r);
+  /* As CSV: the weights differ, refused with the way out... */
+  r = cli_run("graph", "--graph", path, "--graph-format", "csv");
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, "triangle.txt:3: edge weight 2 differs from 1"));
+  g_assert_nonnull(strstr(r.err, "--ignore-weights"));
+  cli_run_clear(&r);
+  /* ... which loads the triangle (gap 1) and says what it dropped. */
+  r = cli_run("graph", "--graph", path, "--graph-format", "csv", "--ignore-weights", "--format",
+              "json");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.err, "edge weights ignored (--ignore-weights)"));
+  JsonParser *p;
+  JsonObject *o = cli_run_json(&r, &p);
+  g_assert_cmpint(json_object_get_int_member(o, "edges"), ==, 3);
+  g_assert_cmpfloat(fabs(json_object_get_double_member(o, "spectral_gap") - 1.0), <, 1e-12);
+  g_object_unref(p);
+  cli_run_clear(&r);
+  r = cli_run("graph", "--graph", path, "--graph-format", "dot");
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "--graph-format: unknown format 'dot'"));
   cli_run_clear(&r);
   g_unlink(path);
   g_rmdir(dir);
@@ -202,8 +251,10 @@ static void test_bad_inputs(void) {
   expect_error(1, "no-such-file.edges",
                (const char *const[]){"graph", "--graph", "/nonexistent/no-such-file.edges",
                                      NULL});
-  expect_error(1, "nosuch", (const char *const[]){"graph", "--generate", "nosuch:n=3", NULL});
-  expect_error(1, "q", (const char *const[]){"graph", "--generate", "ring:q=3", NULL});
+  /* A --generate spec that does not parse is the user's option (README "Exit
+   * codes"): 2, like --gossip nope. */
+  expect_error(2, "nosuch", (const char *const[]){"graph", "--generate", "nosuch:n=3", NULL});
+  expect_error(2, "q", (const char *const[]){"graph", "--generate", "ring:q=3", NULL});
   expect_error(2, "exactly one",
                (const char *const[]){"graph", "--generate", "ring:n=5", "--graph", "x", NULL});
   expect_error(2, "exactly one", (const char *const[]){"graph", NULL});
@@ -257,6 +308,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/graph/facebook-lcc", test_facebook_lcc);
   g_test_add_func("/cli/graph/table", test_table_output);
   g_test_add_func("/cli/graph/disconnected", test_disconnected);
+  g_test_add_func("/cli/graph/formats", test_formats);
   g_test_add_func("/cli/graph/bad-inputs", test_bad_inputs);
   return g_test_run();
 }

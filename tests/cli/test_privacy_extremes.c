@@ -37,7 +37,7 @@ static const struct {
   const char *path, *accountant; /* accountant NULL: the path has none */
 } paths[] = {{"structured", NULL}, {"observer", "streaming"}, {"observer", "dense"}};
 
-/* mu of every victim (column 3) of `account ... --format csv` on paths[@p]. */
+/* mu of every victim (column 5) of `account ... --format csv` on paths[@p]. */
 static double *account_mu(const char *sigma, guint p, const char *protocol, guint *n) {
   CliRun r = paths[p].accountant
                  ? cli_run("account", "--generate", "florentine", "--rounds", "4", "--trust",
@@ -48,7 +48,7 @@ static double *account_mu(const char *sigma, guint p, const char *protocol, guin
                            "pndp", "-a", "0", "--sigma", sigma, "--path", paths[p].path,
                            "--protocol", protocol, "--format", "csv");
   if (r.status != 0) g_error("account failed: %s", r.err);
-  double *mu = csv_column(r.out, 3, n);
+  double *mu = csv_column(r.out, 5, n);
   cli_run_clear(&r);
   return mu;
 }
@@ -102,7 +102,7 @@ static void test_account_clip(void) {
                        "--format", "csv");
     if (r.status != 0) g_error("account failed: %s", r.err);
     guint n;
-    double *mu = csv_column(r.out, 3, &n);
+    double *mu = csv_column(r.out, 5, &n);
     cli_run_clear(&r);
     if (ref == NULL) {
       ref = mu;
@@ -125,7 +125,7 @@ static void test_compare_muffliato(void) {
                        "csv");
     g_assert_cmpint(r.status, ==, 0);
     guint n;
-    double *m = csv_column(r.out, 6, &n);
+    double *m = csv_column(r.out, 8, &n);
     g_assert_cmpuint(n, ==, 14);
     for (guint v = 0; v < n; v++) {
       if (s == 0)
@@ -180,7 +180,7 @@ static void test_mfdsgd_scale(void) {
   char *structured = account_c("structured", files[0]);
   char *observer = account_c("observer", files[0]);
   guint n, m;
-  double *mu = csv_column(structured, 3, &n), *mo = csv_column(observer, 3, &m);
+  double *mu = csv_column(structured, 5, &n), *mo = csv_column(observer, 5, &m);
   g_assert_cmpuint(n, ==, 14);
   g_assert_cmpuint(m, ==, n);
   g_assert_cmpfloat(fabs(mu[0] - 0.91009312903005868), <, 1e-12); /* the value */

@@ -29,8 +29,9 @@ static void test_list_table(void) {
   CliRun r = cli_run("protocols");
   g_assert_cmpint(r.status, ==, 0);
   const char *frags[] = {"dsgd (built-in)", "muffliato (built-in)", "zipdl (built-in)",
+                         "nonprivate (built-in)\n  D-SGD without noise",
                          "PARAMETER  TYPE  DEFAULT  RANGE", "no parameters",
-                         "(7 built-in, ", "; plugin folders: "};
+                         "(8 built-in, ", "; plugin folders: "};
   for (guint i = 0; i < G_N_ELEMENTS(frags); i++)
     assert_has(r.out, frags[i]);
   cli_run_clear(&r);
@@ -99,7 +100,7 @@ static void test_search_path(void) {
   g_assert_cmpint(r.status, ==, 0);
   char *line = g_strdup_printf("tiny-dsgd (plugin: %s/my-tiny.so)", dir);
   assert_has(r.out, line);
-  assert_has(r.out, "(7 built-in, ");
+  assert_has(r.out, "(8 built-in, ");
   assert_has(r.err, "warning: skipped plugin ");
   assert_has(r.err, "broken.so cannot be loaded as a shared object");
   cli_run_clear(&r);

@@ -6,6 +6,7 @@
  * left untouched), and SIGINT (no output file).
  */
 #include <glib/gstdio.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +56,20 @@ static void test_csv(void) {
   g_assert_nonnull(strstr(r.out, "messages"));
   char *text = read_file(out);
   char **lines = g_strsplit(text, "\n", -1);
-  g_assert_cmpstr(lines[0], ==, "round,node,train_loss,test_loss,test_accuracy");
+  g_assert_cmpstr(lines[0], ==,
+                  "round,node,train_loss,test_loss,test_accuracy,trust,attackers,distance,mu,"
+                  "epsilon,delta,status");
   /* Steps 2, 4 and T = 6, eight nodes each, then the final empty string. */
   g_assert_cmpuint(g_strv_length(lines), ==, 1 + 3 * 8 + 1);
   for (guint i = 1; i <= 24; i++) {
     char **cells = g_strsplit(lines[i], ",", -1);
-    g_assert_cmpuint(g_strv_length(cells), ==, 5);
+    g_assert_cmpuint(g_strv_length(cells), ==, 12);
+    /* Default: every node's LDP guarantee, mu = sqrt(T / b) / sigma = sqrt(2) / 0.5. */
+    g_assert_cmpstr(cells[5], ==, "ldp");
+    g_assert_cmpstr(cells[6], ==, "");
+    g_assert_cmpfloat(fabs(g_ascii_strtod(cells[8], NULL) - 2 * G_SQRT2), <, 1e-12);
+    g_assert_cmpstr(cells[10], ==, "1e-06");
+    g_assert_cmpstr(cells[11], ==, "protected");
     g_assert_cmpint(atoi(cells[0]), ==, 2 * (int)((i - 1) / 8 + 1));
     g_assert_cmpint(atoi(cells[1]), ==, (int)((i - 1) % 8));
     g_assert_cmpfloat(g_ascii_strtod(cells[2], NULL), >, 0.0);
@@ -74,6 +83,139 @@ static void test_csv(void) {
   remove_file(out);
   g_free(out);
   cli_run_clear(&r);
+}
+
+/* The privacy columns and summary of `train` against `dpgossip account
+ * --format csv` on the same inputs: every (trust, attackers, victim) the same
+ * mu and epsilon text, on a static graph, a time-varying schedule (both
+ * structured) and an asynchronous run (train observes its own run, account
+ * simulates one: no message is late, so the same knowledge). */
+static void test_privacy_vs_account(void) {
+  char *out = out_file("p.csv");
+  const char *extra[][6] = {{NULL},
+                            {"--schedule", "matching", NULL},
+                            {"--mode", "deadline:ms=5", "--latency", "constant:ms=1", NULL}};
+  for (guint e = 0; e < G_N_ELEMENTS(extra); e++) {
+    GPtrArray *args = g_ptr_array_new();
+    const char *common[] = {"--generate", "florentine", "--sigma", "0.7", "--seed", "7",
+                            "--trust", "pndp,ldp", "-a", "0", "-a", "3+11"};
+    g_ptr_array_add(args, "train");
+    for (guint i = 0; i < G_N_ELEMENTS(common); i++) g_ptr_array_add(args, (gpointer)common[i]);
+    for (guint i = 0; extra[e][i]; i++) g_ptr_array_add(args, (gpointer)extra[e][i]);
+    const char *tr[] = {"--dataset", "synthetic:linear,n=300,d=4,seed=2", "--epochs", "2",
+                        "--batches", "3", "--out", out, NULL};
+    for (guint i = 0; tr[i]; i++) g_ptr_array_add(args, (gpointer)tr[i]);
+    g_ptr_array_add(args, NULL);
+    CliRun t = cli_run_v((const char *const *)args->pdata);
+    if (t.status != 0) g_error("train failed: %s", t.err);
+    /* account: the same run, T = 6 steps, participation every b = 3. */
+    args->pdata[0] = "account";
+    g_ptr_array_set_size(args, 1 + G_N_ELEMENTS(common));
+    for (guint i = 0; extra[e][i]; i++) g_ptr_array_add(args, (gpointer)extra[e][i]);
+    const char *ac[] = {"-T", "6", "-b", "3", "--format", "csv", NULL};
+    for (guint i = 0; ac[i]; i++) g_ptr_array_add(args, (gpointer)ac[i]);
+    g_ptr_array_add(args, NULL);
+    CliRun a = cli_run_v((const char *const *)args->pdata);
+    if (a.status != 0) g_error("account failed: %s", a.err);
+    g_ptr_array_free(args, TRUE);
+    /* account: collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,... */
+    GHashTable *want = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    char **al = g_strsplit(a.out, "\n", -1);
+    for (guint i = 1; al[i] && *al[i]; i++) {
+      char **c = g_strsplit(al[i], ",", -1);
+      g_hash_table_insert(want, g_strdup_printf("%s,%s,%s", c[1], c[0], c[2]),
+                          g_strdup_printf("%s,%s,%s", c[3], c[5], c[7]));
+      g_strfreev(c);
+    }
+    g_assert_cmpuint(g_hash_table_size(want), ==, 2 * 14 + 2 * 13);
+    char *text = read_file(out);
+    char **tl = g_strsplit(text, "\n", -1);
+    guint rows = 0, attackers = 0;
+    for (guint i = 1; tl[i] && *tl[i]; i++) {
+      char **c = g_strsplit(tl[i], ",", -1);
+      g_assert_cmpstr(c[0], ==, "6"); /* evaluated at T only */
+      char *key = g_strdup_printf("%s,%s,%s", c[5], c[6], c[1]);
+      const char *w = g_hash_table_lookup(want, key);
+      if (w == NULL) {
+        g_assert_cmpstr(c[11], ==, "attacker");
+        g_assert_cmpstr(c[8], ==, "");
+        attackers++;
+      } else {
+        char **wc = g_strsplit(w, ",", -1);
+        g_assert_cmpstr(c[7], ==, wc[0]); /* distance */
+        for (guint k = 1; k < 3; k++) {
+          /* Structured: the same computation, the same text. Asynchronous:
+           * two runs' observers, accounted in their own message order. */
+          double x = g_ascii_strtod(c[7 + k], NULL), y = g_ascii_strtod(wc[k], NULL);
+          if (e < 2)
+            g_assert_cmpstr(c[7 + k], ==, wc[k]);
+          else
+            g_assert_cmpfloat(fabs(x / y - 1), <, 1e-12);
+        }
+        g_strfreev(wc);
+        rows++;
+      }
+      g_free(key);
+      g_strfreev(c);
+    }
+    g_assert_cmpuint(rows, ==, 2 * 14 + 2 * 13);
+    g_assert_cmpuint(attackers, ==, 2 * 1 + 2 * 2);
+    /* The summary line: the largest epsilon, and one line per accounting. */
+    g_assert_nonnull(strstr(t.out, ", epsilon up to "));
+    g_assert_nonnull(strstr(t.out, "\nprivacy: pndp, attackers 3+11, 13 victims: epsilon at "
+                                   "delta = 1e-06 from "));
+    g_strfreev(tl);
+    g_free(text);
+    g_strfreev(al);
+    g_hash_table_unref(want);
+    cli_run_clear(&t);
+    cli_run_clear(&a);
+  }
+  remove_file(out);
+  g_free(out);
+}
+
+/* Little noise: the summary says what such an epsilon means; no noise: inf
+ * and every row unprotected. Classification: the accuracy in the summary. */
+static void test_privacy_summary(void) {
+  char *out = out_file("q.csv");
+  CliRun r = cli_run("train", "--generate", "ring:n=4", "--dataset",
+                     "synthetic:logistic,n=200,d=3,seed=1", "--sigma", "0.05", "--out", out);
+  g_assert_cmpint(r.status, ==, 0);
+  /* LDP, T = b = 1: mu = 1 / 0.05 = 20; epsilon(1e-6) = 294.2 (mu^2 / 2 plus
+   * about mu z, z the 1e-6 normal quantile). */
+  g_assert_nonnull(strstr(r.out, ", accuracy "));
+  g_assert_nonnull(strstr(r.out, "privacy: ldp (every node), 4 nodes: epsilon at delta = 1e-06 "
+                                 "from 294.2 (node 0) to 294.2 (node 0)\n"));
+  char *q = read_file(out);
+  g_assert_nonnull(strstr(q, "\n1,3,"));
+  g_assert_nonnull(strstr(q, ",ldp,,,20,294.17"));
+  g_free(q);
+  g_assert_nonnull(strstr(r.out, "at delta = 1e-06: no meaningful protection"));
+  cli_run_clear(&r);
+  r = cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=200,d=3,seed=1",
+              "--sigma", "0", "--out", out);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_null(strstr(r.out, ", accuracy ")); /* regression */
+  g_assert_nonnull(strstr(r.out, "epsilon up to inf"));
+  g_assert_nonnull(strstr(r.out, "epsilon inf: no protection"));
+  char *text = read_file(out);
+  g_assert_nonnull(strstr(text, ",ldp,,,inf,inf,1e-06,unprotected\n"));
+  g_free(text);
+  cli_run_clear(&r);
+  /* --trust none: no accounting, said so. */
+  r = cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=200,d=3,seed=1",
+              "--trust", "none", "--out", out);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, ", privacy not accounted (--trust none), "));
+  g_assert_null(strstr(r.out, "\nprivacy:"));
+  text = read_file(out);
+  g_assert_nonnull(strstr(text, "\n1,3,"));
+  g_assert_true(g_str_has_suffix(text, ",none,,,,,,not accounted\n"));
+  g_free(text);
+  cli_run_clear(&r);
+  remove_file(out);
+  g_free(out);
 }
 
 static void test_classification(void) {
@@ -263,6 +405,8 @@ int main(int argc, char **argv) {
   g_assert_no_error(err);
   g_test_add_func("/train/csv", test_csv);
   g_test_add_func("/train/classification", test_classification);
+  g_test_add_func("/train/privacy-vs-account", test_privacy_vs_account);
+  g_test_add_func("/train/privacy-summary", test_privacy_summary);
   g_test_add_func("/train/deterministic", test_deterministic);
   g_test_add_func("/train/stale_loss", test_stale_loss);
   g_test_add_func("/train/bad_inputs", test_bad_inputs);

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_trace.c: libFuzzer target for what dpgossip reads from
- * others' hands at run time: the trace reader (sim/trace_read.c: header,
+ * others' hands at run time: the trace reader (stream/trace_read.c: header,
  * gzip or plain text, record lines, checksums, JSON bodies) on arbitrary
  * bytes given as a file, and the visualizer's event checks
  * (viz/event.c: the relay check and the run event parser) on the same bytes
@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sim/stream_internal.h"
+#include "stream/internal.h"
 #include "viz/viz_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -37,17 +37,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *path = as_file(data, size);
   if (path != NULL) {
     GError *error = NULL;
-    SimTraceReader *r = sim_trace_reader_open(path, &error);
+    StreamTraceReader *r = stream_trace_reader_open(path, &error);
     if (r != NULL) {
-      (void)sim_trace_reader_header(r);
-      SimTraceRecord rec;
+      (void)stream_trace_reader_header(r);
+      StreamTraceRecord rec;
       int rc;
-      while ((rc = sim_trace_reader_next(r, &rec, &error)) == 1)
+      while ((rc = stream_trace_reader_next(r, &rec, &error)) == 1)
         if (rec.body_len > 0 && rec.body[0] != '{')
           __builtin_trap(); /* a record's body is always an object */
       if (rc == -1 && error == NULL)
         __builtin_trap(); /* an error always says why */
-      sim_trace_reader_free(r);
+      stream_trace_reader_free(r);
     } else if (error == NULL) {
       __builtin_trap();
     }

@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 
 #include "protocols/protocols.h"
+#include "tests/privacy/blocks_diff.h"
 
 typedef struct {
   guint from, to, round;
@@ -56,9 +57,9 @@ static inline PtObserved pt_run_observed(const TopoGraph *g, const char *spec, g
   PtObserved o = {0};
   o.run = proto_run_new(&cfg, &err);
   g_assert_no_error(err);
-  o.n = proto_run_n_nodes(o.run);
+  o.n = proto_context_n_nodes(proto_run_context(o.run));
   o.T = T;
-  o.obs = priv_observer_new(proto_run_space(o.run), &err);
+  o.obs = priv_observer_new(proto_context_space(proto_run_context(o.run)), &err);
   g_assert_no_error(err);
   for (guint i = 0; i < n_attackers; i++)
     g_assert_cmpuint(priv_observer_add_view(o.obs, PRIV_TRUST_PNDP, &attackers[i], 1, &err), ==,
@@ -167,26 +168,6 @@ static inline PrivBlocks *pt_structured_dsgd(TopoGossip *const *W, guint n_gossi
   return b;
 }
 
-/* Largest |X1_u - X2_u| over max |X2_u| across victims; statuses must agree. */
-static inline double pt_blocks_rel_diff(const PrivBlocks *a, const PrivBlocks *b) {
-  g_assert_cmpuint(a->n, ==, b->n);
-  g_assert_cmpuint(a->T, ==, b->T);
-  double worst = 0.0;
-  gsize TT = (gsize)a->T * a->T;
-  for (guint u = 0; u < a->n; u++) {
-    g_assert_cmpint(a->status[u], ==, b->status[u]);
-    const double *x = a->X + u * TT, *y = b->X + u * TT;
-    double num = 0.0, den = 0.0;
-    for (gsize i = 0; i < TT; i++) {
-      num = MAX(num, fabs(x[i] - y[i]));
-      den = MAX(den, MAX(fabs(x[i]), fabs(y[i])));
-    }
-    if (den > 0)
-      worst = MAX(worst, num / den);
-  }
-  return worst;
-}
-
 /*
  * The PNDP reports (user-level, bound sensitivity) of both accountings
  * agree victim by victim; returns how many victims have a finite epsilon
@@ -232,7 +213,7 @@ static inline guint pt_check_pairs_accounting(const PtObserved *o, const TopoGra
   for (guint i = 0; i < n_attackers; i++) {
     PrivBlocks *obs = pt_observer_blocks(o, i);
     PrivBlocks *fast = pt_structured_dsgd(W, o->T, o->T, attackers[i]);
-    double diff = pt_blocks_rel_diff(obs, fast);
+    double diff = blocks_rel_diff(obs, fast);
     if (diff > 1e-8)
       g_error("attacker %u: observer and structured blocks differ by %g", attackers[i], diff);
     finite += pt_reports_agree(obs, fast, g);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "privacy/privacy.h"
+#include "tests/privacy/blocks_diff.h"
 
 typedef struct {
   PrivProtocol protocol;
@@ -192,25 +193,6 @@ static inline PrivBlocks *fast_blocks(const HandRun *run, PrivTrust trust, const
   g_assert_no_error(err);
   g_assert_nonnull(b);
   return b;
-}
-
-/* Largest |X1_u - X2_u| over max |X2_u| across victims; statuses must agree. */
-static inline double blocks_rel_diff(const PrivBlocks *a, const PrivBlocks *b) {
-  g_assert_cmpuint(a->n, ==, b->n);
-  g_assert_cmpuint(a->T, ==, b->T);
-  double worst = 0.0;
-  gsize TT = (gsize)a->T * a->T;
-  for (guint u = 0; u < a->n; u++) {
-    g_assert_cmpint(a->status[u], ==, b->status[u]);
-    const double *x = a->X + u * TT, *y = b->X + u * TT;
-    double num = 0.0, den = 0.0;
-    for (gsize i = 0; i < TT; i++) {
-      num = MAX(num, fabs(x[i] - y[i]));
-      den = MAX(den, MAX(fabs(x[i]), fabs(y[i])));
-    }
-    if (den > 0) worst = MAX(worst, num / den);
-  }
-  return worst;
 }
 
 static inline TopoGossip *gossip_of(const char *spec, TopoGossipKind kind) {

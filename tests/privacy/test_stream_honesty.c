@@ -43,7 +43,7 @@ static PrivBlocks *account(const Case *c, gboolean streaming, TopoGraph *g) {
   cfg.seed = c->seed;
   ProtoRun *run = proto_run_new(&cfg, &err);
   g_assert_no_error(err);
-  PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
   g_assert_no_error(err);
   priv_observer_add_view(obs, c->trust, &c->attacker, 1, &err);
   g_assert_no_error(err);

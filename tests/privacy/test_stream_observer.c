@@ -54,7 +54,7 @@ static PrivBlocks **account(const Case *c, gboolean streaming, guint *max_live) 
   cfg.seed = 11;
   ProtoRun *run = proto_run_new(&cfg, &err);
   g_assert_no_error(err);
-  PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
   g_assert_no_error(err);
   for (guint t = 0; t < 3; t++) {
     priv_observer_add_view(obs, trusts[t], set_a, 1, &err);
@@ -71,7 +71,7 @@ static PrivBlocks **account(const Case *c, gboolean streaming, guint *max_live) 
   g_assert_no_error(err);
   g_assert_true(proto_run_run(run, &err));
   g_assert_no_error(err);
-  if (max_live) *max_live = sim_lin_space_n_live(proto_run_space(run));
+  if (max_live) *max_live = sim_lin_space_n_live(proto_context_space(proto_run_context(run)));
   PrivBlocks **out = g_new0(PrivBlocks *, 6);
   PrivKnowledgeOptions ko = {.T = c->T, .clip = 1.0};
   for (guint v = 0; v < 6; v++) {
@@ -135,14 +135,14 @@ static void test_state_bounded(void) {
     cfg.rounds = Ts[i];
     ProtoRun *run = proto_run_new(&cfg, &err);
     g_assert_no_error(err);
-    PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+    PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
     priv_observer_add_view(obs, PRIV_TRUST_PNDP, set_a, 1, &err);
     PrivStreamOptions so = {.T = cfg.rounds};
     g_assert_true(priv_observer_set_streaming(obs, &so, &err));
     g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
     g_assert_true(proto_run_run(run, &err));
     g_assert_no_error(err);
-    SimNoiseRegistry *reg = sim_lin_space_noise(proto_run_space(run));
+    SimNoiseRegistry *reg = sim_lin_space_noise(proto_context_space(proto_run_context(run)));
     guint states = 0;
     for (guint k = 0; k < sim_noise_registry_count(reg); k++)
       states += sim_noise_kind(reg, k) == SIM_NOISE_KIND_STATE;
@@ -171,7 +171,7 @@ static void test_errors(void) {
   cfg.storage = SIM_LIN_DENSE;
   ProtoRun *run = proto_run_new(&cfg, &err);
   g_assert_no_error(err);
-  PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
   PrivStreamOptions so = {.T = 3};
   g_assert_false(priv_observer_set_streaming(obs, &so, &err)); /* no view yet */
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);

@@ -431,7 +431,7 @@ static PrivBlocks **observe(const TopoGraph *g, TopoGossipKind kind, const char 
   GError *err = NULL;
   ProtoRun *run = proto_run_new(&cfg, &err);
   g_assert_no_error(err);
-  PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
   g_assert_no_error(err);
   for (guint i = 0; i < n_views; i++)
     g_assert_cmpuint(

@@ -47,7 +47,7 @@ static PrivBlocks **observe(const ProtoRunConfig *cfg, const View *views, guint 
   GError *err = NULL;
   ProtoRun *run = proto_run_new(cfg, &err);
   g_assert_no_error(err);
-  PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
   g_assert_no_error(err);
   for (guint i = 0; i < n_views; i++)
     g_assert_cmpuint(
@@ -58,7 +58,7 @@ static PrivBlocks **observe(const ProtoRunConfig *cfg, const View *views, guint 
   g_assert_no_error(err);
   if (stats) proto_run_get_stats(run, stats);
   PrivBlocks **out = g_new(PrivBlocks *, n_views);
-  PrivKnowledgeOptions ko = {.T = proto_run_steps(run), .clip = cfg->clip};
+  PrivKnowledgeOptions ko = {.T = proto_context_steps(proto_run_context(run)), .clip = cfg->clip};
   for (guint i = 0; i < n_views; i++) {
     PrivKnowledge *k = priv_observer_knowledge(obs, i, &err);
     g_assert_no_error(err);
@@ -584,7 +584,7 @@ static void test_deadline_effective_w(void) {
   g_assert_cmpuint(sim_bus_subscribe(sim_engine_bus(proto_run_engine(run)), record, &rec, NULL,
                                      &err),
                    >, 0);
-  PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
   for (guint i = 0; i < nv; i++)
     priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members, &err);
   g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
@@ -704,7 +704,7 @@ static void test_deadline_link_down(void) {
   ProtoRun *run = proto_run_new(&cfg, &err);
   g_assert_no_error(err);
   g_assert_true(sim_engine_set_link_down(proto_run_engine(run), 1, a, TRUE, &err));
-  PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
   g_assert_cmpuint(priv_observer_add_view(obs, PRIV_TRUST_PNDP, &a, 1, &err), ==, 0);
   g_assert_cmpuint(priv_observer_add_view(obs, PRIV_TRUST_LDP, &a, 1, &err), ==, 1);
   g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));

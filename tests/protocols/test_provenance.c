@@ -51,8 +51,8 @@ typedef struct {
 } Expect;
 
 static void check_messages(ProtoRun *run, Recorder *rec, const Products *P, const Expect *e) {
-  guint n = proto_run_n_nodes(run), T = proto_run_steps(run);
-  SimNoiseRegistry *reg = proto_run_noise(run);
+  guint n = proto_context_n_nodes(proto_run_context(run)), T = proto_context_steps(proto_run_context(run));
+  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
   guint n_noise = sim_noise_registry_count(reg);
   double *grad = g_new(double, (gsize)n * T), *noise = g_new(double, MAX(n_noise, 1));
   for (guint i = 0; i < rec->sent->len; i++) {
@@ -122,12 +122,12 @@ static void dsgd_case(const char *schedule_spec) {
   Products P = products_new(W, n, T);
   g_assert_cmpuint(rec->sent->len, ==, expected_sends(W, n, T));
   g_assert_cmpuint(rec->rounds_published, ==, T + 1); /* rounds 0 (the start) to T */
-  g_assert_cmpuint(sim_noise_registry_count(proto_run_noise(run)), ==, n * T);
+  g_assert_cmpuint(sim_noise_registry_count(proto_context_noise(proto_run_context(run))), ==, n * T);
   Expect e = {1, 0.3, 0.8 * 1.5, NULL};
   check_messages(run, rec, &P, &e);
 
   /* The final models are W_{T-1} times the last messages: row (T, u). */
-  guint n_noise = sim_noise_registry_count(proto_run_noise(run));
+  guint n_noise = sim_noise_registry_count(proto_context_noise(proto_run_context(run)));
   for (guint u = 0; u < n; u++) {
     const SimLinvec *x = proto_run_node_model(run, u);
     for (guint t = 0; t < T; t++)
@@ -302,7 +302,7 @@ static void mf_case(const char *protocol, const double *C, const double *N, guin
   double *Ninv = N ? NULL : inverse(C, T);
   Expect e = {1, 0.25, 1.3 * 0.7 * sqrt(sens2_by_hand(C, T, k, b)), N ? N : Ninv};
   /* The registered std carries sens(C): compare at rounding precision. */
-  SimNoiseRegistry *reg = proto_run_noise(run);
+  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
   g_assert_cmpuint(sim_noise_registry_count(reg), ==, n * T);
   assert_close(sim_noise_std(reg, 0), e.nu, 1e-12 * e.nu, "nu");
   e.nu = sim_noise_std(reg, 0);
@@ -457,7 +457,7 @@ static void test_decor(void) {
   run_ok(run);
   double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, NULL, T);
   Products P = products_new(W, n, T);
-  SimNoiseRegistry *reg = proto_run_noise(run);
+  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
   guint n_noise = sim_noise_registry_count(reg);
   g_assert_cmpuint(n_noise, ==, T * (n + m));
   guint secrets = 0;
@@ -524,12 +524,12 @@ static void test_decor_defaults(void) {
   cfg.rounds = 2;
   ProtoRun *run = make_run(&cfg);
   run_ok(run);
-  g_assert_cmpuint(sim_noise_registry_count(proto_run_noise(run)), ==, 0);
+  g_assert_cmpuint(sim_noise_registry_count(proto_context_noise(proto_run_context(run))), ==, 0);
   proto_run_free(run);
   cfg.sigma = 0.5;
   run = make_run(&cfg);
   run_ok(run);
-  SimNoiseRegistry *reg = proto_run_noise(run);
+  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
   for (SimNoiseId k = 0; k < sim_noise_registry_count(reg); k++)
     g_assert_cmpfloat(sim_noise_std(reg, k), ==, 0.5);
   proto_run_free(run);
@@ -553,7 +553,7 @@ static void zipdl_case(guint T, const char *units, double scale) {
   run_ok(run);
   double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, NULL, T);
   Products P = products_new(W, n, T);
-  SimNoiseRegistry *reg = proto_run_noise(run);
+  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
   guint n_noise = sim_noise_registry_count(reg);
   /* One variable per (sender, receiver incl. itself, step). */
   g_assert_cmpuint(n_noise, ==, T * (n + 2 * topo_graph_n_edges(g)));

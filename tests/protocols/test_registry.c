@@ -418,7 +418,7 @@ static void test_mafalda(void) {
   ProtoRun *run = proto_run_new(&cfg, &err);
   g_assert_no_error(err);
   g_assert_true(proto_run_run(run, &err));
-  SimNoiseRegistry *reg = proto_run_noise(run);
+  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
   g_assert_cmpuint(sim_noise_registry_count(reg), ==, n * T);
   g_assert_cmpfloat_with_epsilon(sim_noise_std(reg, 0), 2.0 * 0.5, 1e-6);
   /* Node u's final model: noise of node u's step s enters it through

@@ -57,7 +57,7 @@ static gboolean on_metrics(ProtoRun *run, SimTime t, guint step, const ProtoMetr
                            guint n_nodes, gpointer data, GError **error) {
   Log *log = data;
   g_assert_true(run == log->run);
-  g_assert_cmpuint(n_nodes, ==, proto_run_n_nodes(run));
+  g_assert_cmpuint(n_nodes, ==, proto_context_n_nodes(proto_run_context(run)));
   Entry e = {ENTRY_METRICS, step, t};
   g_array_append_val(log->entries, e);
   g_ptr_array_add(log->rows, g_memdup2(rows, n_nodes * sizeof *rows));
@@ -204,7 +204,7 @@ static char *lag_case(const char *protocol, const char *mode, guint threads, gui
 
   gsize n_rows = 0;
   const ProtoMetric *rows = proto_run_metrics(run, &n_rows);
-  guint n = proto_run_n_nodes(run);
+  guint n = proto_context_n_nodes(proto_run_context(run));
   g_assert_cmpuint(n_rows, ==, (gsize)n_evals * n);
   g_assert_cmpuint(log->rows->len, ==, n_evals);
   guint calls = 0;

@@ -50,7 +50,7 @@ static void assert_same(ProtoRun *a, ProtoRun *b) {
   g_assert_cmpuint(na, ==, nb);
   g_assert_cmpuint(na, ==, 12 * 3); /* steps 4, 8 and T = 12 */
   g_assert_cmpmem(ma, na * sizeof *ma, mb, nb * sizeof *mb);
-  for (guint u = 0; u < proto_run_n_nodes(a); u++) {
+  for (guint u = 0; u < proto_context_n_nodes(proto_run_context(a)); u++) {
     const SimLinvec *x = proto_run_node_model(a, u), *y = proto_run_node_model(b, u);
     g_assert_cmpmem(sim_linvec_const_data(x), sim_linvec_dim(x) * sizeof(double),
                     sim_linvec_const_data(y), sim_linvec_dim(y) * sizeof(double));
@@ -95,14 +95,14 @@ static void test_mf_blocked(void) {
     ProtoRun *a = train(pairs[p][0], "sync", 1, 5, SIM_LIN_DENSE);
     ProtoRun *b = train(pairs[p][1], "sync", 1, 5, SIM_LIN_DENSE);
     double max_diff = 0.0, max_abs = 0.0;
-    for (guint u = 0; u < proto_run_n_nodes(a); u++) {
+    for (guint u = 0; u < proto_context_n_nodes(proto_run_context(a)); u++) {
       const SimLinvec *x = proto_run_node_model(a, u), *y = proto_run_node_model(b, u);
       const double *dx = sim_linvec_const_data(x), *dy = sim_linvec_const_data(y);
       for (gsize i = 0; i < sim_linvec_dim(x); i++) {
         max_diff = MAX(max_diff, fabs(dx[i] - dy[i]));
         max_abs = MAX(max_abs, fabs(dx[i]));
       }
-      SimNoiseRegistry *reg = proto_run_noise(a);
+      SimNoiseRegistry *reg = proto_context_noise(proto_run_context(a));
       for (SimNoiseId k = 0; k < sim_noise_registry_count(reg); k++)
         g_assert_cmpfloat(sim_linvec_noise_coeff(x, k), ==, sim_linvec_noise_coeff(y, k));
     }
@@ -247,7 +247,7 @@ static void test_numbers_match_provenance(void) {
   const double *init = proto_run_initial_params(run);
   gsize d = learn_model_n_params(proto_run_learn_model(run));
   g_assert_cmpuint(d, ==, 6);
-  for (guint u = 0; u < proto_run_n_nodes(run); u++) {
+  for (guint u = 0; u < proto_context_n_nodes(proto_run_context(run)); u++) {
     const SimLinvec *x = proto_run_node_model(run, u);
     double *eval = g_memdup2(init, d * sizeof(double)); /* weights sum to 1 every round */
     double *mag = g_new0(double, d);

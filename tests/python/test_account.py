@@ -15,22 +15,19 @@ NUMBERS = ["sensitivity", "mu", "rdp", "epsilon"]
 
 
 def compare(cli, got, *args):
-    """@got equals the CLI's CSV for @args, row by row (exactly: both
-    print or hold the same doubles, the CSV with %.17g)."""
+    """@got equals the CLI's tidy CSV for @args, column by column (numbers
+    exactly: the CSV holds the same doubles with %.17g)."""
     want = cli.csv("account", *args)
-    if "trust" not in want:  # one accounting: the CLI leaves them out
-        want.insert(0, "attackers", got["attackers"].iloc[0])
-        want.insert(0, "trust", got["trust"].iloc[0])
-    assert list(got["trust"]) == list(want["trust"])
-    assert list(got["attackers"].astype(str)) == list(want["attackers"].astype(str))
-    assert list(got["node"]) == list(want["node"])
-    want_dist = [None if math.isnan(d) else int(d) for d in want["distance"]]
-    assert [None if d is pd.NA else int(d) for d in got["distance"]] == want_dist
-    cols = NUMBERS + (["muffliato_rdp"] if "muffliato_rdp" in want else [])
-    for c in cols:
-        np.testing.assert_array_equal(got[c].to_numpy(), want[c].to_numpy(dtype=float), err_msg=c)
-    if "status" in want:
-        assert list(got["status"]) == list(want["status"])
+    assert list(got.columns) == list(want.columns)
+    for c in want.columns:
+        if c == "distance":
+            assert [None if pd.isna(d) else int(d) for d in got[c]] == \
+                [None if pd.isna(d) else int(d) for d in want[c]]
+        elif want[c].dtype.kind in "fi" and got[c].dtype.kind in "fi":
+            np.testing.assert_array_equal(got[c].to_numpy(float), want[c].to_numpy(float),
+                                          err_msg=c)
+        else:
+            assert list(got[c].astype(str)) == list(want[c].astype(str)), c
     return want
 
 
@@ -43,7 +40,7 @@ def test_figure2_setting_matches_cli_and_reference(cli, shared):
     with open(os.path.join(shared, "reference", "pndp-florentine-T10-attacker0.json")) as f:
         ref = {r["node"]: r for r in json.load(f)["rows"]}
     for _, row in got.iterrows():
-        r = ref[row["node"]]
+        r = ref[row["victim"]]
         assert row["distance"] == r["distance"]
         assert row["sensitivity"] == pytest.approx(r["sensitivity"], rel=1e-9)
         assert row["rdp"] == pytest.approx(r["rdp_alpha2"], rel=1e-9)
@@ -163,7 +160,8 @@ def test_without_pandas_numpy_record_arrays(cli):
             "print(m.losses.strategy[0], m.C.shape)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.splitlines()
-    assert out[0] == "trust,attackers,node,distance,sensitivity,mu,rdp,epsilon,status"
+    assert out[0] == ("collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,"
+                      "status,attackers,alpha,delta,path,seed")
     want = cli.csv("account", "--generate", "florentine", "-T", "10", "--trust", "pndp",
                    "-a", "0")
     assert out[1] == f"{want['rdp'][0]!r} 1"

@@ -108,4 +108,39 @@ static inline char *scen_test_read(const char *dir, const char *name) {
   return text;
 }
 
+/* The fixture of the tests that run scenarios: a fresh temporary folder,
+ * the cancel flag cleared (a cancel test may have set it). */
+typedef struct {
+  char *dir;
+} ScenTestFix;
+
+static inline void scen_test_fix_setup(ScenTestFix *f, gconstpointer data) {
+  (void)data;
+  f->dir = scen_test_tmpdir();
+  scen_cancel_reset();
+}
+
+static inline void scen_test_fix_teardown(ScenTestFix *f, gconstpointer data) {
+  (void)data;
+  scen_test_rmtree(f->dir);
+  g_free(f->dir);
+}
+
+/* Registers test @fn (void fn(ScenTestFix *, gconstpointer)) under @path. */
+#define SCEN_TEST_ADD(path, fn)                                                                 \
+  g_test_add(path, ScenTestFix, NULL, scen_test_fix_setup, fn, scen_test_fix_teardown)
+
+/* Rows of DIR/NAME (header first, empty lines skipped), each split on ','. */
+static inline GPtrArray *scen_test_csv(const char *dir, const char *name) {
+  char *text = scen_test_read(dir, name);
+  char **lines = g_strsplit(text, "\n", -1);
+  GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+  for (guint i = 0; lines[i]; i++)
+    if (lines[i][0] != '\0')
+      g_ptr_array_add(rows, g_strsplit(lines[i], ",", -1));
+  g_strfreev(lines);
+  g_free(text);
+  return rows;
+}
+
 #endif

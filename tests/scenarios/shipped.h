@@ -36,19 +36,6 @@ static inline ScenRunReport shipped_run(const char *name, const char *const *set
   return rep;
 }
 
-/* CSV rows (header first), split on ','. */
-static inline GPtrArray *shipped_csv(const char *dir, const char *name) {
-  char *text = scen_test_read(dir, name);
-  char **lines = g_strsplit(text, "\n", -1);
-  GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
-  for (guint i = 0; lines[i]; i++)
-    if (lines[i][0] != '\0')
-      g_ptr_array_add(rows, g_strsplit(lines[i], ",", -1));
-  g_strfreev(lines);
-  g_free(text);
-  return rows;
-}
-
 static inline const char *shipped_cell(GPtrArray *rows, guint r, guint c) {
   return ((char **)g_ptr_array_index(rows, r))[c];
 }
@@ -73,10 +60,9 @@ static inline void shipped_assert_file(const char *dir, const char *name) {
  * when mu is, distances >= 1 (empty only when unreachable).
  */
 static inline void shipped_check_privacy(const char *dir, guint rows, double alpha) {
-  GPtrArray *p = shipped_csv(dir, "privacy.csv");
+  GPtrArray *p = scen_test_csv(dir, "privacy.csv");
   char *header = g_strjoinv(",", g_ptr_array_index(p, 0));
-  g_assert_cmpstr(header, ==,
-                  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp");
+  g_assert_cmpstr(header, ==, SCEN_PRIVACY_CSV_COLUMNS);
   g_free(header);
   g_assert_cmpuint(p->len, ==, rows + 1);
   for (guint r = 1; r < p->len; r++) {
@@ -86,9 +72,11 @@ static inline void shipped_check_privacy(const char *dir, guint rows, double alp
     g_assert_true(mu >= 0);
     if (isinf(mu)) {
       g_assert_true(isinf(rdp) && isinf(eps));
+      g_assert_cmpstr(shipped_cell(p, r, 9), !=, "protected");
     } else {
       g_assert_cmpfloat_with_epsilon(rdp, alpha * mu * mu / 2, 1e-9 * MAX(1, rdp));
       g_assert_true(isfinite(eps) && eps >= 0);
+      g_assert_cmpstr(shipped_cell(p, r, 9), ==, "protected");
     }
     const char *d = shipped_cell(p, r, 3);
     g_assert_true(d[0] == '\0' || atoi(d) >= 1);

@@ -149,7 +149,7 @@ static double num(const char *s) {
  * each:K) against `dpgossip account ... --format csv` with @args: the same
  * rows in the same order, every number the same double. Returns the rows. */
 static guint same_as_account(const char *dir, const char *const *args) {
-  GPtrArray *s = shipped_csv(dir, "privacy.csv");
+  GPtrArray *s = scen_test_csv(dir, "privacy.csv");
   CliRun r = cli_run_v(args);
   if (r.status != 0)
     g_error("account: %s", r.err);
@@ -158,9 +158,9 @@ static guint same_as_account(const char *dir, const char *const *args) {
   for (guint i = 1; lines[i] && lines[i][0]; i++, n++) {
     g_assert_cmpuint(i, <, s->len);
     char **a = g_ptr_array_index(s, i), **b = g_strsplit(lines[i], ",", -1);
-    char *col = g_strdup_printf("each:%s", b[1]);
-    g_assert_cmpstr(a[0], ==, col); /* collusion each:K = attacker K */
-    g_assert_cmpstr(a[1], ==, b[0]); /* trust */
+    char *col = g_strdup_printf("each:%s", b[0]);
+    g_assert_cmpstr(a[0], ==, col); /* collusion each:K = attacker set K */
+    g_assert_cmpstr(a[1], ==, b[1]); /* trust */
     g_assert_cmpstr(a[2], ==, b[2]); /* victim */
     g_assert_cmpstr(a[3], ==, b[3]); /* distance */
     for (guint k = 4; k < 8; k++)
@@ -183,7 +183,7 @@ static void same_as_figure(const char *dir, guint col, const char *csv, const ch
   enum { DMAX = 16 };
   double sum[DMAX] = {0}, mn[DMAX], mx[DMAX];
   guint cnt[DMAX] = {0};
-  GPtrArray *s = shipped_csv(dir, "privacy.csv");
+  GPtrArray *s = scen_test_csv(dir, "privacy.csv");
   for (guint i = 1; i < s->len; i++) {
     const char *d = shipped_cell(s, i, 3);
     g_assert_true(d[0] != '\0'); /* connected graphs */

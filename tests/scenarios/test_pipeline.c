@@ -110,9 +110,10 @@ static double num(const char *s) {
   return x;
 }
 
-/* The scenario's privacy.csv (collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,...)
- * against `dpgossip account --format csv` (trust,attackers,node,distance,sensitivity,mu,rdp,
- * epsilon) for the same setup: every number the same double. */
+/* The scenario's privacy.csv against `dpgossip account --format csv` for the
+ * same setup: one writer, so the same header and every cell the same text,
+ * but the set's name (the scenario's [collusion] name, the members for the
+ * CLI); every number the same double. */
 static void test_same_numbers(void) {
   char *dir = scen_test_tmpdir();
   char *churn = write_setup(dir, "");
@@ -133,6 +134,7 @@ static void test_same_numbers(void) {
       char *text = NULL;
       g_assert_true(g_file_get_contents(file, &text, NULL, NULL));
       GPtrArray *sr = csv_rows(text);
+      char *sheader = g_strndup(text, strcspn(text, "\n"));
       g_free(text);
       CliRun r = cli_run("account", "--generate", "florentine", "-T", "6", "-b", "2", "--trust",
                          "pndp,ldp", "-a", "0", "-a", "2+9", "--sigma", "1.3", "--schedule",
@@ -140,14 +142,21 @@ static void test_same_numbers(void) {
                          "--format", "csv");
       g_assert_cmpint(r.status, ==, 0);
       GPtrArray *cr = csv_rows(r.out);
+      g_assert_true(g_str_has_prefix(r.out, sheader));
+      g_assert_cmpstr(sheader, ==, SCEN_PRIVACY_CSV_COLUMNS);
+      g_free(sheader);
       /* The CLI lists set-major then trust, as the scenario does. */
       g_assert_cmpuint(sr->len, ==, cr->len);
       g_assert_cmpuint(sr->len, ==, 2 * 14 + 2 * 13); /* 15 nodes */
       for (guint i = 0; i < sr->len; i++) {
         char **a = g_ptr_array_index(sr, i), **b = g_ptr_array_index(cr, i);
-        g_assert_cmpstr(a[1], ==, b[0]); /* trust */
-        g_assert_cmpstr(a[2], ==, b[2]); /* victim */
-        g_assert_cmpstr(a[3], ==, b[3]); /* distance */
+        g_assert_cmpstr(a[0], ==, i < 28 ? "a" : "b");
+        g_assert_cmpstr(b[0], ==, i < 28 ? "0" : "2+9");
+        g_assert_cmpuint(g_strv_length(a), ==, 15);
+        g_assert_cmpuint(g_strv_length(b), ==, 15);
+        for (guint k = 1; k < 15; k++)
+          if (k < 4 || k > 7)
+            g_assert_cmpstr(a[k], ==, b[k]); /* trust, victim, ..., seed */
         for (guint k = 4; k < 8; k++) {
           double x = num(a[k]), y = num(b[k]);
           if (x != y)
@@ -173,9 +182,62 @@ static void test_same_numbers(void) {
   g_free(dir);
 }
 
+/* Issue 18: the sweep summary showed one "epsilon" column, silently the
+ * first collusion set under the first trust model. Now every accounting has
+ * its named column (the worst victim of each set x trust), a legend says
+ * which is which, and a note says what a huge epsilon means. */
+static void test_summary_epsilons(void) {
+  char *dir = scen_test_tmpdir();
+  char *ini = scen_test_source("scenarios/collusion.ini");
+  char *out = g_build_filename(dir, "out", NULL);
+  CliRun r = cli_run("run", ini, "--out", out, "--set", "simulation.rounds=4");
+  if (r.status != 0)
+    g_error("run failed: %s", r.err);
+  g_assert_nonnull(strstr(r.out, "   epsilon1    epsilon2    epsilon3    epsilon4    epsilon5 "
+                                 "   epsilon6"));
+  const char *legend[] = {"secldp_single", "pndp_single", "secldp_adjacent", "pndp_adjacent",
+                          "secldp_spread", "pndp_spread"};
+  for (guint i = 0; i < G_N_ELEMENTS(legend); i++) {
+    char *tc = g_strdup(legend[i]);
+    char *us = strchr(tc, '_');
+    *us = '\0';
+    char *want = g_strdup_printf("epsilon%u = epsilon_%s: the worst victim's epsilon at delta = "
+                                 "1e-06, trust %s, collusion %s\n",
+                                 i + 1, legend[i], tc, us + 1);
+    if (strstr(r.out, want) == NULL)
+      g_error("missing '%s' in:\n%s", want, r.out);
+    g_free(want);
+    g_free(tc);
+  }
+  /* zipdl under SecLDP (T = 4): 413.6, e^epsilon = 4.26e+179. */
+  g_assert_nonnull(strstr(r.out, "\nnote: epsilon_secldp_single, epsilon_secldp_adjacent, "
+                                 "epsilon_pndp_adjacent, epsilon_secldp_spread above 10; epsilon "
+                                 "413.6 at delta = 1e-06: no meaningful protection (it only "
+                                 "bounds by a factor e^epsilon = 4.26e+179 how much more likely"));
+  cli_run_clear(&r);
+  /* No noise: inf, said apart from the finite ones. */
+  char *def = scen_test_source("scenarios/default.ini");
+  char *out2 = g_build_filename(dir, "out2", NULL);
+  r = cli_run("run", def, "--out", out2, "--set", "sweep.simulation.seed=1", "--set",
+              "sweep.protocol.sigma=0;1", "--set", "task.epochs=1");
+  if (r.status != 0)
+    g_error("run failed: %s", r.err);
+  g_assert_nonnull(strstr(r.out, "\nnote: epsilon_pndp_node0, epsilon_ldp_node0, "
+                                 "epsilon_pndp_pair, epsilon_ldp_pair: epsilon inf: no "
+                                 "protection for some victim"));
+  cli_run_clear(&r);
+  g_free(out2);
+  g_free(def);
+  g_free(out);
+  g_free(ini);
+  scen_test_rmtree(dir);
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/pipeline/churn-same-path", test_churn_same_path);
   g_test_add_func("/pipeline/same-numbers", test_same_numbers);
+  g_test_add_func("/pipeline/summary-epsilons", test_summary_epsilons);
   return g_test_run();
 }

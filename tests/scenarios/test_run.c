@@ -13,22 +13,9 @@
 
 #include "plot/plot.h"
 #include "scen_test.h"
+#include "scenarios/internal.h"
 
-typedef struct {
-  char *dir;
-} Fix;
-
-static void fix_setup(Fix *f, gconstpointer data) {
-  (void)data;
-  f->dir = scen_test_tmpdir();
-  scen_cancel_reset();
-}
-
-static void fix_teardown(Fix *f, gconstpointer data) {
-  (void)data;
-  scen_test_rmtree(f->dir);
-  g_free(f->dir);
-}
+typedef ScenTestFix Fix;
 
 static ScenScenario *load(const char *dir, const char *text, const char *const *sets) {
   char *path = scen_test_write(dir, "s.ini", text);
@@ -51,19 +38,6 @@ static void run_ok(ScenScenario *sc, const char *out, guint threads, ScenRunRepo
   g_assert_no_error(error);
   g_assert_true(ok);
   scen_run_report_clear(&local);
-}
-
-/* Rows of a CSV file (header included), each split on ','. */
-static GPtrArray *read_csv(const char *dir, const char *name) {
-  char *text = scen_test_read(dir, name);
-  char **lines = g_strsplit(text, "\n", -1);
-  GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
-  for (guint i = 0; lines[i]; i++)
-    if (lines[i][0] != '\0')
-      g_ptr_array_add(rows, g_strsplit(lines[i], ",", -1));
-  g_strfreev(lines);
-  g_free(text);
-  return rows;
 }
 
 static double cell(GPtrArray *rows, guint r, guint c) {
@@ -123,14 +97,13 @@ static void test_point_outputs_reference(Fix *f, gconstpointer data) {
     g_assert_true(g_file_test(p, G_FILE_TEST_IS_REGULAR));
     g_free(p);
   }
-  GPtrArray *m = read_csv(out, "metrics.csv");
+  GPtrArray *m = scen_test_csv(out, "metrics.csv");
   g_assert_cmpuint(m->len, ==, 1); /* header only: no task */
   g_assert_cmpstr(((char **)g_ptr_array_index(m, 0))[0], ==, "round");
   g_ptr_array_unref(m);
-  GPtrArray *rows = read_csv(out, "privacy.csv");
+  GPtrArray *rows = scen_test_csv(out, "privacy.csv");
   char *header = g_strjoinv(",", g_ptr_array_index(rows, 0));
-  g_assert_cmpstr(header, ==,
-                  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp");
+  g_assert_cmpstr(header, ==, SCEN_PRIVACY_CSV_COLUMNS);
   g_free(header);
   g_assert_cmpuint(rows->len, ==, 1 + 14 * 2); /* 14 victims x 2 trust models */
 
@@ -196,23 +169,34 @@ static void test_task_metrics(Fix *f, gconstpointer data) {
   ScenScenario *sc = load(f->dir, TASK, NULL);
   char *out = g_build_filename(f->dir, "out", NULL);
   run_ok(sc, out, 1, NULL);
-  GPtrArray *m = read_csv(out, "metrics.csv");
+  GPtrArray *m = scen_test_csv(out, "metrics.csv");
   char *header = g_strjoinv(",", g_ptr_array_index(m, 0));
-  g_assert_cmpstr(header, ==, "round,node,train_loss,test_loss,test_accuracy");
+  g_assert_cmpstr(header, ==, SCEN_METRICS_CSV_COLUMNS);
   g_free(header);
-  /* T = 6, evaluations at steps 2, 4 and 6, 6 nodes each. */
-  g_assert_cmpuint(m->len, ==, 1 + 3 * 6);
+  /* T = 6, evaluations at steps 2, 4 and 6: 6 nodes each, then their mean. */
+  g_assert_cmpuint(m->len, ==, 1 + 3 * 7);
+  double sum[2] = {0, 0};
   for (guint r = 1; r < m->len; r++) {
     char **row = g_ptr_array_index(m, r);
-    g_assert_cmpint(atoi(row[0]), ==, 2 * (1 + (r - 1) / 6));
-    g_assert_cmpint(atoi(row[1]), ==, (r - 1) % 6);
+    g_assert_cmpint(atoi(row[0]), ==, 2 * (1 + (r - 1) / 7));
+    g_assert_cmpstr(row[5], ==, "0"); /* the seed */
+    g_assert_cmpstr(row[4], ==, ""); /* regression: no accuracy */
+    if ((r - 1) % 7 == 6) {
+      g_assert_cmpstr(row[1], ==, "mean");
+      g_assert_cmpfloat(cell(m, r, 2), ==, sum[0] / 6);
+      g_assert_cmpfloat(cell(m, r, 3), ==, sum[1] / 6);
+      sum[0] = sum[1] = 0;
+      continue;
+    }
+    g_assert_cmpint(atoi(row[1]), ==, (r - 1) % 7);
     g_assert_true(isfinite(cell(m, r, 2)) && cell(m, r, 2) >= 0);
     g_assert_true(isfinite(cell(m, r, 3)) && cell(m, r, 3) >= 0);
-    g_assert_cmpstr(row[4], ==, ""); /* regression: no accuracy */
+    sum[0] += cell(m, r, 2);
+    sum[1] += cell(m, r, 3);
   }
   g_ptr_array_unref(m);
   /* b defaults to the task's batches: each victim's mu at most the LDP one. */
-  GPtrArray *p = read_csv(out, "privacy.csv");
+  GPtrArray *p = scen_test_csv(out, "privacy.csv");
   g_assert_cmpuint(p->len, ==, 1 + 5);
   for (guint r = 1; r < p->len; r++)
     g_assert_cmpfloat(cell(p, r, 5), <=, sqrt(2.0) / 0.5 + 1e-9);
@@ -240,11 +224,11 @@ static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
   scen_run_report_clear(&rep);
   /* Same bytes whatever the number of threads. */
   assert_same_files(a, b, TRUE);
-  GPtrArray *pts = read_csv(a, "points.csv");
+  GPtrArray *pts = scen_test_csv(a, "points.csv");
   g_assert_cmpuint(pts->len, ==, 5);
   g_assert_cmpstr(((char **)g_ptr_array_index(pts, 1))[1], ==, "points/sigma=0.5_seed=1");
   g_ptr_array_unref(pts);
-  GPtrArray *agg = read_csv(a, "aggregate.csv");
+  GPtrArray *agg = scen_test_csv(a, "aggregate.csv");
   g_assert_cmpuint(agg->len, ==, 1 + 2 * 3); /* 2 groups x 3 evaluations */
   /* The band is the 95% CI of the mean over the 2 seeds, t(0.975, 1) = 12.7062047: check it
    * against the seeds' own node means at round 2 (group sigma = 0.5). */
@@ -252,7 +236,7 @@ static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
   for (guint sd = 0; sd < 2; sd++) {
     char *pd = g_strdup_printf("sigma=0.5_seed=%u", sd + 1);
     char *dir = g_build_filename(a, "points", pd, NULL);
-    GPtrArray *m = read_csv(dir, "metrics.csv");
+    GPtrArray *m = scen_test_csv(dir, "metrics.csv");
     x[sd] = 0;
     for (guint r = 1; r <= 6; r++)
       x[sd] += cell(m, r, 3) / 6;
@@ -311,6 +295,166 @@ static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
   scen_scenario_free(sc);
 }
 
+/* Lines of DIR/NAME after the header. */
+static char **data_lines(const char *dir, const char *name, char **header) {
+  char *text = scen_test_read(dir, name);
+  char **lines = g_strsplit(text, "\n", -1);
+  g_free(text);
+  *header = g_strdup(lines[0]);
+  GPtrArray *out = g_ptr_array_new();
+  for (guint i = 1; lines[i]; i++)
+    if (lines[i][0] != '\0')
+      g_ptr_array_add(out, g_strdup(lines[i]));
+  g_ptr_array_add(out, NULL);
+  g_strfreev(lines);
+  return (char **)g_ptr_array_free(out, FALSE);
+}
+
+/* The sweep's tidy tables: every point's privacy.csv and metrics.csv rows,
+ * in point order, after the point's name and its non-seed axis values; one
+ * named epsilon column per (trust, collusion) in points.csv and groups.csv,
+ * each the largest epsilon of that accounting in the point's privacy.csv.
+ * A point whose table has another header (an older version) runs again, and
+ * the resumed sweep writes the same bytes. */
+static void test_sweep_tidy_tables(Fix *f, gconstpointer data) {
+  (void)data;
+  const char *text = TASK "[collusion.a]\nnodes = 0\n[collusion.b]\nnodes = 2;3\n"
+                          "[sweep]\nprotocol.sigma = 0.5;2\nsimulation.seed = 1..2\n";
+  ScenScenario *sc = load(f->dir, text, (const char *const[]){"privacy.trust=pndp;ldp", NULL});
+  char *a = g_build_filename(f->dir, "a", NULL), *b = g_build_filename(f->dir, "b", NULL);
+  run_ok(sc, a, 2, NULL);
+  const char *names[] = {"sigma=0.5_seed=1", "sigma=0.5_seed=2", "sigma=2_seed=1",
+                         "sigma=2_seed=2"};
+  const char *sigmas[] = {"0.5", "0.5", "2", "2"};
+  const char *tables[][2] = {{"privacy.csv", SCEN_PRIVACY_CSV_COLUMNS},
+                             {"metrics.csv", SCEN_METRICS_CSV_COLUMNS}};
+  for (guint t = 0; t < 2; t++) {
+    char *top_header, **top = data_lines(a, tables[t][0], &top_header);
+    char *want_header = g_strdup_printf("point,protocol.sigma,%s", tables[t][1]);
+    g_assert_cmpstr(top_header, ==, want_header);
+    guint k = 0;
+    for (guint p = 0; p < 4; p++) {
+      char *dir = g_build_filename(a, "points", names[p], NULL), *h;
+      char **rows = data_lines(dir, tables[t][0], &h);
+      g_assert_cmpstr(h, ==, tables[t][1]);
+      g_assert_cmpuint(g_strv_length(rows), >, 0);
+      for (guint i = 0; rows[i]; i++, k++) {
+        char *want = g_strdup_printf("%s,%s,%s", names[p], sigmas[p], rows[i]);
+        g_assert_cmpstr(top[k], ==, want);
+        g_free(want);
+      }
+      g_strfreev(rows);
+      g_free(h);
+      g_free(dir);
+    }
+    g_assert_null(top[k]);
+    g_strfreev(top);
+    g_free(top_header);
+    g_free(want_header);
+  }
+  /* 4 points x (pndp, ldp) x (5 victims of a + 4 of b); 3 rounds x (6 nodes + mean). */
+  GPtrArray *pr = scen_test_csv(a, "privacy.csv"), *mr = scen_test_csv(a, "metrics.csv");
+  g_assert_cmpuint(pr->len, ==, 1 + 4 * 2 * (5 + 4));
+  g_assert_cmpuint(mr->len, ==, 1 + 4 * 3 * 7);
+  g_assert_cmpstr(((char **)g_ptr_array_index(mr, 7))[3], ==, "mean");
+  g_assert_cmpstr(((char **)g_ptr_array_index(mr, 7))[7], ==, "1"); /* seed */
+  g_ptr_array_unref(mr);
+
+  /* points.csv: point,dir,sigma,seed,status,sigma,final_train_loss,final_test_loss,
+   * final_test_accuracy,test_loss_last50, then the epsilon columns, delta. */
+  GPtrArray *pts = scen_test_csv(a, "points.csv"), *grp = scen_test_csv(a, "groups.csv");
+  char *ph = g_strjoinv(",", g_ptr_array_index(pts, 0));
+  g_assert_true(g_str_has_suffix(ph, ",test_loss_last50,epsilon_pndp_a,epsilon_ldp_a,"
+                                     "epsilon_pndp_b,epsilon_ldp_b,delta"));
+  char *gh = g_strjoinv(",", g_ptr_array_index(grp, 0));
+  g_assert_true(g_str_has_prefix(gh, "group,sigma,seeds,sigma,epsilon_pndp_a,epsilon_ldp_a,"
+                                     "epsilon_pndp_b,epsilon_ldp_b,final_test_loss_mean,"));
+  g_assert_true(g_str_has_suffix(gh, ",final_test_accuracy_mean,delta"));
+  const char *acc[][2] = {{"a", "pndp"}, {"a", "ldp"}, {"b", "pndp"}, {"b", "ldp"}};
+  for (guint p = 0; p < 4; p++) {
+    for (guint c = 0; c < 4; c++) {
+      double worst = 0; /* privacy.csv: point,sigma,collusion,trust,...,epsilon (col 9) */
+      for (guint r = 1; r < pr->len; r++) {
+        char **row = g_ptr_array_index(pr, r);
+        if (g_str_equal(row[0], names[p]) && g_str_equal(row[2], acc[c][0]) &&
+            g_str_equal(row[3], acc[c][1]))
+          worst = MAX(worst, g_ascii_strtod(row[9], NULL));
+      }
+      g_assert_cmpfloat(worst, >, 0);
+      g_assert_cmpfloat(cell(pts, 1 + p, 10 + c), ==, worst);
+      if (p % 2 == 0) /* the group's: its first seed's */
+        g_assert_cmpfloat(cell(grp, 1 + p / 2, 4 + c), ==, worst);
+    }
+    g_assert_cmpstr(((char **)g_ptr_array_index(pts, 1 + p))[14], ==, "1e-06");
+  }
+  /* LDP: mu = sqrt(T / b) / sigma whatever the set; PNDP never above it. */
+  g_assert_cmpfloat(cell(pts, 1, 11), ==, cell(pts, 1, 13));
+  g_assert_cmpfloat(cell(pts, 1, 10), <=, cell(pts, 1, 11));
+  g_ptr_array_unref(pts);
+  g_ptr_array_unref(grp);
+  g_ptr_array_unref(pr);
+  g_free(ph);
+  g_free(gh);
+
+  /* Another version's privacy.csv (no status column): that point runs again;
+   * the rest comes back from disk; the same bytes as a fresh run. */
+  run_ok(sc, b, 1, NULL);
+  char *p2 = g_build_filename(a, "points", names[2], NULL);
+  char *old = scen_test_read(p2, "privacy.csv");
+  gsize header_len = strcspn(old, "\n");
+  char *patched = g_strconcat("collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,"
+                              "muffliato_rdp", old + header_len, NULL);
+  g_free(scen_test_write(p2, "privacy.csv", patched));
+  ScenRunReport rep = {0};
+  run_ok(sc, a, 2, &rep);
+  g_assert_cmpuint(rep.ran, ==, 1);
+  g_assert_cmpuint(rep.skipped, ==, 3);
+  scen_run_report_clear(&rep);
+  assert_same_files(a, b, TRUE);
+  g_free(patched);
+  g_free(old);
+  g_free(p2);
+  g_free(a);
+  g_free(b);
+  scen_scenario_free(sc);
+}
+
+/* A file written piece by piece (the sweep's tables): past the 1 MiB buffer
+ * it goes out in several writes, and only commit puts it in place; abort
+ * leaves nothing, not even the temporary. */
+static void test_file_out(Fix *f, gconstpointer data) {
+  (void)data;
+  char *path = g_build_filename(f->dir, "t.csv", NULL);
+  GError *error = NULL;
+  ScenFileOut *o = scen_file_out_new(path, &error);
+  g_assert_no_error(error);
+  GString *want = g_string_new(NULL);
+  char piece[100000];
+  for (guint i = 0; i < 30; i++) {
+    memset(piece, 'a' + (int)i % 26, sizeof piece);
+    g_assert_true(scen_file_out_write(o, piece, sizeof piece, &error));
+    g_string_append_len(want, piece, sizeof piece);
+    g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS)); /* not before commit */
+  }
+  g_assert_true(scen_file_out_commit(o, &error));
+  g_assert_no_error(error);
+  char *got = NULL;
+  gsize len = 0;
+  g_assert_true(g_file_get_contents(path, &got, &len, NULL));
+  g_assert_cmpuint(len, ==, want->len);
+  g_assert_true(memcmp(got, want->str, len) == 0);
+  g_free(got);
+  g_unlink(path);
+  o = scen_file_out_new(path, &error);
+  g_assert_true(scen_file_out_write(o, want->str, want->len, &error));
+  scen_file_out_abort(o);
+  GDir *d = g_dir_open(f->dir, 0, NULL);
+  g_assert_null(g_dir_read_name(d));
+  g_dir_close(d);
+  g_string_free(want, TRUE);
+  g_free(path);
+}
+
 /* Issue 12: json-glib 1.6 wrote sigma = 1e20 as `1e+20.0`, so both points'
  * summaries were invalid JSON: the sweep reported them failed in points.csv
  * with 0 seeds in groups.csv, yet succeeded, and resume skipped them. Now the
@@ -342,12 +486,12 @@ static void test_sweep_huge_sigma_resume(Fix *f, gconstpointer data) {
     g_free(dir);
     g_free(pd);
   }
-  GPtrArray *pts = read_csv(a, "points.csv");
+  GPtrArray *pts = scen_test_csv(a, "points.csv");
   g_assert_cmpstr(((char **)g_ptr_array_index(pts, 1))[3], ==, "done");
   g_assert_cmpstr(((char **)g_ptr_array_index(pts, 2))[3], ==, "done");
   g_assert_cmpfloat(cell(pts, 2, 4), ==, 1e21);
   g_ptr_array_unref(pts);
-  GPtrArray *g = read_csv(a, "groups.csv");
+  GPtrArray *g = scen_test_csv(a, "groups.csv");
   g_assert_cmpuint(g->len, ==, 3);
   g_assert_cmpstr(((char **)g_ptr_array_index(g, 1))[2], ==, "1"); /* seeds */
   g_assert_cmpfloat(cell(g, 1, 3), ==, 1e20);
@@ -401,7 +545,7 @@ static void test_shared_runs(Fix *f, gconstpointer data) {
   g_assert_nonnull(strstr(ini, "name = nonprivate\nsigma = 0\n"));
   g_free(ini);
   /* dsgd at mu: LDP-calibrated, victims' mu under LDP would be mu; here PNDP <= mu. */
-  GPtrArray *g = read_csv(out, "groups.csv");
+  GPtrArray *g = scen_test_csv(out, "groups.csv");
   g_assert_cmpuint(g->len, ==, 5);
   /* nonprivate: no finite epsilon. dsgd mu=1: sigma = sqrt(k)/mu = sqrt(2). */
   g_assert_cmpstr(((char **)g_ptr_array_index(g, 1))[5], ==, "inf");
@@ -429,7 +573,7 @@ static void test_mu_calibration_ldp(Fix *f, gconstpointer data) {
                          "name=mafalda"};
   for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
     char *dir = g_build_filename(out, "points", names[i], NULL);
-    GPtrArray *p = read_csv(dir, "privacy.csv");
+    GPtrArray *p = scen_test_csv(dir, "privacy.csv");
     g_assert_cmpuint(p->len, ==, 1 + 33);
     for (guint r = 1; r < p->len; r++)
       g_assert_cmpfloat_with_epsilon(cell(p, r, 5), 0.7, 1e-6);
@@ -455,7 +599,7 @@ static void test_structured_equals_observer(Fix *f, gconstpointer data) {
     char *ds = g_strdup_printf("name=%s_path=structured", protos[i]);
     char *dobs = g_strdup_printf("name=%s_path=observer", protos[i]);
     char *a = g_build_filename(out, "points", ds, NULL), *b = g_build_filename(out, "points", dobs, NULL);
-    GPtrArray *pa = read_csv(a, "privacy.csv"), *pb = read_csv(b, "privacy.csv");
+    GPtrArray *pa = scen_test_csv(a, "privacy.csv"), *pb = scen_test_csv(b, "privacy.csv");
     g_assert_cmpuint(pa->len, ==, pb->len);
     g_assert_cmpuint(pa->len, ==, 1 + 3 * (14 + 13));
     for (guint r = 1; r < pa->len; r++) {
@@ -482,7 +626,7 @@ static void test_structured_equals_observer(Fix *f, gconstpointer data) {
 /* Zip-DL under LDP at sigma = 2^-27: victim 1's exact mu is 3.3e9
  * (tests/protocols/test_account_exact.c), victim 0's 5.1e7. privacy.csv gets
  * a status column, victim 1 no number, summary.json the count and the note;
- * a point without unresolved victims keeps the old header (above). */
+ * the header is the same as without unresolved victims (above). */
 static void test_unresolved(Fix *f, gconstpointer data) {
   (void)data;
   const char *text = "[simulation]\nrounds = 4\n[topology]\ngenerate = florentine\n"
@@ -492,17 +636,16 @@ static void test_unresolved(Fix *f, gconstpointer data) {
   ScenScenario *sc = load(f->dir, text, NULL);
   char *out = g_build_filename(f->dir, "out", NULL);
   run_ok(sc, out, 1, NULL);
-  GPtrArray *rows = read_csv(out, "privacy.csv");
+  GPtrArray *rows = scen_test_csv(out, "privacy.csv");
   char *header = g_strjoinv(",", g_ptr_array_index(rows, 0));
-  g_assert_cmpstr(header, ==,
-                  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status");
+  g_assert_cmpstr(header, ==, SCEN_PRIVACY_CSV_COLUMNS);
   g_free(header);
   g_assert_cmpuint(rows->len, ==, 1 + 14);
   char *v0 = g_strjoinv(",", g_ptr_array_index(rows, 1));
   char *v1 = g_strjoinv(",", g_ptr_array_index(rows, 2));
   g_assert_true(g_str_has_prefix(v0, "nine,ldp,0,2,50939954."));
-  g_assert_true(g_str_has_suffix(v0, ",protected"));
-  g_assert_cmpstr(v1, ==, "nine,ldp,1,1,inf,inf,inf,inf,,unresolved");
+  g_assert_true(g_str_has_suffix(v0, ",protected,9,2,1e-06,observer,0"));
+  g_assert_cmpstr(v1, ==, "nine,ldp,1,1,inf,inf,inf,inf,,unresolved,9,2,1e-06,observer,0");
   g_free(v0);
   g_free(v1);
   g_ptr_array_unref(rows);
@@ -542,7 +685,7 @@ static void test_cancel(Fix *f, gconstpointer data) {
   ScenRunReport rep = {0};
   scen_cancel();
   g_assert_false(scen_scenario_run(sc, &opt, &rep, &error));
-  g_assert_error(error, PROTO_ERROR, PROTO_ERROR_CANCELLED);
+  g_assert_error(error, SCEN_ERROR, SCEN_ERROR_CANCELLED);
   g_clear_error(&error);
   scen_run_report_clear(&rep);
   /* Nothing looks complete. */
@@ -563,7 +706,7 @@ static void test_cancel(Fix *f, gconstpointer data) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-#define ADD(name, fn) g_test_add("/scenarios/run/" name, Fix, NULL, fix_setup, fn, fix_teardown)
+#define ADD(name, fn) SCEN_TEST_ADD("/scenarios/run/" name, fn)
   ADD("point-outputs-reference", test_point_outputs_reference);
   ADD("task-metrics", test_task_metrics);
   ADD("sweep-determinism-replay-resume", test_sweep_determinism_replay_resume);
@@ -574,6 +717,8 @@ int main(int argc, char **argv) {
   ADD("invalid-refused", test_invalid_refused);
   ADD("cancel", test_cancel);
   ADD("sweep-huge-sigma-resume", test_sweep_huge_sigma_resume);
+  ADD("sweep-tidy-tables", test_sweep_tidy_tables);
+  ADD("file-out", test_file_out);
   int rc = g_test_run();
   plot_shutdown();
   return rc;

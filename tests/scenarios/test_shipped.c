@@ -11,21 +11,7 @@
 #include "plot/plot.h"
 #include "shipped.h"
 
-typedef struct {
-  char *dir;
-} Fix;
-
-static void fix_setup(Fix *f, gconstpointer data) {
-  (void)data;
-  f->dir = scen_test_tmpdir();
-  scen_cancel_reset();
-}
-
-static void fix_teardown(Fix *f, gconstpointer data) {
-  (void)data;
-  scen_test_rmtree(f->dir);
-  g_free(f->dir);
-}
+typedef ScenTestFix Fix;
 
 static void test_default(Fix *f, gconstpointer data) {
   (void)data;
@@ -38,8 +24,8 @@ static void test_default(Fix *f, gconstpointer data) {
   for (guint i = 0; i < G_N_ELEMENTS(top); i++)
     shipped_assert_file(f->dir, top[i]);
   char *pt = g_build_filename(f->dir, "points", "seed=1", NULL);
-  GPtrArray *m = shipped_csv(pt, "metrics.csv");
-  g_assert_cmpuint(m->len, ==, 1 + 6 * 15); /* T = 24, evaluations every 4 steps, 15 nodes */
+  GPtrArray *m = scen_test_csv(pt, "metrics.csv");
+  g_assert_cmpuint(m->len, ==, 1 + 6 * 16); /* T = 24, evaluations every 4 steps, 15 nodes + mean */
   g_ptr_array_unref(m);
   shipped_check_privacy(pt, 2 * 14 + 2 * 13, 2.0);
   g_free(pt);
@@ -51,7 +37,7 @@ static void test_figure2_florentine(Fix *f, gconstpointer data) {
   scen_run_report_clear(&rep);
   shipped_assert_file(f->dir, "privacy.svg");
   shipped_check_privacy(f->dir, 2 * 14, 2.0);
-  GPtrArray *p = shipped_csv(f->dir, "privacy.csv");
+  GPtrArray *p = scen_test_csv(f->dir, "privacy.csv");
   char *ref = scen_test_shared("reference/pndp-florentine-T10-attacker0.json");
   JsonParser *parser = json_parser_new();
   GError *error = NULL;
@@ -81,7 +67,7 @@ static void test_figure2_ego(Fix *f, gconstpointer data) {
   ScenRunReport rep = shipped_run("figure2-ego", NULL, f->dir);
   scen_run_report_clear(&rep);
   shipped_check_privacy(f->dir, 2 * 147, 2.0);
-  GPtrArray *p = shipped_csv(f->dir, "privacy.csv");
+  GPtrArray *p = scen_test_csv(f->dir, "privacy.csv");
   for (guint v = 0; v < 147; v++) {
     guint r = 1 + v, l = 1 + 147 + v;
     g_assert_cmpstr(shipped_cell(p, r, 1), ==, "pndp");
@@ -99,8 +85,8 @@ static void test_time_varying(Fix *f, gconstpointer data) {
   const char *sets[] = {"task.epochs=2", NULL};
   ScenRunReport rep = shipped_run("time-varying-matching", sets, f->dir);
   scen_run_report_clear(&rep);
-  GPtrArray *m = shipped_csv(f->dir, "metrics.csv");
-  g_assert_cmpuint(m->len, ==, 1 + 4 * 32); /* T = 10: steps 3, 6, 9, 10 */
+  GPtrArray *m = scen_test_csv(f->dir, "metrics.csv");
+  g_assert_cmpuint(m->len, ==, 1 + 4 * 33); /* T = 10: steps 3, 6, 9, 10; 32 nodes + mean */
   g_ptr_array_unref(m);
   shipped_check_privacy(f->dir, 2 * 31 + 2 * 30, 2.0);
   char *sum = scen_test_read(f->dir, "summary.json");
@@ -131,7 +117,7 @@ static void test_collusion(Fix *f, gconstpointer data) {
     char *dir = g_build_filename(f->dir, "points", pts[i], NULL);
     shipped_check_privacy(dir, 2 * (14 + 13 + 12), 2.0);
     /* A larger collusion set never learns less about a victim outside both. */
-    GPtrArray *p = shipped_csv(dir, "privacy.csv");
+    GPtrArray *p = scen_test_csv(dir, "privacy.csv");
     for (guint t = 0; t < 2; t++) {
       guint single = 1 + t * 14, adjacent = 1 + 2 * 14 + t * 13;
       for (guint v = 0; v < 13; v++) {
@@ -153,7 +139,7 @@ static void test_figure3_tiny(Fix *f, gconstpointer data) {
   ScenRunReport rep = shipped_run("figure3-housing-ego", sets, f->dir);
   g_assert_cmpuint(rep.points, ==, 4);
   scen_run_report_clear(&rep);
-  GPtrArray *g = shipped_csv(f->dir, "groups.csv");
+  GPtrArray *g = scen_test_csv(f->dir, "groups.csv");
   g_assert_cmpuint(g->len, ==, 5);
   g_assert_cmpstr(shipped_cell(g, 1, 1), ==, "nonprivate");
   g_assert_true(isinf(shipped_num(g, 1, 5)));
@@ -169,7 +155,7 @@ static void test_figure3_tiny(Fix *f, gconstpointer data) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-#define ADD(name, fn) g_test_add("/scenarios/shipped/" name, Fix, NULL, fix_setup, fn, fix_teardown)
+#define ADD(name, fn) SCEN_TEST_ADD("/scenarios/shipped/" name, fn)
   ADD("default", test_default);
   ADD("figure2-florentine", test_figure2_florentine);
   ADD("figure2-ego", test_figure2_ego);

@@ -7,21 +7,7 @@
 #include "plot/plot.h"
 #include "shipped.h"
 
-typedef struct {
-  char *dir;
-} Fix;
-
-static void fix_setup(Fix *f, gconstpointer data) {
-  (void)data;
-  f->dir = scen_test_tmpdir();
-  scen_cancel_reset();
-}
-
-static void fix_teardown(Fix *f, gconstpointer data) {
-  (void)data;
-  scen_test_rmtree(f->dir);
-  g_free(f->dir);
-}
+typedef ScenTestFix Fix;
 
 static void test_figure3(Fix *f, gconstpointer data) {
   (void)data;
@@ -31,14 +17,14 @@ static void test_figure3(Fix *f, gconstpointer data) {
   g_assert_cmpuint(rep.points, ==, 16);
   g_assert_cmpuint(rep.figures->len, ==, 2); /* loss.svg, loss_vs_epsilon.svg */
   scen_run_report_clear(&rep);
-  GPtrArray *pts = shipped_csv(f->dir, "points.csv");
+  GPtrArray *pts = scen_test_csv(f->dir, "points.csv");
   g_assert_cmpuint(pts->len, ==, 17);
   for (guint r = 1; r < pts->len; r++) {
     g_assert_cmpstr(shipped_cell(pts, r, 5), ==, "done");
     g_assert_true(isfinite(shipped_num(pts, r, 8))); /* final test loss */
   }
   g_ptr_array_unref(pts);
-  GPtrArray *g = shipped_csv(f->dir, "groups.csv");
+  GPtrArray *g = scen_test_csv(f->dir, "groups.csv");
   g_assert_cmpuint(g->len, ==, 1 + 8);
   for (guint r = 1; r < g->len; r++) {
     g_assert_cmpstr(shipped_cell(g, r, 3), ==, "2"); /* seeds */
@@ -50,7 +36,7 @@ static void test_figure3(Fix *f, gconstpointer data) {
   /* nonprivate at both mu is the same run. */
   g_assert_cmpstr(shipped_cell(g, 1, 6), ==, shipped_cell(g, 2, 6));
   g_ptr_array_unref(g);
-  GPtrArray *a = shipped_csv(f->dir, "aggregate.csv");
+  GPtrArray *a = scen_test_csv(f->dir, "aggregate.csv");
   g_assert_cmpuint(a->len, ==, 1 + 8 * 2); /* T = 32, evaluations at 16 and 32 */
   g_ptr_array_unref(a);
 }
@@ -67,8 +53,8 @@ static void test_fashion_mnist(Fix *f, gconstpointer data) {
   g_assert_cmpuint(rep.points, ==, 2);
   scen_run_report_clear(&rep);
   char *dir = g_build_filename(f->dir, "points", "name=mafalda_seed=1", NULL);
-  GPtrArray *m = shipped_csv(dir, "metrics.csv");
-  g_assert_cmpuint(m->len, ==, 1 + 16);
+  GPtrArray *m = scen_test_csv(dir, "metrics.csv");
+  g_assert_cmpuint(m->len, ==, 1 + 16 + 1); /* 16 nodes, then their mean */
   for (guint r = 1; r < m->len; r++) {
     double acc = shipped_num(m, r, 4);
     g_assert_true(acc >= 0 && acc <= 1);
@@ -80,7 +66,7 @@ static void test_fashion_mnist(Fix *f, gconstpointer data) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-#define ADD(name, fn) g_test_add("/scenarios/shipped-full/" name, Fix, NULL, fix_setup, fn, fix_teardown)
+#define ADD(name, fn) SCEN_TEST_ADD("/scenarios/shipped-full/" name, fn)
   ADD("figure3", test_figure3);
   ADD("fashion-mnist", test_fashion_mnist);
   int rc = g_test_run();

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "sim/sim.h"
+#include "stream/stream.h"
 #include "tests/viz/viz_test_util.h"
 
 static const char scenario[] = "[simulation]\n"
@@ -86,7 +87,7 @@ static void csv_metric(const char *out_dir, guint step, guint node, double *trai
   gboolean found = FALSE;
   for (guint i = 1; lines[i] != NULL && lines[i][0] != '\0'; i++) {
     char **c = g_strsplit(lines[i], ",", -1);
-    if ((guint)atoi(c[0]) == step && (guint)atoi(c[1]) == node) {
+    if ((guint)atoi(c[0]) == step && g_ascii_isdigit(c[1][0]) && (guint)atoi(c[1]) == node) {
       *train = g_ascii_strtod(c[2], NULL);
       *test = g_ascii_strtod(c[3], NULL);
       found = TRUE;
@@ -147,13 +148,13 @@ static void test_record(Fixture *f, gconstpointer data) {
   g_free(err);
 
   GError *error = NULL;
-  SimTraceReader *r = sim_trace_reader_open(f->trace, &error);
+  StreamTraceReader *r = stream_trace_reader_open(f->trace, &error);
   g_assert_no_error(error);
-  SimTraceRecord rec;
+  StreamTraceRecord rec;
   guint index = 0, messages = 0, rounds = 0, metrics = 0, privacy = 0;
   gboolean ended = FALSE;
   int rc;
-  while ((rc = sim_trace_reader_next(r, &rec, &error)) == 1) {
+  while ((rc = stream_trace_reader_next(r, &rec, &error)) == 1) {
     JsonParser *p = NULL;
     JsonObject *o = vt_json(rec.body, &p);
     g_assert_false(ended); /* nothing after the run end */
@@ -211,7 +212,7 @@ static void test_record(Fixture *f, gconstpointer data) {
   }
   g_assert_no_error(error);
   g_assert_cmpint(rc, ==, 0);
-  sim_trace_reader_free(r);
+  stream_trace_reader_free(r);
   g_assert_true(ended);
   g_assert_cmpuint(messages, ==, 48);
   g_assert_cmpuint(rounds, ==, 5);
@@ -230,14 +231,14 @@ static void test_live_metrics(Fixture *f, gconstpointer data) {
     g_error("run --record failed: %s", err);
   g_free(err);
   GError *error = NULL;
-  SimTraceReader *r = sim_trace_reader_open(f->trace, &error);
+  StreamTraceReader *r = stream_trace_reader_open(f->trace, &error);
   g_assert_no_error(error);
-  SimTraceRecord rec;
+  StreamTraceRecord rec;
   guint rounds = 0, metrics = 0;
   gboolean prev_round = FALSE;
   gint64 round_t[13];
   int rc;
-  while ((rc = sim_trace_reader_next(r, &rec, &error)) == 1) {
+  while ((rc = stream_trace_reader_next(r, &rec, &error)) == 1) {
     JsonParser *p = NULL;
     JsonObject *o = vt_json(rec.body, &p);
     gboolean is_round = strcmp(rec.topic, "round") == 0;
@@ -262,7 +263,7 @@ static void test_live_metrics(Fixture *f, gconstpointer data) {
   }
   g_assert_no_error(error);
   g_assert_cmpint(rc, ==, 0);
-  sim_trace_reader_free(r);
+  stream_trace_reader_free(r);
   g_assert_cmpuint(rounds, ==, 13);
   g_assert_cmpuint(metrics, ==, 6);
 }

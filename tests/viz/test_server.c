@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "sim/sim.h"
+#include "stream/stream.h"
 #include "tests/viz/viz_test_util.h"
 #include "viz/viz.h"
 
@@ -791,11 +792,11 @@ static void test_slow_client(void) {
 
 /* ---- ZeroMQ: publishers coming and going, malformed messages ---- */
 
-static void wait_subscribed(SimStream *st) {
-  SimStreamStats ss;
+static void wait_subscribed(Stream *st) {
+  StreamStats ss;
   for (int i = 0; i < 500; i++) {
-    sim_stream_poll(st);
-    sim_stream_get_stats(st, &ss);
+    stream_poll(st);
+    stream_get_stats(st, &ss);
     if (ss.subscribers_joined)
       return;
     g_usleep(10000);
@@ -811,16 +812,16 @@ static void test_zmq(void) {
   for (int run = 0; run < 2; run++) {
     /* a publisher comes, publishes a run and goes */
     GError *err = NULL;
-    SimStreamOptions o = {.publish = ep};
-    SimStream *st = sim_stream_new(&o, &err);
+    StreamOptions o = {.publish = ep};
+    Stream *st = stream_new(&o, &err);
     g_assert_no_error(err);
     wait_subscribed(st);
     char name[16];
     g_snprintf(name, sizeof name, "run%d", run);
-    SimStreamRun r = {.name = name, .n_nodes = 3};
-    g_assert_true(sim_stream_begin_run(st, &r, &err));
-    g_assert_true(sim_stream_publish_round(st, 100, 1, &err));
-    g_assert_true(sim_stream_end_run(st, 200, "ok", &err));
+    StreamRun r = {.name = name, .n_nodes = 3};
+    g_assert_true(stream_begin_run(st, &r, &err));
+    g_assert_true(stream_publish_round(st, 100, 1, &err));
+    g_assert_true(stream_end_run(st, 200, "ok", &err));
     char *t = NULL, *d = NULL;
     g_assert_true(sse_next(&c, &t, &d, TRUE));
     g_assert_cmpstr(t, ==, "run");
@@ -832,7 +833,7 @@ static void test_zmq(void) {
     g_assert_nonnull(strstr(d, "\"event\":\"end\""));
     g_free(t);
     g_free(d);
-    sim_stream_free(st);
+    stream_free(st);
   }
   /* Someone else's publisher sends junk. */
   void *ctx = zmq_ctx_new(), *pub = zmq_socket(ctx, ZMQ_PUB);

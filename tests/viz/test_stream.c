@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "sim/sim.h"
+#include "stream/stream.h"
 #include "tests/viz/viz_test_util.h"
 
 #define N 12
@@ -76,37 +77,45 @@ static SimEngine *gossip_engine(Gossip *g) {
   return e;
 }
 
-static void run_info(SimStreamRun *r, guint32 *edges, double *xy) {
+static void run_info(StreamRun *r, guint32 *edges, double *xy) {
   gsize k = 0;
   for (guint32 u = 0; u < N; u++) {
     edges[2 * k] = u, edges[2 * k + 1] = (u + 1) % N, k++;
     xy[2 * u] = cos(2 * G_PI * u / N);
     xy[2 * u + 1] = sin(2 * G_PI * u / N);
   }
-  *r = (SimStreamRun){.name = "ring \"chords\"", .command = "test", .seed = 7,
-                      .rounds = ROUNDS, .scenario_json = "{ \"protocol\" : \"gossip\",\n \"sigma\": 0.5 }",
-                      .n_nodes = N, .edges = edges, .n_edges = k, .positions = xy,
-                      .layout = "circle"};
+  *r = (StreamRun){.name = "ring \"chords\"",
+                   .command = "test",
+                   .seed = 7,
+                   .rounds = ROUNDS,
+                   .scenario_json = "{ \"protocol\" : \"gossip\",\n \"sigma\": 0.5 }",
+                   .n_nodes = N,
+                   .edges = edges,
+                   .n_edges = k,
+                   .positions = xy,
+                   .layout = "circle"};
 }
 
-static void tick_poll(gpointer s) { sim_stream_poll(s); }
+static void tick_poll(gpointer s) {
+  stream_poll(s);
+}
 
 /* Runs the gossip with a stream; fills @events from a subscriber. */
 static void run_published(const char *messages, const char *trace, GArray *events,
-                          SimEngineStats *es, SimStreamStats *ss) {
+                          SimEngineStats *es, StreamStats *ss) {
   GError *err = NULL;
-  SimStreamOptions o = {.publish = "tcp://127.0.0.1:*", .record = trace, .messages = messages};
-  SimStream *s = sim_stream_new(&o, &err);
+  StreamOptions o = {.publish = "tcp://127.0.0.1:*", .record = trace, .messages = messages};
+  Stream *s = stream_new(&o, &err);
   g_assert_no_error(err);
-  const char *ep = sim_stream_endpoint(s);
+  const char *ep = stream_endpoint(s);
   g_assert_true(g_str_has_prefix(ep, "tcp://127.0.0.1:"));
   g_assert_cmpstr(ep, !=, "tcp://127.0.0.1:*");
   VtSub sub = vt_sub_new(ep);
   /* The subscription must be in before the run starts. */
-  SimStreamStats st;
+  StreamStats st;
   for (int i = 0; i < 200; i++) {
-    sim_stream_poll(s);
-    sim_stream_get_stats(s, &st);
+    stream_poll(s);
+    stream_get_stats(s, &st);
     if (st.subscribers_joined)
       break;
     g_usleep(10000);
@@ -115,15 +124,15 @@ static void run_published(const char *messages, const char *trace, GArray *event
 
   Gossip g = {.rounds = ROUNDS};
   SimEngine *e = gossip_engine(&g);
-  g_assert_true(sim_stream_attach(s, e, &err));
-  g_assert_false(sim_stream_attach(s, e, &err)); /* one engine at a time */
-  g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  g_assert_true(stream_attach(s, e, &err));
+  g_assert_false(stream_attach(s, e, &err)); /* one engine at a time */
+  g_assert_error(err, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
   guint32 edges[2 * N];
   double xy[2 * N];
-  SimStreamRun info;
+  StreamRun info;
   run_info(&info, edges, xy);
-  g_assert_true(sim_stream_begin_run(s, &info, &err));
+  g_assert_true(stream_begin_run(s, &info, &err));
   g_assert_no_error(err);
   g_assert_cmpint(sim_engine_run(e, SIM_TIME_NEVER, &err), ==, SIM_RUN_IDLE);
   g_assert_no_error(err);
@@ -134,29 +143,38 @@ static void run_published(const char *messages, const char *trace, GArray *event
     loss[u] = 1.0 / (u + 1);
     acc[u] = u == 3 ? NAN : 0.5;
   }
-  g_assert_true(sim_stream_publish_metrics(s, sim_engine_now(e), ROUNDS, N, NULL, NULL, loss,
-                                           acc, &err));
+  g_assert_true(
+      stream_publish_metrics(s, sim_engine_now(e), ROUNDS, N, NULL, NULL, loss, acc, &err));
   guint32 att[] = {0}, vic[] = {1, 2, 6};
   double mu[] = {1.5, 0.25, INFINITY}, eps[] = {6.1, 1.0, INFINITY};
   gint32 dist[] = {1, 2, -1};
-  SimStreamPrivacy p = {.collusion = "alone", .attackers = att, .n_attackers = 1,
-                        .trust = "pndp", .round = ROUNDS, .delta = 1e-6, .n_victims = 3,
-                        .victims = vic, .mu = mu, .epsilon = eps, .distance = dist};
-  g_assert_true(sim_stream_publish_privacy(s, sim_engine_now(e), &p, &err));
-  SimStreamChange ch[] = {{SIM_STREAM_EDGE_ADDED, 2, 9}, {SIM_STREAM_NODE_LEFT, 5, 0},
-                          {SIM_STREAM_EDGE_REMOVED, 4, 5}};
-  g_assert_true(sim_stream_publish_topology(s, sim_engine_now(e), ROUNDS, ch, 3, FALSE, &err));
-  g_assert_true(sim_stream_end_run(s, sim_engine_now(e), "ok", &err));
+  StreamPrivacy p = {.collusion = "alone",
+                     .attackers = att,
+                     .n_attackers = 1,
+                     .trust = PRIV_TRUST_PNDP,
+                     .round = ROUNDS,
+                     .delta = 1e-6,
+                     .n_victims = 3,
+                     .victims = vic,
+                     .mu = mu,
+                     .epsilon = eps,
+                     .distance = dist};
+  g_assert_true(stream_publish_privacy(s, sim_engine_now(e), &p, &err));
+  TopoChange ch[] = {{TOPO_CHANGE_EDGE_ADDED, 2, 9},
+                     {TOPO_CHANGE_NODE_LEFT, 5, 0},
+                     {TOPO_CHANGE_EDGE_REMOVED, 4, 5}};
+  g_assert_true(stream_publish_topology(s, sim_engine_now(e), ROUNDS, ch, 3, FALSE, &err));
+  g_assert_true(stream_end_run(s, sim_engine_now(e), "ok", &err));
   g_assert_no_error(err);
   vt_sub_collect(&sub, events, 20.0, tick_poll, s);
   sim_engine_get_stats(e, es);
   /* After finish: the sender thread sends a record before it writes it to the
    * trace, so counters read earlier may miss the last write. */
-  g_assert_true(sim_stream_finish(s, &err));
-  sim_stream_get_stats(s, ss);
+  g_assert_true(stream_finish(s, &err));
+  stream_get_stats(s, ss);
   g_assert_no_error(err);
   sim_engine_free(e); /* before the stream: the stream must survive it */
-  sim_stream_free(s);
+  stream_free(s);
   vt_sub_free(&sub);
 }
 
@@ -168,7 +186,7 @@ static gboolean is_null(JsonObject *o, const char *k) {
 
 /* Every topic's required fields and types (docs/events.md). */
 static void check_schema(const VtEvent *ev, JsonObject *o) {
-  g_assert_cmpint(vt_int(o, "v"), ==, SIM_STREAM_VERSION);
+  g_assert_cmpint(vt_int(o, "v"), ==, STREAM_VERSION);
   vt_int(o, "seq");
   vt_int(o, "t_ns");
   if (strcmp(ev->topic, "message") == 0) {
@@ -232,7 +250,7 @@ static void test_engine_run(void) {
   char *trace = g_build_filename(dir, "run.trace", NULL);
   GArray *events = vt_events_new();
   SimEngineStats es;
-  SimStreamStats ss;
+  StreamStats ss;
   run_published(NULL, trace, events, &es, &ss);
   /* A subscriber that connects after the run started is sent the start again
    * (same bytes, same seq; docs/events.md): under a slow build (ASan) that can
@@ -338,12 +356,12 @@ static void test_engine_run(void) {
 
   /* The trace holds exactly what the subscriber received, in order. */
   GError *err = NULL;
-  SimTraceReader *r = sim_trace_reader_open(trace, &err);
+  StreamTraceReader *r = stream_trace_reader_open(trace, &err);
   g_assert_no_error(err);
-  SimTraceRecord rec;
+  StreamTraceRecord rec;
   guint k = 0;
   int rc;
-  while ((rc = sim_trace_reader_next(r, &rec, &err)) == 1) {
+  while ((rc = stream_trace_reader_next(r, &rec, &err)) == 1) {
     g_assert_cmpuint(k, <, events->len);
     VtEvent *ev = &g_array_index(events, VtEvent, k);
     g_assert_cmpstr(rec.topic, ==, ev->topic);
@@ -355,7 +373,7 @@ static void test_engine_run(void) {
   g_assert_no_error(err);
   g_assert_cmpint(rc, ==, 0);
   g_assert_cmpuint(k, ==, events->len);
-  sim_trace_reader_free(r);
+  stream_trace_reader_free(r);
   g_array_unref(events);
   g_unlink(trace);
   g_rmdir(dir);
@@ -371,7 +389,7 @@ static void test_sampling(void) {
   for (gsize c = 0; c < G_N_ELEMENTS(cases); c++) {
     GArray *events = vt_events_new();
     SimEngineStats es;
-    SimStreamStats ss;
+    StreamStats ss;
     run_published(cases[c].spec, NULL, events, &es, &ss);
     guint64 msgs = 0;
     for (guint i = 0; i < events->len; i++) {
@@ -394,8 +412,8 @@ static void test_sampling(void) {
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
     guint every = 77;
     GError *err = NULL;
-    g_assert_false(sim_stream_parse_sampling(bad[i], &every, &err));
-    g_assert_error(err, SIM_ERROR, SIM_ERROR_PARSE);
+    g_assert_false(stream_parse_sampling(bad[i], &every, &err));
+    g_assert_error(err, STREAM_ERROR, STREAM_ERROR_PARSE);
     g_assert_nonnull(strstr(err->message, "every:N"));
     g_assert_cmpuint(every, ==, 77);
     g_error_free(err);
@@ -405,85 +423,91 @@ static void test_sampling(void) {
 /* A stream without socket or file only counts; arguments are checked. */
 static void test_arguments(void) {
   GError *err = NULL;
-  SimStreamOptions o = {0};
-  SimStream *s = sim_stream_new(&o, &err);
+  StreamOptions o = {0};
+  Stream *s = stream_new(&o, &err);
   g_assert_no_error(err);
-  g_assert_null(sim_stream_endpoint(s));
+  g_assert_null(stream_endpoint(s));
   guint32 bad_edges[] = {0, 5};
-  SimStreamRun r = {.name = "x", .n_nodes = 3, .edges = bad_edges, .n_edges = 1};
-  g_assert_false(sim_stream_begin_run(s, &r, &err));
-  g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  StreamRun r = {.name = "x", .n_nodes = 3, .edges = bad_edges, .n_edges = 1};
+  g_assert_false(stream_begin_run(s, &r, &err));
+  g_assert_error(err, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
   r.edges = NULL;
   r.n_edges = 0;
   r.scenario_json = "[1, 2]";
-  g_assert_false(sim_stream_begin_run(s, &r, &err));
+  g_assert_false(stream_begin_run(s, &r, &err));
   g_assert_nonnull(strstr(err->message, "scenario_json"));
   g_clear_error(&err);
   double xy[] = {0, 0, NAN, 1, 2, 2};
   r.scenario_json = NULL;
   r.positions = xy;
-  g_assert_false(sim_stream_begin_run(s, &r, &err));
+  g_assert_false(stream_begin_run(s, &r, &err));
   g_clear_error(&err);
-  g_assert_false(sim_stream_publish_metrics(s, 0, 0, 3, NULL, NULL, NULL, NULL, &err));
+  g_assert_false(stream_publish_metrics(s, 0, 0, 3, NULL, NULL, NULL, NULL, &err));
   g_clear_error(&err);
   double mu[] = {-1};
   guint32 one[] = {1};
-  SimStreamPrivacy p = {.collusion = "a", .attackers = one, .n_attackers = 1, .trust = "ldp",
-                        .n_victims = 1, .victims = one, .mu = mu, .delta = NAN};
-  g_assert_false(sim_stream_publish_privacy(s, 0, &p, &err));
+  StreamPrivacy p = {.collusion = "a",
+                     .attackers = one,
+                     .n_attackers = 1,
+                     .trust = PRIV_TRUST_LDP,
+                     .n_victims = 1,
+                     .victims = one,
+                     .mu = mu,
+                     .delta = NAN};
+  g_assert_false(stream_publish_privacy(s, 0, &p, &err));
   g_assert_nonnull(strstr(err->message, "mu[0]"));
   g_clear_error(&err);
-  g_assert_false(sim_stream_publish_raw(s, "Bad", "{}", 2, &err));
+  g_assert_false(stream_publish_raw(s, "Bad", "{}", 2, &err));
   g_clear_error(&err);
-  g_assert_false(sim_stream_publish_raw(s, "run", "{\n}", 3, &err));
+  g_assert_false(stream_publish_raw(s, "run", "{\n}", 3, &err));
   g_clear_error(&err);
-  SimStreamStats st;
-  sim_stream_get_stats(s, &st);
+  StreamStats st;
+  stream_get_stats(s, &st);
   g_assert_cmpuint(st.published, ==, 0); /* nothing published on error */
   /* Time never goes back: an earlier stamp is published at the later one. */
-  g_assert_true(sim_stream_publish_round(s, 50, 1, &err));
-  g_assert_true(sim_stream_publish_round(s, 20, 2, &err));
-  sim_stream_get_stats(s, &st);
+  g_assert_true(stream_publish_round(s, 50, 1, &err));
+  g_assert_true(stream_publish_round(s, 20, 2, &err));
+  stream_get_stats(s, &st);
   g_assert_cmpuint(st.published, ==, 2);
-  sim_stream_free(s);
+  stream_free(s);
 
   o.publish = "tcp://not-an-address";
-  g_assert_null(sim_stream_new(&o, &err));
-  g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  g_assert_null(stream_new(&o, &err));
+  g_assert_error(err, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "tcp://not-an-address"));
   g_clear_error(&err);
   o.publish = NULL;
   o.record = "/nonexistent-dir/x.trace";
-  g_assert_null(sim_stream_new(&o, &err));
+  g_assert_null(stream_new(&o, &err));
   g_assert_nonnull(strstr(err->message, "/nonexistent-dir/x.trace"));
   g_clear_error(&err);
   /* Two streams cannot bind the same endpoint. */
   o.record = NULL;
   o.publish = "tcp://127.0.0.1:*";
-  SimStream *a = sim_stream_new(&o, &err);
+  Stream *a = stream_new(&o, &err);
   g_assert_no_error(err);
-  SimStreamOptions o2 = {.publish = sim_stream_endpoint(a)};
-  g_assert_null(sim_stream_new(&o2, &err));
+  StreamOptions o2 = {.publish = stream_endpoint(a)};
+  g_assert_null(stream_new(&o2, &err));
   g_assert_nonnull(strstr(err->message, "in use"));
   g_clear_error(&err);
-  sim_stream_free(a);
+  stream_free(a);
 }
 
 /* A subscriber joining mid-run is sent the run start again, same bytes. */
 static void test_late_subscriber(void) {
   GError *err = NULL;
-  SimStreamOptions o = {.publish = "tcp://127.0.0.1:*"};
-  SimStream *s = sim_stream_new(&o, &err);
+  StreamOptions o = {.publish = "tcp://127.0.0.1:*"};
+  Stream *s = stream_new(&o, &err);
   g_assert_no_error(err);
-  SimStreamRun r = {.name = "late", .n_nodes = 2};
-  g_assert_true(sim_stream_begin_run(s, &r, &err));
-  g_assert_true(sim_stream_publish_round(s, 10, 1, &err));
-  VtSub sub = vt_sub_new(sim_stream_endpoint(s));
+  StreamRun r = {.name = "late", .n_nodes = 2};
+  g_assert_true(stream_begin_run(s, &r, &err));
+  g_assert_true(stream_publish_round(s, 10, 1, &err));
+  VtSub sub = vt_sub_new(stream_endpoint(s));
   VtEvent ev = {0};
   gboolean got = FALSE;
   for (int i = 0; i < 100 && !got; i++) {
-    sim_stream_poll(s);
+    stream_poll(s);
     got = vt_sub_recv(&sub, &ev);
   }
   g_assert_true(got);
@@ -491,13 +515,13 @@ static void test_late_subscriber(void) {
   g_assert_nonnull(strstr(ev.body, "\"seq\":0,"));
   g_assert_nonnull(strstr(ev.body, "\"event\":\"start\""));
   vt_event_clear(&ev);
-  g_assert_true(sim_stream_publish_round(s, 20, 2, &err));
+  g_assert_true(stream_publish_round(s, 20, 2, &err));
   /* Round 1 was published before the subscriber joined, but it may still sit
    * in the sender's batch and reach it after the run start (stream order,
    * under ASan's timing it did): skip it once; round 2 must come. */
   got = FALSE;
   for (int i = 0; i < 100 && !got; i++) {
-    sim_stream_poll(s);
+    stream_poll(s);
     got = vt_sub_recv(&sub, &ev);
     if (got && strstr(ev.body, "\"seq\":1,") != NULL) {
       g_assert_cmpstr(ev.topic, ==, "round");
@@ -509,7 +533,7 @@ static void test_late_subscriber(void) {
   g_assert_cmpstr(ev.topic, ==, "round");
   g_assert_nonnull(strstr(ev.body, "\"seq\":2,"));
   vt_event_clear(&ev);
-  sim_stream_free(s);
+  stream_free(s);
   vt_sub_free(&sub);
 }
 
@@ -521,26 +545,26 @@ static void test_disk_full(void) {
     return;
   }
   GError *err = NULL;
-  SimStreamOptions o = {.record = "/dev/full"};
-  SimStream *s = sim_stream_new(&o, &err);
+  StreamOptions o = {.record = "/dev/full"};
+  Stream *s = stream_new(&o, &err);
   g_assert_no_error(err);
-  SimStreamRun r = {.name = "full", .n_nodes = 4};
-  g_assert_true(sim_stream_begin_run(s, &r, &err));
+  StreamRun r = {.name = "full", .n_nodes = 4};
+  g_assert_true(stream_begin_run(s, &r, &err));
   /* digits that compress badly, so the writes reach the device */
   for (guint i = 0; i < 5000; i++) {
     double loss[4] = {sin(i), cos(i), sin(3.0 * i), cos(7.0 * i)};
-    g_assert_true(sim_stream_publish_metrics(s, i, i, 4, NULL, loss, loss, loss, &err));
+    g_assert_true(stream_publish_metrics(s, i, i, 4, NULL, loss, loss, loss, &err));
   }
-  g_assert_false(sim_stream_end_run(s, 5000, "ok", &err));
-  g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  g_assert_false(stream_end_run(s, 5000, "ok", &err));
+  g_assert_error(err, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "/dev/full"));
   g_clear_error(&err);
-  SimStreamStats st;
-  sim_stream_get_stats(s, &st);
+  StreamStats st;
+  stream_get_stats(s, &st);
   g_assert_cmpuint(st.published, ==, 5002);
   g_assert_cmpuint(st.recorded, <, 5002);
-  g_assert_true(sim_stream_finish(s, &err)); /* already reported */
-  sim_stream_free(s);
+  g_assert_true(stream_finish(s, &err)); /* already reported */
+  stream_free(s);
 }
 
 int main(int argc, char **argv) {

@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "sim/sim.h"
+#include "stream/stream.h"
 #include "tests/viz/viz_test_util.h"
 
 typedef struct {
@@ -41,12 +42,12 @@ static void rec_clear(gpointer p) {
 
 /* Reads every record; returns the reader's last return code, sets @error. */
 static int read_all(const char *path, GArray *out, GError **error) {
-  SimTraceReader *r = sim_trace_reader_open(path, error);
+  StreamTraceReader *r = stream_trace_reader_open(path, error);
   if (r == NULL)
     return -2;
-  SimTraceRecord rec;
+  StreamTraceRecord rec;
   int rc;
-  while ((rc = sim_trace_reader_next(r, &rec, error)) == 1) {
+  while ((rc = stream_trace_reader_next(r, &rec, error)) == 1) {
     g_assert_cmpuint(rec.index, ==, out->len);
     g_assert_cmpuint(strlen(rec.body), ==, rec.body_len);
     Rec x = {g_strdup(rec.topic), g_strdup(rec.body)};
@@ -54,11 +55,11 @@ static int read_all(const char *path, GArray *out, GError **error) {
   }
   if (rc < 0) { /* errors are sticky */
     GError *again = NULL;
-    g_assert_cmpint(sim_trace_reader_next(r, &rec, &again), ==, -1);
+    g_assert_cmpint(stream_trace_reader_next(r, &rec, &again), ==, -1);
     g_assert_nonnull(again);
     g_error_free(again);
   }
-  sim_trace_reader_free(r);
+  stream_trace_reader_free(r);
   return rc;
 }
 
@@ -72,21 +73,21 @@ static GArray *recs_new(void) {
 static char *write_trace(const char *dir) {
   char *path = g_build_filename(dir, "t.trace", NULL);
   GError *err = NULL;
-  SimStreamOptions o = {.record = path};
-  SimStream *s = sim_stream_new(&o, &err);
+  StreamOptions o = {.record = path};
+  Stream *s = stream_new(&o, &err);
   g_assert_no_error(err);
   guint32 edges[] = {0, 1, 1, 2};
-  SimStreamRun run = {.name = "t", .n_nodes = 3, .edges = edges, .n_edges = 2, .rounds = 120};
-  g_assert_true(sim_stream_begin_run(s, &run, &err));
+  StreamRun run = {.name = "t", .n_nodes = 3, .edges = edges, .n_edges = 2, .rounds = 120};
+  g_assert_true(stream_begin_run(s, &run, &err));
   for (guint r = 0; r < 120; r++) {
     double loss[3] = {1.0 / (r + 1), 0.1, r == 7 ? NAN : 2.5};
-    g_assert_true(sim_stream_publish_round(s, r * 1000, r, &err));
-    g_assert_true(sim_stream_publish_metrics(s, r * 1000, r, 3, NULL, loss, NULL, NULL, &err));
+    g_assert_true(stream_publish_round(s, r * 1000, r, &err));
+    g_assert_true(stream_publish_metrics(s, r * 1000, r, 3, NULL, loss, NULL, NULL, &err));
   }
-  g_assert_true(sim_stream_end_run(s, 120000, "ok", &err));
-  g_assert_true(sim_stream_finish(s, &err));
+  g_assert_true(stream_end_run(s, 120000, "ok", &err));
+  g_assert_true(stream_finish(s, &err));
   g_assert_no_error(err);
-  sim_stream_free(s);
+  stream_free(s);
   return path;
 }
 
@@ -147,7 +148,7 @@ static void assert_prefix(GArray *got, GArray *all) {
 
 static void assert_error_at(const GError *err, guint index) {
   g_assert_nonnull(err);
-  g_assert_true(err->domain == SIM_ERROR);
+  g_assert_true(err->domain == STREAM_ERROR);
   char *want = g_strdup_printf(": record %u (byte ", index);
   if (strstr(err->message, want) == NULL)
     g_error("error '%s' does not name record %u", err->message, index);
@@ -323,16 +324,16 @@ static void test_plain(void) {
   for (gsize i = 0; i < G_N_ELEMENTS(headers); i++) {
     g_assert_true(write_file(path, headers[i].text, -1, NULL));
     GError *err = NULL;
-    g_assert_null(sim_trace_reader_open(path, &err));
-    g_assert_error(err, SIM_ERROR, SIM_ERROR_PARSE);
+    g_assert_null(stream_trace_reader_open(path, &err));
+    g_assert_error(err, STREAM_ERROR, STREAM_ERROR_PARSE);
     if (strstr(err->message, headers[i].what) == NULL)
       g_error("header '%s': error '%s' lacks '%s'", headers[i].text, err->message,
               headers[i].what);
     g_error_free(err);
   }
   GError *err = NULL;
-  g_assert_null(sim_trace_reader_open("/nonexistent/x.trace", &err));
-  g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  g_assert_null(stream_trace_reader_open("/nonexistent/x.trace", &err));
+  g_assert_error(err, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "/nonexistent/x.trace"));
   g_error_free(err);
   char *all[] = {r0,   r1,   r1_old_seq, r1_old_t,  r1_v2,   r1_nov, r1_json, r1_array,

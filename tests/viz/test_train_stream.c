@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "sim/sim.h"
+#include "stream/stream.h"
 #include "tests/viz/viz_test_util.h"
 
 typedef struct {
@@ -37,19 +38,19 @@ static void rec_clear(gpointer p) {
 /* Every record of @path, checked by the trace reader (seq, time, crc). */
 static GArray *read_trace(const char *path) {
   GError *error = NULL;
-  SimTraceReader *r = sim_trace_reader_open(path, &error);
+  StreamTraceReader *r = stream_trace_reader_open(path, &error);
   g_assert_no_error(error);
   GArray *out = g_array_new(FALSE, TRUE, sizeof(Rec));
   g_array_set_clear_func(out, rec_clear);
-  SimTraceRecord rec;
+  StreamTraceRecord rec;
   int rc;
-  while ((rc = sim_trace_reader_next(r, &rec, &error)) == 1) {
+  while ((rc = stream_trace_reader_next(r, &rec, &error)) == 1) {
     Rec x = {g_strdup(rec.topic), g_strdup(rec.body)};
     g_array_append_val(out, x);
   }
   g_assert_no_error(error);
   g_assert_cmpint(rc, ==, 0);
-  sim_trace_reader_free(r);
+  stream_trace_reader_free(r);
   return out;
 }
 

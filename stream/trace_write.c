@@ -1,5 +1,5 @@
 /*
- * sim/trace_write.c: writes the event stream to a trace file.
+ * stream/trace_write.c: writes the event stream to a trace file.
  *
  * A trace is gzip-compressed text, one event per line, each with the CRC-32
  * of its body: gzip's own checksum covers a whole member and is only checked
@@ -12,24 +12,24 @@
 
 #include <zlib.h>
 
-#include "sim/stream_internal.h"
+#include "stream/internal.h"
 
-struct SimTraceWriter {
+struct StreamTraceWriter {
   gzFile gz;
   char *path;
   guint64 records;
   GString *line;
 };
 
-static gboolean write_error(SimTraceWriter *w, GError **error) {
+static gboolean write_error(StreamTraceWriter *w, GError **error) {
   int zerr = Z_OK;
   const char *msg = gzerror(w->gz, &zerr);
-  g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, "cannot write trace '%s': %s",
+  g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT, "cannot write trace '%s': %s",
               w->path, zerr == Z_ERRNO ? g_strerror(errno) : msg);
   return FALSE;
 }
 
-static gboolean write_line(SimTraceWriter *w, const char *head, const char *body, gsize len,
+static gboolean write_line(StreamTraceWriter *w, const char *head, const char *body, gsize len,
                            GError **error) {
   GString *l = w->line;
   g_string_truncate(l, 0);
@@ -42,36 +42,36 @@ static gboolean write_line(SimTraceWriter *w, const char *head, const char *body
   return TRUE;
 }
 
-SimTraceWriter *sim_trace_writer_open(const char *path, GError **error) {
+StreamTraceWriter *stream_trace_writer_open(const char *path, GError **error) {
   g_return_val_if_fail(path != NULL, NULL);
   errno = 0;
   gzFile gz = gzopen(path, "wb6");
   if (gz == NULL) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, "cannot create trace '%s': %s",
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT, "cannot create trace '%s': %s",
                 path, errno ? g_strerror(errno) : "out of memory");
     return NULL;
   }
   gzbuffer(gz, 1 << 17);
-  SimTraceWriter *w = g_new0(SimTraceWriter, 1);
+  StreamTraceWriter *w = g_new0(StreamTraceWriter, 1);
   w->gz = gz;
   w->path = g_strdup(path);
   w->line = g_string_sized_new(512);
   char header[64];
-  g_snprintf(header, sizeof header, "DPGTRACE %d {\"stream_v\":%d}\n", SIM_TRACE_VERSION,
-             SIM_STREAM_VERSION);
+  g_snprintf(header, sizeof header, "DPGTRACE %d {\"stream_v\":%d}\n", STREAM_TRACE_VERSION,
+             STREAM_VERSION);
   if (gzputs(gz, header) < 0) {
     write_error(w, error);
-    sim_trace_writer_abandon(w);
+    stream_trace_writer_abandon(w);
     return NULL;
   }
   return w;
 }
 
-gboolean sim_trace_writer_append(SimTraceWriter *w, const char *topic, const char *body,
-                                 gsize len, GError **error) {
+gboolean stream_trace_writer_append(StreamTraceWriter *w, const char *topic, const char *body,
+                                    gsize len, GError **error) {
   g_return_val_if_fail(w != NULL && topic != NULL && body != NULL, FALSE);
   if (len > G_MAXUINT32 / 2) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_CAPACITY,
                 "trace '%s': a %zu-byte event is too large to record", w->path, len);
     return FALSE;
   }
@@ -81,13 +81,13 @@ gboolean sim_trace_writer_append(SimTraceWriter *w, const char *topic, const cha
   return TRUE;
 }
 
-static void writer_free(SimTraceWriter *w) {
+static void writer_free(StreamTraceWriter *w) {
   g_string_free(w->line, TRUE);
   g_free(w->path);
   g_free(w);
 }
 
-gboolean sim_trace_writer_close(SimTraceWriter *w, GError **error) {
+gboolean stream_trace_writer_close(StreamTraceWriter *w, GError **error) {
   g_return_val_if_fail(w != NULL, FALSE);
   char end[64];
   g_snprintf(end, sizeof end, "{\"records\":%" G_GUINT64_FORMAT "}", w->records);
@@ -95,7 +95,7 @@ gboolean sim_trace_writer_close(SimTraceWriter *w, GError **error) {
   errno = 0;
   int rc = gzclose(w->gz);
   if (ok && rc != Z_OK) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, "cannot write trace '%s': %s",
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT, "cannot write trace '%s': %s",
                 w->path, rc == Z_ERRNO && errno ? g_strerror(errno) : "closing failed");
     ok = FALSE;
   }
@@ -103,7 +103,7 @@ gboolean sim_trace_writer_close(SimTraceWriter *w, GError **error) {
   return ok;
 }
 
-void sim_trace_writer_abandon(SimTraceWriter *w) {
+void stream_trace_writer_abandon(StreamTraceWriter *w) {
   if (w == NULL)
     return;
   gzclose(w->gz);

@@ -1,5 +1,5 @@
 /*
- * sim/trace_read.c: reads a trace back, record by record, checking each one
+ * stream/trace_read.c: reads a trace back, record by record, checking each one
  * before handing it out, so a damaged trace replays up to its first bad
  * record and the error says exactly where that is.
  *
@@ -15,7 +15,7 @@
 #include <json-glib/json-glib.h>
 #include <zlib.h>
 
-#include "sim/stream_internal.h"
+#include "stream/internal.h"
 #include "spec/spec.h"
 
 #define CHUNK (1 << 16)
@@ -24,40 +24,40 @@
  * a binary file given by mistake stops here instead of exhausting memory. */
 #define TRACE_LINE_MAX ((gsize)64 << 20)
 
-struct SimTraceReader {
+struct StreamTraceReader {
   FILE *file;
   char *path;
   gboolean gzip;
   z_stream z;
-  gboolean z_live;    /* inflateInit2 done */
-  gboolean member_end;/* the last inflate ended a gzip member */
+  gboolean z_live;     /* inflateInit2 done */
+  gboolean member_end; /* the last inflate ended a gzip member */
   unsigned char in[CHUNK];
   gboolean file_eof;
-  GByteArray *text;   /* decompressed bytes not yet consumed */
-  gsize pos;          /* start of the next line in text */
-  guint64 text_offset;/* uncompressed offset of text->data[0] */
-  gboolean text_eof;  /* no more decompressed bytes will come */
+  GByteArray *text;    /* decompressed bytes not yet consumed */
+  gsize pos;           /* start of the next line in text */
+  guint64 text_offset; /* uncompressed offset of text->data[0] */
+  gboolean text_eof;   /* no more decompressed bytes will come */
   char *header;
-  guint64 index;      /* records returned */
+  guint64 index; /* records returned */
   gboolean have_prev;
   guint64 prev_seq;
   SimTime prev_t;
   gboolean done, failed;
   JsonParser *parser;
-  char *topic;        /* the current record's topic */
+  char *topic;          /* the current record's topic */
   GError *stream_error; /* a decompression error, reported once its data is used */
   gboolean too_long;    /* next_line met a line over TRACE_LINE_MAX */
 };
 
-static void fail(SimTraceReader *r, GError **error, guint64 offset, const char *fmt, ...)
+static void fail(StreamTraceReader *r, GError **error, guint64 offset, const char *fmt, ...)
     G_GNUC_PRINTF(4, 5);
 
-static void fail(SimTraceReader *r, GError **error, guint64 offset, const char *fmt, ...) {
+static void fail(StreamTraceReader *r, GError **error, guint64 offset, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char *what = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+  g_set_error(error, STREAM_ERROR, STREAM_ERROR_PARSE,
               "%s: record %" G_GUINT64_FORMAT " (byte %" G_GUINT64_FORMAT
               " of the uncompressed trace): %s; the %" G_GUINT64_FORMAT
               " records before it are valid",
@@ -67,7 +67,7 @@ static void fail(SimTraceReader *r, GError **error, guint64 offset, const char *
 }
 
 /* Reads more raw bytes from the file into z.next_in. */
-static gboolean read_input(SimTraceReader *r) {
+static gboolean read_input(StreamTraceReader *r) {
   if (r->file_eof)
     return FALSE;
   size_t n = fread(r->in, 1, CHUNK, r->file);
@@ -80,7 +80,7 @@ static gboolean read_input(SimTraceReader *r) {
 
 /* Appends more decompressed text; FALSE when nothing more will come (then
  * text_eof is set, and stream_error if the data ended badly). */
-static gboolean fill(SimTraceReader *r) {
+static gboolean fill(StreamTraceReader *r) {
   if (r->text_eof)
     return FALSE;
   /* Drop consumed bytes first so text stays about one line long. */
@@ -97,7 +97,7 @@ static gboolean fill(SimTraceReader *r) {
     if (n == 0) {
       r->text_eof = TRUE;
       if (ferror(r->file))
-        r->stream_error = g_error_new(SIM_ERROR, SIM_ERROR_PARSE, "read error: %s",
+        r->stream_error = g_error_new(STREAM_ERROR, STREAM_ERROR_PARSE, "read error: %s",
                                       g_strerror(errno));
       return FALSE;
     }
@@ -109,11 +109,11 @@ static gboolean fill(SimTraceReader *r) {
     if (r->z.avail_in == 0 && !read_input(r)) {
       r->text_eof = TRUE;
       if (ferror(r->file))
-        r->stream_error = g_error_new(SIM_ERROR, SIM_ERROR_PARSE, "read error: %s",
+        r->stream_error = g_error_new(STREAM_ERROR, STREAM_ERROR_PARSE, "read error: %s",
                                       g_strerror(errno));
       else if (!r->member_end)
         r->stream_error = g_error_new_literal(
-            SIM_ERROR, SIM_ERROR_PARSE,
+            STREAM_ERROR, STREAM_ERROR_PARSE,
             "the file is truncated (it ends in the middle of its compressed data)");
       return FALSE;
     }
@@ -131,7 +131,7 @@ static gboolean fill(SimTraceReader *r) {
       r->member_end = TRUE;
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
       r->text_eof = TRUE;
-      r->stream_error = g_error_new(SIM_ERROR, SIM_ERROR_PARSE,
+      r->stream_error = g_error_new(STREAM_ERROR, STREAM_ERROR_PARSE,
                                     "the compressed data is corrupt (zlib: %s)",
                                     r->z.msg ? r->z.msg : zError(rc));
       return produced > 0;
@@ -143,7 +143,7 @@ static gboolean fill(SimTraceReader *r) {
 
 /* The next line (without '\n', NUL-terminated in place); NULL at the end of
  * the text or for a last line without '\n' (*partial then set). */
-static char *next_line(SimTraceReader *r, gsize *len, guint64 *offset, gboolean *partial) {
+static char *next_line(StreamTraceReader *r, gsize *len, guint64 *offset, gboolean *partial) {
   *partial = FALSE;
   gsize scanned = 0;
   for (;;) {
@@ -177,15 +177,15 @@ static char *next_line(SimTraceReader *r, gsize *len, guint64 *offset, gboolean 
   }
 }
 
-SimTraceReader *sim_trace_reader_open(const char *path, GError **error) {
+StreamTraceReader *stream_trace_reader_open(const char *path, GError **error) {
   g_return_val_if_fail(path != NULL, NULL);
   FILE *f = fopen(path, "rb");
   if (f == NULL) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, "cannot open trace '%s': %s",
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT, "cannot open trace '%s': %s",
                 path, g_strerror(errno));
     return NULL;
   }
-  SimTraceReader *r = g_new0(SimTraceReader, 1);
+  StreamTraceReader *r = g_new0(StreamTraceReader, 1);
   r->file = f;
   r->path = g_strdup(path);
   r->text = g_byte_array_sized_new(CHUNK);
@@ -195,9 +195,9 @@ SimTraceReader *sim_trace_reader_open(const char *path, GError **error) {
   r->gzip = c1 == 0x1f && c2 == 0x8b;
   if (r->gzip) {
     if (inflateInit2(&r->z, 15 + 16) != Z_OK) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY, "cannot read trace '%s': zlib failed",
+      g_set_error(error, STREAM_ERROR, STREAM_ERROR_CAPACITY, "cannot read trace '%s': zlib failed",
                   path);
-      sim_trace_reader_free(r);
+      stream_trace_reader_free(r);
       return NULL;
     }
     r->z_live = TRUE;
@@ -220,23 +220,25 @@ SimTraceReader *sim_trace_reader_open(const char *path, GError **error) {
       consumed++;
   }
   if (digits == 0) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                "'%s' is not a dpgossip trace (it should start with a 'DPGTRACE 1' line%s%s)",
-                path, r->stream_error ? "; " : r->too_long ? "; its first line is longer "
-                                                             "than 64 MiB" : "",
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_PARSE,
+                "'%s' is not a dpgossip trace (it should start with a 'DPGTRACE 1' line%s%s)", path,
+                r->stream_error ? "; "
+                : r->too_long   ? "; its first line is longer "
+                                  "than 64 MiB"
+                                : "",
                 r->stream_error ? r->stream_error->message : "");
-    sim_trace_reader_free(r);
+    stream_trace_reader_free(r);
     return NULL;
   }
   char *vtext = g_strndup(line + sizeof magic - 1, digits);
   guint64 version = 0;
   if (!g_ascii_string_to_unsigned(vtext, 10, 0, G_MAXUINT64, &version, NULL) ||
-      version != SIM_TRACE_VERSION) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                "trace '%s' has format version %s; this dpgossip reads version %d", path,
-                vtext, SIM_TRACE_VERSION);
+      version != STREAM_TRACE_VERSION) {
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_PARSE,
+                "trace '%s' has format version %s; this dpgossip reads version %d", path, vtext,
+                STREAM_TRACE_VERSION);
     g_free(vtext);
-    sim_trace_reader_free(r);
+    stream_trace_reader_free(r);
     return NULL;
   }
   g_free(vtext);
@@ -244,12 +246,12 @@ SimTraceReader *sim_trace_reader_open(const char *path, GError **error) {
   return r;
 }
 
-const char *sim_trace_reader_header(const SimTraceReader *r) {
+const char *stream_trace_reader_header(const StreamTraceReader *r) {
   g_return_val_if_fail(r != NULL, NULL);
   return r->header;
 }
 
-void sim_trace_reader_free(SimTraceReader *r) {
+void stream_trace_reader_free(StreamTraceReader *r) {
   if (r == NULL)
     return;
   if (r->z_live)
@@ -265,12 +267,12 @@ void sim_trace_reader_free(SimTraceReader *r) {
 }
 
 /* Splits "<word> <8 hex> <body>" and checks the CRC. */
-static gboolean split_line(SimTraceReader *r, char *line, gsize len, guint64 offset,
-                           char **word, char **body, gsize *body_len, GError **error) {
+static gboolean split_line(StreamTraceReader *r, char *line, gsize len, guint64 offset, char **word,
+                           char **body, gsize *body_len, GError **error) {
   char *sp = memchr(line, ' ', len);
   gsize wlen = sp != NULL ? (gsize)(sp - line) : 0;
   gboolean is_end = wlen == 3 && memcmp(line, "END", 3) == 0;
-  if (sp == NULL || (!is_end && !sim_stream_topic_is_valid(line, wlen))) {
+  if (sp == NULL || (!is_end && !stream_topic_is_valid(line, wlen))) {
     fail(r, error, offset, "not a record line (expected '<topic> <crc32> <json>')");
     return FALSE;
   }
@@ -312,10 +314,10 @@ static gboolean get_uint(JsonObject *o, const char *key, guint64 *out) {
   return TRUE;
 }
 
-int sim_trace_reader_next(SimTraceReader *r, SimTraceRecord *rec, GError **error) {
+int stream_trace_reader_next(StreamTraceReader *r, StreamTraceRecord *rec, GError **error) {
   g_return_val_if_fail(r != NULL && rec != NULL, -1);
   if (r->failed) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s: reading stopped at an earlier error",
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_PARSE, "%s: reading stopped at an earlier error",
                 r->path);
     return -1;
   }
@@ -344,7 +346,7 @@ int sim_trace_reader_next(SimTraceReader *r, SimTraceRecord *rec, GError **error
   if (!split_line(r, line, len, offset, &word, &body, &body_len, error))
     return -1;
   const char *why = NULL;
-  if (!sim_json_body_bounded(body, body_len, &why)) {
+  if (!stream_json_body_bounded(body, body_len, &why)) {
     fail(r, error, offset, "%s: not a dpgossip event", why);
     return -1;
   }
@@ -365,8 +367,9 @@ int sim_trace_reader_next(SimTraceReader *r, SimTraceRecord *rec, GError **error
   if (strcmp(word, "END") == 0) {
     guint64 n = 0;
     if (!get_uint(o, "records", &n) || n != r->index) {
-      fail(r, error, offset, "the END line counts %" G_GUINT64_FORMAT " records, not %" G_GUINT64_FORMAT,
-           n, r->index);
+      fail(r, error, offset,
+           "the END line counts %" G_GUINT64_FORMAT " records, not %" G_GUINT64_FORMAT, n,
+           r->index);
       return -1;
     }
     gboolean more = FALSE;
@@ -387,9 +390,9 @@ int sim_trace_reader_next(SimTraceReader *r, SimTraceRecord *rec, GError **error
     fail(r, error, offset, "the body lacks an integer v, seq or t_ns");
     return -1;
   }
-  if (v != SIM_STREAM_VERSION) {
-    fail(r, error, offset, "event format version %" G_GUINT64_FORMAT " (this dpgossip reads %d)",
-         v, SIM_STREAM_VERSION);
+  if (v != STREAM_VERSION) {
+    fail(r, error, offset, "event format version %" G_GUINT64_FORMAT " (this dpgossip reads %d)", v,
+         STREAM_VERSION);
     return -1;
   }
   if (r->have_prev && seq <= r->prev_seq) {
@@ -407,7 +410,7 @@ int sim_trace_reader_next(SimTraceReader *r, SimTraceRecord *rec, GError **error
   r->prev_t = t;
   g_free(r->topic);
   r->topic = g_strdup(word);
-  *rec = (SimTraceRecord){
+  *rec = (StreamTraceRecord){
       .topic = r->topic,
       .body = body,
       .body_len = body_len,
@@ -421,8 +424,7 @@ int sim_trace_reader_next(SimTraceReader *r, SimTraceRecord *rec, GError **error
   if (get_uint(o, "round", &round))
     rec->round = (gint64)round;
   rec->run_start = strcmp(word, "run") == 0 &&
-                   g_strcmp0(sim_json_string_member(o, "event"),
-                             "start") == 0;
+                   g_strcmp0(stream_json_string_member(o, "event"), "start") == 0;
   r->index++;
   return 1;
 }

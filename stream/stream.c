@@ -1,5 +1,5 @@
 /*
- * sim/stream.c: the event stream publisher (docs/events.md).
+ * stream/stream.c: the event stream publisher (docs/events.md).
  *
  * The socket is an XPUB rather than a PUB for two reasons: with
  * ZMQ_XPUB_NODROP a send to a full subscriber fails with EAGAIN instead of
@@ -8,7 +8,7 @@
  * start again to viewers that join mid-run.
  *
  * This file is the simulation thread's side: it formats bodies and gives
- * them their seq; stream_sender.c sends and records them on its own thread.
+ * them their seq; sender.c sends and records them on its own thread.
  */
 #include <errno.h>
 #include <math.h>
@@ -18,19 +18,19 @@
 #include <json-glib/json-glib.h>
 #include <zmq.h>
 
-#include "sim/stream_internal.h"
+#include "stream/internal.h"
 
 #define DEFAULT_HWM 10000
 #define LINGER_MS 1000
 
 /* The bus subscription's user data. It outlives neither side: whichever goes
- * first unhooks the other (see sim_stream_attach). */
+ * first unhooks the other (see stream_attach). */
 typedef struct {
-  SimStream *stream;
+  Stream *stream;
 } StreamLink;
 
-struct SimStream {
-  SimStreamSender *sender; /* NULL without socket and trace */
+struct Stream {
+  StreamSender *sender; /* NULL without socket and trace */
   char *endpoint;
   GError *deferred; /* first error met on the bus path */
   guint every;      /* message sampling: 1 all, 0 none */
@@ -41,7 +41,7 @@ struct SimStream {
    * which carries the reason: the message event is published then. */
   gboolean drop_pending;
   guint64 drop_seq;
-  SimStreamStats stats; /* dropped, recorded, subscribers_joined: see get_stats */
+  StreamStats stats; /* dropped, recorded, subscribers_joined: see get_stats */
   /* The engine samples (sim_bus_subscribe_sampled), so the stream never
    * hears of a transmission it does not publish; it counts them from the
    * engine's messages_sent instead: sent_base at attach, and the counts of
@@ -62,7 +62,7 @@ struct SimStream {
 
 /* ---- Sampling ---- */
 
-gboolean sim_stream_parse_sampling(const char *spec, guint *every, GError **error) {
+gboolean stream_parse_sampling(const char *spec, guint *every, GError **error) {
   g_return_val_if_fail(every != NULL, FALSE);
   if (spec == NULL || strcmp(spec, "all") == 0) {
     *every = 1;
@@ -83,7 +83,7 @@ gboolean sim_stream_parse_sampling(const char *spec, guint *every, GError **erro
       return TRUE;
     }
   }
-  g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+  g_set_error(error, STREAM_ERROR, STREAM_ERROR_PARSE,
               "message sampling '%s' is not one of: all, every:N (N >= 1), none", spec);
   return FALSE;
 }
@@ -104,12 +104,12 @@ static guint64 count_subscriptions(void *sock) {
 
 /* Binds the socket (and waits for a first subscriber); on success the
  * context and socket are the caller's. */
-static gboolean open_socket(const SimStreamOptions *o, void **ctx_out, void **sock_out,
+static gboolean open_socket(const StreamOptions *o, void **ctx_out, void **sock_out,
                             char **endpoint, guint64 *joined, GError **error) {
   void *ctx = zmq_ctx_new();
   void *sock = ctx != NULL ? zmq_socket(ctx, ZMQ_XPUB) : NULL;
   if (sock == NULL) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY, "cannot create a ZeroMQ socket: %s",
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_CAPACITY, "cannot create a ZeroMQ socket: %s",
                 zmq_strerror(errno));
     if (ctx != NULL)
       zmq_ctx_term(ctx);
@@ -125,7 +125,7 @@ static gboolean open_socket(const SimStreamOptions *o, void **ctx_out, void **so
   if (timeo)
     zmq_setsockopt(sock, ZMQ_SNDTIMEO, &timeo, sizeof timeo);
   if (zmq_bind(sock, o->publish) != 0) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
                 "cannot publish on '%s': %s (an endpoint looks like tcp://127.0.0.1:5556; "
                 "use port * for any free port)",
                 o->publish, zmq_strerror(errno));
@@ -159,7 +159,7 @@ static gboolean open_socket(const SimStreamOptions *o, void **ctx_out, void **so
 
 /* ---- Publication ---- */
 
-static void defer_error(SimStream *s, GError *error) {
+static void defer_error(Stream *s, GError *error) {
   if (s->deferred == NULL)
     s->deferred = error;
   else
@@ -167,51 +167,50 @@ static void defer_error(SimStream *s, GError *error) {
 }
 
 /* Starts a body at time @t: {"v":..,"seq":..,"t_ns":.. (no closing brace). */
-static GString *body_begin(SimStream *s, SimTime t) {
+static GString *body_begin(Stream *s, SimTime t) {
   GString *b = s->buf;
   g_string_truncate(b, 0);
   if (t < s->last_t)
     t = s->last_t;
   s->last_t = t;
-  g_string_append(b, "{\"v\":" G_STRINGIFY(SIM_STREAM_VERSION) ",\"seq\":");
+  g_string_append(b, "{\"v\":" G_STRINGIFY(STREAM_VERSION) ",\"seq\":");
   sim_json_append_u64(b, s->seq++);
   g_string_append(b, ",\"t_ns\":");
   sim_json_append_u64(b, t);
   return b;
 }
 
-static gboolean deliver_flags(SimStream *s, const char *topic, const char *body, gsize len,
+static gboolean deliver_flags(Stream *s, const char *topic, const char *body, gsize len,
                               guint flags, GError **error) {
   (void)error; /* write errors surface at the next sync (end_run, finish) */
   s->stats.published++;
   s->stats.bytes += len;
   if (s->sender != NULL)
-    sim_stream_sender_post(s->sender, topic, body, len, flags);
+    stream_sender_post(s->sender, topic, body, len, flags);
   return TRUE;
 }
 
 /* Message events are batched; anything else goes out at once. */
-static gboolean deliver(SimStream *s, const char *topic, const char *body, gsize len,
-                        GError **error) {
-  guint flags = strcmp(topic, "message") == 0 ? 0 : SIM_SENDER_URGENT;
+static gboolean deliver(Stream *s, const char *topic, const char *body, gsize len, GError **error) {
+  guint flags = strcmp(topic, "message") == 0 ? 0 : STREAM_SENDER_URGENT;
   return deliver_flags(s, topic, body, len, flags, error);
 }
 
 /* Closes the body being built and publishes it. */
-static gboolean body_emit(SimStream *s, const char *topic, GError **error) {
+static gboolean body_emit(Stream *s, const char *topic, GError **error) {
   g_string_append_c(s->buf, '}');
   return deliver(s, topic, s->buf->str, s->buf->len, error);
 }
 
 /* ---- Life cycle ---- */
 
-SimStream *sim_stream_new(const SimStreamOptions *o, GError **error) {
+Stream *stream_new(const StreamOptions *o, GError **error) {
   g_return_val_if_fail(o != NULL, NULL);
   guint every = 1;
-  if (!sim_stream_parse_sampling(o->messages, &every, error))
+  if (!stream_parse_sampling(o->messages, &every, error))
     return NULL;
-  SimTraceWriter *trace = NULL;
-  if (o->record != NULL && (trace = sim_trace_writer_open(o->record, error)) == NULL)
+  StreamTraceWriter *trace = NULL;
+  if (o->record != NULL && (trace = stream_trace_writer_open(o->record, error)) == NULL)
     return NULL;
   void *ctx = NULL, *sock = NULL;
   char *endpoint = NULL;
@@ -219,33 +218,33 @@ SimStream *sim_stream_new(const SimStreamOptions *o, GError **error) {
   if (o->publish != NULL && !open_socket(o, &ctx, &sock, &endpoint, &joined, error)) {
     if (trace != NULL) {
       /* Do not leave a header-only trace behind for a run that never ran. */
-      sim_trace_writer_abandon(trace);
+      stream_trace_writer_abandon(trace);
       g_unlink(o->record);
     }
     return NULL;
   }
-  SimStream *s = g_new0(SimStream, 1);
+  Stream *s = g_new0(Stream, 1);
   s->every = every;
   s->buf = g_string_sized_new(256);
   s->endpoint = endpoint;
   s->stats.subscribers_joined = joined;
   if (sock != NULL || trace != NULL)
-    s->sender = sim_stream_sender_new(ctx, sock, trace, o->block_ms, joined);
+    s->sender = stream_sender_new(ctx, sock, trace, o->block_ms, joined);
   return s;
 }
 
-gboolean sim_stream_finish(SimStream *s, GError **error) {
+gboolean stream_finish(Stream *s, GError **error) {
   g_return_val_if_fail(s != NULL, FALSE);
   gboolean ok = TRUE;
   GError *local = NULL;
   if (s->sender != NULL) {
     guint64 dropped, recorded, joined;
-    sim_stream_sender_counts(s->sender, &dropped, &recorded, &joined);
-    ok = sim_stream_sender_sync(s->sender, &local);
+    stream_sender_counts(s->sender, &dropped, &recorded, &joined);
+    ok = stream_sender_sync(s->sender, &local);
     /* the final counts, now that everything has been sent */
-    sim_stream_sender_counts(s->sender, &s->stats.dropped, &s->stats.recorded,
-                             &s->stats.subscribers_joined);
-    ok = sim_stream_sender_finish(s->sender, ok ? &local : NULL) && ok;
+    stream_sender_counts(s->sender, &s->stats.dropped, &s->stats.recorded,
+                         &s->stats.subscribers_joined);
+    ok = stream_sender_finish(s->sender, ok ? &local : NULL) && ok;
     s->sender = NULL;
   }
   s->finished = TRUE;
@@ -260,13 +259,13 @@ gboolean sim_stream_finish(SimStream *s, GError **error) {
   return ok;
 }
 
-void sim_stream_free(SimStream *s) {
+void stream_free(Stream *s) {
   if (s == NULL)
     return;
-  sim_stream_detach(s);
+  stream_detach(s);
   if (!s->finished) {
     GError *ignored = NULL;
-    sim_stream_finish(s, &ignored);
+    stream_finish(s, &ignored);
     g_clear_error(&ignored);
   }
   g_clear_error(&s->deferred);
@@ -275,12 +274,12 @@ void sim_stream_free(SimStream *s) {
   g_free(s);
 }
 
-const char *sim_stream_endpoint(const SimStream *s) {
+const char *stream_endpoint(const Stream *s) {
   g_return_val_if_fail(s != NULL, NULL);
   return s->endpoint;
 }
 
-guint sim_stream_message_every(const SimStream *s) {
+guint stream_message_every(const Stream *s) {
   g_return_val_if_fail(s != NULL, 0);
   return s->every;
 }
@@ -288,7 +287,7 @@ guint sim_stream_message_every(const SimStream *s) {
 /* Transmissions since attach and those sampling left out. The engine takes
  * the 1st, (every+1)st, ... transmission after the subscription, so of n it
  * took ceil(n / every). */
-static void message_counts(const SimStream *s, guint64 *seen, guint64 *sampled_out) {
+static void message_counts(const Stream *s, guint64 *seen, guint64 *sampled_out) {
   *seen = s->seen_before;
   *sampled_out = s->sampled_out_before;
   if (s->engine == NULL)
@@ -302,25 +301,24 @@ static void message_counts(const SimStream *s, guint64 *seen, guint64 *sampled_o
 }
 
 /* The engine is about to go away (detach or its destruction). */
-static void freeze_message_counts(SimStream *s) {
+static void freeze_message_counts(Stream *s) {
   message_counts(s, &s->seen_before, &s->sampled_out_before);
 }
 
-void sim_stream_get_stats(const SimStream *s, SimStreamStats *stats) {
+void stream_get_stats(const Stream *s, StreamStats *stats) {
   g_return_if_fail(s != NULL && stats != NULL);
   *stats = s->stats;
   message_counts(s, &stats->messages_seen, &stats->messages_sampled_out);
   if (s->sender != NULL) /* the sender thread's counters, as of now */
-    sim_stream_sender_counts(s->sender, &stats->dropped, &stats->recorded,
-                             &stats->subscribers_joined);
+    stream_sender_counts(s->sender, &stats->dropped, &stats->recorded, &stats->subscribers_joined);
 }
 
-void sim_stream_poll(SimStream *s) {
+void stream_poll(Stream *s) {
   g_return_if_fail(s != NULL);
   /* The sender thread watches subscriptions every few milliseconds; handing
    * it what is batched is all a caller about to sleep needs. */
   if (s->sender != NULL)
-    sim_stream_sender_flush(s->sender);
+    stream_sender_flush(s->sender);
 }
 
 /* ---- Engine events ---- */
@@ -394,7 +392,7 @@ static inline char *put_u64(char *p, guint64 x) {
 /* Times have 10 to 13 digits and repeat (t_ns and sent_ns, a broadcast's
  * transmissions): formatted once, then copied with one fixed-size copy
  * (the destination has room beyond the digits). */
-static inline char *put_time(SimStream *s, char *p, SimTime t) {
+static inline char *put_time(Stream *s, char *p, SimTime t) {
   if (t != s->time_cached || s->time_digits == 0) {
     s->time_digits = (guint)(put_u64(s->time_text, t) - s->time_text);
     s->time_cached = t;
@@ -403,14 +401,14 @@ static inline char *put_time(SimStream *s, char *p, SimTime t) {
   return p + s->time_digits;
 }
 
-static void publish_message(SimStream *s, const SimBusEvent *ev) {
+static void publish_message(Stream *s, const SimBusEvent *ev) {
   char local[MESSAGE_MAX];
-  char *const buf =
-      s->sender != NULL ? sim_stream_sender_reserve(s->sender, "message", 7, MESSAGE_MAX) : local;
+  char *const buf = s->sender != NULL ? stream_sender_reserve(s->sender, "message", 7, MESSAGE_MAX)
+                                      : local;
   char *p = buf;
   SimTime t = ev->time < s->last_t ? s->last_t : ev->time;
   s->last_t = t;
-  p = PUT(p, "{\"v\":" G_STRINGIFY(SIM_STREAM_VERSION) ",\"seq\":");
+  p = PUT(p, "{\"v\":" G_STRINGIFY(STREAM_VERSION) ",\"seq\":");
   p = put_u64(p, s->seq++);
   p = PUT(p, ",\"t_ns\":");
   p = put_time(s, p, t);
@@ -442,7 +440,7 @@ static void publish_message(SimStream *s, const SimBusEvent *ev) {
   s->stats.published++;
   s->stats.bytes += len;
   if (s->sender != NULL)
-    sim_stream_sender_commit(s->sender, len, 0);
+    stream_sender_commit(s->sender, len, 0);
 }
 
 static void append_pair(GString *b, guint32 u, guint32 v) {
@@ -453,7 +451,7 @@ static void append_pair(GString *b, guint32 u, guint32 v) {
   g_string_append_c(b, ']');
 }
 
-static void publish_engine_topology(SimStream *s, const SimBusEvent *ev) {
+static void publish_engine_topology(Stream *s, const SimBusEvent *ev) {
   GString *b = body_begin(s, ev->time);
   g_string_append(b, ",\"round\":null,\"epoch\":");
   sim_json_append_u64(b, ev->tag);
@@ -473,11 +471,11 @@ static void publish_engine_topology(SimStream *s, const SimBusEvent *ev) {
 }
 
 static void on_bus(const SimBusEvent *ev, gpointer data) {
-  SimStream *s = ((StreamLink *)data)->stream;
+  Stream *s = ((StreamLink *)data)->stream;
   if (s == NULL)
     return;
   switch (ev->kind) {
-  case SIM_BUS_MESSAGE_SENT: { /* one the engine sampled for us */
+  case SIM_BUS_MESSAGE_SENT: {           /* one the engine sampled for us */
     if (ev->arrival == SIM_TIME_NEVER) { /* its DROPPED comes next */
       s->drop_pending = TRUE;
       s->drop_seq = ev->seq;
@@ -494,7 +492,7 @@ static void on_bus(const SimBusEvent *ev, gpointer data) {
     return;
   case SIM_BUS_ROUND: {
     GError *error = NULL;
-    if (!sim_stream_publish_round(s, ev->time, ev->round, &error))
+    if (!stream_publish_round(s, ev->time, ev->round, &error))
       defer_error(s, error);
     return;
   }
@@ -517,11 +515,11 @@ static void link_destroy(gpointer data) {
   g_free(link);
 }
 
-gboolean sim_stream_attach(SimStream *s, SimEngine *engine, GError **error) {
+gboolean stream_attach(Stream *s, SimEngine *engine, GError **error) {
   g_return_val_if_fail(s != NULL && engine != NULL, FALSE);
   if (s->engine != NULL) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                "sim_stream_attach: the stream already follows an engine");
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
+                "stream_attach: the stream already follows an engine");
     return FALSE;
   }
   StreamLink *link = g_new0(StreamLink, 1);
@@ -548,7 +546,7 @@ gboolean sim_stream_attach(SimStream *s, SimEngine *engine, GError **error) {
   return TRUE;
 }
 
-void sim_stream_detach(SimStream *s) {
+void stream_detach(Stream *s) {
   g_return_if_fail(s != NULL);
   if (s->link == NULL)
     return;
@@ -570,9 +568,9 @@ static gboolean scenario_text(const char *json, char **out, GError **error) {
   gboolean ok = json_parser_load_from_data(parser, json, -1, &local);
   JsonNode *root = ok ? json_parser_get_root(parser) : NULL;
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root)) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                "sim_stream_begin_run: scenario_json is not a JSON object%s%s",
-                local ? ": " : "", local ? local->message : "");
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
+                "stream_begin_run: scenario_json is not a JSON object%s%s", local ? ": " : "",
+                local ? local->message : "");
     g_clear_error(&local);
     g_object_unref(parser);
     return FALSE;
@@ -582,17 +580,17 @@ static gboolean scenario_text(const char *json, char **out, GError **error) {
   return TRUE;
 }
 
-gboolean sim_stream_begin_run(SimStream *s, const SimStreamRun *r, GError **error) {
+gboolean stream_begin_run(Stream *s, const StreamRun *r, GError **error) {
   g_return_val_if_fail(s != NULL && r != NULL, FALSE);
   if (r->name == NULL || r->n_nodes == 0 || (r->n_edges > 0 && r->edges == NULL)) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                "sim_stream_begin_run: a run needs a name, at least one node and its edges");
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
+                "stream_begin_run: a run needs a name, at least one node and its edges");
     return FALSE;
   }
   for (gsize i = 0; i < 2 * r->n_edges; i++) {
     if (r->edges[i] >= r->n_nodes) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                  "sim_stream_begin_run: edge %zu has endpoint %u, beyond the %u nodes", i / 2,
+      g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
+                  "stream_begin_run: edge %zu has endpoint %u, beyond the %u nodes", i / 2,
                   r->edges[i], r->n_nodes);
       return FALSE;
     }
@@ -600,8 +598,8 @@ gboolean sim_stream_begin_run(SimStream *s, const SimStreamRun *r, GError **erro
   if (r->positions != NULL) {
     for (gsize i = 0; i < 2 * (gsize)r->n_nodes; i++) {
       if (!isfinite(r->positions[i])) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                    "sim_stream_begin_run: node %zu has a non-finite position", i / 2);
+        g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
+                    "stream_begin_run: node %zu has a non-finite position", i / 2);
         return FALSE;
       }
     }
@@ -653,17 +651,18 @@ gboolean sim_stream_begin_run(SimStream *s, const SimStreamRun *r, GError **erro
     g_string_append_c(b, ']');
   }
   g_string_append(b, "}}");
-  return deliver_flags(s, "run", b->str, b->len, SIM_SENDER_URGENT | SIM_SENDER_RUN_START, error);
+  return deliver_flags(s, "run", b->str, b->len, STREAM_SENDER_URGENT | STREAM_SENDER_RUN_START,
+                       error);
 }
 
-gboolean sim_stream_end_run(SimStream *s, SimTime t, const char *status, GError **error) {
+gboolean stream_end_run(Stream *s, SimTime t, const char *status, GError **error) {
   g_return_val_if_fail(s != NULL, FALSE);
   /* Everything before the end is sent first, so its drop count is final. */
   GError *write_error = NULL;
   if (s->sender != NULL) {
-    sim_stream_sender_sync(s->sender, &write_error);
-    sim_stream_sender_counts(s->sender, &s->stats.dropped, &s->stats.recorded,
-                             &s->stats.subscribers_joined);
+    stream_sender_sync(s->sender, &write_error);
+    stream_sender_counts(s->sender, &s->stats.dropped, &s->stats.recorded,
+                         &s->stats.subscribers_joined);
   }
   GString *b = body_begin(s, t);
   g_string_append(b, ",\"event\":\"end\",\"status\":");
@@ -705,7 +704,7 @@ gboolean sim_stream_end_run(SimStream *s, SimTime t, const char *status, GError 
   g_string_append(b, ",\"messages_sampled_out\":");
   sim_json_append_u64(b, sampled_out);
   g_string_append(b, "}}");
-  deliver_flags(s, "run", b->str, b->len, SIM_SENDER_URGENT | SIM_SENDER_RUN_END, NULL);
+  deliver_flags(s, "run", b->str, b->len, STREAM_SENDER_URGENT | STREAM_SENDER_RUN_END, NULL);
   if (s->deferred != NULL) {
     g_clear_error(&write_error);
     g_propagate_error(error, s->deferred);
@@ -719,7 +718,7 @@ gboolean sim_stream_end_run(SimStream *s, SimTime t, const char *status, GError 
   return TRUE;
 }
 
-gboolean sim_stream_publish_round(SimStream *s, SimTime t, guint round, GError **error) {
+gboolean stream_publish_round(Stream *s, SimTime t, guint round, GError **error) {
   g_return_val_if_fail(s != NULL, FALSE);
   GString *b = body_begin(s, t);
   g_string_append(b, ",\"round\":");
@@ -749,14 +748,13 @@ static void append_nodes(GString *b, const char *key, const guint32 *ids, gsize 
   g_string_append_c(b, ']');
 }
 
-gboolean sim_stream_publish_metrics(SimStream *s, SimTime t, guint round, gsize n,
-                                    const guint32 *nodes, const double *train_loss,
-                                    const double *test_loss, const double *accuracy,
-                                    GError **error) {
+gboolean stream_publish_metrics(Stream *s, SimTime t, guint round, gsize n, const guint32 *nodes,
+                                const double *train_loss, const double *test_loss,
+                                const double *accuracy, GError **error) {
   g_return_val_if_fail(s != NULL, FALSE);
   if (n == 0 || (train_loss == NULL && test_loss == NULL && accuracy == NULL)) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                "sim_stream_publish_metrics: no node or no value to publish");
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
+                "stream_publish_metrics: no node or no value to publish");
     return FALSE;
   }
   GString *b = body_begin(s, t);
@@ -772,22 +770,20 @@ gboolean sim_stream_publish_metrics(SimStream *s, SimTime t, guint round, gsize 
 static gboolean check_losses(const double *x, gsize n, const char *what, GError **error) {
   for (gsize i = 0; x != NULL && i < n; i++) {
     if (isnan(x[i]) || x[i] < 0) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                  "sim_stream_publish_privacy: %s[%zu] = %g (must be >= 0 or +inf)", what, i,
-                  x[i]);
+      g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
+                  "stream_publish_privacy: %s[%zu] = %g (must be >= 0 or +inf)", what, i, x[i]);
       return FALSE;
     }
   }
   return TRUE;
 }
 
-gboolean sim_stream_publish_privacy(SimStream *s, SimTime t, const SimStreamPrivacy *p,
-                                    GError **error) {
+gboolean stream_publish_privacy(Stream *s, SimTime t, const StreamPrivacy *p, GError **error) {
   g_return_val_if_fail(s != NULL && p != NULL, FALSE);
-  if (p->collusion == NULL || p->trust == NULL || p->n_attackers == 0 ||
+  if (p->collusion == NULL || (guint)p->trust > PRIV_TRUST_SECLDP || p->n_attackers == 0 ||
       p->attackers == NULL || p->n_victims == 0 || p->victims == NULL || p->mu == NULL) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                "sim_stream_publish_privacy: needs a collusion name, a trust model, "
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
+                "stream_publish_privacy: needs a collusion name, a trust model, "
                 "attackers, victims and their mu");
     return FALSE;
   }
@@ -801,7 +797,7 @@ gboolean sim_stream_publish_privacy(SimStream *s, SimTime t, const SimStreamPriv
   sim_json_append_string(b, p->collusion);
   append_nodes(b, "attackers", p->attackers, p->n_attackers);
   g_string_append(b, ",\"trust\":");
-  sim_json_append_string(b, p->trust);
+  sim_json_append_string(b, priv_trust_name(p->trust));
   g_string_append(b, ",\"delta\":");
   sim_json_append_double(b, p->delta);
   append_nodes(b, "victims", p->victims, p->n_victims);
@@ -822,21 +818,20 @@ gboolean sim_stream_publish_privacy(SimStream *s, SimTime t, const SimStreamPriv
   return body_emit(s, "privacy", error);
 }
 
-gboolean sim_stream_publish_topology(SimStream *s, SimTime t, guint round,
-                                     const SimStreamChange *changes, gsize n_changes,
-                                     gboolean reset, GError **error) {
+gboolean stream_publish_topology(Stream *s, SimTime t, guint round, const TopoChange *changes,
+                                 gsize n_changes, gboolean reset, GError **error) {
   g_return_val_if_fail(s != NULL && (changes != NULL || n_changes == 0), FALSE);
   for (gsize i = 0; i < n_changes; i++) {
-    if ((guint)changes[i].kind > SIM_STREAM_NODE_JOINED) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                  "sim_stream_publish_topology: change %zu has unknown kind %d", i,
+    if ((guint)changes[i].kind > TOPO_CHANGE_NODE_JOINED) {
+      g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
+                  "stream_publish_topology: change %zu has unknown kind %d", i,
                   (int)changes[i].kind);
       return FALSE;
     }
   }
   static const char *const keys[] = {"left", "joined", "removed", "added"};
-  static const SimStreamChangeKind kinds[] = {SIM_STREAM_NODE_LEFT, SIM_STREAM_NODE_JOINED,
-                                              SIM_STREAM_EDGE_REMOVED, SIM_STREAM_EDGE_ADDED};
+  static const TopoChangeKind kinds[] = {TOPO_CHANGE_NODE_LEFT, TOPO_CHANGE_NODE_JOINED,
+                                         TOPO_CHANGE_EDGE_REMOVED, TOPO_CHANGE_EDGE_ADDED};
   GString *b = body_begin(s, t);
   g_string_append(b, ",\"round\":");
   sim_json_append_u64(b, round);
@@ -865,14 +860,14 @@ gboolean sim_stream_publish_topology(SimStream *s, SimTime t, guint round,
  * subscribers). Run bodies are rare, so a real parse is affordable. */
 static gboolean body_is_run_start(const char *body, gsize len) {
   const char *why = NULL;
-  if (!sim_json_body_bounded(body, len, &why))
+  if (!stream_json_body_bounded(body, len, &why))
     return FALSE; /* no event of ours: the trace reader refuses it too */
   JsonParser *parser = json_parser_new();
   gboolean start = FALSE;
   if (json_parser_load_from_data(parser, body, (gssize)len, NULL)) {
     JsonNode *root = json_parser_get_root(parser);
     if (root != NULL && JSON_NODE_HOLDS_OBJECT(root)) {
-      const char *ev = sim_json_string_member(json_node_get_object(root), "event");
+      const char *ev = stream_json_string_member(json_node_get_object(root), "event");
       start = strcmp(ev, "start") == 0;
     }
   }
@@ -880,16 +875,16 @@ static gboolean body_is_run_start(const char *body, gsize len) {
   return start;
 }
 
-gboolean sim_stream_publish_raw(SimStream *s, const char *topic, const char *body, gsize len,
-                                GError **error) {
+gboolean stream_publish_raw(Stream *s, const char *topic, const char *body, gsize len,
+                            GError **error) {
   g_return_val_if_fail(s != NULL && topic != NULL && body != NULL, FALSE);
-  if (!sim_stream_topic_is_valid(topic, strlen(topic)) || memchr(body, '\n', len) != NULL) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                "sim_stream_publish_raw: bad topic '%s' or a body with a newline", topic);
+  if (!stream_topic_is_valid(topic, strlen(topic)) || memchr(body, '\n', len) != NULL) {
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
+                "stream_publish_raw: bad topic '%s' or a body with a newline", topic);
     return FALSE;
   }
-  guint flags = strcmp(topic, "message") == 0 ? 0 : SIM_SENDER_URGENT;
+  guint flags = strcmp(topic, "message") == 0 ? 0 : STREAM_SENDER_URGENT;
   if (strcmp(topic, "run") == 0)
-    flags |= body_is_run_start(body, len) ? SIM_SENDER_RUN_START : SIM_SENDER_RUN_END;
+    flags |= body_is_run_start(body, len) ? STREAM_SENDER_RUN_START : STREAM_SENDER_RUN_END;
   return deliver_flags(s, topic, body, len, flags, error);
 }

@@ -1,5 +1,5 @@
 /*
- * sim/stream_sender.c: the stream's sender thread.
+ * stream/sender.c: the stream's sender thread.
  *
  * A ZeroMQ send costs a microsecond or more (it wakes ZeroMQ's I/O thread),
  * and a gzip write a few: too much to pay on the thread that runs the
@@ -25,7 +25,7 @@
 
 #include <zmq.h>
 
-#include "sim/stream_internal.h"
+#include "stream/internal.h"
 
 #define BATCH_EVENTS 256
 #define BATCH_BYTES (64 * 1024)
@@ -43,9 +43,9 @@ typedef struct {
   gboolean stop;
 } Item;
 
-struct SimStreamSender {
+struct StreamSender {
   void *ctx, *sock;
-  SimTraceWriter *trace;
+  StreamTraceWriter *trace;
   guint block_ms;
   gboolean lossless;
   GAsyncQueue *queue;
@@ -56,7 +56,7 @@ struct SimStreamSender {
   gint64 batch_t0;
   gsize record; /* offset in batch of the record being written (reserve/commit) */
   /* shared */
-  gint64 queued; /* bytes handed over, not yet processed (atomic) */
+  gint64 queued;                     /* bytes handed over, not yet processed (atomic) */
   guint64 dropped, recorded, joined; /* atomic */
   GMutex lock;
   GCond cond;
@@ -67,8 +67,12 @@ struct SimStreamSender {
   gsize start_len;
 };
 
-static void add64(guint64 *x, guint64 v) { __atomic_fetch_add(x, v, __ATOMIC_RELAXED); }
-static guint64 get64(const guint64 *x) { return __atomic_load_n(x, __ATOMIC_RELAXED); }
+static void add64(guint64 *x, guint64 v) {
+  __atomic_fetch_add(x, v, __ATOMIC_RELAXED);
+}
+static guint64 get64(const guint64 *x) {
+  return __atomic_load_n(x, __ATOMIC_RELAXED);
+}
 
 /* A batch with room for BATCH_BYTES of message events. */
 static Item *item_new(void) {
@@ -86,7 +90,7 @@ static void item_free(gpointer data) {
 
 /* ---- The sender thread ---- */
 
-static gboolean send_pair(SimStreamSender *s, const char *topic, gsize tlen, const char *body,
+static gboolean send_pair(StreamSender *s, const char *topic, gsize tlen, const char *body,
                           gsize len) {
   int flags = s->block_ms ? 0 : ZMQ_DONTWAIT;
   if (zmq_send(s->sock, topic, tlen, flags | ZMQ_SNDMORE) < 0)
@@ -96,7 +100,7 @@ static gboolean send_pair(SimStreamSender *s, const char *topic, gsize tlen, con
   return TRUE;
 }
 
-static void watch_subscriptions(SimStreamSender *s) {
+static void watch_subscriptions(StreamSender *s) {
   if (s->sock == NULL)
     return;
   for (;;) {
@@ -112,7 +116,7 @@ static void watch_subscriptions(SimStreamSender *s) {
   }
 }
 
-static void process(SimStreamSender *s, Item *it) {
+static void process(StreamSender *s, Item *it) {
   const char *p = it->data, *end = p + it->len;
   while (p < end) {
     guint flags = (guchar)p[0];
@@ -124,22 +128,22 @@ static void process(SimStreamSender *s, Item *it) {
     memcpy(&len, p + 2 + tlen, 4);
     const char *body = p + 6 + tlen;
     p = body + len;
-    if (flags & SIM_SENDER_RUN_START) {
+    if (flags & STREAM_SENDER_RUN_START) {
       g_free(s->start);
       s->start = g_strndup(body, len);
       s->start_len = len;
     }
     if (s->sock != NULL && !send_pair(s, topic, tlen, body, len))
       add64(&s->dropped, 1);
-    if (flags & SIM_SENDER_RUN_END)
+    if (flags & STREAM_SENDER_RUN_END)
       g_clear_pointer(&s->start, g_free);
     if (s->trace != NULL) {
       GError *error = NULL;
-      if (sim_trace_writer_append(s->trace, topic, body, len, &error)) {
+      if (stream_trace_writer_append(s->trace, topic, body, len, &error)) {
         add64(&s->recorded, 1);
       } else {
         /* The rest of the run goes on; the trace reads as truncated here. */
-        sim_trace_writer_abandon(s->trace);
+        stream_trace_writer_abandon(s->trace);
         s->trace = NULL;
         g_mutex_lock(&s->lock);
         if (s->error == NULL)
@@ -153,7 +157,7 @@ static void process(SimStreamSender *s, Item *it) {
 }
 
 static gpointer sender_main(gpointer data) {
-  SimStreamSender *s = data;
+  StreamSender *s = data;
   for (;;) {
     Item *it = g_async_queue_timeout_pop(s->queue, POLL_MS * 1000);
     watch_subscriptions(s);
@@ -184,9 +188,9 @@ static gpointer sender_main(gpointer data) {
 
 /* ---- The simulation thread's side ---- */
 
-SimStreamSender *sim_stream_sender_new(void *ctx, void *sock, SimTraceWriter *trace,
-                                       guint block_ms, guint64 joined) {
-  SimStreamSender *s = g_new0(SimStreamSender, 1);
+StreamSender *stream_sender_new(void *ctx, void *sock, StreamTraceWriter *trace, guint block_ms,
+                                guint64 joined) {
+  StreamSender *s = g_new0(StreamSender, 1);
   s->ctx = ctx;
   s->sock = sock;
   s->trace = trace;
@@ -203,7 +207,7 @@ SimStreamSender *sim_stream_sender_new(void *ctx, void *sock, SimTraceWriter *tr
   return s;
 }
 
-void sim_stream_sender_flush(SimStreamSender *s) {
+void stream_sender_flush(StreamSender *s) {
   Item *it = s->batch;
   if (it == NULL)
     return;
@@ -223,8 +227,7 @@ void sim_stream_sender_flush(SimStreamSender *s) {
   g_async_queue_push(s->queue, it);
 }
 
-char *sim_stream_sender_reserve(SimStreamSender *s, const char *topic, gsize tlen,
-                                gsize max_len) {
+char *stream_sender_reserve(StreamSender *s, const char *topic, gsize tlen, gsize max_len) {
   Item *it = s->batch;
   if (it == NULL) {
     it = g_async_queue_try_pop(s->spare);
@@ -245,7 +248,7 @@ char *sim_stream_sender_reserve(SimStreamSender *s, const char *topic, gsize tle
   return p + 6 + tlen;
 }
 
-void sim_stream_sender_commit(SimStreamSender *s, gsize len, guint flags) {
+void stream_sender_commit(StreamSender *s, gsize len, guint flags) {
   Item *it = s->batch;
   char *p = it->data + s->record;
   gsize tlen = (guchar)p[1];
@@ -254,8 +257,8 @@ void sim_stream_sender_commit(SimStreamSender *s, gsize len, guint flags) {
   memcpy(p + 2 + tlen, &l32, 4);
   it->len = s->record + 6 + tlen + len;
   it->n++;
-  if (flags & SIM_SENDER_URGENT || it->n >= BATCH_EVENTS || it->len >= BATCH_BYTES) {
-    sim_stream_sender_flush(s);
+  if (flags & STREAM_SENDER_URGENT || it->n >= BATCH_EVENTS || it->len >= BATCH_BYTES) {
+    stream_sender_flush(s);
     return;
   }
   /* Bound the delay of a slow trickle of message events. Not while the
@@ -266,19 +269,19 @@ void sim_stream_sender_commit(SimStreamSender *s, gsize len, guint flags) {
     if (s->batch_t0 == 0)
       s->batch_t0 = now;
     else if (now - s->batch_t0 >= BATCH_US && g_async_queue_length(s->spare) > 0)
-      sim_stream_sender_flush(s);
+      stream_sender_flush(s);
   }
 }
 
-void sim_stream_sender_post(SimStreamSender *s, const char *topic, const char *body, gsize len,
-                            guint flags) {
-  char *p = sim_stream_sender_reserve(s, topic, strlen(topic), len);
+void stream_sender_post(StreamSender *s, const char *topic, const char *body, gsize len,
+                        guint flags) {
+  char *p = stream_sender_reserve(s, topic, strlen(topic), len);
   memcpy(p, body, len);
-  sim_stream_sender_commit(s, len, flags);
+  stream_sender_commit(s, len, flags);
 }
 
-gboolean sim_stream_sender_sync(SimStreamSender *s, GError **error) {
-  sim_stream_sender_flush(s);
+gboolean stream_sender_sync(StreamSender *s, GError **error) {
+  stream_sender_flush(s);
   Item *it = g_new0(Item, 1);
   it->sync = TRUE;
   g_mutex_lock(&s->lock);
@@ -298,21 +301,20 @@ gboolean sim_stream_sender_sync(SimStreamSender *s, GError **error) {
   return TRUE;
 }
 
-void sim_stream_sender_counts(SimStreamSender *s, guint64 *dropped, guint64 *recorded,
-                              guint64 *joined) {
+void stream_sender_counts(StreamSender *s, guint64 *dropped, guint64 *recorded, guint64 *joined) {
   *dropped = get64(&s->dropped);
   *recorded = get64(&s->recorded);
   *joined = get64(&s->joined);
 }
 
-gboolean sim_stream_sender_finish(SimStreamSender *s, GError **error) {
-  gboolean ok = sim_stream_sender_sync(s, error);
+gboolean stream_sender_finish(StreamSender *s, GError **error) {
+  gboolean ok = stream_sender_sync(s, error);
   Item *stop = g_new0(Item, 1);
   stop->stop = TRUE;
   g_async_queue_push(s->queue, stop);
   g_thread_join(s->thread);
   GError *local = NULL;
-  if (s->trace != NULL && !sim_trace_writer_close(s->trace, ok ? &local : NULL))
+  if (s->trace != NULL && !stream_trace_writer_close(s->trace, ok ? &local : NULL))
     ok = FALSE;
   if (local != NULL)
     g_propagate_error(error, local);

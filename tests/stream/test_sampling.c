@@ -1,5 +1,5 @@
 /*
- * tests/sim/test_stream_sampling.c: message sampling of the event stream
+ * tests/stream/test_sampling.c: message sampling of the event stream
  * (--publish-messages every:N / none / all), read back from the trace the
  * stream records.
  *
@@ -10,7 +10,7 @@
  * transmissions at positions 0, N, 2N, ... (every field of the body against
  * the engine's event), the end body's counters equal the engine's
  * (messages_seen = messages_sent, messages_sampled_out = sent - published
- * message events), and so do sim_stream_get_stats; the same when the
+ * message events), and so do stream_get_stats; the same when the
  * stream is attached mid-run, detached mid-run, outlives its engine, or
  * follows two engines in turn.
  */
@@ -18,8 +18,9 @@
 #include <json-glib/json-glib.h>
 
 #include "sim/sim.h"
+#include "stream/stream.h"
 
-#include "lossy_gossip.h"
+#include "tests/sim/lossy_gossip.h"
 
 static void run_to(SimEngine *e, SimTime until) {
   GError *err = NULL;
@@ -45,8 +46,7 @@ typedef struct {
 static void record(const SimBusEvent *ev, gpointer data) {
   GArray *tx = data;
   if (ev->kind == SIM_BUS_MESSAGE_SENT) {
-    Tx t = {ev->from, ev->to, ev->round, ev->tag, ev->bytes, ev->time, ev->arrival,
-            SIM_DROP_NONE};
+    Tx t = {ev->from, ev->to, ev->round, ev->tag, ev->bytes, ev->time, ev->arrival, SIM_DROP_NONE};
     g_array_append_val(tx, t);
   } else {
     g_array_index(tx, Tx, tx->len - 1).reason = ev->reason;
@@ -78,7 +78,7 @@ typedef struct {
   GPtrArray *messages; /* JsonObject of each message body, in order */
   GArray *floor;       /* per message: the largest t_ns published before it */
   guint rounds, topologies, records;
-  JsonObject *end;     /* the last run end body */
+  JsonObject *end; /* the last run end body */
   GPtrArray *parsers;
 } Trace;
 
@@ -102,11 +102,11 @@ static void trace_read(Trace *t, const char *path) {
   gint64 max_t = 0;
   t->parsers = g_ptr_array_new_with_free_func(g_object_unref);
   GError *err = NULL;
-  SimTraceReader *r = sim_trace_reader_open(path, &err);
+  StreamTraceReader *r = stream_trace_reader_open(path, &err);
   g_assert_no_error(err);
-  SimTraceRecord rec;
+  StreamTraceRecord rec;
   int rc;
-  while ((rc = sim_trace_reader_next(r, &rec, &err)) == 1) {
+  while ((rc = stream_trace_reader_next(r, &rec, &err)) == 1) {
     g_assert_cmpuint(rec.seq, ==, rec.index); /* no gap: nothing dropped */
     JsonParser *p = json_parser_new();
     g_assert_true(json_parser_load_from_data(p, rec.body, (gssize)rec.body_len, &err));
@@ -128,7 +128,7 @@ static void trace_read(Trace *t, const char *path) {
   }
   g_assert_no_error(err);
   g_assert_cmpint(rc, ==, 0);
-  sim_trace_reader_free(r);
+  stream_trace_reader_free(r);
   g_assert_nonnull(t->end);
 }
 
@@ -141,7 +141,7 @@ static void trace_clear(Trace *t) {
 /* Message event @i of @t is transmission @want. */
 static void assert_message(Trace *t, guint i, const Tx *want) {
   JsonObject *o = g_ptr_array_index(t->messages, i);
-  g_assert_cmpint(member_int(o, "v"), ==, SIM_STREAM_VERSION);
+  g_assert_cmpint(member_int(o, "v"), ==, STREAM_VERSION);
   g_assert_cmpint(member_int(o, "from"), ==, want->from);
   g_assert_cmpint(member_int(o, "to"), ==, want->to);
   g_assert_cmpint(member_int(o, "round"), ==, want->round);
@@ -187,24 +187,24 @@ static void assert_end_counts(Trace *t, guint every, guint64 seen, guint64 publi
                     ==, (gint64)engine_sent);
 }
 
-static SimStream *stream_new(const char *spec, const char *path) {
+static Stream *sampled_stream(const char *spec, const char *path) {
   GError *err = NULL;
-  SimStreamOptions o = {.record = path, .messages = spec};
-  SimStream *s = sim_stream_new(&o, &err);
+  StreamOptions o = {.record = path, .messages = spec};
+  Stream *s = stream_new(&o, &err);
   g_assert_no_error(err);
-  SimStreamRun run = {.name = "sampling", .n_nodes = N};
-  g_assert_true(sim_stream_begin_run(s, &run, &err));
+  StreamRun run = {.name = "sampling", .n_nodes = N};
+  g_assert_true(stream_begin_run(s, &run, &err));
   g_assert_no_error(err);
   return s;
 }
 
-static void stream_end(SimStream *s, SimTime t, SimStreamStats *st) {
+static void sampled_stream_end(Stream *s, SimTime t, StreamStats *st) {
   GError *err = NULL;
-  g_assert_true(sim_stream_end_run(s, t, "ok", &err));
-  g_assert_true(sim_stream_finish(s, &err));
+  g_assert_true(stream_end_run(s, t, "ok", &err));
+  g_assert_true(stream_finish(s, &err));
   g_assert_no_error(err);
-  sim_stream_get_stats(s, st);
-  sim_stream_free(s);
+  stream_get_stats(s, st);
+  stream_free(s);
 }
 
 typedef struct {
@@ -237,19 +237,20 @@ static void test_specs(Fixture *f, gconstpointer data) {
   const struct {
     const char *spec;
     guint every;
-  } cases[] = {{"all", 1}, {"every:1", 1}, {"every:3", 3},     {"every:7", 7},
-               {"every:250", 250}, {"every:1000000", 1000000}, {"none", 0}};
+  } cases[] = {{"all", 1},     {"every:1", 1},     {"every:3", 3},
+               {"every:7", 7}, {"every:250", 250}, {"every:1000000", 1000000},
+               {"none", 0}};
   guint total = f->all->len;
   for (gsize c = 0; c < G_N_ELEMENTS(cases); c++) {
     SimEngine *e = lossy_gossip_engine(23);
-    SimStream *s = stream_new(cases[c].spec, f->path);
-    g_assert_cmpuint(sim_stream_message_every(s), ==, cases[c].every);
+    Stream *s = sampled_stream(cases[c].spec, f->path);
+    g_assert_cmpuint(stream_message_every(s), ==, cases[c].every);
     GError *err = NULL;
-    g_assert_true(sim_stream_attach(s, e, &err));
+    g_assert_true(stream_attach(s, e, &err));
     run_to(e, SIM_TIME_NEVER);
     g_assert_cmpuint(n_sent(e), ==, total);
-    SimStreamStats st;
-    stream_end(s, sim_engine_now(e), &st);
+    StreamStats st;
+    sampled_stream_end(s, sim_engine_now(e), &st);
     sim_engine_free(e);
 
     Trace t;
@@ -277,20 +278,20 @@ static void test_attach_detach(Fixture *f, gconstpointer data) {
   SimEngine *e = lossy_gossip_engine(23);
   run_to(e, 97 * MS);
   guint k1 = (guint)n_sent(e);
-  SimStream *s = stream_new("every:4", f->path);
+  Stream *s = sampled_stream("every:4", f->path);
   GError *err = NULL;
-  g_assert_true(sim_stream_attach(s, e, &err));
+  g_assert_true(stream_attach(s, e, &err));
   run_to(e, 181 * MS);
   guint k2 = (guint)n_sent(e);
-  sim_stream_detach(s);
-  sim_stream_detach(s); /* no-op */
+  stream_detach(s);
+  stream_detach(s); /* no-op */
   run_to(e, SIM_TIME_NEVER);
   g_assert_cmpuint(n_sent(e), ==, f->all->len);
   g_assert_cmpuint(0, <, k1);
   g_assert_cmpuint(k1, <, k2);
   g_assert_cmpuint(k2, <, f->all->len);
-  SimStreamStats st;
-  stream_end(s, sim_engine_now(e), &st);
+  StreamStats st;
+  sampled_stream_end(s, sim_engine_now(e), &st);
   sim_engine_free(e);
 
   Trace t;
@@ -308,18 +309,18 @@ static void test_attach_detach(Fixture *f, gconstpointer data) {
 static void test_engine_freed_first(Fixture *f, gconstpointer data) {
   (void)data;
   SimEngine *e = lossy_gossip_engine(23);
-  SimStream *s = stream_new("every:3", f->path);
+  Stream *s = sampled_stream("every:3", f->path);
   GError *err = NULL;
-  g_assert_true(sim_stream_attach(s, e, &err));
+  g_assert_true(stream_attach(s, e, &err));
   run_to(e, SIM_TIME_NEVER);
   SimTime end = sim_engine_now(e);
   sim_engine_free(e);
   guint total = f->all->len, expect = (total + 2) / 3;
-  SimStreamStats st;
-  sim_stream_get_stats(s, &st);
+  StreamStats st;
+  stream_get_stats(s, &st);
   g_assert_cmpuint(st.messages_seen, ==, total);
   g_assert_cmpuint(st.messages_sampled_out, ==, total - expect);
-  stream_end(s, end, &st);
+  sampled_stream_end(s, end, &st);
 
   Trace t;
   trace_read(&t, f->path);
@@ -333,20 +334,20 @@ static void test_engine_freed_first(Fixture *f, gconstpointer data) {
  * counts add up. */
 static void test_two_engines(Fixture *f, gconstpointer data) {
   (void)data;
-  SimStream *s = stream_new("every:5", f->path);
+  Stream *s = sampled_stream("every:5", f->path);
   GError *err = NULL;
   SimEngine *a = lossy_gossip_engine(23);
-  g_assert_true(sim_stream_attach(s, a, &err));
+  g_assert_true(stream_attach(s, a, &err));
   run_to(a, 60 * MS); /* stops inside a period: the second engine restarts it */
   guint ka = (guint)n_sent(a);
   g_assert_cmpuint(ka % 5, !=, 1);
-  sim_stream_detach(s);
+  stream_detach(s);
   SimEngine *b = lossy_gossip_engine(23);
-  g_assert_true(sim_stream_attach(s, b, &err));
+  g_assert_true(stream_attach(s, b, &err));
   run_to(b, SIM_TIME_NEVER);
   guint total = f->all->len;
-  SimStreamStats st;
-  stream_end(s, sim_engine_now(b), &st);
+  StreamStats st;
+  sampled_stream_end(s, sim_engine_now(b), &st);
   sim_engine_free(a);
   sim_engine_free(b);
 

@@ -1,0 +1,130 @@
+/*
+ * cli/progress.c: the one progress printer of the long commands (train,
+ * run, the observer accounting of account and figure, mafalda). The
+ * libraries only call back (proto_run_set_progress, ScenRunOptions.progress,
+ * ProtoObserveOptions.progress, PrivMfOptions.progress); what a user sees is
+ * decided here:
+ *   on a terminal (stderr)  one line redrawn at most ten times a second:
+ *                           "dpgossip train: 120/800 steps (15%), 0:12
+ *                           elapsed, ETA 1:08";
+ *   elsewhere (a log, CI)   the same line, newline-terminated, every
+ *                           $DPGOSSIP_PROGRESS_INTERVAL seconds (default 10),
+ *                           so that a short run prints none;
+ *   -q                      nothing.
+ * Progress goes to stderr only: stdout and every output file are the same
+ * with or without it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+struct CliProgress {
+  char *cmd;
+  gboolean tty;
+  gint64 interval_us; /* between two lines (terminal: between two redraws) */
+  gint64 start, last;
+  gboolean drawn; /* a terminal line is on screen */
+  int width;      /* of the last terminal line, to blank its tail */
+  GMutex lock;    /* callbacks may come from worker threads */
+};
+
+/* The interval of the non-terminal form: $DPGOSSIP_PROGRESS_INTERVAL
+ * seconds (tests set it tiny), else 10 s. */
+static gint64 log_interval_us(void) {
+  const char *env = g_getenv("DPGOSSIP_PROGRESS_INTERVAL");
+  if (env != NULL) {
+    char *end = NULL;
+    double s = g_ascii_strtod(env, &end);
+    if (end != env && *end == '\0' && isfinite(s) && s >= 0 && s <= 86400)
+      return (gint64)(s * 1e6);
+  }
+  return 10 * G_USEC_PER_SEC;
+}
+
+CliProgress *cli_progress_new(const char *cmd, gboolean quiet) {
+  if (quiet)
+    return NULL;
+  CliProgress *p = g_new0(CliProgress, 1);
+  p->cmd = g_strdup(cmd);
+  p->tty = isatty(STDERR_FILENO);
+  p->interval_us = p->tty ? G_USEC_PER_SEC / 10 : log_interval_us();
+  p->start = p->last = g_get_monotonic_time();
+  g_mutex_init(&p->lock);
+  return p;
+}
+
+/* "1:08", "1:02:03" or "12 s"-like short durations as m:ss. */
+static void format_duration(char *buf, gsize len, double seconds) {
+  if (!isfinite(seconds) || seconds < 0) {
+    g_strlcpy(buf, "?", len);
+    return;
+  }
+  guint64 s = (guint64)(seconds + 0.5);
+  if (s >= 3600)
+    g_snprintf(buf, len, "%" G_GUINT64_FORMAT ":%02u:%02u", s / 3600, (guint)(s / 60 % 60),
+               (guint)(s % 60));
+  else
+    g_snprintf(buf, len, "%u:%02u", (guint)(s / 60), (guint)(s % 60));
+}
+
+/* Prints @what with the elapsed time and, from @fraction, the ETA. */
+static void report(CliProgress *p, double fraction, const char *what, gboolean force) {
+  gint64 now = g_get_monotonic_time();
+  if (!force && now - p->last < p->interval_us)
+    return;
+  p->last = now;
+  double elapsed = (double)(now - p->start) / 1e6;
+  char e[32], eta[32];
+  format_duration(e, sizeof e, elapsed);
+  if (fraction > 0 && fraction <= 1)
+    format_duration(eta, sizeof eta, elapsed * (1 - fraction) / fraction);
+  else
+    g_strlcpy(eta, "?", sizeof eta);
+  char *line = g_strdup_printf("dpgossip %s: %s, %s elapsed, ETA %s", p->cmd, what, e, eta);
+  if (p->tty) {
+    int w = (int)strlen(line);
+    fprintf(stderr, "\r%s%*s", line, MAX(0, p->width - w), "");
+    p->width = w;
+    p->drawn = TRUE;
+  } else {
+    fprintf(stderr, "%s\n", line);
+  }
+  fflush(stderr);
+  g_free(line);
+}
+
+void cli_progress_update(CliProgress *p, guint64 done, guint64 total, const char *unit) {
+  if (p == NULL)
+    return;
+  g_mutex_lock(&p->lock);
+  char what[96];
+  double fraction = total > 0 ? (double)done / (double)total : 0;
+  g_snprintf(what, sizeof what, "%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " %s (%d%%)", done,
+             total, unit, (int)floor(fraction * 100));
+  report(p, fraction, what, FALSE);
+  g_mutex_unlock(&p->lock);
+}
+
+void cli_progress_update_fraction(CliProgress *p, double fraction, const char *what) {
+  if (p == NULL)
+    return;
+  g_mutex_lock(&p->lock);
+  char buf[160];
+  g_snprintf(buf, sizeof buf, "%s (~%d%%)", what, (int)floor(CLAMP(fraction, 0, 1) * 100));
+  report(p, fraction, buf, FALSE);
+  g_mutex_unlock(&p->lock);
+}
+
+void cli_progress_free(CliProgress *p) {
+  if (p == NULL)
+    return;
+  if (p->drawn)
+    fputc('\n', stderr); /* the terminal line stays, the next output below it */
+  g_mutex_clear(&p->lock);
+  g_free(p->cmd);
+  g_free(p);
+}

@@ -1,0 +1,75 @@
+/*
+ * cli/train_privacy.h: internal to the dpgossip command: the privacy of a
+ * `dpgossip train` run, accounted as `dpgossip account` does (the same
+ * setup, path choice and per-victim report), so that every loss train
+ * writes has its guarantee next to it.
+ */
+#ifndef DPG_CLI_TRAIN_PRIVACY_H
+#define DPG_CLI_TRAIN_PRIVACY_H
+
+#include <glib.h>
+
+#include "protocols/protocols.h"
+#include "topologies/topologies.h"
+
+G_BEGIN_DECLS
+
+/* What the run is (strings borrowed) and what to account. */
+typedef struct {
+  const char *protocol; /* registry spec, as run */
+  const TopoGraph *graph;
+  const char *schedule; /* NULL or "static": the graph's static gossip */
+  TopoGossipKind gossip;
+  const char *mode, *latency, *loss; /* NULL: sync, no latency, no loss */
+  double sigma, clip;
+  guint T, b; /* steps, participation interval (the batches per epoch) */
+  guint64 seed;
+  const char *trust;             /* --trust: comma-separated models; NULL: ldp */
+  const char *const *attackers;  /* --attackers (NULL-terminated, nullable) */
+  double alpha, delta;
+} CliTrainPrivacyConfig;
+
+typedef struct CliTrainPrivacy CliTrainPrivacy;
+
+/*
+ * cli_train_privacy_plan: checks the options of @c (trust models, or
+ * "none" for no accounting; attacker sets within the graph; without
+ * --attackers only LDP, which every node gets: its value does not depend on
+ * who observes) and picks the path as
+ * `dpgossip account --path auto` would (proto_account_plan).
+ * Errors: G_OPTION_ERROR_BAD_VALUE (a usage error), the protocol
+ * registry's. O(nodes + option lengths).
+ */
+CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, GError **error);
+void cli_train_privacy_free(CliTrainPrivacy *p);
+
+/* The observer views to attach to the training run (NULL on the structured
+ * path); the run then needs storage SIM_LIN_SPARSE. Valid until freed. */
+const ProtoObserveOptions *cli_train_privacy_observe(CliTrainPrivacy *p);
+
+/*
+ * cli_train_privacy_account: the per-victim reports, from the structured
+ * path or from @run's observer (cli_train_privacy_observe). Errors: those
+ * of `dpgossip account`'s paths. Complexity: theirs.
+ */
+gboolean cli_train_privacy_account(CliTrainPrivacy *p, ProtoObservedRun *run, GError **error);
+
+/* The columns cli_train_privacy_cells writes, after the metrics' ones. */
+#define CLI_TRAIN_PRIVACY_COLUMNS "trust,attackers,distance,mu,epsilon,delta,status"
+
+/* Rows per metric row: the number of accountings (1 with --trust none). */
+guint cli_train_privacy_n(const CliTrainPrivacy *p);
+/* Appends accounting @a's cells of @node (",trust,...,status"; an attacker:
+ * status "attacker", no numbers). */
+void cli_train_privacy_cells(const CliTrainPrivacy *p, guint a, guint node, GString *s);
+/* The largest epsilon over every accounting and victim (inf: some victim
+ * unprotected), and the delta it is at. */
+double cli_train_privacy_max_epsilon(const CliTrainPrivacy *p);
+double cli_train_privacy_delta(const CliTrainPrivacy *p);
+/* One line per accounting: its worst and best victims, and what a huge
+ * epsilon means. (g_free) */
+char *cli_train_privacy_summary(const CliTrainPrivacy *p);
+
+G_END_DECLS
+
+#endif /* DPG_CLI_TRAIN_PRIVACY_H */

@@ -1,0 +1,649 @@
+/*
+ * scenarios/sweep.c: running a scenario: validation first, then every point
+ * of the sweep on a GThreadPool (each point its own engine; results do not
+ * depend on the thread count), resuming finished points, running once the
+ * points whose resolved configurations coincide. Each point's result stays
+ * in memory for the aggregates (aggregate.c, aggregate_output.c, plots.c);
+ * only the points finished before (resume) or by other MPI ranks are read
+ * back from their folders.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "scenarios/internal.h"
+
+void scen_scenario_collect(ScenScenario *sc, ScenProblems *ps);
+
+typedef struct {
+  guint *points; /* indices of the points sharing this configuration */
+  guint n_points;
+  const char *C_file;
+  const double *C;
+  char *error; /* failure message, or NULL */
+  gboolean done;
+} Job;
+
+/* A prepared sweep (scen_sweep_prepare): the resolved points, and on the
+ * planning side the jobs still to run and the noise correlations they use. */
+struct ScenSweep {
+  ScenScenario *sc;
+  ScenConfig **cfg;
+  char **ini;
+  char **dirs;
+  gboolean sweep;
+  Job *jobs;
+  guint n_jobs, n_todo;
+  GMutex lock;
+  double *fraction; /* per job */
+  guint finished;
+  guint total_points;
+  const ScenRunOptions *opt;
+  ScenRunOptions defaults; /* opt when none was given */
+  const GPtrArray *axes;
+  char *out_dir;       /* absolute */
+  char *cache_dir;
+  GArray *job_array;   /* Job; jobs points into it */
+  GHashTable *ckeys;   /* C key -> index into ctasks */
+  GPtrArray *ctasks;   /* CTask* */
+  guint threads;
+  ScenPointResult **res; /* per point: set when run here or found finished */
+};
+typedef struct ScenSweep Shared;
+
+/* ---- Point names ---- */
+
+static char *sanitize(const char *v) {
+  GString *s = g_string_new(NULL);
+  for (const char *p = v; *p && s->len < 40; p++)
+    g_string_append_c(s, g_ascii_isalnum(*p) || strchr(".+-", *p) ? *p : '-');
+  return g_string_free(s, FALSE);
+}
+
+static char **point_names(const GPtrArray *axes, guint n) {
+  char **names = g_new0(char *, n + 1);
+  guint *items = g_new0(guint, MAX(axes->len, 1));
+  GHashTable *used = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint p = 0; p < n; p++) {
+    scen_sweep_point(axes, p, items);
+    GString *s = g_string_new(NULL);
+    for (guint a = 0; a < axes->len; a++) {
+      const ScenSweepAxis *x = g_ptr_array_index(axes, a);
+      char *l = scen_axis_label(axes, a), *v = sanitize(x->items[items[a]]);
+      g_string_append_printf(s, "%s%s=%s", a ? "_" : "", l, v);
+      g_free(l);
+      g_free(v);
+    }
+    if (g_hash_table_contains(used, s->str))
+      g_string_append_printf(s, "~%u", p);
+    names[p] = g_string_free(s, FALSE);
+    g_hash_table_add(used, names[p]);
+  }
+  g_hash_table_unref(used);
+  g_free(items);
+  return names;
+}
+
+/* ---- Jobs ---- */
+
+static void report_progress(Shared *sh) {
+  if (sh->opt->progress == NULL)
+    return;
+  double sum = 0;
+  for (guint j = 0; j < sh->n_jobs; j++)
+    sum += sh->fraction[j];
+  sh->opt->progress(sh->finished, sh->total_points, sh->n_todo ? sum / sh->n_todo : 1.0,
+                    sh->opt->progress_data);
+}
+
+typedef struct {
+  Shared *sh;
+  guint job;
+} JobCtx;
+
+static void on_point_progress(guint point, double fraction, gpointer data) {
+  (void)point;
+  JobCtx *jc = data;
+  g_mutex_lock(&jc->sh->lock);
+  jc->sh->fraction[jc->job] = fraction;
+  report_progress(jc->sh);
+  g_mutex_unlock(&jc->sh->lock);
+}
+
+/* Removes the temporary files (scen_write_file's ".NAME.tmp-XXXXXX") a
+ * killed process left in @dir: whoever writes @dir now owns it, and a rerun
+ * must leave exactly the files of a run that was never interrupted. */
+static void remove_stale_temps(const char *dir) {
+  GDir *d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  while (d != NULL && (name = g_dir_read_name(d)) != NULL)
+    if (name[0] == '.' && strstr(name, ".tmp-") != NULL) {
+      char *p = g_build_filename(dir, name, NULL);
+      g_unlink(p);
+      g_free(p);
+    }
+  if (d != NULL)
+    g_dir_close(d);
+}
+
+/* Runs the configuration of @points[0] once and writes the folder of every
+ * point of @points (they share that configuration); @jc (nullable) receives
+ * the progress. */
+static gboolean run_points(Shared *sh, const guint *points, guint n_points, const double *C,
+                           const char *C_file, JobCtx *jc, GError **error) {
+  guint p0 = points[0];
+  ScenRunContext ctx = {.point = p0,
+                        .C = C,
+                        .C_file = C_file,
+                        .progress = jc ? on_point_progress : NULL,
+                        .progress_data = jc,
+                        .run_hook = sh->opt->run_hook,
+                        .run_hook_data = sh->opt->run_hook_data};
+  /* A sweep point's own folder only: a single run's folder is the output one. */
+  for (guint i = 0; sh->sweep && i < n_points; i++)
+    remove_stale_temps(sh->dirs[points[i]]);
+  ScenRunOutput *o = scen_run_config(sh->cfg[p0], &ctx, error);
+  gboolean ok = o != NULL;
+  for (guint i = 0; ok && i < n_points; i++) {
+    guint p = points[i];
+    JsonNode *summary = scen_point_summary(sh->cfg[p], o);
+    ok = scen_write_point(sh->dirs[p], sh->cfg[p], sh->ini[p], o, summary,
+                          sh->cfg[p]->plots && !sh->sweep, error);
+    /* The aggregates' copy: the very summary just written. */
+    ScenPointResult *r =
+        ok ? scen_point_result_new(json_node_get_object(summary), sh->cfg[p]->rounds) : NULL;
+    g_mutex_lock(&sh->lock);
+    scen_point_result_free(sh->res[p]);
+    sh->res[p] = r;
+    g_mutex_unlock(&sh->lock);
+    json_node_unref(summary);
+  }
+  scen_run_output_free(o);
+  return ok;
+}
+
+static void run_job(gpointer data, gpointer user_data) {
+  Shared *sh = user_data;
+  guint j = GPOINTER_TO_UINT(data) - 1;
+  Job *job = &sh->jobs[j];
+  JobCtx jc = {sh, j};
+  GError *error = NULL;
+  run_points(sh, job->points, job->n_points, job->C, job->C_file, &jc, &error);
+  scen_sweep_job_done(sh, j, error ? error->message : NULL);
+  g_clear_error(&error);
+}
+
+/* ---- Noise correlations, once per distinct key ---- */
+
+typedef struct {
+  const ScenConfig *cfg;
+  char *path;
+  double *C;
+  char *error;
+} CTask;
+
+static void run_ctask(gpointer data, gpointer user_data) {
+  (void)user_data;
+  CTask *t = data;
+  GError *error = NULL;
+  t->C = scen_cmatrix_build(t->cfg, &error);
+  if (t->C != NULL &&
+      !priv_matrix_write_csv(t->path, t->C, t->cfg->rounds, t->cfg->rounds, &error))
+    g_clear_pointer(&t->C, g_free);
+  if (error != NULL) {
+    t->error = g_strdup(error->message);
+    g_error_free(error);
+  }
+}
+
+/* A point is finished when its resolved file is the one asked for and its
+ * files read back (someone may have deleted or damaged one since): then its
+ * result, else NULL and the point runs again. @error says why a point that
+ * looked finished is not (its summary or a table does not read back); the
+ * caller runs it again, which is the remedy. */
+static ScenPointResult *point_finished(const char *dir, const char *ini, guint T,
+                                       GError **error) {
+  char *res = g_build_filename(dir, "scenario.resolved.ini", NULL);
+  char *text = NULL;
+  gboolean done = g_file_get_contents(res, &text, NULL, NULL) && g_str_equal(text, ini);
+  g_free(text);
+  g_free(res);
+  return done ? scen_point_result_load(dir, T, error) : NULL;
+}
+
+/* ---- The steps of a run (scen_sweep_*): the thread pool below and the MPI
+ * driver (sweep_mpi.c) share them ---- */
+
+void scen_sweep_free(ScenSweep *sh) {
+  if (sh == NULL)
+    return;
+  for (guint i = 0; sh->ctasks && i < sh->ctasks->len; i++) {
+    CTask *t = g_ptr_array_index(sh->ctasks, i);
+    g_free(t->path);
+    g_free(t->C);
+    g_free(t->error);
+    g_free(t);
+  }
+  if (sh->ctasks)
+    g_ptr_array_unref(sh->ctasks);
+  if (sh->ckeys)
+    g_hash_table_unref(sh->ckeys);
+  g_free(sh->cache_dir);
+  for (guint j = 0; j < sh->n_jobs; j++) {
+    g_free(sh->jobs[j].points);
+    g_free(sh->jobs[j].error);
+  }
+  if (sh->job_array)
+    g_array_unref(sh->job_array);
+  g_free(sh->fraction);
+  for (guint p = 0; sh->cfg && p < sh->total_points; p++)
+    scen_config_free(sh->cfg[p]);
+  for (guint p = 0; sh->res && p < sh->total_points; p++)
+    scen_point_result_free(sh->res[p]);
+  g_free(sh->res);
+  g_free(sh->cfg);
+  g_strfreev(sh->ini);
+  g_strfreev(sh->dirs);
+  g_free(sh->out_dir);
+  g_mutex_clear(&sh->lock);
+  g_free(sh);
+}
+
+/* Validation first: every problem of every point in one error
+ * (SCEN_ERROR_INVALID). */
+static gboolean validate(ScenScenario *sc, const ScenRunOptions *opt, GError **error) {
+  ScenProblems *ps = scen_problems_new();
+  /* Until the run ends: resolving a point loads its plugin, or refuses it. */
+  sc->plugins = opt->allow_plugins ? SCEN_PLUGINS_LOAD : SCEN_PLUGINS_REFUSE;
+  scen_scenario_collect(sc, ps);
+  if (scen_problems_count(ps) > 0) {
+    sc->plugins = SCEN_PLUGINS_CHECK;
+    GString *msg = g_string_new(NULL);
+    for (guint i = 0; i < ps->items->len; i++) {
+      char *t = scen_problem_format(g_ptr_array_index(ps->items, i));
+      g_string_append_printf(msg, "%s%s", i ? "\n" : "", t);
+      g_free(t);
+    }
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_INVALID, "%s", msg->str);
+    g_string_free(msg, TRUE);
+    scen_problems_free(ps);
+    return FALSE;
+  }
+  scen_problems_free(ps);
+  return TRUE;
+}
+
+/* Every point's configuration, resolved file and folder. */
+static Shared *resolve_points(ScenScenario *sc, const ScenRunOptions *opt) {
+  const GPtrArray *axes = sc->axes ? sc->axes : (sc->axes = scen_sweep_axes(sc->doc, NULL));
+  guint n = (guint)scen_sweep_count(axes);
+  gboolean sweep = axes->len > 0;
+  Shared *sh = g_new0(Shared, 1);
+  sh->sc = sc;
+  sh->sweep = sweep;
+  sh->total_points = n;
+  sh->opt = opt ? opt : &sh->defaults;
+  sh->axes = axes;
+  opt = sh->opt;
+  g_mutex_init(&sh->lock);
+  sh->cfg = g_new0(ScenConfig *, n);
+  sh->res = g_new0(ScenPointResult *, n);
+  sh->ini = g_new0(char *, n + 1);
+  sh->dirs = g_new0(char *, n + 1);
+  guint *items = g_new0(guint, MAX(axes->len, 1));
+  for (guint p = 0; p < n; p++) {
+    scen_sweep_point(axes, p, items);
+    ScenPointValues pv = {axes, items};
+    sh->cfg[p] = scen_config_resolve(sc, &pv, NULL);
+    g_assert(sh->cfg[p] != NULL); /* validated above */
+    sh->ini[p] = scen_config_to_ini(sh->cfg[p]);
+  }
+  g_free(items);
+  sc->plugins = SCEN_PLUGINS_CHECK; /* a later validate never loads */
+  char *out_dir = opt->out_dir ? g_canonicalize_filename(opt->out_dir, NULL)
+                               : g_strdup(sh->cfg[0]->out_dir);
+  sh->out_dir = out_dir;
+  char **names = sweep ? point_names(axes, n) : NULL;
+  for (guint p = 0; p < n; p++)
+    sh->dirs[p] = sweep ? g_build_filename(out_dir, "points", names[p], NULL) : g_strdup(out_dir);
+  g_strfreev(names);
+  return sh;
+}
+
+/* An MPI worker runs what it is given, opt->threads at a time. */
+static void plan_worker(Shared *sh) {
+  const ScenRunOptions *opt = sh->opt;
+  gboolean serial = FALSE;
+  for (guint p = 0; p < sh->total_points; p++)
+    serial |= !sh->cfg[p]->schedule_static;
+  sh->threads = serial ? 1 : MAX(1, opt->threads ? opt->threads : g_get_num_processors());
+}
+
+/* The output folder, the finished points (resume) and the jobs: one per
+ * distinct resolved configuration not yet finished; the thread count. */
+static gboolean plan_jobs(Shared *sh, ScenRunReport *report, GError **error) {
+  const ScenRunOptions *opt = sh->opt;
+  const char *out_dir = sh->out_dir;
+  guint n = sh->total_points;
+  report->out_dir = g_strdup(out_dir);
+  report->points = n;
+  if (g_mkdir_with_parents(out_dir, 0777) != 0) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot create %s: %s", out_dir,
+                g_strerror(errno));
+    return FALSE;
+  }
+
+  /* Jobs: one per distinct resolved configuration not yet finished. */
+  GHashTable *job_of = g_hash_table_new(g_str_hash, g_str_equal);
+  GArray *jobs = g_array_new(FALSE, TRUE, sizeof(Job));
+  gboolean needs_serial = FALSE;
+  for (guint p = 0; p < n; p++) {
+    GError *stale = NULL;
+    if ((sh->res[p] = point_finished(sh->dirs[p], sh->ini[p], sh->cfg[p]->rounds, &stale))) {
+      report->skipped++;
+      continue;
+    }
+    /* Not finished after all (a file missing or damaged): it runs again,
+     * which rewrites every file of it; nothing else to report. */
+    g_clear_error(&stale);
+    gpointer ji;
+    if (g_hash_table_lookup_extended(job_of, sh->ini[p], NULL, &ji)) {
+      Job *j = &g_array_index(jobs, Job, GPOINTER_TO_UINT(ji));
+      j->points = g_renew(guint, j->points, j->n_points + 1);
+      j->points[j->n_points++] = p;
+    } else {
+      Job j = {g_new(guint, 1), 1, NULL, NULL, NULL, FALSE};
+      j.points[0] = p;
+      g_hash_table_insert(job_of, sh->ini[p], GUINT_TO_POINTER(jobs->len));
+      g_array_append_val(jobs, j);
+      /* igraph (graph generation, schedules) is not thread-safe. */
+      needs_serial |= !sh->cfg[p]->schedule_static;
+    }
+  }
+  g_hash_table_unref(job_of);
+  sh->job_array = jobs;
+  sh->n_jobs = jobs->len;
+  sh->n_todo = jobs->len;
+  sh->jobs = (Job *)jobs->data;
+  sh->fraction = g_new0(double, MAX(sh->n_jobs, 1));
+  guint threads = opt->threads ? opt->threads : g_get_num_processors();
+  if (needs_serial)
+    threads = 1;
+  threads = MAX(1, MIN(threads, MAX(sh->n_jobs, 1)));
+  report->threads = sh->threads = threads;
+  return TRUE;
+}
+
+/* Noise correlations (Mafalda): each distinct one computed once, in
+ * parallel, into OUT/.cache before the runs. Errors: SCEN_ERROR_IO,
+ * SCEN_ERROR_FAILED. */
+static gboolean plan_correlations(Shared *sh, GError **error) {
+  const char *out_dir = sh->out_dir;
+  gboolean ok = TRUE;
+  sh->ckeys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  sh->ctasks = g_ptr_array_new();
+  GHashTable *ckeys = sh->ckeys;
+  GPtrArray *ctasks = sh->ctasks;
+  char *cache_dir = sh->cache_dir = g_build_filename(out_dir, ".cache", NULL);
+  for (guint j = 0; ok && j < sh->n_jobs; j++) {
+    const ScenConfig *c = sh->cfg[sh->jobs[j].points[0]];
+    char *key = scen_cmatrix_key(c);
+    if (key == NULL || !g_str_equal(c->shape.C, "mafalda")) {
+      g_free(key); /* families and files: the protocol reads them itself */
+      continue;
+    }
+    gpointer ti;
+    if (!g_hash_table_lookup_extended(ckeys, key, NULL, &ti)) {
+      CTask *t = g_new0(CTask, 1);
+      t->cfg = c;
+      char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, key, -1);
+      char *file = g_strdup_printf("C-%.16s.csv", sum);
+      t->path = g_build_filename(cache_dir, file, NULL);
+      g_free(file);
+      g_free(sum);
+      ti = GUINT_TO_POINTER(ctasks->len);
+      g_ptr_array_add(ctasks, t);
+      g_hash_table_insert(ckeys, key, ti);
+    } else {
+      g_free(key);
+    }
+    CTask *t = g_ptr_array_index(ctasks, GPOINTER_TO_UINT(ti));
+    sh->jobs[j].C_file = t->path; /* C filled after the tasks ran */
+  }
+  if (ok && ctasks->len > 0) {
+    if (g_mkdir_with_parents(cache_dir, 0777) != 0) {
+      g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot create %s: %s", cache_dir,
+                  g_strerror(errno));
+      ok = FALSE;
+    } else {
+      GThreadPool *pool = g_thread_pool_new(run_ctask, NULL, (gint)MIN(sh->threads, ctasks->len),
+                                            TRUE, NULL);
+      for (guint i = 0; i < ctasks->len; i++)
+        g_thread_pool_push(pool, g_ptr_array_index(ctasks, i), NULL);
+      g_thread_pool_free(pool, FALSE, TRUE);
+      for (guint i = 0; ok && i < ctasks->len; i++) {
+        CTask *t = g_ptr_array_index(ctasks, i);
+        if (t->error) {
+          g_set_error(error, SCEN_ERROR, SCEN_ERROR_FAILED, "%s", t->error);
+          ok = FALSE;
+        }
+      }
+      for (guint j = 0; ok && j < sh->n_jobs; j++)
+        for (guint i = 0; i < ctasks->len; i++) {
+          CTask *t = g_ptr_array_index(ctasks, i);
+          if (sh->jobs[j].C_file == t->path)
+            sh->jobs[j].C = t->C;
+        }
+    }
+  }
+  return ok;
+}
+
+ScenSweep *scen_sweep_prepare(ScenScenario *sc, const ScenRunOptions *opt, gboolean plan,
+                              ScenRunReport *report, GError **error) {
+  g_return_val_if_fail(sc != NULL && (report != NULL || !plan), NULL);
+  if (!validate(sc, opt, error))
+    return NULL;
+  Shared *sh = resolve_points(sc, opt);
+  if (!plan) {
+    plan_worker(sh);
+    return sh;
+  }
+  if (!plan_jobs(sh, report, error) || !plan_correlations(sh, error)) {
+    scen_sweep_free(sh);
+    return NULL;
+  }
+  /* The runs. A sweep's summary.json marks it complete: gone until it is again. */
+  if (sh->n_jobs > 0 && sh->sweep) {
+    char *sum = g_build_filename(sh->out_dir, "summary.json", NULL);
+    g_unlink(sum);
+    g_free(sum);
+  }
+  return sh;
+}
+
+guint scen_sweep_n_points(const ScenSweep *sh) {
+  return sh->total_points;
+}
+
+guint scen_sweep_n_jobs(const ScenSweep *sh) {
+  return sh->n_jobs;
+}
+
+guint scen_sweep_threads(const ScenSweep *sh) {
+  return sh->threads;
+}
+
+const guint *scen_sweep_job_points(const ScenSweep *sh, guint j, guint *n_points) {
+  g_return_val_if_fail(j < sh->n_jobs, NULL);
+  *n_points = sh->jobs[j].n_points;
+  return sh->jobs[j].points;
+}
+
+const char *scen_sweep_job_C_file(const ScenSweep *sh, guint j) {
+  g_return_val_if_fail(j < sh->n_jobs, NULL);
+  return sh->jobs[j].C_file;
+}
+
+const char *scen_sweep_point_dir(const ScenSweep *sh, guint p) {
+  g_return_val_if_fail(p < sh->total_points, NULL);
+  return sh->dirs[p];
+}
+
+typedef struct {
+  double cost;
+  guint job;
+} JobCost;
+
+static int by_cost_desc(const void *a, const void *b) {
+  const JobCost *x = a, *y = b;
+  if (x->cost != y->cost)
+    return x->cost > y->cost ? -1 : 1;
+  return x->job < y->job ? -1 : x->job > y->job;
+}
+
+guint *scen_sweep_job_order(const ScenSweep *sh) {
+  JobCost *jc = g_new(JobCost, MAX(sh->n_jobs, 1));
+  for (guint j = 0; j < sh->n_jobs; j++) {
+    const ScenConfig *c = sh->cfg[sh->jobs[j].points[0]];
+    /* Engine events grow with steps x nodes; the observer path keeps every
+     * message's provenance, several times the work of the structured one. */
+    jc[j].cost = (double)c->rounds * MAX(c->n, 1) * (c->path == SCEN_PATH_OBSERVER ? 4 : 1);
+    jc[j].job = j;
+  }
+  qsort(jc, sh->n_jobs, sizeof *jc, by_cost_desc);
+  guint *order = g_new(guint, MAX(sh->n_jobs, 1));
+  for (guint j = 0; j < sh->n_jobs; j++)
+    order[j] = jc[j].job;
+  g_free(jc);
+  return order;
+}
+
+gboolean scen_sweep_run_points(ScenSweep *sh, const guint *points, guint n_points,
+                               const double *C, const char *C_file, GError **error) {
+  g_return_val_if_fail(n_points > 0, FALSE);
+  for (guint i = 0; i < n_points; i++)
+    g_return_val_if_fail(points[i] < sh->total_points, FALSE);
+  return run_points(sh, points, n_points, C, C_file, NULL, error);
+}
+
+void scen_sweep_run_job(ScenSweep *sh, guint j) {
+  g_return_if_fail(j < sh->n_jobs);
+  run_job(GUINT_TO_POINTER(j + 1), sh);
+}
+
+void scen_sweep_job_done(ScenSweep *sh, guint j, const char *error) {
+  g_return_if_fail(j < sh->n_jobs);
+  Job *job = &sh->jobs[j];
+  g_mutex_lock(&sh->lock);
+  g_free(job->error);
+  job->error = g_strdup(error);
+  job->done = error == NULL;
+  sh->fraction[j] = 1.0;
+  sh->finished += job->n_points;
+  report_progress(sh);
+  g_mutex_unlock(&sh->lock);
+}
+
+gboolean scen_sweep_finish(ScenSweep *sh, ScenRunReport *report, GError **error) {
+  const GPtrArray *axes = sh->axes;
+  const char *out_dir = sh->out_dir;
+  guint n = sh->total_points;
+  gboolean sweep = sh->sweep;
+  gboolean ok = TRUE;
+  GString *failures = g_string_new(NULL);
+  gboolean *job_failed = g_new0(gboolean, n);
+  for (guint j = 0; j < sh->n_jobs; j++) {
+    Job *job = &sh->jobs[j];
+    if (job->done) {
+      report->ran += job->n_points;
+    } else {
+      report->failed += job->n_points;
+      for (guint i = 0; i < job->n_points; i++)
+        job_failed[job->points[i]] = TRUE;
+      if (failures->len < 4000)
+        g_string_append_printf(failures, "\n  %s: %s", sh->dirs[job->points[0]],
+                               job->error ? job->error : "not run");
+    }
+  }
+  /* Every point has a result: run here (in memory), found finished, or run
+   * by another MPI rank (read back now). A summary no reader accepts is a
+   * failed point (and, not being finished, runs again on resume), never a
+   * silent gap in the aggregates. */
+  for (guint p = 0; ok && !scen_cancelled() && p < n; p++) {
+    GError *rerr = NULL;
+    if (job_failed[p] || sh->res[p] != NULL ||
+        (sh->res[p] = scen_point_result_load(sh->dirs[p], sh->cfg[p]->rounds, &rerr)) != NULL)
+      continue;
+    report->failed++;
+    if (failures->len < 4000)
+      g_string_append_printf(failures, "\n  %s: %s", sh->dirs[p], rerr->message);
+    g_error_free(rerr);
+  }
+  g_free(job_failed);
+  if (ok && scen_cancelled()) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_CANCELLED,
+                "cancelled: %u of %u points finished; run again to resume", report->ran +
+                report->skipped, n);
+    ok = FALSE;
+  }
+  if (ok && sweep && report->failed == 0) {
+    remove_stale_temps(out_dir);
+    ScenAggregate *ag = scen_aggregate_new(axes, n, sh->res);
+    ScenSweepResults r = {.out_dir = out_dir,
+                          .axes = axes,
+                          .n = n,
+                          .cfg = sh->cfg,
+                          .dirs = sh->dirs,
+                          .ini0 = sh->ini[0],
+                          .res = sh->res,
+                          .ag = ag};
+    ok = scen_write_sweep_tables(&r, error) && scen_plot_sweep(&r, report->figures, error) &&
+         scen_write_sweep_summary(&r, report->failed, report->figures, error);
+    scen_aggregate_free(ag);
+  } else if (ok && !sweep && report->failed == 0 && sh->cfg[0]->plots) {
+    const char *figs[] = {"loss.svg", "privacy.svg"};
+    for (guint i = 0; i < G_N_ELEMENTS(figs); i++) {
+      char *p = g_build_filename(out_dir, figs[i], NULL);
+      if (g_file_test(p, G_FILE_TEST_EXISTS))
+        g_ptr_array_add(report->figures, p);
+      else
+        g_free(p);
+    }
+  }
+  if (ok && report->failed > 0) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_FAILED, "%u of %u points failed:%s",
+                report->failed, n, failures->str);
+    ok = FALSE;
+  }
+  g_string_free(failures, TRUE);
+  return ok;
+}
+
+gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunReport *report,
+                           GError **error) {
+  g_return_val_if_fail(sc != NULL, FALSE);
+  ScenRunReport local = {0};
+  if (report == NULL)
+    report = &local;
+  memset(report, 0, sizeof *report);
+  report->figures = g_ptr_array_new_with_free_func(g_free);
+  ScenSweep *sh = scen_sweep_prepare(sc, opt, TRUE, report, error);
+  gboolean ok = sh != NULL;
+  if (ok && sh->n_jobs > 0) {
+    report_progress(sh);
+    GThreadPool *pool = g_thread_pool_new(run_job, sh, (gint)sh->threads, TRUE, NULL);
+    guint *order = scen_sweep_job_order(sh);
+    for (guint j = 0; j < sh->n_jobs; j++)
+      g_thread_pool_push(pool, GUINT_TO_POINTER(order[j] + 1), NULL);
+    g_free(order);
+    g_thread_pool_free(pool, FALSE, TRUE);
+  }
+  ok = ok && scen_sweep_finish(sh, report, error);
+  scen_sweep_free(sh);
+  scen_run_report_clear(&local);
+  return ok;
+}

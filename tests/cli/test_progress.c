@@ -1,0 +1,167 @@
+/*
+ * tests/cli/test_progress.c: long work shows progress (issue 18): not on a
+ * terminal, train, run, the observer accounting and mafalda print
+ * "dpgossip CMD: DONE/TOTAL ..., M:SS elapsed, ETA M:SS" lines on stderr
+ * every $DPGOSSIP_PROGRESS_INTERVAL seconds (0 here: at every report), none
+ * with -q, none on a short run at the default 10 s; stdout and the output
+ * files are byte for byte those of the quiet run.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "cli_run.h"
+
+static char *dir;
+
+/* Progress lines of @err: "dpgossip @cmd: " lines with "elapsed, ETA". */
+static guint progress_lines(const char *err, const char *cmd) {
+  char *prefix = g_strdup_printf("dpgossip %s: ", cmd);
+  char **lines = g_strsplit(err, "\n", -1);
+  guint n = 0;
+  for (guint i = 0; lines[i] != NULL; i++)
+    n += g_str_has_prefix(lines[i], prefix) && strstr(lines[i], " elapsed, ETA ") != NULL;
+  g_strfreev(lines);
+  g_free(prefix);
+  return n;
+}
+
+static char *slurp(const char *path) {
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  return text;
+}
+
+static char *path_in(const char *name) { return g_build_filename(dir, name, NULL); }
+
+/* Runs @args (its output file at @out, nullable) with the interval 0, then
+ * with -q appended (output at @out_q), and compares. */
+static void check(const char *cmd, const char *const *args, const char *const *args_q,
+                  const char *out, const char *out_q, const char *fragment) {
+  g_setenv("DPGOSSIP_PROGRESS_INTERVAL", "0", TRUE);
+  CliRun loud = cli_run_v(args);
+  CliRun quiet = cli_run_v(args_q);
+  g_unsetenv("DPGOSSIP_PROGRESS_INTERVAL");
+  g_assert_cmpint(loud.status, ==, 0);
+  g_assert_cmpint(quiet.status, ==, 0);
+  if (progress_lines(loud.err, cmd) < 2)
+    g_error("%s: fewer than 2 progress lines:\n%s", cmd, loud.err);
+  g_assert_nonnull(strstr(loud.err, fragment));
+  g_assert_cmpuint(progress_lines(quiet.err, cmd), ==, 0);
+  if (out != NULL) {
+    char *a = slurp(out), *b = slurp(out_q);
+    g_assert_cmpstr(a, ==, b);
+    g_free(a);
+    g_free(b);
+  } else {
+    g_assert_cmpstr(loud.out, ==, quiet.out);
+  }
+  cli_run_clear(&loud);
+  cli_run_clear(&quiet);
+}
+
+#define TRAIN(out)                                                                             \
+  "train", "--generate", "florentine", "--dataset", "synthetic:linear,n=3000,d=10,seed=1",     \
+      "--model", "linear", "--epochs", "10", "--batches", "16", "--out", out
+
+static void test_train(void) {
+  char *a = path_in("a.csv"), *b = path_in("b.csv");
+  check("train", (const char *const[]){TRAIN(a), NULL}, (const char *const[]){TRAIN(b), "-q", NULL},
+        a, b, "/160 steps (");
+  /* At the default interval (10 s) a short run prints no progress line. */
+  CliRun r = cli_run(TRAIN(a));
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpuint(progress_lines(r.err, "train"), ==, 0);
+  cli_run_clear(&r);
+  g_unlink(a);
+  g_unlink(b);
+  g_free(a);
+  g_free(b);
+}
+
+#define ACCOUNT(...)                                                                           \
+  "account", "--generate", "karate", "-T", "60", "--trust", "pndp", "-a", "0", "--path",       \
+      "observer", "--format", "csv", __VA_ARGS__
+
+static void test_account(void) {
+  check("account", (const char *const[]){ACCOUNT("--accountant", "streaming"), NULL},
+        (const char *const[]){ACCOUNT("--accountant", "streaming"), "-q", NULL}, NULL, NULL,
+        "/60 steps accounted (");
+  check("account", (const char *const[]){ACCOUNT("--storage", "dense"), NULL},
+        (const char *const[]){ACCOUNT("--storage", "dense"), "-q", NULL}, NULL, NULL,
+        "/60 steps simulated (");
+}
+
+#define FIGURE(out)                                                                            \
+  "figure", "privacy-vs-distance", "--generate", "florentine", "-T", "10", "--trust", "pndp",   \
+      "-a", "0", "--mode", "deadline:ms=5", "--out", out
+
+static void test_figure(void) {
+  char *a = path_in("f1.svg"), *b = path_in("f2.svg");
+  check("figure", (const char *const[]){FIGURE(a), NULL},
+        (const char *const[]){FIGURE(b), "-q", NULL}, a, b, "/10 steps accounted (");
+  g_unlink(a);
+  g_unlink(b);
+  g_free(a);
+  g_free(b);
+}
+
+#define MAFALDA(out) "mafalda", "--generate", "florentine", "-k", "5", "-b", "16", "--out", out
+
+static void test_mafalda(void) {
+  char *a = path_in("C1.csv"), *b = path_in("C2.csv");
+  check("mafalda", (const char *const[]){MAFALDA(a), NULL},
+        (const char *const[]){MAFALDA(b), "-q", NULL}, a, b, "Mafalda's optimizer, iteration ");
+  g_unlink(a);
+  g_unlink(b);
+  g_free(a);
+  g_free(b);
+}
+
+static void test_run(void) {
+  const char *src = g_getenv("DPG_SOURCE_DIR");
+  g_assert_nonnull(src);
+  char *ini = g_build_filename(src, "scenarios", "default.ini", NULL);
+  char *o1 = path_in("r1"), *o2 = path_in("r2");
+  /* -q also drops run's summary (and the folders differ): compare the files. */
+  char *m1 = g_build_filename(o1, "points", "seed=1", "metrics.csv", NULL);
+  char *m2 = g_build_filename(o2, "points", "seed=1", "metrics.csv", NULL);
+  check("run", (const char *const[]){"run", ini, "--out", o1, "-j", "1", NULL},
+        (const char *const[]){"run", ini, "--out", o2, "-j", "1", "-q", NULL}, m1, m2,
+        "/3 points (");
+  g_free(m1);
+  g_free(m2);
+  const char *files[] = {"metrics.csv", "privacy.csv"};
+  for (guint i = 0; i < G_N_ELEMENTS(files); i++) {
+    char *a = g_build_filename(o1, "points", "seed=2", files[i], NULL);
+    char *b = g_build_filename(o2, "points", "seed=2", files[i], NULL);
+    char *ta = slurp(a), *tb = slurp(b);
+    g_assert_cmpstr(ta, ==, tb);
+    g_free(ta);
+    g_free(tb);
+    g_free(a);
+    g_free(b);
+  }
+  char *rm = g_strdup_printf("rm -rf '%s' '%s'", o1, o2);
+  g_assert_cmpint(system(rm), ==, 0);
+  g_free(rm);
+  g_free(o1);
+  g_free(o2);
+  g_free(ini);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  dir = g_dir_make_tmp("cli-progress-XXXXXX", NULL);
+  g_assert_nonnull(dir);
+  g_test_add_func("/cli/progress/train", test_train);
+  g_test_add_func("/cli/progress/account", test_account);
+  g_test_add_func("/cli/progress/mafalda", test_mafalda);
+  g_test_add_func("/cli/progress/figure", test_figure);
+  g_test_add_func("/cli/progress/run", test_run);
+  int rc = g_test_run();
+  g_rmdir(dir);
+  g_free(dir);
+  return rc;
+}

@@ -1,0 +1,240 @@
+/*
+ * tests/topologies/test_load_formats.c: topo_graph_load_format on the
+ * formats users have graphs in (issue 18, "Graph input"): the Florentine
+ * graph written as a plain edge list, a comma-separated list, a CSV with a
+ * header, GML, Pajek and GraphML (with isolated nodes, directed edges, a
+ * self-loop and duplicates in some) must load to the same n, m and spectral
+ * gap as the plain list; weights are refused unless equal or
+ * ignore_weights; errors name the file (and the line where we parse).
+ */
+#include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "topologies/topologies.h"
+
+/* Florentine families (Padgett), 15 nodes, 20 edges, as
+ * ../shared/data/graphs/florentine.edges numbers them. */
+static const guint florentine[][2] = {{0, 8},   {1, 5},  {1, 6},  {1, 8},  {2, 4},
+                                      {2, 8},   {3, 6},  {3, 10}, {4, 8},  {4, 10},
+                                      {6, 7},   {6, 12}, {8, 13}, {8, 14}, {9, 11},
+                                      {9, 12},  {10, 13}, {11, 13}, {12, 13}, {12, 14}};
+#define N_NODES 15
+#define N_EDGES G_N_ELEMENTS(florentine)
+
+static char *dir;
+
+static char *write_file(const char *name, const GString *text) {
+  char *path = g_build_filename(dir, name, NULL);
+  g_assert_true(g_file_set_contents(path, text->str, (gssize)text->len, NULL));
+  return path;
+}
+
+static double gap_of(const TopoGraph *g) {
+  GError *error = NULL;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &error);
+  g_assert_no_error(error);
+  double gap = NAN;
+  g_assert_true(topo_gossip_spectral_gap(w, &gap, &error));
+  g_assert_no_error(error);
+  topo_gossip_free(w);
+  return gap;
+}
+
+/* The reference: the plain edge list. */
+static double reference_gap(void) {
+  GString *s = g_string_new("# florentine\n");
+  for (guint i = 0; i < N_EDGES; i++)
+    g_string_append_printf(s, "%u %u\n", florentine[i][0], florentine[i][1]);
+  char *path = write_file("plain.edges", s);
+  GError *error = NULL;
+  TopoGraph *g = topo_graph_load(path, FALSE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(topo_graph_n_nodes(g), ==, N_NODES);
+  g_assert_cmpuint(topo_graph_n_edges(g), ==, N_EDGES);
+  double gap = gap_of(g);
+  g_assert_cmpfloat(gap, >, 0.01); /* connected: a real gap */
+  topo_graph_free(g);
+  g_string_free(s, TRUE);
+  g_free(path);
+  return gap;
+}
+
+/* Loads @name (written from @s) as @format and compares with the plain list:
+ * same n, m and gap (and the same edge set: u-v of the plain list is u-v). */
+static TopoGraph *expect_same(const char *name, GString *s, TopoGraphFormat format, double gap) {
+  char *path = write_file(name, s);
+  GError *error = NULL;
+  TopoGraph *g = topo_graph_load_format(path, format, FALSE, FALSE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(topo_graph_n_nodes(g), ==, N_NODES);
+  g_assert_cmpuint(topo_graph_n_edges(g), ==, N_EDGES);
+  for (guint i = 0; i < N_EDGES; i++)
+    g_assert_true(topo_graph_has_edge(g, florentine[i][0], florentine[i][1]));
+  g_assert_cmpfloat(fabs(gap_of(g) - gap), <, 1e-12);
+  g_string_free(s, TRUE);
+  g_free(path);
+  return g;
+}
+
+static void test_formats(void) {
+  double gap = reference_gap();
+  TopoGraph *g;
+
+  /* Comma-separated, weights all equal, a duplicate in the other orientation. */
+  GString *s = g_string_new(NULL);
+  for (guint i = 0; i < N_EDGES; i++)
+    g_string_append_printf(s, "%u,%u,1.5\n", florentine[i][0], florentine[i][1]);
+  g_string_append(s, "8,0,1.5\n");
+  g = expect_same("comma.txt", s, TOPO_FORMAT_AUTO, gap);
+  g_assert_cmpuint(topo_graph_load_report(g)->duplicates, ==, 1);
+  g_assert_false(topo_graph_load_report(g)->weights_ignored);
+  topo_graph_free(g);
+
+  /* CSV with a header, by extension. */
+  s = g_string_new("source,target,weight\r\n");
+  for (guint i = 0; i < N_EDGES; i++)
+    g_string_append_printf(s, "%u,%u,1\r\n", florentine[i][0], florentine[i][1]);
+  topo_graph_free(expect_same("f.csv", s, TOPO_FORMAT_AUTO, gap));
+
+  /* GML: ids not 0-based, node order kept; a self-loop dropped and counted. */
+  s = g_string_new("graph [\n  directed 0\n");
+  for (guint i = 0; i < N_NODES; i++)
+    g_string_append_printf(s, "  node [ id %u label \"n%u\" ]\n", 100 + i, i);
+  for (guint i = 0; i < N_EDGES; i++)
+    g_string_append_printf(s, "  edge [ source %u target %u ]\n", 100 + florentine[i][0],
+                           100 + florentine[i][1]);
+  g_string_append(s, "  edge [ source 103 target 103 ]\n]\n");
+  g = expect_same("f.gml", s, TOPO_FORMAT_AUTO, gap);
+  g_assert_cmpuint(topo_graph_load_report(g)->self_loops, ==, 1);
+  topo_graph_free(g);
+
+  /* Pajek: 1-based, arcs (directed) made undirected, both directions once. */
+  s = g_string_new(NULL);
+  g_string_append_printf(s, "*Vertices %u\n", N_NODES);
+  for (guint i = 0; i < N_NODES; i++)
+    g_string_append_printf(s, "%u \"v%u\"\n", i + 1, i);
+  g_string_append(s, "*Arcs\n");
+  for (guint i = 0; i < N_EDGES; i++)
+    g_string_append_printf(s, "%u %u\n%u %u\n", florentine[i][0] + 1, florentine[i][1] + 1,
+                           florentine[i][1] + 1, florentine[i][0] + 1);
+  topo_graph_free(expect_same("f.net", s, TOPO_FORMAT_AUTO, gap));
+
+  /* GraphML, named explicitly (the extension says nothing). */
+  s = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                   "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+                   "<key id=\"w\" for=\"edge\" attr.name=\"weight\" attr.type=\"double\"/>\n"
+                   "<graph id=\"G\" edgedefault=\"undirected\">\n");
+  for (guint i = 0; i < N_NODES; i++)
+    g_string_append_printf(s, "<node id=\"n%u\"/>\n", i);
+  for (guint i = 0; i < N_EDGES; i++)
+    g_string_append_printf(s, "<edge source=\"n%u\" target=\"n%u\"><data key=\"w\">2</data></edge>\n",
+                           florentine[i][0], florentine[i][1]);
+  g_string_append(s, "</graph>\n</graphml>\n");
+  topo_graph_free(expect_same("florentine.txt", s, TOPO_FORMAT_GRAPHML, gap));
+}
+
+static void expect_error(const char *name, const char *text, TopoGraphFormat format,
+                         gboolean ignore_weights, gint code, const char *const *needles) {
+  GString *s = g_string_new(text);
+  char *path = write_file(name, s);
+  GError *error = NULL;
+  TopoGraph *g = topo_graph_load_format(path, format, FALSE, ignore_weights, &error);
+  g_assert_null(g);
+  g_assert_error(error, TOPO_ERROR, code);
+  g_assert_nonnull(strstr(error->message, path));
+  for (guint i = 0; needles[i] != NULL; i++)
+    if (strstr(error->message, needles[i]) == NULL)
+      g_error("'%s' lacks '%s'", error->message, needles[i]);
+  g_error_free(error);
+  g_string_free(s, TRUE);
+  g_free(path);
+}
+
+#define NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void test_weights(void) {
+  /* Unequal weights: refused where they differ, with the way out. */
+  expect_error("w.edges", "0 1 1\n1 2 1\n2 0 2.5\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+               NEEDLES("w.edges:3:", "weight 2.5 differs from 1", "--ignore-weights"));
+  /* ... or loaded as structure when asked, and said so in the report. */
+  GString *s = g_string_new("0 1 1\n1 2 1\n2 0 2.5\n");
+  char *path = write_file("w2.edges", s);
+  GError *error = NULL;
+  TopoGraph *g = topo_graph_load_format(path, TOPO_FORMAT_AUTO, FALSE, TRUE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(topo_graph_n_edges(g), ==, 3);
+  g_assert_true(topo_graph_load_report(g)->weights_ignored);
+  /* A triangle's uniform W = J/3: gap exactly 1. */
+  g_assert_cmpfloat(fabs(gap_of(g) - 1.0), <, 1e-12);
+  topo_graph_free(g);
+  g_string_free(s, TRUE);
+  g_free(path);
+  /* GraphML weights too (no line: igraph's reader). */
+  expect_error("w.graphml",
+               "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">"
+               "<key id=\"w\" for=\"edge\" attr.name=\"weight\" attr.type=\"double\"/>"
+               "<graph edgedefault=\"undirected\"><node id=\"a\"/><node id=\"b\"/><node "
+               "id=\"c\"/><edge source=\"a\" target=\"b\"><data key=\"w\">1</data></edge>"
+               "<edge source=\"b\" target=\"c\"><data key=\"w\">3</data></edge></graph>"
+               "</graphml>\n",
+               TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE, NEEDLES("weight 3 differs from 1"));
+  /* A weight that is no number, weights on some lines only. */
+  expect_error("bad.edges", "0 1 1\n1 2 heavy\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+               NEEDLES("bad.edges:2:", "'heavy' is not a finite number"));
+  expect_error("mixed.edges", "0 1 1\n1 2\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+               NEEDLES("mixed.edges:2:", "2 tokens, but line 1 has 3"));
+  expect_error("four.edges", "0 1 1 7\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+               NEEDLES("four.edges:1:", "4 tokens"));
+}
+
+static void test_bad_files(void) {
+  /* A header is a CSV's privilege: in a plain edge list it is an error. */
+  expect_error("h.edges", "source target\n0 1\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+               NEEDLES("h.edges:1:", "'source'"));
+  expect_error("broken.gml", "graph [\n  node [ id 0 ]\n  edge [ source 0 \n", TOPO_FORMAT_AUTO,
+               FALSE, TOPO_ERROR_PARSE, NEEDLES("not a valid GML file"));
+  expect_error("broken.graphml", "<graphml><graph>", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+               NEEDLES("not a valid GraphML file"));
+  expect_error("noedge.net", "*Vertices 3\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_EMPTY,
+               NEEDLES("no edge"));
+  GError *error = NULL;
+  g_assert_null(topo_graph_load_format("/nonexistent/g.gml", TOPO_FORMAT_AUTO, FALSE, FALSE,
+                                       &error));
+  g_assert_error(error, TOPO_ERROR, TOPO_ERROR_IO);
+  g_assert_nonnull(strstr(error->message, "/nonexistent/g.gml"));
+  g_clear_error(&error);
+  TopoGraphFormat f;
+  g_assert_true(topo_graph_format_parse("GraphML", &f, NULL));
+  g_assert_cmpint(f, ==, TOPO_FORMAT_GRAPHML);
+  g_assert_false(topo_graph_format_parse("dot", &f, &error));
+  g_assert_error(error, TOPO_ERROR, TOPO_ERROR_PARSE);
+  g_assert_nonnull(strstr(error->message, "graphml, gml, pajek"));
+  g_clear_error(&error);
+}
+
+static void remove_dir(void) {
+  GDir *d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  while ((name = g_dir_read_name(d)) != NULL) {
+    char *p = g_build_filename(dir, name, NULL);
+    g_unlink(p);
+    g_free(p);
+  }
+  g_dir_close(d);
+  g_rmdir(dir);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  dir = g_dir_make_tmp("topo-formats-XXXXXX", NULL);
+  g_assert_nonnull(dir);
+  g_test_add_func("/topologies/load/formats", test_formats);
+  g_test_add_func("/topologies/load/weights", test_weights);
+  g_test_add_func("/topologies/load/bad-files", test_bad_files);
+  int rc = g_test_run();
+  remove_dir();
+  g_free(dir);
+  return rc;
+}
