@@ -307,6 +307,7 @@ void priv_mf_options_init(PrivMfOptions *opt) {
   opt->max_bytes = 0;
   opt->progress = NULL;
   opt->progress_data = NULL;
+  opt->cancel = NULL;
 }
 
 void priv_mf_result_free(PrivMfResult *r) {
@@ -590,7 +591,12 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
   f_window[0] = f;
   gboolean converged = FALSE;
   double g0 = gnorm;
+  gboolean cancelled = FALSE;
   for (; it < o->max_iterations; it++) {
+    if (o->cancel != NULL && g_atomic_int_get(o->cancel)) {
+      cancelled = TRUE;
+      break;
+    }
     if (gnorm <= o->gtol * f / T) {
       converged = TRUE;
       break;
@@ -665,6 +671,11 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
   }
   *result = make_result(&P, x, f, gnorm, it, converged, error);
   if (!*result) goto out;
+  if (cancelled) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED,
+                "the MF optimizer was cancelled after %u iterations", it);
+    goto out;
+  }
   if (!converged) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED,
                 "the MF optimizer stopped after %u iterations with projected gradient %.3g "

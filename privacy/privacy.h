@@ -317,6 +317,10 @@ typedef struct {
    * Default NULL. */
   void (*progress)(guint iteration, double fraction, gpointer data);
   gpointer progress_data;
+  /* Nullable: checked (g_atomic_int_get) at every iteration; nonzero stops
+   * the optimizer with PRIV_ERROR_NOT_CONVERGED "cancelled" (issue 16:
+   * Ctrl-C from Python). Default NULL. */
+  const gint *cancel;
 } PrivMfOptions;
 
 /* Fills @opt with the defaults above. */

@@ -1,0 +1,189 @@
+/*
+ * api/dpgossip.h: libdpgossip, the library behind the Python package
+ * (python/dpgossip). It sits on top of the modules as cli/ does: each
+ * function is one command (graph, account, mafalda, run) with its options
+ * as a struct and its results as a table instead of printed text.
+ *
+ * The header uses plain C types only (no GLib), so that a foreign function
+ * interface (cffi in ABI mode) can declare it as is.
+ *
+ * Errors: every call takes a DpgError (zero it first). On failure it gets
+ * the message the command line prints after "dpgossip CMD: " and the exit
+ * status the command line would return (2: a bad option value, 1: the run
+ * failed); free the message with dpg_free. A cancelled call (dpg_cancel)
+ * fails with status 1 and a message saying so.
+ *
+ * Threads: calls are independent except for the cancel flag, which is
+ * process-wide: dpg_cancel stops every call in flight. Conventions:
+ * public names carry the dpg_ prefix; the library never prints or exits.
+ */
+#ifndef DPG_API_DPGOSSIP_H
+#define DPG_API_DPGOSSIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped when a struct below changes layout (the Python package checks it). */
+#define DPG_API_VERSION 1
+
+typedef struct {
+  int status;    /* 0 ok, 1 failure, 2 bad option value (the CLI's exit status) */
+  char *message; /* the error's message (dpg_free), or NULL */
+} DpgError;
+
+/* ---- Tables: the results ---- */
+
+typedef enum { DPG_COL_INT = 0, DPG_COL_DOUBLE = 1, DPG_COL_STRING = 2 } DpgColType;
+
+/* Columns of equal length, string attributes ("path", "path_reason", ...)
+ * and optionally one row-major matrix (mafalda's C). */
+typedef struct DpgTable DpgTable;
+
+size_t dpg_table_n_rows(const DpgTable *t);
+unsigned dpg_table_n_cols(const DpgTable *t);
+const char *dpg_table_col_name(const DpgTable *t, unsigned j);
+int dpg_table_col_type(const DpgTable *t, unsigned j); /* DpgColType */
+/* Column @j's values (NULL when it is not of that type). Missing values:
+ * INT64_MIN in an int column, NaN in a double column, NULL strings. */
+const int64_t *dpg_table_col_int(const DpgTable *t, unsigned j);
+const double *dpg_table_col_double(const DpgTable *t, unsigned j);
+const char *dpg_table_col_string(const DpgTable *t, unsigned j, size_t i);
+unsigned dpg_table_n_attrs(const DpgTable *t);
+const char *dpg_table_attr_key(const DpgTable *t, unsigned i);
+const char *dpg_table_attr_value(const DpgTable *t, unsigned i);
+/* The matrix (NULL when none); *@rows, *@cols its size. */
+const double *dpg_table_matrix(const DpgTable *t, unsigned *rows, unsigned *cols);
+void dpg_table_free(DpgTable *t);
+
+void dpg_free(void *p);
+
+/* ---- Graphs ---- */
+
+/* Exactly one of @path, @generate, @edges (the command line's --graph,
+ * --generate, or an edge list in memory). */
+typedef struct {
+  const char *path;       /* SNAP edge list ('u v' per line, '#' comments) */
+  const char *generate;   /* generator spec: florentine, erdos:n=100,p=0.05,seed=3, ... */
+  const unsigned *edges;  /* 2 * n_edges node ids: edges[2i] -- edges[2i+1] */
+  size_t n_edges;
+  unsigned n_nodes;       /* with @edges: nodes 0..n_nodes-1 (0: max id + 1) */
+  int lcc;                /* keep the largest connected component */
+  const char *gossip;     /* uniform (NULL), metropolis or maxdegree */
+} DpgGraphSpec;
+
+/*
+ * dpg_graph: `dpgossip graph`: one row (nodes, edges, degree_min,
+ * degree_mean, degree_max, diameter, diameter_note, connected, gossip,
+ * components, spectral_gap (0 when disconnected), spectral_gap_note,
+ * self_loops_dropped,
+ * duplicate_edges_dropped, renumbered). @exact: --exact.
+ * Errors: the graph's (loading, generating), the summary's.
+ * Complexity: that of topo_graph_summary_exact.
+ */
+DpgTable *dpg_graph(const DpgGraphSpec *graph, int exact, DpgError *err);
+
+/*
+ * dpg_graph_edges: the graph as --write-edges writes it: *@n_edges pairs
+ * (u < v, sorted), *@n_nodes nodes. Returns: (dpg_free) 2 * n_edges ids, or
+ * NULL (an error, or no edge: then err->status is 0). O(n + m log m).
+ */
+unsigned *dpg_graph_edges(const DpgGraphSpec *graph, unsigned *n_nodes, size_t *n_edges,
+                          DpgError *err);
+
+/* ---- Accounting ---- */
+
+/* `dpgossip account`'s options (dpg_account_options_init: its defaults). */
+typedef struct {
+  DpgGraphSpec graph;
+  const char *protocol;            /* NULL: dsgd */
+  int rounds;                      /* T, required */
+  int participation_interval;      /* b, default 1 */
+  const char *trust;               /* "pndp" or "ldp,secldp", required */
+  const char *const *attackers;    /* NULL-terminated, each as --attackers */
+  const char *sensitivity;         /* NULL: bound */
+  double sigma, clip, alpha, delta;
+  const char *compare;             /* NULL or "muffliato" */
+  const char *path;                /* NULL: auto */
+  const char *schedule;            /* NULL: static */
+  const char *seed;                /* NULL: 0 */
+  const char *mode, *latency, *loss;
+  const char *const *links;        /* NULL-terminated FROM:TO=SPEC, or NULL */
+  double lr;                       /* NaN: default 0.1 (and not "given") */
+  const char *storage, *accountant;
+} DpgAccountOptions;
+
+void dpg_account_options_init(DpgAccountOptions *o);
+size_t dpg_account_options_size(void); /* sizeof, for a foreign declaration's check */
+
+/*
+ * dpg_account: one row per (attacker set, trust model, victim), the rows
+ * and columns of `dpgossip account --format csv` (the tidy privacy table
+ * of scenarios/scenarios.h, SCEN_PRIVACY_CSV_COLUMNS): collusion and
+ * attackers (the set's members, "0+5"), trust, victim, distance (missing
+ * when no attacker is reachable), sensitivity, mu, rdp, epsilon (+inf:
+ * unprotected), muffliato_rdp (NaN without compare or outside PNDP),
+ * status (protected, unprotected, unresolved), alpha, delta, path, seed.
+ * Attributes: nodes, gossip,
+ * protocol, rounds, participation_interval, sensitivity, sigma, clip,
+ * alpha, delta, path, path_reason, schedule, seed; observer path: mode,
+ * latency, loss, lr, storage, accountant, messages_sent,
+ * messages_delivered, messages_dropped, late_discarded, partial_gathers,
+ * noise_variables.
+ * Errors: those of `dpgossip account`, same messages and statuses;
+ * cancellation. Complexity: the command's.
+ */
+DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err);
+
+/* ---- Mafalda ---- */
+
+typedef struct {
+  DpgGraphSpec graph;
+  int epochs, batches;  /* k, b (required): T = k b */
+  const char *workload; /* NULL: post-average */
+  int band;             /* -1: no band */
+} DpgMafaldaOptions;
+
+size_t dpg_mafalda_options_size(void);
+
+/*
+ * dpg_mafalda: `dpgossip mafalda`: one row per strategy (strategy, loss,
+ * sensitivity) in the command's order, the optimized C_local as the
+ * matrix (T x T, what --out writes), attributes nodes, gossip, workload,
+ * rounds, epochs, batches, band, trace_H, iterations.
+ * Errors: the command's, same messages and statuses; cancellation (checked
+ * at every iteration of the optimizers). Complexity: the command's.
+ */
+DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err);
+
+/* ---- Scenarios ---- */
+
+/*
+ * dpg_run: `dpgossip run SCENARIO --set ITEM... [--out DIR]`: @sets
+ * NULL-terminated (nullable), @out_dir nullable ([output] dir), @threads
+ * (0: the cores), @allow_plugins (--allow-plugins).
+ * Returns: (dpg_free) the results folder (absolute), or NULL.
+ * Errors: loading the scenario, a bad --set item (status 2), those of
+ * scen_scenario_run (an invalid scenario lists its problems, status 2).
+ */
+char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir,
+              unsigned threads, int allow_plugins, DpgError *err);
+
+/* ---- Cancellation ---- */
+
+/* dpg_cancel: the calls in flight stop as soon as they check (simulated
+ * runs at their next event, scenario points, accountings between attacker
+ * sets, mafalda's optimizers at every iteration); calls made later fail at once until
+ * dpg_cancel_reset. Thread-safe (call it from another thread than the
+ * one waiting in the call), not async-signal-safe (it takes a lock). */
+void dpg_cancel(void);
+void dpg_cancel_reset(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPG_API_DPGOSSIP_H */

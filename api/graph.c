@@ -1,0 +1,128 @@
+/*
+ * api/graph.c: graphs from a DpgGraphSpec (a file, a generator spec or an
+ * edge list in memory, e.g. from networkx) and dpg_graph, `dpgossip graph`.
+ */
+#include <igraph.h>
+
+#include "api/internal.h"
+
+TopoGraph *dpg_graph_build(const DpgGraphSpec *spec, GError **error) {
+  guint given = (spec->path != NULL) + (spec->generate != NULL) + (spec->edges != NULL);
+  if (given != 1) {
+    /* The command line's message: an edge list is the third way here. */
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "give exactly one of --graph FILE or --generate SPEC");
+    return NULL;
+  }
+  if (spec->path != NULL) return topo_graph_load(spec->path, spec->lcc, error);
+  TopoGraph *g = NULL;
+  if (spec->generate != NULL) {
+    g = topo_graph_generate(spec->generate, error);
+  } else {
+    guint n = spec->n_nodes;
+    if (n == 0)
+      for (gsize i = 0; i < 2 * spec->n_edges; i++) n = MAX(n, spec->edges[i] + 1);
+    g = topo_graph_new_from_edges(n, spec->edges, spec->n_edges, error);
+  }
+  if (g != NULL && spec->lcc) {
+    TopoGraph *l = topo_graph_largest_component(g, error);
+    topo_graph_free(g);
+    g = l;
+  }
+  return g;
+}
+
+int dpg_graph_status(const DpgGraphSpec *spec, const GError *e) {
+  if (e != NULL && e->domain == G_OPTION_ERROR) return 2;
+  return spec->path != NULL ? 1 : dpg_error_status(e);
+}
+
+gboolean dpg_graph_gossip(const DpgGraphSpec *spec, TopoGossipKind *kind, GError **error) {
+  return topo_gossip_kind_parse(spec->gossip != NULL ? spec->gossip : "uniform", kind, error);
+}
+
+/* The command line's note for a figure not computed. */
+static char *skip_note(TopoSummaryStatus status) {
+  const char *how = status == TOPO_SUMMARY_SKIPPED_WORK || status == TOPO_SUMMARY_NO_CONVERGENCE
+                        ? "; rerun with --exact to compute it without a time bound"
+                        : "";
+  return g_strdup_printf("not computed: %s%s", topo_summary_status_reason(status), how);
+}
+
+/* Connected components of @g (igraph's weak components). O(n + m). */
+static gint64 n_components(const TopoGraph *g) {
+  igraph_integer_t k = 0;
+  if (igraph_connected_components(topo_graph_igraph(g), NULL, NULL, &k, IGRAPH_WEAK) !=
+      IGRAPH_SUCCESS)
+    return G_MININT64;
+  return (gint64)k;
+}
+
+DpgTable *dpg_graph(const DpgGraphSpec *spec, int exact, DpgError *err) {
+  dpg_enter();
+  GError *error = NULL;
+  TopoGossipKind kind;
+  TopoSummary s;
+  if (!dpg_graph_gossip(spec, &kind, &error)) return dpg_fail(err, error, 2);
+  TopoGraph *g = dpg_graph_build(spec, &error);
+  if (g == NULL) return dpg_fail(err, error, dpg_graph_status(spec, error));
+  if (!topo_graph_summary_exact(g, kind, exact, &s, &error)) {
+    topo_graph_free(g);
+    return dpg_fail(err, error, 1);
+  }
+  DpgTable *t = dpg_table_new();
+  dpg_table_push_int(t, dpg_table_add_col(t, "nodes", DPG_COL_INT), s.nodes);
+  dpg_table_push_int(t, dpg_table_add_col(t, "edges", DPG_COL_INT), s.edges);
+  dpg_table_push_int(t, dpg_table_add_col(t, "degree_min", DPG_COL_INT), s.deg_min);
+  dpg_table_push_double(t, dpg_table_add_col(t, "degree_mean", DPG_COL_DOUBLE), s.deg_mean);
+  dpg_table_push_int(t, dpg_table_add_col(t, "degree_max", DPG_COL_INT), s.deg_max);
+  gboolean diam = s.connected && s.diameter_status == TOPO_SUMMARY_COMPUTED;
+  dpg_table_push_int(t, dpg_table_add_col(t, "diameter", DPG_COL_INT),
+                     diam ? s.diameter : G_MININT64);
+  char *note = s.diameter_status != TOPO_SUMMARY_COMPUTED ? skip_note(s.diameter_status) : NULL;
+  dpg_table_push_string(t, dpg_table_add_col(t, "diameter_note", DPG_COL_STRING), note);
+  g_free(note);
+  dpg_table_push_int(t, dpg_table_add_col(t, "connected", DPG_COL_INT), s.connected);
+  dpg_table_push_string(t, dpg_table_add_col(t, "gossip", DPG_COL_STRING),
+                        topo_gossip_kind_name(kind));
+  gint64 components = n_components(g);
+  dpg_table_push_int(t, dpg_table_add_col(t, "components", DPG_COL_INT), components);
+  /* The command line's rule: a disconnected graph's W has eigenvalue 1 once
+   * per component, its gap is exactly 0 whatever the eigensolver's rounding. */
+  gboolean gap = s.gap_status == TOPO_SUMMARY_COMPUTED;
+  dpg_table_push_double(t, dpg_table_add_col(t, "spectral_gap", DPG_COL_DOUBLE),
+                        !s.connected ? 0.0 : gap ? s.spectral_gap : NAN);
+  note = !s.connected ? g_strdup_printf("disconnected: %" G_GINT64_FORMAT " components, gossip "
+                                        "never mixes across them; --lcc keeps the largest",
+                                        components)
+         : gap        ? NULL
+                      : skip_note(s.gap_status);
+  dpg_table_push_string(t, dpg_table_add_col(t, "spectral_gap_note", DPG_COL_STRING), note);
+  g_free(note);
+  const TopoLoadReport *r = topo_graph_load_report(g);
+  dpg_table_push_int(t, dpg_table_add_col(t, "self_loops_dropped", DPG_COL_INT),
+                     r ? (gint64)r->self_loops : G_MININT64);
+  dpg_table_push_int(t, dpg_table_add_col(t, "duplicate_edges_dropped", DPG_COL_INT),
+                     r ? (gint64)r->duplicates : G_MININT64);
+  dpg_table_push_int(t, dpg_table_add_col(t, "renumbered", DPG_COL_INT),
+                     r ? r->renumbered : G_MININT64);
+  dpg_table_end_row(t);
+  topo_graph_free(g);
+  return t;
+}
+
+unsigned *dpg_graph_edges(const DpgGraphSpec *spec, unsigned *n_nodes, size_t *n_edges,
+                          DpgError *err) {
+  dpg_enter();
+  GError *error = NULL;
+  *n_nodes = 0;
+  *n_edges = 0;
+  TopoGraph *g = dpg_graph_build(spec, &error);
+  if (g == NULL) return dpg_fail(err, error, dpg_graph_status(spec, error));
+  gsize m = 0;
+  guint *e = topo_graph_edges(g, &m);
+  *n_nodes = topo_graph_n_nodes(g);
+  *n_edges = m;
+  topo_graph_free(g);
+  return e;
+}

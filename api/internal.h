@@ -1,0 +1,75 @@
+/*
+ * api/internal.h: internal to libdpgossip: the table builder, errors as the
+ * command line reports them, and the cancel registry.
+ */
+#ifndef DPG_API_INTERNAL_H
+#define DPG_API_INTERNAL_H
+
+#include <glib.h>
+
+#include "api/dpgossip.h"
+#include "protocols/protocols.h"
+#include "topologies/topologies.h"
+
+G_BEGIN_DECLS
+
+/* dpg_enter: first thing of every public call (enter.c): the command line's
+ * process-wide settings (single-threaded BLAS). */
+void dpg_enter(void);
+
+/* ---- Tables (table.c) ---- */
+
+DpgTable *dpg_table_new(void);
+/* Adds a column; returns its index. Values are appended row by row. */
+guint dpg_table_add_col(DpgTable *t, const char *name, DpgColType type);
+void dpg_table_push_int(DpgTable *t, guint col, gint64 v);
+void dpg_table_push_double(DpgTable *t, guint col, double v);
+void dpg_table_push_string(DpgTable *t, guint col, const char *v); /* copied; NULL: missing */
+/* Closes a row: every column must have received one value. */
+void dpg_table_end_row(DpgTable *t);
+void dpg_table_set_attr(DpgTable *t, const char *key, const char *value);
+void dpg_table_set_attr_printf(DpgTable *t, const char *key, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
+/* Takes @m (g_malloc'd, rows x cols row-major). */
+void dpg_table_take_matrix(DpgTable *t, double *m, guint rows, guint cols);
+
+/* ---- Errors ---- */
+
+/* Moves @error (taken) into @err with exit status @status; returns NULL. */
+gpointer dpg_fail(DpgError *err, GError *error, int status);
+/* A usage error (status 2) from a format. Returns NULL. */
+gpointer dpg_usage(DpgError *err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* The exit status of a parser's or the registry's error: the user's option
+ * (2) or a file or run that failed (1), as the command line decides. */
+int dpg_spec_status(const GError *e);
+
+/* The exit status of any error, as cli/output.c's cli_error_status decides:
+ * a parse error of the user's spec (2) or a failure (1). */
+int dpg_error_status(const GError *e);
+
+/* ---- Graphs (graph.c) ---- */
+
+/* The graph of @spec (the command line's cli_graph_options_build, or the
+ * edges in memory). Errors: G_OPTION_ERROR for a spec giving none or more
+ * than one source, the loader's and generator's. */
+TopoGraph *dpg_graph_build(const DpgGraphSpec *spec, GError **error);
+/* The status of a failed dpg_graph_build (cli_graph_options_status): a
+ * file that cannot be loaded is a failure (1), a bad spec a usage error. */
+int dpg_graph_status(const DpgGraphSpec *spec, const GError *e);
+gboolean dpg_graph_gossip(const DpgGraphSpec *spec, TopoGossipKind *kind, GError **error);
+
+/* ---- Cancellation (cancel.c) ---- */
+
+gboolean dpg_cancelled(void);
+/* The flag itself, for loops that poll it (PrivMfOptions.cancel). */
+const gint *dpg_cancel_flag(void);
+/* Sets PROTO_ERROR_CANCELLED and returns FALSE when cancelled. */
+gboolean dpg_check_cancel(GError **error);
+/* While registered, dpg_cancel cancels @run (cancelled at once when the
+ * flag is already up). */
+void dpg_cancel_register(ProtoRun *run);
+void dpg_cancel_unregister(ProtoRun *run);
+
+G_END_DECLS
+
+#endif /* DPG_API_INTERNAL_H */

@@ -1,0 +1,443 @@
+"""dpgossip from Python: privacy accounting, Mafalda and scenario runs of the
+dpgossip simulator, with numpy and pandas types.
+
+Functions (each mirrors the command of the same name, same checks, same
+error messages, same numbers):
+
+    graph(g, ...)        summary of a graph (dict) and its edge list
+    account(g, ...)      per-victim privacy: a DataFrame, one row per
+                         (trust, attacker set, victim)
+    mafalda(g, ...)      Mafalda's noise correlation C (numpy) and the losses
+    run(scenario, ...)   runs a scenario file, returns load(results folder)
+    load(results_dir)    every CSV table of a results folder
+
+A graph ``g`` is a generator spec (``"florentine"``, ``"erdos:n=100,p=0.2,
+seed=1"``), a ``pathlib.Path`` to an edge list, a networkx or igraph graph,
+or an (m, 2) integer array of edges (with ``nodes=`` for the node count).
+
+Errors raise ``dpgossip.Error`` (``UsageError``, also a ``ValueError``, for a
+bad argument) with the command line's message. Long calls release the GIL;
+Ctrl-C cancels them (KeyboardInterrupt): simulated runs at their next event,
+scenario points, structured accountings between attacker sets, mafalda's
+optimizers at every iteration. The cancel flag is
+process-wide: Ctrl-C stops every call in flight, in any thread.
+
+Like the command line, the library runs OpenBLAS single-threaded (results
+do not depend on the core count); numpy on the same OpenBLAS does too once
+a dpgossip function was called. Protocol plugins are not available here.
+
+Environment: ``DPGOSSIP_LIBRARY`` overrides the path of libdpgossip.so.
+"""
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+
+import numpy as np
+
+try:
+    import pandas as _pd
+except ImportError:  # numpy structured arrays instead
+    _pd = None
+
+from ._lib import Error, UsageError, INT_MISSING, Strings, call, ffi, lib, table_columns
+from ._results import Results, load
+
+__all__ = ["graph", "account", "mafalda", "run", "load", "Error", "UsageError",
+           "MafaldaResult", "Results"]
+__version__ = "0.1.0"
+
+
+# ---- Graphs ------------------------------------------------------------------
+
+def _edges_of(g):
+    """(edges as a uint32 (m, 2) array, node count or 0) of a networkx or
+    igraph graph or an edge array; None for anything else."""
+    if hasattr(g, "get_edgelist") and hasattr(g, "vcount"):  # igraph
+        e = np.asarray(g.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+        return e, g.vcount()
+    if hasattr(g, "nodes") and hasattr(g, "edges") and hasattr(g, "number_of_nodes"):
+        index = {u: i for i, u in enumerate(g.nodes)}  # networkx: nodes in G.nodes order
+        e = np.array([(index[u], index[v]) for u, v in g.edges()], dtype=np.int64).reshape(-1, 2)
+        return e, g.number_of_nodes()
+    if isinstance(g, (str, os.PathLike)):
+        return None
+    e = np.asarray(g)
+    if e.ndim == 2 and e.shape[1] == 2 and (e.size == 0 or np.issubdtype(e.dtype, np.integer)):
+        return e.astype(np.int64), 0
+    return None
+
+
+def _graph_spec(s, spec, g, lcc, gossip, nodes):
+    """Fills the DpgGraphSpec @spec from the Python graph @g."""
+    spec.lcc = bool(lcc)
+    spec.gossip = s.str(gossip)
+    if isinstance(g, os.PathLike):
+        spec.path = s.str(g)
+        return
+    if isinstance(g, str):
+        spec.generate = s.str(g)
+        return
+    got = _edges_of(g)
+    if got is None:
+        raise TypeError("graph: give a generator spec (str), a pathlib.Path to an edge list, "
+                        "a networkx or igraph graph or an (m, 2) integer array of edges, not "
+                        f"{type(g).__name__}")
+    e, n = got
+    if e.size and (e.min() < 0 or e.max() >= 2**32 - 1):
+        raise UsageError("graph: node ids must be between 0 and 2^32 - 2", 2)
+    e = np.ascontiguousarray(e, dtype=np.uint32)
+    spec.edges = s.keep(ffi.from_buffer("unsigned[]", e)) if e.size else \
+        s.keep(ffi.new("unsigned[]", 1))
+    spec.n_edges = e.shape[0]
+    spec.n_nodes = int(nodes if nodes is not None else n)
+
+
+def graph(g, *, lcc=False, gossip="uniform", exact=False, nodes=None):
+    """Summary of a graph, as ``dpgossip graph --format json`` prints it.
+
+    Parameters
+    ----------
+    g : str, pathlib.Path, networkx.Graph, igraph.Graph or (m, 2) int array
+        Generator spec (``"florentine"``, ``"karate"``, ``"erdos:n=100,p=0.05,
+        seed=3"``, ``"regular:n=64,d=4"``), edge-list file, graph or edges.
+    lcc : bool
+        Keep only the largest connected component (nodes renumbered 0..k-1).
+    gossip : {"uniform", "metropolis", "maxdegree"}
+        Gossip matrix W whose spectral gap is reported.
+    exact : bool
+        Compute the diameter and spectral gap however long it takes.
+    nodes : int, optional
+        Node count of an edge array (default: largest id + 1).
+
+    Returns
+    -------
+    dict
+        ``nodes``, ``edges``, ``degree`` (``min``, ``mean``, ``max``),
+        ``diameter`` (None: infinite or not computed; then
+        ``diameter_note``), ``connected``, ``components``, ``gossip``,
+        ``spectral_gap`` (0 when disconnected, None when not computed; then
+        ``spectral_gap_note``), ``load`` (what loading
+        a file dropped, None otherwise) and ``edge_list``: the (m, 2) uint32
+        array of edges (u < v, sorted) as ``--write-edges`` writes them.
+    """
+    s = Strings()
+    spec = ffi.new("DpgGraphSpec *")
+    _graph_spec(s, spec, g, lcc, gossip, nodes)
+    cols, _, _ = table_columns(call(lib.dpg_graph, spec, int(bool(exact))))
+    row = {k: v[0] for k, v in cols.items()}
+    out = {"nodes": int(row["nodes"]), "edges": int(row["edges"]),
+           "degree": {"min": int(row["degree_min"]), "mean": float(row["degree_mean"]),
+                      "max": int(row["degree_max"])},
+           "diameter": None if row["diameter"] == INT_MISSING else int(row["diameter"])}
+    if row["diameter_note"] is not None:
+        out["diameter_note"] = row["diameter_note"]
+    out["connected"] = bool(row["connected"])
+    out["components"] = int(row["components"])
+    out["gossip"] = row["gossip"]
+    out["spectral_gap"] = None if math.isnan(row["spectral_gap"]) else float(row["spectral_gap"])
+    if row["spectral_gap_note"] is not None:
+        out["spectral_gap_note"] = row["spectral_gap_note"]
+    out["load"] = None if row["self_loops_dropped"] == INT_MISSING else {
+        "self_loops_dropped": int(row["self_loops_dropped"]),
+        "duplicate_edges_dropped": int(row["duplicate_edges_dropped"]),
+        "renumbered": bool(row["renumbered"])}
+    n_nodes = ffi.new("unsigned *")
+    n_edges = ffi.new("size_t *")
+    p = call(lib.dpg_graph_edges, spec, n_nodes, n_edges)
+    try:
+        m = n_edges[0]
+        out["edge_list"] = (np.frombuffer(ffi.buffer(p, 8 * m), dtype=np.uint32)
+                            .reshape(m, 2).copy() if m else np.zeros((0, 2), np.uint32))
+    finally:
+        if p != ffi.NULL:
+            lib.dpg_free(p)
+    return out
+
+
+# ---- Accounting ----------------------------------------------------------------
+
+def _attacker_args(attackers):
+    """--attackers arguments: "all", 3, "0+5", (0, 5) (a collusion set) or a
+    list of those (each one accounted)."""
+    if attackers is None:
+        return []
+    if isinstance(attackers, (str, int, np.integer)):
+        attackers = [attackers]
+    out = []
+    for a in attackers:
+        if isinstance(a, str):
+            out.append(a)
+        elif isinstance(a, (int, np.integer)):
+            out.append(str(int(a)))
+        else:
+            out.append("+".join(str(int(x)) for x in a))
+    return out
+
+
+def _write_matrix(C):
+    """A T x T numpy C as a temporary CSV file (what mfdsgd:C=FILE reads)."""
+    C = np.asarray(C, dtype=np.float64)
+    if C.ndim != 2:
+        raise UsageError(f"C: a square matrix is needed, got shape {C.shape}", 2)
+    fd, path = tempfile.mkstemp(prefix="dpgossip-C-", suffix=".csv")
+    with os.fdopen(fd, "w") as f:
+        np.savetxt(f, C, fmt="%.17g", delimiter=",")
+    return path
+
+
+def _typed_attrs(attrs):
+    out = {}
+    for k, v in attrs.items():
+        try:
+            out[k] = int(v)
+        except ValueError:
+            try:
+                out[k] = float(v) if k not in ("loss", "seed") else v
+            except ValueError:
+                out[k] = v
+    return out
+
+
+def _frame(cols, attrs, int_missing=()):
+    """A DataFrame (numpy structured array without pandas) of @cols."""
+    if _pd is None:
+        names = list(cols)
+        arrays = [cols[n] if cols[n].dtype != object else cols[n].astype(str) for n in names]
+        rec = np.rec.fromarrays(arrays, names=names)
+        return rec
+    df = _pd.DataFrame(cols)
+    for c in int_missing:
+        if c in df:
+            df[c] = _pd.array(np.where(cols[c] == INT_MISSING, 0, cols[c]), dtype="Int64")
+            df.loc[cols[c] == INT_MISSING, c] = _pd.NA
+    df.attrs.update(attrs)
+    return df
+
+
+def account(graph, *, rounds, trust, attackers, protocol=None, participation_interval=1,
+            sensitivity=None, sigma=1.0, clip=1.0, alpha=2.0, delta=1e-6, compare=None,
+            path=None, schedule=None, seed=None, mode=None, latency=None, loss=None,
+            links=None, lr=None, storage=None, accountant=None, C=None, lcc=False,
+            gossip="uniform", nodes=None):
+    """Per-victim privacy guarantees of a decentralized protocol, as
+    ``dpgossip account --format csv`` computes them.
+
+    Parameters
+    ----------
+    graph : str, pathlib.Path, networkx.Graph, igraph.Graph or (m, 2) int array
+        Generator spec, edge-list file, graph or edges (see ``dpgossip.graph``).
+    rounds : int
+        Gradient steps T (Muffliato gossips K rounds per step).
+    trust : str or list of str
+        Trust models: ``"ldp"``, ``"pndp"``, ``"secldp"`` or a list of them.
+    attackers : "all", int, str, tuple or list
+        Attacker sets: ``"all"`` (every node in turn, alone), a node id,
+        ``"0+5"`` or ``(0, 5)`` (one collusion set), ``"0,5"`` (each alone),
+        or a list of these: every set is accounted under every trust model,
+        from one run.
+    protocol : str, optional
+        Any registered protocol spec: ``"dsgd"`` (default),
+        ``"muffliato:K=3"``, ``"antipgd"``, ``"mfdsgd:C=sr"``, ``"mafalda"``,
+        ``"decor"``, ``"zipdl"``...
+    C : array_like (T, T), optional
+        MF-D-SGD's local noise correlation as a matrix (e.g.
+        ``mafalda(...).C``); the protocol defaults to ``"mfdsgd"``.
+    participation_interval : int
+        Steps b between two uses of a record (divides T; 1: user level).
+    sensitivity : {"bound", "exact"}, optional
+        Thm 5.2's bound (default) or the exact SDP value.
+    sigma, clip, alpha, delta : float
+        Noise multiplier, clipping norm, Renyi order of ``rdp`` and delta
+        of ``epsilon``.
+    compare : {"muffliato"}, optional
+        Adds Muffliato's original bound (D-SGD under PNDP) as ``muffliato_rdp``.
+    path : {"auto", "structured", "observer"}, optional
+        Structured (no simulation) when it describes the run exactly (auto),
+        or simulate and account from what each attacker set saw (observer).
+    schedule : str, optional
+        Time-varying gossip: ``"matching"``, ``"exponential"``,
+        ``"edge-failure:p=0.1"``, ``"churn:..."``.
+    seed : int, optional
+        Seed of the schedule and of the simulated run (default 0).
+    mode, latency, loss, links, lr, storage, accountant : optional
+        The simulated run's (observer path): gossip mode (``"sync"``,
+        ``"deadline:ms=5"``, ``"stale:s=2"``), latency spec, loss
+        probability, per-link overrides (``["8:1=constant:ms=1000",
+        "2:3=down"]``), learning rate, provenance storage and accountant.
+    lcc, gossip, nodes :
+        Graph options (see ``dpgossip.graph``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (attacker set, trust model, victim), the columns of
+        ``dpgossip account --format csv`` and of a scenario's privacy.csv
+        (the tidy privacy table): ``collusion`` and ``attackers`` (the
+        set's members, ``"0+5"``), ``trust``, ``victim``, ``distance`` (hops
+        to the nearest attacker, <NA> when unreachable), ``sensitivity``,
+        ``mu``, ``rdp``, ``epsilon`` (inf: unprotected), ``muffliato_rdp``
+        (with ``compare``, else NaN), ``status`` (``protected``,
+        ``unprotected``, ``unresolved``), ``alpha``, ``delta``, ``path``,
+        ``seed``. ``df.attrs`` holds the setting
+        (``path``, ``path_reason``, ``nodes``, the simulated run's message
+        counters...). Without pandas: a numpy record array (distance -2**63
+        when missing).
+
+    Examples
+    --------
+    >>> df = dpgossip.account("florentine", rounds=10, trust="pndp", attackers=0,
+    ...                       compare="muffliato")
+    >>> df.groupby("distance")[["rdp", "muffliato_rdp"]].mean()
+    """
+    s = Strings()
+    o = ffi.new("DpgAccountOptions *")
+    lib.dpg_account_options_init(o)
+    _graph_spec(s, o.graph, graph, lcc, gossip, nodes)
+    c_path = None
+    try:
+        if C is not None:
+            c_path = _write_matrix(C)
+            base = protocol or "mfdsgd"
+            protocol = f"{base}{',' if ':' in base else ':'}C={c_path}"
+        o.protocol = s.str(protocol)
+        o.rounds = int(rounds)
+        o.participation_interval = int(participation_interval)
+        o.trust = s.str(trust if isinstance(trust, str) or trust is None else ",".join(trust))
+        att = _attacker_args(attackers)
+        o.attackers = s.strv(att) if att else ffi.NULL
+        o.sensitivity = s.str(sensitivity)
+        o.sigma, o.clip, o.alpha, o.delta = float(sigma), float(clip), float(alpha), float(delta)
+        o.compare = s.str(compare)
+        o.path = s.str(path)
+        o.schedule = s.str(schedule)
+        o.seed = s.str(None if seed is None else str(seed))
+        o.mode = s.str(mode)
+        o.latency = s.str(latency)
+        o.loss = s.str(None if loss is None else str(loss))
+        if links is not None:
+            o.links = s.strv([links] if isinstance(links, str) else list(links))
+        o.lr = float("nan") if lr is None else float(lr)
+        o.storage = s.str(storage)
+        o.accountant = s.str(accountant)
+        cols, attrs, _ = table_columns(call(lib.dpg_account, o))
+    finally:
+        if c_path is not None:
+            os.unlink(c_path)
+    return _frame(cols, _typed_attrs(attrs), int_missing=("distance",))
+
+
+# ---- Mafalda -------------------------------------------------------------------
+
+@dataclass
+class MafaldaResult:
+    """What ``dpgossip.mafalda`` returns.
+
+    Attributes
+    ----------
+    C : numpy.ndarray (T, T)
+        Mafalda's optimized local noise correlation C_local (lower
+        triangular; what ``dpgossip mafalda --out`` writes).
+    losses : pandas.DataFrame
+        One row per strategy (mafalda, dp-d-sgd, antipgd, sr, bsr, dmf):
+        ``loss`` = sens^2 tr(H (C^T C)^-1) and ``sensitivity``, indexed by
+        ``strategy``.
+    info : dict
+        nodes, gossip, workload, rounds, epochs, batches, band, trace_H,
+        iterations.
+    """
+    C: np.ndarray
+    losses: object
+    info: dict = field(default_factory=dict)
+
+    def __iter__(self):  # C, losses = dpgossip.mafalda(...)
+        return iter((self.C, self.losses))
+
+
+def mafalda(graph, *, epochs, batches, workload=None, band=None, lcc=False, gossip="uniform",
+            nodes=None):
+    """Mafalda's noise correlation C_local for a graph and a
+    (k, b)-participation, with the baselines' losses, as ``dpgossip
+    mafalda`` computes them.
+
+    Parameters
+    ----------
+    graph : str, pathlib.Path, networkx.Graph, igraph.Graph or (m, 2) int array
+        A connected graph (see ``dpgossip.graph``; ``lcc=True`` keeps the
+        largest component).
+    epochs : int
+        Participations per record, k.
+    batches : int
+        Rounds between two participations, b; T = k * b.
+    workload : {"post-average", "messages"}, optional
+        What the loss measures (default post-average).
+    band : int, optional
+        Banded C_local: each node keeps its last ``band`` noises (1..T).
+
+    Returns
+    -------
+    MafaldaResult
+        ``.C`` (T x T numpy array), ``.losses`` (DataFrame by strategy),
+        ``.info``; unpacks as ``C, losses = dpgossip.mafalda(...)``.
+        Feed ``C`` back with ``dpgossip.account(..., C=result.C)``.
+    """
+    s = Strings()
+    o = ffi.new("DpgMafaldaOptions *")
+    _graph_spec(s, o.graph, graph, lcc, gossip, nodes)
+    o.epochs, o.batches = int(epochs), int(batches)
+    o.workload = s.str(workload)
+    o.band = -1 if band is None else int(band)
+    cols, attrs, matrix = table_columns(call(lib.dpg_mafalda, o))
+    losses = _frame(cols, {})
+    if _pd is not None:
+        losses = losses.set_index("strategy")
+    return MafaldaResult(C=matrix, losses=losses, info=_typed_attrs(attrs))
+
+
+# ---- Scenarios -----------------------------------------------------------------
+
+def _set_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return ";".join(_set_value(x) for x in v)
+    return str(v)
+
+
+def run(scenario, sets=None, *, out=None, threads=None, allow_plugins=False):
+    """Runs a scenario file, as ``dpgossip run SCENARIO --set ...``, and
+    returns its results folder read by ``dpgossip.load``.
+
+    Parameters
+    ----------
+    scenario : str or path
+        The scenario file (.ini).
+    sets : dict, optional
+        ``{"section.key": value}`` overrides (``--set``), e.g.
+        ``{"simulation.rounds": 20, "sweep.protocol.sigma": [0.5, 1, 2]}``:
+        a list value sets a sweep axis.
+    out : str or path, optional
+        Results folder (default: the scenario's ``[output] dir``).
+    threads : int, optional
+        Sweep points run in parallel (default: the cores).
+    allow_plugins : bool
+        Load the scenario's protocol plugin (runs its code).
+
+    Returns
+    -------
+    Results
+        A dict of DataFrames, see ``dpgossip.load``. A finished point is
+        not run again (the folder is resumed).
+    """
+    s = Strings()
+    items = None if not sets else [f"{k}={_set_value(v)}" for k, v in sets.items()]
+    p = call(lib.dpg_run, s.str(os.fspath(scenario)), s.strv(items),
+             s.str(None if out is None else os.fspath(out)), int(threads or 0),
+             int(bool(allow_plugins)))
+    try:
+        out_dir = os.fsdecode(ffi.string(p))
+    finally:
+        lib.dpg_free(p)
+    return load(out_dir)

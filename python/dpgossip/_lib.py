@@ -1,0 +1,212 @@
+"""libdpgossip through cffi (ABI mode: nothing compiled), and the helpers
+every public function shares: errors, interruptible calls, tables."""
+
+import os
+import threading
+
+import cffi
+import numpy as np
+
+from . import _libpath
+
+_CDEF = """
+typedef struct { int status; char *message; } DpgError;
+typedef struct DpgTable DpgTable;
+size_t dpg_table_n_rows(const DpgTable *t);
+unsigned dpg_table_n_cols(const DpgTable *t);
+const char *dpg_table_col_name(const DpgTable *t, unsigned j);
+int dpg_table_col_type(const DpgTable *t, unsigned j);
+const int64_t *dpg_table_col_int(const DpgTable *t, unsigned j);
+const double *dpg_table_col_double(const DpgTable *t, unsigned j);
+const char *dpg_table_col_string(const DpgTable *t, unsigned j, size_t i);
+unsigned dpg_table_n_attrs(const DpgTable *t);
+const char *dpg_table_attr_key(const DpgTable *t, unsigned i);
+const char *dpg_table_attr_value(const DpgTable *t, unsigned i);
+const double *dpg_table_matrix(const DpgTable *t, unsigned *rows, unsigned *cols);
+void dpg_table_free(DpgTable *t);
+void dpg_free(void *p);
+typedef struct {
+  const char *path;
+  const char *generate;
+  const unsigned *edges;
+  size_t n_edges;
+  unsigned n_nodes;
+  int lcc;
+  const char *gossip;
+} DpgGraphSpec;
+DpgTable *dpg_graph(const DpgGraphSpec *graph, int exact, DpgError *err);
+unsigned *dpg_graph_edges(const DpgGraphSpec *graph, unsigned *n_nodes, size_t *n_edges,
+                          DpgError *err);
+typedef struct {
+  DpgGraphSpec graph;
+  const char *protocol;
+  int rounds;
+  int participation_interval;
+  const char *trust;
+  const char *const *attackers;
+  const char *sensitivity;
+  double sigma, clip, alpha, delta;
+  const char *compare;
+  const char *path;
+  const char *schedule;
+  const char *seed;
+  const char *mode, *latency, *loss;
+  const char *const *links;
+  double lr;
+  const char *storage, *accountant;
+} DpgAccountOptions;
+void dpg_account_options_init(DpgAccountOptions *o);
+size_t dpg_account_options_size(void);
+DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err);
+typedef struct {
+  DpgGraphSpec graph;
+  int epochs, batches;
+  const char *workload;
+  int band;
+} DpgMafaldaOptions;
+size_t dpg_mafalda_options_size(void);
+DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err);
+char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir,
+              unsigned threads, int allow_plugins, DpgError *err);
+void dpg_cancel(void);
+void dpg_cancel_reset(void);
+"""
+
+ffi = cffi.FFI()
+ffi.cdef(_CDEF)
+lib = ffi.dlopen(os.environ.get("DPGOSSIP_LIBRARY", _libpath.LIBRARY))
+
+# The declarations above copy api/dpgossip.h: a struct that changed there
+# must not be filled with a stale layout.
+for _name, _size in (("DpgAccountOptions", lib.dpg_account_options_size()),
+                     ("DpgMafaldaOptions", lib.dpg_mafalda_options_size())):
+    if ffi.sizeof(_name) != _size:
+        raise ImportError(f"dpgossip: {_name} is {_size} bytes in {_libpath.LIBRARY} but "
+                          f"{ffi.sizeof(_name)} in this package: rebuild both together")
+
+
+class Error(Exception):
+    """A dpgossip call failed; the message is the command line's (what
+    ``dpgossip CMD`` prints after ``dpgossip CMD:``). ``status`` is the
+    command line's exit status: 1 (the run failed), 2 (a bad option)."""
+
+    def __init__(self, message, status=1):
+        super().__init__(message)
+        self.status = status
+
+
+class UsageError(Error, ValueError):
+    """A bad argument value (the command line's exit status 2)."""
+
+
+def call(func, *args):
+    """Runs ``func(*args, err)`` (a libdpgossip call, which releases the
+    GIL) on a worker thread so that Ctrl-C in the main thread cancels it
+    (dpg_cancel) instead of waiting for it; raises Error on failure."""
+    err = ffi.new("DpgError *")
+    box = {}
+
+    def work():
+        try:
+            box["result"] = func(*args, err)
+        except BaseException as e:  # noqa: B902 (re-raised below)
+            box["exception"] = e
+
+    lib.dpg_cancel_reset()
+    t = threading.Thread(target=work, name="dpgossip", daemon=True)
+    t.start()
+    try:
+        while t.is_alive():
+            t.join(0.05)
+    except KeyboardInterrupt:
+        lib.dpg_cancel()
+        t.join()
+        _take_error(err)
+        raise
+    if "exception" in box:
+        raise box["exception"]
+    _raise_if_failed(err)
+    return box["result"]
+
+
+def _take_error(err):
+    msg = None
+    if err.message != ffi.NULL:
+        msg = ffi.string(err.message).decode("utf-8", "replace")
+        lib.dpg_free(err.message)
+        err.message = ffi.NULL
+    return msg
+
+
+def _raise_if_failed(err):
+    msg = _take_error(err)
+    if msg is not None or err.status != 0:
+        cls = UsageError if err.status == 2 else Error
+        raise cls(msg or "failed", err.status)
+
+
+class Strings:
+    """Keeps C strings (and NULL-terminated arrays of them) alive for a call."""
+
+    def __init__(self):
+        self._keep = []
+
+    def str(self, s):
+        if s is None:
+            return ffi.NULL
+        p = ffi.new("char[]", os.fsencode(s) if isinstance(s, os.PathLike) else str(s).encode())
+        self._keep.append(p)
+        return p
+
+    def strv(self, items):
+        if items is None:
+            return ffi.NULL
+        ptrs = [self.str(s) for s in items] + [ffi.NULL]
+        arr = ffi.new("char *[]", ptrs)
+        self._keep.append(arr)
+        return arr
+
+    def keep(self, obj):
+        self._keep.append(obj)
+        return obj
+
+
+def table_columns(t):
+    """A DpgTable's columns as {name: numpy array} (taking and freeing
+    it), its attributes as {key: value} and its matrix (or None)."""
+    try:
+        n = lib.dpg_table_n_rows(t)
+        cols = {}
+        for j in range(lib.dpg_table_n_cols(t)):
+            name = ffi.string(lib.dpg_table_col_name(t, j)).decode()
+            kind = lib.dpg_table_col_type(t, j)
+            if kind == 0:
+                a = np.frombuffer(ffi.buffer(lib.dpg_table_col_int(t, j), 8 * n), dtype=np.int64)
+                cols[name] = a.copy()
+            elif kind == 1:
+                a = np.frombuffer(ffi.buffer(lib.dpg_table_col_double(t, j), 8 * n),
+                                  dtype=np.float64)
+                cols[name] = a.copy()
+            else:
+                vals = []
+                for i in range(n):
+                    p = lib.dpg_table_col_string(t, j, i)
+                    vals.append(None if p == ffi.NULL else ffi.string(p).decode())
+                cols[name] = np.array(vals, dtype=object)
+        attrs = {}
+        for i in range(lib.dpg_table_n_attrs(t)):
+            attrs[ffi.string(lib.dpg_table_attr_key(t, i)).decode()] = \
+                ffi.string(lib.dpg_table_attr_value(t, i)).decode()
+        rows = ffi.new("unsigned *")
+        ncols = ffi.new("unsigned *")
+        m = lib.dpg_table_matrix(t, rows, ncols)
+        matrix = None
+        if m != ffi.NULL:
+            matrix = np.frombuffer(ffi.buffer(m, 8 * rows[0] * ncols[0]),
+                                   dtype=np.float64).reshape(rows[0], ncols[0]).copy()
+        return cols, attrs, matrix
+    finally:
+        lib.dpg_table_free(t)
+
+
+INT_MISSING = np.iinfo(np.int64).min

@@ -1,0 +1,215 @@
+/*
+ * tests/api/test_api.c: libdpgossip through its public header only, as a
+ * foreign caller sees it: values against the reference accounting and the
+ * Mafalda reference of ../shared (their numbers copied here), the command
+ * line's error messages and statuses, cancellation, and (under the
+ * sanitizers) no leak on any path.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "api/dpgossip.h"
+
+static int col(const DpgTable *t, const char *name) {
+  for (unsigned j = 0; j < dpg_table_n_cols(t); j++)
+    if (strcmp(dpg_table_col_name(t, j), name) == 0) return (int)j;
+  g_assert_not_reached();
+  return -1;
+}
+
+static const char *attr(const DpgTable *t, const char *key) {
+  for (unsigned i = 0; i < dpg_table_n_attrs(t); i++)
+    if (strcmp(dpg_table_attr_key(t, i), key) == 0) return dpg_table_attr_value(t, i);
+  return NULL;
+}
+
+/* ../shared/reference/pndp-florentine-T10-attacker0.json, nodes 1 and 2. */
+static void test_account_reference(void) {
+  DpgAccountOptions o;
+  dpg_account_options_init(&o);
+  const char *att[] = {"0", NULL};
+  o.graph.generate = "florentine";
+  o.rounds = 10;
+  o.trust = "pndp";
+  o.attackers = att;
+  o.compare = "muffliato";
+  DpgError err = {0};
+  DpgTable *t = dpg_account(&o, &err);
+  g_assert_nonnull(t);
+  g_assert_cmpint(err.status, ==, 0);
+  g_assert_cmpuint(dpg_table_n_rows(t), ==, 14);
+  const int64_t *node = dpg_table_col_int(t, (unsigned)col(t, "victim"));
+  const int64_t *dist = dpg_table_col_int(t, (unsigned)col(t, "distance"));
+  const double *sens = dpg_table_col_double(t, (unsigned)col(t, "sensitivity"));
+  const double *rdp = dpg_table_col_double(t, (unsigned)col(t, "rdp"));
+  const double *muff = dpg_table_col_double(t, (unsigned)col(t, "muffliato_rdp"));
+  g_assert_cmpint(node[0], ==, 1);
+  g_assert_cmpint(dist[0], ==, 1);
+  g_assert_cmpfloat_with_epsilon(sens[0], 3.30317322412629, 1e-12);
+  g_assert_cmpfloat_with_epsilon(rdp[0], 10.91095334858487, 1e-11);
+  g_assert_cmpfloat_with_epsilon(muff[0], 10.0, 1e-12);
+  g_assert_cmpint(node[1], ==, 2);
+  g_assert_cmpint(dist[1], ==, 3);
+  g_assert_cmpfloat_with_epsilon(sens[1], 0.3606833580890629, 1e-13);
+  g_assert_cmpstr(attr(t, "path"), ==, "structured");
+  g_assert_cmpstr(dpg_table_col_string(t, (unsigned)col(t, "status"), 0), ==, "protected");
+  dpg_table_free(t);
+}
+
+/* The observer path on the same run gives the structured path's numbers. */
+static void test_account_observer_equals_structured(void) {
+  DpgAccountOptions o;
+  dpg_account_options_init(&o);
+  const char *att[] = {"0+5", "3", NULL};
+  o.graph.generate = "florentine";
+  o.rounds = 4;
+  o.trust = "pndp,ldp";
+  o.attackers = att;
+  DpgError err = {0};
+  o.path = "structured";
+  DpgTable *a = dpg_account(&o, &err);
+  o.path = "observer";
+  DpgTable *b = dpg_account(&o, &err);
+  g_assert_nonnull(a);
+  g_assert_nonnull(b);
+  g_assert_cmpuint(dpg_table_n_rows(a), ==, 2 * (13 + 14));
+  g_assert_cmpuint(dpg_table_n_rows(b), ==, dpg_table_n_rows(a));
+  g_assert_cmpstr(attr(b, "path"), ==, "observer");
+  g_assert_nonnull(attr(b, "messages_sent"));
+  const double *sa = dpg_table_col_double(a, (unsigned)col(a, "mu"));
+  const double *sb = dpg_table_col_double(b, (unsigned)col(b, "mu"));
+  for (size_t i = 0; i < dpg_table_n_rows(a); i++)
+    g_assert_cmpfloat_with_epsilon(sa[i], sb[i], 1e-9 * MAX(1.0, fabs(sa[i])));
+  dpg_table_free(a);
+  dpg_table_free(b);
+}
+
+/* Every kind of failure: message, status, nothing leaked. */
+static void test_errors(void) {
+  DpgAccountOptions o;
+  dpg_account_options_init(&o);
+  const char *att[] = {"0", NULL}, *bad[] = {"99", NULL}, *links[] = {"1:0=down", NULL};
+  o.graph.generate = "florentine";
+  o.trust = "pndp";
+  o.attackers = att;
+  DpgError err = {0};
+  g_assert_null(dpg_account(&o, &err)); /* rounds not given */
+  g_assert_cmpint(err.status, ==, 2);
+  g_assert_cmpstr(err.message, ==, "--rounds T must be given and positive (got 0)");
+  dpg_free(err.message);
+  err = (DpgError){0};
+  o.rounds = 4;
+  o.attackers = bad;
+  g_assert_null(dpg_account(&o, &err)); /* after the graph was built */
+  g_assert_cmpint(err.status, ==, 2);
+  g_assert_true(g_str_has_prefix(err.message, "--attackers: "));
+  dpg_free(err.message);
+  err = (DpgError){0};
+  o.attackers = att;
+  o.links = links; /* a sync run behind a down link stalls: a run failure */
+  o.path = "observer";
+  g_assert_null(dpg_account(&o, &err));
+  g_assert_cmpint(err.status, ==, 1);
+  g_assert_nonnull(err.message);
+  dpg_free(err.message);
+  err = (DpgError){0};
+  DpgGraphSpec none = {0};
+  g_assert_null(dpg_graph(&none, 0, &err));
+  g_assert_cmpstr(err.message, ==, "give exactly one of --graph FILE or --generate SPEC");
+  dpg_free(err.message);
+  err = (DpgError){0};
+  DpgMafaldaOptions m = {.graph = {.generate = "florentine"}, .epochs = 2, .batches = 2,
+                         .workload = "nope", .band = -1};
+  g_assert_null(dpg_mafalda(&m, &err));
+  g_assert_cmpint(err.status, ==, 2);
+  dpg_free(err.message);
+  err = (DpgError){0};
+  g_assert_null(dpg_run("/nonexistent.ini", NULL, NULL, 1, 0, &err));
+  g_assert_cmpint(err.status, ==, 1);
+  dpg_free(err.message);
+}
+
+/* ../shared/reference/mafalda-florentine-k3-b4.json. */
+static void test_mafalda_reference(void) {
+  DpgMafaldaOptions m = {.graph = {.generate = "florentine"}, .epochs = 3, .batches = 4,
+                         .band = -1};
+  DpgError err = {0};
+  DpgTable *t = dpg_mafalda(&m, &err);
+  g_assert_nonnull(t);
+  unsigned rows, cols;
+  const double *C = dpg_table_matrix(t, &rows, &cols);
+  g_assert_cmpuint(rows, ==, 12);
+  g_assert_cmpuint(cols, ==, 12);
+  g_assert_cmpfloat(C[1], ==, 0.0); /* lower triangular */
+  const double *loss = dpg_table_col_double(t, (unsigned)col(t, "loss"));
+  g_assert_cmpstr(dpg_table_col_string(t, 0, 0), ==, "mafalda");
+  g_assert_cmpfloat_with_epsilon(loss[0], 319.7714127795614, 319.77 * 1e-6);
+  g_assert_cmpfloat_with_epsilon(loss[1], 532.9330277007997, 532.93 * 1e-12);
+  g_assert_cmpfloat_with_epsilon(g_ascii_strtod(attr(t, "trace_H"), NULL), 177.64434256693326,
+                                 1e-9);
+  dpg_table_free(t);
+}
+
+/* An edge list in memory is the generated graph with those edges. */
+static void test_graph_edges(void) {
+  DpgGraphSpec gen = {.generate = "florentine"};
+  DpgError err = {0};
+  unsigned n;
+  size_t m;
+  unsigned *e = dpg_graph_edges(&gen, &n, &m, &err);
+  g_assert_nonnull(e);
+  g_assert_cmpuint(n, ==, 15);
+  g_assert_cmpuint(m, ==, 20);
+  DpgGraphSpec mem = {.edges = e, .n_edges = m};
+  DpgTable *a = dpg_graph(&gen, 0, &err), *b = dpg_graph(&mem, 0, &err);
+  g_assert_nonnull(a);
+  g_assert_nonnull(b);
+  g_assert_cmpint(dpg_table_col_int(b, (unsigned)col(b, "edges"))[0], ==, 20);
+  g_assert_cmpint(dpg_table_col_int(b, (unsigned)col(b, "diameter"))[0], ==,
+                  dpg_table_col_int(a, (unsigned)col(a, "diameter"))[0]);
+  g_assert_cmpfloat(dpg_table_col_double(b, (unsigned)col(b, "spectral_gap"))[0], ==,
+                    dpg_table_col_double(a, (unsigned)col(a, "spectral_gap"))[0]);
+  g_assert_cmpint(dpg_table_col_int(b, (unsigned)col(b, "renumbered"))[0], ==, INT64_MIN);
+  dpg_table_free(a);
+  dpg_table_free(b);
+  dpg_free(e);
+}
+
+/* A cancel before the call: it fails at once, and after the reset runs. */
+static void test_cancel_flag(void) {
+  DpgAccountOptions o;
+  dpg_account_options_init(&o);
+  const char *att[] = {"0", NULL};
+  o.graph.generate = "florentine";
+  o.rounds = 4;
+  o.trust = "pndp";
+  o.attackers = att;
+  DpgError err = {0};
+  dpg_cancel();
+  for (int i = 0; i < 2; i++) {
+    o.path = i == 0 ? "structured" : "observer";
+    g_assert_null(dpg_account(&o, &err));
+    g_assert_cmpint(err.status, ==, 1);
+    g_assert_nonnull(strstr(err.message, "cancelled"));
+    dpg_free(err.message);
+    err = (DpgError){0};
+  }
+  dpg_cancel_reset();
+  DpgTable *t = dpg_account(&o, &err);
+  g_assert_nonnull(t);
+  dpg_table_free(t);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/api/account/reference", test_account_reference);
+  g_test_add_func("/api/account/observer-equals-structured", test_account_observer_equals_structured);
+  g_test_add_func("/api/errors", test_errors);
+  g_test_add_func("/api/mafalda/reference", test_mafalda_reference);
+  g_test_add_func("/api/graph/edges", test_graph_edges);
+  g_test_add_func("/api/cancel", test_cancel_flag);
+  return g_test_run();
+}
