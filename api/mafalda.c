@@ -9,23 +9,50 @@
 #include "api/internal.h"
 #include "privacy/privacy.h"
 
-enum { S_MAFALDA, S_DPDSGD, S_ANTIPGD, S_SR, S_BSR, S_DMF, S_COUNT };
-static const char *const strategy_keys[S_COUNT] = {"mafalda", "dp-d-sgd", "antipgd",
-                                                   "sr",      "bsr",      "dmf"};
+enum { S_MAFALDA, S_DPDSGD, S_ANTIPGD, S_SR, S_BSR, S_DMF, S_TOEPLITZ, S_COUNT };
+static const char *const strategy_keys[S_COUNT] = {"mafalda", "dp-d-sgd", "antipgd", "sr",
+                                                   "bsr",     "dmf",      "toeplitz"};
 
 typedef struct {
-  guint T, k, b, band;
+  guint n, T, k, b, band, toeplitz_band;
   double loss[S_COUNT], sens[S_COUNT];
+  const PrivGramSpectral *spectral; /* NULL: W not reversible, dense scoring */
 } Scores;
 
 size_t dpg_mafalda_options_size(void) { return sizeof(DpgMafaldaOptions); }
 
-static gboolean score(const double *H, double *C, Scores *r, int which, GError **error) {
-  if (!C) return FALSE;
-  r->loss[which] = priv_mf_loss(H, C, r->T, r->k, r->b, error);
-  r->sens[which] = sqrt(priv_mf_sensitivity2(C, r->T, r->k, r->b));
-  g_free(C);
-  return !isnan(r->loss[which]);
+/* As `dpgossip mafalda` scores a Toeplitz baseline (cli/cmd_mafalda.c): from
+ * the spectral form of H and C's first column when W is reversible, else on
+ * the dense H and C; the same arithmetic, so the same bits. */
+static gboolean score(const double *H, PrivBaseline which, guint band, Scores *r, int slot,
+                      GError **error) {
+  if (r->spectral) {
+    guint width = 0;
+    double *c = priv_mf_baseline_coefficients(which, r->T, band, &width, error);
+    if (!c) return FALSE;
+    r->loss[slot] = priv_mf_loss_toeplitz(r->spectral, c, width, r->k, r->b, error);
+    r->sens[slot] = sqrt(priv_mf_sensitivity2_toeplitz(c, width, r->T, r->k, r->b));
+    g_free(c);
+  } else {
+    double *C = priv_mf_baseline(which, r->T, band, error);
+    if (!C) return FALSE;
+    r->loss[slot] = priv_mf_loss(H, C, r->T, r->k, r->b, error);
+    r->sens[slot] = sqrt(priv_mf_sensitivity2(C, r->T, r->k, r->b));
+    g_free(C);
+  }
+  return !isnan(r->loss[slot]);
+}
+
+/* The banded Toeplitz strategy fitted to this graph, as the command does. */
+static gboolean fit_toeplitz(const double *W, Scores *r, GError **error) {
+  double *c = g_new(double, r->toeplitz_band);
+  gboolean ok = priv_mafalda_toeplitz(W, r->n, r->k, r->b, r->toeplitz_band, c,
+                                      &r->loss[S_TOEPLITZ], error);
+  if (ok)
+    r->sens[S_TOEPLITZ] =
+        sqrt(priv_mf_sensitivity2_toeplitz(c, r->toeplitz_band, r->T, r->k, r->b));
+  g_free(c);
+  return ok;
 }
 
 typedef struct {
@@ -46,18 +73,19 @@ static gpointer optimize_job(gpointer data) {
 
 static gboolean baselines(const double *H, const PrivMfOptions *opt, Scores *r, GError **error) {
   PrivMfResult *dmf = NULL;
+  PrivMfOptions dopt = *opt;
+  dopt.ftol = 1e-10; /* as the command: DMF stops once its objective settles */
   double *P = priv_gram_prefix_sum(r->T, error);
-  gboolean ok = P && priv_mf_optimize(P, r->T, r->k, r->b, opt, &dmf, error);
+  gboolean ok = P && priv_mf_optimize(P, r->T, r->k, r->b, &dopt, &dmf, error);
   if (ok) {
     r->loss[S_DMF] = priv_mf_loss(H, dmf->C, r->T, r->k, r->b, error);
     r->sens[S_DMF] = sqrt(priv_mf_sensitivity2(dmf->C, r->T, r->k, r->b));
     ok = !isnan(r->loss[S_DMF]);
   }
-  ok = ok &&
-       score(H, priv_mf_baseline(PRIV_BASELINE_IDENTITY, r->T, 0, error), r, S_DPDSGD, error) &&
-       score(H, priv_mf_baseline(PRIV_BASELINE_ANTIPGD, r->T, 0, error), r, S_ANTIPGD, error) &&
-       score(H, priv_mf_baseline(PRIV_BASELINE_SR, r->T, 0, error), r, S_SR, error) &&
-       score(H, priv_mf_baseline(PRIV_BASELINE_BSR, r->T, r->b, error), r, S_BSR, error);
+  ok = ok && score(H, PRIV_BASELINE_IDENTITY, 0, r, S_DPDSGD, error) &&
+       score(H, PRIV_BASELINE_ANTIPGD, 0, r, S_ANTIPGD, error) &&
+       score(H, PRIV_BASELINE_SR, 0, r, S_SR, error) &&
+       score(H, PRIV_BASELINE_BSR, r->b, r, S_BSR, error);
   priv_mf_result_free(dmf);
   g_free(P);
   return ok;
@@ -75,6 +103,8 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
                      (guint)o->batches);
   Scores r = {.k = (guint)o->epochs, .b = (guint)o->batches};
   r.T = r.k * r.b;
+  for (int i = 0; i < S_COUNT; i++) r.loss[i] = r.sens[i] = NAN;
+  r.toeplitz_band = r.b; /* the command's default (--toeplitz-band 0) */
   if (o->band != -1 && (o->band < 1 || (guint)o->band > r.T))
     return dpg_usage(err, "--band: infeasible band %d: it must be between 1 and T = %u", o->band,
                      r.T);
@@ -88,6 +118,7 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
   TopoGraph *g = dpg_graph_build(&o->graph, &error);
   if (!g) return dpg_fail(err, error, dpg_graph_status(&o->graph, error));
   guint n = topo_graph_n_nodes(g);
+  r.n = n;
   if (!topo_graph_is_connected(g)) {
     topo_graph_free(g);
     error = g_error_new(TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
@@ -99,12 +130,16 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
   DpgTable *t = NULL;
   double *W = NULL, *H = NULL;
   PrivMfResult *maf = NULL;
+  PrivGramSpectral *spectral = NULL;
   TopoGossip *w = NULL;
   OptimizeJob job = {.T = r.T, .k = r.k, .b = r.b};
   gboolean ok = priv_gram_check_memory(n, r.T, 0, &error) &&
                 (w = topo_gossip_new(g, gossip, &error)) != NULL && dpg_check_cancel(&error);
   if (ok) {
     W = topo_gossip_dense(w);
+    GError *sub = NULL; /* no spectral form (W not reversible): dense scoring */
+    r.spectral = spectral = priv_gram_spectral_new(W, n, r.T, workload, &sub);
+    g_clear_error(&sub);
     H = priv_gram_static(W, n, r.T, workload, PRIV_GRAM_AUTO, 0, &error);
     ok = H != NULL && dpg_check_cancel(&error);
   }
@@ -138,6 +173,8 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
     r.sens[S_MAFALDA] = sqrt(priv_mf_sensitivity2(maf->C, r.T, r.k, r.b));
     ok = !isnan(r.loss[S_MAFALDA]);
   }
+  if (ok && spectral && workload == PRIV_WORKLOAD_POST_AVERAGE)
+    ok = fit_toeplitz(W, &r, &error) && dpg_check_cancel(&error);
   if (!ok) {
     dpg_fail(err, error, 1);
   } else {
@@ -165,6 +202,7 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
   }
   priv_mf_result_free(maf);
   g_free(H);
+  priv_gram_spectral_free(spectral);
   g_free(W);
   topo_gossip_free(w);
   topo_graph_free(g);

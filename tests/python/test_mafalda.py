@@ -21,6 +21,9 @@ def test_mafalda_is_the_cli_one(cli, tmp_path, args, kwargs):
     got = dpgossip.mafalda("florentine", **kwargs)
     np.testing.assert_array_equal(got.C, np.loadtxt(out, delimiter=",", ndmin=2))
     for strategy, loss in want["loss"].items():
+        if loss is None:  # not computed (e.g. no Toeplitz fit for the messages workload)
+            assert np.isnan(got.losses.loc[strategy, "loss"])
+            continue
         assert got.losses.loc[strategy, "loss"] == loss
         assert got.losses.loc[strategy, "sensitivity"] == want["sensitivity"][strategy]
     for key in ("nodes", "gossip", "workload", "rounds", "epochs", "batches", "trace_H",
