@@ -35,6 +35,9 @@ void priv_row_set_reset(PrivRowSet *r);
 /* The id of the row (@len entries, the first @ngrad gradient columns). */
 guint priv_row_set_add(PrivRowSet *r, const guint32 *cols, const double *vals, gsize len,
                        guint32 ngrad);
+/* The id of the row equal to (@cols, @vals, @len, @ngrad), or G_MAXUINT. */
+guint priv_row_set_find(const PrivRowSet *r, const guint32 *cols, const double *vals, gsize len,
+                        guint32 ngrad);
 /* The id of @v's provenance as a row: gradient part first, zeros dropped. */
 guint priv_row_set_add_linvec(PrivRowSet *r, const SimLinvec *v);
 /* A read-only view of the rows, valid until the next add or reset. */
