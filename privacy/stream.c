@@ -57,6 +57,13 @@ typedef struct {
    * observations, and has no row in gam and R. */
   guint Sv;
   guint *loc;          /* by state index (S entries): row in gam and R, or G_MAXUINT */
+  /* Per state index (CSR, S + 1 starts): fresh noise of the closing period
+   * the view had not touched, left out of its state rows (see
+   * carried_transitions); carry_col is its column in the current period. */
+  guint *carry_start;
+  guint32 *carry_id;
+  double *carry_val;
+  guint *carry_col;
   guint r;
   gboolean *unprot;    /* n */
   double *ref2;        /* n: squared norm of each victim's columns over every period */
@@ -103,7 +110,7 @@ struct PrivStream {
   GByteArray *mark;
 };
 
-enum { MARK_TOUCHED = 1, MARK_PREV = 2, MARK_NOW = 4 };
+enum { MARK_TOUCHED = 1, MARK_PREV = 2, MARK_NOW = 4, MARK_RETAINED = 8 };
 
 static void sview_free(gpointer p) {
   SView *v = p;
@@ -112,6 +119,10 @@ static void sview_free(gpointer p) {
   g_free(v->gam2);
   g_free(v->R);
   g_free(v->loc);
+  g_free(v->carry_start);
+  g_free(v->carry_id);
+  g_free(v->carry_val);
+  g_free(v->carry_col);
   g_free(v->unprot);
   g_free(v->ref2);
   priv_blocks_free(v->blocks);
@@ -447,6 +458,12 @@ static guint view_loc(const SView *v, guint j) {
   return v->loc[j];
 }
 
+/* Whether the view reads anything of state variable @j: a row, or noise it
+ * carries. */
+static gboolean view_reads_state(const SView *v, guint j) {
+  return v->loc[j] != G_MAXUINT || v->carry_start[j + 1] > v->carry_start[j];
+}
+
 /*
  * Expands @k rows (ids[i] of pool @p) over the view's state: A (k x nt,
  * row-major) = Cs Gamma + clip Cg, B (k x q, row-major) = [Cs R, Cz N].
@@ -456,7 +473,7 @@ static guint view_loc(const SView *v, guint j) {
 static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, const guint *ids,
                    gsize k, gsize nt, guint q, const gboolean *known, const FreshMap *fm,
                    double *Cs, double *A, double *B) {
-  guint S = v->Sv, r = v->r;
+  guint S = v->Sv, r = v->r, cbase = r + fm->m;
   const guint *fcol = (const guint *)fm->col->data;
   const double *fval = (const double *)fm->val->data;
   if (S > 0) memset(Cs, 0, k * S * sizeof(double));
@@ -469,6 +486,8 @@ static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, co
       if (j > 0) {
         guint l = view_loc(v, j - 1);
         if (l != G_MAXUINT) Cs[i * S + l] += p->vals[e];
+        for (guint f = v->carry_start[j - 1]; f < v->carry_start[j]; f++)
+          B[i * q + cbase + v->carry_col[f]] += ldexp(p->vals[e] * v->carry_val[f], -s->eb);
         continue;
       }
       guint c = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, key)) - 1;
@@ -536,9 +555,8 @@ static void view_entries(const PrivStream *s, const SView *v, const PrivRowPool 
     gpointer key = GUINT_TO_POINTER(col + 1);
     guint j = GPOINTER_TO_UINT(g_hash_table_lookup(s->state, key));
     if (j > 0) {
-      guint l = view_loc(v, j - 1);
-      if (l == G_MAXUINT) continue;
-      guint32 tag = l | 0x80000000u;
+      if (!view_reads_state(v, j - 1)) continue;
+      guint32 tag = (j - 1) | 0x80000000u;
       g_array_append_val(core_col, tag);
       g_array_append_val(core_val, c);
       continue;
@@ -834,48 +852,78 @@ out:
 }
 
 /*
- * The transition rows the view carries as state: all but those it observed
- * this period (@obs_tr maps the period's pool ids to transition rows, or
- * G_MAXUINT) and those that read only its constants (state it does not
- * carry, noise it knows or that @fm fixed, members' gradient slots). Fills
- * @loc2 (S2 entries) and returns the carried rows in @ids.
+ * The view's new state. A transition row the view observed this period
+ * (@obs_tr maps the period's pool ids to transition rows, or G_MAXUINT) is a
+ * constant to it. Otherwise its entries on @carry noise (fresh noise of this
+ * period the view has not touched: independent of everything it saw and of
+ * its state) stay out of the row and are carried, as keep_fresh does for
+ * every view at once: the view reads them as fresh columns next period
+ * (folded there, never carried twice). Zip-DL's payloads in flight then share
+ * their model's row for a PNDP view even when an LDP or SecLDP view of the
+ * same run touched their noise. The rest (the core) is a row of the new
+ * state, identical cores once, unless it reads only the view's constants
+ * (state it does not read, noise it knows or that @fm fixed, members'
+ * gradient slots). Fills @loc2 (S2 entries: core id or G_MAXUINT), the carry
+ * CSR and @cores; returns the number of cores.
  */
 static guint carried_transitions(const PrivStream *s, const SView *v, const PrivRowPool *tp,
                                  guint S2, GArray *rows, const guint *obs_tr, guint n_obs,
-                                 const gboolean *known, const FreshMap *fm, guint *loc2,
-                                 guint *ids) {
+                                 const gboolean *known, const gboolean *carry,
+                                 const FreshMap *fm, guint *loc2, PrivRowSet *cores,
+                                 GArray *c_start, GArray *c_id, GArray *c_val) {
+  GArray *cc = g_array_new(FALSE, FALSE, sizeof(guint32));
+  GArray *cv = g_array_new(FALSE, FALSE, sizeof(double));
   for (guint t = 0; t < S2; t++) loc2[t] = 0;
   for (guint i = 0; rows && i < rows->len; i++) {
     guint id = g_array_index(rows, guint, i);
     if (id < n_obs && obs_tr[id] != G_MAXUINT) loc2[obs_tr[id]] = G_MAXUINT;
   }
-  guint S2v = 0;
+  guint zero = 0;
+  g_array_set_size(c_start, 0);
+  g_array_append_val(c_start, zero);
   for (guint t = 0; t < S2; t++) {
-    if (loc2[t] == G_MAXUINT) continue;
+    if (loc2[t] == G_MAXUINT) {
+      g_array_append_val(c_start, c_id->len);
+      continue;
+    }
     gboolean reads = FALSE;
-    for (gsize e = tp->start[t]; e < tp->start[t + 1] && !reads; e++) {
+    guint32 ng = 0;
+    g_array_set_size(cc, 0);
+    g_array_set_size(cv, 0);
+    for (gsize e = tp->start[t]; e < tp->start[t + 1]; e++) {
       guint32 col = tp->cols[e];
+      double x = tp->vals[e];
       if (e < tp->start[t] + tp->ngrad[t]) {
-        reads = !v->is_member[col % s->n];
+        reads = reads || !v->is_member[col % s->n];
+        g_array_append_val(cc, col);
+        g_array_append_val(cv, x);
+        ng++;
         continue;
       }
       gpointer key = GUINT_TO_POINTER(col + 1);
       guint j = GPOINTER_TO_UINT(g_hash_table_lookup(s->state, key));
       if (j > 0) {
-        reads = view_loc(v, j - 1) != G_MAXUINT;
-        continue;
+        reads = reads || view_reads_state(v, j - 1);
+      } else {
+        guint c = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, key)) - 1;
+        if (carry[c]) {
+          g_array_append_val(c_id, col);
+          g_array_append_val(c_val, x);
+          continue;
+        }
+        reads = reads || (!known[c] && fm->start[c + 1] > fm->start[c]);
       }
-      guint c = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, key)) - 1;
-      reads = !known[c] && fm->start[c + 1] > fm->start[c];
+      g_array_append_val(cc, col);
+      g_array_append_val(cv, x);
     }
-    if (!reads) {
-      loc2[t] = G_MAXUINT;
-      continue;
-    }
-    ids[S2v] = t;
-    loc2[t] = S2v++;
+    g_array_append_val(c_start, c_id->len);
+    loc2[t] = reads ? priv_row_set_add(cores, (const guint32 *)cc->data,
+                                       (const double *)cv->data, cc->len, ng)
+                    : G_MAXUINT;
   }
-  return S2v;
+  g_array_unref(cc);
+  g_array_unref(cv);
+  return cores->ngrad->len;
 }
 
 /* Makes columns [gam_cols, nt) of the view's Gamma valid (zero). */
@@ -899,18 +947,57 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
   GArray *rows = g_array_new(FALSE, FALSE, sizeof(guint));
   GArray *weight = g_array_new(FALSE, FALSE, sizeof(double));
   guint *loc2 = NULL, *tr_ids = NULL, S2v = 0;
+  gboolean *carry = NULL;
+  PrivRowSet cores;
+  priv_row_set_init(&cores);
+  GArray *c_start = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *c_id = g_array_new(FALSE, FALSE, sizeof(guint32));
+  GArray *c_val = g_array_new(FALSE, FALSE, sizeof(double));
   double *Cs = NULL, *A = NULL, *Ap = NULL, *Bo = NULL, *tau = NULL, *Bs = NULL,
          *BQ = NULL, *Yv = NULL, *rn = NULL, *rel = NULL, *sc = NULL, *prior = NULL;
   lapack_int *jpvt = NULL;
   if (!reduce_rows(s, v, p, obs_rows, known, m, &fm, rows, weight, error)) goto out;
-  guint q = r + fm.m;
+  /* The noise the view carried from the last checkpoint: columns after the
+   * fresh ones. */
+  guint mc = 0;
+  if (s->S > 0) {
+    guint nc = v->carry_start[s->S];
+    GHashTable *cmap = g_hash_table_new(g_direct_hash, g_direct_equal);
+    v->carry_col = g_renew(guint, v->carry_col, MAX(nc, 1));
+    for (guint f = 0; f < nc; f++) {
+      gpointer key = GUINT_TO_POINTER(v->carry_id[f] + 1);
+      guint c = GPOINTER_TO_UINT(g_hash_table_lookup(cmap, key));
+      if (c == 0) g_hash_table_insert(cmap, key, GUINT_TO_POINTER(c = ++mc));
+      v->carry_col[f] = c - 1;
+    }
+    g_hash_table_unref(cmap);
+  }
+  guint q = r + fm.m + mc;
   gsize k = rows->len;
   const double *wt = (const double *)weight->data;
   if (rebase) {
+    /* Carried: fresh, unknown, untouched by the view, not retained. */
+    carry = g_new(gboolean, MAX(m, 1));
+    for (guint c = 0; c < m; c++) carry[c] = !known[c];
+    for (guint i = 0; obs_rows && i < obs_rows->len; i++) {
+      guint id = g_array_index(obs_rows, guint, i);
+      for (gsize e = p->start[id] + p->ngrad[id]; e < p->start[id + 1]; e++) {
+        guint c = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, GUINT_TO_POINTER(p->cols[e] + 1)));
+        if (c > 0) carry[c - 1] = FALSE;
+      }
+    }
+    for (guint c = 0; c < m; c++) {
+      SimNoiseId id = g_array_index(s->fresh_ids, SimNoiseId, c);
+      if ((id < s->mark->len && (s->mark->data[id] & MARK_RETAINED)) ||
+          sim_noise_kind(s->reg, id) == SIM_NOISE_KIND_STATE)
+        carry[c] = FALSE;
+    }
     PrivRowPool tp = priv_row_set_pool(&s->tr);
     loc2 = g_new(guint, MAX(S2, 1));
-    tr_ids = g_new(guint, MAX(S2, 1));
-    S2v = carried_transitions(s, v, &tp, S2, obs_rows, obs_tr, n_obs, known, &fm, loc2, tr_ids);
+    S2v = carried_transitions(s, v, &tp, S2, obs_rows, obs_tr, n_obs, known, carry, &fm, loc2,
+                              &cores, c_start, c_id, c_val);
+    tr_ids = g_new(guint, MAX(S2v, 1));
+    for (guint i = 0; i < S2v; i++) tr_ids[i] = i;
   }
   gamma_extend(s, v, nt);
   guint rank = 0;
@@ -1059,7 +1146,7 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
   }
   {
     double *Ct = g_new(double, MAX((gsize)S2v * v->Sv, 1));
-    PrivRowPool tp = priv_row_set_pool(&s->tr);
+    PrivRowPool tp = priv_row_set_pool(&cores);
     Bs = g_new(double, MAX((gsize)S2v * q, 1));
     /* expand() writes A with leading dimension nt: use a dense scratch. */
     double *As = g_new(double, MAX((gsize)S2v * nt, 1));
@@ -1130,6 +1217,13 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     v->loc = loc2;
     loc2 = NULL;
     v->Sv = S2v;
+    g_free(v->carry_start);
+    g_free(v->carry_id);
+    g_free(v->carry_val);
+    v->carry_start = (guint *)g_array_free(c_start, FALSE);
+    v->carry_id = (guint32 *)g_array_free(c_id, FALSE);
+    v->carry_val = (double *)g_array_free(c_val, FALSE);
+    c_start = c_id = c_val = NULL;
   }
   ok = TRUE;
 out:
@@ -1139,6 +1233,11 @@ out:
   g_array_unref(weight);
   g_free(loc2);
   g_free(tr_ids);
+  g_free(carry);
+  priv_row_set_clear(&cores);
+  if (c_start) g_array_unref(c_start);
+  if (c_id) g_array_unref(c_id);
+  if (c_val) g_array_unref(c_val);
   g_free(Cs);
   g_free(A);
   g_free(Ap);
@@ -1226,7 +1325,7 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
     g_byte_array_set_size(s->mark, MAX(nids, old));
     guint8 *mk = s->mark->data;
     if (s->mark->len > old) memset(mk + old, 0, s->mark->len - old); /* mk NULL if empty */
-    for (guint i = 0; i < old; i++) mk[i] = (mk[i] & MARK_NOW) ? MARK_PREV : 0;
+    for (guint i = 0; i < old; i++) mk[i] = (mk[i] & MARK_NOW) ? MARK_PREV : 0; /* no RETAINED */
     for (guint w = 0; w < s->views->len; w++) {
       GArray *rows = view_rows[w];
       for (guint i = 0; rows && i < rows->len; i++) {
@@ -1238,7 +1337,7 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
     GArray *kept = sim_noise_retained(s->reg);
     for (guint i = 0; i < kept->len; i++)
       if (g_array_index(kept, SimNoiseId, i) < s->mark->len)
-        mk[g_array_index(kept, SimNoiseId, i)] |= MARK_TOUCHED;
+        mk[g_array_index(kept, SimNoiseId, i)] |= MARK_TOUCHED | MARK_RETAINED;
     g_array_unref(kept);
     if (!sim_lin_space_rebase_keeping(s->space, keeping_pays(s) ? keep_record : NULL, on_rebase,
                                       s, error))
