@@ -55,7 +55,7 @@ typedef struct {
   /* The state variables the view carries: a transition row the view has
    * observed (or one of its constants only) is a constant to it, given its
    * observations, and has no row in gam and R. */
-  guint Sv;
+  guint Sv, max_sv;
   guint *loc;          /* by state index (S entries): row in gam and R, or G_MAXUINT */
   /* Per state index (CSR, S + 1 starts): fresh noise of the closing period
    * the view had not touched, left out of its state rows (see
@@ -219,6 +219,11 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
 
 guint priv_stream_max_state(const PrivStream *s) {
   return s->max_state;
+}
+
+guint priv_stream_max_view_state(const PrivStream *s, guint view) {
+  g_return_val_if_fail(view < s->views->len, 0);
+  return ((const SView *)g_ptr_array_index(s->views, view))->max_sv;
 }
 
 /* ------------------------------------------------------------ tolerances */
@@ -1217,6 +1222,7 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     v->loc = loc2;
     loc2 = NULL;
     v->Sv = S2v;
+    v->max_sv = MAX(v->max_sv, S2v);
     g_free(v->carry_start);
     g_free(v->carry_id);
     g_free(v->carry_val);

@@ -76,7 +76,13 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
  * clip are far from 1). Errors: PRIV_ERROR_MEMORY. */
 PrivBlocks *priv_stream_blocks(const PrivStream *s, guint view, GError **error);
 
-/* Largest state size seen (for reports and tests). */
+/* Largest state size seen (for reports and tests): the checkpoints' state
+ * variables, and the rows view @view carried of them (the others were
+ * constants to it). */
 guint priv_stream_max_state(const PrivStream *s);
+guint priv_stream_max_view_state(const PrivStream *s, guint view);
+
+/* The streaming accountant of @obs (NULL when it does not stream). */
+const PrivStream *priv_observer_stream(const PrivObserver *obs);
 
 #endif /* DPG_PRIVACY_STREAM_INTERNAL_H */
