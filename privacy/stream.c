@@ -77,6 +77,7 @@ struct PrivStream {
   guint n, T;
   gsize ld; /* n T */
   double clip, rank_tol, range_tol;
+  gsize max_bytes; /* 0: the machine's */
   void (*progress)(guint steps, guint T, gpointer data);
   gpointer progress_data;
   GPtrArray *views;
@@ -157,6 +158,7 @@ PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GE
   s->clip = o.clip;
   s->rank_tol = o.rank_tol;
   s->range_tol = o.range_tol;
+  s->max_bytes = o.max_bytes;
   s->progress = o.progress;
   s->progress_data = o.progress_data;
   s->views = g_ptr_array_new_with_free_func(sview_free);
@@ -193,7 +195,7 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
    * handed out at the end) are the part of the memory that grows as T^2. */
   gsize block = (gsize)s->n * s->T * s->T;
   if (!priv_check_budget(priv_doubles_bytes(priv_size_sum3(block, s->views->len + 2, 0, 0, 0, 0)),
-                         0, "the streaming accountant's per-victim blocks", error))
+                         s->max_bytes, "the streaming accountant's per-victim blocks", error))
     return FALSE;
   /* And each view's Gamma at the last step: at least one state variable per
    * node (its model is live at every checkpoint) by n T gradient slots. A
@@ -201,7 +203,8 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
   gsize gamma = (gsize)s->n * s->n * s->T;
   if (!priv_check_budget(priv_doubles_bytes(priv_size_sum3(block, s->views->len + 2, gamma,
                                                            s->views->len + 1, 0, 0)),
-                         0, "the streaming accountant's state (per view: n x nT)", error))
+                         s->max_bytes, "the streaming accountant's state (per view: n x nT)",
+                         error))
     return FALSE;
   PrivBlocks *b = priv_blocks_new(s->n, s->T, error);
   if (!b) return FALSE;
@@ -931,6 +934,39 @@ static guint carried_transitions(const PrivStream *s, const SView *v, const Priv
   return cores->ngrad->len;
 }
 
+/*
+ * Before a view's state grows to @S2v rows: what the accountant then holds
+ * (every view's two Gammas at their full width n T, the per-victim blocks
+ * and their copy at the end, this step's scratch) against the budget. The
+ * check when a view is added is a lower bound (one state row per node); a
+ * protocol whose state is larger (Zip-DL's unsent self-payloads: about 2n
+ * under SecLDP and LDP; its payloads in flight under PNDP) is stopped here,
+ * at the first checkpoints, with the numbers, not hours later by the system.
+ * Errors: PRIV_ERROR_MEMORY.
+ */
+static gboolean state_fits(const PrivStream *s, const SView *v, guint S2v, guint q, gsize nt,
+                           GError **error) {
+  double rows = 0.0;
+  for (guint w = 0; w < s->views->len; w++) {
+    const SView *x = g_ptr_array_index(s->views, w);
+    rows += (double)x->gam_cap + (x == v ? MAX(x->gam2_cap, S2v) : x->gam2_cap);
+  }
+  double bytes = 8.0 * (rows * (double)s->ld +
+                        (double)s->n * s->T * s->T * (s->views->len + 2) +
+                        (double)S2v * ((double)nt + q));
+  if (bytes < (double)G_MAXSIZE / 2 &&
+      priv_check_budget((gsize)bytes, s->max_bytes, "", NULL))
+    return TRUE;
+  gsize need = bytes < (double)G_MAXSIZE / 2 ? (gsize)bytes : G_MAXSIZE;
+  char *what = g_strdup_printf(
+      "the streaming accountant's state at step %u (%u state variables for this view, %u rows "
+      "held by all views, each n T = %" G_GSIZE_FORMAT " gradient slots wide)",
+      s->tsteps, S2v, (guint)rows, s->ld);
+  gboolean ok = priv_check_budget(need, s->max_bytes, what, error);
+  g_free(what);
+  return ok;
+}
+
 /* Makes columns [gam_cols, nt) of the view's Gamma valid (zero). */
 static void gamma_extend(const PrivStream *s, SView *v, gsize nt) {
   if (v->gam_cols >= nt) return;
@@ -1143,6 +1179,7 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     goto out;
   }
   /* The new state: Gamma' = A_s - (B_s Q1) Y, R' from B_s Q2. */
+  if (!state_fits(s, v, S2v, q, nt, error)) goto out;
   if (v->gam2_cap < S2v) {
     g_free(v->gam2);
     v->gam2 = priv_matrix_new(MAX(S2v, 1), s->ld, error);

@@ -16,6 +16,7 @@
  *     had touched their noise), about 7 n here.
  */
 #include <math.h>
+#include <string.h>
 
 #include "privacy/stream_internal.h"
 #include "protocols/protocols.h"
@@ -152,6 +153,51 @@ static void test_view_state(void) {
   topo_graph_free(g);
 }
 
+/* A state past the memory budget is an error at the first checkpoints,
+ * naming the state, although the lower bound checked when the view was added
+ * (one state row per node) fits: Zip-DL under SecLDP carries about two. */
+static void test_memory(void) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate("erdos:n=24,p=0.3,seed=3", &err);
+  g_assert_no_error(err);
+  guint n = 24, T = 8;
+  /* The view's check: n T^2 blocks (3 copies) and n x nT of state (2). */
+  gsize lower = 8 * ((gsize)n * T * T * 3 + (gsize)n * n * T * 2);
+  for (int fits = 0; fits < 2; fits++) {
+    ProtoRunConfig cfg;
+    proto_run_config_init(&cfg);
+    cfg.graph = g;
+    cfg.protocol = "zipdl";
+    cfg.rounds = T;
+    ProtoRun *run = proto_run_new(&cfg, &err);
+    g_assert_no_error(err);
+    PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+    priv_observer_add_view(obs, PRIV_TRUST_SECLDP, set_0, 1, &err);
+    g_assert_no_error(err);
+    PrivStreamOptions so = {.T = T, .max_bytes = fits ? 4 * lower : lower + 1000};
+    g_assert_true(priv_observer_set_streaming(obs, &so, &err));
+    g_assert_no_error(err);
+    g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
+    g_assert_true(proto_run_run(run, &err));
+    g_assert_no_error(err);
+    PrivBlocks *b = priv_observer_stream_blocks(obs, 0, &err);
+    if (fits) {
+      g_assert_no_error(err);
+      g_assert_nonnull(b);
+      priv_blocks_free(b);
+    } else {
+      g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+      g_test_message("%s", err->message);
+      g_assert_nonnull(strstr(err->message, "streaming accountant's state at step"));
+      g_assert_null(b);
+      g_clear_error(&err);
+    }
+    priv_observer_free(obs);
+    proto_run_free(run);
+  }
+  topo_graph_free(g);
+}
+
 static const Case cases[] = {
     {"erdos:n=16,p=0.4,seed=2", "zipdl", 5, 1},
     {"erdos:n=16,p=0.4,seed=2", "zipdl", 6, 2},
@@ -169,5 +215,6 @@ int main(int argc, char **argv) {
     g_free(name);
   }
   g_test_add_func("/stream/views/state", test_view_state);
+  g_test_add_func("/stream/views/memory", test_memory);
   return g_test_run();
 }
