@@ -109,6 +109,11 @@ struct PrivStream {
    * so provenances hold one period's kept draws at most); MARK_NOW, kept at
    * this one. */
   GByteArray *mark;
+  /* Scratch kept from period to period (the views run one at a time): the
+   * expanded rows' gradient parts, k x nt and S2v x nt doubles that would
+   * otherwise be mapped and faulted in afresh every period. */
+  double *scratch[3];
+  gsize scratch_cap[3];
 };
 
 enum { MARK_TOUCHED = 1, MARK_PREV = 2, MARK_NOW = 4, MARK_RETAINED = 8 };
@@ -185,6 +190,7 @@ void priv_stream_free(PrivStream *s) {
   g_array_unref(s->fresh_ids);
   g_byte_array_unref(s->mark);
   g_free(s->nu);
+  for (guint i = 0; i < 3; i++) g_free(s->scratch[i]);
   sim_lin_space_unref(s->space);
   g_free(s);
 }
@@ -967,6 +973,17 @@ static gboolean state_fits(const PrivStream *s, const SView *v, guint S2v, guint
   return ok;
 }
 
+/* Scratch buffer @i of at least @count doubles (contents undefined). */
+static double *scratch(PrivStream *s, guint i, gsize count) {
+  count = MAX(count, 1);
+  if (s->scratch_cap[i] < count) {
+    g_free(s->scratch[i]);
+    s->scratch[i] = g_new(double, count);
+    s->scratch_cap[i] = count;
+  }
+  return s->scratch[i];
+}
+
 /* Makes columns [gam_cols, nt) of the view's Gamma valid (zero). */
 static void gamma_extend(const PrivStream *s, SView *v, gsize nt) {
   if (v->gam_cols >= nt) return;
@@ -1045,8 +1062,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
   gsize kq = MIN((gsize)q, k);
   if (k > 0) {
     Cs = g_new(double, MAX(k * v->Sv, 1));
-    A = g_new(double, MAX(k * nt, 1));
-    Ap = g_new(double, MAX(k * nt, 1));
+    A = scratch(s, 0, k * nt);
+    Ap = scratch(s, 1, k * nt);
     Bo = g_new(double, MAX(k * q, 1));
     jpvt = g_new0(lapack_int, k);
     rn = g_new0(double, k);
@@ -1191,7 +1208,7 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     PrivRowPool tp = priv_row_set_pool(&cores);
     Bs = g_new(double, MAX((gsize)S2v * q, 1));
     /* expand() writes A with leading dimension nt: use a dense scratch. */
-    double *As = g_new(double, MAX((gsize)S2v * nt, 1));
+    double *As = scratch(s, 2, (gsize)S2v * nt);
     expand(s, v, &tp, tr_ids, S2v, nt, q, known, &fm, Ct, As, Bs);
     g_free(Ct);
     for (guint i = 0; i < S2v; i++) {
@@ -1205,7 +1222,6 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
       lapack_int info = LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)q, (lapack_int)S2v,
                                        (lapack_int)kq, Bo, (lapack_int)q, tau, Bs, (lapack_int)q);
       if (info != 0) {
-        g_free(As);
         g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                     "applying a period's orthogonal factor failed (LAPACK info %d)", (int)info);
         goto out;
@@ -1221,7 +1237,6 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     }
     for (guint i = 0; i < S2v; i++)
       memcpy(v->gam2 + (gsize)i * s->ld, As + (gsize)i * nt, nt * sizeof(double));
-    g_free(As);
     /* R' R'^T = (B_s Q2)(B_s Q2)^T, at most S2v columns. */
     guint pq = q - rank, r2;
     double *Rn;
@@ -1282,8 +1297,6 @@ out:
   if (c_id) g_array_unref(c_id);
   if (c_val) g_array_unref(c_val);
   g_free(Cs);
-  g_free(A);
-  g_free(Ap);
   g_free(Bo);
   g_free(tau);
   g_free(Bs);
