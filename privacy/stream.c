@@ -28,6 +28,23 @@
  * (PNDP, SecLDP) is a zero column of B, known gradient slots zero columns of
  * A, as in the dense accountant.
  *
+ * What a view carries is its own (SView.loc, carry): the checkpoint's state
+ * variables are shared, but
+ *   - a transition row the view observed in the closing period is a
+ *     constant to it (its value is an observation: Gamma and R rows zero, up
+ *     to the columns of victims it already leaks), so it has no row;
+ *   - fresh noise of the period the view has not touched is carried out of
+ *     its rows (keep_fresh for this view alone, when another view's
+ *     observations keep it in the shared state), and read as fresh columns
+ *     in the next period only;
+ *   - observed rows that differ only in fresh noise (a Zip-DL sender's
+ *     payloads under LDP and SecLDP) become one row and pure-noise
+ *     differences that condition that noise (reduce_rows).
+ * Each is exact (row operations on the observations, or independence), so
+ * Zip-DL's state is the models and the unsent self-payloads, about 2n rows
+ * per view, not the n (deg + 1) payloads in flight, whatever the views of
+ * the run.
+ *
  * Double precision follows the dense accountant's rules (privacy/reduce.c,
  * privacy/range.c), applied to each period: the range decision is three-way
  * (PROTECTED, UNPROTECTED, or UNRESOLVED when a near-dependency or an

@@ -60,9 +60,12 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
  * view_rows[i] (guint ids, in observation order). With @rebase, the space is
  * rebased (sim_lin_space_rebase_keeping: fresh noise no view observed stays
  * out of the state where that shrinks it) and the transition folded into
- * each view's state; without it (the end of the run) only the observations count.
+ * each view's state (the rows it carries: not those it observed, nor the
+ * untouched fresh noise it carries aside); without it (the end of the run)
+ * only the observations count.
  * Errors: PRIV_ERROR_INVALID_ARGUMENT (a gradient step >= T, a noise
  * variable referenced after its period without being retained),
+ * PRIV_ERROR_MEMORY (the views' state past the budget, opt->max_bytes),
  * PRIV_ERROR_NUMERICAL (LAPACK; noise coefficients more than 2^1000 times
  * the gradients' or less than 2^-1000 times, as priv_knowledge_blocks_scaled),
  * the rebase's.
