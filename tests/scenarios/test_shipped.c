@@ -161,7 +161,8 @@ static void test_collusion_ego(Fix *f, gconstpointer data) {
     shipped_check_privacy(dir, 2 * (147 + 146 + 145), 2.0);
     GPtrArray *p = shipped_csv(dir, "privacy.csv");
     for (guint t = 0; t < 2; t++) {
-      guint single = 1 + t * 147, larger[2] = {1 + 2 * 147 + t * 146, 1 + 2 * (147 + 146) + t * 145};
+      guint single = 1 + t * 147;
+      guint larger[2] = {1 + 2 * 147 + t * 146, 1 + 2 * (147 + 146) + t * 145};
       for (guint s = 0; s < 2; s++)
         for (guint v = 0; v < 145 + (s == 0); v++) {
           guint r = larger[s] + v, victim = atoi(shipped_cell(p, r, 2));
