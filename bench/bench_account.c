@@ -15,11 +15,12 @@
  *               as *_extrapolated); DPG_BENCH_OBSERVER_T320=1 runs T = 320
  *               for real (about 12 GB on this graph).
  *   stream      the observer path with the streaming accountant (per-round
- *               rebase, Kalman-form state), D-SGD PNDP at T = 40, 80, 160,
- *               320 with the fitted exponents of time and peak RSS, then
- *               DECOR (SecLDP, PNDP) at T = 320 and Zip-DL (PNDP) at T = 5.
+ *               rebase, Kalman-form state), D-SGD PNDP and Zip-DL SecLDP at
+ *               T = 40, 80, 160, 320 with the fitted exponents of time and
+ *               peak RSS, then DECOR (SecLDP, PNDP) and Zip-DL (PNDP, LDP)
+ *               at T = 320.
  *               Goals: D-SGD within 10x of the structured path and < 1 GB;
- *               DECOR < 120 s and < 4 GB (Zip-DL: see below).
+ *               DECOR and Zip-DL < 120 s and < 4 GB.
  *               DPG_BENCH_DENSE=0 skips the dense observer cases.
  * Each case runs in its own child process, so each peak RSS is that case's
  * own (wait4). The observer's rdp are checked against the structured path's
@@ -291,6 +292,33 @@ static gboolean in_child(const char *name, gboolean (*fn)(const char *, const To
   return TRUE;
 }
 
+/* The streaming accountant on @protocol under @trust at each of @Ts (in
+ * children), then the least-squares exponents of the simulation and
+ * accounting's CPU time and of the peak RSS against T. */
+static gboolean stream_series(const char *protocol, PrivTrust trust, const char *prefix,
+                              const TopoGraph *fb, const guint *Ts, guint nT) {
+  Measure st[8];
+  g_assert(nT <= G_N_ELEMENTS(st));
+  stream_protocol = protocol;
+  stream_trust = trust;
+  for (guint i = 0; i < nT; i++) {
+    char *name = g_strdup_printf("%s_T%u", prefix, Ts[i]);
+    gboolean ok = in_child(name, run_stream, fb, Ts[i], SIM_LIN_SPARSE, &st[i]);
+    if (ok && stream_cpu) st[i].cpu_seconds = *stream_cpu; /* the accounting alone */
+    if (ok) printf("%s.wall_seconds %.3f\n", name, st[i].seconds);
+    g_free(name);
+    if (!ok) return FALSE;
+  }
+  double sx = 0, sy = 0, sm = 0, sxx = 0, sxy = 0, sxm = 0, k = nT;
+  for (guint i = 0; i < nT; i++) {
+    double x = log(Ts[i]), y = log(st[i].cpu_seconds), mm = log(st[i].rss_mb);
+    sx += x, sy += y, sm += mm, sxx += x * x, sxy += x * y, sxm += x * mm;
+  }
+  printf("%s.cpu_time_exponent %.2f\n", prefix, (k * sxy - sx * sy) / (k * sxx - sx * sx));
+  printf("%s.rss_exponent %.2f\n", prefix, (k * sxm - sx * sm) / (k * sxx - sx * sx));
+  return TRUE;
+}
+
 static gboolean structured_case(const char *name, const TopoGraph *g, guint T, SimLinStorage s,
                                 GError **error) {
   (void)s;
@@ -340,34 +368,22 @@ int main(int argc, char **argv) {
     printf("account.observer_pndp_fb_T320.extrapolated_seconds %.0f\n", b->seconds * exp(te * r));
     printf("account.observer_pndp_fb_T320.extrapolated_peak_rss_mb %.0f\n", b->rss_mb * exp(me * r));
   }
-  /* The streaming accountant, D-SGD under PNDP: T = 40 .. 320, then the
-   * least-squares exponents of time and peak RSS against T. */
-  Measure st[G_N_ELEMENTS(Ts)];
+  /* The streaming accountant, D-SGD under PNDP and Zip-DL under SecLDP:
+   * T = 40 .. 320, then the least-squares exponents of time and peak RSS
+   * against T. */
   stream_cpu = mmap(NULL, sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (stream_cpu == MAP_FAILED) stream_cpu = NULL;
-  for (guint i = 0; ok && i < G_N_ELEMENTS(Ts); i++) {
-    char *name = g_strdup_printf("account.stream_pndp_fb_T%u", Ts[i]);
-    ok = in_child(name, run_stream, fb, Ts[i], SIM_LIN_SPARSE, &st[i]);
-    if (ok && stream_cpu) st[i].cpu_seconds = *stream_cpu; /* the accounting alone */
-    if (ok) printf("%s.wall_seconds %.3f\n", name, st[i].seconds);
-    g_free(name);
-  }
-  if (ok) {
-    double sx = 0, sy = 0, sm = 0, sxx = 0, sxy = 0, sxm = 0, k = G_N_ELEMENTS(Ts);
-    for (guint i = 0; i < G_N_ELEMENTS(Ts); i++) {
-      /* CPU time of the simulation and streaming accounting alone */
-      double x = log(Ts[i]), y = log(st[i].cpu_seconds), mm = log(st[i].rss_mb);
-      sx += x, sy += y, sm += mm, sxx += x * x, sxy += x * y, sxm += x * mm;
-    }
-    printf("account.stream_pndp_fb.cpu_time_exponent %.2f\n",
-           (k * sxy - sx * sy) / (k * sxx - sx * sx));
-    printf("account.stream_pndp_fb.rss_exponent %.2f\n", (k * sxm - sx * sm) / (k * sxx - sx * sx));
-  }
+  if (ok) ok = stream_series("dsgd", PRIV_TRUST_PNDP, "account.stream_pndp_fb", fb, Ts,
+                             G_N_ELEMENTS(Ts));
+  if (ok) ok = stream_series("zipdl", PRIV_TRUST_SECLDP, "account.stream_zipdl_secldp_fb", fb, Ts,
+                             G_N_ELEMENTS(Ts));
   /* DECOR (SecLDP, PNDP) at the paper's horizon (DPG_BENCH_STREAM_T,
-   * default 320) and Zip-DL (PNDP) at DPG_BENCH_ZIPDL_T (default the same):
-   * its payloads in flight stay out of the state while no view has seen
-   * them (privacy/stream.c, keep_fresh), so the state is the models and the
-   * few payloads the attacker already received, not n (deg + 1) = 3680. */
+   * default 320) and Zip-DL (PNDP, LDP) at DPG_BENCH_ZIPDL_T (default the
+   * same): its payloads in flight stay out of the state while no view has
+   * seen them (privacy/stream.c, keep_fresh), and are constants to a view
+   * that has (LDP, SecLDP: one row per sender and pure-noise differences,
+   * reduce_rows), so the state is the models and the unsent self-payloads,
+   * not n (deg + 1) = 3680. */
   const char *st_env = g_getenv("DPG_BENCH_STREAM_T"), *zt_env = g_getenv("DPG_BENCH_ZIPDL_T");
   guint T2 = st_env ? (guint)g_ascii_strtoull(st_env, NULL, 10) : 320;
   guint Tz = zt_env ? (guint)g_ascii_strtoull(zt_env, NULL, 10) : T2;
@@ -377,7 +393,8 @@ int main(int argc, char **argv) {
     guint T;
   } more[] = {{"decor", PRIV_TRUST_SECLDP, T2},
               {"decor", PRIV_TRUST_PNDP, T2},
-              {"zipdl", PRIV_TRUST_PNDP, Tz}};
+              {"zipdl", PRIV_TRUST_PNDP, Tz},
+              {"zipdl", PRIV_TRUST_LDP, Tz}};
   for (guint i = 0; ok && i < G_N_ELEMENTS(more); i++) {
     if (more[i].T == 0) continue;
     stream_protocol = more[i].protocol;

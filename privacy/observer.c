@@ -292,6 +292,10 @@ gboolean priv_observer_set_streaming(PrivObserver *o, const PrivStreamOptions *o
   return TRUE;
 }
 
+const PrivStream *priv_observer_stream(const PrivObserver *o) {
+  return o->stream;
+}
+
 PrivBlocks *priv_observer_stream_blocks(PrivObserver *o, guint view, GError **error) {
   g_return_val_if_fail(o != NULL, NULL);
   if (!o->stream) {

@@ -800,6 +800,7 @@ typedef struct {
   double rank_tol;         /* relative rank tolerance (default 1e-10) */
   double range_tol;        /* relative range tolerance (default 1e-8) */
   guint64 checkpoint_events; /* 0: 64 n + 4096 */
+  gsize max_bytes;           /* memory budget; 0: the machine's (spec_memory_limit) */
   /* Optional: called after every period with the gradient steps seen so far
    * (1 + the largest step) and T, e.g. for a progress line. */
   void (*progress)(guint steps, guint T, gpointer data);

@@ -53,10 +53,9 @@ static gint64 row_hash(const guint32 *cols, const double *vals, gsize len, guint
   return (gint64)h;
 }
 
-guint priv_row_set_add(PrivRowSet *r, const guint32 *cols, const double *vals, gsize len,
-                       guint32 ngrad) {
-  gint64 h = row_hash(cols, vals, len, ngrad);
-  GArray *bucket = g_hash_table_lookup(r->index, &h);
+/* The id of the row in @bucket equal to (cols, vals), or G_MAXUINT. */
+static guint bucket_find(const PrivRowSet *r, const GArray *bucket, const guint32 *cols,
+                         const double *vals, gsize len, guint32 ngrad) {
   const gsize *rs = (const gsize *)r->start->data;
   for (guint i = 0; bucket && i < bucket->len; i++) {
     guint id = g_array_index(bucket, guint, i);
@@ -65,6 +64,21 @@ guint priv_row_set_add(PrivRowSet *r, const guint32 *cols, const double *vals, g
         memcmp((const double *)r->vals->data + rs[id], vals, len * sizeof(double)) == 0)
       return id;
   }
+  return G_MAXUINT;
+}
+
+guint priv_row_set_find(const PrivRowSet *r, const guint32 *cols, const double *vals, gsize len,
+                        guint32 ngrad) {
+  gint64 h = row_hash(cols, vals, len, ngrad);
+  return bucket_find(r, g_hash_table_lookup(r->index, &h), cols, vals, len, ngrad);
+}
+
+guint priv_row_set_add(PrivRowSet *r, const guint32 *cols, const double *vals, gsize len,
+                       guint32 ngrad) {
+  gint64 h = row_hash(cols, vals, len, ngrad);
+  GArray *bucket = g_hash_table_lookup(r->index, &h);
+  guint found = bucket_find(r, bucket, cols, vals, len, ngrad);
+  if (found != G_MAXUINT) return found;
   guint id = r->ngrad->len;
   g_array_append_vals(r->cols, cols, (guint)len);
   g_array_append_vals(r->vals, vals, (guint)len);

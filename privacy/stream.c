@@ -28,6 +28,23 @@
  * (PNDP, SecLDP) is a zero column of B, known gradient slots zero columns of
  * A, as in the dense accountant.
  *
+ * What a view carries is its own (SView.loc, carry): the checkpoint's state
+ * variables are shared, but
+ *   - a transition row the view observed in the closing period is a
+ *     constant to it (its value is an observation: Gamma and R rows zero, up
+ *     to the columns of victims it already leaks), so it has no row;
+ *   - fresh noise of the period the view has not touched is carried out of
+ *     its rows (keep_fresh for this view alone, when another view's
+ *     observations keep it in the shared state), and read as fresh columns
+ *     in the next period only;
+ *   - observed rows that differ only in fresh noise (a Zip-DL sender's
+ *     payloads under LDP and SecLDP) become one row and pure-noise
+ *     differences that condition that noise (reduce_rows).
+ * Each is exact (row operations on the observations, or independence), so
+ * Zip-DL's state is the models and the unsent self-payloads, about 2n rows
+ * per view, not the n (deg + 1) payloads in flight, whatever the views of
+ * the run.
+ *
  * Double precision follows the dense accountant's rules (privacy/reduce.c,
  * privacy/range.c), applied to each period: the range decision is three-way
  * (PROTECTED, UNPROTECTED, or UNRESOLVED when a near-dependency or an
@@ -47,11 +64,23 @@
 typedef struct {
   PrivTrust trust;
   gboolean *is_member; /* n */
-  double *gam;         /* S x ld, row-major; columns >= gam_cols not yet valid */
+  double *gam;         /* Sv x ld, row-major; columns >= gam_cols not yet valid */
   double *gam2;        /* the next period's */
   gsize gam_cap, gam2_cap; /* rows allocated */
   gsize gam_cols;      /* columns of gam that hold values (zero-extended on growth) */
-  double *R;           /* S x r, row-major */
+  double *R;           /* Sv x r, row-major */
+  /* The state variables the view carries: a transition row the view has
+   * observed (or one of its constants only) is a constant to it, given its
+   * observations, and has no row in gam and R. */
+  guint Sv, max_sv;
+  guint *loc;          /* by state index (S entries): row in gam and R, or G_MAXUINT */
+  /* Per state index (CSR, S + 1 starts): fresh noise of the closing period
+   * the view had not touched, left out of its state rows (see
+   * carried_transitions); carry_col is its column in the current period. */
+  guint *carry_start;
+  guint32 *carry_id;
+  double *carry_val;
+  guint *carry_col;
   guint r;
   gboolean *unprot;    /* n */
   double *ref2;        /* n: squared norm of each victim's columns over every period */
@@ -65,6 +94,7 @@ struct PrivStream {
   guint n, T;
   gsize ld; /* n T */
   double clip, rank_tol, range_tol;
+  gsize max_bytes; /* 0: the machine's */
   void (*progress)(guint steps, guint T, gpointer data);
   gpointer progress_data;
   GPtrArray *views;
@@ -96,9 +126,14 @@ struct PrivStream {
    * so provenances hold one period's kept draws at most); MARK_NOW, kept at
    * this one. */
   GByteArray *mark;
+  /* Scratch kept from period to period (the views run one at a time): the
+   * expanded rows' gradient parts, k x nt and S2v x nt doubles that would
+   * otherwise be mapped and faulted in afresh every period. */
+  double *scratch[3];
+  gsize scratch_cap[3];
 };
 
-enum { MARK_TOUCHED = 1, MARK_PREV = 2, MARK_NOW = 4 };
+enum { MARK_TOUCHED = 1, MARK_PREV = 2, MARK_NOW = 4, MARK_RETAINED = 8 };
 
 static void sview_free(gpointer p) {
   SView *v = p;
@@ -106,6 +141,11 @@ static void sview_free(gpointer p) {
   g_free(v->gam);
   g_free(v->gam2);
   g_free(v->R);
+  g_free(v->loc);
+  g_free(v->carry_start);
+  g_free(v->carry_id);
+  g_free(v->carry_val);
+  g_free(v->carry_col);
   g_free(v->unprot);
   g_free(v->ref2);
   priv_blocks_free(v->blocks);
@@ -140,6 +180,7 @@ PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GE
   s->clip = o.clip;
   s->rank_tol = o.rank_tol;
   s->range_tol = o.range_tol;
+  s->max_bytes = o.max_bytes;
   s->progress = o.progress;
   s->progress_data = o.progress_data;
   s->views = g_ptr_array_new_with_free_func(sview_free);
@@ -166,6 +207,7 @@ void priv_stream_free(PrivStream *s) {
   g_array_unref(s->fresh_ids);
   g_byte_array_unref(s->mark);
   g_free(s->nu);
+  for (guint i = 0; i < 3; i++) g_free(s->scratch[i]);
   sim_lin_space_unref(s->space);
   g_free(s);
 }
@@ -176,7 +218,7 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
    * handed out at the end) are the part of the memory that grows as T^2. */
   gsize block = (gsize)s->n * s->T * s->T;
   if (!priv_check_budget(priv_doubles_bytes(priv_size_sum3(block, s->views->len + 2, 0, 0, 0, 0)),
-                         0, "the streaming accountant's per-victim blocks", error))
+                         s->max_bytes, "the streaming accountant's per-victim blocks", error))
     return FALSE;
   /* And each view's Gamma at the last step: at least one state variable per
    * node (its model is live at every checkpoint) by n T gradient slots. A
@@ -184,7 +226,8 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
   gsize gamma = (gsize)s->n * s->n * s->T;
   if (!priv_check_budget(priv_doubles_bytes(priv_size_sum3(block, s->views->len + 2, gamma,
                                                            s->views->len + 1, 0, 0)),
-                         0, "the streaming accountant's state (per view: n x nT)", error))
+                         s->max_bytes, "the streaming accountant's state (per view: n x nT)",
+                         error))
     return FALSE;
   PrivBlocks *b = priv_blocks_new(s->n, s->T, error);
   if (!b) return FALSE;
@@ -202,6 +245,11 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
 
 guint priv_stream_max_state(const PrivStream *s) {
   return s->max_state;
+}
+
+guint priv_stream_max_view_state(const PrivStream *s, guint view) {
+  g_return_val_if_fail(view < s->views->len, 0);
+  return ((const SView *)g_ptr_array_index(s->views, view))->max_sv;
 }
 
 /* ------------------------------------------------------------ tolerances */
@@ -419,14 +467,46 @@ static gboolean knows(const PrivStream *s, const SView *v, guint32 id) {
 }
 
 /*
+ * The view's coordinates of the period's fresh noise: fresh column c reads
+ * sum_f val[f] u[col[f]] for f in start[c] .. start[c+1]-1, u ~ N(0, I_m)
+ * (the identity unless reduce_rows conditioned it on pure-noise rows).
+ */
+typedef struct {
+  guint *start; /* m + 1 */
+  GArray *col;  /* guint */
+  GArray *val;  /* double */
+  guint m;      /* columns of u */
+} FreshMap;
+
+static void fresh_map_clear(FreshMap *fm) {
+  g_free(fm->start);
+  if (fm->col) g_array_unref(fm->col);
+  if (fm->val) g_array_unref(fm->val);
+}
+
+/* The view's row of global state variable @j (0-based), or G_MAXUINT. */
+static guint view_loc(const SView *v, guint j) {
+  return v->loc[j];
+}
+
+/* Whether the view reads anything of state variable @j: a row, or noise it
+ * carries. */
+static gboolean view_reads_state(const SView *v, guint j) {
+  return v->loc[j] != G_MAXUINT || v->carry_start[j + 1] > v->carry_start[j];
+}
+
+/*
  * Expands @k rows (ids[i] of pool @p) over the view's state: A (k x nt,
- * row-major) = Cs Gamma + clip Cg, B (k x q, row-major) = [Cs R, Cz].
- * @Cs is k x S scratch. @known: per fresh column, whether the view knows it.
+ * row-major) = Cs Gamma + clip Cg, B (k x q, row-major) = [Cs R, Cz N].
+ * @Cs is k x Sv scratch. @known: per fresh column, whether the view knows it;
+ * @fm its coordinates.
  */
 static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, const guint *ids,
-                   gsize k, gsize nt, guint q, const gboolean *known, double *Cs, double *A,
-                   double *B) {
-  guint S = s->S, r = v->r;
+                   gsize k, gsize nt, guint q, const gboolean *known, const FreshMap *fm,
+                   double *Cs, double *A, double *B) {
+  guint S = v->Sv, r = v->r, cbase = r + fm->m;
+  const guint *fcol = (const guint *)fm->col->data;
+  const double *fval = (const double *)fm->val->data;
   if (S > 0) memset(Cs, 0, k * S * sizeof(double));
   memset(B, 0, k * q * sizeof(double));
   for (gsize i = 0; i < k; i++) {
@@ -435,11 +515,17 @@ static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, co
       gpointer key = GUINT_TO_POINTER(p->cols[e] + 1);
       guint j = GPOINTER_TO_UINT(g_hash_table_lookup(s->state, key));
       if (j > 0) {
-        Cs[i * S + j - 1] += p->vals[e];
+        guint l = view_loc(v, j - 1);
+        if (l != G_MAXUINT) Cs[i * S + l] += p->vals[e];
+        for (guint f = v->carry_start[j - 1]; f < v->carry_start[j]; f++)
+          B[i * q + cbase + v->carry_col[f]] += ldexp(p->vals[e] * v->carry_val[f], -s->eb);
         continue;
       }
       guint c = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, key)) - 1;
-      if (!known[c]) B[i * q + r + c] += ldexp(p->vals[e], -s->eb);
+      if (known[c]) continue;
+      double x = ldexp(p->vals[e], -s->eb);
+      for (guint f = fm->start[c]; f < fm->start[c + 1]; f++)
+        B[i * q + r + fcol[f]] += x * fval[f];
     }
   }
   gsize nnz = 0;
@@ -474,33 +560,527 @@ static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, co
   }
 }
 
+/* ------------------------------------------------------------ reduction */
+
+/* Union-find over fresh columns, with path halving. */
+static guint uf_find(guint *parent, guint x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+/* A row's entries as the view reads them: the core (non-member gradient
+ * slots, and state variables the view carries, by its row with the top bit
+ * set) and the unknown fresh noise (fresh column, coefficient). */
+static void view_entries(const PrivStream *s, const SView *v, const PrivRowPool *p, guint id,
+                         const gboolean *known, GArray *core_col, GArray *core_val,
+                         GArray *fresh_col, GArray *fresh_val) {
+  for (gsize e = p->start[id]; e < p->start[id + 1]; e++) {
+    guint32 col = p->cols[e];
+    double c = p->vals[e];
+    if (e < p->start[id] + p->ngrad[id]) {
+      if (v->is_member[col % s->n]) continue;
+      g_array_append_val(core_col, col);
+      g_array_append_val(core_val, c);
+      continue;
+    }
+    gpointer key = GUINT_TO_POINTER(col + 1);
+    guint j = GPOINTER_TO_UINT(g_hash_table_lookup(s->state, key));
+    if (j > 0) {
+      if (!view_reads_state(v, j - 1)) continue;
+      guint32 tag = (j - 1) | 0x80000000u;
+      g_array_append_val(core_col, tag);
+      g_array_append_val(core_val, c);
+      continue;
+    }
+    guint f = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, key)) - 1;
+    if (known[f]) continue;
+    g_array_append_val(fresh_col, f);
+    g_array_append_val(fresh_val, c);
+  }
+}
+
+/* Whether rows @a and @b have the same core, bit for bit. */
+static gboolean same_core(const GArray *cs, const GArray *cc, const GArray *cv, guint a, guint b) {
+  gsize sa = g_array_index(cs, gsize, a), la = g_array_index(cs, gsize, a + 1) - sa;
+  gsize sb = g_array_index(cs, gsize, b), lb = g_array_index(cs, gsize, b + 1) - sb;
+  return la == lb &&
+         memcmp(&g_array_index(cc, guint32, sa), &g_array_index(cc, guint32, sb),
+                la * sizeof(guint32)) == 0 &&
+         memcmp(&g_array_index(cv, double, sa), &g_array_index(cv, double, sb),
+                la * sizeof(double)) == 0;
+}
+
+/*
+ * reduce_rows: the view's observed rows that differ only in fresh noise it
+ * does not know (a Zip-DL sender's payloads under SecLDP or LDP: its model
+ * plus y_ij - w_j S) become one row and pure-noise differences D z = d. Such
+ * a difference involves no gradient and no state, so it adds nothing to X
+ * and only conditions the fresh noise: z = D^+ d + N u with N an orthonormal
+ * basis of null(D), u ~ N(0, I). This is an invertible row operation on the
+ * observations, so X and the range decisions are those of the rows as
+ * observed; the period's remaining rows and the transition rows read the
+ * fresh noise through N (@fm). A block of differences (connected through
+ * their columns) that is not clearly of full row rank (smallest pivot above
+ * 1e-6 of the largest) is left alone: its rows stay rows.
+ * Out: @kept (pool ids, in observation order) and @weight (per kept row, the
+ * observed rows it stands for: the victims' norms for the range decision
+ * count them, as the dense accountant's do). Errors: PRIV_ERROR_NUMERICAL.
+ */
+static gboolean reduce_rows(const PrivStream *s, const SView *v, const PrivRowPool *p,
+                            GArray *rows, const gboolean *known, guint m, FreshMap *fm,
+                            GArray *kept, GArray *weight, GError **error) {
+  guint k = rows ? rows->len : 0;
+  gboolean ok = FALSE;
+  GArray *cs = g_array_new(FALSE, FALSE, sizeof(gsize));
+  GArray *cc = g_array_new(FALSE, FALSE, sizeof(guint32));
+  GArray *cv = g_array_new(FALSE, FALSE, sizeof(double));
+  GArray *fs = g_array_new(FALSE, FALSE, sizeof(gsize));
+  GArray *fc = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *fv = g_array_new(FALSE, FALSE, sizeof(double));
+  GHashTable *groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                             (GDestroyNotify)g_array_unref);
+  guint *grp = g_new(guint, MAX(k, 1));
+  double *wt = g_new(double, MAX(k, 1));
+  guint *parent = g_new(guint, MAX(m, 1));
+  guint *ccomp = g_new(guint, MAX(m, 1)); /* per fresh column: component + 1, or 0 */
+  double *dense = g_new0(double, MAX(m, 1));
+  GArray *touched = g_array_new(FALSE, FALSE, sizeof(guint));
+  /* Differences: row i - row grp[i], sparse over fresh columns. */
+  GArray *ds = g_array_new(FALSE, FALSE, sizeof(gsize));
+  GArray *dc = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *dv = g_array_new(FALSE, FALSE, sizeof(double));
+  GArray *drow = g_array_new(FALSE, FALSE, sizeof(guint));
+  GPtrArray *comps = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  gsize zero = 0;
+  g_array_append_val(cs, zero);
+  g_array_append_val(fs, zero);
+  g_array_append_val(ds, zero);
+  for (guint i = 0; i < k; i++) {
+    view_entries(s, v, p, g_array_index(rows, guint, i), known, cc, cv, fc, fv);
+    gsize ce = cc->len, fe = fc->len;
+    g_array_append_val(cs, ce);
+    g_array_append_val(fs, fe);
+    wt[i] = 1.0;
+    gsize c0 = g_array_index(cs, gsize, i);
+    if (ce == c0) { /* no core: the row is pure noise */
+      grp[i] = G_MAXUINT;
+      continue;
+    }
+    guint64 h = 1469598103934665603ull;
+    for (gsize e = c0; e < ce; e++) {
+      guint64 bits;
+      memcpy(&bits, &g_array_index(cv, double, e), sizeof bits);
+      h = (h ^ g_array_index(cc, guint32, e)) * 1099511628211ull;
+      h = (h ^ bits) * 1099511628211ull;
+    }
+    GArray *b = g_hash_table_lookup(groups, &h);
+    grp[i] = i;
+    for (guint j = 0; b && j < b->len; j++)
+      if (same_core(cs, cc, cv, g_array_index(b, guint, j), i)) {
+        grp[i] = g_array_index(b, guint, j);
+        break;
+      }
+    if (grp[i] != i) continue;
+    if (!b) {
+      b = g_array_new(FALSE, FALSE, sizeof(guint));
+      g_hash_table_insert(groups, g_memdup2(&h, sizeof h), b);
+    }
+    g_array_append_val(b, i);
+  }
+  for (guint c = 0; c < m; c++) parent[c] = c;
+  for (guint i = 0; i < k; i++) {
+    if (grp[i] == i) continue;
+    for (int side = 0; side < 2; side++) {
+      guint row = side == 0 ? i : grp[i];
+      if (row == G_MAXUINT) continue;
+      double sg = side == 0 ? 1.0 : -1.0;
+      for (gsize e = g_array_index(fs, gsize, row); e < g_array_index(fs, gsize, row + 1); e++) {
+        guint c = g_array_index(fc, guint, e);
+        if (dense[c] == 0.0) g_array_append_val(touched, c);
+        dense[c] += sg * g_array_index(fv, double, e); /* a repeat listing reads 0 */
+      }
+    }
+    guint first = G_MAXUINT;
+    for (guint t = 0; t < touched->len; t++) {
+      guint c = g_array_index(touched, guint, t);
+      double x = dense[c];
+      dense[c] = 0.0;
+      if (x == 0.0) continue;
+      g_array_append_val(dc, c);
+      g_array_append_val(dv, x);
+      if (first == G_MAXUINT)
+        first = c;
+      else
+        parent[uf_find(parent, c)] = uf_find(parent, first);
+    }
+    g_array_set_size(touched, 0);
+    if (first == G_MAXUINT) { /* the same row as its group's to the view */
+      if (grp[i] != G_MAXUINT) wt[grp[i]] += 1.0;
+      grp[i] = G_MAXUINT - 1;
+      continue;
+    }
+    gsize de = dc->len;
+    g_array_append_val(ds, de);
+    g_array_append_val(drow, i);
+  }
+  /* Components: the differences of each, then its columns. */
+  memset(ccomp, 0, m * sizeof(guint));
+  guint nd = drow->len;
+  guint *dcomp = g_new(guint, MAX(nd, 1));
+  GHashTable *root_comp = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (guint d = 0; d < nd; d++) {
+    guint root = uf_find(parent, g_array_index(dc, guint, g_array_index(ds, gsize, d)));
+    guint ci = GPOINTER_TO_UINT(g_hash_table_lookup(root_comp, GUINT_TO_POINTER(root + 1)));
+    if (ci == 0) {
+      g_ptr_array_add(comps, g_array_new(FALSE, FALSE, sizeof(guint)));
+      ci = comps->len;
+      g_hash_table_insert(root_comp, GUINT_TO_POINTER(root + 1), GUINT_TO_POINTER(ci));
+    }
+    dcomp[d] = ci - 1;
+    g_array_append_val((GArray *)g_ptr_array_index(comps, ci - 1), d);
+  }
+  g_hash_table_unref(root_comp);
+  guint nc = comps->len;
+  gboolean *reduced = g_new0(gboolean, MAX(nc, 1));
+  GPtrArray *nbasis = g_ptr_array_new_with_free_func(g_free); /* per component: mc x dim */
+  guint *cdim = g_new0(guint, MAX(nc, 1));
+  GPtrArray *ccols = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  for (guint ci = 0; ci < nc; ci++) {
+    GArray *dl = g_ptr_array_index(comps, ci);
+    GArray *cols = g_array_new(FALSE, FALSE, sizeof(guint));
+    g_ptr_array_add(ccols, cols);
+    g_ptr_array_add(nbasis, NULL);
+    for (guint t = 0; t < dl->len; t++) {
+      guint d = g_array_index(dl, guint, t);
+      for (gsize e = g_array_index(ds, gsize, d); e < g_array_index(ds, gsize, d + 1); e++) {
+        guint c = g_array_index(dc, guint, e);
+        if (ccomp[c] == 0) {
+          ccomp[c] = ci + 1;
+          g_array_append_val(cols, c);
+        }
+      }
+    }
+    guint g = dl->len, mc = cols->len;
+    if (g > mc) continue;
+    /* Pivoted QR of D^T (mc x g) in an mc x mc array, then its full Q. */
+    double *M = g_new0(double, (gsize)mc * mc);
+    for (guint t = 0; t < cols->len; t++) dense[g_array_index(cols, guint, t)] = (double)t;
+    for (guint t = 0; t < g; t++) {
+      guint d = g_array_index(dl, guint, t);
+      for (gsize e = g_array_index(ds, gsize, d); e < g_array_index(ds, gsize, d + 1); e++)
+        M[(gsize)t * mc + (gsize)dense[g_array_index(dc, guint, e)]] = g_array_index(dv, double, e);
+    }
+    for (guint t = 0; t < cols->len; t++) dense[g_array_index(cols, guint, t)] = 0.0;
+    lapack_int *jp = g_new0(lapack_int, g);
+    double *tau = g_new(double, g);
+    lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)mc, (lapack_int)g, M,
+                                     (lapack_int)mc, jp, tau);
+    gboolean full = info == 0 && fabs(M[(gsize)(g - 1) * mc + (g - 1)]) > 1e-6 * fabs(M[0]);
+    if (full)
+      info = LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)mc, (lapack_int)mc, (lapack_int)g, M,
+                            (lapack_int)mc, tau);
+    g_free(jp);
+    g_free(tau);
+    if (info != 0) {
+      g_free(M);
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                  "conditioning a period's fresh noise on its pure-noise rows failed "
+                  "(LAPACK info %d)",
+                  (int)info);
+      g_free(dcomp);
+      g_free(reduced);
+      g_free(cdim);
+      g_ptr_array_unref(nbasis);
+      g_ptr_array_unref(ccols);
+      goto out;
+    }
+    if (!full) {
+      g_free(M);
+      continue;
+    }
+    reduced[ci] = TRUE;
+    cdim[ci] = mc - g;
+    g_ptr_array_index(nbasis, ci) = M; /* columns g .. mc-1 span null(D) */
+  }
+  /* The map: unreduced columns in order, then each reduced block's basis. */
+  fm->start = g_new(guint, m + 1);
+  fm->col = g_array_new(FALSE, FALSE, sizeof(guint));
+  fm->val = g_array_new(FALSE, FALSE, sizeof(double));
+  guint next = 0;
+  for (guint c = 0; c < m; c++)
+    if (ccomp[c] == 0 || !reduced[ccomp[c] - 1]) ccomp[c] = 0, next++;
+  guint *base = g_new(guint, MAX(nc, 1));
+  for (guint ci = 0; ci < nc; ci++) {
+    base[ci] = next;
+    if (reduced[ci]) next += cdim[ci];
+  }
+  guint ident = 0;
+  for (guint c = 0; c < m; c++) {
+    fm->start[c] = fm->col->len;
+    if (ccomp[c] == 0) {
+      double one = 1.0;
+      g_array_append_val(fm->col, ident);
+      g_array_append_val(fm->val, one);
+      ident++;
+      continue;
+    }
+    guint ci = ccomp[c] - 1;
+    GArray *cols = g_ptr_array_index(ccols, ci);
+    const double *M = g_ptr_array_index(nbasis, ci);
+    guint mc = cols->len, g = mc - cdim[ci], pos = 0;
+    while (g_array_index(cols, guint, pos) != c) pos++;
+    for (guint l = 0; l < cdim[ci]; l++) {
+      guint col = base[ci] + l;
+      g_array_append_val(fm->col, col);
+      g_array_append_val(fm->val, M[(gsize)(g + l) * mc + pos]);
+    }
+  }
+  fm->start[m] = fm->col->len;
+  fm->m = next;
+  g_free(base);
+  /* Kept rows: each group's first, and the rows whose difference stayed. */
+  gboolean *stays = g_new0(gboolean, MAX(k, 1));
+  for (guint i = 0; i < k; i++) stays[i] = grp[i] == i;
+  for (guint d = 0; d < nd; d++) {
+    guint i = g_array_index(drow, guint, d);
+    if (!reduced[dcomp[d]])
+      stays[i] = TRUE;
+    else if (grp[i] != G_MAXUINT)
+      wt[grp[i]] += 1.0;
+  }
+  for (guint i = 0; i < k; i++) {
+    if (!stays[i]) continue;
+    g_array_append_val(kept, g_array_index(rows, guint, i));
+    g_array_append_val(weight, wt[i]);
+  }
+  g_free(stays);
+  g_free(dcomp);
+  g_free(reduced);
+  g_free(cdim);
+  g_ptr_array_unref(nbasis);
+  g_ptr_array_unref(ccols);
+  ok = TRUE;
+out:
+  g_array_unref(cs);
+  g_array_unref(cc);
+  g_array_unref(cv);
+  g_array_unref(fs);
+  g_array_unref(fc);
+  g_array_unref(fv);
+  g_hash_table_unref(groups);
+  g_free(grp);
+  g_free(wt);
+  g_free(parent);
+  g_free(ccomp);
+  g_free(dense);
+  g_array_unref(touched);
+  g_array_unref(ds);
+  g_array_unref(dc);
+  g_array_unref(dv);
+  g_array_unref(drow);
+  g_ptr_array_unref(comps);
+  return ok;
+}
+
+/*
+ * The view's new state. A transition row the view observed this period
+ * (@obs_tr maps the period's pool ids to transition rows, or G_MAXUINT) is a
+ * constant to it. Otherwise its entries on @carry noise (fresh noise of this
+ * period the view has not touched: independent of everything it saw and of
+ * its state) stay out of the row and are carried, as keep_fresh does for
+ * every view at once: the view reads them as fresh columns next period
+ * (folded there, never carried twice). Zip-DL's payloads in flight then share
+ * their model's row for a PNDP view even when an LDP or SecLDP view of the
+ * same run touched their noise. The rest (the core) is a row of the new
+ * state, identical cores once, unless it reads only the view's constants
+ * (state it does not read, noise it knows or that @fm fixed, members'
+ * gradient slots). Fills @loc2 (S2 entries: core id or G_MAXUINT), the carry
+ * CSR and @cores; returns the number of cores.
+ */
+static guint carried_transitions(const PrivStream *s, const SView *v, const PrivRowPool *tp,
+                                 guint S2, GArray *rows, const guint *obs_tr, guint n_obs,
+                                 const gboolean *known, const gboolean *carry,
+                                 const FreshMap *fm, guint *loc2, PrivRowSet *cores,
+                                 GArray *c_start, GArray *c_id, GArray *c_val) {
+  GArray *cc = g_array_new(FALSE, FALSE, sizeof(guint32));
+  GArray *cv = g_array_new(FALSE, FALSE, sizeof(double));
+  for (guint t = 0; t < S2; t++) loc2[t] = 0;
+  for (guint i = 0; rows && i < rows->len; i++) {
+    guint id = g_array_index(rows, guint, i);
+    if (id < n_obs && obs_tr[id] != G_MAXUINT) loc2[obs_tr[id]] = G_MAXUINT;
+  }
+  guint zero = 0;
+  g_array_set_size(c_start, 0);
+  g_array_append_val(c_start, zero);
+  for (guint t = 0; t < S2; t++) {
+    if (loc2[t] == G_MAXUINT) {
+      g_array_append_val(c_start, c_id->len);
+      continue;
+    }
+    gboolean reads = FALSE;
+    guint32 ng = 0;
+    g_array_set_size(cc, 0);
+    g_array_set_size(cv, 0);
+    for (gsize e = tp->start[t]; e < tp->start[t + 1]; e++) {
+      guint32 col = tp->cols[e];
+      double x = tp->vals[e];
+      if (e < tp->start[t] + tp->ngrad[t]) {
+        reads = reads || !v->is_member[col % s->n];
+        g_array_append_val(cc, col);
+        g_array_append_val(cv, x);
+        ng++;
+        continue;
+      }
+      gpointer key = GUINT_TO_POINTER(col + 1);
+      guint j = GPOINTER_TO_UINT(g_hash_table_lookup(s->state, key));
+      if (j > 0) {
+        reads = reads || view_reads_state(v, j - 1);
+      } else {
+        guint c = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, key)) - 1;
+        if (carry[c]) {
+          g_array_append_val(c_id, col);
+          g_array_append_val(c_val, x);
+          continue;
+        }
+        reads = reads || (!known[c] && fm->start[c + 1] > fm->start[c]);
+      }
+      g_array_append_val(cc, col);
+      g_array_append_val(cv, x);
+    }
+    g_array_append_val(c_start, c_id->len);
+    loc2[t] = reads ? priv_row_set_add(cores, (const guint32 *)cc->data,
+                                       (const double *)cv->data, cc->len, ng)
+                    : G_MAXUINT;
+  }
+  g_array_unref(cc);
+  g_array_unref(cv);
+  return cores->ngrad->len;
+}
+
+/*
+ * Before a view's state grows to @S2v rows: what the accountant then holds
+ * (every view's two Gammas at their full width n T, the per-victim blocks
+ * and their copy at the end, this step's scratch) against the budget. The
+ * check when a view is added is a lower bound (one state row per node); a
+ * protocol whose state is larger (Zip-DL's unsent self-payloads: about 2n
+ * under SecLDP and LDP; its payloads in flight under PNDP) is stopped here,
+ * at the first checkpoints, with the numbers, not hours later by the system.
+ * Errors: PRIV_ERROR_MEMORY.
+ */
+static gboolean state_fits(const PrivStream *s, const SView *v, guint S2v, guint q, gsize nt,
+                           GError **error) {
+  double rows = 0.0;
+  for (guint w = 0; w < s->views->len; w++) {
+    const SView *x = g_ptr_array_index(s->views, w);
+    rows += (double)x->gam_cap + (x == v ? MAX(x->gam2_cap, S2v) : x->gam2_cap);
+  }
+  double bytes = 8.0 * (rows * (double)s->ld +
+                        (double)s->n * s->T * s->T * (s->views->len + 2) +
+                        (double)S2v * ((double)nt + q));
+  if (bytes < (double)G_MAXSIZE / 2 &&
+      priv_check_budget((gsize)bytes, s->max_bytes, "", NULL))
+    return TRUE;
+  gsize need = bytes < (double)G_MAXSIZE / 2 ? (gsize)bytes : G_MAXSIZE;
+  char *what = g_strdup_printf(
+      "the streaming accountant's state at step %u (%u state variables for this view, %u rows "
+      "held by all views, each n T = %" G_GSIZE_FORMAT " gradient slots wide)",
+      s->tsteps, S2v, (guint)rows, s->ld);
+  gboolean ok = priv_check_budget(need, s->max_bytes, what, error);
+  g_free(what);
+  return ok;
+}
+
+/* Scratch buffer @i of at least @count doubles (contents undefined). */
+static double *scratch(PrivStream *s, guint i, gsize count) {
+  count = MAX(count, 1);
+  if (s->scratch_cap[i] < count) {
+    g_free(s->scratch[i]);
+    s->scratch[i] = g_new(double, count);
+    s->scratch_cap[i] = count;
+  }
+  return s->scratch[i];
+}
+
 /* Makes columns [gam_cols, nt) of the view's Gamma valid (zero). */
 static void gamma_extend(const PrivStream *s, SView *v, gsize nt) {
   if (v->gam_cols >= nt) return;
-  for (guint i = 0; i < s->S; i++)
+  for (guint i = 0; i < v->Sv; i++)
     memset(v->gam + i * s->ld + v->gam_cols, 0, (nt - v->gam_cols) * sizeof(double));
   v->gam_cols = nt;
 }
 
-static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArray *rows,
-                            gboolean rebase, guint m, guint S2, const guint *tr_ids,
+static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArray *obs_rows,
+                            gboolean rebase, guint m, guint S2, const guint *obs_tr, guint n_obs,
                             GError **error) {
-  guint n = s->n, r = v->r, q = r + m;
-  gsize nt = (gsize)n * s->tsteps, k = rows ? rows->len : 0;
+  guint n = s->n, r = v->r;
+  gsize nt = (gsize)n * s->tsteps;
   gboolean ok = FALSE;
   gboolean *known = g_new0(gboolean, MAX(m, 1));
   for (guint c = 0; c < m; c++)
     known[c] = knows(s, v, g_array_index(s->fresh_ids, SimNoiseId, c));
-  gamma_extend(s, v, nt);
+  FreshMap fm = {0};
+  GArray *rows = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *weight = g_array_new(FALSE, FALSE, sizeof(double));
+  guint *loc2 = NULL, *tr_ids = NULL, S2v = 0;
+  gboolean *carry = NULL;
+  PrivRowSet cores;
+  priv_row_set_init(&cores);
+  GArray *c_start = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *c_id = g_array_new(FALSE, FALSE, sizeof(guint32));
+  GArray *c_val = g_array_new(FALSE, FALSE, sizeof(double));
   double *Cs = NULL, *A = NULL, *Ap = NULL, *Bo = NULL, *tau = NULL, *Bs = NULL,
          *BQ = NULL, *Yv = NULL, *rn = NULL, *rel = NULL, *sc = NULL, *prior = NULL;
   lapack_int *jpvt = NULL;
+  if (!reduce_rows(s, v, p, obs_rows, known, m, &fm, rows, weight, error)) goto out;
+  /* The noise the view carried from the last checkpoint: columns after the
+   * fresh ones. */
+  guint mc = 0;
+  if (s->S > 0) {
+    guint nc = v->carry_start[s->S];
+    GHashTable *cmap = g_hash_table_new(g_direct_hash, g_direct_equal);
+    v->carry_col = g_renew(guint, v->carry_col, MAX(nc, 1));
+    for (guint f = 0; f < nc; f++) {
+      gpointer key = GUINT_TO_POINTER(v->carry_id[f] + 1);
+      guint c = GPOINTER_TO_UINT(g_hash_table_lookup(cmap, key));
+      if (c == 0) g_hash_table_insert(cmap, key, GUINT_TO_POINTER(c = ++mc));
+      v->carry_col[f] = c - 1;
+    }
+    g_hash_table_unref(cmap);
+  }
+  guint q = r + fm.m + mc;
+  gsize k = rows->len;
+  const double *wt = (const double *)weight->data;
+  if (rebase) {
+    /* Carried: fresh, unknown, untouched by the view, not retained. */
+    carry = g_new(gboolean, MAX(m, 1));
+    for (guint c = 0; c < m; c++) carry[c] = !known[c];
+    for (guint i = 0; obs_rows && i < obs_rows->len; i++) {
+      guint id = g_array_index(obs_rows, guint, i);
+      for (gsize e = p->start[id] + p->ngrad[id]; e < p->start[id + 1]; e++) {
+        guint c = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, GUINT_TO_POINTER(p->cols[e] + 1)));
+        if (c > 0) carry[c - 1] = FALSE;
+      }
+    }
+    for (guint c = 0; c < m; c++) {
+      SimNoiseId id = g_array_index(s->fresh_ids, SimNoiseId, c);
+      if ((id < s->mark->len && (s->mark->data[id] & MARK_RETAINED)) ||
+          sim_noise_kind(s->reg, id) == SIM_NOISE_KIND_STATE)
+        carry[c] = FALSE;
+    }
+    PrivRowPool tp = priv_row_set_pool(&s->tr);
+    loc2 = g_new(guint, MAX(S2, 1));
+    S2v = carried_transitions(s, v, &tp, S2, obs_rows, obs_tr, n_obs, known, carry, &fm, loc2,
+                              &cores, c_start, c_id, c_val);
+    tr_ids = g_new(guint, MAX(S2v, 1));
+    for (guint i = 0; i < S2v; i++) tr_ids[i] = i;
+  }
+  gamma_extend(s, v, nt);
   guint rank = 0;
   gsize kq = MIN((gsize)q, k);
   if (k > 0) {
-    Cs = g_new(double, MAX(k * s->S, 1));
-    A = g_new(double, MAX(k * nt, 1));
-    Ap = g_new(double, MAX(k * nt, 1));
+    Cs = g_new(double, MAX(k * v->Sv, 1));
+    A = scratch(s, 0, k * nt);
+    Ap = scratch(s, 1, k * nt);
     Bo = g_new(double, MAX(k * q, 1));
     jpvt = g_new0(lapack_int, k);
     rn = g_new0(double, k);
@@ -512,7 +1092,7 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
      * conditional noise far below its prior bound: a state the view pinned
      * down, round-off in these coordinates) is never scaled up. */
     for (int pass = 0; pass < 2; pass++) {
-      expand(s, v, p, (const guint *)rows->data, k, nt, q, known, Cs, A, Bo);
+      expand(s, v, p, (const guint *)rows->data, k, nt, q, known, &fm, Cs, A, Bo);
       if (sc)
         for (gsize i = 0; i < k; i++) {
           if (nt > 0) cblas_dscal((int)nt, sc[i], A + i * nt, 1);
@@ -592,8 +1172,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
         double fr = sc && i >= rank ? sc[jpvt[i] - 1] : 1.0;
         for (guint t = 0; t < tt; t++) {
           double a = A[i * nt + (gsize)t * n + u];
-          norm2 += (a / f) * (a / f);
-          if (own > 0) scaled2 += (a / own) * (a / own);
+          norm2 += wt[i] * (a / f) * (a / f);
+          if (own > 0) scaled2 += wt[i] * (a / own) * (a / own);
           double b = Ap[i * nt + (gsize)t * n + u];
           if (i >= rank)
             res2 += (b / fr) * (b / fr);
@@ -633,21 +1213,22 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     goto out;
   }
   /* The new state: Gamma' = A_s - (B_s Q1) Y, R' from B_s Q2. */
-  if (v->gam2_cap < S2) {
+  if (!state_fits(s, v, S2v, q, nt, error)) goto out;
+  if (v->gam2_cap < S2v) {
     g_free(v->gam2);
-    v->gam2 = priv_matrix_new(MAX(S2, 1), s->ld, error);
-    v->gam2_cap = v->gam2 ? S2 : 0;
+    v->gam2 = priv_matrix_new(MAX(S2v, 1), s->ld, error);
+    v->gam2_cap = v->gam2 ? S2v : 0;
     if (!v->gam2) goto out;
   }
   {
-    double *Ct = g_new(double, MAX((gsize)S2 * s->S, 1));
-    PrivRowPool tp = priv_row_set_pool(&s->tr);
-    Bs = g_new(double, MAX((gsize)S2 * q, 1));
+    double *Ct = g_new(double, MAX((gsize)S2v * v->Sv, 1));
+    PrivRowPool tp = priv_row_set_pool(&cores);
+    Bs = g_new(double, MAX((gsize)S2v * q, 1));
     /* expand() writes A with leading dimension nt: use a dense scratch. */
-    double *As = g_new(double, MAX((gsize)S2 * nt, 1));
-    expand(s, v, &tp, tr_ids, S2, nt, q, known, Ct, As, Bs);
+    double *As = scratch(s, 2, (gsize)S2v * nt);
+    expand(s, v, &tp, tr_ids, S2v, nt, q, known, &fm, Ct, As, Bs);
     g_free(Ct);
-    for (guint i = 0; i < S2; i++) {
+    for (guint i = 0; i < S2v; i++) {
       double nb = 0.0;
       for (guint j = 0; j < q; j++) nb += Bs[(gsize)i * q + j] * Bs[(gsize)i * q + j];
       v->bscale = MAX(v->bscale, sqrt(nb));
@@ -655,10 +1236,9 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     if (rank > 0) {
       /* B_s Q through the kq reflectors of the QR, without forming Q:
        * (B_s Q)^T = Q^T B_s^T, and B_s row-major is B_s^T column-major. */
-      lapack_int info = LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)q, (lapack_int)S2,
+      lapack_int info = LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)q, (lapack_int)S2v,
                                        (lapack_int)kq, Bo, (lapack_int)q, tau, Bs, (lapack_int)q);
       if (info != 0) {
-        g_free(As);
         g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                     "applying a period's orthogonal factor failed (LAPACK info %d)", (int)info);
         goto out;
@@ -666,21 +1246,20 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
       BQ = Bs;
       Bs = NULL;
       if (nt > 0)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S2, (int)nt, (int)rank, -1.0,
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S2v, (int)nt, (int)rank, -1.0,
                     BQ, (int)q, Ap, (int)nt, 1.0, As, (int)nt);
     } else {
       BQ = Bs;
       Bs = NULL;
     }
-    for (guint i = 0; i < S2; i++)
+    for (guint i = 0; i < S2v; i++)
       memcpy(v->gam2 + (gsize)i * s->ld, As + (gsize)i * nt, nt * sizeof(double));
-    g_free(As);
-    /* R' R'^T = (B_s Q2)(B_s Q2)^T, at most S2 columns. */
+    /* R' R'^T = (B_s Q2)(B_s Q2)^T, at most S2v columns. */
     guint pq = q - rank, r2;
     double *Rn;
-    if (pq > S2) {
-      double *t2 = g_new(double, S2);
-      lapack_int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)pq, (lapack_int)S2,
+    if (pq > S2v) {
+      double *t2 = g_new(double, S2v);
+      lapack_int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)pq, (lapack_int)S2v,
                                        BQ + rank, (lapack_int)q, t2);
       g_free(t2);
       if (info != 0) {
@@ -688,14 +1267,14 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
                     "compressing a period's state covariance failed (LAPACK info %d)", (int)info);
         goto out;
       }
-      r2 = S2;
-      Rn = g_new0(double, MAX((gsize)S2 * S2, 1));
-      for (guint i = 0; i < S2; i++)
-        for (guint j = 0; j <= i; j++) Rn[(gsize)i * S2 + j] = BQ[rank + j + (gsize)i * q];
+      r2 = S2v;
+      Rn = g_new0(double, MAX((gsize)S2v * S2v, 1));
+      for (guint i = 0; i < S2v; i++)
+        for (guint j = 0; j <= i; j++) Rn[(gsize)i * S2v + j] = BQ[rank + j + (gsize)i * q];
     } else {
       r2 = pq;
-      Rn = g_new(double, MAX((gsize)S2 * pq, 1));
-      for (guint i = 0; i < S2; i++)
+      Rn = g_new(double, MAX((gsize)S2v * pq, 1));
+      for (guint i = 0; i < S2v; i++)
         memcpy(Rn + (gsize)i * pq, BQ + (gsize)i * q + rank, pq * sizeof(double));
     }
     g_free(v->R);
@@ -708,13 +1287,33 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     v->gam2 = tmp;
     v->gam2_cap = tcap;
     v->gam_cols = nt;
+    g_free(v->loc);
+    v->loc = loc2;
+    loc2 = NULL;
+    v->Sv = S2v;
+    v->max_sv = MAX(v->max_sv, S2v);
+    g_free(v->carry_start);
+    g_free(v->carry_id);
+    g_free(v->carry_val);
+    v->carry_start = (guint *)g_array_free(c_start, FALSE);
+    v->carry_id = (guint32 *)g_array_free(c_id, FALSE);
+    v->carry_val = (double *)g_array_free(c_val, FALSE);
+    c_start = c_id = c_val = NULL;
   }
   ok = TRUE;
 out:
   g_free(known);
+  fresh_map_clear(&fm);
+  g_array_unref(rows);
+  g_array_unref(weight);
+  g_free(loc2);
+  g_free(tr_ids);
+  g_free(carry);
+  priv_row_set_clear(&cores);
+  if (c_start) g_array_unref(c_start);
+  if (c_id) g_array_unref(c_id);
+  if (c_val) g_array_unref(c_val);
   g_free(Cs);
-  g_free(A);
-  g_free(Ap);
   g_free(Bo);
   g_free(tau);
   g_free(Bs);
@@ -775,10 +1374,10 @@ static gboolean fix_scale(PrivStream *s, const PrivRowPool *pool, GArray *const 
    * X that overflows here is inf: no protection, never a smaller number). */
   for (guint w = 0; w < s->views->len; w++) {
     SView *v = g_ptr_array_index(s->views, w);
-    for (gsize i = 0; i < s->S; i++)
+    for (gsize i = 0; i < v->Sv; i++)
       for (gsize j = 0; j < v->gam_cols; j++)
         v->gam[i * s->ld + j] = ldexp(v->gam[i * s->ld + j], -ea);
-    for (gsize i = 0; i < (gsize)s->S * v->r; i++) v->R[i] = ldexp(v->R[i], -eb);
+    for (gsize i = 0; i < (gsize)v->Sv * v->r; i++) v->R[i] = ldexp(v->R[i], -eb);
     v->bscale = ldexp(v->bscale, -eb);
     for (guint u = 0; u < s->n; u++) v->ref2[u] = ldexp(v->ref2[u], -2 * ea);
     if (w == 0)
@@ -799,7 +1398,7 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
     g_byte_array_set_size(s->mark, MAX(nids, old));
     guint8 *mk = s->mark->data;
     if (s->mark->len > old) memset(mk + old, 0, s->mark->len - old); /* mk NULL if empty */
-    for (guint i = 0; i < old; i++) mk[i] = (mk[i] & MARK_NOW) ? MARK_PREV : 0;
+    for (guint i = 0; i < old; i++) mk[i] = (mk[i] & MARK_NOW) ? MARK_PREV : 0; /* no RETAINED */
     for (guint w = 0; w < s->views->len; w++) {
       GArray *rows = view_rows[w];
       for (guint i = 0; rows && i < rows->len; i++) {
@@ -811,7 +1410,7 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
     GArray *kept = sim_noise_retained(s->reg);
     for (guint i = 0; i < kept->len; i++)
       if (g_array_index(kept, SimNoiseId, i) < s->mark->len)
-        mk[g_array_index(kept, SimNoiseId, i)] |= MARK_TOUCHED;
+        mk[g_array_index(kept, SimNoiseId, i)] |= MARK_TOUCHED | MARK_RETAINED;
     g_array_unref(kept);
     if (!sim_lin_space_rebase_keeping(s->space, keeping_pays(s) ? keep_record : NULL, on_rebase,
                                       s, error))
@@ -836,16 +1435,30 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
     nu2 = g_new(double, MAX(S2, 1));
     for (guint i = 0; i < S2; i++) nu2[i] = prior_norm(s, &tp, i);
   }
-  guint *tr_ids = g_new(guint, MAX(S2, 1));
-  for (guint i = 0; i < S2; i++) tr_ids[i] = i;
+  /* Per pool row observed by a view, the transition row it is (a payload
+   * still in flight): a constant to the views that observed it. */
+  guint n_obs = 0;
   for (guint w = 0; w < s->views->len; w++)
-    if (!view_period(s, g_ptr_array_index(s->views, w), pool, view_rows[w], rebase, m, S2, tr_ids,
-                     error)) {
-      g_free(tr_ids);
+    for (guint i = 0; view_rows[w] && i < view_rows[w]->len; i++)
+      n_obs = MAX(n_obs, g_array_index(view_rows[w], guint, i) + 1);
+  guint *obs_tr = g_new(guint, MAX(n_obs, 1));
+  for (guint i = 0; i < n_obs; i++) obs_tr[i] = G_MAXUINT - 1; /* not looked up yet */
+  for (guint w = 0; w < s->views->len; w++)
+    for (guint i = 0; rebase && view_rows[w] && i < view_rows[w]->len; i++) {
+      guint id = g_array_index(view_rows[w], guint, i);
+      if (obs_tr[id] != G_MAXUINT - 1) continue;
+      gsize st = pool->start[id];
+      obs_tr[id] = priv_row_set_find(&s->tr, pool->cols + st, pool->vals + st,
+                                     pool->start[id + 1] - st, pool->ngrad[id]);
+    }
+  for (guint w = 0; w < s->views->len; w++)
+    if (!view_period(s, g_ptr_array_index(s->views, w), pool, view_rows[w], rebase, m, S2, obs_tr,
+                     n_obs, error)) {
+      g_free(obs_tr);
       g_free(nu2);
       return FALSE;
     }
-  g_free(tr_ids);
+  g_free(obs_tr);
   if (!rebase) return TRUE;
   g_free(s->nu);
   s->nu = nu2;

@@ -35,6 +35,9 @@ void priv_row_set_reset(PrivRowSet *r);
 /* The id of the row (@len entries, the first @ngrad gradient columns). */
 guint priv_row_set_add(PrivRowSet *r, const guint32 *cols, const double *vals, gsize len,
                        guint32 ngrad);
+/* The id of the row equal to (@cols, @vals, @len, @ngrad), or G_MAXUINT. */
+guint priv_row_set_find(const PrivRowSet *r, const guint32 *cols, const double *vals, gsize len,
+                        guint32 ngrad);
 /* The id of @v's provenance as a row: gradient part first, zeros dropped. */
 guint priv_row_set_add_linvec(PrivRowSet *r, const SimLinvec *v);
 /* A read-only view of the rows, valid until the next add or reset. */
@@ -57,9 +60,12 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
  * view_rows[i] (guint ids, in observation order). With @rebase, the space is
  * rebased (sim_lin_space_rebase_keeping: fresh noise no view observed stays
  * out of the state where that shrinks it) and the transition folded into
- * each view's state; without it (the end of the run) only the observations count.
+ * each view's state (the rows it carries: not those it observed, nor the
+ * untouched fresh noise it carries aside); without it (the end of the run)
+ * only the observations count.
  * Errors: PRIV_ERROR_INVALID_ARGUMENT (a gradient step >= T, a noise
  * variable referenced after its period without being retained),
+ * PRIV_ERROR_MEMORY (the views' state past the budget, opt->max_bytes),
  * PRIV_ERROR_NUMERICAL (LAPACK; noise coefficients more than 2^1000 times
  * the gradients' or less than 2^-1000 times, as priv_knowledge_blocks_scaled),
  * the rebase's.
@@ -73,7 +79,13 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
  * clip are far from 1). Errors: PRIV_ERROR_MEMORY. */
 PrivBlocks *priv_stream_blocks(const PrivStream *s, guint view, GError **error);
 
-/* Largest state size seen (for reports and tests). */
+/* Largest state size seen (for reports and tests): the checkpoints' state
+ * variables, and the rows view @view carried of them (the others were
+ * constants to it). */
 guint priv_stream_max_state(const PrivStream *s);
+guint priv_stream_max_view_state(const PrivStream *s, guint view);
+
+/* The streaming accountant of @obs (NULL when it does not stream). */
+const PrivStream *priv_observer_stream(const PrivObserver *obs);
 
 #endif /* DPG_PRIVACY_STREAM_INTERNAL_H */

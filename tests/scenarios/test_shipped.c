@@ -132,6 +132,71 @@ static void test_collusion(Fix *f, gconstpointer data) {
   }
 }
 
+/* The collusion scenario at the paper's horizon, shortened to T = 2 (still
+ * the ego graph and its three sets): a larger set never learns less. */
+static void test_collusion_ego(Fix *f, gconstpointer data) {
+  (void)data;
+  const char *sets[] = {"simulation.rounds=2", NULL};
+  ScenRunReport rep = shipped_run("collusion-ego", sets, f->dir);
+  g_assert_cmpuint(rep.points, ==, 2);
+  scen_run_report_clear(&rep);
+  const char *pts[] = {"name=decor", "name=zipdl"};
+  for (guint i = 0; i < 2; i++) {
+    char *dir = g_build_filename(f->dir, "points", pts[i], NULL);
+    /* Victims: 147, 146 and 145 per trust model. */
+    shipped_check_privacy(dir, 2 * (147 + 146 + 145), 2.0);
+    GPtrArray *p = shipped_csv(dir, "privacy.csv");
+    for (guint t = 0; t < 2; t++) {
+      guint single = 1 + t * 147;
+      guint larger[2] = {1 + 2 * 147 + t * 146, 1 + 2 * (147 + 146) + t * 145};
+      for (guint s = 0; s < 2; s++)
+        for (guint v = 0; v < 145 + (s == 0); v++) {
+          guint r = larger[s] + v, victim = atoi(shipped_cell(p, r, 2));
+          guint rs = single + victim - 1; /* single: victims 1..147 */
+          g_assert_cmpint(atoi(shipped_cell(p, rs, 2)), ==, victim);
+          g_assert_cmpfloat(shipped_num(p, rs, 5), <=, shipped_num(p, r, 5) * (1 + 1e-9));
+        }
+    }
+    g_ptr_array_unref(p);
+    g_free(dir);
+  }
+}
+
+/* The observer path's results do not depend on the thread count: the
+ * collusion scenario's privacy files are the same bytes with one thread as
+ * with two (its points then run in parallel, each accountant on its own). */
+static void test_collusion_threads(Fix *f, gconstpointer data) {
+  (void)data;
+  const char *sets[] = {"simulation.rounds=4", NULL};
+  ScenRunReport rep = shipped_run("collusion", sets, f->dir);
+  scen_run_report_clear(&rep);
+  char *one = g_build_filename(f->dir, "one-thread", NULL);
+  char *path = scen_test_source("scenarios/collusion.ini");
+  GError *error = NULL;
+  ScenScenario *sc = scen_scenario_load(path, &error);
+  g_assert_no_error(error);
+  g_assert_true(scen_scenario_set(sc, sets[0], &error));
+  ScenRunOptions opt = {.out_dir = one, .threads = 1};
+  g_assert_true(scen_scenario_run(sc, &opt, &rep, &error));
+  g_assert_no_error(error);
+  scen_run_report_clear(&rep);
+  scen_scenario_free(sc);
+  g_free(path);
+  const char *pts[] = {"name=decor", "name=zipdl"};
+  for (guint i = 0; i < 2; i++) {
+    char *dir = g_build_filename(f->dir, "points", pts[i], NULL);
+    char *dir1 = g_build_filename(one, "points", pts[i], NULL);
+    char *a = scen_test_read(dir, "privacy.csv"), *b = scen_test_read(dir1, "privacy.csv");
+    g_assert_cmpuint(strlen(a), >, 100);
+    g_assert_cmpstr(a, ==, b);
+    g_free(a);
+    g_free(b);
+    g_free(dir);
+    g_free(dir1);
+  }
+  g_free(one);
+}
+
 static void test_figure3_tiny(Fix *f, gconstpointer data) {
   (void)data;
   const char *sets[] = {"task.epochs=1", "task.batches=4", "sweep.simulation.seed=1",
@@ -162,6 +227,8 @@ int main(int argc, char **argv) {
   ADD("time-varying", test_time_varying);
   ADD("async", test_async);
   ADD("collusion", test_collusion);
+  ADD("collusion-ego", test_collusion_ego);
+  ADD("collusion-threads", test_collusion_threads);
   ADD("figure3-tiny", test_figure3_tiny);
   int rc = g_test_run();
   plot_shutdown();
