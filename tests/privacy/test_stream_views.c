@@ -58,7 +58,7 @@ static PrivBlocks **account(const Case *c, gboolean streaming, guint *sv, guint 
   cfg.seed = 5;
   ProtoRun *run = proto_run_new(&cfg, &err);
   g_assert_no_error(err);
-  PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
   g_assert_no_error(err);
   for (guint v = 0; v < N_VIEWS; v++) {
     priv_observer_add_view(obs, views[v].trust, views[v].members, views[v].n, &err);
@@ -171,7 +171,7 @@ static void test_memory(void) {
     cfg.rounds = T;
     ProtoRun *run = proto_run_new(&cfg, &err);
     g_assert_no_error(err);
-    PrivObserver *obs = priv_observer_new(proto_run_space(run), &err);
+    PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
     priv_observer_add_view(obs, PRIV_TRUST_SECLDP, set_0, 1, &err);
     g_assert_no_error(err);
     PrivStreamOptions so = {.T = T, .max_bytes = fits ? 4 * lower : lower + 1000};

@@ -145,7 +145,7 @@ static void test_collusion_ego(Fix *f, gconstpointer data) {
     char *dir = g_build_filename(f->dir, "points", pts[i], NULL);
     /* Victims: 147, 146 and 145 per trust model. */
     shipped_check_privacy(dir, 2 * (147 + 146 + 145), 2.0);
-    GPtrArray *p = shipped_csv(dir, "privacy.csv");
+    GPtrArray *p = scen_test_csv(dir, "privacy.csv");
     for (guint t = 0; t < 2; t++) {
       guint single = 1 + t * 147;
       guint larger[2] = {1 + 2 * 147 + t * 146, 1 + 2 * (147 + 146) + t * 145};
