@@ -10,26 +10,41 @@
 #     to change), epsilon interpolated in log scale along each method's curve.
 # SEEDS=1..2 runs a subset (and says so); OUT=DIR keeps the results (default
 # BUILD/bench/figure3). DPGOSSIP=path overrides the binary; LAUNCH="mpirun -n 2"
-# runs it under MPI (then THREADS=1 for one thread per rank). Not run by ctest.
+# runs it under MPI (then THREADS=1 for one thread per rank). SCENARIO=NAME runs
+# scenarios/NAME.ini instead (figure3-housing-florentine: the appendix's graph);
+# STANDARDIZE=all standardizes the features with the statistics of the whole
+# dataset before the split, as the paper's code does (default: train split only);
+# MODEL=SPEC replaces the model (mlp:hidden=64,init=fanin: the paper's initial
+# model). MEASURES_ONLY=1 only recomputes the measures from an existing OUT.
+# Not run by ctest.
 set -euo pipefail
 BUILD=${1:-build}
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN=${DPGOSSIP:-$BUILD/dpgossip}
 OUT=${OUT:-$BUILD/bench/figure3}
 LOSSES=${LOSSES:-0.75 1 1.5 2}
+SCENARIO=${SCENARIO:-figure3-housing-ego}
 args=(-q)
 if [ -n "${SEEDS:-}" ]; then args+=(--set "sweep.simulation.seed=$SEEDS"); fi
+if [ -n "${STANDARDIZE:-}" ]; then
+  args+=(--set "task.dataset=california:$ROOT/../shared/data/cal_housing.data,standardize=$STANDARDIZE")
+fi
 if [ -n "${THREADS:-}" ]; then args+=(-j "$THREADS"); fi
-rm -rf "$OUT"
-start=$(date +%s.%N)
-cpu0=$(awk '{print $14+$15+$16+$17}' /proc/$$/stat)
-# shellcheck disable=SC2086 # LAUNCH is a command line
-${LAUNCH:-} "$BIN" run "$ROOT/scenarios/figure3-housing-ego.ini" --out "$OUT" "${args[@]}" >/dev/null
-end=$(date +%s.%N)
+if [ -n "${MODEL:-}" ]; then args+=(--set "task.model=$MODEL"); fi
+if [ -z "${MEASURES_ONLY:-}" ]; then
+  rm -rf "$OUT"
+  start=$(date +%s.%N)
+  # shellcheck disable=SC2086 # LAUNCH is a command line
+  ${LAUNCH:-} "$BIN" run "$ROOT/scenarios/$SCENARIO.ini" --out "$OUT" "${args[@]}" >/dev/null
+  end=$(date +%s.%N)
+fi
 points=$(($(wc -l < "$OUT/points.csv") - 1))
+echo "figure3.scenario $SCENARIO${STANDARDIZE:+ (standardize=$STANDARDIZE)}${MODEL:+ (model $MODEL)}"
 echo "figure3.points $points${SEEDS:+ (subset: seeds $SEEDS)}"
 echo "figure3.cores $(nproc)${LAUNCH:+ (under: $LAUNCH)}"
-awk -v s="$start" -v e="$end" 'BEGIN { printf "figure3.wall_s %.1f\n", e - s }'
+if [ -z "${MEASURES_ONLY:-}" ]; then
+  awk -v s="$start" -v e="$end" 'BEGIN { printf "figure3.wall_s %.1f\n", e - s }'
+fi
 # groups.csv: group,name,mu,seeds,sigma,epsilon,final_mean,final_lo,final_hi,last50_mean,...
 awk -F, -v LS="$LOSSES" '
 NR > 1 { name = $2; mu = $3; eps[name, mu] = $6; fin[name, mu] = $7; tail[name, mu] = $10;

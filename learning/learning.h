@@ -240,23 +240,26 @@ void learn_dataset_standardize(LearnDataset *train, LearnDataset *test, double *
 
 /*
  * learn_data_load: load a dataset from its spec and split it.
- *   csv:PATH[,target=COL][,header=auto|yes|no][,classes=N|auto][,standardize=yes|no]
- *   idx:DIR[,limit=N][,test_limit=N][,standardize=yes|no]
- *   synthetic:linear[,n=1000][,d=10][,noise=0.1][,seed=1][,standardize=yes|no]
+ *   csv:PATH[,target=COL][,header=auto|yes|no][,classes=N|auto][,standardize=yes|no|all]
+ *   idx:DIR[,limit=N][,test_limit=N][,standardize=yes|no|all]
+ *   synthetic:linear[,n=1000][,d=10][,noise=0.1][,seed=1][,standardize=yes|no|all]
  *   synthetic:logistic[,n=1000][,d=10][,classes=2][,scale=1][,labels=sample|argmax]
- *                     [,seed=1][,standardize=yes|no]
- *   california:PATH[,standardize=yes|no]
- *   leaf:PATH[,limit=N][,standardize=yes|no] (learn_dataset_load_leaf; when
+ *                     [,seed=1][,standardize=yes|no|all]
+ *   california:PATH[,standardize=yes|no|all]
+ *   leaf:PATH[,limit=N][,standardize=yes|no|all] (learn_dataset_load_leaf; when
  *     PATH/train and PATH/test are folders, LEAF's own split is used)
  * (PATH cannot contain a comma). The records are split by
  * learn_dataset_split(test_fraction, seed), except idx with a t10k pair,
  * whose t10k files are the test split (test_limit > 0 keeps its first N
  * records: every node's model is evaluated on the whole test split). standardize (default yes for
  * california, no otherwise) applies learn_dataset_standardize with
- * statistics of the train split only. *test is never NULL on success (it
- * may be empty when test_fraction is 0).
- * Errors: LEARN_ERROR_PARSE (unknown kind or option, bad value), those of
- * the loaders and of learn_dataset_split. O(data size).
+ * statistics of the train split only; standardize=all (any kind but idx
+ * with a t10k pair) uses those of all records, before the split, as the
+ * paper's code does (the test split then leaks into the scaling). *test is
+ * never NULL on success (it may be empty when test_fraction is 0).
+ * Errors: LEARN_ERROR_PARSE (unknown kind or option, bad value),
+ * LEARN_ERROR_INVALID_ARGUMENT (standardize=all on an idx t10k pair), those
+ * of the loaders and of learn_dataset_split. O(data size).
  */
 gboolean learn_data_load(const char *spec, double test_fraction, guint64 seed, LearnDataset **train,
                          LearnDataset **test, GError **error);
@@ -407,8 +410,8 @@ typedef struct LearnModel LearnModel;
 /*
  * learn_model_new: parse a model spec: "linear" (regression data only),
  * "softmax" or its alias "logistic" (classification only), "mlp" or
- * "mlp:hidden=H" (H >= 1, default 64; either task) for inputs of n_features
- * features and n_classes classes (0 = regression).
+ * "mlp:hidden=H[,init=he|fanin]" (H >= 1, default 64; either task) for
+ * inputs of n_features features and n_classes classes (0 = regression).
  * Errors: LEARN_ERROR_PARSE (unknown model or option, bad number),
  * LEARN_ERROR_INVALID_ARGUMENT (n_features == 0, n_classes == 1, model and
  * task mismatch). O(1).
@@ -427,7 +430,8 @@ gboolean learn_model_spec_check(const char *spec, GError **error);
 /* learn_model_free: free m (NULL allowed). */
 void learn_model_free(LearnModel *m);
 
-/* The canonical spec ("linear", "softmax", "mlp:hidden=64"), owned by m. */
+/* The canonical spec ("linear", "softmax", "mlp:hidden=64",
+ * "mlp:hidden=64,init=fanin"), owned by m. */
 const char *learn_model_spec(const LearnModel *m);
 
 /* Number of parameters d of the flat vector (see the layout above). O(1). */
@@ -445,7 +449,9 @@ gsize learn_model_scratch_size(const LearnModel *m);
  * (n_params doubles): hidden weights He-uniform U(-sqrt(6/d), sqrt(6/d)),
  * output (or only) layer weights Glorot-uniform
  * U(-sqrt(6/(in+out)), sqrt(6/(in+out))), biases 0; drawn layer by layer in
- * layout order. Deterministic. O(n_params).
+ * layout order. An mlp with init=fanin draws every weight and bias of a
+ * layer from U(-1/sqrt(fan_in), 1/sqrt(fan_in)) instead (PyTorch's default,
+ * as in the paper's code), in layout order. Deterministic. O(n_params).
  */
 void learn_model_init(const LearnModel *m, double *params, guint64 seed);
 

@@ -111,6 +111,30 @@ static LearnDataset *load_synthetic(const Spec *spec, GError **error) {
   return learn_dataset_synthetic_linear(s.n, s.d, s.noise, s.seed, NULL, error);
 }
 
+/* Whose statistics standardize the features: none, the train split's (the
+ * default for california: the test split never leaks into the scaling), or
+ * all records' before the split ("all": what the paper's code does). */
+typedef enum { STANDARDIZE_NONE, STANDARDIZE_TRAIN, STANDARDIZE_ALL } Standardize;
+
+static gboolean standardize_option(const Spec *spec, Standardize dflt, Standardize *out,
+                                   GError **error) {
+  const char *s = spec_get(spec, "standardize");
+  gboolean on;
+  if (s == NULL) {
+    *out = dflt;
+  } else if (strcmp(s, "all") == 0) {
+    *out = STANDARDIZE_ALL;
+  } else if (spec_bool(spec, "standardize", FALSE, &on, NULL)) {
+    *out = on ? STANDARDIZE_TRAIN : STANDARDIZE_NONE;
+  } else {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
+                "%s: option standardize='%s' is not yes (train statistics), no or all",
+                spec->name, s);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean learn_data_spec_check(const char *spec_text, GError **error) {
   g_return_val_if_fail(spec_text != NULL, FALSE);
   Spec *spec = spec_parse(spec_text, "dataset", TRUE, LEARN_ERROR, LEARN_ERROR_PARSE,
@@ -120,7 +144,8 @@ gboolean learn_data_spec_check(const char *spec_text, GError **error) {
   static const char *const std_only[] = {"standardize", NULL};
   static const char *const idx_valid[] = {"limit", "test_limit", "standardize", NULL};
   const char *name = spec->name;
-  gboolean ok, standardize;
+  gboolean ok;
+  Standardize standardize;
   guint64 limit;
   if (strcmp(name, "csv") == 0) {
     LearnCsvOptions opt;
@@ -144,7 +169,7 @@ gboolean learn_data_spec_check(const char *spec_text, GError **error) {
                 spec_text);
     ok = FALSE;
   }
-  ok = ok && spec_bool(spec, "standardize", FALSE, &standardize, error);
+  ok = ok && standardize_option(spec, STANDARDIZE_NONE, &standardize, error);
   spec_free(spec);
   return ok;
 }
@@ -158,7 +183,8 @@ gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 se
   if (spec == NULL)
     return FALSE;
   LearnDataset *all = NULL, *tr = NULL, *te = NULL;
-  gboolean standardize = FALSE, ok = FALSE;
+  Standardize standardize = STANDARDIZE_NONE;
+  gboolean ok = FALSE;
   const char *name = spec->name;
   if (strcmp(name, "csv") == 0) {
     all = load_csv(spec, error);
@@ -168,7 +194,7 @@ gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 se
     static const char *const valid[] = {"standardize", NULL};
     if (spec_check(spec, "dataset", valid, NULL, error))
       all = learn_dataset_load_california(spec->head, error);
-    standardize = TRUE;
+    standardize = STANDARDIZE_TRAIN;
   } else if (strcmp(name, "leaf") == 0) {
     /* LEAF's layout: PATH/train and PATH/test folders are the splits;
      * otherwise PATH (a file or folder) is split by test_fraction. */
@@ -229,11 +255,23 @@ gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 se
   }
   if (all == NULL && tr == NULL)
     goto out;
-  if (!spec_bool(spec, "standardize", standardize, &standardize, error))
+  if (!standardize_option(spec, standardize, &standardize, error))
     goto out;
+  if (standardize == STANDARDIZE_ALL) {
+    if (all == NULL) {
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                  "%s: standardize=all scales with the statistics of all records before the "
+                  "split, but this dataset comes already split (an idx t10k pair or LEAF's train "
+                  "and test folders); use "
+                  "standardize=yes",
+                  spec_text);
+      goto out;
+    }
+    learn_dataset_standardize(all, NULL, NULL, NULL);
+  }
   if (tr == NULL && !learn_dataset_split(all, test_fraction, seed, &tr, &te, error))
     goto out;
-  if (standardize)
+  if (standardize == STANDARDIZE_TRAIN)
     learn_dataset_standardize(tr, te, NULL, NULL);
   ok = TRUE;
 out:

@@ -22,6 +22,7 @@ LearnModel *learn_model_new(const char *spec_text, gsize n_features, guint n_cla
     return NULL;
   LearnModel *m = NULL;
   guint64 hidden = 0;
+  gboolean fanin = FALSE;
   const char *name = spec->name;
   gboolean classify = n_classes >= 2;
   if (strcmp(name, "linear") == 0 || strcmp(name, "softmax") == 0 ||
@@ -42,10 +43,17 @@ LearnModel *learn_model_new(const char *spec_text, gsize n_features, guint n_cla
     m = learn_cnn_model_new(spec, n_features, n_classes, error);
     goto out;
   } else if (strcmp(name, "mlp") == 0) {
-    static const char *const valid[] = {"hidden", NULL};
+    static const char *const valid[] = {"hidden", "init", NULL};
     if (!spec_check(spec, "model", valid, NULL, error) ||
         !spec_uint(spec, "hidden", 64, 1, 1 << 20, &hidden, error))
       goto out;
+    const char *init = spec_get(spec, "init");
+    fanin = init != NULL && strcmp(init, "fanin") == 0;
+    if (init != NULL && !fanin && strcmp(init, "he") != 0) {
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
+                  "model mlp: option init='%s' is not he (the default) or fanin", init);
+      goto out;
+    }
   } else {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
                 "unknown model '%s' (valid: linear, softmax, logistic, mlp:hidden=H, "
@@ -83,7 +91,9 @@ LearnModel *learn_model_new(const char *spec_text, gsize n_features, guint n_cla
   m->n_out = o;
   m->n_classes = n_classes;
   m->n_params = n_params;
-  m->spec = h > 0 ? g_strdup_printf("mlp:hidden=%" G_GSIZE_FORMAT, h)
+  m->init_fanin = fanin;
+  m->spec = h > 0 ? g_strdup_printf("mlp:hidden=%" G_GSIZE_FORMAT "%s", h,
+                                    fanin ? ",init=fanin" : "")
                   : g_strdup(classify ? "softmax" : "linear");
 out:
   spec_free(spec);
@@ -135,6 +145,14 @@ void learn_model_init(const LearnModel *m, double *params, guint64 seed) {
   gsize d = m->d, h = m->hidden, o = m->n_out;
   double *p = params;
   gsize in = d;
+  if (h > 0 && m->init_fanin) {
+    /* PyTorch's nn.Linear default, which the paper's code gets: smaller
+     * weights than He and random biases. */
+    uniform_fill(rng, p, h * (d + 1), 1.0 / sqrt((double)d));
+    uniform_fill(rng, p + h * (d + 1), o * (h + 1), 1.0 / sqrt((double)h));
+    gsl_rng_free(rng);
+    return;
+  }
   if (h > 0) {
     /* He: keeps the variance of ReLU activations independent of d. */
     uniform_fill(rng, p, h * d, sqrt(6.0 / (double)d));

@@ -18,6 +18,7 @@ struct LearnModel {
   gsize n_out;
   guint n_classes;
   gsize n_params;
+  gboolean init_fanin; /* mlp init=fanin: U(+-1/sqrt(fan_in)) for weights and biases */
   char *spec;
   LearnCnn *cnn; /* non-NULL for the CNN (cnn.c), which has its own kernels */
 };
