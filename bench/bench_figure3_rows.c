@@ -113,7 +113,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     const LearnModel *m = proto_run_learn_model(run);
-    guint n = proto_run_n_nodes(run);
+    guint n = proto_context_n_nodes(proto_run_context(run));
     if (!proto_run_run(run, &err)) {
       fprintf(stderr, "%s\n", err->message);
       return 1;

@@ -275,6 +275,8 @@ const SimLinvec *proto_run_node_model(ProtoRun *run, guint u);
 const LearnDataset *proto_run_train_set(const ProtoRun *run);
 const LearnDataset *proto_run_test_set(const ProtoRun *run);
 const LearnModel *proto_run_learn_model(const ProtoRun *run);
+/** Which training records each node holds (NULL in accounting-only runs). */
+const LearnPartition *proto_run_partition(const ProtoRun *run);
 /** The initial model every node starts from (d doubles; NULL without task). */
 const double *proto_run_initial_params(const ProtoRun *run);
 

@@ -542,6 +542,11 @@ const LearnModel *proto_run_learn_model(const ProtoRun *run) {
   return run->ctx.model;
 }
 
+const LearnPartition *proto_run_partition(const ProtoRun *run) {
+  g_return_val_if_fail(run != NULL, NULL);
+  return run->ctx.partition;
+}
+
 const double *proto_run_initial_params(const ProtoRun *run) {
   g_return_val_if_fail(run != NULL, NULL);
   return run->ctx.init_params;

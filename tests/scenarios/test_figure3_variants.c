@@ -284,7 +284,7 @@ static double direct_final(const char *option, guint64 seed, guint epochs, guint
 
 /* points.csv's final test loss (column 8) of the non-private point of @seed. */
 static double nonprivate_final(const char *dir, const char *seed) {
-  GPtrArray *p = shipped_csv(dir, "points.csv");
+  GPtrArray *p = scen_test_csv(dir, "points.csv");
   g_assert_cmpstr(shipped_cell(p, 0, 2), ==, "name");
   g_assert_cmpstr(shipped_cell(p, 0, 4), ==, "seed");
   g_assert_cmpstr(shipped_cell(p, 0, 8), ==, "final_test_loss");
@@ -309,7 +309,7 @@ static void assert_same_outputs(const char *a, const char *b) {
     g_free(x);
     g_free(y);
   }
-  GPtrArray *p = shipped_csv(a, "points.csv");
+  GPtrArray *p = scen_test_csv(a, "points.csv");
   for (guint r = 1; r < p->len; r++) {
     char *da = g_build_filename(a, shipped_cell(p, r, 1), NULL);
     char *db = g_build_filename(b, shipped_cell(p, r, 1), NULL);
@@ -331,7 +331,7 @@ static void test_florentine(Fix *f, gconstpointer data) {
   ScenRunReport rep = shipped_run("figure3-housing-florentine", sets, out1);
   g_assert_cmpuint(rep.points, ==, 8);
   scen_run_report_clear(&rep);
-  GPtrArray *g = shipped_csv(out1, "groups.csv");
+  GPtrArray *g = scen_test_csv(out1, "groups.csv");
   g_assert_cmpuint(g->len, ==, 5);
   for (guint r = 1; r < 5; r++) {
     g_assert_cmpstr(shipped_cell(g, r, 3), ==, "2"); /* seeds */
