@@ -47,6 +47,7 @@
     round: null, // the round shown when not following
     paused: false,
     colorMode: 'loss',
+    scale: 'round', // colour scale: 'round' (the shown round's range) or 'run'
     attacker: '', // privacy key
     flashes: [],
     transform: null,
@@ -57,6 +58,7 @@
     serverIdleMs: -1,
     serverSkipped: 0,
     lastEventAt: 0,
+    charts: {}, // canvas id -> what drawChart drew
   };
 
   // ---- Colour maps -------------------------------------------------------
@@ -291,44 +293,64 @@
   }
 
   // ---- Colours of nodes ----------------------------------------------------
+  // Log-scale position of x in [lo, hi] (lo > 0); a single value sits mid-ramp.
+  function logPos(x, lo, hi) {
+    if (!(hi > lo)) return 0.5;
+    return (Math.log10(Math.max(x, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo));
+  }
+  // Range [lo, hi] of the positive finite values of xs, or null.
+  function positiveRange(xs) {
+    let lo = Infinity, hi = -Infinity;
+    for (const x of xs) if (Number.isFinite(x) && x > 0) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+    return lo <= hi ? [lo, hi] : null;
+  }
+  // The colour scale is the shown round's own range (default) or the whole
+  // run's: over the run, the losses of round 0 dwarf those at the end and
+  // every node would end the run in the same colour.
   function computeColors() {
     const colors = new Array(S.n).fill(NO_DATA);
     const r = shownRound();
-    const legend = { title: '', lo: '', hi: '', stops: VIRIDIS };
+    const perRound = view.scale === 'round';
+    const legend = { title: '', lo: '', hi: '', stops: VIRIDIS, range: null };
     if (view.colorMode === 'loss') {
-      legend.title = 'test loss (log scale)';
       const k = r === null ? undefined : floorKey(S.lossRounds, r);
       const arr = k === undefined ? null : S.loss.get(k);
-      const lo = S.lossMin > 0 && Number.isFinite(S.lossMin) ? S.lossMin : 1e-12;
-      const hi = Math.max(S.lossMax, lo * 10);
-      const llo = Math.log10(lo), lhi = Math.log10(hi);
-      if (arr) {
+      const range = perRound ? (arr ? positiveRange(arr) : null)
+        : (S.lossMin <= S.lossMax && S.lossMin > 0 ? [S.lossMin, S.lossMax] : null);
+      legend.title = `test loss, log scale over ${perRound ? `round ${k === undefined ? '–' : k}` : 'the whole run'}`;
+      if (arr && range) {
         for (let u = 0; u < S.n; u++) {
           const x = arr[u];
-          if (Number.isFinite(x)) colors[u] = ramp(VIRIDIS, 1 - (Math.log10(Math.max(x, lo)) - llo) / (lhi - llo || 1));
+          if (Number.isFinite(x)) colors[u] = ramp(VIRIDIS, 1 - logPos(x, range[0], range[1]));
         }
+        legend.lo = fmt(range[1]);
+        legend.hi = fmt(range[0]);
+        legend.range = range;
       }
-      legend.lo = fmt(hi);
-      legend.hi = fmt(lo);
     } else {
       const pa = privacyAt(r);
       legend.stops = HEAT;
-      legend.title = view.colorMode === 'mu' ? 'μ towards the attacker' : 'ε towards the attacker';
+      const what = view.colorMode === 'mu' ? 'μ' : 'ε';
       if (pa) {
-        let max = 0;
         const vals = pa.rec.victims.map((v, i) => privacyValue(pa.rec, i));
-        for (const x of vals) if (Number.isFinite(x)) max = Math.max(max, x);
-        max = max || 1;
+        let range = positiveRange(vals);
+        if (!perRound) {
+          // The selected set over every round received.
+          const all = [];
+          for (const rec of pa.set.byRound.values()) rec.victims.forEach((v, i) => all.push(privacyValue(rec, i)));
+          range = positiveRange(all);
+        }
+        // Privacy losses span decades (they fall fast with distance): log scale.
         pa.rec.victims.forEach((v, i) => {
           if (v >= S.n) return;
           const x = vals[i];
-          colors[v] = Number.isFinite(x) ? ramp(HEAT, x / max) : UNPROTECTED;
+          colors[v] = !Number.isFinite(x) ? UNPROTECTED : range ? ramp(HEAT, x > 0 ? logPos(x, range[0], range[1]) : 0) : ramp(HEAT, 0);
         });
         for (const a of pa.set.attackers) if (a < S.n) colors[a] = ATTACKER;
-        legend.lo = '0';
-        legend.hi = fmt(max);
+        legend.title = `${what} towards the attacker, log scale over ${perRound ? `round ${pa.round}` : 'the whole run'}; black: unprotected`;
+        if (range) { legend.lo = fmt(range[0]); legend.hi = fmt(range[1]); legend.range = range; }
       } else {
-        legend.lo = legend.hi = '';
+        legend.title = `${what} towards the attacker`;
       }
     }
     return { colors, legend };
@@ -516,7 +538,9 @@
     return ticks;
   }
 
-  // series: [{points: [[x, y]...], color, dots}], opts: {logY, marker, xLabel}
+  // series: [{points: [[x, y]...], color, dots}], opts: {logY, marker, xLabel, yLabel}
+  // Records what it drew in view.charts[cv.id] (axis, ticks, points in CSS
+  // pixels) for tests and the SVG export.
   function drawChart(cv, series, opts) {
     const dpr = window.devicePixelRatio || 1;
     const w = Math.round(cv.clientWidth * dpr), h = Math.round(cv.clientHeight * dpr);
@@ -526,12 +550,15 @@
     const pts = series.flatMap((s) => s.points).filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]) && (!opts.logY || p[1] > 0));
     c.font = `${10 * dpr}px system-ui, sans-serif`;
     c.fillStyle = '#6b7480';
+    const info = { logY: !!opts.logY, yLabel: opts.yLabel || '', xLabel: opts.xLabel || '', yTicks: [], series: [], note: opts.note || '' };
+    view.charts[cv.id] = info;
     if (pts.length === 0) {
       c.textAlign = 'center';
       c.fillText(opts.empty || 'no data yet', w / 2, h / 2);
+      info.empty = opts.empty || 'no data yet';
       return;
     }
-    const L = 44 * dpr, R = 12 * dpr, T = 8 * dpr, B = 30 * dpr;
+    const L = (opts.yLabel ? 56 : 44) * dpr, R = 12 * dpr, T = 8 * dpr, B = 30 * dpr;
     let x0 = Math.min(...pts.map((p) => p[0])), x1 = Math.max(...pts.map((p) => p[0]));
     if (opts.xMin !== undefined) x0 = Math.min(x0, opts.xMin);
     if (x1 === x0) x1 = x0 + 1;
@@ -546,12 +573,27 @@
     c.textAlign = 'right';
     c.textBaseline = 'middle';
     // Log axes: ticks at powers of ten, or plain ticks within one decade.
-    let yt = opts.logY ? niceTicks(Math.floor(y0), Math.ceil(y1), 4).filter((t) => t >= y0 - 1e-9 && t <= y1 + 1e-9).map((t) => Math.pow(10, t)) : niceTicks(y0, y1, 4);
+    let yt = niceTicks(y0, y1, 4);
+    if (opts.logY) { // a tick per decade, or per few decades on a tall range
+      const d0 = Math.ceil(y0 - 1e-9), d1 = Math.floor(y1 + 1e-9), step = Math.max(1, Math.ceil((d1 - d0) / 6));
+      yt = [];
+      for (let d = d0; d <= d1; d += step) yt.push(Math.pow(10, d));
+    }
     if (opts.logY && yt.length < 2) yt = niceTicks(Math.pow(10, y0), Math.pow(10, y1), 3).filter((t) => t > 0);
     for (const y of yt) {
       const py = Y(y);
       c.beginPath(); c.moveTo(L, py); c.lineTo(w - R, py); c.stroke();
       c.fillText(fmtTick(y), L - 4 * dpr, py);
+      info.yTicks.push(y);
+    }
+    if (opts.yLabel) {
+      c.save();
+      c.translate(11 * dpr, (T + h - B) / 2);
+      c.rotate(-Math.PI / 2);
+      c.textAlign = 'center';
+      c.textBaseline = 'middle';
+      c.fillText(opts.yLabel, 0, 0);
+      c.restore();
     }
     c.textAlign = 'center';
     c.textBaseline = 'top';
@@ -581,6 +623,7 @@
         c.stroke();
       }
       if (s.dots) for (const p of ps) { c.beginPath(); c.arc(X(p[0]), Y(p[1]), s.dots * dpr, 0, 2 * Math.PI); c.fill(); }
+      info.series.push(ps.map((p) => [p[0], p[1], X(p[0]) / dpr, Y(p[1]) / dpr]));
     }
   }
 
@@ -590,7 +633,7 @@
     const shown = S.avgLoss;
     const lossPositive = shown.every((p) => !(p[1] <= 0));
     drawChart($('loss-chart'), [{ points: shown, color: '#2b6cb0', dots: shown.length < 60 ? 2.2 : 0 }],
-      { logY: lossPositive, marker: r, xLabel: 'round', integerX: true, empty: 'no test loss in this stream' });
+      { logY: lossPositive, marker: r, xLabel: 'round', yLabel: lossPositive ? 'test loss (log)' : 'test loss', integerX: true, empty: 'no test loss in this stream' });
     const pa = privacyAt(r);
     if (!pa) {
       $('privacy-who').textContent = '';
@@ -598,25 +641,30 @@
       return;
     }
     const scatter = [], byD = new Map();
-    let unprotected = 0;
+    let unprotected = 0, zero = 0;
     pa.rec.victims.forEach((v, i) => {
       let d = pa.rec.distance ? pa.rec.distance[i] : null;
       if (d === null || d === undefined) d = v < S.n ? pa.set.dist[v] : -1;
       const x = privacyValue(pa.rec, i);
       if (x === Infinity) unprotected++;
       if (d < 0 || !Number.isFinite(x)) return;
+      if (x <= 0) { zero++; return; } // no loss at all: off a log axis, counted in the note
       scatter.push([d, x]);
       if (!byD.has(d)) byD.set(d, []);
       byD.get(d).push(x);
     });
     const mean = [...byD.entries()].sort((a, b) => a[0] - b[0]).map(([d, xs]) => [d, xs.reduce((s, x) => s + x, 0) / xs.length]);
     const what = view.colorMode === 'mu' || !pa.rec.eps ? 'μ' : `ε(δ=${fmt(pa.rec.delta)})`;
+    const notes = [];
+    if (unprotected) notes.push(`${unprotected} unprotected (∞)`);
+    if (zero) notes.push(`${zero} at 0`);
     $('privacy-who').textContent = `— ${pa.set.name} (${pa.set.trust}), ${what}, round ${pa.round}`;
     drawChart($('privacy-chart'), [
       { points: scatter, color: 'rgba(236,112,20,0.35)', line: false, dots: 2 },
       { points: mean, color: '#bd0026', dots: 3 },
-    ], { xLabel: 'hop distance to the attacker set', integerX: true, xMin: 0,
-      note: unprotected ? `${unprotected} unprotected (∞, not drawn)` : '' });
+    ], { xLabel: 'hop distance to the attacker set', integerX: true, xMin: 0, logY: true,
+      yLabel: `${view.colorMode === 'mu' || !pa.rec.eps ? 'μ' : 'ε'} (log scale)`,
+      note: notes.length ? `${notes.join(', ')}: not drawn` : '' });
   }
 
   // ---- Text and controls ---------------------------------------------------
@@ -709,6 +757,7 @@
     refreshAll();
   }
   $('color-mode').addEventListener('change', (e) => { view.colorMode = e.target.value; refreshAll(); });
+  $('scale').addEventListener('change', (e) => { view.scale = e.target.value; refreshAll(); });
   $('attacker').addEventListener('change', (e) => {
     view.attacker = e.target.value;
     if (view.attacker && view.colorMode === 'loss') { view.colorMode = 'epsilon'; $('color-mode').value = 'epsilon'; }
@@ -818,7 +867,13 @@
     get privacySets() { return S ? [...S.privacy.keys()] : []; },
     get attacker() { return view.attacker; },
     get colorMode() { return view.colorMode; },
+    get legend() { // the node colour scale as drawn
+      const l = view.colorCache && view.colorCache.legend;
+      return l ? { title: $('legend-title').textContent, lo: l.lo, hi: l.hi, range: l.range } : null;
+    },
+    setScale(v) { $('scale').value = v; view.scale = v; refreshAll(); },
     nodeColor(u) { return view.nodeColors[u]; },
+    chart(id) { return view.charts[id] || null; },
     nodeScreen(u) { // CSS pixels relative to the canvas
       if (!S || !view.transform || u >= S.n) return null;
       const [x, y] = screen(u);
