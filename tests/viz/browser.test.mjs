@@ -190,6 +190,18 @@ try {
   check(/round 10/.test(endLegend.title), `the legend says the scale is round 10's (${endLegend.title})`);
   check(colours.length >= 2, `node 0 changes colour during the run (${colours.length} colours: ${colours.slice(0, 4).join(' | ')})`);
   await page.screenshot({ path: join(SHOTS, 'viz-live.png') });
+  // A page opened after the run: the messages it never saw are said to
+  // predate it, not counted as missed.
+  const late = await context.newPage();
+  await late.goto(url);
+  await late.waitForFunction(() => window.dpgViz && window.dpgViz.round === 10, null, { timeout: 10000 });
+  await late.waitForFunction(() => /joined after/.test(document.getElementById('c-before').textContent), null, { timeout: 5000 }).catch(() => {});
+  const lateText = await late.evaluate(() => ({ before: document.getElementById('c-before').textContent, missed: document.getElementById('c-missed').textContent, msgs: document.getElementById('c-messages').textContent }));
+  check(/^joined after [\d,]+ messages had been sent/.test(lateText.before) && lateText.missed === '0' && /^0 shown live/.test(lateText.msgs),
+    `a page opened after the run says it joined late, nothing missed (${lateText.before}; missed ${lateText.missed}; ${lateText.msgs})`);
+  const liveText = await page.evaluate(() => ({ before: document.getElementById('c-before').textContent, missed: document.getElementById('c-missed').textContent }));
+  check(liveText.before === 'joined at the start of the run' && liveText.missed === '0', `the page open during the run saw it all (${liveText.before}; missed ${liveText.missed})`);
+  await late.close();
 
   // ---- 2. the replay of that run ----
   const replay = run(['replay', trace, '--publish', endpoint, '--speed', '12', '--publish-wait', '20']);

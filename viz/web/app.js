@@ -34,7 +34,9 @@
       avgLoss: [], // [round, mean test loss]
       privacy: new Map(), // key -> {name, trust, attackers, byRound: Map(round -> rec)}
       lastSeq: -1,
-      missed: 0,
+      missed: 0, // seq gaps since the page caught up: events lost on the way
+      beforeJoin: 0, // seq gaps until then: message events sent before the page joined (never kept)
+      live: false, // the server said this page has the run's whole history
       events: 0,
       messages: 0,
       dropped: 0,
@@ -108,6 +110,7 @@
     if (Number.isInteger(x) && Math.abs(x) < 1e6) return String(x);
     return String(Number(x.toPrecision(3)));
   }
+  const count = (k) => k.toLocaleString('en-US');
   function edgeKey(u, v) { return u < v ? `${u}-${v}` : `${v}-${u}`; }
   function toast(text) {
     const t = $('toast');
@@ -677,9 +680,14 @@
     $('c-graph').textContent = `${S.n} / ${S.edges.length}`;
     const every = S.start && S.start.messages_every;
     const sampling = every === 0 ? ' (not published)' : every > 1 ? ` (1 in ${every} published)` : '';
-    $('c-messages').textContent = `${S.messages} seen, ${S.dropped} dropped${sampling}`;
-    $('c-events').textContent = String(S.events);
-    $('c-missed').textContent = String(S.missed + view.serverSkipped);
+    $('c-messages').textContent = `${count(S.messages)} shown live, ${count(S.dropped)} of them lost in the simulated network${sampling}`;
+    $('c-events').textContent = count(S.events);
+    $('c-before').textContent = S.beforeJoin
+      ? `joined after ${count(S.beforeJoin)} messages had been sent (messages are shown live only, not kept)`
+      : 'joined at the start of the run';
+    // Gaps in seq after the page caught up: dropped by a slow publisher or
+    // skipped by the server for a slow page.
+    $('c-missed').textContent = S.missed ? `${count(S.missed)} events did not reach this page (run or page too slow)` : '0';
     const slider = $('slider');
     if (S.rounds.length) {
       slider.disabled = false;
@@ -839,6 +847,11 @@
       try {
         const st = JSON.parse(e.data);
         view.serverSkipped = st.skipped || 0;
+        if (st.caught_up === true && S && !S.live) {
+          S.live = true;
+          S.beforeJoin = S.missed;
+          S.missed = 0;
+        }
         view.serverIdleMs = st.idle_ms;
       } catch (err) { /* ignore */ }
       view.connected = true;
