@@ -151,7 +151,9 @@ CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngin
       .edges = edges,
       .n_edges = n_edges,
       .positions = xy,
-      .layout = "fruchterman_reingold",
+      .layout = topo_graph_n_nodes(graph) >= 3 && topo_graph_n_nodes(graph) <= TOPO_LAYOUT_KK_MAX
+                    ? "kamada_kawai"
+                    : "fruchterman_reingold",
   };
   gboolean ok = stream_begin_run(stream, &info, error);
   g_free(edges);
