@@ -16,7 +16,7 @@
 // Run by ctest (label browser); needs `npm ci --prefix tests/viz`
 // (scripts/install-deps.sh does it) and the chromium package.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -223,6 +223,31 @@ try {
   check(back.text === '0' && back.round === 0, `the time slider shows round 0 (${back.text})`);
   check(back.pixel !== finalPixel, `round 0 has other colours than round 10 (${back.pixel} vs ${finalPixel})`);
   await page.screenshot({ path: join(SHOTS, 'viz-replay-round0.png') });
+  // Step and run-to-round.
+  await page.click('#step-fwd');
+  await sleep(100);
+  const stepped = await page.evaluate(() => window.dpgViz.round);
+  await page.click('#step-back');
+  await sleep(100);
+  const back2 = await page.evaluate(() => window.dpgViz.round);
+  check(stepped === 1 && back2 === 0, `Step moves to round 1 and back to 0 (${stepped}, ${back2})`);
+  await page.fill('#goto-round', '5');
+  await page.click('#goto');
+  await sleep(150);
+  const at5 = await page.evaluate(() => ({ r: window.dpgViz.round, f: window.dpgViz.following, text: document.getElementById('round').textContent }));
+  check(at5.r === 5 && at5.text === '5' && !at5.f, `Run to 5 shows round 5 and stops following (${JSON.stringify(at5)})`);
+  // Export of the current view: a PNG file and an SVG file of round 5.
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#export-png')]);
+  const pngBytes = readFileSync(await png.path());
+  check(png.suggestedFilename().endsWith('-round5.png') && pngBytes.length > 1000 && pngBytes.subarray(1, 4).toString() === 'PNG',
+    `PNG export saves ${png.suggestedFilename()} (${pngBytes.length} bytes)`);
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+  const svgText = readFileSync(await svg.path(), 'utf8');
+  const circles = (svgText.match(/<circle /g) || []).length;
+  const svgFill0 = (svgText.match(/<circle [^>]*fill="([^"]+)"/) || [])[1];
+  const node0 = await page.evaluate(() => window.dpgViz.nodeColor(0));
+  check(svg.suggestedFilename().endsWith('-round5.svg') && /^<svg /.test(svgText) && circles === 15 && /round 5/.test(svgText) && svgFill0 === node0,
+    `SVG export saves ${svg.suggestedFilename()}: 15 nodes, round 5, node 0 in its drawn colour (${circles}, ${svgFill0} vs ${node0})`);
   await page.click('#live');
 
   // ---- 3. privacy colours and the attacker click ----

@@ -48,6 +48,7 @@
     follow: true, // show the latest round
     round: null, // the round shown when not following
     paused: false,
+    target: null, // run-to-round: the round to stop at when it arrives
     colorMode: 'loss',
     scale: 'round', // colour scale: 'round' (the shown round's range) or 'run'
     attacker: '', // privacy key
@@ -159,6 +160,7 @@
     insertSorted(S.rounds, r);
     S.roundTime.set(r, b.t_ns);
     refreshAll();
+    checkTarget();
   }
 
   function onMetric(b) {
@@ -755,6 +757,84 @@
     refreshAll();
   }
 
+  // Step and run-to-round: a target not received yet is where the view
+  // stops when it arrives (the run goes on; Live follows it again).
+  function step(d) {
+    if (!S || !S.rounds.length) return;
+    const cur = S.rounds.indexOf(shownRound());
+    setRoundIndex(cur + d);
+  }
+  function runTo(r) {
+    if (!S || !Number.isInteger(r) || r < 0) return;
+    const i = S.rounds.indexOf(r);
+    if (i >= 0) { view.target = null; setRoundIndex(i); return; }
+    view.target = r;
+    view.follow = true;
+    toast(`will stop at round ${r}`);
+    refreshAll();
+  }
+  function checkTarget() {
+    if (view.target === null || !S) return;
+    const i = S.rounds.findIndex((x) => x >= view.target);
+    if (i < 0) return;
+    view.target = null;
+    setRoundIndex(i);
+  }
+  $('step-back').addEventListener('click', () => step(-1));
+  $('step-fwd').addEventListener('click', () => step(1));
+  $('goto').addEventListener('click', () => runTo(Number($('goto-round').value)));
+
+  // Export: the graph as drawn, PNG from the canvas or SVG rebuilt from the
+  // same positions and colours.
+  function download(blob, name) {
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  }
+  function fileStem() {
+    const name = (S && S.start && S.start.name ? S.start.name : 'run').replace(/[^A-Za-z0-9_.-]+/g, '_');
+    return `${name}-round${shownRound() ?? 0}`;
+  }
+  function viewSvg() {
+    if (!S || !view.transform) return null;
+    const t = view.transform, W = canvas.width / t.dpr, H = canvas.height / t.dpr;
+    const p = (u) => { const [x, y] = screen(u); return [(x / t.dpr).toFixed(2), (y / t.dpr).toFixed(2)]; };
+    const esc = (x) => String(x).replace(/&/g, '&amp;').replace(/</g, '&lt;');
+    const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">`,
+      `<title>${esc(S.start && S.start.name || 'run')}, round ${shownRound()}</title>`,
+      `<rect width="${W}" height="${H}" fill="#ffffff"/>`, '<g stroke="rgb(90,100,115)" stroke-opacity="0.35">'];
+    for (const [u, v] of S.edges) {
+      if (S.edgeDown.has(edgeKey(u, v))) continue;
+      const a = p(u), b = p(v);
+      out.push(`<line x1="${a[0]}" y1="${a[1]}" x2="${b[0]}" y2="${b[1]}"/>`);
+    }
+    out.push('</g><g stroke="#ffffff">');
+    const r = (nodeRadius() / t.dpr).toFixed(2);
+    for (let u = 0; u < S.n; u++) {
+      const a = p(u);
+      out.push(`<circle cx="${a[0]}" cy="${a[1]}" r="${r}" fill="${view.nodeColors[u] || NO_DATA}"><title>node ${u}</title></circle>`);
+    }
+    out.push('</g>');
+    const lt = $('legend-title').textContent;
+    out.push(`<text x="8" y="${H - 8}" font-family="sans-serif" font-size="12" fill="#1d232a">${esc(lt)}: ${esc($('legend-min').textContent)} .. ${esc($('legend-max').textContent)}</text>`);
+    out.push('</svg>');
+    return out.join('\n');
+  }
+  function exportPng() {
+    if (!S) return;
+    canvas.toBlob((b) => { if (b) download(b, `${fileStem()}.png`); }, 'image/png');
+  }
+  function exportSvg() {
+    const text = viewSvg();
+    if (text) download(new Blob([text], { type: 'image/svg+xml' }), `${fileStem()}.svg`);
+  }
+  $('export-png').addEventListener('click', exportPng);
+  $('export-svg').addEventListener('click', exportSvg);
+
   $('slider').addEventListener('input', (e) => setRoundIndex(Number(e.target.value)));
   $('live').addEventListener('click', () => { view.follow = true; view.paused = false; refreshAll(); });
   $('pause').addEventListener('click', togglePause);
@@ -887,6 +967,8 @@
     setScale(v) { $('scale').value = v; view.scale = v; refreshAll(); },
     nodeColor(u) { return view.nodeColors[u]; },
     chart(id) { return view.charts[id] || null; },
+    get following() { return view.follow; },
+    svg() { return viewSvg(); },
     nodeScreen(u) { // CSS pixels relative to the canvas
       if (!S || !view.transform || u >= S.n) return null;
       const [x, y] = screen(u);
