@@ -200,15 +200,19 @@ typedef struct {
   char *record;   /* --record FILE.trace */
   char *messages; /* --publish-messages all|every:N|none */
   double wait_s;  /* --publish-wait SECONDS (default 1) */
+  int pace_ms;    /* --pace MS (run, train; cli_stream_options_add_pace): 0 none */
 } CliStreamOptions;
 
 /* Adds the four options to @ctx's main group and sets the defaults in @o
  * (which must outlive parsing). */
 void cli_stream_options_add(GOptionContext *ctx, CliStreamOptions *o);
+/* Adds --pace MS (a wall-clock pause after each round while publishing, so a
+ * viewer sees the run unfold; demo has its own) to @ctx's main group. */
+void cli_stream_options_add_pace(GOptionContext *ctx, CliStreamOptions *o);
 /* TRUE when --publish or --record was given. */
 gboolean cli_stream_options_enabled(const CliStreamOptions *o);
 /* Checks the values after parsing: the sampling spec, --publish-wait in
- * [0, 3600]. Errors: STREAM_ERROR_PARSE (a usage error: exit status 2). */
+ * [0, 3600], --pace in [0, 60000] and only with --publish. Errors: STREAM_ERROR_PARSE (a usage error: exit status 2). */
 gboolean cli_stream_options_check(const CliStreamOptions *o, GError **error);
 void cli_stream_options_clear(CliStreamOptions *o);
 

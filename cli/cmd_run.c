@@ -148,6 +148,7 @@ int cli_cmd_run(int argc, char **argv) {
   cli_plugin_options_add(ctx, &popt);
   CliStreamOptions so = {0};
   cli_stream_options_add(ctx, &so);
+  cli_stream_options_add_pace(ctx, &so);
   RunStream rstream = {.o = &so};
   g_option_context_set_description(
       ctx, "Writes summary.json (last), metrics.csv, privacy.csv, scenario.resolved.ini\n"

@@ -269,6 +269,7 @@ int cli_cmd_train(int argc, char **argv) {
   g_option_context_add_main_entries(ctx, entries, NULL);
   cli_plugin_options_add(ctx, &popt);
   cli_stream_options_add(ctx, &so);
+  cli_stream_options_add_pace(ctx, &so);
   g_option_context_set_description(
       ctx, "Output: one CSV row per (evaluated round, node): round, node, train_loss (on the\n"
            "node's own records), test_loss, test_accuracy (empty for regression), then the\n"

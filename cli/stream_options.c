@@ -18,6 +18,7 @@ struct CliStream {
   guint bus_id;      /* our clock on its bus */
   SimTime last_t;    /* latest bus event time: the end time if the engine is gone */
   char *cmd;
+  guint pace_ms; /* pause after each round */
 };
 
 /* The run may end in failure after its engine is freed (a scenario point's
@@ -27,6 +28,10 @@ static void on_bus_event(const SimBusEvent *ev, gpointer data) {
   CliStream *s = data;
   if (ev->time != SIM_TIME_NEVER && ev->time > s->last_t)
     s->last_t = ev->time;
+  /* The stream subscribed first, so this round is already on its way to the
+   * viewer when the run pauses. */
+  if (ev->kind == SIM_BUS_ROUND && s->pace_ms > 0)
+    g_usleep((gulong)s->pace_ms * 1000);
 }
 
 static void on_bus_gone(gpointer data) {
@@ -53,6 +58,15 @@ void cli_stream_options_add(GOptionContext *ctx, CliStreamOptions *o) {
   g_option_context_add_main_entries(ctx, entries, NULL);
 }
 
+void cli_stream_options_add_pace(GOptionContext *ctx, CliStreamOptions *o) {
+  GOptionEntry entries[] = {
+      {"pace", 0, 0, G_OPTION_ARG_INT, &o->pace_ms,
+       "with --publish, pause this long (wall clock) after each round, to watch the run live",
+       "MS"},
+      G_OPTION_ENTRY_NULL};
+  g_option_context_add_main_entries(ctx, entries, NULL);
+}
+
 gboolean cli_stream_options_enabled(const CliStreamOptions *o) {
   return o->publish != NULL || o->record != NULL;
 }
@@ -64,6 +78,16 @@ gboolean cli_stream_options_check(const CliStreamOptions *o, GError **error) {
   if (!(o->wait_s >= 0 && o->wait_s <= 3600)) {
     g_set_error(error, STREAM_ERROR, STREAM_ERROR_PARSE,
                 "--publish-wait must be in [0, 3600] seconds (got %g)", o->wait_s);
+    return FALSE;
+  }
+  if (o->pace_ms < 0 || o->pace_ms > 60000) {
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_PARSE,
+                "--pace must be in [0, 60000] ms (got %d)", o->pace_ms);
+    return FALSE;
+  }
+  if (o->pace_ms > 0 && o->publish == NULL) {
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_PARSE,
+                "--pace slows the run down for a live viewer: give --publish ENDPOINT too");
     return FALSE;
   }
   return TRUE;
@@ -93,6 +117,7 @@ CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngin
   s->stream = stream;
   s->engine = engine;
   s->cmd = g_strdup(cmd);
+  s->pace_ms = (guint)MAX(o->pace_ms, 0);
   if (!stream_attach(stream, engine, error)) {
     cli_stream_free(s);
     return NULL;
@@ -100,8 +125,11 @@ CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngin
   /* The run end is enough to follow the clock (and the engine's time is read
    * while it lives): a subscription to every kind would make the engine
    * build an event per transmission, the very cost message sampling saves. */
-  s->bus_id = sim_bus_subscribe_kinds(sim_engine_bus(engine), SIM_BUS_KIND_BIT(SIM_BUS_RUN_END),
-                                      on_bus_event, s, on_bus_gone, error);
+  guint32 kinds = SIM_BUS_KIND_BIT(SIM_BUS_RUN_END);
+  if (s->pace_ms > 0)
+    kinds |= SIM_BUS_KIND_BIT(SIM_BUS_ROUND);
+  s->bus_id = sim_bus_subscribe_kinds(sim_engine_bus(engine), kinds, on_bus_event, s,
+                                      on_bus_gone, error);
   if (s->bus_id == 0) {
     cli_stream_free(s);
     return NULL;
@@ -123,7 +151,9 @@ CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngin
       .edges = edges,
       .n_edges = n_edges,
       .positions = xy,
-      .layout = "fruchterman_reingold",
+      .layout = topo_graph_n_nodes(graph) >= 3 && topo_graph_n_nodes(graph) <= TOPO_LAYOUT_KK_MAX
+                    ? "kamada_kawai"
+                    : "fruchterman_reingold",
   };
   gboolean ok = stream_begin_run(stream, &info, error);
   g_free(edges);

@@ -36,11 +36,25 @@ double *topo_graph_layout(const TopoGraph *g, guint64 seed, GError **error) {
   if (rc == IGRAPH_SUCCESS) {
     igraph_rng_t saved = *igraph_rng_default();
     igraph_rng_set_default(&rng);
-    /* Fewer iterations on large graphs: a viewer's layout, not a figure;
-     * start temperature sqrt(n) is igraph's own default. */
-    rc = igraph_layout_fruchterman_reingold(&g->graph, &xy, 0, n > 2000 ? 150 : 500,
-                                            sqrt((double)n), IGRAPH_LAYOUT_AUTOGRID, NULL,
-                                            NULL, NULL, NULL, NULL);
+    if (n >= 3 && n <= TOPO_LAYOUT_KK_MAX) {
+      /* Kamada-Kawai places nodes at their graph distances: on graphs with
+       * communities (an ego network) Fruchterman-Reingold pushes a loosely
+       * tied community far out and the fitted drawing squashes the rest.
+       * Its start is random from the seed (else every seed draws the same),
+       * maxiter 50 n and kkconst n are igraph's documented defaults. */
+      for (igraph_integer_t u = 0; u < n; u++) {
+        MATRIX(xy, u, 0) = igraph_rng_get_unif(&rng, 0, sqrt((double)n));
+        MATRIX(xy, u, 1) = igraph_rng_get_unif(&rng, 0, sqrt((double)n));
+      }
+      rc = igraph_layout_kamada_kawai(&g->graph, &xy, 1, 50 * n, 0, (igraph_real_t)n, NULL, NULL,
+                                      NULL, NULL, NULL);
+    } else {
+      /* Fewer iterations on large graphs: a viewer's layout, not a figure;
+       * start temperature sqrt(n) is igraph's own default. */
+      rc = igraph_layout_fruchterman_reingold(&g->graph, &xy, 0, n > 2000 ? 150 : 500,
+                                              sqrt((double)n), IGRAPH_LAYOUT_AUTOGRID, NULL,
+                                              NULL, NULL, NULL, NULL);
+    }
     igraph_rng_set_default(&saved);
   }
   igraph_rng_destroy(&rng);
@@ -56,6 +70,6 @@ double *topo_graph_layout(const TopoGraph *g, guint64 seed, GError **error) {
     igraph_matrix_destroy(&xy);
   topo_igraph_guard_end(&guard);
   if (rc != IGRAPH_SUCCESS)
-    topo_set_igraph_error(error, "computing a Fruchterman-Reingold layout", rc);
+    topo_set_igraph_error(error, "computing a graph layout", rc);
   return out;
 }

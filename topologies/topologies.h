@@ -97,16 +97,20 @@ gboolean topo_graph_has_edge(const TopoGraph *g, guint u, guint v);
 guint *topo_graph_edges(const TopoGraph *g, gsize *n_edges);
 
 /*
- * topo_graph_layout: node positions for drawing g, by Fruchterman-Reingold
- * (igraph; 500 iterations, 150 above 2,000 nodes) from an RNG seeded with
+ * topo_graph_layout: node positions for drawing g: Kamada-Kawai (igraph,
+ * from random positions) up to TOPO_LAYOUT_KK_MAX nodes, where it keeps
+ * communities apart without squashing them; Fruchterman-Reingold (500
+ * iterations, 150 above 2,000 nodes) above. Both from an RNG seeded with
  * seed alone: the same graph and seed give the same positions bit for bit,
  * whatever igraph did before (thread-safe: runs under the module's igraph
  * lock). Returns a g_free-able array of 2*n doubles, x then y per node, any
  * scale (finite).
  * Errors: TOPO_ERROR_INVALID_ARGUMENT for a NULL graph; TOPO_ERROR_FAILED
  *   when igraph fails (out of memory).
- * Complexity: O(iterations * n^2) below 1,000 nodes, grid-accelerated above.
+ * Complexity: Kamada-Kawai O(n m + 50 n^2) time, O(n^2) memory; above, FR
+ *   O(iterations * n^2) below 1,000 nodes, grid-accelerated above.
  */
+#define TOPO_LAYOUT_KK_MAX 500
 double *topo_graph_layout(const TopoGraph *g, guint64 seed, GError **error);
 
 /* topo_graph_is_connected: TRUE when n >= 1 and every node reaches every

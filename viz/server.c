@@ -52,6 +52,7 @@ struct VizClient {
   guint64 gen;   /* the run whose history pos indexes */
   guint64 pos;   /* next history event to send */
   guint64 skipped;
+  guint64 live_gen; /* gen + 1 of the run this browser was told it caught up with; 0: none */
   gboolean in_handler;
 };
 
@@ -72,6 +73,9 @@ static void client_wake(VizClient *c) {
 
 /* Sends the client what it has not seen of the current run, while its
  * queue has room. */
+static gboolean client_caught_up(const VizClient *c);
+static GBytes *status_event(VizServer *s, const VizClient *c);
+
 static void client_pump(VizClient *c) {
   VizServer *s = c->srv;
   gboolean wrote = FALSE;
@@ -96,6 +100,16 @@ static void client_pump(VizClient *c) {
     c->pos++;
     wrote = TRUE;
   }
+  /* Tell the page once per run when it has the whole history: the gaps in
+   * seq before that are the message events sent before it joined (never
+   * kept), after it events it really missed. */
+  if (s->start != NULL && client_caught_up(c) && c->live_gen != s->gen + 1) {
+    GBytes *b = status_event(s, c);
+    client_append(c, b);
+    g_bytes_unref(b);
+    c->live_gen = s->gen + 1;
+    wrote = TRUE;
+  }
   if (wrote)
     client_wake(c);
 }
@@ -108,10 +122,11 @@ static gboolean client_caught_up(const VizClient *c) {
 static GBytes *status_event(VizServer *s, const VizClient *c) {
   GString *t = g_string_new("event: viz\ndata: {\"clients\":");
   g_string_append_printf(t, "%u,\"received\":%" G_GUINT64_FORMAT ",\"malformed\":%" G_GUINT64_FORMAT
-                         ",\"skipped\":%" G_GUINT64_FORMAT ",\"run_open\":%s,\"idle_ms\":%" G_GINT64_FORMAT
+                         ",\"skipped\":%" G_GUINT64_FORMAT ",\"caught_up\":%s,\"run_open\":%s,\"idle_ms\":%" G_GINT64_FORMAT
                          ",\"subscribe\":",
                          s->clients->len, s->stats.received, s->stats.malformed,
-                         c != NULL ? c->skipped : 0, s->run_open ? "true" : "false",
+                         c != NULL ? c->skipped : 0,
+                         c != NULL && client_caught_up(c) ? "true" : "false", s->run_open ? "true" : "false",
                          s->last_event_us ? (g_get_monotonic_time() - s->last_event_us) / 1000 : -1);
   JsonNode *str = json_node_new(JSON_NODE_VALUE);
   json_node_set_string(str, s->subscribe);

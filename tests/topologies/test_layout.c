@@ -1,5 +1,5 @@
-/* tests/topologies/test_layout.c: topo_graph_layout (Fruchterman-Reingold
- * positions for viewers). */
+/* tests/topologies/test_layout.c: topo_graph_layout (Kamada-Kawai or
+ * Fruchterman-Reingold positions for viewers). */
 #include <math.h>
 #include <string.h>
 
@@ -48,7 +48,8 @@ static void test_determinism(void) {
  * average, a star's hub nearest the centre of mass. */
 static void test_shape(void) {
   const char *specs[] = {"ring:n=20", "star:n=9", "karate", "grid:rows=5,cols=6",
-                         "erdos:n=300,p=0.02,seed=3"};
+                         "erdos:n=300,p=0.02,seed=3", "erdos:n=40,p=0.03,seed=1",
+                         "erdos:n=700,p=0.01,seed=2"};
   for (gsize s = 0; s < G_N_ELEMENTS(specs); s++) {
     TopoGraph *g = gen(specs[s]);
     guint n = topo_graph_n_nodes(g);
@@ -86,6 +87,48 @@ static void test_shape(void) {
   }
 }
 
+/* The 148-node Facebook ego network (three communities, one loosely tied):
+ * the drawing fitted to its bounding box must spread the nodes. Under
+ * Fruchterman-Reingold (seed 421, the viewer's) only 35 of the 148 nodes had
+ * their nearest neighbour at >= 2.5% of the drawing's extent (a community
+ * pushed far out, the others squashed); Kamada-Kawai gives 105. */
+static void test_spread(void) {
+  const char *dir = g_getenv("DPG_SHARED_DIR");
+  g_assert_nonnull(dir);
+  char *path = g_build_filename(dir, "data", "graphs", "facebook-ego-414-lcc.edges", NULL);
+  GError *error = NULL;
+  TopoGraph *g = topo_graph_load(path, TRUE, &error);
+  g_assert_no_error(error);
+  guint n = topo_graph_n_nodes(g);
+  g_assert_cmpuint(n, ==, 148);
+  double *xy = layout(g, 421);
+  double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+  for (guint u = 0; u < n; u++) {
+    x0 = MIN(x0, xy[2 * u]), x1 = MAX(x1, xy[2 * u]);
+    y0 = MIN(y0, xy[2 * u + 1]), y1 = MAX(y1, xy[2 * u + 1]);
+  }
+  double extent = MAX(x1 - x0, y1 - y0);
+  double *nn = g_new(double, n);
+  for (guint u = 0; u < n; u++) {
+    nn[u] = INFINITY;
+    for (guint v = 0; v < n; v++)
+      if (v != u)
+        nn[u] = MIN(nn[u], dist(xy, u, v) / extent);
+  }
+  /* the median by counting: at least half the nodes have room around them */
+  guint far = 0;
+  for (guint u = 0; u < n; u++)
+    far += nn[u] >= 0.025;
+  if (far < n / 2)
+    g_error("ego network squashed: only %u of %u nodes have their nearest neighbour at >= "
+            "2.5%% of the drawing's extent",
+            far, n);
+  g_free(nn);
+  g_free(xy);
+  topo_graph_free(g);
+  g_free(path);
+}
+
 /* Layouts from several threads at once equal the serial ones (the module's
  * igraph lock serializes use of igraph's global RNG). */
 static gpointer thread_layout(gpointer data) {
@@ -121,6 +164,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/topo/layout/determinism", test_determinism);
   g_test_add_func("/topo/layout/shape", test_shape);
   g_test_add_func("/topo/layout/threads", test_threads);
+  g_test_add_func("/topo/layout/spread", test_spread);
   g_test_add_func("/topo/layout/errors", test_errors);
   return g_test_run();
 }

@@ -16,7 +16,7 @@
 // Run by ctest (label browser); needs `npm ci --prefix tests/viz`
 // (scripts/install-deps.sh does it) and the chromium package.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,7 +89,9 @@ function privacyTrace(path) {
     if (r === 0) continue;
     for (const a of [0, 6]) {
       const victims = [...Array(n).keys()].filter((u) => u !== a);
-      const mu = victims.map((u) => (u === (a + 6) % n ? null : (r * 2) / dist(a, u)));
+      // Losses fall by a decade per hop, as real ones do: a linear axis
+      // would put every distance >= 3 on 0.
+      const mu = victims.map((u) => (u === (a + 6) % n ? null : (r * 2) / 10 ** (dist(a, u) - 1)));
       rec('privacy', { t_ns: t, round: r, collusion: `node${a}`, attackers: [a], trust: 'pndp', delta: 1e-6, victims, mu, epsilon: mu.map((m) => (m === null ? null : 4 * m)) });
     }
     if (r < 3) rec('message', { t_ns: t + 10, from: r, to: r + 1, round: r, tag: 0, bytes: 8, sent_ns: t + 10, arrival_ns: t + 500, dropped: null });
@@ -180,8 +182,28 @@ try {
   check(rounds.length >= 4 && Math.max(...rounds) === 10, `the round counter climbs during the run (saw ${rounds.join(',')})`);
   check(last.text === '10', `the round counter shows 10 at the end (${last.text})`);
   const colours = [...new Set(live.map((s) => s.pixel).filter(Boolean))];
+  // Per-round colour scale: at the end the nodes still differ (a scale over
+  // the whole run painted them all the same yellow).
+  const endColours = await page.evaluate(() => [...Array(window.dpgViz.n).keys()].map((u) => window.dpgViz.nodeColor(u)));
+  check(new Set(endColours).size >= 5, `at round 10 the nodes have distinct colours (${new Set(endColours).size} of 15)`);
+  const endLegend = await page.evaluate(() => window.dpgViz.legend);
+  check(/round 10/.test(endLegend.title), `the legend says the scale is round 10's (${endLegend.title})`);
   check(colours.length >= 2, `node 0 changes colour during the run (${colours.length} colours: ${colours.slice(0, 4).join(' | ')})`);
   await page.screenshot({ path: join(SHOTS, 'viz-live.png') });
+  // A page opened after the run: the messages it never saw are said to
+  // predate it, not counted as missed.
+  const late = await context.newPage();
+  await late.goto(url);
+  await late.waitForFunction(() => window.dpgViz && window.dpgViz.round === 10, null, { timeout: 10000 });
+  await late.waitForFunction(() => /joined after/.test(document.getElementById('c-before').textContent), null, { timeout: 5000 }).catch(() => {});
+  const lateText = await late.evaluate(() => ({ before: document.getElementById('c-before').textContent, missed: document.getElementById('c-missed').textContent, msgs: document.getElementById('c-messages').textContent }));
+  check(/^joined after [\d,]+ messages had been sent/.test(lateText.before) && lateText.missed === '0' && /^0 shown live/.test(lateText.msgs),
+    `a page opened after the run says it joined late, nothing missed (${lateText.before}; missed ${lateText.missed}; ${lateText.msgs})`);
+  const liveText = await page.evaluate(() => ({ before: document.getElementById('c-before').textContent, missed: document.getElementById('c-missed').textContent }));
+  // (Its missed count may be non-zero on a loaded machine: the server skips
+  // message events for a page that reads too slowly, and says so.)
+  check(liveText.before === 'joined at the start of the run', `the page open during the run joined at its start (${liveText.before}; missed ${liveText.missed})`);
+  await late.close();
 
   // ---- 2. the replay of that run ----
   const replay = run(['replay', trace, '--publish', endpoint, '--speed', '12', '--publish-wait', '20']);
@@ -203,6 +225,31 @@ try {
   check(back.text === '0' && back.round === 0, `the time slider shows round 0 (${back.text})`);
   check(back.pixel !== finalPixel, `round 0 has other colours than round 10 (${back.pixel} vs ${finalPixel})`);
   await page.screenshot({ path: join(SHOTS, 'viz-replay-round0.png') });
+  // Step and run-to-round.
+  await page.click('#step-fwd');
+  await sleep(100);
+  const stepped = await page.evaluate(() => window.dpgViz.round);
+  await page.click('#step-back');
+  await sleep(100);
+  const back2 = await page.evaluate(() => window.dpgViz.round);
+  check(stepped === 1 && back2 === 0, `Step moves to round 1 and back to 0 (${stepped}, ${back2})`);
+  await page.fill('#goto-round', '5');
+  await page.click('#goto');
+  await sleep(150);
+  const at5 = await page.evaluate(() => ({ r: window.dpgViz.round, f: window.dpgViz.following, text: document.getElementById('round').textContent }));
+  check(at5.r === 5 && at5.text === '5' && !at5.f, `Run to 5 shows round 5 and stops following (${JSON.stringify(at5)})`);
+  // Export of the current view: a PNG file and an SVG file of round 5.
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#export-png')]);
+  const pngBytes = readFileSync(await png.path());
+  check(png.suggestedFilename().endsWith('-round5.png') && pngBytes.length > 1000 && pngBytes.subarray(1, 4).toString() === 'PNG',
+    `PNG export saves ${png.suggestedFilename()} (${pngBytes.length} bytes)`);
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+  const svgText = readFileSync(await svg.path(), 'utf8');
+  const circles = (svgText.match(/<circle /g) || []).length;
+  const svgFill0 = (svgText.match(/<circle [^>]*fill="([^"]+)"/) || [])[1];
+  const node0 = await page.evaluate(() => window.dpgViz.nodeColor(0));
+  check(svg.suggestedFilename().endsWith('-round5.svg') && /^<svg /.test(svgText) && circles === 15 && /round 5/.test(svgText) && svgFill0 === node0,
+    `SVG export saves ${svg.suggestedFilename()}: 15 nodes, round 5, node 0 in its drawn colour (${circles}, ${svgFill0} vs ${node0})`);
   await page.click('#live');
 
   // ---- 3. privacy colours and the attacker click ----
@@ -212,6 +259,25 @@ try {
   const pr = await preplay.done;
   check(pr.code === 0, `a hand-written trace replays (${pr.stderr.trim().split('\n').pop()})`);
   await page.waitForFunction(() => window.dpgViz.n === 12 && window.dpgViz.round === 3, null, { timeout: 10000 });
+  // Per-round scale: the best node of round 1 and of round 3 (node 0, loss
+  // 1/2 and 1/4) both get the scale's end colour; over the whole run they differ.
+  const atRound = async (i) => {
+    await page.$eval('#slider', (el, v) => { el.value = String(v); el.dispatchEvent(new Event('input', { bubbles: true })); }, i);
+    await sleep(150);
+    return { best: await pixel(0), worst: await pixel(11), legend: await page.evaluate(() => window.dpgViz.legend) };
+  };
+  const r1 = await atRound(1), r3 = await atRound(3);
+  check(r1.best === r3.best && r1.worst === r3.worst && r1.best !== r1.worst,
+    `per-round scale: the best and worst node keep the ends of the scale (${r1.best}/${r3.best}, ${r1.worst}/${r3.worst})`);
+  check(r3.legend.range && Math.abs(r3.legend.range[0] - 0.25) < 1e-6 && Math.abs(r3.legend.range[1] - 3) < 1e-6 && /round 3/.test(r3.legend.title),
+    `the legend gives round 3's range 0.25 .. 3 (${JSON.stringify(r3.legend)})`);
+  await page.evaluate(() => window.dpgViz.setScale('run'));
+  const w1 = await atRound(1), w3 = await atRound(3);
+  check(w1.best !== w3.best && /whole run/.test(w3.legend.title) && Math.abs(w3.legend.range[1] - 12) < 1e-6,
+    `whole-run scale: node 0 darkens from round 1 to 3 (${w1.best} -> ${w3.best}), range to 12`);
+  await page.evaluate(() => window.dpgViz.setScale('round'));
+  await page.click('#live');
+  await sleep(100);
   const sets = await page.evaluate(() => window.dpgViz.privacySets);
   check(sets.length === 2, `two attacker sets in the attacker list (${sets.join(', ')})`);
   // Click node 6: it becomes the attacker, colours switch to privacy loss.
@@ -236,6 +302,18 @@ try {
   check(near !== lossColour, `node 5 switches from its loss colour to its privacy colour (${lossColour} -> ${near})`);
   check(far === '20,20,20', `node 0, unprotected against node 6, is drawn black (${far})`);
   check(near !== far, 'the nearest and the unprotected victim have different colours');
+  // The privacy panel: log axis, labelled; epsilon 24, 2.4, ... 0.0024 at
+  // distances 1..5 each at its own height, a decade apart.
+  const pc = await page.evaluate(() => window.dpgViz.chart('privacy-chart'));
+  check(pc && pc.logY && /ε.*log/.test(pc.yLabel), `the privacy chart has a labelled log axis (${pc && pc.yLabel})`);
+  const means = pc ? pc.series[1] : [];
+  const ys = means.map((p) => p[3]);
+  const gaps = ys.slice(1).map((y, i) => y - ys[i]);
+  check(means.length === 5 && means.map((p) => p[0]).join() === '1,2,3,4,5' && gaps.every((g) => g > 8) && Math.max(...gaps) - Math.min(...gaps) < 1,
+    `mean ε by distance evenly spaced on the log axis (gaps ${gaps.map((g) => g.toFixed(1)).join(', ')} px)`);
+  check(pc && pc.yTicks.length >= 3 && pc.yTicks.every((t) => Math.abs(Math.log10(t) - Math.round(Math.log10(t))) < 1e-9),
+    `privacy axis ticks at powers of ten (${pc && pc.yTicks.join(', ')})`);
+  check(pc && /1 unprotected/.test(pc.note), `the unprotected victim is noted (${pc && pc.note})`);
   await page.screenshot({ path: join(SHOTS, 'viz-privacy.png') });
 
   // Nothing came from anywhere but the viz server.

@@ -268,6 +268,27 @@ static void test_live_metrics(Fixture *f, gconstpointer data) {
   g_assert_cmpuint(metrics, ==, 6);
 }
 
+/* --pace 150: the rounds reach a live subscriber at least ~150 ms apart
+ * (without it the 5 rounds of this run take a few ms); --pace needs
+ * --publish and is bounded. */
+static void test_pace(Fixture *f, gconstpointer data) {
+  (void)data;
+  vt_check_paced((const char *const[]){"run", f->ini, "--out", f->out, "--quiet", "--pace", "150",
+                                       NULL},
+                 5, 120.0);
+  const char *bad[][3] = {{"--pace", "100", "--publish"}, {"--pace", "-1", "--pace"}};
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    char *err = NULL;
+    int status = vt_wait(vt_spawn("run", f->ini, "--out", f->out, "--record", f->trace, bad[i][0],
+                                  bad[i][1]),
+                         &err);
+    g_assert_cmpint(status, ==, 2);
+    if (strstr(err, bad[i][2]) == NULL)
+      g_error("stderr '%s' does not name %s", err, bad[i][2]);
+    g_free(err);
+  }
+}
+
 /* A sweep is refused before anything runs or is written. */
 static void test_sweep_refused(Fixture *f, gconstpointer data) {
   (void)data;
@@ -289,6 +310,7 @@ int main(int argc, char **argv) {
              fixture_teardown);
   g_test_add("/viz/run-stream/live-metrics", Fixture, NULL, fixture_setup, test_live_metrics,
              fixture_teardown);
+  g_test_add("/viz/run-stream/pace", Fixture, NULL, fixture_setup, test_pace, fixture_teardown);
   g_test_add("/viz/run-stream/sweep-refused", Fixture, NULL, fixture_setup, test_sweep_refused,
              fixture_teardown);
   return g_test_run();

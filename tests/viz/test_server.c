@@ -655,6 +655,20 @@ static void expect_nothing(Sse *c) {
     g_error("unexpected event %s %s", t, d);
 }
 
+/* Reads up to the next "viz" status event, asserting no stream event comes
+ * first, and returns whether it says the browser has caught up. */
+static gboolean next_status_caught_up(Sse *c) {
+  char *t = NULL, *d = NULL;
+  if (!sse_next(c, &t, &d, FALSE))
+    g_error("no viz status event");
+  g_assert_cmpstr(t, ==, "viz");
+  gboolean up = strstr(d, "\"caught_up\":true") != NULL;
+  g_assert_true(up || strstr(d, "\"caught_up\":false") != NULL);
+  g_free(t);
+  g_free(d);
+  return up;
+}
+
 #define START "{\"v\":1,\"seq\":0,\"t_ns\":0,\"event\":\"start\",\"name\":\"a\",\"graph\":{\"n\":2,\"edges\":[[0,1]]}}"
 #define R0 "{\"v\":1,\"seq\":1,\"t_ns\":0,\"round\":0}"
 #define MSG "{\"v\":1,\"seq\":2,\"t_ns\":5,\"from\":0,\"to\":1,\"round\":0,\"tag\":0,\"bytes\":8,\"sent_ns\":5,\"arrival_ns\":9,\"dropped\":null}"
@@ -684,12 +698,17 @@ static void test_sse(void) {
   expect(&a, "message", MSG);
   expect(&a, "metric", MET);
   expect(&a, "round", R1);
-  /* A late browser: the start and the history, not the old message. */
+  /* A late browser: the start and the history, not the old message; its
+   * hello says it is behind, and a status right after the history says it
+   * has caught up (the page counts the seq gaps before it as messages sent
+   * before it joined, not as losses). */
   Sse b = sse_open(s->port);
+  g_assert_false(next_status_caught_up(&b));
   expect(&b, "run", START);
   expect(&b, "round", R0);
   expect(&b, "metric", MET);
   expect(&b, "round", R1);
+  g_assert_true(next_status_caught_up(&b));
   /* The publisher's repeat of the start for late subscribers is ignored. */
   srv_inject(s, "run", START);
   expect_nothing(&a);

@@ -386,7 +386,9 @@ static void test_usage(Fixture *f, gconstpointer data) {
   (void)data;
   /* option, value, what the message must name */
   const char *bad[][3] = {{"--publish-messages", "every:0", "every:0"},
-                          {"--publish-wait", "-1", "--publish-wait"}};
+                          {"--publish-wait", "-1", "--publish-wait"},
+                          {"--pace", "100", "--publish"},
+                          {"--pace", "60001", "--pace"}};
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     char *err = NULL;
     int status = run_train((const char *const[]){TRAIN_ARGS, "--record", f->trace, bad[i][0],
@@ -400,6 +402,13 @@ static void test_usage(Fixture *f, gconstpointer data) {
   }
 }
 
+/* --pace 150: the 5 round events reach a live subscriber ~150 ms apart. */
+static void test_pace(Fixture *f, gconstpointer data) {
+  vt_check_paced((const char *const[]){TRAIN_ARGS, "--out", f->csv, "--pace", "150", NULL}, 5,
+                 120.0);
+  (void)data;
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add(path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
@@ -408,5 +417,6 @@ int main(int argc, char **argv) {
   ADD("/viz/train-stream/live", test_live);
   ADD("/viz/train-stream/live-metrics", test_live_metrics);
   ADD("/viz/train-stream/usage", test_usage);
+  ADD("/viz/train-stream/pace", test_pace);
   return g_test_run();
 }

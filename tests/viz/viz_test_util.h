@@ -177,7 +177,16 @@ static inline void vt_comm_done(GObject *src, GAsyncResult *res, gpointer data) 
   c->done = TRUE;
 }
 
+static inline int vt_run_collect_timed(VtSub *sub, GArray *events, GArray *times, char **err,
+                                       const char *const *args);
 static inline int vt_run_collect(VtSub *sub, GArray *events, char **err, const char *const *args) {
+  return vt_run_collect_timed(sub, events, NULL, err, args);
+}
+
+/* As vt_run_collect; @times (nullable, gint64) receives each event's arrival
+ * (monotonic microseconds). */
+static inline int vt_run_collect_timed(VtSub *sub, GArray *events, GArray *times, char **err,
+                                       const char *const *args) {
   GSubprocess *p = vt_spawn_v(args);
   VtComm c = {0};
   g_subprocess_communicate_utf8_async(p, NULL, NULL, vt_comm_done, &c);
@@ -188,6 +197,10 @@ static inline int vt_run_collect(VtSub *sub, GArray *events, char **err, const c
     VtEvent e;
     if (vt_sub_recv(sub, &e)) {
       g_array_append_val(events, e);
+      if (times != NULL) {
+        gint64 now = g_get_monotonic_time();
+        g_array_append_val(times, now);
+      }
       idle = 0;
     } else if (c.done) {
       idle++;
@@ -199,6 +212,44 @@ static inline int vt_run_collect(VtSub *sub, GArray *events, char **err, const c
   int status = g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : -1;
   g_object_unref(p);
   return status;
+}
+
+/* Runs `dpgossip ARGS --publish EP` with a subscriber on EP and checks the
+ * round events arrive @want of them at least @min_gap_ms apart (--pace). */
+static inline void vt_check_paced(const char *const *args, guint want, double min_gap_ms) {
+  char *ep = g_strdup_printf("tcp://127.0.0.1:%u", vt_free_port());
+  VtSub sub = vt_sub_new(ep);
+  GPtrArray *argv = g_ptr_array_new();
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add(argv, (gpointer)args[i]);
+  const char *more[] = {"--publish", ep, "--publish-wait", "30"};
+  for (guint i = 0; i < G_N_ELEMENTS(more); i++)
+    g_ptr_array_add(argv, (gpointer)more[i]);
+  g_ptr_array_add(argv, NULL);
+  GArray *events = vt_events_new(), *times = g_array_new(FALSE, FALSE, sizeof(gint64));
+  char *err = NULL;
+  int status = vt_run_collect_timed(&sub, events, times, &err, (const char *const *)argv->pdata);
+  vt_sub_free(&sub);
+  if (status != 0)
+    g_error("paced run failed: %s", err);
+  gint64 prev = -1;
+  guint rounds = 0;
+  for (guint i = 0; i < events->len; i++) {
+    if (strcmp(g_array_index(events, VtEvent, i).topic, "round") != 0)
+      continue;
+    gint64 t = g_array_index(times, gint64, i);
+    if (prev >= 0 && (double)(t - prev) < min_gap_ms * 1000.0)
+      g_error("round events %u and %u arrived %.1f ms apart (want >= %g)", rounds - 1, rounds,
+              (double)(t - prev) / 1000.0, min_gap_ms);
+    prev = t;
+    rounds++;
+  }
+  g_assert_cmpuint(rounds, ==, want);
+  g_array_unref(events);
+  g_array_unref(times);
+  g_ptr_array_free(argv, TRUE);
+  g_free(err);
+  g_free(ep);
 }
 
 #endif

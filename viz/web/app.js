@@ -34,7 +34,9 @@
       avgLoss: [], // [round, mean test loss]
       privacy: new Map(), // key -> {name, trust, attackers, byRound: Map(round -> rec)}
       lastSeq: -1,
-      missed: 0,
+      missed: 0, // seq gaps since the page caught up: events lost on the way
+      beforeJoin: 0, // seq gaps until then: message events sent before the page joined (never kept)
+      live: false, // the server said this page has the run's whole history
       events: 0,
       messages: 0,
       dropped: 0,
@@ -46,7 +48,9 @@
     follow: true, // show the latest round
     round: null, // the round shown when not following
     paused: false,
+    target: null, // run-to-round: the round to stop at when it arrives
     colorMode: 'loss',
+    scale: 'round', // colour scale: 'round' (the shown round's range) or 'run'
     attacker: '', // privacy key
     flashes: [],
     transform: null,
@@ -57,6 +61,7 @@
     serverIdleMs: -1,
     serverSkipped: 0,
     lastEventAt: 0,
+    charts: {}, // canvas id -> what drawChart drew
   };
 
   // ---- Colour maps -------------------------------------------------------
@@ -106,6 +111,7 @@
     if (Number.isInteger(x) && Math.abs(x) < 1e6) return String(x);
     return String(Number(x.toPrecision(3)));
   }
+  const count = (k) => k.toLocaleString('en-US');
   function edgeKey(u, v) { return u < v ? `${u}-${v}` : `${v}-${u}`; }
   function toast(text) {
     const t = $('toast');
@@ -154,6 +160,7 @@
     insertSorted(S.rounds, r);
     S.roundTime.set(r, b.t_ns);
     refreshAll();
+    checkTarget();
   }
 
   function onMetric(b) {
@@ -291,44 +298,64 @@
   }
 
   // ---- Colours of nodes ----------------------------------------------------
+  // Log-scale position of x in [lo, hi] (lo > 0); a single value sits mid-ramp.
+  function logPos(x, lo, hi) {
+    if (!(hi > lo)) return 0.5;
+    return (Math.log10(Math.max(x, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo));
+  }
+  // Range [lo, hi] of the positive finite values of xs, or null.
+  function positiveRange(xs) {
+    let lo = Infinity, hi = -Infinity;
+    for (const x of xs) if (Number.isFinite(x) && x > 0) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+    return lo <= hi ? [lo, hi] : null;
+  }
+  // The colour scale is the shown round's own range (default) or the whole
+  // run's: over the run, the losses of round 0 dwarf those at the end and
+  // every node would end the run in the same colour.
   function computeColors() {
     const colors = new Array(S.n).fill(NO_DATA);
     const r = shownRound();
-    const legend = { title: '', lo: '', hi: '', stops: VIRIDIS };
+    const perRound = view.scale === 'round';
+    const legend = { title: '', lo: '', hi: '', stops: VIRIDIS, range: null };
     if (view.colorMode === 'loss') {
-      legend.title = 'test loss (log scale)';
       const k = r === null ? undefined : floorKey(S.lossRounds, r);
       const arr = k === undefined ? null : S.loss.get(k);
-      const lo = S.lossMin > 0 && Number.isFinite(S.lossMin) ? S.lossMin : 1e-12;
-      const hi = Math.max(S.lossMax, lo * 10);
-      const llo = Math.log10(lo), lhi = Math.log10(hi);
-      if (arr) {
+      const range = perRound ? (arr ? positiveRange(arr) : null)
+        : (S.lossMin <= S.lossMax && S.lossMin > 0 ? [S.lossMin, S.lossMax] : null);
+      legend.title = `test loss, log scale over ${perRound ? `round ${k === undefined ? '–' : k}` : 'the whole run'}`;
+      if (arr && range) {
         for (let u = 0; u < S.n; u++) {
           const x = arr[u];
-          if (Number.isFinite(x)) colors[u] = ramp(VIRIDIS, 1 - (Math.log10(Math.max(x, lo)) - llo) / (lhi - llo || 1));
+          if (Number.isFinite(x)) colors[u] = ramp(VIRIDIS, 1 - logPos(x, range[0], range[1]));
         }
+        legend.lo = fmt(range[1]);
+        legend.hi = fmt(range[0]);
+        legend.range = range;
       }
-      legend.lo = fmt(hi);
-      legend.hi = fmt(lo);
     } else {
       const pa = privacyAt(r);
       legend.stops = HEAT;
-      legend.title = view.colorMode === 'mu' ? 'μ towards the attacker' : 'ε towards the attacker';
+      const what = view.colorMode === 'mu' ? 'μ' : 'ε';
       if (pa) {
-        let max = 0;
         const vals = pa.rec.victims.map((v, i) => privacyValue(pa.rec, i));
-        for (const x of vals) if (Number.isFinite(x)) max = Math.max(max, x);
-        max = max || 1;
+        let range = positiveRange(vals);
+        if (!perRound) {
+          // The selected set over every round received.
+          const all = [];
+          for (const rec of pa.set.byRound.values()) rec.victims.forEach((v, i) => all.push(privacyValue(rec, i)));
+          range = positiveRange(all);
+        }
+        // Privacy losses span decades (they fall fast with distance): log scale.
         pa.rec.victims.forEach((v, i) => {
           if (v >= S.n) return;
           const x = vals[i];
-          colors[v] = Number.isFinite(x) ? ramp(HEAT, x / max) : UNPROTECTED;
+          colors[v] = !Number.isFinite(x) ? UNPROTECTED : range ? ramp(HEAT, x > 0 ? logPos(x, range[0], range[1]) : 0) : ramp(HEAT, 0);
         });
         for (const a of pa.set.attackers) if (a < S.n) colors[a] = ATTACKER;
-        legend.lo = '0';
-        legend.hi = fmt(max);
+        legend.title = `${what} towards the attacker, log scale over ${perRound ? `round ${pa.round}` : 'the whole run'}; black: unprotected`;
+        if (range) { legend.lo = fmt(range[0]); legend.hi = fmt(range[1]); legend.range = range; }
       } else {
-        legend.lo = legend.hi = '';
+        legend.title = `${what} towards the attacker`;
       }
     }
     return { colors, legend };
@@ -516,7 +543,9 @@
     return ticks;
   }
 
-  // series: [{points: [[x, y]...], color, dots}], opts: {logY, marker, xLabel}
+  // series: [{points: [[x, y]...], color, dots}], opts: {logY, marker, xLabel, yLabel}
+  // Records what it drew in view.charts[cv.id] (axis, ticks, points in CSS
+  // pixels) for tests and the SVG export.
   function drawChart(cv, series, opts) {
     const dpr = window.devicePixelRatio || 1;
     const w = Math.round(cv.clientWidth * dpr), h = Math.round(cv.clientHeight * dpr);
@@ -526,12 +555,15 @@
     const pts = series.flatMap((s) => s.points).filter((p) => Number.isFinite(p[0]) && Number.isFinite(p[1]) && (!opts.logY || p[1] > 0));
     c.font = `${10 * dpr}px system-ui, sans-serif`;
     c.fillStyle = '#6b7480';
+    const info = { logY: !!opts.logY, yLabel: opts.yLabel || '', xLabel: opts.xLabel || '', yTicks: [], series: [], note: opts.note || '' };
+    view.charts[cv.id] = info;
     if (pts.length === 0) {
       c.textAlign = 'center';
       c.fillText(opts.empty || 'no data yet', w / 2, h / 2);
+      info.empty = opts.empty || 'no data yet';
       return;
     }
-    const L = 44 * dpr, R = 12 * dpr, T = 8 * dpr, B = 30 * dpr;
+    const L = (opts.yLabel ? 56 : 44) * dpr, R = 12 * dpr, T = 8 * dpr, B = 30 * dpr;
     let x0 = Math.min(...pts.map((p) => p[0])), x1 = Math.max(...pts.map((p) => p[0]));
     if (opts.xMin !== undefined) x0 = Math.min(x0, opts.xMin);
     if (x1 === x0) x1 = x0 + 1;
@@ -546,12 +578,27 @@
     c.textAlign = 'right';
     c.textBaseline = 'middle';
     // Log axes: ticks at powers of ten, or plain ticks within one decade.
-    let yt = opts.logY ? niceTicks(Math.floor(y0), Math.ceil(y1), 4).filter((t) => t >= y0 - 1e-9 && t <= y1 + 1e-9).map((t) => Math.pow(10, t)) : niceTicks(y0, y1, 4);
+    let yt = niceTicks(y0, y1, 4);
+    if (opts.logY) { // a tick per decade, or per few decades on a tall range
+      const d0 = Math.ceil(y0 - 1e-9), d1 = Math.floor(y1 + 1e-9), step = Math.max(1, Math.ceil((d1 - d0) / 6));
+      yt = [];
+      for (let d = d0; d <= d1; d += step) yt.push(Math.pow(10, d));
+    }
     if (opts.logY && yt.length < 2) yt = niceTicks(Math.pow(10, y0), Math.pow(10, y1), 3).filter((t) => t > 0);
     for (const y of yt) {
       const py = Y(y);
       c.beginPath(); c.moveTo(L, py); c.lineTo(w - R, py); c.stroke();
       c.fillText(fmtTick(y), L - 4 * dpr, py);
+      info.yTicks.push(y);
+    }
+    if (opts.yLabel) {
+      c.save();
+      c.translate(11 * dpr, (T + h - B) / 2);
+      c.rotate(-Math.PI / 2);
+      c.textAlign = 'center';
+      c.textBaseline = 'middle';
+      c.fillText(opts.yLabel, 0, 0);
+      c.restore();
     }
     c.textAlign = 'center';
     c.textBaseline = 'top';
@@ -581,6 +628,7 @@
         c.stroke();
       }
       if (s.dots) for (const p of ps) { c.beginPath(); c.arc(X(p[0]), Y(p[1]), s.dots * dpr, 0, 2 * Math.PI); c.fill(); }
+      info.series.push(ps.map((p) => [p[0], p[1], X(p[0]) / dpr, Y(p[1]) / dpr]));
     }
   }
 
@@ -590,7 +638,7 @@
     const shown = S.avgLoss;
     const lossPositive = shown.every((p) => !(p[1] <= 0));
     drawChart($('loss-chart'), [{ points: shown, color: '#2b6cb0', dots: shown.length < 60 ? 2.2 : 0 }],
-      { logY: lossPositive, marker: r, xLabel: 'round', integerX: true, empty: 'no test loss in this stream' });
+      { logY: lossPositive, marker: r, xLabel: 'round', yLabel: lossPositive ? 'test loss (log)' : 'test loss', integerX: true, empty: 'no test loss in this stream' });
     const pa = privacyAt(r);
     if (!pa) {
       $('privacy-who').textContent = '';
@@ -598,25 +646,30 @@
       return;
     }
     const scatter = [], byD = new Map();
-    let unprotected = 0;
+    let unprotected = 0, zero = 0;
     pa.rec.victims.forEach((v, i) => {
       let d = pa.rec.distance ? pa.rec.distance[i] : null;
       if (d === null || d === undefined) d = v < S.n ? pa.set.dist[v] : -1;
       const x = privacyValue(pa.rec, i);
       if (x === Infinity) unprotected++;
       if (d < 0 || !Number.isFinite(x)) return;
+      if (x <= 0) { zero++; return; } // no loss at all: off a log axis, counted in the note
       scatter.push([d, x]);
       if (!byD.has(d)) byD.set(d, []);
       byD.get(d).push(x);
     });
     const mean = [...byD.entries()].sort((a, b) => a[0] - b[0]).map(([d, xs]) => [d, xs.reduce((s, x) => s + x, 0) / xs.length]);
     const what = view.colorMode === 'mu' || !pa.rec.eps ? 'μ' : `ε(δ=${fmt(pa.rec.delta)})`;
+    const notes = [];
+    if (unprotected) notes.push(`${unprotected} unprotected (∞)`);
+    if (zero) notes.push(`${zero} at 0`);
     $('privacy-who').textContent = `— ${pa.set.name} (${pa.set.trust}), ${what}, round ${pa.round}`;
     drawChart($('privacy-chart'), [
       { points: scatter, color: 'rgba(236,112,20,0.35)', line: false, dots: 2 },
       { points: mean, color: '#bd0026', dots: 3 },
-    ], { xLabel: 'hop distance to the attacker set', integerX: true, xMin: 0,
-      note: unprotected ? `${unprotected} unprotected (∞, not drawn)` : '' });
+    ], { xLabel: 'hop distance to the attacker set', integerX: true, xMin: 0, logY: true,
+      yLabel: `${view.colorMode === 'mu' || !pa.rec.eps ? 'μ' : 'ε'} (log scale)`,
+      note: notes.length ? `${notes.join(', ')}: not drawn` : '' });
   }
 
   // ---- Text and controls ---------------------------------------------------
@@ -629,9 +682,14 @@
     $('c-graph').textContent = `${S.n} / ${S.edges.length}`;
     const every = S.start && S.start.messages_every;
     const sampling = every === 0 ? ' (not published)' : every > 1 ? ` (1 in ${every} published)` : '';
-    $('c-messages').textContent = `${S.messages} seen, ${S.dropped} dropped${sampling}`;
-    $('c-events').textContent = String(S.events);
-    $('c-missed').textContent = String(S.missed + view.serverSkipped);
+    $('c-messages').textContent = `${count(S.messages)} shown live, ${count(S.dropped)} of them lost in the simulated network${sampling}`;
+    $('c-events').textContent = count(S.events);
+    $('c-before').textContent = S.beforeJoin
+      ? `joined after ${count(S.beforeJoin)} messages had been sent (messages are shown live only, not kept)`
+      : 'joined at the start of the run';
+    // Gaps in seq after the page caught up: dropped by a slow publisher or
+    // skipped by the server for a slow page.
+    $('c-missed').textContent = S.missed ? `${count(S.missed)} events did not reach this page (run or page too slow)` : '0';
     const slider = $('slider');
     if (S.rounds.length) {
       slider.disabled = false;
@@ -699,6 +757,84 @@
     refreshAll();
   }
 
+  // Step and run-to-round: a target not received yet is where the view
+  // stops when it arrives (the run goes on; Live follows it again).
+  function step(d) {
+    if (!S || !S.rounds.length) return;
+    const cur = S.rounds.indexOf(shownRound());
+    setRoundIndex(cur + d);
+  }
+  function runTo(r) {
+    if (!S || !Number.isInteger(r) || r < 0) return;
+    const i = S.rounds.indexOf(r);
+    if (i >= 0) { view.target = null; setRoundIndex(i); return; }
+    view.target = r;
+    view.follow = true;
+    toast(`will stop at round ${r}`);
+    refreshAll();
+  }
+  function checkTarget() {
+    if (view.target === null || !S) return;
+    const i = S.rounds.findIndex((x) => x >= view.target);
+    if (i < 0) return;
+    view.target = null;
+    setRoundIndex(i);
+  }
+  $('step-back').addEventListener('click', () => step(-1));
+  $('step-fwd').addEventListener('click', () => step(1));
+  $('goto').addEventListener('click', () => runTo(Number($('goto-round').value)));
+
+  // Export: the graph as drawn, PNG from the canvas or SVG rebuilt from the
+  // same positions and colours.
+  function download(blob, name) {
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  }
+  function fileStem() {
+    const name = (S && S.start && S.start.name ? S.start.name : 'run').replace(/[^A-Za-z0-9_.-]+/g, '_');
+    return `${name}-round${shownRound() ?? 0}`;
+  }
+  function viewSvg() {
+    if (!S || !view.transform) return null;
+    const t = view.transform, W = canvas.width / t.dpr, H = canvas.height / t.dpr;
+    const p = (u) => { const [x, y] = screen(u); return [(x / t.dpr).toFixed(2), (y / t.dpr).toFixed(2)]; };
+    const esc = (x) => String(x).replace(/&/g, '&amp;').replace(/</g, '&lt;');
+    const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">`,
+      `<title>${esc(S.start && S.start.name || 'run')}, round ${shownRound()}</title>`,
+      `<rect width="${W}" height="${H}" fill="#ffffff"/>`, '<g stroke="rgb(90,100,115)" stroke-opacity="0.35">'];
+    for (const [u, v] of S.edges) {
+      if (S.edgeDown.has(edgeKey(u, v))) continue;
+      const a = p(u), b = p(v);
+      out.push(`<line x1="${a[0]}" y1="${a[1]}" x2="${b[0]}" y2="${b[1]}"/>`);
+    }
+    out.push('</g><g stroke="#ffffff">');
+    const r = (nodeRadius() / t.dpr).toFixed(2);
+    for (let u = 0; u < S.n; u++) {
+      const a = p(u);
+      out.push(`<circle cx="${a[0]}" cy="${a[1]}" r="${r}" fill="${view.nodeColors[u] || NO_DATA}"><title>node ${u}</title></circle>`);
+    }
+    out.push('</g>');
+    const lt = $('legend-title').textContent;
+    out.push(`<text x="8" y="${H - 8}" font-family="sans-serif" font-size="12" fill="#1d232a">${esc(lt)}: ${esc($('legend-min').textContent)} .. ${esc($('legend-max').textContent)}</text>`);
+    out.push('</svg>');
+    return out.join('\n');
+  }
+  function exportPng() {
+    if (!S) return;
+    canvas.toBlob((b) => { if (b) download(b, `${fileStem()}.png`); }, 'image/png');
+  }
+  function exportSvg() {
+    const text = viewSvg();
+    if (text) download(new Blob([text], { type: 'image/svg+xml' }), `${fileStem()}.svg`);
+  }
+  $('export-png').addEventListener('click', exportPng);
+  $('export-svg').addEventListener('click', exportSvg);
+
   $('slider').addEventListener('input', (e) => setRoundIndex(Number(e.target.value)));
   $('live').addEventListener('click', () => { view.follow = true; view.paused = false; refreshAll(); });
   $('pause').addEventListener('click', togglePause);
@@ -709,6 +845,7 @@
     refreshAll();
   }
   $('color-mode').addEventListener('change', (e) => { view.colorMode = e.target.value; refreshAll(); });
+  $('scale').addEventListener('change', (e) => { view.scale = e.target.value; refreshAll(); });
   $('attacker').addEventListener('change', (e) => {
     view.attacker = e.target.value;
     if (view.attacker && view.colorMode === 'loss') { view.colorMode = 'epsilon'; $('color-mode').value = 'epsilon'; }
@@ -790,6 +927,11 @@
       try {
         const st = JSON.parse(e.data);
         view.serverSkipped = st.skipped || 0;
+        if (st.caught_up === true && S && !S.live) {
+          S.live = true;
+          S.beforeJoin = S.missed;
+          S.missed = 0;
+        }
         view.serverIdleMs = st.idle_ms;
       } catch (err) { /* ignore */ }
       view.connected = true;
@@ -818,7 +960,15 @@
     get privacySets() { return S ? [...S.privacy.keys()] : []; },
     get attacker() { return view.attacker; },
     get colorMode() { return view.colorMode; },
+    get legend() { // the node colour scale as drawn
+      const l = view.colorCache && view.colorCache.legend;
+      return l ? { title: $('legend-title').textContent, lo: l.lo, hi: l.hi, range: l.range } : null;
+    },
+    setScale(v) { $('scale').value = v; view.scale = v; refreshAll(); },
     nodeColor(u) { return view.nodeColors[u]; },
+    chart(id) { return view.charts[id] || null; },
+    get following() { return view.follow; },
+    svg() { return viewSvg(); },
     nodeScreen(u) { // CSS pixels relative to the canvas
       if (!S || !view.transform || u >= S.n) return null;
       const [x, y] = screen(u);
