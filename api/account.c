@@ -49,7 +49,9 @@ void dpg_account_options_init(DpgAccountOptions *o) {
                            .lr = NAN};
 }
 
-size_t dpg_account_options_size(void) { return sizeof(DpgAccountOptions); }
+size_t dpg_account_options_size(void) {
+  return sizeof(DpgAccountOptions);
+}
 
 static gboolean parse_trusts(const char *spec, GArray *out, GError **error) {
   char **parts = g_strsplit(spec, ",", -1);
@@ -66,8 +68,8 @@ static gboolean parse_trusts(const char *spec, GArray *out, GError **error) {
     }
     for (guint j = 0; j < out->len; j++)
       if (g_array_index(out, PrivTrust, j) == t) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--trust: %s is listed twice", priv_trust_name(t));
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--trust: %s is listed twice",
+                    priv_trust_name(t));
         ok = FALSE;
       }
     g_array_append_val(out, t);
@@ -96,7 +98,8 @@ static gboolean resolve_protocol(const char *spec, Protocol *p, GError **error) 
   } else if (g_str_equal(name, "mfdsgd") || g_str_equal(name, "mafalda")) {
     /* mafalda's default C is optimized inside the run: observer path only. */
     c = proto_params_get_string(params, "C");
-    if (g_str_equal(c, "mafalda")) c = NULL;
+    if (g_str_equal(c, "mafalda"))
+      c = NULL;
     p->band = (guint)proto_params_get_int(params, "band");
   }
   gboolean ok = TRUE;
@@ -117,7 +120,8 @@ static gboolean resolve_protocol(const char *spec, Protocol *p, GError **error) 
 
 static gboolean parse_uint(const char *s, guint *out) {
   guint64 v;
-  if (s == NULL || !g_ascii_isdigit(*s) || !g_ascii_string_to_unsigned(s, 10, 0, G_MAXUINT - 1, &v, NULL))
+  if (s == NULL || !g_ascii_isdigit(*s) ||
+      !g_ascii_string_to_unsigned(s, 10, 0, G_MAXUINT - 1, &v, NULL))
     return FALSE;
   *out = (guint)v;
   return TRUE;
@@ -132,7 +136,8 @@ static gboolean parse_link(const char *spec, Link *out, GError **error) {
   GError *sub = NULL;
   if (ok) {
     out->down = g_str_equal(eq + 1, "down");
-    if (!out->down && !sim_latency_parse(eq + 1, &out->latency, &sub)) ok = FALSE;
+    if (!out->down && !sim_latency_parse(eq + 1, &out->latency, &sub))
+      ok = FALSE;
   }
   if (!ok)
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -199,7 +204,8 @@ static const guint *members(const Job *j, guint set, guint *size) {
 }
 
 static gboolean muffliato_bound(Job *j, const TopoGossip *wm, Accounting *ac, GError **error) {
-  if (!j->muffliato || ac->trust != PRIV_TRUST_PNDP) return TRUE;
+  if (!j->muffliato || ac->trust != PRIV_TRUST_PNDP)
+    return TRUE;
   guint size;
   const guint *m = members(j, ac->set, &size);
   ac->muff = priv_muffliato_rdp(wm, j->T, m, size, j->o->alpha, j->o->sigma, error);
@@ -208,14 +214,16 @@ static gboolean muffliato_bound(Job *j, const TopoGossip *wm, Accounting *ac, GE
 
 static gboolean run_structured(Job *j, const PrivAccountOptions *opt, GError **error) {
   if (j->proto.structured && j->proto.protocol == PRIV_PROTOCOL_MFDSGD) {
-    ProtoCRecipe r = {.spec = j->proto.c_spec, .T = j->T, .k = j->T / j->b, .b = j->b,
-                      .band = j->proto.band};
-    if (!(j->C_local = proto_c_local(&r, error))) return FALSE;
+    ProtoCRecipe r = {
+        .spec = j->proto.c_spec, .T = j->T, .k = j->T / j->b, .b = j->b, .band = j->proto.band};
+    if (!(j->C_local = proto_c_local(&r, error)))
+      return FALSE;
   }
   TopoGossip *w = j->sched ? NULL : topo_gossip_new(j->g, j->gossip, error);
   TopoGossip *wm = NULL;
   gboolean ok = j->sched || w;
-  if (ok && j->muffliato) ok = (wm = topo_gossip_new(j->g, j->gossip, error)) != NULL;
+  if (ok && j->muffliato)
+    ok = (wm = topo_gossip_new(j->g, j->gossip, error)) != NULL;
   for (guint a = 0; a < j->n_acs && ok; a++) {
     Accounting *ac = &j->acs[a];
     guint size;
@@ -266,8 +274,8 @@ static gboolean run_observer(Job *j, const PrivAccountOptions *opt, GError **err
     const guint *m = members(j, j->acs[a].set, &size);
     views[a] = (ProtoObservedView){j->acs[a].trust, m, size};
   }
-  ProtoObserveOptions oo = {.views = views, .n_views = j->n_acs, .T = j->T,
-                            .streaming = j->streaming};
+  ProtoObserveOptions oo = {
+      .views = views, .n_views = j->n_acs, .T = j->T, .streaming = j->streaming};
   gboolean ok = dpg_check_cancel(error);
   ProtoObservedRun *run = ok ? proto_observed_run_new(&cfg, &oo, error) : NULL;
   ok = run != NULL;
@@ -278,16 +286,19 @@ static gboolean run_observer(Job *j, const PrivAccountOptions *opt, GError **err
     ok = l->down ? sim_engine_set_link_down(engine, l->from, l->to, TRUE, error)
                  : sim_engine_set_link(engine, l->from, l->to,
                                        &(SimLinkParams){.latency = l->latency}, error);
-    if (!ok) g_prefix_error(error, "--link %u:%u: ", l->from, l->to);
+    if (!ok)
+      g_prefix_error(error, "--link %u:%u: ", l->from, l->to);
   }
   if (ok) {
     dpg_cancel_register(pr);
     ok = proto_observed_run_run(run, error);
     dpg_cancel_unregister(pr);
   }
-  if (ok) proto_run_get_stats(pr, &j->stats);
+  if (ok)
+    proto_run_get_stats(pr, &j->stats);
   TopoGossip *wm = NULL;
-  if (ok && j->muffliato) ok = (wm = topo_gossip_new(j->g, j->gossip, error)) != NULL;
+  if (ok && j->muffliato)
+    ok = (wm = topo_gossip_new(j->g, j->gossip, error)) != NULL;
   for (guint a = 0; ok && a < j->n_acs; a++) {
     PrivBlocks *blocks = proto_observed_run_blocks(run, a, error);
     ok = blocks && (j->acs[a].report = priv_account_report(blocks, j->g, opt, error)) != NULL &&
@@ -384,21 +395,24 @@ static DpgTable *tabulate(Job *j, Path path, const char *reason) {
 }
 
 /* The checks of cli_cmd_account, in its order, with its messages. */
-static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss_p,
-                              GArray *trusts, DpgError *err) {
+static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss_p, GArray *trusts,
+                              DpgError *err) {
   const DpgAccountOptions *o = j->o;
   GError *error = NULL;
   if (o->rounds <= 0)
     return dpg_usage(err, "--rounds T must be given and positive (got %d)", o->rounds), FALSE;
   if (o->participation_interval <= 0 || o->rounds % o->participation_interval != 0)
-    return dpg_usage(err, "--participation-interval b = %d must be positive and divide "
-                          "--rounds T = %d",
+    return dpg_usage(err,
+                     "--participation-interval b = %d must be positive and divide "
+                     "--rounds T = %d",
                      o->participation_interval, o->rounds),
            FALSE;
   j->T = (guint)o->rounds;
   j->b = (guint)o->participation_interval;
-  if (!o->trust) return dpg_usage(err, "--trust is required: ldp, pndp or secldp"), FALSE;
-  if (!parse_trusts(o->trust, trusts, &error)) return dpg_fail(err, error, 2), FALSE;
+  if (!o->trust)
+    return dpg_usage(err, "--trust is required: ldp, pndp or secldp"), FALSE;
+  if (!parse_trusts(o->trust, trusts, &error))
+    return dpg_fail(err, error, 2), FALSE;
   if (!o->attackers || !o->attackers[0])
     return dpg_usage(err, "--attackers: give at least one node id, e.g. --attackers 0, 0,5 "
                           "(each alone), 0+5 (a collusion set) or all"),
@@ -418,8 +432,9 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
   }
   if (!(o->sigma >= 0) || !isfinite(o->sigma) || !(o->clip > 0) || !isfinite(o->clip) ||
       !(o->alpha > 1) || !isfinite(o->alpha) || !(o->delta > 0 && o->delta < 1))
-    return dpg_usage(err, "need --sigma >= 0, --clip > 0, --alpha > 1 and 0 < --delta < 1 "
-                          "(got %g, %g, %g, %g)",
+    return dpg_usage(err,
+                     "need --sigma >= 0, --clip > 0, --alpha > 1 and 0 < --delta < 1 "
+                     "(got %g, %g, %g, %g)",
                      o->sigma, o->clip, o->alpha, o->delta),
            FALSE;
   if (o->path) {
@@ -434,10 +449,12 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
                        o->path),
              FALSE;
   }
-  if (!parse_run_options(o, pmode, loss_p, &error)) return dpg_fail(err, error, 2), FALSE;
+  if (!parse_run_options(o, pmode, loss_p, &error))
+    return dpg_fail(err, error, 2), FALSE;
   for (guint i = 0; o->links && o->links[i]; i++) {
     Link l;
-    if (!parse_link(o->links[i], &l, &error)) return dpg_fail(err, error, 2), FALSE;
+    if (!parse_link(o->links[i], &l, &error))
+      return dpg_fail(err, error, 2), FALSE;
     g_array_append_val(j->links, l);
   }
   if (!isnan(o->lr) && !(o->lr > 0 && isfinite(o->lr)))
@@ -471,23 +488,32 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
   }
   if (*path == PATH_STRUCTURED) {
     if (!j->proto.structured)
-      return dpg_usage(err, "--path structured: the structured path knows dsgd, muffliato, "
-                            "antipgd and mfdsgd/mafalda with a given C, not '%s' (use --path "
-                            "observer or auto)",
+      return dpg_usage(err,
+                       "--path structured: the structured path knows dsgd, muffliato, "
+                       "antipgd and mfdsgd/mafalda with a given C, not '%s' (use --path "
+                       "observer or auto)",
                        o->protocol ? o->protocol : "dsgd"),
              FALSE;
     GString *bad = g_string_new(NULL);
-    if (o->mode && pmode->kind != PROTO_MODE_SYNC) g_string_append(bad, ", --mode");
-    if (o->latency) g_string_append(bad, ", --latency");
-    if (o->loss) g_string_append(bad, ", --loss");
-    if (o->links && o->links[0]) g_string_append(bad, ", --link");
-    if (!isnan(o->lr)) g_string_append(bad, ", --lr");
-    if (o->storage) g_string_append(bad, ", --storage");
-    if (o->accountant) g_string_append(bad, ", --accountant");
+    if (o->mode && pmode->kind != PROTO_MODE_SYNC)
+      g_string_append(bad, ", --mode");
+    if (o->latency)
+      g_string_append(bad, ", --latency");
+    if (o->loss)
+      g_string_append(bad, ", --loss");
+    if (o->links && o->links[0])
+      g_string_append(bad, ", --link");
+    if (!isnan(o->lr))
+      g_string_append(bad, ", --lr");
+    if (o->storage)
+      g_string_append(bad, ", --storage");
+    if (o->accountant)
+      g_string_append(bad, ", --accountant");
     if (bad->len) {
-      dpg_usage(err, "--path structured accounts a synchronous run without simulating "
-                     "it: %s only exist%s in a simulated run (use --path observer or "
-                     "auto)",
+      dpg_usage(err,
+                "--path structured accounts a synchronous run without simulating "
+                "it: %s only exist%s in a simulated run (use --path observer or "
+                "auto)",
                 bad->str + 2, strchr(bad->str + 2, ',') ? "" : "s");
       g_string_free(bad, TRUE);
       return FALSE;
@@ -506,15 +532,18 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
                             "(use --protocol dsgd --trust pndp)"),
              FALSE;
     if (o->schedule && !g_str_equal(o->schedule, "static"))
-      return dpg_usage(err, "--compare muffliato: Muffliato's bound is for a static gossip "
-                            "matrix, not --schedule %s",
+      return dpg_usage(err,
+                       "--compare muffliato: Muffliato's bound is for a static gossip "
+                       "matrix, not --schedule %s",
                        o->schedule),
              FALSE;
     j->muffliato = TRUE;
   }
-  if (!dpg_graph_gossip(&o->graph, &j->gossip, &error)) return dpg_fail(err, error, 2), FALSE;
+  if (!dpg_graph_gossip(&o->graph, &j->gossip, &error))
+    return dpg_fail(err, error, 2), FALSE;
   j->g = dpg_graph_build(&o->graph, &error);
-  if (!j->g) return dpg_fail(err, error, dpg_graph_status(&o->graph, error)), FALSE;
+  if (!j->g)
+    return dpg_fail(err, error, dpg_graph_status(&o->graph, error)), FALSE;
   j->n = topo_graph_n_nodes(j->g);
   /* Named as the command line names it: the file or the generator spec. */
   const char *label = o->graph.path ? o->graph.path : o->graph.generate;
@@ -553,7 +582,8 @@ DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err) {
   const char *reason = NULL;
   DpgTable *t = NULL;
   GError *error = NULL;
-  if (!check_options(&j, &path, &pmode, &loss_p, trusts, err)) goto out;
+  if (!check_options(&j, &path, &pmode, &loss_p, trusts, err))
+    goto out;
   if (path == PATH_AUTO) {
     ProtoAccountCase pc = {.known = j.proto.structured,
                            .mode = pmode.kind,
@@ -570,10 +600,10 @@ DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err) {
   j.acs = g_new0(Accounting, j.n_acs);
   for (guint i = 0; i < n_sets; i++)
     for (guint k = 0; k < trusts->len; k++)
-      j.acs[i * trusts->len + k] =
-          (Accounting){.set = i, .trust = g_array_index(trusts, PrivTrust, k)};
-  PrivAccountOptions opt = {.b = j.b, .sensitivity = j.sensitivity, .alpha = o->alpha,
-                            .delta = o->delta};
+      j.acs[i * trusts->len + k] = (Accounting){.set = i,
+                                                .trust = g_array_index(trusts, PrivTrust, k)};
+  PrivAccountOptions opt = {
+      .b = j.b, .sensitivity = j.sensitivity, .alpha = o->alpha, .delta = o->delta};
   gboolean ok = path == PATH_STRUCTURED ? run_structured(&j, &opt, &error)
                                         : run_observer(&j, &opt, &error);
   if (!ok) {

@@ -15,7 +15,8 @@ void dpg_cancel(void) {
   g_atomic_int_set(&cancelled, 1);
   scen_cancel();
   g_mutex_lock(&lock);
-  for (guint i = 0; runs != NULL && i < runs->len; i++) proto_run_cancel(g_ptr_array_index(runs, i));
+  for (guint i = 0; runs != NULL && i < runs->len; i++)
+    proto_run_cancel(g_ptr_array_index(runs, i));
   g_mutex_unlock(&lock);
 }
 
@@ -24,27 +25,35 @@ void dpg_cancel_reset(void) {
   scen_cancel_reset();
 }
 
-gboolean dpg_cancelled(void) { return g_atomic_int_get(&cancelled) != 0; }
+gboolean dpg_cancelled(void) {
+  return g_atomic_int_get(&cancelled) != 0;
+}
 
-const gint *dpg_cancel_flag(void) { return &cancelled; }
+const gint *dpg_cancel_flag(void) {
+  return &cancelled;
+}
 
 gboolean dpg_check_cancel(GError **error) {
-  if (!dpg_cancelled()) return TRUE;
+  if (!dpg_cancelled())
+    return TRUE;
   g_set_error(error, PROTO_ERROR, PROTO_ERROR_CANCELLED, "cancelled (interrupted)");
   return FALSE;
 }
 
 void dpg_cancel_register(ProtoRun *run) {
   g_mutex_lock(&lock);
-  if (runs == NULL) runs = g_ptr_array_new();
+  if (runs == NULL)
+    runs = g_ptr_array_new();
   g_ptr_array_add(runs, run);
   /* A cancel between the call's start and now must not be lost. */
-  if (dpg_cancelled()) proto_run_cancel(run);
+  if (dpg_cancelled())
+    proto_run_cancel(run);
   g_mutex_unlock(&lock);
 }
 
 void dpg_cancel_unregister(ProtoRun *run) {
   g_mutex_lock(&lock);
-  if (runs != NULL) g_ptr_array_remove_fast(runs, run);
+  if (runs != NULL)
+    g_ptr_array_remove_fast(runs, run);
   g_mutex_unlock(&lock);
 }

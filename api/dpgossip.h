@@ -66,13 +66,13 @@ void dpg_free(void *p);
 /* Exactly one of @path, @generate, @edges (the command line's --graph,
  * --generate, or an edge list in memory). */
 typedef struct {
-  const char *path;       /* SNAP edge list ('u v' per line, '#' comments) */
-  const char *generate;   /* generator spec: florentine, erdos:n=100,p=0.05,seed=3, ... */
-  const unsigned *edges;  /* 2 * n_edges node ids: edges[2i] -- edges[2i+1] */
+  const char *path;      /* SNAP edge list ('u v' per line, '#' comments) */
+  const char *generate;  /* generator spec: florentine, erdos:n=100,p=0.05,seed=3, ... */
+  const unsigned *edges; /* 2 * n_edges node ids: edges[2i] -- edges[2i+1] */
   size_t n_edges;
-  unsigned n_nodes;       /* with @edges: nodes 0..n_nodes-1 (0: max id + 1) */
-  int lcc;                /* keep the largest connected component */
-  const char *gossip;     /* uniform (NULL), metropolis or maxdegree */
+  unsigned n_nodes;   /* with @edges: nodes 0..n_nodes-1 (0: max id + 1) */
+  int lcc;            /* keep the largest connected component */
+  const char *gossip; /* uniform (NULL), metropolis or maxdegree */
 } DpgGraphSpec;
 
 /*
@@ -99,20 +99,20 @@ unsigned *dpg_graph_edges(const DpgGraphSpec *graph, unsigned *n_nodes, size_t *
 /* `dpgossip account`'s options (dpg_account_options_init: its defaults). */
 typedef struct {
   DpgGraphSpec graph;
-  const char *protocol;            /* NULL: dsgd */
-  int rounds;                      /* T, required */
-  int participation_interval;      /* b, default 1 */
-  const char *trust;               /* "pndp" or "ldp,secldp", required */
-  const char *const *attackers;    /* NULL-terminated, each as --attackers */
-  const char *sensitivity;         /* NULL: bound */
+  const char *protocol;         /* NULL: dsgd */
+  int rounds;                   /* T, required */
+  int participation_interval;   /* b, default 1 */
+  const char *trust;            /* "pndp" or "ldp,secldp", required */
+  const char *const *attackers; /* NULL-terminated, each as --attackers */
+  const char *sensitivity;      /* NULL: bound */
   double sigma, clip, alpha, delta;
-  const char *compare;             /* NULL or "muffliato" */
-  const char *path;                /* NULL: auto */
-  const char *schedule;            /* NULL: static */
-  const char *seed;                /* NULL: 0 */
+  const char *compare;  /* NULL or "muffliato" */
+  const char *path;     /* NULL: auto */
+  const char *schedule; /* NULL: static */
+  const char *seed;     /* NULL: 0 */
   const char *mode, *latency, *loss;
-  const char *const *links;        /* NULL-terminated FROM:TO=SPEC, or NULL */
-  double lr;                       /* NaN: default 0.1 (and not "given") */
+  const char *const *links; /* NULL-terminated FROM:TO=SPEC, or NULL */
+  double lr;                /* NaN: default 0.1 (and not "given") */
   const char *storage, *accountant;
 } DpgAccountOptions;
 
@@ -169,8 +169,8 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err);
  * Errors: loading the scenario, a bad --set item (status 2), those of
  * scen_scenario_run (an invalid scenario lists its problems, status 2).
  */
-char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir,
-              unsigned threads, int allow_plugins, DpgError *err);
+char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir, unsigned threads,
+              int allow_plugins, DpgError *err);
 
 /* ---- Cancellation ---- */
 

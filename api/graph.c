@@ -14,14 +14,16 @@ TopoGraph *dpg_graph_build(const DpgGraphSpec *spec, GError **error) {
                 "give exactly one of --graph FILE or --generate SPEC");
     return NULL;
   }
-  if (spec->path != NULL) return topo_graph_load(spec->path, spec->lcc, error);
+  if (spec->path != NULL)
+    return topo_graph_load(spec->path, spec->lcc, error);
   TopoGraph *g = NULL;
   if (spec->generate != NULL) {
     g = topo_graph_generate(spec->generate, error);
   } else {
     guint n = spec->n_nodes;
     if (n == 0)
-      for (gsize i = 0; i < 2 * spec->n_edges; i++) n = MAX(n, spec->edges[i] + 1);
+      for (gsize i = 0; i < 2 * spec->n_edges; i++)
+        n = MAX(n, spec->edges[i] + 1);
     g = topo_graph_new_from_edges(n, spec->edges, spec->n_edges, error);
   }
   if (g != NULL && spec->lcc) {
@@ -33,7 +35,8 @@ TopoGraph *dpg_graph_build(const DpgGraphSpec *spec, GError **error) {
 }
 
 int dpg_graph_status(const DpgGraphSpec *spec, const GError *e) {
-  if (e != NULL && e->domain == G_OPTION_ERROR) return 2;
+  if (e != NULL && e->domain == G_OPTION_ERROR)
+    return 2;
   return spec->path != NULL ? 1 : dpg_error_status(e);
 }
 
@@ -63,9 +66,11 @@ DpgTable *dpg_graph(const DpgGraphSpec *spec, int exact, DpgError *err) {
   GError *error = NULL;
   TopoGossipKind kind;
   TopoSummary s;
-  if (!dpg_graph_gossip(spec, &kind, &error)) return dpg_fail(err, error, 2);
+  if (!dpg_graph_gossip(spec, &kind, &error))
+    return dpg_fail(err, error, 2);
   TopoGraph *g = dpg_graph_build(spec, &error);
-  if (g == NULL) return dpg_fail(err, error, dpg_graph_status(spec, error));
+  if (g == NULL)
+    return dpg_fail(err, error, dpg_graph_status(spec, error));
   if (!topo_graph_summary_exact(g, kind, exact, &s, &error)) {
     topo_graph_free(g);
     return dpg_fail(err, error, 1);
@@ -91,7 +96,9 @@ DpgTable *dpg_graph(const DpgGraphSpec *spec, int exact, DpgError *err) {
    * per component, its gap is exactly 0 whatever the eigensolver's rounding. */
   gboolean gap = s.gap_status == TOPO_SUMMARY_COMPUTED;
   dpg_table_push_double(t, dpg_table_add_col(t, "spectral_gap", DPG_COL_DOUBLE),
-                        !s.connected ? 0.0 : gap ? s.spectral_gap : NAN);
+                        !s.connected ? 0.0
+                        : gap        ? s.spectral_gap
+                                     : NAN);
   note = !s.connected ? g_strdup_printf("disconnected: %" G_GINT64_FORMAT " components, gossip "
                                         "never mixes across them; --lcc keeps the largest",
                                         components)
@@ -118,7 +125,8 @@ unsigned *dpg_graph_edges(const DpgGraphSpec *spec, unsigned *n_nodes, size_t *n
   *n_nodes = 0;
   *n_edges = 0;
   TopoGraph *g = dpg_graph_build(spec, &error);
-  if (g == NULL) return dpg_fail(err, error, dpg_graph_status(spec, error));
+  if (g == NULL)
+    return dpg_fail(err, error, dpg_graph_status(spec, error));
   gsize m = 0;
   guint *e = topo_graph_edges(g, &m);
   *n_nodes = topo_graph_n_nodes(g);

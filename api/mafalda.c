@@ -19,7 +19,9 @@ typedef struct {
   const PrivGramSpectral *spectral; /* NULL: W not reversible, dense scoring */
 } Scores;
 
-size_t dpg_mafalda_options_size(void) { return sizeof(DpgMafaldaOptions); }
+size_t dpg_mafalda_options_size(void) {
+  return sizeof(DpgMafaldaOptions);
+}
 
 /* As `dpgossip mafalda` scores a Toeplitz baseline (cli/cmd_mafalda.c): from
  * the spectral form of H and C's first column when W is reversible, else on
@@ -29,13 +31,15 @@ static gboolean score(const double *H, PrivBaseline which, guint band, Scores *r
   if (r->spectral) {
     guint width = 0;
     double *c = priv_mf_baseline_coefficients(which, r->T, band, &width, error);
-    if (!c) return FALSE;
+    if (!c)
+      return FALSE;
     r->loss[slot] = priv_mf_loss_toeplitz(r->spectral, c, width, r->k, r->b, error);
     r->sens[slot] = sqrt(priv_mf_sensitivity2_toeplitz(c, width, r->T, r->k, r->b));
     g_free(c);
   } else {
     double *C = priv_mf_baseline(which, r->T, band, error);
-    if (!C) return FALSE;
+    if (!C)
+      return FALSE;
     r->loss[slot] = priv_mf_loss(H, C, r->T, r->k, r->b, error);
     r->sens[slot] = sqrt(priv_mf_sensitivity2(C, r->T, r->k, r->b));
     g_free(C);
@@ -49,8 +53,8 @@ static gboolean fit_toeplitz(const double *W, Scores *r, GError **error) {
   gboolean ok = priv_mafalda_toeplitz(W, r->n, r->k, r->b, r->toeplitz_band, c,
                                       &r->loss[S_TOEPLITZ], error);
   if (ok)
-    r->sens[S_TOEPLITZ] =
-        sqrt(priv_mf_sensitivity2_toeplitz(c, r->toeplitz_band, r->T, r->k, r->b));
+    r->sens[S_TOEPLITZ] = sqrt(
+        priv_mf_sensitivity2_toeplitz(c, r->toeplitz_band, r->T, r->k, r->b));
   g_free(c);
   return ok;
 }
@@ -66,8 +70,7 @@ typedef struct {
 
 static gpointer optimize_job(gpointer data) {
   OptimizeJob *job = data;
-  job->ok = priv_mf_optimize(job->H, job->T, job->k, job->b, &job->opt, &job->result,
-                             &job->error);
+  job->ok = priv_mf_optimize(job->H, job->T, job->k, job->b, &job->opt, &job->result, &job->error);
   return NULL;
 }
 
@@ -95,15 +98,17 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
   dpg_enter();
   GError *error = NULL;
   if (o->epochs <= 0 || o->batches <= 0)
-    return dpg_usage(err, "--epochs and --batches must both be given and positive "
-                          "(got k = %d, b = %d)",
+    return dpg_usage(err,
+                     "--epochs and --batches must both be given and positive "
+                     "(got k = %d, b = %d)",
                      o->epochs, o->batches);
   if ((guint64)o->epochs * (guint64)o->batches > G_MAXUINT)
     return dpg_usage(err, "T = epochs x batches = %u x %u is too large", (guint)o->epochs,
                      (guint)o->batches);
   Scores r = {.k = (guint)o->epochs, .b = (guint)o->batches};
   r.T = r.k * r.b;
-  for (int i = 0; i < S_COUNT; i++) r.loss[i] = r.sens[i] = NAN;
+  for (int i = 0; i < S_COUNT; i++)
+    r.loss[i] = r.sens[i] = NAN;
   r.toeplitz_band = r.b; /* the command's default (--toeplitz-band 0) */
   if (o->band != -1 && (o->band < 1 || (guint)o->band > r.T))
     return dpg_usage(err, "--band: infeasible band %d: it must be between 1 and T = %u", o->band,
@@ -113,10 +118,13 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
   if (o->workload && !priv_workload_parse(o->workload, &workload, &error))
     return dpg_fail(err, error, 2);
   TopoGossipKind gossip;
-  if (!dpg_graph_gossip(&o->graph, &gossip, &error)) return dpg_fail(err, error, 2);
-  if (!priv_mf_check_memory(r.T, 16, 0, &error)) return dpg_fail(err, error, 1);
+  if (!dpg_graph_gossip(&o->graph, &gossip, &error))
+    return dpg_fail(err, error, 2);
+  if (!priv_mf_check_memory(r.T, 16, 0, &error))
+    return dpg_fail(err, error, 1);
   TopoGraph *g = dpg_graph_build(&o->graph, &error);
-  if (!g) return dpg_fail(err, error, dpg_graph_status(&o->graph, error));
+  if (!g)
+    return dpg_fail(err, error, dpg_graph_status(&o->graph, error));
   guint n = topo_graph_n_nodes(g);
   r.n = n;
   if (!topo_graph_is_connected(g)) {
@@ -145,7 +153,8 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
   }
   double trace_H = 0.0;
   if (ok) {
-    for (guint s = 0; s < r.T; s++) trace_H += H[(gsize)s * r.T + s];
+    for (guint s = 0; s < r.T; s++)
+      trace_H += H[(gsize)s * r.T + s];
     /* Mafalda and DMF are independent problems of the same size: Mafalda
      * on a second thread while this one runs DMF and the baselines. */
     job.H = H;
@@ -153,10 +162,12 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
     job.opt.band = r.band;
     job.opt.cancel = dpg_cancel_flag(); /* both optimizers (Mafalda, DMF) stop on Ctrl-C */
     GThread *thread = g_thread_try_new("mafalda", optimize_job, &job, NULL);
-    if (!thread) optimize_job(&job);
+    if (!thread)
+      optimize_job(&job);
     GError *base_error = NULL;
     gboolean base_ok = baselines(H, &job.opt, &r, &base_error);
-    if (thread) g_thread_join(thread);
+    if (thread)
+      g_thread_join(thread);
     maf = job.result;
     if (!job.ok) {
       g_propagate_error(&error, job.error);
@@ -195,7 +206,8 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
     dpg_table_set_attr_printf(t, "rounds", "%u", r.T);
     dpg_table_set_attr_printf(t, "epochs", "%u", r.k);
     dpg_table_set_attr_printf(t, "batches", "%u", r.b);
-    if (r.band) dpg_table_set_attr_printf(t, "band", "%u", r.band);
+    if (r.band)
+      dpg_table_set_attr_printf(t, "band", "%u", r.band);
     dpg_table_set_attr(t, "trace_H", g_ascii_dtostr(buf, sizeof buf, trace_H));
     dpg_table_set_attr_printf(t, "iterations", "%u", maf->iterations);
     dpg_table_take_matrix(t, g_steal_pointer(&maf->C), r.T, r.T);

@@ -5,13 +5,15 @@
 #include "api/internal.h"
 #include "scenarios/scenarios.h"
 
-char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir,
-              unsigned threads, int allow_plugins, DpgError *err) {
+char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir, unsigned threads,
+              int allow_plugins, DpgError *err) {
   dpg_enter();
   GError *error = NULL;
-  if (!dpg_check_cancel(&error)) return dpg_fail(err, error, 1);
+  if (!dpg_check_cancel(&error))
+    return dpg_fail(err, error, 1);
   ScenScenario *sc = scen_scenario_load(scenario, &error);
-  if (sc == NULL) return dpg_fail(err, error, 1);
+  if (sc == NULL)
+    return dpg_fail(err, error, 1);
   for (guint i = 0; sets != NULL && sets[i] != NULL; i++)
     if (!scen_scenario_set(sc, sets[i], &error)) {
       scen_scenario_free(sc);

@@ -26,7 +26,8 @@ struct DpgTable {
 static void column_free(gpointer p) {
   Column *c = p;
   if (c->type == DPG_COL_STRING)
-    for (guint i = 0; i < c->values->len; i++) g_free(g_array_index(c->values, char *, i));
+    for (guint i = 0; i < c->values->len; i++)
+      g_free(g_array_index(c->values, char *, i));
   g_array_unref(c->values);
   g_free(c->name);
   g_free(c);
@@ -41,7 +42,8 @@ DpgTable *dpg_table_new(void) {
 }
 
 void dpg_table_free(DpgTable *t) {
-  if (t == NULL) return;
+  if (t == NULL)
+    return;
   g_ptr_array_unref(t->cols);
   g_ptr_array_unref(t->keys);
   g_ptr_array_unref(t->values);
@@ -49,7 +51,9 @@ void dpg_table_free(DpgTable *t) {
   g_free(t);
 }
 
-void dpg_free(void *p) { g_free(p); }
+void dpg_free(void *p) {
+  g_free(p);
+}
 
 guint dpg_table_add_col(DpgTable *t, const char *name, DpgColType type) {
   g_return_val_if_fail(t->n_rows == 0, 0);
@@ -113,8 +117,12 @@ void dpg_table_take_matrix(DpgTable *t, double *m, guint rows, guint cols) {
   t->cols_m = cols;
 }
 
-size_t dpg_table_n_rows(const DpgTable *t) { return t->n_rows; }
-unsigned dpg_table_n_cols(const DpgTable *t) { return t->cols->len; }
+size_t dpg_table_n_rows(const DpgTable *t) {
+  return t->n_rows;
+}
+unsigned dpg_table_n_cols(const DpgTable *t) {
+  return t->cols->len;
+}
 
 const char *dpg_table_col_name(const DpgTable *t, unsigned j) {
   const Column *c = col(t, j);
@@ -138,12 +146,13 @@ const double *dpg_table_col_double(const DpgTable *t, unsigned j) {
 
 const char *dpg_table_col_string(const DpgTable *t, unsigned j, size_t i) {
   const Column *c = col(t, j);
-  return c && c->type == DPG_COL_STRING && i < c->values->len
-             ? g_array_index(c->values, char *, i)
-             : NULL;
+  return c && c->type == DPG_COL_STRING && i < c->values->len ? g_array_index(c->values, char *, i)
+                                                              : NULL;
 }
 
-unsigned dpg_table_n_attrs(const DpgTable *t) { return t->keys->len; }
+unsigned dpg_table_n_attrs(const DpgTable *t) {
+  return t->keys->len;
+}
 
 const char *dpg_table_attr_key(const DpgTable *t, unsigned i) {
   return i < t->keys->len ? g_ptr_array_index(t->keys, i) : NULL;
@@ -154,8 +163,10 @@ const char *dpg_table_attr_value(const DpgTable *t, unsigned i) {
 }
 
 const double *dpg_table_matrix(const DpgTable *t, unsigned *rows, unsigned *cols) {
-  if (rows) *rows = t->matrix ? t->rows : 0;
-  if (cols) *cols = t->matrix ? t->cols_m : 0;
+  if (rows)
+    *rows = t->matrix ? t->rows : 0;
+  if (cols)
+    *cols = t->matrix ? t->cols_m : 0;
   return t->matrix;
 }
 
@@ -184,7 +195,8 @@ gpointer dpg_usage(DpgError *err, const char *fmt, ...) {
 }
 
 int dpg_spec_status(const GError *e) {
-  if (e->domain == G_OPTION_ERROR) return 2;
+  if (e->domain == G_OPTION_ERROR)
+    return 2;
   if (e->domain == PROTO_ERROR)
     return e->code == PROTO_ERROR_IO || e->code == PROTO_ERROR_FORMAT ||
                    e->code == PROTO_ERROR_STALLED || e->code == PROTO_ERROR_FAILED ||
@@ -195,12 +207,17 @@ int dpg_spec_status(const GError *e) {
 }
 
 int dpg_error_status(const GError *e) {
-  if (e == NULL) return 1;
-  if (e->domain == G_OPTION_ERROR) return 2;
+  if (e == NULL)
+    return 1;
+  if (e->domain == G_OPTION_ERROR)
+    return 2;
   if (e->domain == PROTO_ERROR)
     return e->code == PROTO_ERROR_PARSE || e->code == PROTO_ERROR_UNKNOWN ? 2 : 1;
-  if (e->domain == LEARN_ERROR) return e->code == LEARN_ERROR_PARSE ? 2 : 1;
-  if (e->domain == SIM_ERROR) return e->code == SIM_ERROR_PARSE ? 2 : 1;
-  if (e->domain == TOPO_ERROR) return e->code == TOPO_ERROR_PARSE ? 2 : 1;
+  if (e->domain == LEARN_ERROR)
+    return e->code == LEARN_ERROR_PARSE ? 2 : 1;
+  if (e->domain == SIM_ERROR)
+    return e->code == SIM_ERROR_PARSE ? 2 : 1;
+  if (e->domain == TOPO_ERROR)
+    return e->code == TOPO_ERROR_PARSE ? 2 : 1;
   return 1;
 }

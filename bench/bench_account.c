@@ -39,7 +39,9 @@
 
 #include "protocols/protocols.h"
 
-static double now(void) { return (double)g_get_monotonic_time() / 1e6; }
+static double now(void) {
+  return (double)g_get_monotonic_time() / 1e6;
+}
 
 /* CPU seconds of the process (all threads): on a shared machine the wall
  * time also counts the waits for a core, so ratios are taken on this. */
@@ -51,7 +53,8 @@ static double cpu(void) {
 
 static char *shared_dir(void) {
   const char *env = g_getenv("DPG_SHARED_DIR");
-  if (env) return g_strdup(env);
+  if (env)
+    return g_strdup(env);
   char *bench = g_path_get_dirname(__FILE__);
   char *dir = g_build_filename(bench, "..", "..", "shared", NULL);
   g_free(bench);
@@ -63,19 +66,23 @@ static double *rdps(const PrivBlocks *b, const TopoGraph *g, double *report_s, g
                     GError **error) {
   double t0 = now();
   PrivReport *r = priv_account_report(b, g, NULL, error);
-  if (!r) return NULL;
+  if (!r)
+    return NULL;
   *report_s = now() - t0;
   *n_victims = r->n_victims;
   double *out = g_new(double, b->n);
-  for (guint u = 0; u < b->n; u++) out[u] = NAN;
-  for (guint i = 0; i < r->n_victims; i++) out[r->victims[i].node] = r->victims[i].rdp;
+  for (guint u = 0; u < b->n; u++)
+    out[u] = NAN;
+  for (guint i = 0; i < r->n_victims; i++)
+    out[r->victims[i].node] = r->victims[i].rdp;
   priv_report_free(r);
   return out;
 }
 
 static PrivBlocks *structured_blocks(const TopoGraph *g, guint T, GError **error) {
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, error);
-  if (!w) return NULL;
+  if (!w)
+    return NULL;
   const TopoGossip *ws[] = {w};
   guint attackers[] = {0};
   PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_DSGD,
@@ -150,19 +157,24 @@ static gboolean run_observer(const char *name, const TopoGraph *g, guint T, SimL
   gsize rows = priv_observer_n_rows(obs, 0);
   proto_run_free(run); /* the observer keeps its rows; the run is no longer needed */
   run = NULL;
-  if (!(k = priv_observer_knowledge(obs, 0, error))) goto out;
+  if (!(k = priv_observer_knowledge(obs, 0, error)))
+    goto out;
   priv_observer_free(obs);
   obs = NULL;
   PrivKnowledgeOptions ko = {.T = T, .clip = 1.0};
-  if (!(b = priv_knowledge_blocks(k, &ko, error))) goto out;
+  if (!(b = priv_knowledge_blocks(k, &ko, error)))
+    goto out;
   double t2 = now(), report_s = 0;
   guint nv = 0;
-  if (!(rdp = rdps(b, g, &report_s, &nv, error))) goto out;
+  if (!(rdp = rdps(b, g, &report_s, &nv, error)))
+    goto out;
   double s0 = now();
-  if (!(sb = structured_blocks(g, T, error))) goto out;
+  if (!(sb = structured_blocks(g, T, error)))
+    goto out;
   double s1 = now(), sreport_s = 0;
   guint snv = 0;
-  if (!(srdp = rdps(sb, g, &sreport_s, &snv, error))) goto out;
+  if (!(srdp = rdps(sb, g, &sreport_s, &snv, error)))
+    goto out;
   double maxrel = 0.0;
   for (guint u = 0; u < b->n; u++)
     if (!isnan(srdp[u]) && srdp[u] > 1e-9)
@@ -223,10 +235,12 @@ static gboolean run_stream(const char *name, const TopoGraph *g, guint T, SimLin
       !proto_run_run(run, error) || !(b = priv_observer_stream_blocks(obs, 0, error)))
     goto out;
   double t1 = now(), c1 = cpu();
-  if (!(rdp = rdps(b, g, &report_s, &nv, error))) goto out;
+  if (!(rdp = rdps(b, g, &report_s, &nv, error)))
+    goto out;
   printf("%s.protocol %s\n", name, stream_protocol);
   printf("%s.simulate_and_account_cpu_seconds %.3f\n", name, c1 - c0);
-  if (stream_cpu) *stream_cpu = c1 - c0;
+  if (stream_cpu)
+    *stream_cpu = c1 - c0;
   printf("%s.trust %s\n", name, priv_trust_name(stream_trust));
   printf("%s.victims %u\n", name, nv);
   printf("%s.steps %u\n", name, T);
@@ -235,9 +249,11 @@ static gboolean run_stream(const char *name, const TopoGraph *g, guint T, SimLin
   print_range(name, rdp, b->n);
   if (g_str_equal(stream_protocol, "dsgd") && stream_trust == PRIV_TRUST_PNDP) {
     double s0 = now(), sc0 = cpu();
-    if (!(sb = structured_blocks(g, T, error))) goto out;
+    if (!(sb = structured_blocks(g, T, error)))
+      goto out;
     double s1 = now(), sc1 = cpu();
-    if (!(srdp = rdps(sb, g, &sreport_s, &snv, error))) goto out;
+    if (!(srdp = rdps(sb, g, &sreport_s, &snv, error)))
+      goto out;
     double maxrel = 0.0;
     for (guint u = 0; u < b->n; u++)
       if (!isnan(srdp[u]) && srdp[u] > 1e-9)
@@ -263,17 +279,20 @@ typedef struct {
 } Measure;
 
 /* Runs one case in a child process; its wall time and own peak RSS. */
-static gboolean in_child(const char *name, gboolean (*fn)(const char *, const TopoGraph *, guint,
-                                                          SimLinStorage, GError **),
+static gboolean in_child(const char *name,
+                         gboolean (*fn)(const char *, const TopoGraph *, guint, SimLinStorage,
+                                        GError **),
                          const TopoGraph *g, guint T, SimLinStorage storage, Measure *m) {
   fflush(stdout);
   double t0 = now();
   pid_t pid = fork();
-  if (pid < 0) return FALSE;
+  if (pid < 0)
+    return FALSE;
   if (pid == 0) {
     GError *err = NULL;
     gboolean ok = fn(name, g, T, storage, &err);
-    if (!ok) fprintf(stderr, "bench_account: %s: %s\n", name, err ? err->message : "failed");
+    if (!ok)
+      fprintf(stderr, "bench_account: %s: %s\n", name, err ? err->message : "failed");
     g_clear_error(&err);
     fflush(stdout);
     _exit(ok ? 0 : 1);
@@ -304,10 +323,13 @@ static gboolean stream_series(const char *protocol, PrivTrust trust, const char 
   for (guint i = 0; i < nT; i++) {
     char *name = g_strdup_printf("%s_T%u", prefix, Ts[i]);
     gboolean ok = in_child(name, run_stream, fb, Ts[i], SIM_LIN_SPARSE, &st[i]);
-    if (ok && stream_cpu) st[i].cpu_seconds = *stream_cpu; /* the accounting alone */
-    if (ok) printf("%s.wall_seconds %.3f\n", name, st[i].seconds);
+    if (ok && stream_cpu)
+      st[i].cpu_seconds = *stream_cpu; /* the accounting alone */
+    if (ok)
+      printf("%s.wall_seconds %.3f\n", name, st[i].seconds);
     g_free(name);
-    if (!ok) return FALSE;
+    if (!ok)
+      return FALSE;
   }
   double sx = 0, sy = 0, sm = 0, sxx = 0, sxy = 0, sxm = 0, k = nT;
   for (guint i = 0; i < nT; i++) {
@@ -343,7 +365,8 @@ int main(int argc, char **argv) {
   g_free(dir);
   TopoGraph *fb = topo_graph_load(path, TRUE, &err);
   g_free(path);
-  if (!fb) goto fail;
+  if (!fb)
+    goto fail;
   gboolean ok = in_child("account.pndp_fb_T320", structured_case, fb, 320, SIM_LIN_SPARSE, &m);
   gboolean t320 = g_strcmp0(g_getenv("DPG_BENCH_OBSERVER_T320"), "1") == 0;
   const guint Ts[] = {40, 80, 160, 320};
@@ -351,10 +374,12 @@ int main(int argc, char **argv) {
   guint done = 0;
   gboolean dense = g_strcmp0(g_getenv("DPG_BENCH_DENSE"), "0") != 0;
   for (guint i = 0; ok && dense && i < G_N_ELEMENTS(Ts); i++) {
-    if (Ts[i] == 320 && !t320) break;
+    if (Ts[i] == 320 && !t320)
+      break;
     char *name = g_strdup_printf("account.observer_pndp_fb_T%u", Ts[i]);
     ok = in_child(name, run_observer, fb, Ts[i], SIM_LIN_SPARSE, &ms[i]);
-    if (ok) printf("%s.wall_seconds %.3f\n", name, ms[i].seconds);
+    if (ok)
+      printf("%s.wall_seconds %.3f\n", name, ms[i].seconds);
     g_free(name);
     done = i + 1;
   }
@@ -366,17 +391,21 @@ int main(int argc, char **argv) {
     printf("account.observer_pndp_fb_T320.time_exponent %.2f\n", te / log(2.0));
     printf("account.observer_pndp_fb_T320.rss_exponent %.2f\n", me / log(2.0));
     printf("account.observer_pndp_fb_T320.extrapolated_seconds %.0f\n", b->seconds * exp(te * r));
-    printf("account.observer_pndp_fb_T320.extrapolated_peak_rss_mb %.0f\n", b->rss_mb * exp(me * r));
+    printf("account.observer_pndp_fb_T320.extrapolated_peak_rss_mb %.0f\n",
+           b->rss_mb * exp(me * r));
   }
   /* The streaming accountant, D-SGD under PNDP and Zip-DL under SecLDP:
    * T = 40 .. 320, then the least-squares exponents of time and peak RSS
    * against T. */
-  stream_cpu = mmap(NULL, sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (stream_cpu == MAP_FAILED) stream_cpu = NULL;
-  if (ok) ok = stream_series("dsgd", PRIV_TRUST_PNDP, "account.stream_pndp_fb", fb, Ts,
-                             G_N_ELEMENTS(Ts));
-  if (ok) ok = stream_series("zipdl", PRIV_TRUST_SECLDP, "account.stream_zipdl_secldp_fb", fb, Ts,
-                             G_N_ELEMENTS(Ts));
+  stream_cpu = mmap(NULL, sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+                    0);
+  if (stream_cpu == MAP_FAILED)
+    stream_cpu = NULL;
+  if (ok)
+    ok = stream_series("dsgd", PRIV_TRUST_PNDP, "account.stream_pndp_fb", fb, Ts, G_N_ELEMENTS(Ts));
+  if (ok)
+    ok = stream_series("zipdl", PRIV_TRUST_SECLDP, "account.stream_zipdl_secldp_fb", fb, Ts,
+                       G_N_ELEMENTS(Ts));
   /* DECOR (SecLDP, PNDP) at the paper's horizon (DPG_BENCH_STREAM_T,
    * default 320) and Zip-DL (PNDP, LDP) at DPG_BENCH_ZIPDL_T (default the
    * same): its payloads in flight stay out of the state while no view has
@@ -396,17 +425,20 @@ int main(int argc, char **argv) {
               {"zipdl", PRIV_TRUST_PNDP, Tz},
               {"zipdl", PRIV_TRUST_LDP, Tz}};
   for (guint i = 0; ok && i < G_N_ELEMENTS(more); i++) {
-    if (more[i].T == 0) continue;
+    if (more[i].T == 0)
+      continue;
     stream_protocol = more[i].protocol;
     stream_trust = more[i].trust;
     char *name = g_strdup_printf("account.stream_%s_%s_fb_T%u", more[i].protocol,
                                  priv_trust_name(more[i].trust), more[i].T);
     ok = in_child(name, run_stream, fb, more[i].T, SIM_LIN_SPARSE, &m);
-    if (ok) printf("%s.wall_seconds %.3f\n", name, m.seconds);
+    if (ok)
+      printf("%s.wall_seconds %.3f\n", name, m.seconds);
     g_free(name);
   }
   topo_graph_free(fb);
-  if (!ok) goto fail;
+  if (!ok)
+    goto fail;
   return 0;
 fail:
   topo_graph_free(flo);

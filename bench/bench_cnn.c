@@ -59,8 +59,8 @@ static double time_gemm(const Shape *s, gboolean single, double *flops) {
   do {
     for (int r = 0; r < 16; r++) {
       if (single)
-        cblas_sgemm(CblasRowMajor, ta, tb, s->m, s->n, s->k, 1.0f, af, s->lda, bf, s->ldb, 0.0f,
-                    cf, s->ldc);
+        cblas_sgemm(CblasRowMajor, ta, tb, s->m, s->n, s->k, 1.0f, af, s->lda, bf, s->ldb, 0.0f, cf,
+                    s->ldc);
       else
         cblas_dgemm(CblasRowMajor, ta, tb, s->m, s->n, s->k, 1.0, a, s->lda, b, s->ldb, 0.0, c,
                     s->ldc);

@@ -24,8 +24,8 @@ static double cpu_s(void) {
 
 int main(void) {
   const char *shared = g_getenv("DPG_SHARED_DIR");
-  char *path =
-      g_build_filename(shared != NULL ? shared : "../shared", "data", "cal_housing.data", NULL);
+  char *path = g_build_filename(shared != NULL ? shared : "../shared", "data", "cal_housing.data",
+                                NULL);
   char *spec = g_file_test(path, G_FILE_TEST_IS_REGULAR)
                    ? g_strdup_printf("california:%s", path)
                    : g_strdup("synthetic:linear,n=20640,d=8,noise=0.5,seed=1,standardize=yes");

@@ -31,7 +31,9 @@
 
 #include "privacy/privacy.h"
 
-static double now(void) { return (double)g_get_monotonic_time() / 1e6; }
+static double now(void) {
+  return (double)g_get_monotonic_time() / 1e6;
+}
 
 static double peak_rss_mb(void) {
   struct rusage ru;
@@ -41,7 +43,8 @@ static double peak_rss_mb(void) {
 
 static char *shared_dir(void) {
   const char *env = g_getenv("DPG_SHARED_DIR");
-  if (env) return g_strdup(env);
+  if (env)
+    return g_strdup(env);
   /* __FILE__ is bench/bench_mafalda.c under the source dir; shared is its sibling. */
   char *bench = g_path_get_dirname(__FILE__);
   char *dir = g_build_filename(bench, "..", "..", "shared", NULL);
@@ -53,17 +56,20 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
                          GError **error) {
   double t0 = now();
   TopoGraph *g = file ? topo_graph_load(file, TRUE, error) : topo_graph_generate(spec, error);
-  if (!g) return FALSE;
+  if (!g)
+    return FALSE;
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, error);
   guint n = topo_graph_n_nodes(g), T = k * b;
   topo_graph_free(g);
-  if (!w) return FALSE;
+  if (!w)
+    return FALSE;
   double *W = topo_gossip_dense(w);
   topo_gossip_free(w);
   double t1 = now();
   double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, error);
   g_free(W);
-  if (!H) return FALSE;
+  if (!H)
+    return FALSE;
   double t2 = now();
   PrivMfResult *r = NULL;
   gboolean ok = priv_mf_optimize(H, T, k, b, NULL, &r, error);
@@ -109,11 +115,13 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
 /* The structured strategies at a long horizon: no T x T matrix anywhere. */
 static gboolean run_structured(const char *file, guint k, guint b, guint band, GError **error) {
   TopoGraph *g = topo_graph_load(file, TRUE, error);
-  if (!g) return FALSE;
+  if (!g)
+    return FALSE;
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, error);
   guint n = topo_graph_n_nodes(g), T = k * b;
   topo_graph_free(g);
-  if (!w) return FALSE;
+  if (!w)
+    return FALSE;
   double *W = topo_gossip_dense(w);
   topo_gossip_free(w);
   clock_t c0 = clock();
@@ -126,7 +134,8 @@ static gboolean run_structured(const char *file, guint k, guint b, guint band, G
     guint width = 0;
     double *c = priv_mf_baseline_coefficients(which[i], T, b, &width, error);
     ok = c != NULL;
-    if (ok) losses[i] = priv_mf_loss_toeplitz(sp, c, width, k, b, error);
+    if (ok)
+      losses[i] = priv_mf_loss_toeplitz(sp, c, width, k, b, error);
     ok = ok && !isnan(losses[i]);
     g_free(c);
   }

@@ -150,8 +150,12 @@ static void on_timer(SimEngine *e, guint32 u, gpointer state, SimEventId id, gui
   sim_engine_broadcast(e, m, to, DEGREE, NULL);
   sim_message_unref(m);
   if (u == 0) { /* a round boundary, as protocols publish them */
-    SimBusEvent ev = {.kind = SIM_BUS_ROUND, .time = sim_engine_now(e), .from = SIM_NODE_NONE,
-                      .to = SIM_NODE_NONE, .round = (guint32)round, .arrival = SIM_TIME_NEVER};
+    SimBusEvent ev = {.kind = SIM_BUS_ROUND,
+                      .time = sim_engine_now(e),
+                      .from = SIM_NODE_NONE,
+                      .to = SIM_NODE_NONE,
+                      .round = (guint32)round,
+                      .arrival = SIM_TIME_NEVER};
     if (sim_bus_has_subscribers(sim_engine_bus(e)))
       sim_bus_publish(sim_engine_bus(e), &ev);
   }
@@ -252,7 +256,7 @@ static void bench_overhead(void) {
   const gsize n_cases = G_N_ELEMENTS(cases);
   const char *reps_env = g_getenv("DPG_BENCH_REPS");
   gsize reps = reps_env ? MAX(g_ascii_strtoull(reps_env, NULL, 10), 1) : 5;
-  double *wall_ratio = g_new(double, reps * n_cases), *cpu_ratio = g_new(double, reps * n_cases);
+  double *wall_ratio = g_new(double, reps *n_cases), *cpu_ratio = g_new(double, reps *n_cases);
   for (gsize rep = 0; rep < reps; rep++)
     for (gsize k = 0; k + 1 < n_cases; k++) {
       gsize i = 1 + (k + rep) % (n_cases - 1);

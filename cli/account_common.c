@@ -11,7 +11,8 @@
 #include "cli/account_common.h"
 
 void cli_account_setup_clear(CliAccountSetup *s) {
-  if (!s) return;
+  if (!s)
+    return;
   g_clear_pointer(&s->protocol_label, g_free);
   g_clear_pointer(&s->C_local, g_free);
   g_clear_pointer(&s->attackers, g_free);
@@ -19,11 +20,13 @@ void cli_account_setup_clear(CliAccountSetup *s) {
 }
 
 gboolean cli_parse_uint(const char *s, guint *out) {
-  if (!s || !g_ascii_isdigit(*s)) return FALSE;
+  if (!s || !g_ascii_isdigit(*s))
+    return FALSE;
   char *end = NULL;
   errno = 0;
   guint64 v = g_ascii_strtoull(s, &end, 10);
-  if (errno || *end != '\0' || v > G_MAXUINT - 1) return FALSE;
+  if (errno || *end != '\0' || v > G_MAXUINT - 1)
+    return FALSE;
   *out = (guint)v;
   return TRUE;
 }
@@ -121,7 +124,8 @@ PrivBlocks *cli_account_blocks_schedule(const CliAccountSetup *s, TopoSchedule *
 /* ---- Any registered protocol ---- */
 
 void cli_account_protocol_clear(CliAccountProtocol *p) {
-  if (!p) return;
+  if (!p)
+    return;
   g_clear_pointer(&p->run_spec, g_free);
   g_clear_pointer(&p->name, g_free);
   g_clear_pointer(&p->c_spec, g_free);
@@ -129,8 +133,8 @@ void cli_account_protocol_clear(CliAccountProtocol *p) {
   p->band = 0;
 }
 
-gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s,
-                                      CliAccountProtocol *p, GError **error) {
+gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s, CliAccountProtocol *p,
+                                      GError **error) {
   const ProtoVTable *vt = NULL;
   ProtoParams *params = NULL;
   if (!proto_spec_parse(spec, &vt, &params, error)) {
@@ -154,7 +158,8 @@ gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s,
   } else if (g_str_equal(vt->name, "mfdsgd") || g_str_equal(vt->name, "mafalda")) {
     /* mafalda's default C is optimized inside the run: observer path only. */
     c = proto_params_get_string(params, "C");
-    if (g_str_equal(c, "mafalda")) c = NULL;
+    if (g_str_equal(c, "mafalda"))
+      c = NULL;
     p->band = (guint)proto_params_get_int(params, "band");
   }
   if (c && *c == '\0') {
@@ -178,7 +183,8 @@ gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s,
 }
 
 gboolean cli_account_build_c(CliAccountSetup *s, const CliAccountProtocol *p, GError **error) {
-  if (!p->structured || s->protocol != PRIV_PROTOCOL_MFDSGD) return TRUE;
+  if (!p->structured || s->protocol != PRIV_PROTOCOL_MFDSGD)
+    return TRUE;
   g_clear_pointer(&s->C_local, g_free);
   /* The structured path knows no Mafalda-optimized C: no graph needed. */
   ProtoCRecipe r = {.spec = p->c_spec, .T = s->T, .k = s->T / s->b, .b = s->b, .band = p->band};
@@ -195,7 +201,8 @@ gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **
   GError *sub = NULL;
   if (ok) {
     out->down = g_str_equal(eq + 1, "down");
-    if (!out->down && !sim_latency_parse(eq + 1, &out->latency, &sub)) ok = FALSE;
+    if (!out->down && !sim_latency_parse(eq + 1, &out->latency, &sub))
+      ok = FALSE;
   }
   if (!ok)
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -211,7 +218,8 @@ gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **
 gboolean cli_account_parse_run_options(const char *mode, const char *latency, const char *loss,
                                        ProtoMode *pmode, double *loss_p, GError **error) {
   *pmode = (ProtoMode){.kind = PROTO_MODE_SYNC};
-  if (loss_p) *loss_p = 0.0;
+  if (loss_p)
+    *loss_p = 0.0;
   SimLatency lat;
   double p = 0.0;
   if (mode && !proto_mode_parse(mode, pmode, error)) {
@@ -233,7 +241,8 @@ gboolean cli_account_parse_run_options(const char *mode, const char *latency, co
                 loss);
     return FALSE;
   }
-  if (loss_p) *loss_p = p;
+  if (loss_p)
+    *loss_p = p;
   return TRUE;
 }
 
@@ -272,15 +281,16 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
   cfg.loss = run->loss;
   cfg.seed = run->seed;
   cfg.storage = run->storage;
-  ProtoObserveOptions oo = {.views = views, .n_views = n_views, .T = s->T,
-                            .streaming = run->streaming};
+  ProtoObserveOptions oo = {
+      .views = views, .n_views = n_views, .T = s->T, .streaming = run->streaming};
   if (run->progress != NULL && run->streaming) {
     oo.progress = on_checkpoint;
     oo.progress_data = run->progress;
   }
   PrivBlocks **blocks = NULL;
   ProtoObservedRun *o = proto_observed_run_new(&cfg, &oo, error);
-  if (!o) return NULL;
+  if (!o)
+    return NULL;
   StepProgress sp = {run->progress, s->T};
   if (run->progress != NULL && !run->streaming)
     proto_run_set_progress(proto_observed_run_proto(o), on_step, &sp);
@@ -295,12 +305,15 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
       goto out;
     }
   }
-  if (!proto_observed_run_run(o, error)) goto out;
-  if (stats) proto_run_get_stats(proto_observed_run_proto(o), stats);
+  if (!proto_observed_run_run(o, error))
+    goto out;
+  if (stats)
+    proto_run_get_stats(proto_observed_run_proto(o), stats);
   blocks = g_new0(PrivBlocks *, MAX(n_views, 1));
   for (guint i = 0; i < n_views; i++)
     if (!(blocks[i] = proto_observed_run_blocks(o, i, error))) {
-      for (guint j = 0; j < i; j++) priv_blocks_free(blocks[j]);
+      for (guint j = 0; j < i; j++)
+        priv_blocks_free(blocks[j]);
       g_clear_pointer(&blocks, g_free);
       goto out;
     }

@@ -60,8 +60,7 @@ char *cli_attacker_sets_label(const CliAttackerSets *s, guint i);
 /* Every id below @n and every set leaving a victim on @graph (a label for
  * the message); "all" becomes the @n single-node sets. Errors:
  * G_OPTION_ERROR_BAD_VALUE. O(n + members). */
-gboolean cli_attacker_sets_check(CliAttackerSets *s, guint n, const char *graph,
-                                 GError **error);
+gboolean cli_attacker_sets_check(CliAttackerSets *s, guint n, const char *graph, GError **error);
 
 /* Frees the owned fields of @s and zeroes them (NULL allowed). */
 void cli_account_setup_clear(CliAccountSetup *s);
@@ -111,15 +110,15 @@ PrivBlocks *cli_account_blocks_schedule(const CliAccountSetup *s, TopoSchedule *
 
 /* What --protocol names for `dpgossip account`. */
 typedef struct {
-  char *run_spec;      /* the spec as given: what the observer path runs */
-  char *name;          /* the registered protocol's name */
+  char *run_spec; /* the spec as given: what the observer path runs */
+  char *name;     /* the registered protocol's name */
   /* TRUE when the structured fast path knows the protocol: dsgd,
    * muffliato:K=k, antipgd, mfdsgd and mafalda with C a family (identity,
    * antipgd, sr, bsr) or a CSV file. Then the setup's protocol, K and
    * protocol_label are set, and c_spec/band say how to build C_local. */
   gboolean structured;
-  char *c_spec;        /* MF-D-SGD: C family name or CSV path; else NULL */
-  guint band;          /* bsr's band (0: the participation interval b) */
+  char *c_spec; /* MF-D-SGD: C family name or CSV path; else NULL */
+  guint band;   /* bsr's band (0: the participation interval b) */
 } CliAccountProtocol;
 
 void cli_account_protocol_clear(CliAccountProtocol *p);
@@ -131,8 +130,8 @@ void cli_account_protocol_clear(CliAccountProtocol *p);
  * Errors: those of proto_spec_parse, prefixed with "--protocol: ".
  * Complexity: O(spec length x parameters).
  */
-gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s,
-                                      CliAccountProtocol *p, GError **error);
+gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s, CliAccountProtocol *p,
+                                      GError **error);
 
 /*
  * cli_account_build_c: s->C_local of a structured MF-D-SGD setup (no-op
@@ -173,20 +172,20 @@ gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **
 
 /* The simulated run of the observer path (strings borrowed). */
 typedef struct {
-  const char *protocol;         /* registry spec */
-  const TopoGraph *graph;       /* the static topology, or NULL with... */
-  TopoSchedule *schedule;       /* ...a time-varying one (borrowed) */
-  const char *mode;             /* NULL: sync */
-  const char *latency;          /* NULL: constant:ms=0 */
-  const char *loss;             /* NULL: 0 */
-  double lr;                    /* eta > 0 */
+  const char *protocol;   /* registry spec */
+  const TopoGraph *graph; /* the static topology, or NULL with... */
+  TopoSchedule *schedule; /* ...a time-varying one (borrowed) */
+  const char *mode;       /* NULL: sync */
+  const char *latency;    /* NULL: constant:ms=0 */
+  const char *loss;       /* NULL: 0 */
+  double lr;              /* eta > 0 */
   guint64 seed;
-  SimLinStorage storage;        /* SIM_LIN_DENSE or SIM_LIN_SPARSE */
-  gboolean streaming;           /* the streaming accountant (needs SIM_LIN_SPARSE),
+  SimLinStorage storage;       /* SIM_LIN_DENSE or SIM_LIN_SPARSE */
+  gboolean streaming;          /* the streaming accountant (needs SIM_LIN_SPARSE),
                                  * else the dense one */
-  const CliAccountLink *links;  /* per-link overrides */
+  const CliAccountLink *links; /* per-link overrides */
   guint n_links;
-  CliProgress *progress;        /* nullable: the accountant's checkpoints (streaming) or
+  CliProgress *progress; /* nullable: the accountant's checkpoints (streaming) or
                                  * the simulated steps (dense) */
 } CliObserverRun;
 

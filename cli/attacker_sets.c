@@ -5,11 +5,17 @@
  */
 #include "cli/account_common.h"
 
-void cli_attacker_sets_init(CliAttackerSets *s) { spec_attackers_init(s); }
+void cli_attacker_sets_init(CliAttackerSets *s) {
+  spec_attackers_init(s);
+}
 
-void cli_attacker_sets_clear(CliAttackerSets *s) { spec_attackers_clear(s); }
+void cli_attacker_sets_clear(CliAttackerSets *s) {
+  spec_attackers_clear(s);
+}
 
-guint cli_attacker_sets_n(const CliAttackerSets *s) { return spec_attackers_n_sets(s, 0); }
+guint cli_attacker_sets_n(const CliAttackerSets *s) {
+  return spec_attackers_n_sets(s, 0);
+}
 
 const guint *cli_attacker_sets_members(const CliAttackerSets *s, guint i) {
   g_return_val_if_fail(!s->all, NULL); /* "all" is made explicit by the check */
@@ -34,8 +40,7 @@ gboolean cli_attacker_sets_parse(CliAttackerSets *s, const char *spec, GError **
   return FALSE;
 }
 
-gboolean cli_attacker_sets_check(CliAttackerSets *s, guint n, const char *graph,
-                                 GError **error) {
+gboolean cli_attacker_sets_check(CliAttackerSets *s, guint n, const char *graph, GError **error) {
   if (!spec_attackers_check(s, n, graph, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, error)) {
     g_prefix_error(error, "--attackers: ");
     return FALSE;

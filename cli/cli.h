@@ -62,11 +62,11 @@ FILE *cli_mpi_rank_log(const char *cmd, const char *dir, guint rank);
 /* ---- Graph options shared by every subcommand that takes a graph ---- */
 
 typedef struct {
-  char *graph_path; /* --graph FILE */
-  char *generate;   /* --generate SPEC */
-  gboolean lcc;     /* --lcc */
-  char *gossip;     /* --gossip uniform|metropolis|maxdegree (default uniform) */
-  char *format;     /* --graph-format auto|edges|csv|graphml|gml|pajek (default auto) */
+  char *graph_path;        /* --graph FILE */
+  char *generate;          /* --generate SPEC */
+  gboolean lcc;            /* --lcc */
+  char *gossip;            /* --gossip uniform|metropolis|maxdegree (default uniform) */
+  char *format;            /* --graph-format auto|edges|csv|graphml|gml|pajek (default auto) */
   gboolean ignore_weights; /* --ignore-weights: load a weighted file's structure */
 } CliGraphOptions;
 
@@ -77,8 +77,7 @@ void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o);
  * --graph/--generate must be given; a bad --graph-format is
  * G_OPTION_ERROR_BAD_VALUE. */
 TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error);
-gboolean cli_graph_options_gossip(const CliGraphOptions *o, TopoGossipKind *kind,
-                                  GError **error);
+gboolean cli_graph_options_gossip(const CliGraphOptions *o, TopoGossipKind *kind, GError **error);
 /* One line on stderr, "dpgossip: PATH: dropped ...; labels renumbered ...",
  * when loading @g from @path dropped self-loops or duplicate edges or
  * renumbered its labels (topo_graph_load_report); nothing otherwise, or for a
@@ -97,8 +96,8 @@ void cli_graph_options_clear(CliGraphOptions *o);
  * `protocols` know it under the same name: dsgd with sigma = 0, whose
  * accounting is no protection at all (mu = inf). */
 #define CLI_NONPRIVATE "nonprivate"
-#define CLI_NONPRIVATE_SUMMARY                                                                 \
-  "D-SGD without noise (dsgd with sigma = 0): the non-private baseline; no protection, "      \
+#define CLI_NONPRIVATE_SUMMARY                                                                     \
+  "D-SGD without noise (dsgd with sigma = 0): the non-private baseline; no protection, "           \
   "mu = inf"
 /* TRUE when @spec names nonprivate (it takes no parameter). */
 gboolean cli_is_nonprivate(const char *spec);
@@ -229,8 +228,8 @@ typedef struct CliStream CliStream;
  * Returns: (transfer full) the stream (cli_stream_free), or NULL.
  */
 CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngine *engine,
-                            const TopoGraph *graph, const char *name, guint64 seed,
-                            guint rounds, const char *scenario_json, GError **error);
+                            const TopoGraph *graph, const char *name, guint64 seed, guint rounds,
+                            const char *scenario_json, GError **error);
 /* The underlying stream (transfer none), for direct publications. */
 Stream *cli_stream_sim(CliStream *s);
 /*

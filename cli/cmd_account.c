@@ -64,7 +64,7 @@ typedef struct {
   const CliObserverRun *run; /* the observer path's run, else NULL */
   const char *storage;
   const char *accountant;
-  double loss; /* the simulated run's message loss probability */
+  double loss;         /* the simulated run's message loss probability */
   gboolean nonprivate; /* --protocol nonprivate: dsgd with sigma = 0 */
   const char *const *link_specs;
   const ProtoRunStats *stats;
@@ -92,8 +92,8 @@ static gboolean parse_trusts(const char *spec, GArray *out, GError **error) {
     }
     for (guint j = 0; j < out->len; j++)
       if (g_array_index(out, PrivTrust, j) == t) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "--trust: %s is listed twice", priv_trust_name(t));
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--trust: %s is listed twice",
+                    priv_trust_name(t));
         ok = FALSE;
       }
     g_array_append_val(out, t);
@@ -196,7 +196,8 @@ static GPtrArray *assumptions(const Context *c) {
 /* Victims reported UNRESOLVED (no protection, no number). */
 static guint count_unresolved(const PrivReport *r) {
   guint k = 0;
-  for (guint i = 0; i < r->n_victims; i++) k += r->victims[i].unresolved;
+  for (guint i = 0; i < r->n_victims; i++)
+    k += r->victims[i].unresolved;
   return k;
 }
 
@@ -212,13 +213,15 @@ static void json_accounting(JsonBuilder *jb, const CliAttackerSets *sets, const 
   const PrivReport *r = ac->report;
   cli_json_begin_array(jb, "unprotected");
   for (guint i = 0; i < r->n_victims; i++)
-    if (r->victims[i].unprotected) cli_json_int(jb, NULL, r->victims[i].node);
+    if (r->victims[i].unprotected)
+      cli_json_int(jb, NULL, r->victims[i].node);
   json_builder_end_array(jb);
   if (count_unresolved(r) > 0) {
     /* Only when there are some: outputs without any stay as they were. */
     cli_json_begin_array(jb, "unresolved");
     for (guint i = 0; i < r->n_victims; i++)
-      if (r->victims[i].unresolved) cli_json_int(jb, NULL, r->victims[i].node);
+      if (r->victims[i].unresolved)
+        cli_json_int(jb, NULL, r->victims[i].node);
     json_builder_end_array(jb);
   }
   cli_json_begin_array(jb, "victims");
@@ -238,7 +241,8 @@ static void json_accounting(JsonBuilder *jb, const CliAttackerSets *sets, const 
     cli_json_number(jb, "mu", v->mu);
     cli_json_number(jb, "rdp", v->rdp);
     cli_json_number(jb, "epsilon", v->epsilon);
-    if (ac->muff) cli_json_number(jb, "muffliato_rdp", ac->muff[v->node]);
+    if (ac->muff)
+      cli_json_number(jb, "muffliato_rdp", ac->muff[v->node]);
     json_builder_end_object(jb);
   }
   json_builder_end_array(jb);
@@ -262,7 +266,8 @@ static void print_json(const Context *c, const CliAttackerSets *sets, const Acco
   cli_json_string(jb, "path", path_name(c->path));
   cli_json_string(jb, "path_reason", c->path_reason);
   cli_json_string(jb, "schedule", c->schedule ? c->schedule : "static");
-  if (c->schedule || c->run) cli_json_int(jb, "seed", (gint64)c->seed);
+  if (c->schedule || c->run)
+    cli_json_int(jb, "seed", (gint64)c->seed);
   if (c->run) {
     const CliObserverRun *r = c->run;
     cli_json_begin_object(jb, "run");
@@ -286,7 +291,8 @@ static void print_json(const Context *c, const CliAttackerSets *sets, const Acco
   }
   cli_json_begin_array(jb, "assumptions");
   GPtrArray *as = assumptions(c);
-  for (guint i = 0; i < as->len; i++) cli_json_string(jb, NULL, g_ptr_array_index(as, i));
+  for (guint i = 0; i < as->len; i++)
+    cli_json_string(jb, NULL, g_ptr_array_index(as, i));
   g_ptr_array_unref(as);
   json_builder_end_array(jb);
   if (n_acs == 1) {
@@ -306,7 +312,8 @@ static void print_json(const Context *c, const CliAttackerSets *sets, const Acco
 
 /* %.17g with a '.' decimal point, "inf" when not finite. */
 static const char *fmt_num(char *buf, gsize len, const char *fmt, double v) {
-  if (!isfinite(v)) return "inf";
+  if (!isfinite(v))
+    return "inf";
   return g_ascii_formatd(buf, (int)len, fmt, v);
 }
 
@@ -317,8 +324,11 @@ static void print_csv(const Context *c, const CliAttackerSets *sets, const Accou
   GString *s = g_string_new(SCEN_PRIVACY_CSV_COLUMNS "\n");
   for (guint a = 0; a < n_acs; a++) {
     char *label = cli_attacker_sets_label(sets, acs[a].set);
-    ScenPrivacyCsvSet set = {.collusion = label, .attackers = label, .trust = acs[a].trust,
-                             .path = path_name(c->path), .seed = c->seed};
+    ScenPrivacyCsvSet set = {.collusion = label,
+                             .attackers = label,
+                             .trust = acs[a].trust,
+                             .path = path_name(c->path),
+                             .seed = c->seed};
     scen_privacy_csv_rows(s, &set, acs[a].report, acs[a].muff);
     g_free(label);
   }
@@ -339,11 +349,13 @@ static void print_table(const Context *c, const CliAttackerSets *sets, const Acc
            "the attackers hear from\n");
   printf("path           %s (%s)\n", path_name(c->path), c->path_reason);
   if (c->run)
-    printf("run            mode %s, latency %s, loss %s, seed %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
-           " messages sent, %" G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT " late\n",
-           c->run->mode ? c->run->mode : "sync", c->run->latency ? c->run->latency : "constant:ms=0",
-           c->run->loss ? c->run->loss : "0", c->seed, c->stats->engine.messages_sent,
-           c->stats->engine.messages_dropped, c->stats->late_discarded);
+    printf("run            mode %s, latency %s, loss %s, seed %" G_GUINT64_FORMAT
+           ", %" G_GUINT64_FORMAT " messages sent, %" G_GUINT64_FORMAT
+           " dropped, %" G_GUINT64_FORMAT " late\n",
+           c->run->mode ? c->run->mode : "sync",
+           c->run->latency ? c->run->latency : "constant:ms=0", c->run->loss ? c->run->loss : "0",
+           c->seed, c->stats->engine.messages_sent, c->stats->engine.messages_dropped,
+           c->stats->late_discarded);
   printf("participation  every %u step%s (k = %u), %s sensitivity\n", s->b, s->b == 1 ? "" : "s",
          s->T / s->b, priv_sensitivity_name(s->sensitivity));
   for (guint a = 0; a < n_acs; a++) {
@@ -353,7 +365,8 @@ static void print_table(const Context *c, const CliAttackerSets *sets, const Acc
     printf("\ntrust          %s, attackers %s\n", priv_trust_name(acs[a].trust), label);
     g_free(label);
     guint unprotected = 0;
-    for (guint i = 0; i < r->n_victims; i++) unprotected += r->victims[i].unprotected;
+    for (guint i = 0; i < r->n_victims; i++)
+      unprotected += r->victims[i].unprotected;
     printf("unprotected    %u victim%s\n", unprotected, unprotected == 1 ? "" : "s");
     guint unresolved = count_unresolved(r);
     if (unresolved)
@@ -362,18 +375,22 @@ static void print_table(const Context *c, const CliAttackerSets *sets, const Acc
     printf("\n");
     printf("%6s %8s %12s %12s %12s %12s", "node", "distance", "sensitivity", "mu", "rdp",
            "epsilon");
-    if (muff) printf(" %14s", "muffliato_rdp");
+    if (muff)
+      printf(" %14s", "muffliato_rdp");
     printf("\n");
     for (guint i = 0; i < r->n_victims; i++) {
       const PrivVictim *v = &r->victims[i];
       char dist[16] = "-";
-      if (v->distance >= 0) g_snprintf(dist, sizeof dist, "%d", v->distance);
+      if (v->distance >= 0)
+        g_snprintf(dist, sizeof dist, "%d", v->distance);
       printf("%6u %8s %12s %12s %12s %12s", v->node, dist,
              fmt_num(b[0], sizeof b[0], "%.6g", v->sensitivity),
              fmt_num(b[1], sizeof b[1], "%.6g", v->mu), fmt_num(b[2], sizeof b[2], "%.6g", v->rdp),
              fmt_num(b[3], sizeof b[3], "%.6g", v->epsilon));
-      if (muff) printf(" %14s", fmt_num(b[4], sizeof b[4], "%.6g", muff[v->node]));
-      if (v->unresolved) printf("  unresolved");
+      if (muff)
+        printf(" %14s", fmt_num(b[4], sizeof b[4], "%.6g", muff[v->node]));
+      if (v->unresolved)
+        printf("  unresolved");
       printf("\n");
     }
   }
@@ -385,7 +402,8 @@ static void print_table(const Context *c, const CliAttackerSets *sets, const Acc
 static void warn_unresolved(const CliAttackerSets *sets, const Accounting *acs, guint n_acs) {
   for (guint a = 0; a < n_acs; a++) {
     const PrivReport *r = acs[a].report;
-    if (count_unresolved(r) == 0) continue;
+    if (count_unresolved(r) == 0)
+      continue;
     GString *nodes = g_string_new(NULL);
     for (guint i = 0; i < r->n_victims; i++)
       if (r->victims[i].unresolved)
@@ -406,7 +424,8 @@ static void warn_unresolved(const CliAttackerSets *sets, const Accounting *acs, 
 /* Exit status of an error from the protocol registry or a spec parser:
  * the user's option (2), or a file or run that failed (1). */
 static int spec_status(const GError *e) {
-  if (e->domain == G_OPTION_ERROR) return CLI_EXIT_USAGE;
+  if (e->domain == G_OPTION_ERROR)
+    return CLI_EXIT_USAGE;
   if (e->domain == PROTO_ERROR)
     return e->code == PROTO_ERROR_IO || e->code == PROTO_ERROR_FORMAT ||
                    e->code == PROTO_ERROR_STALLED || e->code == PROTO_ERROR_FAILED
@@ -445,10 +464,10 @@ static GBytes *account_one(guint a, gpointer data, GError **error) {
                                 : cli_account_blocks_structured(&one, j->w, error);
   PrivReport *r = blocks ? priv_account_report(blocks, j->g, &j->opt, error) : NULL;
   gboolean muff_wanted = j->s->compare_muffliato && one.trust == PRIV_TRUST_PNDP;
-  double *muff = r && muff_wanted ? priv_muffliato_rdp(j->wm, j->s->T, one.attackers,
-                                                       one.n_attackers, j->s->alpha, j->s->sigma,
-                                                       error)
-                                  : NULL;
+  double *muff = r && muff_wanted
+                     ? priv_muffliato_rdp(j->wm, j->s->T, one.attackers, one.n_attackers,
+                                          j->s->alpha, j->s->sigma, error)
+                     : NULL;
   GBytes *out = NULL;
   if (r != NULL && (muff != NULL || !muff_wanted)) {
     ReportHeader h = {r->T, r->b, r->sensitivity, r->n_victims, muff != NULL, r->alpha, r->delta};
@@ -487,8 +506,8 @@ typedef struct {
   CliPluginOptions plugins;
   gint rounds, interval;
   double sigma, clip, alpha, delta, lr;
-  char *protocol, *trust, *sensitivity, *compare, *format, *path, *mode, *latency, *loss,
-      *schedule, *seed, *storage, *accountant;
+  char *protocol, *trust, *sensitivity, *compare, *format, *path, *mode, *latency, *loss, *schedule,
+      *seed, *storage, *accountant;
   char **attackers, **links;
   gboolean quiet;
 } Options;
@@ -497,7 +516,7 @@ typedef struct {
 typedef struct {
   CliAccountSetup s;
   CliAccountProtocol proto;
-  gboolean nonprivate;   /* --protocol nonprivate: dsgd with sigma = 0 */
+  gboolean nonprivate; /* --protocol nonprivate: dsgd with sigma = 0 */
   CliAttackerSets sets;
   GArray *trusts;        /* PrivTrust, distinct */
   GArray *links;         /* CliAccountLink */
@@ -520,7 +539,7 @@ typedef struct {
   const char *path_reason;
   CliObserverRun run; /* the observer path's simulation */
   ProtoRunStats stats;
-  Accounting *acs;    /* every attacker set under every trust model, set-major */
+  Accounting *acs; /* every attacker set under every trust model, set-major */
   guint n_acs;
 } Plan;
 
@@ -548,10 +567,10 @@ static GOptionContext *options_context(Options *o) {
        "Noise multiplier: noise std sigma * clip (default 1)", "SIGMA"},
       {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &o->clip, "Gradient clipping norm Delta (default 1)",
        "DELTA"},
-      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o->alpha,
-       "Renyi order of the rdp column (default 2)", "ALPHA"},
-      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o->delta,
-       "delta of the epsilon column (default 1e-6)", "DELTA"},
+      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o->alpha, "Renyi order of the rdp column (default 2)",
+       "ALPHA"},
+      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o->delta, "delta of the epsilon column (default 1e-6)",
+       "DELTA"},
       {"compare", 0, 0, G_OPTION_ARG_STRING, &o->compare,
        "Add another accounting: muffliato (Cyffers et al. 2022, D-SGD under PNDP)", "NAME"},
       {"path", 0, 0, G_OPTION_ARG_STRING, &o->path,
@@ -590,11 +609,10 @@ static GOptionContext *options_context(Options *o) {
       {"format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Output: table (default), json or csv",
        "FORMAT"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
-       "Observer path: no progress line (on a terminal: refreshed; elsewhere: every 10 s)",
-       NULL},
+       "Observer path: no progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx =
-      g_option_context_new("- per-victim privacy of a decentralized protocol (accounting only)");
+  GOptionContext *ctx = g_option_context_new(
+      "- per-victim privacy of a decentralized protocol (accounting only)");
   cli_graph_options_add(ctx, &o->graph);
   g_option_context_add_main_entries(ctx, entries, NULL);
   cli_plugin_options_add(ctx, &o->plugins);
@@ -626,8 +644,8 @@ static GOptionContext *options_context(Options *o) {
 static void options_clear(Options *o) {
   cli_graph_options_clear(&o->graph);
   cli_plugin_options_clear(&o->plugins);
-  char **strings[] = {&o->protocol, &o->trust,    &o->sensitivity, &o->compare, &o->format,
-                      &o->path,     &o->mode,     &o->latency,     &o->loss,    &o->schedule,
+  char **strings[] = {&o->protocol, &o->trust,   &o->sensitivity, &o->compare, &o->format,
+                      &o->path,     &o->mode,    &o->latency,     &o->loss,    &o->schedule,
                       &o->seed,     &o->storage, &o->accountant};
   for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
@@ -704,8 +722,8 @@ static int validate_protocol(const Options *o, Request *q) {
   if (q->nonprivate && !isnan(o->sigma) && o->sigma != 0)
     return usage_error("--protocol nonprivate adds no noise: drop --sigma %g", o->sigma);
   double sigma = q->nonprivate ? 0.0 : isnan(o->sigma) ? 1.0 : o->sigma;
-  const char *spec = q->nonprivate ? "dsgd"
-                     : o->protocol ? o->protocol
+  const char *spec = q->nonprivate       ? "dsgd"
+                     : o->protocol       ? o->protocol
                      : o->plugins.single ? o->plugins.single
                                          : "dsgd";
   if (!cli_account_resolve_protocol(spec, &q->s, &q->proto, &error))
@@ -733,14 +751,12 @@ static int validate_run(const Options *o, Request *q) {
   GError *error = NULL;
   if (o->path && !g_str_equal(o->path, "auto")) {
     if (!g_str_equal(o->path, "structured") && !g_str_equal(o->path, "observer"))
-      return usage_error("--path: unknown path '%s' (valid: auto, structured, observer)",
-                         o->path);
+      return usage_error("--path: unknown path '%s' (valid: auto, structured, observer)", o->path);
     q->path_auto = FALSE;
     q->path = g_str_equal(o->path, "structured") ? PROTO_ACCOUNT_STRUCTURED
                                                  : PROTO_ACCOUNT_OBSERVER;
   }
-  if (!cli_account_parse_run_options(o->mode, o->latency, o->loss, &q->mode, &q->loss,
-                                     &error)) {
+  if (!cli_account_parse_run_options(o->mode, o->latency, o->loss, &q->mode, &q->loss, &error)) {
     /* The parsers' errors as they are; the loss rule with the --help hint. */
     int status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
                                                  : cli_fail(CMD, error, CLI_EXIT_USAGE);
@@ -791,13 +807,20 @@ static int validate_structured(const Options *o, const Request *q) {
                        "observer or auto)",
                        q->proto.run_spec);
   GString *bad = g_string_new(NULL);
-  if (o->mode && q->mode.kind != PROTO_MODE_SYNC) g_string_append(bad, ", --mode");
-  if (o->latency) g_string_append(bad, ", --latency");
-  if (o->loss) g_string_append(bad, ", --loss");
-  if (o->links) g_string_append(bad, ", --link");
-  if (!isnan(o->lr)) g_string_append(bad, ", --lr");
-  if (o->storage) g_string_append(bad, ", --storage");
-  if (o->accountant) g_string_append(bad, ", --accountant");
+  if (o->mode && q->mode.kind != PROTO_MODE_SYNC)
+    g_string_append(bad, ", --mode");
+  if (o->latency)
+    g_string_append(bad, ", --latency");
+  if (o->loss)
+    g_string_append(bad, ", --loss");
+  if (o->links)
+    g_string_append(bad, ", --link");
+  if (!isnan(o->lr))
+    g_string_append(bad, ", --lr");
+  if (o->storage)
+    g_string_append(bad, ", --storage");
+  if (o->accountant)
+    g_string_append(bad, ", --accountant");
   int status = CLI_EXIT_OK;
   if (bad->len)
     status = usage_error("--path structured accounts a synchronous run without simulating "
@@ -841,10 +864,14 @@ static int validate(Options *o, Request *q) {
   if (!cli_plugin_options_load(&o->plugins, &error))
     return cli_fail(CMD, error, CLI_EXIT_USAGE);
   int status = validate_what(o, q);
-  if (status == CLI_EXIT_OK) status = validate_protocol(o, q);
-  if (status == CLI_EXIT_OK) status = validate_run(o, q);
-  if (status == CLI_EXIT_OK) status = validate_structured(o, q);
-  if (status == CLI_EXIT_OK) status = validate_output(o, q);
+  if (status == CLI_EXIT_OK)
+    status = validate_protocol(o, q);
+  if (status == CLI_EXIT_OK)
+    status = validate_run(o, q);
+  if (status == CLI_EXIT_OK)
+    status = validate_structured(o, q);
+  if (status == CLI_EXIT_OK)
+    status = validate_output(o, q);
   return status;
 }
 
@@ -856,24 +883,23 @@ static int validate(Options *o, Request *q) {
 static int plan_graph(const Options *o, Request *q, Plan *p) {
   GError *error = NULL;
   p->g = cli_graph_options_build(&o->graph, &error);
-  if (!p->g) return cli_fail(CMD, error, cli_graph_options_status(&o->graph, error));
+  if (!p->g)
+    return cli_fail(CMD, error, cli_graph_options_status(&o->graph, error));
   p->n = topo_graph_n_nodes(p->g);
   if (!cli_attacker_sets_check(&q->sets, p->n, cli_graph_options_label(&o->graph), &error))
     return cli_fail(CMD, error, CLI_EXIT_USAGE);
   for (guint i = 0; i < q->links->len; i++) {
     const CliAccountLink *l = &g_array_index(q->links, CliAccountLink, i);
     if (l->from >= p->n || l->to >= p->n || l->from == l->to)
-      return usage_error("--link %u:%u: nodes must be distinct and below %u", l->from, l->to,
-                         p->n);
+      return usage_error("--link %u:%u: nodes must be distinct and below %u", l->from, l->to, p->n);
   }
   if (schedule_spec(o)) {
     p->sched = topo_schedule_new(o->schedule, p->g, q->s.gossip, q->seed, &error);
     if (!p->sched) {
       g_prefix_error(&error, "--schedule: ");
       return cli_fail(CMD, error,
-                      error->domain == TOPO_ERROR && error->code == TOPO_ERROR_IO
-                          ? CLI_EXIT_FAILURE
-                          : CLI_EXIT_USAGE);
+                      error->domain == TOPO_ERROR && error->code == TOPO_ERROR_IO ? CLI_EXIT_FAILURE
+                                                                                  : CLI_EXIT_USAGE);
     }
   }
   return CLI_EXIT_OK;
@@ -923,9 +949,16 @@ static int execute_structured(Request *q, Plan *p) {
   GError *error = NULL;
   if (!cli_account_build_c(&q->s, &q->proto, &error))
     return cli_fail(CMD, error, CLI_EXIT_FAILURE);
-  AccountJob job = {&q->s, &q->sets, p->acs, p->sched, NULL, NULL, p->g, p->n,
-                    {.b = q->s.b, .sensitivity = q->s.sensitivity, .alpha = q->s.alpha,
-                     .delta = q->s.delta}};
+  AccountJob job = {
+      &q->s,
+      &q->sets,
+      p->acs,
+      p->sched,
+      NULL,
+      NULL,
+      p->g,
+      p->n,
+      {.b = q->s.b, .sensitivity = q->s.sensitivity, .alpha = q->s.alpha, .delta = q->s.delta}};
   job.w = p->sched ? NULL : topo_gossip_new(p->g, q->s.gossip, &error);
   gboolean ok = p->sched || job.w;
   if (ok && q->s.compare_muffliato)
@@ -955,8 +988,10 @@ static int execute_observer(const Options *o, const Request *q, Plan *p) {
   PrivBlocks **bl = cli_account_blocks_observer(s, &p->run, views, p->n_acs, &p->stats, &error);
   g_clear_pointer(&p->run.progress, cli_progress_free);
   g_free(views);
-  if (!bl) return cli_fail(CMD, error, spec_status(error));
-  for (guint a = 0; a < p->n_acs; a++) p->acs[a].blocks = bl[a];
+  if (!bl)
+    return cli_fail(CMD, error, spec_status(error));
+  for (guint a = 0; a < p->n_acs; a++)
+    p->acs[a].blocks = bl[a];
   g_free(bl);
   PrivAccountOptions opt = {
       .b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta};
@@ -1006,20 +1041,24 @@ int cli_cmd_account(int argc, char **argv) {
    * the observer path's one simulation is rank 0's alone. */
   gboolean mpi = FALSE;
   guint rank = 0, mpi_size = 1, mpi_local = 1;
-  if (!cli_mpi_join(CMD, &mpi, &rank, &mpi_size, &mpi_local)) return CLI_EXIT_FAILURE;
+  if (!cli_mpi_join(CMD, &mpi, &rank, &mpi_size, &mpi_local))
+    return CLI_EXIT_FAILURE;
   Options o = {.interval = 1, .sigma = NAN, .clip = 1.0, .alpha = 2.0, .delta = 1e-6, .lr = NAN};
   Request q;
   Plan p = {0};
   request_init(&q);
   GOptionContext *ctx = options_context(&o);
   int status = cli_parse(ctx, &argc, &argv) ? validate(&o, &q) : CLI_EXIT_USAGE;
-  if (status == CLI_EXIT_OK) status = plan_graph(&o, &q, &p);
-  if (status == CLI_EXIT_OK) plan_accountings(&o, &q, &p);
+  if (status == CLI_EXIT_OK)
+    status = plan_graph(&o, &q, &p);
+  if (status == CLI_EXIT_OK)
+    plan_accountings(&o, &q, &p);
   if (status == CLI_EXIT_OK && p.path == PROTO_ACCOUNT_STRUCTURED)
     status = execute_structured(&q, &p);
   else if (status == CLI_EXIT_OK && rank == 0)
     status = execute_observer(&o, &q, &p);
-  if (status == CLI_EXIT_OK && rank == 0) print(&o, &q, &p);
+  if (status == CLI_EXIT_OK && rank == 0)
+    print(&o, &q, &p);
   plan_clear(&p);
   request_clear(&q);
   options_clear(&o);

@@ -32,11 +32,11 @@ typedef struct DemoRun DemoRun;
 typedef struct {
   DemoRun *run;
   guint32 id;
-  double x;             /* the private value */
-  guint round;          /* rounds completed */
-  SimLinvec *model;     /* theta_round */
-  SimMessage **inbox;   /* [round % 2][neighbour index]: a neighbour is at most one round ahead */
-  guint *n_received;    /* [round % 2] */
+  double x;           /* the private value */
+  guint round;        /* rounds completed */
+  SimLinvec *model;   /* theta_round */
+  SimMessage **inbox; /* [round % 2][neighbour index]: a neighbour is at most one round ahead */
+  guint *n_received;  /* [round % 2] */
 } DemoNode;
 
 struct DemoRun {
@@ -77,8 +77,12 @@ static void demo_fail(DemoRun *run, GError *error) {
 /* A round boundary, on the engine's bus where the stream and any other
  * listener hear it: @r rounds completed (docs/events.md). */
 static void demo_publish_round(SimEngine *engine, guint r) {
-  SimBusEvent ev = {.kind = SIM_BUS_ROUND, .time = sim_engine_now(engine), .seq = r,
-                    .from = SIM_NODE_NONE, .to = SIM_NODE_NONE, .round = r,
+  SimBusEvent ev = {.kind = SIM_BUS_ROUND,
+                    .time = sim_engine_now(engine),
+                    .seq = r,
+                    .from = SIM_NODE_NONE,
+                    .to = SIM_NODE_NONE,
+                    .round = r,
                     .arrival = SIM_TIME_NEVER};
   sim_bus_publish(sim_engine_bus(engine), &ev);
 }
@@ -97,8 +101,8 @@ static void demo_round_done(SimEngine *engine, DemoNode *node) {
   if (r > 0)
     demo_publish_round(engine, r);
   GError *error = NULL;
-  if (!stream_publish_metrics(cli_stream_sim(run->stream), sim_engine_now(engine), r, n,
-                                  NULL, NULL, run->loss + (gsize)r * n, NULL, &error))
+  if (!stream_publish_metrics(cli_stream_sim(run->stream), sim_engine_now(engine), r, n, NULL, NULL,
+                              run->loss + (gsize)r * n, NULL, &error))
     demo_fail(run, error);
   else if (run->pace_ms > 0)
     g_usleep((gulong)run->pace_ms * 1000);
@@ -182,7 +186,8 @@ static void on_start(SimEngine *engine, guint32 u, gpointer state) {
   node->x = 10.0 * gsl_rng_uniform(data_rng);
   double z = gsl_ran_gaussian_ziggurat(noise_rng, 1.0);
   SimNoiseId k = sim_noise_register_local(sim_lin_space_noise(run->space), 1.0, u, 0, &error);
-  if (k == SIM_NOISE_ID_INVALID || !sim_linvec_add_gradient(node->model, 1.0, u, 0, &node->x, &error) ||
+  if (k == SIM_NOISE_ID_INVALID ||
+      !sim_linvec_add_gradient(node->model, 1.0, u, 0, &node->x, &error) ||
       !sim_linvec_add_noise(node->model, 1.0, k, &z, &error)) {
     demo_fail(run, error);
     return;
@@ -255,10 +260,8 @@ static int demo_report(DemoRun *run, const TopoSummary *summary) {
          run->rounds, sim_engine_seed(run->engine));
   printf("  simulated time %.3f ms, %" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT
          " messages delivered\n",
-         sim_engine_now(run->engine) / (double)SIM_TIME_MS, stats.events,
-         stats.messages_delivered);
-  printf("  average of the private values %.4f; node models now in [%.4f, %.4f]\n", mean_x,
-         lo, hi);
+         sim_engine_now(run->engine) / (double)SIM_TIME_MS, stats.events, stats.messages_delivered);
+  printf("  average of the private values %.4f; node models now in [%.4f, %.4f]\n", mean_x, lo, hi);
 
   /* Provenance of node 0 against (W^T)[0, :]. */
   double *expect = row_of_power(run->gossip, 0, run->rounds);
@@ -276,8 +279,8 @@ static int demo_report(DemoRun *run, const TopoSummary *summary) {
   printf("provenance: node 0's model = ");
   for (guint v = 0; v < MIN(n, 3u); v++)
     printf("%.4f (x_%u + z_%u) + ", sim_linvec_grad_coeff(m0, v, 0), v, v);
-  printf("... over %zu private values and %zu noise variables\n",
-         sim_linvec_nnz(m0, SIM_LIN_GRAD), sim_linvec_nnz(m0, SIM_LIN_NOISE));
+  printf("... over %zu private values and %zu noise variables\n", sim_linvec_nnz(m0, SIM_LIN_GRAD),
+         sim_linvec_nnz(m0, SIM_LIN_NOISE));
   printf("  every node's coefficients equal (W^%u)[u, :] to %.1e (max abs deviation)\n",
          run->rounds, worst);
   g_free(expect);
@@ -290,10 +293,10 @@ static int demo_report(DemoRun *run, const TopoSummary *summary) {
 int cli_cmd_demo(int argc, char **argv) {
   CliStreamOptions so = {0};
   gint pace_ms = 0;
-  GOptionEntry entries[] = {
-      {"pace", 0, 0, G_OPTION_ARG_INT, &pace_ms,
-       "pause this long (wall clock) after each round, to watch the run live", "MS"},
-      {NULL, 0, 0, 0, NULL, NULL, NULL}};
+  GOptionEntry entries[] = {{"pace", 0, 0, G_OPTION_ARG_INT, &pace_ms,
+                             "pause this long (wall clock) after each round, to watch the run live",
+                             "MS"},
+                            {NULL, 0, 0, 0, NULL, NULL, NULL}};
   GOptionContext *ctx = g_option_context_new("- private gossip averaging on embedded data");
   cli_stream_options_add(ctx, &so);
   g_option_context_add_main_entries(ctx, entries, NULL);
@@ -343,7 +346,9 @@ int cli_cmd_demo(int argc, char **argv) {
   for (guint u = 0; u < n; u++) {
     guint deg = 0;
     topo_graph_neighbors(run.graph, u, &deg);
-    run.nodes[u] = (DemoNode){.run = &run, .id = u, .model = sim_linvec_new(run.space),
+    run.nodes[u] = (DemoNode){.run = &run,
+                              .id = u,
+                              .model = sim_linvec_new(run.space),
                               .inbox = g_new0(SimMessage *, 2 * deg),
                               .n_received = g_new0(guint, 2)};
     if (!sim_engine_set_node(run.engine, u, NULL, &run.nodes[u], &error))

@@ -8,9 +8,12 @@
 
 static const char *gossip_name(TopoGossipKind kind) {
   switch (kind) {
-  case TOPO_GOSSIP_UNIFORM: return "uniform";
-  case TOPO_GOSSIP_METROPOLIS: return "metropolis";
-  case TOPO_GOSSIP_MAXDEGREE: return "maxdegree";
+  case TOPO_GOSSIP_UNIFORM:
+    return "uniform";
+  case TOPO_GOSSIP_METROPOLIS:
+    return "metropolis";
+  case TOPO_GOSSIP_MAXDEGREE:
+    return "maxdegree";
   }
   return "?";
 }
@@ -167,8 +170,7 @@ int cli_cmd_graph(int argc, char **argv) {
   if (!cli_parse(ctx, &argc, &argv))
     goto out;
   if (format != NULL &&
-      !cli_format_parse(format, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON), &fmt,
-                        &error)) {
+      !cli_format_parse(format, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON), &fmt, &error)) {
     status = cli_fail("graph", error, CLI_EXIT_USAGE);
     goto out;
   }

@@ -18,8 +18,8 @@ static const char *const strategy_keys[S_COUNT] = {"mafalda", "dp-d-sgd", "antip
 
 typedef struct {
   guint n, T, k, b, band;
-  guint toeplitz_band;  /* band of the fitted Toeplitz strategy (<= b) */
-  gboolean skip_dense;  /* no dense H: Mafalda and DMF are skipped (NaN) */
+  guint toeplitz_band; /* band of the fitted Toeplitz strategy (<= b) */
+  gboolean skip_dense; /* no dense H: Mafalda and DMF are skipped (NaN) */
   PrivWorkload workload;
   TopoGossipKind gossip;
   double trace_H;
@@ -83,9 +83,9 @@ static void print_json(const Report *r) {
   const struct {
     const char *key;
     double value;
-  } seconds[] = {{"load", r->seconds_load},           {"gram", r->seconds_gram},
-                 {"optimize", r->seconds_optimize},   {"baselines", r->seconds_baselines},
-                 {"write", r->seconds_write},         {"total", r->seconds_total}};
+  } seconds[] = {{"load", r->seconds_load},         {"gram", r->seconds_gram},
+                 {"optimize", r->seconds_optimize}, {"baselines", r->seconds_baselines},
+                 {"write", r->seconds_write},       {"total", r->seconds_total}};
   for (guint i = 0; i < G_N_ELEMENTS(seconds); i++) {
     cli_json_number(jb, seconds[i].key, seconds[i].value);
   }
@@ -98,7 +98,8 @@ static void print_table(const Report *r) {
   printf("nodes          %u (%s gossip)\n", r->n, topo_gossip_kind_name(r->gossip));
   printf("workload       %s\n", priv_workload_name(r->workload));
   printf("rounds         %u = %u epochs x %u batches\n", r->T, r->k, r->b);
-  if (r->band) printf("band           %u\n", r->band);
+  if (r->band)
+    printf("band           %u\n", r->band);
   printf("trace(H)       %.10g\n", r->trace_H);
   if (r->skip_dense)
     printf("optimizer      skipped (--skip-dense)\n");
@@ -132,13 +133,15 @@ static gboolean score(const double *H, PrivBaseline which, guint band, Report *r
   if (r->spectral) {
     guint width = 0;
     double *c = priv_mf_baseline_coefficients(which, r->T, band, &width, error);
-    if (!c) return FALSE;
+    if (!c)
+      return FALSE;
     r->loss[slot] = priv_mf_loss_toeplitz(r->spectral, c, width, r->k, r->b, error);
     r->sens[slot] = sqrt(priv_mf_sensitivity2_toeplitz(c, width, r->T, r->k, r->b));
     g_free(c);
   } else {
     double *C = priv_mf_baseline(which, r->T, band, error);
-    if (!C) return FALSE;
+    if (!C)
+      return FALSE;
     r->loss[slot] = priv_mf_loss(H, C, r->T, r->k, r->b, error);
     r->sens[slot] = sqrt(priv_mf_sensitivity2(C, r->T, r->k, r->b));
     g_free(C);
@@ -162,8 +165,7 @@ static gpointer optimize_job(gpointer data) {
   OptimizeJob *job = data;
   gint64 start = g_get_monotonic_time();
   double cpu = thread_cpu();
-  job->ok = priv_mf_optimize(job->H, job->T, job->k, job->b, &job->opt, &job->result,
-                             &job->error);
+  job->ok = priv_mf_optimize(job->H, job->T, job->k, job->b, &job->opt, &job->result, &job->error);
   job->seconds = seconds_since(start);
   job->cpu = thread_cpu() - cpu;
   return NULL;
@@ -174,8 +176,7 @@ static gpointer optimize_job(gpointer data) {
  * once its objective settles (ftol 1e-10 over 10 iterations: its loss is
  * then within ~1e-11 of the optimum's, and scored exactly on H), about half
  * the iterations of the full gradient tolerance. */
-static gboolean baselines(const double *H, const PrivMfOptions *opt, Report *r,
-                          GError **error) {
+static gboolean baselines(const double *H, const PrivMfOptions *opt, Report *r, GError **error) {
   PrivMfResult *dmf = NULL;
   double start = thread_cpu();
   PrivMfOptions dopt = *opt;
@@ -220,12 +221,14 @@ static gboolean optimize_all(const double *H, Report *r, PrivMfResult **maf, GEr
     job.opt.progress_data = r->progress;
   }
   GThread *thread = g_thread_try_new("mafalda", optimize_job, &job, NULL);
-  if (!thread) optimize_job(&job); /* no thread: one after the other */
+  if (!thread)
+    optimize_job(&job); /* no thread: one after the other */
   GError *base_error = NULL;
   gint64 start = g_get_monotonic_time();
   gboolean base_ok = baselines(H, &base_opt, r, &base_error);
   r->seconds_baselines = seconds_since(start);
-  if (thread) g_thread_join(thread);
+  if (thread)
+    g_thread_join(thread);
   r->seconds_optimize = job.seconds;
   r->seconds_cpu_optimize = job.cpu;
   if (!job.ok) {
@@ -250,8 +253,9 @@ static gboolean fit_toeplitz(const double *W, Report *r, GError **error) {
   double *c = g_new(double, r->toeplitz_band);
   gboolean ok = priv_mafalda_toeplitz(W, r->n, r->k, r->b, r->toeplitz_band, c,
                                       &r->loss[S_TOEPLITZ], error);
-  if (ok) r->sens[S_TOEPLITZ] = sqrt(priv_mf_sensitivity2_toeplitz(c, r->toeplitz_band, r->T,
-                                                                   r->k, r->b));
+  if (ok)
+    r->sens[S_TOEPLITZ] = sqrt(
+        priv_mf_sensitivity2_toeplitz(c, r->toeplitz_band, r->T, r->k, r->b));
   g_free(c);
   r->seconds_strategy[S_TOEPLITZ] = thread_cpu() - cpu;
   return ok;
@@ -275,11 +279,14 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, const char *out
   double *W = NULL, *H = NULL;
   PrivMfResult *maf = NULL;
   PrivGramSpectral *spectral = NULL;
-  for (int i = 0; i < S_COUNT; i++) r->loss[i] = r->sens[i] = r->seconds_strategy[i] = NAN;
+  for (int i = 0; i < S_COUNT; i++)
+    r->loss[i] = r->sens[i] = r->seconds_strategy[i] = NAN;
   r->n = topo_graph_n_nodes(g);
-  if (!r->skip_dense && !priv_gram_check_memory(r->n, r->T, 0, error)) return FALSE;
+  if (!r->skip_dense && !priv_gram_check_memory(r->n, r->T, 0, error))
+    return FALSE;
   TopoGossip *w = topo_gossip_new(g, r->gossip, error);
-  if (!w) return FALSE;
+  if (!w)
+    return FALSE;
   W = topo_gossip_dense(w);
   r->seconds_load = seconds_since(start);
 
@@ -295,9 +302,11 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, const char *out
   g_clear_error(&sub);
   if (!r->skip_dense) {
     H = priv_gram_static(W, r->n, r->T, r->workload, PRIV_GRAM_AUTO, 0, error);
-    if (!H) goto out;
+    if (!H)
+      goto out;
     r->trace_H = 0.0;
-    for (guint s = 0; s < r->T; s++) r->trace_H += H[(gsize)s * r->T + s];
+    for (guint s = 0; s < r->T; s++)
+      r->trace_H += H[(gsize)s * r->T + s];
   } else {
     double *e0 = g_new0(double, r->T);
     e0[0] = 1.0;
@@ -308,10 +317,10 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, const char *out
 
   gboolean optimized = r->skip_dense ? fixed_only(r, error) : optimize_all(H, r, &maf, error);
   g_clear_pointer(&r->progress, cli_progress_free); /* its line ends before any output */
-  if (!optimized) goto out;
+  if (!optimized)
+    goto out;
   t = g_get_monotonic_time();
-  if (spectral && r->workload == PRIV_WORKLOAD_POST_AVERAGE && 
-      !fit_toeplitz(W, r, error))
+  if (spectral && r->workload == PRIV_WORKLOAD_POST_AVERAGE && !fit_toeplitz(W, r, error))
     goto out;
   r->seconds_baselines += seconds_since(t);
   if (maf) {
@@ -322,15 +331,18 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, const char *out
     r->sens[S_MAFALDA] = sqrt(priv_mf_sensitivity2(maf->C, r->T, r->k, r->b));
     r->seconds_baselines += seconds_since(t); /* scoring Mafalda too */
     r->seconds_strategy[S_MAFALDA] = r->seconds_cpu_optimize + thread_cpu() - cpu;
-    if (isnan(r->loss[S_MAFALDA])) goto out;
+    if (isnan(r->loss[S_MAFALDA]))
+      goto out;
   }
 
   /* Written through a temporary file and a rename: never half-written. */
   t = g_get_monotonic_time();
-  if (out_path && maf && !priv_matrix_write_csv(out_path, maf->C, r->T, r->T, error)) goto out;
+  if (out_path && maf && !priv_matrix_write_csv(out_path, maf->C, r->T, r->T, error))
+    goto out;
   if (out_path && maf)
-    fprintf(stderr, "dpgossip mafalda: wrote %s (C_local, %u x %u; use it as --protocol "
-                    "mfdsgd:C=%s)\n",
+    fprintf(stderr,
+            "dpgossip mafalda: wrote %s (C_local, %u x %u; use it as --protocol "
+            "mfdsgd:C=%s)\n",
             out_path, r->T, r->T, out_path);
   r->seconds_write = seconds_since(t);
   ok = TRUE;
@@ -353,19 +365,16 @@ int cli_cmd_mafalda(int argc, char **argv) {
   char *workload = NULL, *format = NULL, *out_path = NULL;
   gboolean quiet = FALSE;
   GOptionEntry entries[] = {
-      {"epochs", 'k', 0, G_OPTION_ARG_INT, &epochs,
-       "Participations per record, k (required)", "K"},
+      {"epochs", 'k', 0, G_OPTION_ARG_INT, &epochs, "Participations per record, k (required)", "K"},
       {"batches", 'b', 0, G_OPTION_ARG_INT, &batches,
        "Rounds between two participations of a record, b (required); T = k*b rounds", "B"},
       {"workload", 0, 0, G_OPTION_ARG_STRING, &workload,
        "What the loss measures: post-average (models after averaging, default) or messages",
        "NAME"},
       {"band", 0, 0, G_OPTION_ARG_INT, &band,
-       "Banded C_local: each node keeps its last W noises (1 <= W <= T; default: no band)",
-       "W"},
+       "Banded C_local: each node keeps its last W noises (1 <= W <= T; default: no band)", "W"},
       {"toeplitz-band", 0, 0, G_OPTION_ARG_INT, &toeplitz_band,
-       "Band w <= T of the fitted Toeplitz strategy (w - 1 past noises per node; default b)",
-       "W"},
+       "Band w <= T of the fitted Toeplitz strategy (w - 1 past noises per node; default b)", "W"},
       {"skip-dense", 0, 0, G_OPTION_ARG_NONE, &skip_dense,
        "No dense T x T work: skip Mafalda's optimizer and DMF, keep the structured "
        "strategies (long horizons; needs a reversible gossip)",
@@ -377,8 +386,8 @@ int cli_cmd_mafalda(int argc, char **argv) {
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
        "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx =
-      g_option_context_new("- optimize Mafalda's noise correlation C_local for a graph");
+  GOptionContext *ctx = g_option_context_new(
+      "- optimize Mafalda's noise correlation C_local for a graph");
   cli_graph_options_add(ctx, &gopt);
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_description(
@@ -413,7 +422,8 @@ int cli_cmd_mafalda(int argc, char **argv) {
   CliFormat fmt = CLI_FORMAT_TABLE;
   Report r = {0};
 
-  if (!cli_parse(ctx, &argc, &argv)) goto out;
+  if (!cli_parse(ctx, &argc, &argv))
+    goto out;
   if (epochs <= 0 || batches <= 0) {
     status = usage_error("--epochs and --batches must both be given and positive "
                          "(got k = %d, b = %d)",
@@ -430,14 +440,13 @@ int cli_cmd_mafalda(int argc, char **argv) {
   r.T = r.k * r.b;
   if (band != -1 && (band < 1 || (guint)band > r.T)) {
     /* band 0 would leave no invertible C; a band beyond T is no band at all. */
-    status = usage_error("--band: infeasible band %d: it must be between 1 and T = %u",
-                         band, r.T);
+    status = usage_error("--band: infeasible band %d: it must be between 1 and T = %u", band, r.T);
     goto out;
   }
   r.band = band == -1 ? 0 : (guint)band;
   if (toeplitz_band < 0 || (guint)toeplitz_band > r.T) {
-    status = usage_error("--toeplitz-band: %d must be between 1 and T = %u (0: b)",
-                         toeplitz_band, r.T);
+    status = usage_error("--toeplitz-band: %d must be between 1 and T = %u (0: b)", toeplitz_band,
+                         r.T);
     goto out;
   }
   r.toeplitz_band = toeplitz_band ? (guint)toeplitz_band : r.b;
@@ -446,8 +455,8 @@ int cli_cmd_mafalda(int argc, char **argv) {
     status = usage_error("--out writes Mafalda's C, which --skip-dense does not compute");
     goto out;
   }
-  if (format && !cli_format_parse(format, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON),
-                                  &fmt, &error)) {
+  if (format &&
+      !cli_format_parse(format, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON), &fmt, &error)) {
     status = cli_fail("mafalda", error, CLI_EXIT_USAGE);
     goto out;
   }

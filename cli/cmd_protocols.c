@@ -68,13 +68,12 @@ static void print_table(const ProtoVTable *vt) {
     wd = MAX(wd, (int)strlen(p->default_value ? p->default_value : "(none)"));
     wr = MAX(wr, (int)strlen(ranges[i]));
   }
-  printf("  %-*s  %-*s  %-*s  %-*s  %s\n", wn, "PARAMETER", wt, "TYPE", wd, "DEFAULT", wr,
-         "RANGE", "HELP");
+  printf("  %-*s  %-*s  %-*s  %-*s  %s\n", wn, "PARAMETER", wt, "TYPE", wd, "DEFAULT", wr, "RANGE",
+         "HELP");
   for (guint i = 0; i < vt->n_params; i++) {
     const ProtoParamSpec *p = &vt->params[i];
-    printf("  %-*s  %-*s  %-*s  %-*s  %s\n", wn, p->name, wt, proto_param_type_name(p->type),
-           wd, p->default_value ? p->default_value : "(none)", wr, ranges[i],
-           p->help ? p->help : "");
+    printf("  %-*s  %-*s  %-*s  %-*s  %s\n", wn, p->name, wt, proto_param_type_name(p->type), wd,
+           p->default_value ? p->default_value : "(none)", wr, ranges[i], p->help ? p->help : "");
     g_free(ranges[i]);
   }
   g_free(ranges);
@@ -147,13 +146,12 @@ int cli_cmd_protocols(int argc, char **argv) {
     goto out;
   }
   if (argc > 2) {
-    fprintf(stderr, "dpgossip protocols: unexpected argument '%s' (one NAME at most)\n",
-            argv[2]);
+    fprintf(stderr, "dpgossip protocols: unexpected argument '%s' (one NAME at most)\n", argv[2]);
     goto out;
   }
   if (format_name != NULL &&
-      !cli_format_parse(format_name, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON),
-                        &format, &error)) {
+      !cli_format_parse(format_name, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON), &format,
+                        &error)) {
     status = cli_fail("protocols", error, CLI_EXIT_USAGE);
     goto out;
   }
@@ -169,8 +167,8 @@ int cli_cmd_protocols(int argc, char **argv) {
               ((ProtoPluginFailure *)failures->pdata[i])->error->message);
 
   if (argc == 2) {
-    const ProtoVTable *vt =
-        cli_is_nonprivate(argv[1]) ? &nonprivate_vt : proto_registry_lookup(argv[1]);
+    const ProtoVTable *vt = cli_is_nonprivate(argv[1]) ? &nonprivate_vt
+                                                       : proto_registry_lookup(argv[1]);
     if (vt == NULL) {
       /* All plugins are loaded: proto_spec_parse words the error. */
       ProtoParams *params = NULL;

@@ -116,8 +116,7 @@ static gboolean handle(Replay *r, const StreamTraceRecord *rec, GError **error) 
   }
   if (r->speed == 0)
     return send_one(r, rec->topic, rec->body, rec->body_len, error);
-  Pending e = {g_strdup(rec->topic), g_strndup(rec->body, rec->body_len), rec->body_len,
-               rec->t_ns};
+  Pending e = {g_strdup(rec->topic), g_strndup(rec->body, rec->body_len), rec->body_len, rec->t_ns};
   g_array_append_val(r->segment, e);
   if (is_round || r->segment->len >= SEGMENT_MAX)
     return flush_segment(r, error);
@@ -243,8 +242,8 @@ int cli_cmd_replay(int argc, char **argv) {
     goto out;
   }
 
-  Replay r = {.speed = speed, .from = from, .skipping = from > 0, .first_round = -1,
-              .last_round = -1};
+  Replay r = {
+      .speed = speed, .from = from, .skipping = from > 0, .first_round = -1, .last_round = -1};
   StreamOptions o = {.publish = publish, .wait_ms = (guint)(wait_s * 1000), .block_ms = BLOCK_MS};
   if (wait_s > 0)
     fprintf(stderr, "dpgossip replay: waiting up to %.1f s for a subscriber...\n", wait_s);
@@ -260,8 +259,8 @@ int cli_cmd_replay(int argc, char **argv) {
   else
     g_snprintf(speed_label, sizeof speed_label, "%g round%s per second", speed,
                speed == 1 ? "" : "s");
-  fprintf(stderr, "dpgossip replay: publishing %s on %s at %s\n", path,
-          stream_endpoint(r.stream), speed_label);
+  fprintf(stderr, "dpgossip replay: publishing %s on %s at %s\n", path, stream_endpoint(r.stream),
+          speed_label);
   r.segment = g_array_new(FALSE, FALSE, sizeof(Pending));
   g_array_set_clear_func(r.segment, pending_clear);
   r.wall0 = g_get_monotonic_time();

@@ -80,16 +80,16 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
       continue;
     G_STATIC_ASSERT(sizeof(guint) == sizeof(guint32) && sizeof(gint) == sizeof(gint32));
     StreamPrivacy p = {.collusion = r->collusion,
-                          .attackers = (const guint32 *)r->attackers,
-                          .n_attackers = r->n_attackers,
-                          .trust = r->trust,
-                          .round = T,
-                          .delta = r->delta,
-                          .n_victims = r->n_victims,
-                          .victims = (const guint32 *)r->victims,
-                          .mu = r->mu,
-                          .epsilon = r->epsilon,
-                          .distance = (const gint32 *)r->distance};
+                       .attackers = (const guint32 *)r->attackers,
+                       .n_attackers = r->n_attackers,
+                       .trust = r->trust,
+                       .round = T,
+                       .delta = r->delta,
+                       .n_victims = r->n_victims,
+                       .victims = (const guint32 *)r->victims,
+                       .mu = r->mu,
+                       .epsilon = r->epsilon,
+                       .distance = (const gint32 *)r->distance};
     ok = stream_publish_privacy(cli_stream_sim(rs->stream), t, &p, error);
   }
   rs->ended = TRUE;
@@ -124,11 +124,9 @@ int cli_cmd_run(int argc, char **argv) {
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out_dir,
        "Output folder (default: [output] dir, else results/NAME next to the file)", "DIR"},
       {"threads", 'j', 0, G_OPTION_ARG_INT, &threads,
-       "Sweep points run in parallel (default: number of cores; results do not depend on it)",
-       "N"},
+       "Sweep points run in parallel (default: number of cores; results do not depend on it)", "N"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
-       "No progress line (on a terminal: refreshed; elsewhere: every 10 s) and no summary",
-       NULL},
+       "No progress line (on a terminal: refreshed; elsewhere: every 10 s) and no summary", NULL},
       {"allow-plugins", 0, 0, G_OPTION_ARG_NONE, &allow_plugins,
        "Load the scenario's [protocol] plugin (a shared object: its code runs with your "
        "rights; without this flag such a scenario is refused)",
@@ -139,8 +137,7 @@ int cli_cmd_run(int argc, char **argv) {
       {"dispatcher", 0, 0, G_OPTION_ARG_NONE, &dispatcher,
        "Under MPI: rank 0 only hands points out and runs none itself", NULL},
       {"mpi-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &mpi_timeout,
-       "Under MPI: a rank silent this long is lost and its points failed (default 300)",
-       "SECONDS"},
+       "Under MPI: a rank silent this long is lost and its points failed (default 300)", "SECONDS"},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("FILE - run a scenario");
   g_option_context_add_main_entries(ctx, entries, NULL);
@@ -181,8 +178,9 @@ int cli_cmd_run(int argc, char **argv) {
     goto out;
   }
   if (argc != 2) {
-    fprintf(stderr, "dpgossip run: give one scenario file (got %d arguments)\n"
-                    "(run 'dpgossip run --help' for the options)\n",
+    fprintf(stderr,
+            "dpgossip run: give one scenario file (got %d arguments)\n"
+            "(run 'dpgossip run --help' for the options)\n",
             argc - 1);
     goto out;
   }
@@ -277,8 +275,9 @@ int cli_cmd_run(int argc, char **argv) {
   if (rstream.stream != NULL && !rstream.ended) /* the run failed or was cancelled */
     cli_stream_end(rstream.stream, interrupted ? "interrupted" : "error", NULL);
   else if (ok && cli_stream_options_enabled(&so) && rstream.stream == NULL)
-    fprintf(stderr, "dpgossip run: the run was already finished in %s, so nothing was "
-                    "published; give another --out to run it again\n",
+    fprintf(stderr,
+            "dpgossip run: the run was already finished in %s, so nothing was "
+            "published; give another --out to run it again\n",
             report.out_dir);
   if (!ok) {
     if (g_error_matches(error, SCEN_ERROR, SCEN_ERROR_INVALID)) {
@@ -300,9 +299,9 @@ int cli_cmd_run(int argc, char **argv) {
            report.points, report.points == 1 ? "" : "s", report.ran, report.skipped, report.ranks,
            report.threads, report.threads == 1 ? "" : "s");
   else
-    printf("%s: %u point%s (%u run, %u already finished) on %u thread%s\n", argv[1],
-           report.points, report.points == 1 ? "" : "s", report.ran, report.skipped,
-           report.threads, report.threads == 1 ? "" : "s");
+    printf("%s: %u point%s (%u run, %u already finished) on %u thread%s\n", argv[1], report.points,
+           report.points == 1 ? "" : "s", report.ran, report.skipped, report.threads,
+           report.threads == 1 ? "" : "s");
   printf("results: %s\n", report.out_dir);
   for (guint i = 0; i < report.figures->len; i++)
     printf("figure:  %s\n", (char *)g_ptr_array_index(report.figures, i));

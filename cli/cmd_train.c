@@ -28,7 +28,6 @@
 #include "cli/train_privacy.h"
 #include "protocols/protocols.h"
 
-
 /* What the SIGINT handler may touch: a run to cancel, a file to remove. */
 static ProtoRun *volatile interrupt_run;
 static char *volatile interrupt_tmp;
@@ -89,8 +88,8 @@ static void append_value(GString *s, double x) {
 /* Writes the metrics through a temporary file renamed onto @path. */
 static gboolean write_csv(const char *path, const ProtoMetric *rows, gsize n_rows,
                           const CliTrainPrivacy *priv, GError **error) {
-  GString *s = g_string_new("round,node,train_loss,test_loss,test_accuracy," CLI_TRAIN_PRIVACY_COLUMNS
-                            "\n");
+  GString *s = g_string_new(
+      "round,node,train_loss,test_loss,test_accuracy," CLI_TRAIN_PRIVACY_COLUMNS "\n");
   for (gsize i = 0; i < n_rows; i++)
     for (guint a = 0; a < cli_train_privacy_n(priv); a++) {
       g_string_append_printf(s, "%u,%u,", rows[i].step, rows[i].node);
@@ -129,8 +128,8 @@ static gboolean write_csv(const char *path, const ProtoMetric *rows, gsize n_row
     errno = saved;
   }
   if (!ok)
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot write %s: %s",
-                path, g_strerror(errno));
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot write %s: %s", path,
+                g_strerror(errno));
   g_free(tmp);
   g_string_free(s, TRUE);
   return ok;
@@ -195,8 +194,7 @@ int cli_cmd_train(int argc, char **argv) {
   CliStreamOptions so = {0};
   CliStream *stream = NULL;
   char *protocol = NULL, *dataset = NULL, *model = NULL, *mode = NULL, *latency = NULL,
-       *loss = NULL, *out_path = NULL, *schedule = NULL, *trust = NULL,
-       *partition = NULL;
+       *loss = NULL, *out_path = NULL, *schedule = NULL, *trust = NULL, *partition = NULL;
   char **attackers = NULL;
   gdouble alpha = 2.0, delta = 1e-6;
   gint epochs = 1, batches = 1, eval_every = 0, threads = 1;
@@ -208,15 +206,18 @@ int cli_cmd_train(int argc, char **argv) {
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
        "Protocol spec, default dsgd or the plugin's (see --list-protocols); nonprivate: "
-       "dsgd without noise", "SPEC"},
+       "dsgd without noise",
+       "SPEC"},
       {"list-protocols", 0, 0, G_OPTION_ARG_NONE, &list,
        "List the protocols and their parameters, then exit", NULL},
       {"schedule", 0, 0, G_OPTION_ARG_STRING, &schedule,
        "Time-varying gossip over the graph: static (default), matching, exponential, "
-       "edge-failure:p=P, churn:...", "SPEC"},
+       "edge-failure:p=P, churn:...",
+       "SPEC"},
       {"dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset,
        "Dataset (required): california:PATH, csv:PATH[,...], idx:DIR, synthetic:linear|logistic"
-       "[,...]", "SPEC"},
+       "[,...]",
+       "SPEC"},
       {"model", 'm', 0, G_OPTION_ARG_STRING, &model,
        "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "
        "task)",
@@ -235,8 +236,8 @@ int cli_cmd_train(int argc, char **argv) {
       {"latency", 0, 0, G_OPTION_ARG_STRING, &latency,
        "Link latency: constant:ms=X (default 0), uniform:min=A,max=B, lognormal:mu=M,sigma=S",
        "SPEC"},
-      {"loss", 0, 0, G_OPTION_ARG_STRING, &loss,
-       "Message loss probability (not with --mode sync)", "P"},
+      {"loss", 0, 0, G_OPTION_ARG_STRING, &loss, "Message loss probability (not with --mode sync)",
+       "P"},
       {"compute-ms", 0, 0, G_OPTION_ARG_DOUBLE, &compute_ms,
        "Local compute time per step in ms (default 0)", "MS"},
       {"eval-every", 0, 0, G_OPTION_ARG_INT, &eval_every,
@@ -258,8 +259,8 @@ int cli_cmd_train(int argc, char **argv) {
        "IDS"},
       {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &delta, "delta of the epsilon column (default 1e-6)",
        "DELTA"},
-      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &alpha,
-       "Renyi order used by the accounting (default 2)", "ALPHA"},
+      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &alpha, "Renyi order used by the accounting (default 2)",
+       "ALPHA"},
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out_path, "Output CSV (required)", "FILE"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
        "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
@@ -463,7 +464,8 @@ int cli_cmd_train(int argc, char **argv) {
     proto_run_set_metrics_func(run, PROTO_METRICS_LAG_DEFAULT, publish_metrics, stream);
   }
 
-  TrainProgress progress = {cli_progress_new("train", quiet), proto_context_steps(proto_run_context(run))};
+  TrainProgress progress = {cli_progress_new("train", quiet),
+                            proto_context_steps(proto_run_context(run))};
   if (progress.printer != NULL)
     proto_run_set_progress(run, on_progress, &progress);
   interrupt_run = run;
@@ -521,9 +523,9 @@ int cli_cmd_train(int argc, char **argv) {
   printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g%s, %s, simulated time "
          "%.3f s, %" G_GUINT64_FORMAT " messages, wall time %.2f s\n%s",
          nonprivate ? CLI_NONPRIVATE : proto_run_protocol(run)->name,
-         proto_context_n_nodes(proto_run_context(run)), T,
-         proto_run_mean_test_loss(run, T), acc_text, eps_text, st.sim_time / (double)SIM_TIME_S,
-         st.engine.messages_sent, (g_get_monotonic_time() - start) / 1e6, priv_text);
+         proto_context_n_nodes(proto_run_context(run)), T, proto_run_mean_test_loss(run, T),
+         acc_text, eps_text, st.sim_time / (double)SIM_TIME_S, st.engine.messages_sent,
+         (g_get_monotonic_time() - start) / 1e6, priv_text);
   g_free(acc_text);
   g_free(eps_text);
   g_free(priv_text);

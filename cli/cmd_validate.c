@@ -40,8 +40,9 @@ int cli_cmd_validate(int argc, char **argv) {
     goto out;
   }
   if (argc != 2) {
-    fprintf(stderr, "dpgossip validate: give one scenario file (got %d arguments)\n"
-                    "(run 'dpgossip validate --help' for the options)\n",
+    fprintf(stderr,
+            "dpgossip validate: give one scenario file (got %d arguments)\n"
+            "(run 'dpgossip validate --help' for the options)\n",
             argc - 1);
     goto out;
   }

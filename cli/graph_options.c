@@ -23,13 +23,12 @@ void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o) {
        "Generate a graph, e.g. erdos:n=100,p=0.05,seed=3, regular:n=64,d=4, florentine, karate",
        "SPEC"},
       {"lcc", 0, 0, G_OPTION_ARG_NONE, &o->lcc,
-       "Keep only the largest connected component (nodes renumbered 0..k-1 in order)",
-       NULL},
+       "Keep only the largest connected component (nodes renumbered 0..k-1 in order)", NULL},
       {"gossip", 0, 0, G_OPTION_ARG_STRING, &o->gossip,
        "Gossip matrix: uniform (default), metropolis or maxdegree", "KIND"},
       G_OPTION_ENTRY_NULL};
-  GOptionGroup *group = g_option_group_new("graph", "Graph options:", "Show graph options",
-                                           NULL, NULL);
+  GOptionGroup *group = g_option_group_new("graph", "Graph options:", "Show graph options", NULL,
+                                           NULL);
   g_option_group_add_entries(group, entries);
   /* Graph options are the point of most commands: they are the main group, so
    * plain --help lists them beside the command's own options. */
@@ -51,8 +50,7 @@ TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error) {
                   o->format);
       return NULL;
     }
-    TopoGraph *g =
-        topo_graph_load_format(o->graph_path, format, o->lcc, o->ignore_weights, error);
+    TopoGraph *g = topo_graph_load_format(o->graph_path, format, o->lcc, o->ignore_weights, error);
     if (g != NULL)
       cli_graph_load_notice(o->graph_path, g);
     return g;
@@ -71,8 +69,9 @@ void cli_graph_load_notice(const char *path, const TopoGraph *g) {
   if (r == NULL)
     return;
   if (r->weights_ignored)
-    fprintf(stderr, "dpgossip: %s: edge weights ignored (--ignore-weights): the gossip matrix "
-                    "is built from the structure\n",
+    fprintf(stderr,
+            "dpgossip: %s: edge weights ignored (--ignore-weights): the gossip matrix "
+            "is built from the structure\n",
             path);
   if (r->self_loops == 0 && r->duplicates == 0 && !r->renumbered)
     return;
@@ -91,8 +90,7 @@ void cli_graph_load_notice(const char *path, const TopoGraph *g) {
   g_string_free(s, TRUE);
 }
 
-gboolean cli_graph_options_gossip(const CliGraphOptions *o, TopoGossipKind *kind,
-                                  GError **error) {
+gboolean cli_graph_options_gossip(const CliGraphOptions *o, TopoGossipKind *kind, GError **error) {
   return topo_gossip_kind_parse(o->gossip != NULL ? o->gossip : "uniform", kind, error);
 }
 

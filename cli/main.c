@@ -26,7 +26,8 @@ static const CliCommand commands[] = {
     {"figure", cli_cmd_figure, "draw one of the paper's figures (privacy-vs-distance)"},
     {"graph", cli_cmd_graph, "load or generate a graph and print its summary"},
     {"mafalda", cli_cmd_mafalda, "optimize Mafalda's noise correlation for a graph"},
-    {"protocols", cli_cmd_protocols, "list the protocols (built-in and plugins) and their parameters"},
+    {"protocols", cli_cmd_protocols,
+     "list the protocols (built-in and plugins) and their parameters"},
     {"replay", cli_cmd_replay, "publish a recorded event trace again"},
     {"run", cli_cmd_run, "run a scenario file (a single run or a sweep)"},
     {"train", cli_cmd_train, "train a model with a decentralized protocol"},
@@ -35,12 +36,11 @@ static const CliCommand commands[] = {
 };
 
 static void print_usage(FILE *out) {
-  fprintf(out,
-          "Usage: dpgossip COMMAND [OPTIONS]\n"
-          "\n"
-          "A discrete-event simulator of differentially private decentralized learning.\n"
-          "\n"
-          "Commands:\n");
+  fprintf(out, "Usage: dpgossip COMMAND [OPTIONS]\n"
+               "\n"
+               "A discrete-event simulator of differentially private decentralized learning.\n"
+               "\n"
+               "Commands:\n");
   for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
     fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(out,
@@ -77,8 +77,7 @@ static int unknown_command(const char *name) {
   if (best != NULL && best_d <= 2)
     fprintf(stderr, "dpgossip: unknown command '%s'; did you mean '%s'?\n", name, best);
   else
-    fprintf(stderr, "dpgossip: unknown command '%s'; run 'dpgossip help' for the list\n",
-            name);
+    fprintf(stderr, "dpgossip: unknown command '%s'; run 'dpgossip help' for the list\n", name);
   return CLI_EXIT_USAGE;
 }
 
@@ -112,7 +111,9 @@ static int close_stdout(int status) {
   return status == CLI_EXIT_OK ? CLI_EXIT_FAILURE : status;
 }
 
-int main(int argc, char **argv) { return close_stdout(run_command(argc, argv)); }
+int main(int argc, char **argv) {
+  return close_stdout(run_command(argc, argv));
+}
 
 static int run_command(int argc, char **argv) {
   setlocale(LC_ALL, "");

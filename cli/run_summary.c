@@ -51,11 +51,14 @@ static gboolean is_number(const char *v, double *x) {
  * collusion set under each trust model, named in a legend), and a note on
  * the accountings whose epsilon offers no meaningful protection. */
 static void print_groups(GPtrArray *rows) {
-  static const char *const wanted[][2] = {
-      {"name", "method"},          {"mu", "mu"},
-      {"sigma", "sigma"},          {"seeds", "seeds"},
-      {"epsilon_", NULL},          {"final_test_loss_mean", "test_loss"},
-      {"test_loss_last50_mean", "last50_loss"}, {"final_test_accuracy_mean", "accuracy"}};
+  static const char *const wanted[][2] = {{"name", "method"},
+                                          {"mu", "mu"},
+                                          {"sigma", "sigma"},
+                                          {"seeds", "seeds"},
+                                          {"epsilon_", NULL},
+                                          {"final_test_loss_mean", "test_loss"},
+                                          {"test_loss_last50_mean", "last50_loss"},
+                                          {"final_test_accuracy_mean", "accuracy"}};
   char **header = g_ptr_array_index(rows, 0);
   guint n_header = g_strv_length(header);
   int *cols = g_new(int, n_header + G_N_ELEMENTS(wanted));
@@ -82,8 +85,8 @@ static void print_groups(GPtrArray *rows) {
         g_ptr_array_add(eps, header[h]);
         /* One accounting: named in full when it fits; several: a legend. */
         names[n++] = n_eps == 1 && strlen(header[h]) <= 11 ? g_strdup(header[h])
-                     : n_eps == 1 ? g_strdup("epsilon")
-                                  : g_strdup_printf("epsilon%u", eps->len);
+                     : n_eps == 1                          ? g_strdup("epsilon")
+                                                           : g_strdup_printf("epsilon%u", eps->len);
       } else {
         names[n++] = g_strdup(wanted[i][1]);
       }
@@ -179,8 +182,7 @@ static gint cmp_group(gconstpointer a, gconstpointer b) {
 static void print_privacy(GPtrArray *rows) {
   char **header = g_ptr_array_index(rows, 0);
   int cc = column(header, "collusion"), ct = column(header, "trust"),
-      cd = column(header, "distance"), cr = column(header, "rdp"),
-      ce = column(header, "epsilon");
+      cd = column(header, "distance"), cr = column(header, "rdp"), ce = column(header, "epsilon");
   if (cc < 0 || ct < 0 || cd < 0 || cr < 0 || ce < 0)
     return;
   GArray *groups = g_array_new(FALSE, TRUE, sizeof(PrivGroup));
@@ -202,8 +204,8 @@ static void print_privacy(GPtrArray *rows) {
       }
     }
     if (g == NULL) {
-      PrivGroup fresh = {g_strdup(row[cc]), g_strdup(row[ct]),
-                         order != G_MAXUINT ? order : n_pairs++, d, 0, 0, 0};
+      PrivGroup fresh = {
+          g_strdup(row[cc]), g_strdup(row[ct]), order != G_MAXUINT ? order : n_pairs++, d, 0, 0, 0};
       g_array_append_val(groups, fresh);
       g = &g_array_index(groups, PrivGroup, groups->len - 1);
     }
@@ -213,16 +215,15 @@ static void print_privacy(GPtrArray *rows) {
   }
   g_array_sort(groups, cmp_group);
   if (unresolved)
-    fprintf(stderr,
-            "dpgossip run: warning: %u victim%s in privacy.csv: %s (status unresolved)\n",
+    fprintf(stderr, "dpgossip run: warning: %u victim%s in privacy.csv: %s (status unresolved)\n",
             unresolved, unresolved == 1 ? "" : "s", PRIV_UNRESOLVED_NOTE);
   printf("\nprivacy by hop distance (privacy.csv; means over victims):\n");
-  printf("  %-14s %-7s %8s %8s %12s %12s\n", "collusion", "trust", "distance", "victims",
-         "rdp", "epsilon");
+  printf("  %-14s %-7s %8s %8s %12s %12s\n", "collusion", "trust", "distance", "victims", "rdp",
+         "epsilon");
   for (guint i = 0; i < groups->len; i++) {
     PrivGroup *g = &g_array_index(groups, PrivGroup, i);
-    printf("  %-14.14s %-7.7s %8.0f %8u %12.4g %12.4g\n", g->collusion, g->trust, g->distance,
-           g->k, g->rdp / g->k, g->eps / g->k);
+    printf("  %-14.14s %-7.7s %8.0f %8u %12.4g %12.4g\n", g->collusion, g->trust, g->distance, g->k,
+           g->rdp / g->k, g->eps / g->k);
     g_free(g->collusion);
     g_free(g->trust);
   }
@@ -276,12 +277,12 @@ void cli_run_graph_notice(const char *out_dir) {
     gint64 dups = json_object_get_int_member_with_default(o, "duplicate_edges_dropped", 0);
     gboolean renum = json_object_get_boolean_member_with_default(o, "renumbered", FALSE);
     if (loops > 0 || dups > 0 || renum)
-      fprintf(stderr,
-              "dpgossip run: the graph file had %" G_GINT64_FORMAT " self-loop%s and %"
-              G_GINT64_FORMAT " duplicate edge%s (dropped)%s (summary.json: graph_load)\n",
-              loops, loops == 1 ? "" : "s", dups, dups == 1 ? "" : "s",
-              renum ? "; its node labels are not 0..n-1: renumbered in order of first appearance"
-                    : "");
+      fprintf(
+          stderr,
+          "dpgossip run: the graph file had %" G_GINT64_FORMAT " self-loop%s and %" G_GINT64_FORMAT
+          " duplicate edge%s (dropped)%s (summary.json: graph_load)\n",
+          loops, loops == 1 ? "" : "s", dups, dups == 1 ? "" : "s",
+          renum ? "; its node labels are not 0..n-1: renumbered in order of first appearance" : "");
   }
   g_object_unref(parser);
 }

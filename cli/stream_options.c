@@ -81,8 +81,8 @@ gboolean cli_stream_options_check(const CliStreamOptions *o, GError **error) {
     return FALSE;
   }
   if (o->pace_ms < 0 || o->pace_ms > 60000) {
-    g_set_error(error, STREAM_ERROR, STREAM_ERROR_PARSE,
-                "--pace must be in [0, 60000] ms (got %d)", o->pace_ms);
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_PARSE, "--pace must be in [0, 60000] ms (got %d)",
+                o->pace_ms);
     return FALSE;
   }
   if (o->pace_ms > 0 && o->publish == NULL) {
@@ -100,12 +100,12 @@ void cli_stream_options_clear(CliStreamOptions *o) {
 }
 
 CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngine *engine,
-                            const TopoGraph *graph, const char *name, guint64 seed,
-                            guint rounds, const char *scenario_json, GError **error) {
+                            const TopoGraph *graph, const char *name, guint64 seed, guint rounds,
+                            const char *scenario_json, GError **error) {
   StreamOptions so = {.publish = o->publish,
-                         .record = o->record,
-                         .messages = o->messages,
-                         .wait_ms = o->publish != NULL ? (guint)(o->wait_s * 1000.0) : 0};
+                      .record = o->record,
+                      .messages = o->messages,
+                      .wait_ms = o->publish != NULL ? (guint)(o->wait_s * 1000.0) : 0};
   if (o->publish != NULL && o->wait_s > 0)
     fprintf(stderr, "dpgossip %s: waiting up to %.1f s for a subscriber...\n", cmd, o->wait_s);
   Stream *stream = stream_new(&so, error);
@@ -128,8 +128,8 @@ CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngin
   guint32 kinds = SIM_BUS_KIND_BIT(SIM_BUS_RUN_END);
   if (s->pace_ms > 0)
     kinds |= SIM_BUS_KIND_BIT(SIM_BUS_ROUND);
-  s->bus_id = sim_bus_subscribe_kinds(sim_engine_bus(engine), kinds, on_bus_event, s,
-                                      on_bus_gone, error);
+  s->bus_id = sim_bus_subscribe_kinds(sim_engine_bus(engine), kinds, on_bus_event, s, on_bus_gone,
+                                      error);
   if (s->bus_id == 0) {
     cli_stream_free(s);
     return NULL;
@@ -189,7 +189,7 @@ gboolean cli_stream_publish_metric_rows(CliStream *s, SimTime t, const ProtoMetr
     }
     /* Regression has no accuracy: leave the field out rather than n nulls. */
     gboolean ok = stream_publish_metrics(s->stream, t, rows[i].step, n, nodes, train, test,
-                                             any_acc ? acc : NULL, error);
+                                         any_acc ? acc : NULL, error);
     g_free(nodes);
     g_free(train);
     g_free(test);

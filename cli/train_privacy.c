@@ -21,9 +21,9 @@ typedef struct {
   PrivTrust trust;
   guint *members; /* sorted */
   guint n_members;
-  char *label;    /* "3+11", or "" for every node */
+  char *label; /* "3+11", or "" for every node */
   gboolean all;
-  guint view;     /* first observer view */
+  guint view;                   /* first observer view */
   PrivReport *report, *report0; /* report0: node 0's, when all */
   const PrivVictim **by_node;   /* NULL: an attacker */
 } Accounting;
@@ -185,8 +185,8 @@ gboolean cli_train_privacy_account(CliTrainPrivacy *p, ProtoObservedRun *run, GE
     ok = cli_account_build_c(&p->s, &p->proto, error);
     /* A schedule of its own: the run's has been stepped through. */
     if (ok && p->c.schedule && strcmp(p->c.schedule, "static") != 0)
-      ok = (sched = topo_schedule_new(p->c.schedule, p->c.graph, p->c.gossip, p->c.seed,
-                                      error)) != NULL;
+      ok = (sched = topo_schedule_new(p->c.schedule, p->c.graph, p->c.gossip, p->c.seed, error)) !=
+           NULL;
     else if (ok)
       ok = (w = topo_gossip_new(p->c.graph, p->c.gossip, error)) != NULL;
   }
@@ -290,8 +290,8 @@ char *cli_train_privacy_summary(const CliTrainPrivacy *p) {
       g_string_append_printf(s, "privacy: %s (every node), %u nodes", priv_trust_name(a->trust),
                              victims);
     else
-      g_string_append_printf(s, "privacy: %s, attackers %s, %u victims",
-                             priv_trust_name(a->trust), a->label, victims);
+      g_string_append_printf(s, "privacy: %s, attackers %s, %u victims", priv_trust_name(a->trust),
+                             a->label, victims);
     g_string_append_printf(s, ": epsilon at delta = %g from %s (node %u) to %s (node %u)\n",
                            p->s.delta, ls, lo_node, hs, hi_node);
     g_free(hs);

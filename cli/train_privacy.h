@@ -24,8 +24,8 @@ typedef struct {
   double sigma, clip;
   guint T, b; /* steps, participation interval (the batches per epoch) */
   guint64 seed;
-  const char *trust;             /* --trust: comma-separated models; NULL: ldp */
-  const char *const *attackers;  /* --attackers (NULL-terminated, nullable) */
+  const char *trust;            /* --trust: comma-separated models; NULL: ldp */
+  const char *const *attackers; /* --attackers (NULL-terminated, nullable) */
   double alpha, delta;
 } CliTrainPrivacyConfig;
 

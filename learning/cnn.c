@@ -36,11 +36,11 @@
 #define CNN_GN_EPS 1e-5
 
 struct LearnCnn {
-  gsize side;            /* S: input S x S, one channel */
-  gsize c1, c2, groups;  /* filters of the two layers; group norm groups (divides c2) */
-  gsize p1, s2, p2, q2;  /* conv1 positions S^2; conv2 side S/2 and positions; pooled side^2 */
-  gsize flat;            /* c2 * q2: the input of the fully connected layer */
-  gsize k1, k2;          /* GEMM depths: 9 and 9 c1 */
+  gsize side;           /* S: input S x S, one channel */
+  gsize c1, c2, groups; /* filters of the two layers; group norm groups (divides c2) */
+  gsize p1, s2, p2, q2; /* conv1 positions S^2; conv2 side S/2 and positions; pooled side^2 */
+  gsize flat;           /* c2 * q2: the input of the fully connected layer */
+  gsize k1, k2;         /* GEMM depths: 9 and 9 c1 */
   gsize classes;
   /* offsets of the parameter blocks in the flat vector */
   gsize w1, b1, w2, b2, gamma, beta, wf, bf;
@@ -108,7 +108,9 @@ LearnModel *learn_cnn_model_new(const Spec *spec, gsize n_features, guint n_clas
   return m;
 }
 
-void learn_cnn_free(LearnCnn *n) { g_free(n); }
+void learn_cnn_free(LearnCnn *n) {
+  g_free(n);
+}
 
 static void uniform_fill(gsl_rng *rng, double *w, gsize count, double limit) {
   for (gsize i = 0; i < count; i++)
@@ -124,8 +126,7 @@ void learn_cnn_init(const LearnModel *m, double *p, gsl_rng *rng) {
   uniform_fill(rng, p + n->w2, n->c2 * n->k2, sqrt(6.0 / (double)n->k2));
   for (gsize c = 0; c < n->c2; c++)
     p[n->gamma + c] = 1.0;
-  uniform_fill(rng, p + n->wf, n->classes * n->flat,
-               sqrt(6.0 / (double)(n->flat + n->classes)));
+  uniform_fill(rng, p + n->wf, n->classes * n->flat, sqrt(6.0 / (double)(n->flat + n->classes)));
 }
 
 /* ----------------------------------------------------------- workspace */
@@ -272,8 +273,8 @@ static void conv_forward(const double *W, const double *bias, gsize cout, gsize 
   for (gsize c = 0; c < cout; c++)
     for (gsize j = 0; j < N; j++)
       out[c * N + j] = bias[c];
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)cout, (int)N, (int)K, 1.0, W,
-              (int)K, cols, (int)N, 1.0, out, (int)N);
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)cout, (int)N, (int)K, 1.0, W, (int)K,
+              cols, (int)N, 1.0, out, (int)N);
   for (gsize i = 0; i < cout * N; i++)
     out[i] = out[i] > 0.0 ? out[i] : 0.0;
 }
@@ -389,8 +390,8 @@ static void backward(const LearnModel *m, const double *p, gsize B, const Work *
       g[n->bf + k] = dz[k];
     }
   }
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)B, (int)F, (int)C, 1.0, w->z,
-              (int)C, p + n->wf, (int)F, 0.0, w->h, (int)F);
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)B, (int)F, (int)C, 1.0, w->z, (int)C,
+              p + n->wf, (int)F, 0.0, w->h, (int)F);
   /* group norm: dgamma, dbeta, then dx = inv (dxhat - mean dxhat - xhat
    * mean(dxhat xhat)) per group, into h (dH is read first at each i) */
   gsize G = n->groups, cpg = n->c2 / G, len = cpg * n->q2;

@@ -27,9 +27,8 @@ LearnDataset *learn_dataset_alloc(gsize n, gsize n_features, guint n_classes, GE
                 n_features);
     return NULL;
   }
-  char *what = g_strdup_printf("a dataset of %" G_GSIZE_FORMAT " records x %" G_GSIZE_FORMAT
-                               " features",
-                               n, n_features);
+  char *what = g_strdup_printf(
+      "a dataset of %" G_GSIZE_FORMAT " records x %" G_GSIZE_FORMAT " features", n, n_features);
   gboolean fits = spec_check_memory(learn_dataset_bytes(n, n_features), what,
                                     "use fewer records or features", LEARN_ERROR,
                                     LEARN_ERROR_INVALID_ARGUMENT, error);

@@ -93,8 +93,8 @@ static gboolean idx_header(IdxFile *f, guint ndims, guint32 *dims, GError **erro
  * only be bounded (GZIP_MAX_RATIO), so the reader also grows its buffers
  * with the data actually read.
  */
-static gboolean idx_check_size(IdxFile *f, gsize header, gsize count, gsize each,
-                               const char *what, GError **error) {
+static gboolean idx_check_size(IdxFile *f, gsize header, gsize count, gsize each, const char *what,
+                               GError **error) {
   struct stat st;
   if (stat(f->path, &st) != 0)
     return TRUE; /* the reads report it */
@@ -108,8 +108,8 @@ static gboolean idx_check_size(IdxFile *f, gsize header, gsize count, gsize each
   char *size_s = spec_format_bytes(size);
   if (plain)
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
-                "%s: truncated file: the header announces %" G_GSIZE_FORMAT " %s of %"
-                G_GSIZE_FORMAT " bytes (%s in all), expected %" G_GSIZE_FORMAT
+                "%s: truncated file: the header announces %" G_GSIZE_FORMAT
+                " %s of %" G_GSIZE_FORMAT " bytes (%s in all), expected %" G_GSIZE_FORMAT
                 " bytes after the header, got %" G_GSIZE_FORMAT,
                 f->path, count, what, each, need_s, need - header, size - MIN(size, header));
   else

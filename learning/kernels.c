@@ -163,8 +163,8 @@ LEARN_HOT double learn_model_clipped_grad(const LearnModel *m, const double *par
       g_free(own);
       g_return_val_if_fail(r < ds->n && target_ok(m, ds->targets[r]), NAN);
     }
-    total +=
-        example(m, params, ds->features + r * m->d, ds->targets[r], clip, coef, grad_out, scratch);
+    total += example(m, params, ds->features + r * m->d, ds->targets[r], clip, coef, grad_out,
+                     scratch);
   }
   g_free(own);
   return total / (double)count;

@@ -56,8 +56,8 @@ static gboolean bad(GError **error, const char *path, guint line, const char *fm
   return FALSE;
 }
 
-static gboolean read_user(const char *path, const Positions *pos, const char *name,
-                          JsonNode *node, guint line, Acc *acc, GError **error) {
+static gboolean read_user(const char *path, const Positions *pos, const char *name, JsonNode *node,
+                          guint line, Acc *acc, GError **error) {
   char *uname = spec_escape(name, -1);
   gboolean ok = FALSE;
   JsonObject *u = JSON_NODE_HOLDS_OBJECT(node) ? json_node_get_object(node) : NULL;
@@ -102,7 +102,7 @@ static gboolean read_user(const char *path, const Positions *pos, const char *na
     for (guint k = 0; k < len; k++) {
       JsonNode *v = json_array_get_element(row, k);
       double f = JSON_NODE_HOLDS_VALUE(v) && (json_node_get_value_type(v) == G_TYPE_DOUBLE ||
-                                               json_node_get_value_type(v) == G_TYPE_INT64)
+                                              json_node_get_value_type(v) == G_TYPE_INT64)
                      ? json_node_get_double(v)
                      : NAN;
       if (!isfinite(f)) {
@@ -115,8 +115,8 @@ static gboolean read_user(const char *path, const Positions *pos, const char *na
                        ? (double)json_node_get_int(ln)
                        : -1.0;
     if (label < 0.0 || label > 1 << 20) {
-      bad(error, path, line_of(pos, y),
-          "user '%s': y[%u] is not a label (an integer in 0..%d)", uname, i, 1 << 20);
+      bad(error, path, line_of(pos, y), "user '%s': y[%u] is not a label (an integer in 0..%d)",
+          uname, i, 1 << 20);
       goto out;
     }
     g_array_append_val(acc->labels, label);
@@ -151,8 +151,9 @@ static gboolean read_file(const char *path, Acc *acc, GError **error) {
   JsonNode *un = top ? json_object_get_member(top, "users") : NULL;
   JsonNode *dn = top ? json_object_get_member(top, "user_data") : NULL;
   if (un == NULL || dn == NULL || !JSON_NODE_HOLDS_ARRAY(un) || !JSON_NODE_HOLDS_OBJECT(dn)) {
-    bad(error, path, 1, "not a LEAF file: the top object needs \"users\" (an array) and "
-                        "\"user_data\" (an object)");
+    bad(error, path, 1,
+        "not a LEAF file: the top object needs \"users\" (an array) and "
+        "\"user_data\" (an object)");
     goto out;
   }
   JsonArray *users = json_node_get_array(un);
@@ -203,8 +204,11 @@ LearnDataset *learn_dataset_load_leaf(const char *path, gsize limit, guint **use
   } else {
     g_ptr_array_add(files, g_strdup(path));
   }
-  Acc acc = {g_array_new(FALSE, FALSE, sizeof(double)), g_array_new(FALSE, FALSE, sizeof(double)),
-             g_array_new(FALSE, FALSE, sizeof(guint)), g_ptr_array_new_with_free_func(g_free), 0,
+  Acc acc = {g_array_new(FALSE, FALSE, sizeof(double)),
+             g_array_new(FALSE, FALSE, sizeof(double)),
+             g_array_new(FALSE, FALSE, sizeof(guint)),
+             g_ptr_array_new_with_free_func(g_free),
+             0,
              limit};
   LearnDataset *ds = NULL;
   if (files->len == 0) {

@@ -106,8 +106,8 @@ static LearnDataset *load_synthetic(const Spec *spec, GError **error) {
   if (!synthetic_options(spec, &s, error))
     return NULL;
   if (s.logistic)
-    return learn_dataset_synthetic_logistic(s.n, s.d, (guint)s.classes, s.scale, s.argmax,
-                                            s.seed, error);
+    return learn_dataset_synthetic_logistic(s.n, s.d, (guint)s.classes, s.scale, s.argmax, s.seed,
+                                            error);
   return learn_dataset_synthetic_linear(s.n, s.d, s.noise, s.seed, NULL, error);
 }
 
@@ -128,8 +128,8 @@ static gboolean standardize_option(const Spec *spec, Standardize dflt, Standardi
     *out = on ? STANDARDIZE_TRAIN : STANDARDIZE_NONE;
   } else {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
-                "%s: option standardize='%s' is not yes (train statistics), no or all",
-                spec->name, s);
+                "%s: option standardize='%s' is not yes (train statistics), no or all", spec->name,
+                s);
     return FALSE;
   }
   return TRUE;
@@ -165,8 +165,8 @@ gboolean learn_data_spec_check(const char *spec_text, GError **error) {
          spec_uint(spec, "test_limit", 0, 0, G_MAXUINT32, &limit, error);
   } else {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
-                "unknown dataset kind '%s' in '%s' (valid: csv, idx, leaf, synthetic, california)", name,
-                spec_text);
+                "unknown dataset kind '%s' in '%s' (valid: csv, idx, leaf, synthetic, california)",
+                name, spec_text);
     ok = FALSE;
   }
   ok = ok && standardize_option(spec, STANDARDIZE_NONE, &standardize, error);
@@ -210,8 +210,8 @@ gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 se
       te = tr ? learn_dataset_load_leaf(ted, limit, NULL, NULL, error) : NULL;
       if (te != NULL && te->n_features != tr->n_features) {
         g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
-                    "%s: %" G_GSIZE_FORMAT " features per record but %s has %" G_GSIZE_FORMAT,
-                    ted, te->n_features, trd, tr->n_features);
+                    "%s: %" G_GSIZE_FORMAT " features per record but %s has %" G_GSIZE_FORMAT, ted,
+                    te->n_features, trd, tr->n_features);
         learn_dataset_free(te);
         te = NULL;
       }
@@ -249,8 +249,8 @@ gboolean learn_data_load(const char *spec_text, double test_fraction, guint64 se
     }
   } else {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_PARSE,
-                "unknown dataset kind '%s' in '%s' (valid: csv, idx, leaf, synthetic, california)", name,
-                spec_text);
+                "unknown dataset kind '%s' in '%s' (valid: csv, idx, leaf, synthetic, california)",
+                name, spec_text);
     goto out;
   }
   if (all == NULL && tr == NULL)
@@ -286,4 +286,3 @@ out:
   spec_free(spec);
   return ok;
 }
-

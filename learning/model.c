@@ -92,9 +92,9 @@ LearnModel *learn_model_new(const char *spec_text, gsize n_features, guint n_cla
   m->n_classes = n_classes;
   m->n_params = n_params;
   m->init_fanin = fanin;
-  m->spec = h > 0 ? g_strdup_printf("mlp:hidden=%" G_GSIZE_FORMAT "%s", h,
-                                    fanin ? ",init=fanin" : "")
-                  : g_strdup(classify ? "softmax" : "linear");
+  m->spec = h > 0
+                ? g_strdup_printf("mlp:hidden=%" G_GSIZE_FORMAT "%s", h, fanin ? ",init=fanin" : "")
+                : g_strdup(classify ? "softmax" : "linear");
 out:
   spec_free(spec);
   return m;

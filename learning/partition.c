@@ -176,7 +176,8 @@ LearnPartition *learn_partition_classes(const LearnDataset *train, guint n_nodes
   gsize n = train->n, pieces = (gsize)n_nodes * k;
   /* The records sorted by label, in random order within a label. */
   gsl_rng *rng = learn_rng_new(seed, LEARN_PURPOSE_PARTITION);
-  gsize *perm = g_new(gsize, n), *sorted = g_new(gsize, n), *start = g_new0(gsize, train->n_classes + 1);
+  gsize *perm = g_new(gsize, n), *sorted = g_new(gsize, n),
+        *start = g_new0(gsize, train->n_classes + 1);
   for (gsize i = 0; i < n; i++)
     perm[i] = i;
   learn_shuffle(rng, perm, n);

@@ -35,8 +35,8 @@ gboolean learn_sgd_train(const LearnModel *m, double *params, const LearnDataset
   for (guint64 t = 0; t < steps; t++) {
     gsize count;
     const gsize *batch = learn_partition_batch(p, 0, t, &count);
-    double loss =
-        learn_model_clipped_grad(m, params, train, batch, count, config->clip, grad, scratch);
+    double loss = learn_model_clipped_grad(m, params, train, batch, count, config->clip, grad,
+                                           scratch);
     for (gsize i = 0; i < np; i++)
       params[i] -= config->lr * grad[i];
     if (on_step != NULL)

@@ -6,24 +6,29 @@
  * rectangle a little larger than the panel. */
 #include "plot/internal.h"
 
-gboolean plot_clip_segment(double *x0, double *y0, double *x1, double *y1, double xmin,
-                           double ymin, double xmax, double ymax) {
+gboolean plot_clip_segment(double *x0, double *y0, double *x1, double *y1, double xmin, double ymin,
+                           double xmax, double ymax) {
   double dx = *x1 - *x0, dy = *y1 - *y0;
   double p[4] = {-dx, dx, -dy, dy};
   double q[4] = {*x0 - xmin, xmax - *x0, *y0 - ymin, ymax - *y0};
   double u0 = 0.0, u1 = 1.0;
   for (int i = 0; i < 4; i++) {
     if (p[i] == 0) {
-      if (q[i] < 0) return FALSE; /* parallel and outside */
+      if (q[i] < 0)
+        return FALSE; /* parallel and outside */
       continue;
     }
     double u = q[i] / p[i];
     if (p[i] < 0) {
-      if (u > u1) return FALSE;
-      if (u > u0) u0 = u;
+      if (u > u1)
+        return FALSE;
+      if (u > u0)
+        u0 = u;
     } else {
-      if (u < u0) return FALSE;
-      if (u < u1) u1 = u;
+      if (u < u0)
+        return FALSE;
+      if (u < u1)
+        u1 = u;
     }
   }
   double ax = *x0, ay = *y0;

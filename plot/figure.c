@@ -27,13 +27,16 @@ PlotFigure *plot_figure_new(double width_pt, double height_pt, guint rows, guint
   fig->png_scale = 2.0;
   fig->axes = g_new0(PlotAxes *, (gsize)rows * cols);
   for (guint r = 0; r < rows; r++)
-    for (guint c = 0; c < cols; c++) fig->axes[r * cols + c] = plot_axes_new(fig, r, c);
+    for (guint c = 0; c < cols; c++)
+      fig->axes[r * cols + c] = plot_axes_new(fig, r, c);
   return fig;
 }
 
 void plot_figure_free(PlotFigure *fig) {
-  if (!fig) return;
-  for (guint i = 0; i < fig->rows * fig->cols; i++) plot_axes_free(fig->axes[i]);
+  if (!fig)
+    return;
+  for (guint i = 0; i < fig->rows * fig->cols; i++)
+    plot_axes_free(fig->axes[i]);
   g_free(fig->axes);
   g_free(fig->title);
   plot_title_clear(&fig->title_fit);
@@ -42,11 +45,14 @@ void plot_figure_free(PlotFigure *fig) {
 
 PlotAxes *plot_figure_axes(PlotFigure *fig, guint row, guint col) {
   g_return_val_if_fail(fig != NULL, NULL);
-  if (row >= fig->rows || col >= fig->cols) return NULL;
+  if (row >= fig->rows || col >= fig->cols)
+    return NULL;
   return fig->axes[row * fig->cols + col];
 }
 
-void plot_figure_invalidate(PlotFigure *fig) { fig->laid_out = FALSE; }
+void plot_figure_invalidate(PlotFigure *fig) {
+  fig->laid_out = FALSE;
+}
 
 /* Stored strings are always valid UTF-8: cairo refuses anything else and
  * would put the whole drawing context in an error state. */
@@ -75,8 +81,7 @@ gboolean plot_figure_set_font_size(PlotFigure *fig, double size_pt, GError **err
 gboolean plot_figure_set_png_scale(PlotFigure *fig, double px_per_pt, GError **error) {
   if (!fig || !isfinite(px_per_pt) || px_per_pt < 0.25 || px_per_pt > 16) {
     g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT,
-                "PNG scale %g px/pt: must be in [0.25, 16] (and the figure non-NULL)",
-                px_per_pt);
+                "PNG scale %g px/pt: must be in [0.25, 16] (and the figure non-NULL)", px_per_pt);
     return FALSE;
   }
   fig->png_scale = px_per_pt;
@@ -120,7 +125,8 @@ PlotAxes *plot_axes_new(PlotFigure *fig, guint row, guint col) {
 }
 
 void plot_axes_free(PlotAxes *axes) {
-  if (!axes) return;
+  if (!axes)
+    return;
   g_free(axes->title);
   plot_title_clear(&axes->title_fit);
   g_free(axes->xa.label);
@@ -191,11 +197,10 @@ void plot_axes_set_yautoscale(PlotAxes *axes, PlotAutoscale mode) {
   plot_figure_invalidate(axes->fig);
 }
 
-static gboolean set_lim(PlotAxes *axes, PlotAxisState *a, const char *name, double lo,
-                        double hi, GError **error) {
+static gboolean set_lim(PlotAxes *axes, PlotAxisState *a, const char *name, double lo, double hi,
+                        GError **error) {
   if (!axes) {
-    g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT, "%s limits: axes is NULL",
-                name);
+    g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT, "%s limits: axes is NULL", name);
     return FALSE;
   }
   if (isinf(lo) || isinf(hi) || (!isnan(lo) && !isnan(hi) && lo >= hi)) {
@@ -233,7 +238,8 @@ void plot_axes_set_legend(PlotAxes *axes, PlotLegendPos pos) {
 }
 
 char *plot_axes_describe(const PlotAxes *axes) {
-  if (axes->fig->rows * axes->fig->cols == 1) return g_strdup("the figure");
+  if (axes->fig->rows * axes->fig->cols == 1)
+    return g_strdup("the figure");
   return g_strdup_printf("panel (row %u, col %u)", axes->row, axes->col);
 }
 

@@ -10,16 +10,16 @@
 #include "plot/plot.h"
 
 /* Sizes in points, chosen once so every figure looks alike. */
-#define PLOT_PAD 5.0          /* outer padding of a panel cell */
-#define PLOT_TICK_MAJOR 3.5   /* tick lengths (outwards) */
+#define PLOT_PAD 5.0        /* outer padding of a panel cell */
+#define PLOT_TICK_MAJOR 3.5 /* tick lengths (outwards) */
 #define PLOT_TICK_MINOR 2.0
-#define PLOT_TICK_PAD 2.5     /* tick end to its label */
-#define PLOT_LABEL_GAP 4.0    /* tick labels to axis label, title to panel */
+#define PLOT_TICK_PAD 2.5  /* tick end to its label */
+#define PLOT_LABEL_GAP 4.0 /* tick labels to axis label, title to panel */
 #define PLOT_FRAME_WIDTH 0.8
 #define PLOT_GRID_WIDTH 0.5
-#define PLOT_MIN_AREA 16.0    /* smallest drawable data rectangle side */
-#define PLOT_SUP_SCALE 0.7    /* superscript size relative to its base */
-#define PLOT_SUP_RISE 0.42    /* superscript baseline rise, in base sizes */
+#define PLOT_MIN_AREA 16.0       /* smallest drawable data rectangle side */
+#define PLOT_SUP_SCALE 0.7       /* superscript size relative to its base */
+#define PLOT_SUP_RISE 0.42       /* superscript baseline rise, in base sizes */
 #define PLOT_MIN_TITLE_SCALE 0.6 /* smallest shrink of a title with an overlong word */
 
 typedef enum {
@@ -30,11 +30,11 @@ typedef enum {
 
 typedef struct {
   PlotSeriesKind kind;
-  char *label;   /* NULL: not in the legend */
+  char *label; /* NULL: not in the legend */
   gsize n;
   double *x;
-  double *y;     /* lines: y; error bars and bands: lo */
-  double *y2;    /* error bars and bands: hi; lines: NULL */
+  double *y;       /* lines: y; error bars and bands: lo */
+  double *y2;      /* error bars and bands: hi; lines: NULL */
   PlotStyle style; /* resolved: colour, width, sizes filled in */
 } PlotSeries;
 
@@ -51,11 +51,11 @@ typedef struct {
   double lim_lo, lim_hi; /* explicit limits, NaN = automatic */
   char *label;
   /* resolved by layout */
-  double lo, hi;         /* limits, data units */
-  double t_lo, t_hi;     /* limits in scale space (log10 on log axes) */
+  double lo, hi;               /* limits, data units */
+  double t_lo, t_hi;           /* limits in scale space (log10 on log axes) */
   double base_t_lo, base_t_hi; /* limits before rounding to nice ticks */
   gboolean auto_lo, auto_hi;
-  gboolean integer;      /* ticks on whole numbers only (linear) */
+  gboolean integer; /* ticks on whole numbers only (linear) */
   PlotTicks ticks;
 } PlotAxisState;
 
@@ -65,14 +65,14 @@ typedef struct {
 typedef struct {
   char **lines; /* NULL-terminated; NULL when no title */
   guint n_lines;
-  double size;  /* font size the lines are drawn at */
+  double size; /* font size the lines are drawn at */
 } PlotTitle;
 
 struct PlotAxes {
   PlotFigure *fig;
   guint row, col;
   char *title;
-  gboolean hidden;   /* not drawn (an unused cell of a grid) */
+  gboolean hidden; /* not drawn (an unused cell of a grid) */
   PlotAxisState xa, ya;
   gboolean grid;
   PlotLegendPos legend;
@@ -167,8 +167,8 @@ double plot_font_fig_title(const PlotFigure *fig);
 
 /* Clip segment (x0,y0)-(x1,y1) to the rectangle [xmin,xmax] x [ymin,ymax]
  * (Liang-Barsky). FALSE when nothing is left; else the segment is updated. */
-gboolean plot_clip_segment(double *x0, double *y0, double *x1, double *y1, double xmin,
-                           double ymin, double xmax, double ymax);
+gboolean plot_clip_segment(double *x0, double *y0, double *x1, double *y1, double xmin, double ymin,
+                           double xmax, double ymax);
 /* Clip a polygon of n vertices (xy interleaved) to the rectangle
  * (Sutherland-Hodgman): a g_free-able array of *n_out vertices, NULL when
  * less than a triangle is left. */

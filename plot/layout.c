@@ -10,9 +10,15 @@
 
 #include "plot/internal.h"
 
-double plot_font_label(const PlotFigure *fig) { return fig->font_size * 10.0 / 9.0; }
-double plot_font_title(const PlotFigure *fig) { return fig->font_size * 11.0 / 9.0; }
-double plot_font_fig_title(const PlotFigure *fig) { return fig->font_size * 12.0 / 9.0; }
+double plot_font_label(const PlotFigure *fig) {
+  return fig->font_size * 10.0 / 9.0;
+}
+double plot_font_title(const PlotFigure *fig) {
+  return fig->font_size * 11.0 / 9.0;
+}
+double plot_font_fig_title(const PlotFigure *fig) {
+  return fig->font_size * 12.0 / 9.0;
+}
 
 static double line_height(cairo_t *cr, double size) {
   cairo_font_extents_t fe;
@@ -21,11 +27,14 @@ static double line_height(cairo_t *cr, double size) {
   return fe.ascent + fe.descent;
 }
 
-static guint clamp_ticks(double n) { return (guint)CLAMP(n, 3.0, 10.0); }
+static guint clamp_ticks(double n) {
+  return (guint)CLAMP(n, 3.0, 10.0);
+}
 
 static double max_label_width(cairo_t *cr, const PlotTicks *t, double fs) {
   double w = 0;
-  for (gsize i = 0; i < t->n_major; i++) w = MAX(w, plot_text_width(cr, t->labels[i], fs, TRUE));
+  for (gsize i = 0; i < t->n_major; i++)
+    w = MAX(w, plot_text_width(cr, t->labels[i], fs, TRUE));
   return w;
 }
 
@@ -38,7 +47,8 @@ static gboolean x_labels_fit(const PlotAxes *axes, cairo_t *cr, double fs) {
     double tx = plot_scale_forward(axes->xa.scale, t->major[i]);
     double w = plot_text_width(cr, t->labels[i], fs, TRUE);
     double px = plot_map_x(axes, tx);
-    if (px - w / 2 < prev_right + 0.5 * fs) return FALSE;
+    if (px - w / 2 < prev_right + 0.5 * fs)
+      return FALSE;
     prev_right = px + w / 2;
   }
   return TRUE;
@@ -54,13 +64,13 @@ gboolean plot_layout(PlotFigure *fig, cairo_t *cr, GError **error) {
 
   for (guint i = 0; i < N; i++) {
     PlotAxes *axes = fig->axes[i];
-    if (!plot_resolve_limits(axes, error)) return FALSE;
+    if (!plot_resolve_limits(axes, error))
+      return FALSE;
     plot_legend_measure(axes, cr, &axes->legend_w, &axes->legend_h);
   }
 
   double band = fig->title ? PLOT_PAD + plot_title_fit(cr, fig->title, plot_font_fig_title(fig),
-                                                         fig->width - 2 * PLOT_PAD,
-                                                         &fig->title_fit)
+                                                       fig->width - 2 * PLOT_PAD, &fig->title_fit)
                            : 0;
   double cw = fig->width / C, ch = (fig->height - band) / R;
   double *top = g_new0(double, R), *bottom = g_new0(double, R);
@@ -133,7 +143,8 @@ gboolean plot_layout(PlotFigure *fig, cairo_t *cr, GError **error) {
         ok = FALSE;
         break;
       }
-      if (max_ticks <= 2 || x_labels_fit(axes, cr, fs)) break;
+      if (max_ticks <= 2 || x_labels_fit(axes, cr, fs))
+        break;
       max_ticks = (guint)MIN((gsize)max_ticks - 1, MAX(axes->xa.ticks.n_major, 3) - 1);
     }
   }
@@ -141,7 +152,8 @@ gboolean plot_layout(PlotFigure *fig, cairo_t *cr, GError **error) {
   g_free(bottom);
   g_free(left);
   g_free(right);
-  if (!ok) return FALSE;
+  if (!ok)
+    return FALSE;
   if (cairo_status(cr) != CAIRO_STATUS_SUCCESS) {
     g_set_error(error, PLOT_ERROR, PLOT_ERROR_FAILED, "cairo failed while measuring text: %s",
                 cairo_status_to_string(cairo_status(cr)));

@@ -11,16 +11,19 @@
 
 void plot_legend_measure(const PlotAxes *axes, cairo_t *cr, double *w, double *h) {
   *w = *h = 0;
-  if (axes->legend == PLOT_LEGEND_NONE) return;
+  if (axes->legend == PLOT_LEGEND_NONE)
+    return;
   double fs = axes->fig->font_size, lw = 0;
   guint rows = 0;
   for (guint i = 0; i < axes->series->len; i++) {
     const PlotSeries *s = g_ptr_array_index(axes->series, i);
-    if (!s->label) continue;
+    if (!s->label)
+      continue;
     rows++;
     lw = MAX(lw, plot_text_width(cr, s->label, fs, FALSE));
   }
-  if (rows == 0) return;
+  if (rows == 0)
+    return;
   *w = 2 * LEGEND_PAD + LEGEND_SAMPLE + LEGEND_GAP + lw;
   *h = 2 * LEGEND_PAD + rows * LEGEND_ROW * fs;
 }
@@ -32,7 +35,8 @@ typedef struct {
 
 static void count_hit(double x0, double y0, double x1, double y1, gpointer data) {
   Score *sc = data;
-  if (plot_clip_segment(&x0, &y0, &x1, &y1, sc->x0, sc->y0, sc->x1, sc->y1)) sc->hits++;
+  if (plot_clip_segment(&x0, &y0, &x1, &y1, sc->x0, sc->y0, sc->x1, sc->y1))
+    sc->hits++;
 }
 
 /* Top-left corner of the box for an inside position. */
@@ -42,20 +46,36 @@ static void corner(const PlotAxes *axes, PlotLegendPos pos, int where, double *x
   double t = axes->ay + LEGEND_INSET, b = axes->ay + axes->ah - LEGEND_INSET - h;
   double cx = axes->ax + (axes->aw - w) / 2, cy = axes->ay + (axes->ah - h) / 2;
   switch (pos) {
-    case PLOT_LEGEND_UPPER_LEFT: *x = l, *y = t; return;
-    case PLOT_LEGEND_LOWER_LEFT: *x = l, *y = b; return;
-    case PLOT_LEGEND_LOWER_RIGHT: *x = r, *y = b; return;
-    case PLOT_LEGEND_OUTSIDE_RIGHT:
-      *x = axes->ax + axes->aw + 2 * PLOT_LABEL_GAP, *y = axes->ay;
+  case PLOT_LEGEND_UPPER_LEFT:
+    *x = l, *y = t;
+    return;
+  case PLOT_LEGEND_LOWER_LEFT:
+    *x = l, *y = b;
+    return;
+  case PLOT_LEGEND_LOWER_RIGHT:
+    *x = r, *y = b;
+    return;
+  case PLOT_LEGEND_OUTSIDE_RIGHT:
+    *x = axes->ax + axes->aw + 2 * PLOT_LABEL_GAP, *y = axes->ay;
+    return;
+  case PLOT_LEGEND_BEST: /* the extra candidates of BEST, by index */
+    switch (where) {
+    case 0:
+      *x = r, *y = cy;
       return;
-    case PLOT_LEGEND_BEST: /* the extra candidates of BEST, by index */
-      switch (where) {
-        case 0: *x = r, *y = cy; return;
-        case 1: *x = l, *y = cy; return;
-        case 2: *x = cx, *y = b; return;
-        default: *x = cx, *y = t; return;
-      }
-    default: *x = r, *y = t; return;
+    case 1:
+      *x = l, *y = cy;
+      return;
+    case 2:
+      *x = cx, *y = b;
+      return;
+    default:
+      *x = cx, *y = t;
+      return;
+    }
+  default:
+    *x = r, *y = t;
+    return;
   }
 }
 
@@ -80,7 +100,8 @@ static void best(const PlotAxes *axes, double *bx, double *by) {
       *bx = x;
       *by = y;
     }
-    if (best_hits == 0) return;
+    if (best_hits == 0)
+      return;
   }
 }
 
@@ -88,42 +109,43 @@ static void draw_sample(const PlotSeries *s, cairo_t *cr, double x, double cy, d
   const PlotStyle *st = &s->style;
   const PlotColor *c = &st->color;
   switch (s->kind) {
-    case PLOT_SERIES_BAND:
-      cairo_set_source_rgba(cr, c->r, c->g, c->b, st->alpha * c->a);
-      cairo_rectangle(cr, x, cy - 0.35 * fs, LEGEND_SAMPLE, 0.7 * fs);
-      cairo_fill(cr);
-      break;
-    case PLOT_SERIES_ERRORBARS: {
-      double mx = x + LEGEND_SAMPLE / 2, half = 0.45 * fs, cap = st->cap > 0 ? st->cap / 2 : 0;
-      cairo_set_source_rgba(cr, c->r, c->g, c->b, c->a);
-      plot_style_stroke(cr, st, FALSE);
-      cairo_move_to(cr, mx, cy - half);
-      cairo_line_to(cr, mx, cy + half);
-      if (cap > 0) {
-        cairo_move_to(cr, mx - cap, cy - half);
-        cairo_line_to(cr, mx + cap, cy - half);
-        cairo_move_to(cr, mx - cap, cy + half);
-        cairo_line_to(cr, mx + cap, cy + half);
-      }
-      cairo_stroke(cr);
-      break;
+  case PLOT_SERIES_BAND:
+    cairo_set_source_rgba(cr, c->r, c->g, c->b, st->alpha * c->a);
+    cairo_rectangle(cr, x, cy - 0.35 * fs, LEGEND_SAMPLE, 0.7 * fs);
+    cairo_fill(cr);
+    break;
+  case PLOT_SERIES_ERRORBARS: {
+    double mx = x + LEGEND_SAMPLE / 2, half = 0.45 * fs, cap = st->cap > 0 ? st->cap / 2 : 0;
+    cairo_set_source_rgba(cr, c->r, c->g, c->b, c->a);
+    plot_style_stroke(cr, st, FALSE);
+    cairo_move_to(cr, mx, cy - half);
+    cairo_line_to(cr, mx, cy + half);
+    if (cap > 0) {
+      cairo_move_to(cr, mx - cap, cy - half);
+      cairo_line_to(cr, mx + cap, cy - half);
+      cairo_move_to(cr, mx - cap, cy + half);
+      cairo_line_to(cr, mx + cap, cy + half);
     }
-    case PLOT_SERIES_LINE:
-      cairo_set_source_rgba(cr, c->r, c->g, c->b, c->a);
-      plot_style_stroke(cr, st, TRUE);
-      cairo_move_to(cr, x, cy);
-      cairo_line_to(cr, x + LEGEND_SAMPLE, cy);
-      cairo_stroke(cr);
-      if (st->marker != PLOT_MARKER_NONE) {
-        plot_marker_path(cr, st->marker, x + LEGEND_SAMPLE / 2, cy, st->marker_size);
-        cairo_fill(cr);
-      }
-      break;
+    cairo_stroke(cr);
+    break;
+  }
+  case PLOT_SERIES_LINE:
+    cairo_set_source_rgba(cr, c->r, c->g, c->b, c->a);
+    plot_style_stroke(cr, st, TRUE);
+    cairo_move_to(cr, x, cy);
+    cairo_line_to(cr, x + LEGEND_SAMPLE, cy);
+    cairo_stroke(cr);
+    if (st->marker != PLOT_MARKER_NONE) {
+      plot_marker_path(cr, st->marker, x + LEGEND_SAMPLE / 2, cy, st->marker_size);
+      cairo_fill(cr);
+    }
+    break;
   }
 }
 
 void plot_legend_draw(const PlotAxes *axes, cairo_t *cr) {
-  if (axes->legend == PLOT_LEGEND_NONE || axes->legend_w <= 0) return;
+  if (axes->legend == PLOT_LEGEND_NONE || axes->legend_w <= 0)
+    return;
   double x = 0, y = 0, fs = axes->fig->font_size;
   if (axes->legend == PLOT_LEGEND_BEST)
     best(axes, &x, &y);
@@ -140,7 +162,8 @@ void plot_legend_draw(const PlotAxes *axes, cairo_t *cr) {
   double row = LEGEND_ROW * fs, cy = y + LEGEND_PAD + row / 2;
   for (guint i = 0; i < axes->series->len; i++) {
     const PlotSeries *s = g_ptr_array_index(axes->series, i);
-    if (!s->label) continue;
+    if (!s->label)
+      continue;
     draw_sample(s, cr, x + LEGEND_PAD, cy, fs);
     cairo_set_source_rgb(cr, 0, 0, 0);
     plot_text_draw(cr, s->label, fs, FALSE, x + LEGEND_PAD + LEGEND_SAMPLE + LEGEND_GAP, cy,

@@ -71,8 +71,8 @@ typedef enum {
 } PlotAutoscale;
 
 typedef enum {
-  PLOT_LEGEND_NONE,          /* no legend (default) */
-  PLOT_LEGEND_BEST,          /* the inside corner/edge covering the least data */
+  PLOT_LEGEND_NONE, /* no legend (default) */
+  PLOT_LEGEND_BEST, /* the inside corner/edge covering the least data */
   PLOT_LEGEND_UPPER_RIGHT,
   PLOT_LEGEND_UPPER_LEFT,
   PLOT_LEGEND_LOWER_LEFT,
@@ -292,8 +292,8 @@ gboolean plot_axes_add_band(PlotAxes *axes, const char *label, gsize n, const do
  * (non-finite, non-positive on log) is skipped at drawing.
  * Errors: PLOT_ERROR_INVALID_ARGUMENT for NULL axes/text or a bad anchor.
  */
-gboolean plot_axes_add_text(PlotAxes *axes, double x, double y, const char *text,
-                            PlotAnchor anchor, GError **error);
+gboolean plot_axes_add_text(PlotAxes *axes, double x, double y, const char *text, PlotAnchor anchor,
+                            GError **error);
 
 /* ===================================================================== */
 /* Output                                                                 */
@@ -368,8 +368,7 @@ gboolean plot_axes_get_area(const PlotAxes *axes, double *x, double *y, double *
  * layout or when the point is not drawable (non-finite, non-positive on a
  * log axis). Points outside the limits map outside the area. O(1).
  */
-gboolean plot_axes_data_to_device(const PlotAxes *axes, double x, double y, double *px,
-                                  double *py);
+gboolean plot_axes_data_to_device(const PlotAxes *axes, double x, double y, double *px, double *py);
 
 /* ===================================================================== */
 /* Ticks                                                                  */
@@ -381,12 +380,12 @@ gboolean plot_axes_data_to_device(const PlotAxes *axes, double x, double y, doub
  * "2×10^6" is 2 times 10 to the 6).
  */
 struct PlotTicks {
-  double lo, hi;  /* the nice range: the input range rounded outwards to major ticks */
+  double lo, hi; /* the nice range: the input range rounded outwards to major ticks */
   gsize n_major;
-  double *major;  /* increasing */
-  char **labels;  /* n_major labels */
+  double *major; /* increasing */
+  char **labels; /* n_major labels */
   gsize n_minor;
-  double *minor;  /* increasing, unlabelled (log axes only) */
+  double *minor; /* increasing, unlabelled (log axes only) */
 };
 
 /*
@@ -408,8 +407,8 @@ struct PlotTicks {
  *    a non-positive bound on log, max_ticks < 2 or > 1000.
  * Complexity: O(max_ticks + decades spanned).
  */
-gboolean plot_ticks_compute(PlotScale scale, double lo, double hi, guint max_ticks,
-                            gboolean loose, PlotTicks *ticks, GError **error);
+gboolean plot_ticks_compute(PlotScale scale, double lo, double hi, guint max_ticks, gboolean loose,
+                            PlotTicks *ticks, GError **error);
 
 /* plot_ticks_clear: free the arrays of ticks and zero it (NULL allowed). */
 void plot_ticks_clear(PlotTicks *ticks);

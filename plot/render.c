@@ -22,7 +22,9 @@ static void frame_init(Frame *f, const PlotAxes *axes) {
   f->my = CLIP_MARGIN / axes->ah;
 }
 
-static double clamp_u(double u) { return isnan(u) ? NAN : CLAMP(u, -U_MAX, U_MAX); }
+static double clamp_u(double u) {
+  return isnan(u) ? NAN : CLAMP(u, -U_MAX, U_MAX);
+}
 
 /* Unit coordinate of v on axis a; NaN when not drawable. */
 static double unit(const PlotAxisState *a, double v) {
@@ -34,12 +36,17 @@ static double unit(const PlotAxisState *a, double v) {
  * on a log axis goes below the panel (where clipping stops it). */
 static double unit_y_floor(const Frame *f, double v) {
   const PlotAxisState *a = &f->axes->ya;
-  if (a->scale == PLOT_SCALE_LOG10 && !isnan(v) && v <= 0) return -2 * f->my;
+  if (a->scale == PLOT_SCALE_LOG10 && !isnan(v) && v <= 0)
+    return -2 * f->my;
   return unit(a, v);
 }
 
-static double page_x(const PlotAxes *axes, double u) { return axes->ax + u * axes->aw; }
-static double page_y(const PlotAxes *axes, double u) { return axes->ay + axes->ah - u * axes->ah; }
+static double page_x(const PlotAxes *axes, double u) {
+  return axes->ax + u * axes->aw;
+}
+static double page_y(const PlotAxes *axes, double u) {
+  return axes->ay + axes->ah - u * axes->ah;
+}
 
 /* Callback for each visible piece of a polyline, in page coordinates;
  * connected: it starts where the previous piece ended. */
@@ -86,14 +93,19 @@ void plot_style_stroke(cairo_t *cr, const PlotStyle *st, gboolean dashed) {
   double d[4];
   int nd = 0;
   switch (dashed ? st->dash : PLOT_DASH_SOLID) {
-    case PLOT_DASH_DASHED: d[0] = 3.7 * w, d[1] = 1.6 * w, nd = 2; break;
-    case PLOT_DASH_DOTTED:
-      /* Round caps on zero-length dashes draw dots. */
-      d[0] = 0, d[1] = 2.0 * w, nd = 2;
-      cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
-      break;
-    case PLOT_DASH_DASHDOT: d[0] = 6.4 * w, d[1] = 1.6 * w, d[2] = 1.0 * w, d[3] = 1.6 * w, nd = 4; break;
-    default: break;
+  case PLOT_DASH_DASHED:
+    d[0] = 3.7 * w, d[1] = 1.6 * w, nd = 2;
+    break;
+  case PLOT_DASH_DOTTED:
+    /* Round caps on zero-length dashes draw dots. */
+    d[0] = 0, d[1] = 2.0 * w, nd = 2;
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+    break;
+  case PLOT_DASH_DASHDOT:
+    d[0] = 6.4 * w, d[1] = 1.6 * w, d[2] = 1.0 * w, d[3] = 1.6 * w, nd = 4;
+    break;
+  default:
+    break;
   }
   cairo_set_dash(cr, d, nd, 0);
 }
@@ -102,25 +114,31 @@ void plot_marker_path(cairo_t *cr, PlotMarker marker, double x, double y, double
   double r = size / 2;
   cairo_new_sub_path(cr);
   switch (marker) {
-    case PLOT_MARKER_CIRCLE: cairo_arc(cr, x, y, r, 0, 2 * G_PI); break;
-    case PLOT_MARKER_SQUARE: cairo_rectangle(cr, x - r * 0.9, y - r * 0.9, 1.8 * r, 1.8 * r); break;
-    case PLOT_MARKER_TRIANGLE: {
-      /* Equilateral, centred on its centroid, same area feel as the circle. */
-      double s = 1.2 * r;
-      cairo_move_to(cr, x, y - 1.25 * s);
-      cairo_line_to(cr, x + 1.0825 * s, y + 0.625 * s);
-      cairo_line_to(cr, x - 1.0825 * s, y + 0.625 * s);
-      cairo_close_path(cr);
-      break;
-    }
-    default: break;
+  case PLOT_MARKER_CIRCLE:
+    cairo_arc(cr, x, y, r, 0, 2 * G_PI);
+    break;
+  case PLOT_MARKER_SQUARE:
+    cairo_rectangle(cr, x - r * 0.9, y - r * 0.9, 1.8 * r, 1.8 * r);
+    break;
+  case PLOT_MARKER_TRIANGLE: {
+    /* Equilateral, centred on its centroid, same area feel as the circle. */
+    double s = 1.2 * r;
+    cairo_move_to(cr, x, y - 1.25 * s);
+    cairo_line_to(cr, x + 1.0825 * s, y + 0.625 * s);
+    cairo_line_to(cr, x - 1.0825 * s, y + 0.625 * s);
+    cairo_close_path(cr);
+    break;
+  }
+  default:
+    break;
   }
 }
 
 static void add_piece(double x0, double y0, double x1, double y1, gboolean connected,
                       gpointer data) {
   cairo_t *cr = data;
-  if (!connected) cairo_move_to(cr, x0, y0);
+  if (!connected)
+    cairo_move_to(cr, x0, y0);
   cairo_line_to(cr, x1, y1);
 }
 
@@ -142,18 +160,19 @@ static void draw_line(const Frame *f, const PlotSeries *s, cairo_t *cr) {
   plot_style_stroke(cr, &s->style, TRUE);
   cairo_new_path(cr);
   walk_polyline(f, s->n, s->x, s->y, FALSE, add_piece, cr);
-  if (!path_empty(cr)) cairo_stroke(cr);
+  if (!path_empty(cr))
+    cairo_stroke(cr);
   cairo_new_path(cr);
-  if (s->style.marker == PLOT_MARKER_NONE) return;
+  if (s->style.marker == PLOT_MARKER_NONE)
+    return;
   for (gsize j = 0; j < s->n; j++) {
     double ux = unit(&axes->xa, s->x[j]), uy = unit(&axes->ya, s->y[j]);
-    if (isnan(ux) || isnan(uy) || ux < -f->mx || ux > 1 + f->mx || uy < -f->my ||
-        uy > 1 + f->my)
+    if (isnan(ux) || isnan(uy) || ux < -f->mx || ux > 1 + f->mx || uy < -f->my || uy > 1 + f->my)
       continue;
-    plot_marker_path(cr, s->style.marker, page_x(axes, ux), page_y(axes, uy),
-                     s->style.marker_size);
+    plot_marker_path(cr, s->style.marker, page_x(axes, ux), page_y(axes, uy), s->style.marker_size);
   }
-  if (!path_empty(cr)) cairo_fill(cr);
+  if (!path_empty(cr))
+    cairo_fill(cr);
   cairo_new_path(cr);
 }
 
@@ -167,14 +186,16 @@ static void walk_bars(const Frame *f, const PlotSeries *s, BarFunc func, gpointe
   for (gsize j = 0; j < s->n; j++) {
     double ux = unit(&axes->xa, s->x[j]);
     double u0 = unit_y_floor(f, s->y[j]), u1 = unit_y_floor(f, s->y2[j]);
-    if (isnan(ux) || isnan(u0) || isnan(u1)) continue;
+    if (isnan(ux) || isnan(u0) || isnan(u1))
+      continue;
     if (u0 > u1) {
       double t = u0;
       u0 = u1;
       u1 = t;
     }
     double x0 = ux, y0 = u0, x1 = ux, y1 = u1;
-    if (!plot_clip_segment(&x0, &y0, &x1, &y1, -f->mx, -f->my, 1 + f->mx, 1 + f->my)) continue;
+    if (!plot_clip_segment(&x0, &y0, &x1, &y1, -f->mx, -f->my, 1 + f->mx, 1 + f->my))
+      continue;
     func(axes, ux, y0, y1, y0 == u0, y1 == u1, data);
   }
 }
@@ -209,7 +230,8 @@ static void draw_errorbars(const Frame *f, const PlotSeries *s, cairo_t *cr) {
   BarDraw bd = {cr, s->style.cap > 0 ? s->style.cap / 2 : 0};
   cairo_new_path(cr);
   walk_bars(f, s, add_bar, &bd);
-  if (!path_empty(cr)) cairo_stroke(cr);
+  if (!path_empty(cr))
+    cairo_stroke(cr);
   cairo_new_path(cr);
 }
 
@@ -226,7 +248,8 @@ static void draw_band(const Frame *f, const PlotSeries *s, cairo_t *cr) {
     for (; j < s->n; j++) {
       double ux = unit(&axes->xa, s->x[j]);
       double u0 = unit_y_floor(f, s->y[j]), u1 = unit_y_floor(f, s->y2[j]);
-      if (isnan(ux) || isnan(u0) || isnan(u1)) break;
+      if (isnan(ux) || isnan(u0) || isnan(u1))
+        break;
       len++;
     }
     if (len >= 2) {
@@ -238,8 +261,7 @@ static void draw_band(const Frame *f, const PlotSeries *s, cairo_t *cr) {
         poly[2 * (len + k) + 1] = unit_y_floor(f, s->y2[b]);
       }
       gsize m = 0;
-      double *clipped =
-          plot_clip_polygon(poly, 2 * len, -f->mx, -f->my, 1 + f->mx, 1 + f->my, &m);
+      double *clipped = plot_clip_polygon(poly, 2 * len, -f->mx, -f->my, 1 + f->mx, 1 + f->my, &m);
       for (gsize k = 0; k < m; k++) {
         double px = page_x(axes, clipped[2 * k]), py = page_y(axes, clipped[2 * k + 1]);
         if (k == 0)
@@ -247,13 +269,15 @@ static void draw_band(const Frame *f, const PlotSeries *s, cairo_t *cr) {
         else
           cairo_line_to(cr, px, py);
       }
-      if (m) cairo_close_path(cr);
+      if (m)
+        cairo_close_path(cr);
       g_free(clipped);
     }
     j++; /* skip the gap point */
   }
   g_free(poly);
-  if (!path_empty(cr)) cairo_fill(cr);
+  if (!path_empty(cr))
+    cairo_fill(cr);
   cairo_new_path(cr);
 }
 
@@ -285,43 +309,51 @@ void plot_series_segments(const PlotAxes *axes, const PlotSeries *s, PlotSegment
   frame_init(&f, axes);
   SegAdapter a = {func, data};
   switch (s->kind) {
-    case PLOT_SERIES_LINE:
-      walk_polyline(&f, s->n, s->x, s->y, FALSE, seg_piece, &a);
-      for (gsize j = 0; j < s->n; j++) { /* points count too (markers, lone points) */
-        double ux = unit(&axes->xa, s->x[j]), uy = unit(&axes->ya, s->y[j]);
-        if (isnan(ux) || isnan(uy) || ux < 0 || ux > 1 || uy < 0 || uy > 1) continue;
-        double px = page_x(axes, ux), py = page_y(axes, uy);
-        func(px, py, px, py, data);
-      }
-      break;
-    case PLOT_SERIES_ERRORBARS: walk_bars(&f, s, seg_bar, &a); break;
-    case PLOT_SERIES_BAND:
-      walk_polyline(&f, s->n, s->x, s->y, TRUE, seg_piece, &a);
-      walk_polyline(&f, s->n, s->x, s->y2, TRUE, seg_piece, &a);
-      break;
+  case PLOT_SERIES_LINE:
+    walk_polyline(&f, s->n, s->x, s->y, FALSE, seg_piece, &a);
+    for (gsize j = 0; j < s->n; j++) { /* points count too (markers, lone points) */
+      double ux = unit(&axes->xa, s->x[j]), uy = unit(&axes->ya, s->y[j]);
+      if (isnan(ux) || isnan(uy) || ux < 0 || ux > 1 || uy < 0 || uy > 1)
+        continue;
+      double px = page_x(axes, ux), py = page_y(axes, uy);
+      func(px, py, px, py, data);
+    }
+    break;
+  case PLOT_SERIES_ERRORBARS:
+    walk_bars(&f, s, seg_bar, &a);
+    break;
+  case PLOT_SERIES_BAND:
+    walk_polyline(&f, s->n, s->x, s->y, TRUE, seg_piece, &a);
+    walk_polyline(&f, s->n, s->x, s->y2, TRUE, seg_piece, &a);
+    break;
   }
 }
 
 /* --- frame, ticks, labels ---------------------------------------------- */
 
-static gboolean on_axis(double u) { return u >= -1e-9 && u <= 1 + 1e-9; }
+static gboolean on_axis(double u) {
+  return u >= -1e-9 && u <= 1 + 1e-9;
+}
 
 static void draw_grid(const PlotAxes *axes, cairo_t *cr) {
   cairo_new_path(cr);
   /* Lines on the frame itself would only thicken it. */
   for (gsize i = 0; i < axes->xa.ticks.n_major; i++) {
     double u = unit(&axes->xa, axes->xa.ticks.major[i]);
-    if (isnan(u) || u * axes->aw < 0.5 || (1 - u) * axes->aw < 0.5) continue;
+    if (isnan(u) || u * axes->aw < 0.5 || (1 - u) * axes->aw < 0.5)
+      continue;
     cairo_move_to(cr, page_x(axes, u), axes->ay);
     cairo_line_to(cr, page_x(axes, u), axes->ay + axes->ah);
   }
   for (gsize i = 0; i < axes->ya.ticks.n_major; i++) {
     double u = unit(&axes->ya, axes->ya.ticks.major[i]);
-    if (isnan(u) || u * axes->ah < 0.5 || (1 - u) * axes->ah < 0.5) continue;
+    if (isnan(u) || u * axes->ah < 0.5 || (1 - u) * axes->ah < 0.5)
+      continue;
     cairo_move_to(cr, axes->ax, page_y(axes, u));
     cairo_line_to(cr, axes->ax + axes->aw, page_y(axes, u));
   }
-  if (path_empty(cr)) return;
+  if (path_empty(cr))
+    return;
   cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
   cairo_set_line_width(cr, PLOT_GRID_WIDTH);
   cairo_set_dash(cr, NULL, 0, 0);
@@ -334,13 +366,15 @@ static void add_ticks(const PlotAxes *axes, cairo_t *cr, const double *xs, gsize
   double bottom = axes->ay + axes->ah;
   for (gsize i = 0; i < nx; i++) {
     double u = unit(&axes->xa, xs[i]);
-    if (isnan(u) || !on_axis(u)) continue;
+    if (isnan(u) || !on_axis(u))
+      continue;
     cairo_move_to(cr, page_x(axes, u), bottom);
     cairo_line_to(cr, page_x(axes, u), bottom + len);
   }
   for (gsize i = 0; i < ny; i++) {
     double u = unit(&axes->ya, ys[i]);
-    if (isnan(u) || !on_axis(u)) continue;
+    if (isnan(u) || !on_axis(u))
+      continue;
     cairo_move_to(cr, axes->ax, page_y(axes, u));
     cairo_line_to(cr, axes->ax - len, page_y(axes, u));
   }
@@ -360,23 +394,27 @@ static void draw_decorations(const PlotAxes *axes, cairo_t *cr) {
 
   const PlotTicks *xt = &axes->xa.ticks, *yt = &axes->ya.ticks;
   add_ticks(axes, cr, xt->major, xt->n_major, yt->major, yt->n_major, PLOT_TICK_MAJOR);
-  if (!path_empty(cr)) cairo_stroke(cr);
+  if (!path_empty(cr))
+    cairo_stroke(cr);
   cairo_new_path(cr);
   cairo_set_line_width(cr, 0.6 * PLOT_FRAME_WIDTH);
   add_ticks(axes, cr, xt->minor, xt->n_minor, yt->minor, yt->n_minor, PLOT_TICK_MINOR);
-  if (!path_empty(cr)) cairo_stroke(cr);
+  if (!path_empty(cr))
+    cairo_stroke(cr);
   cairo_new_path(cr);
 
   double below = axes->ay + axes->ah + PLOT_TICK_MAJOR + PLOT_TICK_PAD;
   for (gsize i = 0; i < xt->n_major; i++) {
     double u = unit(&axes->xa, xt->major[i]);
-    if (isnan(u) || !on_axis(u)) continue;
+    if (isnan(u) || !on_axis(u))
+      continue;
     plot_text_draw(cr, xt->labels[i], fs, TRUE, page_x(axes, u), below, PLOT_ANCHOR_N);
   }
   double leftof = axes->ax - PLOT_TICK_MAJOR - PLOT_TICK_PAD;
   for (gsize i = 0; i < yt->n_major; i++) {
     double u = unit(&axes->ya, yt->major[i]);
-    if (isnan(u) || !on_axis(u)) continue;
+    if (isnan(u) || !on_axis(u))
+      continue;
     plot_text_draw(cr, yt->labels[i], fs, TRUE, leftof, page_y(axes, u), PLOT_ANCHOR_E);
   }
 
@@ -424,7 +462,8 @@ static void draw_decorations(const PlotAxes *axes, cairo_t *cr) {
 static void draw_axes(const PlotAxes *axes, cairo_t *cr) {
   Frame f;
   frame_init(&f, axes);
-  if (axes->grid) draw_grid(axes, cr);
+  if (axes->grid)
+    draw_grid(axes, cr);
 
   cairo_save(cr);
   cairo_rectangle(cr, axes->ax, axes->ay, axes->aw, axes->ah);
@@ -434,10 +473,14 @@ static void draw_axes(const PlotAxes *axes, cairo_t *cr) {
   for (int k = 0; k < 3; k++) {
     for (guint i = 0; i < axes->series->len; i++) {
       const PlotSeries *s = g_ptr_array_index(axes->series, i);
-      if (s->kind != order[k] || s->n == 0) continue;
-      if (s->kind == PLOT_SERIES_BAND) draw_band(&f, s, cr);
-      else if (s->kind == PLOT_SERIES_ERRORBARS) draw_errorbars(&f, s, cr);
-      else draw_line(&f, s, cr);
+      if (s->kind != order[k] || s->n == 0)
+        continue;
+      if (s->kind == PLOT_SERIES_BAND)
+        draw_band(&f, s, cr);
+      else if (s->kind == PLOT_SERIES_ERRORBARS)
+        draw_errorbars(&f, s, cr);
+      else
+        draw_line(&f, s, cr);
     }
   }
   cairo_restore(cr);
@@ -448,8 +491,10 @@ static void draw_axes(const PlotAxes *axes, cairo_t *cr) {
   for (guint i = 0; i < axes->texts->len; i++) {
     const PlotText *t = g_ptr_array_index(axes->texts, i);
     double px, py;
-    if (!plot_axes_data_to_device(axes, t->x, t->y, &px, &py)) continue;
-    if (fabs(px) > 1e6 || fabs(py) > 1e6) continue; /* far off the page */
+    if (!plot_axes_data_to_device(axes, t->x, t->y, &px, &py))
+      continue;
+    if (fabs(px) > 1e6 || fabs(py) > 1e6)
+      continue; /* far off the page */
     plot_text_draw(cr, t->text, axes->fig->font_size, FALSE, px, py, t->anchor);
   }
   plot_legend_draw(axes, cr);
@@ -462,5 +507,6 @@ void plot_render(PlotFigure *fig, cairo_t *cr) {
   cairo_set_source_rgb(cr, 0, 0, 0);
   plot_title_draw(cr, &fig->title_fit, fig->width / 2, PLOT_PAD);
   for (guint i = 0; i < fig->rows * fig->cols; i++)
-    if (!fig->axes[i]->hidden) draw_axes(fig->axes[i], cr);
+    if (!fig->axes[i]->hidden)
+      draw_axes(fig->axes[i], cr);
 }

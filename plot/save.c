@@ -6,8 +6,7 @@
 
 #include "plot/internal.h"
 
-static cairo_status_t append_bytes(void *closure, const unsigned char *data,
-                                   unsigned int length) {
+static cairo_status_t append_bytes(void *closure, const unsigned char *data, unsigned int length) {
   g_byte_array_append(closure, data, length);
   return CAIRO_STATUS_SUCCESS;
 }
@@ -36,7 +35,8 @@ static GByteArray *normalize_svg_ids(GByteArray *in) {
       continue;
     }
     gsize j = i + klen;
-    while (j < n && g_ascii_isdigit(d[j])) j++;
+    while (j < n && g_ascii_isdigit(d[j]))
+      j++;
     char *num = g_strndup((const char *)d + i + klen, j - i - klen);
     gpointer v = g_hash_table_lookup(ids, num);
     guint id;
@@ -58,8 +58,10 @@ static GByteArray *normalize_svg_ids(GByteArray *in) {
 
 static gboolean surface_failed(cairo_surface_t *s, cairo_t *cr, GError **error) {
   cairo_status_t st = cr ? cairo_status(cr) : CAIRO_STATUS_SUCCESS;
-  if (st == CAIRO_STATUS_SUCCESS) st = cairo_surface_status(s);
-  if (st == CAIRO_STATUS_SUCCESS) return FALSE;
+  if (st == CAIRO_STATUS_SUCCESS)
+    st = cairo_surface_status(s);
+  if (st == CAIRO_STATUS_SUCCESS)
+    return FALSE;
   g_set_error(error, PLOT_ERROR, PLOT_ERROR_FAILED, "cairo failed drawing the figure: %s",
               cairo_status_to_string(st));
   return TRUE;
@@ -67,8 +69,8 @@ static gboolean surface_failed(cairo_surface_t *s, cairo_t *cr, GError **error) 
 
 static GBytes *render_svg(PlotFigure *fig, GError **error) {
   GByteArray *raw = g_byte_array_new();
-  cairo_surface_t *s =
-      cairo_svg_surface_create_for_stream(append_bytes, raw, fig->width, fig->height);
+  cairo_surface_t *s = cairo_svg_surface_create_for_stream(append_bytes, raw, fig->width,
+                                                           fig->height);
   cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
   cairo_t *cr = cairo_create(s);
   gboolean ok = plot_layout(fig, cr, error);
@@ -78,7 +80,8 @@ static GBytes *render_svg(PlotFigure *fig, GError **error) {
   }
   cairo_destroy(cr);
   cairo_surface_finish(s); /* flushes the document into raw */
-  if (ok) ok = !surface_failed(s, NULL, error);
+  if (ok)
+    ok = !surface_failed(s, NULL, error);
   cairo_surface_destroy(s);
   if (!ok) {
     g_byte_array_unref(raw);
@@ -94,8 +97,8 @@ static GBytes *render_svg(PlotFigure *fig, GError **error) {
  * bytes a function of the figure alone. */
 static GBytes *render_pdf(PlotFigure *fig, GError **error) {
   GByteArray *raw = g_byte_array_new();
-  cairo_surface_t *s =
-      cairo_pdf_surface_create_for_stream(append_bytes, raw, fig->width, fig->height);
+  cairo_surface_t *s = cairo_pdf_surface_create_for_stream(append_bytes, raw, fig->width,
+                                                           fig->height);
   cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATE_DATE, "2000-01-01T00:00:00Z");
   cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "dpgossip");
   cairo_t *cr = cairo_create(s);
@@ -106,7 +109,8 @@ static GBytes *render_pdf(PlotFigure *fig, GError **error) {
   }
   cairo_destroy(cr);
   cairo_surface_finish(s);
-  if (ok) ok = !surface_failed(s, NULL, error);
+  if (ok)
+    ok = !surface_failed(s, NULL, error);
   cairo_surface_destroy(s);
   if (!ok) {
     g_byte_array_unref(raw);
@@ -150,13 +154,14 @@ static GBytes *render_png(PlotFigure *fig, GError **error) {
 }
 
 GBytes *plot_figure_render(PlotFigure *fig, PlotFormat format, GError **error) {
-  if (!fig || (format != PLOT_FORMAT_SVG && format != PLOT_FORMAT_PNG &&
-               format != PLOT_FORMAT_PDF)) {
+  if (!fig ||
+      (format != PLOT_FORMAT_SVG && format != PLOT_FORMAT_PNG && format != PLOT_FORMAT_PDF)) {
     g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT,
                 "render: NULL figure or unknown format %d", (int)format);
     return NULL;
   }
-  if (format == PLOT_FORMAT_PDF) return render_pdf(fig, error);
+  if (format == PLOT_FORMAT_PDF)
+    return render_pdf(fig, error);
   return format == PLOT_FORMAT_SVG ? render_svg(fig, error) : render_png(fig, error);
 }
 
@@ -168,14 +173,14 @@ gboolean plot_format_from_path(const char *path, PlotFormat *format) {
   gsize plen = path ? strlen(path) : 0;
   for (gsize i = 0; i < G_N_ELEMENTS(known); i++)
     if (plen >= 4 && g_ascii_strcasecmp(path + plen - 4, known[i].ext) == 0) {
-      if (format) *format = known[i].format;
+      if (format)
+        *format = known[i].format;
       return TRUE;
     }
   return FALSE;
 }
 
-gboolean plot_parse_size(const char *text, double *width_pt, double *height_pt,
-                         GError **error) {
+gboolean plot_parse_size(const char *text, double *width_pt, double *height_pt, GError **error) {
   const char *p = text ? text : "";
   char *end;
   double w = g_ascii_strtod(p, &end);
@@ -188,10 +193,14 @@ gboolean plot_parse_size(const char *text, double *width_pt, double *height_pt,
   }
   double unit = 1;
   if (ok) {
-    if (g_str_equal(end, "in")) unit = 72;
-    else if (g_str_equal(end, "cm")) unit = 72 / 2.54;
-    else if (g_str_equal(end, "mm")) unit = 72 / 25.4;
-    else ok = *end == '\0' || g_str_equal(end, "pt");
+    if (g_str_equal(end, "in"))
+      unit = 72;
+    else if (g_str_equal(end, "cm"))
+      unit = 72 / 2.54;
+    else if (g_str_equal(end, "mm"))
+      unit = 72 / 25.4;
+    else
+      ok = *end == '\0' || g_str_equal(end, "pt");
   }
   w *= unit;
   h *= unit;
@@ -209,8 +218,7 @@ gboolean plot_parse_size(const char *text, double *width_pt, double *height_pt,
 
 gboolean plot_figure_save(PlotFigure *fig, const char *path, GError **error) {
   if (!fig || !path || !*path) {
-    g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT,
-                "save: NULL figure or empty path");
+    g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT, "save: NULL figure or empty path");
     return FALSE;
   }
   PlotFormat format;
@@ -220,15 +228,16 @@ gboolean plot_figure_save(PlotFigure *fig, const char *path, GError **error) {
     return FALSE;
   }
   GBytes *bytes = plot_figure_render(fig, format, error);
-  if (!bytes) return FALSE;
+  if (!bytes)
+    return FALSE;
   gsize len = 0;
   const char *data = g_bytes_get_data(bytes, &len);
   GError *ferr = NULL;
   /* GLib writes a temporary next to path, then renames it over path, and
    * removes the temporary if anything fails. 0666 is filtered by umask. */
   gboolean ok = g_file_set_contents_full(
-      path, data, (gssize)len,
-      G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_ONLY_EXISTING, 0666, &ferr);
+      path, data, (gssize)len, G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_ONLY_EXISTING,
+      0666, &ferr);
   g_bytes_unref(bytes);
   if (!ok) {
     g_set_error(error, PLOT_ERROR, PLOT_ERROR_IO, "cannot write figure %s: %s", path,

@@ -4,15 +4,16 @@
 #include "plot/internal.h"
 
 #define PAD_FRACTION 0.05
-#define LOG10_MAX 308.25  /* log10(DBL_MAX) = 308.2547... */
-#define LOG10_MIN -323.0  /* above log10 of the smallest subnormal */
+#define LOG10_MAX 308.25 /* log10(DBL_MAX) = 308.2547... */
+#define LOG10_MIN -323.0 /* above log10 of the smallest subnormal */
 
 gboolean plot_scale_valid(PlotScale scale, double v) {
   return isfinite(v) && (scale == PLOT_SCALE_LINEAR || v > 0);
 }
 
 double plot_scale_forward(PlotScale scale, double v) {
-  if (!plot_scale_valid(scale, v)) return NAN;
+  if (!plot_scale_valid(scale, v))
+    return NAN;
   return scale == PLOT_SCALE_LOG10 ? log10(v) : v;
 }
 
@@ -21,13 +22,14 @@ static double scale_inverse(PlotScale scale, double t) {
 }
 
 typedef struct {
-  double lo, hi;   /* scale-space range of drawable values */
-  gboolean any;    /* at least one drawable value */
-  gboolean data;   /* at least one series with points */
+  double lo, hi; /* scale-space range of drawable values */
+  gboolean any;  /* at least one drawable value */
+  gboolean data; /* at least one series with points */
 } Range;
 
 static void range_add(Range *r, double t) {
-  if (isnan(t)) return;
+  if (isnan(t))
+    return;
   if (!r->any) {
     r->lo = r->hi = t;
     r->any = TRUE;
@@ -44,18 +46,22 @@ static void data_ranges(const PlotAxes *axes, Range *rx, Range *ry) {
   PlotScale sx = axes->xa.scale, sy = axes->ya.scale;
   for (guint i = 0; i < axes->series->len; i++) {
     const PlotSeries *s = g_ptr_array_index(axes->series, i);
-    if (s->n > 0) rx->data = ry->data = TRUE;
+    if (s->n > 0)
+      rx->data = ry->data = TRUE;
     for (gsize j = 0; j < s->n; j++) {
       double tx = plot_scale_forward(sx, s->x[j]);
-      if (isnan(tx)) continue;
+      if (isnan(tx))
+        continue;
       if (s->kind == PLOT_SERIES_LINE) {
         double ty = plot_scale_forward(sy, s->y[j]);
-        if (isnan(ty)) continue;
+        if (isnan(ty))
+          continue;
         range_add(rx, tx);
         range_add(ry, ty);
       } else {
         double t1 = plot_scale_forward(sy, s->y[j]), t2 = plot_scale_forward(sy, s->y2[j]);
-        if (isnan(t1) && isnan(t2)) continue;
+        if (isnan(t1) && isnan(t2))
+          continue;
         range_add(rx, tx);
         range_add(ry, t1);
         range_add(ry, t2);
@@ -73,8 +79,8 @@ static gboolean resolve_axis(const PlotAxes *axes, PlotAxisState *a, const char 
   if (log && ((!isnan(a->lim_lo) && a->lim_lo <= 0) || (!isnan(a->lim_hi) && a->lim_hi <= 0))) {
     char *who = plot_axes_describe(axes);
     g_set_error(error, PLOT_ERROR, PLOT_ERROR_DATA,
-                "%s: %s axis is logarithmic but its limits [%g, %g] are not positive", who,
-                name, a->lim_lo, a->lim_hi);
+                "%s: %s axis is logarithmic but its limits [%g, %g] are not positive", who, name,
+                a->lim_lo, a->lim_hi);
     g_free(who);
     return FALSE;
   }
@@ -101,22 +107,29 @@ static gboolean resolve_axis(const PlotAxes *axes, PlotAxisState *a, const char 
       dhi = 1.0;
     }
     /* A one-sided explicit limit wins; data on its wrong side are ignored. */
-    if (!isnan(t_lo)) dlo = t_lo, dhi = MAX(dhi, t_lo);
-    if (!isnan(t_hi)) dhi = t_hi, dlo = MIN(dlo, t_hi);
+    if (!isnan(t_lo))
+      dlo = t_lo, dhi = MAX(dhi, t_lo);
+    if (!isnan(t_hi))
+      dhi = t_hi, dlo = MIN(dlo, t_hi);
     if (dhi <= dlo) {
       /* A single value (or a bound equal to the data): open up around it,
        * relatively so the result does not depend on the data's units. */
       double d = log ? 0.5 : (dlo == 0 ? 1.0 : 0.1 * fabs(dlo));
-      if (!isnan(t_lo)) dhi = dlo + 2 * d;
-      else if (!isnan(t_hi)) dlo = dhi - 2 * d;
-      else dlo -= d, dhi += d;
+      if (!isnan(t_lo))
+        dhi = dlo + 2 * d;
+      else if (!isnan(t_hi))
+        dlo = dhi - 2 * d;
+      else
+        dlo -= d, dhi += d;
     }
     /* Rounding to nice ticks (PLOT_AUTOSCALE_NICE) waits for the layout,
      * which knows how many ticks the axis length allows. */
     if (a->autoscale == PLOT_AUTOSCALE_PAD && r->any) {
       double pad = PAD_FRACTION * (dhi - dlo);
-      if (isnan(t_lo)) dlo -= pad;
-      if (isnan(t_hi)) dhi += pad;
+      if (isnan(t_lo))
+        dlo -= pad;
+      if (isnan(t_hi))
+        dhi += pad;
       if (log) { /* padding must not leave the doubles: 10^309 is inf */
         dlo = MAX(dlo, LOG10_MIN);
         dhi = MIN(dhi, LOG10_MAX);
@@ -140,8 +153,8 @@ static gboolean check_range(const PlotAxes *axes, const PlotAxisState *a, const 
       !isfinite(a->hi) || !(a->lo < a->hi)) {
     char *who = plot_axes_describe(axes);
     g_set_error(error, PLOT_ERROR, PLOT_ERROR_DATA,
-                "%s: %s axis range [%g, %g] cannot be drawn (values too large for the scale)",
-                who, name, a->lo, a->hi);
+                "%s: %s axis range [%g, %g] cannot be drawn (values too large for the scale)", who,
+                name, a->lo, a->hi);
     g_free(who);
     return FALSE;
   }
@@ -158,8 +171,10 @@ gboolean plot_axis_finalize(const PlotAxes *axes, PlotAxisState *a, const char *
     if (!plot_ticks_compute(a->scale, scale_inverse(a->scale, a->t_lo),
                             scale_inverse(a->scale, a->t_hi), max_ticks, TRUE, &nt, error))
       return FALSE;
-    if (a->auto_lo) a->t_lo = plot_scale_forward(a->scale, nt.lo);
-    if (a->auto_hi) a->t_hi = plot_scale_forward(a->scale, nt.hi);
+    if (a->auto_lo)
+      a->t_lo = plot_scale_forward(a->scale, nt.lo);
+    if (a->auto_hi)
+      a->t_hi = plot_scale_forward(a->scale, nt.hi);
     if (a->auto_lo && a->auto_hi) {
       a->ticks = nt; /* exactly the ticks of the rounded range */
     } else {
@@ -168,11 +183,13 @@ gboolean plot_axis_finalize(const PlotAxes *axes, PlotAxisState *a, const char *
   }
   a->lo = a->auto_lo ? scale_inverse(a->scale, a->t_lo) : a->lim_lo;
   a->hi = a->auto_hi ? scale_inverse(a->scale, a->t_hi) : a->lim_hi;
-  if (!check_range(axes, a, name, error)) return FALSE;
+  if (!check_range(axes, a, name, error))
+    return FALSE;
   if (!a->ticks.major &&
       !plot_ticks_compute(a->scale, a->lo, a->hi, max_ticks, FALSE, &a->ticks, error))
     return FALSE;
-  if (a->integer && a->scale == PLOT_SCALE_LINEAR) plot_ticks_keep_integers(&a->ticks);
+  if (a->integer && a->scale == PLOT_SCALE_LINEAR)
+    plot_ticks_keep_integers(&a->ticks);
   return TRUE;
 }
 
@@ -192,16 +209,22 @@ double plot_map_y(const PlotAxes *axes, double ty) {
 }
 
 gboolean plot_axes_get_xlim(const PlotAxes *axes, double *lo, double *hi) {
-  if (!axes || !axes->fig->laid_out) return FALSE;
-  if (lo) *lo = axes->xa.lo;
-  if (hi) *hi = axes->xa.hi;
+  if (!axes || !axes->fig->laid_out)
+    return FALSE;
+  if (lo)
+    *lo = axes->xa.lo;
+  if (hi)
+    *hi = axes->xa.hi;
   return TRUE;
 }
 
 gboolean plot_axes_get_ylim(const PlotAxes *axes, double *lo, double *hi) {
-  if (!axes || !axes->fig->laid_out) return FALSE;
-  if (lo) *lo = axes->ya.lo;
-  if (hi) *hi = axes->ya.hi;
+  if (!axes || !axes->fig->laid_out)
+    return FALSE;
+  if (lo)
+    *lo = axes->ya.lo;
+  if (hi)
+    *hi = axes->ya.hi;
   return TRUE;
 }
 
@@ -215,20 +238,29 @@ const PlotTicks *plot_axes_get_yticks(const PlotAxes *axes) {
 
 gboolean plot_axes_get_area(const PlotAxes *axes, double *x, double *y, double *width,
                             double *height) {
-  if (!axes || !axes->fig->laid_out) return FALSE;
-  if (x) *x = axes->ax;
-  if (y) *y = axes->ay;
-  if (width) *width = axes->aw;
-  if (height) *height = axes->ah;
+  if (!axes || !axes->fig->laid_out)
+    return FALSE;
+  if (x)
+    *x = axes->ax;
+  if (y)
+    *y = axes->ay;
+  if (width)
+    *width = axes->aw;
+  if (height)
+    *height = axes->ah;
   return TRUE;
 }
 
 gboolean plot_axes_data_to_device(const PlotAxes *axes, double x, double y, double *px,
                                   double *py) {
-  if (!axes || !axes->fig->laid_out) return FALSE;
+  if (!axes || !axes->fig->laid_out)
+    return FALSE;
   double tx = plot_scale_forward(axes->xa.scale, x), ty = plot_scale_forward(axes->ya.scale, y);
-  if (isnan(tx) || isnan(ty)) return FALSE;
-  if (px) *px = plot_map_x(axes, tx);
-  if (py) *py = plot_map_y(axes, ty);
+  if (isnan(tx) || isnan(ty))
+    return FALSE;
+  if (px)
+    *px = plot_map_x(axes, tx);
+  if (py)
+    *py = plot_map_y(axes, ty);
   return TRUE;
 }

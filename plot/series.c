@@ -3,7 +3,9 @@
 
 #include "plot/internal.h"
 
-static double clamp01(double v) { return isnan(v) ? 0.0 : CLAMP(v, 0.0, 1.0); }
+static double clamp01(double v) {
+  return isnan(v) ? 0.0 : CLAMP(v, 0.0, 1.0);
+}
 
 PlotColor plot_color_rgb(double r, double g, double b) {
   return (PlotColor){clamp01(r), clamp01(g), clamp01(b), 1.0};
@@ -18,14 +20,16 @@ PlotColor plot_palette(guint i) {
                      1.0};
 }
 
-static gboolean in01(double v) { return isfinite(v) && v >= 0 && v <= 1; }
+static gboolean in01(double v) {
+  return isfinite(v) && v >= 0 && v <= 1;
+}
 
 static gboolean check_style(const PlotStyle *st, GError **error) {
   const PlotColor *c = &st->color;
   if (!in01(c->r) || !in01(c->g) || !in01(c->b) || !in01(c->a)) {
     g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT,
-                "style colour (%g, %g, %g, %g): components must be in [0, 1]", c->r, c->g,
-                c->b, c->a);
+                "style colour (%g, %g, %g, %g): components must be in [0, 1]", c->r, c->g, c->b,
+                c->a);
     return FALSE;
   }
   if ((guint)st->dash > PLOT_DASH_DASHDOT || (guint)st->marker > PLOT_MARKER_TRIANGLE) {
@@ -54,9 +58,9 @@ static PlotColor companion_color(const PlotAxes *axes) {
   return axes->have_last_color ? axes->last_line_color : plot_palette(axes->next_color);
 }
 
-static gboolean add_series(PlotAxes *axes, PlotSeriesKind kind, const char *what,
-                           const char *label, gsize n, const double *x, const double *y,
-                           const double *y2, const PlotStyle *style, GError **error) {
+static gboolean add_series(PlotAxes *axes, PlotSeriesKind kind, const char *what, const char *label,
+                           gsize n, const double *x, const double *y, const double *y2,
+                           const PlotStyle *style, GError **error) {
   if (!axes) {
     g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT, "%s: axes is NULL", what);
     return FALSE;
@@ -78,17 +82,24 @@ static gboolean add_series(PlotAxes *axes, PlotSeriesKind kind, const char *what
     return FALSE;
   }
   if (kind == PLOT_SERIES_LINE) {
-    if (st.color.a == 0) st.color = plot_palette(axes->next_color++);
+    if (st.color.a == 0)
+      st.color = plot_palette(axes->next_color++);
     axes->last_line_color = st.color;
     axes->have_last_color = TRUE;
-    if (st.width == 0) st.width = 1.5;
+    if (st.width == 0)
+      st.width = 1.5;
   } else {
-    if (st.color.a == 0) st.color = companion_color(axes);
-    if (st.width == 0) st.width = 1.0;
+    if (st.color.a == 0)
+      st.color = companion_color(axes);
+    if (st.width == 0)
+      st.width = 1.0;
   }
-  if (st.marker_size == 0) st.marker_size = 5.0;
-  if (st.cap == 0) st.cap = 4.0;
-  if (st.alpha == 0) st.alpha = 0.2;
+  if (st.marker_size == 0)
+    st.marker_size = 5.0;
+  if (st.cap == 0)
+    st.cap = 4.0;
+  if (st.alpha == 0)
+    st.alpha = 0.2;
 
   PlotSeries *s = g_new0(PlotSeries, 1);
   s->kind = kind;
@@ -98,7 +109,8 @@ static gboolean add_series(PlotAxes *axes, PlotSeriesKind kind, const char *what
   if (n > 0) {
     s->x = g_memdup2(x, n * sizeof(double));
     s->y = g_memdup2(y, n * sizeof(double));
-    if (y2) s->y2 = g_memdup2(y2, n * sizeof(double));
+    if (y2)
+      s->y2 = g_memdup2(y2, n * sizeof(double));
   }
   g_ptr_array_add(axes->series, s);
   plot_figure_invalidate(axes->fig);
@@ -113,8 +125,7 @@ gboolean plot_axes_add_line(PlotAxes *axes, const char *label, gsize n, const do
 gboolean plot_axes_add_errorbars(PlotAxes *axes, const char *label, gsize n, const double *x,
                                  const double *lo, const double *hi, const PlotStyle *style,
                                  GError **error) {
-  return add_series(axes, PLOT_SERIES_ERRORBARS, "error bars", label, n, x, lo, hi, style,
-                    error);
+  return add_series(axes, PLOT_SERIES_ERRORBARS, "error bars", label, n, x, lo, hi, style, error);
 }
 
 gboolean plot_axes_add_band(PlotAxes *axes, const char *label, gsize n, const double *x,
@@ -123,8 +134,8 @@ gboolean plot_axes_add_band(PlotAxes *axes, const char *label, gsize n, const do
   return add_series(axes, PLOT_SERIES_BAND, "band", label, n, x, lo, hi, style, error);
 }
 
-gboolean plot_axes_add_text(PlotAxes *axes, double x, double y, const char *text,
-                            PlotAnchor anchor, GError **error) {
+gboolean plot_axes_add_text(PlotAxes *axes, double x, double y, const char *text, PlotAnchor anchor,
+                            GError **error) {
   if (!axes || !text || (guint)anchor > PLOT_ANCHOR_NW) {
     g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT,
                 "text: NULL axes or text, or unknown anchor %d", (int)anchor);

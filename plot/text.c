@@ -24,7 +24,8 @@ cairo_t *plot_scratch_new(void) {
 }
 
 void plot_scratch_free(cairo_t *cr) {
-  if (cr) cairo_destroy(cr);
+  if (cr)
+    cairo_destroy(cr);
 }
 
 /* Split "base^sup" (markup) into its two parts; sup NULL without '^'. */
@@ -51,7 +52,8 @@ double plot_text_width(cairo_t *cr, const char *label, double size, gboolean mar
   const char *sup;
   split(label, markup, &base, &sup);
   double w = advance(cr, base, size);
-  if (sup) w += advance(cr, sup, size * PLOT_SUP_SCALE);
+  if (sup)
+    w += advance(cr, sup, size * PLOT_SUP_SCALE);
   g_free(base);
   return w;
 }
@@ -73,14 +75,34 @@ void plot_text_draw(cairo_t *cr, const char *label, double size, gboolean markup
   double h = plot_text_digit_height(cr, size);
   double dx, dy; /* baseline-left relative to the anchor point */
   switch (anchor) {
-    case PLOT_ANCHOR_NE: case PLOT_ANCHOR_E: case PLOT_ANCHOR_SE: dx = -(w + ws); break;
-    case PLOT_ANCHOR_NW: case PLOT_ANCHOR_W: case PLOT_ANCHOR_SW: dx = 0; break;
-    default: dx = -(w + ws) / 2; break;
+  case PLOT_ANCHOR_NE:
+  case PLOT_ANCHOR_E:
+  case PLOT_ANCHOR_SE:
+    dx = -(w + ws);
+    break;
+  case PLOT_ANCHOR_NW:
+  case PLOT_ANCHOR_W:
+  case PLOT_ANCHOR_SW:
+    dx = 0;
+    break;
+  default:
+    dx = -(w + ws) / 2;
+    break;
   }
   switch (anchor) {
-    case PLOT_ANCHOR_N: case PLOT_ANCHOR_NE: case PLOT_ANCHOR_NW: dy = h; break;
-    case PLOT_ANCHOR_S: case PLOT_ANCHOR_SE: case PLOT_ANCHOR_SW: dy = 0; break;
-    default: dy = h / 2; break;
+  case PLOT_ANCHOR_N:
+  case PLOT_ANCHOR_NE:
+  case PLOT_ANCHOR_NW:
+    dy = h;
+    break;
+  case PLOT_ANCHOR_S:
+  case PLOT_ANCHOR_SE:
+  case PLOT_ANCHOR_SW:
+    dy = 0;
+    break;
+  default:
+    dy = h / 2;
+    break;
   }
   cairo_set_font_size(cr, size);
   cairo_move_to(cr, x + dx, y + dy);
@@ -109,18 +131,22 @@ static double line_advance(cairo_t *cr, double size) {
 
 double plot_title_fit(cairo_t *cr, const char *title, double size, double max_w, PlotTitle *t) {
   plot_title_clear(t);
-  if (!title) return 0;
+  if (!title)
+    return 0;
   char **words = g_strsplit(title, " ", -1);
   /* Shrink only for a word that cannot fit on any line by itself. */
   double widest = 0;
-  for (guint i = 0; words[i]; i++) widest = MAX(widest, plot_text_width(cr, words[i], size, FALSE));
-  if (widest > max_w && widest > 0) size = MAX(size * max_w / widest, size * PLOT_MIN_TITLE_SCALE);
+  for (guint i = 0; words[i]; i++)
+    widest = MAX(widest, plot_text_width(cr, words[i], size, FALSE));
+  if (widest > max_w && widest > 0)
+    size = MAX(size * max_w / widest, size * PLOT_MIN_TITLE_SCALE);
   t->size = size;
   /* Greedy wrapping: the usual line breaking of captions. */
   GPtrArray *lines = g_ptr_array_new();
   GString *cur = g_string_new(NULL);
   for (guint i = 0; words[i]; i++) {
-    if (!words[i][0]) continue; /* runs of spaces */
+    if (!words[i][0])
+      continue; /* runs of spaces */
     if (cur->len) {
       GString *trial = g_string_new(cur->str);
       g_string_append_printf(trial, " %s", words[i]);
@@ -135,8 +161,10 @@ double plot_title_fit(cairo_t *cr, const char *title, double size, double max_w,
     }
     g_string_assign(cur, words[i]);
   }
-  if (cur->len || lines->len == 0) g_ptr_array_add(lines, g_string_free(cur, FALSE));
-  else g_string_free(cur, TRUE);
+  if (cur->len || lines->len == 0)
+    g_ptr_array_add(lines, g_string_free(cur, FALSE));
+  else
+    g_string_free(cur, TRUE);
   t->n_lines = lines->len;
   g_ptr_array_add(lines, NULL);
   t->lines = (char **)g_ptr_array_free(lines, FALSE);
@@ -145,7 +173,8 @@ double plot_title_fit(cairo_t *cr, const char *title, double size, double max_w,
 }
 
 void plot_title_draw(cairo_t *cr, const PlotTitle *t, double cx, double top) {
-  if (!t->lines) return;
+  if (!t->lines)
+    return;
   cairo_font_extents_t fe;
   cairo_set_font_size(cr, t->size);
   cairo_font_extents(cr, &fe);

@@ -11,16 +11,20 @@
 static double pow10i(int e) {
   /* Powers of ten up to 10^22 are exact doubles (built by exact products),
    * so 1/10^3 is the double nearest 0.001: ticks equal their literals. */
-  if (e > 22) return pow(10.0, e);
+  if (e > 22)
+    return pow(10.0, e);
   double p = 1.0;
-  for (int i = 0; i < e; i++) p *= 10.0;
+  for (int i = 0; i < e; i++)
+    p *= 10.0;
   return p;
 }
 
 /* m * 10^e, rounded once. */
 static double scaled(double m, int e) {
-  if (e >= 0) return m * pow10i(e);
-  if (e >= -22) return m / pow10i(-e);
+  if (e >= 0)
+    return m * pow10i(e);
+  if (e >= -22)
+    return m / pow10i(-e);
   return m * pow(10.0, e);
 }
 
@@ -41,14 +45,18 @@ static char *with_minus(const char *s) {
  * mantissas of one axis read as one scale. */
 static char *format_value(double v, int e, gboolean scientific, int E) {
   char buf[64];
-  if (v == 0) v = 0.0; /* never "-0" */
+  if (v == 0)
+    v = 0.0; /* never "-0" */
   if (!scientific) {
     g_snprintf(buf, sizeof buf, "%.*f", e < 0 ? -e : 0, v);
     return with_minus(buf);
   }
-  if (v == 0) return g_strdup("0");
+  if (v == 0)
+    return g_strdup("0");
   g_snprintf(buf, sizeof buf, "%.*f", MAX(0, E - e), v / pow(10.0, E));
-  char *lab = g_strdup_printf("%s\xc3\x97" "10^%d", buf, E);
+  char *lab = g_strdup_printf("%s\xc3\x97"
+                              "10^%d",
+                              buf, E);
   char *out = with_minus(lab);
   g_free(lab);
   return out;
@@ -142,7 +150,8 @@ static void linear_ticks(double lo, double hi, guint max_ticks, gboolean loose, 
   for (gint64 i = 0; i < count; i++) {
     double k = k0 + (double)i;
     double v = k == 0 ? 0.0 : scaled(k * best_m, best_e);
-    if (b->major->len > 0 && v <= g_array_index(b->major, double, b->major->len - 1)) continue;
+    if (b->major->len > 0 && v <= g_array_index(b->major, double, b->major->len - 1))
+      continue;
     add_major(b, v, format_value(v, best_e, sci, E));
   }
 }
@@ -155,7 +164,8 @@ static gboolean log_125_ticks(double lo, double hi, guint max_ticks, Builder *b)
   for (int k = k0; k <= k1; k++) {
     for (int j = 1; j <= 9; j++) {
       double v = scaled(j, k);
-      if (v < tlo || v > thi) continue;
+      if (v < tlo || v > thi)
+        continue;
       if (j == 1 || j == 2 || j == 5) {
         gboolean sci = v >= 1e6 || v < 1e-3;
         add_major(b, v, format_value(v, k, sci, k));
@@ -164,7 +174,8 @@ static gboolean log_125_ticks(double lo, double hi, guint max_ticks, Builder *b)
       }
     }
   }
-  if (b->major->len >= 2 && b->major->len <= max_ticks) return TRUE;
+  if (b->major->len >= 2 && b->major->len <= max_ticks)
+    return TRUE;
   builder_reset(b);
   return FALSE;
 }
@@ -193,30 +204,35 @@ static gboolean log_ticks(double lo, double hi, guint max_ticks, gboolean loose,
       }
       done = (z - a) / s + 1 <= max_ticks;
     }
-    if (done || mult > 1000) break;
+    if (done || mult > 1000)
+      break;
   }
-  if (!loose && (z - a) / s + 1 < 2) return FALSE;
+  if (!loose && (z - a) / s + 1 < 2)
+    return FALSE;
   *nice_lo = scaled(1, (int)(floor(d0 / s) * s));
   *nice_hi = scaled(1, (int)(ceil(d1 / s) * s));
   double rlo = loose ? *nice_lo : lo, rhi = loose ? *nice_hi : hi;
   double tlo = rlo * (1 - TICK_TOL), thi = rhi * (1 + TICK_TOL);
-  for (double k = a; k <= z; k += s) add_major(b, scaled(1, (int)k), format_decade((int)k));
+  for (double k = a; k <= z; k += s)
+    add_major(b, scaled(1, (int)k), format_decade((int)k));
   for (int k = (int)floor(log10(rlo)) - 1; k <= (int)ceil(log10(rhi)); k++) {
     if (s == 1) {
       for (int j = 2; j <= 9; j++) {
         double v = scaled(j, k);
-        if (v >= tlo && v <= thi) g_array_append_val(b->minor, v);
+        if (v >= tlo && v <= thi)
+          g_array_append_val(b->minor, v);
       }
     } else if (k % s != 0) {
       double v = scaled(1, k);
-      if (v >= tlo && v <= thi) g_array_append_val(b->minor, v);
+      if (v >= tlo && v <= thi)
+        g_array_append_val(b->minor, v);
     }
   }
   return TRUE;
 }
 
-gboolean plot_ticks_compute(PlotScale scale, double lo, double hi, guint max_ticks,
-                            gboolean loose, PlotTicks *ticks, GError **error) {
+gboolean plot_ticks_compute(PlotScale scale, double lo, double hi, guint max_ticks, gboolean loose,
+                            PlotTicks *ticks, GError **error) {
   if (!ticks) {
     g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT, "ticks: output is NULL");
     return FALSE;
@@ -257,7 +273,8 @@ gboolean plot_ticks_compute(PlotScale scale, double lo, double hi, guint max_tic
 }
 
 void plot_ticks_clear(PlotTicks *ticks) {
-  if (!ticks) return;
+  if (!ticks)
+    return;
   g_free(ticks->major);
   g_strfreev(ticks->labels);
   g_free(ticks->minor);
@@ -266,8 +283,10 @@ void plot_ticks_clear(PlotTicks *ticks) {
 
 void plot_ticks_keep_integers(PlotTicks *t) {
   gboolean all_whole = TRUE;
-  for (gsize i = 0; i < t->n_major; i++) all_whole &= t->major[i] == round(t->major[i]);
-  if (all_whole) return; /* steps of 1 or more: labels are already right */
+  for (gsize i = 0; i < t->n_major; i++)
+    all_whole &= t->major[i] == round(t->major[i]);
+  if (all_whole)
+    return; /* steps of 1 or more: labels are already right */
   gsize k = 0;
   for (gsize i = 0; i < t->n_major; i++) {
     if (t->major[i] != round(t->major[i])) {

@@ -27,7 +27,8 @@ PrivBlocks *priv_blocks_new(guint n, guint T, GError **error) {
     return NULL;
   }
   double *X = priv_matrix_new(n, TT, error);
-  if (!X) return NULL;
+  if (!X)
+    return NULL;
   PrivBlocks *b = g_new0(PrivBlocks, 1);
   b->n = n;
   b->T = T;
@@ -43,33 +44,42 @@ void priv_blocks_set_scale(PrivBlocks *blocks, double scale) {
   double amax = 0.0, amin = INFINITY;
   for (gsize i = 0; i < count; i++) {
     double a = fabs(blocks->X[i]);
-    if (a == 0.0) continue;
+    if (a == 0.0)
+      continue;
     amax = MAX(amax, a);
     amin = MIN(amin, a);
   }
   blocks->scale = scale;
-  if (scale == 1.0 || amax == 0.0) return;
+  if (scale == 1.0 || amax == 0.0)
+    return;
   double s2 = scale * scale, f = 1.0 / s2;
   /* Fold only when nothing leaves the normal range: X / s2 for every entry. */
-  if (!(s2 >= DBL_MIN && isfinite(s2) && f >= DBL_MIN && isfinite(f))) return;
-  if (!(amin * f >= DBL_MIN && isfinite(amax * f))) return;
-  for (gsize i = 0; i < count; i++) blocks->X[i] *= f;
+  if (!(s2 >= DBL_MIN && isfinite(s2) && f >= DBL_MIN && isfinite(f)))
+    return;
+  if (!(amin * f >= DBL_MIN && isfinite(amax * f)))
+    return;
+  for (gsize i = 0; i < count; i++)
+    blocks->X[i] *= f;
   blocks->scale = 1.0;
 }
 
 double *priv_normalized_copy(const double *C, gsize n) {
   double *out = g_memdup2(C, n * sizeof(double));
   double amax = 0.0;
-  for (gsize i = 0; i < n; i++) amax = MAX(amax, fabs(C[i]));
-  if (!(amax > 0) || !isfinite(amax)) return out;
+  for (gsize i = 0; i < n; i++)
+    amax = MAX(amax, fabs(C[i]));
+  if (!(amax > 0) || !isfinite(amax))
+    return out;
   int e;
   frexp(amax, &e); /* amax = m 2^e, m in [1/2, 1) */
-  for (gsize i = 0; i < n; i++) out[i] = ldexp(C[i], -e);
+  for (gsize i = 0; i < n; i++)
+    out[i] = ldexp(C[i], -e);
   return out;
 }
 
 void priv_blocks_free(PrivBlocks *blocks) {
-  if (!blocks) return;
+  if (!blocks)
+    return;
   g_free(blocks->X);
   g_free(blocks->status);
   g_free(blocks);
@@ -77,12 +87,14 @@ void priv_blocks_free(PrivBlocks *blocks) {
 
 const double *priv_blocks_get(const PrivBlocks *blocks, guint u) {
   g_return_val_if_fail(blocks != NULL, NULL);
-  if (u >= blocks->n) return NULL;
+  if (u >= blocks->n)
+    return NULL;
   return blocks->X + (gsize)u * blocks->T * blocks->T;
 }
 
 void priv_report_free(PrivReport *report) {
-  if (!report) return;
+  if (!report)
+    return;
   g_free(report->victims);
   g_free(report);
 }
@@ -113,7 +125,8 @@ static gint *attacker_distances(const TopoGraph *g, const PrivBlocks *blocks) {
   g_free(queue);
   if (!g)
     for (guint u = 0; u < n; u++)
-      if (blocks->status[u] != PRIV_NODE_ATTACKER) dist[u] = -1;
+      if (blocks->status[u] != PRIV_NODE_ATTACKER)
+        dist[u] = -1;
   return dist;
 }
 
@@ -126,10 +139,14 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
     return NULL;
   }
   PrivAccountOptions o = {0};
-  if (opt) o = *opt;
-  if (o.b == 0) o.b = 1;
-  if (o.alpha == 0) o.alpha = 2.0;
-  if (o.delta == 0) o.delta = 1e-6;
+  if (opt)
+    o = *opt;
+  if (o.b == 0)
+    o.b = 1;
+  if (o.alpha == 0)
+    o.alpha = 2.0;
+  if (o.delta == 0)
+    o.delta = 1e-6;
   guint T = blocks->T;
   if (T % o.b != 0) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
@@ -168,7 +185,8 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
   gint *dist = attacker_distances(graph, blocks);
   gboolean ok = TRUE;
   for (guint u = 0; u < blocks->n && ok; u++) {
-    if (blocks->status[u] == PRIV_NODE_ATTACKER) continue;
+    if (blocks->status[u] == PRIV_NODE_ATTACKER)
+      continue;
     PrivVictim *v = &r->victims[r->n_victims++];
     v->node = u;
     v->distance = dist[u];
@@ -185,7 +203,8 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
     }
     const double *X = priv_blocks_get(blocks, u);
     gboolean finite = TRUE;
-    for (gsize i = 0; i < (gsize)T * T && finite; i++) finite = isfinite(X[i]);
+    for (gsize i = 0; i < (gsize)T * T && finite; i++)
+      finite = isfinite(X[i]);
     if (!finite) {
       /* An accountant overflowed (the observer path at sigma = 1e-200): the
        * information is beyond the double range, so no protection. */
@@ -193,7 +212,8 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
       continue;
     }
     double s2;
-    if (!(ok = priv_sensitivity2(X, T, o.b, o.sensitivity, &s2, error))) break;
+    if (!(ok = priv_sensitivity2(X, T, o.b, o.sensitivity, &s2, error)))
+      break;
     if (isnan(s2)) {
       /* Never MAX(NaN, 0) = 0: that would claim perfect privacy. */
       g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,

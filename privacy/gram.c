@@ -9,13 +9,14 @@
 #include <string.h>
 
 /* e: the power of W that block (t, t) carries (W for post-average, I for messages). */
-static guint workload_offset(PrivWorkload w) { return w == PRIV_WORKLOAD_MESSAGES ? 0 : 1; }
+static guint workload_offset(PrivWorkload w) {
+  return w == PRIV_WORKLOAD_MESSAGES ? 0 : 1;
+}
 
 static gboolean check_sizes(guint n, guint T, GError **error) {
   if (n == 0 || T == 0) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "the gossip matrix needs at least one node and one round (n = %u, T = %u)", n,
-                T);
+                "the gossip matrix needs at least one node and one round (n = %u, T = %u)", n, T);
     return FALSE;
   }
   return TRUE;
@@ -26,8 +27,8 @@ static gboolean check_finite(const double *W, guint n, const char *what, GError 
   for (gsize i = 0; i < nn; i++) {
     if (!isfinite(W[i])) {
       g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                  "%s has a non-finite entry at (%" G_GSIZE_FORMAT ", %" G_GSIZE_FORMAT ")",
-                  what, i / n, i % n);
+                  "%s has a non-finite entry at (%" G_GSIZE_FORMAT ", %" G_GSIZE_FORMAT ")", what,
+                  i / n, i % n);
       return FALSE;
     }
   }
@@ -35,7 +36,8 @@ static gboolean check_finite(const double *W, guint n, const char *what, GError 
 }
 
 static gboolean check_workload(PrivWorkload w, GError **error) {
-  if (w == PRIV_WORKLOAD_POST_AVERAGE || w == PRIV_WORKLOAD_MESSAGES) return TRUE;
+  if (w == PRIV_WORKLOAD_POST_AVERAGE || w == PRIV_WORKLOAD_MESSAGES)
+    return TRUE;
   g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "unknown workload %d", (int)w);
   return FALSE;
 }
@@ -56,7 +58,8 @@ static void gram_from_frobenius(const double *F, guint T, double *H) {
   for (guint s = T; s-- > 0;) {
     for (guint s2 = s; s2 < T; s2++) {
       double v = F[(gsize)(T - 1 - s) * T + (T - 1 - s2)];
-      if (s2 + 1 < T) v += H[(gsize)(s + 1) * T + (s2 + 1)];
+      if (s2 + 1 < T)
+        v += H[(gsize)(s + 1) * T + (s2 + 1)];
       H[(gsize)s * T + s2] = v;
       H[(gsize)s2 * T + s] = v;
     }
@@ -72,9 +75,11 @@ static void gram_from_frobenius(const double *F, guint T, double *H) {
 static gboolean reversible_weights(const double *W, guint n, double *pi) {
   guint *queue = g_new(guint, n);
   gboolean ok = TRUE;
-  for (guint i = 0; i < n; i++) pi[i] = 0.0;
+  for (guint i = 0; i < n; i++)
+    pi[i] = 0.0;
   for (guint root = 0; root < n && ok; root++) {
-    if (pi[root] != 0.0) continue;
+    if (pi[root] != 0.0)
+      continue;
     guint head = 0, tail = 0;
     pi[root] = 1.0;
     queue[tail++] = root;
@@ -82,7 +87,8 @@ static gboolean reversible_weights(const double *W, guint n, double *pi) {
       guint i = queue[head++];
       for (guint j = 0; j < n; j++) {
         double wij = W[(gsize)i * n + j], wji = W[(gsize)j * n + i];
-        if (j == i || (wij == 0.0 && wji == 0.0)) continue;
+        if (j == i || (wij == 0.0 && wji == 0.0))
+          continue;
         if (wij == 0.0 || wji == 0.0 || (wij > 0) != (wji > 0)) {
           ok = FALSE;
           break;
@@ -99,18 +105,22 @@ static gboolean reversible_weights(const double *W, guint n, double *pi) {
     }
   }
   g_free(queue);
-  if (!ok) return FALSE;
+  if (!ok)
+    return FALSE;
   double lo = pi[0], hi = pi[0];
   for (guint i = 0; i < n; i++) {
     lo = MIN(lo, pi[i]);
     hi = MAX(hi, pi[i]);
   }
-  if (hi > 1e8 * lo) return FALSE;
-  for (guint i = 0; i < n; i++) pi[i] /= hi;
+  if (hi > 1e8 * lo)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    pi[i] /= hi;
   for (guint i = 0; i < n; i++) {
     for (guint j = i + 1; j < n; j++) {
       double a = pi[i] * W[(gsize)i * n + j], c = pi[j] * W[(gsize)j * n + i];
-      if (fabs(a - c) > 1e-12 * (fabs(a) + fabs(c))) return FALSE;
+      if (fabs(a - c) > 1e-12 * (fabs(a) + fabs(c)))
+        return FALSE;
     }
   }
   return TRUE;
@@ -139,12 +149,11 @@ static gboolean spectral_decompose(const double *W, const double *pi, guint n, d
       U[(gsize)i * n + j] = 0.5 * (sij + sji);
     }
   }
-  lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)n, U,
-                                   (lapack_int)n, lambda);
+  lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)n, U, (lapack_int)n,
+                                   lambda);
   if (info != 0) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                "symmetric eigensolver failed on the gossip matrix (dsyevd info %d)",
-                (int)info);
+                "symmetric eigensolver failed on the gossip matrix (dsyevd info %d)", (int)info);
     g_free(U);
     g_free(V);
     return FALSE;
@@ -152,18 +161,21 @@ static gboolean spectral_decompose(const double *W, const double *pi, guint n, d
   /* M = (D^{1/2} U)^T (D^{1/2} U) = U^T D U first; U^T D^-1 U likewise. */
   for (guint i = 0; i < n; i++) {
     double r = sqrt(pi[i]);
-    for (guint p = 0; p < n; p++) V[(gsize)i * n + p] = r * U[(gsize)i * n + p];
+    for (guint p = 0; p < n; p++)
+      V[(gsize)i * n + p] = r * U[(gsize)i * n + p];
   }
   cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)n, (int)n, 1.0, V, (int)n, 0.0, M,
               (int)n);
   for (guint i = 0; i < n; i++) {
     double r = 1.0 / sqrt(pi[i]);
-    for (guint p = 0; p < n; p++) V[(gsize)i * n + p] = r * U[(gsize)i * n + p];
+    for (guint p = 0; p < n; p++)
+      V[(gsize)i * n + p] = r * U[(gsize)i * n + p];
   }
   cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)n, (int)n, 1.0, V, (int)n, 0.0, U,
               (int)n);
   for (gsize i = 0; i < n; i++)
-    for (gsize j = 0; j <= i; j++) M[i * n + j] *= U[i * n + j];
+    for (gsize j = 0; j <= i; j++)
+      M[i * n + j] *= U[i * n + j];
   priv_fill_upper_from_lower(M, n);
   g_free(U);
   g_free(V);
@@ -210,13 +222,13 @@ static gboolean frobenius_rows_eigen(FrobeniusRows *f, const double *lambda, con
       v *= lambda[i];
     }
   }
-  cblas_dsymm(CblasRowMajor, CblasLeft, CblasLower, (int)n, (int)T, 1.0, M, (int)n, f->E,
-              (int)T, 0.0, f->ME, (int)T);
+  cblas_dsymm(CblasRowMajor, CblasLeft, CblasLower, (int)n, (int)T, 1.0, M, (int)n, f->E, (int)T,
+              0.0, f->ME, (int)T);
   return TRUE;
 }
 
-static gboolean frobenius_rows_powers(FrobeniusRows *f, const double *W, guint n, guint T,
-                                      guint e, GError **error) {
+static gboolean frobenius_rows_powers(FrobeniusRows *f, const double *W, guint n, guint T, guint e,
+                                      GError **error) {
   gsize nn = (gsize)n * n;
   memset(f, 0, sizeof *f);
   f->T = T;
@@ -228,7 +240,8 @@ static gboolean frobenius_rows_powers(FrobeniusRows *f, const double *W, guint n
   if (e) {
     memcpy(Z, W, nn * sizeof(double));
   } else {
-    for (guint i = 0; i < n; i++) Z[(gsize)i * n + i] = 1.0;
+    for (guint i = 0; i < n; i++)
+      Z[(gsize)i * n + i] = 1.0;
   }
   for (guint a = 1; a < T; a++) {
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0,
@@ -266,13 +279,15 @@ static void gram_from_rows(FrobeniusRows *f, double *H) {
       const double *below = Hrow + T + 1; /* below[s2] = H[s+1, s2+1] */
       for (guint s2 = s; s2 < T; s2++) {
         double v = Frow[T - 1 - s2];
-        if (s2 + 1 < T) v += below[s2];
+        if (s2 + 1 < T)
+          v += below[s2];
         Hrow[s2] = v;
       }
     }
   }
   for (guint s = 0; s < T; s++)
-    for (guint s2 = s + 1; s2 < T; s2++) H[(gsize)s2 * T + s] = H[(gsize)s * T + s2];
+    for (guint s2 = s + 1; s2 < T; s2++)
+      H[(gsize)s2 * T + s] = H[(gsize)s * T + s2];
 }
 
 static gboolean check_result_finite(const double *H, guint T, GError **error) {
@@ -320,7 +335,8 @@ double *priv_gram_static(const double *W, guint n, guint T, PrivWorkload workloa
     g_free(pi);
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY,
                 "a non-reversible gossip matrix on %u nodes is too large for the powers method "
-                "(n^2 must fit in a BLAS int: n <= 46340)", n);
+                "(n^2 must fit in a BLAS int: n <= 46340)",
+                n);
     return NULL;
   }
   if (!reversible) {
@@ -350,14 +366,15 @@ double *priv_gram_static(const double *W, guint n, guint T, PrivWorkload workloa
   g_free(M);
   if (ok && (H = priv_matrix_new(T, T, error))) {
     gram_from_rows(&f, H);
-    if (!check_result_finite(H, T, error)) g_clear_pointer(&H, g_free);
+    if (!check_result_finite(H, T, error))
+      g_clear_pointer(&H, g_free);
   }
   frobenius_rows_clear(&f);
   return H;
 }
 
-PrivGramSpectral *priv_gram_spectral_new(const double *W, guint n, guint T,
-                                         PrivWorkload workload, GError **error) {
+PrivGramSpectral *priv_gram_spectral_new(const double *W, guint n, guint T, PrivWorkload workload,
+                                         GError **error) {
   g_return_val_if_fail(W != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
   if (!check_sizes(n, T, error) || !check_workload(workload, error) ||
@@ -379,19 +396,21 @@ PrivGramSpectral *priv_gram_spectral_new(const double *W, guint n, guint T,
                 (g->M = priv_matrix_new(n, n, error)) &&
                 spectral_decompose(W, pi, n, g->lambda, g->M, error);
   g_free(pi);
-  if (!ok) g_clear_pointer(&g, priv_gram_spectral_free);
+  if (!ok)
+    g_clear_pointer(&g, priv_gram_spectral_free);
   return g;
 }
 
 void priv_gram_spectral_free(PrivGramSpectral *g) {
-  if (!g) return;
+  if (!g)
+    return;
   g_free(g->lambda);
   g_free(g->M);
   g_free(g);
 }
 
-double *priv_gram_node(const double *W, guint n, guint node, guint T,
-                       PrivWorkload workload, gsize max_bytes, GError **error) {
+double *priv_gram_node(const double *W, guint n, guint node, guint T, PrivWorkload workload,
+                       gsize max_bytes, GError **error) {
   g_return_val_if_fail(W != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
   if (!check_sizes(n, T, error) || !check_workload(workload, error) ||
@@ -415,13 +434,14 @@ double *priv_gram_node(const double *W, guint n, guint node, guint T,
     return NULL;
   }
   if (workload_offset(workload)) {
-    for (guint v = 0; v < n; v++) Z[v] = W[(gsize)v * n + node];
+    for (guint v = 0; v < n; v++)
+      Z[v] = W[(gsize)v * n + node];
   } else {
     Z[node] = 1.0;
   }
   for (guint a = 1; a < T; a++) {
-    cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)n, (int)n, 1.0, W, (int)n,
-                Z + (gsize)(a - 1) * n, 1, 0.0, Z + (gsize)a * n, 1);
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)n, (int)n, 1.0, W, (int)n, Z + (gsize)(a - 1) * n,
+                1, 0.0, Z + (gsize)a * n, 1);
   }
   cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)T, (int)n, 1.0, Z, (int)n, 0.0, F,
               (int)T);
@@ -429,30 +449,33 @@ double *priv_gram_node(const double *W, guint n, guint node, guint T,
   gram_from_frobenius(F, T, H);
   g_free(Z);
   g_free(F);
-  if (!check_result_finite(H, T, error)) g_clear_pointer(&H, g_free);
+  if (!check_result_finite(H, T, error))
+    g_clear_pointer(&H, g_free);
   return H;
 }
 
 static double trace(const double *A, guint n) {
   double t = 0.0;
-  for (guint i = 0; i < n; i++) t += A[(gsize)i * n + i];
+  for (guint i = 0; i < n; i++)
+    t += A[(gsize)i * n + i];
   return t;
 }
 
-double *priv_gram_time_varying(guint n, guint T, PrivWorkload workload,
-                               PrivGossipAtFunc gossip_at, gpointer user_data,
-                               GError **error) {
+double *priv_gram_time_varying(guint n, guint T, PrivWorkload workload, PrivGossipAtFunc gossip_at,
+                               gpointer user_data, GError **error) {
   g_return_val_if_fail(gossip_at != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
-  if (!check_sizes(n, T, error) || !check_workload(workload, error)) return NULL;
-  if (!priv_check_budget(budget_bytes(n, T, 3, 0, 1), 0,
-                         "the time-varying workload Gram matrix", error))
+  if (!check_sizes(n, T, error) || !check_workload(workload, error))
+    return NULL;
+  if (!priv_check_budget(budget_bytes(n, T, 3, 0, 1), 0, "the time-varying workload Gram matrix",
+                         error))
     return NULL;
   double *G = priv_matrix_new(n, n, error);
   double *Y = G ? priv_matrix_new(n, n, error) : NULL;
   double *tmp = Y ? priv_matrix_new(n, n, error) : NULL;
   double *H = tmp ? priv_matrix_new(T, T, error) : NULL;
-  if (!H) goto fail;
+  if (!H)
+    goto fail;
   gboolean post = workload == PRIV_WORKLOAD_POST_AVERAGE;
   for (guint s2 = T; s2-- > 0;) {
     const double *Ws = gossip_at(s2, user_data);
@@ -461,17 +484,20 @@ double *priv_gram_time_varying(guint n, guint T, PrivWorkload workload,
     if (!Ws)
       g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "%s is missing", what);
     g_free(what);
-    if (!ok) goto fail;
+    if (!ok)
+      goto fail;
     /* G_s = sum_{t >= s} P(t,s)^T P(t,s): post-average W_s^T (I + G_{s+1}) W_s,
      * messages I + W_s^T G_{s+1} W_s. */
     if (post)
-      for (guint i = 0; i < n; i++) G[(gsize)i * n + i] += 1.0;
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, G,
-                (int)n, Ws, (int)n, 0.0, tmp, (int)n);
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, Ws,
-                (int)n, tmp, (int)n, 0.0, G, (int)n);
+      for (guint i = 0; i < n; i++)
+        G[(gsize)i * n + i] += 1.0;
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, G, (int)n,
+                Ws, (int)n, 0.0, tmp, (int)n);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, Ws, (int)n,
+                tmp, (int)n, 0.0, G, (int)n);
     if (!post)
-      for (guint i = 0; i < n; i++) G[(gsize)i * n + i] += 1.0;
+      for (guint i = 0; i < n; i++)
+        G[(gsize)i * n + i] += 1.0;
     H[(gsize)s2 * T + s2] = trace(G, n);
     /* H[s,s2] = <G_{s2}, W_{s2-1} ... W_s>_F = tr(Y_s), Y_s = W_s^T Y_{s+1}. */
     memcpy(Y, G, (gsize)n * n * sizeof(double));
@@ -482,15 +508,16 @@ double *priv_gram_time_varying(guint n, guint T, PrivWorkload workload,
                     "the gossip matrix of round %u is missing", s);
         goto fail;
       }
-      cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, Wt,
-                  (int)n, Y, (int)n, 0.0, tmp, (int)n);
+      cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, Wt, (int)n,
+                  Y, (int)n, 0.0, tmp, (int)n);
       double *swap = Y;
       Y = tmp;
       tmp = swap;
       H[(gsize)s * T + s2] = H[(gsize)s2 * T + s] = trace(Y, n);
     }
   }
-  if (!check_result_finite(H, T, error)) goto fail;
+  if (!check_result_finite(H, T, error))
+    goto fail;
   g_free(G);
   g_free(Y);
   g_free(tmp);
@@ -508,7 +535,7 @@ gboolean priv_gram_check_memory(guint n, guint T, gsize max_bytes, GError **erro
   /* H, E and M E, and a block of F's rows (priv_gram_static). */
   gsize need = budget_bytes(n, T, 4, 2, 1), block = (gsize)MIN(T, FROBENIUS_BLOCK_ROWS) * T;
   need = need > G_MAXSIZE - priv_doubles_bytes(block) ? G_MAXSIZE
-                                                       : need + priv_doubles_bytes(block);
+                                                      : need + priv_doubles_bytes(block);
   gboolean ok = priv_check_budget(need, max_bytes, what, error);
   g_free(what);
   return ok;
@@ -520,8 +547,10 @@ double *priv_gram_prefix_sum(guint T, GError **error) {
     return NULL;
   }
   double *H = priv_matrix_new(T, T, error);
-  if (!H) return NULL;
+  if (!H)
+    return NULL;
   for (guint s = 0; s < T; s++)
-    for (guint t = 0; t < T; t++) H[(gsize)s * T + t] = (double)(T - MAX(s, t));
+    for (guint t = 0; t < T; t++)
+      H[(gsize)s * T + t] = (double)(T - MAX(s, t));
   return H;
 }

@@ -28,7 +28,8 @@ PrivKnowledge *priv_knowledge_new(guint n, GError **error) {
 }
 
 void priv_knowledge_free(PrivKnowledge *k) {
-  if (!k) return;
+  if (!k)
+    return;
   g_array_unref(k->row_start);
   g_array_unref(k->row_ngrad);
   g_array_unref(k->cols);
@@ -46,7 +47,8 @@ gsize priv_knowledge_n_rows(const PrivKnowledge *k) {
 
 static void note_step(PrivKnowledge *k, guint32 col) {
   guint t = col / k->n;
-  if (t + 1 > k->steps_seen) k->steps_seen = t + 1;
+  if (t + 1 > k->steps_seen)
+    k->steps_seen = t + 1;
 }
 
 gboolean priv_knowledge_add_row(PrivKnowledge *k, gsize n_grad, const guint32 *grad_cols,
@@ -56,11 +58,15 @@ gboolean priv_knowledge_add_row(PrivKnowledge *k, gsize n_grad, const guint32 *g
   g_return_val_if_fail(n_grad == 0 || (grad_cols && grad_vals), FALSE);
   g_return_val_if_fail(n_noise == 0 || (noise_ids && noise_vals), FALSE);
   for (gsize i = 0; i < n_grad; i++)
-    if (!isfinite(grad_vals[i])) goto bad;
+    if (!isfinite(grad_vals[i]))
+      goto bad;
   for (gsize i = 0; i < n_noise; i++)
-    if (!isfinite(noise_vals[i])) goto bad;
-  if (n_grad > G_MAXUINT32) goto bad;
-  for (gsize i = 0; i < n_grad; i++) note_step(k, grad_cols[i]);
+    if (!isfinite(noise_vals[i]))
+      goto bad;
+  if (n_grad > G_MAXUINT32)
+    goto bad;
+  for (gsize i = 0; i < n_grad; i++)
+    note_step(k, grad_cols[i]);
   g_array_append_vals(k->cols, grad_cols, (guint)n_grad);
   g_array_append_vals(k->vals, grad_vals, (guint)n_grad);
   g_array_append_vals(k->cols, noise_ids, (guint)n_noise);
@@ -95,7 +101,8 @@ gboolean priv_knowledge_add_linvec(PrivKnowledge *k, const SimLinvec *v, GError 
   double c;
   sim_linvec_iter_init(&it, v, SIM_LIN_BOTH);
   while (sim_linvec_iter_next(&it, &part, &col, &c)) {
-    if (c == 0.0) continue;
+    if (c == 0.0)
+      continue;
     g_array_append_val(part == SIM_LIN_GRAD ? gc : nc, col);
     g_array_append_val(part == SIM_LIN_GRAD ? gv : nv, c);
   }
@@ -149,7 +156,8 @@ PrivBlocks *priv_knowledge_blocks_scaled(const PrivKnowledge *k, const PrivKnowl
                                          GError **error) {
   g_return_val_if_fail(k != NULL, NULL);
   double clip = opt && opt->clip != 0 ? opt->clip : 1.0;
-  if (!(clip > 0) || !isfinite(clip)) return priv_knowledge_blocks(k, opt, error);
+  if (!(clip > 0) || !isfinite(clip))
+    return priv_knowledge_blocks(k, opt, error);
   /* The largest gradient coefficient (in units of Delta) and noise
    * coefficient of the rows. */
   const gsize *rs = (const gsize *)k->row_start->data;
@@ -167,9 +175,11 @@ PrivBlocks *priv_knowledge_blocks_scaled(const PrivKnowledge *k, const PrivKnowl
   a *= clip;
   int ea, eb;
   gboolean scale;
-  if (!priv_scale_exponents(a, b, &scale, &ea, &eb, error)) return NULL;
+  if (!priv_scale_exponents(a, b, &scale, &ea, &eb, error))
+    return NULL;
   /* Every ordinary run: exactly priv_knowledge_blocks. */
-  if (!scale) return priv_knowledge_blocks(k, opt, error);
+  if (!scale)
+    return priv_knowledge_blocks(k, opt, error);
   /* A copy of the rows with the gradient coefficients times 2^-ea and the
    * noise coefficients times 2^-eb (exact), both near 1: the rank and range
    * decisions are relative, hence unchanged, and X' = 4^(eb - ea) X. */
@@ -183,6 +193,7 @@ PrivBlocks *priv_knowledge_blocks_scaled(const PrivKnowledge *k, const PrivKnowl
   view.vals = scaled;
   PrivBlocks *blocks = priv_knowledge_blocks(&view, opt, error);
   g_array_unref(scaled);
-  if (blocks) priv_blocks_set_scale(blocks, ldexp(1.0, eb - ea));
+  if (blocks)
+    priv_blocks_set_scale(blocks, ldexp(1.0, eb - ea));
   return blocks;
 }

@@ -60,17 +60,20 @@ gboolean priv_mafalda_toeplitz(const double *W, guint n, guint k, guint b, guint
     return FALSE;
   }
   PrivGramSpectral *g = priv_gram_spectral_new(W, n, k * b, PRIV_WORKLOAD_POST_AVERAGE, error);
-  if (!g) return FALSE;
+  if (!g)
+    return FALSE;
   guint width = 0, wi = MIN(w, b);
   double *start = priv_mf_baseline_coefficients(PRIV_BASELINE_BSR, k * b, wi, &width, error);
   gboolean ok = start != NULL;
-  for (guint l = 0; ok && l < w; l++) c[l] = l < wi ? start[l] : 0.0;
+  for (guint l = 0; ok && l < w; l++)
+    c[l] = l < wi ? start[l] : 0.0;
   g_free(start);
   /* Bands up to b first (no entry between two participations: a smooth
    * loss), then doubled up to w from the narrower fit padded with zeros. */
   while (ok) {
     ok = toeplitz_warm(g, k, b, wi, c, loss, error);
-    if (wi == w) break;
+    if (wi == w)
+      break;
     wi = MIN(2 * wi, w);
   }
   priv_gram_spectral_free(g);
@@ -89,7 +92,8 @@ double *priv_mafalda_toeplitz_c(const double *W, guint n, guint T, guint k, guin
   if (priv_mafalda_toeplitz(W, n, k, b, w, c, NULL, error) &&
       (C = priv_matrix_new(T, T, error)) != NULL)
     for (gsize i = 0; i < T; i++)
-      for (gsize j = i + 1 > w ? i + 1 - w : 0; j <= i; j++) C[i * T + j] = c[i - j];
+      for (gsize j = i + 1 > w ? i + 1 - w : 0; j <= i; j++)
+        C[i * T + j] = c[i - j];
   g_free(c);
   return C;
 }

@@ -13,7 +13,8 @@ static double *read_csv(const char *path, guint *rows, guint *cols, guint **row_
                         GError **error) {
   char *text = NULL;
   gsize len = 0;
-  if (!spec_file_read(path, &text, &len, error)) return NULL;
+  if (!spec_file_read(path, &text, &len, error))
+    return NULL;
   GArray *vals = g_array_new(FALSE, FALSE, sizeof(double));
   GArray *lines_of = g_array_new(FALSE, FALSE, sizeof(guint));
   guint nrows = 0, ncols = 0, line = 0;
@@ -22,7 +23,8 @@ static double *read_csv(const char *path, guint *rows, guint *cols, guint **row_
   for (char **l = lines; *l && ok; l++) {
     line++;
     char *s = g_strstrip(*l); /* also drops a '\r' of CRLF files */
-    if (*s == '\0') continue;
+    if (*s == '\0')
+      continue;
     char **fields = g_strsplit(s, ",", -1);
     guint nf = g_strv_length(fields);
     for (guint i = 0; i < nf && ok; i++) {
@@ -78,16 +80,18 @@ double *priv_mf_read_c(const char *path, guint T, GError **error) {
   g_return_val_if_fail(path != NULL && T > 0, NULL);
   guint rows = 0, cols = 0, *line = NULL;
   double *C = read_csv(path, &rows, &cols, &line, error);
-  if (C == NULL) return NULL;
+  if (C == NULL)
+    return NULL;
   gboolean ok = TRUE;
   if (rows != T || cols != T) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "%s: C is %u x %u, expected %u x %u (one row and column per step: T = %u)",
-                path, rows, cols, T, T, T);
+                "%s: C is %u x %u, expected %u x %u (one row and column per step: T = %u)", path,
+                rows, cols, T, T, T);
     ok = FALSE;
   }
   double big = 0.0;
-  for (gsize i = 0; ok && i < (gsize)T * T; i++) big = MAX(big, fabs(C[i]));
+  for (gsize i = 0; ok && i < (gsize)T * T; i++)
+    big = MAX(big, fabs(C[i]));
   /* Upper entries must vanish (up to rounding of a computed factor), and
    * the diagonal must not: C is lower triangular and invertible, so a node
    * can stream its noise sum_s C^-1[t,s] z_s from the past only. */
@@ -113,14 +117,16 @@ double *priv_mf_read_c(const char *path, guint T, GError **error) {
     return NULL;
   }
   for (guint s = 0; s < T; s++) /* drop rounding residue above the diagonal */
-    for (guint t = s + 1; t < T; t++) C[(gsize)s * T + t] = 0.0;
+    for (guint t = s + 1; t < T; t++)
+      C[(gsize)s * T + t] = 0.0;
   /* C and c C (c > 0) are the same mechanism: the noise nu C^-1 z has
    * nu = sigma Delta sens(C). Dividing by the largest entry gives every
    * reader (accounting, training, the observer) the same matrix for both,
    * bit for bit when c C is exact (1e154 or 1e-300 times a matrix of ones),
    * and keeps C^T C and sens(C) far from overflow (1e154) and underflow
    * (1e-300, which would read as zero sensitivity). */
-  for (gsize i = 0; i < (gsize)T * T; i++) C[i] /= big;
+  for (gsize i = 0; i < (gsize)T * T; i++)
+    C[i] /= big;
   for (guint s = 0; s < T; s++)
     if (C[(gsize)s * T + s] == 0.0) {
       /* Below 2^-1074 of the largest entry: singular in doubles. */

@@ -23,7 +23,8 @@ double *priv_mf_factor_from_gram(const double *X, guint T, GError **error) {
   }
   /* Y = J X J, symmetric: layout-agnostic. */
   for (gsize i = 0; i < T; i++)
-    for (gsize j = 0; j < T; j++) Y[i * T + j] = X[(T - 1 - i) * T + (T - 1 - j)];
+    for (gsize j = 0; j < T; j++)
+      Y[i * T + j] = X[(T - 1 - i) * T + (T - 1 - j)];
   lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)T, Y, (lapack_int)T);
   if (info != 0) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
@@ -35,7 +36,8 @@ double *priv_mf_factor_from_gram(const double *X, guint T, GError **error) {
   }
   /* Column-major L(i,j) = Y[i + j T]; C = J L^T J: C(i,j) = L(T-1-j, T-1-i), i >= j. */
   for (gsize i = 0; i < T; i++)
-    for (gsize j = 0; j <= i; j++) C[i * T + j] = Y[(T - 1 - j) + (T - 1 - i) * T];
+    for (gsize j = 0; j <= i; j++)
+      C[i * T + j] = Y[(T - 1 - j) + (T - 1 - i) * T];
   g_free(Y);
   return C;
 }
@@ -46,12 +48,14 @@ static gboolean participation_ok(guint T, guint k, guint b) {
 
 double priv_mf_sensitivity2_gram(const double *X, guint T, guint k, guint b) {
   g_return_val_if_fail(X != NULL, NAN);
-  if (!participation_ok(T, k, b)) return NAN;
+  if (!participation_ok(T, k, b))
+    return NAN;
   double worst = 0.0;
   for (guint j = 0; j < b; j++) {
     double sum = 0.0;
     for (guint u = 0; u < k; u++)
-      for (guint v = 0; v < k; v++) sum += fabs(X[(gsize)(j + u * b) * T + (j + v * b)]);
+      for (guint v = 0; v < k; v++)
+        sum += fabs(X[(gsize)(j + u * b) * T + (j + v * b)]);
     worst = MAX(worst, sum);
   }
   return worst;
@@ -59,11 +63,13 @@ double priv_mf_sensitivity2_gram(const double *X, guint T, guint k, guint b) {
 
 double priv_mf_sensitivity2(const double *C, guint T, guint k, guint b) {
   g_return_val_if_fail(C != NULL, NAN);
-  if (!participation_ok(T, k, b)) return NAN;
+  if (!participation_ok(T, k, b))
+    return NAN;
   /* On C / 2^e (exact), then times 4^e: entries of 1e154 or 1e-300 would
    * overflow or underflow C^T C. */
   double amax = 0.0;
-  for (gsize i = 0; i < (gsize)T * T; i++) amax = MAX(amax, fabs(C[i]));
+  for (gsize i = 0; i < (gsize)T * T; i++)
+    amax = MAX(amax, fabs(C[i]));
   if (isfinite(amax) && amax > 0 && (amax > 0x1p200 || amax < 0x1p-200)) {
     int e;
     frexp(amax, &e);
@@ -94,17 +100,18 @@ double priv_mf_sensitivity2(const double *C, guint T, guint k, guint b) {
 static gboolean is_lower_triangular(const double *C, guint T) {
   for (gsize i = 0; i < T; i++)
     for (gsize j = i + 1; j < T; j++)
-      if (C[i * T + j] != 0.0) return FALSE;
+      if (C[i * T + j] != 0.0)
+        return FALSE;
   return TRUE;
 }
 
-double priv_mf_loss(const double *H, const double *C, guint T, guint k, guint b,
-                    GError **error) {
+double priv_mf_loss(const double *H, const double *C, guint T, guint k, guint b, GError **error) {
   g_return_val_if_fail(H != NULL && C != NULL, NAN);
   if (!participation_ok(T, k, b)) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "participation needs T = epochs x batches with both positive "
-                "(T = %u, k = %u, b = %u)", T, k, b);
+                "(T = %u, k = %u, b = %u)",
+                T, k, b);
     return NAN;
   }
   gsize TT = (gsize)T * T;
@@ -112,7 +119,8 @@ double priv_mf_loss(const double *H, const double *C, guint T, guint k, guint b,
   double *K = Ci ? priv_matrix_new(T, T, error) : NULL;
   lapack_int *piv = NULL;
   double loss = NAN;
-  if (!K) goto out;
+  if (!K)
+    goto out;
   memcpy(Ci, C, TT * sizeof(double));
   lapack_int info;
   if (is_lower_triangular(C, T)) {
@@ -134,7 +142,8 @@ double priv_mf_loss(const double *H, const double *C, guint T, guint k, guint b,
   double tr = 0.0;
   for (gsize i = 0; i < T; i++) {
     tr += H[i * T + i] * K[i * T + i];
-    for (gsize j = 0; j < i; j++) tr += (H[i * T + j] + H[j * T + i]) * K[i * T + j];
+    for (gsize j = 0; j < i; j++)
+      tr += (H[i * T + j] + H[j * T + i]) * K[i * T + j];
   }
   loss = priv_mf_sensitivity2(C, T, k, b) * tr;
   if (!isfinite(loss)) {
@@ -152,11 +161,13 @@ out:
 double *priv_mf_baseline(PrivBaseline which, guint T, guint band, GError **error) {
   guint width = 0;
   double *coef = priv_mf_baseline_coefficients(which, T, band, &width, error);
-  if (!coef) return NULL;
+  if (!coef)
+    return NULL;
   double *C = priv_matrix_new(T, T, error);
   if (C) {
     for (gsize i = 0; i < T; i++)
-      for (gsize j = 0; j <= i; j++) C[i * T + j] = i - j < width ? coef[i - j] : 0.0;
+      for (gsize j = 0; j <= i; j++)
+        C[i * T + j] = i - j < width ? coef[i - j] : 0.0;
   }
   g_free(coef);
   return C;

@@ -53,20 +53,20 @@
 
 typedef struct {
   guint T, k, b;
-  gsize p;         /* number of variables */
-  gsize q;         /* length of a vector in the L-BFGS coordinates: T(T+1)/2 with
+  gsize p;    /* number of variables */
+  gsize q;    /* length of a vector in the L-BFGS coordinates: T(T+1)/2 with
                     * the metric, p without */
-  guint *row;      /* variable j >= T is entry (row[j-T], col[j-T]), row > col */
+  guint *row; /* variable j >= T is entry (row[j-T], col[j-T]), row > col */
   guint *col;
-  double *R;       /* H = R^T R, R upper triangular */
-  double *L;       /* Cholesky factor of the current trial X (lower) */
-  double *K;       /* R L^{-T} for the current trial (upper), then R X^{-1} */
-  double *G;       /* X^{-1} H X^{-1} (lower) */
-  double *F;       /* lower, F F^T = Q: the inverse preconditioner's factor */
-  double *A, *B;   /* T x T work */
-  double *lambda;  /* T generalized eigenvalues */
+  double *R;           /* H = R^T R, R upper triangular */
+  double *L;           /* Cholesky factor of the current trial X (lower) */
+  double *K;           /* R L^{-T} for the current trial (upper), then R X^{-1} */
+  double *G;           /* X^{-1} H X^{-1} (lower) */
+  double *F;           /* lower, F F^T = Q: the inverse preconditioner's factor */
+  double *A, *B;       /* T x T work */
+  double *lambda;      /* T generalized eigenvalues */
   gboolean use_metric; /* FALSE: plain L-BFGS (see METRIC_MIN_FREE) */
-  gboolean have_F; /* FALSE: Phi is the identity embedding */
+  gboolean have_F;     /* FALSE: Phi is the identity embedding */
   guint evaluations;
 } Problem;
 
@@ -94,7 +94,8 @@ static double dot(const double *a, const double *b, gsize n) {
 
 static double max_abs(const double *a, gsize n) {
   double m = 0.0;
-  for (gsize i = 0; i < n; i++) m = MAX(m, fabs(a[i]));
+  for (gsize i = 0; i < n; i++)
+    m = MAX(m, fabs(a[i]));
   return m;
 }
 
@@ -104,9 +105,11 @@ static void project(const Problem *P, double *v) {
   guint b = P->b, k = P->k;
   for (guint c = 0; c < b; c++) {
     double mean = 0.0;
-    for (guint i = 0; i < k; i++) mean += v[c + (gsize)i * b];
+    for (guint i = 0; i < k; i++)
+      mean += v[c + (gsize)i * b];
     mean /= k;
-    for (guint i = 0; i < k; i++) v[c + (gsize)i * b] -= mean;
+    for (guint i = 0; i < k; i++)
+      v[c + (gsize)i * b] -= mean;
   }
 }
 
@@ -121,10 +124,13 @@ static double objective(Problem *P, const double *x) {
   double *L = P->L;
   P->evaluations++;
   memset(L, 0, TT * sizeof(double));
-  for (guint s = 0; s < T; s++) L[(gsize)s * T + s] = x[s];
-  for (gsize j = T; j < P->p; j++) L[P->row[j - T] + (gsize)P->col[j - T] * T] = x[j];
+  for (guint s = 0; s < T; s++)
+    L[(gsize)s * T + s] = x[s];
+  for (gsize j = T; j < P->p; j++)
+    L[P->row[j - T] + (gsize)P->col[j - T] * T] = x[j];
   lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)T, L, (lapack_int)T);
-  if (info != 0) return INFINITY;
+  if (info != 0)
+    return INFINITY;
   memcpy(P->K, P->R, TT * sizeof(double));
   for (guint i0 = 0; i0 < T; i0 += TRSM_BLOCK) {
     guint m = MIN(TRSM_BLOCK, T - i0);
@@ -141,12 +147,14 @@ static double objective(Problem *P, const double *x) {
  * Then projected on the affine set. Leaves G for the preconditioner. */
 static void gradient(Problem *P, double *g) {
   guint T = P->T;
-  cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, (int)T,
-              (int)T, 1.0, P->L, (int)T, P->K, (int)T);
-  cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, (int)T, (int)T, 1.0, P->K, (int)T, 0.0,
-              P->G, (int)T);
-  for (guint s = 0; s < T; s++) g[s] = -P->G[(gsize)s * T + s];
-  for (gsize j = T; j < P->p; j++) g[j] = -2.0 * P->G[P->row[j - T] + (gsize)P->col[j - T] * T];
+  cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, (int)T, (int)T,
+              1.0, P->L, (int)T, P->K, (int)T);
+  cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, (int)T, (int)T, 1.0, P->K, (int)T, 0.0, P->G,
+              (int)T);
+  for (guint s = 0; s < T; s++)
+    g[s] = -P->G[(gsize)s * T + s];
+  for (gsize j = T; j < P->p; j++)
+    g[j] = -2.0 * P->G[P->row[j - T] + (gsize)P->col[j - T] * T];
   project(P, g);
 }
 
@@ -162,7 +170,8 @@ static void gradient(Problem *P, double *g) {
 static gboolean precondition(Problem *P) {
   guint T = P->T;
   gsize TT = (gsize)T * T;
-  if (!P->use_metric) return FALSE;
+  if (!P->use_metric)
+    return FALSE;
   memcpy(P->A, P->L, TT * sizeof(double));
   if (LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', (lapack_int)T, P->A, (lapack_int)T) != 0 ||
       LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', (lapack_int)T, P->A, (lapack_int)T) != 0)
@@ -172,15 +181,17 @@ static gboolean precondition(Problem *P) {
                      (lapack_int)T, P->lambda) != 0)
     return FALSE;
   for (guint i = 0; i < T; i++) {
-    if (!(P->lambda[i] > 0.0) || !isfinite(P->lambda[i])) return FALSE;
+    if (!(P->lambda[i] > 0.0) || !isfinite(P->lambda[i]))
+      return FALSE;
     cblas_dscal((int)T, pow(P->lambda[i], -0.25), P->A + (gsize)i * T, 1);
   }
-  cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)T, (int)T, 1.0, P->A, (int)T, 0.0,
-              P->B, (int)T);
+  cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)T, (int)T, 1.0, P->A, (int)T, 0.0, P->B,
+              (int)T);
   if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)T, P->B, (lapack_int)T) != 0)
     return FALSE;
   for (guint c = 0; c < T; c++)
-    for (guint r = 0; r < c; r++) P->B[r + (gsize)c * T] = 0.0;
+    for (guint r = 0; r < c; r++)
+      P->B[r + (gsize)c * T] = 0.0;
   double *swap = P->F;
   P->F = P->B;
   P->B = swap;
@@ -200,21 +211,23 @@ static void to_coordinates(Problem *P, const double *g, double *u) {
   }
   double *M = P->A;
   memset(M, 0, TT * sizeof(double));
-  for (guint s = 0; s < T; s++) M[(gsize)s * T + s] = g[s];
+  for (guint s = 0; s < T; s++)
+    M[(gsize)s * T + s] = g[s];
   for (gsize j = T; j < P->p; j++) {
     gsize r = P->row[j - T], c = P->col[j - T];
     M[r + c * T] = M[c + r * T] = 0.5 * g[j];
   }
   if (P->have_F) {
-    cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, (int)T, (int)T,
+    cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, (int)T, (int)T, 1.0,
+                P->F, (int)T, M, (int)T);
+    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, (int)T, (int)T,
                 1.0, P->F, (int)T, M, (int)T);
-    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, (int)T,
-                (int)T, 1.0, P->F, (int)T, M, (int)T);
   }
   gsize i = 0;
   for (guint c = 0; c < T; c++) {
     u[i++] = M[c + (gsize)c * T];
-    for (guint r = c + 1; r < T; r++) u[i++] = G_SQRT2 * M[r + (gsize)c * T];
+    for (guint r = c + 1; r < T; r++)
+      u[i++] = G_SQRT2 * M[r + (gsize)c * T];
   }
 }
 
@@ -231,7 +244,8 @@ static void from_coordinates(Problem *P, const double *u, double *d) {
   gsize i = 0;
   for (guint c = 0; c < T; c++) {
     Z[c + (gsize)c * T] = u[i++];
-    for (guint r = c + 1; r < T; r++) Z[r + (gsize)c * T] = Z[c + (gsize)r * T] = u[i++] / G_SQRT2;
+    for (guint r = c + 1; r < T; r++)
+      Z[r + (gsize)c * T] = Z[c + (gsize)r * T] = u[i++] / G_SQRT2;
   }
   if (P->have_F) {
     cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)T, (int)T,
@@ -239,8 +253,10 @@ static void from_coordinates(Problem *P, const double *u, double *d) {
     cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, (int)T, (int)T,
                 1.0, P->F, (int)T, Z, (int)T);
   }
-  for (guint s = 0; s < T; s++) d[s] = Z[(gsize)s * T + s];
-  for (gsize j = T; j < P->p; j++) d[j] = Z[P->row[j - T] + (gsize)P->col[j - T] * T];
+  for (guint s = 0; s < T; s++)
+    d[s] = Z[(gsize)s * T + s];
+  for (gsize j = T; j < P->p; j++)
+    d[j] = Z[P->row[j - T] + (gsize)P->col[j - T] * T];
   project(P, d);
 }
 
@@ -281,7 +297,8 @@ gsize priv_mf_memory_needed(guint T, guint memory) {
    * work: ~12 T^2. Vectors: 2m + 3 of length q = T(T+1)/2 (the pairs and the
    * preconditioned gradients and direction), 5 of length p <= q. */
   gsize TT, q, a, b2, total;
-  if (!priv_size_mul(T, T, &TT)) return G_MAXSIZE;
+  if (!priv_size_mul(T, T, &TT))
+    return G_MAXSIZE;
   q = TT / 2 + T;
   if (!priv_size_mul(TT, 12, &a) || !priv_size_mul(q, 2 * (gsize)memory + 8, &b2) ||
       a > G_MAXSIZE - b2)
@@ -311,7 +328,8 @@ void priv_mf_options_init(PrivMfOptions *opt) {
 }
 
 void priv_mf_result_free(PrivMfResult *r) {
-  if (!r) return;
+  if (!r)
+    return;
   g_free(r->X);
   g_free(r->C);
   g_free(r);
@@ -325,27 +343,30 @@ static gboolean check_args(const double *H, guint T, guint k, guint b, const Pri
     return FALSE;
   }
   if ((guint64)k * b != T) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "the workload has T = %u rounds but epochs x batches = %u x %u = %" G_GUINT64_FORMAT,
-                T, k, b, (guint64)k * b);
+    g_set_error(
+        error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+        "the workload has T = %u rounds but epochs x batches = %u x %u = %" G_GUINT64_FORMAT, T, k,
+        b, (guint64)k * b);
     return FALSE;
   }
   if ((guint64)T * T > G_MAXINT) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY,
                 "T = %u rounds is beyond what the optimizer handles (T^2 must fit in a BLAS "
-                "int: T <= 46340); use fewer epochs or batches", T);
+                "int: T <= 46340); use fewer epochs or batches",
+                T);
     return FALSE;
   }
   if (o->band > T) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INFEASIBLE,
                 "band %u exceeds the horizon T = %u: use a band between 1 and T "
-                "(or none)", o->band, T);
+                "(or none)",
+                o->band, T);
     return FALSE;
   }
   if (o->memory == 0 || !(o->gtol > 0.0) || o->max_iterations == 0 || !(o->ftol >= 0.0)) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "optimizer options out of range (memory %u, gtol %g, max_iterations %u)",
-                o->memory, o->gtol, o->max_iterations);
+                "optimizer options out of range (memory %u, gtol %g, max_iterations %u)", o->memory,
+                o->gtol, o->max_iterations);
     return FALSE;
   }
   gsize TT = (gsize)T * T;
@@ -359,8 +380,8 @@ static gboolean check_args(const double *H, guint T, guint k, guint b, const Pri
   return TRUE;
 }
 
-static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guint b,
-                             guint band, GError **error) {
+static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guint b, guint band,
+                             GError **error) {
   gsize TT = (gsize)T * T;
   memset(P, 0, sizeof *P);
   P->T = T;
@@ -368,7 +389,8 @@ static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guin
   P->b = b;
   gsize off = 0;
   for (guint s = 0; s < T; s++)
-    for (guint t = s + 1; t < T; t++) off += is_free(s, t, b, band);
+    for (guint t = s + 1; t < T; t++)
+      off += is_free(s, t, b, band);
   P->p = T + off;
   P->use_metric = off >= METRIC_MIN_FREE * ((double)T * (T - 1) / 2);
   P->q = P->use_metric ? (gsize)T * (T + 1) / 2 : P->p;
@@ -376,8 +398,10 @@ static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guin
   P->col = g_try_new(guint, MAX(off, 1));
   double **mats[] = {&P->R, &P->L, &P->K, &P->G, &P->F, &P->A, &P->B};
   for (guint i = 0; i < G_N_ELEMENTS(mats); i++)
-    if (!(*mats[i] = priv_matrix_new(T, T, error))) return FALSE;
-  if (!(P->lambda = priv_matrix_new(T, 1, error))) return FALSE;
+    if (!(*mats[i] = priv_matrix_new(T, T, error)))
+      return FALSE;
+  if (!(P->lambda = priv_matrix_new(T, 1, error)))
+    return FALSE;
   if (!P->row || !P->col) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY, "cannot allocate the variable index");
     return FALSE;
@@ -385,7 +409,8 @@ static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guin
   gsize j = 0;
   for (guint s = 0; s < T; s++) {
     for (guint t = s + 1; t < T; t++) {
-      if (!is_free(s, t, b, band)) continue;
+      if (!is_free(s, t, b, band))
+        continue;
       P->row[j] = t;
       P->col[j] = s;
       j++;
@@ -402,7 +427,8 @@ static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guin
     return FALSE;
   }
   for (guint c = 0; c < T; c++)
-    for (guint r = c + 1; r < T; r++) P->R[r + (gsize)c * T] = 0.0;
+    for (guint r = c + 1; r < T; r++)
+      P->R[r + (gsize)c * T] = 0.0;
   return TRUE;
 }
 
@@ -462,38 +488,46 @@ static gboolean line_search(Problem *P, const double *x, double f, double dg, co
  */
 /* x = theta y + (1 - theta) I/k. */
 static void mix(const double *y, double theta, guint k, guint T, gsize p, double *x) {
-  for (gsize j = 0; j < p; j++) x[j] = theta * y[j] + (j < T ? (1.0 - theta) / k : 0.0);
+  for (gsize j = 0; j < p; j++)
+    x[j] = theta * y[j] + (j < T ? (1.0 - theta) / k : 0.0);
 }
 
 static double start(Problem *P, const double *H, guint band, double *x, double *y) {
   guint T = P->T, k = P->k, b = P->b;
   gsize p = P->p, TT = (gsize)T * T;
-  for (gsize j = 0; j < p; j++) x[j] = j < T ? 1.0 / k : 0.0;
+  for (gsize j = 0; j < p; j++)
+    x[j] = j < T ? 1.0 / k : 0.0;
   double *V = P->A, *Y = P->B, *w = P->lambda;
   memcpy(V, H, TT * sizeof(double));
   if (LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'L', (lapack_int)T, V, (lapack_int)T, w) != 0)
     return objective(P, x);
-  for (guint i = 0; i < T; i++) cblas_dscal((int)T, pow(MAX(w[i], 0.0), 0.25), V + (gsize)i * T, 1);
+  for (guint i = 0; i < T; i++)
+    cblas_dscal((int)T, pow(MAX(w[i], 0.0), 0.25), V + (gsize)i * T, 1);
   cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)T, (int)T, 1.0, V, (int)T, 0.0, Y,
               (int)T);
   /* A diagonal X (b = 1, band 1) has the closed-form optimum sqrt(H[s,s]) per class. */
-  for (guint s = 0; s < T; s++) y[s] = p == T ? sqrt(H[(gsize)s * T + s]) : Y[(gsize)s * T + s];
+  for (guint s = 0; s < T; s++)
+    y[s] = p == T ? sqrt(H[(gsize)s * T + s]) : Y[(gsize)s * T + s];
   for (gsize j = T; j < p; j++) {
     double d = (double)(P->row[j - T] - P->col[j - T]), taper = sin(G_PI * d / b) / (G_PI * d / b);
-    if (band) taper *= 1.0 - d / band;
+    if (band)
+      taper *= 1.0 - d / band;
     y[j] = taper * Y[P->row[j - T] + (gsize)P->col[j - T] * T];
   }
   for (guint c = 0; c < b; c++) {
     double sum = 0.0;
-    for (guint i = 0; i < k; i++) sum += y[c + (gsize)i * b];
-    for (guint i = 0; i < k; i++) w[c + i * b] = sum > 0.0 ? 1.0 / sqrt(sum) : 0.0;
+    for (guint i = 0; i < k; i++)
+      sum += y[c + (gsize)i * b];
+    for (guint i = 0; i < k; i++)
+      w[c + i * b] = sum > 0.0 ? 1.0 / sqrt(sum) : 0.0;
   }
   gboolean usable = TRUE;
   for (guint s = 0; s < T; s++) {
     y[s] *= w[s] * w[s];
     usable = usable && w[s] > 0.0 && isfinite(w[s]);
   }
-  for (gsize j = T; j < p; j++) y[j] *= w[P->row[j - T]] * w[P->col[j - T]];
+  for (gsize j = T; j < p; j++)
+    y[j] *= w[P->row[j - T]] * w[P->col[j - T]];
   /* theta y + (1 - theta) I/k for theta = 1, 1/2, 1/4...: keep the best. */
   double best = INFINITY, best_theta = 0.0, theta = 1.0;
   for (guint tries = 0; usable && tries < 12; tries++, theta *= 0.5) {
@@ -527,7 +561,8 @@ static PrivMfResult *make_result(const Problem *P, const double *x, double f, do
     priv_mf_result_free(r);
     return NULL;
   }
-  for (guint s = 0; s < T; s++) r->X[(gsize)s * T + s] = x[s];
+  for (guint s = 0; s < T; s++)
+    r->X[(gsize)s * T + s] = x[s];
   for (gsize j = T; j < P->p; j++) {
     gsize a = P->row[j - T], c = P->col[j - T];
     r->X[a * T + c] = r->X[c * T + a] = x[j];
@@ -540,8 +575,8 @@ static PrivMfResult *make_result(const Problem *P, const double *x, double f, do
   return r;
 }
 
-gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
-                          const PrivMfOptions *opt, PrivMfResult **result, GError **error) {
+gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b, const PrivMfOptions *opt,
+                          PrivMfResult **result, GError **error) {
   g_return_val_if_fail(H != NULL, FALSE);
   g_return_val_if_fail(result != NULL, FALSE);
   g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
@@ -549,23 +584,28 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
   priv_mf_options_init(&defaults);
   const PrivMfOptions *o = opt ? opt : &defaults;
   *result = NULL;
-  if (!check_args(H, T, k, b, o, error)) return FALSE;
-  if (!priv_mf_check_memory(T, o->memory, o->max_bytes, error)) return FALSE;
+  if (!check_args(H, T, k, b, o, error))
+    return FALSE;
+  if (!priv_mf_check_memory(T, o->memory, o->max_bytes, error))
+    return FALSE;
 
   Problem P;
   History h = {0};
   double *x = NULL, *g = NULL, *d = NULL, *x_new = NULL, *g_new = NULL;
   double *u = NULL, *u_new = NULL, *du = NULL;
   gboolean ok = FALSE;
-  if (!problem_init(&P, H, T, k, b, o->band, error)) goto out;
+  if (!problem_init(&P, H, T, k, b, o->band, error))
+    goto out;
   gsize p = P.p, q = P.q;
   h.m = o->memory;
   double **vecs[] = {&x, &g, &d, &x_new, &g_new};
   for (guint i = 0; i < G_N_ELEMENTS(vecs); i++)
-    if (!(*vecs[i] = priv_matrix_new(p, 1, error))) goto out;
+    if (!(*vecs[i] = priv_matrix_new(p, 1, error)))
+      goto out;
   double **uvecs[] = {&u, &u_new, &du};
   for (guint i = 0; i < G_N_ELEMENTS(uvecs); i++)
-    if (!(*uvecs[i] = priv_matrix_new(q, 1, error))) goto out;
+    if (!(*uvecs[i] = priv_matrix_new(q, 1, error)))
+      goto out;
   if (!(h.S = priv_matrix_new(h.m, q, error)) || !(h.Y = priv_matrix_new(h.m, q, error)) ||
       !(h.rho = priv_matrix_new(h.m, 1, error)) || !(h.alpha = priv_matrix_new(h.m, 1, error)))
     goto out;
@@ -670,7 +710,8 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
     u_new = swap;
   }
   *result = make_result(&P, x, f, gnorm, it, converged, error);
-  if (!*result) goto out;
+  if (!*result)
+    goto out;
   if (cancelled) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED,
                 "the MF optimizer was cancelled after %u iterations", it);

@@ -38,8 +38,7 @@ double *priv_mf_baseline_coefficients(PrivBaseline which, guint T, guint band, g
     w = MIN(band, T);
     break;
   default:
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "unknown baseline %d",
-                (int)which);
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "unknown baseline %d", (int)which);
     return NULL;
   }
   double *c = g_new(double, w);
@@ -55,7 +54,8 @@ double *priv_mf_baseline_coefficients(PrivBaseline which, guint T, guint band, g
 
 double priv_mf_sensitivity2_toeplitz(const double *c, guint width, guint T, guint k, guint b) {
   g_return_val_if_fail(c != NULL, NAN);
-  if (k == 0 || b == 0 || (guint64)k * b != T || width == 0) return NAN;
+  if (k == 0 || b == 0 || (guint64)k * b != T || width == 0)
+    return NAN;
   width = MIN(width, T);
   /* X[s,t] = sum_{r >= t} c[r-s] c[r-t] = cum_d[T-t] for s <= t, d = t - s,
    * cum_d[L] = sum_{j<L} c[j] c[j+d]. Same-class pairs have d = v b. */
@@ -74,7 +74,8 @@ double priv_mf_sensitivity2_toeplitz(const double *c, guint width, guint T, guin
       }
   }
   double worst = 0.0;
-  for (guint j = 0; j < b; j++) worst = MAX(worst, sums[j]);
+  for (guint j = 0; j < b; j++)
+    worst = MAX(worst, sums[j]);
   g_free(cum);
   g_free(sums);
   return worst;
@@ -84,8 +85,8 @@ double priv_mf_toeplitz_trace(const PrivGramSpectral *g, const double *a) {
   guint T = g->T, n = g->n;
   /* q_m(l) = l q_{m-1}(l) + a_m, p_m = l^e q_m; rows of P by blocks. */
   double *q = g_new0(double, n);
-  double *P = g_new(double, (gsize)TOEPLITZ_BLOCK * n);
-  double *MP = g_new(double, (gsize)TOEPLITZ_BLOCK * n);
+  double *P = g_new(double, (gsize)TOEPLITZ_BLOCK *n);
+  double *MP = g_new(double, (gsize)TOEPLITZ_BLOCK *n);
   double trace = 0.0;
   for (guint m0 = 0; m0 < T; m0 += TOEPLITZ_BLOCK) {
     guint rows = MIN(TOEPLITZ_BLOCK, T - m0);
@@ -115,7 +116,8 @@ double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint w
   if (k == 0 || b == 0 || (guint64)k * b != T || width == 0) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "participation needs T = epochs x batches with both positive and a nonempty "
-                "strategy (T = %u, k = %u, b = %u, width %u)", T, k, b, width);
+                "strategy (T = %u, k = %u, b = %u, width %u)",
+                T, k, b, width);
     return NAN;
   }
   width = MIN(width, T);
@@ -128,7 +130,8 @@ double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint w
   double *a = g_new(double, T);
   for (guint m = 0; m < T; m++) {
     double s = m == 0 ? 1.0 : 0.0;
-    for (guint j = 1; j <= m && j < width; j++) s -= c[j] * a[m - j];
+    for (guint j = 1; j <= m && j < width; j++)
+      s -= c[j] * a[m - j];
     a[m] = s / c[0];
   }
   double trace = priv_mf_toeplitz_trace(g, a);
@@ -150,7 +153,8 @@ double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint w
  * the gradient. */
 static double sens2_grad(const double *c, guint w, guint T, guint k, guint b, double *grad) {
   double s2 = priv_mf_sensitivity2_toeplitz(c, w, T, k, b);
-  if (!grad) return s2;
+  if (!grad)
+    return s2;
   /* The maximizing class, by the same sums (ties: the first). */
   guint best_j = 0;
   double best = -1.0;
@@ -160,7 +164,8 @@ static double sens2_grad(const double *c, guint w, guint T, guint k, guint b, do
       for (guint u = 0; u + v < k; u++) {
         guint t = j + (u + v) * b, L = T - t, d = v * b;
         double x = 0.0;
-        for (guint i = 0; i < L && i + d < w; i++) x += c[i] * c[i + d];
+        for (guint i = 0; i < L && i + d < w; i++)
+          x += c[i] * c[i + d];
         sum += (v == 0 ? 1.0 : 2.0) * fabs(x);
       }
     if (sum > best) {
@@ -172,29 +177,35 @@ static double sens2_grad(const double *c, guint w, guint T, guint k, guint b, do
     for (guint u = 0; u + v < k; u++) {
       guint t = best_j + (u + v) * b, L = T - t, d = v * b;
       double x = 0.0;
-      for (guint i = 0; i < L && i + d < w; i++) x += c[i] * c[i + d];
+      for (guint i = 0; i < L && i + d < w; i++)
+        x += c[i] * c[i + d];
       double coef = v == 0 ? 1.0 : 2.0 * (x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : 0.0);
-      if (coef == 0.0) continue;
+      if (coef == 0.0)
+        continue;
       for (guint l = 0; l < w; l++) {
         double dx = 0.0;
-        if (l < L && l + d < w) dx += c[l + d];
-        if (l >= d && l - d < L) dx += c[l - d];
+        if (l < L && l + d < w)
+          dx += c[l + d];
+        if (l >= d && l - d < L)
+          dx += c[l - d];
         grad[l] += coef * dx;
       }
     }
   return s2;
 }
 
-double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, guint w,
-                                    guint k, guint b, double *grad) {
+double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, guint w, guint k,
+                                    guint b, double *grad) {
   guint T = g->T, n = g->n;
   g_return_val_if_fail(w >= 1 && w <= T && c[0] != 0.0, NAN);
-  if (k == 0 || b == 0 || (guint64)k * b != T) return NAN;
+  if (k == 0 || b == 0 || (guint64)k * b != T)
+    return NAN;
   /* a = C^-1 e_0 by forward substitution on the band. */
   double *a = g_new(double, T);
   for (guint m = 0; m < T; m++) {
     double s = m == 0 ? 1.0 : 0.0;
-    for (guint j = 1; j <= m && j < w; j++) s -= c[j] * a[m - j];
+    for (guint j = 1; j <= m && j < w; j++)
+      s -= c[j] * a[m - j];
     a[m] = s / c[0];
   }
   if (!grad) {
@@ -207,15 +218,15 @@ double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, 
   double S = sens2_grad(c, w, T, k, b, gs);
   /* p_m and M p_m for every m (T x n each), then dtau/da_j = sum_i G_j[i]
    * with G_j = r_j + l o G_{j+1}, r_m = 2 (T - m) l^e o (M p_m). */
-  double *P = g_new(double, (gsize)T * n), *MP = g_new(double, (gsize)T * n);
+  double *P = g_new(double, (gsize)T *n), *MP = g_new(double, (gsize)T *n);
   double *q = g_new0(double, n);
   for (guint m = 0; m < T; m++)
     for (guint i = 0; i < n; i++) {
       q[i] = g->lambda[i] * q[i] + a[m];
       P[(gsize)m * n + i] = g->e ? g->lambda[i] * q[i] : q[i];
     }
-  cblas_dsymm(CblasRowMajor, CblasRight, CblasLower, (int)T, (int)n, 1.0, g->M, (int)n, P,
-              (int)n, 0.0, MP, (int)n);
+  cblas_dsymm(CblasRowMajor, CblasRight, CblasLower, (int)T, (int)n, 1.0, g->M, (int)n, P, (int)n,
+              0.0, MP, (int)n);
   double tr = 0.0;
   for (guint m = 0; m < T; m++)
     tr += (double)(T - m) * cblas_ddot((int)n, P + (gsize)m * n, 1, MP + (gsize)m * n, 1);
@@ -234,10 +245,12 @@ double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, 
   for (guint pass = 0; pass < 2; pass++)
     for (guint i = T; i-- > 0;) {
       double s = ga[i];
-      for (guint l = 1; l < w && i + l < T; l++) s -= c[l] * ga[i + l];
+      for (guint l = 1; l < w && i + l < T; l++)
+        s -= c[l] * ga[i + l];
       ga[i] = s / c[0];
     }
-  for (guint l = 0; l < w; l++) grad[l] = gs[l] * tr - S * ga[l];
+  for (guint l = 0; l < w; l++)
+    grad[l] = gs[l] * tr - S * ga[l];
   g_free(gs);
   g_free(P);
   g_free(MP);

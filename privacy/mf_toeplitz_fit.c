@@ -22,7 +22,8 @@ typedef struct {
 /* x holds c[1 .. w). */
 static void load(Fit *f, const gsl_vector *x) {
   f->c[0] = 1.0;
-  for (guint l = 1; l < f->w; l++) f->c[l] = gsl_vector_get(x, l - 1);
+  for (guint l = 1; l < f->w; l++)
+    f->c[l] = gsl_vector_get(x, l - 1);
 }
 
 static void fit_fdf(const gsl_vector *x, void *data, double *value, gsl_vector *df) {
@@ -30,9 +31,11 @@ static void fit_fdf(const gsl_vector *x, void *data, double *value, gsl_vector *
   load(f, x);
   double L = priv_mf_toeplitz_banded_loss(f->g, f->c, f->w, f->k, f->b, df ? f->grad : NULL);
   gboolean ok = isfinite(L) && L > 0.0;
-  if (value) *value = ok ? log(L) : GSL_POSINF;
+  if (value)
+    *value = ok ? log(L) : GSL_POSINF;
   if (df)
-    for (guint l = 1; l < f->w; l++) gsl_vector_set(df, l - 1, ok ? f->grad[l] / L : 0.0);
+    for (guint l = 1; l < f->w; l++)
+      gsl_vector_set(df, l - 1, ok ? f->grad[l] / L : 0.0);
 }
 
 static double fit_f(const gsl_vector *x, void *data) {
@@ -52,7 +55,8 @@ gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint
   if (k == 0 || b == 0 || (guint64)k * b != T || w == 0 || w > T) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "banded Toeplitz strategy: band %u must be between 1 and T = %u = epochs x "
-                "batches = %u x %u", w, T, k, b);
+                "batches = %u x %u",
+                w, T, k, b);
     return FALSE;
   }
   if (!(c[0] != 0.0) || !isfinite(c[0])) {
@@ -60,7 +64,8 @@ gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint
                 "banded Toeplitz strategy: the start needs c[0] != 0 (got %g)", c[0]);
     return FALSE;
   }
-  for (guint l = w; l-- > 0;) c[l] /= c[0]; /* the loss does not see the scale */
+  for (guint l = w; l-- > 0;)
+    c[l] /= c[0]; /* the loss does not see the scale */
   Fit f = {.g = g, .k = k, .b = b, .w = w, .c = g_new(double, w), .grad = g_new(double, w)};
   gboolean ok = TRUE;
   if (w > 1) {
@@ -68,18 +73,22 @@ gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint
     gsl_multimin_function_fdf fn = {
         .f = fit_f, .df = fit_df, .fdf = fit_fdf, .n = w - 1, .params = &f};
     gsl_vector *x = gsl_vector_alloc(w - 1);
-    for (guint l = 1; l < w; l++) gsl_vector_set(x, l - 1, c[l]);
-    gsl_multimin_fdfminimizer *s =
-        gsl_multimin_fdfminimizer_alloc(gsl_multimin_fdfminimizer_vector_bfgs2, w - 1);
+    for (guint l = 1; l < w; l++)
+      gsl_vector_set(x, l - 1, c[l]);
+    gsl_multimin_fdfminimizer *s = gsl_multimin_fdfminimizer_alloc(
+        gsl_multimin_fdfminimizer_vector_bfgs2, w - 1);
     gsl_multimin_fdfminimizer_set(s, &fn, x, 0.01, 0.1);
     double start = s->f;
     for (guint it = 0; it < 2000; it++) {
-      if (gsl_multimin_fdfminimizer_iterate(s) != GSL_SUCCESS) break; /* no progress */
-      if (gsl_multimin_test_gradient(s->gradient, 1e-9) == GSL_SUCCESS) break;
+      if (gsl_multimin_fdfminimizer_iterate(s) != GSL_SUCCESS)
+        break; /* no progress */
+      if (gsl_multimin_test_gradient(s->gradient, 1e-9) == GSL_SUCCESS)
+        break;
     }
     /* The minimizer's point is never worse than the start. */
     gboolean better = s->f <= start;
-    if (better) gsl_vector_memcpy(x, s->x);
+    if (better)
+      gsl_vector_memcpy(x, s->x);
     gsl_multimin_fdfminimizer_free(s);
     /* Past b the loss has kinks (|X[s,t]| at 0, where the band-b start
      * sits): BFGS stalls there, Nelder-Mead walks through. */
@@ -87,8 +96,8 @@ gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint
       gsl_multimin_function fn0 = {.f = fit_f, .n = w - 1, .params = &f};
       gsl_vector *step = gsl_vector_alloc(w - 1);
       gsl_vector_set_all(step, 0.02);
-      gsl_multimin_fminimizer *nm =
-          gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, w - 1);
+      gsl_multimin_fminimizer *nm = gsl_multimin_fminimizer_alloc(
+          gsl_multimin_fminimizer_nmsimplex2, w - 1);
       gsl_multimin_fminimizer_set(nm, &fn0, x, step);
       double before = fit_f(x, &f);
       for (guint it = 0; it < 250 * w; it++)
@@ -101,7 +110,8 @@ gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint
       gsl_vector_free(step);
     }
     load(&f, x);
-    for (guint l = 0; l < w; l++) c[l] = f.c[l];
+    for (guint l = 0; l < w; l++)
+      c[l] = f.c[l];
     gsl_vector_free(x);
     gsl_set_error_handler(old);
   }
@@ -111,7 +121,8 @@ gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint
                 "banded Toeplitz strategy: the loss is not finite");
     ok = FALSE;
   }
-  if (loss) *loss = L;
+  if (loss)
+    *loss = L;
   g_free(f.c);
   g_free(f.grad);
   return ok;

@@ -35,7 +35,8 @@ double *priv_muffliato_rdp(const TopoGossip *W, guint T, const guint *attackers,
     const guint *cols;
     const double *vals;
     guint len = topo_gossip_row(W, a, &cols, &vals);
-    for (guint j = 0; j < len; j++) gamma[cols[j]] = TRUE;
+    for (guint j = 0; j < len; j++)
+      gamma[cols[j]] = TRUE;
   }
   /* sum_s (T - s) (W^s)[u, w] / ||(W^s)[:, w]||^2, column w of W^s = W^s e_w.
    * The column is kept as col 2^E with max |col| in [1/2, 1) (powers of
@@ -44,22 +45,28 @@ double *priv_muffliato_rdp(const TopoGossip *W, guint T, const guint *attackers,
    * col[u] / ||col||^2 * 2^-E. */
   double *sum = g_new0(double, n), *col = g_new(double, n), *nxt = g_new(double, n);
   for (guint w = 0; w < n; w++) {
-    if (!gamma[w]) continue;
+    if (!gamma[w])
+      continue;
     memset(col, 0, sizeof(double) * n);
     col[w] = 1.0;
     long E = 0;
     for (guint s = 0; s < T; s++) {
       double amax = 0.0;
-      for (guint u = 0; u < n; u++) amax = MAX(amax, fabs(col[u]));
-      if (amax == 0) break; /* W^s e_w = 0: nothing more to see */
+      for (guint u = 0; u < n; u++)
+        amax = MAX(amax, fabs(col[u]));
+      if (amax == 0)
+        break; /* W^s e_w = 0: nothing more to see */
       int e;
       frexp(amax, &e);
-      for (guint u = 0; u < n; u++) col[u] = ldexp(col[u], -e);
+      for (guint u = 0; u < n; u++)
+        col[u] = ldexp(col[u], -e);
       E += e;
       double nrm2 = 0.0;
-      for (guint u = 0; u < n; u++) nrm2 += col[u] * col[u];
+      for (guint u = 0; u < n; u++)
+        nrm2 += col[u] * col[u];
       for (guint u = 0; u < n; u++) {
-        if (col[u] == 0.0) continue;
+        if (col[u] == 0.0)
+          continue;
         /* 2^-E beyond the double range: the term is at least T (overflow)
          * or below 1e-290 of it; E is clamped so that ldexp saturates. */
         double term = ldexp((double)(T - s) * col[u] / nrm2, (int)CLAMP(-E, -4000, 4000));

@@ -30,8 +30,8 @@ struct PrivObserver {
   guint64 events;   /* message events observed */
   /* Streaming (priv_observer_set_streaming): the pool holds one period. */
   PrivStream *stream;
-  GError *error;          /* the first error met while observing */
-  guint64 period_events;  /* message events since the last checkpoint */
+  GError *error;         /* the first error met while observing */
+  guint64 period_events; /* message events since the last checkpoint */
   guint64 checkpoint_events;
   gboolean finished;
 };
@@ -59,7 +59,8 @@ PrivObserver *priv_observer_new(SimLinSpace *space, GError **error) {
 }
 
 void priv_observer_free(PrivObserver *o) {
-  if (!o) return;
+  if (!o)
+    return;
   priv_observer_detach(o);
   priv_stream_free(o->stream);
   g_clear_error(&o->error);
@@ -112,13 +113,15 @@ guint priv_observer_n_views(const PrivObserver *o) {
 
 gsize priv_observer_n_rows(const PrivObserver *o, guint view) {
   g_return_val_if_fail(o != NULL, 0);
-  if (view >= o->views->len) return 0;
+  if (view >= o->views->len)
+    return 0;
   return ((View *)g_ptr_array_index(o->views, view))->rows->len;
 }
 
 /* Ends a streaming period: the pool goes to the accountant, then is emptied. */
 static void checkpoint(PrivObserver *o, gboolean rebase) {
-  if (o->error || o->finished) return;
+  if (o->error || o->finished)
+    return;
   GArray **rows = g_new(GArray *, MAX(o->views->len, 1));
   for (guint i = 0; i < o->views->len; i++)
     rows[i] = ((View *)g_ptr_array_index(o->views, i))->rows;
@@ -149,18 +152,22 @@ void priv_observer_observe(PrivObserver *o, const SimBusEvent *ev) {
     return;
   o->events++;
   if (o->stream) {
-    if (o->error || o->finished) return;
-    if (++o->period_events > o->checkpoint_events) checkpoint(o, TRUE);
+    if (o->error || o->finished)
+      return;
+    if (++o->period_events > o->checkpoint_events)
+      checkpoint(o, TRUE);
   }
   const SimLinvec *payload = sim_message_provenance(ev->message);
-  if (!payload) return; /* not a model: nothing to account */
+  if (!payload)
+    return; /* not a model: nothing to account */
   guint id = G_MAXUINT;
   for (guint i = 0; i < o->views->len; i++) {
     View *v = g_ptr_array_index(o->views, i);
     gboolean wants = v->trust == PRIV_TRUST_PNDP ? ev->kind == SIM_BUS_MESSAGE_DELIVERED &&
                                                        ev->to < o->n && v->is_member[ev->to]
                                                  : ev->kind == SIM_BUS_MESSAGE_SENT;
-    if (!wants) continue;
+    if (!wants)
+      continue;
     if (id == G_MAXUINT) {
       if (sim_linvec_space(payload) != o->space) {
         o->foreign = TRUE;
@@ -168,7 +175,8 @@ void priv_observer_observe(PrivObserver *o, const SimBusEvent *ev) {
       }
       id = priv_row_set_add_linvec(&o->rows, payload);
     }
-    if (g_hash_table_add(v->seen, GUINT_TO_POINTER(id + 1))) g_array_append_val(v->rows, id);
+    if (g_hash_table_add(v->seen, GUINT_TO_POINTER(id + 1)))
+      g_array_append_val(v->rows, id);
   }
 }
 
@@ -209,7 +217,8 @@ gboolean priv_observer_attach(PrivObserver *o, SimBus *bus, GError **error) {
 
 void priv_observer_detach(PrivObserver *o) {
   g_return_if_fail(o != NULL);
-  if (o->bus) sim_bus_unsubscribe(o->bus, o->subscription); /* calls on_unsubscribed */
+  if (o->bus)
+    sim_bus_unsubscribe(o->bus, o->subscription); /* calls on_unsubscribed */
   o->bus = NULL;
   o->subscription = 0;
 }
@@ -234,7 +243,8 @@ PrivKnowledge *priv_observer_knowledge(const PrivObserver *o, guint view, GError
   }
   const View *v = g_ptr_array_index(o->views, view);
   PrivKnowledge *k = priv_knowledge_new(o->n, error);
-  if (!k) return NULL;
+  if (!k)
+    return NULL;
   PrivRowPool pool = priv_row_set_pool(&o->rows);
   const gsize *rs = pool.start;
   const guint32 *cols = pool.cols;
@@ -248,7 +258,8 @@ PrivKnowledge *priv_observer_knowledge(const PrivObserver *o, guint view, GError
       return NULL;
     }
   }
-  for (guint i = 0; i < v->n_members; i++) priv_knowledge_add_attacker(k, v->members[i], NULL);
+  for (guint i = 0; i < v->n_members; i++)
+    priv_knowledge_add_attacker(k, v->members[i], NULL);
   if (v->trust != PRIV_TRUST_LDP) {
     /* Own noise, and (SecLDP, DECOR-like protocols) the secrets on the
      * members' edges: every variable a member owns. */
@@ -273,13 +284,14 @@ gboolean priv_observer_set_streaming(PrivObserver *o, const PrivStreamOptions *o
   g_return_val_if_fail(o != NULL && opt != NULL, FALSE);
   if (o->stream || o->events > 0 || o->views->len == 0) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                o->stream     ? "the observer streams already"
-                : o->events   ? "streaming must be chosen before the first message"
-                              : "add the views before choosing streaming");
+                o->stream   ? "the observer streams already"
+                : o->events ? "streaming must be chosen before the first message"
+                            : "add the views before choosing streaming");
     return FALSE;
   }
   PrivStream *s = priv_stream_new(o->space, opt, error);
-  if (!s) return FALSE;
+  if (!s)
+    return FALSE;
   for (guint i = 0; i < o->views->len; i++) {
     const View *v = g_ptr_array_index(o->views, i);
     if (!priv_stream_add_view(s, v->trust, v->is_member, error)) {

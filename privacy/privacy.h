@@ -123,8 +123,8 @@ typedef struct {
  * (sizes, non-finite or non-reversible W), PRIV_ERROR_NUMERICAL
  * (eigensolver). O(n^3) time, O(n^2) memory.
  */
-PrivGramSpectral *priv_gram_spectral_new(const double *W, guint n, guint T,
-                                         PrivWorkload workload, GError **error);
+PrivGramSpectral *priv_gram_spectral_new(const double *W, guint n, guint T, PrivWorkload workload,
+                                         GError **error);
 void priv_gram_spectral_free(PrivGramSpectral *g);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivGramSpectral, priv_gram_spectral_free)
 
@@ -149,9 +149,8 @@ typedef const double *(*PrivGossipAtFunc)(guint t, gpointer user_data);
  * Returns: H (g_free), or NULL with @error set (PRIV_ERROR_INVALID_ARGUMENT,
  * PRIV_ERROR_MEMORY).
  */
-double *priv_gram_time_varying(guint n, guint T, PrivWorkload workload,
-                               PrivGossipAtFunc gossip_at, gpointer user_data,
-                               GError **error);
+double *priv_gram_time_varying(guint n, guint T, PrivWorkload workload, PrivGossipAtFunc gossip_at,
+                               gpointer user_data, GError **error);
 
 /*
  * priv_gram_node: node @node's own Gram matrix H_i = A_i^T A_i (static W),
@@ -160,8 +159,8 @@ double *priv_gram_time_varying(guint n, guint T, PrivWorkload workload,
  * O(n^2 T + n T^2) time, O(n T + T^2) memory. @node < @n; other parameters
  * and errors as for priv_gram_static.
  */
-double *priv_gram_node(const double *W, guint n, guint node, guint T,
-                       PrivWorkload workload, gsize max_bytes, GError **error);
+double *priv_gram_node(const double *W, guint n, guint node, guint T, PrivWorkload workload,
+                       gsize max_bytes, GError **error);
 
 /*
  * priv_gram_check_memory: fails with PRIV_ERROR_MEMORY, saying how much would
@@ -205,8 +204,7 @@ double priv_mf_sensitivity2(const double *C, guint T, guint k, guint b);
  * triangular path). O(T^3). Returns the loss, or NaN with @error set
  * (PRIV_ERROR_INVALID_ARGUMENT, PRIV_ERROR_NUMERICAL when C is singular).
  */
-double priv_mf_loss(const double *H, const double *C, guint T, guint k, guint b,
-                    GError **error);
+double priv_mf_loss(const double *H, const double *C, guint T, guint k, guint b, GError **error);
 
 /* The fixed strategies Mafalda is compared with. */
 typedef enum {
@@ -273,8 +271,8 @@ double priv_mf_toeplitz_trace(const PrivGramSpectral *g, const double *a);
  * time, O(n T) memory (two banded back substitutions carry d tau / d a to
  * c). NaN on bad sizes or c[0] = 0.
  */
-double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, guint w,
-                                    guint k, guint b, double *grad);
+double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, guint w, guint k,
+                                    guint b, double *grad);
 
 /*
  * priv_mf_toeplitz_fit: the banded Toeplitz strategy of band @w <= T
@@ -379,8 +377,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivMfResult, priv_mf_result_free)
  * positive definite), PRIV_ERROR_NOT_CONVERGED (then *@result holds the best
  * point reached, with converged = FALSE).
  */
-gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b,
-                          const PrivMfOptions *opt, PrivMfResult **result, GError **error);
+gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b, const PrivMfOptions *opt,
+                          PrivMfResult **result, GError **error);
 
 /*
  * priv_mafalda_c: Mafalda's C_local (paper Alg. 2) for @n nodes gossiping
@@ -562,8 +560,8 @@ double priv_sdp_max(const double *X, guint k, double tol, PrivSdpInfo *info, GEr
  * Returns: TRUE with *@out set; FALSE with PRIV_ERROR_INVALID_ARGUMENT (b = 0
  * or not dividing T) or the errors of priv_sdp_max.
  */
-gboolean priv_sensitivity2(const double *X, guint T, guint b, PrivSensitivity kind,
-                           double *out, GError **error);
+gboolean priv_sensitivity2(const double *X, guint T, guint b, PrivSensitivity kind, double *out,
+                           GError **error);
 
 /* ---- Per-victim blocks ---- */
 
@@ -597,11 +595,11 @@ typedef enum {
  * priv_account_report does. Readers of X must honour it.
  */
 typedef struct {
-  guint n;             /* nodes */
-  guint T;             /* gradient steps (the blocks are T x T) */
-  double *X;           /* n * T * T doubles */
+  guint n;                /* nodes */
+  guint T;                /* gradient steps (the blocks are T x T) */
+  double *X;              /* n * T * T doubles */
   PrivNodeStatus *status; /* n entries */
-  double scale;        /* > 0; the true blocks are X / scale^2 (usually 1) */
+  double scale;           /* > 0; the true blocks are X / scale^2 (usually 1) */
 } PrivBlocks;
 
 /* priv_blocks_new: zero blocks, every node PROTECTED, scale 1. Errors:
@@ -645,9 +643,8 @@ gboolean priv_knowledge_add_linvec(PrivKnowledge *k, const SimLinvec *v, GError 
  * Errors: PRIV_ERROR_INVALID_ARGUMENT for a non-finite coefficient. O(nnz).
  */
 gboolean priv_knowledge_add_row(PrivKnowledge *k, gsize n_grad, const guint32 *grad_cols,
-                                const double *grad_vals, gsize n_noise,
-                                const guint32 *noise_ids, const double *noise_vals,
-                                GError **error);
+                                const double *grad_vals, gsize n_noise, const guint32 *noise_ids,
+                                const double *noise_vals, GError **error);
 
 /* priv_knowledge_add_attacker: @u is in the attacker set: all its gradient
  * slots are known, and it is no victim. Errors: u >= n. */
@@ -667,8 +664,8 @@ void priv_knowledge_know_noise(PrivKnowledge *k, guint32 id);
  * simulating it (rows: at most T x the messages the attackers receive per
  * round; columns: at most n T each). O(1).
  */
-gboolean priv_knowledge_check_memory(gsize rows, gsize grad_cols, gsize noise_cols,
-                                     gsize max_bytes, GError **error);
+gboolean priv_knowledge_check_memory(gsize rows, gsize grad_cols, gsize noise_cols, gsize max_bytes,
+                                     GError **error);
 
 /* Options of priv_knowledge_blocks; zeros select the defaults. */
 typedef struct {
@@ -795,10 +792,10 @@ PrivKnowledge *priv_observer_knowledge(const PrivObserver *obs, guint view, GErr
  * away from the tolerance thresholds).
  */
 typedef struct {
-  guint T;                 /* gradient steps covered (> 0) */
-  double clip;             /* Delta, > 0 (default 1) */
-  double rank_tol;         /* relative rank tolerance (default 1e-10) */
-  double range_tol;        /* relative range tolerance (default 1e-8) */
+  guint T;                   /* gradient steps covered (> 0) */
+  double clip;               /* Delta, > 0 (default 1) */
+  double rank_tol;           /* relative rank tolerance (default 1e-10) */
+  double range_tol;          /* relative range tolerance (default 1e-8) */
   guint64 checkpoint_events; /* 0: 64 n + 4096 */
   gsize max_bytes;           /* memory budget; 0: the machine's (spec_memory_limit) */
   /* Optional: called after every period with the gradient steps seen so far
@@ -860,9 +857,9 @@ typedef enum {
 /* A structured accounting problem (zero-initialize, then fill). */
 typedef struct {
   PrivProtocol protocol;
-  guint K;                /* Muffliato: gossip rounds per step (>= 1); else 1 (0 = 1) */
-  const double *C_local;  /* MF-D-SGD: T x T invertible, row-major; else NULL */
-  guint T;                /* gradient steps, >= 1 */
+  guint K;               /* Muffliato: gossip rounds per step (>= 1); else 1 (0 = 1) */
+  const double *C_local; /* MF-D-SGD: T x T invertible, row-major; else NULL */
+  guint T;               /* gradient steps, >= 1 */
   /* W_r of gossip round r: one matrix (static) or K*T (time-varying). In
    * round r every node sends to the nodes whose row of W_r lists it. */
   const TopoGossip *const *gossip;
@@ -870,12 +867,12 @@ typedef struct {
   PrivTrust trust;
   const guint *attackers; /* distinct nodes, >= 1 */
   guint n_attackers;
-  double sigma;           /* noise multiplier (noise std sigma*Delta), >= 0 */
-  guint b;                /* MF-D-SGD: the participation interval its noise is
+  double sigma; /* noise multiplier (noise std sigma*Delta), >= 0 */
+  guint b;      /* MF-D-SGD: the participation interval its noise is
                              calibrated for, nu = sigma Delta sens_Pi(C_local)
                              under (T/b, b)-participation (0 = 1) */
   PrivEngine engine;
-  gsize max_bytes;        /* memory budget (0 = physical memory) */
+  gsize max_bytes; /* memory budget (0 = physical memory) */
 } PrivStructuredProblem;
 
 /*
@@ -921,8 +918,8 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
  * Returns: n values (g_free; NaN for members), or NULL with @error set
  * (PRIV_ERROR_INVALID_ARGUMENT). O(T |Gamma(S)| nnz(W)).
  */
-double *priv_muffliato_rdp(const TopoGossip *W, guint T, const guint *attackers,
-                           guint n_attackers, double alpha, double sigma, GError **error);
+double *priv_muffliato_rdp(const TopoGossip *W, guint T, const guint *attackers, guint n_attackers,
+                           double alpha, double sigma, GError **error);
 
 /* ---- Per-victim report ---- */
 
@@ -935,7 +932,7 @@ typedef struct {
 
 typedef struct {
   guint node;
-  gint distance;      /* hops to the nearest attacker; -1 when unreachable or no graph */
+  gint distance; /* hops to the nearest attacker; -1 when unreachable or no graph */
   gboolean unprotected;
   double sensitivity; /* sqrt(sens^2); +inf when unprotected or unresolved */
   double mu;          /* = sensitivity (units: see above) */

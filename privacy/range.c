@@ -44,19 +44,26 @@ PrivNodeStatus priv_range_decide(const PrivRangeEvidence *e, const PrivRangeTole
   PrivRangeTolerances t;
   priv_range_tolerances_default(&t);
   if (tol) {
-    if (tol->range_tol > 0) t.range_tol = tol->range_tol;
-    if (tol->range_loose > 0) t.range_loose = tol->range_loose;
-    if (tol->clean > 0) t.clean = tol->clean;
-    if (tol->amp_max > 0) t.amp_max = tol->amp_max;
+    if (tol->range_tol > 0)
+      t.range_tol = tol->range_tol;
+    if (tol->range_loose > 0)
+      t.range_loose = tol->range_loose;
+    if (tol->clean > 0)
+      t.clean = tol->clean;
+    if (tol->amp_max > 0)
+      t.amp_max = tol->amp_max;
   }
   /* NaN anywhere: nothing can be claimed. */
   if (isnan(e->residual) || isnan(e->norm) || isnan(e->noise_left) || isnan(e->amplification))
     return PRIV_NODE_UNRESOLVED;
-  if (e->norm == 0.0) return PRIV_NODE_PROTECTED; /* the attacker sees nothing of it */
+  if (e->norm == 0.0)
+    return PRIV_NODE_PROTECTED; /* the attacker sees nothing of it */
   /* A garbage residual comes from an ill-conditioned solve as easily as a
    * garbage X: past amp_max neither side of the decision is supported. */
-  if (!(e->amplification <= t.amp_max)) return PRIV_NODE_UNRESOLVED;
-  if (e->residual <= t.range_tol * e->norm) return PRIV_NODE_PROTECTED;
+  if (!(e->amplification <= t.amp_max))
+    return PRIV_NODE_UNRESOLVED;
+  if (e->residual <= t.range_tol * e->norm)
+    return PRIV_NODE_PROTECTED;
   if (e->residual > t.range_loose * e->norm && e->noise_left <= t.clean)
     return PRIV_NODE_UNPROTECTED;
   return PRIV_NODE_UNRESOLVED;

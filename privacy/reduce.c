@@ -46,8 +46,8 @@ static gsize dense_doubles(gsize rows, gsize grad_cols, gsize noise_cols) {
   return priv_size_sum3(MAX(noise_cols, 1), rows, 2 * rows, grad_cols, 0, 0);
 }
 
-gboolean priv_knowledge_check_memory(gsize rows, gsize grad_cols, gsize noise_cols,
-                                     gsize max_bytes, GError **error) {
+gboolean priv_knowledge_check_memory(gsize rows, gsize grad_cols, gsize noise_cols, gsize max_bytes,
+                                     GError **error) {
   return priv_check_budget(priv_doubles_bytes(dense_doubles(rows, grad_cols, noise_cols)),
                            max_bytes, "accounting the attacker knowledge", error);
 }
@@ -69,12 +69,15 @@ static void fill(const PrivKnowledge *k, const gsize *row_of, gsize r, guint n, 
     gsize i = row_of[row];
     for (gsize e = rs[i]; e < rs[i + 1]; e++) {
       if (e < rs[i] + ng[i]) {
-        if (priv_knowledge_slot_known(k, cols[e])) continue;
+        if (priv_knowledge_slot_known(k, cols[e]))
+          continue;
         guint32 j = gidx[(gsize)(cols[e] % n) * T + cols[e] / n];
-        if (j != UNUSED) A[row * c + j] += clip * vals[e];
+        if (j != UNUSED)
+          A[row * c + j] += clip * vals[e];
       } else if (!priv_knowledge_noise_known(k, cols[e])) {
         guint32 j = nidx[cols[e]];
-        if (j != UNUSED) Bt[row * ld + j] += vals[e];
+        if (j != UNUSED)
+          Bt[row * ld + j] += vals[e];
       }
     }
     if (sc) {
@@ -103,13 +106,16 @@ static gboolean factor(double *Bt, gsize m, gsize r, const double *A, gsize c, d
       return FALSE;
     }
     double r00 = fabs(Bt[0]);
-    while (rank < MIN(m, r) && fabs(Bt[rank * m + rank]) > rank_tol * r00 && r00 > 0) rank++;
+    while (rank < MIN(m, r) && fabs(Bt[rank * m + rank]) > rank_tol * r00 && r00 > 0)
+      rank++;
   } else {
-    for (gsize i = 0; i < r; i++) jpvt[i] = (lapack_int)(i + 1);
+    for (gsize i = 0; i < r; i++)
+      jpvt[i] = (lapack_int)(i + 1);
   }
   for (gsize i = 0; i < r; i++) {
     const double *src = A + (gsize)(jpvt[i] - 1) * c;
-    for (gsize j = 0; j < c; j++) Ap[j * r + i] = src[j];
+    for (gsize j = 0; j < c; j++)
+      Ap[j * r + i] = src[j];
   }
   if (rank > 0)
     cblas_dtrsm(CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, (int)rank, (int)c,
@@ -131,10 +137,12 @@ static gboolean factor(double *Bt, gsize m, gsize r, const double *A, gsize c, d
  */
 static gboolean trailing_independent(const double *Bt, gsize m, gsize r, gsize rank,
                                      const lapack_int *jpvt, const double *rn, double rank_tol) {
-  if (m <= rank) return FALSE;
+  if (m <= rank)
+    return FALSE;
   for (gsize q = rank; q < r; q++) {
     double pn = cblas_dnrm2((int)(MIN(q, m - 1) + 1 - rank), Bt + q * m + rank, 1);
-    if (pn > rank_tol * rn[jpvt[q] - 1]) return TRUE;
+    if (pn > rank_tol * rn[jpvt[q] - 1])
+      return TRUE;
   }
   return FALSE;
 }
@@ -143,10 +151,14 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
                                   GError **error) {
   g_return_val_if_fail(k != NULL, NULL);
   PrivKnowledgeOptions o = {0};
-  if (opt) o = *opt;
-  if (o.clip == 0) o.clip = 1.0;
-  if (o.rank_tol == 0) o.rank_tol = 1e-10;
-  if (o.range_tol == 0) o.range_tol = 1e-8;
+  if (opt)
+    o = *opt;
+  if (o.clip == 0)
+    o.clip = 1.0;
+  if (o.rank_tol == 0)
+    o.rank_tol = 1e-10;
+  if (o.range_tol == 0)
+    o.range_tol = 1e-8;
   if (!(o.clip > 0) || !isfinite(o.clip) || !(o.rank_tol > 0) || !(o.range_tol > 0)) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "the clipping norm and the tolerances must be positive and finite "
@@ -164,9 +176,11 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
     return NULL;
   }
   PrivBlocks *blocks = priv_blocks_new(n, T, error);
-  if (!blocks) return NULL;
+  if (!blocks)
+    return NULL;
   for (guint u = 0; u < n; u++)
-    if (k->attacker[u]) blocks->status[u] = PRIV_NODE_ATTACKER;
+    if (k->attacker[u])
+      blocks->status[u] = PRIV_NODE_ATTACKER;
 
   const gsize *rs = (const gsize *)k->row_start->data;
   const guint32 *ng = (const guint32 *)k->row_ngrad->data;
@@ -179,24 +193,28 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
    * victim's columns are contiguous. */
   gsize nT = (gsize)n * T;
   guint32 *gidx = g_new(guint32, nT);
-  for (gsize i = 0; i < nT; i++) gidx[i] = UNUSED;
+  for (gsize i = 0; i < nT; i++)
+    gidx[i] = UNUSED;
   guint32 max_noise = 0;
   gboolean any_noise = FALSE;
   for (gsize i = 0; i < n_rows; i++)
     for (gsize e = rs[i] + ng[i]; e < rs[i + 1]; e++) {
-      if (priv_knowledge_noise_known(k, cols[e])) continue;
+      if (priv_knowledge_noise_known(k, cols[e]))
+        continue;
       max_noise = MAX(max_noise, cols[e]);
       any_noise = TRUE;
     }
   gsize noise_len = any_noise ? (gsize)max_noise + 1 : 0;
   guint32 *nidx = g_new(guint32, MAX(noise_len, 1));
-  for (gsize i = 0; i < noise_len; i++) nidx[i] = UNUSED;
+  for (gsize i = 0; i < noise_len; i++)
+    nidx[i] = UNUSED;
   gboolean *keep = g_new0(gboolean, MAX(n_rows, 1));
   gsize r = 0;
   for (gsize i = 0; i < n_rows; i++) {
     for (gsize e = rs[i]; e < rs[i + 1]; e++) {
       gboolean grad = e < rs[i] + ng[i];
-      if (vals[e] == 0.0) continue;
+      if (vals[e] == 0.0)
+        continue;
       if (grad && !priv_knowledge_slot_known(k, cols[e])) {
         gidx[(gsize)(cols[e] % n) * T + cols[e] / n] = 0; /* mark used (u-major) */
         keep[i] = TRUE;
@@ -205,18 +223,22 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
         keep[i] = TRUE;
       }
     }
-    if (keep[i]) r++;
+    if (keep[i])
+      r++;
   }
   gsize c = 0, m = 0;
   for (gsize i = 0; i < nT; i++)
-    if (gidx[i] != UNUSED) gidx[i] = (guint32)c++;
+    if (gidx[i] != UNUSED)
+      gidx[i] = (guint32)c++;
   for (gsize i = 0; i < noise_len; i++)
-    if (nidx[i] != UNUSED) nidx[i] = (guint32)m++;
+    if (nidx[i] != UNUSED)
+      nidx[i] = (guint32)m++;
   /* Victim u's columns are [cstart[u], cstart[u+1]). */
   gsize *cstart = g_new0(gsize, n + 1);
   for (guint u = 0; u < n; u++) {
     gsize cnt = 0;
-    for (guint t = 0; t < T; t++) cnt += gidx[(gsize)u * T + t] != UNUSED;
+    for (guint t = 0; t < T; t++)
+      cnt += gidx[(gsize)u * T + t] != UNUSED;
     cstart[u + 1] = cstart[u] + cnt;
   }
 
@@ -236,10 +258,12 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
     goto out;
   row_of = g_new(gsize, r);
   for (gsize i = 0, row = 0; i < n_rows; i++)
-    if (keep[i]) row_of[row++] = i;
+    if (keep[i])
+      row_of[row++] = i;
   rn = g_new(double, r);
   jpvt = g_new0(lapack_int, r);
-  if (m > 0) tau = g_new(double, MIN(m, r));
+  if (m > 0)
+    tau = g_new(double, MIN(m, r));
 
   /* The factorization, with unscaled rows first; rows again scaled to unit
    * noise norm (by powers of two: exact) only if the first one cut a row
@@ -247,13 +271,17 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
   gsize rank = 0;
   for (int pass = 0; pass < 2; pass++) {
     fill(k, row_of, r, n, T, gidx, nidx, m, c, o.clip, sc, Bt, A);
-    for (gsize i = 0; i < r; i++) rn[i] = cblas_dnrm2((int)m, Bt + i * MAX(m, 1), 1);
-    if (!factor(Bt, m, r, A, c, Ap, jpvt, tau, o.rank_tol, &rank, error)) goto out;
-    if (pass == 1 || !trailing_independent(Bt, m, r, rank, jpvt, rn, o.rank_tol)) break;
+    for (gsize i = 0; i < r; i++)
+      rn[i] = cblas_dnrm2((int)m, Bt + i * MAX(m, 1), 1);
+    if (!factor(Bt, m, r, A, c, Ap, jpvt, tau, o.rank_tol, &rank, error))
+      goto out;
+    if (pass == 1 || !trailing_independent(Bt, m, r, rank, jpvt, rn, o.rank_tol))
+      break;
     sc = g_new(double, r);
     for (gsize i = 0; i < r; i++) {
       int e = 0;
-      if (rn[i] > 0) frexp(rn[i], &e);
+      if (rn[i] > 0)
+        frexp(rn[i], &e);
       sc[i] = ldexp(1.0, -e);
     }
   }
@@ -267,32 +295,38 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
   double *rel = g_new0(double, MAX(n_trail, 1));
   for (gsize q = rank; q < r; q++) {
     gsize i = (gsize)(jpvt[q] - 1);
-    double pn = m > rank ? cblas_dnrm2((int)(MIN(q, m - 1) + 1 - rank), Bt + q * m + rank, 1)
-                         : 0.0;
+    double pn = m > rank ? cblas_dnrm2((int)(MIN(q, m - 1) + 1 - rank), Bt + q * m + rank, 1) : 0.0;
     rel[q - rank] = rn[i] > 0 ? pn / rn[i] : 0.0;
   }
   G = g_new(double, (gsize)T *T);
   for (guint u = 0; u < n; u++) {
     gsize c0 = cstart[u], cu = cstart[u + 1] - c0;
-    if (cu == 0 || k->attacker[u]) continue;
+    if (cu == 0 || k->attacker[u])
+      continue;
     double norm2 = 0.0, res2 = 0.0, y2 = 0.0, left = 0.0, scaled2 = 0.0;
     for (gsize i = 0; i < r; i++)
       for (gsize j = c0; j < c0 + cu; j++) {
         norm2 += A[i * c + j] * A[i * c + j];
-        if (rn[i] > 0) scaled2 += (A[i * c + j] / rn[i]) * (A[i * c + j] / rn[i]);
+        if (rn[i] > 0)
+          scaled2 += (A[i * c + j] / rn[i]) * (A[i * c + j] / rn[i]);
       }
-    if (norm2 == 0.0) continue;
+    if (norm2 == 0.0)
+      continue;
     for (gsize j = c0; j < c0 + cu; j++) {
-      for (gsize i = 0; i < rank; i++) y2 += Ap[j * r + i] * Ap[j * r + i];
-      for (gsize i = rank; i < r; i++) res2 += Ap[j * r + i] * Ap[j * r + i];
+      for (gsize i = 0; i < rank; i++)
+        y2 += Ap[j * r + i] * Ap[j * r + i];
+      for (gsize i = rank; i < r; i++)
+        res2 += Ap[j * r + i] * Ap[j * r + i];
     }
     /* The dependent rows that carry the residual: their noise remainder says
      * whether the dependency is exact (rounding level) or only near. */
     double carry2 = o.range_tol * o.range_tol * norm2 / (double)MAX(n_trail, 1);
     for (gsize i = rank; i < r; i++) {
       double ri2 = 0.0;
-      for (gsize j = c0; j < c0 + cu; j++) ri2 += Ap[j * r + i] * Ap[j * r + i];
-      if (ri2 > carry2) left = MAX(left, rel[i - rank]);
+      for (gsize j = c0; j < c0 + cu; j++)
+        ri2 += Ap[j * r + i] * Ap[j * r + i];
+      if (ri2 > carry2)
+        left = MAX(left, rel[i - rank]);
     }
     PrivRangeEvidence ev = {.norm = sqrt(norm2),
                             .residual = sqrt(res2),
@@ -303,7 +337,8 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
       blocks->status[u] = st;
       continue;
     }
-    if (rank == 0) continue;
+    if (rank == 0)
+      continue;
     /* G = Y_u^T Y_u (cu x cu), then scattered to the victim's steps. */
     cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, (int)cu, (int)rank, 1.0, Ap + c0 * r, (int)r,
                 0.0, G, (int)cu);
@@ -311,7 +346,8 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
     guint *steps = g_new(guint, cu);
     gsize q = 0;
     for (guint t = 0; t < T; t++)
-      if (gidx[(gsize)u * T + t] != UNUSED) steps[q++] = t;
+      if (gidx[(gsize)u * T + t] != UNUSED)
+        steps[q++] = t;
     for (gsize a = 0; a < cu; a++)
       for (gsize b = a; b < cu; b++) {
         double v = G[b + a * cu]; /* lower triangle, column-major (b >= a) */

@@ -17,8 +17,8 @@ void priv_row_set_init(PrivRowSet *r) {
   r->ngrad = g_array_new(FALSE, FALSE, sizeof(guint32));
   r->cols = g_array_new(FALSE, FALSE, sizeof(guint32));
   r->vals = g_array_new(FALSE, FALSE, sizeof(double));
-  r->index =
-      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, (GDestroyNotify)g_array_unref);
+  r->index = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                   (GDestroyNotify)g_array_unref);
   r->scratch_cols = g_array_new(FALSE, FALSE, sizeof(guint32));
   r->scratch_vals = g_array_new(FALSE, FALSE, sizeof(double));
 }
@@ -78,7 +78,8 @@ guint priv_row_set_add(PrivRowSet *r, const guint32 *cols, const double *vals, g
   gint64 h = row_hash(cols, vals, len, ngrad);
   GArray *bucket = g_hash_table_lookup(r->index, &h);
   guint found = bucket_find(r, bucket, cols, vals, len, ngrad);
-  if (found != G_MAXUINT) return found;
+  if (found != G_MAXUINT)
+    return found;
   guint id = r->ngrad->len;
   g_array_append_vals(r->cols, cols, (guint)len);
   g_array_append_vals(r->vals, vals, (guint)len);
@@ -104,10 +105,12 @@ guint priv_row_set_add_linvec(PrivRowSet *r, const SimLinvec *v) {
   /* Gradient part first (the iterator's order), zeros dropped. */
   sim_linvec_iter_init(&it, v, SIM_LIN_BOTH);
   while (sim_linvec_iter_next(&it, &part, &col, &c)) {
-    if (c == 0.0) continue;
+    if (c == 0.0)
+      continue;
     g_array_append_val(sc, col);
     g_array_append_val(sv, c);
-    if (part == SIM_LIN_GRAD) ngrad++;
+    if (part == SIM_LIN_GRAD)
+      ngrad++;
   }
   return priv_row_set_add(r, (const guint32 *)sc->data, (const double *)sv->data, sc->len, ngrad);
 }

@@ -24,7 +24,8 @@
 /* sum |X|, the Thm 5.2 bound, itself an upper bound of the SDP value. */
 static double abs_sum(const double *X, guint k) {
   double s = 0.0;
-  for (gsize i = 0; i < (gsize)k * k; i++) s += fabs(X[i]);
+  for (gsize i = 0; i < (gsize)k * k; i++)
+    s += fabs(X[i]);
   return s;
 }
 
@@ -41,7 +42,8 @@ static gboolean certificate(const double *X, const double *XV, const double *V, 
     double y = cblas_ddot((int)p, XV + (gsize)i * p, 1, V + (gsize)i * p, 1);
     y = MAX(y, 0.0);
     sum_y += y;
-    for (guint j = 0; j < k; j++) S[(gsize)i * k + j] = -S[(gsize)i * k + j];
+    for (guint j = 0; j < k; j++)
+      S[(gsize)i * k + j] = -S[(gsize)i * k + j];
     S[(gsize)i * k + i] += y;
   }
   lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'N', 'L', (lapack_int)k, S, (lapack_int)k, w);
@@ -57,7 +59,8 @@ static gboolean certificate(const double *X, const double *XV, const double *V, 
 
 double priv_sdp_max(const double *X, guint k, double tol, PrivSdpInfo *info, GError **error) {
   PrivSdpInfo local = {0};
-  if (!info) info = &local;
+  if (!info)
+    info = &local;
   memset(info, 0, sizeof *info);
   if (k == 0 || !(tol > 0) || X == NULL) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
@@ -78,7 +81,8 @@ double priv_sdp_max(const double *X, guint k, double tol, PrivSdpInfo *info, GEr
    * square entries (X of 1e200, sigma = 1e-100, overflowed them to a zero
    * start and a loose value) and the stopping rule is absolute below 1. */
   double amax = 0.0;
-  for (gsize i = 0; i < (gsize)k * k; i++) amax = MAX(amax, fabs(X[i]));
+  for (gsize i = 0; i < (gsize)k * k; i++)
+    amax = MAX(amax, fabs(X[i]));
   if (amax == 0.0) {
     *info = (PrivSdpInfo){0.0, 0.0, 1, 0, TRUE};
     return 0.0;
@@ -86,11 +90,13 @@ double priv_sdp_max(const double *X, guint k, double tol, PrivSdpInfo *info, GEr
   int e;
   frexp(amax, &e);
   if (e != 0) {
-    double *Xn = g_new(double, (gsize)k * k);
-    for (gsize i = 0; i < (gsize)k * k; i++) Xn[i] = ldexp(X[i], -e);
+    double *Xn = g_new(double, (gsize)k *k);
+    for (gsize i = 0; i < (gsize)k * k; i++)
+      Xn[i] = ldexp(X[i], -e);
     double v = priv_sdp_max(Xn, k, tol, info, error);
     g_free(Xn);
-    if (isnan(v)) return v;
+    if (isnan(v))
+      return v;
     /* Overflow is +inf; a positive value never underflows to 0. */
     info->lower = ldexp(info->lower, e);
     info->upper = priv_no_zero(ldexp(info->upper, e), info->upper > 0);
@@ -140,7 +146,8 @@ double priv_sdp_max(const double *X, guint k, double tol, PrivSdpInfo *info, GEr
         g[c] = xvi[c] - xii * vi[c];
         nrm += g[c] * g[c];
       }
-      if (!(nrm > 0)) continue;
+      if (!(nrm > 0))
+        continue;
       nrm = sqrt(nrm);
       /* Keep XV = X V current: column i of X times (v_new - v_old). */
       for (guint c = 0; c < p; c++) {
@@ -151,14 +158,16 @@ double priv_sdp_max(const double *X, guint k, double tol, PrivSdpInfo *info, GEr
       cblas_dger(CblasRowMajor, (int)k, (int)p, 1.0, X + i, (int)k, g, 1, XV, (int)p);
     }
     sweep++;
-    if (sweep % SDP_CHECK_EVERY != 0 && sweep != 1) continue;
+    if (sweep % SDP_CHECK_EVERY != 0 && sweep != 1)
+      continue;
     /* Recompute XV from scratch: the rank-one updates drift over many sweeps. */
     cblas_dsymm(CblasRowMajor, CblasLeft, CblasLower, (int)k, (int)p, 1.0, X, (int)k, V, (int)p,
                 0.0, XV, (int)p);
     double f = cblas_ddot((int)(k * p), XV, 1, V, 1);
     lower = MAX(lower, f);
     double u;
-    if (!(ok = certificate(X, XV, V, k, p, S, w, &u, error))) break;
+    if (!(ok = certificate(X, XV, V, k, p, S, w, &u, error)))
+      break;
     upper = MIN(upper, u);
     if (upper - lower <= tol * MAX(1.0, fabs(upper))) {
       converged = TRUE;
@@ -170,7 +179,8 @@ double priv_sdp_max(const double *X, guint k, double tol, PrivSdpInfo *info, GEr
   g_free(S);
   g_free(w);
   g_free(g);
-  if (!ok) return NAN;
+  if (!ok)
+    return NAN;
   upper = MIN(upper, bound);
   *info = (PrivSdpInfo){MIN(lower, upper), upper, p, sweep, converged};
   return upper;
@@ -198,7 +208,8 @@ gboolean priv_sensitivity2(const double *X, guint T, guint b, PrivSensitivity ki
   gboolean ok = TRUE;
   for (guint j = 0; j < b && ok; j++) {
     for (guint a = 0; a < k; a++)
-      for (guint c = 0; c < k; c++) sub[(gsize)a * k + c] = X[(gsize)(j + a * b) * T + (j + c * b)];
+      for (guint c = 0; c < k; c++)
+        sub[(gsize)a * k + c] = X[(gsize)(j + a * b) * T + (j + c * b)];
     double v = priv_sdp_max(sub, k, 1e-9, NULL, error);
     if (isnan(v))
       ok = FALSE;
@@ -206,6 +217,7 @@ gboolean priv_sensitivity2(const double *X, guint T, guint b, PrivSensitivity ki
       best = MAX(best, v);
   }
   g_free(sub);
-  if (ok) *out = best;
+  if (ok)
+    *out = best;
   return ok;
 }

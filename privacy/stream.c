@@ -63,17 +63,17 @@
 
 typedef struct {
   PrivTrust trust;
-  gboolean *is_member; /* n */
-  double *gam;         /* Sv x ld, row-major; columns >= gam_cols not yet valid */
-  double *gam2;        /* the next period's */
+  gboolean *is_member;     /* n */
+  double *gam;             /* Sv x ld, row-major; columns >= gam_cols not yet valid */
+  double *gam2;            /* the next period's */
   gsize gam_cap, gam2_cap; /* rows allocated */
-  gsize gam_cols;      /* columns of gam that hold values (zero-extended on growth) */
-  double *R;           /* Sv x r, row-major */
+  gsize gam_cols;          /* columns of gam that hold values (zero-extended on growth) */
+  double *R;               /* Sv x r, row-major */
   /* The state variables the view carries: a transition row the view has
    * observed (or one of its constants only) is a constant to it, given its
    * observations, and has no row in gam and R. */
   guint Sv, max_sv;
-  guint *loc;          /* by state index (S entries): row in gam and R, or G_MAXUINT */
+  guint *loc; /* by state index (S entries): row in gam and R, or G_MAXUINT */
   /* Per state index (CSR, S + 1 starts): fresh noise of the closing period
    * the view had not touched, left out of its state rows (see
    * carried_transitions); carry_col is its column in the current period. */
@@ -82,10 +82,10 @@ typedef struct {
   double *carry_val;
   guint *carry_col;
   guint r;
-  gboolean *unprot;    /* n */
-  double *ref2;        /* n: squared norm of each victim's columns over every period */
-  PrivBlocks *blocks;  /* X accumulated in the upper triangles */
-  double bscale;       /* running max of the noise scale, the rank reference */
+  gboolean *unprot;   /* n */
+  double *ref2;       /* n: squared norm of each victim's columns over every period */
+  PrivBlocks *blocks; /* X accumulated in the upper triangles */
+  double bscale;      /* running max of the noise scale, the rank reference */
 } SView;
 
 struct PrivStream {
@@ -154,11 +154,13 @@ static void sview_free(gpointer p) {
 
 PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GError **error) {
   PrivStreamOptions o = *opt;
-  if (o.clip == 0) o.clip = 1.0;
-  if (o.rank_tol == 0) o.rank_tol = 1e-10;
-  if (o.range_tol == 0) o.range_tol = 1e-8;
-  if (o.T == 0 || !(o.clip > 0) || !isfinite(o.clip) || !(o.rank_tol > 0) ||
-      !(o.range_tol > 0)) {
+  if (o.clip == 0)
+    o.clip = 1.0;
+  if (o.rank_tol == 0)
+    o.rank_tol = 1e-10;
+  if (o.range_tol == 0)
+    o.range_tol = 1e-8;
+  if (o.T == 0 || !(o.clip > 0) || !isfinite(o.clip) || !(o.rank_tol > 0) || !(o.range_tol > 0)) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "streaming accountant: T must be positive, the clipping norm and the "
                 "tolerances positive and finite (T = %u, clip = %g, rank_tol = %g, "
@@ -196,7 +198,8 @@ PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GE
 }
 
 void priv_stream_free(PrivStream *s) {
-  if (!s) return;
+  if (!s)
+    return;
   g_ptr_array_unref(s->views);
   g_hash_table_unref(s->state);
   g_byte_array_unref(s->retired);
@@ -207,7 +210,8 @@ void priv_stream_free(PrivStream *s) {
   g_array_unref(s->fresh_ids);
   g_byte_array_unref(s->mark);
   g_free(s->nu);
-  for (guint i = 0; i < 3; i++) g_free(s->scratch[i]);
+  for (guint i = 0; i < 3; i++)
+    g_free(s->scratch[i]);
   sim_lin_space_unref(s->space);
   g_free(s);
 }
@@ -230,7 +234,8 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
                          error))
     return FALSE;
   PrivBlocks *b = priv_blocks_new(s->n, s->T, error);
-  if (!b) return FALSE;
+  if (!b)
+    return FALSE;
   SView *v = g_new0(SView, 1);
   v->trust = trust;
   v->is_member = g_memdup2(is_member, s->n * sizeof(gboolean));
@@ -238,7 +243,8 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
   v->ref2 = g_new0(double, s->n);
   v->blocks = b;
   for (guint u = 0; u < s->n; u++)
-    if (is_member[u]) b->status[u] = PRIV_NODE_ATTACKER;
+    if (is_member[u])
+      b->status[u] = PRIV_NODE_ATTACKER;
   g_ptr_array_add(s->views, v);
   return TRUE;
 }
@@ -339,7 +345,8 @@ static gboolean on_rebase(SimNoiseId state, const SimLinvec *before, gpointer us
  */
 static gboolean keep_fresh(SimNoiseId id, gpointer user_data) {
   PrivStream *s = user_data;
-  if (id < s->mark->len && (s->mark->data[id] & (MARK_TOUCHED | MARK_PREV))) return FALSE;
+  if (id < s->mark->len && (s->mark->data[id] & (MARK_TOUCHED | MARK_PREV)))
+    return FALSE;
   return sim_noise_kind(s->reg, id) != SIM_NOISE_KIND_STATE &&
          !g_hash_table_contains(s->state, GUINT_TO_POINTER(id + 1));
 }
@@ -347,8 +354,10 @@ static gboolean keep_fresh(SimNoiseId id, gpointer user_data) {
 /* keep_fresh for the rebase itself, remembering what it kept. */
 static gboolean keep_record(SimNoiseId id, gpointer user_data) {
   PrivStream *s = user_data;
-  if (!keep_fresh(id, s)) return FALSE;
-  if (id < s->mark->len) s->mark->data[id] |= MARK_NOW;
+  if (!keep_fresh(id, s))
+    return FALSE;
+  if (id < s->mark->len)
+    s->mark->data[id] |= MARK_NOW;
   return TRUE;
 }
 
@@ -368,7 +377,8 @@ static void live_hashes(PrivStream *s, const SimLinvec *v, guint64 *full, guint6
     memcpy(&bits, &c, sizeof bits);
     guint64 e = ((guint64)col << 1 | (part == SIM_LIN_GRAD)) * 1099511628211ull ^ bits;
     hf = (hf ^ e) * 1099511628211ull;
-    if (part == SIM_LIN_NOISE && keep_fresh(col, s)) continue;
+    if (part == SIM_LIN_NOISE && keep_fresh(col, s))
+      continue;
     hc = (hc ^ e) * 1099511628211ull;
     *has_core = TRUE;
   }
@@ -388,12 +398,14 @@ static gboolean keeping_pays(PrivStream *s) {
   guint nl = sim_lin_space_n_live(s->space);
   for (guint i = 0; i < nl; i++) {
     const SimLinvec *v = sim_lin_space_live(s->space, i);
-    if (sim_linvec_nnz(v, SIM_LIN_BOTH) == 0) continue;
+    if (sim_linvec_nnz(v, SIM_LIN_BOTH) == 0)
+      continue;
     guint64 hf, hc;
     gboolean has_core;
     live_hashes(s, v, &hf, &hc, &has_core);
     g_hash_table_add(full, g_memdup2(&hf, sizeof hf));
-    if (has_core) g_hash_table_add(core, g_memdup2(&hc, sizeof hc));
+    if (has_core)
+      g_hash_table_add(core, g_memdup2(&hc, sizeof hc));
   }
   gboolean pays = g_hash_table_size(core) < g_hash_table_size(full);
   g_hash_table_unref(full);
@@ -440,7 +452,8 @@ static gboolean scan_row(PrivStream *s, const PrivRowPool *p, guint i, GError **
       continue;
     }
     gpointer key = GUINT_TO_POINTER(col + 1);
-    if (g_hash_table_contains(s->state, key) || g_hash_table_contains(s->fresh, key)) continue;
+    if (g_hash_table_contains(s->state, key) || g_hash_table_contains(s->fresh, key))
+      continue;
     if (retired(s, col)) {
       g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                   "streaming accountant: noise variable %u (node %u, round %u) is used again "
@@ -457,11 +470,13 @@ static gboolean scan_row(PrivStream *s, const PrivRowPool *p, guint i, GError **
 
 /* Whether the view knows noise variable @id (PNDP, SecLDP: a member owns it). */
 static gboolean knows(const PrivStream *s, const SView *v, guint32 id) {
-  if (v->trust == PRIV_TRUST_LDP) return FALSE;
+  if (v->trust == PRIV_TRUST_LDP)
+    return FALSE;
   guint no = sim_noise_n_owners(s->reg, id);
   for (guint j = 0; j < no; j++) {
     guint owner = sim_noise_owner(s->reg, id, j);
-    if (owner < s->n && v->is_member[owner]) return TRUE;
+    if (owner < s->n && v->is_member[owner])
+      return TRUE;
   }
   return FALSE;
 }
@@ -480,8 +495,10 @@ typedef struct {
 
 static void fresh_map_clear(FreshMap *fm) {
   g_free(fm->start);
-  if (fm->col) g_array_unref(fm->col);
-  if (fm->val) g_array_unref(fm->val);
+  if (fm->col)
+    g_array_unref(fm->col);
+  if (fm->val)
+    g_array_unref(fm->val);
 }
 
 /* The view's row of global state variable @j (0-based), or G_MAXUINT. */
@@ -507,7 +524,8 @@ static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, co
   guint S = v->Sv, r = v->r, cbase = r + fm->m;
   const guint *fcol = (const guint *)fm->col->data;
   const double *fval = (const double *)fm->val->data;
-  if (S > 0) memset(Cs, 0, k * S * sizeof(double));
+  if (S > 0)
+    memset(Cs, 0, k * S * sizeof(double));
   memset(B, 0, k * q * sizeof(double));
   for (gsize i = 0; i < k; i++) {
     guint id = ids[i];
@@ -516,30 +534,37 @@ static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, co
       guint j = GPOINTER_TO_UINT(g_hash_table_lookup(s->state, key));
       if (j > 0) {
         guint l = view_loc(v, j - 1);
-        if (l != G_MAXUINT) Cs[i * S + l] += p->vals[e];
+        if (l != G_MAXUINT)
+          Cs[i * S + l] += p->vals[e];
         for (guint f = v->carry_start[j - 1]; f < v->carry_start[j]; f++)
           B[i * q + cbase + v->carry_col[f]] += ldexp(p->vals[e] * v->carry_val[f], -s->eb);
         continue;
       }
       guint c = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, key)) - 1;
-      if (known[c]) continue;
+      if (known[c])
+        continue;
       double x = ldexp(p->vals[e], -s->eb);
       for (guint f = fm->start[c]; f < fm->start[c + 1]; f++)
         B[i * q + r + fcol[f]] += x * fval[f];
     }
   }
   gsize nnz = 0;
-  for (gsize i = 0; i < k * S; i++) nnz += Cs[i] != 0.0;
+  for (gsize i = 0; i < k * S; i++)
+    nnz += Cs[i] != 0.0;
   if (S > 0 && nnz * 16 < k * S) {
     /* Mostly sparse (payloads in flight are each one earlier state): one
      * axpy per entry instead of a product with the zeros. */
-    if (nt > 0) memset(A, 0, k * nt * sizeof(double));
+    if (nt > 0)
+      memset(A, 0, k * nt * sizeof(double));
     for (gsize i = 0; i < k; i++)
       for (guint j = 0; j < S; j++) {
         double c = Cs[i * S + j];
-        if (c == 0.0) continue;
-        if (nt > 0) cblas_daxpy((int)nt, c, v->gam + (gsize)j * s->ld, 1, A + i * nt, 1);
-        if (r > 0) cblas_daxpy((int)r, c, v->R + (gsize)j * r, 1, B + i * q, 1);
+        if (c == 0.0)
+          continue;
+        if (nt > 0)
+          cblas_daxpy((int)nt, c, v->gam + (gsize)j * s->ld, 1, A + i * nt, 1);
+        if (r > 0)
+          cblas_daxpy((int)r, c, v->R + (gsize)j * r, 1, B + i * q, 1);
       }
   } else {
     if (S > 0 && nt > 0)
@@ -555,7 +580,8 @@ static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, co
     guint id = ids[i];
     for (gsize e = p->start[id]; e < p->start[id] + p->ngrad[id]; e++) {
       guint32 col = p->cols[e];
-      if (!v->is_member[col % s->n]) A[i * nt + col] += s->clip * ldexp(p->vals[e], -s->ea);
+      if (!v->is_member[col % s->n])
+        A[i * nt + col] += s->clip * ldexp(p->vals[e], -s->ea);
     }
   }
 }
@@ -564,7 +590,8 @@ static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, co
 
 /* Union-find over fresh columns, with path halving. */
 static guint uf_find(guint *parent, guint x) {
-  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  while (parent[x] != x)
+    x = parent[x] = parent[parent[x]];
   return x;
 }
 
@@ -578,7 +605,8 @@ static void view_entries(const PrivStream *s, const SView *v, const PrivRowPool 
     guint32 col = p->cols[e];
     double c = p->vals[e];
     if (e < p->start[id] + p->ngrad[id]) {
-      if (v->is_member[col % s->n]) continue;
+      if (v->is_member[col % s->n])
+        continue;
       g_array_append_val(core_col, col);
       g_array_append_val(core_val, c);
       continue;
@@ -586,14 +614,16 @@ static void view_entries(const PrivStream *s, const SView *v, const PrivRowPool 
     gpointer key = GUINT_TO_POINTER(col + 1);
     guint j = GPOINTER_TO_UINT(g_hash_table_lookup(s->state, key));
     if (j > 0) {
-      if (!view_reads_state(v, j - 1)) continue;
+      if (!view_reads_state(v, j - 1))
+        continue;
       guint32 tag = (j - 1) | 0x80000000u;
       g_array_append_val(core_col, tag);
       g_array_append_val(core_val, c);
       continue;
     }
     guint f = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, key)) - 1;
-    if (known[f]) continue;
+    if (known[f])
+      continue;
     g_array_append_val(fresh_col, f);
     g_array_append_val(fresh_val, c);
   }
@@ -626,9 +656,9 @@ static gboolean same_core(const GArray *cs, const GArray *cc, const GArray *cv, 
  * observed rows it stands for: the victims' norms for the range decision
  * count them, as the dense accountant's do). Errors: PRIV_ERROR_NUMERICAL.
  */
-static gboolean reduce_rows(const PrivStream *s, const SView *v, const PrivRowPool *p,
-                            GArray *rows, const gboolean *known, guint m, FreshMap *fm,
-                            GArray *kept, GArray *weight, GError **error) {
+static gboolean reduce_rows(const PrivStream *s, const SView *v, const PrivRowPool *p, GArray *rows,
+                            const gboolean *known, guint m, FreshMap *fm, GArray *kept,
+                            GArray *weight, GError **error) {
   guint k = rows ? rows->len : 0;
   gboolean ok = FALSE;
   GArray *cs = g_array_new(FALSE, FALSE, sizeof(gsize));
@@ -680,23 +710,28 @@ static gboolean reduce_rows(const PrivStream *s, const SView *v, const PrivRowPo
         grp[i] = g_array_index(b, guint, j);
         break;
       }
-    if (grp[i] != i) continue;
+    if (grp[i] != i)
+      continue;
     if (!b) {
       b = g_array_new(FALSE, FALSE, sizeof(guint));
       g_hash_table_insert(groups, g_memdup2(&h, sizeof h), b);
     }
     g_array_append_val(b, i);
   }
-  for (guint c = 0; c < m; c++) parent[c] = c;
+  for (guint c = 0; c < m; c++)
+    parent[c] = c;
   for (guint i = 0; i < k; i++) {
-    if (grp[i] == i) continue;
+    if (grp[i] == i)
+      continue;
     for (int side = 0; side < 2; side++) {
       guint row = side == 0 ? i : grp[i];
-      if (row == G_MAXUINT) continue;
+      if (row == G_MAXUINT)
+        continue;
       double sg = side == 0 ? 1.0 : -1.0;
       for (gsize e = g_array_index(fs, gsize, row); e < g_array_index(fs, gsize, row + 1); e++) {
         guint c = g_array_index(fc, guint, e);
-        if (dense[c] == 0.0) g_array_append_val(touched, c);
+        if (dense[c] == 0.0)
+          g_array_append_val(touched, c);
         dense[c] += sg * g_array_index(fv, double, e); /* a repeat listing reads 0 */
       }
     }
@@ -705,7 +740,8 @@ static gboolean reduce_rows(const PrivStream *s, const SView *v, const PrivRowPo
       guint c = g_array_index(touched, guint, t);
       double x = dense[c];
       dense[c] = 0.0;
-      if (x == 0.0) continue;
+      if (x == 0.0)
+        continue;
       g_array_append_val(dc, c);
       g_array_append_val(dv, x);
       if (first == G_MAXUINT)
@@ -715,7 +751,8 @@ static gboolean reduce_rows(const PrivStream *s, const SView *v, const PrivRowPo
     }
     g_array_set_size(touched, 0);
     if (first == G_MAXUINT) { /* the same row as its group's to the view */
-      if (grp[i] != G_MAXUINT) wt[grp[i]] += 1.0;
+      if (grp[i] != G_MAXUINT)
+        wt[grp[i]] += 1.0;
       grp[i] = G_MAXUINT - 1;
       continue;
     }
@@ -761,16 +798,19 @@ static gboolean reduce_rows(const PrivStream *s, const SView *v, const PrivRowPo
       }
     }
     guint g = dl->len, mc = cols->len;
-    if (g > mc) continue;
+    if (g > mc)
+      continue;
     /* Pivoted QR of D^T (mc x g) in an mc x mc array, then its full Q. */
-    double *M = g_new0(double, (gsize)mc * mc);
-    for (guint t = 0; t < cols->len; t++) dense[g_array_index(cols, guint, t)] = (double)t;
+    double *M = g_new0(double, (gsize)mc *mc);
+    for (guint t = 0; t < cols->len; t++)
+      dense[g_array_index(cols, guint, t)] = (double)t;
     for (guint t = 0; t < g; t++) {
       guint d = g_array_index(dl, guint, t);
       for (gsize e = g_array_index(ds, gsize, d); e < g_array_index(ds, gsize, d + 1); e++)
         M[(gsize)t * mc + (gsize)dense[g_array_index(dc, guint, e)]] = g_array_index(dv, double, e);
     }
-    for (guint t = 0; t < cols->len; t++) dense[g_array_index(cols, guint, t)] = 0.0;
+    for (guint t = 0; t < cols->len; t++)
+      dense[g_array_index(cols, guint, t)] = 0.0;
     lapack_int *jp = g_new0(lapack_int, g);
     double *tau = g_new(double, g);
     lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)mc, (lapack_int)g, M,
@@ -808,11 +848,13 @@ static gboolean reduce_rows(const PrivStream *s, const SView *v, const PrivRowPo
   fm->val = g_array_new(FALSE, FALSE, sizeof(double));
   guint next = 0;
   for (guint c = 0; c < m; c++)
-    if (ccomp[c] == 0 || !reduced[ccomp[c] - 1]) ccomp[c] = 0, next++;
+    if (ccomp[c] == 0 || !reduced[ccomp[c] - 1])
+      ccomp[c] = 0, next++;
   guint *base = g_new(guint, MAX(nc, 1));
   for (guint ci = 0; ci < nc; ci++) {
     base[ci] = next;
-    if (reduced[ci]) next += cdim[ci];
+    if (reduced[ci])
+      next += cdim[ci];
   }
   guint ident = 0;
   for (guint c = 0; c < m; c++) {
@@ -828,7 +870,8 @@ static gboolean reduce_rows(const PrivStream *s, const SView *v, const PrivRowPo
     GArray *cols = g_ptr_array_index(ccols, ci);
     const double *M = g_ptr_array_index(nbasis, ci);
     guint mc = cols->len, g = mc - cdim[ci], pos = 0;
-    while (g_array_index(cols, guint, pos) != c) pos++;
+    while (g_array_index(cols, guint, pos) != c)
+      pos++;
     for (guint l = 0; l < cdim[ci]; l++) {
       guint col = base[ci] + l;
       g_array_append_val(fm->col, col);
@@ -840,7 +883,8 @@ static gboolean reduce_rows(const PrivStream *s, const SView *v, const PrivRowPo
   g_free(base);
   /* Kept rows: each group's first, and the rows whose difference stayed. */
   gboolean *stays = g_new0(gboolean, MAX(k, 1));
-  for (guint i = 0; i < k; i++) stays[i] = grp[i] == i;
+  for (guint i = 0; i < k; i++)
+    stays[i] = grp[i] == i;
   for (guint d = 0; d < nd; d++) {
     guint i = g_array_index(drow, guint, d);
     if (!reduced[dcomp[d]])
@@ -849,7 +893,8 @@ static gboolean reduce_rows(const PrivStream *s, const SView *v, const PrivRowPo
       wt[grp[i]] += 1.0;
   }
   for (guint i = 0; i < k; i++) {
-    if (!stays[i]) continue;
+    if (!stays[i])
+      continue;
     g_array_append_val(kept, g_array_index(rows, guint, i));
     g_array_append_val(weight, wt[i]);
   }
@@ -899,15 +944,17 @@ out:
  */
 static guint carried_transitions(const PrivStream *s, const SView *v, const PrivRowPool *tp,
                                  guint S2, GArray *rows, const guint *obs_tr, guint n_obs,
-                                 const gboolean *known, const gboolean *carry,
-                                 const FreshMap *fm, guint *loc2, PrivRowSet *cores,
-                                 GArray *c_start, GArray *c_id, GArray *c_val) {
+                                 const gboolean *known, const gboolean *carry, const FreshMap *fm,
+                                 guint *loc2, PrivRowSet *cores, GArray *c_start, GArray *c_id,
+                                 GArray *c_val) {
   GArray *cc = g_array_new(FALSE, FALSE, sizeof(guint32));
   GArray *cv = g_array_new(FALSE, FALSE, sizeof(double));
-  for (guint t = 0; t < S2; t++) loc2[t] = 0;
+  for (guint t = 0; t < S2; t++)
+    loc2[t] = 0;
   for (guint i = 0; rows && i < rows->len; i++) {
     guint id = g_array_index(rows, guint, i);
-    if (id < n_obs && obs_tr[id] != G_MAXUINT) loc2[obs_tr[id]] = G_MAXUINT;
+    if (id < n_obs && obs_tr[id] != G_MAXUINT)
+      loc2[obs_tr[id]] = G_MAXUINT;
   }
   guint zero = 0;
   g_array_set_size(c_start, 0);
@@ -948,8 +995,8 @@ static guint carried_transitions(const PrivStream *s, const SView *v, const Priv
       g_array_append_val(cv, x);
     }
     g_array_append_val(c_start, c_id->len);
-    loc2[t] = reads ? priv_row_set_add(cores, (const guint32 *)cc->data,
-                                       (const double *)cv->data, cc->len, ng)
+    loc2[t] = reads ? priv_row_set_add(cores, (const guint32 *)cc->data, (const double *)cv->data,
+                                       cc->len, ng)
                     : G_MAXUINT;
   }
   g_array_unref(cc);
@@ -974,11 +1021,9 @@ static gboolean state_fits(const PrivStream *s, const SView *v, guint S2v, guint
     const SView *x = g_ptr_array_index(s->views, w);
     rows += (double)x->gam_cap + (x == v ? MAX(x->gam2_cap, S2v) : x->gam2_cap);
   }
-  double bytes = 8.0 * (rows * (double)s->ld +
-                        (double)s->n * s->T * s->T * (s->views->len + 2) +
+  double bytes = 8.0 * (rows * (double)s->ld + (double)s->n * s->T * s->T * (s->views->len + 2) +
                         (double)S2v * ((double)nt + q));
-  if (bytes < (double)G_MAXSIZE / 2 &&
-      priv_check_budget((gsize)bytes, s->max_bytes, "", NULL))
+  if (bytes < (double)G_MAXSIZE / 2 && priv_check_budget((gsize)bytes, s->max_bytes, "", NULL))
     return TRUE;
   gsize need = bytes < (double)G_MAXSIZE / 2 ? (gsize)bytes : G_MAXSIZE;
   char *what = g_strdup_printf(
@@ -1003,7 +1048,8 @@ static double *scratch(PrivStream *s, guint i, gsize count) {
 
 /* Makes columns [gam_cols, nt) of the view's Gamma valid (zero). */
 static void gamma_extend(const PrivStream *s, SView *v, gsize nt) {
-  if (v->gam_cols >= nt) return;
+  if (v->gam_cols >= nt)
+    return;
   for (guint i = 0; i < v->Sv; i++)
     memset(v->gam + i * s->ld + v->gam_cols, 0, (nt - v->gam_cols) * sizeof(double));
   v->gam_cols = nt;
@@ -1028,10 +1074,11 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
   GArray *c_start = g_array_new(FALSE, FALSE, sizeof(guint));
   GArray *c_id = g_array_new(FALSE, FALSE, sizeof(guint32));
   GArray *c_val = g_array_new(FALSE, FALSE, sizeof(double));
-  double *Cs = NULL, *A = NULL, *Ap = NULL, *Bo = NULL, *tau = NULL, *Bs = NULL,
-         *BQ = NULL, *Yv = NULL, *rn = NULL, *rel = NULL, *sc = NULL, *prior = NULL;
+  double *Cs = NULL, *A = NULL, *Ap = NULL, *Bo = NULL, *tau = NULL, *Bs = NULL, *BQ = NULL,
+         *Yv = NULL, *rn = NULL, *rel = NULL, *sc = NULL, *prior = NULL;
   lapack_int *jpvt = NULL;
-  if (!reduce_rows(s, v, p, obs_rows, known, m, &fm, rows, weight, error)) goto out;
+  if (!reduce_rows(s, v, p, obs_rows, known, m, &fm, rows, weight, error))
+    goto out;
   /* The noise the view carried from the last checkpoint: columns after the
    * fresh ones. */
   guint mc = 0;
@@ -1042,7 +1089,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     for (guint f = 0; f < nc; f++) {
       gpointer key = GUINT_TO_POINTER(v->carry_id[f] + 1);
       guint c = GPOINTER_TO_UINT(g_hash_table_lookup(cmap, key));
-      if (c == 0) g_hash_table_insert(cmap, key, GUINT_TO_POINTER(c = ++mc));
+      if (c == 0)
+        g_hash_table_insert(cmap, key, GUINT_TO_POINTER(c = ++mc));
       v->carry_col[f] = c - 1;
     }
     g_hash_table_unref(cmap);
@@ -1053,12 +1101,14 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
   if (rebase) {
     /* Carried: fresh, unknown, untouched by the view, not retained. */
     carry = g_new(gboolean, MAX(m, 1));
-    for (guint c = 0; c < m; c++) carry[c] = !known[c];
+    for (guint c = 0; c < m; c++)
+      carry[c] = !known[c];
     for (guint i = 0; obs_rows && i < obs_rows->len; i++) {
       guint id = g_array_index(obs_rows, guint, i);
       for (gsize e = p->start[id] + p->ngrad[id]; e < p->start[id + 1]; e++) {
         guint c = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, GUINT_TO_POINTER(p->cols[e] + 1)));
-        if (c > 0) carry[c - 1] = FALSE;
+        if (c > 0)
+          carry[c - 1] = FALSE;
       }
     }
     for (guint c = 0; c < m; c++) {
@@ -1072,7 +1122,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     S2v = carried_transitions(s, v, &tp, S2, obs_rows, obs_tr, n_obs, known, carry, &fm, loc2,
                               &cores, c_start, c_id, c_val);
     tr_ids = g_new(guint, MAX(S2v, 1));
-    for (guint i = 0; i < S2v; i++) tr_ids[i] = i;
+    for (guint i = 0; i < S2v; i++)
+      tr_ids[i] = i;
   }
   gamma_extend(s, v, nt);
   guint rank = 0;
@@ -1084,7 +1135,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     Bo = g_new(double, MAX(k * q, 1));
     jpvt = g_new0(lapack_int, k);
     rn = g_new0(double, k);
-    if (q > 0) tau = g_new(double, MAX(kq, 1));
+    if (q > 0)
+      tau = g_new(double, MAX(kq, 1));
     /* The factorization with the rows as they come; again with rows scaled
      * to unit noise norm (powers of two: exact; X and the new state do not
      * change) only if the first cut a row independent at its own scale, as
@@ -1095,13 +1147,17 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
       expand(s, v, p, (const guint *)rows->data, k, nt, q, known, &fm, Cs, A, Bo);
       if (sc)
         for (gsize i = 0; i < k; i++) {
-          if (nt > 0) cblas_dscal((int)nt, sc[i], A + i * nt, 1);
-          if (q > 0) cblas_dscal((int)q, sc[i], Bo + i * q, 1);
+          if (nt > 0)
+            cblas_dscal((int)nt, sc[i], A + i * nt, 1);
+          if (q > 0)
+            cblas_dscal((int)q, sc[i], Bo + i * q, 1);
         }
-      for (gsize i = 0; i < k && q > 0; i++) rn[i] = cblas_dnrm2((int)q, Bo + i * q, 1);
+      for (gsize i = 0; i < k && q > 0; i++)
+        rn[i] = cblas_dnrm2((int)q, Bo + i * q, 1);
       rank = 0;
       if (q == 0) {
-        for (gsize i = 0; i < k; i++) jpvt[i] = (lapack_int)(i + 1);
+        for (gsize i = 0; i < k; i++)
+          jpvt[i] = (lapack_int)(i + 1);
         break;
       }
       memset(jpvt, 0, k * sizeof(lapack_int));
@@ -1113,25 +1169,31 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
                     (int)info);
         goto out;
       }
-      if (pass == 0) v->bscale = MAX(v->bscale, fabs(Bo[0]));
+      if (pass == 0)
+        v->bscale = MAX(v->bscale, fabs(Bo[0]));
       double ref = pass == 0 ? v->bscale : fabs(Bo[0]);
-      while (rank < kq && pivot_counts(Bo[rank * q + rank], ref, s->rank_tol)) rank++;
-      if (pass == 1) break;
+      while (rank < kq && pivot_counts(Bo[rank * q + rank], ref, s->rank_tol))
+        rank++;
+      if (pass == 1)
+        break;
       prior = g_new(double, k);
-      for (gsize i = 0; i < k; i++) prior[i] = prior_norm(s, p, g_array_index(rows, guint, i));
+      for (gsize i = 0; i < k; i++)
+        prior[i] = prior_norm(s, p, g_array_index(rows, guint, i));
       gboolean redo = FALSE;
       for (gsize i = rank; i < k && !redo; i++) {
         gsize row = (gsize)(jpvt[i] - 1);
-        double pn = q > rank ? cblas_dnrm2((int)(MIN(i, (gsize)q - 1) + 1 - rank),
-                                           Bo + i * q + rank, 1)
-                             : 0.0;
+        double pn = q > rank
+                        ? cblas_dnrm2((int)(MIN(i, (gsize)q - 1) + 1 - rank), Bo + i * q + rank, 1)
+                        : 0.0;
         redo = pn > s->rank_tol * rn[row] && own_scale(rn[row], prior[row]);
       }
-      if (!redo) break;
+      if (!redo)
+        break;
       sc = g_new(double, k);
       for (gsize i = 0; i < k; i++) {
         int e = 0;
-        if (rn[i] > 0) frexp(rn[i], &e);
+        if (rn[i] > 0)
+          frexp(rn[i], &e);
         sc[i] = own_scale(rn[i], prior[i]) ? ldexp(1.0, -e) : 1.0;
       }
     }
@@ -1141,17 +1203,17 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
       cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)rank,
                   (int)nt, 1.0, Bo, (int)q, Ap, (int)nt);
     if (rank > 0 && rank < k && nt > 0)
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(k - rank), (int)nt,
-                  (int)rank, -1.0, Bo + (gsize)rank * q, (int)q, Ap, (int)nt, 1.0,
-                  Ap + (gsize)rank * nt, (int)nt);
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(k - rank), (int)nt, (int)rank,
+                  -1.0, Bo + (gsize)rank * q, (int)q, Ap, (int)nt, 1.0, Ap + (gsize)rank * nt,
+                  (int)nt);
     /* The dependent rows' noise remainders, relative to their own noise
      * norms (rounding level for an exact dependency). */
     gsize n_trail = k - rank;
     rel = g_new0(double, MAX(n_trail, 1));
     for (gsize i = rank; i < k; i++) {
-      double pn = q > rank ? cblas_dnrm2((int)(MIN(i, (gsize)q - 1) + 1 - rank),
-                                         Bo + i * q + rank, 1)
-                           : 0.0;
+      double pn = q > rank
+                      ? cblas_dnrm2((int)(MIN(i, (gsize)q - 1) + 1 - rank), Bo + i * q + rank, 1)
+                      : 0.0;
       double own = rn[jpvt[i] - 1];
       rel[i - rank] = own > 0 ? pn / own : 0.0;
     }
@@ -1163,7 +1225,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     guint tt = s->tsteps;
     Yv = g_new(double, MAX((gsize)rank * tt, 1));
     for (guint u = 0; u < n; u++) {
-      if (v->is_member[u] || v->unprot[u]) continue;
+      if (v->is_member[u] || v->unprot[u])
+        continue;
       double norm2 = 0.0, res2 = 0.0, y2 = 0.0, scaled2 = 0.0, left = 0.0;
       /* Norms and residuals in the rows' own units (a scaled pass divides
        * its factor back out: exact), Y and the amplification as they are. */
@@ -1173,7 +1236,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
         for (guint t = 0; t < tt; t++) {
           double a = A[i * nt + (gsize)t * n + u];
           norm2 += wt[i] * (a / f) * (a / f);
-          if (own > 0) scaled2 += wt[i] * (a / own) * (a / own);
+          if (own > 0)
+            scaled2 += wt[i] * (a / own) * (a / own);
           double b = Ap[i * nt + (gsize)t * n + u];
           if (i >= rank)
             res2 += (b / fr) * (b / fr);
@@ -1182,7 +1246,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
         }
       }
       v->ref2[u] += norm2;
-      if (norm2 == 0.0) continue;
+      if (norm2 == 0.0)
+        continue;
       double carry2 = s->range_tol * s->range_tol * v->ref2[u] / (double)MAX(n_trail, 1);
       for (gsize i = rank; i < k; i++) {
         double ri2 = 0.0, fr = sc ? sc[jpvt[i] - 1] : 1.0;
@@ -1190,7 +1255,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
           double b = Ap[i * nt + (gsize)t * n + u] / fr;
           ri2 += b * b;
         }
-        if (ri2 > carry2) left = MAX(left, rel[i - rank]);
+        if (ri2 > carry2)
+          left = MAX(left, rel[i - rank]);
       }
       PrivNodeStatus st = range_status(res2, v->ref2[u], left, y2, scaled2, &tol);
       if (st == PRIV_NODE_UNPROTECTED) {
@@ -1200,12 +1266,15 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
       }
       /* Unresolved stays so (only an exact leak later overrides it): no
        * number is accumulated for it. */
-      if (st == PRIV_NODE_UNRESOLVED) v->blocks->status[u] = PRIV_NODE_UNRESOLVED;
-      if (rank == 0 || v->blocks->status[u] == PRIV_NODE_UNRESOLVED) continue;
+      if (st == PRIV_NODE_UNRESOLVED)
+        v->blocks->status[u] = PRIV_NODE_UNRESOLVED;
+      if (rank == 0 || v->blocks->status[u] == PRIV_NODE_UNRESOLVED)
+        continue;
       for (guint i = 0; i < rank; i++)
-        for (guint t = 0; t < tt; t++) Yv[(gsize)i * tt + t] = Ap[i * nt + (gsize)t * n + u];
-      cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)tt, (int)rank, 1.0, Yv, (int)tt,
-                  1.0, v->blocks->X + (gsize)u * s->T * s->T, (int)s->T);
+        for (guint t = 0; t < tt; t++)
+          Yv[(gsize)i * tt + t] = Ap[i * nt + (gsize)t * n + u];
+      cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)tt, (int)rank, 1.0, Yv, (int)tt, 1.0,
+                  v->blocks->X + (gsize)u * s->T * s->T, (int)s->T);
     }
   }
   if (!rebase) {
@@ -1213,12 +1282,14 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     goto out;
   }
   /* The new state: Gamma' = A_s - (B_s Q1) Y, R' from B_s Q2. */
-  if (!state_fits(s, v, S2v, q, nt, error)) goto out;
+  if (!state_fits(s, v, S2v, q, nt, error))
+    goto out;
   if (v->gam2_cap < S2v) {
     g_free(v->gam2);
     v->gam2 = priv_matrix_new(MAX(S2v, 1), s->ld, error);
     v->gam2_cap = v->gam2 ? S2v : 0;
-    if (!v->gam2) goto out;
+    if (!v->gam2)
+      goto out;
   }
   {
     double *Ct = g_new(double, MAX((gsize)S2v * v->Sv, 1));
@@ -1230,7 +1301,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     g_free(Ct);
     for (guint i = 0; i < S2v; i++) {
       double nb = 0.0;
-      for (guint j = 0; j < q; j++) nb += Bs[(gsize)i * q + j] * Bs[(gsize)i * q + j];
+      for (guint j = 0; j < q; j++)
+        nb += Bs[(gsize)i * q + j] * Bs[(gsize)i * q + j];
       v->bscale = MAX(v->bscale, sqrt(nb));
     }
     if (rank > 0) {
@@ -1259,8 +1331,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     double *Rn;
     if (pq > S2v) {
       double *t2 = g_new(double, S2v);
-      lapack_int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)pq, (lapack_int)S2v,
-                                       BQ + rank, (lapack_int)q, t2);
+      lapack_int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)pq, (lapack_int)S2v, BQ + rank,
+                                       (lapack_int)q, t2);
       g_free(t2);
       if (info != 0) {
         g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
@@ -1270,7 +1342,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
       r2 = S2v;
       Rn = g_new0(double, MAX((gsize)S2v * S2v, 1));
       for (guint i = 0; i < S2v; i++)
-        for (guint j = 0; j <= i; j++) Rn[(gsize)i * S2v + j] = BQ[rank + j + (gsize)i * q];
+        for (guint j = 0; j <= i; j++)
+          Rn[(gsize)i * S2v + j] = BQ[rank + j + (gsize)i * q];
     } else {
       r2 = pq;
       Rn = g_new(double, MAX((gsize)S2v * pq, 1));
@@ -1310,9 +1383,12 @@ out:
   g_free(tr_ids);
   g_free(carry);
   priv_row_set_clear(&cores);
-  if (c_start) g_array_unref(c_start);
-  if (c_id) g_array_unref(c_id);
-  if (c_val) g_array_unref(c_val);
+  if (c_start)
+    g_array_unref(c_start);
+  if (c_id)
+    g_array_unref(c_id);
+  if (c_val)
+    g_array_unref(c_val);
   g_free(Cs);
   g_free(Bo);
   g_free(tau);
@@ -1338,8 +1414,7 @@ static void coef_max(const PrivStream *s, const PrivRowPool *p, const guint *ids
       if (e < p->start[id] + p->ngrad[id])
         *a = MAX(*a, s->clip * fabs(p->vals[e]));
       else {
-        guint j =
-            GPOINTER_TO_UINT(g_hash_table_lookup(s->state, GUINT_TO_POINTER(p->cols[e] + 1)));
+        guint j = GPOINTER_TO_UINT(g_hash_table_lookup(s->state, GUINT_TO_POINTER(p->cols[e] + 1)));
         *b = MAX(*b, fabs(p->vals[e]) * (j > 0 ? s->nu[j - 1] : 1.0));
       }
     }
@@ -1357,17 +1432,21 @@ static void coef_max(const PrivStream *s, const PrivRowPool *p, const guint *ids
  */
 static gboolean fix_scale(PrivStream *s, const PrivRowPool *pool, GArray *const *view_rows,
                           GError **error) {
-  if (s->scale_fixed) return TRUE;
+  if (s->scale_fixed)
+    return TRUE;
   double a = 0.0, b = 0.0;
   for (guint w = 0; w < s->views->len; w++)
     if (view_rows[w])
       coef_max(s, pool, (const guint *)view_rows[w]->data, view_rows[w]->len, &a, &b);
-  if (!(a > 0 && b > 0)) return TRUE; /* not yet */
+  if (!(a > 0 && b > 0))
+    return TRUE; /* not yet */
   s->scale_fixed = TRUE;
   int ea, eb;
   gboolean scale;
-  if (!priv_scale_exponents(a, b, &scale, &ea, &eb, error)) return FALSE;
-  if (!scale) return TRUE;
+  if (!priv_scale_exponents(a, b, &scale, &ea, &eb, error))
+    return FALSE;
+  if (!scale)
+    return TRUE;
   s->ea = ea;
   s->eb = eb;
   /* Earlier periods had only one kind of coefficient, so this is exact (an
@@ -1377,13 +1456,17 @@ static gboolean fix_scale(PrivStream *s, const PrivRowPool *pool, GArray *const 
     for (gsize i = 0; i < v->Sv; i++)
       for (gsize j = 0; j < v->gam_cols; j++)
         v->gam[i * s->ld + j] = ldexp(v->gam[i * s->ld + j], -ea);
-    for (gsize i = 0; i < (gsize)v->Sv * v->r; i++) v->R[i] = ldexp(v->R[i], -eb);
+    for (gsize i = 0; i < (gsize)v->Sv * v->r; i++)
+      v->R[i] = ldexp(v->R[i], -eb);
     v->bscale = ldexp(v->bscale, -eb);
-    for (guint u = 0; u < s->n; u++) v->ref2[u] = ldexp(v->ref2[u], -2 * ea);
+    for (guint u = 0; u < s->n; u++)
+      v->ref2[u] = ldexp(v->ref2[u], -2 * ea);
     if (w == 0)
-      for (guint j = 0; j < s->S; j++) s->nu[j] = ldexp(s->nu[j], -eb);
+      for (guint j = 0; j < s->S; j++)
+        s->nu[j] = ldexp(s->nu[j], -eb);
     gsize nx = (gsize)s->n * s->T * s->T;
-    for (gsize i = 0; i < nx; i++) v->blocks->X[i] = ldexp(v->blocks->X[i], 2 * (eb - ea));
+    for (gsize i = 0; i < nx; i++)
+      v->blocks->X[i] = ldexp(v->blocks->X[i], 2 * (eb - ea));
   }
   return TRUE;
 }
@@ -1397,14 +1480,17 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
     guint nids = sim_noise_registry_count(s->reg), old = s->mark->len;
     g_byte_array_set_size(s->mark, MAX(nids, old));
     guint8 *mk = s->mark->data;
-    if (s->mark->len > old) memset(mk + old, 0, s->mark->len - old); /* mk NULL if empty */
-    for (guint i = 0; i < old; i++) mk[i] = (mk[i] & MARK_NOW) ? MARK_PREV : 0; /* no RETAINED */
+    if (s->mark->len > old)
+      memset(mk + old, 0, s->mark->len - old); /* mk NULL if empty */
+    for (guint i = 0; i < old; i++)
+      mk[i] = (mk[i] & MARK_NOW) ? MARK_PREV : 0; /* no RETAINED */
     for (guint w = 0; w < s->views->len; w++) {
       GArray *rows = view_rows[w];
       for (guint i = 0; rows && i < rows->len; i++) {
         guint id = g_array_index(rows, guint, i);
         for (gsize e = pool->start[id] + pool->ngrad[id]; e < pool->start[id + 1]; e++)
-          if (pool->cols[e] < s->mark->len) mk[pool->cols[e]] |= MARK_TOUCHED;
+          if (pool->cols[e] < s->mark->len)
+            mk[pool->cols[e]] |= MARK_TOUCHED;
       }
     }
     GArray *kept = sim_noise_retained(s->reg);
@@ -1412,8 +1498,8 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
       if (g_array_index(kept, SimNoiseId, i) < s->mark->len)
         mk[g_array_index(kept, SimNoiseId, i)] |= MARK_TOUCHED | MARK_RETAINED;
     g_array_unref(kept);
-    if (!sim_lin_space_rebase_keeping(s->space, keeping_pays(s) ? keep_record : NULL, on_rebase,
-                                      s, error))
+    if (!sim_lin_space_rebase_keeping(s->space, keeping_pays(s) ? keep_record : NULL, on_rebase, s,
+                                      error))
       return FALSE;
   }
   g_hash_table_remove_all(s->fresh);
@@ -1422,18 +1508,22 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
   for (guint w = 0; w < s->views->len; w++) {
     GArray *rows = view_rows[w];
     for (guint i = 0; rows && i < rows->len; i++)
-      if (!scan_row(s, pool, g_array_index(rows, guint, i), error)) return FALSE;
+      if (!scan_row(s, pool, g_array_index(rows, guint, i), error))
+        return FALSE;
   }
   PrivRowPool tp = priv_row_set_pool(&s->tr);
   guint S2 = s->tr.ngrad->len;
   for (guint i = 0; i < S2; i++)
-    if (!scan_row(s, &tp, i, error)) return FALSE;
-  if (!fix_scale(s, pool, view_rows, error)) return FALSE;
+    if (!scan_row(s, &tp, i, error))
+      return FALSE;
+  if (!fix_scale(s, pool, view_rows, error))
+    return FALSE;
   guint m = s->fresh_ids->len;
   double *nu2 = NULL;
   if (rebase) {
     nu2 = g_new(double, MAX(S2, 1));
-    for (guint i = 0; i < S2; i++) nu2[i] = prior_norm(s, &tp, i);
+    for (guint i = 0; i < S2; i++)
+      nu2[i] = prior_norm(s, &tp, i);
   }
   /* Per pool row observed by a view, the transition row it is (a payload
    * still in flight): a constant to the views that observed it. */
@@ -1442,11 +1532,13 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
     for (guint i = 0; view_rows[w] && i < view_rows[w]->len; i++)
       n_obs = MAX(n_obs, g_array_index(view_rows[w], guint, i) + 1);
   guint *obs_tr = g_new(guint, MAX(n_obs, 1));
-  for (guint i = 0; i < n_obs; i++) obs_tr[i] = G_MAXUINT - 1; /* not looked up yet */
+  for (guint i = 0; i < n_obs; i++)
+    obs_tr[i] = G_MAXUINT - 1; /* not looked up yet */
   for (guint w = 0; w < s->views->len; w++)
     for (guint i = 0; rebase && view_rows[w] && i < view_rows[w]->len; i++) {
       guint id = g_array_index(view_rows[w], guint, i);
-      if (obs_tr[id] != G_MAXUINT - 1) continue;
+      if (obs_tr[id] != G_MAXUINT - 1)
+        continue;
       gsize st = pool->start[id];
       obs_tr[id] = priv_row_set_find(&s->tr, pool->cols + st, pool->vals + st,
                                      pool->start[id + 1] - st, pool->ngrad[id]);
@@ -1459,25 +1551,30 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
       return FALSE;
     }
   g_free(obs_tr);
-  if (!rebase) return TRUE;
+  if (!rebase)
+    return TRUE;
   g_free(s->nu);
   s->nu = nu2;
   /* Close the period: fresh and old state variables are gone for good. */
-  for (guint c = 0; c < m; c++) retire(s, g_array_index(s->fresh_ids, SimNoiseId, c));
+  for (guint c = 0; c < m; c++)
+    retire(s, g_array_index(s->fresh_ids, SimNoiseId, c));
   GHashTableIter it;
   gpointer key;
   g_hash_table_iter_init(&it, s->state);
-  while (g_hash_table_iter_next(&it, &key, NULL)) retire(s, GPOINTER_TO_UINT(key) - 1);
+  while (g_hash_table_iter_next(&it, &key, NULL))
+    retire(s, GPOINTER_TO_UINT(key) - 1);
   g_hash_table_remove_all(s->state);
   for (guint i = 0; i < s->out_ids->len; i++) {
     SimNoiseId id = g_array_index(s->out_ids, SimNoiseId, i);
     guint row = g_array_index(s->out_row, guint, i);
     g_hash_table_insert(s->state, GUINT_TO_POINTER(id + 1), GUINT_TO_POINTER(row + 1));
-    if (id < s->retired->len) s->retired->data[id] = 0; /* retained: alive again */
+    if (id < s->retired->len)
+      s->retired->data[id] = 0; /* retained: alive again */
   }
   s->S = S2;
   s->max_state = MAX(s->max_state, S2);
-  if (s->progress) s->progress(s->tsteps, s->T, s->progress_data);
+  if (s->progress)
+    s->progress(s->tsteps, s->T, s->progress_data);
   return TRUE;
 }
 
@@ -1485,15 +1582,19 @@ PrivBlocks *priv_stream_blocks(const PrivStream *s, guint view, GError **error) 
   const SView *v = g_ptr_array_index(s->views, view);
   guint T = s->T;
   PrivBlocks *b = priv_blocks_new(s->n, T, error);
-  if (!b) return NULL;
+  if (!b)
+    return NULL;
   for (guint u = 0; u < s->n; u++) {
     b->status[u] = v->blocks->status[u];
-    if (v->unprot[u] || v->is_member[u] || b->status[u] == PRIV_NODE_UNRESOLVED) continue;
+    if (v->unprot[u] || v->is_member[u] || b->status[u] == PRIV_NODE_UNRESOLVED)
+      continue;
     const double *src = v->blocks->X + (gsize)u * T * T;
     double *X = b->X + (gsize)u * T * T;
     for (guint i = 0; i < T; i++)
-      for (guint j = i; j < T; j++) X[(gsize)i * T + j] = X[(gsize)j * T + i] = src[(gsize)i * T + j];
+      for (guint j = i; j < T; j++)
+        X[(gsize)i * T + j] = X[(gsize)j * T + i] = src[(gsize)i * T + j];
   }
-  if (s->ea != 0 || s->eb != 0) priv_blocks_set_scale(b, ldexp(1.0, s->eb - s->ea));
+  if (s->ea != 0 || s->eb != 0)
+    priv_blocks_set_scale(b, ldexp(1.0, s->eb - s->ea));
   return b;
 }

@@ -21,7 +21,8 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
   *K = p->K ? p->K : 1;
   if (*K != 1 && p->protocol != PRIV_PROTOCOL_MUFFLIATO)
     return fail(error, "K (gossip rounds per step) applies to Muffliato only");
-  if (p->T == 0) return fail(error, "the number of steps T must be at least 1");
+  if (p->T == 0)
+    return fail(error, "the number of steps T must be at least 1");
   if (p->trust != PRIV_TRUST_LDP && p->trust != PRIV_TRUST_PNDP && p->trust != PRIV_TRUST_SECLDP)
     return fail(error, "unknown trust model");
   if (!(p->sigma >= 0) || !isfinite(p->sigma))
@@ -29,7 +30,8 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
   if (!p->gossip || p->n_gossip == 0 || !p->gossip[0])
     return fail(error, "a gossip matrix is needed");
   guint64 R = (guint64)*K * p->T;
-  if (R > G_MAXUINT / 2) return fail(error, "too many gossip rounds (K x T)");
+  if (R > G_MAXUINT / 2)
+    return fail(error, "too many gossip rounds (K x T)");
   if (p->n_gossip != 1 && p->n_gossip != R) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "%u gossip matrices given: expected 1 (static) or K x T = %" G_GUINT64_FORMAT
@@ -41,7 +43,8 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
   for (guint i = 0; i < p->n_gossip; i++)
     if (!p->gossip[i] || topo_gossip_n(p->gossip[i]) != n)
       return fail(error, "every gossip matrix must have the same number of nodes");
-  if (!p->attackers || p->n_attackers == 0) return fail(error, "the attacker set is empty");
+  if (!p->attackers || p->n_attackers == 0)
+    return fail(error, "the attacker set is empty");
   gboolean *seen = g_new0(gboolean, n);
   gboolean ok = TRUE;
   for (guint i = 0; i < p->n_attackers && ok; i++) {
@@ -57,13 +60,17 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
     }
   }
   g_free(seen);
-  if (!ok) return FALSE;
+  if (!ok)
+    return FALSE;
   if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
-    if (!p->C_local) return fail(error, "MF-D-SGD needs its T x T matrix C_local");
+    if (!p->C_local)
+      return fail(error, "MF-D-SGD needs its T x T matrix C_local");
     guint b = p->b ? p->b : 1;
-    if (p->T % b != 0) return fail(error, "the participation interval b must divide T");
+    if (p->T % b != 0)
+      return fail(error, "the participation interval b must divide T");
     for (gsize i = 0; i < (gsize)p->T * p->T; i++)
-      if (!isfinite(p->C_local[i])) return fail(error, "C_local has a non-finite entry");
+      if (!isfinite(p->C_local[i]))
+        return fail(error, "C_local has a non-finite entry");
   }
   if (p->engine == PRIV_ENGINE_KALMAN && p->protocol == PRIV_PROTOCOL_MFDSGD)
     return fail(error, "the Kalman engine needs white noise: use the dense engine for MF-D-SGD");
@@ -77,14 +84,18 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
 static double *invert(const double *C, guint T, GError **error) {
   double *inv = g_memdup2(C, sizeof(double) * T * T);
   lapack_int *ipiv = g_new(lapack_int, T);
-  lapack_int info =
-      LAPACKE_dgetrf(LAPACK_ROW_MAJOR, (lapack_int)T, (lapack_int)T, inv, (lapack_int)T, ipiv);
+  lapack_int info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, (lapack_int)T, (lapack_int)T, inv,
+                                   (lapack_int)T, ipiv);
   double amax = 0.0, umin = INFINITY;
-  for (gsize i = 0; i < (gsize)T * T; i++) amax = MAX(amax, fabs(C[i]));
-  for (guint i = 0; info == 0 && i < T; i++) umin = MIN(umin, fabs(inv[(gsize)i * T + i]));
+  for (gsize i = 0; i < (gsize)T * T; i++)
+    amax = MAX(amax, fabs(C[i]));
+  for (guint i = 0; info == 0 && i < T; i++)
+    umin = MIN(umin, fabs(inv[(gsize)i * T + i]));
   /* A zero (or negligible) pivot: the noise would not cover every step. */
-  if (info == 0 && !(umin > 1e-13 * amax)) info = 1;
-  if (info == 0) info = LAPACKE_dgetri(LAPACK_ROW_MAJOR, (lapack_int)T, inv, (lapack_int)T, ipiv);
+  if (info == 0 && !(umin > 1e-13 * amax))
+    info = 1;
+  if (info == 0)
+    info = LAPACKE_dgetri(LAPACK_ROW_MAJOR, (lapack_int)T, inv, (lapack_int)T, ipiv);
   g_free(ipiv);
   if (info != 0) {
     g_free(inv);
@@ -106,7 +117,8 @@ static void senders(const TopoGossip *w, gboolean *out) {
     const double *vals;
     guint len = topo_gossip_row(w, v, &cols, &vals);
     for (guint j = 0; j < len; j++)
-      if (cols[j] != v) out[cols[j]] = TRUE;
+      if (cols[j] != v)
+        out[cols[j]] = TRUE;
   }
 }
 
@@ -131,12 +143,14 @@ static void build_recv(PrivStructCtx *c, PrivTrust trust, const guint *attackers
         const double *vals;
         guint len = topo_gossip_row(w, attackers[i], &cols, &vals);
         for (guint j = 0; j < len; j++)
-          if (!c->attacker[cols[j]]) mark[cols[j]] = TRUE;
+          if (!c->attacker[cols[j]])
+            mark[cols[j]] = TRUE;
       }
     } else {
       senders(w, mark);
       if (trust == PRIV_TRUST_SECLDP)
-        for (guint v = 0; v < c->n; v++) mark[v] = mark[v] && !c->attacker[v];
+        for (guint v = 0; v < c->n; v++)
+          mark[v] = mark[v] && !c->attacker[v];
     }
     /* Increasing node order, whatever the attackers' order. */
     guint cnt = 0;
@@ -165,21 +179,26 @@ static void noiseless_status(const PrivStructCtx *c, PrivBlocks *blocks) {
     if (r + 1 < c->R) {
       const TopoGossip *w = priv_struct_gossip(c, r);
       for (guint x = 0; x < c->n; x++) {
-        if (!reach[x]) continue;
+        if (!reach[x])
+          continue;
         const guint *cols;
         const double *vals;
         guint len = topo_gossip_row(w, x, &cols, &vals);
         for (guint j = 0; j < len; j++)
-          if (vals[j] != 0.0) next[cols[j]] = TRUE;
+          if (vals[j] != 0.0)
+            next[cols[j]] = TRUE;
       }
     }
-    for (guint e = c->recv_start[r]; e < c->recv_start[r + 1]; e++) next[c->recv[e]] = TRUE;
+    for (guint e = c->recv_start[r]; e < c->recv_start[r + 1]; e++)
+      next[c->recv[e]] = TRUE;
     memcpy(reach, next, sizeof(gboolean) * c->n);
     if (r % c->K == 0)
-      for (guint v = 0; v < c->n; v++) exposed[v] |= reach[v];
+      for (guint v = 0; v < c->n; v++)
+        exposed[v] |= reach[v];
   }
   for (guint v = 0; v < c->n; v++)
-    if (!c->attacker[v] && exposed[v]) blocks->status[v] = PRIV_NODE_UNPROTECTED;
+    if (!c->attacker[v] && exposed[v])
+      blocks->status[v] = PRIV_NODE_UNPROTECTED;
   g_free(reach);
   g_free(next);
   g_free(exposed);
@@ -188,10 +207,12 @@ static void noiseless_status(const PrivStructCtx *c, PrivBlocks *blocks) {
 PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **error) {
   g_return_val_if_fail(p != NULL, NULL);
   guint K;
-  if (!check_problem(p, &K, error)) return NULL;
+  if (!check_problem(p, &K, error))
+    return NULL;
   guint n = topo_gossip_n(p->gossip[0]), T = p->T;
   PrivBlocks *blocks = priv_blocks_new(n, T, error);
-  if (!blocks) return NULL;
+  if (!blocks)
+    return NULL;
   gboolean *attacker = g_new0(gboolean, n);
   for (guint i = 0; i < p->n_attackers; i++) {
     attacker[p->attackers[i]] = TRUE;
@@ -219,7 +240,8 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
       goto out;
     }
     unit = 1.0 / s2;
-    if (!(Cinv = invert(C, T, error))) goto out;
+    if (!(Cinv = invert(C, T, error)))
+      goto out;
   }
 
   /* LDP and SecLDP on a static W where every node sends: each node's own
@@ -234,13 +256,15 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
     gboolean *snd = g_new(gboolean, n);
     senders(p->gossip[0], snd);
     all_send = TRUE;
-    for (guint u = 0; u < n; u++) all_send = all_send && snd[u];
+    for (guint u = 0; u < n; u++)
+      all_send = all_send && snd[u];
     g_free(snd);
   }
   if (all_send) {
     const double *first = NULL; /* every node's block is the same */
     for (guint u = 0; u < n; u++) {
-      if (attacker[u]) continue;
+      if (attacker[u])
+        continue;
       if (p->sigma == 0) {
         blocks->status[u] = PRIV_NODE_UNPROTECTED;
         continue;
@@ -252,7 +276,8 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)T, (int)T, (int)T, unit, C,
                     (int)T, C, (int)T, 0.0, X, (int)T);
       else
-        for (guint t = 0; t < T; t++) X[(gsize)t * T + t] = 1.0;
+        for (guint t = 0; t < T; t++)
+          X[(gsize)t * T + t] = 1.0;
       first = X;
     }
     ok = TRUE;
@@ -269,13 +294,16 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
   c.max_bytes = p->max_bytes;
   /* Under LDP nothing is known, the attackers' noise included. */
   noisy = g_new(gboolean, n);
-  for (guint u = 0; u < n; u++) noisy[u] = p->trust == PRIV_TRUST_LDP || !attacker[u];
+  for (guint u = 0; u < n; u++)
+    noisy[u] = p->trust == PRIV_TRUST_LDP || !attacker[u];
   c.noisy = noisy;
   c.victims = g_new(guint, n);
   c.noisy_nodes = g_new(guint, n);
   for (guint u = 0; u < n; u++) {
-    if (!attacker[u]) c.victims[c.n_victims++] = u;
-    if (noisy[u]) c.noisy_nodes[c.n_noisy++] = u;
+    if (!attacker[u])
+      c.victims[c.n_victims++] = u;
+    if (noisy[u])
+      c.noisy_nodes[c.n_noisy++] = u;
   }
   build_recv(&c, p->trust, p->attackers, p->n_attackers);
   if (p->sigma == 0) {
@@ -289,7 +317,8 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
   ok = engine == PRIV_ENGINE_KALMAN ? priv_struct_kalman(&c, unit, blocks, error)
                                     : priv_struct_dense(&c, Cinv, unit, blocks, error);
 out:
-  if (ok && p->sigma > 0) priv_blocks_set_scale(blocks, p->sigma);
+  if (ok && p->sigma > 0)
+    priv_blocks_set_scale(blocks, p->sigma);
   g_free(attacker);
   g_free(C);
   g_free(Cinv);

@@ -22,9 +22,10 @@
 gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double scale,
                            PrivBlocks *blocks, GError **error) {
   guint n = c->n, T = c->T, K = c->K, R = c->R, nz = c->n_noisy;
-  gsize N = c->recv_start[R];                   /* messages seen */
-  gsize cols = (gsize)nz * T;                   /* (noisy node, step), node-major */
-  if (N == 0 || c->n_victims == 0) return TRUE; /* nothing seen: X = 0 */
+  gsize N = c->recv_start[R]; /* messages seen */
+  gsize cols = (gsize)nz * T; /* (noisy node, step), node-major */
+  if (N == 0 || c->n_victims == 0)
+    return TRUE; /* nothing seen: X = 0 */
   /* M, its noise version, K, two propagation buffers. */
   gsize count = priv_size_sum3(2 * N, cols, N, N, 2 * (gsize)n, nz);
   if (!priv_check_budget(priv_doubles_bytes(count), c->max_bytes,
@@ -35,19 +36,22 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
   double *M = NULL, *Mn = NULL, *Km = NULL, *Phi = NULL, *Phi2 = NULL, *Z = NULL;
   lapack_int *piv = NULL;
   guint *col_of = NULL;
-  if (!(M = priv_matrix_new(N, cols, error)) || !(Km = priv_matrix_new(N, N, error))) goto out;
+  if (!(M = priv_matrix_new(N, cols, error)) || !(Km = priv_matrix_new(N, N, error)))
+    goto out;
   Phi = g_new(double, (gsize)n *nz);
   Phi2 = g_new(double, (gsize)n *nz);
 
   /* Column (i, k) of M: noisy node i's injection at step k, propagated. */
   for (guint k = 0; k < T; k++) {
     memset(Phi, 0, sizeof(double) * n * nz);
-    for (guint i = 0; i < nz; i++) Phi[(gsize)c->noisy_nodes[i] * nz + i] = 1.0;
+    for (guint i = 0; i < nz; i++)
+      Phi[(gsize)c->noisy_nodes[i] * nz + i] = 1.0;
     for (guint r = k * K; r < R; r++) {
       for (guint e = c->recv_start[r]; e < c->recv_start[r + 1]; e++) {
         const double *src = Phi + (gsize)c->recv[e] * nz;
         double *dst = M + (gsize)e * cols + k;
-        for (guint i = 0; i < nz; i++) dst[(gsize)i * T] = src[i];
+        for (guint i = 0; i < nz; i++)
+          dst[(gsize)i * T] = src[i];
       }
       if (r + 1 < R) {
         topo_gossip_apply(priv_struct_gossip(c, r), Phi, Phi2, nz);
@@ -61,7 +65,8 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
   /* Noise columns: M_v Cinv per node (white noise: M itself). */
   const double *Mnoise = M;
   if (Cinv) {
-    if (!(Mn = priv_matrix_new(N, cols, error))) goto out;
+    if (!(Mn = priv_matrix_new(N, cols, error)))
+      goto out;
     for (guint i = 0; i < nz; i++)
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)N, (int)T, (int)T, 1.0,
                   M + (gsize)i * T, (int)cols, Cinv, (int)T, 0.0, Mn + (gsize)i * T, (int)cols);
@@ -70,7 +75,8 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
   cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)N, (int)cols, 1.0, Mnoise, (int)cols,
               0.0, Km, (int)N);
   double dmax = 0.0;
-  for (gsize i = 0; i < N; i++) dmax = MAX(dmax, Km[i * N + i]);
+  for (gsize i = 0; i < N; i++)
+    dmax = MAX(dmax, Km[i * N + i]);
   piv = g_new(lapack_int, N);
   lapack_int rank = 0;
   lapack_int info = LAPACKE_dpstrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)N, Km, (lapack_int)N, piv,
@@ -87,13 +93,15 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
     goto out;
   }
   /* Z = L11^{-1} M[selected rows]. */
-  if (!(Z = priv_matrix_new((gsize)rank, cols, error))) goto out;
+  if (!(Z = priv_matrix_new((gsize)rank, cols, error)))
+    goto out;
   for (lapack_int i = 0; i < rank; i++)
     memcpy(Z + (gsize)i * cols, M + (gsize)(piv[i] - 1) * cols, sizeof(double) * cols);
   cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)rank,
               (int)cols, 1.0, Km, (int)N, Z, (int)cols);
   col_of = g_new(guint, n);
-  for (guint i = 0; i < nz; i++) col_of[c->noisy_nodes[i]] = i;
+  for (guint i = 0; i < nz; i++)
+    col_of[c->noisy_nodes[i]] = i;
   for (guint vi = 0; vi < c->n_victims; vi++) {
     guint u = c->victims[vi];
     double *X = blocks->X + (gsize)u * T * T;

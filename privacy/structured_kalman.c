@@ -42,9 +42,9 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
   guint rows_cap = MAX(CHUNK_ROWS, c->max_recv);
   /* Memory: F_0..F_{R-2}, the Omega_{r,r} (at most R max_recv rows of n),
    * P, P+, W, the stack (2 rows_cap x n), the per-victim buffers. */
-  gsize count =
-      priv_size_sum3((gsize)R + 4, nn, (gsize)R * MAX(c->max_recv, 1) + 2 * (gsize)rows_cap, n,
-                     (gsize)nv * rows_cap, T);
+  gsize count = priv_size_sum3((gsize)R + 4, nn,
+                               (gsize)R * MAX(c->max_recv, 1) + 2 * (gsize)rows_cap, n,
+                               (gsize)nv * rows_cap, T);
   if (!priv_check_budget(priv_doubles_bytes(count), c->max_bytes,
                          "the structured (Kalman) accounting", error))
     return FALSE;
@@ -70,7 +70,8 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
 
   /* ---- Forward: the filter, F_r and Omega_{r,r} = L_r E_r. ---- */
   /* Round 0: the first injection, unit variance on the noisy nodes. */
-  for (guint i = 0; i < c->n_noisy; i++) P[(gsize)c->noisy_nodes[i] * (n + 1)] = 1.0;
+  for (guint i = 0; i < c->n_noisy; i++)
+    P[(gsize)c->noisy_nodes[i] * (n + 1)] = 1.0;
   for (guint r = 0; r < R; r++) {
     if (c->n_gossip != 1 || r == 0) {
       g_free(Wd);
@@ -82,9 +83,10 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
     if (q0 > 0) {
       /* Sigma = P[R, R]; L_w = diag(lam^-1/2) V^T on the kept eigenpairs. */
       for (guint i = 0; i < q0; i++)
-        for (guint j = 0; j < q0; j++) S[(gsize)i * q0 + j] = P[(gsize)rv[i] * n + rv[j]];
-      lapack_int info =
-          LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)q0, S, (lapack_int)q0, lam);
+        for (guint j = 0; j < q0; j++)
+          S[(gsize)i * q0 + j] = P[(gsize)rv[i] * n + rv[j]];
+      lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)q0, S,
+                                       (lapack_int)q0, lam);
       if (info != 0) {
         g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                     "the eigensolver failed on the round-%u message covariance (LAPACK info %d)", r,
@@ -93,9 +95,11 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
       }
       double lmax = lam[q0 - 1];
       for (guint i = q0; i-- > 0;) {
-        if (!(lam[i] > PRIV_STRUCT_RANK_TOL * lmax)) break;
+        if (!(lam[i] > PRIV_STRUCT_RANK_TOL * lmax))
+          break;
         double f = 1.0 / sqrt(lam[i]);
-        for (guint j = 0; j < q0; j++) Lw[(gsize)q * q0 + j] = f * S[(gsize)j * q0 + i];
+        for (guint j = 0; j < q0; j++)
+          Lw[(gsize)q * q0 + j] = f * S[(gsize)j * q0 + i];
         q++;
       }
     }
@@ -103,7 +107,8 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
     if (q > 0) {
       /* PR = P[:, R]; Y = PR Lw^T (n x q); P+ = P - Y Y^T; G = Y Lw (n x q0). */
       for (guint v = 0; v < n; v++)
-        for (guint j = 0; j < q0; j++) PR[(gsize)v * q0 + j] = P[(gsize)v * n + rv[j]];
+        for (guint j = 0; j < q0; j++)
+          PR[(gsize)v * q0 + j] = P[(gsize)v * n + rv[j]];
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)q, (int)q0, 1.0, PR,
                   (int)q0, Lw, (int)q0, 0.0, Y, (int)q);
       cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)n, (int)q, -1.0, Y, (int)q, 1.0, P,
@@ -117,11 +122,13 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
                     (int)n, G, (int)q0, 0.0, WG, (int)q0);
         memcpy(Fr, Wd, sizeof(double) * nn);
         for (guint v = 0; v < n; v++)
-          for (guint j = 0; j < q0; j++) Fr[(gsize)v * n + rv[j]] -= WG[(gsize)v * q0 + j];
+          for (guint j = 0; j < q0; j++)
+            Fr[(gsize)v * n + rv[j]] -= WG[(gsize)v * q0 + j];
       }
       double *Om = Om0 + (gsize)om_start[r] * n;
       for (guint i = 0; i < q; i++)
-        for (guint j = 0; j < q0; j++) Om[(gsize)i * n + rv[j]] = Lw[(gsize)i * q0 + j];
+        for (guint j = 0; j < q0; j++)
+          Om[(gsize)i * n + rv[j]] = Lw[(gsize)i * q0 + j];
     } else if (Fr) {
       memcpy(Fr, Wd, sizeof(double) * nn); /* nothing observed: F_r = W_r */
     }
@@ -137,7 +144,8 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
           P[(gsize)v * n + w] = P[(gsize)w * n + v] = m;
         }
       if ((r + 1) % K == 0)
-        for (guint i = 0; i < c->n_noisy; i++) P[(gsize)c->noisy_nodes[i] * (n + 1)] += 1.0;
+        for (guint i = 0; i < c->n_noisy; i++)
+          P[(gsize)c->noisy_nodes[i] * (n + 1)] += 1.0;
     }
   }
 
@@ -166,10 +174,12 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
         for (guint vi = 0; vi < nv; vi++) {
           double *b = buf + (gsize)vi * rows_cap * T + k;
           guint u = c->victims[vi];
-          for (guint i = 0; i < filled; i++) b[(gsize)i * T] = St[(gsize)i * n + u];
+          for (guint i = 0; i < filled; i++)
+            b[(gsize)i * T] = St[(gsize)i * n + u];
         }
       }
-      if (s == 0 || filled == 0) continue;
+      if (s == 0 || filled == 0)
+        continue;
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)filled, (int)n, (int)n, 1.0, St,
                   (int)n, F + (gsize)(s - 1) * nn, (int)n, 0.0, St2, (int)n);
       double *t = St;

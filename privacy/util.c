@@ -5,9 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-
 gboolean priv_size_mul(gsize a, gsize b, gsize *out) {
-  if (a != 0 && b > G_MAXSIZE / a) return FALSE;
+  if (a != 0 && b > G_MAXSIZE / a)
+    return FALSE;
   *out = a * b;
   return TRUE;
 }
@@ -27,7 +27,8 @@ char *priv_format_bytes(gsize bytes) {
 
 gboolean priv_check_budget(gsize bytes, gsize max_bytes, const char *what, GError **error) {
   gsize limit = max_bytes ? max_bytes : priv_physical_memory();
-  if (bytes <= limit) return TRUE;
+  if (bytes <= limit)
+    return TRUE;
   char *need = priv_format_bytes(bytes);
   char *have = priv_format_bytes(limit);
   g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY,
@@ -46,15 +47,15 @@ double *priv_matrix_new(gsize rows, gsize cols, GError **error) {
     m = g_try_malloc0(MAX(priv_doubles_bytes(count), 1));
   if (!m) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY,
-                "cannot allocate a %" G_GSIZE_FORMAT " x %" G_GSIZE_FORMAT " matrix",
-                rows, cols);
+                "cannot allocate a %" G_GSIZE_FORMAT " x %" G_GSIZE_FORMAT " matrix", rows, cols);
   }
   return m;
 }
 
 void priv_fill_upper_from_lower(double *A, guint n) {
   for (guint i = 0; i < n; i++)
-    for (guint j = i + 1; j < n; j++) A[(gsize)i * n + j] = A[(gsize)j * n + i];
+    for (guint j = i + 1; j < n; j++)
+      A[(gsize)i * n + j] = A[(gsize)j * n + i];
 }
 
 gboolean priv_workload_parse(const char *name, PrivWorkload *out, GError **error) {
@@ -67,8 +68,7 @@ gboolean priv_workload_parse(const char *name, PrivWorkload *out, GError **error
     return TRUE;
   }
   g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-              "unknown workload '%s' (expected post-average or messages)",
-              name ? name : "(null)");
+              "unknown workload '%s' (expected post-average or messages)", name ? name : "(null)");
   return FALSE;
 }
 
@@ -83,7 +83,8 @@ gboolean priv_matrix_write_csv(const char *path, const double *M, guint rows, gu
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   for (guint i = 0; i < rows; i++) {
     for (guint j = 0; j < cols; j++) {
-      if (j) g_string_append_c(s, ',');
+      if (j)
+        g_string_append_c(s, ',');
       g_string_append(s, g_ascii_formatd(buf, sizeof buf, "%.17g", M[(gsize)i * cols + j]));
     }
     g_string_append_c(s, '\n');
@@ -98,10 +99,12 @@ gboolean priv_scale_exponents(double a, double b, gboolean *scale, int *ea, int 
                               GError **error) {
   *scale = FALSE;
   *ea = *eb = 0;
-  if (!(a > 0 && b > 0 && isfinite(a) && isfinite(b))) return TRUE;
+  if (!(a > 0 && b > 0 && isfinite(a) && isfinite(b)))
+    return TRUE;
   frexp(a, ea);
   frexp(b, eb);
-  if (abs(*ea) <= 200 && abs(*eb) <= 200 && abs(*ea - *eb) <= 100) return TRUE;
+  if (abs(*ea) <= 200 && abs(*eb) <= 200 && abs(*ea - *eb) <= 100)
+    return TRUE;
   if (abs(*ea - *eb) > 1000) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                 "the noise coefficients are 2^%d times the gradients' (noise std %g x Delta): "

@@ -118,8 +118,8 @@ static double *mafalda(const ProtoCRecipe *r, GError **error) {
     }
   }
   if (C == NULL) {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
-                "Mafalda's correlation for this graph: %s", sub->message);
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "Mafalda's correlation for this graph: %s",
+                sub->message);
     g_error_free(sub);
   }
   return C;

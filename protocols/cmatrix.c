@@ -17,8 +17,8 @@ double *proto_cmatrix_load_csv(const char *path, guint T, GError **error) {
   double *C = priv_mf_read_c(path, T, &sub);
   if (C == NULL) {
     g_set_error(error, PROTO_ERROR,
-                sub->domain == G_FILE_ERROR ? PROTO_ERROR_IO : PROTO_ERROR_FORMAT,
-                "%s%s", sub->domain == G_FILE_ERROR ? "cannot read C: " : "", sub->message);
+                sub->domain == G_FILE_ERROR ? PROTO_ERROR_IO : PROTO_ERROR_FORMAT, "%s%s",
+                sub->domain == G_FILE_ERROR ? "cannot read C: " : "", sub->message);
     g_error_free(sub);
   }
   return C;
@@ -28,7 +28,7 @@ double *proto_cmatrix_lower_inverse(const double *C, guint T) {
   /* Column by column forward substitution: C X = I, on C's band only (a
    * banded C of long horizon: O(T^2 bw) rather than O(T^3)). */
   guint bw = proto_cmatrix_bandwidth(C, T);
-  double *X = g_new0(double, (gsize)T * T);
+  double *X = g_new0(double, (gsize)T *T);
   for (guint j = 0; j < T; j++) {
     X[(gsize)j * T + j] = 1.0 / C[(gsize)j * T + j];
     for (guint i = j + 1; i < T; i++) {

@@ -78,8 +78,8 @@ static gboolean decor_noise(ProtoNode *node, guint t, GError **error) {
     gboolean ok = TRUE;
     for (guint i = 0; ok && i < peers->len; i++) {
       double sign = 0.0;
-      SimNoiseId k = proto_node_edge_secret(node, g_array_index(peers, guint, i), t,
-                                            r->secret_std, z, &sign, error);
+      SimNoiseId k = proto_node_edge_secret(node, g_array_index(peers, guint, i), t, r->secret_std,
+                                            z, &sign, error);
       ok = k != SIM_NOISE_ID_INVALID && sim_linvec_add_noise(model, -lr * sign, k, z, error);
     }
     g_array_free(peers, TRUE);

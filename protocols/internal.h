@@ -14,8 +14,8 @@
 
 typedef struct {
   const ProtoParamSpec *spec;
-  gboolean set;  /* given by the user */
-  gboolean has;  /* a value exists (given or default) */
+  gboolean set; /* given by the user */
+  gboolean has; /* a value exists (given or default) */
   gint64 i;
   double d;
   gboolean b;
@@ -47,7 +47,7 @@ void proto_vtable_resolve(const ProtoVTable *vt, ProtoVTable *handlers);
  * by rows (in-neighbours) and by columns (out-neighbours). */
 typedef struct {
   guint round;
-  guint pending;          /* nodes that have not finished this round's gather */
+  guint pending;           /* nodes that have not finished this round's gather */
   guint *in_ptr, *in_cols; /* CSR of W_r */
   double *in_vals;
   guint *out_ptr, *out_cols; /* CSR of W_r^T: column u of W_r */
@@ -75,8 +75,8 @@ struct ProtoNode {
   guint id;
   gpointer state;
   SimLinvec *model;
-  guint step;    /* local steps taken */
-  guint round;   /* the next round to exchange, or the round being gathered */
+  guint step;         /* local steps taken */
+  guint round;        /* the next round to exchange, or the round being gathered */
   gboolean exchanged; /* round `round` was exchanged (maybe not sent yet) */
   gboolean gathering; /* ... and sent: its gather is in progress */
   gboolean ready;     /* the gather is complete, on_gathered is due */
@@ -85,7 +85,7 @@ struct ProtoNode {
 
   /* Round being exchanged. */
   ProtoRoundW *w;
-  SimMessage *own; /* the node's own input */
+  SimMessage *own;   /* the node's own input */
   GPtrArray *outbox; /* messages waiting for the compute time, aligned with out_cols */
   guint8 *have;      /* per position of the in-row: an input is available */
   gsize have_cap;
@@ -129,7 +129,7 @@ struct ProtoContext {
   SimEngine *engine;
   SimNoiseRegistry *noise;
   SimLinSpace *space;
-  double *noise_z; /* proto_node_add_local_noise's sample (dim values, lazy) */
+  double *noise_z;        /* proto_node_add_local_noise's sample (dim values, lazy) */
   TopoGraph *graph;       /* owned copy, or NULL */
   TopoSchedule *schedule; /* owned or borrowed (schedule_owned) */
   gboolean schedule_owned;
@@ -152,7 +152,7 @@ struct ProtoContext {
 
   /* Evaluation. */
   guint n_evals;
-  guint *eval_steps;   /* n_evals steps, increasing, the last is T */
+  guint *eval_steps;    /* n_evals steps, increasing, the last is T */
   ProtoMetric *metrics; /* n_evals x n, row (e, u) = e * n + u */
   GThreadPool *pool;
   /* With a pool: per evaluation, the nodes evaluated (under eval_lock; the
@@ -162,10 +162,10 @@ struct ProtoContext {
   GCond eval_cond;
 
   /* Rounds and live metrics (runtime_eval.c). */
-  GArray *reached;     /* per step s: nodes that have taken s local steps */
-  gboolean started;    /* round 0 published */
-  guint rounds_done;   /* the last round completed (and published) */
-  guint n_handed;      /* evaluation steps handed to metrics_func */
+  GArray *reached;   /* per step s: nodes that have taken s local steps */
+  gboolean started;  /* round 0 published */
+  guint rounds_done; /* the last round completed (and published) */
+  guint n_handed;    /* evaluation steps handed to metrics_func */
   ProtoMetricsFunc metrics_func;
   gpointer metrics_data;
   guint metrics_lag;
@@ -228,7 +228,6 @@ double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error);
 double *proto_cmatrix_lower_inverse(const double *C, guint T);
 /* Largest t - s over nonzero entries M[t,s], s < t (0 for a diagonal M). */
 guint proto_cmatrix_bandwidth(const double *M, guint T);
-
 
 /* ---- Built-in protocols ----------------------------------------------------- */
 

@@ -43,13 +43,13 @@ static guint mf_auto_block(gsize d) {
 }
 
 typedef struct {
-  double nu;     /* noise std: sigma Delta sens_Pi(C_local) */
-  double sens;   /* sens_Pi(C_local) */
+  double nu;   /* noise std: sigma Delta sens_Pi(C_local) */
+  double sens; /* sens_Pi(C_local) */
   gboolean direct;
-  guint block;   /* direct: steps whose noises are combined together (1: none) */
-  double *M;     /* C^-1 (direct) or C (recursive), T x T */
-  guint T, bw;   /* bandwidth of M: each node keeps bw + 1 past terms */
-  guint ring;    /* past terms kept: bw + 1 (bw + block samples when blocked) */
+  guint block; /* direct: steps whose noises are combined together (1: none) */
+  double *M;   /* C^-1 (direct) or C (recursive), T x T */
+  guint T, bw; /* bandwidth of M: each node keeps bw + 1 past terms */
+  guint ring;  /* past terms kept: bw + 1 (bw + block samples when blocked) */
 } MfRun;
 
 typedef struct {
@@ -106,8 +106,8 @@ static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint 
   if (proto_context_sigma(ctx) > 0.0 && !(r->nu >= DBL_MIN && r->nu <= DBL_MAX)) {
     /* Less noise than sigma says (underflow) or none (overflow). */
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                "C=%s: the noise std sigma x clip x sens(C) = %g leaves the range of doubles",
-                spec, r->nu);
+                "C=%s: the noise std sigma x clip x sens(C) = %g leaves the range of doubles", spec,
+                r->nu);
     g_free(C);
     g_free(Cinv);
     g_free(r);
@@ -118,7 +118,7 @@ static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint 
   if (r->direct) {
     r->M = Cinv;
     r->bw = bw_inv;
-    r->block = block                          ? block
+    r->block = block                         ? block
                : bw_inv >= MF_BLOCK_MIN_BAND ? mf_auto_block(proto_context_dim(ctx))
                                              : 1;
     r->ring = r->block > 1 ? MIN(T, bw_inv + r->block) : bw_inv + 1;
@@ -162,9 +162,9 @@ static gboolean mf_node_init(ProtoNode *node, gpointer run_state, gpointer *node
   MfNode *s = g_new0(MfNode, 1);
   if (r->direct) {
     s->ids = g_new(SimNoiseId, ring);
-    s->z = d ? g_new(double, ring * d) : NULL;
+    s->z = d ? g_new(double, ring *d) : NULL;
     if (r->block > 1) {
-      s->block = d ? g_new(double, (gsize)r->block * d) : NULL;
+      s->block = d ? g_new(double, (gsize)r->block *d) : NULL;
       s->coeffs = g_new(double, (gsize)r->bw + 1);
       s->term_ids = g_new(SimNoiseId, (gsize)r->bw + 1);
     }
@@ -213,9 +213,9 @@ static gboolean mf_fill_block(ProtoNode *node, const MfRun *r, MfNode *s, guint 
   double beta = 0.0;
   for (guint u = lo; u < t1;) {
     guint p = u % ring, len = MIN(t1 - u, ring - p);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(t1 - t0), (int)d, (int)len,
-                1.0, r->M + (gsize)t0 * r->T + u, (int)r->T, s->z + (gsize)p * d, (int)d, beta,
-                s->block, (int)d);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(t1 - t0), (int)d, (int)len, 1.0,
+                r->M + (gsize)t0 * r->T + u, (int)r->T, s->z + (gsize)p * d, (int)d, beta, s->block,
+                (int)d);
     beta = 1.0;
     u += len;
   }
@@ -273,9 +273,8 @@ static gboolean mf_noise(ProtoNode *node, const MfRun *r, MfNode *s, guint t, GE
       return FALSE;
     ring_keep(ctx, s, t, ring, k);
     for (guint u = first; u <= t; u++)
-      if (row[u] != 0.0 &&
-          !sim_linvec_add_noise(model, -lr * row[u], s->ids[u % ring],
-                                d ? s->z + (gsize)(u % ring) * d : NULL, error))
+      if (row[u] != 0.0 && !sim_linvec_add_noise(model, -lr * row[u], s->ids[u % ring],
+                                                 d ? s->z + (gsize)(u % ring) * d : NULL, error))
         return FALSE;
     return TRUE;
   }
@@ -299,9 +298,8 @@ static gboolean mf_step_noise(ProtoNode *node, guint t, GError **error) {
   return !(r->nu > 0.0) || mf_noise(node, r, proto_node_state(node), t, error);
 }
 
-#define MF_HANDLERS                                                                              \
-  .node_init = mf_node_init, .node_free = mf_node_free, .finish = mf_finish,                     \
-  .noise = mf_step_noise
+#define MF_HANDLERS                                                                                \
+  .node_init = mf_node_init, .node_free = mf_node_free, .finish = mf_finish, .noise = mf_step_noise
 
 const ProtoVTable proto_mfdsgd_vtable = {
     .abi_version = PROTO_PLUGIN_ABI_VERSION,

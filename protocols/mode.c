@@ -16,8 +16,8 @@ static const char *single_value(const char *spec, const char *name, const char *
   gsize klen = strlen(key);
   if (colon == NULL || strncmp(colon + 1, key, klen) != 0 || colon[1 + klen] != '=' ||
       strchr(colon + 1, ',') != NULL) {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_PARSE,
-                "mode '%s': expected %s:%s=VALUE (one key)", spec, name, key);
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_PARSE, "mode '%s': expected %s:%s=VALUE (one key)",
+                spec, name, key);
     return NULL;
   }
   return colon + 2 + klen;

@@ -88,8 +88,7 @@ static gboolean parse_value(const ProtoParamSpec *p, const char *text, ProtoPara
     }
     if (!found) {
       g_set_error(error, PROTO_ERROR, PROTO_ERROR_PARSE,
-                  "%s: parameter %s must be true/false/yes/no/1/0, not '%s'", what, p->name,
-                  text);
+                  "%s: parameter %s must be true/false/yes/no/1/0, not '%s'", what, p->name, text);
       return FALSE;
     }
     break;
@@ -286,13 +285,13 @@ gboolean proto_spec_parse(const char *spec, const ProtoVTable **vt_out, ProtoPar
         j++;
       if (j == vt->n_params) {
         char *valid = param_names(vt);
-        g_set_error(error, PROTO_ERROR, PROTO_ERROR_UNKNOWN,
-                    "%s: unknown parameter '%s' (%s)", vt->name, key, valid);
+        g_set_error(error, PROTO_ERROR, PROTO_ERROR_UNKNOWN, "%s: unknown parameter '%s' (%s)",
+                    vt->name, key, valid);
         g_free(valid);
         ok = FALSE;
       } else if (params->values[j].set) {
-        g_set_error(error, PROTO_ERROR, PROTO_ERROR_PARSE, "%s: parameter %s given twice",
-                    vt->name, key);
+        g_set_error(error, PROTO_ERROR, PROTO_ERROR_PARSE, "%s: parameter %s given twice", vt->name,
+                    key);
         ok = FALSE;
       } else {
         ok = parse_value(&vt->params[j], value, &params->values[j], vt->name, error);

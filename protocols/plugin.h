@@ -152,8 +152,7 @@ typedef struct {
   gboolean (*init)(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
                    GError **error);
   /* Once per node, in id order, after init. */
-  gboolean (*node_init)(ProtoNode *node, gpointer run_state, gpointer *node_state,
-                        GError **error);
+  gboolean (*node_init)(ProtoNode *node, gpointer run_state, gpointer *node_state, GError **error);
   void (*node_free)(gpointer node_state);
   /* Time 0, each node in id order. NULL: proto_default_on_start (step 0). */
   gboolean (*on_start)(ProtoNode *node, GError **error);
@@ -164,8 +163,7 @@ typedef struct {
    * linvec sent. Gossip messages never come here: the runtime gathers them. */
   gboolean (*on_message)(ProtoNode *node, SimMessage *msg, GError **error);
   /* The engine announced a topology change (sim_engine_notify_topology_change). */
-  gboolean (*on_topology_change)(ProtoNode *node, const SimTopologyChange *change,
-                                 GError **error);
+  gboolean (*on_topology_change)(ProtoNode *node, const SimTopologyChange *change, GError **error);
   /* The gather of round @round completed (mode rules: see protocols.h);
    * @inputs[0 .. n_inputs) are sorted by sender and include the node's own
    * payload. The handler computes the new model and normally exchanges round
@@ -330,8 +328,8 @@ gboolean proto_node_noise_draw(ProtoNode *node, double *z, guint count, GError *
  * Errors: PROTO_ERROR_INVALID_ARGUMENT (peer == u or out of range, std
  * mismatch), registry errors. Returns the id, or SIM_NOISE_ID_INVALID. O(d).
  */
-SimNoiseId proto_node_edge_secret(ProtoNode *node, guint peer, guint round, double std,
-                                  double *z, double *sign, GError **error);
+SimNoiseId proto_node_edge_secret(ProtoNode *node, guint peer, guint round, double std, double *z,
+                                  double *sign, GError **error);
 
 /**
  * proto_node_exchange: sends @payload (taken) as the node's message of gossip
@@ -363,8 +361,8 @@ gboolean proto_node_exchange_each(ProtoNode *node, guint round, SimLinvec **payl
  * Every linvec the three calls above send is its message's provenance
  * (sim_message_new_linvec): what receivers and the privacy observer read.
  */
-gboolean proto_node_send(ProtoNode *node, guint to, guint round, guint64 tag,
-                         SimLinvec *payload, GError **error);
+gboolean proto_node_send(ProtoNode *node, guint to, guint round, guint64 tag, SimLinvec *payload,
+                         GError **error);
 
 /** proto_node_set_timer: on_timer(@tag) after @delay; @tag < 2^63. */
 SimEventId proto_node_set_timer(ProtoNode *node, SimTime delay, guint64 tag, GError **error);

@@ -180,13 +180,13 @@ typedef struct {
   guint64 seed;
 
   /* Optional learning task: without @dataset the run is accounting-only (d = 0). */
-  const char *dataset;  /* learn_data_load spec */
-  const char *model;    /* learn_model_new spec, default "linear" (regression) or
+  const char *dataset;   /* learn_data_load spec */
+  const char *model;     /* learn_model_new spec, default "linear" (regression) or
                          * "softmax" (classification) */
-  double test_fraction; /* default LEARN_DEFAULT_TEST_FRACTION */
+  double test_fraction;  /* default LEARN_DEFAULT_TEST_FRACTION */
   const char *partition; /* learn_partition_new spec; NULL: uniform */
-  guint eval_every;     /* evaluate every N steps (and at T); 0: at T only */
-  guint threads;        /* evaluation threads, >= 1, default 1 */
+  guint eval_every;      /* evaluate every N steps (and at T); 0: at T only */
+  guint threads;         /* evaluation threads, >= 1, default 1 */
 
   SimLinStorage storage; /* provenance: default SIM_LIN_SPARSE; SIM_LIN_NONE: off */
   /* A streaming observer rebases the provenance at every round (privacy/
@@ -208,13 +208,13 @@ typedef struct {
 } ProtoMetric;
 
 typedef struct {
-  SimTime sim_time;         /* simulated time at the end */
-  SimEngineStats engine;    /* messages sent, delivered, dropped, ... */
-  guint64 gathers;          /* completed gathers (node-rounds) */
-  guint64 partial_gathers;  /* deadline mode: gathers completed by the timer */
-  guint64 late_discarded;   /* messages that arrived too late to be used */
-  guint64 stale_inputs;     /* stale mode: inputs older than the gathered round */
-  guint n_noise;            /* noise variables registered (rebase state variables,
+  SimTime sim_time;        /* simulated time at the end */
+  SimEngineStats engine;   /* messages sent, delivered, dropped, ... */
+  guint64 gathers;         /* completed gathers (node-rounds) */
+  guint64 partial_gathers; /* deadline mode: gathers completed by the timer */
+  guint64 late_discarded;  /* messages that arrived too late to be used */
+  guint64 stale_inputs;    /* stale mode: inputs older than the gathered round */
+  guint n_noise;           /* noise variables registered (rebase state variables,
                              * SIM_NOISE_KIND_STATE, not counted) */
 } ProtoRunStats;
 
@@ -309,9 +309,8 @@ double proto_run_mean_test_loss(const ProtoRun *run, guint step);
  * in increasing step order. Returning FALSE (with @error set) stops the run,
  * which then fails with that error.
  */
-typedef gboolean (*ProtoMetricsFunc)(ProtoRun *run, SimTime t, guint step,
-                                     const ProtoMetric *rows, guint n_nodes, gpointer user_data,
-                                     GError **error);
+typedef gboolean (*ProtoMetricsFunc)(ProtoRun *run, SimTime t, guint step, const ProtoMetric *rows,
+                                     guint n_nodes, gpointer user_data, GError **error);
 
 /* The lag `dpgossip train` and `run` publish metrics with (docs/events.md):
  * on the paper's housing run (148 nodes, evaluation every 16 steps, two
@@ -450,11 +449,11 @@ typedef enum {
 
 /* What decides the path. */
 typedef struct {
-  gboolean known;        /* the structured path knows the protocol and its C_local */
-  ProtoModeKind mode;    /* the gossip mode */
-  double loss;           /* message loss probability */
-  guint n_links;         /* per-link overrides of the simulated run */
-  gboolean run_options;  /* options only a simulation reads were given (latency, lr, storage) */
+  gboolean known;       /* the structured path knows the protocol and its C_local */
+  ProtoModeKind mode;   /* the gossip mode */
+  double loss;          /* message loss probability */
+  guint n_links;        /* per-link overrides of the simulated run */
+  gboolean run_options; /* options only a simulation reads were given (latency, lr, storage) */
 } ProtoAccountCase;
 
 /**
@@ -485,12 +484,12 @@ PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoG
 
 /* How C_local (MF-D-SGD's local noise correlation) is made. */
 typedef struct {
-  const char *spec;        /* identity, antipgd, sr, bsr, mafalda, or a CSV file */
-  guint T, k, b;           /* steps, epochs, participation interval (T = k b) */
-  guint band;              /* bsr's band (0: b); Mafalda's band (0: none) */
-  const TopoGraph *graph;  /* Mafalda: the static topology, or NULL with... */
-  TopoSchedule *schedule;  /* ...a schedule (borrowed; static or time-varying) */
-  TopoGossipKind gossip;   /* Mafalda: the gossip weights on @graph */
+  const char *spec;       /* identity, antipgd, sr, bsr, mafalda, or a CSV file */
+  guint T, k, b;          /* steps, epochs, participation interval (T = k b) */
+  guint band;             /* bsr's band (0: b); Mafalda's band (0: none) */
+  const TopoGraph *graph; /* Mafalda: the static topology, or NULL with... */
+  TopoSchedule *schedule; /* ...a schedule (borrowed; static or time-varying) */
+  TopoGossipKind gossip;  /* Mafalda: the gossip weights on @graph */
 } ProtoCRecipe;
 
 /**
@@ -519,8 +518,8 @@ typedef struct {
 typedef struct {
   const ProtoObservedView *views;
   guint n_views;
-  guint T;             /* gradient steps accounted */
-  gboolean streaming;  /* streaming accountant (needs SIM_LIN_SPARSE), else dense */
+  guint T;            /* gradient steps accounted */
+  gboolean streaming; /* streaming accountant (needs SIM_LIN_SPARSE), else dense */
   void (*progress)(guint steps, guint T, gpointer data); /* streaming: optional */
   gpointer progress_data;
 } ProtoObserveOptions;

@@ -81,8 +81,7 @@ static gboolean check_config(const ProtoRunConfig *cfg, GError **error) {
   if (!(cfg->lr > 0.0 && isfinite(cfg->lr)))
     return bad(error, "the learning rate must be a finite number > 0 (got %g)", cfg->lr);
   if (!(cfg->compute_ms >= 0.0 && cfg->compute_ms < 1e12))
-    return bad(error, "the local compute time must be in [0, 1e12) ms (got %g)",
-               cfg->compute_ms);
+    return bad(error, "the local compute time must be in [0, 1e12) ms (got %g)", cfg->compute_ms);
   if (cfg->threads == 0 || cfg->threads > 1024)
     return bad(error, "threads must be in [1, 1024] (got %u)", cfg->threads);
   if (cfg->storage != SIM_LIN_DENSE && cfg->storage != SIM_LIN_SPARSE &&
@@ -231,8 +230,7 @@ static gsize models_bytes(ProtoContext *ctx) {
   } else if (ctx->storage == SIM_LIN_SPARSE) {
     double dmax = n;
     if (ctx->is_static) {
-      TopoGraph *g =
-          ctx->graph != NULL ? ctx->graph : topo_schedule_graph(ctx->schedule, 0, NULL);
+      TopoGraph *g = ctx->graph != NULL ? ctx->graph : topo_schedule_graph(ctx->schedule, 0, NULL);
       if (g != NULL) {
         dmax = 0;
         for (guint u = 0; u < topo_graph_n_nodes(g); u++)
@@ -314,15 +312,14 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
   if (!load_task(ctx, cfg, error))
     goto fail;
   {
-    char *params = ctx->dim > 0 ? g_strdup_printf("%" G_GSIZE_FORMAT " parameters each, ",
-                                                  ctx->dim)
+    char *params = ctx->dim > 0 ? g_strdup_printf("%" G_GSIZE_FORMAT " parameters each, ", ctx->dim)
                                 : g_strdup("");
     char *what = g_strdup_printf("the models of %u nodes (%s%u steps%s)", ctx->n, params, ctx->T,
                                  ctx->storage == SIM_LIN_NONE ? "" : ", with provenance");
     g_free(params);
     gboolean fits = spec_check_memory(models_bytes(ctx), what,
-                                      "use fewer nodes, steps or model parameters",
-                                      PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT, error);
+                                      "use fewer nodes, steps or model parameters", PROTO_ERROR,
+                                      PROTO_ERROR_INVALID_ARGUMENT, error);
     g_free(what);
     if (!fits)
       goto fail;
@@ -450,8 +447,10 @@ static char *describe_stall(ProtoContext *ctx, guint *n_stuck) {
   } else if (first->exchanged) {
     g_string_append_printf(s, "has not sent round %u", first->round);
   } else {
-    g_string_append_printf(s, "is idle at round %u: the protocol neither exchanged nor "
-                              "called proto_node_done", first->round);
+    g_string_append_printf(s,
+                           "is idle at round %u: the protocol neither exchanged nor "
+                           "called proto_node_done",
+                           first->round);
   }
   return g_string_free(s, FALSE);
 }
@@ -691,8 +690,8 @@ gboolean proto_node_local_step(ProtoNode *node, guint t, GError **error) {
   ProtoContext *ctx = node->ctx;
   if (t != node->step || t >= ctx->T) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                "node %u: local step %u out of order (next is %u of %u)", node->id, t,
-                node->step, ctx->T);
+                "node %u: local step %u out of order (next is %u of %u)", node->id, t, node->step,
+                ctx->T);
     return FALSE;
   }
   proto_eval_maybe(ctx, node, t);

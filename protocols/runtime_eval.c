@@ -27,8 +27,7 @@ static void evaluate(ProtoContext *ctx, guint e, guint u, const double *params) 
   const gsize *records = learn_partition_node(ctx->partition, u, &count);
   learn_model_evaluate(ctx->model, params, ctx->train, records, count, &m->train_loss, NULL);
   if (ctx->test != NULL && ctx->test->n > 0)
-    learn_model_evaluate(ctx->model, params, ctx->test, NULL, 0, &m->test_loss,
-                         &m->test_accuracy);
+    learn_model_evaluate(ctx->model, params, ctx->test, NULL, 0, &m->test_loss, &m->test_accuracy);
 }
 
 static void worker(gpointer data, gpointer user_data) {

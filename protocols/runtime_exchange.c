@@ -77,8 +77,7 @@ static void begin_gather(ProtoNode *node) {
   for (guint p = 0; p < len; p++) {
     guint v = w->in_cols[start + p];
     node->have[p] = v == node->id || usable(node, v, node->round) != NULL ||
-                    (node->lost != NULL &&
-                     g_hash_table_contains(node->lost, KEY(node->round, v)));
+                    (node->lost != NULL && g_hash_table_contains(node->lost, KEY(node->round, v)));
     node->n_missing += !node->have[p];
   }
   node->gathering = TRUE;
@@ -100,8 +99,7 @@ static void begin_gather(ProtoNode *node) {
  * records it, and when it may be gathering that round already, a timer at
  * the current time makes it look again (its handler, not this sender's,
  * completes the gather: no node's handler runs inside another's). */
-static gboolean note_lost(ProtoContext *ctx, guint from, guint to, guint round,
-                          GError **error) {
+static gboolean note_lost(ProtoContext *ctx, guint from, guint to, guint round, GError **error) {
   ProtoNode *rx = &ctx->nodes[to];
   if (rx->done || rx->round > round)
     return TRUE;
@@ -153,8 +151,8 @@ static gboolean exchange(ProtoNode *node, guint round, SimLinvec **payloads, gui
   for (guint i = 0; i < n_payloads; i++)
     if (payloads[i] == NULL || sim_linvec_space(payloads[i]) != ctx->space) {
       g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                  "node %u: exchange of round %u: payload %u is NULL or of another space",
-                  node->id, round, i);
+                  "node %u: exchange of round %u: payload %u is NULL or of another space", node->id,
+                  round, i);
       goto out;
     }
   if (ctx->handlers.on_gathered == NULL) {
@@ -166,7 +164,7 @@ static gboolean exchange(ProtoNode *node, guint round, SimLinvec **payloads, gui
   if (node->done || node->exchanged || round != node->round) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "node %u: exchange of round %u out of order (%s)", node->id, round,
-                node->done ? "the node is done"
+                node->done        ? "the node is done"
                 : node->exchanged ? "the current round is already exchanged"
                                   : "rounds go 0, 1, 2, ...");
     goto out;
@@ -205,8 +203,8 @@ static gboolean exchange(ProtoNode *node, guint round, SimLinvec **payloads, gui
   SimTime now = sim_engine_now(ctx->engine);
   if (node->busy_until > now) {
     GError *sub = NULL;
-    if (sim_engine_set_timer_at(ctx->engine, node->id, node->busy_until,
-                                PROTO_TIMER_SEND | round, &sub) == SIM_EVENT_ID_NONE) {
+    if (sim_engine_set_timer_at(ctx->engine, node->id, node->busy_until, PROTO_TIMER_SEND | round,
+                                &sub) == SIM_EVENT_ID_NONE) {
       g_propagate_error(error, sub);
       return FALSE;
     }
@@ -429,8 +427,8 @@ static void drain(ProtoNode *node) {
 /* FALSE when the run must stop (cancelled or failed). */
 static gboolean live(ProtoContext *ctx) {
   if (ctx->cancelled && ctx->error == NULL)
-    proto_context_fail(ctx, g_error_new(PROTO_ERROR, PROTO_ERROR_CANCELLED,
-                                        "the run was cancelled"));
+    proto_context_fail(ctx,
+                       g_error_new(PROTO_ERROR, PROTO_ERROR_CANCELLED, "the run was cancelled"));
   return ctx->error == NULL;
 }
 
@@ -459,8 +457,7 @@ static void on_start(SimEngine *engine, guint32 u, gpointer state) {
   drain(node);
 }
 
-static void on_timer(SimEngine *engine, guint32 u, gpointer state, SimEventId timer,
-                     guint64 tag) {
+static void on_timer(SimEngine *engine, guint32 u, gpointer state, SimEventId timer, guint64 tag) {
   (void)engine;
   (void)u;
   ProtoNode *node = state;

@@ -99,8 +99,8 @@ ProtoRoundW *proto_round_w_get(ProtoContext *ctx, guint round, GError **error) {
   }
   if (topo_gossip_n(g) != ctx->n) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                "gossip matrix of round %u has %u nodes, the run has %u", round,
-                topo_gossip_n(g), ctx->n);
+                "gossip matrix of round %u has %u nodes, the run has %u", round, topo_gossip_n(g),
+                ctx->n);
     topo_gossip_free(g);
     return NULL;
   }

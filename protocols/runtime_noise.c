@@ -30,7 +30,8 @@ typedef struct {
 
 static guint edge_hash(gconstpointer p) {
   const EdgeKey *k = p;
-  guint64 x = ((guint64)k->a << 32 | k->b) ^ ((guint64)k->round * G_GUINT64_CONSTANT(0x9E3779B97F4A7C15));
+  guint64 x = ((guint64)k->a << 32 | k->b) ^
+              ((guint64)k->round * G_GUINT64_CONSTANT(0x9E3779B97F4A7C15));
   x ^= x >> 29;
   x *= G_GUINT64_CONSTANT(0xBF58476D1CE4E5B9);
   return (guint)(x >> 32);
@@ -65,8 +66,8 @@ gboolean proto_node_noise_draw(ProtoNode *node, double *z, guint count, GError *
     return TRUE;
   if (z == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                "node %u: a buffer of %u x %" G_GSIZE_FORMAT " noise samples is required",
-                node->id, count, ctx->dim);
+                "node %u: a buffer of %u x %" G_GSIZE_FORMAT " noise samples is required", node->id,
+                count, ctx->dim);
     return FALSE;
   }
   gsl_rng *rng = sim_engine_rng(ctx->engine, node->id, SIM_RNG_NOISE, error);
@@ -115,8 +116,8 @@ SimNoiseId proto_node_edge_secret(ProtoNode *node, guint peer, guint round, doub
     s->id = id;
     s->std = std;
     if (ctx->dim > 0) {
-      guint64 seed = sim_rng_stream_seed(
-          sim_rng_stream_seed(ctx->seed, key.a, EDGE_SECRET_PURPOSE), key.b, round);
+      guint64 seed = sim_rng_stream_seed(sim_rng_stream_seed(ctx->seed, key.a, EDGE_SECRET_PURPOSE),
+                                         key.b, round);
       gsl_rng *rng = sim_rng_stream_new(seed, 0, 0, NULL, error);
       if (rng == NULL) {
         g_free(s);

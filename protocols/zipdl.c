@@ -23,8 +23,8 @@ typedef struct {
 } ZipRun;
 
 typedef struct {
-  double *y;  /* samples, one per receiver */
-  gsize cap;  /* receivers the buffer holds */
+  double *y; /* samples, one per receiver */
+  gsize cap; /* receivers the buffer holds */
   SimNoiseId *ids;
 } ZipNode;
 

@@ -14,9 +14,9 @@ static PrivBlocks *structured(const ScenConfig *c, const double *C, double sigma
                               const ScenCollusion *col, PrivTrust trust, GError **error) {
   TopoGossip *w = NULL;
   TopoSchedule *s = NULL;
-  if (c->schedule_static ? (w = topo_gossip_new(c->g, c->gossip, error)) == NULL
-                         : (s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed,
-                                                  error)) == NULL)
+  if (c->schedule_static
+          ? (w = topo_gossip_new(c->g, c->gossip, error)) == NULL
+          : (s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error)) == NULL)
     return NULL;
   PrivStructuredProblem p = {.protocol = (PrivProtocol)c->shape.kind,
                              .K = c->shape.kind == PRIV_PROTOCOL_MUFFLIATO ? c->shape.K : 1,
@@ -72,8 +72,8 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
         break;
       }
       double *muff = NULL;
-      if (c->compare_muffliato && trust == PRIV_TRUST_PNDP &&
-          c->shape.kind == PRIV_PROTOCOL_DSGD && c->schedule_static && sigma > 0) {
+      if (c->compare_muffliato && trust == PRIV_TRUST_PNDP && c->shape.kind == PRIV_PROTOCOL_DSGD &&
+          c->schedule_static && sigma > 0) {
         TopoGossip *w = topo_gossip_new(c->g, c->gossip, error);
         muff = w ? priv_muffliato_rdp(w, c->rounds, col->nodes, col->n_nodes, c->alpha, sigma,
                                       error)
@@ -98,8 +98,9 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
       for (guint v = 0; v < rep->n_victims; v++) {
         const PrivVictim *pv = &rep->victims[v];
         unresolved += pv->unresolved;
-        ScenVictimRow row = {i, j, pv->node, pv->distance, pv->rdp, pv->epsilon,
-                             muff ? muff[pv->node] : NAN, pv->mu};
+        ScenVictimRow row = {
+            i,     j, pv->node, pv->distance, pv->rdp, pv->epsilon, muff ? muff[pv->node] : NAN,
+            pv->mu};
         g_array_append_val(out->victims, row);
         unprotected += pv->unprotected;
         max_eps = MAX(max_eps, pv->epsilon);
@@ -118,8 +119,8 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
       json_builder_set_member_name(jb, "trust");
       json_builder_add_string_value(jb, priv_trust_name(trust));
       json_builder_set_member_name(jb, "path");
-      json_builder_add_string_value(jb, c->path == SCEN_PATH_STRUCTURED ? "structured"
-                                                                         : "observer");
+      json_builder_add_string_value(jb,
+                                    c->path == SCEN_PATH_STRUCTURED ? "structured" : "observer");
       json_builder_set_member_name(jb, "victims");
       json_builder_add_int_value(jb, rep->n_victims);
       json_builder_set_member_name(jb, "unprotected");

@@ -262,8 +262,7 @@ ScenAggregate *scen_aggregate_new(const GPtrArray *axes, guint n, ScenPointResul
       ScenGroup g = {.members = g_new(guint, 1), .n = 1, .first = p};
       g.members[0] = p;
       g.label = g_string_free(label, FALSE);
-      g_hash_table_insert(by_key, g_string_free(key, FALSE),
-                          GUINT_TO_POINTER(ag->groups->len));
+      g_hash_table_insert(by_key, g_string_free(key, FALSE), GUINT_TO_POINTER(ag->groups->len));
       g_array_append_val(ag->groups, g);
     }
   }

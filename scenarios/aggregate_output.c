@@ -273,8 +273,8 @@ gboolean scen_write_sweep_tables(const ScenSweepResults *r, GError **error) {
   return ok;
 }
 
-gboolean scen_write_sweep_summary(const ScenSweepResults *r, guint failed,
-                                  const GPtrArray *figures, GError **error) {
+gboolean scen_write_sweep_summary(const ScenSweepResults *r, guint failed, const GPtrArray *figures,
+                                  GError **error) {
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_object(jb);
   json_builder_set_member_name(jb, "name");

@@ -33,17 +33,19 @@ char *scen_cmatrix_key(const ScenConfig *c) {
   const char *C = c->shape.C;
   gboolean depends_on_graph = g_str_equal(C, "mafalda") || g_str_equal(C, "toeplitz");
   gboolean random_schedule = !c->schedule_static;
-  return g_strdup_printf("%s|band=%u|T=%u|k=%u|b=%u|%s|%s|lcc=%d|%s|%s|seed=%" G_GUINT64_FORMAT, C,
-                         c->shape.band, c->rounds, k, b,
-                         depends_on_graph ? (c->graph ? c->graph : c->generate) : "",
-                         depends_on_graph ? topo_gossip_kind_name(c->gossip) : "",
-                         depends_on_graph ? c->lcc : 0, depends_on_graph ? c->schedule : "",
-                         c->graph ? "file" : "gen",
-                         depends_on_graph && random_schedule ? c->seed : 0);
+  return g_strdup_printf(
+      "%s|band=%u|T=%u|k=%u|b=%u|%s|%s|lcc=%d|%s|%s|seed=%" G_GUINT64_FORMAT, C, c->shape.band,
+      c->rounds, k, b, depends_on_graph ? (c->graph ? c->graph : c->generate) : "",
+      depends_on_graph ? topo_gossip_kind_name(c->gossip) : "", depends_on_graph ? c->lcc : 0,
+      depends_on_graph ? c->schedule : "", c->graph ? "file" : "gen",
+      depends_on_graph && random_schedule ? c->seed : 0);
 }
 
 double *scen_cmatrix_build(const ScenConfig *c, GError **error) {
-  ProtoCRecipe r = {.spec = c->shape.C, .T = c->rounds, .band = c->shape.band, .graph = c->g,
+  ProtoCRecipe r = {.spec = c->shape.C,
+                    .T = c->rounds,
+                    .band = c->shape.band,
+                    .graph = c->g,
                     .gossip = c->gossip};
   run_kb(c, &r.k, &r.b);
   /* Only Mafalda reads the gossip, and only then a schedule is worth building. */
@@ -55,8 +57,7 @@ double *scen_cmatrix_build(const ScenConfig *c, GError **error) {
   return C;
 }
 
-gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma,
-                              GError **error) {
+gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma, GError **error) {
   guint T = c->rounds, k, b;
   run_kb(c, &k, &b);
   gsize TT = (gsize)T * T;

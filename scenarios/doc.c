@@ -132,11 +132,21 @@ char *scen_unescape(const char *raw) {
     if (*p == '\\' && p[1] != '\0') {
       p++;
       switch (*p) {
-      case '#': g_string_append_c(s, '#'); break;
-      case '\\': g_string_append_c(s, '\\'); break;
-      case 's': g_string_append_c(s, ' '); break;
-      case 't': g_string_append_c(s, '\t'); break;
-      case 'n': g_string_append_c(s, '\n'); break;
+      case '#':
+        g_string_append_c(s, '#');
+        break;
+      case '\\':
+        g_string_append_c(s, '\\');
+        break;
+      case 's':
+        g_string_append_c(s, ' ');
+        break;
+      case 't':
+        g_string_append_c(s, '\t');
+        break;
+      case 'n':
+        g_string_append_c(s, '\n');
+        break;
       default: /* unknown escapes stay as written (Windows-looking paths) */
         g_string_append_c(s, '\\');
         g_string_append_c(s, *p);
@@ -423,8 +433,8 @@ gboolean scen_doc_add_override(ScenDoc *doc, const char *item, GError **error) {
   char *section = NULL, *key = NULL;
   if (dotted != NULL)
     g_strstrip(dotted);
-  if (dotted == NULL || !scen_doc_split_key(dotted, &section, &key) ||
-      bad_section_name(section) || bad_key_name(key)) {
+  if (dotted == NULL || !scen_doc_split_key(dotted, &section, &key) || bad_section_name(section) ||
+      bad_key_name(key)) {
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "--set '%s': expected section.key=value (e.g. protocol.sigma=2, "
                 "sweep.simulation.seed=1..5)",

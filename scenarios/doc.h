@@ -40,8 +40,8 @@ char *scen_problem_format(const ScenProblem *p);
 
 /* A list of problems, deduplicated on their formatted text. */
 typedef struct {
-  GPtrArray *items;  /* ScenProblem* in insertion order */
-  GHashTable *seen;  /* formatted text set */
+  GPtrArray *items; /* ScenProblem* in insertion order */
+  GHashTable *seen; /* formatted text set */
 } ScenProblems;
 
 ScenProblems *scen_problems_new(void);
@@ -59,14 +59,14 @@ typedef struct {
 } ScenOverride;
 
 typedef struct {
-  char *path;            /* as given, for messages */
-  char *dir;             /* absolute folder relative paths resolve against */
-  GKeyFile *kf;          /* the cleaned content */
-  GHashTable *lines;     /* "section" / "section\x1fkey" -> line */
-  GHashTable *values;    /* "section\x1fkey" -> raw value (as in the file) */
-  GPtrArray *sections;   /* section names in file order (char*) */
-  ScenProblems *syntax;  /* problems found while scanning */
-  GPtrArray *overrides;  /* ScenOverride* (--set), in order */
+  char *path;           /* as given, for messages */
+  char *dir;            /* absolute folder relative paths resolve against */
+  GKeyFile *kf;         /* the cleaned content */
+  GHashTable *lines;    /* "section" / "section\x1fkey" -> line */
+  GHashTable *values;   /* "section\x1fkey" -> raw value (as in the file) */
+  GPtrArray *sections;  /* section names in file order (char*) */
+  ScenProblems *syntax; /* problems found while scanning */
+  GPtrArray *overrides; /* ScenOverride* (--set), in order */
 } ScenDoc;
 
 /*

@@ -29,10 +29,10 @@ typedef struct {
 
 /* The structured accounting's view of a protocol (PRIV_PROTOCOL_* or -1). */
 typedef struct {
-  gint kind;       /* PrivProtocol, or -1: not covered */
-  guint K;         /* Muffliato */
-  char *C;         /* MF: family name (identity, antipgd, sr, bsr, mafalda) or absolute file */
-  guint band;      /* MF: band parameter */
+  gint kind;  /* PrivProtocol, or -1: not covered */
+  guint K;    /* Muffliato */
+  char *C;    /* MF: family name (identity, antipgd, sr, bsr, mafalda) or absolute file */
+  guint band; /* MF: band parameter */
 } ScenProtoShape;
 
 /* One run, every value resolved (defaults filled, paths absolute). */
@@ -82,17 +82,17 @@ typedef struct {
   double alpha, delta;
   gboolean compare_muffliato;
   ScenPath path_requested;
-  ScenPath path; /* effective: structured, observer or none */
-  const char *path_reason; /* proto_account_plan's (static) or "asked: ..." */
+  ScenPath path;             /* effective: structured, observer or none */
+  const char *path_reason;   /* proto_account_plan's (static) or "asked: ..." */
   gboolean dense_accountant; /* privacy.accountant = dense (observer path) */
   ScenCollusion *collusions;
   guint n_collusions;
   /* output */
   char *out_dir;
   gboolean plots;
-  char *figure_ext;         /* "svg" (default), "png" or "pdf" */
-  double panel_w, panel_h;  /* one panel's size, points (figure_size; default 420 x 290) */
-  double figure_dpi;        /* PNG resolution */
+  char *figure_ext;        /* "svg" (default), "png" or "pdf" */
+  double panel_w, panel_h; /* one panel's size, points (figure_size; default 420 x 290) */
+  double figure_dpi;       /* PNG resolution */
 } ScenConfig;
 
 void scen_config_free(ScenConfig *c);
@@ -115,9 +115,9 @@ typedef enum {
 struct ScenScenario {
   ScenDoc *doc;
   ScenPluginMode plugins;
-  GPtrArray *notes;    /* char*: what validation did not check, and why */
-  GPtrArray *axes;     /* ScenSweepAxis* (after overrides) */
-  GHashTable *graphs;  /* cache key -> TopoGraph* (or NULL-valued error entries) */
+  GPtrArray *notes;         /* char*: what validation did not check, and why */
+  GPtrArray *axes;          /* ScenSweepAxis* (after overrides) */
+  GHashTable *graphs;       /* cache key -> TopoGraph* (or NULL-valued error entries) */
   GHashTable *graph_errors; /* cache key -> message */
 };
 
@@ -141,16 +141,15 @@ char *scen_cmatrix_key(const ScenConfig *c);
 double *scen_cmatrix_build(const ScenConfig *c, GError **error);
 
 /* sigma that makes every node mu-GDP under LDP (c->mu); @C is C_local or NULL. */
-gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma,
-                              GError **error);
+gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma, GError **error);
 
 /* ---- One run ---- */
 
 typedef struct {
-  guint point;               /* index in the sweep (0 without one) */
-  const char *cache_dir;     /* where C_local files go */
-  const double *C;           /* precomputed C_local, or NULL */
-  const char *C_file;        /* its file, or NULL */
+  guint point;           /* index in the sweep (0 without one) */
+  const char *cache_dir; /* where C_local files go */
+  const double *C;       /* precomputed C_local, or NULL */
+  const char *C_file;    /* its file, or NULL */
   void (*progress)(guint point, double fraction, gpointer data);
   gpointer progress_data;
   ScenRunHook run_hook; /* nullable: ScenRunOptions.run_hook */
@@ -171,11 +170,11 @@ typedef struct {
   double sigma_used;
   ProtoRunStats stats;
   guint n_metrics;
-  ProtoMetric *metrics; /* sorted by (step, node) */
-  GString *privacy_csv; /* SCEN_PRIVACY_CSV_COLUMNS rows, without header */
+  ProtoMetric *metrics;        /* sorted by (step, node) */
+  GString *privacy_csv;        /* SCEN_PRIVACY_CSV_COLUMNS rows, without header */
   gboolean privacy_unresolved; /* some victim is (PRIV_UNRESOLVED_NOTE) */
-  JsonNode *privacy_summary; /* array */
-  GArray *victims;      /* ScenVictimRow, for the figures */
+  JsonNode *privacy_summary;   /* array */
+  GArray *victims;             /* ScenVictimRow, for the figures */
   gboolean has_task;
   guint T, k, b;
 } ScenRunOutput;
@@ -220,7 +219,7 @@ gboolean scen_plot_point(const char *dir, const ScenConfig *c, const ScenRunOutp
 typedef struct {
   char *label;
   guint n;
-  double *x, *y, *lo, *hi; /* lo/hi may be NULL: no band */
+  double *x, *y, *lo, *hi;             /* lo/hi may be NULL: no band */
   gboolean dashed, markers, errorbars; /* errorbars: lo/hi as bars, not a band */
 } ScenCurve;
 
@@ -241,16 +240,16 @@ enum {
  * curves drawn over it, so coinciding curves all stay visible. Errors: the
  * plot module's. */
 PlotFigure *scen_plot_lines_figure(const ScenConfig *c, const char *title, guint n_panels,
-                                   const char *const *panel_titles,
-                                   GPtrArray *const *panel_curves, const char *xlabel,
-                                   const char *ylabel, guint flags, GError **error);
+                                   const char *const *panel_titles, GPtrArray *const *panel_curves,
+                                   const char *xlabel, const char *ylabel, guint flags,
+                                   GError **error);
 /* scen_plot_lines_figure saved as DIR/BASE.EXT, EXT the figure format of
  * @c ([output] figure_format); the path is returned in @path_out (may be
  * NULL). @c gives the panel size and PNG resolution (NULL: defaults). */
-gboolean scen_plot_lines(const ScenConfig *c, const char *dir, const char *base,
-                         char **path_out, const char *title, guint n_panels,
-                         const char *const *panel_titles, GPtrArray *const *panel_curves,
-                         const char *xlabel, const char *ylabel, guint flags, GError **error);
+gboolean scen_plot_lines(const ScenConfig *c, const char *dir, const char *base, char **path_out,
+                         const char *title, guint n_panels, const char *const *panel_titles,
+                         GPtrArray *const *panel_curves, const char *xlabel, const char *ylabel,
+                         guint flags, GError **error);
 /* Mean and 95% Student-t interval of @n values for a log axis: computed on
  * log10 of the values and mapped back (geometric mean; the interval is
  * positive and multiplicative). Falls back to the arithmetic mean with no
@@ -275,8 +274,8 @@ typedef struct {
   guint n_rounds;
   double *round, *train, *test, *acc; /* means over nodes (summary.json's curve) */
   double final_test, final_train, final_acc, tail_test, sigma;
-  double max_eps;          /* the first accounting's (the loss-vs-epsilon figure) */
-  GArray *accountings;     /* ScenAccountingMax, in the point's order */
+  double max_eps;      /* the first accounting's (the loss-vs-epsilon figure) */
+  GArray *accountings; /* ScenAccountingMax, in the point's order */
 } ScenPointResult;
 
 /* From a point's summary (built in memory or read back: the same fields).
@@ -298,8 +297,8 @@ double scen_point_result_epsilon(const ScenPointResult *r, const char *collusion
 typedef struct {
   guint *members; /* point indices, in order */
   guint n;
-  guint first;    /* first point (its item indices name the group) */
-  char *label;    /* non-seed values, "name=x, mu=y" */
+  guint first; /* first point (its item indices name the group) */
+  char *label; /* non-seed values, "name=x, mu=y" */
   double final_mean, final_lo, final_hi, tail_mean, tail_lo, tail_hi, acc_mean;
   guint n_rounds; /* the first member's curve, over the members with as many rounds */
   double *round, *train_mean, *test_mean, *test_lo, *test_hi, *acc_curve;
@@ -322,11 +321,11 @@ char *scen_axis_label(const GPtrArray *axes, guint a);
 typedef struct {
   const char *out_dir;
   const GPtrArray *axes;
-  guint n;                      /* points */
-  ScenConfig *const *cfg;       /* per point */
-  char *const *dirs;            /* per point, absolute */
-  const char *ini0;             /* point 0's resolved file */
-  ScenPointResult *const *res;  /* per point */
+  guint n;                     /* points */
+  ScenConfig *const *cfg;      /* per point */
+  char *const *dirs;           /* per point, absolute */
+  const char *ini0;            /* point 0's resolved file */
+  ScenPointResult *const *res; /* per point */
   const ScenAggregate *ag;
 } ScenSweepResults;
 
@@ -337,8 +336,8 @@ typedef struct {
  * point in memory at a time), scenario.resolved.ini. Errors: SCEN_ERROR_IO. */
 gboolean scen_write_sweep_tables(const ScenSweepResults *r, GError **error);
 /* summary.json, written last (it marks the sweep complete). Errors: SCEN_ERROR_IO. */
-gboolean scen_write_sweep_summary(const ScenSweepResults *r, guint failed,
-                                  const GPtrArray *figures, GError **error);
+gboolean scen_write_sweep_summary(const ScenSweepResults *r, guint failed, const GPtrArray *figures,
+                                  GError **error);
 /* The sweep figures (plots.c): loss.svg, loss_vs_epsilon.svg; paths added
  * to @figures. Errors: the plot module's. */
 gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError **error);
@@ -382,8 +381,8 @@ guint *scen_sweep_job_order(const ScenSweep *s);
 /* Runs the configuration shared by @points (n_points >= 1) once, @C/@C_file
  * its correlation (nullable: built when needed), and writes each point's
  * folder. Thread-safe for static schedules. Errors: the run's. */
-gboolean scen_sweep_run_points(ScenSweep *s, const guint *points, guint n_points,
-                               const double *C, const char *C_file, GError **error);
+gboolean scen_sweep_run_points(ScenSweep *s, const guint *points, guint n_points, const double *C,
+                               const char *C_file, GError **error);
 /* Runs job @j (planned side) and records its outcome (scen_sweep_job_done). */
 void scen_sweep_run_job(ScenSweep *s, guint j);
 /* Records job @j's outcome: @error NULL for success, else its message. Thread-safe. */

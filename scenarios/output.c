@@ -31,8 +31,7 @@ ScenFileOut *scen_file_out_new(const char *path, GError **error) {
   int fd = g_mkstemp(tmp);
   if (fd < 0) {
     int saved = errno;
-    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot write %s: %s", path,
-                g_strerror(saved));
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot write %s: %s", path, g_strerror(saved));
     g_free(tmp);
     return NULL;
   }
@@ -80,8 +79,7 @@ gboolean scen_file_out_write(ScenFileOut *f, const char *data, gsize len, GError
   if (f->buf->len < (1u << 20) || flush(f))
     return TRUE;
   int saved = errno;
-  g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot write %s: %s", f->path,
-              g_strerror(saved));
+  g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot write %s: %s", f->path, g_strerror(saved));
   return FALSE;
 }
 
@@ -232,7 +230,6 @@ JsonNode *scen_point_summary(const ScenConfig *c, const ScenRunOutput *o) {
   return root;
 }
 
-
 static gboolean write_in(const char *dir, const char *name, const char *data, gsize len,
                          GError **error) {
   char *p = g_build_filename(dir, name, NULL);
@@ -245,8 +242,7 @@ gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *reso
                           const ScenRunOutput *o, JsonNode *summary, gboolean plots,
                           GError **error) {
   if (g_mkdir_with_parents(dir, 0777) != 0) {
-    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot create %s: %s", dir,
-                g_strerror(errno));
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot create %s: %s", dir, g_strerror(errno));
     return FALSE;
   }
   /* A rerun rewrites a point: drop the old completion mark first. */

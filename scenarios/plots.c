@@ -61,9 +61,9 @@ char *scen_collusion_section(const char *name) {
 }
 
 PlotFigure *scen_plot_lines_figure(const ScenConfig *c, const char *title, guint n_panels,
-                                   const char *const *panel_titles,
-                                   GPtrArray *const *panel_curves, const char *xlabel,
-                                   const char *ylabel, guint flags, GError **error) {
+                                   const char *const *panel_titles, GPtrArray *const *panel_curves,
+                                   const char *xlabel, const char *ylabel, guint flags,
+                                   GError **error) {
   guint cols = n_panels <= 1 ? 1 : n_panels <= 4 ? 2 : n_panels <= 9 ? 3 : 4;
   cols = MIN(cols, n_panels == 0 ? 1 : n_panels);
   guint rows = n_panels == 0 ? 1 : (n_panels + cols - 1) / cols;
@@ -106,8 +106,8 @@ PlotFigure *scen_plot_lines_figure(const ScenConfig *c, const char *title, guint
     }
     gboolean xlog = (flags & SCEN_PLOT_XLOG) && has_x, xint = (flags & SCEN_PLOT_XINT) && !xlog;
     plot_axes_set_xscale(ax, xlog ? PLOT_SCALE_LOG10 : PLOT_SCALE_LINEAR);
-    plot_axes_set_yscale(ax, (flags & SCEN_PLOT_YLOG) && has_y ? PLOT_SCALE_LOG10
-                                                                : PLOT_SCALE_LINEAR);
+    plot_axes_set_yscale(ax,
+                         (flags & SCEN_PLOT_YLOG) && has_y ? PLOT_SCALE_LOG10 : PLOT_SCALE_LINEAR);
     plot_axes_set_integer_ticks(ax, !xlog && (xint || whole), FALSE);
     if (xint && isfinite(xmin))
       ok = plot_axes_set_xlim(ax, xmin - 0.5, xmax + 0.5, error);
@@ -147,12 +147,12 @@ PlotFigure *scen_plot_lines_figure(const ScenConfig *c, const char *title, guint
   return fig;
 }
 
-gboolean scen_plot_lines(const ScenConfig *c, const char *dir, const char *base,
-                         char **path_out, const char *title, guint n_panels,
-                         const char *const *panel_titles, GPtrArray *const *panel_curves,
-                         const char *xlabel, const char *ylabel, guint flags, GError **error) {
-  PlotFigure *fig = scen_plot_lines_figure(c, title, n_panels, panel_titles, panel_curves,
-                                           xlabel, ylabel, flags, error);
+gboolean scen_plot_lines(const ScenConfig *c, const char *dir, const char *base, char **path_out,
+                         const char *title, guint n_panels, const char *const *panel_titles,
+                         GPtrArray *const *panel_curves, const char *xlabel, const char *ylabel,
+                         guint flags, GError **error) {
+  PlotFigure *fig = scen_plot_lines_figure(c, title, n_panels, panel_titles, panel_curves, xlabel,
+                                           ylabel, flags, error);
   if (fig == NULL)
     return FALSE;
   char *name = g_strdup_printf("%s.%s", base, c && c->figure_ext ? c->figure_ext : "svg");
@@ -176,8 +176,10 @@ static void free_curve(gpointer p) {
 static ScenCurve *loss_curve(const ScenRunOutput *o, int which, const char *label) {
   ScenCurve *cv = g_new0(ScenCurve, 1);
   cv->label = g_strdup(label);
-  GArray *x = g_array_new(FALSE, FALSE, sizeof(double)), *y = g_array_new(FALSE, FALSE, sizeof(double)),
-         *lo = g_array_new(FALSE, FALSE, sizeof(double)), *hi = g_array_new(FALSE, FALSE, sizeof(double));
+  GArray *x = g_array_new(FALSE, FALSE, sizeof(double)),
+         *y = g_array_new(FALSE, FALSE, sizeof(double)),
+         *lo = g_array_new(FALSE, FALSE, sizeof(double)),
+         *hi = g_array_new(FALSE, FALSE, sizeof(double));
   for (guint i = 0; i < o->n_metrics;) {
     guint step = o->metrics[i].step, n = 0;
     double sum = 0, mn = INFINITY, mx = -INFINITY;
@@ -228,8 +230,10 @@ static ScenCurve *distance_curve(const ScenConfig *c, const ScenRunOutput *o, co
   cv->markers = TRUE;
   cv->errorbars = TRUE;
   cv->dashed = muff;
-  GArray *x = g_array_new(FALSE, FALSE, sizeof(double)), *y = g_array_new(FALSE, FALSE, sizeof(double)),
-         *lo = g_array_new(FALSE, FALSE, sizeof(double)), *hi = g_array_new(FALSE, FALSE, sizeof(double));
+  GArray *x = g_array_new(FALSE, FALSE, sizeof(double)),
+         *y = g_array_new(FALSE, FALSE, sizeof(double)),
+         *lo = g_array_new(FALSE, FALSE, sizeof(double)),
+         *hi = g_array_new(FALSE, FALSE, sizeof(double));
   for (gint d = 1; d <= dmax; d++) {
     double sum = 0, mn = INFINITY, mx = -INFINITY;
     guint n = 0;
@@ -358,8 +362,8 @@ gboolean scen_plot_point(const char *dir, const ScenConfig *c, const ScenRunOutp
 
 /* The values of the non-seed axes of a point, "dsgd, 0.5" (the noise axis
  * too unless @skip_noise). Newly allocated; "" when there are none. */
-static char *group_label(const GPtrArray *axes, const guint *items, gint seed_axis,
-                         gint noise_axis, gboolean skip_noise) {
+static char *group_label(const GPtrArray *axes, const guint *items, gint seed_axis, gint noise_axis,
+                         gboolean skip_noise) {
   GString *label = g_string_new(NULL);
   for (guint a = 0; a < axes->len; a++) {
     if ((gint)a == seed_axis || (skip_noise && (gint)a == noise_axis))
@@ -367,8 +371,7 @@ static char *group_label(const GPtrArray *axes, const guint *items, gint seed_ax
     const ScenSweepAxis *x = g_ptr_array_index(axes, a);
     char *key = scen_axis_label(axes, a);
     if ((gint)a == noise_axis)
-      g_string_append_printf(label, "%s%s = %s", label->len ? ", " : "", key,
-                             x->items[items[a]]);
+      g_string_append_printf(label, "%s%s = %s", label->len ? ", " : "", key, x->items[items[a]]);
     else
       g_string_append_printf(label, "%s%s", label->len ? ", " : "", x->items[items[a]]);
     g_free(key);
@@ -596,8 +599,8 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
     g_hash_table_unref(line_of);
     if (ok && lines->len > 0 && noise_axis >= 0 && n_acc > 0) {
       char *path = NULL;
-      char *what = n_acc == 1 ? accounting_name(&g_array_index(r->res[0]->accountings,
-                                                               ScenAccountingMax, 0))
+      char *what = n_acc == 1 ? accounting_name(
+                                    &g_array_index(r->res[0]->accountings, ScenAccountingMax, 0))
                               : g_strdup("each accounting");
       char *xl = g_strdup_printf("epsilon at delta = %g, worst victim (%s)", c0->delta, what);
       const char *pt[] = {NULL};

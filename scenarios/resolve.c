@@ -80,8 +80,7 @@ static void problem(R *r, ScenLoc loc, const char *what, const char *fmt, ...) {
 
 /* Typed getters: the default (@def, may be NULL) when absent. Problems are
  * reported and the default kept. *@given says whether the key was set. */
-static char *get_string(R *r, const char *sec, const char *key, const char *def,
-                        gboolean *given) {
+static char *get_string(R *r, const char *sec, const char *key, const char *def, gboolean *given) {
   ScenLoc loc;
   char *what = NULL;
   const char *raw = get(r, sec, key, &loc, &what);
@@ -206,8 +205,8 @@ static const TopoGraph *cached_graph(ScenScenario *sc, const char *kind, const c
 /* ---- Specs with paths ---- */
 
 static gboolean is_c_family(const char *v) {
-  static const char *const fam[] = {"identity", "antipgd", "sr",
-                                    "bsr",      "mafalda", "toeplitz", NULL};
+  static const char *const fam[] = {"identity", "antipgd",  "sr", "bsr",
+                                    "mafalda",  "toeplitz", NULL};
   return g_strv_contains(fam, v);
 }
 
@@ -236,8 +235,8 @@ static char *protocol_abs(const ScenDoc *doc, const char *spec) {
     for (guint p = 0; p < vt->n_params; p++)
       if (g_str_equal(vt->params[p].name, k))
         is_file = vt->params[p].type == PROTO_PARAM_FILE ||
-                  (g_str_equal(k, "C") && (g_str_equal(name, "mfdsgd") ||
-                                           g_str_equal(name, "mafalda")) &&
+                  (g_str_equal(k, "C") &&
+                   (g_str_equal(name, "mfdsgd") || g_str_equal(name, "mafalda")) &&
                    !is_c_family(v));
     if (is_file && v[0] != '\0') {
       char *p = abs_path(doc, v);
@@ -316,8 +315,8 @@ static gboolean resolve_plugin(R *r, ScenConfig *c) {
         g_clear_error(&error);
       }
     } else if (!g_file_test(c->plugin, G_FILE_TEST_IS_REGULAR)) {
-      problem(r, loc, what, "plugin file not found: %s (relative paths resolve against %s)",
-              shown, r->sc->doc->dir);
+      problem(r, loc, what, "plugin file not found: %s (relative paths resolve against %s)", shown,
+              r->sc->doc->dir);
     } else if (r->sc->plugins == SCEN_PLUGINS_REFUSE) {
       unloaded = TRUE; /* one problem, not a second "unknown protocol" */
       problem(r, loc, what,
@@ -452,8 +451,8 @@ static void resolve_protocol(R *r, ScenConfig *c) {
     c->shape.C = g_strdup(proto_params_get_string(params, "C"));
     c->shape.band = (guint)proto_params_get_int(params, "band");
     if (!is_c_family(c->shape.C) && !g_file_test(c->shape.C, G_FILE_TEST_IS_REGULAR))
-      problem(r, loc, what, "C file not found: %s (relative paths resolve against %s)",
-              c->shape.C, r->sc->doc->dir);
+      problem(r, loc, what, "C file not found: %s (relative paths resolve against %s)", c->shape.C,
+              r->sc->doc->dir);
   }
   proto_params_free(params);
   g_free(what);
@@ -491,8 +490,8 @@ static void resolve_topology(R *r, ScenConfig *c) {
   } else if (has_graph) {
     c->graph = abs_path(r->sc->doc, graph);
     if (!g_file_test(c->graph, G_FILE_TEST_EXISTS)) {
-      problem(r, gloc, gwhat, "file not found: %s (relative paths resolve against %s)",
-              c->graph, r->sc->doc->dir);
+      problem(r, gloc, gwhat, "file not found: %s (relative paths resolve against %s)", c->graph,
+              r->sc->doc->dir);
     } else {
       const char *msg = NULL;
       c->g = cached_graph(r->sc, "file", c->graph, c->lcc, &msg);
@@ -779,8 +778,8 @@ static void check_name(R *r, const char *name, gboolean given) {
   get(r, "simulation", "name", &loc, &what);
   char *shown = spec_escape(name, -1);
   problem(r, loc, what,
-          "'%s' %s: the name names the results folder (results/NAME), it is not a path%s",
-          shown, why,
+          "'%s' %s: the name names the results folder (results/NAME), it is not a path%s", shown,
+          why,
           given ? " (give a plain name such as my-run; [output] dir = PATH chooses the folder)"
                 : " (it comes from the file's name: set simulation.name to a plain name)");
   g_free(shown);
@@ -817,14 +816,14 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
   if (c->has_task) {
     guint64 kb = (guint64)c->epochs * c->batches;
     if (kb > 10000000) {
-      problem(&r, loc, "task", "epochs x batches = %" G_GUINT64_FORMAT " steps: at most 10^7",
-              kb);
+      problem(&r, loc, "task", "epochs x batches = %" G_GUINT64_FORMAT " steps: at most 10^7", kb);
       kb = 1;
     }
     if (rounds_given && rounds != kb)
       problem(&r, loc, what,
-              "%" G_GUINT64_FORMAT " rounds but the task has epochs x batches = %u x %u = %"
-              G_GUINT64_FORMAT " steps (leave rounds out, or make them agree)",
+              "%" G_GUINT64_FORMAT
+              " rounds but the task has epochs x batches = %u x %u = %" G_GUINT64_FORMAT
+              " steps (leave rounds out, or make them agree)",
               rounds, c->epochs, c->batches, kb);
     c->rounds = (guint)kb;
   } else {
@@ -843,8 +842,7 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
   g_free(what);
   what = NULL;
   gboolean ee_given = FALSE;
-  c->eval_every =
-      (guint)get_u64(&r, "task", "eval_every", MAX(1, c->rounds / 20), &ee_given);
+  c->eval_every = (guint)get_u64(&r, "task", "eval_every", MAX(1, c->rounds / 20), &ee_given);
 
   /* Noise. */
   gboolean sigma_given = FALSE, mu_given = FALSE;
@@ -875,9 +873,8 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
   }
 
   /* Accounting path: the same plan as `dpgossip account --path auto`. */
-  ProtoAccountCase pc = {.known = c->shape.kind >= 0,
-                         .mode = c->mode_parsed.kind,
-                         .loss = c->loss_p};
+  ProtoAccountCase pc = {
+      .known = c->shape.kind >= 0, .mode = c->mode_parsed.kind, .loss = c->loss_p};
   const char *why = NULL;
   gboolean covered = proto_account_plan(&pc, &why) == PROTO_ACCOUNT_STRUCTURED;
   switch (c->path_requested) {
@@ -894,8 +891,7 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
               "the structured path covers dsgd, muffliato, mfdsgd, antipgd, mafalda and "
               "nonprivate in sync mode without message loss; this run is %s in mode %s (%s): use "
               "auto or observer",
-              c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?",
-              why + strlen("auto: "));
+              c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?", why + strlen("auto: "));
       g_free(what);
       what = NULL;
     }

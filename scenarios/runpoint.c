@@ -173,8 +173,13 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
     goto out;
   run = proto_observed_run_proto(orun);
   if (ctx && ctx->run_hook) {
-    ScenRunHookInfo info = {.point = ctx->point, .run = run, .graph = c->g, .name = c->name,
-                            .protocol = c->protocol, .seed = c->seed, .sigma = sigma};
+    ScenRunHookInfo info = {.point = ctx->point,
+                            .run = run,
+                            .graph = c->g,
+                            .name = c->name,
+                            .protocol = c->protocol,
+                            .seed = c->seed,
+                            .sigma = sigma};
     if (!ctx->run_hook(&info, ctx->run_hook_data, error))
       goto out;
   }

@@ -24,8 +24,8 @@ static ScenScenario *wrap(ScenDoc *doc) {
   ScenScenario *sc = g_new0(ScenScenario, 1);
   sc->doc = doc;
   sc->notes = g_ptr_array_new_with_free_func(g_free);
-  sc->graphs =
-      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)topo_graph_free);
+  sc->graphs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                     (GDestroyNotify)topo_graph_free);
   sc->graph_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   return sc;
 }
@@ -140,10 +140,10 @@ char *scen_keys_describe(void) {
       g_string_append_printf(s, "%s[%s]\n", i ? "\n" : "",
                              g_str_equal(sec, "collusion.*") ? "collusion.NAME" : sec);
     }
-    const char *def = k[i].def                                ? k[i].def
-                      : (k[i].flags & SCEN_KEY_REQUIRED)      ? "(required)"
-                      : (k[i].flags & SCEN_KEY_DERIVED)       ? "(derived)"
-                                                              : "(unset)";
+    const char *def = k[i].def                           ? k[i].def
+                      : (k[i].flags & SCEN_KEY_REQUIRED) ? "(required)"
+                      : (k[i].flags & SCEN_KEY_DERIVED)  ? "(derived)"
+                                                         : "(unset)";
     g_string_append_printf(s, "  %-24s %-16s %s\n", k[i].key, def, k[i].help);
   }
   g_string_append(s, "\n[sweep]\n  section.key = a;b;c    cartesian product over any keys above; "

@@ -35,9 +35,9 @@ G_BEGIN_DECLS
 GQuark scen_error_quark(void);
 
 typedef enum {
-  SCEN_ERROR_INVALID, /* the scenario has problems (the message lists them) */
-  SCEN_ERROR_IO,      /* an output cannot be written */
-  SCEN_ERROR_FAILED,  /* some points failed (the message says which) */
+  SCEN_ERROR_INVALID,   /* the scenario has problems (the message lists them) */
+  SCEN_ERROR_IO,        /* an output cannot be written */
+  SCEN_ERROR_FAILED,    /* some points failed (the message says which) */
   SCEN_ERROR_CANCELLED, /* scen_cancel stopped the run (run again to resume) */
 } ScenError;
 
@@ -98,28 +98,28 @@ typedef void (*ScenProgressFunc)(guint done, guint total, double fraction, gpoin
  * towards one collusion set under one trust model. Pointers are borrowed
  * for the duration of the hook call. */
 typedef struct {
-  const char *collusion;   /* [collusion] name */
-  const guint *attackers;  /* the set's nodes */
+  const char *collusion;  /* [collusion] name */
+  const guint *attackers; /* the set's nodes */
   guint n_attackers;
   PrivTrust trust;
-  double delta;            /* of epsilon(delta) */
+  double delta; /* of epsilon(delta) */
   guint n_victims;
   const guint *victims;
-  const double *mu;        /* GDP mu per victim (+inf: unprotected) */
-  const double *epsilon;   /* epsilon(delta) per victim (+inf: unprotected) */
-  const gint *distance;    /* hop distance to the set, -1 unknown */
+  const double *mu;      /* GDP mu per victim (+inf: unprotected) */
+  const double *epsilon; /* epsilon(delta) per victim (+inf: unprotected) */
+  const gint *distance;  /* hop distance to the set, -1 unknown */
 } ScenPrivacyResult;
 
 /** What a run hook is told (ScenRunOptions.run_hook). */
 typedef struct {
-  guint point;             /* index in the sweep (0 without one) */
-  ProtoRun *run;           /* the run; its engine is proto_run_engine(run) */
-  const TopoGraph *graph;  /* its graph (the base graph of a time-varying schedule) */
-  const char *name;        /* [simulation] name */
-  const char *protocol;    /* the protocol spec as run */
-  guint64 seed;            /* [simulation] seed */
-  double sigma;            /* the noise multiplier used (after calibration) */
-  gboolean finished;       /* FALSE: before proto_run_run; TRUE: after the run and
+  guint point;                      /* index in the sweep (0 without one) */
+  ProtoRun *run;                    /* the run; its engine is proto_run_engine(run) */
+  const TopoGraph *graph;           /* its graph (the base graph of a time-varying schedule) */
+  const char *name;                 /* [simulation] name */
+  const char *protocol;             /* the protocol spec as run */
+  guint64 seed;                     /* [simulation] seed */
+  double sigma;                     /* the noise multiplier used (after calibration) */
+  gboolean finished;                /* FALSE: before proto_run_run; TRUE: after the run and
                             * its accounting succeeded */
   const ScenPrivacyResult *privacy; /* finished: one per (collusion set, trust) */
   guint n_privacy;
@@ -148,13 +148,13 @@ typedef struct {
 
 /** What scen_scenario_run did. */
 typedef struct {
-  char *out_dir;   /* absolute */
-  guint points;    /* in the sweep (1 without one) */
-  guint ran;       /* points run now */
-  guint skipped;   /* points already finished (resume) */
-  guint failed;    /* points that failed */
-  guint threads;   /* threads used (per rank under MPI) */
-  guint ranks;     /* MPI ranks that took part (0: not under MPI) */
+  char *out_dir;      /* absolute */
+  guint points;       /* in the sweep (1 without one) */
+  guint ran;          /* points run now */
+  guint skipped;      /* points already finished (resume) */
+  guint failed;       /* points that failed */
+  guint threads;      /* threads used (per rank under MPI) */
+  guint ranks;        /* MPI ranks that took part (0: not under MPI) */
   GPtrArray *figures; /* paths of the figures written (char*) */
 } ScenRunReport;
 
@@ -192,8 +192,8 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
  * by '+'), alpha, delta, path (structured or observer), seed. Always every
  * column, whatever the values.
  */
-#define SCEN_PRIVACY_CSV_COLUMNS                                                               \
-  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers," \
+#define SCEN_PRIVACY_CSV_COLUMNS                                                                   \
+  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers,"     \
   "alpha,delta,path,seed"
 
 /**
@@ -211,7 +211,7 @@ typedef struct {
   const char *collusion; /* the set's name */
   const char *attackers; /* members joined by '+' */
   PrivTrust trust;
-  const char *path;      /* "structured" or "observer" */
+  const char *path; /* "structured" or "observer" */
   guint64 seed;
 } ScenPrivacyCsvSet;
 

@@ -58,8 +58,7 @@ static const ScenKeyInfo keys[] = {
      "[privacy])"},
     {"protocol", "clip", SCEN_TYPE_DOUBLE, "1", 0, 1e300, SCEN_KEY_MIN_OPEN, NULL,
      "clipping norm Delta"},
-    {"protocol", "lr", SCEN_TYPE_DOUBLE, "0.1", 0, 1e300, SCEN_KEY_MIN_OPEN, NULL,
-     "step size eta"},
+    {"protocol", "lr", SCEN_TYPE_DOUBLE, "0.1", 0, 1e300, SCEN_KEY_MIN_OPEN, NULL, "step size eta"},
     /* [task] */
     {"task", "dataset", SCEN_TYPE_SPEC, NULL, NO_RANGE, SCEN_KEY_REQUIRED, NULL,
      "california:PATH, csv:PATH[,...], idx:DIR[,limit=N], synthetic:linear|logistic[,...]"},
@@ -110,8 +109,8 @@ static const ScenKeyInfo keys[] = {
      "PNG resolution in dots per inch"},
 };
 
-static const char *const sections[] = {"simulation", "topology", "network", "protocol", "task",
-                                       "privacy",    "collusion.*", "sweep", "output", NULL};
+static const char *const sections[] = {"simulation", "topology",    "network", "protocol", "task",
+                                       "privacy",    "collusion.*", "sweep",   "output",   NULL};
 
 const ScenKeyInfo *scen_schema_keys(guint *n) {
   *n = G_N_ELEMENTS(keys);
@@ -199,8 +198,7 @@ char *scen_schema_suggest_key(const char *section, const char *key) {
     if (g_str_equal(keys[i].key, key) && !g_str_equal(keys[i].section, fam)) {
       if (g_str_equal(keys[i].section, "collusion.*"))
         return g_strdup(" (it belongs in a [collusion.NAME] section)");
-      return g_strdup_printf(" (it belongs in [%s]: %s.%s)", keys[i].section, keys[i].section,
-                             key);
+      return g_strdup_printf(" (it belongs in [%s]: %s.%s)", keys[i].section, keys[i].section, key);
     }
   for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
     guint d = scen_edit_distance(key, keys[i].key);
@@ -214,7 +212,7 @@ char *scen_schema_suggest_key(const char *section, const char *key) {
 
 gboolean scen_parse_bool(const char *v, gboolean *out, char **msg) {
   static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no", "off",
-                                                                               "0"};
+                                                                              "0"};
   for (guint i = 0; i < G_N_ELEMENTS(yes); i++) {
     if (g_ascii_strcasecmp(v, yes[i]) == 0) {
       *out = TRUE;

@@ -80,7 +80,7 @@ typedef struct {
   char *section, *key; /* the swept key */
   char **items;        /* its values, ranges expanded (raw, unescaped) */
   guint n_items;
-  ScenLoc loc;         /* the [sweep] line */
+  ScenLoc loc; /* the [sweep] line */
 } ScenSweepAxis;
 
 void scen_sweep_axis_free(ScenSweepAxis *a);

@@ -44,11 +44,11 @@ struct ScenSweep {
   const ScenRunOptions *opt;
   ScenRunOptions defaults; /* opt when none was given */
   const GPtrArray *axes;
-  char *out_dir;       /* absolute */
+  char *out_dir; /* absolute */
   char *cache_dir;
-  GArray *job_array;   /* Job; jobs points into it */
-  GHashTable *ckeys;   /* C key -> index into ctasks */
-  GPtrArray *ctasks;   /* CTask* */
+  GArray *job_array; /* Job; jobs points into it */
+  GHashTable *ckeys; /* C key -> index into ctasks */
+  GPtrArray *ctasks; /* CTask* */
   guint threads;
   ScenPointResult **res; /* per point: set when run here or found finished */
 };
@@ -153,8 +153,9 @@ static gboolean run_points(Shared *sh, const guint *points, guint n_points, cons
     ok = scen_write_point(sh->dirs[p], sh->cfg[p], sh->ini[p], o, summary,
                           sh->cfg[p]->plots && !sh->sweep, error);
     /* The aggregates' copy: the very summary just written. */
-    ScenPointResult *r =
-        ok ? scen_point_result_new(json_node_get_object(summary), sh->cfg[p]->rounds) : NULL;
+    ScenPointResult *r = ok ? scen_point_result_new(json_node_get_object(summary),
+                                                    sh->cfg[p]->rounds)
+                            : NULL;
     g_mutex_lock(&sh->lock);
     scen_point_result_free(sh->res[p]);
     sh->res[p] = r;
@@ -190,8 +191,7 @@ static void run_ctask(gpointer data, gpointer user_data) {
   CTask *t = data;
   GError *error = NULL;
   t->C = scen_cmatrix_build(t->cfg, &error);
-  if (t->C != NULL &&
-      !priv_matrix_write_csv(t->path, t->C, t->cfg->rounds, t->cfg->rounds, &error))
+  if (t->C != NULL && !priv_matrix_write_csv(t->path, t->C, t->cfg->rounds, t->cfg->rounds, &error))
     g_clear_pointer(&t->C, g_free);
   if (error != NULL) {
     t->error = g_strdup(error->message);
@@ -204,8 +204,7 @@ static void run_ctask(gpointer data, gpointer user_data) {
  * result, else NULL and the point runs again. @error says why a point that
  * looked finished is not (its summary or a table does not read back); the
  * caller runs it again, which is the remedy. */
-static ScenPointResult *point_finished(const char *dir, const char *ini, guint T,
-                                       GError **error) {
+static ScenPointResult *point_finished(const char *dir, const char *ini, guint T, GError **error) {
   char *res = g_build_filename(dir, "scenario.resolved.ini", NULL);
   char *text = NULL;
   gboolean done = g_file_get_contents(res, &text, NULL, NULL) && g_str_equal(text, ini);
@@ -522,8 +521,8 @@ guint *scen_sweep_job_order(const ScenSweep *sh) {
   return order;
 }
 
-gboolean scen_sweep_run_points(ScenSweep *sh, const guint *points, guint n_points,
-                               const double *C, const char *C_file, GError **error) {
+gboolean scen_sweep_run_points(ScenSweep *sh, const guint *points, guint n_points, const double *C,
+                               const char *C_file, GError **error) {
   g_return_val_if_fail(n_points > 0, FALSE);
   for (guint i = 0; i < n_points; i++)
     g_return_val_if_fail(points[i] < sh->total_points, FALSE);
@@ -586,8 +585,8 @@ gboolean scen_sweep_finish(ScenSweep *sh, ScenRunReport *report, GError **error)
   g_free(job_failed);
   if (ok && scen_cancelled()) {
     g_set_error(error, SCEN_ERROR, SCEN_ERROR_CANCELLED,
-                "cancelled: %u of %u points finished; run again to resume", report->ran +
-                report->skipped, n);
+                "cancelled: %u of %u points finished; run again to resume",
+                report->ran + report->skipped, n);
     ok = FALSE;
   }
   if (ok && sweep && report->failed == 0) {
@@ -617,8 +616,8 @@ gboolean scen_sweep_finish(ScenSweep *sh, ScenRunReport *report, GError **error)
     }
   }
   if (ok && report->failed > 0) {
-    g_set_error(error, SCEN_ERROR, SCEN_ERROR_FAILED, "%u of %u points failed:%s",
-                report->failed, n, failures->str);
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_FAILED, "%u of %u points failed:%s", report->failed,
+                n, failures->str);
     ok = FALSE;
   }
   g_string_free(failures, TRUE);

@@ -52,7 +52,6 @@ guint scen_mpi_launcher_size(void) {
   return (guint)MIN(size, G_MAXUINT);
 }
 
-
 /* scen_mpi_map in one process: every item, in order, up to the first failure. */
 static gboolean map_local(guint n, ScenMpiItemFunc func, gpointer data, GBytes ***results,
                           GError **error) {
@@ -230,8 +229,8 @@ typedef struct {
   guint *order;
   guint n_jobs, next; /* under lock */
   GMutex lock;
-  gint *owner;        /* per job: rank running it, -1 none (main thread only) */
-  gint local_left;    /* local threads still running (atomic) */
+  gint *owner;     /* per job: rank running it, -1 none (main thread only) */
+  gint local_left; /* local threads still running (atomic) */
 } Dispatch;
 
 static gint take_job(Dispatch *d) {
@@ -398,8 +397,7 @@ static gboolean run_rank0(ScenScenario *sc, const ScenRunOptions *opt, const Sce
       if (rc != MPI_SUCCESS || r <= 0 || (guint)r >= size)
         continue;
       seen[r] = now;
-      if (st.MPI_TAG != TAG_READY || count < (int)sizeof(Header) ||
-          state[r] == RANK_LOST)
+      if (st.MPI_TAG != TAG_READY || count < (int)sizeof(Header) || state[r] == RANK_LOST)
         continue; /* a beat, or a late word from a rank given up on */
       Header h;
       memcpy(&h, buf->data, sizeof h);
@@ -450,8 +448,9 @@ static gboolean run_rank0(ScenScenario *sc, const ScenRunOptions *opt, const Sce
       lost = lost_rank = TRUE;
       g_mutex_lock(&d.lock);
       for (guint k = d.next; k < d.n_jobs; k++)
-        scen_sweep_job_done(d.sw, d.order[k], "not run: an MPI rank was lost; run the same "
-                                              "command again");
+        scen_sweep_job_done(d.sw, d.order[k],
+                            "not run: an MPI rank was lost; run the same "
+                            "command again");
       d.next = d.n_jobs; /* hand out nothing more, locally either */
       g_mutex_unlock(&d.lock);
       for (guint j = 0; j < d.n_jobs; j++)
@@ -588,8 +587,7 @@ static gboolean run_worker(ScenScenario *sc, const ScenRunOptions *opt, const Sc
       busy = TRUE;
       running--;
       log_line(m, "rank %u %s %s%s%s", rank, t->error ? "failed" : "finished",
-               point_name(sw, t->points[0]),
-               t->error ? ": " : "", t->error ? t->error : "");
+               point_name(sw, t->points[0]), t->error ? ": " : "", t->error ? t->error : "");
       rc = send_ready(t->job, t->error ? STATUS_FAILED : STATUS_OK, slots, t->error);
       g_free(t->points);
       g_free(t->C_file);

@@ -72,8 +72,8 @@ char *scen_privacy_members_label(const guint *nodes, guint n) {
   return g_string_free(s, FALSE);
 }
 
-void scen_metrics_csv_rows(GString *s, const char *prefix, guint64 seed,
-                           const ProtoMetric *rows, gsize n_rows) {
+void scen_metrics_csv_rows(GString *s, const char *prefix, guint64 seed, const ProtoMetric *rows,
+                           gsize n_rows) {
   for (gsize i = 0; i < n_rows;) {
     guint step = rows[i].step, n = 0;
     double sum[3] = {0, 0, 0};

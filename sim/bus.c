@@ -77,8 +77,7 @@ static void update_wanted(SimBus *bus) {
 
 guint sim_bus_subscribe(SimBus *bus, SimBusCallback callback, gpointer user_data,
                         GDestroyNotify destroy, GError **error) {
-  return sim_bus_subscribe_sampled(bus, SIM_BUS_ALL_KINDS, 1, callback, user_data, destroy,
-                                   error);
+  return sim_bus_subscribe_sampled(bus, SIM_BUS_ALL_KINDS, 1, callback, user_data, destroy, error);
 }
 
 guint sim_bus_subscribe_kinds(SimBus *bus, guint32 kinds, SimBusCallback callback,

@@ -35,17 +35,17 @@ typedef enum {
 /** One bus event; pointers are borrowed for the duration of the callback. */
 typedef struct {
   SimBusEventKind kind;
-  SimDropReason reason;      /* DROPPED only */
-  SimTime time;              /* simulated time the event happens */
-  guint64 seq;               /* sequence number of the underlying event: a
+  SimDropReason reason;            /* DROPPED only */
+  SimTime time;                    /* simulated time the event happens */
+  guint64 seq;                     /* sequence number of the underlying event: a
                               * message's SENT, DELIVERED and DROPPED share it;
                               * 0 for run events; ROUND: the publisher's choice */
-  guint32 from, to;          /* nodes, SIM_NODE_NONE when not applicable */
-  guint32 round;             /* message round, or the round of a ROUND event */
-  guint64 tag;               /* message tag, timer tag, topology epoch */
-  guint64 bytes;             /* message size */
-  SimTime arrival;           /* SENT: scheduled delivery time, else SIM_TIME_NEVER */
-  const SimMessage *message; /* message events, else NULL */
+  guint32 from, to;                /* nodes, SIM_NODE_NONE when not applicable */
+  guint32 round;                   /* message round, or the round of a ROUND event */
+  guint64 tag;                     /* message tag, timer tag, topology epoch */
+  guint64 bytes;                   /* message size */
+  SimTime arrival;                 /* SENT: scheduled delivery time, else SIM_TIME_NEVER */
+  const SimMessage *message;       /* message events, else NULL */
   const SimTopologyChange *change; /* TOPOLOGY_CHANGE, else NULL */
 } SimBusEvent;
 
@@ -101,9 +101,8 @@ guint sim_bus_subscribe_kinds(SimBus *bus, guint32 kinds, SimBusCallback callbac
  * Complexity: O(subscribers); then O(subscribers) per transmission taken by
  * some subscriber, O(1) per other transmission.
  */
-guint sim_bus_subscribe_sampled(SimBus *bus, guint32 kinds, guint every,
-                                SimBusCallback callback, gpointer user_data,
-                                GDestroyNotify destroy, GError **error);
+guint sim_bus_subscribe_sampled(SimBus *bus, guint32 kinds, guint every, SimBusCallback callback,
+                                gpointer user_data, GDestroyNotify destroy, GError **error);
 
 /** sim_bus_unsubscribe: TRUE if @id was subscribed. O(subscribers). */
 gboolean sim_bus_unsubscribe(SimBus *bus, guint id);

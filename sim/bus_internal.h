@@ -33,9 +33,9 @@ struct SimBus {
    * decrements it once per transmission and calls sim_bus_transmit when it
    * reaches 0, so a transmission nobody samples builds no event. */
   guint64 tx_countdown;
-  guint32 wanted; /* union of the active subscribers' kinds: the engine builds
+  guint32 wanted;  /* union of the active subscribers' kinds: the engine builds
                      an event only when some subscriber wants its kind */
-  guint n_active; /* subscribed and not unsubscribed */
+  guint n_active;  /* subscribed and not unsubscribed */
   guint64 tx_span; /* tx_countdown's value at its last reset */
   SimBusSubscriber *subs;
   guint n_subs; /* entries in subs, including unsubscribed ones */

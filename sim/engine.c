@@ -109,8 +109,7 @@ static __attribute__((noinline)) void publish_delivery(SimEngine *e, guint64 seq
  * SENT event, and its DROPPED event when @reason says it is lost. */
 static __attribute__((noinline)) void publish_transmission(SimEngine *e, guint64 seq,
                                                            const SimMessage *m, guint32 to,
-                                                           SimTime arrival,
-                                                           SimDropReason reason) {
+                                                           SimTime arrival, SimDropReason reason) {
   SimBusEvent ev = message_event(e, SIM_BUS_MESSAGE_SENT, seq, m, to, arrival);
   sim_bus_transmit(&e->bus, &ev, reason);
 }

@@ -30,8 +30,7 @@ typedef struct SimEngine SimEngine;
  */
 typedef struct {
   void (*on_start)(SimEngine *engine, guint32 node, gpointer state);
-  void (*on_timer)(SimEngine *engine, guint32 node, gpointer state, SimEventId timer,
-                   guint64 tag);
+  void (*on_timer)(SimEngine *engine, guint32 node, gpointer state, SimEventId timer, guint64 tag);
   void (*on_message)(SimEngine *engine, guint32 node, gpointer state, SimMessage *msg);
   void (*on_topology_change)(SimEngine *engine, guint32 node, gpointer state,
                              const SimTopologyChange *change);
@@ -45,11 +44,11 @@ typedef enum {
 } SimRunStatus;
 
 typedef struct {
-  guint64 events;             /* queue events processed (timers, deliveries, topology) */
-  guint64 timers;             /* timers fired */
-  guint64 messages_sent;      /* transmissions (a broadcast to k counts k) */
+  guint64 events;        /* queue events processed (timers, deliveries, topology) */
+  guint64 timers;        /* timers fired */
+  guint64 messages_sent; /* transmissions (a broadcast to k counts k) */
   guint64 messages_delivered;
-  guint64 messages_dropped;   /* = dropped_loss + dropped_link_down */
+  guint64 messages_dropped; /* = dropped_loss + dropped_link_down */
   guint64 dropped_loss;
   guint64 dropped_link_down;
   guint64 bytes_sent;
@@ -148,8 +147,8 @@ gboolean sim_engine_send(SimEngine *engine, SimMessage *msg, guint32 to, GError 
  * order (one shared payload). Every destination is checked before anything is
  * sent. Errors: as sim_engine_send. O(n_to log_4 pending).
  */
-gboolean sim_engine_broadcast(SimEngine *engine, SimMessage *msg, const guint32 *to,
-                              gsize n_to, GError **error);
+gboolean sim_engine_broadcast(SimEngine *engine, SimMessage *msg, const guint32 *to, gsize n_to,
+                              GError **error);
 
 /**
  * sim_engine_set_timer: fires on_timer(@node, id, @tag) at now + @delay.

@@ -22,8 +22,9 @@ gboolean sim_link_model_set(SimLinkModel *model, const SimLinkParams *params, GE
     return FALSE;
   }
   model->params = *params;
-  model->constant_ns =
-      params->latency.kind == SIM_LATENCY_CONSTANT ? sim_latency_sample(&params->latency, NULL) : 0;
+  model->constant_ns = params->latency.kind == SIM_LATENCY_CONSTANT
+                           ? sim_latency_sample(&params->latency, NULL)
+                           : 0;
   return TRUE;
 }
 

@@ -122,8 +122,7 @@ gboolean sim_lin_space_rebase(SimLinSpace *space, SimLinRebaseFunc func, gpointe
 }
 
 gboolean sim_lin_space_rebase_keeping(SimLinSpace *space, SimLinKeepFunc keep,
-                                      SimLinRebaseFunc func, gpointer user_data,
-                                      GError **error) {
+                                      SimLinRebaseFunc func, gpointer user_data, GError **error) {
   g_return_val_if_fail(space != NULL && func != NULL, FALSE);
   if (space->storage != SIM_LIN_SPARSE) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
@@ -189,11 +188,11 @@ gboolean sim_lin_space_rebase_keeping(SimLinSpace *space, SimLinKeepFunc keep,
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-static void data_axpy(double *restrict y, double a, const double *restrict x, gsize n) {
+static void
+data_axpy(double *restrict y, double a, const double *restrict x, gsize n) {
   for (gsize i = 0; i < n; i++)
     y[i] += a * x[i];
 }
-
 
 static gboolean sparse(const SimLinvec *v) {
   return v->space->storage == SIM_LIN_SPARSE;
@@ -247,8 +246,8 @@ SimLinSpace *sim_linvec_space(const SimLinvec *v) {
 static gboolean check_finite(double a, const char *what, GError **error) {
   if (isfinite(a))
     return TRUE;
-  g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-              "%s: coefficient %g is not finite", what, a);
+  g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, "%s: coefficient %g is not finite",
+              what, a);
   return FALSE;
 }
 
@@ -316,8 +315,7 @@ gboolean sim_linvec_scale(SimLinvec *v, double a, GError **error) {
 
 gboolean sim_linvec_axpy(SimLinvec *y, double a, const SimLinvec *x, GError **error) {
   g_return_val_if_fail(y != NULL && x != NULL, FALSE);
-  if (!check_finite(a, "linvec axpy", error) ||
-      !check_same_space(y, x, "linvec axpy", error))
+  if (!check_finite(a, "linvec axpy", error) || !check_same_space(y, x, "linvec axpy", error))
     return FALSE;
   if (a == 0.0)
     return TRUE;
@@ -343,8 +341,8 @@ gboolean sim_linvec_axpy(SimLinvec *y, double a, const SimLinvec *x, GError **er
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-static void data_axpy4(double *restrict y, guint n, const double *a,
-                       const double *const *x, gsize d) {
+static void
+data_axpy4(double *restrict y, guint n, const double *a, const double *const *x, gsize d) {
   const double *restrict x0 = x[0], *restrict x1 = x[n > 1 ? 1 : 0];
   const double *restrict x2 = x[n > 2 ? 2 : 0], *restrict x3 = x[n > 3 ? 3 : 0];
   double a0 = a[0], a1 = n > 1 ? a[1] : 0.0, a2 = n > 2 ? a[2] : 0.0, a3 = n > 3 ? a[3] : 0.0;
@@ -433,8 +431,8 @@ static void row_add(SimLinvec *v, int r, guint32 col, double c) {
     lin_dense_add(&v->row[r], col, c);
 }
 
-gboolean sim_linvec_add_gradient(SimLinvec *v, double coeff, guint u, guint t,
-                                 const double *g, GError **error) {
+gboolean sim_linvec_add_gradient(SimLinvec *v, double coeff, guint u, guint t, const double *g,
+                                 GError **error) {
   g_return_val_if_fail(v != NULL, FALSE);
   SimLinSpace *s = v->space;
   if (!check_finite(coeff, "linvec add_gradient", error))
@@ -526,8 +524,7 @@ gboolean sim_linvec_add_public(SimLinvec *v, double a, const double *c, GError *
     return TRUE;
   if (c == NULL) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                "linvec add_public: a numeric vector of dimension %" G_GSIZE_FORMAT
-                " is required",
+                "linvec add_public: a numeric vector of dimension %" G_GSIZE_FORMAT " is required",
                 v->space->dim);
     return FALSE;
   }
@@ -597,8 +594,7 @@ double sim_linvec_dot(const SimLinvec *x, const SimLinvec *y, SimLinPart part) {
   for (int r = 0; r < 2; r++) {
     if (!(part & (r == ROW_GRAD ? SIM_LIN_GRAD : SIM_LIN_NOISE)))
       continue;
-    s += sparse(x) ? lin_sparse_dot(&x->row[r], &y->row[r])
-                   : lin_dense_dot(&x->row[r], &y->row[r]);
+    s += sparse(x) ? lin_sparse_dot(&x->row[r], &y->row[r]) : lin_dense_dot(&x->row[r], &y->row[r]);
   }
   return s;
 }
@@ -649,8 +645,7 @@ void sim_linvec_iter_init(SimLinvecIter *it, const SimLinvec *v, SimLinPart part
   it->part = (it->parts & SIM_LIN_GRAD) ? ROW_GRAD : ROW_NOISE;
 }
 
-gboolean sim_linvec_iter_next(SimLinvecIter *it, SimLinPart *part, guint32 *column,
-                              double *coeff) {
+gboolean sim_linvec_iter_next(SimLinvecIter *it, SimLinPart *part, guint32 *column, double *coeff) {
   g_return_val_if_fail(it != NULL, FALSE);
   while (it->part <= ROW_NOISE) {
     int r = it->part;

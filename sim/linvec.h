@@ -117,8 +117,8 @@ const SimLinvec *sim_lin_space_live(const SimLinSpace *space, guint i);
  * variable carried over under its own id (state == that id: an identity
  * row). Return FALSE with @error set to stop the rebase.
  */
-typedef gboolean (*SimLinRebaseFunc)(SimNoiseId state, const SimLinvec *before,
-                                     gpointer user_data, GError **error);
+typedef gboolean (*SimLinRebaseFunc)(SimNoiseId state, const SimLinvec *before, gpointer user_data,
+                                     GError **error);
 
 /**
  * sim_lin_space_rebase: a checkpoint of the streaming accountant (DESIGN.md,
@@ -160,8 +160,7 @@ typedef gboolean (*SimLinKeepFunc)(SimNoiseId id, gpointer user_data);
  * Complexity: O(sum of the live provenance lengths + retained) calls.
  */
 gboolean sim_lin_space_rebase_keeping(SimLinSpace *space, SimLinKeepFunc keep,
-                                      SimLinRebaseFunc func, gpointer user_data,
-                                      GError **error);
+                                      SimLinRebaseFunc func, gpointer user_data, GError **error);
 
 /**
  * sim_linvec_new: the zero vector with empty provenance.
@@ -239,8 +238,8 @@ gboolean sim_linvec_combine(SimLinvec *y, guint n, const double *a, const SimLin
  * Complexity: O(d) + dense O(1) amortized (growth) / sparse O(log nnz + moved
  * entries) (O(log nnz) when appending the newest slot, the usual case).
  */
-gboolean sim_linvec_add_gradient(SimLinvec *v, double coeff, guint u, guint t,
-                                 const double *g, GError **error);
+gboolean sim_linvec_add_gradient(SimLinvec *v, double coeff, guint u, guint t, const double *g,
+                                 GError **error);
 /**
  * sim_linvec_add_noise: v = v + coeff N_k = v + (coeff std_k) z_k. The
  * provenance gains coeff * std_k on column k of B; the data gains
@@ -345,8 +344,7 @@ void sim_linvec_iter_init(SimLinvecIter *it, const SimLinvec *v, SimLinPart part
  * Returns: FALSE when exhausted. Complexity: sparse O(1); dense O(1) amortized
  * over the columns seen.
  */
-gboolean sim_linvec_iter_next(SimLinvecIter *it, SimLinPart *part, guint32 *column,
-                              double *coeff);
+gboolean sim_linvec_iter_next(SimLinvecIter *it, SimLinPart *part, guint32 *column, double *coeff);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimLinSpace, sim_lin_space_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimLinvec, sim_linvec_free)

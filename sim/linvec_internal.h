@@ -28,16 +28,16 @@ struct SimLinSpace {
   guint n_nodes;
   gsize dim;
   SimLinStorage storage;
-  guint max_rounds;   /* 0 = unbounded */
-  guint round_limit;  /* effective bound on t + 1 (32-bit columns) */
+  guint max_rounds;  /* 0 = unbounded */
+  guint round_limit; /* effective bound on t + 1 (32-bit columns) */
   guint n_rounds;
   GPtrArray *live; /* every allocated linvec, for sim_lin_space_rebase */
 };
 
 struct SimLinvec {
   SimLinSpace *space;
-  double *data; /* dim values, NULL when dim == 0 */
-  LinRow row[2]; /* [0] gradient slots, [1] noise variables */
+  double *data;   /* dim values, NULL when dim == 0 */
+  LinRow row[2];  /* [0] gradient slots, [1] noise variables */
   guint live_pos; /* index in space->live */
 };
 

@@ -25,8 +25,8 @@ typedef struct {
 struct SimNoiseRegistry {
   gint ref_count;
   guint n_nodes;
-  GArray *entries; /* NoiseEntry */
-  GArray *owners;  /* guint */
+  GArray *entries;      /* NoiseEntry */
+  GArray *owners;       /* guint */
   GHashTable *retained; /* id + 1 of the variables a protocol still references */
 };
 
@@ -71,8 +71,7 @@ guint sim_noise_registry_count(const SimNoiseRegistry *reg) {
 }
 
 SimNoiseId sim_noise_register(SimNoiseRegistry *reg, double std, const guint *owners,
-                              guint n_owners, guint node, guint round, gint kind,
-                              GError **error) {
+                              guint n_owners, guint node, guint round, gint kind, GError **error) {
   g_return_val_if_fail(reg != NULL, SIM_NOISE_ID_INVALID);
   if (!isfinite(std) || std < 0.0) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
@@ -87,8 +86,8 @@ SimNoiseId sim_noise_register(SimNoiseRegistry *reg, double std, const guint *ow
   for (guint i = 0; i < n_owners; i++) {
     if (owners[i] >= reg->n_nodes) {
       g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                  "noise variable: owner %u out of range (the network has %u nodes)",
-                  owners[i], reg->n_nodes);
+                  "noise variable: owner %u out of range (the network has %u nodes)", owners[i],
+                  reg->n_nodes);
       return SIM_NOISE_ID_INVALID;
     }
     for (guint j = 0; j < i; j++)
@@ -125,16 +124,15 @@ SimNoiseId sim_noise_register(SimNoiseRegistry *reg, double std, const guint *ow
   return reg->entries->len - 1;
 }
 
-SimNoiseId sim_noise_register_local(SimNoiseRegistry *reg, double std, guint node,
-                                    guint round, GError **error) {
+SimNoiseId sim_noise_register_local(SimNoiseRegistry *reg, double std, guint node, guint round,
+                                    GError **error) {
   return sim_noise_register(reg, std, &node, 1, node, round, SIM_NOISE_KIND_LOCAL, error);
 }
 
-SimNoiseId sim_noise_register_edge(SimNoiseRegistry *reg, double std, guint u, guint v,
-                                   guint round, GError **error) {
+SimNoiseId sim_noise_register_edge(SimNoiseRegistry *reg, double std, guint u, guint v, guint round,
+                                   GError **error) {
   guint owners[2] = {u, v};
-  return sim_noise_register(reg, std, owners, 2, u, round, SIM_NOISE_KIND_EDGE_SECRET,
-                            error);
+  return sim_noise_register(reg, std, owners, 2, u, round, SIM_NOISE_KIND_EDGE_SECRET, error);
 }
 
 SimNoiseId sim_noise_register_state(SimNoiseRegistry *reg, GError **error) {
@@ -188,10 +186,10 @@ static const NoiseEntry *entry(const SimNoiseRegistry *reg, SimNoiseId k) {
   return &g_array_index(reg->entries, NoiseEntry, k);
 }
 
-#define CHECK_ID(reg, k, fallback)                                                    \
-  do {                                                                                \
-    g_return_val_if_fail((reg) != NULL, fallback);                                    \
-    g_return_val_if_fail((k) < (reg)->entries->len, fallback);                        \
+#define CHECK_ID(reg, k, fallback)                                                                 \
+  do {                                                                                             \
+    g_return_val_if_fail((reg) != NULL, fallback);                                                 \
+    g_return_val_if_fail((k) < (reg)->entries->len, fallback);                                     \
   } while (0)
 
 double sim_noise_std(const SimNoiseRegistry *reg, SimNoiseId k) {

@@ -71,8 +71,7 @@ guint sim_noise_registry_count(const SimNoiseRegistry *reg);
  * Complexity: amortized O(n_owners^2) (duplicate check); owners are few.
  */
 SimNoiseId sim_noise_register(SimNoiseRegistry *reg, double std, const guint *owners,
-                              guint n_owners, guint node, guint round, gint kind,
-                              GError **error);
+                              guint n_owners, guint node, guint round, gint kind, GError **error);
 /**
  * sim_noise_register_state: a state variable of sim_lin_space_rebase: std 1,
  * no owner, node SIM_NODE_NONE, kind SIM_NOISE_KIND_STATE. It stands for the
@@ -95,20 +94,20 @@ void sim_noise_release(SimNoiseRegistry *reg, SimNoiseId k);
 GArray *sim_noise_retained(const SimNoiseRegistry *reg);
 /** sim_noise_register_local: sim_noise_register with the single owner @node
  * (also its metadata node) and kind SIM_NOISE_KIND_LOCAL. Same errors. */
-SimNoiseId sim_noise_register_local(SimNoiseRegistry *reg, double std, guint node,
-                                    guint round, GError **error);
+SimNoiseId sim_noise_register_local(SimNoiseRegistry *reg, double std, guint node, guint round,
+                                    GError **error);
 /** sim_noise_register_edge: an edge secret known to @u and @v (u != v), in
  * that owner order, metadata node u, kind SIM_NOISE_KIND_EDGE_SECRET. Same
  * errors as sim_noise_register. */
-SimNoiseId sim_noise_register_edge(SimNoiseRegistry *reg, double std, guint u, guint v,
-                                   guint round, GError **error);
+SimNoiseId sim_noise_register_edge(SimNoiseRegistry *reg, double std, guint u, guint v, guint round,
+                                   GError **error);
 
 /*
  * Getters. @k must be a registered id: an unknown id is a programming error,
  * reported by g_return_val_if_fail (a GLib critical) with the fallback value
  * given. All O(1) except sim_noise_is_known_by, O(n_owners).
  */
-double sim_noise_std(const SimNoiseRegistry *reg, SimNoiseId k);      /* NAN */
+double sim_noise_std(const SimNoiseRegistry *reg, SimNoiseId k);     /* NAN */
 guint sim_noise_n_owners(const SimNoiseRegistry *reg, SimNoiseId k); /* 0 */
 /** The i-th owner (i < n_owners) in registration order; SIM_NODE_NONE on error. */
 guint sim_noise_owner(const SimNoiseRegistry *reg, SimNoiseId k, guint i);

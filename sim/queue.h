@@ -55,8 +55,7 @@ SimEventId sim_queue_push(SimQueue *queue, SimTime time, const void *payload, GE
  * Returns: FALSE when the queue is empty (outputs untouched).
  * Complexity: O(log_4 n).
  */
-gboolean sim_queue_pop(SimQueue *queue, SimTime *time, guint64 *seq, SimEventId *id,
-                       void *payload);
+gboolean sim_queue_pop(SimQueue *queue, SimTime *time, guint64 *seq, SimEventId *id, void *payload);
 
 /**
  * sim_queue_peek: like sim_queue_pop without removing the event (it may drop

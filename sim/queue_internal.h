@@ -69,7 +69,9 @@ static inline SimQueueSlot *sim_queue_slot(const SimQueue *q, guint32 slot) {
   return (SimQueueSlot *)(q->slots + (gsize)slot * q->stride);
 }
 
-static inline void *sim_queue_slot_payload(SimQueueSlot *s) { return s + 1; }
+static inline void *sim_queue_slot_payload(SimQueueSlot *s) {
+  return s + 1;
+}
 
 /* (time, lo) as one 128-bit number: comparisons compile to cmp/sbb and
  * selections to cmov, which matters because heap comparisons are
@@ -142,7 +144,9 @@ static inline void sim_queue_sift_down(SimQueueEntry *h, guint32 n, guint32 i, S
   h[i] = x;
 }
 
-static inline guint32 sim_queue_next_gen(guint32 gen) { return gen == G_MAXUINT32 ? 1 : gen + 1; }
+static inline guint32 sim_queue_next_gen(guint32 gen) {
+  return gen == G_MAXUINT32 ? 1 : gen + 1;
+}
 
 static inline SimEventId sim_queue_make_id(guint32 slot, guint32 gen) {
   return ((SimEventId)gen << 32) | slot;
@@ -240,9 +244,13 @@ static inline void sim_queue_cancel_slot(SimQueue *q, SimQueueSlot *s, void *pay
 }
 
 /* Takes a sequence number without scheduling anything (a dropped message's). */
-static inline guint64 sim_queue_take_seq(SimQueue *q) { return q->next_seq++; }
+static inline guint64 sim_queue_take_seq(SimQueue *q) {
+  return q->next_seq++;
+}
 
 /* Number of pending (live) events. */
-static inline gsize sim_queue_live(const SimQueue *q) { return q->size - q->n_cancelled; }
+static inline gsize sim_queue_live(const SimQueue *q) {
+  return q->size - q->n_cancelled;
+}
 
 #endif /* DPG_SIM_QUEUE_INTERNAL_H */

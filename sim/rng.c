@@ -42,7 +42,9 @@ typedef struct {
   guint64 s[4];
 } Xoshiro;
 
-static inline guint64 rotl64(guint64 x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline guint64 rotl64(guint64 x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 
 static inline guint64 xoshiro_next(Xoshiro *x) {
   guint64 *s = x->s;
@@ -63,7 +65,9 @@ static void xoshiro_seed(Xoshiro *x, guint64 seed) {
     x->s[i] = splitmix64_next(&sm);
 }
 
-static void xoshiro_set(void *state, unsigned long int seed) { xoshiro_seed(state, (guint64)seed); }
+static void xoshiro_set(void *state, unsigned long int seed) {
+  xoshiro_seed(state, (guint64)seed);
+}
 
 /* The high 32 bits are the best ones; GSL's integer helpers assume a range
  * that fits an unsigned long, which 32 bits always do. */
@@ -79,7 +83,9 @@ static const gsl_rng_type xoshiro_type = {
     "xoshiro256**", 0xffffffffUL, 0, sizeof(Xoshiro), xoshiro_set, xoshiro_get, xoshiro_get_double,
 };
 
-const gsl_rng_type *sim_rng_default_type(void) { return &xoshiro_type; }
+const gsl_rng_type *sim_rng_default_type(void) {
+  return &xoshiro_type;
+}
 
 /* ---- Standard normals ---- */
 

@@ -16,14 +16,14 @@ G_BEGIN_DECLS
 
 /** What a stream is used for; user purposes are SIM_RNG_USER + k. */
 typedef enum {
-  SIM_RNG_NOISE = 0,    /* privacy noise */
-  SIM_RNG_DATA = 1,     /* local data: sampling, shuffling, batches */
-  SIM_RNG_LATENCY = 2,  /* link latency of messages the node sends */
-  SIM_RNG_LOSS = 3,     /* message loss of messages the node sends */
-  SIM_RNG_TOPOLOGY = 4, /* random graphs, peer sampling */
-  SIM_RNG_PROTOCOL = 5, /* protocol decisions (e.g. a random neighbour) */
-  SIM_RNG_INIT = 6,     /* model initialization */
-  SIM_RNG_USER = 16,    /* first user purpose */
+  SIM_RNG_NOISE = 0,      /* privacy noise */
+  SIM_RNG_DATA = 1,       /* local data: sampling, shuffling, batches */
+  SIM_RNG_LATENCY = 2,    /* link latency of messages the node sends */
+  SIM_RNG_LOSS = 3,       /* message loss of messages the node sends */
+  SIM_RNG_TOPOLOGY = 4,   /* random graphs, peer sampling */
+  SIM_RNG_PROTOCOL = 5,   /* protocol decisions (e.g. a random neighbour) */
+  SIM_RNG_INIT = 6,       /* model initialization */
+  SIM_RNG_USER = 16,      /* first user purpose */
   SIM_RNG_N_PURPOSES = 64 /* purposes are < SIM_RNG_N_PURPOSES in a SimRngSet */
 } SimRngPurpose;
 
@@ -65,8 +65,8 @@ void sim_rng_normals(gsl_rng *r, double *z, gsize n);
  * Errors: SIM_ERROR_CAPACITY when GSL cannot allocate the generator.
  * Returns: (transfer full) the generator (free with gsl_rng_free), or NULL.
  */
-gsl_rng *sim_rng_stream_new(guint64 seed, guint32 node, guint32 purpose,
-                            const gsl_rng_type *type, GError **error);
+gsl_rng *sim_rng_stream_new(guint64 seed, guint32 node, guint32 purpose, const gsl_rng_type *type,
+                            GError **error);
 
 /** The streams of n nodes, created on first use. */
 typedef struct SimRngSet SimRngSet;
@@ -77,8 +77,7 @@ typedef struct SimRngSet SimRngSet;
  * Errors: SIM_ERROR_INVALID_ARGUMENT when @n_nodes is 0 or SIM_NODE_NONE.
  * Returns: (transfer full) the set (free with sim_rng_set_free), or NULL.
  */
-SimRngSet *sim_rng_set_new(guint64 seed, guint32 n_nodes, const gsl_rng_type *type,
-                           GError **error);
+SimRngSet *sim_rng_set_new(guint64 seed, guint32 n_nodes, const gsl_rng_type *type, GError **error);
 
 /** sim_rng_set_free: frees @set and every stream it created (NULL ignored). */
 void sim_rng_set_free(SimRngSet *set);

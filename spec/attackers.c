@@ -42,8 +42,7 @@ guint spec_attackers_n_sets(const SpecAttackers *a, guint n_nodes) {
   return a->all ? n_nodes : n_listed(a);
 }
 
-const guint *spec_attackers_members(const SpecAttackers *a, guint i, guint *scratch,
-                                    guint *size) {
+const guint *spec_attackers_members(const SpecAttackers *a, guint i, guint *scratch, guint *size) {
   if (a->all) {
     *scratch = i;
     *size = 1;
@@ -86,15 +85,15 @@ static gboolean parse_id(const char *s, guint *out) {
 
 /* The grammar as the messages name it (with the older ';' when accepted). */
 static const char *grammar(guint flags) {
-  return (flags & SPEC_ATTACKERS_SEMICOLON)
-             ? SPEC_ATTACKERS_GRAMMAR "; ';' joins like '+' (the older form 0;8)"
-             : SPEC_ATTACKERS_GRAMMAR;
+  return (flags & SPEC_ATTACKERS_SEMICOLON) ? SPEC_ATTACKERS_GRAMMAR
+             "; ';' joins like '+' (the older form 0;8)"
+                                            : SPEC_ATTACKERS_GRAMMAR;
 }
 
 /* Appends one collusion set @item ("a+b+...", sorted); on error nothing of
  * it is kept. */
-static gboolean parse_set(SpecAttackers *a, const char *item, guint flags, GQuark domain,
-                          gint code, GError **error) {
+static gboolean parse_set(SpecAttackers *a, const char *item, guint flags, GQuark domain, gint code,
+                          GError **error) {
   guint start = a->ids->len;
   char **members = g_strsplit_set(item, (flags & SPEC_ATTACKERS_SEMICOLON) ? "+;" : "+", -1);
   gboolean ok = TRUE;

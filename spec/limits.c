@@ -59,8 +59,8 @@ gboolean spec_check_memory(gsize bytes, const char *what, const char *hint, GQua
     return TRUE;
   char *need = spec_format_bytes(bytes);
   char *have = spec_format_bytes(limit);
-  g_set_error(error, domain, code, "%s would need %s of memory but only %s is available%s%s",
-              what, need, have, hint != NULL ? "; " : "", hint != NULL ? hint : "");
+  g_set_error(error, domain, code, "%s would need %s of memory but only %s is available%s%s", what,
+              need, have, hint != NULL ? "; " : "", hint != NULL ? hint : "");
   g_free(need);
   g_free(have);
   return FALSE;
@@ -105,8 +105,8 @@ gboolean spec_file_read_lines(const char *path, gsize line_max, char **contents,
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     int e = errno;
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "Failed to open file %s: %s",
-                path, g_strerror(e));
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "Failed to open file %s: %s", path,
+                g_strerror(e));
     return FALSE;
   }
   struct stat st;
@@ -128,8 +128,7 @@ gboolean spec_file_read_lines(const char *path, gsize line_max, char **contents,
   if ((guint64)st.st_size > SPEC_FILE_MAX) {
     char *size = spec_format_bytes((gsize)st.st_size), *max = spec_format_bytes(SPEC_FILE_MAX);
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                "%s: file of %s is larger than the %s limit for files read whole", path, size,
-                max);
+                "%s: file of %s is larger than the %s limit for files read whole", path, size, max);
     g_free(size);
     g_free(max);
     close(fd);
@@ -140,8 +139,8 @@ gboolean spec_file_read_lines(const char *path, gsize line_max, char **contents,
   gsize cap = (gsize)st.st_size + 1, got = 0;
   char *buf = g_try_malloc(cap + 1);
   if (buf == NULL) {
-    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "%s: cannot allocate %" G_GSIZE_FORMAT
-                " bytes to read it", path, cap);
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM,
+                "%s: cannot allocate %" G_GSIZE_FORMAT " bytes to read it", path, cap);
     close(fd);
     return FALSE;
   }

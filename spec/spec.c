@@ -45,8 +45,8 @@ Spec *spec_parse(const char *text, const char *what, gboolean want_head, GQuark 
   }
   if (colon == NULL) {
     if (want_head) {
-      g_set_error(error, domain, parse_code,
-                  "%s spec '%s' needs '%s:' followed by a path or kind", what, text, spec->name);
+      g_set_error(error, domain, parse_code, "%s spec '%s' needs '%s:' followed by a path or kind",
+                  what, text, spec->name);
       goto fail;
     }
     return spec;
@@ -67,9 +67,8 @@ Spec *spec_parse(const char *text, const char *what, gboolean want_head, GQuark 
     char *item = g_strstrip(*it);
     char *eq = strchr(item, '=');
     if (eq == NULL || eq == item) {
-      g_set_error(error, domain, parse_code,
-                  "%s '%s': parameter '%s' is not of the form key=value", what, spec->name,
-                  item);
+      g_set_error(error, domain, parse_code, "%s '%s': parameter '%s' is not of the form key=value",
+                  what, spec->name, item);
       goto fail;
     }
     char *key = g_strstrip(g_strndup(item, (gsize)(eq - item)));
@@ -187,7 +186,6 @@ gboolean spec_bool(const Spec *spec, const char *key, gboolean dflt, gboolean *o
     return TRUE;
   }
   g_set_error(error, spec->domain, spec->parse_code,
-              "%s: parameter %s='%s' is not a boolean (true/false/yes/no/1/0)", spec->name, key,
-              s);
+              "%s: parameter %s='%s' is not a boolean (true/false/yes/no/1/0)", spec->name, key, s);
   return FALSE;
 }

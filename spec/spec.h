@@ -20,8 +20,8 @@ typedef struct {
   GPtrArray *keys;   /* char*, in spec order, stripped */
   GPtrArray *values; /* char*, parallel to keys, stripped */
   GQuark domain;
-  gint parse_code;   /* malformed text or value */
-  gint range_code;   /* a value out of its range */
+  gint parse_code; /* malformed text or value */
+  gint range_code; /* a value out of its range */
 } Spec;
 
 /**
@@ -59,8 +59,7 @@ gboolean spec_uint(const Spec *spec, const char *key, guint64 dflt, guint64 min,
                    guint64 *out, GError **error);
 gboolean spec_double(const Spec *spec, const char *key, double dflt, double min, double max,
                      double *out, GError **error);
-gboolean spec_bool(const Spec *spec, const char *key, gboolean dflt, gboolean *out,
-                   GError **error);
+gboolean spec_bool(const Spec *spec, const char *key, gboolean dflt, gboolean *out, GError **error);
 
 /**
  * spec_escape: @text (@len bytes, or NUL-terminated when @len < 0) made safe
@@ -145,8 +144,8 @@ gboolean spec_check_lines(const char *path, const char *text, gsize len, GError 
  * --attackers` and scenario files' [collusion.NAME] nodes: "all" (every node
  * of the graph in turn, alone), or sets separated by ',' whose members are
  * joined by '+' ("0,5": node 0, then node 5; "0+5": their collusion). */
-#define SPEC_ATTACKERS_GRAMMAR                                                                   \
-  "all (every node in turn, alone), or node ids joined by '+' into one collusion set, sets "  \
+#define SPEC_ATTACKERS_GRAMMAR                                                                     \
+  "all (every node in turn, alone), or node ids joined by '+' into one collusion set, sets "       \
   "separated by ',': 0, 0+5 or 0+5,7"
 
 typedef enum {
@@ -188,8 +187,7 @@ guint spec_attackers_n_sets(const SpecAttackers *a, guint n_nodes);
 /* spec_attackers_members: set @i's members (sorted) and their number in
  * *@size; for "all", set i is {i}, returned in *@scratch (which must then
  * outlive the result). O(1). */
-const guint *spec_attackers_members(const SpecAttackers *a, guint i, guint *scratch,
-                                    guint *size);
+const guint *spec_attackers_members(const SpecAttackers *a, guint i, guint *scratch, guint *size);
 
 /* spec_attackers_label: set @i as text, "3+11" (g_free). O(set size). */
 char *spec_attackers_label(const SpecAttackers *a, guint i);

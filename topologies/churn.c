@@ -67,13 +67,13 @@ GArray *topo_churn_load(const char *path, guint n, GError **error) {
             parse_round(path, line, "join round", t[2], &iv.join, error));
       if (ok && iv.node >= n) {
         g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
-                    "%s:%" G_GSIZE_FORMAT ": node %u is not in the graph (nodes 0..%u)", path,
-                    line, iv.node, n - 1);
+                    "%s:%" G_GSIZE_FORMAT ": node %u is not in the graph (nodes 0..%u)", path, line,
+                    iv.node, n - 1);
         ok = FALSE;
       } else if (ok && iv.join <= iv.leave) {
         g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                    "%s:%" G_GSIZE_FORMAT ": join round %u is not after leave round %u", path,
-                    line, iv.join, iv.leave);
+                    "%s:%" G_GSIZE_FORMAT ": join round %u is not after leave round %u", path, line,
+                    iv.join, iv.leave);
         ok = FALSE;
       }
       if (ok)

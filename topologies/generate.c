@@ -35,22 +35,22 @@ static TopoGraph *wrap(igraph_error_t rc, igraph_t *ig, const char *what, GError
   return topo_graph_from_igraph(ig, error);
 }
 
-#define GET_UINT(key, dflt, lo, hi, var)                                                      \
-  guint64 var;                                                                                \
-  if (!spec_uint(spec, key, dflt, lo, hi, &var, error))                                  \
+#define GET_UINT(key, dflt, lo, hi, var)                                                           \
+  guint64 var;                                                                                     \
+  if (!spec_uint(spec, key, dflt, lo, hi, &var, error))                                            \
   return NULL
 
-#define GET_DOUBLE(key, lo, hi, var)                                                          \
-  double var;                                                                                 \
-  if (!spec_double(spec, key, 0.0, lo, hi, &var, error))                                 \
+#define GET_DOUBLE(key, lo, hi, var)                                                               \
+  double var;                                                                                      \
+  if (!spec_double(spec, key, 0.0, lo, hi, &var, error))                                           \
   return NULL
 
-#define IGRAPH_CALL(call, what)                                                               \
-  igraph_t ig;                                                                                \
-  TopoIgraphGuard guard;                                                                      \
-  topo_igraph_guard_begin(&guard);                                                            \
-  igraph_error_t rc = (call);                                                                 \
-  topo_igraph_guard_end(&guard);                                                              \
+#define IGRAPH_CALL(call, what)                                                                    \
+  igraph_t ig;                                                                                     \
+  TopoIgraphGuard guard;                                                                           \
+  topo_igraph_guard_begin(&guard);                                                                 \
+  igraph_error_t rc = (call);                                                                      \
+  topo_igraph_guard_end(&guard);                                                                   \
   return wrap(rc, &ig, what, error)
 
 /* --- deterministic ------------------------------------------------------- */
@@ -67,8 +67,7 @@ static TopoGraph *gen_path(const Spec *spec, GError **error) {
 
 static TopoGraph *gen_star(const Spec *spec, GError **error) {
   GET_UINT("n", 0, 2, MAX_NODES, n);
-  IGRAPH_CALL(igraph_star(&ig, (igraph_integer_t)n, IGRAPH_STAR_UNDIRECTED, 0),
-              "building a star");
+  IGRAPH_CALL(igraph_star(&ig, (igraph_integer_t)n, IGRAPH_STAR_UNDIRECTED, 0), "building a star");
 }
 
 static TopoGraph *gen_complete(const Spec *spec, GError **error) {
@@ -90,8 +89,7 @@ static TopoGraph *gen_grid(const Spec *spec, GError **error) {
     return NULL;
   if (rows * cols < 2 || rows * cols > MAX_NODES) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
-                "grid: rows*cols=%" G_GUINT64_FORMAT " is out of range [2, %" G_GUINT64_FORMAT
-                "]",
+                "grid: rows*cols=%" G_GUINT64_FORMAT " is out of range [2, %" G_GUINT64_FORMAT "]",
                 rows * cols, MAX_NODES);
     return NULL;
   }
@@ -139,9 +137,8 @@ static TopoGraph *gen_hypercube(const Spec *spec, GError **error) {
  * ../shared/data/graphs/florentine.edges (the paper's figures). Embedded so
  * that `make run` needs no data file. */
 static const guint florentine_edges[20][2] = {
-    {0, 1},  {1, 5},  {1, 6},  {1, 7},  {1, 8},   {1, 9},   {2, 3},
-    {2, 4},  {2, 5},  {3, 4},  {3, 11}, {4, 6},   {4, 11},  {6, 7},
-    {7, 12}, {8, 12}, {8, 13}, {9, 10}, {11, 12}, {12, 14},
+    {0, 1},  {1, 5}, {1, 6},  {1, 7}, {1, 8},  {1, 9},  {2, 3},  {2, 4},  {2, 5},   {3, 4},
+    {3, 11}, {4, 6}, {4, 11}, {6, 7}, {7, 12}, {8, 12}, {8, 13}, {9, 10}, {11, 12}, {12, 14},
 };
 
 static TopoGraph *gen_florentine(const Spec *spec, GError **error) {
@@ -154,9 +151,9 @@ static TopoGraph *gen_florentine(const Spec *spec, GError **error) {
 static TopoGraph *gen_erdos(const Spec *spec, GError **error) {
   GET_UINT("n", 0, 1, MAX_NODES, n);
   GET_DOUBLE("p", 0.0, 1.0, p);
-  IGRAPH_CALL(igraph_erdos_renyi_game_gnp(&ig, (igraph_integer_t)n, p, IGRAPH_UNDIRECTED,
-                                          IGRAPH_NO_LOOPS),
-              "sampling G(n,p)");
+  IGRAPH_CALL(
+      igraph_erdos_renyi_game_gnp(&ig, (igraph_integer_t)n, p, IGRAPH_UNDIRECTED, IGRAPH_NO_LOOPS),
+      "sampling G(n,p)");
 }
 
 static TopoGraph *gen_gnm(const Spec *spec, GError **error) {
@@ -172,20 +169,20 @@ static TopoGraph *gen_regular(const Spec *spec, GError **error) {
   GET_UINT("d", 0, 0, n - 1, d);
   if ((n * d) % 2 != 0) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
-                "regular: n*d must be even (n=%" G_GUINT64_FORMAT ", d=%" G_GUINT64_FORMAT ")",
-                n, d);
+                "regular: n*d must be even (n=%" G_GUINT64_FORMAT ", d=%" G_GUINT64_FORMAT ")", n,
+                d);
     return NULL;
   }
-  IGRAPH_CALL(igraph_k_regular_game(&ig, (igraph_integer_t)n, (igraph_integer_t)d,
-                                    IGRAPH_UNDIRECTED, 0),
-              "sampling a random regular graph");
+  IGRAPH_CALL(
+      igraph_k_regular_game(&ig, (igraph_integer_t)n, (igraph_integer_t)d, IGRAPH_UNDIRECTED, 0),
+      "sampling a random regular graph");
 }
 
 static TopoGraph *gen_barabasi(const Spec *spec, GError **error) {
   GET_UINT("n", 0, 2, MAX_NODES, n);
   GET_UINT("m", 0, 1, n - 1, m);
-  IGRAPH_CALL(igraph_barabasi_game(&ig, (igraph_integer_t)n, 1.0, (igraph_integer_t)m, NULL, 0,
-                                   1.0, IGRAPH_UNDIRECTED, IGRAPH_BARABASI_PSUMTREE, NULL),
+  IGRAPH_CALL(igraph_barabasi_game(&ig, (igraph_integer_t)n, 1.0, (igraph_integer_t)m, NULL, 0, 1.0,
+                                   IGRAPH_UNDIRECTED, IGRAPH_BARABASI_PSUMTREE, NULL),
               "sampling a Barabasi-Albert graph");
 }
 
@@ -193,8 +190,7 @@ static TopoGraph *gen_watts(const Spec *spec, GError **error) {
   GET_UINT("n", 0, 3, MAX_NODES, n);
   GET_UINT("k", 0, 1, (n - 1) / 2, k);
   GET_DOUBLE("p", 0.0, 1.0, p);
-  IGRAPH_CALL(igraph_watts_strogatz_game(&ig, 1, (igraph_integer_t)n, (igraph_integer_t)k, p, 0,
-                                         0),
+  IGRAPH_CALL(igraph_watts_strogatz_game(&ig, 1, (igraph_integer_t)n, (igraph_integer_t)k, p, 0, 0),
               "sampling a Watts-Strogatz graph");
 }
 
@@ -264,8 +260,8 @@ static gboolean check_memory(const char *text, const Spec *spec, GError **error)
       m = n * (double)b;
   }
   double bytes = BYTES_PER_EDGE * m + BYTES_PER_NODE * n;
-  char *what = g_strdup_printf("generator '%s': a graph of %.0f nodes and about %.3g edges",
-                               text, n, m);
+  char *what = g_strdup_printf("generator '%s': a graph of %.0f nodes and about %.3g edges", text,
+                               n, m);
   gboolean ok = spec_check_memory(bytes >= (double)G_MAXSIZE ? G_MAXSIZE : (gsize)bytes, what,
                                   "use a smaller or sparser graph", TOPO_ERROR,
                                   TOPO_ERROR_INVALID_ARGUMENT, error);
@@ -286,8 +282,7 @@ static TopoGraph *generate_random(const GenDef *def, const Spec *spec, const cha
   topo_igraph_guard_begin(&guard);
   igraph_error_t rc = igraph_rng_init(&rng, &igraph_rngtype_pcg64);
   if (rc == IGRAPH_SUCCESS) {
-    rc = igraph_rng_seed(&rng, use_extra ? topo_hash3(seed, extra_seed, PURPOSE_GENERATE)
-                                         : seed);
+    rc = igraph_rng_seed(&rng, use_extra ? topo_hash3(seed, extra_seed, PURPOSE_GENERATE) : seed);
     if (rc != IGRAPH_SUCCESS)
       igraph_rng_destroy(&rng);
   }
@@ -323,7 +318,7 @@ static TopoGraph *generate_random(const GenDef *def, const Spec *spec, const cha
 static TopoGraph *generate(const char *text, gboolean use_extra, guint64 extra_seed,
                            GError **error) {
   Spec *spec = spec_parse(text, "generator", FALSE, TOPO_ERROR, TOPO_ERROR_PARSE,
-                        TOPO_ERROR_INVALID_ARGUMENT, error);
+                          TOPO_ERROR_INVALID_ARGUMENT, error);
   if (spec == NULL)
     return NULL;
   const GenDef *def = NULL;

@@ -106,8 +106,7 @@ TopoGraph *topo_graph_build(guint n, const guint *edges, gsize m, GError **error
   return g;
 }
 
-TopoGraph *topo_graph_new_from_edges(guint n, const guint *edges, gsize n_edges,
-                                     GError **error) {
+TopoGraph *topo_graph_new_from_edges(guint n, const guint *edges, gsize n_edges, GError **error) {
   if (n == 0 || n > G_MAXUINT / 2) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
                 "a graph needs between 1 and %u nodes, not %u", G_MAXUINT / 2, n);

@@ -12,8 +12,8 @@ struct TopoGraph {
   igraph_t graph;
   guint n;
   guint m;
-  guint *adj_ptr; /* n+1 offsets into adj */
-  guint *adj;     /* sorted neighbour lists, 2m entries */
+  guint *adj_ptr;      /* n+1 offsets into adj */
+  guint *adj;          /* sorted neighbour lists, 2m entries */
   TopoLoadReport load; /* topo_graph_load: what it dropped */
   gboolean loaded;     /* ... and whether the graph came from a file */
 };
@@ -23,7 +23,7 @@ struct TopoGossip {
   guint *row_ptr; /* n+1 offsets */
   guint *col;     /* increasing within a row */
   double *val;
-  double *pi;        /* reversibility weights (pi_u W[u,v] symmetric) or NULL */
+  double *pi;         /* reversibility weights (pi_u W[u,v] symmetric) or NULL */
   gboolean symmetric; /* W == W^T exactly */
 };
 
@@ -53,7 +53,6 @@ void topo_set_igraph_error(GError **error, const char *what, igraph_error_t code
 /* Build a TopoGraph from a simple undirected edge list (pairs, each edge
  * once, no loops); takes nothing. */
 TopoGraph *topo_graph_build(guint n, const guint *edges, gsize m, GError **error);
-
 
 /* --- spectral gap (spectral.c) ------------------------------------------ */
 

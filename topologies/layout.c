@@ -52,8 +52,8 @@ double *topo_graph_layout(const TopoGraph *g, guint64 seed, GError **error) {
       /* Fewer iterations on large graphs: a viewer's layout, not a figure;
        * start temperature sqrt(n) is igraph's own default. */
       rc = igraph_layout_fruchterman_reingold(&g->graph, &xy, 0, n > 2000 ? 150 : 500,
-                                              sqrt((double)n), IGRAPH_LAYOUT_AUTOGRID, NULL,
-                                              NULL, NULL, NULL, NULL);
+                                              sqrt((double)n), IGRAPH_LAYOUT_AUTOGRID, NULL, NULL,
+                                              NULL, NULL, NULL);
     }
     igraph_rng_set_default(&saved);
   }

@@ -24,15 +24,15 @@ static gboolean is_space(char c) {
 }
 
 /* Parse one token [s, s+len) as a label; FALSE with a message on failure. */
-static gboolean parse_label(const char *path, gsize line, const char *s, gsize len,
-                            guint64 *out, GError **error) {
+static gboolean parse_label(const char *path, gsize line, const char *s, gsize len, guint64 *out,
+                            GError **error) {
   guint64 v = 0;
   for (gsize i = 0; i < len; i++) {
     if (s[i] < '0' || s[i] > '9') {
       char *shown = spec_escape(s, (gssize)MIN(len, 64)); /* file bytes: no raw escapes */
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "%s:%" G_GSIZE_FORMAT ": node label '%s' is not a non-negative integer",
-                  path, line, shown);
+                  "%s:%" G_GSIZE_FORMAT ": node label '%s' is not a non-negative integer", path,
+                  line, shown);
       g_free(shown);
       return FALSE;
     }
@@ -60,8 +60,8 @@ static gboolean intern_label(GHashTable *ids, guint64 label, guint *next, guint 
     return TRUE;
   }
   if (*next >= G_MAXUINT / 2) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "%s:%" G_GSIZE_FORMAT ": too many nodes",
-                path, line);
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "%s:%" G_GSIZE_FORMAT ": too many nodes", path,
+                line);
     return FALSE;
   }
   guint64 *key = g_new(guint64, 1);
@@ -153,10 +153,10 @@ typedef struct {
   guint n;
   GArray *edges; /* guint pairs */
   TopoLoadReport report;
-  gboolean weighted;    /* a weight was given */
-  double weight;        /* the first weight */
-  gsize weight_line;    /* where (0: not a line: an igraph format) */
-  double other;         /* a weight != weight, when weights_differ */
+  gboolean weighted; /* a weight was given */
+  double weight;     /* the first weight */
+  gsize weight_line; /* where (0: not a line: an igraph format) */
+  double other;      /* a weight != weight, when weights_differ */
   gsize other_line;
   gboolean weights_differ;
 } Parsed;
@@ -247,8 +247,8 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
     }
     if (nt > 3) {
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "%s:%" G_GSIZE_FORMAT ": %d tokens, expected 'u v' or 'u v weight'", path,
-                  line, nt);
+                  "%s:%" G_GSIZE_FORMAT ": %d tokens, expected 'u v' or 'u v weight'", path, line,
+                  nt);
       ok = FALSE;
       break;
     }
@@ -317,8 +317,7 @@ static const char *weight_attribute(const igraph_t *g) {
  * handler set for the read alone so that edge weights can be seen (and the
  * graph destroyed before it is unset). Nodes keep igraph's ids: the file's
  * node order. */
-static gboolean read_igraph(const char *path, TopoGraphFormat format, Parsed *p,
-                            GError **error) {
+static gboolean read_igraph(const char *path, TopoGraphFormat format, Parsed *p, GError **error) {
   FILE *f = g_fopen(path, "rb");
   if (f == NULL) {
     int saved = errno;
@@ -383,9 +382,8 @@ static gboolean check_weights(const char *path, Parsed *p, gboolean ignore_weigh
   char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
   g_ascii_formatd(a, sizeof a, "%g", p->weight);
   g_ascii_formatd(b, sizeof b, "%g", p->other);
-  char *where = p->other_line > 0
-                    ? g_strdup_printf("%s:%" G_GSIZE_FORMAT, path, p->other_line)
-                    : g_strdup(path);
+  char *where = p->other_line > 0 ? g_strdup_printf("%s:%" G_GSIZE_FORMAT, path, p->other_line)
+                                  : g_strdup(path);
   g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
               "%s: edge weight %s differs from %s: the gossip matrices (uniform, metropolis, "
               "maxdegree) are built from the graph's structure and cannot use edge weights; "

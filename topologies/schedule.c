@@ -35,15 +35,15 @@ struct TopoSchedule {
   TopoGossipKind kind;
   guint64 seed;
   guint n;
-  TopoGraph *base;       /* NULL only for resample without a base */
-  char *gen_spec;        /* resample */
-  gboolean match_base;   /* matching among base's edges */
-  guint tau;             /* exponential: ceil(log2 n) */
-  double p;              /* edge failure probability */
-  GArray *intervals;     /* churn file: TopoChurnInterval */
-  double leave, join;    /* Markov churn probabilities */
-  GByteArray *states;    /* Markov churn: n presence bytes per computed round */
-  guint n_states;        /* rounds in states */
+  TopoGraph *base;     /* NULL only for resample without a base */
+  char *gen_spec;      /* resample */
+  gboolean match_base; /* matching among base's edges */
+  guint tau;           /* exponential: ceil(log2 n) */
+  double p;            /* edge failure probability */
+  GArray *intervals;   /* churn file: TopoChurnInterval */
+  double leave, join;  /* Markov churn probabilities */
+  GByteArray *states;  /* Markov churn: n presence bytes per computed round */
+  guint n_states;      /* rounds in states */
 };
 
 static const char *const schedule_names =
@@ -82,8 +82,8 @@ static gboolean parse_params(const char *spec, const char *const *valid,
 static gboolean need_base(const TopoSchedule *s, const char *name, GError **error) {
   if (s->base != NULL)
     return TRUE;
-  g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
-              "schedule '%s' needs a base graph", name);
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "schedule '%s' needs a base graph",
+              name);
   return FALSE;
 }
 
@@ -125,14 +125,13 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
                   "schedule 'resample' needs a generator spec, e.g. resample:erdos:n=100,p=0.05");
     } else {
       /* Round 0 validates the spec and fixes n. */
-      TopoGraph *g0 = topo_graph_generate_seeded(arg, topo_hash3(seed, 0, PURPOSE_RESAMPLE),
-                                                 error);
+      TopoGraph *g0 = topo_graph_generate_seeded(arg, topo_hash3(seed, 0, PURPOSE_RESAMPLE), error);
       if (g0 != NULL) {
         guint n0 = topo_graph_n_nodes(g0);
         if (base != NULL && n0 != s->n)
           g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
-                      "schedule 'resample': generator makes %u nodes but the base graph has %u",
-                      n0, s->n);
+                      "schedule 'resample': generator makes %u nodes but the base graph has %u", n0,
+                      s->n);
         else {
           s->n = n0;
           s->gen_spec = g_strdup(arg);
@@ -172,8 +171,7 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
       s->type = SCHED_CHURN_MARKOV;
       ok = parse_params(spec, KEYS("leave", "join"), KEYS("leave", "join"), &ps, error) &&
            spec_double(ps, "leave", 0.0, 0.0, 1.0, &s->leave, error) &&
-           spec_double(ps, "join", 0.0, 0.0, 1.0, &s->join, error) &&
-           need_base(s, name, error);
+           spec_double(ps, "join", 0.0, 0.0, 1.0, &s->join, error) && need_base(s, name, error);
       if (ok) {
         s->states = g_byte_array_new();
         g_byte_array_set_size(s->states, s->n);
@@ -182,8 +180,7 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
       }
     } else {
       s->type = SCHED_CHURN_FILE;
-      ok = need_base(s, name, error) &&
-           (s->intervals = topo_churn_load(arg, s->n, error)) != NULL;
+      ok = need_base(s, name, error) && (s->intervals = topo_churn_load(arg, s->n, error)) != NULL;
     }
   } else {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "unknown schedule '%s' (valid: %s)", name,
@@ -287,8 +284,7 @@ static TopoGraph *matching_graph(const TopoSchedule *s, guint round, GError **er
     g_free(be);
   }
   gsl_rng_free(rng);
-  TopoGraph *g = topo_graph_build(s->n, (const guint *)(void *)edges->data, edges->len / 2,
-                                  error);
+  TopoGraph *g = topo_graph_build(s->n, (const guint *)(void *)edges->data, edges->len / 2, error);
   g_array_unref(edges);
   return g;
 }
@@ -298,9 +294,8 @@ static TopoGraph *filtered_base(TopoSchedule *s, guint round, GError **error) {
   gsize m;
   guint *e = topo_graph_edges(s->base, &m);
   guint8 *present = presence(s, round);
-  gsl_rng *rng = s->type == SCHED_EDGE_FAILURE
-                     ? topo_rng_new(s->seed, round, PURPOSE_EDGE_FAILURE)
-                     : NULL;
+  gsl_rng *rng = s->type == SCHED_EDGE_FAILURE ? topo_rng_new(s->seed, round, PURPOSE_EDGE_FAILURE)
+                                               : NULL;
   gsize k = 0;
   for (gsize i = 0; i < m; i++) {
     guint u = e[2 * i], v = e[2 * i + 1];

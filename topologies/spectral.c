@@ -46,8 +46,8 @@ static gboolean gap_dense(const TopoGossip *w, double *gap, GError **error) {
       wr[i] = fabs(wr[i]);
   } else {
     wi = g_new(double, n);
-    info = LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', (lapack_int)n, a, (lapack_int)n, wr, wi,
-                         NULL, 1, NULL, 1);
+    info = LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', (lapack_int)n, a, (lapack_int)n, wr, wi, NULL,
+                         1, NULL, 1);
     for (guint i = 0; i < n && info == 0; i++)
       wr[i] = hypot(wr[i], wi[i]);
   }
@@ -94,8 +94,7 @@ gsize topo_gap_sparse_bytes(guint n) {
   /* Lanczos basis, ARPACK's workspace (about ncv^2 + 8 ncv) and three
    * n-vectors of ours, in doubles. */
   gsize per_node = ARPACK_NCV + 6;
-  return spec_size_mul(spec_size_add(spec_size_mul(n, per_node),
-                                     ARPACK_NCV * (ARPACK_NCV + 8)),
+  return spec_size_mul(spec_size_add(spec_size_mul(n, per_node), ARPACK_NCV * (ARPACK_NCV + 8)),
                        sizeof(double));
 }
 

@@ -12,8 +12,7 @@ int topo_graph_diameter(const TopoGraph *g) {
   igraph_real_t d = 0;
   TopoIgraphGuard guard;
   topo_igraph_guard_begin(&guard);
-  igraph_error_t rc =
-      igraph_diameter(&g->graph, &d, NULL, NULL, NULL, NULL, IGRAPH_UNDIRECTED, 0);
+  igraph_error_t rc = igraph_diameter(&g->graph, &d, NULL, NULL, NULL, NULL, IGRAPH_UNDIRECTED, 0);
   topo_igraph_guard_end(&guard);
   if (rc != IGRAPH_SUCCESS || !isfinite(d))
     return -1;
@@ -21,7 +20,7 @@ int topo_graph_diameter(const TopoGraph *g) {
 }
 
 /* Bounds of a plain summary: a few seconds each on a laptop core. */
-#define SUMMARY_BFS_WORK 4e9              /* n (n + m) for the diameter */
+#define SUMMARY_BFS_WORK 4e9            /* n (n + m) for the diameter */
 #define SUMMARY_GAP_WORK ((guint64)1e9) /* ARPACK entry operations */
 
 gboolean topo_graph_summary_exact(const TopoGraph *g, TopoGossipKind kind, gboolean exact,
@@ -53,8 +52,8 @@ gboolean topo_graph_summary_exact(const TopoGraph *g, TopoGossipKind kind, gbool
   else if (s.connected)
     s.diameter = topo_graph_diameter(g);
   s.spectral_gap = NAN;
-  gboolean ok = topo_gossip_gap(w, exact ? TOPO_GAP_EXACT_WORK : SUMMARY_GAP_WORK,
-                                &s.spectral_gap, &s.gap_status, error);
+  gboolean ok = topo_gossip_gap(w, exact ? TOPO_GAP_EXACT_WORK : SUMMARY_GAP_WORK, &s.spectral_gap,
+                                &s.gap_status, error);
   if (ok && s.gap_status != TOPO_SUMMARY_COMPUTED)
     s.spectral_gap = NAN;
   topo_gossip_free(w);

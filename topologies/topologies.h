@@ -62,8 +62,7 @@ TopoGraph *topo_graph_from_igraph(igraph_t *g, GError **error);
  * Errors: TOPO_ERROR_INVALID_ARGUMENT for an endpoint >= n or n == 0.
  * Complexity: O(n + m log m).
  */
-TopoGraph *topo_graph_new_from_edges(guint n, const guint *edges, gsize n_edges,
-                                     GError **error);
+TopoGraph *topo_graph_new_from_edges(guint n, const guint *edges, gsize n_edges, GError **error);
 
 /* topo_graph_copy: a deep copy. Errors: TOPO_ERROR_FAILED. O(n + m). */
 TopoGraph *topo_graph_copy(const TopoGraph *g, GError **error);
@@ -160,8 +159,8 @@ TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error);
 
 /* What topo_graph_load changed in the file's graph, silently until issue 12. */
 typedef struct {
-  guint64 self_loops; /* "u u" lines dropped */
-  guint64 duplicates; /* repeated edges (either orientation) dropped, copies beyond the first */
+  guint64 self_loops;  /* "u u" lines dropped */
+  guint64 duplicates;  /* repeated edges (either orientation) dropped, copies beyond the first */
   gboolean renumbered; /* the labels were not exactly 0..n-1: renumbered by first appearance */
   gboolean weights_ignored; /* unequal edge weights dropped (ignore_weights asked for it) */
 } TopoLoadReport;
@@ -409,10 +408,10 @@ int topo_graph_diameter(const TopoGraph *g);
 
 /* What changed between rounds t-1 and t. */
 typedef enum {
-  TOPO_CHANGE_NODE_LEFT,     /* u left (its edges are also reported removed) */
-  TOPO_CHANGE_EDGE_REMOVED,  /* edge u-v (u < v) gone */
-  TOPO_CHANGE_EDGE_ADDED,    /* edge u-v (u < v) new */
-  TOPO_CHANGE_NODE_JOINED,   /* u came back (its edges are also reported added) */
+  TOPO_CHANGE_NODE_LEFT,    /* u left (its edges are also reported removed) */
+  TOPO_CHANGE_EDGE_REMOVED, /* edge u-v (u < v) gone */
+  TOPO_CHANGE_EDGE_ADDED,   /* edge u-v (u < v) new */
+  TOPO_CHANGE_NODE_JOINED,  /* u came back (its edges are also reported added) */
 } TopoChangeKind;
 
 typedef struct {

@@ -141,8 +141,8 @@ char *viz_web_dir_find(GError **error) {
   for (guint i = 0; i < tried->len; i++)
     g_string_append_printf(list, "%s%s", i ? ", " : "", (char *)tried->pdata[i]);
   g_set_error(error, VIZ_ERROR, VIZ_ERROR_NOT_FOUND,
-              "no web folder with an index.html (tried %s%s); set DPG_VIZ_WEB or --web",
-              list->str, env != NULL && env[0] ? " from DPG_VIZ_WEB" : "");
+              "no web folder with an index.html (tried %s%s); set DPG_VIZ_WEB or --web", list->str,
+              env != NULL && env[0] ? " from DPG_VIZ_WEB" : "");
   g_string_free(list, TRUE);
   g_ptr_array_unref(tried);
   return NULL;

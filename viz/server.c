@@ -35,11 +35,11 @@ struct VizServer {
   GPtrArray *history; /* GBytes of SSE text, oldest first */
   guint64 hist_base;  /* absolute index of history[0] */
   gsize hist_bytes;
-  GBytes *start;      /* SSE text of the current run start */
+  GBytes *start; /* SSE text of the current run start */
   char *start_body;
   gsize start_len;
   gboolean run_open;
-  guint64 gen;        /* bumped by every new run start */
+  guint64 gen; /* bumped by every new run start */
   GPtrArray *clients;
   VizServerStats stats;
   gint64 last_event_us;
@@ -121,13 +121,14 @@ static gboolean client_caught_up(const VizClient *c) {
 
 static GBytes *status_event(VizServer *s, const VizClient *c) {
   GString *t = g_string_new("event: viz\ndata: {\"clients\":");
-  g_string_append_printf(t, "%u,\"received\":%" G_GUINT64_FORMAT ",\"malformed\":%" G_GUINT64_FORMAT
-                         ",\"skipped\":%" G_GUINT64_FORMAT ",\"caught_up\":%s,\"run_open\":%s,\"idle_ms\":%" G_GINT64_FORMAT
-                         ",\"subscribe\":",
-                         s->clients->len, s->stats.received, s->stats.malformed,
-                         c != NULL ? c->skipped : 0,
-                         c != NULL && client_caught_up(c) ? "true" : "false", s->run_open ? "true" : "false",
-                         s->last_event_us ? (g_get_monotonic_time() - s->last_event_us) / 1000 : -1);
+  g_string_append_printf(
+      t,
+      "%u,\"received\":%" G_GUINT64_FORMAT ",\"malformed\":%" G_GUINT64_FORMAT
+      ",\"skipped\":%" G_GUINT64_FORMAT
+      ",\"caught_up\":%s,\"run_open\":%s,\"idle_ms\":%" G_GINT64_FORMAT ",\"subscribe\":",
+      s->clients->len, s->stats.received, s->stats.malformed, c != NULL ? c->skipped : 0,
+      c != NULL && client_caught_up(c) ? "true" : "false", s->run_open ? "true" : "false",
+      s->last_event_us ? (g_get_monotonic_time() - s->last_event_us) / 1000 : -1);
   JsonNode *str = json_node_new(JSON_NODE_VALUE);
   json_node_set_string(str, s->subscribe);
   char *quoted = json_to_string(str, FALSE);
@@ -256,10 +257,15 @@ static const char *content_type(const char *file) {
   static const struct {
     const char *ext, *type;
   } types[] = {
-      {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
-      {".mjs", "text/javascript; charset=utf-8"}, {".css", "text/css; charset=utf-8"},
-      {".svg", "image/svg+xml"}, {".png", "image/png"}, {".ico", "image/x-icon"},
-      {".json", "application/json"}, {".txt", "text/plain; charset=utf-8"},
+      {".html", "text/html; charset=utf-8"},
+      {".js", "text/javascript; charset=utf-8"},
+      {".mjs", "text/javascript; charset=utf-8"},
+      {".css", "text/css; charset=utf-8"},
+      {".svg", "image/svg+xml"},
+      {".png", "image/png"},
+      {".ico", "image/x-icon"},
+      {".json", "application/json"},
+      {".txt", "text/plain; charset=utf-8"},
       {".md", "text/plain; charset=utf-8"},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(types); i++)
@@ -271,8 +277,8 @@ static const char *content_type(const char *file) {
 /* Only requests addressed to a loopback name (viz_host_allowed): the Host
  * header, and the host of an absolute-form target, both checked. */
 static gboolean host_ok(VizServer *s, SoupServerMessage *msg) {
-  const char *host =
-      soup_message_headers_get_one(soup_server_message_get_request_headers(msg), "Host");
+  const char *host = soup_message_headers_get_one(soup_server_message_get_request_headers(msg),
+                                                  "Host");
   const char *uri_host = g_uri_get_host(soup_server_message_get_uri(msg));
   if (viz_host_allowed(host, s->allow_remote) &&
       (uri_host == NULL || viz_host_allowed(uri_host, s->allow_remote)))
@@ -287,8 +293,7 @@ static gboolean method_ok(SoupServerMessage *msg) {
   const char *m = soup_server_message_get_method(msg);
   if (m == SOUP_METHOD_GET || m == SOUP_METHOD_HEAD)
     return TRUE;
-  soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Allow",
-                               "GET, HEAD");
+  soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Allow", "GET, HEAD");
   respond_text(msg, SOUP_STATUS_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
   return FALSE;
 }
@@ -305,8 +310,7 @@ static void handle_status(VizServer *s, SoupServerMessage *msg) {
       st.history_dropped, st.history_size, s->run_open ? "true" : "false");
   set_common_headers(msg);
   soup_server_message_set_status(msg, SOUP_STATUS_OK, NULL);
-  soup_server_message_set_response(msg, "application/json", SOUP_MEMORY_TAKE, text,
-                                   strlen(text));
+  soup_server_message_set_response(msg, "application/json", SOUP_MEMORY_TAKE, text, strlen(text));
 }
 
 static void handle_file(SoupServer *server, SoupServerMessage *msg, const char *path,

@@ -64,16 +64,16 @@ typedef struct {
 } VizServerOptions;
 
 typedef struct {
-  guint64 received;         /* stream events received from ZeroMQ */
-  guint64 malformed;        /* received messages that were not [topic, JSON object] */
-  guint64 runs;             /* run starts seen (repeats for late subscribers excluded) */
-  guint clients;            /* browsers connected now */
-  guint64 clients_total;    /* browsers that ever connected */
-  guint64 skipped;          /* events skipped for slow browsers, all clients */
-  gsize max_client_queue;   /* largest unsent queue any browser had, in bytes
+  guint64 received;        /* stream events received from ZeroMQ */
+  guint64 malformed;       /* received messages that were not [topic, JSON object] */
+  guint64 runs;            /* run starts seen (repeats for late subscribers excluded) */
+  guint clients;           /* browsers connected now */
+  guint64 clients_total;   /* browsers that ever connected */
+  guint64 skipped;         /* events skipped for slow browsers, all clients */
+  gsize max_client_queue;  /* largest unsent queue any browser had, in bytes
                              * (at most client_buffer + one event) */
-  guint64 history_dropped;  /* history events evicted by history_bytes */
-  gsize history_size;       /* bytes of history held now */
+  guint64 history_dropped; /* history events evicted by history_bytes */
+  gsize history_size;      /* bytes of history held now */
 } VizServerStats;
 
 typedef struct VizServer VizServer;

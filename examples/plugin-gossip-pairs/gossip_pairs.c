@@ -137,8 +137,8 @@ static gboolean pairs_init(ProtoContext *ctx, const ProtoParams *params, gpointe
                            GError **error) {
   const char *mode = proto_params_get_string(params, "mode");
   if (strcmp(mode, "pairs") != 0 && strcmp(mode, "neighbors") != 0) {
-    g_set_error(error, PAIRS_ERROR, 0,
-                "gossip-pairs: unknown mode '%s' (valid: pairs, neighbors)", mode);
+    g_set_error(error, PAIRS_ERROR, 0, "gossip-pairs: unknown mode '%s' (valid: pairs, neighbors)",
+                mode);
     return FALSE;
   }
   PairsRun *r = g_new0(PairsRun, 1);

@@ -15,14 +15,16 @@
 
 static int col(const DpgTable *t, const char *name) {
   for (unsigned j = 0; j < dpg_table_n_cols(t); j++)
-    if (strcmp(dpg_table_col_name(t, j), name) == 0) return (int)j;
+    if (strcmp(dpg_table_col_name(t, j), name) == 0)
+      return (int)j;
   g_assert_not_reached();
   return -1;
 }
 
 static const char *attr(const DpgTable *t, const char *key) {
   for (unsigned i = 0; i < dpg_table_n_attrs(t); i++)
-    if (strcmp(dpg_table_attr_key(t, i), key) == 0) return dpg_table_attr_value(t, i);
+    if (strcmp(dpg_table_attr_key(t, i), key) == 0)
+      return dpg_table_attr_value(t, i);
   return NULL;
 }
 
@@ -121,8 +123,11 @@ static void test_errors(void) {
   g_assert_cmpstr(err.message, ==, "give exactly one of --graph FILE or --generate SPEC");
   dpg_free(err.message);
   err = (DpgError){0};
-  DpgMafaldaOptions m = {.graph = {.generate = "florentine"}, .epochs = 2, .batches = 2,
-                         .workload = "nope", .band = -1};
+  DpgMafaldaOptions m = {.graph = {.generate = "florentine"},
+                         .epochs = 2,
+                         .batches = 2,
+                         .workload = "nope",
+                         .band = -1};
   g_assert_null(dpg_mafalda(&m, &err));
   g_assert_cmpint(err.status, ==, 2);
   dpg_free(err.message);
@@ -134,8 +139,8 @@ static void test_errors(void) {
 
 /* ../shared/reference/mafalda-florentine-k3-b4.json. */
 static void test_mafalda_reference(void) {
-  DpgMafaldaOptions m = {.graph = {.generate = "florentine"}, .epochs = 3, .batches = 4,
-                         .band = -1};
+  DpgMafaldaOptions m = {
+      .graph = {.generate = "florentine"}, .epochs = 3, .batches = 4, .band = -1};
   DpgError err = {0};
   DpgTable *t = dpg_mafalda(&m, &err);
   g_assert_nonnull(t);
@@ -206,7 +211,8 @@ static void test_cancel_flag(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/api/account/reference", test_account_reference);
-  g_test_add_func("/api/account/observer-equals-structured", test_account_observer_equals_structured);
+  g_test_add_func("/api/account/observer-equals-structured",
+                  test_account_observer_equals_structured);
   g_test_add_func("/api/errors", test_errors);
   g_test_add_func("/api/mafalda/reference", test_mafalda_reference);
   g_test_add_func("/api/graph/edges", test_graph_edges);

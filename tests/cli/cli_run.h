@@ -27,8 +27,8 @@ static inline CliRun cli_run_v(const char *const *args) {
   CliRun r = {0};
   int wait_status = 0;
   GError *error = NULL;
-  gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                             &r.out, &r.err, &wait_status, &error);
+  gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out,
+                             &r.err, &wait_status, &error);
   g_assert_no_error(error);
   g_assert_true(ok);
   r.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;

@@ -88,7 +88,9 @@ static void test_formats(void) {
   JsonParser *p;
   JsonArray *vic = json_object_get_array_member(cli_run_json(&j, &p), "victims");
   char **lines = g_strsplit(c.out, "\n", -1);
-  g_assert_cmpstr(lines[0], ==, "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers,alpha,delta,path,seed");
+  g_assert_cmpstr(lines[0], ==,
+                  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,"
+                  "attackers,alpha,delta,path,seed");
   g_assert_cmpuint(json_array_get_length(vic), ==, 13);
   for (guint i = 0; i < 13; i++) {
     char **f = g_strsplit(lines[i + 1], ",", -1);
@@ -143,7 +145,8 @@ static void test_unprotected(void) {
   r = cli_run("account", FLORENTINE, "-T", "2", "--trust", "pndp", "-a", "0", "--sigma", "0",
               "--format", "csv");
   g_assert_cmpint(r.status, ==, 0);
-  g_assert_nonnull(strstr(r.out, "\n0,pndp,1,1,inf,inf,inf,inf,,unprotected,0,2,1e-06,structured,0\n"));
+  g_assert_nonnull(
+      strstr(r.out, "\n0,pndp,1,1,inf,inf,inf,inf,,unprotected,0,2,1e-06,structured,0\n"));
   cli_run_clear(&r);
 }
 
@@ -166,8 +169,8 @@ static void test_ldp(void) {
 static double victim_value(const char *out, guint i, const char *key) {
   JsonParser *p = json_parser_new();
   g_assert_true(json_parser_load_from_data(p, out, -1, NULL));
-  JsonArray *vic =
-      json_object_get_array_member(json_node_get_object(json_parser_get_root(p)), "victims");
+  JsonArray *vic = json_object_get_array_member(json_node_get_object(json_parser_get_root(p)),
+                                                "victims");
   double v = json_object_get_double_member(json_array_get_object_element(vic, i), key);
   g_object_unref(p);
   return v;
@@ -183,8 +186,8 @@ static void test_protocols(void) {
   char *cfile = g_build_filename(dir, "C.csv", NULL);
   g_assert_true(g_file_set_contents(cfile, "1,0,0,0\n0,1,0,0\n0,0,1,0\n0,0,0,1\n", -1, NULL));
   char *proto = g_strdup_printf("mfdsgd:C=%s", cfile);
-  CliRun a =
-      cli_run("account", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "7", "--format", "json");
+  CliRun a = cli_run("account", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "7", "--format",
+                     "json");
   CliRun b = cli_run("account", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "7", "--protocol",
                      proto, "--format", "json");
   CliRun e = cli_run("account", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "7",
@@ -228,7 +231,8 @@ static void expect_fail(int status, const char *needle, const char *const *args)
   CliRun r = cli_run_v(args);
   g_assert_cmpint(r.status, ==, status);
   g_assert_cmpstr(r.out, ==, "");
-  if (!strstr(r.err, needle)) g_error("stderr '%s' lacks '%s'", r.err, needle);
+  if (!strstr(r.err, needle))
+    g_error("stderr '%s' lacks '%s'", r.err, needle);
   cli_run_clear(&r);
 }
 
@@ -275,7 +279,8 @@ static void test_bad_inputs(void) {
        "mfdsgd:C=/nonexistent/C.csv");
   char *c32 = cli_test_data_path("account-C-3x2.csv");
   char *p32 = g_strdup_printf("mfdsgd:C=%s", c32);
-  FAIL(1, "C is 3 x 2, expected 3 x 3", FLORENTINE, "-T", "3", "--trust", "pndp", "-a", "0", "--protocol", p32);
+  FAIL(1, "C is 3 x 2, expected 3 x 3", FLORENTINE, "-T", "3", "--trust", "pndp", "-a", "0",
+       "--protocol", p32);
   char *cnn = cli_test_data_path("account-C-nonnumeric.csv");
   char *pnn = g_strdup_printf("mfdsgd:C=%s", cnn);
   FAIL(1, ":2:2: not a finite number: 'one'", FLORENTINE, "-T", "3", "--trust", "pndp", "-a", "0",

@@ -66,7 +66,8 @@ static void assert_same_accountings(const CliRun *x, const CliRun *y, double tol
               *vy = json_object_get_array_member(cy, "victims");
     g_assert_cmpuint(json_array_get_length(vx), ==, json_array_get_length(vy));
     for (guint i = 0; i < json_array_get_length(vx); i++) {
-      JsonObject *a1 = json_array_get_object_element(vx, i), *a2 = json_array_get_object_element(vy, i);
+      JsonObject *a1 = json_array_get_object_element(vx, i),
+                 *a2 = json_array_get_object_element(vy, i);
       g_assert_cmpint(json_object_get_int_member(a1, "node"), ==,
                       json_object_get_int_member(a2, "node"));
       if (json_object_get_null_member(a1, "sensitivity")) {
@@ -114,13 +115,15 @@ static void test_reference(void) {
   json_parser_load_from_file(rp, path, &err);
   g_assert_no_error(err);
   g_free(path);
-  JsonArray *rows =
-      json_object_get_array_member(json_node_get_object(json_parser_get_root(rp)), "rows");
+  JsonArray *rows = json_object_get_array_member(json_node_get_object(json_parser_get_root(rp)),
+                                                 "rows");
   JsonArray *vic = json_object_get_array_member(o, "victims");
   g_assert_cmpuint(json_array_get_length(vic), ==, json_array_get_length(rows));
   for (guint i = 0; i < json_array_get_length(rows); i++) {
-    JsonObject *v = json_array_get_object_element(vic, i), *w = json_array_get_object_element(rows, i);
-    g_assert_cmpint(json_object_get_int_member(v, "node"), ==, json_object_get_int_member(w, "node"));
+    JsonObject *v = json_array_get_object_element(vic, i),
+               *w = json_array_get_object_element(rows, i);
+    g_assert_cmpint(json_object_get_int_member(v, "node"), ==,
+                    json_object_get_int_member(w, "node"));
     double want = json_object_get_double_member(w, "rdp_alpha2");
     if (want > 1e-9)
       g_assert_cmpfloat(rel_diff(json_object_get_double_member(v, "rdp"), want), <, 1e-6);
@@ -150,7 +153,8 @@ static void compare_paths(const char *const *base, guint n_base) {
     g_ptr_array_add(b, (gpointer)tail_s[i]);
   }
   CliRun o = cli_run_v((const char *const *)a->pdata), s = cli_run_v((const char *const *)b->pdata);
-  if (o.status != 0 || s.status != 0) g_error("%s / %s", o.err, s.err);
+  if (o.status != 0 || s.status != 0)
+    g_error("%s / %s", o.err, s.err);
   g_assert_cmpstr(path_of(&o), ==, "observer");
   g_assert_cmpstr(path_of(&s), ==, "structured");
   assert_same_accountings(&o, &s, 1e-9);
@@ -181,15 +185,16 @@ static void test_equals_structured(void) {
   char *mf = g_strdup_printf("mfdsgd:C=%s", c);
   const char *protos[] = {"dsgd", "muffliato:K=2", "antipgd", mf};
   for (guint p = 0; p < G_N_ELEMENTS(protos); p++) {
-    const char *flo[] = {FLORENTINE, "-T", "4", "--trust", "ldp,pndp", "-a", "0", "-a", "3+11",
-                         "--sigma", "0.8", "--protocol", protos[p]};
+    const char *flo[] = {FLORENTINE, "-T",   "4",       "--trust", "ldp,pndp",   "-a",     "0",
+                         "-a",       "3+11", "--sigma", "0.8",     "--protocol", protos[p]};
     compare_paths(flo, G_N_ELEMENTS(flo));
-    const char *rnd[] = {RANDOM, "-T", "4", "-b", "2", "--trust", "pndp,ldp", "-a", "2", "-a",
-                         "1,5,7", "--protocol", protos[p]};
+    const char *rnd[] = {RANDOM, "-T", "4",  "-b",    "2",          "--trust", "pndp,ldp",
+                         "-a",   "2",  "-a", "1,5,7", "--protocol", protos[p]};
     compare_paths(rnd, G_N_ELEMENTS(rnd));
   }
-  const char *sched[] = {FLORENTINE, "-T", "5", "--schedule", "matching", "--seed", "3",
-                         "--trust", "pndp", "-a", "4", "-a", "0+9", "--protocol", "muffliato:K=2"};
+  const char *sched[] = {FLORENTINE, "-T", "5",       "--schedule", "matching",
+                         "--seed",   "3",  "--trust", "pndp",       "-a",
+                         "4",        "-a", "0+9",     "--protocol", "muffliato:K=2"};
   compare_paths(sched, G_N_ELEMENTS(sched));
   g_remove(c);
   g_rmdir(dir);
@@ -216,14 +221,17 @@ static void test_auto(void) {
       {{"--schedule", "exponential", NULL}, "structured", "synchronous run"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    const char *args[32] = {"account", FLORENTINE, "-T", "3", "--trust", "pndp", "-a", "0",
-                            "--format", "json"};
+    const char *args[32] = {"account", FLORENTINE, "-T", "3",        "--trust",
+                            "pndp",    "-a",       "0",  "--format", "json"};
     guint k = 0;
-    while (args[k]) k++;
-    for (guint j = 0; cases[i].extra[j]; j++) args[k++] = cases[i].extra[j];
+    while (args[k])
+      k++;
+    for (guint j = 0; cases[i].extra[j]; j++)
+      args[k++] = cases[i].extra[j];
     args[k] = NULL;
     CliRun r = cli_run_v(args);
-    if (r.status != 0) g_error("case %u: %s", i, r.err);
+    if (r.status != 0)
+      g_error("case %u: %s", i, r.err);
     JsonParser *p;
     JsonObject *o = cli_run_json(&r, &p);
     g_assert_cmpstr(json_object_get_string_member(o, "path"), ==, cases[i].path);
@@ -241,7 +249,8 @@ static double mu_of(JsonObject *acc, guint node) {
   for (guint i = 0; i < json_array_get_length(v); i++) {
     JsonObject *o = json_array_get_object_element(v, i);
     if ((guint)json_object_get_int_member(o, "node") == node)
-      return json_object_get_null_member(o, "mu") ? INFINITY : json_object_get_double_member(o, "mu");
+      return json_object_get_null_member(o, "mu") ? INFINITY
+                                                  : json_object_get_double_member(o, "mu");
   }
   return NAN;
 }
@@ -265,7 +274,8 @@ static void test_decor_zipdl(void) {
     guint strict = 0;
     for (guint u = 0; u < 15; u++) {
       double a = mu_of(ldp, u), b = mu_of(pndp, u), c = mu_of(sec, u);
-      if (isnan(c)) continue;
+      if (isnan(c))
+        continue;
       g_assert_true(isfinite(a) && isfinite(b) && isfinite(c));
       g_assert_cmpfloat(a, <=, c * (1 + 1e-7));
       g_assert_cmpfloat(b, <=, c * (1 + 1e-7));
@@ -303,7 +313,8 @@ static void test_decor_zipdl(void) {
 /* ---- Asynchronous runs ---- */
 
 static JsonObject *run_json(CliRun *r, JsonParser **p) {
-  if (r->status != 0) g_error("%s", r->err);
+  if (r->status != 0)
+    g_error("%s", r->err);
   return cli_run_json(r, p);
 }
 
@@ -329,7 +340,8 @@ static void test_deadline(void) {
   /* Nothing of node 1 ever reaches attacker 0: it learns nothing at all. */
   run = json_object_get_object_member(od, "run");
   g_assert_cmpint(json_object_get_int_member(run, "messages_dropped"), ==, 4);
-  for (guint u = 1; u < 15; u++) g_assert_cmpfloat(mu_of(od, u), ==, 0.0);
+  for (guint u = 1; u < 15; u++)
+    g_assert_cmpfloat(mu_of(od, u), ==, 0.0);
   g_object_unref(p1);
   g_object_unref(p2);
   g_object_unref(p3);
@@ -373,11 +385,13 @@ static void test_noiseless(void) {
       const gint *want = T == 1 ? within1 : within2;
       guint n_want = T == 1 ? 1 : 6;
       g_assert_cmpuint(json_array_get_length(un), ==, n_want);
-      for (guint i = 0; i < n_want; i++) g_assert_cmpint(json_array_get_int_element(un, i), ==, want[i]);
+      for (guint i = 0; i < n_want; i++)
+        g_assert_cmpint(json_array_get_int_element(un, i), ==, want[i]);
       for (guint u = 1; u < 15; u++) {
         double mu = mu_of(o, u);
         gboolean in = FALSE;
-        for (guint i = 0; i < n_want; i++) in |= (gint)u == want[i];
+        for (guint i = 0; i < n_want; i++)
+          in |= (gint)u == want[i];
         if (in)
           g_assert_true(isinf(mu));
         else
@@ -399,12 +413,14 @@ static void test_relabel(void) {
   char *perm = g_build_filename(dir, "h.edges", NULL);
   GString *b = g_string_new(NULL);
   guint pi[15];
-  for (guint u = 0; u < 15; u++) pi[u] = (7 * u + 3) % 15; /* 7 is invertible mod 15 */
+  for (guint u = 0; u < 15; u++)
+    pi[u] = (7 * u + 3) % 15; /* 7 is invertible mod 15 */
   char **lines = g_strsplit(text, "\n", -1);
   guint n_edges = 0;
   for (guint i = 0; lines[i]; i++) {
     guint u, v;
-    if (lines[i][0] == '#' || sscanf(lines[i], "%u %u", &u, &v) != 2) continue;
+    if (lines[i][0] == '#' || sscanf(lines[i], "%u %u", &u, &v) != 2)
+      continue;
     g_string_append_printf(b, "%u %u\n", pi[v], pi[u]);
     n_edges++;
   }
@@ -483,7 +499,9 @@ static void test_unresolved(void) {
     g_assert_nonnull(strstr(r->err, UNRESOLVED_NOTE));
   }
   char **lines = g_strsplit(c.out, "\n", -1);
-  g_assert_cmpstr(lines[0], ==, "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers,alpha,delta,path,seed");
+  g_assert_cmpstr(lines[0], ==,
+                  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,"
+                  "attackers,alpha,delta,path,seed");
   g_assert_cmpstr(lines[2], ==, "9,ldp,1,1,inf,inf,inf,inf,,unresolved,9,2,1e-06,observer,0");
   g_assert_true(g_str_has_prefix(lines[1], "9,ldp,0,2,50939954."));
   g_assert_true(g_str_has_suffix(lines[1], ",protected,9,2,1e-06,observer,0"));
@@ -518,7 +536,9 @@ static void test_formats(void) {
   g_assert_cmpint(c.status, ==, 0);
   g_assert_cmpint(t.status, ==, 0);
   char **lines = g_strsplit(c.out, "\n", -1);
-  g_assert_cmpstr(lines[0], ==, "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers,alpha,delta,path,seed");
+  g_assert_cmpstr(lines[0], ==,
+                  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,"
+                  "attackers,alpha,delta,path,seed");
   /* 14 + 14 + 13 + 13 victims, then the final empty line. */
   g_assert_cmpuint(g_strv_length(lines), ==, 1 + 54 + 1);
   g_assert_true(g_str_has_prefix(lines[1], "0,ldp,1,1,"));
@@ -553,7 +573,8 @@ static void expect_fail(int status, const char *needle, const char *const *args)
   CliRun r = cli_run_v(args);
   g_assert_cmpint(r.status, ==, status);
   g_assert_cmpstr(r.out, ==, "");
-  if (!strstr(r.err, needle)) g_error("stderr '%s' lacks '%s'", r.err, needle);
+  if (!strstr(r.err, needle))
+    g_error("stderr '%s' lacks '%s'", r.err, needle);
   cli_run_clear(&r);
 }
 
@@ -572,8 +593,8 @@ static void test_bad_inputs(void) {
        "structured", "--latency", "constant:ms=2", "--lr", "0.5", "--storage", "dense");
   FAIL(2, "--link only exists", "--trust", "pndp", "-a", "0", "--path", "structured", "--link",
        "1:0=down");
-  FAIL(2, "--mode, --loss only exist in", "--trust", "pndp", "-a", "0", "--path", "structured", "--mode",
-       "stale:s=1", "--loss", "0.5");
+  FAIL(2, "--mode, --loss only exist in", "--trust", "pndp", "-a", "0", "--path", "structured",
+       "--mode", "stale:s=1", "--loss", "0.5");
   FAIL(2, "needs an asynchronous --mode", "--trust", "pndp", "-a", "0", "--loss", "0.1");
   FAIL(2, "--mode:", "--trust", "pndp", "-a", "0", "--mode", "eventually");
   FAIL(2, "--latency:", "--trust", "pndp", "-a", "0", "--latency", "fast");

@@ -80,8 +80,8 @@ static void expect_usage(const char *const *args, const char *needle) {
   cli_run_clear(&r);
 }
 
-#define GRAMMAR                                                                                  \
-  "(expected all (every node in turn, alone), or node ids joined by '+' into one collusion "    \
+#define GRAMMAR                                                                                    \
+  "(expected all (every node in turn, alone), or node ids joined by '+' into one collusion "       \
   "set, sets separated by ',': 0, 0+5 or 0+5,7)"
 
 static void test_refused(void) {
@@ -104,8 +104,8 @@ static void test_refused(void) {
   expect_usage((const char *const[]){PVD, FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0;8",
                                      "--out", svg, NULL},
                "--attackers: '0;8' is not a node id " GRAMMAR);
-  expect_usage((const char *const[]){PVD, FLORENTINE, "-T", "4", "--trust", "pndp", "-a",
-                                     "all,1", "--out", svg, NULL},
+  expect_usage((const char *const[]){PVD, FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "all,1",
+                                     "--out", svg, NULL},
                "--attackers: 'all' stands alone");
   g_assert_false(g_file_test(svg, G_FILE_TEST_EXISTS));
   g_free(svg);

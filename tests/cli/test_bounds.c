@@ -47,9 +47,8 @@ static CliRun run_limited(gsize bytes, const char *const *args) {
   CliRun r = {0};
   int wait_status = 0;
   GError *error = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT,
-                             limit_address_space, GSIZE_TO_POINTER(bytes), &r.out, &r.err,
-                             &wait_status, &error));
+  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, limit_address_space,
+                             GSIZE_TO_POINTER(bytes), &r.out, &r.err, &wait_status, &error));
   g_assert_no_error(error);
   r.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
   g_ptr_array_free(argv, TRUE);
@@ -159,8 +158,7 @@ static void test_train_models_budget(void) {
 static void test_observer_budget(void) {
   gint64 t0 = g_get_monotonic_time();
   CliRun r = cli_run("account", "--generate", "erdos:n=20000,p=0.001,seed=1", "--rounds", "200",
-                     "--trust", "pndp", "-a", "0", "--path", "observer", "--accountant",
-                     "dense");
+                     "--trust", "pndp", "-a", "0", "--path", "observer", "--accountant", "dense");
   g_assert_cmpint(r.status, !=, 0);
   g_assert_cmpint(r.status, !=, -1);
   g_assert_nonnull(strstr(r.err, "accounting the attacker knowledge would need 288.0 GB"));
@@ -169,8 +167,8 @@ static void test_observer_budget(void) {
   /* The streaming accountant (the default): its state alone is at least
    * 20,000 variables by 4 million gradient slots (640 GB). */
   t0 = g_get_monotonic_time();
-  r = cli_run("account", "--generate", "erdos:n=20000,p=0.001,seed=1", "--rounds", "200",
-              "--trust", "pndp", "-a", "0", "--path", "observer");
+  r = cli_run("account", "--generate", "erdos:n=20000,p=0.001,seed=1", "--rounds", "200", "--trust",
+              "pndp", "-a", "0", "--path", "observer");
   g_assert_cmpint(r.status, !=, 0);
   g_assert_cmpint(r.status, !=, -1);
   g_assert_nonnull(strstr(r.err, "the streaming accountant's state"));
@@ -193,8 +191,8 @@ static void test_validate_synthetic(void) {
                       : (skip_under_asan() ? (CliRun){0}
                                            : cli_run_limited((gsize)2 << 30, "validate", path));
     if (r.err != NULL) {
-      assert_error(&r, ":6: task.dataset", "would need", i == 0 ? "PB of memory"
-                                                                 : "161.6 GB of memory");
+      assert_error(&r, ":6: task.dataset", "would need",
+                   i == 0 ? "PB of memory" : "161.6 GB of memory");
       cli_run_clear(&r);
     }
     g_unlink(path);

@@ -13,8 +13,8 @@
 #include "cli_run.h"
 
 #define FLORENTINE "--generate", "florentine"
-#define TRAIN_ARGS                                                                             \
-  "--dataset", "synthetic:linear,n=120,d=3,seed=1", "--model", "linear", "--epochs", "1",     \
+#define TRAIN_ARGS                                                                                 \
+  "--dataset", "synthetic:linear,n=120,d=3,seed=1", "--model", "linear", "--epochs", "1",          \
       "--batches", "2"
 
 static void assert_has(const char *text, const char *fragment) {
@@ -43,10 +43,14 @@ static void test_help_help(void) {
  * (cli_parse or its own parser), its group (graph options) included. */
 static void test_did_you_mean(void) {
   static const char *const cases[][3] = {
-      {"account", "--generatee", "'--generate'"}, {"graph", "--lc", "'--lcc'"},
-      {"run", "--sed", "'--seed'"},               {"train", "--epoch", "'--epochs'"},
-      {"figure", "--rounds2", "'--rounds'"},      {"protocols", "--formt", "'--format'"},
-      {"replay", "--sped", "'--speed'"},          {"validate", "--key", "'--keys'"},
+      {"account", "--generatee", "'--generate'"},
+      {"graph", "--lc", "'--lcc'"},
+      {"run", "--sed", "'--seed'"},
+      {"train", "--epoch", "'--epochs'"},
+      {"figure", "--rounds2", "'--rounds'"},
+      {"protocols", "--formt", "'--format'"},
+      {"replay", "--sped", "'--speed'"},
+      {"validate", "--key", "'--keys'"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     CliRun r = cli_run(cases[i][0], cases[i][1]);
@@ -76,20 +80,20 @@ static void test_exit_policy(void) {
   char *dir = tmp_dir();
   char *out = g_build_filename(dir, "t.csv", NULL);
   /* A --generate spec that does not parse: a usage error everywhere. */
-  expect_status(2, "unknown generator", (const char *const[]){"graph", "--generate", "nosuch", NULL});
+  expect_status(2, "unknown generator",
+                (const char *const[]){"graph", "--generate", "nosuch", NULL});
   expect_status(2, "unknown generator",
                 (const char *const[]){"account", "--generate", "nosuch", "-T", "4", "--trust",
                                       "pndp", "-a", "0", NULL});
+  expect_status(
+      2, "unknown generator",
+      (const char *const[]){"mafalda", "--generate", "nosuch", "-k", "1", "-b", "2", NULL});
+  expect_status(
+      2, "unknown generator",
+      (const char *const[]){"train", "--generate", "nosuch", TRAIN_ARGS, "--out", out, NULL});
   expect_status(2, "unknown generator",
-                (const char *const[]){"mafalda", "--generate", "nosuch", "-k", "1", "-b", "2",
-                                      NULL});
-  expect_status(2, "unknown generator",
-                (const char *const[]){"train", "--generate", "nosuch", TRAIN_ARGS, "--out", out,
-                                      NULL});
-  expect_status(2, "unknown generator",
-                (const char *const[]){"figure", "privacy-vs-distance", "--generate", "nosuch",
-                                      "-T", "4", "--trust", "pndp", "-a", "0", "--out", "x.svg",
-                                      NULL});
+                (const char *const[]){"figure", "privacy-vs-distance", "--generate", "nosuch", "-T",
+                                      "4", "--trust", "pndp", "-a", "0", "--out", "x.svg", NULL});
   /* A graph file that does not exist: a failed run everywhere. */
   const char *missing = "/nonexistent/g.edges";
   expect_status(1, missing, (const char *const[]){"graph", "--graph", missing, NULL});
@@ -104,9 +108,9 @@ static void test_exit_policy(void) {
                 (const char *const[]){"figure", "privacy-vs-distance", "--graph", missing, "-T",
                                       "4", "--trust", "pndp", "-a", "0", "--out", "x.svg", NULL});
   /* A numeric option out of range: 2 (train used to say 1 for --sigma -1). */
-  expect_status(2, "--sigma",
-                (const char *const[]){"train", FLORENTINE, TRAIN_ARGS, "--sigma", "-1", "--out",
-                                      out, NULL});
+  expect_status(
+      2, "--sigma",
+      (const char *const[]){"train", FLORENTINE, TRAIN_ARGS, "--sigma", "-1", "--out", out, NULL});
   expect_status(2, "--sigma",
                 (const char *const[]){"account", FLORENTINE, "-T", "4", "--trust", "pndp", "-a",
                                       "0", "--sigma", "-1", NULL});
@@ -232,8 +236,8 @@ static void test_json_numbers(void) {
   g_assert_null(strstr(r.out, "9.9999999999999995e-07"));
   g_assert_null(strstr(r.out, "0.10000000000000001"));
   cli_run_clear(&r);
-  r = cli_run("account", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--path",
-              "observer", "--format", "json");
+  r = cli_run("account", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--path", "observer",
+              "--format", "json");
   g_assert_cmpint(r.status, ==, 0);
   assert_has(r.out, "\"loss\" : 0.0,");
   cli_run_clear(&r);
@@ -249,8 +253,8 @@ static void test_out_said(void) {
   g_free(want);
   g_assert_true(g_file_test(c, G_FILE_TEST_IS_REGULAR));
   cli_run_clear(&r);
-  r = cli_run("figure", "privacy-vs-distance", FLORENTINE, "-T", "4", "--trust", "pndp", "-a",
-              "0", "--out", svg);
+  r = cli_run("figure", "privacy-vs-distance", FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0",
+              "--out", svg);
   g_assert_cmpint(r.status, ==, 0);
   want = g_strdup_printf("dpgossip figure: wrote %s (1 panel)\n", svg);
   g_assert_cmpstr(r.err, ==, want);
@@ -271,13 +275,13 @@ static void test_replay_speed_unit(void) {
   CliRun r = cli_run("demo", "--record", trace);
   g_assert_cmpint(r.status, ==, 0);
   cli_run_clear(&r);
-  r = cli_run("replay", trace, "--publish", "tcp://127.0.0.1:0", "--publish-wait", "0",
-              "--speed", "10");
+  r = cli_run("replay", trace, "--publish", "tcp://127.0.0.1:0", "--publish-wait", "0", "--speed",
+              "10");
   g_assert_cmpint(r.status, ==, 0);
   assert_has(r.err, "at 10 rounds per second");
   cli_run_clear(&r);
-  r = cli_run("replay", trace, "--publish", "tcp://127.0.0.1:0", "--publish-wait", "0",
-              "--speed", "max");
+  r = cli_run("replay", trace, "--publish", "tcp://127.0.0.1:0", "--publish-wait", "0", "--speed",
+              "max");
   g_assert_cmpint(r.status, ==, 0);
   assert_has(r.err, "at full speed");
   cli_run_clear(&r);

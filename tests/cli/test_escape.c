@@ -46,7 +46,8 @@ static void test_validate(void) {
   char *path = write_tmp(dir, "esc.ini",
                          "[simulation]\nseed = \x1b[31m\nname = a\xe2\x80\xae/b\n"
                          "[topology]\ngenerate = \x1b]0;pwned\x07\n"
-                         "[protocol]\nname = \xc2\x9b" "2J\n");
+                         "[protocol]\nname = \xc2\x9b"
+                         "2J\n");
   CliRun r = cli_run("validate", path);
   g_assert_cmpint(r.status, ==, 1);
   assert_clean(r.err, "esc.ini:2: simulation.seed: '\\x1b[31m'");

@@ -38,8 +38,10 @@ typedef struct {
 } Stats;
 
 static void stat_add(Stat *s, double v) {
-  if (s->count == 0 || v < s->min) s->min = v;
-  if (s->count == 0 || v > s->max) s->max = v;
+  if (s->count == 0 || v < s->min)
+    s->min = v;
+  if (s->count == 0 || v > s->max)
+    s->max = v;
   s->count++;
   s->sum += v;
 }
@@ -63,9 +65,9 @@ static void parse_data(const char *path, const char *graph, Stats *out) {
     g_assert_cmpuint(d, >=, 1);
     g_assert_cmpuint(d, <, 32);
     /* "sync": the second series of an asynchronous figure. */
-    int m = g_str_equal(f[2], "ours")                                        ? OURS
+    int m = g_str_equal(f[2], "ours")                                     ? OURS
             : g_str_equal(f[2], "muffliato") || g_str_equal(f[2], "sync") ? MUFF
-                                                                            : -1;
+                                                                          : -1;
     g_assert_cmpint(m, >=, 0);
     Stat *s = &out->s[d][m];
     g_assert_cmpuint(s->count, ==, 0); /* one row per (distance, method) */
@@ -89,7 +91,8 @@ static void assert_stats_equal(const Stats *got, const Stats *want) {
     for (guint m = 0; m < N_METHODS; m++) {
       const Stat *g = &got->s[d][m], *w = &want->s[d][m];
       g_assert_cmpuint(g->count, ==, w->count);
-      if (!w->count) continue;
+      if (!w->count)
+        continue;
       g_assert_cmpfloat(rel_diff(g->sum, w->sum / w->count), <, 1e-6);
       g_assert_cmpfloat(rel_diff(g->min, w->min), <, 1e-6);
       g_assert_cmpfloat(rel_diff(g->max, w->max), <, 1e-6);
@@ -111,7 +114,8 @@ static void rm_dir(char *dir) {
     g_unlink(p);
     g_free(p);
   }
-  if (d) g_dir_close(d);
+  if (d)
+    g_dir_close(d);
   g_rmdir(dir);
   g_free(dir);
 }
@@ -133,8 +137,8 @@ static void test_florentine_reference(void) {
   JsonParser *p = json_parser_new();
   json_parser_load_from_file(p, path, &err);
   g_assert_no_error(err);
-  JsonArray *rows =
-      json_object_get_array_member(json_node_get_object(json_parser_get_root(p)), "rows");
+  JsonArray *rows = json_object_get_array_member(json_node_get_object(json_parser_get_root(p)),
+                                                 "rows");
   g_assert_cmpuint(json_array_get_length(rows), ==, 14);
   for (guint i = 0; i < json_array_get_length(rows); i++) {
     JsonObject *o = json_array_get_object_element(rows, i);
@@ -163,9 +167,12 @@ static void on_start(GMarkupParseContext *ctx, const char *name, const char **an
                      gpointer data, GError **error) {
   (void)an, (void)av, (void)error;
   SvgCount *c = data;
-  if (c->elements++ == 0) c->root_svg = g_str_equal(name, "svg");
-  if (g_str_equal(name, "path")) c->paths++;
-  if (g_str_equal(name, "text") || g_str_equal(name, "use")) c->texts++;
+  if (c->elements++ == 0)
+    c->root_svg = g_str_equal(name, "svg");
+  if (g_str_equal(name, "path"))
+    c->paths++;
+  if (g_str_equal(name, "text") || g_str_equal(name, "use"))
+    c->texts++;
   (void)ctx;
 }
 
@@ -234,7 +241,9 @@ static void add_account_run(Stats *want, const char *attackers) {
                      "--compare", "muffliato", "--format", "csv");
   g_assert_cmpint(r.status, ==, 0);
   char **lines = g_strsplit(r.out, "\n", -1);
-  g_assert_cmpstr(lines[0], ==, "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers,alpha,delta,path,seed");
+  g_assert_cmpstr(lines[0], ==,
+                  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,"
+                  "attackers,alpha,delta,path,seed");
   for (guint i = 1; lines[i] && *lines[i]; i++) {
     char **f = g_strsplit(lines[i], ",", -1);
     guint d = (guint)atoi(f[3]);
@@ -280,9 +289,8 @@ static void test_all_attackers(void) {
   char *text = NULL;
   g_assert_true(g_file_get_contents(csv, &text, NULL, NULL));
   /* The label holds a comma: quoted. */
-  g_assert_true(g_str_has_prefix(text,
-                                 "graph,distance,method,mean,min,max,count\n"
-                                 "\"Florentine, families\",1,ours,"));
+  g_assert_true(g_str_has_prefix(text, "graph,distance,method,mean,min,max,count\n"
+                                       "\"Florentine, families\",1,ours,"));
   guint total[N_METHODS] = {0}, at1 = 0;
   char **lines = g_strsplit(text, "\n", -1);
   for (guint i = 1; lines[i] && *lines[i]; i++) {
@@ -290,7 +298,8 @@ static void test_all_attackers(void) {
     char **f = g_strsplit(rest, ",", -1);
     int m = g_str_equal(f[1], "ours") ? OURS : MUFF;
     total[m] += (guint)atoi(f[5]);
-    if (atoi(f[0]) == 1 && m == OURS) at1 = (guint)atoi(f[5]);
+    if (atoi(f[0]) == 1 && m == OURS)
+      at1 = (guint)atoi(f[5]);
     g_strfreev(f);
   }
   g_strfreev(lines);
@@ -311,10 +320,13 @@ static void test_all_attackers(void) {
  * set, one trust): column @col into method @m. */
 static void add_account_csv(Stats *want, int m, guint col, const char *const *args) {
   CliRun r = cli_run_v(args);
-  if (r.status != 0) g_printerr("%s\n", r.err);
+  if (r.status != 0)
+    g_printerr("%s\n", r.err);
   g_assert_cmpint(r.status, ==, 0);
   char **lines = g_strsplit(r.out, "\n", -1);
-  g_assert_cmpstr(lines[0], ==, "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers,alpha,delta,path,seed");
+  g_assert_cmpstr(lines[0], ==,
+                  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,"
+                  "attackers,alpha,delta,path,seed");
   for (guint i = 1; lines[i] && *lines[i]; i++) {
     char **f = g_strsplit(lines[i], ",", -1);
     g_assert_cmpuint(g_strv_length(f), ==, 15);
@@ -338,7 +350,8 @@ static void test_async(void) {
        *svg2 = g_build_filename(dir, "g.svg", NULL), *csv2 = g_build_filename(dir, "g.csv", NULL);
   CliRun r = cli_run(PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "all", ASYNC, "--out",
                      svg, "--data", csv);
-  if (r.status != 0) g_printerr("%s\n", r.err);
+  if (r.status != 0)
+    g_printerr("%s\n", r.err);
   g_assert_cmpint(r.status, ==, 0);
   /* Muffliato's bound is not drawn, and stdout says so. */
   g_assert_true(strstr(r.out, "Muffliato's bound (static synchronous gossip) does not apply") !=
@@ -347,7 +360,8 @@ static void test_async(void) {
   /* Progress on stderr, with messages the deadline left out. */
   const char *late = strstr(r.err, " too late to be used;");
   g_assert_nonnull(late);
-  while (late > r.err && g_ascii_isdigit(late[-1])) late--;
+  while (late > r.err && g_ascii_isdigit(late[-1]))
+    late--;
   g_assert_cmpint(atoi(late), >, 0);
   cli_run_clear(&r);
 
@@ -369,7 +383,8 @@ static void test_async(void) {
   /* Asynchrony changes the numbers: some distance moves by over 5%. */
   double most = 0;
   for (guint d = 1; d < 32; d++)
-    if (got.s[d][OURS].count) most = MAX(most, rel_diff(got.s[d][OURS].sum, got.s[d][MUFF].sum));
+    if (got.s[d][OURS].count)
+      most = MAX(most, rel_diff(got.s[d][OURS].sum, got.s[d][MUFF].sum));
   g_assert_cmpfloat(most, >, 0.05);
 
   r = cli_run(PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "all", ASYNC, "--out", svg2,
@@ -454,7 +469,8 @@ static void test_sync_unchanged(void) {
     for (guint m = 0; m < N_METHODS; m++) {
       const Stat *o = &observed.s[d][m], *st = &structured.s[d][m];
       g_assert_cmpuint(o->count, ==, st->count);
-      if (!o->count) continue;
+      if (!o->count)
+        continue;
       g_assert_cmpfloat(rel_diff(o->sum, st->sum), <, 1e-9);
       g_assert_cmpfloat(rel_diff(o->min, st->min), <, 1e-9);
       g_assert_cmpfloat(rel_diff(o->max, st->max), <, 1e-9);
@@ -475,7 +491,8 @@ static void expect_usage(const char *const *args, const char *needle, const char
     g_printerr("status %d, stderr: %s (wanted '%s')\n", r.status, r.err, needle);
   g_assert_cmpint(r.status, ==, 2);
   g_assert_true(strstr(r.err, needle) != NULL);
-  if (out) g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  if (out)
+    g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
   cli_run_clear(&r);
 }
 
@@ -500,8 +517,8 @@ static void test_bad_input(void) {
         "10", "--trust", "pndp", "-a", "0,15", "--out", svg);
   USAGE("'x' is not a node id", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0,x",
         "--out", svg);
-  USAGE("the set '0' is given twice", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0,0", "--out",
-        svg);
+  USAGE("the set '0' is given twice", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0,0",
+        "--out", svg);
   USAGE("node 3 appears twice", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "3+3",
         "--out", svg);
   USAGE("--attackers is required", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "--out", svg);
@@ -533,13 +550,13 @@ static void test_bad_input(void) {
         "--path", "fast", "--out", svg);
   USAGE("--mode stale:s=1 needs --path observer", PVD, FLORENTINE, "-T", "10", "--trust", "pndp",
         "-a", "0", "--path", "structured", "--mode", "stale:s=1", "--out", svg);
-  USAGE("--latency only matters in a simulated run", PVD, FLORENTINE, "-T", "10", "--trust",
-        "pndp", "-a", "0", "--latency", "constant:ms=3", "--out", svg);
+  USAGE("--latency only matters in a simulated run", PVD, FLORENTINE, "-T", "10", "--trust", "pndp",
+        "-a", "0", "--latency", "constant:ms=3", "--out", svg);
 
   /* Failures that are not usage errors: exit 1, nothing half-written. */
   char *missing = g_build_filename(dir, "nope.edges", NULL);
-  CliRun r =
-      cli_run(PVD, "--graph", missing, "-T", "10", "--trust", "pndp", "-a", "0", "--out", svg);
+  CliRun r = cli_run(PVD, "--graph", missing, "-T", "10", "--trust", "pndp", "-a", "0", "--out",
+                     svg);
   g_assert_cmpint(r.status, ==, 1);
   g_assert_true(strstr(r.err, "nope.edges") != NULL);
   cli_run_clear(&r);
@@ -578,15 +595,15 @@ static void test_size_dpi_pdf(void) {
   g_assert_cmpuint((u[16] << 24) | (u[17] << 16) | (u[18] << 8) | u[19], ==, 500);
   g_assert_cmpuint((u[20] << 24) | (u[21] << 16) | (u[22] << 8) | u[23], ==, 400);
   g_free(a);
-  r = cli_run(PVD, FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--size", "5x4in",
-              "--out", pdf);
+  r = cli_run(PVD, FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--size", "5x4in", "--out",
+              pdf);
   g_assert_cmpint(r.status, ==, 0);
   cli_run_clear(&r);
   g_assert_true(g_file_get_contents(pdf, &a, &la, NULL));
   g_assert_true(g_str_has_prefix(a, "%PDF-"));
   g_free(a);
-  r = cli_run(PVD, FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--size", "5x4",
-              "--out", pdf);
+  r = cli_run(PVD, FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--size", "5x4", "--out",
+              pdf);
   g_assert_cmpint(r.status, ==, 2);
   g_assert_nonnull(strstr(r.err, "--size"));
   cli_run_clear(&r);

@@ -173,8 +173,8 @@ static void test_disconnected(void) {
    * the output says why and how many components. */
   g_assert_cmpint(json_object_get_int_member(o, "components"), ==, 2);
   g_assert_cmpfloat(json_object_get_double_member(o, "spectral_gap"), ==, 0.0);
-  g_assert_nonnull(strstr(json_object_get_string_member(o, "spectral_gap_note"),
-                          "disconnected: 2 components"));
+  g_assert_nonnull(
+      strstr(json_object_get_string_member(o, "spectral_gap_note"), "disconnected: 2 components"));
   g_object_unref(p);
   cli_run_clear(&r);
   r = cli_run("graph", "--graph", path);
@@ -237,8 +237,7 @@ static void test_formats(void) {
 static void expect_error(int status, const char *needle, const char *const *args) {
   CliRun r = cli_run_v(args);
   if (r.status != status || strstr(r.err, needle) == NULL)
-    g_error("expected status %d and '%s' in stderr, got %d: %s", status, needle, r.status,
-            r.err);
+    g_error("expected status %d and '%s' in stderr, got %d: %s", status, needle, r.status, r.err);
   g_assert_cmpstr(r.out, ==, "");
   cli_run_clear(&r);
 }
@@ -249,8 +248,7 @@ static void test_bad_inputs(void) {
                (const char *const[]){"graph", "--graph", malformed, NULL});
   g_free(malformed);
   expect_error(1, "no-such-file.edges",
-               (const char *const[]){"graph", "--graph", "/nonexistent/no-such-file.edges",
-                                     NULL});
+               (const char *const[]){"graph", "--graph", "/nonexistent/no-such-file.edges", NULL});
   /* A --generate spec that does not parse is the user's option (README "Exit
    * codes"): 2, like --gossip nope. */
   expect_error(2, "nosuch", (const char *const[]){"graph", "--generate", "nosuch:n=3", NULL});
@@ -258,10 +256,11 @@ static void test_bad_inputs(void) {
   expect_error(2, "exactly one",
                (const char *const[]){"graph", "--generate", "ring:n=5", "--graph", "x", NULL});
   expect_error(2, "exactly one", (const char *const[]){"graph", NULL});
-  expect_error(2, "gossip", (const char *const[]){"graph", "--generate", "florentine",
-                                                  "--gossip", "nope", NULL});
-  expect_error(2, "--format", (const char *const[]){"graph", "--generate", "florentine",
-                                                    "--format", "xml", NULL});
+  expect_error(
+      2, "gossip",
+      (const char *const[]){"graph", "--generate", "florentine", "--gossip", "nope", NULL});
+  expect_error(2, "--format",
+               (const char *const[]){"graph", "--generate", "florentine", "--format", "xml", NULL});
   expect_error(2, "--bogus", (const char *const[]){"graph", "--bogus", NULL});
 }
 

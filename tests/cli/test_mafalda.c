@@ -31,8 +31,8 @@ static const char *const strategies[] = {"mafalda", "dp-d-sgd", "antipgd", "sr",
 
 static void test_florentine_k5_b16(void) {
   char *graph = cli_shared_path("data/graphs/florentine.edges");
-  CliRun r = cli_run("mafalda", "--graph", graph, "--epochs", "5", "--batches", "16",
-                     "--format", "json");
+  CliRun r = cli_run("mafalda", "--graph", graph, "--epochs", "5", "--batches", "16", "--format",
+                     "json");
   g_assert_cmpint(r.status, ==, 0);
   JsonParser *p, *rp;
   JsonObject *o = cli_run_json(&r, &p);
@@ -42,14 +42,15 @@ static void test_florentine_k5_b16(void) {
   g_assert_cmpint(json_object_get_int_member(o, "epochs"), ==, 5);
   g_assert_cmpint(json_object_get_int_member(o, "batches"), ==, 16);
   g_assert_cmpfloat(rel_diff(json_object_get_double_member(o, "trace_H"),
-                             json_object_get_double_member(ref, "trace_H")), <, 1e-10);
+                             json_object_get_double_member(ref, "trace_H")),
+                    <, 1e-10);
   JsonObject *loss = json_object_get_object_member(o, "loss");
   JsonObject *sens = json_object_get_object_member(o, "sensitivity");
   g_assert_cmpuint(json_object_get_size(loss), ==, G_N_ELEMENTS(strategies));
   g_assert_cmpuint(json_object_get_size(sens), ==, G_N_ELEMENTS(strategies));
   double maf = json_object_get_double_member(loss, "mafalda");
-  g_assert_cmpfloat(rel_diff(maf, json_object_get_double_member(ref_loss, "mafalda (optimal)")),
-                    <, 1e-8);
+  g_assert_cmpfloat(rel_diff(maf, json_object_get_double_member(ref_loss, "mafalda (optimal)")), <,
+                    1e-8);
   g_assert_cmpfloat(rel_diff(json_object_get_double_member(loss, "dp-d-sgd"),
                              json_object_get_double_member(ref_loss, "dp-d-sgd (C=I)")),
                     <, 1e-10);
@@ -96,7 +97,8 @@ static void test_florentine_k5_b16(void) {
   o = cli_run_json(&r, &p);
   ref = reference("mafalda-florentine-k5-b16.json", &rp);
   g_assert_cmpfloat(rel_diff(json_object_get_double_member(o, "trace_H"),
-                             json_object_get_double_member(ref, "trace_H_messages")), <, 1e-10);
+                             json_object_get_double_member(ref, "trace_H_messages")),
+                    <, 1e-10);
   g_object_unref(p);
   g_object_unref(rp);
   cli_run_clear(&r);
@@ -125,7 +127,8 @@ static void test_csv_k3_b4(void) {
     for (guint j = 0; j < 12; j++) {
       double v = g_ascii_strtod(cells[j], NULL);
       g_assert_cmpfloat(fabs(v - json_array_get_double_element(row, j)), <, 1e-6);
-      if (j > i) g_assert_cmpstr(cells[j], ==, "0");
+      if (j > i)
+        g_assert_cmpstr(cells[j], ==, "0");
     }
     g_strfreev(cells);
   }
@@ -145,15 +148,16 @@ static void test_csv_k3_b4(void) {
 }
 
 static double mafalda_loss(const char *band) {
-  CliRun r = band ? cli_run("mafalda", "--generate", "florentine", "-k", "3", "-b", "4",
-                            "--band", band, "--format", "json")
-                  : cli_run("mafalda", "--generate", "florentine", "-k", "3", "-b", "4",
-                            "--format", "json");
+  CliRun r = band ? cli_run("mafalda", "--generate", "florentine", "-k", "3", "-b", "4", "--band",
+                            band, "--format", "json")
+                  : cli_run("mafalda", "--generate", "florentine", "-k", "3", "-b", "4", "--format",
+                            "json");
   g_assert_cmpint(r.status, ==, 0);
   JsonParser *p;
   JsonObject *o = cli_run_json(&r, &p);
   double v = json_object_get_double_member(json_object_get_object_member(o, "loss"), "mafalda");
-  if (band) g_assert_cmpint(json_object_get_int_member(o, "band"), ==, atoi(band));
+  if (band)
+    g_assert_cmpint(json_object_get_int_member(o, "band"), ==, atoi(band));
   g_object_unref(p);
   cli_run_clear(&r);
   return v;
@@ -187,7 +191,8 @@ static void test_skip_dense(void) {
   g_assert_true(json_object_get_null_member(ls, "mafalda"));
   g_assert_true(json_object_get_null_member(ls, "dmf"));
   for (guint i = 1; i < G_N_ELEMENTS(strategies); i++) {
-    if (g_str_equal(strategies[i], "dmf")) continue;
+    if (g_str_equal(strategies[i], "dmf"))
+      continue;
     g_assert_cmpfloat(rel_diff(json_object_get_double_member(ld, strategies[i]),
                                json_object_get_double_member(ls, strategies[i])),
                       <, 1e-12);
@@ -205,12 +210,13 @@ static void test_skip_dense(void) {
 static void expect_failure(int status, const char *needle, const char *const *args) {
   CliRun r = cli_run_v(args);
   g_assert_cmpint(r.status, ==, status);
-  if (!strstr(r.err, needle)) g_error("stderr '%s' lacks '%s'", r.err, needle);
+  if (!strstr(r.err, needle))
+    g_error("stderr '%s' lacks '%s'", r.err, needle);
   g_assert_cmpstr(r.out, ==, "");
   cli_run_clear(&r);
 }
 
-#define EXPECT_FAILURE(status, needle, ...) \
+#define EXPECT_FAILURE(status, needle, ...)                                                        \
   expect_failure(status, needle, (const char *const[]){__VA_ARGS__, NULL})
 
 static void test_bad_input(void) {
@@ -219,12 +225,12 @@ static void test_bad_input(void) {
   EXPECT_FAILURE(2, "positive", "mafalda", "--generate", "florentine", "-k", "3", "-b", "-2");
   EXPECT_FAILURE(2, "too large", "mafalda", "--generate", "florentine", "-k", "100000", "-b",
                  "100000");
-  EXPECT_FAILURE(2, "--toeplitz-band", "mafalda", "--generate", "florentine", "-k", "3", "-b",
-                 "4", "--toeplitz-band", "13");
+  EXPECT_FAILURE(2, "--toeplitz-band", "mafalda", "--generate", "florentine", "-k", "3", "-b", "4",
+                 "--toeplitz-band", "13");
   EXPECT_FAILURE(2, "infeasible band 0", "mafalda", "--generate", "florentine", "-k", "3", "-b",
                  "4", "--band", "0");
-  EXPECT_FAILURE(2, "between 1 and T = 12", "mafalda", "--generate", "florentine", "-k", "3",
-                 "-b", "4", "--band", "13");
+  EXPECT_FAILURE(2, "between 1 and T = 12", "mafalda", "--generate", "florentine", "-k", "3", "-b",
+                 "4", "--band", "13");
   EXPECT_FAILURE(2, "workload", "mafalda", "--generate", "florentine", "-k", "3", "-b", "4",
                  "--workload", "average");
   EXPECT_FAILURE(2, "--format", "mafalda", "--generate", "florentine", "-k", "3", "-b", "4",
@@ -235,15 +241,14 @@ static void test_bad_input(void) {
   EXPECT_FAILURE(1, "would need 256.0 TB", "mafalda", "--generate", "florentine", "-k", "1000",
                  "-b", "1000");
   /* 300,000 nodes: the dense gossip matrix alone is 720 GB; refused before it. */
-  EXPECT_FAILURE(1, "would need 2.9 TB", "mafalda", "--generate", "ring:n=300000", "-k", "2",
-                 "-b", "2");
+  EXPECT_FAILURE(1, "would need 2.9 TB", "mafalda", "--generate", "ring:n=300000", "-k", "2", "-b",
+                 "2");
   char *disc = cli_test_data_path("mafalda-disconnected.edges");
   EXPECT_FAILURE(1, "not connected", "mafalda", "--graph", disc, "-k", "2", "-b", "3");
   EXPECT_FAILURE(1, "missing-file.edges", "mafalda", "--graph", "missing-file.edges", "-k", "2",
                  "-b", "3");
   /* --lcc keeps the 4-node component: connected, so it runs. */
-  CliRun r = cli_run("mafalda", "--graph", disc, "--lcc", "-k", "2", "-b", "3", "--format",
-                     "json");
+  CliRun r = cli_run("mafalda", "--graph", disc, "--lcc", "-k", "2", "-b", "3", "--format", "json");
   g_assert_cmpint(r.status, ==, 0);
   JsonParser *p;
   JsonObject *o = cli_run_json(&r, &p);
@@ -257,13 +262,13 @@ static void test_bad_input(void) {
  * returns the CSV's text. */
 static char *csv_with_threads(const char *threads, const char *csv) {
   char *graph = cli_shared_path("data/graphs/florentine.edges");
-  const char *argv[] = {g_getenv("DPGOSSIP"), "mafalda", "--graph", graph, "-k", "5",
-                        "-b",                 "16",      "--out",   csv,   NULL};
+  const char *argv[] = {
+      g_getenv("DPGOSSIP"), "mafalda", "--graph", graph, "-k", "5", "-b", "16", "--out", csv, NULL};
   char **env = g_environ_setenv(g_get_environ(), "OPENBLAS_NUM_THREADS", threads, TRUE);
   int wait_status = 0;
   GError *err = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-                             NULL, NULL, &wait_status, &err));
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+                             NULL, &wait_status, &err));
   g_assert_no_error(err);
   g_assert_true(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
   char *text = NULL;

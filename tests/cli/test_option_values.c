@@ -32,11 +32,11 @@ static void test_seeds(void) {
   expect(cli_run("run", ini, "--seed", "-1", "--out", out, "-q"), 1,
          "simulation.seed: '-1' is not a non-negative integer");
   g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
-  expect(cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=40",
-                 "--seed", "-1", "--out", out),
+  expect(cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=40", "--seed",
+                 "-1", "--out", out),
          2, "--seed: '-1' is not an integer in [0, 2^64 - 1]");
-  expect(cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=40",
-                 "--seed", "18446744073709551616", "--out", out),
+  expect(cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=40", "--seed",
+                 "18446744073709551616", "--out", out),
          2, "--seed:");
   /* The largest seed is a seed. */
   char *csv = g_build_filename(tmpdir, "max.csv", NULL);

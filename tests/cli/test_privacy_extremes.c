@@ -13,7 +13,9 @@
 
 #include "cli_run.h"
 
-static double rel(double a, double b) { return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b))); }
+static double rel(double a, double b) {
+  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
+}
 
 /* Column @col (0-based) of every data row of a CSV (g_free). */
 static double *csv_column(const char *text, guint col, guint *n) {
@@ -42,12 +44,13 @@ static double *account_mu(const char *sigma, guint p, const char *protocol, guin
   CliRun r = paths[p].accountant
                  ? cli_run("account", "--generate", "florentine", "--rounds", "4", "--trust",
                            "pndp", "-a", "0", "--sigma", sigma, "--path", paths[p].path,
-                           "--accountant", paths[p].accountant, "--protocol", protocol,
-                           "--format", "csv")
+                           "--accountant", paths[p].accountant, "--protocol", protocol, "--format",
+                           "csv")
                  : cli_run("account", "--generate", "florentine", "--rounds", "4", "--trust",
                            "pndp", "-a", "0", "--sigma", sigma, "--path", paths[p].path,
                            "--protocol", protocol, "--format", "csv");
-  if (r.status != 0) g_error("account failed: %s", r.err);
+  if (r.status != 0)
+    g_error("account failed: %s", r.err);
   double *mu = csv_column(r.out, 5, n);
   cli_run_clear(&r);
   return mu;
@@ -98,9 +101,10 @@ static void test_account_clip(void) {
   for (guint c = 0; c < 2 * G_N_ELEMENTS(clips); c++) {
     CliRun r = cli_run("account", "--generate", "florentine", "--rounds", "4", "--trust", "pndp",
                        "-a", "0", "--clip", clips[c % G_N_ELEMENTS(clips)], "--path", "observer",
-                       "--accountant", c < G_N_ELEMENTS(clips) ? "dense" : "streaming",
-                       "--format", "csv");
-    if (r.status != 0) g_error("account failed: %s", r.err);
+                       "--accountant", c < G_N_ELEMENTS(clips) ? "dense" : "streaming", "--format",
+                       "csv");
+    if (r.status != 0)
+      g_error("account failed: %s", r.err);
     guint n;
     double *mu = csv_column(r.out, 5, &n);
     cli_run_clear(&r);
@@ -110,7 +114,8 @@ static void test_account_clip(void) {
       continue;
     }
     g_assert_cmpuint(n, ==, n0);
-    for (guint v = 0; v < n; v++) g_assert_cmpfloat(rel(mu[v], ref[v]), <, 1e-12);
+    for (guint v = 0; v < n; v++)
+      g_assert_cmpfloat(rel(mu[v], ref[v]), <, 1e-12);
     g_free(mu);
   }
   g_free(ref);
@@ -143,8 +148,7 @@ static char *write_c(const char *dir, const char *name, guint T, const char *c, 
   GString *s = g_string_new(NULL);
   for (guint i = 0; i < T; i++)
     for (guint j = 0; j < T; j++)
-      g_string_append_printf(s, "%s%s", (diag ? i == j : j <= i) ? c : "0",
-                             j + 1 < T ? "," : "\n");
+      g_string_append_printf(s, "%s%s", (diag ? i == j : j <= i) ? c : "0", j + 1 < T ? "," : "\n");
   char *path = g_build_filename(dir, name, NULL);
   g_assert_true(g_file_set_contents(path, s->str, -1, NULL));
   g_string_free(s, TRUE);
@@ -156,7 +160,8 @@ static char *account_c(const char *path, const char *c_file) {
   CliRun r = cli_run("account", "--generate", "florentine", "--rounds", "4", "--trust", "pndp",
                      "-a", "0", "--path", path, "--protocol", spec, "--format", "csv");
   g_free(spec);
-  if (r.status != 0) g_error("account %s failed: %s", c_file, r.err);
+  if (r.status != 0)
+    g_error("account %s failed: %s", c_file, r.err);
   char *out = r.out;
   r.out = NULL;
   cli_run_clear(&r);
@@ -184,7 +189,8 @@ static void test_mfdsgd_scale(void) {
   g_assert_cmpuint(n, ==, 14);
   g_assert_cmpuint(m, ==, n);
   g_assert_cmpfloat(fabs(mu[0] - 0.91009312903005868), <, 1e-12); /* the value */
-  for (guint v = 0; v < n; v++) g_assert_cmpfloat(rel(mu[v], mo[v]), <, 1e-12);
+  for (guint v = 0; v < n; v++)
+    g_assert_cmpfloat(rel(mu[v], mo[v]), <, 1e-12);
   g_free(mu);
   g_free(mo);
   for (guint i = 1; i < 4; i++) {
@@ -230,7 +236,8 @@ static void test_train_scale(void) {
     CliRun r = cli_run("train", "--generate", "florentine", "--dataset",
                        "synthetic:linear,n=300,d=4,seed=1", "--epochs", "3", "--batches", "2",
                        "--protocol", spec, "--sigma", "2", "--out", out);
-    if (r.status != 0) g_error("train %s failed: %s", scales[i % 3], r.err);
+    if (r.status != 0)
+      g_error("train %s failed: %s", scales[i % 3], r.err);
     char *text = NULL;
     g_assert_true(g_file_get_contents(out, &text, NULL, NULL));
     if (first == NULL)
@@ -275,7 +282,8 @@ static void test_scenario(void) {
       g_assert_cmpint(r.status, !=, 0);
       g_assert_nonnull(strstr(r.err, "protocol.mu = 1e-308"));
     } else {
-      if (r.status != 0) g_error("run failed: %s", r.err);
+      if (r.status != 0)
+        g_error("run failed: %s", r.err);
       char *csv_path = g_build_filename(out, "privacy.csv", NULL), *csv = NULL;
       g_assert_true(g_file_get_contents(csv_path, &csv, NULL, NULL));
       guint n;
@@ -285,15 +293,16 @@ static void test_scenario(void) {
        * the distance-1 victim has mu(sigma = 1) = 1.9662 / sigma. */
       /* ... far beyond PRIV_MU_RESOLVABLE_MAX: no protection (inf), for
        * every victim, never 0 nor the huge number itself. */
-      for (guint v = 0; v < n; v++) g_assert_true(isinf(mu[v]));
+      for (guint v = 0; v < n; v++)
+        g_assert_true(isinf(mu[v]));
       g_free(mu);
       g_free(csv);
       g_free(csv_path);
     }
     cli_run_clear(&r);
     char *rm[] = {"rm", "-rf", out, NULL};
-    g_assert_true(g_spawn_sync(NULL, rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
-                               NULL));
+    g_assert_true(
+        g_spawn_sync(NULL, rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL));
     g_unlink(ini);
     g_free(text);
     g_free(ini);

@@ -33,7 +33,9 @@ static char *slurp(const char *path) {
   return text;
 }
 
-static char *path_in(const char *name) { return g_build_filename(dir, name, NULL); }
+static char *path_in(const char *name) {
+  return g_build_filename(dir, name, NULL);
+}
 
 /* Runs @args (its output file at @out, nullable) with the interval 0, then
  * with -q appended (output at @out_q), and compares. */
@@ -61,8 +63,8 @@ static void check(const char *cmd, const char *const *args, const char *const *a
   cli_run_clear(&quiet);
 }
 
-#define TRAIN(out)                                                                             \
-  "train", "--generate", "florentine", "--dataset", "synthetic:linear,n=3000,d=10,seed=1",     \
+#define TRAIN(out)                                                                                 \
+  "train", "--generate", "florentine", "--dataset", "synthetic:linear,n=3000,d=10,seed=1",         \
       "--model", "linear", "--epochs", "10", "--batches", "16", "--out", out
 
 static void test_train(void) {
@@ -80,8 +82,8 @@ static void test_train(void) {
   g_free(b);
 }
 
-#define ACCOUNT(...)                                                                           \
-  "account", "--generate", "karate", "-T", "60", "--trust", "pndp", "-a", "0", "--path",       \
+#define ACCOUNT(...)                                                                               \
+  "account", "--generate", "karate", "-T", "60", "--trust", "pndp", "-a", "0", "--path",           \
       "observer", "--format", "csv", __VA_ARGS__
 
 static void test_account(void) {
@@ -93,8 +95,8 @@ static void test_account(void) {
         "/60 steps simulated (");
 }
 
-#define FIGURE(out)                                                                            \
-  "figure", "privacy-vs-distance", "--generate", "florentine", "-T", "10", "--trust", "pndp",   \
+#define FIGURE(out)                                                                                \
+  "figure", "privacy-vs-distance", "--generate", "florentine", "-T", "10", "--trust", "pndp",      \
       "-a", "0", "--mode", "deadline:ms=5", "--out", out
 
 static void test_figure(void) {

@@ -28,10 +28,14 @@ static void assert_has(const char *text, const char *fragment) {
 static void test_list_table(void) {
   CliRun r = cli_run("protocols");
   g_assert_cmpint(r.status, ==, 0);
-  const char *frags[] = {"dsgd (built-in)", "muffliato (built-in)", "zipdl (built-in)",
+  const char *frags[] = {"dsgd (built-in)",
+                         "muffliato (built-in)",
+                         "zipdl (built-in)",
                          "nonprivate (built-in)\n  D-SGD without noise",
-                         "PARAMETER  TYPE  DEFAULT  RANGE", "no parameters",
-                         "(8 built-in, ", "; plugin folders: "};
+                         "PARAMETER  TYPE  DEFAULT  RANGE",
+                         "no parameters",
+                         "(8 built-in, ",
+                         "; plugin folders: "};
   for (guint i = 0; i < G_N_ELEMENTS(frags); i++)
     assert_has(r.out, frags[i]);
   cli_run_clear(&r);
@@ -113,9 +117,9 @@ static void test_search_path(void) {
   JsonArray *protos = json_object_get_array_member(o, "protocols");
   gboolean found = FALSE;
   for (guint i = 0; i < json_array_get_length(protos); i++)
-    found |= g_strcmp0(json_object_get_string_member(json_array_get_object_element(protos, i),
-                                                     "name"),
-                       "tiny-dsgd") == 0;
+    found |= g_strcmp0(
+                 json_object_get_string_member(json_array_get_object_element(protos, i), "name"),
+                 "tiny-dsgd") == 0;
   g_assert_true(found);
   JsonArray *path = json_object_get_array_member(o, "search_path");
   g_assert_cmpstr(json_array_get_string_element(path, 0), ==, dir);

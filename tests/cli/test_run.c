@@ -107,9 +107,8 @@ static void test_run_graph_notice(void) {
     GError *err = NULL;
     json_parser_load_from_file(parser, sum, &err);
     g_assert_no_error(err);
-    JsonObject *load =
-        json_object_get_object_member(json_node_get_object(json_parser_get_root(parser)),
-                                      "graph_load");
+    JsonObject *load = json_object_get_object_member(
+        json_node_get_object(json_parser_get_root(parser)), "graph_load");
     g_assert_nonnull(load);
     g_assert_cmpint(json_object_get_int_member(load, "self_loops_dropped"), ==, 2);
     g_assert_cmpint(json_object_get_int_member(load, "duplicate_edges_dropped"), ==, 2);
@@ -129,8 +128,9 @@ static void test_run_graph_notice(void) {
 
 static void test_run_invalid(void) {
   char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
-  char *ini = write_tmp(dir, "bad.ini", "[topology]\ngenerate = florentine\n[protocol]\n"
-                                        "sigma = -1\n[output]\ndir = results\n");
+  char *ini = write_tmp(dir, "bad.ini",
+                        "[topology]\ngenerate = florentine\n[protocol]\n"
+                        "sigma = -1\n[output]\ndir = results\n");
   CliRun r = cli_run("run", ini);
   g_assert_cmpint(r.status, ==, 1);
   g_assert_nonnull(strstr(r.err, ":4: protocol.sigma: -1 is out of range: must be >= 0\n"));

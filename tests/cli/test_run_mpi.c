@@ -116,8 +116,9 @@ static CliRun mpi_run_v(guint n, const char *const *args) {
   g_assert_nonnull(mpiexec);
   char *ns = g_strdup_printf("%u", n);
   GPtrArray *argv = g_ptr_array_new();
-  const char *pre[] = {mpiexec, "--oversubscribe", "--allow-run-as-root", "--mca", "btl",
-                       "self,vader,tcp", "-n", ns, g_getenv("DPGOSSIP")};
+  const char *pre[] = {
+      mpiexec, "--oversubscribe",   "--allow-run-as-root", "--mca", "btl", "self,vader,tcp", "-n",
+      ns,      g_getenv("DPGOSSIP")};
   for (guint i = 0; i < G_N_ELEMENTS(pre); i++)
     g_ptr_array_add(argv, (gpointer)pre[i]);
   for (guint i = 0; args[i] != NULL; i++)
@@ -127,8 +128,8 @@ static CliRun mpi_run_v(guint n, const char *const *args) {
   int ws = 0;
   GError *error = NULL;
   char **env = mpi_env();
-  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL,
-                             &r.out, &r.err, &ws, &error));
+  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &r.out,
+                             &r.err, &ws, &error));
   g_assert_no_error(error);
   r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
   g_strfreev(env);
@@ -183,8 +184,7 @@ static void test_identical(void) {
   cli_run_clear(&b);
 
   /* Resume: two points lost their summary (interrupted): only they run. */
-  const char *lost[] = {"points/seed=1/summary.json", "points/seed=3/summary.json",
-                        "summary.json"};
+  const char *lost[] = {"points/seed=1/summary.json", "points/seed=3/summary.json", "summary.json"};
   for (guint i = 0; i < G_N_ELEMENTS(lost); i++) {
     char *p = g_build_filename(mpi, lost[i], NULL);
     g_assert_cmpint(g_unlink(p), ==, 0);
@@ -291,9 +291,27 @@ static const char slow_ini[] =
 static char *mpi_signal_rank1(const char *ini, const char *out, const char *logs, int sig,
                               const char *extra, const char *last, int *status, char **err) {
   const char *mpiexec = g_getenv("DPG_MPIEXEC");
-  const char *argv[] = {mpiexec, "--oversubscribe", "--allow-run-as-root", "--mca", "btl",
-                        "self,vader,tcp", "-n", "3", g_getenv("DPGOSSIP"), "run", ini, "-o", out,
-                        "-j", "1", "-q", "--rank-logs", logs, extra, extra ? "2" : NULL, NULL};
+  const char *argv[] = {mpiexec,
+                        "--oversubscribe",
+                        "--allow-run-as-root",
+                        "--mca",
+                        "btl",
+                        "self,vader,tcp",
+                        "-n",
+                        "3",
+                        g_getenv("DPGOSSIP"),
+                        "run",
+                        ini,
+                        "-o",
+                        out,
+                        "-j",
+                        "1",
+                        "-q",
+                        "--rank-logs",
+                        logs,
+                        extra,
+                        extra ? "2" : NULL,
+                        NULL};
   char *err_path = g_strdup_printf("%s.stderr", logs);
   int err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   int null_fd = open("/dev/null", O_RDWR);
@@ -365,8 +383,7 @@ static void test_killed_rank(void) {
   char *logs = g_build_filename(tmp, "logs", NULL);
   int status = 0;
   char *err = NULL;
-  char *point = mpi_signal_rank1(ini, mpi, logs, SIGKILL, NULL, "points in flight", &status,
-                                 &err);
+  char *point = mpi_signal_rank1(ini, mpi, logs, SIGKILL, NULL, "points in flight", &status, &err);
   g_assert_cmpint(status, !=, 0);
   char *journal = g_build_filename(mpi, ".mpi-inflight", NULL), *text = NULL;
   g_assert_true(g_file_get_contents(journal, &text, NULL, NULL));
@@ -409,8 +426,8 @@ static void test_hung_rank(void) {
   int status = 0;
   char *err = NULL;
   gint64 t0 = g_get_monotonic_time();
-  char *point = mpi_signal_rank1(ini, mpi, logs, SIGSTOP, "--mpi-timeout", "points failed:",
-                                 &status, &err);
+  char *point = mpi_signal_rank1(ini, mpi, logs, SIGSTOP, "--mpi-timeout",
+                                 "points failed:", &status, &err);
   g_assert_cmpint(status, !=, 0);
   g_assert_cmpfloat((g_get_monotonic_time() - t0) / 1e6, <, 60);
   char *want = g_strdup_printf("%s: rank 1 stopped answering for 2 s (died or hung) while "
@@ -439,10 +456,15 @@ static void test_figure_attackers(void) {
     svg[k] = g_strdup_printf("%s/fig%u.svg", tmp, k);
     csv[k] = g_strdup_printf("%s/fig%u.csv", tmp, k);
   }
-  const char *args[] = {"figure", "privacy-vs-distance", "--generate", "florentine",
-                        "--generate", "erdos:n=40,p=0.15,seed=3,connected=true", "--rounds", "12",
-                        "--trust", "pndp", "--attackers", "all", "--out", svg[0], "--data",
-                        csv[0], NULL};
+  const char *args[] = {"figure",      "privacy-vs-distance",
+                        "--generate",  "florentine",
+                        "--generate",  "erdos:n=40,p=0.15,seed=3,connected=true",
+                        "--rounds",    "12",
+                        "--trust",     "pndp",
+                        "--attackers", "all",
+                        "--out",       svg[0],
+                        "--data",      csv[0],
+                        NULL};
   r[0] = cli_run_v(args);
   g_assert_cmpint(r[0].status, ==, 0);
   args[13] = svg[1];
@@ -481,9 +503,9 @@ static void test_figure_attackers(void) {
 static void test_account_attackers(void) {
   const char *formats[] = {"table", "json", "csv"};
   for (guint f = 0; f < G_N_ELEMENTS(formats); f++) {
-    const char *args[] = {"account", "--generate", "florentine", "-T", "8", "--trust",
-                          "pndp,ldp", "--attackers", "0,3,5+7,11", "--compare", "muffliato",
-                          "--format", formats[f], NULL};
+    const char *args[] = {"account",   "--generate", "florentine",  "-T",         "8",
+                          "--trust",   "pndp,ldp",   "--attackers", "0,3,5+7,11", "--compare",
+                          "muffliato", "--format",   formats[f],    NULL};
     CliRun a = cli_run_v(args), b = mpi_run_v(3, args);
     g_assert_cmpint(a.status, ==, 0);
     if (b.status != 0)
@@ -514,8 +536,8 @@ static void test_not_built_with_mpi(void) {
   char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
   char *ini = g_build_filename(g_getenv("DPG_SOURCE_DIR"), "scenarios", "default.ini", NULL);
   char *out = g_build_filename(tmp, "out", NULL);
-  const char *vars[][2] = {{"OMPI_COMM_WORLD_SIZE", "3"}, {"PMI_SIZE", "2"},
-                           {"PMIX_RANK", "1"},            {"SLURM_PROCID", "0"}};
+  const char *vars[][2] = {
+      {"OMPI_COMM_WORLD_SIZE", "3"}, {"PMI_SIZE", "2"}, {"PMIX_RANK", "1"}, {"SLURM_PROCID", "0"}};
   for (guint i = 0; i < G_N_ELEMENTS(vars); i++) {
     char **env = g_get_environ();
     env = g_environ_setenv(env, vars[i][0], vars[i][1], TRUE);
@@ -524,8 +546,8 @@ static void test_not_built_with_mpi(void) {
     const char *argv[] = {g_getenv("DPGOSSIP"), "run", ini, "-o", out, NULL};
     char *o = NULL, *e = NULL;
     int ws = 0;
-    g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &o, &e,
-                               &ws, NULL));
+    g_assert_true(
+        g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &o, &e, &ws, NULL));
     g_assert_true(WIFEXITED(ws));
     g_assert_cmpint(WEXITSTATUS(ws), ==, 1);
     g_assert_cmpstr(o, ==, "");

@@ -36,7 +36,6 @@ static int run_full(const char *const *args, char **err) {
   return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
 }
 
-
 static void test_dev_full(void) {
   if (!g_file_test("/dev/full", G_FILE_TEST_EXISTS)) {
     g_test_skip("no /dev/full");

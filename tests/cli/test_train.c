@@ -47,8 +47,8 @@ static void test_csv(void) {
   char *out = out_file("r.csv");
   CliRun r = cli_run("train", "--generate", "ring:n=8", "--dataset",
                      "synthetic:linear,n=200,d=4,seed=2", "--epochs", "2", "--batches", "3",
-                     "--eval-every", "2", "--lr", "0.05", "--sigma", "0.5", "--seed", "7",
-                     "--out", out);
+                     "--eval-every", "2", "--lr", "0.05", "--sigma", "0.5", "--seed", "7", "--out",
+                     out);
   g_assert_cmpint(r.status, ==, 0);
   /* Not a terminal: no progress bar. */
   g_assert_cmpstr(r.err, ==, "");
@@ -98,25 +98,35 @@ static void test_privacy_vs_account(void) {
   for (guint e = 0; e < G_N_ELEMENTS(extra); e++) {
     GPtrArray *args = g_ptr_array_new();
     const char *common[] = {"--generate", "florentine", "--sigma", "0.7", "--seed", "7",
-                            "--trust", "pndp,ldp", "-a", "0", "-a", "3+11"};
+                            "--trust",    "pndp,ldp",   "-a",      "0",   "-a",     "3+11"};
     g_ptr_array_add(args, "train");
-    for (guint i = 0; i < G_N_ELEMENTS(common); i++) g_ptr_array_add(args, (gpointer)common[i]);
-    for (guint i = 0; extra[e][i]; i++) g_ptr_array_add(args, (gpointer)extra[e][i]);
-    const char *tr[] = {"--dataset", "synthetic:linear,n=300,d=4,seed=2", "--epochs", "2",
-                        "--batches", "3", "--out", out, NULL};
-    for (guint i = 0; tr[i]; i++) g_ptr_array_add(args, (gpointer)tr[i]);
+    for (guint i = 0; i < G_N_ELEMENTS(common); i++)
+      g_ptr_array_add(args, (gpointer)common[i]);
+    for (guint i = 0; extra[e][i]; i++)
+      g_ptr_array_add(args, (gpointer)extra[e][i]);
+    const char *tr[] = {"--dataset", "synthetic:linear,n=300,d=4,seed=2",
+                        "--epochs",  "2",
+                        "--batches", "3",
+                        "--out",     out,
+                        NULL};
+    for (guint i = 0; tr[i]; i++)
+      g_ptr_array_add(args, (gpointer)tr[i]);
     g_ptr_array_add(args, NULL);
     CliRun t = cli_run_v((const char *const *)args->pdata);
-    if (t.status != 0) g_error("train failed: %s", t.err);
+    if (t.status != 0)
+      g_error("train failed: %s", t.err);
     /* account: the same run, T = 6 steps, participation every b = 3. */
     args->pdata[0] = "account";
     g_ptr_array_set_size(args, 1 + G_N_ELEMENTS(common));
-    for (guint i = 0; extra[e][i]; i++) g_ptr_array_add(args, (gpointer)extra[e][i]);
+    for (guint i = 0; extra[e][i]; i++)
+      g_ptr_array_add(args, (gpointer)extra[e][i]);
     const char *ac[] = {"-T", "6", "-b", "3", "--format", "csv", NULL};
-    for (guint i = 0; ac[i]; i++) g_ptr_array_add(args, (gpointer)ac[i]);
+    for (guint i = 0; ac[i]; i++)
+      g_ptr_array_add(args, (gpointer)ac[i]);
     g_ptr_array_add(args, NULL);
     CliRun a = cli_run_v((const char *const *)args->pdata);
-    if (a.status != 0) g_error("account failed: %s", a.err);
+    if (a.status != 0)
+      g_error("account failed: %s", a.err);
     g_ptr_array_free(args, TRUE);
     /* account: collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,... */
     GHashTable *want = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
@@ -316,7 +326,8 @@ static void expect_failure(int status, const char *fragment, const char *const *
   cli_run_clear(&r);
 }
 
-#define FAIL(status, fragment, ...) expect_failure(status, fragment, (const char *const[]){__VA_ARGS__, NULL})
+#define FAIL(status, fragment, ...)                                                                \
+  expect_failure(status, fragment, (const char *const[]){__VA_ARGS__, NULL})
 
 static void test_bad_inputs(void) {
   char *bad_cell = cli_test_data_path("proto-bad-cell.csv");
@@ -326,8 +337,9 @@ static void test_bad_inputs(void) {
   char *c2_spec = g_strdup_printf("mfdsgd:C=%s", c2), *cu_spec = g_strdup_printf("mfdsgd:C=%s", cu);
   const char *syn = "synthetic:linear,n=100";
 
-  FAIL(2, "unknown protocol 'gossip' (valid: antipgd, decor, dsgd, mafalda, mfdsgd, muffliato, "
-          "zipdl",
+  FAIL(2,
+       "unknown protocol 'gossip' (valid: antipgd, decor, dsgd, mafalda, mfdsgd, muffliato, "
+       "zipdl",
        "train", "--generate", "ring:n=4", "--protocol", "gossip", "--dataset", syn, "--out", "OUT");
   FAIL(2, "muffliato: unknown parameter 'L' (valid: K)", "train", "--generate", "ring:n=4",
        "--protocol", "muffliato:L=2", "--dataset", syn, "--out", "OUT");
@@ -335,15 +347,15 @@ static void test_bad_inputs(void) {
        "--dataset", syn, "--out", "OUT");
   FAIL(2, "Unknown option --bogus", "train", "--generate", "ring:n=4", "--bogus", "--dataset", syn,
        "--out", "OUT");
-  FAIL(2, "unknown mode 'async'", "train", "--generate", "ring:n=4", "--mode", "async",
-       "--dataset", syn, "--out", "OUT");
+  FAIL(2, "unknown mode 'async'", "train", "--generate", "ring:n=4", "--mode", "async", "--dataset",
+       syn, "--out", "OUT");
   FAIL(2, "--dataset is required", "train", "--generate", "ring:n=4", "--out", "OUT");
   FAIL(1, "proto-c-2x2.csv: C is 2 x 2, expected 3 x 3", "train", "--generate", "ring:n=4",
        "--protocol", c2_spec, "--epochs", "3", "--dataset", syn, "--out", "OUT");
   FAIL(1, "proto-c-upper.csv:2:3: C[1,2] = 0.1 lies above the diagonal", "train", "--generate",
        "ring:n=4", "--protocol", cu_spec, "--epochs", "3", "--dataset", syn, "--out", "OUT");
-  FAIL(1, "proto-bad-cell.csv:4:4: field 2 ('oops') is not a finite number", "train",
-       "--generate", "ring:n=3", "--dataset", bad_ds, "--out", "OUT");
+  FAIL(1, "proto-bad-cell.csv:4:4: field 2 ('oops') is not a finite number", "train", "--generate",
+       "ring:n=3", "--dataset", bad_ds, "--out", "OUT");
   FAIL(1, "3 nodes but only 2 training records", "train", "--generate", "ring:n=3", "--dataset",
        tiny_ds, "--out", "OUT");
   FAIL(1, "sync mode cannot run over lossy links", "train", "--generate", "ring:n=4", "--loss",
@@ -373,9 +385,9 @@ static void test_sigint(void) {
   char *graph = cli_shared_path("data/graphs/facebook-ego-414-lcc.edges");
   char *data = cli_shared_path("data/cal_housing.data");
   char *ds = g_strdup_printf("california:%s", data);
-  const char *argv[] = {g_getenv("DPGOSSIP"), "train", "--graph", graph, "--dataset", ds,
-                        "--model", "mlp", "--epochs", "200", "--batches", "16", "--out", out,
-                        NULL};
+  const char *argv[] = {
+      g_getenv("DPGOSSIP"), "train", "--graph",   graph, "--dataset", ds,  "--model", "mlp",
+      "--epochs",           "200",   "--batches", "16",  "--out",     out, NULL};
   GPid pid;
   GError *err = NULL;
   g_assert_true(g_spawn_async(NULL, (char **)argv, NULL,

@@ -16,8 +16,9 @@ static char *write_tmp(const char *dir, const char *name, const char *text) {
 
 static void test_valid(void) {
   char *dir = g_dir_make_tmp("dpg-validate-XXXXXX", NULL);
-  char *ini = write_tmp(dir, "ok.ini", "[topology]\ngenerate = florentine\n[sweep]\n"
-                                       "simulation.seed = 1..4\n");
+  char *ini = write_tmp(dir, "ok.ini",
+                        "[topology]\ngenerate = florentine\n[sweep]\n"
+                        "simulation.seed = 1..4\n");
   CliRun r = cli_run("validate", ini);
   g_assert_cmpint(r.status, ==, 0);
   char *expect = g_strdup_printf("%s: valid (4 points)\n", ini);

@@ -124,7 +124,8 @@ static void dconv(const double *in, gsize cin, gsize s, const double *W, const d
             for (gsize kx = 0; kx < 3; kx++) {
               long iy = (long)y + (long)ky - 1, ix = (long)x + (long)kx - 1;
               if (iy >= 0 && ix >= 0 && iy < (long)s && ix < (long)s)
-                v += W[(co * cin + ci) * 9 + ky * 3 + kx] * in[(ci * s + (gsize)iy) * s + (gsize)ix];
+                v += W[(co * cin + ci) * 9 + ky * 3 + kx] *
+                     in[(ci * s + (gsize)iy) * s + (gsize)ix];
             }
         out[(co * s + y) * s + x] = v > 0.0 ? v : 0.0;
       }
@@ -148,7 +149,8 @@ static void dconv_back(const double *in, gsize cin, gsize s, const double *W, co
               long iy = (long)y + (long)ky - 1, ix = (long)x + (long)kx - 1;
               if (iy < 0 || ix < 0 || iy >= (long)s || ix >= (long)s)
                 continue;
-              gsize ii = (ci * s + (gsize)iy) * s + (gsize)ix, wi = (co * cin + ci) * 9 + ky * 3 + kx;
+              gsize ii = (ci * s + (gsize)iy) * s + (gsize)ix,
+                    wi = (co * cin + ci) * 9 + ky * 3 + kx;
               dW[wi] += d * in[ii];
               if (din != NULL)
                 din[ii] += d * W[wi];
@@ -177,10 +179,10 @@ static void dpool(const double *in, gsize c, gsize s, double *out, gsize *where)
 static double direct_grad(const Net *n, const double *p, const double *x, gsize label, double *g,
                           gsize np) {
   gsize S = n->S, s2 = S / 2, t = s2 / 2, c1 = n->c1, c2 = n->c2, C = n->C, F = c2 * t * t;
-  const double *W1 = p, *b1 = W1 + c1 * 9, *W2 = b1 + c1, *b2 = W2 + c2 * c1 * 9,
-               *gam = b2 + c2, *bet = gam + c2, *Wf = bet + c2, *bf = Wf + C * F;
-  double *a1 = g_new0(double, c1 * S * S), *m1 = g_new0(double, c1 * s2 * s2);
-  double *a2 = g_new0(double, c2 * s2 * s2), *m2 = g_new0(double, F), *h = g_new0(double, F);
+  const double *W1 = p, *b1 = W1 + c1 * 9, *W2 = b1 + c1, *b2 = W2 + c2 * c1 * 9, *gam = b2 + c2,
+               *bet = gam + c2, *Wf = bet + c2, *bf = Wf + C * F;
+  double *a1 = g_new0(double, c1 *S *S), *m1 = g_new0(double, c1 *s2 *s2);
+  double *a2 = g_new0(double, c2 *s2 *s2), *m2 = g_new0(double, F), *h = g_new0(double, F);
   double *xh = g_new0(double, F), *z = g_new0(double, C);
   gsize *w1 = g_new0(gsize, c1 * s2 * s2), *w2 = g_new0(gsize, F);
   dconv(x, 1, S, W1, b1, c1, a1);
@@ -214,10 +216,10 @@ static double direct_grad(const Net *n, const double *p, const double *x, gsize 
   double loss = log(sum) + mx - z[label];
   /* backward */
   memset(g, 0, np * sizeof(double));
-  double *gW1 = g, *gb1 = gW1 + c1 * 9, *gW2 = gb1 + c1, *gb2 = gW2 + c2 * c1 * 9,
-         *ggam = gb2 + c2, *gbet = ggam + c2, *gWf = gbet + c2, *gbf = gWf + C * F;
-  double *dh = g_new0(double, F), *dm2 = g_new0(double, F), *da2 = g_new0(double, c2 * s2 * s2);
-  double *dm1 = g_new0(double, c1 * s2 * s2), *da1 = g_new0(double, c1 * S * S);
+  double *gW1 = g, *gb1 = gW1 + c1 * 9, *gW2 = gb1 + c1, *gb2 = gW2 + c2 * c1 * 9, *ggam = gb2 + c2,
+         *gbet = ggam + c2, *gWf = gbet + c2, *gbf = gWf + C * F;
+  double *dh = g_new0(double, F), *dm2 = g_new0(double, F), *da2 = g_new0(double, c2 *s2 *s2);
+  double *dm1 = g_new0(double, c1 *s2 *s2), *da1 = g_new0(double, c1 *S *S);
   for (gsize k = 0; k < C; k++) {
     double dz = exp(z[k] - mx) / sum - (k == label ? 1.0 : 0.0);
     gbf[k] = dz;
@@ -239,7 +241,8 @@ static double direct_grad(const Net *n, const double *p, const double *x, gsize 
       for (gsize j = 0; j < len; j++) {
         gsize jj = gi * len + j, kk = gi * len + k;
         double dxh = dh[jj] * gam[jj / (t * t)];
-        acc += dxh * inv[gi] * ((j == k ? 1.0 : 0.0) - 1.0 / (double)len - xh[jj] * xh[kk] / (double)len);
+        acc += dxh * inv[gi] *
+               ((j == k ? 1.0 : 0.0) - 1.0 / (double)len - xh[jj] * xh[kk] / (double)len);
       }
       dm2[gi * len + k] = acc;
     }

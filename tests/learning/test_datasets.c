@@ -247,8 +247,8 @@ static void test_spec_synthetic(void) {
 
 static char *housing_path(void) {
   const char *shared = g_getenv("DPG_SHARED_DIR");
-  char *p =
-      g_build_filename(shared != NULL ? shared : "../shared", "data", "cal_housing.data", NULL);
+  char *p = g_build_filename(shared != NULL ? shared : "../shared", "data", "cal_housing.data",
+                             NULL);
   if (!g_file_test(p, G_FILE_TEST_IS_REGULAR)) {
     g_free(p);
     return NULL;

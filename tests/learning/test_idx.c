@@ -25,7 +25,9 @@ static guint8 pixel(guint i, guint j) {
   return (guint8)((i * 53 + j * 41 + (i + j > 0 ? 1 : 0)) % 256);
 }
 
-static guint8 label(guint i) { return (guint8)((i * 3) % 4); /* 0 3 2 1 0: four classes */ }
+static guint8 label(guint i) {
+  return (guint8)((i * 3) % 4); /* 0 3 2 1 0: four classes */
+}
 
 static GByteArray *image_file(guint n) {
   GByteArray *b = g_byte_array_new();

@@ -70,8 +70,9 @@ static void test_header_larger_than_file(void) {
     char *img, *lab;
     /* 16 bytes claiming 2^32-1 images of 65535 x 65535 pixels. */
     write_pair(dir, gz, 0xffffffffu, 0xffff, 0xffff, 0, 0, &img, &lab);
-    expect_format_error(img, lab, gz ? "which cannot inflate to that much"
-                                     : "truncated file: the header announces");
+    expect_format_error(img, lab,
+                        gz ? "which cannot inflate to that much"
+                           : "truncated file: the header announces");
     expect_format_error(img, lab, "4294967295 images of 4294836225 bytes");
     g_unlink(img);
     g_unlink(lab);
@@ -88,8 +89,9 @@ static void test_header_larger_than_file(void) {
     /* Images all there, labels short. */
     write_pair(dir, gz, 3, 2, 2, 12, 1, &img, &lab);
     if (!gz)
-      expect_format_error(img, lab, "announces 3 labels of 1 bytes (3 bytes in all), "
-                                    "expected 3 bytes after the header, got 1");
+      expect_format_error(img, lab,
+                          "announces 3 labels of 1 bytes (3 bytes in all), "
+                          "expected 3 bytes after the header, got 1");
     else
       expect_format_error(img, lab, "truncated file: expected 3 bytes of labels, got 1");
     g_unlink(img);

@@ -20,13 +20,12 @@ static char *write_file(const char *name, const char *text) {
 }
 
 /* Two users of 2x2 images: u1 has 2 images, u0 has 1 (listed second). */
-static const char *const TWO_USERS =
-    "{\"users\": [\"u1\", \"u0\"], \"num_samples\": [2, 1],\n"
-    " \"user_data\": {\n"
-    "  \"u0\": {\"x\": [[0.5, 0.25, 0, 1]], \"y\": [3]},\n"
-    "  \"u1\": {\"x\": [[1, 2, 3, 4],\n"
-    "                 [0.1, 0.2, 0.3, 0.4]], \"y\": [0, 2]}\n"
-    " }}\n";
+static const char *const TWO_USERS = "{\"users\": [\"u1\", \"u0\"], \"num_samples\": [2, 1],\n"
+                                     " \"user_data\": {\n"
+                                     "  \"u0\": {\"x\": [[0.5, 0.25, 0, 1]], \"y\": [3]},\n"
+                                     "  \"u1\": {\"x\": [[1, 2, 3, 4],\n"
+                                     "                 [0.1, 0.2, 0.3, 0.4]], \"y\": [0, 2]}\n"
+                                     " }}\n";
 
 static void test_load(void) {
   char *path = write_file("one.json", TWO_USERS);
@@ -166,7 +165,7 @@ static void test_spec_and_users_partition(void) {
   g_assert_true(learn_data_load(spec, 0.5, 1, &tr, &te, &error));
   g_assert_no_error(error);
   g_assert_cmpuint(tr->n, ==, 40 * 3 + 13 * 1 + 13 * 2); /* u%3 = 1: 13 users, 2: 13 */
-  g_assert_cmpuint(te->n, ==, 3 + 4 + 5 + 3);           /* LEAF's own test folder */
+  g_assert_cmpuint(te->n, ==, 3 + 4 + 5 + 3);            /* LEAF's own test folder */
   g_assert_cmpuint(tr->n_classes, ==, 5);
   g_assert_cmpuint(tr->n_users, ==, 40);
 
@@ -286,9 +285,11 @@ static void test_partition_specs(void) {
     const char *spec;
     gint code;
   } bad[] = {
-      {"shards:k=2", LEARN_ERROR_PARSE},  {"dirichlet", LEARN_ERROR_PARSE},
+      {"shards:k=2", LEARN_ERROR_PARSE},
+      {"dirichlet", LEARN_ERROR_PARSE},
       {"dirichlet:alpha=0", LEARN_ERROR_INVALID_ARGUMENT},
-      {"classes:k=0", LEARN_ERROR_INVALID_ARGUMENT}, {"classes:n=2", LEARN_ERROR_PARSE},
+      {"classes:k=0", LEARN_ERROR_INVALID_ARGUMENT},
+      {"classes:n=2", LEARN_ERROR_PARSE},
       {"uniform:k=2", LEARN_ERROR_PARSE},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {

@@ -150,8 +150,8 @@ static void test_softmax_separable(void) {
  * the mean predictor (predicting the train mean target) by far. */
 static void test_mlp_housing(void) {
   const char *shared = g_getenv("DPG_SHARED_DIR");
-  char *path =
-      g_build_filename(shared != NULL ? shared : "../shared", "data", "cal_housing.data", NULL);
+  char *path = g_build_filename(shared != NULL ? shared : "../shared", "data", "cal_housing.data",
+                                NULL);
   if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
     g_test_skip("cal_housing.data not found under DPG_SHARED_DIR");
     g_free(path);

@@ -113,8 +113,8 @@ static void test_far_points(void) {
   g_assert_true(plot_axes_add_line(ax, NULL, 2, x, y, &(PlotStyle){.width = 2.5}, NULL));
   const double bx[2] = {2, 4}, blo[2] = {-1e300, 1}, bhi[2] = {1e300, 2};
   g_assert_true(plot_axes_add_band(ax, NULL, 2, bx, blo, bhi, NULL, NULL));
-  g_assert_true(plot_axes_add_errorbars(ax, NULL, 2, bx, blo, bhi,
-                                        &(PlotStyle){.width = 0.7}, NULL));
+  g_assert_true(
+      plot_axes_add_errorbars(ax, NULL, 2, bx, blo, bhi, &(PlotStyle){.width = 0.7}, NULL));
   GBytes *svg = plot_figure_render(fig, PLOT_FORMAT_SVG, NULL);
   g_assert_nonnull(svg);
   double px0, py0, px1, py1;

@@ -15,7 +15,8 @@ typedef struct {
 
 static cairo_status_t read_bytes(void *closure, unsigned char *out, unsigned int len) {
   Reader *r = closure;
-  if (r->pos + len > r->len) return CAIRO_STATUS_READ_ERROR;
+  if (r->pos + len > r->len)
+    return CAIRO_STATUS_READ_ERROR;
   memcpy(out, r->data + r->pos, len);
   r->pos += len;
   return CAIRO_STATUS_SUCCESS;
@@ -43,7 +44,8 @@ static gboolean has_ink(cairo_surface_t *s, int x0, int y0, int x1, int y1) {
     for (int x = MAX(x0, 0); x < MIN(x1, cairo_image_surface_get_width(s)); x++) {
       guint32 p;
       memcpy(&p, d + (gsize)y * stride + 4 * (gsize)x, 4);
-      if ((p & 0xffffff) != 0xffffff) return TRUE;
+      if ((p & 0xffffff) != 0xffffff)
+        return TRUE;
     }
   return FALSE;
 }
@@ -88,7 +90,8 @@ static void test_integer_ticks(void) {
   g_assert_true(plot_figure_layout(fig, NULL));
   const PlotTicks *t = plot_axes_get_xticks(ax);
   gboolean fractional = FALSE;
-  for (gsize i = 0; i < t->n_major; i++) fractional |= t->major[i] != round(t->major[i]);
+  for (gsize i = 0; i < t->n_major; i++)
+    fractional |= t->major[i] != round(t->major[i]);
   g_assert_true(fractional); /* without the option: 1.5, 2.5 appear */
   plot_axes_set_integer_ticks(ax, TRUE, FALSE);
   g_assert_true(plot_figure_layout(fig, NULL));

@@ -294,7 +294,8 @@ static void test_grid_geometry(void) {
   for (guint r = 0; r < 2; r++)
     for (guint c = 0; c < 3; c++) {
       guint i = r * 3 + c;
-      g_assert_true(plot_axes_get_area(plot_figure_axes(fig, r, c), &ax[i], &ay[i], &aw[i], &ah[i]));
+      g_assert_true(
+          plot_axes_get_area(plot_figure_axes(fig, r, c), &ax[i], &ay[i], &aw[i], &ah[i]));
       /* Inside its cell. */
       g_assert_cmpfloat(ax[i], >, c * 200.0);
       g_assert_cmpfloat(ax[i] + aw[i], <, (c + 1) * 200.0);

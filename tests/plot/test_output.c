@@ -10,19 +10,20 @@
 /* ---- SVG inspection with GMarkup --------------------------------------- */
 
 typedef struct {
-  int defs_depth;      /* > 0 while inside <defs> */
-  guint paths;         /* <path> outside <defs> */
-  guint uses;          /* <use> (glyph placements: drawn text) */
-  guint symbols;       /* glyph definitions */
-  guint clip_paths;    /* <clipPath> */
-  GPtrArray *d_attrs;  /* d of the paths outside <defs>, in order */
-  GPtrArray *styles;   /* their style attribute */
+  int defs_depth;     /* > 0 while inside <defs> */
+  guint paths;        /* <path> outside <defs> */
+  guint uses;         /* <use> (glyph placements: drawn text) */
+  guint symbols;      /* glyph definitions */
+  guint clip_paths;   /* <clipPath> */
+  GPtrArray *d_attrs; /* d of the paths outside <defs>, in order */
+  GPtrArray *styles;  /* their style attribute */
   char *width, *height;
 } SvgStats;
 
 static const char *attr(const char **names, const char **values, const char *key) {
   for (int i = 0; names[i]; i++)
-    if (strcmp(names[i], key) == 0) return values[i];
+    if (strcmp(names[i], key) == 0)
+      return values[i];
   return NULL;
 }
 
@@ -52,7 +53,8 @@ static void svg_start(GMarkupParseContext *ctx, const char *name, const char **n
 static void svg_end(GMarkupParseContext *ctx, const char *name, gpointer data, GError **error) {
   (void)ctx, (void)error;
   SvgStats *st = data;
-  if (strcmp(name, "defs") == 0) st->defs_depth--;
+  if (strcmp(name, "defs") == 0)
+    st->defs_depth--;
 }
 
 static void svg_stats_init(SvgStats *st) {
@@ -85,7 +87,8 @@ static void parse_svg(GBytes *svg, SvgStats *st) {
 
 static guint count_char(const char *s, char c) {
   guint n = 0;
-  for (; *s; s++) n += *s == c;
+  for (; *s; s++)
+    n += *s == c;
   return n;
 }
 
@@ -194,7 +197,8 @@ static void test_gaps(void) {
     double ymin = G_MAXDOUBLE, ymax = -G_MAXDOUBLE;
     guint k = 0;
     for (char **t = tok; *t; t++) {
-      if (!**t) continue;
+      if (!**t)
+        continue;
       if (k++ % 2 == 1) {
         double v = g_ascii_strtod(*t, NULL);
         ymin = MIN(ymin, v);
@@ -254,7 +258,8 @@ static cairo_status_t png_read(void *closure, unsigned char *data, unsigned int 
   PngReader *r = closure;
   gsize len;
   const guint8 *src = g_bytes_get_data(r->bytes, &len);
-  if (r->pos + length > len) return CAIRO_STATUS_READ_ERROR;
+  if (r->pos + length > len)
+    return CAIRO_STATUS_READ_ERROR;
   memcpy(data, src + r->pos, length);
   r->pos += length;
   return CAIRO_STATUS_SUCCESS;
@@ -349,7 +354,8 @@ static char *dir_listing(const char *dir) {
   g_assert_nonnull(d);
   GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
   const char *n;
-  while ((n = g_dir_read_name(d))) g_ptr_array_add(names, g_strdup(n));
+  while ((n = g_dir_read_name(d)))
+    g_ptr_array_add(names, g_strdup(n));
   g_dir_close(d);
   g_ptr_array_sort(names, cmp_names);
   GString *s = g_string_new(NULL);
@@ -361,7 +367,8 @@ static char *dir_listing(const char *dir) {
 
 static void rm_rf(const char *dir) {
   GDir *d = g_dir_open(dir, 0, NULL);
-  if (!d) return;
+  if (!d)
+    return;
   const char *n;
   while ((n = g_dir_read_name(d))) {
     char *p = g_build_filename(dir, n, NULL);
@@ -509,19 +516,18 @@ static PlotFigure *figure2(void) {
     }
     PlotColor c = plot_palette((guint)g);
     g_assert_true(plot_axes_add_line(ax, names[g], (gsize)n, x, m,
-                                     &(PlotStyle){.color = c, .marker = PLOT_MARKER_CIRCLE},
-                                     NULL));
+                                     &(PlotStyle){.color = c, .marker = PLOT_MARKER_CIRCLE}, NULL));
     g_assert_true(plot_axes_add_errorbars(ax, NULL, (gsize)n, x, lo, hi, NULL, NULL));
     g_assert_true(plot_axes_add_line(
         ax, NULL, (gsize)n, xm, mm,
-        &(PlotStyle){.color = c, .dash = PLOT_DASH_DASHED, .marker = PLOT_MARKER_SQUARE,
-                     .marker_size = 4},
+        &(PlotStyle){
+            .color = c, .dash = PLOT_DASH_DASHED, .marker = PLOT_MARKER_SQUARE, .marker_size = 4},
         NULL));
     g_assert_true(plot_axes_add_errorbars(ax, NULL, (gsize)n, xm, lom, him, NULL, NULL));
   }
   PlotColor k = plot_color_rgb(0, 0, 0);
-  g_assert_true(plot_axes_add_line(ax, "our accounting", 0, NULL, NULL,
-                                   &(PlotStyle){.color = k}, NULL));
+  g_assert_true(
+      plot_axes_add_line(ax, "our accounting", 0, NULL, NULL, &(PlotStyle){.color = k}, NULL));
   g_assert_true(plot_axes_add_line(ax, "Muffliato", 0, NULL, NULL,
                                    &(PlotStyle){.color = k, .dash = PLOT_DASH_DASHED}, NULL));
   plot_axes_set_legend(ax, PLOT_LEGEND_BEST);

@@ -9,11 +9,13 @@
 
 static void check_majors(const PlotTicks *t, const double *want, gsize n) {
   g_assert_cmpuint(t->n_major, ==, n);
-  for (gsize i = 0; i < n; i++) g_assert_cmpfloat(t->major[i], ==, want[i]);
+  for (gsize i = 0; i < n; i++)
+    g_assert_cmpfloat(t->major[i], ==, want[i]);
 }
 
 static void check_labels(const PlotTicks *t, const char *const *want) {
-  for (gsize i = 0; i < t->n_major; i++) g_assert_cmpstr(t->labels[i], ==, want[i]);
+  for (gsize i = 0; i < t->n_major; i++)
+    g_assert_cmpstr(t->labels[i], ==, want[i]);
   g_assert_null(t->labels[t->n_major]);
 }
 
@@ -87,8 +89,13 @@ static void test_negative_and_scientific(void) {
   g_assert_true(plot_ticks_compute(PLOT_SCALE_LINEAR, 0, 3e6, 8, TRUE, &t, NULL));
   const double big[] = {0, 5e5, 1e6, 1.5e6, 2e6, 2.5e6, 3e6};
   check_majors(&t, big, 7);
-  const char *bl[] = {"0", "0.5" TIMES "10^6", "1.0" TIMES "10^6", "1.5" TIMES "10^6",
-                      "2.0" TIMES "10^6", "2.5" TIMES "10^6", "3.0" TIMES "10^6"};
+  const char *bl[] = {"0",
+                      "0.5" TIMES "10^6",
+                      "1.0" TIMES "10^6",
+                      "1.5" TIMES "10^6",
+                      "2.0" TIMES "10^6",
+                      "2.5" TIMES "10^6",
+                      "3.0" TIMES "10^6"};
   check_labels(&t, bl);
   plot_ticks_clear(&t);
 
@@ -153,7 +160,8 @@ static void test_log_narrow(void) {
   check_labels(&t, labels);
   const double minor[] = {3, 4, 6, 7, 8};
   g_assert_cmpuint(t.n_minor, ==, 5);
-  for (int i = 0; i < 5; i++) g_assert_cmpfloat(t.minor[i], ==, minor[i]);
+  for (int i = 0; i < 5; i++)
+    g_assert_cmpfloat(t.minor[i], ==, minor[i]);
   g_assert_cmpfloat(t.lo, ==, 1);
   g_assert_cmpfloat(t.hi, ==, 10);
   plot_ticks_clear(&t);
@@ -200,17 +208,19 @@ static void test_properties(void) {
       hi = lo + mag * (0.01 + u2);
     }
     PlotTicks t;
-    g_assert_true(plot_ticks_compute(log ? PLOT_SCALE_LOG10 : PLOT_SCALE_LINEAR, lo, hi,
-                                     max_ticks, loose, &t, NULL));
+    g_assert_true(plot_ticks_compute(log ? PLOT_SCALE_LOG10 : PLOT_SCALE_LINEAR, lo, hi, max_ticks,
+                                     loose, &t, NULL));
     g_assert_cmpfloat(t.lo, <=, lo * (1 + 1e-12) + 1e-300);
     g_assert_cmpfloat(t.hi, >=, hi * (1 - 1e-12) - 1e-300);
-    if (loose || !log) g_assert_cmpuint(t.n_major, <=, max_ticks);
+    if (loose || !log)
+      g_assert_cmpuint(t.n_major, <=, max_ticks);
     g_assert_cmpuint(t.n_major, >=, loose ? 2 : 1);
     double span = hi - lo;
     for (gsize i = 0; i < t.n_major; i++) {
       g_assert_nonnull(t.labels[i]);
       g_assert_true(g_utf8_validate(t.labels[i], -1, NULL));
-      if (i > 0) g_assert_cmpfloat(t.major[i], >, t.major[i - 1]);
+      if (i > 0)
+        g_assert_cmpfloat(t.major[i], >, t.major[i - 1]);
       if (!loose) {
         g_assert_cmpfloat(t.major[i], >=, lo - 1e-8 * span);
         g_assert_cmpfloat(t.major[i], <=, hi + 1e-8 * span);
@@ -235,7 +245,8 @@ static void test_properties(void) {
       }
     }
     for (gsize i = 0; i < t.n_minor; i++)
-      if (i > 0) g_assert_cmpfloat(t.minor[i], >, t.minor[i - 1]);
+      if (i > 0)
+        g_assert_cmpfloat(t.minor[i], >, t.minor[i - 1]);
     plot_ticks_clear(&t);
   }
 }

@@ -21,14 +21,12 @@ typedef struct {
   guint n_params;
   gboolean (*init)(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
                    GError **error);
-  gboolean (*node_init)(ProtoNode *node, gpointer run_state, gpointer *node_state,
-                        GError **error);
+  gboolean (*node_init)(ProtoNode *node, gpointer run_state, gpointer *node_state, GError **error);
   void (*node_free)(gpointer node_state);
   gboolean (*on_start)(ProtoNode *node, GError **error);
   gboolean (*on_timer)(ProtoNode *node, guint64 tag, GError **error);
   gboolean (*on_message)(ProtoNode *node, SimMessage *msg, GError **error);
-  gboolean (*on_topology_change)(ProtoNode *node, const SimTopologyChange *change,
-                                 GError **error);
+  gboolean (*on_topology_change)(ProtoNode *node, const SimTopologyChange *change, GError **error);
   gboolean (*on_gathered)(ProtoNode *node, guint round, guint n_inputs, const ProtoInput *inputs,
                           GError **error);
   void (*finish)(gpointer run_state);
@@ -66,8 +64,8 @@ static gboolean abi1_step(ProtoNode *node, guint t, GError **error) {
   }
   g_free(z);
   if (ok && t == 0 && proto_context_run_state(ctx) != NULL)
-    ok = proto_node_send(node, (proto_node_id(node) + 1) % proto_context_n_nodes(ctx), 0,
-                         TAG_GREET, sim_linvec_dup(model), error);
+    ok = proto_node_send(node, (proto_node_id(node) + 1) % proto_context_n_nodes(ctx), 0, TAG_GREET,
+                         sim_linvec_dup(model), error);
   return ok && proto_node_exchange(node, t, sim_linvec_dup(model), error);
 }
 

@@ -17,8 +17,8 @@
 
 #include "protocols/plugin.h"
 
-G_GNUC_UNUSED static gboolean bad_init(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
-                         GError **error) {
+G_GNUC_UNUSED static gboolean bad_init(ProtoContext *ctx, const ProtoParams *params,
+                                       gpointer *run_state, GError **error) {
   (void)ctx;
   (void)params;
   (void)error;

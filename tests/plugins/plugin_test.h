@@ -41,8 +41,8 @@ static inline void pt_record(const SimBusEvent *ev, gpointer data) {
  * message loss @loss (nullable; the deadline mode then, as the runtime
  * refuses sync mode with loss). */
 static inline PtObserved pt_run_observed(const TopoGraph *g, const char *spec, guint T,
-                                         const guint *attackers, guint n_attackers,
-                                         guint64 seed, const char *loss) {
+                                         const guint *attackers, guint n_attackers, guint64 seed,
+                                         const char *loss) {
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
   cfg.graph = g;
@@ -62,8 +62,7 @@ static inline PtObserved pt_run_observed(const TopoGraph *g, const char *spec, g
   o.obs = priv_observer_new(proto_context_space(proto_run_context(o.run)), &err);
   g_assert_no_error(err);
   for (guint i = 0; i < n_attackers; i++)
-    g_assert_cmpuint(priv_observer_add_view(o.obs, PRIV_TRUST_PNDP, &attackers[i], 1, &err), ==,
-                     i);
+    g_assert_cmpuint(priv_observer_add_view(o.obs, PRIV_TRUST_PNDP, &attackers[i], 1, &err), ==, i);
   SimBus *bus = sim_engine_bus(proto_run_engine(o.run));
   g_assert_true(priv_observer_attach(o.obs, bus, &err));
   o.delivered = g_array_new(FALSE, FALSE, sizeof(PtMsg));

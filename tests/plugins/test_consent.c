@@ -88,7 +88,7 @@ static void test_run_needs_consent(void) {
   g_assert_false(g_file_test(f.marker, G_FILE_TEST_EXISTS));
   g_assert_nonnull(strstr(r.err, "evil.ini:8: protocol.plugin: not loaded"));
   g_assert_nonnull(strstr(r.err, "--allow-plugins"));
-  g_assert_null(strstr(r.err, "unknown protocol")); /* one problem: the consent */
+  g_assert_null(strstr(r.err, "unknown protocol"));       /* one problem: the consent */
   g_assert_false(g_file_test(f.out, G_FILE_TEST_EXISTS)); /* nothing was run */
   cli_run_clear(&r);
 

@@ -30,8 +30,8 @@ static Spawned spawn(const char *const *argv, char **envp) {
   Spawned s = {0};
   int wait_status = 0;
   GError *err = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv, envp, G_SPAWN_DEFAULT, NULL, NULL, &s.out,
-                             &s.err, &wait_status, &err));
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, envp, G_SPAWN_DEFAULT, NULL, NULL, &s.out, &s.err,
+                             &wait_status, &err));
   g_assert_no_error(err);
   s.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
   return s;
@@ -75,10 +75,10 @@ static void test_install_build_train_account(void) {
   env = g_environ_unsetenv(env, "CMAKE_PREFIX_PATH");
 
   /* 1. Stage the install. */
-  g_free(must_run((const char *[]){DPG_CMAKE, "--install", DPG_BUILD_DIR, "--prefix", stage,
-                                   NULL},
+  g_free(must_run((const char *[]){DPG_CMAKE, "--install", DPG_BUILD_DIR, "--prefix", stage, NULL},
                   env));
-  const char *installed[] = {"bin/dpgossip", "include/dpgossip/protocols/plugin.h",
+  const char *installed[] = {"bin/dpgossip",
+                             "include/dpgossip/protocols/plugin.h",
                              "include/dpgossip/sim/sim.h",
                              DPG_INSTALL_LIBDIR "/pkgconfig/dpgossip.pc",
                              DPG_INSTALL_LIBDIR "/cmake/dpgossip/dpgossipConfig.cmake",
@@ -129,8 +129,9 @@ static void test_install_build_train_account(void) {
   char *csv[3];
   for (guint i = 0; i < 3; i++)
     csv[i] = g_strdup_printf("%s/train-%u.csv", stage, i);
-#define TRAIN_ARGS "--generate", "florentine", "--dataset", "synthetic:linear,n=300,d=4,seed=2", \
-                   "--epochs", "2", "--batches", "2", "--seed", "5", "--lr", "0.05"
+#define TRAIN_ARGS                                                                                 \
+  "--generate", "florentine", "--dataset", "synthetic:linear,n=300,d=4,seed=2", "--epochs", "2",   \
+      "--batches", "2", "--seed", "5", "--lr", "0.05"
   out = must_run((const char *[]){bin, "train", "--protocol-plugin", pc_plugin, TRAIN_ARGS, "--out",
                                   csv[0], NULL},
                  env);
@@ -155,9 +156,9 @@ static void test_install_build_train_account(void) {
   g_free(must_run((const char *[]){bin, "train", "--protocol", "gossip-pairs:mode=neighbors",
                                    TRAIN_ARGS, "--out", csv[1], NULL},
                   env));
-  g_free(must_run((const char *[]){bin, "train", "--protocol", "dsgd", TRAIN_ARGS, "--out",
-                                   csv[2], NULL},
-                  env));
+  g_free(must_run(
+      (const char *[]){bin, "train", "--protocol", "dsgd", TRAIN_ARGS, "--out", csv[2], NULL},
+      env));
   char *a = read_text(csv[1]), *b = read_text(csv[2]);
   /* The same losses; the privacy columns come from two accounting paths
    * (observer for the plugin, structured for dsgd): equal to rounding. */
@@ -167,8 +168,8 @@ static void test_install_build_train_account(void) {
     char **fa = g_strsplit(la[i], ",", -1), **fb = g_strsplit(lb[i], ",", -1);
     for (guint k = 0; k < 12; k++)
       if (k == 8 || k == 9) /* mu, epsilon */
-        g_assert_cmpfloat(fabs(g_ascii_strtod(fa[k], NULL) / g_ascii_strtod(fb[k], NULL) - 1),
-                          <, 1e-12);
+        g_assert_cmpfloat(fabs(g_ascii_strtod(fa[k], NULL) / g_ascii_strtod(fb[k], NULL) - 1), <,
+                          1e-12);
       else
         g_assert_cmpstr(fa[k], ==, fb[k]);
     g_strfreev(fa);
@@ -181,9 +182,9 @@ static void test_install_build_train_account(void) {
 
   /* A plugin of another ABI is refused as a usage error. */
   char *bad = g_build_filename(DPG_TEST_PLUGIN_DIR, "bad-abi.so", NULL);
-  Spawned s = spawn((const char *[]){bin, "train", "--protocol-plugin", bad, TRAIN_ARGS, "--out",
-                                     csv[0], NULL},
-                    env);
+  Spawned s = spawn(
+      (const char *[]){bin, "train", "--protocol-plugin", bad, TRAIN_ARGS, "--out", csv[0], NULL},
+      env);
   g_assert_cmpint(s.status, ==, 2);
   g_assert_nonnull(strstr(s.err, "was built for plugin ABI version 3"));
   spawned_clear(&s);

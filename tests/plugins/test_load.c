@@ -191,7 +191,8 @@ static gboolean in_subprocess(void) {
 static void test_search_path(void) {
   if (!in_subprocess())
     return;
-  char *a = g_dir_make_tmp("dpg-plugins-a-XXXXXX", NULL), *b = g_dir_make_tmp("dpg-plugins-b-XXXXXX", NULL);
+  char *a = g_dir_make_tmp("dpg-plugins-a-XXXXXX", NULL),
+       *b = g_dir_make_tmp("dpg-plugins-b-XXXXXX", NULL);
   char *env = g_strdup_printf("%s::%s", a, b);
   g_setenv(PROTO_PLUGIN_PATH_ENV, env, TRUE);
   char **dirs = proto_plugin_search_path();
@@ -224,8 +225,12 @@ static void test_search_path(void) {
 
   g_assert_false(proto_plugin_find("nothing-here", &vt, &err));
   g_assert_error(err, PROTO_ERROR, PROTO_ERROR_UNKNOWN);
-  const char *frags[] = {"no plugin provides protocol 'nothing-here'", a, b, "broken.so",
-                         "aaa.so was built for plugin ABI version 3", "DPGOSSIP_PLUGIN_PATH"};
+  const char *frags[] = {"no plugin provides protocol 'nothing-here'",
+                         a,
+                         b,
+                         "broken.so",
+                         "aaa.so was built for plugin ABI version 3",
+                         "DPGOSSIP_PLUGIN_PATH"};
   for (guint i = 0; i < G_N_ELEMENTS(frags); i++)
     if (strstr(err->message, frags[i]) == NULL)
       g_error("'%s' lacks '%s'", err->message, frags[i]);
@@ -261,7 +266,8 @@ static void test_name_convention(void) {
     return;
   char *dir = g_dir_make_tmp("dpg-plugins-c-XXXXXX", NULL);
   g_setenv(PROTO_PLUGIN_PATH_ENV, dir, TRUE);
-  char *pairs = g_build_filename(dir, "aaa-other.so", NULL), *tiny = g_build_filename(dir, "tiny-dsgd.so", NULL);
+  char *pairs = g_build_filename(dir, "aaa-other.so", NULL),
+       *tiny = g_build_filename(dir, "tiny-dsgd.so", NULL);
   char *broken = g_build_filename(dir, "broken-name.so", NULL);
   char *src = plugin_path("gossip-pairs");
   pt_copy(src, pairs);
@@ -302,7 +308,8 @@ static GPtrArray *declared(const char *header, const char *const *prefixes) {
   char *path = g_build_filename(g_getenv("DPG_SOURCE_DIR"), header, NULL);
   char *text = NULL;
   g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-  GRegex *re = g_regex_new("^[A-Za-z][^;(){}]*?\\b([a-z][a-z0-9_]*)\\(", G_REGEX_MULTILINE, 0, NULL);
+  GRegex *re = g_regex_new("^[A-Za-z][^;(){}]*?\\b([a-z][a-z0-9_]*)\\(", G_REGEX_MULTILINE, 0,
+                           NULL);
   GMatchInfo *m = NULL;
   GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
   g_regex_match(re, text, 0, &m);
@@ -328,13 +335,12 @@ static void test_api_exported(void) {
   GModule *self = g_module_open(NULL, 0);
   g_assert_nonnull(self);
   const char *plugin_prefixes[] = {"proto_", NULL};
-  const char *sim_prefixes[] = {"sim_linvec_", "sim_lin_space_", "sim_noise_", "sim_message_",
-                                "sim_rng_stream_", NULL};
-  GPtrArray *lists[] = {declared("protocols/plugin.h", plugin_prefixes),
-                        declared("sim/linvec.h", sim_prefixes),
-                        declared("sim/noise.h", sim_prefixes),
-                        declared("sim/message.h", sim_prefixes),
-                        declared("sim/rng.h", sim_prefixes)};
+  const char *sim_prefixes[] = {"sim_linvec_",  "sim_lin_space_",  "sim_noise_",
+                                "sim_message_", "sim_rng_stream_", NULL};
+  GPtrArray *lists[] = {
+      declared("protocols/plugin.h", plugin_prefixes), declared("sim/linvec.h", sim_prefixes),
+      declared("sim/noise.h", sim_prefixes), declared("sim/message.h", sim_prefixes),
+      declared("sim/rng.h", sim_prefixes)};
   guint total = 0;
   for (guint l = 0; l < G_N_ELEMENTS(lists); l++) {
     for (guint i = 0; i < lists[l]->len; i++) {
@@ -477,8 +483,7 @@ static const guint attackers[] = {0, 7, 11};
 static void test_accounting_pairs(void) {
   load_ok("gossip-pairs");
   TopoGraph *g = graph("florentine");
-  PtObserved o = pt_run_observed(g, "gossip-pairs", 6, attackers, G_N_ELEMENTS(attackers), 3,
-                                 NULL);
+  PtObserved o = pt_run_observed(g, "gossip-pairs", 6, attackers, G_N_ELEMENTS(attackers), 3, NULL);
   guint finite = pt_check_pairs_accounting(&o, g, attackers, G_N_ELEMENTS(attackers), TAG_PAIR,
                                            TRUE);
   g_assert_cmpuint(finite, >, 0);
@@ -493,7 +498,8 @@ static void test_accounting_pairs(void) {
   PtObserved o2 = pt_run_observed(g, "gossip-pairs", 6, attackers, 1, 4, NULL);
   gboolean differ = FALSE;
   for (guint j = 0; j < MIN(o.delivered->len, o2.delivered->len) && !differ; j++) {
-    const PtMsg *x = &g_array_index(o.delivered, PtMsg, j), *y = &g_array_index(o2.delivered, PtMsg, j);
+    const PtMsg *x = &g_array_index(o.delivered, PtMsg, j),
+                *y = &g_array_index(o2.delivered, PtMsg, j);
     differ = x->from != y->from || x->to != y->to;
   }
   g_assert_true(differ || o.delivered->len != o2.delivered->len);

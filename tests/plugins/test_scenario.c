@@ -12,12 +12,11 @@
 #include "plot/plot.h"
 #include "scenarios/scenarios.h"
 
-static const char *const base =
-    "[simulation]\nseed = 3\nrounds = 6\n"
-    "[topology]\ngenerate = florentine\n"
-    "[protocol]\n%s"
-    "[privacy]\ntrust = pndp\n"
-    "[collusion.a]\nnodes = 0\n";
+static const char *const base = "[simulation]\nseed = 3\nrounds = 6\n"
+                                "[topology]\ngenerate = florentine\n"
+                                "[protocol]\n%s"
+                                "[privacy]\ntrust = pndp\n"
+                                "[collusion.a]\nnodes = 0\n";
 
 static ScenScenario *load(const char *dir, const char *protocol_lines) {
   char *text = g_strdup_printf(base, protocol_lines);
@@ -125,8 +124,8 @@ static void remove_tree(const char *dir) {
 static void test_plugin_accounted_like_builtin(void) {
   char *root = g_dir_make_tmp("dpg-scen-out-XXXXXX", NULL);
   char *a = g_build_filename(root, "plugin", NULL), *b = g_build_filename(root, "builtin", NULL);
-  GHashTable *via_plugin =
-      run("name = tiny-dsgd\nplugin = " DPG_TEST_PLUGIN_DIR "/tiny-dsgd.so\n", a);
+  GHashTable *via_plugin = run("name = tiny-dsgd\nplugin = " DPG_TEST_PLUGIN_DIR "/tiny-dsgd.so\n",
+                               a);
   GHashTable *builtin = run("name = dsgd\n", b);
   g_assert_cmpuint(g_hash_table_size(via_plugin), ==, 14);
   g_assert_cmpuint(g_hash_table_size(builtin), ==, 14);

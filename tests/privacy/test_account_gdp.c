@@ -10,7 +10,9 @@
 
 #include "privacy/privacy.h"
 
-static double rel(double a, double b) { return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b))); }
+static double rel(double a, double b) {
+  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
+}
 
 static void test_design_values(void) {
   /* DESIGN.md: mu = 1 gives eps(1e-6) = 4.88655 and eps(1e-5) = 4.37718. */
@@ -52,7 +54,8 @@ static void test_round_trip_and_monotone(void) {
         /* eps = 0 exactly when delta(0) = 2 Phi(mu/2) - 1 is already below. */
         g_assert_cmpfloat(priv_gdp_delta(mu, 0.0), <=, deltas[d]);
       }
-      if (d > 0) g_assert_cmpfloat(e, <=, priv_gdp_epsilon(mu, deltas[d - 1]));
+      if (d > 0)
+        g_assert_cmpfloat(e, <=, priv_gdp_epsilon(mu, deltas[d - 1]));
     }
   }
   /* delta(0) = 2 Phi(1/2) - 1 for mu = 1; above it no epsilon is needed. */

@@ -132,18 +132,22 @@ static void reference_X(const double *A, const double *B, guint r, guint c, guin
   double *K = g_new0(double, (gsize)r *r), *w = g_new(double, r);
   for (guint i = 0; i < r; i++)
     for (guint j = 0; j < r; j++)
-      for (guint l = 0; l < m; l++) K[i * r + j] += B[i * m + l] * B[j * m + l];
+      for (guint l = 0; l < m; l++)
+        K[i * r + j] += B[i * m + l] * B[j * m + l];
   g_assert_cmpint(LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'L', (int)r, K, (int)r, w), ==, 0);
   /* X = sum over eigenpairs (l > tol) of (v^T A)^T (v^T A) / l. */
   memset(X, 0, sizeof(double) * c * c);
   double lmax = w[r - 1];
   for (guint e = 0; e < r; e++) {
-    if (w[e] <= 1e-12 * lmax) continue;
+    if (w[e] <= 1e-12 * lmax)
+      continue;
     double *y = g_new0(double, c);
     for (guint j = 0; j < c; j++)
-      for (guint i = 0; i < r; i++) y[j] += K[i * r + e] * A[i * c + j];
+      for (guint i = 0; i < r; i++)
+        y[j] += K[i * r + e] * A[i * c + j];
     for (guint a = 0; a < c; a++)
-      for (guint b = 0; b < c; b++) X[a * c + b] += y[a] * y[b] / w[e];
+      for (guint b = 0; b < c; b++)
+        X[a * c + b] += y[a] * y[b] / w[e];
     g_free(y);
   }
   g_free(K);
@@ -158,18 +162,25 @@ static void test_random_vs_pseudoinverse(void) {
     double *B = g_new0(double, (gsize)r *m), *C = g_new(double, (gsize)m *c),
            *A = g_new0(double, (gsize)r *c);
     for (guint i = 0; i < r; i++)
-      for (guint l = 0; l < m; l++) B[i * m + l] = g_rand_double_range(rnd, -1, 1);
+      for (guint l = 0; l < m; l++)
+        B[i * m + l] = g_rand_double_range(rnd, -1, 1);
     if (rep % 3 == 0) /* rank deficiency: row 2 = row 0 + 2 row 1 */
-      for (guint l = 0; l < m; l++) B[2 * m + l] = B[l] + 2 * B[m + l];
-    for (guint i = 0; i < m * c; i++) C[i] = g_rand_double_range(rnd, -1, 1);
+      for (guint l = 0; l < m; l++)
+        B[2 * m + l] = B[l] + 2 * B[m + l];
+    for (guint i = 0; i < m * c; i++)
+      C[i] = g_rand_double_range(rnd, -1, 1);
     for (guint i = 0; i < r; i++)
       for (guint j = 0; j < c; j++)
-        for (guint l = 0; l < m; l++) A[i * c + j] += B[i * m + l] * C[l * c + j];
+        for (guint l = 0; l < m; l++)
+          A[i * c + j] += B[i * m + l] * C[l * c + j];
     PrivKnowledge *k = priv_knowledge_new(n, NULL);
     guint32 gc[6], nc[16];
-    for (guint j = 0; j < c; j++) gc[j] = j;          /* column t*n + u = j */
-    for (guint l = 0; l < m; l++) nc[l] = 10 + 3 * l; /* sparse noise ids */
-    for (guint i = 0; i < r; i++) add(k, c, gc, A + i * c, m, nc, B + i * m);
+    for (guint j = 0; j < c; j++)
+      gc[j] = j; /* column t*n + u = j */
+    for (guint l = 0; l < m; l++)
+      nc[l] = 10 + 3 * l; /* sparse noise ids */
+    for (guint i = 0; i < r; i++)
+      add(k, c, gc, A + i * c, m, nc, B + i * m);
     double clip = 1.7;
     PrivBlocks *b = blocks(k, T, clip);
     double *X = g_new(double, (gsize)c *c);

@@ -19,23 +19,30 @@ static double *reference(const TopoGossip *w, guint T, const guint *S, guint nS,
   for (guint i = 0; i < nS; i++) {
     gamma[S[i]] = TRUE;
     for (guint v = 0; v < n; v++)
-      if (W[S[i] * n + v] != 0.0) gamma[v] = TRUE;
+      if (W[S[i] * n + v] != 0.0)
+        gamma[v] = TRUE;
   }
-  for (guint i = 0; i < n; i++) P[i * n + i] = 1.0;
+  for (guint i = 0; i < n; i++)
+    P[i * n + i] = 1.0;
   for (guint s = 0; s < T; s++) {
     for (guint wn = 0; wn < n; wn++) {
-      if (!gamma[wn]) continue;
+      if (!gamma[wn])
+        continue;
       double c2 = 0.0;
-      for (guint v = 0; v < n; v++) c2 += P[v * n + wn] * P[v * n + wn];
-      for (guint u = 0; u < n; u++) sum[u] += (T - s) * P[u * n + wn] / c2;
+      for (guint v = 0; v < n; v++)
+        c2 += P[v * n + wn] * P[v * n + wn];
+      for (guint u = 0; u < n; u++)
+        sum[u] += (T - s) * P[u * n + wn] / c2;
     }
     memset(Q, 0, sizeof(double) * n * n);
     for (guint i = 0; i < n; i++)
       for (guint k = 0; k < n; k++)
-        for (guint j = 0; j < n; j++) Q[i * n + j] += W[i * n + k] * P[k * n + j];
+        for (guint j = 0; j < n; j++)
+          Q[i * n + j] += W[i * n + k] * P[k * n + j];
     memcpy(P, Q, sizeof(double) * n * n);
   }
-  for (guint u = 0; u < n; u++) sum[u] = alpha / (2 * sigma * sigma) * MIN((double)T, sum[u]);
+  for (guint u = 0; u < n; u++)
+    sum[u] = alpha / (2 * sigma * sigma) * MIN((double)T, sum[u]);
   g_free(W);
   g_free(P);
   g_free(Q);

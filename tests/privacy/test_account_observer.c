@@ -39,7 +39,8 @@ static void step(SimEngine *e, Dsgd *d, guint u) {
   guint32 *to = g_new(guint32, len);
   guint n_to = 0;
   for (guint j = 0; j < len; j++)
-    if (cols[j] != u) to[n_to++] = cols[j];
+    if (cols[j] != u)
+      to[n_to++] = cols[j];
   SimMessage *m = sim_message_new_linvec(u, t, 0, x, 8);
   check(sim_engine_broadcast(e, m, to, n_to, &err), err);
   sim_message_unref(m);
@@ -64,10 +65,12 @@ static void on_message(SimEngine *e, guint32 node, gpointer state, SimMessage *m
   const guint *cols;
   const double *vals;
   deg = topo_gossip_row(d->w, node, &cols, &vals) - 1;
-  if (d->lossy || ++d->received[node] < deg) return;
+  if (d->lossy || ++d->received[node] < deg)
+    return;
   /* theta_{t+1} = sum_v W[u,v] theta_{t+1/2}^(v) */
   check(sim_linvec_copy(d->theta[node], d->y[node], &err), err);
-  if (++d->round[node] < d->T) step(e, d, node);
+  if (++d->round[node] < d->T)
+    step(e, d, node);
 }
 
 typedef struct {
@@ -76,9 +79,12 @@ typedef struct {
 
 static void count_events(const SimBusEvent *ev, gpointer data) {
   Counts *c = data;
-  if (ev->kind == SIM_BUS_MESSAGE_SENT) c->sent++;
-  if (ev->kind == SIM_BUS_MESSAGE_DELIVERED) c->delivered++;
-  if (ev->kind == SIM_BUS_MESSAGE_DROPPED) c->dropped++;
+  if (ev->kind == SIM_BUS_MESSAGE_SENT)
+    c->sent++;
+  if (ev->kind == SIM_BUS_MESSAGE_DELIVERED)
+    c->delivered++;
+  if (ev->kind == SIM_BUS_MESSAGE_DROPPED)
+    c->dropped++;
 }
 
 /* Runs D-SGD on @w for @T steps with an observer holding the given views;
@@ -94,7 +100,8 @@ static PrivObserver *run_observed(const TopoGossip *w, guint T, double sigma, do
   Dsgd d = {.w = w, .T = T, .n = n, .lossy = loss > 0};
   d.z = g_new(SimNoiseId, (gsize)T * n);
   for (guint t = 0; t < T; t++)
-    for (guint u = 0; u < n; u++) d.z[t * n + u] = sim_noise_register_local(reg, sigma, u, t, NULL);
+    for (guint u = 0; u < n; u++)
+      d.z[t * n + u] = sim_noise_register_local(reg, sigma, u, t, NULL);
   d.theta = g_new(SimLinvec *, n);
   d.y = g_new(SimLinvec *, n);
   d.round = g_new0(guint, n);
@@ -119,7 +126,8 @@ static PrivObserver *run_observed(const TopoGossip *w, guint T, double sigma, do
   g_assert_cmpint(sim_engine_run(e, SIM_TIME_NEVER, &err), ==, SIM_RUN_IDLE);
   g_assert_no_error(err);
   if (!d.lossy)
-    for (guint u = 0; u < n; u++) g_assert_cmpuint(d.round[u], ==, T);
+    for (guint u = 0; u < n; u++)
+      g_assert_cmpuint(d.round[u], ==, T);
   /* The bus dies with the engine: the observer must forget it. */
   sim_engine_free(e);
   for (guint u = 0; u < n; u++) {

@@ -20,8 +20,8 @@
 #define COL(n, u, t) ((guint32)((t) * (n) + (u)))
 
 static PrivNodeStatus decide(double norm, double residual, double left, double amp) {
-  PrivRangeEvidence e = {.norm = norm, .residual = residual, .noise_left = left,
-                         .amplification = amp};
+  PrivRangeEvidence e = {
+      .norm = norm, .residual = residual, .noise_left = left, .amplification = amp};
   return priv_range_decide(&e, NULL);
 }
 
@@ -103,9 +103,8 @@ static void test_near_dependency(void) {
   static const struct {
     double d;
     PrivNodeStatus want;
-  } cases[] = {{0.0, PRIV_NODE_UNPROTECTED},
-               {1e-3, PRIV_NODE_PROTECTED},
-               {1e-12, PRIV_NODE_UNRESOLVED}};
+  } cases[] = {
+      {0.0, PRIV_NODE_UNPROTECTED}, {1e-3, PRIV_NODE_PROTECTED}, {1e-12, PRIV_NODE_UNRESOLVED}};
   for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
     double d = cases[c].d;
     PrivKnowledge *k = priv_knowledge_new(2, NULL);

@@ -19,8 +19,10 @@ static void test_report(void) {
   b->status[2] = PRIV_NODE_ATTACKER;
   b->status[4] = PRIV_NODE_UNPROTECTED;
   /* Node 0: X = 0.25 I; node 1: all entries 0.5 (bound 8 at b = 1, 4 at b = 2). */
-  for (guint t = 0; t < T; t++) b->X[0 * T * T + t * T + t] = 0.25;
-  for (guint i = 0; i < T * T; i++) b->X[1 * T * T + i] = 0.5;
+  for (guint t = 0; t < T; t++)
+    b->X[0 * T * T + t * T + t] = 0.25;
+  for (guint i = 0; i < T * T; i++)
+    b->X[1 * T * T + i] = 0.5;
   PrivAccountOptions opt = {.b = 2, .alpha = 3.0, .delta = 1e-5};
   PrivReport *r = priv_account_report(b, g, &opt, &err);
   g_assert_no_error(err);
@@ -89,7 +91,8 @@ static void test_csv(void) {
   g_assert_no_error(err);
   g_assert_cmpuint(rows, ==, 2);
   g_assert_cmpuint(cols, ==, 3);
-  for (guint i = 0; i < 6; i++) g_assert_cmpfloat(R[i], ==, M[i]); /* exact */
+  for (guint i = 0; i < 6; i++)
+    g_assert_cmpfloat(R[i], ==, M[i]); /* exact */
   g_free(R);
 
   const struct {

@@ -10,21 +10,26 @@
 
 #include "privacy/privacy.h"
 
-static double rel(double a, double b) { return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b))); }
+static double rel(double a, double b) {
+  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
+}
 
 static double abs_sum(const double *X, guint k) {
   double s = 0.0;
-  for (guint i = 0; i < k * k; i++) s += fabs(X[i]);
+  for (guint i = 0; i < k * k; i++)
+    s += fabs(X[i]);
   return s;
 }
 
 /* X = V^T V for a random d x k V (entries in [lo, hi]): psd. */
 static double *random_gram(GRand *r, guint k, guint d, double lo, double hi) {
   double *V = g_new(double, (gsize)d *k), *X = g_new0(double, (gsize)k *k);
-  for (guint i = 0; i < d * k; i++) V[i] = g_rand_double_range(r, lo, hi);
+  for (guint i = 0; i < d * k; i++)
+    V[i] = g_rand_double_range(r, lo, hi);
   for (guint a = 0; a < k; a++)
     for (guint b = 0; b < k; b++)
-      for (guint i = 0; i < d; i++) X[a * k + b] += V[i * k + a] * V[i * k + b];
+      for (guint i = 0; i < d; i++)
+        X[a * k + b] += V[i * k + a] * V[i * k + b];
   g_free(V);
   return X;
 }
@@ -51,13 +56,15 @@ static void test_closed_forms(void) {
   g_assert_cmpfloat(abs_sum(X3, 3), ==, 6.0);
   /* Identity: tr U <= k. */
   double I5[25] = {0};
-  for (guint i = 0; i < 5; i++) I5[i * 5 + i] = 1.0;
+  for (guint i = 0; i < 5; i++)
+    I5[i * 5 + i] = 1.0;
   g_assert_cmpfloat(rel(sdp(I5, 5, &info), 5.0), <, 1e-8);
   /* Rank one a a^T with mixed signs: U = sign(a) sign(a)^T gives (sum |a|)^2,
    * which is also the bound. */
   double a[] = {0.3, -1.2, 0.7, -0.1, 2.0, -0.4}, A[36];
   for (guint i = 0; i < 6; i++)
-    for (guint j = 0; j < 6; j++) A[i * 6 + j] = a[i] * a[j];
+    for (guint j = 0; j < 6; j++)
+      A[i * 6 + j] = a[i] * a[j];
   g_assert_cmpfloat(rel(sdp(A, 6, &info), abs_sum(A, 6)), <, 1e-8);
   /* k = 1: max(X, 0). */
   double one = 2.5;
@@ -79,14 +86,17 @@ static void test_random_certified(void) {
       g_assert_cmpfloat(v, <=, abs_sum(X, k) * (1 + 1e-15));
       /* Feasible points: U = I, and U = s s^T for sign vectors s. */
       double tr = 0.0;
-      for (guint i = 0; i < k; i++) tr += X[i * k + i];
+      for (guint i = 0; i < k; i++)
+        tr += X[i * k + i];
       g_assert_cmpfloat(v, >=, tr * (1 - 1e-12));
       for (guint t = 0; t < 20; t++) {
         double q = 0.0;
         gint s[64];
-        for (guint i = 0; i < k; i++) s[i] = g_rand_boolean(r) ? 1 : -1;
         for (guint i = 0; i < k; i++)
-          for (guint j = 0; j < k; j++) q += s[i] * s[j] * X[i * k + j];
+          s[i] = g_rand_boolean(r) ? 1 : -1;
+        for (guint i = 0; i < k; i++)
+          for (guint j = 0; j < k; j++)
+            q += s[i] * s[j] * X[i * k + j];
         g_assert_cmpfloat(v, >=, q * (1 - 1e-12));
       }
       g_free(X);

@@ -26,7 +26,9 @@ static TopoGossip *florentine_gossip(TopoGraph **graph_out) {
   return w;
 }
 
-static double rel(double a, double b) { return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b))); }
+static double rel(double a, double b) {
+  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
+}
 
 /* The paper's Figure 2 setting: every path must give the reference values. */
 static void test_florentine_reference(void) {
@@ -112,7 +114,8 @@ static gboolean nontrivial(const PrivBlocks *b) {
 static void check_all_paths(const HandRun *run, PrivTrust trust, const guint *S, guint nS,
                             gboolean kalman) {
   PrivBlocks *gen = hand_blocks(run, trust, S, nS);
-  if (trust == PRIV_TRUST_PNDP) g_assert_true(nontrivial(gen));
+  if (trust == PRIV_TRUST_PNDP)
+    g_assert_true(nontrivial(gen));
   PrivBlocks *den = fast_blocks(run, trust, S, nS, PRIV_ENGINE_DENSE);
   g_assert_cmpfloat(blocks_rel_diff(den, gen), <, 1e-9);
   if (kalman) {
@@ -173,7 +176,8 @@ static void test_muffliato(void) {
 static double *antipgd(guint T) {
   double *C = g_new0(double, (gsize)T *T);
   for (guint i = 0; i < T; i++)
-    for (guint j = 0; j <= i; j++) C[(gsize)i * T + j] = 1.0;
+    for (guint j = 0; j <= i; j++)
+      C[(gsize)i * T + j] = 1.0;
   return C;
 }
 
@@ -181,7 +185,8 @@ static double *random_lower(guint T, guint seed) {
   GRand *r = g_rand_new_with_seed(seed);
   double *C = g_new0(double, (gsize)T *T);
   for (guint i = 0; i < T; i++) {
-    for (guint j = 0; j < i; j++) C[(gsize)i * T + j] = g_rand_double_range(r, -0.6, 0.6);
+    for (guint j = 0; j < i; j++)
+      C[(gsize)i * T + j] = g_rand_double_range(r, -0.6, 0.6);
     C[(gsize)i * T + i] = g_rand_double_range(r, 0.5, 1.5);
   }
   g_rand_free(r);
@@ -212,7 +217,8 @@ static void test_mfdsgd(void) {
       check_all_paths(&run, PRIV_TRUST_SECLDP, S2, 2, FALSE);
       PrivBlocks *bl = fast_blocks(&run, PRIV_TRUST_LDP, S1, 1, PRIV_ENGINE_AUTO);
       for (guint u = 0; u < bl->n; u++) {
-        if (u == S1[0]) continue;
+        if (u == S1[0])
+          continue;
         double s2;
         GError *err = NULL;
         g_assert_true(
@@ -253,7 +259,8 @@ static void test_mfdsgd(void) {
   g_assert_nonnull(err);
   g_clear_error(&err);
   g_free(Z);
-  for (guint ci = 0; ci < G_N_ELEMENTS(Cs); ci++) g_free(Cs[ci]);
+  for (guint ci = 0; ci < G_N_ELEMENTS(Cs); ci++)
+    g_free(Cs[ci]);
   topo_gossip_free(w);
 }
 
@@ -293,7 +300,8 @@ static void test_time_varying(void) {
         check_all_paths(&mf, PRIV_TRUST_PNDP, S2, 2, FALSE);
         g_free(C);
       }
-      for (guint r = 0; r < R; r++) topo_gossip_free(ws[r]);
+      for (guint r = 0; r < R; r++)
+        topo_gossip_free(ws[r]);
       g_free(ws);
     }
     topo_schedule_free(sch);
@@ -322,7 +330,8 @@ static void test_ldp_closed_form(void) {
         g_assert_cmpfloat(fabs(X[s * T + t] - (s == t ? 1.0 / (sigma * sigma) : 0.0)), <, 1e-12);
   }
   for (guint b = 1; b <= T; b++) {
-    if (T % b) continue;
+    if (T % b)
+      continue;
     PrivAccountOptions opt = {.b = b, .sensitivity = PRIV_SENSITIVITY_EXACT};
     GError *err = NULL;
     PrivReport *rep = priv_account_report(gen, NULL, &opt, &err);
@@ -410,8 +419,10 @@ static void test_consistency(void) {
     g_assert_no_error(err);
     for (guint i = 0, j = 0; i < r1->n_victims; i++) {
       guint u = r1->victims[i].node;
-      if (u == S[0] || u == S[1]) continue;
-      while (rb->victims[j].node != u) j++;
+      if (u == S[0] || u == S[1])
+        continue;
+      while (rb->victims[j].node != u)
+        j++;
       g_assert_cmpfloat(rb->victims[j].sensitivity, >=, r1->victims[i].sensitivity * (1 - 1e-7));
     }
     priv_report_free(r1);
@@ -423,7 +434,8 @@ static void test_consistency(void) {
   guint perm[11] = {4, 0, 7, 10, 1, 9, 3, 6, 2, 8, 5};
   gsize m;
   guint *edges = topo_graph_edges(g, &m);
-  for (gsize i = 0; i < 2 * m; i++) edges[i] = perm[edges[i]];
+  for (gsize i = 0; i < 2 * m; i++)
+    edges[i] = perm[edges[i]];
   TopoGraph *pg = topo_graph_new_from_edges(n, edges, m, &err);
   g_assert_no_error(err);
   TopoGossip *pw = topo_gossip_new(pg, TOPO_GOSSIP_UNIFORM, &err);

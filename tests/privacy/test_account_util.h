@@ -31,7 +31,8 @@ static inline double *hand_lower_inverse(const double *C, guint T) {
   for (guint j = 0; j < T; j++) {
     for (guint i = j; i < T; i++) {
       double s = i == j ? 1.0 : 0.0;
-      for (guint k = j; k < i; k++) s -= C[(gsize)i * T + k] * inv[(gsize)k * T + j];
+      for (guint k = j; k < i; k++)
+        s -= C[(gsize)i * T + k] * inv[(gsize)k * T + j];
       inv[(gsize)i * T + j] = s / C[(gsize)i * T + i];
     }
   }
@@ -46,7 +47,8 @@ static inline double hand_sens2(const double *C, guint T, guint b) {
     for (guint a = j; a < T; a += b)
       for (guint c = j; c < T; c += b) {
         double x = 0.0;
-        for (guint r = 0; r < T; r++) x += C[(gsize)r * T + a] * C[(gsize)r * T + c];
+        for (guint r = 0; r < T; r++)
+          x += C[(gsize)r * T + a] * C[(gsize)r * T + c];
         s += fabs(x);
       }
     best = MAX(best, s);
@@ -71,7 +73,8 @@ static inline PrivKnowledge *hand_knowledge(const HandRun *run, PrivTrust trust,
   GError *err = NULL;
   guint n = topo_gossip_n(run->gossip[0]), T = run->T, K = run->K ? run->K : 1, R = K * T;
   gboolean *member = g_new0(gboolean, n);
-  for (guint i = 0; i < nS; i++) member[S[i]] = TRUE;
+  for (guint i = 0; i < nS; i++)
+    member[S[i]] = TRUE;
   SimNoiseRegistry *reg = sim_noise_registry_new(n, &err);
   g_assert_no_error(err);
   SimLinSpace *space = sim_lin_space_new(reg, 0, SIM_LIN_SPARSE, 0, &err);
@@ -122,9 +125,11 @@ static inline PrivKnowledge *hand_knowledge(const HandRun *run, PrivTrust trust,
       const double *vals;
       guint len = topo_gossip_row(w, v, &cols, &vals);
       for (guint j = 0; j < len; j++) {
-        if (cols[j] == v) continue;
+        if (cols[j] == v)
+          continue;
         gboolean seen = trust == PRIV_TRUST_PNDP ? member[v] : TRUE;
-        if (seen) hand_ok(priv_knowledge_add_linvec(kn, x[cols[j]], &err), err);
+        if (seen)
+          hand_ok(priv_knowledge_add_linvec(kn, x[cols[j]], &err), err);
       }
     }
     /* Gossip: y_u = sum_v W_r[u,v] x_v. */
@@ -142,7 +147,8 @@ static inline PrivKnowledge *hand_knowledge(const HandRun *run, PrivTrust trust,
   for (guint i = 0; i < nS; i++) {
     hand_ok(priv_knowledge_add_attacker(kn, S[i], &err), err);
     if (trust != PRIV_TRUST_LDP)
-      for (guint k = 0; k < T; k++) priv_knowledge_know_noise(kn, z[(gsize)k * n + S[i]]);
+      for (guint k = 0; k < T; k++)
+        priv_knowledge_know_noise(kn, z[(gsize)k * n + S[i]]);
   }
   for (guint u = 0; u < n; u++) {
     sim_linvec_free(theta[u]);

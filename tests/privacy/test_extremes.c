@@ -14,7 +14,9 @@
 
 #include "privacy/privacy.h"
 
-static double rel(double a, double b) { return fabs(a - b) / MAX(DBL_MIN, MAX(fabs(a), fabs(b))); }
+static double rel(double a, double b) {
+  return fabs(a - b) / MAX(DBL_MIN, MAX(fabs(a), fabs(b)));
+}
 
 static TopoGossip *florentine(TopoGraph **graph_out) {
   GError *err = NULL;
@@ -27,10 +29,9 @@ static TopoGossip *florentine(TopoGraph **graph_out) {
 }
 
 /* The per-victim mu of a structured accounting (attacker 0, T = 4). */
-static PrivReport *structured_report(const TopoGossip *w, const TopoGraph *g,
-                                     PrivProtocol protocol, guint K, const double *C,
-                                     PrivTrust trust, PrivEngine engine, double sigma,
-                                     PrivSensitivity kind) {
+static PrivReport *structured_report(const TopoGossip *w, const TopoGraph *g, PrivProtocol protocol,
+                                     guint K, const double *C, PrivTrust trust, PrivEngine engine,
+                                     double sigma, PrivSensitivity kind) {
   const TopoGossip *ws[] = {w};
   guint S[] = {0};
   PrivStructuredProblem p = {.protocol = protocol,
@@ -197,8 +198,9 @@ static void test_c_scale(void) {
     g_assert_no_error(err);
     g_assert_cmpmem(C, sizeof(double) * T * T, C1, sizeof(double) * T * T);
     /* The raw matrix straight into the library: normalized there too. */
-    double *raw = g_new(double, T * T);
-    for (guint j = 0; j < T * T; j++) raw[j] = C1[j] * scales[i];
+    double *raw = g_new(double, T *T);
+    for (guint j = 0; j < T * T; j++)
+      raw[j] = C1[j] * scales[i];
     PrivReport *r = structured_report(w, g, PRIV_PROTOCOL_MFDSGD, 1, raw, PRIV_TRUST_PNDP,
                                       PRIV_ENGINE_DENSE, 1.0, PRIV_SENSITIVITY_BOUND);
     for (guint v = 0; v < r->n_victims; v++)
@@ -214,7 +216,8 @@ static void test_c_scale(void) {
   char *pd = write_c(dir, "d.csv", T, 1e-300, TRUE);
   double *D = priv_mf_read_c(pd, T, &err);
   g_assert_no_error(err);
-  for (guint j = 0; j < T * T; j++) g_assert_cmpfloat(D[j], ==, j % (T + 1) == 0 ? 1.0 : 0.0);
+  for (guint j = 0; j < T * T; j++)
+    g_assert_cmpfloat(D[j], ==, j % (T + 1) == 0 ? 1.0 : 0.0);
   PrivReport *rd = structured_report(w, g, PRIV_PROTOCOL_MFDSGD, 1, D, PRIV_TRUST_PNDP,
                                      PRIV_ENGINE_DENSE, 1.0, PRIV_SENSITIVITY_BOUND);
   PrivReport *rs = structured_report(w, g, PRIV_PROTOCOL_DSGD, 1, NULL, PRIV_TRUST_PNDP,
@@ -242,10 +245,11 @@ static void test_c_scale(void) {
   /* sens(C)^2 of 2^k C is 4^k sens(C)^2 exactly while it is a normal
    * double; +inf past the range; 0 below it (the callers refuse it). */
   double s1 = priv_mf_sensitivity2(C1, T, T, 1);
-  double *Ck = g_new(double, T * T);
+  double *Ck = g_new(double, T *T);
   const int ks[] = {300, -500, 600, -530};
   for (guint i = 0; i < G_N_ELEMENTS(ks); i++) {
-    for (guint j = 0; j < T * T; j++) Ck[j] = ldexp(C1[j], ks[i]);
+    for (guint j = 0; j < T * T; j++)
+      Ck[j] = ldexp(C1[j], ks[i]);
     double s = priv_mf_sensitivity2(Ck, T, T, 1);
     if (ks[i] == 600)
       g_assert_true(isinf(s));
@@ -299,7 +303,8 @@ static void test_gdp_epsilon(void) {
       g_assert_false(isnan(e));
       g_assert_cmpfloat(e, >=, prev);
       prev = e;
-      if (mu >= 1e155) g_assert_true(isinf(e));
+      if (mu >= 1e155)
+        g_assert_true(isinf(e));
     }
   }
 }
@@ -340,7 +345,8 @@ static void test_muffliato(void) {
     double *r = priv_muffliato_rdp(w, 4, S, 1, 2.0, sigmas[s], &err);
     g_assert_no_error(err);
     for (guint u = 1; u < topo_gossip_n(w); u++) {
-      if (!(one[u] > 0)) continue;
+      if (!(one[u] > 0))
+        continue;
       if (sigmas[s] > 1)
         g_assert_cmpfloat(r[u], >, 0.0); /* before: 0 (1/sigma^2 underflowed) */
       else
@@ -380,9 +386,9 @@ static void test_muffliato(void) {
 static void test_knowledge_scale(void) {
   const struct {
     double clip, sigma;
-  } cases[] = {{1, 1e200},     {1, 1e-200},     {1, 1e300},     {1, 1e-300}, {1, 1.0},
-               {1, 3e-20},     {1e-200, 1e-200}, {1e-200, 1},   {1e200, 1},  {1e-160, 1e150},
-               {1e-10, 1e300}, {1e10, 1e-300}};
+  } cases[] = {{1, 1e200}, {1, 1e-200},     {1, 1e300},       {1, 1e-300},
+               {1, 1.0},   {1, 3e-20},      {1e-200, 1e-200}, {1e-200, 1},
+               {1e200, 1}, {1e-160, 1e150}, {1e-10, 1e300},   {1e10, 1e-300}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     double clip = cases[i].clip, sigma = cases[i].sigma;
     GError *err = NULL;

@@ -39,9 +39,8 @@ static void check_graph(const char *spec, guint k, guint b, PrivWorkload wl) {
   const struct {
     PrivBaseline which;
     guint band;
-  } cases[] = {{PRIV_BASELINE_IDENTITY, 0}, {PRIV_BASELINE_ANTIPGD, 0},
-               {PRIV_BASELINE_SR, 0},       {PRIV_BASELINE_BSR, b},
-               {PRIV_BASELINE_BSR, 3},      {PRIV_BASELINE_BSR, T + 5}};
+  } cases[] = {{PRIV_BASELINE_IDENTITY, 0}, {PRIV_BASELINE_ANTIPGD, 0}, {PRIV_BASELINE_SR, 0},
+               {PRIV_BASELINE_BSR, b},      {PRIV_BASELINE_BSR, 3},     {PRIV_BASELINE_BSR, T + 5}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     double *C = priv_mf_baseline(cases[i].which, T, cases[i].band, &err);
     g_assert_no_error(err);
@@ -82,7 +81,8 @@ static void test_toeplitz_closed_form_and_errors(void) {
   PrivGramSpectral *g = priv_gram_spectral_new(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, &err);
   g_assert_no_error(err);
   double trace = 0.0;
-  for (guint s = 0; s < T; s++) trace += H[(gsize)s * T + s];
+  for (guint s = 0; s < T; s++)
+    trace += H[(gsize)s * T + s];
   double one = 1.0;
   g_assert_cmpfloat(rel_diff(priv_mf_loss_toeplitz(g, &one, 1, k, b, &err), k * trace), <, 1e-12);
   double zero[2] = {0.0, 1.0};
@@ -111,11 +111,12 @@ static void test_blocked_gram(void) {
   for (int method = PRIV_GRAM_EIGEN; method <= PRIV_GRAM_POWERS; method++) {
     double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, method, 0, &err);
     g_assert_no_error(err);
-    double *sum = g_new0(double, (gsize)T * T);
+    double *sum = g_new0(double, (gsize)T *T);
     for (guint i = 0; i < n; i++) {
       double *Hi = priv_gram_node(W, n, i, T, PRIV_WORKLOAD_POST_AVERAGE, 0, &err);
       g_assert_no_error(err);
-      for (gsize j = 0; j < (gsize)T * T; j++) sum[j] += Hi[j];
+      for (gsize j = 0; j < (gsize)T * T; j++)
+        sum[j] += Hi[j];
       g_free(Hi);
     }
     double scale = H[0];
@@ -176,9 +177,10 @@ static void test_toeplitz_fit(void) {
     guint w2 = 2 * b + 2;
     double c2[14] = {1.0, 0.4, 0.3, 0.2, 0.1, 0.05, -0.3, 0.1, 0.05, 0.02, 0.01, 0.0, -0.1, 0.03};
     double g2[14], L2 = priv_mf_toeplitz_banded_loss(g, c2, w2, k, b, g2);
-    double *C2 = g_new0(double, (gsize)T * T);
+    double *C2 = g_new0(double, (gsize)T *T);
     for (guint i = 0; i < T; i++)
-      for (guint j = i + 1 > w2 ? i + 1 - w2 : 0; j <= i; j++) C2[(gsize)i * T + j] = c2[i - j];
+      for (guint j = i + 1 > w2 ? i + 1 - w2 : 0; j <= i; j++)
+        C2[(gsize)i * T + j] = c2[i - j];
     double *H2 = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_POWERS, 0, &err);
     g_assert_cmpfloat(rel_diff(L2, priv_mf_loss(H2, C2, T, k, b, &err)), <, 1e-8);
     for (guint l = 0; l < w2; l++) {

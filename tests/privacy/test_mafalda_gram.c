@@ -28,7 +28,8 @@ static double mat_rel_err(const double *A, const double *B, gsize len) {
 
 static double trace(const double *H, guint T) {
   double t = 0.0;
-  for (guint s = 0; s < T; s++) t += H[(gsize)s * T + s];
+  for (guint s = 0; s < T; s++)
+    t += H[(gsize)s * T + s];
   return t;
 }
 
@@ -62,13 +63,14 @@ static JsonParser *load_reference(const char *file) {
 
 /* Uniform gossip on a hand-made graph given by its adjacency pairs. */
 static double *uniform_from_edges(guint n, const guint *edges, guint m) {
-  double *W = g_new0(double, (gsize)n * n);
+  double *W = g_new0(double, (gsize)n *n);
   guint *deg = g_new0(guint, n);
   for (guint e = 0; e < m; e++) {
     deg[edges[2 * e]]++;
     deg[edges[2 * e + 1]]++;
   }
-  for (guint u = 0; u < n; u++) W[(gsize)u * n + u] = 1.0 / (deg[u] + 1);
+  for (guint u = 0; u < n; u++)
+    W[(gsize)u * n + u] = 1.0 / (deg[u] + 1);
   for (guint e = 0; e < m; e++) {
     guint u = edges[2 * e], v = edges[2 * e + 1];
     W[(gsize)u * n + v] = 1.0 / (deg[u] + 1);
@@ -81,14 +83,16 @@ static double *uniform_from_edges(guint n, const guint *edges, guint m) {
 /* A random row-stochastic matrix with a random sparsity pattern: not
  * reversible, not symmetric. */
 static double *random_stochastic(GRand *r, guint n) {
-  double *W = g_new0(double, (gsize)n * n);
+  double *W = g_new0(double, (gsize)n *n);
   for (guint i = 0; i < n; i++) {
     double sum = 0.0;
     for (guint j = 0; j < n; j++) {
-      if (i == j || g_rand_double(r) < 0.5) W[(gsize)i * n + j] = g_rand_double_range(r, 0.1, 1);
+      if (i == j || g_rand_double(r) < 0.5)
+        W[(gsize)i * n + j] = g_rand_double_range(r, 0.1, 1);
       sum += W[(gsize)i * n + j];
     }
-    for (guint j = 0; j < n; j++) W[(gsize)i * n + j] /= sum;
+    for (guint j = 0; j < n; j++)
+      W[(gsize)i * n + j] /= sum;
   }
   return W;
 }
@@ -98,19 +102,21 @@ static double *random_stochastic(GRand *r, guint n) {
  * A[r, s n + i] A[r, s' n + i]. Wt[t] is round t's matrix. */
 static double *brute_force_gram(double **Wt, guint n, guint T, PrivWorkload wl) {
   gsize N = (gsize)n * T;
-  double *A = g_new0(double, N * N);
-  double *P = g_new(double, (gsize)n * n), *Q = g_new(double, (gsize)n * n);
+  double *A = g_new0(double, N *N);
+  double *P = g_new(double, (gsize)n *n), *Q = g_new(double, (gsize)n *n);
   for (guint s = 0; s < T; s++) {
     /* P = product for t = s, then P <- W_{t} P moving t forward. */
     memset(P, 0, (gsize)n * n * sizeof(double));
-    for (guint i = 0; i < n; i++) P[(gsize)i * n + i] = 1.0;
+    for (guint i = 0; i < n; i++)
+      P[(gsize)i * n + i] = 1.0;
     for (guint t = s; t < T; t++) {
       if (wl == PRIV_WORKLOAD_POST_AVERAGE) {
         /* P <- W_t P */
         for (guint i = 0; i < n; i++)
           for (guint j = 0; j < n; j++) {
             double v = 0.0;
-            for (guint l = 0; l < n; l++) v += Wt[t][(gsize)i * n + l] * P[(gsize)l * n + j];
+            for (guint l = 0; l < n; l++)
+              v += Wt[t][(gsize)i * n + l] * P[(gsize)l * n + j];
             Q[(gsize)i * n + j] = v;
           }
         memcpy(P, Q, (gsize)n * n * sizeof(double));
@@ -122,19 +128,21 @@ static double *brute_force_gram(double **Wt, guint n, guint T, PrivWorkload wl) 
         for (guint i = 0; i < n; i++)
           for (guint j = 0; j < n; j++) {
             double v = 0.0;
-            for (guint l = 0; l < n; l++) v += Wt[t][(gsize)i * n + l] * P[(gsize)l * n + j];
+            for (guint l = 0; l < n; l++)
+              v += Wt[t][(gsize)i * n + l] * P[(gsize)l * n + j];
             Q[(gsize)i * n + j] = v;
           }
         memcpy(P, Q, (gsize)n * n * sizeof(double));
       }
     }
   }
-  double *H = g_new0(double, (gsize)T * T);
+  double *H = g_new0(double, (gsize)T *T);
   for (guint s = 0; s < T; s++)
     for (guint s2 = 0; s2 < T; s2++) {
       double v = 0.0;
       for (guint i = 0; i < n; i++)
-        for (gsize r = 0; r < N; r++) v += A[r * N + (gsize)s * n + i] * A[r * N + (gsize)s2 * n + i];
+        for (gsize r = 0; r < N; r++)
+          v += A[r * N + (gsize)s * n + i] * A[r * N + (gsize)s2 * n + i];
       H[(gsize)s * T + s2] = v;
     }
   g_free(A);
@@ -161,8 +169,9 @@ static const double *schedule_at(guint t, gpointer data) {
  * Messages: the same plus (n - 1) on the diagonal. */
 static void test_complete_closed_form(void) {
   const guint n = 6, T = 9;
-  double *W = g_new(double, n * n);
-  for (guint i = 0; i < n * n; i++) W[i] = 1.0 / n;
+  double *W = g_new(double, n *n);
+  for (guint i = 0; i < n * n; i++)
+    W[i] = 1.0 / n;
   for (int method = PRIV_GRAM_AUTO; method <= PRIV_GRAM_POWERS; method++) {
     for (int wl = 0; wl < 2; wl++) {
       GError *err = NULL;
@@ -216,7 +225,8 @@ static void test_brute_force_static(void) {
   const guint edges[] = {0, 1, 1, 2, 2, 3, 3, 4, 3, 5, 4, 5};
   double *W = uniform_from_edges(n, edges, 6);
   double **Wt = g_new(double *, T);
-  for (guint t = 0; t < T; t++) Wt[t] = W;
+  for (guint t = 0; t < T; t++)
+    Wt[t] = W;
   for (int wl = 0; wl < 2; wl++) {
     double *ref = brute_force_gram(Wt, n, T, wl);
     for (int method = PRIV_GRAM_AUTO; method <= PRIV_GRAM_POWERS; method++) {
@@ -234,11 +244,12 @@ static void test_brute_force_static(void) {
     g_assert_cmpuint(sch.calls, ==, T + T * (T - 1) / 2);
     g_free(H);
     /* The per-node Gram matrices sum to H. */
-    double *sum = g_new0(double, T * T);
+    double *sum = g_new0(double, T *T);
     for (guint i = 0; i < n; i++) {
       double *Hi = priv_gram_node(W, n, i, T, wl, 0, &err);
       g_assert_no_error(err);
-      for (guint j = 0; j < T * T; j++) sum[j] += Hi[j];
+      for (guint j = 0; j < T * T; j++)
+        sum[j] += Hi[j];
       g_free(Hi);
     }
     g_assert_cmpfloat(mat_rel_err(sum, ref, T * T), <, 1e-13);
@@ -255,7 +266,8 @@ static void test_non_reversible(void) {
   GRand *r = g_rand_new_with_seed(7);
   double *W = random_stochastic(r, n);
   double **Wt = g_new(double *, T);
-  for (guint t = 0; t < T; t++) Wt[t] = W;
+  for (guint t = 0; t < T; t++)
+    Wt[t] = W;
   for (int wl = 0; wl < 2; wl++) {
     double *ref = brute_force_gram(Wt, n, T, wl);
     GError *err = NULL;
@@ -280,7 +292,8 @@ static void test_time_varying(void) {
   const guint n = 4, T = 6;
   GRand *r = g_rand_new_with_seed(11);
   double **Wt = g_new(double *, T);
-  for (guint t = 0; t < T; t++) Wt[t] = random_stochastic(r, n);
+  for (guint t = 0; t < T; t++)
+    Wt[t] = random_stochastic(r, n);
   for (int wl = 0; wl < 2; wl++) {
     double *ref = brute_force_gram(Wt, n, T, wl);
     Schedule sch = {Wt, 0};
@@ -291,7 +304,8 @@ static void test_time_varying(void) {
     g_free(H);
     g_free(ref);
   }
-  for (guint t = 0; t < T; t++) g_free(Wt[t]);
+  for (guint t = 0; t < T; t++)
+    g_free(Wt[t]);
   g_free(Wt);
   g_rand_free(r);
 }
@@ -344,8 +358,8 @@ static void test_florentine_reference_k3_b4(void) {
   g_free(H);
   H = priv_gram_static(W, n, T, PRIV_WORKLOAD_MESSAGES, PRIV_GRAM_AUTO, 0, &err);
   g_assert_no_error(err);
-  g_assert_cmpfloat(rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H_messages")),
-                    <, 1e-10);
+  g_assert_cmpfloat(rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H_messages")), <,
+                    1e-10);
   /* Messages: the last round only sees its own gradient, H[T-1,T-1] = <I,I> = n. */
   g_assert_cmpfloat(rel_diff(H[T * T - 1], n), <, 1e-13);
   g_free(H);
@@ -364,16 +378,14 @@ static void test_florentine_reference_k5_b16(void) {
   for (int method = PRIV_GRAM_EIGEN; method <= PRIV_GRAM_POWERS; method++) {
     double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, method, 0, &err);
     g_assert_no_error(err);
-    g_assert_cmpfloat(rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H")), <,
-                      1e-10);
+    g_assert_cmpfloat(rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H")), <, 1e-10);
     g_assert_cmpfloat(rel_diff(H[0], json_object_get_double_member(o, "H_first")), <, 1e-10);
-    g_assert_cmpfloat(rel_diff(H[T * T - 1], json_object_get_double_member(o, "H_last")), <,
-                      1e-10);
+    g_assert_cmpfloat(rel_diff(H[T * T - 1], json_object_get_double_member(o, "H_last")), <, 1e-10);
     g_free(H);
     H = priv_gram_static(W, n, T, PRIV_WORKLOAD_MESSAGES, method, 0, &err);
     g_assert_no_error(err);
-    g_assert_cmpfloat(
-        rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H_messages")), <, 1e-10);
+    g_assert_cmpfloat(rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H_messages")),
+                      <, 1e-10);
     g_free(H);
   }
   g_object_unref(p);
@@ -409,7 +421,8 @@ static void test_errors(void) {
   g_clear_error(&err);
   /* A budget too small says how much it would need: H and 64 rows of F
    * (F is made by blocks of rows, never whole: it was 16.0 MB). */
-  g_assert_null(priv_gram_static(W, 2, 1000, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 1000, &err));
+  g_assert_null(
+      priv_gram_static(W, 2, 1000, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 1000, &err));
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
   g_assert_nonnull(strstr(err->message, "8.5 MB"));
   g_clear_error(&err);

@@ -18,17 +18,16 @@ static double rel_diff(double a, double b) {
 
 static double trace(const double *H, guint T) {
   double t = 0.0;
-  for (guint s = 0; s < T; s++) t += H[(gsize)s * T + s];
+  for (guint s = 0; s < T; s++)
+    t += H[(gsize)s * T + s];
   return t;
 }
 
-static double *gram_of_graph(const char *spec_or_file, gboolean is_file, guint T,
-                             PrivWorkload wl) {
+static double *gram_of_graph(const char *spec_or_file, gboolean is_file, guint T, PrivWorkload wl) {
   GError *err = NULL;
   TopoGraph *g;
   if (is_file) {
-    char *path = g_build_filename(g_getenv("DPG_SHARED_DIR"), "data", "graphs", spec_or_file,
-                                  NULL);
+    char *path = g_build_filename(g_getenv("DPG_SHARED_DIR"), "data", "graphs", spec_or_file, NULL);
     g = topo_graph_load(path, FALSE, &err);
     g_free(path);
   } else {
@@ -59,9 +58,10 @@ static JsonObject *load_reference(const char *file, JsonParser **parser) {
 /* Inverse by LU (dgesv on the identity), independent of the optimizer's Cholesky. */
 static double *lu_inverse(const double *X, guint T) {
   double *A = g_memdup2(X, (gsize)T * T * sizeof(double));
-  double *Id = g_new0(double, (gsize)T * T);
+  double *Id = g_new0(double, (gsize)T *T);
   lapack_int *piv = g_new(lapack_int, T);
-  for (guint i = 0; i < T; i++) Id[(gsize)i * T + i] = 1.0;
+  for (guint i = 0; i < T; i++)
+    Id[(gsize)i * T + i] = 1.0;
   g_assert_cmpint(LAPACKE_dgesv(LAPACK_ROW_MAJOR, T, T, A, T, piv, Id, T), ==, 0);
   g_free(A);
   g_free(piv);
@@ -78,20 +78,23 @@ static double *lu_inverse(const double *X, guint T) {
 static void assert_kkt(const double *H, const PrivMfResult *r, guint band, double tol) {
   guint T = r->T, k = r->k, b = r->b;
   double *Xi = lu_inverse(r->X, T);
-  double *M = g_new0(double, (gsize)T * T), *Gr = g_new0(double, (gsize)T * T);
+  double *M = g_new0(double, (gsize)T *T), *Gr = g_new0(double, (gsize)T *T);
   for (guint i = 0; i < T; i++)
     for (guint j = 0; j < T; j++) {
       double v = 0.0;
-      for (guint l = 0; l < T; l++) v += H[(gsize)i * T + l] * Xi[(gsize)l * T + j];
+      for (guint l = 0; l < T; l++)
+        v += H[(gsize)i * T + l] * Xi[(gsize)l * T + j];
       M[(gsize)i * T + j] = v;
     }
   double f = 0.0;
-  for (guint i = 0; i < T; i++) f += M[(gsize)i * T + i];
+  for (guint i = 0; i < T; i++)
+    f += M[(gsize)i * T + i];
   g_assert_cmpfloat(rel_diff(f, r->objective), <, 1e-9);
   for (guint i = 0; i < T; i++)
     for (guint j = 0; j < T; j++) {
       double v = 0.0;
-      for (guint l = 0; l < T; l++) v += Xi[(gsize)i * T + l] * M[(gsize)l * T + j];
+      for (guint l = 0; l < T; l++)
+        v += Xi[(gsize)i * T + l] * M[(gsize)l * T + j];
       Gr[(gsize)i * T + j] = v;
     }
   double scale = f / T, lambda_sum = 0.0;
@@ -100,8 +103,10 @@ static void assert_kkt(const double *H, const PrivMfResult *r, guint band, doubl
       guint d = s > t ? s - t : t - s;
       gboolean free_entry = d != 0 && d % b != 0 && (band == 0 || d < band);
       double x = r->X[(gsize)s * T + t];
-      if (d != 0 && !free_entry) g_assert_cmpfloat(x, ==, 0.0);
-      if (free_entry) g_assert_cmpfloat(fabs(Gr[(gsize)s * T + t]), <, tol * scale);
+      if (d != 0 && !free_entry)
+        g_assert_cmpfloat(x, ==, 0.0);
+      if (free_entry)
+        g_assert_cmpfloat(fabs(Gr[(gsize)s * T + t]), <, tol * scale);
     }
   }
   for (guint c = 0; c < b; c++) {
@@ -118,9 +123,11 @@ static void assert_kkt(const double *H, const PrivMfResult *r, guint band, doubl
   /* C lower triangular, C^T C = X, sensitivity 1. */
   for (guint i = 0; i < T; i++)
     for (guint j = 0; j < T; j++) {
-      if (j > i) g_assert_cmpfloat(r->C[(gsize)i * T + j], ==, 0.0);
+      if (j > i)
+        g_assert_cmpfloat(r->C[(gsize)i * T + j], ==, 0.0);
       double v = 0.0;
-      for (guint l = 0; l < T; l++) v += r->C[(gsize)l * T + i] * r->C[(gsize)l * T + j];
+      for (guint l = 0; l < T; l++)
+        v += r->C[(gsize)l * T + i] * r->C[(gsize)l * T + j];
       g_assert_cmpfloat(fabs(v - r->X[(gsize)i * T + j]), <, 1e-12);
     }
   g_assert_cmpfloat(fabs(priv_mf_sensitivity2(r->C, T, k, b) - 1.0), <, 1e-12);
@@ -163,8 +170,8 @@ static void test_florentine_k3_b4(void) {
   }
   g_assert_cmpfloat(worst, <, 1e-6);
   JsonObject *loss = json_object_get_object_member(o, "loss");
-  g_assert_cmpfloat(rel_diff(r->objective, json_object_get_double_member(loss, "mafalda (optimal)")),
-                    <, 1e-9);
+  g_assert_cmpfloat(
+      rel_diff(r->objective, json_object_get_double_member(loss, "mafalda (optimal)")), <, 1e-9);
   assert_kkt(H, r, 0, 1e-7);
   priv_mf_result_free(r);
   g_free(H);
@@ -184,9 +191,9 @@ static void test_florentine_k5_b16(void) {
   g_assert_cmpfloat(rel_diff(mafalda, json_object_get_double_member(ref, "mafalda (optimal)")), <,
                     1e-8);
   /* The mismatched objective of the public reference scores worse: we beat it. */
-  g_assert_cmpfloat(mafalda, <,
-                    json_object_get_double_member(
-                        ref, "reference implementation C (mismatched objective)"));
+  g_assert_cmpfloat(
+      mafalda, <,
+      json_object_get_double_member(ref, "reference implementation C (mismatched objective)"));
   double *C = priv_mf_baseline(PRIV_BASELINE_IDENTITY, T, 0, &err);
   g_assert_no_error(err);
   double identity = priv_mf_loss(H, C, T, k, b, &err);
@@ -197,8 +204,8 @@ static void test_florentine_k5_b16(void) {
   C = priv_mf_baseline(PRIV_BASELINE_ANTIPGD, T, 0, &err);
   double antipgd = priv_mf_loss(H, C, T, k, b, &err);
   g_assert_no_error(err);
-  g_assert_cmpfloat(
-      rel_diff(antipgd, json_object_get_double_member(ref, "antipgd (C=lower ones)")), <, 1e-9);
+  g_assert_cmpfloat(rel_diff(antipgd, json_object_get_double_member(ref, "antipgd (C=lower ones)")),
+                    <, 1e-9);
   g_free(C);
   assert_kkt(H, r, 0, 1e-6);
   priv_mf_result_free(r);
@@ -216,7 +223,8 @@ static void test_diagonal_closed_forms(void) {
   double *H = gram_of_graph("florentine.edges", TRUE, T, PRIV_WORKLOAD_MESSAGES);
   PrivMfResult *r = optimize(H, T, 1, 0);
   double sum = 0.0;
-  for (guint s = 0; s < T; s++) sum += sqrt(H[s * T + s]);
+  for (guint s = 0; s < T; s++)
+    sum += sqrt(H[s * T + s]);
   g_assert_cmpfloat(rel_diff(r->objective, sum * sum), <, 1e-10);
   for (guint s = 0; s < T; s++)
     g_assert_cmpfloat(rel_diff(r->X[s * T + s], sqrt(H[s * T + s]) / sum), <, 1e-6);
@@ -227,12 +235,14 @@ static void test_diagonal_closed_forms(void) {
   double want = 0.0;
   for (guint c = 0; c < b; c++) {
     double cs = 0.0;
-    for (guint i = 0; i < k; i++) cs += sqrt(H[(c + i * b) * T + (c + i * b)]);
+    for (guint i = 0; i < k; i++)
+      cs += sqrt(H[(c + i * b) * T + (c + i * b)]);
     want += cs * cs;
   }
   g_assert_cmpfloat(rel_diff(r->objective, want), <, 1e-10);
   for (guint i = 0; i < T * T; i++)
-    if (i % (T + 1) != 0) g_assert_cmpfloat(r->C[i], ==, 0.0);
+    if (i % (T + 1) != 0)
+      g_assert_cmpfloat(r->C[i], ==, 0.0);
   priv_mf_result_free(r);
   g_free(H);
 }
@@ -242,9 +252,10 @@ static void test_diagonal_closed_forms(void) {
 /* Projected gradient descent on the full symmetric matrix with a fixed small
  * step and halving on failure: slow but obviously right. */
 static double pgd(const double *H, guint T, guint k, guint b, double *X) {
-  double *Xn = g_new(double, T * T), *G = g_new(double, T * T), *M = g_new(double, T * T);
+  double *Xn = g_new(double, T *T), *G = g_new(double, T *T), *M = g_new(double, T *T);
   memset(X, 0, T * T * sizeof(double));
-  for (guint s = 0; s < T; s++) X[s * T + s] = 1.0 / k;
+  for (guint s = 0; s < T; s++)
+    X[s * T + s] = 1.0 / k;
   double step = 1e-4, f = INFINITY;
   int it;
   for (it = 0; it < 200000; it++) {
@@ -253,34 +264,43 @@ static double pgd(const double *H, guint T, guint k, guint b, double *X) {
     for (guint i = 0; i < T; i++)
       for (guint j = 0; j < T; j++) {
         double v = 0.0;
-        for (guint l = 0; l < T; l++) v += H[i * T + l] * Xi[l * T + j];
+        for (guint l = 0; l < T; l++)
+          v += H[i * T + l] * Xi[l * T + j];
         M[i * T + j] = v;
       }
-    for (guint i = 0; i < T; i++) f += M[i * T + i];
+    for (guint i = 0; i < T; i++)
+      f += M[i * T + i];
     for (guint i = 0; i < T; i++)
       for (guint j = 0; j < T; j++) {
         double v = 0.0;
-        for (guint l = 0; l < T; l++) v += Xi[i * T + l] * M[l * T + j];
+        for (guint l = 0; l < T; l++)
+          v += Xi[i * T + l] * M[l * T + j];
         G[i * T + j] = v; /* minus the gradient */
       }
     g_free(Xi);
     /* Project: zero the constrained entries, centre the diagonal per class. */
     for (guint s = 0; s < T; s++)
       for (guint t = 0; t < T; t++)
-        if (s != t && (s > t ? s - t : t - s) % b == 0) G[s * T + t] = 0.0;
+        if (s != t && (s > t ? s - t : t - s) % b == 0)
+          G[s * T + t] = 0.0;
     for (guint c = 0; c < b; c++) {
       double mean = 0.0;
-      for (guint i = 0; i < k; i++) mean += G[(c + i * b) * (T + 1)] / k;
-      for (guint i = 0; i < k; i++) G[(c + i * b) * (T + 1)] -= mean;
+      for (guint i = 0; i < k; i++)
+        mean += G[(c + i * b) * (T + 1)] / k;
+      for (guint i = 0; i < k; i++)
+        G[(c + i * b) * (T + 1)] -= mean;
     }
-    for (guint i = 0; i < T * T; i++) Xn[i] = X[i] + step * G[i];
+    for (guint i = 0; i < T * T; i++)
+      Xn[i] = X[i] + step * G[i];
     double *Xni = lu_inverse(Xn, T);
     double fn = 0.0;
-    for (guint i = 0; i < T * T; i++) fn += H[i] * Xni[i];
+    for (guint i = 0; i < T * T; i++)
+      fn += H[i] * Xni[i];
     g_free(Xni);
     double chol_ok = 1.0;
     double *tmp = g_memdup2(Xn, T * T * sizeof(double));
-    if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', T, tmp, T) != 0) chol_ok = 0.0;
+    if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', T, tmp, T) != 0)
+      chol_ok = 0.0;
     g_free(tmp);
     if (chol_ok == 0.0 || fn > f) {
       step *= 0.5;
@@ -288,7 +308,8 @@ static double pgd(const double *H, guint T, guint k, guint b, double *X) {
     }
     memcpy(X, Xn, T * T * sizeof(double));
     step *= 1.05;
-    if (f - fn < 1e-15 * f) break;
+    if (f - fn < 1e-15 * f)
+      break;
   }
   g_test_message("PGD stopped after %d iterations", it);
   g_free(Xn);
@@ -306,11 +327,13 @@ static void test_against_projected_gradient(void) {
     double X[36];
     double f = pgd(H, T, k, b, X);
     double dx = 0.0;
-    for (guint i = 0; i < T * T; i++) dx = MAX(dx, fabs(r->X[i] - X[i]));
+    for (guint i = 0; i < T * T; i++)
+      dx = MAX(dx, fabs(r->X[i] - X[i]));
     g_test_message("%s: L-BFGS %.15g, PGD %.15g, max |dX| %.3g", graphs[gi], r->objective, f, dx);
     g_assert_cmpfloat(rel_diff(r->objective, f), <, 1e-7);
     g_assert_cmpfloat(r->objective, <=, f * (1 + 1e-12));
-    for (guint i = 0; i < T * T; i++) g_assert_cmpfloat(fabs(r->X[i] - X[i]), <, 1e-6);
+    for (guint i = 0; i < T * T; i++)
+      g_assert_cmpfloat(fabs(r->X[i] - X[i]), <, 1e-6);
     priv_mf_result_free(r);
     g_free(H);
   }
@@ -385,8 +408,8 @@ static void test_dmf_iterations(void) {
     PrivMfResult *r = NULL;
     g_assert_true(priv_mf_optimize(A, T, k, b, &o, &r, &err));
     g_assert_no_error(err);
-    g_test_message("prefix sum k = %u, b = %u: %u iterations, %u evaluations", k, b,
-                   r->iterations, r->evaluations);
+    g_test_message("prefix sum k = %u, b = %u: %u iterations, %u evaluations", k, b, r->iterations,
+                   r->evaluations);
     assert_kkt(A, r, 0, 1e-6);
     priv_mf_result_free(r);
     g_free(A);
@@ -400,8 +423,8 @@ static void test_dmf_iterations(void) {
 static void test_per_node(void) {
   guint k = 3, b = 4, T = 12;
   GError *err = NULL;
-  char *path = g_build_filename(g_getenv("DPG_SHARED_DIR"), "data", "graphs",
-                                "florentine.edges", NULL);
+  char *path = g_build_filename(g_getenv("DPG_SHARED_DIR"), "data", "graphs", "florentine.edges",
+                                NULL);
   TopoGraph *g = topo_graph_load(path, FALSE, &err);
   g_assert_no_error(err);
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
@@ -447,7 +470,8 @@ static void test_baselines_and_sensitivity(void) {
    * sum_{u,v<k} (T - b max(u,v)) = k^2 T - b sum_m m (2m+1). */
   double *A = priv_mf_baseline(PRIV_BASELINE_ANTIPGD, T, 0, &err);
   double want = (double)k * k * T;
-  for (guint m = 0; m < k; m++) want -= (double)b * m * (2 * m + 1);
+  for (guint m = 0; m < k; m++)
+    want -= (double)b * m * (2 * m + 1);
   g_assert_cmpfloat(priv_mf_sensitivity2(A, T, k, b), ==, want);
   double *X = priv_gram_prefix_sum(T, &err);
   g_assert_cmpfloat(priv_mf_sensitivity2_gram(X, T, k, b), ==, want);
@@ -459,7 +483,8 @@ static void test_baselines_and_sensitivity(void) {
   for (guint i = 0; i < T; i++)
     for (guint j = 0; j < T; j++) {
       double v = 0.0;
-      for (guint l = 0; l < T; l++) v += S[i * T + l] * S[l * T + j];
+      for (guint l = 0; l < T; l++)
+        v += S[i * T + l] * S[l * T + j];
       g_assert_cmpfloat(fabs(v - (i >= j ? 1.0 : 0.0)), <, 1e-14);
       g_assert_cmpfloat(B[i * T + j], ==, i >= j && i - j < 5 ? S[i * T + j] : 0.0);
     }
@@ -468,8 +493,9 @@ static void test_baselines_and_sensitivity(void) {
   /* The loss through the LU path (non-triangular C): a rotation Q has
    * Q^T Q = Id, so L(Q) = k tr(H) like the identity. */
   double *H = gram_of_graph("florentine.edges", TRUE, T, PRIV_WORKLOAD_POST_AVERAGE);
-  double *Q = g_new0(double, T * T);
-  for (guint i = 0; i < T; i++) Q[i * T + i] = 1.0;
+  double *Q = g_new0(double, T *T);
+  for (guint i = 0; i < T; i++)
+    Q[i * T + i] = 1.0;
   double c = cos(0.3), s = sin(0.3);
   /* Rotate rounds 1 and 6 (different classes, so the pattern sums stay k). */
   Q[1 * T + 1] = c;
@@ -480,7 +506,7 @@ static void test_baselines_and_sensitivity(void) {
   g_assert_no_error(err);
   g_assert_cmpfloat(rel_diff(lq, k * trace(H, T)), <, 1e-12);
   /* Errors: singular C, bad participation. */
-  double *Z = g_new0(double, T * T);
+  double *Z = g_new0(double, T *T);
   g_assert_true(isnan(priv_mf_loss(H, Z, T, k, b, &err)));
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_NUMERICAL);
   g_clear_error(&err);
@@ -549,7 +575,7 @@ static void test_optimizer_errors(void) {
   priv_mf_result_free(r);
   r = NULL;
   /* A singular H: no strategy has a finite loss. */
-  double *Z = g_new0(double, T * T);
+  double *Z = g_new0(double, T *T);
   g_assert_false(priv_mf_optimize(Z, T, 3, 4, NULL, &r, &err));
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_NUMERICAL);
   g_clear_error(&err);

@@ -88,15 +88,16 @@ static PrivReport *compare(const Case *c) {
     const PrivVictim *x = &rd->victims[i], *y = &rs->victims[i];
     g_assert_cmpuint(x->node, ==, y->node);
     guint u = x->node;
-    g_test_message("victim %u: dense status %d mu %g, streaming %d mu %g", u, d->status[u],
-                   x->mu, s->status[u], y->mu);
+    g_test_message("victim %u: dense status %d mu %g, streaming %d mu %g", u, d->status[u], x->mu,
+                   s->status[u], y->mu);
     /* The blocks' statuses agree wherever the report gives a number. Past
      * PRIV_MU_RESOLVABLE_MAX neither accountant gives one, but they may
      * stop at different places: the dense one cannot tell a noise remainder
      * of 1e-13 (mu ~ 1e12 relative to the rows) from rounding (UNRESOLVED),
      * the streaming one, in the well-conditioned coordinates of each
      * period, still has the finite value (PROTECTED with mu > 1e8). */
-    if (!x->unresolved) g_assert_cmpint(s->status[u], ==, d->status[u]);
+    if (!x->unresolved)
+      g_assert_cmpint(s->status[u], ==, d->status[u]);
     g_assert_cmpint(x->unresolved, ==, y->unresolved);
     g_assert_cmpint(x->unprotected, ==, y->unprotected);
     if (isinf(x->mu)) {
@@ -115,7 +116,8 @@ static PrivReport *compare(const Case *c) {
 
 static const PrivVictim *victim(const PrivReport *r, guint node) {
   for (guint i = 0; i < r->n_victims; i++)
-    if (r->victims[i].node == node) return &r->victims[i];
+    if (r->victims[i].node == node)
+      return &r->victims[i];
   g_assert_not_reached();
   return NULL;
 }
@@ -187,7 +189,8 @@ static void one_period(const Row *rows, guint k, PrivBlocks **dense, PrivBlocks 
   GError *err = NULL;
   SimNoiseRegistry *reg = sim_noise_registry_new(2, &err);
   g_assert_no_error(err);
-  for (guint i = 0; i < 3; i++) sim_noise_register_local(reg, 1.0, i % 2, 0, &err);
+  for (guint i = 0; i < 3; i++)
+    sim_noise_register_local(reg, 1.0, i % 2, 0, &err);
   g_assert_no_error(err);
   SimLinSpace *space = sim_lin_space_new(reg, 0, SIM_LIN_SPARSE, 0, &err);
   g_assert_no_error(err);
@@ -246,16 +249,16 @@ static void test_near_dependency(void) {
   static const struct {
     double d;
     PrivNodeStatus want;
-  } cases[] = {{0.0, PRIV_NODE_UNPROTECTED},
-               {1e-3, PRIV_NODE_PROTECTED},
-               {1e-12, PRIV_NODE_UNRESOLVED}};
+  } cases[] = {
+      {0.0, PRIV_NODE_UNPROTECTED}, {1e-3, PRIV_NODE_PROTECTED}, {1e-12, PRIV_NODE_UNRESOLVED}};
   for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
     double d = cases[c].d;
     Row rows[2] = {{1, 1, {0}, {1.0}, {0}, {1.0}},
                    {2, d == 0.0 ? 1 : 2, {0, 1}, {1.0, 2.0}, {0, 1}, {1.0, d}}};
     PrivBlocks *db, *sb;
     one_period(rows, 2, &db, &sb);
-    for (guint u = 0; u < 2; u++) g_assert_cmpint(sb->status[u], ==, db->status[u]);
+    for (guint u = 0; u < 2; u++)
+      g_assert_cmpint(sb->status[u], ==, db->status[u]);
     g_assert_cmpint(sb->status[0], ==, PRIV_NODE_PROTECTED);
     g_assert_cmpint(sb->status[1], ==, cases[c].want);
     g_assert_cmpfloat_with_epsilon(priv_blocks_get(sb, 0)[0], priv_blocks_get(db, 0)[0], 1e-12);

@@ -14,8 +14,7 @@
 #include "privacy/stream_internal.h"
 
 /* Pools the provenance of @v as one row (gradient entries first). */
-static void pool_row(const SimLinvec *v, GArray *start, GArray *ngrad, GArray *cols,
-                     GArray *vals) {
+static void pool_row(const SimLinvec *v, GArray *start, GArray *ngrad, GArray *cols, GArray *vals) {
   guint32 ng = 0;
   for (int pass = 0; pass < 2; pass++) {
     SimLinvecIter it;
@@ -116,8 +115,7 @@ static void test_unobserved_payloads(gconstpointer data) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  g_test_add_data_func("/privacy/stream/keep_unobserved_payloads", NULL,
-                       test_unobserved_payloads);
+  g_test_add_data_func("/privacy/stream/keep_unobserved_payloads", NULL, test_unobserved_payloads);
   g_test_add_data_func("/privacy/stream/keep_then_fold", "fold", test_unobserved_payloads);
   return g_test_run();
 }

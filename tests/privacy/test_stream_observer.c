@@ -71,7 +71,8 @@ static PrivBlocks **account(const Case *c, gboolean streaming, guint *max_live) 
   g_assert_no_error(err);
   g_assert_true(proto_run_run(run, &err));
   g_assert_no_error(err);
-  if (max_live) *max_live = sim_lin_space_n_live(proto_context_space(proto_run_context(run)));
+  if (max_live)
+    *max_live = sim_lin_space_n_live(proto_context_space(proto_run_context(run)));
   PrivBlocks **out = g_new0(PrivBlocks *, 6);
   PrivKnowledgeOptions ko = {.T = c->T, .clip = 1.0};
   for (guint v = 0; v < 6; v++) {
@@ -105,8 +106,10 @@ static void compare(gconstpointer data) {
       g_assert_cmpint(s[v]->status[u], ==, d[v]->status[u]);
       const double *x = priv_blocks_get(d[v], u), *y = priv_blocks_get(s[v], u);
       double scale = 0.0;
-      for (gsize i = 0; i < (gsize)T * T; i++) scale = MAX(scale, fabs(x[i]));
-      for (gsize i = 0; i < (gsize)T * T; i++) g_assert_cmpfloat(fabs(x[i] - y[i]), <=, 1e-9 * scale);
+      for (gsize i = 0; i < (gsize)T * T; i++)
+        scale = MAX(scale, fabs(x[i]));
+      for (gsize i = 0; i < (gsize)T * T; i++)
+        g_assert_cmpfloat(fabs(x[i] - y[i]), <=, 1e-9 * scale);
       protected_seen += d[v]->status[u] == PRIV_NODE_PROTECTED && scale > 0;
     }
     priv_blocks_free(d[v]);
@@ -196,9 +199,9 @@ static const Case cases[] = {
     {"erdos:n=12,p=0.35,seed=4", "decor", NULL, NULL, NULL, NULL, 6, 1},
     {"florentine", "zipdl", NULL, NULL, NULL, NULL, 6, 1},
     {"erdos:n=10,p=0.4,seed=9", "zipdl", NULL, NULL, NULL, NULL, 8, 2},
-    {"florentine", "antipgd", NULL, NULL, NULL, NULL, 6, 1},        /* ring of ids */
-    {"florentine", "mfdsgd:C=bsr", NULL, NULL, NULL, NULL, 8, 2},   /* banded C */
-    {"florentine", "mfdsgd:C=sr", NULL, NULL, NULL, NULL, 6, 1},    /* dense C */
+    {"florentine", "antipgd", NULL, NULL, NULL, NULL, 6, 1},      /* ring of ids */
+    {"florentine", "mfdsgd:C=bsr", NULL, NULL, NULL, NULL, 8, 2}, /* banded C */
+    {"florentine", "mfdsgd:C=sr", NULL, NULL, NULL, NULL, 6, 1},  /* dense C */
     {"florentine", "dsgd", NULL, "deadline:ms=3", "uniform:min=1,max=5", "0.1", 6, 1},
     {"florentine", "decor", NULL, "deadline:ms=5", "lognormal:mu=1,sigma=0.5", "0.1", 6, 1},
     {"florentine", "zipdl", NULL, "stale:s=2", "uniform:min=1,max=8", NULL, 6, 1},
@@ -215,8 +218,8 @@ static const Case cases[] = {
  * plugin tiny-dsgd, in sync and deadline modes with loss. */
 static const Case plugin_cases[] = {
     {"florentine", "tiny-dsgd", NULL, NULL, NULL, NULL, 6, 1},
-    {"erdos:n=12,p=0.35,seed=4", "tiny-dsgd", NULL, "deadline:ms=3", "uniform:min=1,max=5",
-     "0.1", 6, 2},
+    {"erdos:n=12,p=0.35,seed=4", "tiny-dsgd", NULL, "deadline:ms=3", "uniform:min=1,max=5", "0.1",
+     6, 2},
 };
 
 int main(int argc, char **argv) {

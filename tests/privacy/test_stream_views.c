@@ -86,10 +86,12 @@ static PrivBlocks **account(const Case *c, gboolean streaming, guint *sv, guint 
   }
   if (sv) {
     const PrivStream *ps = priv_observer_stream(obs);
-    for (guint v = 0; v < N_VIEWS; v++) sv[v] = priv_stream_max_view_state(ps, v);
+    for (guint v = 0; v < N_VIEWS; v++)
+      sv[v] = priv_stream_max_view_state(ps, v);
     sv[N_VIEWS] = priv_stream_max_state(ps);
   }
-  if (n_nodes) *n_nodes = topo_graph_n_nodes(g);
+  if (n_nodes)
+    *n_nodes = topo_graph_n_nodes(g);
   priv_observer_free(obs);
   proto_run_free(run);
   topo_graph_free(g);
@@ -106,7 +108,8 @@ static void test_equals_dense(gconstpointer data) {
       g_assert_cmpint(s[v]->status[u], ==, d[v]->status[u]);
       const double *x = priv_blocks_get(d[v], u), *y = priv_blocks_get(s[v], u);
       double scale = 0.0;
-      for (gsize i = 0; i < (gsize)T * T; i++) scale = MAX(scale, fabs(x[i]));
+      for (gsize i = 0; i < (gsize)T * T; i++)
+        scale = MAX(scale, fabs(x[i]));
       for (gsize i = 0; i < (gsize)T * T; i++)
         g_assert_cmpfloat(fabs(x[i] - y[i]), <=, 1e-9 * scale);
       numbers += d[v]->status[u] == PRIV_NODE_PROTECTED && scale > 0;
@@ -123,7 +126,8 @@ static void test_view_state(void) {
   const Case c = {"erdos:n=24,p=0.3,seed=3", "zipdl", 6, 1};
   guint sv[N_VIEWS + 1], n = 0;
   PrivBlocks **s = account(&c, TRUE, sv, &n);
-  for (guint v = 0; v < N_VIEWS; v++) priv_blocks_free(s[v]);
+  for (guint v = 0; v < N_VIEWS; v++)
+    priv_blocks_free(s[v]);
   g_free(s);
   GError *err = NULL;
   TopoGraph *g = topo_graph_generate(c.graph, &err);
@@ -143,10 +147,12 @@ static void test_view_state(void) {
     for (guint i = 0; i < views[v].n; i++) {
       guint a = views[v].members[i];
       near[a] = TRUE;
-      for (guint u = 0; u < n; u++) near[u] = near[u] || (u != a && topo_graph_has_edge(g, a, u));
+      for (guint u = 0; u < n; u++)
+        near[u] = near[u] || (u != a && topo_graph_has_edge(g, a, u));
     }
     guint bound = n;
-    for (guint u = 0; u < n; u++) bound += near[u] ? topo_graph_degree(g, u) + 1 : 0;
+    for (guint u = 0; u < n; u++)
+      bound += near[u] ? topo_graph_degree(g, u) + 1 : 0;
     g_free(near);
     g_assert_cmpuint(sv[v], <=, bound);
   }

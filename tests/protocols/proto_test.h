@@ -41,9 +41,8 @@ static inline Recorder *recorder_attach(ProtoRun *run) {
   Recorder *rec = g_new0(Recorder, 1);
   rec->sent = g_array_new(FALSE, FALSE, sizeof(RecMsg));
   GError *err = NULL;
-  g_assert_cmpuint(sim_bus_subscribe(sim_engine_bus(proto_run_engine(run)), recorder_cb, rec,
-                                     NULL, &err),
-                   >, 0);
+  g_assert_cmpuint(
+      sim_bus_subscribe(sim_engine_bus(proto_run_engine(run)), recorder_cb, rec, NULL, &err), >, 0);
   g_assert_no_error(err);
   return rec;
 }
@@ -88,13 +87,13 @@ typedef struct {
 static inline Products products_new(double **W, guint n, guint R) {
   Products p = {n, R, g_new0(double *, (gsize)(R + 1) * (R + 1))};
   for (guint q = 0; q <= R; q++) {
-    double *I = g_new0(double, (gsize)n * n);
+    double *I = g_new0(double, (gsize)n *n);
     for (guint i = 0; i < n; i++)
       I[i * n + i] = 1.0;
     p.P[q * (R + 1) + q] = I;
     for (guint r = q; r < R; r++) {
       const double *prev = p.P[r * (R + 1) + q];
-      double *next = g_new0(double, (gsize)n * n);
+      double *next = g_new0(double, (gsize)n *n);
       for (guint i = 0; i < n; i++)
         for (guint k = 0; k < n; k++) {
           double a = W[r][i * n + k];

@@ -53,23 +53,25 @@ typedef struct {
   guint from;
   guint *to; /* receivers other than the sender */
   guint n_to;
-  mpq_t *v;  /* L entries */
+  mpq_t *v; /* L entries */
 } Msg;
 
 typedef struct {
   guint n, T, L, ng, nz; /* ng = n T gradient columns, then nz noise columns */
   const TopoGraph *g;
-  mpq_t *W;              /* n x n, W[j*n+i] = W[j,i] */
-  guint *own_a, *own_b;  /* owners of each noise variable (G_MAXUINT: none) */
-  GPtrArray *msgs;       /* Msg */
+  mpq_t *W;             /* n x n, W[j*n+i] = W[j,i] */
+  guint *own_a, *own_b; /* owners of each noise variable (G_MAXUINT: none) */
+  GPtrArray *msgs;      /* Msg */
 } Exact;
 
 static void vec_init(mpq_t *v, guint L) {
-  for (guint i = 0; i < L; i++) mpq_init(v[i]);
+  for (guint i = 0; i < L; i++)
+    mpq_init(v[i]);
 }
 
 static void vec_clear(mpq_t *v, guint L) {
-  for (guint i = 0; i < L; i++) mpq_clear(v[i]);
+  for (guint i = 0; i < L; i++)
+    mpq_clear(v[i]);
   g_free(v);
 }
 
@@ -81,9 +83,11 @@ static mpq_t *vec_new(guint L) {
 
 /* y += a x (zeros of x skipped). */
 static void vec_axpy(mpq_t *y, const mpq_t a, mpq_t *const x, guint L, mpq_t tmp) {
-  if (mpq_sgn(a) == 0) return;
+  if (mpq_sgn(a) == 0)
+    return;
   for (guint i = 0; i < L; i++) {
-    if (mpq_sgn(x[i]) == 0) continue;
+    if (mpq_sgn(x[i]) == 0)
+      continue;
     mpq_mul(tmp, a, x[i]);
     mpq_add(y[i], y[i], tmp);
   }
@@ -127,7 +131,8 @@ static void add_msg(Exact *e, guint from, const guint *to, guint n_to, mpq_t *v)
   m->to = g_memdup2(to, sizeof(guint) * n_to);
   m->n_to = n_to;
   m->v = vec_new(e->L);
-  for (guint i = 0; i < e->L; i++) mpq_set(m->v[i], v[i]);
+  for (guint i = 0; i < e->L; i++)
+    mpq_set(m->v[i], v[i]);
   g_ptr_array_add(e->msgs, m);
 }
 
@@ -176,7 +181,8 @@ static Exact *exact_run(const TopoGraph *g, TopoGossipKind kind, Proto proto, gu
   for (guint t = 0; t < T; t++) {
     /* Local steps: h_i = theta_i - eta g_{i,t} (- eta sigma z_i, secrets). */
     for (guint i = 0; i < n; i++) {
-      for (guint x = 0; x < e->L; x++) mpq_set(h[i][x], theta[i][x]);
+      for (guint x = 0; x < e->L; x++)
+        mpq_set(h[i][x], theta[i][x]);
       mpq_sub(h[i][t * n + i], h[i][t * n + i], eta);
       if (proto != P_ZIPDL && mpq_sgn(sig) != 0) {
         guint z = new_noise(e, i, G_MAXUINT);
@@ -189,15 +195,17 @@ static Exact *exact_run(const TopoGraph *g, TopoGossipKind kind, Proto proto, gu
         guint d;
         const guint *nb = topo_graph_neighbors(g, i, &d);
         for (guint k = 0; k < d; k++) {
-          if (nb[k] < i) continue; /* each edge once, from its smaller end */
+          if (nb[k] < i)
+            continue; /* each edge once, from its smaller end */
           guint v = new_noise(e, i, nb[k]);
           mpq_mul(tmp, eta, sig_s);
-          mpq_sub(h[i][v], h[i][v], tmp);     /* + at the smaller id: -eta (+1) */
+          mpq_sub(h[i][v], h[i][v], tmp);         /* + at the smaller id: -eta (+1) */
           mpq_add(h[nb[k]][v], h[nb[k]][v], tmp); /* - at the larger: -eta (-1) */
         }
       }
     for (guint j = 0; j < n; j++)
-      for (guint x = 0; x < e->L; x++) mpq_set_ui(next[j][x], 0, 1);
+      for (guint x = 0; x < e->L; x++)
+        mpq_set_ui(next[j][x], 0, 1);
     for (guint i = 0; i < n; i++) {
       guint d;
       const guint *nb = topo_graph_neighbors(g, i, &d);
@@ -212,7 +220,8 @@ static Exact *exact_run(const TopoGraph *g, TopoGossipKind kind, Proto proto, gu
       }
       /* Zip-DL: receivers R = N(i) + {i}, w_j = W[j,i]. */
       guint nr = d + 1;
-      for (guint k = 0; k < d; k++) to[k] = nb[k];
+      for (guint k = 0; k < d; k++)
+        to[k] = nb[k];
       to[d] = i;
       mpq_t ww;
       mpq_init(ww);
@@ -221,7 +230,8 @@ static Exact *exact_run(const TopoGraph *g, TopoGossipKind kind, Proto proto, gu
         mpq_add(ww, ww, tmp);
       }
       guint *y = g_new(guint, nr);
-      for (guint x = 0; x < e->L; x++) mpq_set_ui(S[x], 0, 1);
+      for (guint x = 0; x < e->L; x++)
+        mpq_set_ui(S[x], 0, 1);
       for (guint k = 0; k < nr; k++) {
         y[k] = new_noise(e, i, G_MAXUINT);
         /* S = sum_k (w_k / ww) sigma y_k */
@@ -230,11 +240,13 @@ static Exact *exact_run(const TopoGraph *g, TopoGossipKind kind, Proto proto, gu
       }
       for (guint k = 0; k < nr; k++) {
         guint j = to[k];
-        for (guint x = 0; x < e->L; x++) mpq_set(m[x], h[i][x]);
+        for (guint x = 0; x < e->L; x++)
+          mpq_set(m[x], h[i][x]);
         mpq_add(m[y[k]], m[y[k]], sig);
         mpq_neg(c, e->W[j * n + i]);
         vec_axpy(m, c, S, e->L, tmp);
-        if (j != i) add_msg(e, i, &to[k], 1, m);
+        if (j != i)
+          add_msg(e, i, &to[k], 1, m);
         vec_axpy(next[j], e->W[j * n + i], m, e->L, tmp);
       }
       g_free(y);
@@ -265,7 +277,8 @@ static void exact_free(Exact *e) {
     vec_clear(m->v, e->L);
   }
   g_ptr_array_unref(e->msgs);
-  for (guint i = 0; i < e->n * e->n; i++) mpq_clear(e->W[i]);
+  for (guint i = 0; i < e->n * e->n; i++)
+    mpq_clear(e->W[i]);
   g_free(e->W);
   g_free(e->own_a);
   g_free(e->own_b);
@@ -275,7 +288,7 @@ static void exact_free(Exact *e) {
 /* The exact accounting of one view: per node, unprotected or its T x T X. */
 typedef struct {
   gboolean *member, *unprotected;
-  mpq_t *X; /* n T T */
+  mpq_t *X;              /* n T T */
   guint rows, dependent; /* rows seen; zero pivots among them */
 } ExactAcc;
 
@@ -285,7 +298,8 @@ static ExactAcc *exact_account(const Exact *e, PrivTrust trust, const guint *mem
   ExactAcc *acc = g_new0(ExactAcc, 1);
   acc->member = g_new0(gboolean, n);
   acc->unprotected = g_new0(gboolean, n);
-  for (guint i = 0; i < n_members; i++) acc->member[members[i]] = TRUE;
+  for (guint i = 0; i < n_members; i++)
+    acc->member[members[i]] = TRUE;
   acc->X = g_new(mpq_t, (gsize)n * T * T);
   vec_init(acc->X, n * T * T);
   /* Rows seen; the columns that stay unknown. */
@@ -293,11 +307,14 @@ static ExactAcc *exact_account(const Exact *e, PrivTrust trust, const guint *mem
   for (guint i = 0; i < e->msgs->len; i++) {
     Msg *m = g_ptr_array_index(e->msgs, i);
     gboolean seen = trust != PRIV_TRUST_PNDP && m->n_to > 0;
-    for (guint k = 0; k < m->n_to && !seen; k++) seen = acc->member[m->to[k]];
-    if (seen) g_ptr_array_add(rows, m->v);
+    for (guint k = 0; k < m->n_to && !seen; k++)
+      seen = acc->member[m->to[k]];
+    if (seen)
+      g_ptr_array_add(rows, m->v);
   }
   gboolean *unknown = g_new0(gboolean, e->L);
-  for (guint x = 0; x < e->ng; x++) unknown[x] = !acc->member[x % n];
+  for (guint x = 0; x < e->ng; x++)
+    unknown[x] = !acc->member[x % n];
   for (guint z = 0; z < e->nz; z++) {
     guint a = e->own_a[z], b = e->own_b[z];
     gboolean known = trust != PRIV_TRUST_LDP &&
@@ -314,11 +331,13 @@ static ExactAcc *exact_account(const Exact *e, PrivTrust trust, const guint *mem
   for (guint i = 0; i < r; i++) {
     mpq_t *vi = g_ptr_array_index(rows, i);
     for (guint x = 0; x < e->ng; x++)
-      if (unknown[x]) mpq_set(A[(gsize)i * e->ng + x], vi[x]);
+      if (unknown[x])
+        mpq_set(A[(gsize)i * e->ng + x], vi[x]);
     for (guint j = 0; j <= i; j++) {
       mpq_t *vj = g_ptr_array_index(rows, j);
       for (guint x = e->ng; x < e->L; x++) {
-        if (!unknown[x] || mpq_sgn(vi[x]) == 0 || mpq_sgn(vj[x]) == 0) continue;
+        if (!unknown[x] || mpq_sgn(vi[x]) == 0 || mpq_sgn(vj[x]) == 0)
+          continue;
         mpq_mul(tmp, vi[x], vj[x]);
         mpq_add(G[(gsize)i * r + j], G[(gsize)i * r + j], tmp);
       }
@@ -333,15 +352,18 @@ static ExactAcc *exact_account(const Exact *e, PrivTrust trust, const guint *mem
       /* Row k depends on the previous ones: what is left of its gradients
        * is seen without noise. */
       for (guint x = 0; x < e->ng; x++)
-        if (mpq_sgn(ak[x]) != 0) acc->unprotected[x % n] = TRUE;
+        if (mpq_sgn(ak[x]) != 0)
+          acc->unprotected[x % n] = TRUE;
       continue;
     }
     g_assert_cmpint(mpq_sgn(*d), >, 0);
     for (guint u = 0; u < n; u++)
       for (guint s = 0; s < T; s++) {
-        if (mpq_sgn(ak[s * n + u]) == 0) continue;
+        if (mpq_sgn(ak[s * n + u]) == 0)
+          continue;
         for (guint t = 0; t < T; t++) {
-          if (mpq_sgn(ak[t * n + u]) == 0) continue;
+          if (mpq_sgn(ak[t * n + u]) == 0)
+            continue;
           mpq_mul(tmp, ak[s * n + u], ak[t * n + u]);
           mpq_div(tmp, tmp, *d);
           mpq_t *x = &acc->X[((gsize)u * T + s) * T + t];
@@ -349,16 +371,19 @@ static ExactAcc *exact_account(const Exact *e, PrivTrust trust, const guint *mem
         }
       }
     for (guint i = k + 1; i < r; i++) {
-      if (mpq_sgn(G[(gsize)i * r + k]) == 0) continue;
+      if (mpq_sgn(G[(gsize)i * r + k]) == 0)
+        continue;
       mpq_div(f, G[(gsize)i * r + k], *d);
       for (guint j = k + 1; j <= i; j++) {
-        if (mpq_sgn(G[(gsize)j * r + k]) == 0) continue;
+        if (mpq_sgn(G[(gsize)j * r + k]) == 0)
+          continue;
         mpq_mul(tmp, f, G[(gsize)j * r + k]);
         mpq_sub(G[(gsize)i * r + j], G[(gsize)i * r + j], tmp);
       }
       mpq_t *ai = A + (gsize)i * e->ng;
       for (guint x = 0; x < e->ng; x++) {
-        if (mpq_sgn(ak[x]) == 0) continue;
+        if (mpq_sgn(ak[x]) == 0)
+          continue;
         mpq_mul(tmp, f, ak[x]);
         mpq_sub(ai[x], ai[x], tmp);
       }
@@ -366,9 +391,12 @@ static ExactAcc *exact_account(const Exact *e, PrivTrust trust, const guint *mem
   }
   for (guint u = 0; u < n; u++)
     if (acc->unprotected[u])
-      for (guint i = 0; i < T * T; i++) mpq_set_ui(acc->X[(gsize)u * T * T + i], 0, 1);
-  for (guint i = 0; i < r * r; i++) mpq_clear(G[i]);
-  for (guint i = 0; i < r * e->ng; i++) mpq_clear(A[i]);
+      for (guint i = 0; i < T * T; i++)
+        mpq_set_ui(acc->X[(gsize)u * T * T + i], 0, 1);
+  for (guint i = 0; i < r * r; i++)
+    mpq_clear(G[i]);
+  for (guint i = 0; i < r * e->ng; i++)
+    mpq_clear(A[i]);
   g_free(G);
   g_free(A);
   g_free(unknown);
@@ -395,7 +423,8 @@ static double exact_mu(mpq_t *const X, guint T, guint b) {
         mpq_abs(a, X[s * T + t]);
         mpq_add(sum, sum, a);
       }
-    if (mpq_cmp(sum, best) > 0) mpq_set(best, sum);
+    if (mpq_cmp(sum, best) > 0)
+      mpq_set(best, sum);
   }
   double mu = sqrt(mpq_get_d(best));
   mpq_clears(best, sum, a, NULL);
@@ -411,8 +440,10 @@ typedef struct {
 } View;
 
 static const char *proto_spec(Proto p, gboolean secrets_only) {
-  return p == P_DSGD ? "dsgd" : p == P_ZIPDL ? "zipdl" : secrets_only ? "decor:sigma_secret=1"
-                                                                      : "decor";
+  return p == P_DSGD    ? "dsgd"
+         : p == P_ZIPDL ? "zipdl"
+         : secrets_only ? "decor:sigma_secret=1"
+                        : "decor";
 }
 
 static PrivBlocks **observe(const TopoGraph *g, TopoGossipKind kind, const char *proto, guint T,
@@ -435,8 +466,8 @@ static PrivBlocks **observe(const TopoGraph *g, TopoGossipKind kind, const char 
   g_assert_no_error(err);
   for (guint i = 0; i < n_views; i++)
     g_assert_cmpuint(
-        priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members, &err),
-        ==, i);
+        priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members, &err), ==,
+        i);
   g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
   g_assert_true(proto_run_run(run, &err));
   g_assert_no_error(err);
@@ -488,7 +519,8 @@ static void compare(TopoGossipKind kind, Proto proto, gboolean secrets_only, gui
   guint n_views = 3 * G_N_ELEMENTS(sets);
   View views[3 * G_N_ELEMENTS(sets)];
   for (guint s = 0; s < G_N_ELEMENTS(sets); s++)
-    for (guint i = 0; i < 3; i++) views[3 * s + i] = (View){trusts[i], sets[s].m, sets[s].k};
+    for (guint i = 0; i < 3; i++)
+      views[3 * s + i] = (View){trusts[i], sets[s].m, sets[s].k};
   Exact *e = exact_run(g, kind, proto, T, secrets_only ? "0" : sigma_q, "1");
   PrivBlocks **bl = observe(g, kind, proto_spec(proto, secrets_only), T, bs[n_bs - 1],
                             secrets_only ? 0.0 : sigma, views, n_views);
@@ -511,7 +543,8 @@ static void compare(TopoGossipKind kind, Proto proto, gboolean secrets_only, gui
         const char *what = NULL;
         if (acc->unprotected[u]) {
           n_unprotected++;
-          if (!pv->unprotected || pv->unresolved) what = "exactly unprotected, reported otherwise";
+          if (!pv->unprotected || pv->unresolved)
+            what = "exactly unprotected, reported otherwise";
         } else {
           double mu = exact_mu(acc->X + (gsize)u * T * T, T, b);
           if (mu > PRIV_MU_RESOLVABLE_MAX) {
@@ -532,7 +565,8 @@ static void compare(TopoGossipKind kind, Proto proto, gboolean secrets_only, gui
               scale = MAX(scale, fabs(x));
               diff = MAX(diff, fabs(x - X[s]));
             }
-            if (!what && diff > 1e-9 * scale) what = "X_u differs by more than 1e-9";
+            if (!what && diff > 1e-9 * scale)
+              what = "X_u differs by more than 1e-9";
             if (what)
               g_printerr("exact mu %.17g, dense mu %.17g, block diff %.3g of %.3g\n", mu, pv->mu,
                          diff, scale);
@@ -618,12 +652,10 @@ static void test_zipdl_ldp_amplification(void) {
   g_assert_no_error(err);
   static const guint nine[] = {9};
   View view = {PRIV_TRUST_LDP, nine, 1};
-  static const struct {
-    guint T, b;
-  } cases[] = {{30, 1}, {40, 4}};
+  static const struct { guint T, b; } cases[] = {{30, 1}, {40, 4}};
   for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
-    PrivBlocks **bl =
-        observe(g, TOPO_GOSSIP_UNIFORM, "zipdl", cases[c].T, cases[c].b, 1.0, &view, 1);
+    PrivBlocks **bl = observe(g, TOPO_GOSSIP_UNIFORM, "zipdl", cases[c].T, cases[c].b, 1.0, &view,
+                              1);
     g_assert_cmpint(bl[0]->status[1], ==, PRIV_NODE_UNRESOLVED);
     PrivReport *rep = report(bl[0], g, cases[c].b);
     for (guint i = 0; i < rep->n_victims; i++) {

@@ -51,12 +51,13 @@ static PrivBlocks **observe(const ProtoRunConfig *cfg, const View *views, guint 
   g_assert_no_error(err);
   for (guint i = 0; i < n_views; i++)
     g_assert_cmpuint(
-        priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members, &err),
-        ==, i);
+        priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members, &err), ==,
+        i);
   g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
   g_assert_true(proto_run_run(run, &err));
   g_assert_no_error(err);
-  if (stats) proto_run_get_stats(run, stats);
+  if (stats)
+    proto_run_get_stats(run, stats);
   PrivBlocks **out = g_new(PrivBlocks *, n_views);
   PrivKnowledgeOptions ko = {.T = proto_context_steps(proto_run_context(run)), .clip = cfg->clip};
   for (guint i = 0; i < n_views; i++) {
@@ -72,7 +73,8 @@ static PrivBlocks **observe(const ProtoRunConfig *cfg, const View *views, guint 
 }
 
 static void blocks_array_free(PrivBlocks **b, guint n) {
-  for (guint i = 0; i < n; i++) priv_blocks_free(b[i]);
+  for (guint i = 0; i < n; i++)
+    priv_blocks_free(b[i]);
   g_free(b);
 }
 
@@ -89,7 +91,8 @@ static void base_config(ProtoRunConfig *cfg, const TopoGraph *g, const char *pro
 
 static double max_abs(const double *x, gsize len) {
   double m = 0.0;
-  for (gsize i = 0; i < len; i++) m = MAX(m, fabs(x[i]));
+  for (gsize i = 0; i < len; i++)
+    m = MAX(m, fabs(x[i]));
   return m;
 }
 
@@ -104,8 +107,8 @@ static void assert_blocks_equal(const PrivBlocks *a, const PrivBlocks *b, double
     for (gsize i = 0; i < TT; i++) {
       double d = fabs(a->X[u * TT + i] - b->X[u * TT + i]);
       if (d > tol * scale)
-        g_error("node %u entry (%zu,%zu): %.17g vs %.17g", u, i / a->T, i % a->T,
-                a->X[u * TT + i], b->X[u * TT + i]);
+        g_error("node %u entry (%zu,%zu): %.17g vs %.17g", u, i / a->T, i % a->T, a->X[u * TT + i],
+                b->X[u * TT + i]);
     }
   }
 }
@@ -140,7 +143,7 @@ static TopoGraph *graph(const char *spec) {
 /* A random lower-triangular C with diagonal in [1, 2], written as CSV. */
 static double *random_c(guint T, const char *path) {
   GRand *r = g_rand_new_with_seed(42);
-  double *C = g_new0(double, (gsize)T * T);
+  double *C = g_new0(double, (gsize)T *T);
   GString *s = g_string_new(NULL);
   for (guint i = 0; i < T; i++) {
     for (guint j = 0; j <= i; j++)
@@ -197,8 +200,8 @@ static void check_equals_structured(const char *gspec, const guint *set1, guint 
       base_config(&cfg, g, protos[p].spec, T, bs[ib], 0.7);
       PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
       for (guint v = 0; v < G_N_ELEMENTS(views); v++) {
-        PrivBlocks *st = structured(protos[p].protocol, protos[p].K, protos[p].C, T, bs[ib], ws,
-                                    1, &views[v], 0.7);
+        PrivBlocks *st = structured(protos[p].protocol, protos[p].K, protos[p].C, T, bs[ib], ws, 1,
+                                    &views[v], 0.7);
         assert_blocks_equal(obs[v], st, 1e-9);
         /* The reports (sensitivity under (T/b, b)-participation) agree too. */
         PrivAccountOptions ao = {.b = bs[ib]};
@@ -272,7 +275,8 @@ static void test_equals_structured_matching(void) {
       assert_blocks_equal(obs[v], st, 1e-9);
       priv_blocks_free(st);
     }
-    for (guint r = 0; r < R; r++) topo_gossip_free(ws[r]);
+    for (guint r = 0; r < R; r++)
+      topo_gossip_free(ws[r]);
     g_free(ws);
     blocks_array_free(obs, G_N_ELEMENTS(views));
   }
@@ -284,8 +288,9 @@ static void test_equals_structured_matching(void) {
 
 /* Inverse of the symmetric positive definite k x k @M (Gauss-Jordan). */
 static double *spd_inverse(const double *M, guint k) {
-  double *a = g_memdup2(M, sizeof(double) * k * k), *inv = g_new0(double, (gsize)k * k);
-  for (guint i = 0; i < k; i++) inv[i * k + i] = 1.0;
+  double *a = g_memdup2(M, sizeof(double) * k * k), *inv = g_new0(double, (gsize)k *k);
+  for (guint i = 0; i < k; i++)
+    inv[i * k + i] = 1.0;
   for (guint c = 0; c < k; c++) {
     double p = a[c * k + c];
     g_assert_cmpfloat(p, >, 1e-12);
@@ -294,7 +299,8 @@ static double *spd_inverse(const double *M, guint k) {
       inv[c * k + j] /= p;
     }
     for (guint r = 0; r < k; r++) {
-      if (r == c) continue;
+      if (r == c)
+        continue;
       double f = a[r * k + c];
       for (guint j = 0; j < k; j++) {
         a[r * k + j] -= f * a[c * k + j];
@@ -313,18 +319,23 @@ static double *decor_t1(const TopoGraph *g, double sigma, double sigma_s, const 
                         const gboolean *known) {
   guint n = topo_graph_n_nodes(g);
   guint *idx = g_new(guint, n), k = 0;
-  for (guint u = 0; u < n; u++) idx[u] = rows[u] ? k++ : G_MAXUINT;
-  double *M = g_new0(double, (gsize)k * k);
   for (guint u = 0; u < n; u++)
-    if (rows[u]) M[idx[u] * k + idx[u]] = sigma * sigma;
+    idx[u] = rows[u] ? k++ : G_MAXUINT;
+  double *M = g_new0(double, (gsize)k *k);
+  for (guint u = 0; u < n; u++)
+    if (rows[u])
+      M[idx[u] * k + idx[u]] = sigma * sigma;
   gsize m;
   guint *edges = topo_graph_edges(g, &m);
   for (gsize e = 0; e < m; e++) {
     guint u = edges[2 * e], v = edges[2 * e + 1];
-    if (known && (known[u] || known[v])) continue;
+    if (known && (known[u] || known[v]))
+      continue;
     double s2 = sigma_s * sigma_s;
-    if (rows[u]) M[idx[u] * k + idx[u]] += s2;
-    if (rows[v]) M[idx[v] * k + idx[v]] += s2;
+    if (rows[u])
+      M[idx[u] * k + idx[u]] += s2;
+    if (rows[v])
+      M[idx[v] * k + idx[v]] += s2;
     if (rows[u] && rows[v]) {
       M[idx[u] * k + idx[v]] -= s2;
       M[idx[v] * k + idx[u]] -= s2;
@@ -333,7 +344,8 @@ static double *decor_t1(const TopoGraph *g, double sigma, double sigma_s, const 
   double *inv = spd_inverse(M, k);
   double *X = g_new0(double, n);
   for (guint u = 0; u < n; u++)
-    if (rows[u]) X[u] = inv[idx[u] * k + idx[u]];
+    if (rows[u])
+      X[u] = inv[idx[u] * k + idx[u]];
   g_free(edges);
   g_free(inv);
   g_free(M);
@@ -365,7 +377,8 @@ static void test_decor_closed_form(void) {
     double *x_pndp = decor_t1(g, sigma, sigma_s, nbrs, att);
     for (guint u = 0; u < n; u++) {
       if (u == a) {
-        for (guint v = 0; v < 3; v++) g_assert_cmpint(obs[v]->status[u], ==, PRIV_NODE_ATTACKER);
+        for (guint v = 0; v < 3; v++)
+          g_assert_cmpint(obs[v]->status[u], ==, PRIV_NODE_ATTACKER);
         continue;
       }
       g_assert_cmpfloat_with_epsilon(priv_blocks_get(obs[0], u)[0], x_ldp[u], 1e-12);
@@ -395,8 +408,10 @@ static double *mus(const PrivBlocks *b, PrivSensitivity kind) {
   PrivReport *r = priv_account_report(b, NULL, &ao, &err);
   g_assert_no_error(err);
   double *mu = g_new(double, b->n);
-  for (guint u = 0; u < b->n; u++) mu[u] = NAN;
-  for (guint i = 0; i < r->n_victims; i++) mu[r->victims[i].node] = r->victims[i].mu;
+  for (guint u = 0; u < b->n; u++)
+    mu[u] = NAN;
+  for (guint i = 0; i < r->n_victims; i++)
+    mu[r->victims[i].node] = r->victims[i].mu;
   priv_report_free(r);
   return mu;
 }
@@ -405,8 +420,8 @@ static void test_decor_ordering(void) {
   TopoGraph *g = graph("florentine");
   guint n = topo_graph_n_nodes(g), T = 6;
   const guint a[] = {0}, c[] = {3, 11};
-  View views[] = {{PRIV_TRUST_LDP, a, 1},    {PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_SECLDP, a, 1},
-                  {PRIV_TRUST_LDP, c, 2},    {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_SECLDP, c, 2}};
+  View views[] = {{PRIV_TRUST_LDP, a, 1}, {PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_SECLDP, a, 1},
+                  {PRIV_TRUST_LDP, c, 2}, {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_SECLDP, c, 2}};
   ProtoRunConfig cfg;
   base_config(&cfg, g, "decor", T, 1, 1.0);
   PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
@@ -416,7 +431,8 @@ static void test_decor_ordering(void) {
     double *sec = mus(obs[3 * s + 2], PRIV_SENSITIVITY_EXACT);
     guint strict = 0;
     for (guint u = 0; u < n; u++) {
-      if (isnan(sec[u])) continue; /* an attacker */
+      if (isnan(sec[u]))
+        continue; /* an attacker */
       g_assert_true(isfinite(ldp[u]) && isfinite(pndp[u]) && isfinite(sec[u]));
       g_assert_cmpfloat(ldp[u], >, 0.0);
       g_assert_cmpfloat(ldp[u], <=, sec[u] * (1 + 1e-7));
@@ -468,16 +484,19 @@ static void test_zipdl_closed_form(void) {
     cfg.lr = 0.5;
     PrivBlocks **obs_model = observe(&cfg, views, 2, NULL);
     for (guint i = 0; i < n; i++) {
-      if (i == a) continue;
+      if (i == a)
+        continue;
       /* w_j = W[j, i] over the receivers j (i itself included). */
       double ww = 0.0, others = 0.0, wi = W[i * n + i];
       guint m = 0;
       for (guint j = 0; j < n; j++) {
         double wj = W[j * n + i];
-        if (wj == 0.0) continue;
+        if (wj == 0.0)
+          continue;
         m++;
         ww += wj * wj;
-        if (j != i) others += wj;
+        if (j != i)
+          others += wj;
       }
       double ldp = ((m - 1) + others * others / (wi * wi)) / (sigma * sigma);
       double wa = W[a * n + i];
@@ -505,7 +524,9 @@ static void test_zipdl_closed_form(void) {
 static void test_zipdl_finite(void) {
   TopoGraph *g = graph("florentine");
   const guint a[] = {0}, c[] = {3, 11};
-  View views[] = {{PRIV_TRUST_LDP, a, 1}, {PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_SECLDP, a, 1},
+  View views[] = {{PRIV_TRUST_LDP, a, 1},
+                  {PRIV_TRUST_PNDP, a, 1},
+                  {PRIV_TRUST_SECLDP, a, 1},
                   {PRIV_TRUST_PNDP, c, 2}};
   ProtoRunConfig cfg;
   base_config(&cfg, g, "zipdl:units=gradient", 4, 1, 1.0);
@@ -514,7 +535,8 @@ static void test_zipdl_finite(void) {
     double *mu = mus(obs[v], PRIV_SENSITIVITY_BOUND);
     guint positive = 0;
     for (guint u = 0; u < obs[v]->n; u++) {
-      if (isnan(mu[u])) continue;
+      if (isnan(mu[u]))
+        continue;
       g_assert_cmpint(obs[v]->status[u], ==, PRIV_NODE_PROTECTED);
       g_assert_true(isfinite(mu[u]));
       positive += mu[u] > 0;
@@ -536,9 +558,11 @@ typedef struct {
 
 static void record(const SimBusEvent *ev, gpointer data) {
   Recorder *rec = data;
-  if (ev->kind != SIM_BUS_MESSAGE_SENT || sim_message_tag(ev->message) != 0) return;
+  if (ev->kind != SIM_BUS_MESSAGE_SENT || sim_message_tag(ev->message) != 0)
+    return;
   gpointer key = GUINT_TO_POINTER(ev->round * rec->n + ev->from + 1);
-  if (g_hash_table_contains(rec->rows, key)) return; /* a broadcast: one payload */
+  if (g_hash_table_contains(rec->rows, key))
+    return; /* a broadcast: one payload */
   double *row = g_new(double, (gsize)rec->n * rec->T);
   g_assert_true(sim_linvec_row(sim_message_payload(ev->message), SIM_LIN_GRAD, row,
                                (gsize)rec->n * rec->T, NULL));
@@ -572,8 +596,8 @@ static void test_deadline_effective_w(void) {
    * in turn): the structured premise fails for it, so it is only compared
    * with the nominal accounting. */
   const guint a[] = {0}, far[] = {14}, c[] = {3, 11}, d[] = {4, 13};
-  View views[] = {{PRIV_TRUST_LDP, a, 1},    {PRIV_TRUST_SECLDP, c, 2}, {PRIV_TRUST_PNDP, far, 1},
-                  {PRIV_TRUST_PNDP, c, 2},   {PRIV_TRUST_PNDP, d, 2},   {PRIV_TRUST_PNDP, a, 1}};
+  View views[] = {{PRIV_TRUST_LDP, a, 1},  {PRIV_TRUST_SECLDP, c, 2}, {PRIV_TRUST_PNDP, far, 1},
+                  {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_PNDP, d, 2},   {PRIV_TRUST_PNDP, a, 1}};
   guint nv = G_N_ELEMENTS(views);
 
   ProtoRun *run = proto_run_new(&cfg, &err);
@@ -581,9 +605,8 @@ static void test_deadline_effective_w(void) {
   SimLinkParams p = {.latency = {.kind = SIM_LATENCY_CONSTANT, .ms = 1000.0}};
   g_assert_true(sim_engine_set_link(proto_run_engine(run), slow_from, slow_to, &p, &err));
   Recorder rec = {n, T, g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free)};
-  g_assert_cmpuint(sim_bus_subscribe(sim_engine_bus(proto_run_engine(run)), record, &rec, NULL,
-                                     &err),
-                   >, 0);
+  g_assert_cmpuint(
+      sim_bus_subscribe(sim_engine_bus(proto_run_engine(run)), record, &rec, NULL, &err), >, 0);
   PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
   for (guint i = 0; i < nv; i++)
     priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members, &err);
@@ -597,7 +620,7 @@ static void test_deadline_effective_w(void) {
   /* W_r for r < T-1 from the provenance; W_{T-1} never reaches a message. */
   TopoGossip **ws = g_new(TopoGossip *, T);
   guint *ptr = g_new(guint, n + 1), *cols = g_new(guint, (gsize)n * n);
-  double *vals = g_new(double, (gsize)n * n);
+  double *vals = g_new(double, (gsize)n *n);
   guint changed_rows = 0;
   for (guint r = 0; r + 1 < T; r++) {
     guint nnz = 0;
@@ -616,8 +639,10 @@ static void test_deadline_effective_w(void) {
       }
       ptr[u + 1] = nnz;
       changed_rows += !same;
-      if (u == slow_to) g_assert_cmpfloat(topo_gossip_get(w, u, slow_from), >, 0.0);
-      if (u == slow_to) g_assert_false(same); /* 8 never makes it in time */
+      if (u == slow_to)
+        g_assert_cmpfloat(topo_gossip_get(w, u, slow_from), >, 0.0);
+      if (u == slow_to)
+        g_assert_false(same); /* 8 never makes it in time */
     }
     ws[r] = topo_gossip_new_csr(n, ptr, cols, vals, &err);
     g_assert_no_error(err);
@@ -628,7 +653,8 @@ static void test_deadline_effective_w(void) {
   PrivKnowledgeOptions ko = {.T = T, .clip = 1.0};
   guint differs = 0;
   for (guint v = 0; v < nv; v++) {
-    if (v == nv - 1) break; /* attacker 0: below */
+    if (v == nv - 1)
+      break;                               /* attacker 0: below */
     if (views[v].trust == PRIV_TRUST_PNDP) /* the structured PNDP premise */
       for (guint r = 0; r + 1 < T; r++)
         for (guint i = 0; i < views[v].n_members; i++) {
@@ -653,7 +679,8 @@ static void test_deadline_effective_w(void) {
     if (views[v].trust == PRIV_TRUST_PNDP) { /* and the effective W does matter */
       PrivBlocks *nb = structured(PRIV_PROTOCOL_DSGD, 1, NULL, T, 1, wn1, 1, &views[v], 1.0);
       double diff = 0.0;
-      for (gsize i = 0; i < (gsize)n * T * T; i++) diff = MAX(diff, fabs(nb->X[i] - ob->X[i]));
+      for (gsize i = 0; i < (gsize)n * T * T; i++)
+        diff = MAX(diff, fabs(nb->X[i] - ob->X[i]));
       differs += diff > 1e-6;
       priv_blocks_free(nb);
     }
@@ -670,7 +697,8 @@ static void test_deadline_effective_w(void) {
     g_assert_no_error(err);
     const TopoGossip *wn[] = {w};
     PrivBlocks *nominal = structured(PRIV_PROTOCOL_DSGD, 1, NULL, T, 1, wn, 1, &views[nv - 1], 1.0);
-    double *mu_obs = mus(ob, PRIV_SENSITIVITY_BOUND), *mu_nom = mus(nominal, PRIV_SENSITIVITY_BOUND);
+    double *mu_obs = mus(ob, PRIV_SENSITIVITY_BOUND),
+           *mu_nom = mus(nominal, PRIV_SENSITIVITY_BOUND);
     g_assert_cmpfloat(mu_obs[slow_from], <, 0.5 * mu_nom[slow_from]);
     g_free(mu_obs);
     g_free(mu_nom);
@@ -678,7 +706,8 @@ static void test_deadline_effective_w(void) {
     priv_blocks_free(ob);
     priv_knowledge_free(k);
   }
-  for (guint r = 0; r < T; r++) topo_gossip_free(ws[r]);
+  for (guint r = 0; r < T; r++)
+    topo_gossip_free(ws[r]);
   g_free(ws);
   g_free(ptr);
   g_free(cols);
@@ -740,9 +769,9 @@ static void test_noiseless(void) {
   GError *err = NULL;
   igraph_matrix_t dist;
   igraph_matrix_init(&dist, 0, 0);
-  g_assert_cmpint(igraph_distances(topo_graph_igraph(g), &dist, igraph_vss_1(a), igraph_vss_all(),
-                                   IGRAPH_ALL),
-                  ==, IGRAPH_SUCCESS);
+  g_assert_cmpint(
+      igraph_distances(topo_graph_igraph(g), &dist, igraph_vss_1(a), igraph_vss_all(), IGRAPH_ALL),
+      ==, IGRAPH_SUCCESS);
   const char *protos[] = {"dsgd", "decor", "zipdl"};
   for (guint p = 0; p < G_N_ELEMENTS(protos); p++)
     for (guint T = 1; T <= 3; T++) {
@@ -752,7 +781,7 @@ static void test_noiseless(void) {
       PrivBlocks **obs = observe(&cfg, views, 2, NULL);
       for (guint u = 0; u < n; u++) {
         double d = MATRIX(dist, 0, u);
-        PrivNodeStatus want = u == a ? PRIV_NODE_ATTACKER
+        PrivNodeStatus want = u == a   ? PRIV_NODE_ATTACKER
                               : d <= T ? PRIV_NODE_UNPROTECTED
                                        : PRIV_NODE_PROTECTED;
         g_assert_cmpint(obs[0]->status[u], ==, want);
@@ -775,10 +804,12 @@ static void test_relabel_and_storage(void) {
   guint n = topo_graph_n_nodes(g);
   /* pi(u) = 7 u + 3 mod 15 (7 is invertible mod 15). */
   guint *pi = g_new(guint, n);
-  for (guint u = 0; u < n; u++) pi[u] = (7 * u + 3) % n;
+  for (guint u = 0; u < n; u++)
+    pi[u] = (7 * u + 3) % n;
   gsize m;
   guint *edges = topo_graph_edges(g, &m);
-  for (gsize i = 0; i < 2 * m; i++) edges[i] = pi[edges[i]];
+  for (gsize i = 0; i < 2 * m; i++)
+    edges[i] = pi[edges[i]];
   GError *err = NULL;
   TopoGraph *h = topo_graph_new_from_edges(n, edges, m, &err);
   g_assert_no_error(err);
@@ -802,7 +833,8 @@ static void test_relabel_and_storage(void) {
     for (guint u = 0; u < n; u++) {
       g_assert_cmpint(x[0]->status[u], ==, y[0]->status[pi[u]]);
       const double *xu = priv_blocks_get(x[0], u), *yu = priv_blocks_get(y[0], pi[u]);
-      for (gsize i = 0; i < TT; i++) g_assert_cmpfloat(fabs(xu[i] - yu[i]), <=, 1e-9 * scale);
+      for (gsize i = 0; i < TT; i++)
+        g_assert_cmpfloat(fabs(xu[i] - yu[i]), <=, 1e-9 * scale);
     }
     blocks_array_free(x, 1);
     blocks_array_free(xd, 1);

@@ -57,11 +57,8 @@ static void compare(const Setup *s) {
   const LearnModel *m = proto_run_learn_model(run);
   gsize d = learn_model_n_params(m);
   double *params = g_memdup2(proto_run_initial_params(run), d * sizeof(double));
-  LearnSgdConfig sgd = {.n_batches = s->batches,
-                        .epochs = s->epochs,
-                        .lr = s->lr,
-                        .clip = s->clip,
-                        .seed = 1};
+  LearnSgdConfig sgd = {
+      .n_batches = s->batches, .epochs = s->epochs, .lr = s->lr, .clip = s->clip, .seed = 1};
   g_assert_true(learn_sgd_train(m, params, proto_run_train_set(run), &sgd, NULL, NULL, &err));
   g_assert_no_error(err);
   double central = NAN, init = NAN;

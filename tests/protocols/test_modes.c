@@ -43,7 +43,7 @@ static GHashTable *rows_by_message(Recorder *rec, guint n, guint T) {
   GHashTable *rows = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
   for (guint i = 0; i < rec->sent->len; i++) {
     const RecMsg *m = &g_array_index(rec->sent, RecMsg, i);
-    double *row = g_new(double, (gsize)n * T);
+    double *row = g_new(double, (gsize)n *T);
     g_assert_true(sim_linvec_row(rec_payload(m), SIM_LIN_GRAD, row, (gsize)n * T, NULL));
     g_hash_table_insert(rows, GUINT_TO_POINTER(m->round * n + m->from), row);
   }
@@ -113,7 +113,8 @@ static GArray *message_rows(const TopoGraph *g, guint T, const char *mode) {
   g_array_set_size(out, (gsize)T * n * n * n * T);
   for (guint i = 0; i < rec->sent->len; i++) {
     const RecMsg *m = &g_array_index(rec->sent, RecMsg, i);
-    double *row = &g_array_index(out, double, (((gsize)m->round * n + m->from) * n + m->to) * n * T);
+    double *row = &g_array_index(out, double,
+                                 (((gsize)m->round * n + m->from) * n + m->to) * n * T);
     g_assert_true(sim_linvec_row(rec_payload(m), SIM_LIN_GRAD, row, (gsize)n * T, NULL));
   }
   recorder_free(rec);
@@ -282,7 +283,7 @@ static void test_stale_loss(void) {
   base_config(&cfg, g, 8);
   cfg.mode = "stale:s=10";
   cfg.loss = "0.1";
-  double *first = g_new(double, (gsize)n * n * 8);
+  double *first = g_new(double, (gsize)n *n * 8);
   for (guint rep = 0; rep < 2; rep++) {
     run = proto_run_new(&cfg, &err);
     g_assert_no_error(err);
@@ -294,8 +295,8 @@ static void test_stale_loss(void) {
     g_assert_cmpuint(st.gathers, ==, 8 * n);
     double *row = g_new(double, (gsize)n * 8);
     for (guint u = 0; u < n; u++) {
-      g_assert_true(sim_linvec_row(proto_run_node_model(run, u), SIM_LIN_GRAD, row,
-                                   (gsize)n * 8, NULL));
+      g_assert_true(
+          sim_linvec_row(proto_run_node_model(run, u), SIM_LIN_GRAD, row, (gsize)n * 8, NULL));
       if (rep == 0)
         memcpy(first + (gsize)u * n * 8, row, sizeof(double) * n * 8);
       else
@@ -344,8 +345,8 @@ static void test_mode_parse(void) {
   g_assert_true(proto_mode_parse(NULL, &m, &err));
   g_assert_cmpint(m.kind, ==, PROTO_MODE_SYNC);
   g_assert_no_error(err);
-  const char *bad[] = {"async", "deadline", "deadline:ms=0", "deadline:ms=x", "deadline:s=2",
-                       "stale:s=-1", "stale:s=2,ms=3", "stale:k=1"};
+  const char *bad[] = {"async",        "deadline",   "deadline:ms=0",  "deadline:ms=x",
+                       "deadline:s=2", "stale:s=-1", "stale:s=2,ms=3", "stale:k=1"};
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_assert_false(proto_mode_parse(bad[i], &m, &err));
     g_assert_error(err, PROTO_ERROR, PROTO_ERROR_PARSE);

@@ -55,10 +55,11 @@ typedef struct {
 } Expect;
 
 static void check_messages(ProtoRun *run, Recorder *rec, const Products *P, const Expect *e) {
-  guint n = proto_context_n_nodes(proto_run_context(run)), T = proto_context_steps(proto_run_context(run));
+  guint n = proto_context_n_nodes(proto_run_context(run)),
+        T = proto_context_steps(proto_run_context(run));
   SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
   guint n_noise = sim_noise_registry_count(reg);
-  double *grad = g_new(double, (gsize)n * T), *noise = g_new(double, MAX(n_noise, 1));
+  double *grad = g_new(double, (gsize)n *T), *noise = g_new(double, MAX(n_noise, 1));
   for (guint i = 0; i < rec->sent->len; i++) {
     const RecMsg *m = &g_array_index(rec->sent, RecMsg, i);
     GError *err = NULL;
@@ -126,7 +127,8 @@ static void dsgd_case(const char *schedule_spec) {
   Products P = products_new(W, n, T);
   g_assert_cmpuint(rec->sent->len, ==, expected_sends(W, n, T));
   g_assert_cmpuint(rec->rounds_published, ==, T + 1); /* rounds 0 (the start) to T */
-  g_assert_cmpuint(sim_noise_registry_count(proto_context_noise(proto_run_context(run))), ==, n * T);
+  g_assert_cmpuint(sim_noise_registry_count(proto_context_noise(proto_run_context(run))), ==,
+                   n * T);
   Expect e = {1, 0.3, 0.8 * 1.5, NULL};
   check_messages(run, rec, &P, &e);
 
@@ -243,7 +245,7 @@ static double sens2_by_hand(const double *C, guint T, guint k, guint b) {
  * triangular substitution). */
 static double *inverse(const double *C, guint T) {
   double *A = g_memdup2(C, (gsize)T * T * sizeof(double));
-  double *X = g_new0(double, (gsize)T * T);
+  double *X = g_new0(double, (gsize)T *T);
   for (guint i = 0; i < T; i++)
     X[i * T + i] = 1.0;
   for (guint c = 0; c < T; c++) {
@@ -340,8 +342,10 @@ static void test_antipgd(void) {
  * normalized (the same mechanism), so the expected noise uses that C. */
 static void normalize_c(double *C, guint T) {
   double big = 0.0;
-  for (guint i = 0; i < T * T; i++) big = MAX(big, fabs(C[i]));
-  for (guint i = 0; i < T * T; i++) C[i] /= big;
+  for (guint i = 0; i < T * T; i++)
+    big = MAX(big, fabs(C[i]));
+  for (guint i = 0; i < T * T; i++)
+    C[i] /= big;
 }
 
 /* Writes C to a CSV file in a fresh directory; returns its path. */
@@ -411,7 +415,8 @@ static void test_mfdsgd_blocked(void) {
   double N[T * T] = {0};
   for (guint t = 0; t < T; t++)
     for (guint s = t > 2 ? t - 2 : 0; s <= t; s++)
-      N[t * T + s] = s == t ? g_rand_double_range(rng, 0.5, 2.0) : g_rand_double_range(rng, -1.0, 1.0);
+      N[t * T + s] = s == t ? g_rand_double_range(rng, 0.5, 2.0)
+                            : g_rand_double_range(rng, -1.0, 1.0);
   double *C = inverse(N, T); /* dense, so the run streams C^-1 = N directly */
   normalize_c(C, T);
   char *path = write_c(C, T);
@@ -433,7 +438,7 @@ static void test_mfdsgd_families(void) {
     guint band;
   } cases[] = {{"mfdsgd:C=identity", PRIV_BASELINE_IDENTITY, 0},
                {"mfdsgd:C=sr", PRIV_BASELINE_SR, 0},
-               {"mfdsgd:C=bsr", PRIV_BASELINE_BSR, 3},      /* band defaults to b = 3 */
+               {"mfdsgd:C=bsr", PRIV_BASELINE_BSR, 3}, /* band defaults to b = 3 */
                {"mfdsgd:C=bsr,band=2", PRIV_BASELINE_BSR, 2}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     GError *err = NULL;
@@ -504,7 +509,7 @@ static void test_decor(void) {
   g_assert_cmpuint(secrets, ==, T * m);
 
   double *noise = g_new(double, n_noise);
-  double *total = g_new0(double, (gsize)T * n_noise); /* per round: sum over senders */
+  double *total = g_new0(double, (gsize)T *n_noise); /* per round: sum over senders */
   for (guint i = 0; i < rec->sent->len; i++) {
     const RecMsg *msg = &g_array_index(rec->sent, RecMsg, i);
     g_assert_true(sim_linvec_row(rec_payload(msg), SIM_LIN_NOISE, noise, n_noise, NULL));
@@ -587,9 +592,9 @@ static void zipdl_case(guint T, const char *units, double scale) {
   guint n_noise = sim_noise_registry_count(reg);
   /* One variable per (sender, receiver incl. itself, step). */
   g_assert_cmpuint(n_noise, ==, T * (n + 2 * topo_graph_n_edges(g)));
-  double *noise = g_new(double, n_noise), *grad = g_new(double, (gsize)n * T);
+  double *noise = g_new(double, n_noise), *grad = g_new(double, (gsize)n *T);
   /* c[i][j][k]: coefficient of y_{i,k} (round T-1) in m_ij. */
-  double *c = g_new0(double, (gsize)n * n * n);
+  double *c = g_new0(double, (gsize)n *n *n);
   guint t_last = T - 1;
   for (guint x = 0; x < rec->sent->len; x++) {
     const RecMsg *msg = &g_array_index(rec->sent, RecMsg, x);

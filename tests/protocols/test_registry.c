@@ -209,8 +209,7 @@ static void test_plugin(void) {
   ProtoRun *ref = run_protocol(g, "dsgd", T);
   for (guint u = 0; u < n; u++) {
     ProtoNode *node = proto_context_node(proto_run_context(plug), u);
-    g_assert_cmpuint(((PlugNode *)proto_node_state(node))->greetings, ==,
-                     topo_graph_degree(g, u));
+    g_assert_cmpuint(((PlugNode *)proto_node_state(node))->greetings, ==, topo_graph_degree(g, u));
     for (guint t = 0; t < T; t++)
       for (guint v = 0; v < n; v++)
         g_assert_cmpfloat(sim_linvec_grad_coeff(proto_run_node_model(plug, u), v, t), ==,
@@ -322,8 +321,11 @@ static void test_register_rejects(void) {
   const struct {
     const ProtoVTable *vt;
     const char *fragment;
-  } cases[] = {{&v2, "ABI version"},      {&noname, "invalid"},     {&noinit, "no init"},
-               {&baddefault, "integer"}, {&dupparam, "declared twice"}};
+  } cases[] = {{&v2, "ABI version"},
+               {&noname, "invalid"},
+               {&noinit, "no init"},
+               {&baddefault, "integer"},
+               {&dupparam, "declared twice"}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     GError *err = NULL;
     g_assert_false(proto_registry_register(cases[i].vt, &err));
@@ -352,7 +354,8 @@ static void test_c_file_errors(void) {
       {"proto-c-ragged.csv", PROTO_ERROR_FORMAT,
        "proto-c-ragged.csv:2: 2 values where the rows above have 3"},
       {"proto-c-upper.csv", PROTO_ERROR_FORMAT, "proto-c-upper.csv:2:3: C[1,2] = 0.1 lies above"},
-      {"proto-c-nonnumeric.csv", PROTO_ERROR_FORMAT, "proto-c-nonnumeric.csv:2:2: not a finite number: 'x'"},
+      {"proto-c-nonnumeric.csv", PROTO_ERROR_FORMAT,
+       "proto-c-nonnumeric.csv:2:2: not a finite number: 'x'"},
       {"proto-c-zero-diag.csv", PROTO_ERROR_FORMAT, "proto-c-zero-diag.csv:2:2: C[1,1] = 0"},
       {"proto-missing.csv", PROTO_ERROR_IO, "neither a family"},
   };
@@ -427,7 +430,7 @@ static void test_mafalda(void) {
   double **Wr = dense_rounds(g, TOPO_GOSSIP_UNIFORM, NULL, T);
   Products P = products_new(Wr, n, T);
   /* C^-1 by forward substitution on the optimizer's C. */
-  double *Ci = g_new0(double, T * T);
+  double *Ci = g_new0(double, T *T);
   for (guint j = 0; j < T; j++)
     for (guint i = j; i < T; i++) {
       double s = i == j ? 1.0 : 0.0;
@@ -443,8 +446,8 @@ static void test_mafalda(void) {
       for (guint t = s; t < T; t++)
         want += products_get(&P, T, t, u, v) * Ci[t * T + s];
       want *= -0.1 * nu;
-      g_assert_cmpfloat_with_epsilon(
-          sim_linvec_noise_coeff(proto_run_node_model(run, u), z), want, 1e-10);
+      g_assert_cmpfloat_with_epsilon(sim_linvec_noise_coeff(proto_run_node_model(run, u), z), want,
+                                     1e-10);
     }
   g_free(Ci);
   products_free(&P);

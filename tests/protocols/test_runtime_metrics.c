@@ -84,9 +84,8 @@ static Log *log_new(ProtoRun *run, guint lag) {
   log->rows = g_ptr_array_new_with_free_func(g_free);
   log->fail_at = G_MAXUINT;
   GError *err = NULL;
-  g_assert_cmpuint(sim_bus_subscribe(sim_engine_bus(proto_run_engine(run)), on_bus, log, NULL,
-                                     &err),
-                   >, 0);
+  g_assert_cmpuint(
+      sim_bus_subscribe(sim_engine_bus(proto_run_engine(run)), on_bus, log, NULL, &err), >, 0);
   g_assert_no_error(err);
   proto_run_set_metrics_func(run, lag, on_metrics, log);
   return log;
@@ -240,8 +239,8 @@ static char *lag_case(const char *protocol, const char *mode, guint threads, gui
 }
 
 static void test_lag(void) {
-  const char *cases[][2] = {{"dsgd", "sync"}, {"muffliato:K=2", "stale:s=2"},
-                            {"zipdl", "deadline:ms=3"}};
+  const char *cases[][2] = {
+      {"dsgd", "sync"}, {"muffliato:K=2", "stale:s=2"}, {"zipdl", "deadline:ms=3"}};
   const guint lags[] = {0, 1, 3, 20};
   for (guint c = 0; c < G_N_ELEMENTS(cases); c++)
     for (guint l = 0; l < G_N_ELEMENTS(lags); l++) {

@@ -62,8 +62,7 @@ static void assert_same(ProtoRun *a, ProtoRun *b) {
 }
 
 static void test_deterministic(void) {
-  const char *protocols[] = {"dsgd", "muffliato:K=2", "antipgd", "mfdsgd:C=bsr", "decor",
-                             "zipdl"};
+  const char *protocols[] = {"dsgd", "muffliato:K=2", "antipgd", "mfdsgd:C=bsr", "decor", "zipdl"};
   const char *modes[] = {"sync", "deadline:ms=3", "stale:s=2"};
   for (guint p = 0; p < G_N_ELEMENTS(protocols); p++)
     for (guint m = 0; m < G_N_ELEMENTS(modes); m++) {
@@ -273,8 +272,7 @@ static void test_bad_inputs(void) {
   /* 3 records, 2 of them for training: 3 nodes are too many. */
   expect_new_error(tiny_spec, NULL, "ring:n=3", PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                    "3 nodes but only 2 training records");
-  expect_new_error(synthetic, "softmax", "ring:n=3", LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
-                   "");
+  expect_new_error(synthetic, "softmax", "ring:n=3", LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT, "");
   expect_new_error("nosuch:x", NULL, "ring:n=3", LEARN_ERROR, LEARN_ERROR_PARSE, "nosuch");
   g_free(bad_spec);
   g_free(tiny_spec);
@@ -288,9 +286,10 @@ static void test_bad_inputs(void) {
   const struct {
     const char *what;
     const char *fragment;
-  } cases[] = {{"lr", "learning rate"},     {"clip", "clipping"},      {"sigma", "sigma"},
-               {"threads", "threads"},      {"topology", "exactly one"},
-               {"rounds", "differ from epochs"}, {"latency", "latency"}};
+  } cases[] = {{"lr", "learning rate"},     {"clip", "clipping"},
+               {"sigma", "sigma"},          {"threads", "threads"},
+               {"topology", "exactly one"}, {"rounds", "differ from epochs"},
+               {"latency", "latency"}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     proto_run_config_init(&cfg);
     cfg.graph = g;

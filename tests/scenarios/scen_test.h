@@ -66,14 +66,14 @@ static inline char **scen_test_problems(const char *dir, const char *text, const
 }
 
 /* Asserts that @problems holds exactly the line @expected. */
-#define scen_assert_has(problems, expected)                                                      \
-  do {                                                                                           \
-    char *e_ = (expected);                                                                       \
-    if (!g_strv_contains((const char *const *)(problems), e_)) {                                 \
-      char *all_ = g_strjoinv("\n  ", (problems));                                               \
-      g_error("expected problem:\n  %s\ngot:\n  %s", e_, all_);                                  \
-    }                                                                                            \
-    g_free(e_);                                                                                  \
+#define scen_assert_has(problems, expected)                                                        \
+  do {                                                                                             \
+    char *e_ = (expected);                                                                         \
+    if (!g_strv_contains((const char *const *)(problems), e_)) {                                   \
+      char *all_ = g_strjoinv("\n  ", (problems));                                                 \
+      g_error("expected problem:\n  %s\ngot:\n  %s", e_, all_);                                    \
+    }                                                                                              \
+    g_free(e_);                                                                                    \
   } while (0)
 
 /* Asserts that some problem starts with @prefix (taken) and contains @part. */
@@ -127,7 +127,7 @@ static inline void scen_test_fix_teardown(ScenTestFix *f, gconstpointer data) {
 }
 
 /* Registers test @fn (void fn(ScenTestFix *, gconstpointer)) under @path. */
-#define SCEN_TEST_ADD(path, fn)                                                                 \
+#define SCEN_TEST_ADD(path, fn)                                                                    \
   g_test_add(path, ScenTestFix, NULL, scen_test_fix_setup, fn, scen_test_fix_teardown)
 
 /* Rows of DIR/NAME (header first, empty lines skipped), each split on ','. */

@@ -42,19 +42,20 @@ static void test_refused(Fix *f, gconstpointer data) {
   (void)data;
   char *path;
   char **p = scen_test_problems(f->dir,
-                                BASE "[collusion.a]\n"                  /* 5 */
-                                     "nodes = 0+x\n"                    /* 6 */
-                                     "[collusion.b]\nnodes = all,3\n"   /* 8 */
-                                     "[collusion.c]\nnodes = 0+15\n"    /* 10 */
+                                BASE "[collusion.a]\n"                /* 5 */
+                                     "nodes = 0+x\n"                  /* 6 */
+                                     "[collusion.b]\nnodes = all,3\n" /* 8 */
+                                     "[collusion.c]\nnodes = 0+15\n"  /* 10 */
                                      "[collusion.d]\nnodes = 0+1+2+3+4+5+6+7+8+9+10+11+12+13;14\n"
-                                     "[collusion.e]\nnodes = 4,4\n"     /* 14 */
-                                     "[collusion.f]\nnodes = 1;1\n"     /* 16 */
-                                     "[collusion.g]\nnodes =\n"         /* 18 */
+                                     "[collusion.e]\nnodes = 4,4\n"              /* 14 */
+                                     "[collusion.f]\nnodes = 1;1\n"              /* 16 */
+                                     "[collusion.g]\nnodes =\n"                  /* 18 */
                                      "[sweep]\ncollusion.h.nodes = 0+1 | 0+y\n", /* 20 */
                                 NULL, &path);
   const char *tail = " (expected " SPEC_ATTACKERS_GRAMMAR "; ';' joins like '+' (the older "
                      "form 0;8))";
-  scen_assert_has(p, g_strdup_printf("%s:6: collusion.a.nodes: 'x' is not a node id%s", path, tail));
+  scen_assert_has(p,
+                  g_strdup_printf("%s:6: collusion.a.nodes: 'x' is not a node id%s", path, tail));
   scen_assert_has(p, g_strdup_printf("%s:8: collusion.b.nodes: 'all' stands alone: it already "
                                      "takes every node in turn%s",
                                      path, tail));
@@ -159,7 +160,7 @@ static guint same_as_account(const char *dir, const char *const *args) {
     g_assert_cmpuint(i, <, s->len);
     char **a = g_ptr_array_index(s, i), **b = g_strsplit(lines[i], ",", -1);
     char *col = g_strdup_printf("each:%s", b[0]);
-    g_assert_cmpstr(a[0], ==, col); /* collusion each:K = attacker set K */
+    g_assert_cmpstr(a[0], ==, col);  /* collusion each:K = attacker set K */
     g_assert_cmpstr(a[1], ==, b[1]); /* trust */
     g_assert_cmpstr(a[2], ==, b[2]); /* victim */
     g_assert_cmpstr(a[3], ==, b[3]); /* distance */
@@ -244,12 +245,13 @@ static void test_ego_async_florentine(Fix *f, gconstpointer data) {
   char *set = g_strdup_printf("topology.graph=%s", graph);
   run_shipped("figure2-ego-async", set, f->dir);
   shipped_check_privacy(f->dir, 15 * 14, 2.0);
-  guint n = same_as_account(f->dir, (const char *const[]){"account", "--graph", graph, "-T", "10",
-                                                          "--trust", "pndp", "-a", "all", "--path",
-                                                          "observer", ASYNC, "--format", "csv",
-                                                          NULL});
+  guint n = same_as_account(f->dir,
+                            (const char *const[]){"account", "--graph", graph, "-T", "10",
+                                                  "--trust", "pndp", "-a", "all", "--path",
+                                                  "observer", ASYNC, "--format", "csv", NULL});
   g_assert_cmpuint(n, ==, 15 * 14);
-  char *svg = g_build_filename(f->dir, "fig.svg", NULL), *csv = g_build_filename(f->dir, "fig.csv", NULL);
+  char *svg = g_build_filename(f->dir, "fig.svg", NULL),
+       *csv = g_build_filename(f->dir, "fig.csv", NULL);
   CliRun r = cli_run("figure", "privacy-vs-distance", "--graph", graph, "-T", "10", "--trust",
                      "pndp", "--attackers", "all", ASYNC, "--out", svg, "--data", csv);
   g_assert_cmpint(r.status, ==, 0);
@@ -267,10 +269,10 @@ static void test_ego_async_three(Fix *f, gconstpointer data) {
   (void)data;
   run_shipped("figure2-ego-async", "collusion.each.nodes=0,77,147", f->dir);
   char *graph = scen_test_shared("data/graphs/facebook-ego-414-lcc.edges");
-  guint n = same_as_account(f->dir, (const char *const[]){"account", "--graph", graph, "--lcc",
-                                                          "-T", "10", "--trust", "pndp", "-a",
-                                                          "0,77,147", "--path", "observer", ASYNC,
-                                                          "--format", "csv", NULL});
+  guint n = same_as_account(f->dir,
+                            (const char *const[]){"account", "--graph", graph, "--lcc", "-T", "10",
+                                                  "--trust", "pndp", "-a", "0,77,147", "--path",
+                                                  "observer", ASYNC, "--format", "csv", NULL});
   g_assert_cmpuint(n, ==, 3 * 147);
   g_free(graph);
 }
@@ -282,14 +284,14 @@ static void test_er(Fix *f, gconstpointer data) {
   (void)data;
   run_shipped("figure2-er", "simulation.rounds=4", f->dir);
   shipped_check_privacy(f->dir, 100 * 99, 2.0);
-  guint n = same_as_account(f->dir, (const char *const[]){"account", "--generate", ER, "-T", "4",
-                                                          "--trust", "pndp", "-a", "all",
-                                                          "--format", "csv", NULL});
+  guint n = same_as_account(f->dir,
+                            (const char *const[]){"account", "--generate", ER, "-T", "4", "--trust",
+                                                  "pndp", "-a", "all", "--format", "csv", NULL});
   g_assert_cmpuint(n, ==, 100 * 99);
-  char *svg = g_build_filename(f->dir, "fig.svg", NULL), *csv = g_build_filename(f->dir, "fig.csv", NULL);
+  char *svg = g_build_filename(f->dir, "fig.svg", NULL),
+       *csv = g_build_filename(f->dir, "fig.csv", NULL);
   CliRun r = cli_run("figure", "privacy-vs-distance", "--generate", ER, "--label", "ER", "-T", "4",
-                     "--trust",
-                     "pndp", "--attackers", "all", "--out", svg, "--data", csv);
+                     "--trust", "pndp", "--attackers", "all", "--out", svg, "--data", csv);
   g_assert_cmpint(r.status, ==, 0);
   cli_run_clear(&r);
   same_as_figure(f->dir, 6, csv, "ours");

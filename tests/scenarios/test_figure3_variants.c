@@ -174,8 +174,8 @@ static void test_standardize_spec(Fix *f, gconstpointer data) {
   g_free(spec);
   g_assert_null(tr);
   /* Synthetic: whole-dataset scaling gives mean 0 over both splits. */
-  g_assert_true(learn_data_load("synthetic:linear,n=50,d=3,standardize=all", 0.2, 1, &tr, &te,
-                                &error));
+  g_assert_true(
+      learn_data_load("synthetic:linear,n=50,d=3,standardize=all", 0.2, 1, &tr, &te, &error));
   g_assert_no_error(error);
   double m[3], s[3];
   column_stats(tr, te, m, s);
@@ -325,7 +325,7 @@ static void assert_same_outputs(const char *a, const char *b) {
 
 static void test_florentine(Fix *f, gconstpointer data) {
   (void)data;
-  const char *sets[] = {"task.epochs=1", "task.batches=4", "sweep.simulation.seed=1..2",
+  const char *sets[] = {"task.epochs=1",       "task.batches=4",     "sweep.simulation.seed=1..2",
                         "sweep.protocol.mu=1", "output.plots=false", NULL};
   char *out1 = g_build_filename(f->dir, "a", NULL), *out2 = g_build_filename(f->dir, "b", NULL);
   ScenRunReport rep = shipped_run("figure3-housing-florentine", sets, out1);
@@ -361,9 +361,14 @@ static void test_florentine_standardize_all(Fix *f, gconstpointer data) {
   (void)data;
   char *spec = housing_spec("standardize=all");
   char *set = g_strdup_printf("task.dataset=%s", spec);
-  const char *sets[] = {"task.epochs=1",        "task.batches=4",     "sweep.simulation.seed=3",
-                        "sweep.protocol.mu=1",  "sweep.protocol.name=nonprivate",
-                        "output.plots=false",   set,                  NULL};
+  const char *sets[] = {"task.epochs=1",
+                        "task.batches=4",
+                        "sweep.simulation.seed=3",
+                        "sweep.protocol.mu=1",
+                        "sweep.protocol.name=nonprivate",
+                        "output.plots=false",
+                        set,
+                        NULL};
   ScenRunReport rep = shipped_run("figure3-housing-florentine", sets, f->dir);
   g_assert_cmpuint(rep.points, ==, 1);
   scen_run_report_clear(&rep);

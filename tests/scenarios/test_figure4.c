@@ -32,14 +32,15 @@ static void test_tiny(Fix *f, gconstpointer data) {
     g_test_skip("dataset-fashion-mnist is not installed (scripts/install-deps.sh installs it)");
     return;
   }
-  const char *sets[] = {"task.dataset=idx:/usr/share/datasets/fashion-mnist,limit=600,test_limit=40",
-                        "task.epochs=1",
-                        "task.batches=2",
-                        "task.eval_every=0",
-                        "sweep.simulation.seed=1",
-                        "sweep.protocol.mu=1",
-                        "output.plots=false",
-                        NULL};
+  const char *sets[] = {
+      "task.dataset=idx:/usr/share/datasets/fashion-mnist,limit=600,test_limit=40",
+      "task.epochs=1",
+      "task.batches=2",
+      "task.eval_every=0",
+      "sweep.simulation.seed=1",
+      "sweep.protocol.mu=1",
+      "output.plots=false",
+      NULL};
   ScenRunReport rep = shipped_run("figure4-cnn-ego", sets, f->dir);
   g_assert_cmpuint(rep.points, ==, 4);
   scen_run_report_clear(&rep);

@@ -7,11 +7,12 @@
  */
 #include "scenarios/scenarios.h"
 
-static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
-                                   "SLURM_PROCID", "SLURM_NTASKS", "SLURM_STEP_NUM_TASKS"};
+static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",     "PMIX_RANK",
+                                   "SLURM_PROCID",         "SLURM_NTASKS", "SLURM_STEP_NUM_TASKS"};
 
 static void clear(void) {
-  for (guint i = 0; i < G_N_ELEMENTS(vars); i++) g_unsetenv(vars[i]);
+  for (guint i = 0; i < G_N_ELEMENTS(vars); i++)
+    g_unsetenv(vars[i]);
 }
 
 static void test_launcher_size(void) {

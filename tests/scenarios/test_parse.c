@@ -108,8 +108,8 @@ static void test_format_double(void) {
   struct {
     double x;
     const char *s;
-  } cases[] = {{0.1, "0.1"}, {10, "10"}, {1e-6, "1e-06"}, {2.5, "2.5"}, {-3, "-3"},
-               {1e20, "1e+20"}, {123456789, "123456789"}, {0, "0"}};
+  } cases[] = {{0.1, "0.1"}, {10, "10"},      {1e-6, "1e-06"},          {2.5, "2.5"},
+               {-3, "-3"},   {1e20, "1e+20"}, {123456789, "123456789"}, {0, "0"}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     char *s = scen_format_double(cases[i].x);
     g_assert_cmpstr(s, ==, cases[i].s);
@@ -141,9 +141,8 @@ static void test_schema_table(void) {
       if (!scen_value_check(&k[i], k[i].def, &msg))
         g_error("%s.%s default '%s': %s", k[i].section, k[i].key, k[i].def, msg);
     }
-    g_assert_true(scen_schema_is_section(g_str_equal(k[i].section, "collusion.*")
-                                             ? "collusion.x"
-                                             : k[i].section));
+    g_assert_true(scen_schema_is_section(g_str_equal(k[i].section, "collusion.*") ? "collusion.x"
+                                                                                  : k[i].section));
   }
   g_assert_nonnull(scen_schema_find("collusion.anything", "nodes"));
   g_assert_null(scen_schema_find("protocol", "nodes"));

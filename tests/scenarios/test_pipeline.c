@@ -57,7 +57,7 @@ static void test_churn_same_path(void) {
   char *churn = write_setup(dir, "");
   char *sched = g_strdup_printf("churn:%s", churn);
   const struct {
-    const char *mode;   /* NULL: sync */
+    const char *mode; /* NULL: sync */
     const char *path;
   } cases[] = {{NULL, "structured"}, {"deadline:ms=5", "observer"}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -65,8 +65,9 @@ static void test_churn_same_path(void) {
     const char *sets[] = {set, NULL};
     const char *why = NULL;
     ScenPath sp = scenario_path(dir, sets, &why);
-    g_assert_cmpint(sp, ==, g_str_equal(cases[i].path, "structured") ? SCEN_PATH_STRUCTURED
-                                                                      : SCEN_PATH_OBSERVER);
+    g_assert_cmpint(sp, ==,
+                    g_str_equal(cases[i].path, "structured") ? SCEN_PATH_STRUCTURED
+                                                             : SCEN_PATH_OBSERVER);
     CliRun r = cases[i].mode
                    ? cli_run("account", "--generate", "florentine", "-T", "6", "-b", "2", "--trust",
                              "pndp", "-a", "0", "--sigma", "1.3", "--schedule", sched, "--seed",
@@ -137,9 +138,9 @@ static void test_same_numbers(void) {
       char *sheader = g_strndup(text, strcspn(text, "\n"));
       g_free(text);
       CliRun r = cli_run("account", "--generate", "florentine", "-T", "6", "-b", "2", "--trust",
-                         "pndp,ldp", "-a", "0", "-a", "2+9", "--sigma", "1.3", "--schedule",
-                         sched, "--seed", "4", "--protocol", protos[q], "--path", paths[p],
-                         "--format", "csv");
+                         "pndp,ldp", "-a", "0", "-a", "2+9", "--sigma", "1.3", "--schedule", sched,
+                         "--seed", "4", "--protocol", protos[q], "--path", paths[p], "--format",
+                         "csv");
       g_assert_cmpint(r.status, ==, 0);
       GPtrArray *cr = csv_rows(r.out);
       g_assert_true(g_str_has_prefix(r.out, sheader));
@@ -195,8 +196,8 @@ static void test_summary_epsilons(void) {
     g_error("run failed: %s", r.err);
   g_assert_nonnull(strstr(r.out, "   epsilon1    epsilon2    epsilon3    epsilon4    epsilon5 "
                                  "   epsilon6"));
-  const char *legend[] = {"secldp_single", "pndp_single", "secldp_adjacent", "pndp_adjacent",
-                          "secldp_spread", "pndp_spread"};
+  const char *legend[] = {"secldp_single", "pndp_single",   "secldp_adjacent",
+                          "pndp_adjacent", "secldp_spread", "pndp_spread"};
   for (guint i = 0; i < G_N_ELEMENTS(legend); i++) {
     char *tc = g_strdup(legend[i]);
     char *us = strchr(tc, '_');

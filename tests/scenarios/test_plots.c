@@ -34,7 +34,8 @@ typedef struct {
 
 static cairo_status_t read_bytes(void *closure, unsigned char *out, unsigned int len) {
   Reader *r = closure;
-  if (r->pos + len > r->len) return CAIRO_STATUS_READ_ERROR;
+  if (r->pos + len > r->len)
+    return CAIRO_STATUS_READ_ERROR;
   memcpy(out, r->data + r->pos, len);
   r->pos += len;
   return CAIRO_STATUS_SUCCESS;
@@ -80,13 +81,15 @@ static guint count_color(cairo_surface_t *s, int x0, int y0, int x1, int y1, con
 static void test_log_interval(void) {
   const double v[3] = {0.01, 0.02, 0.3};
   double am = (v[0] + v[1] + v[2]) / 3, ass = 0;
-  for (int i = 0; i < 3; i++) ass += (v[i] - am) * (v[i] - am);
-  const double t2 = 4.302652729911275; /* Student t, 0.975 quantile, 2 df */
+  for (int i = 0; i < 3; i++)
+    ass += (v[i] - am) * (v[i] - am);
+  const double t2 = 4.302652729911275;                        /* Student t, 0.975 quantile, 2 df */
   g_assert_cmpfloat(am - t2 * sqrt(ass / 2) / sqrt(3), <, 0); /* the old interval */
   double m, lo, hi;
   scen_log_mean_ci(v, 3, &m, &lo, &hi);
   double lm = (log10(0.01) + log10(0.02) + log10(0.3)) / 3, lss = 0;
-  for (int i = 0; i < 3; i++) lss += (log10(v[i]) - lm) * (log10(v[i]) - lm);
+  for (int i = 0; i < 3; i++)
+    lss += (log10(v[i]) - lm) * (log10(v[i]) - lm);
   double half = t2 * sqrt(lss / 2) / sqrt(3);
   g_assert_cmpfloat_with_epsilon(m, pow(10, lm), 1e-12);
   g_assert_cmpfloat_with_epsilon(lo, pow(10, lm - half), 1e-12);
@@ -121,7 +124,8 @@ static void test_grid_and_ticks(void) {
   for (int p = 0; p < 7; p++) {
     const PlotTicks *t = plot_axes_get_xticks(plot_figure_axes(fig, p / 3, p % 3));
     g_assert_cmpuint(t->n_major, ==, 3);
-    for (gsize i = 0; i < t->n_major; i++) g_assert_cmpfloat(t->major[i], ==, i + 1.0);
+    for (gsize i = 0; i < t->n_major; i++)
+      g_assert_cmpfloat(t->major[i], ==, i + 1.0);
     double lo, hi;
     g_assert_true(plot_axes_get_xlim(plot_figure_axes(fig, p / 3, p % 3), &lo, &hi));
     g_assert_cmpfloat(lo, ==, 0.5); /* tight: half a hop around the data */
@@ -137,7 +141,8 @@ static void test_grid_and_ticks(void) {
   g_assert_cmpuint(count_color(s, W / 3 + 2, top, W, H, NULL), ==, 0);
   cairo_surface_destroy(s);
   plot_figure_free(fig);
-  for (int p = 0; p < 7; p++) g_ptr_array_unref(panels[p]);
+  for (int p = 0; p < 7; p++)
+    g_ptr_array_unref(panels[p]);
   /* Rounds 2 to 4 (whole numbers, no flag): ticks 2, 3, 4, not 2.5. */
   GPtrArray *one = g_ptr_array_new_with_free_func(free_curve);
   const double r[3] = {2, 3, 4};
@@ -147,7 +152,8 @@ static void test_grid_and_ticks(void) {
   g_assert_true(plot_figure_layout(fig, &error));
   const PlotTicks *t = plot_axes_get_xticks(plot_figure_axes(fig, 0, 0));
   g_assert_cmpuint(t->n_major, ==, 3);
-  for (gsize i = 0; i < t->n_major; i++) g_assert_cmpfloat(t->major[i], ==, i + 2.0);
+  for (gsize i = 0; i < t->n_major; i++)
+    g_assert_cmpfloat(t->major[i], ==, i + 2.0);
   plot_figure_free(fig);
   g_ptr_array_unref(one);
 }
@@ -186,19 +192,22 @@ static guint svg_frames(const char *path) {
   char *text = NULL;
   g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
   guint n = 0;
-  for (const char *p = text; (p = strstr(p, "stroke-width:0.8;")) != NULL; p++) n++;
+  for (const char *p = text; (p = strstr(p, "stroke-width:0.8;")) != NULL; p++)
+    n++;
   g_free(text);
   return n;
 }
 
-#define RING "[topology]\ngenerate = ring:n=8\n[protocol]\nname = dsgd\nsigma = 1\n" \
-             "[simulation]\nrounds = 4\n[privacy]\ntrust = pndp\n"
+#define RING                                                                                       \
+  "[topology]\ngenerate = ring:n=8\n[protocol]\nname = dsgd\nsigma = 1\n"                          \
+  "[simulation]\nrounds = 4\n[privacy]\ntrust = pndp\n"
 
 /* `nodes = all` gives eight attacker sets each:0..each:7: one pooled panel,
  * as a single set's scenario has (was: eight panels). */
 static void test_pooled_sets(void) {
   char *dir = scen_test_tmpdir();
-  const char *texts[2] = {RING "[collusion.one]\nnodes = 0\n", RING "[collusion.each]\nnodes = all\n"};
+  const char *texts[2] = {RING "[collusion.one]\nnodes = 0\n",
+                          RING "[collusion.each]\nnodes = all\n"};
   guint frames[2];
   for (int k = 0; k < 2; k++) {
     char *ini = scen_test_write(dir, "s.ini", texts[k]);

@@ -75,9 +75,9 @@ static void assert_same_files(const char *a, const char *b, gboolean both_ways) 
     assert_same_files(b, a, FALSE);
 }
 
-#define FLORENTINE                                                                               \
-  "[simulation]\nrounds = 10\n[topology]\ngenerate = florentine\n[protocol]\nname = dsgd\n"    \
-  "sigma = 1\n[privacy]\ntrust = pndp;ldp\ncompare = muffliato\n[collusion.attacker0]\n"        \
+#define FLORENTINE                                                                                 \
+  "[simulation]\nrounds = 10\n[topology]\ngenerate = florentine\n[protocol]\nname = dsgd\n"        \
+  "sigma = 1\n[privacy]\ntrust = pndp;ldp\ncompare = muffliato\n[collusion.attacker0]\n"           \
   "nodes = 0\n[output]\nplots = true\n"
 
 static void test_point_outputs_reference(Fix *f, gconstpointer data) {
@@ -113,8 +113,8 @@ static void test_point_outputs_reference(Fix *f, gconstpointer data) {
   GError *error = NULL;
   json_parser_load_from_file(parser, ref, &error);
   g_assert_no_error(error);
-  JsonArray *refrows =
-      json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "rows");
+  JsonArray *refrows = json_object_get_array_member(
+      json_node_get_object(json_parser_get_root(parser)), "rows");
   guint checked = 0;
   for (guint i = 0; i < json_array_get_length(refrows); i++) {
     JsonObject *o = json_array_get_object_element(refrows, i);
@@ -124,13 +124,12 @@ static void test_point_outputs_reference(Fix *f, gconstpointer data) {
       if (!g_str_equal(row[1], "pndp") || (guint)atoi(row[2]) != node)
         continue;
       g_assert_cmpint(atoi(row[3]), ==, json_object_get_int_member(o, "distance"));
-      g_assert_cmpfloat_with_epsilon(cell(rows, r, 6), json_object_get_double_member(o, "rdp_alpha2"),
-                                     1e-6);
+      g_assert_cmpfloat_with_epsilon(cell(rows, r, 6),
+                                     json_object_get_double_member(o, "rdp_alpha2"), 1e-6);
       g_assert_cmpfloat_with_epsilon(cell(rows, r, 4),
                                      json_object_get_double_member(o, "sensitivity"), 1e-6);
-      g_assert_cmpfloat_with_epsilon(cell(rows, r, 8),
-                                     json_object_get_double_member(o, "muffliato_rdp_alpha2"),
-                                     1e-6);
+      g_assert_cmpfloat_with_epsilon(
+          cell(rows, r, 8), json_object_get_double_member(o, "muffliato_rdp_alpha2"), 1e-6);
       /* epsilon from mu-GDP at delta = 1e-6; mu = sensitivity */
       g_assert_cmpfloat(cell(rows, r, 5), ==, cell(rows, r, 4));
       checked++;
@@ -159,9 +158,9 @@ static void test_point_outputs_reference(Fix *f, gconstpointer data) {
   g_free(out);
 }
 
-#define TASK                                                                                     \
-  "[topology]\ngenerate = ring:n=6\n[protocol]\nname = dsgd\nsigma = 0.5\nlr = 0.2\n"          \
-  "[task]\ndataset = synthetic:linear,n=300,d=3,seed=4\nepochs = 2\nbatches = 3\n"              \
+#define TASK                                                                                       \
+  "[topology]\ngenerate = ring:n=6\n[protocol]\nname = dsgd\nsigma = 0.5\nlr = 0.2\n"              \
+  "[task]\ndataset = synthetic:linear,n=300,d=3,seed=4\nepochs = 2\nbatches = 3\n"                 \
   "eval_every = 2\n[privacy]\ntrust = pndp\n[output]\nplots = false\n"
 
 static void test_task_metrics(Fix *f, gconstpointer data) {
@@ -180,7 +179,7 @@ static void test_task_metrics(Fix *f, gconstpointer data) {
     char **row = g_ptr_array_index(m, r);
     g_assert_cmpint(atoi(row[0]), ==, 2 * (1 + (r - 1) / 7));
     g_assert_cmpstr(row[5], ==, "0"); /* the seed */
-    g_assert_cmpstr(row[4], ==, ""); /* regression: no accuracy */
+    g_assert_cmpstr(row[4], ==, "");  /* regression: no accuracy */
     if ((r - 1) % 7 == 6) {
       g_assert_cmpstr(row[1], ==, "mean");
       g_assert_cmpfloat(cell(m, r, 2), ==, sum[0] / 6);
@@ -403,7 +402,8 @@ static void test_sweep_tidy_tables(Fix *f, gconstpointer data) {
   char *old = scen_test_read(p2, "privacy.csv");
   gsize header_len = strcspn(old, "\n");
   char *patched = g_strconcat("collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,"
-                              "muffliato_rdp", old + header_len, NULL);
+                              "muffliato_rdp",
+                              old + header_len, NULL);
   g_free(scen_test_write(p2, "privacy.csv", patched));
   ScenRunReport rep = {0};
   run_ok(sc, a, 2, &rep);
@@ -569,8 +569,9 @@ static void test_mu_calibration_ldp(Fix *f, gconstpointer data) {
   ScenScenario *sc = load(f->dir, text, NULL);
   char *out = g_build_filename(f->dir, "out", NULL);
   run_ok(sc, out, 2, NULL);
-  const char *names[] = {"name=dsgd",    "name=muffliato-K-2", "name=antipgd",
-                         "name=mfdsgd-C-sr", "name=mafalda", "name=mafalda-C-toeplitz-band-3"};
+  const char *names[] = {"name=dsgd",    "name=muffliato-K-2",
+                         "name=antipgd", "name=mfdsgd-C-sr",
+                         "name=mafalda", "name=mafalda-C-toeplitz-band-3"};
   for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
     char *dir = g_build_filename(out, "points", names[i], NULL);
     GPtrArray *p = scen_test_csv(dir, "privacy.csv");
@@ -586,11 +587,12 @@ static void test_mu_calibration_ldp(Fix *f, gconstpointer data) {
 
 static void test_structured_equals_observer(Fix *f, gconstpointer data) {
   (void)data;
-  const char *text = "[simulation]\nrounds = 6\n[topology]\ngenerate = florentine\n"
-                     "[protocol]\nsigma = 1.3\n[privacy]\ntrust = pndp;ldp;secldp\n"
-                     "participation_interval = 2\n[collusion.a]\nnodes = 0\n[collusion.b]\n"
-                     "nodes = 2;9\n[output]\nplots = false\n[sweep]\n"
-                     "protocol.name = dsgd;muffliato:K=2;antipgd\nprivacy.path = structured;observer\n";
+  const char *text =
+      "[simulation]\nrounds = 6\n[topology]\ngenerate = florentine\n"
+      "[protocol]\nsigma = 1.3\n[privacy]\ntrust = pndp;ldp;secldp\n"
+      "participation_interval = 2\n[collusion.a]\nnodes = 0\n[collusion.b]\n"
+      "nodes = 2;9\n[output]\nplots = false\n[sweep]\n"
+      "protocol.name = dsgd;muffliato:K=2;antipgd\nprivacy.path = structured;observer\n";
   ScenScenario *sc = load(f->dir, text, NULL);
   char *out = g_build_filename(f->dir, "out", NULL);
   run_ok(sc, out, 2, NULL);
@@ -598,7 +600,8 @@ static void test_structured_equals_observer(Fix *f, gconstpointer data) {
   for (guint i = 0; i < 3; i++) {
     char *ds = g_strdup_printf("name=%s_path=structured", protos[i]);
     char *dobs = g_strdup_printf("name=%s_path=observer", protos[i]);
-    char *a = g_build_filename(out, "points", ds, NULL), *b = g_build_filename(out, "points", dobs, NULL);
+    char *a = g_build_filename(out, "points", ds, NULL),
+         *b = g_build_filename(out, "points", dobs, NULL);
     GPtrArray *pa = scen_test_csv(a, "privacy.csv"), *pb = scen_test_csv(b, "privacy.csv");
     g_assert_cmpuint(pa->len, ==, pb->len);
     g_assert_cmpuint(pa->len, ==, 1 + 3 * (14 + 13));

@@ -19,7 +19,7 @@ static void test_default(Fix *f, gconstpointer data) {
   ScenRunReport rep = shipped_run("default", sets, f->dir);
   g_assert_cmpuint(rep.points, ==, 1);
   scen_run_report_clear(&rep);
-  const char *top[] = {"summary.json", "points.csv", "groups.csv", "aggregate.csv",
+  const char *top[] = {"summary.json",          "points.csv", "groups.csv", "aggregate.csv",
                        "scenario.resolved.ini", "loss.svg"};
   for (guint i = 0; i < G_N_ELEMENTS(top); i++)
     shipped_assert_file(f->dir, top[i]);
@@ -43,8 +43,8 @@ static void test_figure2_florentine(Fix *f, gconstpointer data) {
   GError *error = NULL;
   json_parser_load_from_file(parser, ref, &error);
   g_assert_no_error(error);
-  JsonArray *rows =
-      json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "rows");
+  JsonArray *rows = json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)),
+                                                 "rows");
   g_assert_cmpuint(json_array_get_length(rows), ==, 14);
   for (guint i = 0; i < 14; i++) {
     JsonObject *o = json_array_get_object_element(rows, i);
@@ -199,7 +199,7 @@ static void test_collusion_threads(Fix *f, gconstpointer data) {
 
 static void test_figure3_tiny(Fix *f, gconstpointer data) {
   (void)data;
-  const char *sets[] = {"task.epochs=1", "task.batches=4", "sweep.simulation.seed=1",
+  const char *sets[] = {"task.epochs=1",       "task.batches=4",     "sweep.simulation.seed=1",
                         "sweep.protocol.mu=1", "output.plots=false", NULL};
   ScenRunReport rep = shipped_run("figure3-housing-ego", sets, f->dir);
   g_assert_cmpuint(rep.points, ==, 4);

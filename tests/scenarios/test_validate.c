@@ -57,8 +57,8 @@ static void test_unknown_section(Fix *f, gconstpointer data) {
   char *path;
   char **p = scen_test_problems(f->dir, BASE "[protocl]\nname = dsgd\n[colusion.a]\nnodes = 1\n",
                                 NULL, &path);
-  scen_assert_has(p, g_strdup_printf("%s:3: protocl: unknown section (did you mean [protocol]?)",
-                                     path));
+  scen_assert_has(
+      p, g_strdup_printf("%s:3: protocl: unknown section (did you mean [protocol]?)", path));
   scen_assert_has(p, g_strdup_printf("%s:5: colusion.a: unknown section (did you mean "
                                      "[collusion.a]?)",
                                      path));
@@ -69,23 +69,25 @@ static void test_unknown_section(Fix *f, gconstpointer data) {
 static void test_wrong_type(Fix *f, gconstpointer data) {
   (void)data;
   char *path;
-  char **p = scen_test_problems(f->dir,
-                                "[simulation]\nrounds = ten\nseed = -4\n" BASE
-                                "lcc = maybe\n[protocol]\nsigma = abc\n[collusion.a]\nnodes = 1;x\n",
-                                NULL, &path);
+  char **p = scen_test_problems(
+      f->dir,
+      "[simulation]\nrounds = ten\nseed = -4\n" BASE
+      "lcc = maybe\n[protocol]\nsigma = abc\n[collusion.a]\nnodes = 1;x\n",
+      NULL, &path);
   scen_assert_has(p, g_strdup_printf("%s:2: simulation.rounds: 'ten' is not a non-negative "
                                      "integer",
                                      path));
-  scen_assert_has(p, g_strdup_printf("%s:3: simulation.seed: '-4' is not a non-negative integer",
-                                     path));
+  scen_assert_has(
+      p, g_strdup_printf("%s:3: simulation.seed: '-4' is not a non-negative integer", path));
   scen_assert_has(p, g_strdup_printf("%s:6: topology.lcc: 'maybe' is not a boolean (true or "
                                      "false)",
                                      path));
   scen_assert_has(p, g_strdup_printf("%s:8: protocol.sigma: 'abc' is not a number", path));
   scen_assert_has(
-      p, g_strdup_printf("%s:10: collusion.a.nodes: 'x' is not a node id (expected "
-                         SPEC_ATTACKERS_GRAMMAR "; ';' joins like '+' (the older form 0;8))",
-                         path));
+      p, g_strdup_printf(
+             "%s:10: collusion.a.nodes: 'x' is not a node id (expected " SPEC_ATTACKERS_GRAMMAR
+             "; ';' joins like '+' (the older form 0;8))",
+             path));
   g_strfreev(p);
   g_free(path);
 }
@@ -101,14 +103,12 @@ static void test_out_of_range(Fix *f, gconstpointer data) {
   scen_assert_has(p, g_strdup_printf("%s:2: simulation.rounds: 0 is out of range: must be an "
                                      "integer in [1, 1e+07]",
                                      path));
-  scen_assert_has(p, g_strdup_printf("%s:6: protocol.sigma: -1 is out of range: must be >= 0",
-                                     path));
-  scen_assert_has(p, g_strdup_printf("%s:7: protocol.clip: 0 is out of range: must be > 0",
-                                     path));
-  scen_assert_has(p, g_strdup_printf("%s:9: privacy.delta: 2 is out of range: must be in (0, 1)",
-                                     path));
-  scen_assert_has(p, g_strdup_printf("%s:10: privacy.alpha: 1 is out of range: must be > 1",
-                                     path));
+  scen_assert_has(p,
+                  g_strdup_printf("%s:6: protocol.sigma: -1 is out of range: must be >= 0", path));
+  scen_assert_has(p, g_strdup_printf("%s:7: protocol.clip: 0 is out of range: must be > 0", path));
+  scen_assert_has(
+      p, g_strdup_printf("%s:9: privacy.delta: 2 is out of range: must be in (0, 1)", path));
+  scen_assert_has(p, g_strdup_printf("%s:10: privacy.alpha: 1 is out of range: must be > 1", path));
   scen_assert_has(p, g_strdup_printf("%s:11: privacy.trust: unknown value 'xdp' (valid: ldp, "
                                      "pndp, secldp); did you mean 'ldp'?",
                                      path));
@@ -120,8 +120,7 @@ static void test_missing_files(Fix *f, gconstpointer data) {
   (void)data;
   char *path;
   char **p = scen_test_problems(
-      f->dir,
-      "[topology]\ngraph = data/none.edges\n[task]\ndataset = california:../nope.data\n",
+      f->dir, "[topology]\ngraph = data/none.edges\n[task]\ndataset = california:../nope.data\n",
       NULL, &path);
   char *canon = g_canonicalize_filename(f->dir, NULL);
   char *parent = g_path_get_dirname(canon);
@@ -134,9 +133,8 @@ static void test_missing_files(Fix *f, gconstpointer data) {
   g_strfreev(p);
   g_free(path);
   /* C file and churn file. */
-  p = scen_test_problems(f->dir,
-                         BASE "schedule = churn:churn.txt\n[protocol]\nname = mfdsgd:C=c.csv\n",
-                         NULL, &path);
+  p = scen_test_problems(
+      f->dir, BASE "schedule = churn:churn.txt\n[protocol]\nname = mfdsgd:C=c.csv\n", NULL, &path);
   scen_assert_has(p, g_strdup_printf("%s:3: topology.schedule: churn file not found: %s/churn.txt "
                                      "(relative paths resolve against %s)",
                                      path, canon, canon));
@@ -179,7 +177,8 @@ static void test_collusion_range(Fix *f, gconstpointer data) {
                                      "graph has 15 nodes (0 to 14)",
                                      path));
   scen_assert_has(p, g_strdup_printf("%s:6: collusion.dup.nodes: node 2 appears twice in the "
-                                     "collusion set '2;2'", path));
+                                     "collusion set '2;2'",
+                                     path));
   scen_assert_has(p, g_strdup_printf("%s:7: collusion.empty.nodes: missing: [collusion.empty] "
                                      "needs nodes = ... (the attacker sets: " SPEC_ATTACKERS_GRAMMAR
                                      " (7;40, the older form, is 7+40))",
@@ -206,16 +205,16 @@ static void test_sweep_unknown(Fix *f, gconstpointer data) {
   scen_assert_has(p, g_strdup_printf("%s:6: sweep.sigma: a sweep key is section.key (e.g. "
                                      "protocol.sigma = 0.5;1;2)",
                                      path));
-  scen_assert_has(p, g_strdup_printf("%s:7: sweep.output.plots: [output] keys cannot be swept",
-                                     path));
+  scen_assert_has(p,
+                  g_strdup_printf("%s:7: sweep.output.plots: [output] keys cannot be swept", path));
   scen_assert_has(p, g_strdup_printf("%s:8: sweep.simulation.seed: '5..x' is not an integer "
                                      "range A..B",
                                      path));
   scen_assert_has(p, g_strdup_printf("%s:9: sweep.protocol.clip: item 2: 0 is out of range: "
                                      "must be > 0",
                                      path));
-  scen_assert_has(p, g_strdup_printf("%s:10: sweep.protocol.lr: value '0.1' is listed twice",
-                                     path));
+  scen_assert_has(p,
+                  g_strdup_printf("%s:10: sweep.protocol.lr: value '0.1' is listed twice", path));
   g_strfreev(p);
   g_free(path);
 }
@@ -224,11 +223,12 @@ static void test_sweep_point_problem(Fix *f, gconstpointer data) {
   (void)data;
   /* Each value is fine alone; one combination is not: b = 4 does not divide T = 10. */
   char *path;
-  char **p = scen_test_problems(f->dir,
-                                "[simulation]\nrounds = 8\n" BASE
-                                "[sweep]\nsimulation.rounds = 8;10\nprivacy.participation_interval = 2;4\n"
-                                "protocol.name = dsgd;nosuch\n",
-                                NULL, &path);
+  char **p = scen_test_problems(
+      f->dir,
+      "[simulation]\nrounds = 8\n" BASE
+      "[sweep]\nsimulation.rounds = 8;10\nprivacy.participation_interval = 2;4\n"
+      "protocol.name = dsgd;nosuch\n",
+      NULL, &path);
   scen_assert_has(p, g_strdup_printf("%s:7: sweep.privacy.participation_interval: b = 4 does not "
                                      "divide T = 10 rounds (participation every b steps needs T "
                                      "= k x b)",
@@ -242,10 +242,9 @@ static void test_sweep_point_problem(Fix *f, gconstpointer data) {
 static void test_b_divides_T(Fix *f, gconstpointer data) {
   (void)data;
   char *path;
-  char **p = scen_test_problems(f->dir,
-                                "[simulation]\nrounds = 10\n" BASE
-                                "[privacy]\nparticipation_interval = 3\n",
-                                NULL, &path);
+  char **p = scen_test_problems(
+      f->dir, "[simulation]\nrounds = 10\n" BASE "[privacy]\nparticipation_interval = 3\n", NULL,
+      &path);
   scen_assert_has(p, g_strdup_printf("%s:6: privacy.participation_interval: b = 3 does not "
                                      "divide T = 10 rounds (participation every b steps needs T "
                                      "= k x b)",
@@ -317,8 +316,9 @@ static void test_cross_rules(Fix *f, gconstpointer data) {
                                      path));
   g_strfreev(p);
   g_free(path);
-  p = scen_test_problems(f->dir, BASE "[protocol]\nname = decor\nmu = 1\n[privacy]\npath = "
-                                      "structured\n",
+  p = scen_test_problems(f->dir,
+                         BASE "[protocol]\nname = decor\nmu = 1\n[privacy]\npath = "
+                              "structured\n",
                          NULL, &path);
   scen_assert_has(p, g_strdup_printf("%s:5: protocol.mu: calibrating the noise from mu is defined "
                                      "for dsgd, muffliato, mfdsgd, antipgd and mafalda; give "
@@ -344,8 +344,7 @@ static void test_syntax(Fix *f, gconstpointer data) {
                                      "nor a # comment",
                                      path));
   scen_assert_has(p, g_strdup_printf("%s:5: a section header must end with ']'", path));
-  scen_assert_has(p, g_strdup_printf("%s:8: simulation.seed: given twice (first on line 7)",
-                                     path));
+  scen_assert_has(p, g_strdup_printf("%s:8: simulation.seed: given twice (first on line 7)", path));
   scen_assert_has(p, g_strdup_printf("%s:9: empty key name before '='", path));
   scen_assert_has(p, g_strdup_printf("%s:10: topology: section given twice (first on line 2); "
                                      "its keys are merged",
@@ -386,8 +385,9 @@ static void test_overrides(Fix *f, gconstpointer data) {
   g_strfreev(p);
   g_free(path);
   /* Setting a swept key replaces its sweep. */
-  char *ini = scen_test_write(f->dir, "s.ini", BASE "[sweep]\nsimulation.seed = 1..5\n"
-                                                    "protocol.sigma = 1;2\n");
+  char *ini = scen_test_write(f->dir, "s.ini",
+                              BASE "[sweep]\nsimulation.seed = 1..5\n"
+                                   "protocol.sigma = 1;2\n");
   GError *error = NULL;
   ScenScenario *sc = scen_scenario_load(ini, &error);
   g_assert_no_error(error);
@@ -451,7 +451,8 @@ static void test_sweep_many_values(Fix *f, gconstpointer data) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-#define ADD(name, fn) g_test_add("/scenarios/validate/" name, Fix, NULL, fix_setup, fn, fix_teardown)
+#define ADD(name, fn)                                                                              \
+  g_test_add("/scenarios/validate/" name, Fix, NULL, fix_setup, fn, fix_teardown)
   ADD("valid", test_valid);
   ADD("unknown-key", test_unknown_key);
   ADD("unknown-section", test_unknown_section);

@@ -30,8 +30,12 @@ static void on_timer(SimEngine *e, guint32 u, gpointer state, SimEventId id, gui
   g_assert_true(sim_engine_broadcast(e, m, to, G_N_ELEMENTS(to), NULL));
   sim_message_unref(m);
   if (lossy_gossip_rounds && u == N - 1) {
-    SimBusEvent ev = {.kind = SIM_BUS_ROUND, .time = sim_engine_now(e), .from = SIM_NODE_NONE,
-                      .to = SIM_NODE_NONE, .round = (guint32)round + 1, .arrival = SIM_TIME_NEVER};
+    SimBusEvent ev = {.kind = SIM_BUS_ROUND,
+                      .time = sim_engine_now(e),
+                      .from = SIM_NODE_NONE,
+                      .to = SIM_NODE_NONE,
+                      .round = (guint32)round + 1,
+                      .arrival = SIM_TIME_NEVER};
     sim_bus_publish(sim_engine_bus(e), &ev);
   }
   if (round + 1 < ROUNDS)

@@ -46,7 +46,9 @@ static void recorder_init(Recorder *r, SimBus *bus) {
   r->bus = bus;
 }
 
-static void recorder_clear(Recorder *r) { g_array_unref(r->tx); }
+static void recorder_clear(Recorder *r) {
+  g_array_unref(r->tx);
+}
 
 static void record(const SimBusEvent *ev, gpointer data) {
   Recorder *r = data;
@@ -65,8 +67,9 @@ static void record(const SimBusEvent *ev, gpointer data) {
     g_array_append_val(r->tx, t);
     if (r->leave_after && r->sent_events == r->leave_after) {
       Recorder *next = r->next;
-      next->id = sim_bus_subscribe_sampled(r->bus, SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
-                                                       SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED),
+      next->id = sim_bus_subscribe_sampled(r->bus,
+                                           SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
+                                               SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED),
                                            r->next_every, record, next, NULL, NULL);
       g_assert_cmpuint(next->id, >, 0);
       g_assert_true(sim_bus_unsubscribe(r->bus, r->id));
@@ -96,8 +99,8 @@ static void record_drop_only(const SimBusEvent *ev, gpointer data) {
   g_array_append_val(r->tx, t);
 }
 
-static const guint32 TX_KINDS =
-    SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) | SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED);
+static const guint32 TX_KINDS = SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
+                                SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED);
 
 static guint subscribe(Recorder *r, guint32 kinds, guint every) {
   GError *err = NULL;
@@ -226,9 +229,13 @@ static void check_every(gboolean with_all) {
   recorder_clear(&drop_only);
 }
 
-static void test_every(void) { check_every(FALSE); }
+static void test_every(void) {
+  check_every(FALSE);
+}
 
-static void test_every_with_unsampled(void) { check_every(TRUE); }
+static void test_every_with_unsampled(void) {
+  check_every(TRUE);
+}
 
 /* Joining and leaving between runs: a newcomer counts from its
  * subscription, and nobody else's phase moves. */
@@ -298,8 +305,7 @@ static void test_join_in_callback(void) {
   g_assert_cmpuint(first.tx->len, ==, 10);
   guint64 drops = 0;
   for (guint i = 0; i < 10; i++) {
-    g_assert_cmpuint(g_array_index(first.tx, Tx, i).seq, ==,
-                     g_array_index(all.tx, Tx, 2 * i).seq);
+    g_assert_cmpuint(g_array_index(first.tx, Tx, i).seq, ==, g_array_index(all.tx, Tx, 2 * i).seq);
     drops += i < 9 && g_array_index(all.tx, Tx, 2 * i).drop_seen;
   }
   g_assert_cmpuint(first.dropped_events, ==, drops);
@@ -374,8 +380,8 @@ static void test_arguments(void) {
   g_assert_nonnull(strstr(err->message, "every is 0"));
   g_clear_error(&err);
   guint32 with_delivered = TX_KINDS | SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DELIVERED);
-  g_assert_cmpuint(
-      sim_bus_subscribe_sampled(bus, with_delivered, 2, count_any, &n, NULL, &err), ==, 0);
+  g_assert_cmpuint(sim_bus_subscribe_sampled(bus, with_delivered, 2, count_any, &n, NULL, &err), ==,
+                   0);
   g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "deliveries"));
   g_clear_error(&err);
@@ -386,12 +392,11 @@ static void test_arguments(void) {
   g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
   /* every 1 takes deliveries too */
-  g_assert_cmpuint(sim_bus_subscribe_sampled(bus, with_delivered, 1, count_any, &n, NULL, &err),
-                   >, 0);
+  g_assert_cmpuint(sim_bus_subscribe_sampled(bus, with_delivered, 1, count_any, &n, NULL, &err), >,
+                   0);
   g_assert_no_error(err);
   guint64 m = 0;
-  g_assert_cmpuint(sim_bus_subscribe_sampled(bus, TX_KINDS, 1000, count_any, &m, NULL, &err), >,
-                   0);
+  g_assert_cmpuint(sim_bus_subscribe_sampled(bus, TX_KINDS, 1000, count_any, &m, NULL, &err), >, 0);
   /* By hand: every subscriber of the kind hears it, sampled or not. */
   SimBusEvent ev = {.kind = SIM_BUS_MESSAGE_SENT, .from = 0, .to = 1, .arrival = 5};
   for (int i = 0; i < 4; i++)

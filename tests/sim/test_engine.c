@@ -50,7 +50,9 @@ static SimRunStatus run(SimEngine *e, SimTime until) {
   return s;
 }
 
-static void log_event(const SimBusEvent *ev, gpointer data) { sim_bus_event_append(data, ev); }
+static void log_event(const SimBusEvent *ev, gpointer data) {
+  sim_bus_event_append(data, ev);
+}
 
 static GString *attach_log(SimEngine *e) {
   GString *log = g_string_new(NULL);
@@ -687,8 +689,8 @@ static void test_kind_mask(void) {
 
   e = gossip_engine(9);
   SimBus *bus = sim_engine_bus(e);
-  const guint32 kinds =
-      SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) | SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED);
+  const guint32 kinds = SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
+                        SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED);
   g_assert_cmpuint(sim_bus_subscribe_kinds(bus, kinds, count_kinds, &masked, NULL, NULL), >, 0);
   run(e, SIM_TIME_NEVER);
   sim_engine_get_stats(e, &masked_stats);
@@ -745,7 +747,9 @@ static void sub_c(const SimBusEvent *ev, gpointer data) {
   g_string_append_printf(s->trace, "c%" G_GUINT64_FORMAT " ", ev->seq);
 }
 
-static void sub_destroy(gpointer data) { ((Subs *)data)->destroyed++; }
+static void sub_destroy(gpointer data) {
+  ((Subs *)data)->destroyed++;
+}
 
 static void test_bus_subscriptions(void) {
   Subs s = {.bus = sim_bus_new(), .trace = g_string_new(NULL)};

@@ -76,10 +76,8 @@ static void test_dsgd_by_hand(gconstpointer data) {
       g_assert_cmpfloat(sim_linvec_grad_coeff(theta[u], v, 0), ==, -ETA * W2[u][v]);
       g_assert_cmpfloat(sim_linvec_grad_coeff(theta[u], v, 1), ==, -ETA * W[u][v]);
       /* Noise in units of z: -eta * sigma * weight. */
-      g_assert_cmpfloat(sim_linvec_noise_coeff(theta[u], zid[0][v]), ==,
-                        -ETA * SIGMA * W2[u][v]);
-      g_assert_cmpfloat(sim_linvec_noise_coeff(theta[u], zid[1][v]), ==,
-                        -ETA * SIGMA * W[u][v]);
+      g_assert_cmpfloat(sim_linvec_noise_coeff(theta[u], zid[0][v]), ==, -ETA * SIGMA * W2[u][v]);
+      g_assert_cmpfloat(sim_linvec_noise_coeff(theta[u], zid[1][v]), ==, -ETA * SIGMA * W[u][v]);
       nnz_grad += (W2[u][v] != 0) + (W[u][v] != 0);
     }
     g_assert_cmpfloat(sim_linvec_grad_coeff(theta[u], 0, 2), ==, 0.0); /* future round */
@@ -155,8 +153,8 @@ static void test_dsgd_by_hand(gconstpointer data) {
  * pool must carry the same numbers and no provenance at all.
  */
 #define POOL 8
-#define RN 5   /* nodes */
-#define RD 3   /* dimension */
+#define RN 5 /* nodes */
+#define RD 3 /* dimension */
 #define RMAX_T 48
 
 /* The same operations run on three pools: dense, sparse and data-only
@@ -168,7 +166,7 @@ typedef struct {
   SimNoiseRegistry *reg;
   SimLinSpace *space[NSTORE];
   SimLinvec *pool[NSTORE][POOL];
-  GArray *zsamples;         /* RD doubles per noise id */
+  GArray *zsamples;          /* RD doubles per noise id */
   double g[RMAX_T * RN][RD]; /* g(u, t) at column t*n+u */
   guint cur_round;
 } Rand;
@@ -178,7 +176,7 @@ static const double *grad_of(Rand *r, guint32 col) {
 }
 
 static const double *z_of(Rand *r, SimNoiseId k) {
-  return &g_array_index(r->zsamples, double, (gsize)k * RD);
+  return &g_array_index(r->zsamples, double, (gsize)k *RD);
 }
 
 static double rand_coeff(GRand *rng) {
@@ -295,7 +293,8 @@ static void run_random(guint32 seed, int n_ops) {
     case 0:
     case 1: { /* gradient slot, mostly recent rounds, sometimes old ones */
       guint u = g_rand_int_range(rng, 0, RN);
-      guint t = g_rand_boolean(rng) ? r->cur_round : (guint)g_rand_int_range(rng, 0, r->cur_round + 1);
+      guint t = g_rand_boolean(rng) ? r->cur_round
+                                    : (guint)g_rand_int_range(rng, 0, r->cur_round + 1);
       guint32 col = sim_lin_space_grad_column(r->space[0], u, t);
       for (int s = 0; s < NSTORE; s++)
         g_assert_true(sim_linvec_add_gradient(r->pool[s][i], a, u, t, grad_of(r, col), NULL));
@@ -457,9 +456,14 @@ static void test_operations(gconstpointer data) {
   g_assert_true(sim_linvec_add_noise(x, 2.0, k2, z0, NULL));
   SimLinvecIter it;
   sim_linvec_iter_init(&it, x, SIM_LIN_BOTH);
-  static const struct { SimLinPart p; guint32 col; double c; } want[] = {
-      {SIM_LIN_GRAD, 0, 4.0}, {SIM_LIN_GRAD, 1, 1.0}, {SIM_LIN_NOISE, 0, -1.0},
-      {SIM_LIN_NOISE, 2, 2.0}};
+  static const struct {
+    SimLinPart p;
+    guint32 col;
+    double c;
+  } want[] = {{SIM_LIN_GRAD, 0, 4.0},
+              {SIM_LIN_GRAD, 1, 1.0},
+              {SIM_LIN_NOISE, 0, -1.0},
+              {SIM_LIN_NOISE, 2, 2.0}};
   for (gsize i = 0; i < G_N_ELEMENTS(want); i++) {
     SimLinPart p;
     guint32 col;
@@ -510,8 +514,8 @@ static void test_long_runs(gconstpointer data) {
   g_assert_cmpuint(sim_linvec_nnz(y, SIM_LIN_GRAD), ==, 701);
   for (guint c = 0; c < 1600; c++) {
     double want = c < 300 || (c >= 1000 && c != 1500) ? 0.0
-                  : c == 500 || c == 1500               ? 4.0
-                                                        : c % 7 + 1.5;
+                  : c == 500 || c == 1500             ? 4.0
+                                                      : c % 7 + 1.5;
     g_assert_cmpfloat(sim_linvec_grad_coeff(y, 0, c), ==, want);
   }
   /* Identical patterns: the whole merge is in place. y0 - y0 / 2 * 2 = 0. */
@@ -684,11 +688,11 @@ static void test_invalid_arguments(gconstpointer data) {
   g_assert_true(sim_linvec_add_gradient(v, 1.0, 1, 0, g, NULL));
   g_assert_true(sim_linvec_add_noise(v, 1.0, k, g, NULL));
 
-#define EXPECT_FAIL(call, code)                                                        \
-  do {                                                                                 \
-    g_assert_false(call);                                                              \
-    g_assert_error(err, SIM_ERROR, code);                                              \
-    g_clear_error(&err);                                                               \
+#define EXPECT_FAIL(call, code)                                                                    \
+  do {                                                                                             \
+    g_assert_false(call);                                                                          \
+    g_assert_error(err, SIM_ERROR, code);                                                          \
+    g_clear_error(&err);                                                                           \
   } while (0)
   EXPECT_FAIL(sim_linvec_add_gradient(v, 1.0, 3, 0, g, &err), SIM_ERROR_INVALID_ARGUMENT);
   EXPECT_FAIL(sim_linvec_add_gradient(v, NAN, 0, 0, g, &err), SIM_ERROR_INVALID_ARGUMENT);
@@ -795,8 +799,7 @@ static void test_combine(gconstpointer data) {
   g_assert_true(sim_linvec_add_noise_sum(a, 5, coeffs, terms, 3.0, sum, &err));
   g_assert_no_error(err);
   for (guint i = 0; i < DIM; i++)
-    g_assert_cmpfloat_with_epsilon(sim_linvec_const_data(a)[i], sim_linvec_const_data(b)[i],
-                                   1e-13);
+    g_assert_cmpfloat_with_epsilon(sim_linvec_const_data(a)[i], sim_linvec_const_data(b)[i], 1e-13);
   for (guint k = 0; k < 6; k++)
     g_assert_cmpfloat(sim_linvec_noise_coeff(a, ids[k]), ==, sim_linvec_noise_coeff(b, ids[k]));
   SimNoiseId unknown = 99;

@@ -14,8 +14,7 @@ typedef struct {
   GArray *noise3; /* double: coefficient of noise 3 before */
 } Seen;
 
-static gboolean collect(SimNoiseId state, const SimLinvec *before, gpointer data,
-                        GError **error) {
+static gboolean collect(SimNoiseId state, const SimLinvec *before, gpointer data, GError **error) {
   (void)error;
   Seen *s = data;
   gsize nnz = before ? sim_linvec_nnz(before, SIM_LIN_BOTH) : G_MAXSIZE;
@@ -29,7 +28,8 @@ static gboolean collect(SimNoiseId state, const SimLinvec *before, gpointer data
 static void test_rebase(void) {
   GError *err = NULL;
   SimNoiseRegistry *reg = sim_noise_registry_new(4, &err);
-  for (guint u = 0; u < 4; u++) sim_noise_register_local(reg, 2.0, u, 0, &err);
+  for (guint u = 0; u < 4; u++)
+    sim_noise_register_local(reg, 2.0, u, 0, &err);
   g_assert_no_error(err);
   SimLinSpace *sp = sim_lin_space_new(reg, 2, SIM_LIN_SPARSE, 0, &err);
   g_assert_no_error(err);

@@ -15,8 +15,8 @@ static void test_register_and_read(void) {
   SimNoiseId b = sim_noise_register_edge(reg, 0.5, 3, 0, 1, &err);
   g_assert_no_error(err);
   guint owners[3] = {3, 1, 2};
-  SimNoiseId c = sim_noise_register(reg, 2.0, owners, 3, SIM_NODE_NONE, 9,
-                                    SIM_NOISE_KIND_USER + 2, &err);
+  SimNoiseId c = sim_noise_register(reg, 2.0, owners, 3, SIM_NODE_NONE, 9, SIM_NOISE_KIND_USER + 2,
+                                    &err);
   g_assert_no_error(err);
   SimNoiseId d = sim_noise_register_local(reg, 0.0, 0, 0, &err); /* std 0 is allowed */
   g_assert_no_error(err);
@@ -95,12 +95,10 @@ static void test_register_errors(void) {
   expect_register_error(reg, 1.0, dup, 3, 1, SIM_ERROR_INVALID_ARGUMENT);
   expect_register_error(reg, 1.0, one, 1, 3, SIM_ERROR_INVALID_ARGUMENT);
 
-  g_assert_cmpuint(sim_noise_register_edge(reg, 1.0, 2, 2, 0, &err), ==,
-                   SIM_NOISE_ID_INVALID);
+  g_assert_cmpuint(sim_noise_register_edge(reg, 1.0, 2, 2, 0, &err), ==, SIM_NOISE_ID_INVALID);
   g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
-  g_assert_cmpuint(sim_noise_register_local(reg, 1.0, 5, 0, &err), ==,
-                   SIM_NOISE_ID_INVALID);
+  g_assert_cmpuint(sim_noise_register_local(reg, 1.0, 5, 0, &err), ==, SIM_NOISE_ID_INVALID);
   g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
   g_assert_cmpuint(sim_noise_registry_count(reg), ==, 1);

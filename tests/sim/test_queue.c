@@ -241,9 +241,13 @@ static void random_vs_reference(guint32 seed, guint wrap_every) {
   g_rand_free(rand);
 }
 
-static void test_random_vs_reference(void) { random_vs_reference(20240601, 0); }
+static void test_random_vs_reference(void) {
+  random_vs_reference(20240601, 0);
+}
 
-static void test_tie_wrap(void) { random_vs_reference(77, 997); }
+static void test_tie_wrap(void) {
+  random_vs_reference(77, 997);
+}
 
 /* Cancelling most events rebuilds the heap without them; order is kept. */
 static void test_purge(void) {

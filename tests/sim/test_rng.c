@@ -249,7 +249,8 @@ static void test_normals(void) {
   double mean = sum / N, var = sum2 / N - mean * mean;
   g_assert_cmpfloat(fabs(mean), <, 4.5 / sqrt(N));
   g_assert_cmpfloat(fabs(var - 1.0), <, 4.5 * sqrt(2.0 / N));
-  const double p_tail = 2 * gsl_cdf_ugaussian_Q(3.6541528853610088), p2 = 2 * gsl_cdf_ugaussian_Q(2);
+  const double p_tail = 2 * gsl_cdf_ugaussian_Q(3.6541528853610088),
+               p2 = 2 * gsl_cdf_ugaussian_Q(2);
   g_assert_cmpfloat(fabs((double)tail - N * p_tail), <, 4.5 * sqrt(N * p_tail));
   g_assert_cmpfloat(fabs((double)beyond2 - N * p2), <, 4.5 * sqrt(N * p2 * (1 - p2)));
   g_assert_cmpfloat(fabs((double)neg - N / 2.0), <, 4.5 * sqrt(N / 4.0));

@@ -138,7 +138,7 @@ static void test_apply(void) {
   TopoGraph *g = gen("karate");
   TopoGossip *w = gossip(g, TOPO_GOSSIP_METROPOLIS);
   guint n = 34, d = 3;
-  double *x = g_new(double, n * d), *y = g_new(double, n * d);
+  double *x = g_new(double, n *d), *y = g_new(double, n *d);
   for (guint i = 0; i < n * d; i++)
     x[i] = sin(1.0 + i);
   topo_gossip_apply(w, x, y, d);
@@ -218,8 +218,7 @@ static void test_spectral_closed_forms(void) {
     g_free(spec);
   }
   /* Hypercube Q_d: A has eigenvalues d - 2j, W = (I + A)/(d+1): gap 2/(d+1). */
-  g_assert_cmpfloat_with_epsilon(gap_of("hypercube:dim=4", TOPO_GOSSIP_MAXDEGREE), 2.0 / 5,
-                                 1e-12);
+  g_assert_cmpfloat_with_epsilon(gap_of("hypercube:dim=4", TOPO_GOSSIP_MAXDEGREE), 2.0 / 5, 1e-12);
   /* Star S_n, uniform: leaf differences (centre 0, leaves summing to 0) have
    * eigenvalue 1/2 (multiplicity n-2); on (centre, common leaf value) W acts
    * as [[1/n, (n-1)/n], [1/2, 1/2]], eigenvalues 1 and 1/n - 1/2. */

@@ -47,8 +47,12 @@ static void test_determinism(void) {
  * force-directed layout must give: neighbours closer than non-neighbours on
  * average, a star's hub nearest the centre of mass. */
 static void test_shape(void) {
-  const char *specs[] = {"ring:n=20", "star:n=9", "karate", "grid:rows=5,cols=6",
-                         "erdos:n=300,p=0.02,seed=3", "erdos:n=40,p=0.03,seed=1",
+  const char *specs[] = {"ring:n=20",
+                         "star:n=9",
+                         "karate",
+                         "grid:rows=5,cols=6",
+                         "erdos:n=300,p=0.02,seed=3",
+                         "erdos:n=40,p=0.03,seed=1",
                          "erdos:n=700,p=0.01,seed=2"};
   for (gsize s = 0; s < G_N_ELEMENTS(specs); s++) {
     TopoGraph *g = gen(specs[s]);
@@ -71,8 +75,8 @@ static void test_shape(void) {
       }
     }
     if (adj / n_adj >= non / n_non)
-      g_error("%s: mean edge length %g not below mean non-edge distance %g", specs[s],
-              adj / n_adj, non / n_non);
+      g_error("%s: mean edge length %g not below mean non-edge distance %g", specs[s], adj / n_adj,
+              non / n_non);
     if (strcmp(specs[s], "star:n=9") == 0) {
       double cx = 0, cy = 0;
       for (guint u = 0; u < n; u++) {
@@ -80,7 +84,8 @@ static void test_shape(void) {
         cy += xy[2 * u + 1] / n;
       }
       for (guint u = 1; u < n; u++)
-        g_assert_cmpfloat(hypot(xy[0] - cx, xy[1] - cy), <, hypot(xy[2 * u] - cx, xy[2 * u + 1] - cy));
+        g_assert_cmpfloat(hypot(xy[0] - cx, xy[1] - cy), <,
+                          hypot(xy[2 * u] - cx, xy[2 * u + 1] - cy));
     }
     g_free(xy);
     topo_graph_free(g);

@@ -195,9 +195,9 @@ static void test_malformed(void) {
                (const char *const[]){"topo-one-token.edges:3:", "one token", NULL});
   expect_error("topo-three-tokens.edges", TOPO_ERROR_PARSE,
                (const char *const[]){"topo-three-tokens.edges:3:", "3 tokens", NULL});
-  expect_error("topo-nonnumeric.edges", TOPO_ERROR_PARSE,
-               (const char *const[]){"topo-nonnumeric.edges:3:", "'x3'", "not a non-negative",
-                                     NULL});
+  expect_error(
+      "topo-nonnumeric.edges", TOPO_ERROR_PARSE,
+      (const char *const[]){"topo-nonnumeric.edges:3:", "'x3'", "not a non-negative", NULL});
   expect_error("topo-negative.edges", TOPO_ERROR_PARSE,
                (const char *const[]){"topo-negative.edges:2:", "'-3'", NULL});
   expect_error("topo-empty.edges", TOPO_ERROR_EMPTY,

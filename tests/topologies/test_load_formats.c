@@ -16,10 +16,9 @@
 
 /* Florentine families (Padgett), 15 nodes, 20 edges, as
  * ../shared/data/graphs/florentine.edges numbers them. */
-static const guint florentine[][2] = {{0, 8},   {1, 5},  {1, 6},  {1, 8},  {2, 4},
-                                      {2, 8},   {3, 6},  {3, 10}, {4, 8},  {4, 10},
-                                      {6, 7},   {6, 12}, {8, 13}, {8, 14}, {9, 11},
-                                      {9, 12},  {10, 13}, {11, 13}, {12, 13}, {12, 14}};
+static const guint florentine[][2] = {
+    {0, 8}, {1, 5},  {1, 6},  {1, 8},  {2, 4},  {2, 8},  {3, 6},   {3, 10},  {4, 8},   {4, 10},
+    {6, 7}, {6, 12}, {8, 13}, {8, 14}, {9, 11}, {9, 12}, {10, 13}, {11, 13}, {12, 13}, {12, 14}};
 #define N_NODES 15
 #define N_EDGES G_N_ELEMENTS(florentine)
 
@@ -129,7 +128,8 @@ static void test_formats(void) {
   for (guint i = 0; i < N_NODES; i++)
     g_string_append_printf(s, "<node id=\"n%u\"/>\n", i);
   for (guint i = 0; i < N_EDGES; i++)
-    g_string_append_printf(s, "<edge source=\"n%u\" target=\"n%u\"><data key=\"w\">2</data></edge>\n",
+    g_string_append_printf(s,
+                           "<edge source=\"n%u\" target=\"n%u\"><data key=\"w\">2</data></edge>\n",
                            florentine[i][0], florentine[i][1]);
   g_string_append(s, "</graph>\n</graphml>\n");
   topo_graph_free(expect_same("florentine.txt", s, TOPO_FORMAT_GRAPHML, gap));
@@ -200,8 +200,8 @@ static void test_bad_files(void) {
   expect_error("noedge.net", "*Vertices 3\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_EMPTY,
                NEEDLES("no edge"));
   GError *error = NULL;
-  g_assert_null(topo_graph_load_format("/nonexistent/g.gml", TOPO_FORMAT_AUTO, FALSE, FALSE,
-                                       &error));
+  g_assert_null(
+      topo_graph_load_format("/nonexistent/g.gml", TOPO_FORMAT_AUTO, FALSE, FALSE, &error));
   g_assert_error(error, TOPO_ERROR, TOPO_ERROR_IO);
   g_assert_nonnull(strstr(error->message, "/nonexistent/g.gml"));
   g_clear_error(&error);

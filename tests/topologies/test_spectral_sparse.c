@@ -28,8 +28,11 @@ static double sparse_gap(const TopoGossip *w) {
 /* The values below 2,048 nodes are LAPACK's, as before; ARPACK on the same
  * matrices must agree with them, for every kind of W. */
 static void test_sparse_matches_dense(void) {
-  const char *specs[] = {"florentine",     "karate", "barabasi:n=200,m=2,seed=5",
-                         "erdos:n=300,p=0.03,seed=3", "watts:n=150,k=2,p=0.1,seed=1",
+  const char *specs[] = {"florentine",
+                         "karate",
+                         "barabasi:n=200,m=2,seed=5",
+                         "erdos:n=300,p=0.03,seed=3",
+                         "watts:n=150,k=2,p=0.1,seed=1",
                          "gnm:n=80,m=60,seed=2" /* disconnected: gap 0 */};
   const TopoGossipKind kinds[] = {TOPO_GOSSIP_UNIFORM, TOPO_GOSSIP_METROPOLIS,
                                   TOPO_GOSSIP_MAXDEGREE};
@@ -43,8 +46,8 @@ static void test_sparse_matches_dense(void) {
       g_assert_true(topo_gossip_spectral_gap(w, &dense, &error));
       double sparse = sparse_gap(w);
       if (fabs(sparse - dense) > 1e-9)
-        g_error("%s, %s: ARPACK gap %.17g, LAPACK %.17g", specs[s],
-                topo_gossip_kind_name(kinds[k]), sparse, dense);
+        g_error("%s, %s: ARPACK gap %.17g, LAPACK %.17g", specs[s], topo_gossip_kind_name(kinds[k]),
+                sparse, dense);
       topo_gossip_free(w);
       topo_graph_free(g);
     }

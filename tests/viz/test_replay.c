@@ -17,7 +17,9 @@
 
 #include "tests/viz/viz_test_util.h"
 
-static char *endpoint_new(void) { return g_strdup_printf("tcp://127.0.0.1:%u", vt_free_port()); }
+static char *endpoint_new(void) {
+  return g_strdup_printf("tcp://127.0.0.1:%u", vt_free_port());
+}
 
 /* Runs `dpgossip ARGS` while a subscriber collects what it publishes on
  * @endpoint; returns the exit status, fills @events and @err. */
@@ -194,7 +196,8 @@ static void test_replay_from(Fixture *f, gconstpointer data) {
   GArray *got = vt_events_new();
   int status = run_collect(ep, got, &err,
                            (const char *const[]){"replay", f->trace, "--publish", ep, "--speed",
-                                                 "max", "--from", "6", "--publish-wait", "30", NULL});
+                                                 "max", "--from", "6", "--publish-wait", "30",
+                                                 NULL});
   g_assert_cmpint(status, ==, 0);
   g_assert_cmpuint(got->len, ==, 1 + f->live->len - start);
   VtEvent *first = &g_array_index(got, VtEvent, 0);
@@ -244,9 +247,12 @@ static void test_usage(void) {
   const char *const *cases[] = {
       (const char *const[]){"replay", NULL},
       (const char *const[]){"replay", "x.trace", NULL},
-      (const char *const[]){"replay", "x.trace", "--publish", "tcp://127.0.0.1:1", "--speed", "fast", NULL},
-      (const char *const[]){"replay", "x.trace", "--publish", "tcp://127.0.0.1:1", "--speed", "0", NULL},
-      (const char *const[]){"replay", "x.trace", "--publish", "tcp://127.0.0.1:1", "--from", "-1", NULL},
+      (const char *const[]){"replay", "x.trace", "--publish", "tcp://127.0.0.1:1", "--speed",
+                            "fast", NULL},
+      (const char *const[]){"replay", "x.trace", "--publish", "tcp://127.0.0.1:1", "--speed", "0",
+                            NULL},
+      (const char *const[]){"replay", "x.trace", "--publish", "tcp://127.0.0.1:1", "--from", "-1",
+                            NULL},
       (const char *const[]){"demo", "--publish-messages", "every:0", NULL},
       (const char *const[]){"demo", "--pace", "-5", NULL},
       (const char *const[]){"viz", "--listen", "8080", NULL},
@@ -316,9 +322,8 @@ static void test_replay_hostile(void) {
   g_assert_true(g_file_set_contents(path, text, -1, NULL));
   g_free(text);
   char *ep = endpoint_new();
-  status = vt_wait(vt_spawn("replay", path, "--publish", ep, "--publish-wait", "0", "--speed",
-                            "max"),
-                   &err);
+  status = vt_wait(
+      vt_spawn("replay", path, "--publish", ep, "--publish-wait", "0", "--speed", "max"), &err);
   if (status != 0)
     g_error("replay of a non-string event exited %d: %s", status, err);
   g_free(err);

@@ -79,8 +79,7 @@ static void fixture_teardown(Fixture *f, gconstpointer data) {
 }
 
 /* metrics.csv's (train_loss, test_loss) of (@step, @node). */
-static void csv_metric(const char *out_dir, guint step, guint node, double *train,
-                       double *test) {
+static void csv_metric(const char *out_dir, guint step, guint node, double *train, double *test) {
   char *path = g_build_filename(out_dir, "metrics.csv", NULL), *text = NULL;
   g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
   char **lines = g_strsplit(text, "\n", -1);
@@ -108,8 +107,7 @@ static void check_metric_values(JsonObject *o, const char *out_dir, guint step) 
   g_assert_cmpuint(json_array_get_length(nodes), ==, 6);
   for (guint k = 0; k < 6; k++) {
     double want_train, want_test;
-    csv_metric(out_dir, step, (guint)json_array_get_int_element(nodes, k), &want_train,
-               &want_test);
+    csv_metric(out_dir, step, (guint)json_array_get_int_element(nodes, k), &want_train, &want_test);
     g_assert_cmpfloat(json_array_get_double_element(train, k), ==, want_train);
     g_assert_cmpfloat(json_array_get_double_element(test, k), ==, want_test);
   }
@@ -203,8 +201,7 @@ static void test_record(Fixture *f, gconstpointer data) {
       g_assert_cmpstr(rec.topic, ==, "run");
       g_assert_cmpstr(json_object_get_string_member(o, "event"), ==, "end");
       g_assert_cmpstr(json_object_get_string_member(o, "status"), ==, "ok");
-      g_assert_cmpint(vt_int(json_object_get_object_member(o, "engine"), "messages_sent"), ==,
-                      48);
+      g_assert_cmpint(vt_int(json_object_get_object_member(o, "engine"), "messages_sent"), ==, 48);
       ended = TRUE;
     }
     g_object_unref(p);
@@ -273,15 +270,14 @@ static void test_live_metrics(Fixture *f, gconstpointer data) {
  * --publish and is bounded. */
 static void test_pace(Fixture *f, gconstpointer data) {
   (void)data;
-  vt_check_paced((const char *const[]){"run", f->ini, "--out", f->out, "--quiet", "--pace", "150",
-                                       NULL},
-                 5, 120.0);
+  vt_check_paced(
+      (const char *const[]){"run", f->ini, "--out", f->out, "--quiet", "--pace", "150", NULL}, 5,
+      120.0);
   const char *bad[][3] = {{"--pace", "100", "--publish"}, {"--pace", "-1", "--pace"}};
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     char *err = NULL;
-    int status = vt_wait(vt_spawn("run", f->ini, "--out", f->out, "--record", f->trace, bad[i][0],
-                                  bad[i][1]),
-                         &err);
+    int status = vt_wait(
+        vt_spawn("run", f->ini, "--out", f->out, "--record", f->trace, bad[i][0], bad[i][1]), &err);
     g_assert_cmpint(status, ==, 2);
     if (strstr(err, bad[i][2]) == NULL)
       g_error("stderr '%s' does not name %s", err, bad[i][2]);
@@ -306,8 +302,7 @@ static void test_sweep_refused(Fixture *f, gconstpointer data) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  g_test_add("/viz/run-stream/record", Fixture, NULL, fixture_setup, test_record,
-             fixture_teardown);
+  g_test_add("/viz/run-stream/record", Fixture, NULL, fixture_setup, test_record, fixture_teardown);
   g_test_add("/viz/run-stream/live-metrics", Fixture, NULL, fixture_setup, test_live_metrics,
              fixture_teardown);
   g_test_add("/viz/run-stream/pace", Fixture, NULL, fixture_setup, test_pace, fixture_teardown);

@@ -66,9 +66,13 @@ static Srv *srv_start_full(const char *web, const char *subscribe, gsize buffer,
   Srv *s = g_new0(Srv, 1);
   s->ctx = g_main_context_new();
   s->loop = g_main_loop_new(s->ctx, FALSE);
-  s->subscribe = subscribe ? g_strdup(subscribe) : g_strdup_printf("tcp://127.0.0.1:%u", vt_free_port());
-  s->opt = (VizServerOptions){.listen = "127.0.0.1:0", .subscribe = s->subscribe, .web_dir = web,
-                              .client_buffer = buffer, .keepalive_ms = 100000,
+  s->subscribe = subscribe ? g_strdup(subscribe)
+                           : g_strdup_printf("tcp://127.0.0.1:%u", vt_free_port());
+  s->opt = (VizServerOptions){.listen = "127.0.0.1:0",
+                              .subscribe = s->subscribe,
+                              .web_dir = web,
+                              .client_buffer = buffer,
+                              .keepalive_ms = 100000,
                               .allow_remote = allow_remote};
   g_mutex_init(&s->lock);
   g_cond_init(&s->cond);
@@ -129,7 +133,9 @@ static void srv_call(Srv *s, void (*fn)(Srv *, gpointer), gpointer data) {
   g_mutex_unlock(&s->lock);
 }
 
-static void get_stats(Srv *s, gpointer out) { viz_server_get_stats(s->srv, out); }
+static void get_stats(Srv *s, gpointer out) {
+  viz_server_get_stats(s->srv, out);
+}
 
 static VizServerStats stats(Srv *s) {
   VizServerStats st;
@@ -154,8 +160,8 @@ static void srv_inject(Srv *s, const char *topic, const char *body) {
 /* ---- A raw HTTP client ---- */
 
 static GSocket *connect_to(guint16 port) {
-  GSocket *sock = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-                               G_SOCKET_PROTOCOL_TCP, NULL);
+  GSocket *sock = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP,
+                               NULL);
   GInetAddress *lo = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
   GSocketAddress *a = g_inet_socket_address_new(lo, port);
   GError *err = NULL;
@@ -229,8 +235,10 @@ static void test_files(void) {
   g_free(r);
   struct {
     const char *path, *type;
-  } assets[] = {{"/app.js", "text/javascript"}, {"/style.css", "text/css"},
-                {"/favicon.svg", "image/svg+xml"}, {"/index.html", "text/html"}};
+  } assets[] = {{"/app.js", "text/javascript"},
+                {"/style.css", "text/css"},
+                {"/favicon.svg", "image/svg+xml"},
+                {"/index.html", "text/html"}};
   for (gsize i = 0; i < G_N_ELEMENTS(assets); i++) {
     r = http_get(s->port, "GET", assets[i].path);
     g_assert_cmpint(status_of(r), ==, 200);
@@ -332,15 +340,24 @@ static void test_traversal(void) {
     const char *path;
     int code; /* 0: served */
   } cases[] = {
-      {"/", 0}, {"/index.html", 0}, {"/index.html/", -1},
+      {"/", 0},
+      {"/index.html", 0},
+      {"/index.html/", -1},
       {"/%69ndex.html", 0}, /* an encoded ordinary letter is fine */
-      {"/../secret.txt", VIZ_ERROR_FORBIDDEN}, {"/./index.html", VIZ_ERROR_FORBIDDEN},
-      {"/%2e%2e/secret.txt", VIZ_ERROR_FORBIDDEN}, {"/a%2fb", VIZ_ERROR_FORBIDDEN},
-      {"/a%00b", VIZ_ERROR_FORBIDDEN}, {"/a\\b", VIZ_ERROR_FORBIDDEN},
-      {"/%5c", VIZ_ERROR_FORBIDDEN}, {"//index.html", VIZ_ERROR_FORBIDDEN},
-      {"/.hidden", VIZ_ERROR_FORBIDDEN}, {"index.html", VIZ_ERROR_FORBIDDEN},
-      {"/%", VIZ_ERROR_FORBIDDEN}, {"/leak.txt", VIZ_ERROR_FORBIDDEN},
-      {"/up/secret.txt", VIZ_ERROR_FORBIDDEN}, {"/missing", VIZ_ERROR_NOT_FOUND},
+      {"/../secret.txt", VIZ_ERROR_FORBIDDEN},
+      {"/./index.html", VIZ_ERROR_FORBIDDEN},
+      {"/%2e%2e/secret.txt", VIZ_ERROR_FORBIDDEN},
+      {"/a%2fb", VIZ_ERROR_FORBIDDEN},
+      {"/a%00b", VIZ_ERROR_FORBIDDEN},
+      {"/a\\b", VIZ_ERROR_FORBIDDEN},
+      {"/%5c", VIZ_ERROR_FORBIDDEN},
+      {"//index.html", VIZ_ERROR_FORBIDDEN},
+      {"/.hidden", VIZ_ERROR_FORBIDDEN},
+      {"index.html", VIZ_ERROR_FORBIDDEN},
+      {"/%", VIZ_ERROR_FORBIDDEN},
+      {"/leak.txt", VIZ_ERROR_FORBIDDEN},
+      {"/up/secret.txt", VIZ_ERROR_FORBIDDEN},
+      {"/missing", VIZ_ERROR_NOT_FOUND},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     GError *err = NULL;
@@ -359,8 +376,9 @@ static void test_traversal(void) {
     g_clear_error(&err);
     g_free(f);
   }
-  char *paths[] = {g_build_filename(web, "index.html", NULL), g_build_filename(web, ".hidden", NULL),
-                   g_build_filename(web, "leak.txt", NULL), g_build_filename(web, "up", NULL)};
+  char *paths[] = {g_build_filename(web, "index.html", NULL),
+                   g_build_filename(web, ".hidden", NULL), g_build_filename(web, "leak.txt", NULL),
+                   g_build_filename(web, "up", NULL)};
   for (gsize i = 0; i < G_N_ELEMENTS(paths); i++) {
     g_unlink(paths[i]);
     g_free(paths[i]);
@@ -378,8 +396,10 @@ static void test_listen(void) {
   struct {
     const char *text, *host;
     guint16 port;
-  } ok[] = {{"127.0.0.1:8080", "127.0.0.1", 8080}, {"localhost:0", "127.0.0.1", 0},
-            {"[::1]:9", "::1", 9}, {"0.0.0.0:65535", "0.0.0.0", 65535}};
+  } ok[] = {{"127.0.0.1:8080", "127.0.0.1", 8080},
+            {"localhost:0", "127.0.0.1", 0},
+            {"[::1]:9", "::1", 9},
+            {"0.0.0.0:65535", "0.0.0.0", 65535}};
   for (gsize i = 0; i < G_N_ELEMENTS(ok); i++) {
     guint16 port = 1;
     GError *err = NULL;
@@ -389,8 +409,9 @@ static void test_listen(void) {
     g_assert_cmpuint(port, ==, ok[i].port);
     g_free(host);
   }
-  const char *bad[] = {"8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1",
-                       "127.0.0.1:80x", "example.org:80", "::1:80", "[::1]80", ":80"};
+  const char *bad[] = {
+      "8080",          "127.0.0.1",      "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1",
+      "127.0.0.1:80x", "example.org:80", "::1:80",     "[::1]80",         ":80"};
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
     guint16 port = 7;
     GError *err = NULL;
@@ -439,18 +460,29 @@ static void test_listen(void) {
 /* ---- DNS rebinding and hostile events (issue 12) ---- */
 
 static void test_host_names(void) {
-  const char *loopback[] = {"localhost", "LocalHost:8080", "127.0.0.1", "127.0.0.1:80",
-                            "127.1.2.3:65535", "[::1]", "[::1]:8080", "::1"};
+  const char *loopback[] = {"localhost",       "LocalHost:8080", "127.0.0.1",  "127.0.0.1:80",
+                            "127.1.2.3:65535", "[::1]",          "[::1]:8080", "::1"};
   for (gsize i = 0; i < G_N_ELEMENTS(loopback); i++) {
     if (!viz_host_allowed(loopback[i], FALSE))
       g_error("'%s' refused", loopback[i]);
     g_assert_true(viz_host_allowed(loopback[i], TRUE));
   }
   /* Names a rebinding page controls, and literals that are not loopback. */
-  const char *other[] = {"evil.example.com", "evil.example.com:8080", "localhost.evil.com",
-                         "127.0.0.1.nip.io", "localhost:", "localhost:8080x",
-                         "127.0.0.1:123456", "[::1", "[::1]x", "0x7f000001", "2130706433",
-                         "", "10.0.0.1:8080", "[fe80::1]:80", "0.0.0.0"};
+  const char *other[] = {"evil.example.com",
+                         "evil.example.com:8080",
+                         "localhost.evil.com",
+                         "127.0.0.1.nip.io",
+                         "localhost:",
+                         "localhost:8080x",
+                         "127.0.0.1:123456",
+                         "[::1",
+                         "[::1]x",
+                         "0x7f000001",
+                         "2130706433",
+                         "",
+                         "10.0.0.1:8080",
+                         "[fe80::1]:80",
+                         "0.0.0.0"};
   for (gsize i = 0; i < G_N_ELEMENTS(other); i++)
     if (viz_host_allowed(other[i], FALSE))
       g_error("'%s' allowed", other[i]);
@@ -462,8 +494,7 @@ static void test_host_names(void) {
 }
 
 static char *http_host(guint16 port, const char *target, const char *host_line) {
-  char *req = g_strdup_printf("GET %s HTTP/1.1\r\n%sConnection: close\r\n\r\n", target,
-                              host_line);
+  char *req = g_strdup_printf("GET %s HTTP/1.1\r\n%sConnection: close\r\n\r\n", target, host_line);
   char *resp = http_raw(port, req);
   g_free(req);
   return resp;
@@ -493,8 +524,8 @@ static void test_rebinding(void) {
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     char *r = http_host(s->port, cases[i].target, cases[i].host_line);
     if (status_of(r) != cases[i].status)
-      g_error("GET %s with %s: got %d, want %d", cases[i].target, cases[i].host_line,
-              status_of(r), cases[i].status);
+      g_error("GET %s with %s: got %d, want %d", cases[i].target, cases[i].host_line, status_of(r),
+              cases[i].status);
     if (cases[i].status == 403) {
       g_assert_nonnull(strstr(body_of(r), "forbidden host"));
       g_assert_null(strstr(body_of(r), "\"received\""));
@@ -669,9 +700,13 @@ static gboolean next_status_caught_up(Sse *c) {
   return up;
 }
 
-#define START "{\"v\":1,\"seq\":0,\"t_ns\":0,\"event\":\"start\",\"name\":\"a\",\"graph\":{\"n\":2,\"edges\":[[0,1]]}}"
+#define START                                                                                      \
+  "{\"v\":1,\"seq\":0,\"t_ns\":0,\"event\":\"start\",\"name\":\"a\",\"graph\":{\"n\":2,\"edges\":" \
+  "[[0,1]]}}"
 #define R0 "{\"v\":1,\"seq\":1,\"t_ns\":0,\"round\":0}"
-#define MSG "{\"v\":1,\"seq\":2,\"t_ns\":5,\"from\":0,\"to\":1,\"round\":0,\"tag\":0,\"bytes\":8,\"sent_ns\":5,\"arrival_ns\":9,\"dropped\":null}"
+#define MSG                                                                                        \
+  "{\"v\":1,\"seq\":2,\"t_ns\":5,\"from\":0,\"to\":1,\"round\":0,\"tag\":0,\"bytes\":8,\"sent_"    \
+  "ns\":5,\"arrival_ns\":9,\"dropped\":null}"
 #define MET "{\"v\":1,\"seq\":3,\"t_ns\":9,\"round\":1,\"nodes\":[0,1],\"test_loss\":[0.5,0.25]}"
 #define R1 "{\"v\":1,\"seq\":4,\"t_ns\":9,\"round\":1}"
 #define END "{\"v\":1,\"seq\":5,\"t_ns\":9,\"event\":\"end\",\"status\":\"ok\"}"
@@ -717,8 +752,9 @@ static void test_sse(void) {
   g_assert_cmpuint(st.runs, ==, 1);
   g_assert_cmpuint(st.clients, ==, 2);
   /* Malformed events are dropped and counted. */
-  const char *bad[][2] = {{"round", "not json"}, {"Round", R0}, {"round", "{\"a\":\n1}"},
-                          {"", R0}, {"round", "{}\xff"}, {"run", "{\"v\":1"}};
+  const char *bad[][2] = {{"round", "not json"},    {"Round", R0},
+                          {"round", "{\"a\":\n1}"}, {"", R0},
+                          {"round", "{}\xff"},      {"run", "{\"v\":1"}};
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++)
     srv_inject(s, bad[i][0], bad[i][1]);
   st = stats(s);
@@ -767,10 +803,11 @@ static void test_slow_client(void) {
   GString *body = g_string_new(NULL);
   guint sent = 0, seen = 0;
   for (guint i = 0; i < 40000; i++) {
-    g_string_printf(body,
-                    "{\"v\":1,\"seq\":%u,\"t_ns\":5,\"from\":0,\"to\":1,\"round\":0,\"tag\":0,"
-                    "\"bytes\":8,\"sent_ns\":5,\"arrival_ns\":9,\"dropped\":null,\"pad\":\"%0400d\"}",
-                    i + 1, 0);
+    g_string_printf(
+        body,
+        "{\"v\":1,\"seq\":%u,\"t_ns\":5,\"from\":0,\"to\":1,\"round\":0,\"tag\":0,"
+        "\"bytes\":8,\"sent_ns\":5,\"arrival_ns\":9,\"dropped\":null,\"pad\":\"%0400d\"}",
+        i + 1, 0);
     srv_inject(s, "message", body->str);
     sent++;
     char *t = NULL, *d = NULL;
@@ -857,9 +894,9 @@ static void test_zmq(void) {
   /* Someone else's publisher sends junk. */
   void *ctx = zmq_ctx_new(), *pub = zmq_socket(ctx, ZMQ_PUB);
   g_assert_cmpint(zmq_bind(pub, ep), ==, 0);
-  g_usleep(300000); /* the SUB reconnects */
-  zmq_send(pub, "round", 5, 0);                              /* one frame */
-  zmq_send(pub, "round", 5, ZMQ_SNDMORE);                    /* three frames */
+  g_usleep(300000);                       /* the SUB reconnects */
+  zmq_send(pub, "round", 5, 0);           /* one frame */
+  zmq_send(pub, "round", 5, ZMQ_SNDMORE); /* three frames */
   zmq_send(pub, "{}", 2, ZMQ_SNDMORE);
   zmq_send(pub, "{}", 2, 0);
   zmq_send(pub, "a-very-long-topic-that-is-not-one-of-ours-at-all", 48, ZMQ_SNDMORE);

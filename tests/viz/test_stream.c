@@ -51,8 +51,12 @@ static void on_timer(SimEngine *e, guint32 u, gpointer state, SimEventId id, gui
   sim_message_unref(m);
   g->round[u] = (guint)tag + 1;
   if (u == N - 1) { /* every node has sent for this round: a boundary */
-    SimBusEvent ev = {.kind = SIM_BUS_ROUND, .time = sim_engine_now(e), .from = SIM_NODE_NONE,
-                      .to = SIM_NODE_NONE, .round = (guint32)tag + 1, .arrival = SIM_TIME_NEVER};
+    SimBusEvent ev = {.kind = SIM_BUS_ROUND,
+                      .time = sim_engine_now(e),
+                      .from = SIM_NODE_NONE,
+                      .to = SIM_NODE_NONE,
+                      .round = (guint32)tag + 1,
+                      .arrival = SIM_TIME_NEVER};
     sim_bus_publish(sim_engine_bus(e), &ev);
   }
   if (tag + 1 < g->rounds)
@@ -178,7 +182,9 @@ static void run_published(const char *messages, const char *trace, GArray *event
   vt_sub_free(&sub);
 }
 
-static gboolean has_key(JsonObject *o, const char *k) { return json_object_has_member(o, k); }
+static gboolean has_key(JsonObject *o, const char *k) {
+  return json_object_has_member(o, k);
+}
 
 static gboolean is_null(JsonObject *o, const char *k) {
   return JSON_NODE_HOLDS_NULL(json_object_get_member(o, k));
@@ -238,8 +244,8 @@ static void check_schema(const VtEvent *ev, JsonObject *o) {
     JsonArray *d = json_object_get_array_member(o, "distance");
     g_assert_cmpint(json_array_get_int_element(d, 1), ==, 2);
     g_assert_true(JSON_NODE_HOLDS_NULL(json_array_get_element(d, 2)));
-    g_assert_cmpint(json_array_get_int_element(json_object_get_array_member(o, "attackers"), 0),
-                    ==, 0);
+    g_assert_cmpint(json_array_get_int_element(json_object_get_array_member(o, "attackers"), 0), ==,
+                    0);
   } else {
     g_assert_cmpstr(ev->topic, ==, "run");
   }
@@ -322,8 +328,8 @@ static void test_engine_run(void) {
       JsonArray *pos = json_object_get_array_member(gr, "positions");
       g_assert_cmpuint(json_array_get_length(pos), ==, N);
       /* positions round-trip exactly */
-      g_assert_cmpfloat(json_array_get_double_element(json_array_get_array_element(pos, 1), 0),
-                        ==, cos(2 * G_PI / N));
+      g_assert_cmpfloat(json_array_get_double_element(json_array_get_array_element(pos, 1), 0), ==,
+                        cos(2 * G_PI / N));
     } else {
       /* the end body reports the engine's and the stream's counters */
       JsonObject *eng = json_object_get_object_member(o, "engine");
@@ -408,7 +414,8 @@ static void test_sampling(void) {
     g_object_unref(p);
     g_array_unref(events);
   }
-  const char *bad[] = {"every:0", "every:", "every:-2", "every:3x", "some", "", "every:99999999999"};
+  const char *bad[] = {"every:0", "every:", "every:-2",         "every:3x",
+                       "some",    "",       "every:99999999999"};
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
     guint every = 77;
     GError *err = NULL;

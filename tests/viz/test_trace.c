@@ -101,9 +101,10 @@ static void test_roundtrip(void) {
   g_assert_cmpuint(recs->len, ==, 1 + 2 * 120 + 1);
   Rec *r0 = &g_array_index(recs, Rec, 0);
   g_assert_cmpstr(r0->topic, ==, "run");
-  g_assert_cmpstr(r0->body, ==,
-                  "{\"v\":1,\"seq\":0,\"t_ns\":0,\"event\":\"start\",\"name\":\"t\",\"seed\":0,"
-                  "\"rounds\":120,\"messages_every\":1,\"graph\":{\"n\":3,\"edges\":[[0,1],[1,2]]}}");
+  g_assert_cmpstr(
+      r0->body, ==,
+      "{\"v\":1,\"seq\":0,\"t_ns\":0,\"event\":\"start\",\"name\":\"t\",\"seed\":0,"
+      "\"rounds\":120,\"messages_every\":1,\"graph\":{\"n\":3,\"edges\":[[0,1],[1,2]]}}");
   /* round 7 (records 15, 16): written out by hand */
   g_assert_cmpstr(g_array_index(recs, Rec, 15).body, ==,
                   "{\"v\":1,\"seq\":15,\"t_ns\":7000,\"round\":7}");
@@ -214,8 +215,8 @@ static void test_damage(void) {
 }
 
 static char *line(const char *topic, const char *body) {
-  return g_strdup_printf("%s %08lx %s\n", topic, (unsigned long)crc32(0, (const Bytef *)body, (uInt)strlen(body)),
-                         body);
+  return g_strdup_printf("%s %08lx %s\n", topic,
+                         (unsigned long)crc32(0, (const Bytef *)body, (uInt)strlen(body)), body);
 }
 
 /* Writes a plain trace: header, the given lines, and returns the path. */
@@ -264,7 +265,7 @@ static void test_plain(void) {
     const char *name;
     const char *const *lines;
     guint ok_records; /* records read before the error */
-    const char *what;  /* in the error, NULL: no error */
+    const char *what; /* in the error, NULL: no error */
   } cases[] = {
       {"complete", (const char *const[]){r0, r1, end2, NULL}, 2, NULL},
       {"no END", (const char *const[]){r0, r1, NULL}, 2, "without its END"},
@@ -327,8 +328,7 @@ static void test_plain(void) {
     g_assert_null(stream_trace_reader_open(path, &err));
     g_assert_error(err, STREAM_ERROR, STREAM_ERROR_PARSE);
     if (strstr(err->message, headers[i].what) == NULL)
-      g_error("header '%s': error '%s' lacks '%s'", headers[i].text, err->message,
-              headers[i].what);
+      g_error("header '%s': error '%s' lacks '%s'", headers[i].text, err->message, headers[i].what);
     g_error_free(err);
   }
   GError *err = NULL;
@@ -336,8 +336,8 @@ static void test_plain(void) {
   g_assert_error(err, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "/nonexistent/x.trace"));
   g_error_free(err);
-  char *all[] = {r0,   r1,   r1_old_seq, r1_old_t,  r1_v2,   r1_nov, r1_json, r1_array,
-                 r1_topic, end2, end3, r1_badcrc, r1_deep, r1_64, r1_65};
+  char *all[] = {r0,       r1,   r1_old_seq, r1_old_t,  r1_v2,   r1_nov, r1_json, r1_array,
+                 r1_topic, end2, end3,       r1_badcrc, r1_deep, r1_64,  r1_65};
   for (gsize i = 0; i < G_N_ELEMENTS(all); i++)
     g_free(all[i]);
   g_unlink(path);

@@ -94,8 +94,8 @@ static void fixture_teardown(Fixture *f, gconstpointer data) {
   g_free(f->dir);
 }
 
-#define TRAIN_ARGS                                                                           \
-  "train", "--generate", "ring:n=6", "--dataset", "synthetic:linear", "--epochs", "2",       \
+#define TRAIN_ARGS                                                                                 \
+  "train", "--generate", "ring:n=6", "--dataset", "synthetic:linear", "--epochs", "2",             \
       "--batches", "2", "--eval-every", "2", "--seed", "3"
 
 static int run_train(const char *const *args, char **err) {
@@ -141,7 +141,7 @@ static void check_trace(GArray *ev, const char *csv_path, guint expect_messages)
       messages++;
     } else if (strcmp(e->topic, "round") == 0) {
       g_assert_cmpint(vt_int(o, "round"), ==, rounds); /* 0, 1, ..., T: rounds completed */
-      if (rounds == 0) /* the initial state, before any message */
+      if (rounds == 0)                                 /* the initial state, before any message */
         g_assert_cmpuint(i, ==, 1);
       rounds++;
     } else if (strcmp(e->topic, "metric") == 0) {
@@ -155,8 +155,7 @@ static void check_trace(GArray *ev, const char *csv_path, guint expect_messages)
       JsonArray *test = json_object_get_array_member(o, "test_loss");
       g_assert_cmpuint(json_array_get_length(nodes), ==, 6);
       g_assert_cmpuint(json_array_get_length(test), ==, 6);
-      g_assert_cmpuint(json_array_get_length(json_object_get_array_member(o, "train_loss")), ==,
-                       6);
+      g_assert_cmpuint(json_array_get_length(json_object_get_array_member(o, "train_loss")), ==, 6);
       g_assert_false(json_object_has_member(o, "accuracy")); /* regression */
       for (guint k = 0; k < 6; k++) {
         guint u = (guint)json_array_get_int_element(nodes, k);
@@ -189,9 +188,8 @@ static void check_trace(GArray *ev, const char *csv_path, guint expect_messages)
 static void test_record(Fixture *f, gconstpointer data) {
   (void)data;
   char *err = NULL;
-  int status = run_train((const char *const[]){TRAIN_ARGS, "--record", f->trace, "--out", f->csv,
-                                                NULL},
-                         &err);
+  int status = run_train(
+      (const char *const[]){TRAIN_ARGS, "--record", f->trace, "--out", f->csv, NULL}, &err);
   if (status != 0)
     g_error("train --record failed: %s", err);
   g_assert_nonnull(strstr(err, "0 dropped"));
@@ -208,8 +206,8 @@ static void test_sampling(Fixture *f, gconstpointer data) {
   for (guint i = 0; i < G_N_ELEMENTS(specs); i++) {
     char *err = NULL;
     int status = run_train((const char *const[]){TRAIN_ARGS, "--record", f->trace,
-                                                  "--publish-messages", specs[i], "--out",
-                                                  f->csv, NULL},
+                                                 "--publish-messages", specs[i], "--out", f->csv,
+                                                 NULL},
                            &err);
     if (status != 0)
       g_error("train --publish-messages %s failed: %s", specs[i], err);
@@ -249,8 +247,8 @@ static void test_live(Fixture *f, gconstpointer data) {
   g_free(ep);
 }
 
-#define LIVE_ARGS                                                                            \
-  "train", "--generate", "ring:n=6", "--dataset", "synthetic:linear", "--epochs", "3",       \
+#define LIVE_ARGS                                                                                  \
+  "train", "--generate", "ring:n=6", "--dataset", "synthetic:linear", "--epochs", "3",             \
       "--batches", "4", "--eval-every", "2", "--seed", "3", "--latency", "constant:ms=1"
 #define LIVE_T 12
 #define LAG 4 /* docs/events.md */
@@ -332,7 +330,7 @@ static void test_live_metrics(Fixture *f, gconstpointer data) {
   char *csv3 = g_build_filename(f->dir, "train3.csv", NULL);
   char *err = NULL;
   int status = run_train((const char *const[]){LIVE_ARGS, "--threads", "1", "--record", f->trace,
-                                                "--out", f->csv, NULL},
+                                               "--out", f->csv, NULL},
                          &err);
   if (status != 0)
     g_error("train --threads 1 failed: %s", err);
@@ -343,8 +341,8 @@ static void test_live_metrics(Fixture *f, gconstpointer data) {
   GArray *live = vt_events_new();
   status = vt_run_collect(&sub, live, &err,
                           (const char *const[]){LIVE_ARGS, "--threads", "3", "--publish", ep,
-                                                "--publish-wait", "30", "--record", trace3,
-                                                "--out", csv3, NULL});
+                                                "--publish-wait", "30", "--record", trace3, "--out",
+                                                csv3, NULL});
   vt_sub_free(&sub);
   if (status != 0)
     g_error("train --threads 3 --publish failed: %s", err);
@@ -392,7 +390,7 @@ static void test_usage(Fixture *f, gconstpointer data) {
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     char *err = NULL;
     int status = run_train((const char *const[]){TRAIN_ARGS, "--record", f->trace, bad[i][0],
-                                                  bad[i][1], "--out", f->csv, NULL},
+                                                 bad[i][1], "--out", f->csv, NULL},
                            &err);
     g_assert_cmpint(status, ==, 2);
     if (strstr(err, bad[i][2]) == NULL)

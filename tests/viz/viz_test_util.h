@@ -140,10 +140,9 @@ static inline GSubprocess *vt_spawn_v(const char *const *args) {
     g_ptr_array_add(argv, (gpointer)args[i]);
   g_ptr_array_add(argv, NULL);
   GError *error = NULL;
-  GSubprocess *p = g_subprocess_newv((const char *const *)argv->pdata,
-                                     G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                         G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                                     &error);
+  GSubprocess *p = g_subprocess_newv(
+      (const char *const *)argv->pdata,
+      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
   g_assert_no_error(error);
   g_ptr_array_free(argv, TRUE);
   return p;
