@@ -349,6 +349,11 @@ gboolean scen_write_sweep_tables(const ScenSweepResults *r, GError **error);
 /* summary.json, written last (it marks the sweep complete). Errors: SCEN_ERROR_IO. */
 gboolean scen_write_sweep_summary(const ScenSweepResults *r, guint failed, const GPtrArray *figures,
                                   GError **error);
+/* The curve the loss (@acc FALSE) or accuracy figure draws for @g: the
+ * statistics of aggregate.csv's row (test_loss_gmean, test_loss_lo,
+ * test_loss_hi; test_accuracy_mean, _lo, _hi), copied. @label is taken.
+ * Free with scen_curve_clear and g_free. O(rounds). */
+ScenCurve *scen_group_curve(const ScenGroup *g, gboolean acc, char *label);
 /* The sweep figures (plots.c): loss.svg, loss_vs_epsilon.svg; paths added
  * to @figures. Errors: the plot module's. */
 gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError **error);

@@ -352,10 +352,7 @@ static char *group_label(const GPtrArray *axes, const guint *items, gint seed_ax
   return g_string_free(label, FALSE);
 }
 
-/* A group's curve over the rounds, as aggregate.csv holds it: test loss
- * (@acc FALSE: geometric mean and log-scale 95% t-interval over the seeds)
- * or accuracy (mean, 95% t-interval clipped to [0, 1]). */
-static ScenCurve *group_curve(const ScenGroup *g, gboolean acc, char *label) {
+ScenCurve *scen_group_curve(const ScenGroup *g, gboolean acc, char *label) {
   ScenCurve *cv = g_new0(ScenCurve, 1);
   gsize size = MAX(g->n_rounds, 1) * sizeof(double);
   cv->label = label;
@@ -434,7 +431,7 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
         } else {
           g_free(pkey);
         }
-        g_ptr_array_add(g_ptr_array_index(panels, at), group_curve(g, acc, label));
+        g_ptr_array_add(g_ptr_array_index(panels, at), scen_group_curve(g, acc, label));
       }
       guint np = MIN(panels->len, MAX_PANELS);
       char *path = NULL;
