@@ -45,10 +45,19 @@ echo "figure3.cores $(nproc)${LAUNCH:+ (under: $LAUNCH)}"
 if [ -z "${MEASURES_ONLY:-}" ]; then
   awk -v s="$start" -v e="$end" 'BEGIN { printf "figure3.wall_s %.1f\n", e - s }'
 fi
-# groups.csv: group,name,mu,seeds,sigma,epsilon,final_mean,final_lo,final_hi,last50_mean,...
+# groups.csv's columns by name: the method, mu, the first epsilon_* column (the only
+# accounting, LDP) and the arithmetic means over seeds of the final and last-50-steps
+# test loss (the paper averages the loss itself; the geometric means next to them are
+# what the figures draw).
 awk -F, -v LS="$LOSSES" '
-NR > 1 { name = $2; mu = $3; eps[name, mu] = $6; fin[name, mu] = $7; tail[name, mu] = $10;
-         if (!(mu in seen)) { seen[mu] = 1; mus[++nm] = mu } }
+NR == 1 { for (i = 1; i <= NF; i++) {
+            if ($i == "name") cn = i; if ($i == "mu") cm = i
+            if ($i ~ /^epsilon/ && !ce) ce = i
+            if ($i == "final_test_loss_mean") cf = i; if ($i == "test_loss_last50_mean") ct = i }
+          if (!cn || !cm || !ce || !cf || !ct) { print "figure3.sh: groups.csv lacks a column" > "/dev/stderr"; bad = 1; exit 1 }
+          next }
+{ name = $cn; mu = $cm; eps[name, mu] = $ce; fin[name, mu] = $cf; tail[name, mu] = $ct;
+  if (!(mu in seen)) { seen[mu] = 1; mus[++nm] = mu } }
 function crossing(m, L,    i, j, n, xs, ys, t, x0, x1, y0, y1) {
   # epsilon at which method m first reaches final loss <= L (log-linear interpolation)
   n = 0
@@ -62,6 +71,7 @@ function crossing(m, L,    i, j, n, xs, ys, t, x0, x1, y0, y1) {
   return -1
 }
 END {
+  if (bad) exit 1
   sd = 0; sb = 0; k = 0
   for (i = 1; i <= nm; i++) {
     mu = mus[i]; m = tail["mafalda", mu]; d = tail["dsgd", mu]; a = tail["antipgd", mu]

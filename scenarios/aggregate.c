@@ -3,8 +3,11 @@
  * file in sight: each point's result (from the run just done, or read back
  * from a finished point's folder: the same summary.json fields either way,
  * so a resumed sweep aggregates the same numbers), then the groups of
- * points equal on every axis but the seed, with means and 95% Student-t
- * intervals over the seeds.
+ * points equal on every axis but the seed, with statistics over the seeds
+ * that the tables and the figures share: a loss's geometric mean and 95%
+ * Student-t interval of its log10 (a loss spans decades and is drawn on a
+ * log axis, where an arithmetic interval can run below zero), an accuracy's
+ * mean and interval clipped to [0, 1], and the arithmetic means.
  */
 #include <errno.h>
 #include <math.h>
@@ -147,21 +150,51 @@ double scen_point_result_epsilon(const ScenPointResult *r, const char *collusion
   return NAN;
 }
 
-/* Mean and 95% confidence interval (Student t) of @n values. */
-static void mean_ci(const double *v, guint n, double *mean, double *lo, double *hi) {
+/* The arithmetic mean of @n values (NaN for none). */
+static double mean_of(const double *v, guint n) {
   double s = 0;
   for (guint i = 0; i < n; i++)
     s += v[i];
-  double m = n ? s / n : NAN;
+  return n ? s / n : NAN;
+}
+
+/* Half the width of the 95% Student-t interval of @n values around @m:
+ * NaN for fewer than two. */
+static double t_half(const double *v, guint n, double m) {
+  if (n < 2)
+    return NAN;
   double ss = 0;
   for (guint i = 0; i < n; i++)
     ss += (v[i] - m) * (v[i] - m);
-  double half = 0;
-  if (n >= 2 && isfinite(ss))
-    half = gsl_cdf_tdist_Pinv(0.975, n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n);
+  return gsl_cdf_tdist_Pinv(0.975, n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n);
+}
+
+void scen_log_mean_ci(const double *v, guint n, double *mean, double *lo, double *hi) {
+  *lo = *hi = NAN;
+  gboolean positive = n > 0;
+  for (guint i = 0; i < n; i++)
+    positive &= isfinite(v[i]) && v[i] > 0;
+  if (!positive) {
+    *mean = mean_of(v, n);
+    return;
+  }
+  double *l = g_new(double, n);
+  for (guint i = 0; i < n; i++)
+    l[i] = log10(v[i]);
+  double m = mean_of(l, n), half = t_half(l, n, m);
+  g_free(l);
+  *mean = pow(10.0, m);
+  if (isfinite(half)) {
+    *lo = pow(10.0, m - half);
+    *hi = pow(10.0, m + half);
+  }
+}
+
+void scen_unit_mean_ci(const double *v, guint n, double *mean, double *lo, double *hi) {
+  double m = mean_of(v, n), half = t_half(v, n, m);
   *mean = m;
-  *lo = m - half;
-  *hi = m + half;
+  *lo = isfinite(half) ? MAX(m - half, 0.0) : NAN;
+  *hi = isfinite(half) ? MIN(m + half, 1.0) : NAN;
 }
 
 char *scen_axis_label(const GPtrArray *axes, guint a) {
@@ -182,10 +215,11 @@ static void group_stats(ScenGroup *g, ScenPointResult *const *res) {
     w[i] = r->tail_test;
     z[i] = r->final_acc;
   }
-  double alo, ahi;
-  mean_ci(v, g->n, &g->final_mean, &g->final_lo, &g->final_hi);
-  mean_ci(w, g->n, &g->tail_mean, &g->tail_lo, &g->tail_hi);
-  mean_ci(z, g->n, &g->acc_mean, &alo, &ahi);
+  g->final_mean = mean_of(v, g->n);
+  g->tail_mean = mean_of(w, g->n);
+  scen_log_mean_ci(v, g->n, &g->final_gmean, &g->final_lo, &g->final_hi);
+  scen_log_mean_ci(w, g->n, &g->tail_gmean, &g->tail_lo, &g->tail_hi);
+  scen_unit_mean_ci(z, g->n, &g->acc_mean, &g->final_acc_lo, &g->final_acc_hi);
   g_free(v);
   g_free(w);
   g_free(z);
@@ -197,9 +231,12 @@ static void group_stats(ScenGroup *g, ScenPointResult *const *res) {
   g->seeds = g_new0(guint, MAX(T, 1));
   g->train_mean = g_new0(double, MAX(T, 1));
   g->test_mean = g_new0(double, MAX(T, 1));
+  g->test_gmean = g_new0(double, MAX(T, 1));
   g->test_lo = g_new0(double, MAX(T, 1));
   g->test_hi = g_new0(double, MAX(T, 1));
   g->acc_curve = g_new0(double, MAX(T, 1));
+  g->acc_lo = g_new0(double, MAX(T, 1));
+  g->acc_hi = g_new0(double, MAX(T, 1));
   double *tv = g_new0(double, g->n), *trv = g_new0(double, g->n), *av = g_new0(double, g->n);
   for (guint k = 0; k < T; k++) {
     guint m = 0;
@@ -212,10 +249,10 @@ static void group_stats(ScenGroup *g, ScenPointResult *const *res) {
       av[m] = r->acc[k];
       m++;
     }
-    double d1, d2;
-    mean_ci(tv, m, &g->test_mean[k], &g->test_lo[k], &g->test_hi[k]);
-    mean_ci(trv, m, &g->train_mean[k], &d1, &d2);
-    mean_ci(av, m, &g->acc_curve[k], &d1, &d2);
+    g->test_mean[k] = mean_of(tv, m);
+    g->train_mean[k] = mean_of(trv, m);
+    scen_log_mean_ci(tv, m, &g->test_gmean[k], &g->test_lo[k], &g->test_hi[k]);
+    scen_unit_mean_ci(av, m, &g->acc_curve[k], &g->acc_lo[k], &g->acc_hi[k]);
     g->round[k] = ref->round[k];
     g->seeds[k] = m;
   }
@@ -299,9 +336,12 @@ void scen_aggregate_free(ScenAggregate *ag) {
     g_free(g->seeds);
     g_free(g->train_mean);
     g_free(g->test_mean);
+    g_free(g->test_gmean);
     g_free(g->test_lo);
     g_free(g->test_hi);
     g_free(g->acc_curve);
+    g_free(g->acc_lo);
+    g_free(g->acc_hi);
   }
   g_array_unref(ag->groups);
   g_ptr_array_unref(ag->accountings);

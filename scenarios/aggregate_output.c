@@ -104,11 +104,15 @@ static void groups_csv(const ScenSweepResults *r, guint *items, GString *gc, GSt
   }
   g_string_append(gc, ",seeds,sigma");
   epsilon_header(gc, ag);
-  g_string_append(gc, ",final_test_loss_mean,final_test_loss_lo,final_test_loss_hi,"
-                      "test_loss_last50_mean,test_loss_last50_lo,test_loss_last50_hi,"
-                      "final_test_accuracy_mean,delta\n");
-  g_string_append(ac, ",round,seeds,train_loss_mean,test_loss_mean,test_loss_lo,test_loss_hi,"
-                      "test_accuracy_mean\n");
+  /* Losses: arithmetic mean, then the geometric mean with its log-scale
+   * interval (lo, hi), as the figures draw them; accuracy: mean and interval
+   * clipped to [0, 1]. */
+  g_string_append(gc, ",final_test_loss_mean,final_test_loss_gmean,final_test_loss_lo,"
+                      "final_test_loss_hi,test_loss_last50_mean,test_loss_last50_gmean,"
+                      "test_loss_last50_lo,test_loss_last50_hi,final_test_accuracy_mean,"
+                      "final_test_accuracy_lo,final_test_accuracy_hi,delta\n");
+  g_string_append(ac, ",round,seeds,train_loss_mean,test_loss_mean,test_loss_gmean,test_loss_lo,"
+                      "test_loss_hi,test_accuracy_mean,test_accuracy_lo,test_accuracy_hi\n");
   for (guint gi = 0; gi < ag->groups->len; gi++) {
     const ScenGroup *g = &g_array_index(ag->groups, ScenGroup, gi);
     scen_sweep_point(axes, g->first, items);
@@ -129,21 +133,28 @@ static void groups_csv(const ScenSweepResults *r, guint *items, GString *gc, GSt
     cell(gc, r0->sigma);
     epsilon_cells(gc, ag, r0);
     cell(gc, g->final_mean);
+    cell(gc, g->final_gmean);
     cell(gc, g->final_lo);
     cell(gc, g->final_hi);
     cell(gc, g->tail_mean);
+    cell(gc, g->tail_gmean);
     cell(gc, g->tail_lo);
     cell(gc, g->tail_hi);
     cell(gc, g->acc_mean);
+    cell(gc, g->final_acc_lo);
+    cell(gc, g->final_acc_hi);
     cell(gc, r->cfg[g->first]->delta);
     g_string_append_c(gc, '\n');
     for (guint k = 0; k < g->n_rounds; k++) {
       g_string_append_printf(ac, "%s,%u,%u", prefix->str, (guint)g->round[k], g->seeds[k]);
       cell(ac, g->train_mean[k]);
       cell(ac, g->test_mean[k]);
+      cell(ac, g->test_gmean[k]);
       cell(ac, g->test_lo[k]);
       cell(ac, g->test_hi[k]);
       cell(ac, g->acc_curve[k]);
+      cell(ac, g->acc_lo[k]);
+      cell(ac, g->acc_hi[k]);
       g_string_append_c(ac, '\n');
     }
     g_string_free(prefix, TRUE);

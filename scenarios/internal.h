@@ -250,11 +250,6 @@ gboolean scen_plot_lines(const ScenConfig *c, const char *dir, const char *base,
                          const char *title, guint n_panels, const char *const *panel_titles,
                          GPtrArray *const *panel_curves, const char *xlabel, const char *ylabel,
                          guint flags, GError **error);
-/* Mean and 95% Student-t interval of @n values for a log axis: computed on
- * log10 of the values and mapped back (geometric mean; the interval is
- * positive and multiplicative). Falls back to the arithmetic mean with no
- * interval (NaN bounds) when a value is not positive, or n < 2. */
-void scen_log_mean_ci(const double *v, guint n, double *mean, double *lo, double *hi);
 /* The section of a collusion set's name: "each" for "each:4". Newly allocated. */
 char *scen_collusion_section(const char *name);
 
@@ -299,9 +294,16 @@ typedef struct {
   guint n;
   guint first; /* first point (its item indices name the group) */
   char *label; /* non-seed values, "name=x, mu=y" */
-  double final_mean, final_lo, final_hi, tail_mean, tail_lo, tail_hi, acc_mean;
+  /* Test loss, final and over the last 50 steps: arithmetic mean, then the
+   * geometric mean and its log-scale interval (scen_log_mean_ci); final
+   * accuracy: mean and clipped interval (scen_unit_mean_ci). */
+  double final_mean, final_gmean, final_lo, final_hi, tail_mean, tail_gmean, tail_lo, tail_hi;
+  double acc_mean, final_acc_lo, final_acc_hi;
   guint n_rounds; /* the first member's curve, over the members with as many rounds */
-  double *round, *train_mean, *test_mean, *test_lo, *test_hi, *acc_curve;
+  /* Per round, the same statistics (test_gmean, test_lo, test_hi as above;
+   * acc_curve the mean accuracy, acc_lo, acc_hi its interval). */
+  double *round, *train_mean, *test_mean, *test_gmean, *test_lo, *test_hi;
+  double *acc_curve, *acc_lo, *acc_hi;
   guint *seeds;
 } ScenGroup;
 
@@ -313,6 +315,15 @@ typedef struct {
 
 /* The groups of @n points (all with results). O(n (axes + rounds)). */
 ScenAggregate *scen_aggregate_new(const GPtrArray *axes, guint n, ScenPointResult *const *res);
+/* Geometric mean and 95% Student-t interval of @n losses, for a log axis
+ * and the tables alike: computed on log10 of the values and mapped back, so
+ * the interval is positive and multiplicative. Falls back to the arithmetic
+ * mean with no interval (NaN bounds) when a value is not positive or not
+ * finite; no interval for n < 2. O(n). */
+void scen_log_mean_ci(const double *v, guint n, double *mean, double *lo, double *hi);
+/* Arithmetic mean and 95% Student-t interval of @n values in [0, 1]
+ * (accuracies), the interval clipped to [0, 1]; NaN bounds for n < 2. O(n). */
+void scen_unit_mean_ci(const double *v, guint n, double *mean, double *lo, double *hi);
 void scen_aggregate_free(ScenAggregate *ag);
 /* An axis's column label: its key, "section.key" when two axes share the key. (g_free) */
 char *scen_axis_label(const GPtrArray *axes, guint a);
@@ -338,6 +349,11 @@ gboolean scen_write_sweep_tables(const ScenSweepResults *r, GError **error);
 /* summary.json, written last (it marks the sweep complete). Errors: SCEN_ERROR_IO. */
 gboolean scen_write_sweep_summary(const ScenSweepResults *r, guint failed, const GPtrArray *figures,
                                   GError **error);
+/* The curve the loss (@acc FALSE) or accuracy figure draws for @g: the
+ * statistics of aggregate.csv's row (test_loss_gmean, test_loss_lo,
+ * test_loss_hi; test_accuracy_mean, _lo, _hi), copied. @label is taken.
+ * Free with scen_curve_clear and g_free. O(rounds). */
+ScenCurve *scen_group_curve(const ScenGroup *g, gboolean acc, char *label);
 /* The sweep figures (plots.c): loss.svg, loss_vs_epsilon.svg; paths added
  * to @figures. Errors: the plot module's. */
 gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError **error);

@@ -7,8 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-#include <gsl/gsl_cdf.h>
-
 #include "plot/plot.h"
 #include "scenarios/internal.h"
 
@@ -28,31 +26,6 @@ static gboolean any_positive(const double *v, guint n) {
     if (isfinite(v[i]) && v[i] > 0)
       return TRUE;
   return FALSE;
-}
-
-void scen_log_mean_ci(const double *v, guint n, double *mean, double *lo, double *hi) {
-  double s = 0, ls = 0;
-  gboolean positive = n > 0;
-  for (guint i = 0; i < n; i++) {
-    s += v[i];
-    positive &= isfinite(v[i]) && v[i] > 0;
-    if (positive)
-      ls += log10(v[i]);
-  }
-  *lo = *hi = NAN;
-  if (!positive) {
-    *mean = n ? s / n : NAN;
-    return;
-  }
-  double m = ls / n, ss = 0;
-  for (guint i = 0; i < n; i++)
-    ss += (log10(v[i]) - m) * (log10(v[i]) - m);
-  *mean = pow(10.0, m);
-  if (n < 2)
-    return;
-  double half = gsl_cdf_tdist_Pinv(0.975, n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n);
-  *lo = pow(10.0, m - half);
-  *hi = pow(10.0, m + half);
 }
 
 char *scen_collusion_section(const char *name) {
@@ -379,53 +352,16 @@ static char *group_label(const GPtrArray *axes, const guint *items, gint seed_ax
   return g_string_free(label, FALSE);
 }
 
-/* A group's curve over the rounds: test loss (@acc FALSE, geometric mean and
- * log-scale 95% t-interval over the seeds) or accuracy (arithmetic mean,
- * 95% t-interval clipped to [0, 1]). */
-static ScenCurve *group_curve(const ScenSweepResults *r, const ScenGroup *g, gboolean acc,
-                              char *label) {
+ScenCurve *scen_group_curve(const ScenGroup *g, gboolean acc, char *label) {
   ScenCurve *cv = g_new0(ScenCurve, 1);
+  gsize size = MAX(g->n_rounds, 1) * sizeof(double);
   cv->label = label;
   cv->n = g->n_rounds;
-  cv->x = g_memdup2(g->round, MAX(cv->n, 1) * sizeof(double));
-  cv->y = g_new(double, MAX(cv->n, 1));
-  cv->lo = g_new(double, MAX(cv->n, 1));
-  cv->hi = g_new(double, MAX(cv->n, 1));
-  double *v = g_new(double, MAX(g->n, 1));
-  for (guint k = 0; k < cv->n; k++) {
-    guint m = 0;
-    for (guint i = 0; i < g->n; i++) {
-      const ScenPointResult *p = r->res[g->members[i]];
-      if (p->n_rounds == g->n_rounds)
-        v[m++] = acc ? p->acc[k] : p->test[k];
-    }
-    if (!acc) {
-      scen_log_mean_ci(v, m, &cv->y[k], &cv->lo[k], &cv->hi[k]);
-      continue;
-    }
-    double s = 0, ss = 0;
-    for (guint i = 0; i < m; i++)
-      s += v[i];
-    double mean = m ? s / m : NAN;
-    for (guint i = 0; i < m; i++)
-      ss += (v[i] - mean) * (v[i] - mean);
-    double half = m >= 2 ? gsl_cdf_tdist_Pinv(0.975, m - 1) * sqrt(ss / (m - 1)) / sqrt(m) : NAN;
-    cv->y[k] = mean;
-    cv->lo[k] = MAX(mean - half, 0.0);
-    cv->hi[k] = MIN(mean + half, 1.0);
-  }
-  g_free(v);
+  cv->x = g_memdup2(g->round, size);
+  cv->y = g_memdup2(acc ? g->acc_curve : g->test_gmean, size);
+  cv->lo = g_memdup2(acc ? g->acc_lo : g->test_lo, size);
+  cv->hi = g_memdup2(acc ? g->acc_hi : g->test_hi, size);
   return cv;
-}
-
-/* A group's final test loss over the seeds (log-scale interval). */
-static void group_final(const ScenSweepResults *r, const ScenGroup *g, double *mean, double *lo,
-                        double *hi) {
-  double *v = g_new(double, MAX(g->n, 1));
-  for (guint i = 0; i < g->n; i++)
-    v[i] = r->res[g->members[i]]->final_test;
-  scen_log_mean_ci(v, g->n, mean, lo, hi);
-  g_free(v);
 }
 
 /* What an accounting is, for labels: "LDP" has no attackers; the others
@@ -495,7 +431,7 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
         } else {
           g_free(pkey);
         }
-        g_ptr_array_add(g_ptr_array_index(panels, at), group_curve(r, g, acc, label));
+        g_ptr_array_add(g_ptr_array_index(panels, at), scen_group_curve(g, acc, label));
       }
       guint np = MIN(panels->len, MAX_PANELS);
       char *path = NULL;
@@ -546,8 +482,7 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
       const ScenPointResult *p = r->res[g->first];
       scen_sweep_point(axes, g->first, items);
       char *base = group_label(axes, items, seed_axis, noise_axis, TRUE);
-      double fm, flo, fhi;
-      group_final(r, g, &fm, &flo, &fhi);
+      double fm = g->final_gmean, flo = g->final_lo, fhi = g->final_hi; /* groups.csv's */
       for (guint a = 0; p->accountings && a < p->accountings->len; a++) {
         const ScenAccountingMax *am = &g_array_index(p->accountings, ScenAccountingMax, a);
         char *an = accounting_name(am);

@@ -229,7 +229,7 @@ static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
   g_ptr_array_unref(pts);
   GPtrArray *agg = scen_test_csv(a, "aggregate.csv");
   g_assert_cmpuint(agg->len, ==, 1 + 2 * 3); /* 2 groups x 3 evaluations */
-  /* The band is the 95% CI of the mean over the 2 seeds, t(0.975, 1) = 12.7062047: check it
+  /* The band is the 95% CI over the 2 seeds, t(0.975, 1) = 12.7062047: check it
    * against the seeds' own node means at round 2 (group sigma = 0.5). */
   double x[2];
   for (guint sd = 0; sd < 2; sd++) {
@@ -247,10 +247,13 @@ static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
   g_assert_cmpstr(row1[1], ==, "0.5");
   g_assert_cmpstr(row1[2], ==, "2");
   g_assert_cmpstr(row1[3], ==, "2");
-  double mean = cell(agg, 1, 5), lo = cell(agg, 1, 6), hi = cell(agg, 1, 7);
+  /* test_loss_mean, then the geometric mean and its interval on log10: the
+   * half-width of two values is t |log10 x0 - log10 x1| / 2. */
+  double mean = cell(agg, 1, 5), gm = cell(agg, 1, 6), lo = cell(agg, 1, 7), hi = cell(agg, 1, 8);
   g_assert_cmpfloat_with_epsilon(mean, (x[0] + x[1]) / 2, 1e-9);
-  g_assert_cmpfloat_with_epsilon(hi - mean, 12.7062047 * fabs(x[0] - x[1]) / 2, 1e-6);
-  g_assert_cmpfloat_with_epsilon(mean - lo, hi - mean, 1e-9);
+  g_assert_cmpfloat_with_epsilon(gm, sqrt(x[0] * x[1]), 1e-9);
+  g_assert_cmpfloat_with_epsilon(log10(hi / gm), 12.7062047 * fabs(log10(x[0] / x[1])) / 2, 1e-6);
+  g_assert_cmpfloat_with_epsilon(log10(gm / lo), log10(hi / gm), 1e-9);
   g_ptr_array_unref(agg);
 
   /* Resume: nothing left to run; one point lost its summary: only it runs. */
@@ -368,7 +371,11 @@ static void test_sweep_tidy_tables(Fix *f, gconstpointer data) {
   char *gh = g_strjoinv(",", g_ptr_array_index(grp, 0));
   g_assert_true(g_str_has_prefix(gh, "group,sigma,seeds,sigma,epsilon_pndp_a,epsilon_ldp_a,"
                                      "epsilon_pndp_b,epsilon_ldp_b,final_test_loss_mean,"));
-  g_assert_true(g_str_has_suffix(gh, ",final_test_accuracy_mean,delta"));
+  g_assert_true(g_str_has_suffix(gh, ",final_test_loss_mean,final_test_loss_gmean,"
+                                     "final_test_loss_lo,final_test_loss_hi,test_loss_last50_mean,"
+                                     "test_loss_last50_gmean,test_loss_last50_lo,"
+                                     "test_loss_last50_hi,final_test_accuracy_mean,"
+                                     "final_test_accuracy_lo,final_test_accuracy_hi,delta"));
   const char *acc[][2] = {{"a", "pndp"}, {"a", "ldp"}, {"b", "pndp"}, {"b", "ldp"}};
   for (guint p = 0; p < 4; p++) {
     for (guint c = 0; c < 4; c++) {
