@@ -394,19 +394,20 @@ static DpgTable *tabulate(Job *j, Path path, const char *reason) {
   return t;
 }
 
+/* A usage error (status 2) from a check's @error (freed). FALSE. */
+static gboolean usage(DpgError *err, GError *error) {
+  dpg_usage(err, "%s", error->message);
+  g_error_free(error);
+  return FALSE;
+}
+
 /* The checks of cli_cmd_account, in its order, with its messages. */
 static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss_p, GArray *trusts,
                               DpgError *err) {
   const DpgAccountOptions *o = j->o;
   GError *error = NULL;
-  if (o->rounds <= 0)
-    return dpg_usage(err, "--rounds T must be given and positive (got %d)", o->rounds), FALSE;
-  if (o->participation_interval <= 0 || o->rounds % o->participation_interval != 0)
-    return dpg_usage(err,
-                     "--participation-interval b = %d must be positive and divide "
-                     "--rounds T = %d",
-                     o->participation_interval, o->rounds),
-           FALSE;
+  if (!proto_account_check_horizon(o->rounds, o->participation_interval, &error))
+    return usage(err, error);
   j->T = (guint)o->rounds;
   j->b = (guint)o->participation_interval;
   if (!o->trust)
@@ -430,13 +431,8 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
     g_prefix_error(&error, "--sensitivity: ");
     return dpg_fail(err, error, 2), FALSE;
   }
-  if (!(o->sigma >= 0) || !isfinite(o->sigma) || !(o->clip > 0) || !isfinite(o->clip) ||
-      !(o->alpha > 1) || !isfinite(o->alpha) || !(o->delta > 0 && o->delta < 1))
-    return dpg_usage(err,
-                     "need --sigma >= 0, --clip > 0, --alpha > 1 and 0 < --delta < 1 "
-                     "(got %g, %g, %g, %g)",
-                     o->sigma, o->clip, o->alpha, o->delta),
-           FALSE;
+  if (!proto_account_check_numbers(o->sigma, o->clip, o->alpha, o->delta, &error))
+    return usage(err, error);
   if (o->path) {
     gboolean found = FALSE;
     for (guint i = 0; i < G_N_ELEMENTS(path_names); i++)
@@ -457,8 +453,8 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
       return dpg_fail(err, error, 2), FALSE;
     g_array_append_val(j->links, l);
   }
-  if (!isnan(o->lr) && !(o->lr > 0 && isfinite(o->lr)))
-    return dpg_usage(err, "--lr must be a finite number > 0 (got %g)", o->lr), FALSE;
+  if (!proto_account_check_lr(o->lr, &error))
+    return usage(err, error);
   j->storage = SIM_LIN_SPARSE;
   if (o->storage) {
     if (g_str_equal(o->storage, "dense"))
@@ -478,65 +474,31 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
                        o->accountant),
              FALSE;
   }
-  if (j->streaming && j->storage == SIM_LIN_DENSE)
-    return dpg_usage(err, "--accountant streaming rebases sparse provenance: drop --storage "
-                          "dense"),
-           FALSE;
+  if (!proto_account_check_accountant(j->streaming, j->storage, &error))
+    return usage(err, error);
   if (o->seed && !g_ascii_string_to_unsigned(o->seed, 10, 0, G_MAXUINT64, &j->seed, &error)) {
     g_prefix_error(&error, "--seed: ");
     return dpg_fail(err, error, 2), FALSE;
   }
   if (*path == PATH_STRUCTURED) {
-    if (!j->proto.structured)
-      return dpg_usage(err,
-                       "--path structured: the structured path knows dsgd, muffliato, "
-                       "antipgd and mfdsgd/mafalda with a given C, not '%s' (use --path "
-                       "observer or auto)",
-                       o->protocol ? o->protocol : "dsgd"),
-             FALSE;
-    GString *bad = g_string_new(NULL);
-    if (o->mode && pmode->kind != PROTO_MODE_SYNC)
-      g_string_append(bad, ", --mode");
-    if (o->latency)
-      g_string_append(bad, ", --latency");
-    if (o->loss)
-      g_string_append(bad, ", --loss");
-    if (o->links && o->links[0])
-      g_string_append(bad, ", --link");
-    if (!isnan(o->lr))
-      g_string_append(bad, ", --lr");
-    if (o->storage)
-      g_string_append(bad, ", --storage");
-    if (o->accountant)
-      g_string_append(bad, ", --accountant");
-    if (bad->len) {
-      dpg_usage(err,
-                "--path structured accounts a synchronous run without simulating "
-                "it: %s only exist%s in a simulated run (use --path observer or "
-                "auto)",
-                bad->str + 2, strchr(bad->str + 2, ',') ? "" : "s");
-      g_string_free(bad, TRUE);
-      return FALSE;
-    }
-    g_string_free(bad, TRUE);
+    ProtoAccountStructuredAsk ask = {.known = j->proto.structured,
+                                     .protocol = o->protocol ? o->protocol : "dsgd",
+                                     .async_mode = o->mode && pmode->kind != PROTO_MODE_SYNC,
+                                     .latency = o->latency != NULL,
+                                     .loss = o->loss != NULL,
+                                     .links = o->links && o->links[0],
+                                     .lr = !isnan(o->lr),
+                                     .storage = o->storage != NULL,
+                                     .accountant = o->accountant != NULL};
+    if (!proto_account_check_structured(&ask, &error))
+      return usage(err, error);
   }
   if (o->compare) {
-    if (!g_str_equal(o->compare, "muffliato"))
-      return dpg_usage(err, "--compare: unknown accounting '%s' (valid: muffliato)", o->compare),
-             FALSE;
     gboolean pndp = FALSE;
     for (guint i = 0; i < trusts->len; i++)
       pndp |= g_array_index(trusts, PrivTrust, i) == PRIV_TRUST_PNDP;
-    if (!g_str_equal(j->proto.vt->name, "dsgd") || !pndp)
-      return dpg_usage(err, "--compare muffliato: Muffliato's bound is for D-SGD under PNDP "
-                            "(use --protocol dsgd --trust pndp)"),
-             FALSE;
-    if (o->schedule && !g_str_equal(o->schedule, "static"))
-      return dpg_usage(err,
-                       "--compare muffliato: Muffliato's bound is for a static gossip "
-                       "matrix, not --schedule %s",
-                       o->schedule),
-             FALSE;
+    if (!proto_account_check_compare(o->compare, j->proto.vt->name, pndp, o->schedule, &error))
+      return usage(err, error);
     j->muffliato = TRUE;
   }
   if (!dpg_graph_gossip(&o->graph, &j->gossip, &error))

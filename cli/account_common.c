@@ -84,15 +84,7 @@ out:
 
 gboolean cli_account_check_numbers(double sigma, double clip, double alpha, double delta,
                                    GError **error) {
-  if (!(sigma >= 0) || !isfinite(sigma) || !(clip > 0) || !isfinite(clip) || !(alpha > 1) ||
-      !isfinite(alpha) || !(delta > 0 && delta < 1)) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "need --sigma >= 0, --clip > 0, --alpha > 1 and 0 < --delta < 1 "
-                "(got %g, %g, %g, %g)",
-                sigma, clip, alpha, delta);
-    return FALSE;
-  }
-  return TRUE;
+  return proto_account_check_numbers(sigma, clip, alpha, delta, error);
 }
 
 /* The structured problem of @s (its gossip is proto_account_structured's). */

@@ -682,6 +682,13 @@ static void plan_clear(Plan *p) {
   topo_graph_free(p->g);
 }
 
+/* A usage error from a check's @error (freed): its message, the --help hint. */
+static int usage_fail(GError *error) {
+  int status = usage_error("%s", error->message);
+  g_error_free(error);
+  return status;
+}
+
 /* The options of a schedule other than static, or NULL. */
 static const char *schedule_spec(const Options *o) {
   return o->schedule && !g_str_equal(o->schedule, "static") ? o->schedule : NULL;
@@ -694,12 +701,8 @@ static const char *schedule_spec(const Options *o) {
 /* T, b, the trust models and the attacker sets. */
 static int validate_what(const Options *o, Request *q) {
   GError *error = NULL;
-  if (o->rounds <= 0)
-    return usage_error("--rounds T must be given and positive (got %d)", o->rounds);
-  if (o->interval <= 0 || o->rounds % o->interval != 0)
-    return usage_error("--participation-interval b = %d must be positive and divide "
-                       "--rounds T = %d",
-                       o->interval, o->rounds);
+  if (!proto_account_check_horizon(o->rounds, o->interval, &error))
+    return usage_fail(error);
   q->s.T = (guint)o->rounds;
   q->s.b = (guint)o->interval;
   if (!o->trust)
@@ -769,8 +772,8 @@ static int validate_run(const Options *o, Request *q) {
       return cli_fail(CMD, error, CLI_EXIT_USAGE);
     g_array_append_val(q->links, l);
   }
-  if (!isnan(o->lr) && !(o->lr > 0 && isfinite(o->lr)))
-    return usage_error("--lr must be a finite number > 0 (got %g)", o->lr);
+  if (!proto_account_check_lr(o->lr, &error))
+    return usage_fail(error);
   if (o->storage) {
     if (g_str_equal(o->storage, "dense"))
       q->storage = SIM_LIN_DENSE;
@@ -787,9 +790,8 @@ static int validate_run(const Options *o, Request *q) {
                          o->accountant);
     q->streaming = g_str_equal(o->accountant, "streaming");
   }
-  if (q->streaming && q->storage == SIM_LIN_DENSE)
-    return usage_error("--accountant streaming rebases sparse provenance: drop --storage "
-                       "dense");
+  if (!proto_account_check_accountant(q->streaming, q->storage, &error))
+    return usage_fail(error);
   if (o->seed && !g_ascii_string_to_unsigned(o->seed, 10, 0, G_MAXUINT64, &q->seed, &error)) {
     g_prefix_error(&error, "--seed: ");
     return cli_fail(CMD, error, CLI_EXIT_USAGE);
@@ -801,52 +803,28 @@ static int validate_run(const Options *o, Request *q) {
 static int validate_structured(const Options *o, const Request *q) {
   if (q->path_auto || q->path != PROTO_ACCOUNT_STRUCTURED)
     return CLI_EXIT_OK;
-  if (!q->proto.structured)
-    return usage_error("--path structured: the structured path knows dsgd, muffliato, "
-                       "antipgd and mfdsgd/mafalda with a given C, not '%s' (use --path "
-                       "observer or auto)",
-                       q->proto.run_spec);
-  GString *bad = g_string_new(NULL);
-  if (o->mode && q->mode.kind != PROTO_MODE_SYNC)
-    g_string_append(bad, ", --mode");
-  if (o->latency)
-    g_string_append(bad, ", --latency");
-  if (o->loss)
-    g_string_append(bad, ", --loss");
-  if (o->links)
-    g_string_append(bad, ", --link");
-  if (!isnan(o->lr))
-    g_string_append(bad, ", --lr");
-  if (o->storage)
-    g_string_append(bad, ", --storage");
-  if (o->accountant)
-    g_string_append(bad, ", --accountant");
-  int status = CLI_EXIT_OK;
-  if (bad->len)
-    status = usage_error("--path structured accounts a synchronous run without simulating "
-                         "it: %s only exist%s in a simulated run (use --path observer or "
-                         "auto)",
-                         bad->str + 2, strchr(bad->str + 2, ',') ? "" : "s");
-  g_string_free(bad, TRUE);
-  return status;
+  ProtoAccountStructuredAsk ask = {.known = q->proto.structured,
+                                   .protocol = q->proto.run_spec,
+                                   .async_mode = o->mode && q->mode.kind != PROTO_MODE_SYNC,
+                                   .latency = o->latency != NULL,
+                                   .loss = o->loss != NULL,
+                                   .links = o->links != NULL,
+                                   .lr = !isnan(o->lr),
+                                   .storage = o->storage != NULL,
+                                   .accountant = o->accountant != NULL};
+  GError *error = NULL;
+  return proto_account_check_structured(&ask, &error) ? CLI_EXIT_OK : usage_fail(error);
 }
 
 /* --compare, --format and --gossip. */
 static int validate_output(Options *o, Request *q) {
   GError *error = NULL;
   if (o->compare) {
-    if (!g_str_equal(o->compare, "muffliato"))
-      return usage_error("--compare: unknown accounting '%s' (valid: muffliato)", o->compare);
     gboolean pndp = FALSE;
     for (guint i = 0; i < q->trusts->len; i++)
       pndp |= g_array_index(q->trusts, PrivTrust, i) == PRIV_TRUST_PNDP;
-    if (!g_str_equal(q->proto.name, "dsgd") || !pndp)
-      return usage_error("--compare muffliato: Muffliato's bound is for D-SGD under PNDP "
-                         "(use --protocol dsgd --trust pndp)");
-    if (schedule_spec(o))
-      return usage_error("--compare muffliato: Muffliato's bound is for a static gossip "
-                         "matrix, not --schedule %s",
-                         o->schedule);
+    if (!proto_account_check_compare(o->compare, q->proto.name, pndp, schedule_spec(o), &error))
+      return usage_fail(error);
     q->s.compare_muffliato = TRUE;
   }
   if (o->format &&

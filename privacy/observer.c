@@ -36,6 +36,19 @@ struct PrivObserver {
   gboolean finished;
 };
 
+gboolean priv_trust_knows_noise(PrivTrust trust, const gboolean *is_member, guint n,
+                                const SimNoiseRegistry *reg, SimNoiseId id) {
+  if (trust == PRIV_TRUST_LDP)
+    return FALSE;
+  guint no = sim_noise_n_owners(reg, id);
+  for (guint j = 0; j < no; j++) {
+    guint owner = sim_noise_owner(reg, id, j);
+    if (owner < n && is_member[owner])
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static void view_free(gpointer p) {
   View *v = p;
   g_free(v->members);
@@ -260,22 +273,11 @@ PrivKnowledge *priv_observer_knowledge(const PrivObserver *o, guint view, GError
   }
   for (guint i = 0; i < v->n_members; i++)
     priv_knowledge_add_attacker(k, v->members[i], NULL);
-  if (v->trust != PRIV_TRUST_LDP) {
-    /* Own noise, and (SecLDP, DECOR-like protocols) the secrets on the
-     * members' edges: every variable a member owns. */
-    const SimNoiseRegistry *reg = sim_lin_space_noise(o->space);
-    guint count = sim_noise_registry_count(reg);
-    for (guint id = 0; id < count; id++) {
-      guint no = sim_noise_n_owners(reg, id);
-      for (guint j = 0; j < no; j++) {
-        guint owner = sim_noise_owner(reg, id, j);
-        if (owner < o->n && v->is_member[owner]) {
-          priv_knowledge_know_noise(k, id);
-          break;
-        }
-      }
-    }
-  }
+  const SimNoiseRegistry *reg = sim_lin_space_noise(o->space);
+  guint count = sim_noise_registry_count(reg);
+  for (guint id = 0; id < count; id++)
+    if (priv_trust_knows_noise(v->trust, v->is_member, o->n, reg, id))
+      priv_knowledge_know_noise(k, id);
   return k;
 }
 

@@ -412,6 +412,106 @@ gboolean priv_mafalda_toeplitz(const double *W, guint n, guint k, guint b, guint
 double *priv_mafalda_toeplitz_c(const double *W, guint n, guint T, guint k, guint b, guint w,
                                 GError **error);
 
+/* The strategies of priv_mafalda_report, in output order. */
+typedef enum {
+  PRIV_MAFALDA_MAFALDA,  /* the optimum for H (priv_mf_optimize), sensitivity 1 */
+  PRIV_MAFALDA_DPDSGD,   /* C = I */
+  PRIV_MAFALDA_ANTIPGD,  /* C = lower-triangular ones */
+  PRIV_MAFALDA_SR,       /* square root of the prefix sum */
+  PRIV_MAFALDA_BSR,      /* its band-b version */
+  PRIV_MAFALDA_DMF,      /* the optimum for the centralized prefix sum, scored on H */
+  PRIV_MAFALDA_TOEPLITZ, /* the banded Toeplitz strategy fitted to H */
+  PRIV_MAFALDA_N_STRATEGIES
+} PrivMafaldaStrategy;
+
+/* The strategy's key ("mafalda", "dp-d-sgd", "antipgd", "sr", "bsr", "dmf",
+ * "toeplitz"): the CLI's JSON keys and table labels, the API's rows. */
+const char *priv_mafalda_strategy_name(PrivMafaldaStrategy s);
+
+/* Where priv_mafalda_report calls its checkpoint hook. */
+typedef enum {
+  PRIV_MAFALDA_STAGE_GRAM,      /* H (or its trace) is known */
+  PRIV_MAFALDA_STAGE_OPTIMIZED, /* the optimizers and the fixed strategies are done */
+  PRIV_MAFALDA_STAGE_TOEPLITZ,  /* the Toeplitz strategy is fitted (when it is) */
+} PrivMafaldaStage;
+
+typedef struct {
+  guint k, b;          /* epochs and batches, T = k b; both >= 1 */
+  guint band;          /* band of Mafalda's and DMF's C_local, 1..T; 0 = none */
+  guint toeplitz_band; /* band of the fitted Toeplitz strategy, 1..T; 0 = b */
+  PrivWorkload workload;
+  /* No dense T x T work: Mafalda and DMF are skipped (NaN), the structured
+   * strategies scored from the spectral form, which W must then have. */
+  gboolean skip_dense;
+  /* Mafalda's optimizer only (DMF's, alongside, is silent): PrivMfOptions. */
+  void (*progress)(guint iteration, double fraction, gpointer data);
+  gpointer progress_data;
+  const gint *cancel; /* both optimizers poll it: PrivMfOptions.cancel */
+  /* Nullable: called at each stage from the calling thread; FALSE with
+   * @error set stops the report with that error (e.g. a cancel flag raised
+   * between two iterations' checks, a progress line to end). */
+  gboolean (*checkpoint)(PrivMafaldaStage stage, gpointer data, GError **error);
+  gpointer checkpoint_data;
+} PrivMafaldaReportOptions;
+
+/* Zeroes @opt: post-average workload, no band, Toeplitz band b, no hooks. */
+void priv_mafalda_report_options_init(PrivMafaldaReportOptions *opt);
+
+typedef struct {
+  guint n, T, k, b, band, toeplitz_band; /* toeplitz_band resolved (0 -> b) */
+  double trace_H;
+  /* Per strategy (PrivMafaldaStrategy); NaN when not computed (skip_dense;
+   * the Toeplitz fit without a reversible W or for the messages workload).
+   * loss = sens^2 tr(H (C^T C)^{-1}) (paper, the MF loss). */
+  double loss[PRIV_MAFALDA_N_STRATEGIES];
+  double sensitivity[PRIV_MAFALDA_N_STRATEGIES];
+  /* CPU seconds of each strategy on its own thread (optimizing, fitting,
+   * scoring): the strategies run side by side on a possibly loaded machine. */
+  double cpu_seconds[PRIV_MAFALDA_N_STRATEGIES];
+  guint iterations; /* Mafalda's L-BFGS iterations (0: skipped) */
+  double *C;        /* Mafalda's T x T C_local, row-major; NULL when skipped */
+  /* Wall seconds: the Gram matrix (and spectral form), Mafalda's
+   * optimization, and the baselines (DMF and every score, alongside the
+   * optimization, then the Toeplitz fit and Mafalda's score). */
+  double seconds_gram, seconds_optimize, seconds_baselines;
+} PrivMafaldaReport;
+
+void priv_mafalda_report_free(PrivMafaldaReport *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivMafaldaReport, priv_mafalda_report_free)
+
+/*
+ * priv_mafalda_report: Mafalda's C_local for the static gossip @W (n x n,
+ * row-major) and (k,b)-participation, compared with the fixed baselines
+ * (DP-D-SGD, AntiPGD, SR, BSR), DMF and the banded Toeplitz strategy
+ * fitted to the graph, all on the same objective: the loss
+ * sens_Pi(C)^2 tr(H (C^T C)^{-1}), H the workload's Gram matrix (paper,
+ * the MF loss; Alg. 2 for Mafalda).
+ * @W: the gossip matrix; @n: its size.
+ * @opt: the options (priv_mafalda_report_options_init).
+ * @report: (out): the report (priv_mafalda_report_free), set only on success.
+ * @error: return location for a GError, or NULL.
+ *
+ * Mafalda's optimizer runs on a second thread beside DMF (ftol 1e-10: it
+ * stops once its objective settles, its loss then scored exactly on H) and
+ * the fixed strategies. The fixed strategies are Toeplitz: scored from C's
+ * first column and the spectral form of H when W is reversible, else on the
+ * dense H. The Toeplitz strategy is fitted (priv_mafalda_toeplitz) when W is
+ * reversible and the workload is post-average. Deterministic for a given
+ * BLAS thread count. Callers refuse large horizons early with
+ * priv_mf_check_memory and priv_gram_check_memory (before building W).
+ *
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (k, b, toeplitz_band), those of
+ * priv_gram_spectral_new prefixed "--skip-dense: " when @opt->skip_dense,
+ * of priv_gram_static, priv_mf_optimize (Mafalda's first; not converging and
+ * cancelled included), priv_mf_loss, priv_mafalda_toeplitz, and the
+ * checkpoint's.
+ * Complexity: the Gram matrix's O(n^3 + n^2 T) and two optimizations of
+ * O(T^3) per iteration (none when skip_dense); O(n^2 T + T w) per Toeplitz
+ * evaluation.
+ */
+gboolean priv_mafalda_report(const double *W, guint n, const PrivMafaldaReportOptions *opt,
+                             PrivMafaldaReport **report, GError **error);
+
 /*
  * priv_mf_factor_from_gram: C = J chol(J X J)^T J, J reversing indices: the
  * lower-triangular C with C^T C = X (streamable: noise t only needs the past).

@@ -468,19 +468,6 @@ static gboolean scan_row(PrivStream *s, const PrivRowPool *p, guint i, GError **
   return TRUE;
 }
 
-/* Whether the view knows noise variable @id (PNDP, SecLDP: a member owns it). */
-static gboolean knows(const PrivStream *s, const SView *v, guint32 id) {
-  if (v->trust == PRIV_TRUST_LDP)
-    return FALSE;
-  guint no = sim_noise_n_owners(s->reg, id);
-  for (guint j = 0; j < no; j++) {
-    guint owner = sim_noise_owner(s->reg, id, j);
-    if (owner < s->n && v->is_member[owner])
-      return TRUE;
-  }
-  return FALSE;
-}
-
 /*
  * The view's coordinates of the period's fresh noise: fresh column c reads
  * sum_f val[f] u[col[f]] for f in start[c] .. start[c+1]-1, u ~ N(0, I_m)
@@ -1063,7 +1050,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
   gboolean ok = FALSE;
   gboolean *known = g_new0(gboolean, MAX(m, 1));
   for (guint c = 0; c < m; c++)
-    known[c] = knows(s, v, g_array_index(s->fresh_ids, SimNoiseId, c));
+    known[c] = priv_trust_knows_noise(v->trust, v->is_member, s->n, s->reg,
+                                      g_array_index(s->fresh_ids, SimNoiseId, c));
   FreshMap fm = {0};
   GArray *rows = g_array_new(FALSE, FALSE, sizeof(guint));
   GArray *weight = g_array_new(FALSE, FALSE, sizeof(double));

@@ -43,6 +43,18 @@ guint priv_row_set_add_linvec(PrivRowSet *r, const SimLinvec *v);
 /* A read-only view of the rows, valid until the next add or reset. */
 PrivRowPool priv_row_set_pool(const PrivRowSet *r);
 
+/*
+ * priv_trust_knows_noise: the trust model's rule for noise (DESIGN.md, the
+ * trust models' table): whether an attacker set under @trust knows noise variable @id of
+ * @reg. Never under LDP (the attacker sees messages only); under PNDP and
+ * SecLDP when a member (flagged in @is_member, @n entries) owns it: its own
+ * noise, and (DECOR-like protocols) the secrets on its edges. An owner >= @n
+ * is no node of the network. The one home of this rule: the observer's
+ * knowledge and the streaming accountant both ask it. O(owners of @id).
+ */
+gboolean priv_trust_knows_noise(PrivTrust trust, const gboolean *is_member, guint n,
+                                const SimNoiseRegistry *reg, SimNoiseId id);
+
 typedef struct PrivStream PrivStream;
 
 /* A streaming accountant over the linvecs of @space (SIM_LIN_SPARSE).

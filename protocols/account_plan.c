@@ -7,6 +7,8 @@
 #define G_LOG_DOMAIN "dpg-protocols"
 
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "protocols/internal.h"
@@ -33,6 +35,96 @@ ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why)
   if (why)
     *why = w;
   return path;
+}
+
+static gboolean bad_value(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static gboolean bad_value(GError **error, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, msg);
+  g_free(msg);
+  return FALSE;
+}
+
+gboolean proto_account_check_horizon(gint rounds, gint interval, GError **error) {
+  if (rounds <= 0)
+    return bad_value(error, "--rounds T must be given and positive (got %d)", rounds);
+  if (interval <= 0 || rounds % interval != 0)
+    return bad_value(error,
+                     "--participation-interval b = %d must be positive and divide "
+                     "--rounds T = %d",
+                     interval, rounds);
+  return TRUE;
+}
+
+gboolean proto_account_check_numbers(double sigma, double clip, double alpha, double delta,
+                                     GError **error) {
+  if (!(sigma >= 0) || !isfinite(sigma) || !(clip > 0) || !isfinite(clip) || !(alpha > 1) ||
+      !isfinite(alpha) || !(delta > 0 && delta < 1))
+    return bad_value(error,
+                     "need --sigma >= 0, --clip > 0, --alpha > 1 and 0 < --delta < 1 "
+                     "(got %g, %g, %g, %g)",
+                     sigma, clip, alpha, delta);
+  return TRUE;
+}
+
+gboolean proto_account_check_lr(double lr, GError **error) {
+  if (!isnan(lr) && !(lr > 0 && isfinite(lr)))
+    return bad_value(error, "--lr must be a finite number > 0 (got %g)", lr);
+  return TRUE;
+}
+
+gboolean proto_account_check_accountant(gboolean streaming, SimLinStorage storage, GError **error) {
+  if (streaming && storage == SIM_LIN_DENSE)
+    return bad_value(error, "--accountant streaming rebases sparse provenance: drop --storage "
+                            "dense");
+  return TRUE;
+}
+
+gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GError **error) {
+  if (!a->known)
+    return bad_value(error,
+                     "--path structured: the structured path knows dsgd, muffliato, "
+                     "antipgd and mfdsgd/mafalda with a given C, not '%s' (use --path "
+                     "observer or auto)",
+                     a->protocol);
+  const struct {
+    gboolean given;
+    const char *name;
+  } only_simulated[] = {
+      {a->async_mode, "--mode"},      {a->latency, "--latency"}, {a->loss, "--loss"},
+      {a->links, "--link"},           {a->lr, "--lr"},           {a->storage, "--storage"},
+      {a->accountant, "--accountant"}};
+  GString *bad = g_string_new(NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(only_simulated); i++)
+    if (only_simulated[i].given)
+      g_string_append_printf(bad, ", %s", only_simulated[i].name);
+  gboolean ok = bad->len == 0;
+  if (!ok)
+    bad_value(error,
+              "--path structured accounts a synchronous run without simulating "
+              "it: %s only exist%s in a simulated run (use --path observer or "
+              "auto)",
+              bad->str + 2, strchr(bad->str + 2, ',') ? "" : "s");
+  g_string_free(bad, TRUE);
+  return ok;
+}
+
+gboolean proto_account_check_compare(const char *compare, const char *protocol_name,
+                                     gboolean has_pndp, const char *schedule, GError **error) {
+  if (!g_str_equal(compare, "muffliato"))
+    return bad_value(error, "--compare: unknown accounting '%s' (valid: muffliato)", compare);
+  if (!g_str_equal(protocol_name, "dsgd") || !has_pndp)
+    return bad_value(error, "--compare muffliato: Muffliato's bound is for D-SGD under PNDP "
+                            "(use --protocol dsgd --trust pndp)");
+  if (schedule && !g_str_equal(schedule, "static"))
+    return bad_value(error,
+                     "--compare muffliato: Muffliato's bound is for a static gossip "
+                     "matrix, not --schedule %s",
+                     schedule);
+  return TRUE;
 }
 
 PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoGossip *w,

@@ -469,6 +469,45 @@ typedef struct {
  */
 ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why);
 
+/*
+ * The checks of an accounting request on typed values, shared by `dpgossip
+ * account` and dpg_account (libdpgossip) so that both refuse the same
+ * requests with the same words. Each fails with G_OPTION_ERROR_BAD_VALUE
+ * (a usage error), its message naming the command line's options; callers
+ * run them in the order of their messages. All O(1).
+ */
+
+/* T = @rounds > 0 and b = @interval > 0 dividing T. */
+gboolean proto_account_check_horizon(gint rounds, gint interval, GError **error);
+
+/* sigma >= 0, clip > 0, alpha > 1, 0 < delta < 1, all finite. */
+gboolean proto_account_check_numbers(double sigma, double clip, double alpha, double delta,
+                                     GError **error);
+
+/* A learning rate @lr given (not NaN) is finite and > 0. */
+gboolean proto_account_check_lr(double lr, GError **error);
+
+/* The streaming accountant rebases sparse provenance: not with dense storage. */
+gboolean proto_account_check_accountant(gboolean streaming, SimLinStorage storage, GError **error);
+
+/* What a request asking for the structured path gave (TRUE: given). */
+typedef struct {
+  gboolean known;       /* the structured path knows the protocol and its C */
+  const char *protocol; /* the protocol's spec, for the message */
+  gboolean async_mode;  /* a mode other than sync */
+  gboolean latency, loss, links, lr, storage, accountant;
+} ProtoAccountStructuredAsk;
+
+/* --path structured: a protocol it knows, and nothing only a simulated run
+ * has (the first message lists every such option given). */
+gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GError **error);
+
+/* --compare muffliato: @compare names it, the protocol @protocol_name is
+ * dsgd, one of the trust models is PNDP (@has_pndp), and @schedule (NULL:
+ * static) is static. */
+gboolean proto_account_check_compare(const char *compare, const char *protocol_name,
+                                     gboolean has_pndp, const char *schedule, GError **error);
+
 /**
  * proto_account_structured: priv_structured_blocks of @p on the run's
  * gossip: the static @w (@schedule NULL), else W_r =

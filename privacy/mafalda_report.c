@@ -1,0 +1,286 @@
+/*
+ * privacy/mafalda_report.c: Mafalda compared with the fixed baselines, DMF
+ * and the fitted Toeplitz strategy on one graph: the computation behind
+ * `dpgossip mafalda` and dpg_mafalda (libdpgossip, the Python package), so
+ * that the two print the very same numbers.
+ */
+#include "privacy/internal.h"
+
+#include <math.h>
+#include <time.h>
+
+static const char *const strategy_names[PRIV_MAFALDA_N_STRATEGIES] = {
+    "mafalda", "dp-d-sgd", "antipgd", "sr", "bsr", "dmf", "toeplitz"};
+
+const char *priv_mafalda_strategy_name(PrivMafaldaStrategy s) {
+  g_return_val_if_fail(s < PRIV_MAFALDA_N_STRATEGIES, NULL);
+  return strategy_names[s];
+}
+
+void priv_mafalda_report_free(PrivMafaldaReport *r) {
+  if (r == NULL)
+    return;
+  g_free(r->C);
+  g_free(r);
+}
+
+static double seconds_since(gint64 start) {
+  return (double)(g_get_monotonic_time() - start) / 1e6;
+}
+
+/* CPU seconds of the calling thread: the strategies run side by side on a
+ * loaded machine, where wall clocks mostly measure the neighbours. */
+static double thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* What the stages share; @r is the report being filled. */
+typedef struct {
+  PrivMafaldaReport *r;
+  const PrivGramSpectral *spectral; /* NULL: W not reversible, dense scoring */
+} Work;
+
+/* Loss and sensitivity of the Toeplitz baseline @which: from the spectral
+ * form of H and C's first column when W is reversible (O(n^2 T + T w), no
+ * T x T matrix), else on the dense H and C (O(T^3)). */
+static gboolean score(const Work *wk, const double *H, PrivBaseline which, guint band,
+                      PrivMafaldaStrategy slot, GError **error) {
+  PrivMafaldaReport *r = wk->r;
+  double start = thread_cpu();
+  if (wk->spectral) {
+    guint width = 0;
+    double *c = priv_mf_baseline_coefficients(which, r->T, band, &width, error);
+    if (!c)
+      return FALSE;
+    r->loss[slot] = priv_mf_loss_toeplitz(wk->spectral, c, width, r->k, r->b, error);
+    r->sensitivity[slot] = sqrt(priv_mf_sensitivity2_toeplitz(c, width, r->T, r->k, r->b));
+    g_free(c);
+  } else {
+    double *C = priv_mf_baseline(which, r->T, band, error);
+    if (!C)
+      return FALSE;
+    r->loss[slot] = priv_mf_loss(H, C, r->T, r->k, r->b, error);
+    r->sensitivity[slot] = sqrt(priv_mf_sensitivity2(C, r->T, r->k, r->b));
+    g_free(C);
+  }
+  r->cpu_seconds[slot] = thread_cpu() - start;
+  return !isnan(r->loss[slot]);
+}
+
+static gboolean score_fixed(const Work *wk, const double *H, GError **error) {
+  return score(wk, H, PRIV_BASELINE_IDENTITY, 0, PRIV_MAFALDA_DPDSGD, error) &&
+         score(wk, H, PRIV_BASELINE_ANTIPGD, 0, PRIV_MAFALDA_ANTIPGD, error) &&
+         score(wk, H, PRIV_BASELINE_SR, 0, PRIV_MAFALDA_SR, error) &&
+         score(wk, H, PRIV_BASELINE_BSR, wk->r->b, PRIV_MAFALDA_BSR, error);
+}
+
+/* One priv_mf_optimize call, run on its own thread. */
+typedef struct {
+  const double *H;
+  guint T, k, b;
+  PrivMfOptions opt;
+  PrivMfResult *result;
+  GError *error;
+  gboolean ok;
+  double seconds, cpu;
+} OptimizeJob;
+
+static gpointer optimize_job(gpointer data) {
+  OptimizeJob *job = data;
+  gint64 start = g_get_monotonic_time();
+  double cpu = thread_cpu();
+  job->ok = priv_mf_optimize(job->H, job->T, job->k, job->b, &job->opt, &job->result, &job->error);
+  job->seconds = seconds_since(start);
+  job->cpu = thread_cpu() - cpu;
+  return NULL;
+}
+
+/* DMF (the optimum for the centralized prefix sum, same participation and
+ * band, scored on the decentralized H) and the fixed strategies. DMF stops
+ * once its objective settles (ftol 1e-10 over 10 iterations: its loss is
+ * then within ~1e-11 of the optimum's, and scored exactly on H), about half
+ * the iterations of the full gradient tolerance. */
+static gboolean baselines(const Work *wk, const double *H, const PrivMfOptions *opt,
+                          GError **error) {
+  PrivMafaldaReport *r = wk->r;
+  PrivMfResult *dmf = NULL;
+  double start = thread_cpu();
+  PrivMfOptions dopt = *opt;
+  dopt.ftol = 1e-10;
+  double *P = priv_gram_prefix_sum(r->T, error);
+  gboolean ok = P && priv_mf_optimize(P, r->T, r->k, r->b, &dopt, &dmf, error);
+  if (ok) {
+    r->loss[PRIV_MAFALDA_DMF] = priv_mf_loss(H, dmf->C, r->T, r->k, r->b, error);
+    r->sensitivity[PRIV_MAFALDA_DMF] = sqrt(priv_mf_sensitivity2(dmf->C, r->T, r->k, r->b));
+    ok = !isnan(r->loss[PRIV_MAFALDA_DMF]);
+  }
+  r->cpu_seconds[PRIV_MAFALDA_DMF] = thread_cpu() - start;
+  ok = ok && score_fixed(wk, H, error);
+  priv_mf_result_free(dmf);
+  g_free(P);
+  return ok;
+}
+
+/*
+ * Mafalda and DMF are independent problems of the same size: Mafalda runs on
+ * a second thread while this one runs DMF and scores the fixed strategies.
+ * Returns FALSE with @error set (Mafalda's error first: it is the one asked
+ * for); *@maf is set when Mafalda converged.
+ */
+static gboolean optimize_all(const Work *wk, const double *H, const PrivMafaldaReportOptions *o,
+                             PrivMfResult **maf, double *cpu_optimize, GError **error) {
+  PrivMafaldaReport *r = wk->r;
+  OptimizeJob job = {.H = H, .T = r->T, .k = r->k, .b = r->b};
+  priv_mf_options_init(&job.opt);
+  job.opt.band = r->band;
+  job.opt.cancel = o->cancel;
+  PrivMfOptions base_opt = job.opt; /* DMF's optimizer alongside: silent */
+  job.opt.progress = o->progress;
+  job.opt.progress_data = o->progress_data;
+  GThread *thread = g_thread_try_new("mafalda", optimize_job, &job, NULL);
+  if (!thread)
+    optimize_job(&job); /* no thread: one after the other */
+  GError *base_error = NULL;
+  gint64 start = g_get_monotonic_time();
+  gboolean base_ok = baselines(wk, H, &base_opt, &base_error);
+  r->seconds_baselines = seconds_since(start);
+  if (thread)
+    g_thread_join(thread);
+  r->seconds_optimize = job.seconds;
+  *cpu_optimize = job.cpu;
+  if (!job.ok) {
+    g_propagate_error(error, job.error);
+    g_clear_error(&base_error);
+    priv_mf_result_free(job.result);
+    return FALSE;
+  }
+  if (!base_ok) {
+    g_propagate_error(error, base_error);
+    priv_mf_result_free(job.result);
+    return FALSE;
+  }
+  *maf = job.result;
+  return TRUE;
+}
+
+/* The banded Toeplitz strategy fitted to this graph (O(n^2 T) per
+ * evaluation, warm started from shorter horizons): needs a reversible W. */
+static gboolean fit_toeplitz(PrivMafaldaReport *r, const double *W, GError **error) {
+  double cpu = thread_cpu();
+  double *c = g_new(double, r->toeplitz_band);
+  gboolean ok = priv_mafalda_toeplitz(W, r->n, r->k, r->b, r->toeplitz_band, c,
+                                      &r->loss[PRIV_MAFALDA_TOEPLITZ], error);
+  if (ok)
+    r->sensitivity[PRIV_MAFALDA_TOEPLITZ] = sqrt(
+        priv_mf_sensitivity2_toeplitz(c, r->toeplitz_band, r->T, r->k, r->b));
+  g_free(c);
+  r->cpu_seconds[PRIV_MAFALDA_TOEPLITZ] = thread_cpu() - cpu;
+  return ok;
+}
+
+static gboolean checkpoint(const PrivMafaldaReportOptions *o, PrivMafaldaStage stage,
+                           GError **error) {
+  return o->checkpoint == NULL || o->checkpoint(stage, o->checkpoint_data, error);
+}
+
+void priv_mafalda_report_options_init(PrivMafaldaReportOptions *opt) {
+  *opt = (PrivMafaldaReportOptions){.workload = PRIV_WORKLOAD_POST_AVERAGE};
+}
+
+gboolean priv_mafalda_report(const double *W, guint n, const PrivMafaldaReportOptions *opt,
+                             PrivMafaldaReport **report, GError **error) {
+  g_return_val_if_fail(W != NULL && opt != NULL && report != NULL, FALSE);
+  *report = NULL;
+  if (opt->k == 0 || opt->b == 0 || (guint64)opt->k * opt->b > G_MAXUINT) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "Mafalda's report: epochs x batches = %u x %u must be positive and fit a guint",
+                opt->k, opt->b);
+    return FALSE;
+  }
+  guint T = opt->k * opt->b;
+  if (opt->toeplitz_band > T) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "Mafalda's report: Toeplitz band %u must be between 1 and T = %u (0: b)",
+                opt->toeplitz_band, T);
+    return FALSE;
+  }
+  PrivMafaldaReport *r = g_new0(PrivMafaldaReport, 1);
+  *r = (PrivMafaldaReport){.n = n,
+                           .T = T,
+                           .k = opt->k,
+                           .b = opt->b,
+                           .band = opt->band,
+                           .toeplitz_band = opt->toeplitz_band ? opt->toeplitz_band : opt->b};
+  for (int i = 0; i < PRIV_MAFALDA_N_STRATEGIES; i++)
+    r->loss[i] = r->sensitivity[i] = r->cpu_seconds[i] = NAN;
+  Work wk = {.r = r};
+  gboolean ok = FALSE;
+  double *H = NULL;
+  PrivMfResult *maf = NULL;
+
+  gint64 t = g_get_monotonic_time();
+  /* The fixed strategies are scored from the spectral form when W is
+   * reversible; skip_dense needs it (no dense H at all). */
+  GError *sub = NULL;
+  PrivGramSpectral *spectral = priv_gram_spectral_new(W, n, T, opt->workload, &sub);
+  wk.spectral = spectral;
+  if (!spectral && opt->skip_dense) {
+    g_propagate_prefixed_error(error, sub, "--skip-dense: ");
+    goto out;
+  }
+  g_clear_error(&sub);
+  if (!opt->skip_dense) {
+    H = priv_gram_static(W, n, T, opt->workload, PRIV_GRAM_AUTO, 0, error);
+    if (!H)
+      goto out;
+    r->trace_H = 0.0;
+    for (guint s = 0; s < T; s++)
+      r->trace_H += H[(gsize)s * T + s];
+  } else {
+    double *e0 = g_new0(double, T);
+    e0[0] = 1.0;
+    r->trace_H = priv_mf_toeplitz_trace(spectral, e0);
+    g_free(e0);
+  }
+  r->seconds_gram = seconds_since(t);
+  if (!checkpoint(opt, PRIV_MAFALDA_STAGE_GRAM, error))
+    goto out;
+
+  double cpu_optimize = 0.0;
+  if (opt->skip_dense) {
+    t = g_get_monotonic_time();
+    ok = score_fixed(&wk, NULL, error);
+    r->seconds_baselines = seconds_since(t);
+  } else {
+    ok = optimize_all(&wk, H, opt, &maf, &cpu_optimize, error);
+  }
+  ok = ok && checkpoint(opt, PRIV_MAFALDA_STAGE_OPTIMIZED, error);
+  if (ok && maf) {
+    t = g_get_monotonic_time();
+    double cpu = thread_cpu();
+    r->iterations = maf->iterations;
+    r->loss[PRIV_MAFALDA_MAFALDA] = priv_mf_loss(H, maf->C, T, r->k, r->b, error);
+    r->sensitivity[PRIV_MAFALDA_MAFALDA] = sqrt(priv_mf_sensitivity2(maf->C, T, r->k, r->b));
+    r->seconds_baselines += seconds_since(t); /* scoring Mafalda too */
+    r->cpu_seconds[PRIV_MAFALDA_MAFALDA] = cpu_optimize + thread_cpu() - cpu;
+    ok = !isnan(r->loss[PRIV_MAFALDA_MAFALDA]);
+  }
+  if (ok && spectral && opt->workload == PRIV_WORKLOAD_POST_AVERAGE) {
+    t = g_get_monotonic_time();
+    ok = fit_toeplitz(r, W, error) && checkpoint(opt, PRIV_MAFALDA_STAGE_TOEPLITZ, error);
+    r->seconds_baselines += seconds_since(t);
+  }
+  if (ok && maf)
+    r->C = g_steal_pointer(&maf->C);
+out:
+  priv_mf_result_free(maf);
+  priv_gram_spectral_free(spectral);
+  g_free(H);
+  if (ok)
+    *report = r;
+  else
+    priv_mafalda_report_free(r);
+  return ok;
+}

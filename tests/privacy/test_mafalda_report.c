@@ -1,0 +1,149 @@
+/*
+ * tests/privacy/test_mafalda_report.c: priv_mafalda_report, the computation
+ * behind `dpgossip mafalda` and dpg_mafalda, against closed forms and
+ * independent recipes: DP-D-SGD's loss k tr(H) and sensitivity sqrt(k),
+ * Mafalda's C bit for bit that of priv_mafalda_c (sensitivity 1, the lowest
+ * loss), the structured scores of --skip-dense equal to the dense ones, the
+ * dense fallback for a non-reversible W, and the checkpoint hook stopping it.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "privacy/privacy.h"
+
+static double rel_diff(double a, double b) {
+  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
+}
+
+static double *florentine(guint *n) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate("florentine", &err);
+  g_assert_no_error(err);
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  *n = topo_gossip_n(w);
+  double *W = topo_gossip_dense(w);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+  return W;
+}
+
+static PrivMafaldaReport *report(const double *W, guint n, guint k, guint b, gboolean skip_dense) {
+  PrivMafaldaReportOptions opt;
+  priv_mafalda_report_options_init(&opt);
+  opt.k = k;
+  opt.b = b;
+  opt.skip_dense = skip_dense;
+  PrivMafaldaReport *r = NULL;
+  GError *err = NULL;
+  g_assert_true(priv_mafalda_report(W, n, &opt, &r, &err));
+  g_assert_no_error(err);
+  return r;
+}
+
+static void test_dense(void) {
+  guint n, k = 4, b = 3, T = k * b;
+  double *W = florentine(&n);
+  PrivMafaldaReport *r = report(W, n, k, b, FALSE);
+  g_assert_cmpuint(r->T, ==, T);
+  g_assert_cmpuint(r->toeplitz_band, ==, b); /* 0 -> b */
+  /* C = I: sens^2 = k participations, loss k tr(H). */
+  g_assert_cmpfloat(rel_diff(r->loss[PRIV_MAFALDA_DPDSGD], k * r->trace_H), <, 1e-12);
+  g_assert_cmpfloat(rel_diff(r->sensitivity[PRIV_MAFALDA_DPDSGD], sqrt(k)), <, 1e-15);
+  /* Mafalda is the optimum: sensitivity 1 and no strategy does better. */
+  g_assert_cmpfloat(fabs(r->sensitivity[PRIV_MAFALDA_MAFALDA] - 1.0), <, 1e-12);
+  for (int i = 0; i < PRIV_MAFALDA_N_STRATEGIES; i++) {
+    g_assert_false(isnan(r->loss[i]));
+    g_assert_cmpfloat(r->loss[PRIV_MAFALDA_MAFALDA], <=, r->loss[i] * (1 + 1e-9));
+  }
+  g_assert_cmpuint(r->iterations, >, 0);
+  /* Mafalda's C is priv_mafalda_c's, bit for bit (same H, same options). */
+  GError *err = NULL;
+  double *C = priv_mafalda_c(n, T, k, b, 0, W, NULL, NULL, &err);
+  g_assert_no_error(err);
+  g_assert_nonnull(r->C);
+  g_assert_cmpmem(C, (gsize)T * T * sizeof(double), r->C, (gsize)T * T * sizeof(double));
+  /* The structured path scores the fixed and fitted strategies alike. */
+  PrivMafaldaReport *s = report(W, n, k, b, TRUE);
+  g_assert_cmpfloat(rel_diff(s->trace_H, r->trace_H), <, 1e-12);
+  for (int i = 0; i < PRIV_MAFALDA_N_STRATEGIES; i++) {
+    if (i == PRIV_MAFALDA_MAFALDA || i == PRIV_MAFALDA_DMF) {
+      g_assert_true(isnan(s->loss[i]));
+    } else {
+      g_assert_cmpfloat(s->loss[i], ==, r->loss[i]);
+      g_assert_cmpfloat(s->sensitivity[i], ==, r->sensitivity[i]);
+    }
+  }
+  g_assert_null(s->C);
+  g_assert_cmpstr(priv_mafalda_strategy_name(PRIV_MAFALDA_DPDSGD), ==, "dp-d-sgd");
+  g_assert_cmpstr(priv_mafalda_strategy_name(PRIV_MAFALDA_TOEPLITZ), ==, "toeplitz");
+  g_free(C);
+  priv_mafalda_report_free(s);
+  priv_mafalda_report_free(r);
+  g_free(W);
+}
+
+/* A directed cycle with self-loops: doubly stochastic, not symmetric, so
+ * not reversible. No spectral form: the fixed strategies are scored on the
+ * dense H, the Toeplitz fit is skipped, --skip-dense is refused. */
+static void test_not_reversible(void) {
+  const double W[9] = {0.5, 0.5, 0, 0, 0.5, 0.5, 0.5, 0, 0.5};
+  guint k = 3, b = 2;
+  PrivMafaldaReport *r = report(W, 3, k, b, FALSE);
+  g_assert_cmpfloat(rel_diff(r->loss[PRIV_MAFALDA_DPDSGD], k * r->trace_H), <, 1e-12);
+  g_assert_true(isnan(r->loss[PRIV_MAFALDA_TOEPLITZ]));
+  g_assert_false(isnan(r->loss[PRIV_MAFALDA_BSR]));
+  priv_mafalda_report_free(r);
+  PrivMafaldaReportOptions opt;
+  priv_mafalda_report_options_init(&opt);
+  opt.k = k;
+  opt.b = b;
+  opt.skip_dense = TRUE;
+  GError *err = NULL;
+  g_assert_false(priv_mafalda_report(W, 3, &opt, &r, &err));
+  g_assert_null(r);
+  g_assert_nonnull(err);
+  g_assert_true(g_str_has_prefix(err->message, "--skip-dense: "));
+  g_error_free(err);
+}
+
+static gboolean stop_after_gram(PrivMafaldaStage stage, gpointer data, GError **error) {
+  (*(guint *)data)++;
+  g_assert_cmpint(stage, ==, PRIV_MAFALDA_STAGE_GRAM);
+  g_set_error(error, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED, "stopped");
+  return FALSE;
+}
+
+static void test_checkpoint(void) {
+  guint n, calls = 0;
+  double *W = florentine(&n);
+  PrivMafaldaReportOptions opt;
+  priv_mafalda_report_options_init(&opt);
+  opt.k = 2;
+  opt.b = 2;
+  opt.checkpoint = stop_after_gram;
+  opt.checkpoint_data = &calls;
+  PrivMafaldaReport *r = NULL;
+  GError *err = NULL;
+  g_assert_false(priv_mafalda_report(W, n, &opt, &r, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED);
+  g_assert_cmpstr(err->message, ==, "stopped");
+  g_assert_cmpuint(calls, ==, 1);
+  g_assert_null(r);
+  g_clear_error(&err);
+  /* Toeplitz band past T: refused before any work. */
+  opt.checkpoint = NULL;
+  opt.toeplitz_band = 5;
+  g_assert_false(priv_mafalda_report(W, n, &opt, &r, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_error_free(err);
+  g_free(W);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/privacy/mafalda-report/dense", test_dense);
+  g_test_add_func("/privacy/mafalda-report/not-reversible", test_not_reversible);
+  g_test_add_func("/privacy/mafalda-report/checkpoint", test_checkpoint);
+  return g_test_run();
+}
