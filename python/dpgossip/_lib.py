@@ -112,21 +112,35 @@ def call(func, *args):
         except BaseException as e:  # noqa: B902 (re-raised below)
             box["exception"] = e
 
-    lib.dpg_cancel_reset()
     t = threading.Thread(target=work, name="dpgossip", daemon=True)
-    t.start()
+    # Everything from the reset on is inside the try: a Ctrl-C that lands
+    # while the worker is being started must still cancel and join it, or the
+    # interpreter can exit (and unload OpenBLAS) under a call still running.
     try:
+        lib.dpg_cancel_reset()
+        t.start()
         while t.is_alive():
             t.join(0.05)
     except KeyboardInterrupt:
         lib.dpg_cancel()
-        t.join()
+        _join_despite_interrupts(t)
         _take_error(err)
         raise
     if "exception" in box:
         raise box["exception"]
     _raise_if_failed(err)
     return box["result"]
+
+
+def _join_despite_interrupts(t):
+    """Waits for the worker (if it was started) whatever further Ctrl-C come:
+    each one only repeats the cancel."""
+    while t.ident is not None:
+        try:
+            t.join()
+            return
+        except KeyboardInterrupt:
+            lib.dpg_cancel()
 
 
 def _take_error(err):
