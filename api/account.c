@@ -34,12 +34,6 @@ typedef struct {
   double *muff;
 } Accounting;
 
-typedef struct {
-  guint from, to;
-  gboolean down;
-  SimLatency latency;
-} Link;
-
 void dpg_account_options_init(DpgAccountOptions *o) {
   *o = (DpgAccountOptions){.participation_interval = 1,
                            .sigma = 1.0,
@@ -51,31 +45,6 @@ void dpg_account_options_init(DpgAccountOptions *o) {
 
 size_t dpg_account_options_size(void) {
   return sizeof(DpgAccountOptions);
-}
-
-static gboolean parse_trusts(const char *spec, GArray *out, GError **error) {
-  char **parts = g_strsplit(spec, ",", -1);
-  gboolean ok = parts[0] != NULL;
-  if (!ok)
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--trust: give ldp, pndp or secldp (or a comma-separated list)");
-  for (guint i = 0; parts[i] && ok; i++) {
-    PrivTrust t;
-    if (!priv_trust_parse(g_strstrip(parts[i]), &t, error)) {
-      g_prefix_error(error, "--trust: ");
-      ok = FALSE;
-      break;
-    }
-    for (guint j = 0; j < out->len; j++)
-      if (g_array_index(out, PrivTrust, j) == t) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--trust: %s is listed twice",
-                    priv_trust_name(t));
-        ok = FALSE;
-      }
-    g_array_append_val(out, t);
-  }
-  g_strfreev(parts);
-  return ok;
 }
 
 static gboolean resolve_protocol(const char *spec, Protocol *p, GError **error) {
@@ -115,38 +84,6 @@ static gboolean resolve_protocol(const char *spec, Protocol *p, GError **error) 
     p->structured = TRUE;
   }
   proto_params_free(params);
-  return ok;
-}
-
-static gboolean parse_uint(const char *s, guint *out) {
-  guint64 v;
-  if (s == NULL || !g_ascii_isdigit(*s) ||
-      !g_ascii_string_to_unsigned(s, 10, 0, G_MAXUINT - 1, &v, NULL))
-    return FALSE;
-  *out = (guint)v;
-  return TRUE;
-}
-
-static gboolean parse_link(const char *spec, Link *out, GError **error) {
-  const char *eq = strchr(spec, '=');
-  char *ends = eq ? g_strndup(spec, (gsize)(eq - spec)) : NULL;
-  char **ft = ends ? g_strsplit(ends, ":", -1) : NULL;
-  gboolean ok = ft && g_strv_length(ft) == 2 && parse_uint(ft[0], &out->from) &&
-                parse_uint(ft[1], &out->to) && eq[1] != '\0';
-  GError *sub = NULL;
-  if (ok) {
-    out->down = g_str_equal(eq + 1, "down");
-    if (!out->down && !sim_latency_parse(eq + 1, &out->latency, &sub))
-      ok = FALSE;
-  }
-  if (!ok)
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--link: '%s' is not FROM:TO=down or FROM:TO=LATENCY (e.g. 8:1=constant:ms=1000, "
-                "the directed link from node 8 to node 1)%s%s",
-                spec, sub ? ": " : "", sub ? sub->message : "");
-  g_clear_error(&sub);
-  g_strfreev(ft);
-  g_free(ends);
   return ok;
 }
 
@@ -195,7 +132,7 @@ typedef struct {
   guint64 seed;
   SimLinStorage storage;
   gboolean streaming;
-  GArray *links; /* Link */
+  GArray *links; /* ProtoAccountLink */
   ProtoRunStats stats;
 } Job;
 
@@ -282,7 +219,7 @@ static gboolean run_observer(Job *j, const PrivAccountOptions *opt, GError **err
   ProtoRun *pr = run ? proto_observed_run_proto(run) : NULL;
   SimEngine *engine = pr ? proto_run_engine(pr) : NULL;
   for (guint i = 0; ok && i < j->links->len; i++) {
-    const Link *l = &g_array_index(j->links, Link, i);
+    const ProtoAccountLink *l = &g_array_index(j->links, ProtoAccountLink, i);
     ok = l->down ? sim_engine_set_link_down(engine, l->from, l->to, TRUE, error)
                  : sim_engine_set_link(engine, l->from, l->to,
                                        &(SimLinkParams){.latency = l->latency}, error);
@@ -412,7 +349,7 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
   j->b = (guint)o->participation_interval;
   if (!o->trust)
     return dpg_usage(err, "--trust is required: ldp, pndp or secldp"), FALSE;
-  if (!parse_trusts(o->trust, trusts, &error))
+  if (!proto_account_parse_trusts(o->trust, trusts, &error))
     return dpg_fail(err, error, 2), FALSE;
   if (!o->attackers || !o->attackers[0])
     return dpg_usage(err, "--attackers: give at least one node id, e.g. --attackers 0, 0,5 "
@@ -448,8 +385,8 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
   if (!parse_run_options(o, pmode, loss_p, &error))
     return dpg_fail(err, error, 2), FALSE;
   for (guint i = 0; o->links && o->links[i]; i++) {
-    Link l;
-    if (!parse_link(o->links[i], &l, &error))
+    ProtoAccountLink l;
+    if (!proto_account_parse_link(o->links[i], &l, &error))
       return dpg_fail(err, error, 2), FALSE;
     g_array_append_val(j->links, l);
   }
@@ -516,7 +453,7 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
   }
   spec_attackers_expand(&j->sets, j->n);
   for (guint i = 0; i < j->links->len; i++) {
-    const Link *l = &g_array_index(j->links, Link, i);
+    const ProtoAccountLink *l = &g_array_index(j->links, ProtoAccountLink, i);
     if (l->from >= j->n || l->to >= j->n || l->from == l->to)
       return dpg_usage(err, "--link %u:%u: nodes must be distinct and below %u", l->from, l->to,
                        j->n),
@@ -535,7 +472,7 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
 
 DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err) {
   dpg_enter();
-  Job j = {.o = o, .links = g_array_new(FALSE, FALSE, sizeof(Link))};
+  Job j = {.o = o, .links = g_array_new(FALSE, FALSE, sizeof(ProtoAccountLink))};
   spec_attackers_init(&j.sets);
   GArray *trusts = g_array_new(FALSE, FALSE, sizeof(PrivTrust));
   Path path = PATH_AUTO;

@@ -184,29 +184,6 @@ gboolean cli_account_build_c(CliAccountSetup *s, const CliAccountProtocol *p, GE
   return s->C_local != NULL;
 }
 
-gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **error) {
-  const char *eq = spec ? strchr(spec, '=') : NULL;
-  char *ends = eq ? g_strndup(spec, (gsize)(eq - spec)) : NULL;
-  char **ft = ends ? g_strsplit(ends, ":", -1) : NULL;
-  gboolean ok = ft && g_strv_length(ft) == 2 && cli_parse_uint(ft[0], &out->from) &&
-                cli_parse_uint(ft[1], &out->to) && eq[1] != '\0';
-  GError *sub = NULL;
-  if (ok) {
-    out->down = g_str_equal(eq + 1, "down");
-    if (!out->down && !sim_latency_parse(eq + 1, &out->latency, &sub))
-      ok = FALSE;
-  }
-  if (!ok)
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--link: '%s' is not FROM:TO=down or FROM:TO=LATENCY (e.g. 8:1=constant:ms=1000, "
-                "the directed link from node 8 to node 1)%s%s",
-                spec ? spec : "", sub ? ": " : "", sub ? sub->message : "");
-  g_clear_error(&sub);
-  g_strfreev(ft);
-  g_free(ends);
-  return ok;
-}
-
 gboolean cli_account_parse_run_options(const char *mode, const char *latency, const char *loss,
                                        ProtoMode *pmode, double *loss_p, GError **error) {
   *pmode = (ProtoMode){.kind = PROTO_MODE_SYNC};
@@ -288,7 +265,7 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
     proto_run_set_progress(proto_observed_run_proto(o), on_step, &sp);
   SimEngine *engine = proto_run_engine(proto_observed_run_proto(o));
   for (guint i = 0; i < run->n_links; i++) {
-    const CliAccountLink *l = &run->links[i];
+    const ProtoAccountLink *l = &run->links[i];
     gboolean ok = l->down ? sim_engine_set_link_down(engine, l->from, l->to, TRUE, error)
                           : sim_engine_set_link(engine, l->from, l->to,
                                                 &(SimLinkParams){.latency = l->latency}, error);

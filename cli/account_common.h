@@ -155,21 +155,6 @@ gboolean cli_account_build_c(CliAccountSetup *s, const CliAccountProtocol *p, GE
 gboolean cli_account_parse_run_options(const char *mode, const char *latency, const char *loss,
                                        ProtoMode *pmode, double *loss_p, GError **error);
 
-/* A per-link override of the simulated run (--link FROM:TO=SPEC). */
-typedef struct {
-  guint from, to;     /* the directed link from -> to */
-  gboolean down;      /* SPEC "down": every message on it is dropped */
-  SimLatency latency; /* otherwise: its latency model */
-} CliAccountLink;
-
-/*
- * cli_account_parse_link: "FROM:TO=down" or "FROM:TO=LATENCY" (a
- * sim_latency_parse spec, e.g. 8:1=constant:ms=1000). Node ids are
- * checked against the graph later.
- * Errors: G_OPTION_ERROR_BAD_VALUE saying the expected form.
- */
-gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **error);
-
 /* The simulated run of the observer path (strings borrowed). */
 typedef struct {
   const char *protocol;   /* registry spec */
@@ -180,10 +165,10 @@ typedef struct {
   const char *loss;       /* NULL: 0 */
   double lr;              /* eta > 0 */
   guint64 seed;
-  SimLinStorage storage;       /* SIM_LIN_DENSE or SIM_LIN_SPARSE */
-  gboolean streaming;          /* the streaming accountant (needs SIM_LIN_SPARSE),
-                                 * else the dense one */
-  const CliAccountLink *links; /* per-link overrides */
+  SimLinStorage storage;         /* SIM_LIN_DENSE or SIM_LIN_SPARSE */
+  gboolean streaming;            /* the streaming accountant (needs SIM_LIN_SPARSE),
+                                   * else the dense one */
+  const ProtoAccountLink *links; /* per-link overrides */
   guint n_links;
   CliProgress *progress; /* nullable: the accountant's checkpoints (streaming) or
                                  * the simulated steps (dense) */

@@ -508,6 +508,38 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
 gboolean proto_account_check_compare(const char *compare, const char *protocol_name,
                                      gboolean has_pndp, const char *schedule, GError **error);
 
+/*
+ * The option strings of an accounting request (account_options.c), parsed
+ * alike for every caller. Errors are G_OPTION_ERROR_BAD_VALUE (usage
+ * errors) whose messages name the command line's options.
+ */
+
+/**
+ * proto_account_parse_trusts: appends to @out (a GArray of PrivTrust) the
+ * trust models of @spec, "ldp", "pndp", "secldp" or a comma-separated list
+ * of distinct ones ("pndp,secldp"; spaces around names are ignored).
+ * Errors: an empty list, priv_trust_parse's (prefixed "--trust: "), a model
+ * listed twice; @out's content is then unspecified.
+ * Complexity: O(length of @spec).
+ */
+gboolean proto_account_parse_trusts(const char *spec, GArray *out, GError **error);
+
+/* A per-link override of the simulated run (--link FROM:TO=SPEC). */
+typedef struct {
+  guint from, to;     /* the directed link from -> to */
+  gboolean down;      /* SPEC "down": every message on it is dropped */
+  SimLatency latency; /* otherwise: its latency model */
+} ProtoAccountLink;
+
+/**
+ * proto_account_parse_link: "FROM:TO=down" or "FROM:TO=LATENCY" (a
+ * sim_latency_parse spec, e.g. 8:1=constant:ms=1000) into @out. Node ids
+ * are decimal and below G_MAXUINT; the caller checks them against the graph.
+ * Errors: the expected form, quoting @spec (NULL allowed) and
+ * sim_latency_parse's reason. Complexity: O(length of @spec).
+ */
+gboolean proto_account_parse_link(const char *spec, ProtoAccountLink *out, GError **error);
+
 /**
  * proto_account_structured: priv_structured_blocks of @p on the run's
  * gossip: the static @w (@schedule NULL), else W_r =

@@ -1,0 +1,69 @@
+/*
+ * protocols/account_options.c: the option strings of an accounting request
+ * (--trust, --link, --mode, --latency, --loss), parsed once for `dpgossip
+ * account`, `dpgossip figure`, `dpgossip train` and dpg_account
+ * (libdpgossip), so that all of them accept the same strings and refuse the
+ * others with the same words.
+ */
+#include <string.h>
+
+#include "protocols/protocols.h"
+
+/* A node id: decimal digits only (no sign or space, which strtoul would
+ * take), below G_MAXUINT. */
+static gboolean parse_node(const char *s, guint *out) {
+  guint64 v;
+  if (s == NULL || !g_ascii_isdigit(*s) ||
+      !g_ascii_string_to_unsigned(s, 10, 0, G_MAXUINT - 1, &v, NULL))
+    return FALSE;
+  *out = (guint)v;
+  return TRUE;
+}
+
+gboolean proto_account_parse_trusts(const char *spec, GArray *out, GError **error) {
+  char **parts = g_strsplit(spec, ",", -1);
+  gboolean ok = parts[0] != NULL;
+  if (!ok)
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--trust: give ldp, pndp or secldp (or a comma-separated list)");
+  for (guint i = 0; parts[i] && ok; i++) {
+    PrivTrust t;
+    if (!priv_trust_parse(g_strstrip(parts[i]), &t, error)) {
+      g_prefix_error(error, "--trust: ");
+      ok = FALSE;
+      break;
+    }
+    for (guint j = 0; j < out->len; j++)
+      if (g_array_index(out, PrivTrust, j) == t) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--trust: %s is listed twice",
+                    priv_trust_name(t));
+        ok = FALSE;
+      }
+    g_array_append_val(out, t);
+  }
+  g_strfreev(parts);
+  return ok;
+}
+
+gboolean proto_account_parse_link(const char *spec, ProtoAccountLink *out, GError **error) {
+  const char *eq = spec ? strchr(spec, '=') : NULL;
+  char *ends = eq ? g_strndup(spec, (gsize)(eq - spec)) : NULL;
+  char **ft = ends ? g_strsplit(ends, ":", -1) : NULL;
+  gboolean ok = ft && g_strv_length(ft) == 2 && parse_node(ft[0], &out->from) &&
+                parse_node(ft[1], &out->to) && eq[1] != '\0';
+  GError *sub = NULL;
+  if (ok) {
+    out->down = g_str_equal(eq + 1, "down");
+    if (!out->down && !sim_latency_parse(eq + 1, &out->latency, &sub))
+      ok = FALSE;
+  }
+  if (!ok)
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--link: '%s' is not FROM:TO=down or FROM:TO=LATENCY (e.g. 8:1=constant:ms=1000, "
+                "the directed link from node 8 to node 1)%s%s",
+                spec ? spec : "", sub ? ": " : "", sub ? sub->message : "");
+  g_clear_error(&sub);
+  g_strfreev(ft);
+  g_free(ends);
+  return ok;
+}
