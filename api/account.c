@@ -87,34 +87,6 @@ static gboolean resolve_protocol(const char *spec, Protocol *p, GError **error) 
   return ok;
 }
 
-/* --mode, --latency, --loss (cli_account_parse_run_options' rules). */
-static gboolean parse_run_options(const DpgAccountOptions *o, ProtoMode *pmode, double *loss_p,
-                                  GError **error) {
-  *pmode = (ProtoMode){.kind = PROTO_MODE_SYNC};
-  *loss_p = 0.0;
-  SimLatency lat;
-  if (o->mode && !proto_mode_parse(o->mode, pmode, error)) {
-    g_prefix_error(error, "--mode: ");
-    return FALSE;
-  }
-  if (o->latency && !sim_latency_parse(o->latency, &lat, error)) {
-    g_prefix_error(error, "--latency: ");
-    return FALSE;
-  }
-  if (o->loss && !sim_loss_parse(o->loss, loss_p, error)) {
-    g_prefix_error(error, "--loss: ");
-    return FALSE;
-  }
-  if (*loss_p > 0 && pmode->kind == PROTO_MODE_SYNC) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--loss %s needs an asynchronous --mode (deadline:ms=D or stale:s=S): a lost "
-                "message would block a synchronous run forever",
-                o->loss);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 /* Everything the two paths share. */
 typedef struct {
   const DpgAccountOptions *o;
@@ -382,7 +354,7 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
                        o->path),
              FALSE;
   }
-  if (!parse_run_options(o, pmode, loss_p, &error))
+  if (!proto_account_parse_run_options(o->mode, o->latency, o->loss, pmode, loss_p, &error))
     return dpg_fail(err, error, 2), FALSE;
   for (guint i = 0; o->links && o->links[i]; i++) {
     ProtoAccountLink l;

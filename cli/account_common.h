@@ -142,19 +142,6 @@ gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s, CliA
  */
 gboolean cli_account_build_c(CliAccountSetup *s, const CliAccountProtocol *p, GError **error);
 
-/*
- * cli_account_parse_run_options: the simulated run's --mode, --latency and
- * --loss (each NULL when not given), as `dpgossip account` reads them:
- * proto_mode_parse, sim_latency_parse and sim_loss_parse; a loss above 0
- * needs an asynchronous mode. @pmode receives the mode (sync when @mode is
- * NULL), @loss_p (nullable) the loss probability (0 when @loss is NULL).
- * Errors: the parsers', prefixed with the option's name, and
- * G_OPTION_ERROR_BAD_VALUE for a loss under the synchronous mode; every
- * one a usage error. Complexity: O(spec lengths).
- */
-gboolean cli_account_parse_run_options(const char *mode, const char *latency, const char *loss,
-                                       ProtoMode *pmode, double *loss_p, GError **error);
-
 /* The simulated run of the observer path (strings borrowed). */
 typedef struct {
   const char *protocol;   /* registry spec */

@@ -733,7 +733,7 @@ static int validate_run(const Options *o, Request *q) {
     q->path = g_str_equal(o->path, "structured") ? PROTO_ACCOUNT_STRUCTURED
                                                  : PROTO_ACCOUNT_OBSERVER;
   }
-  if (!cli_account_parse_run_options(o->mode, o->latency, o->loss, &q->mode, &q->loss, &error)) {
+  if (!proto_account_parse_run_options(o->mode, o->latency, o->loss, &q->mode, &q->loss, &error)) {
     /* The parsers' errors as they are; the loss rule with the --help hint. */
     int status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
                                                  : cli_fail(CMD, error, CLI_EXIT_USAGE);

@@ -67,3 +67,34 @@ gboolean proto_account_parse_link(const char *spec, ProtoAccountLink *out, GErro
   g_free(ends);
   return ok;
 }
+
+gboolean proto_account_parse_run_options(const char *mode, const char *latency, const char *loss,
+                                         ProtoMode *pmode, double *loss_p, GError **error) {
+  *pmode = (ProtoMode){.kind = PROTO_MODE_SYNC};
+  if (loss_p)
+    *loss_p = 0.0;
+  SimLatency lat;
+  double p = 0.0;
+  if (mode && !proto_mode_parse(mode, pmode, error)) {
+    g_prefix_error(error, "--mode: ");
+    return FALSE;
+  }
+  if (latency && !sim_latency_parse(latency, &lat, error)) {
+    g_prefix_error(error, "--latency: ");
+    return FALSE;
+  }
+  if (loss && !sim_loss_parse(loss, &p, error)) {
+    g_prefix_error(error, "--loss: ");
+    return FALSE;
+  }
+  if (p > 0 && pmode->kind == PROTO_MODE_SYNC) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--loss %s needs an asynchronous --mode (deadline:ms=D or stale:s=S): a lost "
+                "message would block a synchronous run forever",
+                loss);
+    return FALSE;
+  }
+  if (loss_p)
+    *loss_p = p;
+  return TRUE;
+}

@@ -541,6 +541,20 @@ typedef struct {
 gboolean proto_account_parse_link(const char *spec, ProtoAccountLink *out, GError **error);
 
 /**
+ * proto_account_parse_run_options: the simulated run's --mode, --latency
+ * and --loss (each NULL when not given): proto_mode_parse,
+ * sim_latency_parse (checked, the run parses it again) and sim_loss_parse;
+ * a loss above 0 needs an asynchronous mode, since a lost message would
+ * block a synchronous run forever. @pmode receives the mode (sync when
+ * @mode is NULL), @loss_p (nullable) the loss probability (0 when @loss is
+ * NULL).
+ * Errors: the parsers', prefixed with the option's name ("--mode: "), and a
+ * loss under the synchronous mode. Complexity: O(spec lengths).
+ */
+gboolean proto_account_parse_run_options(const char *mode, const char *latency, const char *loss,
+                                         ProtoMode *pmode, double *loss_p, GError **error);
+
+/**
  * proto_account_structured: priv_structured_blocks of @p on the run's
  * gossip: the static @w (@schedule NULL), else W_r =
  * topo_schedule_gossip(@schedule, r) for the K T gossip rounds r a simulated
