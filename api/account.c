@@ -16,16 +16,6 @@
 typedef enum { PATH_AUTO, PATH_STRUCTURED, PATH_OBSERVER } Path;
 static const char *const path_names[] = {"auto", "structured", "observer"};
 
-/* What --protocol names (cli_account_resolve_protocol's rules). */
-typedef struct {
-  const ProtoVTable *vt;
-  PrivProtocol protocol;
-  guint K;
-  gboolean structured; /* the structured path knows it */
-  char *c_spec;        /* MF-D-SGD's C family or file */
-  guint band;
-} Protocol;
-
 /* One accounting: attacker set @set under @trust. */
 typedef struct {
   PrivTrust trust;
@@ -47,50 +37,10 @@ size_t dpg_account_options_size(void) {
   return sizeof(DpgAccountOptions);
 }
 
-static gboolean resolve_protocol(const char *spec, Protocol *p, GError **error) {
-  ProtoParams *params = NULL;
-  if (!proto_spec_parse(spec, &p->vt, &params, error)) {
-    g_prefix_error(error, "--protocol: ");
-    return FALSE;
-  }
-  const char *name = p->vt->name, *c = NULL;
-  p->K = 1;
-  if (g_str_equal(name, "dsgd")) {
-    p->protocol = PRIV_PROTOCOL_DSGD;
-    p->structured = TRUE;
-  } else if (g_str_equal(name, "muffliato")) {
-    p->protocol = PRIV_PROTOCOL_MUFFLIATO;
-    p->K = (guint)proto_params_get_int(params, "K");
-    p->structured = TRUE;
-  } else if (g_str_equal(name, "antipgd")) {
-    c = "antipgd";
-  } else if (g_str_equal(name, "mfdsgd") || g_str_equal(name, "mafalda")) {
-    /* mafalda's default C is optimized inside the run: observer path only. */
-    c = proto_params_get_string(params, "C");
-    if (g_str_equal(c, "mafalda"))
-      c = NULL;
-    p->band = (guint)proto_params_get_int(params, "band");
-  }
-  gboolean ok = TRUE;
-  if (c && *c == '\0') {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--protocol: %s:C= needs a family (identity, antipgd, sr, bsr, mafalda) or a "
-                "CSV file",
-                name);
-    ok = FALSE;
-  } else if (c) {
-    p->protocol = PRIV_PROTOCOL_MFDSGD;
-    p->c_spec = g_strdup(c);
-    p->structured = TRUE;
-  }
-  proto_params_free(params);
-  return ok;
-}
-
 /* Everything the two paths share. */
 typedef struct {
   const DpgAccountOptions *o;
-  Protocol proto;
+  ProtoAccountProtocol proto;
   TopoGossipKind gossip;
   PrivSensitivity sensitivity;
   guint T, b, n;
@@ -333,7 +283,7 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
       g_prefix_error(&error, "--attackers: ");
       return dpg_fail(err, error, 2), FALSE;
     }
-  if (!resolve_protocol(o->protocol ? o->protocol : "dsgd", &j->proto, &error))
+  if (!proto_account_resolve_protocol(o->protocol ? o->protocol : "dsgd", &j->proto, &error))
     return dpg_fail(err, error, dpg_spec_status(error)), FALSE;
   j->sensitivity = PRIV_SENSITIVITY_BOUND;
   if (o->sensitivity && !priv_sensitivity_parse(o->sensitivity, &j->sensitivity, &error)) {
@@ -489,7 +439,7 @@ out:
   }
   g_free(j.acs);
   g_free(j.C_local);
-  g_free(j.proto.c_spec);
+  proto_account_protocol_clear(&j.proto);
   spec_attackers_clear(&j.sets);
   g_array_unref(trusts);
   g_array_unref(j.links);

@@ -127,50 +127,19 @@ void cli_account_protocol_clear(CliAccountProtocol *p) {
 
 gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s, CliAccountProtocol *p,
                                       GError **error) {
-  const ProtoVTable *vt = NULL;
-  ProtoParams *params = NULL;
-  if (!proto_spec_parse(spec, &vt, &params, error)) {
-    g_prefix_error(error, "--protocol: ");
+  ProtoAccountProtocol r = {0};
+  if (!proto_account_resolve_protocol(spec, &r, error))
     return FALSE;
-  }
   p->run_spec = g_strdup(spec);
-  p->name = g_strdup(vt->name);
-  p->structured = FALSE;
-  s->K = 1;
-  const char *c = NULL;
-  if (g_str_equal(vt->name, "dsgd")) {
-    s->protocol = PRIV_PROTOCOL_DSGD;
-    p->structured = TRUE;
-  } else if (g_str_equal(vt->name, "muffliato")) {
-    s->protocol = PRIV_PROTOCOL_MUFFLIATO;
-    s->K = (guint)proto_params_get_int(params, "K");
-    p->structured = TRUE;
-  } else if (g_str_equal(vt->name, "antipgd")) {
-    c = "antipgd";
-  } else if (g_str_equal(vt->name, "mfdsgd") || g_str_equal(vt->name, "mafalda")) {
-    /* mafalda's default C is optimized inside the run: observer path only. */
-    c = proto_params_get_string(params, "C");
-    if (g_str_equal(c, "mafalda"))
-      c = NULL;
-    p->band = (guint)proto_params_get_int(params, "band");
-  }
-  if (c && *c == '\0') {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--protocol: %s:C= needs a family (identity, antipgd, sr, bsr, mafalda) or a "
-                "CSV file",
-                vt->name);
-    proto_params_free(params);
-    cli_account_protocol_clear(p);
-    return FALSE;
-  }
-  if (c) {
-    s->protocol = PRIV_PROTOCOL_MFDSGD;
-    p->c_spec = g_strdup(c);
-    p->structured = TRUE;
-  }
+  p->name = g_strdup(r.vt->name);
+  p->structured = r.structured;
+  p->c_spec = g_steal_pointer(&r.c_spec);
+  p->band = r.band;
+  s->K = r.K;
+  if (r.structured)
+    s->protocol = r.protocol;
   g_free(s->protocol_label);
   s->protocol_label = g_strdup(spec);
-  proto_params_free(params);
   return TRUE;
 }
 

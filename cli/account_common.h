@@ -124,11 +124,9 @@ typedef struct {
 void cli_account_protocol_clear(CliAccountProtocol *p);
 
 /*
- * cli_account_resolve_protocol: parses @spec with the protocol registry
- * (proto_spec_parse: built-ins, registered and installed plugins) and
- * decides whether the structured path knows it (see CliAccountProtocol).
- * Errors: those of proto_spec_parse, prefixed with "--protocol: ".
- * Complexity: O(spec length x parameters).
+ * cli_account_resolve_protocol: proto_account_resolve_protocol of @spec,
+ * into @p and the setup's protocol, K and protocol_label (see
+ * CliAccountProtocol). Errors and complexity: proto_account_resolve_protocol's.
  */
 gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s, CliAccountProtocol *p,
                                       GError **error);

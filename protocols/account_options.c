@@ -98,3 +98,50 @@ gboolean proto_account_parse_run_options(const char *mode, const char *latency, 
     *loss_p = p;
   return TRUE;
 }
+
+void proto_account_protocol_clear(ProtoAccountProtocol *p) {
+  if (!p)
+    return;
+  g_clear_pointer(&p->c_spec, g_free);
+}
+
+gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *p, GError **error) {
+  ProtoParams *params = NULL;
+  if (!proto_spec_parse(spec, &p->vt, &params, error)) {
+    g_prefix_error(error, "--protocol: ");
+    return FALSE;
+  }
+  const char *name = p->vt->name, *c = NULL;
+  p->K = 1;
+  p->structured = FALSE;
+  if (g_str_equal(name, "dsgd")) {
+    p->protocol = PRIV_PROTOCOL_DSGD;
+    p->structured = TRUE;
+  } else if (g_str_equal(name, "muffliato")) {
+    p->protocol = PRIV_PROTOCOL_MUFFLIATO;
+    p->K = (guint)proto_params_get_int(params, "K");
+    p->structured = TRUE;
+  } else if (g_str_equal(name, "antipgd")) {
+    c = "antipgd";
+  } else if (g_str_equal(name, "mfdsgd") || g_str_equal(name, "mafalda")) {
+    /* mafalda's default C is optimized inside the run: observer path only. */
+    c = proto_params_get_string(params, "C");
+    if (g_str_equal(c, "mafalda"))
+      c = NULL;
+    p->band = (guint)proto_params_get_int(params, "band");
+  }
+  gboolean ok = TRUE;
+  if (c && *c == '\0') {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--protocol: %s:C= needs a family (identity, antipgd, sr, bsr, mafalda) or a "
+                "CSV file",
+                name);
+    ok = FALSE;
+  } else if (c) {
+    p->protocol = PRIV_PROTOCOL_MFDSGD;
+    p->c_spec = g_strdup(c);
+    p->structured = TRUE;
+  }
+  proto_params_free(params);
+  return ok;
+}

@@ -554,6 +554,33 @@ gboolean proto_account_parse_link(const char *spec, ProtoAccountLink *out, GErro
 gboolean proto_account_parse_run_options(const char *mode, const char *latency, const char *loss,
                                          ProtoMode *pmode, double *loss_p, GError **error);
 
+/* What --protocol names, as the accounting sees it. */
+typedef struct {
+  const ProtoVTable *vt; /* the registered protocol */
+  /* TRUE when the structured path knows the protocol: dsgd, muffliato:K=k,
+   * antipgd, mfdsgd and mafalda with C a family (identity, antipgd, sr,
+   * bsr) or a CSV file; then protocol is set and c_spec/band say how to
+   * build C_local. */
+  gboolean structured;
+  PrivProtocol protocol;
+  guint K;      /* Muffliato's gossip rounds per step, else 1 */
+  char *c_spec; /* MF-D-SGD: C family name or CSV path; else NULL (owned) */
+  guint band;   /* bsr's band (0: the participation interval b) */
+} ProtoAccountProtocol;
+
+/** Frees p->c_spec (NULL @p allowed). O(1). */
+void proto_account_protocol_clear(ProtoAccountProtocol *p);
+
+/**
+ * proto_account_resolve_protocol: parses @spec with the protocol registry
+ * (proto_spec_parse: built-ins, registered and installed plugins) into @p
+ * and decides whether the structured path knows it.
+ * Errors: proto_spec_parse's, prefixed with "--protocol: ";
+ * G_OPTION_ERROR_BAD_VALUE for an empty C= of mfdsgd or mafalda. On error
+ * @p owns nothing. Complexity: O(spec length x parameters).
+ */
+gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *p, GError **error);
+
 /**
  * proto_account_structured: priv_structured_blocks of @p on the run's
  * gossip: the static @w (@schedule NULL), else W_r =
