@@ -16,16 +16,6 @@
 typedef enum { PATH_AUTO, PATH_STRUCTURED, PATH_OBSERVER } Path;
 static const char *const path_names[] = {"auto", "structured", "observer"};
 
-/* What --protocol names (cli_account_resolve_protocol's rules). */
-typedef struct {
-  const ProtoVTable *vt;
-  PrivProtocol protocol;
-  guint K;
-  gboolean structured; /* the structured path knows it */
-  char *c_spec;        /* MF-D-SGD's C family or file */
-  guint band;
-} Protocol;
-
 /* One accounting: attacker set @set under @trust. */
 typedef struct {
   PrivTrust trust;
@@ -33,12 +23,6 @@ typedef struct {
   PrivReport *report;
   double *muff;
 } Accounting;
-
-typedef struct {
-  guint from, to;
-  gboolean down;
-  SimLatency latency;
-} Link;
 
 void dpg_account_options_init(DpgAccountOptions *o) {
   *o = (DpgAccountOptions){.participation_interval = 1,
@@ -53,135 +37,10 @@ size_t dpg_account_options_size(void) {
   return sizeof(DpgAccountOptions);
 }
 
-static gboolean parse_trusts(const char *spec, GArray *out, GError **error) {
-  char **parts = g_strsplit(spec, ",", -1);
-  gboolean ok = parts[0] != NULL;
-  if (!ok)
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--trust: give ldp, pndp or secldp (or a comma-separated list)");
-  for (guint i = 0; parts[i] && ok; i++) {
-    PrivTrust t;
-    if (!priv_trust_parse(g_strstrip(parts[i]), &t, error)) {
-      g_prefix_error(error, "--trust: ");
-      ok = FALSE;
-      break;
-    }
-    for (guint j = 0; j < out->len; j++)
-      if (g_array_index(out, PrivTrust, j) == t) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--trust: %s is listed twice",
-                    priv_trust_name(t));
-        ok = FALSE;
-      }
-    g_array_append_val(out, t);
-  }
-  g_strfreev(parts);
-  return ok;
-}
-
-static gboolean resolve_protocol(const char *spec, Protocol *p, GError **error) {
-  ProtoParams *params = NULL;
-  if (!proto_spec_parse(spec, &p->vt, &params, error)) {
-    g_prefix_error(error, "--protocol: ");
-    return FALSE;
-  }
-  const char *name = p->vt->name, *c = NULL;
-  p->K = 1;
-  if (g_str_equal(name, "dsgd")) {
-    p->protocol = PRIV_PROTOCOL_DSGD;
-    p->structured = TRUE;
-  } else if (g_str_equal(name, "muffliato")) {
-    p->protocol = PRIV_PROTOCOL_MUFFLIATO;
-    p->K = (guint)proto_params_get_int(params, "K");
-    p->structured = TRUE;
-  } else if (g_str_equal(name, "antipgd")) {
-    c = "antipgd";
-  } else if (g_str_equal(name, "mfdsgd") || g_str_equal(name, "mafalda")) {
-    /* mafalda's default C is optimized inside the run: observer path only. */
-    c = proto_params_get_string(params, "C");
-    if (g_str_equal(c, "mafalda"))
-      c = NULL;
-    p->band = (guint)proto_params_get_int(params, "band");
-  }
-  gboolean ok = TRUE;
-  if (c && *c == '\0') {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--protocol: %s:C= needs a family (identity, antipgd, sr, bsr, mafalda) or a "
-                "CSV file",
-                name);
-    ok = FALSE;
-  } else if (c) {
-    p->protocol = PRIV_PROTOCOL_MFDSGD;
-    p->c_spec = g_strdup(c);
-    p->structured = TRUE;
-  }
-  proto_params_free(params);
-  return ok;
-}
-
-static gboolean parse_uint(const char *s, guint *out) {
-  guint64 v;
-  if (s == NULL || !g_ascii_isdigit(*s) ||
-      !g_ascii_string_to_unsigned(s, 10, 0, G_MAXUINT - 1, &v, NULL))
-    return FALSE;
-  *out = (guint)v;
-  return TRUE;
-}
-
-static gboolean parse_link(const char *spec, Link *out, GError **error) {
-  const char *eq = strchr(spec, '=');
-  char *ends = eq ? g_strndup(spec, (gsize)(eq - spec)) : NULL;
-  char **ft = ends ? g_strsplit(ends, ":", -1) : NULL;
-  gboolean ok = ft && g_strv_length(ft) == 2 && parse_uint(ft[0], &out->from) &&
-                parse_uint(ft[1], &out->to) && eq[1] != '\0';
-  GError *sub = NULL;
-  if (ok) {
-    out->down = g_str_equal(eq + 1, "down");
-    if (!out->down && !sim_latency_parse(eq + 1, &out->latency, &sub))
-      ok = FALSE;
-  }
-  if (!ok)
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--link: '%s' is not FROM:TO=down or FROM:TO=LATENCY (e.g. 8:1=constant:ms=1000, "
-                "the directed link from node 8 to node 1)%s%s",
-                spec, sub ? ": " : "", sub ? sub->message : "");
-  g_clear_error(&sub);
-  g_strfreev(ft);
-  g_free(ends);
-  return ok;
-}
-
-/* --mode, --latency, --loss (cli_account_parse_run_options' rules). */
-static gboolean parse_run_options(const DpgAccountOptions *o, ProtoMode *pmode, double *loss_p,
-                                  GError **error) {
-  *pmode = (ProtoMode){.kind = PROTO_MODE_SYNC};
-  *loss_p = 0.0;
-  SimLatency lat;
-  if (o->mode && !proto_mode_parse(o->mode, pmode, error)) {
-    g_prefix_error(error, "--mode: ");
-    return FALSE;
-  }
-  if (o->latency && !sim_latency_parse(o->latency, &lat, error)) {
-    g_prefix_error(error, "--latency: ");
-    return FALSE;
-  }
-  if (o->loss && !sim_loss_parse(o->loss, loss_p, error)) {
-    g_prefix_error(error, "--loss: ");
-    return FALSE;
-  }
-  if (*loss_p > 0 && pmode->kind == PROTO_MODE_SYNC) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--loss %s needs an asynchronous --mode (deadline:ms=D or stale:s=S): a lost "
-                "message would block a synchronous run forever",
-                o->loss);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 /* Everything the two paths share. */
 typedef struct {
   const DpgAccountOptions *o;
-  Protocol proto;
+  ProtoAccountProtocol proto;
   TopoGossipKind gossip;
   PrivSensitivity sensitivity;
   guint T, b, n;
@@ -195,7 +54,7 @@ typedef struct {
   guint64 seed;
   SimLinStorage storage;
   gboolean streaming;
-  GArray *links; /* Link */
+  GArray *links; /* ProtoAccountLink */
   ProtoRunStats stats;
 } Job;
 
@@ -282,7 +141,7 @@ static gboolean run_observer(Job *j, const PrivAccountOptions *opt, GError **err
   ProtoRun *pr = run ? proto_observed_run_proto(run) : NULL;
   SimEngine *engine = pr ? proto_run_engine(pr) : NULL;
   for (guint i = 0; ok && i < j->links->len; i++) {
-    const Link *l = &g_array_index(j->links, Link, i);
+    const ProtoAccountLink *l = &g_array_index(j->links, ProtoAccountLink, i);
     ok = l->down ? sim_engine_set_link_down(engine, l->from, l->to, TRUE, error)
                  : sim_engine_set_link(engine, l->from, l->to,
                                        &(SimLinkParams){.latency = l->latency}, error);
@@ -412,7 +271,7 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
   j->b = (guint)o->participation_interval;
   if (!o->trust)
     return dpg_usage(err, "--trust is required: ldp, pndp or secldp"), FALSE;
-  if (!parse_trusts(o->trust, trusts, &error))
+  if (!proto_account_parse_trusts(o->trust, trusts, &error))
     return dpg_fail(err, error, 2), FALSE;
   if (!o->attackers || !o->attackers[0])
     return dpg_usage(err, "--attackers: give at least one node id, e.g. --attackers 0, 0,5 "
@@ -424,7 +283,7 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
       g_prefix_error(&error, "--attackers: ");
       return dpg_fail(err, error, 2), FALSE;
     }
-  if (!resolve_protocol(o->protocol ? o->protocol : "dsgd", &j->proto, &error))
+  if (!proto_account_resolve_protocol(o->protocol ? o->protocol : "dsgd", &j->proto, &error))
     return dpg_fail(err, error, dpg_spec_status(error)), FALSE;
   j->sensitivity = PRIV_SENSITIVITY_BOUND;
   if (o->sensitivity && !priv_sensitivity_parse(o->sensitivity, &j->sensitivity, &error)) {
@@ -445,11 +304,11 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
                        o->path),
              FALSE;
   }
-  if (!parse_run_options(o, pmode, loss_p, &error))
+  if (!proto_account_parse_run_options(o->mode, o->latency, o->loss, pmode, loss_p, &error))
     return dpg_fail(err, error, 2), FALSE;
   for (guint i = 0; o->links && o->links[i]; i++) {
-    Link l;
-    if (!parse_link(o->links[i], &l, &error))
+    ProtoAccountLink l;
+    if (!proto_account_parse_link(o->links[i], &l, &error))
       return dpg_fail(err, error, 2), FALSE;
     g_array_append_val(j->links, l);
   }
@@ -516,7 +375,7 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
   }
   spec_attackers_expand(&j->sets, j->n);
   for (guint i = 0; i < j->links->len; i++) {
-    const Link *l = &g_array_index(j->links, Link, i);
+    const ProtoAccountLink *l = &g_array_index(j->links, ProtoAccountLink, i);
     if (l->from >= j->n || l->to >= j->n || l->from == l->to)
       return dpg_usage(err, "--link %u:%u: nodes must be distinct and below %u", l->from, l->to,
                        j->n),
@@ -535,7 +394,7 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
 
 DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err) {
   dpg_enter();
-  Job j = {.o = o, .links = g_array_new(FALSE, FALSE, sizeof(Link))};
+  Job j = {.o = o, .links = g_array_new(FALSE, FALSE, sizeof(ProtoAccountLink))};
   spec_attackers_init(&j.sets);
   GArray *trusts = g_array_new(FALSE, FALSE, sizeof(PrivTrust));
   Path path = PATH_AUTO;
@@ -580,7 +439,7 @@ out:
   }
   g_free(j.acs);
   g_free(j.C_local);
-  g_free(j.proto.c_spec);
+  proto_account_protocol_clear(&j.proto);
   spec_attackers_clear(&j.sets);
   g_array_unref(trusts);
   g_array_unref(j.links);

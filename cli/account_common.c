@@ -127,50 +127,19 @@ void cli_account_protocol_clear(CliAccountProtocol *p) {
 
 gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s, CliAccountProtocol *p,
                                       GError **error) {
-  const ProtoVTable *vt = NULL;
-  ProtoParams *params = NULL;
-  if (!proto_spec_parse(spec, &vt, &params, error)) {
-    g_prefix_error(error, "--protocol: ");
+  ProtoAccountProtocol r = {0};
+  if (!proto_account_resolve_protocol(spec, &r, error))
     return FALSE;
-  }
   p->run_spec = g_strdup(spec);
-  p->name = g_strdup(vt->name);
-  p->structured = FALSE;
-  s->K = 1;
-  const char *c = NULL;
-  if (g_str_equal(vt->name, "dsgd")) {
-    s->protocol = PRIV_PROTOCOL_DSGD;
-    p->structured = TRUE;
-  } else if (g_str_equal(vt->name, "muffliato")) {
-    s->protocol = PRIV_PROTOCOL_MUFFLIATO;
-    s->K = (guint)proto_params_get_int(params, "K");
-    p->structured = TRUE;
-  } else if (g_str_equal(vt->name, "antipgd")) {
-    c = "antipgd";
-  } else if (g_str_equal(vt->name, "mfdsgd") || g_str_equal(vt->name, "mafalda")) {
-    /* mafalda's default C is optimized inside the run: observer path only. */
-    c = proto_params_get_string(params, "C");
-    if (g_str_equal(c, "mafalda"))
-      c = NULL;
-    p->band = (guint)proto_params_get_int(params, "band");
-  }
-  if (c && *c == '\0') {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--protocol: %s:C= needs a family (identity, antipgd, sr, bsr, mafalda) or a "
-                "CSV file",
-                vt->name);
-    proto_params_free(params);
-    cli_account_protocol_clear(p);
-    return FALSE;
-  }
-  if (c) {
-    s->protocol = PRIV_PROTOCOL_MFDSGD;
-    p->c_spec = g_strdup(c);
-    p->structured = TRUE;
-  }
+  p->name = g_strdup(r.vt->name);
+  p->structured = r.structured;
+  p->c_spec = g_steal_pointer(&r.c_spec);
+  p->band = r.band;
+  s->K = r.K;
+  if (r.structured)
+    s->protocol = r.protocol;
   g_free(s->protocol_label);
   s->protocol_label = g_strdup(spec);
-  proto_params_free(params);
   return TRUE;
 }
 
@@ -182,60 +151,6 @@ gboolean cli_account_build_c(CliAccountSetup *s, const CliAccountProtocol *p, GE
   ProtoCRecipe r = {.spec = p->c_spec, .T = s->T, .k = s->T / s->b, .b = s->b, .band = p->band};
   s->C_local = proto_c_local(&r, error);
   return s->C_local != NULL;
-}
-
-gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **error) {
-  const char *eq = spec ? strchr(spec, '=') : NULL;
-  char *ends = eq ? g_strndup(spec, (gsize)(eq - spec)) : NULL;
-  char **ft = ends ? g_strsplit(ends, ":", -1) : NULL;
-  gboolean ok = ft && g_strv_length(ft) == 2 && cli_parse_uint(ft[0], &out->from) &&
-                cli_parse_uint(ft[1], &out->to) && eq[1] != '\0';
-  GError *sub = NULL;
-  if (ok) {
-    out->down = g_str_equal(eq + 1, "down");
-    if (!out->down && !sim_latency_parse(eq + 1, &out->latency, &sub))
-      ok = FALSE;
-  }
-  if (!ok)
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--link: '%s' is not FROM:TO=down or FROM:TO=LATENCY (e.g. 8:1=constant:ms=1000, "
-                "the directed link from node 8 to node 1)%s%s",
-                spec ? spec : "", sub ? ": " : "", sub ? sub->message : "");
-  g_clear_error(&sub);
-  g_strfreev(ft);
-  g_free(ends);
-  return ok;
-}
-
-gboolean cli_account_parse_run_options(const char *mode, const char *latency, const char *loss,
-                                       ProtoMode *pmode, double *loss_p, GError **error) {
-  *pmode = (ProtoMode){.kind = PROTO_MODE_SYNC};
-  if (loss_p)
-    *loss_p = 0.0;
-  SimLatency lat;
-  double p = 0.0;
-  if (mode && !proto_mode_parse(mode, pmode, error)) {
-    g_prefix_error(error, "--mode: ");
-    return FALSE;
-  }
-  if (latency && !sim_latency_parse(latency, &lat, error)) {
-    g_prefix_error(error, "--latency: ");
-    return FALSE;
-  }
-  if (loss && !sim_loss_parse(loss, &p, error)) {
-    g_prefix_error(error, "--loss: ");
-    return FALSE;
-  }
-  if (p > 0 && pmode->kind == PROTO_MODE_SYNC) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--loss %s needs an asynchronous --mode (deadline:ms=D or stale:s=S): a lost "
-                "message would block a synchronous run forever",
-                loss);
-    return FALSE;
-  }
-  if (loss_p)
-    *loss_p = p;
-  return TRUE;
 }
 
 /* Long observer accountings take minutes: the streaming accountant reports
@@ -288,7 +203,7 @@ PrivBlocks **cli_account_blocks_observer(const CliAccountSetup *s, const CliObse
     proto_run_set_progress(proto_observed_run_proto(o), on_step, &sp);
   SimEngine *engine = proto_run_engine(proto_observed_run_proto(o));
   for (guint i = 0; i < run->n_links; i++) {
-    const CliAccountLink *l = &run->links[i];
+    const ProtoAccountLink *l = &run->links[i];
     gboolean ok = l->down ? sim_engine_set_link_down(engine, l->from, l->to, TRUE, error)
                           : sim_engine_set_link(engine, l->from, l->to,
                                                 &(SimLinkParams){.latency = l->latency}, error);

@@ -124,11 +124,9 @@ typedef struct {
 void cli_account_protocol_clear(CliAccountProtocol *p);
 
 /*
- * cli_account_resolve_protocol: parses @spec with the protocol registry
- * (proto_spec_parse: built-ins, registered and installed plugins) and
- * decides whether the structured path knows it (see CliAccountProtocol).
- * Errors: those of proto_spec_parse, prefixed with "--protocol: ".
- * Complexity: O(spec length x parameters).
+ * cli_account_resolve_protocol: proto_account_resolve_protocol of @spec,
+ * into @p and the setup's protocol, K and protocol_label (see
+ * CliAccountProtocol). Errors and complexity: proto_account_resolve_protocol's.
  */
 gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s, CliAccountProtocol *p,
                                       GError **error);
@@ -142,34 +140,6 @@ gboolean cli_account_resolve_protocol(const char *spec, CliAccountSetup *s, CliA
  */
 gboolean cli_account_build_c(CliAccountSetup *s, const CliAccountProtocol *p, GError **error);
 
-/*
- * cli_account_parse_run_options: the simulated run's --mode, --latency and
- * --loss (each NULL when not given), as `dpgossip account` reads them:
- * proto_mode_parse, sim_latency_parse and sim_loss_parse; a loss above 0
- * needs an asynchronous mode. @pmode receives the mode (sync when @mode is
- * NULL), @loss_p (nullable) the loss probability (0 when @loss is NULL).
- * Errors: the parsers', prefixed with the option's name, and
- * G_OPTION_ERROR_BAD_VALUE for a loss under the synchronous mode; every
- * one a usage error. Complexity: O(spec lengths).
- */
-gboolean cli_account_parse_run_options(const char *mode, const char *latency, const char *loss,
-                                       ProtoMode *pmode, double *loss_p, GError **error);
-
-/* A per-link override of the simulated run (--link FROM:TO=SPEC). */
-typedef struct {
-  guint from, to;     /* the directed link from -> to */
-  gboolean down;      /* SPEC "down": every message on it is dropped */
-  SimLatency latency; /* otherwise: its latency model */
-} CliAccountLink;
-
-/*
- * cli_account_parse_link: "FROM:TO=down" or "FROM:TO=LATENCY" (a
- * sim_latency_parse spec, e.g. 8:1=constant:ms=1000). Node ids are
- * checked against the graph later.
- * Errors: G_OPTION_ERROR_BAD_VALUE saying the expected form.
- */
-gboolean cli_account_parse_link(const char *spec, CliAccountLink *out, GError **error);
-
 /* The simulated run of the observer path (strings borrowed). */
 typedef struct {
   const char *protocol;   /* registry spec */
@@ -180,10 +150,10 @@ typedef struct {
   const char *loss;       /* NULL: 0 */
   double lr;              /* eta > 0 */
   guint64 seed;
-  SimLinStorage storage;       /* SIM_LIN_DENSE or SIM_LIN_SPARSE */
-  gboolean streaming;          /* the streaming accountant (needs SIM_LIN_SPARSE),
-                                 * else the dense one */
-  const CliAccountLink *links; /* per-link overrides */
+  SimLinStorage storage;         /* SIM_LIN_DENSE or SIM_LIN_SPARSE */
+  gboolean streaming;            /* the streaming accountant (needs SIM_LIN_SPARSE),
+                                   * else the dense one */
+  const ProtoAccountLink *links; /* per-link overrides */
   guint n_links;
   CliProgress *progress; /* nullable: the accountant's checkpoints (streaming) or
                                  * the simulated steps (dense) */

@@ -76,32 +76,6 @@ typedef struct {
 
 #define usage_error(...) cli_usage_error(CMD, __VA_ARGS__)
 
-/* "pndp" or "pndp,secldp": distinct trust models. */
-static gboolean parse_trusts(const char *spec, GArray *out, GError **error) {
-  char **parts = g_strsplit(spec, ",", -1);
-  gboolean ok = parts[0] != NULL;
-  if (!ok)
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--trust: give ldp, pndp or secldp (or a comma-separated list)");
-  for (guint i = 0; parts[i] && ok; i++) {
-    PrivTrust t;
-    if (!priv_trust_parse(g_strstrip(parts[i]), &t, error)) {
-      g_prefix_error(error, "--trust: ");
-      ok = FALSE;
-      break;
-    }
-    for (guint j = 0; j < out->len; j++)
-      if (g_array_index(out, PrivTrust, j) == t) {
-        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--trust: %s is listed twice",
-                    priv_trust_name(t));
-        ok = FALSE;
-      }
-    g_array_append_val(out, t);
-  }
-  g_strfreev(parts);
-  return ok;
-}
-
 /* ---- Output ---- */
 
 static const char *trust_assumption(PrivTrust t, ProtoAccountPath path) {
@@ -519,7 +493,7 @@ typedef struct {
   gboolean nonprivate; /* --protocol nonprivate: dsgd with sigma = 0 */
   CliAttackerSets sets;
   GArray *trusts;        /* PrivTrust, distinct */
-  GArray *links;         /* CliAccountLink */
+  GArray *links;         /* ProtoAccountLink */
   gboolean path_auto;    /* --path auto (default): proto_account_plan decides */
   ProtoAccountPath path; /* else the path asked for */
   ProtoMode mode;
@@ -655,7 +629,7 @@ static void options_clear(Options *o) {
 
 static void request_init(Request *q) {
   *q = (Request){.trusts = g_array_new(FALSE, FALSE, sizeof(PrivTrust)),
-                 .links = g_array_new(FALSE, FALSE, sizeof(CliAccountLink)),
+                 .links = g_array_new(FALSE, FALSE, sizeof(ProtoAccountLink)),
                  .path_auto = TRUE,
                  .mode = {.kind = PROTO_MODE_SYNC},
                  .storage = SIM_LIN_SPARSE,
@@ -707,7 +681,7 @@ static int validate_what(const Options *o, Request *q) {
   q->s.b = (guint)o->interval;
   if (!o->trust)
     return usage_error("--trust is required: ldp, pndp or secldp");
-  if (!parse_trusts(o->trust, q->trusts, &error))
+  if (!proto_account_parse_trusts(o->trust, q->trusts, &error))
     return cli_fail(CMD, error, CLI_EXIT_USAGE);
   if (!o->attackers || !o->attackers[0])
     return usage_error("--attackers: give at least one node id, e.g. --attackers 0, 0,5 "
@@ -759,7 +733,7 @@ static int validate_run(const Options *o, Request *q) {
     q->path = g_str_equal(o->path, "structured") ? PROTO_ACCOUNT_STRUCTURED
                                                  : PROTO_ACCOUNT_OBSERVER;
   }
-  if (!cli_account_parse_run_options(o->mode, o->latency, o->loss, &q->mode, &q->loss, &error)) {
+  if (!proto_account_parse_run_options(o->mode, o->latency, o->loss, &q->mode, &q->loss, &error)) {
     /* The parsers' errors as they are; the loss rule with the --help hint. */
     int status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
                                                  : cli_fail(CMD, error, CLI_EXIT_USAGE);
@@ -767,8 +741,8 @@ static int validate_run(const Options *o, Request *q) {
     return status;
   }
   for (guint i = 0; o->links && o->links[i]; i++) {
-    CliAccountLink l;
-    if (!cli_account_parse_link(o->links[i], &l, &error))
+    ProtoAccountLink l;
+    if (!proto_account_parse_link(o->links[i], &l, &error))
       return cli_fail(CMD, error, CLI_EXIT_USAGE);
     g_array_append_val(q->links, l);
   }
@@ -867,7 +841,7 @@ static int plan_graph(const Options *o, Request *q, Plan *p) {
   if (!cli_attacker_sets_check(&q->sets, p->n, cli_graph_options_label(&o->graph), &error))
     return cli_fail(CMD, error, CLI_EXIT_USAGE);
   for (guint i = 0; i < q->links->len; i++) {
-    const CliAccountLink *l = &g_array_index(q->links, CliAccountLink, i);
+    const ProtoAccountLink *l = &g_array_index(q->links, ProtoAccountLink, i);
     if (l->from >= p->n || l->to >= p->n || l->from == l->to)
       return usage_error("--link %u:%u: nodes must be distinct and below %u", l->from, l->to, p->n);
   }
@@ -916,7 +890,7 @@ static void plan_accountings(const Options *o, const Request *q, Plan *p) {
                             .seed = q->seed,
                             .storage = q->storage,
                             .streaming = q->streaming,
-                            .links = (const CliAccountLink *)q->links->data,
+                            .links = (const ProtoAccountLink *)q->links->data,
                             .n_links = q->links->len};
 }
 

@@ -874,7 +874,7 @@ int cli_cmd_figure(int argc, char **argv) {
     goto out;
   }
   /* The simulated run: the same grammar as `dpgossip account`. */
-  if (!cli_account_parse_run_options(mode, latency, loss, &pmode, NULL, &error)) {
+  if (!proto_account_parse_run_options(mode, latency, loss, &pmode, NULL, &error)) {
     status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
                                              : cli_fail(CMD, error, CLI_EXIT_USAGE);
     g_clear_error(&error);

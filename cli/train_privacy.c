@@ -129,7 +129,7 @@ CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, GError *
   double loss_p = 0;
   /* Run options the run itself refuses (loss in sync mode): its error, not
    * ours; the observer path is planned and never reached. */
-  if (ok && !cli_account_parse_run_options(c->mode, c->latency, c->loss, &mode, &loss_p, NULL))
+  if (ok && !proto_account_parse_run_options(c->mode, c->latency, c->loss, &mode, &loss_p, NULL))
     mode.kind = PROTO_MODE_DEADLINE;
   if (!ok) {
     cli_train_privacy_free(p);

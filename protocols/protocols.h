@@ -508,6 +508,79 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
 gboolean proto_account_check_compare(const char *compare, const char *protocol_name,
                                      gboolean has_pndp, const char *schedule, GError **error);
 
+/*
+ * The option strings of an accounting request (account_options.c), parsed
+ * alike for every caller. Errors are G_OPTION_ERROR_BAD_VALUE (usage
+ * errors) whose messages name the command line's options.
+ */
+
+/**
+ * proto_account_parse_trusts: appends to @out (a GArray of PrivTrust) the
+ * trust models of @spec, "ldp", "pndp", "secldp" or a comma-separated list
+ * of distinct ones ("pndp,secldp"; spaces around names are ignored).
+ * Errors: an empty list, priv_trust_parse's (prefixed "--trust: "), a model
+ * listed twice; @out's content is then unspecified.
+ * Complexity: O(length of @spec).
+ */
+gboolean proto_account_parse_trusts(const char *spec, GArray *out, GError **error);
+
+/* A per-link override of the simulated run (--link FROM:TO=SPEC). */
+typedef struct {
+  guint from, to;     /* the directed link from -> to */
+  gboolean down;      /* SPEC "down": every message on it is dropped */
+  SimLatency latency; /* otherwise: its latency model */
+} ProtoAccountLink;
+
+/**
+ * proto_account_parse_link: "FROM:TO=down" or "FROM:TO=LATENCY" (a
+ * sim_latency_parse spec, e.g. 8:1=constant:ms=1000) into @out. Node ids
+ * are decimal and below G_MAXUINT; the caller checks them against the graph.
+ * Errors: the expected form, quoting @spec (NULL allowed) and
+ * sim_latency_parse's reason. Complexity: O(length of @spec).
+ */
+gboolean proto_account_parse_link(const char *spec, ProtoAccountLink *out, GError **error);
+
+/**
+ * proto_account_parse_run_options: the simulated run's --mode, --latency
+ * and --loss (each NULL when not given): proto_mode_parse,
+ * sim_latency_parse (checked, the run parses it again) and sim_loss_parse;
+ * a loss above 0 needs an asynchronous mode, since a lost message would
+ * block a synchronous run forever. @pmode receives the mode (sync when
+ * @mode is NULL), @loss_p (nullable) the loss probability (0 when @loss is
+ * NULL).
+ * Errors: the parsers', prefixed with the option's name ("--mode: "), and a
+ * loss under the synchronous mode. Complexity: O(spec lengths).
+ */
+gboolean proto_account_parse_run_options(const char *mode, const char *latency, const char *loss,
+                                         ProtoMode *pmode, double *loss_p, GError **error);
+
+/* What --protocol names, as the accounting sees it. */
+typedef struct {
+  const ProtoVTable *vt; /* the registered protocol */
+  /* TRUE when the structured path knows the protocol: dsgd, muffliato:K=k,
+   * antipgd, mfdsgd and mafalda with C a family (identity, antipgd, sr,
+   * bsr) or a CSV file; then protocol is set and c_spec/band say how to
+   * build C_local. */
+  gboolean structured;
+  PrivProtocol protocol;
+  guint K;      /* Muffliato's gossip rounds per step, else 1 */
+  char *c_spec; /* MF-D-SGD: C family name or CSV path; else NULL (owned) */
+  guint band;   /* bsr's band (0: the participation interval b) */
+} ProtoAccountProtocol;
+
+/** Frees p->c_spec (NULL @p allowed). O(1). */
+void proto_account_protocol_clear(ProtoAccountProtocol *p);
+
+/**
+ * proto_account_resolve_protocol: parses @spec with the protocol registry
+ * (proto_spec_parse: built-ins, registered and installed plugins) into @p
+ * and decides whether the structured path knows it.
+ * Errors: proto_spec_parse's, prefixed with "--protocol: ";
+ * G_OPTION_ERROR_BAD_VALUE for an empty C= of mfdsgd or mafalda. On error
+ * @p owns nothing. Complexity: O(spec length x parameters).
+ */
+gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *p, GError **error);
+
 /**
  * proto_account_structured: priv_structured_blocks of @p on the run's
  * gossip: the static @w (@schedule NULL), else W_r =
