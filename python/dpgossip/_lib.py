@@ -112,7 +112,9 @@ def call(func, *args):
         except BaseException as e:  # noqa: B902 (re-raised below)
             box["exception"] = e
 
-    t = threading.Thread(target=work, name="dpgossip", daemon=True)
+    # Not a daemon: the interpreter's shutdown joins it, so no call can still
+    # be running in libdpgossip (and OpenBLAS) while the process unloads them.
+    t = threading.Thread(target=work, name="dpgossip")
     # Everything from the reset on is inside the try: a Ctrl-C that lands
     # while the worker is being started must still cancel and join it, or the
     # interpreter can exit (and unload OpenBLAS) under a call still running.
