@@ -18,27 +18,11 @@
 #define ASYNC "--mode", "deadline:ms=15", "--latency", "lognormal:mu=2,sigma=0.5", "--seed", "11"
 #define ER "erdos:n=100,p=0.2,seed=1,connected=true"
 
-typedef struct {
-  char *dir;
-} Fix;
-
-static void fix_setup(Fix *f, gconstpointer data) {
-  (void)data;
-  f->dir = scen_test_tmpdir();
-  scen_cancel_reset();
-}
-
-static void fix_teardown(Fix *f, gconstpointer data) {
-  (void)data;
-  scen_test_rmtree(f->dir);
-  g_free(f->dir);
-}
-
 #define BASE "[topology]\ngenerate = florentine\n[simulation]\nrounds = 4\n"
 
 /* ---- The grammar in scenario files ---- */
 
-static void test_refused(Fix *f, gconstpointer data) {
+static void test_refused(ScenTestFix *f, gconstpointer data) {
   (void)data;
   char *path;
   char **p = scen_test_problems(f->dir,
@@ -112,7 +96,7 @@ static char *resolved_sets(const char *path, char **ini) {
 
 /* Each form's sets, names and members; the resolved file, read again, gives
  * the same sets (so a run can be reproduced from it). */
-static void test_forms(Fix *f, gconstpointer data) {
+static void test_forms(ScenTestFix *f, gconstpointer data) {
   (void)data;
   char *path = scen_test_write(f->dir, "t.ini",
                                "[topology]\ngenerate = ring:n=4\n"
@@ -239,7 +223,7 @@ static void run_shipped(const char *name, const char *set, const char *out) {
 /* figure2-ego-async on Florentine (every node the attacker of one run):
  * the per-victim numbers of `account -a all` and the per-distance ones of
  * `figure`, with the same deadline, latency and seed. */
-static void test_ego_async_florentine(Fix *f, gconstpointer data) {
+static void test_ego_async_florentine(ScenTestFix *f, gconstpointer data) {
   (void)data;
   char *graph = scen_test_shared("data/graphs/florentine.edges");
   char *set = g_strdup_printf("topology.graph=%s", graph);
@@ -265,7 +249,7 @@ static void test_ego_async_florentine(Fix *f, gconstpointer data) {
 
 /* figure2-ego-async on its own graph with three attackers of the 148:
  * `account --path observer` on the ego graph, victim by victim. */
-static void test_ego_async_three(Fix *f, gconstpointer data) {
+static void test_ego_async_three(ScenTestFix *f, gconstpointer data) {
   (void)data;
   run_shipped("figure2-ego-async", "collusion.each.nodes=0,77,147", f->dir);
   char *graph = scen_test_shared("data/graphs/facebook-ego-414-lcc.edges");
@@ -280,7 +264,7 @@ static void test_ego_async_three(Fix *f, gconstpointer data) {
 /* figure2-er at T = 4: the paper's G(100, 0.2), connected; every victim as
  * the structured `account -a all` gives it; ours and Muffliato's bound per
  * distance as `figure` draws them. */
-static void test_er(Fix *f, gconstpointer data) {
+static void test_er(ScenTestFix *f, gconstpointer data) {
   (void)data;
   run_shipped("figure2-er", "simulation.rounds=4", f->dir);
   shipped_check_privacy(f->dir, 100 * 99, 2.0);
@@ -302,12 +286,10 @@ static void test_er(Fix *f, gconstpointer data) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  g_test_add("/scenarios/figure2/refused", Fix, NULL, fix_setup, test_refused, fix_teardown);
-  g_test_add("/scenarios/figure2/forms", Fix, NULL, fix_setup, test_forms, fix_teardown);
-  g_test_add("/scenarios/figure2/ego-async-florentine", Fix, NULL, fix_setup,
-             test_ego_async_florentine, fix_teardown);
-  g_test_add("/scenarios/figure2/ego-async-three", Fix, NULL, fix_setup, test_ego_async_three,
-             fix_teardown);
-  g_test_add("/scenarios/figure2/er", Fix, NULL, fix_setup, test_er, fix_teardown);
+  SCEN_TEST_ADD("/scenarios/figure2/refused", test_refused);
+  SCEN_TEST_ADD("/scenarios/figure2/forms", test_forms);
+  SCEN_TEST_ADD("/scenarios/figure2/ego-async-florentine", test_ego_async_florentine);
+  SCEN_TEST_ADD("/scenarios/figure2/ego-async-three", test_ego_async_three);
+  SCEN_TEST_ADD("/scenarios/figure2/er", test_er);
   return g_test_run();
 }

@@ -16,22 +16,6 @@
 #include "shipped.h"
 #include "topologies/topologies.h"
 
-typedef struct {
-  char *dir;
-} Fix;
-
-static void fix_setup(Fix *f, gconstpointer data) {
-  (void)data;
-  f->dir = scen_test_tmpdir();
-  scen_cancel_reset();
-}
-
-static void fix_teardown(Fix *f, gconstpointer data) {
-  (void)data;
-  scen_test_rmtree(f->dir);
-  g_free(f->dir);
-}
-
 static char *housing_spec(const char *option) {
   char *data = scen_test_shared("data/cal_housing.data");
   char *spec = g_strdup_printf("california:%s%s%s", data, option ? "," : "", option ? option : "");
@@ -153,7 +137,7 @@ static void write_idx(const char *dir, const char *prefix, guint n) {
   g_byte_array_unref(lab);
 }
 
-static void test_standardize_spec(Fix *f, gconstpointer data) {
+static void test_standardize_spec(ScenTestFix *f, gconstpointer data) {
   (void)data;
   GError *error = NULL;
   const char *ok[] = {"california:x.data,standardize=all", "california:x.data,standardize=no",
@@ -323,7 +307,7 @@ static void assert_same_outputs(const char *a, const char *b) {
   g_ptr_array_unref(p);
 }
 
-static void test_florentine(Fix *f, gconstpointer data) {
+static void test_florentine(ScenTestFix *f, gconstpointer data) {
   (void)data;
   const char *sets[] = {"task.epochs=1",       "task.batches=4",     "sweep.simulation.seed=1..2",
                         "sweep.protocol.mu=1", "output.plots=false", NULL};
@@ -357,7 +341,7 @@ static void test_florentine(Fix *f, gconstpointer data) {
 
 /* standardize=all through a scenario override reaches the run: its
  * non-private loss is the direct run's with that spec, not the default's. */
-static void test_florentine_standardize_all(Fix *f, gconstpointer data) {
+static void test_florentine_standardize_all(ScenTestFix *f, gconstpointer data) {
   (void)data;
   char *spec = housing_spec("standardize=all");
   char *set = g_strdup_printf("task.dataset=%s", spec);
@@ -386,8 +370,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/scenarios/figure3-variants/standardize-all", test_standardize_all);
   g_test_add_func("/scenarios/figure3-variants/init-fanin", test_init_fanin);
-#define ADD(name, fn)                                                                              \
-  g_test_add("/scenarios/figure3-variants/" name, Fix, NULL, fix_setup, fn, fix_teardown)
+#define ADD(name, fn) SCEN_TEST_ADD("/scenarios/figure3-variants/" name, fn)
   ADD("standardize-spec", test_standardize_spec);
   ADD("florentine", test_florentine);
   ADD("florentine-standardize-all", test_florentine_standardize_all);

@@ -10,23 +10,7 @@
 #include "plot/plot.h"
 #include "shipped.h"
 
-typedef struct {
-  char *dir;
-} Fix;
-
-static void fix_setup(Fix *f, gconstpointer data) {
-  (void)data;
-  f->dir = scen_test_tmpdir();
-  scen_cancel_reset();
-}
-
-static void fix_teardown(Fix *f, gconstpointer data) {
-  (void)data;
-  scen_test_rmtree(f->dir);
-  g_free(f->dir);
-}
-
-static void test_tiny(Fix *f, gconstpointer data) {
+static void test_tiny(ScenTestFix *f, gconstpointer data) {
   (void)data;
   if (!g_file_test("/usr/share/datasets/fashion-mnist", G_FILE_TEST_IS_DIR)) {
     g_test_skip("dataset-fashion-mnist is not installed (scripts/install-deps.sh installs it)");
@@ -89,7 +73,7 @@ static void test_tiny(Fix *f, gconstpointer data) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  g_test_add("/scenarios/figure4/tiny", Fix, NULL, fix_setup, test_tiny, fix_teardown);
+  SCEN_TEST_ADD("/scenarios/figure4/tiny", test_tiny);
   int rc = g_test_run();
   plot_shutdown();
   return rc;
