@@ -29,7 +29,7 @@
  * All T x T matrices here are symmetric or triangular and stored column-major
  * (the LAPACK convention): entry (i, j) at i + j*T.
  */
-#include "privacy/internal.h"
+#include "privacy/mf_banded_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -48,6 +48,10 @@
  * plain L-BFGS is faster. Measured crossover at T = 320: a band of ~1.5 b,
  * i.e. 10-18% of the off-diagonal entries free. */
 #define METRIC_MIN_FREE 0.15
+/* The banded path's warm start (extend_smaller): from the optimum at half the
+ * horizon, solved to this ftol, once T exceeds WARM_MIN_T. */
+#define WARM_MIN_T 256
+#define WARM_FTOL 1e-6
 /* Iterations over which PrivMfOptions.ftol measures the decrease of f. */
 #define FTOL_WINDOW 10
 
@@ -68,6 +72,13 @@ typedef struct {
   gboolean use_metric; /* FALSE: plain L-BFGS (see METRIC_MIN_FREE) */
   gboolean have_F;     /* FALSE: Phi is the identity embedding */
   guint evaluations;
+  /* The banded evaluation (mf_banded.c), when used: R then holds R^T (lower),
+   * L, K, G, F are not allocated, and X and its gradient live in band
+   * storage (W x T). */
+  gboolean banded;
+  guint W;
+  PrivMfBanded bd;
+  double *Xb, *Gb;
 } Problem;
 
 static void problem_clear(Problem *P) {
@@ -81,11 +92,36 @@ static void problem_clear(Problem *P) {
   g_free(P->A);
   g_free(P->B);
   g_free(P->lambda);
+  g_free(P->Xb);
+  g_free(P->Gb);
+  priv_mf_banded_clear(&P->bd);
 }
 
 static gboolean is_free(guint s, guint t, guint b, guint band) {
   guint d = s > t ? s - t : t - s;
   return d % b != 0 && (band == 0 || d < band);
+}
+
+/* Free strictly-lower entries: T - d per free distance d. */
+static gsize count_free(guint T, guint b, guint band) {
+  gsize off = 0;
+  for (guint d = 1; d < (band ? MIN(band, T) : T); d++)
+    if (d % b != 0)
+      off += T - d;
+  return off;
+}
+
+static gboolean metric_pays(guint T, guint b, guint band) {
+  return count_free(T, b, band) >= METRIC_MIN_FREE * ((double)T * (T - 1) / 2);
+}
+
+/* The banded evaluation when asked, or (AUTO) whenever a band leaves too few
+ * entries free for the metric: the iterates are then those of the dense
+ * path's plain L-BFGS, at O(T^2 W) instead of O(T^3) per evaluation. */
+static gboolean use_banded(guint T, guint b, guint band, PrivMfEvaluation evaluation) {
+  if (band == 0 || evaluation == PRIV_MF_EVAL_DENSE)
+    return FALSE;
+  return evaluation == PRIV_MF_EVAL_BANDED || !metric_pays(T, b, band);
 }
 
 static double dot(const double *a, const double *b, gsize n) {
@@ -113,6 +149,16 @@ static void project(const Problem *P, double *v) {
   }
 }
 
+/* X in band storage (banded path): entry (s + d, s) at Xb[d + s W]. */
+static void fill_band(Problem *P, const double *x) {
+  guint T = P->T, W = P->W;
+  memset(P->Xb, 0, (gsize)W * T * sizeof(double));
+  for (guint s = 0; s < T; s++)
+    P->Xb[(gsize)s * W] = x[s];
+  for (gsize j = T; j < P->p; j++)
+    P->Xb[(P->row[j - T] - P->col[j - T]) + (gsize)P->col[j - T] * W] = x[j];
+}
+
 /* f(x) = tr(H X^{-1}) = ||R L^{-T}||_F^2 with X = L L^T: one Cholesky and one
  * triangular solve. R L^{-T} is upper triangular (both factors are), so the
  * solve runs by blocks of rows, each on the trailing part of L only: T^3/3
@@ -123,6 +169,10 @@ static double objective(Problem *P, const double *x) {
   gsize TT = (gsize)T * T;
   double *L = P->L;
   P->evaluations++;
+  if (P->banded) {
+    fill_band(P, x);
+    return priv_mf_banded_objective(&P->bd, P->Xb);
+  }
   memset(L, 0, TT * sizeof(double));
   for (guint s = 0; s < T; s++)
     L[(gsize)s * T + s] = x[s];
@@ -147,6 +197,16 @@ static double objective(Problem *P, const double *x) {
  * Then projected on the affine set. Leaves G for the preconditioner. */
 static void gradient(Problem *P, double *g) {
   guint T = P->T;
+  if (P->banded) {
+    guint W = P->W;
+    priv_mf_banded_gradient(&P->bd, P->Gb);
+    for (guint s = 0; s < T; s++)
+      g[s] = -P->Gb[(gsize)s * W];
+    for (gsize j = T; j < P->p; j++)
+      g[j] = -2.0 * P->Gb[(P->row[j - T] - P->col[j - T]) + (gsize)P->col[j - T] * W];
+    project(P, g);
+    return;
+  }
   cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, (int)T, (int)T,
               1.0, P->L, (int)T, P->K, (int)T);
   cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, (int)T, (int)T, 1.0, P->K, (int)T, 0.0, P->G,
@@ -314,6 +374,29 @@ gboolean priv_mf_check_memory(guint T, guint memory, gsize max_bytes, GError **e
   return ok;
 }
 
+gsize priv_mf_memory_needed_band(guint T, guint b, guint band, guint memory) {
+  if (b == 0 || !use_banded(T, b, band, PRIV_MF_EVAL_AUTO))
+    return priv_mf_memory_needed(T, memory);
+  /* R^T, the band evaluation's Z, the result's X and C, and the warm start's
+   * copy of the last T/2 rounds of H and its own problem (a quarter of this,
+   * recursively: ~1/3 more in all): 4 T^2 + T^2 / 4 + (4 T^2 + ...) / 3.
+   * Vectors: 2m + 8 of length p <= T band, and ~6 band x T in band storage. */
+  gsize TT, p, a, v;
+  if (!priv_size_mul(T, T, &TT) || !priv_size_mul(T, band, &p) || !priv_size_mul(TT, 6, &a) ||
+      !priv_size_mul(p, 2 * (gsize)memory + 14, &v) || a > G_MAXSIZE - v)
+    return G_MAXSIZE;
+  return priv_doubles_bytes(a + v);
+}
+
+gboolean priv_mf_check_memory_band(guint T, guint b, guint band, guint memory, gsize max_bytes,
+                                   GError **error) {
+  char *what = g_strdup_printf("the MF optimizer for T = %u rounds", T);
+  gboolean ok = priv_check_budget(priv_mf_memory_needed_band(T, b, band, memory), max_bytes, what,
+                                  error);
+  g_free(what);
+  return ok;
+}
+
 void priv_mf_options_init(PrivMfOptions *opt) {
   g_return_if_fail(opt != NULL);
   opt->memory = 16;
@@ -321,6 +404,8 @@ void priv_mf_options_init(PrivMfOptions *opt) {
   opt->gtol = 1e-10;
   opt->ftol = 0.0;
   opt->band = 0;
+  opt->evaluation = PRIV_MF_EVAL_AUTO;
+  opt->cold_start = FALSE;
   opt->max_bytes = 0;
   opt->progress = NULL;
   opt->progress_data = NULL;
@@ -363,6 +448,11 @@ static gboolean check_args(const double *H, guint T, guint k, guint b, const Pri
                 o->band, T);
     return FALSE;
   }
+  if (o->evaluation == PRIV_MF_EVAL_BANDED && o->band == 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "the banded evaluation needs a band (PrivMfOptions.band >= 1)");
+    return FALSE;
+  }
   if (o->memory == 0 || !(o->gtol > 0.0) || o->max_iterations == 0 || !(o->ftol >= 0.0)) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "optimizer options out of range (memory %u, gtol %g, max_iterations %u)", o->memory,
@@ -381,31 +471,39 @@ static gboolean check_args(const double *H, guint T, guint k, guint b, const Pri
 }
 
 static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guint b, guint band,
-                             GError **error) {
+                             PrivMfEvaluation evaluation, GError **error) {
   gsize TT = (gsize)T * T;
   memset(P, 0, sizeof *P);
   P->T = T;
   P->k = k;
   P->b = b;
-  gsize off = 0;
-  for (guint s = 0; s < T; s++)
-    for (guint t = s + 1; t < T; t++)
-      off += is_free(s, t, b, band);
+  gsize off = count_free(T, b, band);
   P->p = T + off;
-  P->use_metric = off >= METRIC_MIN_FREE * ((double)T * (T - 1) / 2);
+  P->use_metric = metric_pays(T, b, band);
+  P->banded = use_banded(T, b, band, evaluation);
+  if (P->banded)
+    P->use_metric = FALSE;
   P->q = P->use_metric ? (gsize)T * (T + 1) / 2 : P->p;
   P->row = g_try_new(guint, MAX(off, 1));
   P->col = g_try_new(guint, MAX(off, 1));
-  double **mats[] = {&P->R, &P->L, &P->K, &P->G, &P->F, &P->A, &P->B};
-  for (guint i = 0; i < G_N_ELEMENTS(mats); i++)
-    if (!(*mats[i] = priv_matrix_new(T, T, error)))
-      return FALSE;
-  if (!(P->lambda = priv_matrix_new(T, 1, error)))
-    return FALSE;
   if (!P->row || !P->col) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY, "cannot allocate the variable index");
     return FALSE;
   }
+  if (P->banded) {
+    /* Only R (as R^T), the band evaluation's work and X, G in band storage. */
+    P->W = band;
+    if (!(P->R = priv_matrix_new(T, T, error)) || !(P->Xb = priv_matrix_new(band, T, error)) ||
+        !(P->Gb = priv_matrix_new(band, T, error)))
+      return FALSE;
+  } else {
+    double **mats[] = {&P->R, &P->L, &P->K, &P->G, &P->F, &P->A, &P->B};
+    for (guint i = 0; i < G_N_ELEMENTS(mats); i++)
+      if (!(*mats[i] = priv_matrix_new(T, T, error)))
+        return FALSE;
+  }
+  if (!(P->lambda = priv_matrix_new(T, 1, error)))
+    return FALSE;
   gsize j = 0;
   for (guint s = 0; s < T; s++) {
     for (guint t = s + 1; t < T; t++) {
@@ -416,9 +514,11 @@ static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guin
       j++;
     }
   }
-  /* H is symmetric, so its row-major and column-major layouts coincide. */
+  /* H is symmetric, so its row-major and column-major layouts coincide; the
+   * upper factor R of the dense path is the transpose of the lower one. */
+  char uplo = P->banded ? 'L' : 'U';
   memcpy(P->R, H, TT * sizeof(double));
-  lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', (lapack_int)T, P->R, (lapack_int)T);
+  lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, uplo, (lapack_int)T, P->R, (lapack_int)T);
   if (info != 0) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                 "the workload Gram matrix is not positive definite (Cholesky fails at "
@@ -427,8 +527,11 @@ static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guin
     return FALSE;
   }
   for (guint c = 0; c < T; c++)
-    for (guint r = c + 1; r < T; r++)
-      P->R[r + (gsize)c * T] = 0.0;
+    for (guint r = 0; r < T; r++)
+      if (P->banded ? r < c : r > c)
+        P->R[r + (gsize)c * T] = 0.0;
+  if (P->banded && !priv_mf_banded_init(&P->bd, P->R, T, band, error))
+    return FALSE;
   return TRUE;
 }
 
@@ -492,28 +595,12 @@ static void mix(const double *y, double theta, guint k, guint T, gsize p, double
     x[j] = theta * y[j] + (j < T ? (1.0 - theta) / k : 0.0);
 }
 
-static double start(Problem *P, const double *H, guint band, double *x, double *y) {
+/* Scales y by a diagonal congruence so that every class sum of its diagonal
+ * is 1, then returns f at the best theta y + (1 - theta) I/k (theta = 1, 1/2,
+ * 1/4, ...) in x (leaving L, K for gradient()); @w: T doubles of work. */
+static double normalize_and_mix(Problem *P, double *x, double *y, double *w) {
   guint T = P->T, k = P->k, b = P->b;
-  gsize p = P->p, TT = (gsize)T * T;
-  for (gsize j = 0; j < p; j++)
-    x[j] = j < T ? 1.0 / k : 0.0;
-  double *V = P->A, *Y = P->B, *w = P->lambda;
-  memcpy(V, H, TT * sizeof(double));
-  if (LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'L', (lapack_int)T, V, (lapack_int)T, w) != 0)
-    return objective(P, x);
-  for (guint i = 0; i < T; i++)
-    cblas_dscal((int)T, pow(MAX(w[i], 0.0), 0.25), V + (gsize)i * T, 1);
-  cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)T, (int)T, 1.0, V, (int)T, 0.0, Y,
-              (int)T);
-  /* A diagonal X (b = 1, band 1) has the closed-form optimum sqrt(H[s,s]) per class. */
-  for (guint s = 0; s < T; s++)
-    y[s] = p == T ? sqrt(H[(gsize)s * T + s]) : Y[(gsize)s * T + s];
-  for (gsize j = T; j < p; j++) {
-    double d = (double)(P->row[j - T] - P->col[j - T]), taper = sin(G_PI * d / b) / (G_PI * d / b);
-    if (band)
-      taper *= 1.0 - d / band;
-    y[j] = taper * Y[P->row[j - T] + (gsize)P->col[j - T] * T];
-  }
+  gsize p = P->p;
   for (guint c = 0; c < b; c++) {
     double sum = 0.0;
     for (guint i = 0; i < k; i++)
@@ -544,7 +631,96 @@ static double start(Problem *P, const double *H, guint band, double *x, double *
   return objective(P, x);
 }
 
-static PrivMfResult *make_result(const Problem *P, const double *x, double f, double gnorm,
+static double start(Problem *P, const double *H, guint band, double *x, double *y) {
+  guint T = P->T, k = P->k, b = P->b;
+  gsize p = P->p, TT = (gsize)T * T;
+  for (gsize j = 0; j < p; j++)
+    x[j] = j < T ? 1.0 / k : 0.0;
+  /* The banded evaluation keeps no T x T work matrices: borrow two. */
+  double *V = P->A, *Y = P->B, *w = P->lambda;
+  double *own_V = NULL, *own_Y = NULL, *own_w = NULL;
+  if (!V) {
+    V = own_V = g_try_new(double, TT);
+    Y = own_Y = g_try_new(double, TT);
+    w = own_w = g_try_new(double, T);
+  }
+  double f;
+  if (!V || !Y || !w ||
+      LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'L', (lapack_int)T, memcpy(V, H, TT * sizeof(double)),
+                     (lapack_int)T, w) != 0) {
+    f = objective(P, x);
+    goto out;
+  }
+  for (guint i = 0; i < T; i++)
+    cblas_dscal((int)T, pow(MAX(w[i], 0.0), 0.25), V + (gsize)i * T, 1);
+  cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, (int)T, (int)T, 1.0, V, (int)T, 0.0, Y,
+              (int)T);
+  /* A diagonal X (b = 1, band 1) has the closed-form optimum sqrt(H[s,s]) per class. */
+  for (guint s = 0; s < T; s++)
+    y[s] = p == T ? sqrt(H[(gsize)s * T + s]) : Y[(gsize)s * T + s];
+  for (gsize j = T; j < p; j++) {
+    double d = (double)(P->row[j - T] - P->col[j - T]), taper = sin(G_PI * d / b) / (G_PI * d / b);
+    if (band)
+      taper *= 1.0 - d / band;
+    y[j] = taper * Y[P->row[j - T] + (gsize)P->col[j - T] * T];
+  }
+  f = normalize_and_mix(P, x, y, w);
+out:
+  g_free(own_V);
+  g_free(own_Y);
+  g_free(own_w);
+  return f;
+}
+
+/*
+ * The warm start of the banded path (issue 15): the banded optimum for k/2
+ * epochs (same b and band, a looser tolerance) on the last T/2 rounds of H,
+ * the bottom-right block (for a workload of the form H[s,s'] = F[T-1-s,
+ * T-1-s'] + H[s+1,s'+1], as every post-average and prefix-sum workload, it
+ * is exactly the Gram matrix of the shorter horizon; for any other H it is
+ * still a start), itself warm started the same way. Extended to T by
+ * keeping its first and last quarters (the start and the end of training)
+ * and repeating, for the rounds between, one period b of its stationary
+ * middle: column c of the band (entries (c + d, c)) comes from column c' =
+ * c, c - T + T', or h + (c - h) mod b, always of the same class, so the
+ * zero pattern is kept. FALSE (y untouched) when the horizon is too short
+ * or the smaller problem fails: start() then applies.
+ */
+static gboolean extend_smaller(Problem *P, const double *H, const PrivMfOptions *o, double *y) {
+  guint T = P->T, k = P->k, b = P->b, W = P->W;
+  guint k2 = k / 2, T2 = k2 * b, h = (k2 / 2) * b;
+  if (o->cold_start || !P->banded || T <= WARM_MIN_T || k2 < 2 || T2 - h < b + W || h < W)
+    return FALSE;
+  double *H2 = g_try_new(double, (gsize)T2 *T2);
+  if (!H2)
+    return FALSE;
+  for (guint c = 0; c < T2; c++)
+    memcpy(H2 + (gsize)c * T2, H + (gsize)(T - T2 + c) * T + (T - T2), T2 * sizeof(double));
+  PrivMfOptions so = *o;
+  so.ftol = MAX(o->ftol, WARM_FTOL);
+  so.progress = NULL;
+  so.evaluation = PRIV_MF_EVAL_BANDED;
+  PrivMfResult *r = NULL;
+  GError *sub = NULL;
+  priv_mf_optimize(H2, T2, k2, b, &so, &r, &sub);
+  g_free(H2);
+  gboolean cancelled = g_error_matches(sub, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED) && o->cancel &&
+                       g_atomic_int_get(o->cancel);
+  g_clear_error(&sub);
+  if (!r || cancelled) {
+    priv_mf_result_free(r);
+    return FALSE;
+  }
+  for (gsize j = 0; j < P->p; j++) {
+    guint c = j < T ? (guint)j : P->col[j - T], d = j < T ? 0 : P->row[j - T] - c;
+    guint c2 = c < h ? c : c >= T - (T2 - h) ? c - (T - T2) : h + (c - h) % b;
+    y[j] = r->X[(gsize)(c2 + d) * T2 + c2];
+  }
+  priv_mf_result_free(r);
+  return TRUE;
+}
+
+static PrivMfResult *make_result(Problem *P, const double *x, double f, double gnorm,
                                  guint iterations, gboolean converged, GError **error) {
   guint T = P->T;
   PrivMfResult *r = g_new0(PrivMfResult, 1);
@@ -567,7 +743,12 @@ static PrivMfResult *make_result(const Problem *P, const double *x, double f, do
     gsize a = P->row[j - T], c = P->col[j - T];
     r->X[a * T + c] = r->X[c * T + a] = x[j];
   }
-  r->C = priv_mf_factor_from_gram(r->X, T, error);
+  if (P->banded) {
+    fill_band(P, x);
+    r->C = priv_mf_factor_from_band(P->Xb, T, P->W, error);
+  } else {
+    r->C = priv_mf_factor_from_gram(r->X, T, error);
+  }
   if (!r->C) {
     priv_mf_result_free(r);
     return NULL;
@@ -586,7 +767,7 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b, const Priv
   *result = NULL;
   if (!check_args(H, T, k, b, o, error))
     return FALSE;
-  if (!priv_mf_check_memory(T, o->memory, o->max_bytes, error))
+  if (!priv_mf_check_memory_band(T, b, o->band, o->memory, o->max_bytes, error))
     return FALSE;
 
   Problem P;
@@ -594,7 +775,7 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b, const Priv
   double *x = NULL, *g = NULL, *d = NULL, *x_new = NULL, *g_new = NULL;
   double *u = NULL, *u_new = NULL, *du = NULL;
   gboolean ok = FALSE;
-  if (!problem_init(&P, H, T, k, b, o->band, error))
+  if (!problem_init(&P, H, T, k, b, o->band, o->evaluation, error))
     goto out;
   gsize p = P.p, q = P.q;
   h.m = o->memory;
@@ -610,7 +791,8 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b, const Priv
       !(h.rho = priv_matrix_new(h.m, 1, error)) || !(h.alpha = priv_matrix_new(h.m, 1, error)))
     goto out;
 
-  double f = start(&P, H, o->band, x, x_new);
+  double f = extend_smaller(&P, H, o, x_new) ? normalize_and_mix(&P, x, x_new, P.lambda)
+                                             : start(&P, H, o->band, x, x_new);
   if (!isfinite(f)) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                 "the objective is not finite at the starting point");

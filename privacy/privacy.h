@@ -291,6 +291,16 @@ gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint
 /* The multi-epoch MF optimizer (Mafalda, DMF)                            */
 /* ===================================================================== */
 
+/* How priv_mf_optimize evaluates f and its gradient (PrivMfOptions.evaluation). */
+typedef enum {
+  /* Banded when a band leaves under 15% of the off-diagonal entries free (the
+   * metric is then off and both evaluations take the same iterates), dense
+   * otherwise. The default. */
+  PRIV_MF_EVAL_AUTO = 0,
+  PRIV_MF_EVAL_DENSE,  /* dense T x T work: O(T^3) per evaluation */
+  PRIV_MF_EVAL_BANDED, /* band storage: O(T^2 band) per evaluation; needs a band */
+} PrivMfEvaluation;
+
 typedef struct {
   guint memory;         /* L-BFGS pairs kept (default 16) */
   guint max_iterations; /* default 20000 */
@@ -308,6 +318,17 @@ typedef struct {
    * its band, this is the constraint X[s,t] = 0 for |s - t| >= w on X = C^T C,
    * still convex: the optimizer works on X. 1 <= w <= T. */
   guint band;
+  /* Which evaluation (default PRIV_MF_EVAL_AUTO). The banded one keeps X in
+   * band storage, factors it by a band Cholesky and forms only the band of
+   * the gradient: no T x T matrix but H's Cholesky factor and one work
+   * matrix, no dense eigensolver, plain L-BFGS (no metric). */
+  PrivMfEvaluation evaluation;
+  /* The banded evaluation starts, once T > 256 and k >= 4, from the banded
+   * optimum at k/2 epochs (same b and band; ftol 1e-6) on the last T/2 rounds
+   * of H, extended to T by repeating its stationary middle, itself warm
+   * started the same way. TRUE: start as the dense path does (H^{1/2}
+   * tapered to the constraints, one dense eigensolver). Default FALSE. */
+  gboolean cold_start;
   gsize max_bytes; /* memory budget, 0 = the machine's physical memory */
   /* Called at each L-BFGS iteration (NULL: not): the iteration and an
    * estimate in [0, 1] of the way to the stopping rule, log(g0/g) /
@@ -364,7 +385,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivMfResult, priv_mf_result_free)
  * 5 to 20 times fewer iterations than plain L-BFGS from I/k, most on badly
  * conditioned H such as the prefix sum (DMF); with a narrow band (under 15%
  * of the off-diagonal entries free) plain L-BFGS is faster and is used
- * instead. Each iteration costs O(T^3)
+ * instead, on the banded evaluation (@opt->evaluation): a band Cholesky of X
+ * and block-bidiagonal solves against H's Cholesky factor, ~7.5 max(band, 32)
+ * T^2 flops per iteration and ~6 T^2 doubles, warm started from the optimum
+ * at half the horizon (@opt->cold_start), C from a band Cholesky. Otherwise
+ * each iteration costs O(T^3)
  * (a Cholesky, two triangular solves, a rank-T update and four triangular
  * products; ~7 T^3 flops), each rebuild of the metric a generalized
  * symmetric eigensolver, and the memory is about (memory + 16) T^2 doubles
@@ -533,6 +558,16 @@ gsize priv_mf_memory_needed(guint T, guint memory);
  * (0 = physical memory). Lets a caller refuse a horizon before any work.
  */
 gboolean priv_mf_check_memory(guint T, guint memory, gsize max_bytes, GError **error);
+
+/*
+ * priv_mf_memory_needed_band, priv_mf_check_memory_band: the same for the
+ * path priv_mf_optimize takes with @band (0 = none) and @b batches under
+ * PRIV_MF_EVAL_AUTO: the dense estimate, or ~6 T^2 + (2 memory + 14) T band
+ * doubles for the banded evaluation. O(T).
+ */
+gsize priv_mf_memory_needed_band(guint T, guint b, guint band, guint memory);
+gboolean priv_mf_check_memory_band(guint T, guint b, guint band, guint memory, gsize max_bytes,
+                                   GError **error);
 
 /*
  * priv_matrix_write_csv: writes the @rows x @cols row-major @M to @path as CSV
