@@ -42,7 +42,10 @@ gboolean priv_mf_banded_init(PrivMfBanded *B, const double *Rt, guint T, guint W
   if (!(B->AB = priv_matrix_new(W, T, error)) || !(B->Ld = priv_matrix_new(B->nblk, nb2, error)) ||
       !(B->Ls = priv_matrix_new(B->nblk, nb2, error)) || !(B->Z = priv_matrix_new(T, T, error)) ||
       !(B->Gd = priv_matrix_new(B->nblk, nb2, error)) ||
-      !(B->Gs = priv_matrix_new(B->nblk, nb2, error))) {
+      !(B->Gs = priv_matrix_new(B->nblk, nb2, error)) ||
+      !(B->Sd = priv_matrix_new(B->nblk, nb2, error)) ||
+      !(B->Ss = priv_matrix_new(B->nblk, nb2, error)) ||
+      !(B->Sw = priv_matrix_new(2, nb2, error))) {
     priv_mf_banded_clear(B);
     return FALSE;
   }
@@ -56,6 +59,9 @@ void priv_mf_banded_clear(PrivMfBanded *B) {
   g_free(B->Z);
   g_free(B->Gd);
   g_free(B->Gs);
+  g_free(B->Sd);
+  g_free(B->Ss);
+  g_free(B->Sw);
   memset(B, 0, sizeof *B);
 }
 
@@ -101,6 +107,26 @@ double priv_mf_banded_objective(PrivMfBanded *B, const double *Xb) {
   return isfinite(f) ? f : INFINITY;
 }
 
+/* The band (W x T band storage) of the symmetric matrix whose diagonal blocks
+ * (lower triangles read) are @Dd and first subdiagonal blocks @Ds. */
+static void read_band(const PrivMfBanded *B, const double *Dd, const double *Ds, double *Ob) {
+  guint T = B->T, W = B->W, nb = B->nb;
+  gsize nb2 = (gsize)nb * nb;
+  for (guint c = 0; c < T; c++) {
+    guint i = c / nb, cl = c % nb;
+    for (guint d = 0; d < W; d++) {
+      guint r = c + d;
+      if (r >= T) {
+        Ob[d + (gsize)c * W] = 0.0;
+        continue;
+      }
+      guint j = r / nb, rl = r % nb;
+      const double *blk = j == i ? Dd + i * nb2 : Ds + i * nb2;
+      Ob[d + (gsize)c * W] = blk[rl + (gsize)cl * nb];
+    }
+  }
+}
+
 void priv_mf_banded_gradient(PrivMfBanded *B, double *Gb) {
   guint T = B->T, W = B->W, nb = B->nb;
   gsize nb2 = (gsize)nb * nb;
@@ -126,19 +152,7 @@ void priv_mf_banded_gradient(PrivMfBanded *B, double *Gb) {
                   (int)T, 1.0, B->Z + i0 + nb, (int)T, B->Z + i0, (int)T, 0.0, B->Gs + i * nb2,
                   (int)nb);
   }
-  for (guint c = 0; c < T; c++) {
-    guint i = c / nb, cl = c % nb;
-    for (guint d = 0; d < W; d++) {
-      guint r = c + d;
-      if (r >= T) {
-        Gb[d + (gsize)c * W] = 0.0;
-        continue;
-      }
-      guint j = r / nb, rl = r % nb;
-      const double *blk = j == i ? B->Gd + i * nb2 : B->Gs + i * nb2;
-      Gb[d + (gsize)c * W] = blk[rl + (gsize)cl * nb];
-    }
-  }
+  read_band(B, B->Gd, B->Gs, Gb);
 }
 
 double *priv_mf_factor_from_band(const double *Xb, guint T, guint W, GError **error) {
@@ -176,4 +190,39 @@ double *priv_mf_factor_from_band(const double *Xb, guint T, guint W, GError **er
     }
   g_free(AB);
   return C;
+}
+
+void priv_mf_banded_inverse_band(PrivMfBanded *B, double *Sb) {
+  guint nb = B->nb, N = B->nblk;
+  gsize nb2 = (gsize)nb * nb;
+  /* Sigma = X^{-1} = L^{-T} L^{-1}, from the last block row up (D_i = L_ii,
+   * E_i = L_{i+1,i}, both from the last objective()):
+   *   Sigma_{i+1,i} = -Sigma_{i+1,i+1} E_i D_i^{-1},
+   *   Sigma_ii = D_i^{-T} (D_i^{-1} - E_i^T Sigma_{i+1,i}).
+   * Sd holds Sigma_ii (full), Ss Sigma_{i+1,i}: reuses Gd, Gs' layout in
+   * B->Sd, B->Ss. */
+  double *Dinv = B->Sw, *A = B->Sw + nb2;
+  for (guint i = N; i-- > 0;) {
+    guint m = block_rows(B, i);
+    double *Sii = B->Sd + i * nb2, *Sni = B->Ss + i * nb2;
+    memcpy(Dinv, B->Ld + i * nb2, nb2 * sizeof(double));
+    LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', (lapack_int)m, Dinv, (lapack_int)nb);
+    for (guint c = 0; c < m; c++)
+      for (guint r = 0; r < c; r++)
+        Dinv[r + (gsize)c * nb] = 0.0;
+    memcpy(A, Dinv, nb2 * sizeof(double));
+    if (i + 1 < N) {
+      guint mn = block_rows(B, i + 1);
+      /* Sni = -(Sigma_{i+1,i+1} E_i) D_i^{-1} */
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)mn, (int)m, (int)mn, -1.0,
+                  B->Sd + (i + 1) * nb2, (int)nb, B->Ls + i * nb2, (int)nb, 0.0, Sni, (int)nb);
+      cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, (int)mn,
+                  (int)m, 1.0, Dinv, (int)nb, Sni, (int)nb);
+      cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)m, (int)mn, -1.0,
+                  B->Ls + i * nb2, (int)nb, Sni, (int)nb, 1.0, A, (int)nb);
+    }
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)m, (int)m, 1.0, Dinv, (int)nb,
+                A, (int)nb, 0.0, Sii, (int)nb);
+  }
+  read_band(B, B->Sd, B->Ss, Sb);
 }

@@ -22,6 +22,8 @@ typedef struct {
   double *Ls;       /* nblk - 1 blocks nb x nb: L_{i+1,i} */
   double *Z;        /* T x T: L^{-1} Rt after objective(), X^{-1} Rt after gradient() */
   double *Gd, *Gs;  /* the band blocks of X^{-1} H X^{-1} */
+  double *Sd, *Ss;  /* the band blocks of X^{-1} */
+  double *Sw;       /* 2 nb^2 work */
 } PrivMfBanded;
 
 /* Sets up the evaluation for T x T problems of band @W (1 <= W <= T) with
@@ -40,6 +42,11 @@ double priv_mf_banded_objective(PrivMfBanded *B, const double *Xb);
  * last objective() call saw (finite). A backward block solve and the band of
  * V V^T, V = X^{-1} Rt: ~6 nb T^2 flops. */
 void priv_mf_banded_gradient(PrivMfBanded *B, double *Gb);
+
+/* The band of X^{-1} (@Sb, W x T band storage) at the point the last
+ * objective() call saw (finite): block selected inversion of the band
+ * Cholesky factor, O(T nb^2). For the diagonal preconditioner. */
+void priv_mf_banded_inverse_band(PrivMfBanded *B, double *Sb);
 
 /* The lower-triangular C with C^T C = X for the band @Xb: C = J chol(J X J)^T J,
  * banded (C[t,s] = 0 for t - s >= W), as a dense T x T row-major matrix.

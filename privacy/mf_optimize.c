@@ -78,7 +78,9 @@ typedef struct {
   gboolean banded;
   guint W;
   PrivMfBanded bd;
-  double *Xb, *Gb;
+  double *Xb, *Gb, *Sb; /* X, X^{-1} H X^{-1} and X^{-1} on the band */
+  double *scale;        /* p: the diagonal metric (have_scale) */
+  gboolean have_scale;
 } Problem;
 
 static void problem_clear(Problem *P) {
@@ -94,6 +96,8 @@ static void problem_clear(Problem *P) {
   g_free(P->lambda);
   g_free(P->Xb);
   g_free(P->Gb);
+  g_free(P->Sb);
+  g_free(P->scale);
   priv_mf_banded_clear(&P->bd);
 }
 
@@ -219,6 +223,34 @@ static void gradient(Problem *P, double *g) {
 }
 
 /*
+ * The banded path's metric: the diagonal of the Hessian of f,
+ *   d^2 f / dx_j^2 = 2 (S[t,t] G[s,s] + S[s,s] G[t,t] + 2 S[s,t] G[s,t])
+ * for the variable of entries (s,t) and (t,s), 2 S[s,s] G[s,s] for a
+ * diagonal one (S = X^{-1}, G = X^{-1} H X^{-1}; d^2 f = 2 tr(D S D G)),
+ * at the point gradient() last saw: x = x_0 + diag(scale) u with
+ * scale = (d^2 f / dx_j^2)^{-1/2}. O(T W^2) for the band of S. The entries'
+ * curvatures spread over orders of magnitude along the horizon (H[s,s]
+ * grows with T - s); equalizing them cuts the iterations (BENCHMARKS in
+ * privacy.h). FALSE when a curvature is not positive and finite.
+ */
+static gboolean precondition_diagonal(Problem *P) {
+  guint T = P->T, W = P->W;
+  const double *S = P->Sb, *G = P->Gb;
+  priv_mf_banded_inverse_band(&P->bd, P->Sb);
+  for (gsize j = 0; j < P->p; j++) {
+    gsize s = j < T ? j : P->row[j - T], t = j < T ? j : P->col[j - T], d = s - t;
+    double h = j < T ? 2.0 * S[s * W] * G[s * W]
+                     : 2.0 * (S[t * W] * G[s * W] + S[s * W] * G[t * W] +
+                              2.0 * S[d + t * W] * G[d + t * W]);
+    if (!(h > 0.0) || !isfinite(h))
+      return FALSE;
+    P->scale[j] = 1.0 / sqrt(h);
+  }
+  P->have_scale = TRUE;
+  return TRUE;
+}
+
+/*
  * Rebuilds F at the point gradient() last saw (L and G): the generalized
  * eigenvectors V of X^{-1} v = lambda G v (V^T G V = I, V^T X^{-1} V =
  * diag(lambda)) give S^{-1} = (G # X^{-1})^{-1} = V diag(lambda^{-1/2}) V^T,
@@ -230,6 +262,8 @@ static void gradient(Problem *P, double *g) {
 static gboolean precondition(Problem *P) {
   guint T = P->T;
   gsize TT = (gsize)T * T;
+  if (P->banded)
+    return precondition_diagonal(P);
   if (!P->use_metric)
     return FALSE;
   memcpy(P->A, P->L, TT * sizeof(double));
@@ -267,6 +301,9 @@ static void to_coordinates(Problem *P, const double *g, double *u) {
   gsize TT = (gsize)T * T;
   if (!P->use_metric) {
     memcpy(u, g, P->p * sizeof(double));
+    if (P->have_scale)
+      for (gsize j = 0; j < P->p; j++)
+        u[j] *= P->scale[j];
     return;
   }
   double *M = P->A;
@@ -298,6 +335,9 @@ static void from_coordinates(Problem *P, const double *u, double *d) {
   double *Z = P->A;
   if (!P->use_metric) {
     memcpy(d, u, P->p * sizeof(double));
+    if (P->have_scale)
+      for (gsize j = 0; j < P->p; j++)
+        d[j] *= P->scale[j];
     project(P, d);
     return;
   }
@@ -494,7 +534,8 @@ static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guin
     /* Only R (as R^T), the band evaluation's work and X, G in band storage. */
     P->W = band;
     if (!(P->R = priv_matrix_new(T, T, error)) || !(P->Xb = priv_matrix_new(band, T, error)) ||
-        !(P->Gb = priv_matrix_new(band, T, error)))
+        !(P->Gb = priv_matrix_new(band, T, error)) || !(P->Sb = priv_matrix_new(band, T, error)) ||
+        !(P->scale = priv_matrix_new(P->p, 1, error)))
       return FALSE;
   } else {
     double **mats[] = {&P->R, &P->L, &P->K, &P->G, &P->F, &P->A, &P->B};
@@ -804,7 +845,7 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b, const Priv
    * 1/k (the line search's first step is then safe). */
   precondition(&P);
   to_coordinates(&P, g, u);
-  h.gamma = P.have_F ? 0.5 : 0.1 / (k * MAX(max_abs(u, q), 1e-300));
+  h.gamma = P.have_F || P.have_scale ? 0.5 : 0.1 / (k * MAX(max_abs(u, q), 1e-300));
   double f_metric = f;
   guint since_metric = 0;
   double gnorm = max_abs(g, p);
