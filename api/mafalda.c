@@ -70,7 +70,7 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
   TopoGossipKind gossip;
   if (!dpg_graph_gossip(&o->graph, &gossip, &error))
     return dpg_fail(err, error, 2);
-  if (!priv_mf_check_memory(T, 16, 0, &error))
+  if (!priv_mf_check_memory_band(T, opt.b, opt.band, 16, 0, &error))
     return dpg_fail(err, error, 1);
   TopoGraph *g = dpg_graph_build(&o->graph, &error);
   if (!g)

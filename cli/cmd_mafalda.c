@@ -276,7 +276,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
     goto out;
   }
   /* Refuse a horizon that cannot fit before loading anything. */
-  if (!skip_dense && !priv_mf_check_memory(T, 16, 0, &error)) {
+  if (!skip_dense && !priv_mf_check_memory_band(T, (guint)batches, r.opt.band, 16, 0, &error)) {
     status = cli_fail("mafalda", error, CLI_EXIT_FAILURE);
     goto out;
   }

@@ -1,7 +1,7 @@
 /*
  * tests/privacy/test_mafalda_banded.c: the banded evaluation of the MF
  * optimizer (privacy/mf_banded.c) against the dense formulas at small T:
- * f = tr(H X^{-1}) and the band of X^{-1} H X^{-1} computed here by LU, the
+ * f = tr(H X^{-1}), the bands of X^{-1} H X^{-1} and X^{-1} computed here by LU, the
  * banded optimizer's optimum against the dense path's on the same problem
  * (PrivMfOptions.evaluation), its warm start from half the horizon against a
  * cold start, and C from the band Cholesky against priv_mf_factor_from_gram.
@@ -123,6 +123,17 @@ static void test_evaluation(void) {
         for (guint d = 0; d < W && s + d < T; d++)
           g_assert_cmpfloat(fabs(Gb[d + (gsize)s * W] - G[(gsize)(s + d) * T + s]), <,
                             1e-10 * gmax);
+      /* The band of X^{-1} (the diagonal metric's) against LU's. */
+      double *Sb = g_new0(double, (gsize)W *T), smax = 0.0;
+      g_assert_cmpfloat(rel_diff(priv_mf_banded_objective(&B, Xb), f), <, 1e-10);
+      priv_mf_banded_inverse_band(&B, Sb);
+      for (gsize i = 0; i < (gsize)T * T; i++)
+        smax = MAX(smax, fabs(Xi[i]));
+      for (guint s = 0; s < T; s++)
+        for (guint d = 0; d < W && s + d < T; d++)
+          g_assert_cmpfloat(fabs(Sb[d + (gsize)s * W] - Xi[(gsize)(s + d) * T + s]), <,
+                            1e-10 * smax);
+      g_free(Sb);
       /* Not positive definite: +inf, as the dense path. */
       Xb[0] = -1.0;
       g_assert_true(isinf(priv_mf_banded_objective(&B, Xb)));
