@@ -294,8 +294,8 @@ gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint
 /* How priv_mf_optimize evaluates f and its gradient (PrivMfOptions.evaluation). */
 typedef enum {
   /* Banded when a band leaves under 15% of the off-diagonal entries free (the
-   * metric is then off and both evaluations take the same iterates), dense
-   * otherwise. The default. */
+   * Kronecker metric is then off: the dense path would run plain L-BFGS at
+   * O(T^3) per iteration), dense otherwise. The default. */
   PRIV_MF_EVAL_AUTO = 0,
   PRIV_MF_EVAL_DENSE,  /* dense T x T work: O(T^3) per evaluation */
   PRIV_MF_EVAL_BANDED, /* band storage: O(T^2 band) per evaluation; needs a band */
