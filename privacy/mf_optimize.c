@@ -726,15 +726,15 @@ out:
  * The warm start of the banded path (issue 15): the banded optimum for k/2
  * epochs (same b and band, a looser tolerance) on the last T/2 rounds of H,
  * the bottom-right block (for a workload of the form H[s,s'] = F[T-1-s,
- * T-1-s'] + H[s+1,s'+1], as every post-average and prefix-sum workload, it
- * is exactly the Gram matrix of the shorter horizon; for any other H it is
- * still a start), itself warm started the same way. Extended to T by
- * keeping its first and last quarters (the start and the end of training)
- * and repeating, for the rounds between, one period b of its stationary
- * middle: column c of the band (entries (c + d, c)) comes from column c' =
+ * T-1-s'] + H[s+1,s'+1], as the post-average workload of a static W and the
+ * prefix sum, it is exactly the Gram matrix of the shorter horizon; for any
+ * other H it is still a start), itself warm started the same way. Extended
+ * to T by keeping its first half at the start of the horizon and its second
+ * half at the end (a quarter of T each) and repeating, over the middle half,
+ * one period b of its stationary middle: column c of the band (entries (c + d, c)) comes from column c' =
  * c, c - T + T', or h + (c - h) mod b, always of the same class, so the
  * zero pattern is kept. FALSE (y untouched) when the horizon is too short
- * or the smaller problem fails: start() then applies.
+ * or the smaller problem fails: start() then applies. Cancelled: I/k.
  */
 static gboolean extend_smaller(Problem *P, const double *H, const PrivMfOptions *o, double *y) {
   guint T = P->T, k = P->k, b = P->b, W = P->W;
@@ -757,10 +757,15 @@ static gboolean extend_smaller(Problem *P, const double *H, const PrivMfOptions 
   gboolean cancelled = g_error_matches(sub, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED) && o->cancel &&
                        g_atomic_int_get(o->cancel);
   g_clear_error(&sub);
-  if (!r || cancelled) {
+  if (cancelled) {
+    /* I/k: no dense start to sit through; the main loop then stops. */
+    for (gsize j = 0; j < P->p; j++)
+      y[j] = j < T ? 1.0 : 0.0;
     priv_mf_result_free(r);
-    return FALSE;
+    return TRUE;
   }
+  if (!r)
+    return FALSE;
   for (gsize j = 0; j < P->p; j++) {
     guint c = j < T ? (guint)j : P->col[j - T], d = j < T ? 0 : P->row[j - T] - c;
     guint c2 = c < h ? c : c >= T - (T2 - h) ? c - (T - T2) : h + (c - h) % b;

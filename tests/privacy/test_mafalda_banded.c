@@ -219,6 +219,28 @@ static void test_warm_start(void) {
   g_free(H);
 }
 
+/* A cancel flag raised before the call stops the banded path (warm start
+ * included) with PRIV_ERROR_NOT_CONVERGED and a feasible result. */
+static void test_cancel(void) {
+  guint k = 20, b = 16, T = k * b;
+  double *H = gram_of("florentine.edges", TRUE, T);
+  gint cancel = 1;
+  PrivMfOptions o;
+  priv_mf_options_init(&o);
+  o.band = 12;
+  o.cancel = &cancel;
+  PrivMfResult *r = NULL;
+  GError *err = NULL;
+  g_assert_false(priv_mf_optimize(H, T, k, b, &o, &r, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED);
+  g_assert_nonnull(r);
+  g_assert_cmpuint(r->iterations, ==, 0);
+  g_assert_true(isfinite(r->objective));
+  g_clear_error(&err);
+  priv_mf_result_free(r);
+  g_free(H);
+}
+
 /* The memory estimate of the banded path is far below the dense one, and
  * does not refuse T = 4096 within 1 GB. */
 static void test_memory(void) {
@@ -238,6 +260,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/mf-banded/evaluation", test_evaluation);
   g_test_add_func("/privacy/mf-banded/optimum", test_optimum);
   g_test_add_func("/privacy/mf-banded/warm-start", test_warm_start);
+  g_test_add_func("/privacy/mf-banded/cancel", test_cancel);
   g_test_add_func("/privacy/mf-banded/memory", test_memory);
   return g_test_run();
 }
