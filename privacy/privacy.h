@@ -393,7 +393,7 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b, const Priv
  * priv_mf_dmf: DMF, the multi-epoch MF optimum for the centralized prefix-sum
  * workload (priv_gram_prefix_sum) over T = @k * @b rounds: priv_mf_optimize
  * on that Gram matrix with @opt, started (PrivMfOptions.x0) from the DMF
- * optimum at k/2 epochs stretched to k epochs (recursively, while k >= 8),
+ * optimum at k/2 epochs stretched to k epochs (recursively, while k >= 32),
  * unless @opt->x0 is already set. Same problem, same stopping rule, same
  * optimum as priv_mf_optimize from its own start: only the path is shorter
  * (this workload's optimum is nearly stationary in time, so the stretched

@@ -421,11 +421,11 @@ static void test_dmf_iterations(void) {
  * with the full gradient tolerance, the same objective (1e-10) and the same
  * loss on a graph's H (1e-8) at the KKT point; with the report's ftol 1e-10
  * (objective settled, gradient not), the loss on H moves at first order with
- * what is left of the gradient: the old path's and the new one's both stay
- * within 1e-7 of the converged value. Below 8 epochs no warm start:
+ * what is left of the gradient (up to 2e-7 here): the old path's and the new
+ * one's both stay within 1e-6 of the converged value and of each other. Below 32 epochs no warm start:
  * byte-identical results. */
 static void test_dmf_warm_start(void) {
-  const guint cases[][2] = {{16, 4}, {12, 6}, {8, 3}, {5, 4}};
+  const guint cases[][2] = {{32, 2}, {40, 2}, {36, 3}, {20, 4}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     guint k = cases[i][0], b = cases[i][1], T = k * b;
     GError *err = NULL;
@@ -453,11 +453,12 @@ static void test_dmf_warm_start(void) {
       g_assert_cmpfloat(rel_diff(res[1][f]->objective, res[0][f]->objective), <, 1e-10);
     }
     g_assert_cmpfloat(rel_diff(loss[1][0], loss[0][0]), <, 1e-8);
-    g_assert_cmpfloat(rel_diff(loss[0][1], loss[0][0]), <, 1e-7);
-    g_assert_cmpfloat(rel_diff(loss[1][1], loss[0][0]), <, 1e-7);
+    g_assert_cmpfloat(rel_diff(loss[0][1], loss[0][0]), <, 1e-6);
+    g_assert_cmpfloat(rel_diff(loss[1][1], loss[0][0]), <, 1e-6);
+    g_assert_cmpfloat(rel_diff(loss[1][1], loss[0][1]), <, 1e-6);
     assert_kkt(A, res[1][0], 0, 1e-6);
     for (guint f = 0; f < 2; f++) {
-      if (k < 8)
+      if (k < 32)
         g_assert_cmpmem(res[1][f]->X, (gsize)T * T * sizeof(double), res[0][f]->X,
                         (gsize)T * T * sizeof(double));
       priv_mf_result_free(res[0][f]);
