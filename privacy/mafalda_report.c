@@ -98,10 +98,11 @@ static gpointer optimize_job(gpointer data) {
 }
 
 /* DMF (the optimum for the centralized prefix sum, same participation and
- * band, scored on the decentralized H) and the fixed strategies. DMF stops
- * once its objective settles (ftol 1e-10 over 10 iterations: its loss is
- * then within ~1e-11 of the optimum's, and scored exactly on H), about half
- * the iterations of the full gradient tolerance. */
+ * band, scored on the decentralized H; priv_mf_dmf, warm started from
+ * shorter horizons; it does not depend on the graph) and the fixed
+ * strategies. DMF stops once its objective settles (ftol 1e-10 over 10
+ * iterations: its loss is then within ~1e-11 of the optimum's, and scored
+ * exactly on H), about half the iterations of the full gradient tolerance. */
 static gboolean baselines(const Work *wk, const double *H, const PrivMfOptions *opt,
                           GError **error) {
   PrivMafaldaReport *r = wk->r;
@@ -109,8 +110,7 @@ static gboolean baselines(const Work *wk, const double *H, const PrivMfOptions *
   double start = thread_cpu();
   PrivMfOptions dopt = *opt;
   dopt.ftol = 1e-10;
-  double *P = priv_gram_prefix_sum(r->T, error);
-  gboolean ok = P && priv_mf_optimize(P, r->T, r->k, r->b, &dopt, &dmf, error);
+  gboolean ok = priv_mf_dmf(r->k, r->b, &dopt, &dmf, error);
   if (ok) {
     r->loss[PRIV_MAFALDA_DMF] = priv_mf_loss(H, dmf->C, r->T, r->k, r->b, error);
     r->sensitivity[PRIV_MAFALDA_DMF] = sqrt(priv_mf_sensitivity2(dmf->C, r->T, r->k, r->b));
@@ -119,7 +119,6 @@ static gboolean baselines(const Work *wk, const double *H, const PrivMfOptions *
   r->cpu_seconds[PRIV_MAFALDA_DMF] = thread_cpu() - start;
   ok = ok && score_fixed(wk, H, error);
   priv_mf_result_free(dmf);
-  g_free(P);
   return ok;
 }
 

@@ -340,6 +340,15 @@ typedef struct {
    * the optimizer with PRIV_ERROR_NOT_CONVERGED "cancelled" (issue 16:
    * Ctrl-C from Python). Default NULL. */
   const gint *cancel;
+  /* Nullable: a T x T symmetric (row- or column-major) starting guess, e.g.
+   * the optimum of a nearby problem (priv_mf_dmf). Read at the free entries
+   * only, each class sum then set to 1 by a diagonal congruence; it need not
+   * be positive definite: the start is the best point (golden section on the
+   * convex f) on the segment from the default start (H^{1/2} tapered) to it,
+   * so never worse than the default. Only the path changes: the optimum is
+   * the same. Non-finite entries: PRIV_ERROR_INVALID_ARGUMENT. Default
+   * NULL. */
+  const double *x0;
 } PrivMfOptions;
 
 /* Fills @opt with the defaults above. */
@@ -404,6 +413,25 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivMfResult, priv_mf_result_free)
  */
 gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b, const PrivMfOptions *opt,
                           PrivMfResult **result, GError **error);
+
+/*
+ * priv_mf_dmf: DMF, the multi-epoch MF optimum for the centralized prefix-sum
+ * workload (priv_gram_prefix_sum) over T = @k * @b rounds: priv_mf_optimize
+ * on that Gram matrix with @opt, started (PrivMfOptions.x0) from the DMF
+ * optimum at k/2 epochs stretched to k epochs (recursively, while k >= 32),
+ * unless @opt->x0 is already set. Same problem, same stopping rule, same
+ * optimum as priv_mf_optimize from its own start: only the path is shorter
+ * (this workload's optimum is nearly stationary in time, so the stretched
+ * start lies within a fraction of a percent of it). Independent of any
+ * graph. @opt's progress callback is only called for the full problem; a
+ * shorter problem that fails only costs the warm start.
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (k or b zero, k*b overflows) and those
+ *   of priv_mf_optimize on the full problem (with *@result as it says).
+ * Complexity: that of priv_mf_optimize at T, plus about 1/7 of it for the
+ *   shorter problems (cost ~ T^3); memory as priv_mf_optimize at T.
+ */
+gboolean priv_mf_dmf(guint k, guint b, const PrivMfOptions *opt, PrivMfResult **result,
+                     GError **error);
 
 /*
  * priv_mafalda_c: Mafalda's C_local (paper Alg. 2) for @n nodes gossiping

@@ -416,6 +416,102 @@ static void test_dmf_iterations(void) {
   }
 }
 
+/* priv_mf_dmf (warm started from k/2 epochs, recursively) against
+ * priv_mf_optimize on the prefix-sum Gram from its own start. Same problem:
+ * with the full gradient tolerance, the same objective (1e-10) and the same
+ * loss on a graph's H (1e-8) at the KKT point; with the report's ftol 1e-10
+ * (objective settled, gradient not), the loss on H moves at first order with
+ * what is left of the gradient (up to 2e-7 here): the old path's and the new
+ * one's both stay within 1e-6 of the converged value and of each other.
+ * Also banded (band 40 < T/2 = 48: kept at k/2 epochs). Below 32 epochs no
+ * warm start: byte-identical results. */
+static void test_dmf_warm_start(void) {
+  const guint cases[][3] = {{32, 2, 0}, {40, 2, 0}, {36, 3, 0}, {20, 4, 0}, {32, 3, 40}};
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    guint k = cases[i][0], b = cases[i][1], band = cases[i][2], T = k * b;
+    GError *err = NULL;
+    double *A = priv_gram_prefix_sum(T, &err);
+    g_assert_no_error(err);
+    double *H = gram_of_graph("florentine.edges", TRUE, T, PRIV_WORKLOAD_POST_AVERAGE);
+    PrivMfOptions o;
+    priv_mf_options_init(&o);
+    o.band = band;
+    double loss[2][2]; /* [default start, warm][converged, ftol] */
+    PrivMfResult *res[2][2];
+    for (guint f = 0; f < 2; f++) {
+      o.ftol = f ? 1e-10 : 0.0;
+      g_assert_true(priv_mf_optimize(A, T, k, b, &o, &res[0][f], &err));
+      g_assert_no_error(err);
+      g_assert_true(priv_mf_dmf(k, b, &o, &res[1][f], &err));
+      g_assert_no_error(err);
+      for (guint w = 0; w < 2; w++) {
+        loss[w][f] = priv_mf_loss(H, res[w][f]->C, T, k, b, &err);
+        g_assert_no_error(err);
+      }
+      g_test_message("DMF k = %u, b = %u, ftol %g: %u iterations warm, %u from the default "
+                     "start; losses on H %.12g, %.12g",
+                     k, b, o.ftol, res[1][f]->iterations, res[0][f]->iterations, loss[1][f],
+                     loss[0][f]);
+      g_assert_cmpfloat(rel_diff(res[1][f]->objective, res[0][f]->objective), <, 1e-10);
+    }
+    g_assert_cmpfloat(rel_diff(loss[1][0], loss[0][0]), <, 1e-8);
+    g_assert_cmpfloat(rel_diff(loss[0][1], loss[0][0]), <, 1e-6);
+    g_assert_cmpfloat(rel_diff(loss[1][1], loss[0][0]), <, 1e-6);
+    g_assert_cmpfloat(rel_diff(loss[1][1], loss[0][1]), <, 1e-6);
+    assert_kkt(A, res[1][0], band, 1e-6);
+    for (guint f = 0; f < 2; f++) {
+      if (k < 32)
+        g_assert_cmpmem(res[1][f]->X, (gsize)T * T * sizeof(double), res[0][f]->X,
+                        (gsize)T * T * sizeof(double));
+      priv_mf_result_free(res[0][f]);
+      priv_mf_result_free(res[1][f]);
+    }
+    g_free(A);
+    g_free(H);
+  }
+}
+
+/* PrivMfOptions.x0: the optimum itself as a start is (nearly) already
+ * converged; an unusable one (negative diagonal) leaves the default start,
+ * bit for bit; a non-finite one is an error. */
+static void test_optimizer_x0(void) {
+  guint k = 6, b = 4, T = k * b;
+  GError *err = NULL;
+  double *A = priv_gram_prefix_sum(T, &err);
+  g_assert_no_error(err);
+  PrivMfResult *ref = optimize(A, k, b, 0), *r = NULL;
+  PrivMfOptions o;
+  priv_mf_options_init(&o);
+  o.x0 = ref->X;
+  g_assert_true(priv_mf_optimize(A, T, k, b, &o, &r, &err));
+  g_assert_no_error(err);
+  g_assert_cmpuint(r->iterations, <=, 3);
+  g_assert_cmpuint(r->iterations, <, ref->iterations);
+  g_assert_cmpfloat(rel_diff(r->objective, ref->objective), <, 1e-12);
+  priv_mf_result_free(r);
+  double *bad = g_new0(double, (gsize)T *T);
+  for (guint s = 0; s < T; s++)
+    bad[(gsize)s * T + s] = -1.0;
+  o.x0 = bad;
+  r = NULL;
+  g_assert_true(priv_mf_optimize(A, T, k, b, &o, &r, &err));
+  g_assert_no_error(err);
+  g_assert_cmpmem(r->X, (gsize)T * T * sizeof(double), ref->X, (gsize)T * T * sizeof(double));
+  priv_mf_result_free(r);
+  bad[1] = NAN;
+  r = NULL;
+  g_assert_false(priv_mf_optimize(A, T, k, b, &o, &r, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_null(r);
+  g_clear_error(&err);
+  g_assert_false(priv_mf_dmf(0, b, NULL, &r, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  g_free(bad);
+  priv_mf_result_free(ref);
+  g_free(A);
+}
+
 /* Per-node Mafalda: node i optimizes for its own H_i. Each per-node optimum
  * satisfies KKT, and since the common X is feasible for every node,
  * sum_i min tr(H_i X^-1) <= min tr(H X^-1), strictly unless the H_i are
@@ -592,6 +688,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/mf/kkt-random-graphs", test_kkt_random_graphs);
   g_test_add_func("/privacy/mf/dmf-prefix-sum", test_dmf_prefix_sum);
   g_test_add_func("/privacy/mf/dmf-iterations", test_dmf_iterations);
+  g_test_add_func("/privacy/mf/dmf-warm-start", test_dmf_warm_start);
+  g_test_add_func("/privacy/mf/x0", test_optimizer_x0);
   g_test_add_func("/privacy/mf/per-node", test_per_node);
   g_test_add_func("/privacy/mf/baselines-sensitivity", test_baselines_and_sensitivity);
   g_test_add_func("/privacy/mf/errors", test_optimizer_errors);
