@@ -514,11 +514,12 @@ typedef enum {
   PRIV_MAFALDA_BSR,      /* its band-b version */
   PRIV_MAFALDA_DMF,      /* the optimum for the centralized prefix sum, scored on H */
   PRIV_MAFALDA_TOEPLITZ, /* the banded Toeplitz strategy fitted to H */
+  PRIV_MAFALDA_BLT,      /* the BLT strategy fitted to H (priv_mafalda_blt) */
   PRIV_MAFALDA_N_STRATEGIES
 } PrivMafaldaStrategy;
 
 /* The strategy's key ("mafalda", "dp-d-sgd", "antipgd", "sr", "bsr", "dmf",
- * "toeplitz"): the CLI's JSON keys and table labels, the API's rows. */
+ * "toeplitz", "blt"): the CLI's JSON keys and table labels, the API's rows. */
 const char *priv_mafalda_strategy_name(PrivMafaldaStrategy s);
 
 /* Where priv_mafalda_report calls its checkpoint hook. */
@@ -526,12 +527,16 @@ typedef enum {
   PRIV_MAFALDA_STAGE_GRAM,      /* H (or its trace) is known */
   PRIV_MAFALDA_STAGE_OPTIMIZED, /* the optimizers and the fixed strategies are done */
   PRIV_MAFALDA_STAGE_TOEPLITZ,  /* the Toeplitz strategy is fitted (when it is) */
+  PRIV_MAFALDA_STAGE_BLT,       /* the BLT strategy is fitted (when it is) */
 } PrivMafaldaStage;
 
 typedef struct {
   guint k, b;          /* epochs and batches, T = k b; both >= 1 */
   guint band;          /* band of Mafalda's and DMF's C_local, 1..T; 0 = none */
   guint toeplitz_band; /* band of the fitted Toeplitz strategy, 1..T; 0 = b */
+  /* Buffers of the fitted BLT strategy, 1..PRIV_MF_BLT_MAX_BUFFERS; 0 = not
+   * fitted (its loss NaN). Default PRIV_MAFALDA_BLT_BUFFERS. */
+  guint blt_buffers;
   PrivWorkload workload;
   /* No dense T x T work: Mafalda and DMF are skipped (NaN), the structured
    * strategies scored from the spectral form, which W must then have. */
@@ -547,11 +552,18 @@ typedef struct {
   gpointer checkpoint_data;
 } PrivMafaldaReportOptions;
 
-/* Zeroes @opt: post-average workload, no band, Toeplitz band b, no hooks. */
+/* The BLT strategy's buffers by default (the report, `mafalda`, dpg_mafalda). */
+#define PRIV_MAFALDA_BLT_BUFFERS 4
+
+/* Zeroes @opt: post-average workload, no band, Toeplitz band b,
+ * PRIV_MAFALDA_BLT_BUFFERS BLT buffers, no hooks. */
 void priv_mafalda_report_options_init(PrivMafaldaReportOptions *opt);
 
 typedef struct {
   guint n, T, k, b, band, toeplitz_band; /* toeplitz_band resolved (0 -> b) */
+  guint blt_buffers;                      /* as asked (0: no BLT strategy) */
+  /* The fitted BLT strategy (blt_buffers of each; when it is fitted). */
+  double blt_theta[PRIV_MF_BLT_MAX_BUFFERS], blt_w[PRIV_MF_BLT_MAX_BUFFERS];
   double trace_H;
   /* Per strategy (PrivMafaldaStrategy); NaN when not computed (skip_dense;
    * the Toeplitz fit without a reversible W or for the messages workload).
@@ -593,11 +605,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivMafaldaReport, priv_mafalda_report_free)
  * BLAS thread count. Callers refuse large horizons early with
  * priv_mf_check_memory and priv_gram_check_memory (before building W).
  *
- * Errors: PRIV_ERROR_INVALID_ARGUMENT (k, b, toeplitz_band), those of
- * priv_gram_spectral_new prefixed "--skip-dense: " when @opt->skip_dense,
- * of priv_gram_static, priv_mf_optimize (Mafalda's first; not converging and
- * cancelled included), priv_mf_loss, priv_mafalda_toeplitz, and the
- * checkpoint's.
+ * The BLT strategy (@opt->blt_buffers > 0) is fitted (priv_mafalda_blt)
+ * under the same conditions as the Toeplitz one.
+ *
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (k, b, toeplitz_band, blt_buffers),
+ * those of priv_gram_spectral_new prefixed "--skip-dense: " when
+ * @opt->skip_dense, of priv_gram_static, priv_mf_optimize (Mafalda's first;
+ * not converging and cancelled included), priv_mf_loss,
+ * priv_mafalda_toeplitz, priv_mafalda_blt, and the checkpoint's.
  * Complexity: the Gram matrix's O(n^3 + n^2 T) and two optimizations of
  * O(T^3) per iteration (none when skip_dense); O(n^2 T + T w) per Toeplitz
  * evaluation.

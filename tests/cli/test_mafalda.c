@@ -26,8 +26,8 @@ static JsonObject *reference(const char *file, JsonParser **p) {
   return json_node_get_object(json_parser_get_root(*p));
 }
 
-static const char *const strategies[] = {"mafalda", "dp-d-sgd", "antipgd", "sr",
-                                         "bsr",     "dmf",      "toeplitz"};
+static const char *const strategies[] = {"mafalda", "dp-d-sgd", "antipgd",  "sr",
+                                         "bsr",     "dmf",      "toeplitz", "blt"};
 
 static void test_florentine_k5_b16(void) {
   char *graph = cli_shared_path("data/graphs/florentine.edges");
