@@ -255,6 +255,15 @@ static void test_blt_losses(void) {
       priv_gram_spectral_free(g);
     }
   g_free(W);
+  /* Many participations: the entries whose q^N vanished are counted at
+   * once; the full-width Toeplitz sensitivity (every entry) agrees. */
+  guint k = 125, b = 16, T = k * b;
+  double *c = g_new(double, T);
+  priv_mf_blt_coefficients(theta, w, 3, T, c);
+  g_assert_cmpfloat(rel_diff(priv_mf_sensitivity2_blt(theta, w, 3, T, k, b, NULL),
+                             priv_mf_sensitivity2_toeplitz(c, T, T, k, b)),
+                    <, 1e-12);
+  g_free(c);
 }
 
 /* The exact gradient in (theta, w) against central differences. */
