@@ -561,7 +561,7 @@ void priv_mafalda_report_options_init(PrivMafaldaReportOptions *opt);
 
 typedef struct {
   guint n, T, k, b, band, toeplitz_band; /* toeplitz_band resolved (0 -> b) */
-  guint blt_buffers;                      /* as asked (0: no BLT strategy) */
+  guint blt_buffers;                     /* as asked (0: no BLT strategy) */
   /* The fitted BLT strategy (blt_buffers of each; when it is fitted). */
   double blt_theta[PRIV_MF_BLT_MAX_BUFFERS], blt_w[PRIV_MF_BLT_MAX_BUFFERS];
   double trace_H;
