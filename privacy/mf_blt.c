@@ -5,8 +5,10 @@
  * al. 2024 and McMahan et al. 2024's, the code is ours). C is the
  * lower-triangular Toeplitz matrix with c_0 = 1 and c_j = sum_i w_i
  * theta_i^(j-1): products with C, C^-1 and C^-T are d-term recursions
- * (d buffers), so every evaluation costs O(n^2 T + b d T), whatever the
- * width of C (its full T). The dense reference is priv_mf_loss.
+ * (d buffers), and the entries of X = C^T C are sums of geometric series,
+ * so every evaluation costs O(n^2 T + d T) plus the sensitivity's
+ * O(b k^2 d^2) at worst (O(b k d^2) once the series' tails vanish), whatever
+ * the width of C (its full T). The dense reference is priv_mf_loss.
  */
 #include "privacy/internal.h"
 
