@@ -11,9 +11,10 @@
  *   - a 1,000-node random graph, k = 10, b = 8, T = 80 (goal: < 60 s);
  *   - the structured strategies on the Facebook-ego graph without any T x T
  *     matrix: every Toeplitz baseline scored from H's spectral form, and the
- *     banded Toeplitz strategy fitted to H (band 16 = b, and 32), at
+ *     banded Toeplitz strategy fitted to H (band 16 = b, and 32) and the
+ *     BLT strategy (4 buffers, priv_mafalda_blt), at
  *     T = 2048 (goal: banded strategy < 60 s, < 1 GB) and, with
- *     DPG_BENCH_MAFALDA_LONG=1, T = 10,000 (goal: < 10 min); CPU seconds
+ *     DPG_BENCH_MAFALDA_LONG=1, T = 10,000 (goal: < 10 min, each); CPU seconds
  *     of this thread (clock()).
  * total_s is Mafalda end to end; with_dmf_s adds DMF one after the other
  * (the command runs the two side by side). BLAS is single-threaded, as in the
@@ -165,9 +166,22 @@ static gboolean run_structured(const char *file, guint k, guint b, guint band, G
     printf("mafalda.%s.bsr_loss %.10g\n", name, losses[3]);
     printf("mafalda.%s.toeplitz%u_cpu_s %.3f\n", name, band, (double)(c2 - c1) / CLOCKS_PER_SEC);
     printf("mafalda.%s.toeplitz%u_loss %.10g\n", name, band, loss);
-    printf("mafalda.%s.peak_rss_mb %.1f\n", name, peak_rss_mb());
     g_free(name);
   }
+  /* The BLT strategy (PRIV_MAFALDA_BLT_BUFFERS buffers), once per horizon. */
+  if (ok && band == b) {
+    double theta[PRIV_MF_BLT_MAX_BUFFERS], wb[PRIV_MF_BLT_MAX_BUFFERS], blt = NAN;
+    clock_t c3 = clock();
+    ok = priv_mafalda_blt(W, n, k, b, PRIV_MAFALDA_BLT_BUFFERS, theta, wb, &blt, error);
+    clock_t c4 = clock();
+    if (ok) {
+      printf("mafalda.facebook_T%u.blt%u_cpu_s %.3f\n", T, PRIV_MAFALDA_BLT_BUFFERS,
+             (double)(c4 - c3) / CLOCKS_PER_SEC);
+      printf("mafalda.facebook_T%u.blt%u_loss %.10g\n", T, PRIV_MAFALDA_BLT_BUFFERS, blt);
+    }
+  }
+  if (ok)
+    printf("mafalda.facebook_T%u.peak_rss_mb %.1f\n", T, peak_rss_mb());
   g_free(c);
   g_free(W);
   priv_gram_spectral_free(sp);

@@ -50,6 +50,7 @@ static void print_json(const Report *r) {
   else
     cli_json_null(jb, "band"); /* no band: C_local is full lower triangular */
   cli_json_int(jb, "toeplitz_band", p->toeplitz_band);
+  cli_json_int(jb, "blt_buffers", p->blt_buffers);
   cli_json_number(jb, "trace_H", p->trace_H);
   add_strategies(jb, "loss", p->loss);
   add_strategies(jb, "sensitivity", p->sensitivity);
@@ -84,6 +85,8 @@ static void print_table(const Report *r) {
   else
     printf("optimizer      %u iterations, %.3f s\n", p->iterations, p->seconds_optimize);
   printf("toeplitz band  %u\n", p->toeplitz_band);
+  if (p->blt_buffers)
+    printf("blt buffers    %u\n", p->blt_buffers);
   printf("seconds        %.3f total: load %.3f, Gram matrix %.3f, baselines %.3f "
          "(alongside the optimizer), write %.3f\n",
          r->seconds_total, r->seconds_load, p->seconds_gram, p->seconds_baselines,
@@ -165,7 +168,8 @@ out:
 
 int cli_cmd_mafalda(int argc, char **argv) {
   CliGraphOptions gopt = {0};
-  gint epochs = 0, batches = 0, band = -1, toeplitz_band = 0;
+  gint epochs = 0, batches = 0, band = -1, toeplitz_band = 0,
+       blt_buffers = PRIV_MAFALDA_BLT_BUFFERS;
   gboolean skip_dense = FALSE;
   char *workload = NULL, *format = NULL, *out_path = NULL;
   gboolean quiet = FALSE;
@@ -180,6 +184,10 @@ int cli_cmd_mafalda(int argc, char **argv) {
        "Banded C_local: each node keeps its last W noises (1 <= W <= T; default: no band)", "W"},
       {"toeplitz-band", 0, 0, G_OPTION_ARG_INT, &toeplitz_band,
        "Band w <= T of the fitted Toeplitz strategy (w - 1 past noises per node; default b)", "W"},
+      {"blt-buffers", 0, 0, G_OPTION_ARG_INT, &blt_buffers,
+       "Buffers d of the fitted BLT strategy (d noise vectors per node whatever T; 1..8, "
+       "default 4; 0: no BLT strategy)",
+       "D"},
       {"skip-dense", 0, 0, G_OPTION_ARG_NONE, &skip_dense,
        "No dense T x T work: skip Mafalda's optimizer and DMF, keep the structured "
        "strategies (long horizons; needs a reversible gossip)",
@@ -205,6 +213,9 @@ int cli_cmd_mafalda(int argc, char **argv) {
            "  toeplitz  banded Toeplitz C (band --toeplitz-band, default b) fitted to H: each\n"
            "            node keeps w - 1 past noises whatever T (reversible gossip,\n"
            "            post-average workload)\n"
+           "  blt       buffered-linear-Toeplitz C (c_0 = 1, c_j = sum_i w_i theta_i^(j-1), d =\n"
+           "            --blt-buffers) fitted to H: each node keeps d noise buffers whatever T\n"
+           "            (same conditions as toeplitz)\n"
            "\n"
            "Timings (JSON \"seconds\", wall clock): load (graph and gossip matrix), gram,\n"
            "optimize (Mafalda), baselines (DMF and every score, run alongside optimize),\n"
@@ -257,6 +268,12 @@ int cli_cmd_mafalda(int argc, char **argv) {
     goto out;
   }
   r.opt.toeplitz_band = (guint)toeplitz_band;
+  if (blt_buffers < 0 || blt_buffers > PRIV_MF_BLT_MAX_BUFFERS) {
+    status = usage_error("--blt-buffers: %d must be between 1 and %d (0: no BLT strategy)",
+                         blt_buffers, PRIV_MF_BLT_MAX_BUFFERS);
+    goto out;
+  }
+  r.opt.blt_buffers = (guint)blt_buffers;
   r.opt.skip_dense = skip_dense;
   if (skip_dense && out_path) {
     status = usage_error("--out writes Mafalda's C, which --skip-dense does not compute");

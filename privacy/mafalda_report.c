@@ -1,6 +1,6 @@
 /*
  * privacy/mafalda_report.c: Mafalda compared with the fixed baselines, DMF
- * and the fitted Toeplitz strategy on one graph: the computation behind
+ * and the fitted Toeplitz and BLT strategies on one graph: the computation behind
  * `dpgossip mafalda` and dpg_mafalda (libdpgossip, the Python package), so
  * that the two print the very same numbers.
  */
@@ -10,7 +10,7 @@
 #include <time.h>
 
 static const char *const strategy_names[PRIV_MAFALDA_N_STRATEGIES] = {
-    "mafalda", "dp-d-sgd", "antipgd", "sr", "bsr", "dmf", "toeplitz"};
+    "mafalda", "dp-d-sgd", "antipgd", "sr", "bsr", "dmf", "toeplitz", "blt"};
 
 const char *priv_mafalda_strategy_name(PrivMafaldaStrategy s) {
   g_return_val_if_fail(s < PRIV_MAFALDA_N_STRATEGIES, NULL);
@@ -184,13 +184,28 @@ static gboolean fit_toeplitz(PrivMafaldaReport *r, const double *W, GError **err
   return ok;
 }
 
+/* The BLT strategy fitted to this graph (d buffers, O(n^2 T + b k^2 d^2)
+ * per evaluation): needs a reversible W. */
+static gboolean fit_blt(PrivMafaldaReport *r, const double *W, GError **error) {
+  double cpu = thread_cpu();
+  guint d = r->blt_buffers;
+  gboolean ok = priv_mafalda_blt(W, r->n, r->k, r->b, d, r->blt_theta, r->blt_w,
+                                 &r->loss[PRIV_MAFALDA_BLT], error);
+  if (ok)
+    r->sensitivity[PRIV_MAFALDA_BLT] = sqrt(
+        priv_mf_sensitivity2_blt(r->blt_theta, r->blt_w, d, r->T, r->k, r->b, NULL));
+  r->cpu_seconds[PRIV_MAFALDA_BLT] = thread_cpu() - cpu;
+  return ok;
+}
+
 static gboolean checkpoint(const PrivMafaldaReportOptions *o, PrivMafaldaStage stage,
                            GError **error) {
   return o->checkpoint == NULL || o->checkpoint(stage, o->checkpoint_data, error);
 }
 
 void priv_mafalda_report_options_init(PrivMafaldaReportOptions *opt) {
-  *opt = (PrivMafaldaReportOptions){.workload = PRIV_WORKLOAD_POST_AVERAGE};
+  *opt = (PrivMafaldaReportOptions){.workload = PRIV_WORKLOAD_POST_AVERAGE,
+                                    .blt_buffers = PRIV_MAFALDA_BLT_BUFFERS};
 }
 
 gboolean priv_mafalda_report(const double *W, guint n, const PrivMafaldaReportOptions *opt,
@@ -210,13 +225,20 @@ gboolean priv_mafalda_report(const double *W, guint n, const PrivMafaldaReportOp
                 opt->toeplitz_band, T);
     return FALSE;
   }
+  if (opt->blt_buffers > PRIV_MF_BLT_MAX_BUFFERS) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "Mafalda's report: %u BLT buffers, at most %d (0: no BLT strategy)",
+                opt->blt_buffers, PRIV_MF_BLT_MAX_BUFFERS);
+    return FALSE;
+  }
   PrivMafaldaReport *r = g_new0(PrivMafaldaReport, 1);
   *r = (PrivMafaldaReport){.n = n,
                            .T = T,
                            .k = opt->k,
                            .b = opt->b,
                            .band = opt->band,
-                           .toeplitz_band = opt->toeplitz_band ? opt->toeplitz_band : opt->b};
+                           .toeplitz_band = opt->toeplitz_band ? opt->toeplitz_band : opt->b,
+                           .blt_buffers = opt->blt_buffers};
   for (int i = 0; i < PRIV_MAFALDA_N_STRATEGIES; i++)
     r->loss[i] = r->sensitivity[i] = r->cpu_seconds[i] = NAN;
   Work wk = {.r = r};
@@ -274,6 +296,11 @@ gboolean priv_mafalda_report(const double *W, guint n, const PrivMafaldaReportOp
   if (ok && spectral && opt->workload == PRIV_WORKLOAD_POST_AVERAGE) {
     t = g_get_monotonic_time();
     ok = fit_toeplitz(r, W, error) && checkpoint(opt, PRIV_MAFALDA_STAGE_TOEPLITZ, error);
+    r->seconds_baselines += seconds_since(t);
+  }
+  if (ok && spectral && opt->workload == PRIV_WORKLOAD_POST_AVERAGE && r->blt_buffers > 0) {
+    t = g_get_monotonic_time();
+    ok = fit_blt(r, W, error) && checkpoint(opt, PRIV_MAFALDA_STAGE_BLT, error);
     r->seconds_baselines += seconds_since(t);
   }
   if (ok && maf)

@@ -194,9 +194,41 @@ static double sens2_grad(const double *c, guint w, guint T, guint k, guint b, do
   return s2;
 }
 
+double priv_mf_toeplitz_trace_grad(const PrivGramSpectral *g, const double *a, double *ga) {
+  guint T = g->T, n = g->n;
+  /* p_m and M p_m for every m (T x n each), then dtau/da_j = sum_i G_j[i]
+   * with G_j = r_j + l o G_{j+1}, r_m = 2 (T - m) l^e o (M p_m). */
+  double *P = g_new(double, (gsize)T *n), *MP = g_new(double, (gsize)T *n);
+  double *q = g_new0(double, n);
+  for (guint m = 0; m < T; m++)
+    for (guint i = 0; i < n; i++) {
+      q[i] = g->lambda[i] * q[i] + a[m];
+      P[(gsize)m * n + i] = g->e ? g->lambda[i] * q[i] : q[i];
+    }
+  cblas_dsymm(CblasRowMajor, CblasRight, CblasLower, (int)T, (int)n, 1.0, g->M, (int)n, P, (int)n,
+              0.0, MP, (int)n);
+  double tr = 0.0;
+  for (guint m = 0; m < T; m++)
+    tr += (double)(T - m) * cblas_ddot((int)n, P + (gsize)m * n, 1, MP + (gsize)m * n, 1);
+  memset(q, 0, n * sizeof(double)); /* q is G now */
+  for (guint m = T; m-- > 0;) {
+    double sum = 0.0;
+    for (guint i = 0; i < n; i++) {
+      double le = g->e ? g->lambda[i] : 1.0;
+      q[i] = 2.0 * (T - m) * le * MP[(gsize)m * n + i] + g->lambda[i] * q[i];
+      sum += q[i];
+    }
+    ga[m] = sum;
+  }
+  g_free(P);
+  g_free(MP);
+  g_free(q);
+  return tr;
+}
+
 double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, guint w, guint k,
                                     guint b, double *grad) {
-  guint T = g->T, n = g->n;
+  guint T = g->T;
   g_return_val_if_fail(w >= 1 && w <= T && c[0] != 0.0, NAN);
   if (k == 0 || b == 0 || (guint64)k * b != T)
     return NAN;
@@ -216,31 +248,8 @@ double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, 
   }
   double *gs = g_new0(double, w);
   double S = sens2_grad(c, w, T, k, b, gs);
-  /* p_m and M p_m for every m (T x n each), then dtau/da_j = sum_i G_j[i]
-   * with G_j = r_j + l o G_{j+1}, r_m = 2 (T - m) l^e o (M p_m). */
-  double *P = g_new(double, (gsize)T *n), *MP = g_new(double, (gsize)T *n);
-  double *q = g_new0(double, n);
-  for (guint m = 0; m < T; m++)
-    for (guint i = 0; i < n; i++) {
-      q[i] = g->lambda[i] * q[i] + a[m];
-      P[(gsize)m * n + i] = g->e ? g->lambda[i] * q[i] : q[i];
-    }
-  cblas_dsymm(CblasRowMajor, CblasRight, CblasLower, (int)T, (int)n, 1.0, g->M, (int)n, P, (int)n,
-              0.0, MP, (int)n);
-  double tr = 0.0;
-  for (guint m = 0; m < T; m++)
-    tr += (double)(T - m) * cblas_ddot((int)n, P + (gsize)m * n, 1, MP + (gsize)m * n, 1);
   double *ga = g_new(double, T);
-  memset(q, 0, n * sizeof(double)); /* q is G now */
-  for (guint m = T; m-- > 0;) {
-    double sum = 0.0;
-    for (guint i = 0; i < n; i++) {
-      double le = g->e ? g->lambda[i] : 1.0;
-      q[i] = 2.0 * (T - m) * le * MP[(gsize)m * n + i] + g->lambda[i] * q[i];
-      sum += q[i];
-    }
-    ga[m] = sum;
-  }
+  double tr = priv_mf_toeplitz_trace_grad(g, a, ga);
   /* dtau/dc_l = -(C^-T C^-T ga)_l: two banded back substitutions. */
   for (guint pass = 0; pass < 2; pass++)
     for (guint i = T; i-- > 0;) {
@@ -252,9 +261,6 @@ double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, 
   for (guint l = 0; l < w; l++)
     grad[l] = gs[l] * tr - S * ga[l];
   g_free(gs);
-  g_free(P);
-  g_free(MP);
-  g_free(q);
   g_free(ga);
   g_free(a);
   return S * tr;

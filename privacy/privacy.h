@@ -262,6 +262,13 @@ double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint w
 double priv_mf_toeplitz_trace(const PrivGramSpectral *g, const double *a);
 
 /*
+ * priv_mf_toeplitz_trace_grad: priv_mf_toeplitz_trace(@g, @a) and its
+ * gradient in a, written to @ga (g->T doubles): the adjoint of the p_m
+ * recursion. O(n^2 T) time, O(n T) memory.
+ */
+double priv_mf_toeplitz_trace_grad(const PrivGramSpectral *g, const double *a, double *ga);
+
+/*
  * priv_mf_toeplitz_banded_loss: the loss of the lower-triangular Toeplitz C
  * with first column @c[0 .. @w) under (@k, @b)-participation (T = g->T = k
  * b), and when @grad is not NULL its gradient in c (w doubles). With w <= b,
@@ -286,6 +293,69 @@ double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, 
  */
 gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint w, double *c,
                               double *loss, GError **error);
+
+/* Most buffers a BLT strategy may have (priv_mf_blt_check). */
+#define PRIV_MF_BLT_MAX_BUFFERS 8
+
+/*
+ * priv_mf_blt_check: whether @theta, @w (@d each) are a BLT strategy this
+ * library handles: 1 <= d <= PRIV_MF_BLT_MAX_BUFFERS, 0 < theta_i < 1 and
+ * w_i finite, of either sign (a positive mixture of geometric sequences
+ * cannot cancel the cross terms of the sensitivity under several
+ * participations). FALSE with PRIV_ERROR_INVALID_ARGUMENT otherwise. O(d).
+ */
+gboolean priv_mf_blt_check(const double *theta, const double *w, guint d, GError **error);
+
+/*
+ * priv_mf_blt_coefficients: the first column c[0 .. @T) of the BLT strategy
+ * (@theta, @w, @d buffers): c_0 = 1, c_j = sum_{i<d} w_i theta_i^(j-1) for
+ * j >= 1. C n = z is then n_t = z_t - sum_i w_i s_{i,t} with the buffers
+ * s_{i,t} = theta_i s_{i,t-1} + n_{t-1} (s_{i,0} = 0): d vectors per node
+ * whatever T. O(T d).
+ */
+void priv_mf_blt_coefficients(const double *theta, const double *w, guint d, guint T, double *c);
+
+/*
+ * priv_mf_sensitivity2_blt: priv_mf_sensitivity2 of the BLT strategy
+ * (@theta, @w, @d, valid for priv_mf_blt_check) under (@k,@b)-participation,
+ * T = k b, from closed forms: X[s,t] = c_D + sum_{i,l} w_i w_l theta_l^D
+ * G(theta_i theta_l, T - t - 1) (D = t - s >= 0, G(q, N) = sum_{m<N} q^m),
+ * summed in absolute value over the k^2 pairs of each class. @grad
+ * (nullable, 2d doubles, out): its gradient in (theta_0 .. theta_{d-1},
+ * w_0 .. w_{d-1}) at the maximizing class (the first on ties; a
+ * subgradient where some X[s,t] = 0). O(b k^2 d^2) time, O(d^2) memory.
+ * NaN on bad sizes.
+ */
+double priv_mf_sensitivity2_blt(const double *theta, const double *w, guint d, guint T, guint k,
+                                guint b, double *grad);
+
+/*
+ * priv_mf_blt_loss: the loss sens_Pi(C)^2 tr(H (C^T C)^-1) of the BLT
+ * strategy (@theta, @w, @d valid for priv_mf_blt_check) on the H of @g,
+ * T = g->T = @k @b: a = C^-1 e_0 by the buffer recursion, the trace as
+ * priv_mf_toeplitz_trace (C is Toeplitz of full width), the sensitivity as
+ * priv_mf_sensitivity2_blt. @grad (nullable, 2d doubles, out): the exact
+ * gradient in (theta, w): d tau / d c = -C^-T C^-T d tau / d a by two
+ * transposed buffer recursions, then the chain rule through c_j = sum_i
+ * w_i theta_i^(j-1). O(n^2 T + b k^2 d^2 + d T) time, O(n T) memory with
+ * the gradient, O(T + n^2) without. NaN on bad sizes.
+ */
+double priv_mf_blt_loss(const PrivGramSpectral *g, const double *theta, const double *w, guint d,
+                        guint k, guint b, double *grad);
+
+/*
+ * priv_mf_blt_fit: the BLT strategy of @d buffers of smallest loss for the
+ * H of @g and (@k,@b)-participation: BFGS (GSL) on log(loss) in
+ * (logit theta, w) with the exact gradient, then Nelder-Mead through the
+ * kinks of |X[s,t]|, from (@theta, @w) (in: the start, valid for
+ * priv_mf_blt_check; out: the fit, never worse than the start). Not convex:
+ * a local optimum. *@loss (nullable): its exact loss.
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (sizes, start), PRIV_ERROR_NUMERICAL
+ * (loss not finite). Each evaluation as priv_mf_blt_loss; at most 500
+ * BFGS iterations and 200 d simplex steps.
+ */
+gboolean priv_mf_blt_fit(const PrivGramSpectral *g, guint k, guint b, guint d, double *theta,
+                         double *w, double *loss, GError **error);
 
 /* ===================================================================== */
 /* The multi-epoch MF optimizer (Mafalda, DMF)                            */
@@ -465,6 +535,29 @@ gboolean priv_mafalda_toeplitz(const double *W, guint n, guint k, guint b, guint
 double *priv_mafalda_toeplitz_c(const double *W, guint n, guint T, guint k, guint b, guint w,
                                 GError **error);
 
+/*
+ * priv_mafalda_blt: the BLT strategy of @d buffers (1 <= d <=
+ * PRIV_MF_BLT_MAX_BUFFERS) fitted to the post-average workload of the
+ * static reversible @W (n x n) over T = @k @b steps: at the shortest horizon
+ * of the chain k, k/4, k/16, ... (k/4^m < 8 epochs), buffers 1..d one after
+ * the other, each from the previous fit plus a zero-weight buffer and from
+ * a few spread starts (theta on a geometric grid of time scales up to b, w
+ * by least squares on BSR's coefficients); each longer horizon from the
+ * shorter's fit (priv_mf_blt_fit). @theta, @w: d doubles each, out. *@loss
+ * (nullable): its exact loss. Errors: PRIV_ERROR_INVALID_ARGUMENT (d, k,
+ * b), those of priv_gram_spectral_new and priv_mf_blt_fit.
+ * Complexity: O(n^3), then O(n^2 T + b k^2 d^2) per evaluation; no T x T
+ * matrix.
+ */
+gboolean priv_mafalda_blt(const double *W, guint n, guint k, guint b, guint d, double *theta,
+                          double *w, double *loss, GError **error);
+
+/* The same as a dense T x T lower-triangular C (g_free), T = k b, and
+ * (nullable, d doubles each) its parameters; NULL with @error set. O(T^2)
+ * more. */
+double *priv_mafalda_blt_c(const double *W, guint n, guint T, guint k, guint b, guint d,
+                           double *theta, double *w, GError **error);
+
 /* The strategies of priv_mafalda_report, in output order. */
 typedef enum {
   PRIV_MAFALDA_MAFALDA,  /* the optimum for H (priv_mf_optimize), sensitivity 1 */
@@ -474,11 +567,12 @@ typedef enum {
   PRIV_MAFALDA_BSR,      /* its band-b version */
   PRIV_MAFALDA_DMF,      /* the optimum for the centralized prefix sum, scored on H */
   PRIV_MAFALDA_TOEPLITZ, /* the banded Toeplitz strategy fitted to H */
+  PRIV_MAFALDA_BLT,      /* the BLT strategy fitted to H (priv_mafalda_blt) */
   PRIV_MAFALDA_N_STRATEGIES
 } PrivMafaldaStrategy;
 
 /* The strategy's key ("mafalda", "dp-d-sgd", "antipgd", "sr", "bsr", "dmf",
- * "toeplitz"): the CLI's JSON keys and table labels, the API's rows. */
+ * "toeplitz", "blt"): the CLI's JSON keys and table labels, the API's rows. */
 const char *priv_mafalda_strategy_name(PrivMafaldaStrategy s);
 
 /* Where priv_mafalda_report calls its checkpoint hook. */
@@ -486,12 +580,16 @@ typedef enum {
   PRIV_MAFALDA_STAGE_GRAM,      /* H (or its trace) is known */
   PRIV_MAFALDA_STAGE_OPTIMIZED, /* the optimizers and the fixed strategies are done */
   PRIV_MAFALDA_STAGE_TOEPLITZ,  /* the Toeplitz strategy is fitted (when it is) */
+  PRIV_MAFALDA_STAGE_BLT,       /* the BLT strategy is fitted (when it is) */
 } PrivMafaldaStage;
 
 typedef struct {
   guint k, b;          /* epochs and batches, T = k b; both >= 1 */
   guint band;          /* band of Mafalda's and DMF's C_local, 1..T; 0 = none */
   guint toeplitz_band; /* band of the fitted Toeplitz strategy, 1..T; 0 = b */
+  /* Buffers of the fitted BLT strategy, 1..PRIV_MF_BLT_MAX_BUFFERS; 0 = not
+   * fitted (its loss NaN). Default PRIV_MAFALDA_BLT_BUFFERS. */
+  guint blt_buffers;
   PrivWorkload workload;
   /* No dense T x T work: Mafalda and DMF are skipped (NaN), the structured
    * strategies scored from the spectral form, which W must then have. */
@@ -507,11 +605,18 @@ typedef struct {
   gpointer checkpoint_data;
 } PrivMafaldaReportOptions;
 
-/* Zeroes @opt: post-average workload, no band, Toeplitz band b, no hooks. */
+/* The BLT strategy's buffers by default (the report, `mafalda`, dpg_mafalda). */
+#define PRIV_MAFALDA_BLT_BUFFERS 4
+
+/* Zeroes @opt: post-average workload, no band, Toeplitz band b,
+ * PRIV_MAFALDA_BLT_BUFFERS BLT buffers, no hooks. */
 void priv_mafalda_report_options_init(PrivMafaldaReportOptions *opt);
 
 typedef struct {
   guint n, T, k, b, band, toeplitz_band; /* toeplitz_band resolved (0 -> b) */
+  guint blt_buffers;                     /* as asked (0: no BLT strategy) */
+  /* The fitted BLT strategy (blt_buffers of each; when it is fitted). */
+  double blt_theta[PRIV_MF_BLT_MAX_BUFFERS], blt_w[PRIV_MF_BLT_MAX_BUFFERS];
   double trace_H;
   /* Per strategy (PrivMafaldaStrategy); NaN when not computed (skip_dense;
    * the Toeplitz fit without a reversible W or for the messages workload).
@@ -553,11 +658,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivMafaldaReport, priv_mafalda_report_free)
  * BLAS thread count. Callers refuse large horizons early with
  * priv_mf_check_memory and priv_gram_check_memory (before building W).
  *
- * Errors: PRIV_ERROR_INVALID_ARGUMENT (k, b, toeplitz_band), those of
- * priv_gram_spectral_new prefixed "--skip-dense: " when @opt->skip_dense,
- * of priv_gram_static, priv_mf_optimize (Mafalda's first; not converging and
- * cancelled included), priv_mf_loss, priv_mafalda_toeplitz, and the
- * checkpoint's.
+ * The BLT strategy (@opt->blt_buffers > 0) is fitted (priv_mafalda_blt)
+ * under the same conditions as the Toeplitz one.
+ *
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (k, b, toeplitz_band, blt_buffers),
+ * those of priv_gram_spectral_new prefixed "--skip-dense: " when
+ * @opt->skip_dense, of priv_gram_static, priv_mf_optimize (Mafalda's first;
+ * not converging and cancelled included), priv_mf_loss,
+ * priv_mafalda_toeplitz, priv_mafalda_blt, and the checkpoint's.
  * Complexity: the Gram matrix's O(n^3 + n^2 T) and two optimizations of
  * O(T^3) per iteration (none when skip_dense); O(n^2 T + T w) per Toeplitz
  * evaluation.

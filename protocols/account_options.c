@@ -126,9 +126,11 @@ gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *
   } else if (g_str_equal(name, "mfdsgd") || g_str_equal(name, "mafalda")) {
     /* mafalda's default C is optimized inside the run: observer path only. */
     c = proto_params_get_string(params, "C");
-    if (g_str_equal(c, "mafalda"))
+    /* blt is fitted to the run's graph too, which the structured path lacks. */
+    if (g_str_equal(c, "mafalda") || g_str_equal(c, "blt"))
       c = NULL;
     p->band = (guint)proto_params_get_int(params, "band");
+    p->buffers = (guint)proto_params_get_int(params, "buffers");
   }
   gboolean ok = TRUE;
   if (c && *c == '\0') {

@@ -227,8 +227,9 @@ double *proto_c_local(const ProtoCRecipe *r, GError **error) {
                   {"bsr", PRIV_BASELINE_BSR}};
   const char *spec = r->spec;
   if (spec == NULL || *spec == '\0') {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                "C: give a family (identity, antipgd, sr, bsr, mafalda, toeplitz) or a CSV file");
+    g_set_error(
+        error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+        "C: give a family (identity, antipgd, sr, bsr, mafalda, toeplitz, blt) or a CSV file");
     return NULL;
   }
   for (guint i = 0; i < G_N_ELEMENTS(families); i++)
@@ -246,11 +247,14 @@ double *proto_c_local(const ProtoCRecipe *r, GError **error) {
     return mafalda(r, error);
   if (strcmp(spec, "toeplitz") == 0)
     return proto_cmatrix_toeplitz(r, error);
+  if (strcmp(spec, "blt") == 0)
+    return proto_cmatrix_blt(r, error);
   if (!g_file_test(spec, G_FILE_TEST_EXISTS)) {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_IO,
-                "C=%s: neither a family (identity, antipgd, sr, bsr, mafalda, toeplitz) nor an "
-                "existing file (%s)",
-                spec, g_strerror(ENOENT));
+    g_set_error(
+        error, PROTO_ERROR, PROTO_ERROR_IO,
+        "C=%s: neither a family (identity, antipgd, sr, bsr, mafalda, toeplitz, blt) nor an "
+        "existing file (%s)",
+        spec, g_strerror(ENOENT));
     return NULL;
   }
   return proto_cmatrix_load_csv(spec, r->T, error);

@@ -52,33 +52,51 @@ guint proto_cmatrix_bandwidth(const double *M, guint T) {
   return bw;
 }
 
-double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, GError **error) {
+double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, guint buffers,
+                            GError **error) {
   ProtoCRecipe r = {.spec = spec,
                     .T = ctx->T,
                     .k = ctx->k,
                     .b = ctx->b,
                     .band = band,
+                    .buffers = buffers,
                     .schedule = ctx->schedule}; /* "static" for a graph */
   return proto_c_local(&r, error);
 }
 
-double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error) {
-  guint n = 0;
-  double *W = NULL;
+/* The recipe's static gossip matrix (n x n, g_free), or NULL with @error
+ * set naming @what (a time-varying schedule, the gossip's errors). */
+static double *static_gossip(const ProtoCRecipe *r, const char *what, guint *n, GError **error) {
   if (r->schedule != NULL && !topo_schedule_is_static(r->schedule)) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                "C=toeplitz: the Toeplitz fit needs a static gossip (the schedule changes W)");
+                "C=%s: the fit needs a static gossip (the schedule changes W)", what);
     return NULL;
   }
   if (r->schedule != NULL) {
-    n = topo_schedule_n(r->schedule);
-    W = proto_schedule_gossip_dense(r->schedule, 0, error);
-  } else {
-    TopoGossip *w = topo_gossip_new(r->graph, r->gossip, error);
-    n = topo_graph_n_nodes(r->graph);
-    W = w ? topo_gossip_dense(w) : NULL;
-    topo_gossip_free(w);
+    *n = topo_schedule_n(r->schedule);
+    return proto_schedule_gossip_dense(r->schedule, 0, error);
   }
+  TopoGossip *w = topo_gossip_new(r->graph, r->gossip, error);
+  *n = topo_graph_n_nodes(r->graph);
+  double *W = w ? topo_gossip_dense(w) : NULL;
+  topo_gossip_free(w);
+  return W;
+}
+
+gboolean proto_cmatrix_build_blt(ProtoContext *ctx, guint buffers, double *theta, double *w,
+                                 GError **error) {
+  ProtoCRecipe r = {.spec = "blt",
+                    .T = ctx->T,
+                    .k = ctx->k,
+                    .b = ctx->b,
+                    .buffers = buffers,
+                    .schedule = ctx->schedule};
+  return proto_cmatrix_blt_fit(&r, theta, w, error);
+}
+
+double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error) {
+  guint n = 0;
+  double *W = static_gossip(r, "toeplitz", &n, error);
   if (W == NULL)
     return NULL;
   GError *sub = NULL;
@@ -89,5 +107,47 @@ double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error) {
                 sub->message);
     g_error_free(sub);
   }
+  return C;
+}
+
+/* The buffers check and the static W of a blt recipe (NULL: @error set). */
+static double *blt_gossip(const ProtoCRecipe *r, guint *n, GError **error) {
+  if (r->buffers == 0 || r->buffers > PRIV_MF_BLT_MAX_BUFFERS) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "C=blt: buffers=%u must be between 1 and %d", r->buffers, PRIV_MF_BLT_MAX_BUFFERS);
+    return NULL;
+  }
+  return static_gossip(r, "blt", n, error);
+}
+
+/* Carries the fit's error @sub into @error as PROTO_ERROR_FAILED. */
+static void blt_failed(GError *sub, GError **error) {
+  g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "C=blt for this graph: %s", sub->message);
+  g_error_free(sub);
+}
+
+gboolean proto_cmatrix_blt_fit(const ProtoCRecipe *r, double *theta, double *w, GError **error) {
+  guint n = 0;
+  double *W = blt_gossip(r, &n, error);
+  if (W == NULL)
+    return FALSE;
+  GError *sub = NULL;
+  gboolean ok = priv_mafalda_blt(W, n, r->k, r->b, r->buffers, theta, w, NULL, &sub);
+  g_free(W);
+  if (!ok)
+    blt_failed(sub, error);
+  return ok;
+}
+
+double *proto_cmatrix_blt(const ProtoCRecipe *r, GError **error) {
+  guint n = 0;
+  double *W = blt_gossip(r, &n, error);
+  if (W == NULL)
+    return NULL;
+  GError *sub = NULL;
+  double *C = priv_mafalda_blt_c(W, n, r->T, r->k, r->b, r->buffers, NULL, NULL, &sub);
+  g_free(W);
+  if (C == NULL)
+    blt_failed(sub, error);
   return C;
 }

@@ -216,7 +216,8 @@ void proto_secrets_free(ProtoContext *ctx);
  * (the accounting plan). Errors: PROTO_ERROR_FAILED naming the round. O(n^2). */
 double *proto_schedule_gossip_dense(TopoSchedule *schedule, guint round, GError **error);
 
-double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, GError **error);
+double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, guint buffers,
+                            GError **error);
 /* Reads a T x T lower-triangular CSV matrix; errors name FILE:LINE[:COLUMN]. */
 double *proto_cmatrix_load_csv(const char *path, guint T, GError **error);
 /* The banded Toeplitz C_local (band r->band, 0: b) fitted to the recipe's
@@ -224,6 +225,18 @@ double *proto_cmatrix_load_csv(const char *path, guint T, GError **error);
  * band - 1 past noises. Errors: PROTO_ERROR_INVALID_ARGUMENT (time-varying
  * schedule), PROTO_ERROR_FAILED (the fit's error), the gossip's. */
 double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error);
+/* The BLT strategy of r->buffers buffers fitted to the recipe's static
+ * reversible gossip (priv_mafalda_blt): @theta, @w (r->buffers each, out).
+ * Errors: PROTO_ERROR_INVALID_ARGUMENT (buffers out of 1..
+ * PRIV_MF_BLT_MAX_BUFFERS, time-varying schedule), PROTO_ERROR_FAILED (the
+ * fit's error: a non-reversible W among them), the gossip's. */
+gboolean proto_cmatrix_blt_fit(const ProtoCRecipe *r, double *theta, double *w, GError **error);
+/* proto_cmatrix_blt_fit for the run of @ctx. */
+gboolean proto_cmatrix_build_blt(ProtoContext *ctx, guint buffers, double *theta, double *w,
+                                 GError **error);
+/* The same as the dense T x T lower-triangular C_local (g_free), for the
+ * accountants. */
+double *proto_cmatrix_blt(const ProtoCRecipe *r, GError **error);
 /* The inverse of a lower-triangular C with nonzero diagonal (g_free). O(T^3). */
 double *proto_cmatrix_lower_inverse(const double *C, guint T);
 /* Largest t - s over nonzero entries M[t,s], s < t (0 for a diagonal M). */

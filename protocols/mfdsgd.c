@@ -3,7 +3,8 @@
  * I_n): node u's noise at step t is nu * sum_s (C_local^-1)[t,s] z_{s,u},
  * nu = sigma * Delta * sens_Pi(C_local), so each node is (1/sigma)-GDP under
  * LDP whatever C_local (DESIGN.md "Protocols"). Registered three times:
- *   mfdsgd:C=identity|antipgd|sr|bsr|mafalda|toeplitz|FILE[,band=w]  (default identity)
+ *   mfdsgd:C=identity|antipgd|sr|bsr|mafalda|toeplitz|blt|FILE[,band=w][,buffers=d]
+ *          (default identity)
  *   antipgd   C = lower-triangular ones: noise z_t - z_{t-1} (Koloskova et al.)
  *   mafalda[:C=FILE][,band=w]  C optimized for this graph (paper Alg. 2)
  *
@@ -20,6 +21,11 @@
  * a block of steps ahead and the block's noises come from one matrix product
  * C^-1[block, band] Z[band] (the samples are read once per block, not once
  * per step); the provenance still gets every term, one coefficient each.
+ *
+ * C=blt (buffered-linear-Toeplitz, c_0 = 1, c_j = sum_i w_i theta_i^(j-1),
+ * fitted to the run's static gossip by priv_mafalda_blt) has neither band:
+ * its noise comes from d buffers per node whatever T, n_t = z_t - sum_i w_i
+ * s_i then s_i <- theta_i s_i + n_t, and no T x T matrix is made.
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 
@@ -50,12 +56,14 @@ typedef struct {
   double *M;   /* C^-1 (direct) or C (recursive), T x T */
   guint T, bw; /* bandwidth of M: each node keeps bw + 1 past terms */
   guint ring;  /* past terms kept: bw + 1 (bw + block samples when blocked) */
+  guint blt;   /* C=blt: its buffers d (M is NULL), else 0 */
+  double theta[PRIV_MF_BLT_MAX_BUFFERS], w[PRIV_MF_BLT_MAX_BUFFERS];
 } MfRun;
 
 typedef struct {
   SimNoiseId *ids; /* direct: ring of noise ids, step u at u % ring */
   double *z;       /* direct: their samples; recursive: the current sample */
-  SimLinvec **n;   /* recursive: ring of bw + 1 noise linvecs */
+  SimLinvec **n;   /* recursive: ring of bw + 1 noise linvecs; blt: d buffers, then n_t */
   double *block;   /* blocked: sum_u C^-1[t,u] z_u for the block's steps t */
   double *coeffs;  /* blocked: scratch for one step's bw + 1 terms */
   SimNoiseId *term_ids;
@@ -64,10 +72,13 @@ typedef struct {
 static const ProtoParamSpec mfdsgd_params[] = {
     {"C", PROTO_PARAM_STRING, "identity", 1, 0,
      "C_local: identity, antipgd, sr, bsr, mafalda, toeplitz (banded Toeplitz fitted to this "
-     "graph), or a CSV file (T x T lower triangular)"},
+     "graph), blt (buffered-linear-Toeplitz fitted to it), or a CSV file (T x T lower "
+     "triangular)"},
     {"band", PROTO_PARAM_INT, "0", 0, 1e9,
      "bsr, toeplitz: band (0: the number of batches b; toeplitz: at most b); mafalda: band "
      "of C (0: none)"},
+    {"buffers", PROTO_PARAM_INT, "4", 0, 1e9,
+     "blt: buffers d of the fitted BLT C_local (1 to 8): d noise vectors per node, any T"},
     {"block", PROTO_PARAM_INT, "0", 0, 1e6,
      "steps whose correlated noises are computed in one product (0: automatic, 8 to 128 "
      "when C^-1 is wide; 1: every step on its own); the numbers agree to rounding"},
@@ -76,31 +87,27 @@ static const ProtoParamSpec mfdsgd_params[] = {
 static const ProtoParamSpec mafalda_params[] = {
     {"C", PROTO_PARAM_STRING, "mafalda", 1, 0,
      "mafalda (optimized for this graph and participation), toeplitz (banded Toeplitz fitted "
-     "to it: band - 1 past noises per node, any T) or a CSV file"},
+     "to it: band - 1 past noises per node, any T), blt (buffered-linear-Toeplitz fitted to "
+     "it: d buffers per node, any T) or a CSV file"},
     {"band", PROTO_PARAM_INT, "0", 0, 1e9,
      "band of the optimized C (0: none); toeplitz: its band (0: b)"},
+    {"buffers", PROTO_PARAM_INT, "4", 0, 1e9,
+     "blt: buffers d of the fitted BLT C_local (1 to 8): d noise vectors per node, any T"},
     {"block", PROTO_PARAM_INT, "0", 0, 1e6,
      "steps whose correlated noises are computed in one product (0: automatic, 8 to 128 "
      "when C^-1 is wide; 1: every step on its own); the numbers agree to rounding"},
 };
 
-static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint block,
-                         gpointer *run_state, GError **error) {
-  guint T = proto_context_steps(ctx);
-  double *C = proto_cmatrix_build(ctx, spec, band, error);
-  if (C == NULL)
-    return FALSE;
-  double sens2 = priv_mf_sensitivity2(C, T, proto_context_epochs(ctx), proto_context_batches(ctx));
+/* The noise std for sens_Pi(C)^2 = @sens2; FALSE with @error set when it
+ * is not positive and finite or the std leaves the doubles. */
+static gboolean mf_std(ProtoContext *ctx, const char *spec, double sens2, MfRun *r,
+                       GError **error) {
   if (!(sens2 > 0.0 && isfinite(sens2))) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "C=%s: its sensitivity under (%u,%u)-participation is %g", spec,
                 proto_context_epochs(ctx), proto_context_batches(ctx), sens2);
-    g_free(C);
     return FALSE;
   }
-  double *Cinv = proto_cmatrix_lower_inverse(C, T);
-  guint bw_inv = proto_cmatrix_bandwidth(Cinv, T), bw_c = proto_cmatrix_bandwidth(C, T);
-  MfRun *r = g_new0(MfRun, 1);
   r->sens = sqrt(sens2);
   r->nu = proto_context_sigma(ctx) * proto_context_clip(ctx) * r->sens;
   if (proto_context_sigma(ctx) > 0.0 && !(r->nu >= DBL_MIN && r->nu <= DBL_MAX)) {
@@ -108,11 +115,47 @@ static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint 
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "C=%s: the noise std sigma x clip x sens(C) = %g leaves the range of doubles", spec,
                 r->nu);
-    g_free(C);
-    g_free(Cinv);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* C=blt: the fit and its closed-form sensitivity, no T x T matrix. */
+static gboolean mf_setup_blt(ProtoContext *ctx, guint buffers, gpointer *run_state,
+                             GError **error) {
+  MfRun *r = g_new0(MfRun, 1);
+  r->T = proto_context_steps(ctx);
+  r->blt = buffers;
+  if (!proto_cmatrix_build_blt(ctx, buffers, r->theta, r->w, error) ||
+      !mf_std(ctx, "blt",
+              priv_mf_sensitivity2_blt(r->theta, r->w, buffers, r->T, proto_context_epochs(ctx),
+                                       proto_context_batches(ctx), NULL),
+              r, error)) {
     g_free(r);
     return FALSE;
   }
+  r->block = 1;
+  *run_state = r;
+  return TRUE;
+}
+
+static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint buffers,
+                         guint block, gpointer *run_state, GError **error) {
+  if (g_strcmp0(spec, "blt") == 0)
+    return mf_setup_blt(ctx, buffers, run_state, error);
+  guint T = proto_context_steps(ctx);
+  double *C = proto_cmatrix_build(ctx, spec, band, buffers, error);
+  if (C == NULL)
+    return FALSE;
+  double sens2 = priv_mf_sensitivity2(C, T, proto_context_epochs(ctx), proto_context_batches(ctx));
+  MfRun *r = g_new0(MfRun, 1);
+  if (!mf_std(ctx, spec, sens2, r, error)) {
+    g_free(C);
+    g_free(r);
+    return FALSE;
+  }
+  double *Cinv = proto_cmatrix_lower_inverse(C, T);
+  guint bw_inv = proto_cmatrix_bandwidth(Cinv, T), bw_c = proto_cmatrix_bandwidth(C, T);
   r->T = T;
   r->direct = bw_inv <= bw_c;
   if (r->direct) {
@@ -138,13 +181,14 @@ static gboolean mfdsgd_init(ProtoContext *ctx, const ProtoParams *params, gpoint
                             GError **error) {
   return mf_setup(ctx, proto_params_get_string(params, "C"),
                   (guint)proto_params_get_int(params, "band"),
+                  (guint)proto_params_get_int(params, "buffers"),
                   (guint)proto_params_get_int(params, "block"), run_state, error);
 }
 
 static gboolean antipgd_init(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
                              GError **error) {
   (void)params;
-  return mf_setup(ctx, "antipgd", 0, 1, run_state, error);
+  return mf_setup(ctx, "antipgd", 0, 0, 1, run_state, error);
 }
 
 static void mf_finish(gpointer run_state) {
@@ -160,7 +204,12 @@ static gboolean mf_node_init(ProtoNode *node, gpointer run_state, gpointer *node
   ProtoContext *ctx = proto_node_context(node);
   gsize d = proto_context_dim(ctx), ring = r->ring;
   MfNode *s = g_new0(MfNode, 1);
-  if (r->direct) {
+  if (r->blt) { /* d buffers and n_t, NULL-terminated */
+    s->z = d ? g_new(double, d) : NULL;
+    s->n = g_new0(SimLinvec *, r->blt + 2);
+    for (guint i = 0; i <= r->blt; i++)
+      s->n[i] = sim_linvec_new(proto_context_space(ctx));
+  } else if (r->direct) {
     s->ids = g_new(SimNoiseId, ring);
     s->z = d ? g_new(double, ring *d) : NULL;
     if (r->block > 1) {
@@ -255,8 +304,32 @@ static gboolean mf_noise_blocked(ProtoNode *node, const MfRun *r, MfNode *s, gui
                                   -lr * r->nu, sum, error);
 }
 
+/* C=blt: n_t = z_t - sum_i w_i s_i, the model gets -eta n_t, then
+ * s_i <- theta_i s_i + n_t. */
+static gboolean mf_noise_blt(ProtoNode *node, const MfRun *r, MfNode *s, guint t, GError **error) {
+  ProtoContext *ctx = proto_node_context(node);
+  SimNoiseId k = proto_node_noise_local(node, r->nu, t, s->z, error);
+  if (k == SIM_NOISE_ID_INVALID)
+    return FALSE;
+  SimLinvec *nt = s->n[r->blt];
+  sim_linvec_zero(nt);
+  if (!sim_linvec_add_noise(nt, 1.0, k, s->z, error))
+    return FALSE;
+  for (guint i = 0; i < r->blt; i++)
+    if (r->w[i] != 0.0 && !sim_linvec_axpy(nt, -r->w[i], s->n[i], error))
+      return FALSE;
+  if (!sim_linvec_axpy(proto_node_model(node), -proto_context_step_size(ctx), nt, error))
+    return FALSE;
+  for (guint i = 0; i < r->blt; i++)
+    if (!sim_linvec_scale(s->n[i], r->theta[i], error) || !sim_linvec_axpy(s->n[i], 1.0, nt, error))
+      return FALSE;
+  return TRUE;
+}
+
 /* Adds -eta * nu * sum_s C^-1[t,s] z_s to the model. */
 static gboolean mf_noise(ProtoNode *node, const MfRun *r, MfNode *s, guint t, GError **error) {
+  if (r->blt)
+    return mf_noise_blt(node, r, s, t, error);
   if (r->block > 1)
     return mf_noise_blocked(node, r, s, t, error);
   ProtoContext *ctx = proto_node_context(node);

@@ -563,9 +563,10 @@ typedef struct {
    * build C_local. */
   gboolean structured;
   PrivProtocol protocol;
-  guint K;      /* Muffliato's gossip rounds per step, else 1 */
-  char *c_spec; /* MF-D-SGD: C family name or CSV path; else NULL (owned) */
-  guint band;   /* bsr's band (0: the participation interval b) */
+  guint K;       /* Muffliato's gossip rounds per step, else 1 */
+  char *c_spec;  /* MF-D-SGD: C family name or CSV path; else NULL (owned) */
+  guint band;    /* bsr's band (0: the participation interval b) */
+  guint buffers; /* blt's buffers */
 } ProtoAccountProtocol;
 
 /** Frees p->c_spec (NULL @p allowed). O(1). */
@@ -599,6 +600,7 @@ typedef struct {
   const char *spec;       /* identity, antipgd, sr, bsr, mafalda, or a CSV file */
   guint T, k, b;          /* steps, epochs, participation interval (T = k b) */
   guint band;             /* bsr's band (0: b); Mafalda's band (0: none) */
+  guint buffers;          /* blt's buffers, 1..PRIV_MF_BLT_MAX_BUFFERS (0: an error) */
   const TopoGraph *graph; /* Mafalda: the static topology, or NULL with... */
   TopoSchedule *schedule; /* ...a schedule (borrowed; static or time-varying) */
   TopoGossipKind gossip;  /* Mafalda: the gossip weights on @graph */

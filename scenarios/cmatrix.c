@@ -31,11 +31,13 @@ char *scen_cmatrix_key(const ScenConfig *c) {
   guint k, b;
   run_kb(c, &k, &b);
   const char *C = c->shape.C;
-  gboolean depends_on_graph = g_str_equal(C, "mafalda") || g_str_equal(C, "toeplitz");
+  gboolean depends_on_graph = g_str_equal(C, "mafalda") || g_str_equal(C, "toeplitz") ||
+                              g_str_equal(C, "blt");
   gboolean random_schedule = !c->schedule_static;
   return g_strdup_printf(
-      "%s|band=%u|T=%u|k=%u|b=%u|%s|%s|lcc=%d|%s|%s|seed=%" G_GUINT64_FORMAT, C, c->shape.band,
-      c->rounds, k, b, depends_on_graph ? (c->graph ? c->graph : c->generate) : "",
+      "%s|band=%u|buffers=%u|T=%u|k=%u|b=%u|%s|%s|lcc=%d|%s|%s|seed=%" G_GUINT64_FORMAT, C,
+      c->shape.band, c->shape.buffers, c->rounds, k, b,
+      depends_on_graph ? (c->graph ? c->graph : c->generate) : "",
       depends_on_graph ? topo_gossip_kind_name(c->gossip) : "", depends_on_graph ? c->lcc : 0,
       depends_on_graph ? c->schedule : "", c->graph ? "file" : "gen",
       depends_on_graph && random_schedule ? c->seed : 0);
@@ -45,6 +47,7 @@ double *scen_cmatrix_build(const ScenConfig *c, GError **error) {
   ProtoCRecipe r = {.spec = c->shape.C,
                     .T = c->rounds,
                     .band = c->shape.band,
+                    .buffers = c->shape.buffers,
                     .graph = c->g,
                     .gossip = c->gossip};
   run_kb(c, &r.k, &r.b);

@@ -29,10 +29,12 @@ typedef struct {
 
 /* The structured accounting's view of a protocol (PRIV_PROTOCOL_* or -1). */
 typedef struct {
-  gint kind;  /* PrivProtocol, or -1: not covered */
-  guint K;    /* Muffliato */
-  char *C;    /* MF: family name (identity, antipgd, sr, bsr, mafalda) or absolute file */
-  guint band; /* MF: band parameter */
+  gint kind; /* PrivProtocol, or -1: not covered */
+  guint K;   /* Muffliato */
+  char *
+      C; /* MF: family name (identity, antipgd, sr, bsr, mafalda, toeplitz, blt) or absolute file */
+  guint band;    /* MF: band parameter */
+  guint buffers; /* MF: blt's buffers parameter */
 } ScenProtoShape;
 
 /* One run, every value resolved (defaults filled, paths absolute). */

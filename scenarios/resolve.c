@@ -205,8 +205,8 @@ static const TopoGraph *cached_graph(ScenScenario *sc, const char *kind, const c
 /* ---- Specs with paths ---- */
 
 static gboolean is_c_family(const char *v) {
-  static const char *const fam[] = {"identity", "antipgd",  "sr", "bsr",
-                                    "mafalda",  "toeplitz", NULL};
+  static const char *const fam[] = {"identity", "antipgd",  "sr",  "bsr",
+                                    "mafalda",  "toeplitz", "blt", NULL};
   return g_strv_contains(fam, v);
 }
 
@@ -450,6 +450,7 @@ static void resolve_protocol(R *r, ScenConfig *c) {
     c->shape.kind = PRIV_PROTOCOL_MFDSGD;
     c->shape.C = g_strdup(proto_params_get_string(params, "C"));
     c->shape.band = (guint)proto_params_get_int(params, "band");
+    c->shape.buffers = (guint)proto_params_get_int(params, "buffers");
     if (!is_c_family(c->shape.C) && !g_file_test(c->shape.C, G_FILE_TEST_IS_REGULAR))
       problem(r, loc, what, "C file not found: %s (relative paths resolve against %s)", c->shape.C,
               r->sc->doc->dir);

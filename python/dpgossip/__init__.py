@@ -341,7 +341,8 @@ class MafaldaResult:
         Mafalda's optimized local noise correlation C_local (lower
         triangular; what ``dpgossip mafalda --out`` writes).
     losses : pandas.DataFrame
-        One row per strategy (mafalda, dp-d-sgd, antipgd, sr, bsr, dmf):
+        One row per strategy (mafalda, dp-d-sgd, antipgd, sr, bsr, dmf,
+        toeplitz, blt; blt with 4 buffers, as ``dpgossip mafalda``'s default):
         ``loss`` = sens^2 tr(H (C^T C)^-1) and ``sensitivity``, indexed by
         ``strategy``.
     info : dict

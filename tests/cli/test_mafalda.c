@@ -26,8 +26,8 @@ static JsonObject *reference(const char *file, JsonParser **p) {
   return json_node_get_object(json_parser_get_root(*p));
 }
 
-static const char *const strategies[] = {"mafalda", "dp-d-sgd", "antipgd", "sr",
-                                         "bsr",     "dmf",      "toeplitz"};
+static const char *const strategies[] = {"mafalda", "dp-d-sgd", "antipgd",  "sr",
+                                         "bsr",     "dmf",      "toeplitz", "blt"};
 
 static void test_florentine_k5_b16(void) {
   char *graph = cli_shared_path("data/graphs/florentine.edges");
@@ -201,6 +201,10 @@ static void test_skip_dense(void) {
   double toe = json_object_get_double_member(ld, "toeplitz");
   g_assert_cmpfloat(toe, >, json_object_get_double_member(ld, "mafalda"));
   g_assert_cmpint(json_object_get_int_member(os, "toeplitz_band"), ==, 8);
+  g_assert_cmpint(json_object_get_int_member(os, "blt_buffers"), ==, 4);
+  /* The BLT strategy is feasible for Mafalda's problem too. */
+  g_assert_cmpfloat(json_object_get_double_member(ld, "blt"), >,
+                    json_object_get_double_member(ld, "mafalda"));
   g_object_unref(pd);
   g_object_unref(ps);
   cli_run_clear(&d);
@@ -227,6 +231,10 @@ static void test_bad_input(void) {
                  "100000");
   EXPECT_FAILURE(2, "--toeplitz-band", "mafalda", "--generate", "florentine", "-k", "3", "-b", "4",
                  "--toeplitz-band", "13");
+  EXPECT_FAILURE(2, "--blt-buffers: 9 must be between 1 and 8", "mafalda", "--generate",
+                 "florentine", "-k", "3", "-b", "4", "--blt-buffers", "9");
+  EXPECT_FAILURE(2, "--blt-buffers: -1", "mafalda", "--generate", "florentine", "-k", "3", "-b",
+                 "4", "--blt-buffers", "-1");
   EXPECT_FAILURE(2, "infeasible band 0", "mafalda", "--generate", "florentine", "-k", "3", "-b",
                  "4", "--band", "0");
   EXPECT_FAILURE(2, "between 1 and T = 12", "mafalda", "--generate", "florentine", "-k", "3", "-b",

@@ -2,7 +2,8 @@
  * tests/privacy/test_mafalda_fast.c: the structured paths of `dpgossip
  * mafalda` against the dense formulas at small T: Toeplitz losses and
  * sensitivities from the spectral form of H (no T x T matrix) against
- * priv_mf_loss on the dense H and C; the blocked Gram matrix (F made a block
+ * priv_mf_loss on the dense H and C, the BLT strategy's (closed-form
+ * sensitivity, exact gradient, fit) likewise; the blocked Gram matrix (F made a block
  * of rows at a time) against the sum of the per-node Gram matrices.
  */
 #include <math.h>
@@ -211,6 +212,130 @@ static void test_toeplitz_fit(void) {
   priv_gram_spectral_free(g);
 }
 
+/* The dense lower-triangular Toeplitz C of the BLT (theta, w). */
+static double *blt_dense(const double *theta, const double *w, guint d, guint T) {
+  double *c = g_new(double, T), *C = g_new0(double, (gsize)T *T);
+  priv_mf_blt_coefficients(theta, w, d, T, c);
+  for (guint i = 0; i < T; i++)
+    for (guint j = 0; j <= i; j++)
+      C[(gsize)i * T + j] = c[i - j];
+  g_free(c);
+  return C;
+}
+
+/* BLT: the closed-form sensitivity and the structured loss equal the dense
+ * formulas on the dense C, for weights of both signs, single and multiple
+ * participations; c_j is the geometric mixture. */
+static void test_blt_losses(void) {
+  const double theta[] = {0.3, 0.8, 0.95}, w[] = {0.9, -0.4, 0.05};
+  const guint kb[][2] = {{4, 3}, {1, 12}, {12, 1}, {5, 4}};
+  guint n;
+  double *W = dense_gossip("florentine", &n);
+  GError *err = NULL;
+  for (guint d = 1; d <= 3; d++)
+    for (guint i = 0; i < G_N_ELEMENTS(kb); i++) {
+      guint k = kb[i][0], b = kb[i][1], T = k * b;
+      double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_POWERS, 0, &err);
+      g_assert_no_error(err);
+      PrivGramSpectral *g = priv_gram_spectral_new(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, &err);
+      g_assert_no_error(err);
+      double *C = blt_dense(theta, w, d, T);
+      double c3 = 0.0;
+      for (guint l = 0; l < d; l++)
+        c3 += w[l] * theta[l] * theta[l];
+      g_assert_cmpfloat(rel_diff(C[3 * T], c3), <, 1e-15);
+      double dense = priv_mf_loss(H, C, T, k, b, &err);
+      g_assert_no_error(err);
+      g_assert_cmpfloat(rel_diff(priv_mf_blt_loss(g, theta, w, d, k, b, NULL), dense), <, 1e-8);
+      g_assert_cmpfloat(rel_diff(priv_mf_sensitivity2_blt(theta, w, d, T, k, b, NULL),
+                                 priv_mf_sensitivity2(C, T, k, b)),
+                        <, 1e-12);
+      g_free(C);
+      g_free(H);
+      priv_gram_spectral_free(g);
+    }
+  g_free(W);
+  /* Many participations: the entries whose q^N vanished are counted at
+   * once; the full-width Toeplitz sensitivity (every entry) agrees. */
+  guint k = 125, b = 16, T = k * b;
+  double *c = g_new(double, T);
+  priv_mf_blt_coefficients(theta, w, 3, T, c);
+  g_assert_cmpfloat(rel_diff(priv_mf_sensitivity2_blt(theta, w, 3, T, k, b, NULL),
+                             priv_mf_sensitivity2_toeplitz(c, T, T, k, b)),
+                    <, 1e-12);
+  g_free(c);
+}
+
+/* The exact gradient in (theta, w) against central differences. */
+static void test_blt_gradient(void) {
+  guint n, k = 6, b = 4, T = k * b, d = 3;
+  double *W = dense_gossip("florentine", &n);
+  GError *err = NULL;
+  PrivGramSpectral *g = priv_gram_spectral_new(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, &err);
+  g_assert_no_error(err);
+  double theta[] = {0.4, 0.7, 0.9}, w[] = {0.6, -0.2, 0.08}, grad[6];
+  double L = priv_mf_blt_loss(g, theta, w, d, k, b, grad);
+  g_assert_cmpfloat(rel_diff(L, priv_mf_blt_loss(g, theta, w, d, k, b, NULL)), <, 1e-14);
+  for (guint p = 0; p < 2 * d; p++) {
+    double *x = p < d ? &theta[p] : &w[p - d], x0 = *x, h = 1e-6;
+    *x = x0 + h;
+    double Lp = priv_mf_blt_loss(g, theta, w, d, k, b, NULL);
+    *x = x0 - h;
+    double Lm = priv_mf_blt_loss(g, theta, w, d, k, b, NULL);
+    *x = x0;
+    g_assert_cmpfloat(fabs(grad[p] - (Lp - Lm) / (2 * h)), <, 1e-6 * MAX(1.0, fabs(grad[p])) * L);
+  }
+  priv_gram_spectral_free(g);
+  g_free(W);
+}
+
+/* The fit never does worse than its start, reports its exact loss, and the
+ * recipe's dense C is the fitted one; bad input is refused. */
+static void test_blt_fit(void) {
+  guint n, k = 8, b = 3, T = k * b;
+  double *W = dense_gossip("florentine", &n);
+  GError *err = NULL;
+  PrivGramSpectral *g = priv_gram_spectral_new(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, &err);
+  g_assert_no_error(err);
+  double theta[2] = {0.5, 0.9}, w[2] = {0.3, 0.0}, fit;
+  double start = priv_mf_blt_loss(g, theta, w, 2, k, b, NULL);
+  g_assert_true(priv_mf_blt_fit(g, k, b, 2, theta, w, &fit, &err));
+  g_assert_no_error(err);
+  g_assert_cmpfloat(fit, <, start);
+  g_assert_cmpfloat(fit, ==, priv_mf_blt_loss(g, theta, w, 2, k, b, NULL));
+  double rt[4], rw[4], rl, ct[4], cw[4];
+  g_assert_true(priv_mafalda_blt(W, n, k, b, 4, rt, rw, &rl, &err));
+  g_assert_no_error(err);
+  g_assert_cmpfloat(rl, <=, fit * (1 + 1e-12)); /* more buffers, more starts */
+  double *C = priv_mafalda_blt_c(W, n, T, k, b, 4, ct, cw, &err);
+  g_assert_no_error(err);
+  g_assert_cmpmem(rt, sizeof rt, ct, sizeof ct); /* deterministic */
+  g_assert_cmpmem(rw, sizeof rw, cw, sizeof cw);
+  double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_POWERS, 0, &err);
+  g_assert_no_error(err);
+  g_assert_cmpfloat(rel_diff(priv_mf_loss(H, C, T, k, b, &err), rl), <, 1e-8);
+  g_assert_no_error(err);
+  /* Bad buffers, theta out of (0, 1), a non-reversible W. */
+  g_assert_false(priv_mafalda_blt(W, n, k, b, 0, rt, rw, NULL, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  g_assert_false(priv_mafalda_blt(W, n, k, b, PRIV_MF_BLT_MAX_BUFFERS + 1, rt, rw, NULL, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  double one[1] = {1.0}, half[1] = {0.5};
+  g_assert_false(priv_mf_blt_fit(g, k, b, 1, one, half, NULL, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  double nr[9] = {0.5, 0.5, 0, 0, 0.5, 0.5, 0.5, 0, 0.5}; /* a directed cycle */
+  g_assert_false(priv_mafalda_blt(nr, 3, k, b, 2, rt, rw, NULL, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  g_free(C);
+  g_free(H);
+  priv_gram_spectral_free(g);
+  g_free(W);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/privacy/mf-fast/toeplitz-losses", test_toeplitz_losses);
@@ -218,5 +343,8 @@ int main(int argc, char **argv) {
                   test_toeplitz_closed_form_and_errors);
   g_test_add_func("/privacy/mf-fast/blocked-gram", test_blocked_gram);
   g_test_add_func("/privacy/mf-fast/toeplitz-fit", test_toeplitz_fit);
+  g_test_add_func("/privacy/mf-fast/blt-losses", test_blt_losses);
+  g_test_add_func("/privacy/mf-fast/blt-gradient", test_blt_gradient);
+  g_test_add_func("/privacy/mf-fast/blt-fit", test_blt_fit);
   return g_test_run();
 }

@@ -77,6 +77,8 @@ static void test_dense(void) {
   g_assert_null(s->C);
   g_assert_cmpstr(priv_mafalda_strategy_name(PRIV_MAFALDA_DPDSGD), ==, "dp-d-sgd");
   g_assert_cmpstr(priv_mafalda_strategy_name(PRIV_MAFALDA_TOEPLITZ), ==, "toeplitz");
+  g_assert_cmpstr(priv_mafalda_strategy_name(PRIV_MAFALDA_BLT), ==, "blt");
+  g_assert_cmpuint(r->blt_buffers, ==, PRIV_MAFALDA_BLT_BUFFERS);
   g_free(C);
   priv_mafalda_report_free(s);
   priv_mafalda_report_free(r);

@@ -178,6 +178,8 @@ static void check_equals_structured(const char *gspec, const guint *set1, guint 
   double *Canti = priv_mf_baseline(PRIV_BASELINE_ANTIPGD, T, 0, &err);
   g_assert_no_error(err);
   char *mfspec = g_strdup_printf("mfdsgd:C=%s", cpath);
+  /* C=blt: the BLT fitted to this gossip for (T/b, b), made dense here. */
+  double *Wd = topo_gossip_dense(w);
   const struct {
     const char *spec;
     PrivProtocol protocol;
@@ -186,7 +188,8 @@ static void check_equals_structured(const char *gspec, const guint *set1, guint 
   } protos[] = {{"dsgd", PRIV_PROTOCOL_DSGD, 1, NULL},
                 {"muffliato:K=2", PRIV_PROTOCOL_MUFFLIATO, 2, NULL},
                 {"antipgd", PRIV_PROTOCOL_MFDSGD, 1, Canti},
-                {mfspec, PRIV_PROTOCOL_MFDSGD, 1, C}};
+                {mfspec, PRIV_PROTOCOL_MFDSGD, 1, C},
+                {"mfdsgd:C=blt,buffers=2", PRIV_PROTOCOL_MFDSGD, 1, NULL}};
   const PrivTrust trusts[] = {PRIV_TRUST_LDP, PRIV_TRUST_PNDP, PRIV_TRUST_SECLDP};
   View views[6];
   for (guint t = 0; t < 3; t++) {
@@ -199,9 +202,14 @@ static void check_equals_structured(const char *gspec, const guint *set1, guint 
       ProtoRunConfig cfg;
       base_config(&cfg, g, protos[p].spec, T, bs[ib], 0.7);
       PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
+      double *Cblt = NULL;
+      if (g_str_has_prefix(protos[p].spec, "mfdsgd:C=blt")) {
+        Cblt = priv_mafalda_blt_c(Wd, topo_gossip_n(w), T, T / bs[ib], bs[ib], 2, NULL, NULL, &err);
+        g_assert_no_error(err);
+      }
       for (guint v = 0; v < G_N_ELEMENTS(views); v++) {
-        PrivBlocks *st = structured(protos[p].protocol, protos[p].K, protos[p].C, T, bs[ib], ws, 1,
-                                    &views[v], 0.7);
+        PrivBlocks *st = structured(protos[p].protocol, protos[p].K, Cblt ? Cblt : protos[p].C, T,
+                                    bs[ib], ws, 1, &views[v], 0.7);
         assert_blocks_equal(obs[v], st, 1e-9);
         /* The reports (sensitivity under (T/b, b)-participation) agree too. */
         PrivAccountOptions ao = {.b = bs[ib]};
@@ -222,7 +230,9 @@ static void check_equals_structured(const char *gspec, const guint *set1, guint 
         priv_blocks_free(st);
       }
       blocks_array_free(obs, G_N_ELEMENTS(views));
+      g_free(Cblt);
     }
+  g_free(Wd);
   g_remove(cpath);
   g_rmdir(dir);
   g_free(mfspec);

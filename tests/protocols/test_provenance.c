@@ -475,6 +475,68 @@ static void test_mfdsgd_toeplitz(void) {
   topo_graph_free(g);
 }
 
+/* C=blt: the BLT C fitted to the run's graph (priv_mafalda_blt_c on the same
+ * uniform gossip) streamed from d buffers per node: every noise coefficient
+ * of every message (the provenance linvecs) is the dense C^-1's and the std
+ * the dense sensitivity's, to rounding. T = 24 so that the fit warm starts. */
+static void test_mfdsgd_blt(void) {
+  TopoGraph *g = florentine();
+  GError *err = NULL;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  double *W = topo_gossip_dense(w);
+  const struct {
+    const char *spec;
+    guint buffers;
+  } cases[] = {{"mfdsgd:C=blt,buffers=2", 2}, {"mafalda:C=blt", 4}};
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    double *C = priv_mafalda_blt_c(W, topo_gossip_n(w), 24, 8, 3, cases[i].buffers, NULL, NULL,
+                                   &err);
+    g_assert_no_error(err);
+    g_assert_cmpfloat(C[23 * 24], !=, 0.0); /* not banded: C^-1 is full too */
+    mf_case(cases[i].spec, C, NULL, 8, 3, NULL);
+    g_free(C);
+  }
+  g_free(W);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
+/* C=blt refuses buffers out of 1..8 and a gossip that changes over time. */
+static void test_mfdsgd_blt_errors(void) {
+  TopoGraph *g = florentine();
+  GError *err = NULL;
+  TopoSchedule *s = topo_schedule_new("matching", g, TOPO_GOSSIP_UNIFORM, 3, &err);
+  g_assert_no_error(err);
+  const struct {
+    const char *spec;
+    TopoSchedule *schedule;
+    const char *message;
+  } cases[] = {{"mfdsgd:C=blt,buffers=0", NULL, "buffers=0 must be between 1 and 8"},
+               {"mafalda:C=blt,buffers=9", NULL, "buffers=9 must be between 1 and 8"},
+               {"mfdsgd:C=blt", s, "needs a static gossip"}};
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    ProtoRunConfig cfg;
+    proto_run_config_init(&cfg);
+    cfg.graph = cases[i].schedule ? NULL : g;
+    cfg.schedule = cases[i].schedule;
+    cfg.protocol = cases[i].spec;
+    cfg.sigma = 1.0;
+    cfg.epochs = 4;
+    cfg.batches = 3;
+    ProtoRun *run = proto_run_new(&cfg, &err);
+    if (run != NULL) {
+      g_assert_false(proto_run_run(run, &err));
+      proto_run_free(run);
+    }
+    g_assert_nonnull(err);
+    g_assert_nonnull(strstr(err->message, cases[i].message));
+    g_clear_error(&err);
+  }
+  topo_schedule_free(s);
+  topo_graph_free(g);
+}
+
 static void test_decor(void) {
   TopoGraph *g = florentine();
   guint n = topo_graph_n_nodes(g), T = 3, m = topo_graph_n_edges(g);
@@ -724,6 +786,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/provenance/mfdsgd/families", test_mfdsgd_families);
   g_test_add_func("/provenance/mfdsgd/blocked", test_mfdsgd_blocked);
   g_test_add_func("/provenance/mfdsgd/toeplitz", test_mfdsgd_toeplitz);
+  g_test_add_func("/provenance/mfdsgd/blt", test_mfdsgd_blt);
+  g_test_add_func("/provenance/mfdsgd/blt-errors", test_mfdsgd_blt_errors);
   g_test_add_func("/provenance/decor", test_decor);
   g_test_add_func("/provenance/decor/defaults", test_decor_defaults);
   g_test_add_func("/provenance/zipdl", test_zipdl);

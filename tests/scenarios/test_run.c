@@ -572,13 +572,18 @@ static void test_mu_calibration_ldp(Fix *f, gconstpointer data) {
   const char *text = "[simulation]\nrounds = 12\n[topology]\ngenerate = karate\n[protocol]\n"
                      "mu = 0.7\n[privacy]\ntrust = ldp\nparticipation_interval = 4\n"
                      "[output]\nplots = false\n[sweep]\nprotocol.name = dsgd;muffliato:K=2;"
-                     "antipgd;mfdsgd:C=sr;mafalda;mafalda:C=toeplitz,band=3\n";
+                     "antipgd;mfdsgd:C=sr;mafalda;mafalda:C=toeplitz,band=3;"
+                     "mfdsgd:C=blt,buffers=2\n";
   ScenScenario *sc = load(f->dir, text, NULL);
   char *out = g_build_filename(f->dir, "out", NULL);
   run_ok(sc, out, 2, NULL);
-  const char *names[] = {"name=dsgd",    "name=muffliato-K-2",
-                         "name=antipgd", "name=mfdsgd-C-sr",
-                         "name=mafalda", "name=mafalda-C-toeplitz-band-3"};
+  const char *names[] = {"name=dsgd",
+                         "name=muffliato-K-2",
+                         "name=antipgd",
+                         "name=mfdsgd-C-sr",
+                         "name=mafalda",
+                         "name=mafalda-C-toeplitz-band-3",
+                         "name=mfdsgd-C-blt-buffers-2"};
   for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
     char *dir = g_build_filename(out, "points", names[i], NULL);
     GPtrArray *p = scen_test_csv(dir, "privacy.csv");
