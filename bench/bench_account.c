@@ -37,11 +37,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench/bench_common.h"
 #include "protocols/protocols.h"
-
-static double now(void) {
-  return (double)g_get_monotonic_time() / 1e6;
-}
 
 /* CPU seconds of the process (all threads): on a shared machine the wall
  * time also counts the waits for a core, so ratios are taken on this. */
@@ -51,24 +48,14 @@ static double cpu(void) {
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static char *shared_dir(void) {
-  const char *env = g_getenv("DPG_SHARED_DIR");
-  if (env)
-    return g_strdup(env);
-  char *bench = g_path_get_dirname(__FILE__);
-  char *dir = g_build_filename(bench, "..", "..", "shared", NULL);
-  g_free(bench);
-  return dir;
-}
-
 /* The per-victim rdp of @b on @g (n entries, NaN for the attacker). */
 static double *rdps(const PrivBlocks *b, const TopoGraph *g, double *report_s, guint *n_victims,
                     GError **error) {
-  double t0 = now();
+  double t0 = bench_now();
   PrivReport *r = priv_account_report(b, g, NULL, error);
   if (!r)
     return NULL;
-  *report_s = now() - t0;
+  *report_s = bench_now() - t0;
   *n_victims = r->n_victims;
   double *out = g_new(double, b->n);
   for (guint u = 0; u < b->n; u++)
@@ -112,9 +99,9 @@ static void print_range(const char *name, const double *rdp, guint n) {
 
 /* The structured path: blocks, then the report. */
 static gboolean run_structured(const char *name, const TopoGraph *g, guint T, GError **error) {
-  double t0 = now();
+  double t0 = bench_now();
   PrivBlocks *b = structured_blocks(g, T, error);
-  double t1 = now(), report_s = 0;
+  double t1 = bench_now(), report_s = 0;
   guint nv = 0;
   double *rdp = b ? rdps(b, g, &report_s, &nv, error) : NULL;
   if (rdp) {
@@ -146,14 +133,14 @@ static gboolean run_observer(const char *name, const TopoGraph *g, guint T, SimL
   PrivBlocks *b = NULL, *sb = NULL;
   double *rdp = NULL, *srdp = NULL;
   gboolean ok = FALSE;
-  double t0 = now();
+  double t0 = bench_now();
   ProtoRun *run = proto_run_new(&cfg, error);
   if (!run || !(obs = priv_observer_new(proto_context_space(proto_run_context(run)), error)) ||
       priv_observer_add_view(obs, PRIV_TRUST_PNDP, &a, 1, error) == G_MAXUINT ||
       !priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error) ||
       !proto_run_run(run, error))
     goto out;
-  double t1 = now();
+  double t1 = bench_now();
   gsize rows = priv_observer_n_rows(obs, 0);
   proto_run_free(run); /* the observer keeps its rows; the run is no longer needed */
   run = NULL;
@@ -164,14 +151,14 @@ static gboolean run_observer(const char *name, const TopoGraph *g, guint T, SimL
   PrivKnowledgeOptions ko = {.T = T, .clip = 1.0};
   if (!(b = priv_knowledge_blocks(k, &ko, error)))
     goto out;
-  double t2 = now(), report_s = 0;
+  double t2 = bench_now(), report_s = 0;
   guint nv = 0;
   if (!(rdp = rdps(b, g, &report_s, &nv, error)))
     goto out;
-  double s0 = now();
+  double s0 = bench_now();
   if (!(sb = structured_blocks(g, T, error)))
     goto out;
-  double s1 = now(), sreport_s = 0;
+  double s1 = bench_now(), sreport_s = 0;
   guint snv = 0;
   if (!(srdp = rdps(sb, g, &sreport_s, &snv, error)))
     goto out;
@@ -225,7 +212,7 @@ static gboolean run_stream(const char *name, const TopoGraph *g, guint T, SimLin
   PrivBlocks *b = NULL, *sb = NULL;
   double *rdp = NULL, *srdp = NULL, report_s = 0, sreport_s = 0;
   gboolean ok = FALSE;
-  double t0 = now(), c0 = cpu();
+  double t0 = bench_now(), c0 = cpu();
   ProtoRun *run = proto_run_new(&cfg, error);
   PrivStreamOptions so = {.T = T, .clip = 1.0};
   if (!run || !(obs = priv_observer_new(proto_context_space(proto_run_context(run)), error)) ||
@@ -234,7 +221,7 @@ static gboolean run_stream(const char *name, const TopoGraph *g, guint T, SimLin
       !priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error) ||
       !proto_run_run(run, error) || !(b = priv_observer_stream_blocks(obs, 0, error)))
     goto out;
-  double t1 = now(), c1 = cpu();
+  double t1 = bench_now(), c1 = cpu();
   if (!(rdp = rdps(b, g, &report_s, &nv, error)))
     goto out;
   printf("%s.protocol %s\n", name, stream_protocol);
@@ -248,10 +235,10 @@ static gboolean run_stream(const char *name, const TopoGraph *g, guint T, SimLin
   printf("%s.total_seconds %.3f\n", name, t1 - t0 + report_s);
   print_range(name, rdp, b->n);
   if (g_str_equal(stream_protocol, "dsgd") && stream_trust == PRIV_TRUST_PNDP) {
-    double s0 = now(), sc0 = cpu();
+    double s0 = bench_now(), sc0 = cpu();
     if (!(sb = structured_blocks(g, T, error)))
       goto out;
-    double s1 = now(), sc1 = cpu();
+    double s1 = bench_now(), sc1 = cpu();
     if (!(srdp = rdps(sb, g, &sreport_s, &snv, error)))
       goto out;
     double maxrel = 0.0;
@@ -284,7 +271,7 @@ static gboolean in_child(const char *name,
                                         GError **),
                          const TopoGraph *g, guint T, SimLinStorage storage, Measure *m) {
   fflush(stdout);
-  double t0 = now();
+  double t0 = bench_now();
   pid_t pid = fork();
   if (pid < 0)
     return FALSE;
@@ -301,7 +288,7 @@ static gboolean in_child(const char *name,
   struct rusage ru;
   if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return FALSE;
-  m->seconds = now() - t0;
+  m->seconds = bench_now() - t0;
   m->rss_mb = (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
   printf("%s.peak_rss_mb %.1f\n", name, m->rss_mb);
   /* On a shared machine wall time includes waiting for a core. */
@@ -358,7 +345,7 @@ int main(int argc, char **argv) {
   topo_graph_free(flo);
   flo = NULL;
 
-  char *dir = shared_dir();
+  char *dir = bench_shared_dir();
   char *path = argc > 1
                    ? g_strdup(argv[1])
                    : g_build_filename(dir, "data", "graphs", "facebook-ego-414-lcc.edges", NULL);

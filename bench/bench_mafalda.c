@@ -32,32 +32,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "bench/bench_common.h"
 #include "privacy/privacy.h"
-
-static double now(void) {
-  return (double)g_get_monotonic_time() / 1e6;
-}
-
-static double peak_rss_mb(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
-}
-
-static char *shared_dir(void) {
-  const char *env = g_getenv("DPG_SHARED_DIR");
-  if (env)
-    return g_strdup(env);
-  /* __FILE__ is bench/bench_mafalda.c under the source dir; shared is its sibling. */
-  char *bench = g_path_get_dirname(__FILE__);
-  char *dir = g_build_filename(bench, "..", "..", "shared", NULL);
-  g_free(bench);
-  return dir;
-}
 
 static gboolean run_case(const char *name, const char *file, const char *spec, guint k, guint b,
                          GError **error) {
-  double t0 = now();
+  double t0 = bench_now();
   TopoGraph *g = file ? topo_graph_load(file, TRUE, error) : topo_graph_generate(spec, error);
   if (!g)
     return FALSE;
@@ -68,15 +48,15 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
     return FALSE;
   double *W = topo_gossip_dense(w);
   topo_gossip_free(w);
-  double t1 = now();
+  double t1 = bench_now();
   double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, error);
   g_free(W);
   if (!H)
     return FALSE;
-  double t2 = now();
+  double t2 = bench_now();
   PrivMfResult *r = NULL;
   gboolean ok = priv_mf_optimize(H, T, k, b, NULL, &r, error);
-  double t3 = now();
+  double t3 = bench_now();
   char *csv = NULL;
   if (ok) {
     int fd = g_file_open_tmp("bench-mafalda-XXXXXX.csv", &csv, error);
@@ -87,7 +67,7 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
       g_unlink(csv);
     }
   }
-  double t4 = now();
+  double t4 = bench_now();
   /* DMF as the command runs it (priv_mf_dmf, ftol 1e-10), then the same
    * problem from the optimizer's default start (the path before the warm
    * start), for comparison. */
@@ -96,10 +76,10 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
   priv_mf_options_init(&dopt);
   dopt.ftol = 1e-10;
   ok = ok && priv_mf_dmf(k, b, &dopt, &dmf, error);
-  double t5 = now();
+  double t5 = bench_now();
   double *P = ok ? priv_gram_prefix_sum(T, error) : NULL;
   ok = P && priv_mf_optimize(P, T, k, b, &dopt, &dmf_cold, error);
-  double t6 = now();
+  double t6 = bench_now();
   if (ok) {
     printf("mafalda.%s.nodes %u\n", name, n);
     printf("mafalda.%s.rounds %u\n", name, T);
@@ -117,7 +97,7 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
     printf("mafalda.%s.dmf_default_start_iterations %u\n", name, dmf_cold->iterations);
     printf("mafalda.%s.dmf_default_start_objective %.12g\n", name, dmf_cold->objective);
     printf("mafalda.%s.with_dmf_s %.3f\n", name, t5 - t0);
-    printf("mafalda.%s.peak_rss_mb %.1f\n", name, peak_rss_mb());
+    printf("mafalda.%s.peak_rss_mb %.1f\n", name, bench_peak_rss_mb());
   }
   g_free(csv);
   priv_mf_result_free(dmf);
@@ -181,7 +161,7 @@ static gboolean run_structured(const char *file, guint k, guint b, guint band, G
     }
   }
   if (ok)
-    printf("mafalda.facebook_T%u.peak_rss_mb %.1f\n", T, peak_rss_mb());
+    printf("mafalda.facebook_T%u.peak_rss_mb %.1f\n", T, bench_peak_rss_mb());
   g_free(c);
   g_free(W);
   priv_gram_spectral_free(sp);
@@ -190,7 +170,7 @@ static gboolean run_structured(const char *file, guint k, guint b, guint band, G
 
 int main(void) {
   openblas_set_num_threads(1);
-  char *shared = shared_dir();
+  char *shared = bench_shared_dir();
   char *fb = g_build_filename(shared, "data", "graphs", "facebook-ego-414-lcc.edges", NULL);
   GError *error = NULL;
   int status = 0;

@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench/bench_common.h"
 #include "privacy/privacy.h"
 
 /* The dense optimum at T = 1024 (current main, `dpgossip mafalda --graph
@@ -33,24 +34,8 @@ static double cpu(void) {
   return (double)clock() / CLOCKS_PER_SEC;
 }
 
-static double peak_rss_mb(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
-}
-
-static char *shared_dir(void) {
-  const char *env = g_getenv("DPG_SHARED_DIR");
-  if (env)
-    return g_strdup(env);
-  char *bench = g_path_get_dirname(__FILE__);
-  char *dir = g_build_filename(bench, "..", "..", "shared", NULL);
-  g_free(bench);
-  return dir;
-}
-
 static gboolean run_case(guint k, guint b, guint band, gboolean cold, GError **error) {
-  char *shared = shared_dir();
+  char *shared = bench_shared_dir();
   char *file = g_build_filename(shared, "data", "graphs", "facebook-ego-414-lcc.edges", NULL);
   g_free(shared);
   TopoGraph *g = topo_graph_load(file, TRUE, error);
@@ -87,7 +72,7 @@ static gboolean run_case(guint k, guint b, guint band, gboolean cold, GError **e
     printf("mafalda_banded.%s.loss %.10g\n", name, r->objective);
     if (T == 1024)
       printf("mafalda_banded.%s.vs_dense %.4f\n", name, r->objective / DENSE_OPTIMUM_T1024);
-    printf("mafalda_banded.%s.peak_rss_mb %.1f\n", name, peak_rss_mb());
+    printf("mafalda_banded.%s.peak_rss_mb %.1f\n", name, bench_peak_rss_mb());
     g_free(name);
   }
   priv_mf_result_free(r);

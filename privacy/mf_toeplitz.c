@@ -13,6 +13,20 @@
 /* Rows of p_m evaluated together (one n x n product per block). */
 #define TOEPLITZ_BLOCK 256
 
+/* The first column of C^-1 (T doubles, g_free) for the lower-triangular
+ * Toeplitz C with first column @c[0 .. @width), c[0] != 0: the power series
+ * (sum_j c_j x^j)^-1, i.e. forward substitution on C's band. O(T width). */
+static double *inverse_first_column(const double *c, guint width, guint T) {
+  double *a = g_new(double, T);
+  for (guint m = 0; m < T; m++) {
+    double s = m == 0 ? 1.0 : 0.0;
+    for (guint j = 1; j <= m && j < width; j++)
+      s -= c[j] * a[m - j];
+    a[m] = s / c[0];
+  }
+  return a;
+}
+
 double *priv_mf_baseline_coefficients(PrivBaseline which, guint T, guint band, guint *width,
                                       GError **error) {
   g_return_val_if_fail(width != NULL, NULL);
@@ -126,14 +140,7 @@ double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint w
                 "the strategy matrix C is singular (diagonal %g)", c[0]);
     return NAN;
   }
-  /* a = first column of C^-1: (sum_j c_j x^j)^-1 as a power series. */
-  double *a = g_new(double, T);
-  for (guint m = 0; m < T; m++) {
-    double s = m == 0 ? 1.0 : 0.0;
-    for (guint j = 1; j <= m && j < width; j++)
-      s -= c[j] * a[m - j];
-    a[m] = s / c[0];
-  }
+  double *a = inverse_first_column(c, width, T);
   double trace = priv_mf_toeplitz_trace(g, a);
   g_free(a);
   double loss = priv_mf_sensitivity2_toeplitz(c, width, T, k, b) * trace;
@@ -232,14 +239,7 @@ double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, 
   g_return_val_if_fail(w >= 1 && w <= T && c[0] != 0.0, NAN);
   if (k == 0 || b == 0 || (guint64)k * b != T)
     return NAN;
-  /* a = C^-1 e_0 by forward substitution on the band. */
-  double *a = g_new(double, T);
-  for (guint m = 0; m < T; m++) {
-    double s = m == 0 ? 1.0 : 0.0;
-    for (guint j = 1; j <= m && j < w; j++)
-      s -= c[j] * a[m - j];
-    a[m] = s / c[0];
-  }
+  double *a = inverse_first_column(c, w, T);
   if (!grad) {
     double S = sens2_grad(c, w, T, k, b, NULL);
     double tr = priv_mf_toeplitz_trace(g, a);

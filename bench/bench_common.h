@@ -1,0 +1,37 @@
+/*
+ * bench/bench_common.h: what every benchmark measures the same way: the
+ * shared data folder, the peak resident memory and the wall clock. Header
+ * only (static inline): each bench/bench_*.c is its own program.
+ */
+#ifndef DPG_BENCH_COMMON_H
+#define DPG_BENCH_COMMON_H
+
+#include <glib.h>
+#include <sys/resource.h>
+
+/* DPG_SHARED_DIR, else ../shared next to the source tree (this header is
+ * bench/bench_common.h under it). g_free the result. */
+static inline char *bench_shared_dir(void) {
+  const char *env = g_getenv("DPG_SHARED_DIR");
+  if (env)
+    return g_strdup(env);
+  char *bench = g_path_get_dirname(__FILE__);
+  char *dir = g_build_filename(bench, "..", "..", "shared", NULL);
+  g_free(bench);
+  return dir;
+}
+
+/* Peak RSS of the process so far, in MB: getrusage's ru_maxrss, cumulative,
+ * so a program reports its cases in increasing order of memory. */
+static inline double bench_peak_rss_mb(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
+}
+
+/* Wall seconds, monotonic. */
+static inline double bench_now(void) {
+  return (double)g_get_monotonic_time() / 1e6;
+}
+
+#endif
