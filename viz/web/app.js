@@ -612,7 +612,7 @@
       ctx.textAlign = 'center';
       for (let u = 0; u < S.n; u++) {
         const [x, y] = screen(u);
-        ctx.fillText(String(u), x, y - r - 3 * dpr);
+        ctx.fillText(String(u), x, y - (isAttacker[u] ? attackerRing(r, dpr) + dpr : r) - 3 * dpr);
       }
     }
     view.nodesDrawn = drawn;
@@ -1107,6 +1107,8 @@
     chart(id) { return view.charts[id] || null; },
     get following() { return view.follow; },
     svg() { return viewSvg(); },
+    get nodeRadius() { return S && view.transform ? nodeRadius() / view.transform.dpr : 0; }, // CSS pixels
+    get attackerRing() { return S && view.transform ? attackerRing(nodeRadius(), view.transform.dpr) / view.transform.dpr : 0; },
     nodeScreen(u) { // CSS pixels relative to the canvas
       if (!S || !view.transform || u >= S.n) return null;
       const [x, y] = screen(u);
