@@ -318,29 +318,36 @@ try {
   await page.click('#live');
 
   // ---- 3. an accounting-only run: privacy events, no test loss ----
-  // A user who chose test loss keeps it...
-  await page.selectOption('#color-mode', 'loss');
+  // Automatic colour, live: nothing to colour by while the rounds go (no
+  // test loss), then ε as soon as the privacy events arrive.
   const ini = join(work, 'accounting.ini');
   writeFileSync(ini, ACCOUNTING_INI);
-  const acc = run(['run', ini, '-o', join(work, 'accounting'), '-q', '--publish', endpoint, '--publish-wait', '20']);
+  const acc = run(['run', ini, '-o', join(work, 'accounting'), '-q', '--publish', endpoint, '--publish-wait', '20', '--pace', '100']);
+  let accDone = false;
+  acc.done.then(() => { accDone = true; });
+  // Sampled until the page has taken ε (or 10 s after the run): the page may
+  // lag behind the run on a loaded machine. The pace spreads the 6 rounds
+  // over 0.6 s, so the rounds before the privacy events are seen.
+  const modes = [];
+  for (let t0 = 0; !(accDone && modes.length && modes[modes.length - 1].endsWith('epsilon')) && t0 < 10000;) {
+    const m = await page.evaluate(() => ({ name: document.getElementById('run-name').textContent, round: window.dpgViz.round, mode: window.dpgViz.colorMode }));
+    if (m.name === 'accounting-only') modes.push(`${m.round}:${m.mode}`);
+    await sleep(30);
+    if (accDone) t0 += 30;
+  }
   const ar = await acc.done;
   check(ar.code === 0, `an accounting-only scenario runs and publishes (${ar.stderr.trim().split('\n').pop()})`);
   await page.waitForFunction(() => window.dpgViz.n === 15 && window.dpgViz.round === 6 && window.dpgViz.privacySets.length === 4
-    && /ended/.test(document.getElementById('status').textContent), null, { timeout: 10000 });
+    && window.dpgViz.colorMode === 'epsilon', null, { timeout: 10000 }).catch(() => {});
   await sleep(150);
   const allPixels = () => Promise.all([...Array(15).keys()].map((u) => pixel(u)));
-  const kept = await page.evaluate(() => ({ mode: window.dpgViz.colorMode, legend: window.dpgViz.legend.title }));
-  const keptPixels = await allPixels();
-  check(kept.mode === 'loss' && keptPixels.every((p) => p === NO_DATA) && /none in this stream/.test(kept.legend),
-    `a chosen colour metric stays chosen: test loss, all grey, the legend says there is none (${kept.legend})`);
-  // ...while the automatic choice takes what the stream carries.
-  await page.selectOption('#color-mode', 'auto');
-  await sleep(150);
   const accView = await page.evaluate(() => ({
     mode: window.dpgViz.colorMode, pick: window.dpgViz.colorPick, attacker: window.dpgViz.attacker,
     legend: window.dpgViz.legend, option: document.querySelector('#color-mode option[value=auto]').textContent,
     time: !document.getElementById('simtime').hidden, round: document.getElementById('round').textContent,
   }));
+  check(modes.some((m) => m.endsWith(':loss')) && accView.mode === 'epsilon' && accView.pick === 'auto',
+    `the automatic colour switches to ε when the privacy events arrive (seen ${[...new Set(modes)].slice(0, 8).join(' ')}, then ${accView.mode})`);
   const privacy = readCsv(join(work, 'accounting', 'privacy.csv'));
   const alone = privacy.filter((r) => r.collusion === 'alone' && r.trust === 'pndp');
   check(accView.mode === 'epsilon' && alone.length === 14 && alone.every((r) => Number(r.epsilon) > 0) && /ε/.test(accView.option),
@@ -375,6 +382,22 @@ try {
     && pairKeys.some((k) => /attacker set pair \{2, 8\}/.test(k)),
   `the collusion set {2, 8} is marked and named (${pairKeys.join('; ')})`);
   await page.screenshot({ path: join(SHOTS, 'viz-accounting-pair.png') });
+
+  // A metric the user chose stays chosen, in this run and the next: test
+  // loss, though this stream has none (all grey, and the legend says why).
+  await page.selectOption('#color-mode', 'loss');
+  const again = await run(['run', ini, '-o', join(work, 'accounting-again'), '-q', '--publish', endpoint, '--publish-wait', '20']).done;
+  await page.waitForFunction(() => window.dpgViz.round === 6 && window.dpgViz.privacySets.length === 4
+    && /ended/.test(document.getElementById('status').textContent), null, { timeout: 10000 });
+  await sleep(150);
+  const kept = await page.evaluate(() => ({ mode: window.dpgViz.colorMode, legend: window.dpgViz.legend.title }));
+  const keptPixels = await allPixels();
+  check(again.code === 0 && kept.mode === 'loss' && keptPixels.filter((p, u) => u !== 0).every((p) => p === NO_DATA) && /none in this stream/.test(kept.legend),
+    `a chosen colour metric stays chosen over a new run: test loss, grey nodes, the legend says there is none (${kept.legend})`);
+  await page.selectOption('#color-mode', 'auto');
+  await sleep(150);
+  const back3 = await page.evaluate(() => window.dpgViz.colorMode);
+  check(back3 === 'epsilon', `back to automatic: ε again (${back3})`);
 
   // ---- 4. privacy colours and the attacker click ----
   const ptrace = join(work, 'privacy.trace');
