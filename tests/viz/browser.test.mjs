@@ -10,11 +10,13 @@
 //      page starts over and goes through the rounds again, and that the time
 //      slider takes it back to round 0 with round 0's colours;
 //   3. runs an accounting-only scenario (`dpgossip run --publish`: privacy
-//      events, no test loss) and checks that a test-loss view the user chose
-//      stays so, that the automatic colour is then ε (what the stream
-//      carries) with no node left grey, that the attacker set is marked on
-//      the canvas and in the legend, and that the colour bar runs from the
-//      lowest ε (left) to the highest (right), as privacy.csv has them;
+//      events, no test loss) and checks that the automatic colour switches
+//      to ε (what the stream carries) when they arrive, with no node left
+//      grey, that the attacker set is marked on the canvas and in the
+//      legend, that the colour bar runs from the lowest ε (left) to the
+//      highest (right) as privacy.csv has them, that the round and no time
+//      is shown (sync), and that a metric the user chose stays chosen; then
+//      a deadline-mode `train`, which shows its simulated time;
 //   4. replays a hand-written trace with privacy events, clicks a node to
 //      make it the attacker and checks the nodes take the privacy colours;
 // and saves a screenshot of each stage in $DPG_VIZ_SCREENSHOT_DIR.
@@ -398,6 +400,26 @@ try {
   await sleep(150);
   const back3 = await page.evaluate(() => window.dpgViz.colorMode);
   check(back3 === 'epsilon', `back to automatic: ε again (${back3})`);
+
+  // An asynchronous (deadline) training run: the time is shown beside the
+  // round; until its one evaluation (at T) nothing colours the nodes, and
+  // the legend says so rather than drawing an empty scale.
+  const train = run(['train', '--generate', 'florentine', '-p', 'dsgd', '-d', 'synthetic:linear', '-k', '1', '-b', '8',
+    '--mode', 'deadline:ms=5', '--latency', 'constant:ms=1', '-o', join(work, 'train.csv'),
+    '--publish', endpoint, '--publish-wait', '20', '--pace', '80']);
+  await page.waitForFunction(() => document.getElementById('run-name').textContent === 'train' && window.dpgViz.round >= 2, null, { timeout: 10000 });
+  const early = await page.evaluate(() => ({ r: window.dpgViz.round, title: window.dpgViz.legend.title, bar: document.getElementById('legend-bar').style.visibility }));
+  const tr = await train.done;
+  await page.waitForFunction(() => window.dpgViz.colorMode === 'loss' && window.dpgViz.legend.range !== null
+    && /ended/.test(document.getElementById('status').textContent), null, { timeout: 10000 }).catch(() => {});
+  const trainView = await page.evaluate(() => {
+    const t = document.getElementById('simtime');
+    return { mode: window.dpgViz.colorMode, time: [t.hidden, t.textContent] };
+  });
+  check(tr.code === 0 && early.r < 8 && /no test loss or privacy loss/.test(early.title) && early.bar === 'hidden',
+    `before a training run's first evaluation the legend says there is nothing to colour by (round ${early.r}: ${early.title})`);
+  check(trainView.mode === 'loss' && !trainView.time[0] && trainView.time[1] === 't = 8 ms',
+    `a deadline-mode run shows its simulated time (${trainView.time[1]}), coloured by test loss (${trainView.mode})`);
 
   // ---- 4. privacy colours and the attacker click ----
   const ptrace = join(work, 'privacy.trace');
