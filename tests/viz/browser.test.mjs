@@ -384,6 +384,12 @@ try {
     && pairKeys.some((k) => /attacker set pair \{2, 8\}/.test(k)),
   `the collusion set {2, 8} is marked and named (${pairKeys.join('; ')})`);
   await page.screenshot({ path: join(SHOTS, 'viz-accounting-pair.png') });
+  const [pairSvg] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+  const pairText = readFileSync(await pairSvg.path(), 'utf8');
+  const marked = [...pairText.matchAll(/<title>node (\d+) \(attacker\)<\/title>/g)].map((m) => m[1]);
+  const rings = (pairText.match(new RegExp(`fill="none" stroke="rgb\\(${ATTACKER}\\)"`, 'g')) || []).length;
+  check(marked.join() === '2,8' && rings === 2 && /attacker set pair \{2, 8\}/.test(pairText),
+    `the SVG export marks the set too (attackers ${marked.join(', ')}, ${rings} rings)`);
 
   // A metric the user chose stays chosen, in this run and the next: test
   // loss, though this stream has none (all grey, and the legend says why).
