@@ -33,6 +33,7 @@
       lossMax: -Infinity,
       avgLoss: [], // [round, mean test loss]
       hasTestLoss: false, // a finite test loss arrived: the stream carries the metric
+      hasEps: false, // a privacy event with ε arrived
       privacy: new Map(), // key -> {name, trust, attackers, byRound: Map(round -> rec)}
       lastSeq: -1,
       missed: 0, // seq gaps since the page caught up: events lost on the way
@@ -223,7 +224,7 @@
       delta: b.delta,
     });
     insertSorted(p.rounds, r);
-    if (Array.isArray(b.epsilon)) p.hasEps = true;
+    if (Array.isArray(b.epsilon)) p.hasEps = S.hasEps = true;
     if (!view.attacker) {
       view.attacker = key;
       $('attacker').value = key;
@@ -288,12 +289,8 @@
   // joined, so every page of a run makes the same choice once caught up.
   function autoColorMode() {
     if (!S || S.hasTestLoss) return 'loss';
-    let mu = false;
-    for (const p of S.privacy.values()) {
-      if (p.hasEps) return 'epsilon';
-      mu = true;
-    }
-    return mu ? 'mu' : 'loss';
+    if (S.hasEps) return 'epsilon';
+    return S.privacy.size ? 'mu' : 'loss';
   }
   function colorMode() {
     return view.colorPick === 'auto' ? autoColorMode() : view.colorPick;
@@ -303,8 +300,7 @@
   // stream does not carry (yet).
   function refreshColorList() {
     const sel = $('color-mode');
-    const has = { loss: !!(S && S.hasTestLoss), epsilon: false, mu: !!(S && S.privacy.size) };
-    if (S) for (const p of S.privacy.values()) has.epsilon = has.epsilon || p.hasEps;
+    const has = { loss: !!(S && S.hasTestLoss), epsilon: !!(S && S.hasEps), mu: !!(S && S.privacy.size) };
     for (const o of sel.options) {
       const text = o.value === 'auto' ? `automatic: ${METRIC_NAMES[autoColorMode()]}`
         : `${METRIC_NAMES[o.value]}${has[o.value] ? '' : ' (none yet)'}`;
@@ -350,8 +346,9 @@
     if (!p.dist) p.dist = hopDistances(p.attackers);
     return { set: p, round: k, rec };
   }
-  function privacyValue(rec, i) {
-    if (colorMode() === 'mu' || !rec.eps) return rec.mu[i];
+  // Victim i's value in colour mode `mode`: μ when asked or when the record has no ε.
+  function privacyValue(rec, i, mode) {
+    if (mode === 'mu' || !rec.eps) return rec.mu[i];
     return rec.eps[i];
   }
 
@@ -413,12 +410,12 @@
       legend.stops = HEAT;
       const what = mode === 'mu' || (pa && !pa.rec.eps) ? 'μ' : `ε (δ = ${pa ? fmt(pa.rec.delta) : '–'})`;
       if (pa) {
-        const vals = pa.rec.victims.map((v, i) => privacyValue(pa.rec, i));
+        const vals = pa.rec.victims.map((v, i) => privacyValue(pa.rec, i, mode));
         let range = positiveRange(vals);
         if (!perRound) {
           // The selected set over every round received.
           const all = [];
-          for (const rec of pa.set.byRound.values()) rec.victims.forEach((v, i) => all.push(privacyValue(rec, i)));
+          for (const rec of pa.set.byRound.values()) rec.victims.forEach((v, i) => all.push(privacyValue(rec, i, mode)));
           range = positiveRange(all);
         }
         // Privacy losses span decades (they fall fast with distance): log scale.
@@ -438,7 +435,8 @@
     const set = selectedSet();
     if (set) legend.keys.push({ kind: 'attacker', text: `attacker set ${setLabel(set)}` });
     if (unprotected) legend.keys.push({ kind: 'unprotected', text: 'unprotected victim (∞)' });
-    if (colors.some((c, u) => c === NO_DATA && !(set && set.attackers.includes(u)))) {
+    const attackers = new Set(set ? set.attackers : []);
+    if (colors.some((c, u) => c === NO_DATA && !attackers.has(u))) {
       legend.keys.push({ kind: 'nodata', text: 'no value' });
     }
     return { colors, legend };
@@ -767,12 +765,12 @@
       drawChart($('privacy-chart'), [], { empty: S.privacy.size ? 'no value yet at this round' : 'no privacy events in this stream' });
       return;
     }
-    const scatter = [], byD = new Map();
+    const scatter = [], byD = new Map(), mode = colorMode();
     let unprotected = 0, zero = 0;
     pa.rec.victims.forEach((v, i) => {
       let d = pa.rec.distance ? pa.rec.distance[i] : null;
       if (d === null || d === undefined) d = v < S.n ? pa.set.dist[v] : -1;
-      const x = privacyValue(pa.rec, i);
+      const x = privacyValue(pa.rec, i, mode);
       if (x === Infinity) unprotected++;
       if (d < 0 || !Number.isFinite(x)) return;
       if (x <= 0) { zero++; return; } // no loss at all: off a log axis, counted in the note
@@ -781,7 +779,7 @@
       byD.get(d).push(x);
     });
     const mean = [...byD.entries()].sort((a, b) => a[0] - b[0]).map(([d, xs]) => [d, xs.reduce((s, x) => s + x, 0) / xs.length]);
-    const mu = colorMode() === 'mu' || !pa.rec.eps;
+    const mu = mode === 'mu' || !pa.rec.eps;
     const what = mu ? 'μ' : `ε(δ=${fmt(pa.rec.delta)})`;
     const notes = [];
     if (unprotected) notes.push(`${unprotected} unprotected (∞)`);
