@@ -9,7 +9,15 @@
 //   2. replays the trace that run recorded (`dpgossip replay`) and checks the
 //      page starts over and goes through the rounds again, and that the time
 //      slider takes it back to round 0 with round 0's colours;
-//   3. replays a hand-written trace with privacy events, clicks a node to
+//   3. runs an accounting-only scenario (`dpgossip run --publish`: privacy
+//      events, no test loss) and checks that the automatic colour switches
+//      to ε (what the stream carries) when they arrive, with no node left
+//      grey, that the attacker set is marked on the canvas and in the
+//      legend, that the colour bar runs from the lowest ε (left) to the
+//      highest (right) as privacy.csv has them, that the round and no time
+//      is shown (sync), and that a metric the user chose stays chosen; then
+//      a deadline-mode `train`, which shows its simulated time;
+//   4. replays a hand-written trace with privacy events, clicks a node to
 //      make it the attacker and checks the nodes take the privacy colours;
 // and saves a screenshot of each stage in $DPG_VIZ_SCREENSHOT_DIR.
 //
@@ -46,6 +54,37 @@ if (!existsSync(CHROMIUM)) fatal(`no browser at ${CHROMIUM}: install Debian's ch
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// The accounting-only scenario of stage 3: D-SGD on the Florentine graph,
+// no [task], privacy of node 0 alone and of the pair {2, 8}.
+const ACCOUNTING_INI = `[simulation]
+name = accounting-only
+rounds = 6
+[topology]
+generate = florentine
+[protocol]
+name = dsgd
+sigma = 1
+[privacy]
+trust = pndp;ldp
+[collusion.alone]
+nodes = 0
+[collusion.pair]
+nodes = 2+8
+`;
+const NO_DATA = '190,194,200', ATTACKER = '43,108,176'; // app.js's colours
+
+// Rows of a CSV file with a header, as objects (no quoted fields).
+function readCsv(path) {
+  const [head, ...rows] = readFileSync(path, 'utf8').trim().split('\n').map((l) => l.split(','));
+  return rows.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
+}
+// Two "r,g,b" colours equal up to anti-aliasing.
+function sameColour(a, b, tol = 3) {
+  if (!a || !b) return false;
+  const x = a.split(',').map(Number), y = b.split(',').map(Number);
+  return x.every((v, i) => Math.abs(v - y[i]) <= tol);
+}
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -64,8 +103,8 @@ function run(args, onStdout) {
   return { proc: p, done };
 }
 
-// A plain-text trace (docs/events.md): a ring of 12 nodes, 3 rounds,
-// metrics, and privacy towards attacker sets {0} and {6}.
+// A plain-text trace (docs/events.md): a ring of 12 nodes, 3 rounds in sync
+// mode, metrics, and privacy towards attacker sets {0} and {6}.
 function privacyTrace(path) {
   const n = 12;
   const lines = ['DPGTRACE 1 {"stream_v":1}'];
@@ -80,7 +119,7 @@ function privacyTrace(path) {
     edges.push([u, (u + 1) % n]);
     positions.push([Math.cos((2 * Math.PI * u) / n), Math.sin((2 * Math.PI * u) / n)]);
   }
-  rec('run', { t_ns: 0, event: 'start', name: 'privacy-ring', seed: 1, rounds: 3, messages_every: 1, graph: { n, edges, layout: 'circle', positions } });
+  rec('run', { t_ns: 0, event: 'start', name: 'privacy-ring', seed: 1, rounds: 3, messages_every: 1, scenario: { mode: 'sync' }, graph: { n, edges, layout: 'circle', positions } });
   const dist = (a, u) => Math.min(Math.abs(a - u), n - Math.abs(a - u));
   for (let r = 0; r <= 3; r++) {
     const t = r * 1000000;
@@ -142,6 +181,24 @@ async function pixel(u) {
     return `${d[0]},${d[1]},${d[2]}`;
   }, u);
 }
+// The colour of the canvas pixel dx CSS pixels right of node u's centre.
+async function pixelRight(u, dx) {
+  return page.evaluate(([node, off]) => {
+    const c = document.getElementById('graph');
+    const p = window.dpgViz.nodeScreen(node);
+    const dpr = window.devicePixelRatio || 1;
+    const d = c.getContext('2d').getImageData(Math.round((p[0] + off) * dpr), Math.round(p[1] * dpr), 1, 1).data;
+    return `${d[0]},${d[1]},${d[2]}`;
+  }, [u, dx]);
+}
+// The colours at the left and right ends of the legend's colour bar.
+async function barEnds() {
+  return page.evaluate(() => {
+    const b = document.getElementById('legend-bar');
+    const at = (x) => { const d = b.getContext('2d').getImageData(x, b.height >> 1, 1, 1).data; return `${d[0]},${d[1]},${d[2]}`; };
+    return [at(0), at(b.width - 1)];
+  });
+}
 async function snapshot(u = 0) {
   return page.evaluate(() => ({
     round: window.dpgViz.round,
@@ -189,6 +246,16 @@ try {
   const endLegend = await page.evaluate(() => window.dpgViz.legend);
   check(/round 10/.test(endLegend.title), `the legend says the scale is round 10's (${endLegend.title})`);
   check(colours.length >= 2, `node 0 changes colour during the run (${colours.length} colours: ${colours.slice(0, 4).join(' | ')})`);
+  const demoView = await page.evaluate(() => ({ mode: window.dpgViz.colorMode, pick: window.dpgViz.colorPick, time: !document.getElementById('simtime').hidden }));
+  check(demoView.mode === 'loss' && demoView.pick === 'auto', `the demo (test loss, no privacy) is coloured by test loss automatically (${JSON.stringify(demoView)})`);
+  check(demoView.time, 'the demo (nodes at their own pace, time moving) shows the simulated time');
+  // The bar runs from the lowest loss (left) to the highest: the node with
+  // the lowest loss has the bar's left colour.
+  const endLoss = await page.evaluate(() => window.dpgViz.legend);
+  const [loEnd, hiEnd] = await barEnds();
+  const endPixels = await Promise.all([...Array(15).keys()].map((u) => pixel(u)));
+  check(Number(endLoss.lo) < Number(endLoss.hi) && endPixels.some((p) => sameColour(p, loEnd)) && endPixels.some((p) => sameColour(p, hiEnd)),
+    `the loss colour bar goes from ${endLoss.lo} (left) to ${endLoss.hi} (right), both ends drawn on nodes`);
   await page.screenshot({ path: join(SHOTS, 'viz-live.png') });
   // A page opened after the run: the messages it never saw are said to
   // predate it, not counted as missed.
@@ -252,7 +319,115 @@ try {
     `SVG export saves ${svg.suggestedFilename()}: 15 nodes, round 5, node 0 in its drawn colour (${circles}, ${svgFill0} vs ${node0})`);
   await page.click('#live');
 
-  // ---- 3. privacy colours and the attacker click ----
+  // ---- 3. an accounting-only run: privacy events, no test loss ----
+  // Automatic colour, live: nothing to colour by while the rounds go (no
+  // test loss), then ε as soon as the privacy events arrive.
+  const ini = join(work, 'accounting.ini');
+  writeFileSync(ini, ACCOUNTING_INI);
+  const acc = run(['run', ini, '-o', join(work, 'accounting'), '-q', '--publish', endpoint, '--publish-wait', '20', '--pace', '100']);
+  let accDone = false;
+  acc.done.then(() => { accDone = true; });
+  // Sampled until the page has taken ε (or 10 s after the run): the page may
+  // lag behind the run on a loaded machine. The pace spreads the 6 rounds
+  // over 0.6 s, so the rounds before the privacy events are seen.
+  const modes = [];
+  for (let t0 = 0; !(accDone && modes.length && modes[modes.length - 1].endsWith('epsilon')) && t0 < 10000;) {
+    const m = await page.evaluate(() => ({ name: document.getElementById('run-name').textContent, round: window.dpgViz.round, mode: window.dpgViz.colorMode }));
+    if (m.name === 'accounting-only') modes.push(`${m.round}:${m.mode}`);
+    await sleep(30);
+    if (accDone) t0 += 30;
+  }
+  const ar = await acc.done;
+  check(ar.code === 0, `an accounting-only scenario runs and publishes (${ar.stderr.trim().split('\n').pop()})`);
+  await page.waitForFunction(() => window.dpgViz.n === 15 && window.dpgViz.round === 6 && window.dpgViz.privacySets.length === 4
+    && window.dpgViz.colorMode === 'epsilon', null, { timeout: 10000 }).catch(() => {});
+  await sleep(150);
+  const allPixels = () => Promise.all([...Array(15).keys()].map((u) => pixel(u)));
+  const accView = await page.evaluate(() => ({
+    mode: window.dpgViz.colorMode, pick: window.dpgViz.colorPick, attacker: window.dpgViz.attacker,
+    legend: window.dpgViz.legend, option: document.querySelector('#color-mode option[value=auto]').textContent,
+    time: !document.getElementById('simtime').hidden, round: document.getElementById('round').textContent,
+  }));
+  check(modes.some((m) => m.endsWith(':loss')) && accView.mode === 'epsilon' && accView.pick === 'auto',
+    `the automatic colour switches to ε when the privacy events arrive (seen ${[...new Set(modes)].slice(0, 8).join(' ')}, then ${accView.mode})`);
+  const privacy = readCsv(join(work, 'accounting', 'privacy.csv'));
+  const alone = privacy.filter((r) => r.collusion === 'alone' && r.trust === 'pndp');
+  check(accView.mode === 'epsilon' && alone.length === 14 && alone.every((r) => Number(r.epsilon) > 0) && /ε/.test(accView.option),
+    `automatic colour of an accounting-only stream: ε, which it carries (${accView.mode}, "${accView.option}", ${alone.length} victims in privacy.csv)`);
+  const accPixels = await allPixels();
+  const grey = accPixels.filter((p) => p === NO_DATA).length;
+  check(grey === 0 && new Set(accPixels).size >= 5, `no node is left in the no-data grey (${grey} grey, ${new Set(accPixels).size} colours)`);
+  check(!accView.time && accView.round === '6', `a sync run shows its round (${accView.round}), not a simulated time`);
+  // The attacker (node 0, the first set published) in the attacker colour,
+  // inside a ring that no victim has, and named in the legend.
+  const ring = await page.evaluate(() => window.dpgViz.attackerRing);
+  const ringAt = (u) => pixelRight(u, ring);
+  check(accView.attacker === 'alone|pndp' && accPixels[0] === ATTACKER && sameColour(await ringAt(0), ATTACKER) && !sameColour(await ringAt(9), ATTACKER),
+    `attacker node 0 is drawn in the attacker colour with a ring (${accPixels[0]}, ring ${await ringAt(0)}, a victim's ${await ringAt(9)})`);
+  check(accView.legend.keys.some((k) => /attacker set alone \{0\} \(pndp\)/.test(k)), `the legend names the attacker set (${accView.legend.keys.join('; ')})`);
+  // Colour bar: lowest ε on the left, highest on the right; the victims with
+  // the lowest and the highest ε in privacy.csv have those colours.
+  const eps = alone.map((r) => [Number(r.victim), Number(r.epsilon)]).sort((a, b) => a[1] - b[1]);
+  const [left, right] = await barEnds();
+  const lo = eps[0], hi = eps[eps.length - 1];
+  check(sameColour(accPixels[lo[0]], left) && sameColour(accPixels[hi[0]], right) && !sameColour(left, right, 40),
+    `the colour bar runs from the lowest ε (node ${lo[0]}: ${accPixels[lo[0]]} = left ${left}) to the highest (node ${hi[0]}: ${accPixels[hi[0]]} = right ${right})`);
+  const rel = (a, b) => Math.abs(a - b) / b;
+  check(rel(Number(accView.legend.lo), lo[1]) < 0.01 && rel(Number(accView.legend.hi), hi[1]) < 0.01,
+    `the bar is labelled ${accView.legend.lo} (left) to ${accView.legend.hi} (right), privacy.csv's ε from ${lo[1].toPrecision(3)} to ${hi[1].toPrecision(3)}`);
+  await page.screenshot({ path: join(SHOTS, 'viz-accounting.png') });
+  // A collusion set: both members marked, the former attacker no longer.
+  await page.selectOption('#attacker', 'pair|pndp');
+  await sleep(150);
+  const pairKeys = await page.evaluate(() => window.dpgViz.legend.keys);
+  check(sameColour(await ringAt(2), ATTACKER) && sameColour(await ringAt(8), ATTACKER) && !sameColour(await ringAt(0), ATTACKER)
+    && pairKeys.some((k) => /attacker set pair \{2, 8\}/.test(k)),
+  `the collusion set {2, 8} is marked and named (${pairKeys.join('; ')})`);
+  await page.screenshot({ path: join(SHOTS, 'viz-accounting-pair.png') });
+  const [pairSvg] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+  const pairText = readFileSync(await pairSvg.path(), 'utf8');
+  const marked = [...pairText.matchAll(/<title>node (\d+) \(attacker\)<\/title>/g)].map((m) => m[1]);
+  const rings = (pairText.match(new RegExp(`fill="none" stroke="rgb\\(${ATTACKER}\\)"`, 'g')) || []).length;
+  check(marked.join() === '2,8' && rings === 2 && /attacker set pair \{2, 8\}/.test(pairText),
+    `the SVG export marks the set too (attackers ${marked.join(', ')}, ${rings} rings)`);
+
+  // A metric the user chose stays chosen, in this run and the next: test
+  // loss, though this stream has none (all grey, and the legend says why).
+  await page.selectOption('#color-mode', 'loss');
+  const again = await run(['run', ini, '-o', join(work, 'accounting-again'), '-q', '--publish', endpoint, '--publish-wait', '20']).done;
+  await page.waitForFunction(() => window.dpgViz.round === 6 && window.dpgViz.privacySets.length === 4
+    && /ended/.test(document.getElementById('status').textContent), null, { timeout: 10000 });
+  await sleep(150);
+  const kept = await page.evaluate(() => ({ mode: window.dpgViz.colorMode, legend: window.dpgViz.legend.title }));
+  const keptPixels = await allPixels();
+  check(again.code === 0 && kept.mode === 'loss' && keptPixels.filter((p, u) => u !== 0).every((p) => p === NO_DATA) && /none in this stream/.test(kept.legend),
+    `a chosen colour metric stays chosen over a new run: test loss, grey nodes, the legend says there is none (${kept.legend})`);
+  await page.selectOption('#color-mode', 'auto');
+  await sleep(150);
+  const back3 = await page.evaluate(() => window.dpgViz.colorMode);
+  check(back3 === 'epsilon', `back to automatic: ε again (${back3})`);
+
+  // An asynchronous (deadline) training run: the time is shown beside the
+  // round; until its one evaluation (at T) nothing colours the nodes, and
+  // the legend says so rather than drawing an empty scale.
+  const train = run(['train', '--generate', 'florentine', '-p', 'dsgd', '-d', 'synthetic:linear', '-k', '1', '-b', '8',
+    '--mode', 'deadline:ms=5', '--latency', 'constant:ms=1', '-o', join(work, 'train.csv'),
+    '--publish', endpoint, '--publish-wait', '20', '--pace', '80']);
+  await page.waitForFunction(() => document.getElementById('run-name').textContent === 'train' && window.dpgViz.round >= 2, null, { timeout: 10000 });
+  const early = await page.evaluate(() => ({ r: window.dpgViz.round, title: window.dpgViz.legend.title, bar: document.getElementById('legend-bar').style.visibility }));
+  const tr = await train.done;
+  await page.waitForFunction(() => window.dpgViz.colorMode === 'loss' && window.dpgViz.legend.range !== null
+    && /ended/.test(document.getElementById('status').textContent), null, { timeout: 10000 }).catch(() => {});
+  const trainView = await page.evaluate(() => {
+    const t = document.getElementById('simtime');
+    return { mode: window.dpgViz.colorMode, time: [t.hidden, t.textContent] };
+  });
+  check(tr.code === 0 && early.r < 8 && /no test loss or privacy loss/.test(early.title) && early.bar === 'hidden',
+    `before a training run's first evaluation the legend says there is nothing to colour by (round ${early.r}: ${early.title})`);
+  check(trainView.mode === 'loss' && !trainView.time[0] && trainView.time[1] === 't = 8 ms',
+    `a deadline-mode run shows its simulated time (${trainView.time[1]}), coloured by test loss (${trainView.mode})`);
+
+  // ---- 4. privacy colours and the attacker click ----
   const ptrace = join(work, 'privacy.trace');
   privacyTrace(ptrace);
   const preplay = run(['replay', ptrace, '--publish', endpoint, '--speed', 'max', '--publish-wait', '20']);
@@ -278,6 +453,8 @@ try {
   await page.evaluate(() => window.dpgViz.setScale('round'));
   await page.click('#live');
   await sleep(100);
+  const ringView = await page.evaluate(() => ({ mode: window.dpgViz.colorMode, time: !document.getElementById('simtime').hidden }));
+  check(ringView.mode === 'loss' && !ringView.time, `a stream with test loss and privacy is coloured by test loss; its sync mode hides the time (${JSON.stringify(ringView)})`);
   const sets = await page.evaluate(() => window.dpgViz.privacySets);
   check(sets.length === 2, `two attacker sets in the attacker list (${sets.join(', ')})`);
   // Click node 6: it becomes the attacker, colours switch to privacy loss.

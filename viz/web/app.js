@@ -32,6 +32,8 @@
       lossMin: Infinity,
       lossMax: -Infinity,
       avgLoss: [], // [round, mean test loss]
+      hasTestLoss: false, // a finite test loss arrived: the stream carries the metric
+      hasEps: false, // a privacy event with ε arrived
       privacy: new Map(), // key -> {name, trust, attackers, byRound: Map(round -> rec)}
       lastSeq: -1,
       missed: 0, // seq gaps since the page caught up: events lost on the way
@@ -49,7 +51,7 @@
     round: null, // the round shown when not following
     paused: false,
     target: null, // run-to-round: the round to stop at when it arrives
-    colorMode: 'loss',
+    colorPick: 'auto', // the Colour list: 'auto' or the metric the user chose (kept across runs)
     scale: 'round', // colour scale: 'round' (the shown round's range) or 'run'
     attacker: '', // privacy key
     flashes: [],
@@ -77,7 +79,7 @@
   }
   const NO_DATA = 'rgb(190,194,200)';
   const UNPROTECTED = 'rgb(20,20,20)';
-  const ATTACKER = 'rgb(43,108,176)';
+  const ATTACKER = 'rgb(43,108,176)'; // in neither ramp: the attacker set stands out in every mode
 
   // ---- Helpers -----------------------------------------------------------
   function shownRound() {
@@ -112,6 +114,12 @@
     return String(Number(x.toPrecision(3)));
   }
   const count = (k) => k.toLocaleString('en-US');
+  // Simulated time in the unit that suits it.
+  function fmtTime(ns) {
+    const units = [[1e9, 's'], [1e6, 'ms'], [1e3, 'µs']];
+    for (const [f, u] of units) if (ns >= f) return `${Number((ns / f).toPrecision(3))} ${u}`;
+    return `${ns} ns`;
+  }
   function edgeKey(u, v) { return u < v ? `${u}-${v}` : `${v}-${u}`; }
   function toast(text) {
     const t = $('toast');
@@ -178,6 +186,7 @@
       const u = nodes[i], x = test[i];
       if (u >= 0 && u < S.n && typeof x === 'number') {
         arr[u] = x;
+        if (Number.isFinite(x)) S.hasTestLoss = true;
         if (x > 0) { S.lossMin = Math.min(S.lossMin, x); }
         S.lossMax = Math.max(S.lossMax, x);
       }
@@ -200,7 +209,7 @@
     const key = `${b.collusion}|${b.trust}`;
     let p = S.privacy.get(key);
     if (!p) {
-      p = { key, name: String(b.collusion), trust: String(b.trust), attackers: b.attackers.slice(), byRound: new Map(), rounds: [] };
+      p = { key, name: String(b.collusion), trust: String(b.trust), attackers: b.attackers.slice(), byRound: new Map(), rounds: [], hasEps: false };
       S.privacy.set(key, p);
       refreshAttackers();
     }
@@ -215,6 +224,7 @@
       delta: b.delta,
     });
     insertSorted(p.rounds, r);
+    if (Array.isArray(b.epsilon)) p.hasEps = S.hasEps = true;
     if (!view.attacker) {
       view.attacker = key;
       $('attacker').value = key;
@@ -271,6 +281,50 @@
     }
   }
 
+  // ---- Colour metric -------------------------------------------------------
+  // The automatic choice is the first of test loss, ε and μ that the stream
+  // carries, so an accounting-only run (or a training run before its first
+  // evaluation has arrived) is not left in the "no data" grey while privacy
+  // values exist. It depends on the data received only, not on when the page
+  // joined, so every page of a run makes the same choice once caught up.
+  function autoColorMode() {
+    if (!S || S.hasTestLoss) return 'loss';
+    if (S.hasEps) return 'epsilon';
+    return S.privacy.size ? 'mu' : 'loss';
+  }
+  function colorMode() {
+    return view.colorPick === 'auto' ? autoColorMode() : view.colorPick;
+  }
+  const METRIC_NAMES = { loss: 'test loss', epsilon: 'privacy loss ε', mu: 'privacy loss μ (GDP)' };
+  // The Colour list says what "automatic" stands for and which metrics the
+  // stream does not carry (yet).
+  function refreshColorList() {
+    const sel = $('color-mode');
+    const has = { loss: !!(S && S.hasTestLoss), epsilon: !!(S && S.hasEps), mu: !!(S && S.privacy.size) };
+    for (const o of sel.options) {
+      const text = o.value === 'auto' ? `automatic: ${METRIC_NAMES[autoColorMode()]}`
+        : `${METRIC_NAMES[o.value]}${has[o.value] ? '' : ' (none yet)'}`;
+      if (o.textContent !== text) o.textContent = text;
+    }
+    if (sel.value !== view.colorPick) sel.value = view.colorPick;
+  }
+  // A privacy view asked for by choosing an attacker: ε, or μ when the set has no ε.
+  function pickPrivacyColors() {
+    if (colorMode() !== 'loss') return;
+    const p = S && S.privacy.get(view.attacker);
+    view.colorPick = p && !p.hasEps ? 'mu' : 'epsilon';
+  }
+
+  // Simulated time is worth showing only when nodes go at their own pace (an
+  // asynchronous mode): in sync mode the round is the clock. A stream whose
+  // run start does not name its mode shows the time once it moves.
+  function showsTime() {
+    if (!S) return false;
+    const m = S.start && S.start.scenario && S.start.scenario.mode;
+    if (typeof m === 'string') return m !== 'sync';
+    return S.tNs > 0;
+  }
+
   // ---- Privacy helpers ---------------------------------------------------
   function hopDistances(sources) {
     const d = new Int32Array(S.n).fill(-1);
@@ -292,8 +346,9 @@
     if (!p.dist) p.dist = hopDistances(p.attackers);
     return { set: p, round: k, rec };
   }
-  function privacyValue(rec, i) {
-    if (view.colorMode === 'mu' || !rec.eps) return rec.mu[i];
+  // Victim i's value in colour mode `mode`: μ when asked or when the record has no ε.
+  function privacyValue(rec, i, mode) {
+    if (mode === 'mu' || !rec.eps) return rec.mu[i];
     return rec.eps[i];
   }
 
@@ -309,54 +364,80 @@
     for (const x of xs) if (Number.isFinite(x) && x > 0) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
     return lo <= hi ? [lo, hi] : null;
   }
+  // The selected attacker set, highlighted in every colour mode, or null.
+  function selectedSet() {
+    return (S && S.privacy.get(view.attacker)) || null;
+  }
+  function setLabel(p) {
+    const ids = p.attackers.slice(0, 6).join(', ') + (p.attackers.length > 6 ? ', …' : '');
+    return `${p.name} {${ids}} (${p.trust})`;
+  }
+  // The scale's labels: its ends and its middle (geometric: the bar is log).
+  function scaleLabels(legend, range) {
+    legend.range = range;
+    legend.lo = fmt(range[0]);
+    legend.mid = range[1] > range[0] ? fmt(Math.sqrt(range[0] * range[1])) : '';
+    legend.hi = range[1] > range[0] ? fmt(range[1]) : '';
+  }
   // The colour scale is the shown round's own range (default) or the whole
   // run's: over the run, the losses of round 0 dwarf those at the end and
-  // every node would end the run in the same colour.
+  // every node would end the run in the same colour. Both ramps run from the
+  // lowest value (left of the bar) to the highest (right), as axes do.
   function computeColors() {
     const colors = new Array(S.n).fill(NO_DATA);
     const r = shownRound();
     const perRound = view.scale === 'round';
-    const legend = { title: '', lo: '', hi: '', stops: VIRIDIS, range: null };
-    if (view.colorMode === 'loss') {
+    const mode = colorMode();
+    const legend = { title: '', lo: '', mid: '', hi: '', stops: VIRIDIS, range: null, keys: [] };
+    let unprotected = false;
+    if (mode === 'loss') {
       const k = r === null ? undefined : floorKey(S.lossRounds, r);
       const arr = k === undefined ? null : S.loss.get(k);
       const range = perRound ? (arr ? positiveRange(arr) : null)
         : (S.lossMin <= S.lossMax && S.lossMin > 0 ? [S.lossMin, S.lossMax] : null);
-      legend.title = `test loss, log scale over ${perRound ? `round ${k === undefined ? '–' : k}` : 'the whole run'}`;
       if (arr && range) {
         for (let u = 0; u < S.n; u++) {
           const x = arr[u];
-          if (Number.isFinite(x)) colors[u] = ramp(VIRIDIS, 1 - logPos(x, range[0], range[1]));
+          if (Number.isFinite(x)) colors[u] = ramp(VIRIDIS, logPos(x, range[0], range[1]));
         }
-        legend.lo = fmt(range[1]);
-        legend.hi = fmt(range[0]);
-        legend.range = range;
+        scaleLabels(legend, range);
+        legend.title = `test loss, log scale over ${perRound ? `round ${k}` : 'the whole run'}`;
+      } else {
+        legend.title = S.privacy.size ? 'test loss: none in this stream yet' : 'no test loss or privacy loss in this stream yet';
       }
     } else {
       const pa = privacyAt(r);
       legend.stops = HEAT;
-      const what = view.colorMode === 'mu' ? 'μ' : 'ε';
+      const what = mode === 'mu' || (pa && !pa.rec.eps) ? 'μ' : `ε (δ = ${pa ? fmt(pa.rec.delta) : '–'})`;
       if (pa) {
-        const vals = pa.rec.victims.map((v, i) => privacyValue(pa.rec, i));
+        const vals = pa.rec.victims.map((v, i) => privacyValue(pa.rec, i, mode));
         let range = positiveRange(vals);
         if (!perRound) {
           // The selected set over every round received.
           const all = [];
-          for (const rec of pa.set.byRound.values()) rec.victims.forEach((v, i) => all.push(privacyValue(rec, i)));
+          for (const rec of pa.set.byRound.values()) rec.victims.forEach((v, i) => all.push(privacyValue(rec, i, mode)));
           range = positiveRange(all);
         }
         // Privacy losses span decades (they fall fast with distance): log scale.
         pa.rec.victims.forEach((v, i) => {
           if (v >= S.n) return;
           const x = vals[i];
+          if (!Number.isFinite(x)) unprotected = true;
           colors[v] = !Number.isFinite(x) ? UNPROTECTED : range ? ramp(HEAT, x > 0 ? logPos(x, range[0], range[1]) : 0) : ramp(HEAT, 0);
         });
         for (const a of pa.set.attackers) if (a < S.n) colors[a] = ATTACKER;
-        legend.title = `${what} towards the attacker, log scale over ${perRound ? `round ${pa.round}` : 'the whole run'}; black: unprotected`;
-        if (range) { legend.lo = fmt(range[0]); legend.hi = fmt(range[1]); legend.range = range; }
+        legend.title = `${what} of each victim, log scale over ${perRound ? `round ${pa.round}` : 'the whole run'}`;
+        if (range) scaleLabels(legend, range);
       } else {
-        legend.title = `${what} towards the attacker`;
+        legend.title = S.privacy.size ? `${what}: no value yet at this round` : `${what}: no privacy events in this stream yet`;
       }
+    }
+    const set = selectedSet();
+    if (set) legend.keys.push({ kind: 'attacker', text: `attacker set ${setLabel(set)}` });
+    if (unprotected) legend.keys.push({ kind: 'unprotected', text: 'unprotected victim (∞)' });
+    const attackers = new Set(set ? set.attackers : []);
+    if (colors.some((c, u) => c === NO_DATA && !attackers.has(u))) {
+      legend.keys.push({ kind: 'nodata', text: 'no value' });
     }
     return { colors, legend };
   }
@@ -457,6 +538,19 @@
     view.flashes = keep;
   }
 
+  // A diamond of half-diagonal h around (x, y), as a path.
+  function diamond(c, x, y, h) {
+    c.moveTo(x, y - h);
+    c.lineTo(x + h, y);
+    c.lineTo(x, y + h);
+    c.lineTo(x - h, y);
+    c.closePath();
+  }
+  // Radius of the ring around an attacker node of radius r.
+  function attackerRing(r, dpr) {
+    return r * 1.25 + 4 * dpr;
+  }
+
   let hover = -1;
   let lastMouse = null; // the last mouse position over the graph, for the tooltip
   function draw(now) {
@@ -476,12 +570,14 @@
     const dpr = view.transform.dpr;
     ctx.lineWidth = Math.max(0.5, r / 6);
     let drawn = 0;
-    const attackers = view.colorMode !== 'loss' && S.privacy.get(view.attacker) ? S.privacy.get(view.attacker).attackers : [];
+    const set = selectedSet();
+    const isAttacker = new Uint8Array(S.n);
+    if (set) for (const a of set.attackers) if (a < S.n) isAttacker[a] = 1;
     for (let u = 0; u < S.n; u++) {
       const [x, y] = screen(u);
       ctx.fillStyle = colors[u];
       ctx.beginPath();
-      ctx.arc(x, y, r, 0, 2 * Math.PI);
+      if (isAttacker[u]) diamond(ctx, x, y, r * 1.25); else ctx.arc(x, y, r, 0, 2 * Math.PI);
       ctx.fill();
       if (r > 3) {
         ctx.strokeStyle = S.nodeLeft.has(u) ? 'rgba(197,48,48,0.9)' : 'rgba(255,255,255,0.9)';
@@ -489,13 +585,15 @@
       }
       drawn++;
     }
-    for (const a of attackers) {
-      if (a >= S.n) continue;
-      const [x, y] = screen(a);
-      ctx.strokeStyle = ATTACKER;
-      ctx.lineWidth = 2 * dpr;
+    // The attacker set: a diamond in a ring, in every colour mode (its fill
+    // is its own value in the loss view), so the eye finds it at once.
+    ctx.strokeStyle = ATTACKER;
+    ctx.lineWidth = 2.5 * dpr;
+    for (let u = 0; u < S.n; u++) {
+      if (!isAttacker[u]) continue;
+      const [x, y] = screen(u);
       ctx.beginPath();
-      ctx.arc(x, y, r + 3 * dpr, 0, 2 * Math.PI);
+      ctx.arc(x, y, attackerRing(r, dpr), 0, 2 * Math.PI);
       ctx.stroke();
     }
     if (hover >= 0 && hover < S.n) {
@@ -512,7 +610,7 @@
       ctx.textAlign = 'center';
       for (let u = 0; u < S.n; u++) {
         const [x, y] = screen(u);
-        ctx.fillText(String(u), x, y - r - 3 * dpr);
+        ctx.fillText(String(u), x, y - (isAttacker[u] ? attackerRing(r, dpr) + dpr : r) - 3 * dpr);
       }
     }
     view.nodesDrawn = drawn;
@@ -520,16 +618,38 @@
     drawLegend(legend);
   }
 
+  // The legend's marks, as small inline SVGs in the page's own colours.
+  const KEY_MARKS = {
+    attacker: `<circle cx="8" cy="8" r="6.6" fill="none" stroke="${ATTACKER}" stroke-width="1.8"/>`
+      + `<path d="M8 3.6 L12.4 8 L8 12.4 L3.6 8 Z" fill="${ATTACKER}"/>`,
+    unprotected: `<circle cx="8" cy="8" r="5" fill="${UNPROTECTED}"/>`,
+    nodata: `<circle cx="8" cy="8" r="5" fill="${NO_DATA}"/>`,
+  };
   function drawLegend(legend) {
     const bar = $('legend-bar');
     const c = bar.getContext('2d');
+    // Low values on the left, high on the right.
     for (let x = 0; x < bar.width; x++) {
       c.fillStyle = ramp(legend.stops, x / (bar.width - 1));
       c.fillRect(x, 0, 1, bar.height);
     }
+    bar.style.visibility = legend.range ? 'visible' : 'hidden';
     $('legend-title').textContent = legend.title;
     $('legend-min').textContent = legend.lo;
+    $('legend-mid').textContent = legend.mid;
     $('legend-max').textContent = legend.hi;
+    const keys = $('legend-keys');
+    const sig = legend.keys.map((k) => `${k.kind}:${k.text}`).join('|');
+    if (keys.dataset.sig !== sig) {
+      keys.dataset.sig = sig;
+      keys.replaceChildren(...legend.keys.map((k) => {
+        const item = document.createElement('span');
+        item.className = `key ${k.kind}`;
+        item.innerHTML = `<svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true">${KEY_MARKS[k.kind]}</svg>`;
+        item.appendChild(document.createTextNode(k.text));
+        return item;
+      }));
+    }
   }
 
   // ---- Charts --------------------------------------------------------------
@@ -645,12 +765,12 @@
       drawChart($('privacy-chart'), [], { empty: S.privacy.size ? 'no value yet at this round' : 'no privacy events in this stream' });
       return;
     }
-    const scatter = [], byD = new Map();
+    const scatter = [], byD = new Map(), mode = colorMode();
     let unprotected = 0, zero = 0;
     pa.rec.victims.forEach((v, i) => {
       let d = pa.rec.distance ? pa.rec.distance[i] : null;
       if (d === null || d === undefined) d = v < S.n ? pa.set.dist[v] : -1;
-      const x = privacyValue(pa.rec, i);
+      const x = privacyValue(pa.rec, i, mode);
       if (x === Infinity) unprotected++;
       if (d < 0 || !Number.isFinite(x)) return;
       if (x <= 0) { zero++; return; } // no loss at all: off a log axis, counted in the note
@@ -659,7 +779,8 @@
       byD.get(d).push(x);
     });
     const mean = [...byD.entries()].sort((a, b) => a[0] - b[0]).map(([d, xs]) => [d, xs.reduce((s, x) => s + x, 0) / xs.length]);
-    const what = view.colorMode === 'mu' || !pa.rec.eps ? 'μ' : `ε(δ=${fmt(pa.rec.delta)})`;
+    const mu = mode === 'mu' || !pa.rec.eps;
+    const what = mu ? 'μ' : `ε(δ=${fmt(pa.rec.delta)})`;
     const notes = [];
     if (unprotected) notes.push(`${unprotected} unprotected (∞)`);
     if (zero) notes.push(`${zero} at 0`);
@@ -668,7 +789,7 @@
       { points: scatter, color: 'rgba(236,112,20,0.35)', line: false, dots: 2 },
       { points: mean, color: '#bd0026', dots: 3 },
     ], { xLabel: 'hop distance to the attacker set', integerX: true, xMin: 0, logY: true,
-      yLabel: `${view.colorMode === 'mu' || !pa.rec.eps ? 'μ' : 'ε'} (log scale)`,
+      yLabel: `${mu ? 'μ' : 'ε'} (log scale)`,
       note: notes.length ? `${notes.join(', ')}: not drawn` : '' });
   }
 
@@ -678,7 +799,9 @@
     $('round').textContent = r === null ? '–' : String(r);
     if (!S) return;
     const t = r !== null && !view.follow ? S.roundTime.get(r) : S.tNs;
-    $('simtime').textContent = `t = ${fmt((t || 0) / 1e6)} ms`;
+    $('simtime').hidden = !showsTime();
+    $('simtime').textContent = `t = ${fmtTime(t || 0)}`;
+    refreshColorList();
     $('c-graph').textContent = `${S.n} / ${S.edges.length}`;
     const every = S.start && S.start.messages_every;
     const sampling = every === 0 ? ' (not published)' : every > 1 ? ` (1 in ${every} published)` : '';
@@ -813,14 +936,26 @@
       out.push(`<line x1="${a[0]}" y1="${a[1]}" x2="${b[0]}" y2="${b[1]}"/>`);
     }
     out.push('</g><g stroke="#ffffff">');
-    const r = (nodeRadius() / t.dpr).toFixed(2);
+    const rad = nodeRadius() / t.dpr, r = rad.toFixed(2);
+    const set = selectedSet();
+    const attackers = new Set(set ? set.attackers : []);
     for (let u = 0; u < S.n; u++) {
-      const a = p(u);
-      out.push(`<circle cx="${a[0]}" cy="${a[1]}" r="${r}" fill="${view.nodeColors[u] || NO_DATA}"><title>node ${u}</title></circle>`);
+      const a = p(u), fill = view.nodeColors[u] || NO_DATA;
+      if (attackers.has(u)) {
+        const [x, y] = a.map(Number), h = rad * 1.25;
+        out.push(`<path d="M${x} ${(y - h).toFixed(2)} L${(x + h).toFixed(2)} ${y} L${x} ${(y + h).toFixed(2)} L${(x - h).toFixed(2)} ${y} Z" fill="${fill}"><title>node ${u} (attacker)</title></path>`);
+        out.push(`<circle cx="${a[0]}" cy="${a[1]}" r="${attackerRing(rad, 1).toFixed(2)}" fill="none" stroke="${ATTACKER}" stroke-width="2.5"/>`);
+      } else {
+        out.push(`<circle cx="${a[0]}" cy="${a[1]}" r="${r}" fill="${fill}"><title>node ${u}</title></circle>`);
+      }
     }
     out.push('</g>');
-    const lt = $('legend-title').textContent;
-    out.push(`<text x="8" y="${H - 8}" font-family="sans-serif" font-size="12" fill="#1d232a">${esc(lt)}: ${esc($('legend-min').textContent)} .. ${esc($('legend-max').textContent)}</text>`);
+    const lg = view.colorCache ? view.colorCache.legend : null;
+    if (lg) {
+      const scale = lg.range ? `: ${lg.lo} (low) .. ${lg.hi || lg.lo} (high)` : '';
+      const keys = lg.keys.map((k) => k.text).join('; ');
+      out.push(`<text x="8" y="${H - 8}" font-family="sans-serif" font-size="12" fill="#1d232a">${esc(lg.title)}${esc(scale)}${keys ? `; ${esc(keys)}` : ''}</text>`);
+    }
     out.push('</svg>');
     return out.join('\n');
   }
@@ -844,11 +979,11 @@
     else view.follow = true;
     refreshAll();
   }
-  $('color-mode').addEventListener('change', (e) => { view.colorMode = e.target.value; refreshAll(); });
+  $('color-mode').addEventListener('change', (e) => { view.colorPick = e.target.value; refreshAll(); });
   $('scale').addEventListener('change', (e) => { view.scale = e.target.value; refreshAll(); });
   $('attacker').addEventListener('change', (e) => {
     view.attacker = e.target.value;
-    if (view.attacker && view.colorMode === 'loss') { view.colorMode = 'epsilon'; $('color-mode').value = 'epsilon'; }
+    if (view.attacker) pickPrivacyColors();
     refreshAll();
   });
   document.addEventListener('keydown', (e) => {
@@ -911,7 +1046,7 @@
     if (!pick) { toast(`no privacy data with node ${u} as attacker in this stream`); return; }
     view.attacker = pick.key;
     $('attacker').value = pick.key;
-    if (view.colorMode === 'loss') { view.colorMode = 'epsilon'; $('color-mode').value = 'epsilon'; }
+    pickPrivacyColors();
     toast(`attacker: ${pick.name} (${pick.trust})`);
     refreshAll();
   });
@@ -959,16 +1094,19 @@
     get n() { return S ? S.n : 0; },
     get privacySets() { return S ? [...S.privacy.keys()] : []; },
     get attacker() { return view.attacker; },
-    get colorMode() { return view.colorMode; },
+    get colorMode() { return colorMode(); }, // the metric drawn
+    get colorPick() { return view.colorPick; }, // the Colour list: 'auto' or a metric
     get legend() { // the node colour scale as drawn
       const l = view.colorCache && view.colorCache.legend;
-      return l ? { title: $('legend-title').textContent, lo: l.lo, hi: l.hi, range: l.range } : null;
+      return l ? { title: $('legend-title').textContent, lo: l.lo, mid: l.mid, hi: l.hi, range: l.range, keys: l.keys.map((k) => k.text) } : null;
     },
     setScale(v) { $('scale').value = v; view.scale = v; refreshAll(); },
     nodeColor(u) { return view.nodeColors[u]; },
     chart(id) { return view.charts[id] || null; },
     get following() { return view.follow; },
     svg() { return viewSvg(); },
+    get nodeRadius() { return S && view.transform ? nodeRadius() / view.transform.dpr : 0; }, // CSS pixels
+    get attackerRing() { return S && view.transform ? attackerRing(nodeRadius(), view.transform.dpr) / view.transform.dpr : 0; },
     nodeScreen(u) { // CSS pixels relative to the canvas
       if (!S || !view.transform || u >= S.n) return null;
       const [x, y] = screen(u);
