@@ -108,8 +108,8 @@ static void test_complete_gap_one(void) {
 /* The raw SNAP ego network: its LCC is 148 nodes, 1692 edges, diameter 7
  * (BFS by hand), and written back it is exactly the shared reference file. */
 static void test_facebook_lcc(void) {
-  char *raw = cli_shared_path("data/graphs/facebook-414.edges");
-  char *ref = cli_shared_path("data/graphs/facebook-ego-414-lcc.edges");
+  char *raw = cli_data_path("graphs/facebook-414.edges");
+  char *ref = cli_data_path("graphs/facebook-ego-414-lcc.edges");
   char *dir = g_dir_make_tmp("dpg-cli-XXXXXX", NULL);
   char *out = g_build_filename(dir, "lcc.edges", NULL);
   CliRun r = cli_run("graph", "--graph", raw, "--lcc", "--format", "json", "--write-edges", out);
