@@ -249,8 +249,8 @@ static void test_bad_inputs(void) {
   g_free(malformed);
   expect_error(1, "no-such-file.edges",
                (const char *const[]){"graph", "--graph", "/nonexistent/no-such-file.edges", NULL});
-  /* A --generate spec that does not parse is the user's option (README "Exit
-   * codes"): 2, like --gossip nope. */
+  /* A --generate spec that does not parse is the user's option (docs/guide.md "Commands":
+   * exit codes): 2, like --gossip nope. */
   expect_error(2, "nosuch", (const char *const[]){"graph", "--generate", "nosuch:n=3", NULL});
   expect_error(2, "q", (const char *const[]){"graph", "--generate", "ring:q=3", NULL});
   expect_error(2, "exactly one",
