@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE      ?= cmake
 
-.PHONY: all deps build run test test-release test-sanitize bench install clean
+.PHONY: all deps build run test test-release test-sanitize bench docs install clean
 
 all: build
 
@@ -17,7 +17,7 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	$(CMAKE) --build $(BUILD) -j $(JOBS)
 
-# The default scenario: embedded data only, nothing from ../shared.
+# The default scenario: embedded data only.
 run: build
 	./$(BUILD)/dpgossip run scenarios/default.ini
 
@@ -38,6 +38,10 @@ test-sanitize: deps $(ASAN_BUILD)/CMakeCache.txt
 
 bench: build
 	bash bench/run.sh $(BUILD)
+
+# docs/scenarios.md from the schema (a test fails when it is out of date).
+docs: build
+	sh scripts/scenarios-doc.sh ./$(BUILD)/dpgossip > docs/scenarios.md
 
 PREFIX ?= /usr/local
 install: build

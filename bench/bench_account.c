@@ -25,8 +25,8 @@
  * Each case runs in its own child process, so each peak RSS is that case's
  * own (wait4). The observer's rdp are checked against the structured path's
  * at the same T (max relative difference printed). Also the Florentine
- * reference setting (T = 10) for scale. The graph comes from DPG_SHARED_DIR
- * (default: ../shared next to the source tree), or argv[1].
+ * reference setting (T = 10) for scale. The graph comes from DPG_DATA_DIR
+ * (default: the source tree's data/), or argv[1].
  */
 #include <math.h>
 #include <stdio.h>
@@ -345,10 +345,9 @@ int main(int argc, char **argv) {
   topo_graph_free(flo);
   flo = NULL;
 
-  char *dir = bench_shared_dir();
-  char *path = argc > 1
-                   ? g_strdup(argv[1])
-                   : g_build_filename(dir, "data", "graphs", "facebook-ego-414-lcc.edges", NULL);
+  char *dir = bench_data_dir();
+  char *path = argc > 1 ? g_strdup(argv[1])
+                        : g_build_filename(dir, "graphs", "facebook-ego-414-lcc.edges", NULL);
   g_free(dir);
   TopoGraph *fb = topo_graph_load(path, TRUE, &err);
   g_free(path);

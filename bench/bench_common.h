@@ -1,6 +1,6 @@
 /*
  * bench/bench_common.h: what every benchmark measures the same way: the
- * shared data folder, the peak resident memory and the wall clock. Header
+ * data folder, the peak resident memory and the wall clock. Header
  * only (static inline): each bench/bench_*.c is its own program.
  */
 #ifndef DPG_BENCH_COMMON_H
@@ -9,14 +9,14 @@
 #include <glib.h>
 #include <sys/resource.h>
 
-/* DPG_SHARED_DIR, else ../shared next to the source tree (this header is
- * bench/bench_common.h under it). g_free the result. */
-static inline char *bench_shared_dir(void) {
-  const char *env = g_getenv("DPG_SHARED_DIR");
+/* DPG_DATA_DIR, else the source tree's data/ (this header is
+ * bench/bench_common.h in it). g_free the result. */
+static inline char *bench_data_dir(void) {
+  const char *env = g_getenv("DPG_DATA_DIR");
   if (env)
     return g_strdup(env);
   char *bench = g_path_get_dirname(__FILE__);
-  char *dir = g_build_filename(bench, "..", "..", "shared", NULL);
+  char *dir = g_build_filename(bench, "..", "data", NULL);
   g_free(bench);
   return dir;
 }

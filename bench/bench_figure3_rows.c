@@ -13,8 +13,8 @@
  * --model mlp:hidden=64,init=fanin starts from PyTorch's default for
  * nn.Linear, U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weights and biases
  * alike, as the paper's code does; the default (init=he) is He / Glorot
- * uniform with zero biases (learn_model_init). Data from DPG_SHARED_DIR
- * (default: ../shared next to the source tree). Not run by ctest; `make bench`
+ * uniform with zero biases (learn_model_init). Data from DPG_DATA_DIR
+ * (default: the source tree's data/). Not run by ctest; `make bench`
  * runs the default (seeds 1..20, train-only statistics, our init).
  */
 #include <math.h>
@@ -73,13 +73,13 @@ int main(int argc, char **argv) {
     s1 = s0;
   if (model == NULL)
     model = g_strdup("mlp:hidden=64");
-  const char *env = g_getenv("DPG_SHARED_DIR");
+  const char *env = g_getenv("DPG_DATA_DIR");
   char *src = g_path_get_dirname(__FILE__);
-  char *root = env ? g_strdup(env) : g_build_filename(src, "..", "..", "shared", NULL);
+  char *root = env ? g_strdup(env) : g_build_filename(src, "..", "data", NULL);
   g_free(src);
-  char *data = g_strdup_printf("%s/data/cal_housing.data", root);
+  char *data = g_strdup_printf("%s/california/cal_housing.data", root);
   char *gpath = graph_path ? g_strdup(graph_path)
-                           : g_strdup_printf("%s/data/graphs/facebook-ego-414-lcc.edges", root);
+                           : g_strdup_printf("%s/graphs/facebook-ego-414-lcc.edges", root);
   char *spec = g_strdup_printf("california:%s,standardize=%s", data,
                                standardize ? standardize : "yes");
   TopoGraph *g = topo_graph_load(gpath, TRUE, &err);

@@ -3,7 +3,7 @@
  * housing experiment: 148 nodes, the 8-64-1 MLP, b = 19 batches per node,
  * T = 320 local steps (148 x 320 clipped-gradient calls on ~6-record
  * batches, each followed by a local SGD step), plus test-set evaluation.
- * Uses ../shared/data/cal_housing.data when present, else synthetic data of
+ * Uses data/california/cal_housing.data when present, else synthetic data of
  * the same shape.
  */
 #include <math.h>
@@ -23,9 +23,8 @@ static double cpu_s(void) {
 }
 
 int main(void) {
-  const char *shared = g_getenv("DPG_SHARED_DIR");
-  char *path = g_build_filename(shared != NULL ? shared : "../shared", "data", "cal_housing.data",
-                                NULL);
+  const char *dir = g_getenv("DPG_DATA_DIR");
+  char *path = g_build_filename(dir != NULL ? dir : "data", "california", "cal_housing.data", NULL);
   char *spec = g_file_test(path, G_FILE_TEST_IS_REGULAR)
                    ? g_strdup_printf("california:%s", path)
                    : g_strdup("synthetic:linear,n=20640,d=8,noise=0.5,seed=1,standardize=yes");

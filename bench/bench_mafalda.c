@@ -19,7 +19,7 @@
  * total_s is Mafalda end to end; with_dmf_s adds DMF one after the other
  * (the command runs the two side by side). BLAS is single-threaded, as in the
  * command, so the figures are CPU seconds of one core. The graphs come from
- * DPG_SHARED_DIR (default: ../shared next to the source tree). Peak RSS is
+ * DPG_DATA_DIR (default: the source tree's data/). Peak RSS is
  * getrusage's ru_maxrss, cumulative over the process, so each case is
  * reported in increasing order of memory.
  */
@@ -170,8 +170,8 @@ static gboolean run_structured(const char *file, guint k, guint b, guint band, G
 
 int main(void) {
   openblas_set_num_threads(1);
-  char *shared = bench_shared_dir();
-  char *fb = g_build_filename(shared, "data", "graphs", "facebook-ego-414-lcc.edges", NULL);
+  char *shared = bench_data_dir();
+  char *fb = g_build_filename(shared, "graphs", "facebook-ego-414-lcc.edges", NULL);
   GError *error = NULL;
   int status = 0;
   if (!run_case("facebook_k20_b16", fb, NULL, 20, 16, &error) ||

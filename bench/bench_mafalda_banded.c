@@ -11,7 +11,7 @@
  * own. optimize_cpu_s: CPU seconds of priv_mf_optimize (clock(); BLAS
  * single-threaded), warm start from the shorter horizons and C included;
  * gram_cpu_s: the Gram matrix H before it. The graph comes from
- * DPG_SHARED_DIR (default: ../shared next to the source tree).
+ * DPG_DATA_DIR (default: the source tree's data/).
  */
 #include <cblas.h>
 #include <math.h>
@@ -35,8 +35,8 @@ static double cpu(void) {
 }
 
 static gboolean run_case(guint k, guint b, guint band, gboolean cold, GError **error) {
-  char *shared = bench_shared_dir();
-  char *file = g_build_filename(shared, "data", "graphs", "facebook-ego-414-lcc.edges", NULL);
+  char *shared = bench_data_dir();
+  char *file = g_build_filename(shared, "graphs", "facebook-ego-414-lcc.edges", NULL);
   g_free(shared);
   TopoGraph *g = topo_graph_load(file, TRUE, error);
   g_free(file);

@@ -9,7 +9,7 @@
  * evaluation threads. Each line gives wall time, process CPU time (other
  * jobs on a shared machine inflate wall time, not CPU time) and the split
  * between setup (data, partition, engine) and the run.
- * Data from DPG_SHARED_DIR (default: ../shared next to the source tree).
+ * Data from DPG_DATA_DIR (default: the source tree's data/).
  */
 #include <stdio.h>
 #include <time.h>
@@ -24,14 +24,14 @@ static double cpu(void) {
   return (double)clock() / CLOCKS_PER_SEC;
 }
 
-static char *shared_path(const char *rel) {
-  const char *env = g_getenv("DPG_SHARED_DIR");
+static char *data_file(const char *rel) {
+  const char *env = g_getenv("DPG_DATA_DIR");
   char *dir;
   if (env != NULL) {
     dir = g_strdup(env);
   } else {
     char *src = g_path_get_dirname(__FILE__);
-    dir = g_build_filename(src, "..", "..", "shared", NULL);
+    dir = g_build_filename(src, "..", "data", NULL);
     g_free(src);
   }
   char *path = g_build_filename(dir, rel, NULL);
@@ -80,8 +80,8 @@ static gboolean run_case(const char *name, const TopoGraph *g, const char *datas
 }
 
 int main(void) {
-  char *graph_path = shared_path("data/graphs/facebook-ego-414-lcc.edges");
-  char *data_path = shared_path("data/cal_housing.data");
+  char *graph_path = data_file("graphs/facebook-ego-414-lcc.edges");
+  char *data_path = data_file("california/cal_housing.data");
   char *dataset = g_strdup_printf("california:%s", data_path);
   GError *error = NULL;
   int status = 0;

@@ -27,7 +27,7 @@ SCENARIO=${SCENARIO:-figure3-housing-ego}
 args=(-q)
 if [ -n "${SEEDS:-}" ]; then args+=(--set "sweep.simulation.seed=$SEEDS"); fi
 if [ -n "${STANDARDIZE:-}" ]; then
-  args+=(--set "task.dataset=california:$ROOT/../shared/data/cal_housing.data,standardize=$STANDARDIZE")
+  args+=(--set "task.dataset=california:$ROOT/data/california/cal_housing.data,standardize=$STANDARDIZE")
 fi
 if [ -n "${THREADS:-}" ]; then args+=(-j "$THREADS"); fi
 if [ -n "${MODEL:-}" ]; then args+=(--set "task.model=$MODEL"); fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/mafalda_table.sh [BUILD]: the README's "Mafalda at long horizons" table:
+# bench/mafalda_table.sh [BUILD]: the "Mafalda at long horizons" table of docs/results.md:
 # the loss sens^2 tr(H (C^T C)^-1) of every strategy on the Facebook ego graph
 # (uniform gossip, b = 16) at T = 320 ... 10,000, each with its ratio to the
 # dense optimum where that is known.
@@ -19,7 +19,7 @@ BUILD=${1:-build}
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN=${DPGOSSIP:-$BUILD/dpgossip}
 OUT=${OUT:-$BUILD/bench/mafalda-table}
-GRAPH=${GRAPH:-$ROOT/../shared/data/graphs/facebook-ego-414-lcc.edges}
+GRAPH=${GRAPH:-$ROOT/data/graphs/facebook-ego-414-lcc.edges}
 HORIZONS=${HORIZONS:-320 1024 2048 4096 10000}
 DENSE_MAX=${DENSE_MAX:-1024}
 BANDED_MAX=${BANDED_MAX:-4096}
@@ -57,7 +57,7 @@ out, band, horizons = sys.argv[1], sys.argv[2], [int(t) for t in sys.argv[3:]]
 cols = [("mafalda", "Mafalda", "dense"), ("mafalda", f"banded {band}", "banded"),
         ("blt", "BLT", "any"), ("toeplitz", "toeplitz 32", "any"),
         ("dmf", "DMF", "dense"), ("bsr", "BSR", "any"), ("dp-d-sgd", "DP-D-SGD", "any")]
-def num(v):  # 2.781e5, as the README writes them
+def num(v):  # 2.781e5, as docs/results.md writes them
     return f"{v:.3e}".replace("e+0", "e").replace("e+", "e")
 def load(name):
     path = os.path.join(out, name)

@@ -2,7 +2,7 @@
  * cli/cli.h: internal to the dpgossip command. Each subcommand lives in
  * cli/cmd_<name>.c and is registered in cli/main.c.
  *
- * Exit statuses, one policy for every command (README "Exit codes",
+ * Exit statuses, one policy for every command (docs/guide.md "Commands",
  * `dpgossip help`): 0 success; 1 the run failed (a file that cannot be read
  * or written or does not parse, a numerical failure, a stalled run); 2 a
  * usage error (an unknown option or command, a missing or bad option value,

@@ -1,7 +1,7 @@
 /*
  * cli/cmd_account.c: `dpgossip account`: per-victim privacy guarantees of a
  * decentralized protocol against attacker sets under trust models
- * (DESIGN.md, "Privacy accounting"), accounting only (no dataset):
+ * (docs/design.md, "Privacy accounting"), accounting only (no dataset):
  * sensitivity, mu-GDP, RDP and (eps, delta) for every node outside each set,
  * optionally next to Muffliato's original bound.
  *
@@ -109,8 +109,8 @@ static GPtrArray *assumptions(const Context *c) {
                                      s->clip));
   if (c->path == PROTO_ACCOUNT_OBSERVER)
     g_ptr_array_add(a, g_strdup_printf("noise as protocol %s draws it (Gaussian, sigma = %g; "
-                                       "DESIGN.md \"Noise units\"), read off the provenance of "
-                                       "every message",
+                                       "docs/design.md \"Noise units\"), read off the "
+                                       "provenance of every message",
                                        s->protocol_label, s->sigma));
   else if (s->protocol == PRIV_PROTOCOL_MFDSGD)
     g_ptr_array_add(

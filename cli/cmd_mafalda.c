@@ -1,6 +1,6 @@
 /*
  * cli/cmd_mafalda.c: `dpgossip mafalda`: the Mafalda noise correlation for a
- * graph and a (k,b)-participation (DESIGN.md, "Mafalda"), compared with the
+ * graph and a (k,b)-participation (docs/design.md, "Mafalda"), compared with the
  * fixed baselines and DMF on the same objective sens^2 tr(H (C^T C)^{-1}).
  */
 #include <math.h>

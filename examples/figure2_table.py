@@ -6,7 +6,7 @@ accounting against Muffliato's original bound; T = 10, sigma = 1.
     PYTHONPATH=build/python /usr/bin/python3 examples/figure2_table.py [GRAPH...]
 
 GRAPH: generator specs or edge-list files (default: florentine), e.g.
-../shared/data/graphs/facebook-ego-414-lcc.edges "erdos:n=100,p=0.2,seed=1,connected=true".
+data/graphs/facebook-ego-414-lcc.edges "erdos:n=100,p=0.2,seed=1,connected=true".
 """
 import os
 import pathlib

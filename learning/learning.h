@@ -12,7 +12,7 @@
  * an immutable description; its parameters are a flat double vector owned by
  * the caller, so one model serves every node and every thread. The hot path,
  * learn_model_clipped_grad, writes the mean of per-example gradients each
- * clipped to L2 norm <= Delta (DESIGN.md "Learning"; paper Alg. 1, line
+ * clipped to L2 norm <= Delta (docs/design.md "Learning"; paper Alg. 1, line
  * "Clipped gradient") into a caller buffer, without allocating.
  *
  * Losses. Regression: per-example loss (f(x) - y)^2, so the mean loss of a
@@ -459,7 +459,7 @@ void learn_model_init(const LearnModel *m, double *params, guint64 seed);
  * learn_model_clipped_grad: grad_out = (1/count) sum_i clip(g_i, clip) over
  * the records idx[0..count) of ds, where g_i is the gradient of record i's
  * loss at params and clip(g, D) = g * min(1, D / ||g||_2) (paper Alg. 1,
- * "Clipped gradient"; DESIGN.md "per-example clipping to Delta, mean over
+ * "Clipped gradient"; docs/design.md "per-example clipping to Delta, mean over
  * the batch"). clip <= 0 or infinite means no clipping. Per-example norms
  * are computed from the layer factors (||delta x^T||_F = ||delta|| ||x||),
  * so no per-example gradient is materialized and nothing is allocated.

@@ -1,6 +1,6 @@
 /*
  * privacy/gram.c: the workload Gram matrix H = sum_i A_i^T A_i of MF-D-SGD
- * (DESIGN.md, "Mafalda"), computed from the structure of W_T: never an
+ * (docs/design.md, "Mafalda"), computed from the structure of W_T: never an
  * nT x nT matrix.
  */
 #include "privacy/internal.h"

@@ -1,6 +1,6 @@
 /*
  * privacy/mafalda_blt.c: the BLT strategy fitted to a static reversible
- * gossip's workload (DESIGN.md, "Mafalda"): the recipe behind the report's
+ * gossip's workload (docs/design.md, "Mafalda"): the recipe behind the report's
  * "blt" strategy and the protocols' C=blt, so they all compute the very
  * same (theta, w). Several starts at a short horizon (the loss is not
  * convex), then the fit carried to longer horizons.

@@ -1,7 +1,7 @@
 /*
  * privacy/mf_blt.c: the loss of a buffered-linear-Toeplitz (BLT) strategy
  * on a static reversible gossip's workload, and its exact gradient in the
- * BLT's parameters (DESIGN.md, "Mafalda"; the BLT family is Dvijotham et
+ * BLT's parameters (docs/design.md, "Mafalda"; the BLT family is Dvijotham et
  * al. 2024 and McMahan et al. 2024's, the code is ours). C is the
  * lower-triangular Toeplitz matrix with c_0 = 1 and c_j = sum_i w_i
  * theta_i^(j-1): products with C, C^-1 and C^-T are d-term recursions

@@ -1,6 +1,6 @@
 /*
  * privacy/mf_blt_fit.c: the BLT strategy of d buffers fitted to a gossip's
- * workload (DESIGN.md, "Mafalda"): BFGS on log(loss) in (logit theta, w)
+ * workload (docs/design.md, "Mafalda"): BFGS on log(loss) in (logit theta, w)
  * with the exact gradient of priv_mf_blt_loss, then Nelder-Mead through the
  * kinks of |X[s,t]| (mixed-sign weights cancel cross terms of the
  * sensitivity: a positive mixture of geometric sequences cannot, and loses

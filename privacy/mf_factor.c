@@ -1,6 +1,6 @@
 /*
  * privacy/mf_factor.c: strategies C_local, their sensitivity under cyclic
- * (k,b)-participation and their loss (DESIGN.md, "Mafalda"; paper eq.
+ * (k,b)-participation and their loss (docs/design.md, "Mafalda"; paper eq.
  * "optim loss MAFALDA").
  */
 #include "privacy/internal.h"

@@ -1,6 +1,6 @@
 /*
  * privacy/mf_optimize.c: the multi-epoch MF optimizer behind Mafalda and DMF
- * (DESIGN.md, "Mafalda"; paper Alg. "mafalda sgd", line 4).
+ * (docs/design.md, "Mafalda"; paper Alg. "mafalda sgd", line 4).
  *
  *   minimize f(X) = tr(H X^{-1})  over X positive definite, with
  *   X[s,t] = 0 for s != t, s = t mod b  (never twice in one participation),

@@ -2,7 +2,7 @@
  * privacy/mf_toeplitz.c: the loss of a lower-triangular Toeplitz strategy
  * (DP-D-SGD, AntiPGD, SR, BSR) on a static reversible gossip's workload,
  * from the structure of both: the first column of C^-1 and the spectral form
- * of H, never a T x T matrix (DESIGN.md, "Mafalda"; the dense reference is
+ * of H, never a T x T matrix (docs/design.md, "Mafalda"; the dense reference is
  * priv_mf_loss, which the tests compare with).
  */
 #include "privacy/internal.h"

@@ -1,6 +1,6 @@
 /*
  * privacy/mf_toeplitz_fit.c: the banded Toeplitz strategy fitted to a
- * gossip's workload (DESIGN.md, "Mafalda"; in the spirit of McKenna 2024's
+ * gossip's workload (docs/design.md, "Mafalda"; in the spirit of McKenna 2024's
  * banded Toeplitz strategies, the code is ours): w - 1 free coefficients,
  * each evaluation O(n^2 T + T w) from the spectral form of H, so horizons
  * of 10^4 steps take seconds per hundred evaluations and the optimum at a

@@ -1,6 +1,6 @@
 /*
  * privacy/observer.c: records what each attacker set sees of a run, read off
- * the provenance of the messages on the engine's event bus (DESIGN.md,
+ * the provenance of the messages on the engine's event bus (docs/design.md,
  * "Privacy accounting": the observer never needs to know which protocol ran).
  */
 #include "privacy/knowledge_internal.h"

@@ -5,7 +5,7 @@
  * M[s * T + t]); n x n gossip matrices W are row-stochastic in practice but
  * nothing here requires it. Time is 0-based: rounds 0 .. T-1.
  *
- * Participation (DESIGN.md, "Participation"): T = k * b rounds, k epochs of b
+ * Participation (docs/design.md, "Participation"): T = k * b rounds, k epochs of b
  * batches; a record participates in the rounds pi_j = {j, j+b, ..., j+(k-1)b}
  * for one offset j in [0, b) ("cyclic (k,b)-participation").
  *
@@ -44,7 +44,7 @@ typedef enum {
 } PrivError;
 
 /* ===================================================================== */
-/* Structured workload Gram matrices (DESIGN.md, "Mafalda")              */
+/* Structured workload Gram matrices (docs/design.md, "Mafalda")              */
 /* ===================================================================== */
 
 /*
@@ -95,7 +95,7 @@ typedef enum {
  * Computes H[s,s'] = sum_{t=max(s,s')}^{T-1} <W^{t-s+e}, W^{t-s'+e}>_F, e = 1
  * (post-average) or 0 (messages), by the recursion
  * H[s,s'] = F[T-1-s, T-1-s'] + H[s+1, s'+1], F[a,c] = <W^{a+e}, W^{c+e}>_F
- * (DESIGN.md, "Mafalda"; paper eq. "gram workload def"). Never builds an
+ * (docs/design.md, "Mafalda"; paper eq. "gram workload def"). Never builds an
  * nT x nT matrix.
  *
  * Returns: the T x T matrix H (g_free), or NULL with @error set:
@@ -186,7 +186,7 @@ double *priv_gram_prefix_sum(guint T, GError **error);
 /*
  * priv_mf_sensitivity2_gram: the bound form of sens_Pi^2 for X = C^T C
  * (T x T, T = k*b): max over j in [0,b) of sum_{s,t in pi_j} |X[s,t]|
- * (paper Thm. "main", DESIGN.md "Participation"). O(k^2 b). Returns NaN when
+ * (paper Thm. "main", docs/design.md "Participation"). O(k^2 b). Returns NaN when
  * T != k*b or k, b is 0.
  */
 double priv_mf_sensitivity2_gram(const double *X, guint T, guint k, guint b);
@@ -451,7 +451,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivMfResult, priv_mf_result_free)
  *
  * Minimizes tr(H X^{-1}) over positive definite X with X[s,t] = 0 for s != t
  * in the same class (s = t mod b) and sum_{s in class} X[s,s] = 1 (so
- * sens_Pi = 1), plus the band constraint when asked (DESIGN.md, "Mafalda").
+ * sens_Pi = 1), plus the band constraint when asked (docs/design.md, "Mafalda").
  * The equality constraints are eliminated (free entries only, the diagonal
  * kept on the affine set by projecting the gradient), positive definiteness
  * acts as a barrier in the line search, and L-BFGS with @opt->memory pairs
@@ -720,7 +720,7 @@ gsize priv_physical_memory(void);
 
 /* ===================================================================== */
 /* Accounting                                                             */
-/* (DESIGN.md, "Privacy accounting"; paper sections 4-5, appendices A, C) */
+/* (docs/design.md, "Privacy accounting"; paper sections 4-5, appendices A, C) */
 /* ===================================================================== */
 
 /*
@@ -1050,7 +1050,7 @@ void priv_observer_observe(PrivObserver *obs, const SimBusEvent *event);
 PrivKnowledge *priv_observer_knowledge(const PrivObserver *obs, guint view, GError **error);
 
 /*
- * The streaming accountant (DESIGN.md, "Streaming accountant"). Instead of
+ * The streaming accountant (docs/design.md, "Streaming accountant"). Instead of
  * keeping every observed row for priv_knowledge_blocks at the end, the
  * observer folds each period's rows into a per-view conditional law of the
  * protocol's state (Kalman form) and the per-victim blocks X_u, then rebases
@@ -1096,9 +1096,9 @@ gboolean priv_observer_set_streaming(PrivObserver *obs, const PrivStreamOptions 
  */
 PrivBlocks *priv_observer_stream_blocks(PrivObserver *obs, guint view, GError **error);
 
-/* ---- Structured fast paths (DESIGN.md, "Structured fast paths") ---- */
+/* ---- Structured fast paths (docs/design.md, "Structured fast paths") ---- */
 
-/* The synchronous protocols the structured path knows (DESIGN.md, "Protocols"). */
+/* The synchronous protocols the structured path knows (docs/design.md, "Protocols"). */
 typedef enum {
   PRIV_PROTOCOL_DSGD,      /* theta_{t+1/2} = theta_t - eta (g_t + sigma Delta z_t) */
   PRIV_PROTOCOL_MUFFLIATO, /* one noisy step, then K gossip rounds (K messages) */

@@ -1,5 +1,5 @@
 /*
- * privacy/stream.c: the streaming accountant (DESIGN.md, "Streaming
+ * privacy/stream.c: the streaming accountant (docs/design.md, "Streaming
  * accountant").
  *
  * Per view, the state variables y (the linvecs alive at the last checkpoint,

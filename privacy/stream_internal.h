@@ -44,7 +44,7 @@ guint priv_row_set_add_linvec(PrivRowSet *r, const SimLinvec *v);
 PrivRowPool priv_row_set_pool(const PrivRowSet *r);
 
 /*
- * priv_trust_knows_noise: the trust model's rule for noise (DESIGN.md, the
+ * priv_trust_knows_noise: the trust model's rule for noise (docs/design.md, the
  * trust models' table): whether an attacker set under @trust knows noise variable @id of
  * @reg. Never under LDP (the attacker sees messages only); under PNDP and
  * SecLDP when a member (flagged in @is_member, @n entries) owns it: its own

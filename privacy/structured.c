@@ -1,5 +1,5 @@
 /*
- * privacy/structured.c: the structured fast path (DESIGN.md, "Structured fast
+ * privacy/structured.c: the structured fast path (docs/design.md, "Structured fast
  * paths"): per-victim blocks of synchronous D-SGD, Muffliato(K) and
  * MF-D-SGD(C_local) runs from the W-product structure of their messages,
  * checked against the observer path by the tests.

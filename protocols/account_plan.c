@@ -178,7 +178,7 @@ static const double *gossip_at(guint t, gpointer data) {
 }
 
 /* Mafalda: C optimized for this graph's post-average workload (paper
- * Alg. 2; DESIGN.md "Mafalda"). */
+ * Alg. 2; docs/design.md "Mafalda"). */
 static double *mafalda(const ProtoCRecipe *r, GError **error) {
   GError *sub = NULL;
   double *C = NULL;

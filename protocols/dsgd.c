@@ -1,5 +1,5 @@
 /*
- * protocols/dsgd.c: DP-D-SGD (DESIGN.md "Protocols"; paper Alg. 1 with C = I):
+ * protocols/dsgd.c: DP-D-SGD (docs/design.md "Protocols"; paper Alg. 1 with C = I):
  *   theta_{t+1/2} = theta_t - eta (g_t + nu z_t),  nu = sigma Delta;
  *   exchange theta_{t+1/2};  theta_{t+1} = sum_v W_t[u,v] theta_{t+1/2}^(v).
  * Gossip round t = local step t. Noise variable (u, t) has std nu; with

@@ -2,7 +2,7 @@
  * protocols/mfdsgd.c: MF-D-SGD(C_local) (paper Alg. 1 with C = C_local kron
  * I_n): node u's noise at step t is nu * sum_s (C_local^-1)[t,s] z_{s,u},
  * nu = sigma * Delta * sens_Pi(C_local), so each node is (1/sigma)-GDP under
- * LDP whatever C_local (DESIGN.md "Protocols"). Registered three times:
+ * LDP whatever C_local (docs/design.md "Protocols"). Registered three times:
  *   mfdsgd:C=identity|antipgd|sr|bsr|mafalda|toeplitz|blt|FILE[,band=w][,buffers=d]
  *          (default identity)
  *   antipgd   C = lower-triangular ones: noise z_t - z_{t-1} (Koloskova et al.)

@@ -8,7 +8,7 @@
  * A protocol only decides what each node computes, through the proto_node_*
  * calls below, on linvecs, so every message it sends carries its exact
  * provenance and the privacy observer accounts for it without knowing which
- * protocol ran (DESIGN.md, "Protocols", "Linear provenance").
+ * protocol ran (docs/design.md, "Protocols", "Linear provenance").
  *
  * What a plugin may use: this header, and the public sim/sim.h it includes:
  * the linvec operations (sim_linvec_new/dup/free/copy/scale/axpy/

@@ -11,7 +11,7 @@
  * node's model. Every model and message is a linvec: with provenance on
  * (storage dense or sparse), each message's exact linear combination of
  * gradient slots and noise variables can be read on the engine's bus
- * (DESIGN.md, "Protocols", "Linear provenance"); with storage SIM_LIN_NONE
+ * (docs/design.md, "Protocols", "Linear provenance"); with storage SIM_LIN_NONE
  * only the numbers are kept (training runs).
  *
  * Gossip exchange (the runtime owns it; protocols call proto_node_exchange).
@@ -39,7 +39,7 @@
  * (Muffliato: t*K + k); message tag 0. Local compute time (compute_ms) delays
  * the exchange that follows each local step.
  *
- * Noise units (DESIGN.md): D-SGD, Muffliato, Zip-DL: std sigma*Delta;
+ * Noise units (docs/design.md, "Noise units"): D-SGD, Muffliato, Zip-DL: std sigma*Delta;
  * MF-D-SGD, AntiPGD, Mafalda: sigma*Delta*sens_Pi(C_local); DECOR:
  * sigma*Delta local noise, sigma_secret*Delta edge secrets.
  *

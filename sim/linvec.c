@@ -1,5 +1,5 @@
 /*
- * sim/linvec.c: linear provenance (DESIGN.md, "Linear provenance").
+ * sim/linvec.c: linear provenance (docs/design.md, "Linear provenance").
  *
  * The public face of linvecs: argument checks, the numeric data, and the
  * dispatch of provenance updates to the dense or sparse storage of the space.

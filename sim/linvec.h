@@ -4,7 +4,7 @@
  * Every vector a protocol builds is a linvec: numeric data in R^d (d = 0 in
  * accounting-only runs) together with its provenance, the exact coefficients
  * of the linear combination of gradient slots and noise variables it equals,
- * up to public constants such as the initial model (DESIGN.md, "Linear
+ * up to public constants such as the initial model (docs/design.md, "Linear
  * provenance"). Every operation updates data and provenance together, so any
  * protocol written with linvecs is a linear DL algorithm (paper, Def. 4.2) by
  * construction and its observed quantities are rows of O = A G + B Z
@@ -13,7 +13,7 @@
  * Columns of A (gradient slots): slot (u, t) is node u's clipped gradient at
  * its t-th local step, column t * n + u (time-major, as in the paper).
  * Coefficients are per unit of the gradient vector itself; A in units of the
- * clipping norm Delta (DESIGN.md, "Units") is Delta times these coefficients.
+ * clipping norm Delta (docs/design.md, "Noise units") is Delta times these coefficients.
  * Columns of B (noise variables): variable k of the noise registry, one
  * standard-normal draw z_k per coordinate. Provenance is kept in units of
  * standard normals: adding coeff * N_k with N_k = std_k z_k stores coefficient
@@ -121,7 +121,7 @@ typedef gboolean (*SimLinRebaseFunc)(SimNoiseId state, const SimLinvec *before, 
                                      GError **error);
 
 /**
- * sim_lin_space_rebase: a checkpoint of the streaming accountant (DESIGN.md,
+ * sim_lin_space_rebase: a checkpoint of the streaming accountant (docs/design.md,
  * "Streaming accountant"). Every live linvec with a nonzero provenance gets a
  * fresh state variable k (sim_noise_register_state): @func sees its
  * provenance, then the provenance becomes 1.0 z_k (gradient part empty).

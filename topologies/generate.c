@@ -134,7 +134,7 @@ static TopoGraph *gen_hypercube(const Spec *spec, GError **error) {
 }
 
 /* Padgett's Florentine families marriage network, in the node numbering of
- * ../shared/data/graphs/florentine.edges (the paper's figures). Embedded so
+ * data/graphs/florentine.edges (the paper's figures). Embedded so
  * that `make run` needs no data file. */
 static const guint florentine_edges[20][2] = {
     {0, 1},  {1, 5}, {1, 6},  {1, 7}, {1, 8},  {1, 9},  {2, 3},  {2, 4},  {2, 5},   {3, 4},

@@ -5,7 +5,7 @@
  * igraph_t and a sorted adjacency cache). Graphs come from edge-list files
  * (topo_graph_load), generator specs (topo_graph_generate) or igraph.
  * A TopoGossip is a sparse (CSR) row-stochastic gossip matrix W: row u is
- * supported on u and the nodes u averages with (DESIGN.md, "Protocols").
+ * supported on u and the nodes u averages with (docs/design.md, "Protocols").
  * A TopoSchedule gives the time-varying W_t of round t and the topology
  * changes between rounds.
  *
@@ -228,7 +228,7 @@ const TopoLoadReport *topo_graph_load_report(const TopoGraph *g);
  *                              (igraph's numbering, "Zachary")
  *   florentine                 Padgett's Florentine marriage network, 15
  *                              nodes, 20 edges, embedded, numbered as
- *                              ../shared/data/graphs/florentine.edges
+ *                              data/graphs/florentine.edges
  * Random generators (all take seed=S, default 0, and are deterministic in
  * (spec, seed) through a private igraph RNG, whatever else igraph did before;
  * all take connected=BOOL (default false): resample until connected, at most
@@ -283,7 +283,7 @@ const char *topo_gossip_kind_name(TopoGossipKind kind);
 typedef struct TopoGossip TopoGossip;
 
 /*
- * topo_gossip_new: the gossip matrix of g (DESIGN.md, W_t).
+ * topo_gossip_new: the gossip matrix of g (docs/design.md, W_t).
  *   uniform:    W[u,v] = 1/(deg(u)+1) for v = u or v ~ u (row-normalised
  *               A + I; the paper's experiments). Row-stochastic; reversible
  *               with stationary weights deg+1, so its eigenvalues are real.

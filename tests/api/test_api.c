@@ -1,7 +1,7 @@
 /*
  * tests/api/test_api.c: libdpgossip through its public header only, as a
  * foreign caller sees it: values against the reference accounting and the
- * Mafalda reference of ../shared (their numbers copied here), the command
+ * Mafalda reference of tests/data/reference (their numbers copied here), the command
  * line's error messages and statuses, cancellation, and (under the
  * sanitizers) no leak on any path.
  */
@@ -28,7 +28,7 @@ static const char *attr(const DpgTable *t, const char *key) {
   return NULL;
 }
 
-/* ../shared/reference/pndp-florentine-T10-attacker0.json, nodes 1 and 2. */
+/* tests/data/reference/pndp-florentine-T10-attacker0.json, nodes 1 and 2. */
 static void test_account_reference(void) {
   DpgAccountOptions o;
   dpg_account_options_init(&o);
@@ -137,7 +137,7 @@ static void test_errors(void) {
   dpg_free(err.message);
 }
 
-/* ../shared/reference/mafalda-florentine-k3-b4.json. */
+/* tests/data/reference/mafalda-florentine-k3-b4.json. */
 static void test_mafalda_reference(void) {
   DpgMafaldaOptions m = {
       .graph = {.generate = "florentine"}, .epochs = 3, .batches = 4, .band = -1};

@@ -54,8 +54,8 @@ static inline JsonObject *cli_run_json(const CliRun *r, JsonParser **parser) {
   return json_node_get_object(root);
 }
 
-static inline char *cli_shared_path(const char *rel) {
-  const char *dir = g_getenv("DPG_SHARED_DIR");
+static inline char *cli_data_path(const char *rel) {
+  const char *dir = g_getenv("DPG_DATA_DIR");
   g_assert_nonnull(dir);
   return g_build_filename(dir, rel, NULL);
 }

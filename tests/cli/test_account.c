@@ -1,7 +1,7 @@
 /*
  * tests/cli/test_account.c: `dpgossip account` end to end: the paper's
  * Figure 2 setting on the Florentine graph against
- * ../shared/reference/pndp-florentine-T10-attacker0.json (every victim's rdp
+ * tests/data/reference/pndp-florentine-T10-attacker0.json (every victim's rdp
  * and Muffliato rdp), the three output formats, unprotected victims, LDP's
  * closed form, the protocols, and every bad input.
  */
@@ -17,7 +17,7 @@ static double rel_diff(double a, double b) {
 }
 
 static JsonObject *reference(JsonParser **p) {
-  char *path = cli_shared_path("reference/pndp-florentine-T10-attacker0.json");
+  char *path = cli_test_data_path("reference/pndp-florentine-T10-attacker0.json");
   GError *err = NULL;
   *p = json_parser_new();
   json_parser_load_from_file(*p, path, &err);

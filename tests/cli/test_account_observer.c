@@ -110,7 +110,7 @@ static void test_reference(void) {
   g_assert_cmpint(json_object_get_int_member(run, "messages_sent"), ==, 400);
   g_assert_cmpint(json_object_get_int_member(run, "messages_dropped"), ==, 0);
   g_assert_cmpint(json_object_get_int_member(run, "late_discarded"), ==, 0);
-  char *path = cli_shared_path("reference/pndp-florentine-T10-attacker0.json");
+  char *path = cli_test_data_path("reference/pndp-florentine-T10-attacker0.json");
   GError *err = NULL;
   json_parser_load_from_file(rp, path, &err);
   g_assert_no_error(err);
@@ -406,7 +406,7 @@ static void test_noiseless(void) {
 
 static void test_relabel(void) {
   GError *err = NULL;
-  char *orig = cli_shared_path("data/graphs/florentine.edges"), *text = NULL;
+  char *orig = cli_data_path("graphs/florentine.edges"), *text = NULL;
   g_assert_true(g_file_get_contents(orig, &text, NULL, &err));
   char *dir = g_dir_make_tmp("account-relabel-XXXXXX", &err);
   g_assert_no_error(err);

@@ -135,7 +135,7 @@ static void test_graph_named(void) {
   assert_has(r.err, "graph 'florentine' has 15 nodes");
   g_assert_null(strstr(r.err, "the graph"));
   cli_run_clear(&r);
-  char *path = cli_shared_path("data/graphs/florentine.edges");
+  char *path = cli_data_path("graphs/florentine.edges");
   r = cli_run("account", "--graph", path, "-T", "4", "--trust", "pndp", "-a", "20");
   g_assert_cmpint(r.status, ==, 2);
   char *want = g_strdup_printf("graph '%s' has 15 nodes", path);

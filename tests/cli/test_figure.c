@@ -1,7 +1,7 @@
 /*
  * tests/cli/test_figure.c: `dpgossip figure privacy-vs-distance` end to end:
  * the --data numbers of the paper's Figure 2 setting on the Florentine graph
- * against ../shared/reference/pndp-florentine-T10-attacker0.json grouped by
+ * against tests/data/reference/pndp-florentine-T10-attacker0.json grouped by
  * distance; pooling over several attackers against `dpgossip account` runs
  * (a second path through the CLI) and the pair counts of `--attackers all`
  * against the graph's distance distribution; a well-formed, non-trivial SVG
@@ -132,7 +132,7 @@ static void test_florentine_reference(void) {
   Stats got, want;
   memset(&want, 0, sizeof want);
   parse_data(csv, "florentine", &got);
-  char *path = cli_shared_path("reference/pndp-florentine-T10-attacker0.json");
+  char *path = cli_test_data_path("reference/pndp-florentine-T10-attacker0.json");
   GError *err = NULL;
   JsonParser *p = json_parser_new();
   json_parser_load_from_file(p, path, &err);

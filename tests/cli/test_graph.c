@@ -108,8 +108,8 @@ static void test_complete_gap_one(void) {
 /* The raw SNAP ego network: its LCC is 148 nodes, 1692 edges, diameter 7
  * (BFS by hand), and written back it is exactly the shared reference file. */
 static void test_facebook_lcc(void) {
-  char *raw = cli_shared_path("data/graphs/facebook-414.edges");
-  char *ref = cli_shared_path("data/graphs/facebook-ego-414-lcc.edges");
+  char *raw = cli_data_path("graphs/facebook-414.edges");
+  char *ref = cli_data_path("graphs/facebook-ego-414-lcc.edges");
   char *dir = g_dir_make_tmp("dpg-cli-XXXXXX", NULL);
   char *out = g_build_filename(dir, "lcc.edges", NULL);
   CliRun r = cli_run("graph", "--graph", raw, "--lcc", "--format", "json", "--write-edges", out);
@@ -249,8 +249,8 @@ static void test_bad_inputs(void) {
   g_free(malformed);
   expect_error(1, "no-such-file.edges",
                (const char *const[]){"graph", "--graph", "/nonexistent/no-such-file.edges", NULL});
-  /* A --generate spec that does not parse is the user's option (README "Exit
-   * codes"): 2, like --gossip nope. */
+  /* A --generate spec that does not parse is the user's option (docs/guide.md "Commands":
+   * exit codes): 2, like --gossip nope. */
   expect_error(2, "nosuch", (const char *const[]){"graph", "--generate", "nosuch:n=3", NULL});
   expect_error(2, "q", (const char *const[]){"graph", "--generate", "ring:q=3", NULL});
   expect_error(2, "exactly one",

@@ -1,6 +1,6 @@
 /*
  * tests/cli/test_mafalda.c: `dpgossip mafalda` end to end: the JSON report on
- * the Florentine graph against ../shared/reference/mafalda-florentine-*.json,
+ * the Florentine graph against tests/data/reference/mafalda-florentine-*.json,
  * the CSV of C_local, the band, and every bad input.
  */
 #include <glib/gstdio.h>
@@ -16,7 +16,7 @@ static double rel_diff(double a, double b) {
 
 static JsonObject *reference(const char *file, JsonParser **p) {
   char *rel = g_build_filename("reference", file, NULL);
-  char *path = cli_shared_path(rel);
+  char *path = cli_test_data_path(rel);
   GError *err = NULL;
   *p = json_parser_new();
   json_parser_load_from_file(*p, path, &err);
@@ -30,7 +30,7 @@ static const char *const strategies[] = {"mafalda", "dp-d-sgd", "antipgd",  "sr"
                                          "bsr",     "dmf",      "toeplitz", "blt"};
 
 static void test_florentine_k5_b16(void) {
-  char *graph = cli_shared_path("data/graphs/florentine.edges");
+  char *graph = cli_data_path("graphs/florentine.edges");
   CliRun r = cli_run("mafalda", "--graph", graph, "--epochs", "5", "--batches", "16", "--format",
                      "json");
   g_assert_cmpint(r.status, ==, 0);
@@ -269,7 +269,7 @@ static void test_bad_input(void) {
 /* Runs `dpgossip mafalda ... --out CSV` with OPENBLAS_NUM_THREADS=@threads;
  * returns the CSV's text. */
 static char *csv_with_threads(const char *threads, const char *csv) {
-  char *graph = cli_shared_path("data/graphs/florentine.edges");
+  char *graph = cli_data_path("graphs/florentine.edges");
   const char *argv[] = {
       g_getenv("DPGOSSIP"), "mafalda", "--graph", graph, "-k", "5", "-b", "16", "--out", csv, NULL};
   char **env = g_environ_setenv(g_get_environ(), "OPENBLAS_NUM_THREADS", threads, TRUE);

@@ -382,8 +382,8 @@ static void test_bad_inputs(void) {
 /* SIGINT during a long run: exit 130, no output file. */
 static void test_sigint(void) {
   char *out = out_file("int.csv");
-  char *graph = cli_shared_path("data/graphs/facebook-ego-414-lcc.edges");
-  char *data = cli_shared_path("data/cal_housing.data");
+  char *graph = cli_data_path("graphs/facebook-ego-414-lcc.edges");
+  char *data = cli_data_path("california/cal_housing.data");
   char *ds = g_strdup_printf("california:%s", data);
   const char *argv[] = {
       g_getenv("DPGOSSIP"), "train", "--graph",   graph, "--dataset", ds,  "--model", "mlp",

@@ -246,9 +246,8 @@ static void test_spec_synthetic(void) {
 }
 
 static char *housing_path(void) {
-  const char *shared = g_getenv("DPG_SHARED_DIR");
-  char *p = g_build_filename(shared != NULL ? shared : "../shared", "data", "cal_housing.data",
-                             NULL);
+  const char *dir = g_getenv("DPG_DATA_DIR");
+  char *p = g_build_filename(dir != NULL ? dir : "data", "california", "cal_housing.data", NULL);
   if (!g_file_test(p, G_FILE_TEST_IS_REGULAR)) {
     g_free(p);
     return NULL;
@@ -265,7 +264,7 @@ static char *housing_path(void) {
 static void test_california(void) {
   char *path = housing_path();
   if (path == NULL) {
-    g_test_skip("cal_housing.data not found under DPG_SHARED_DIR");
+    g_test_skip("cal_housing.data not found under DPG_DATA_DIR");
     return;
   }
   GError *error = NULL;

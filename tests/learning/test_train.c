@@ -149,11 +149,10 @@ static void test_softmax_separable(void) {
 /* The paper's 8-64-1 MLP on standardized housing: a few epochs of SGD beat
  * the mean predictor (predicting the train mean target) by far. */
 static void test_mlp_housing(void) {
-  const char *shared = g_getenv("DPG_SHARED_DIR");
-  char *path = g_build_filename(shared != NULL ? shared : "../shared", "data", "cal_housing.data",
-                                NULL);
+  const char *dir = g_getenv("DPG_DATA_DIR");
+  char *path = g_build_filename(dir != NULL ? dir : "data", "california", "cal_housing.data", NULL);
   if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-    g_test_skip("cal_housing.data not found under DPG_SHARED_DIR");
+    g_test_skip("cal_housing.data not found under DPG_DATA_DIR");
     g_free(path);
     return;
   }

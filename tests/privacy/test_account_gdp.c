@@ -1,6 +1,6 @@
 /*
  * tests/privacy/test_account_gdp.c: mu-GDP to RDP and (eps, delta): the
- * values of DESIGN.md, reference values computed independently with 60-digit
+ * values of docs/design.md, reference values computed independently with 60-digit
  * arithmetic (mpmath: Phi and e^eps evaluated exactly, root by the Illinois
  * method), round trips and monotonicity over mu in [1e-3, 1e3], and the
  * parsers.
@@ -15,7 +15,7 @@ static double rel(double a, double b) {
 }
 
 static void test_design_values(void) {
-  /* DESIGN.md: mu = 1 gives eps(1e-6) = 4.88655 and eps(1e-5) = 4.37718. */
+  /* docs/design.md: mu = 1 gives eps(1e-6) = 4.88655 and eps(1e-5) = 4.37718. */
   g_assert_cmpfloat(fabs(priv_gdp_epsilon(1.0, 1e-6) - 4.88655), <, 5e-6);
   g_assert_cmpfloat(fabs(priv_gdp_epsilon(1.0, 1e-5) - 4.37718), <, 5e-6);
 }

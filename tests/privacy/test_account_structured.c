@@ -10,7 +10,7 @@
 
 #include "test_account_util.h"
 
-/* The embedded generator keeps the labels of ../shared/data/graphs/
+/* The embedded generator keeps the labels of data/graphs/
  * florentine.edges (the reference's node ids); loading the file would
  * renumber them by first appearance. */
 static TopoGossip *florentine_gossip(TopoGraph **graph_out) {
@@ -49,8 +49,8 @@ static void test_florentine_reference(void) {
   g_assert_cmpfloat(blocks_rel_diff(kal, gen), <, 1e-9);
   g_assert_cmpfloat(blocks_rel_diff(den, gen), <, 1e-9);
 
-  const char *shared = g_getenv("DPG_SHARED_DIR");
-  char *path = g_build_filename(shared, "reference", "pndp-florentine-T10-attacker0.json", NULL);
+  char *path = g_build_filename(g_getenv("DPG_TEST_DATA"), "reference",
+                                "pndp-florentine-T10-attacker0.json", NULL);
   JsonParser *p = json_parser_new();
   GError *err = NULL;
   json_parser_load_from_file(p, path, &err);

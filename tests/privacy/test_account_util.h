@@ -1,7 +1,7 @@
 /*
  * tests/privacy/test_account_util.h: helpers shared by the accounting tests:
  * a hand-written synchronous D-SGD / Muffliato / MF-D-SGD loop driving
- * SimLinvec operations exactly as DESIGN.md's equations say (no engine, no
+ * SimLinvec operations exactly as docs/design.md's equations say (no engine, no
  * structured shortcut), which collects an attacker set's knowledge for the
  * generic accountant; and block comparisons.
  */

@@ -20,7 +20,7 @@ static double *gram_of(const char *spec_or_file, gboolean is_file, guint T) {
   GError *err = NULL;
   TopoGraph *g;
   if (is_file) {
-    char *path = g_build_filename(g_getenv("DPG_SHARED_DIR"), "data", "graphs", spec_or_file, NULL);
+    char *path = g_build_filename(g_getenv("DPG_DATA_DIR"), "graphs", spec_or_file, NULL);
     g = topo_graph_load(path, FALSE, &err);
     g_free(path);
   } else {

@@ -2,7 +2,7 @@
  * tests/privacy/test_mafalda_gram.c: the structured workload Gram matrix H
  * against closed forms (complete graph, ring), a brute-force nT x nT
  * construction, the other computation paths, and the reference values of
- * ../shared/reference/mafalda-florentine-*.json.
+ * tests/data/reference/mafalda-florentine-*.json.
  */
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -34,9 +34,9 @@ static double trace(const double *H, guint T) {
 }
 
 static double *load_gossip(const char *file, guint *n) {
-  const char *shared = g_getenv("DPG_SHARED_DIR");
-  g_assert_nonnull(shared);
-  char *path = g_build_filename(shared, "data", "graphs", file, NULL);
+  const char *dir = g_getenv("DPG_DATA_DIR");
+  g_assert_nonnull(dir);
+  char *path = g_build_filename(dir, "graphs", file, NULL);
   GError *err = NULL;
   TopoGraph *g = topo_graph_load(path, FALSE, &err);
   g_assert_no_error(err);
@@ -51,8 +51,7 @@ static double *load_gossip(const char *file, guint *n) {
 }
 
 static JsonParser *load_reference(const char *file) {
-  const char *shared = g_getenv("DPG_SHARED_DIR");
-  char *path = g_build_filename(shared, "reference", file, NULL);
+  char *path = g_build_filename(g_getenv("DPG_TEST_DATA"), "reference", file, NULL);
   JsonParser *p = json_parser_new();
   GError *err = NULL;
   json_parser_load_from_file(p, path, &err);

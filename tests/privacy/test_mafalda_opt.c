@@ -1,7 +1,7 @@
 /*
  * tests/privacy/test_mafalda_opt.c: the multi-epoch MF optimizer (Mafalda,
  * DMF), strategies, sensitivity and losses: reference values of
- * ../shared/reference/mafalda-florentine-*.json, closed forms (b = 1,
+ * tests/data/reference/mafalda-florentine-*.json, closed forms (b = 1,
  * band 1), the KKT conditions checked with an independent inverse (LU), and
  * a plain projected gradient descent as a second method on a small case.
  */
@@ -27,7 +27,7 @@ static double *gram_of_graph(const char *spec_or_file, gboolean is_file, guint T
   GError *err = NULL;
   TopoGraph *g;
   if (is_file) {
-    char *path = g_build_filename(g_getenv("DPG_SHARED_DIR"), "data", "graphs", spec_or_file, NULL);
+    char *path = g_build_filename(g_getenv("DPG_DATA_DIR"), "graphs", spec_or_file, NULL);
     g = topo_graph_load(path, FALSE, &err);
     g_free(path);
   } else {
@@ -46,7 +46,7 @@ static double *gram_of_graph(const char *spec_or_file, gboolean is_file, guint T
 }
 
 static JsonObject *load_reference(const char *file, JsonParser **parser) {
-  char *path = g_build_filename(g_getenv("DPG_SHARED_DIR"), "reference", file, NULL);
+  char *path = g_build_filename(g_getenv("DPG_TEST_DATA"), "reference", file, NULL);
   *parser = json_parser_new();
   GError *err = NULL;
   json_parser_load_from_file(*parser, path, &err);
@@ -519,8 +519,7 @@ static void test_optimizer_x0(void) {
 static void test_per_node(void) {
   guint k = 3, b = 4, T = 12;
   GError *err = NULL;
-  char *path = g_build_filename(g_getenv("DPG_SHARED_DIR"), "data", "graphs", "florentine.edges",
-                                NULL);
+  char *path = g_build_filename(g_getenv("DPG_DATA_DIR"), "graphs", "florentine.edges", NULL);
   TopoGraph *g = topo_graph_load(path, FALSE, &err);
   g_assert_no_error(err);
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);

@@ -122,7 +122,7 @@ static const PrivVictim *victim(const PrivReport *r, guint node) {
   return NULL;
 }
 
-/* README, "What this means for Zip-DL under LDP": uniform gossip on
+/* docs/guide.md, "What this means for Zip-DL under LDP": uniform gossip on
  * Florentine amplifies node 1's view by 2.06 per step; the dense accountant
  * cannot resolve it at T = 40 (b = 4), nor at T = 30 (b = 1: 4 does not
  * divide 30). At T = 40 the rows the dense accountant factors have a

@@ -129,8 +129,8 @@ static inline char *test_data_path(const char *name) {
   return g_build_filename(g_getenv("DPG_TEST_DATA"), name, NULL);
 }
 
-static inline char *shared_path(const char *name) {
-  return g_build_filename(g_getenv("DPG_SHARED_DIR"), name, NULL);
+static inline char *data_path(const char *name) {
+  return g_build_filename(g_getenv("DPG_DATA_DIR"), name, NULL);
 }
 
 #endif

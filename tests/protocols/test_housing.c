@@ -17,12 +17,12 @@ typedef struct {
 } Setup;
 
 static void compare(const Setup *s) {
-  char *data = shared_path("data/cal_housing.data");
+  char *data = data_path("california/cal_housing.data");
   char *dataset = g_strdup_printf("california:%s", data);
   GError *err = NULL;
   TopoGraph *g;
   if (s->graph_spec == NULL) {
-    char *path = shared_path("data/graphs/facebook-ego-414-lcc.edges");
+    char *path = data_path("graphs/facebook-ego-414-lcc.edges");
     g = topo_graph_load(path, FALSE, &err);
     g_free(path);
   } else {

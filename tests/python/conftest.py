@@ -10,7 +10,7 @@ import pytest
 
 SOURCE = os.environ.get("DPG_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 DATA = os.environ.get("DPG_TEST_DATA", os.path.join(SOURCE, "tests", "data"))
-SHARED = os.environ.get("DPG_SHARED_DIR", os.path.join(SOURCE, "..", "shared"))
+GRAPHS = os.path.join(os.environ.get("DPG_DATA_DIR", os.path.join(SOURCE, "data")), "graphs")
 
 
 class Cli:
@@ -59,7 +59,6 @@ def data():
 
 
 @pytest.fixture(scope="session")
-def shared():
-    if not os.path.isdir(SHARED):
-        pytest.skip(f"{SHARED}: no shared data")
-    return SHARED
+def graphs():
+    """data/graphs: the vendored edge lists."""
+    return GRAPHS

@@ -1,5 +1,5 @@
 """dpgossip.account against `dpgossip account --format csv` (and the
-reference accounting of ../shared)."""
+reference accounting in tests/data/reference)."""
 
 import json
 import math
@@ -31,13 +31,13 @@ def compare(cli, got, *args):
     return want
 
 
-def test_figure2_setting_matches_cli_and_reference(cli, shared):
+def test_figure2_setting_matches_cli_and_reference(cli, data):
     got = dpgossip.account("florentine", rounds=10, trust="pndp", attackers=0,
                            compare="muffliato")
     compare(cli, got, "--generate", "florentine", "-T", "10", "--trust", "pndp", "-a", "0",
             "--compare", "muffliato")
     assert got.attrs["path"] == "structured" and got.attrs["nodes"] == 15
-    with open(os.path.join(shared, "reference", "pndp-florentine-T10-attacker0.json")) as f:
+    with open(os.path.join(data, "reference", "pndp-florentine-T10-attacker0.json")) as f:
         ref = {r["node"]: r for r in json.load(f)["rows"]}
     for _, row in got.iterrows():
         r = ref[row["victim"]]

@@ -42,8 +42,8 @@ def test_file_graph_reports_what_loading_dropped(cli, tmp_path, data):
     np.testing.assert_array_equal(edge_list, listed)
 
 
-def test_networkx_and_edge_array_give_the_file_graph(cli, tmp_path, shared):
-    path = os.path.join(shared, "data", "graphs", "florentine.edges")
+def test_networkx_and_edge_array_give_the_file_graph(cli, tmp_path, graphs):
+    path = os.path.join(graphs, "florentine.edges")
     summary, listed = cli_graph(cli, tmp_path, "--graph", path)
     g = nx.Graph()
     g.add_nodes_from(range(15))

@@ -1,5 +1,5 @@
 """dpgossip.mafalda against `dpgossip mafalda --format json --out C.csv`
-and the reference optimum of ../shared."""
+and the reference optimum in tests/data/reference."""
 
 import json
 import os
@@ -33,8 +33,8 @@ def test_mafalda_is_the_cli_one(cli, tmp_path, args, kwargs):
     assert C.shape == (want["rounds"],) * 2 and list(losses.index)[0] == "mafalda"
 
 
-def test_reference_optimum(shared):
-    with open(os.path.join(shared, "reference", "mafalda-florentine-k3-b4.json")) as f:
+def test_reference_optimum(data):
+    with open(os.path.join(data, "reference", "mafalda-florentine-k3-b4.json")) as f:
         ref = json.load(f)
     got = dpgossip.mafalda("florentine", epochs=3, batches=4)
     assert got.info["trace_H"] == pytest.approx(ref["trace_H"], rel=1e-12)

@@ -87,8 +87,8 @@ static inline void scen_assert_match(char **problems, char *prefix, const char *
   g_error("expected a problem starting with '%s' containing '%s'; got:\n  %s", prefix, part, all);
 }
 
-static inline char *scen_test_shared(const char *rel) {
-  const char *dir = g_getenv("DPG_SHARED_DIR");
+static inline char *scen_test_data(const char *rel) {
+  const char *dir = g_getenv("DPG_DATA_DIR");
   g_assert_nonnull(dir);
   return g_build_filename(dir, rel, NULL);
 }

@@ -225,7 +225,7 @@ static void run_shipped(const char *name, const char *set, const char *out) {
  * `figure`, with the same deadline, latency and seed. */
 static void test_ego_async_florentine(ScenTestFix *f, gconstpointer data) {
   (void)data;
-  char *graph = scen_test_shared("data/graphs/florentine.edges");
+  char *graph = scen_test_data("graphs/florentine.edges");
   char *set = g_strdup_printf("topology.graph=%s", graph);
   run_shipped("figure2-ego-async", set, f->dir);
   shipped_check_privacy(f->dir, 15 * 14, 2.0);
@@ -252,7 +252,7 @@ static void test_ego_async_florentine(ScenTestFix *f, gconstpointer data) {
 static void test_ego_async_three(ScenTestFix *f, gconstpointer data) {
   (void)data;
   run_shipped("figure2-ego-async", "collusion.each.nodes=0,77,147", f->dir);
-  char *graph = scen_test_shared("data/graphs/facebook-ego-414-lcc.edges");
+  char *graph = scen_test_data("graphs/facebook-ego-414-lcc.edges");
   guint n = same_as_account(f->dir,
                             (const char *const[]){"account", "--graph", graph, "--lcc", "-T", "10",
                                                   "--trust", "pndp", "-a", "0,77,147", "--path",

@@ -17,7 +17,7 @@
 #include "topologies/topologies.h"
 
 static char *housing_spec(const char *option) {
-  char *data = scen_test_shared("data/cal_housing.data");
+  char *data = scen_test_data("california/cal_housing.data");
   char *spec = g_strdup_printf("california:%s%s%s", data, option ? "," : "", option ? option : "");
   g_free(data);
   return spec;

@@ -108,7 +108,7 @@ static void test_point_outputs_reference(Fix *f, gconstpointer data) {
   g_assert_cmpuint(rows->len, ==, 1 + 14 * 2); /* 14 victims x 2 trust models */
 
   /* Figure 2's reference values (independent dense computation). */
-  char *ref = scen_test_shared("reference/pndp-florentine-T10-attacker0.json");
+  char *ref = scen_test_source("tests/data/reference/pndp-florentine-T10-attacker0.json");
   JsonParser *parser = json_parser_new();
   GError *error = NULL;
   json_parser_load_from_file(parser, ref, &error);

@@ -38,7 +38,7 @@ static void test_figure2_florentine(Fix *f, gconstpointer data) {
   shipped_assert_file(f->dir, "privacy.svg");
   shipped_check_privacy(f->dir, 2 * 14, 2.0);
   GPtrArray *p = scen_test_csv(f->dir, "privacy.csv");
-  char *ref = scen_test_shared("reference/pndp-florentine-T10-attacker0.json");
+  char *ref = scen_test_source("tests/data/reference/pndp-florentine-T10-attacker0.json");
   JsonParser *parser = json_parser_new();
   GError *error = NULL;
   json_parser_load_from_file(parser, ref, &error);

@@ -106,10 +106,10 @@ static void test_structure(void) {
   topo_graph_free(g);
 }
 
-static void test_florentine_is_the_shared_file(void) {
-  const char *dir = g_getenv("DPG_SHARED_DIR");
+static void test_florentine_is_the_data_file(void) {
+  const char *dir = g_getenv("DPG_DATA_DIR");
   g_assert_nonnull(dir);
-  char *path = g_build_filename(dir, "data", "graphs", "florentine.edges", NULL);
+  char *path = g_build_filename(dir, "graphs", "florentine.edges", NULL);
   FILE *f = fopen(path, "r");
   g_assert_nonnull(f);
   char line[256];
@@ -318,7 +318,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/topo/generate/closed-forms", test_closed_forms);
   g_test_add_func("/topo/generate/structure", test_structure);
-  g_test_add_func("/topo/generate/florentine", test_florentine_is_the_shared_file);
+  g_test_add_func("/topo/generate/florentine", test_florentine_is_the_data_file);
   g_test_add_func("/topo/generate/determinism", test_random_determinism);
   g_test_add_func("/topo/generate/random-shapes", test_random_shapes);
   g_test_add_func("/topo/generate/connected", test_connected_option);

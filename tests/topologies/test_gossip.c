@@ -86,9 +86,9 @@ static void test_stochastic(void) {
 
 /* Florentine, uniform W against the shared edge file read independently. */
 static void test_uniform_florentine_entries(void) {
-  const char *dir = g_getenv("DPG_SHARED_DIR");
+  const char *dir = g_getenv("DPG_DATA_DIR");
   g_assert_nonnull(dir);
-  char *path = g_build_filename(dir, "data", "graphs", "florentine.edges", NULL);
+  char *path = g_build_filename(dir, "graphs", "florentine.edges", NULL);
   FILE *f = fopen(path, "r");
   g_assert_nonnull(f);
   int adj[15][15] = {{0}};

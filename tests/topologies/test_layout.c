@@ -98,9 +98,9 @@ static void test_shape(void) {
  * their nearest neighbour at >= 2.5% of the drawing's extent (a community
  * pushed far out, the others squashed); Kamada-Kawai gives 105. */
 static void test_spread(void) {
-  const char *dir = g_getenv("DPG_SHARED_DIR");
+  const char *dir = g_getenv("DPG_DATA_DIR");
   g_assert_nonnull(dir);
-  char *path = g_build_filename(dir, "data", "graphs", "facebook-ego-414-lcc.edges", NULL);
+  char *path = g_build_filename(dir, "graphs", "facebook-ego-414-lcc.edges", NULL);
   GError *error = NULL;
   TopoGraph *g = topo_graph_load(path, TRUE, &error);
   g_assert_no_error(error);

@@ -11,10 +11,10 @@ static char *data_path(const char *name) {
   return g_build_filename(dir, name, NULL);
 }
 
-static char *shared_graph(const char *name) {
-  const char *dir = g_getenv("DPG_SHARED_DIR");
+static char *data_graph(const char *name) {
+  const char *dir = g_getenv("DPG_DATA_DIR");
   g_assert_nonnull(dir);
-  return g_build_filename(dir, "data", "graphs", name, NULL);
+  return g_build_filename(dir, "graphs", name, NULL);
 }
 
 /* Edge list (u<v sorted) as "u v\n" text, for exact comparisons. */
@@ -91,7 +91,7 @@ static void test_lcc_tie_and_renumbering(void) {
  * generator's graph, and the ego LCC file loads back to itself. */
 static void test_dense_labels_kept(void) {
   GError *error = NULL;
-  char *flo = shared_graph("florentine.edges");
+  char *flo = data_graph("florentine.edges");
   TopoGraph *loaded = topo_graph_load(flo, FALSE, &error);
   g_assert_no_error(error);
   TopoGraph *embedded = topo_graph_generate("florentine", &error);
@@ -104,7 +104,7 @@ static void test_dense_labels_kept(void) {
   topo_graph_free(embedded);
   g_free(flo);
 
-  char *ego = shared_graph("facebook-ego-414-lcc.edges");
+  char *ego = data_graph("facebook-ego-414-lcc.edges");
   TopoGraph *g = topo_graph_load(ego, TRUE, &error);
   g_assert_no_error(error);
   char *got = edges_text(g), *want = data_lines(ego);
@@ -138,8 +138,8 @@ static void test_dense_labels_kept(void) {
 }
 
 static void test_facebook_lcc_matches_reference(void) {
-  char *raw = shared_graph("facebook-414.edges");
-  char *ref = shared_graph("facebook-ego-414-lcc.edges");
+  char *raw = data_graph("facebook-414.edges");
+  char *ref = data_graph("facebook-ego-414-lcc.edges");
   GError *error = NULL;
   TopoGraph *full = topo_graph_load(raw, FALSE, &error);
   g_assert_no_error(error);

@@ -15,7 +15,7 @@
 #include "topologies/topologies.h"
 
 /* Florentine families (Padgett), 15 nodes, 20 edges, as
- * ../shared/data/graphs/florentine.edges numbers them. */
+ * data/graphs/florentine.edges numbers them. */
 static const guint florentine[][2] = {
     {0, 8}, {1, 5},  {1, 6},  {1, 8},  {2, 4},  {2, 8},  {3, 6},   {3, 10},  {4, 8},   {4, 10},
     {6, 7}, {6, 12}, {8, 13}, {8, 14}, {9, 11}, {9, 12}, {10, 13}, {11, 13}, {12, 13}, {12, 14}};
