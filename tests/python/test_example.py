@@ -31,7 +31,7 @@ def test_installed_package_imports(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DPGOSSIP_LIBRARY")}
     env["PYTHONPATH"] = site[0]
     out = subprocess.run([sys.executable, "-c",
-                          "import dpgossip, dpgossip._lib as l; print(l._libpath.LIBRARY); "
+                          "import dpgossip, dpgossip._lib as l; print(l.LIBRARY); "
                           "print(dpgossip.graph('karate')['nodes'])"],
                          capture_output=True, text=True, check=True, env=env,
                          cwd=tmp_path).stdout.split()
