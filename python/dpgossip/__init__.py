@@ -11,7 +11,7 @@ error messages, same numbers):
     train(g, ...)        trains a model: per-(round, node) metrics, their
                          means per round and per-node privacy (DataFrames)
     run(scenario, ...)   runs a scenario file, returns load(results folder)
-    load(results_dir)    every CSV table of a results folder
+    load(results_dir)    the tables of a results folder, one per name
 
 A graph ``g`` is a generator spec (``"florentine"``, ``"erdos:n=100,p=0.2,
 seed=1"``), a ``pathlib.Path`` to an edge list, a networkx or igraph graph,
@@ -28,7 +28,12 @@ Like the command line, the library runs OpenBLAS single-threaded (results
 do not depend on the core count); numpy on the same OpenBLAS does too once
 a dpgossip function was called. Protocol plugins are not available here.
 
-Environment: ``DPGOSSIP_LIBRARY`` overrides the path of libdpgossip.so.
+Install: ``make install``, then ``pip install --no-build-isolation --no-index
+./python`` (offline, over Debian's python3-setuptools, -cffi, -numpy and
+-pandas; in a venv made with ``--system-site-packages``), or use the copy
+``make install`` puts in Debian's dist-packages. The package finds
+libdpgossip beside the installed ``dpgossip`` command on PATH;
+``DPGOSSIP_LIBRARY`` overrides its path.
 """
 
 import json
