@@ -164,9 +164,9 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err);
 /* `dpgossip train`'s options (dpg_train_options_init: its defaults). */
 typedef struct {
   DpgGraphSpec graph;
-  const char *protocol; /* NULL: dsgd; "nonprivate": dsgd without noise */
-  const char *schedule; /* NULL: static */
-  const char *dataset;  /* required: california:PATH, csv:PATH, idx:DIR, synthetic:... */
+  const char *protocol;          /* NULL: dsgd; "nonprivate": dsgd without noise */
+  const char *schedule;          /* NULL: static */
+  const char *dataset;           /* required: california:PATH, csv:PATH, idx:DIR, synthetic:... */
   const char *model, *partition; /* NULL: by task; uniform */
   int epochs, batches;           /* k, b (default 1, 1): T = k b */
   double lr, sigma, clip;        /* 0.1; NaN: 1 (0 for nonprivate); 1 */
@@ -201,8 +201,7 @@ size_t dpg_train_options_size(void);
  * between attacker sets). Then all three are NULL.
  * Complexity: the command's.
  */
-DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **privacy,
-                    DpgError *err);
+DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **privacy, DpgError *err);
 
 /* ---- Scenarios ---- */
 

@@ -139,8 +139,8 @@ static gboolean plan_privacy(Job *j, GError **error) {
     }
   guint n_sets = spec_attackers_n_sets(&j->sets, 0);
   if (ok && n_sets > 0) {
-    ok = spec_attackers_check(&j->sets, j->n, "the graph", G_OPTION_ERROR,
-                              G_OPTION_ERROR_BAD_VALUE, error);
+    ok = spec_attackers_check(&j->sets, j->n, "the graph", G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                              error);
     if (!ok) {
       g_prefix_error(error, "--attackers: ");
     } else {
@@ -243,7 +243,7 @@ static gboolean account(Job *j, ProtoObservedRun *run, GError **error) {
                                  .b = j->b,
                                  .engine = PRIV_ENGINE_AUTO};
       ok = dpg_check_cancel(error);
-      PrivBlocks *blocks = !ok               ? NULL
+      PrivBlocks *blocks = !ok             ? NULL
                            : j->structured ? proto_account_structured(&p, w, sched, error)
                                            : proto_observed_run_blocks(run, a->view + k, error);
       PrivReport *r = blocks ? priv_account_report(blocks, j->g, &opt, error) : NULL;
@@ -324,14 +324,12 @@ static void privacy_row(DpgTable *t, const guint *c, const char *label, PrivTrus
  * FILE_privacy.csv: per accounting, its victims in node order; every node
  * under LDP without attackers (no set, no distance: missing). */
 static DpgTable *privacy_table(const Job *j) {
-  static const char *const names[] = {"collusion", "trust",  "victim",   "distance",
-                                      "sensitivity", "mu",   "rdp",      "epsilon",
-                                      "muffliato_rdp", "status", "attackers", "alpha",
-                                      "delta",     "path",   "seed"};
-  static const DpgColType types[] = {DPG_COL_STRING, DPG_COL_STRING, DPG_COL_INT,
-                                     DPG_COL_INT,    DPG_COL_DOUBLE, DPG_COL_DOUBLE,
-                                     DPG_COL_DOUBLE, DPG_COL_DOUBLE, DPG_COL_DOUBLE,
-                                     DPG_COL_STRING, DPG_COL_STRING, DPG_COL_DOUBLE,
+  static const char *const names[] = {
+      "collusion",     "trust",  "victim",    "distance", "sensitivity", "mu",   "rdp", "epsilon",
+      "muffliato_rdp", "status", "attackers", "alpha",    "delta",       "path", "seed"};
+  static const DpgColType types[] = {DPG_COL_STRING, DPG_COL_STRING, DPG_COL_INT,    DPG_COL_INT,
+                                     DPG_COL_DOUBLE, DPG_COL_DOUBLE, DPG_COL_DOUBLE, DPG_COL_DOUBLE,
+                                     DPG_COL_DOUBLE, DPG_COL_STRING, DPG_COL_STRING, DPG_COL_DOUBLE,
                                      DPG_COL_DOUBLE, DPG_COL_STRING, DPG_COL_INT};
   DpgTable *t = dpg_table_new();
   guint c[G_N_ELEMENTS(names)];
@@ -383,8 +381,7 @@ static void set_attrs(DpgTable *t, const Job *j) {
                             j->stats.engine.messages_dropped);
 }
 
-DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **privacy,
-                    DpgError *err) {
+DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **privacy, DpgError *err) {
   dpg_enter();
   if (means != NULL)
     *means = NULL;

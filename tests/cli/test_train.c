@@ -89,7 +89,7 @@ static void test_csv(void) {
     g_assert_cmpint(atoi(cells[1]), ==, (int)((i - 1) % 8));
     g_assert_cmpfloat(g_ascii_strtod(cells[2], NULL), >, 0.0);
     g_assert_cmpfloat(g_ascii_strtod(cells[3], NULL), >, 0.0);
-    g_assert_cmpstr(cells[4], ==, ""); /* regression: no accuracy */
+    g_assert_cmpstr(cells[4], ==, "");  /* regression: no accuracy */
     g_assert_cmpstr(cells[5], ==, "7"); /* the seed */
     sum[(i - 1) / 8][0] += g_ascii_strtod(cells[2], NULL);
     sum[(i - 1) / 8][1] += g_ascii_strtod(cells[3], NULL);

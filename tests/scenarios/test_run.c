@@ -90,8 +90,8 @@ static void test_point_outputs_reference(Fix *f, gconstpointer data) {
   g_assert_cmpuint(rep.ran, ==, 1);
   g_assert_cmpuint(rep.figures->len, ==, 1); /* privacy.svg: no task, no loss curve */
   scen_run_report_clear(&rep);
-  const char *files[] = {"summary.json",          "metrics.csv", "metrics_mean.csv", "privacy.csv",
-                         "scenario.resolved.ini", "privacy.svg"};
+  const char *files[] = {"summary.json", "metrics.csv",           "metrics_mean.csv",
+                         "privacy.csv",  "scenario.resolved.ini", "privacy.svg"};
   for (guint i = 0; i < G_N_ELEMENTS(files); i++) {
     char *p = g_build_filename(out, files[i], NULL);
     g_assert_true(g_file_test(p, G_FILE_TEST_IS_REGULAR));
@@ -372,8 +372,8 @@ static void test_sweep_tidy_tables(Fix *f, gconstpointer data) {
   g_assert_cmpuint(pr->len, ==, 1 + 4 * 2 * (5 + 4));
   g_assert_cmpuint(mr->len, ==, 1 + 4 * 3 * 6);
   g_assert_cmpuint(mmr->len, ==, 1 + 4 * 3);
-  g_assert_cmpstr(((char **)g_ptr_array_index(mr, 7))[3], ==, "0"); /* round 4's node 0 */
-  g_assert_cmpstr(((char **)g_ptr_array_index(mr, 7))[7], ==, "1"); /* seed */
+  g_assert_cmpstr(((char **)g_ptr_array_index(mr, 7))[3], ==, "0");  /* round 4's node 0 */
+  g_assert_cmpstr(((char **)g_ptr_array_index(mr, 7))[7], ==, "1");  /* seed */
   g_assert_cmpstr(((char **)g_ptr_array_index(mmr, 2))[2], ==, "4"); /* round */
   g_assert_cmpstr(((char **)g_ptr_array_index(mmr, 2))[6], ==, "1"); /* seed */
   g_ptr_array_unref(mr);
