@@ -70,7 +70,8 @@ class _Points(Mapping):
         return len(self._dirs)
 
     def __repr__(self):
-        return f"<{len(self)} points: {', '.join(list(self._dirs)[:4])}{', ...' if len(self) > 4 else ''}>"
+        more = ", ..." if len(self) > 4 else ""
+        return f"<{len(self)} points: {', '.join(list(self._dirs)[:4])}{more}>"
 
 
 def _read_csv_numpy(path):
