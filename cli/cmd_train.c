@@ -565,12 +565,16 @@ int cli_cmd_train(int argc, char **argv) {
   char *eps_text = isnan(eps) ? g_strdup("privacy not accounted (--trust none)")
                               : g_strdup_printf("epsilon up to %.4g at delta = %g", eps,
                                                 cli_train_privacy_delta(priv));
+  char *mean_path = sibling_path(out_path, "_mean.csv");
+  char *priv_path = sibling_path(out_path, "_privacy.csv");
   printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g%s, %s, simulated time "
-         "%.3f s, %" G_GUINT64_FORMAT " messages, wall time %.2f s\n%s",
+         "%.3f s, %" G_GUINT64_FORMAT " messages, wall time %.2f s\n%stables: %s, %s, %s\n",
          nonprivate ? CLI_NONPRIVATE : proto_run_protocol(run)->name,
          proto_context_n_nodes(proto_run_context(run)), T, proto_run_mean_test_loss(run, T),
          acc_text, eps_text, st.sim_time / (double)SIM_TIME_S, st.engine.messages_sent,
-         (g_get_monotonic_time() - start) / 1e6, priv_text);
+         (g_get_monotonic_time() - start) / 1e6, priv_text, out_path, mean_path, priv_path);
+  g_free(mean_path);
+  g_free(priv_path);
   g_free(acc_text);
   g_free(eps_text);
   g_free(priv_text);

@@ -76,6 +76,11 @@ static void test_csv(void) {
   g_assert_cmpstr(r.err, ==, "");
   g_assert_true(g_str_has_prefix(r.out, "train: dsgd, 8 nodes, 6 rounds, final mean test loss "));
   g_assert_nonnull(strstr(r.out, "messages"));
+  /* The last line names the three tables. */
+  char *tables = g_strdup_printf("\ntables: %s, %s/r_mean.csv, %s/r_privacy.csv\n", out, tmpdir,
+                                 tmpdir);
+  g_assert_true(g_str_has_suffix(r.out, tables));
+  g_free(tables);
   char *text = read_file(out);
   char **lines = g_strsplit(text, "\n", -1);
   g_assert_cmpstr(lines[0], ==, "round,node,train_loss,test_loss,test_accuracy,seed");
