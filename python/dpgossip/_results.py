@@ -91,9 +91,8 @@ def _read_csv_numpy(path):
     return np.rec.fromarrays(arrays, names=header)
 
 
-# Columns that name things: text even when every value looks like a number
-# (an attacker set "0", a point "3").
-_TEXT = {"collusion": str, "attackers": str, "point": str, "dir": str}
+# Columns that name attacker sets: text even when every set is one node ("0").
+_TEXT = {"collusion": str, "attackers": str}
 
 
 def _read_csv(path):
