@@ -1,7 +1,7 @@
 /*
  * api/dpgossip.h: libdpgossip, the library behind the Python package
  * (python/dpgossip). It sits on top of the modules as cli/ does: each
- * function is one command (graph, account, mafalda, run) with its options
+ * function is one command (graph, account, mafalda, train, run) with its options
  * as a struct and its results as a table instead of printed text.
  *
  * The header uses plain C types only (no GLib), so that a foreign function
@@ -158,6 +158,50 @@ size_t dpg_mafalda_options_size(void);
  * at every iteration of the optimizers). Complexity: the command's.
  */
 DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err);
+
+/* ---- Training ---- */
+
+/* `dpgossip train`'s options (dpg_train_options_init: its defaults). */
+typedef struct {
+  DpgGraphSpec graph;
+  const char *protocol;          /* NULL: dsgd; "nonprivate": dsgd without noise */
+  const char *schedule;          /* NULL: static */
+  const char *dataset;           /* required: california:PATH, csv:PATH, idx:DIR, synthetic:... */
+  const char *model, *partition; /* NULL: by task; uniform */
+  int epochs, batches;           /* k, b (default 1, 1): T = k b */
+  double lr, sigma, clip;        /* 0.1; NaN: 1 (0 for nonprivate); 1 */
+  const char *mode, *latency, *loss;
+  double compute_ms;            /* 0 */
+  int eval_every;               /* 0: at the end only */
+  double test_fraction;         /* 0.2 */
+  const char *seed;             /* NULL: 0 */
+  int threads;                  /* evaluation threads, 1 */
+  const char *trust;            /* NULL: ldp (every node); "none": no accounting */
+  const char *const *attackers; /* NULL-terminated, each as --attackers, or NULL */
+  double alpha, delta;          /* 2, 1e-6 */
+} DpgTrainOptions;
+
+void dpg_train_options_init(DpgTrainOptions *o);
+size_t dpg_train_options_size(void);
+
+/*
+ * dpg_train: `dpgossip train`: one training run and its privacy, as the
+ * three tables the command writes. Returns the metrics (round, node,
+ * train_loss, test_loss, test_accuracy (NaN for regression), seed: one row
+ * per evaluated round and node); *@means gets the means over the nodes per
+ * round (round, train_loss, test_loss, test_accuracy, seed), *@privacy each
+ * victim's guarantee for the whole run per accounting, the columns of
+ * dpg_account's table (collusion and attackers missing, distance missing,
+ * for LDP over every node; no row with trust "none"). Attributes of the
+ * metrics: protocol, nodes, rounds, epochs, batches, gossip, schedule, mode,
+ * sigma, clip, lr, seed, path (structured, observer, none), sim_time_s,
+ * messages_sent, messages_delivered, messages_dropped.
+ * Errors: those of `dpgossip train`, same messages and statuses (2: a bad
+ * option value); cancellation (the run at its next event, the accounting
+ * between attacker sets). Then all three are NULL.
+ * Complexity: the command's.
+ */
+DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **privacy, DpgError *err);
 
 /* ---- Scenarios ---- */
 

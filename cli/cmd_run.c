@@ -148,12 +148,14 @@ int cli_cmd_run(int argc, char **argv) {
   cli_stream_options_add_pace(ctx, &so);
   RunStream rstream = {.o = &so};
   g_option_context_set_description(
-      ctx, "Writes summary.json (last), metrics.csv, privacy.csv, scenario.resolved.ini\n"
-           "(every default filled in: running it reproduces the run byte for byte) and SVG\n"
-           "figures; a sweep writes each point under points/ and the aggregates over seeds\n"
-           "(points.csv, groups.csv, aggregate.csv, loss.svg, loss_vs_epsilon.svg) and the\n"
-           "tidy privacy.csv and metrics.csv of every point. Points already finished are\n"
-           "skipped, so an interrupted sweep resumes.\n"
+      ctx, "Writes summary.json (last), metrics.csv (per round and node), metrics_mean.csv\n"
+           "(per round: the means over the nodes), privacy.csv (per victim),\n"
+           "scenario.resolved.ini (every default filled in: running it reproduces the run\n"
+           "byte for byte) and SVG figures; a sweep writes each point under points/ and the\n"
+           "aggregates over seeds (points.csv, groups.csv, aggregate.csv, loss.svg,\n"
+           "loss_vs_epsilon.svg) and the tidy privacy.csv, metrics.csv and metrics_mean.csv\n"
+           "of every point. Points already finished are skipped, so an interrupted sweep\n"
+           "resumes.\n"
            "\n"
            "Examples:\n"
            "  dpgossip run scenarios/default.ini\n"

@@ -1,15 +1,19 @@
 /*
  * cli/cmd_train.c: `dpgossip train`: one decentralized training run (any
- * registered protocol, gossip mode, links) on a dataset, writing one CSV row
- * per (evaluated round, node): round, node, train_loss, test_loss,
- * test_accuracy (empty for regression), then the node's privacy guarantee
- * for the whole run (cli/train_privacy.c: LDP by default, each --trust x
- * --attackers accounting on request, one row per accounting), accounted as
- * `dpgossip account` does. The structured path needs no provenance
- * (storage SIM_LIN_NONE); otherwise an observer records the run itself.
+ * registered protocol, gossip mode, links) on a dataset, writing three tidy
+ * tables, the columns of a scenario point's: --out FILE (metrics.csv's: one
+ * row per evaluated round and node: round, node, train_loss, test_loss,
+ * test_accuracy (empty for regression), seed), FILE_mean.csv
+ * (metrics_mean.csv's: per round, the means over the nodes) and
+ * FILE_privacy.csv (privacy.csv's: each node's guarantee for the whole run,
+ * cli/train_privacy.c: LDP by default, each --trust x --attackers
+ * accounting on request), accounted as `dpgossip account` does. FILE's
+ * ".csv" is dropped before the suffixes. The structured path needs no
+ * provenance (storage SIM_LIN_NONE); otherwise an observer records the run
+ * itself.
  *
- * The CSV is written to a temporary file next to --out and renamed at the
- * end, so a failed or interrupted run never leaves a file that looks
+ * The tables are written to temporary files next to --out and renamed at
+ * the end, so a failed or interrupted run never leaves a file that looks
  * complete. Progress goes to stderr (cli/progress.c; -q: none); a summary
  * line ends the run on stdout.
  */
@@ -27,18 +31,21 @@
 #include "cli/cli.h"
 #include "cli/train_privacy.h"
 #include "protocols/protocols.h"
+#include "scenarios/scenarios.h"
 
 /* What the SIGINT handler may touch: a run to cancel, a file to remove. */
 static ProtoRun *volatile interrupt_run;
-static char *volatile interrupt_tmp;
+static char *volatile interrupt_tmp[3];
 static volatile sig_atomic_t interrupted;
 
 static void on_sigint(int sig) {
   (void)sig;
   interrupted = 1;
-  if (interrupt_tmp != NULL) {
-    /* Writing the output: drop the partial file and leave at once. */
-    unlink(interrupt_tmp);
+  if (interrupt_tmp[0] != NULL) {
+    /* Writing the output: drop the partial files and leave at once. */
+    for (int i = 0; i < 3; i++)
+      if (interrupt_tmp[i] != NULL)
+        unlink(interrupt_tmp[i]);
     _exit(130);
   }
   if (interrupt_run != NULL)
@@ -77,61 +84,94 @@ static void print_protocols(void) {
   printf("%s: %s\n", CLI_NONPRIVATE, CLI_NONPRIVATE_SUMMARY);
 }
 
-/* Appends a number, or nothing for NAN (an empty CSV cell). */
-static void append_value(GString *s, double x) {
-  if (!isnan(x)) {
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    g_string_append(s, g_ascii_formatd(buf, sizeof buf, "%.10g", x));
-  }
+/* The tables beside --out: FILE without its ".csv", then @suffix. */
+static char *sibling_path(const char *path, const char *suffix) {
+  gsize len = strlen(path);
+  if (g_str_has_suffix(path, ".csv"))
+    len -= 4;
+  return g_strdup_printf("%.*s%s", (int)len, path, suffix);
 }
 
-/* Writes the metrics through a temporary file renamed onto @path. */
-static gboolean write_csv(const char *path, const ProtoMetric *rows, gsize n_rows,
-                          const CliTrainPrivacy *priv, GError **error) {
-  GString *s = g_string_new(
-      "round,node,train_loss,test_loss,test_accuracy," CLI_TRAIN_PRIVACY_COLUMNS "\n");
-  for (gsize i = 0; i < n_rows; i++)
-    for (guint a = 0; a < cli_train_privacy_n(priv); a++) {
-      g_string_append_printf(s, "%u,%u,", rows[i].step, rows[i].node);
-      append_value(s, rows[i].train_loss);
-      g_string_append_c(s, ',');
-      append_value(s, rows[i].test_loss);
-      g_string_append_c(s, ',');
-      append_value(s, rows[i].test_accuracy);
-      cli_train_privacy_cells(priv, a, rows[i].node, s);
-      g_string_append_c(s, '\n');
-    }
-  char *tmp = g_strdup_printf("%s.tmp-XXXXXX", path);
-  int fd = g_mkstemp(tmp);
-  gboolean ok = fd >= 0;
-  if (ok) {
-    interrupt_tmp = tmp;
-    /* mkstemp makes the file private; give it the usual permissions. */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    gsize done = 0;
-    while (ok && done < s->len) {
-      ssize_t w = write(fd, s->str + done, s->len - done);
-      if (w < 0 && errno == EINTR)
-        continue;
-      ok = w > 0;
-      done += ok ? (gsize)w : 0;
-    }
-    ok = (fsync(fd) == 0 || errno == EINVAL) && ok;
-    ok = close(fd) == 0 && ok;
-    ok = ok && g_rename(tmp, path) == 0;
+/* Writes @s to a new temporary file next to @path (*@tmp, g_free). errno
+ * on failure, with nothing left behind. */
+static gboolean write_tmp(const char *path, const GString *s, char **tmp) {
+  *tmp = g_strdup_printf("%s.tmp-XXXXXX", path);
+  int fd = g_mkstemp(*tmp);
+  if (fd < 0) {
+    g_clear_pointer(tmp, g_free);
+    return FALSE;
+  }
+  /* mkstemp makes the file private; give it the usual permissions. */
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
+  gboolean ok = TRUE;
+  gsize done = 0;
+  while (ok && done < s->len) {
+    ssize_t w = write(fd, s->str + done, s->len - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    ok = w > 0;
+    done += ok ? (gsize)w : 0;
+  }
+  ok = (fsync(fd) == 0 || errno == EINVAL) && ok;
+  ok = close(fd) == 0 && ok;
+  if (!ok) {
     int saved = errno;
-    if (!ok)
-      g_unlink(tmp);
-    interrupt_tmp = NULL;
+    g_unlink(*tmp);
+    g_clear_pointer(tmp, g_free);
     errno = saved;
   }
+  return ok;
+}
+
+/*
+ * Writes the three tables: @path (the metrics, one row per evaluated round
+ * and node), its _mean.csv (per round, the means over the nodes) and its
+ * _privacy.csv (per accounting and victim), in the columns of a scenario
+ * point's metrics.csv, metrics_mean.csv and privacy.csv. All go to
+ * temporary files first and are renamed together, @path last, so that a
+ * failure never leaves one table that looks complete beside stale others.
+ */
+static gboolean write_tables(const char *path, const ProtoMetric *rows, gsize n_rows,
+                             const CliTrainPrivacy *priv, guint64 seed, GError **error) {
+  char *paths[3] = {sibling_path(path, "_privacy.csv"), sibling_path(path, "_mean.csv"),
+                    g_strdup(path)};
+  GString *text[3] = {g_string_new(SCEN_PRIVACY_CSV_COLUMNS "\n"),
+                      g_string_new(SCEN_METRICS_MEAN_CSV_COLUMNS "\n"),
+                      g_string_new(SCEN_METRICS_CSV_COLUMNS "\n")};
+  cli_train_privacy_csv_rows(priv, text[0]);
+  scen_metrics_csv_rows(text[2], text[1], seed, rows, n_rows);
+  char *tmp[3] = {NULL, NULL, NULL};
+  guint failed = 3; /* the table that failed */
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < 3; i++) {
+    ok = write_tmp(paths[i], text[i], &tmp[i]);
+    interrupt_tmp[i] = tmp[i];
+    failed = ok ? failed : i;
+  }
+  for (guint i = 0; ok && i < 3; i++) {
+    ok = g_rename(tmp[i], paths[i]) == 0;
+    failed = ok ? failed : i;
+    if (ok) {
+      interrupt_tmp[i] = NULL;
+      g_clear_pointer(&tmp[i], g_free);
+    }
+  }
+  int saved = errno;
+  for (guint i = 0; i < 3; i++) {
+    if (tmp[i] != NULL)
+      g_unlink(tmp[i]);
+    interrupt_tmp[i] = NULL;
+  }
   if (!ok)
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot write %s: %s", path,
-                g_strerror(errno));
-  g_free(tmp);
-  g_string_free(s, TRUE);
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "cannot write %s: %s",
+                paths[failed], g_strerror(saved));
+  for (guint i = 0; i < 3; i++) {
+    g_free(tmp[i]);
+    g_free(paths[i]);
+    g_string_free(text[i], TRUE);
+  }
   return ok;
 }
 
@@ -261,7 +301,9 @@ int cli_cmd_train(int argc, char **argv) {
        "DELTA"},
       {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &alpha, "Renyi order used by the accounting (default 2)",
        "ALPHA"},
-      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out_path, "Output CSV (required)", "FILE"},
+      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out_path,
+       "Output CSV of the metrics (required); FILE_mean.csv and FILE_privacy.csv beside it",
+       "FILE"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
        "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       G_OPTION_ENTRY_NULL};
@@ -272,14 +314,17 @@ int cli_cmd_train(int argc, char **argv) {
   cli_stream_options_add(ctx, &so);
   cli_stream_options_add_pace(ctx, &so);
   g_option_context_set_description(
-      ctx, "Output: one CSV row per (evaluated round, node): round, node, train_loss (on the\n"
-           "node's own records), test_loss, test_accuracy (empty for regression), then the\n"
-           "node's guarantee for the whole run, accounted as dpgossip account does: trust,\n"
-           "attackers, distance, mu (mu-GDP), epsilon at delta, delta, status (protected,\n"
-           "unprotected, unresolved; attacker for the attackers' own rows). One row per\n"
-           "accounting (--trust x --attackers; default: LDP of every node). The summary\n"
-           "line gives the range of epsilon and says when it offers no meaningful\n"
-           "protection.\n"
+      ctx, "Output: three CSV tables. FILE: one row per (evaluated round, node): round,\n"
+           "node, train_loss (on the node's own records), test_loss, test_accuracy (empty\n"
+           "for regression), seed. FILE_mean.csv: one row per evaluated round, the means\n"
+           "over the nodes. FILE_privacy.csv: one row per accounting (--trust x\n"
+           "--attackers; default: LDP of every node) and victim, the guarantee for the\n"
+           "whole run as dpgossip account --format csv writes it: collusion, trust,\n"
+           "victim, distance, sensitivity, mu (mu-GDP), rdp, epsilon at delta,\n"
+           "muffliato_rdp, status (protected, unprotected, unresolved), attackers, alpha,\n"
+           "delta, path, seed. FILE's .csv is dropped before _mean.csv and _privacy.csv.\n"
+           "The summary line gives the range of epsilon and says when it offers no\n"
+           "meaningful protection.\n"
            "\n"
            "Example (the paper's housing setup):\n"
            "  dpgossip train --graph facebook-ego-414-lcc.edges --protocol dsgd \\\n"
@@ -499,7 +544,7 @@ int cli_cmd_train(int argc, char **argv) {
   }
   gsize n_rows = 0;
   const ProtoMetric *rows = proto_run_metrics(run, &n_rows);
-  if (!write_csv(out_path, rows, n_rows, priv, &error)) {
+  if (!write_tables(out_path, rows, n_rows, priv, seed, &error)) {
     status = cli_fail("train", error, CLI_EXIT_FAILURE);
     goto out;
   }
@@ -520,12 +565,16 @@ int cli_cmd_train(int argc, char **argv) {
   char *eps_text = isnan(eps) ? g_strdup("privacy not accounted (--trust none)")
                               : g_strdup_printf("epsilon up to %.4g at delta = %g", eps,
                                                 cli_train_privacy_delta(priv));
+  char *mean_path = sibling_path(out_path, "_mean.csv");
+  char *priv_path = sibling_path(out_path, "_privacy.csv");
   printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g%s, %s, simulated time "
-         "%.3f s, %" G_GUINT64_FORMAT " messages, wall time %.2f s\n%s",
+         "%.3f s, %" G_GUINT64_FORMAT " messages, wall time %.2f s\n%stables: %s, %s, %s\n",
          nonprivate ? CLI_NONPRIVATE : proto_run_protocol(run)->name,
          proto_context_n_nodes(proto_run_context(run)), T, proto_run_mean_test_loss(run, T),
          acc_text, eps_text, st.sim_time / (double)SIM_TIME_S, st.engine.messages_sent,
-         (g_get_monotonic_time() - start) / 1e6, priv_text);
+         (g_get_monotonic_time() - start) / 1e6, priv_text, out_path, mean_path, priv_path);
+  g_free(mean_path);
+  g_free(priv_path);
   g_free(acc_text);
   g_free(eps_text);
   g_free(priv_text);

@@ -218,32 +218,31 @@ gboolean cli_train_privacy_account(CliTrainPrivacy *p, ProtoObservedRun *run, GE
   return ok;
 }
 
-guint cli_train_privacy_n(const CliTrainPrivacy *p) {
-  return MAX(p->acs->len, 1);
-}
-
-void cli_train_privacy_cells(const CliTrainPrivacy *p, guint a, guint node, GString *s) {
-  if (p->none) {
-    g_string_append(s, ",none,,,,,,not accounted");
-    return;
+void cli_train_privacy_csv_rows(const CliTrainPrivacy *p, GString *s) {
+  for (guint i = 0; !p->none && i < p->acs->len; i++) {
+    const Accounting *a = &g_array_index(p->acs, Accounting, i);
+    ScenPrivacyCsvSet set = {.collusion = a->label,
+                             .attackers = a->label,
+                             .trust = a->trust,
+                             .path = p->structured ? "structured" : "observer",
+                             .seed = p->c.seed};
+    if (!a->all) {
+      scen_privacy_csv_rows(s, &set, a->report, NULL);
+      continue;
+    }
+    /* Every node, node 0 from the second report: one table in node order,
+     * without the distance to an attacker set that is only a device. */
+    PrivReport merged = *a->report;
+    merged.victims = g_new(PrivVictim, p->n);
+    merged.n_victims = 0;
+    for (guint u = 0; u < p->n; u++)
+      if (a->by_node[u] != NULL) {
+        merged.victims[merged.n_victims] = *a->by_node[u];
+        merged.victims[merged.n_victims++].distance = -1;
+      }
+    scen_privacy_csv_rows(s, &set, &merged, NULL);
+    g_free(merged.victims);
   }
-  const Accounting *ac = &g_array_index(p->acs, Accounting, a);
-  const PrivVictim *v = node < p->n ? ac->by_node[node] : NULL;
-  g_string_append_printf(s, ",%s,%s,", priv_trust_name(ac->trust), ac->label);
-  if (v == NULL) {
-    g_string_append(s, ",,,,attacker");
-    return;
-  }
-  /* LDP over every node: no attacker set, hence no distance. */
-  if (v->distance >= 0 && !ac->all)
-    g_string_append_printf(s, "%d", v->distance);
-  g_string_append_c(s, ',');
-  scen_csv_number(s, v->mu);
-  g_string_append_c(s, ',');
-  scen_csv_number(s, v->epsilon);
-  g_string_append_c(s, ',');
-  scen_csv_number(s, p->s.delta);
-  g_string_append_printf(s, ",%s", scen_privacy_victim_status(v));
 }
 
 double cli_train_privacy_max_epsilon(const CliTrainPrivacy *p) {

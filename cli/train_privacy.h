@@ -54,14 +54,15 @@ const ProtoObserveOptions *cli_train_privacy_observe(CliTrainPrivacy *p);
  */
 gboolean cli_train_privacy_account(CliTrainPrivacy *p, ProtoObservedRun *run, GError **error);
 
-/* The columns cli_train_privacy_cells writes, after the metrics' ones. */
-#define CLI_TRAIN_PRIVACY_COLUMNS "trust,attackers,distance,mu,epsilon,delta,status"
-
-/* Rows per metric row: the number of accountings (1 with --trust none). */
-guint cli_train_privacy_n(const CliTrainPrivacy *p);
-/* Appends accounting @a's cells of @node (",trust,...,status"; an attacker:
- * status "attacker", no numbers). */
-void cli_train_privacy_cells(const CliTrainPrivacy *p, guint a, guint node, GString *s);
+/*
+ * cli_train_privacy_csv_rows: appends the per-victim rows of every
+ * accounting to @s, in the columns of `dpgossip account --format csv` and a
+ * scenario's privacy.csv (SCEN_PRIVACY_CSV_COLUMNS, no header): a set is
+ * named by its members; LDP over every node (no --attackers) has empty
+ * collusion, attackers and distance, and one row per node. No row with
+ * --trust none, nor for an attacker. O(rows).
+ */
+void cli_train_privacy_csv_rows(const CliTrainPrivacy *p, GString *s);
 /* The largest epsilon over every accounting and victim (inf: some victim
  * unprotected), and the delta it is at. */
 double cli_train_privacy_max_epsilon(const CliTrainPrivacy *p);

@@ -3,7 +3,8 @@
 DP-D-SGD under PNDP per hop distance, every node in turn the attacker, this
 accounting against Muffliato's original bound; T = 10, sigma = 1.
 
-    PYTHONPATH=build/python /usr/bin/python3 examples/figure2_table.py [GRAPH...]
+    python3 examples/figure2_table.py [GRAPH...]   # after pip install ./python
+    PYTHONPATH=build/python /usr/bin/python3 examples/figure2_table.py   # a build tree
 
 GRAPH: generator specs or edge-list files (default: florentine), e.g.
 data/graphs/facebook-ego-414-lcc.edges "erdos:n=100,p=0.2,seed=1,connected=true".

@@ -128,11 +128,14 @@ ScenPointResult *scen_point_result_load(const char *dir, guint T, GError **error
     g_clear_error(&local);
   } else {
     char *m = g_build_filename(dir, "metrics.csv", NULL);
+    char *mm = g_build_filename(dir, "metrics_mean.csv", NULL);
     char *p = g_build_filename(dir, "privacy.csv", NULL);
     if (scen_table_check_header(m, SCEN_METRICS_CSV_COLUMNS, error) &&
+        scen_table_check_header(mm, SCEN_METRICS_MEAN_CSV_COLUMNS, error) &&
         scen_table_check_header(p, SCEN_PRIVACY_CSV_COLUMNS, error))
       r = scen_point_result_new(json_node_get_object(root), T);
     g_free(m);
+    g_free(mm);
     g_free(p);
   }
   g_object_unref(parser);

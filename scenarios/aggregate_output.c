@@ -2,8 +2,8 @@
  * scenarios/aggregate_output.c: a sweep's files at the top of its output
  * folder, from its results in memory (aggregate.c): points.csv (one row per
  * point), groups.csv (means over seeds), aggregate.csv (curves over seeds),
- * the tidy privacy.csv and metrics.csv of every point with the point's axis
- * values, the sweep's resolved file and summary.json (last: it marks the
+ * the tidy privacy.csv, metrics.csv and metrics_mean.csv of every point with
+ * the point's axis values, the sweep's resolved file and summary.json (last: it marks the
  * sweep complete). Each file goes through a temporary name renamed into
  * place.
  */
@@ -280,6 +280,7 @@ gboolean scen_write_sweep_tables(const ScenSweepResults *r, GError **error) {
   g_string_free(ac, TRUE);
   ok = ok && tidy_table(r, items, "privacy.csv", SCEN_PRIVACY_CSV_COLUMNS, error);
   ok = ok && tidy_table(r, items, "metrics.csv", SCEN_METRICS_CSV_COLUMNS, error);
+  ok = ok && tidy_table(r, items, "metrics_mean.csv", SCEN_METRICS_MEAN_CSV_COLUMNS, error);
   g_free(items);
   return ok;
 }
@@ -313,8 +314,8 @@ gboolean scen_write_sweep_summary(const ScenSweepResults *r, guint failed, const
   json_builder_end_array(jb);
   json_builder_set_member_name(jb, "files");
   json_builder_begin_array(jb);
-  const char *files[] = {"points.csv",  "groups.csv",  "aggregate.csv",
-                         "privacy.csv", "metrics.csv", "scenario.resolved.ini"};
+  const char *files[] = {"points.csv",  "groups.csv",       "aggregate.csv",        "privacy.csv",
+                         "metrics.csv", "metrics_mean.csv", "scenario.resolved.ini"};
   for (guint i = 0; i < G_N_ELEMENTS(files); i++)
     json_builder_add_string_value(jb, files[i]);
   for (guint i = 0; i < figures->len; i++) {

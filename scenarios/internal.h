@@ -205,7 +205,7 @@ void scen_file_out_abort(ScenFileOut *f);
 char *scen_format_double(double x);
 /* The point's summary.json object (build once: written, then aggregated). */
 JsonNode *scen_point_summary(const ScenConfig *c, const ScenRunOutput *o);
-/* Writes the point's files into @dir: metrics.csv,
+/* Writes the point's files into @dir: metrics.csv, metrics_mean.csv,
  * privacy.csv, scenario.resolved.ini, figures (@plots), then @summary as
  * summary.json last. Errors: SCEN_ERROR_IO, the figures'. */
 gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *resolved_ini,
@@ -344,8 +344,8 @@ typedef struct {
 
 /* ---- A sweep's files (aggregate_output.c) ---- */
 
-/* points.csv, groups.csv, aggregate.csv, the tidy privacy.csv and
- * metrics.csv of every point (concatenated from the points' folders, one
+/* points.csv, groups.csv, aggregate.csv, the tidy privacy.csv,
+ * metrics.csv and metrics_mean.csv of every point (concatenated from the points' folders, one
  * point in memory at a time), scenario.resolved.ini. Errors: SCEN_ERROR_IO. */
 gboolean scen_write_sweep_tables(const ScenSweepResults *r, GError **error);
 /* summary.json, written last (it marks the sweep complete). Errors: SCEN_ERROR_IO. */

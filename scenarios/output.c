@@ -250,9 +250,12 @@ gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *reso
   g_unlink(sum);
   g_free(sum);
   GString *m = g_string_new(SCEN_METRICS_CSV_COLUMNS "\n");
-  scen_metrics_csv_rows(m, NULL, c->seed, o->metrics, o->n_metrics);
-  gboolean ok = write_in(dir, "metrics.csv", m->str, m->len, error);
+  GString *mm = g_string_new(SCEN_METRICS_MEAN_CSV_COLUMNS "\n");
+  scen_metrics_csv_rows(m, mm, c->seed, o->metrics, o->n_metrics);
+  gboolean ok = write_in(dir, "metrics.csv", m->str, m->len, error) &&
+                write_in(dir, "metrics_mean.csv", mm->str, mm->len, error);
   g_string_free(m, TRUE);
+  g_string_free(mm, TRUE);
   if (ok) {
     GString *p = g_string_new(SCEN_PRIVACY_CSV_COLUMNS "\n");
     g_string_append_len(p, o->privacy_csv->str, (gssize)o->privacy_csv->len);

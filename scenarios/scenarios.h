@@ -11,12 +11,14 @@
  * means the point is complete), metrics.csv (SCEN_METRICS_CSV_COLUMNS),
  * privacy.csv (SCEN_PRIVACY_CSV_COLUMNS), scenario.resolved.ini (every
  * default filled in, absolute paths: running it reproduces the run byte for
- * byte), and SVG figures. A sweep writes each point into points/NAME/ and at
+ * byte), metrics_mean.csv (SCEN_METRICS_MEAN_CSV_COLUMNS: the means over the
+ * nodes per round) and SVG figures. A sweep writes each point into points/NAME/ and at
  * the top: points.csv (one row per point), groups.csv and aggregate.csv
  * (means and 95% confidence bands over seeds; one epsilon_TRUST_COLLUSION
  * column per accounting, the worst victim's), and privacy.csv and
  * metrics.csv: every point's rows after its name and its values on the
- * axes but the seed (columns named section.key), one tidy table each. Every file
+ * axes but the seed (columns named section.key), one tidy table each (and
+ * metrics_mean.csv likewise). Every file
  * goes through a temporary name renamed into place; no output holds a
  * wall-clock time, so equal scenarios and seeds give byte-identical files.
  *
@@ -198,11 +200,18 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
 
 /**
  * SCEN_METRICS_CSV_COLUMNS: the columns of a metrics table: one row per
- * (evaluated round, node), then a row with node = "mean" holding the means
- * over the nodes of that round (summary.json's curve); test_accuracy is
- * empty for regression.
+ * (evaluated round, node), node an integer id; test_accuracy is empty for
+ * regression.
  */
 #define SCEN_METRICS_CSV_COLUMNS "round,node,train_loss,test_loss,test_accuracy,seed"
+
+/**
+ * SCEN_METRICS_MEAN_CSV_COLUMNS: the columns of the table beside a metrics
+ * table (metrics_mean.csv): one row per evaluated round, the means over the
+ * nodes (summary.json's curve). A table of its own, so that the metrics'
+ * node column stays an integer.
+ */
+#define SCEN_METRICS_MEAN_CSV_COLUMNS "round,train_loss,test_loss,test_accuracy,seed"
 
 /** What every row of one accounting shares (strings borrowed). */
 typedef struct {
@@ -225,10 +234,11 @@ void scen_privacy_csv_rows(GString *s, const ScenPrivacyCsvSet *set, const PrivR
 
 /**
  * scen_metrics_csv_rows: appends the SCEN_METRICS_CSV_COLUMNS rows of
- * @rows (sorted by round, then node) to @s, each round followed by its
- * "mean" row; @prefix (nullable) starts every row. O(@n_rows).
+ * @rows (sorted by round, then node) to @s, and when @means is not NULL the
+ * SCEN_METRICS_MEAN_CSV_COLUMNS rows (one per round: the means over its
+ * nodes) to @means. O(@n_rows).
  */
-void scen_metrics_csv_rows(GString *s, const char *prefix, guint64 seed, const ProtoMetric *rows,
+void scen_metrics_csv_rows(GString *s, GString *means, guint64 seed, const ProtoMetric *rows,
                            gsize n_rows);
 
 /** "protected", "unprotected" or "unresolved" (the status column). */

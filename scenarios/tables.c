@@ -1,6 +1,6 @@
 /*
  * scenarios/tables.c: the rows of the tidy tables (privacy.csv,
- * metrics.csv), one writer for every command that prints them: `dpgossip
+ * metrics.csv, metrics_mean.csv), one writer for every command that prints them: `dpgossip
  * run` (each point, and a sweep's concatenation), `dpgossip account --format
  * csv`. Numbers are the shortest text that reads back as the same double, so
  * a table loaded by pandas or R holds exactly the values computed.
@@ -72,7 +72,7 @@ char *scen_privacy_members_label(const guint *nodes, guint n) {
   return g_string_free(s, FALSE);
 }
 
-void scen_metrics_csv_rows(GString *s, const char *prefix, guint64 seed, const ProtoMetric *rows,
+void scen_metrics_csv_rows(GString *s, GString *means, guint64 seed, const ProtoMetric *rows,
                            gsize n_rows) {
   for (gsize i = 0; i < n_rows;) {
     guint step = rows[i].step, n = 0;
@@ -80,8 +80,6 @@ void scen_metrics_csv_rows(GString *s, const char *prefix, guint64 seed, const P
     for (; i < n_rows && rows[i].step == step; i++, n++) {
       const ProtoMetric *m = &rows[i];
       const double v[3] = {m->train_loss, m->test_loss, m->test_accuracy};
-      if (prefix != NULL)
-        g_string_append(s, prefix);
       g_string_append_printf(s, "%u,%u", m->step, m->node);
       for (guint c = 0; c < 3; c++) {
         g_string_append_c(s, ',');
@@ -90,15 +88,15 @@ void scen_metrics_csv_rows(GString *s, const char *prefix, guint64 seed, const P
       }
       g_string_append_printf(s, ",%" G_GUINT64_FORMAT "\n", seed);
     }
-    /* The mean over the nodes, as summary.json's curve has it. */
-    if (prefix != NULL)
-      g_string_append(s, prefix);
-    g_string_append_printf(s, "%u,mean", step);
+    if (means == NULL)
+      continue;
+    /* Summed in node order, as summary.json's curve: the same doubles. */
+    g_string_append_printf(means, "%u", step);
     for (guint c = 0; c < 3; c++) {
-      g_string_append_c(s, ',');
-      scen_csv_number(s, sum[c] / n);
+      g_string_append_c(means, ',');
+      scen_csv_number(means, sum[c] / n);
     }
-    g_string_append_printf(s, ",%" G_GUINT64_FORMAT "\n", seed);
+    g_string_append_printf(means, ",%" G_GUINT64_FORMAT "\n", seed);
   }
 }
 

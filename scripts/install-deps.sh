@@ -17,6 +17,8 @@ PACKAGES=(
   chromium
   # The Python package (python/, issue 16) for Debian's /usr/bin/python3:
   python3-cffi python3-numpy python3-pandas python3-pytest python3-networkx
+  # pip install --no-build-isolation --no-index ./python (offline), into a venv
+  python3-pip python3-setuptools python3-wheel python3-venv
 )
 
 missing=()

@@ -8,8 +8,10 @@ error messages, same numbers):
     account(g, ...)      per-victim privacy: a DataFrame, one row per
                          (trust, attacker set, victim)
     mafalda(g, ...)      Mafalda's noise correlation C (numpy) and the losses
+    train(g, ...)        trains a model: per-(round, node) metrics, their
+                         means per round and per-node privacy (DataFrames)
     run(scenario, ...)   runs a scenario file, returns load(results folder)
-    load(results_dir)    every CSV table of a results folder
+    load(results_dir)    the tables of a results folder, one per name
 
 A graph ``g`` is a generator spec (``"florentine"``, ``"erdos:n=100,p=0.2,
 seed=1"``), a ``pathlib.Path`` to an edge list, a networkx or igraph graph,
@@ -26,7 +28,12 @@ Like the command line, the library runs OpenBLAS single-threaded (results
 do not depend on the core count); numpy on the same OpenBLAS does too once
 a dpgossip function was called. Protocol plugins are not available here.
 
-Environment: ``DPGOSSIP_LIBRARY`` overrides the path of libdpgossip.so.
+Install: ``make install``, then ``pip install --no-build-isolation --no-index
+./python`` (offline, over Debian's python3-setuptools, -cffi, -numpy and
+-pandas; in a venv made with ``--system-site-packages``), or use the copy
+``make install`` puts in Debian's dist-packages. The package finds
+libdpgossip beside the installed ``dpgossip`` command on PATH;
+``DPGOSSIP_LIBRARY`` overrides its path.
 """
 
 import json
@@ -45,8 +52,8 @@ except ImportError:  # numpy structured arrays instead
 from ._lib import Error, UsageError, INT_MISSING, Strings, call, ffi, lib, table_columns
 from ._results import Results, load
 
-__all__ = ["graph", "account", "mafalda", "run", "load", "Error", "UsageError",
-           "MafaldaResult", "Results"]
+__all__ = ["graph", "account", "mafalda", "train", "run", "load", "Error", "UsageError",
+           "MafaldaResult", "TrainResult", "Results"]
 __version__ = "0.1.0"
 
 
@@ -395,6 +402,151 @@ def mafalda(graph, *, epochs, batches, workload=None, band=None, lcc=False, goss
     if _pd is not None:
         losses = losses.set_index("strategy")
     return MafaldaResult(C=matrix, losses=losses, info=_typed_attrs(attrs))
+
+
+# ---- Training ------------------------------------------------------------------
+
+@dataclass
+class TrainResult:
+    """What ``dpgossip.train`` returns: the three tables ``dpgossip train``
+    writes (``--out FILE``, ``FILE_mean.csv``, ``FILE_privacy.csv``).
+
+    Attributes
+    ----------
+    metrics : pandas.DataFrame
+        One row per (evaluated round, node): ``round``, ``node`` (int64),
+        ``train_loss`` (on the node's own records), ``test_loss``,
+        ``test_accuracy`` (NaN for regression), ``seed``.
+    means : pandas.DataFrame
+        One row per evaluated round, the means over the nodes: ``round``,
+        ``train_loss``, ``test_loss``, ``test_accuracy``, ``seed``.
+    privacy : pandas.DataFrame
+        Each victim's guarantee for the whole run, one row per (accounting,
+        victim), the columns of ``dpgossip.account``: ``collusion``,
+        ``trust``, ``victim``, ``distance``, ``sensitivity``, ``mu``,
+        ``rdp``, ``epsilon``, ``muffliato_rdp``, ``status``, ``attackers``,
+        ``alpha``, ``delta``, ``path``, ``seed``. Under LDP without
+        attackers (the default) every node is a victim and ``collusion``,
+        ``attackers`` and ``distance`` are missing. Empty with
+        ``trust="none"``.
+    info : dict
+        The run: ``protocol``, ``nodes``, ``rounds``, ``path`` (of the
+        accounting), ``sim_time_s``, ``messages_sent``...
+
+    Unpacks as ``metrics, privacy = dpgossip.train(...)``.
+    """
+    metrics: object
+    means: object
+    privacy: object
+    info: dict = field(default_factory=dict)
+
+    def __iter__(self):
+        return iter((self.metrics, self.privacy))
+
+
+def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1, batches=1,
+          lr=0.1, sigma=None, clip=1.0, schedule=None, mode=None, latency=None, loss=None,
+          compute_ms=0.0, eval_every=0, test_fraction=0.2, seed=None, threads=1, trust=None,
+          attackers=None, alpha=2.0, delta=1e-6, lcc=False, gossip="uniform", nodes=None):
+    """Trains a model with a decentralized protocol and accounts each
+    node's privacy, as ``dpgossip train`` does (same checks, same messages,
+    same numbers as its three CSV tables).
+
+    Parameters
+    ----------
+    graph : str, pathlib.Path, networkx.Graph, igraph.Graph or (m, 2) int array
+        Generator spec, edge-list file, graph or edges (see ``dpgossip.graph``).
+    dataset : str
+        ``"california:PATH"``, ``"csv:PATH[,...]"``, ``"idx:DIR"``,
+        ``"synthetic:linear|logistic[,...]"``.
+    protocol : str, optional
+        Any registered protocol spec (default ``"dsgd"``; ``"nonprivate"``:
+        D-SGD without noise).
+    model : str, optional
+        ``"linear"``, ``"softmax"``, ``"mlp[:hidden=H]"``, ``"cnn[:groups=G]"``
+        (default: linear or softmax by task).
+    partition : str, optional
+        Records to nodes: ``"uniform"`` (default), ``"dirichlet:alpha=A"``,
+        ``"classes:k=K"``.
+    epochs, batches : int
+        k and b: T = k b local steps, a record used every b steps.
+    lr, sigma, clip : float
+        Learning rate, noise multiplier (default 1), clipping norm.
+    schedule, mode, latency, loss : str, optional
+        Time-varying gossip, gossip mode (``"sync"``, ``"deadline:ms=D"``,
+        ``"stale:s=S"``), link latency and message loss probability.
+    compute_ms : float
+        Local compute time per step (simulated).
+    eval_every : int
+        Evaluate every N steps (and at the end; 0: at the end only).
+    test_fraction : float
+        Fraction of the records held out for testing, in (0, 1).
+    seed : int, optional
+        Seed of every random choice (default 0).
+    threads : int
+        Evaluation threads (results do not depend on it).
+    trust : str or list of str, optional
+        ``"ldp"`` (default: every node's LDP guarantee), ``"pndp"``,
+        ``"secldp"`` (those need ``attackers``), a list, or ``"none"``.
+    attackers : int, str, tuple or list, optional
+        Attacker sets, as for ``dpgossip.account``.
+    alpha, delta : float
+        Renyi order of ``rdp`` and delta of ``epsilon``.
+    lcc, gossip, nodes :
+        Graph options (see ``dpgossip.graph``).
+
+    Returns
+    -------
+    TrainResult
+        ``.metrics``, ``.means``, ``.privacy`` (DataFrames) and ``.info``;
+        unpacks as ``metrics, privacy = dpgossip.train(...)``.
+
+    Examples
+    --------
+    >>> metrics, privacy = dpgossip.train("florentine", dataset="synthetic:linear",
+    ...                                   epochs=2, batches=4, eval_every=2)
+    >>> metrics.groupby("round").test_loss.mean()
+    >>> privacy.set_index("victim").epsilon
+    """
+    s = Strings()
+    o = ffi.new("DpgTrainOptions *")
+    lib.dpg_train_options_init(o)
+    _graph_spec(s, o.graph, graph, lcc, gossip, nodes)
+    o.protocol = s.str(protocol)
+    o.schedule = s.str(schedule)
+    o.dataset = s.str(dataset)
+    o.model = s.str(model)
+    o.partition = s.str(partition)
+    o.epochs, o.batches = int(epochs), int(batches)
+    o.lr = float(lr)
+    o.sigma = float("nan") if sigma is None else float(sigma)
+    o.clip = float(clip)
+    o.mode = s.str(mode)
+    o.latency = s.str(latency)
+    o.loss = s.str(None if loss is None else str(loss))
+    o.compute_ms = float(compute_ms)
+    o.eval_every = int(eval_every)
+    o.test_fraction = float(test_fraction)
+    o.seed = s.str(None if seed is None else str(seed))
+    o.threads = int(threads)
+    o.trust = s.str(trust if isinstance(trust, str) or trust is None else ",".join(trust))
+    att = _attacker_args(attackers)
+    o.attackers = s.strv(att) if att else ffi.NULL
+    o.alpha, o.delta = float(alpha), float(delta)
+    means_p = ffi.new("DpgTable **")
+    privacy_p = ffi.new("DpgTable **")
+    tables = (call(lib.dpg_train, o, means_p, privacy_p), means_p[0], privacy_p[0])
+    read = []
+    try:
+        for t in tables:
+            read.append(table_columns(t))  # frees t, even when it raises
+    finally:
+        for t in tables[len(read) + 1:]:
+            lib.dpg_table_free(t)
+    (cols, attrs, _), (mcols, _, _), (pcols, _, _) = read
+    return TrainResult(metrics=_frame(cols, {}), means=_frame(mcols, {}),
+                       privacy=_frame(pcols, {}, int_missing=("distance",)),
+                       info=_typed_attrs(attrs))
 
 
 # ---- Scenarios -----------------------------------------------------------------

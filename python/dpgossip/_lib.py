@@ -1,13 +1,16 @@
 """libdpgossip through cffi (ABI mode: nothing compiled), and the helpers
 every public function shares: errors, interruptible calls, tables."""
 
+import glob
 import os
+import shutil
 import threading
 
 import cffi
 import numpy as np
 
-from . import _libpath
+# The library's soname: the ABI these declarations describe.
+SONAME = "libdpgossip.so.0"
 
 _CDEF = """
 typedef struct { int status; char *message; } DpgError;
@@ -66,22 +69,82 @@ typedef struct {
 } DpgMafaldaOptions;
 size_t dpg_mafalda_options_size(void);
 DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err);
+typedef struct {
+  DpgGraphSpec graph;
+  const char *protocol;
+  const char *schedule;
+  const char *dataset;
+  const char *model, *partition;
+  int epochs, batches;
+  double lr, sigma, clip;
+  const char *mode, *latency, *loss;
+  double compute_ms;
+  int eval_every;
+  double test_fraction;
+  const char *seed;
+  int threads;
+  const char *trust;
+  const char *const *attackers;
+  double alpha, delta;
+} DpgTrainOptions;
+void dpg_train_options_init(DpgTrainOptions *o);
+size_t dpg_train_options_size(void);
+DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **privacy,
+                    DpgError *err);
 char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir,
               unsigned threads, int allow_plugins, DpgError *err);
 void dpg_cancel(void);
 void dpg_cancel_reset(void);
 """
 
-ffi = cffi.FFI()
-ffi.cdef(_CDEF)
-lib = ffi.dlopen(os.environ.get("DPGOSSIP_LIBRARY", _libpath.LIBRARY))
+
+
+def _candidates():
+    """Where libdpgossip may be, in order: DPGOSSIP_LIBRARY; the library
+    this package was built or installed with by CMake (its _libpath.py);
+    the one beside an installed dpgossip command on PATH (PREFIX/bin and
+    PREFIX/lib..., as `make install` lays them out: how a package installed
+    by pip finds it); the dynamic loader's search path."""
+    env = os.environ.get("DPGOSSIP_LIBRARY")
+    if env:
+        return [env]
+    try:
+        from . import _libpath
+        return [_libpath.LIBRARY]
+    except ImportError:
+        pass
+    out = []
+    exe = shutil.which("dpgossip")
+    if exe:
+        prefix = os.path.dirname(os.path.dirname(os.path.realpath(exe)))
+        for pattern in ("lib*", os.path.join("lib*", "*")):
+            out += sorted(glob.glob(os.path.join(prefix, pattern, SONAME)))
+    return out + [SONAME]
+
+
+def _open():
+    ffi = cffi.FFI()
+    ffi.cdef(_CDEF)
+    tried = []
+    for path in _candidates():
+        try:
+            return ffi, ffi.dlopen(path), path
+        except OSError as e:
+            tried.append(f"{path} ({e})")
+    raise ImportError("dpgossip: libdpgossip not found; tried " + "; ".join(tried) +
+                      ". Install dpgossip (make install) and put its dpgossip command on "
+                      "PATH, or set DPGOSSIP_LIBRARY to the library's path")
+
+
+ffi, lib, LIBRARY = _open()
 
 # The declarations above copy api/dpgossip.h: a struct that changed there
 # must not be filled with a stale layout.
 for _name, _size in (("DpgAccountOptions", lib.dpg_account_options_size()),
-                     ("DpgMafaldaOptions", lib.dpg_mafalda_options_size())):
+                     ("DpgMafaldaOptions", lib.dpg_mafalda_options_size()),
+                     ("DpgTrainOptions", lib.dpg_train_options_size())):
     if ffi.sizeof(_name) != _size:
-        raise ImportError(f"dpgossip: {_name} is {_size} bytes in {_libpath.LIBRARY} but "
+        raise ImportError(f"dpgossip: {_name} is {_size} bytes in {LIBRARY} but "
                           f"{ffi.sizeof(_name)} in this package: rebuild both together")
 
 

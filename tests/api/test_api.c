@@ -208,6 +208,127 @@ static void test_cancel_flag(void) {
   dpg_table_free(t);
 }
 
+/* dpg_train: the three tables, LDP's closed form mu = sqrt(k) / sigma for
+ * every node, the means the nodes' means (summed in node order), and an
+ * asynchronous run's observer accounting equal to the structured one of
+ * the synchronous run (no message late: the same knowledge). */
+static void test_train(void) {
+  DpgTrainOptions o;
+  dpg_train_options_init(&o);
+  o.graph.generate = "ring:n=6";
+  o.dataset = "synthetic:linear,n=300,d=3,seed=4";
+  o.epochs = 2;
+  o.batches = 3;
+  o.eval_every = 3;
+  o.sigma = 0.5;
+  DpgError err = {0};
+  DpgTable *means = NULL, *priv = NULL;
+  DpgTable *m = dpg_train(&o, &means, &priv, &err);
+  g_assert_nonnull(m);
+  g_assert_cmpint(err.status, ==, 0);
+  g_assert_cmpuint(dpg_table_n_rows(m), ==, 2 * 6);
+  g_assert_cmpuint(dpg_table_n_rows(means), ==, 2);
+  const int64_t *round = dpg_table_col_int(m, (unsigned)col(m, "round"));
+  const int64_t *node = dpg_table_col_int(m, (unsigned)col(m, "node"));
+  const double *test = dpg_table_col_double(m, (unsigned)col(m, "test_loss"));
+  const double *mean = dpg_table_col_double(means, (unsigned)col(means, "test_loss"));
+  for (unsigned r = 0; r < 2; r++) {
+    double sum = 0;
+    for (unsigned u = 0; u < 6; u++) {
+      g_assert_cmpint(round[6 * r + u], ==, 3 * (r + 1));
+      g_assert_cmpint(node[6 * r + u], ==, u);
+      sum += test[6 * r + u];
+    }
+    g_assert_cmpfloat(mean[r], ==, sum / 6);
+  }
+  g_assert_true(isnan(dpg_table_col_double(m, (unsigned)col(m, "test_accuracy"))[0]));
+  g_assert_cmpuint(dpg_table_n_rows(priv), ==, 6);
+  const double *mu = dpg_table_col_double(priv, (unsigned)col(priv, "mu"));
+  for (unsigned u = 0; u < 6; u++) {
+    g_assert_cmpint(dpg_table_col_int(priv, (unsigned)col(priv, "victim"))[u], ==, u);
+    g_assert_cmpint(dpg_table_col_int(priv, (unsigned)col(priv, "distance"))[u], ==, INT64_MIN);
+    g_assert_null(dpg_table_col_string(priv, (unsigned)col(priv, "collusion"), u));
+    g_assert_cmpfloat_with_epsilon(mu[u], sqrt(2.0) / 0.5, 1e-12);
+  }
+  g_assert_cmpstr(attr(m, "path"), ==, "structured");
+  dpg_table_free(m);
+  dpg_table_free(means);
+  dpg_table_free(priv);
+
+  const char *att[] = {"0", NULL};
+  o.trust = "pndp";
+  o.attackers = att;
+  DpgTable *sp = NULL, *ap = NULL;
+  m = dpg_train(&o, &means, &sp, &err);
+  dpg_table_free(m);
+  dpg_table_free(means);
+  o.mode = "deadline:ms=5";
+  o.latency = "constant:ms=1";
+  m = dpg_train(&o, &means, &ap, &err);
+  g_assert_nonnull(m);
+  g_assert_cmpstr(attr(m, "path"), ==, "observer");
+  g_assert_cmpuint(dpg_table_n_rows(sp), ==, 5);
+  g_assert_cmpuint(dpg_table_n_rows(ap), ==, 5);
+  const double *a = dpg_table_col_double(sp, (unsigned)col(sp, "mu"));
+  const double *b = dpg_table_col_double(ap, (unsigned)col(ap, "mu"));
+  for (unsigned i = 0; i < 5; i++) {
+    g_assert_cmpfloat(a[i], >, 0);
+    g_assert_cmpfloat(a[i], <, sqrt(2.0) / 0.5);
+    g_assert_cmpfloat_with_epsilon(a[i], b[i], 1e-9 * a[i]);
+  }
+  dpg_table_free(m);
+  dpg_table_free(means);
+  dpg_table_free(sp);
+  dpg_table_free(ap);
+}
+
+/* dpg_train's failures: the command's message and status, NULL tables,
+ * nothing leaked (before the graph, after it, after the run). */
+static void test_train_errors(void) {
+  DpgTrainOptions o;
+  dpg_train_options_init(&o);
+  o.graph.generate = "ring:n=4";
+  DpgError err = {0};
+  DpgTable *means = (DpgTable *)1, *priv = (DpgTable *)1;
+  g_assert_null(dpg_train(&o, &means, &priv, &err));
+  g_assert_null(means);
+  g_assert_null(priv);
+  g_assert_cmpint(err.status, ==, 2);
+  g_assert_cmpstr(err.message, ==, "--dataset is required");
+  dpg_free(err.message);
+  err = (DpgError){0};
+  const char *bad[] = {"9", NULL};
+  o.dataset = "synthetic:linear,n=100";
+  o.trust = "pndp";
+  o.attackers = bad;
+  g_assert_null(dpg_train(&o, &means, &priv, &err));
+  g_assert_cmpint(err.status, ==, 2);
+  g_assert_true(g_str_has_prefix(err.message, "--attackers: "));
+  dpg_free(err.message);
+  err = (DpgError){0};
+  o.trust = "pndp";
+  o.attackers = NULL;
+  g_assert_null(dpg_train(&o, &means, &priv, &err));
+  g_assert_cmpint(err.status, ==, 2);
+  g_assert_true(g_str_has_prefix(err.message, "--trust pndp: say who observes"));
+  dpg_free(err.message);
+  err = (DpgError){0};
+  o.trust = NULL;
+  o.dataset = "csv:/nonexistent.csv";
+  g_assert_null(dpg_train(&o, &means, &priv, &err));
+  g_assert_cmpint(err.status, ==, 1);
+  g_assert_nonnull(strstr(err.message, "/nonexistent.csv"));
+  dpg_free(err.message);
+  err = (DpgError){0};
+  o.dataset = "synthetic:linear,n=100";
+  dpg_cancel();
+  g_assert_null(dpg_train(&o, &means, &priv, &err));
+  g_assert_cmpint(err.status, ==, 1);
+  g_assert_nonnull(strstr(err.message, "cancelled"));
+  dpg_free(err.message);
+  dpg_cancel_reset();
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/api/account/reference", test_account_reference);
@@ -217,5 +338,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/api/mafalda/reference", test_mafalda_reference);
   g_test_add_func("/api/graph/edges", test_graph_edges);
   g_test_add_func("/api/cancel", test_cancel_flag);
+  g_test_add_func("/api/train", test_train);
+  g_test_add_func("/api/train/errors", test_train_errors);
   return g_test_run();
 }

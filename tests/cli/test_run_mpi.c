@@ -173,7 +173,7 @@ static void test_identical(void) {
   if (b.status != 0)
     g_error("mpirun failed (%d): %s", b.status, b.err);
   /* The default sweep: 3 seeds, each point's files, the aggregates and tidy tables, loss.svg. */
-  g_assert_cmpuint(assert_same_tree(ref, mpi), ==, 3 * 4 + 8);
+  g_assert_cmpuint(assert_same_tree(ref, mpi), ==, 3 * 5 + 9);
   g_assert_nonnull(strstr(b.out, ": 3 points (3 run, 0 already finished) on 3 ranks x 1 thread\n"));
   /* One copy of the report (rank 0's), the same as one process prints. */
   g_assert_cmpuint(count(b.out, "results: "), ==, 1);
@@ -224,7 +224,7 @@ static void test_mafalda_dispatcher(void) {
                      logs);
   if (b.status != 0)
     g_error("mpirun failed (%d): %s", b.status, b.err);
-  g_assert_cmpuint(assert_same_tree(ref, mpi), ==, 6 * 4 + 7 + 1); /* + .cache/C-*.csv */
+  g_assert_cmpuint(assert_same_tree(ref, mpi), ==, 6 * 5 + 8 + 1); /* + .cache/C-*.csv */
   /* Rank 0 ran nothing: the other two ran the 6 points between them. */
   char *l0 = g_build_filename(logs, "rank-0.log", NULL), *text = NULL;
   g_assert_true(g_file_get_contents(l0, &text, NULL, NULL));
@@ -267,7 +267,7 @@ static void test_failing_point(void) {
   g_assert_nonnull(strstr(b.err, "dpgossip run: 2 of 4 points failed:\n"));
   g_assert_cmpuint(count(b.err, "bad.csv:3:3: field 2 ('oops') is not a finite number"), ==, 2);
   g_assert_cmpuint(count(b.err, "points failed"), ==, 1); /* rank 0 reports, once */
-  g_assert_cmpuint(assert_same_tree(ref, mpi), ==, 2 * 4);
+  g_assert_cmpuint(assert_same_tree(ref, mpi), ==, 2 * 5);
   cli_run_clear(&a);
   cli_run_clear(&b);
   rmtree(tmp);

@@ -1,6 +1,7 @@
 /*
- * tests/cli/test_train.c: `dpgossip train` end to end: the CSV (header, one
- * row per evaluated round and node, empty accuracy for regression), the
+ * tests/cli/test_train.c: `dpgossip train` end to end: the tables (one row
+ * per evaluated round and node, empty accuracy for regression; the means
+ * per round; the privacy per victim, account's rows), the
  * summary line, byte-identical output for the same seed in every mode and
  * thread count, bad inputs (clear error, no output file, an existing file
  * left untouched), and SIGINT (no output file).
@@ -17,6 +18,11 @@
 
 static char *tmpdir;
 
+/* The privacy table's columns, as `dpgossip account --format csv` has them. */
+#define PRIVACY_HEADER                                                                             \
+  "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers,"     \
+  "alpha,delta,path,seed"
+
 static char *out_file(const char *name) {
   return g_build_filename(tmpdir, name, NULL);
 }
@@ -29,18 +35,34 @@ static char *read_file(const char *path) {
   return text;
 }
 
-/* Nothing but @keep (nullable) in the output directory: no temporary left. */
-static void assert_dir_holds(const char *keep) {
+/* Nothing but @keep (NULL-terminated) in the output directory: no
+ * temporary left. */
+static void assert_dir_holds_v(const char *const *keep) {
   GDir *d = g_dir_open(tmpdir, 0, NULL);
   const char *name;
   while ((name = g_dir_read_name(d)) != NULL)
-    if (keep == NULL || strcmp(name, keep) != 0)
+    if (!g_strv_contains(keep, name))
       g_error("unexpected file %s left in the output directory", name);
   g_dir_close(d);
 }
 
+static void assert_dir_holds(const char *keep) {
+  assert_dir_holds_v((const char *const[]){keep, NULL});
+}
+
+/* --out FILE.csv's tables: FILE.csv, FILE_mean.csv, FILE_privacy.csv. */
+static char *sibling(const char *out, const char *suffix) {
+  return g_strdup_printf("%.*s%s", (int)strlen(out) - 4, out, suffix);
+}
+
 static void remove_file(const char *path) {
   g_remove(path);
+  if (g_str_has_suffix(path, ".csv"))
+    for (guint i = 0; i < 2; i++) {
+      char *p = sibling(path, i ? "_privacy.csv" : "_mean.csv");
+      g_remove(p);
+      g_free(p);
+    }
 }
 
 static void test_csv(void) {
@@ -54,42 +76,81 @@ static void test_csv(void) {
   g_assert_cmpstr(r.err, ==, "");
   g_assert_true(g_str_has_prefix(r.out, "train: dsgd, 8 nodes, 6 rounds, final mean test loss "));
   g_assert_nonnull(strstr(r.out, "messages"));
+  /* The last line names the three tables. */
+  char *tables = g_strdup_printf("\ntables: %s, %s/r_mean.csv, %s/r_privacy.csv\n", out, tmpdir,
+                                 tmpdir);
+  g_assert_true(g_str_has_suffix(r.out, tables));
+  g_free(tables);
   char *text = read_file(out);
   char **lines = g_strsplit(text, "\n", -1);
-  g_assert_cmpstr(lines[0], ==,
-                  "round,node,train_loss,test_loss,test_accuracy,trust,attackers,distance,mu,"
-                  "epsilon,delta,status");
+  g_assert_cmpstr(lines[0], ==, "round,node,train_loss,test_loss,test_accuracy,seed");
   /* Steps 2, 4 and T = 6, eight nodes each, then the final empty string. */
   g_assert_cmpuint(g_strv_length(lines), ==, 1 + 3 * 8 + 1);
+  double sum[3][2] = {{0}};
   for (guint i = 1; i <= 24; i++) {
     char **cells = g_strsplit(lines[i], ",", -1);
-    g_assert_cmpuint(g_strv_length(cells), ==, 12);
-    /* Default: every node's LDP guarantee, mu = sqrt(T / b) / sigma = sqrt(2) / 0.5. */
-    g_assert_cmpstr(cells[5], ==, "ldp");
-    g_assert_cmpstr(cells[6], ==, "");
-    g_assert_cmpfloat(fabs(g_ascii_strtod(cells[8], NULL) - 2 * G_SQRT2), <, 1e-12);
-    g_assert_cmpstr(cells[10], ==, "1e-06");
-    g_assert_cmpstr(cells[11], ==, "protected");
+    g_assert_cmpuint(g_strv_length(cells), ==, 6);
     g_assert_cmpint(atoi(cells[0]), ==, 2 * (int)((i - 1) / 8 + 1));
     g_assert_cmpint(atoi(cells[1]), ==, (int)((i - 1) % 8));
     g_assert_cmpfloat(g_ascii_strtod(cells[2], NULL), >, 0.0);
     g_assert_cmpfloat(g_ascii_strtod(cells[3], NULL), >, 0.0);
-    g_assert_cmpstr(cells[4], ==, ""); /* regression: no accuracy */
+    g_assert_cmpstr(cells[4], ==, "");  /* regression: no accuracy */
+    g_assert_cmpstr(cells[5], ==, "7"); /* the seed */
+    sum[(i - 1) / 8][0] += g_ascii_strtod(cells[2], NULL);
+    sum[(i - 1) / 8][1] += g_ascii_strtod(cells[3], NULL);
     g_strfreev(cells);
   }
   g_strfreev(lines);
   g_free(text);
-  assert_dir_holds("r.csv");
+  /* One row of means per round, the same doubles (summed in node order). */
+  char *mean_path = sibling(out, "_mean.csv");
+  text = read_file(mean_path);
+  lines = g_strsplit(text, "\n", -1);
+  g_assert_cmpstr(lines[0], ==, "round,train_loss,test_loss,test_accuracy,seed");
+  g_assert_cmpuint(g_strv_length(lines), ==, 1 + 3 + 1);
+  for (guint k = 0; k < 3; k++) {
+    char **cells = g_strsplit(lines[1 + k], ",", -1);
+    g_assert_cmpint(atoi(cells[0]), ==, 2 * (int)(k + 1));
+    g_assert_cmpfloat(g_ascii_strtod(cells[1], NULL), ==, sum[k][0] / 8);
+    g_assert_cmpfloat(g_ascii_strtod(cells[2], NULL), ==, sum[k][1] / 8);
+    g_assert_cmpstr(cells[3], ==, "");
+    g_assert_cmpstr(cells[4], ==, "7");
+    g_strfreev(cells);
+  }
+  g_strfreev(lines);
+  g_free(text);
+  /* Default: every node's LDP guarantee, once (not per round): mu =
+   * sqrt(T / b) / sigma = sqrt(2) / 0.5, no attacker set, no distance. */
+  char *priv_path = sibling(out, "_privacy.csv");
+  text = read_file(priv_path);
+  lines = g_strsplit(text, "\n", -1);
+  g_assert_cmpstr(lines[0], ==, PRIVACY_HEADER);
+  g_assert_cmpuint(g_strv_length(lines), ==, 1 + 8 + 1);
+  for (guint u = 0; u < 8; u++) {
+    char **cells = g_strsplit(lines[1 + u], ",", -1);
+    g_assert_cmpuint(g_strv_length(cells), ==, 15);
+    g_assert_cmpstr(cells[0], ==, "");
+    g_assert_cmpstr(cells[1], ==, "ldp");
+    g_assert_cmpint(atoi(cells[2]), ==, (int)u);
+    g_assert_cmpstr(cells[3], ==, "");
+    g_assert_cmpfloat(fabs(g_ascii_strtod(cells[5], NULL) - 2 * G_SQRT2), <, 1e-12);
+    g_assert_cmpstr(cells[9], ==, "protected");
+    g_assert_cmpstr(cells[10], ==, "");
+    g_assert_cmpstr(cells[12], ==, "1e-06");
+    g_assert_cmpstr(cells[13], ==, "structured");
+    g_assert_cmpstr(cells[14], ==, "7");
+    g_strfreev(cells);
+  }
+  g_strfreev(lines);
+  g_free(text);
+  assert_dir_holds_v((const char *const[]){"r.csv", "r_mean.csv", "r_privacy.csv", NULL});
   remove_file(out);
+  g_free(mean_path);
+  g_free(priv_path);
   g_free(out);
   cli_run_clear(&r);
 }
 
-/* The privacy columns and summary of `train` against `dpgossip account
- * --format csv` on the same inputs: every (trust, attackers, victim) the same
- * mu and epsilon text, on a static graph, a time-varying schedule (both
- * structured) and an asynchronous run (train observes its own run, account
- * simulates one: no message is late, so the same knowledge). */
 static void test_privacy_vs_account(void) {
   char *out = out_file("p.csv");
   const char *extra[][6] = {{NULL},
@@ -128,48 +189,54 @@ static void test_privacy_vs_account(void) {
     if (a.status != 0)
       g_error("account failed: %s", a.err);
     g_ptr_array_free(args, TRUE);
-    /* account: collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,... */
+    /* The privacy table is account's, row for row (its own order: by
+     * trust, then set): (collusion, trust, victim) -> the row. */
     GHashTable *want = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     char **al = g_strsplit(a.out, "\n", -1);
+    g_assert_cmpstr(al[0], ==, PRIVACY_HEADER);
     for (guint i = 1; al[i] && *al[i]; i++) {
-      char **c = g_strsplit(al[i], ",", -1);
-      g_hash_table_insert(want, g_strdup_printf("%s,%s,%s", c[1], c[0], c[2]),
-                          g_strdup_printf("%s,%s,%s", c[3], c[5], c[7]));
+      char **c = g_strsplit(al[i], ",", 4);
+      g_hash_table_insert(want, g_strdup_printf("%s,%s,%s", c[0], c[1], c[2]), g_strdup(al[i]));
       g_strfreev(c);
     }
     g_assert_cmpuint(g_hash_table_size(want), ==, 2 * 14 + 2 * 13);
-    char *text = read_file(out);
+    char *priv_path = sibling(out, "_privacy.csv");
+    char *text = read_file(priv_path);
     char **tl = g_strsplit(text, "\n", -1);
-    guint rows = 0, attackers = 0;
-    for (guint i = 1; tl[i] && *tl[i]; i++) {
+    g_assert_cmpstr(tl[0], ==, PRIVACY_HEADER);
+    guint rows = 0;
+    for (guint i = 1; tl[i] && *tl[i]; i++, rows++) {
       char **c = g_strsplit(tl[i], ",", -1);
-      g_assert_cmpstr(c[0], ==, "6"); /* evaluated at T only */
-      char *key = g_strdup_printf("%s,%s,%s", c[5], c[6], c[1]);
+      char *key = g_strdup_printf("%s,%s,%s", c[0], c[1], c[2]);
       const char *w = g_hash_table_lookup(want, key);
-      if (w == NULL) {
-        g_assert_cmpstr(c[11], ==, "attacker");
-        g_assert_cmpstr(c[8], ==, "");
-        attackers++;
+      g_assert_nonnull(w);
+      if (e < 2) {
+        /* Structured: the same computation, the same text. */
+        g_assert_cmpstr(tl[i], ==, w);
       } else {
+        /* Asynchronous: two runs' observers, accounted in their own message
+         * order. */
         char **wc = g_strsplit(w, ",", -1);
-        g_assert_cmpstr(c[7], ==, wc[0]); /* distance */
-        for (guint k = 1; k < 3; k++) {
-          /* Structured: the same computation, the same text. Asynchronous:
-           * two runs' observers, accounted in their own message order. */
-          double x = g_ascii_strtod(c[7 + k], NULL), y = g_ascii_strtod(wc[k], NULL);
-          if (e < 2)
-            g_assert_cmpstr(c[7 + k], ==, wc[k]);
-          else
-            g_assert_cmpfloat(fabs(x / y - 1), <, 1e-12);
+        g_assert_cmpstr(c[3], ==, wc[3]); /* distance */
+        for (guint k = 4; k < 8; k++) {
+          double x = g_ascii_strtod(c[k], NULL), y = g_ascii_strtod(wc[k], NULL);
+          g_assert_cmpfloat(fabs(x / y - 1), <, 1e-12);
         }
+        g_assert_cmpstr(c[13], ==, "observer");
         g_strfreev(wc);
-        rows++;
       }
       g_free(key);
       g_strfreev(c);
     }
     g_assert_cmpuint(rows, ==, 2 * 14 + 2 * 13);
-    g_assert_cmpuint(attackers, ==, 2 * 1 + 2 * 2);
+    /* Evaluated at T only: one metrics row per node, no privacy in it. */
+    char *mtext = read_file(out);
+    char **ml = g_strsplit(mtext, "\n", -1);
+    g_assert_cmpuint(g_strv_length(ml), ==, 1 + 15 + 1);
+    g_assert_true(g_str_has_prefix(ml[1], "6,0,"));
+    g_strfreev(ml);
+    g_free(mtext);
+    g_free(priv_path);
     /* The summary line: the largest epsilon, and one line per accounting. */
     g_assert_nonnull(strstr(t.out, ", epsilon up to "));
     g_assert_nonnull(strstr(t.out, "\nprivacy: pndp, attackers 3+11, 13 victims: epsilon at "
@@ -199,7 +266,10 @@ static void test_privacy_summary(void) {
                                  "from 294.2 (node 0) to 294.2 (node 0)\n"));
   char *q = read_file(out);
   g_assert_nonnull(strstr(q, "\n1,3,"));
-  g_assert_nonnull(strstr(q, ",ldp,,,20,294.17"));
+  g_free(q);
+  char *priv_path = sibling(out, "_privacy.csv");
+  q = read_file(priv_path);
+  g_assert_nonnull(strstr(q, "\n,ldp,3,,20,20,400,294.17"));
   g_free(q);
   g_assert_nonnull(strstr(r.out, "at delta = 1e-06: no meaningful protection"));
   cli_run_clear(&r);
@@ -209,8 +279,8 @@ static void test_privacy_summary(void) {
   g_assert_null(strstr(r.out, ", accuracy ")); /* regression */
   g_assert_nonnull(strstr(r.out, "epsilon up to inf"));
   g_assert_nonnull(strstr(r.out, "epsilon inf: no protection"));
-  char *text = read_file(out);
-  g_assert_nonnull(strstr(text, ",ldp,,,inf,inf,1e-06,unprotected\n"));
+  char *text = read_file(priv_path);
+  g_assert_nonnull(strstr(text, "\n,ldp,0,,inf,inf,inf,inf,,unprotected,,2,1e-06,structured,0\n"));
   g_free(text);
   cli_run_clear(&r);
   /* --trust none: no accounting, said so. */
@@ -221,10 +291,15 @@ static void test_privacy_summary(void) {
   g_assert_null(strstr(r.out, "\nprivacy:"));
   text = read_file(out);
   g_assert_nonnull(strstr(text, "\n1,3,"));
-  g_assert_true(g_str_has_suffix(text, ",none,,,,,,not accounted\n"));
+  g_free(text);
+  /* Nothing accounted: the table has its columns and no row (a stale one
+   * from the run before is replaced). */
+  text = read_file(priv_path);
+  g_assert_cmpstr(text, ==, PRIVACY_HEADER "\n");
   g_free(text);
   cli_run_clear(&r);
   remove_file(out);
+  g_free(priv_path);
   g_free(out);
 }
 
@@ -269,7 +344,14 @@ static void test_deterministic(void) {
                          "--epochs", "2", "--batches", "4", "--eval-every", "3", "--lr", "0.05",
                          "--seed", "11", "--threads", threads, "--out", out);
       g_assert_cmpint(r.status, ==, 0);
-      texts[i] = read_file(out);
+      char *mean = sibling(out, "_mean.csv"), *priv = sibling(out, "_privacy.csv");
+      char *m = read_file(out), *mm = read_file(mean), *p = read_file(priv);
+      texts[i] = g_strconcat(m, mm, p, NULL);
+      g_free(m);
+      g_free(mm);
+      g_free(p);
+      g_free(mean);
+      g_free(priv);
       remove_file(out);
       g_free(out);
       cli_run_clear(&r);
@@ -379,6 +461,23 @@ static void test_bad_inputs(void) {
   g_free(tiny);
 }
 
+/* A table that cannot be written (a folder in its place): exit 1 naming
+ * it, and no table at all, so none looks complete beside a missing one. */
+static void test_unwritable_table(void) {
+  char *out = out_file("u.csv"), *priv = out_file("u_privacy.csv");
+  g_assert_cmpint(g_mkdir(priv, 0700), ==, 0);
+  CliRun r = cli_run("train", "--generate", "ring:n=4", "--dataset",
+                     "synthetic:linear,n=100,seed=1", "--out", out);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, "cannot write "));
+  g_assert_nonnull(strstr(r.err, "u_privacy.csv"));
+  assert_dir_holds("u_privacy.csv");
+  g_rmdir(priv);
+  cli_run_clear(&r);
+  g_free(priv);
+  g_free(out);
+}
+
 /* SIGINT during a long run: exit 130, no output file. */
 static void test_sigint(void) {
   char *out = out_file("int.csv");
@@ -422,6 +521,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/train/deterministic", test_deterministic);
   g_test_add_func("/train/stale_loss", test_stale_loss);
   g_test_add_func("/train/bad_inputs", test_bad_inputs);
+  g_test_add_func("/train/unwritable-table", test_unwritable_table);
   g_test_add_func("/train/sigint", test_sigint);
   int status = g_test_run();
   g_rmdir(tmpdir);

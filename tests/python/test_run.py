@@ -3,6 +3,7 @@ scenario: the same tables, read generically."""
 
 import os
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -30,16 +31,50 @@ def test_run_gives_the_cli_tables(cli, tmp_path):
     assert set(priv["trust"]) == {"pndp", "ldp"} and (priv["rdp"] > 0).all()
 
 
-def test_sweep_points_are_stacked(tmp_path):
+def test_sweep_one_table_per_name(tmp_path):
+    """A sweep: one metrics, metrics_mean and privacy table, every point's
+    rows with its name and swept value; each point's own folder under
+    .points, its rows those of the sweep's table."""
     ini = scenario("figure2-florentine.ini")
     res = dpgossip.run(ini, {"simulation.rounds": 3, "sweep.protocol.sigma": [1, 2]},
                        out=tmp_path / "sweep", threads=1)
-    points = [k for k in res if k.startswith("points/") and k.count("/") == 2
-              and k.endswith("/privacy")]
-    assert len(points) == 2
-    stacked = res["points/privacy"]
-    assert len(stacked) == sum(len(res[k]) for k in points)
-    assert sorted(set(stacked["point"])) == sorted(k.split("/")[1] for k in points)
+    assert {"metrics", "metrics_mean", "privacy", "points", "groups", "aggregate"} <= set(res)
+    assert not any("/" in k for k in res)
+    assert sorted(res.points) == ["sigma=1", "sigma=2"]
+    privacy = res["privacy"]
+    assert list(privacy.columns[:2]) == ["point", "protocol.sigma"]
+    for name, sigma in (("sigma=1", 1), ("sigma=2", 2)):
+        point = res.points[name]
+        assert point.points == {} and point.summary["sigma"] == sigma
+        mine = privacy[privacy["point"] == name].drop(columns=["point", "protocol.sigma"])
+        pd.testing.assert_frame_equal(mine.reset_index(drop=True), point["privacy"],
+                                      check_exact=True)
+        assert (privacy.loc[privacy["point"] == name, "protocol.sigma"] == sigma).all()
+    # Twice the noise: every victim's mu halves.
+    mu = privacy.pivot_table(index=["collusion", "trust", "victim"], columns="protocol.sigma",
+                             values="mu")
+    mu = mu[np.isfinite(mu[1]) & (mu[1] > 0)]  # T = 3: far victims are not reached yet
+    assert len(mu) >= 20
+    np.testing.assert_allclose(mu[1] / mu[2], 2.0, rtol=1e-12)
+    assert privacy["attackers"].dtype == object  # a set's name stays text ("0")
+
+
+def test_metrics_node_is_an_integer(tmp_path):
+    """metrics.csv: integer node ids (no "mean" row); the means per round in
+    metrics_mean.csv, equal to the nodes' means."""
+    ini = tmp_path / "task.ini"
+    ini.write_text("[topology]\ngenerate = ring:n=6\n[protocol]\nname = dsgd\nsigma = 0.5\n"
+                   "lr = 0.2\n[task]\ndataset = synthetic:linear,n=300,d=3,seed=4\nepochs = 2\n"
+                   "batches = 3\neval_every = 2\n[privacy]\ntrust = pndp\n[output]\n"
+                   "plots = false\n")
+    res = dpgossip.run(ini, out=tmp_path / "d", threads=1)
+    metrics, means = res["metrics"], res["metrics_mean"]
+    assert metrics["node"].dtype == np.int64
+    assert list(means["round"]) == sorted(set(metrics["round"]))
+    np.testing.assert_allclose(means.set_index("round")["test_loss"],
+                               metrics.groupby("round")["test_loss"].mean(), rtol=1e-13)
+    curve = pd.DataFrame(res.summary["curve"]).set_index("round")
+    np.testing.assert_array_equal(means.set_index("round")["test_loss"], curve["test_loss"])
 
 
 def test_load_reads_any_csv(tmp_path):
@@ -47,8 +82,8 @@ def test_load_reads_any_csv(tmp_path):
     (tmp_path / "anything.csv").write_text("a,b\n1,x\n2,y\n")
     (tmp_path / "sub" / "more.csv").write_text("c\n0.1\n")
     res = dpgossip.load(tmp_path)
-    assert list(res["anything"]["a"]) == [1, 2] and res["sub/more"]["c"][0] == 0.1
-    assert res.summary is None
+    assert list(res["anything"]["a"]) == [1, 2] and set(res) == {"anything"}
+    assert res.summary is None and len(res.points) == 0
     with pytest.raises(FileNotFoundError):
         dpgossip.load(tmp_path / "nope")
 

@@ -90,8 +90,8 @@ static void test_point_outputs_reference(Fix *f, gconstpointer data) {
   g_assert_cmpuint(rep.ran, ==, 1);
   g_assert_cmpuint(rep.figures->len, ==, 1); /* privacy.svg: no task, no loss curve */
   scen_run_report_clear(&rep);
-  const char *files[] = {"summary.json", "metrics.csv", "privacy.csv", "scenario.resolved.ini",
-                         "privacy.svg"};
+  const char *files[] = {"summary.json", "metrics.csv",           "metrics_mean.csv",
+                         "privacy.csv",  "scenario.resolved.ini", "privacy.svg"};
   for (guint i = 0; i < G_N_ELEMENTS(files); i++) {
     char *p = g_build_filename(out, files[i], NULL);
     g_assert_true(g_file_test(p, G_FILE_TEST_IS_REGULAR));
@@ -172,27 +172,37 @@ static void test_task_metrics(Fix *f, gconstpointer data) {
   char *header = g_strjoinv(",", g_ptr_array_index(m, 0));
   g_assert_cmpstr(header, ==, SCEN_METRICS_CSV_COLUMNS);
   g_free(header);
-  /* T = 6, evaluations at steps 2, 4 and 6: 6 nodes each, then their mean. */
-  g_assert_cmpuint(m->len, ==, 1 + 3 * 7);
+  /* T = 6, evaluations at steps 2, 4 and 6: 6 nodes each, integer ids. */
+  g_assert_cmpuint(m->len, ==, 1 + 3 * 6);
+  GPtrArray *mm = scen_test_csv(out, "metrics_mean.csv");
+  header = g_strjoinv(",", g_ptr_array_index(mm, 0));
+  g_assert_cmpstr(header, ==, SCEN_METRICS_MEAN_CSV_COLUMNS);
+  g_free(header);
+  g_assert_cmpuint(mm->len, ==, 1 + 3);
   double sum[2] = {0, 0};
   for (guint r = 1; r < m->len; r++) {
     char **row = g_ptr_array_index(m, r);
-    g_assert_cmpint(atoi(row[0]), ==, 2 * (1 + (r - 1) / 7));
+    g_assert_cmpint(atoi(row[0]), ==, 2 * (1 + (r - 1) / 6));
     g_assert_cmpstr(row[5], ==, "0"); /* the seed */
     g_assert_cmpstr(row[4], ==, "");  /* regression: no accuracy */
-    if ((r - 1) % 7 == 6) {
-      g_assert_cmpstr(row[1], ==, "mean");
-      g_assert_cmpfloat(cell(m, r, 2), ==, sum[0] / 6);
-      g_assert_cmpfloat(cell(m, r, 3), ==, sum[1] / 6);
-      sum[0] = sum[1] = 0;
-      continue;
-    }
-    g_assert_cmpint(atoi(row[1]), ==, (r - 1) % 7);
+    g_assert_cmpint(atoi(row[1]), ==, (r - 1) % 6);
     g_assert_true(isfinite(cell(m, r, 2)) && cell(m, r, 2) >= 0);
     g_assert_true(isfinite(cell(m, r, 3)) && cell(m, r, 3) >= 0);
     sum[0] += cell(m, r, 2);
     sum[1] += cell(m, r, 3);
+    if ((r - 1) % 6 == 5) {
+      /* The round's means, summed in node order: the same doubles. */
+      guint k = 1 + (r - 1) / 6;
+      char **mrow = g_ptr_array_index(mm, k);
+      g_assert_cmpint(atoi(mrow[0]), ==, 2 * (int)k);
+      g_assert_cmpfloat(cell(mm, k, 1), ==, sum[0] / 6);
+      g_assert_cmpfloat(cell(mm, k, 2), ==, sum[1] / 6);
+      g_assert_cmpstr(mrow[3], ==, "");
+      g_assert_cmpstr(mrow[4], ==, "0");
+      sum[0] = sum[1] = 0;
+    }
   }
+  g_ptr_array_unref(mm);
   g_ptr_array_unref(m);
   /* b defaults to the task's batches: each victim's mu at most the LDP one. */
   GPtrArray *p = scen_test_csv(out, "privacy.csv");
@@ -329,8 +339,9 @@ static void test_sweep_tidy_tables(Fix *f, gconstpointer data) {
                          "sigma=2_seed=2"};
   const char *sigmas[] = {"0.5", "0.5", "2", "2"};
   const char *tables[][2] = {{"privacy.csv", SCEN_PRIVACY_CSV_COLUMNS},
-                             {"metrics.csv", SCEN_METRICS_CSV_COLUMNS}};
-  for (guint t = 0; t < 2; t++) {
+                             {"metrics.csv", SCEN_METRICS_CSV_COLUMNS},
+                             {"metrics_mean.csv", SCEN_METRICS_MEAN_CSV_COLUMNS}};
+  for (guint t = 0; t < G_N_ELEMENTS(tables); t++) {
     char *top_header, **top = data_lines(a, tables[t][0], &top_header);
     char *want_header = g_strdup_printf("point,protocol.sigma,%s", tables[t][1]);
     g_assert_cmpstr(top_header, ==, want_header);
@@ -354,13 +365,19 @@ static void test_sweep_tidy_tables(Fix *f, gconstpointer data) {
     g_free(top_header);
     g_free(want_header);
   }
-  /* 4 points x (pndp, ldp) x (5 victims of a + 4 of b); 3 rounds x (6 nodes + mean). */
+  /* 4 points x (pndp, ldp) x (5 victims of a + 4 of b); 3 rounds x 6 nodes, and a
+   * mean row per round. */
   GPtrArray *pr = scen_test_csv(a, "privacy.csv"), *mr = scen_test_csv(a, "metrics.csv");
+  GPtrArray *mmr = scen_test_csv(a, "metrics_mean.csv");
   g_assert_cmpuint(pr->len, ==, 1 + 4 * 2 * (5 + 4));
-  g_assert_cmpuint(mr->len, ==, 1 + 4 * 3 * 7);
-  g_assert_cmpstr(((char **)g_ptr_array_index(mr, 7))[3], ==, "mean");
-  g_assert_cmpstr(((char **)g_ptr_array_index(mr, 7))[7], ==, "1"); /* seed */
+  g_assert_cmpuint(mr->len, ==, 1 + 4 * 3 * 6);
+  g_assert_cmpuint(mmr->len, ==, 1 + 4 * 3);
+  g_assert_cmpstr(((char **)g_ptr_array_index(mr, 7))[3], ==, "0");  /* round 4's node 0 */
+  g_assert_cmpstr(((char **)g_ptr_array_index(mr, 7))[7], ==, "1");  /* seed */
+  g_assert_cmpstr(((char **)g_ptr_array_index(mmr, 2))[2], ==, "4"); /* round */
+  g_assert_cmpstr(((char **)g_ptr_array_index(mmr, 2))[6], ==, "1"); /* seed */
   g_ptr_array_unref(mr);
+  g_ptr_array_unref(mmr);
 
   /* points.csv: point,dir,sigma,seed,status,sigma,final_train_loss,final_test_loss,
    * final_test_accuracy,test_loss_last50, then the epsilon columns, delta. */

@@ -25,7 +25,10 @@ static void test_default(Fix *f, gconstpointer data) {
     shipped_assert_file(f->dir, top[i]);
   char *pt = g_build_filename(f->dir, "points", "seed=1", NULL);
   GPtrArray *m = scen_test_csv(pt, "metrics.csv");
-  g_assert_cmpuint(m->len, ==, 1 + 6 * 16); /* T = 24, evaluations every 4 steps, 15 nodes + mean */
+  g_assert_cmpuint(m->len, ==, 1 + 6 * 15); /* T = 24, evaluations every 4 steps, 15 nodes */
+  g_ptr_array_unref(m);
+  m = scen_test_csv(pt, "metrics_mean.csv");
+  g_assert_cmpuint(m->len, ==, 1 + 6);
   g_ptr_array_unref(m);
   shipped_check_privacy(pt, 2 * 14 + 2 * 13, 2.0);
   g_free(pt);
@@ -86,7 +89,10 @@ static void test_time_varying(Fix *f, gconstpointer data) {
   ScenRunReport rep = shipped_run("time-varying-matching", sets, f->dir);
   scen_run_report_clear(&rep);
   GPtrArray *m = scen_test_csv(f->dir, "metrics.csv");
-  g_assert_cmpuint(m->len, ==, 1 + 4 * 33); /* T = 10: steps 3, 6, 9, 10; 32 nodes + mean */
+  g_assert_cmpuint(m->len, ==, 1 + 4 * 32); /* T = 10: steps 3, 6, 9, 10; 32 nodes */
+  g_ptr_array_unref(m);
+  m = scen_test_csv(f->dir, "metrics_mean.csv");
+  g_assert_cmpuint(m->len, ==, 1 + 4);
   g_ptr_array_unref(m);
   shipped_check_privacy(f->dir, 2 * 31 + 2 * 30, 2.0);
   char *sum = scen_test_read(f->dir, "summary.json");

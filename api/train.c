@@ -1,0 +1,480 @@
+/*
+ * api/train.c: dpg_train, `dpgossip train` as three tables: the same checks
+ * and messages, the same run, the same privacy accounting (the structured
+ * path when proto_account_plan says it describes the run exactly, else an
+ * observer on the training run itself), the same numbers. Like
+ * api/account.c it calls the modules' API, not the command line's code;
+ * tests/python compares both outputs.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "api/internal.h"
+#include "learning/learning.h"
+#include "privacy/privacy.h"
+#include "protocols/protocols.h"
+#include "scenarios/scenarios.h"
+#include "spec/spec.h"
+
+/* The command line's name of D-SGD without noise. */
+#define NONPRIVATE "nonprivate"
+
+void dpg_train_options_init(DpgTrainOptions *o) {
+  *o = (DpgTrainOptions){.epochs = 1,
+                         .batches = 1,
+                         .lr = 0.1,
+                         .sigma = NAN,
+                         .clip = 1.0,
+                         .test_fraction = LEARN_DEFAULT_TEST_FRACTION,
+                         .threads = 1,
+                         .alpha = 2.0,
+                         .delta = 1e-6};
+}
+
+size_t dpg_train_options_size(void) {
+  return sizeof(DpgTrainOptions);
+}
+
+/* One accounting: a trust model and an attacker set. "Every node" (LDP
+ * without attackers) takes two observer sets, {0} and {1}: under LDP a
+ * node's value does not depend on who observes, and the set only removes
+ * its members from the victims, so node 0 comes from the second. */
+typedef struct {
+  PrivTrust trust;
+  guint set; /* the attacker set; unused when all */
+  gboolean all;
+  guint view; /* its first observer view */
+  PrivReport *report, *report0;
+} Accounting;
+
+typedef struct {
+  const DpgTrainOptions *o;
+  const char *protocol; /* as run ("dsgd" for nonprivate) */
+  gboolean nonprivate;
+  double sigma;
+  guint64 seed;
+  guint T, b, n;
+  TopoGossipKind gossip;
+  TopoGraph *g;
+  TopoSchedule *sched;
+  SpecAttackers sets;
+  ProtoAccountProtocol proto;
+  gboolean none, structured;
+  GArray *acs;   /* Accounting */
+  GArray *views; /* ProtoObservedView */
+  ProtoObserveOptions observe;
+  ProtoRunStats stats;
+} Job;
+
+static const guint node0[] = {0}, node1[] = {1};
+
+/* The checks of cli_cmd_train before the graph, in its order and words. */
+static gboolean check_options(Job *j, DpgError *err) {
+  const DpgTrainOptions *o = j->o;
+  GError *error = NULL;
+  if (o->dataset == NULL)
+    return dpg_usage(err, "--dataset is required"), FALSE;
+  if (o->epochs <= 0 || o->batches <= 0 || (guint64)o->epochs * (guint64)o->batches > G_MAXINT32)
+    return dpg_usage(err, "--epochs and --batches must be positive (got %d and %d)", o->epochs,
+                     o->batches),
+           FALSE;
+  if (o->eval_every < 0 || o->threads <= 0)
+    return dpg_usage(err, "--eval-every must be >= 0 and --threads >= 1"), FALSE;
+  if (o->seed != NULL && !g_ascii_string_to_unsigned(o->seed, 10, 0, G_MAXUINT64, &j->seed, NULL))
+    return dpg_usage(err, "--seed: '%s' is not an integer in [0, 2^64 - 1]", o->seed), FALSE;
+  if (!(o->test_fraction > 0.0 && o->test_fraction < 1.0))
+    return dpg_usage(err,
+                     "--test-fraction must be in (0, 1) (got %g): the test loss needs test "
+                     "records",
+                     o->test_fraction),
+           FALSE;
+  j->nonprivate = o->protocol != NULL && strcmp(o->protocol, NONPRIVATE) == 0;
+  if (j->nonprivate && !isnan(o->sigma) && o->sigma != 0)
+    return dpg_usage(err, "--protocol nonprivate adds no noise: drop --sigma %g", o->sigma), FALSE;
+  j->protocol = j->nonprivate || o->protocol == NULL ? "dsgd" : o->protocol;
+  j->sigma = j->nonprivate ? 0.0 : isnan(o->sigma) ? 1.0 : o->sigma;
+  if (!(isfinite(j->sigma) && j->sigma >= 0) || !(isfinite(o->clip) && o->clip > 0) ||
+      !(isfinite(o->lr) && o->lr > 0) || !(isfinite(o->compute_ms) && o->compute_ms >= 0))
+    return dpg_usage(err,
+                     "--sigma must be >= 0, --clip and --lr > 0, --compute-ms >= 0, all "
+                     "finite (got %g, %g, %g, %g)",
+                     j->sigma, o->clip, o->lr, o->compute_ms),
+           FALSE;
+  const ProtoVTable *vt;
+  ProtoParams *params = NULL;
+  ProtoMode m;
+  SimLatency lat;
+  double p;
+  gboolean ok = proto_spec_parse(j->protocol, &vt, &params, &error);
+  proto_params_free(params);
+  ok = ok && proto_mode_parse(o->mode, &m, &error);
+  if (ok && o->latency != NULL && !sim_latency_parse(o->latency, &lat, &error)) {
+    g_prefix_error(&error, "--latency: ");
+    ok = FALSE;
+  }
+  if (ok && o->loss != NULL && !sim_loss_parse(o->loss, &p, &error)) {
+    g_prefix_error(&error, "--loss: ");
+    ok = FALSE;
+  }
+  ok = ok && dpg_graph_gossip(&o->graph, &j->gossip, &error);
+  if (!ok)
+    return dpg_fail(err, error, 2), FALSE;
+  j->T = (guint)(o->epochs * o->batches);
+  j->b = (guint)o->batches;
+  return TRUE;
+}
+
+/* The accountings and their observer views, as `train --trust --attackers`
+ * plans them. Errors: G_OPTION_ERROR_BAD_VALUE, the registry's. */
+static gboolean plan_privacy(Job *j, GError **error) {
+  const DpgTrainOptions *o = j->o;
+  j->none = o->trust != NULL && g_str_equal(o->trust, "none");
+  char **trusts = j->none ? g_new0(char *, 1) : g_strsplit(o->trust ? o->trust : "ldp", ",", -1);
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && o->attackers && o->attackers[i]; i++)
+    if (!spec_attackers_parse(&j->sets, o->attackers[i], 0, G_OPTION_ERROR,
+                              G_OPTION_ERROR_BAD_VALUE, error)) {
+      g_prefix_error(error, "--attackers: ");
+      ok = FALSE;
+    }
+  guint n_sets = spec_attackers_n_sets(&j->sets, 0);
+  if (ok && n_sets > 0) {
+    ok = spec_attackers_check(&j->sets, j->n, "the graph", G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                              error);
+    if (!ok) {
+      g_prefix_error(error, "--attackers: ");
+    } else {
+      spec_attackers_expand(&j->sets, j->n);
+      n_sets = spec_attackers_n_sets(&j->sets, j->n);
+    }
+  }
+  for (guint t = 0; ok && trusts[t]; t++) {
+    PrivTrust trust;
+    if (!priv_trust_parse(trusts[t], &trust, NULL)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--trust: unknown trust model '%s' (valid: ldp, pndp, secldp)", trusts[t]);
+      ok = FALSE;
+    } else if (n_sets == 0 && trust != PRIV_TRUST_LDP) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--trust %s: say who observes with --attackers (e.g. --attackers 0, or 0+5 "
+                  "for a collusion set); only ldp needs none",
+                  trusts[t]);
+      ok = FALSE;
+    } else if (n_sets == 0 && j->n < 2) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--trust ldp: the graph has a single node, nobody to observe it");
+      ok = FALSE;
+    }
+    for (guint i = 0; ok && i < MAX(n_sets, 1); i++) {
+      Accounting a = {.trust = trust, .set = i, .all = n_sets == 0, .view = j->views->len};
+      if (a.all) {
+        ProtoObservedView v0 = {trust, node0, 1}, v1 = {trust, node1, 1};
+        g_array_append_val(j->views, v0);
+        g_array_append_val(j->views, v1);
+      } else {
+        guint size;
+        const guint *m = spec_attackers_members(&j->sets, i, NULL, &size);
+        ProtoObservedView v = {trust, m, size};
+        g_array_append_val(j->views, v);
+      }
+      g_array_append_val(j->acs, a);
+    }
+  }
+  g_strfreev(trusts);
+  ok = ok && proto_account_check_numbers(j->sigma, o->clip, o->alpha, o->delta, error);
+  ok = ok && proto_account_resolve_protocol(j->protocol, &j->proto, error);
+  if (!ok)
+    return FALSE;
+  ProtoMode mode = {.kind = PROTO_MODE_SYNC};
+  double loss_p = 0;
+  /* Run options the run itself refuses (loss in sync mode): its error, not
+   * ours; the observer path is planned and never reached. */
+  if (!proto_account_parse_run_options(o->mode, o->latency, o->loss, &mode, &loss_p, NULL))
+    mode.kind = PROTO_MODE_DEADLINE;
+  ProtoAccountCase pc = {.known = j->proto.structured,
+                         .mode = mode.kind,
+                         .loss = loss_p,
+                         .run_options = o->latency != NULL};
+  const char *why;
+  j->structured = proto_account_plan(&pc, &why) == PROTO_ACCOUNT_STRUCTURED;
+  j->observe = (ProtoObserveOptions){.views = (const ProtoObservedView *)j->views->data,
+                                     .n_views = j->views->len,
+                                     .T = j->T,
+                                     .streaming = TRUE};
+  return TRUE;
+}
+
+/* The per-victim reports of every accounting, from the structured path or
+ * from @run's observer views. */
+static gboolean account(Job *j, ProtoObservedRun *run, GError **error) {
+  if (j->none)
+    return TRUE;
+  const DpgTrainOptions *o = j->o;
+  TopoGossip *w = NULL;
+  TopoSchedule *sched = NULL;
+  double *C_local = NULL;
+  gboolean ok = TRUE;
+  if (j->structured) {
+    if (j->proto.structured && j->proto.protocol == PRIV_PROTOCOL_MFDSGD) {
+      ProtoCRecipe r = {
+          .spec = j->proto.c_spec, .T = j->T, .k = j->T / j->b, .b = j->b, .band = j->proto.band};
+      ok = (C_local = proto_c_local(&r, error)) != NULL;
+    }
+    /* A schedule of its own: the run's has been stepped through. */
+    if (ok && o->schedule && strcmp(o->schedule, "static") != 0)
+      ok = (sched = topo_schedule_new(o->schedule, j->g, j->gossip, j->seed, error)) != NULL;
+    else if (ok)
+      ok = (w = topo_gossip_new(j->g, j->gossip, error)) != NULL;
+  }
+  PrivAccountOptions opt = {
+      .b = j->b, .sensitivity = PRIV_SENSITIVITY_BOUND, .alpha = o->alpha, .delta = o->delta};
+  for (guint i = 0; ok && i < j->acs->len; i++) {
+    Accounting *a = &g_array_index(j->acs, Accounting, i);
+    for (guint k = 0; ok && k < (a->all ? 2u : 1u); k++) {
+      const ProtoObservedView *v = &g_array_index(j->views, ProtoObservedView, a->view + k);
+      PrivStructuredProblem p = {.protocol = j->proto.protocol,
+                                 .K = j->proto.K,
+                                 .C_local = C_local,
+                                 .T = j->T,
+                                 .trust = v->trust,
+                                 .attackers = v->members,
+                                 .n_attackers = v->n_members,
+                                 .sigma = j->sigma,
+                                 .b = j->b,
+                                 .engine = PRIV_ENGINE_AUTO};
+      ok = dpg_check_cancel(error);
+      PrivBlocks *blocks = !ok             ? NULL
+                           : j->structured ? proto_account_structured(&p, w, sched, error)
+                                           : proto_observed_run_blocks(run, a->view + k, error);
+      PrivReport *r = blocks ? priv_account_report(blocks, j->g, &opt, error) : NULL;
+      priv_blocks_free(blocks);
+      ok = r != NULL;
+      *(k == 0 ? &a->report : &a->report0) = r;
+    }
+  }
+  g_free(C_local);
+  topo_gossip_free(w);
+  topo_schedule_free(sched);
+  if (!ok && !g_error_matches(*error, PROTO_ERROR, PROTO_ERROR_CANCELLED))
+    g_prefix_error(error, "privacy accounting: ");
+  return ok;
+}
+
+/* The metrics (SCEN_METRICS_CSV_COLUMNS) and their means per round
+ * (SCEN_METRICS_MEAN_CSV_COLUMNS), typed; the means summed in node order as
+ * scen_metrics_csv_rows sums them. */
+static DpgTable *metrics_tables(const Job *j, const ProtoMetric *rows, gsize n_rows,
+                                DpgTable **means) {
+  DpgTable *t = dpg_table_new(), *m = dpg_table_new();
+  guint c_round = dpg_table_add_col(t, "round", DPG_COL_INT);
+  guint c_node = dpg_table_add_col(t, "node", DPG_COL_INT);
+  guint c_v[3] = {dpg_table_add_col(t, "train_loss", DPG_COL_DOUBLE),
+                  dpg_table_add_col(t, "test_loss", DPG_COL_DOUBLE),
+                  dpg_table_add_col(t, "test_accuracy", DPG_COL_DOUBLE)};
+  guint c_seed = dpg_table_add_col(t, "seed", DPG_COL_INT);
+  guint m_round = dpg_table_add_col(m, "round", DPG_COL_INT);
+  guint m_v[3] = {dpg_table_add_col(m, "train_loss", DPG_COL_DOUBLE),
+                  dpg_table_add_col(m, "test_loss", DPG_COL_DOUBLE),
+                  dpg_table_add_col(m, "test_accuracy", DPG_COL_DOUBLE)};
+  guint m_seed = dpg_table_add_col(m, "seed", DPG_COL_INT);
+  for (gsize i = 0; i < n_rows;) {
+    guint step = rows[i].step, n = 0;
+    double sum[3] = {0, 0, 0};
+    for (; i < n_rows && rows[i].step == step; i++, n++) {
+      const double v[3] = {rows[i].train_loss, rows[i].test_loss, rows[i].test_accuracy};
+      dpg_table_push_int(t, c_round, step);
+      dpg_table_push_int(t, c_node, rows[i].node);
+      for (guint c = 0; c < 3; c++) {
+        dpg_table_push_double(t, c_v[c], v[c]);
+        sum[c] += v[c];
+      }
+      dpg_table_push_int(t, c_seed, (gint64)j->seed);
+      dpg_table_end_row(t);
+    }
+    dpg_table_push_int(m, m_round, step);
+    for (guint c = 0; c < 3; c++)
+      dpg_table_push_double(m, m_v[c], sum[c] / n);
+    dpg_table_push_int(m, m_seed, (gint64)j->seed);
+    dpg_table_end_row(m);
+  }
+  *means = m;
+  return t;
+}
+
+/* One privacy row of victim @v (the columns of dpg_account's table). */
+static void privacy_row(DpgTable *t, const guint *c, const char *label, PrivTrust trust,
+                        const PrivVictim *v, gboolean all, const PrivReport *r, const Job *j) {
+  dpg_table_push_string(t, c[0], label);
+  dpg_table_push_string(t, c[1], priv_trust_name(trust));
+  dpg_table_push_int(t, c[2], v->node);
+  dpg_table_push_int(t, c[3], v->distance >= 0 && !all ? v->distance : G_MININT64);
+  const double cells[] = {v->sensitivity, v->mu, v->rdp, v->epsilon, NAN};
+  for (guint k = 0; k < G_N_ELEMENTS(cells); k++)
+    dpg_table_push_double(t, c[4 + k], cells[k]);
+  dpg_table_push_string(t, c[9], scen_privacy_victim_status(v));
+  dpg_table_push_string(t, c[10], label);
+  dpg_table_push_double(t, c[11], r->alpha);
+  dpg_table_push_double(t, c[12], r->delta);
+  dpg_table_push_string(t, c[13], j->structured ? "structured" : "observer");
+  dpg_table_push_int(t, c[14], (gint64)j->seed);
+  dpg_table_end_row(t);
+}
+
+/* The privacy table (SCEN_PRIVACY_CSV_COLUMNS), the rows `train` writes to
+ * FILE_privacy.csv: per accounting, its victims in node order; every node
+ * under LDP without attackers (no set, no distance: missing). */
+static DpgTable *privacy_table(const Job *j) {
+  static const char *const names[] = {
+      "collusion",     "trust",  "victim",    "distance", "sensitivity", "mu",   "rdp", "epsilon",
+      "muffliato_rdp", "status", "attackers", "alpha",    "delta",       "path", "seed"};
+  static const DpgColType types[] = {DPG_COL_STRING, DPG_COL_STRING, DPG_COL_INT,    DPG_COL_INT,
+                                     DPG_COL_DOUBLE, DPG_COL_DOUBLE, DPG_COL_DOUBLE, DPG_COL_DOUBLE,
+                                     DPG_COL_DOUBLE, DPG_COL_STRING, DPG_COL_STRING, DPG_COL_DOUBLE,
+                                     DPG_COL_DOUBLE, DPG_COL_STRING, DPG_COL_INT};
+  DpgTable *t = dpg_table_new();
+  guint c[G_N_ELEMENTS(names)];
+  for (guint k = 0; k < G_N_ELEMENTS(names); k++)
+    c[k] = dpg_table_add_col(t, names[k], types[k]);
+  for (guint i = 0; !j->none && i < j->acs->len; i++) {
+    const Accounting *a = &g_array_index(j->acs, Accounting, i);
+    if (!a->all) {
+      char *label = spec_attackers_label(&j->sets, a->set);
+      for (guint v = 0; v < a->report->n_victims; v++)
+        privacy_row(t, c, label, a->trust, &a->report->victims[v], FALSE, a->report, j);
+      g_free(label);
+      continue;
+    }
+    /* Node 0 is the first set's attacker: its row is the second report's. */
+    for (guint v = 0; v < a->report0->n_victims; v++)
+      if (a->report0->victims[v].node == 0)
+        privacy_row(t, c, NULL, a->trust, &a->report0->victims[v], TRUE, a->report0, j);
+    for (guint v = 0; v < a->report->n_victims; v++)
+      privacy_row(t, c, NULL, a->trust, &a->report->victims[v], TRUE, a->report, j);
+  }
+  return t;
+}
+
+/* What the summary line of the command says, as attributes. */
+static void set_attrs(DpgTable *t, const Job *j) {
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  const DpgTrainOptions *o = j->o;
+  dpg_table_set_attr(t, "protocol", j->nonprivate ? NONPRIVATE : j->protocol);
+  dpg_table_set_attr_printf(t, "nodes", "%u", j->n);
+  dpg_table_set_attr_printf(t, "rounds", "%u", j->T);
+  dpg_table_set_attr_printf(t, "epochs", "%d", o->epochs);
+  dpg_table_set_attr_printf(t, "batches", "%d", o->batches);
+  dpg_table_set_attr(t, "gossip", topo_gossip_kind_name(j->gossip));
+  dpg_table_set_attr(t, "schedule", o->schedule ? o->schedule : "static");
+  dpg_table_set_attr(t, "mode", o->mode ? o->mode : "sync");
+  dpg_table_set_attr(t, "sigma", g_ascii_dtostr(buf, sizeof buf, j->sigma));
+  dpg_table_set_attr(t, "clip", g_ascii_dtostr(buf, sizeof buf, o->clip));
+  dpg_table_set_attr(t, "lr", g_ascii_dtostr(buf, sizeof buf, o->lr));
+  dpg_table_set_attr_printf(t, "seed", "%" G_GUINT64_FORMAT, j->seed);
+  dpg_table_set_attr(t, "path", j->none ? "none" : j->structured ? "structured" : "observer");
+  dpg_table_set_attr(t, "sim_time_s",
+                     g_ascii_dtostr(buf, sizeof buf, j->stats.sim_time / (double)SIM_TIME_S));
+  dpg_table_set_attr_printf(t, "messages_sent", "%" G_GUINT64_FORMAT,
+                            j->stats.engine.messages_sent);
+  dpg_table_set_attr_printf(t, "messages_delivered", "%" G_GUINT64_FORMAT,
+                            j->stats.engine.messages_delivered);
+  dpg_table_set_attr_printf(t, "messages_dropped", "%" G_GUINT64_FORMAT,
+                            j->stats.engine.messages_dropped);
+}
+
+DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **privacy, DpgError *err) {
+  dpg_enter();
+  if (means != NULL)
+    *means = NULL;
+  if (privacy != NULL)
+    *privacy = NULL;
+  if (o == NULL || means == NULL || privacy == NULL)
+    return dpg_usage(err, "dpg_train: options and both out tables are required");
+  Job j = {.o = o,
+           .acs = g_array_new(FALSE, TRUE, sizeof(Accounting)),
+           .views = g_array_new(FALSE, FALSE, sizeof(ProtoObservedView))};
+  spec_attackers_init(&j.sets);
+  GError *error = NULL;
+  ProtoObservedRun *run = NULL;
+  DpgTable *t = NULL;
+  if (!dpg_check_cancel(&error)) {
+    dpg_fail(err, error, 1);
+    goto out;
+  }
+  if (!check_options(&j, err))
+    goto out;
+  if ((j.g = dpg_graph_build(&o->graph, &error)) == NULL) {
+    dpg_fail(err, error, dpg_graph_status(&o->graph, error));
+    goto out;
+  }
+  j.n = topo_graph_n_nodes(j.g);
+  if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
+      (j.sched = topo_schedule_new(o->schedule, j.g, j.gossip, j.seed, &error)) == NULL) {
+    dpg_fail(err, error, 2);
+    goto out;
+  }
+  if (!plan_privacy(&j, &error)) {
+    gboolean usage = error->domain == G_OPTION_ERROR || error->domain == PROTO_ERROR;
+    dpg_fail(err, error, usage ? 2 : 1);
+    goto out;
+  }
+  const ProtoObserveOptions *observe = j.structured || j.none ? NULL : &j.observe;
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = j.sched ? NULL : j.g;
+  cfg.schedule = j.sched;
+  cfg.gossip = j.gossip;
+  cfg.protocol = j.protocol;
+  cfg.sigma = j.sigma;
+  cfg.clip = o->clip;
+  cfg.lr = o->lr;
+  cfg.epochs = (guint)o->epochs;
+  cfg.batches = (guint)o->batches;
+  cfg.mode = o->mode;
+  cfg.latency = o->latency;
+  cfg.loss = o->loss;
+  cfg.compute_ms = o->compute_ms;
+  cfg.seed = j.seed;
+  cfg.dataset = o->dataset;
+  cfg.model = o->model;
+  cfg.partition = o->partition;
+  cfg.test_fraction = o->test_fraction;
+  cfg.eval_every = (guint)o->eval_every;
+  cfg.threads = (guint)o->threads;
+  cfg.storage = observe != NULL ? SIM_LIN_SPARSE : SIM_LIN_NONE;
+  if ((run = proto_observed_run_new(&cfg, observe, &error)) == NULL) {
+    if (observe != NULL && g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
+      g_prefix_error(&error, "privacy accounting (--trust none skips it): ");
+    dpg_fail(err, error, dpg_error_status(error));
+    goto out;
+  }
+  ProtoRun *pr = proto_observed_run_proto(run);
+  dpg_cancel_register(pr);
+  gboolean ok = proto_observed_run_run(run, &error);
+  dpg_cancel_unregister(pr);
+  if (!ok || !account(&j, run, &error)) {
+    if (g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
+      g_prefix_error(&error, "(--trust none skips the accounting) ");
+    dpg_fail(err, error, 1);
+    goto out;
+  }
+  proto_run_get_stats(pr, &j.stats);
+  gsize n_rows = 0;
+  const ProtoMetric *rows = proto_run_metrics(pr, &n_rows);
+  t = metrics_tables(&j, rows, n_rows, means);
+  *privacy = privacy_table(&j);
+  set_attrs(t, &j);
+out:
+  proto_observed_run_free(run);
+  for (guint i = 0; i < j.acs->len; i++) {
+    Accounting *a = &g_array_index(j.acs, Accounting, i);
+    priv_report_free(a->report);
+    priv_report_free(a->report0);
+  }
+  g_array_unref(j.acs);
+  g_array_unref(j.views);
+  proto_account_protocol_clear(&j.proto);
+  spec_attackers_clear(&j.sets);
+  topo_schedule_free(j.sched);
+  topo_graph_free(j.g);
+  return t;
+}
