@@ -50,15 +50,15 @@ static void map_points(Sweep *s) {
   if (s->points == NULL)
     return;
   char **gh = g_ptr_array_index(s->groups, 0), **ph = g_ptr_array_index(s->points, 0);
-  int cdir = cli_csv_column(ph, "dir");
+  int cdir = scen_csv_column(ph, "dir");
   for (guint p = 1; p < s->points->len; p++) {
     char **prow = g_ptr_array_index(s->points, p);
-    const char *dir = cli_csv_cell(prow, cdir), *slash = strrchr(dir, '/');
+    const char *dir = scen_csv_cell(prow, cdir), *slash = strrchr(dir, '/');
     for (guint g = 1; g < s->groups->len; g++) {
       char **grow = g_ptr_array_index(s->groups, g);
       gboolean same = TRUE;
       for (int a = 1; a <= s->n_axes && same; a++)
-        same = strcmp(cli_csv_cell(grow, a), cli_csv_cell(prow, cli_csv_column(ph, gh[a]))) == 0;
+        same = strcmp(scen_csv_cell(grow, a), scen_csv_cell(prow, scen_csv_column(ph, gh[a]))) == 0;
       if (same) {
         g_hash_table_insert(s->group_of, g_strdup(slash ? slash + 1 : dir), GUINT_TO_POINTER(g));
         break;
@@ -73,12 +73,13 @@ static double group_max(const Sweep *s, guint g, const char *trust, const char *
   if (s->privacy == NULL)
     return NAN;
   char **h = g_ptr_array_index(s->privacy, 0);
-  int cp = cli_csv_column(h, "point"), ct = cli_csv_column(h, "trust"), cv = cli_csv_column(h, col);
+  int cp = scen_csv_column(h, "point"), ct = scen_csv_column(h, "trust"),
+      cv = scen_csv_column(h, col);
   double m = NAN, x;
   for (guint r = 1; cv >= 0 && r < s->privacy->len; r++) {
     char **row = g_ptr_array_index(s->privacy, r);
-    if (GPOINTER_TO_UINT(g_hash_table_lookup(s->group_of, cli_csv_cell(row, cp))) == g &&
-        strcmp(cli_csv_cell(row, ct), trust) == 0 && is_number(cli_csv_cell(row, cv), &x))
+    if (GPOINTER_TO_UINT(g_hash_table_lookup(s->group_of, scen_csv_cell(row, cp))) == g &&
+        strcmp(scen_csv_cell(row, ct), trust) == 0 && is_number(scen_csv_cell(row, cv), &x))
       m = isnan(m) ? x : MAX(m, x);
   }
   return m;
@@ -98,11 +99,11 @@ static char *attackers_of(const Sweep *s, const char *set) {
   const char *nodes = "?";
   if (s->privacy != NULL) {
     char **h = g_ptr_array_index(s->privacy, 0);
-    int cc = cli_csv_column(h, "collusion"), ca = cli_csv_column(h, "attackers");
+    int cc = scen_csv_column(h, "collusion"), ca = scen_csv_column(h, "attackers");
     for (guint r = 1; r < s->privacy->len; r++) {
       char **row = g_ptr_array_index(s->privacy, r);
-      if (strcmp(cli_csv_cell(row, cc), set) == 0) {
-        nodes = cli_csv_cell(row, ca);
+      if (strcmp(scen_csv_cell(row, cc), set) == 0) {
+        nodes = scen_csv_cell(row, ca);
         break;
       }
     }
@@ -119,22 +120,22 @@ static char *attackers_of(const Sweep *s, const char *set) {
  * meaningful protection. */
 static void print_groups(const Sweep *s) {
   char **header = g_ptr_array_index(s->groups, 0);
-  int cseeds = cli_csv_column(header, "seeds"), csigma = cli_csv_column(header, "sigma"),
-      cdelta = cli_csv_column(header, "delta"),
-      cfinal = cli_csv_column(header, "final_test_loss_mean"),
-      ctail = cli_csv_column(header, "test_loss_last50_mean"),
-      cacc = cli_csv_column(header, "final_test_accuracy_mean");
+  int cseeds = scen_csv_column(header, "seeds"), csigma = scen_csv_column(header, "sigma"),
+      cdelta = scen_csv_column(header, "delta"),
+      cfinal = scen_csv_column(header, "final_test_loss_mean"),
+      ctail = scen_csv_column(header, "test_loss_last50_mean"),
+      cacc = scen_csv_column(header, "final_test_accuracy_mean");
   /* The last-50-rounds window only when it is the run's last quarter at
    * most: on a shorter run it reaches back to the start. */
   if (s->rounds < 4 * 50)
     ctail = -1;
   gboolean any_acc = FALSE, any_ldp = FALSE;
   for (guint r = 1; r < s->groups->len; r++)
-    any_acc |= cli_csv_cell(g_ptr_array_index(s->groups, r), cacc)[0] != '\0';
+    any_acc |= scen_csv_cell(g_ptr_array_index(s->groups, r), cacc)[0] != '\0';
   if (s->privacy != NULL) {
-    int ct = cli_csv_column(g_ptr_array_index(s->privacy, 0), "trust");
+    int ct = scen_csv_column(g_ptr_array_index(s->privacy, 0), "trust");
     for (guint r = 1; r < s->privacy->len && !any_ldp; r++)
-      any_ldp = strcmp(cli_csv_cell(g_ptr_array_index(s->privacy, r), ct), "ldp") == 0;
+      any_ldp = strcmp(scen_csv_cell(g_ptr_array_index(s->privacy, r), ct), "ldp") == 0;
   }
   /* Epsilon columns: named by their trust model when they share one
    * collusion set, else numbered with a legend. */
@@ -149,7 +150,7 @@ static void print_groups(const Sweep *s) {
       set0 = set0 ? set0 : set;
       g_array_append_val(eps, h);
     }
-  const char *delta = cli_csv_cell(g_ptr_array_index(s->groups, 1), cdelta);
+  const char *delta = scen_csv_cell(g_ptr_array_index(s->groups, 1), cdelta);
   int n_axes = s->n_axes;
   CliTable *t = cli_table_new((guint)n_axes);
   cli_table_row(t);
@@ -177,10 +178,10 @@ static void print_groups(const Sweep *s) {
     char **row = g_ptr_array_index(s->groups, r);
     cli_table_row(t);
     for (int a = 1; a <= n_axes; a++)
-      cli_table_cell(t, "%s", cli_csv_cell(row, a));
+      cli_table_cell(t, "%s", scen_csv_cell(row, a));
     double x;
     char *v;
-    v = is_number(cli_csv_cell(row, csigma), &x) ? num(x) : g_strdup("");
+    v = is_number(scen_csv_cell(row, csigma), &x) ? num(x) : g_strdup("");
     cli_table_cell(t, "%s", v);
     g_free(v);
     if (any_ldp) {
@@ -191,7 +192,7 @@ static void print_groups(const Sweep *s) {
       g_free(v);
     }
     for (guint e = 0; e < eps->len; e++) {
-      v = is_number(cli_csv_cell(row, g_array_index(eps, int, e)), &x) ? num(x) : g_strdup("");
+      v = is_number(scen_csv_cell(row, g_array_index(eps, int, e)), &x) ? num(x) : g_strdup("");
       cli_table_cell(t, "%s", v);
       g_free(v);
     }
@@ -199,12 +200,12 @@ static void print_groups(const Sweep *s) {
     for (guint k = 0; k < G_N_ELEMENTS(tail); k++) {
       if (tail[k] < 0)
         continue;
-      v = is_number(cli_csv_cell(row, tail[k]), &x) ? num(x) : g_strdup("");
+      v = is_number(scen_csv_cell(row, tail[k]), &x) ? num(x) : g_strdup("");
       cli_table_cell(t, "%s", v);
       g_free(v);
     }
   }
-  guint n_seeds = (guint)g_ascii_strtoull(cli_csv_cell(g_ptr_array_index(s->groups, 1), cseeds),
+  guint n_seeds = (guint)g_ascii_strtoull(scen_csv_cell(g_ptr_array_index(s->groups, 1), cseeds),
                                           NULL, 10);
   printf("\nmeans over %u seed%s (groups.csv); privacy of the worst victim at delta = %s:\n",
          n_seeds, n_seeds == 1 ? "" : "s", delta);
@@ -239,7 +240,7 @@ static void print_groups(const Sweep *s) {
     double m = -INFINITY, x;
     gboolean inf = FALSE;
     for (guint r = 1; r < s->groups->len; r++)
-      if (is_number(cli_csv_cell(g_ptr_array_index(s->groups, r), c), &x)) {
+      if (is_number(scen_csv_cell(g_ptr_array_index(s->groups, r), c), &x)) {
         inf |= isinf(x);
         if (isfinite(x))
           m = MAX(m, x);
@@ -280,14 +281,14 @@ static gint cmp_group(gconstpointer a, gconstpointer b) {
 /* Mean RDP and epsilon per (collusion, trust, distance). */
 static void print_privacy(GPtrArray *rows) {
   char **header = g_ptr_array_index(rows, 0);
-  int cc = cli_csv_column(header, "collusion"), ct = cli_csv_column(header, "trust"),
-      cd = cli_csv_column(header, "distance"), cr = cli_csv_column(header, "rdp"),
-      ce = cli_csv_column(header, "epsilon");
+  int cc = scen_csv_column(header, "collusion"), ct = scen_csv_column(header, "trust"),
+      cd = scen_csv_column(header, "distance"), cr = scen_csv_column(header, "rdp"),
+      ce = scen_csv_column(header, "epsilon");
   if (cc < 0 || ct < 0 || cd < 0 || cr < 0 || ce < 0)
     return;
   GArray *groups = g_array_new(FALSE, TRUE, sizeof(PrivGroup));
   guint n_pairs = 0, unresolved = 0;
-  int cs = cli_csv_column(header, "status"); /* only when some victim is unresolved */
+  int cs = scen_csv_column(header, "status"); /* only when some victim is unresolved */
   for (guint r = 1; r < rows->len; r++) {
     char **row = g_ptr_array_index(rows, r);
     if (cs >= 0 && g_strv_length(row) > (guint)cs && strcmp(row[cs], "unresolved") == 0)
@@ -364,26 +365,26 @@ static void print_distance(const Sweep *s) {
   if (s->privacy == NULL || s->privacy->len < 2)
     return;
   char **h = g_ptr_array_index(s->privacy, 0);
-  int cp = cli_csv_column(h, "point"), cc = cli_csv_column(h, "collusion"),
-      ct = cli_csv_column(h, "trust"), cd = cli_csv_column(h, "distance"),
-      ce = cli_csv_column(h, "epsilon"), ca = cli_csv_column(h, "attackers"),
-      cdelta = cli_csv_column(h, "delta");
+  int cp = scen_csv_column(h, "point"), cc = scen_csv_column(h, "collusion"),
+      ct = scen_csv_column(h, "trust"), cd = scen_csv_column(h, "distance"),
+      ce = scen_csv_column(h, "epsilon"), ca = scen_csv_column(h, "attackers"),
+      cdelta = scen_csv_column(h, "delta");
   if (cp < 0 || cc < 0 || ct < 0 || cd < 0 || ce < 0)
     return;
   GPtrArray *rows = g_ptr_array_new_with_free_func(dist_row_free);
   GArray *victims = g_array_new(FALSE, TRUE, sizeof(guint)); /* per distance, first point */
-  const char *point0 = cli_csv_cell(g_ptr_array_index(s->privacy, 1), cp);
+  const char *point0 = scen_csv_cell(g_ptr_array_index(s->privacy, 1), cp);
   const char *key0 = NULL; /* first (collusion, trust) of the first point */
   guint dmax = 0;
   GHashTable *sets = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint r = 1; r < s->privacy->len; r++) {
     char **row = g_ptr_array_index(s->privacy, r);
     double d, e;
-    if (!is_number(cli_csv_cell(row, cd), &d) || !isfinite(d) || d < 0 || d > 1e6 ||
-        !is_number(cli_csv_cell(row, ce), &e))
+    if (!is_number(scen_csv_cell(row, cd), &d) || !isfinite(d) || d < 0 || d > 1e6 ||
+        !is_number(scen_csv_cell(row, ce), &e))
       continue; /* unreachable victims have no distance column */
-    guint g = GPOINTER_TO_UINT(g_hash_table_lookup(s->group_of, cli_csv_cell(row, cp)));
-    const char *col = cli_csv_cell(row, cc), *tr = cli_csv_cell(row, ct);
+    guint g = GPOINTER_TO_UINT(g_hash_table_lookup(s->group_of, scen_csv_cell(row, cp)));
+    const char *col = scen_csv_cell(row, cc), *tr = scen_csv_cell(row, ct);
     g_hash_table_add(sets, (gpointer)col);
     DistRow *dr = NULL;
     for (guint i = 0; i < rows->len && dr == NULL; i++) {
@@ -396,7 +397,7 @@ static void print_distance(const Sweep *s) {
       dr->group = g;
       dr->collusion = g_strdup(col);
       dr->trust = g_strdup(tr);
-      dr->attackers = g_strdup(cli_csv_cell(row, ca));
+      dr->attackers = g_strdup(scen_csv_cell(row, ca));
       dr->order = rows->len;
       dr->sum = g_array_new(FALSE, TRUE, sizeof(double));
       dr->cnt = g_array_new(FALSE, TRUE, sizeof(guint));
@@ -410,7 +411,7 @@ static void print_distance(const Sweep *s) {
     }
     g_array_index(dr->sum, double, k) += e;
     g_array_index(dr->cnt, guint, k)++;
-    if (strcmp(cli_csv_cell(row, cp), point0) == 0) {
+    if (strcmp(scen_csv_cell(row, cp), point0) == 0) {
       char *key = g_strconcat(col, ",", tr, NULL);
       if (key0 == NULL)
         key0 = g_intern_string(key);
@@ -457,7 +458,7 @@ static void print_distance(const Sweep *s) {
     cli_table_row(t);
     char **grow = dr->group ? g_ptr_array_index(s->groups, dr->group) : NULL;
     for (int a = 1; a <= n_axes; a++)
-      cli_table_cell(t, "%s", grow ? cli_csv_cell(grow, a) : "?");
+      cli_table_cell(t, "%s", grow ? scen_csv_cell(grow, a) : "?");
     if (!one_set)
       cli_table_cell(t, "%s", dr->attackers);
     cli_table_cell(t, "%s", dr->trust);
@@ -474,7 +475,7 @@ static void print_distance(const Sweep *s) {
     }
   }
   DistRow *first = g_ptr_array_index(rows, 0);
-  const char *delta = cli_csv_cell(g_ptr_array_index(s->privacy, 1), cdelta);
+  const char *delta = scen_csv_cell(g_ptr_array_index(s->privacy, 1), cdelta);
   if (one_set) {
     char *who = attackers_of(s, first->collusion);
     printf("\nprivacy by hop distance d from %s (privacy.csv):\n", who);
@@ -498,19 +499,19 @@ static void print_distance(const Sweep *s) {
 }
 
 void cli_run_print_summary(const char *out_dir) {
-  GPtrArray *groups = cli_csv_read(out_dir, "groups.csv");
+  GPtrArray *groups = scen_csv_read(out_dir, "groups.csv");
   if (groups != NULL && groups->len > 1) {
     Sweep s = {groups,
-               cli_csv_read(out_dir, "points.csv"),
-               cli_csv_read(out_dir, "privacy.csv"),
-               MAX(cli_csv_column(g_ptr_array_index(groups, 0), "seeds") - 1, 0),
+               scen_csv_read(out_dir, "points.csv"),
+               scen_csv_read(out_dir, "privacy.csv"),
+               MAX(scen_csv_column(g_ptr_array_index(groups, 0), "seeds") - 1, 0),
                NULL,
                0};
-    GPtrArray *agg = cli_csv_read(out_dir, "aggregate.csv");
-    int cr = agg ? cli_csv_column(g_ptr_array_index(agg, 0), "round") : -1;
+    GPtrArray *agg = scen_csv_read(out_dir, "aggregate.csv");
+    int cr = agg ? scen_csv_column(g_ptr_array_index(agg, 0), "round") : -1;
     for (guint r = 1; agg && r < agg->len; r++)
-      s.rounds = MAX(
-          s.rounds, (guint)g_ascii_strtoull(cli_csv_cell(g_ptr_array_index(agg, r), cr), NULL, 10));
+      s.rounds = MAX(s.rounds, (guint)g_ascii_strtoull(scen_csv_cell(g_ptr_array_index(agg, r), cr),
+                                                       NULL, 10));
     map_points(&s);
     print_groups(&s);
     print_distance(&s);
@@ -526,7 +527,7 @@ void cli_run_print_summary(const char *out_dir) {
   }
   if (groups != NULL)
     g_ptr_array_unref(groups);
-  GPtrArray *privacy = cli_csv_read(out_dir, "privacy.csv");
+  GPtrArray *privacy = scen_csv_read(out_dir, "privacy.csv");
   if (privacy != NULL) {
     print_privacy(privacy);
     g_ptr_array_unref(privacy);
@@ -551,7 +552,7 @@ void cli_run_graph_notice(const char *out_dir) {
   JsonObject *o = graph_load_of(out_dir, &parser);
   if (o == NULL) {
     /* A sweep: its first point's summary (points.csv, row 1, column dir). */
-    GPtrArray *rows = cli_csv_read(out_dir, "points.csv");
+    GPtrArray *rows = scen_csv_read(out_dir, "points.csv");
     if (rows != NULL && rows->len > 1 && g_strv_length(g_ptr_array_index(rows, 1)) > 1) {
       char *dir = g_build_filename(out_dir, ((char **)g_ptr_array_index(rows, 1))[1], NULL);
       g_object_unref(parser);

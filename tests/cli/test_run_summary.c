@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli/run_summary.h"
 #include "cli_run.h"
+#include "scenarios/scenarios.h"
 
 static void rmtree(const char *path) {
   char *cmd = g_strdup_printf("rm -rf '%s'", path);
@@ -51,8 +51,8 @@ static int word_index(char **words, const char *name) {
 static double privacy_stat(GPtrArray *rows, const char *protocol, const char *trust, int distance,
                            const char *col, gboolean mean) {
   char **h = g_ptr_array_index(rows, 0);
-  int cp = cli_csv_column(h, "protocol.name"), ct = cli_csv_column(h, "trust"),
-      cd = cli_csv_column(h, "distance"), cv = cli_csv_column(h, col);
+  int cp = scen_csv_column(h, "protocol.name"), ct = scen_csv_column(h, "trust"),
+      cd = scen_csv_column(h, "distance"), cv = scen_csv_column(h, col);
   g_assert_true(cp >= 0 && ct >= 0 && cd >= 0 && cv >= 0);
   double sum = 0, max = -INFINITY;
   guint n = 0;
@@ -84,7 +84,7 @@ static void test_default_story(void) {
   CliRun r = cli_run("run", ini, "--out", out);
   if (r.status != 0)
     g_error("run failed: %s", r.err);
-  GPtrArray *priv = cli_csv_read(out, "privacy.csv"), *groups = cli_csv_read(out, "groups.csv");
+  GPtrArray *priv = scen_csv_read(out, "privacy.csv"), *groups = scen_csv_read(out, "groups.csv");
   g_assert_nonnull(priv);
   g_assert_nonnull(groups);
   g_assert_nonnull(strstr(r.out, "means over 4 seeds (groups.csv); privacy of the worst victim at "
@@ -113,7 +113,7 @@ static void test_default_story(void) {
     g_assert_cmpstr(g[1], ==, methods[m]);
     assert_printed(
         row[closs],
-        g_ascii_strtod(g[cli_csv_column(g_ptr_array_index(groups, 0), "final_test_loss_mean")],
+        g_ascii_strtod(g[scen_csv_column(g_ptr_array_index(groups, 0), "final_test_loss_mean")],
                        NULL));
     /* By distance: LDP the same everywhere, PNDP decreasing from 1 to 4 hops
      * (Florentine from node 0: 1, 5, 5 and 3 victims). */
@@ -181,9 +181,9 @@ static void test_comma_spec(void) {
   g_assert_nonnull(head);
   int ctail = word_index(head, "last50_loss");
   g_assert_cmpint(ctail, >, 0); /* T = 200 */
-  GPtrArray *groups = cli_csv_read(out, "groups.csv");
+  GPtrArray *groups = scen_csv_read(out, "groups.csv");
   g_assert_nonnull(groups);
-  int gtail = cli_csv_column(g_ptr_array_index(groups, 0), "test_loss_last50_mean");
+  int gtail = scen_csv_column(g_ptr_array_index(groups, 0), "test_loss_last50_mean");
   const char *specs[] = {"muffliato:K=2", "mfdsgd:C=bsr,band=4"};
   for (guint i = 0; i < 2; i++) {
     char *prefix = g_strdup_printf("  %s ", specs[i]);
@@ -207,7 +207,7 @@ static void test_comma_spec(void) {
 }
 
 static void test_csv_parse(void) {
-  GPtrArray *rows = cli_csv_parse("a,\"b,c\",\"d\"\"e\"\r\n\n1,,\"x\ny\"\nlast,");
+  GPtrArray *rows = scen_csv_parse("a,\"b,c\",\"d\"\"e\"\r\n\n1,,\"x\ny\"\nlast,");
   g_assert_nonnull(rows);
   g_assert_cmpuint(rows->len, ==, 3);
   const char *r0[] = {"a", "b,c", "d\"e", NULL}, *r1[] = {"1", "", "x\ny", NULL},
@@ -215,11 +215,11 @@ static void test_csv_parse(void) {
   g_assert_true(g_strv_equal(g_ptr_array_index(rows, 0), r0));
   g_assert_true(g_strv_equal(g_ptr_array_index(rows, 1), r1));
   g_assert_true(g_strv_equal(g_ptr_array_index(rows, 2), r2));
-  g_assert_cmpstr(cli_csv_cell(g_ptr_array_index(rows, 2), 5), ==, "");
-  g_assert_cmpint(cli_csv_column(g_ptr_array_index(rows, 0), "b,c"), ==, 1);
+  g_assert_cmpstr(scen_csv_cell(g_ptr_array_index(rows, 2), 5), ==, "");
+  g_assert_cmpint(scen_csv_column(g_ptr_array_index(rows, 0), "b,c"), ==, 1);
   g_ptr_array_unref(rows);
-  g_assert_null(cli_csv_parse("a,\"b\n"));
-  g_assert_null(cli_csv_parse("\n\n"));
+  g_assert_null(scen_csv_parse("a,\"b\n"));
+  g_assert_null(scen_csv_parse("\n\n"));
 }
 
 int main(int argc, char **argv) {
