@@ -173,8 +173,8 @@ static void test_identical(void) {
   if (b.status != 0)
     g_error("mpirun failed (%d): %s", b.status, b.err);
   /* The default sweep: 2 methods x 4 seeds, each point's files, the aggregates and tidy tables,
-   * loss.svg and Mafalda's cached C_local. */
-  g_assert_cmpuint(assert_same_tree(ref, mpi), ==, 8 * 4 + 9);
+   * loss.svg, privacy_vs_distance.svg and Mafalda's cached C_local. */
+  g_assert_cmpuint(assert_same_tree(ref, mpi), ==, 8 * 4 + 10);
   g_assert_nonnull(strstr(b.out, ": 8 points (8 run, 0 already finished) on 3 ranks x 1 thread\n"));
   /* One copy of the report (rank 0's), the same as one process prints. */
   g_assert_cmpuint(count(b.out, "results: "), ==, 1);
