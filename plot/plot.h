@@ -371,8 +371,8 @@ gboolean plot_axes_get_legend_box(const PlotAxes *axes, double *x, double *y, do
 /* After layout: the figure title's lines as drawn (NULL-terminated, owned by
  * the figure, valid until it changes); NULL without a title or before
  * layout. A title wider than the page breaks at the end of a phrase (after
- * "; ", then ": ", then ", ") that leaves the line at least half full, else
- * between words. */
+ * "; ", then ": ", then ", " or before "(") that leaves the line at least
+ * half full, else between words. */
 const char *const *plot_figure_get_title_lines(const PlotFigure *fig);
 
 /*

@@ -129,18 +129,18 @@ static double line_advance(cairo_t *cr, double size) {
   return fe.ascent + fe.descent;
 }
 
-/* How good a line break after @word is: after "; " best, then ": ", then
- * ", ", then any space. */
-static int break_strength(const char *word) {
+/* How good a line break between @word and @next is: after "; " best, then
+ * ": ", then ", " or before a parenthesis, then any space. */
+static int break_strength(const char *word, const char *next) {
   gsize n = strlen(word);
   char last = n ? word[n - 1] : '\0';
-  return last == ';' ? 3 : last == ':' ? 2 : last == ',' ? 1 : 0;
+  return last == ';' ? 3 : last == ':' ? 2 : last == ',' || (next && next[0] == '(') ? 1 : 0;
 }
 
 /* Wraps @title into @lines of at most @max_w: each line takes as many words
  * as fit, then gives back the words after its best break (a phrase's end)
  * when that keeps the line at least half full. So a title breaks between
- * its phrases, not inside one. */
+ * its phrases, not inside one ("(30 nodes)" stays whole). */
 static void wrap_title(cairo_t *cr, const char *title, double size, double max_w,
                        GPtrArray *lines) {
   char **all = g_strsplit(title, " ", -1);
@@ -172,7 +172,7 @@ static void wrap_title(cairo_t *cr, const char *title, double size, double max_w
       for (guint k = i; k <= j; k++) {
         g_string_append_printf(head, "%s%s", k > i ? " " : "", (char *)g_ptr_array_index(words, k));
         full = plot_text_width(cr, head->str, size, FALSE);
-        int st = break_strength(g_ptr_array_index(words, k));
+        int st = break_strength(g_ptr_array_index(words, k), g_ptr_array_index(words, k + 1));
         if ((k == j || full >= 0.5 * max_w) && st >= best_s)
           best = k, best_s = st;
       }

@@ -100,6 +100,13 @@ static void test_title_phrases(void) {
                         "band: 95% t-interval over seeds", NULL};
   for (guint i = 0; want[i] || lines[i]; i++)
     g_assert_cmpstr(lines[i], ==, want[i]);
+  /* A parenthesis stays with its words. */
+  plot_figure_set_title(fig, "erdos:n=30,p=0.15,seed=3,connected=true (30 nodes)");
+  layout_ok(fig);
+  lines = plot_figure_get_title_lines(fig);
+  g_assert_cmpstr(lines[0], ==, "erdos:n=30,p=0.15,seed=3,connected=true");
+  g_assert_cmpstr(lines[1], ==, "(30 nodes)");
+  g_assert_null(lines[2]);
   plot_figure_free(fig);
 }
 
