@@ -129,9 +129,13 @@ static void print_groups(const Sweep *s) {
    * most: on a shorter run it reaches back to the start. */
   if (s->rounds < 4 * 50)
     ctail = -1;
-  gboolean any_acc = FALSE, any_ldp = FALSE;
-  for (guint r = 1; r < s->groups->len; r++)
+  gboolean any_acc = FALSE, any_ldp = FALSE, any_loss = FALSE;
+  for (guint r = 1; r < s->groups->len; r++) {
     any_acc |= scen_csv_cell(g_ptr_array_index(s->groups, r), cacc)[0] != '\0';
+    any_loss |= scen_csv_cell(g_ptr_array_index(s->groups, r), cfinal)[0] != '\0';
+  }
+  if (!any_loss) /* accounting only: no training, no loss columns */
+    cfinal = ctail = -1;
   if (s->privacy != NULL) {
     int ct = scen_csv_column(g_ptr_array_index(s->privacy, 0), "trust");
     for (guint r = 1; r < s->privacy->len && !any_ldp; r++)
@@ -168,7 +172,8 @@ static void print_groups(const Sweep *s) {
       cli_table_cell(t, "epsilon%u", e + 1);
     g_free(trust);
   }
-  cli_table_cell(t, "test_loss");
+  if (cfinal >= 0)
+    cli_table_cell(t, "test_loss");
   if (ctail >= 0)
     cli_table_cell(t, "last50_loss");
   if (any_acc)
@@ -214,7 +219,8 @@ static void print_groups(const Sweep *s) {
   if (s->groups->len > shown)
     printf("  ... (%u groups)\n", s->groups->len - 1);
   /* What each column is. */
-  printf("test_loss: final test loss, mean over nodes and seeds%s\n",
+  printf("sigma: noise multiplier%s%s\n",
+         cfinal >= 0 ? "; test_loss: final test loss, mean over nodes and seeds" : "",
          ctail >= 0 ? "; last50_loss: over the last 50 rounds" : "");
   for (guint e = 0; e < eps->len; e++) {
     const char *h = header[g_array_index(eps, int, e)], *set;
@@ -446,12 +452,16 @@ static void print_distance(const Sweep *s) {
     d0++;
   for (guint d = d0; d <= dmax; d++)
     cli_table_cell(t, "d=%u", d);
-  cli_table_row(t);
-  cli_table_cell(t, "victims");
-  for (guint c = 1; c < n_text; c++)
-    cli_table_cell(t, "%s", "");
-  for (guint d = d0; d <= dmax; d++)
-    cli_table_cell(t, "%u", d < victims->len ? g_array_index(victims, guint, d) : 0);
+  /* How many victims each distance has (one attacker set: several have
+   * their own). */
+  if (one_set) {
+    cli_table_row(t);
+    cli_table_cell(t, "victims");
+    for (guint c = 1; c < n_text; c++)
+      cli_table_cell(t, "%s", "");
+    for (guint d = d0; d <= dmax; d++)
+      cli_table_cell(t, "%u", d < victims->len ? g_array_index(victims, guint, d) : 0);
+  }
   GPtrArray *trusts = g_ptr_array_new();
   for (guint i = 0; i < rows->len && i < 40; i++) {
     DistRow *dr = g_ptr_array_index(rows, i);

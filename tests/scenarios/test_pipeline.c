@@ -194,7 +194,7 @@ static void test_summary_epsilons(void) {
   CliRun r = cli_run("run", ini, "--out", out, "--set", "simulation.rounds=4");
   if (r.status != 0)
     g_error("run failed: %s", r.err);
-  g_assert_nonnull(strstr(r.out, " epsilon1 epsilon2 epsilon3 epsilon4 epsilon5 epsilon6 "));
+  g_assert_nonnull(strstr(r.out, " epsilon1 epsilon2 epsilon3 epsilon4 epsilon5 epsilon6\n"));
   const char *legend[] = {"secldp_single", "pndp_single",   "secldp_adjacent",
                           "pndp_adjacent", "secldp_spread", "pndp_spread"};
   for (guint i = 0; i < G_N_ELEMENTS(legend); i++) {
