@@ -1,7 +1,9 @@
 /*
  * cli/run_summary.c: the few lines `dpgossip run` prints after a run, read
  * back from the files it wrote (so what is printed is what is on disk): for a
- * sweep, the groups over seeds; for a single point, privacy by distance.
+ * sweep, a row per group over seeds (noise, mu under LDP, each trust model's
+ * worst epsilon, test loss), then each group's privacy by hop distance from
+ * the attackers; for a single point, privacy by distance.
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +23,22 @@ static gboolean is_number(const char *v, double *x) {
 /* A number as the tables print it: 4 significant digits, "inf" spelled so. */
 static char *num(double x) {
   return isinf(x) ? g_strdup(x > 0 ? "inf" : "-inf") : g_strdup_printf("%.4g", x);
+}
+
+/* A privacy number as the tables print it: @digits significant digits,
+ * rounded up, so the printed guarantee is never smaller than the computed
+ * one (beyond double precision's own 1e-12 relative). */
+static char *num_up(double x, int digits) {
+  if (!isfinite(x))
+    return num(x);
+  char *s = g_strdup_printf("%.*g", digits, x);
+  double v = g_ascii_strtod(s, NULL);
+  if (v < x - 1e-12 * fabs(x)) {
+    double step = pow(10, floor(log10(fabs(x))) - digits + 1);
+    g_free(s);
+    s = g_strdup_printf("%.*g", digits, v + step);
+  }
+  return s;
 }
 
 /* What a trust model lets the attackers see, for the summary's last lines. */
@@ -93,8 +111,9 @@ static char *eps_trust(const char *h, const char **collusion) {
   return us ? g_strndup(trust, (gsize)(us - trust)) : g_strdup(trust);
 }
 
-/* "attacker node 0 ([collusion.NAME])" for collusion set @set, its nodes
- * as privacy.csv's attackers column writes them. Newly allocated. */
+/* "attacker node 0 ([collusion.NAME])", or "attackers 0+8 (...)", for
+ * collusion set @set, its nodes as privacy.csv's attackers column writes
+ * them. Newly allocated. */
 static char *attackers_of(const Sweep *s, const char *set) {
   const char *nodes = "?";
   if (s->privacy != NULL) {
@@ -109,8 +128,8 @@ static char *attackers_of(const Sweep *s, const char *set) {
     }
   }
   gboolean many = strpbrk(nodes, ";+ ") != NULL;
-  return g_strdup_printf("attacker%s %s%s ([collusion.%s])", many ? "s" : "",
-                         many ? "nodes " : "node ", nodes, set);
+  return g_strdup_printf("%s %s ([collusion.%s])", many ? "attackers" : "attacker node", nodes,
+                         set);
 }
 
 /* One row per group: its axis values, sigma, mu under LDP (the worst
@@ -192,12 +211,13 @@ static void print_groups(const Sweep *s) {
     if (any_ldp) {
       /* Enough digits to check it against the asked mu. */
       double mu = group_max(s, r, "ldp", "mu");
-      v = isnan(mu) ? g_strdup("") : isinf(mu) ? g_strdup("inf") : g_strdup_printf("%.6g", mu);
+      v = isnan(mu) ? g_strdup("") : num_up(mu, 6);
       cli_table_cell(t, "%s", v);
       g_free(v);
     }
     for (guint e = 0; e < eps->len; e++) {
-      v = is_number(scen_csv_cell(row, g_array_index(eps, int, e)), &x) ? num(x) : g_strdup("");
+      v = is_number(scen_csv_cell(row, g_array_index(eps, int, e)), &x) ? num_up(x, 4)
+                                                                        : g_strdup("");
       cli_table_cell(t, "%s", v);
       g_free(v);
     }
@@ -479,7 +499,7 @@ static void print_distance(const Sweep *s) {
       g_ptr_array_add(trusts, dr->trust);
     for (guint d = d0; d <= dmax; d++) {
       guint n = d < dr->cnt->len ? g_array_index(dr->cnt, guint, d) : 0;
-      char *v = n ? num(g_array_index(dr->sum, double, d) / n) : g_strdup("");
+      char *v = n ? num_up(g_array_index(dr->sum, double, d) / n, 4) : g_strdup("");
       cli_table_cell(t, "%s", v);
       g_free(v);
     }
