@@ -349,8 +349,11 @@ static void print_privacy(GPtrArray *rows) {
          "epsilon");
   for (guint i = 0; i < groups->len; i++) {
     PrivGroup *g = &g_array_index(groups, PrivGroup, i);
-    printf("  %-14.14s %-7.7s %8.0f %8u %12.4g %12.4g\n", g->collusion, g->trust, g->distance, g->k,
-           g->rdp / g->k, g->eps / g->k);
+    char *rdp = num_up(g->rdp / g->k, 4), *eps = num_up(g->eps / g->k, 4);
+    printf("  %-14.14s %-7.7s %8.0f %8u %12s %12s\n", g->collusion, g->trust, g->distance, g->k,
+           rdp, eps);
+    g_free(rdp);
+    g_free(eps);
     g_free(g->collusion);
     g_free(g->trust);
   }

@@ -215,6 +215,60 @@ static void test_comma_spec(void) {
   g_free(dir);
 }
 
+/* A single point: privacy by distance (mean RDP and epsilon over the
+ * victims at each distance), each rounded up from privacy.csv's values. */
+static void test_point_rounded_up(void) {
+  char *dir = g_dir_make_tmp("dpg-summary-XXXXXX", NULL);
+  char *ini = g_build_filename(dir, "p.ini", NULL);
+  g_assert_true(g_file_set_contents(ini,
+                                    "[simulation]\nrounds = 10\n[topology]\ngenerate = florentine\n"
+                                    "[privacy]\ntrust = pndp\n[collusion.a0]\nnodes = 0\n"
+                                    "[output]\ndir = out\nplots = false\n",
+                                    -1, NULL));
+  CliRun r = cli_run("run", ini);
+  if (r.status != 0)
+    g_error("run failed: %s", r.err);
+  char *out = g_build_filename(dir, "out", NULL);
+  GPtrArray *priv = scen_csv_read(out, "privacy.csv");
+  g_assert_nonnull(priv);
+  char **h = g_ptr_array_index(priv, 0);
+  int cd = scen_csv_column(h, "distance"), cr = scen_csv_column(h, "rdp"),
+      ce = scen_csv_column(h, "epsilon");
+  for (int d = 1; d <= 4; d++) {
+    double rdp = 0, eps = 0;
+    guint n = 0;
+    for (guint i = 1; i < priv->len; i++) {
+      char **row = g_ptr_array_index(priv, i);
+      if (atoi(row[cd]) == d) {
+        rdp += g_ascii_strtod(row[cr], NULL);
+        eps += g_ascii_strtod(row[ce], NULL);
+        n++;
+      }
+    }
+    char **w = NULL;
+    char **lines = g_strsplit(r.out, "\n", -1);
+    for (char **l = lines; *l && w == NULL; l++) {
+      char **x = words_of(*l, NULL, "  a0 ");
+      if (x && g_strv_length(x) == 6 && atoi(x[2]) == d)
+        w = x;
+      else
+        g_strfreev(x);
+    }
+    g_strfreev(lines);
+    g_assert_nonnull(w);
+    g_assert_cmpuint((guint)atoi(w[3]), ==, n);
+    assert_printed_up(w[4], rdp / n);
+    assert_printed_up(w[5], eps / n);
+    g_strfreev(w);
+  }
+  g_ptr_array_unref(priv);
+  cli_run_clear(&r);
+  rmtree(dir);
+  g_free(out);
+  g_free(ini);
+  g_free(dir);
+}
+
 static void test_csv_parse(void) {
   GPtrArray *rows = scen_csv_parse("a,\"b,c\",\"d\"\"e\"\r\n\n1,,\"x\ny\"\nlast,");
   g_assert_nonnull(rows);
@@ -236,5 +290,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/run-summary/csv-parse", test_csv_parse);
   g_test_add_func("/run-summary/default-story", test_default_story);
   g_test_add_func("/run-summary/comma-spec", test_comma_spec);
+  g_test_add_func("/run-summary/point-rounded-up", test_point_rounded_up);
   return g_test_run();
 }
