@@ -564,7 +564,7 @@ static gboolean plot_sweep_distance(const ScenSweepResults *r, GPtrArray *figure
       any |= cv->n > 0;
       g_ptr_array_add(panels[gi], cv);
     }
-    char *label = group_label(r->axes, items0, r->ag->seed_axis, -1, FALSE);
+    char *label = group_label(r->axes, items0, r->ag->seed_axis, r->ag->noise_axis, FALSE);
     titles[gi] = label[0] ? label : (g_free(label), g_strdup(c0->name));
     g_ptr_array_unref(accs);
   }
