@@ -1,45 +1,18 @@
 /*
  * cli/run_summary.c: the few lines `dpgossip run` prints after a run, read
  * back from the files it wrote (so what is printed is what is on disk): for a
- * sweep, the groups over seeds; for a single point, privacy by distance.
+ * sweep, a row per group over seeds (noise, mu under LDP, each trust model's
+ * worst epsilon, test loss), then each group's privacy by hop distance from
+ * the attackers; for a single point, privacy by distance.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/run_summary.h"
 #include "privacy/privacy.h"
 #include "scenarios/scenarios.h"
-
-/* Rows of a small CSV written by the scenario runner (no quoted commas in the
- * columns read here). NULL when the file is absent. */
-static GPtrArray *read_csv(const char *dir, const char *name) {
-  char *path = g_build_filename(dir, name, NULL);
-  char *text = NULL;
-  gboolean ok = g_file_get_contents(path, &text, NULL, NULL);
-  g_free(path);
-  if (!ok)
-    return NULL;
-  GPtrArray *rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
-  char **lines = g_strsplit(text, "\n", -1);
-  for (char **l = lines; *l != NULL; l++)
-    if (**l != '\0')
-      g_ptr_array_add(rows, g_strsplit(*l, ",", -1));
-  g_strfreev(lines);
-  g_free(text);
-  if (rows->len == 0) {
-    g_ptr_array_unref(rows);
-    return NULL;
-  }
-  return rows;
-}
-
-static int column(char **header, const char *name) {
-  for (int i = 0; header[i] != NULL; i++)
-    if (strcmp(header[i], name) == 0)
-      return i;
-  return -1;
-}
 
 static gboolean is_number(const char *v, double *x) {
   char *end = NULL;
@@ -47,106 +20,262 @@ static gboolean is_number(const char *v, double *x) {
   return *v != '\0' && end != NULL && *end == '\0';
 }
 
-/* The groups, one epsilon column per accounting (the worst victim of each
- * collusion set under each trust model, named in a legend), and a note on
- * the accountings whose epsilon offers no meaningful protection. */
-static void print_groups(GPtrArray *rows) {
-  static const char *const wanted[][2] = {{"name", "method"},
-                                          {"mu", "mu"},
-                                          {"sigma", "sigma"},
-                                          {"seeds", "seeds"},
-                                          {"epsilon_", NULL},
-                                          {"final_test_loss_mean", "test_loss"},
-                                          {"test_loss_last50_mean", "last50_loss"},
-                                          {"final_test_accuracy_mean", "accuracy"}};
-  char **header = g_ptr_array_index(rows, 0);
-  guint n_header = g_strv_length(header);
-  int *cols = g_new(int, n_header + G_N_ELEMENTS(wanted));
-  char **names = g_new0(char *, n_header + G_N_ELEMENTS(wanted) + 1);
-  GPtrArray *eps = g_ptr_array_new(); /* header names of the epsilon columns */
-  guint n = 0, n_eps = 0;
-  for (guint h = 0; h < n_header; h++)
-    n_eps += g_str_has_prefix(header[h], "epsilon_");
-  for (guint i = 0; i < G_N_ELEMENTS(wanted); i++) {
-    for (guint h = 0; h < n_header; h++) {
-      gboolean is_eps = wanted[i][1] == NULL;
-      if (is_eps ? !g_str_has_prefix(header[h], wanted[i][0])
-                 : strcmp(header[h], wanted[i][0]) != 0)
-        continue;
-      gboolean any = FALSE; /* skip columns empty in every row (accuracy of regressions) */
-      for (guint r = 1; r < rows->len && !any; r++) {
-        char **row = g_ptr_array_index(rows, r);
-        any = h < g_strv_length(row) && row[h][0] != '\0';
-      }
-      if (!any)
-        continue;
-      cols[n] = (int)h;
-      if (is_eps) {
-        g_ptr_array_add(eps, header[h]);
-        /* One accounting: named in full when it fits; several: a legend. */
-        names[n++] = n_eps == 1 && strlen(header[h]) <= 11 ? g_strdup(header[h])
-                     : n_eps == 1                          ? g_strdup("epsilon")
-                                                           : g_strdup_printf("epsilon%u", eps->len);
-      } else {
-        names[n++] = g_strdup(wanted[i][1]);
+/* A number as the tables print it: 4 significant digits, "inf" spelled so. */
+static char *num(double x) {
+  return isinf(x) ? g_strdup(x > 0 ? "inf" : "-inf") : g_strdup_printf("%.4g", x);
+}
+
+/* A privacy number as the tables print it: @digits significant digits,
+ * rounded up, so the printed guarantee is never smaller than the computed
+ * one (beyond double precision's own 1e-12 relative). */
+static char *num_up(double x, int digits) {
+  if (!isfinite(x))
+    return num(x);
+  char *s = g_strdup_printf("%.*g", digits, x);
+  double v = g_ascii_strtod(s, NULL);
+  if (v < x - 1e-12 * fabs(x)) {
+    double step = pow(10, floor(log10(fabs(x))) - digits + 1);
+    g_free(s);
+    s = g_strdup_printf("%.*g", digits, v + step);
+  }
+  return s;
+}
+
+/* What a trust model lets the attackers see, for the summary's last lines. */
+static const char *trust_meaning(const char *trust) {
+  if (strcmp(trust, "ldp") == 0)
+    return "every message is public, the attackers know no noise";
+  if (strcmp(trust, "pndp") == 0)
+    return "the attackers see the messages they receive and know their own noise";
+  if (strcmp(trust, "secldp") == 0)
+    return "every message is public, the attackers know their noise and their edges' secrets";
+  return NULL;
+}
+
+/* The sweep as the summary reads it: groups.csv's rows, which group each
+ * point of points.csv belongs to, and privacy.csv's rows. */
+typedef struct {
+  GPtrArray *groups, *points, *privacy; /* CSV rows, row 0 the header */
+  int n_axes;                           /* groups.csv: axis columns 1..n_axes (before "seeds") */
+  GHashTable *group_of;                 /* point name -> group row (1-based) */
+  guint rounds;                         /* T: the last round in aggregate.csv */
+} Sweep;
+
+/* Maps each point (points.csv's dir, after "points/") to the group row whose
+ * axis values (groups.csv's columns between "group" and "seeds") it has. */
+static void map_points(Sweep *s) {
+  s->group_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  if (s->points == NULL)
+    return;
+  char **gh = g_ptr_array_index(s->groups, 0), **ph = g_ptr_array_index(s->points, 0);
+  int cdir = scen_csv_column(ph, "dir");
+  for (guint p = 1; p < s->points->len; p++) {
+    char **prow = g_ptr_array_index(s->points, p);
+    const char *dir = scen_csv_cell(prow, cdir), *slash = strrchr(dir, '/');
+    for (guint g = 1; g < s->groups->len; g++) {
+      char **grow = g_ptr_array_index(s->groups, g);
+      gboolean same = TRUE;
+      for (int a = 1; a <= s->n_axes && same; a++)
+        same = strcmp(scen_csv_cell(grow, a), scen_csv_cell(prow, scen_csv_column(ph, gh[a]))) == 0;
+      if (same) {
+        g_hash_table_insert(s->group_of, g_strdup(slash ? slash + 1 : dir), GUINT_TO_POINTER(g));
+        break;
       }
     }
   }
-  int cdelta = column(header, "delta");
-  char **row1 = g_ptr_array_index(rows, 1);
-  const char *delta = cdelta >= 0 && (guint)cdelta < g_strv_length(row1) ? row1[cdelta] : "?";
-  printf("\nmeans over seeds (groups.csv):\n");
-  for (guint c = 0; c < n; c++)
-    printf(" %11s", names[c]);
-  printf("\n");
-  for (guint r = 1; r < rows->len && r <= 30; r++) {
-    char **row = g_ptr_array_index(rows, r);
-    for (guint c = 0; c < n; c++) {
-      const char *v = row[cols[c]];
-      double x;
-      if (is_number(v, &x))
-        printf(" %11.4g", x);
-      else
-        printf(" %11.11s", v);
-    }
-    printf("\n");
+}
+
+/* The largest value of privacy.csv's column @col over group @g's rows of
+ * trust @trust; NAN when there is none. */
+static double group_max(const Sweep *s, guint g, const char *trust, const char *col) {
+  if (s->privacy == NULL)
+    return NAN;
+  char **h = g_ptr_array_index(s->privacy, 0);
+  int cp = scen_csv_column(h, "point"), ct = scen_csv_column(h, "trust"),
+      cv = scen_csv_column(h, col);
+  double m = NAN, x;
+  for (guint r = 1; cv >= 0 && r < s->privacy->len; r++) {
+    char **row = g_ptr_array_index(s->privacy, r);
+    if (GPOINTER_TO_UINT(g_hash_table_lookup(s->group_of, scen_csv_cell(row, cp))) == g &&
+        strcmp(scen_csv_cell(row, ct), trust) == 0 && is_number(scen_csv_cell(row, cv), &x))
+      m = isnan(m) ? x : MAX(m, x);
   }
-  if (rows->len > 31)
-    printf(" ... (%u groups)\n", rows->len - 1);
-  /* What each epsilon is: the worst victim of one collusion set under one
-   * trust model (groups.csv: epsilon_TRUST_COLLUSION). */
+  return m;
+}
+
+/* The accounting of an epsilon_TRUST_COLLUSION column: its trust model
+ * (newly allocated) and collusion set (in @h). */
+static char *eps_trust(const char *h, const char **collusion) {
+  const char *trust = h + strlen("epsilon_"), *us = strchr(trust, '_');
+  *collusion = us ? us + 1 : "?";
+  return us ? g_strndup(trust, (gsize)(us - trust)) : g_strdup(trust);
+}
+
+/* "attacker node 0 ([collusion.NAME])", or "attackers 0+8 (...)", for
+ * collusion set @set, its nodes as privacy.csv's attackers column writes
+ * them. Newly allocated. */
+static char *attackers_of(const Sweep *s, const char *set) {
+  const char *nodes = "?";
+  if (s->privacy != NULL) {
+    char **h = g_ptr_array_index(s->privacy, 0);
+    int cc = scen_csv_column(h, "collusion"), ca = scen_csv_column(h, "attackers");
+    for (guint r = 1; r < s->privacy->len; r++) {
+      char **row = g_ptr_array_index(s->privacy, r);
+      if (strcmp(scen_csv_cell(row, cc), set) == 0) {
+        nodes = scen_csv_cell(row, ca);
+        break;
+      }
+    }
+  }
+  gboolean many = strpbrk(nodes, ";+ ") != NULL;
+  return g_strdup_printf("%s %s ([collusion.%s])", many ? "attackers" : "attacker node", nodes,
+                         set);
+}
+
+/* One row per group: its axis values, sigma, mu under LDP (the worst
+ * victim's, from privacy.csv), each accounting's worst epsilon, the final
+ * test loss and, when the run is long enough for it, the tail window's;
+ * then what the epsilon columns are and a note when one offers no
+ * meaningful protection. */
+static void print_groups(const Sweep *s) {
+  char **header = g_ptr_array_index(s->groups, 0);
+  int cseeds = scen_csv_column(header, "seeds"), csigma = scen_csv_column(header, "sigma"),
+      cdelta = scen_csv_column(header, "delta"),
+      cfinal = scen_csv_column(header, "final_test_loss_mean"),
+      ctail = scen_csv_column(header, "test_loss_last50_mean"),
+      cacc = scen_csv_column(header, "final_test_accuracy_mean");
+  /* The last-50-rounds window only when it is the run's last quarter at
+   * most: on a shorter run it reaches back to the start. */
+  if (s->rounds < 4 * 50)
+    ctail = -1;
+  gboolean any_acc = FALSE, any_ldp = FALSE, any_loss = FALSE;
+  for (guint r = 1; r < s->groups->len; r++) {
+    any_acc |= scen_csv_cell(g_ptr_array_index(s->groups, r), cacc)[0] != '\0';
+    any_loss |= scen_csv_cell(g_ptr_array_index(s->groups, r), cfinal)[0] != '\0';
+  }
+  if (!any_loss) /* accounting only: no training, no loss columns */
+    cfinal = ctail = -1;
+  if (s->privacy != NULL) {
+    int ct = scen_csv_column(g_ptr_array_index(s->privacy, 0), "trust");
+    for (guint r = 1; r < s->privacy->len && !any_ldp; r++)
+      any_ldp = strcmp(scen_csv_cell(g_ptr_array_index(s->privacy, r), ct), "ldp") == 0;
+  }
+  /* Epsilon columns: named by their trust model when they share one
+   * collusion set, else numbered with a legend. */
+  GArray *eps = g_array_new(FALSE, FALSE, sizeof(int));
+  gboolean one_set = TRUE;
+  const char *set0 = NULL;
+  for (int h = 0; header[h] != NULL; h++)
+    if (g_str_has_prefix(header[h], "epsilon_")) {
+      const char *set;
+      g_free(eps_trust(header[h], &set));
+      one_set &= set0 == NULL || strcmp(set, set0) == 0;
+      set0 = set0 ? set0 : set;
+      g_array_append_val(eps, h);
+    }
+  const char *delta = scen_csv_cell(g_ptr_array_index(s->groups, 1), cdelta);
+  int n_axes = s->n_axes;
+  CliTable *t = cli_table_new((guint)n_axes);
+  cli_table_row(t);
+  for (int a = 1; a <= n_axes; a++)
+    cli_table_cell(t, "%s", strcmp(header[a], "name") == 0 ? "method" : header[a]);
+  cli_table_cell(t, "sigma");
+  if (any_ldp)
+    cli_table_cell(t, "mu_ldp");
   for (guint e = 0; e < eps->len; e++) {
-    const char *h = g_ptr_array_index(eps, e);
-    const char *trust = h + strlen("epsilon_"), *us = strchr(trust, '_');
-    int len = us ? (int)(us - trust) : (int)strlen(trust);
-    char *shown = eps->len == 1 ? g_strdup(strlen(h) <= 11 ? h : "epsilon")
-                                : g_strdup_printf("epsilon%u", e + 1);
-    printf("%s%s = %s: the worst victim's epsilon at delta = %s, trust %.*s, collusion %s\n",
-           e == 0 ? "\n" : "", shown, h, delta, len, trust, us ? us + 1 : "?");
-    g_free(shown);
+    const char *set;
+    char *trust = eps_trust(header[g_array_index(eps, int, e)], &set);
+    if (one_set)
+      cli_table_cell(t, "eps_%s", trust);
+    else
+      cli_table_cell(t, "epsilon%u", e + 1);
+    g_free(trust);
+  }
+  if (cfinal >= 0)
+    cli_table_cell(t, "test_loss");
+  if (ctail >= 0)
+    cli_table_cell(t, "last50_loss");
+  if (any_acc)
+    cli_table_cell(t, "accuracy");
+  guint shown = MIN(s->groups->len, 31);
+  for (guint r = 1; r < shown; r++) {
+    char **row = g_ptr_array_index(s->groups, r);
+    cli_table_row(t);
+    for (int a = 1; a <= n_axes; a++)
+      cli_table_cell(t, "%s", scen_csv_cell(row, a));
+    double x;
+    char *v;
+    v = is_number(scen_csv_cell(row, csigma), &x) ? num(x) : g_strdup("");
+    cli_table_cell(t, "%s", v);
+    g_free(v);
+    if (any_ldp) {
+      /* Enough digits to check it against the asked mu. */
+      double mu = group_max(s, r, "ldp", "mu");
+      v = isnan(mu) ? g_strdup("") : num_up(mu, 6);
+      cli_table_cell(t, "%s", v);
+      g_free(v);
+    }
+    for (guint e = 0; e < eps->len; e++) {
+      v = is_number(scen_csv_cell(row, g_array_index(eps, int, e)), &x) ? num_up(x, 4)
+                                                                        : g_strdup("");
+      cli_table_cell(t, "%s", v);
+      g_free(v);
+    }
+    int tail[] = {cfinal, ctail, any_acc ? cacc : -1};
+    for (guint k = 0; k < G_N_ELEMENTS(tail); k++) {
+      if (tail[k] < 0)
+        continue;
+      v = is_number(scen_csv_cell(row, tail[k]), &x) ? num(x) : g_strdup("");
+      cli_table_cell(t, "%s", v);
+      g_free(v);
+    }
+  }
+  guint n_seeds = (guint)g_ascii_strtoull(scen_csv_cell(g_ptr_array_index(s->groups, 1), cseeds),
+                                          NULL, 10);
+  printf("\nmeans over %u seed%s (groups.csv); privacy of the worst victim at delta = %s:\n",
+         n_seeds, n_seeds == 1 ? "" : "s", delta);
+  cli_table_print(t);
+  cli_table_free(t);
+  if (s->groups->len > shown)
+    printf("  ... (%u groups)\n", s->groups->len - 1);
+  /* What each column is. */
+  printf("sigma: noise multiplier%s%s\n",
+         cfinal >= 0 ? "; test_loss: final test loss, mean over nodes and seeds" : "",
+         ctail >= 0 ? "; last50_loss: over the last 50 rounds" : "");
+  for (guint e = 0; e < eps->len; e++) {
+    const char *h = header[g_array_index(eps, int, e)], *set;
+    char *trust = eps_trust(h, &set);
+    if (!one_set)
+      printf("epsilon%u = %s: the worst victim's epsilon at delta = %s, trust %s, collusion %s\n",
+             e + 1, h, delta, trust, set);
+    g_free(trust);
+  }
+  if (any_ldp)
+    printf("mu_ldp: the worst victim's mu-GDP under LDP\n");
+  if (one_set && eps->len > 0) {
+    char *who = attackers_of(s, set0);
+    printf("eps_TRUST: the worst victim's epsilon under trust model TRUST, %s\n", who);
+    g_free(who);
   }
   /* Two notes at most: the largest finite epsilon above the threshold, and
    * inf (some victim without any protection), each naming its columns. */
   double worst = -INFINITY;
   GString *loose = g_string_new(NULL), *open = g_string_new(NULL);
   for (guint e = 0; e < eps->len; e++) {
-    const char *h = g_ptr_array_index(eps, e);
-    int c = column(header, h);
+    int c = g_array_index(eps, int, e);
     double m = -INFINITY, x;
     gboolean inf = FALSE;
-    for (guint r = 1; r < rows->len; r++) {
-      char **row = g_ptr_array_index(rows, r);
-      if ((guint)c < g_strv_length(row) && is_number(row[c], &x)) {
+    for (guint r = 1; r < s->groups->len; r++)
+      if (is_number(scen_csv_cell(g_ptr_array_index(s->groups, r), c), &x)) {
         inf |= isinf(x);
         if (isfinite(x))
           m = MAX(m, x);
       }
-    }
     worst = MAX(worst, m);
     if (m > SCEN_EPSILON_MEANINGFUL)
-      g_string_append_printf(loose, "%s%s", loose->len ? ", " : "", h);
+      g_string_append_printf(loose, "%s%s", loose->len ? ", " : "", header[c]);
     if (inf)
-      g_string_append_printf(open, "%s%s", open->len ? ", " : "", h);
+      g_string_append_printf(open, "%s%s", open->len ? ", " : "", header[c]);
   }
   double d = g_ascii_strtod(delta, NULL);
   char *note = scen_privacy_epsilon_note(worst, d);
@@ -159,11 +288,8 @@ static void print_groups(GPtrArray *rows) {
   g_free(note);
   g_string_free(open, TRUE);
   g_string_free(loose, TRUE);
-  g_ptr_array_unref(eps);
-  g_strfreev(names);
-  g_free(cols);
+  g_array_unref(eps);
 }
-
 typedef struct {
   char *collusion, *trust;
   guint order; /* first appearance of (collusion, trust) */
@@ -181,13 +307,14 @@ static gint cmp_group(gconstpointer a, gconstpointer b) {
 /* Mean RDP and epsilon per (collusion, trust, distance). */
 static void print_privacy(GPtrArray *rows) {
   char **header = g_ptr_array_index(rows, 0);
-  int cc = column(header, "collusion"), ct = column(header, "trust"),
-      cd = column(header, "distance"), cr = column(header, "rdp"), ce = column(header, "epsilon");
+  int cc = scen_csv_column(header, "collusion"), ct = scen_csv_column(header, "trust"),
+      cd = scen_csv_column(header, "distance"), cr = scen_csv_column(header, "rdp"),
+      ce = scen_csv_column(header, "epsilon");
   if (cc < 0 || ct < 0 || cd < 0 || cr < 0 || ce < 0)
     return;
   GArray *groups = g_array_new(FALSE, TRUE, sizeof(PrivGroup));
   guint n_pairs = 0, unresolved = 0;
-  int cs = column(header, "status"); /* only when some victim is unresolved */
+  int cs = scen_csv_column(header, "status"); /* only when some victim is unresolved */
   for (guint r = 1; r < rows->len; r++) {
     char **row = g_ptr_array_index(rows, r);
     if (cs >= 0 && g_strv_length(row) > (guint)cs && strcmp(row[cs], "unresolved") == 0)
@@ -222,22 +349,218 @@ static void print_privacy(GPtrArray *rows) {
          "epsilon");
   for (guint i = 0; i < groups->len; i++) {
     PrivGroup *g = &g_array_index(groups, PrivGroup, i);
-    printf("  %-14.14s %-7.7s %8.0f %8u %12.4g %12.4g\n", g->collusion, g->trust, g->distance, g->k,
-           g->rdp / g->k, g->eps / g->k);
+    char *rdp = num_up(g->rdp / g->k, 4), *eps = num_up(g->eps / g->k, 4);
+    printf("  %-14.14s %-7.7s %8.0f %8u %12s %12s\n", g->collusion, g->trust, g->distance, g->k,
+           rdp, eps);
+    g_free(rdp);
+    g_free(eps);
     g_free(g->collusion);
     g_free(g->trust);
   }
   g_array_unref(groups);
 }
 
+/* One row of the sweep's distance table: a group's privacy under one trust
+ * model against one attacker set, summed per distance. */
+typedef struct {
+  guint group;
+  char *collusion, *trust, *attackers;
+  guint order;       /* first appearance in privacy.csv */
+  GArray *sum, *cnt; /* double, guint per distance 0..dmax */
+} DistRow;
+
+static gint cmp_dist_row(gconstpointer a, gconstpointer b) {
+  const DistRow *x = *(DistRow *const *)a, *y = *(DistRow *const *)b;
+  if (x->group != y->group)
+    return x->group < y->group ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void dist_row_free(gpointer p) {
+  DistRow *d = p;
+  g_free(d->collusion);
+  g_free(d->trust);
+  g_free(d->attackers);
+  g_array_unref(d->sum);
+  g_array_unref(d->cnt);
+  g_free(d);
+}
+
+/* Privacy by hop distance for a sweep: per group, trust model and attacker
+ * set, the mean epsilon over the victims at each distance (and seeds), one
+ * column per distance, the number of victims on a line of its own; then
+ * what each trust model lets the attackers see. */
+static void print_distance(const Sweep *s) {
+  if (s->privacy == NULL || s->privacy->len < 2)
+    return;
+  char **h = g_ptr_array_index(s->privacy, 0);
+  int cp = scen_csv_column(h, "point"), cc = scen_csv_column(h, "collusion"),
+      ct = scen_csv_column(h, "trust"), cd = scen_csv_column(h, "distance"),
+      ce = scen_csv_column(h, "epsilon"), ca = scen_csv_column(h, "attackers"),
+      cdelta = scen_csv_column(h, "delta");
+  if (cp < 0 || cc < 0 || ct < 0 || cd < 0 || ce < 0)
+    return;
+  GPtrArray *rows = g_ptr_array_new_with_free_func(dist_row_free);
+  GArray *victims = g_array_new(FALSE, TRUE, sizeof(guint)); /* per distance, first point */
+  const char *point0 = scen_csv_cell(g_ptr_array_index(s->privacy, 1), cp);
+  const char *key0 = NULL; /* first (collusion, trust) of the first point */
+  guint dmax = 0;
+  GHashTable *sets = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint r = 1; r < s->privacy->len; r++) {
+    char **row = g_ptr_array_index(s->privacy, r);
+    double d, e;
+    if (!is_number(scen_csv_cell(row, cd), &d) || !isfinite(d) || d < 0 || d > 1e6 ||
+        !is_number(scen_csv_cell(row, ce), &e))
+      continue; /* unreachable victims have no distance column */
+    guint g = GPOINTER_TO_UINT(g_hash_table_lookup(s->group_of, scen_csv_cell(row, cp)));
+    const char *col = scen_csv_cell(row, cc), *tr = scen_csv_cell(row, ct);
+    g_hash_table_add(sets, (gpointer)col);
+    DistRow *dr = NULL;
+    for (guint i = 0; i < rows->len && dr == NULL; i++) {
+      DistRow *x = g_ptr_array_index(rows, i);
+      if (x->group == g && strcmp(x->collusion, col) == 0 && strcmp(x->trust, tr) == 0)
+        dr = x;
+    }
+    if (dr == NULL) {
+      dr = g_new0(DistRow, 1);
+      dr->group = g;
+      dr->collusion = g_strdup(col);
+      dr->trust = g_strdup(tr);
+      dr->attackers = g_strdup(scen_csv_cell(row, ca));
+      dr->order = rows->len;
+      dr->sum = g_array_new(FALSE, TRUE, sizeof(double));
+      dr->cnt = g_array_new(FALSE, TRUE, sizeof(guint));
+      g_ptr_array_add(rows, dr);
+    }
+    guint k = (guint)d;
+    dmax = MAX(dmax, k);
+    if (dr->sum->len <= k) {
+      g_array_set_size(dr->sum, k + 1);
+      g_array_set_size(dr->cnt, k + 1);
+    }
+    g_array_index(dr->sum, double, k) += e;
+    g_array_index(dr->cnt, guint, k)++;
+    if (strcmp(scen_csv_cell(row, cp), point0) == 0) {
+      char *key = g_strconcat(col, ",", tr, NULL);
+      if (key0 == NULL)
+        key0 = g_intern_string(key);
+      if (g_intern_string(key) == key0) {
+        if (victims->len <= k)
+          g_array_set_size(victims, k + 1);
+        g_array_index(victims, guint, k)++;
+      }
+      g_free(key);
+    }
+  }
+  g_ptr_array_sort(rows, cmp_dist_row);
+  gboolean one_set = g_hash_table_size(sets) == 1;
+  g_hash_table_unref(sets);
+  if (rows->len == 0) {
+    g_ptr_array_unref(rows);
+    g_array_unref(victims);
+    return;
+  }
+  char **gh = g_ptr_array_index(s->groups, 0);
+  int n_axes = s->n_axes;
+  guint n_text = (guint)n_axes + (one_set ? 1 : 2);
+  CliTable *t = cli_table_new(n_text);
+  cli_table_row(t);
+  for (int a = 1; a <= n_axes; a++)
+    cli_table_cell(t, "%s", strcmp(gh[a], "name") == 0 ? "method" : gh[a]);
+  if (!one_set)
+    cli_table_cell(t, "attackers");
+  cli_table_cell(t, "trust");
+  guint d0 = 0; /* the attackers themselves (distance 0) are no victims */
+  while (d0 < victims->len && g_array_index(victims, guint, d0) == 0)
+    d0++;
+  for (guint d = d0; d <= dmax; d++)
+    cli_table_cell(t, "d=%u", d);
+  /* How many victims each distance has (one attacker set: several have
+   * their own). */
+  if (one_set) {
+    cli_table_row(t);
+    cli_table_cell(t, "victims");
+    for (guint c = 1; c < n_text; c++)
+      cli_table_cell(t, "%s", "");
+    for (guint d = d0; d <= dmax; d++)
+      cli_table_cell(t, "%u", d < victims->len ? g_array_index(victims, guint, d) : 0);
+  }
+  GPtrArray *trusts = g_ptr_array_new();
+  for (guint i = 0; i < rows->len && i < 40; i++) {
+    DistRow *dr = g_ptr_array_index(rows, i);
+    cli_table_row(t);
+    char **grow = dr->group ? g_ptr_array_index(s->groups, dr->group) : NULL;
+    for (int a = 1; a <= n_axes; a++)
+      cli_table_cell(t, "%s", grow ? scen_csv_cell(grow, a) : "?");
+    if (!one_set)
+      cli_table_cell(t, "%s", dr->attackers);
+    cli_table_cell(t, "%s", dr->trust);
+    gboolean seen = FALSE;
+    for (guint k = 0; k < trusts->len; k++)
+      seen |= strcmp(g_ptr_array_index(trusts, k), dr->trust) == 0;
+    if (!seen)
+      g_ptr_array_add(trusts, dr->trust);
+    for (guint d = d0; d <= dmax; d++) {
+      guint n = d < dr->cnt->len ? g_array_index(dr->cnt, guint, d) : 0;
+      char *v = n ? num_up(g_array_index(dr->sum, double, d) / n, 4) : g_strdup("");
+      cli_table_cell(t, "%s", v);
+      g_free(v);
+    }
+  }
+  DistRow *first = g_ptr_array_index(rows, 0);
+  const char *delta = scen_csv_cell(g_ptr_array_index(s->privacy, 1), cdelta);
+  if (one_set) {
+    char *who = attackers_of(s, first->collusion);
+    printf("\nprivacy by hop distance d from %s (privacy.csv):\n", who);
+    g_free(who);
+  } else {
+    printf("\nprivacy by hop distance d from each attacker set (privacy.csv):\n");
+  }
+  printf("epsilon at delta = %s, mean over the victims at each distance and the seeds\n", delta);
+  cli_table_print(t);
+  if (rows->len > 40)
+    printf("  ... (%u rows)\n", rows->len);
+  for (guint k = 0; k < trusts->len; k++) {
+    const char *m = trust_meaning(g_ptr_array_index(trusts, k));
+    if (m != NULL)
+      printf("%s: %s\n", (char *)g_ptr_array_index(trusts, k), m);
+  }
+  g_ptr_array_unref(trusts);
+  cli_table_free(t);
+  g_ptr_array_unref(rows);
+  g_array_unref(victims);
+}
+
 void cli_run_print_summary(const char *out_dir) {
-  GPtrArray *groups = read_csv(out_dir, "groups.csv");
-  if (groups != NULL) {
-    print_groups(groups);
+  GPtrArray *groups = scen_csv_read(out_dir, "groups.csv");
+  if (groups != NULL && groups->len > 1) {
+    Sweep s = {groups,
+               scen_csv_read(out_dir, "points.csv"),
+               scen_csv_read(out_dir, "privacy.csv"),
+               MAX(scen_csv_column(g_ptr_array_index(groups, 0), "seeds") - 1, 0),
+               NULL,
+               0};
+    GPtrArray *agg = scen_csv_read(out_dir, "aggregate.csv");
+    int cr = agg ? scen_csv_column(g_ptr_array_index(agg, 0), "round") : -1;
+    for (guint r = 1; agg && r < agg->len; r++)
+      s.rounds = MAX(s.rounds, (guint)g_ascii_strtoull(scen_csv_cell(g_ptr_array_index(agg, r), cr),
+                                                       NULL, 10));
+    map_points(&s);
+    print_groups(&s);
+    print_distance(&s);
+    g_hash_table_unref(s.group_of);
+    if (agg)
+      g_ptr_array_unref(agg);
+    if (s.points)
+      g_ptr_array_unref(s.points);
+    if (s.privacy)
+      g_ptr_array_unref(s.privacy);
     g_ptr_array_unref(groups);
     return;
   }
-  GPtrArray *privacy = read_csv(out_dir, "privacy.csv");
+  if (groups != NULL)
+    g_ptr_array_unref(groups);
+  GPtrArray *privacy = scen_csv_read(out_dir, "privacy.csv");
   if (privacy != NULL) {
     print_privacy(privacy);
     g_ptr_array_unref(privacy);
@@ -262,7 +585,7 @@ void cli_run_graph_notice(const char *out_dir) {
   JsonObject *o = graph_load_of(out_dir, &parser);
   if (o == NULL) {
     /* A sweep: its first point's summary (points.csv, row 1, column dir). */
-    GPtrArray *rows = read_csv(out_dir, "points.csv");
+    GPtrArray *rows = scen_csv_read(out_dir, "points.csv");
     if (rows != NULL && rows->len > 1 && g_strv_length(g_ptr_array_index(rows, 1)) > 1) {
       char *dir = g_build_filename(out_dir, ((char **)g_ptr_array_index(rows, 1))[1], NULL);
       g_object_unref(parser);

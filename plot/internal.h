@@ -84,6 +84,7 @@ struct PlotAxes {
   /* resolved by layout: the data rectangle, points */
   double ax, ay, aw, ah;
   double legend_w, legend_h; /* legend box size (0 if none) */
+  gboolean legend_outside;   /* BEST found no free inside place: drawn as OUTSIDE_RIGHT */
   PlotTitle title_fit;       /* the title as drawn */
 };
 
@@ -179,6 +180,12 @@ double *plot_clip_polygon(const double *xy, gsize n, double xmin, double ymin, d
 
 /* Size of the legend box of axes (0, 0 when no entries or no legend). */
 void plot_legend_measure(const PlotAxes *axes, cairo_t *cr, double *w, double *h);
+/* Where the legend box goes (after layout): its top-left corner; FALSE when
+ * there is no legend. */
+gboolean plot_legend_place(const PlotAxes *axes, double *x, double *y);
+/* For PLOT_LEGEND_BEST (after layout): whether some inside place covers no
+ * drawn segment or point. */
+gboolean plot_legend_fits_inside(const PlotAxes *axes);
 /* Draw the legend (after layout). */
 void plot_legend_draw(const PlotAxes *axes, cairo_t *cr);
 

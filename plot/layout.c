@@ -54,7 +54,7 @@ static gboolean x_labels_fit(const PlotAxes *axes, cairo_t *cr, double fs) {
   return TRUE;
 }
 
-gboolean plot_layout(PlotFigure *fig, cairo_t *cr, GError **error) {
+static gboolean layout_pass(PlotFigure *fig, cairo_t *cr, GError **error) {
   fig->laid_out = FALSE;
   const guint R = fig->rows, C = fig->cols, N = R * C;
   const double fs = fig->font_size;
@@ -116,7 +116,7 @@ gboolean plot_layout(PlotFigure *fig, cairo_t *cr, GError **error) {
     /* Room for half the first x tick label left of the frame. */
     l = MAX(l, PLOT_PAD + fs);
     double rgt = PLOT_PAD + fs;
-    if (axes->legend == PLOT_LEGEND_OUTSIDE_RIGHT && axes->legend_w > 0)
+    if ((axes->legend == PLOT_LEGEND_OUTSIDE_RIGHT || axes->legend_outside) && axes->legend_w > 0)
       rgt = PLOT_PAD + 2 * PLOT_LABEL_GAP + axes->legend_w;
     left[axes->col] = MAX(left[axes->col], l);
     right[axes->col] = MAX(right[axes->col], rgt);
@@ -161,6 +161,39 @@ gboolean plot_layout(PlotFigure *fig, cairo_t *cr, GError **error) {
   }
   fig->laid_out = TRUE;
   return TRUE;
+}
+
+/* A BEST legend that covers data wherever it goes inside moves right of
+ * its panel, the layout made again with the room it takes; unless that
+ * leaves the panel less than half its width (or no room at all): then it
+ * stays inside, where it covers the least. */
+gboolean plot_layout(PlotFigure *fig, cairo_t *cr, GError **error) {
+  const guint N = fig->rows * fig->cols;
+  for (guint i = 0; i < N; i++)
+    fig->axes[i]->legend_outside = FALSE;
+  if (!layout_pass(fig, cr, error))
+    return FALSE;
+  double *inside_w = g_new0(double, N);
+  gboolean again = FALSE;
+  for (guint i = 0; i < N; i++) {
+    PlotAxes *axes = fig->axes[i];
+    inside_w[i] = axes->aw;
+    if (axes->legend == PLOT_LEGEND_BEST && axes->legend_w > 0 && !axes->hidden &&
+        !plot_legend_fits_inside(axes))
+      axes->legend_outside = again = TRUE;
+  }
+  gboolean narrow = FALSE;
+  if (again) {
+    narrow = !layout_pass(fig, cr, NULL);
+    for (guint i = 0; i < N && !narrow; i++)
+      narrow = fig->axes[i]->aw < 0.5 * inside_w[i];
+  }
+  g_free(inside_w);
+  if (!narrow)
+    return TRUE;
+  for (guint i = 0; i < N; i++)
+    fig->axes[i]->legend_outside = FALSE;
+  return layout_pass(fig, cr, error);
 }
 
 gboolean plot_figure_layout(PlotFigure *fig, GError **error) {

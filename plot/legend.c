@@ -81,8 +81,8 @@ static void corner(const PlotAxes *axes, PlotLegendPos pos, int where, double *x
 
 /* The position among the inside ones whose box meets the fewest drawn
  * segments and points; ties go to the earlier (upper right first), so the
- * choice is deterministic. */
-static void best(const PlotAxes *axes, double *bx, double *by) {
+ * choice is deterministic. Returns the number it meets. */
+static guint best(const PlotAxes *axes, double *bx, double *by) {
   static const PlotLegendPos order[4] = {PLOT_LEGEND_UPPER_RIGHT, PLOT_LEGEND_UPPER_LEFT,
                                          PLOT_LEGEND_LOWER_LEFT, PLOT_LEGEND_LOWER_RIGHT};
   guint best_hits = G_MAXUINT;
@@ -101,8 +101,42 @@ static void best(const PlotAxes *axes, double *bx, double *by) {
       *by = y;
     }
     if (best_hits == 0)
-      return;
+      break;
   }
+  return best_hits;
+}
+
+gboolean plot_legend_fits_inside(const PlotAxes *axes) {
+  double x, y;
+  return best(axes, &x, &y) == 0;
+}
+
+gboolean plot_legend_place(const PlotAxes *axes, double *x, double *y) {
+  if (axes->legend == PLOT_LEGEND_NONE || axes->legend_w <= 0)
+    return FALSE;
+  if (axes->legend_outside)
+    corner(axes, PLOT_LEGEND_OUTSIDE_RIGHT, 0, x, y);
+  else if (axes->legend == PLOT_LEGEND_BEST)
+    best(axes, x, y);
+  else
+    corner(axes, axes->legend, 0, x, y);
+  return TRUE;
+}
+
+gboolean plot_axes_get_legend_box(const PlotAxes *axes, double *x, double *y, double *width,
+                                  double *height) {
+  double bx, by;
+  if (!axes || !axes->fig->laid_out || axes->hidden || !plot_legend_place(axes, &bx, &by))
+    return FALSE;
+  if (x)
+    *x = bx;
+  if (y)
+    *y = by;
+  if (width)
+    *width = axes->legend_w;
+  if (height)
+    *height = axes->legend_h;
+  return TRUE;
 }
 
 static void draw_sample(const PlotSeries *s, cairo_t *cr, double x, double cy, double fs) {
@@ -144,13 +178,9 @@ static void draw_sample(const PlotSeries *s, cairo_t *cr, double x, double cy, d
 }
 
 void plot_legend_draw(const PlotAxes *axes, cairo_t *cr) {
-  if (axes->legend == PLOT_LEGEND_NONE || axes->legend_w <= 0)
-    return;
   double x = 0, y = 0, fs = axes->fig->font_size;
-  if (axes->legend == PLOT_LEGEND_BEST)
-    best(axes, &x, &y);
-  else
-    corner(axes, axes->legend, 0, &x, &y);
+  if (!plot_legend_place(axes, &x, &y))
+    return;
   cairo_save(cr);
   cairo_set_dash(cr, NULL, 0, 0);
   cairo_rectangle(cr, x, y, axes->legend_w, axes->legend_h);

@@ -72,7 +72,8 @@ typedef enum {
 
 typedef enum {
   PLOT_LEGEND_NONE, /* no legend (default) */
-  PLOT_LEGEND_BEST, /* the inside corner/edge covering the least data */
+  PLOT_LEGEND_BEST, /* an inside corner/edge that covers no data; when every one
+                       covers some, right of the panel as OUTSIDE_RIGHT */
   PLOT_LEGEND_UPPER_RIGHT,
   PLOT_LEGEND_UPPER_LEFT,
   PLOT_LEGEND_LOWER_LEFT,
@@ -148,10 +149,10 @@ PlotColor plot_color_rgb(double r, double g, double b);
 
 /*
  * plot_palette: colour i of the automatic palette, cycling after 8: the
- * Okabe-Ito colour-blind-safe set, reordered so the first ones contrast best
- * on white: blue #0072B2, vermillion #D55E00, bluish green #009E73,
- * orange #E69F00, reddish purple #CC79A7, sky blue #56B4E9, yellow #F0E442,
- * black #000000. O(1).
+ * Okabe-Ito colour-blind-safe set, ordered so that any of the first six
+ * differ by at least 30 in CIELAB (one blue among them): blue #0072B2,
+ * vermillion #D55E00, bluish green #009E73, orange #E69F00, reddish purple
+ * #CC79A7, black #000000, sky blue #56B4E9, yellow #F0E442. O(1).
  */
 PlotColor plot_palette(guint i);
 
@@ -360,6 +361,19 @@ const PlotTicks *plot_axes_get_yticks(const PlotAxes *axes);
  * its top-left corner). */
 gboolean plot_axes_get_area(const PlotAxes *axes, double *x, double *y, double *width,
                             double *height);
+
+/* After layout: the legend box on the page, in points (x, y of its top-left
+ * corner), where it is drawn. FALSE when the panel has no legend (none
+ * asked, no labelled series) or before layout. */
+gboolean plot_axes_get_legend_box(const PlotAxes *axes, double *x, double *y, double *width,
+                                  double *height);
+
+/* After layout: the figure title's lines as drawn (NULL-terminated, owned by
+ * the figure, valid until it changes); NULL without a title or before
+ * layout. A title wider than the page breaks at the end of a phrase (after
+ * "; ", then ": ", then ", " or before "(") that leaves the line at least
+ * half full, else between words. */
+const char *const *plot_figure_get_title_lines(const PlotFigure *fig);
 
 /*
  * plot_axes_data_to_device: the page position (points; multiply by the PNG

@@ -12,9 +12,11 @@ PlotColor plot_color_rgb(double r, double g, double b) {
 }
 
 PlotColor plot_palette(guint i) {
-  /* Okabe & Ito (2008), yellow and black last: weakest on white / no hue. */
+  /* Okabe & Ito (2008). Sky blue comes after black so that the first six
+   * hold one blue (they differ by at least 33 in CIELAB); yellow, weakest
+   * on white, is last. */
   static const guint32 hex[8] = {0x0072B2, 0xD55E00, 0x009E73, 0xE69F00,
-                                 0xCC79A7, 0x56B4E9, 0xF0E442, 0x000000};
+                                 0xCC79A7, 0x000000, 0x56B4E9, 0xF0E442};
   guint32 h = hex[i % 8];
   return (PlotColor){((h >> 16) & 0xff) / 255.0, ((h >> 8) & 0xff) / 255.0, (h & 0xff) / 255.0,
                      1.0};

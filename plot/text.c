@@ -129,6 +129,67 @@ static double line_advance(cairo_t *cr, double size) {
   return fe.ascent + fe.descent;
 }
 
+/* How good a line break between @word and @next is: after "; " best, then
+ * ": ", then ", " or before a parenthesis, then any space. */
+static int break_strength(const char *word, const char *next) {
+  gsize n = strlen(word);
+  char last = n ? word[n - 1] : '\0';
+  return last == ';' ? 3 : last == ':' ? 2 : last == ',' || (next && next[0] == '(') ? 1 : 0;
+}
+
+/* Wraps @title into @lines of at most @max_w: each line takes as many words
+ * as fit, then gives back the words after its best break (a phrase's end)
+ * when that keeps the line at least half full. So a title breaks between
+ * its phrases, not inside one ("(30 nodes)" stays whole). */
+static void wrap_title(cairo_t *cr, const char *title, double size, double max_w,
+                       GPtrArray *lines) {
+  char **all = g_strsplit(title, " ", -1);
+  GPtrArray *words = g_ptr_array_new();
+  for (guint i = 0; all[i]; i++)
+    if (all[i][0])
+      g_ptr_array_add(words, all[i]); /* runs of spaces give empty words */
+  guint i = 0;
+  while (i < words->len) {
+    /* The longest run i..j that fits (one word at least). */
+    GString *line = g_string_new(g_ptr_array_index(words, i));
+    guint j = i, best = i;
+    int best_s = -1;
+    double full = 0;
+    for (guint k = i + 1; k < words->len; k++) {
+      GString *trial = g_string_new(line->str);
+      g_string_append_printf(trial, " %s", (char *)g_ptr_array_index(words, k));
+      if (plot_text_width(cr, trial->str, size, FALSE) > max_w) {
+        g_string_free(trial, TRUE);
+        break;
+      }
+      g_string_free(line, TRUE);
+      line = trial;
+      j = k;
+    }
+    if (j + 1 < words->len) {
+      /* Not the last line: the strongest break at least half way. */
+      GString *head = g_string_new(NULL);
+      for (guint k = i; k <= j; k++) {
+        g_string_append_printf(head, "%s%s", k > i ? " " : "", (char *)g_ptr_array_index(words, k));
+        full = plot_text_width(cr, head->str, size, FALSE);
+        int st = break_strength(g_ptr_array_index(words, k), g_ptr_array_index(words, k + 1));
+        if ((k == j || full >= 0.5 * max_w) && st >= best_s)
+          best = k, best_s = st;
+      }
+      g_string_free(head, TRUE);
+      if (best_s > 0)
+        j = best;
+      g_string_truncate(line, 0);
+      for (guint k = i; k <= j; k++)
+        g_string_append_printf(line, "%s%s", k > i ? " " : "", (char *)g_ptr_array_index(words, k));
+    }
+    g_ptr_array_add(lines, g_string_free(line, FALSE));
+    i = j + 1;
+  }
+  g_ptr_array_unref(words);
+  g_strfreev(all);
+}
+
 double plot_title_fit(cairo_t *cr, const char *title, double size, double max_w, PlotTitle *t) {
   plot_title_clear(t);
   if (!title)
@@ -138,38 +199,24 @@ double plot_title_fit(cairo_t *cr, const char *title, double size, double max_w,
   double widest = 0;
   for (guint i = 0; words[i]; i++)
     widest = MAX(widest, plot_text_width(cr, words[i], size, FALSE));
+  g_strfreev(words);
   if (widest > max_w && widest > 0)
     size = MAX(size * max_w / widest, size * PLOT_MIN_TITLE_SCALE);
   t->size = size;
-  /* Greedy wrapping: the usual line breaking of captions. */
   GPtrArray *lines = g_ptr_array_new();
-  GString *cur = g_string_new(NULL);
-  for (guint i = 0; words[i]; i++) {
-    if (!words[i][0])
-      continue; /* runs of spaces */
-    if (cur->len) {
-      GString *trial = g_string_new(cur->str);
-      g_string_append_printf(trial, " %s", words[i]);
-      if (plot_text_width(cr, trial->str, size, FALSE) <= max_w) {
-        g_string_assign(cur, trial->str);
-        g_string_free(trial, TRUE);
-        continue;
-      }
-      g_string_free(trial, TRUE);
-      g_ptr_array_add(lines, g_string_free(cur, FALSE));
-      cur = g_string_new(NULL);
-    }
-    g_string_assign(cur, words[i]);
-  }
-  if (cur->len || lines->len == 0)
-    g_ptr_array_add(lines, g_string_free(cur, FALSE));
-  else
-    g_string_free(cur, TRUE);
+  wrap_title(cr, title, size, max_w, lines);
+  if (lines->len == 0)
+    g_ptr_array_add(lines, g_strdup(""));
   t->n_lines = lines->len;
   g_ptr_array_add(lines, NULL);
   t->lines = (char **)g_ptr_array_free(lines, FALSE);
-  g_strfreev(words);
   return t->n_lines * line_advance(cr, size);
+}
+
+const char *const *plot_figure_get_title_lines(const PlotFigure *fig) {
+  if (!fig || !fig->laid_out)
+    return NULL;
+  return (const char *const *)fig->title_fit.lines;
 }
 
 void plot_title_draw(cairo_t *cr, const PlotTitle *t, double cx, double top) {

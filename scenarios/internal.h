@@ -229,10 +229,11 @@ void scen_curve_clear(ScenCurve *cv);
 
 /* How scen_plot_lines draws its axes. */
 enum {
-  SCEN_PLOT_XLOG = 1 << 0, /* log x (linear when no positive x) */
-  SCEN_PLOT_YLOG = 1 << 1, /* log y (likewise) */
-  SCEN_PLOT_XINT = 1 << 2, /* integer x data (hop distances): whole-number
+  SCEN_PLOT_XLOG = 1 << 0,     /* log x (linear when no positive x) */
+  SCEN_PLOT_YLOG = 1 << 1,     /* log y (likewise) */
+  SCEN_PLOT_XINT = 1 << 2,     /* integer x data (hop distances): whole-number
                               ticks, error-bar series nudged apart */
+  SCEN_PLOT_SHARED_Y = 1 << 3, /* one y range for every panel (panels compared side by side) */
 };
 
 /* The figure of scen_plot_lines, not saved: one panel per entry of @panels
@@ -252,6 +253,13 @@ gboolean scen_plot_lines(const ScenConfig *c, const char *dir, const char *base,
                          const char *title, guint n_panels, const char *const *panel_titles,
                          GPtrArray *const *panel_curves, const char *xlabel, const char *ylabel,
                          guint flags, GError **error);
+/* For tests: when set, scen_plot_lines calls it with every figure it saved
+ * (laid out), its base name and its panels' curves, before freeing it.
+ * Figures are made from one thread at a time (the caller's). */
+typedef void (*ScenPlotInspect)(const char *base, PlotFigure *fig, guint n_panels,
+                                GPtrArray *const *panel_curves, gpointer data);
+extern ScenPlotInspect scen_plot_inspect;
+extern gpointer scen_plot_inspect_data;
 /* The section of a collusion set's name: "each" for "each:4". Newly allocated. */
 char *scen_collusion_section(const char *name);
 
@@ -356,8 +364,11 @@ gboolean scen_write_sweep_summary(const ScenSweepResults *r, guint failed, const
  * test_loss_hi; test_accuracy_mean, _lo, _hi), copied. @label is taken.
  * Free with scen_curve_clear and g_free. O(rounds). */
 ScenCurve *scen_group_curve(const ScenGroup *g, gboolean acc, char *label);
-/* The sweep figures (plots.c): loss.svg, loss_vs_epsilon.svg; paths added
- * to @figures. Errors: the plot module's. */
+/* The sweep figures (plots.c): loss.svg (each group's epsilon in its
+ * label), loss_vs_epsilon.svg (a panel per accounting, a line per setting
+ * of the axes other than the noise and the seed) and privacy_vs_distance.svg
+ * (a panel per group, a line per accounting, read from the points'
+ * privacy.csv); paths added to @figures. Errors: the plot module's. */
 gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError **error);
 
 /* ---- The steps of a sweep (sweep.c), shared by the thread pool and MPI ---- */

@@ -10,6 +10,9 @@
 #include "plot/plot.h"
 #include "scenarios/internal.h"
 
+ScenPlotInspect scen_plot_inspect = NULL;
+gpointer scen_plot_inspect_data = NULL;
+
 void scen_curve_clear(ScenCurve *cv) {
   g_free(cv->label);
   g_free(cv->x);
@@ -54,6 +57,25 @@ PlotFigure *scen_plot_lines_figure(const ScenConfig *c, const char *title, guint
   static const PlotMarker markers[3] = {PLOT_MARKER_CIRCLE, PLOT_MARKER_SQUARE,
                                         PLOT_MARKER_TRIANGLE};
   gboolean ok = TRUE;
+  /* One y range over every panel's lines, bars and bands. */
+  gboolean ylog = (flags & SCEN_PLOT_YLOG) != 0;
+  double ylo = INFINITY, yhi = -INFINITY;
+  for (guint p = 0; (flags & SCEN_PLOT_SHARED_Y) && p < n_panels; p++)
+    for (guint i = 0; i < panel_curves[p]->len; i++) {
+      const ScenCurve *cv = g_ptr_array_index(panel_curves[p], i);
+      const double *v[3] = {cv->y, cv->lo, cv->hi};
+      for (guint k = 0; k < 3; k++)
+        for (guint j = 0; v[k] && j < cv->n; j++)
+          if (isfinite(v[k][j]) && (!ylog || v[k][j] > 0))
+            ylo = MIN(ylo, v[k][j]), yhi = MAX(yhi, v[k][j]);
+    }
+  gboolean shared = isfinite(ylo) && yhi > ylo;
+  if (shared) {
+    /* 5% of the range on each side, in the axis's own scale. */
+    double a = ylog ? log10(ylo) : ylo, b = ylog ? log10(yhi) : yhi, pad = 0.05 * (b - a);
+    ylo = ylog ? pow(10, a - pad) : a - pad;
+    yhi = ylog ? pow(10, b + pad) : b + pad;
+  }
   /* The cells past the last panel stay blank (no empty 0-to-1 axes). */
   for (guint p = n_panels; p < rows * cols; p++)
     plot_axes_set_hidden(plot_figure_axes(fig, p / cols, p % cols), TRUE);
@@ -84,6 +106,8 @@ PlotFigure *scen_plot_lines_figure(const ScenConfig *c, const char *title, guint
     plot_axes_set_integer_ticks(ax, !xlog && (xint || whole), FALSE);
     if (xint && isfinite(xmin))
       ok = plot_axes_set_xlim(ax, xmin - 0.5, xmax + 0.5, error);
+    if (ok && shared)
+      ok = plot_axes_set_ylim(ax, ylo, yhi, error);
     plot_axes_set_legend(ax, curves->len > 1 ? PLOT_LEGEND_BEST : PLOT_LEGEND_NONE);
     guint n = curves->len;
     for (guint i = 0; ok && i < n; i++) {
@@ -104,7 +128,8 @@ PlotFigure *scen_plot_lines_figure(const ScenConfig *c, const char *title, guint
           x[k] += 0.08 * ((double)i - (n - 1) / 2.0);
       ok = plot_axes_add_line(ax, cv->label, cv->n, x, cv->y, &st, error);
       if (ok && cv->lo && cv->hi) {
-        PlotStyle bs = {.color = st.color, .width = 1.0};
+        /* Light bands: several overlapping ones still show each line. */
+        PlotStyle bs = {.color = st.color, .width = 1.0, .alpha = n > 2 ? 0.08 : 0.15};
         if (cv->errorbars)
           ok = plot_axes_add_errorbars(ax, NULL, cv->n, x, cv->lo, cv->hi, &bs, error);
         else
@@ -131,6 +156,8 @@ gboolean scen_plot_lines(const ScenConfig *c, const char *dir, const char *base,
   char *name = g_strdup_printf("%s.%s", base, c && c->figure_ext ? c->figure_ext : "svg");
   char *path = g_build_filename(dir, name, NULL);
   gboolean ok = plot_figure_save(fig, path, error);
+  if (ok && scen_plot_inspect != NULL)
+    scen_plot_inspect(base, fig, n_panels, panel_curves, scen_plot_inspect_data);
   plot_figure_free(fig);
   g_free(name);
   if (ok && path_out)
@@ -369,7 +396,201 @@ ScenCurve *scen_group_curve(const ScenGroup *g, gboolean acc, char *label) {
 static char *accounting_name(const ScenAccountingMax *a) {
   if (g_str_equal(a->trust, "ldp"))
     return g_strdup("LDP");
-  return g_strdup_printf("%s, attackers %s", a->trust, a->collusion);
+  char *up = g_ascii_strup(a->trust, -1);
+  char *name = g_strdup_printf("%s, collusion %s", up, a->collusion);
+  g_free(up);
+  return name;
+}
+
+/* The accounting of point result @p with @a's trust model and collusion
+ * set, NULL when it has none. */
+static const ScenAccountingMax *find_accounting(const ScenPointResult *p,
+                                                const ScenAccountingMax *a) {
+  for (guint i = 0; p->accountings && i < p->accountings->len; i++) {
+    const ScenAccountingMax *b = &g_array_index(p->accountings, ScenAccountingMax, i);
+    if (g_str_equal(a->trust, b->trust) && g_str_equal(a->collusion, b->collusion))
+      return b;
+  }
+  return NULL;
+}
+
+/* The accounting a loss curve's label quotes: LDP when there is one (every
+ * victim's guarantee against every message), else the first. */
+static const ScenAccountingMax *label_accounting(const ScenPointResult *p) {
+  if (p->accountings == NULL || p->accountings->len == 0)
+    return NULL;
+  for (guint i = 0; i < p->accountings->len; i++) {
+    const ScenAccountingMax *a = &g_array_index(p->accountings, ScenAccountingMax, i);
+    if (g_str_equal(a->trust, "ldp"))
+      return a;
+  }
+  return &g_array_index(p->accountings, ScenAccountingMax, 0);
+}
+
+/* "LABEL, ε = 1.29": the group's worst-victim epsilon beside its name, so
+ * that methods compared at the same sigma show their different privacy.
+ * Takes @label (may be NULL); newly allocated. */
+static char *with_epsilon(char *label, const ScenAccountingMax *a) {
+  if (a == NULL)
+    return label;
+  char *l = g_strdup_printf("%s%sε = %.3g", label ? label : "", label ? ", " : "", a->max_eps);
+  g_free(label);
+  return l;
+}
+
+/* Whether point @p belongs to the group whose first point is @first: the
+ * same item on every axis but the seed's. */
+static gboolean same_group(const GPtrArray *axes, gint seed_axis, guint p, guint first,
+                           guint *items, guint *items0) {
+  scen_sweep_point(axes, p, items);
+  scen_sweep_point(axes, first, items0);
+  for (guint a = 0; a < axes->len; a++)
+    if ((gint)a != seed_axis && items[a] != items0[a])
+      return FALSE;
+  return TRUE;
+}
+
+/* One accounting's epsilons by distance, pooled over a group's points. */
+typedef struct {
+  char *collusion, *trust;
+  GArray *sum, *lo, *hi; /* double per distance */
+  GArray *n;             /* guint per distance */
+} DistAcc;
+
+static void dist_acc_free(gpointer p) {
+  DistAcc *d = p;
+  g_free(d->collusion);
+  g_free(d->trust);
+  g_array_unref(d->sum);
+  g_array_unref(d->lo);
+  g_array_unref(d->hi);
+  g_array_unref(d->n);
+  g_free(d);
+}
+
+/* Adds the rows of @dir/privacy.csv to @accs (DistAcc, first appearance
+ * order). A point without the file adds nothing. */
+static void add_point_privacy(const char *dir, GPtrArray *accs) {
+  GPtrArray *rows = scen_csv_read(dir, "privacy.csv");
+  if (rows == NULL)
+    return;
+  char **h = g_ptr_array_index(rows, 0);
+  int cc = scen_csv_column(h, "collusion"), ct = scen_csv_column(h, "trust"),
+      cd = scen_csv_column(h, "distance"), ce = scen_csv_column(h, "epsilon");
+  for (guint r = 1; cc >= 0 && ct >= 0 && cd >= 0 && ce >= 0 && r < rows->len; r++) {
+    char **row = g_ptr_array_index(rows, r);
+    char *end = NULL;
+    const char *ds = scen_csv_cell(row, cd);
+    double d = g_ascii_strtod(ds, &end), e = g_ascii_strtod(scen_csv_cell(row, ce), NULL);
+    if (end == ds || !isfinite(d) || d < 1 || d > 1e6 || isnan(e))
+      continue; /* an attacker, or a victim no path reaches */
+    const char *col = scen_csv_cell(row, cc), *tr = scen_csv_cell(row, ct);
+    DistAcc *acc = NULL;
+    for (guint i = 0; i < accs->len && acc == NULL; i++) {
+      DistAcc *x = g_ptr_array_index(accs, i);
+      if (g_str_equal(x->collusion, col) && g_str_equal(x->trust, tr))
+        acc = x;
+    }
+    if (acc == NULL) {
+      acc = g_new0(DistAcc, 1);
+      acc->collusion = g_strdup(col);
+      acc->trust = g_strdup(tr);
+      acc->sum = g_array_new(FALSE, TRUE, sizeof(double));
+      acc->lo = g_array_new(FALSE, TRUE, sizeof(double));
+      acc->hi = g_array_new(FALSE, TRUE, sizeof(double));
+      acc->n = g_array_new(FALSE, TRUE, sizeof(guint));
+      g_ptr_array_add(accs, acc);
+    }
+    guint k = (guint)d;
+    if (acc->n->len <= k) {
+      g_array_set_size(acc->sum, k + 1);
+      g_array_set_size(acc->lo, k + 1);
+      g_array_set_size(acc->hi, k + 1);
+      g_array_set_size(acc->n, k + 1);
+    }
+    guint *n = &g_array_index(acc->n, guint, k);
+    double *lo = &g_array_index(acc->lo, double, k), *hi = &g_array_index(acc->hi, double, k);
+    *lo = *n ? MIN(*lo, e) : e;
+    *hi = *n ? MAX(*hi, e) : e;
+    g_array_index(acc->sum, double, k) += e;
+    (*n)++;
+  }
+  g_ptr_array_unref(rows);
+}
+
+/* privacy_vs_distance: a panel per group (up to MAX_PANELS), a line per
+ * accounting: the mean epsilon of the victims at each hop distance from the
+ * attackers, over the group's seeds, bars from min to max: the decay of
+ * privacy loss with distance under PNDP against the flat LDP. */
+static gboolean plot_sweep_distance(const ScenSweepResults *r, GPtrArray *figures, GError **error) {
+  const GArray *groups = r->ag->groups;
+  const ScenConfig *c0 = r->cfg[0];
+  guint np = MIN(groups->len, MAX_PANELS);
+  guint *items = g_new0(guint, MAX(r->axes->len, 1)), *items0 = g_new0(guint, MAX(r->axes->len, 1));
+  GPtrArray **panels = g_new0(GPtrArray *, MAX(np, 1));
+  char **titles = g_new0(char *, np + 1);
+  gboolean any = FALSE;
+  for (guint gi = 0; gi < np; gi++) {
+    const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
+    GPtrArray *accs = g_ptr_array_new_with_free_func(dist_acc_free);
+    for (guint p = 0; p < r->n; p++)
+      if (same_group(r->axes, r->ag->seed_axis, p, g->first, items, items0))
+        add_point_privacy(r->dirs[p], accs);
+    gboolean one_set = TRUE;
+    for (guint i = 1; i < accs->len; i++)
+      one_set &= g_str_equal(((DistAcc *)g_ptr_array_index(accs, i))->collusion,
+                             ((DistAcc *)g_ptr_array_index(accs, 0))->collusion);
+    panels[gi] = g_ptr_array_new_with_free_func(free_curve);
+    for (guint i = 0; i < accs->len; i++) {
+      const DistAcc *acc = g_ptr_array_index(accs, i);
+      ScenCurve *cv = g_new0(ScenCurve, 1);
+      cv->label = one_set ? g_strdup(acc->trust)
+                          : g_strdup_printf("%s, attackers %s", acc->trust, acc->collusion);
+      cv->markers = cv->errorbars = TRUE;
+      cv->x = g_new(double, acc->n->len);
+      cv->y = g_new(double, acc->n->len);
+      cv->lo = g_new(double, acc->n->len);
+      cv->hi = g_new(double, acc->n->len);
+      for (guint k = 0; k < acc->n->len; k++) {
+        guint n = g_array_index(acc->n, guint, k);
+        if (n == 0)
+          continue;
+        cv->x[cv->n] = k;
+        cv->y[cv->n] = g_array_index(acc->sum, double, k) / n;
+        cv->lo[cv->n] = g_array_index(acc->lo, double, k);
+        cv->hi[cv->n] = g_array_index(acc->hi, double, k);
+        cv->n++;
+      }
+      any |= cv->n > 0;
+      g_ptr_array_add(panels[gi], cv);
+    }
+    char *label = group_label(r->axes, items0, r->ag->seed_axis, r->ag->noise_axis, FALSE);
+    titles[gi] = label[0] ? label : (g_free(label), g_strdup(c0->name));
+    g_ptr_array_unref(accs);
+  }
+  gboolean ok = TRUE;
+  if (any) {
+    char *path = NULL;
+    char *title = g_strdup_printf("%s: privacy loss by hop distance from the attackers; mean "
+                                  "over victims and seeds, bars: min to max",
+                                  c0->name);
+    char *ylabel = g_strdup_printf("ε at δ = %g", c0->delta);
+    ok = scen_plot_lines(c0, r->out_dir, "privacy_vs_distance", &path, title, np,
+                         (const char *const *)titles, panels,
+                         "distance to the nearest attacker (hops)", ylabel,
+                         SCEN_PLOT_YLOG | SCEN_PLOT_XINT | SCEN_PLOT_SHARED_Y, error);
+    if (ok)
+      g_ptr_array_add(figures, path);
+    g_free(ylabel);
+    g_free(title);
+  }
+  for (guint i = 0; i < np; i++)
+    g_ptr_array_unref(panels[i]);
+  g_free(panels);
+  g_strfreev(titles);
+  g_free(items);
+  g_free(items0);
+  return ok;
 }
 
 gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError **error) {
@@ -389,9 +610,15 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
       has_acc |= isfinite(p->acc[k]);
   }
   guint n_seeds = groups->len ? g_array_index(groups, ScenGroup, 0).n : 0;
+  const ScenAccountingMax *la = groups->len ? label_accounting(r->res[0]) : NULL;
+  char *eps_what = la ? g_strdup_printf("; ε: worst victim, %s, δ = %g",
+                                        g_str_equal(la->trust, "ldp") ? "LDP" : la->trust,
+                                        c0->delta)
+                      : g_strdup("");
   if (c0->plots && has_curves) {
     /* Loss (and, for a classification task, accuracy) curves: every group
-     * of seeds one line of one figure, the noise level in its label. */
+     * of seeds one line of one figure, the noise level and the epsilon in
+     * its label. */
     /* Up to 8 groups (the palette's colours) share one panel; more get a
      * panel per setting of the other axes, a line per noise level, so no
      * two lines share a colour. */
@@ -421,6 +648,8 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
           g_free(label);
           label = NULL;
         }
+        const ScenAccountingMax *ga = la ? find_accounting(r->res[g->first], la) : NULL;
+        label = with_epsilon(label, ga);
         guint at = pkeys->len;
         for (guint k = 0; k < pkeys->len; k++)
           if (g_str_equal(g_ptr_array_index(pkeys, k), pkey))
@@ -436,12 +665,12 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
       guint np = MIN(panels->len, MAX_PANELS);
       char *path = NULL;
       char *title =
-          acc ? g_strdup_printf("%s: mean test accuracy over nodes; band: 95%% t-interval over "
-                                "%u seed%s",
-                                c0->name, n_seeds, n_seeds == 1 ? "" : "s")
-              : g_strdup_printf("%s: mean test loss over nodes, geometric mean over %u seed%s; "
-                                "band: 95%% t-interval of log10 loss",
-                                c0->name, n_seeds, n_seeds == 1 ? "" : "s");
+          acc ? g_strdup_printf("%s: test accuracy, mean over nodes and %u seed%s; band: 95%% "
+                                "t-interval%s",
+                                c0->name, n_seeds, n_seeds == 1 ? "" : "s", eps_what)
+              : g_strdup_printf("%s: test loss, mean over nodes, geometric mean over %u seed%s; "
+                                "band: 95%% t-interval%s",
+                                c0->name, n_seeds, n_seeds == 1 ? "" : "s", eps_what);
       char **pt = g_new0(char *, np + 1);
       for (guint k = 0; k < np && split; k++)
         pt[k] = g_strdup(g_ptr_array_index(pkeys, k));
@@ -458,11 +687,11 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
       g_ptr_array_unref(pkeys);
     }
 
-    /* Final loss against epsilon: one line per setting of the other axes
-     * and per accounting (each has its own epsilon column in points.csv). */
+    /* Final loss against epsilon: a panel per accounting (each its own
+     * epsilon), a line per setting of the other axes, a point per noise
+     * level. */
     guint n_acc = r->res[0]->accountings ? r->res[0]->accountings->len : 0;
-    GPtrArray *lines = g_ptr_array_new_with_free_func(free_curve);
-    GHashTable *line_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    n_acc = MIN(n_acc, MAX_PANELS);
     double eps_lo = INFINITY, eps_hi = 0;
     for (guint gi = 0; gi < groups->len; gi++) {
       const ScenPointResult *p = r->res[g_array_index(groups, ScenGroup, gi).first];
@@ -477,18 +706,26 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
       eps_lo /= 2;
       eps_hi *= 2;
     }
-    for (guint gi = 0; gi < groups->len && isfinite(eps_lo); gi++) {
-      const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
-      const ScenPointResult *p = r->res[g->first];
-      scen_sweep_point(axes, g->first, items);
-      char *base = group_label(axes, items, seed_axis, noise_axis, TRUE);
-      double fm = g->final_gmean, flo = g->final_lo, fhi = g->final_hi; /* groups.csv's */
-      for (guint a = 0; p->accountings && a < p->accountings->len; a++) {
-        const ScenAccountingMax *am = &g_array_index(p->accountings, ScenAccountingMax, a);
-        char *an = accounting_name(am);
-        char *key = n_acc > 1 ? g_strdup_printf("%s%s%s", base, base[0] ? ", " : "", an)
-                              : g_strdup(base[0] ? base : "all");
-        g_free(an);
+    GPtrArray **epanels = g_new0(GPtrArray *, MAX(n_acc, 1));
+    char **etitles = g_new0(char *, n_acc + 1);
+    gboolean any_line = FALSE;
+    for (guint a = 0; a < n_acc; a++) {
+      const ScenAccountingMax *am0 = &g_array_index(r->res[0]->accountings, ScenAccountingMax, a);
+      etitles[a] = accounting_name(am0);
+      GPtrArray *lines = epanels[a] = g_ptr_array_new_with_free_func(free_curve);
+      GHashTable *line_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+      for (guint gi = 0; gi < groups->len && isfinite(eps_lo); gi++) {
+        const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
+        const ScenAccountingMax *am = find_accounting(r->res[g->first], am0);
+        if (am == NULL)
+          continue;
+        scen_sweep_point(axes, g->first, items);
+        char *key = group_label(axes, items, seed_axis, noise_axis, TRUE);
+        if (!key[0]) {
+          g_free(key);
+          key = g_strdup("all");
+        }
+        double fm = g->final_gmean, flo = g->final_lo, fhi = g->final_hi; /* groups.csv's */
         gpointer li;
         ScenCurve *cv;
         if (g_hash_table_lookup_extended(line_of, key, NULL, &li)) {
@@ -529,29 +766,35 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
         cv->hi[cv->n] = fhi;
         cv->n++;
       }
-      g_free(base);
+      g_hash_table_unref(line_of);
+      any_line |= lines->len > 0;
     }
-    g_hash_table_unref(line_of);
-    if (ok && lines->len > 0 && noise_axis >= 0 && n_acc > 0) {
+    if (ok && any_line && noise_axis >= 0) {
       char *path = NULL;
-      char *what = n_acc == 1 ? accounting_name(
-                                    &g_array_index(r->res[0]->accountings, ScenAccountingMax, 0))
-                              : g_strdup("each accounting");
-      char *xl = g_strdup_printf("epsilon at delta = %g, worst victim (%s)", c0->delta, what);
-      const char *pt[] = {NULL};
-      char *title2 = g_strdup_printf("%s: final test loss (geometric mean over seeds; bars: 95%% "
-                                     "t-interval of log10 loss)",
-                                     c0->name);
-      ok = scen_plot_lines(c0, r->out_dir, "loss_vs_epsilon", &path, title2, 1, pt, &lines, xl,
-                           "final test loss", SCEN_PLOT_XLOG | SCEN_PLOT_YLOG, error);
+      char *xl = g_strdup_printf("ε at δ = %g, worst victim", c0->delta);
+      char *title2 = g_strdup_printf("%s: final test loss against privacy; geometric mean over "
+                                     "%u seed%s, bars: 95%% t-interval",
+                                     c0->name, n_seeds, n_seeds == 1 ? "" : "s");
+      ok = scen_plot_lines(c0, r->out_dir, "loss_vs_epsilon", &path, title2, n_acc,
+                           (const char *const *)etitles, epanels, xl, "final test loss",
+                           SCEN_PLOT_XLOG | SCEN_PLOT_YLOG, error);
       if (ok)
         g_ptr_array_add(figures, path);
       g_free(title2);
       g_free(xl);
-      g_free(what);
     }
-    g_ptr_array_unref(lines);
+    for (guint a = 0; a < n_acc; a++)
+      g_ptr_array_unref(epanels[a]);
+    g_free(epanels);
+    g_strfreev(etitles);
   }
+  /* By distance only when some trust model depends on it (LDP is flat). */
+  gboolean by_distance = FALSE;
+  for (guint i = 0; i < c0->n_trust; i++)
+    by_distance |= c0->trust[i] != PRIV_TRUST_LDP;
+  if (ok && c0->plots && by_distance)
+    ok = plot_sweep_distance(r, figures, error);
+  g_free(eps_what);
   g_free(items);
   return ok;
 }

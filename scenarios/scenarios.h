@@ -250,6 +250,27 @@ void scen_csv_text(GString *s, const char *v);
 /** Appends @x in its shortest round-trip form ("inf" when infinite); nothing for NaN. */
 void scen_csv_number(GString *s, double x);
 
+/**
+ * scen_csv_parse: the records of RFC 4180 text @text: fields separated by
+ * commas, a field in double quotes may hold commas, newlines and doubled
+ * quotes (""). Blank lines are skipped; a CR before a newline is dropped.
+ * Returns a GPtrArray of NULL-terminated string vectors (row 0 is the
+ * header), or NULL when @text holds no record or ends inside a quoted
+ * field. O(length of @text).
+ */
+GPtrArray *scen_csv_parse(const char *text);
+
+/** scen_csv_read: scen_csv_parse of the file DIR/NAME; NULL when it is
+ * absent, unreadable or empty. */
+GPtrArray *scen_csv_read(const char *dir, const char *name);
+
+/** scen_csv_column: index of column @name in @header, -1 when absent. */
+int scen_csv_column(char *const *header, const char *name);
+
+/** scen_csv_cell: field @c of @row, "" when @c is -1 or past the row's end
+ * (a short row). */
+const char *scen_csv_cell(char *const *row, int c);
+
 /** Above this epsilon a guarantee is reported as "no meaningful protection". */
 #define SCEN_EPSILON_MEANINGFUL 10
 

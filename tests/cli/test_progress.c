@@ -127,17 +127,17 @@ static void test_run(void) {
   char *ini = g_build_filename(src, "scenarios", "default.ini", NULL);
   char *o1 = path_in("r1"), *o2 = path_in("r2");
   /* -q also drops run's summary (and the folders differ): compare the files. */
-  char *m1 = g_build_filename(o1, "points", "seed=1", "metrics.csv", NULL);
-  char *m2 = g_build_filename(o2, "points", "seed=1", "metrics.csv", NULL);
+  char *m1 = g_build_filename(o1, "points", "name=dsgd_seed=1", "metrics.csv", NULL);
+  char *m2 = g_build_filename(o2, "points", "name=dsgd_seed=1", "metrics.csv", NULL);
   check("run", (const char *const[]){"run", ini, "--out", o1, "-j", "1", NULL},
         (const char *const[]){"run", ini, "--out", o2, "-j", "1", "-q", NULL}, m1, m2,
-        "/3 points (");
+        "/8 points (");
   g_free(m1);
   g_free(m2);
   const char *files[] = {"metrics.csv", "privacy.csv"};
   for (guint i = 0; i < G_N_ELEMENTS(files); i++) {
-    char *a = g_build_filename(o1, "points", "seed=2", files[i], NULL);
-    char *b = g_build_filename(o2, "points", "seed=2", files[i], NULL);
+    char *a = g_build_filename(o1, "points", "name=mafalda_seed=2", files[i], NULL);
+    char *b = g_build_filename(o2, "points", "name=mafalda_seed=2", files[i], NULL);
     char *ta = slurp(a), *tb = slurp(b);
     g_assert_cmpstr(ta, ==, tb);
     g_free(ta);

@@ -172,9 +172,10 @@ static void test_identical(void) {
   CliRun b = mpi_run(3, "run", ini, "-o", mpi, "-j", "1");
   if (b.status != 0)
     g_error("mpirun failed (%d): %s", b.status, b.err);
-  /* The default sweep: 3 seeds, each point's files, the aggregates and tidy tables, loss.svg. */
-  g_assert_cmpuint(assert_same_tree(ref, mpi), ==, 3 * 5 + 9);
-  g_assert_nonnull(strstr(b.out, ": 3 points (3 run, 0 already finished) on 3 ranks x 1 thread\n"));
+  /* The default sweep: 2 methods x 4 seeds, each point's files, the aggregates and tidy tables,
+   * loss.svg, privacy_vs_distance.svg and Mafalda's cached C_local. */
+  g_assert_cmpuint(assert_same_tree(ref, mpi), ==, 8 * 5 + 11);
+  g_assert_nonnull(strstr(b.out, ": 8 points (8 run, 0 already finished) on 3 ranks x 1 thread\n"));
   /* One copy of the report (rank 0's), the same as one process prints. */
   g_assert_cmpuint(count(b.out, "results: "), ==, 1);
   char *sa = summary_part(a.out, ref), *sb = summary_part(b.out, mpi);
@@ -184,7 +185,8 @@ static void test_identical(void) {
   cli_run_clear(&b);
 
   /* Resume: two points lost their summary (interrupted): only they run. */
-  const char *lost[] = {"points/seed=1/summary.json", "points/seed=3/summary.json", "summary.json"};
+  const char *lost[] = {"points/name=dsgd_seed=1/summary.json",
+                        "points/name=mafalda_seed=3/summary.json", "summary.json"};
   for (guint i = 0; i < G_N_ELEMENTS(lost); i++) {
     char *p = g_build_filename(mpi, lost[i], NULL);
     g_assert_cmpint(g_unlink(p), ==, 0);
@@ -192,12 +194,12 @@ static void test_identical(void) {
   }
   b = mpi_run(3, "run", ini, "-o", mpi, "-j", "1", "-q");
   g_assert_cmpint(b.status, ==, 0);
-  g_assert_nonnull(strstr(b.out, "3 points (2 run, 1 already finished) on 3 ranks"));
+  g_assert_nonnull(strstr(b.out, "8 points (2 run, 6 already finished) on 3 ranks"));
   assert_same_tree(ref, mpi);
   cli_run_clear(&b);
   b = mpi_run(2, "run", ini, "-o", mpi, "-q");
   g_assert_cmpint(b.status, ==, 0);
-  g_assert_nonnull(strstr(b.out, "(0 run, 3 already finished)"));
+  g_assert_nonnull(strstr(b.out, "(0 run, 8 already finished)"));
   cli_run_clear(&b);
   cli_run_clear(&a);
   rmtree(tmp);

@@ -362,6 +362,159 @@ static void test_sweep_split(void) {
   g_free(dir);
 }
 
+/* What the sweep figures hold, as scen_plot_inspect sees them. */
+typedef struct {
+  char *base;
+  guint n_panels;
+  GPtrArray *labels; /* per panel: a GPtrArray of its curves' labels */
+  guint covered;     /* points and bar ends drawn under a legend box */
+  gboolean pndp_decreasing, ldp_flat;
+  guint distance_curves;
+} Seen;
+
+static void seen_free(gpointer p) {
+  Seen *s = p;
+  g_free(s->base);
+  g_ptr_array_unref(s->labels);
+  g_free(s);
+}
+
+/* Whether page point (px, py) lies in the box (x, y, w, h). */
+static gboolean in_box(double px, double py, const double b[4]) {
+  return px >= b[0] && px <= b[0] + b[2] && py >= b[1] && py <= b[1] + b[3];
+}
+
+static void inspect(const char *base, PlotFigure *fig, guint n_panels,
+                    GPtrArray *const *panel_curves, gpointer data) {
+  Seen *s = g_new0(Seen, 1);
+  s->base = g_strdup(base);
+  s->n_panels = n_panels;
+  s->labels = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+  s->pndp_decreasing = s->ldp_flat = TRUE;
+  guint cols = n_panels <= 1 ? 1 : n_panels <= 4 ? 2 : n_panels <= 9 ? 3 : 4;
+  for (guint p = 0; p < n_panels; p++) {
+    PlotAxes *ax = plot_figure_axes(fig, p / cols, p % cols);
+    double box[4];
+    gboolean has_box = plot_axes_get_legend_box(ax, &box[0], &box[1], &box[2], &box[3]);
+    GPtrArray *labels = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < panel_curves[p]->len; i++) {
+      const ScenCurve *cv = g_ptr_array_index(panel_curves[p], i);
+      g_ptr_array_add(labels, g_strdup(cv->label ? cv->label : ""));
+      for (guint k = 0; k < cv->n; k++) {
+        const double ys[3] = {cv->y[k], cv->lo && cv->errorbars ? cv->lo[k] : NAN,
+                              cv->hi && cv->errorbars ? cv->hi[k] : NAN};
+        for (guint j = 0; j < 3 && has_box; j++) {
+          double px, py;
+          if (plot_axes_data_to_device(ax, cv->x[k], ys[j], &px, &py) && in_box(px, py, box))
+            s->covered++;
+        }
+        if (k > 0 && g_str_equal(base, "privacy_vs_distance")) {
+          if (g_str_has_prefix(cv->label, "pndp"))
+            s->pndp_decreasing &= cv->y[k] < cv->y[k - 1];
+          if (g_str_has_prefix(cv->label, "ldp"))
+            s->ldp_flat &= fabs(cv->y[k] - cv->y[0]) <= 1e-12 * cv->y[0];
+        }
+      }
+      s->distance_curves += g_str_equal(base, "privacy_vs_distance") && cv->n == 4;
+    }
+    g_ptr_array_add(s->labels, labels);
+  }
+  g_ptr_array_add(data, s);
+}
+
+static const Seen *seen(GPtrArray *all, const char *base) {
+  for (guint i = 0; i < all->len; i++)
+    if (g_str_equal(((Seen *)g_ptr_array_index(all, i))->base, base))
+      return g_ptr_array_index(all, i);
+  return NULL;
+}
+
+/* Runs the shipped default scenario with @sets (key=value, NULL-ended) and
+ * returns what its figures hold. */
+static GPtrArray *default_figures(const char *const *sets) {
+  char *dir = scen_test_tmpdir();
+  char *ini = scen_test_source("scenarios/default.ini");
+  GError *error = NULL;
+  ScenScenario *sc = scen_scenario_load(ini, &error);
+  g_assert_no_error(error);
+  for (guint i = 0; sets && sets[i]; i++) {
+    g_assert_true(scen_scenario_set(sc, sets[i], &error));
+    g_assert_no_error(error);
+  }
+  char *out = g_build_filename(dir, "out", NULL);
+  ScenRunOptions opt = {.out_dir = out, .threads = 1};
+  ScenRunReport rep = {0};
+  GPtrArray *all = g_ptr_array_new_with_free_func(seen_free);
+  scen_plot_inspect = inspect;
+  scen_plot_inspect_data = all;
+  g_assert_true(scen_scenario_run(sc, &opt, &rep, &error));
+  g_assert_no_error(error);
+  scen_plot_inspect = NULL;
+  scen_plot_inspect_data = NULL;
+  scen_run_report_clear(&rep);
+  scen_scenario_free(sc);
+  g_free(out);
+  g_free(ini);
+  scen_test_rmtree(dir);
+  g_free(dir);
+  return all;
+}
+
+/* The default scenario's figures: the loss of D-SGD and Mafalda, one line
+ * each with the same epsilon in its label; privacy by distance, a panel per
+ * method with PNDP decreasing over the four distances and LDP flat; no
+ * legend over a point or a bar's end. */
+static void test_default_figures(void) {
+  GPtrArray *all = default_figures(NULL);
+  const Seen *loss = seen(all, "loss"), *dist = seen(all, "privacy_vs_distance");
+  g_assert_nonnull(loss);
+  g_assert_nonnull(dist);
+  g_assert_null(seen(all, "loss_vs_epsilon")); /* one privacy level: no curve against it */
+  g_assert_cmpuint(loss->n_panels, ==, 1);
+  GPtrArray *l = g_ptr_array_index(loss->labels, 0);
+  g_assert_cmpuint(l->len, ==, 2);
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(l, 0), "dsgd, ε = "));
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(l, 1), "mafalda, ε = "));
+  g_assert_cmpstr(strchr(g_ptr_array_index(l, 0), '='), ==, strchr(g_ptr_array_index(l, 1), '='));
+  g_assert_cmpuint(dist->n_panels, ==, 2);
+  for (guint p = 0; p < 2; p++) {
+    GPtrArray *d = g_ptr_array_index(dist->labels, p);
+    g_assert_cmpuint(d->len, ==, 2);
+    g_assert_cmpstr(g_ptr_array_index(d, 0), ==, "ldp");
+    g_assert_cmpstr(g_ptr_array_index(d, 1), ==, "pndp");
+  }
+  g_assert_cmpuint(dist->distance_curves, ==, 4);
+  g_assert_true(dist->pndp_decreasing);
+  g_assert_true(dist->ldp_flat);
+  g_assert_cmpuint(loss->covered, ==, 0);
+  g_assert_cmpuint(dist->covered, ==, 0);
+  g_ptr_array_unref(all);
+}
+
+/* Loss against epsilon over three noise levels: a panel per accounting
+ * (LDP, PNDP), in each one line per method (two, not one per method and
+ * accounting side by side), the legend over no point or bar end. */
+static void test_loss_vs_epsilon(void) {
+  const char *sets[] = {"sweep.protocol.mu=0.3;1;3", "sweep.simulation.seed=1..2", NULL};
+  GPtrArray *all = default_figures(sets);
+  const Seen *le = seen(all, "loss_vs_epsilon"), *loss = seen(all, "loss");
+  g_assert_nonnull(le);
+  g_assert_cmpuint(le->n_panels, ==, 2);
+  for (guint p = 0; p < 2; p++) {
+    GPtrArray *d = g_ptr_array_index(le->labels, p);
+    g_assert_cmpuint(d->len, ==, 2);
+    g_assert_cmpstr(g_ptr_array_index(d, 0), ==, "dsgd");
+    g_assert_cmpstr(g_ptr_array_index(d, 1), ==, "mafalda");
+  }
+  g_assert_cmpuint(le->covered, ==, 0);
+  /* Six loss curves, each naming its mu and epsilon. */
+  GPtrArray *l = g_ptr_array_index(loss->labels, 0);
+  g_assert_cmpuint(l->len, ==, 6);
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(l, 0), "dsgd, mu = 0.3, ε = "));
+  g_assert_cmpuint(loss->covered, ==, 0);
+  g_ptr_array_unref(all);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/scenarios/plots/log-interval", test_log_interval);
@@ -371,6 +524,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/scenarios/plots/sweep-figures", test_sweep_figures);
   g_test_add_func("/scenarios/plots/output-keys", test_output_keys);
   g_test_add_func("/scenarios/plots/sweep-split", test_sweep_split);
+  g_test_add_func("/scenarios/plots/default-figures", test_default_figures);
+  g_test_add_func("/scenarios/plots/loss-vs-epsilon", test_loss_vs_epsilon);
   int rc = g_test_run();
   plot_shutdown();
   return rc;

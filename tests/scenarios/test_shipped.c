@@ -17,21 +17,26 @@ static void test_default(Fix *f, gconstpointer data) {
   (void)data;
   const char *sets[] = {"sweep.simulation.seed=1", "task.epochs=3", NULL};
   ScenRunReport rep = shipped_run("default", sets, f->dir);
-  g_assert_cmpuint(rep.points, ==, 1);
+  g_assert_cmpuint(rep.points, ==, 2); /* D-SGD and Mafalda */
   scen_run_report_clear(&rep);
-  const char *top[] = {"summary.json",          "points.csv", "groups.csv", "aggregate.csv",
-                       "scenario.resolved.ini", "loss.svg"};
+  const char *top[] = {"summary.json", "points.csv",
+                       "groups.csv",   "aggregate.csv",
+                       "privacy.csv",  "scenario.resolved.ini",
+                       "loss.svg",     "privacy_vs_distance.svg"};
   for (guint i = 0; i < G_N_ELEMENTS(top); i++)
     shipped_assert_file(f->dir, top[i]);
-  char *pt = g_build_filename(f->dir, "points", "seed=1", NULL);
-  GPtrArray *m = scen_test_csv(pt, "metrics.csv");
-  g_assert_cmpuint(m->len, ==, 1 + 6 * 15); /* T = 24, evaluations every 4 steps, 15 nodes */
-  g_ptr_array_unref(m);
-  m = scen_test_csv(pt, "metrics_mean.csv");
-  g_assert_cmpuint(m->len, ==, 1 + 6);
-  g_ptr_array_unref(m);
-  shipped_check_privacy(pt, 2 * 14 + 2 * 13, 2.0);
-  g_free(pt);
+  const char *pts[] = {"name=dsgd_seed=1", "name=mafalda_seed=1"};
+  for (guint i = 0; i < G_N_ELEMENTS(pts); i++) {
+    char *pt = g_build_filename(f->dir, "points", pts[i], NULL);
+    GPtrArray *m = scen_test_csv(pt, "metrics.csv");
+    g_assert_cmpuint(m->len, ==, 1 + 12 * 15); /* T = 48, evaluations every 4 steps, 15 nodes */
+    g_ptr_array_unref(m);
+    m = scen_test_csv(pt, "metrics_mean.csv");
+    g_assert_cmpuint(m->len, ==, 1 + 12);
+    g_ptr_array_unref(m);
+    shipped_check_privacy(pt, 2 * 14, 2.0); /* LDP and PNDP, attacker 0 */
+    g_free(pt);
+  }
 }
 
 static void test_figure2_florentine(Fix *f, gconstpointer data) {
