@@ -296,6 +296,9 @@ int cli_cmd_run(int argc, char **argv) {
     }
     goto out;
   }
+  for (guint i = 0; report.rerun != NULL && i < report.rerun->len; i++)
+    fprintf(stderr, "dpgossip run: ran a point again: %s\n",
+            (char *)g_ptr_array_index(report.rerun, i));
   if (report.ranks > 1)
     printf("%s: %u point%s (%u run, %u already finished) on %u ranks x %u thread%s\n", argv[1],
            report.points, report.points == 1 ? "" : "s", report.ran, report.skipped, report.ranks,

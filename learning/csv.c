@@ -1,9 +1,15 @@
 /*
  * learning/csv.c: numeric CSV tables (optional header, chosen target column).
+ *
+ * A UTF-8 byte order mark (spreadsheets write one) is skipped: read as
+ * text, it made the first row a header. Values are refused where a column's
+ * sum of squares, or a row's, overflows: standardizing and every gradient
+ * go through such sums, and a table of values near 1e308 trained to NaN.
  */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "learning/internal.h"
 
@@ -50,6 +56,20 @@ static void split_cells(const Line *line, GArray *cells) {
       break;
     pos = end + 1;
   }
+}
+
+/* Whether a whole cell has the syntax of a number (finite or not): the
+ * header test, so that a row with an out-of-range value is an error, not a
+ * header. */
+static gboolean cell_is_numeric(const Cell *c) {
+  char buf[128];
+  if (c->len == 0 || c->len >= sizeof buf)
+    return FALSE;
+  memcpy(buf, c->start, c->len);
+  buf[c->len] = '\0';
+  char *end = NULL;
+  g_ascii_strtod(buf, &end);
+  return end == buf + c->len;
 }
 
 /* Parse a whole cell as a finite double. */
@@ -100,6 +120,66 @@ static GArray *split_lines(const char *path, const char *text, gsize size, GErro
     }
   }
   return lines;
+}
+
+/* The file's text must fit in memory before it is read. */
+static gboolean text_fits(const char *path, gsize size, GError **error) {
+  char *what = g_strdup_printf("reading the CSV file %s", path);
+  gboolean ok = spec_check_memory(size, what, NULL, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                                  error);
+  g_free(what);
+  return ok;
+}
+
+/* Before the lines are split: the text, its line table, the records (as
+ * many as lines, as many values as the first line has cells) and their
+ * line numbers must fit in memory. O(size), no allocation. */
+static gboolean table_fits(const char *path, const char *text, gsize size, GError **error) {
+  gsize lines = 1, cols = 1;
+  const char *p = text, *end = text + size, *nl = memchr(text, '\n', size);
+  for (const char *q = text; q < (nl ? nl : end); q++)
+    cols += *q == ',';
+  while ((p = memchr(p, '\n', end - p)) != NULL) {
+    lines++;
+    p++;
+  }
+  gsize bytes = spec_size_add(size, spec_size_mul(lines, 2 * sizeof(Line) + sizeof(guint)));
+  bytes = spec_size_add(bytes, learn_dataset_bytes(lines, cols));
+  char *what = g_strdup_printf("the CSV file %s (%" G_GSIZE_FORMAT " lines of %" G_GSIZE_FORMAT
+                               " values)",
+                               path, lines, cols);
+  gboolean ok = spec_check_memory(bytes, what, "use fewer rows or columns", LEARN_ERROR,
+                                  LEARN_ERROR_INVALID_ARGUMENT, error);
+  g_free(what);
+  return ok;
+}
+
+/* A column's sum of squares, or a row's, that overflows: FALSE with
+ * FILE:LINE:COLUMN of the value where it first does. O(n d). */
+static gboolean check_magnitudes(const char *path, const LearnDataset *ds, const guint *line_of,
+                                 guint target, GError **error) {
+  gsize d = ds->n_features;
+  double *col = g_new0(double, d + 1);
+  gboolean ok = TRUE;
+  for (gsize i = 0; i < ds->n && ok; i++) {
+    double row = 0.0;
+    for (gsize j = 0; j <= d && ok; j++) {
+      double v = j < d ? ds->features[i * d + j] : ds->targets[i];
+      col[j] += v * v;
+      row += v * v;
+      if (isfinite(col[j]) && isfinite(row))
+        continue;
+      /* the file's field: features skip the target column */
+      guint field = j == d ? target + 1 : (guint)j + (j >= target ? 2 : 1);
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                  "%s:%u: field %u (%g) is too large: the sum of squares of its %s overflows "
+                  "double precision (training would give NaN); rescale the data",
+                  path, line_of[i], field, v, isfinite(col[j]) ? "row" : "column");
+      ok = FALSE;
+    }
+  }
+  g_free(col);
+  return ok;
 }
 
 /* Resolve options->target to a 0-based column. */
@@ -186,6 +266,9 @@ LearnDataset *learn_dataset_load_csv(const char *path, const LearnCsvOptions *op
                 opt->n_classes);
     return NULL;
   }
+  struct stat st;
+  if (stat(path, &st) == 0 && !text_fits(path, (gsize)st.st_size, error))
+    return NULL;
   char *text = NULL;
   gsize size = 0;
   GError *local = NULL;
@@ -198,7 +281,11 @@ LearnDataset *learn_dataset_load_csv(const char *path, const LearnCsvOptions *op
   GArray *header = NULL;
   GArray *cells = g_array_new(FALSE, FALSE, sizeof(Cell));
   guint *line_of = NULL;
-  GArray *lines = split_lines(path, text, size, error);
+  GArray *lines = NULL;
+  gsize bom = size >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+  if (!table_fits(path, text + bom, size - bom, error))
+    goto out;
+  lines = split_lines(path, text + bom, size - bom, error);
   if (lines == NULL)
     goto out;
   if (lines->len == 0) {
@@ -211,9 +298,8 @@ LearnDataset *learn_dataset_load_csv(const char *path, const LearnCsvOptions *op
   guint n_cols = cells->len;
   gboolean has_header = opt->header == LEARN_CSV_HEADER_YES;
   if (opt->header == LEARN_CSV_HEADER_AUTO) {
-    double v;
     for (guint c = 0; c < cells->len && !has_header; c++)
-      has_header = !cell_number(&g_array_index(cells, Cell, c), &v);
+      has_header = !cell_is_numeric(&g_array_index(cells, Cell, c));
   }
   if (has_header) {
     header = cells;
@@ -266,6 +352,8 @@ LearnDataset *learn_dataset_load_csv(const char *path, const LearnCsvOptions *op
         *x++ = v;
     }
   }
+  if (!check_magnitudes(path, ds, line_of, target, error))
+    goto fail;
   if (opt->n_classes != 0 && !check_labels(path, ds, line_of, opt->n_classes, error))
     goto fail;
   goto out;

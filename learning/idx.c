@@ -102,6 +102,13 @@ static gboolean idx_check_size(IdxFile *f, gsize header, gsize count, gsize each
   gsize need = spec_size_add(header, spec_size_mul(count, each));
   gboolean plain = gzdirect(f->gz);
   gsize can = plain ? size : spec_size_mul(size, GZIP_MAX_RATIO);
+  if (plain && size > need) {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                "%s: %" G_GSIZE_FORMAT " byte%s after the %" G_GSIZE_FORMAT
+                " %s the header announces: the header is wrong or another file follows",
+                f->path, size - need, size - need == 1 ? "" : "s", count, what);
+    return FALSE;
+  }
   if (need <= can)
     return TRUE;
   char *need_s = spec_format_bytes(spec_size_mul(count, each));
@@ -120,6 +127,25 @@ static gboolean idx_check_size(IdxFile *f, gsize header, gsize count, gsize each
                 f->path, count, what, each, need_s, size_s);
   g_free(need_s);
   g_free(size_s);
+  return FALSE;
+}
+
+/* After the last announced byte of a gzip stream (a plain file's size is
+ * checked before reading): nothing may follow. */
+static gboolean idx_check_end(IdxFile *f, const char *what, GError **error) {
+  if (gzdirect(f->gz))
+    return TRUE;
+  char c;
+  int r = gzread(f->gz, &c, 1);
+  if (r == 0)
+    return TRUE;
+  if (r > 0)
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT,
+                "%s: data after the %s the header announces: the header is wrong or another "
+                "file follows",
+                f->path, what);
+  else
+    idx_read(f, &c, 1, what, error);
   return FALSE;
 }
 
@@ -180,10 +206,13 @@ LearnDataset *learn_dataset_load_idx(const char *images_path, const char *labels
       x[i] = bytes[i] / 255.0;
   }
   ds->n = n;
+  if (n == idim[0] && !idx_check_end(&img, "images", error))
+    goto fail;
   ds->targets = g_new(double, n);
   g_free(bytes);
   bytes = g_malloc(n);
-  if (!idx_read(&lab, bytes, n, "labels", error))
+  if (!idx_read(&lab, bytes, n, "labels", error) ||
+      (n == ldim[0] && !idx_check_end(&lab, "labels", error)))
     goto fail;
   guint max = 1;
   for (gsize i = 0; i < n; i++) {

@@ -9,6 +9,14 @@
  * while it parses (the "array-end" signal, when json_parser_get_current_line
  * is valid) so that an error in the content names FILE:LINE like the CSV
  * and IDX loaders do.
+ *
+ * Before json-glib sees a file: the memory its document tree will take
+ * (LEAF_BYTES_PER_VALUE per comma-separated value), its nesting depth (json-glib
+ * recurses: a deep file would overflow the stack) and that it holds one
+ * document. json-glib keeps the last of duplicate keys; a duplicate would
+ * silently drop records, so it is refused, as is a user listed twice (one
+ * writer's records would land on two nodes, which per-node accounting does
+ * not assume).
  */
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -16,13 +24,36 @@
 
 #include "learning/internal.h"
 
+/* Memory per value of a LEAF file while it is parsed and loaded: json-glib's
+ * node, its array slot and the GValue, then the double kept (measured:
+ * about 100 bytes per value of a FEMNIST-like file, peak RSS). */
+#define LEAF_BYTES_PER_VALUE 128
+/* LEAF nests 4 deep (top, user_data, user, x rows). */
+#define LEAF_MAX_DEPTH 16
+
 typedef struct {
-  GHashTable *lines; /* JsonArray * -> line where it ends */
+  GHashTable *lines;   /* JsonArray * -> line where it ends */
+  GHashTable *members; /* JsonObject * -> members parsed so far */
+  guint dup_line;      /* line of the first duplicate key; 0: none */
+  char *dup_key;
 } Positions;
 
 static void on_array_end(JsonParser *parser, JsonArray *array, gpointer data) {
   Positions *pos = data;
   g_hash_table_insert(pos->lines, array, GUINT_TO_POINTER(json_parser_get_current_line(parser)));
+}
+
+/* json-glib replaces a duplicate member: the object then has fewer members
+ * than were parsed into it. */
+static void on_object_member(JsonParser *parser, JsonObject *object, const char *name,
+                             gpointer data) {
+  Positions *pos = data;
+  guint seen = GPOINTER_TO_UINT(g_hash_table_lookup(pos->members, object)) + 1;
+  g_hash_table_insert(pos->members, object, GUINT_TO_POINTER(seen));
+  if (pos->dup_line == 0 && seen > json_object_get_size(object)) {
+    pos->dup_line = MAX(1u, json_parser_get_current_line(parser));
+    pos->dup_key = g_strdup(name);
+  }
 }
 
 static guint line_of(const Positions *pos, JsonArray *a) {
@@ -37,6 +68,7 @@ typedef struct {
   GPtrArray *names;
   gsize n_features; /* 0 until the first record */
   gsize limit;      /* 0: no limit on the records */
+  GHashTable *seen; /* user name -> file that lists it (both borrowed) */
 } Acc;
 
 static gboolean bad(GError **error, const char *path, guint line, const char *fmt, ...)
@@ -76,6 +108,7 @@ static gboolean read_user(const char *path, const Positions *pos, const char *na
   }
   guint index = acc->names->len;
   g_ptr_array_add(acc->names, g_strdup(name));
+  g_hash_table_insert(acc->seen, acc->names->pdata[index], (gpointer)path);
   for (guint i = 0; i < n; i++) {
     if (acc->limit > 0 && acc->labels->len >= acc->limit)
       break;
@@ -128,10 +161,57 @@ out:
   return ok;
 }
 
+/* The checks of a file's text before it is parsed: FALSE (FILE:LINE where
+ * there is one) when it would not fit in memory, nests too deep or holds
+ * more than one document. */
+static gboolean check_text(const char *path, GError **error) {
+  GError *local = NULL;
+  GMappedFile *map = g_mapped_file_new(path, FALSE, &local);
+  if (map == NULL) {
+    char *esc = spec_escape(local->message, -1);
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_IO, "%s", esc);
+    g_free(esc);
+    g_error_free(local);
+    return FALSE;
+  }
+  const char *text = g_mapped_file_get_contents(map);
+  gsize len = g_mapped_file_get_length(map);
+  char *what = spec_escape(path, -1);
+  char *label = g_strdup_printf("LEAF file %s", what);
+  /* Every value but the last of an array is followed by a comma: commas
+   * inside strings only overestimate. */
+  gsize values = 1;
+  for (gsize i = 0; i < len; i++)
+    values += text[i] == ',';
+  gboolean ok = spec_check_memory(spec_size_add(len, spec_size_mul(values, LEAF_BYTES_PER_VALUE)),
+                                  label,
+                                  "split it into smaller files in one folder (leaf:FOLDER reads "
+                                  "them one at a time)",
+                                  LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT, error);
+  gsize end = 0;
+  if (ok && !spec_json_depth_ok(text, len, LEAF_MAX_DEPTH))
+    ok = bad(error, path, 0, "nests arrays and objects more than %d deep; not a LEAF file",
+             LEAF_MAX_DEPTH);
+  else if (ok && (end = spec_json_first_value_end(text, len)) < len) {
+    guint line = 1;
+    for (gsize i = 0; i < end; i++)
+      line += text[i] == '\n';
+    ok = bad(error, path, line, "text after the end of the JSON document (one document per file)");
+  }
+  g_free(label);
+  g_free(what);
+  g_mapped_file_unref(map);
+  return ok;
+}
+
 static gboolean read_file(const char *path, Acc *acc, GError **error) {
+  if (!check_text(path, error))
+    return FALSE;
   JsonParser *parser = json_parser_new_immutable();
-  Positions pos = {g_hash_table_new(g_direct_hash, g_direct_equal)};
+  Positions pos = {g_hash_table_new(g_direct_hash, g_direct_equal),
+                   g_hash_table_new(g_direct_hash, g_direct_equal), 0, NULL};
   g_signal_connect(parser, "array-end", G_CALLBACK(on_array_end), &pos);
+  g_signal_connect(parser, "object-member", G_CALLBACK(on_object_member), &pos);
   GError *local = NULL;
   gboolean ok = FALSE;
   if (!json_parser_load_from_mapped_file(parser, path, &local)) {
@@ -144,6 +224,12 @@ static gboolean read_file(const char *path, Acc *acc, GError **error) {
     g_free(esc);
     g_free(file);
     g_error_free(local);
+    goto out;
+  }
+  if (pos.dup_line > 0) {
+    char *key = spec_escape(pos.dup_key, -1);
+    bad(error, path, pos.dup_line, "key '%s' appears twice in one object", key);
+    g_free(key);
     goto out;
   }
   JsonNode *root = json_parser_get_root(parser);
@@ -170,12 +256,25 @@ static gboolean read_file(const char *path, Acc *acc, GError **error) {
       g_free(esc);
       goto out;
     }
+    const char *first = g_hash_table_lookup(acc->seen, name);
+    if (first != NULL) {
+      char *esc = spec_escape(name, -1), *where = spec_escape(first, -1);
+      bad(error, path, line_of(&pos, users),
+          "user '%s' is listed twice (first in %s): one writer's records would be dealt to two "
+          "nodes",
+          esc, where);
+      g_free(esc);
+      g_free(where);
+      goto out;
+    }
     if (!read_user(path, &pos, name, node, line_of(&pos, users), acc, error))
       goto out;
   }
   ok = TRUE;
 out:
   g_hash_table_destroy(pos.lines);
+  g_hash_table_destroy(pos.members);
+  g_free(pos.dup_key);
   g_object_unref(parser);
   return ok;
 }
@@ -209,7 +308,8 @@ LearnDataset *learn_dataset_load_leaf(const char *path, gsize limit, guint **use
              g_array_new(FALSE, FALSE, sizeof(guint)),
              g_ptr_array_new_with_free_func(g_free),
              0,
-             limit};
+             limit,
+             g_hash_table_new(g_str_hash, g_str_equal)};
   LearnDataset *ds = NULL;
   if (files->len == 0) {
     char *esc = spec_escape(path, -1);
@@ -248,6 +348,7 @@ out:
     g_array_free(acc.user, TRUE);
   if (acc.names != NULL)
     g_ptr_array_free(acc.names, TRUE);
+  g_hash_table_destroy(acc.seen);
   g_ptr_array_free(files, TRUE);
   return ds;
 }

@@ -17,6 +17,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "scenarios/internal.h"
+#include "spec/spec.h"
 
 void scen_point_result_free(ScenPointResult *r) {
   if (r == NULL)
@@ -115,16 +116,59 @@ gboolean scen_table_check_header(const char *path, const char *header, GError **
   return ok;
 }
 
+/* A point's summary.json is written by scen_write_point and nests 4 deep;
+ * json-glib recurses, so a damaged or planted deeper file is refused before
+ * parsing. */
+#define SUMMARY_MAX_DEPTH 64
+
+/* The members every summary.json scen_write_point writes carries, with the
+ * type each must have: a file without them did not come from a finished
+ * run (a truncated or hand-made one) and must not pass for one. */
+static const char *summary_lacks(JsonObject *o) {
+  static const struct {
+    const char *key;
+    JsonNodeType type;
+  } need[] = {{"rounds", JSON_NODE_VALUE},
+              {"curve", JSON_NODE_ARRAY},
+              {"final", JSON_NODE_OBJECT},
+              {"privacy", JSON_NODE_ARRAY}};
+  for (gsize i = 0; i < G_N_ELEMENTS(need); i++) {
+    JsonNode *n = json_object_get_member(o, need[i].key);
+    if (n == NULL || JSON_NODE_TYPE(n) != need[i].type)
+      return need[i].key;
+  }
+  return NULL;
+}
+
 ScenPointResult *scen_point_result_load(const char *dir, guint T, GError **error) {
   char *path = g_build_filename(dir, "summary.json", NULL);
+  char *text = NULL;
+  gsize len = 0;
   JsonParser *parser = json_parser_new();
   GError *local = NULL;
-  JsonNode *root = json_parser_load_from_file(parser, path, &local) ? json_parser_get_root(parser)
-                                                                    : NULL;
+  JsonNode *root = NULL;
+  const char *lacks = NULL;
+  if (spec_file_read(path, &text, &len, &local)) {
+    if (!spec_json_depth_ok(text, len, SUMMARY_MAX_DEPTH))
+      g_set_error(&local, SCEN_ERROR, SCEN_ERROR_IO, "nests arrays and objects more than %d deep",
+                  SUMMARY_MAX_DEPTH);
+    else if (json_parser_load_from_data(parser, text, (gssize)len, &local))
+      root = json_parser_get_root(parser);
+  }
+  if (root != NULL && JSON_NODE_HOLDS_OBJECT(root))
+    lacks = summary_lacks(json_node_get_object(root));
   ScenPointResult *r = NULL;
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root)) {
-    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot read %s: %s", path,
-                local ? local->message : "not a JSON object");
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root) || lacks != NULL) {
+    char *why = local != NULL ? spec_escape(local->message, -1)
+                : lacks != NULL
+                    ? g_strdup_printf("no \"%s\" of the right type: not the summary of a "
+                                      "finished point",
+                                      lacks)
+                    : g_strdup("not a JSON object");
+    char *where = spec_escape(path, -1);
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot read %s: %s", where, why);
+    g_free(where);
+    g_free(why);
     g_clear_error(&local);
   } else {
     char *m = g_build_filename(dir, "metrics.csv", NULL);
@@ -139,6 +183,7 @@ ScenPointResult *scen_point_result_load(const char *dir, guint T, GError **error
     g_free(p);
   }
   g_object_unref(parser);
+  g_free(text);
   g_free(path);
   return r;
 }

@@ -158,5 +158,7 @@ void scen_run_report_clear(ScenRunReport *r) {
   g_free(r->out_dir);
   if (r->figures)
     g_ptr_array_unref(r->figures);
+  if (r->rerun)
+    g_ptr_array_unref(r->rerun);
   memset(r, 0, sizeof *r);
 }

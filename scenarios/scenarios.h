@@ -158,6 +158,8 @@ typedef struct {
   guint threads;      /* threads used (per rank under MPI) */
   guint ranks;        /* MPI ranks that took part (0: not under MPI) */
   GPtrArray *figures; /* paths of the figures written (char*) */
+  GPtrArray *rerun;   /* NULL or, per point that looked finished but did not read
+                       * back (a damaged summary.json or table), why it ran again */
 } ScenRunReport;
 
 void scen_run_report_clear(ScenRunReport *r);

@@ -346,8 +346,13 @@ static gboolean plan_jobs(Shared *sh, ScenRunReport *report, GError **error) {
       continue;
     }
     /* Not finished after all (a file missing or damaged): it runs again,
-     * which rewrites every file of it; nothing else to report. */
-    g_clear_error(&stale);
+     * which rewrites every file of it; the caller says why. */
+    if (stale != NULL) {
+      if (report->rerun == NULL)
+        report->rerun = g_ptr_array_new_with_free_func(g_free);
+      g_ptr_array_add(report->rerun, g_strdup(stale->message));
+      g_clear_error(&stale);
+    }
     gpointer ji;
     if (g_hash_table_lookup_extended(job_of, sh->ini[p], NULL, &ji)) {
       Job *j = &g_array_index(jobs, Job, GPOINTER_TO_UINT(ji));

@@ -1,6 +1,6 @@
 /*
  * spec/escape.c: quoting untrusted text in messages, and a nesting bound
- * for JSON read from outside.
+ * and a one-document check for JSON read from outside.
  *
  * Messages quote input files (a bad token, a bad line): raw, an escape
  * sequence in such a file would reach the user's terminal and could rewrite
@@ -89,4 +89,33 @@ gboolean spec_json_depth_ok(const char *text, gsize len, guint max_depth) {
     }
   }
   return TRUE;
+}
+
+gsize spec_json_first_value_end(const char *text, gsize len) {
+  guint64 depth = 0;
+  gboolean in_string = FALSE;
+  gsize i = 0;
+  while (i < len && g_ascii_isspace(text[i]))
+    i++;
+  if (i == len || (text[i] != '[' && text[i] != '{'))
+    return len;
+  for (; i < len; i++) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_string = FALSE;
+    } else if (c == '"') {
+      in_string = TRUE;
+    } else if (c == '[' || c == '{') {
+      depth++;
+    } else if ((c == ']' || c == '}') && depth > 0 && --depth == 0) {
+      break;
+    }
+  }
+  for (i++; i < len; i++)
+    if (!g_ascii_isspace(text[i]))
+      return i;
+  return len;
 }

@@ -84,6 +84,16 @@ char *spec_escape(const char *text, gssize len);
  */
 gboolean spec_json_depth_ok(const char *text, gsize len, guint max_depth);
 
+/**
+ * spec_json_first_value_end: where the text after the JSON text's first
+ * top-level array or object ends, whitespace skipped: @len when nothing
+ * follows it, else the offset of the first byte that does (a second
+ * document, which json-glib would not report). Text whose first value is
+ * not an array or object, or is unclosed, gives @len: the parser judges it.
+ * Complexity: O(@len), no allocation.
+ */
+gsize spec_json_first_value_end(const char *text, gsize len);
+
 /* ===================================================================== */
 /* Resource bounds (limits.c)                                             */
 /* ===================================================================== */

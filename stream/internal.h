@@ -28,15 +28,20 @@ const char *stream_json_string_member(JsonObject *o, const char *key);
 
 typedef struct StreamTraceWriter StreamTraceWriter;
 
-/* Creates @path (truncating it) and writes the header line. Errors:
- * STREAM_ERROR_INVALID_ARGUMENT naming the file and the OS error. */
+/* Starts the trace @path: a temporary PATH.XXXXXX.partial beside it (a
+ * @path that exists and is not a regular file is written directly), and
+ * writes the header line. Errors: STREAM_ERROR_INVALID_ARGUMENT naming the
+ * file and the OS error. */
 StreamTraceWriter *stream_trace_writer_open(const char *path, GError **error);
 /* Appends one record line. Errors: write failures (naming the file). */
 gboolean stream_trace_writer_append(StreamTraceWriter *w, const char *topic, const char *body,
                                     gsize len, GError **error);
-/* Writes the END line, flushes and closes; frees @w in every case. */
+/* Writes the END line, flushes, closes and renames the trace to its path
+ * (on failure the temporary file is removed and the path left as it was);
+ * frees @w in every case. */
 gboolean stream_trace_writer_close(StreamTraceWriter *w, GError **error);
-/* Closes without the END line (the trace then reads as truncated); frees @w. */
+/* Closes without the END line and removes the temporary file (a trace
+ * written directly then reads as truncated); frees @w. */
 void stream_trace_writer_abandon(StreamTraceWriter *w);
 
 /* ---- Sender thread (stream_sender.c): sends, records and watches

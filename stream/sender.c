@@ -142,7 +142,7 @@ static void process(StreamSender *s, Item *it) {
       if (stream_trace_writer_append(s->trace, topic, body, len, &error)) {
         add64(&s->recorded, 1);
       } else {
-        /* The rest of the run goes on; the trace reads as truncated here. */
+        /* The rest of the run goes on; the unfinished trace is removed. */
         stream_trace_writer_abandon(s->trace);
         s->trace = NULL;
         g_mutex_lock(&s->lock);

@@ -563,6 +563,12 @@ void stream_detach(Stream *s) {
 /* ---- Caller events ---- */
 
 static gboolean scenario_text(const char *json, char **out, GError **error) {
+  const char *why = NULL;
+  if (!stream_json_body_bounded(json, strlen(json), &why)) {
+    g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
+                "stream_begin_run: scenario_json is refused: %s", why);
+    return FALSE;
+  }
   JsonParser *parser = json_parser_new();
   GError *local = NULL;
   gboolean ok = json_parser_load_from_data(parser, json, -1, &local);

@@ -52,8 +52,9 @@
  *
  * Not thread-safe: call everything from the thread that runs the engine.
  * Trace write errors (disk full...) surface at stream_end_run or
- * stream_finish: the run goes on, and the trace reads as truncated where
- * the writing failed.
+ * stream_finish: the run goes on, and the unfinished trace is removed (it
+ * is written beside its path, as PATH.XXXXXX.partial, and renamed to the
+ * path only once complete).
  */
 #ifndef DPG_STREAM_H
 #define DPG_STREAM_H

@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
@@ -20,11 +21,14 @@
 #define DEFAULT_CLIENT_BUFFER ((gsize)1 << 20)
 #define DEFAULT_HISTORY ((gsize)64 << 20)
 #define DEFAULT_KEEPALIVE_MS 5000
+#define DEFAULT_MAX_CONNECTIONS 256
+#define DEFAULT_TIMEOUT_S 30
 
 typedef struct VizClient VizClient;
 
 struct VizServer {
   SoupServer *soup;
+  VizListener *listener;
   GMainContext *context;
   char *web_dir, *host, *subscribe;
   gboolean allow_remote;
@@ -275,10 +279,22 @@ static const char *content_type(const char *file) {
 }
 
 /* Only requests addressed to a loopback name (viz_host_allowed): the Host
- * header, and the host of an absolute-form target, both checked. */
+ * header, and the host of an absolute-form target, both checked. More than
+ * one Host header is a bad request (RFC 7230, 5.4): which one a proxy
+ * or a cache would have used is unknown. */
 static gboolean host_ok(VizServer *s, SoupServerMessage *msg) {
-  const char *host = soup_message_headers_get_one(soup_server_message_get_request_headers(msg),
-                                                  "Host");
+  SoupMessageHeaders *rh = soup_server_message_get_request_headers(msg);
+  SoupMessageHeadersIter it;
+  const char *name, *value;
+  guint hosts = 0;
+  soup_message_headers_iter_init(&it, rh);
+  while (soup_message_headers_iter_next(&it, &name, &value))
+    hosts += g_ascii_strcasecmp(name, "Host") == 0;
+  const char *host = soup_message_headers_get_one(rh, "Host");
+  if (hosts > 1 || (host != NULL && strchr(host, ',') != NULL)) {
+    respond_text(msg, SOUP_STATUS_BAD_REQUEST, "bad request: more than one Host header\n");
+    return FALSE;
+  }
   const char *uri_host = g_uri_get_host(soup_server_message_get_uri(msg));
   if (viz_host_allowed(host, s->allow_remote) &&
       (uri_host == NULL || viz_host_allowed(uri_host, s->allow_remote)))
@@ -431,6 +447,19 @@ static gboolean on_keepalive(gpointer data) {
 
 /* ---- Life cycle ---- */
 
+/* The cap on connections: the option, else the default, lowered to half
+ * the descriptor limit so that the subscription and the files served keep
+ * descriptors. */
+static guint max_connections(const VizServerOptions *o) {
+  if (o->max_connections > 0)
+    return o->max_connections;
+  struct rlimit rl;
+  guint cap = DEFAULT_MAX_CONNECTIONS;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    cap = (guint)MIN((rlim_t)cap, MAX(rl.rlim_cur / 2, (rlim_t)8));
+  return cap;
+}
+
 VizServer *viz_server_new(const VizServerOptions *options, GError **error) {
   VizServerOptions defaults = {0};
   const VizServerOptions *o = options != NULL ? options : &defaults;
@@ -481,13 +510,10 @@ VizServer *viz_server_new(const VizServerOptions *options, GError **error) {
   s->soup = soup_server_new("server-header", "dpgossip-viz ", NULL);
   soup_server_add_handler(s->soup, NULL, handle_file, s, NULL);
   soup_server_add_handler(s->soup, "/events", handle_events, s, NULL);
-  GInetAddress *addr = g_inet_address_new_from_string(host);
-  GSocketAddress *sa = g_inet_socket_address_new(addr, port);
-  g_object_unref(addr);
   GError *local = NULL;
-  gboolean ok = soup_server_listen(s->soup, sa, 0, &local);
-  g_object_unref(sa);
-  if (!ok) {
+  s->listener = viz_listener_new(s->soup, host, port, max_connections(o),
+                                 o->timeout_s ? o->timeout_s : DEFAULT_TIMEOUT_S, &local);
+  if (s->listener == NULL) {
     g_set_error(error, VIZ_ERROR, VIZ_ERROR_LISTEN,
                 "cannot listen on %s:%u: %s (choose another address with --listen; port 0 "
                 "picks a free one)",
@@ -496,9 +522,7 @@ VizServer *viz_server_new(const VizServerOptions *options, GError **error) {
     viz_server_free(s);
     return NULL;
   }
-  GSList *uris = soup_server_get_uris(s->soup);
-  s->port = uris != NULL ? (guint16)g_uri_get_port(uris->data) : port;
-  g_slist_free_full(uris, (GDestroyNotify)g_uri_unref);
+  s->port = viz_listener_port(s->listener);
 
   s->sub = viz_subscriber_new(s->subscribe, on_event, s, error);
   if (s->sub == NULL) {
@@ -526,6 +550,7 @@ void viz_server_free(VizServer *s) {
     client_free(c);
   }
   g_ptr_array_set_size(s->clients, 0);
+  viz_listener_free(s->listener);
   if (s->soup != NULL) {
     soup_server_disconnect(s->soup);
     g_object_unref(s->soup);
@@ -562,6 +587,9 @@ void viz_server_get_stats(const VizServer *s, VizServerStats *stats) {
   *stats = s->stats;
   stats->clients = s->clients->len;
   stats->history_size = s->hist_bytes;
+  if (s->listener != NULL)
+    viz_listener_stats(s->listener, &stats->connections, &stats->refused,
+                       &stats->accept_failures);
   if (s->sub != NULL)
     stats->malformed += viz_subscriber_malformed(s->sub);
 }

@@ -61,6 +61,10 @@ typedef struct {
   guint keepalive_ms;    /* status event / keep-alive period; 0: 5000 */
   gboolean allow_remote; /* listen on a non-loopback address (anyone who can reach it
                           * can watch the runs); FALSE: such a listen is refused */
+  guint max_connections; /* open HTTP connections at once, more are answered 503;
+                          * 0: 256, or half the descriptor limit when lower */
+  guint timeout_s;       /* a connection making no progress this long (a request not
+                          * sent, a browser not reading) is closed; 0: 30 */
 } VizServerOptions;
 
 typedef struct {
@@ -74,6 +78,10 @@ typedef struct {
                              * (at most client_buffer + one event) */
   guint64 history_dropped; /* history events evicted by history_bytes */
   gsize history_size;      /* bytes of history held now */
+  guint connections;       /* HTTP connections open now (pages, assets, streams) */
+  guint64 refused;         /* connections answered 503 over max_connections */
+  guint64 accept_failures; /* accepts that failed (descriptors exhausted): each
+                            * paused accepting briefly */
 } VizServerStats;
 
 typedef struct VizServer VizServer;

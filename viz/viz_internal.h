@@ -34,4 +34,25 @@ gboolean viz_event_body_ok(const char *topic, const char *body, gsize len);
 #define VIZ_EVENT_MAX_DEPTH 64
 const char *viz_run_event_kind(const char *body, gsize len, char *buf, gsize buf_len);
 
+/* ---- The listening socket (listener.c) ---- */
+
+typedef struct _SoupServer SoupServer;
+typedef struct VizListener VizListener;
+
+/* Listens on @host (an IP literal) : @port (0: a free one) in the
+ * thread-default main context and hands each accepted connection to @soup
+ * with a socket timeout of @timeout_s seconds; beyond @max_connections open
+ * ones, a connection is answered 503 and closed; a failed accept (no
+ * descriptor left) pauses accepting briefly instead of stopping it.
+ * Errors: VIZ_ERROR_INVALID_ARGUMENT for a @host that is not an IP
+ * address; G_IO_ERROR from bind or listen. */
+VizListener *viz_listener_new(SoupServer *soup, const char *host, guint16 port,
+                              guint max_connections, guint timeout_s, GError **error);
+guint16 viz_listener_port(const VizListener *l);
+/* Connections open now, refused over the cap, and failed accepts. */
+void viz_listener_stats(const VizListener *l, guint *connections, guint64 *refused,
+                        guint64 *accept_failures);
+/* Stops listening; connections libsoup still holds are left to it. */
+void viz_listener_free(VizListener *l);
+
 #endif /* DPG_VIZ_INTERNAL_H */

@@ -3,9 +3,36 @@
  * fixtures: header detection, line endings, target choice, labels, and every
  * error with its file:line(:column).
  */
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "learning/learning.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
+/* @text loaded as a CSV file (written to a temporary folder). */
+static LearnDataset *load_text(const char *text, gsize len, const LearnCsvOptions *opt,
+                               char **path_out, GError **error) {
+  char *dir = g_dir_make_tmp("dpg-csv-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "t.csv", NULL);
+  g_assert_true(g_file_set_contents(path, text, (gssize)len, NULL));
+  LearnDataset *ds = learn_dataset_load_csv(path, opt, error);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(dir);
+  if (path_out != NULL)
+    *path_out = path;
+  else
+    g_free(path);
+  return ds;
+}
 
 static char *fixture(const char *name) {
   const char *dir = g_getenv("DPG_TEST_DATA");
@@ -168,6 +195,99 @@ static void test_errors(void) {
   g_clear_error(&error);
 }
 
+/* A byte order mark made the first row a header (a record lost), or a
+ * header name unmatchable. */
+static void test_bom(void) {
+  GError *error = NULL;
+  const char rows[] = "\xef\xbb\xbf" "1,2,3\n4,5,6\n";
+  LearnDataset *ds = load_text(rows, sizeof rows - 1, NULL, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ds->n, ==, 2);
+  g_assert_cmpfloat(ds->features[0], ==, 1.0);
+  g_assert_cmpfloat(ds->targets[0], ==, 3.0);
+  learn_dataset_free(ds);
+  const char named[] = "\xef\xbb\xbf" "a,b,y\n1,2,3\n";
+  LearnCsvOptions opt = {.target = "a"};
+  ds = load_text(named, sizeof named - 1, &opt, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ds->n, ==, 1);
+  g_assert_cmpfloat(ds->targets[0], ==, 1.0);
+  g_assert_cmpfloat(ds->features[0], ==, 2.0);
+  learn_dataset_free(ds);
+}
+
+/* Values whose squares overflow trained to NaN with exit 0; an infinite
+ * value on the first line was taken for a header. */
+static void test_overflow(void) {
+  struct {
+    const char *text, *where, *also;
+  } cases[] = {
+      {"1,2,3\n4,1e200,6\n", ":2: field 2 (1e+200) is too large", "of its column overflows"},
+      {"1,2,3\n1e154,1.2e154,6\n", ":2: field 2 (1.2e+154) is too large", "of its row overflows"},
+      {"1,2,3\n4,5,1e300\n", ":2: field 3 (1e+300) is too large", "of its column"},
+      {"1e309,2,3\n4,5,6\n", ":1:1: field 1 ('1e309') is not a finite number", NULL},
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    GError *error = NULL;
+    char *path = NULL;
+    g_assert_null(load_text(cases[i].text, strlen(cases[i].text), NULL, &path, &error));
+    char *want = g_strconcat(path, cases[i].where, NULL);
+    g_assert_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT);
+    if (!g_str_has_prefix(error->message, want) ||
+        (cases[i].also != NULL && strstr(error->message, cases[i].also) == NULL))
+      g_error("case %zu: '%s' does not start with '%s' or lacks '%s'", i, error->message, want,
+              cases[i].also);
+    g_free(want);
+    g_free(path);
+    g_clear_error(&error);
+  }
+  /* the target column is counted in the field number */
+  LearnCsvOptions opt = {.target = "0"};
+  GError *error = NULL;
+  const char *t = "1,2,3\n4,5,1e300\n";
+  char *path = NULL;
+  g_assert_null(load_text(t, strlen(t), &opt, &path, &error));
+  char *want = g_strconcat(path, ":2: field 3 (1e+300)", NULL);
+  g_assert_true(g_str_has_prefix(error->message, want));
+  g_free(want);
+  g_free(path);
+  g_clear_error(&error);
+}
+
+/* The memory a table takes is checked from its lines and columns before
+ * the lines are split: 8,000,001 lines of 2 values need 832 MB (text, line
+ * table, records), over a 512 MB address space (GLib aborted there). */
+static void test_memory_precheck(void) {
+#ifdef UNDER_ASAN
+  g_test_skip("an address-space limit and AddressSanitizer's shadow memory do not mix");
+  return;
+#endif
+  if (!g_test_subprocess()) {
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+    return;
+  }
+  gsize lines = 8000000;
+  char *text = g_malloc(4 * lines);
+  for (gsize i = 0; i < lines; i++)
+    memcpy(text + 4 * i, "0,0\n", 4);
+  char *dir = g_dir_make_tmp("dpg-csv-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "big.csv", NULL);
+  g_assert_true(g_file_set_contents(path, text, (gssize)(4 * lines), NULL));
+  g_free(text);
+  struct rlimit rl = {(rlim_t)512 << 20, (rlim_t)512 << 20};
+  g_assert_cmpint(setrlimit(RLIMIT_AS, &rl), ==, 0);
+  GError *error = NULL;
+  g_assert_null(learn_dataset_load_csv(path, NULL, &error));
+  g_assert_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(error->message, "(8000001 lines of 2 values) would need 832.0 MB"));
+  g_clear_error(&error);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+}
+
 /* The same files through learn_data_load's csv: spec. */
 static void test_spec(void) {
   char *path = fixture("learn-labels.csv");
@@ -209,5 +329,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/learning/csv/labels", test_labels);
   g_test_add_func("/learning/csv/errors", test_errors);
   g_test_add_func("/learning/csv/spec", test_spec);
+  g_test_add_func("/learning/csv/bom", test_bom);
+  g_test_add_func("/learning/csv/overflow", test_overflow);
+  g_test_add_func("/learning/csv/memory-precheck", test_memory_precheck);
   return g_test_run();
 }

@@ -176,6 +176,46 @@ static void test_truncated(void) {
   rmdir_all(dir);
 }
 
+/* Bytes after what the header announces (plain and gzip images, plain
+ * labels) were ignored: a wrong header or two files joined. */
+static void test_trailing(void) {
+  char *dir = tmpdir();
+  GByteArray *img = image_file(N), *lab = label_file(N);
+  char *pl = write_file(dir, "lab", lab->data, lab->len);
+  static const guint8 extra[3] = {1, 2, 3};
+  g_byte_array_append(img, extra, 3);
+  g_byte_array_append(lab, extra, 1);
+  const char *names[] = {"img-extra", "img-extra.gz"};
+  for (int k = 0; k < 2; k++) {
+    char *pi = write_file(dir, names[k], img->data, img->len);
+    GError *error = NULL;
+    g_assert_null(learn_dataset_load_idx(pi, pl, 0, &error));
+    g_assert_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT);
+    char *want = g_strdup_printf(k == 0 ? "%s: 3 bytes after the 5 images the header announces"
+                                        : "%s: data after the images the header announces",
+                                 pi);
+    if (!g_str_has_prefix(error->message, want))
+      g_error("'%s' does not start with '%s'", error->message, want);
+    g_free(want);
+    g_clear_error(&error);
+    g_free(pi);
+  }
+  g_byte_array_set_size(img, img->len - 3);
+  char *pi = write_file(dir, "img", img->data, img->len);
+  char *pl2 = write_file(dir, "lab-extra", lab->data, lab->len);
+  GError *error = NULL;
+  g_assert_null(learn_dataset_load_idx(pi, pl2, 0, &error));
+  g_assert_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT);
+  g_assert_nonnull(strstr(error->message, "1 byte after the 5 labels"));
+  g_clear_error(&error);
+  g_free(pi);
+  g_free(pl2);
+  g_free(pl);
+  g_byte_array_unref(img);
+  g_byte_array_unref(lab);
+  rmdir_all(dir);
+}
+
 static void test_format_errors(void) {
   char *dir = tmpdir();
   GByteArray *img = image_file(N), *lab = label_file(N), *lab4 = label_file(N - 1);
@@ -308,6 +348,7 @@ int main(int argc, char **argv) {
   g_test_add_data_func("/learning/idx/roundtrip-plain", NULL, test_roundtrip);
   g_test_add_data_func("/learning/idx/roundtrip-gzip", "gz", test_roundtrip);
   g_test_add_func("/learning/idx/truncated", test_truncated);
+  g_test_add_func("/learning/idx/trailing", test_trailing);
   g_test_add_func("/learning/idx/format-errors", test_format_errors);
   g_test_add_func("/learning/idx/dir", test_dir);
   g_test_add_func("/learning/idx/fashion-mnist", test_fashion_mnist);

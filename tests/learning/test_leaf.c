@@ -5,8 +5,17 @@
  */
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "learning/learning.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
 
 static char *tmpdir;
 
@@ -104,6 +113,17 @@ static void test_errors(void) {
       {"{\"users\": [\"a\"], \"user_data\": {\"a\":\n {\"x\": [[1, 2]]}}}", LEARN_ERROR_FORMAT,
        ":1:", "needs arrays"},
       {"{\"users\": [], \"user_data\": {}}", LEARN_ERROR_EMPTY, ":", "no record"},
+      /* json-glib keeps the last of two equal keys: u0's first records were lost */
+      {"{\"users\": [\"a\"], \"user_data\": {\"a\": {\"x\": [[1]], \"y\": [0]},\n"
+       "\"a\": {\"x\": [[2]], \"y\": [1]}}}",
+       LEARN_ERROR_FORMAT, ":2:", "key 'a' appears twice"},
+      /* json-glib read the first document and ignored the second */
+      {"{\"users\": [\"a\"], \"user_data\": {\"a\": {\"x\": [[1]], \"y\": [0]}}}\n\n"
+       "{\"users\": []}",
+       LEARN_ERROR_FORMAT, ":3:", "text after the end of the JSON document"},
+      {"{\"users\": [\"a\", \"b\",\n \"a\"], \"user_data\": {\"a\": {\"x\": [[1]], "
+       "\"y\": [0]}, \"b\": {\"x\": [[1]], \"y\": [1]}}}",
+       LEARN_ERROR_FORMAT, ":2:", "user 'a' is listed twice"},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
     char *path = write_file("bad.json", bad[i].text);
@@ -130,6 +150,75 @@ static void test_errors(void) {
   g_assert_error(error, LEARN_ERROR, LEARN_ERROR_EMPTY);
   g_clear_error(&error);
   g_free(empty);
+}
+
+/* A file nested 100,000 deep overflowed json-glib's recursion (SIGSEGV). */
+static void test_deep(void) {
+  gsize deep = 100000;
+  GString *s = g_string_new("{\"users\": ");
+  for (gsize i = 0; i < deep; i++)
+    g_string_append_c(s, '[');
+  for (gsize i = 0; i < deep; i++)
+    g_string_append_c(s, ']');
+  g_string_append(s, ", \"user_data\": {}}");
+  char *path = write_file("deep.json", s->str);
+  g_string_free(s, TRUE);
+  GError *error = NULL;
+  g_assert_null(learn_dataset_load_leaf(path, 0, NULL, NULL, &error));
+  g_assert_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT);
+  g_assert_nonnull(strstr(error->message, "more than 16 deep"));
+  g_clear_error(&error);
+  g_free(path);
+}
+
+/* One writer in two files of a folder: its records would go to two nodes. */
+static void test_user_in_two_files(void) {
+  char *a = write_file("twofiles/a.json", "{\"users\": [\"w\"], \"user_data\": "
+                                          "{\"w\": {\"x\": [[1, 2]], \"y\": [0]}}}");
+  char *b = write_file("twofiles/b.json", "{\"users\": [\"v\", \"w\"], \"user_data\": "
+                                          "{\"v\": {\"x\": [[1, 2]], \"y\": [1]},"
+                                          " \"w\": {\"x\": [[3, 4]], \"y\": [1]}}}");
+  char *dir = g_path_get_dirname(a);
+  GError *error = NULL;
+  g_assert_null(learn_dataset_load_leaf(dir, 0, NULL, NULL, &error));
+  g_assert_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT);
+  char *want = g_strdup_printf("%s:1: user 'w' is listed twice (first in %s)", b, a);
+  if (!g_str_has_prefix(error->message, want))
+    g_error("'%s' does not start with '%s'", error->message, want);
+  g_free(want);
+  g_clear_error(&error);
+  g_free(dir);
+  g_free(a);
+  g_free(b);
+}
+
+/* The memory the document tree takes is checked before json-glib builds it:
+ * 5,000,000 values (a 10 MB file) need about 650 MB (10 MB of text, 128 bytes a value), over a 512 MB
+ * address-space limit (json-glib aborted at the limit). */
+static void test_memory_precheck(void) {
+#ifdef UNDER_ASAN
+  g_test_skip("an address-space limit and AddressSanitizer's shadow memory do not mix");
+  return;
+#endif
+  if (g_test_subprocess()) {
+    GString *s = g_string_new("{\"users\": [\"a\"], \"user_data\": {\"a\": {\"x\": [[0");
+    for (guint i = 1; i < 5000000; i++)
+      g_string_append(s, ",0");
+    g_string_append(s, "]], \"y\": [0]}}}");
+    char *path = write_file("big.json", s->str);
+    g_string_free(s, TRUE);
+    struct rlimit rl = {(rlim_t)512 << 20, (rlim_t)512 << 20};
+    g_assert_cmpint(setrlimit(RLIMIT_AS, &rl), ==, 0);
+    GError *error = NULL;
+    g_assert_null(learn_dataset_load_leaf(path, 0, NULL, NULL, &error));
+    g_assert_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull(strstr(error->message, "would need 650.0 MB"));
+    g_clear_error(&error);
+    g_free(path);
+    return;
+  }
+  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
 }
 
 /* users u0..u(U-1), user u has 3 + u % 3 images of label u % 5 */
@@ -308,6 +397,9 @@ int main(int argc, char **argv) {
   tmpdir = g_dir_make_tmp("dpg-leaf-XXXXXX", NULL);
   g_test_add_func("/learning/leaf/load", test_load);
   g_test_add_func("/learning/leaf/errors", test_errors);
+  g_test_add_func("/learning/leaf/deep", test_deep);
+  g_test_add_func("/learning/leaf/user-in-two-files", test_user_in_two_files);
+  g_test_add_func("/learning/leaf/memory-precheck", test_memory_precheck);
   g_test_add_func("/learning/leaf/spec-and-users-partition", test_spec_and_users_partition);
   g_test_add_func("/learning/partition/specs", test_partition_specs);
   int status = g_test_run();

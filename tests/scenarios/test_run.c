@@ -539,6 +539,33 @@ static void test_sweep_huge_sigma_resume(Fix *f, gconstpointer data) {
   g_assert_cmpuint(rep.skipped, ==, 1);
   scen_run_report_clear(&rep);
   g_assert_true(g_file_test(pc, G_FILE_TEST_IS_REGULAR));
+  /* A summary of {} passed for a finished point with no values, and one
+   * nested 200,000 deep overflowed json-glib's recursion: both run again,
+   * the report saying why. */
+  GString *deep = g_string_new(NULL);
+  for (guint i = 0; i < 200000; i++)
+    g_string_append_c(deep, '[');
+  for (guint i = 0; i < 200000; i++)
+    g_string_append_c(deep, ']');
+  const char *bodies[] = {"{}\n", deep->str};
+  const char *why[] = {"no \"rounds\" of the right type", "more than 64 deep"};
+  for (guint i = 0; i < 2; i++) {
+    g_free(scen_test_write(p0, "summary.json", bodies[i]));
+    run_ok(sc, a, 1, &rep);
+    g_assert_cmpuint(rep.ran, ==, 1);
+    g_assert_cmpuint(rep.skipped, ==, 1);
+    g_assert_nonnull(rep.rerun);
+    g_assert_cmpuint(rep.rerun->len, ==, 1);
+    const char *msg = g_ptr_array_index(rep.rerun, 0);
+    if (strstr(msg, "sigma=1e20") == NULL || strstr(msg, why[i]) == NULL)
+      g_error("rerun note '%s' lacks the point or '%s'", msg, why[i]);
+    scen_run_report_clear(&rep);
+  }
+  g_string_free(deep, TRUE);
+  run_ok(sc, a, 1, &rep);
+  g_assert_cmpuint(rep.skipped, ==, 2);
+  g_assert_null(rep.rerun);
+  scen_run_report_clear(&rep);
   g_free(pc);
   g_free(p0);
   g_free(p1);

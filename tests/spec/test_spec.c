@@ -133,6 +133,21 @@ static void test_escape(void) {
   g_free(n);
 }
 
+/* Offsets counted by hand: a second document, a brace inside a string, an
+ * escaped quote, and text the parser must judge itself. */
+static void test_json_first_value_end(void) {
+  const char *two = "{\"a\": 1}\n [2]";
+  g_assert_cmpuint(spec_json_first_value_end(two, strlen(two)), ==, 10);
+  const char *one = " {\"a\": \"}\\\"{\"} \n\t";
+  g_assert_cmpuint(spec_json_first_value_end(one, strlen(one)), ==, strlen(one));
+  const char *tail = "[[1], [2]]x";
+  g_assert_cmpuint(spec_json_first_value_end(tail, strlen(tail)), ==, 10);
+  const char *scalar = "1 2";
+  g_assert_cmpuint(spec_json_first_value_end(scalar, 3), ==, 3);
+  const char *open = "{\"a\": [1}";
+  g_assert_cmpuint(spec_json_first_value_end(open, strlen(open)), ==, strlen(open));
+}
+
 static void test_json_depth(void) {
   g_assert_true(spec_json_depth_ok("{\"a\":[1,{\"b\":2}]}", 17, 3));
   g_assert_false(spec_json_depth_ok("{\"a\":[1,{\"b\":2}]}", 17, 2));
@@ -162,5 +177,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/spec/check", test_check);
   g_test_add_func("/spec/escape", test_escape);
   g_test_add_func("/spec/json-depth", test_json_depth);
+  g_test_add_func("/spec/json-first-value-end", test_json_first_value_end);
   return g_test_run();
 }

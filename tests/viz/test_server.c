@@ -12,8 +12,13 @@
  * ignored until the run ends; a browser that does not read costs at most
  * its buffer (message events are skipped for it, and counted); browsers and
  * publishers come and go; malformed ZeroMQ messages are counted and dropped.
+ * Connections: two Host headers get 400; one idle or half-sent is closed
+ * after the timeout, a stream being read is not; beyond the cap a
+ * connection gets 503; with descriptors exhausted the server accepts again
+ * once connections close.
  */
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -61,11 +66,12 @@ static char *web_dir(void) {
   return g_build_filename(src, "viz", "web", NULL);
 }
 
+/* Starts the server of @s (its options set) in its own thread. */
+static Srv *srv_launch(Srv *s);
+
 static Srv *srv_start_full(const char *web, const char *subscribe, gsize buffer,
                            gboolean allow_remote) {
   Srv *s = g_new0(Srv, 1);
-  s->ctx = g_main_context_new();
-  s->loop = g_main_loop_new(s->ctx, FALSE);
   s->subscribe = subscribe ? g_strdup(subscribe)
                            : g_strdup_printf("tcp://127.0.0.1:%u", vt_free_port());
   s->opt = (VizServerOptions){.listen = "127.0.0.1:0",
@@ -74,6 +80,26 @@ static Srv *srv_start_full(const char *web, const char *subscribe, gsize buffer,
                               .client_buffer = buffer,
                               .keepalive_ms = 100000,
                               .allow_remote = allow_remote};
+  return srv_launch(s);
+}
+
+/* A server with a connection cap and a connection timeout. */
+static Srv *srv_start_limits(const char *web, guint max_connections, guint timeout_s,
+                             guint keepalive_ms) {
+  Srv *s = g_new0(Srv, 1);
+  s->subscribe = g_strdup_printf("tcp://127.0.0.1:%u", vt_free_port());
+  s->opt = (VizServerOptions){.listen = "127.0.0.1:0",
+                              .subscribe = s->subscribe,
+                              .web_dir = web,
+                              .keepalive_ms = keepalive_ms,
+                              .max_connections = max_connections,
+                              .timeout_s = timeout_s};
+  return srv_launch(s);
+}
+
+static Srv *srv_launch(Srv *s) {
+  s->ctx = g_main_context_new();
+  s->loop = g_main_loop_new(s->ctx, FALSE);
   g_mutex_init(&s->lock);
   g_cond_init(&s->cond);
   s->thread = g_thread_new("viz", srv_main, s);
@@ -520,6 +546,10 @@ static void test_rebinding(void) {
       {"/status", "Host: 127.3.2.1:99\r\n", 200},
       {"/status", "Host: [::1]:8080\r\n", 200},
       {"/", "Host: localhost\r\n", 200},
+      /* two Host headers: 400 (RFC 7230, 5.4), whichever they name */
+      {"/status", "Host: 127.0.0.1\r\nHost: 127.0.0.1\r\n", 400},
+      {"/status", "Host: 127.0.0.1\r\nHost: evil.example.com\r\n", 400},
+      {"/events", "Host: evil.example.com\r\nHost: localhost\r\n", 400},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     char *r = http_host(s->port, cases[i].target, cases[i].host_line);
@@ -942,6 +972,138 @@ static void test_client_churn(void) {
   g_free(web);
 }
 
+/* ---- Connection limits ---- */
+
+/* Whether the server closes @sock within @seconds (data it sends first,
+ * such as a 503, is read and dropped). */
+static gboolean closed_within(GSocket *sock, double seconds) {
+  gint64 end = g_get_monotonic_time() + (gint64)(seconds * G_USEC_PER_SEC);
+  char buf[4096];
+  g_socket_set_timeout(sock, 0);
+  for (gint64 now; (now = g_get_monotonic_time()) < end;) {
+    if (!g_socket_condition_timed_wait(sock, G_IO_IN, end - now, NULL, NULL))
+      return FALSE;
+    if (g_socket_receive(sock, buf, sizeof buf, NULL, NULL) <= 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* Waits (5 s at most) until the server has @n connections open. */
+static void wait_connections(Srv *s, guint n) {
+  gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+  while (stats(s).connections != n) {
+    if (g_get_monotonic_time() > end)
+      g_error("the server has %u connections, not %u", stats(s).connections, n);
+    g_usleep(10000);
+  }
+}
+
+/* A connection that sends nothing, or half a request, used to stay open
+ * forever; one that reads its event stream must stay. */
+static void test_timeout(void) {
+  char *web = web_dir();
+  Srv *s = srv_start_limits(web, 8, 1, 200);
+  GSocket *idle = connect_to(s->port);
+  GSocket *half = connect_to(s->port);
+  send_all(half, "GET /status HTTP/1.1\r\nHost: 127");
+  gint64 t0 = g_get_monotonic_time();
+  g_assert_true(closed_within(idle, 5.0));
+  g_assert_true(closed_within(half, 5.0));
+  g_assert_cmpint(g_get_monotonic_time() - t0, >=, G_USEC_PER_SEC * 9 / 10);
+  g_object_unref(idle);
+  g_object_unref(half);
+  /* a browser reading its stream for 2.5 timeouts keeps getting events */
+  Sse a = sse_open(s->port);
+  gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC / 2;
+  while (g_get_monotonic_time() < end) {
+    char *t = NULL, *d = NULL;
+    g_assert_true(sse_next(&a, &t, &d, FALSE));
+    g_free(t);
+    g_free(d);
+  }
+  g_assert_cmpuint(stats(s).clients, ==, 1);
+  sse_close(&a);
+  srv_stop(s);
+  g_free(web);
+}
+
+/* Beyond the cap a connection gets 503 and is closed; once the others go,
+ * requests are served again. */
+static void test_connection_cap(void) {
+  char *web = web_dir();
+  Srv *s = srv_start_limits(web, 4, 30, 100000);
+  GSocket *held[4];
+  for (guint i = 0; i < 4; i++)
+    held[i] = connect_to(s->port);
+  wait_connections(s, 4);
+  char *r = http_get(s->port, "GET", "/status");
+  g_assert_cmpint(status_of(r), ==, 503);
+  g_free(r);
+  g_assert_cmpuint(stats(s).refused, ==, 1);
+  for (guint i = 0; i < 4; i++) {
+    g_socket_close(held[i], NULL);
+    g_object_unref(held[i]);
+  }
+  wait_connections(s, 0);
+  r = http_get(s->port, "GET", "/status");
+  g_assert_cmpint(status_of(r), ==, 200);
+  g_free(r);
+  srv_stop(s);
+  g_free(web);
+}
+
+static guint open_descriptors(void) {
+  GDir *d = g_dir_open("/proc/self/fd", 0, NULL);
+  g_assert_nonnull(d);
+  guint n = 0;
+  while (g_dir_read_name(d) != NULL)
+    n++;
+  g_dir_close(d);
+  return n;
+}
+
+/* Descriptors exhausted (a low RLIMIT_NOFILE, in a child process): accepts
+ * fail; libsoup's listener stopped for good then, this one resumes once
+ * connections close. */
+static void test_descriptor_pressure(void) {
+  if (!g_test_subprocess()) {
+    g_test_trap_subprocess(NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+    return;
+  }
+  char *web = web_dir();
+  Srv *s = srv_start_limits(web, 1000, 30, 100000);
+  struct rlimit rl;
+  g_assert_cmpint(getrlimit(RLIMIT_NOFILE, &rl), ==, 0);
+  rl.rlim_cur = open_descriptors() + 16;
+  g_assert_cmpint(setrlimit(RLIMIT_NOFILE, &rl), ==, 0);
+  GInetAddress *lo = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *a = g_inet_socket_address_new(lo, s->port);
+  GPtrArray *socks = g_ptr_array_new_with_free_func(g_object_unref);
+  gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+  while (stats(s).accept_failures == 0 && g_get_monotonic_time() < end) {
+    GSocket *c = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP,
+                              NULL);
+    if (c == NULL) { /* the client's own share is gone: let the server accept */
+      g_usleep(20000);
+      continue;
+    }
+    g_assert_true(g_socket_connect(c, a, NULL, NULL));
+    g_ptr_array_add(socks, c);
+  }
+  g_assert_cmpuint(stats(s).accept_failures, >, 0);
+  g_ptr_array_unref(socks);
+  g_object_unref(a);
+  g_object_unref(lo);
+  wait_connections(s, 0);
+  char *r = http_get(s->port, "GET", "/status");
+  g_assert_cmpint(status_of(r), ==, 200);
+  g_free(r);
+  srv_stop(s);
+  g_free(web);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/server/files", test_files);
@@ -954,5 +1116,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/server/slow-client", test_slow_client);
   g_test_add_func("/server/zmq", test_zmq);
   g_test_add_func("/server/client-churn", test_client_churn);
+  g_test_add_func("/server/timeout", test_timeout);
+  g_test_add_func("/server/connection-cap", test_connection_cap);
+  g_test_add_func("/server/descriptor-pressure", test_descriptor_pressure);
   return g_test_run();
 }

@@ -445,6 +445,18 @@ static void test_arguments(void) {
   g_assert_false(stream_begin_run(s, &r, &err));
   g_assert_nonnull(strstr(err->message, "scenario_json"));
   g_clear_error(&err);
+  /* nested 100,000 deep: json-glib's recursion would overflow the stack */
+  GString *deep = g_string_new("{\"a\": ");
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c(deep, '[');
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c(deep, ']');
+  g_string_append_c(deep, '}');
+  r.scenario_json = deep->str;
+  g_assert_false(stream_begin_run(s, &r, &err));
+  g_assert_nonnull(strstr(err->message, "more than 64 deep"));
+  g_clear_error(&err);
+  g_string_free(deep, TRUE);
   double xy[] = {0, 0, NAN, 1, 2, 2};
   r.scenario_json = NULL;
   r.positions = xy;

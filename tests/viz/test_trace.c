@@ -12,6 +12,8 @@
  * line, header and versions.
  */
 #include <math.h>
+#include <signal.h>
+#include <sys/resource.h>
 
 #include <zlib.h>
 
@@ -346,10 +348,85 @@ static void test_plain(void) {
   g_free(dir);
 }
 
+static gint cmp_names(gconstpointer a, gconstpointer b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in @dir, sorted, joined by spaces. */
+static char *dir_listing(const char *dir) {
+  GDir *d = g_dir_open(dir, 0, NULL);
+  g_assert_nonnull(d);
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  const char *n;
+  while ((n = g_dir_read_name(d)) != NULL)
+    g_ptr_array_add(names, g_strdup(n));
+  g_dir_close(d);
+  g_ptr_array_sort(names, cmp_names);
+  g_ptr_array_add(names, NULL);
+  char *s = g_strjoinv(" ", (char **)names->pdata);
+  g_ptr_array_unref(names);
+  return s;
+}
+
+/* A trace that cannot be finished (files limited to 8 KiB, as on a full
+ * disk) used to be left truncated at its path; now the path keeps what it
+ * held before and no partial file stays. A complete trace leaves no
+ * temporary file either. */
+static void test_write_failure(void) {
+  if (!g_test_subprocess()) {
+    g_test_trap_subprocess(NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+    return;
+  }
+  char *dir = g_dir_make_tmp("dpg-trace-XXXXXX", NULL);
+  g_free(write_trace(dir));
+  char *listing = dir_listing(dir);
+  g_assert_cmpstr(listing, ==, "t.trace");
+  g_free(listing);
+  char *path = g_build_filename(dir, "t.trace", NULL);
+  g_assert_true(g_file_set_contents(path, "before\n", -1, NULL));
+  signal(SIGXFSZ, SIG_IGN);
+  struct rlimit rl = {8192, 8192};
+  g_assert_cmpint(setrlimit(RLIMIT_FSIZE, &rl), ==, 0);
+  GError *err = NULL;
+  StreamOptions o = {.record = path};
+  Stream *s = stream_new(&o, &err);
+  g_assert_no_error(err);
+  guint32 edges[] = {0, 1};
+  StreamRun run = {.name = "t", .n_nodes = 2, .edges = edges, .n_edges = 1, .rounds = 4000};
+  g_assert_true(stream_begin_run(s, &run, &err));
+  GRand *rand = g_rand_new_with_seed(7);
+  gboolean ok = TRUE;
+  for (guint r = 0; r < 4000 && ok; r++) {
+    double loss[2] = {g_rand_double(rand), g_rand_double(rand)}; /* little to compress */
+    ok = stream_publish_metrics(s, r * 1000, r, 2, NULL, loss, NULL, NULL, &err);
+  }
+  g_rand_free(rand);
+  ok = ok && stream_end_run(s, 4000000, "ok", &err);
+  ok = ok && stream_finish(s, &err);
+  g_assert_false(ok);
+  g_assert_error(err, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "nothing was written there"));
+  g_clear_error(&err);
+  stream_free(s);
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  g_assert_cmpstr(text, ==, "before\n");
+  g_free(text);
+  listing = dir_listing(dir);
+  g_assert_cmpstr(listing, ==, "t.trace");
+  g_free(listing);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/trace/roundtrip", test_roundtrip);
   g_test_add_func("/trace/damage", test_damage);
   g_test_add_func("/trace/plain", test_plain);
+  g_test_add_func("/trace/write-failure", test_write_failure);
   return g_test_run();
 }

@@ -1,0 +1,53 @@
+/*
+ * tests/fuzz/fuzz_graphs.c: libFuzzer target for the graph files a user
+ * hands dpgossip: the same bytes read as an edge list, a CSV edge list,
+ * GraphML, GML and Pajek (topologies/load.c, igraph's readers behind the
+ * last three), weights refused and then ignored. Built with clang
+ * -fsanitize=fuzzer,address,undefined (tests/fuzz/CMakeLists.txt); every
+ * input must end in a graph or in an error that says why, without a crash,
+ * a leak or undefined behaviour.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "topologies/topologies.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The bytes as a file the readers can open by name: an in-memory file. */
+static char *as_file(const uint8_t *data, size_t size) {
+  static int fd = -1;
+  if (fd < 0) {
+    fd = memfd_create("fuzz-graphs", 0);
+    if (fd < 0)
+      return NULL;
+  }
+  if (ftruncate(fd, 0) != 0 || (size > 0 && pwrite(fd, data, size, 0) != (ssize_t)size))
+    return NULL;
+  return g_strdup_printf("/proc/self/fd/%d", fd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static const TopoGraphFormat formats[] = {TOPO_FORMAT_EDGES, TOPO_FORMAT_CSV,
+                                            TOPO_FORMAT_GRAPHML, TOPO_FORMAT_GML,
+                                            TOPO_FORMAT_PAJEK};
+  char *path = as_file(data, size);
+  if (path == NULL)
+    return 0;
+  for (gsize f = 0; f < G_N_ELEMENTS(formats); f++) {
+    for (int ignore = 0; ignore < 2; ignore++) {
+      GError *error = NULL;
+      TopoGraph *g = topo_graph_load_format(path, formats[f], FALSE, ignore, &error);
+      if ((g == NULL) == (error == NULL))
+        __builtin_trap(); /* a graph, or an error that says why */
+      if (g != NULL && topo_graph_n_nodes(g) == 0)
+        __builtin_trap();
+      topo_graph_free(g);
+      g_clear_error(&error);
+    }
+  }
+  g_free(path);
+  return 0;
+}
