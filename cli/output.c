@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "spec/spec.h"
 
 static const char *const format_names[] = {"table", "json", "csv"};
 
@@ -27,24 +28,7 @@ gboolean cli_format_parse(const char *name, guint allowed, CliFormat *out, GErro
 }
 
 guint cli_edit_distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  guint *row = g_new(guint, lb + 1);
-  for (size_t j = 0; j <= lb; j++)
-    row[j] = (guint)j;
-  for (size_t i = 1; i <= la; i++) {
-    guint diag = row[0];
-    row[0] = (guint)i;
-    for (size_t j = 1; j <= lb; j++) {
-      guint up = row[j];
-      guint cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      guint best = MIN(row[j] + 1, row[j - 1] + 1);
-      row[j] = MIN(best, diag + cost);
-      diag = up;
-    }
-  }
-  guint d = row[lb];
-  g_free(row);
-  return d;
+  return spec_edit_distance(a, b);
 }
 
 /* The long option of @ctx nearest to @given ("--grph" -> "--graph"), or NULL
