@@ -115,6 +115,12 @@ CliProgress *cli_progress_new(const char *cmd, gboolean quiet);
 void cli_progress_update(CliProgress *p, guint64 done, guint64 total, const char *unit);
 /* Work measured by an estimate @fraction in [0, 1], described by @what. */
 void cli_progress_update_fraction(CliProgress *p, double fraction, const char *what);
+/* A phase with no measure of its own (a fit, an optimizer that reports
+ * nothing): from now on, whenever nothing else was printed for one
+ * interval, a line "@what, M:SS elapsed, ETA ?" says the command is still
+ * at work (a thread of @p's, stopped by cli_progress_free). Updates still
+ * print as usual. */
+void cli_progress_phase(CliProgress *p, const char *what);
 /* Ends a terminal line (the next output goes below it) and frees @p. */
 void cli_progress_free(CliProgress *p);
 
