@@ -167,6 +167,13 @@ int cli_error_status(const GError *e);
 /* Prints "dpgossip <cmd>: <message>" and the --help hint on stderr; returns
  * CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* cli_output_check: whether the file @path that @option names (e.g.
+ * "--out") can be written when the work is done, checked before it starts:
+ * not a directory, its folder an existing writable folder, itself writable
+ * when it exists. With @is_dir, @path is a folder the command creates
+ * (with its parents): its nearest existing ancestor must be a writable
+ * folder. Errors: G_FILE_ERROR, "OPTION PATH: why". O(path depth). */
+gboolean cli_output_check(const char *option, const char *path, gboolean is_dir, GError **error);
 /* Prints "dpgossip <cmd>: <message>" on stderr, frees @error, returns @status. */
 int cli_fail(const char *cmd, GError *error, int status);
 

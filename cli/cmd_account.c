@@ -840,6 +840,7 @@ static int plan_graph(const Options *o, Request *q, Plan *p) {
   p->n = topo_graph_n_nodes(p->g);
   if (!cli_attacker_sets_check(&q->sets, p->n, cli_graph_options_label(&o->graph), &error))
     return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  cli_attacker_sets_warn_isolated(&q->sets, p->g, CMD);
   for (guint i = 0; i < q->links->len; i++) {
     const ProtoAccountLink *l = &g_array_index(q->links, ProtoAccountLink, i);
     if (l->from >= p->n || l->to >= p->n || l->from == l->to)

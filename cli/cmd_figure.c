@@ -782,6 +782,11 @@ int cli_cmd_figure(int argc, char **argv) {
     status = usage_error("--out: unknown extension in '%s' (use .svg, .png or .pdf)", out_path);
     goto out;
   }
+  if (!cli_output_check("--out", out_path, FALSE, &error) ||
+      (data_path && !cli_output_check("--data", data_path, FALSE, &error))) {
+    status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
+    goto out;
+  }
   if (fig_size) {
     double w, h;
     GError *se = NULL;

@@ -329,6 +329,10 @@ int cli_cmd_mafalda(int argc, char **argv) {
     status = usage_error("--out writes Mafalda's C, which --skip-dense does not compute");
     goto out;
   }
+  if (out_path && !cli_output_check("--out", out_path, FALSE, &error)) {
+    status = cli_fail("mafalda", error, CLI_EXIT_FAILURE);
+    goto out;
+  }
   if (format &&
       !cli_format_parse(format, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON), &fmt, &error)) {
     status = cli_fail("mafalda", error, CLI_EXIT_USAGE);

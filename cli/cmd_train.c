@@ -318,6 +318,11 @@ int cli_cmd_train(int argc, char **argv) {
     status = usage_error("--out is required");
     goto out;
   }
+  /* Before the training: a run is no use if its CSV cannot be written. */
+  if (!cli_output_check("--out", out_path, FALSE, &error)) {
+    status = cli_fail("train", error, CLI_EXIT_FAILURE);
+    goto out;
+  }
   if (epochs <= 0 || batches <= 0 || (guint64)epochs * (guint64)batches > G_MAXINT32) {
     status = usage_error("--epochs and --batches must be positive (got %d and %d)", epochs,
                          batches);

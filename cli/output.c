@@ -3,7 +3,9 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "spec/spec.h"
@@ -109,6 +111,60 @@ int cli_error_status(const GError *e) {
   if (e->domain == TOPO_ERROR)
     return e->code == TOPO_ERROR_PARSE ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
   return CLI_EXIT_FAILURE;
+}
+
+/* access(@dir, W_OK | X_OK) as a GError naming @option and @path. */
+static gboolean writable_dir(const char *option, const char *path, const char *dir,
+                             GError **error) {
+  if (access(dir, W_OK | X_OK) == 0)
+    return TRUE;
+  int e = errno;
+  g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
+              "%s %s: cannot write in folder %s: %s", option, path, dir, g_strerror(e));
+  return FALSE;
+}
+
+gboolean cli_output_check(const char *option, const char *path, gboolean is_dir, GError **error) {
+  if (path == NULL || *path == '\0') {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: give a %s name", option,
+                is_dir ? "folder" : "file");
+    return FALSE;
+  }
+  char *dir = NULL;
+  gboolean ok = TRUE;
+  if (is_dir) {
+    /* Created with its parents: the nearest existing ancestor decides. */
+    dir = g_strdup(path);
+    while (!g_file_test(dir, G_FILE_TEST_EXISTS)) {
+      char *up = g_path_get_dirname(dir);
+      g_free(dir);
+      dir = up;
+    }
+    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR, "%s %s: %s is not a folder", option,
+                  path, dir);
+      ok = FALSE;
+    }
+  } else if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "%s %s: is a folder, not a file", option,
+                path);
+    ok = FALSE;
+  } else {
+    dir = g_path_get_dirname(path);
+    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s %s: folder %s does not exist",
+                  option, path, dir);
+      ok = FALSE;
+    } else if (g_file_test(path, G_FILE_TEST_EXISTS) && access(path, W_OK) != 0) {
+      int e = errno;
+      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "%s %s: cannot write: %s",
+                  option, path, g_strerror(e));
+      ok = FALSE;
+    }
+  }
+  ok = ok && writable_dir(option, path, dir, error);
+  g_free(dir);
+  return ok;
 }
 
 int cli_fail(const char *cmd, GError *error, int status) {

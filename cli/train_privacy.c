@@ -78,6 +78,8 @@ CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, GError *
     ok = cli_attacker_sets_parse(&sets, c->attackers[i], error);
   if (ok && cli_attacker_sets_n(&sets) > 0)
     ok = cli_attacker_sets_check(&sets, p->n, "the graph", error);
+  if (ok && !p->none)
+    cli_attacker_sets_warn_isolated(&sets, c->graph, "train");
   for (guint t = 0; ok && trusts[t]; t++) {
     PrivTrust trust;
     if (!priv_trust_parse(trusts[t], &trust, NULL)) {
