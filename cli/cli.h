@@ -124,6 +124,22 @@ void cli_progress_phase(CliProgress *p, const char *what);
 /* Ends a terminal line (the next output goes below it) and frees @p. */
 void cli_progress_free(CliProgress *p);
 
+/* ---- Horizon (cli/horizon.c) ----
+ * -T (rounds), -k (epochs, participations per record) and -b (batches:
+ * rounds between two participations), T = k b, in account, train and
+ * mafalda alike. */
+
+/* An int option not given (its variable's initial value). */
+#define CLI_UNSET G_MININT
+
+/* cli_horizon_resolve: with -T given, the missing one of -k and -b is
+ * T divided by the other, or all three must agree; without -T, T = k b
+ * when both are given. Values not positive and the ones still CLI_UNSET
+ * are left to the caller (its defaults and its "must be positive").
+ * Errors: G_OPTION_ERROR_BAD_VALUE (three that disagree, a divisor that
+ * does not divide T, k b beyond G_MAXINT32). O(1). */
+gboolean cli_horizon_resolve(gint *T, gint *k, gint *b, GError **error);
+
 /* ---- Output ---- */
 
 typedef enum { CLI_FORMAT_TABLE, CLI_FORMAT_JSON, CLI_FORMAT_CSV } CliFormat;

@@ -195,7 +195,7 @@ out:
 
 int cli_cmd_mafalda(int argc, char **argv) {
   CliGraphOptions gopt = {0};
-  gint epochs = 0, batches = 0, band = -1, toeplitz_band = 0,
+  gint epochs = CLI_UNSET, batches = CLI_UNSET, rounds = CLI_UNSET, band = -1, toeplitz_band = 0,
        blt_buffers = PRIV_MAFALDA_BLT_BUFFERS;
   gboolean skip_dense = FALSE;
   char *workload = NULL, *format = NULL, *out_path = NULL, *baselines = NULL;
@@ -204,6 +204,8 @@ int cli_cmd_mafalda(int argc, char **argv) {
       {"epochs", 'k', 0, G_OPTION_ARG_INT, &epochs, "Participations per record, k (required)", "K"},
       {"batches", 'b', 0, G_OPTION_ARG_INT, &batches,
        "Rounds between two participations of a record, b (required); T = k*b rounds", "B"},
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds,
+       "Rounds T = k*b, with -k or -b instead of both", "T"},
       {"workload", 0, 0, G_OPTION_ARG_STRING, &workload,
        "What the loss measures: post-average (models after averaging, default) or messages",
        "NAME"},
@@ -275,10 +277,18 @@ int cli_cmd_mafalda(int argc, char **argv) {
 
   if (!cli_parse(ctx, &argc, &argv))
     goto out;
+  if (rounds != CLI_UNSET && rounds <= 0) {
+    status = usage_error("--rounds T must be positive (got %d)", rounds);
+    goto out;
+  }
+  if (!cli_horizon_resolve(&rounds, &epochs, &batches, &error)) {
+    status = cli_fail("mafalda", error, CLI_EXIT_USAGE);
+    goto out;
+  }
   if (epochs <= 0 || batches <= 0) {
-    status = usage_error("--epochs and --batches must both be given and positive "
-                         "(got k = %d, b = %d)",
-                         epochs, batches);
+    status = usage_error("--epochs and --batches must both be given and positive, or one of "
+                         "them with --rounds (got k = %d, b = %d)",
+                         epochs == CLI_UNSET ? 0 : epochs, batches == CLI_UNSET ? 0 : batches);
     goto out;
   }
   if ((guint64)epochs * (guint64)batches > G_MAXUINT) {

@@ -43,11 +43,11 @@ TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error) {
   }
   if (o->graph_path != NULL) {
     TopoGraphFormat format = TOPO_FORMAT_AUTO;
-    if (o->format != NULL && !topo_graph_format_parse(o->format, &format, NULL)) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--graph-format: unknown format '%s' (valid: auto, edges, csv, graphml, gml, "
-                  "pajek)",
-                  o->format);
+    GError *sub = NULL;
+    if (o->format != NULL && !topo_graph_format_parse(o->format, &format, &sub)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--graph-format: %s",
+                  sub->message);
+      g_error_free(sub);
       return NULL;
     }
     TopoGraph *g = topo_graph_load_format(o->graph_path, format, o->lcc, o->ignore_weights, error);

@@ -20,11 +20,16 @@ gboolean cli_format_parse(const char *name, guint allowed, CliFormat *out, GErro
     }
   }
   GString *valid = g_string_new(NULL);
+  const char *choices[G_N_ELEMENTS(format_names)] = {NULL};
   for (guint f = 0; f < G_N_ELEMENTS(format_names); f++)
-    if (allowed & (1u << f))
+    if (allowed & (1u << f)) {
       g_string_append_printf(valid, "%s%s", valid->len ? ", " : "", format_names[f]);
+      choices[f] = format_names[f];
+    }
+  char *hint = spec_did_you_mean(name, choices, G_N_ELEMENTS(choices));
   g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-              "--format: unknown format '%s' (valid: %s)", name, valid->str);
+              "--format: unknown format '%s' (valid: %s)%s", name, valid->str, hint);
+  g_free(hint);
   g_string_free(valid, TRUE);
   return FALSE;
 }

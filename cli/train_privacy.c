@@ -82,9 +82,10 @@ CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, GError *
     cli_attacker_sets_warn_isolated(&sets, c->graph, "train");
   for (guint t = 0; ok && trusts[t]; t++) {
     PrivTrust trust;
-    if (!priv_trust_parse(trusts[t], &trust, NULL)) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--trust: unknown trust model '%s' (valid: ldp, pndp, secldp)", trusts[t]);
+    GError *sub = NULL;
+    if (!priv_trust_parse(trusts[t], &trust, &sub)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--trust: %s", sub->message);
+      g_error_free(sub);
       ok = FALSE;
     } else if (cli_attacker_sets_n(&sets) == 0 && trust != PRIV_TRUST_LDP) {
       g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,

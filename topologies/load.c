@@ -116,8 +116,14 @@ gboolean topo_graph_format_parse(const char *name, TopoGraphFormat *out, GError 
       return TRUE;
     }
   char *shown = spec_escape(name ? name : "", -1);
+  const char *choices[G_N_ELEMENTS(format_names)];
+  for (guint i = 0; i < G_N_ELEMENTS(format_names); i++)
+    choices[i] = format_names[i].name;
+  char *hint = spec_did_you_mean(name, choices, G_N_ELEMENTS(choices));
   g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-              "unknown graph format '%s' (valid: auto, edges, csv, graphml, gml, pajek)", shown);
+              "unknown graph format '%s' (valid: auto, edges, csv, graphml, gml, pajek)%s", shown,
+              hint);
+  g_free(hint);
   g_free(shown);
   return FALSE;
 }
