@@ -65,8 +65,7 @@ gboolean cli_attacker_sets_check(CliAttackerSets *s, guint n, const char *graph,
  * without an edge, as `graph` notes a disconnected graph: an attacker of
  * @s (nullable: no sets) that receives nothing, a victim that shares
  * nothing (its guarantee is trivial). O(n + members). */
-void cli_attacker_sets_warn_isolated(const CliAttackerSets *s, const TopoGraph *g,
-                                     const char *cmd);
+void cli_attacker_sets_warn_isolated(const CliAttackerSets *s, const TopoGraph *g, const char *cmd);
 
 /* Frees the owned fields of @s and zeroes them (NULL allowed). */
 void cli_account_setup_clear(CliAccountSetup *s);

@@ -47,7 +47,10 @@ static char *id_list(const GArray *ids) {
   GString *s = g_string_new(NULL);
   guint shown = MIN(ids->len, 10);
   for (guint i = 0; i < shown; i++)
-    g_string_append_printf(s, "%s%u", i == 0 ? "" : i + 1 == ids->len ? " and " : ", ",
+    g_string_append_printf(s, "%s%u",
+                           i == 0              ? ""
+                           : i + 1 == ids->len ? " and "
+                                               : ", ",
                            g_array_index(ids, guint, i));
   if (shown < ids->len)
     g_string_append_printf(s, " and %u more", ids->len - shown);
@@ -64,7 +67,8 @@ void cli_attacker_sets_warn_isolated(const CliAttackerSets *s, const TopoGraph *
       if (m[j] < n)
         attacker[m[j]] = TRUE;
   }
-  GArray *att = g_array_new(FALSE, FALSE, sizeof(guint)), *vic = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *att = g_array_new(FALSE, FALSE, sizeof(guint)),
+         *vic = g_array_new(FALSE, FALSE, sizeof(guint));
   for (guint u = 0; u < n; u++)
     if (topo_graph_degree(g, u) == 0)
       g_array_append_val(attacker[u] ? att : vic, u);

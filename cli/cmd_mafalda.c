@@ -133,9 +133,9 @@ static gboolean on_stage(PrivMafaldaStage stage, gpointer data, GError **error) 
            blt = asked(r, PRIV_MAFALDA_BLT) && r->opt.blt_buffers > 0;
   const char *next = NULL;
   if (stage == PRIV_MAFALDA_STAGE_GRAM)
-    next = r->opt.skip_dense       ? "scoring the fixed strategies"
+    next = r->opt.skip_dense            ? "scoring the fixed strategies"
            : asked(r, PRIV_MAFALDA_DMF) ? "Mafalda's and DMF's optimizers"
-                                          : "Mafalda's optimizer";
+                                        : "Mafalda's optimizer";
   else if (stage == PRIV_MAFALDA_STAGE_OPTIMIZED && (toeplitz || blt))
     next = toeplitz ? "fitting the Toeplitz strategy" : "fitting the BLT strategy";
   else if (stage == PRIV_MAFALDA_STAGE_TOEPLITZ && blt)
@@ -204,8 +204,8 @@ int cli_cmd_mafalda(int argc, char **argv) {
       {"epochs", 'k', 0, G_OPTION_ARG_INT, &epochs, "Participations per record, k (required)", "K"},
       {"batches", 'b', 0, G_OPTION_ARG_INT, &batches,
        "Rounds between two participations of a record, b (required); T = k*b rounds", "B"},
-      {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds,
-       "Rounds T = k*b, with -k or -b instead of both", "T"},
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds, "Rounds T = k*b, with -k or -b instead of both",
+       "T"},
       {"workload", 0, 0, G_OPTION_ARG_STRING, &workload,
        "What the loss measures: post-average (models after averaging, default) or messages",
        "NAME"},

@@ -26,8 +26,7 @@ gboolean cli_horizon_resolve(gint *T, gint *k, gint *b, GError **error) {
   if (positive(*k) && positive(*b)) {
     if ((gint64)*k * *b != *T) {
       g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "-T %d rounds is not -k %d epochs x -b %d (give two of the three)", *T, *k,
-                  *b);
+                  "-T %d rounds is not -k %d epochs x -b %d (give two of the three)", *T, *k, *b);
       return FALSE;
     }
   } else if (positive(*k) && *b == CLI_UNSET) {

@@ -63,8 +63,7 @@ double *scen_cmatrix_build(const ScenConfig *c, GError **error) {
 /* The LDP mu at sigma = 1 of every node of a static run, in closed form
  * (each node's every release seen): sqrt(sens^2(X)) with X = C^T C /
  * sens_run(C)^2 for MF-D-SGD, X = I for D-SGD and Muffliato. */
-static gboolean ldp_closed_form(const ScenConfig *c, const double *C, double *mu1,
-                                GError **error) {
+static gboolean ldp_closed_form(const ScenConfig *c, const double *C, double *mu1, GError **error) {
   guint T = c->rounds, k, b;
   run_kb(c, &k, &b);
   gsize TT = (gsize)T * T;

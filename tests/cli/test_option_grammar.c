@@ -20,7 +20,8 @@ static JsonObject *json_ok(CliRun *r, JsonParser **p) {
   return cli_run_json(r, p);
 }
 
-#define ACCOUNT "account", "--generate", "florentine", "--trust", "ldp", "-a", "0", "--format", "json"
+#define ACCOUNT                                                                                    \
+  "account", "--generate", "florentine", "--trust", "ldp", "-a", "0", "--format", "json"
 
 static void expect_account(CliRun r, gint64 T, gint64 b, const char *same_as) {
   JsonParser *p;
@@ -58,8 +59,8 @@ static void expect_usage(const char *const *args, const char *message) {
 
 static void test_disagree(void) {
   USAGE("-k 4 epochs does not divide -T 30 rounds", ACCOUNT, "-T", "30", "-k", "4");
-  USAGE("-T 32 rounds is not -k 4 epochs x -b 4 (give two of the three)", ACCOUNT, "-T", "32",
-        "-k", "4", "-b", "4");
+  USAGE("-T 32 rounds is not -k 4 epochs x -b 4 (give two of the three)", ACCOUNT, "-T", "32", "-k",
+        "4", "-b", "4");
   USAGE("--epochs k must be positive (got 0)", ACCOUNT, "-k", "0");
   USAGE("-b 3 does not divide -T 16 rounds", "mafalda", "--generate", "florentine", "-T", "16",
         "-b", "3");
@@ -124,8 +125,8 @@ static void test_train_mafalda(void) {
 static void test_did_you_mean(void) {
   USAGE("unknown trust model 'pnpd' (expected ldp, pndp or secldp); did you mean 'pndp'?",
         "account", "--generate", "florentine", "-T", "4", "--trust", "pnpd", "-a", "0");
-  USAGE("did you mean 'pndp'?", "train", "--generate", "florentine", "-d", "synthetic:linear",
-        "-o", "x.csv", "--trust", "pnpd");
+  USAGE("did you mean 'pndp'?", "train", "--generate", "florentine", "-d", "synthetic:linear", "-o",
+        "x.csv", "--trust", "pnpd");
   USAGE("unknown generator 'florentin' (valid: erdos, gnm, regular, barabasi, watts, ring, path, "
         "star, complete, grid, hypercube, karate, florentine); did you mean 'florentine'?",
         "graph", "--generate", "florentin");
@@ -177,10 +178,10 @@ static void test_blt_buffers_range(void) {
   g_assert_true(seen);
   g_object_unref(p);
   cli_run_clear(&r);
-  USAGE("--protocol: mfdsgd: parameter buffers=0 is out of range [1, 8]", ACCOUNT, "-T", "8",
-        "-b", "4", "-p", "mfdsgd:C=blt,buffers=0");
-  USAGE("--protocol: mafalda: parameter buffers=9 is out of range [1, 8]", ACCOUNT, "-T", "8",
-        "-b", "4", "-p", "mafalda:C=blt,buffers=9");
+  USAGE("--protocol: mfdsgd: parameter buffers=0 is out of range [1, 8]", ACCOUNT, "-T", "8", "-b",
+        "4", "-p", "mfdsgd:C=blt,buffers=0");
+  USAGE("--protocol: mafalda: parameter buffers=9 is out of range [1, 8]", ACCOUNT, "-T", "8", "-b",
+        "4", "-p", "mafalda:C=blt,buffers=9");
 }
 
 int main(int argc, char **argv) {

@@ -31,8 +31,8 @@ static guint check_points(const char *dir) {
       for (guint r = 1; r < rows->len; r++) {
         double mu = g_ascii_strtod(((char **)g_ptr_array_index(rows, r))[5], NULL);
         if (!(mu <= MU))
-          g_error("%s: node %s has mu = %.17g > %g", name,
-                  ((char **)g_ptr_array_index(rows, r))[2], mu, MU);
+          g_error("%s: node %s has mu = %.17g > %g", name, ((char **)g_ptr_array_index(rows, r))[2],
+                  mu, MU);
         worst = MAX(worst, mu);
       }
       if (fabs(worst - MU) > 1e-9)
