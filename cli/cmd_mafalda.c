@@ -286,8 +286,9 @@ int cli_cmd_mafalda(int argc, char **argv) {
     goto out;
   }
   if (epochs <= 0 || batches <= 0) {
-    status = usage_error("--epochs and --batches must both be given and positive, or one of "
-                         "them with --rounds (got k = %d, b = %d)",
+    status = usage_error("--epochs and --batches must both be given and positive%s (got k = "
+                         "%d, b = %d)",
+                         rounds != CLI_UNSET ? ", or one of them with --rounds" : "",
                          epochs == CLI_UNSET ? 0 : epochs, batches == CLI_UNSET ? 0 : batches);
     goto out;
   }

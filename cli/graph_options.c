@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "spec/spec.h"
 
 void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o) {
   GOptionEntry entries[] = {
@@ -43,11 +44,14 @@ TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error) {
   }
   if (o->graph_path != NULL) {
     TopoGraphFormat format = TOPO_FORMAT_AUTO;
-    GError *sub = NULL;
-    if (o->format != NULL && !topo_graph_format_parse(o->format, &format, &sub)) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--graph-format: %s",
-                  sub->message);
-      g_error_free(sub);
+    if (o->format != NULL && !topo_graph_format_parse(o->format, &format, NULL)) {
+      const char *const formats[] = {"auto", "edges", "csv", "graphml", "gml", "pajek"};
+      char *hint = spec_did_you_mean(o->format, formats, G_N_ELEMENTS(formats));
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--graph-format: unknown format '%s' (valid: auto, edges, csv, graphml, gml, "
+                  "pajek)%s",
+                  o->format, hint);
+      g_free(hint);
       return NULL;
     }
     TopoGraph *g = topo_graph_load_format(o->graph_path, format, o->lcc, o->ignore_weights, error);

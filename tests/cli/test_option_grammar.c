@@ -66,6 +66,8 @@ static void test_disagree(void) {
         "-b", "3");
   USAGE("--epochs and --batches must both be given and positive, or one of them with --rounds",
         "mafalda", "--generate", "florentine", "-T", "16");
+  USAGE("--epochs and --batches must both be given and positive (got k = 0, b = 16)", "mafalda",
+        "--generate", "florentine", "-b", "16");
   USAGE("-T 12 rounds is not -k 3 epochs x -b 3", "train", "--generate", "florentine", "-d",
         "synthetic:linear", "-o", "x.csv", "-T", "12", "-k", "3", "-b", "3");
 }
@@ -144,7 +146,7 @@ static void test_did_you_mean(void) {
   USAGE("unknown schedule 'matchng' (valid: static, resample:GENSPEC, matching, exponential, "
         "edge-failure:p=P, churn:FILE, churn:leave=P,join=Q); did you mean 'matching'?",
         ACCOUNT, "-T", "4", "--schedule", "matchng");
-  USAGE("--graph-format: unknown graph format 'edgs' (valid: auto, edges, csv, graphml, gml, "
+  USAGE("--graph-format: unknown format 'edgs' (valid: auto, edges, csv, graphml, gml, "
         "pajek); did you mean 'edges'?",
         "graph", "--graph", "x.edges", "--graph-format", "edgs");
   USAGE("unknown workload 'mesages' (expected post-average or messages); did you mean "
