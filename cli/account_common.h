@@ -61,6 +61,11 @@ char *cli_attacker_sets_label(const CliAttackerSets *s, guint i);
  * the message); "all" becomes the @n single-node sets. Errors:
  * G_OPTION_ERROR_BAD_VALUE. O(n + members). */
 gboolean cli_attacker_sets_check(CliAttackerSets *s, guint n, const char *graph, GError **error);
+/* Warns on stderr ("dpgossip @cmd: warning: ...") about the nodes of @g
+ * without an edge, as `graph` notes a disconnected graph: an attacker of
+ * @s (nullable: no sets) that receives nothing, a victim that shares
+ * nothing (its guarantee is trivial). O(n + members). */
+void cli_attacker_sets_warn_isolated(const CliAttackerSets *s, const TopoGraph *g, const char *cmd);
 
 /* Frees the owned fields of @s and zeroes them (NULL allowed). */
 void cli_account_setup_clear(CliAccountSetup *s);

@@ -3,6 +3,8 @@
  * attacker-set grammar (one parser for the command line and scenario
  * files), its errors raised as usage errors naming the option.
  */
+#include <stdio.h>
+
 #include "cli/account_common.h"
 
 void cli_attacker_sets_init(CliAttackerSets *s) {
@@ -38,6 +40,61 @@ gboolean cli_attacker_sets_parse(CliAttackerSets *s, const char *spec, GError **
     return TRUE;
   g_prefix_error(error, "--attackers: ");
   return FALSE;
+}
+
+/* "3, 7 and 9" of the first ids of @ids (at most 10 named). */
+static char *id_list(const GArray *ids) {
+  GString *s = g_string_new(NULL);
+  guint shown = MIN(ids->len, 10);
+  for (guint i = 0; i < shown; i++)
+    g_string_append_printf(s, "%s%u",
+                           i == 0              ? ""
+                           : i + 1 == ids->len ? " and "
+                                               : ", ",
+                           g_array_index(ids, guint, i));
+  if (shown < ids->len)
+    g_string_append_printf(s, " and %u more", ids->len - shown);
+  return g_string_free(s, FALSE);
+}
+
+void cli_attacker_sets_warn_isolated(const CliAttackerSets *s, const TopoGraph *g,
+                                     const char *cmd) {
+  guint n = topo_graph_n_nodes(g);
+  gboolean *attacker = g_new0(gboolean, MAX(n, 1));
+  for (guint i = 0; s != NULL && i < cli_attacker_sets_n(s); i++) {
+    const guint *m = cli_attacker_sets_members(s, i);
+    for (guint j = 0; j < cli_attacker_sets_size(s, i); j++)
+      if (m[j] < n)
+        attacker[m[j]] = TRUE;
+  }
+  GArray *att = g_array_new(FALSE, FALSE, sizeof(guint)),
+         *vic = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint u = 0; u < n; u++)
+    if (topo_graph_degree(g, u) == 0)
+      g_array_append_val(attacker[u] ? att : vic, u);
+  if (att->len > 0) {
+    char *ids = id_list(att);
+    fprintf(stderr,
+            "dpgossip %s: warning: attacker%s %s %s no edge: %s no message and observe%s "
+            "nothing\n",
+            cmd, att->len == 1 ? "" : "s", ids, att->len == 1 ? "has" : "have",
+            att->len == 1 ? "it receives" : "they receive", att->len == 1 ? "s" : "");
+    g_free(ids);
+  }
+  if (vic->len > 0) {
+    char *ids = id_list(vic);
+    fprintf(stderr,
+            "dpgossip %s: warning: node%s %s %s no edge: %s nothing, so %s guarantee is "
+            "trivial (mu = 0) and %s no part in the gossip (--lcc keeps the largest "
+            "component)\n",
+            cmd, vic->len == 1 ? "" : "s", ids, vic->len == 1 ? "has" : "have",
+            vic->len == 1 ? "it shares" : "they share", vic->len == 1 ? "its" : "their",
+            vic->len == 1 ? "it takes" : "they take");
+    g_free(ids);
+  }
+  g_array_unref(att);
+  g_array_unref(vic);
+  g_free(attacker);
 }
 
 gboolean cli_attacker_sets_check(CliAttackerSets *s, guint n, const char *graph, GError **error) {

@@ -115,8 +115,30 @@ CliProgress *cli_progress_new(const char *cmd, gboolean quiet);
 void cli_progress_update(CliProgress *p, guint64 done, guint64 total, const char *unit);
 /* Work measured by an estimate @fraction in [0, 1], described by @what. */
 void cli_progress_update_fraction(CliProgress *p, double fraction, const char *what);
+/* A phase with no measure of its own (a fit, an optimizer that reports
+ * nothing): from now on, whenever nothing else was printed for one
+ * interval, a line "@what, M:SS elapsed, ETA ?" says the command is still
+ * at work (a thread of @p's, stopped by cli_progress_free). Updates still
+ * print as usual. */
+void cli_progress_phase(CliProgress *p, const char *what);
 /* Ends a terminal line (the next output goes below it) and frees @p. */
 void cli_progress_free(CliProgress *p);
+
+/* ---- Horizon (cli/horizon.c) ----
+ * -T (rounds), -k (epochs, participations per record) and -b (batches:
+ * rounds between two participations), T = k b, in account, train and
+ * mafalda alike. */
+
+/* An int option not given (its variable's initial value). */
+#define CLI_UNSET G_MININT
+
+/* cli_horizon_resolve: with -T given, the missing one of -k and -b is
+ * T divided by the other, or all three must agree; without -T, T = k b
+ * when both are given. Values not positive and the ones still CLI_UNSET
+ * are left to the caller (its defaults and its "must be positive").
+ * Errors: G_OPTION_ERROR_BAD_VALUE (three that disagree, a divisor that
+ * does not divide T, k b beyond G_MAXINT32). O(1). */
+gboolean cli_horizon_resolve(gint *T, gint *k, gint *b, GError **error);
 
 /* ---- Output ---- */
 
@@ -161,6 +183,13 @@ int cli_error_status(const GError *e);
 /* Prints "dpgossip <cmd>: <message>" and the --help hint on stderr; returns
  * CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* cli_output_check: whether the file @path that @option names (e.g.
+ * "--out") can be written when the work is done, checked before it starts:
+ * not a directory, its folder an existing writable folder, itself writable
+ * when it exists. With @is_dir, @path is a folder the command creates
+ * (with its parents): its nearest existing ancestor must be a writable
+ * folder. Errors: G_FILE_ERROR, "OPTION PATH: why". O(path depth). */
+gboolean cli_output_check(const char *option, const char *path, gboolean is_dir, GError **error);
 /* Prints "dpgossip <cmd>: <message>" on stderr, frees @error, returns @status. */
 int cli_fail(const char *cmd, GError *error, int status);
 

@@ -478,7 +478,7 @@ static void account_unpack(GBytes *bytes, guint n, Accounting *ac) {
 typedef struct {
   CliGraphOptions graph;
   CliPluginOptions plugins;
-  gint rounds, interval;
+  gint rounds, interval, epochs; /* epochs: CLI_UNSET when not given */
   double sigma, clip, alpha, delta, lr;
   char *protocol, *trust, *sensitivity, *compare, *format, *path, *mode, *latency, *loss, *schedule,
       *seed, *storage, *accountant;
@@ -528,6 +528,8 @@ static GOptionContext *options_context(Options *o) {
        "Gradient steps T (required; Muffliato gossips K rounds per step)", "T"},
       {"participation-interval", 'b', 0, G_OPTION_ARG_INT, &o->interval,
        "Steps between two uses of a record, b (divides T; default 1: user level)", "B"},
+      {"epochs", 'k', 0, G_OPTION_ARG_INT, &o->epochs,
+       "Uses of each record, k: T = k b (instead of -T, or checked against it)", "K"},
       {"trust", 0, 0, G_OPTION_ARG_STRING, &o->trust,
        "Trust model: ldp, pndp or secldp, or a comma-separated list (required)", "MODEL"},
       {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o->attackers,
@@ -675,10 +677,24 @@ static const char *schedule_spec(const Options *o) {
 /* T, b, the trust models and the attacker sets. */
 static int validate_what(const Options *o, Request *q) {
   GError *error = NULL;
-  if (!proto_account_check_horizon(o->rounds, o->interval, &error))
+  gint T = o->rounds, b = o->interval, k = o->epochs;
+  if (k != CLI_UNSET) {
+    if (k <= 0)
+      return usage_error("--epochs k must be positive (got %d)", k);
+    gint t = T == 0 ? CLI_UNSET : T;
+    /* -b keeps its default 1 (user level) unless -T and -k fix it. */
+    if (t == CLI_UNSET && b == CLI_UNSET)
+      b = 1;
+    if (!cli_horizon_resolve(&t, &k, &b, &error))
+      return usage_fail(error);
+    T = t == CLI_UNSET ? 0 : t;
+  }
+  if (b == CLI_UNSET)
+    b = 1;
+  if (!proto_account_check_horizon(T, b, &error))
     return usage_fail(error);
-  q->s.T = (guint)o->rounds;
-  q->s.b = (guint)o->interval;
+  q->s.T = (guint)T;
+  q->s.b = (guint)b;
   if (!o->trust)
     return usage_error("--trust is required: ldp, pndp or secldp");
   if (!proto_account_parse_trusts(o->trust, q->trusts, &error))
@@ -840,6 +856,7 @@ static int plan_graph(const Options *o, Request *q, Plan *p) {
   p->n = topo_graph_n_nodes(p->g);
   if (!cli_attacker_sets_check(&q->sets, p->n, cli_graph_options_label(&o->graph), &error))
     return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  cli_attacker_sets_warn_isolated(&q->sets, p->g, CMD);
   for (guint i = 0; i < q->links->len; i++) {
     const ProtoAccountLink *l = &g_array_index(q->links, ProtoAccountLink, i);
     if (l->from >= p->n || l->to >= p->n || l->from == l->to)
@@ -995,7 +1012,13 @@ int cli_cmd_account(int argc, char **argv) {
   guint rank = 0, mpi_size = 1, mpi_local = 1;
   if (!cli_mpi_join(CMD, &mpi, &rank, &mpi_size, &mpi_local))
     return CLI_EXIT_FAILURE;
-  Options o = {.interval = 1, .sigma = NAN, .clip = 1.0, .alpha = 2.0, .delta = 1e-6, .lr = NAN};
+  Options o = {.interval = CLI_UNSET,
+               .epochs = CLI_UNSET,
+               .sigma = NAN,
+               .clip = 1.0,
+               .alpha = 2.0,
+               .delta = 1e-6,
+               .lr = NAN};
   Request q;
   Plan p = {0};
   request_init(&q);

@@ -37,6 +37,7 @@
 #include "plot/plot.h"
 #include "privacy/privacy.h"
 #include "scenarios/scenarios.h"
+#include "spec/spec.h"
 
 #define CMD "figure"
 #define FIGURE_PVD "privacy-vs-distance"
@@ -763,7 +764,10 @@ int cli_cmd_figure(int argc, char **argv) {
     goto out;
   }
   if (!g_str_equal(argv[1], FIGURE_PVD)) {
-    status = usage_error("unknown figure '%s' (valid: " FIGURE_PVD ")", argv[1]);
+    const char *const figures[] = {FIGURE_PVD};
+    char *hint = spec_did_you_mean(argv[1], figures, 1);
+    status = usage_error("unknown figure '%s' (valid: " FIGURE_PVD ")%s", argv[1], hint);
+    g_free(hint);
     goto out;
   }
   if (argc > 2) {
@@ -780,6 +784,11 @@ int cli_cmd_figure(int argc, char **argv) {
   }
   if (!has_figure_extension(out_path)) {
     status = usage_error("--out: unknown extension in '%s' (use .svg, .png or .pdf)", out_path);
+    goto out;
+  }
+  if (!cli_output_check("--out", out_path, FALSE, &error) ||
+      (data_path && !cli_output_check("--data", data_path, FALSE, &error))) {
+    status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
     goto out;
   }
   if (fig_size) {

@@ -178,6 +178,10 @@ int cli_cmd_graph(int argc, char **argv) {
     status = cli_fail("graph", error, CLI_EXIT_USAGE);
     goto out;
   }
+  if (write_edges != NULL && !cli_output_check("--write-edges", write_edges, FALSE, &error)) {
+    status = cli_fail("graph", error, CLI_EXIT_FAILURE);
+    goto out;
+  }
   g = cli_graph_options_build(&gopt, &error);
   if (g == NULL) {
     status = cli_fail("graph", error, cli_graph_options_status(&gopt, error));

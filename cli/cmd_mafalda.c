@@ -113,11 +113,35 @@ static void on_iteration(guint iteration, double fraction, gpointer data) {
   cli_progress_update_fraction(data, fraction, what);
 }
 
-/* Once the optimizers are done, the progress line ends before any output. */
+/* DMF's optimizer, alongside Mafalda's (from this thread). */
+static void on_dmf_iteration(guint iteration, double fraction, gpointer data) {
+  char what[64];
+  g_snprintf(what, sizeof what, "DMF's optimizer, iteration %u", iteration);
+  cli_progress_update_fraction(data, fraction, what);
+}
+
+static gboolean asked(const Report *r, PrivMafaldaStrategy s) {
+  return (r->opt.baselines >> s) & 1u;
+}
+
+/* Each stage names the next one, which the heartbeat repeats while it
+ * reports nothing itself (the fits; the fixed strategies' scores). */
 static gboolean on_stage(PrivMafaldaStage stage, gpointer data, GError **error) {
   (void)error;
-  if (stage == PRIV_MAFALDA_STAGE_OPTIMIZED)
-    g_clear_pointer((CliProgress **)data, cli_progress_free);
+  const Report *r = data;
+  gboolean toeplitz = asked(r, PRIV_MAFALDA_TOEPLITZ),
+           blt = asked(r, PRIV_MAFALDA_BLT) && r->opt.blt_buffers > 0;
+  const char *next = NULL;
+  if (stage == PRIV_MAFALDA_STAGE_GRAM)
+    next = r->opt.skip_dense            ? "scoring the fixed strategies"
+           : asked(r, PRIV_MAFALDA_DMF) ? "Mafalda's and DMF's optimizers"
+                                        : "Mafalda's optimizer";
+  else if (stage == PRIV_MAFALDA_STAGE_OPTIMIZED && (toeplitz || blt))
+    next = toeplitz ? "fitting the Toeplitz strategy" : "fitting the BLT strategy";
+  else if (stage == PRIV_MAFALDA_STAGE_TOEPLITZ && blt)
+    next = "fitting the BLT strategy";
+  if (next != NULL)
+    cli_progress_phase(r->progress, next);
   return TRUE;
 }
 
@@ -136,9 +160,12 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, PrivMafaldaRepo
   if (r->progress != NULL) {
     r->opt.progress = on_iteration;
     r->opt.progress_data = r->progress;
+    r->opt.dmf_progress = on_dmf_iteration;
+    r->opt.dmf_progress_data = r->progress;
   }
   r->opt.checkpoint = on_stage;
-  r->opt.checkpoint_data = &r->progress;
+  r->opt.checkpoint_data = r;
+  cli_progress_phase(r->progress, "the workload's Gram matrix");
   gboolean reported = priv_mafalda_report(W, n, &r->opt, rep, error);
   g_clear_pointer(&r->progress, cli_progress_free); /* its line ends before any output */
   if (!reported)
@@ -168,15 +195,17 @@ out:
 
 int cli_cmd_mafalda(int argc, char **argv) {
   CliGraphOptions gopt = {0};
-  gint epochs = 0, batches = 0, band = -1, toeplitz_band = 0,
+  gint epochs = CLI_UNSET, batches = CLI_UNSET, rounds = CLI_UNSET, band = -1, toeplitz_band = 0,
        blt_buffers = PRIV_MAFALDA_BLT_BUFFERS;
   gboolean skip_dense = FALSE;
-  char *workload = NULL, *format = NULL, *out_path = NULL;
+  char *workload = NULL, *format = NULL, *out_path = NULL, *baselines = NULL;
   gboolean quiet = FALSE;
   GOptionEntry entries[] = {
       {"epochs", 'k', 0, G_OPTION_ARG_INT, &epochs, "Participations per record, k (required)", "K"},
       {"batches", 'b', 0, G_OPTION_ARG_INT, &batches,
        "Rounds between two participations of a record, b (required); T = k*b rounds", "B"},
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds, "Rounds T = k*b, with -k or -b instead of both",
+       "T"},
       {"workload", 0, 0, G_OPTION_ARG_STRING, &workload,
        "What the loss measures: post-average (models after averaging, default) or messages",
        "NAME"},
@@ -188,6 +217,11 @@ int cli_cmd_mafalda(int argc, char **argv) {
        "Buffers d of the fitted BLT strategy (d noise vectors per node whatever T; 1..8, "
        "default 4; 0: no BLT strategy)",
        "D"},
+      {"baselines", 0, 0, G_OPTION_ARG_STRING, &baselines,
+       "Strategies compared with Mafalda, comma-separated: dp-d-sgd, antipgd, sr, bsr, dmf, "
+       "toeplitz, blt, or all, default, none (default: all but dmf, whose optimization costs "
+       "more than Mafalda's)",
+       "LIST"},
       {"skip-dense", 0, 0, G_OPTION_ARG_NONE, &skip_dense,
        "No dense T x T work: skip Mafalda's optimizer and DMF, keep the structured "
        "strategies (long horizons; needs a reversible gossip)",
@@ -209,7 +243,8 @@ int cli_cmd_mafalda(int argc, char **argv) {
            "  dp-d-sgd  C = I (independent noise)\n"
            "  antipgd   C = lower-triangular ones (noise z_t - z_{t-1})\n"
            "  sr        square root of the prefix sum; bsr its band-b version\n"
-           "  dmf       the optimum for the centralized prefix sum, scored on H\n"
+           "  dmf       the optimum for the centralized prefix sum, scored on H (only\n"
+           "            with --baselines dmf or all: it costs more than Mafalda)\n"
            "  toeplitz  banded Toeplitz C (band --toeplitz-band, default b) fitted to H: each\n"
            "            node keeps w - 1 past noises whatever T (reversible gossip,\n"
            "            post-average workload)\n"
@@ -227,6 +262,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
            "\n"
            "Examples:\n"
            "  dpgossip mafalda --generate florentine --epochs 5 --batches 16\n"
+           "  dpgossip mafalda --generate florentine -k 5 -b 16 --baselines all\n"
            "  dpgossip mafalda --graph facebook-414.edges --lcc -k 20 -b 16 --out C.csv "
            "--format json\n"
            "  dpgossip mafalda --graph facebook-414.edges --lcc -k 625 -b 16 --skip-dense "
@@ -241,10 +277,19 @@ int cli_cmd_mafalda(int argc, char **argv) {
 
   if (!cli_parse(ctx, &argc, &argv))
     goto out;
+  if (rounds != CLI_UNSET && rounds <= 0) {
+    status = usage_error("--rounds T must be positive (got %d)", rounds);
+    goto out;
+  }
+  if (!cli_horizon_resolve(&rounds, &epochs, &batches, &error)) {
+    status = cli_fail("mafalda", error, CLI_EXIT_USAGE);
+    goto out;
+  }
   if (epochs <= 0 || batches <= 0) {
-    status = usage_error("--epochs and --batches must both be given and positive "
-                         "(got k = %d, b = %d)",
-                         epochs, batches);
+    status = usage_error("--epochs and --batches must both be given and positive%s (got k = "
+                         "%d, b = %d)",
+                         rounds != CLI_UNSET ? ", or one of them with --rounds" : "",
+                         epochs == CLI_UNSET ? 0 : epochs, batches == CLI_UNSET ? 0 : batches);
     goto out;
   }
   if ((guint64)epochs * (guint64)batches > G_MAXUINT) {
@@ -275,8 +320,28 @@ int cli_cmd_mafalda(int argc, char **argv) {
   }
   r.opt.blt_buffers = (guint)blt_buffers;
   r.opt.skip_dense = skip_dense;
+  if (baselines != NULL) {
+    if (!priv_mafalda_baselines_parse(baselines, &r.opt.baselines, &error)) {
+      g_prefix_error(&error, "--baselines: ");
+      status = cli_fail("mafalda", error, CLI_EXIT_USAGE);
+      goto out;
+    }
+    if (blt_buffers == 0 && asked(&r, PRIV_MAFALDA_BLT)) {
+      status = usage_error("--baselines names blt but --blt-buffers 0 asks for no BLT strategy");
+      goto out;
+    }
+  }
+  if (skip_dense && asked(&r, PRIV_MAFALDA_DMF)) {
+    status = usage_error("--baselines: dmf is a dense T x T optimization, which --skip-dense "
+                         "skips (drop one of the two)");
+    goto out;
+  }
   if (skip_dense && out_path) {
     status = usage_error("--out writes Mafalda's C, which --skip-dense does not compute");
+    goto out;
+  }
+  if (out_path && !cli_output_check("--out", out_path, FALSE, &error)) {
+    status = cli_fail("mafalda", error, CLI_EXIT_FAILURE);
     goto out;
   }
   if (format &&
@@ -328,6 +393,7 @@ out:
   g_free(workload);
   g_free(format);
   g_free(out_path);
+  g_free(baselines);
   cli_graph_options_clear(&gopt);
   g_option_context_free(ctx);
   return status;

@@ -237,7 +237,7 @@ int cli_cmd_train(int argc, char **argv) {
        *loss = NULL, *out_path = NULL, *schedule = NULL, *trust = NULL, *partition = NULL;
   char **attackers = NULL;
   gdouble alpha = 2.0, delta = 1e-6;
-  gint epochs = 1, batches = 1, eval_every = 0, threads = 1;
+  gint epochs = CLI_UNSET, batches = CLI_UNSET, rounds = CLI_UNSET, eval_every = 0, threads = 1;
   gdouble lr = 0.1, sigma = NAN, clip = 1.0, test_fraction = LEARN_DEFAULT_TEST_FRACTION,
           compute_ms = 0.0;
   guint64 seed = 0;
@@ -267,6 +267,10 @@ int cli_cmd_train(int argc, char **argv) {
       {"epochs", 'k', 0, G_OPTION_ARG_INT, &epochs, "Epochs k (default 1)", "K"},
       {"batches", 'b', 0, G_OPTION_ARG_INT, &batches,
        "Batches per node b (default 1); T = k*b local steps", "B"},
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds,
+       "Local steps T = k*b: with -k or -b, the other is derived (alone: one epoch of T "
+       "batches)",
+       "T"},
       {"lr", 0, 0, G_OPTION_ARG_DOUBLE, &lr, "Learning rate eta (default 0.1)", "ETA"},
       {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &sigma, "Noise multiplier sigma (default 1)", "S"},
       {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &clip, "Per-example clipping norm Delta (default 1)",
@@ -363,6 +367,24 @@ int cli_cmd_train(int argc, char **argv) {
     status = usage_error("--out is required");
     goto out;
   }
+  /* Before the training: a run is no use if its CSV cannot be written. */
+  if (!cli_output_check("--out", out_path, FALSE, &error)) {
+    status = cli_fail("train", error, CLI_EXIT_FAILURE);
+    goto out;
+  }
+  if (rounds != CLI_UNSET && rounds <= 0) {
+    status = usage_error("--rounds T must be positive (got %d)", rounds);
+    goto out;
+  }
+  if (!cli_horizon_resolve(&rounds, &epochs, &batches, &error)) {
+    status = cli_fail("train", error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  /* Defaults: one epoch; of T batches when -T alone is given. */
+  if (epochs == CLI_UNSET)
+    epochs = 1;
+  if (batches == CLI_UNSET)
+    batches = rounds != CLI_UNSET ? rounds : 1;
   if (epochs <= 0 || batches <= 0 || (guint64)epochs * (guint64)batches > G_MAXINT32) {
     status = usage_error("--epochs and --batches must be positive (got %d and %d)", epochs,
                          batches);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "spec/spec.h"
 
 void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o) {
   GOptionEntry entries[] = {
@@ -44,10 +45,13 @@ TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error) {
   if (o->graph_path != NULL) {
     TopoGraphFormat format = TOPO_FORMAT_AUTO;
     if (o->format != NULL && !topo_graph_format_parse(o->format, &format, NULL)) {
+      const char *const formats[] = {"auto", "edges", "csv", "graphml", "gml", "pajek"};
+      char *hint = spec_did_you_mean(o->format, formats, G_N_ELEMENTS(formats));
       g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                   "--graph-format: unknown format '%s' (valid: auto, edges, csv, graphml, gml, "
-                  "pajek)",
-                  o->format);
+                  "pajek)%s",
+                  o->format, hint);
+      g_free(hint);
       return NULL;
     }
     TopoGraph *g = topo_graph_load_format(o->graph_path, format, o->lcc, o->ignore_weights, error);
@@ -79,14 +83,24 @@ void cli_graph_load_notice(const char *path, const TopoGraph *g) {
   if (r->self_loops > 0)
     g_string_append_printf(s, "%" G_GUINT64_FORMAT " self-loop%s", r->self_loops,
                            r->self_loops == 1 ? "" : "s");
-  if (r->duplicates > 0)
+  guint64 repeated = r->duplicates - r->both_directions;
+  if (repeated > 0)
     g_string_append_printf(s, "%s%" G_GUINT64_FORMAT " duplicate edge%s", s->len ? " and " : "",
-                           r->duplicates, r->duplicates == 1 ? "" : "s");
-  fprintf(stderr, "dpgossip: %s: %s%s%s%s\n", path, s->len ? "dropped " : "", s->str,
-          s->len && r->renumbered ? "; " : "",
+                           repeated, repeated == 1 ? "" : "s");
+  /* Each edge once per direction is how directed listings of undirected
+   * graphs look (SNAP): no repetition, and said apart from one. */
+  char *both = NULL;
+  if (r->both_directions > 0)
+    both = g_strdup_printf("%" G_GUINT64_FORMAT " edge%s listed in both directions ('u v' and "
+                           "'v u'): read as undirected",
+                           r->both_directions, r->both_directions == 1 ? "" : "s");
+  fprintf(stderr, "dpgossip: %s: %s%s%s%s%s%s\n", path, s->len ? "dropped " : "", s->str,
+          s->len && both ? "; " : "", both ? both : "",
+          (s->len || both) && r->renumbered ? "; " : "",
           r->renumbered ? "node labels are not 0..n-1: renumbered 0..n-1 in order of first "
                           "appearance"
                         : "");
+  g_free(both);
   g_string_free(s, TRUE);
 }
 

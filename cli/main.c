@@ -51,6 +51,10 @@ static void print_usage(FILE *out) {
           "\n"
           "Run 'dpgossip COMMAND --help' for a command's options.\n"
           "\n"
+          "Horizon (account, train, mafalda): -T rounds, -k epochs (uses of each record)\n"
+          "and -b batches (rounds between two uses of a record), T = k x b: give two of\n"
+          "them and the third is derived, or all three and they must agree.\n"
+          "\n"
           "Exit status: 0 success, 1 the run failed (a file that cannot be read, written\n"
           "or parsed; a numerical failure), 2 a usage error (unknown command or option,\n"
           "bad option value or spec), 130 interrupted.\n",

@@ -3,9 +3,12 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "spec/spec.h"
 
 static const char *const format_names[] = {"table", "json", "csv"};
 
@@ -17,34 +20,22 @@ gboolean cli_format_parse(const char *name, guint allowed, CliFormat *out, GErro
     }
   }
   GString *valid = g_string_new(NULL);
+  const char *choices[G_N_ELEMENTS(format_names)] = {NULL};
   for (guint f = 0; f < G_N_ELEMENTS(format_names); f++)
-    if (allowed & (1u << f))
+    if (allowed & (1u << f)) {
       g_string_append_printf(valid, "%s%s", valid->len ? ", " : "", format_names[f]);
+      choices[f] = format_names[f];
+    }
+  char *hint = spec_did_you_mean(name, choices, G_N_ELEMENTS(choices));
   g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-              "--format: unknown format '%s' (valid: %s)", name, valid->str);
+              "--format: unknown format '%s' (valid: %s)%s", name, valid->str, hint);
+  g_free(hint);
   g_string_free(valid, TRUE);
   return FALSE;
 }
 
 guint cli_edit_distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  guint *row = g_new(guint, lb + 1);
-  for (size_t j = 0; j <= lb; j++)
-    row[j] = (guint)j;
-  for (size_t i = 1; i <= la; i++) {
-    guint diag = row[0];
-    row[0] = (guint)i;
-    for (size_t j = 1; j <= lb; j++) {
-      guint up = row[j];
-      guint cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      guint best = MIN(row[j] + 1, row[j - 1] + 1);
-      row[j] = MIN(best, diag + cost);
-      diag = up;
-    }
-  }
-  guint d = row[lb];
-  g_free(row);
-  return d;
+  return spec_edit_distance(a, b);
 }
 
 /* The long option of @ctx nearest to @given ("--grph" -> "--graph"), or NULL
@@ -125,6 +116,60 @@ int cli_error_status(const GError *e) {
   if (e->domain == TOPO_ERROR)
     return e->code == TOPO_ERROR_PARSE ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
   return CLI_EXIT_FAILURE;
+}
+
+/* access(@dir, W_OK | X_OK) as a GError naming @option and @path. */
+static gboolean writable_dir(const char *option, const char *path, const char *dir,
+                             GError **error) {
+  if (access(dir, W_OK | X_OK) == 0)
+    return TRUE;
+  int e = errno;
+  g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e),
+              "%s %s: cannot write in folder %s: %s", option, path, dir, g_strerror(e));
+  return FALSE;
+}
+
+gboolean cli_output_check(const char *option, const char *path, gboolean is_dir, GError **error) {
+  if (path == NULL || *path == '\0') {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: give a %s name", option,
+                is_dir ? "folder" : "file");
+    return FALSE;
+  }
+  char *dir = NULL;
+  gboolean ok = TRUE;
+  if (is_dir) {
+    /* Created with its parents: the nearest existing ancestor decides. */
+    dir = g_strdup(path);
+    while (!g_file_test(dir, G_FILE_TEST_EXISTS)) {
+      char *up = g_path_get_dirname(dir);
+      g_free(dir);
+      dir = up;
+    }
+    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR, "%s %s: %s is not a folder", option,
+                  path, dir);
+      ok = FALSE;
+    }
+  } else if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "%s %s: is a folder, not a file", option,
+                path);
+    ok = FALSE;
+  } else {
+    dir = g_path_get_dirname(path);
+    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s %s: folder %s does not exist",
+                  option, path, dir);
+      ok = FALSE;
+    } else if (g_file_test(path, G_FILE_TEST_EXISTS) && access(path, W_OK) != 0) {
+      int e = errno;
+      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "%s %s: cannot write: %s",
+                  option, path, g_strerror(e));
+      ok = FALSE;
+    }
+  }
+  ok = ok && writable_dir(option, path, dir, error);
+  g_free(dir);
+  return ok;
 }
 
 int cli_fail(const char *cmd, GError *error, int status) {

@@ -11,6 +11,8 @@
  *                           $DPGOSSIP_PROGRESS_INTERVAL seconds (default 10),
  *                           so that a short run prints none;
  *   -q                      nothing.
+ * A phase that reports nothing itself (cli_progress_phase) is named by a
+ * heartbeat thread whenever no other line came for one interval.
  * Progress goes to stderr only: stdout and every output file are the same
  * with or without it.
  */
@@ -30,6 +32,12 @@ struct CliProgress {
   gboolean drawn; /* a terminal line is on screen */
   int width;      /* of the last terminal line, to blank its tail */
   GMutex lock;    /* callbacks may come from worker threads */
+  /* The heartbeat (cli_progress_phase): its thread, phase and stop flag,
+   * under @lock; @wake ends its wait early. */
+  GThread *heartbeat;
+  char *phase;
+  gboolean stop;
+  GCond wake;
 };
 
 /* The interval of the non-terminal form: $DPGOSSIP_PROGRESS_INTERVAL
@@ -54,6 +62,7 @@ CliProgress *cli_progress_new(const char *cmd, gboolean quiet) {
   p->interval_us = p->tty ? G_USEC_PER_SEC / 10 : log_interval_us();
   p->start = p->last = g_get_monotonic_time();
   g_mutex_init(&p->lock);
+  g_cond_init(&p->wake);
   return p;
 }
 
@@ -119,12 +128,47 @@ void cli_progress_update_fraction(CliProgress *p, double fraction, const char *w
   g_mutex_unlock(&p->lock);
 }
 
+/* The heartbeat: wakes every interval (at least 50 ms, so that an interval
+ * of 0 does not spin) and names the phase when nothing was printed since. */
+static gpointer heartbeat(gpointer data) {
+  CliProgress *p = data;
+  g_mutex_lock(&p->lock);
+  while (!p->stop) {
+    gint64 wait = MAX(p->interval_us, 50 * G_TIME_SPAN_MILLISECOND);
+    g_cond_wait_until(&p->wake, &p->lock, g_get_monotonic_time() + wait);
+    if (!p->stop && p->phase != NULL)
+      report(p, -1, p->phase, FALSE);
+  }
+  g_mutex_unlock(&p->lock);
+  return NULL;
+}
+
+void cli_progress_phase(CliProgress *p, const char *what) {
+  if (p == NULL)
+    return;
+  g_mutex_lock(&p->lock);
+  g_free(p->phase);
+  p->phase = g_strdup(what);
+  if (p->heartbeat == NULL)
+    p->heartbeat = g_thread_try_new("progress", heartbeat, p, NULL); /* none: no heartbeat */
+  g_mutex_unlock(&p->lock);
+}
+
 void cli_progress_free(CliProgress *p) {
   if (p == NULL)
     return;
+  if (p->heartbeat != NULL) {
+    g_mutex_lock(&p->lock);
+    p->stop = TRUE;
+    g_cond_signal(&p->wake);
+    g_mutex_unlock(&p->lock);
+    g_thread_join(p->heartbeat);
+  }
   if (p->drawn)
     fputc('\n', stderr); /* the terminal line stays, the next output below it */
   g_mutex_clear(&p->lock);
+  g_cond_clear(&p->wake);
+  g_free(p->phase);
   g_free(p->cmd);
   g_free(p);
 }

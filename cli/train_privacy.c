@@ -78,11 +78,14 @@ CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, GError *
     ok = cli_attacker_sets_parse(&sets, c->attackers[i], error);
   if (ok && cli_attacker_sets_n(&sets) > 0)
     ok = cli_attacker_sets_check(&sets, p->n, "the graph", error);
+  if (ok && !p->none)
+    cli_attacker_sets_warn_isolated(&sets, c->graph, "train");
   for (guint t = 0; ok && trusts[t]; t++) {
     PrivTrust trust;
-    if (!priv_trust_parse(trusts[t], &trust, NULL)) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--trust: unknown trust model '%s' (valid: ldp, pndp, secldp)", trusts[t]);
+    GError *sub = NULL;
+    if (!priv_trust_parse(trusts[t], &trust, &sub)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--trust: %s", sub->message);
+      g_error_free(sub);
       ok = FALSE;
     } else if (cli_attacker_sets_n(&sets) == 0 && trust != PRIV_TRUST_LDP) {
       g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,

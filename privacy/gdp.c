@@ -4,6 +4,7 @@
  * sensitivity kinds.
  */
 #include "privacy/internal.h"
+#include "spec/spec.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
@@ -23,8 +24,12 @@ gboolean priv_trust_parse(const char *name, PrivTrust *out, GError **error) {
       return TRUE;
     }
   }
+  const char *const names[] = {"ldp", "pndp", "secldp"};
+  char *hint = spec_did_you_mean(name, names, G_N_ELEMENTS(names));
   g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-              "unknown trust model '%s' (expected ldp, pndp or secldp)", name ? name : "(null)");
+              "unknown trust model '%s' (expected ldp, pndp or secldp)%s", name ? name : "(null)",
+              hint);
+  g_free(hint);
   return FALSE;
 }
 

@@ -5,6 +5,7 @@
  * that the two print the very same numbers.
  */
 #include "privacy/internal.h"
+#include "spec/spec.h"
 
 #include <math.h>
 #include <time.h>
@@ -40,6 +41,7 @@ static double thread_cpu(void) {
 typedef struct {
   PrivMafaldaReport *r;
   const PrivGramSpectral *spectral; /* NULL: W not reversible, dense scoring */
+  guint baselines;                  /* PrivMafaldaReportOptions.baselines */
 } Work;
 
 /* Loss and sensitivity of the Toeplitz baseline @which: from the spectral
@@ -69,11 +71,25 @@ static gboolean score(const Work *wk, const double *H, PrivBaseline which, guint
   return !isnan(r->loss[slot]);
 }
 
+static gboolean asked(const Work *wk, PrivMafaldaStrategy s) {
+  return (wk->baselines >> s) & 1u;
+}
+
+/* The fixed strategies asked for. */
 static gboolean score_fixed(const Work *wk, const double *H, GError **error) {
-  return score(wk, H, PRIV_BASELINE_IDENTITY, 0, PRIV_MAFALDA_DPDSGD, error) &&
-         score(wk, H, PRIV_BASELINE_ANTIPGD, 0, PRIV_MAFALDA_ANTIPGD, error) &&
-         score(wk, H, PRIV_BASELINE_SR, 0, PRIV_MAFALDA_SR, error) &&
-         score(wk, H, PRIV_BASELINE_BSR, wk->r->b, PRIV_MAFALDA_BSR, error);
+  static const struct {
+    PrivBaseline which;
+    PrivMafaldaStrategy slot;
+  } fixed[] = {{PRIV_BASELINE_IDENTITY, PRIV_MAFALDA_DPDSGD},
+               {PRIV_BASELINE_ANTIPGD, PRIV_MAFALDA_ANTIPGD},
+               {PRIV_BASELINE_SR, PRIV_MAFALDA_SR},
+               {PRIV_BASELINE_BSR, PRIV_MAFALDA_BSR}};
+  for (guint i = 0; i < G_N_ELEMENTS(fixed); i++) {
+    guint band = fixed[i].which == PRIV_BASELINE_BSR ? wk->r->b : 0;
+    if (asked(wk, fixed[i].slot) && !score(wk, H, fixed[i].which, band, fixed[i].slot, error))
+      return FALSE;
+  }
+  return TRUE;
 }
 
 /* One priv_mf_optimize call, run on its own thread. */
@@ -108,16 +124,19 @@ static gboolean baselines(const Work *wk, const double *H, const PrivMfOptions *
                           GError **error) {
   PrivMafaldaReport *r = wk->r;
   PrivMfResult *dmf = NULL;
-  double start = thread_cpu();
-  PrivMfOptions dopt = *opt;
-  dopt.ftol = 1e-10;
-  gboolean ok = priv_mf_dmf(r->k, r->b, &dopt, &dmf, error);
-  if (ok) {
-    r->loss[PRIV_MAFALDA_DMF] = priv_mf_loss(H, dmf->C, r->T, r->k, r->b, error);
-    r->sensitivity[PRIV_MAFALDA_DMF] = sqrt(priv_mf_sensitivity2(dmf->C, r->T, r->k, r->b));
-    ok = !isnan(r->loss[PRIV_MAFALDA_DMF]);
+  gboolean ok = TRUE;
+  if (asked(wk, PRIV_MAFALDA_DMF)) {
+    double start = thread_cpu();
+    PrivMfOptions dopt = *opt;
+    dopt.ftol = 1e-10;
+    ok = priv_mf_dmf(r->k, r->b, &dopt, &dmf, error);
+    if (ok) {
+      r->loss[PRIV_MAFALDA_DMF] = priv_mf_loss(H, dmf->C, r->T, r->k, r->b, error);
+      r->sensitivity[PRIV_MAFALDA_DMF] = sqrt(priv_mf_sensitivity2(dmf->C, r->T, r->k, r->b));
+      ok = !isnan(r->loss[PRIV_MAFALDA_DMF]);
+    }
+    r->cpu_seconds[PRIV_MAFALDA_DMF] = thread_cpu() - start;
   }
-  r->cpu_seconds[PRIV_MAFALDA_DMF] = thread_cpu() - start;
   ok = ok && score_fixed(wk, H, error);
   priv_mf_result_free(dmf);
   return ok;
@@ -141,7 +160,9 @@ static gboolean optimize_all(const Work *wk, const double *H, const PrivMafaldaR
   if (r->band)
     job.opt.ftol = 1e-10;
   job.opt.cancel = o->cancel;
-  PrivMfOptions base_opt = job.opt; /* DMF's optimizer alongside: silent */
+  PrivMfOptions base_opt = job.opt; /* DMF's optimizer alongside */
+  base_opt.progress = o->dmf_progress;
+  base_opt.progress_data = o->dmf_progress_data;
   job.opt.progress = o->progress;
   job.opt.progress_data = o->progress_data;
   GThread *thread = g_thread_try_new("mafalda", optimize_job, &job, NULL);
@@ -206,7 +227,50 @@ static gboolean checkpoint(const PrivMafaldaReportOptions *o, PrivMafaldaStage s
 
 void priv_mafalda_report_options_init(PrivMafaldaReportOptions *opt) {
   *opt = (PrivMafaldaReportOptions){.workload = PRIV_WORKLOAD_POST_AVERAGE,
-                                    .blt_buffers = PRIV_MAFALDA_BLT_BUFFERS};
+                                    .blt_buffers = PRIV_MAFALDA_BLT_BUFFERS,
+                                    .baselines = PRIV_MAFALDA_DEFAULT_BASELINES};
+}
+
+gboolean priv_mafalda_baselines_parse(const char *list, guint *baselines, GError **error) {
+  g_return_val_if_fail(list != NULL && baselines != NULL, FALSE);
+  guint set = 0;
+  gboolean ok = TRUE;
+  char **items = g_strsplit(list, ",", -1);
+  for (guint i = 0; ok && items[i] != NULL; i++) {
+    const char *item = g_strstrip(items[i]);
+    if (g_str_equal(item, "all")) {
+      set |= PRIV_MAFALDA_ALL_BASELINES;
+      continue;
+    }
+    if (g_str_equal(item, "default")) {
+      set |= PRIV_MAFALDA_DEFAULT_BASELINES;
+      continue;
+    }
+    if (g_str_equal(item, "none") && items[1] == NULL && i == 0)
+      continue;
+    int found = -1;
+    for (int s = 0; s < PRIV_MAFALDA_N_STRATEGIES; s++)
+      if (s != PRIV_MAFALDA_MAFALDA && g_str_equal(item, strategy_names[s]))
+        found = s;
+    if (found < 0) {
+      const char *names[PRIV_MAFALDA_N_STRATEGIES + 3] = {"all", "default", "none"};
+      for (int s = 1; s < PRIV_MAFALDA_N_STRATEGIES; s++)
+        names[s + 2] = strategy_names[s];
+      char *hint = spec_did_you_mean(item, names, G_N_ELEMENTS(names));
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                  "unknown baseline '%s' (valid: dp-d-sgd, antipgd, sr, bsr, dmf, toeplitz, "
+                  "blt, or all, default, none)%s",
+                  item, hint);
+      g_free(hint);
+      ok = FALSE;
+    } else {
+      set |= 1u << found;
+    }
+  }
+  g_strfreev(items);
+  if (ok)
+    *baselines = set;
+  return ok;
 }
 
 gboolean priv_mafalda_report(const double *W, guint n, const PrivMafaldaReportOptions *opt,
@@ -242,7 +306,7 @@ gboolean priv_mafalda_report(const double *W, guint n, const PrivMafaldaReportOp
                            .blt_buffers = opt->blt_buffers};
   for (int i = 0; i < PRIV_MAFALDA_N_STRATEGIES; i++)
     r->loss[i] = r->sensitivity[i] = r->cpu_seconds[i] = NAN;
-  Work wk = {.r = r};
+  Work wk = {.r = r, .baselines = opt->baselines};
   gboolean ok = FALSE;
   double *H = NULL;
   PrivMfResult *maf = NULL;
@@ -294,12 +358,14 @@ gboolean priv_mafalda_report(const double *W, guint n, const PrivMafaldaReportOp
     r->cpu_seconds[PRIV_MAFALDA_MAFALDA] = cpu_optimize + thread_cpu() - cpu;
     ok = !isnan(r->loss[PRIV_MAFALDA_MAFALDA]);
   }
-  if (ok && spectral && opt->workload == PRIV_WORKLOAD_POST_AVERAGE) {
+  if (ok && spectral && opt->workload == PRIV_WORKLOAD_POST_AVERAGE &&
+      asked(&wk, PRIV_MAFALDA_TOEPLITZ)) {
     t = g_get_monotonic_time();
     ok = fit_toeplitz(r, W, error) && checkpoint(opt, PRIV_MAFALDA_STAGE_TOEPLITZ, error);
     r->seconds_baselines += seconds_since(t);
   }
-  if (ok && spectral && opt->workload == PRIV_WORKLOAD_POST_AVERAGE && r->blt_buffers > 0) {
+  if (ok && spectral && opt->workload == PRIV_WORKLOAD_POST_AVERAGE && r->blt_buffers > 0 &&
+      asked(&wk, PRIV_MAFALDA_BLT)) {
     t = g_get_monotonic_time();
     ok = fit_blt(r, W, error) && checkpoint(opt, PRIV_MAFALDA_STAGE_BLT, error);
     r->seconds_baselines += seconds_since(t);

@@ -594,9 +594,16 @@ typedef struct {
   /* No dense T x T work: Mafalda and DMF are skipped (NaN), the structured
    * strategies scored from the spectral form, which W must then have. */
   gboolean skip_dense;
-  /* Mafalda's optimizer only (DMF's, alongside, is silent): PrivMfOptions. */
+  /* The baselines computed beside Mafalda: bit (1u << s) for each
+   * PrivMafaldaStrategy s (Mafalda's own bit is ignored); the others are
+   * NaN. Default PRIV_MAFALDA_DEFAULT_BASELINES. */
+  guint baselines;
+  /* Mafalda's optimizer: PrivMfOptions.progress. */
   void (*progress)(guint iteration, double fraction, gpointer data);
   gpointer progress_data;
+  /* DMF's optimizer, alongside Mafalda's (nullable): the same hook. */
+  void (*dmf_progress)(guint iteration, double fraction, gpointer data);
+  gpointer dmf_progress_data;
   const gint *cancel; /* both optimizers poll it: PrivMfOptions.cancel */
   /* Nullable: called at each stage from the calling thread; FALSE with
    * @error set stops the report with that error (e.g. a cancel flag raised
@@ -608,8 +615,24 @@ typedef struct {
 /* The BLT strategy's buffers by default (the report, `mafalda`, dpg_mafalda). */
 #define PRIV_MAFALDA_BLT_BUFFERS 4
 
+/* Every baseline of priv_mafalda_report. */
+#define PRIV_MAFALDA_ALL_BASELINES                                                                 \
+  (((1u << PRIV_MAFALDA_N_STRATEGIES) - 1) & ~(1u << PRIV_MAFALDA_MAFALDA))
+/* The baselines computed by default: all but DMF, whose optimization costs
+ * more than Mafalda's own (it is asked for by name). */
+#define PRIV_MAFALDA_DEFAULT_BASELINES (PRIV_MAFALDA_ALL_BASELINES & ~(1u << PRIV_MAFALDA_DMF))
+
+/*
+ * priv_mafalda_baselines_parse: @list, comma-separated strategy names
+ * (priv_mafalda_strategy_name, not mafalda), "all", "default" or "none",
+ * into the bit set of PrivMafaldaReportOptions.baselines.
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT naming an unknown or empty entry.
+ * O(length of @list).
+ */
+gboolean priv_mafalda_baselines_parse(const char *list, guint *baselines, GError **error);
+
 /* Zeroes @opt: post-average workload, no band, Toeplitz band b,
- * PRIV_MAFALDA_BLT_BUFFERS BLT buffers, no hooks. */
+ * PRIV_MAFALDA_BLT_BUFFERS BLT buffers, the default baselines, no hooks. */
 void priv_mafalda_report_options_init(PrivMafaldaReportOptions *opt);
 
 typedef struct {
@@ -659,7 +682,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivMafaldaReport, priv_mafalda_report_free)
  * priv_mf_check_memory and priv_gram_check_memory (before building W).
  *
  * The BLT strategy (@opt->blt_buffers > 0) is fitted (priv_mafalda_blt)
- * under the same conditions as the Toeplitz one.
+ * under the same conditions as the Toeplitz one. Only the baselines in
+ * @opt->baselines are computed (the others NaN).
  *
  * Errors: PRIV_ERROR_INVALID_ARGUMENT (k, b, toeplitz_band, blt_buffers),
  * those of priv_gram_spectral_new prefixed "--skip-dense: " when

@@ -67,8 +67,12 @@ gboolean priv_workload_parse(const char *name, PrivWorkload *out, GError **error
     *out = PRIV_WORKLOAD_MESSAGES;
     return TRUE;
   }
+  const char *const workloads[] = {"post-average", "messages"};
+  char *hint = spec_did_you_mean(name, workloads, G_N_ELEMENTS(workloads));
   g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-              "unknown workload '%s' (expected post-average or messages)", name ? name : "(null)");
+              "unknown workload '%s' (expected post-average or messages)%s", name ? name : "(null)",
+              hint);
+  g_free(hint);
   return FALSE;
 }
 

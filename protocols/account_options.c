@@ -124,10 +124,10 @@ gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *
   } else if (g_str_equal(name, "antipgd")) {
     c = "antipgd";
   } else if (g_str_equal(name, "mfdsgd") || g_str_equal(name, "mafalda")) {
-    /* mafalda's default C is optimized inside the run: observer path only. */
+    /* A C fitted to the run's gossip is built inside the run, where the
+     * graph is: observer path only. */
     c = proto_params_get_string(params, "C");
-    /* blt is fitted to the run's graph too, which the structured path lacks. */
-    if (g_str_equal(c, "mafalda") || g_str_equal(c, "blt"))
+    if (proto_c_spec_fits_graph(c))
       c = NULL;
     p->band = (guint)proto_params_get_int(params, "band");
     p->buffers = (guint)proto_params_get_int(params, "buffers");
@@ -135,8 +135,8 @@ gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *
   gboolean ok = TRUE;
   if (c && *c == '\0') {
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--protocol: %s:C= needs a family (identity, antipgd, sr, bsr, mafalda) or a "
-                "CSV file",
+                "--protocol: %s:C= needs a family (identity, antipgd, sr, bsr, mafalda, toeplitz, "
+                "blt) or a CSV file",
                 name);
     ok = FALSE;
   } else if (c) {

@@ -217,6 +217,11 @@ static double *mafalda(const ProtoCRecipe *r, GError **error) {
   return C;
 }
 
+gboolean proto_c_spec_fits_graph(const char *spec) {
+  return spec != NULL && (g_str_equal(spec, "mafalda") || g_str_equal(spec, "toeplitz") ||
+                          g_str_equal(spec, "blt"));
+}
+
 double *proto_c_local(const ProtoCRecipe *r, GError **error) {
   static const struct {
     const char *name;
@@ -230,6 +235,11 @@ double *proto_c_local(const ProtoCRecipe *r, GError **error) {
     g_set_error(
         error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
         "C: give a family (identity, antipgd, sr, bsr, mafalda, toeplitz, blt) or a CSV file");
+    return NULL;
+  }
+  if (proto_c_spec_fits_graph(spec) && r->graph == NULL && r->schedule == NULL) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "C=%s is fitted to the run's gossip: give the graph or its schedule", spec);
     return NULL;
   }
   for (guint i = 0; i < G_N_ELEMENTS(families); i++)

@@ -77,8 +77,8 @@ static const ProtoParamSpec mfdsgd_params[] = {
     {"band", PROTO_PARAM_INT, "0", 0, 1e9,
      "bsr, toeplitz: band (0: the number of batches b; toeplitz: at most b); mafalda: band "
      "of C (0: none)"},
-    {"buffers", PROTO_PARAM_INT, "4", 0, 1e9,
-     "blt: buffers d of the fitted BLT C_local (1 to 8): d noise vectors per node, any T"},
+    {"buffers", PROTO_PARAM_INT, "4", 1, PRIV_MF_BLT_MAX_BUFFERS,
+     "blt: buffers d of the fitted BLT C_local: d noise vectors per node, any T"},
     {"block", PROTO_PARAM_INT, "0", 0, 1e6,
      "steps whose correlated noises are computed in one product (0: automatic, 8 to 128 "
      "when C^-1 is wide; 1: every step on its own); the numbers agree to rounding"},
@@ -91,8 +91,8 @@ static const ProtoParamSpec mafalda_params[] = {
      "it: d buffers per node, any T) or a CSV file"},
     {"band", PROTO_PARAM_INT, "0", 0, 1e9,
      "band of the optimized C (0: none); toeplitz: its band (0: b)"},
-    {"buffers", PROTO_PARAM_INT, "4", 0, 1e9,
-     "blt: buffers d of the fitted BLT C_local (1 to 8): d noise vectors per node, any T"},
+    {"buffers", PROTO_PARAM_INT, "4", 1, PRIV_MF_BLT_MAX_BUFFERS,
+     "blt: buffers d of the fitted BLT C_local: d noise vectors per node, any T"},
     {"block", PROTO_PARAM_INT, "0", 0, 1e6,
      "steps whose correlated noises are computed in one product (0: automatic, 8 to 128 "
      "when C^-1 is wide; 1: every step on its own); the numbers agree to rounding"},

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "protocols/internal.h"
+#include "spec/spec.h"
 
 /* The value of the single key @key in "name:key=value", or NULL with an error. */
 static const char *single_value(const char *spec, const char *name, const char *key,
@@ -58,7 +59,12 @@ gboolean proto_mode_parse(const char *spec, ProtoMode *out, GError **error) {
     *out = (ProtoMode){.kind = PROTO_MODE_STALE, .staleness = (guint)s};
     return TRUE;
   }
+  const char *const kinds[] = {"sync", "deadline", "stale"};
+  char *name = g_strndup(spec, strcspn(spec, ":"));
+  char *hint = spec_did_you_mean(name, kinds, G_N_ELEMENTS(kinds));
   g_set_error(error, PROTO_ERROR, PROTO_ERROR_PARSE,
-              "unknown mode '%s' (valid: sync, deadline:ms=D, stale:s=S)", spec);
+              "unknown mode '%s' (valid: sync, deadline:ms=D, stale:s=S)%s", spec, hint);
+  g_free(hint);
+  g_free(name);
   return FALSE;
 }

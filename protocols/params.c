@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "protocols/internal.h"
+#include "spec/spec.h"
 
 const char *proto_param_type_name(ProtoParamType t) {
   switch (t) {
@@ -253,8 +254,16 @@ gboolean proto_spec_parse(const char *spec, const ProtoVTable **vt_out, ProtoPar
     if (!proto_plugin_find(name, &vt, &sub)) {
       if (g_error_matches(sub, PROTO_ERROR, PROTO_ERROR_UNKNOWN)) {
         char *valid = registered_names();
-        g_set_error(error, PROTO_ERROR, PROTO_ERROR_UNKNOWN,
-                    "unknown protocol '%s' (valid: %s); %s", name, valid, sub->message);
+        char **choices = g_strsplit(valid, ", ", -1);
+        const char *best = spec_closest(name, (const char *const *)choices, -1);
+        if (best != NULL)
+          g_set_error(error, PROTO_ERROR, PROTO_ERROR_UNKNOWN,
+                      "unknown protocol '%s' (valid: %s); did you mean '%s'? (%s)", name, valid,
+                      best, sub->message);
+        else
+          g_set_error(error, PROTO_ERROR, PROTO_ERROR_UNKNOWN,
+                      "unknown protocol '%s' (valid: %s); %s", name, valid, sub->message);
+        g_strfreev(choices);
         g_free(valid);
         g_error_free(sub);
       } else {

@@ -558,9 +558,10 @@ gboolean proto_account_parse_run_options(const char *mode, const char *latency, 
 typedef struct {
   const ProtoVTable *vt; /* the registered protocol */
   /* TRUE when the structured path knows the protocol: dsgd, muffliato:K=k,
-   * antipgd, mfdsgd and mafalda with C a family (identity, antipgd, sr,
-   * bsr) or a CSV file; then protocol is set and c_spec/band say how to
-   * build C_local. */
+   * antipgd, mfdsgd and mafalda with C a family by formula (identity,
+   * antipgd, sr, bsr) or a CSV file; then protocol is set and c_spec/band
+   * say how to build C_local. The families fitted to the run's gossip
+   * (proto_c_spec_fits_graph) are accounted on the observer path. */
   gboolean structured;
   PrivProtocol protocol;
   guint K;       /* Muffliato's gossip rounds per step, else 1 */
@@ -595,15 +596,23 @@ gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *
 PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoGossip *w,
                                      TopoSchedule *schedule, GError **error);
 
+/**
+ * proto_c_spec_fits_graph: TRUE when the C_local family @spec is fitted to
+ * the run's gossip (mafalda, toeplitz, blt), so that proto_c_local needs
+ * the recipe's graph or schedule; FALSE for the families by formula, a CSV
+ * file and NULL. The one list every caller asks. O(1).
+ */
+gboolean proto_c_spec_fits_graph(const char *spec);
+
 /* How C_local (MF-D-SGD's local noise correlation) is made. */
 typedef struct {
-  const char *spec;       /* identity, antipgd, sr, bsr, mafalda, or a CSV file */
+  const char *spec;       /* identity, antipgd, sr, bsr, mafalda, toeplitz, blt, or a CSV file */
   guint T, k, b;          /* steps, epochs, participation interval (T = k b) */
   guint band;             /* bsr's band (0: b); Mafalda's band (0: none) */
   guint buffers;          /* blt's buffers, 1..PRIV_MF_BLT_MAX_BUFFERS (0: an error) */
-  const TopoGraph *graph; /* Mafalda: the static topology, or NULL with... */
+  const TopoGraph *graph; /* fitted families: the static topology, or NULL with... */
   TopoSchedule *schedule; /* ...a schedule (borrowed; static or time-varying) */
-  TopoGossipKind gossip;  /* Mafalda: the gossip weights on @graph */
+  TopoGossipKind gossip;  /* fitted families: the gossip weights on @graph */
 } ProtoCRecipe;
 
 /**
@@ -612,7 +621,8 @@ typedef struct {
  * post-average workload of the run's gossip (static or time-varying W_t,
  * paper Alg. 2), or the T x T CSV file @r->spec names. The one recipe the
  * protocol, `dpgossip account` and the scenarios use, so all see the same C.
- * Errors: PROTO_ERROR_INVALID_ARGUMENT (empty spec), PROTO_ERROR_FAILED
+ * Errors: PROTO_ERROR_INVALID_ARGUMENT (empty spec; a family fitted to
+ * the gossip, proto_c_spec_fits_graph, with neither graph nor schedule), PROTO_ERROR_FAILED
  * (a family's or Mafalda's failure, a gossip matrix of the schedule),
  * PROTO_ERROR_IO (neither a family nor an existing file, unreadable file),
  * PROTO_ERROR_FORMAT (FILE:LINE of a malformed CSV).

@@ -34,6 +34,28 @@ static PrivBlocks *structured(const ScenConfig *c, const double *C, double sigma
   return blocks;
 }
 
+gboolean scen_account_ldp_worst_mu(const ScenConfig *c, const double *C, double *mu1,
+                                   GError **error) {
+  /* Under LDP the attackers see every message and nothing else: a node's
+   * value does not depend on who observes, so {0} and {1} cover every node. */
+  static guint node0[] = {0}, node1[] = {1};
+  ScenCollusion sets[] = {{"0", node0, 1}, {"1", node1, 1}};
+  PrivAccountOptions opt = {
+      .b = c->has_task ? c->batches : c->b, .sensitivity = c->sensitivity, .alpha = 2};
+  *mu1 = 0.0;
+  for (guint i = 0; i < G_N_ELEMENTS(sets); i++) {
+    PrivBlocks *blocks = structured(c, C, 1.0, &sets[i], PRIV_TRUST_LDP, error);
+    PrivReport *rep = blocks ? priv_account_report(blocks, NULL, &opt, error) : NULL;
+    priv_blocks_free(blocks);
+    if (rep == NULL)
+      return FALSE;
+    for (guint v = 0; v < rep->n_victims; v++)
+      *mu1 = MAX(*mu1, rep->victims[v].mu); /* +inf when unprotected or unresolved */
+    priv_report_free(rep);
+  }
+  return TRUE;
+}
+
 static void json_num(JsonBuilder *jb, const char *key, double x) {
   json_builder_set_member_name(jb, key);
   if (isfinite(x))

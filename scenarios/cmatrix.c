@@ -60,7 +60,10 @@ double *scen_cmatrix_build(const ScenConfig *c, GError **error) {
   return C;
 }
 
-gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma, GError **error) {
+/* The LDP mu at sigma = 1 of every node of a static run, in closed form
+ * (each node's every release seen): sqrt(sens^2(X)) with X = C^T C /
+ * sens_run(C)^2 for MF-D-SGD, X = I for D-SGD and Muffliato. */
+static gboolean ldp_closed_form(const ScenConfig *c, const double *C, double *mu1, GError **error) {
   guint T = c->rounds, k, b;
   run_kb(c, &k, &b);
   gsize TT = (gsize)T * T;
@@ -85,15 +88,39 @@ gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigm
   g_free(X);
   if (!ok)
     return FALSE;
-  /* mu scales as 1/sigma: mu(sigma) = sqrt(sens2) / sigma. A sigma that
-   * overflows (mu = 1e-308) or underflows to 0 (no noise: no protection
-   * at all) is no calibration for the mu asked for. */
-  *sigma = sqrt(sens2) / c->mu;
+  *mu1 = sqrt(sens2);
+  return TRUE;
+}
+
+gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma, GError **error) {
+  double mu1 = NAN; /* the worst node's mu at sigma = 1 */
+  if (!c->schedule_static && topo_graph_n_nodes(c->g) >= 2) {
+    /* A time-varying schedule changes who releases what and when (a node
+     * that leaves and rejoins shifts its participations against C): only
+     * the accounting of the actual schedule knows its worst node. */
+    if (!scen_account_ldp_worst_mu(c, C, &mu1, error))
+      return FALSE;
+  } else if (!ldp_closed_form(c, C, &mu1, error)) {
+    return FALSE;
+  }
+  if (isinf(mu1)) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_INVALID,
+                "protocol.mu = %g: a node of this run is unprotected under LDP whatever the "
+                "noise; give protocol.sigma",
+                c->mu);
+    return FALSE;
+  }
+  /* mu scales as 1/sigma: mu(sigma) = mu1 / sigma. The accounting of the
+   * run recomputes mu through other roundings (relative 1e-14 seen), so the
+   * noise carries a 1e-12 margin: the mu reported is never above the one
+   * asked. A sigma that overflows (mu = 1e-308) or underflows to 0 (no
+   * noise: no protection at all) is no calibration for the mu asked for. */
+  *sigma = mu1 / c->mu * (1.0 + 1e-12);
   if (!(*sigma > 0) || !isfinite(*sigma)) {
     g_set_error(error, SCEN_ERROR, SCEN_ERROR_INVALID,
                 "protocol.mu = %g: the noise multiplier it needs, sigma = %g / mu, is not a "
                 "positive finite number",
-                c->mu, sqrt(sens2));
+                c->mu, mu1);
     return FALSE;
   }
   return TRUE;

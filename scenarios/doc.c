@@ -107,23 +107,7 @@ void scen_problems_sort(ScenProblems *ps) {
 /* ---- Helpers ---- */
 
 guint scen_edit_distance(const char *a, const char *b) {
-  gsize la = strlen(a), lb = strlen(b);
-  guint *row = g_new(guint, lb + 1);
-  for (gsize j = 0; j <= lb; j++)
-    row[j] = (guint)j;
-  for (gsize i = 1; i <= la; i++) {
-    guint diag = row[0];
-    row[0] = (guint)i;
-    for (gsize j = 1; j <= lb; j++) {
-      guint up = row[j];
-      guint cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      row[j] = MIN(MIN(row[j] + 1, row[j - 1] + 1), diag + cost);
-      diag = up;
-    }
-  }
-  guint d = row[lb];
-  g_free(row);
-  return d;
+  return spec_edit_distance(a, b);
 }
 
 char *scen_unescape(const char *raw) {

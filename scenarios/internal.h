@@ -142,7 +142,8 @@ char *scen_cmatrix_key(const ScenConfig *c);
  * Thread-safe as long as the schedule is static (igraph). (g_free) */
 double *scen_cmatrix_build(const ScenConfig *c, GError **error);
 
-/* sigma that makes every node mu-GDP under LDP (c->mu); @C is C_local or NULL. */
+/* sigma that makes every node of the run at most c->mu-GDP under LDP, the
+ * worst node exactly (up to a 1e-12 relative margin); @C is C_local or NULL. */
 gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma, GError **error);
 
 /* ---- One run ---- */
@@ -187,6 +188,11 @@ void scen_run_output_free(ScenRunOutput *o);
 ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, GError **error);
 
 /* Privacy of the run (the structured path needs no run; the observer path reads @obs). */
+/* The largest LDP mu of any node of @c's run at sigma = 1 (mu scales as
+ * 1/sigma), by the structured accounting on the run's own schedule (churn
+ * included). +inf when a node is unprotected. Errors: the accounting's. */
+gboolean scen_account_ldp_worst_mu(const ScenConfig *c, const double *C, double *mu1,
+                                   GError **error);
 gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoObservedRun *obs,
                       ScenRunOutput *out, GError **error);
 

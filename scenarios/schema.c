@@ -143,7 +143,7 @@ gboolean scen_schema_is_section(const char *section) {
 
 /* Close enough to be a typo: distance <= 2, or <= a third of the length. */
 static gboolean close_enough(guint d, const char *word) {
-  return d > 0 && (d <= 2 || d <= strlen(word) / 3);
+  return spec_typo_distance(d, word);
 }
 
 char *scen_schema_suggest_section(const char *section) {

@@ -62,6 +62,32 @@ gboolean spec_double(const Spec *spec, const char *key, double dflt, double min,
 gboolean spec_bool(const Spec *spec, const char *key, gboolean dflt, gboolean *out, GError **error);
 
 /**
+ * spec_edit_distance: the Levenshtein distance of @a and @b. O(|a| |b|).
+ */
+guint spec_edit_distance(const char *a, const char *b);
+
+/**
+ * spec_typo_distance: whether @d edits from @word look like a typo of it:
+ * 0 < d and (d <= 2 or d <= a third of its length). O(|word|).
+ */
+gboolean spec_typo_distance(guint d, const char *word);
+
+/**
+ * spec_closest: the entry of @choices nearest @given (the first of equal
+ * distance) when it looks like a typo of it (spec_typo_distance), else
+ * NULL (also for an exact match). @n entries, or NULL-terminated when
+ * @n < 0; NULL entries are skipped. Borrowed from @choices.
+ * O(sum of |given| |choice|).
+ */
+const char *spec_closest(const char *given, const char *const *choices, gssize n);
+
+/**
+ * spec_did_you_mean: "; did you mean 'x'?" for spec_closest's x, else ""
+ * (g_free): appended to an "unknown ... (valid: ...)" message.
+ */
+char *spec_did_you_mean(const char *given, const char *const *choices, gssize n);
+
+/**
  * spec_escape: @text (@len bytes, or NUL-terminated when @len < 0) made safe
  * to quote in a message: printable UTF-8 is kept; \n, \r, \t and other
  * control bytes become \n, \r, \t, \xNN; bytes that are not UTF-8 become

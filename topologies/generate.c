@@ -328,10 +328,15 @@ static TopoGraph *generate(const char *text, gboolean use_extra, guint64 extra_s
   TopoGraph *g = NULL;
   if (def == NULL) {
     GString *names = g_string_new(NULL);
-    for (gsize i = 0; i < G_N_ELEMENTS(generators); i++)
+    const char *choices[G_N_ELEMENTS(generators)];
+    for (gsize i = 0; i < G_N_ELEMENTS(generators); i++) {
       g_string_append_printf(names, "%s%s", i ? ", " : "", generators[i].name);
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "unknown generator '%s' (valid: %s)",
-                spec->name, names->str);
+      choices[i] = generators[i].name;
+    }
+    char *hint = spec_did_you_mean(spec->name, choices, G_N_ELEMENTS(choices));
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "unknown generator '%s' (valid: %s)%s",
+                spec->name, names->str, hint);
+    g_free(hint);
     g_string_free(names, TRUE);
   } else if (spec_check(spec, "generator", def->valid, def->required, error) &&
              check_memory(text, spec, error)) {

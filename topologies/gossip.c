@@ -19,9 +19,12 @@ gboolean topo_gossip_kind_parse(const char *name, TopoGossipKind *out, GError **
         *out = kinds[i].kind;
       return TRUE;
     }
+  const char *choices[] = {"uniform", "metropolis", "maxdegree"};
+  char *hint = spec_did_you_mean(name, choices, G_N_ELEMENTS(choices));
   g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-              "unknown gossip matrix '%s' (valid: uniform, metropolis, maxdegree)",
-              name != NULL ? name : "(null)");
+              "unknown gossip matrix '%s' (valid: uniform, metropolis, maxdegree)%s",
+              name != NULL ? name : "(null)", hint);
+  g_free(hint);
   return FALSE;
 }
 

@@ -116,8 +116,14 @@ gboolean topo_graph_format_parse(const char *name, TopoGraphFormat *out, GError 
       return TRUE;
     }
   char *shown = spec_escape(name ? name : "", -1);
+  const char *choices[G_N_ELEMENTS(format_names)];
+  for (guint i = 0; i < G_N_ELEMENTS(format_names); i++)
+    choices[i] = format_names[i].name;
+  char *hint = spec_did_you_mean(name, choices, G_N_ELEMENTS(choices));
   g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-              "unknown graph format '%s' (valid: auto, edges, csv, graphml, gml, pajek)", shown);
+              "unknown graph format '%s' (valid: auto, edges, csv, graphml, gml, pajek)%s", shown,
+              hint);
+  g_free(hint);
   g_free(shown);
   return FALSE;
 }
@@ -374,6 +380,43 @@ static gboolean read_igraph(const char *path, TopoGraphFormat format, Parsed *p,
 /* Weights the gossip matrices cannot use are refused, unless the caller
  * asked for the structure alone: dropping them silently would account and
  * train on another matrix than the user's. Equal weights are no weighting. */
+/* An edge's endpoints in order and whether the file listed it reversed. */
+typedef struct {
+  guint lo, hi;
+  gboolean reversed;
+} Oriented;
+
+static gint compare_oriented(gconstpointer a, gconstpointer b) {
+  const Oriented *x = a, *y = b;
+  if (x->lo != y->lo)
+    return x->lo < y->lo ? -1 : 1;
+  if (x->hi != y->hi)
+    return x->hi < y->hi ? -1 : 1;
+  return (x->reversed > y->reversed) - (x->reversed < y->reversed);
+}
+
+/* The edges of @edges (pairs, no self-loop) listed exactly once in each
+ * direction. O(m log m). */
+static guint64 count_both_directions(const GArray *edges) {
+  gsize m = edges->len / 2;
+  const guint *e = (const guint *)(void *)edges->data;
+  Oriented *o = g_new(Oriented, MAX(m, 1));
+  for (gsize i = 0; i < m; i++)
+    o[i] = (Oriented){MIN(e[2 * i], e[2 * i + 1]), MAX(e[2 * i], e[2 * i + 1]),
+                      e[2 * i] > e[2 * i + 1]};
+  qsort(o, m, sizeof *o, (int (*)(const void *, const void *))compare_oriented);
+  guint64 both = 0;
+  for (gsize i = 0; i < m;) {
+    gsize j = i, forward = 0;
+    while (j < m && o[j].lo == o[i].lo && o[j].hi == o[i].hi)
+      forward += !o[j++].reversed;
+    both += j - i == 2 && forward == 1;
+    i = j;
+  }
+  g_free(o);
+  return both;
+}
+
 static gboolean check_weights(const char *path, Parsed *p, gboolean ignore_weights,
                               GError **error) {
   p->report.weights_ignored = p->weights_differ;
@@ -426,8 +469,11 @@ TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboo
   }
   if (ok)
     g = topo_graph_build(p.n, (const guint *)(void *)p.edges->data, p.edges->len / 2, error);
-  if (g != NULL)
+  if (g != NULL) {
     p.report.duplicates = p.edges->len / 2 - g->m;
+    if (p.report.duplicates > 0)
+      p.report.both_directions = count_both_directions(p.edges);
+  }
   if (g != NULL && lcc) {
     TopoGraph *c = topo_graph_largest_component(g, error);
     topo_graph_free(g);

@@ -183,8 +183,12 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
       ok = need_base(s, name, error) && (s->intervals = topo_churn_load(arg, s->n, error)) != NULL;
     }
   } else {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "unknown schedule '%s' (valid: %s)", name,
-                schedule_names);
+    static const char *const kinds[] = {"static",      "resample",     "matching",
+                                        "exponential", "edge-failure", "churn"};
+    char *hint = spec_did_you_mean(name, kinds, G_N_ELEMENTS(kinds));
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "unknown schedule '%s' (valid: %s)%s", name,
+                schedule_names, hint);
+    g_free(hint);
   }
   spec_free(ps);
   g_free(name);

@@ -159,9 +159,12 @@ TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error);
 
 /* What topo_graph_load changed in the file's graph, silently until issue 12. */
 typedef struct {
-  guint64 self_loops;  /* "u u" lines dropped */
-  guint64 duplicates;  /* repeated edges (either orientation) dropped, copies beyond the first */
-  gboolean renumbered; /* the labels were not exactly 0..n-1: renumbered by first appearance */
+  guint64 self_loops; /* "u u" lines dropped */
+  guint64 duplicates; /* repeated edges (either orientation) dropped, copies beyond the first */
+  /* Of those, the edges listed exactly once in each direction ("u v" and
+   * "v u"): a directed listing of an undirected graph, not a repetition. */
+  guint64 both_directions;
+  gboolean renumbered;      /* the labels were not exactly 0..n-1: renumbered by first appearance */
   gboolean weights_ignored; /* unequal edge weights dropped (ignore_weights asked for it) */
 } TopoLoadReport;
 

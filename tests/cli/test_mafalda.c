@@ -32,7 +32,7 @@ static const char *const strategies[] = {"mafalda", "dp-d-sgd", "antipgd",  "sr"
 static void test_florentine_k5_b16(void) {
   char *graph = cli_data_path("graphs/florentine.edges");
   CliRun r = cli_run("mafalda", "--graph", graph, "--epochs", "5", "--batches", "16", "--format",
-                     "json");
+                     "json", "--baselines", "all");
   g_assert_cmpint(r.status, ==, 0);
   JsonParser *p, *rp;
   JsonObject *o = cli_run_json(&r, &p);

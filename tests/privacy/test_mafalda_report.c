@@ -34,6 +34,10 @@ static PrivMafaldaReport *report(const double *W, guint n, guint k, guint b, gbo
   opt.k = k;
   opt.b = b;
   opt.skip_dense = skip_dense;
+  /* Every baseline (DMF is not computed by default): dense and structured
+   * paths compared strategy by strategy. */
+  opt.baselines = skip_dense ? PRIV_MAFALDA_ALL_BASELINES & ~(1u << PRIV_MAFALDA_DMF)
+                             : PRIV_MAFALDA_ALL_BASELINES;
   PrivMafaldaReport *r = NULL;
   GError *err = NULL;
   g_assert_true(priv_mafalda_report(W, n, &opt, &r, &err));
@@ -142,9 +146,51 @@ static void test_checkpoint(void) {
   g_free(W);
 }
 
+/* The baselines asked for, and only they, are computed, each to the same
+ * value as in the full report; DMF only when named. */
+static void test_baselines(void) {
+  guint n, k = 4, b = 3;
+  double *W = florentine(&n);
+  PrivMafaldaReport *all = report(W, n, k, b, FALSE);
+  PrivMafaldaReportOptions opt;
+  priv_mafalda_report_options_init(&opt);
+  g_assert_cmpuint(opt.baselines, ==, PRIV_MAFALDA_DEFAULT_BASELINES);
+  g_assert_false(opt.baselines & (1u << PRIV_MAFALDA_DMF));
+  opt.k = k;
+  opt.b = b;
+  GError *err = NULL;
+  g_assert_true(priv_mafalda_baselines_parse("sr,toeplitz", &opt.baselines, &err));
+  g_assert_no_error(err);
+  PrivMafaldaReport *r = NULL;
+  g_assert_true(priv_mafalda_report(W, n, &opt, &r, &err));
+  g_assert_no_error(err);
+  for (int i = 0; i < PRIV_MAFALDA_N_STRATEGIES; i++) {
+    gboolean want = i == PRIV_MAFALDA_MAFALDA || i == PRIV_MAFALDA_SR || i == PRIV_MAFALDA_TOEPLITZ;
+    if (want)
+      g_assert_cmpfloat(r->loss[i], ==, all->loss[i]);
+    else
+      g_assert_true(isnan(r->loss[i]));
+  }
+  guint set = 0;
+  g_assert_true(priv_mafalda_baselines_parse("none", &set, &err));
+  g_assert_cmpuint(set, ==, 0);
+  g_assert_true(priv_mafalda_baselines_parse("default, dmf", &set, &err));
+  g_assert_cmpuint(set, ==, PRIV_MAFALDA_ALL_BASELINES);
+  g_assert_false(priv_mafalda_baselines_parse("dfm", &set, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "did you mean 'dmf'?"));
+  g_clear_error(&err);
+  g_assert_false(priv_mafalda_baselines_parse("mafalda", &set, &err));
+  g_clear_error(&err);
+  priv_mafalda_report_free(r);
+  priv_mafalda_report_free(all);
+  g_free(W);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/privacy/mafalda-report/dense", test_dense);
+  g_test_add_func("/privacy/mafalda-report/baselines", test_baselines);
   g_test_add_func("/privacy/mafalda-report/not-reversible", test_not_reversible);
   g_test_add_func("/privacy/mafalda-report/checkpoint", test_checkpoint);
   return g_test_run();

@@ -5,6 +5,7 @@
  * values read, the strings refused and the messages the callers print.
  */
 #include <math.h>
+#include <string.h>
 
 #include "protocols/protocols.h"
 
@@ -114,11 +115,38 @@ static void test_protocol(void) {
   g_assert_false(p.structured);
   g_assert_null(p.c_spec);
   p = (ProtoAccountProtocol){0};
+  /* So are the families fitted to the graph: the structured path has none. */
+  const char *fitted[] = {"mafalda:C=toeplitz,band=4", "mfdsgd:C=toeplitz", "mfdsgd:C=blt",
+                          "mfdsgd:C=mafalda"};
+  for (guint i = 0; i < G_N_ELEMENTS(fitted); i++) {
+    p = (ProtoAccountProtocol){0};
+    EXPECT(proto_account_resolve_protocol(fitted[i], &p, &e), NULL);
+    g_assert_false(p.structured);
+    g_assert_null(p.c_spec);
+  }
+  p = (ProtoAccountProtocol){0};
   EXPECT(proto_account_resolve_protocol("mfdsgd:C=", &p, &e),
-         "--protocol: mfdsgd:C= needs a family (identity, antipgd, sr, bsr, mafalda) or a CSV "
-         "file");
+         "--protocol: mfdsgd:C= needs a family (identity, antipgd, sr, bsr, mafalda, toeplitz, "
+         "blt) or a CSV file");
   g_assert_null(p.c_spec);
   EXPECT(proto_account_resolve_protocol("nosuch", &p, &e), "--protocol: ");
+}
+
+/* A fitted family without a graph is an error that says so, not a NULL
+ * graph reaching the gossip. */
+static void test_fitted_without_graph(void) {
+  const char *fitted[] = {"mafalda", "toeplitz", "blt"};
+  for (guint i = 0; i < G_N_ELEMENTS(fitted); i++) {
+    g_assert_true(proto_c_spec_fits_graph(fitted[i]));
+    ProtoCRecipe r = {.spec = fitted[i], .T = 8, .k = 2, .b = 4, .buffers = 2};
+    GError *error = NULL;
+    g_assert_null(proto_c_local(&r, &error));
+    g_assert_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull(strstr(error->message, "give the graph or its schedule"));
+    g_error_free(error);
+  }
+  g_assert_false(proto_c_spec_fits_graph("bsr"));
+  g_assert_false(proto_c_spec_fits_graph(NULL));
 }
 
 int main(int argc, char **argv) {
@@ -127,5 +155,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/protocols/account-options/link", test_link);
   g_test_add_func("/protocols/account-options/run-options", test_run_options);
   g_test_add_func("/protocols/account-options/protocol", test_protocol);
+  g_test_add_func("/protocols/account-options/fitted-without-graph", test_fitted_without_graph);
   return g_test_run();
 }

@@ -512,8 +512,8 @@ static void test_mfdsgd_blt_errors(void) {
     const char *spec;
     TopoSchedule *schedule;
     const char *message;
-  } cases[] = {{"mfdsgd:C=blt,buffers=0", NULL, "buffers=0 must be between 1 and 8"},
-               {"mafalda:C=blt,buffers=9", NULL, "buffers=9 must be between 1 and 8"},
+  } cases[] = {{"mfdsgd:C=blt,buffers=0", NULL, "buffers=0 is out of range [1, 8]"},
+               {"mafalda:C=blt,buffers=9", NULL, "buffers=9 is out of range [1, 8]"},
                {"mfdsgd:C=blt", s, "needs a static gossip"}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     ProtoRunConfig cfg;

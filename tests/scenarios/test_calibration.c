@@ -1,0 +1,96 @@
+/*
+ * tests/scenarios/test_calibration.c: protocol.mu under LDP is a promise
+ * about every node of the run actually simulated: no node gets more than
+ * the mu asked and the worst node gets it exactly (1e-9), for D-SGD,
+ * Muffliato, MF-D-SGD and Mafalda, on a static gossip and under churn (a
+ * node that leaves and rejoins shifts its participations against C, which
+ * the closed form of a static run does not see), synchronous or not.
+ */
+#include <math.h>
+
+#include "scen_test.h"
+#include "scenarios/internal.h"
+
+typedef ScenTestFix Fix;
+
+#define MU 0.5
+
+/* Every privacy.csv under @dir (a point's folder or the sweep's points/):
+ * mu (column 5) <= MU and the largest equal to MU; returns the points seen. */
+static guint check_points(const char *dir) {
+  guint points = 0;
+  GDir *d = g_dir_open(dir, 0, NULL);
+  g_assert_nonnull(d);
+  const char *name;
+  while ((name = g_dir_read_name(d)) != NULL) {
+    char *sub = g_build_filename(dir, name, NULL);
+    if (g_file_test(sub, G_FILE_TEST_IS_DIR)) {
+      GPtrArray *rows = scen_test_csv(sub, "privacy.csv");
+      g_assert_cmpuint(rows->len, ==, 1 + 31);
+      double worst = 0;
+      for (guint r = 1; r < rows->len; r++) {
+        double mu = g_ascii_strtod(((char **)g_ptr_array_index(rows, r))[5], NULL);
+        if (!(mu <= MU))
+          g_error("%s: node %s has mu = %.17g > %g", name, ((char **)g_ptr_array_index(rows, r))[2],
+                  mu, MU);
+        worst = MAX(worst, mu);
+      }
+      if (fabs(worst - MU) > 1e-9)
+        g_error("%s: the worst node has mu = %.17g, not %g", name, worst, MU);
+      g_ptr_array_unref(rows);
+      points++;
+    }
+    g_free(sub);
+  }
+  g_dir_close(d);
+  return points;
+}
+
+/* The sweep of the four protocols on a static and a churned ring, in gossip
+ * @mode over links of latency @latency. */
+static void run_sweep(Fix *f, const char *mode, const char *latency) {
+  char *churn = scen_test_write(f->dir, "churn.txt", "# node leave rejoin\n17 12 20\n");
+  char *text = g_strdup_printf(
+      "[simulation]\nrounds = 40\nseed = 1\nmode = %s\n[network]\nlatency = %s\n"
+      "[topology]\ngenerate = ring:n=32\ngossip = metropolis\n[protocol]\nmu = %g\n"
+      "[privacy]\ntrust = ldp\nparticipation_interval = 4\n[output]\nplots = false\n[sweep]\n"
+      "protocol.name = dsgd;muffliato:K=2;mfdsgd:C=sr;mafalda\n"
+      "topology.schedule = static;churn:%s\n",
+      mode, latency, MU, churn);
+  char *path = scen_test_write(f->dir, "s.ini", text);
+  GError *error = NULL;
+  ScenScenario *sc = scen_scenario_load(path, &error);
+  g_assert_no_error(error);
+  char *out = g_build_filename(f->dir, "out", NULL);
+  ScenRunOptions opt = {.out_dir = out, .threads = 2};
+  ScenRunReport rep = {0};
+  g_assert_true(scen_scenario_run(sc, &opt, &rep, &error));
+  g_assert_no_error(error);
+  scen_run_report_clear(&rep);
+  char *points = g_build_filename(out, "points", NULL);
+  g_assert_cmpuint(check_points(points), ==, 8);
+  g_free(points);
+  g_free(out);
+  scen_scenario_free(sc);
+  g_free(path);
+  g_free(text);
+  g_free(churn);
+}
+
+static void test_sync(Fix *f, gconstpointer data) {
+  (void)data;
+  run_sweep(f, "sync", "constant:ms=0");
+}
+
+/* The observer path: what the attackers saw on the bus of a stale run. */
+static void test_async(Fix *f, gconstpointer data) {
+  (void)data;
+  run_sweep(f, "stale:s=1", "uniform:min=1,max=8");
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  SCEN_TEST_ADD("/scenarios/calibration/sync", test_sync);
+  SCEN_TEST_ADD("/scenarios/calibration/async", test_async);
+  return g_test_run();
+}
