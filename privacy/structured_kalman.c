@@ -41,8 +41,8 @@
  * more efficient but cost n_victims x T x CHUNK_MAX doubles of buffers. */
 #define CHUNK_MAX 256u
 
-/* Below this many output rows x columns, one thread does the work. */
-#define PAR_MIN_WORK 2000000u
+/* Below this many multiply-adds a product is not worth a thread. */
+#define PAR_MIN_WORK 200000u
 
 /* A CSR matrix (W or W^T of one round). */
 typedef struct {
@@ -149,10 +149,11 @@ static gpointer kernel_thread(gpointer data) {
 }
 
 /* Runs the kernel over rows [0, rows) on up to @threads threads, each a
- * fixed contiguous range balanced by @work_of_row's total (RIGHT_LOWER's
- * row a costs about a). */
+ * fixed contiguous range of about equal work (RIGHT_LOWER's row a costs
+ * about a). */
 static void kernel_par(Kernel base, guint rows, guint threads) {
-  double work = base.kind == K_APPLY ? (double)rows * base.width : 0.5 * (double)rows * rows;
+  double nnz = base.m->ptr[base.m->n];
+  double work = base.kind == K_APPLY ? nnz * base.width : 0.5 * nnz * rows;
   guint nt = work < PAR_MIN_WORK ? 1 : MIN(MAX(threads, 1u), 64u);
   nt = MIN(nt, MAX(rows, 1u));
   if (nt <= 1) {
