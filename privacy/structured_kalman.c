@@ -38,8 +38,8 @@
 #include <string.h>
 
 /* Most rows carried back together. Larger chunks make the tall products
- * more efficient but cost n_victims x T x CHUNK_MAX doubles of buffers. */
-#define CHUNK_MAX 256u
+ * more efficient but cost n_victims x T x CHUNK_ROWS doubles of buffers. */
+#define CHUNK_ROWS 64u
 
 /* Below this many multiply-adds a product is not worth a thread. */
 #define PAR_MIN_WORK 200000u
@@ -216,7 +216,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
                             GError **error) {
   guint n = c->n, R = c->R, T = c->T, K = c->K, nv = c->n_victims;
   guint qm = MAX(c->max_recv, 1);
-  guint rc = MAX(qm, CLAMP(T, 32u, CHUNK_MAX));
+  guint rc = MAX(qm, CHUNK_ROWS);
   gsize seen = c->recv_start[R];
   /* Memory: the gains (sum_r q_r <= seen columns of n, plus L_r) live
    * throughout; the forward pass adds P and W P (n x n each), the backward
