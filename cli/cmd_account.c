@@ -431,9 +431,9 @@ typedef struct {
 
 static void item_progress(double fraction, const char *what, gpointer data) {
   const ItemProgress *ip = data;
-  char *line = ip->job->n_items > 1 ? g_strdup_printf("%s, attacker set %u/%u", what,
-                                                      ip->item + 1, ip->job->n_items)
-                                    : g_strdup(what);
+  char *line = ip->job->n_items > 1
+                   ? g_strdup_printf("%s, attacker set %u/%u", what, ip->item + 1, ip->job->n_items)
+                   : g_strdup(what);
   cli_progress_update_fraction(ip->job->progress, (ip->item + fraction) / ip->job->n_items, line);
   g_free(line);
 }

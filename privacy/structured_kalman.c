@@ -234,9 +234,9 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
   gboolean ok = FALSE;
   RoundGain *gain = g_new0(RoundGain, R);
   double *P = NULL, *A = NULL, *St = NULL, *St2 = NULL, *buf = NULL;
-  double *S = g_new(double, (gsize)qm * qm), *lam = g_new(double, qm);
-  double *Lw = g_new(double, (gsize)qm * qm), *PR = g_new(double, (gsize)n * qm);
-  double *B1 = g_new(double, (gsize)qm * rc), *B2 = g_new(double, (gsize)qm * rc);
+  double *S = g_new(double, (gsize)qm *qm), *lam = g_new(double, qm);
+  double *Lw = g_new(double, (gsize)qm *qm), *PR = g_new(double, (gsize)n *qm);
+  double *B1 = g_new(double, (gsize)qm *rc), *B2 = g_new(double, (gsize)qm *rc);
   Csr csr = {0};
   const TopoGossip *csr_src = NULL;
   /* Progress: forward rounds cost about n nnz + n^2 q each, backward steps
@@ -280,8 +280,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
       /* PR = P[:, R]; Y = PR Lw^T (n x q); P+ = P - Y Y^T (lower). */
       for (guint v = 0; v < n; v++)
         for (guint j = 0; j < q0; j++)
-          PR[(gsize)v * q0 + j] =
-              v >= rv[j] ? P[(gsize)v * n + rv[j]] : P[(gsize)rv[j] * n + v];
+          PR[(gsize)v * q0 + j] = v >= rv[j] ? P[(gsize)v * n + rv[j]] : P[(gsize)rv[j] * n + v];
       RoundGain *g = &gain[r];
       g->q = q;
       g->Lw = g_memdup2(Lw, sizeof(double) * q * q0);
@@ -302,11 +301,11 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
         csr_src = w;
       }
       fill_upper(P, n);
-      kernel_par((Kernel){.kind = K_APPLY, .m = &csr, .x = P, .y = A, .width = n, .ldx = n,
-                          .ldy = n},
-                 n, c->threads);
-      kernel_par((Kernel){.kind = K_RIGHT_LOWER, .m = &csr, .x = A, .y = P, .ldx = n, .ldy = n},
-                 n, c->threads);
+      kernel_par(
+          (Kernel){.kind = K_APPLY, .m = &csr, .x = P, .y = A, .width = n, .ldx = n, .ldy = n}, n,
+          c->threads);
+      kernel_par((Kernel){.kind = K_RIGHT_LOWER, .m = &csr, .x = A, .y = P, .ldx = n, .ldy = n}, n,
+                 c->threads);
       if ((r + 1) % K == 0)
         for (guint i = 0; i < c->n_noisy; i++)
           P[(gsize)c->noisy_nodes[i] * (n + 1)] += 1.0;
@@ -363,9 +362,10 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
         csr_of(w, TRUE, &csr);
         csr_src = w;
       }
-      kernel_par((Kernel){.kind = K_APPLY, .m = &csr, .x = St, .y = St2, .width = filled,
-                          .ldx = rc, .ldy = rc},
-                 n, c->threads);
+      kernel_par(
+          (Kernel){
+              .kind = K_APPLY, .m = &csr, .x = St, .y = St2, .width = filled, .ldx = rc, .ldy = rc},
+          n, c->threads);
       const RoundGain *g = &gain[p];
       if (g->q > 0) {
         const guint *rv = c->recv + c->recv_start[p];

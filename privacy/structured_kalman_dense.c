@@ -37,7 +37,7 @@
 #define CHUNK_ROWS 256u
 
 gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
-                            GError **error) {
+                                  GError **error) {
   guint n = c->n, R = c->R, T = c->T, K = c->K, nv = c->n_victims;
   gsize nn = (gsize)n * n;
   guint rows_cap = MAX(CHUNK_ROWS, c->max_recv);
