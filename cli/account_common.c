@@ -99,6 +99,7 @@ static PrivStructuredProblem structured_problem(const CliAccountSetup *s) {
                                  .sigma = s->sigma,
                                  .b = s->b,
                                  .engine = PRIV_ENGINE_AUTO,
+                                 .threads = s->threads,
                                  .progress = s->progress,
                                  .progress_data = s->progress_data};
 }

@@ -919,8 +919,9 @@ static void plan_accountings(const Options *o, const Request *q, Plan *p) {
 /* ---- Execute: the per-victim reports of every accounting ---- */
 
 /* The structured path, one accounting at a time (shared out under mpirun). */
-static int execute_structured(Request *q, Plan *p, gboolean quiet) {
+static int execute_structured(Request *q, Plan *p, gboolean quiet, guint threads) {
   GError *error = NULL;
+  q->s.threads = threads;
   if (!cli_account_build_c(&q->s, &q->proto, &error))
     return cli_fail(CMD, error, CLI_EXIT_FAILURE);
   AccountJob job = {
@@ -1032,7 +1033,9 @@ int cli_cmd_account(int argc, char **argv) {
   if (status == CLI_EXIT_OK)
     plan_accountings(&o, &q, &p);
   if (status == CLI_EXIT_OK && p.path == PROTO_ACCOUNT_STRUCTURED)
-    status = execute_structured(&q, &p, o.quiet);
+    /* The processors of this machine, shared by its ranks (the blocks do
+     * not depend on the thread count). */
+    status = execute_structured(&q, &p, o.quiet, MAX(1u, g_get_num_processors() / mpi_local));
   else if (status == CLI_EXIT_OK && rank == 0)
     status = execute_observer(&o, &q, &p);
   if (status == CLI_EXIT_OK && rank == 0)
