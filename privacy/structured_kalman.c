@@ -218,10 +218,11 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
   guint qm = MAX(c->max_recv, 1);
   guint rc = MAX(qm, CHUNK_ROWS);
   gsize seen = c->recv_start[R];
-  /* Memory: the gains (sum_r q_r <= seen columns of n, plus L_r) live
-   * throughout; the forward pass adds P and W P (n x n each), the backward
-   * one the stack (2 n x rc) and the victims' buffers (nv T x rc). */
-  gsize keep = priv_size_sum3(seen, n, seen, qm, 0, 0);
+  /* Memory: the result (n T x T, already reserved by the caller) and the
+   * gains (sum_r q_r <= seen columns of n, plus L_r) live throughout; the
+   * forward pass adds P and W P (n x n each), the backward one the stack
+   * (2 n x rc) and the victims' buffers (nv T x rc). */
+  gsize keep = priv_size_sum3(seen, n, seen, qm, (gsize)n * T, T);
   gsize fwd = priv_size_sum3(2, (gsize)n * n, 2, (gsize)n * qm, 1, (gsize)qm * qm);
   gsize bwd = priv_size_sum3(2, (gsize)n * rc, nv, (gsize)T * rc, 2, (gsize)qm * rc);
   gsize count = keep + MAX(fwd, bwd);
