@@ -41,6 +41,10 @@
  * more efficient but cost n_victims x T x CHUNK_ROWS doubles of buffers. */
 #define CHUNK_ROWS 64u
 
+/* A sparse multiply-add costs about this many dense ones (memory-bound
+ * gathers against BLAS kernels), for the progress estimate. */
+#define SPARSE_WEIGHT 8.0
+
 /* Below this many multiply-adds a product is not worth a thread. */
 #define PAR_MIN_WORK 200000u
 
@@ -240,9 +244,15 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
   double *B1 = g_new(double, (gsize)qm *rc), *B2 = g_new(double, (gsize)qm *rc);
   Csr csr = {0};
   const TopoGossip *csr_src = NULL;
-  /* Progress: forward rounds cost about n nnz + n^2 q each, backward steps
-   * rows (nnz + n q); counted in units of n^2. */
-  double total = (double)R * 2.0 + (double)seen * R / (2.0 * MAX(n, 1u)) + 1.0, done = 0.0;
+  /* Progress in estimated multiply-adds, a sparse one (memory-bound)
+   * counted as SPARSE_WEIGHT dense ones: forward rounds, backward steps of
+   * each row (about R / 2 each), the victims' updates (about T^2 / 3 per
+   * row). */
+  double nnz = (double)topo_gossip_nnz(priv_struct_gossip(c, 0));
+  double fwd_round = SPARSE_WEIGHT * 2.0 * n * nnz + (double)n * n * qm / 2.0;
+  double row_step = SPARSE_WEIGHT * nnz + 2.0 * n * qm;
+  double total = R * fwd_round + seen * (R / 2.0) * row_step + seen * nv * (T * T / 3.0) + 1.0;
+  double done = 0.0;
 
   if (!(P = priv_matrix_new(n, n, error)) || !(A = priv_matrix_new(n, n, error)))
     goto out;
@@ -311,7 +321,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
         for (guint i = 0; i < c->n_noisy; i++)
           P[(gsize)c->noisy_nodes[i] * (n + 1)] += 1.0;
     }
-    done += 2.0;
+    done += fwd_round;
     report(c, done, total);
   }
   g_clear_pointer(&P, g_free);
@@ -381,7 +391,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
       double *t = St;
       St = St2;
       St2 = t;
-      done += (double)filled / n;
+      done += filled * row_step;
       if (s % 64 == 0)
         report(c, done, total);
     }
@@ -394,6 +404,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
                   1.0, X, (int)T);
       memset(b, 0, sizeof(double) * kn * rc);
     }
+    done += (double)rows * nv * kn * kn / 2.0;
     r0 = r1;
     report(c, done, total);
   }
