@@ -37,9 +37,12 @@
 #include <math.h>
 #include <string.h>
 
-/* Most rows carried back together. Larger chunks make the tall products
- * more efficient but cost n_victims x T x CHUNK_ROWS doubles of buffers. */
-#define CHUNK_ROWS 64u
+/* Rows carried back together: at least q (one round), else T clamped to
+ * [CHUNK_MIN, CHUNK_MAX]. Larger chunks make the products more efficient
+ * (about 10% from 64 to 256 rows) but cost n_victims x T x rows doubles of
+ * buffers, which T rows keeps within the size of the result. */
+#define CHUNK_MIN 64u
+#define CHUNK_MAX 256u
 
 /* A sparse multiply-add costs about this many dense ones (memory-bound
  * gathers against BLAS kernels), for the progress estimate. */
@@ -220,7 +223,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
                             GError **error) {
   guint n = c->n, R = c->R, T = c->T, K = c->K, nv = c->n_victims;
   guint qm = MAX(c->max_recv, 1);
-  guint rc = MAX(qm, CHUNK_ROWS);
+  guint rc = MAX(qm, CLAMP(T, CHUNK_MIN, CHUNK_MAX));
   gsize seen = c->recv_start[R];
   /* Memory: the result (n T x T, already reserved by the caller) and the
    * gains (sum_r q_r <= seen columns of n, plus L_r) live throughout; the
