@@ -50,6 +50,8 @@
 
 /* Below this many multiply-adds a product is not worth a thread. */
 #define PAR_MIN_WORK 200000u
+/* Most threads one product is split across. */
+#define PAR_MAX_THREADS 64u
 
 /* A CSR matrix (W or W^T of one round). */
 typedef struct {
@@ -161,7 +163,7 @@ static gpointer kernel_thread(gpointer data) {
 static void kernel_par(Kernel base, guint rows, guint threads) {
   double nnz = base.m->ptr[base.m->n];
   double work = base.kind == K_APPLY ? nnz * base.width : 0.5 * nnz * rows;
-  guint nt = work < PAR_MIN_WORK ? 1 : MIN(MAX(threads, 1u), 64u);
+  guint nt = work < PAR_MIN_WORK ? 1 : MIN(MAX(threads, 1u), PAR_MAX_THREADS);
   nt = MIN(nt, MAX(rows, 1u));
   if (nt <= 1) {
     base.lo = 0;
@@ -169,8 +171,8 @@ static void kernel_par(Kernel base, guint rows, guint threads) {
     kernel_run(&base);
     return;
   }
-  Kernel ks[64];
-  GThread *th[64];
+  Kernel ks[PAR_MAX_THREADS];
+  GThread *th[PAR_MAX_THREADS];
   guint lo = 0;
   for (guint t = 0; t < nt; t++) {
     guint hi;
