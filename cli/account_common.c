@@ -98,7 +98,10 @@ static PrivStructuredProblem structured_problem(const CliAccountSetup *s) {
                                  .n_attackers = s->n_attackers,
                                  .sigma = s->sigma,
                                  .b = s->b,
-                                 .engine = PRIV_ENGINE_AUTO};
+                                 .engine = PRIV_ENGINE_AUTO,
+                                 .threads = s->threads,
+                                 .progress = s->progress,
+                                 .progress_data = s->progress_data};
 }
 
 PrivBlocks *cli_account_blocks_structured(const CliAccountSetup *s, const TopoGossip *w,

@@ -34,6 +34,11 @@ typedef struct {
   double sigma, clip, alpha, delta;
   gboolean compare_muffliato;
   TopoGossipKind gossip;
+  guint threads; /* the structured engine's sparse products (0 = 1) */
+  /* The structured engines' progress (PrivStructuredProblem.progress;
+   * borrowed, NULL: none). */
+  void (*progress)(double fraction, const char *what, gpointer data);
+  gpointer progress_data;
 } CliAccountSetup;
 
 /* Attacker sets of --attackers: spec/'s one grammar (SPEC_ATTACKERS_GRAMMAR,

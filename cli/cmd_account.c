@@ -419,7 +419,24 @@ typedef struct {
   const TopoGraph *g;
   guint n;
   PrivAccountOptions opt;
+  CliProgress *progress; /* NULL: -q, or not rank 0 */
+  guint n_items;
 } AccountJob;
+
+/* The progress of accounting @item out of @n_items on the job's line. */
+typedef struct {
+  const AccountJob *job;
+  guint item;
+} ItemProgress;
+
+static void item_progress(double fraction, const char *what, gpointer data) {
+  const ItemProgress *ip = data;
+  char *line = ip->job->n_items > 1
+                   ? g_strdup_printf("%s, attacker set %u/%u", what, ip->item + 1, ip->job->n_items)
+                   : g_strdup(what);
+  cli_progress_update_fraction(ip->job->progress, (ip->item + fraction) / ip->job->n_items, line);
+  g_free(line);
+}
 
 /* A report and its Muffliato bound as they travel between MPI ranks. */
 typedef struct {
@@ -434,6 +451,11 @@ static GBytes *account_one(guint a, gpointer data, GError **error) {
   one.trust = j->acs[a].trust;
   one.attackers = (guint *)cli_attacker_sets_members(j->sets, j->acs[a].set);
   one.n_attackers = cli_attacker_sets_size(j->sets, j->acs[a].set);
+  ItemProgress ip = {j, a};
+  if (j->progress) {
+    one.progress = item_progress;
+    one.progress_data = &ip;
+  }
   PrivBlocks *blocks = j->sched ? cli_account_blocks_schedule(&one, j->sched, error)
                                 : cli_account_blocks_structured(&one, j->w, error);
   PrivReport *r = blocks ? priv_account_report(blocks, j->g, &j->opt, error) : NULL;
@@ -585,7 +607,7 @@ static GOptionContext *options_context(Options *o) {
       {"format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Output: table (default), json or csv",
        "FORMAT"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
-       "Observer path: no progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
+       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new(
       "- per-victim privacy of a decentralized protocol (accounting only)");
@@ -914,8 +936,9 @@ static void plan_accountings(const Options *o, const Request *q, Plan *p) {
 /* ---- Execute: the per-victim reports of every accounting ---- */
 
 /* The structured path, one accounting at a time (shared out under mpirun). */
-static int execute_structured(Request *q, Plan *p) {
+static int execute_structured(Request *q, Plan *p, gboolean quiet, guint threads) {
   GError *error = NULL;
+  q->s.threads = threads;
   if (!cli_account_build_c(&q->s, &q->proto, &error))
     return cli_fail(CMD, error, CLI_EXIT_FAILURE);
   AccountJob job = {
@@ -927,7 +950,10 @@ static int execute_structured(Request *q, Plan *p) {
       NULL,
       p->g,
       p->n,
-      {.b = q->s.b, .sensitivity = q->s.sensitivity, .alpha = q->s.alpha, .delta = q->s.delta}};
+      {.b = q->s.b, .sensitivity = q->s.sensitivity, .alpha = q->s.alpha, .delta = q->s.delta},
+      /* Rank 0's line stands for the job (items are dealt round-robin). */
+      scen_mpi_rank() == 0 ? cli_progress_new(CMD, quiet) : NULL,
+      p->n_acs};
   job.w = p->sched ? NULL : topo_gossip_new(p->g, q->s.gossip, &error);
   gboolean ok = p->sched || job.w;
   if (ok && q->s.compare_muffliato)
@@ -941,6 +967,7 @@ static int execute_structured(Request *q, Plan *p) {
   g_free(res);
   topo_gossip_free(job.w);
   topo_gossip_free(job.wm);
+  cli_progress_free(job.progress);
   return ok ? CLI_EXIT_OK : cli_fail(CMD, error, CLI_EXIT_FAILURE);
 }
 
@@ -1029,7 +1056,9 @@ int cli_cmd_account(int argc, char **argv) {
   if (status == CLI_EXIT_OK)
     plan_accountings(&o, &q, &p);
   if (status == CLI_EXIT_OK && p.path == PROTO_ACCOUNT_STRUCTURED)
-    status = execute_structured(&q, &p);
+    /* The processors of this machine, shared by its ranks (the blocks do
+     * not depend on the thread count). */
+    status = execute_structured(&q, &p, o.quiet, MAX(1u, g_get_num_processors() / mpi_local));
   else if (status == CLI_EXIT_OK && rank == 0)
     status = execute_observer(&o, &q, &p);
   if (status == CLI_EXIT_OK && rank == 0)

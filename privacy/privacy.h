@@ -1137,9 +1137,11 @@ typedef enum {
   /* White noise only. The attacker knowledge is a linear Gaussian state-space
    * model (state: the n half-step models; observations: the messages the
    * attackers see), so X = sum_r Gamma_r^T Sigma_r^+ Gamma_r over its Kalman
-   * innovations. O(R^2 q n^2 + n q R T^2) time (R = K T gossip rounds, q
-   * messages seen per round) and O(R n^2 + n T^2) memory; for one attacker on
-   * the 148-node Facebook-ego graph at T = 320: about 5 s and 300 MB. */
+   * innovations (docs/accounting-at-scale.md). One n x n covariance, W
+   * applied sparse, per round only the gain (n x q) and whitening (q x q):
+   * O(R n nnz + R n^2 q + R^2 q (nnz + n q) + n q R T^2) time (R = K T
+   * gossip rounds, q messages seen per round, nnz of W) and
+   * O(n^2 + R n q + n T^2) memory. */
   PRIV_ENGINE_KALMAN,
   /* Any per-node noise correlation: forms the seen messages' columns M_v from
    * W products, K = sum_v M_v (C^-1 C^-T) M_v^T (rows x rows, rows = the
@@ -1147,6 +1149,10 @@ typedef enum {
    * X_u = M_u^T K^+ M_u / nu'^2. O(rows^2 n T + T R n nnz(W)) time,
    * O(rows (rows + 2 n T)) memory: for small and medium problems. */
   PRIV_ENGINE_DENSE,
+  /* KALMAN's innovations with every closed-loop propagator kept as a dense
+   * n x n matrix: O(R^2 q n^2) time, O(R n^2) memory. The reference the
+   * tests compare KALMAN with. */
+  PRIV_ENGINE_KALMAN_DENSE,
 } PrivEngine;
 
 /* A structured accounting problem (zero-initialize, then fill). */
@@ -1168,6 +1174,12 @@ typedef struct {
                              under (T/b, b)-participation (0 = 1) */
   PrivEngine engine;
   gsize max_bytes; /* memory budget (0 = physical memory) */
+  guint threads;   /* KALMAN's sparse products (0 = 1); results do not depend on it */
+  /* Called now and then by the engines from the calling thread with the
+   * fraction done (0 to 1) and what is being done, e.g. for a progress line
+   * (NULL: none). */
+  void (*progress)(double fraction, const char *what, gpointer data);
+  gpointer progress_data;
 } PrivStructuredProblem;
 
 /*

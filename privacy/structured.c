@@ -72,10 +72,11 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
       if (!isfinite(p->C_local[i]))
         return fail(error, "C_local has a non-finite entry");
   }
-  if (p->engine == PRIV_ENGINE_KALMAN && p->protocol == PRIV_PROTOCOL_MFDSGD)
+  if ((p->engine == PRIV_ENGINE_KALMAN || p->engine == PRIV_ENGINE_KALMAN_DENSE) &&
+      p->protocol == PRIV_PROTOCOL_MFDSGD)
     return fail(error, "the Kalman engine needs white noise: use the dense engine for MF-D-SGD");
   if (p->engine != PRIV_ENGINE_AUTO && p->engine != PRIV_ENGINE_KALMAN &&
-      p->engine != PRIV_ENGINE_DENSE)
+      p->engine != PRIV_ENGINE_DENSE && p->engine != PRIV_ENGINE_KALMAN_DENSE)
     return fail(error, "unknown engine");
   return TRUE;
 }
@@ -292,6 +293,9 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
   c.n_gossip = p->n_gossip;
   c.attacker = attacker;
   c.max_bytes = p->max_bytes;
+  c.threads = MAX(p->threads, 1);
+  c.progress = p->progress;
+  c.progress_data = p->progress_data;
   /* Under LDP nothing is known, the attackers' noise included. */
   noisy = g_new(gboolean, n);
   for (guint u = 0; u < n; u++)
@@ -314,8 +318,12 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
   PrivEngine engine = p->engine;
   if (engine == PRIV_ENGINE_AUTO)
     engine = p->protocol == PRIV_PROTOCOL_MFDSGD ? PRIV_ENGINE_DENSE : PRIV_ENGINE_KALMAN;
-  ok = engine == PRIV_ENGINE_KALMAN ? priv_struct_kalman(&c, unit, blocks, error)
-                                    : priv_struct_dense(&c, Cinv, unit, blocks, error);
+  if (engine == PRIV_ENGINE_KALMAN)
+    ok = priv_struct_kalman(&c, unit, blocks, error);
+  else if (engine == PRIV_ENGINE_KALMAN_DENSE)
+    ok = priv_struct_kalman_dense(&c, unit, blocks, error);
+  else
+    ok = priv_struct_dense(&c, Cinv, unit, blocks, error);
 out:
   if (ok && p->sigma > 0)
     priv_blocks_set_scale(blocks, p->sigma);

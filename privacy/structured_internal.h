@@ -30,6 +30,9 @@ typedef struct {
   guint *recv;       /* recv(r) = recv[recv_start[r] .. recv_start[r+1]) */
   guint max_recv;
   gsize max_bytes;
+  guint threads;
+  void (*progress)(double fraction, const char *what, gpointer data);
+  gpointer progress_data;
 } PrivStructCtx;
 
 /* W_r of round r. */
@@ -41,10 +44,19 @@ static inline const TopoGossip *priv_struct_gossip(const PrivStructCtx *c, guint
  * Adds scale * J_u to each victim's block (lower and upper triangles), J the
  * Fisher information of the victim's T injections in the messages the
  * attackers receive, with unit-variance white noise injected alongside the
- * gradient. Kalman innovations; see PRIV_ENGINE_KALMAN.
+ * gradient. Kalman innovations with W applied sparse; see PRIV_ENGINE_KALMAN.
+ * Calls c->progress when set.
  */
 gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
                             GError **error);
+
+/*
+ * The same blocks with every closed-loop propagator F_r kept as a dense
+ * n x n matrix (the reference for priv_struct_kalman); see
+ * PRIV_ENGINE_KALMAN_DENSE.
+ */
+gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
+                                  GError **error);
 
 /*
  * Same with the noise of node v over its steps correlated as Cinv z_v

@@ -1,89 +1,278 @@
 /*
  * privacy/structured_kalman.c: the per-victim Fisher information of an
  * attacker set for white-noise protocols (D-SGD, Muffliato), from the Kalman
- * innovations of the messages it sees.
+ * innovations of the messages it sees, with a cost that follows the edges of
+ * the gossip graph (docs/accounting-at-scale.md derives it).
  *
- * Why it works. Subtract what the attackers know (their gradients, their
- * noise, public constants): the unknown part of the state follows
- * x_{r+1} = W_r x_r + D (g + z) at injection rounds (D keeps the nodes
- * whose noise the attackers do not know),
- * and the attackers observe y_r = E_r x_r (E_r selects recv(r)). The
- * observations are jointly Gaussian with mean linear in g, so
- * X = M^T (M M^T)^+ M (the X = (B^+ A)^T (B^+ A) of the generic path, with
- * A = B up to the noise scale) is the Fisher information of g, which the
- * innovations e_r = y_r - E[y_r | y_<r] split into independent terms:
- *   X = sum_r Gamma_r^T Sigma_r^+ Gamma_r,  Gamma_r = d e_r / d g.
- * With the prior covariance P_r, Sigma_r = E_r P_r E_r^T, the gain
- * G_r = P_r E_r^T Sigma_r^+, the error propagator F_r = W_r (I - G_r E_r),
- * the innovation's dependence on injection s <= r is
- *   Gamma_{r,s} = E_r F_{r-1} ... F_s D.
- * Whitening with L_r (L_r Sigma_r L_r^T = I on Sigma_r's range; directions of
- * zero variance are messages that repeat earlier ones), the rows
- * Omega_{r,s} = L_r E_r F_{r-1} ... F_s (q = |recv(r)| rows of n) are built
- * backwards from s = r, the rows of a chunk of rounds stacked so that each
- * step is one tall product with F_s, and victim u's column of them is its
- * contribution: X_u += Omega_{r,.}[:, u]^T Omega_{r,.}[:, u]. Nothing of size
- * nT x nT is formed; time-varying W_r costs nothing extra.
+ * Model (what the attackers know subtracted): x_{r+1} = W_r x_r + D (g + z)
+ * at injection rounds (D keeps the nodes whose noise the attackers do not
+ * know), y_r = E_r x_r (E_r selects recv(r)). The innovations
+ * e_r = y_r - E[y_r | y_<r] are independent, so
+ *   X = sum_r Gamma_r^T Sigma_r^+ Gamma_r,  Gamma_{r,s} = E_r F_{r-1} ... F_s D,
+ * with the prior covariance P_r, Sigma_r = E_r P_r E_r^T, the gain
+ * G_r = P_r E_r^T Sigma_r^+ and the closed-loop propagator
+ * F_r = W_r (I - G_r E_r).
+ *
+ * Forward, one n x n matrix: P_r (lower triangle authoritative) is
+ * conditioned by a rank-q update P -= Y Y^T, Y = P E^T L^T (L whitens
+ * Sigma_r on its range, q = its rank), then propagated as W P W^T with W
+ * sparse (O(n nnz)). Per round only Y_r (n x q) and L_r (q x q0) are kept:
+ * G_r = Y_r L_r, so F_r never exists as a matrix.
+ * Backward, by chunks of consecutive rounds: the rows
+ * Omega_{r,s} = L_r E_r F_{r-1} ... F_s are kept transposed (n x rows) and
+ * stepped back with
+ *   (Omega F_s)^T = W_s^T Omega^T - E_s^T L_s^T (Y_s^T (W_s^T Omega^T)),
+ * O(rows (nnz + n q)) per step; at injection rounds s each victim's row of
+ * the stack is its column for step s/K. X_u += (that T x rows block) times
+ * its transpose at the end of the chunk.
+ * Memory O(n^2 + R n q + n T^2), time
+ * O(R n nnz + R n^2 q + R^2 q (nnz + n q) + n q R T^2).
+ *
+ * The sparse kernels split their output rows across threads in a fixed
+ * way; each output entry is one thread's sum in a fixed order, so the
+ * result does not depend on the thread count.
  */
 #include "privacy/structured_internal.h"
 
 #include <math.h>
 #include <string.h>
 
-/* Rows (innovations of consecutive rounds) carried backwards together: one
- * dgemm of this height per step instead of many small ones, and one
- * rank-CHUNK_ROWS update of each X_u per chunk. */
-#define CHUNK_ROWS 256u
+/* Rows carried back together: at least q (one round), else T clamped to
+ * [CHUNK_MIN, CHUNK_MAX]. Larger chunks make the products more efficient
+ * (about 10% from 64 to 256 rows) but cost n_victims x T x rows doubles of
+ * buffers, which T rows keeps within the size of the result. */
+#define CHUNK_MIN 64u
+#define CHUNK_MAX 256u
+
+/* A sparse multiply-add costs about this many dense ones (memory-bound
+ * gathers against BLAS kernels), for the progress estimate. */
+#define SPARSE_WEIGHT 8.0
+
+/* Below this many multiply-adds a product is not worth a thread. */
+#define PAR_MIN_WORK 200000u
+/* Most threads one product is split across. */
+#define PAR_MAX_THREADS 64u
+
+/* A CSR matrix (W or W^T of one round). */
+typedef struct {
+  guint n;
+  guint *ptr; /* n + 1 */
+  guint *col;
+  double *val;
+} Csr;
+
+static void csr_clear(Csr *m) {
+  g_clear_pointer(&m->ptr, g_free);
+  g_clear_pointer(&m->col, g_free);
+  g_clear_pointer(&m->val, g_free);
+}
+
+/* W (transpose = FALSE) or W^T of a gossip matrix, rows sorted by column. */
+static void csr_of(const TopoGossip *w, gboolean transpose, Csr *m) {
+  guint n = topo_gossip_n(w);
+  gsize nnz = topo_gossip_nnz(w);
+  csr_clear(m);
+  m->n = n;
+  m->ptr = g_new0(guint, (gsize)n + 1);
+  m->col = g_new(guint, MAX(nnz, 1));
+  m->val = g_new(double, MAX(nnz, 1));
+  if (!transpose) {
+    for (guint u = 0; u < n; u++) {
+      const guint *cols;
+      const double *vals;
+      guint len = topo_gossip_row(w, u, &cols, &vals);
+      m->ptr[u + 1] = m->ptr[u] + len;
+      memcpy(m->col + m->ptr[u], cols, sizeof(guint) * len);
+      memcpy(m->val + m->ptr[u], vals, sizeof(double) * len);
+    }
+    return;
+  }
+  for (guint u = 0; u < n; u++) {
+    const guint *cols;
+    const double *vals;
+    guint len = topo_gossip_row(w, u, &cols, &vals);
+    for (guint j = 0; j < len; j++)
+      m->ptr[cols[j] + 1]++;
+  }
+  for (guint v = 0; v < n; v++)
+    m->ptr[v + 1] += m->ptr[v];
+  guint *fill = g_memdup2(m->ptr, sizeof(guint) * n);
+  /* Rows u in increasing order: each row of W^T comes out sorted. */
+  for (guint u = 0; u < n; u++) {
+    const guint *cols;
+    const double *vals;
+    guint len = topo_gossip_row(w, u, &cols, &vals);
+    for (guint j = 0; j < len; j++) {
+      guint k = fill[cols[j]]++;
+      m->col[k] = u;
+      m->val[k] = vals[j];
+    }
+  }
+  g_free(fill);
+}
+
+/* ---- Row-parallel kernels ---- */
+
+typedef enum { K_APPLY, K_RIGHT_LOWER } KernelKind;
+
+typedef struct {
+  KernelKind kind;
+  const Csr *m;
+  const double *x;
+  double *y;
+  guint width, ldx, ldy;
+  guint lo, hi; /* output rows */
+} Kernel;
+
+/* K_APPLY: y[a, 0..width) = sum_j M[a,j] x[j, 0..width) (row strides ldx,
+ * ldy). K_RIGHT_LOWER: y[a, b] = sum_j M[b,j] x[a,j] for b <= a, i.e. the
+ * lower triangle of x M^T (x n x n with stride ldx): row a of x is read
+ * from cache while the rows of M are walked. */
+static void kernel_run(const Kernel *k) {
+  const Csr *m = k->m;
+  for (guint a = k->lo; a < k->hi; a++) {
+    double *ya = k->y + (gsize)a * k->ldy;
+    if (k->kind == K_APPLY) {
+      memset(ya, 0, sizeof(double) * k->width);
+      for (guint i = m->ptr[a]; i < m->ptr[a + 1]; i++) {
+        const double *xv = k->x + (gsize)m->col[i] * k->ldx;
+        double w = m->val[i];
+        for (guint j = 0; j < k->width; j++)
+          ya[j] += w * xv[j];
+      }
+    } else {
+      const double *xa = k->x + (gsize)a * k->ldx;
+      for (guint b = 0; b <= a; b++) {
+        double s = 0.0;
+        for (guint i = m->ptr[b]; i < m->ptr[b + 1]; i++)
+          s += m->val[i] * xa[m->col[i]];
+        ya[b] = s;
+      }
+    }
+  }
+}
+
+static gpointer kernel_thread(gpointer data) {
+  kernel_run(data);
+  return NULL;
+}
+
+/* Runs the kernel over rows [0, rows) on up to @threads threads, each a
+ * fixed contiguous range of about equal work (RIGHT_LOWER's row a costs
+ * about a). */
+static void kernel_par(Kernel base, guint rows, guint threads) {
+  double nnz = base.m->ptr[base.m->n];
+  double work = base.kind == K_APPLY ? nnz * base.width : 0.5 * nnz * rows;
+  guint nt = work < PAR_MIN_WORK ? 1 : MIN(MAX(threads, 1u), PAR_MAX_THREADS);
+  nt = MIN(nt, MAX(rows, 1u));
+  if (nt <= 1) {
+    base.lo = 0;
+    base.hi = rows;
+    kernel_run(&base);
+    return;
+  }
+  Kernel ks[PAR_MAX_THREADS];
+  GThread *th[PAR_MAX_THREADS];
+  guint lo = 0;
+  for (guint t = 0; t < nt; t++) {
+    guint hi;
+    if (t + 1 == nt)
+      hi = rows;
+    else if (base.kind == K_APPLY)
+      hi = (guint)((guint64)rows * (t + 1) / nt);
+    else /* equal areas of the triangle: a^2 / 2 = (t+1)/nt of the total */
+      hi = (guint)(rows * sqrt((double)(t + 1) / nt));
+    hi = CLAMP(hi, lo, rows);
+    ks[t] = base;
+    ks[t].lo = lo;
+    ks[t].hi = hi;
+    lo = hi;
+  }
+  for (guint t = 1; t < nt; t++)
+    th[t] = g_thread_new("dpg-kalman", kernel_thread, &ks[t]);
+  kernel_run(&ks[0]);
+  for (guint t = 1; t < nt; t++)
+    g_thread_join(th[t]);
+}
+
+/* Copies the lower triangle of the n x n @A onto its upper one, by tiles
+ * (the plain loop reads a column per row: one cache miss per entry). */
+static void fill_upper(double *A, guint n) {
+  const guint B = 64;
+  for (guint i0 = 0; i0 < n; i0 += B)
+    for (guint j0 = i0; j0 < n; j0 += B)
+      for (guint i = i0; i < MIN(i0 + B, n); i++)
+        for (guint j = MAX(j0, i + 1); j < MIN(j0 + B, n); j++)
+          A[(gsize)i * n + j] = A[(gsize)j * n + i];
+}
+
+/* ---- The engine ---- */
+
+/* What the forward pass keeps of round r (NULL / 0 when nothing is seen). */
+typedef struct {
+  double *Y;  /* n x q: P_r E_r^T L_r^T */
+  double *Lw; /* q x q0: L_r */
+  guint q;
+} RoundGain;
+
+static void report(const PrivStructCtx *c, double done, double total) {
+  if (c->progress)
+    c->progress(total > 0 ? MIN(1.0, done / total) : 1.0, "structured accounting",
+                c->progress_data);
+}
 
 gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
                             GError **error) {
   guint n = c->n, R = c->R, T = c->T, K = c->K, nv = c->n_victims;
-  gsize nn = (gsize)n * n;
-  guint rows_cap = MAX(CHUNK_ROWS, c->max_recv);
-  /* Memory: F_0..F_{R-2}, the Omega_{r,r} (at most R max_recv rows of n),
-   * P, P+, W, the stack (2 rows_cap x n), the per-victim buffers. */
-  gsize count = priv_size_sum3((gsize)R + 4, nn,
-                               (gsize)R * MAX(c->max_recv, 1) + 2 * (gsize)rows_cap, n,
-                               (gsize)nv * rows_cap, T);
+  guint qm = MAX(c->max_recv, 1);
+  guint rc = MAX(qm, CLAMP(T, CHUNK_MIN, CHUNK_MAX));
+  gsize seen = c->recv_start[R];
+  /* Memory: the result (n T x T, already reserved by the caller) and the
+   * gains (sum_r q_r <= seen columns of n, plus L_r) live throughout; the
+   * forward pass adds P and W P (n x n each), the backward one the stack
+   * (2 n x rc) and the victims' buffers (nv T x rc). */
+  gsize keep = priv_size_sum3(seen, n, seen, qm, (gsize)n * T, T);
+  gsize fwd = priv_size_sum3(2, (gsize)n * n, 2, (gsize)n * qm, 1, (gsize)qm * qm);
+  gsize bwd = priv_size_sum3(2, (gsize)n * rc, nv, (gsize)T * rc, 2, (gsize)qm * rc);
+  gsize count = keep + MAX(fwd, bwd);
+  if (count < keep)
+    count = G_MAXSIZE;
   if (!priv_check_budget(priv_doubles_bytes(count), c->max_bytes,
                          "the structured (Kalman) accounting", error))
     return FALSE;
 
   gboolean ok = FALSE;
-  double *F = NULL, *P = NULL, *Pn = NULL, *Wd = NULL, *Om0 = NULL, *St = NULL, *St2 = NULL;
-  double *buf = NULL, *S = NULL, *lam = NULL, *Lw = NULL, *PR = NULL, *Y = NULL, *G = NULL,
-         *WG = NULL;
-  guint *om_start = g_new0(guint, R + 1);
-  guint qm = MAX(c->max_recv, 1);
-  if (!(F = priv_matrix_new(MAX(R - 1, 1), nn, error)) || !(P = priv_matrix_new(n, n, error)) ||
-      !(Pn = priv_matrix_new(n, n, error)) || !(Om0 = priv_matrix_new((gsize)R * qm, n, error)) ||
-      !(St = priv_matrix_new(rows_cap, n, error)) || !(St2 = priv_matrix_new(rows_cap, n, error)) ||
-      !(buf = priv_matrix_new((gsize)nv * rows_cap, T, error)))
-    goto out;
-  S = g_new(double, (gsize)qm *qm);
-  lam = g_new(double, qm);
-  Lw = g_new(double, (gsize)qm *qm);
-  PR = g_new(double, (gsize)n *qm);
-  Y = g_new(double, (gsize)n *qm);
-  G = g_new(double, (gsize)n *qm);
-  WG = g_new(double, (gsize)n *qm);
+  RoundGain *gain = g_new0(RoundGain, R);
+  double *P = NULL, *A = NULL, *St = NULL, *St2 = NULL, *buf = NULL;
+  double *S = g_new(double, (gsize)qm *qm), *lam = g_new(double, qm);
+  double *Lw = g_new(double, (gsize)qm *qm), *PR = g_new(double, (gsize)n *qm);
+  double *B1 = g_new(double, (gsize)qm *rc), *B2 = g_new(double, (gsize)qm *rc);
+  Csr csr = {0};
+  const TopoGossip *csr_src = NULL;
+  /* Progress in estimated multiply-adds, a sparse one (memory-bound)
+   * counted as SPARSE_WEIGHT dense ones: forward rounds, backward steps of
+   * each row (about R / 2 each), the victims' updates (about T^2 / 3 per
+   * row). */
+  double nnz = (double)topo_gossip_nnz(priv_struct_gossip(c, 0));
+  double fwd_round = SPARSE_WEIGHT * 2.0 * n * nnz + (double)n * n * qm / 2.0;
+  double row_step = SPARSE_WEIGHT * nnz + 2.0 * n * qm;
+  double total = R * fwd_round + seen * (R / 2.0) * row_step + seen * nv * (T * T / 3.0) + 1.0;
+  double done = 0.0;
 
-  /* ---- Forward: the filter, F_r and Omega_{r,r} = L_r E_r. ---- */
-  /* Round 0: the first injection, unit variance on the noisy nodes. */
+  if (!(P = priv_matrix_new(n, n, error)) || !(A = priv_matrix_new(n, n, error)))
+    goto out;
+
+  /* ---- Forward ---- */
   for (guint i = 0; i < c->n_noisy; i++)
     P[(gsize)c->noisy_nodes[i] * (n + 1)] = 1.0;
   for (guint r = 0; r < R; r++) {
-    if (c->n_gossip != 1 || r == 0) {
-      g_free(Wd);
-      Wd = topo_gossip_dense(priv_struct_gossip(c, r));
-    }
     const guint *rv = c->recv + c->recv_start[r];
     guint q0 = c->recv_start[r + 1] - c->recv_start[r], q = 0;
-    double *Fr = r + 1 < R ? F + (gsize)r * nn : NULL;
     if (q0 > 0) {
-      /* Sigma = P[R, R]; L_w = diag(lam^-1/2) V^T on the kept eigenpairs. */
+      /* Sigma = P[R, R] (lower triangle); L_w = diag(lam^-1/2) V^T on the
+       * kept eigenpairs. */
       for (guint i = 0; i < q0; i++)
-        for (guint j = 0; j < q0; j++)
+        for (guint j = 0; j <= i; j++)
           S[(gsize)i * q0 + j] = P[(gsize)rv[i] * n + rv[j]];
       lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)q0, S,
                                        (lapack_int)q0, lam);
@@ -103,59 +292,57 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
         q++;
       }
     }
-    om_start[r + 1] = om_start[r] + q;
     if (q > 0) {
-      /* PR = P[:, R]; Y = PR Lw^T (n x q); P+ = P - Y Y^T; G = Y Lw (n x q0). */
+      /* PR = P[:, R]; Y = PR Lw^T (n x q); P+ = P - Y Y^T (lower). */
       for (guint v = 0; v < n; v++)
         for (guint j = 0; j < q0; j++)
-          PR[(gsize)v * q0 + j] = P[(gsize)v * n + rv[j]];
+          PR[(gsize)v * q0 + j] = v >= rv[j] ? P[(gsize)v * n + rv[j]] : P[(gsize)rv[j] * n + v];
+      RoundGain *g = &gain[r];
+      g->q = q;
+      g->Lw = g_memdup2(Lw, sizeof(double) * q * q0);
+      if (!(g->Y = priv_matrix_new(n, q, error)))
+        goto out;
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)q, (int)q0, 1.0, PR,
-                  (int)q0, Lw, (int)q0, 0.0, Y, (int)q);
-      cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)n, (int)q, -1.0, Y, (int)q, 1.0, P,
-                  (int)n);
-      priv_fill_upper_from_lower(P, n);
-      if (Fr) {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)q0, (int)q, 1.0, Y,
-                    (int)q, Lw, (int)q0, 0.0, G, (int)q0);
-        /* F_r = W_r - (W_r G) E_R. */
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)q0, (int)n, 1.0, Wd,
-                    (int)n, G, (int)q0, 0.0, WG, (int)q0);
-        memcpy(Fr, Wd, sizeof(double) * nn);
-        for (guint v = 0; v < n; v++)
-          for (guint j = 0; j < q0; j++)
-            Fr[(gsize)v * n + rv[j]] -= WG[(gsize)v * q0 + j];
-      }
-      double *Om = Om0 + (gsize)om_start[r] * n;
-      for (guint i = 0; i < q; i++)
-        for (guint j = 0; j < q0; j++)
-          Om[(gsize)i * n + rv[j]] = Lw[(gsize)i * q0 + j];
-    } else if (Fr) {
-      memcpy(Fr, Wd, sizeof(double) * nn); /* nothing observed: F_r = W_r */
+                  (int)q0, Lw, (int)q0, 0.0, g->Y, (int)q);
+      if (r + 1 < R)
+        cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)n, (int)q, -1.0, g->Y, (int)q,
+                    1.0, P, (int)n);
     }
     if (r + 1 < R) {
-      /* P_{r+1} = W_r P+ W_r^T (+ the next injection). */
-      cblas_dsymm(CblasRowMajor, CblasRight, CblasLower, (int)n, (int)n, 1.0, P, (int)n, Wd, (int)n,
-                  0.0, Pn, (int)n);
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)n, 1.0, Pn, (int)n,
-                  Wd, (int)n, 0.0, P, (int)n);
-      for (guint v = 0; v < n; v++)
-        for (guint w = v + 1; w < n; w++) {
-          double m = 0.5 * (P[(gsize)v * n + w] + P[(gsize)w * n + v]);
-          P[(gsize)v * n + w] = P[(gsize)w * n + v] = m;
-        }
+      /* P_{r+1} = W_r P+ W_r^T (+ the next injection): A = W P on the full
+       * P, then the lower triangle of A W^T. */
+      const TopoGossip *w = priv_struct_gossip(c, r);
+      if (w != csr_src) {
+        csr_of(w, FALSE, &csr);
+        csr_src = w;
+      }
+      fill_upper(P, n);
+      kernel_par(
+          (Kernel){.kind = K_APPLY, .m = &csr, .x = P, .y = A, .width = n, .ldx = n, .ldy = n}, n,
+          c->threads);
+      kernel_par((Kernel){.kind = K_RIGHT_LOWER, .m = &csr, .x = A, .y = P, .ldx = n, .ldy = n}, n,
+                 c->threads);
       if ((r + 1) % K == 0)
         for (guint i = 0; i < c->n_noisy; i++)
           P[(gsize)c->noisy_nodes[i] * (n + 1)] += 1.0;
     }
+    done += fwd_round;
+    report(c, done, total);
   }
+  g_clear_pointer(&P, g_free);
+  g_clear_pointer(&A, g_free);
+  csr_src = NULL;
 
-  /* ---- Backward, by chunks of rounds [r0, r1): the stack holds
-   * Omega_{r,s} for the chunk's rounds r >= s; at injection rounds s its
-   * victim columns are step s/K of the victims' rows. ---- */
+  /* ---- Backward, by chunks of rounds [r0, r1). St (n x rc, transposed)
+   * holds Omega_{r,s}^T for the chunk's rounds r >= s in its first `filled`
+   * columns; buf holds each victim's T x rc block of its columns. ---- */
+  if (!(St = priv_matrix_new(n, rc, error)) || !(St2 = priv_matrix_new(n, rc, error)) ||
+      !(buf = priv_matrix_new((gsize)MAX(nv, 1) * T, rc, error)))
+    goto out;
   for (guint r0 = 0; r0 < R;) {
     guint r1 = r0, rows = 0;
-    while (r1 < R && rows + (om_start[r1 + 1] - om_start[r1]) <= rows_cap) {
-      rows += om_start[r1 + 1] - om_start[r1];
+    while (r1 < R && rows + gain[r1].q <= rc) {
+      rows += gain[r1].q;
       r1++;
     }
     if (rows == 0) {
@@ -164,49 +351,81 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
     }
     guint filled = 0;
     for (guint s = r1; s-- > 0;) {
-      if (s >= r0) {
-        guint q = om_start[s + 1] - om_start[s];
-        memcpy(St + (gsize)filled * n, Om0 + (gsize)om_start[s] * n, sizeof(double) * q * n);
+      guint q = gain[s].q;
+      if (s >= r0 && q > 0) {
+        /* Omega_{s,s}^T = E_s^T L_s^T: new columns [filled, filled + q). */
+        const guint *rv = c->recv + c->recv_start[s];
+        guint q0 = c->recv_start[s + 1] - c->recv_start[s];
+        for (guint v = 0; v < n; v++)
+          memset(St + (gsize)v * rc + filled, 0, sizeof(double) * q);
+        for (guint i = 0; i < q; i++)
+          for (guint j = 0; j < q0; j++)
+            St[(gsize)rv[j] * rc + filled + i] = gain[s].Lw[(gsize)i * q0 + j];
         filled += q;
       }
       if (filled > 0 && s % K == 0) {
         guint k = s / K;
-        for (guint vi = 0; vi < nv; vi++) {
-          double *b = buf + (gsize)vi * rows_cap * T + k;
-          guint u = c->victims[vi];
-          for (guint i = 0; i < filled; i++)
-            b[(gsize)i * T] = St[(gsize)i * n + u];
-        }
+        for (guint vi = 0; vi < nv; vi++)
+          memcpy(buf + ((gsize)vi * T + k) * rc, St + (gsize)c->victims[vi] * rc,
+                 sizeof(double) * filled);
       }
       if (s == 0 || filled == 0)
         continue;
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)filled, (int)n, (int)n, 1.0, St,
-                  (int)n, F + (gsize)(s - 1) * nn, (int)n, 0.0, St2, (int)n);
+      /* St <- F_{s-1}^T St. */
+      guint p = s - 1;
+      const TopoGossip *w = priv_struct_gossip(c, p);
+      if (w != csr_src) {
+        csr_of(w, TRUE, &csr);
+        csr_src = w;
+      }
+      kernel_par(
+          (Kernel){
+              .kind = K_APPLY, .m = &csr, .x = St, .y = St2, .width = filled, .ldx = rc, .ldy = rc},
+          n, c->threads);
+      const RoundGain *g = &gain[p];
+      if (g->q > 0) {
+        const guint *rv = c->recv + c->recv_start[p];
+        guint q0 = c->recv_start[p + 1] - c->recv_start[p];
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->q, (int)filled, (int)n, 1.0,
+                    g->Y, (int)g->q, St2, (int)rc, 0.0, B1, (int)filled);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)q0, (int)filled, (int)g->q, 1.0,
+                    g->Lw, (int)q0, B1, (int)filled, 0.0, B2, (int)filled);
+        for (guint j = 0; j < q0; j++)
+          cblas_daxpy((int)filled, -1.0, B2 + (gsize)j * filled, 1, St2 + (gsize)rv[j] * rc, 1);
+      }
       double *t = St;
       St = St2;
       St2 = t;
+      done += filled * row_step;
+      if (s % 64 == 0)
+        report(c, done, total);
     }
-    /* X_u += Omega^T Omega over the chunk's rows (steps up to (r1-1)/K). */
+    /* X_u += b b^T over the chunk's rows (steps up to (r1-1)/K). */
     guint kn = (r1 - 1) / K + 1;
     for (guint vi = 0; vi < nv; vi++) {
-      double *b = buf + (gsize)vi * rows_cap * T;
+      double *b = buf + (gsize)vi * T * rc;
       double *X = blocks->X + (gsize)c->victims[vi] * T * T;
-      cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)kn, (int)rows, scale, b, (int)T, 1.0,
-                  X, (int)T);
-      memset(b, 0, sizeof(double) * rows * T);
+      cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)kn, (int)rows, scale, b, (int)rc,
+                  1.0, X, (int)T);
+      memset(b, 0, sizeof(double) * kn * rc);
     }
+    done += (double)rows * nv * kn * kn / 2.0;
     r0 = r1;
+    report(c, done, total);
   }
   for (guint vi = 0; vi < nv; vi++)
     priv_fill_upper_from_lower(blocks->X + (gsize)c->victims[vi] * T * T, T);
+  report(c, total, total);
   ok = TRUE;
 out:
-  g_free(om_start);
-  g_free(F);
+  for (guint r = 0; r < R; r++) {
+    g_free(gain[r].Y);
+    g_free(gain[r].Lw);
+  }
+  g_free(gain);
+  csr_clear(&csr);
   g_free(P);
-  g_free(Pn);
-  g_free(Wd);
-  g_free(Om0);
+  g_free(A);
   g_free(St);
   g_free(St2);
   g_free(buf);
@@ -214,8 +433,7 @@ out:
   g_free(lam);
   g_free(Lw);
   g_free(PR);
-  g_free(Y);
-  g_free(G);
-  g_free(WG);
+  g_free(B1);
+  g_free(B2);
   return ok;
 }

@@ -1,6 +1,6 @@
 /*
  * tests/cli/test_progress.c: long work shows progress (issue 18): not on a
- * terminal, train, run, the observer accounting and mafalda print
+ * terminal, train, run, the observer and structured accountings and mafalda print
  * "dpgossip CMD: DONE/TOTAL ..., M:SS elapsed, ETA M:SS" lines on stderr
  * every $DPGOSSIP_PROGRESS_INTERVAL seconds (0 here: at every report), none
  * with -q, none on a short run at the default 10 s; stdout and the output
@@ -93,6 +93,14 @@ static void test_account(void) {
   check("account", (const char *const[]){ACCOUNT("--storage", "dense"), NULL},
         (const char *const[]){ACCOUNT("--storage", "dense"), "-q", NULL}, NULL, NULL,
         "/60 steps simulated (");
+  /* The structured path: the engine's fraction, and which attacker set. */
+#define STRUCTURED(...)                                                                            \
+  "account", "--generate", "karate", "-T", "40", "--trust", "pndp", "-a", "0,33", "--path",        \
+      "structured", "--format", "csv", __VA_ARGS__
+  check("account", (const char *const[]){STRUCTURED(NULL)},
+        (const char *const[]){STRUCTURED("-q", NULL)}, NULL, NULL,
+        "structured accounting, attacker set 2/2 (~");
+#undef STRUCTURED
 }
 
 #define FIGURE(out)                                                                                \
