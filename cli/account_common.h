@@ -106,6 +106,19 @@ PrivBlocks *cli_account_blocks_structured(const CliAccountSetup *s, const TopoGo
 PrivBlocks *cli_account_blocks_schedule(const CliAccountSetup *s, TopoSchedule *sched,
                                         GError **error);
 
+/*
+ * cli_account_report_local: the certified local bounds of setup @s
+ * (priv_local_report at @radius hops) on the static @w, or on the K*T
+ * gossip rounds of @sched (@w NULL), with the report options @opt.
+ * @info: (out) (optional) the ball accounted.
+ * Errors: those of topo_schedule_gossip and priv_local_report.
+ * Complexity: priv_local_report's, plus O(K T (n + m)) for a schedule.
+ */
+PrivReport *cli_account_report_local(const CliAccountSetup *s, const TopoGossip *w,
+                                     TopoSchedule *sched, guint radius,
+                                     const PrivAccountOptions *opt, PrivLocalInfo *info,
+                                     GError **error);
+
 /* ---- Any registered protocol (the observer path) ---- */
 
 /* What --protocol names for `dpgossip account`. */
