@@ -10,8 +10,32 @@
 
 #include "scenarios/internal.h"
 
+/* priv_local_report on the static @w or the K T rounds of @s. */
+static PrivReport *scen_local_report(PrivStructuredProblem *p, const TopoGossip *w, TopoSchedule *s,
+                                     guint radius, const PrivAccountOptions *opt, GError **error) {
+  guint R = s ? (p->K ? p->K : 1) * p->T : 1;
+  TopoGossip **ws = g_new0(TopoGossip *, R);
+  gboolean ok = TRUE;
+  for (guint r = 0; s && ok && r < R; r++)
+    ok = (ws[r] = topo_schedule_gossip(s, r, error)) != NULL;
+  PrivReport *rep = NULL;
+  if (ok) {
+    const TopoGossip *one[] = {w};
+    p->gossip = s ? (const TopoGossip *const *)ws : one;
+    p->n_gossip = R;
+    rep = priv_local_report(p, radius, opt, NULL, error);
+  }
+  for (guint r = 0; s && r < R; r++)
+    topo_gossip_free(ws[r]);
+  g_free(ws);
+  return rep;
+}
+
+/* The structured path's blocks, or with @radius > 0 the certified local
+ * bounds' report (*@local; NULL returned). */
 static PrivBlocks *structured(const ScenConfig *c, const double *C, double sigma,
-                              const ScenCollusion *col, PrivTrust trust, GError **error) {
+                              const ScenCollusion *col, PrivTrust trust,
+                              const PrivAccountOptions *opt, PrivReport **local, GError **error) {
   TopoGossip *w = NULL;
   TopoSchedule *s = NULL;
   if (c->schedule_static
@@ -28,7 +52,11 @@ static PrivBlocks *structured(const ScenConfig *c, const double *C, double sigma
                              .sigma = sigma,
                              .b = c->has_task ? c->batches : c->b,
                              .engine = PRIV_ENGINE_AUTO};
-  PrivBlocks *blocks = proto_account_structured(&p, w, s, error);
+  PrivBlocks *blocks = NULL;
+  if (c->path == SCEN_PATH_LOCAL)
+    *local = scen_local_report(&p, w, s, c->radius, opt, error);
+  else
+    blocks = proto_account_structured(&p, w, s, error);
   topo_gossip_free(w);
   topo_schedule_free(s);
   return blocks;
@@ -53,17 +81,23 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
     goto done;
   PrivAccountOptions opt = {
       .b = c->b, .sensitivity = c->sensitivity, .alpha = c->alpha, .delta = c->delta};
+  /* Local bounds say so in the path column, with their radius. */
+  char *path = c->path == SCEN_PATH_LOCAL        ? g_strdup_printf("local:radius=%u", c->radius)
+               : c->path == SCEN_PATH_STRUCTURED ? g_strdup("structured")
+                                                 : g_strdup("observer");
   for (guint i = 0; ok && i < c->n_collusions; i++) {
     const ScenCollusion *col = &c->collusions[i];
     for (guint j = 0; ok && j < c->n_trust; j++) {
       PrivTrust trust = c->trust[j];
       PrivBlocks *blocks = NULL;
-      if (c->path == SCEN_PATH_STRUCTURED) {
-        blocks = structured(c, C, sigma, col, trust, error);
+      PrivReport *rep = NULL;
+      if (c->path == SCEN_PATH_STRUCTURED || c->path == SCEN_PATH_LOCAL) {
+        blocks = structured(c, C, sigma, col, trust, &opt, &rep, error);
       } else {
         blocks = proto_observed_run_blocks(obs, i * c->n_trust + j, error);
       }
-      PrivReport *rep = blocks ? priv_account_report(blocks, c->g, &opt, error) : NULL;
+      if (blocks)
+        rep = priv_account_report(blocks, c->g, &opt, error);
       priv_blocks_free(blocks);
       if (rep == NULL) {
         g_prefix_error(error, "accounting collusion.%s under %s: ", col->name,
@@ -91,7 +125,7 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
       ScenPrivacyCsvSet set = {.collusion = col->name,
                                .attackers = members,
                                .trust = trust,
-                               .path = c->path == SCEN_PATH_STRUCTURED ? "structured" : "observer",
+                               .path = path,
                                .seed = c->seed};
       scen_privacy_csv_rows(out->privacy_csv, &set, rep, muff);
       g_free(members);
@@ -119,8 +153,7 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
       json_builder_set_member_name(jb, "trust");
       json_builder_add_string_value(jb, priv_trust_name(trust));
       json_builder_set_member_name(jb, "path");
-      json_builder_add_string_value(jb,
-                                    c->path == SCEN_PATH_STRUCTURED ? "structured" : "observer");
+      json_builder_add_string_value(jb, path);
       json_builder_set_member_name(jb, "victims");
       json_builder_add_int_value(jb, rep->n_victims);
       json_builder_set_member_name(jb, "unprotected");
@@ -142,6 +175,7 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
       priv_report_free(rep);
     }
   }
+  g_free(path);
 done:
   json_builder_end_array(jb);
   out->privacy_summary = json_builder_get_root(jb);

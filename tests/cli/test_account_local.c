@@ -53,8 +53,7 @@ static void test_bounds(void) {
       gboolean covered = json_object_get_boolean_member(ball, "covered");
       g_assert_cmpint(covered, ==, radius == 40);
       JsonArray *v = json_object_get_array_member(ol, "victims");
-      g_assert_cmpuint(json_array_get_length(v) + 2, ==,
-                       json_object_get_int_member(ball, "nodes"));
+      g_assert_cmpuint(json_array_get_length(v) + 2, ==, json_object_get_int_member(ball, "nodes"));
       for (guint i = 0; i < json_array_get_length(v); i++) {
         JsonObject *o = json_array_get_object_element(v, i);
         g_assert_cmpstr(json_object_get_string_member(o, "bound"), ==, "local");
@@ -85,8 +84,7 @@ static void test_csv_table(void) {
   g_assert_null(strstr(r.out, ",structured,"));
   cli_run_clear(&r);
   r = cli_run("account", "--generate", GRAPH, "-T", "4", "--trust", "pndp", "-a", "3", "--path",
-              "local", "--radius", "1", "--protocol", "muffliato:K=2", "--schedule",
-              "matching");
+              "local", "--radius", "1", "--protocol", "muffliato:K=2", "--schedule", "matching");
   g_assert_cmpint(r.status, ==, 0);
   g_assert_nonnull(strstr(r.out, "path           local"));
   g_assert_nonnull(strstr(r.out, "certified upper bounds (mu <=)"));
@@ -106,8 +104,8 @@ static void test_errors(void) {
       {{"--path", "local", "--radius", "x"}, "radius"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    const char *argv[16] = {"account", "--generate", "florentine", "-T", "4", "--trust", "pndp",
-                            "-a", "0"};
+    const char *argv[16] = {"account", "--generate", "florentine", "-T", "4",
+                            "--trust", "pndp",       "-a",         "0"};
     guint k = 9;
     for (guint j = 0; j < 4 && cases[i].args[j]; j++)
       argv[k++] = cases[i].args[j];

@@ -142,8 +142,8 @@ static void check_case(const Case *c) {
     if (radius <= 2) {
       /* One observer for the shell or the shell itself: the same bound. */
       PrivLocalInfo full_info;
-      PrivReport *full =
-          local(&p, radius, PRIV_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_FULL, &full_info);
+      PrivReport *full = local(&p, radius, PRIV_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_FULL,
+                               &full_info);
       g_assert_cmpuint(full_info.sub_nodes, ==, info.ball + info.shell);
       g_assert_cmpuint(full->n_victims, ==, le->n_victims);
       for (guint i = 0; i < le->n_victims; i++) {
@@ -171,12 +171,17 @@ static void check_case(const Case *c) {
 
 static void test_dsgd(void) {
   const Case cases[] = {
-      {"erdos:n=20,p=0.15,seed=3,connected=true", PRIV_PROTOCOL_DSGD, 1, 4, 1, PRIV_TRUST_PNDP,
-       {0}, 1, NULL},
-      {"barabasi:n=60,m=1,seed=2", PRIV_PROTOCOL_DSGD, 1, 4, 2, PRIV_TRUST_PNDP, {5, 31}, 2,
+      {"erdos:n=20,p=0.15,seed=3,connected=true",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       4,
+       1,
+       PRIV_TRUST_PNDP,
+       {0},
+       1,
        NULL},
-      {"watts:n=40,k=2,p=0.1,seed=4", PRIV_PROTOCOL_DSGD, 1, 3, 1, PRIV_TRUST_SECLDP, {7}, 1,
-       NULL},
+      {"barabasi:n=60,m=1,seed=2", PRIV_PROTOCOL_DSGD, 1, 4, 2, PRIV_TRUST_PNDP, {5, 31}, 2, NULL},
+      {"watts:n=40,k=2,p=0.1,seed=4", PRIV_PROTOCOL_DSGD, 1, 3, 1, PRIV_TRUST_SECLDP, {7}, 1, NULL},
       {"regular:n=300,d=3,seed=1", PRIV_PROTOCOL_DSGD, 1, 3, 1, PRIV_TRUST_PNDP, {0}, 1, NULL},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
@@ -185,12 +190,25 @@ static void test_dsgd(void) {
 
 static void test_muffliato_mfdsgd(void) {
   const Case cases[] = {
-      {"erdos:n=24,p=0.12,seed=8,connected=true", PRIV_PROTOCOL_MUFFLIATO, 2, 3, 1,
-       PRIV_TRUST_PNDP, {1, 9}, 2, NULL},
-      {"watts:n=30,k=1,p=0.2,seed=6", PRIV_PROTOCOL_MFDSGD, 1, 4, 2, PRIV_TRUST_PNDP, {2}, 1,
+      {"erdos:n=24,p=0.12,seed=8,connected=true",
+       PRIV_PROTOCOL_MUFFLIATO,
+       2,
+       3,
+       1,
+       PRIV_TRUST_PNDP,
+       {1, 9},
+       2,
        NULL},
-      {"watts:n=25,k=1,p=0.3,seed=2", PRIV_PROTOCOL_MFDSGD, 1, 4, 1, PRIV_TRUST_SECLDP, {0, 12},
-       2, NULL},
+      {"watts:n=30,k=1,p=0.2,seed=6", PRIV_PROTOCOL_MFDSGD, 1, 4, 2, PRIV_TRUST_PNDP, {2}, 1, NULL},
+      {"watts:n=25,k=1,p=0.3,seed=2",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       4,
+       1,
+       PRIV_TRUST_SECLDP,
+       {0, 12},
+       2,
+       NULL},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
     check_case(&cases[i]);
@@ -199,11 +217,32 @@ static void test_muffliato_mfdsgd(void) {
 /* Time-varying W_r: hops on the union graph; LDP becomes SecLDP outside. */
 static void test_time_varying_ldp(void) {
   const Case cases[] = {
-      {"watts:n=30,k=1,p=0.2,seed=9", PRIV_PROTOCOL_DSGD, 1, 4, 1, PRIV_TRUST_PNDP, {3}, 1,
+      {"watts:n=30,k=1,p=0.2,seed=9",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       4,
+       1,
+       PRIV_TRUST_PNDP,
+       {3},
+       1,
        "edge-failure:p=0.3"},
-      {"watts:n=24,k=1,p=0.2,seed=1", PRIV_PROTOCOL_MUFFLIATO, 2, 2, 1, PRIV_TRUST_LDP, {4, 15},
-       2, "matching:base=true"},
-      {"watts:n=22,k=1,p=0.1,seed=3", PRIV_PROTOCOL_DSGD, 1, 4, 2, PRIV_TRUST_LDP, {0}, 1,
+      {"watts:n=24,k=1,p=0.2,seed=1",
+       PRIV_PROTOCOL_MUFFLIATO,
+       2,
+       2,
+       1,
+       PRIV_TRUST_LDP,
+       {4, 15},
+       2,
+       "matching:base=true"},
+      {"watts:n=22,k=1,p=0.1,seed=3",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       4,
+       2,
+       PRIV_TRUST_LDP,
+       {0},
+       1,
        "edge-failure:p=0.4"},
       {"ring:n=21", PRIV_PROTOCOL_DSGD, 1, 4, 1, PRIV_TRUST_LDP, {0}, 1, NULL},
   };
