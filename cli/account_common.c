@@ -118,34 +118,7 @@ PrivReport *cli_account_report_local(const CliAccountSetup *s, const TopoGossip 
                                      const PrivAccountOptions *opt, PrivLocalInfo *info,
                                      GError **error) {
   PrivStructuredProblem p = structured_problem(s);
-  if (sched == NULL) {
-    const TopoGossip *ws[] = {w};
-    p.gossip = ws;
-    p.n_gossip = 1;
-    return priv_local_report(&p, radius, opt, info, error);
-  }
-  /* The rounds a simulated run uses, as proto_account_structured takes them. */
-  guint K = s->protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(s->K, 1u) : 1u;
-  guint64 n_gossip = (guint64)K * s->T;
-  if (n_gossip > G_MAXUINT / 2) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "%u steps x %u gossip rounds are too many gossip matrices", s->T, K);
-    return NULL;
-  }
-  TopoGossip **ws = g_new0(TopoGossip *, n_gossip);
-  PrivReport *r = NULL;
-  gboolean ok = TRUE;
-  for (guint i = 0; i < n_gossip && ok; i++)
-    ok = (ws[i] = topo_schedule_gossip(sched, i, error)) != NULL;
-  if (ok) {
-    p.gossip = (const TopoGossip *const *)ws;
-    p.n_gossip = (guint)n_gossip;
-    r = priv_local_report(&p, radius, opt, info, error);
-  }
-  for (guint i = 0; i < n_gossip; i++)
-    topo_gossip_free(ws[i]);
-  g_free(ws);
-  return r;
+  return proto_account_local(&p, w, sched, radius, opt, info, error);
 }
 
 /* ---- Any registered protocol ---- */

@@ -109,10 +109,9 @@ PrivBlocks *cli_account_blocks_schedule(const CliAccountSetup *s, TopoSchedule *
 /*
  * cli_account_report_local: the certified local bounds of setup @s
  * (priv_local_report at @radius hops) on the static @w, or on the K*T
- * gossip rounds of @sched (@w NULL), with the report options @opt.
- * @info: (out) (optional) the ball accounted.
- * Errors: those of topo_schedule_gossip and priv_local_report.
- * Complexity: priv_local_report's, plus O(K T (n + m)) for a schedule.
+ * gossip rounds of @sched (@w NULL), with the report options @opt
+ * (proto_account_local). @info: (out) (optional) the ball accounted.
+ * Errors and complexity: those of proto_account_local.
  */
 PrivReport *cli_account_report_local(const CliAccountSetup *s, const TopoGossip *w,
                                      TopoSchedule *sched, guint radius,

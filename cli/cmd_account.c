@@ -49,7 +49,7 @@ typedef struct {
   guint set;
   PrivBlocks *blocks;
   PrivReport *report;
-  double *muff; /* --compare muffliato, PNDP accountings only */
+  double *muff;        /* --compare muffliato, PNDP accountings only */
   PrivLocalInfo local; /* --path local: the ball accounted */
 } Accounting;
 
@@ -493,8 +493,8 @@ static GBytes *account_one(guint a, gpointer data, GError **error) {
                      : NULL;
   GBytes *out = NULL;
   if (r != NULL && (muff != NULL || !muff_wanted)) {
-    ReportHeader h = {r->T,          r->b,     r->sensitivity, r->n_victims, muff != NULL,
-                      r->alpha,      r->delta, local};
+    ReportHeader h = {r->T,         r->b,     r->sensitivity, r->n_victims,
+                      muff != NULL, r->alpha, r->delta,       local};
     GByteArray *b = g_byte_array_new();
     g_byte_array_append(b, (const guint8 *)&h, sizeof h);
     g_byte_array_append(b, (const guint8 *)r->victims, r->n_victims * sizeof *r->victims);
@@ -789,8 +789,7 @@ static int validate_run(const Options *o, Request *q) {
       return usage_error("--path: unknown path '%s' (valid: auto, structured, observer, local)",
                          o->path);
     q->path_auto = FALSE;
-    q->path = g_str_equal(o->path, "observer") ? PROTO_ACCOUNT_OBSERVER
-                                               : PROTO_ACCOUNT_STRUCTURED;
+    q->path = g_str_equal(o->path, "observer") ? PROTO_ACCOUNT_OBSERVER : PROTO_ACCOUNT_STRUCTURED;
   }
   gboolean local = o->path && g_str_equal(o->path, "local");
   if (o->radius != -1 && !local)
@@ -801,8 +800,7 @@ static int validate_run(const Options *o, Request *q) {
     return usage_error("--path local needs --radius R: the hops around the attackers whose "
                        "victims are bounded (R >= 1; larger is tighter and slower)");
   if (local && o->radius < 1)
-    return usage_error("--radius must be at least 1 (got %d): radius 0 holds no victim",
-                       o->radius);
+    return usage_error("--radius must be at least 1 (got %d): radius 0 holds no victim", o->radius);
   q->radius = local ? (guint)o->radius : 0;
   if (!proto_account_parse_run_options(o->mode, o->latency, o->loss, &q->mode, &q->loss, &error)) {
     /* The parsers' errors as they are; the loss rule with the --help hint. */
@@ -1078,7 +1076,13 @@ int cli_cmd_account(int argc, char **argv) {
   guint rank = 0, mpi_size = 1, mpi_local = 1;
   if (!cli_mpi_join(CMD, &mpi, &rank, &mpi_size, &mpi_local))
     return CLI_EXIT_FAILURE;
-  Options o = {.interval = 1, .radius = -1, .sigma = NAN, .clip = 1.0, .alpha = 2.0, .delta = 1e-6, .lr = NAN};
+  Options o = {.interval = 1,
+               .radius = -1,
+               .sigma = NAN,
+               .clip = 1.0,
+               .alpha = 2.0,
+               .delta = 1e-6,
+               .lr = NAN};
   Request q;
   Plan p = {0};
   request_init(&q);

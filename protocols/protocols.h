@@ -595,6 +595,17 @@ gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *
 PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoGossip *w,
                                      TopoSchedule *schedule, GError **error);
 
+/**
+ * proto_account_local: priv_local_report of @p at @radius hops on the same
+ * gossip as proto_account_structured (the static @w, or the K T rounds of
+ * @schedule), with the report options @opt. @info: (out) (optional).
+ * Errors: those of proto_account_structured's matrices and priv_local_report.
+ * Complexity: O(K T (n + m)) for the matrices, then priv_local_report.
+ */
+PrivReport *proto_account_local(const PrivStructuredProblem *p, const TopoGossip *w,
+                                TopoSchedule *schedule, guint radius, const PrivAccountOptions *opt,
+                                PrivLocalInfo *info, GError **error);
+
 /* How C_local (MF-D-SGD's local noise correlation) is made. */
 typedef struct {
   const char *spec;       /* identity, antipgd, sr, bsr, mafalda, or a CSV file */

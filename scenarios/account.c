@@ -10,27 +10,6 @@
 
 #include "scenarios/internal.h"
 
-/* priv_local_report on the static @w or the K T rounds of @s. */
-static PrivReport *scen_local_report(PrivStructuredProblem *p, const TopoGossip *w, TopoSchedule *s,
-                                     guint radius, const PrivAccountOptions *opt, GError **error) {
-  guint R = s ? (p->K ? p->K : 1) * p->T : 1;
-  TopoGossip **ws = g_new0(TopoGossip *, R);
-  gboolean ok = TRUE;
-  for (guint r = 0; s && ok && r < R; r++)
-    ok = (ws[r] = topo_schedule_gossip(s, r, error)) != NULL;
-  PrivReport *rep = NULL;
-  if (ok) {
-    const TopoGossip *one[] = {w};
-    p->gossip = s ? (const TopoGossip *const *)ws : one;
-    p->n_gossip = R;
-    rep = priv_local_report(p, radius, opt, NULL, error);
-  }
-  for (guint r = 0; s && r < R; r++)
-    topo_gossip_free(ws[r]);
-  g_free(ws);
-  return rep;
-}
-
 /* The structured path's blocks, or with @radius > 0 the certified local
  * bounds' report (*@local; NULL returned). */
 static PrivBlocks *structured(const ScenConfig *c, const double *C, double sigma,
@@ -54,7 +33,7 @@ static PrivBlocks *structured(const ScenConfig *c, const double *C, double sigma
                              .engine = PRIV_ENGINE_AUTO};
   PrivBlocks *blocks = NULL;
   if (c->path == SCEN_PATH_LOCAL)
-    *local = scen_local_report(&p, w, s, c->radius, opt, error);
+    *local = proto_account_local(&p, w, s, c->radius, opt, NULL, error);
   else
     blocks = proto_account_structured(&p, w, s, error);
   topo_gossip_free(w);

@@ -87,8 +87,7 @@ static const ScenKeyInfo keys[] = {
      NULL, "delta of the epsilon column"},
     {"privacy", "compare", SCEN_TYPE_ENUM, "none", NO_RANGE, 0, "none|muffliato",
      "another accounting next to ours (muffliato: Cyffers et al. 2022, D-SGD under PNDP)"},
-    {"privacy", "path", SCEN_TYPE_ENUM, "auto", NO_RANGE, 0,
-     "auto|structured|observer|local|none",
+    {"privacy", "path", SCEN_TYPE_ENUM, "auto", NO_RANGE, 0, "auto|structured|observer|local|none",
      "how to account: structured (fast, sync D-SGD/Muffliato/MF-D-SGD), observer (what the "
      "attackers saw on the bus), local (certified upper bounds within privacy.radius hops), "
      "auto, or none"},
