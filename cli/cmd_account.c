@@ -462,6 +462,10 @@ typedef struct {
   guint n;
   PrivAccountOptions opt;
   guint radius; /* --path local, else 0 */
+  /* Accountings of all attackers take minutes: one line with ETA (this
+   * process's share under mpirun is counted against the total). */
+  CliProgress *progress;
+  guint *done, n_acs_total;
 } AccountJob;
 
 /* A report and its Muffliato bound as they travel between MPI ranks. */
@@ -505,6 +509,8 @@ static GBytes *account_one(guint a, gpointer data, GError **error) {
   g_free(muff);
   priv_report_free(r);
   priv_blocks_free(blocks);
+  if (out != NULL)
+    cli_progress_update(j->progress, ++*j->done, j->n_acs_total, "accountings");
   return out;
 }
 
@@ -640,7 +646,7 @@ static GOptionContext *options_context(Options *o) {
       {"format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Output: table (default), json or csv",
        "FORMAT"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
-       "Observer path: no progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
+       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new(
       "- per-victim privacy of a decentralized protocol (accounting only)");
@@ -976,10 +982,11 @@ static void plan_accountings(const Options *o, const Request *q, Plan *p) {
 /* ---- Execute: the per-victim reports of every accounting ---- */
 
 /* The structured path, one accounting at a time (shared out under mpirun). */
-static int execute_structured(Request *q, Plan *p) {
+static int execute_structured(Request *q, Plan *p, gboolean quiet) {
   GError *error = NULL;
   if (!cli_account_build_c(&q->s, &q->proto, &error))
     return cli_fail(CMD, error, CLI_EXIT_FAILURE);
+  guint done = 0;
   AccountJob job = {
       &q->s,
       &q->sets,
@@ -990,13 +997,17 @@ static int execute_structured(Request *q, Plan *p) {
       p->g,
       p->n,
       {.b = q->s.b, .sensitivity = q->s.sensitivity, .alpha = q->s.alpha, .delta = q->s.delta},
-      q->radius};
+      q->radius,
+      cli_progress_new(CMD, quiet),
+      &done,
+      p->n_acs};
   job.w = p->sched ? NULL : topo_gossip_new(p->g, q->s.gossip, &error);
   gboolean ok = p->sched || job.w;
   if (ok && q->s.compare_muffliato)
     ok = (job.wm = topo_gossip_new(p->g, q->s.gossip, &error)) != NULL;
   GBytes **res = NULL;
   ok = ok && scen_mpi_map(p->n_acs, account_one, &job, &res, &error);
+  cli_progress_free(job.progress);
   for (guint a = 0; res != NULL && a < p->n_acs; a++) {
     account_unpack(res[a], p->n, &p->acs[a]);
     g_bytes_unref(res[a]);
@@ -1093,7 +1104,7 @@ int cli_cmd_account(int argc, char **argv) {
   if (status == CLI_EXIT_OK)
     plan_accountings(&o, &q, &p);
   if (status == CLI_EXIT_OK && p.path == PROTO_ACCOUNT_STRUCTURED)
-    status = execute_structured(&q, &p);
+    status = execute_structured(&q, &p, o.quiet);
   else if (status == CLI_EXIT_OK && rank == 0)
     status = execute_observer(&o, &q, &p);
   if (status == CLI_EXIT_OK && rank == 0)

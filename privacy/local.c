@@ -238,6 +238,9 @@ PrivReport *priv_local_report_shell(const PrivStructuredProblem *p, guint radius
   if (!check(p, radius, error))
     return NULL;
   guint n = topo_gossip_n(p->gossip[0]);
+  if (!priv_check_budget(2 * sizeof(guint) * (gsize)n, p->max_bytes,
+                         "the hop counts of the local bound", error))
+    return NULL;
   /* Beyond n hops nothing more is reached: r + 1 stays a guint. */
   guint r = MIN(radius, n);
   guint *dist = g_new(guint, n), *sub = g_new(guint, n);
@@ -295,6 +298,10 @@ PrivReport *priv_local_report_shell(const PrivStructuredProblem *p, guint radius
     if (!covered && q.trust == PRIV_TRUST_LDP)
       q.trust = PRIV_TRUST_SECLDP;
     blocks = priv_structured_blocks(&q, error);
+    if (!blocks && error && *error && (*error)->code == PRIV_ERROR_MEMORY)
+      g_prefix_error(error,
+                     "the ball of radius %u (%u nodes; a smaller radius needs less): ", radius,
+                     ball->len);
   }
   if (blocks)
     report = priv_account_report(blocks, NULL, opt, error);

@@ -298,6 +298,32 @@ static void test_errors(void) {
   g_assert_null(priv_local_report(&p, 1, &opt, NULL, &err));
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
+  /* The memory budget: refused before the accounting, naming the ball. */
+  TopoGraph *big = topo_graph_generate("regular:n=400,d=4,seed=2", &err);
+  TopoGossip *wb = topo_gossip_new(big, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  const TopoGossip *wbs[] = {wb};
+  guint a1[] = {1};
+  p = (PrivStructuredProblem){.protocol = PRIV_PROTOCOL_DSGD,
+                              .T = 30,
+                              .gossip = wbs,
+                              .n_gossip = 1,
+                              .trust = PRIV_TRUST_PNDP,
+                              .attackers = a1,
+                              .n_attackers = 1,
+                              .sigma = 1.0,
+                              .max_bytes = 200000};
+  g_assert_null(priv_local_report(&p, 3, &opt, NULL, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+  g_assert_nonnull(strstr(err->message, "the ball of radius 3"));
+  g_clear_error(&err);
+  p.max_bytes = 1000; /* not even the hop counts */
+  g_assert_null(priv_local_report(&p, 3, &opt, NULL, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+  g_assert_nonnull(strstr(err->message, "hop counts"));
+  g_clear_error(&err);
+  topo_gossip_free(wb);
+  topo_graph_free(big);
   topo_gossip_free(d);
   topo_gossip_free(w);
   topo_graph_free(g);
