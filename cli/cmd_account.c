@@ -486,7 +486,8 @@ static GBytes *account_one(guint a, gpointer data, GError **error) {
   PrivBlocks *blocks = NULL;
   PrivReport *r = NULL;
   if (j->radius)
-    r = cli_account_report_local(&one, j->w, j->sched, j->radius, &j->opt, &local, error);
+    r = cli_account_report_local(&one, j->w, j->sched, j->radius, &j->opt, &local,
+                                 j->progress && j->n_acs_total == 1 ? CMD : NULL, error);
   else if ((blocks = j->sched ? cli_account_blocks_schedule(&one, j->sched, error)
                               : cli_account_blocks_structured(&one, j->w, error)))
     r = priv_account_report(blocks, j->g, &j->opt, error);

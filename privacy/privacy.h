@@ -1284,6 +1284,14 @@ PrivReport *priv_local_report(const PrivStructuredProblem *problem, guint radius
                               const PrivAccountOptions *opt, PrivLocalInfo *info, GError **error);
 
 /*
+ * priv_local_ball: the sizes priv_local_report would account on (*@info),
+ * without accounting: to tell a user what a long accounting is about to do.
+ * Errors: those of priv_local_report's checks. Complexity: its hop counts.
+ */
+gboolean priv_local_ball(const PrivStructuredProblem *problem, guint radius, PrivLocalInfo *info,
+                         GError **error);
+
+/*
  * priv_matrix_read_csv: reads a numeric CSV matrix (one row per line, values
  * separated by ',', as priv_matrix_write_csv writes; blank lines skipped) into
  * a g_malloc'd row-major array; *@rows, *@cols receive its size.

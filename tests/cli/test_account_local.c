@@ -90,6 +90,18 @@ static void test_csv_table(void) {
   g_assert_nonnull(strstr(r.out, "certified upper bounds (mu <=)"));
   g_assert_nonnull(strstr(r.out, " <="));
   cli_run_clear(&r);
+  /* One accounting: its size on stderr first, unless -q. */
+  r = cli_run("account", "--generate", GRAPH, "-T", "4", "--trust", "pndp", "-a", "3", "--path",
+              "local", "--radius", "1");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_str_has_prefix(r.err, "dpgossip account: "));
+  g_assert_nonnull(strstr(r.err, " nodes within 1 hops of the attackers, "));
+  cli_run_clear(&r);
+  r = cli_run("account", "--generate", GRAPH, "-T", "4", "--trust", "pndp", "-a", "3", "--path",
+              "local", "--radius", "1", "-q");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.err, ==, "");
+  cli_run_clear(&r);
 }
 
 static void test_errors(void) {

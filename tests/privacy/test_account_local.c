@@ -116,6 +116,11 @@ static void check_case(const Case *c) {
     PrivReport *lb = local(&p, radius, PRIV_SENSITIVITY_BOUND, PRIV_LOCAL_SHELL_MERGED, NULL);
     covered = info.covered;
     g_assert_cmpuint(info.radius, ==, radius);
+    PrivLocalInfo ball;
+    GError *berr = NULL;
+    g_assert_true(priv_local_ball(&p, radius, &ball, &berr));
+    g_assert_no_error(berr);
+    g_assert_cmpmem(&ball, sizeof ball, &info, sizeof info);
     g_assert_cmpuint(info.sub_nodes, ==, info.ball + !covered);
     g_assert_cmpuint(le->n_victims, ==, info.ball - c->n_attackers);
     g_assert_cmpuint(lb->n_victims, ==, le->n_victims);
