@@ -675,7 +675,9 @@ static GOptionContext *options_context(Options *o) {
            "  dpgossip account --generate florentine -T 8 --trust ldp,secldp -a 0 -a 3 "
            "--protocol decor\n"
            "  dpgossip account --generate florentine -T 8 --trust pndp -a 0 --mode deadline:ms=5 "
-           "--latency constant:ms=1 --link 8:1=constant:ms=1000\n");
+           "--latency constant:ms=1 --link 8:1=constant:ms=1000\n"
+           "  dpgossip account --generate regular:n=1000000,d=8,seed=1 -T 100 --trust pndp -a 0 "
+           "--path local --radius 3\n");
   return ctx;
 }
 
