@@ -18,6 +18,7 @@ typedef struct {
   PrivTrust trust;
   guint attackers[3], n_attackers;
   const char *schedule; /* NULL: static */
+  gboolean noiseless;   /* sigma = 0: who is unprotected */
 } Case;
 
 static double *random_lower(guint T, guint seed) {
@@ -99,7 +100,7 @@ static void check_case(const Case *c) {
                              .trust = c->trust,
                              .attackers = c->attackers,
                              .n_attackers = c->n_attackers,
-                             .sigma = 0.9,
+                             .sigma = c->noiseless ? 0.0 : 0.9,
                              .b = c->b};
   PrivBlocks *bl = priv_structured_blocks(&p, &err);
   g_assert_no_error(err);
@@ -184,10 +185,38 @@ static void test_dsgd(void) {
        PRIV_TRUST_PNDP,
        {0},
        1,
-       NULL},
-      {"barabasi:n=60,m=1,seed=2", PRIV_PROTOCOL_DSGD, 1, 4, 2, PRIV_TRUST_PNDP, {5, 31}, 2, NULL},
-      {"watts:n=40,k=2,p=0.1,seed=4", PRIV_PROTOCOL_DSGD, 1, 3, 1, PRIV_TRUST_SECLDP, {7}, 1, NULL},
-      {"regular:n=300,d=3,seed=1", PRIV_PROTOCOL_DSGD, 1, 3, 1, PRIV_TRUST_PNDP, {0}, 1, NULL},
+       NULL,
+       FALSE},
+      {"barabasi:n=60,m=1,seed=2",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       4,
+       2,
+       PRIV_TRUST_PNDP,
+       {5, 31},
+       2,
+       NULL,
+       FALSE},
+      {"watts:n=40,k=2,p=0.1,seed=4",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       3,
+       1,
+       PRIV_TRUST_SECLDP,
+       {7},
+       1,
+       NULL,
+       FALSE},
+      {"regular:n=300,d=3,seed=1",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       3,
+       1,
+       PRIV_TRUST_PNDP,
+       {0},
+       1,
+       NULL,
+       FALSE},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
     check_case(&cases[i]);
@@ -203,8 +232,18 @@ static void test_muffliato_mfdsgd(void) {
        PRIV_TRUST_PNDP,
        {1, 9},
        2,
-       NULL},
-      {"watts:n=30,k=1,p=0.2,seed=6", PRIV_PROTOCOL_MFDSGD, 1, 4, 2, PRIV_TRUST_PNDP, {2}, 1, NULL},
+       NULL,
+       FALSE},
+      {"watts:n=30,k=1,p=0.2,seed=6",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       4,
+       2,
+       PRIV_TRUST_PNDP,
+       {2},
+       1,
+       NULL,
+       FALSE},
       {"watts:n=25,k=1,p=0.3,seed=2",
        PRIV_PROTOCOL_MFDSGD,
        1,
@@ -213,7 +252,8 @@ static void test_muffliato_mfdsgd(void) {
        PRIV_TRUST_SECLDP,
        {0, 12},
        2,
-       NULL},
+       NULL,
+       FALSE},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
     check_case(&cases[i]);
@@ -230,7 +270,8 @@ static void test_time_varying_ldp(void) {
        PRIV_TRUST_PNDP,
        {3},
        1,
-       "edge-failure:p=0.3"},
+       "edge-failure:p=0.3",
+       FALSE},
       {"watts:n=24,k=1,p=0.2,seed=1",
        PRIV_PROTOCOL_MUFFLIATO,
        2,
@@ -239,7 +280,8 @@ static void test_time_varying_ldp(void) {
        PRIV_TRUST_LDP,
        {4, 15},
        2,
-       "matching:base=true"},
+       "matching:base=true",
+       FALSE},
       {"watts:n=22,k=1,p=0.1,seed=3",
        PRIV_PROTOCOL_DSGD,
        1,
@@ -248,8 +290,38 @@ static void test_time_varying_ldp(void) {
        PRIV_TRUST_LDP,
        {0},
        1,
-       "edge-failure:p=0.4"},
-      {"ring:n=21", PRIV_PROTOCOL_DSGD, 1, 4, 1, PRIV_TRUST_LDP, {0}, 1, NULL},
+       "edge-failure:p=0.4",
+       FALSE},
+      {"ring:n=21", PRIV_PROTOCOL_DSGD, 1, 4, 1, PRIV_TRUST_LDP, {0}, 1, NULL, FALSE},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    check_case(&cases[i]);
+}
+
+/* sigma = 0: every victim the exact accountant finds unprotected is
+ * unprotected in the bound too (inf >= inf), the others 0 <= bound. */
+static void test_noiseless(void) {
+  const Case cases[] = {
+      {"watts:n=30,k=1,p=0.2,seed=5",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       3,
+       1,
+       PRIV_TRUST_PNDP,
+       {2},
+       1,
+       NULL,
+       TRUE},
+      {"watts:n=26,k=1,p=0.2,seed=7",
+       PRIV_PROTOCOL_MUFFLIATO,
+       2,
+       2,
+       1,
+       PRIV_TRUST_LDP,
+       {0, 9},
+       2,
+       "edge-failure:p=0.5",
+       TRUE},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
     check_case(&cases[i]);
@@ -339,6 +411,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/account/local/dsgd", test_dsgd);
   g_test_add_func("/privacy/account/local/muffliato-mfdsgd", test_muffliato_mfdsgd);
   g_test_add_func("/privacy/account/local/time-varying-ldp", test_time_varying_ldp);
+  g_test_add_func("/privacy/account/local/noiseless", test_noiseless);
   g_test_add_func("/privacy/account/local/errors", test_errors);
   return g_test_run();
 }
