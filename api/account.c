@@ -13,8 +13,8 @@
 #include "scenarios/scenarios.h"
 #include "spec/spec.h"
 
-typedef enum { PATH_AUTO, PATH_STRUCTURED, PATH_OBSERVER } Path;
-static const char *const path_names[] = {"auto", "structured", "observer"};
+typedef enum { PATH_AUTO, PATH_STRUCTURED, PATH_OBSERVER, PATH_LOCAL } Path;
+static const char *const path_names[] = {"auto", "structured", "observer", "local"};
 
 /* One accounting: attacker set @set under @trust. */
 typedef struct {
@@ -30,7 +30,8 @@ void dpg_account_options_init(DpgAccountOptions *o) {
                            .clip = 1.0,
                            .alpha = 2.0,
                            .delta = 1e-6,
-                           .lr = NAN};
+                           .lr = NAN,
+                           .radius = -1};
 }
 
 size_t dpg_account_options_size(void) {
@@ -56,6 +57,7 @@ typedef struct {
   gboolean streaming;
   GArray *links; /* ProtoAccountLink */
   ProtoRunStats stats;
+  guint radius; /* path local, else 0 */
 } Job;
 
 static const guint *members(const Job *j, guint set, guint *size) {
@@ -99,6 +101,11 @@ static gboolean run_structured(Job *j, const PrivAccountOptions *opt, GError **e
                                .engine = PRIV_ENGINE_AUTO};
     /* Between accountings: the privacy module has no cancel hook inside one. */
     ok = dpg_check_cancel(error);
+    if (ok && j->radius) {
+      ok = (ac->report = proto_account_local(&p, w, j->sched, j->radius, opt, NULL, error)) &&
+           muffliato_bound(j, wm, ac, error);
+      continue;
+    }
     PrivBlocks *blocks = ok ? proto_account_structured(&p, w, j->sched, error) : NULL;
     ok = blocks && (ac->report = priv_account_report(blocks, j->g, opt, error)) != NULL &&
          muffliato_bound(j, wm, ac, error);
@@ -190,6 +197,9 @@ static DpgTable *tabulate(Job *j, Path path, const char *reason) {
   guint c_delta = dpg_table_add_col(t, "delta", DPG_COL_DOUBLE);
   guint c_path = dpg_table_add_col(t, "path", DPG_COL_STRING);
   guint c_seed = dpg_table_add_col(t, "seed", DPG_COL_INT);
+  /* Local bounds say so in the path column, with their radius. */
+  char *path_label = path == PATH_LOCAL ? g_strdup_printf("local:radius=%u", j->radius)
+                                        : g_strdup(path_names[path]);
   for (guint a = 0; a < j->n_acs; a++) {
     const Accounting *ac = &j->acs[a];
     const PrivReport *r = ac->report;
@@ -210,12 +220,13 @@ static DpgTable *tabulate(Job *j, Path path, const char *reason) {
       dpg_table_push_string(t, c_att, label);
       dpg_table_push_double(t, c_alpha, r->alpha);
       dpg_table_push_double(t, c_delta, r->delta);
-      dpg_table_push_string(t, c_path, path_names[path]);
+      dpg_table_push_string(t, c_path, path_label);
       dpg_table_push_int(t, c_seed, (gint64)j->seed);
       dpg_table_end_row(t);
     }
     g_free(label);
   }
+  g_free(path_label);
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   dpg_table_set_attr_printf(t, "nodes", "%u", j->n);
   dpg_table_set_attr(t, "gossip", topo_gossip_kind_name(j->gossip));
@@ -229,6 +240,8 @@ static DpgTable *tabulate(Job *j, Path path, const char *reason) {
   dpg_table_set_attr(t, "delta", g_ascii_dtostr(buf, sizeof buf, o->delta));
   dpg_table_set_attr(t, "path", path_names[path]);
   dpg_table_set_attr(t, "path_reason", reason);
+  if (path == PATH_LOCAL)
+    dpg_table_set_attr_printf(t, "radius", "%u", j->radius);
   dpg_table_set_attr(t, "schedule", j->sched ? o->schedule : "static");
   dpg_table_set_attr_printf(t, "seed", "%" G_GUINT64_FORMAT, j->seed);
   if (path == PATH_OBSERVER) {
@@ -300,10 +313,25 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
         found = TRUE;
       }
     if (!found)
-      return dpg_usage(err, "--path: unknown path '%s' (valid: auto, structured, observer)",
+      return dpg_usage(err, "--path: unknown path '%s' (valid: auto, structured, observer, local)",
                        o->path),
              FALSE;
   }
+  if (o->radius != -1 && *path != PATH_LOCAL)
+    return dpg_usage(err,
+                     "--radius %d: the radius is for --path local (certified bounds around "
+                     "the attackers)",
+                     o->radius),
+           FALSE;
+  if (*path == PATH_LOCAL && o->radius == -1)
+    return dpg_usage(err, "--path local needs --radius R: the hops around the attackers whose "
+                          "victims are bounded (R >= 1; larger is tighter and slower)"),
+           FALSE;
+  if (*path == PATH_LOCAL && o->radius < 1)
+    return dpg_usage(err, "--radius must be at least 1 (got %d): radius 0 holds no victim",
+                     o->radius),
+           FALSE;
+  j->radius = *path == PATH_LOCAL ? (guint)o->radius : 0;
   if (!proto_account_parse_run_options(o->mode, o->latency, o->loss, pmode, loss_p, &error))
     return dpg_fail(err, error, 2), FALSE;
   for (guint i = 0; o->links && o->links[i]; i++) {
@@ -339,7 +367,14 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
     g_prefix_error(&error, "--seed: ");
     return dpg_fail(err, error, 2), FALSE;
   }
-  if (*path == PATH_STRUCTURED) {
+  if (*path == PATH_LOCAL && !j->proto.structured)
+    return dpg_usage(err,
+                     "--path local bounds the structured path's accounting: it knows dsgd, "
+                     "muffliato, antipgd and mfdsgd/mafalda with a given C, not '%s' (use "
+                     "--path observer or auto)",
+                     o->protocol ? o->protocol : "dsgd"),
+           FALSE;
+  if (*path == PATH_STRUCTURED || *path == PATH_LOCAL) {
     ProtoAccountStructuredAsk ask = {.known = j->proto.structured,
                                      .protocol = o->protocol ? o->protocol : "dsgd",
                                      .async_mode = o->mode && pmode->kind != PROTO_MODE_SYNC,
@@ -349,8 +384,11 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
                                      .lr = !isnan(o->lr),
                                      .storage = o->storage != NULL,
                                      .accountant = o->accountant != NULL};
-    if (!proto_account_check_structured(&ask, &error))
+    if (!proto_account_check_structured(&ask, &error)) {
+      if (*path == PATH_LOCAL)
+        g_prefix_error(&error, "--path local: ");
       return usage(err, error);
+    }
   }
   if (o->compare) {
     gboolean pndp = FALSE;
@@ -414,7 +452,9 @@ DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err) {
     path = proto_account_plan(&pc, &reason) == PROTO_ACCOUNT_STRUCTURED ? PATH_STRUCTURED
                                                                         : PATH_OBSERVER;
   } else {
-    reason = path == PATH_STRUCTURED ? "asked: --path structured" : "asked: --path observer";
+    reason = path == PATH_LOCAL        ? "asked: --path local"
+             : path == PATH_STRUCTURED ? "asked: --path structured"
+                                       : "asked: --path observer";
   }
   guint n_sets = spec_attackers_n_sets(&j.sets, j.n);
   j.n_acs = n_sets * trusts->len;
@@ -425,10 +465,10 @@ DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err) {
                                                 .trust = g_array_index(trusts, PrivTrust, k)};
   PrivAccountOptions opt = {
       .b = j.b, .sensitivity = j.sensitivity, .alpha = o->alpha, .delta = o->delta};
-  gboolean ok = path == PATH_STRUCTURED ? run_structured(&j, &opt, &error)
-                                        : run_observer(&j, &opt, &error);
+  gboolean structured = path == PATH_STRUCTURED || path == PATH_LOCAL;
+  gboolean ok = structured ? run_structured(&j, &opt, &error) : run_observer(&j, &opt, &error);
   if (!ok) {
-    dpg_fail(err, error, path == PATH_STRUCTURED ? 1 : dpg_spec_status(error));
+    dpg_fail(err, error, structured ? 1 : dpg_spec_status(error));
     goto out;
   }
   t = tabulate(&j, path, reason);

@@ -114,6 +114,7 @@ typedef struct {
   const char *const *links; /* NULL-terminated FROM:TO=SPEC, or NULL */
   double lr;                /* NaN: default 0.1 (and not "given") */
   const char *storage, *accountant;
+  int radius; /* path "local": hops around the attackers (>= 1); -1: not given */
 } DpgAccountOptions;
 
 void dpg_account_options_init(DpgAccountOptions *o);
@@ -126,10 +127,12 @@ size_t dpg_account_options_size(void); /* sizeof, for a foreign declaration's ch
  * attackers (the set's members, "0+5"), trust, victim, distance (missing
  * when no attacker is reachable), sensitivity, mu, rdp, epsilon (+inf:
  * unprotected), muffliato_rdp (NaN without compare or outside PNDP),
- * status (protected, unprotected, unresolved), alpha, delta, path, seed.
+ * status (protected, unprotected, unresolved), alpha, delta, path
+ * ("local:radius=R" for certified local bounds), seed.
  * Attributes: nodes, gossip,
  * protocol, rounds, participation_interval, sensitivity, sigma, clip,
- * alpha, delta, path, path_reason, schedule, seed; observer path: mode,
+ * alpha, delta, path, path_reason, schedule, seed; local path: radius;
+ * observer path: mode,
  * latency, loss, lr, storage, accountant, messages_sent,
  * messages_delivered, messages_dropped, late_discarded, partial_gathers,
  * noise_variables.

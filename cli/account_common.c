@@ -116,6 +116,28 @@ PrivBlocks *cli_account_blocks_schedule(const CliAccountSetup *s, TopoSchedule *
   return proto_account_structured(&p, NULL, sched, error);
 }
 
+PrivReport *cli_account_report_local(const CliAccountSetup *s, const TopoGossip *w,
+                                     TopoSchedule *sched, guint radius,
+                                     const PrivAccountOptions *opt, PrivLocalInfo *info,
+                                     const char *announce, GError **error) {
+  PrivStructuredProblem p = structured_problem(s);
+  PrivLocalInfo ball;
+  if (announce && w) {
+    /* One accounting of a large ball is minutes without a progress hook
+     * inside: say what it is about to do. */
+    const TopoGossip *ws[] = {w};
+    PrivStructuredProblem q = p;
+    q.gossip = ws;
+    q.n_gossip = 1;
+    if (priv_local_ball(&q, radius, &ball, NULL))
+      fprintf(stderr,
+              "dpgossip %s: %u nodes within %u hops of the attackers, %u colluding at %u hops: "
+              "accounting %u nodes over %u steps\n",
+              announce, ball.ball, radius, ball.shell, radius + 1, ball.sub_nodes, s->T);
+  }
+  return proto_account_local(&p, w, sched, radius, opt, info, error);
+}
+
 /* ---- Any registered protocol ---- */
 
 void cli_account_protocol_clear(CliAccountProtocol *p) {

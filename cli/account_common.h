@@ -116,6 +116,20 @@ PrivBlocks *cli_account_blocks_structured(const CliAccountSetup *s, const TopoGo
 PrivBlocks *cli_account_blocks_schedule(const CliAccountSetup *s, TopoSchedule *sched,
                                         GError **error);
 
+/*
+ * cli_account_report_local: the certified local bounds of setup @s
+ * (priv_local_report at @radius hops) on the static @w, or on the K*T
+ * gossip rounds of @sched (@w NULL), with the report options @opt
+ * (proto_account_local). @info: (out) (optional) the ball accounted.
+ * @announce: (nullable) a command name: on a static @w, first print on
+ * stderr the size of the ball about to be accounted ("dpgossip CMD: ...").
+ * Errors and complexity: those of proto_account_local.
+ */
+PrivReport *cli_account_report_local(const CliAccountSetup *s, const TopoGossip *w,
+                                     TopoSchedule *sched, guint radius,
+                                     const PrivAccountOptions *opt, PrivLocalInfo *info,
+                                     const char *announce, GError **error);
+
 /* ---- Any registered protocol (the observer path) ---- */
 
 /* What --protocol names for `dpgossip account`. */

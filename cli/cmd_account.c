@@ -49,7 +49,8 @@ typedef struct {
   guint set;
   PrivBlocks *blocks;
   PrivReport *report;
-  double *muff; /* --compare muffliato, PNDP accountings only */
+  double *muff;        /* --compare muffliato, PNDP accountings only */
+  PrivLocalInfo local; /* --path local: the ball accounted */
 } Accounting;
 
 /* Everything the output needs besides the accountings. */
@@ -70,7 +71,13 @@ typedef struct {
   const ProtoRunStats *stats;
   const PrivTrust *trusts;
   guint n_trusts;
+  guint radius; /* --path local (certified bounds), else 0 */
 } Context;
+
+/* The path's word in outputs. */
+static const char *context_path(const Context *c) {
+  return c->radius ? "local" : path_name(c->path);
+}
 
 /* ---- Parsing ---- */
 
@@ -156,6 +163,14 @@ static GPtrArray *assumptions(const Context *c) {
                                        "delivered",
                                        topo));
   }
+  if (c->radius)
+    g_ptr_array_add(
+        a, g_strdup_printf("local bounds, radius %u: every node more than %u hops from the "
+                           "attackers colludes with them (under ldp, knowing its own noise), "
+                           "so each value is a certified upper bound of the exact one (equal "
+                           "when the ball covers the graph); only the victims within %u hops "
+                           "are reported (docs/local-bounds.md)",
+                           c->radius, c->radius, c->radius));
   g_free(topo);
   g_ptr_array_add(a, g_strdup_printf("epsilon from mu-GDP at delta = %g (Dong, Roth & Su 2022, "
                                      "Cor. 1); rdp at alpha = %g",
@@ -178,7 +193,8 @@ static guint count_unresolved(const PrivReport *r) {
 /* trust, attackers, unprotected, victims: the issue's per-accounting fields
  * ("unresolved" and each such victim's "status" and "note" only when some
  * victim is). */
-static void json_accounting(JsonBuilder *jb, const CliAttackerSets *sets, const Accounting *ac) {
+static void json_accounting(JsonBuilder *jb, const CliAttackerSets *sets, const Accounting *ac,
+                            guint radius) {
   cli_json_string(jb, "trust", priv_trust_name(ac->trust));
   cli_json_begin_array(jb, "attackers");
   for (guint i = 0; i < cli_attacker_sets_size(sets, ac->set); i++)
@@ -198,11 +214,23 @@ static void json_accounting(JsonBuilder *jb, const CliAttackerSets *sets, const 
         cli_json_int(jb, NULL, r->victims[i].node);
     json_builder_end_array(jb);
   }
+  if (radius) {
+    cli_json_begin_object(jb, "ball");
+    cli_json_int(jb, "radius", radius);
+    cli_json_int(jb, "nodes", ac->local.ball);
+    cli_json_int(jb, "shell", ac->local.shell);
+    cli_json_bool(jb, "covered", ac->local.covered);
+    json_builder_end_object(jb);
+  }
   cli_json_begin_array(jb, "victims");
   for (guint i = 0; i < r->n_victims; i++) {
     const PrivVictim *v = &r->victims[i];
     json_builder_begin_object(jb);
     cli_json_int(jb, "node", v->node);
+    if (radius) {
+      cli_json_string(jb, "bound", "local");
+      cli_json_int(jb, "radius", radius);
+    }
     if (v->unresolved) {
       cli_json_string(jb, "status", "unresolved");
       cli_json_string(jb, "note", PRIV_UNRESOLVED_NOTE);
@@ -237,7 +265,9 @@ static void print_json(const Context *c, const CliAttackerSets *sets, const Acco
   cli_json_number(jb, "clip", s->clip);
   cli_json_number(jb, "alpha", s->alpha);
   cli_json_number(jb, "delta", s->delta);
-  cli_json_string(jb, "path", path_name(c->path));
+  cli_json_string(jb, "path", context_path(c));
+  if (c->radius)
+    cli_json_int(jb, "radius", c->radius);
   cli_json_string(jb, "path_reason", c->path_reason);
   cli_json_string(jb, "schedule", c->schedule ? c->schedule : "static");
   if (c->schedule || c->run)
@@ -270,12 +300,12 @@ static void print_json(const Context *c, const CliAttackerSets *sets, const Acco
   g_ptr_array_unref(as);
   json_builder_end_array(jb);
   if (n_acs == 1) {
-    json_accounting(jb, sets, &acs[0]);
+    json_accounting(jb, sets, &acs[0], c->radius);
   } else {
     cli_json_begin_array(jb, "accountings");
     for (guint i = 0; i < n_acs; i++) {
       json_builder_begin_object(jb);
-      json_accounting(jb, sets, &acs[i]);
+      json_accounting(jb, sets, &acs[i], c->radius);
       json_builder_end_object(jb);
     }
     json_builder_end_array(jb);
@@ -296,16 +326,20 @@ static const char *fmt_num(char *buf, gsize len, const char *fmt, double v) {
 static void print_csv(const Context *c, const CliAttackerSets *sets, const Accounting *acs,
                       guint n_acs) {
   GString *s = g_string_new(SCEN_PRIVACY_CSV_COLUMNS "\n");
+  /* Local bounds: the path column says so, with the radius. */
+  char *path = c->radius ? g_strdup_printf("local:radius=%u", c->radius)
+                         : g_strdup(path_name(c->path));
   for (guint a = 0; a < n_acs; a++) {
     char *label = cli_attacker_sets_label(sets, acs[a].set);
     ScenPrivacyCsvSet set = {.collusion = label,
                              .attackers = label,
                              .trust = acs[a].trust,
-                             .path = path_name(c->path),
+                             .path = path,
                              .seed = c->seed};
     scen_privacy_csv_rows(s, &set, acs[a].report, acs[a].muff);
     g_free(label);
   }
+  g_free(path);
   fputs(s->str, stdout);
   g_string_free(s, TRUE);
 }
@@ -321,7 +355,7 @@ static void print_table(const Context *c, const CliAttackerSets *sets, const Acc
   if (c->nonprivate)
     printf("note           nonprivate adds no noise: no protection (mu = inf) for any victim "
            "the attackers hear from\n");
-  printf("path           %s (%s)\n", path_name(c->path), c->path_reason);
+  printf("path           %s (%s)\n", context_path(c), c->path_reason);
   if (c->run)
     printf("run            mode %s, latency %s, loss %s, seed %" G_GUINT64_FORMAT
            ", %" G_GUINT64_FORMAT " messages sent, %" G_GUINT64_FORMAT
@@ -342,6 +376,11 @@ static void print_table(const Context *c, const CliAttackerSets *sets, const Acc
     for (guint i = 0; i < r->n_victims; i++)
       unprotected += r->victims[i].unprotected;
     printf("unprotected    %u victim%s\n", unprotected, unprotected == 1 ? "" : "s");
+    if (c->radius)
+      printf("ball           %u nodes within %u hops, %u colluding at %u hops: %s\n",
+             acs[a].local.ball, c->radius, acs[a].local.shell, c->radius + 1,
+             acs[a].local.covered ? "covers the graph, exact values"
+                                  : "certified upper bounds (mu <=)");
     guint unresolved = count_unresolved(r);
     if (unresolved)
       printf("unresolved     %u victim%s (%s)\n", unresolved, unresolved == 1 ? "" : "s",
@@ -357,9 +396,12 @@ static void print_table(const Context *c, const CliAttackerSets *sets, const Acc
       char dist[16] = "-";
       if (v->distance >= 0)
         g_snprintf(dist, sizeof dist, "%d", v->distance);
+      char mu[G_ASCII_DTOSTR_BUF_SIZE + 3];
+      g_snprintf(mu, sizeof mu, "%s%s", c->radius && !acs[a].local.covered ? "<=" : "",
+                 fmt_num(b[1], sizeof b[1], "%.6g", v->mu));
       printf("%6u %8s %12s %12s %12s %12s", v->node, dist,
-             fmt_num(b[0], sizeof b[0], "%.6g", v->sensitivity),
-             fmt_num(b[1], sizeof b[1], "%.6g", v->mu), fmt_num(b[2], sizeof b[2], "%.6g", v->rdp),
+             fmt_num(b[0], sizeof b[0], "%.6g", v->sensitivity), mu,
+             fmt_num(b[2], sizeof b[2], "%.6g", v->rdp),
              fmt_num(b[3], sizeof b[3], "%.6g", v->epsilon));
       if (muff)
         printf(" %14s", fmt_num(b[4], sizeof b[4], "%.6g", muff[v->node]));
@@ -419,6 +461,7 @@ typedef struct {
   const TopoGraph *g;
   guint n;
   PrivAccountOptions opt;
+  guint radius;          /* --path local, else 0 */
   CliProgress *progress; /* NULL: -q, or not rank 0 */
   guint n_items;
 } AccountJob;
@@ -442,6 +485,7 @@ static void item_progress(double fraction, const char *what, gpointer data) {
 typedef struct {
   guint32 T, b, sensitivity, n_victims, has_muff;
   double alpha, delta;
+  PrivLocalInfo local;
 } ReportHeader;
 
 /* Accounting @a (its blocks, report and Muffliato bound) as bytes. */
@@ -452,13 +496,23 @@ static GBytes *account_one(guint a, gpointer data, GError **error) {
   one.attackers = (guint *)cli_attacker_sets_members(j->sets, j->acs[a].set);
   one.n_attackers = cli_attacker_sets_size(j->sets, j->acs[a].set);
   ItemProgress ip = {j, a};
-  if (j->progress) {
+  if (j->progress && !j->radius) {
     one.progress = item_progress;
     one.progress_data = &ip;
   }
-  PrivBlocks *blocks = j->sched ? cli_account_blocks_schedule(&one, j->sched, error)
-                                : cli_account_blocks_structured(&one, j->w, error);
-  PrivReport *r = blocks ? priv_account_report(blocks, j->g, &j->opt, error) : NULL;
+  PrivLocalInfo local = {0};
+  PrivBlocks *blocks = NULL;
+  PrivReport *r = NULL;
+  if (j->radius) {
+    /* One accounting names its ball first (the structured engine has no
+     * progress hook inside a local accounting); several advance the line. */
+    r = cli_account_report_local(&one, j->w, j->sched, j->radius, &j->opt, &local,
+                                 j->progress && j->n_items == 1 ? CMD : NULL, error);
+    if (r != NULL && j->progress)
+      item_progress(1.0, "local bounds", &ip);
+  } else if ((blocks = j->sched ? cli_account_blocks_schedule(&one, j->sched, error)
+                                : cli_account_blocks_structured(&one, j->w, error)))
+    r = priv_account_report(blocks, j->g, &j->opt, error);
   gboolean muff_wanted = j->s->compare_muffliato && one.trust == PRIV_TRUST_PNDP;
   double *muff = r && muff_wanted
                      ? priv_muffliato_rdp(j->wm, j->s->T, one.attackers, one.n_attackers,
@@ -466,7 +520,8 @@ static GBytes *account_one(guint a, gpointer data, GError **error) {
                      : NULL;
   GBytes *out = NULL;
   if (r != NULL && (muff != NULL || !muff_wanted)) {
-    ReportHeader h = {r->T, r->b, r->sensitivity, r->n_victims, muff != NULL, r->alpha, r->delta};
+    ReportHeader h = {r->T,         r->b,     r->sensitivity, r->n_victims,
+                      muff != NULL, r->alpha, r->delta,       local};
     GByteArray *b = g_byte_array_new();
     g_byte_array_append(b, (const guint8 *)&h, sizeof h);
     g_byte_array_append(b, (const guint8 *)r->victims, r->n_victims * sizeof *r->victims);
@@ -490,6 +545,7 @@ static void account_unpack(GBytes *bytes, guint n, Accounting *ac) {
   *r = (PrivReport){h.T, h.b, h.sensitivity, h.alpha, h.delta, h.n_victims, NULL};
   r->victims = g_memdup2(p + sizeof h, h.n_victims * sizeof *r->victims);
   ac->report = r;
+  ac->local = h.local;
   if (h.has_muff)
     ac->muff = g_memdup2(p + sizeof h + h.n_victims * sizeof *r->victims, n * sizeof(double));
 }
@@ -500,7 +556,7 @@ static void account_unpack(GBytes *bytes, guint n, Accounting *ac) {
 typedef struct {
   CliGraphOptions graph;
   CliPluginOptions plugins;
-  gint rounds, interval, epochs; /* epochs: CLI_UNSET when not given */
+  gint rounds, interval, epochs, radius; /* epochs: CLI_UNSET when not given */
   double sigma, clip, alpha, delta, lr;
   char *protocol, *trust, *sensitivity, *compare, *format, *path, *mode, *latency, *loss, *schedule,
       *seed, *storage, *accountant;
@@ -518,6 +574,7 @@ typedef struct {
   GArray *links;         /* ProtoAccountLink */
   gboolean path_auto;    /* --path auto (default): proto_account_plan decides */
   ProtoAccountPath path; /* else the path asked for */
+  guint radius;          /* --path local (the structured path's bounds), else 0 */
   ProtoMode mode;
   double loss;
   SimLinStorage storage;
@@ -573,9 +630,14 @@ static GOptionContext *options_context(Options *o) {
        "Add another accounting: muffliato (Cyffers et al. 2022, D-SGD under PNDP)", "NAME"},
       {"path", 0, 0, G_OPTION_ARG_STRING, &o->path,
        "How to account: auto (default: structured when it describes the run exactly), "
-       "structured (W-product structure, no simulation) or observer (simulate the protocol, "
-       "account from what the attackers saw)",
+       "structured (W-product structure, no simulation), observer (simulate the protocol, "
+       "account from what the attackers saw) or local (certified upper bounds for the "
+       "victims within --radius hops, from that ball alone)",
        "PATH"},
+      {"radius", 0, 0, G_OPTION_ARG_INT, &o->radius,
+       "--path local: hops around the attackers whose victims are bounded (>= 1); every node "
+       "farther away colludes with the attackers",
+       "R"},
       {"schedule", 0, 0, G_OPTION_ARG_STRING, &o->schedule,
        "Time-varying gossip over the graph: static (default), matching, exponential, "
        "edge-failure:p=P, churn:...",
@@ -635,7 +697,9 @@ static GOptionContext *options_context(Options *o) {
            "  dpgossip account --generate florentine -T 8 --trust ldp,secldp -a 0 -a 3 "
            "--protocol decor\n"
            "  dpgossip account --generate florentine -T 8 --trust pndp -a 0 --mode deadline:ms=5 "
-           "--latency constant:ms=1 --link 8:1=constant:ms=1000\n");
+           "--latency constant:ms=1 --link 8:1=constant:ms=1000\n"
+           "  dpgossip account --generate regular:n=1000000,d=8,seed=1 -T 100 --trust pndp -a 0 "
+           "--path local --radius 3\n");
   return ctx;
 }
 
@@ -765,12 +829,24 @@ static int validate_protocol(const Options *o, Request *q) {
 static int validate_run(const Options *o, Request *q) {
   GError *error = NULL;
   if (o->path && !g_str_equal(o->path, "auto")) {
-    if (!g_str_equal(o->path, "structured") && !g_str_equal(o->path, "observer"))
-      return usage_error("--path: unknown path '%s' (valid: auto, structured, observer)", o->path);
+    if (!g_str_equal(o->path, "structured") && !g_str_equal(o->path, "observer") &&
+        !g_str_equal(o->path, "local"))
+      return usage_error("--path: unknown path '%s' (valid: auto, structured, observer, local)",
+                         o->path);
     q->path_auto = FALSE;
-    q->path = g_str_equal(o->path, "structured") ? PROTO_ACCOUNT_STRUCTURED
-                                                 : PROTO_ACCOUNT_OBSERVER;
+    q->path = g_str_equal(o->path, "observer") ? PROTO_ACCOUNT_OBSERVER : PROTO_ACCOUNT_STRUCTURED;
   }
+  gboolean local = o->path && g_str_equal(o->path, "local");
+  if (o->radius != -1 && !local)
+    return usage_error("--radius %d: the radius is for --path local (certified bounds around "
+                       "the attackers)",
+                       o->radius);
+  if (local && o->radius == -1)
+    return usage_error("--path local needs --radius R: the hops around the attackers whose "
+                       "victims are bounded (R >= 1; larger is tighter and slower)");
+  if (local && o->radius < 1)
+    return usage_error("--radius must be at least 1 (got %d): radius 0 holds no victim", o->radius);
+  q->radius = local ? (guint)o->radius : 0;
   if (!proto_account_parse_run_options(o->mode, o->latency, o->loss, &q->mode, &q->loss, &error)) {
     /* The parsers' errors as they are; the loss rule with the --help hint. */
     int status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
@@ -815,6 +891,11 @@ static int validate_run(const Options *o, Request *q) {
 static int validate_structured(const Options *o, const Request *q) {
   if (q->path_auto || q->path != PROTO_ACCOUNT_STRUCTURED)
     return CLI_EXIT_OK;
+  if (q->radius && !q->proto.structured)
+    return usage_error("--path local bounds the structured path's accounting: it knows dsgd, "
+                       "muffliato, antipgd and mfdsgd/mafalda with a given C, not '%s' (use "
+                       "--path observer or auto)",
+                       q->proto.run_spec);
   ProtoAccountStructuredAsk ask = {.known = q->proto.structured,
                                    .protocol = q->proto.run_spec,
                                    .async_mode = o->mode && q->mode.kind != PROTO_MODE_SYNC,
@@ -825,7 +906,11 @@ static int validate_structured(const Options *o, const Request *q) {
                                    .storage = o->storage != NULL,
                                    .accountant = o->accountant != NULL};
   GError *error = NULL;
-  return proto_account_check_structured(&ask, &error) ? CLI_EXIT_OK : usage_fail(error);
+  if (proto_account_check_structured(&ask, &error))
+    return CLI_EXIT_OK;
+  if (q->radius)
+    g_prefix_error(&error, "--path local: ");
+  return usage_fail(error);
 }
 
 /* --compare, --format and --gossip. */
@@ -908,8 +993,9 @@ static void plan_accountings(const Options *o, const Request *q, Plan *p) {
     p->path = proto_account_plan(&pc, &p->path_reason);
   } else {
     p->path = q->path;
-    p->path_reason = q->path == PROTO_ACCOUNT_STRUCTURED ? "asked: --path structured"
-                                                         : "asked: --path observer";
+    p->path_reason = q->radius                             ? "asked: --path local"
+                     : q->path == PROTO_ACCOUNT_STRUCTURED ? "asked: --path structured"
+                                                           : "asked: --path observer";
   }
   guint n_sets = cli_attacker_sets_n(&q->sets), n_trusts = q->trusts->len;
   p->n_acs = n_sets * n_trusts;
@@ -951,6 +1037,7 @@ static int execute_structured(Request *q, Plan *p, gboolean quiet, guint threads
       p->g,
       p->n,
       {.b = q->s.b, .sensitivity = q->s.sensitivity, .alpha = q->s.alpha, .delta = q->s.delta},
+      q->radius,
       /* Rank 0's line stands for the job (items are dealt round-robin). */
       scen_mpi_rank() == 0 ? cli_progress_new(CMD, quiet) : NULL,
       p->n_acs};
@@ -960,6 +1047,7 @@ static int execute_structured(Request *q, Plan *p, gboolean quiet, guint threads
     ok = (job.wm = topo_gossip_new(p->g, q->s.gossip, &error)) != NULL;
   GBytes **res = NULL;
   ok = ok && scen_mpi_map(p->n_acs, account_one, &job, &res, &error);
+  cli_progress_free(job.progress);
   for (guint a = 0; res != NULL && a < p->n_acs; a++) {
     account_unpack(res[a], p->n, &p->acs[a]);
     g_bytes_unref(res[a]);
@@ -967,7 +1055,6 @@ static int execute_structured(Request *q, Plan *p, gboolean quiet, guint threads
   g_free(res);
   topo_gossip_free(job.w);
   topo_gossip_free(job.wm);
-  cli_progress_free(job.progress);
   return ok ? CLI_EXIT_OK : cli_fail(CMD, error, CLI_EXIT_FAILURE);
 }
 
@@ -1022,7 +1109,8 @@ static void print(const Options *o, const Request *q, const Plan *p) {
                .link_specs = (const char *const *)o->links,
                .stats = &p->stats,
                .trusts = (const PrivTrust *)(void *)q->trusts->data,
-               .n_trusts = q->trusts->len};
+               .n_trusts = q->trusts->len,
+               .radius = q->radius};
   warn_unresolved(&q->sets, p->acs, p->n_acs);
   if (q->format == CLI_FORMAT_JSON)
     print_json(&c, &q->sets, p->acs, p->n_acs);
@@ -1041,6 +1129,7 @@ int cli_cmd_account(int argc, char **argv) {
     return CLI_EXIT_FAILURE;
   Options o = {.interval = CLI_UNSET,
                .epochs = CLI_UNSET,
+               .radius = -1,
                .sigma = NAN,
                .clip = 1.0,
                .alpha = 2.0,

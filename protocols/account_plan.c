@@ -127,6 +127,35 @@ gboolean proto_account_check_compare(const char *compare, const char *protocol_n
   return TRUE;
 }
 
+/* The K T gossip matrices of @schedule a simulated run of @p uses (free
+ * with free_gossips), or NULL with @error set. */
+static TopoGossip **schedule_gossips(const PrivStructuredProblem *p, TopoSchedule *schedule,
+                                     guint *n, GError **error) {
+  guint K = p->protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(p->K, 1u) : 1u;
+  guint64 n_gossip = (guint64)K * p->T;
+  if (n_gossip > G_MAXUINT / 2) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "%u steps x %u gossip rounds are too many gossip matrices", p->T, K);
+    return NULL;
+  }
+  *n = (guint)n_gossip;
+  TopoGossip **ws = g_new0(TopoGossip *, n_gossip);
+  for (guint r = 0; r < n_gossip; r++)
+    if ((ws[r] = topo_schedule_gossip(schedule, r, error)) == NULL) {
+      for (guint i = 0; i < r; i++)
+        topo_gossip_free(ws[i]);
+      g_free(ws);
+      return NULL;
+    }
+  return ws;
+}
+
+static void free_gossips(TopoGossip **ws, guint n) {
+  for (guint r = 0; r < n; r++)
+    topo_gossip_free(ws[r]);
+  g_free(ws);
+}
+
 PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoGossip *w,
                                      TopoSchedule *schedule, GError **error) {
   PrivStructuredProblem q = *p;
@@ -136,26 +165,36 @@ PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoG
     q.n_gossip = 1;
     return priv_structured_blocks(&q, error);
   }
-  guint K = p->protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(p->K, 1u) : 1u;
-  guint64 n_gossip = (guint64)K * p->T;
-  if (n_gossip > G_MAXUINT / 2) {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                "%u steps x %u gossip rounds are too many gossip matrices", p->T, K);
+  guint n = 0;
+  TopoGossip **ws = schedule_gossips(p, schedule, &n, error);
+  if (ws == NULL)
     return NULL;
-  }
-  TopoGossip **ws = g_new0(TopoGossip *, n_gossip);
-  PrivBlocks *blocks = NULL;
-  for (guint r = 0; r < n_gossip; r++)
-    if ((ws[r] = topo_schedule_gossip(schedule, r, error)) == NULL)
-      goto out;
   q.gossip = (const TopoGossip *const *)ws;
-  q.n_gossip = (guint)n_gossip;
-  blocks = priv_structured_blocks(&q, error);
-out:
-  for (guint r = 0; r < n_gossip; r++)
-    topo_gossip_free(ws[r]);
-  g_free(ws);
+  q.n_gossip = n;
+  PrivBlocks *blocks = priv_structured_blocks(&q, error);
+  free_gossips(ws, n);
   return blocks;
+}
+
+PrivReport *proto_account_local(const PrivStructuredProblem *p, const TopoGossip *w,
+                                TopoSchedule *schedule, guint radius, const PrivAccountOptions *opt,
+                                PrivLocalInfo *info, GError **error) {
+  PrivStructuredProblem q = *p;
+  if (schedule == NULL) {
+    const TopoGossip *ws[] = {w};
+    q.gossip = ws;
+    q.n_gossip = 1;
+    return priv_local_report(&q, radius, opt, info, error);
+  }
+  guint n = 0;
+  TopoGossip **ws = schedule_gossips(p, schedule, &n, error);
+  if (ws == NULL)
+    return NULL;
+  q.gossip = (const TopoGossip *const *)ws;
+  q.n_gossip = n;
+  PrivReport *r = priv_local_report(&q, radius, opt, info, error);
+  free_gossips(ws, n);
+  return r;
 }
 
 /* Gives priv_mafalda_c the dense W_t of the schedule. */

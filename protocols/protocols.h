@@ -597,6 +597,17 @@ PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoG
                                      TopoSchedule *schedule, GError **error);
 
 /**
+ * proto_account_local: priv_local_report of @p at @radius hops on the same
+ * gossip as proto_account_structured (the static @w, or the K T rounds of
+ * @schedule), with the report options @opt. @info: (out) (optional).
+ * Errors: those of proto_account_structured's matrices and priv_local_report.
+ * Complexity: O(K T (n + m)) for the matrices, then priv_local_report.
+ */
+PrivReport *proto_account_local(const PrivStructuredProblem *p, const TopoGossip *w,
+                                TopoSchedule *schedule, guint radius, const PrivAccountOptions *opt,
+                                PrivLocalInfo *info, GError **error);
+
+/**
  * proto_c_spec_fits_graph: TRUE when the C_local family @spec is fitted to
  * the run's gossip (mafalda, toeplitz, blt), so that proto_c_local needs
  * the recipe's graph or schedule; FALSE for the families by formula, a CSV

@@ -10,8 +10,12 @@
 
 #include "scenarios/internal.h"
 
+/* The structured path's blocks, or, when the scenario asks for the local
+ * path and @local is given, the certified local bounds' report (*@local;
+ * NULL returned). */
 static PrivBlocks *structured(const ScenConfig *c, const double *C, double sigma,
-                              const ScenCollusion *col, PrivTrust trust, GError **error) {
+                              const ScenCollusion *col, PrivTrust trust,
+                              const PrivAccountOptions *opt, PrivReport **local, GError **error) {
   TopoGossip *w = NULL;
   TopoSchedule *s = NULL;
   if (c->schedule_static
@@ -28,7 +32,11 @@ static PrivBlocks *structured(const ScenConfig *c, const double *C, double sigma
                              .sigma = sigma,
                              .b = c->has_task ? c->batches : c->b,
                              .engine = PRIV_ENGINE_AUTO};
-  PrivBlocks *blocks = proto_account_structured(&p, w, s, error);
+  PrivBlocks *blocks = NULL;
+  if (c->path == SCEN_PATH_LOCAL && local != NULL)
+    *local = proto_account_local(&p, w, s, c->radius, opt, NULL, error);
+  else
+    blocks = proto_account_structured(&p, w, s, error);
   topo_gossip_free(w);
   topo_schedule_free(s);
   return blocks;
@@ -44,7 +52,9 @@ gboolean scen_account_ldp_worst_mu(const ScenConfig *c, const double *C, double 
       .b = c->has_task ? c->batches : c->b, .sensitivity = c->sensitivity, .alpha = 2};
   *mu1 = 0.0;
   for (guint i = 0; i < G_N_ELEMENTS(sets); i++) {
-    PrivBlocks *blocks = structured(c, C, 1.0, &sets[i], PRIV_TRUST_LDP, error);
+    /* Calibration is exact whatever the scenario's path: a bound is not
+     * the worst node's mu. */
+    PrivBlocks *blocks = structured(c, C, 1.0, &sets[i], PRIV_TRUST_LDP, NULL, NULL, error);
     PrivReport *rep = blocks ? priv_account_report(blocks, NULL, &opt, error) : NULL;
     priv_blocks_free(blocks);
     if (rep == NULL)
@@ -75,17 +85,23 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
     goto done;
   PrivAccountOptions opt = {
       .b = c->b, .sensitivity = c->sensitivity, .alpha = c->alpha, .delta = c->delta};
+  /* Local bounds say so in the path column, with their radius. */
+  char *path = c->path == SCEN_PATH_LOCAL        ? g_strdup_printf("local:radius=%u", c->radius)
+               : c->path == SCEN_PATH_STRUCTURED ? g_strdup("structured")
+                                                 : g_strdup("observer");
   for (guint i = 0; ok && i < c->n_collusions; i++) {
     const ScenCollusion *col = &c->collusions[i];
     for (guint j = 0; ok && j < c->n_trust; j++) {
       PrivTrust trust = c->trust[j];
       PrivBlocks *blocks = NULL;
-      if (c->path == SCEN_PATH_STRUCTURED) {
-        blocks = structured(c, C, sigma, col, trust, error);
+      PrivReport *rep = NULL;
+      if (c->path == SCEN_PATH_STRUCTURED || c->path == SCEN_PATH_LOCAL) {
+        blocks = structured(c, C, sigma, col, trust, &opt, &rep, error);
       } else {
         blocks = proto_observed_run_blocks(obs, i * c->n_trust + j, error);
       }
-      PrivReport *rep = blocks ? priv_account_report(blocks, c->g, &opt, error) : NULL;
+      if (blocks)
+        rep = priv_account_report(blocks, c->g, &opt, error);
       priv_blocks_free(blocks);
       if (rep == NULL) {
         g_prefix_error(error, "accounting collusion.%s under %s: ", col->name,
@@ -113,7 +129,7 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
       ScenPrivacyCsvSet set = {.collusion = col->name,
                                .attackers = members,
                                .trust = trust,
-                               .path = c->path == SCEN_PATH_STRUCTURED ? "structured" : "observer",
+                               .path = path,
                                .seed = c->seed};
       scen_privacy_csv_rows(out->privacy_csv, &set, rep, muff);
       g_free(members);
@@ -141,8 +157,7 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
       json_builder_set_member_name(jb, "trust");
       json_builder_add_string_value(jb, priv_trust_name(trust));
       json_builder_set_member_name(jb, "path");
-      json_builder_add_string_value(jb,
-                                    c->path == SCEN_PATH_STRUCTURED ? "structured" : "observer");
+      json_builder_add_string_value(jb, path);
       json_builder_set_member_name(jb, "victims");
       json_builder_add_int_value(jb, rep->n_victims);
       json_builder_set_member_name(jb, "unprotected");
@@ -164,6 +179,7 @@ gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoO
       priv_report_free(rep);
     }
   }
+  g_free(path);
 done:
   json_builder_end_array(jb);
   out->privacy_summary = json_builder_get_root(jb);

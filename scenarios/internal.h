@@ -19,6 +19,7 @@ typedef enum {
   SCEN_PATH_STRUCTURED,
   SCEN_PATH_OBSERVER,
   SCEN_PATH_NONE,
+  SCEN_PATH_LOCAL, /* certified bounds around each collusion set (privacy.radius) */
 } ScenPath;
 
 typedef struct {
@@ -84,7 +85,8 @@ typedef struct {
   double alpha, delta;
   gboolean compare_muffliato;
   ScenPath path_requested;
-  ScenPath path;             /* effective: structured, observer or none */
+  ScenPath path;             /* effective: structured, observer, local or none */
+  guint radius;              /* privacy.radius (path local), else 0 */
   const char *path_reason;   /* proto_account_plan's (static) or "asked: ..." */
   gboolean dense_accountant; /* privacy.accountant = dense (observer path) */
   ScenCollusion *collusions;

@@ -673,8 +673,10 @@ static void resolve_privacy(R *r, ScenConfig *c) {
   c->path_requested = g_str_equal(v, "structured") ? SCEN_PATH_STRUCTURED
                       : g_str_equal(v, "observer") ? SCEN_PATH_OBSERVER
                       : g_str_equal(v, "none")     ? SCEN_PATH_NONE
+                      : g_str_equal(v, "local")    ? SCEN_PATH_LOCAL
                                                    : SCEN_PATH_AUTO;
   g_free(v);
+  c->radius = (guint)get_u64(r, "privacy", "radius", 0, NULL);
   v = get_string(r, "privacy", "accountant", "streaming", NULL);
   c->dense_accountant = g_str_equal(v, "dense");
   g_free(v);
@@ -897,10 +899,36 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
       what = NULL;
     }
     break;
+  case SCEN_PATH_LOCAL:
+    c->path = SCEN_PATH_LOCAL;
+    c->path_reason = "asked: privacy.path = local";
+    if (!covered || c->radius == 0) {
+      get(&r, "privacy", "path", &loc, &what);
+      if (!covered)
+        problem(&r, loc, what,
+                "local bounds are the structured path's: it covers dsgd, muffliato, mfdsgd, "
+                "antipgd, mafalda and nonprivate in sync mode without message loss; this run is "
+                "%s in mode %s (%s): use auto or observer",
+                c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?",
+                why + strlen("auto: "));
+      else
+        problem(&r, loc, what,
+                "privacy.path = local needs privacy.radius: the hops around each collusion set "
+                "whose victims are bounded (>= 1)");
+      g_free(what);
+      what = NULL;
+    }
+    break;
   default:
     c->path = c->path_requested;
     c->path_reason = c->path == SCEN_PATH_OBSERVER ? "asked: privacy.path = observer"
                                                    : "asked: privacy.path = none";
+  }
+  if (c->radius > 0 && c->path_requested != SCEN_PATH_LOCAL) {
+    get(&r, "privacy", "radius", &loc, &what);
+    problem(&r, loc, what, "privacy.radius is for privacy.path = local (certified bounds)");
+    g_free(what);
+    what = NULL;
   }
   /* Output. */
   ScenLoc oloc;
@@ -1041,8 +1069,10 @@ char *scen_config_to_ini(const ScenConfig *c) {
   kv_d(s, "alpha", c->alpha);
   kv_d(s, "delta", c->delta);
   kv(s, "compare", c->compare_muffliato ? "muffliato" : "none");
-  static const char *const paths[] = {"auto", "structured", "observer", "none"};
+  static const char *const paths[] = {"auto", "structured", "observer", "none", "local"};
   kv(s, "path", paths[c->path_requested]);
+  if (c->path_requested == SCEN_PATH_LOCAL)
+    g_string_append_printf(s, "radius = %u\n", c->radius);
   for (guint i = 0; i < c->n_collusions; i++) {
     g_string_append_printf(s, "\n[collusion.%s]\nnodes = ", c->collusions[i].name);
     for (guint j = 0; j < c->collusions[i].n_nodes; j++)

@@ -87,9 +87,13 @@ static const ScenKeyInfo keys[] = {
      NULL, "delta of the epsilon column"},
     {"privacy", "compare", SCEN_TYPE_ENUM, "none", NO_RANGE, 0, "none|muffliato",
      "another accounting next to ours (muffliato: Cyffers et al. 2022, D-SGD under PNDP)"},
-    {"privacy", "path", SCEN_TYPE_ENUM, "auto", NO_RANGE, 0, "auto|structured|observer|none",
+    {"privacy", "path", SCEN_TYPE_ENUM, "auto", NO_RANGE, 0, "auto|structured|observer|local|none",
      "how to account: structured (fast, sync D-SGD/Muffliato/MF-D-SGD), observer (what the "
-     "attackers saw on the bus), auto, or none"},
+     "attackers saw on the bus), local (certified upper bounds within privacy.radius hops), "
+     "auto, or none"},
+    {"privacy", "radius", SCEN_TYPE_UINT, NULL, 1, 1000000, SCEN_KEY_OPTIONAL, NULL,
+     "path local: hops around each collusion set whose victims get certified upper bounds "
+     "(every node farther away colludes)"},
     {"privacy", "accountant", SCEN_TYPE_ENUM, "streaming", NO_RANGE, 0, "streaming|dense",
      "observer path: streaming (per round, flat memory) or dense (every row, factorized at "
      "the end; the reference)"},

@@ -228,7 +228,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
             sensitivity=None, sigma=1.0, clip=1.0, alpha=2.0, delta=1e-6, compare=None,
             path=None, schedule=None, seed=None, mode=None, latency=None, loss=None,
             links=None, lr=None, storage=None, accountant=None, C=None, lcc=False,
-            gossip="uniform", nodes=None):
+            gossip="uniform", nodes=None, radius=None):
     """Per-victim privacy guarantees of a decentralized protocol, as
     ``dpgossip account --format csv`` computes them.
 
@@ -261,9 +261,15 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
         of ``epsilon``.
     compare : {"muffliato"}, optional
         Adds Muffliato's original bound (D-SGD under PNDP) as ``muffliato_rdp``.
-    path : {"auto", "structured", "observer"}, optional
+    path : {"auto", "structured", "observer", "local"}, optional
         Structured (no simulation) when it describes the run exactly (auto),
-        or simulate and account from what each attacker set saw (observer).
+        or simulate and account from what each attacker set saw (observer),
+        or certified upper bounds for the victims within ``radius`` hops,
+        from that ball alone (local: the ``path`` column reads
+        ``"local:radius=R"``).
+    radius : int, optional
+        ``path="local"``: the hops around the attackers whose victims are
+        bounded (>= 1); every node farther away colludes with them.
     schedule : str, optional
         Time-varying gossip: ``"matching"``, ``"exponential"``,
         ``"edge-failure:p=0.1"``, ``"churn:..."``.
@@ -329,6 +335,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
         o.lr = float("nan") if lr is None else float(lr)
         o.storage = s.str(storage)
         o.accountant = s.str(accountant)
+        o.radius = -1 if radius is None else int(radius)
         cols, attrs, _ = table_columns(call(lib.dpg_account, o))
     finally:
         if c_path is not None:

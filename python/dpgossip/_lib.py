@@ -57,6 +57,7 @@ typedef struct {
   const char *const *links;
   double lr;
   const char *storage, *accountant;
+  int radius;
 } DpgAccountOptions;
 void dpg_account_options_init(DpgAccountOptions *o);
 size_t dpg_account_options_size(void);

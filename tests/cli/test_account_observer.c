@@ -583,8 +583,8 @@ static void expect_fail(int status, const char *needle, const char *const *args)
               (const char *const[]){"account", FLORENTINE, "-T", "3", __VA_ARGS__, NULL})
 
 static void test_bad_inputs(void) {
-  FAIL(2, "unknown path 'magic' (valid: auto, structured, observer)", "--trust", "pndp", "-a", "0",
-       "--path", "magic");
+  FAIL(2, "unknown path 'magic' (valid: auto, structured, observer, local)", "--trust", "pndp",
+       "-a", "0", "--path", "magic");
   FAIL(2, "the structured path knows dsgd", "--trust", "pndp", "-a", "0", "--path", "structured",
        "--protocol", "decor");
   FAIL(2, "--mode only exists in a simulated run", "--trust", "pndp", "-a", "0", "--path",

@@ -1,0 +1,360 @@
+/*
+ * privacy/local.c: certified local bounds (docs/design.md, "Certified local bounds";
+ * docs/local-bounds.md). Every node more than r hops from the attackers
+ * colludes with them: more knowledge, so a Loewner-larger Fisher information
+ * and a larger exact sensitivity. The colluders know the outside of the ball
+ * B_r, so the ball's dynamics with the original rows of W_r and the messages
+ * its boundary sends out are the whole problem; the structured path solves
+ * it on |B_r| + 1 nodes.
+ */
+#include "privacy/local_internal.h"
+
+#include <string.h>
+
+#define FAR G_MAXUINT
+
+static gboolean fail(GError **error, const char *msg) {
+  g_set_error_literal(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, msg);
+  return FALSE;
+}
+
+/* Whether row @v of @w lists @u (rows are sorted). O(log row length). */
+static gboolean lists(const TopoGossip *w, guint v, guint u) {
+  const guint *cols;
+  const double *vals;
+  guint lo = 0, hi = topo_gossip_row(w, v, &cols, &vals);
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (cols[mid] == u)
+      return TRUE;
+    if (cols[mid] < u)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return FALSE;
+}
+
+/* u lists v iff v lists u: hops then mean the same in both directions, so
+ * the nodes that hear a ball node are the ones it hears (the shell). */
+static gboolean symmetric_support(const TopoGossip *w) {
+  guint n = topo_gossip_n(w);
+  for (guint u = 0; u < n; u++) {
+    const guint *cols;
+    const double *vals;
+    guint len = topo_gossip_row(w, u, &cols, &vals);
+    for (guint j = 0; j < len; j++)
+      if (cols[j] != u && !lists(w, cols[j], u))
+        return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean check(const PrivStructuredProblem *p, guint radius, GError **error) {
+  if (radius == 0)
+    return fail(error, "the radius must be at least 1 (radius 0 holds no victim)");
+  if (!p->gossip || p->n_gossip == 0)
+    return fail(error, "a gossip matrix is needed");
+  for (guint i = 0; i < p->n_gossip; i++)
+    if (!p->gossip[i] || topo_gossip_n(p->gossip[i]) != topo_gossip_n(p->gossip[0]))
+      return fail(error, "every gossip matrix must have the same number of nodes");
+  guint n = topo_gossip_n(p->gossip[0]);
+  if (!p->attackers || p->n_attackers == 0)
+    return fail(error, "the attacker set is empty");
+  gboolean *seen = g_new0(gboolean, n);
+  gboolean ok = TRUE;
+  for (guint i = 0; i < p->n_attackers && ok; i++) {
+    guint a = p->attackers[i];
+    ok = a < n && !seen[a];
+    if (!ok)
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                  a >= n ? "attacker %u is out of range (the graph has %u nodes)"
+                         : "attacker %u appears twice in the set (%u nodes)",
+                  a, n);
+    else
+      seen[a] = TRUE;
+  }
+  g_free(seen);
+  for (guint i = 0; i < p->n_gossip && ok; i++)
+    if (!symmetric_support(p->gossip[i])) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                  "gossip matrix %u: its support is not symmetric (a node hears one that does "
+                  "not hear it); local bounds count hops on an undirected graph",
+                  i);
+      ok = FALSE;
+    }
+  return ok;
+}
+
+static int cmp_guint(gconstpointer a, gconstpointer b) {
+  guint x = *(const guint *)a, y = *(const guint *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Breadth-first hops from the attackers over the union of the rows'
+ * supports, up to r + 1: dist (FAR beyond), the ball (hops <= r) and the
+ * shell (hops r + 1), both in increasing node order. O(ball edges n_gossip). */
+static void hops(const PrivStructuredProblem *p, guint r, guint *dist, GArray *ball,
+                 GArray *shell) {
+  GArray *queue = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < p->n_attackers; i++) {
+    dist[p->attackers[i]] = 0;
+    g_array_append_val(queue, p->attackers[i]);
+  }
+  for (guint head = 0; head < queue->len; head++) {
+    guint u = g_array_index(queue, guint, head);
+    if (dist[u] > r) {
+      g_array_append_val(shell, u);
+      continue;
+    }
+    g_array_append_val(ball, u);
+    for (guint k = 0; k < p->n_gossip; k++) {
+      const guint *cols;
+      const double *vals;
+      guint len = topo_gossip_row(p->gossip[k], u, &cols, &vals);
+      for (guint j = 0; j < len; j++)
+        if (dist[cols[j]] == FAR) {
+          dist[cols[j]] = dist[u] + 1;
+          g_array_append_val(queue, cols[j]);
+        }
+    }
+  }
+  g_array_sort(ball, cmp_guint);
+  g_array_sort(shell, cmp_guint);
+  g_array_free(queue, TRUE);
+}
+
+/* The subproblem's nodes and how its rows are made. */
+typedef struct {
+  const guint *dist;
+  guint r;
+  const guint *node; /* sub index -> node; FAR for the merged shell */
+  const guint *sub;  /* node -> sub index; FAR outside */
+  guint n_sub, star; /* star: the merged shell's index, FAR when none */
+} Sub;
+
+/* Row @i of the subproblem's W_k: a ball row with its shell columns summed
+ * into the merged shell, or a shell row without its outside columns (their
+ * weight on the diagonal: a shell node's model is known, any row does). */
+static void sub_row(const Sub *s, const TopoGossip *w, guint i, GArray *cols, GArray *vals) {
+  const guint *c;
+  const double *v;
+  guint len = topo_gossip_row(w, s->node[i], &c, &v);
+  double star = 0.0, dropped = 0.0;
+  gboolean has_star = FALSE, diag = FALSE;
+  gboolean merged = s->star != FAR;
+  for (guint j = 0; j < len; j++)
+    if (!merged && s->sub[c[j]] == FAR)
+      dropped += v[j];
+  for (guint j = 0; j < len; j++) {
+    guint k = s->sub[c[j]];
+    if (k == FAR && merged) { /* a ball row: only the shell is outside */
+      star += v[j];
+      has_star = TRUE;
+      continue;
+    }
+    if (k == FAR)
+      continue;
+    if (k > i && !diag && dropped > 0.0) {
+      double d = dropped;
+      g_array_append_val(cols, i);
+      g_array_append_val(vals, d);
+      diag = TRUE;
+    }
+    double x = v[j];
+    if (k == i) {
+      x += dropped;
+      diag = TRUE;
+    }
+    g_array_append_val(cols, k);
+    g_array_append_val(vals, x);
+  }
+  if (!diag && dropped > 0.0) {
+    g_array_append_val(cols, i);
+    g_array_append_val(vals, dropped);
+  }
+  if (has_star) {
+    g_array_append_val(cols, s->star);
+    g_array_append_val(vals, star);
+  }
+}
+
+/* The merged shell's row of round k: the boundary nodes a shell node hears
+ * (by symmetry, those whose row lists a shell node), equal weights; only
+ * itself when it hears nobody. */
+static void star_row(const Sub *s, const TopoGossip *w, GArray *cols, GArray *vals) {
+  guint start = cols->len;
+  for (guint i = 0; i < s->star; i++) {
+    if (s->dist[s->node[i]] != s->r)
+      continue;
+    const guint *c;
+    const double *v;
+    guint len = topo_gossip_row(w, s->node[i], &c, &v);
+    for (guint j = 0; j < len; j++)
+      if (s->dist[c[j]] == s->r + 1) {
+        g_array_append_val(cols, i);
+        break;
+      }
+  }
+  guint cnt = cols->len - start;
+  if (cnt == 0)
+    g_array_append_val(cols, s->star);
+  double x = cnt ? 1.0 / cnt : 1.0;
+  for (guint j = 0; j < MAX(cnt, 1u); j++)
+    g_array_append_val(vals, x);
+}
+
+static TopoGossip *sub_gossip(const Sub *s, const TopoGossip *w, GError **error) {
+  GArray *cols = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *vals = g_array_new(FALSE, FALSE, sizeof(double));
+  guint *row_ptr = g_new(guint, s->n_sub + 1);
+  for (guint i = 0; i < s->n_sub; i++) {
+    row_ptr[i] = cols->len;
+    if (i == s->star)
+      star_row(s, w, cols, vals);
+    else
+      sub_row(s, w, i, cols, vals);
+  }
+  row_ptr[s->n_sub] = cols->len;
+  GError *sub_error = NULL;
+  TopoGossip *out = topo_gossip_new_csr(s->n_sub, row_ptr, (const guint *)(void *)cols->data,
+                                        (const double *)(void *)vals->data, &sub_error);
+  if (!out) {
+    /* The original rows were valid: only a bug gets here. */
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL, "the ball's gossip matrix: %s",
+                sub_error->message);
+    g_error_free(sub_error);
+  }
+  g_free(row_ptr);
+  g_array_free(cols, TRUE);
+  g_array_free(vals, TRUE);
+  return out;
+}
+
+PrivReport *priv_local_report_shell(const PrivStructuredProblem *p, guint radius,
+                                    const PrivAccountOptions *opt, PrivLocalShell shell,
+                                    PrivLocalInfo *info, GError **error) {
+  g_return_val_if_fail(p != NULL && opt != NULL, NULL);
+  if (!check(p, radius, error))
+    return NULL;
+  guint n = topo_gossip_n(p->gossip[0]);
+  if (!priv_check_budget(2 * sizeof(guint) * (gsize)n, p->max_bytes,
+                         "the hop counts of the local bound", error))
+    return NULL;
+  /* Beyond n hops nothing more is reached: r + 1 stays a guint. */
+  guint r = MIN(radius, n);
+  guint *dist = g_new(guint, n), *sub = g_new(guint, n);
+  memset(dist, 0xff, sizeof(guint) * n);
+  memset(sub, 0xff, sizeof(guint) * n);
+  GArray *ball = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *rim = g_array_new(FALSE, FALSE, sizeof(guint));
+  hops(p, r, dist, ball, rim);
+  gboolean covered = rim->len == 0;
+
+  /* Sub indices follow node order, so every sub row stays sorted; the
+   * merged shell comes last. */
+  GArray *nodes = g_array_sized_new(FALSE, FALSE, sizeof(guint), ball->len + rim->len + 1);
+  Sub s = {.dist = dist, .r = r, .star = FAR};
+  if (shell == PRIV_LOCAL_SHELL_FULL) {
+    g_array_append_vals(nodes, ball->data, ball->len);
+    g_array_append_vals(nodes, rim->data, rim->len);
+    g_array_sort(nodes, cmp_guint);
+  } else {
+    g_array_append_vals(nodes, ball->data, ball->len);
+    if (!covered) {
+      guint far = FAR;
+      s.star = ball->len;
+      g_array_append_val(nodes, far);
+    }
+  }
+  s.node = (const guint *)(void *)nodes->data;
+  s.n_sub = nodes->len;
+  for (guint i = 0; i < s.n_sub; i++)
+    if (s.node[i] != FAR)
+      sub[s.node[i]] = i;
+  s.sub = sub;
+
+  GArray *att = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < p->n_attackers; i++)
+    g_array_append_val(att, sub[p->attackers[i]]);
+  if (s.star != FAR)
+    g_array_append_val(att, s.star);
+  for (guint i = 0; shell == PRIV_LOCAL_SHELL_FULL && i < rim->len; i++)
+    g_array_append_val(att, sub[g_array_index(rim, guint, i)]);
+
+  PrivReport *report = NULL;
+  PrivBlocks *blocks = NULL;
+  TopoGossip **ws = g_new0(TopoGossip *, p->n_gossip);
+  gboolean ok = TRUE;
+  for (guint k = 0; k < p->n_gossip && ok; k++)
+    ok = (ws[k] = sub_gossip(&s, p->gossip[k], error)) != NULL;
+  if (ok) {
+    PrivStructuredProblem q = *p;
+    q.gossip = (const TopoGossip *const *)ws;
+    q.attackers = (const guint *)(void *)att->data;
+    q.n_attackers = att->len;
+    /* LDP colluders would not know their own noise, so the outside would
+     * not be known: they get it (SecLDP), which only adds knowledge. */
+    if (!covered && q.trust == PRIV_TRUST_LDP)
+      q.trust = PRIV_TRUST_SECLDP;
+    blocks = priv_structured_blocks(&q, error);
+    if (!blocks && error && *error && (*error)->code == PRIV_ERROR_MEMORY)
+      g_prefix_error(error,
+                     "the ball of radius %u (%u nodes; a smaller radius needs less): ", radius,
+                     ball->len);
+  }
+  if (blocks)
+    report = priv_account_report(blocks, NULL, opt, error);
+  for (guint i = 0; report && i < report->n_victims; i++) {
+    PrivVictim *v = &report->victims[i];
+    v->node = s.node[v->node];
+    v->distance = (gint)dist[v->node];
+  }
+  if (report && info)
+    *info = (PrivLocalInfo){.radius = radius,
+                            .ball = ball->len,
+                            .shell = rim->len,
+                            .sub_nodes = s.n_sub,
+                            .covered = covered};
+  for (guint k = 0; k < p->n_gossip; k++)
+    topo_gossip_free(ws[k]);
+  g_free(ws);
+  priv_blocks_free(blocks);
+  g_array_free(att, TRUE);
+  g_array_free(nodes, TRUE);
+  g_array_free(ball, TRUE);
+  g_array_free(rim, TRUE);
+  g_free(dist);
+  g_free(sub);
+  return report;
+}
+
+gboolean priv_local_ball(const PrivStructuredProblem *p, guint radius, PrivLocalInfo *info,
+                         GError **error) {
+  g_return_val_if_fail(p != NULL && info != NULL, FALSE);
+  if (!check(p, radius, error))
+    return FALSE;
+  guint n = topo_gossip_n(p->gossip[0]);
+  if (!priv_check_budget(sizeof(guint) * (gsize)n, p->max_bytes,
+                         "the hop counts of the local bound", error))
+    return FALSE;
+  guint *dist = g_new(guint, n);
+  memset(dist, 0xff, sizeof(guint) * n);
+  GArray *ball = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *rim = g_array_new(FALSE, FALSE, sizeof(guint));
+  hops(p, MIN(radius, n), dist, ball, rim);
+  *info = (PrivLocalInfo){.radius = radius,
+                          .ball = ball->len,
+                          .shell = rim->len,
+                          .sub_nodes = ball->len + (rim->len > 0),
+                          .covered = rim->len == 0};
+  g_array_free(ball, TRUE);
+  g_array_free(rim, TRUE);
+  g_free(dist);
+  return TRUE;
+}
+
+PrivReport *priv_local_report(const PrivStructuredProblem *problem, guint radius,
+                              const PrivAccountOptions *opt, PrivLocalInfo *info, GError **error) {
+  return priv_local_report_shell(problem, radius, opt, PRIV_LOCAL_SHELL_MERGED, info, error);
+}

@@ -1,0 +1,148 @@
+/*
+ * tests/cli/test_account_local.c: `dpgossip account --path local --radius R`:
+ * the bounds against the structured path's exact values (JSON), the fields
+ * that say a value is a bound, the CSV and table forms, the usage errors.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/cli/cli_run.h"
+
+#define GRAPH "barabasi:n=80,m=2,seed=3"
+
+/* mu by node of the JSON accounting of `account ... --format json` (NaN:
+ * not reported; inf: null). */
+static double *mu_of(const CliRun *r, guint n, JsonObject **acc, JsonParser **parser) {
+  *acc = cli_run_json(r, parser);
+  JsonArray *v = json_object_get_array_member(*acc, "victims");
+  double *mu = g_new(double, n);
+  for (guint u = 0; u < n; u++)
+    mu[u] = NAN;
+  for (guint i = 0; i < json_array_get_length(v); i++) {
+    JsonObject *o = json_array_get_object_element(v, i);
+    guint node = (guint)json_object_get_int_member(o, "node");
+    JsonNode *m = json_object_get_member(o, "mu");
+    mu[node] = JSON_NODE_HOLDS_NULL(m) ? INFINITY : json_node_get_double(m);
+  }
+  return mu;
+}
+
+static void test_bounds(void) {
+  CliRun ex = cli_run("account", "--generate", GRAPH, "-T", "6", "--trust", "pndp", "-a", "0+7",
+                      "--sensitivity", "exact", "--path", "structured", "--format", "json");
+  g_assert_cmpint(ex.status, ==, 0);
+  JsonParser *pe;
+  JsonObject *oe;
+  double *mu0 = mu_of(&ex, 80, &oe, &pe);
+  const char *radii[] = {"1", "2", "3", "40"};
+  const char *sens[] = {"exact", "bound"};
+  for (guint ri = 0; ri < G_N_ELEMENTS(radii); ri++)
+    for (guint si = 0; si < G_N_ELEMENTS(sens); si++) {
+      CliRun r = cli_run("account", "--generate", GRAPH, "-T", "6", "--trust", "pndp", "-a", "0+7",
+                         "--sensitivity", sens[si], "--path", "local", "--radius", radii[ri],
+                         "--format", "json");
+      g_assert_cmpint(r.status, ==, 0);
+      JsonParser *pl;
+      JsonObject *ol;
+      double *mu = mu_of(&r, 80, &ol, &pl);
+      g_assert_cmpstr(json_object_get_string_member(ol, "path"), ==, "local");
+      guint radius = (guint)atoi(radii[ri]);
+      g_assert_cmpint(json_object_get_int_member(ol, "radius"), ==, radius);
+      JsonObject *ball = json_object_get_object_member(ol, "ball");
+      gboolean covered = json_object_get_boolean_member(ball, "covered");
+      g_assert_cmpint(covered, ==, radius == 40);
+      JsonArray *v = json_object_get_array_member(ol, "victims");
+      g_assert_cmpuint(json_array_get_length(v) + 2, ==, json_object_get_int_member(ball, "nodes"));
+      for (guint i = 0; i < json_array_get_length(v); i++) {
+        JsonObject *o = json_array_get_object_element(v, i);
+        g_assert_cmpstr(json_object_get_string_member(o, "bound"), ==, "local");
+        g_assert_cmpint(json_object_get_int_member(o, "radius"), ==, radius);
+        g_assert_cmpint(json_object_get_int_member(o, "distance"), <=, radius);
+        guint node = (guint)json_object_get_int_member(o, "node");
+        g_assert_false(isnan(mu0[node]));
+        g_assert_cmpfloat(mu[node], >=, mu0[node] * (1 - 1e-9));
+        if (covered && si == 0)
+          g_assert_cmpfloat(fabs(mu[node] - mu0[node]), <=, 1e-9 * mu0[node]);
+      }
+      if (covered) /* the graph is connected: every victim is there */
+        g_assert_cmpuint(json_array_get_length(v), ==, 78);
+      g_free(mu);
+      g_object_unref(pl);
+      cli_run_clear(&r);
+    }
+  g_free(mu0);
+  g_object_unref(pe);
+  cli_run_clear(&ex);
+}
+
+static void test_csv_table(void) {
+  CliRun r = cli_run("account", "--generate", GRAPH, "-T", "4", "--trust", "pndp,ldp", "-a", "3",
+                     "--path", "local", "--radius", "1", "--format", "csv");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, ",local:radius=1,"));
+  g_assert_null(strstr(r.out, ",structured,"));
+  cli_run_clear(&r);
+  r = cli_run("account", "--generate", GRAPH, "-T", "4", "--trust", "pndp", "-a", "3", "--path",
+              "local", "--radius", "1", "--protocol", "muffliato:K=2", "--schedule", "matching");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "path           local"));
+  g_assert_nonnull(strstr(r.out, "certified upper bounds (mu <=)"));
+  g_assert_nonnull(strstr(r.out, " <="));
+  cli_run_clear(&r);
+  /* One accounting: its size on stderr first, unless -q. */
+  r = cli_run("account", "--generate", GRAPH, "-T", "4", "--trust", "pndp", "-a", "3", "--path",
+              "local", "--radius", "1");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_str_has_prefix(r.err, "dpgossip account: "));
+  g_assert_nonnull(strstr(r.err, " nodes within 1 hops of the attackers, "));
+  cli_run_clear(&r);
+  r = cli_run("account", "--generate", GRAPH, "-T", "4", "--trust", "pndp", "-a", "3", "--path",
+              "local", "--radius", "1", "-q");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.err, ==, "");
+  cli_run_clear(&r);
+}
+
+static void test_errors(void) {
+  const struct {
+    const char *args[4];
+    const char *msg;
+  } cases[] = {
+      {{"--path", "local", "--radius", "0"}, "--radius must be at least 1"},
+      {{"--path", "local", NULL}, "--path local needs --radius"},
+      {{"--radius", "2", NULL}, "the radius is for --path local"},
+      {{"--path", "structured", "--radius", "2"}, "the radius is for --path local"},
+      {{"--path", "local", "--radius", "x"}, "radius"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    const char *argv[16] = {"account", "--generate", "florentine", "-T", "4",
+                            "--trust", "pndp",       "-a",         "0"};
+    guint k = 9;
+    for (guint j = 0; j < 4 && cases[i].args[j]; j++)
+      argv[k++] = cases[i].args[j];
+    CliRun r = cli_run_v(argv);
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_nonnull(strstr(r.err, cases[i].msg));
+    cli_run_clear(&r);
+  }
+  CliRun r = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a", "0",
+                     "--path", "local", "--radius", "2", "--protocol", "decor");
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "--path local bounds the structured path's accounting"));
+  cli_run_clear(&r);
+  r = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a", "0",
+              "--path", "local", "--radius", "2", "--mode", "deadline:ms=5");
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "--path local: "));
+  g_assert_nonnull(strstr(r.err, "--mode"));
+  cli_run_clear(&r);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/cli/account/local/bounds", test_bounds);
+  g_test_add_func("/cli/account/local/csv-table", test_csv_table);
+  g_test_add_func("/cli/account/local/errors", test_errors);
+  return g_test_run();
+}

@@ -1,0 +1,417 @@
+/*
+ * tests/privacy/test_account_local.c: the certified local bounds
+ * (priv_local_report) against the exact accountant (priv_structured_blocks
+ * with the exact sensitivity) on random graphs of 20 to 300 nodes: never
+ * below it, equal once the ball covers the graph, non-increasing in the
+ * radius with the exact sensitivity; the merged shell against the full one.
+ */
+#include <math.h>
+
+#include "privacy/local_internal.h"
+
+#define TOL 1e-9
+
+typedef struct {
+  const char *graph;
+  PrivProtocol protocol;
+  guint K, T, b;
+  PrivTrust trust;
+  guint attackers[3], n_attackers;
+  const char *schedule; /* NULL: static */
+  gboolean noiseless;   /* sigma = 0: who is unprotected */
+} Case;
+
+static double *random_lower(guint T, guint seed) {
+  GRand *r = g_rand_new_with_seed(seed);
+  double *C = g_new0(double, (gsize)T *T);
+  for (guint i = 0; i < T; i++) {
+    for (guint j = 0; j < i; j++)
+      C[(gsize)i * T + j] = g_rand_double_range(r, -0.6, 0.6);
+    C[(gsize)i * T + i] = g_rand_double_range(r, 0.5, 1.5);
+  }
+  g_rand_free(r);
+  return C;
+}
+
+/* mu by node (inf: unprotected or unresolved; NaN: not a victim). */
+static double *mu_by_node(const PrivReport *r, guint n) {
+  double *mu = g_new(double, n);
+  for (guint u = 0; u < n; u++)
+    mu[u] = NAN;
+  for (guint i = 0; i < r->n_victims; i++)
+    mu[r->victims[i].node] = r->victims[i].mu;
+  return mu;
+}
+
+static PrivReport *local(const PrivStructuredProblem *p, guint radius, PrivSensitivity sens,
+                         PrivLocalShell shell, PrivLocalInfo *info) {
+  PrivAccountOptions opt = {.b = p->b, .sensitivity = sens};
+  GError *err = NULL;
+  PrivReport *r = priv_local_report_shell(p, radius, &opt, shell, info, &err);
+  g_assert_no_error(err);
+  g_assert_nonnull(r);
+  return r;
+}
+
+/* a >= b within TOL (inf >= anything; nothing finite >= inf). */
+static void assert_geq(double a, double b) {
+  if (isinf(b))
+    g_assert_true(isinf(a));
+  else if (!isinf(a))
+    g_assert_cmpfloat(a, >=, b * (1 - TOL) - 1e-300);
+}
+
+static void assert_close(double a, double b) {
+  if (isinf(a) || isinf(b))
+    g_assert_true(isinf(a) && isinf(b));
+  else
+    g_assert_cmpfloat(fabs(a - b), <=, TOL * MAX(fabs(b), 1e-12));
+}
+
+static void check_case(const Case *c) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate(c->graph, &err);
+  g_assert_no_error(err);
+  guint n = topo_graph_n_nodes(g), K = c->K ? c->K : 1, R = K * c->T;
+  TopoGossip **ws = NULL;
+  guint n_gossip = 1;
+  TopoSchedule *sch = NULL;
+  if (c->schedule) {
+    sch = topo_schedule_new(c->schedule, g, TOPO_GOSSIP_UNIFORM, 5, &err);
+    g_assert_no_error(err);
+    n_gossip = R;
+    ws = g_new(TopoGossip *, R);
+    for (guint r = 0; r < R; r++) {
+      ws[r] = topo_schedule_gossip(sch, r, &err);
+      g_assert_no_error(err);
+    }
+  } else {
+    ws = g_new(TopoGossip *, 1);
+    ws[0] = topo_gossip_new(g, TOPO_GOSSIP_METROPOLIS, &err);
+    g_assert_no_error(err);
+  }
+  double *C = c->protocol == PRIV_PROTOCOL_MFDSGD ? random_lower(c->T, n) : NULL;
+  PrivStructuredProblem p = {.protocol = c->protocol,
+                             .K = K,
+                             .C_local = C,
+                             .T = c->T,
+                             .gossip = (const TopoGossip *const *)ws,
+                             .n_gossip = n_gossip,
+                             .trust = c->trust,
+                             .attackers = c->attackers,
+                             .n_attackers = c->n_attackers,
+                             .sigma = c->noiseless ? 0.0 : 0.9,
+                             .b = c->b};
+  PrivBlocks *bl = priv_structured_blocks(&p, &err);
+  g_assert_no_error(err);
+  PrivAccountOptions opt = {.b = c->b, .sensitivity = PRIV_SENSITIVITY_EXACT};
+  PrivReport *exact = priv_account_report(bl, NULL, &opt, &err);
+  g_assert_no_error(err);
+  double *mu0 = mu_by_node(exact, n);
+
+  double *prev = NULL;
+  gboolean covered = FALSE;
+  for (guint radius = 1; !covered; radius++) {
+    PrivLocalInfo info;
+    PrivReport *le = local(&p, radius, PRIV_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_MERGED, &info);
+    PrivReport *lb = local(&p, radius, PRIV_SENSITIVITY_BOUND, PRIV_LOCAL_SHELL_MERGED, NULL);
+    covered = info.covered;
+    g_assert_cmpuint(info.radius, ==, radius);
+    PrivLocalInfo ball;
+    GError *berr = NULL;
+    g_assert_true(priv_local_ball(&p, radius, &ball, &berr));
+    g_assert_no_error(berr);
+    g_assert_cmpmem(&ball, sizeof ball, &info, sizeof info);
+    g_assert_cmpuint(info.sub_nodes, ==, info.ball + !covered);
+    g_assert_cmpuint(le->n_victims, ==, info.ball - c->n_attackers);
+    g_assert_cmpuint(lb->n_victims, ==, le->n_victims);
+    double *mu = mu_by_node(le, n);
+    for (guint i = 0; i < le->n_victims; i++) {
+      const PrivVictim *v = &le->victims[i];
+      g_assert_cmpint(v->distance, >=, 1);
+      g_assert_cmpint(v->distance, <=, (gint)radius);
+      g_assert_cmpuint(lb->victims[i].node, ==, v->node);
+      g_assert_false(isnan(mu0[v->node]));
+      assert_geq(v->mu, mu0[v->node]);
+      assert_geq(lb->victims[i].mu, mu0[v->node]);
+      if (prev != NULL && !isnan(prev[v->node]))
+        assert_geq(prev[v->node], v->mu); /* non-increasing in the radius */
+      if (covered)
+        assert_close(v->mu, mu0[v->node]);
+    }
+    /* Covered: the victims left out are not connected to the attackers
+     * (other components); under PNDP they send them nothing, mu = 0 (under
+     * (Sec)LDP their messages are seen: they are simply not reported). */
+    for (guint i = 0; covered && c->trust == PRIV_TRUST_PNDP && i < exact->n_victims; i++)
+      if (isnan(mu[exact->victims[i].node]))
+        g_assert_cmpfloat(exact->victims[i].mu, ==, 0.0);
+    if (radius <= 2) {
+      /* One observer for the shell or the shell itself: the same bound. */
+      PrivLocalInfo full_info;
+      PrivReport *full = local(&p, radius, PRIV_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_FULL,
+                               &full_info);
+      g_assert_cmpuint(full_info.sub_nodes, ==, info.ball + info.shell);
+      g_assert_cmpuint(full->n_victims, ==, le->n_victims);
+      for (guint i = 0; i < le->n_victims; i++) {
+        g_assert_cmpuint(full->victims[i].node, ==, le->victims[i].node);
+        assert_close(full->victims[i].mu, le->victims[i].mu);
+      }
+      priv_report_free(full);
+    }
+    g_free(prev);
+    prev = mu;
+    priv_report_free(le);
+    priv_report_free(lb);
+  }
+  g_free(prev);
+  g_free(mu0);
+  priv_report_free(exact);
+  priv_blocks_free(bl);
+  g_free(C);
+  for (guint r = 0; r < n_gossip; r++)
+    topo_gossip_free(ws[r]);
+  g_free(ws);
+  topo_schedule_free(sch);
+  topo_graph_free(g);
+}
+
+static void test_dsgd(void) {
+  const Case cases[] = {
+      {"erdos:n=20,p=0.15,seed=3,connected=true",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       4,
+       1,
+       PRIV_TRUST_PNDP,
+       {0},
+       1,
+       NULL,
+       FALSE},
+      {"barabasi:n=60,m=1,seed=2",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       4,
+       2,
+       PRIV_TRUST_PNDP,
+       {5, 31},
+       2,
+       NULL,
+       FALSE},
+      {"watts:n=40,k=2,p=0.1,seed=4",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       3,
+       1,
+       PRIV_TRUST_SECLDP,
+       {7},
+       1,
+       NULL,
+       FALSE},
+      {"regular:n=300,d=3,seed=1",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       3,
+       1,
+       PRIV_TRUST_PNDP,
+       {0},
+       1,
+       NULL,
+       FALSE},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    check_case(&cases[i]);
+}
+
+static void test_muffliato_mfdsgd(void) {
+  const Case cases[] = {
+      {"erdos:n=24,p=0.12,seed=8,connected=true",
+       PRIV_PROTOCOL_MUFFLIATO,
+       2,
+       3,
+       1,
+       PRIV_TRUST_PNDP,
+       {1, 9},
+       2,
+       NULL,
+       FALSE},
+      {"watts:n=30,k=1,p=0.2,seed=6",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       4,
+       2,
+       PRIV_TRUST_PNDP,
+       {2},
+       1,
+       NULL,
+       FALSE},
+      {"watts:n=25,k=1,p=0.3,seed=2",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       4,
+       1,
+       PRIV_TRUST_SECLDP,
+       {0, 12},
+       2,
+       NULL,
+       FALSE},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    check_case(&cases[i]);
+}
+
+/* Time-varying W_r: hops on the union graph; LDP becomes SecLDP outside. */
+static void test_time_varying_ldp(void) {
+  const Case cases[] = {
+      {"watts:n=30,k=1,p=0.2,seed=9",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       4,
+       1,
+       PRIV_TRUST_PNDP,
+       {3},
+       1,
+       "edge-failure:p=0.3",
+       FALSE},
+      {"watts:n=24,k=1,p=0.2,seed=1",
+       PRIV_PROTOCOL_MUFFLIATO,
+       2,
+       2,
+       1,
+       PRIV_TRUST_LDP,
+       {4, 15},
+       2,
+       "matching:base=true",
+       FALSE},
+      {"watts:n=22,k=1,p=0.1,seed=3",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       4,
+       2,
+       PRIV_TRUST_LDP,
+       {0},
+       1,
+       "edge-failure:p=0.4",
+       FALSE},
+      {"ring:n=21", PRIV_PROTOCOL_DSGD, 1, 4, 1, PRIV_TRUST_LDP, {0}, 1, NULL, FALSE},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    check_case(&cases[i]);
+}
+
+/* sigma = 0: every victim the exact accountant finds unprotected is
+ * unprotected in the bound too (inf >= inf), the others 0 <= bound. */
+static void test_noiseless(void) {
+  const Case cases[] = {
+      {"watts:n=30,k=1,p=0.2,seed=5",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       3,
+       1,
+       PRIV_TRUST_PNDP,
+       {2},
+       1,
+       NULL,
+       TRUE},
+      {"watts:n=26,k=1,p=0.2,seed=7",
+       PRIV_PROTOCOL_MUFFLIATO,
+       2,
+       2,
+       1,
+       PRIV_TRUST_LDP,
+       {0, 9},
+       2,
+       "edge-failure:p=0.5",
+       TRUE},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    check_case(&cases[i]);
+}
+
+static void test_errors(void) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate("ring:n=8", &err);
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  const TopoGossip *ws[] = {w};
+  guint A[] = {0, 0};
+  PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_DSGD,
+                             .T = 2,
+                             .gossip = ws,
+                             .n_gossip = 1,
+                             .trust = PRIV_TRUST_PNDP,
+                             .attackers = A,
+                             .n_attackers = 1,
+                             .sigma = 1.0};
+  PrivAccountOptions opt = {0};
+  g_assert_null(priv_local_report(&p, 0, &opt, NULL, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "radius"));
+  g_clear_error(&err);
+  p.n_attackers = 2; /* twice the same node */
+  g_assert_null(priv_local_report(&p, 1, &opt, NULL, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  A[1] = 8;
+  g_assert_null(priv_local_report(&p, 1, &opt, NULL, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  /* A directed support: node 0 hears node 1, node 1 does not hear node 0. */
+  guint rp[] = {0, 2, 3, 4}, cols[] = {0, 1, 1, 2};
+  double vals[] = {0.5, 0.5, 1.0, 1.0};
+  TopoGossip *d = topo_gossip_new_csr(3, rp, cols, vals, &err);
+  g_assert_no_error(err);
+  const TopoGossip *ds[] = {d};
+  guint a0[] = {2};
+  p.gossip = ds;
+  p.attackers = a0;
+  p.n_attackers = 1;
+  g_assert_null(priv_local_report(&p, 1, &opt, NULL, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "symmetric"));
+  g_clear_error(&err);
+  /* The structured path's own checks still apply (T = 0). */
+  p.gossip = ws;
+  p.T = 0;
+  g_assert_null(priv_local_report(&p, 1, &opt, NULL, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  /* The memory budget: refused before the accounting, naming the ball. */
+  TopoGraph *big = topo_graph_generate("regular:n=400,d=4,seed=2", &err);
+  TopoGossip *wb = topo_gossip_new(big, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  const TopoGossip *wbs[] = {wb};
+  guint a1[] = {1};
+  p = (PrivStructuredProblem){.protocol = PRIV_PROTOCOL_DSGD,
+                              .T = 30,
+                              .gossip = wbs,
+                              .n_gossip = 1,
+                              .trust = PRIV_TRUST_PNDP,
+                              .attackers = a1,
+                              .n_attackers = 1,
+                              .sigma = 1.0,
+                              .max_bytes = 200000};
+  g_assert_null(priv_local_report(&p, 3, &opt, NULL, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+  g_assert_nonnull(strstr(err->message, "the ball of radius 3"));
+  g_clear_error(&err);
+  p.max_bytes = 1000; /* not even the hop counts */
+  g_assert_null(priv_local_report(&p, 3, &opt, NULL, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+  g_assert_nonnull(strstr(err->message, "hop counts"));
+  g_clear_error(&err);
+  topo_gossip_free(wb);
+  topo_graph_free(big);
+  topo_gossip_free(d);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/privacy/account/local/dsgd", test_dsgd);
+  g_test_add_func("/privacy/account/local/muffliato-mfdsgd", test_muffliato_mfdsgd);
+  g_test_add_func("/privacy/account/local/time-varying-ldp", test_time_varying_ldp);
+  g_test_add_func("/privacy/account/local/noiseless", test_noiseless);
+  g_test_add_func("/privacy/account/local/errors", test_errors);
+  return g_test_run();
+}
