@@ -2,6 +2,8 @@
 every public function shares: errors, interruptible calls, tables."""
 
 import glob
+import math
+import numbers
 import os
 import shutil
 import threading
@@ -258,6 +260,21 @@ def _raise_if_failed(err):
     if msg is not None or err.status != 0:
         cls = UsageError if err.status == 2 else Error
         raise cls(msg or "failed", err.status)
+
+
+def integer(name, v, lo=-2**31, hi=2**31 - 1):
+    """@v as an int for the C option @name: an integral number (4, 4.0,
+    numpy integers) between @lo and @hi, else UsageError (4.9 is not
+    silently 4, 2**40 does not wrap)."""
+    if isinstance(v, numbers.Integral):
+        i = int(v)
+    elif isinstance(v, numbers.Real) and math.isfinite(v) and float(v).is_integer():
+        i = int(v)
+    else:
+        raise UsageError(f"{name}: an integer is needed, got {v!r}", 2)
+    if not lo <= i <= hi:
+        raise UsageError(f"{name}: {i} is out of range ({lo} to {hi})", 2)
+    return i
 
 
 class Strings:
