@@ -98,7 +98,8 @@ gboolean scen_calibrate_check(const ScenConfig *c, GError **error) {
     return TRUE; /* the accounting of the schedule checks its own sizes */
   /* ldp_closed_form's T x T matrix X, and as much again for the
    * sensitivity's work on it. */
-  gsize bytes = spec_size_mul(spec_size_mul(spec_size_mul(c->rounds, c->rounds), sizeof(double)), 2);
+  gsize bytes = spec_size_mul(spec_size_mul(spec_size_mul(c->rounds, c->rounds), sizeof(double)),
+                              2);
   char *what = g_strdup_printf("protocol.mu = %g: calibrating sigma over T = %u rounds", c->mu,
                                c->rounds);
   gboolean ok = spec_check_memory(bytes, what, "use fewer rounds (epochs x batches)", SCEN_ERROR,

@@ -358,8 +358,8 @@ static gboolean out_dir_check(const char *dir, GError **error) {
     ok = FALSE;
   } else if (ok && g_access(p, W_OK | X_OK) != 0) {
     int e = errno;
-    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot create the output folder %s: %s: %s",
-                dir, p, g_strerror(e));
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot create the output folder %s: %s: %s", dir,
+                p, g_strerror(e));
     ok = FALSE;
   }
   free(real);

@@ -19,12 +19,18 @@
 
 static const int ints[] = {INT_MIN, -1000000, -2, -1, 0, 1, 2, 3, 4, 7, 1000, 100000, INT_MAX};
 static const unsigned nodes[] = {0, 1, 2, 3, 34, 1000000000u, UINT_MAX};
-static const char *const generators[] = {"florentine", "karate", "erdos:n=12,p=0.4,seed=1",
-                                         "erdos:n=4000000000,p=0.5", "complete:n=100000000",
-                                         "ring:n=-3", "nope", "", "florentine,n=3"};
-static const char *const words[] = {NULL, "", "pndp", "ldp,secldp", "dsgd", "muffliato",
-                                    "observer", "none", "x=1,y", "\xff\xfe", "all", "0", "0+5",
-                                    "99", "-1", "4294967296", "1e308", "nan"};
+static const char *const generators[] = {"florentine",
+                                         "karate",
+                                         "erdos:n=12,p=0.4,seed=1",
+                                         "erdos:n=4000000000,p=0.5",
+                                         "complete:n=100000000",
+                                         "ring:n=-3",
+                                         "nope",
+                                         "",
+                                         "florentine,n=3"};
+static const char *const words[] = {NULL,       "",     "pndp",  "ldp,secldp", "dsgd",  "muffliato",
+                                    "observer", "none", "x=1,y", "\xff\xfe",   "all",   "0",
+                                    "0+5",      "99",   "-1",    "4294967296", "1e308", "nan"};
 static const double reals[] = {0.0, -1.0, 1e-300, 1.0, 2.0, 1e308, INFINITY, -INFINITY, NAN};
 
 static GRand *rng;

@@ -63,7 +63,8 @@ def test_networkx_unequal_weights_are_refused_unless_ignored():
     g = nx.cycle_graph(6)
     nx.set_edge_attributes(g, 1.0, "weight")
     g[0][1]["weight"] = 2.5
-    with pytest.raises(dpgossip.UsageError, match=r"edge \(0, 5\): edge weight 1.0 differs from 2.5"):
+    with pytest.raises(dpgossip.UsageError,
+                       match=r"edge \(0, 5\): edge weight 1.0 differs from 2.5"):
         dpgossip.graph(g)
     with pytest.raises(dpgossip.UsageError, match="ignore_weights=True"):
         dpgossip.account(g, rounds=2, trust="pndp", attackers=0)
