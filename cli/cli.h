@@ -7,7 +7,8 @@
  * or written or does not parse, a numerical failure, a stalled run); 2 a
  * usage error (an unknown option or command, a missing or bad option value,
  * a spec that does not parse or names nothing known, a node id out of
- * range: what the command checks before any work); 130 interrupted.
+ * range: what the command checks before any work); 130 interrupted (SIGINT);
+ * 143 stopped by SIGTERM (run, which resumes like after a Ctrl-C).
  */
 #ifndef DPG_CLI_H
 #define DPG_CLI_H

@@ -13,12 +13,16 @@
 #include "plot/plot.h"
 #include "scenarios/scenarios.h"
 
+/* The signal that interrupted the run (SIGINT or SIGTERM), 0 if none. */
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int sig) {
-  interrupted = 1;
+/* Ctrl-C and SIGTERM (a job scheduler's or a service manager's stop) end the
+ * run alike: the points running stop, what finished stays and the message
+ * says how to resume; the exit status is 128 + the signal's number. */
+static void on_interrupt(int sig) {
+  interrupted = sig;
   scen_cancel();
-  /* A second Ctrl-C stops at once (temporary files only are left). */
+  /* A second signal stops at once (temporary files only are left). */
   signal(sig, SIG_DFL);
 }
 
@@ -172,8 +176,8 @@ int cli_cmd_run(int argc, char **argv) {
   GError *error = NULL;
   ScenRunReport report = {0};
   CliProgress *progress = NULL;
-  struct sigaction old_action;
-  gboolean handler = FALSE;
+  struct sigaction old_int, old_term;
+  gboolean handler_int = FALSE, handler_term = FALSE;
   if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
     cli_parse_error(ctx, "run", error);
     g_clear_error(&error);
@@ -245,11 +249,12 @@ int cli_cmd_run(int argc, char **argv) {
     goto out;
   }
   struct sigaction action = {0};
-  action.sa_handler = on_sigint;
+  action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
   interrupted = 0;
   scen_cancel_reset();
-  handler = sigaction(SIGINT, &action, &old_action) == 0;
+  handler_int = sigaction(SIGINT, &action, &old_int) == 0;
+  handler_term = sigaction(SIGTERM, &action, &old_term) == 0;
   /* Under MPI the line would only follow rank 0's own points. */
   progress = cli_progress_new("run", quiet || mpi);
   ScenRunOptions opt = {.out_dir = out_dir,
@@ -288,9 +293,10 @@ int cli_cmd_run(int argc, char **argv) {
       g_clear_error(&error);
       status = CLI_EXIT_FAILURE;
     } else if (interrupted || g_error_matches(error, SCEN_ERROR, SCEN_ERROR_CANCELLED)) {
-      fprintf(stderr, "dpgossip run: interrupted: %s\n", error ? error->message : "");
+      fprintf(stderr, "dpgossip run: interrupted%s: %s\n",
+              interrupted == SIGTERM ? " (SIGTERM)" : "", error ? error->message : "");
       g_clear_error(&error);
-      status = 130;
+      status = 128 + (interrupted ? (int)interrupted : SIGINT);
     } else {
       status = cli_fail("run", error, CLI_EXIT_FAILURE);
     }
@@ -315,8 +321,10 @@ int cli_cmd_run(int argc, char **argv) {
     cli_run_print_summary(report.out_dir);
   status = CLI_EXIT_OK;
 out:
-  if (handler)
-    sigaction(SIGINT, &old_action, NULL);
+  if (handler_int)
+    sigaction(SIGINT, &old_int, NULL);
+  if (handler_term)
+    sigaction(SIGTERM, &old_term, NULL);
   cli_progress_free(progress);
   scen_run_report_clear(&report);
   cli_plugin_options_clear(&popt);

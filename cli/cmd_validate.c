@@ -22,8 +22,10 @@ int cli_cmd_validate(int argc, char **argv) {
   g_option_context_set_description(
       ctx, "Reports every problem at once (syntax, unknown sections and keys, types,\n"
            "ranges, missing files, collusion nodes out of range, unknown specs, sweeps\n"
-           "over unknown keys, ...), one per line on stderr. Exit status 0 when the file\n"
-           "is valid, 1 when it has problems, 2 on a usage error.\n");
+           "over unknown keys, ...), one per line on stderr; then, for a valid file,\n"
+           "every check `run` makes before its first step, by the same code: the output\n"
+           "folder, each point's dataset read and partitioned, memory estimates. Exit\n"
+           "status 0 when the file is valid, 1 when it has problems, 2 on a usage error.\n");
   int status = CLI_EXIT_USAGE;
   ScenScenario *sc = NULL;
   GError *error = NULL;
@@ -60,6 +62,13 @@ int cli_cmd_validate(int argc, char **argv) {
   for (guint i = 0; i < n; i++)
     fprintf(stderr, "%s\n", problems[i]);
   g_strfreev(problems);
+  /* A valid file: then what `run` checks before its first step, by the
+   * same code (output folder, each point's data, sizes). */
+  if (n == 0 && !scen_scenario_check(sc, NULL, &error)) {
+    fprintf(stderr, "%s\n", error->message);
+    g_clear_error(&error);
+    n = 1;
+  }
   char **notes = scen_scenario_notes(sc);
   for (guint i = 0; notes[i] != NULL; i++)
     fprintf(stderr, "note: %s\n", notes[i]);

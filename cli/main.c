@@ -57,7 +57,8 @@ static void print_usage(FILE *out) {
           "\n"
           "Exit status: 0 success, 1 the run failed (a file that cannot be read, written\n"
           "or parsed; a numerical failure), 2 a usage error (unknown command or option,\n"
-          "bad option value or spec), 130 interrupted.\n",
+          "bad option value or spec), 130 interrupted (Ctrl-C), 143 stopped by SIGTERM\n"
+          "(run: both keep the finished points; running again resumes).\n",
           "help", "show this help, or 'help COMMAND' for one command");
 }
 

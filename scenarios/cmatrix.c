@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "scenarios/internal.h"
+#include "spec/spec.h"
 
 /* The (k, b) the run's noise is calibrated for. */
 static void run_kb(const ScenConfig *c, guint *k, guint *b) {
@@ -92,7 +93,24 @@ static gboolean ldp_closed_form(const ScenConfig *c, const double *C, double *mu
   return TRUE;
 }
 
+gboolean scen_calibrate_check(const ScenConfig *c, GError **error) {
+  if (!c->schedule_static && topo_graph_n_nodes(c->g) >= 2)
+    return TRUE; /* the accounting of the schedule checks its own sizes */
+  /* ldp_closed_form's T x T matrix X, and as much again for the
+   * sensitivity's work on it. */
+  gsize bytes = spec_size_mul(spec_size_mul(spec_size_mul(c->rounds, c->rounds), sizeof(double)),
+                              2);
+  char *what = g_strdup_printf("protocol.mu = %g: calibrating sigma over T = %u rounds", c->mu,
+                               c->rounds);
+  gboolean ok = spec_check_memory(bytes, what, "use fewer rounds (epochs x batches)", SCEN_ERROR,
+                                  SCEN_ERROR_INVALID, error);
+  g_free(what);
+  return ok;
+}
+
 gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma, GError **error) {
+  if (!scen_calibrate_check(c, error))
+    return FALSE;
   double mu1 = NAN; /* the worst node's mu at sigma = 1 */
   if (!c->schedule_static && topo_graph_n_nodes(c->g) >= 2) {
     /* A time-varying schedule changes who releases what and when (a node

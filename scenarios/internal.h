@@ -144,8 +144,12 @@ char *scen_cmatrix_key(const ScenConfig *c);
  * Thread-safe as long as the schedule is static (igraph). (g_free) */
 double *scen_cmatrix_build(const ScenConfig *c, GError **error);
 
+/* scen_calibrate_check: FALSE (SCEN_ERROR_INVALID, the memory needed) when
+ * scen_calibrate_sigma's matrices would not fit in memory. O(1). */
+gboolean scen_calibrate_check(const ScenConfig *c, GError **error);
 /* sigma that makes every node of the run at most c->mu-GDP under LDP, the
- * worst node exactly (up to a 1e-12 relative margin); @C is C_local or NULL. */
+ * worst node exactly (up to a 1e-12 relative margin); @C is C_local or NULL.
+ * Errors: scen_calibrate_check's first, the accounting's. */
 gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma, GError **error);
 
 /* ---- One run ---- */
@@ -187,6 +191,14 @@ typedef struct {
 void scen_run_output_free(ScenRunOutput *o);
 
 /* Runs @c once (no files written). Errors: the modules', SCEN_ERROR_CANCELLED on cancel. */
+/* scen_run_config_check: sets up @c's run as scen_run_config does before
+ * its first step (the same code: dataset, partition, schedule, memory
+ * estimates), without the work that only costs time (Mafalda's optimizer,
+ * the calibration itself), and frees it. Errors: scen_run_config's. */
+gboolean scen_run_config_check(const ScenConfig *c, GError **error);
+/* Equal for configurations whose scen_run_config_check is the same work
+ * (they differ in the noise or in an MF-D-SGD's C only). (g_free) */
+char *scen_run_config_check_key(const ScenConfig *c);
 ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, GError **error);
 
 /* Privacy of the run (the structured path needs no run; the observer path reads @obs). */

@@ -90,33 +90,53 @@ static gboolean hook_finished(const ScenConfig *c, const ScenRunContext *ctx, Pr
   return ok;
 }
 
-ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, GError **error) {
-  ScenRunOutput *out = g_new0(ScenRunOutput, 1);
-  double *C_own = NULL;
+/* A run set up and not yet started: what scen_run_config runs, and what
+ * scen_run_config_check builds and frees. */
+typedef struct {
+  double *C_own;
+  TopoSchedule *sched;
+  ProtoObservedRun *orun;
+  double sigma;
+} Setup;
+
+static void setup_clear(Setup *su) {
+  proto_observed_run_free(su->orun);
+  topo_schedule_free(su->sched);
+  g_free(su->C_own);
+  *su = (Setup){0};
+}
+
+/*
+ * Everything a run does before its first step, in one place for `run` and
+ * `validate`: the noise correlation and the calibration of sigma, the
+ * schedule, the dataset loaded and partitioned (batches against each node's
+ * records), the memory estimates of the models and the observer. With
+ * @check, what only costs time is not computed (Mafalda's optimizer, the
+ * calibration itself) but its size is checked, and an MF-D-SGD run is set
+ * up as D-SGD (its C is checked with the scenario's keys); the rest is the
+ * run's own code.
+ */
+static gboolean setup(const ScenConfig *c, const ScenRunContext *ctx, gboolean check, Setup *su,
+                      GError **error) {
+  *su = (Setup){.sigma = c->sigma};
   const double *C = ctx ? ctx->C : NULL;
-  TopoSchedule *sched = NULL;
-  ProtoObservedRun *orun = NULL;
-  ProtoRun *run = NULL;
-  char *spec = NULL;
-  gboolean ok = FALSE;
-
-  if (scen_cancelled()) {
-    g_set_error(error, SCEN_ERROR, SCEN_ERROR_CANCELLED, "cancelled");
-    goto out;
+  gboolean mf = c->shape.kind == PRIV_PROTOCOL_MFDSGD && !c->nonprivate;
+  if (mf && C == NULL && !check) {
+    if ((su->C_own = scen_cmatrix_build(c, error)) == NULL)
+      return FALSE;
+    C = su->C_own;
   }
-  if (C == NULL && c->shape.kind == PRIV_PROTOCOL_MFDSGD && !c->nonprivate) {
-    if ((C_own = scen_cmatrix_build(c, error)) == NULL)
-      goto out;
-    C = C_own;
-  }
-  double sigma = c->sigma;
   if (c->nonprivate)
-    sigma = 0.0;
-  else if (c->has_mu && !scen_calibrate_sigma(c, C, &sigma, error))
-    goto out;
-  out->sigma_used = sigma;
+    su->sigma = 0.0;
+  else if (c->has_mu && check)
+    su->sigma = 1.0; /* any noise: the run's shape does not depend on it */
+  if (c->has_mu && !c->nonprivate && !scen_calibrate_check(c, error))
+    return FALSE;
+  if (c->has_mu && !c->nonprivate && !check && !scen_calibrate_sigma(c, C, &su->sigma, error))
+    return FALSE;
 
-  if (c->nonprivate)
+  char *spec;
+  if (c->nonprivate || (check && mf))
     spec = g_strdup("dsgd");
   else if (ctx && ctx->C_file && c->shape.C && g_str_equal(c->shape.C, "mafalda"))
     spec = g_strdup_printf("%s:C=%s", c->proto_name, ctx->C_file);
@@ -128,13 +148,15 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   if (c->schedule_static) {
     rc.graph = c->g;
   } else {
-    if ((sched = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error)) == NULL)
-      goto out;
-    rc.schedule = sched;
+    if ((su->sched = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error)) == NULL) {
+      g_free(spec);
+      return FALSE;
+    }
+    rc.schedule = su->sched;
   }
   rc.gossip = c->gossip;
   rc.protocol = spec;
-  rc.sigma = sigma;
+  rc.sigma = su->sigma;
   rc.clip = c->clip;
   rc.lr = c->lr;
   rc.mode = c->mode;
@@ -167,10 +189,46 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   }
   ProtoObserveOptions oo = {
       .views = views, .n_views = n_views, .T = c->rounds, .streaming = !c->dense_accountant};
-  orun = proto_observed_run_new(&rc, c->path == SCEN_PATH_OBSERVER ? &oo : NULL, error);
+  su->orun = proto_observed_run_new(&rc, c->path == SCEN_PATH_OBSERVER ? &oo : NULL, error);
   g_free(views);
-  if (orun == NULL)
+  g_free(spec);
+  return su->orun != NULL;
+}
+
+char *scen_run_config_check_key(const ScenConfig *c) {
+  /* What setup() reads in its check mode: the noise (sigma or mu) is not,
+   * and an MF-D-SGD or non-private run is set up as D-SGD. */
+  ScenConfig k = *c;
+  k.sigma = 0.0;
+  k.mu = 0.0;
+  if (c->nonprivate || c->shape.kind == PRIV_PROTOCOL_MFDSGD)
+    k.protocol = (char *)"dsgd";
+  return scen_config_to_ini(&k);
+}
+
+gboolean scen_run_config_check(const ScenConfig *c, GError **error) {
+  Setup su;
+  gboolean ok = setup(c, NULL, TRUE, &su, error);
+  setup_clear(&su);
+  return ok;
+}
+
+ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, GError **error) {
+  ScenRunOutput *out = g_new0(ScenRunOutput, 1);
+  Setup su = {0};
+  ProtoRun *run = NULL;
+  gboolean ok = FALSE;
+
+  if (scen_cancelled()) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_CANCELLED, "cancelled");
     goto out;
+  }
+  if (!setup(c, ctx, FALSE, &su, error))
+    goto out;
+  const double *C = ctx && ctx->C ? ctx->C : su.C_own;
+  double sigma = su.sigma;
+  out->sigma_used = sigma;
+  ProtoObservedRun *orun = su.orun;
   run = proto_observed_run_proto(orun);
   if (ctx && ctx->run_hook) {
     ScenRunHookInfo info = {.point = ctx->point,
@@ -209,10 +267,7 @@ out:
     g_clear_error(error);
     g_set_error(error, SCEN_ERROR, SCEN_ERROR_CANCELLED, "cancelled");
   }
-  proto_observed_run_free(orun);
-  topo_schedule_free(sched);
-  g_free(spec);
-  g_free(C_own);
+  setup_clear(&su);
   if (!ok) {
     scen_run_output_free(out);
     return NULL;

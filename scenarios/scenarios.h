@@ -82,6 +82,20 @@ gboolean scen_scenario_set(ScenScenario *sc, const char *item, GError **error);
 char **scen_scenario_validate(ScenScenario *sc);
 
 /**
+ * scen_scenario_check: every check scen_scenario_run makes before a point's
+ * first step, by the same code, without running or writing anything: the
+ * problems of scen_scenario_validate, the output folder (@out_dir, else
+ * [output] dir: a writable directory, or creatable below one, not in /dev,
+ * /proc or /sys), and each distinct point's run set up and freed (dataset
+ * read and partitioned, batches against each node's records, memory
+ * estimates; Mafalda's optimizer is not run, a plugin never loaded).
+ * Errors: SCEN_ERROR_INVALID (the problems), SCEN_ERROR_IO (the folder),
+ * SCEN_ERROR_FAILED (each point that cannot start, with its folder and why).
+ * Complexity: reading each distinct point's data once.
+ */
+gboolean scen_scenario_check(ScenScenario *sc, const char *out_dir, GError **error);
+
+/**
  * scen_scenario_notes: what the last validation left unchecked, and why, as
  * "FILE:LINE: section.key: ..." lines: a [protocol] plugin is never loaded
  * by validation (loading runs its code), so its protocol's parameters are

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -253,10 +254,10 @@ void scen_sweep_free(ScenSweep *sh) {
 
 /* Validation first: every problem of every point in one error
  * (SCEN_ERROR_INVALID). */
-static gboolean validate(ScenScenario *sc, const ScenRunOptions *opt, GError **error) {
+static gboolean validate(ScenScenario *sc, ScenPluginMode plugins, GError **error) {
   ScenProblems *ps = scen_problems_new();
   /* Until the run ends: resolving a point loads its plugin, or refuses it. */
-  sc->plugins = opt->allow_plugins ? SCEN_PLUGINS_LOAD : SCEN_PLUGINS_REFUSE;
+  sc->plugins = plugins;
   scen_scenario_collect(sc, ps);
   if (scen_problems_count(ps) > 0) {
     sc->plugins = SCEN_PLUGINS_CHECK;
@@ -321,6 +322,51 @@ static void plan_worker(Shared *sh) {
   sh->threads = serial ? 1 : MAX(1, opt->threads ? opt->threads : g_get_num_processors());
 }
 
+/* System folders, by their real path: writing there is wrong or impossible
+ * (and as root it even succeeds in /dev). */
+static const char *const system_dirs[] = {"/dev", "/proc", "/sys"};
+
+/* The output folder must be one a run can fill: an existing directory that
+ * can be written, or one that can be created below such a directory, and
+ * no system folder. @dir is absolute. Errors: SCEN_ERROR_IO. O(depth). */
+static gboolean out_dir_check(const char *dir, GError **error) {
+  char *p = g_strdup(dir);
+  while (!g_file_test(p, G_FILE_TEST_EXISTS)) {
+    char *up = g_path_get_dirname(p);
+    gboolean top = g_str_equal(up, p);
+    g_free(p);
+    p = up;
+    if (top)
+      break;
+  }
+  gboolean ok = TRUE;
+  char *real = realpath(p, NULL);
+  for (guint i = 0; ok && real != NULL && i < G_N_ELEMENTS(system_dirs); i++) {
+    const char *sys = system_dirs[i];
+    gsize len = strlen(sys);
+    if (strncmp(real, sys, len) == 0 && (real[len] == '\0' || real[len] == '/')) {
+      g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO,
+                  "output folder %s is in the system folder %s; give another [output] dir "
+                  "(or --out)",
+                  dir, sys);
+      ok = FALSE;
+    }
+  }
+  if (ok && !g_file_test(p, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO,
+                "cannot create the output folder %s: %s exists and is not a directory", dir, p);
+    ok = FALSE;
+  } else if (ok && g_access(p, W_OK | X_OK) != 0) {
+    int e = errno;
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot create the output folder %s: %s: %s", dir,
+                p, g_strerror(e));
+    ok = FALSE;
+  }
+  free(real);
+  g_free(p);
+  return ok;
+}
+
 /* The output folder, the finished points (resume) and the jobs: one per
  * distinct resolved configuration not yet finished; the thread count. */
 static gboolean plan_jobs(Shared *sh, ScenRunReport *report, GError **error) {
@@ -329,6 +375,8 @@ static gboolean plan_jobs(Shared *sh, ScenRunReport *report, GError **error) {
   guint n = sh->total_points;
   report->out_dir = g_strdup(out_dir);
   report->points = n;
+  if (!out_dir_check(out_dir, error))
+    return FALSE;
   if (g_mkdir_with_parents(out_dir, 0777) != 0) {
     g_set_error(error, SCEN_ERROR, SCEN_ERROR_IO, "cannot create %s: %s", out_dir,
                 g_strerror(errno));
@@ -446,10 +494,57 @@ static gboolean plan_correlations(Shared *sh, GError **error) {
   return ok;
 }
 
+/* A protocol that is not registered (built in) would come from a plugin:
+ * setting its run up means loading code, which a check never does. */
+static gboolean from_plugin(const ScenConfig *c) {
+  if (c->plugin != NULL)
+    return TRUE;
+  if (c->nonprivate)
+    return FALSE;
+  char *name = g_strndup(c->protocol, strcspn(c->protocol, ":,"));
+  gboolean known = proto_registry_lookup(g_strstrip(name)) != NULL;
+  g_free(name);
+  return !known;
+}
+
+gboolean scen_scenario_check(ScenScenario *sc, const char *out_dir, GError **error) {
+  g_return_val_if_fail(sc != NULL, FALSE);
+  /* As validate: a plugin is checked to exist, never loaded. */
+  if (!validate(sc, SCEN_PLUGINS_CHECK, error))
+    return FALSE;
+  ScenRunOptions opt = {.out_dir = out_dir};
+  Shared *sh = resolve_points(sc, &opt);
+  gboolean ok = out_dir_check(sh->out_dir, error);
+  GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  GString *failures = g_string_new(NULL);
+  guint failed = 0;
+  for (guint p = 0; ok && p < sh->total_points; p++) {
+    GError *e = NULL;
+    /* Points that differ only in what the check does not read are checked
+     * once; a plugin's run cannot be set up without loading its code. */
+    if (from_plugin(sh->cfg[p]) || !g_hash_table_add(seen, scen_run_config_check_key(sh->cfg[p])))
+      continue;
+    if (!scen_run_config_check(sh->cfg[p], &e)) {
+      failed++;
+      g_string_append_printf(failures, "\n  %s: %s", sh->dirs[p], e->message);
+      g_error_free(e);
+    }
+  }
+  if (ok && failed > 0) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_FAILED, "%u point%s cannot start:%s", failed,
+                failed == 1 ? "" : "s", failures->str);
+    ok = FALSE;
+  }
+  g_string_free(failures, TRUE);
+  g_hash_table_unref(seen);
+  scen_sweep_free(sh);
+  return ok;
+}
+
 ScenSweep *scen_sweep_prepare(ScenScenario *sc, const ScenRunOptions *opt, gboolean plan,
                               ScenRunReport *report, GError **error) {
   g_return_val_if_fail(sc != NULL && (report != NULL || !plan), NULL);
-  if (!validate(sc, opt, error))
+  if (!validate(sc, opt && opt->allow_plugins ? SCEN_PLUGINS_LOAD : SCEN_PLUGINS_REFUSE, error))
     return NULL;
   Shared *sh = resolve_points(sc, opt);
   if (!plan) {

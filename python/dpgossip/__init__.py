@@ -40,6 +40,7 @@ import json
 import math
 import os
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,7 +50,8 @@ try:
 except ImportError:  # numpy structured arrays instead
     _pd = None
 
-from ._lib import Error, UsageError, INT_MISSING, Strings, call, ffi, lib, table_columns
+from ._lib import (Error, UsageError, INT_MISSING, Strings, call, ffi, integer, lib,
+                   table_columns)
 from ._results import Results, load
 
 __all__ = ["graph", "account", "mafalda", "train", "run", "load", "Error", "UsageError",
@@ -59,16 +61,50 @@ __version__ = "0.1.0"
 
 # ---- Graphs ------------------------------------------------------------------
 
-def _edges_of(g):
+def _networkx_edges(g, ignore_weights):
+    """The edges of a networkx graph as the command line reads a file: a
+    directed graph is refused (gossip is undirected: say how it is meant),
+    unequal edge weights are refused unless @ignore_weights (the gossip
+    matrices use the structure alone), the repeated edges of a multigraph
+    are merged with a warning."""
+    if g.is_directed():
+        raise UsageError("graph: a directed networkx graph: gossip needs an undirected one; "
+                         "pass g.to_undirected() (an edge in either direction links both "
+                         "nodes)", 2)
+    index = {u: i for i, u in enumerate(g.nodes)}  # nodes in G.nodes order
+    first = None
+    for u, v, w in g.edges(data="weight", default=1.0):
+        if first is None:
+            first = w
+        elif not ignore_weights and not (w == first):  # a NaN differs from everything
+            raise UsageError(
+                f"graph: edge ({u!r}, {v!r}): edge weight {w!r} differs from {first!r}: the "
+                "gossip matrices (uniform, metropolis, maxdegree) are built from the graph's "
+                "structure and cannot use edge weights; pass ignore_weights=True to use the "
+                "structure alone, or give equal weights", 2)
+    if ignore_weights and first is not None and any(
+            not (w == first) for _, _, w in g.edges(data="weight", default=1.0)):
+        warnings.warn("dpgossip: edge weights ignored (ignore_weights=True): the gossip "
+                      "matrix is built from the structure", stacklevel=4)
+    e = np.array([(index[u], index[v]) for u, v in g.edges()], dtype=np.int64).reshape(-1, 2)
+    if g.is_multigraph():
+        pairs = {(min(a, b), max(a, b)) for a, b in e.tolist()}
+        repeated = len(e) - len(pairs)
+        if repeated:
+            warnings.warn(f"dpgossip: {repeated} duplicate edge{'s' if repeated > 1 else ''} "
+                          "of the multigraph merged (gossip uses each link once)",
+                          stacklevel=4)
+    return e
+
+
+def _edges_of(g, ignore_weights=False):
     """(edges as a uint32 (m, 2) array, node count or 0) of a networkx or
     igraph graph or an edge array; None for anything else."""
     if hasattr(g, "get_edgelist") and hasattr(g, "vcount"):  # igraph
         e = np.asarray(g.get_edgelist(), dtype=np.int64).reshape(-1, 2)
         return e, g.vcount()
     if hasattr(g, "nodes") and hasattr(g, "edges") and hasattr(g, "number_of_nodes"):
-        index = {u: i for i, u in enumerate(g.nodes)}  # networkx: nodes in G.nodes order
-        e = np.array([(index[u], index[v]) for u, v in g.edges()], dtype=np.int64).reshape(-1, 2)
-        return e, g.number_of_nodes()
+        return _networkx_edges(g, ignore_weights), g.number_of_nodes()
     if isinstance(g, (str, os.PathLike)):
         return None
     e = np.asarray(g)
@@ -77,7 +113,7 @@ def _edges_of(g):
     return None
 
 
-def _graph_spec(s, spec, g, lcc, gossip, nodes):
+def _graph_spec(s, spec, g, lcc, gossip, nodes, ignore_weights=False):
     """Fills the DpgGraphSpec @spec from the Python graph @g."""
     spec.lcc = bool(lcc)
     spec.gossip = s.str(gossip)
@@ -87,7 +123,7 @@ def _graph_spec(s, spec, g, lcc, gossip, nodes):
     if isinstance(g, str):
         spec.generate = s.str(g)
         return
-    got = _edges_of(g)
+    got = _edges_of(g, ignore_weights)
     if got is None:
         raise TypeError("graph: give a generator spec (str), a pathlib.Path to an edge list, "
                         "a networkx or igraph graph or an (m, 2) integer array of edges, not "
@@ -99,10 +135,10 @@ def _graph_spec(s, spec, g, lcc, gossip, nodes):
     spec.edges = s.keep(ffi.from_buffer("unsigned[]", e)) if e.size else \
         s.keep(ffi.new("unsigned[]", 1))
     spec.n_edges = e.shape[0]
-    spec.n_nodes = int(nodes if nodes is not None else n)
+    spec.n_nodes = n if nodes is None else integer("nodes", nodes, 0, 2**32 - 1)
 
 
-def graph(g, *, lcc=False, gossip="uniform", exact=False, nodes=None):
+def graph(g, *, lcc=False, gossip="uniform", exact=False, nodes=None, ignore_weights=False):
     """Summary of a graph, as ``dpgossip graph --format json`` prints it.
 
     Parameters
@@ -117,7 +153,13 @@ def graph(g, *, lcc=False, gossip="uniform", exact=False, nodes=None):
     exact : bool
         Compute the diameter and spectral gap however long it takes.
     nodes : int, optional
-        Node count of an edge array (default: largest id + 1).
+        Node count of an edge array (default: largest id + 1): an integer
+        whose graph fits in memory.
+    ignore_weights : bool
+        Use a networkx graph's structure when its edge weights differ (they
+        are refused otherwise: the gossip matrices cannot use them). A
+        directed networkx graph is refused; a multigraph's repeated edges
+        are merged with a warning.
 
     Returns
     -------
@@ -132,7 +174,7 @@ def graph(g, *, lcc=False, gossip="uniform", exact=False, nodes=None):
     """
     s = Strings()
     spec = ffi.new("DpgGraphSpec *")
-    _graph_spec(s, spec, g, lcc, gossip, nodes)
+    _graph_spec(s, spec, g, lcc, gossip, nodes, ignore_weights)
     cols, _, _ = table_columns(call(lib.dpg_graph, spec, int(bool(exact))))
     row = {k: v[0] for k, v in cols.items()}
     out = {"nodes": int(row["nodes"]), "edges": int(row["edges"]),
@@ -228,7 +270,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
             sensitivity=None, sigma=1.0, clip=1.0, alpha=2.0, delta=1e-6, compare=None,
             path=None, schedule=None, seed=None, mode=None, latency=None, loss=None,
             links=None, lr=None, storage=None, accountant=None, C=None, lcc=False,
-            gossip="uniform", nodes=None, radius=None):
+            gossip="uniform", nodes=None, radius=None, ignore_weights=False):
     """Per-victim privacy guarantees of a decentralized protocol, as
     ``dpgossip account --format csv`` computes them.
 
@@ -280,7 +322,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
         ``"deadline:ms=5"``, ``"stale:s=2"``), latency spec, loss
         probability, per-link overrides (``["8:1=constant:ms=1000",
         "2:3=down"]``), learning rate, provenance storage and accountant.
-    lcc, gossip, nodes :
+    lcc, gossip, nodes, ignore_weights :
         Graph options (see ``dpgossip.graph``).
 
     Returns
@@ -308,7 +350,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
     s = Strings()
     o = ffi.new("DpgAccountOptions *")
     lib.dpg_account_options_init(o)
-    _graph_spec(s, o.graph, graph, lcc, gossip, nodes)
+    _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
     c_path = None
     try:
         if C is not None:
@@ -316,8 +358,8 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
             base = protocol or "mfdsgd"
             protocol = f"{base}{',' if ':' in base else ':'}C={c_path}"
         o.protocol = s.str(protocol)
-        o.rounds = int(rounds)
-        o.participation_interval = int(participation_interval)
+        o.rounds = integer("rounds", rounds)
+        o.participation_interval = integer("participation_interval", participation_interval)
         o.trust = s.str(trust if isinstance(trust, str) or trust is None else ",".join(trust))
         att = _attacker_args(attackers)
         o.attackers = s.strv(att) if att else ffi.NULL
@@ -335,7 +377,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
         o.lr = float("nan") if lr is None else float(lr)
         o.storage = s.str(storage)
         o.accountant = s.str(accountant)
-        o.radius = -1 if radius is None else int(radius)
+        o.radius = -1 if radius is None else integer("radius", radius, 0)
         cols, attrs, _ = table_columns(call(lib.dpg_account, o))
     finally:
         if c_path is not None:
@@ -372,7 +414,7 @@ class MafaldaResult:
 
 
 def mafalda(graph, *, epochs, batches, workload=None, band=None, lcc=False, gossip="uniform",
-            nodes=None):
+            nodes=None, ignore_weights=False):
     """Mafalda's noise correlation C_local for a graph and a
     (k, b)-participation, with the baselines' losses, as ``dpgossip
     mafalda`` computes them.
@@ -400,10 +442,10 @@ def mafalda(graph, *, epochs, batches, workload=None, band=None, lcc=False, goss
     """
     s = Strings()
     o = ffi.new("DpgMafaldaOptions *")
-    _graph_spec(s, o.graph, graph, lcc, gossip, nodes)
-    o.epochs, o.batches = int(epochs), int(batches)
+    _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
+    o.epochs, o.batches = integer("epochs", epochs), integer("batches", batches)
     o.workload = s.str(workload)
-    o.band = -1 if band is None else int(band)
+    o.band = -1 if band is None else integer("band", band)
     cols, attrs, matrix = table_columns(call(lib.dpg_mafalda, o))
     losses = _frame(cols, {})
     if _pd is not None:
@@ -454,7 +496,8 @@ class TrainResult:
 def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1, batches=1,
           lr=0.1, sigma=None, clip=1.0, schedule=None, mode=None, latency=None, loss=None,
           compute_ms=0.0, eval_every=0, test_fraction=0.2, seed=None, threads=1, trust=None,
-          attackers=None, alpha=2.0, delta=1e-6, lcc=False, gossip="uniform", nodes=None):
+          attackers=None, alpha=2.0, delta=1e-6, lcc=False, gossip="uniform", nodes=None,
+          ignore_weights=False):
     """Trains a model with a decentralized protocol and accounts each
     node's privacy, as ``dpgossip train`` does (same checks, same messages,
     same numbers as its three CSV tables).
@@ -499,7 +542,7 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
         Attacker sets, as for ``dpgossip.account``.
     alpha, delta : float
         Renyi order of ``rdp`` and delta of ``epsilon``.
-    lcc, gossip, nodes :
+    lcc, gossip, nodes, ignore_weights :
         Graph options (see ``dpgossip.graph``).
 
     Returns
@@ -518,13 +561,13 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
     s = Strings()
     o = ffi.new("DpgTrainOptions *")
     lib.dpg_train_options_init(o)
-    _graph_spec(s, o.graph, graph, lcc, gossip, nodes)
+    _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
     o.protocol = s.str(protocol)
     o.schedule = s.str(schedule)
     o.dataset = s.str(dataset)
     o.model = s.str(model)
     o.partition = s.str(partition)
-    o.epochs, o.batches = int(epochs), int(batches)
+    o.epochs, o.batches = integer("epochs", epochs), integer("batches", batches)
     o.lr = float(lr)
     o.sigma = float("nan") if sigma is None else float(sigma)
     o.clip = float(clip)
@@ -532,10 +575,10 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
     o.latency = s.str(latency)
     o.loss = s.str(None if loss is None else str(loss))
     o.compute_ms = float(compute_ms)
-    o.eval_every = int(eval_every)
+    o.eval_every = integer("eval_every", eval_every)
     o.test_fraction = float(test_fraction)
     o.seed = s.str(None if seed is None else str(seed))
-    o.threads = int(threads)
+    o.threads = integer("threads", threads)
     o.trust = s.str(trust if isinstance(trust, str) or trust is None else ",".join(trust))
     att = _attacker_args(attackers)
     o.attackers = s.strv(att) if att else ffi.NULL
@@ -594,7 +637,8 @@ def run(scenario, sets=None, *, out=None, threads=None, allow_plugins=False):
     s = Strings()
     items = None if not sets else [f"{k}={_set_value(v)}" for k, v in sets.items()]
     p = call(lib.dpg_run, s.str(os.fspath(scenario)), s.strv(items),
-             s.str(None if out is None else os.fspath(out)), int(threads or 0),
+             s.str(None if out is None else os.fspath(out)),
+             integer("threads", threads or 0, 0, 2**32 - 1),
              int(bool(allow_plugins)))
     try:
         out_dir = os.fsdecode(ffi.string(p))

@@ -2,6 +2,8 @@
 every public function shares: errors, interruptible calls, tables."""
 
 import glob
+import math
+import numbers
 import os
 import shutil
 import threading
@@ -166,45 +168,81 @@ class UsageError(Error, ValueError):
 def call(func, *args):
     """Runs ``func(*args, err)`` (a libdpgossip call, which releases the
     GIL) on a worker thread so that Ctrl-C in the main thread cancels it
-    (dpg_cancel) instead of waiting for it; raises Error on failure."""
+    (dpg_cancel) instead of waiting for it; raises Error on failure. After a
+    Ctrl-C it returns (raising KeyboardInterrupt) only once the library call
+    has returned: nothing of it runs on behind the caller's back."""
     err = ffi.new("DpgError *")
     box = {}
+    # Released by the worker when the library call is over. Thread.join is
+    # not used to wait: on Python 3.11 a KeyboardInterrupt inside it can mark
+    # a running thread as stopped, after which join (and the interpreter's
+    # shutdown) no longer waits for it.
+    finished = threading.Lock()
+    finished.acquire()
+    # The main thread abandons a worker that has not entered the library yet
+    # (an interrupt while starting it) under this lock: the worker then
+    # returns at once, and the main thread knows whether to wait.
+    gate = threading.Lock()
 
     def work():
         try:
+            with gate:
+                if box.get("abandoned"):
+                    return
+                box["entered"] = True
             box["result"] = func(*args, err)
         except BaseException as e:  # noqa: B902 (re-raised below)
             box["exception"] = e
+        finally:
+            box["done"] = True
+            finished.release()
 
-    # Not a daemon: the interpreter's shutdown joins it, so no call can still
-    # be running in libdpgossip (and OpenBLAS) while the process unloads them.
+    # Not a daemon: the interpreter's shutdown also waits for it.
     t = threading.Thread(target=work, name="dpgossip")
     # Everything from the reset on is inside the try: a Ctrl-C that lands
-    # while the worker is being started must still cancel and join it, or the
-    # interpreter can exit (and unload OpenBLAS) under a call still running.
+    # while the worker is being started must still cancel and wait for it.
     try:
         lib.dpg_cancel_reset()
         t.start()
-        while t.is_alive():
-            t.join(0.05)
+        while "done" not in box:
+            finished.acquire(timeout=0.05)
     except KeyboardInterrupt:
         lib.dpg_cancel()
-        _join_despite_interrupts(t)
+        _wait_despite_interrupts(t, box, gate, finished)
         _take_error(err)
         raise
+    _reap(t)
     if "exception" in box:
         raise box["exception"]
     _raise_if_failed(err)
     return box["result"]
 
 
-def _join_despite_interrupts(t):
-    """Waits for the worker (if it was started) whatever further Ctrl-C come:
-    each one only repeats the cancel."""
-    while t.ident is not None:
+def _wait_despite_interrupts(t, box, gate, finished):
+    """Waits until the worker's library call (if it entered one) is over,
+    whatever further Ctrl-C come: each one only repeats the cancel."""
+    while True:
+        try:
+            with gate:
+                box["abandoned"] = True
+                entered = box.get("entered", False)
+            break
+        except KeyboardInterrupt:
+            lib.dpg_cancel()
+    while entered and "done" not in box:
+        try:
+            finished.acquire(timeout=0.05)
+        except KeyboardInterrupt:
+            lib.dpg_cancel()
+    _reap(t)
+
+
+def _reap(t):
+    """Joins a worker whose library call is over (only its Python epilogue
+    may remain): further Ctrl-C repeat the cancel, harmlessly."""
+    while t.ident is not None and t.is_alive():
         try:
             t.join()
-            return
         except KeyboardInterrupt:
             lib.dpg_cancel()
 
@@ -223,6 +261,21 @@ def _raise_if_failed(err):
     if msg is not None or err.status != 0:
         cls = UsageError if err.status == 2 else Error
         raise cls(msg or "failed", err.status)
+
+
+def integer(name, v, lo=-2**31, hi=2**31 - 1):
+    """@v as an int for the C option @name: an integral number (4, 4.0,
+    numpy integers) between @lo and @hi, else UsageError (4.9 is not
+    silently 4, 2**40 does not wrap)."""
+    if isinstance(v, numbers.Integral):
+        i = int(v)
+    elif isinstance(v, numbers.Real) and math.isfinite(v) and float(v).is_integer():
+        i = int(v)
+    else:
+        raise UsageError(f"{name}: an integer is needed, got {v!r}", 2)
+    if not lo <= i <= hi:
+        raise UsageError(f"{name}: {i} is out of range ({lo} to {hi})", 2)
+    return i
 
 
 class Strings:

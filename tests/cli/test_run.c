@@ -148,7 +148,9 @@ static void test_run_invalid(void) {
   g_free(dir);
 }
 
-static void test_sigint(void) {
+/* A signal mid-sweep: exit 128 + its number, the message says what finished
+ * and how to resume, and nothing looks complete. */
+static void interrupt_run(int sig) {
   char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
   /* Long enough to be interrupted: a few seconds in Release. */
   char *ini = write_tmp(dir, "long.ini",
@@ -162,10 +164,10 @@ static void test_sigint(void) {
   const char *argv[] = {bin, "run", ini, "-j", "1", NULL};
   GPid pid;
   GError *error = NULL;
-  g_assert_true(g_spawn_async(NULL, (char **)argv, NULL,
-                              G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
-                                  G_SPAWN_STDERR_TO_DEV_NULL,
-                              NULL, NULL, &pid, &error));
+  int err_fd = -1;
+  g_assert_true(g_spawn_async_with_pipes(NULL, (char **)argv, NULL,
+                                         G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                                         NULL, NULL, &pid, NULL, NULL, &err_fd, &error));
   g_assert_no_error(error);
   char *out = g_build_filename(dir, "results", NULL);
   char *cache = g_build_filename(out, "points", NULL);
@@ -173,12 +175,21 @@ static void test_sigint(void) {
   for (int i = 0; i < 400 && !g_file_test(out, G_FILE_TEST_IS_DIR); i++)
     g_usleep(10000);
   g_usleep(300000);
-  kill(pid, SIGINT);
+  kill(pid, sig);
+  /* Read to the end before reaping: the child may not block on a full pipe. */
+  GIOChannel *ch = g_io_channel_unix_new(err_fd);
+  g_io_channel_set_close_on_unref(ch, TRUE);
+  char *err_text = NULL;
+  g_assert_cmpint(g_io_channel_read_to_end(ch, &err_text, NULL, NULL), ==, G_IO_STATUS_NORMAL);
+  g_io_channel_unref(ch);
   int status = 0;
   g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
   g_spawn_close_pid(pid);
   g_assert_true(WIFEXITED(status));
-  g_assert_cmpint(WEXITSTATUS(status), ==, 130);
+  g_assert_cmpint(WEXITSTATUS(status), ==, 128 + sig);
+  g_assert_nonnull(strstr(err_text, "dpgossip run: interrupted"));
+  g_assert_nonnull(strstr(err_text, "of 2 points finished; run again to resume"));
+  g_free(err_text);
   /* Nothing that looks complete: no summary anywhere, no metrics. */
   g_assert_false(exists(out, "summary.json"));
   char *p1 = g_build_filename(out, "points", "seed=1", NULL);
@@ -192,11 +203,20 @@ static void test_sigint(void) {
   g_free(dir);
 }
 
+static void test_sigint(void) {
+  interrupt_run(SIGINT);
+}
+
+static void test_sigterm(void) {
+  interrupt_run(SIGTERM);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/run/point", test_run_point);
   g_test_add_func("/cli/run/invalid", test_run_invalid);
   g_test_add_func("/cli/run/graph-notice", test_run_graph_notice);
   g_test_add_func("/cli/run/sigint", test_sigint);
+  g_test_add_func("/cli/run/sigterm", test_sigterm);
   return g_test_run();
 }

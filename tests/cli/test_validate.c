@@ -14,6 +14,23 @@ static char *write_tmp(const char *dir, const char *name, const char *text) {
   return p;
 }
 
+static void rmtree(const char *path) {
+  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    GDir *d = g_dir_open(path, 0, NULL);
+    const char *name;
+    while (d && (name = g_dir_read_name(d)) != NULL) {
+      char *p = g_build_filename(path, name, NULL);
+      rmtree(p);
+      g_free(p);
+    }
+    if (d)
+      g_dir_close(d);
+    g_rmdir(path);
+  } else {
+    g_unlink(path);
+  }
+}
+
 static void test_valid(void) {
   char *dir = g_dir_make_tmp("dpg-validate-XXXXXX", NULL);
   char *ini = write_tmp(dir, "ok.ini",
@@ -112,7 +129,11 @@ static void test_shipped_valid(void) {
         !g_file_test("/usr/share/datasets/fashion-mnist", G_FILE_TEST_IS_DIR))
       continue;
     char *p = g_build_filename(sdir, name, NULL);
-    CliRun r = cli_run("validate", p);
+    /* validate sets up each seed's run (its partition): the CNN sweep's 20
+     * loads of Fashion-MNIST take most of a minute; two seeds check as much. */
+    CliRun r = g_str_equal(name, "figure4-cnn-ego.ini")
+                   ? cli_run("validate", p, "--set", "sweep.simulation.seed=1..2")
+                   : cli_run("validate", p);
     if (r.status != 0)
       g_error("%s: %s", name, r.err);
     cli_run_clear(&r);
@@ -124,11 +145,61 @@ static void test_shipped_valid(void) {
   g_free(sdir);
 }
 
+/* What `run` refuses before its first step, validate refuses too, with the
+ * same message: [task] (dataset, epochs, batches) and [output] dir variants
+ * of one small scenario. */
+static void test_checks_run_makes(void) {
+  char *dir = g_dir_make_tmp("dpg-validate-XXXXXX", NULL);
+  char *file = write_tmp(dir, "a-file", "");
+  struct {
+    const char *task, *out, *expect;
+    gboolean run; /* also run it (never into a system folder) */
+  } cases[] = {
+      {"dataset = synthetic:linear,n=300,d=4,seed=1\nepochs = 1\nbatches = 100", "out",
+       "100 batches per node but node 0 holds only 16 records", TRUE},
+      {"dataset = csv:/dev/zero\nepochs = 1\nbatches = 2", "out", "/dev/zero: not a regular file",
+       TRUE},
+      {"dataset = csv:/etc/passwd\nepochs = 1\nbatches = 2", "out",
+       "/etc/passwd:1: 1 column; a table needs at least one feature and the target", TRUE},
+      {"dataset = synthetic:linear,n=300,d=4,seed=1\nepochs = 100000\nbatches = 2", "out",
+       "calibrating sigma over T = 200000 rounds would need", TRUE},
+      {"dataset = synthetic:linear,n=300,d=4,seed=1\nepochs = 1\nbatches = 2", "/dev",
+       "output folder /dev is in the system folder /dev", FALSE},
+      {"dataset = synthetic:linear,n=300,d=4,seed=1\nepochs = 1\nbatches = 2", "/proc/sub",
+       "output folder /proc/sub is in the system folder /proc", FALSE},
+      {"dataset = synthetic:linear,n=300,d=4,seed=1\nepochs = 1\nbatches = 2", file,
+       "exists and is not a directory", TRUE},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    char *text = g_strdup_printf("[topology]\ngenerate = florentine\n[protocol]\nname = dsgd\n"
+                                 "mu = 0.3\n[task]\nmodel = linear\n%s\n[privacy]\ntrust = ldp\n"
+                                 "[output]\ndir = %s\n",
+                                 cases[i].task, cases[i].out);
+    char *ini = write_tmp(dir, "case.ini", text);
+    CliRun r = cli_run("validate", ini);
+    if (r.status != 1 || strstr(r.err, cases[i].expect) == NULL)
+      g_error("case %u: validate exited %d: %s", i, r.status, r.err);
+    cli_run_clear(&r);
+    if (cases[i].run) {
+      r = cli_run("run", "-q", ini);
+      if (r.status != 1 || strstr(r.err, cases[i].expect) == NULL)
+        g_error("case %u: run exited %d: %s", i, r.status, r.err);
+      cli_run_clear(&r);
+    }
+    g_free(text);
+    g_free(ini);
+  }
+  rmtree(dir);
+  g_free(file);
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/validate/valid", test_valid);
   g_test_add_func("/cli/validate/problems", test_problems);
   g_test_add_func("/cli/validate/usage", test_usage);
   g_test_add_func("/cli/validate/shipped", test_shipped_valid);
+  g_test_add_func("/cli/validate/checks-run-makes", test_checks_run_makes);
   return g_test_run();
 }
