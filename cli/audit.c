@@ -37,8 +37,17 @@ const char *cli_audit_status_name(CliAuditStatus s) {
     return "exposed";
   case CLI_AUDIT_REFUSED:
     return "refused";
+  case CLI_AUDIT_PARTIAL:
+    return "partial";
   }
   return "?";
+}
+
+gboolean cli_audit_overstated(const CliAuditResult *r, guint family) {
+  if (r == NULL || !isfinite(r->mu_emp) || !isfinite(r->mu_emp_se) || !isfinite(r->mu))
+    return FALSE;
+  double z = gsl_cdf_ugaussian_Qinv(0.025 / MAX(family, 1));
+  return r->mu_emp - z * r->mu_emp_se > r->mu;
 }
 
 /* ---- one simulated run and what the attacker set receives ---- */
@@ -483,6 +492,7 @@ static gboolean *members(const CliAudit *a) {
 
 static void result_init(CliAuditResult *out) {
   *out = (CliAuditResult){.mu = NAN, .mu_canary = NAN, .mu_test = NAN, .mu_emp = NAN,
+                          .mu_emp_se = NAN,
                           .mu_emp_low = NAN, .mu_emp_high = NAN, .mu_cp_low = NAN,
                           .reconstruction_error = NAN};
 }
@@ -591,12 +601,12 @@ gboolean cli_audit_np(const CliAudit *a, CliAuditResult *out, GError **error) {
     double mu = (m1 - m0) / sqrt((v0 + v1) / 2.0);
     double se = sqrt(2.0 / N + mu * mu / (4.0 * N));
     out->mu_emp = mu;
+    out->mu_emp_se = se;
     out->mu_emp_low = mu - 1.959963984540054 * se;
     out->mu_emp_high = mu + 1.959963984540054 * se;
     out->mu_cp_low = cp_mu_low(s0, s1, N);
     out->trials = N;
-    out->status = out->mu_emp_low > out->mu || out->mu_cp_low > out->mu ? CLI_AUDIT_OVERSTATED
-                                                                          : CLI_AUDIT_CONSISTENT;
+    out->status = cli_audit_overstated(out, 1) ? CLI_AUDIT_OVERSTATED : CLI_AUDIT_CONSISTENT;
   }
   g_free(scores);
   g_free(W);
@@ -678,7 +688,7 @@ gboolean cli_audit_reconstruct(const CliAudit *a, CliAuditResult *out, GError **
                   (int)info);
       ok = FALSE;
     } else if ((guint)rank < T) {
-      out->status = CLI_AUDIT_REFUSED; /* some of the victim's steps are hidden */
+      out->status = CLI_AUDIT_PARTIAL;
     } else {
       double err = 0.0, nrm = 0.0;
       for (gsize i = 0; i < (gsize)T * p; i++) {

@@ -36,6 +36,8 @@ typedef enum {
   CLI_AUDIT_OVERSTATED, /* the whole interval lies above the accounted mu */
   CLI_AUDIT_EXPOSED,    /* the accountant says unprotected: reconstruction only */
   CLI_AUDIT_REFUSED,    /* reconstruction asked on a protected victim */
+  CLI_AUDIT_PARTIAL,    /* exposed, but some of its steps never reach the attackers
+                         * noise-free: no full reconstruction */
 } CliAuditStatus;
 
 typedef struct {
@@ -45,6 +47,7 @@ typedef struct {
   double mu_test;    /* the test's own mu: the attacker of the audit ignores the
                       * values of the noise it owns, so mu_test <= mu_canary */
   double mu_emp;     /* (mean_1 - mean_0) / pooled standard deviation */
+  double mu_emp_se;               /* its standard error */
   double mu_emp_low, mu_emp_high; /* its 95% interval (normal approximation) */
   double mu_cp_low; /* Clopper-Pearson lower bound (95%, held-out threshold) */
   guint trials;
@@ -75,6 +78,15 @@ gboolean cli_audit_np(const CliAudit *a, CliAuditResult *out, GError **error);
 gboolean cli_audit_reconstruct(const CliAudit *a, CliAuditResult *out, GError **error);
 
 const char *cli_audit_status_name(CliAuditStatus s);
+
+/*
+ * cli_audit_overstated: whether the one-sided lower confidence bound
+ * mu_emp - z se, at level 1 - 0.025 / @family (Bonferroni over @family
+ * rows, so that a correct accountant is called overstated in any of them
+ * with probability at most 2.5%), lies above the accounted mu. FALSE for
+ * rows without an empirical mu. O(1).
+ */
+gboolean cli_audit_overstated(const CliAuditResult *r, guint family);
 
 G_END_DECLS
 
