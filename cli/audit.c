@@ -102,6 +102,7 @@ static gboolean run_once(const CliAudit *a, double sigma, guint64 seed, SimLinSt
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
   cfg.graph = a->graph;
+  cfg.gossip = a->gossip;
   cfg.protocol = a->protocol;
   cfg.mode = a->mode;
   cfg.sigma = sigma;

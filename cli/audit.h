@@ -17,6 +17,7 @@ G_BEGIN_DECLS
 /* One audit: strings and arrays borrowed. */
 typedef struct {
   const TopoGraph *graph;
+  TopoGossipKind gossip;
   const char *protocol; /* registry spec */
   const char *mode;     /* NULL: sync */
   double sigma;         /* >= 0 */

@@ -129,17 +129,17 @@ int cli_cmd_audit(int argc, char **argv) {
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o.protocol, "protocol spec (default dsgd)", "SPEC"},
       {"rounds", 'T', 0, G_OPTION_ARG_INT, &o.T, "steps T (default 5); the victim's record is used at every one", "T"},
-      {"sigma", 's', 0, G_OPTION_ARG_DOUBLE, &o.sigma, "noise multiplier (default 1)", "S"},
-      {"trust", 't', 0, G_OPTION_ARG_STRING, &o.trust, "ldp|pndp|secldp (default pndp)", "MODEL"},
+      {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o.sigma, "noise multiplier (default 1)", "S"},
+      {"trust", 0, 0, G_OPTION_ARG_STRING, &o.trust, "ldp|pndp|secldp (default pndp)", "MODEL"},
       {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o.attackers, "attacker sets, as for account (required)", "SETS"},
       {"victim", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &o.victims, "victim node (repeatable) or all (required)", "V"},
       {"mode", 0, 0, G_OPTION_ARG_STRING, &o.mode, "sync|deadline:ms=D|stale:s=S (default sync)", "MODE"},
       {"trials", 'n', 0, G_OPTION_ARG_INT, &o.trials, "runs per world (default 1000, >= 20)", "N"},
-      {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "seed (default 1)", "SEED"},
+      {"seed", 's', 0, G_OPTION_ARG_INT64, &o.seed, "seed (default 1)", "SEED"},
       {"attack", 0, 0, G_OPTION_ARG_STRING, &o.attack, "np|reconstruction|all (default all)", "A"},
       {"dim", 0, 0, G_OPTION_ARG_INT, &o.dim, "synthetic features (default: what the canary needs)", "D"},
       {"threads", 'j', 0, G_OPTION_ARG_INT, &o.threads, "threads (default 1; results do not depend on it)", "N"},
-      {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "table|json|csv (default table)", "F"},
+      {"format", 0, 0, G_OPTION_ARG_STRING, &o.format, "table|json|csv (default table)", "F"},
       {NULL}};
   GOptionContext *ctx = g_option_context_new("- audit privacy guarantees by attacks on simulated runs");
   cli_graph_options_add(ctx, &o.graph);
@@ -184,8 +184,12 @@ int cli_cmd_audit(int argc, char **argv) {
   if (o.protocol == NULL)
     o.protocol = g_strdup("dsgd");
   TopoGraph *g = NULL;
+  TopoGossipKind gossip = TOPO_GOSSIP_UNIFORM;
   CliAttackerSets sets;
   cli_attacker_sets_init(&sets);
+  if (status == CLI_EXIT_OK && !cli_graph_options_gossip(&o.graph, &gossip, &err))
+    status = cli_usage_error(CMD, "%s", err->message);
+  g_clear_error(&err);
   if (status == CLI_EXIT_OK) {
     g = cli_graph_options_build(&o.graph, &err);
     if (g == NULL) {
@@ -209,7 +213,7 @@ int cli_cmd_audit(int argc, char **argv) {
     if (!victims_of(&o, topo_graph_n_nodes(g), set, set_n, victims))
       status = CLI_EXIT_USAGE;
     for (guint i = 0; status == CLI_EXIT_OK && i < victims->len; i++) {
-      CliAudit a = {.graph = g, .protocol = o.protocol, .mode = o.mode, .sigma = o.sigma,
+      CliAudit a = {.graph = g, .gossip = gossip, .protocol = o.protocol, .mode = o.mode, .sigma = o.sigma,
                     .T = (guint)o.T, .dim = o.dim > 0 ? (guint)o.dim : MAX(q, 2) - 1,
                     .trust = trust, .attackers = set, .n_attackers = set_n,
                     .victim = g_array_index(victims, guint, i), .trials = (guint)o.trials,

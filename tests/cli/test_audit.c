@@ -33,7 +33,7 @@ static double num(JsonObject *o, const char *k) {
 /* The audit of victims 1 (a neighbour of attacker 0) and 8 (three hops away). */
 static void audit_dsgd(const char *trust, double closed_form_1) {
   CliRun r = cli_run("audit", "--generate", "florentine", "-T", "4", "-a", "0", "--victim", "1",
-                     "--victim", "8", "--trust", trust, "--trials", "400", "--seed", "3", "-f",
+                     "--victim", "8", "--trust", trust, "--trials", "400", "--seed", "3", "--format",
                      "json");
   if (r.status != 0)
     g_error("%s", r.err);
@@ -77,7 +77,7 @@ static void test_pndp(void) {
 static void test_broken_plugin(void) {
   g_setenv("DPGOSSIP_PLUGIN_PATH", DPG_TEST_PLUGIN_DIR, TRUE);
   CliRun r = cli_run("audit", "--generate", "florentine", "-T", "4", "-a", "0", "--victim", "8",
-                     "--trust", "ldp", "--trials", "200", "-p", "reused-noise", "-f", "json");
+                     "--trust", "ldp", "--trials", "200", "-p", "reused-noise", "--format", "json");
   g_unsetenv("DPGOSSIP_PLUGIN_PATH");
   g_assert_cmpint(r.status, ==, 1);
   g_assert_nonnull(strstr(r.err, "victim 8: the attack reaches mu in"));
@@ -94,7 +94,7 @@ static void test_broken_plugin(void) {
 static void test_reconstruction(void) {
   /* Without noise every step of victim 1 reaches the attacker. */
   CliRun r = cli_run("audit", "--generate", "florentine", "-T", "4", "-a", "0", "--victim", "1",
-                     "--sigma", "0", "--trust", "ldp", "-f", "json");
+                     "--sigma", "0", "--trust", "ldp", "--format", "json");
   g_assert_cmpint(r.status, ==, 0);
   JsonParser *p = NULL;
   JsonObject *row = row_of(cli_run_json(&r, &p), 0);
@@ -106,7 +106,7 @@ static void test_reconstruction(void) {
   cli_run_clear(&r);
   /* With noise the accountant says protected: no reconstruction. */
   r = cli_run("audit", "--generate", "florentine", "-T", "4", "-a", "0", "--victim", "1",
-              "--trust", "ldp", "--attack", "reconstruction", "-f", "json");
+              "--trust", "ldp", "--attack", "reconstruction", "--format", "json");
   g_assert_cmpint(r.status, ==, 0);
   row = row_of(cli_run_json(&r, &p), 0);
   g_assert_cmpstr(json_object_get_string_member(row, "status"), ==, "refused");
@@ -116,7 +116,7 @@ static void test_reconstruction(void) {
   cli_run_clear(&r);
   /* PNDP without noise: victim 2's last steps never reach attacker 0. */
   r = cli_run("audit", "--generate", "florentine", "-T", "4", "-a", "0", "--victim", "2",
-              "--sigma", "0", "-f", "csv");
+              "--sigma", "0", "--format", "csv");
   g_assert_cmpint(r.status, ==, 0);
   g_assert_nonnull(strstr(r.out, "0,2,reconstruction,inf,"));
   g_assert_nonnull(strstr(r.out, ",partial\n"));
@@ -125,9 +125,9 @@ static void test_reconstruction(void) {
 
 static void test_threads(void) {
   CliRun one = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0+5", "--victim",
-                       "1", "--trials", "40", "-j", "1", "-f", "json");
+                       "1", "--trials", "40", "-j", "1", "--format", "json");
   CliRun three = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0+5", "--victim",
-                         "1", "--trials", "40", "-j", "3", "-f", "json");
+                         "1", "--trials", "40", "-j", "3", "--format", "json");
   g_assert_cmpint(one.status, ==, 0);
   g_assert_cmpint(three.status, ==, 0);
   g_assert_cmpstr(one.out, ==, three.out);
