@@ -525,7 +525,9 @@ gboolean cli_audit_np(const CliAudit *a, CliAuditResult *out, GError **error) {
   out->victim_status = v.status;
   out->mu = v.mu;
   if (v.status != PRIV_NODE_PROTECTED) {
-    out->status = CLI_AUDIT_EXPOSED;
+    /* No finite mu to audit: unprotected (reconstruction applies), or
+     * unresolved (the accountant gives no number). */
+    out->status = v.status == PRIV_NODE_UNPROTECTED ? CLI_AUDIT_EXPOSED : CLI_AUDIT_REFUSED;
     g_free(is_member);
     view_clear(&v);
     return TRUE;

@@ -36,7 +36,8 @@ typedef enum {
   CLI_AUDIT_CONSISTENT, /* the interval reaches the accounted mu or lies below it */
   CLI_AUDIT_OVERSTATED, /* the whole interval lies above the accounted mu */
   CLI_AUDIT_EXPOSED,    /* the accountant says unprotected: reconstruction only */
-  CLI_AUDIT_REFUSED,    /* reconstruction asked on a protected victim */
+  CLI_AUDIT_REFUSED,    /* reconstruction on a protected victim, or the
+                         * distinguishing audit on an unresolved one */
   CLI_AUDIT_PARTIAL,    /* exposed, but some of its steps never reach the attackers
                          * noise-free: no full reconstruction */
 } CliAuditStatus;
