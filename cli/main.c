@@ -22,6 +22,7 @@ typedef struct {
 
 static const CliCommand commands[] = {
     {"account", cli_cmd_account, "per-victim privacy of a protocol against an attacker set"},
+    {"audit", cli_cmd_audit, "attack simulated runs to confirm or refute the guarantees"},
     {"demo", cli_cmd_demo, "run the default demo on embedded data"},
     {"figure", cli_cmd_figure, "draw one of the paper's figures (privacy-vs-distance)"},
     {"graph", cli_cmd_graph, "load or generate a graph and print its summary"},

@@ -173,6 +173,8 @@ struct ProtoContext {
   /* Progress and counters. */
   ProtoProgressFunc progress;
   gpointer progress_data;
+  ProtoGradientFunc gradient; /* replaces the task's gradients (audits) */
+  gpointer gradient_data;
   guint64 steps_total, steps_done;
   guint progress_last;
   guint64 gathers, late_discarded, stale_inputs, partial_gathers;

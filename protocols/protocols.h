@@ -262,6 +262,17 @@ void proto_run_cancel(ProtoRun *run);
 /** proto_run_set_progress: @func (nullable) is called from proto_run_run. */
 void proto_run_set_progress(ProtoRun *run, ProtoProgressFunc func, gpointer user_data);
 
+/* The values of gradient slot (@node, @t): fill the @d doubles of @g. */
+typedef void (*ProtoGradientFunc)(guint node, guint t, double *g, gsize d, gpointer user_data);
+/**
+ * proto_run_set_gradient_func: with a task, every local step takes its
+ * gradient slot's values from @func (nullable: the task's clipped batch
+ * gradient again) instead of the data, so that an audit sets a victim's
+ * gradients to a canary and everyone else's to fixed values while the
+ * protocol's own code draws and adds the noise. Call before proto_run_run. O(1).
+ */
+void proto_run_set_gradient_func(ProtoRun *run, ProtoGradientFunc func, gpointer user_data);
+
 /** Accessors (transfer none), valid while @run lives. O(1). The run's size,
  * horizon (T, k, b), space and noise registry are read off its context with
  * the proto_context_* getters of protocols/plugin.h, one family for the

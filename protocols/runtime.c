@@ -506,6 +506,12 @@ void proto_run_set_progress(ProtoRun *run, ProtoProgressFunc func, gpointer user
   run->ctx.progress_data = user_data;
 }
 
+void proto_run_set_gradient_func(ProtoRun *run, ProtoGradientFunc func, gpointer user_data) {
+  g_return_if_fail(run != NULL);
+  run->ctx.gradient = func;
+  run->ctx.gradient_data = user_data;
+}
+
 SimEngine *proto_run_engine(ProtoRun *run) {
   g_return_val_if_fail(run != NULL, NULL);
   return run->ctx.engine;
@@ -697,7 +703,10 @@ gboolean proto_node_local_step(ProtoNode *node, guint t, GError **error) {
   proto_eval_maybe(ctx, node, t);
   proto_step_reached(ctx, t);
   const double *g = NULL;
-  if (ctx->model != NULL) {
+  if (ctx->model != NULL && ctx->gradient != NULL) {
+    ctx->gradient(node->id, t, node->grad, ctx->dim, ctx->gradient_data);
+    g = node->grad;
+  } else if (ctx->model != NULL) {
     gsize count = 0;
     const gsize *batch = learn_partition_batch(ctx->partition, node->id, t, &count);
     learn_model_clipped_grad(ctx->model, sim_linvec_const_data(node->model), ctx->train, batch,

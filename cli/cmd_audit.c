@@ -1,0 +1,275 @@
+/*
+ * cli/cmd_audit.c: `dpgossip audit`: attacks on simulated runs that confirm
+ * or refute the guarantees `account` prints (cli/audit.h). One row per
+ * (attacker set, victim, attack); exit status 1 when an audit finds a
+ * guarantee overstated.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/account_common.h"
+#include "cli/audit.h"
+#include "cli/cli.h"
+
+#define CMD "audit"
+
+typedef struct {
+  CliGraphOptions graph;
+  char *protocol, *mode, *trust, *attack, *format;
+  char **attackers, **victims;
+  gint T, trials, dim, threads;
+  gint64 seed;
+  double sigma;
+} Options;
+
+typedef struct {
+  char *attackers; /* label */
+  guint victim;
+  const char *attack;
+  CliAuditResult r;
+} Row;
+
+static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
+  if (fmt == CLI_FORMAT_JSON) {
+    JsonBuilder *jb = json_builder_new();
+    json_builder_begin_object(jb);
+    cli_json_string(jb, "protocol", o->protocol);
+    cli_json_string(jb, "trust", o->trust);
+    cli_json_int(jb, "T", o->T);
+    cli_json_number(jb, "sigma", o->sigma);
+    cli_json_int(jb, "seed", o->seed);
+    cli_json_string(jb, "confidence", "95% per row; overstated: one-sided, Bonferroni over the np rows (family-wise 2.5%)");
+    cli_json_begin_array(jb, "victims");
+    for (guint i = 0; i < rows->len; i++) {
+      const Row *r = &g_array_index(rows, Row, i);
+      json_builder_begin_object(jb);
+      cli_json_string(jb, "attackers", r->attackers);
+      cli_json_int(jb, "victim", r->victim);
+      cli_json_string(jb, "attack", r->attack);
+      cli_json_number(jb, "mu", r->r.mu);
+      cli_json_number(jb, "mu_canary", r->r.mu_canary);
+      cli_json_number(jb, "mu_test", r->r.mu_test);
+      cli_json_number(jb, "mu_empirical", r->r.mu_emp);
+      cli_json_number(jb, "mu_empirical_low", r->r.mu_emp_low);
+      cli_json_number(jb, "mu_empirical_high", r->r.mu_emp_high);
+      cli_json_number(jb, "mu_clopper_pearson_low", r->r.mu_cp_low);
+      cli_json_int(jb, "trials", r->r.trials);
+      cli_json_number(jb, "reconstruction_error", r->r.reconstruction_error);
+      cli_json_string(jb, "status", cli_audit_status_name(r->r.status));
+      json_builder_end_object(jb);
+    }
+    json_builder_end_array(jb);
+    json_builder_end_object(jb);
+    cli_json_print(jb);
+    return;
+  }
+  gboolean csv = fmt == CLI_FORMAT_CSV;
+  printf(csv ? "attackers,victim,attack,mu,mu_canary,mu_test,mu_empirical,mu_empirical_low,"
+               "mu_empirical_high,mu_clopper_pearson_low,trials,reconstruction_error,status\n"
+             : "%-10s %6s %-14s %10s %10s %10s %10s %10s %10s %10s %7s %10s %s\n",
+         "attackers", "victim", "attack", "mu", "mu_canary", "mu_test", "mu_emp", "emp_low",
+         "emp_high", "cp_low", "trials", "recon_err", "status");
+  for (guint i = 0; i < rows->len; i++) {
+    const Row *r = &g_array_index(rows, Row, i);
+    const double v[] = {r->r.mu,         r->r.mu_canary,   r->r.mu_test,
+                        r->r.mu_emp,     r->r.mu_emp_low,  r->r.mu_emp_high,
+                        r->r.mu_cp_low};
+    printf(csv ? "%s,%u,%s" : "%-10s %6u %-14s", r->attackers, r->victim, r->attack);
+    for (guint j = 0; j < G_N_ELEMENTS(v); j++)
+      printf(csv ? ",%.17g" : " %10.4g", v[j]);
+    printf(csv ? ",%u,%.17g,%s\n" : " %7u %10.3g %s\n", r->r.trials, r->r.reconstruction_error,
+           cli_audit_status_name(r->r.status));
+  }
+}
+
+static void options_clear(Options *o) {
+  cli_graph_options_clear(&o->graph);
+  g_free(o->protocol);
+  g_free(o->mode);
+  g_free(o->trust);
+  g_free(o->attack);
+  g_free(o->format);
+  g_strfreev(o->attackers);
+  g_strfreev(o->victims);
+}
+
+/* --victim V (repeatable) or all: every node outside the set. */
+static gboolean victims_of(const Options *o, guint n, const guint *set, guint set_n, GArray *out) {
+  for (guint i = 0; o->victims[i] != NULL; i++) {
+    if (g_str_equal(o->victims[i], "all")) {
+      for (guint v = 0; v < n; v++) {
+        gboolean member = FALSE;
+        for (guint j = 0; j < set_n; j++)
+          member |= set[j] == v;
+        if (!member)
+          g_array_append_val(out, v);
+      }
+      continue;
+    }
+    guint v;
+    if (!cli_parse_uint(o->victims[i], &v) || v >= n) {
+      cli_usage_error(CMD, "--victim: '%s' is not a node id below %u (or 'all')", o->victims[i],
+                      n);
+      return FALSE;
+    }
+    for (guint j = 0; j < set_n; j++)
+      if (set[j] == v) {
+        cli_usage_error(CMD, "--victim %u is in the attacker set: a victim must be another node",
+                        v);
+        return FALSE;
+      }
+    g_array_append_val(out, v);
+  }
+  return TRUE;
+}
+
+int cli_cmd_audit(int argc, char **argv) {
+  Options o = {.T = 5, .trials = 1000, .dim = 0, .threads = 1, .seed = 1, .sigma = 1.0};
+  GOptionEntry entries[] = {
+      {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o.protocol, "protocol spec (default dsgd)", "SPEC"},
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &o.T, "steps T (default 5); the victim's record is used at every one", "T"},
+      {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o.sigma, "noise multiplier (default 1)", "S"},
+      {"trust", 0, 0, G_OPTION_ARG_STRING, &o.trust, "ldp|pndp|secldp (default pndp)", "MODEL"},
+      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o.attackers, "attacker sets, as for account (required)", "SETS"},
+      {"victim", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &o.victims, "victim node (repeatable) or all (required)", "V"},
+      {"mode", 0, 0, G_OPTION_ARG_STRING, &o.mode, "sync|deadline:ms=D|stale:s=S (default sync)", "MODE"},
+      {"trials", 'n', 0, G_OPTION_ARG_INT, &o.trials, "runs per world (default 1000, >= 20)", "N"},
+      {"seed", 's', 0, G_OPTION_ARG_INT64, &o.seed, "seed (default 1)", "SEED"},
+      {"attack", 0, 0, G_OPTION_ARG_STRING, &o.attack, "np|reconstruction|all (default all)", "A"},
+      {"dim", 0, 0, G_OPTION_ARG_INT, &o.dim, "synthetic features (default: what the canary needs)", "D"},
+      {"threads", 'j', 0, G_OPTION_ARG_INT, &o.threads, "threads (default 1; results do not depend on it)", "N"},
+      {"format", 0, 0, G_OPTION_ARG_STRING, &o.format, "table|json|csv (default table)", "F"},
+      {NULL}};
+  GOptionContext *ctx = g_option_context_new("- audit privacy guarantees by attacks on simulated runs");
+  cli_graph_options_add(ctx, &o.graph);
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  gboolean parsed = cli_parse(ctx, &argc, &argv);
+  g_option_context_free(ctx);
+  if (!parsed) {
+    options_clear(&o);
+    return CLI_EXIT_USAGE;
+  }
+  int status = CLI_EXIT_OK;
+  GError *err = NULL;
+  CliFormat fmt = CLI_FORMAT_TABLE;
+  PrivTrust trust = PRIV_TRUST_PNDP;
+  gboolean np = TRUE, recon = TRUE;
+  if (o.attack != NULL && !g_str_equal(o.attack, "all")) {
+    np = g_str_equal(o.attack, "np");
+    recon = g_str_equal(o.attack, "reconstruction");
+    if (!np && !recon)
+      status = cli_usage_error(CMD, "--attack: '%s' is not np, reconstruction or all", o.attack);
+  }
+  if (status == CLI_EXIT_OK && o.trust != NULL && !priv_trust_parse(o.trust, &trust, &err))
+    status = cli_usage_error(CMD, "--trust: %s", err->message);
+  if (status == CLI_EXIT_OK && o.format != NULL &&
+      !cli_format_parse(o.format, 1u << CLI_FORMAT_TABLE | 1u << CLI_FORMAT_JSON | 1u << CLI_FORMAT_CSV,
+                        &fmt, &err))
+    status = cli_usage_error(CMD, "%s", err->message);
+  if (status == CLI_EXIT_OK && (o.T < 1 || o.trials < 20 || o.dim < 0 || o.threads < 1 ||
+                                o.seed < 0 || !(o.sigma >= 0.0) || !isfinite(o.sigma)))
+    status = cli_usage_error(CMD, "-T >= 1, --trials >= 20, --dim >= 0, --threads >= 1, "
+                                  "--seed >= 0 and a finite --sigma >= 0 are required");
+  guint q = MIN((guint)MAX(o.T, 1), (guint)ceil(sqrt(2.0 * MAX(o.T, 1))) + 1);
+  if (status == CLI_EXIT_OK && o.dim > 0 && (guint)o.dim + 1 < q)
+    status = cli_usage_error(CMD, "--dim %d: the canary at T = %d needs models of %u parameters: "
+                                  "--dim %u or more (or leave it out)",
+                             o.dim, o.T, q, q - 1);
+  if (status == CLI_EXIT_OK && (o.attackers == NULL || o.victims == NULL))
+    status = cli_usage_error(CMD, "--attackers and --victim are required");
+  g_clear_error(&err);
+  if (o.trust == NULL)
+    o.trust = g_strdup("pndp");
+  if (o.protocol == NULL)
+    o.protocol = g_strdup("dsgd");
+  TopoGraph *g = NULL;
+  TopoGossipKind gossip = TOPO_GOSSIP_UNIFORM;
+  CliAttackerSets sets;
+  cli_attacker_sets_init(&sets);
+  if (status == CLI_EXIT_OK && !cli_graph_options_gossip(&o.graph, &gossip, &err))
+    status = cli_usage_error(CMD, "%s", err->message);
+  g_clear_error(&err);
+  if (status == CLI_EXIT_OK) {
+    g = cli_graph_options_build(&o.graph, &err);
+    if (g == NULL) {
+      fprintf(stderr, "dpgossip %s: %s\n", CMD, err->message);
+      status = cli_graph_options_status(&o.graph, err);
+    }
+  }
+  for (guint i = 0; status == CLI_EXIT_OK && o.attackers[i] != NULL; i++)
+    if (!cli_attacker_sets_parse(&sets, o.attackers[i], &err))
+      status = cli_usage_error(CMD, "%s", err->message);
+  if (status == CLI_EXIT_OK &&
+      !cli_attacker_sets_check(&sets, topo_graph_n_nodes(g), cli_graph_options_label(&o.graph), &err))
+    status = cli_usage_error(CMD, "%s", err->message);
+  g_clear_error(&err);
+  GArray *rows = g_array_new(FALSE, TRUE, sizeof(Row));
+  gboolean overstated = FALSE;
+  for (guint s = 0; status == CLI_EXIT_OK && s < cli_attacker_sets_n(&sets); s++) {
+    const guint *set = cli_attacker_sets_members(&sets, s);
+    guint set_n = cli_attacker_sets_size(&sets, s);
+    GArray *victims = g_array_new(FALSE, FALSE, sizeof(guint));
+    if (!victims_of(&o, topo_graph_n_nodes(g), set, set_n, victims))
+      status = CLI_EXIT_USAGE;
+    for (guint i = 0; status == CLI_EXIT_OK && i < victims->len; i++) {
+      CliAudit a = {.graph = g, .gossip = gossip, .protocol = o.protocol, .mode = o.mode, .sigma = o.sigma,
+                    .T = (guint)o.T, .dim = o.dim > 0 ? (guint)o.dim : MAX(q, 2) - 1,
+                    .trust = trust, .attackers = set, .n_attackers = set_n,
+                    .victim = g_array_index(victims, guint, i), .trials = (guint)o.trials,
+                    .seed = (guint64)o.seed, .threads = (guint)o.threads};
+      for (guint k = 0; k < 2 && status == CLI_EXIT_OK; k++) {
+        if ((k == 0 && !np) || (k == 1 && !recon))
+          continue;
+        Row row = {.victim = a.victim, .attack = k == 0 ? "np" : "reconstruction"};
+        gboolean ok = k == 0 ? cli_audit_np(&a, &row.r, &err) : cli_audit_reconstruct(&a, &row.r, &err);
+        if (!ok) {
+          fprintf(stderr, "dpgossip %s: %s\n", CMD, err->message);
+          status = cli_error_status(err);
+          g_clear_error(&err);
+          break;
+        }
+        /* Only the attacks that apply give rows (np on protected victims,
+         * reconstruction on exposed ones) unless one was asked for. */
+        if (np && recon && ((k == 0 && row.r.status == CLI_AUDIT_EXPOSED) ||
+                            (k == 1 && row.r.status == CLI_AUDIT_REFUSED)))
+          continue;
+        row.attackers = cli_attacker_sets_label(&sets, s);
+        g_array_append_val(rows, row);
+      }
+    }
+    g_array_unref(victims);
+  }
+  /* One decision for the family of np rows (Bonferroni), so that listing
+   * more victims does not make a false alarm likelier. */
+  guint family = 0;
+  for (guint i = 0; i < rows->len; i++)
+    family += !isnan(g_array_index(rows, Row, i).r.mu_emp);
+  for (guint i = 0; status == CLI_EXIT_OK && i < rows->len; i++) {
+    Row *row = &g_array_index(rows, Row, i);
+    if (isnan(row->r.mu_emp))
+      continue;
+    row->r.status = cli_audit_overstated(&row->r, family) ? CLI_AUDIT_OVERSTATED
+                                                           : CLI_AUDIT_CONSISTENT;
+    if (row->r.status == CLI_AUDIT_OVERSTATED) {
+      overstated = TRUE;
+      fprintf(stderr,
+              "dpgossip %s: error: attackers %s, victim %u: the attack reaches mu in "
+              "[%.4g, %.4g] (95%%), above the accounted mu = %.4g: the printed guarantee is "
+              "wrong\n",
+              CMD, row->attackers, row->victim, row->r.mu_emp_low, row->r.mu_emp_high, row->r.mu);
+    }
+  }
+  if (status == CLI_EXIT_OK)
+    print_rows(&o, fmt, rows);
+  if (status == CLI_EXIT_OK && overstated)
+    status = CLI_EXIT_FAILURE;
+  for (guint i = 0; i < rows->len; i++)
+    g_free(g_array_index(rows, Row, i).attackers);
+  g_array_unref(rows);
+  cli_attacker_sets_clear(&sets);
+  if (g)
+    topo_graph_free(g);
+  options_clear(&o);
+  return status;
+}
