@@ -34,6 +34,8 @@ typedef enum {
   TOPO_ERROR_EMPTY,            /* a file or component without any edge */
   TOPO_ERROR_DISCONNECTED,     /* no connected sample within the allowed tries */
   TOPO_ERROR_FAILED,           /* igraph or LAPACK failed (out of memory...) */
+  TOPO_ERROR_FILE,             /* a data file (churn) whose content does not parse:
+                                  FILE:LINE; a run failure, not a usage error */
 } TopoError;
 
 /* ===================================================================== */

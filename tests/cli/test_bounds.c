@@ -204,6 +204,35 @@ static void test_validate_synthetic(void) {
 /* Devices and over-long lines: each input read whole refuses a non-regular
  * file; lines longer than 1 MiB are FILE:LINE errors; a trace is streamed,
  * so only its line is bounded (64 MiB). */
+/* A churn file that does not parse is a run failure (exit 1) with FILE:LINE
+ * in train and account alike; a misspelled schedule stays a usage error. */
+static void test_churn_file_status(void) {
+  char *path = g_build_filename(g_get_tmp_dir(), "dpg-bounds-churn.txt", NULL);
+  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-churn.csv", NULL);
+  g_assert_true(g_file_set_contents(path, "3 2\n0 x\n", -1, NULL));
+  char *churn = g_strdup_printf("churn:%s", path);
+  char *where = g_strdup_printf("%s:2:", path);
+  CliRun r = cli_run("train", "--generate", "florentine", "--schedule", churn, "--dataset",
+                     "synthetic:linear,n=100,d=2", "--out", out);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, where));
+  cli_run_clear(&r);
+  r = cli_run("account", "--generate", "florentine", "--rounds", "3", "--trust", "pndp", "-a",
+              "0", "--schedule", churn);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, where));
+  cli_run_clear(&r);
+  r = cli_run("account", "--generate", "florentine", "--rounds", "3", "--trust", "pndp", "-a",
+              "0", "--schedule", "churn:leave=0.1");
+  g_assert_cmpint(r.status, ==, 2);
+  cli_run_clear(&r);
+  g_unlink(path);
+  g_free(where);
+  g_free(churn);
+  g_free(out);
+  g_free(path);
+}
+
 static void test_devices_and_long_lines(void) {
   const char *dev[] = {"/dev/zero", "/dev/urandom"};
   char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-train.csv", NULL);
@@ -226,7 +255,7 @@ static void test_devices_and_long_lines(void) {
     cli_run_clear(&r);
     r = cli_run("train", "--generate", "florentine", "--schedule", churn, "--dataset",
                 "synthetic:linear,n=100,d=2", "--out", out);
-    g_assert_cmpint(r.status, ==, 2); /* train reports schedule errors as usage errors */
+    g_assert_cmpint(r.status, ==, 1); /* a file that cannot be read: a run failure */
     g_assert_nonnull(strstr(r.err, "cannot read churn file"));
     g_assert_nonnull(strstr(r.err, "not a regular file"));
     cli_run_clear(&r);
@@ -275,5 +304,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/bounds/observer-budget", test_observer_budget);
   g_test_add_func("/cli/bounds/validate-synthetic", test_validate_synthetic);
   g_test_add_func("/cli/bounds/devices-long-lines", test_devices_and_long_lines);
+  g_test_add_func("/cli/bounds/churn-file-status", test_churn_file_status);
   return g_test_run();
 }
