@@ -204,6 +204,25 @@ static void test_validate_synthetic(void) {
 /* Devices and over-long lines: each input read whole refuses a non-regular
  * file; lines longer than 1 MiB are FILE:LINE errors; a trace is streamed,
  * so only its line is bounded (64 MiB). */
+/* An edge list is measured before it is read: 4 million distinct edges (a
+ * 55 MB file) under a 600 MB address-space limit are refused with the size
+ * needed, where reading them used to end in an allocation abort. */
+static void test_edge_list_budget(void) {
+  if (skip_under_asan())
+    return;
+  char *path = g_build_filename(g_get_tmp_dir(), "dpg-bounds-chain.edges", NULL);
+  FILE *f = fopen(path, "w");
+  g_assert_nonnull(f);
+  for (guint i = 0; i < 4000000; i++)
+    fprintf(f, "%u %u\n", i, i + 1);
+  g_assert_cmpint(fclose(f), ==, 0);
+  CliRun r = cli_run_limited((gsize)600 << 20, "graph", "--graph", path);
+  assert_error(&r, path, "4000001 lines", "would need");
+  cli_run_clear(&r);
+  g_unlink(path);
+  g_free(path);
+}
+
 /* A churn file that does not parse is a run failure (exit 1) with FILE:LINE
  * in train and account alike; a misspelled schedule stays a usage error. */
 static void test_churn_file_status(void) {
@@ -305,5 +324,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/bounds/validate-synthetic", test_validate_synthetic);
   g_test_add_func("/cli/bounds/devices-long-lines", test_devices_and_long_lines);
   g_test_add_func("/cli/bounds/churn-file-status", test_churn_file_status);
+  g_test_add_func("/cli/bounds/edge-list-budget", test_edge_list_budget);
   return g_test_run();
 }
