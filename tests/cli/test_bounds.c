@@ -223,6 +223,27 @@ static void test_edge_list_budget(void) {
   g_free(path);
 }
 
+/* A Toeplitz band beyond T is refused before the band's 8 GB of
+ * coefficients are allocated (under a 2 GB limit: no allocation abort). */
+static void test_toeplitz_band(void) {
+  if (skip_under_asan())
+    return;
+  CliRun r = cli_run_limited((gsize)2 << 30, "account", "--generate", "florentine", "--rounds", "6",
+                             "--trust", "pndp", "-a", "0", "-p",
+                             "mfdsgd:C=toeplitz,band=1000000000");
+  g_assert_cmpint(r.status, ==, 2); /* account: a protocol parameter out of range */
+  g_assert_nonnull(strstr(r.err, "C=toeplitz: band=1000000000 must be between 1 and T = 6"));
+  cli_run_clear(&r);
+  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-toeplitz.csv", NULL);
+  r = cli_run_limited((gsize)2 << 30, "train", "--generate", "florentine", "--dataset",
+                      "synthetic:linear,n=100,d=2", "-k", "1", "-b", "3", "-p",
+                      "mfdsgd:C=toeplitz,band=1000000000", "--out", out, "-q");
+  assert_error(&r, "C=toeplitz: band=1000000000 must be between 1 and T = 3");
+  cli_run_clear(&r);
+  g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  g_free(out);
+}
+
 /* A churn file that does not parse is a run failure (exit 1) with FILE:LINE
  * in train and account alike; a misspelled schedule stays a usage error. */
 static void test_churn_file_status(void) {
@@ -325,5 +346,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/bounds/devices-long-lines", test_devices_and_long_lines);
   g_test_add_func("/cli/bounds/churn-file-status", test_churn_file_status);
   g_test_add_func("/cli/bounds/edge-list-budget", test_edge_list_budget);
+  g_test_add_func("/cli/bounds/toeplitz-band", test_toeplitz_band);
   return g_test_run();
 }
