@@ -333,9 +333,36 @@ static void test_noise_std_range(void) {
   }
 }
 
+/* Zip-DL's noise variance overflowing is said before any LAPACK call (train
+ * used to fail with "LAPACK info -4"); 1e150 (variance 1e300 x 15) still
+ * runs. */
+static void test_zipdl_variance(void) {
+  char *out = g_build_filename(g_get_tmp_dir(), "dpg-extremes-zipdl.csv", NULL);
+  CliRun r = cli_run("train", "--generate", "florentine", "--dataset",
+                     "synthetic:linear,n=300,d=4,seed=1", "--epochs", "1", "--batches", "2",
+                     "--protocol", "zipdl", "--sigma", "1e308", "--out", out, "-q");
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, "zipdl: the noise std sigma x clip = 1e+308 x 1"));
+  g_assert_nonnull(strstr(r.err, "below 3.46e+153"));
+  cli_run_clear(&r);
+  r = cli_run("train", "--generate", "florentine", "--dataset",
+              "synthetic:linear,n=300,d=4,seed=1", "--epochs", "1", "--batches", "2", "--protocol",
+              "zipdl", "--sigma", "1e150", "--out", out, "-q");
+  g_assert_cmpint(r.status, ==, 0);
+  cli_run_clear(&r);
+  const char *suffixes[] = {".csv", "_mean.csv", "_privacy.csv"};
+  for (guint i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+    char *p = g_strdup_printf("%s/dpg-extremes-zipdl%s", g_get_tmp_dir(), suffixes[i]);
+    g_unlink(p);
+    g_free(p);
+  }
+  g_free(out);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/privacy-extremes/account-sigma", test_account_sigma);
+  g_test_add_func("/cli/privacy-extremes/zipdl-variance", test_zipdl_variance);
   g_test_add_func("/cli/privacy-extremes/account-clip", test_account_clip);
   g_test_add_func("/cli/privacy-extremes/compare-muffliato", test_compare_muffliato);
   g_test_add_func("/cli/privacy-extremes/mfdsgd-scale", test_mfdsgd_scale);
