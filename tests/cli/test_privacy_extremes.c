@@ -359,10 +359,37 @@ static void test_zipdl_variance(void) {
   g_free(out);
 }
 
+/* A C whose inverse overflows (diagonal 1e-300 under entries of 1) is
+ * refused by train naming the file and what to change (it used to fail in
+ * the accountant: "C_local is singular (LAPACK info 3)"). */
+static void test_train_singular_c(void) {
+  char *c = g_build_filename(g_get_tmp_dir(), "dpg-extremes-tiny-c.csv", NULL);
+  char *out = g_build_filename(g_get_tmp_dir(), "dpg-extremes-tiny.csv", NULL);
+  g_assert_true(g_file_set_contents(c, "1e-300,0,0\n1,1e-300,0\n0,1,1e-300\n", -1, NULL));
+  char *proto = g_strdup_printf("mfdsgd:C=%s", c);
+  char *want = g_strdup_printf("C=%s: C_local is singular to double precision: its inverse "
+                               "overflows at [1,0] (smallest diagonal entry 1e-300, largest entry 1)",
+                               c);
+  CliRun r = cli_run("train", "--generate", "florentine", "--dataset",
+                     "synthetic:linear,n=300,d=4,seed=1", "--epochs", "1", "--batches", "3",
+                     "--protocol", proto, "--out", out, "-q");
+  g_assert_cmpint(r.status, ==, 1);
+  if (strstr(r.err, want) == NULL)
+    g_error("stderr lacks '%s': %s", want, r.err);
+  cli_run_clear(&r);
+  g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  g_unlink(c);
+  g_free(want);
+  g_free(proto);
+  g_free(out);
+  g_free(c);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/privacy-extremes/account-sigma", test_account_sigma);
   g_test_add_func("/cli/privacy-extremes/zipdl-variance", test_zipdl_variance);
+  g_test_add_func("/cli/privacy-extremes/train-singular-c", test_train_singular_c);
   g_test_add_func("/cli/privacy-extremes/account-clip", test_account_clip);
   g_test_add_func("/cli/privacy-extremes/compare-muffliato", test_compare_muffliato);
   g_test_add_func("/cli/privacy-extremes/mfdsgd-scale", test_mfdsgd_scale);
