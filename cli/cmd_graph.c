@@ -101,7 +101,6 @@ static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGrap
     cli_json_int(b, "self_loops_dropped", (gint64)r->self_loops);
     cli_json_int(b, "duplicate_edges_dropped", (gint64)r->duplicates);
     cli_json_bool(b, "renumbered", r->renumbered);
-    cli_json_bool(b, "directed_read_as_undirected", r->directed);
     json_builder_end_object(b);
   } else {
     cli_json_null(b, "load");
