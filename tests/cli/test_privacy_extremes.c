@@ -360,8 +360,8 @@ static void test_zipdl_variance(void) {
 }
 
 /* A C whose inverse overflows (diagonal 1e-300 under entries of 1) is
- * refused by train naming the file and what to change (it used to fail in
- * the accountant: "C_local is singular (LAPACK info 3)"). */
+ * refused by train and account naming the spec and what to change (both
+ * used to say only "C_local is singular (LAPACK info 3)"). */
 static void test_train_singular_c(void) {
   char *c = g_build_filename(g_get_tmp_dir(), "dpg-extremes-tiny-c.csv", NULL);
   char *out = g_build_filename(g_get_tmp_dir(), "dpg-extremes-tiny.csv", NULL);
@@ -378,6 +378,15 @@ static void test_train_singular_c(void) {
     g_error("stderr lacks '%s': %s", want, r.err);
   cli_run_clear(&r);
   g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  /* account names the spec too, with what to change. */
+  r = cli_run("account", "--generate", "florentine", "--rounds", "3", "--trust", "pndp", "-a",
+              "0", "--protocol", proto);
+  g_assert_cmpint(r.status, ==, 1);
+  g_free(want);
+  want = g_strdup_printf("--protocol %s: C_local is singular", proto);
+  if (strstr(r.err, want) == NULL || strstr(r.err, "give a better-conditioned C") == NULL)
+    g_error("stderr lacks '%s' and the way out: %s", want, r.err);
+  cli_run_clear(&r);
   g_unlink(c);
   g_free(want);
   g_free(proto);
