@@ -104,16 +104,31 @@ static PrivStructuredProblem structured_problem(const CliAccountSetup *s) {
                                  .progress_data = s->progress_data};
 }
 
+/* A numerical failure on the user's C_local names the protocol spec that
+ * gave it (a file or a family) and what to change. */
+static PrivBlocks *name_c(const CliAccountSetup *s, const PrivStructuredProblem *p,
+                          PrivBlocks *blocks, GError **error) {
+  if (blocks == NULL && p->C_local != NULL && error != NULL && *error != NULL &&
+      g_error_matches(*error, PRIV_ERROR, PRIV_ERROR_NUMERICAL)) {
+    char *msg = g_strdup_printf("--protocol %s: %s; give a better-conditioned C (no diagonal "
+                                "entry negligible against the entries below it)",
+                                s->protocol_label, (*error)->message);
+    g_free((*error)->message);
+    (*error)->message = msg;
+  }
+  return blocks;
+}
+
 PrivBlocks *cli_account_blocks_structured(const CliAccountSetup *s, const TopoGossip *w,
                                           GError **error) {
   PrivStructuredProblem p = structured_problem(s);
-  return proto_account_structured(&p, w, NULL, error);
+  return name_c(s, &p, proto_account_structured(&p, w, NULL, error), error);
 }
 
 PrivBlocks *cli_account_blocks_schedule(const CliAccountSetup *s, TopoSchedule *sched,
                                         GError **error) {
   PrivStructuredProblem p = structured_problem(s);
-  return proto_account_structured(&p, NULL, sched, error);
+  return name_c(s, &p, proto_account_structured(&p, NULL, sched, error), error);
 }
 
 PrivReport *cli_account_report_local(const CliAccountSetup *s, const TopoGossip *w,

@@ -103,6 +103,12 @@ void cli_graph_options_clear(CliGraphOptions *o);
   "mu = inf"
 /* TRUE when @spec names nonprivate (it takes no parameter). */
 gboolean cli_is_nonprivate(const char *spec);
+/* cli_number_option: the number @text that @option (e.g. "--sigma") gave,
+ * or NAN when @text is NULL (the option was not given). A NaN cannot then
+ * pass for "not given": "nan", an empty value or trailing text is a
+ * G_OPTION_ERROR_BAD_VALUE naming @option (a usage error); infinities are
+ * left to the caller's range check. O(|text|). */
+gboolean cli_number_option(const char *option, const char *text, double *out, GError **error);
 
 /* ---- Progress of long work (cli/progress.c) ----
  * On a terminal (stderr) one refreshing line with done/total, elapsed time

@@ -557,7 +557,8 @@ typedef struct {
   CliGraphOptions graph;
   CliPluginOptions plugins;
   gint rounds, interval, epochs, radius; /* epochs: CLI_UNSET when not given */
-  double sigma, clip, alpha, delta, lr;
+  double clip, alpha, delta, lr;
+  char *sigma_text; /* NULL: not given (sigma 1) */
   char *protocol, *trust, *sensitivity, *compare, *format, *path, *mode, *latency, *loss, *schedule,
       *seed, *storage, *accountant;
   char **attackers, **links;
@@ -618,7 +619,7 @@ static GOptionContext *options_context(Options *o) {
        "IDS"},
       {"sensitivity", 0, 0, G_OPTION_ARG_STRING, &o->sensitivity,
        "bound (default, paper Thm 5.2) or exact (SDP, never above the bound)", "KIND"},
-      {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o->sigma,
+      {"sigma", 0, 0, G_OPTION_ARG_STRING, &o->sigma_text,
        "Noise multiplier: noise std sigma * clip (default 1)", "SIGMA"},
       {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &o->clip, "Gradient clipping norm Delta (default 1)",
        "DELTA"},
@@ -706,7 +707,7 @@ static GOptionContext *options_context(Options *o) {
 static void options_clear(Options *o) {
   cli_graph_options_clear(&o->graph);
   cli_plugin_options_clear(&o->plugins);
-  char **strings[] = {&o->protocol, &o->trust,   &o->sensitivity, &o->compare, &o->format,
+  char **strings[] = {&o->sigma_text, &o->protocol, &o->trust,   &o->sensitivity, &o->compare, &o->format,
                       &o->path,     &o->mode,    &o->latency,     &o->loss,    &o->schedule,
                       &o->seed,     &o->storage, &o->accountant};
   for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
@@ -797,10 +798,13 @@ static int validate_what(const Options *o, Request *q) {
 /* The protocol (nonprivate: dsgd without noise), its sensitivity and numbers. */
 static int validate_protocol(const Options *o, Request *q) {
   GError *error = NULL;
+  double given;
+  if (!cli_number_option("--sigma", o->sigma_text, &given, &error))
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
   q->nonprivate = cli_is_nonprivate(o->protocol);
-  if (q->nonprivate && !isnan(o->sigma) && o->sigma != 0)
-    return usage_error("--protocol nonprivate adds no noise: drop --sigma %g", o->sigma);
-  double sigma = q->nonprivate ? 0.0 : isnan(o->sigma) ? 1.0 : o->sigma;
+  if (q->nonprivate && !isnan(given) && given != 0)
+    return usage_error("--protocol nonprivate adds no noise: drop --sigma %g", given);
+  double sigma = q->nonprivate ? 0.0 : isnan(given) ? 1.0 : given;
   const char *spec = q->nonprivate       ? "dsgd"
                      : o->protocol       ? o->protocol
                      : o->plugins.single ? o->plugins.single
@@ -973,9 +977,7 @@ static int plan_graph(const Options *o, Request *q, Plan *p) {
     p->sched = topo_schedule_new(o->schedule, p->g, q->s.gossip, q->seed, &error);
     if (!p->sched) {
       g_prefix_error(&error, "--schedule: ");
-      return cli_fail(CMD, error,
-                      error->domain == TOPO_ERROR && error->code == TOPO_ERROR_IO ? CLI_EXIT_FAILURE
-                                                                                  : CLI_EXIT_USAGE);
+      return cli_fail(CMD, error, cli_error_status(error));
     }
   }
   return CLI_EXIT_OK;
@@ -1130,7 +1132,6 @@ int cli_cmd_account(int argc, char **argv) {
   Options o = {.interval = CLI_UNSET,
                .epochs = CLI_UNSET,
                .radius = -1,
-               .sigma = NAN,
                .clip = 1.0,
                .alpha = 2.0,
                .delta = 1e-6,

@@ -195,7 +195,7 @@ out:
 
 int cli_cmd_mafalda(int argc, char **argv) {
   CliGraphOptions gopt = {0};
-  gint epochs = CLI_UNSET, batches = CLI_UNSET, rounds = CLI_UNSET, band = -1, toeplitz_band = 0,
+  gint epochs = CLI_UNSET, batches = CLI_UNSET, rounds = CLI_UNSET, band = CLI_UNSET, toeplitz_band = 0,
        blt_buffers = PRIV_MAFALDA_BLT_BUFFERS;
   gboolean skip_dense = FALSE;
   char *workload = NULL, *format = NULL, *out_path = NULL, *baselines = NULL;
@@ -301,12 +301,12 @@ int cli_cmd_mafalda(int argc, char **argv) {
   r.opt.k = (guint)epochs;
   r.opt.b = (guint)batches;
   guint T = r.opt.k * r.opt.b;
-  if (band != -1 && (band < 1 || (guint)band > T)) {
+  if (band != CLI_UNSET && (band < 1 || (guint)band > T)) {
     /* band 0 would leave no invertible C; a band beyond T is no band at all. */
     status = usage_error("--band: infeasible band %d: it must be between 1 and T = %u", band, T);
     goto out;
   }
-  r.opt.band = band == -1 ? 0 : (guint)band;
+  r.opt.band = band == CLI_UNSET ? 0 : (guint)band;
   if (toeplitz_band < 0 || (guint)toeplitz_band > T) {
     status = usage_error("--toeplitz-band: %d must be between 1 and T = %u (0: b)", toeplitz_band,
                          T);

@@ -241,7 +241,7 @@ int cli_cmd_train(int argc, char **argv) {
   gdouble lr = 0.1, sigma = NAN, clip = 1.0, test_fraction = LEARN_DEFAULT_TEST_FRACTION,
           compute_ms = 0.0;
   guint64 seed = 0;
-  char *seed_text = NULL;
+  char *seed_text = NULL, *sigma_text = NULL;
   gboolean list = FALSE, quiet = FALSE;
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
@@ -272,7 +272,7 @@ int cli_cmd_train(int argc, char **argv) {
        "batches)",
        "T"},
       {"lr", 0, 0, G_OPTION_ARG_DOUBLE, &lr, "Learning rate eta (default 0.1)", "ETA"},
-      {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &sigma, "Noise multiplier sigma (default 1)", "S"},
+      {"sigma", 0, 0, G_OPTION_ARG_STRING, &sigma_text, "Noise multiplier sigma (default 1)", "S"},
       {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &clip, "Per-example clipping norm Delta (default 1)",
        "D"},
       {"mode", 0, 0, G_OPTION_ARG_STRING, &mode,
@@ -348,6 +348,10 @@ int cli_cmd_train(int argc, char **argv) {
 
   if (!cli_parse(ctx, &argc, &argv))
     goto out;
+  if (!cli_number_option("--sigma", sigma_text, &sigma, &error)) {
+    status = cli_fail("train", error, CLI_EXIT_USAGE);
+    goto out;
+  }
   if (!cli_plugin_options_load(&popt, &error)) {
     status = cli_fail("train", error, CLI_EXIT_USAGE);
     goto out;
@@ -453,7 +457,7 @@ int cli_cmd_train(int argc, char **argv) {
   if (schedule != NULL && strcmp(schedule, "static") != 0) {
     sched = topo_schedule_new(schedule, g, kind, (guint64)seed, &error);
     if (sched == NULL) {
-      status = cli_fail("train", error, CLI_EXIT_USAGE);
+      status = cli_fail("train", error, cli_error_status(error));
       goto out;
     }
   }
@@ -620,6 +624,7 @@ out:
   g_free(out_path);
   g_free(seed_text);
   g_free(schedule);
+  g_free(sigma_text);
   g_free(trust);
   g_strfreev(attackers);
   cli_graph_options_clear(&gopt);

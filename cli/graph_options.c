@@ -77,6 +77,11 @@ void cli_graph_load_notice(const char *path, const TopoGraph *g) {
             "dpgossip: %s: edge weights ignored (--ignore-weights): the gossip matrix "
             "is built from the structure\n",
             path);
+  if (r->directed)
+    fprintf(stderr,
+            "dpgossip: %s: the file declares a directed graph: each arc read as an undirected "
+            "edge (gossip is symmetric)\n",
+            path);
   if (r->self_loops == 0 && r->duplicates == 0 && !r->renumbered)
     return;
   GString *s = g_string_new(NULL);

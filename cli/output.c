@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -186,6 +187,24 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
   fprintf(stderr, "\n(run 'dpgossip %s --help' for the options)\n", cmd);
   va_end(ap);
   return CLI_EXIT_USAGE;
+}
+
+gboolean cli_number_option(const char *option, const char *text, double *out, GError **error) {
+  g_return_val_if_fail(option != NULL && out != NULL, FALSE);
+  *out = NAN;
+  if (text == NULL)
+    return TRUE;
+  char *end = NULL;
+  double v = g_ascii_strtod(text, &end);
+  if (end == text || *end != '\0' || isnan(v)) {
+    char *shown = spec_escape(text, -1);
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: '%s' is not a number",
+                option, shown);
+    g_free(shown);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
 }
 
 gboolean cli_is_nonprivate(const char *spec) {

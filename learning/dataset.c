@@ -9,8 +9,10 @@
 
 gsize learn_dataset_bytes(gsize n, gsize n_features) {
   /* Features and targets, and the train/test copies made right after
-   * loading (learn_dataset_split): twice. */
-  return spec_size_mul(2 * sizeof(double), spec_size_mul(n, spec_size_add(n_features, 1)));
+   * loading (learn_dataset_split): twice, with the split's permutation of
+   * the records (one gsize each) alive at the same time. */
+  gsize values = spec_size_mul(2, spec_size_mul(n, spec_size_add(n_features, 1)));
+  return spec_size_add(spec_size_mul(sizeof(double), values), spec_size_mul(sizeof(gsize), n));
 }
 
 LearnDataset *learn_dataset_alloc(gsize n, gsize n_features, guint n_classes, GError **error) {

@@ -272,8 +272,9 @@ gboolean learn_data_load(const char *spec, double test_fraction, guint64 seed, L
  */
 gboolean learn_data_spec_check(const char *spec, GError **error);
 
-/* learn_dataset_bytes: the memory a dataset of n records x n_features takes
- * once loaded and split (saturating). O(1). */
+/* learn_dataset_bytes: the peak memory of a dataset of n records x
+ * n_features while it is split (the loaded records, their train and test
+ * copies and the split's permutation; saturating). O(1). */
 gsize learn_dataset_bytes(gsize n, gsize n_features);
 
 /* ===================================================================== */

@@ -95,6 +95,13 @@ gboolean proto_cmatrix_build_blt(ProtoContext *ctx, guint buffers, double *theta
 }
 
 double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error) {
+  /* Before anything of the band's size is allocated. */
+  if (r->band > r->T) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "C=toeplitz: band=%u must be between 1 and T = %u (0: b = %u)", r->band, r->T,
+                r->b);
+    return NULL;
+  }
   guint n = 0;
   double *W = static_gossip(r, "toeplitz", &n, error);
   if (W == NULL)

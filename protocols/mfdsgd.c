@@ -139,6 +139,30 @@ static gboolean mf_setup_blt(ProtoContext *ctx, guint buffers, gpointer *run_sta
   return TRUE;
 }
 
+/* C^-1 within doubles: a C whose inverse overflows (a diagonal tiny against
+ * the entries below it) is singular to double precision, said with the
+ * spec that gave it instead of a solver's code later. O(T^2). */
+static gboolean cinv_finite(const char *spec, const double *C, const double *Cinv, guint T,
+                            GError **error) {
+  for (gsize e = 0; e < (gsize)T * T; e++) {
+    if (isfinite(Cinv[e]))
+      continue;
+    double dmin = G_MAXDOUBLE, amax = 0.0;
+    for (gsize i = 0; i < T; i++)
+      dmin = MIN(dmin, fabs(C[i * T + i]));
+    for (gsize k = 0; k < (gsize)T * T; k++)
+      amax = MAX(amax, fabs(C[k]));
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "C=%s: C_local is singular to double precision: its inverse overflows at "
+                "[%" G_GSIZE_FORMAT ",%" G_GSIZE_FORMAT "] (smallest diagonal entry %g, largest "
+                "entry %g); give a better-conditioned C (diagonal entries not tiny against the "
+                "others)",
+                spec, e / T, e % T, dmin, amax);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint buffers,
                          guint block, gpointer *run_state, GError **error) {
   if (g_strcmp0(spec, "blt") == 0)
@@ -155,6 +179,12 @@ static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint 
     return FALSE;
   }
   double *Cinv = proto_cmatrix_lower_inverse(C, T);
+  if (!cinv_finite(spec, C, Cinv, T, error)) {
+    g_free(Cinv);
+    g_free(C);
+    g_free(r);
+    return FALSE;
+  }
   guint bw_inv = proto_cmatrix_bandwidth(Cinv, T), bw_c = proto_cmatrix_bandwidth(C, T);
   r->T = T;
   r->direct = bw_inv <= bw_c;

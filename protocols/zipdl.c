@@ -13,6 +13,7 @@
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 
+#include <math.h>
 #include <string.h>
 
 #include "protocols/internal.h"
@@ -42,8 +43,19 @@ static gboolean zip_init(ProtoContext *ctx, const ProtoParams *params, gpointer 
                 "zipdl: units must be model or gradient, not '%s'", units);
     return FALSE;
   }
+  /* A node's message sums up to n noises: their variance must stay a double,
+   * or the accountant's conditioning (and the model) is fed infinities. */
+  double std = proto_context_sigma(ctx) * proto_context_clip(ctx);
+  if (!isfinite(std * std * proto_context_n_nodes(ctx))) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "zipdl: the noise std sigma x clip = %g x %g = %g: its variance over %u nodes "
+                "overflows a double; use a smaller sigma or clip (their product below %.3g)",
+                proto_context_sigma(ctx), proto_context_clip(ctx), std,
+                proto_context_n_nodes(ctx), sqrt(G_MAXDOUBLE / proto_context_n_nodes(ctx)));
+    return FALSE;
+  }
   ZipRun *r = g_new0(ZipRun, 1);
-  r->std = proto_context_sigma(ctx) * proto_context_clip(ctx);
+  r->std = std;
   r->scale = strcmp(units, "model") == 0 ? 1.0 : -proto_context_step_size(ctx);
   *run_state = r;
   return TRUE;

@@ -7,6 +7,7 @@ PACKAGES=(
   build-essential cmake pkg-config
   libglib2.0-dev libjson-glib-dev
   libigraph-dev libgsl-dev
+  libxml2-dev                # GraphML files checked before igraph reads them
   libopenblas-dev liblapacke-dev
   libzmq3-dev libsoup-3.0-dev zlib1g-dev
   libcairo2-dev

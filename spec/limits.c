@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -21,18 +22,39 @@ gsize spec_size_add(gsize a, gsize b) {
   return b > G_MAXSIZE - a ? G_MAXSIZE : a + b;
 }
 
+/* The address space this process already maps (/proc/self/statm: libraries,
+ * thread stacks, BLAS buffers, what it allocated so far); 0 when unknown. */
+static gsize address_space_in_use(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f == NULL)
+    return 0;
+  unsigned long pages = 0;
+  if (fscanf(f, "%lu", &pages) != 1)
+    pages = 0;
+  fclose(f);
+  long page = sysconf(_SC_PAGESIZE);
+  return page > 0 ? spec_size_mul((gsize)pages, (gsize)page) : 0;
+}
+
 gsize spec_memory_limit(void) {
   long pages = sysconf(_SC_PHYS_PAGES);
   long page = sysconf(_SC_PAGESIZE);
   gsize limit = pages > 0 && page > 0 ? spec_size_mul((gsize)pages, (gsize)page) : G_MAXSIZE;
   /* An address-space or data limit (ulimit -v / -d) makes g_malloc abort
-   * long before physical memory runs out: it is the real budget then. */
+   * long before physical memory runs out: it is the real budget then. An
+   * address-space limit counts every mapping the process already holds:
+   * only what remains of it can be allocated. */
   static const int resources[] = {RLIMIT_AS, RLIMIT_DATA};
   for (gsize i = 0; i < G_N_ELEMENTS(resources); i++) {
     struct rlimit rl;
-    if (getrlimit(resources[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        (guint64)rl.rlim_cur < (guint64)limit)
-      limit = (gsize)rl.rlim_cur;
+    if (getrlimit(resources[i], &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+      continue;
+    gsize cap = (guint64)rl.rlim_cur < (guint64)G_MAXSIZE ? (gsize)rl.rlim_cur : G_MAXSIZE;
+    if (resources[i] == RLIMIT_AS) {
+      gsize used = address_space_in_use();
+      cap = cap > used ? cap - used : 0;
+    }
+    limit = MIN(limit, cap);
   }
   return limit;
 }

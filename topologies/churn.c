@@ -10,7 +10,7 @@ static gboolean parse_round(const char *path, gsize line, const char *what, cons
   guint64 v;
   if (!g_ascii_string_to_unsigned(tok, 10, 0, G_MAXUINT - 1, &v, NULL)) {
     char *shown = spec_escape(tok, -1); /* file bytes: no raw escapes */
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_FILE,
                 "%s:%" G_GSIZE_FORMAT ": %s '%s' is not a non-negative integer below %u", path,
                 line, what, shown, G_MAXUINT);
     g_free(shown);
@@ -48,14 +48,14 @@ GArray *topo_churn_load(const char *path, guint n, GError **error) {
       }
     if (nt == 1) {
       char *shown = spec_escape(t[0], -1);
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_FILE,
                   "%s:%" G_GSIZE_FORMAT ": only one token '%s', expected "
                   "'node leave_round [join_round]'",
                   path, line, shown);
       g_free(shown);
       ok = FALSE;
     } else if (nt > 3) {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_FILE,
                   "%s:%" G_GSIZE_FORMAT ": %u tokens, expected 'node leave_round [join_round]'",
                   path, line, nt);
       ok = FALSE;
@@ -71,7 +71,7 @@ GArray *topo_churn_load(const char *path, guint n, GError **error) {
                     iv.node, n - 1);
         ok = FALSE;
       } else if (ok && iv.join <= iv.leave) {
-        g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_FILE,
                     "%s:%" G_GSIZE_FORMAT ": join round %u is not after leave round %u", path, line,
                     iv.join, iv.leave);
         ok = FALSE;

@@ -215,12 +215,6 @@ static const GenDef generators[] = {
     {"florentine", gen_florentine, FALSE, NULL, NULL},
 };
 
-/* Peak bytes per edge and per node of building a graph: igraph's edge and
- * index vectors, the sorted key copy and the adjacency cache (measured:
- * about 80 per edge for erdos and complete, 117 per node of a ring). */
-#define BYTES_PER_EDGE 96.0
-#define BYTES_PER_NODE 64.0
-
 /* Before igraph allocates: the expected size of the graph against the
  * memory budget. A parameter that does not parse is left to the generator,
  * which reports it. */
@@ -259,7 +253,7 @@ static gboolean check_memory(const char *text, const Spec *spec, GError **error)
     else if (strcmp(name, "watts") == 0 && spec_uint(spec, "k", 0, 0, G_MAXUINT64, &b, NULL))
       m = n * (double)b;
   }
-  double bytes = BYTES_PER_EDGE * m + BYTES_PER_NODE * n;
+  double bytes = TOPO_BYTES_PER_EDGE * m + TOPO_BYTES_PER_NODE * n;
   char *what = g_strdup_printf("generator '%s': a graph of %.0f nodes and about %.3g edges", text,
                                n, m);
   gboolean ok = spec_check_memory(bytes >= (double)G_MAXSIZE ? G_MAXSIZE : (gsize)bytes, what,

@@ -165,6 +165,7 @@ typedef struct {
   double other;      /* a weight != weight, when weights_differ */
   gsize other_line;
   gboolean weights_differ;
+  guint64 missing; /* igraph formats: edges without a weight (read as NaN) */
 } Parsed;
 
 /* A weight: every weight is recorded, the first different one with its line. */
@@ -180,7 +181,8 @@ static void note_weight(Parsed *p, double w, gsize line) {
   }
 }
 
-/* Parses one weight token [s, s+len): a finite number. */
+/* Parses one weight token [s, s+len): a positive finite number (a zero or
+ * negative weight is no link the gossip matrices could honour). */
 static gboolean parse_weight(const char *path, gsize line, const char *s, gsize len, double *out,
                              GError **error) {
   char *t = g_strndup(s, len), *end = NULL;
@@ -192,6 +194,14 @@ static gboolean parse_weight(const char *path, gsize line, const char *s, gsize 
                 "%s:%" G_GSIZE_FORMAT ": edge weight '%s' is not a finite number", path, line,
                 shown);
     g_free(shown);
+  } else if (!(w > 0)) {
+    char *shown = spec_escape(t, -1);
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+                "%s:%" G_GSIZE_FORMAT ": edge weight '%s' is not positive: give positive "
+                "weights, or drop the edge",
+                path, line, shown);
+    g_free(shown);
+    ok = FALSE;
   }
   g_free(t);
   *out = w;
@@ -349,16 +359,39 @@ static gboolean read_igraph(const char *path, TopoGraphFormat format, Parsed *p,
       rc = IGRAPH_EOVERFLOW;
       g_strlcpy(reason, "too many nodes", sizeof reason);
     }
+    p->report.directed = igraph_is_directed(&g);
     for (igraph_integer_t e = 0; rc == IGRAPH_SUCCESS && e < m; e++) {
       guint u = (guint)IGRAPH_FROM(&g, e), v = (guint)IGRAPH_TO(&g, e);
-      if (wname != NULL)
-        note_weight(p, EAN(&g, wname, e), 0);
+      if (wname != NULL) {
+        double w = EAN(&g, wname, e);
+        if (isnan(w)) {
+          /* No value for this edge (igraph's missing value; a written "NaN"
+           * cannot be told apart and means no weight either). */
+          p->missing++;
+        } else if (!(isfinite(w) && w > 0)) {
+          char shown[G_ASCII_DTOSTR_BUF_SIZE];
+          g_ascii_formatd(shown, sizeof shown, "%.17g", w);
+          g_snprintf(reason, sizeof reason,
+                     "edge %" IGRAPH_PRId " (between nodes %u and %u, numbered in the file's "
+                     "order) has %s %s: weights must be positive finite numbers",
+                     e, MIN(u, v), MAX(u, v), wname, shown);
+          rc = IGRAPH_EINVAL;
+          break;
+        } else {
+          note_weight(p, w, 0);
+        }
+      }
       if (u == v) {
         p->report.self_loops++;
         continue;
       }
       g_array_append_val(p->edges, u);
       g_array_append_val(p->edges, v);
+    }
+    /* Weights on some edges only: not one weighting of all edges. */
+    if (p->missing > 0 && p->weighted && !p->weights_differ) {
+      p->weights_differ = TRUE;
+      p->other = NAN; /* no other weight: edges without one */
     }
     p->n = (guint)igraph_vcount(&g);
     igraph_destroy(&g);
@@ -422,16 +455,23 @@ static gboolean check_weights(const char *path, Parsed *p, gboolean ignore_weigh
   p->report.weights_ignored = p->weights_differ;
   if (!p->weights_differ || ignore_weights)
     return TRUE;
+  /* Every digit: 1 and 1.0000000000000002 must not print alike. */
   char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
-  g_ascii_formatd(a, sizeof a, "%g", p->weight);
-  g_ascii_formatd(b, sizeof b, "%g", p->other);
+  g_ascii_formatd(a, sizeof a, "%.17g", p->weight);
+  g_ascii_formatd(b, sizeof b, "%.17g", p->other);
   char *where = p->other_line > 0 ? g_strdup_printf("%s:%" G_GSIZE_FORMAT, path, p->other_line)
                                   : g_strdup(path);
+  char *what = isnan(p->other)
+                   ? g_strdup_printf("%" G_GUINT64_FORMAT " edge%s without a weight, others with "
+                                     "weight %s",
+                                     p->missing, p->missing == 1 ? "" : "s", a)
+                   : g_strdup_printf("edge weight %s differs from %s", b, a);
   g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-              "%s: edge weight %s differs from %s: the gossip matrices (uniform, metropolis, "
+              "%s: %s: the gossip matrices (uniform, metropolis, "
               "maxdegree) are built from the graph's structure and cannot use edge weights; "
               "load the structure alone (dpgossip: --ignore-weights), or give equal weights",
-              where, b, a);
+              where, what);
+  g_free(what);
   g_free(where);
   return FALSE;
 }
@@ -451,6 +491,10 @@ TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboo
     char *text = NULL;
     gsize size = 0;
     GError *local = NULL;
+    if (!topo_check_edge_list_memory(path, error)) {
+      g_array_unref(p.edges);
+      return NULL;
+    }
     ok = spec_file_read(path, &text, &size, &local);
     if (!ok) {
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_IO, "cannot read edge list: %s", local->message);
@@ -459,13 +503,25 @@ TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboo
     ok = ok && parse_edge_list(path, text, size, format == TOPO_FORMAT_CSV, &p, error);
     g_free(text);
   } else {
-    ok = read_igraph(path, format, &p, error);
+    ok = (format == TOPO_FORMAT_GRAPHML ? topo_check_graphml(path, error)
+                                        : topo_check_quoted_strings(path, format == TOPO_FORMAT_GML,
+                                                                    error)) &&
+         read_igraph(path, format, &p, error);
   }
   ok = ok && check_weights(path, &p, ignore_weights, error);
   if (ok && p.edges->len == 0) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_EMPTY,
                 "%s: no edge (only comments, blank lines or self-loops)", path);
     ok = FALSE;
+  }
+  if (ok) {
+    /* The graph's build, counted exactly now that n and m are known. */
+    double bytes = TOPO_BYTES_PER_EDGE * (double)(p.edges->len / 2) + TOPO_BYTES_PER_NODE * p.n;
+    char *what = g_strdup_printf("the graph of %s (%u nodes, %u edges)", path, p.n,
+                                 p.edges->len / 2);
+    ok = spec_check_memory(bytes >= (double)G_MAXSIZE ? G_MAXSIZE : (gsize)bytes, what,
+                           "use a smaller graph", TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, error);
+    g_free(what);
   }
   if (ok)
     g = topo_graph_build(p.n, (const guint *)(void *)p.edges->data, p.edges->len / 2, error);

@@ -34,6 +34,8 @@ typedef enum {
   TOPO_ERROR_EMPTY,            /* a file or component without any edge */
   TOPO_ERROR_DISCONNECTED,     /* no connected sample within the allowed tries */
   TOPO_ERROR_FAILED,           /* igraph or LAPACK failed (out of memory...) */
+  TOPO_ERROR_FILE,             /* a data file (churn) whose content does not parse:
+                                  FILE:LINE; a run failure, not a usage error */
 } TopoError;
 
 /* ===================================================================== */
@@ -166,6 +168,10 @@ typedef struct {
   guint64 both_directions;
   gboolean renumbered;      /* the labels were not exactly 0..n-1: renumbered by first appearance */
   gboolean weights_ignored; /* unequal edge weights dropped (ignore_weights asked for it) */
+  /* The file declared a directed graph (GraphML edgedefault="directed" or
+   * directed edges, GML "directed 1", Pajek *Arcs): each arc read as an
+   * undirected edge. */
+  gboolean directed;
 } TopoLoadReport;
 
 /* Graph file formats (topo_graph_load_format). */
@@ -188,19 +194,25 @@ const char *topo_graph_format_name(TopoGraphFormat format);
  * topo_graph_load_format: topo_graph_load for any format (TOPO_FORMAT_AUTO:
  * by the extension of @path). Edge lists and CSV are parsed as
  * topo_graph_load says, with an optional third column: the edge's weight (a
- * finite number). GraphML, GML and Pajek go through igraph's readers: nodes
- * keep the file's order (ids 0..n-1, isolated nodes included), directed
- * edges become undirected, self-loops and duplicates are dropped and
- * counted; their weights are the numeric edge attribute "weight" (GML also
- * "value").
+ * positive finite number). GraphML, GML and Pajek go through igraph's
+ * readers: nodes keep the file's order (ids 0..n-1, isolated nodes
+ * included), self-loops and duplicates are dropped and counted; their
+ * weights are the numeric edge attribute "weight" (GML also "value"). A
+ * directed file (GraphML, GML "directed 1", Pajek *Arcs) is read as
+ * undirected and said so (directed in the load report). Before igraph reads
+ * a file: GML and Pajek quoted strings longer than 64 KiB, a GraphML file
+ * with a second top-level <graph> or an edge to an undeclared node are
+ * refused with FILE:LINE; an edge list whose lines would need more than the
+ * memory budget is refused with the size needed.
  * Weights: the gossip matrices are built from the structure alone, so
  * unequal weights are refused (TOPO_ERROR_PARSE, FILE:LINE of the first
  * weight that differs for edge lists) unless @ignore_weights, which loads
  * the structure and records it (weights_ignored in the load report); equal
- * weights are no weighting and are accepted.
+ * weights are no weighting and are accepted. A weight that is zero,
+ * negative, infinite or NaN is refused whatever @ignore_weights.
  * Errors: those of topo_graph_load; TOPO_ERROR_PARSE also for a GraphML,
  *   GML or Pajek file igraph cannot read (igraph's reason, with its line
- *   when it gives one).
+ *   when it gives one); TOPO_ERROR_INVALID_ARGUMENT over the memory budget.
  * Complexity: O(file size + m log m).
  */
 TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboolean lcc,

@@ -178,7 +178,7 @@ static void test_observer_budget(void) {
 }
 
 /* A synthetic dataset's size is known to validate (80 GB of features here:
- * synthetic:n=1e8,d=100, 161.6 GB once split; 72 PB for the second). */
+ * synthetic:n=1e8,d=100, 162.4 GB while split; 72 PB for the second). */
 static void test_validate_synthetic(void) {
   const char *datasets[] = {"synthetic:linear,n=4294967295,d=1048576",
                             "synthetic:linear,n=100000000,d=100"};
@@ -192,7 +192,7 @@ static void test_validate_synthetic(void) {
                                            : cli_run_limited((gsize)2 << 30, "validate", path));
     if (r.err != NULL) {
       assert_error(&r, ":6: task.dataset", "would need",
-                   i == 0 ? "PB of memory" : "161.6 GB of memory");
+                   i == 0 ? "PB of memory" : "162.4 GB of memory");
       cli_run_clear(&r);
     }
     g_unlink(path);
@@ -204,6 +204,92 @@ static void test_validate_synthetic(void) {
 /* Devices and over-long lines: each input read whole refuses a non-regular
  * file; lines longer than 1 MiB are FILE:LINE errors; a trace is streamed,
  * so only its line is bounded (64 MiB). */
+/* An edge list is measured before it is read: 4 million distinct edges (a
+ * 55 MB file) under a 600 MB address-space limit are refused with the size
+ * needed, where reading them used to end in an allocation abort. */
+static void test_edge_list_budget(void) {
+  if (skip_under_asan())
+    return;
+  char *path = g_build_filename(g_get_tmp_dir(), "dpg-bounds-chain.edges", NULL);
+  FILE *f = fopen(path, "w");
+  g_assert_nonnull(f);
+  for (guint i = 0; i < 4000000; i++)
+    fprintf(f, "%u %u\n", i, i + 1);
+  g_assert_cmpint(fclose(f), ==, 0);
+  CliRun r = cli_run_limited((gsize)600 << 20, "graph", "--graph", path);
+  assert_error(&r, path, "4000001 lines", "would need");
+  cli_run_clear(&r);
+  g_unlink(path);
+  g_free(path);
+}
+
+/* A synthetic dataset counted whole: 11 million records of 10 features
+ * need 2.0 GB while split (the records, their train/test copies and the
+ * split's permutation), more than what a 2 GiB address space leaves beside
+ * the libraries already mapped; both used to be left out, and the run then
+ * died in an allocation. */
+static void test_synthetic_budget(void) {
+  if (skip_under_asan())
+    return;
+  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-synthetic.csv", NULL);
+  CliRun r = cli_run_limited((gsize)2 << 30, "train", "--generate", "florentine", "--dataset",
+                             "synthetic:linear,n=11000000,d=10", "--out", out, "-q");
+  assert_error(&r, "11000000 records x 10 features would need 2.0 GB of memory");
+  cli_run_clear(&r);
+  g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  g_free(out);
+}
+
+/* A Toeplitz band beyond T is refused before the band's 8 GB of
+ * coefficients are allocated (under a 2 GB limit: no allocation abort). */
+static void test_toeplitz_band(void) {
+  if (skip_under_asan())
+    return;
+  CliRun r = cli_run_limited((gsize)2 << 30, "account", "--generate", "florentine", "--rounds", "6",
+                             "--trust", "pndp", "-a", "0", "-p",
+                             "mfdsgd:C=toeplitz,band=1000000000");
+  g_assert_cmpint(r.status, ==, 2); /* account: a protocol parameter out of range */
+  g_assert_nonnull(strstr(r.err, "C=toeplitz: band=1000000000 must be between 1 and T = 6"));
+  cli_run_clear(&r);
+  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-toeplitz.csv", NULL);
+  r = cli_run_limited((gsize)2 << 30, "train", "--generate", "florentine", "--dataset",
+                      "synthetic:linear,n=100,d=2", "-k", "1", "-b", "3", "-p",
+                      "mfdsgd:C=toeplitz,band=1000000000", "--out", out, "-q");
+  assert_error(&r, "C=toeplitz: band=1000000000 must be between 1 and T = 3");
+  cli_run_clear(&r);
+  g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  g_free(out);
+}
+
+/* A churn file that does not parse is a run failure (exit 1) with FILE:LINE
+ * in train and account alike; a misspelled schedule stays a usage error. */
+static void test_churn_file_status(void) {
+  char *path = g_build_filename(g_get_tmp_dir(), "dpg-bounds-churn.txt", NULL);
+  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-churn.csv", NULL);
+  g_assert_true(g_file_set_contents(path, "3 2\n0 x\n", -1, NULL));
+  char *churn = g_strdup_printf("churn:%s", path);
+  char *where = g_strdup_printf("%s:2:", path);
+  CliRun r = cli_run("train", "--generate", "florentine", "--schedule", churn, "--dataset",
+                     "synthetic:linear,n=100,d=2", "--out", out);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, where));
+  cli_run_clear(&r);
+  r = cli_run("account", "--generate", "florentine", "--rounds", "3", "--trust", "pndp", "-a",
+              "0", "--schedule", churn);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, where));
+  cli_run_clear(&r);
+  r = cli_run("account", "--generate", "florentine", "--rounds", "3", "--trust", "pndp", "-a",
+              "0", "--schedule", "churn:leave=0.1");
+  g_assert_cmpint(r.status, ==, 2);
+  cli_run_clear(&r);
+  g_unlink(path);
+  g_free(where);
+  g_free(churn);
+  g_free(out);
+  g_free(path);
+}
+
 static void test_devices_and_long_lines(void) {
   const char *dev[] = {"/dev/zero", "/dev/urandom"};
   char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-train.csv", NULL);
@@ -226,7 +312,7 @@ static void test_devices_and_long_lines(void) {
     cli_run_clear(&r);
     r = cli_run("train", "--generate", "florentine", "--schedule", churn, "--dataset",
                 "synthetic:linear,n=100,d=2", "--out", out);
-    g_assert_cmpint(r.status, ==, 2); /* train reports schedule errors as usage errors */
+    g_assert_cmpint(r.status, ==, 1); /* a file that cannot be read: a run failure */
     g_assert_nonnull(strstr(r.err, "cannot read churn file"));
     g_assert_nonnull(strstr(r.err, "not a regular file"));
     cli_run_clear(&r);
@@ -275,5 +361,9 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/bounds/observer-budget", test_observer_budget);
   g_test_add_func("/cli/bounds/validate-synthetic", test_validate_synthetic);
   g_test_add_func("/cli/bounds/devices-long-lines", test_devices_and_long_lines);
+  g_test_add_func("/cli/bounds/churn-file-status", test_churn_file_status);
+  g_test_add_func("/cli/bounds/edge-list-budget", test_edge_list_budget);
+  g_test_add_func("/cli/bounds/toeplitz-band", test_toeplitz_band);
+  g_test_add_func("/cli/bounds/synthetic-budget", test_synthetic_budget);
   return g_test_run();
 }

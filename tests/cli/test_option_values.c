@@ -26,6 +26,30 @@ static void expect(CliRun r, int status, const char *fragment) {
 
 #define SCENARIO "[topology]\ngenerate = ring:n=6\n[protocol]\nname = dsgd\nsigma = 1\n"
 
+/* A NaN sigma is refused, not taken as "not given" (sigma 1, exit 0); a
+ * negative band is refused, not taken as "no band". */
+static void test_nan_sigma_negative_band(void) {
+  char *out = g_build_filename(tmpdir, "nan.csv", NULL);
+  const char *bad[] = {"nan", "NaN", "-nan", "1x", ""};
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    expect(cli_run("account", "--generate", "ring:n=4", "--rounds", "3", "--trust", "pndp", "-a",
+                   "0", "--sigma", bad[i]),
+           2, "--sigma: '");
+    expect(cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=40",
+                   "--sigma", bad[i], "--out", out),
+           2, "is not a number");
+  }
+  g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  CliRun r = cli_run("account", "--generate", "ring:n=4", "--rounds", "3", "--trust", "pndp", "-a",
+                     "0", "--sigma", "2.5");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "sigma = 2.5"));
+  cli_run_clear(&r);
+  expect(cli_run("mafalda", "--generate", "ring:n=4", "-k", "2", "-b", "3", "--band", "-1"), 2,
+         "--band: infeasible band -1");
+  g_free(out);
+}
+
 static void test_seeds(void) {
   char *ini = write_tmp("s.ini", SCENARIO);
   char *out = g_build_filename(tmpdir, "out", NULL);
@@ -101,6 +125,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/option-values/test-fraction", test_test_fraction);
   g_test_add_func("/cli/option-values/replay-speed", test_replay_speed);
   g_test_add_func("/cli/option-values/validate-dataset", test_validate_dataset_options);
+  g_test_add_func("/cli/option-values/nan-sigma-band", test_nan_sigma_negative_band);
   int rc = g_test_run();
   g_rmdir(tmpdir);
   g_free(tmpdir);

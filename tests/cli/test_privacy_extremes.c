@@ -333,9 +333,72 @@ static void test_noise_std_range(void) {
   }
 }
 
+/* Zip-DL's noise variance overflowing is said before any LAPACK call (train
+ * used to fail with "LAPACK info -4"); 1e150 (variance 1e300 x 15) still
+ * runs. */
+static void test_zipdl_variance(void) {
+  char *out = g_build_filename(g_get_tmp_dir(), "dpg-extremes-zipdl.csv", NULL);
+  CliRun r = cli_run("train", "--generate", "florentine", "--dataset",
+                     "synthetic:linear,n=300,d=4,seed=1", "--epochs", "1", "--batches", "2",
+                     "--protocol", "zipdl", "--sigma", "1e308", "--out", out, "-q");
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, "zipdl: the noise std sigma x clip = 1e+308 x 1"));
+  g_assert_nonnull(strstr(r.err, "below 3.46e+153"));
+  cli_run_clear(&r);
+  r = cli_run("train", "--generate", "florentine", "--dataset",
+              "synthetic:linear,n=300,d=4,seed=1", "--epochs", "1", "--batches", "2", "--protocol",
+              "zipdl", "--sigma", "1e150", "--out", out, "-q");
+  g_assert_cmpint(r.status, ==, 0);
+  cli_run_clear(&r);
+  const char *suffixes[] = {".csv", "_mean.csv", "_privacy.csv"};
+  for (guint i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+    char *p = g_strdup_printf("%s/dpg-extremes-zipdl%s", g_get_tmp_dir(), suffixes[i]);
+    g_unlink(p);
+    g_free(p);
+  }
+  g_free(out);
+}
+
+/* A C whose inverse overflows (diagonal 1e-300 under entries of 1) is
+ * refused by train and account naming the spec and what to change (both
+ * used to say only "C_local is singular (LAPACK info 3)"). */
+static void test_train_singular_c(void) {
+  char *c = g_build_filename(g_get_tmp_dir(), "dpg-extremes-tiny-c.csv", NULL);
+  char *out = g_build_filename(g_get_tmp_dir(), "dpg-extremes-tiny.csv", NULL);
+  g_assert_true(g_file_set_contents(c, "1e-300,0,0\n1,1e-300,0\n0,1,1e-300\n", -1, NULL));
+  char *proto = g_strdup_printf("mfdsgd:C=%s", c);
+  char *want = g_strdup_printf("C=%s: C_local is singular to double precision: its inverse "
+                               "overflows at [1,0] (smallest diagonal entry 1e-300, largest entry 1)",
+                               c);
+  CliRun r = cli_run("train", "--generate", "florentine", "--dataset",
+                     "synthetic:linear,n=300,d=4,seed=1", "--epochs", "1", "--batches", "3",
+                     "--protocol", proto, "--out", out, "-q");
+  g_assert_cmpint(r.status, ==, 1);
+  if (strstr(r.err, want) == NULL)
+    g_error("stderr lacks '%s': %s", want, r.err);
+  cli_run_clear(&r);
+  g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  /* account names the spec too, with what to change. */
+  r = cli_run("account", "--generate", "florentine", "--rounds", "3", "--trust", "pndp", "-a",
+              "0", "--protocol", proto);
+  g_assert_cmpint(r.status, ==, 1);
+  g_free(want);
+  want = g_strdup_printf("--protocol %s: C_local is singular", proto);
+  if (strstr(r.err, want) == NULL || strstr(r.err, "give a better-conditioned C") == NULL)
+    g_error("stderr lacks '%s' and the way out: %s", want, r.err);
+  cli_run_clear(&r);
+  g_unlink(c);
+  g_free(want);
+  g_free(proto);
+  g_free(out);
+  g_free(c);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/privacy-extremes/account-sigma", test_account_sigma);
+  g_test_add_func("/cli/privacy-extremes/zipdl-variance", test_zipdl_variance);
+  g_test_add_func("/cli/privacy-extremes/train-singular-c", test_train_singular_c);
   g_test_add_func("/cli/privacy-extremes/account-clip", test_account_clip);
   g_test_add_func("/cli/privacy-extremes/compare-muffliato", test_compare_muffliato);
   g_test_add_func("/cli/privacy-extremes/mfdsgd-scale", test_mfdsgd_scale);

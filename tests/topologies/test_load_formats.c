@@ -107,6 +107,7 @@ static void test_formats(void) {
   g_string_append(s, "  edge [ source 103 target 103 ]\n]\n");
   g = expect_same("f.gml", s, TOPO_FORMAT_AUTO, gap);
   g_assert_cmpuint(topo_graph_load_report(g)->self_loops, ==, 1);
+  g_assert_false(topo_graph_load_report(g)->directed);
   topo_graph_free(g);
 
   /* Pajek: 1-based, arcs (directed) made undirected, both directions once. */
@@ -118,7 +119,9 @@ static void test_formats(void) {
   for (guint i = 0; i < N_EDGES; i++)
     g_string_append_printf(s, "%u %u\n%u %u\n", florentine[i][0] + 1, florentine[i][1] + 1,
                            florentine[i][1] + 1, florentine[i][0] + 1);
-  topo_graph_free(expect_same("f.net", s, TOPO_FORMAT_AUTO, gap));
+  g = expect_same("f.net", s, TOPO_FORMAT_AUTO, gap);
+  g_assert_true(topo_graph_load_report(g)->directed); /* said, not silent */
+  topo_graph_free(g);
 
   /* GraphML, named explicitly (the extension says nothing). */
   s = g_string_new("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -132,7 +135,9 @@ static void test_formats(void) {
                            "<edge source=\"n%u\" target=\"n%u\"><data key=\"w\">2</data></edge>\n",
                            florentine[i][0], florentine[i][1]);
   g_string_append(s, "</graph>\n</graphml>\n");
-  topo_graph_free(expect_same("florentine.txt", s, TOPO_FORMAT_GRAPHML, gap));
+  g = expect_same("florentine.txt", s, TOPO_FORMAT_GRAPHML, gap);
+  g_assert_false(topo_graph_load_report(g)->directed);
+  topo_graph_free(g);
 }
 
 static void expect_error(const char *name, const char *text, TopoGraphFormat format,
@@ -189,6 +194,125 @@ static void test_weights(void) {
                NEEDLES("four.edges:1:", "4 tokens"));
 }
 
+#define GRAPHML_HEAD                                                                               \
+  "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"          \
+  "<key id=\"w\" for=\"edge\" attr.name=\"weight\" attr.type=\"double\"/>\n"
+
+/* Weights the gossip matrices cannot mean, in every format, all equal so
+ * that the equal-weights rule does not catch them; and differences shown
+ * with every digit. */
+static void test_bad_weights(void) {
+  expect_error("zero.edges", "0 1 0\n1 2 0\n", TOPO_FORMAT_AUTO, TRUE, TOPO_ERROR_PARSE,
+               NEEDLES("zero.edges:1:", "edge weight '0' is not positive"));
+  expect_error("neg.edges", "0 1 -2\n1 2 -2\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+               NEEDLES("neg.edges:1:", "'-2' is not positive"));
+  expect_error("inf.edges", "0 1 inf\n1 2 inf\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+               NEEDLES("inf.edges:1:", "'inf' is not a finite number"));
+  expect_error("ulp.edges", "0 1 1\n1 2 1.0000000000000002\n", TOPO_FORMAT_AUTO, FALSE,
+               TOPO_ERROR_PARSE, NEEDLES("ulp.edges:2:", "weight 1.0000000000000002 differs from 1"));
+  static const char *const bad[] = {"-1", "0", "INF", "-inf"};
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    char *text = g_strdup_printf(GRAPHML_HEAD "<graph edgedefault=\"undirected\"><node id=\"a\"/>"
+                                 "<node id=\"b\"/><node id=\"c\"/><edge source=\"a\" "
+                                 "target=\"b\"><data key=\"w\">%s</data></edge><edge "
+                                 "source=\"b\" target=\"c\"><data key=\"w\">%s</data></edge>"
+                                 "</graph></graphml>\n",
+                                 bad[i], bad[i]);
+    expect_error("w.graphml", text, TOPO_FORMAT_AUTO, TRUE, TOPO_ERROR_PARSE,
+                 NEEDLES("weights must be positive finite numbers"));
+    g_free(text);
+  }
+  /* Weights on some edges only (igraph reads a missing one as NaN). */
+  expect_error("some.graphml",
+               GRAPHML_HEAD "<graph edgedefault=\"undirected\"><node id=\"a\"/><node id=\"b\"/>"
+                            "<node id=\"c\"/><edge source=\"a\" target=\"b\"><data key=\"w\">2"
+                            "</data></edge><edge source=\"b\" target=\"c\"/></graph></graphml>\n",
+               TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+               NEEDLES("1 edge without a weight, others with weight 2", "--ignore-weights"));
+  expect_error("w.gml",
+               "graph [\n node [ id 0 ]\n node [ id 1 ]\n node [ id 2 ]\n"
+               " edge [ source 0 target 1 weight -3 ]\n edge [ source 1 target 2 weight -3 ]\n]\n",
+               TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+               NEEDLES("edge 0 (between nodes 0 and 1", "weight -3", "positive finite"));
+}
+
+/* What igraph would assume silently: directed files are read as undirected
+ * and said so; GraphML edges to undeclared nodes and a second graph are
+ * refused where they are. */
+static void test_structure(void) {
+  const char *cases[][2] = {
+      {"d.graphml", GRAPHML_HEAD "<graph edgedefault=\"directed\"><node id=\"a\"/><node "
+                                 "id=\"b\"/><edge source=\"a\" target=\"b\"/></graph></graphml>\n"},
+      {"d.gml", "graph [\n directed 1\n node [ id 0 ]\n node [ id 1 ]\n"
+                " edge [ source 0 target 1 ]\n]\n"},
+      {"d.net", "*Vertices 2\n*Arcs\n1 2\n"}};
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    GString *s = g_string_new(cases[i][1]);
+    char *path = write_file(cases[i][0], s);
+    GError *error = NULL;
+    TopoGraph *g = topo_graph_load_format(path, TOPO_FORMAT_AUTO, FALSE, FALSE, &error);
+    g_assert_no_error(error);
+    g_assert_true(topo_graph_load_report(g)->directed);
+    g_assert_cmpuint(topo_graph_n_edges(g), ==, 1);
+    topo_graph_free(g);
+    g_string_free(s, TRUE);
+    g_free(path);
+  }
+  expect_error("undeclared.graphml",
+               GRAPHML_HEAD "<graph edgedefault=\"undirected\">\n<node id=\"a\"/>\n"
+                            "<edge source=\"b\" target=\"a\"/>\n<node id=\"c\"/>\n"
+                            "<edge source=\"a\" target=\"c\"/>\n<edge source=\"a\" "
+                            "target=\"zz\"/>\n</graph></graphml>\n",
+               TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+               NEEDLES("undeclared.graphml:6:", "edge source 'b' is no <node>"));
+  expect_error("two.graphml",
+               GRAPHML_HEAD "<graph edgedefault=\"undirected\"><node id=\"a\"/><node "
+                            "id=\"b\"/><edge source=\"a\" target=\"b\"/></graph>\n"
+                            "<graph edgedefault=\"undirected\"><node id=\"c\"/></graph>"
+                            "</graphml>\n",
+               TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+               NEEDLES("two.graphml:5:", "a second <graph>"));
+}
+
+/* Quoted strings over 64 KiB in GML and Pajek are refused where they start
+ * (igraph's lexers are quadratic in them: 8 MB took 34 s); a '"' in a GML
+ * comment opens no string; 64 KiB exactly is read. */
+static void test_long_strings(void) {
+  for (int over = 0; over < 2; over++) {
+    gsize len = (64 << 10) + (gsize)over;
+    GString *label = g_string_sized_new(len);
+    for (gsize i = 0; i < len; i++)
+      g_string_append_c(label, 'x');
+    GString *gml = g_string_new("# a \" in a comment\ngraph [\n node [ id 0 ]\n");
+    g_string_append_printf(gml, " node [ id 1 label \"%s\" ]\n edge [ source 0 target 1 ]\n]\n",
+                           label->str);
+    GString *net = g_string_new(NULL);
+    g_string_append_printf(net, "*Vertices 2\n1 \"a\"\n2 \"%s\"\n*Edges\n1 2\n", label->str);
+    if (over) {
+      expect_error("long.gml", gml->str, TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                   NEEDLES("long.gml:4:", "quoted string longer than 65536 bytes"));
+      expect_error("long.net", net->str, TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                   NEEDLES("long.net:3:", "quoted string longer than 65536 bytes"));
+      g_string_free(gml, TRUE);
+      g_string_free(net, TRUE);
+    } else {
+      GString *both[] = {gml, net};
+      const char *names[] = {"ok.gml", "ok.net"};
+      for (guint k = 0; k < 2; k++) {
+        char *path = write_file(names[k], both[k]);
+        GError *error = NULL;
+        TopoGraph *g = topo_graph_load_format(path, TOPO_FORMAT_AUTO, FALSE, FALSE, &error);
+        g_assert_no_error(error);
+        g_assert_cmpuint(topo_graph_n_edges(g), ==, 1);
+        topo_graph_free(g);
+        g_string_free(both[k], TRUE);
+        g_free(path);
+      }
+    }
+    g_string_free(label, TRUE);
+  }
+}
+
 static void test_bad_files(void) {
   /* A header is a CSV's privilege: in a plain edge list it is an error. */
   expect_error("h.edges", "source target\n0 1\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
@@ -233,6 +357,9 @@ int main(int argc, char **argv) {
   g_test_add_func("/topologies/load/formats", test_formats);
   g_test_add_func("/topologies/load/weights", test_weights);
   g_test_add_func("/topologies/load/bad-files", test_bad_files);
+  g_test_add_func("/topologies/load/bad-weights", test_bad_weights);
+  g_test_add_func("/topologies/load/structure", test_structure);
+  g_test_add_func("/topologies/load/long-strings", test_long_strings);
   int rc = g_test_run();
   remove_dir();
   g_free(dir);

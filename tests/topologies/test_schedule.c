@@ -544,12 +544,12 @@ static void test_errors(void) {
   g_free(p);
   p = data_path("topo-churn-order.txt");
   spec = g_strdup_printf("churn:%s", p);
-  expect_error(spec, base, TOPO_ERROR_PARSE, NEEDLES("topo-churn-order.txt:2:", "join round 4"));
+  expect_error(spec, base, TOPO_ERROR_FILE, NEEDLES("topo-churn-order.txt:2:", "join round 4"));
   g_free(spec);
   g_free(p);
   p = data_path("topo-churn-tokens.txt");
   spec = g_strdup_printf("churn:%s", p);
-  expect_error(spec, base, TOPO_ERROR_PARSE, NEEDLES("topo-churn-tokens.txt:2:", "only one token"));
+  expect_error(spec, base, TOPO_ERROR_FILE, NEEDLES("topo-churn-tokens.txt:2:", "only one token"));
   g_free(spec);
   g_free(p);
   topo_graph_free(base);

@@ -63,7 +63,7 @@ static void test_churn(void) {
     char *path = write_tmp(dir, "churn.txt", cases[i].text);
     char *spec = g_strdup_printf("churn:%s", path);
     g_assert_null(topo_schedule_new(spec, base, TOPO_GOSSIP_UNIFORM, 0, &err));
-    g_assert_error(err, TOPO_ERROR, TOPO_ERROR_PARSE);
+    g_assert_error(err, TOPO_ERROR, TOPO_ERROR_FILE);
     assert_clean(err, cases[i].want);
     g_clear_error(&err);
     g_unlink(path);
