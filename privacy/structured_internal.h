@@ -70,4 +70,18 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
  * messages counts as zero: those messages repeat earlier ones. */
 #define PRIV_STRUCT_RANK_TOL 1e-11
 
+/*
+ * priv_struct_whiten: the whitening of round @r's messages, shared by both
+ * Kalman engines so that they keep the same directions. Sigma = P[rv, rv]
+ * (@q0 received nodes @rv, read from the lower triangle of the n x n @P);
+ * writes L_w = diag(lam^-1/2) V^T on the eigenpairs above
+ * PRIV_STRUCT_RANK_TOL lam_max into the first rows of @Lw (q x q0,
+ * row-major): directions below are messages that repeat earlier ones and
+ * carry no information. @S (q0 x q0) and @lam (q0) are scratch.
+ * Returns: the number q of rows kept, or -1 with @error set
+ * (PRIV_ERROR_NUMERICAL: the eigensolver failed). O(q0^3).
+ */
+gint priv_struct_whiten(const double *P, guint n, const guint *rv, guint q0, guint r, double *S,
+                        double *lam, double *Lw, GError **error);
+
 #endif /* DPG_PRIVACY_STRUCTURED_INTERNAL_H */

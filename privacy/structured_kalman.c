@@ -267,31 +267,11 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
     P[(gsize)c->noisy_nodes[i] * (n + 1)] = 1.0;
   for (guint r = 0; r < R; r++) {
     const guint *rv = c->recv + c->recv_start[r];
-    guint q0 = c->recv_start[r + 1] - c->recv_start[r], q = 0;
-    if (q0 > 0) {
-      /* Sigma = P[R, R] (lower triangle); L_w = diag(lam^-1/2) V^T on the
-       * kept eigenpairs. */
-      for (guint i = 0; i < q0; i++)
-        for (guint j = 0; j <= i; j++)
-          S[(gsize)i * q0 + j] = P[(gsize)rv[i] * n + rv[j]];
-      lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)q0, S,
-                                       (lapack_int)q0, lam);
-      if (info != 0) {
-        g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                    "the eigensolver failed on the round-%u message covariance (LAPACK info %d)", r,
-                    (int)info);
-        goto out;
-      }
-      double lmax = lam[q0 - 1];
-      for (guint i = q0; i-- > 0;) {
-        if (!(lam[i] > PRIV_STRUCT_RANK_TOL * lmax))
-          break;
-        double f = 1.0 / sqrt(lam[i]);
-        for (guint j = 0; j < q0; j++)
-          Lw[(gsize)q * q0 + j] = f * S[(gsize)j * q0 + i];
-        q++;
-      }
-    }
+    guint q0 = c->recv_start[r + 1] - c->recv_start[r], q;
+    gint kept = priv_struct_whiten(P, n, rv, q0, r, S, lam, Lw, error);
+    if (kept < 0)
+      goto out;
+    q = (guint)kept;
     if (q > 0) {
       /* PR = P[:, R]; Y = PR Lw^T (n x q); P+ = P - Y Y^T (lower). */
       for (guint v = 0; v < n; v++)
@@ -436,4 +416,32 @@ out:
   g_free(B1);
   g_free(B2);
   return ok;
+}
+
+gint priv_struct_whiten(const double *P, guint n, const guint *rv, guint q0, guint r, double *S,
+                        double *lam, double *Lw, GError **error) {
+  if (q0 == 0)
+    return 0;
+  for (guint i = 0; i < q0; i++)
+    for (guint j = 0; j <= i; j++)
+      S[(gsize)i * q0 + j] = P[(gsize)rv[i] * n + rv[j]];
+  lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)q0, S, (lapack_int)q0,
+                                   lam);
+  if (info != 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "the eigensolver failed on the round-%u message covariance (LAPACK info %d)", r,
+                (int)info);
+    return -1;
+  }
+  double lmax = lam[q0 - 1];
+  guint q = 0;
+  for (guint i = q0; i-- > 0;) {
+    if (!(lam[i] > PRIV_STRUCT_RANK_TOL * lmax))
+      break;
+    double f = 1.0 / sqrt(lam[i]);
+    for (guint j = 0; j < q0; j++)
+      Lw[(gsize)q * q0 + j] = f * S[(gsize)j * q0 + i];
+    q++;
+  }
+  return (gint)q;
 }

@@ -79,31 +79,12 @@ gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBloc
       Wd = topo_gossip_dense(priv_struct_gossip(c, r));
     }
     const guint *rv = c->recv + c->recv_start[r];
-    guint q0 = c->recv_start[r + 1] - c->recv_start[r], q = 0;
+    guint q0 = c->recv_start[r + 1] - c->recv_start[r], q;
     double *Fr = r + 1 < R ? F + (gsize)r * nn : NULL;
-    if (q0 > 0) {
-      /* Sigma = P[R, R]; L_w = diag(lam^-1/2) V^T on the kept eigenpairs. */
-      for (guint i = 0; i < q0; i++)
-        for (guint j = 0; j < q0; j++)
-          S[(gsize)i * q0 + j] = P[(gsize)rv[i] * n + rv[j]];
-      lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)q0, S,
-                                       (lapack_int)q0, lam);
-      if (info != 0) {
-        g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                    "the eigensolver failed on the round-%u message covariance (LAPACK info %d)", r,
-                    (int)info);
-        goto out;
-      }
-      double lmax = lam[q0 - 1];
-      for (guint i = q0; i-- > 0;) {
-        if (!(lam[i] > PRIV_STRUCT_RANK_TOL * lmax))
-          break;
-        double f = 1.0 / sqrt(lam[i]);
-        for (guint j = 0; j < q0; j++)
-          Lw[(gsize)q * q0 + j] = f * S[(gsize)j * q0 + i];
-        q++;
-      }
-    }
+    gint kept = priv_struct_whiten(P, n, rv, q0, r, S, lam, Lw, error);
+    if (kept < 0)
+      goto out;
+    q = (guint)kept;
     om_start[r + 1] = om_start[r] + q;
     if (q > 0) {
       /* PR = P[:, R]; Y = PR Lw^T (n x q); P+ = P - Y Y^T; G = Y Lw (n x q0). */
