@@ -43,7 +43,7 @@ typedef struct {
   const DpgAccountOptions *o;
   ProtoAccountProtocol proto;
   TopoGossipKind gossip;
-  PrivSensitivity sensitivity;
+  MfSensitivity sensitivity;
   guint T, b, n;
   SpecAttackers sets;
   Accounting *acs;
@@ -233,7 +233,7 @@ static DpgTable *tabulate(Job *j, Path path, const char *reason) {
   dpg_table_set_attr(t, "protocol", o->protocol ? o->protocol : "dsgd");
   dpg_table_set_attr_printf(t, "rounds", "%u", j->T);
   dpg_table_set_attr_printf(t, "participation_interval", "%u", j->b);
-  dpg_table_set_attr(t, "sensitivity", priv_sensitivity_name(j->sensitivity));
+  dpg_table_set_attr(t, "sensitivity", mf_sensitivity_name(j->sensitivity));
   dpg_table_set_attr(t, "sigma", g_ascii_dtostr(buf, sizeof buf, o->sigma));
   dpg_table_set_attr(t, "clip", g_ascii_dtostr(buf, sizeof buf, o->clip));
   dpg_table_set_attr(t, "alpha", g_ascii_dtostr(buf, sizeof buf, o->alpha));
@@ -298,8 +298,8 @@ static gboolean check_options(Job *j, Path *path, ProtoMode *pmode, double *loss
     }
   if (!proto_account_resolve_protocol(o->protocol ? o->protocol : "dsgd", &j->proto, &error))
     return dpg_fail(err, error, dpg_spec_status(error)), FALSE;
-  j->sensitivity = PRIV_SENSITIVITY_BOUND;
-  if (o->sensitivity && !priv_sensitivity_parse(o->sensitivity, &j->sensitivity, &error)) {
+  j->sensitivity = MF_SENSITIVITY_BOUND;
+  if (o->sensitivity && !mf_sensitivity_parse(o->sensitivity, &j->sensitivity, &error)) {
     g_prefix_error(&error, "--sensitivity: ");
     return dpg_fail(err, error, 2), FALSE;
   }

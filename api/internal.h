@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "api/dpgossip.h"
+#include "mf/optimize.h"
 #include "protocols/protocols.h"
 #include "topologies/topologies.h"
 
@@ -61,7 +62,7 @@ gboolean dpg_graph_gossip(const DpgGraphSpec *spec, TopoGossipKind *kind, GError
 /* ---- Cancellation (cancel.c) ---- */
 
 gboolean dpg_cancelled(void);
-/* The flag itself, for loops that poll it (PrivMfOptions.cancel). */
+/* The flag itself, for loops that poll it (MfOptions.cancel). */
 const gint *dpg_cancel_flag(void);
 /* Sets PROTO_ERROR_CANCELLED and returns FALSE when cancelled. */
 gboolean dpg_check_cancel(GError **error);

@@ -1,11 +1,12 @@
 /*
  * api/mafalda.c: dpg_mafalda, `dpgossip mafalda` as a table: the strategies'
  * losses and sensitivities and Mafalda's C_local as a matrix, from the same
- * computation as the command's (priv_mafalda_report), without its timings.
+ * computation as the command's (mf_mafalda_report), without its timings.
  */
 #include <math.h>
 
 #include "api/internal.h"
+#include "mf/mf.h"
 #include "privacy/privacy.h"
 
 size_t dpg_mafalda_options_size(void) {
@@ -13,19 +14,19 @@ size_t dpg_mafalda_options_size(void) {
 }
 
 /* Ctrl-C between two stages (the optimizers poll the flag themselves). */
-static gboolean check_cancel(PrivMafaldaStage stage, gpointer data, GError **error) {
+static gboolean check_cancel(MfMafaldaStage stage, gpointer data, GError **error) {
   (void)stage;
   (void)data;
   return dpg_check_cancel(error);
 }
 
-static DpgTable *to_table(PrivMafaldaReport *r, TopoGossipKind gossip, PrivWorkload workload) {
+static DpgTable *to_table(MfMafaldaReport *r, TopoGossipKind gossip, MfWorkload workload) {
   DpgTable *t = dpg_table_new();
   guint cs = dpg_table_add_col(t, "strategy", DPG_COL_STRING);
   guint cl = dpg_table_add_col(t, "loss", DPG_COL_DOUBLE);
   guint cn = dpg_table_add_col(t, "sensitivity", DPG_COL_DOUBLE);
-  for (int i = 0; i < PRIV_MAFALDA_N_STRATEGIES; i++) {
-    dpg_table_push_string(t, cs, priv_mafalda_strategy_name(i));
+  for (int i = 0; i < MF_MAFALDA_N_STRATEGIES; i++) {
+    dpg_table_push_string(t, cs, mf_mafalda_strategy_name(i));
     dpg_table_push_double(t, cl, r->loss[i]);
     dpg_table_push_double(t, cn, r->sensitivity[i]);
     dpg_table_end_row(t);
@@ -33,7 +34,7 @@ static DpgTable *to_table(PrivMafaldaReport *r, TopoGossipKind gossip, PrivWorkl
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   dpg_table_set_attr_printf(t, "nodes", "%u", r->n);
   dpg_table_set_attr(t, "gossip", topo_gossip_kind_name(gossip));
-  dpg_table_set_attr(t, "workload", priv_workload_name(workload));
+  dpg_table_set_attr(t, "workload", mf_workload_name(workload));
   dpg_table_set_attr_printf(t, "rounds", "%u", r->T);
   dpg_table_set_attr_printf(t, "epochs", "%u", r->k);
   dpg_table_set_attr_printf(t, "batches", "%u", r->b);
@@ -56,8 +57,8 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
   if ((guint64)o->epochs * (guint64)o->batches > G_MAXUINT)
     return dpg_usage(err, "T = epochs x batches = %u x %u is too large", (guint)o->epochs,
                      (guint)o->batches);
-  PrivMafaldaReportOptions opt;
-  priv_mafalda_report_options_init(&opt);
+  MfMafaldaReportOptions opt;
+  mf_mafalda_report_options_init(&opt);
   opt.k = (guint)o->epochs;
   opt.b = (guint)o->batches;
   guint T = opt.k * opt.b;
@@ -65,12 +66,12 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
     return dpg_usage(err, "--band: infeasible band %d: it must be between 1 and T = %u", o->band,
                      T);
   opt.band = o->band == -1 ? 0 : (guint)o->band;
-  if (o->workload && !priv_workload_parse(o->workload, &opt.workload, &error))
+  if (o->workload && !mf_workload_parse(o->workload, &opt.workload, &error))
     return dpg_fail(err, error, 2);
   TopoGossipKind gossip;
   if (!dpg_graph_gossip(&o->graph, &gossip, &error))
     return dpg_fail(err, error, 2);
-  if (!priv_mf_check_memory_band(T, opt.b, opt.band, 16, 0, &error))
+  if (!mf_check_memory_band(T, opt.b, opt.band, 16, 0, &error))
     return dpg_fail(err, error, 1);
   TopoGraph *g = dpg_graph_build(&o->graph, &error);
   if (!g)
@@ -86,17 +87,16 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err) {
   }
   DpgTable *t = NULL;
   double *W = NULL;
-  PrivMafaldaReport *r = NULL;
+  MfMafaldaReport *r = NULL;
   TopoGossip *w = NULL;
   opt.cancel = dpg_cancel_flag(); /* both optimizers (Mafalda, DMF) stop on Ctrl-C */
   opt.checkpoint = check_cancel;
-  if (priv_gram_check_memory(n, T, 0, &error) && (w = topo_gossip_new(g, gossip, &error)) != NULL &&
-      dpg_check_cancel(&error) &&
-      priv_mafalda_report(W = topo_gossip_dense(w), n, &opt, &r, &error))
+  if (mf_gram_check_memory(n, T, 0, &error) && (w = topo_gossip_new(g, gossip, &error)) != NULL &&
+      dpg_check_cancel(&error) && mf_mafalda_report(W = topo_gossip_dense(w), n, &opt, &r, &error))
     t = to_table(r, gossip, opt.workload);
   else
     dpg_fail(err, error, 1);
-  priv_mafalda_report_free(r);
+  mf_mafalda_report_free(r);
   g_free(W);
   topo_gossip_free(w);
   topo_graph_free(g);

@@ -227,7 +227,7 @@ static gboolean account(Job *j, ProtoObservedRun *run, GError **error) {
       ok = (w = topo_gossip_new(j->g, j->gossip, error)) != NULL;
   }
   PrivAccountOptions opt = {
-      .b = j->b, .sensitivity = PRIV_SENSITIVITY_BOUND, .alpha = o->alpha, .delta = o->delta};
+      .b = j->b, .sensitivity = MF_SENSITIVITY_BOUND, .alpha = o->alpha, .delta = o->delta};
   for (guint i = 0; ok && i < j->acs->len; i++) {
     Accounting *a = &g_array_index(j->acs, Accounting, i);
     for (guint k = 0; ok && k < (a->all ? 2u : 1u); k++) {

@@ -64,8 +64,8 @@ static int run(const char *spec, guint T) {
                              .attackers = &attacker,
                              .n_attackers = 1,
                              .sigma = 1.0};
-  PrivAccountOptions exact = {.sensitivity = PRIV_SENSITIVITY_EXACT};
-  PrivAccountOptions bound = {.sensitivity = PRIV_SENSITIVITY_BOUND};
+  PrivAccountOptions exact = {.sensitivity = MF_SENSITIVITY_EXACT};
+  PrivAccountOptions bound = {.sensitivity = MF_SENSITIVITY_BOUND};
   double t0 = cpu();
   PrivBlocks *bl = priv_structured_blocks(&p, &err);
   PrivReport *r0 = bl ? priv_account_report(bl, g, &exact, &err) : NULL;

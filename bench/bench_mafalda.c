@@ -3,7 +3,7 @@
  * gossip matrix, workload Gram H, L-BFGS optimum, C_local written as CSV),
  * then the DMF baseline that `dpgossip mafalda` also computes (the same
  * optimizer on the prefix-sum workload, whose Gram matrix is the harder one:
- * priv_mf_dmf, warm started from shorter horizons, and for comparison the
+ * mf_dmf, warm started from shorter horizons, and for comparison the
  * same problem from the optimizer's default start):
  *   - the Facebook-ego graph (148 nodes), k = 20, b = 16, T = 320
  *     (goal: < 10 s, < 200 MB peak RSS; the paper's Python reference needs
@@ -12,7 +12,7 @@
  *   - the structured strategies on the Facebook-ego graph without any T x T
  *     matrix: every Toeplitz baseline scored from H's spectral form, and the
  *     banded Toeplitz strategy fitted to H (band 16 = b, and 32) and the
- *     BLT strategy (4 buffers, priv_mafalda_blt), at
+ *     BLT strategy (4 buffers, mf_mafalda_blt), at
  *     T = 2048 (goal: banded strategy < 60 s, < 1 GB) and, with
  *     DPG_BENCH_MAFALDA_LONG=1, T = 10,000 (goal: < 10 min, each); CPU seconds
  *     of this thread (clock()).
@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "bench/bench_common.h"
+#include "mf/mf.h"
 #include "privacy/privacy.h"
 
 static gboolean run_case(const char *name, const char *file, const char *spec, guint k, guint b,
@@ -49,13 +50,13 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
   double *W = topo_gossip_dense(w);
   topo_gossip_free(w);
   double t1 = bench_now();
-  double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, error);
+  double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0, error);
   g_free(W);
   if (!H)
     return FALSE;
   double t2 = bench_now();
-  PrivMfResult *r = NULL;
-  gboolean ok = priv_mf_optimize(H, T, k, b, NULL, &r, error);
+  MfResult *r = NULL;
+  gboolean ok = mf_optimize(H, T, k, b, NULL, &r, error);
   double t3 = bench_now();
   char *csv = NULL;
   if (ok) {
@@ -63,22 +64,22 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
     ok = fd >= 0;
     if (ok) {
       close(fd);
-      ok = priv_matrix_write_csv(csv, r->C, T, T, error);
+      ok = mf_matrix_write_csv(csv, r->C, T, T, error);
       g_unlink(csv);
     }
   }
   double t4 = bench_now();
-  /* DMF as the command runs it (priv_mf_dmf, ftol 1e-10), then the same
+  /* DMF as the command runs it (mf_dmf, ftol 1e-10), then the same
    * problem from the optimizer's default start (the path before the warm
    * start), for comparison. */
-  PrivMfResult *dmf = NULL, *dmf_cold = NULL;
-  PrivMfOptions dopt;
-  priv_mf_options_init(&dopt);
+  MfResult *dmf = NULL, *dmf_cold = NULL;
+  MfOptions dopt;
+  mf_options_init(&dopt);
   dopt.ftol = 1e-10;
-  ok = ok && priv_mf_dmf(k, b, &dopt, &dmf, error);
+  ok = ok && mf_dmf(k, b, &dopt, &dmf, error);
   double t5 = bench_now();
-  double *P = ok ? priv_gram_prefix_sum(T, error) : NULL;
-  ok = P && priv_mf_optimize(P, T, k, b, &dopt, &dmf_cold, error);
+  double *P = ok ? mf_gram_prefix_sum(T, error) : NULL;
+  ok = P && mf_optimize(P, T, k, b, &dopt, &dmf_cold, error);
   double t6 = bench_now();
   if (ok) {
     printf("mafalda.%s.nodes %u\n", name, n);
@@ -100,10 +101,10 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
     printf("mafalda.%s.peak_rss_mb %.1f\n", name, bench_peak_rss_mb());
   }
   g_free(csv);
-  priv_mf_result_free(dmf);
-  priv_mf_result_free(dmf_cold);
+  mf_result_free(dmf);
+  mf_result_free(dmf_cold);
   g_free(P);
-  priv_mf_result_free(r);
+  mf_result_free(r);
   g_free(H);
   return ok;
 }
@@ -121,23 +122,23 @@ static gboolean run_structured(const char *file, guint k, guint b, guint band, G
   double *W = topo_gossip_dense(w);
   topo_gossip_free(w);
   clock_t c0 = clock();
-  PrivGramSpectral *sp = priv_gram_spectral_new(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, error);
+  MfGramSpectral *sp = mf_gram_spectral_new(W, n, T, MF_WORKLOAD_POST_AVERAGE, error);
   gboolean ok = sp != NULL;
   double losses[4] = {0};
-  const PrivBaseline which[] = {PRIV_BASELINE_IDENTITY, PRIV_BASELINE_ANTIPGD, PRIV_BASELINE_SR,
-                                PRIV_BASELINE_BSR};
+  const MfBaseline which[] = {MF_BASELINE_IDENTITY, MF_BASELINE_ANTIPGD, MF_BASELINE_SR,
+                              MF_BASELINE_BSR};
   for (guint i = 0; ok && i < G_N_ELEMENTS(which); i++) {
     guint width = 0;
-    double *c = priv_mf_baseline_coefficients(which[i], T, b, &width, error);
+    double *c = mf_baseline_coefficients(which[i], T, b, &width, error);
     ok = c != NULL;
     if (ok)
-      losses[i] = priv_mf_loss_toeplitz(sp, c, width, k, b, error);
+      losses[i] = mf_loss_toeplitz(sp, c, width, k, b, error);
     ok = ok && !isnan(losses[i]);
     g_free(c);
   }
   clock_t c1 = clock();
   double *c = g_new(double, band), loss = NAN;
-  ok = ok && priv_mafalda_toeplitz(W, n, k, b, band, c, &loss, error);
+  ok = ok && mf_mafalda_toeplitz(W, n, k, b, band, c, &loss, error);
   clock_t c2 = clock();
   if (ok) {
     char *name = g_strdup_printf("facebook_T%u", T);
@@ -148,23 +149,23 @@ static gboolean run_structured(const char *file, guint k, guint b, guint band, G
     printf("mafalda.%s.toeplitz%u_loss %.10g\n", name, band, loss);
     g_free(name);
   }
-  /* The BLT strategy (PRIV_MAFALDA_BLT_BUFFERS buffers), once per horizon. */
+  /* The BLT strategy (MF_MAFALDA_BLT_BUFFERS buffers), once per horizon. */
   if (ok && band == b) {
-    double theta[PRIV_MF_BLT_MAX_BUFFERS], wb[PRIV_MF_BLT_MAX_BUFFERS], blt = NAN;
+    double theta[MF_BLT_MAX_BUFFERS], wb[MF_BLT_MAX_BUFFERS], blt = NAN;
     clock_t c3 = clock();
-    ok = priv_mafalda_blt(W, n, k, b, PRIV_MAFALDA_BLT_BUFFERS, theta, wb, &blt, error);
+    ok = mf_mafalda_blt(W, n, k, b, MF_MAFALDA_BLT_BUFFERS, theta, wb, &blt, error);
     clock_t c4 = clock();
     if (ok) {
-      printf("mafalda.facebook_T%u.blt%u_cpu_s %.3f\n", T, PRIV_MAFALDA_BLT_BUFFERS,
+      printf("mafalda.facebook_T%u.blt%u_cpu_s %.3f\n", T, MF_MAFALDA_BLT_BUFFERS,
              (double)(c4 - c3) / CLOCKS_PER_SEC);
-      printf("mafalda.facebook_T%u.blt%u_loss %.10g\n", T, PRIV_MAFALDA_BLT_BUFFERS, blt);
+      printf("mafalda.facebook_T%u.blt%u_loss %.10g\n", T, MF_MAFALDA_BLT_BUFFERS, blt);
     }
   }
   if (ok)
     printf("mafalda.facebook_T%u.peak_rss_mb %.1f\n", T, bench_peak_rss_mb());
   g_free(c);
   g_free(W);
-  priv_gram_spectral_free(sp);
+  mf_gram_spectral_free(sp);
   return ok;
 }
 

@@ -1,6 +1,6 @@
 /*
- * bench/bench_mafalda_banded.c: banded Mafalda (priv_mf_optimize with a band,
- * the banded evaluation of privacy/mf_banded.c) on the Facebook-ego graph,
+ * bench/bench_mafalda_banded.c: banded Mafalda (mf_optimize with a band,
+ * the banded evaluation of mf/banded.c) on the Facebook-ego graph,
  * b = 16, issue 15's goal: T = 2048 under 60 CPU s and 1 GB with a loss
  * within 10% of the dense optimum.
  *   - T = 1024 (k = 64), bands 16, 32, 48, 64: the gap to the dense
@@ -8,7 +8,7 @@
  *   - T = 2048 (k = 128), bands 16, 32, 64.
  * Each case runs in a child process (`bench_mafalda_banded K B W [cold]`,
  * also usable by hand), so that its peak RSS (getrusage's ru_maxrss) is its
- * own. optimize_cpu_s: CPU seconds of priv_mf_optimize (clock(); BLAS
+ * own. optimize_cpu_s: CPU seconds of mf_optimize (clock(); BLAS
  * single-threaded), warm start from the shorter horizons and C included;
  * gram_cpu_s: the Gram matrix H before it. The graph comes from
  * DPG_DATA_DIR (default: the source tree's data/).
@@ -21,12 +21,13 @@
 #include <time.h>
 
 #include "bench/bench_common.h"
+#include "mf/mf.h"
 #include "privacy/privacy.h"
 
 /* The dense optimum at T = 1024 (current main, `dpgossip mafalda --graph
  * facebook-ego-414-lcc.edges -k 64 -b 16`). */
 #define DENSE_OPTIMUM_T1024 4.894e6
-/* As `dpgossip mafalda --band W` runs it (privacy/mafalda_report.c): stop
+/* As `dpgossip mafalda --band W` runs it (mf/mafalda_report.c): stop
  * once f settles (within ~1e-10 of the optimum), not at gtol 1e-10. */
 #define FTOL 1e-10
 
@@ -50,18 +51,18 @@ static gboolean run_case(guint k, guint b, guint band, gboolean cold, GError **e
   double *W = topo_gossip_dense(w);
   topo_gossip_free(w);
   double c0 = cpu();
-  double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, error);
+  double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0, error);
   g_free(W);
   if (!H)
     return FALSE;
   double c1 = cpu();
-  PrivMfOptions o;
-  priv_mf_options_init(&o);
+  MfOptions o;
+  mf_options_init(&o);
   o.band = band;
   o.cold_start = cold;
   o.ftol = FTOL;
-  PrivMfResult *r = NULL;
-  gboolean ok = priv_mf_optimize(H, T, k, b, &o, &r, error);
+  MfResult *r = NULL;
+  gboolean ok = mf_optimize(H, T, k, b, &o, &r, error);
   double c2 = cpu();
   if (ok) {
     char *name = g_strdup_printf("facebook_T%u_band%u%s", T, band, cold ? "_cold" : "");
@@ -75,7 +76,7 @@ static gboolean run_case(guint k, guint b, guint band, gboolean cold, GError **e
     printf("mafalda_banded.%s.peak_rss_mb %.1f\n", name, bench_peak_rss_mb());
     g_free(name);
   }
-  priv_mf_result_free(r);
+  mf_result_free(r);
   g_free(H);
   return ok;
 }

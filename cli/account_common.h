@@ -28,7 +28,7 @@ typedef struct {
   double *C_local; /* MF-D-SGD, T x T */
   guint T, b;
   PrivTrust trust;
-  PrivSensitivity sensitivity;
+  MfSensitivity sensitivity;
   guint *attackers;
   guint n_attackers;
   double sigma, clip, alpha, delta;

@@ -214,7 +214,7 @@ static gboolean account(const CliAudit *a, GPtrArray *rows, SimNoiseRegistry *re
     return TRUE;
   }
   double s2 = 0.0;
-  if (!priv_sensitivity2(v->Xv, a->T, 1, PRIV_SENSITIVITY_EXACT, &s2, error))
+  if (!mf_gram_sensitivity2(v->Xv, a->T, 1, MF_SENSITIVITY_EXACT, &s2, error))
     return FALSE;
   v->mu = sqrt(s2);
   return TRUE;

@@ -13,7 +13,7 @@ G_BEGIN_DECLS
  * cli_audit_canary: the victim's T gradients (a T x @p array, g_free)
  * attaining max {<X, U> : U psd, diag(U) <= 1} for the T x T block @X as
  * U = V V^T with unit rows in @q <= @p columns (the rest zero): the mixing
- * method (Wang, Chang and Kolter 2017), the factorization priv_sdp_max
+ * method (Wang, Chang and Kolter 2017), the factorization mf_sdp_max
  * certifies, from a fixed start (deterministic). Row t has norm Delta = 1.
  * O(sweeps T^2 q), at most 2000 sweeps.
  */

@@ -14,7 +14,7 @@
 /*
  * The Gram matrix attaining max {<X, U> : U psd, diag(U) <= 1}, as V V^T
  * with rows of unit norm (q columns): the mixing method (Wang, Chang and
- * Kolter 2017), the factorization priv_sdp_max certifies. The canary's
+ * Kolter 2017), the factorization mf_sdp_max certifies. The canary's
  * gradient at step t is row t of V, of norm Delta = 1. O(sweeps T^2 q).
  */
 double *cli_audit_canary(const double *X, guint T, guint q, gsize p) {

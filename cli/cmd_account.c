@@ -139,7 +139,7 @@ static GPtrArray *assumptions(const Context *c) {
                                   s->T / s->b, s->b, s->b == 1 ? " (user level: every step)" : ""));
   g_ptr_array_add(a, g_strdup("gradients may be chosen adaptively (paper Thm 5.1: the "
                               "knowledge of a causal run is column-echelon)"));
-  g_ptr_array_add(a, g_strdup(s->sensitivity == PRIV_SENSITIVITY_EXACT
+  g_ptr_array_add(a, g_strdup(s->sensitivity == MF_SENSITIVITY_EXACT
                                   ? "sensitivity exact: max over patterns of the SDP "
                                     "max <X_u[pi], U>, U psd, diag(U) <= 1 (certified)"
                                   : "sensitivity bound: max over patterns of sum |X_u[pi]| "
@@ -260,7 +260,7 @@ static void print_json(const Context *c, const CliAttackerSets *sets, const Acco
   cli_json_string(jb, "protocol", s->protocol_label);
   cli_json_int(jb, "rounds", s->T);
   cli_json_int(jb, "participation_interval", s->b);
-  cli_json_string(jb, "sensitivity", priv_sensitivity_name(s->sensitivity));
+  cli_json_string(jb, "sensitivity", mf_sensitivity_name(s->sensitivity));
   cli_json_number(jb, "sigma", s->sigma);
   cli_json_number(jb, "clip", s->clip);
   cli_json_number(jb, "alpha", s->alpha);
@@ -365,7 +365,7 @@ static void print_table(const Context *c, const CliAttackerSets *sets, const Acc
            c->seed, c->stats->engine.messages_sent, c->stats->engine.messages_dropped,
            c->stats->late_discarded);
   printf("participation  every %u step%s (k = %u), %s sensitivity\n", s->b, s->b == 1 ? "" : "s",
-         s->T / s->b, priv_sensitivity_name(s->sensitivity));
+         s->T / s->b, mf_sensitivity_name(s->sensitivity));
   for (guint a = 0; a < n_acs; a++) {
     const PrivReport *r = acs[a].report;
     const double *muff = acs[a].muff;
@@ -815,7 +815,7 @@ static int validate_protocol(const Options *o, Request *q) {
     g_free(q->s.protocol_label);
     q->s.protocol_label = g_strdup(CLI_NONPRIVATE);
   }
-  if (o->sensitivity && !priv_sensitivity_parse(o->sensitivity, &q->s.sensitivity, &error)) {
+  if (o->sensitivity && !mf_sensitivity_parse(o->sensitivity, &q->s.sensitivity, &error)) {
     g_prefix_error(&error, "--sensitivity: ");
     return cli_fail(CMD, error, CLI_EXIT_USAGE);
   }

@@ -513,8 +513,7 @@ static gboolean write_data(const GPtrArray *panels, const FigureRun *fr, const c
 static gboolean draw_panel(PlotAxes *ax, const Panel *p, const CliAccountSetup *s,
                            const FigureRun *fr, gboolean legend, GError **error) {
   static const double nudge[N_METHODS] = {-0.07, 0.07};
-  const char *sens = s->sensitivity == PRIV_SENSITIVITY_EXACT ? "exact sensitivity"
-                                                              : "Thm 5.2 bound";
+  const char *sens = s->sensitivity == MF_SENSITIVITY_EXACT ? "exact sensitivity" : "Thm 5.2 bound";
   char *ours = fr->async ? g_strdup_printf("async: latency %s%s%s",
                                            fr->latency ? fr->latency : "constant:ms=0",
                                            fr->loss ? ", loss " : "", fr->loss ? fr->loss : "")
@@ -855,7 +854,7 @@ int cli_cmd_figure(int argc, char **argv) {
                          protocol);
     goto out;
   }
-  if (sensitivity && !priv_sensitivity_parse(sensitivity, &s.sensitivity, &error)) {
+  if (sensitivity && !mf_sensitivity_parse(sensitivity, &s.sensitivity, &error)) {
     g_prefix_error(&error, "--sensitivity: ");
     status = cli_fail(CMD, error, CLI_EXIT_USAGE);
     goto out;

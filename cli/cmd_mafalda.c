@@ -8,12 +8,13 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "mf/mf.h"
 #include "privacy/privacy.h"
 
 typedef struct {
   TopoGossipKind gossip;
-  PrivMafaldaReportOptions opt;
-  const PrivMafaldaReport *rep;
+  MfMafaldaReportOptions opt;
+  const MfMafaldaReport *rep;
   /* Wall-clock seconds. The optimize and baselines timings come from the
    * report (they run side by side, so total < the sum of the parts). */
   double seconds_load, seconds_write, seconds_total;
@@ -26,22 +27,22 @@ static double seconds_since(gint64 start) {
 
 static void add_strategies(JsonBuilder *jb, const char *name, const double *v) {
   cli_json_begin_object(jb, name);
-  for (int i = 0; i < PRIV_MAFALDA_N_STRATEGIES; i++) {
+  for (int i = 0; i < MF_MAFALDA_N_STRATEGIES; i++) {
     if (isnan(v[i]))
-      cli_json_null(jb, priv_mafalda_strategy_name(i)); /* not computed (--skip-dense) */
+      cli_json_null(jb, mf_mafalda_strategy_name(i)); /* not computed (--skip-dense) */
     else
-      cli_json_number(jb, priv_mafalda_strategy_name(i), v[i]);
+      cli_json_number(jb, mf_mafalda_strategy_name(i), v[i]);
   }
   json_builder_end_object(jb);
 }
 
 static void print_json(const Report *r) {
-  const PrivMafaldaReport *p = r->rep;
+  const MfMafaldaReport *p = r->rep;
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_object(jb);
   cli_json_int(jb, "nodes", p->n);
   cli_json_string(jb, "gossip", topo_gossip_kind_name(r->gossip));
-  cli_json_string(jb, "workload", priv_workload_name(r->opt.workload));
+  cli_json_string(jb, "workload", mf_workload_name(r->opt.workload));
   cli_json_int(jb, "rounds", p->T);
   cli_json_int(jb, "epochs", p->k);
   cli_json_int(jb, "batches", p->b);
@@ -72,10 +73,10 @@ static void print_json(const Report *r) {
 }
 
 static void print_table(const Report *r) {
-  const PrivMafaldaReport *p = r->rep;
+  const MfMafaldaReport *p = r->rep;
   const double *loss = p->loss;
   printf("nodes          %u (%s gossip)\n", p->n, topo_gossip_kind_name(r->gossip));
-  printf("workload       %s\n", priv_workload_name(r->opt.workload));
+  printf("workload       %s\n", mf_workload_name(r->opt.workload));
   printf("rounds         %u = %u epochs x %u batches\n", p->T, p->k, p->b);
   if (p->band)
     printf("band           %u\n", p->band);
@@ -93,16 +94,16 @@ static void print_table(const Report *r) {
          r->seconds_write);
   printf("\n%-10s %18s %12s %10s %10s\n", "strategy", "loss", "sensitivity", "vs mafalda",
          "seconds");
-  for (int i = 0; i < PRIV_MAFALDA_N_STRATEGIES; i++) {
-    const char *key = priv_mafalda_strategy_name(i);
+  for (int i = 0; i < MF_MAFALDA_N_STRATEGIES; i++) {
+    const char *key = mf_mafalda_strategy_name(i);
     if (isnan(loss[i]))
       printf("%-10s %18s\n", key, "(skipped)");
-    else if (isnan(loss[PRIV_MAFALDA_MAFALDA]))
+    else if (isnan(loss[MF_MAFALDA_MAFALDA]))
       printf("%-10s %18.10g %12.6g %10s %10.3f\n", key, loss[i], p->sensitivity[i], "-",
              p->cpu_seconds[i]);
     else
       printf("%-10s %18.10g %12.6g %10.4f %10.3f\n", key, loss[i], p->sensitivity[i],
-             loss[i] / loss[PRIV_MAFALDA_MAFALDA], p->cpu_seconds[i]);
+             loss[i] / loss[MF_MAFALDA_MAFALDA], p->cpu_seconds[i]);
   }
 }
 
@@ -120,25 +121,25 @@ static void on_dmf_iteration(guint iteration, double fraction, gpointer data) {
   cli_progress_update_fraction(data, fraction, what);
 }
 
-static gboolean asked(const Report *r, PrivMafaldaStrategy s) {
+static gboolean asked(const Report *r, MfMafaldaStrategy s) {
   return (r->opt.baselines >> s) & 1u;
 }
 
 /* Each stage names the next one, which the heartbeat repeats while it
  * reports nothing itself (the fits; the fixed strategies' scores). */
-static gboolean on_stage(PrivMafaldaStage stage, gpointer data, GError **error) {
+static gboolean on_stage(MfMafaldaStage stage, gpointer data, GError **error) {
   (void)error;
   const Report *r = data;
-  gboolean toeplitz = asked(r, PRIV_MAFALDA_TOEPLITZ),
-           blt = asked(r, PRIV_MAFALDA_BLT) && r->opt.blt_buffers > 0;
+  gboolean toeplitz = asked(r, MF_MAFALDA_TOEPLITZ),
+           blt = asked(r, MF_MAFALDA_BLT) && r->opt.blt_buffers > 0;
   const char *next = NULL;
-  if (stage == PRIV_MAFALDA_STAGE_GRAM)
+  if (stage == MF_MAFALDA_STAGE_GRAM)
     next = r->opt.skip_dense            ? "scoring the fixed strategies"
-           : asked(r, PRIV_MAFALDA_DMF) ? "Mafalda's and DMF's optimizers"
+           : asked(r, MF_MAFALDA_DMF) ? "Mafalda's and DMF's optimizers"
                                         : "Mafalda's optimizer";
-  else if (stage == PRIV_MAFALDA_STAGE_OPTIMIZED && (toeplitz || blt))
+  else if (stage == MF_MAFALDA_STAGE_OPTIMIZED && (toeplitz || blt))
     next = toeplitz ? "fitting the Toeplitz strategy" : "fitting the BLT strategy";
-  else if (stage == PRIV_MAFALDA_STAGE_TOEPLITZ && blt)
+  else if (stage == MF_MAFALDA_STAGE_TOEPLITZ && blt)
     next = "fitting the BLT strategy";
   if (next != NULL)
     cli_progress_phase(r->progress, next);
@@ -146,11 +147,11 @@ static gboolean on_stage(PrivMafaldaStage stage, gpointer data, GError **error) 
 }
 
 /* @start: when the command began (the graph was built since). */
-static gboolean run(const TopoGraph *g, gint64 start, Report *r, PrivMafaldaReport **rep,
+static gboolean run(const TopoGraph *g, gint64 start, Report *r, MfMafaldaReport **rep,
                     const char *out_path, GError **error) {
   gboolean ok = FALSE;
   guint n = topo_graph_n_nodes(g), T = r->opt.k * r->opt.b;
-  if (!r->opt.skip_dense && !priv_gram_check_memory(n, T, 0, error))
+  if (!r->opt.skip_dense && !mf_gram_check_memory(n, T, 0, error))
     return FALSE;
   TopoGossip *w = topo_gossip_new(g, r->gossip, error);
   if (!w)
@@ -166,7 +167,7 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, PrivMafaldaRepo
   r->opt.checkpoint = on_stage;
   r->opt.checkpoint_data = r;
   cli_progress_phase(r->progress, "the workload's Gram matrix");
-  gboolean reported = priv_mafalda_report(W, n, &r->opt, rep, error);
+  gboolean reported = mf_mafalda_report(W, n, &r->opt, rep, error);
   g_clear_pointer(&r->progress, cli_progress_free); /* its line ends before any output */
   if (!reported)
     goto out;
@@ -175,7 +176,7 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, PrivMafaldaRepo
   /* Written through a temporary file and a rename: never half-written. */
   gint64 t = g_get_monotonic_time();
   const double *C = r->rep->C;
-  if (out_path && C && !priv_matrix_write_csv(out_path, C, T, T, error))
+  if (out_path && C && !mf_matrix_write_csv(out_path, C, T, T, error))
     goto out;
   if (out_path && C)
     fprintf(stderr,
@@ -196,7 +197,7 @@ out:
 int cli_cmd_mafalda(int argc, char **argv) {
   CliGraphOptions gopt = {0};
   gint epochs = CLI_UNSET, batches = CLI_UNSET, rounds = CLI_UNSET, band = CLI_UNSET, toeplitz_band = 0,
-       blt_buffers = PRIV_MAFALDA_BLT_BUFFERS;
+       blt_buffers = MF_MAFALDA_BLT_BUFFERS;
   gboolean skip_dense = FALSE;
   char *workload = NULL, *format = NULL, *out_path = NULL, *baselines = NULL;
   gboolean quiet = FALSE;
@@ -273,7 +274,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
   GError *error = NULL;
   CliFormat fmt = CLI_FORMAT_TABLE;
   Report r = {0};
-  PrivMafaldaReport *rep = NULL;
+  MfMafaldaReport *rep = NULL;
 
   if (!cli_parse(ctx, &argc, &argv))
     goto out;
@@ -297,7 +298,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
                          (guint)batches);
     goto out;
   }
-  priv_mafalda_report_options_init(&r.opt);
+  mf_mafalda_report_options_init(&r.opt);
   r.opt.k = (guint)epochs;
   r.opt.b = (guint)batches;
   guint T = r.opt.k * r.opt.b;
@@ -313,25 +314,25 @@ int cli_cmd_mafalda(int argc, char **argv) {
     goto out;
   }
   r.opt.toeplitz_band = (guint)toeplitz_band;
-  if (blt_buffers < 0 || blt_buffers > PRIV_MF_BLT_MAX_BUFFERS) {
+  if (blt_buffers < 0 || blt_buffers > MF_BLT_MAX_BUFFERS) {
     status = usage_error("--blt-buffers: %d must be between 1 and %d (0: no BLT strategy)",
-                         blt_buffers, PRIV_MF_BLT_MAX_BUFFERS);
+                         blt_buffers, MF_BLT_MAX_BUFFERS);
     goto out;
   }
   r.opt.blt_buffers = (guint)blt_buffers;
   r.opt.skip_dense = skip_dense;
   if (baselines != NULL) {
-    if (!priv_mafalda_baselines_parse(baselines, &r.opt.baselines, &error)) {
+    if (!mf_mafalda_baselines_parse(baselines, &r.opt.baselines, &error)) {
       g_prefix_error(&error, "--baselines: ");
       status = cli_fail("mafalda", error, CLI_EXIT_USAGE);
       goto out;
     }
-    if (blt_buffers == 0 && asked(&r, PRIV_MAFALDA_BLT)) {
+    if (blt_buffers == 0 && asked(&r, MF_MAFALDA_BLT)) {
       status = usage_error("--baselines names blt but --blt-buffers 0 asks for no BLT strategy");
       goto out;
     }
   }
-  if (skip_dense && asked(&r, PRIV_MAFALDA_DMF)) {
+  if (skip_dense && asked(&r, MF_MAFALDA_DMF)) {
     status = usage_error("--baselines: dmf is a dense T x T optimization, which --skip-dense "
                          "skips (drop one of the two)");
     goto out;
@@ -349,7 +350,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
     status = cli_fail("mafalda", error, CLI_EXIT_USAGE);
     goto out;
   }
-  if (workload && !priv_workload_parse(workload, &r.opt.workload, &error)) {
+  if (workload && !mf_workload_parse(workload, &r.opt.workload, &error)) {
     status = cli_fail("mafalda", error, CLI_EXIT_USAGE);
     goto out;
   }
@@ -358,7 +359,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
     goto out;
   }
   /* Refuse a horizon that cannot fit before loading anything. */
-  if (!skip_dense && !priv_mf_check_memory_band(T, (guint)batches, r.opt.band, 16, 0, &error)) {
+  if (!skip_dense && !mf_check_memory_band(T, (guint)batches, r.opt.band, 16, 0, &error)) {
     status = cli_fail("mafalda", error, CLI_EXIT_FAILURE);
     goto out;
   }
@@ -388,7 +389,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
   status = CLI_EXIT_OK;
 out:
   cli_progress_free(r.progress);
-  priv_mafalda_report_free(rep);
+  mf_mafalda_report_free(rep);
   topo_graph_free(g);
   g_free(workload);
   g_free(format);

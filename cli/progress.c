@@ -2,7 +2,7 @@
  * cli/progress.c: the one progress printer of the long commands (train,
  * run, the observer accounting of account and figure, mafalda). The
  * libraries only call back (proto_run_set_progress, ScenRunOptions.progress,
- * ProtoObserveOptions.progress, PrivMfOptions.progress); what a user sees is
+ * ProtoObserveOptions.progress, MfOptions.progress); what a user sees is
  * decided here:
  *   on a terminal (stderr)  one line redrawn at most ten times a second:
  *                           "dpgossip train: 120/800 steps (15%), 0:12
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "mf/optimize.h"
 
 struct CliProgress {
   char *cmd;

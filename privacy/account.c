@@ -63,20 +63,6 @@ void priv_blocks_set_scale(PrivBlocks *blocks, double scale) {
   blocks->scale = 1.0;
 }
 
-double *priv_normalized_copy(const double *C, gsize n) {
-  double *out = g_memdup2(C, n * sizeof(double));
-  double amax = 0.0;
-  for (gsize i = 0; i < n; i++)
-    amax = MAX(amax, fabs(C[i]));
-  if (!(amax > 0) || !isfinite(amax))
-    return out;
-  int e;
-  frexp(amax, &e); /* amax = m 2^e, m in [1/2, 1) */
-  for (gsize i = 0; i < n; i++)
-    out[i] = ldexp(C[i], -e);
-  return out;
-}
-
 void priv_blocks_free(PrivBlocks *blocks) {
   if (!blocks)
     return;
@@ -163,7 +149,7 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
                 "delta must lie strictly between 0 and 1 (got %g)", o.delta);
     return NULL;
   }
-  if (o.sensitivity != PRIV_SENSITIVITY_BOUND && o.sensitivity != PRIV_SENSITIVITY_EXACT) {
+  if (o.sensitivity != MF_SENSITIVITY_BOUND && o.sensitivity != MF_SENSITIVITY_EXACT) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "unknown sensitivity kind %d",
                 (int)o.sensitivity);
     return NULL;
@@ -212,7 +198,7 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
       continue;
     }
     double s2;
-    if (!(ok = priv_sensitivity2(X, T, o.b, o.sensitivity, &s2, error)))
+    if (!(ok = mf_gram_sensitivity2(X, T, o.b, o.sensitivity, &s2, error)))
       break;
     if (isnan(s2)) {
       /* Never MAX(NaN, 0) = 0: that would claim perfect privacy. */

@@ -1,7 +1,6 @@
 /*
  * privacy/gdp.c: conversions of mu-GDP into Renyi DP and (eps, delta)-DP
- * (Dong, Roth & Su 2022, Cor. 1), and the names of trust models and
- * sensitivity kinds.
+ * (Dong, Roth & Su 2022, Cor. 1), and the names of trust models.
  */
 #include "privacy/internal.h"
 #include "spec/spec.h"
@@ -43,24 +42,6 @@ const char *priv_trust_name(PrivTrust trust) {
     return "secldp";
   }
   return "unknown";
-}
-
-gboolean priv_sensitivity_parse(const char *name, PrivSensitivity *out, GError **error) {
-  if (name && g_str_equal(name, "bound")) {
-    *out = PRIV_SENSITIVITY_BOUND;
-    return TRUE;
-  }
-  if (name && g_str_equal(name, "exact")) {
-    *out = PRIV_SENSITIVITY_EXACT;
-    return TRUE;
-  }
-  g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-              "unknown sensitivity '%s' (expected bound or exact)", name ? name : "(null)");
-  return FALSE;
-}
-
-const char *priv_sensitivity_name(PrivSensitivity kind) {
-  return kind == PRIV_SENSITIVITY_EXACT ? "exact" : "bound";
 }
 
 double priv_gdp_rdp(double mu, double alpha) {

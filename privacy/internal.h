@@ -54,23 +54,10 @@ void priv_blocks_set_scale(PrivBlocks *blocks, double scale);
 gboolean priv_scale_exponents(double a, double b, gboolean *scale, int *ea, int *eb,
                               GError **error);
 
-/*
- * C / 2^e (g_malloc'd), 2^e the power of two with max |C| in [1/2, 1): the
- * same mechanism as C (MF-D-SGD's noise nu C^-1 z with nu proportional to
- * sens(C) does not change when C is multiplied by a positive number), exact
- * (a power of two introduces no rounding), and safe from the overflow of
- * C^T C (entries 1e154) or its underflow (entries 1e-300). @C all zero is
- * copied as is. O(n).
- */
-double *priv_normalized_copy(const double *C, gsize n);
-
 /* @x rounded up to the smallest positive double when @truth_positive and @x
  * underflowed to 0: a positive privacy number is never printed as 0. */
 static inline double priv_no_zero(double x, gboolean truth_positive) {
   return truth_positive && x == 0.0 ? 4.9406564584124654e-324 : x;
 }
-
-/* Human-readable size ("1.2 GB") for error messages (g_free). */
-char *priv_format_bytes(gsize bytes);
 
 #endif /* DPG_PRIVACY_INTERNAL_H */

@@ -233,8 +233,8 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
   if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
     guint b = p->b ? p->b : 1;
     /* C and any positive multiple of it are the same mechanism. */
-    C = priv_normalized_copy(p->C_local, (gsize)T * T);
-    double s2 = priv_mf_sensitivity2(C, T, T / b, b);
+    C = mf_normalized_copy(p->C_local, (gsize)T * T);
+    double s2 = mf_sensitivity2(C, T, T / b, b);
     if (!(s2 > 0) || !isfinite(s2)) {
       g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                   "C_local has zero sensitivity: it cannot calibrate any noise");

@@ -197,7 +197,7 @@ PrivReport *proto_account_local(const PrivStructuredProblem *p, const TopoGossip
   return r;
 }
 
-/* Gives priv_mafalda_c the dense W_t of the schedule. */
+/* Gives mf_mafalda_c the dense W_t of the schedule. */
 typedef struct {
   TopoSchedule *s;
   guint n;
@@ -235,11 +235,11 @@ static double *mafalda(const ProtoCRecipe *r, GError **error) {
     }
     if (W == NULL)
       return NULL;
-    C = priv_mafalda_c(n, r->T, r->k, r->b, r->band, W, NULL, NULL, &sub);
+    C = mf_mafalda_c(n, r->T, r->k, r->b, r->band, W, NULL, NULL, &sub);
     g_free(W);
   } else {
     GossipAt g = {r->schedule, topo_schedule_n(r->schedule), NULL, NULL};
-    C = priv_mafalda_c(g.n, r->T, r->k, r->b, r->band, NULL, gossip_at, &g, &sub);
+    C = mf_mafalda_c(g.n, r->T, r->k, r->b, r->band, NULL, gossip_at, &g, &sub);
     g_free(g.W);
     if (g.error != NULL) {
       g_free(C);
@@ -264,11 +264,11 @@ gboolean proto_c_spec_fits_graph(const char *spec) {
 double *proto_c_local(const ProtoCRecipe *r, GError **error) {
   static const struct {
     const char *name;
-    PrivBaseline which;
-  } families[] = {{"identity", PRIV_BASELINE_IDENTITY},
-                  {"antipgd", PRIV_BASELINE_ANTIPGD},
-                  {"sr", PRIV_BASELINE_SR},
-                  {"bsr", PRIV_BASELINE_BSR}};
+    MfBaseline which;
+  } families[] = {{"identity", MF_BASELINE_IDENTITY},
+                  {"antipgd", MF_BASELINE_ANTIPGD},
+                  {"sr", MF_BASELINE_SR},
+                  {"bsr", MF_BASELINE_BSR}};
   const char *spec = r->spec;
   if (spec == NULL || *spec == '\0') {
     g_set_error(
@@ -283,9 +283,9 @@ double *proto_c_local(const ProtoCRecipe *r, GError **error) {
   }
   for (guint i = 0; i < G_N_ELEMENTS(families); i++)
     if (strcmp(spec, families[i].name) == 0) {
-      guint w = families[i].which == PRIV_BASELINE_BSR ? (r->band ? r->band : r->b) : 0;
+      guint w = families[i].which == MF_BASELINE_BSR ? (r->band ? r->band : r->b) : 0;
       GError *sub = NULL;
-      double *C = priv_mf_baseline(families[i].which, r->T, w, &sub);
+      double *C = mf_baseline(families[i].which, r->T, w, &sub);
       if (C == NULL) {
         g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "C=%s: %s", spec, sub->message);
         g_error_free(sub);

@@ -14,7 +14,7 @@
 
 double *proto_cmatrix_load_csv(const char *path, guint T, GError **error) {
   GError *sub = NULL;
-  double *C = priv_mf_read_c(path, T, &sub);
+  double *C = mf_read_c(path, T, &sub);
   if (C == NULL) {
     g_set_error(error, PROTO_ERROR,
                 sub->domain == G_FILE_ERROR ? PROTO_ERROR_IO : PROTO_ERROR_FORMAT, "%s%s",
@@ -107,7 +107,7 @@ double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error) {
   if (W == NULL)
     return NULL;
   GError *sub = NULL;
-  double *C = priv_mafalda_toeplitz_c(W, n, r->T, r->k, r->b, r->band ? r->band : r->b, &sub);
+  double *C = mf_mafalda_toeplitz_c(W, n, r->T, r->k, r->b, r->band ? r->band : r->b, &sub);
   g_free(W);
   if (C == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "C=toeplitz for this graph: %s",
@@ -119,9 +119,9 @@ double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error) {
 
 /* The buffers check and the static W of a blt recipe (NULL: @error set). */
 static double *blt_gossip(const ProtoCRecipe *r, guint *n, GError **error) {
-  if (r->buffers == 0 || r->buffers > PRIV_MF_BLT_MAX_BUFFERS) {
+  if (r->buffers == 0 || r->buffers > MF_BLT_MAX_BUFFERS) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                "C=blt: buffers=%u must be between 1 and %d", r->buffers, PRIV_MF_BLT_MAX_BUFFERS);
+                "C=blt: buffers=%u must be between 1 and %d", r->buffers, MF_BLT_MAX_BUFFERS);
     return NULL;
   }
   return static_gossip(r, "blt", n, error);
@@ -139,7 +139,7 @@ gboolean proto_cmatrix_blt_fit(const ProtoCRecipe *r, double *theta, double *w, 
   if (W == NULL)
     return FALSE;
   GError *sub = NULL;
-  gboolean ok = priv_mafalda_blt(W, n, r->k, r->b, r->buffers, theta, w, NULL, &sub);
+  gboolean ok = mf_mafalda_blt(W, n, r->k, r->b, r->buffers, theta, w, NULL, &sub);
   g_free(W);
   if (!ok)
     blt_failed(sub, error);
@@ -152,7 +152,7 @@ double *proto_cmatrix_blt(const ProtoCRecipe *r, GError **error) {
   if (W == NULL)
     return NULL;
   GError *sub = NULL;
-  double *C = priv_mafalda_blt_c(W, n, r->T, r->k, r->b, r->buffers, NULL, NULL, &sub);
+  double *C = mf_mafalda_blt_c(W, n, r->T, r->k, r->b, r->buffers, NULL, NULL, &sub);
   g_free(W);
   if (C == NULL)
     blt_failed(sub, error);

@@ -7,6 +7,7 @@
 
 #include <signal.h>
 
+#include "mf/mf.h"
 #include "protocols/plugin.h"
 #include "protocols/protocols.h"
 
@@ -223,14 +224,14 @@ double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, gui
 /* Reads a T x T lower-triangular CSV matrix; errors name FILE:LINE[:COLUMN]. */
 double *proto_cmatrix_load_csv(const char *path, guint T, GError **error);
 /* The banded Toeplitz C_local (band r->band, 0: b) fitted to the recipe's
- * static gossip (priv_mafalda_toeplitz_c): each node streams its noise from
+ * static gossip (mf_mafalda_toeplitz_c): each node streams its noise from
  * band - 1 past noises. Errors: PROTO_ERROR_INVALID_ARGUMENT (time-varying
  * schedule), PROTO_ERROR_FAILED (the fit's error), the gossip's. */
 double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error);
 /* The BLT strategy of r->buffers buffers fitted to the recipe's static
- * reversible gossip (priv_mafalda_blt): @theta, @w (r->buffers each, out).
+ * reversible gossip (mf_mafalda_blt): @theta, @w (r->buffers each, out).
  * Errors: PROTO_ERROR_INVALID_ARGUMENT (buffers out of 1..
- * PRIV_MF_BLT_MAX_BUFFERS, time-varying schedule), PROTO_ERROR_FAILED (the
+ * MF_BLT_MAX_BUFFERS, time-varying schedule), PROTO_ERROR_FAILED (the
  * fit's error: a non-reversible W among them), the gossip's. */
 gboolean proto_cmatrix_blt_fit(const ProtoCRecipe *r, double *theta, double *w, GError **error);
 /* proto_cmatrix_blt_fit for the run of @ctx. */

@@ -23,7 +23,7 @@
  * per step); the provenance still gets every term, one coefficient each.
  *
  * C=blt (buffered-linear-Toeplitz, c_0 = 1, c_j = sum_i w_i theta_i^(j-1),
- * fitted to the run's static gossip by priv_mafalda_blt) has neither band:
+ * fitted to the run's static gossip by mf_mafalda_blt) has neither band:
  * its noise comes from d buffers per node whatever T, n_t = z_t - sum_i w_i
  * s_i then s_i <- theta_i s_i + n_t, and no T x T matrix is made.
  */
@@ -57,7 +57,7 @@ typedef struct {
   guint T, bw; /* bandwidth of M: each node keeps bw + 1 past terms */
   guint ring;  /* past terms kept: bw + 1 (bw + block samples when blocked) */
   guint blt;   /* C=blt: its buffers d (M is NULL), else 0 */
-  double theta[PRIV_MF_BLT_MAX_BUFFERS], w[PRIV_MF_BLT_MAX_BUFFERS];
+  double theta[MF_BLT_MAX_BUFFERS], w[MF_BLT_MAX_BUFFERS];
 } MfRun;
 
 typedef struct {
@@ -77,7 +77,7 @@ static const ProtoParamSpec mfdsgd_params[] = {
     {"band", PROTO_PARAM_INT, "0", 0, 1e9,
      "bsr, toeplitz: band (0: the number of batches b; toeplitz: at most b); mafalda: band "
      "of C (0: none)"},
-    {"buffers", PROTO_PARAM_INT, "4", 1, PRIV_MF_BLT_MAX_BUFFERS,
+    {"buffers", PROTO_PARAM_INT, "4", 1, MF_BLT_MAX_BUFFERS,
      "blt: buffers d of the fitted BLT C_local: d noise vectors per node, any T"},
     {"block", PROTO_PARAM_INT, "0", 0, 1e6,
      "steps whose correlated noises are computed in one product (0: automatic, 8 to 128 "
@@ -91,7 +91,7 @@ static const ProtoParamSpec mafalda_params[] = {
      "it: d buffers per node, any T) or a CSV file"},
     {"band", PROTO_PARAM_INT, "0", 0, 1e9,
      "band of the optimized C (0: none); toeplitz: its band (0: b)"},
-    {"buffers", PROTO_PARAM_INT, "4", 1, PRIV_MF_BLT_MAX_BUFFERS,
+    {"buffers", PROTO_PARAM_INT, "4", 1, MF_BLT_MAX_BUFFERS,
      "blt: buffers d of the fitted BLT C_local: d noise vectors per node, any T"},
     {"block", PROTO_PARAM_INT, "0", 0, 1e6,
      "steps whose correlated noises are computed in one product (0: automatic, 8 to 128 "
@@ -128,8 +128,8 @@ static gboolean mf_setup_blt(ProtoContext *ctx, guint buffers, gpointer *run_sta
   r->blt = buffers;
   if (!proto_cmatrix_build_blt(ctx, buffers, r->theta, r->w, error) ||
       !mf_std(ctx, "blt",
-              priv_mf_sensitivity2_blt(r->theta, r->w, buffers, r->T, proto_context_epochs(ctx),
-                                       proto_context_batches(ctx), NULL),
+              mf_sensitivity2_blt(r->theta, r->w, buffers, r->T, proto_context_epochs(ctx),
+                                  proto_context_batches(ctx), NULL),
               r, error)) {
     g_free(r);
     return FALSE;
@@ -171,7 +171,7 @@ static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint 
   double *C = proto_cmatrix_build(ctx, spec, band, buffers, error);
   if (C == NULL)
     return FALSE;
-  double sens2 = priv_mf_sensitivity2(C, T, proto_context_epochs(ctx), proto_context_batches(ctx));
+  double sens2 = mf_sensitivity2(C, T, proto_context_epochs(ctx), proto_context_batches(ctx));
   MfRun *r = g_new0(MfRun, 1);
   if (!mf_std(ctx, spec, sens2, r, error)) {
     g_free(C);

@@ -631,7 +631,7 @@ typedef struct {
   const char *spec;       /* identity, antipgd, sr, bsr, mafalda, toeplitz, blt, or a CSV file */
   guint T, k, b;          /* steps, epochs, participation interval (T = k b) */
   guint band;             /* bsr's band (0: b); Mafalda's band (0: none) */
-  guint buffers;          /* blt's buffers, 1..PRIV_MF_BLT_MAX_BUFFERS (0: an error) */
+  guint buffers;          /* blt's buffers, 1..MF_BLT_MAX_BUFFERS (0: an error) */
   const TopoGraph *graph; /* fitted families: the static topology, or NULL with... */
   TopoSchedule *schedule; /* ...a schedule (borrowed; static or time-varying) */
   TopoGossipKind gossip;  /* fitted families: the gossip weights on @graph */
@@ -639,7 +639,7 @@ typedef struct {
 
 /**
  * proto_c_local: the T x T lower-triangular C_local of @r (g_free): the
- * families by formula (priv_mf_baseline), Mafalda's optimum for the
+ * families by formula (mf_baseline), Mafalda's optimum for the
  * post-average workload of the run's gossip (static or time-varying W_t,
  * paper Alg. 2), or the T x T CSV file @r->spec names. The one recipe the
  * protocol, `dpgossip account` and the scenarios use, so all see the same C.
@@ -649,7 +649,7 @@ typedef struct {
  * PROTO_ERROR_IO (neither a family nor an existing file, unreadable file),
  * PROTO_ERROR_FORMAT (FILE:LINE of a malformed CSV).
  * Complexity: O(T^2) for a family or a file; Mafalda: that of
- * priv_mafalda_c plus O(T n^2) for the dense W_t.
+ * mf_mafalda_c plus O(T n^2) for the dense W_t.
  */
 double *proto_c_local(const ProtoCRecipe *r, GError **error);
 

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "mf/sensitivity.h"
 #include "scenarios/internal.h"
 #include "spec/spec.h"
 
@@ -71,7 +72,7 @@ static gboolean ldp_closed_form(const ScenConfig *c, const double *C, double *mu
   double *X = g_new0(double, TT);
   if (c->shape.kind == PRIV_PROTOCOL_MFDSGD) {
     /* LDP: every message seen, X_u = C^T C / (sigma sens_run(C))^2. */
-    double s2 = priv_mf_sensitivity2(C, T, k, b);
+    double s2 = mf_sensitivity2(C, T, k, b);
     for (guint i = 0; i < T; i++)
       for (guint j = 0; j < T; j++) {
         double acc = 0.0;
@@ -85,7 +86,7 @@ static gboolean ldp_closed_form(const ScenConfig *c, const double *C, double *mu
       X[(gsize)i * T + i] = 1.0;
   }
   double sens2 = NAN;
-  gboolean ok = priv_sensitivity2(X, T, c->b, c->sensitivity, &sens2, error);
+  gboolean ok = mf_gram_sensitivity2(X, T, c->b, c->sensitivity, &sens2, error);
   g_free(X);
   if (!ok)
     return FALSE;

@@ -80,7 +80,7 @@ typedef struct {
   /* privacy */
   PrivTrust trust[3];
   guint n_trust;
-  PrivSensitivity sensitivity;
+  MfSensitivity sensitivity;
   guint b;
   double alpha, delta;
   gboolean compare_muffliato;

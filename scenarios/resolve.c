@@ -661,7 +661,7 @@ static void resolve_privacy(R *r, ScenConfig *c) {
   g_free(v);
   g_free(what);
   v = get_string(r, "privacy", "sensitivity", "bound", NULL);
-  if (!priv_sensitivity_parse(v, &c->sensitivity, NULL))
+  if (!mf_sensitivity_parse(v, &c->sensitivity, NULL))
     r->bad = TRUE;
   g_free(v);
   c->alpha = get_double(r, "privacy", "alpha", 2.0, NULL);
@@ -1064,7 +1064,7 @@ char *scen_config_to_ini(const ScenConfig *c) {
     g_string_append_printf(t, "%s%s", i ? ";" : "", priv_trust_name(c->trust[i]));
   kv(s, "trust", t->str);
   g_string_free(t, TRUE);
-  kv(s, "sensitivity", priv_sensitivity_name(c->sensitivity));
+  kv(s, "sensitivity", mf_sensitivity_name(c->sensitivity));
   g_string_append_printf(s, "participation_interval = %u\n", c->b);
   kv_d(s, "alpha", c->alpha);
   kv_d(s, "delta", c->delta);

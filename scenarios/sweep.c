@@ -15,6 +15,7 @@
 
 #include <glib/gstdio.h>
 
+#include "mf/matrix_csv.h"
 #include "scenarios/internal.h"
 
 void scen_scenario_collect(ScenScenario *sc, ScenProblems *ps);
@@ -192,7 +193,7 @@ static void run_ctask(gpointer data, gpointer user_data) {
   CTask *t = data;
   GError *error = NULL;
   t->C = scen_cmatrix_build(t->cfg, &error);
-  if (t->C != NULL && !priv_matrix_write_csv(t->path, t->C, t->cfg->rounds, t->cfg->rounds, &error))
+  if (t->C != NULL && !mf_matrix_write_csv(t->path, t->C, t->cfg->rounds, t->cfg->rounds, &error))
     g_clear_pointer(&t->C, g_free);
   if (error != NULL) {
     t->error = g_strdup(error->message);

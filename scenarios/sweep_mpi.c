@@ -28,6 +28,7 @@
 
 #include <glib/gstdio.h>
 
+#include "mf/matrix_csv.h"
 #include "scenarios/internal.h"
 
 guint scen_mpi_launcher_size(void) {
@@ -552,7 +553,7 @@ static const double *load_C(GHashTable *cache, const char *path, GError **error)
   if (C != NULL)
     return C;
   guint rows = 0, cols = 0;
-  if ((C = priv_matrix_read_csv(path, &rows, &cols, error)) == NULL)
+  if ((C = mf_matrix_read_csv(path, &rows, &cols, error)) == NULL)
     return NULL;
   g_hash_table_insert(cache, g_strdup(path), C);
   return C;

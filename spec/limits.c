@@ -74,9 +74,9 @@ char *spec_format_bytes(gsize bytes) {
                 : g_strdup_printf("%.1f %s", v, units[u]);
 }
 
-gboolean spec_check_memory(gsize bytes, const char *what, const char *hint, GQuark domain,
-                           gint code, GError **error) {
-  gsize limit = spec_memory_limit();
+gboolean spec_check_memory_within(gsize bytes, gsize max_bytes, const char *what, const char *hint,
+                                  GQuark domain, gint code, GError **error) {
+  gsize limit = max_bytes != 0 ? max_bytes : spec_memory_limit();
   if (bytes <= limit)
     return TRUE;
   char *need = spec_format_bytes(bytes);
@@ -86,6 +86,20 @@ gboolean spec_check_memory(gsize bytes, const char *what, const char *hint, GQua
   g_free(need);
   g_free(have);
   return FALSE;
+}
+
+gboolean spec_check_memory(gsize bytes, const char *what, const char *hint, GQuark domain,
+                           gint code, GError **error) {
+  return spec_check_memory_within(bytes, 0, what, hint, domain, code, error);
+}
+
+double *spec_doubles_new(gsize rows, gsize cols, GQuark domain, gint code, GError **error) {
+  gsize bytes = spec_size_mul(spec_size_mul(rows, cols), sizeof(double));
+  double *m = bytes != G_MAXSIZE ? g_try_malloc0(MAX(bytes, 1)) : NULL;
+  if (m == NULL)
+    g_set_error(error, domain, code,
+                "cannot allocate a %" G_GSIZE_FORMAT " x %" G_GSIZE_FORMAT " matrix", rows, cols);
+  return m;
 }
 
 static gboolean check_lines(const char *path, const char *text, gsize len, gsize max,

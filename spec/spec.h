@@ -152,6 +152,16 @@ char *spec_format_bytes(gsize bytes);
 gboolean spec_check_memory(gsize bytes, const char *what, const char *hint, GQuark domain,
                            gint code, GError **error);
 
+/* spec_check_memory_within: spec_check_memory against @max_bytes (0 = the
+ * budget spec_memory_limit()), for callers that take a budget option. O(1). */
+gboolean spec_check_memory_within(gsize bytes, gsize max_bytes, const char *what, const char *hint,
+                                  GQuark domain, gint code, GError **error);
+
+/* spec_doubles_new: @rows x @cols zeroed doubles (g_free; one byte when
+ * empty), or NULL with (@domain, @code) "cannot allocate a ROWS x COLS
+ * matrix" when the size overflows or the memory is not there. O(rows cols). */
+double *spec_doubles_new(gsize rows, gsize cols, GQuark domain, gint code, GError **error);
+
 /**
  * spec_file_read: g_file_get_contents for inputs: the file must be a regular
  * file of at most SPEC_FILE_MAX bytes and every line at most SPEC_LINE_MAX

@@ -174,7 +174,7 @@ static inline PrivBlocks *pt_structured_dsgd(TopoGossip *const *W, guint n_gossi
  */
 static inline guint pt_reports_agree(const PrivBlocks *observed, const PrivBlocks *structured,
                                      const TopoGraph *g) {
-  PrivAccountOptions opt = {.b = 1, .sensitivity = PRIV_SENSITIVITY_BOUND, .delta = 1e-6};
+  PrivAccountOptions opt = {.b = 1, .sensitivity = MF_SENSITIVITY_BOUND, .delta = 1e-6};
   GError *err = NULL;
   PrivReport *a = priv_account_report(observed, g, &opt, &err);
   g_assert_no_error(err);

@@ -82,7 +82,7 @@ static void test_special_values(void) {
 
 static void test_parsers(void) {
   PrivTrust t;
-  PrivSensitivity s;
+  MfSensitivity s;
   GError *err = NULL;
   const char *names[] = {"ldp", "pndp", "secldp"};
   for (guint i = 0; i < 3; i++) {
@@ -93,12 +93,12 @@ static void test_parsers(void) {
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "'PNDP'"));
   g_clear_error(&err);
-  g_assert_true(priv_sensitivity_parse("exact", &s, &err));
-  g_assert_cmpint(s, ==, PRIV_SENSITIVITY_EXACT);
-  g_assert_cmpstr(priv_sensitivity_name(s), ==, "exact");
-  g_assert_true(priv_sensitivity_parse("bound", &s, &err));
-  g_assert_cmpstr(priv_sensitivity_name(s), ==, "bound");
-  g_assert_false(priv_sensitivity_parse("tight", &s, &err));
+  g_assert_true(mf_sensitivity_parse("exact", &s, &err));
+  g_assert_cmpint(s, ==, MF_SENSITIVITY_EXACT);
+  g_assert_cmpstr(mf_sensitivity_name(s), ==, "exact");
+  g_assert_true(mf_sensitivity_parse("bound", &s, &err));
+  g_assert_cmpstr(mf_sensitivity_name(s), ==, "bound");
+  g_assert_false(mf_sensitivity_parse("tight", &s, &err));
   g_clear_error(&err);
 }
 

@@ -43,7 +43,7 @@ static double *mu_by_node(const PrivReport *r, guint n) {
   return mu;
 }
 
-static PrivReport *local(const PrivStructuredProblem *p, guint radius, PrivSensitivity sens,
+static PrivReport *local(const PrivStructuredProblem *p, guint radius, MfSensitivity sens,
                          PrivLocalShell shell, PrivLocalInfo *info) {
   PrivAccountOptions opt = {.b = p->b, .sensitivity = sens};
   GError *err = NULL;
@@ -104,7 +104,7 @@ static void check_case(const Case *c) {
                              .b = c->b};
   PrivBlocks *bl = priv_structured_blocks(&p, &err);
   g_assert_no_error(err);
-  PrivAccountOptions opt = {.b = c->b, .sensitivity = PRIV_SENSITIVITY_EXACT};
+  PrivAccountOptions opt = {.b = c->b, .sensitivity = MF_SENSITIVITY_EXACT};
   PrivReport *exact = priv_account_report(bl, NULL, &opt, &err);
   g_assert_no_error(err);
   double *mu0 = mu_by_node(exact, n);
@@ -113,8 +113,8 @@ static void check_case(const Case *c) {
   gboolean covered = FALSE;
   for (guint radius = 1; !covered; radius++) {
     PrivLocalInfo info;
-    PrivReport *le = local(&p, radius, PRIV_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_MERGED, &info);
-    PrivReport *lb = local(&p, radius, PRIV_SENSITIVITY_BOUND, PRIV_LOCAL_SHELL_MERGED, NULL);
+    PrivReport *le = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_MERGED, &info);
+    PrivReport *lb = local(&p, radius, MF_SENSITIVITY_BOUND, PRIV_LOCAL_SHELL_MERGED, NULL);
     covered = info.covered;
     g_assert_cmpuint(info.radius, ==, radius);
     PrivLocalInfo ball;
@@ -148,8 +148,7 @@ static void check_case(const Case *c) {
     if (radius <= 2) {
       /* One observer for the shell or the shell itself: the same bound. */
       PrivLocalInfo full_info;
-      PrivReport *full = local(&p, radius, PRIV_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_FULL,
-                               &full_info);
+      PrivReport *full = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_FULL, &full_info);
       g_assert_cmpuint(full_info.sub_nodes, ==, info.ball + info.shell);
       g_assert_cmpuint(full->n_victims, ==, le->n_victims);
       for (guint i = 0; i < le->n_victims; i++) {

@@ -1,7 +1,6 @@
 /*
  * tests/privacy/test_account_report.c: the per-victim report (distances,
- * conversions, unprotected victims, argument checks) and the CSV reader of
- * matrices (round trip with priv_matrix_write_csv, malformed files).
+ * conversions, unprotected victims, argument checks).
  */
 #include <glib/gstdio.h>
 #include <math.h>
@@ -47,7 +46,7 @@ static void test_report(void) {
   priv_report_free(r);
 
   /* Exact sensitivity on node 1's non-negative block equals the bound. */
-  opt.sensitivity = PRIV_SENSITIVITY_EXACT;
+  opt.sensitivity = MF_SENSITIVITY_EXACT;
   r = priv_account_report(b, g, &opt, &err);
   g_assert_no_error(err);
   g_assert_cmpfloat(fabs(r->victims[1].mu - sqrt(2.0)), <, 1e-9);
@@ -79,83 +78,8 @@ static void test_report(void) {
   topo_graph_free(g);
 }
 
-static void test_csv(void) {
-  GError *err = NULL;
-  char *dir = g_dir_make_tmp("account-csv-XXXXXX", &err);
-  g_assert_no_error(err);
-  char *path = g_build_filename(dir, "C.csv", NULL);
-  double M[] = {1.0, -2.5e-300, 3.0, 1.0 / 3.0, 0.0, -7.0};
-  g_assert_true(priv_matrix_write_csv(path, M, 2, 3, &err));
-  guint rows, cols;
-  double *R = priv_matrix_read_csv(path, &rows, &cols, &err);
-  g_assert_no_error(err);
-  g_assert_cmpuint(rows, ==, 2);
-  g_assert_cmpuint(cols, ==, 3);
-  for (guint i = 0; i < 6; i++)
-    g_assert_cmpfloat(R[i], ==, M[i]); /* exact */
-  g_free(R);
-
-  const struct {
-    const char *text, *needle;
-  } bad[] = {{"1,2\n3\n", ":2:"},
-             {"1,x\n", "'x'"},
-             {"", "empty"},
-             {"1,,2\n", ":1:"},
-             {"1,nan\n", "'nan'"}};
-  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
-    g_assert_true(g_file_set_contents(path, bad[i].text, -1, NULL));
-    g_assert_null(priv_matrix_read_csv(path, &rows, &cols, &err));
-    g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
-    g_assert_nonnull(strstr(err->message, bad[i].needle));
-    g_assert_nonnull(strstr(err->message, path));
-    g_clear_error(&err);
-  }
-  /* CRLF and blank lines are fine. */
-  g_assert_true(g_file_set_contents(path, "1, 2\r\n\r\n3,4\r\n", -1, NULL));
-  R = priv_matrix_read_csv(path, &rows, &cols, &err);
-  g_assert_no_error(err);
-  g_assert_cmpuint(rows, ==, 2);
-  g_assert_cmpfloat(R[3], ==, 4.0);
-  g_free(R);
-  /* priv_mf_read_c: T x T lower triangular, nonzero diagonal; positions are
-   * file lines and columns (blank lines counted), rounding residue above the
-   * diagonal is cleared, and C comes divided by its largest |entry| (the
-   * same mechanism: see test_extremes.c). */
-  g_assert_true(g_file_set_contents(path, "2,1e-17\n\n1,3\n", -1, NULL));
-  R = priv_mf_read_c(path, 2, &err);
-  g_assert_no_error(err);
-  g_assert_cmpfloat(R[1], ==, 0.0);
-  g_assert_cmpfloat(R[2], ==, 1.0 / 3.0);
-  g_assert_cmpfloat(R[3], ==, 1.0);
-  g_free(R);
-  const struct {
-    const char *text, *needle;
-    guint T;
-  } badc[] = {{"1,0\n0,1\n", ": C is 2 x 2, expected 3 x 3", 3},
-              {"1,0\n\n0.5,0,0.25\n", ":3: 3 values where the rows above have 2", 2},
-              {"1,0\n\n1,0\n", ":3:2: C[1,1] = 0: C must have a nonzero diagonal", 2},
-              {"1,0.5\n1,1\n", ":1:2: C[0,1] = 0.5 lies above the diagonal", 2},
-              {"1,0\n1,y\n", ":2:2: not a finite number: 'y'", 2}};
-  for (guint i = 0; i < G_N_ELEMENTS(badc); i++) {
-    g_assert_true(g_file_set_contents(path, badc[i].text, -1, NULL));
-    g_assert_null(priv_mf_read_c(path, badc[i].T, &err));
-    g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
-    if (strstr(err->message, badc[i].needle) == NULL || strstr(err->message, path) == NULL)
-      g_error("'%s' lacks '%s'", err->message, badc[i].needle);
-    g_clear_error(&err);
-  }
-  g_remove(path);
-  g_assert_null(priv_matrix_read_csv(path, &rows, &cols, &err));
-  g_assert_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT);
-  g_clear_error(&err);
-  g_rmdir(dir);
-  g_free(path);
-  g_free(dir);
-}
-
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/privacy/account/report/report", test_report);
-  g_test_add_func("/privacy/account/report/csv", test_csv);
   return g_test_run();
 }

@@ -59,8 +59,7 @@ static void test_florentine_reference(void) {
   JsonArray *rows = json_object_get_array_member(ref, "rows");
   g_assert_cmpuint(json_array_get_length(rows), ==, 14);
 
-  PrivAccountOptions opt = {
-      .b = 1, .sensitivity = PRIV_SENSITIVITY_BOUND, .alpha = 2, .delta = 1e-6};
+  PrivAccountOptions opt = {.b = 1, .sensitivity = MF_SENSITIVITY_BOUND, .alpha = 2, .delta = 1e-6};
   PrivBlocks *all[] = {kal, den, gen};
   double *muff = priv_muffliato_rdp(w, 10, S, 1, 2.0, 1.0, &err);
   g_assert_no_error(err);
@@ -222,7 +221,7 @@ static void test_mfdsgd(void) {
         double s2;
         GError *err = NULL;
         g_assert_true(
-            priv_sensitivity2(priv_blocks_get(bl, u), T, b, PRIV_SENSITIVITY_BOUND, &s2, &err));
+            mf_gram_sensitivity2(priv_blocks_get(bl, u), T, b, MF_SENSITIVITY_BOUND, &s2, &err));
         g_assert_cmpfloat(fabs(sqrt(s2) - 1.0 / 0.8), <, 1e-12);
       }
       priv_blocks_free(bl);
@@ -332,7 +331,7 @@ static void test_ldp_closed_form(void) {
   for (guint b = 1; b <= T; b++) {
     if (T % b)
       continue;
-    PrivAccountOptions opt = {.b = b, .sensitivity = PRIV_SENSITIVITY_EXACT};
+    PrivAccountOptions opt = {.b = b, .sensitivity = MF_SENSITIVITY_EXACT};
     GError *err = NULL;
     PrivReport *rep = priv_account_report(gen, NULL, &opt, &err);
     g_assert_no_error(err);
@@ -405,8 +404,8 @@ static void test_consistency(void) {
                  .sigma = 1.0,
                  .clip = 1.0};
   guint S[] = {2, 9};
-  PrivAccountOptions exact = {.b = b, .sensitivity = PRIV_SENSITIVITY_EXACT};
-  PrivAccountOptions bound = {.b = b, .sensitivity = PRIV_SENSITIVITY_BOUND};
+  PrivAccountOptions exact = {.b = b, .sensitivity = MF_SENSITIVITY_EXACT};
+  PrivAccountOptions bound = {.b = b, .sensitivity = MF_SENSITIVITY_BOUND};
   PrivBlocks *both = fast_blocks(&run, PRIV_TRUST_PNDP, S, 2, PRIV_ENGINE_AUTO);
   PrivReport *rb = priv_account_report(both, g, &exact, &err);
   PrivReport *rbb = priv_account_report(both, g, &bound, &err);

@@ -12,6 +12,7 @@
 
 #include <glib/gstdio.h>
 
+#include "mf/mf.h"
 #include "privacy/privacy.h"
 
 static double rel(double a, double b) {
@@ -31,7 +32,7 @@ static TopoGossip *florentine(TopoGraph **graph_out) {
 /* The per-victim mu of a structured accounting (attacker 0, T = 4). */
 static PrivReport *structured_report(const TopoGossip *w, const TopoGraph *g, PrivProtocol protocol,
                                      guint K, const double *C, PrivTrust trust, PrivEngine engine,
-                                     double sigma, PrivSensitivity kind) {
+                                     double sigma, MfSensitivity kind) {
   const TopoGossip *ws[] = {w};
   guint S[] = {0};
   PrivStructuredProblem p = {.protocol = protocol,
@@ -62,7 +63,7 @@ static PrivReport *structured_report(const TopoGossip *w, const TopoGraph *g, Pr
 static void test_structured_sigma(void) {
   TopoGraph *g;
   TopoGossip *w = florentine(&g);
-  double *antipgd = priv_mf_baseline(PRIV_BASELINE_ANTIPGD, 4, 0, NULL);
+  double *antipgd = mf_baseline(MF_BASELINE_ANTIPGD, 4, 0, NULL);
   const struct {
     PrivProtocol protocol;
     guint K;
@@ -77,7 +78,7 @@ static void test_structured_sigma(void) {
   for (guint c = 0; c < G_N_ELEMENTS(cases); c++)
     for (guint t = 0; t < G_N_ELEMENTS(trusts); t++)
       for (guint k = 0; k < 2; k++) {
-        PrivSensitivity kind = k ? PRIV_SENSITIVITY_EXACT : PRIV_SENSITIVITY_BOUND;
+        MfSensitivity kind = k ? MF_SENSITIVITY_EXACT : MF_SENSITIVITY_BOUND;
         PrivReport *one = structured_report(w, g, cases[c].protocol, cases[c].K, cases[c].C,
                                             trusts[t], cases[c].engine, 1.0, kind);
         for (guint s = 0; s < G_N_ELEMENTS(sigmas); s++) {
@@ -127,7 +128,7 @@ static void test_report_blocks(void) {
   X2[0] = NAN;
   X3[0] = X3[3] = 4.0; /* mu = sqrt(8) at scale 1 */
   for (guint k = 0; k < 2; k++) {
-    PrivAccountOptions opt = {.sensitivity = k ? PRIV_SENSITIVITY_EXACT : PRIV_SENSITIVITY_BOUND};
+    PrivAccountOptions opt = {.sensitivity = k ? MF_SENSITIVITY_EXACT : MF_SENSITIVITY_BOUND};
     PrivReport *r = priv_account_report(b, NULL, &opt, &err);
     g_assert_no_error(err);
     g_assert_cmpuint(r->n_victims, ==, 3);
@@ -173,7 +174,7 @@ static char *write_c(const char *dir, const char *name, guint T, double c, gbool
   return path;
 }
 
-/* C and c C are one mechanism: the same matrix from priv_mf_read_c, the
+/* C and c C are one mechanism: the same matrix from mf_read_c, the
  * same mu from the structured path (also given the unnormalized matrix
  * directly). Before: 1e154 C gave mu = 0 for every victim (sens(C)^2 =
  * inf), diag(1e-300) failed with "zero sensitivity". */
@@ -185,16 +186,16 @@ static void test_c_scale(void) {
   TopoGossip *w = florentine(&g);
   GError *err = NULL;
   char *p1 = write_c(dir, "c1.csv", T, 1.0, FALSE);
-  double *C1 = priv_mf_read_c(p1, T, &err);
+  double *C1 = mf_read_c(p1, T, &err);
   g_assert_no_error(err);
   PrivReport *ref = structured_report(w, g, PRIV_PROTOCOL_MFDSGD, 1, C1, PRIV_TRUST_PNDP,
-                                      PRIV_ENGINE_DENSE, 1.0, PRIV_SENSITIVITY_BOUND);
+                                      PRIV_ENGINE_DENSE, 1.0, MF_SENSITIVITY_BOUND);
   /* The value: the distance-1 victim has mu = 0.91. */
   g_assert_cmpfloat(fabs(ref->victims[0].mu - 0.91009312903005868), <, 1e-12);
   const double scales[] = {1e154, 1e-300, 1e300, 0x1p-1000, 3.0};
   for (guint i = 0; i < G_N_ELEMENTS(scales); i++) {
     char *p = write_c(dir, "c.csv", T, scales[i], FALSE);
-    double *C = priv_mf_read_c(p, T, &err);
+    double *C = mf_read_c(p, T, &err);
     g_assert_no_error(err);
     g_assert_cmpmem(C, sizeof(double) * T * T, C1, sizeof(double) * T * T);
     /* The raw matrix straight into the library: normalized there too. */
@@ -202,7 +203,7 @@ static void test_c_scale(void) {
     for (guint j = 0; j < T * T; j++)
       raw[j] = C1[j] * scales[i];
     PrivReport *r = structured_report(w, g, PRIV_PROTOCOL_MFDSGD, 1, raw, PRIV_TRUST_PNDP,
-                                      PRIV_ENGINE_DENSE, 1.0, PRIV_SENSITIVITY_BOUND);
+                                      PRIV_ENGINE_DENSE, 1.0, MF_SENSITIVITY_BOUND);
     for (guint v = 0; v < r->n_victims; v++)
       g_assert_cmpfloat(rel(r->victims[v].mu, ref->victims[v].mu), <, 1e-14);
     priv_report_free(r);
@@ -214,14 +215,14 @@ static void test_c_scale(void) {
   /* diag(1e-300) is the identity: D-SGD's noise, calibrated to
    * nu = sigma sens(I) = 2 sigma (T = 4 steps, b = 1): half of D-SGD's mu. */
   char *pd = write_c(dir, "d.csv", T, 1e-300, TRUE);
-  double *D = priv_mf_read_c(pd, T, &err);
+  double *D = mf_read_c(pd, T, &err);
   g_assert_no_error(err);
   for (guint j = 0; j < T * T; j++)
     g_assert_cmpfloat(D[j], ==, j % (T + 1) == 0 ? 1.0 : 0.0);
   PrivReport *rd = structured_report(w, g, PRIV_PROTOCOL_MFDSGD, 1, D, PRIV_TRUST_PNDP,
-                                     PRIV_ENGINE_DENSE, 1.0, PRIV_SENSITIVITY_BOUND);
+                                     PRIV_ENGINE_DENSE, 1.0, MF_SENSITIVITY_BOUND);
   PrivReport *rs = structured_report(w, g, PRIV_PROTOCOL_DSGD, 1, NULL, PRIV_TRUST_PNDP,
-                                     PRIV_ENGINE_DENSE, 1.0, PRIV_SENSITIVITY_BOUND);
+                                     PRIV_ENGINE_DENSE, 1.0, MF_SENSITIVITY_BOUND);
   for (guint v = 0; v < rd->n_victims; v++)
     g_assert_cmpfloat(rel(rd->victims[v].mu, rs->victims[v].mu / 2.0), <, 1e-13);
   priv_report_free(rd);
@@ -235,8 +236,8 @@ static void test_c_scale(void) {
    * to be inverted). */
   char *ps = g_build_filename(dir, "s.csv", NULL);
   g_assert_true(g_file_set_contents(ps, "1e300,0\n1,1e-30\n", -1, NULL));
-  g_assert_null(priv_mf_read_c(ps, 2, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_null(mf_read_c(ps, 2, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "singular"));
   g_clear_error(&err);
   g_unlink(ps);
@@ -244,13 +245,13 @@ static void test_c_scale(void) {
 
   /* sens(C)^2 of 2^k C is 4^k sens(C)^2 exactly while it is a normal
    * double; +inf past the range; 0 below it (the callers refuse it). */
-  double s1 = priv_mf_sensitivity2(C1, T, T, 1);
+  double s1 = mf_sensitivity2(C1, T, T, 1);
   double *Ck = g_new(double, T *T);
   const int ks[] = {300, -500, 600, -530};
   for (guint i = 0; i < G_N_ELEMENTS(ks); i++) {
     for (guint j = 0; j < T * T; j++)
       Ck[j] = ldexp(C1[j], ks[i]);
-    double s = priv_mf_sensitivity2(Ck, T, T, 1);
+    double s = mf_sensitivity2(Ck, T, T, 1);
     if (ks[i] == 600)
       g_assert_true(isinf(s));
     else if (ks[i] == -530)

@@ -126,8 +126,7 @@ static void test_reports_b2(void) {
   for (guint b = 1; b <= 4; b *= 2)
     for (guint sens = 0; sens < 2; sens++) {
       PrivAccountOptions opt = {.b = b,
-                                .sensitivity = sens ? PRIV_SENSITIVITY_EXACT
-                                                    : PRIV_SENSITIVITY_BOUND,
+                                .sensitivity = sens ? MF_SENSITIVITY_EXACT : MF_SENSITIVITY_BOUND,
                                 .alpha = 2,
                                 .delta = 1e-6};
       PrivReport *a = priv_account_report(kal, g, &opt, &err);

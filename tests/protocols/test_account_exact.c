@@ -486,7 +486,7 @@ static PrivBlocks **observe(const TopoGraph *g, TopoGossipKind kind, const char 
 }
 
 static PrivReport *report(const PrivBlocks *blocks, const TopoGraph *g, guint b) {
-  PrivAccountOptions o = {.b = b, .sensitivity = PRIV_SENSITIVITY_BOUND};
+  PrivAccountOptions o = {.b = b, .sensitivity = MF_SENSITIVITY_BOUND};
   GError *err = NULL;
   PrivReport *r = priv_account_report(blocks, g, &o, &err);
   g_assert_no_error(err);

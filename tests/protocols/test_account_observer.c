@@ -33,6 +33,7 @@
 
 #include <glib/gstdio.h>
 
+#include "mf/mf.h"
 #include "protocols/protocols.h"
 
 typedef struct {
@@ -175,7 +176,7 @@ static void check_equals_structured(const char *gspec, const guint *set1, guint 
   g_assert_no_error(err);
   char *cpath = g_build_filename(dir, "C.csv", NULL);
   double *C = random_c(T, cpath);
-  double *Canti = priv_mf_baseline(PRIV_BASELINE_ANTIPGD, T, 0, &err);
+  double *Canti = mf_baseline(MF_BASELINE_ANTIPGD, T, 0, &err);
   g_assert_no_error(err);
   char *mfspec = g_strdup_printf("mfdsgd:C=%s", cpath);
   /* C=blt: the BLT fitted to this gossip for (T/b, b), made dense here. */
@@ -204,7 +205,7 @@ static void check_equals_structured(const char *gspec, const guint *set1, guint 
       PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
       double *Cblt = NULL;
       if (g_str_has_prefix(protos[p].spec, "mfdsgd:C=blt")) {
-        Cblt = priv_mafalda_blt_c(Wd, topo_gossip_n(w), T, T / bs[ib], bs[ib], 2, NULL, NULL, &err);
+        Cblt = mf_mafalda_blt_c(Wd, topo_gossip_n(w), T, T / bs[ib], bs[ib], 2, NULL, NULL, &err);
         g_assert_no_error(err);
       }
       for (guint v = 0; v < G_N_ELEMENTS(views); v++) {
@@ -412,7 +413,7 @@ static void test_decor_closed_form(void) {
 }
 
 /* mu of every victim of @b under user-level participation. */
-static double *mus(const PrivBlocks *b, PrivSensitivity kind) {
+static double *mus(const PrivBlocks *b, MfSensitivity kind) {
   PrivAccountOptions ao = {.b = 1, .sensitivity = kind};
   GError *err = NULL;
   PrivReport *r = priv_account_report(b, NULL, &ao, &err);
@@ -436,9 +437,9 @@ static void test_decor_ordering(void) {
   base_config(&cfg, g, "decor", T, 1, 1.0);
   PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
   for (guint s = 0; s < 2; s++) {
-    double *ldp = mus(obs[3 * s], PRIV_SENSITIVITY_EXACT);
-    double *pndp = mus(obs[3 * s + 1], PRIV_SENSITIVITY_EXACT);
-    double *sec = mus(obs[3 * s + 2], PRIV_SENSITIVITY_EXACT);
+    double *ldp = mus(obs[3 * s], MF_SENSITIVITY_EXACT);
+    double *pndp = mus(obs[3 * s + 1], MF_SENSITIVITY_EXACT);
+    double *sec = mus(obs[3 * s + 2], MF_SENSITIVITY_EXACT);
     guint strict = 0;
     for (guint u = 0; u < n; u++) {
       if (isnan(sec[u]))
@@ -542,7 +543,7 @@ static void test_zipdl_finite(void) {
   base_config(&cfg, g, "zipdl:units=gradient", 4, 1, 1.0);
   PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
   for (guint v = 0; v < G_N_ELEMENTS(views); v++) {
-    double *mu = mus(obs[v], PRIV_SENSITIVITY_BOUND);
+    double *mu = mus(obs[v], MF_SENSITIVITY_BOUND);
     guint positive = 0;
     for (guint u = 0; u < obs[v]->n; u++) {
       if (isnan(mu[u]))
@@ -707,8 +708,7 @@ static void test_deadline_effective_w(void) {
     g_assert_no_error(err);
     const TopoGossip *wn[] = {w};
     PrivBlocks *nominal = structured(PRIV_PROTOCOL_DSGD, 1, NULL, T, 1, wn, 1, &views[nv - 1], 1.0);
-    double *mu_obs = mus(ob, PRIV_SENSITIVITY_BOUND),
-           *mu_nom = mus(nominal, PRIV_SENSITIVITY_BOUND);
+    double *mu_obs = mus(ob, MF_SENSITIVITY_BOUND), *mu_nom = mus(nominal, MF_SENSITIVITY_BOUND);
     g_assert_cmpfloat(mu_obs[slow_from], <, 0.5 * mu_nom[slow_from]);
     g_free(mu_obs);
     g_free(mu_nom);
@@ -754,7 +754,7 @@ static void test_deadline_link_down(void) {
     PrivKnowledge *k = priv_observer_knowledge(obs, v, &err);
     PrivBlocks *b = priv_knowledge_blocks(k, &ko, &err);
     g_assert_no_error(err);
-    double *mu = mus(b, PRIV_SENSITIVITY_BOUND);
+    double *mu = mus(b, MF_SENSITIVITY_BOUND);
     for (guint u = 1; u < b->n; u++) {
       g_assert_cmpint(b->status[u], ==, PRIV_NODE_PROTECTED);
       if (v == 0)

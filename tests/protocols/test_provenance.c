@@ -17,6 +17,7 @@
  *              an opaque payload is ignored, not cast to a linvec.
  * Runs are accounting-only (d = 0): the provenance is the object under test.
  */
+#include "mf/mf.h"
 #include "proto_test.h"
 
 #define TOL 1e-12
@@ -338,7 +339,7 @@ static void test_antipgd(void) {
   mf_case("mfdsgd:C=antipgd", C, N, T, 1, NULL);
 }
 
-/* Divides C by its largest |entry|: priv_mf_read_c returns a C file so
+/* Divides C by its largest |entry|: mf_read_c returns a C file so
  * normalized (the same mechanism), so the expected noise uses that C. */
 static void normalize_c(double *C, guint T) {
   double big = 0.0;
@@ -405,7 +406,7 @@ static void test_mfdsgd_blocked(void) {
   {
     enum { T = 6 };
     GError *err = NULL;
-    double *C = priv_mf_baseline(PRIV_BASELINE_SR, T, 0, &err);
+    double *C = mf_baseline(MF_BASELINE_SR, T, 0, &err);
     g_assert_no_error(err);
     mf_case("mfdsgd:C=sr,block=4", C, NULL, 2, 3, NULL);
     g_free(C);
@@ -434,15 +435,15 @@ static void test_mfdsgd_families(void) {
   enum { T = 6 };
   const struct {
     const char *spec;
-    PrivBaseline which;
+    MfBaseline which;
     guint band;
-  } cases[] = {{"mfdsgd:C=identity", PRIV_BASELINE_IDENTITY, 0},
-               {"mfdsgd:C=sr", PRIV_BASELINE_SR, 0},
-               {"mfdsgd:C=bsr", PRIV_BASELINE_BSR, 3}, /* band defaults to b = 3 */
-               {"mfdsgd:C=bsr,band=2", PRIV_BASELINE_BSR, 2}};
+  } cases[] = {{"mfdsgd:C=identity", MF_BASELINE_IDENTITY, 0},
+               {"mfdsgd:C=sr", MF_BASELINE_SR, 0},
+               {"mfdsgd:C=bsr", MF_BASELINE_BSR, 3}, /* band defaults to b = 3 */
+               {"mfdsgd:C=bsr,band=2", MF_BASELINE_BSR, 2}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     GError *err = NULL;
-    double *C = priv_mf_baseline(cases[i].which, T, cases[i].band, &err);
+    double *C = mf_baseline(cases[i].which, T, cases[i].band, &err);
     g_assert_no_error(err);
     mf_case(cases[i].spec, C, NULL, 2, 3, NULL);
     g_free(C);
@@ -450,7 +451,7 @@ static void test_mfdsgd_families(void) {
 }
 
 /* C=toeplitz: the banded Toeplitz C fitted to the run's graph (the privacy
- * module's priv_mafalda_toeplitz_c on the same uniform gossip), streamed
+ * module's mf_mafalda_toeplitz_c on the same uniform gossip), streamed
  * from band - 1 past noises: every noise coefficient and the std are the
  * dense formula's. T = 24 so that the fit warm starts (k = 8). */
 static void test_mfdsgd_toeplitz(void) {
@@ -464,7 +465,7 @@ static void test_mfdsgd_toeplitz(void) {
     guint band;
   } cases[] = {{"mfdsgd:C=toeplitz", 3}, {"mafalda:C=toeplitz,band=2", 2}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    double *C = priv_mafalda_toeplitz_c(W, topo_gossip_n(w), 24, 8, 3, cases[i].band, &err);
+    double *C = mf_mafalda_toeplitz_c(W, topo_gossip_n(w), 24, 8, 3, cases[i].band, &err);
     g_assert_no_error(err);
     g_assert_cmpfloat(C[(gsize)cases[i].band * 24], ==, 0.0); /* banded */
     mf_case(cases[i].spec, C, NULL, 8, 3, NULL);
@@ -475,7 +476,7 @@ static void test_mfdsgd_toeplitz(void) {
   topo_graph_free(g);
 }
 
-/* C=blt: the BLT C fitted to the run's graph (priv_mafalda_blt_c on the same
+/* C=blt: the BLT C fitted to the run's graph (mf_mafalda_blt_c on the same
  * uniform gossip) streamed from d buffers per node: every noise coefficient
  * of every message (the provenance linvecs) is the dense C^-1's and the std
  * the dense sensitivity's, to rounding. T = 24 so that the fit warm starts. */
@@ -490,8 +491,7 @@ static void test_mfdsgd_blt(void) {
     guint buffers;
   } cases[] = {{"mfdsgd:C=blt,buffers=2", 2}, {"mafalda:C=blt", 4}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    double *C = priv_mafalda_blt_c(W, topo_gossip_n(w), 24, 8, 3, cases[i].buffers, NULL, NULL,
-                                   &err);
+    double *C = mf_mafalda_blt_c(W, topo_gossip_n(w), 24, 8, 3, cases[i].buffers, NULL, NULL, &err);
     g_assert_no_error(err);
     g_assert_cmpfloat(C[23 * 24], !=, 0.0); /* not banded: C^-1 is full too */
     mf_case(cases[i].spec, C, NULL, 8, 3, NULL);

@@ -4,6 +4,7 @@
  * (timers, custom messages, the exchange), handler errors, bad C files,
  * and Mafalda's C taken from the privacy module's optimizer.
  */
+#include "mf/mf.h"
 #include "proto_test.h"
 
 static void test_builtins_listed(void) {
@@ -396,7 +397,7 @@ static void test_c_file_errors(void) {
   topo_graph_free(g);
 }
 
-/* Mafalda: the run's C is priv_mf_optimize's on this graph's post-average
+/* Mafalda: the run's C is mf_optimize's on this graph's post-average
  * H, and its noise std is sigma Delta (sens = 1 by construction). */
 static void test_mafalda(void) {
   GError *err = NULL;
@@ -404,10 +405,10 @@ static void test_mafalda(void) {
   guint n = topo_graph_n_nodes(g), k = 2, b = 3, T = 6;
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
   double *W = topo_gossip_dense(w);
-  double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, &err);
+  double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0, &err);
   g_assert_no_error(err);
-  PrivMfResult *res = NULL;
-  g_assert_true(priv_mf_optimize(H, T, k, b, NULL, &res, &err));
+  MfResult *res = NULL;
+  g_assert_true(mf_optimize(H, T, k, b, NULL, &res, &err));
   g_assert_no_error(err);
 
   ProtoRunConfig cfg;
@@ -453,7 +454,7 @@ static void test_mafalda(void) {
   products_free(&P);
   dense_rounds_free(Wr, T);
   proto_run_free(run);
-  priv_mf_result_free(res);
+  mf_result_free(res);
   g_free(H);
   g_free(W);
   topo_gossip_free(w);

@@ -73,7 +73,7 @@ def test_the_gil_is_released_and_cancel_fails_the_call():
 
 def test_ctrl_c_cancels_mafalda_inside_the_optimizer():
     """T = 800: the optimizers alone take about 17 s of CPU uncancelled;
-    they poll the flag at every iteration (PrivMfOptions.cancel)."""
+    they poll the flag at every iteration (MfOptions.cancel)."""
     timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
     start = time.process_time()  # both optimizer threads' CPU; load-independent
     timer.start()

@@ -1,6 +1,6 @@
 /*
- * privacy/mf_banded_internal.h: the banded evaluation of the MF objective
- * (privacy/mf_banded.c), used by privacy/mf_optimize.c when the band is
+ * mf/banded_internal.h: the banded evaluation of the MF objective
+ * (mf/banded.c), used by mf/optimize.c when the band is
  * narrow. Not public.
  *
  * A banded X (X[s,t] = 0 for |s - t| >= W) is kept in LAPACK's lower band
@@ -10,7 +10,7 @@
 #ifndef DPG_PRIVACY_MF_BANDED_INTERNAL_H
 #define DPG_PRIVACY_MF_BANDED_INTERNAL_H
 
-#include "privacy/internal.h"
+#include "mf/internal.h"
 
 typedef struct {
   guint T, W;
@@ -24,34 +24,34 @@ typedef struct {
   double *Gd, *Gs;  /* the band blocks of X^{-1} H X^{-1} */
   double *Sd, *Ss;  /* the band blocks of X^{-1} */
   double *Sw;       /* 2 nb^2 work */
-} PrivMfBanded;
+} MfBanded;
 
 /* Sets up the evaluation for T x T problems of band @W (1 <= W <= T) with
  * H = @Rt Rt^T (@Rt lower, column-major, kept by the caller). Memory: T^2 +
- * O(T W) doubles. FALSE with PRIV_ERROR_MEMORY. */
-gboolean priv_mf_banded_init(PrivMfBanded *B, const double *Rt, guint T, guint W, GError **error);
+ * O(T W) doubles. FALSE with MF_ERROR_MEMORY. */
+gboolean mf_banded_init(MfBanded *B, const double *Rt, guint T, guint W, GError **error);
 
-void priv_mf_banded_clear(PrivMfBanded *B);
+void mf_banded_clear(MfBanded *B);
 
 /* f = tr(H X^{-1}) = ||L^{-1} Rt||_F^2 for the band @Xb (W x T band storage),
  * +inf when X is not positive definite. One band Cholesky (O(T W^2)) and a
  * block-bidiagonal forward solve (~1.5 nb T^2 flops, BLAS-3). */
-double priv_mf_banded_objective(PrivMfBanded *B, const double *Xb);
+double mf_banded_objective(MfBanded *B, const double *Xb);
 
 /* The band of G = X^{-1} H X^{-1} (@Gb, W x T band storage) at the point the
  * last objective() call saw (finite). A backward block solve and the band of
  * V V^T, V = X^{-1} Rt: ~6 nb T^2 flops. */
-void priv_mf_banded_gradient(PrivMfBanded *B, double *Gb);
+void mf_banded_gradient(MfBanded *B, double *Gb);
 
 /* The band of X^{-1} (@Sb, W x T band storage) at the point the last
  * objective() call saw (finite): block selected inversion of the band
  * Cholesky factor, O(T nb^2). For the diagonal preconditioner. */
-void priv_mf_banded_inverse_band(PrivMfBanded *B, double *Sb);
+void mf_banded_inverse_band(MfBanded *B, double *Sb);
 
 /* The lower-triangular C with C^T C = X for the band @Xb: C = J chol(J X J)^T J,
  * banded (C[t,s] = 0 for t - s >= W), as a dense T x T row-major matrix.
- * O(T W^2) + O(T^2) to fill. NULL with PRIV_ERROR_NUMERICAL when X is not
- * positive definite, PRIV_ERROR_MEMORY. */
-double *priv_mf_factor_from_band(const double *Xb, guint T, guint W, GError **error);
+ * O(T W^2) + O(T^2) to fill. NULL with MF_ERROR_NUMERICAL when X is not
+ * positive definite, MF_ERROR_MEMORY. */
+double *mf_factor_from_band(const double *Xb, guint T, guint W, GError **error);
 
 #endif /* DPG_PRIVACY_MF_BANDED_INTERNAL_H */

@@ -1,5 +1,5 @@
 /*
- * tests/privacy/test_mafalda_gram.c: the structured workload Gram matrix H
+ * tests/mf/test_mafalda_gram.c: the structured workload Gram matrix H
  * against closed forms (complete graph, ring), a brute-force nT x nT
  * construction, the other computation paths, and the reference values of
  * tests/data/reference/mafalda-florentine-*.json.
@@ -8,7 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "privacy/privacy.h"
+#include "mf/mf.h"
+#include "topologies/topologies.h"
 
 /* ---- helpers ---- */
 
@@ -99,7 +100,7 @@ static double *random_stochastic(GRand *r, guint n) {
 /* Brute force: the nT x nT workload A with block (t, s) = W_t ... W_s
  * (post-average) or W_{t-1} ... W_s (messages), then H[s,s'] = sum_i sum_rows
  * A[r, s n + i] A[r, s' n + i]. Wt[t] is round t's matrix. */
-static double *brute_force_gram(double **Wt, guint n, guint T, PrivWorkload wl) {
+static double *brute_force_gram(double **Wt, guint n, guint T, MfWorkload wl) {
   gsize N = (gsize)n * T;
   double *A = g_new0(double, N *N);
   double *P = g_new(double, (gsize)n *n), *Q = g_new(double, (gsize)n *n);
@@ -109,7 +110,7 @@ static double *brute_force_gram(double **Wt, guint n, guint T, PrivWorkload wl) 
     for (guint i = 0; i < n; i++)
       P[(gsize)i * n + i] = 1.0;
     for (guint t = s; t < T; t++) {
-      if (wl == PRIV_WORKLOAD_POST_AVERAGE) {
+      if (wl == MF_WORKLOAD_POST_AVERAGE) {
         /* P <- W_t P */
         for (guint i = 0; i < n; i++)
           for (guint j = 0; j < n; j++) {
@@ -123,7 +124,7 @@ static double *brute_force_gram(double **Wt, guint n, guint T, PrivWorkload wl) 
       for (guint i = 0; i < n; i++)
         for (guint j = 0; j < n; j++)
           A[((gsize)t * n + i) * N + (gsize)s * n + j] = P[(gsize)i * n + j];
-      if (wl == PRIV_WORKLOAD_MESSAGES) {
+      if (wl == MF_WORKLOAD_MESSAGES) {
         for (guint i = 0; i < n; i++)
           for (guint j = 0; j < n; j++) {
             double v = 0.0;
@@ -171,14 +172,14 @@ static void test_complete_closed_form(void) {
   double *W = g_new(double, n *n);
   for (guint i = 0; i < n * n; i++)
     W[i] = 1.0 / n;
-  for (int method = PRIV_GRAM_AUTO; method <= PRIV_GRAM_POWERS; method++) {
+  for (int method = MF_GRAM_AUTO; method <= MF_GRAM_POWERS; method++) {
     for (int wl = 0; wl < 2; wl++) {
       GError *err = NULL;
-      double *H = priv_gram_static(W, n, T, wl, method, 0, &err);
+      double *H = mf_gram_static(W, n, T, wl, method, 0, &err);
       g_assert_no_error(err);
       for (guint s = 0; s < T; s++)
         for (guint t = 0; t < T; t++) {
-          double want = T - MAX(s, t) + (wl == PRIV_WORKLOAD_MESSAGES && s == t ? n - 1.0 : 0.0);
+          double want = T - MAX(s, t) + (wl == MF_WORKLOAD_MESSAGES && s == t ? n - 1.0 : 0.0);
           g_assert_cmpfloat_with_epsilon(H[s * T + t], want, 1e-12 * T);
         }
       g_free(H);
@@ -198,7 +199,7 @@ static void test_ring_closed_form(void) {
   }
   double *W = uniform_from_edges(n, edges, n);
   GError *err = NULL;
-  double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_EIGEN, 0, &err);
+  double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_EIGEN, 0, &err);
   g_assert_no_error(err);
   for (guint s = 0; s < T; s++)
     for (guint s2 = 0; s2 < T; s2++) {
@@ -228,16 +229,16 @@ static void test_brute_force_static(void) {
     Wt[t] = W;
   for (int wl = 0; wl < 2; wl++) {
     double *ref = brute_force_gram(Wt, n, T, wl);
-    for (int method = PRIV_GRAM_AUTO; method <= PRIV_GRAM_POWERS; method++) {
+    for (int method = MF_GRAM_AUTO; method <= MF_GRAM_POWERS; method++) {
       GError *err = NULL;
-      double *H = priv_gram_static(W, n, T, wl, method, 0, &err);
+      double *H = mf_gram_static(W, n, T, wl, method, 0, &err);
       g_assert_no_error(err);
       g_assert_cmpfloat(mat_rel_err(H, ref, T * T), <, 1e-13);
       g_free(H);
     }
     Schedule sch = {Wt, 0};
     GError *err = NULL;
-    double *H = priv_gram_time_varying(n, T, wl, schedule_at, &sch, &err);
+    double *H = mf_gram_time_varying(n, T, wl, schedule_at, &sch, &err);
     g_assert_no_error(err);
     g_assert_cmpfloat(mat_rel_err(H, ref, T * T), <, 1e-13);
     g_assert_cmpuint(sch.calls, ==, T + T * (T - 1) / 2);
@@ -245,7 +246,7 @@ static void test_brute_force_static(void) {
     /* The per-node Gram matrices sum to H. */
     double *sum = g_new0(double, T *T);
     for (guint i = 0; i < n; i++) {
-      double *Hi = priv_gram_node(W, n, i, T, wl, 0, &err);
+      double *Hi = mf_gram_node(W, n, i, T, wl, 0, &err);
       g_assert_no_error(err);
       for (guint j = 0; j < T * T; j++)
         sum[j] += Hi[j];
@@ -270,15 +271,15 @@ static void test_non_reversible(void) {
   for (int wl = 0; wl < 2; wl++) {
     double *ref = brute_force_gram(Wt, n, T, wl);
     GError *err = NULL;
-    double *H = priv_gram_static(W, n, T, wl, PRIV_GRAM_AUTO, 0, &err);
+    double *H = mf_gram_static(W, n, T, wl, MF_GRAM_AUTO, 0, &err);
     g_assert_no_error(err);
     g_assert_cmpfloat(mat_rel_err(H, ref, T * T), <, 1e-13);
     g_free(H);
     g_free(ref);
   }
   GError *err = NULL;
-  g_assert_null(priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_EIGEN, 0, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_null(mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_EIGEN, 0, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "not reversible"));
   g_error_free(err);
   g_free(Wt);
@@ -297,7 +298,7 @@ static void test_time_varying(void) {
     double *ref = brute_force_gram(Wt, n, T, wl);
     Schedule sch = {Wt, 0};
     GError *err = NULL;
-    double *H = priv_gram_time_varying(n, T, wl, schedule_at, &sch, &err);
+    double *H = mf_gram_time_varying(n, T, wl, schedule_at, &sch, &err);
     g_assert_no_error(err);
     g_assert_cmpfloat(mat_rel_err(H, ref, T * T), <, 1e-13);
     g_free(H);
@@ -320,9 +321,9 @@ static void test_random_graph_paths_agree(void) {
   guint n = topo_gossip_n(w), T = 30;
   double *W = topo_gossip_dense(w);
   for (int wl = 0; wl < 2; wl++) {
-    double *He = priv_gram_static(W, n, T, wl, PRIV_GRAM_EIGEN, 0, &err);
+    double *He = mf_gram_static(W, n, T, wl, MF_GRAM_EIGEN, 0, &err);
     g_assert_no_error(err);
-    double *Hp = priv_gram_static(W, n, T, wl, PRIV_GRAM_POWERS, 0, &err);
+    double *Hp = mf_gram_static(W, n, T, wl, MF_GRAM_POWERS, 0, &err);
     g_assert_no_error(err);
     g_assert_cmpfloat(mat_rel_err(He, Hp, T * T), <, 1e-12);
     g_free(He);
@@ -344,7 +345,7 @@ static void test_florentine_reference_k3_b4(void) {
   guint T = json_object_get_int_member(o, "rounds_T");
   g_assert_cmpuint(T, ==, 12);
   GError *err = NULL;
-  double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, &err);
+  double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0, &err);
   g_assert_no_error(err);
   JsonArray *rows = json_object_get_array_member(o, "H");
   g_assert_cmpuint(json_array_get_length(rows), ==, T);
@@ -355,7 +356,7 @@ static void test_florentine_reference_k3_b4(void) {
   }
   g_assert_cmpfloat(rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H")), <, 1e-10);
   g_free(H);
-  H = priv_gram_static(W, n, T, PRIV_WORKLOAD_MESSAGES, PRIV_GRAM_AUTO, 0, &err);
+  H = mf_gram_static(W, n, T, MF_WORKLOAD_MESSAGES, MF_GRAM_AUTO, 0, &err);
   g_assert_no_error(err);
   g_assert_cmpfloat(rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H_messages")), <,
                     1e-10);
@@ -374,14 +375,14 @@ static void test_florentine_reference_k5_b16(void) {
   guint T = json_object_get_int_member(o, "rounds_T");
   g_assert_cmpuint(T, ==, 80);
   GError *err = NULL;
-  for (int method = PRIV_GRAM_EIGEN; method <= PRIV_GRAM_POWERS; method++) {
-    double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, method, 0, &err);
+  for (int method = MF_GRAM_EIGEN; method <= MF_GRAM_POWERS; method++) {
+    double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, method, 0, &err);
     g_assert_no_error(err);
     g_assert_cmpfloat(rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H")), <, 1e-10);
     g_assert_cmpfloat(rel_diff(H[0], json_object_get_double_member(o, "H_first")), <, 1e-10);
     g_assert_cmpfloat(rel_diff(H[T * T - 1], json_object_get_double_member(o, "H_last")), <, 1e-10);
     g_free(H);
-    H = priv_gram_static(W, n, T, PRIV_WORKLOAD_MESSAGES, method, 0, &err);
+    H = mf_gram_static(W, n, T, MF_WORKLOAD_MESSAGES, method, 0, &err);
     g_assert_no_error(err);
     g_assert_cmpfloat(rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H_messages")),
                       <, 1e-10);
@@ -402,49 +403,48 @@ static const double *null_at(guint t, gpointer data) {
 static void test_errors(void) {
   double W[4] = {0.5, 0.5, 0.5, 0.5};
   GError *err = NULL;
-  g_assert_null(priv_gram_static(W, 2, 0, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_null(mf_gram_static(W, 2, 0, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
-  g_assert_null(priv_gram_static(W, 0, 3, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_null(mf_gram_static(W, 0, 3, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
   double bad[4] = {0.5, NAN, 0.5, 0.5};
-  g_assert_null(priv_gram_static(bad, 2, 3, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_null(mf_gram_static(bad, 2, 3, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "(0, 1)"));
   g_clear_error(&err);
   /* Growing powers overflow: a clear numerical error, not inf in H. */
   double grow[1] = {1e30};
-  g_assert_null(priv_gram_static(grow, 1, 40, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_NUMERICAL);
+  g_assert_null(mf_gram_static(grow, 1, 40, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_NUMERICAL);
   g_clear_error(&err);
   /* A budget too small says how much it would need: H and 64 rows of F
    * (F is made by blocks of rows, never whole: it was 16.0 MB). */
-  g_assert_null(
-      priv_gram_static(W, 2, 1000, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 1000, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+  g_assert_null(mf_gram_static(W, 2, 1000, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 1000, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_MEMORY);
   g_assert_nonnull(strstr(err->message, "8.5 MB"));
   g_clear_error(&err);
-  g_assert_true(priv_gram_check_memory(148, 320, 0, &err));
-  g_assert_false(priv_gram_check_memory(1000, 80, 1000000, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+  g_assert_true(mf_gram_check_memory(148, 320, 0, &err));
+  g_assert_false(mf_gram_check_memory(1000, 80, 1000000, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_MEMORY);
   g_assert_nonnull(strstr(err->message, "would need 33.4 MB"));
   g_clear_error(&err);
-  g_assert_null(priv_gram_node(W, 2, 2, 3, PRIV_WORKLOAD_POST_AVERAGE, 0, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_null(mf_gram_node(W, 2, 2, 3, MF_WORKLOAD_POST_AVERAGE, 0, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
-  g_assert_null(priv_gram_time_varying(1, 4, PRIV_WORKLOAD_MESSAGES, null_at, NULL, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_null(mf_gram_time_varying(1, 4, MF_WORKLOAD_MESSAGES, null_at, NULL, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "round 2"));
   g_clear_error(&err);
-  PrivWorkload wl;
-  g_assert_true(priv_workload_parse("messages", &wl, NULL));
-  g_assert_cmpint(wl, ==, PRIV_WORKLOAD_MESSAGES);
-  g_assert_cmpstr(priv_workload_name(wl), ==, "messages");
-  g_assert_false(priv_workload_parse("average", &wl, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  MfWorkload wl;
+  g_assert_true(mf_workload_parse("messages", &wl, NULL));
+  g_assert_cmpint(wl, ==, MF_WORKLOAD_MESSAGES);
+  g_assert_cmpstr(mf_workload_name(wl), ==, "messages");
+  g_assert_false(mf_workload_parse("average", &wl, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
-  double *P = priv_gram_prefix_sum(4, &err);
+  double *P = mf_gram_prefix_sum(4, &err);
   g_assert_no_error(err);
   g_assert_cmpfloat(P[0], ==, 4.0);
   g_assert_cmpfloat(P[1 * 4 + 3], ==, 1.0);
@@ -454,14 +454,14 @@ static void test_errors(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  g_test_add_func("/privacy/gram/complete-closed-form", test_complete_closed_form);
-  g_test_add_func("/privacy/gram/ring-closed-form", test_ring_closed_form);
-  g_test_add_func("/privacy/gram/brute-force-static", test_brute_force_static);
-  g_test_add_func("/privacy/gram/non-reversible", test_non_reversible);
-  g_test_add_func("/privacy/gram/time-varying", test_time_varying);
-  g_test_add_func("/privacy/gram/random-graph-paths-agree", test_random_graph_paths_agree);
-  g_test_add_func("/privacy/gram/florentine-k3-b4", test_florentine_reference_k3_b4);
-  g_test_add_func("/privacy/gram/florentine-k5-b16", test_florentine_reference_k5_b16);
-  g_test_add_func("/privacy/gram/errors", test_errors);
+  g_test_add_func("/mf/gram/complete-closed-form", test_complete_closed_form);
+  g_test_add_func("/mf/gram/ring-closed-form", test_ring_closed_form);
+  g_test_add_func("/mf/gram/brute-force-static", test_brute_force_static);
+  g_test_add_func("/mf/gram/non-reversible", test_non_reversible);
+  g_test_add_func("/mf/gram/time-varying", test_time_varying);
+  g_test_add_func("/mf/gram/random-graph-paths-agree", test_random_graph_paths_agree);
+  g_test_add_func("/mf/gram/florentine-k3-b4", test_florentine_reference_k3_b4);
+  g_test_add_func("/mf/gram/florentine-k5-b16", test_florentine_reference_k5_b16);
+  g_test_add_func("/mf/gram/errors", test_errors);
   return g_test_run();
 }

@@ -1,14 +1,14 @@
 /*
- * tests/privacy/test_account_sdp.c: the exact sensitivity SDP
+ * tests/mf/test_sdp.c: the exact sensitivity SDP
  * max {<X, U> : U psd, diag(U) <= 1} against closed forms (rank one, the
  * 120-degree triangle, the identity), its certificate, the Thm 5.2 bound
  * (never exceeded; reached when X is entrywise non-negative), feasible
- * points, and the participation patterns of priv_sensitivity2.
+ * points, and the participation patterns of mf_gram_sensitivity2.
  */
 #include <math.h>
 #include <string.h>
 
-#include "privacy/privacy.h"
+#include "mf/mf.h"
 
 static double rel(double a, double b) {
   return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
@@ -34,15 +34,15 @@ static double *random_gram(GRand *r, guint k, guint d, double lo, double hi) {
   return X;
 }
 
-static double sdp(const double *X, guint k, PrivSdpInfo *info) {
+static double sdp(const double *X, guint k, MfSdpInfo *info) {
   GError *err = NULL;
-  double v = priv_sdp_max(X, k, 1e-9, info, &err);
+  double v = mf_sdp_max(X, k, 1e-9, info, &err);
   g_assert_no_error(err);
   return v;
 }
 
 static void test_closed_forms(void) {
-  PrivSdpInfo info;
+  MfSdpInfo info;
   /* Anti-correlated pair: U = [1 -1; -1 1] reaches the bound 4. */
   double X2[] = {1, -1, -1, 1};
   g_assert_cmpfloat(rel(sdp(X2, 2, &info), 4.0), <, 1e-12);
@@ -79,7 +79,7 @@ static void test_random_certified(void) {
     for (guint rep = 0; rep < 3; rep++) {
       guint k = ks[ki];
       double *X = random_gram(r, k, 1 + rep * (k / 2 + 1), -1.0, 1.0);
-      PrivSdpInfo info;
+      MfSdpInfo info;
       double v = sdp(X, k, &info);
       g_assert_true(info.converged);
       g_assert_cmpfloat(v - info.lower, <=, 1e-9 * MAX(1.0, v));
@@ -116,7 +116,7 @@ static void test_nonnegative_equals_bound(void) {
   g_rand_free(r);
 }
 
-/* priv_sensitivity2: the max over offsets j of the pattern pi_j. */
+/* mf_gram_sensitivity2: the max over offsets j of the pattern pi_j. */
 static void test_patterns(void) {
   guint T = 6, b = 2;
   double X[36] = {0};
@@ -132,18 +132,18 @@ static void test_patterns(void) {
   X[0 * T + 1] = X[1 * T + 0] = 7.0;
   double s2;
   GError *err = NULL;
-  g_assert_true(priv_sensitivity2(X, T, b, PRIV_SENSITIVITY_BOUND, &s2, &err));
+  g_assert_true(mf_gram_sensitivity2(X, T, b, MF_SENSITIVITY_BOUND, &s2, &err));
   g_assert_cmpfloat(rel(s2, 6.0), <, 1e-14);
-  g_assert_true(priv_sensitivity2(X, T, b, PRIV_SENSITIVITY_EXACT, &s2, &err));
+  g_assert_true(mf_gram_sensitivity2(X, T, b, MF_SENSITIVITY_EXACT, &s2, &err));
   g_assert_cmpfloat(rel(s2, 4.8), <, 1e-8);
   /* b = 1: one pattern with everything. */
-  g_assert_true(priv_sensitivity2(X, T, 1, PRIV_SENSITIVITY_BOUND, &s2, &err));
+  g_assert_true(mf_gram_sensitivity2(X, T, 1, MF_SENSITIVITY_BOUND, &s2, &err));
   g_assert_cmpfloat(rel(s2, 6.0 + 4.8 + 14.0), <, 1e-14);
   /* b = T: single steps, max diagonal. */
-  g_assert_true(priv_sensitivity2(X, T, T, PRIV_SENSITIVITY_EXACT, &s2, &err));
+  g_assert_true(mf_gram_sensitivity2(X, T, T, MF_SENSITIVITY_EXACT, &s2, &err));
   g_assert_cmpfloat(rel(s2, 1.6), <, 1e-12);
-  g_assert_false(priv_sensitivity2(X, T, 4, PRIV_SENSITIVITY_BOUND, &s2, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_false(mf_gram_sensitivity2(X, T, 4, MF_SENSITIVITY_BOUND, &s2, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "divide"));
   g_clear_error(&err);
 }
@@ -151,21 +151,21 @@ static void test_patterns(void) {
 static void test_errors(void) {
   GError *err = NULL;
   double X[] = {1, NAN, NAN, 1};
-  g_assert_true(isnan(priv_sdp_max(X, 2, 1e-9, NULL, &err)));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_true(isnan(mf_sdp_max(X, 2, 1e-9, NULL, &err)));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
-  g_assert_true(isnan(priv_sdp_max(X, 0, 1e-9, NULL, &err)));
+  g_assert_true(isnan(mf_sdp_max(X, 0, 1e-9, NULL, &err)));
   g_clear_error(&err);
-  g_assert_true(isnan(priv_sdp_max(X, 2, 0.0, NULL, &err)));
+  g_assert_true(isnan(mf_sdp_max(X, 2, 0.0, NULL, &err)));
   g_clear_error(&err);
 }
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  g_test_add_func("/privacy/account/sdp/closed-forms", test_closed_forms);
-  g_test_add_func("/privacy/account/sdp/random-certified", test_random_certified);
-  g_test_add_func("/privacy/account/sdp/nonnegative-equals-bound", test_nonnegative_equals_bound);
-  g_test_add_func("/privacy/account/sdp/patterns", test_patterns);
-  g_test_add_func("/privacy/account/sdp/errors", test_errors);
+  g_test_add_func("/mf/account/sdp/closed-forms", test_closed_forms);
+  g_test_add_func("/mf/account/sdp/random-certified", test_random_certified);
+  g_test_add_func("/mf/account/sdp/nonnegative-equals-bound", test_nonnegative_equals_bound);
+  g_test_add_func("/mf/account/sdp/patterns", test_patterns);
+  g_test_add_func("/mf/account/sdp/errors", test_errors);
   return g_test_run();
 }

@@ -1,11 +1,11 @@
 /*
- * privacy/mafalda_blt.c: the BLT strategy fitted to a static reversible
+ * mf/mafalda_blt.c: the BLT strategy fitted to a static reversible
  * gossip's workload (docs/design.md, "Mafalda"): the recipe behind the report's
  * "blt" strategy and the protocols' C=blt, so they all compute the very
  * same (theta, w). Several starts at a short horizon (the loss is not
  * convex), then the fit carried to longer horizons.
  */
-#include "privacy/internal.h"
+#include "mf/internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -14,11 +14,11 @@
  * c_1 .. c_{b-1} and zeros up to 2b (Gaussian elimination on the d x d
  * normal equations, slightly regularized). */
 static void lsq_weights(const double *theta, double *w, guint d, guint b) {
-  double A[PRIV_MF_BLT_MAX_BUFFERS][PRIV_MF_BLT_MAX_BUFFERS] = {{0}};
-  double r[PRIV_MF_BLT_MAX_BUFFERS] = {0}, target = 1.0;
+  double A[MF_BLT_MAX_BUFFERS][MF_BLT_MAX_BUFFERS] = {{0}};
+  double r[MF_BLT_MAX_BUFFERS] = {0}, target = 1.0;
   for (guint j = 1; j < 2 * b; j++) {
     target = j < b ? target * (2.0 * j - 1.0) / (2.0 * j) : 0.0; /* BSR's c_j */
-    double phi[PRIV_MF_BLT_MAX_BUFFERS];
+    double phi[MF_BLT_MAX_BUFFERS];
     for (guint i = 0; i < d; i++)
       phi[i] = pow(theta[i], j - 1.0);
     for (guint i = 0; i < d; i++) {
@@ -46,10 +46,10 @@ static void lsq_weights(const double *theta, double *w, guint d, guint b) {
 
 /* Fits (theta, w) at the horizon of @g from the start in them; keeps the
  * better of the fit and (@bt, @bw, *@best) in the latter. */
-static gboolean try_start(const PrivGramSpectral *g, guint k, guint b, guint d, double *theta,
+static gboolean try_start(const MfGramSpectral *g, guint k, guint b, guint d, double *theta,
                           double *w, double *bt, double *bw, double *best, GError **error) {
   double L = NAN;
-  if (!priv_mf_blt_fit(g, k, b, d, theta, w, &L, error))
+  if (!mf_blt_fit(g, k, b, d, theta, w, &L, error))
     return FALSE;
   if (L < *best) {
     *best = L;
@@ -60,10 +60,10 @@ static gboolean try_start(const PrivGramSpectral *g, guint k, guint b, guint d, 
 }
 
 /* The multi-start fit at a short horizon: buffers 1..d. */
-static gboolean fit_starts(const PrivGramSpectral *g, guint k, guint b, guint d, double *theta,
+static gboolean fit_starts(const MfGramSpectral *g, guint k, guint b, guint d, double *theta,
                            double *w, double *loss, GError **error) {
-  double bt[PRIV_MF_BLT_MAX_BUFFERS], bw[PRIV_MF_BLT_MAX_BUFFERS];
-  double t[PRIV_MF_BLT_MAX_BUFFERS], ww[PRIV_MF_BLT_MAX_BUFFERS];
+  double bt[MF_BLT_MAX_BUFFERS], bw[MF_BLT_MAX_BUFFERS];
+  double t[MF_BLT_MAX_BUFFERS], ww[MF_BLT_MAX_BUFFERS];
   double best = INFINITY;
   for (guint dd = 1; dd <= d; dd++) {
 
@@ -97,52 +97,52 @@ static gboolean fit_starts(const PrivGramSpectral *g, guint k, guint b, guint d,
 
 /* The fit at k epochs from the fit at k / 4 (recursively) when k >= 8,
  * else from several starts. */
-static gboolean blt_warm(const PrivGramSpectral *g, guint k, guint b, guint d, double *theta,
+static gboolean blt_warm(const MfGramSpectral *g, guint k, guint b, guint d, double *theta,
                          double *w, double *loss, GError **error) {
   if (k < 8)
     return fit_starts(g, k, b, d, theta, w, loss, error);
-  PrivGramSpectral shorter = *g;
+  MfGramSpectral shorter = *g;
   shorter.T = (k / 4) * b;
   return blt_warm(&shorter, k / 4, b, d, theta, w, NULL, error) &&
-         priv_mf_blt_fit(g, k, b, d, theta, w, loss, error);
+         mf_blt_fit(g, k, b, d, theta, w, loss, error);
 }
 
-gboolean priv_mafalda_blt(const double *W, guint n, guint k, guint b, guint d, double *theta,
-                          double *w, double *loss, GError **error) {
+gboolean mf_mafalda_blt(const double *W, guint n, guint k, guint b, guint d, double *theta,
+                        double *w, double *loss, GError **error) {
   g_return_val_if_fail(W != NULL && theta != NULL && w != NULL, FALSE);
-  if (d == 0 || d > PRIV_MF_BLT_MAX_BUFFERS) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "BLT strategy: %u buffers, must be between 1 and %d", d, PRIV_MF_BLT_MAX_BUFFERS);
+  if (d == 0 || d > MF_BLT_MAX_BUFFERS) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+                "BLT strategy: %u buffers, must be between 1 and %d", d, MF_BLT_MAX_BUFFERS);
     return FALSE;
   }
   if (k == 0 || b == 0 || (guint64)k * b > G_MAXUINT) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "BLT strategy: epochs x batches = %u x %u must be positive and fit a guint", k, b);
     return FALSE;
   }
-  PrivGramSpectral *g = priv_gram_spectral_new(W, n, k * b, PRIV_WORKLOAD_POST_AVERAGE, error);
+  MfGramSpectral *g = mf_gram_spectral_new(W, n, k * b, MF_WORKLOAD_POST_AVERAGE, error);
   if (!g)
     return FALSE;
   gboolean ok = blt_warm(g, k, b, d, theta, w, loss, error);
-  priv_gram_spectral_free(g);
+  mf_gram_spectral_free(g);
   return ok;
 }
 
-double *priv_mafalda_blt_c(const double *W, guint n, guint T, guint k, guint b, guint d,
-                           double *theta, double *w, GError **error) {
+double *mf_mafalda_blt_c(const double *W, guint n, guint T, guint k, guint b, guint d,
+                         double *theta, double *w, GError **error) {
   if ((guint64)k * b != T) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "T = %u is not epochs x batches = %u x %u", T, k, b);
     return NULL;
   }
-  double th[PRIV_MF_BLT_MAX_BUFFERS], ww[PRIV_MF_BLT_MAX_BUFFERS];
-  if (!priv_mafalda_blt(W, n, k, b, d, th, ww, NULL, error))
+  double th[MF_BLT_MAX_BUFFERS], ww[MF_BLT_MAX_BUFFERS];
+  if (!mf_mafalda_blt(W, n, k, b, d, th, ww, NULL, error))
     return NULL;
-  double *C = priv_matrix_new(T, T, error);
+  double *C = mf_matrix_new(T, T, error);
   if (!C)
     return NULL;
   double *c = g_new(double, T);
-  priv_mf_blt_coefficients(th, ww, d, T, c);
+  mf_blt_coefficients(th, ww, d, T, c);
   for (gsize i = 0; i < T; i++)
     for (gsize j = 0; j <= i; j++)
       C[i * T + j] = c[i - j];

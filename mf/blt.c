@@ -1,5 +1,5 @@
 /*
- * privacy/mf_blt.c: the loss of a buffered-linear-Toeplitz (BLT) strategy
+ * mf/blt.c: the loss of a buffered-linear-Toeplitz (BLT) strategy
  * on a static reversible gossip's workload, and its exact gradient in the
  * BLT's parameters (docs/design.md, "Mafalda"; the BLT family is Dvijotham et
  * al. 2024 and McMahan et al. 2024's, the code is ours). C is the
@@ -8,23 +8,23 @@
  * (d buffers), and the entries of X = C^T C are sums of geometric series,
  * so every evaluation costs O(n^2 T + d T) plus the sensitivity's
  * O(b k^2 d^2) at worst (O(b k d^2) once the series' tails vanish), whatever
- * the width of C (its full T). The dense reference is priv_mf_loss.
+ * the width of C (its full T). The dense reference is mf_loss.
  */
-#include "privacy/internal.h"
+#include "mf/internal.h"
 
 #include <math.h>
 #include <string.h>
 
-gboolean priv_mf_blt_check(const double *theta, const double *w, guint d, GError **error) {
-  if (d == 0 || d > PRIV_MF_BLT_MAX_BUFFERS) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "BLT strategy: %u buffers, must be between 1 and %d", d, PRIV_MF_BLT_MAX_BUFFERS);
+gboolean mf_blt_check(const double *theta, const double *w, guint d, GError **error) {
+  if (d == 0 || d > MF_BLT_MAX_BUFFERS) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+                "BLT strategy: %u buffers, must be between 1 and %d", d, MF_BLT_MAX_BUFFERS);
     return FALSE;
   }
   g_return_val_if_fail(theta != NULL && w != NULL, FALSE);
   for (guint i = 0; i < d; i++)
     if (!(theta[i] > 0.0 && theta[i] < 1.0) || !isfinite(w[i])) {
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+      g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                   "BLT strategy: buffer %u needs 0 < theta < 1 and a finite w (got theta %g, w %g)",
                   i, theta[i], w[i]);
       return FALSE;
@@ -32,9 +32,9 @@ gboolean priv_mf_blt_check(const double *theta, const double *w, guint d, GError
   return TRUE;
 }
 
-void priv_mf_blt_coefficients(const double *theta, const double *w, guint d, guint T, double *c) {
-  double pw[PRIV_MF_BLT_MAX_BUFFERS];
-  g_return_if_fail(d <= PRIV_MF_BLT_MAX_BUFFERS);
+void mf_blt_coefficients(const double *theta, const double *w, guint d, guint T, double *c) {
+  double pw[MF_BLT_MAX_BUFFERS];
+  g_return_if_fail(d <= MF_BLT_MAX_BUFFERS);
   for (guint i = 0; i < d; i++)
     pw[i] = 1.0;
   for (guint j = 0; j < T; j++) {
@@ -54,7 +54,7 @@ void priv_mf_blt_coefficients(const double *theta, const double *w, guint d, gui
 /* y = C^-1 z: n_r = z_r - sum_i w_i s_i, then s_i <- theta_i s_i + n_r. */
 static void blt_solve(const double *theta, const double *w, guint d, guint T, const double *z,
                       double *y) {
-  double s[PRIV_MF_BLT_MAX_BUFFERS] = {0};
+  double s[MF_BLT_MAX_BUFFERS] = {0};
   for (guint r = 0; r < T; r++) {
     double v = z[r];
     for (guint i = 0; i < d; i++)
@@ -69,7 +69,7 @@ static void blt_solve(const double *theta, const double *w, guint d, guint T, co
  * y_{r+l}. */
 static void blt_solve_transposed(const double *theta, const double *w, guint d, guint T,
                                  double *x) {
-  double u[PRIV_MF_BLT_MAX_BUFFERS] = {0};
+  double u[MF_BLT_MAX_BUFFERS] = {0};
   for (guint r = T; r-- > 0;) {
     double v = x[r];
     for (guint i = 0; i < d; i++)
@@ -88,10 +88,10 @@ static void blt_solve_transposed(const double *theta, const double *w, guint d, 
  * at worst, O(k d^2 log(1e-24) / (b log max theta^2)) once the q^N vanish. */
 static double class_sum(const double *theta, const double *w, guint d, guint k, guint b, guint j,
                         double *grad) {
-  double q[PRIV_MF_BLT_MAX_BUFFERS][PRIV_MF_BLT_MAX_BUFFERS];
-  double qb[PRIV_MF_BLT_MAX_BUFFERS][PRIV_MF_BLT_MAX_BUFFERS];
-  double qN[PRIV_MF_BLT_MAX_BUFFERS][PRIV_MF_BLT_MAX_BUFFERS];
-  double pD[PRIV_MF_BLT_MAX_BUFFERS], pD1[PRIV_MF_BLT_MAX_BUFFERS], pb[PRIV_MF_BLT_MAX_BUFFERS];
+  double q[MF_BLT_MAX_BUFFERS][MF_BLT_MAX_BUFFERS];
+  double qb[MF_BLT_MAX_BUFFERS][MF_BLT_MAX_BUFFERS];
+  double qN[MF_BLT_MAX_BUFFERS][MF_BLT_MAX_BUFFERS];
+  double pD[MF_BLT_MAX_BUFFERS], pD1[MF_BLT_MAX_BUFFERS], pb[MF_BLT_MAX_BUFFERS];
   for (guint i = 0; i < d; i++) {
     pb[i] = pow(theta[i], b);
     pD[i] = 1.0;             /* theta^D */
@@ -170,7 +170,7 @@ static double class_sum(const double *theta, const double *w, guint d, guint k, 
 
 static double sens2(const double *theta, const double *w, guint d, guint T, guint k, guint b,
                     double *grad) {
-  g_return_val_if_fail(theta != NULL && w != NULL && d <= PRIV_MF_BLT_MAX_BUFFERS, NAN);
+  g_return_val_if_fail(theta != NULL && w != NULL && d <= MF_BLT_MAX_BUFFERS, NAN);
   if (k == 0 || b == 0 || (guint64)k * b != T || d == 0)
     return NAN;
   /* The class of largest sum (the first on ties), then its gradient. */
@@ -192,29 +192,29 @@ static double sens2(const double *theta, const double *w, guint d, guint T, guin
   return worst;
 }
 
-double priv_mf_sensitivity2_blt(const double *theta, const double *w, guint d, guint T, guint k,
-                                guint b, double *grad) {
+double mf_sensitivity2_blt(const double *theta, const double *w, guint d, guint T, guint k, guint b,
+                           double *grad) {
   return sens2(theta, w, d, T, k, b, grad);
 }
 
-double priv_mf_blt_loss(const PrivGramSpectral *g, const double *theta, const double *w, guint d,
-                        guint k, guint b, double *grad) {
+double mf_blt_loss(const MfGramSpectral *g, const double *theta, const double *w, guint d, guint k,
+                   guint b, double *grad) {
   g_return_val_if_fail(g != NULL && theta != NULL && w != NULL, NAN);
   guint T = g->T;
-  if (k == 0 || b == 0 || (guint64)k * b != T || d == 0 || d > PRIV_MF_BLT_MAX_BUFFERS)
+  if (k == 0 || b == 0 || (guint64)k * b != T || d == 0 || d > MF_BLT_MAX_BUFFERS)
     return NAN;
   double *a = g_new0(double, T);
   a[0] = 1.0;
   blt_solve(theta, w, d, T, a, a); /* in place: y_r only reads z_r */
-  double gs[2 * PRIV_MF_BLT_MAX_BUFFERS];
+  double gs[2 * MF_BLT_MAX_BUFFERS];
   double S = sens2(theta, w, d, T, k, b, grad ? gs : NULL);
   if (!grad) {
-    double tr = priv_mf_toeplitz_trace(g, a);
+    double tr = mf_toeplitz_trace(g, a);
     g_free(a);
     return S * tr;
   }
   double *ga = g_new(double, T);
-  double tr = priv_mf_toeplitz_trace_grad(g, a, ga);
+  double tr = mf_toeplitz_trace_grad(g, a, ga);
   /* dtau/dc_l = -(C^-T C^-T ga)_l, then through c_l = sum_i w_i theta_i^(l-1)
    * by Horner: P_i = sum_{l>=1} gc_l theta^(l-1), P_i' its derivative. */
   blt_solve_transposed(theta, w, d, T, ga);

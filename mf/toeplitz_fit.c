@@ -1,5 +1,5 @@
 /*
- * privacy/mf_toeplitz_fit.c: the banded Toeplitz strategy fitted to a
+ * mf/toeplitz_fit.c: the banded Toeplitz strategy fitted to a
  * gossip's workload (docs/design.md, "Mafalda"; in the spirit of McKenna 2024's
  * banded Toeplitz strategies, the code is ours): w - 1 free coefficients,
  * each evaluation O(n^2 T + T w) from the spectral form of H, so horizons
@@ -7,14 +7,14 @@
  * horizon starts the next one. A node streams its noise from w - 1 past
  * noises (protocols/mfdsgd.c, recursive form), whatever T.
  */
-/* Not privacy/internal.h: OpenBLAS's cblas.h and GSL's gsl_cblas.h clash. */
-#include "privacy/privacy.h"
+/* Not mf/internal.h: OpenBLAS's cblas.h and GSL's gsl_cblas.h clash. */
+#include "mf/mf.h"
 
 #include <gsl/gsl_multimin.h>
 #include <math.h>
 
 typedef struct {
-  const PrivGramSpectral *g;
+  const MfGramSpectral *g;
   guint k, b, w;
   double *c, *grad; /* w each; c[0] = 1 */
 } Fit;
@@ -29,7 +29,7 @@ static void load(Fit *f, const gsl_vector *x) {
 static void fit_fdf(const gsl_vector *x, void *data, double *value, gsl_vector *df) {
   Fit *f = data;
   load(f, x);
-  double L = priv_mf_toeplitz_banded_loss(f->g, f->c, f->w, f->k, f->b, df ? f->grad : NULL);
+  double L = mf_toeplitz_banded_loss(f->g, f->c, f->w, f->k, f->b, df ? f->grad : NULL);
   gboolean ok = isfinite(L) && L > 0.0;
   if (value)
     *value = ok ? log(L) : GSL_POSINF;
@@ -48,19 +48,19 @@ static void fit_df(const gsl_vector *x, void *data, gsl_vector *df) {
   fit_fdf(x, data, NULL, df);
 }
 
-gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint w, double *c,
-                              double *loss, GError **error) {
+gboolean mf_toeplitz_fit(const MfGramSpectral *g, guint k, guint b, guint w, double *c,
+                         double *loss, GError **error) {
   g_return_val_if_fail(g != NULL && c != NULL, FALSE);
   guint T = g->T;
   if (k == 0 || b == 0 || (guint64)k * b != T || w == 0 || w > T) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "banded Toeplitz strategy: band %u must be between 1 and T = %u = epochs x "
                 "batches = %u x %u",
                 w, T, k, b);
     return FALSE;
   }
   if (!(c[0] != 0.0) || !isfinite(c[0])) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "banded Toeplitz strategy: the start needs c[0] != 0 (got %g)", c[0]);
     return FALSE;
   }
@@ -115,9 +115,9 @@ gboolean priv_mf_toeplitz_fit(const PrivGramSpectral *g, guint k, guint b, guint
     gsl_vector_free(x);
     gsl_set_error_handler(old);
   }
-  double L = priv_mf_toeplitz_banded_loss(g, c, w, k, b, NULL);
+  double L = mf_toeplitz_banded_loss(g, c, w, k, b, NULL);
   if (!(isfinite(L) && L > 0.0)) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+    g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
                 "banded Toeplitz strategy: the loss is not finite");
     ok = FALSE;
   }

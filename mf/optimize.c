@@ -1,5 +1,5 @@
 /*
- * privacy/mf_optimize.c: the multi-epoch MF optimizer behind Mafalda and DMF
+ * mf/optimize.c: the multi-epoch MF optimizer behind Mafalda and DMF
  * (docs/design.md, "Mafalda"; paper Alg. "mafalda sgd", line 4).
  *
  *   minimize f(X) = tr(H X^{-1})  over X positive definite, with
@@ -28,7 +28,7 @@
  *
  * With a narrow band (the metric off, METRIC_MIN_FREE) the evaluation is the
  * banded one of mf_banded.c (X in band storage, a band Cholesky, O(T^2 W)
- * per evaluation; PrivMfOptions.evaluation): L-BFGS as the dense path runs
+ * per evaluation; MfOptions.evaluation): L-BFGS as the dense path runs
  * it without the metric, but in a diagonal metric (the Hessian's diagonal,
  * from the band of X^{-1}) and from a warm start at half the horizon
  * (extend_smaller) instead of the dense eigendecomposition of H. Same
@@ -37,7 +37,7 @@
  * All T x T matrices here are symmetric or triangular and stored column-major
  * (the LAPACK convention): entry (i, j) at i + j*T.
  */
-#include "privacy/mf_banded_internal.h"
+#include "mf/banded_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -60,7 +60,7 @@
  * horizon, solved to this ftol, once T exceeds WARM_MIN_T. */
 #define WARM_MIN_T 256
 #define WARM_FTOL 1e-6
-/* Iterations over which PrivMfOptions.ftol measures the decrease of f. */
+/* Iterations over which MfOptions.ftol measures the decrease of f. */
 #define FTOL_WINDOW 10
 
 typedef struct {
@@ -85,7 +85,7 @@ typedef struct {
    * storage (W x T). */
   gboolean banded;
   guint W;
-  PrivMfBanded bd;
+  MfBanded bd;
   double *Xb, *Gb, *Sb; /* X, X^{-1} H X^{-1} and X^{-1} on the band */
   double *scale;        /* p: the diagonal metric (have_scale) */
   gboolean have_scale;
@@ -106,7 +106,7 @@ static void problem_clear(Problem *P) {
   g_free(P->Gb);
   g_free(P->Sb);
   g_free(P->scale);
-  priv_mf_banded_clear(&P->bd);
+  mf_banded_clear(&P->bd);
 }
 
 static gboolean is_free(guint s, guint t, guint b, guint band) {
@@ -130,10 +130,10 @@ static gboolean metric_pays(guint T, guint b, guint band) {
 /* The banded evaluation when asked, or (AUTO) whenever a band leaves too few
  * entries free for the metric: the iterates are then those of the dense
  * path's plain L-BFGS, at O(T^2 W) instead of O(T^3) per evaluation. */
-static gboolean use_banded(guint T, guint b, guint band, PrivMfEvaluation evaluation) {
-  if (band == 0 || evaluation == PRIV_MF_EVAL_DENSE)
+static gboolean use_banded(guint T, guint b, guint band, MfEvaluation evaluation) {
+  if (band == 0 || evaluation == MF_EVAL_DENSE)
     return FALSE;
-  return evaluation == PRIV_MF_EVAL_BANDED || !metric_pays(T, b, band);
+  return evaluation == MF_EVAL_BANDED || !metric_pays(T, b, band);
 }
 
 static double dot(const double *a, const double *b, gsize n) {
@@ -183,7 +183,7 @@ static double objective(Problem *P, const double *x) {
   P->evaluations++;
   if (P->banded) {
     fill_band(P, x);
-    return priv_mf_banded_objective(&P->bd, P->Xb);
+    return mf_banded_objective(&P->bd, P->Xb);
   }
   memset(L, 0, TT * sizeof(double));
   for (guint s = 0; s < T; s++)
@@ -211,7 +211,7 @@ static void gradient(Problem *P, double *g) {
   guint T = P->T;
   if (P->banded) {
     guint W = P->W;
-    priv_mf_banded_gradient(&P->bd, P->Gb);
+    mf_banded_gradient(&P->bd, P->Gb);
     for (guint s = 0; s < T; s++)
       g[s] = -P->Gb[(gsize)s * W];
     for (gsize j = T; j < P->p; j++)
@@ -245,7 +245,7 @@ static void gradient(Problem *P, double *g) {
 static gboolean precondition_diagonal(Problem *P) {
   guint T = P->T, W = P->W;
   const double *S = P->Sb, *G = P->Gb;
-  priv_mf_banded_inverse_band(&P->bd, P->Sb);
+  mf_banded_inverse_band(&P->bd, P->Sb);
   for (gsize j = 0; j < P->p; j++) {
     gsize s = j < T ? j : P->row[j - T], t = j < T ? j : P->col[j - T], d = s - t;
     double h = j < T ? 2.0 * S[s * W] * G[s * W]
@@ -400,60 +400,58 @@ static void two_loop(History *h, const double *g, double *d, gsize n) {
   cblas_dscal((int)n, -1.0, d, 1);
 }
 
-gsize priv_mf_memory_needed(guint T, guint memory) {
+gsize mf_memory_needed(guint T, guint memory) {
   /* Matrices: R, L, K, G, F and two work matrices, the generalized
    * eigensolver's own work (~2 T^2), and the result's X, C and factorization
    * work: ~12 T^2. Vectors: 2m + 3 of length q = T(T+1)/2 (the pairs and the
    * preconditioned gradients and direction), 5 of length p <= q. */
   gsize TT, q, a, b2, total;
-  if (!priv_size_mul(T, T, &TT))
+  if (!mf_size_mul(T, T, &TT))
     return G_MAXSIZE;
   q = TT / 2 + T;
-  if (!priv_size_mul(TT, 12, &a) || !priv_size_mul(q, 2 * (gsize)memory + 8, &b2) ||
-      a > G_MAXSIZE - b2)
+  if (!mf_size_mul(TT, 12, &a) || !mf_size_mul(q, 2 * (gsize)memory + 8, &b2) || a > G_MAXSIZE - b2)
     return G_MAXSIZE;
   total = a + b2;
-  return priv_doubles_bytes(total);
+  return mf_doubles_bytes(total);
 }
 
-gboolean priv_mf_check_memory(guint T, guint memory, gsize max_bytes, GError **error) {
+gboolean mf_check_memory(guint T, guint memory, gsize max_bytes, GError **error) {
   char *what = g_strdup_printf("the MF optimizer for T = %u rounds", T);
-  gboolean ok = priv_check_budget(priv_mf_memory_needed(T, memory), max_bytes, what, error);
+  gboolean ok = mf_check_budget(mf_memory_needed(T, memory), max_bytes, what, error);
   g_free(what);
   return ok;
 }
 
-gsize priv_mf_memory_needed_band(guint T, guint b, guint band, guint memory) {
-  if (b == 0 || !use_banded(T, b, band, PRIV_MF_EVAL_AUTO))
-    return priv_mf_memory_needed(T, memory);
+gsize mf_memory_needed_band(guint T, guint b, guint band, guint memory) {
+  if (b == 0 || !use_banded(T, b, band, MF_EVAL_AUTO))
+    return mf_memory_needed(T, memory);
   /* R^T, the band evaluation's Z, the result's X and C, and the warm start's
    * copy of the last T/2 rounds of H and its own problem (a quarter of this,
    * recursively: ~1/3 more in all): 4 T^2 + T^2 / 4 + (4 T^2 + ...) / 3.
    * Vectors: 2m + 8 of length p <= T band, and ~6 band x T in band storage. */
   gsize TT, p, a, v;
-  if (!priv_size_mul(T, T, &TT) || !priv_size_mul(T, band, &p) || !priv_size_mul(TT, 6, &a) ||
-      !priv_size_mul(p, 2 * (gsize)memory + 14, &v) || a > G_MAXSIZE - v)
+  if (!mf_size_mul(T, T, &TT) || !mf_size_mul(T, band, &p) || !mf_size_mul(TT, 6, &a) ||
+      !mf_size_mul(p, 2 * (gsize)memory + 14, &v) || a > G_MAXSIZE - v)
     return G_MAXSIZE;
-  return priv_doubles_bytes(a + v);
+  return mf_doubles_bytes(a + v);
 }
 
-gboolean priv_mf_check_memory_band(guint T, guint b, guint band, guint memory, gsize max_bytes,
-                                   GError **error) {
+gboolean mf_check_memory_band(guint T, guint b, guint band, guint memory, gsize max_bytes,
+                              GError **error) {
   char *what = g_strdup_printf("the MF optimizer for T = %u rounds", T);
-  gboolean ok = priv_check_budget(priv_mf_memory_needed_band(T, b, band, memory), max_bytes, what,
-                                  error);
+  gboolean ok = mf_check_budget(mf_memory_needed_band(T, b, band, memory), max_bytes, what, error);
   g_free(what);
   return ok;
 }
 
-void priv_mf_options_init(PrivMfOptions *opt) {
+void mf_options_init(MfOptions *opt) {
   g_return_if_fail(opt != NULL);
   opt->memory = 16;
   opt->max_iterations = 20000;
   opt->gtol = 1e-10;
   opt->ftol = 0.0;
   opt->band = 0;
-  opt->evaluation = PRIV_MF_EVAL_AUTO;
+  opt->evaluation = MF_EVAL_AUTO;
   opt->cold_start = FALSE;
   opt->max_bytes = 0;
   opt->progress = NULL;
@@ -462,7 +460,7 @@ void priv_mf_options_init(PrivMfOptions *opt) {
   opt->x0 = NULL;
 }
 
-void priv_mf_result_free(PrivMfResult *r) {
+void mf_result_free(MfResult *r) {
   if (!r)
     return;
   g_free(r->X);
@@ -470,41 +468,41 @@ void priv_mf_result_free(PrivMfResult *r) {
   g_free(r);
 }
 
-static gboolean check_args(const double *H, guint T, guint k, guint b, const PrivMfOptions *o,
+static gboolean check_args(const double *H, guint T, guint k, guint b, const MfOptions *o,
                            GError **error) {
   if (k == 0 || b == 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "epochs (k = %u) and batches (b = %u) must both be positive", k, b);
     return FALSE;
   }
   if ((guint64)k * b != T) {
     g_set_error(
-        error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+        error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
         "the workload has T = %u rounds but epochs x batches = %u x %u = %" G_GUINT64_FORMAT, T, k,
         b, (guint64)k * b);
     return FALSE;
   }
   if ((guint64)T * T > G_MAXINT) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY,
+    g_set_error(error, MF_ERROR, MF_ERROR_MEMORY,
                 "T = %u rounds is beyond what the optimizer handles (T^2 must fit in a BLAS "
                 "int: T <= 46340); use fewer epochs or batches",
                 T);
     return FALSE;
   }
   if (o->band > T) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INFEASIBLE,
+    g_set_error(error, MF_ERROR, MF_ERROR_INFEASIBLE,
                 "band %u exceeds the horizon T = %u: use a band between 1 and T "
                 "(or none)",
                 o->band, T);
     return FALSE;
   }
-  if (o->evaluation == PRIV_MF_EVAL_BANDED && o->band == 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "the banded evaluation needs a band (PrivMfOptions.band >= 1)");
+  if (o->evaluation == MF_EVAL_BANDED && o->band == 0) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+                "the banded evaluation needs a band (MfOptions.band >= 1)");
     return FALSE;
   }
   if (o->memory == 0 || !(o->gtol > 0.0) || o->max_iterations == 0 || !(o->ftol >= 0.0)) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "optimizer options out of range (memory %u, gtol %g, max_iterations %u)", o->memory,
                 o->gtol, o->max_iterations);
     return FALSE;
@@ -512,12 +510,12 @@ static gboolean check_args(const double *H, guint T, guint k, guint b, const Pri
   gsize TT = (gsize)T * T;
   for (gsize i = 0; i < TT; i++) {
     if (o->x0 != NULL && !isfinite(o->x0[i])) {
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+      g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                   "the optimizer's starting point x0 has a non-finite entry");
       return FALSE;
     }
     if (!isfinite(H[i])) {
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+      g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                   "the workload Gram matrix has a non-finite entry");
       return FALSE;
     }
@@ -526,7 +524,7 @@ static gboolean check_args(const double *H, guint T, guint k, guint b, const Pri
 }
 
 static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guint b, guint band,
-                             PrivMfEvaluation evaluation, GError **error) {
+                             MfEvaluation evaluation, GError **error) {
   gsize TT = (gsize)T * T;
   memset(P, 0, sizeof *P);
   P->T = T;
@@ -542,23 +540,23 @@ static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guin
   P->row = g_try_new(guint, MAX(off, 1));
   P->col = g_try_new(guint, MAX(off, 1));
   if (!P->row || !P->col) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY, "cannot allocate the variable index");
+    g_set_error(error, MF_ERROR, MF_ERROR_MEMORY, "cannot allocate the variable index");
     return FALSE;
   }
   if (P->banded) {
     /* Only R (as R^T), the band evaluation's work and X, G in band storage. */
     P->W = band;
-    if (!(P->R = priv_matrix_new(T, T, error)) || !(P->Xb = priv_matrix_new(band, T, error)) ||
-        !(P->Gb = priv_matrix_new(band, T, error)) || !(P->Sb = priv_matrix_new(band, T, error)) ||
-        !(P->scale = priv_matrix_new(P->p, 1, error)))
+    if (!(P->R = mf_matrix_new(T, T, error)) || !(P->Xb = mf_matrix_new(band, T, error)) ||
+        !(P->Gb = mf_matrix_new(band, T, error)) || !(P->Sb = mf_matrix_new(band, T, error)) ||
+        !(P->scale = mf_matrix_new(P->p, 1, error)))
       return FALSE;
   } else {
     double **mats[] = {&P->R, &P->L, &P->K, &P->G, &P->F, &P->A, &P->B};
     for (guint i = 0; i < G_N_ELEMENTS(mats); i++)
-      if (!(*mats[i] = priv_matrix_new(T, T, error)))
+      if (!(*mats[i] = mf_matrix_new(T, T, error)))
         return FALSE;
   }
-  if (!(P->lambda = priv_matrix_new(T, 1, error)))
+  if (!(P->lambda = mf_matrix_new(T, 1, error)))
     return FALSE;
   gsize j = 0;
   for (guint s = 0; s < T; s++) {
@@ -576,7 +574,7 @@ static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guin
   memcpy(P->R, H, TT * sizeof(double));
   lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, uplo, (lapack_int)T, P->R, (lapack_int)T);
   if (info != 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+    g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
                 "the workload Gram matrix is not positive definite (Cholesky fails at "
                 "row %d): no strategy has a finite loss",
                 (int)info);
@@ -586,7 +584,7 @@ static gboolean problem_init(Problem *P, const double *H, guint T, guint k, guin
     for (guint r = 0; r < T; r++)
       if (P->banded ? r < c : r > c)
         P->R[r + (gsize)c * T] = 0.0;
-  if (P->banded && !priv_mf_banded_init(&P->bd, P->R, T, band, error))
+  if (P->banded && !mf_banded_init(&P->bd, P->R, T, band, error))
     return FALSE;
   return TRUE;
 }
@@ -742,7 +740,7 @@ out:
  * zero pattern is kept. FALSE (y untouched) when the horizon is too short
  * or the smaller problem fails: start() then applies. Cancelled: I/k.
  */
-static gboolean extend_smaller(Problem *P, const double *H, const PrivMfOptions *o, double *y) {
+static gboolean extend_smaller(Problem *P, const double *H, const MfOptions *o, double *y) {
   guint T = P->T, k = P->k, b = P->b, W = P->W;
   guint k2 = k / 2, T2 = k2 * b, h = (k2 / 2) * b;
   if (o->cold_start || !P->banded || T <= WARM_MIN_T || k2 < 2 || T2 - h < b + W || h < W)
@@ -752,22 +750,22 @@ static gboolean extend_smaller(Problem *P, const double *H, const PrivMfOptions 
     return FALSE;
   for (guint c = 0; c < T2; c++)
     memcpy(H2 + (gsize)c * T2, H + (gsize)(T - T2 + c) * T + (T - T2), T2 * sizeof(double));
-  PrivMfOptions so = *o;
+  MfOptions so = *o;
   so.ftol = MAX(o->ftol, WARM_FTOL);
   so.progress = NULL;
-  so.evaluation = PRIV_MF_EVAL_BANDED;
-  PrivMfResult *r = NULL;
+  so.evaluation = MF_EVAL_BANDED;
+  MfResult *r = NULL;
   GError *sub = NULL;
-  priv_mf_optimize(H2, T2, k2, b, &so, &r, &sub);
+  mf_optimize(H2, T2, k2, b, &so, &r, &sub);
   g_free(H2);
-  gboolean cancelled = g_error_matches(sub, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED) && o->cancel &&
+  gboolean cancelled = g_error_matches(sub, MF_ERROR, MF_ERROR_NOT_CONVERGED) && o->cancel &&
                        g_atomic_int_get(o->cancel);
   g_clear_error(&sub);
   if (cancelled) {
     /* I/k: no dense start to sit through; the main loop then stops. */
     for (gsize j = 0; j < P->p; j++)
       y[j] = j < T ? 1.0 : 0.0;
-    priv_mf_result_free(r);
+    mf_result_free(r);
     return TRUE;
   }
   if (!r)
@@ -777,7 +775,7 @@ static gboolean extend_smaller(Problem *P, const double *H, const PrivMfOptions 
     guint c2 = c < h ? c : c >= T - (T2 - h) ? c - (T - T2) : h + (c - h) % b;
     y[j] = r->X[(gsize)(c2 + d) * T2 + c2];
   }
-  priv_mf_result_free(r);
+  mf_result_free(r);
   return TRUE;
 }
 
@@ -789,7 +787,7 @@ static double segment(Problem *P, const double *y, const double *z, double theta
 }
 
 /*
- * The start with a caller's X0 (PrivMfOptions.x0): X0 read at the free
+ * The start with a caller's X0 (MfOptions.x0): X0 read at the free
  * entries, each class sum set to 1 by a diagonal congruence, then the best
  * point on the segment from the default start to it. f is convex and X0 need
  * not be positive definite (a stretched optimum of a shorter problem often
@@ -857,10 +855,10 @@ static double start(Problem *P, const double *H, guint band, const double *X0, d
   return segment(P, y, z, theta, x);
 }
 
-static PrivMfResult *make_result(Problem *P, const double *x, double f, double gnorm,
-                                 guint iterations, gboolean converged, GError **error) {
+static MfResult *make_result(Problem *P, const double *x, double f, double gnorm, guint iterations,
+                             gboolean converged, GError **error) {
   guint T = P->T;
-  PrivMfResult *r = g_new0(PrivMfResult, 1);
+  MfResult *r = g_new0(MfResult, 1);
   r->T = T;
   r->k = P->k;
   r->b = P->b;
@@ -869,9 +867,9 @@ static PrivMfResult *make_result(Problem *P, const double *x, double f, double g
   r->iterations = iterations;
   r->evaluations = P->evaluations;
   r->converged = converged;
-  r->X = priv_matrix_new(T, T, error);
+  r->X = mf_matrix_new(T, T, error);
   if (!r->X) {
-    priv_mf_result_free(r);
+    mf_result_free(r);
     return NULL;
   }
   for (guint s = 0; s < T; s++)
@@ -882,29 +880,29 @@ static PrivMfResult *make_result(Problem *P, const double *x, double f, double g
   }
   if (P->banded) {
     fill_band(P, x);
-    r->C = priv_mf_factor_from_band(P->Xb, T, P->W, error);
+    r->C = mf_factor_from_band(P->Xb, T, P->W, error);
   } else {
-    r->C = priv_mf_factor_from_gram(r->X, T, error);
+    r->C = mf_factor_from_gram(r->X, T, error);
   }
   if (!r->C) {
-    priv_mf_result_free(r);
+    mf_result_free(r);
     return NULL;
   }
   return r;
 }
 
-gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b, const PrivMfOptions *opt,
-                          PrivMfResult **result, GError **error) {
+gboolean mf_optimize(const double *H, guint T, guint k, guint b, const MfOptions *opt,
+                     MfResult **result, GError **error) {
   g_return_val_if_fail(H != NULL, FALSE);
   g_return_val_if_fail(result != NULL, FALSE);
   g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
-  PrivMfOptions defaults;
-  priv_mf_options_init(&defaults);
-  const PrivMfOptions *o = opt ? opt : &defaults;
+  MfOptions defaults;
+  mf_options_init(&defaults);
+  const MfOptions *o = opt ? opt : &defaults;
   *result = NULL;
   if (!check_args(H, T, k, b, o, error))
     return FALSE;
-  if (!priv_mf_check_memory_band(T, b, o->band, o->memory, o->max_bytes, error))
+  if (!mf_check_memory_band(T, b, o->band, o->memory, o->max_bytes, error))
     return FALSE;
 
   Problem P;
@@ -918,20 +916,20 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b, const Priv
   h.m = o->memory;
   double **vecs[] = {&x, &g, &d, &x_new, &g_new};
   for (guint i = 0; i < G_N_ELEMENTS(vecs); i++)
-    if (!(*vecs[i] = priv_matrix_new(p, 1, error)))
+    if (!(*vecs[i] = mf_matrix_new(p, 1, error)))
       goto out;
   double **uvecs[] = {&u, &u_new, &du};
   for (guint i = 0; i < G_N_ELEMENTS(uvecs); i++)
-    if (!(*uvecs[i] = priv_matrix_new(q, 1, error)))
+    if (!(*uvecs[i] = mf_matrix_new(q, 1, error)))
       goto out;
-  if (!(h.S = priv_matrix_new(h.m, q, error)) || !(h.Y = priv_matrix_new(h.m, q, error)) ||
-      !(h.rho = priv_matrix_new(h.m, 1, error)) || !(h.alpha = priv_matrix_new(h.m, 1, error)))
+  if (!(h.S = mf_matrix_new(h.m, q, error)) || !(h.Y = mf_matrix_new(h.m, q, error)) ||
+      !(h.rho = mf_matrix_new(h.m, 1, error)) || !(h.alpha = mf_matrix_new(h.m, 1, error)))
     goto out;
 
   double f = extend_smaller(&P, H, o, x_new) ? normalize_and_mix(&P, x, x_new, P.lambda)
                                              : start(&P, H, o->band, o->x0, x, x_new, g_new);
   if (!isfinite(f)) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+    g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
                 "the objective is not finite at the starting point");
     goto out;
   }
@@ -1036,12 +1034,12 @@ gboolean priv_mf_optimize(const double *H, guint T, guint k, guint b, const Priv
   if (!*result)
     goto out;
   if (cancelled) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED,
+    g_set_error(error, MF_ERROR, MF_ERROR_NOT_CONVERGED,
                 "the MF optimizer was cancelled after %u iterations", it);
     goto out;
   }
   if (!converged) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED,
+    g_set_error(error, MF_ERROR, MF_ERROR_NOT_CONVERGED,
                 "the MF optimizer stopped after %u iterations with projected gradient %.3g "
                 "above the tolerance %.3g (objective %.10g); the best point reached is kept",
                 it, gnorm, o->gtol * f / T, f);

@@ -1,5 +1,5 @@
 /*
- * tests/privacy/test_mafalda_opt.c: the multi-epoch MF optimizer (Mafalda,
+ * tests/mf/test_mafalda_opt.c: the multi-epoch MF optimizer (Mafalda,
  * DMF), strategies, sensitivity and losses: reference values of
  * tests/data/reference/mafalda-florentine-*.json, closed forms (b = 1,
  * band 1), the KKT conditions checked with an independent inverse (LU), and
@@ -10,7 +10,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "privacy/privacy.h"
+#include "mf/mf.h"
+#include "topologies/topologies.h"
 
 static double rel_diff(double a, double b) {
   return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
@@ -23,7 +24,7 @@ static double trace(const double *H, guint T) {
   return t;
 }
 
-static double *gram_of_graph(const char *spec_or_file, gboolean is_file, guint T, PrivWorkload wl) {
+static double *gram_of_graph(const char *spec_or_file, gboolean is_file, guint T, MfWorkload wl) {
   GError *err = NULL;
   TopoGraph *g;
   if (is_file) {
@@ -37,7 +38,7 @@ static double *gram_of_graph(const char *spec_or_file, gboolean is_file, guint T
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
   g_assert_no_error(err);
   double *W = topo_gossip_dense(w);
-  double *H = priv_gram_static(W, topo_gossip_n(w), T, wl, PRIV_GRAM_AUTO, 0, &err);
+  double *H = mf_gram_static(W, topo_gossip_n(w), T, wl, MF_GRAM_AUTO, 0, &err);
   g_assert_no_error(err);
   g_free(W);
   topo_gossip_free(w);
@@ -75,7 +76,7 @@ static double *lu_inverse(const double *X, guint T) {
  * sum_c lambda_c = f (Euler: <grad f, X> = -f). Also checks feasibility and
  * that C is the lower-triangular factor of X with sensitivity 1.
  */
-static void assert_kkt(const double *H, const PrivMfResult *r, guint band, double tol) {
+static void assert_kkt(const double *H, const MfResult *r, guint band, double tol) {
   guint T = r->T, k = r->k, b = r->b;
   double *Xi = lu_inverse(r->X, T);
   double *M = g_new0(double, (gsize)T *T), *Gr = g_new0(double, (gsize)T *T);
@@ -130,9 +131,9 @@ static void assert_kkt(const double *H, const PrivMfResult *r, guint band, doubl
         v += r->C[(gsize)l * T + i] * r->C[(gsize)l * T + j];
       g_assert_cmpfloat(fabs(v - r->X[(gsize)i * T + j]), <, 1e-12);
     }
-  g_assert_cmpfloat(fabs(priv_mf_sensitivity2(r->C, T, k, b) - 1.0), <, 1e-12);
+  g_assert_cmpfloat(fabs(mf_sensitivity2(r->C, T, k, b) - 1.0), <, 1e-12);
   GError *err = NULL;
-  double loss = priv_mf_loss(H, r->C, T, k, b, &err);
+  double loss = mf_loss(H, r->C, T, k, b, &err);
   g_assert_no_error(err);
   g_assert_cmpfloat(rel_diff(loss, f), <, 1e-9);
   g_free(Xi);
@@ -140,13 +141,13 @@ static void assert_kkt(const double *H, const PrivMfResult *r, guint band, doubl
   g_free(Gr);
 }
 
-static PrivMfResult *optimize(const double *H, guint k, guint b, guint band) {
-  PrivMfOptions o;
-  priv_mf_options_init(&o);
+static MfResult *optimize(const double *H, guint k, guint b, guint band) {
+  MfOptions o;
+  mf_options_init(&o);
   o.band = band;
-  PrivMfResult *r = NULL;
+  MfResult *r = NULL;
   GError *err = NULL;
-  gboolean ok = priv_mf_optimize(H, k * b, k, b, &o, &r, &err);
+  gboolean ok = mf_optimize(H, k * b, k, b, &o, &r, &err);
   g_assert_no_error(err);
   g_assert_true(ok);
   g_assert_true(r->converged);
@@ -159,8 +160,8 @@ static void test_florentine_k3_b4(void) {
   JsonParser *p;
   JsonObject *o = load_reference("mafalda-florentine-k3-b4.json", &p);
   guint k = 3, b = 4, T = 12;
-  double *H = gram_of_graph("florentine.edges", TRUE, T, PRIV_WORKLOAD_POST_AVERAGE);
-  PrivMfResult *r = optimize(H, k, b, 0);
+  double *H = gram_of_graph("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
+  MfResult *r = optimize(H, k, b, 0);
   JsonArray *rows = json_object_get_array_member(o, "C_mafalda");
   double worst = 0.0;
   for (guint s = 0; s < T; s++) {
@@ -173,7 +174,7 @@ static void test_florentine_k3_b4(void) {
   g_assert_cmpfloat(
       rel_diff(r->objective, json_object_get_double_member(loss, "mafalda (optimal)")), <, 1e-9);
   assert_kkt(H, r, 0, 1e-7);
-  priv_mf_result_free(r);
+  mf_result_free(r);
   g_free(H);
   g_object_unref(p);
 }
@@ -183,10 +184,10 @@ static void test_florentine_k5_b16(void) {
   JsonObject *o = load_reference("mafalda-florentine-k5-b16.json", &p);
   JsonObject *ref = json_object_get_object_member(o, "loss");
   guint k = 5, b = 16, T = 80;
-  double *H = gram_of_graph("florentine.edges", TRUE, T, PRIV_WORKLOAD_POST_AVERAGE);
-  PrivMfResult *r = optimize(H, k, b, 0);
+  double *H = gram_of_graph("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
+  MfResult *r = optimize(H, k, b, 0);
   GError *err = NULL;
-  double mafalda = priv_mf_loss(H, r->C, T, k, b, &err);
+  double mafalda = mf_loss(H, r->C, T, k, b, &err);
   g_assert_no_error(err);
   g_assert_cmpfloat(rel_diff(mafalda, json_object_get_double_member(ref, "mafalda (optimal)")), <,
                     1e-8);
@@ -194,21 +195,21 @@ static void test_florentine_k5_b16(void) {
   g_assert_cmpfloat(
       mafalda, <,
       json_object_get_double_member(ref, "reference implementation C (mismatched objective)"));
-  double *C = priv_mf_baseline(PRIV_BASELINE_IDENTITY, T, 0, &err);
+  double *C = mf_baseline(MF_BASELINE_IDENTITY, T, 0, &err);
   g_assert_no_error(err);
-  double identity = priv_mf_loss(H, C, T, k, b, &err);
+  double identity = mf_loss(H, C, T, k, b, &err);
   g_assert_cmpfloat(rel_diff(identity, json_object_get_double_member(ref, "dp-d-sgd (C=I)")), <,
                     1e-10);
   g_assert_cmpfloat(rel_diff(identity, k * trace(H, T)), <, 1e-13);
   g_free(C);
-  C = priv_mf_baseline(PRIV_BASELINE_ANTIPGD, T, 0, &err);
-  double antipgd = priv_mf_loss(H, C, T, k, b, &err);
+  C = mf_baseline(MF_BASELINE_ANTIPGD, T, 0, &err);
+  double antipgd = mf_loss(H, C, T, k, b, &err);
   g_assert_no_error(err);
   g_assert_cmpfloat(rel_diff(antipgd, json_object_get_double_member(ref, "antipgd (C=lower ones)")),
                     <, 1e-9);
   g_free(C);
   assert_kkt(H, r, 0, 1e-6);
-  priv_mf_result_free(r);
+  mf_result_free(r);
   g_free(H);
   g_object_unref(p);
 }
@@ -220,15 +221,15 @@ static void test_florentine_k5_b16(void) {
  * class: f = sum_c (sum_{s in c} sqrt(H_ss))^2. */
 static void test_diagonal_closed_forms(void) {
   guint T = 12;
-  double *H = gram_of_graph("florentine.edges", TRUE, T, PRIV_WORKLOAD_MESSAGES);
-  PrivMfResult *r = optimize(H, T, 1, 0);
+  double *H = gram_of_graph("florentine.edges", TRUE, T, MF_WORKLOAD_MESSAGES);
+  MfResult *r = optimize(H, T, 1, 0);
   double sum = 0.0;
   for (guint s = 0; s < T; s++)
     sum += sqrt(H[s * T + s]);
   g_assert_cmpfloat(rel_diff(r->objective, sum * sum), <, 1e-10);
   for (guint s = 0; s < T; s++)
     g_assert_cmpfloat(rel_diff(r->X[s * T + s], sqrt(H[s * T + s]) / sum), <, 1e-6);
-  priv_mf_result_free(r);
+  mf_result_free(r);
 
   guint k = 3, b = 4;
   r = optimize(H, k, b, 1);
@@ -243,7 +244,7 @@ static void test_diagonal_closed_forms(void) {
   for (guint i = 0; i < T * T; i++)
     if (i % (T + 1) != 0)
       g_assert_cmpfloat(r->C[i], ==, 0.0);
-  priv_mf_result_free(r);
+  mf_result_free(r);
   g_free(H);
 }
 
@@ -322,8 +323,8 @@ static void test_against_projected_gradient(void) {
   guint k = 2, b = 3, T = 6;
   const char *graphs[] = {"ring:n=5", "star:n=6"};
   for (guint gi = 0; gi < G_N_ELEMENTS(graphs); gi++) {
-    double *H = gram_of_graph(graphs[gi], FALSE, T, PRIV_WORKLOAD_POST_AVERAGE);
-    PrivMfResult *r = optimize(H, k, b, 0);
+    double *H = gram_of_graph(graphs[gi], FALSE, T, MF_WORKLOAD_POST_AVERAGE);
+    MfResult *r = optimize(H, k, b, 0);
     double X[36];
     double f = pgd(H, T, k, b, X);
     double dx = 0.0;
@@ -334,7 +335,7 @@ static void test_against_projected_gradient(void) {
     g_assert_cmpfloat(r->objective, <=, f * (1 + 1e-12));
     for (guint i = 0; i < T * T; i++)
       g_assert_cmpfloat(fabs(r->X[i] - X[i]), <, 1e-6);
-    priv_mf_result_free(r);
+    mf_result_free(r);
     g_free(H);
   }
 }
@@ -345,30 +346,30 @@ static void test_kkt_random_graphs(void) {
   struct {
     const char *spec;
     guint k, b, band;
-    PrivWorkload wl;
+    MfWorkload wl;
   } cases[] = {
-      {"erdos:n=30,p=0.2,seed=3,connected=true", 4, 5, 0, PRIV_WORKLOAD_POST_AVERAGE},
-      {"erdos:n=25,p=0.3,seed=9,connected=true", 3, 7, 0, PRIV_WORKLOAD_MESSAGES},
-      {"barabasi:n=40,m=2,seed=1", 6, 3, 0, PRIV_WORKLOAD_POST_AVERAGE},
-      {"watts:n=30,k=2,p=0.1,seed=2", 5, 6, 4, PRIV_WORKLOAD_POST_AVERAGE},
-      {"karate", 2, 10, 3, PRIV_WORKLOAD_MESSAGES},
-      {"karate", 1, 9, 0, PRIV_WORKLOAD_POST_AVERAGE},
+      {"erdos:n=30,p=0.2,seed=3,connected=true", 4, 5, 0, MF_WORKLOAD_POST_AVERAGE},
+      {"erdos:n=25,p=0.3,seed=9,connected=true", 3, 7, 0, MF_WORKLOAD_MESSAGES},
+      {"barabasi:n=40,m=2,seed=1", 6, 3, 0, MF_WORKLOAD_POST_AVERAGE},
+      {"watts:n=30,k=2,p=0.1,seed=2", 5, 6, 4, MF_WORKLOAD_POST_AVERAGE},
+      {"karate", 2, 10, 3, MF_WORKLOAD_MESSAGES},
+      {"karate", 1, 9, 0, MF_WORKLOAD_POST_AVERAGE},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     guint T = cases[i].k * cases[i].b;
     double *H = gram_of_graph(cases[i].spec, FALSE, T, cases[i].wl);
-    PrivMfResult *r = optimize(H, cases[i].k, cases[i].b, cases[i].band);
+    MfResult *r = optimize(H, cases[i].k, cases[i].b, cases[i].band);
     assert_kkt(H, r, cases[i].band, 1e-6);
     if (cases[i].band) {
       for (guint s = 0; s < T; s++)
         for (guint t = 0; t + cases[i].band <= s; t++)
           g_assert_cmpfloat(fabs(r->C[s * T + t]), <, 1e-14);
       /* The band costs something: the unbanded optimum is lower. */
-      PrivMfResult *u = optimize(H, cases[i].k, cases[i].b, 0);
+      MfResult *u = optimize(H, cases[i].k, cases[i].b, 0);
       g_assert_cmpfloat(u->objective, <, r->objective);
-      priv_mf_result_free(u);
+      mf_result_free(u);
     }
-    priv_mf_result_free(r);
+    mf_result_free(r);
     g_free(H);
   }
 }
@@ -377,18 +378,18 @@ static void test_kkt_random_graphs(void) {
 static void test_dmf_prefix_sum(void) {
   guint k = 4, b = 8, T = 32;
   GError *err = NULL;
-  double *A = priv_gram_prefix_sum(T, &err);
+  double *A = mf_gram_prefix_sum(T, &err);
   g_assert_no_error(err);
-  PrivMfResult *r = optimize(A, k, b, 0);
+  MfResult *r = optimize(A, k, b, 0);
   assert_kkt(A, r, 0, 1e-6);
   /* DMF beats the square root and the identity on its own workload. */
-  for (int which = PRIV_BASELINE_IDENTITY; which <= PRIV_BASELINE_BSR; which++) {
-    double *C = priv_mf_baseline(which, T, b, &err);
+  for (int which = MF_BASELINE_IDENTITY; which <= MF_BASELINE_BSR; which++) {
+    double *C = mf_baseline(which, T, b, &err);
     g_assert_no_error(err);
-    g_assert_cmpfloat(r->objective, <, priv_mf_loss(A, C, T, k, b, &err));
+    g_assert_cmpfloat(r->objective, <, mf_loss(A, C, T, k, b, &err));
     g_free(C);
   }
-  priv_mf_result_free(r);
+  mf_result_free(r);
   g_free(A);
 }
 
@@ -400,24 +401,24 @@ static void test_dmf_iterations(void) {
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     guint k = cases[i][0], b = cases[i][1], T = k * b;
     GError *err = NULL;
-    double *A = priv_gram_prefix_sum(T, &err);
+    double *A = mf_gram_prefix_sum(T, &err);
     g_assert_no_error(err);
-    PrivMfOptions o;
-    priv_mf_options_init(&o);
+    MfOptions o;
+    mf_options_init(&o);
     o.max_iterations = 200;
-    PrivMfResult *r = NULL;
-    g_assert_true(priv_mf_optimize(A, T, k, b, &o, &r, &err));
+    MfResult *r = NULL;
+    g_assert_true(mf_optimize(A, T, k, b, &o, &r, &err));
     g_assert_no_error(err);
     g_test_message("prefix sum k = %u, b = %u: %u iterations, %u evaluations", k, b, r->iterations,
                    r->evaluations);
     assert_kkt(A, r, 0, 1e-6);
-    priv_mf_result_free(r);
+    mf_result_free(r);
     g_free(A);
   }
 }
 
-/* priv_mf_dmf (warm started from k/2 epochs, recursively) against
- * priv_mf_optimize on the prefix-sum Gram from its own start. Same problem:
+/* mf_dmf (warm started from k/2 epochs, recursively) against
+ * mf_optimize on the prefix-sum Gram from its own start. Same problem:
  * with the full gradient tolerance, the same objective (1e-10) and the same
  * loss on a graph's H (1e-8) at the KKT point; with the report's ftol 1e-10
  * (objective settled, gradient not), the loss on H moves at first order with
@@ -430,22 +431,22 @@ static void test_dmf_warm_start(void) {
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     guint k = cases[i][0], b = cases[i][1], band = cases[i][2], T = k * b;
     GError *err = NULL;
-    double *A = priv_gram_prefix_sum(T, &err);
+    double *A = mf_gram_prefix_sum(T, &err);
     g_assert_no_error(err);
-    double *H = gram_of_graph("florentine.edges", TRUE, T, PRIV_WORKLOAD_POST_AVERAGE);
-    PrivMfOptions o;
-    priv_mf_options_init(&o);
+    double *H = gram_of_graph("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
+    MfOptions o;
+    mf_options_init(&o);
     o.band = band;
     double loss[2][2]; /* [default start, warm][converged, ftol] */
-    PrivMfResult *res[2][2];
+    MfResult *res[2][2];
     for (guint f = 0; f < 2; f++) {
       o.ftol = f ? 1e-10 : 0.0;
-      g_assert_true(priv_mf_optimize(A, T, k, b, &o, &res[0][f], &err));
+      g_assert_true(mf_optimize(A, T, k, b, &o, &res[0][f], &err));
       g_assert_no_error(err);
-      g_assert_true(priv_mf_dmf(k, b, &o, &res[1][f], &err));
+      g_assert_true(mf_dmf(k, b, &o, &res[1][f], &err));
       g_assert_no_error(err);
       for (guint w = 0; w < 2; w++) {
-        loss[w][f] = priv_mf_loss(H, res[w][f]->C, T, k, b, &err);
+        loss[w][f] = mf_loss(H, res[w][f]->C, T, k, b, &err);
         g_assert_no_error(err);
       }
       g_test_message("DMF k = %u, b = %u, ftol %g: %u iterations warm, %u from the default "
@@ -463,52 +464,52 @@ static void test_dmf_warm_start(void) {
       if (k < 32)
         g_assert_cmpmem(res[1][f]->X, (gsize)T * T * sizeof(double), res[0][f]->X,
                         (gsize)T * T * sizeof(double));
-      priv_mf_result_free(res[0][f]);
-      priv_mf_result_free(res[1][f]);
+      mf_result_free(res[0][f]);
+      mf_result_free(res[1][f]);
     }
     g_free(A);
     g_free(H);
   }
 }
 
-/* PrivMfOptions.x0: the optimum itself as a start is (nearly) already
+/* MfOptions.x0: the optimum itself as a start is (nearly) already
  * converged; an unusable one (negative diagonal) leaves the default start,
  * bit for bit; a non-finite one is an error. */
 static void test_optimizer_x0(void) {
   guint k = 6, b = 4, T = k * b;
   GError *err = NULL;
-  double *A = priv_gram_prefix_sum(T, &err);
+  double *A = mf_gram_prefix_sum(T, &err);
   g_assert_no_error(err);
-  PrivMfResult *ref = optimize(A, k, b, 0), *r = NULL;
-  PrivMfOptions o;
-  priv_mf_options_init(&o);
+  MfResult *ref = optimize(A, k, b, 0), *r = NULL;
+  MfOptions o;
+  mf_options_init(&o);
   o.x0 = ref->X;
-  g_assert_true(priv_mf_optimize(A, T, k, b, &o, &r, &err));
+  g_assert_true(mf_optimize(A, T, k, b, &o, &r, &err));
   g_assert_no_error(err);
   g_assert_cmpuint(r->iterations, <=, 3);
   g_assert_cmpuint(r->iterations, <, ref->iterations);
   g_assert_cmpfloat(rel_diff(r->objective, ref->objective), <, 1e-12);
-  priv_mf_result_free(r);
+  mf_result_free(r);
   double *bad = g_new0(double, (gsize)T *T);
   for (guint s = 0; s < T; s++)
     bad[(gsize)s * T + s] = -1.0;
   o.x0 = bad;
   r = NULL;
-  g_assert_true(priv_mf_optimize(A, T, k, b, &o, &r, &err));
+  g_assert_true(mf_optimize(A, T, k, b, &o, &r, &err));
   g_assert_no_error(err);
   g_assert_cmpmem(r->X, (gsize)T * T * sizeof(double), ref->X, (gsize)T * T * sizeof(double));
-  priv_mf_result_free(r);
+  mf_result_free(r);
   bad[1] = NAN;
   r = NULL;
-  g_assert_false(priv_mf_optimize(A, T, k, b, &o, &r, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_false(mf_optimize(A, T, k, b, &o, &r, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_assert_null(r);
   g_clear_error(&err);
-  g_assert_false(priv_mf_dmf(0, b, NULL, &r, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_false(mf_dmf(0, b, NULL, &r, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
   g_free(bad);
-  priv_mf_result_free(ref);
+  mf_result_free(ref);
   g_free(A);
 }
 
@@ -526,27 +527,27 @@ static void test_per_node(void) {
   g_assert_no_error(err);
   guint n = topo_gossip_n(w);
   double *W = topo_gossip_dense(w);
-  double *H = priv_gram_static(W, n, T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO, 0, &err);
+  double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0, &err);
   g_assert_no_error(err);
-  PrivMfResult *common = optimize(H, k, b, 0);
+  MfResult *common = optimize(H, k, b, 0);
   double sum = 0.0, common_check = 0.0;
   for (guint i = 0; i < n; i++) {
-    double *Hi = priv_gram_node(W, n, i, T, PRIV_WORKLOAD_POST_AVERAGE, 0, &err);
+    double *Hi = mf_gram_node(W, n, i, T, MF_WORKLOAD_POST_AVERAGE, 0, &err);
     g_assert_no_error(err);
-    PrivMfResult *r = optimize(Hi, k, b, 0);
+    MfResult *r = optimize(Hi, k, b, 0);
     assert_kkt(Hi, r, 0, 1e-6);
     sum += r->objective;
     /* The common C scored on node i alone is no better than node i's optimum. */
-    double li = priv_mf_loss(Hi, common->C, T, k, b, &err);
+    double li = mf_loss(Hi, common->C, T, k, b, &err);
     g_assert_no_error(err);
     g_assert_cmpfloat(r->objective, <=, li * (1 + 1e-12));
     common_check += li;
-    priv_mf_result_free(r);
+    mf_result_free(r);
     g_free(Hi);
   }
   g_assert_cmpfloat(rel_diff(common_check, common->objective), <, 1e-10);
   g_assert_cmpfloat(sum, <, common->objective * (1 - 1e-4));
-  priv_mf_result_free(common);
+  mf_result_free(common);
   g_free(H);
   g_free(W);
   g_free(path);
@@ -559,21 +560,21 @@ static void test_per_node(void) {
 static void test_baselines_and_sensitivity(void) {
   guint T = 12, k = 3, b = 4;
   GError *err = NULL;
-  double *Id = priv_mf_baseline(PRIV_BASELINE_IDENTITY, T, 0, &err);
-  g_assert_cmpfloat(priv_mf_sensitivity2(Id, T, k, b), ==, k);
+  double *Id = mf_baseline(MF_BASELINE_IDENTITY, T, 0, &err);
+  g_assert_cmpfloat(mf_sensitivity2(Id, T, k, b), ==, k);
   /* AntiPGD: (C^T C)[s,t] = T - max(s,t) >= 0, worst offset j = 0:
    * sum_{u,v<k} (T - b max(u,v)) = k^2 T - b sum_m m (2m+1). */
-  double *A = priv_mf_baseline(PRIV_BASELINE_ANTIPGD, T, 0, &err);
+  double *A = mf_baseline(MF_BASELINE_ANTIPGD, T, 0, &err);
   double want = (double)k * k * T;
   for (guint m = 0; m < k; m++)
     want -= (double)b * m * (2 * m + 1);
-  g_assert_cmpfloat(priv_mf_sensitivity2(A, T, k, b), ==, want);
-  double *X = priv_gram_prefix_sum(T, &err);
-  g_assert_cmpfloat(priv_mf_sensitivity2_gram(X, T, k, b), ==, want);
-  g_assert_true(isnan(priv_mf_sensitivity2(A, T, 5, b)));
+  g_assert_cmpfloat(mf_sensitivity2(A, T, k, b), ==, want);
+  double *X = mf_gram_prefix_sum(T, &err);
+  g_assert_cmpfloat(mf_sensitivity2_gram(X, T, k, b), ==, want);
+  g_assert_true(isnan(mf_sensitivity2(A, T, 5, b)));
   /* SR squared is the prefix sum (lower ones); BSR is SR cut to the band. */
-  double *S = priv_mf_baseline(PRIV_BASELINE_SR, T, 0, &err);
-  double *B = priv_mf_baseline(PRIV_BASELINE_BSR, T, 5, &err);
+  double *S = mf_baseline(MF_BASELINE_SR, T, 0, &err);
+  double *B = mf_baseline(MF_BASELINE_BSR, T, 5, &err);
   g_assert_no_error(err);
   for (guint i = 0; i < T; i++)
     for (guint j = 0; j < T; j++) {
@@ -587,7 +588,7 @@ static void test_baselines_and_sensitivity(void) {
   g_assert_cmpfloat(S[3 * T + 1], ==, 0.375);
   /* The loss through the LU path (non-triangular C): a rotation Q has
    * Q^T Q = Id, so L(Q) = k tr(H) like the identity. */
-  double *H = gram_of_graph("florentine.edges", TRUE, T, PRIV_WORKLOAD_POST_AVERAGE);
+  double *H = gram_of_graph("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
   double *Q = g_new0(double, T *T);
   for (guint i = 0; i < T; i++)
     Q[i * T + i] = 1.0;
@@ -597,30 +598,30 @@ static void test_baselines_and_sensitivity(void) {
   Q[1 * T + 6] = -s;
   Q[6 * T + 1] = s;
   Q[6 * T + 6] = c;
-  double lq = priv_mf_loss(H, Q, T, k, b, &err);
+  double lq = mf_loss(H, Q, T, k, b, &err);
   g_assert_no_error(err);
   g_assert_cmpfloat(rel_diff(lq, k * trace(H, T)), <, 1e-12);
   /* Errors: singular C, bad participation. */
   double *Z = g_new0(double, T *T);
-  g_assert_true(isnan(priv_mf_loss(H, Z, T, k, b, &err)));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_NUMERICAL);
+  g_assert_true(isnan(mf_loss(H, Z, T, k, b, &err)));
+  g_assert_error(err, MF_ERROR, MF_ERROR_NUMERICAL);
   g_clear_error(&err);
-  g_assert_true(isnan(priv_mf_loss(H, Id, T, 5, b, &err)));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_true(isnan(mf_loss(H, Id, T, 5, b, &err)));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
-  g_assert_null(priv_mf_baseline(PRIV_BASELINE_BSR, T, 0, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INFEASIBLE);
+  g_assert_null(mf_baseline(MF_BASELINE_BSR, T, 0, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INFEASIBLE);
   g_clear_error(&err);
   /* The factor of a Gram matrix: lower triangular with C^T C = X. */
-  double *C = priv_mf_factor_from_gram(X, T, &err);
+  double *C = mf_factor_from_gram(X, T, &err);
   g_assert_no_error(err);
   for (guint i = 0; i < T; i++)
     for (guint j = 0; j < T; j++)
       g_assert_cmpfloat(fabs(C[i * T + j] - A[i * T + j]), <, 1e-12); /* X = A^T A */
   g_free(C);
   X[0] = -1.0;
-  g_assert_null(priv_mf_factor_from_gram(X, T, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_NUMERICAL);
+  g_assert_null(mf_factor_from_gram(X, T, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_NUMERICAL);
   g_clear_error(&err);
   g_free(Id);
   g_free(A);
@@ -634,45 +635,45 @@ static void test_baselines_and_sensitivity(void) {
 
 static void test_optimizer_errors(void) {
   guint T = 12;
-  double *H = gram_of_graph("florentine.edges", TRUE, T, PRIV_WORKLOAD_POST_AVERAGE);
-  PrivMfOptions o;
-  priv_mf_options_init(&o);
-  PrivMfResult *r = NULL;
+  double *H = gram_of_graph("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
+  MfOptions o;
+  mf_options_init(&o);
+  MfResult *r = NULL;
   GError *err = NULL;
-  g_assert_false(priv_mf_optimize(H, T, 0, 12, &o, &r, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_false(mf_optimize(H, T, 0, 12, &o, &r, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_assert_null(r);
   g_clear_error(&err);
-  g_assert_false(priv_mf_optimize(H, T, 5, 2, &o, &r, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_false(mf_optimize(H, T, 5, 2, &o, &r, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
   o.band = 13;
-  g_assert_false(priv_mf_optimize(H, T, 3, 4, &o, &r, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INFEASIBLE);
+  g_assert_false(mf_optimize(H, T, 3, 4, &o, &r, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INFEASIBLE);
   g_clear_error(&err);
   o.band = 0;
   o.max_bytes = 1000;
-  g_assert_false(priv_mf_optimize(H, T, 3, 4, &o, &r, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+  g_assert_false(mf_optimize(H, T, 3, 4, &o, &r, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_MEMORY);
   g_assert_nonnull(strstr(err->message, "kB"));
   g_clear_error(&err);
   /* Not converged: the best point is still there, better than the start. */
   o.max_bytes = 0;
   o.max_iterations = 3;
-  g_assert_false(priv_mf_optimize(H, T, 3, 4, &o, &r, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED);
+  g_assert_false(mf_optimize(H, T, 3, 4, &o, &r, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_NOT_CONVERGED);
   g_assert_nonnull(strstr(err->message, "3 iterations"));
   g_clear_error(&err);
   g_assert_nonnull(r);
   g_assert_false(r->converged);
   g_assert_cmpuint(r->iterations, ==, 3);
   g_assert_cmpfloat(r->objective, <, 3 * trace(H, T));
-  priv_mf_result_free(r);
+  mf_result_free(r);
   r = NULL;
   /* A singular H: no strategy has a finite loss. */
   double *Z = g_new0(double, T *T);
-  g_assert_false(priv_mf_optimize(Z, T, 3, 4, NULL, &r, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_NUMERICAL);
+  g_assert_false(mf_optimize(Z, T, 3, 4, NULL, &r, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_NUMERICAL);
   g_clear_error(&err);
   g_free(Z);
   g_free(H);
@@ -680,17 +681,17 @@ static void test_optimizer_errors(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  g_test_add_func("/privacy/mf/florentine-k3-b4", test_florentine_k3_b4);
-  g_test_add_func("/privacy/mf/florentine-k5-b16", test_florentine_k5_b16);
-  g_test_add_func("/privacy/mf/diagonal-closed-forms", test_diagonal_closed_forms);
-  g_test_add_func("/privacy/mf/projected-gradient", test_against_projected_gradient);
-  g_test_add_func("/privacy/mf/kkt-random-graphs", test_kkt_random_graphs);
-  g_test_add_func("/privacy/mf/dmf-prefix-sum", test_dmf_prefix_sum);
-  g_test_add_func("/privacy/mf/dmf-iterations", test_dmf_iterations);
-  g_test_add_func("/privacy/mf/dmf-warm-start", test_dmf_warm_start);
-  g_test_add_func("/privacy/mf/x0", test_optimizer_x0);
-  g_test_add_func("/privacy/mf/per-node", test_per_node);
-  g_test_add_func("/privacy/mf/baselines-sensitivity", test_baselines_and_sensitivity);
-  g_test_add_func("/privacy/mf/errors", test_optimizer_errors);
+  g_test_add_func("/mf/mf/florentine-k3-b4", test_florentine_k3_b4);
+  g_test_add_func("/mf/mf/florentine-k5-b16", test_florentine_k5_b16);
+  g_test_add_func("/mf/mf/diagonal-closed-forms", test_diagonal_closed_forms);
+  g_test_add_func("/mf/mf/projected-gradient", test_against_projected_gradient);
+  g_test_add_func("/mf/mf/kkt-random-graphs", test_kkt_random_graphs);
+  g_test_add_func("/mf/mf/dmf-prefix-sum", test_dmf_prefix_sum);
+  g_test_add_func("/mf/mf/dmf-iterations", test_dmf_iterations);
+  g_test_add_func("/mf/mf/dmf-warm-start", test_dmf_warm_start);
+  g_test_add_func("/mf/mf/x0", test_optimizer_x0);
+  g_test_add_func("/mf/mf/per-node", test_per_node);
+  g_test_add_func("/mf/mf/baselines-sensitivity", test_baselines_and_sensitivity);
+  g_test_add_func("/mf/mf/errors", test_optimizer_errors);
   return g_test_run();
 }

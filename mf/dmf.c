@@ -1,5 +1,5 @@
 /*
- * privacy/mf_dmf.c: DMF, the multi-epoch MF optimum for the centralized
+ * mf/dmf.c: DMF, the multi-epoch MF optimum for the centralized
  * prefix-sum workload (Choquette-Choo et al. 2023), the baseline that
  * `dpgossip mafalda` scores on the graph's H.
  *
@@ -15,7 +15,7 @@
  * top one. The problem solved at the top level is unchanged (same H, same
  * constraints, same stopping rule), only the start differs.
  */
-#include "privacy/internal.h"
+#include "mf/internal.h"
 
 #include <math.h>
 
@@ -32,7 +32,7 @@
  * mapped row (moved back by whole epochs when s' + d falls past the short
  * horizon; 0 for lags it does not have). Lags and residues are kept, so the
  * zero pattern is the long problem's. Often barely positive definite, or
- * not: priv_mf_optimize takes the best point between it and its own start.
+ * not: mf_optimize takes the best point between it and its own start.
  */
 static void stretch(const double *Xh, guint kh, guint k, guint b, double *X) {
   guint T = k * b, Th = kh * b;
@@ -70,50 +70,49 @@ static void stretch(const double *Xh, guint kh, guint k, guint b, double *X) {
   g_free(diag);
 }
 
-gboolean priv_mf_dmf(guint k, guint b, const PrivMfOptions *opt, PrivMfResult **result,
-                     GError **error) {
+gboolean mf_dmf(guint k, guint b, const MfOptions *opt, MfResult **result, GError **error) {
   g_return_val_if_fail(result != NULL, FALSE);
   g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
   *result = NULL;
   if (k == 0 || b == 0 || (guint64)k * b > G_MAXUINT) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "DMF: epochs x batches = %u x %u must be positive and fit a guint", k, b);
     return FALSE;
   }
-  PrivMfOptions o;
+  MfOptions o;
   if (opt)
     o = *opt;
   else
-    priv_mf_options_init(&o);
+    mf_options_init(&o);
   guint T = k * b;
   double *X0 = NULL;
   if (o.x0 == NULL && k >= DMF_MIN_EPOCHS) {
     /* The shorter problem: silent, uncancelled by its own progress. */
     guint kh = k / 2;
-    PrivMfOptions ho = o;
+    MfOptions ho = o;
     ho.band = o.band < kh * b ? o.band : 0; /* a band >= T/2 constrains nothing there */
     ho.progress = NULL;
     ho.progress_data = NULL;
-    PrivMfResult *half = NULL;
+    MfResult *half = NULL;
     GError *sub = NULL;
-    priv_mf_dmf(kh, b, &ho, &half, &sub);
+    mf_dmf(kh, b, &ho, &half, &sub);
     /* Only a start: a short problem that did not converge still helps, one
      * that failed outright leaves the generic start. Cancellation is
      * reported by the full problem, which polls the same flag. */
     g_clear_error(&sub);
     if (half != NULL) {
-      X0 = priv_matrix_new(T, T, error);
+      X0 = mf_matrix_new(T, T, error);
       if (!X0) {
-        priv_mf_result_free(half);
+        mf_result_free(half);
         return FALSE;
       }
       stretch(half->X, kh, k, b, X0);
       o.x0 = X0;
     }
-    priv_mf_result_free(half);
+    mf_result_free(half);
   }
-  double *H = priv_gram_prefix_sum(T, error);
-  gboolean ok = H != NULL && priv_mf_optimize(H, T, k, b, &o, result, error);
+  double *H = mf_gram_prefix_sum(T, error);
+  gboolean ok = H != NULL && mf_optimize(H, T, k, b, &o, result, error);
   g_free(H);
   g_free(X0);
   return ok;

@@ -1,23 +1,23 @@
 /*
- * privacy/mf_blt_fit.c: the BLT strategy of d buffers fitted to a gossip's
+ * mf/blt_fit.c: the BLT strategy of d buffers fitted to a gossip's
  * workload (docs/design.md, "Mafalda"): BFGS on log(loss) in (logit theta, w)
- * with the exact gradient of priv_mf_blt_loss, then Nelder-Mead through the
+ * with the exact gradient of mf_blt_loss, then Nelder-Mead through the
  * kinks of |X[s,t]| (mixed-sign weights cancel cross terms of the
  * sensitivity: a positive mixture of geometric sequences cannot, and loses
  * to BSR under many participations). 2d parameters, each evaluation
  * O(n^2 T + k^2 b d^2).
  */
-/* Not privacy/internal.h: OpenBLAS's cblas.h and GSL's gsl_cblas.h clash. */
-#include "privacy/privacy.h"
+/* Not mf/internal.h: OpenBLAS's cblas.h and GSL's gsl_cblas.h clash. */
+#include "mf/mf.h"
 
 #include <gsl/gsl_multimin.h>
 #include <math.h>
 
 typedef struct {
-  const PrivGramSpectral *g;
+  const MfGramSpectral *g;
   guint k, b, d;
-  double theta[PRIV_MF_BLT_MAX_BUFFERS], w[PRIV_MF_BLT_MAX_BUFFERS];
-  double grad[2 * PRIV_MF_BLT_MAX_BUFFERS];
+  double theta[MF_BLT_MAX_BUFFERS], w[MF_BLT_MAX_BUFFERS];
+  double grad[2 * MF_BLT_MAX_BUFFERS];
 } Fit;
 
 /* x = (logit theta, w); FALSE when theta rounds to 0 or 1. */
@@ -42,8 +42,7 @@ static void store(const double *theta, const double *w, guint d, gsl_vector *x) 
 static void fit_fdf(const gsl_vector *x, void *data, double *value, gsl_vector *df) {
   Fit *f = data;
   gboolean ok = load(f, x);
-  double L = ok ? priv_mf_blt_loss(f->g, f->theta, f->w, f->d, f->k, f->b, df ? f->grad : NULL)
-                : NAN;
+  double L = ok ? mf_blt_loss(f->g, f->theta, f->w, f->d, f->k, f->b, df ? f->grad : NULL) : NAN;
   ok = ok && isfinite(L) && L > 0.0;
   if (value)
     *value = ok ? log(L) : GSL_POSINF;
@@ -65,15 +64,15 @@ static void fit_df(const gsl_vector *x, void *data, gsl_vector *df) {
   fit_fdf(x, data, NULL, df);
 }
 
-gboolean priv_mf_blt_fit(const PrivGramSpectral *g, guint k, guint b, guint d, double *theta,
-                         double *w, double *loss, GError **error) {
+gboolean mf_blt_fit(const MfGramSpectral *g, guint k, guint b, guint d, double *theta, double *w,
+                    double *loss, GError **error) {
   g_return_val_if_fail(g != NULL && theta != NULL && w != NULL, FALSE);
   if (k == 0 || b == 0 || (guint64)k * b != g->T) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "BLT strategy: T = %u must be epochs x batches = %u x %u", g->T, k, b);
     return FALSE;
   }
-  if (!priv_mf_blt_check(theta, w, d, error))
+  if (!mf_blt_check(theta, w, d, error))
     return FALSE;
   Fit f = {.g = g, .k = k, .b = b, .d = d};
   gsl_vector *x = gsl_vector_alloc(2 * d);
@@ -122,9 +121,9 @@ gboolean priv_mf_blt_fit(const PrivGramSpectral *g, guint k, guint b, guint d, d
   gsl_set_error_handler(old);
   gboolean ok = load(&f, x);
   gsl_vector_free(x);
-  double L = ok ? priv_mf_blt_loss(g, f.theta, f.w, d, k, b, NULL) : NAN;
+  double L = ok ? mf_blt_loss(g, f.theta, f.w, d, k, b, NULL) : NAN;
   if (!(isfinite(L) && L > 0.0)) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL, "BLT strategy: the loss is not finite");
+    g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL, "BLT strategy: the loss is not finite");
     return FALSE;
   }
   for (guint i = 0; i < d; i++) {

@@ -1,11 +1,11 @@
 /*
- * privacy/mf_toeplitz.c: the loss of a lower-triangular Toeplitz strategy
+ * mf/toeplitz.c: the loss of a lower-triangular Toeplitz strategy
  * (DP-D-SGD, AntiPGD, SR, BSR) on a static reversible gossip's workload,
  * from the structure of both: the first column of C^-1 and the spectral form
  * of H, never a T x T matrix (docs/design.md, "Mafalda"; the dense reference is
- * priv_mf_loss, which the tests compare with).
+ * mf_loss, which the tests compare with).
  */
-#include "privacy/internal.h"
+#include "mf/internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -27,37 +27,37 @@ static double *inverse_first_column(const double *c, guint width, guint T) {
   return a;
 }
 
-double *priv_mf_baseline_coefficients(PrivBaseline which, guint T, guint band, guint *width,
-                                      GError **error) {
+double *mf_baseline_coefficients(MfBaseline which, guint T, guint band, guint *width,
+                                 GError **error) {
   g_return_val_if_fail(width != NULL, NULL);
   if (T == 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "T must be positive");
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT, "T must be positive");
     return NULL;
   }
-  if (which == PRIV_BASELINE_BSR && band == 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INFEASIBLE,
+  if (which == MF_BASELINE_BSR && band == 0) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INFEASIBLE,
                 "a banded square root needs a band of at least 1");
     return NULL;
   }
   guint w;
   switch (which) {
-  case PRIV_BASELINE_IDENTITY:
+  case MF_BASELINE_IDENTITY:
     w = 1;
     break;
-  case PRIV_BASELINE_ANTIPGD:
-  case PRIV_BASELINE_SR:
+  case MF_BASELINE_ANTIPGD:
+  case MF_BASELINE_SR:
     w = T;
     break;
-  case PRIV_BASELINE_BSR:
+  case MF_BASELINE_BSR:
     w = MIN(band, T);
     break;
   default:
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "unknown baseline %d", (int)which);
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT, "unknown baseline %d", (int)which);
     return NULL;
   }
   double *c = g_new(double, w);
   for (guint j = 0; j < w; j++) {
-    if (which == PRIV_BASELINE_ANTIPGD)
+    if (which == MF_BASELINE_ANTIPGD)
       c[j] = 1.0;
     else /* (1-x)^{-1/2} = sum_j binom(2j,j)/4^j x^j: c_j = c_{j-1} (2j-1)/(2j). */
       c[j] = j == 0 ? 1.0 : c[j - 1] * (2.0 * j - 1.0) / (2.0 * j);
@@ -66,7 +66,7 @@ double *priv_mf_baseline_coefficients(PrivBaseline which, guint T, guint band, g
   return c;
 }
 
-double priv_mf_sensitivity2_toeplitz(const double *c, guint width, guint T, guint k, guint b) {
+double mf_sensitivity2_toeplitz(const double *c, guint width, guint T, guint k, guint b) {
   g_return_val_if_fail(c != NULL, NAN);
   if (k == 0 || b == 0 || (guint64)k * b != T || width == 0)
     return NAN;
@@ -95,7 +95,7 @@ double priv_mf_sensitivity2_toeplitz(const double *c, guint width, guint T, guin
   return worst;
 }
 
-double priv_mf_toeplitz_trace(const PrivGramSpectral *g, const double *a) {
+double mf_toeplitz_trace(const MfGramSpectral *g, const double *a) {
   guint T = g->T, n = g->n;
   /* q_m(l) = l q_{m-1}(l) + a_m, p_m = l^e q_m; rows of P by blocks. */
   double *q = g_new0(double, n);
@@ -123,12 +123,12 @@ double priv_mf_toeplitz_trace(const PrivGramSpectral *g, const double *a) {
   return trace;
 }
 
-double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint width, guint k,
-                             guint b, GError **error) {
+double mf_loss_toeplitz(const MfGramSpectral *g, const double *c, guint width, guint k, guint b,
+                        GError **error) {
   g_return_val_if_fail(g != NULL && c != NULL, NAN);
   guint T = g->T;
   if (k == 0 || b == 0 || (guint64)k * b != T || width == 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "participation needs T = epochs x batches with both positive and a nonempty "
                 "strategy (T = %u, k = %u, b = %u, width %u)",
                 T, k, b, width);
@@ -136,16 +136,16 @@ double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint w
   }
   width = MIN(width, T);
   if (!(c[0] != 0.0) || !isfinite(c[0])) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+    g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
                 "the strategy matrix C is singular (diagonal %g)", c[0]);
     return NAN;
   }
   double *a = inverse_first_column(c, width, T);
-  double trace = priv_mf_toeplitz_trace(g, a);
+  double trace = mf_toeplitz_trace(g, a);
   g_free(a);
-  double loss = priv_mf_sensitivity2_toeplitz(c, width, T, k, b) * trace;
+  double loss = mf_sensitivity2_toeplitz(c, width, T, k, b) * trace;
   if (!isfinite(loss)) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+    g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
                 "the loss of the strategy is not finite (C too ill-conditioned)");
     return NAN;
   }
@@ -156,10 +156,10 @@ double priv_mf_loss_toeplitz(const PrivGramSpectral *g, const double *c, guint w
  * is not NULL, its gradient (w doubles, added to): the class j* of largest
  * sum_{u,v} |X[s_u, s_v]|, each X[s,t] = sum_{i < T-t} c_i c_{i+d} (d = t -
  * s) differentiated in c; the sign at X = 0 taken as 0 (a subgradient).
- * O(k T) for the value (as priv_mf_sensitivity2_toeplitz), O(k w^2 / b) for
+ * O(k T) for the value (as mf_sensitivity2_toeplitz), O(k w^2 / b) for
  * the gradient. */
 static double sens2_grad(const double *c, guint w, guint T, guint k, guint b, double *grad) {
-  double s2 = priv_mf_sensitivity2_toeplitz(c, w, T, k, b);
+  double s2 = mf_sensitivity2_toeplitz(c, w, T, k, b);
   if (!grad)
     return s2;
   /* The maximizing class, by the same sums (ties: the first). */
@@ -201,7 +201,7 @@ static double sens2_grad(const double *c, guint w, guint T, guint k, guint b, do
   return s2;
 }
 
-double priv_mf_toeplitz_trace_grad(const PrivGramSpectral *g, const double *a, double *ga) {
+double mf_toeplitz_trace_grad(const MfGramSpectral *g, const double *a, double *ga) {
   guint T = g->T, n = g->n;
   /* p_m and M p_m for every m (T x n each), then dtau/da_j = sum_i G_j[i]
    * with G_j = r_j + l o G_{j+1}, r_m = 2 (T - m) l^e o (M p_m). */
@@ -233,8 +233,8 @@ double priv_mf_toeplitz_trace_grad(const PrivGramSpectral *g, const double *a, d
   return tr;
 }
 
-double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, guint w, guint k,
-                                    guint b, double *grad) {
+double mf_toeplitz_banded_loss(const MfGramSpectral *g, const double *c, guint w, guint k, guint b,
+                               double *grad) {
   guint T = g->T;
   g_return_val_if_fail(w >= 1 && w <= T && c[0] != 0.0, NAN);
   if (k == 0 || b == 0 || (guint64)k * b != T)
@@ -242,14 +242,14 @@ double priv_mf_toeplitz_banded_loss(const PrivGramSpectral *g, const double *c, 
   double *a = inverse_first_column(c, w, T);
   if (!grad) {
     double S = sens2_grad(c, w, T, k, b, NULL);
-    double tr = priv_mf_toeplitz_trace(g, a);
+    double tr = mf_toeplitz_trace(g, a);
     g_free(a);
     return S * tr;
   }
   double *gs = g_new0(double, w);
   double S = sens2_grad(c, w, T, k, b, gs);
   double *ga = g_new(double, T);
-  double tr = priv_mf_toeplitz_trace_grad(g, a, ga);
+  double tr = mf_toeplitz_trace_grad(g, a, ga);
   /* dtau/dc_l = -(C^-T C^-T ga)_l: two banded back substitutions. */
   for (guint pass = 0; pass < 2; pass++)
     for (guint i = T; i-- > 0;) {

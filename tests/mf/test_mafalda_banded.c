@@ -1,16 +1,17 @@
 /*
- * tests/privacy/test_mafalda_banded.c: the banded evaluation of the MF
- * optimizer (privacy/mf_banded.c) against the dense formulas at small T:
+ * tests/mf/test_mafalda_banded.c: the banded evaluation of the MF
+ * optimizer (mf/banded.c) against the dense formulas at small T:
  * f = tr(H X^{-1}), the bands of X^{-1} H X^{-1} and X^{-1} computed here by LU, the
  * banded optimizer's optimum against the dense path's on the same problem
- * (PrivMfOptions.evaluation), its warm start from half the horizon against a
- * cold start, and C from the band Cholesky against priv_mf_factor_from_gram.
+ * (MfOptions.evaluation), its warm start from half the horizon against a
+ * cold start, and C from the band Cholesky against mf_factor_from_gram.
  */
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
-#include "privacy/mf_banded_internal.h"
+#include "mf/banded_internal.h"
+#include "topologies/topologies.h"
 
 static double rel_diff(double a, double b) {
   return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
@@ -30,8 +31,8 @@ static double *gram_of(const char *spec_or_file, gboolean is_file, guint T) {
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
   g_assert_no_error(err);
   double *W = topo_gossip_dense(w);
-  double *H = priv_gram_static(W, topo_gossip_n(w), T, PRIV_WORKLOAD_POST_AVERAGE, PRIV_GRAM_AUTO,
-                               0, &err);
+  double *H = mf_gram_static(W, topo_gossip_n(w), T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0,
+                             &err);
   g_assert_no_error(err);
   g_free(W);
   topo_gossip_free(w);
@@ -100,9 +101,9 @@ static void test_evaluation(void) {
     for (guint j = 0; j < T; j++)
       for (guint i = 0; i < j; i++)
         Rt[i + (gsize)j * T] = 0.0;
-    PrivMfBanded B;
+    MfBanded B;
     GError *err = NULL;
-    g_assert_true(priv_mf_banded_init(&B, Rt, T, W, &err));
+    g_assert_true(mf_banded_init(&B, Rt, T, W, &err));
     g_assert_no_error(err);
     for (guint rep = 0; rep < 2; rep++) {
       double *X = random_band(T, cs->k, cs->b, W, rng);
@@ -116,17 +117,17 @@ static void test_evaluation(void) {
         f += M[(gsize)s * T + s];
       for (gsize i = 0; i < (gsize)T * T; i++)
         gmax = MAX(gmax, fabs(G[i]));
-      double fb = priv_mf_banded_objective(&B, Xb);
+      double fb = mf_banded_objective(&B, Xb);
       g_assert_cmpfloat(rel_diff(fb, f), <, 1e-10);
-      priv_mf_banded_gradient(&B, Gb);
+      mf_banded_gradient(&B, Gb);
       for (guint s = 0; s < T; s++)
         for (guint d = 0; d < W && s + d < T; d++)
           g_assert_cmpfloat(fabs(Gb[d + (gsize)s * W] - G[(gsize)(s + d) * T + s]), <,
                             1e-10 * gmax);
       /* The band of X^{-1} (the diagonal metric's) against LU's. */
       double *Sb = g_new0(double, (gsize)W *T), smax = 0.0;
-      g_assert_cmpfloat(rel_diff(priv_mf_banded_objective(&B, Xb), f), <, 1e-10);
-      priv_mf_banded_inverse_band(&B, Sb);
+      g_assert_cmpfloat(rel_diff(mf_banded_objective(&B, Xb), f), <, 1e-10);
+      mf_banded_inverse_band(&B, Sb);
       for (gsize i = 0; i < (gsize)T * T; i++)
         smax = MAX(smax, fabs(Xi[i]));
       for (guint s = 0; s < T; s++)
@@ -136,7 +137,7 @@ static void test_evaluation(void) {
       g_free(Sb);
       /* Not positive definite: +inf, as the dense path. */
       Xb[0] = -1.0;
-      g_assert_true(isinf(priv_mf_banded_objective(&B, Xb)));
+      g_assert_true(isinf(mf_banded_objective(&B, Xb)));
       g_free(X);
       g_free(Xb);
       g_free(Gb);
@@ -144,43 +145,43 @@ static void test_evaluation(void) {
       g_free(M);
       g_free(G);
     }
-    priv_mf_banded_clear(&B);
+    mf_banded_clear(&B);
     g_free(Rt);
     g_free(H);
   }
   g_rand_free(rng);
 }
 
-static PrivMfResult *optimize(const double *H, guint T, guint k, guint b, guint W,
-                              PrivMfEvaluation ev, gboolean cold) {
-  PrivMfOptions o;
-  priv_mf_options_init(&o);
+static MfResult *optimize(const double *H, guint T, guint k, guint b, guint W, MfEvaluation ev,
+                          gboolean cold) {
+  MfOptions o;
+  mf_options_init(&o);
   o.band = W;
   o.evaluation = ev;
   o.cold_start = cold;
-  PrivMfResult *r = NULL;
+  MfResult *r = NULL;
   GError *err = NULL;
-  g_assert_true(priv_mf_optimize(H, T, k, b, &o, &r, &err));
+  g_assert_true(mf_optimize(H, T, k, b, &o, &r, &err));
   g_assert_no_error(err);
   return r;
 }
 
 /* The banded optimizer reaches the dense path's optimum (same problem) to
- * 1e-8, with the same X; its C (band Cholesky) is priv_mf_factor_from_gram's
+ * 1e-8, with the same X; its C (band Cholesky) is mf_factor_from_gram's
  * to 1e-10 and banded. */
 static void test_optimum(void) {
   for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
     const Case *cs = &cases[c];
     guint T = cs->k * cs->b, W = cs->W;
     double *H = gram_of(cs->graph, cs->is_file, T);
-    PrivMfResult *d = optimize(H, T, cs->k, cs->b, W, PRIV_MF_EVAL_DENSE, TRUE);
-    PrivMfResult *r = optimize(H, T, cs->k, cs->b, W, PRIV_MF_EVAL_BANDED, TRUE);
+    MfResult *d = optimize(H, T, cs->k, cs->b, W, MF_EVAL_DENSE, TRUE);
+    MfResult *r = optimize(H, T, cs->k, cs->b, W, MF_EVAL_BANDED, TRUE);
     g_assert_cmpfloat(rel_diff(r->objective, d->objective), <, 1e-8);
     /* The band is a constraint: the unbanded optimum is no higher. */
-    PrivMfResult *u = optimize(H, T, cs->k, cs->b, 0, PRIV_MF_EVAL_AUTO, TRUE);
+    MfResult *u = optimize(H, T, cs->k, cs->b, 0, MF_EVAL_AUTO, TRUE);
     g_assert_cmpfloat(u->objective, <=, r->objective * (1 + 1e-9));
     GError *err = NULL;
-    double *C = priv_mf_factor_from_gram(r->X, T, &err);
+    double *C = mf_factor_from_gram(r->X, T, &err);
     g_assert_no_error(err);
     double cmax = 0.0;
     for (gsize i = 0; i < (gsize)T * T; i++)
@@ -192,13 +193,12 @@ static void test_optimum(void) {
           g_assert_cmpfloat(r->C[(gsize)i * T + j], ==, 0.0);
       }
     /* Scored independently: the loss of C is the objective. */
-    g_assert_cmpfloat(rel_diff(priv_mf_loss(H, r->C, T, cs->k, cs->b, &err), r->objective), <,
-                      1e-9);
+    g_assert_cmpfloat(rel_diff(mf_loss(H, r->C, T, cs->k, cs->b, &err), r->objective), <, 1e-9);
     g_assert_no_error(err);
     g_free(C);
-    priv_mf_result_free(d);
-    priv_mf_result_free(r);
-    priv_mf_result_free(u);
+    mf_result_free(d);
+    mf_result_free(r);
+    mf_result_free(u);
     g_free(H);
   }
 }
@@ -209,35 +209,35 @@ static void test_optimum(void) {
 static void test_warm_start(void) {
   guint k = 20, b = 16, T = k * b, W = 12;
   double *H = gram_of("florentine.edges", TRUE, T);
-  PrivMfResult *warm = optimize(H, T, k, b, W, PRIV_MF_EVAL_AUTO, FALSE);
-  PrivMfResult *cold = optimize(H, T, k, b, W, PRIV_MF_EVAL_BANDED, TRUE);
+  MfResult *warm = optimize(H, T, k, b, W, MF_EVAL_AUTO, FALSE);
+  MfResult *cold = optimize(H, T, k, b, W, MF_EVAL_BANDED, TRUE);
   g_assert_cmpfloat(rel_diff(warm->objective, cold->objective), <, 1e-8);
   g_assert_cmpuint(warm->iterations, <, cold->iterations);
   g_test_message("warm %u iterations, cold %u", warm->iterations, cold->iterations);
-  priv_mf_result_free(warm);
-  priv_mf_result_free(cold);
+  mf_result_free(warm);
+  mf_result_free(cold);
   g_free(H);
 }
 
 /* A cancel flag raised before the call stops the banded path (warm start
- * included) with PRIV_ERROR_NOT_CONVERGED and a feasible result. */
+ * included) with MF_ERROR_NOT_CONVERGED and a feasible result. */
 static void test_cancel(void) {
   guint k = 20, b = 16, T = k * b;
   double *H = gram_of("florentine.edges", TRUE, T);
   gint cancel = 1;
-  PrivMfOptions o;
-  priv_mf_options_init(&o);
+  MfOptions o;
+  mf_options_init(&o);
   o.band = 12;
   o.cancel = &cancel;
-  PrivMfResult *r = NULL;
+  MfResult *r = NULL;
   GError *err = NULL;
-  g_assert_false(priv_mf_optimize(H, T, k, b, &o, &r, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_NOT_CONVERGED);
+  g_assert_false(mf_optimize(H, T, k, b, &o, &r, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_NOT_CONVERGED);
   g_assert_nonnull(r);
   g_assert_cmpuint(r->iterations, ==, 0);
   g_assert_true(isfinite(r->objective));
   g_clear_error(&err);
-  priv_mf_result_free(r);
+  mf_result_free(r);
   g_free(H);
 }
 
@@ -245,22 +245,20 @@ static void test_cancel(void) {
  * does not refuse T = 4096 within 1 GB. */
 static void test_memory(void) {
   GError *err = NULL;
-  g_assert_cmpuint(priv_mf_memory_needed_band(4096, 16, 64, 16), <,
-                   priv_mf_memory_needed(4096, 16) / 4);
-  g_assert_true(priv_mf_check_memory_band(4096, 16, 64, 16, (gsize)1 << 30, &err));
+  g_assert_cmpuint(mf_memory_needed_band(4096, 16, 64, 16), <, mf_memory_needed(4096, 16) / 4);
+  g_assert_true(mf_check_memory_band(4096, 16, 64, 16, (gsize)1 << 30, &err));
   g_assert_no_error(err);
-  g_assert_false(priv_mf_check_memory(4096, 16, (gsize)1 << 30, NULL));
+  g_assert_false(mf_check_memory(4096, 16, (gsize)1 << 30, NULL));
   /* No band (or a wide one): the dense estimate. */
-  g_assert_cmpuint(priv_mf_memory_needed_band(4096, 16, 0, 16), ==,
-                   priv_mf_memory_needed(4096, 16));
+  g_assert_cmpuint(mf_memory_needed_band(4096, 16, 0, 16), ==, mf_memory_needed(4096, 16));
 }
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  g_test_add_func("/privacy/mf-banded/evaluation", test_evaluation);
-  g_test_add_func("/privacy/mf-banded/optimum", test_optimum);
-  g_test_add_func("/privacy/mf-banded/warm-start", test_warm_start);
-  g_test_add_func("/privacy/mf-banded/cancel", test_cancel);
-  g_test_add_func("/privacy/mf-banded/memory", test_memory);
+  g_test_add_func("/mf/mf-banded/evaluation", test_evaluation);
+  g_test_add_func("/mf/mf-banded/optimum", test_optimum);
+  g_test_add_func("/mf/mf-banded/warm-start", test_warm_start);
+  g_test_add_func("/mf/mf-banded/cancel", test_cancel);
+  g_test_add_func("/mf/mf-banded/memory", test_memory);
   return g_test_run();
 }

@@ -1,6 +1,6 @@
-/* privacy/matrix_csv.c: reading a matrix back from CSV (e.g. Mafalda's
+/* mf/matrix_csv.c: reading a matrix back from CSV (e.g. Mafalda's
  * C_local), and the checks every noise-correlation file must pass. */
-#include "privacy/internal.h"
+#include "mf/internal.h"
 #include "spec/spec.h"
 
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* priv_matrix_read_csv, also giving each row's line in the file (g_free). */
+/* mf_matrix_read_csv, also giving each row's line in the file (g_free). */
 static double *read_csv(const char *path, guint *rows, guint *cols, guint **row_lines,
                         GError **error) {
   char *text = NULL;
@@ -33,7 +33,7 @@ static double *read_csv(const char *path, guint *rows, guint *cols, guint **row_
       double v = g_ascii_strtod(f, &end);
       if (*f == '\0' || end == f || *end != '\0' || !isfinite(v)) {
         char *shown = spec_escape(f, -1); /* file bytes: no raw escapes */
-        g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+        g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                     "%s:%u:%u: not a finite number: '%s'", path, line, i + 1, shown);
         g_free(shown);
         ok = FALSE;
@@ -41,7 +41,7 @@ static double *read_csv(const char *path, guint *rows, guint *cols, guint **row_
       g_array_append_val(vals, v);
     }
     if (ok && nrows > 0 && nf != ncols) {
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+      g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                   "%s:%u: %u values where the rows above have %u", path, line, nf, ncols);
       ok = FALSE;
     }
@@ -53,7 +53,7 @@ static double *read_csv(const char *path, guint *rows, guint *cols, guint **row_
   g_strfreev(lines);
   g_free(text);
   if (ok && nrows == 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "%s:1: no matrix in the file (it is empty)", path);
     ok = FALSE;
   }
@@ -71,12 +71,12 @@ static double *read_csv(const char *path, guint *rows, guint *cols, guint **row_
   return (double *)g_array_free(vals, FALSE);
 }
 
-double *priv_matrix_read_csv(const char *path, guint *rows, guint *cols, GError **error) {
+double *mf_matrix_read_csv(const char *path, guint *rows, guint *cols, GError **error) {
   g_return_val_if_fail(path != NULL && rows != NULL && cols != NULL, NULL);
   return read_csv(path, rows, cols, NULL, error);
 }
 
-double *priv_mf_read_c(const char *path, guint T, GError **error) {
+double *mf_read_c(const char *path, guint T, GError **error) {
   g_return_val_if_fail(path != NULL && T > 0, NULL);
   guint rows = 0, cols = 0, *line = NULL;
   double *C = read_csv(path, &rows, &cols, &line, error);
@@ -84,7 +84,7 @@ double *priv_mf_read_c(const char *path, guint T, GError **error) {
     return NULL;
   gboolean ok = TRUE;
   if (rows != T || cols != T) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "%s: C is %u x %u, expected %u x %u (one row and column per step: T = %u)", path,
                 rows, cols, T, T, T);
     ok = FALSE;
@@ -98,14 +98,14 @@ double *priv_mf_read_c(const char *path, guint T, GError **error) {
   for (guint s = 0; ok && s < T; s++) {
     for (guint t = s + 1; ok && t < T; t++)
       if (fabs(C[(gsize)s * T + t]) > 1e-12 * big) {
-        g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+        g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                     "%s:%u:%u: C[%u,%u] = %g lies above the diagonal: C must be lower "
                     "triangular",
                     path, line[s], t + 1, s, t, C[(gsize)s * T + t]);
         ok = FALSE;
       }
     if (ok && C[(gsize)s * T + s] == 0.0) {
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+      g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                   "%s:%u:%u: C[%u,%u] = 0: C must have a nonzero diagonal (invertible)", path,
                   line[s], s + 1, s, s);
       ok = FALSE;
@@ -130,7 +130,7 @@ double *priv_mf_read_c(const char *path, guint T, GError **error) {
   for (guint s = 0; s < T; s++)
     if (C[(gsize)s * T + s] == 0.0) {
       /* Below 2^-1074 of the largest entry: singular in doubles. */
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+      g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                   "%s: C[%u,%u] is below 1e-323 times the largest entry: C is singular in "
                   "double precision",
                   path, s, s);
@@ -138,4 +138,23 @@ double *priv_mf_read_c(const char *path, guint T, GError **error) {
       return NULL;
     }
   return C;
+}
+
+gboolean mf_matrix_write_csv(const char *path, const double *M, guint rows, guint cols,
+                             GError **error) {
+  g_return_val_if_fail(path != NULL && (M != NULL || rows * cols == 0), FALSE);
+  GString *s = g_string_sized_new((gsize)rows * cols * 24 + 1);
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  for (guint i = 0; i < rows; i++) {
+    for (guint j = 0; j < cols; j++) {
+      if (j)
+        g_string_append_c(s, ',');
+      g_string_append(s, g_ascii_formatd(buf, sizeof buf, "%.17g", M[(gsize)i * cols + j]));
+    }
+    g_string_append_c(s, '\n');
+  }
+  gboolean ok = g_file_set_contents_full(path, s->str, (gssize)s->len,
+                                         G_FILE_SET_CONTENTS_CONSISTENT, 0666, error);
+  g_string_free(s, TRUE);
+  return ok;
 }

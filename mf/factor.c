@@ -1,22 +1,22 @@
 /*
- * privacy/mf_factor.c: strategies C_local, their sensitivity under cyclic
+ * mf/factor.c: strategies C_local, their sensitivity under cyclic
  * (k,b)-participation and their loss (docs/design.md, "Mafalda"; paper eq.
  * "optim loss MAFALDA").
  */
-#include "privacy/internal.h"
+#include "mf/internal.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
-double *priv_mf_factor_from_gram(const double *X, guint T, GError **error) {
+double *mf_factor_from_gram(const double *X, guint T, GError **error) {
   g_return_val_if_fail(X != NULL, NULL);
   if (T == 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "T must be positive");
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT, "T must be positive");
     return NULL;
   }
-  double *Y = priv_matrix_new(T, T, error);
-  double *C = Y ? priv_matrix_new(T, T, error) : NULL;
+  double *Y = mf_matrix_new(T, T, error);
+  double *C = Y ? mf_matrix_new(T, T, error) : NULL;
   if (!C) {
     g_free(Y);
     return NULL;
@@ -27,7 +27,7 @@ double *priv_mf_factor_from_gram(const double *X, guint T, GError **error) {
       Y[i * T + j] = X[(T - 1 - i) * T + (T - 1 - j)];
   lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)T, Y, (lapack_int)T);
   if (info != 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+    g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
                 "the Gram matrix C^T C is not positive definite (Cholesky fails at row %d)",
                 (int)info);
     g_free(Y);
@@ -46,7 +46,7 @@ static gboolean participation_ok(guint T, guint k, guint b) {
   return k > 0 && b > 0 && (guint64)k * b == T;
 }
 
-double priv_mf_sensitivity2_gram(const double *X, guint T, guint k, guint b) {
+double mf_sensitivity2_gram(const double *X, guint T, guint k, guint b) {
   g_return_val_if_fail(X != NULL, NAN);
   if (!participation_ok(T, k, b))
     return NAN;
@@ -61,7 +61,7 @@ double priv_mf_sensitivity2_gram(const double *X, guint T, guint k, guint b) {
   return worst;
 }
 
-double priv_mf_sensitivity2(const double *C, guint T, guint k, guint b) {
+double mf_sensitivity2(const double *C, guint T, guint k, guint b) {
   g_return_val_if_fail(C != NULL, NAN);
   if (!participation_ok(T, k, b))
     return NAN;
@@ -73,8 +73,8 @@ double priv_mf_sensitivity2(const double *C, guint T, guint k, guint b) {
   if (isfinite(amax) && amax > 0 && (amax > 0x1p200 || amax < 0x1p-200)) {
     int e;
     frexp(amax, &e);
-    double *Cn = priv_normalized_copy(C, (gsize)T * T);
-    double s2 = priv_mf_sensitivity2(Cn, T, k, b);
+    double *Cn = mf_normalized_copy(C, (gsize)T * T);
+    double s2 = mf_sensitivity2(Cn, T, k, b);
     g_free(Cn);
     s2 = ldexp(s2, 2 * e);
     /* Below the normal range the value has lost bits, maybe downwards: a
@@ -105,18 +105,18 @@ static gboolean is_lower_triangular(const double *C, guint T) {
   return TRUE;
 }
 
-double priv_mf_loss(const double *H, const double *C, guint T, guint k, guint b, GError **error) {
+double mf_loss(const double *H, const double *C, guint T, guint k, guint b, GError **error) {
   g_return_val_if_fail(H != NULL && C != NULL, NAN);
   if (!participation_ok(T, k, b)) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "participation needs T = epochs x batches with both positive "
                 "(T = %u, k = %u, b = %u)",
                 T, k, b);
     return NAN;
   }
   gsize TT = (gsize)T * T;
-  double *Ci = priv_matrix_new(T, T, error);
-  double *K = Ci ? priv_matrix_new(T, T, error) : NULL;
+  double *Ci = mf_matrix_new(T, T, error);
+  double *K = Ci ? mf_matrix_new(T, T, error) : NULL;
   lapack_int *piv = NULL;
   double loss = NAN;
   if (!K)
@@ -132,7 +132,7 @@ double priv_mf_loss(const double *H, const double *C, guint T, guint k, guint b,
       info = LAPACKE_dgetri(LAPACK_ROW_MAJOR, (lapack_int)T, Ci, (lapack_int)T, piv);
   }
   if (info != 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+    g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
                 "the strategy matrix C is singular (LAPACK info %d)", (int)info);
     goto out;
   }
@@ -145,9 +145,9 @@ double priv_mf_loss(const double *H, const double *C, guint T, guint k, guint b,
     for (gsize j = 0; j < i; j++)
       tr += (H[i * T + j] + H[j * T + i]) * K[i * T + j];
   }
-  loss = priv_mf_sensitivity2(C, T, k, b) * tr;
+  loss = mf_sensitivity2(C, T, k, b) * tr;
   if (!isfinite(loss)) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+    g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
                 "the loss of the strategy is not finite (C too ill-conditioned)");
     loss = NAN;
   }
@@ -158,12 +158,12 @@ out:
   return loss;
 }
 
-double *priv_mf_baseline(PrivBaseline which, guint T, guint band, GError **error) {
+double *mf_baseline(MfBaseline which, guint T, guint band, GError **error) {
   guint width = 0;
-  double *coef = priv_mf_baseline_coefficients(which, T, band, &width, error);
+  double *coef = mf_baseline_coefficients(which, T, band, &width, error);
   if (!coef)
     return NULL;
-  double *C = priv_matrix_new(T, T, error);
+  double *C = mf_matrix_new(T, T, error);
   if (C) {
     for (gsize i = 0; i < T; i++)
       for (gsize j = 0; j <= i; j++)
@@ -171,4 +171,18 @@ double *priv_mf_baseline(PrivBaseline which, guint T, guint band, GError **error
   }
   g_free(coef);
   return C;
+}
+
+double *mf_normalized_copy(const double *C, gsize n) {
+  double *out = g_memdup2(C, n * sizeof(double));
+  double amax = 0.0;
+  for (gsize i = 0; i < n; i++)
+    amax = MAX(amax, fabs(C[i]));
+  if (!(amax > 0) || !isfinite(amax))
+    return out;
+  int e;
+  frexp(amax, &e); /* amax = m 2^e, m in [1/2, 1) */
+  for (gsize i = 0; i < n; i++)
+    out[i] = ldexp(C[i], -e);
+  return out;
 }

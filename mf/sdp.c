@@ -1,5 +1,5 @@
 /*
- * privacy/sdp.c: the exact squared sensitivity of one participation pattern,
+ * mf/sdp.c: the exact squared sensitivity of one participation pattern,
  * max { <X, U> : U psd, diag(U) <= 1 }, by a certified Burer-Monteiro solver.
  *
  * Why this solver: the patterns are small (k <= T, a few hundred at most) and
@@ -11,7 +11,8 @@
  * point, so a slow convergence can only make the value conservative (larger),
  * never optimistic.
  */
-#include "privacy/internal.h"
+#include "mf/internal.h"
+#include "spec/spec.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -48,7 +49,7 @@ static gboolean certificate(const double *X, const double *XV, const double *V, 
   }
   lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'N', 'L', (lapack_int)k, S, (lapack_int)k, w);
   if (info != 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+    g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
                 "the eigensolver failed on a %u x %u certificate (LAPACK info %d)", k, k,
                 (int)info);
     return FALSE;
@@ -57,20 +58,20 @@ static gboolean certificate(const double *X, const double *XV, const double *V, 
   return TRUE;
 }
 
-double priv_sdp_max(const double *X, guint k, double tol, PrivSdpInfo *info, GError **error) {
-  PrivSdpInfo local = {0};
+double mf_sdp_max(const double *X, guint k, double tol, MfSdpInfo *info, GError **error) {
+  MfSdpInfo local = {0};
   if (!info)
     info = &local;
   memset(info, 0, sizeof *info);
   if (k == 0 || !(tol > 0) || X == NULL) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "priv_sdp_max needs k >= 1, a matrix and a positive tolerance (k = %u, tol = %g)",
-                k, tol);
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+                "mf_sdp_max needs k >= 1, a matrix and a positive tolerance (k = %u, tol = %g)", k,
+                tol);
     return NAN;
   }
   for (gsize i = 0; i < (gsize)k * k; i++) {
     if (!isfinite(X[i])) {
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+      g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                   "the SDP matrix has a non-finite entry at (%" G_GSIZE_FORMAT ", %" G_GSIZE_FORMAT
                   ")",
                   i / k, i % k);
@@ -84,7 +85,7 @@ double priv_sdp_max(const double *X, guint k, double tol, PrivSdpInfo *info, GEr
   for (gsize i = 0; i < (gsize)k * k; i++)
     amax = MAX(amax, fabs(X[i]));
   if (amax == 0.0) {
-    *info = (PrivSdpInfo){0.0, 0.0, 1, 0, TRUE};
+    *info = (MfSdpInfo){0.0, 0.0, 1, 0, TRUE};
     return 0.0;
   }
   int e;
@@ -93,19 +94,19 @@ double priv_sdp_max(const double *X, guint k, double tol, PrivSdpInfo *info, GEr
     double *Xn = g_new(double, (gsize)k *k);
     for (gsize i = 0; i < (gsize)k * k; i++)
       Xn[i] = ldexp(X[i], -e);
-    double v = priv_sdp_max(Xn, k, tol, info, error);
+    double v = mf_sdp_max(Xn, k, tol, info, error);
     g_free(Xn);
     if (isnan(v))
       return v;
     /* Overflow is +inf; a positive value never underflows to 0. */
     info->lower = ldexp(info->lower, e);
-    info->upper = priv_no_zero(ldexp(info->upper, e), info->upper > 0);
+    info->upper = mf_no_zero(ldexp(info->upper, e), info->upper > 0);
     return info->upper;
   }
   double bound = abs_sum(X, k);
   if (k == 1) {
     double v = MAX(X[0], 0.0);
-    *info = (PrivSdpInfo){v, v, 1, 0, TRUE};
+    *info = (MfSdpInfo){v, v, 1, 0, TRUE};
     return v;
   }
 
@@ -182,24 +183,24 @@ double priv_sdp_max(const double *X, guint k, double tol, PrivSdpInfo *info, GEr
   if (!ok)
     return NAN;
   upper = MIN(upper, bound);
-  *info = (PrivSdpInfo){MIN(lower, upper), upper, p, sweep, converged};
+  *info = (MfSdpInfo){MIN(lower, upper), upper, p, sweep, converged};
   return upper;
 }
 
-gboolean priv_sensitivity2(const double *X, guint T, guint b, PrivSensitivity kind, double *out,
-                           GError **error) {
+gboolean mf_gram_sensitivity2(const double *X, guint T, guint b, MfSensitivity kind, double *out,
+                              GError **error) {
   if (X == NULL || T == 0 || b == 0 || T % b != 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "the participation interval b = %u must divide the number of steps T = %u", b, T);
     return FALSE;
   }
   guint k = T / b;
-  if (kind == PRIV_SENSITIVITY_BOUND) {
-    *out = priv_mf_sensitivity2_gram(X, T, k, b);
+  if (kind == MF_SENSITIVITY_BOUND) {
+    *out = mf_sensitivity2_gram(X, T, k, b);
     return TRUE;
   }
-  if (kind != PRIV_SENSITIVITY_EXACT) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "unknown sensitivity kind %d",
+  if (kind != MF_SENSITIVITY_EXACT) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT, "unknown sensitivity kind %d",
                 (int)kind);
     return FALSE;
   }
@@ -210,7 +211,7 @@ gboolean priv_sensitivity2(const double *X, guint T, guint b, PrivSensitivity ki
     for (guint a = 0; a < k; a++)
       for (guint c = 0; c < k; c++)
         sub[(gsize)a * k + c] = X[(gsize)(j + a * b) * T + (j + c * b)];
-    double v = priv_sdp_max(sub, k, 1e-9, NULL, error);
+    double v = mf_sdp_max(sub, k, 1e-9, NULL, error);
     if (isnan(v))
       ok = FALSE;
     else
@@ -220,4 +221,22 @@ gboolean priv_sensitivity2(const double *X, guint T, guint b, PrivSensitivity ki
   if (ok)
     *out = best;
   return ok;
+}
+
+gboolean mf_sensitivity_parse(const char *name, MfSensitivity *out, GError **error) {
+  if (name && g_str_equal(name, "bound")) {
+    *out = MF_SENSITIVITY_BOUND;
+    return TRUE;
+  }
+  if (name && g_str_equal(name, "exact")) {
+    *out = MF_SENSITIVITY_EXACT;
+    return TRUE;
+  }
+  g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+              "unknown sensitivity '%s' (expected bound or exact)", name ? name : "(null)");
+  return FALSE;
+}
+
+const char *mf_sensitivity_name(MfSensitivity kind) {
+  return kind == MF_SENSITIVITY_EXACT ? "exact" : "bound";
 }

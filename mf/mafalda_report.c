@@ -1,24 +1,24 @@
 /*
- * privacy/mafalda_report.c: Mafalda compared with the fixed baselines, DMF
+ * mf/mafalda_report.c: Mafalda compared with the fixed baselines, DMF
  * and the fitted Toeplitz and BLT strategies on one graph: the computation behind
  * `dpgossip mafalda` and dpg_mafalda (libdpgossip, the Python package), so
  * that the two print the very same numbers.
  */
-#include "privacy/internal.h"
+#include "mf/internal.h"
 #include "spec/spec.h"
 
 #include <math.h>
 #include <time.h>
 
-static const char *const strategy_names[PRIV_MAFALDA_N_STRATEGIES] = {
+static const char *const strategy_names[MF_MAFALDA_N_STRATEGIES] = {
     "mafalda", "dp-d-sgd", "antipgd", "sr", "bsr", "dmf", "toeplitz", "blt"};
 
-const char *priv_mafalda_strategy_name(PrivMafaldaStrategy s) {
-  g_return_val_if_fail(s < PRIV_MAFALDA_N_STRATEGIES, NULL);
+const char *mf_mafalda_strategy_name(MfMafaldaStrategy s) {
+  g_return_val_if_fail(s < MF_MAFALDA_N_STRATEGIES, NULL);
   return strategy_names[s];
 }
 
-void priv_mafalda_report_free(PrivMafaldaReport *r) {
+void mf_mafalda_report_free(MfMafaldaReport *r) {
   if (r == NULL)
     return;
   g_free(r->C);
@@ -39,65 +39,65 @@ static double thread_cpu(void) {
 
 /* What the stages share; @r is the report being filled. */
 typedef struct {
-  PrivMafaldaReport *r;
-  const PrivGramSpectral *spectral; /* NULL: W not reversible, dense scoring */
-  guint baselines;                  /* PrivMafaldaReportOptions.baselines */
+  MfMafaldaReport *r;
+  const MfGramSpectral *spectral; /* NULL: W not reversible, dense scoring */
+  guint baselines;                /* MfMafaldaReportOptions.baselines */
 } Work;
 
 /* Loss and sensitivity of the Toeplitz baseline @which: from the spectral
  * form of H and C's first column when W is reversible (O(n^2 T + T w), no
  * T x T matrix), else on the dense H and C (O(T^3)). */
-static gboolean score(const Work *wk, const double *H, PrivBaseline which, guint band,
-                      PrivMafaldaStrategy slot, GError **error) {
-  PrivMafaldaReport *r = wk->r;
+static gboolean score(const Work *wk, const double *H, MfBaseline which, guint band,
+                      MfMafaldaStrategy slot, GError **error) {
+  MfMafaldaReport *r = wk->r;
   double start = thread_cpu();
   if (wk->spectral) {
     guint width = 0;
-    double *c = priv_mf_baseline_coefficients(which, r->T, band, &width, error);
+    double *c = mf_baseline_coefficients(which, r->T, band, &width, error);
     if (!c)
       return FALSE;
-    r->loss[slot] = priv_mf_loss_toeplitz(wk->spectral, c, width, r->k, r->b, error);
-    r->sensitivity[slot] = sqrt(priv_mf_sensitivity2_toeplitz(c, width, r->T, r->k, r->b));
+    r->loss[slot] = mf_loss_toeplitz(wk->spectral, c, width, r->k, r->b, error);
+    r->sensitivity[slot] = sqrt(mf_sensitivity2_toeplitz(c, width, r->T, r->k, r->b));
     g_free(c);
   } else {
-    double *C = priv_mf_baseline(which, r->T, band, error);
+    double *C = mf_baseline(which, r->T, band, error);
     if (!C)
       return FALSE;
-    r->loss[slot] = priv_mf_loss(H, C, r->T, r->k, r->b, error);
-    r->sensitivity[slot] = sqrt(priv_mf_sensitivity2(C, r->T, r->k, r->b));
+    r->loss[slot] = mf_loss(H, C, r->T, r->k, r->b, error);
+    r->sensitivity[slot] = sqrt(mf_sensitivity2(C, r->T, r->k, r->b));
     g_free(C);
   }
   r->cpu_seconds[slot] = thread_cpu() - start;
   return !isnan(r->loss[slot]);
 }
 
-static gboolean asked(const Work *wk, PrivMafaldaStrategy s) {
+static gboolean asked(const Work *wk, MfMafaldaStrategy s) {
   return (wk->baselines >> s) & 1u;
 }
 
 /* The fixed strategies asked for. */
 static gboolean score_fixed(const Work *wk, const double *H, GError **error) {
   static const struct {
-    PrivBaseline which;
-    PrivMafaldaStrategy slot;
-  } fixed[] = {{PRIV_BASELINE_IDENTITY, PRIV_MAFALDA_DPDSGD},
-               {PRIV_BASELINE_ANTIPGD, PRIV_MAFALDA_ANTIPGD},
-               {PRIV_BASELINE_SR, PRIV_MAFALDA_SR},
-               {PRIV_BASELINE_BSR, PRIV_MAFALDA_BSR}};
+    MfBaseline which;
+    MfMafaldaStrategy slot;
+  } fixed[] = {{MF_BASELINE_IDENTITY, MF_MAFALDA_DPDSGD},
+               {MF_BASELINE_ANTIPGD, MF_MAFALDA_ANTIPGD},
+               {MF_BASELINE_SR, MF_MAFALDA_SR},
+               {MF_BASELINE_BSR, MF_MAFALDA_BSR}};
   for (guint i = 0; i < G_N_ELEMENTS(fixed); i++) {
-    guint band = fixed[i].which == PRIV_BASELINE_BSR ? wk->r->b : 0;
+    guint band = fixed[i].which == MF_BASELINE_BSR ? wk->r->b : 0;
     if (asked(wk, fixed[i].slot) && !score(wk, H, fixed[i].which, band, fixed[i].slot, error))
       return FALSE;
   }
   return TRUE;
 }
 
-/* One priv_mf_optimize call, run on its own thread. */
+/* One mf_optimize call, run on its own thread. */
 typedef struct {
   const double *H;
   guint T, k, b;
-  PrivMfOptions opt;
-  PrivMfResult *result;
+  MfOptions opt;
+  MfResult *result;
   GError *error;
   gboolean ok;
   double seconds, cpu;
@@ -107,38 +107,37 @@ static gpointer optimize_job(gpointer data) {
   OptimizeJob *job = data;
   gint64 start = g_get_monotonic_time();
   double cpu = thread_cpu();
-  job->ok = priv_mf_optimize(job->H, job->T, job->k, job->b, &job->opt, &job->result, &job->error);
+  job->ok = mf_optimize(job->H, job->T, job->k, job->b, &job->opt, &job->result, &job->error);
   job->seconds = seconds_since(start);
   job->cpu = thread_cpu() - cpu;
   return NULL;
 }
 
 /* DMF (the optimum for the centralized prefix sum, same participation and
- * band, scored on the decentralized H; priv_mf_dmf, warm started from
+ * band, scored on the decentralized H; mf_dmf, warm started from
  * shorter horizons; it does not depend on the graph) and the fixed
  * strategies. DMF stops once its objective settles (ftol 1e-10 over 10
  * iterations), about half the iterations of the full gradient tolerance: its
  * loss on H, scored exactly, is then within about 1e-7 relative of the
- * converged optimum's (measured in tests/privacy/test_mafalda_opt.c). */
-static gboolean baselines(const Work *wk, const double *H, const PrivMfOptions *opt,
-                          GError **error) {
-  PrivMafaldaReport *r = wk->r;
-  PrivMfResult *dmf = NULL;
+ * converged optimum's (measured in tests/mf/test_mafalda_opt.c). */
+static gboolean baselines(const Work *wk, const double *H, const MfOptions *opt, GError **error) {
+  MfMafaldaReport *r = wk->r;
+  MfResult *dmf = NULL;
   gboolean ok = TRUE;
-  if (asked(wk, PRIV_MAFALDA_DMF)) {
+  if (asked(wk, MF_MAFALDA_DMF)) {
     double start = thread_cpu();
-    PrivMfOptions dopt = *opt;
+    MfOptions dopt = *opt;
     dopt.ftol = 1e-10;
-    ok = priv_mf_dmf(r->k, r->b, &dopt, &dmf, error);
+    ok = mf_dmf(r->k, r->b, &dopt, &dmf, error);
     if (ok) {
-      r->loss[PRIV_MAFALDA_DMF] = priv_mf_loss(H, dmf->C, r->T, r->k, r->b, error);
-      r->sensitivity[PRIV_MAFALDA_DMF] = sqrt(priv_mf_sensitivity2(dmf->C, r->T, r->k, r->b));
-      ok = !isnan(r->loss[PRIV_MAFALDA_DMF]);
+      r->loss[MF_MAFALDA_DMF] = mf_loss(H, dmf->C, r->T, r->k, r->b, error);
+      r->sensitivity[MF_MAFALDA_DMF] = sqrt(mf_sensitivity2(dmf->C, r->T, r->k, r->b));
+      ok = !isnan(r->loss[MF_MAFALDA_DMF]);
     }
-    r->cpu_seconds[PRIV_MAFALDA_DMF] = thread_cpu() - start;
+    r->cpu_seconds[MF_MAFALDA_DMF] = thread_cpu() - start;
   }
   ok = ok && score_fixed(wk, H, error);
-  priv_mf_result_free(dmf);
+  mf_result_free(dmf);
   return ok;
 }
 
@@ -148,11 +147,11 @@ static gboolean baselines(const Work *wk, const double *H, const PrivMfOptions *
  * Returns FALSE with @error set (Mafalda's error first: it is the one asked
  * for); *@maf is set when Mafalda converged.
  */
-static gboolean optimize_all(const Work *wk, const double *H, const PrivMafaldaReportOptions *o,
-                             PrivMfResult **maf, double *cpu_optimize, GError **error) {
-  PrivMafaldaReport *r = wk->r;
+static gboolean optimize_all(const Work *wk, const double *H, const MfMafaldaReportOptions *o,
+                             MfResult **maf, double *cpu_optimize, GError **error) {
+  MfMafaldaReport *r = wk->r;
   OptimizeJob job = {.H = H, .T = r->T, .k = r->k, .b = r->b};
-  priv_mf_options_init(&job.opt);
+  mf_options_init(&job.opt);
   job.opt.band = r->band;
   /* Banded: stop once f settles, as DMF (the last ~60% of the iterations
    * to the gradient tolerance move the loss by under 1e-10 relative; it is
@@ -160,7 +159,7 @@ static gboolean optimize_all(const Work *wk, const double *H, const PrivMafaldaR
   if (r->band)
     job.opt.ftol = 1e-10;
   job.opt.cancel = o->cancel;
-  PrivMfOptions base_opt = job.opt; /* DMF's optimizer alongside */
+  MfOptions base_opt = job.opt; /* DMF's optimizer alongside */
   base_opt.progress = o->dmf_progress;
   base_opt.progress_data = o->dmf_progress_data;
   job.opt.progress = o->progress;
@@ -179,12 +178,12 @@ static gboolean optimize_all(const Work *wk, const double *H, const PrivMafaldaR
   if (!job.ok) {
     g_propagate_error(error, job.error);
     g_clear_error(&base_error);
-    priv_mf_result_free(job.result);
+    mf_result_free(job.result);
     return FALSE;
   }
   if (!base_ok) {
     g_propagate_error(error, base_error);
-    priv_mf_result_free(job.result);
+    mf_result_free(job.result);
     return FALSE;
   }
   *maf = job.result;
@@ -193,45 +192,44 @@ static gboolean optimize_all(const Work *wk, const double *H, const PrivMafaldaR
 
 /* The banded Toeplitz strategy fitted to this graph (O(n^2 T) per
  * evaluation, warm started from shorter horizons): needs a reversible W. */
-static gboolean fit_toeplitz(PrivMafaldaReport *r, const double *W, GError **error) {
+static gboolean fit_toeplitz(MfMafaldaReport *r, const double *W, GError **error) {
   double cpu = thread_cpu();
   double *c = g_new(double, r->toeplitz_band);
-  gboolean ok = priv_mafalda_toeplitz(W, r->n, r->k, r->b, r->toeplitz_band, c,
-                                      &r->loss[PRIV_MAFALDA_TOEPLITZ], error);
+  gboolean ok = mf_mafalda_toeplitz(W, r->n, r->k, r->b, r->toeplitz_band, c,
+                                    &r->loss[MF_MAFALDA_TOEPLITZ], error);
   if (ok)
-    r->sensitivity[PRIV_MAFALDA_TOEPLITZ] = sqrt(
-        priv_mf_sensitivity2_toeplitz(c, r->toeplitz_band, r->T, r->k, r->b));
+    r->sensitivity[MF_MAFALDA_TOEPLITZ] = sqrt(
+        mf_sensitivity2_toeplitz(c, r->toeplitz_band, r->T, r->k, r->b));
   g_free(c);
-  r->cpu_seconds[PRIV_MAFALDA_TOEPLITZ] = thread_cpu() - cpu;
+  r->cpu_seconds[MF_MAFALDA_TOEPLITZ] = thread_cpu() - cpu;
   return ok;
 }
 
 /* The BLT strategy fitted to this graph (d buffers, O(n^2 T + b k^2 d^2)
  * per evaluation): needs a reversible W. */
-static gboolean fit_blt(PrivMafaldaReport *r, const double *W, GError **error) {
+static gboolean fit_blt(MfMafaldaReport *r, const double *W, GError **error) {
   double cpu = thread_cpu();
   guint d = r->blt_buffers;
-  gboolean ok = priv_mafalda_blt(W, r->n, r->k, r->b, d, r->blt_theta, r->blt_w,
-                                 &r->loss[PRIV_MAFALDA_BLT], error);
+  gboolean ok = mf_mafalda_blt(W, r->n, r->k, r->b, d, r->blt_theta, r->blt_w,
+                               &r->loss[MF_MAFALDA_BLT], error);
   if (ok)
-    r->sensitivity[PRIV_MAFALDA_BLT] = sqrt(
-        priv_mf_sensitivity2_blt(r->blt_theta, r->blt_w, d, r->T, r->k, r->b, NULL));
-  r->cpu_seconds[PRIV_MAFALDA_BLT] = thread_cpu() - cpu;
+    r->sensitivity[MF_MAFALDA_BLT] = sqrt(
+        mf_sensitivity2_blt(r->blt_theta, r->blt_w, d, r->T, r->k, r->b, NULL));
+  r->cpu_seconds[MF_MAFALDA_BLT] = thread_cpu() - cpu;
   return ok;
 }
 
-static gboolean checkpoint(const PrivMafaldaReportOptions *o, PrivMafaldaStage stage,
-                           GError **error) {
+static gboolean checkpoint(const MfMafaldaReportOptions *o, MfMafaldaStage stage, GError **error) {
   return o->checkpoint == NULL || o->checkpoint(stage, o->checkpoint_data, error);
 }
 
-void priv_mafalda_report_options_init(PrivMafaldaReportOptions *opt) {
-  *opt = (PrivMafaldaReportOptions){.workload = PRIV_WORKLOAD_POST_AVERAGE,
-                                    .blt_buffers = PRIV_MAFALDA_BLT_BUFFERS,
-                                    .baselines = PRIV_MAFALDA_DEFAULT_BASELINES};
+void mf_mafalda_report_options_init(MfMafaldaReportOptions *opt) {
+  *opt = (MfMafaldaReportOptions){.workload = MF_WORKLOAD_POST_AVERAGE,
+                                  .blt_buffers = MF_MAFALDA_BLT_BUFFERS,
+                                  .baselines = MF_MAFALDA_DEFAULT_BASELINES};
 }
 
-gboolean priv_mafalda_baselines_parse(const char *list, guint *baselines, GError **error) {
+gboolean mf_mafalda_baselines_parse(const char *list, guint *baselines, GError **error) {
   g_return_val_if_fail(list != NULL && baselines != NULL, FALSE);
   guint set = 0;
   gboolean ok = TRUE;
@@ -239,25 +237,25 @@ gboolean priv_mafalda_baselines_parse(const char *list, guint *baselines, GError
   for (guint i = 0; ok && items[i] != NULL; i++) {
     const char *item = g_strstrip(items[i]);
     if (g_str_equal(item, "all")) {
-      set |= PRIV_MAFALDA_ALL_BASELINES;
+      set |= MF_MAFALDA_ALL_BASELINES;
       continue;
     }
     if (g_str_equal(item, "default")) {
-      set |= PRIV_MAFALDA_DEFAULT_BASELINES;
+      set |= MF_MAFALDA_DEFAULT_BASELINES;
       continue;
     }
     if (g_str_equal(item, "none") && items[1] == NULL && i == 0)
       continue;
     int found = -1;
-    for (int s = 0; s < PRIV_MAFALDA_N_STRATEGIES; s++)
-      if (s != PRIV_MAFALDA_MAFALDA && g_str_equal(item, strategy_names[s]))
+    for (int s = 0; s < MF_MAFALDA_N_STRATEGIES; s++)
+      if (s != MF_MAFALDA_MAFALDA && g_str_equal(item, strategy_names[s]))
         found = s;
     if (found < 0) {
-      const char *names[PRIV_MAFALDA_N_STRATEGIES + 3] = {"all", "default", "none"};
-      for (int s = 1; s < PRIV_MAFALDA_N_STRATEGIES; s++)
+      const char *names[MF_MAFALDA_N_STRATEGIES + 3] = {"all", "default", "none"};
+      for (int s = 1; s < MF_MAFALDA_N_STRATEGIES; s++)
         names[s + 2] = strategy_names[s];
       char *hint = spec_did_you_mean(item, names, G_N_ELEMENTS(names));
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+      g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                   "unknown baseline '%s' (valid: dp-d-sgd, antipgd, sr, bsr, dmf, toeplitz, "
                   "blt, or all, default, none)%s",
                   item, hint);
@@ -273,49 +271,49 @@ gboolean priv_mafalda_baselines_parse(const char *list, guint *baselines, GError
   return ok;
 }
 
-gboolean priv_mafalda_report(const double *W, guint n, const PrivMafaldaReportOptions *opt,
-                             PrivMafaldaReport **report, GError **error) {
+gboolean mf_mafalda_report(const double *W, guint n, const MfMafaldaReportOptions *opt,
+                           MfMafaldaReport **report, GError **error) {
   g_return_val_if_fail(W != NULL && opt != NULL && report != NULL, FALSE);
   *report = NULL;
   if (opt->k == 0 || opt->b == 0 || (guint64)opt->k * opt->b > G_MAXUINT) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "Mafalda's report: epochs x batches = %u x %u must be positive and fit a guint",
                 opt->k, opt->b);
     return FALSE;
   }
   guint T = opt->k * opt->b;
   if (opt->toeplitz_band > T) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "Mafalda's report: Toeplitz band %u must be between 1 and T = %u (0: b)",
                 opt->toeplitz_band, T);
     return FALSE;
   }
-  if (opt->blt_buffers > PRIV_MF_BLT_MAX_BUFFERS) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+  if (opt->blt_buffers > MF_BLT_MAX_BUFFERS) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "Mafalda's report: %u BLT buffers, at most %d (0: no BLT strategy)",
-                opt->blt_buffers, PRIV_MF_BLT_MAX_BUFFERS);
+                opt->blt_buffers, MF_BLT_MAX_BUFFERS);
     return FALSE;
   }
-  PrivMafaldaReport *r = g_new0(PrivMafaldaReport, 1);
-  *r = (PrivMafaldaReport){.n = n,
-                           .T = T,
-                           .k = opt->k,
-                           .b = opt->b,
-                           .band = opt->band,
-                           .toeplitz_band = opt->toeplitz_band ? opt->toeplitz_band : opt->b,
-                           .blt_buffers = opt->blt_buffers};
-  for (int i = 0; i < PRIV_MAFALDA_N_STRATEGIES; i++)
+  MfMafaldaReport *r = g_new0(MfMafaldaReport, 1);
+  *r = (MfMafaldaReport){.n = n,
+                         .T = T,
+                         .k = opt->k,
+                         .b = opt->b,
+                         .band = opt->band,
+                         .toeplitz_band = opt->toeplitz_band ? opt->toeplitz_band : opt->b,
+                         .blt_buffers = opt->blt_buffers};
+  for (int i = 0; i < MF_MAFALDA_N_STRATEGIES; i++)
     r->loss[i] = r->sensitivity[i] = r->cpu_seconds[i] = NAN;
   Work wk = {.r = r, .baselines = opt->baselines};
   gboolean ok = FALSE;
   double *H = NULL;
-  PrivMfResult *maf = NULL;
+  MfResult *maf = NULL;
 
   gint64 t = g_get_monotonic_time();
   /* The fixed strategies are scored from the spectral form when W is
    * reversible; skip_dense needs it (no dense H at all). */
   GError *sub = NULL;
-  PrivGramSpectral *spectral = priv_gram_spectral_new(W, n, T, opt->workload, &sub);
+  MfGramSpectral *spectral = mf_gram_spectral_new(W, n, T, opt->workload, &sub);
   wk.spectral = spectral;
   if (!spectral && opt->skip_dense) {
     g_propagate_prefixed_error(error, sub, "--skip-dense: ");
@@ -323,7 +321,7 @@ gboolean priv_mafalda_report(const double *W, guint n, const PrivMafaldaReportOp
   }
   g_clear_error(&sub);
   if (!opt->skip_dense) {
-    H = priv_gram_static(W, n, T, opt->workload, PRIV_GRAM_AUTO, 0, error);
+    H = mf_gram_static(W, n, T, opt->workload, MF_GRAM_AUTO, 0, error);
     if (!H)
       goto out;
     r->trace_H = 0.0;
@@ -332,11 +330,11 @@ gboolean priv_mafalda_report(const double *W, guint n, const PrivMafaldaReportOp
   } else {
     double *e0 = g_new0(double, T);
     e0[0] = 1.0;
-    r->trace_H = priv_mf_toeplitz_trace(spectral, e0);
+    r->trace_H = mf_toeplitz_trace(spectral, e0);
     g_free(e0);
   }
   r->seconds_gram = seconds_since(t);
-  if (!checkpoint(opt, PRIV_MAFALDA_STAGE_GRAM, error))
+  if (!checkpoint(opt, MF_MAFALDA_STAGE_GRAM, error))
     goto out;
 
   double cpu_optimize = 0.0;
@@ -347,38 +345,38 @@ gboolean priv_mafalda_report(const double *W, guint n, const PrivMafaldaReportOp
   } else {
     ok = optimize_all(&wk, H, opt, &maf, &cpu_optimize, error);
   }
-  ok = ok && checkpoint(opt, PRIV_MAFALDA_STAGE_OPTIMIZED, error);
+  ok = ok && checkpoint(opt, MF_MAFALDA_STAGE_OPTIMIZED, error);
   if (ok && maf) {
     t = g_get_monotonic_time();
     double cpu = thread_cpu();
     r->iterations = maf->iterations;
-    r->loss[PRIV_MAFALDA_MAFALDA] = priv_mf_loss(H, maf->C, T, r->k, r->b, error);
-    r->sensitivity[PRIV_MAFALDA_MAFALDA] = sqrt(priv_mf_sensitivity2(maf->C, T, r->k, r->b));
+    r->loss[MF_MAFALDA_MAFALDA] = mf_loss(H, maf->C, T, r->k, r->b, error);
+    r->sensitivity[MF_MAFALDA_MAFALDA] = sqrt(mf_sensitivity2(maf->C, T, r->k, r->b));
     r->seconds_baselines += seconds_since(t); /* scoring Mafalda too */
-    r->cpu_seconds[PRIV_MAFALDA_MAFALDA] = cpu_optimize + thread_cpu() - cpu;
-    ok = !isnan(r->loss[PRIV_MAFALDA_MAFALDA]);
+    r->cpu_seconds[MF_MAFALDA_MAFALDA] = cpu_optimize + thread_cpu() - cpu;
+    ok = !isnan(r->loss[MF_MAFALDA_MAFALDA]);
   }
-  if (ok && spectral && opt->workload == PRIV_WORKLOAD_POST_AVERAGE &&
-      asked(&wk, PRIV_MAFALDA_TOEPLITZ)) {
+  if (ok && spectral && opt->workload == MF_WORKLOAD_POST_AVERAGE &&
+      asked(&wk, MF_MAFALDA_TOEPLITZ)) {
     t = g_get_monotonic_time();
-    ok = fit_toeplitz(r, W, error) && checkpoint(opt, PRIV_MAFALDA_STAGE_TOEPLITZ, error);
+    ok = fit_toeplitz(r, W, error) && checkpoint(opt, MF_MAFALDA_STAGE_TOEPLITZ, error);
     r->seconds_baselines += seconds_since(t);
   }
-  if (ok && spectral && opt->workload == PRIV_WORKLOAD_POST_AVERAGE && r->blt_buffers > 0 &&
-      asked(&wk, PRIV_MAFALDA_BLT)) {
+  if (ok && spectral && opt->workload == MF_WORKLOAD_POST_AVERAGE && r->blt_buffers > 0 &&
+      asked(&wk, MF_MAFALDA_BLT)) {
     t = g_get_monotonic_time();
-    ok = fit_blt(r, W, error) && checkpoint(opt, PRIV_MAFALDA_STAGE_BLT, error);
+    ok = fit_blt(r, W, error) && checkpoint(opt, MF_MAFALDA_STAGE_BLT, error);
     r->seconds_baselines += seconds_since(t);
   }
   if (ok && maf)
     r->C = g_steal_pointer(&maf->C);
 out:
-  priv_mf_result_free(maf);
-  priv_gram_spectral_free(spectral);
+  mf_result_free(maf);
+  mf_gram_spectral_free(spectral);
   g_free(H);
   if (ok)
     *report = r;
   else
-    priv_mafalda_report_free(r);
+    mf_mafalda_report_free(r);
   return ok;
 }

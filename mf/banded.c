@@ -1,5 +1,5 @@
 /*
- * privacy/mf_banded.c: the MF objective f(X) = tr(H X^{-1}) and its gradient
+ * mf/banded.c: the MF objective f(X) = tr(H X^{-1}) and its gradient
  * -(X^{-1} H X^{-1}) on the band, for a banded X (X[s,t] = 0 for |s-t| >= W),
  * without any dense X^{-1} or T^3 work (docs/design.md, "Mafalda"; issue 15).
  *
@@ -17,7 +17,7 @@
  *
  * Matrices are column-major (entry (i, j) at i + j*ld), as in mf_optimize.c.
  */
-#include "privacy/mf_banded_internal.h"
+#include "mf/banded_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -26,11 +26,11 @@
  * BLAS-2 speed; a larger block only adds zeros to L_{i+1,i}. */
 #define NB_MIN 32
 
-static guint block_rows(const PrivMfBanded *B, guint i) {
+static guint block_rows(const MfBanded *B, guint i) {
   return MIN(B->nb, B->T - i * B->nb);
 }
 
-gboolean priv_mf_banded_init(PrivMfBanded *B, const double *Rt, guint T, guint W, GError **error) {
+gboolean mf_banded_init(MfBanded *B, const double *Rt, guint T, guint W, GError **error) {
   memset(B, 0, sizeof *B);
   g_return_val_if_fail(Rt != NULL && W >= 1 && W <= T, FALSE);
   B->T = T;
@@ -39,20 +39,19 @@ gboolean priv_mf_banded_init(PrivMfBanded *B, const double *Rt, guint T, guint W
   B->nb = MIN(T, MAX(W > 1 ? W - 1 : 1, NB_MIN));
   B->nblk = (T + B->nb - 1) / B->nb;
   gsize nb2 = (gsize)B->nb * B->nb;
-  if (!(B->AB = priv_matrix_new(W, T, error)) || !(B->Ld = priv_matrix_new(B->nblk, nb2, error)) ||
-      !(B->Ls = priv_matrix_new(B->nblk, nb2, error)) || !(B->Z = priv_matrix_new(T, T, error)) ||
-      !(B->Gd = priv_matrix_new(B->nblk, nb2, error)) ||
-      !(B->Gs = priv_matrix_new(B->nblk, nb2, error)) ||
-      !(B->Sd = priv_matrix_new(B->nblk, nb2, error)) ||
-      !(B->Ss = priv_matrix_new(B->nblk, nb2, error)) ||
-      !(B->Sw = priv_matrix_new(2, nb2, error))) {
-    priv_mf_banded_clear(B);
+  if (!(B->AB = mf_matrix_new(W, T, error)) || !(B->Ld = mf_matrix_new(B->nblk, nb2, error)) ||
+      !(B->Ls = mf_matrix_new(B->nblk, nb2, error)) || !(B->Z = mf_matrix_new(T, T, error)) ||
+      !(B->Gd = mf_matrix_new(B->nblk, nb2, error)) ||
+      !(B->Gs = mf_matrix_new(B->nblk, nb2, error)) ||
+      !(B->Sd = mf_matrix_new(B->nblk, nb2, error)) ||
+      !(B->Ss = mf_matrix_new(B->nblk, nb2, error)) || !(B->Sw = mf_matrix_new(2, nb2, error))) {
+    mf_banded_clear(B);
     return FALSE;
   }
   return TRUE;
 }
 
-void priv_mf_banded_clear(PrivMfBanded *B) {
+void mf_banded_clear(MfBanded *B) {
   g_free(B->AB);
   g_free(B->Ld);
   g_free(B->Ls);
@@ -66,7 +65,7 @@ void priv_mf_banded_clear(PrivMfBanded *B) {
 }
 
 /* The blocks L_ii and L_{i+1,i} of the band factor in AB (zeros elsewhere). */
-static void extract_blocks(PrivMfBanded *B) {
+static void extract_blocks(MfBanded *B) {
   guint T = B->T, W = B->W, nb = B->nb;
   gsize nb2 = (gsize)nb * nb;
   memset(B->Ld, 0, B->nblk * nb2 * sizeof(double));
@@ -81,7 +80,7 @@ static void extract_blocks(PrivMfBanded *B) {
   }
 }
 
-double priv_mf_banded_objective(PrivMfBanded *B, const double *Xb) {
+double mf_banded_objective(MfBanded *B, const double *Xb) {
   guint T = B->T, W = B->W, nb = B->nb;
   gsize nb2 = (gsize)nb * nb;
   memcpy(B->AB, Xb, (gsize)W * T * sizeof(double));
@@ -109,7 +108,7 @@ double priv_mf_banded_objective(PrivMfBanded *B, const double *Xb) {
 
 /* The band (W x T band storage) of the symmetric matrix whose diagonal blocks
  * (lower triangles read) are @Dd and first subdiagonal blocks @Ds. */
-static void read_band(const PrivMfBanded *B, const double *Dd, const double *Ds, double *Ob) {
+static void read_band(const MfBanded *B, const double *Dd, const double *Ds, double *Ob) {
   guint T = B->T, W = B->W, nb = B->nb;
   gsize nb2 = (gsize)nb * nb;
   for (guint c = 0; c < T; c++) {
@@ -127,7 +126,7 @@ static void read_band(const PrivMfBanded *B, const double *Dd, const double *Ds,
   }
 }
 
-void priv_mf_banded_gradient(PrivMfBanded *B, double *Gb) {
+void mf_banded_gradient(MfBanded *B, double *Gb) {
   guint T = B->T, W = B->W, nb = B->nb;
   gsize nb2 = (gsize)nb * nb;
   /* V = L^{-T} Z in place, from the last block row up:
@@ -155,15 +154,15 @@ void priv_mf_banded_gradient(PrivMfBanded *B, double *Gb) {
   read_band(B, B->Gd, B->Gs, Gb);
 }
 
-double *priv_mf_factor_from_band(const double *Xb, guint T, guint W, GError **error) {
+double *mf_factor_from_band(const double *Xb, guint T, guint W, GError **error) {
   g_return_val_if_fail(Xb != NULL, NULL);
   if (T == 0 || W == 0 || W > T) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "a band Gram matrix needs 1 <= W <= T (T = %u, W = %u)", T, W);
     return NULL;
   }
-  double *AB = priv_matrix_new(W, T, error);
-  double *C = AB ? priv_matrix_new(T, T, error) : NULL;
+  double *AB = mf_matrix_new(W, T, error);
+  double *C = AB ? mf_matrix_new(T, T, error) : NULL;
   if (!C) {
     g_free(AB);
     return NULL;
@@ -175,7 +174,7 @@ double *priv_mf_factor_from_band(const double *Xb, guint T, guint W, GError **er
   lapack_int info = LAPACKE_dpbtrf_work(LAPACK_COL_MAJOR, 'L', (lapack_int)T, (lapack_int)(W - 1),
                                         AB, (lapack_int)W);
   if (info != 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+    g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
                 "the Gram matrix C^T C is not positive definite (band Cholesky fails at row %d)",
                 (int)info);
     g_free(AB);
@@ -192,7 +191,7 @@ double *priv_mf_factor_from_band(const double *Xb, guint T, guint W, GError **er
   return C;
 }
 
-void priv_mf_banded_inverse_band(PrivMfBanded *B, double *Sb) {
+void mf_banded_inverse_band(MfBanded *B, double *Sb) {
   guint nb = B->nb, N = B->nblk;
   gsize nb2 = (gsize)nb * nb;
   /* Sigma = X^{-1} = L^{-T} L^{-1}, from the last block row up (D_i = L_ii,

@@ -1,21 +1,22 @@
 /*
- * privacy/gram.c: the workload Gram matrix H = sum_i A_i^T A_i of MF-D-SGD
+ * mf/gram.c: the workload Gram matrix H = sum_i A_i^T A_i of MF-D-SGD
  * (docs/design.md, "Mafalda"), computed from the structure of W_T: never an
  * nT x nT matrix.
  */
-#include "privacy/internal.h"
+#include "mf/internal.h"
+#include "spec/spec.h"
 
 #include <math.h>
 #include <string.h>
 
 /* e: the power of W that block (t, t) carries (W for post-average, I for messages). */
-static guint workload_offset(PrivWorkload w) {
-  return w == PRIV_WORKLOAD_MESSAGES ? 0 : 1;
+static guint workload_offset(MfWorkload w) {
+  return w == MF_WORKLOAD_MESSAGES ? 0 : 1;
 }
 
 static gboolean check_sizes(guint n, guint T, GError **error) {
   if (n == 0 || T == 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "the gossip matrix needs at least one node and one round (n = %u, T = %u)", n, T);
     return FALSE;
   }
@@ -26,7 +27,7 @@ static gboolean check_finite(const double *W, guint n, const char *what, GError 
   gsize nn = (gsize)n * n;
   for (gsize i = 0; i < nn; i++) {
     if (!isfinite(W[i])) {
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+      g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                   "%s has a non-finite entry at (%" G_GSIZE_FORMAT ", %" G_GSIZE_FORMAT ")", what,
                   i / n, i % n);
       return FALSE;
@@ -35,21 +36,21 @@ static gboolean check_finite(const double *W, guint n, const char *what, GError 
   return TRUE;
 }
 
-static gboolean check_workload(PrivWorkload w, GError **error) {
-  if (w == PRIV_WORKLOAD_POST_AVERAGE || w == PRIV_WORKLOAD_MESSAGES)
+static gboolean check_workload(MfWorkload w, GError **error) {
+  if (w == MF_WORKLOAD_POST_AVERAGE || w == MF_WORKLOAD_MESSAGES)
     return TRUE;
-  g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "unknown workload %d", (int)w);
+  g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT, "unknown workload %d", (int)w);
   return FALSE;
 }
 
 /* Budget in doubles: a*n^2 + b*n*T + c*T^2, saturating. */
 static gsize budget_bytes(guint n, guint T, gsize a, gsize b, gsize c) {
   gsize nn, nT, TT, x, y, z;
-  if (!priv_size_mul(n, n, &nn) || !priv_size_mul(n, T, &nT) || !priv_size_mul(T, T, &TT) ||
-      !priv_size_mul(a, nn, &x) || !priv_size_mul(b, nT, &y) || !priv_size_mul(c, TT, &z) ||
+  if (!mf_size_mul(n, n, &nn) || !mf_size_mul(n, T, &nT) || !mf_size_mul(T, T, &TT) ||
+      !mf_size_mul(a, nn, &x) || !mf_size_mul(b, nT, &y) || !mf_size_mul(c, TT, &z) ||
       x > G_MAXSIZE - y || x + y > G_MAXSIZE - z)
     return G_MAXSIZE;
-  return priv_doubles_bytes(x + y + z);
+  return mf_doubles_bytes(x + y + z);
 }
 
 /* H[s,s'] = sum_{m >= 0} F[T-1-s-m, T-1-s'-m]: F indexes powers from the end of
@@ -136,8 +137,8 @@ static gboolean reversible_weights(const double *W, guint n, double *pi) {
  */
 static gboolean spectral_decompose(const double *W, const double *pi, guint n, double *lambda,
                                    double *M, GError **error) {
-  double *U = priv_matrix_new(n, n, error);
-  double *V = U ? priv_matrix_new(n, n, error) : NULL;
+  double *U = mf_matrix_new(n, n, error);
+  double *V = U ? mf_matrix_new(n, n, error) : NULL;
   if (!V) {
     g_free(U);
     return FALSE;
@@ -152,7 +153,7 @@ static gboolean spectral_decompose(const double *W, const double *pi, guint n, d
   lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)n, U, (lapack_int)n,
                                    lambda);
   if (info != 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+    g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
                 "symmetric eigensolver failed on the gossip matrix (dsyevd info %d)", (int)info);
     g_free(U);
     g_free(V);
@@ -176,7 +177,7 @@ static gboolean spectral_decompose(const double *W, const double *pi, guint n, d
   for (gsize i = 0; i < n; i++)
     for (gsize j = 0; j <= i; j++)
       M[i * n + j] *= U[i * n + j];
-  priv_fill_upper_from_lower(M, n);
+  mf_fill_upper_from_lower(M, n);
   g_free(U);
   g_free(V);
   return TRUE;
@@ -212,8 +213,8 @@ static gboolean frobenius_rows_eigen(FrobeniusRows *f, const double *lambda, con
   f->rows = MIN(T, FROBENIUS_BLOCK_ROWS);
   f->width = n;
   f->spectral = TRUE;
-  if (!(f->E = priv_matrix_new(n, T, error)) || !(f->ME = priv_matrix_new(n, T, error)) ||
-      !(f->block = priv_matrix_new(f->rows, T, error)))
+  if (!(f->E = mf_matrix_new(n, T, error)) || !(f->ME = mf_matrix_new(n, T, error)) ||
+      !(f->block = mf_matrix_new(f->rows, T, error)))
     return FALSE;
   for (guint i = 0; i < n; i++) {
     double v = e ? lambda[i] : 1.0;
@@ -234,7 +235,7 @@ static gboolean frobenius_rows_powers(FrobeniusRows *f, const double *W, guint n
   f->T = T;
   f->rows = MIN(T, FROBENIUS_BLOCK_ROWS);
   f->width = nn;
-  if (!(f->E = priv_matrix_new(T, nn, error)) || !(f->block = priv_matrix_new(f->rows, T, error)))
+  if (!(f->E = mf_matrix_new(T, nn, error)) || !(f->block = mf_matrix_new(f->rows, T, error)))
     return FALSE;
   double *Z = f->E;
   if (e) {
@@ -294,7 +295,7 @@ static gboolean check_result_finite(const double *H, guint T, GError **error) {
   gsize TT = (gsize)T * T;
   for (gsize i = 0; i < TT; i++) {
     if (!isfinite(H[i])) {
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+      g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
                   "the workload Gram matrix overflows: the powers of the gossip matrix "
                   "grow without bound (is W stochastic?)");
       return FALSE;
@@ -303,24 +304,23 @@ static gboolean check_result_finite(const double *H, guint T, GError **error) {
   return TRUE;
 }
 
-double *priv_gram_static(const double *W, guint n, guint T, PrivWorkload workload,
-                         PrivGramMethod method, gsize max_bytes, GError **error) {
+double *mf_gram_static(const double *W, guint n, guint T, MfWorkload workload, MfGramMethod method,
+                       gsize max_bytes, GError **error) {
   g_return_val_if_fail(W != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
   if (!check_sizes(n, T, error) || !check_workload(workload, error) ||
       !check_finite(W, n, "the gossip matrix", error))
     return NULL;
-  if (method != PRIV_GRAM_AUTO && method != PRIV_GRAM_EIGEN && method != PRIV_GRAM_POWERS) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "unknown Gram method %d",
-                (int)method);
+  if (method != MF_GRAM_AUTO && method != MF_GRAM_EIGEN && method != MF_GRAM_POWERS) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT, "unknown Gram method %d", (int)method);
     return NULL;
   }
   guint e = workload_offset(workload);
   double *pi = g_new(double, n);
-  gboolean reversible = method != PRIV_GRAM_POWERS && reversible_weights(W, n, pi);
-  if (method == PRIV_GRAM_EIGEN && !reversible) {
+  gboolean reversible = method != MF_GRAM_POWERS && reversible_weights(W, n, pi);
+  if (method == MF_GRAM_EIGEN && !reversible) {
     g_free(pi);
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "the gossip matrix is not reversible (no positive D with D W symmetric): "
                 "use the powers method");
     return NULL;
@@ -328,12 +328,12 @@ double *priv_gram_static(const double *W, guint n, guint T, PrivWorkload workloa
   /* H, a block of F's rows and (spectral) E and M E, or (powers) the T
    * flattened powers of W. */
   gsize need = budget_bytes(n, T, reversible ? 3 : 0, reversible ? 2 : 0, 1);
-  need = need > G_MAXSIZE - priv_doubles_bytes((gsize)MIN(T, FROBENIUS_BLOCK_ROWS) * T)
+  need = need > G_MAXSIZE - mf_doubles_bytes((gsize)MIN(T, FROBENIUS_BLOCK_ROWS) * T)
              ? G_MAXSIZE
-             : need + priv_doubles_bytes((gsize)MIN(T, FROBENIUS_BLOCK_ROWS) * T);
+             : need + mf_doubles_bytes((gsize)MIN(T, FROBENIUS_BLOCK_ROWS) * T);
   if (!reversible && (guint64)n * n > G_MAXINT) {
     g_free(pi);
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY,
+    g_set_error(error, MF_ERROR, MF_ERROR_MEMORY,
                 "a non-reversible gossip matrix on %u nodes is too large for the powers method "
                 "(n^2 must fit in a BLAS int: n <= 46340)",
                 n);
@@ -342,12 +342,12 @@ double *priv_gram_static(const double *W, guint n, guint T, PrivWorkload workloa
   if (!reversible) {
     /* T flattened powers of W: n^2 T doubles. */
     gsize nnT;
-    if (!priv_size_mul((gsize)n * n, T, &nnT) || priv_doubles_bytes(nnT) > G_MAXSIZE - need)
+    if (!mf_size_mul((gsize)n * n, T, &nnT) || mf_doubles_bytes(nnT) > G_MAXSIZE - need)
       need = G_MAXSIZE;
     else
-      need += priv_doubles_bytes(nnT);
+      need += mf_doubles_bytes(nnT);
   }
-  if (!priv_check_budget(need, max_bytes, "the workload Gram matrix", error)) {
+  if (!mf_check_budget(need, max_bytes, "the workload Gram matrix", error)) {
     g_free(pi);
     return NULL;
   }
@@ -355,7 +355,7 @@ double *priv_gram_static(const double *W, guint n, guint T, PrivWorkload workloa
   double *lambda = NULL, *M = NULL, *H = NULL;
   gboolean ok;
   if (reversible) {
-    ok = (lambda = priv_matrix_new(n, 1, error)) && (M = priv_matrix_new(n, n, error)) &&
+    ok = (lambda = mf_matrix_new(n, 1, error)) && (M = mf_matrix_new(n, n, error)) &&
          spectral_decompose(W, pi, n, lambda, M, error) &&
          frobenius_rows_eigen(&f, lambda, M, n, T, e, error);
   } else {
@@ -364,7 +364,7 @@ double *priv_gram_static(const double *W, guint n, guint T, PrivWorkload workloa
   g_free(pi);
   g_free(lambda);
   g_free(M);
-  if (ok && (H = priv_matrix_new(T, T, error))) {
+  if (ok && (H = mf_matrix_new(T, T, error))) {
     gram_from_rows(&f, H);
     if (!check_result_finite(H, T, error))
       g_clear_pointer(&H, g_free);
@@ -373,8 +373,8 @@ double *priv_gram_static(const double *W, guint n, guint T, PrivWorkload workloa
   return H;
 }
 
-PrivGramSpectral *priv_gram_spectral_new(const double *W, guint n, guint T, PrivWorkload workload,
-                                         GError **error) {
+MfGramSpectral *mf_gram_spectral_new(const double *W, guint n, guint T, MfWorkload workload,
+                                     GError **error) {
   g_return_val_if_fail(W != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
   if (!check_sizes(n, T, error) || !check_workload(workload, error) ||
@@ -383,25 +383,24 @@ PrivGramSpectral *priv_gram_spectral_new(const double *W, guint n, guint T, Priv
   double *pi = g_new(double, n);
   if (!reversible_weights(W, n, pi)) {
     g_free(pi);
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "the gossip matrix is not reversible (no positive D with D W symmetric): "
                 "it has no spectral form");
     return NULL;
   }
-  PrivGramSpectral *g = g_new0(PrivGramSpectral, 1);
+  MfGramSpectral *g = g_new0(MfGramSpectral, 1);
   g->n = n;
   g->T = T;
   g->e = workload_offset(workload);
-  gboolean ok = (g->lambda = priv_matrix_new(n, 1, error)) &&
-                (g->M = priv_matrix_new(n, n, error)) &&
+  gboolean ok = (g->lambda = mf_matrix_new(n, 1, error)) && (g->M = mf_matrix_new(n, n, error)) &&
                 spectral_decompose(W, pi, n, g->lambda, g->M, error);
   g_free(pi);
   if (!ok)
-    g_clear_pointer(&g, priv_gram_spectral_free);
+    g_clear_pointer(&g, mf_gram_spectral_free);
   return g;
 }
 
-void priv_gram_spectral_free(PrivGramSpectral *g) {
+void mf_gram_spectral_free(MfGramSpectral *g) {
   if (!g)
     return;
   g_free(g->lambda);
@@ -409,25 +408,25 @@ void priv_gram_spectral_free(PrivGramSpectral *g) {
   g_free(g);
 }
 
-double *priv_gram_node(const double *W, guint n, guint node, guint T, PrivWorkload workload,
-                       gsize max_bytes, GError **error) {
+double *mf_gram_node(const double *W, guint n, guint node, guint T, MfWorkload workload,
+                     gsize max_bytes, GError **error) {
   g_return_val_if_fail(W != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
   if (!check_sizes(n, T, error) || !check_workload(workload, error) ||
       !check_finite(W, n, "the gossip matrix", error))
     return NULL;
   if (node >= n) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "node %u out of range: the graph has %u nodes", node, n);
     return NULL;
   }
-  if (!priv_check_budget(budget_bytes(n, T, 0, 1, 3), max_bytes,
-                         "the per-node workload Gram matrix", error))
+  if (!mf_check_budget(budget_bytes(n, T, 0, 1, 3), max_bytes, "the per-node workload Gram matrix",
+                       error))
     return NULL;
   /* Row a of Z is W^{a+e} e_node, a column of a power of W. */
-  double *Z = priv_matrix_new(T, n, error);
-  double *F = Z ? priv_matrix_new(T, T, error) : NULL;
-  double *H = F ? priv_matrix_new(T, T, error) : NULL;
+  double *Z = mf_matrix_new(T, n, error);
+  double *F = Z ? mf_matrix_new(T, T, error) : NULL;
+  double *H = F ? mf_matrix_new(T, T, error) : NULL;
   if (!H) {
     g_free(Z);
     g_free(F);
@@ -445,7 +444,7 @@ double *priv_gram_node(const double *W, guint n, guint node, guint T, PrivWorklo
   }
   cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)T, (int)n, 1.0, Z, (int)n, 0.0, F,
               (int)T);
-  priv_fill_upper_from_lower(F, T);
+  mf_fill_upper_from_lower(F, T);
   gram_from_frobenius(F, T, H);
   g_free(Z);
   g_free(F);
@@ -461,28 +460,28 @@ static double trace(const double *A, guint n) {
   return t;
 }
 
-double *priv_gram_time_varying(guint n, guint T, PrivWorkload workload, PrivGossipAtFunc gossip_at,
-                               gpointer user_data, GError **error) {
+double *mf_gram_time_varying(guint n, guint T, MfWorkload workload, MfGossipAtFunc gossip_at,
+                             gpointer user_data, GError **error) {
   g_return_val_if_fail(gossip_at != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
   if (!check_sizes(n, T, error) || !check_workload(workload, error))
     return NULL;
-  if (!priv_check_budget(budget_bytes(n, T, 3, 0, 1), 0, "the time-varying workload Gram matrix",
-                         error))
+  if (!mf_check_budget(budget_bytes(n, T, 3, 0, 1), 0, "the time-varying workload Gram matrix",
+                       error))
     return NULL;
-  double *G = priv_matrix_new(n, n, error);
-  double *Y = G ? priv_matrix_new(n, n, error) : NULL;
-  double *tmp = Y ? priv_matrix_new(n, n, error) : NULL;
-  double *H = tmp ? priv_matrix_new(T, T, error) : NULL;
+  double *G = mf_matrix_new(n, n, error);
+  double *Y = G ? mf_matrix_new(n, n, error) : NULL;
+  double *tmp = Y ? mf_matrix_new(n, n, error) : NULL;
+  double *H = tmp ? mf_matrix_new(T, T, error) : NULL;
   if (!H)
     goto fail;
-  gboolean post = workload == PRIV_WORKLOAD_POST_AVERAGE;
+  gboolean post = workload == MF_WORKLOAD_POST_AVERAGE;
   for (guint s2 = T; s2-- > 0;) {
     const double *Ws = gossip_at(s2, user_data);
     char *what = g_strdup_printf("the gossip matrix of round %u", s2);
     gboolean ok = Ws && check_finite(Ws, n, what, error);
     if (!Ws)
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "%s is missing", what);
+      g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT, "%s is missing", what);
     g_free(what);
     if (!ok)
       goto fail;
@@ -504,7 +503,7 @@ double *priv_gram_time_varying(guint n, guint T, PrivWorkload workload, PrivGoss
     for (guint s = s2; s-- > 0;) {
       const double *Wt = gossip_at(s, user_data);
       if (!Wt) {
-        g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+        g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                     "the gossip matrix of round %u is missing", s);
         goto fail;
       }
@@ -530,27 +529,48 @@ fail:
   return NULL;
 }
 
-gboolean priv_gram_check_memory(guint n, guint T, gsize max_bytes, GError **error) {
+gboolean mf_gram_check_memory(guint n, guint T, gsize max_bytes, GError **error) {
   char *what = g_strdup_printf("the workload Gram matrix for %u nodes and T = %u rounds", n, T);
-  /* H, E and M E, and a block of F's rows (priv_gram_static). */
+  /* H, E and M E, and a block of F's rows (mf_gram_static). */
   gsize need = budget_bytes(n, T, 4, 2, 1), block = (gsize)MIN(T, FROBENIUS_BLOCK_ROWS) * T;
-  need = need > G_MAXSIZE - priv_doubles_bytes(block) ? G_MAXSIZE
-                                                      : need + priv_doubles_bytes(block);
-  gboolean ok = priv_check_budget(need, max_bytes, what, error);
+  need = need > G_MAXSIZE - mf_doubles_bytes(block) ? G_MAXSIZE : need + mf_doubles_bytes(block);
+  gboolean ok = mf_check_budget(need, max_bytes, what, error);
   g_free(what);
   return ok;
 }
 
-double *priv_gram_prefix_sum(guint T, GError **error) {
+double *mf_gram_prefix_sum(guint T, GError **error) {
   if (T == 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "T must be positive");
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT, "T must be positive");
     return NULL;
   }
-  double *H = priv_matrix_new(T, T, error);
+  double *H = mf_matrix_new(T, T, error);
   if (!H)
     return NULL;
   for (guint s = 0; s < T; s++)
     for (guint t = 0; t < T; t++)
       H[(gsize)s * T + t] = (double)(T - MAX(s, t));
   return H;
+}
+
+gboolean mf_workload_parse(const char *name, MfWorkload *out, GError **error) {
+  if (name && g_str_equal(name, "post-average")) {
+    *out = MF_WORKLOAD_POST_AVERAGE;
+    return TRUE;
+  }
+  if (name && g_str_equal(name, "messages")) {
+    *out = MF_WORKLOAD_MESSAGES;
+    return TRUE;
+  }
+  const char *const workloads[] = {"post-average", "messages"};
+  char *hint = spec_did_you_mean(name, workloads, G_N_ELEMENTS(workloads));
+  g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+              "unknown workload '%s' (expected post-average or messages)%s", name ? name : "(null)",
+              hint);
+  g_free(hint);
+  return FALSE;
+}
+
+const char *mf_workload_name(MfWorkload w) {
+  return w == MF_WORKLOAD_MESSAGES ? "messages" : "post-average";
 }

@@ -1,0 +1,148 @@
+/*
+ * mf/gram.h: the workload Gram matrices H of MF-D-SGD over a gossip, static
+ * or time-varying, dense or in spectral form (docs/design.md, "Mafalda").
+ */
+#ifndef DPG_MF_GRAM_H
+#define DPG_MF_GRAM_H
+
+#include <glib.h>
+
+#include "mf/base.h"
+
+G_BEGIN_DECLS
+
+/*
+ * The two workloads of MF-D-SGD under LDP with local correlation
+ * C = C_local kron I_n (paper, Lemma "equivalent optimization problem"):
+ *   MF_WORKLOAD_POST_AVERAGE: the models after averaging, (I_T kron W) W_T;
+ *     block (t, s) is W_t W_{t-1} ... W_s for t >= s (W^{t-s+1} when static).
+ *   MF_WORKLOAD_MESSAGES: the messages (models before averaging), W_T;
+ *     block (t, s) is W_{t-1} ... W_s (W^{t-s}; the identity when t = s).
+ * In both cases H = sum_i A_i^T A_i (T x T), A_i = node i's columns.
+ */
+typedef enum {
+  MF_WORKLOAD_POST_AVERAGE,
+  MF_WORKLOAD_MESSAGES,
+} MfWorkload;
+
+/* Parses "post-average" or "messages". Errors: MF_ERROR_INVALID_ARGUMENT. */
+gboolean mf_workload_parse(const char *name, MfWorkload *out, GError **error);
+/* The name mf_workload_parse accepts for @w (static string). */
+const char *mf_workload_name(MfWorkload w);
+
+/* How mf_gram_static computes the Frobenius products <W^a, W^c>_F. */
+typedef enum {
+  /* EIGEN when W is reversible (D W symmetric for a positive diagonal D, as
+   * uniform, Metropolis and max-degree gossip are), POWERS otherwise. */
+  MF_GRAM_AUTO,
+  /* W = D^{-1/2} S D^{1/2} with S = U diag(l) U^T symmetric: then
+   * <W^a, W^c>_F = sum_ij l_i^a M_ij l_j^c with M = (U^T D^-1 U) o (U^T D U)
+   * (o: entrywise product). O(n^3 + n^2 T + n T^2) time, O(n^2 + nT + T^2)
+   * memory. Fails with MF_ERROR_INVALID_ARGUMENT if W is not reversible. */
+  MF_GRAM_EIGEN,
+  /* Stores the T powers of W and takes their Gram matrix. O(n^3 T + n^2 T^2)
+   * time, O(n^2 T + T^2) memory; any W. */
+  MF_GRAM_POWERS,
+} MfGramMethod;
+
+/*
+ * mf_gram_static:
+ * @W: n x n gossip matrix, row-major.
+ * @n: number of nodes, >= 1.
+ * @T: number of rounds, >= 1.
+ * @workload: which workload (see MfWorkload).
+ * @method: how to compute the Frobenius products (see MfGramMethod).
+ * @max_bytes: memory budget for the computation, 0 = the machine's physical
+ *   memory; exceeding it is MF_ERROR_MEMORY with the amount needed.
+ * @error: return location for a GError, or NULL.
+ *
+ * Computes H[s,s'] = sum_{t=max(s,s')}^{T-1} <W^{t-s+e}, W^{t-s'+e}>_F, e = 1
+ * (post-average) or 0 (messages), by the recursion
+ * H[s,s'] = F[T-1-s, T-1-s'] + H[s+1, s'+1], F[a,c] = <W^{a+e}, W^{c+e}>_F
+ * (docs/design.md, "Mafalda"; paper eq. "gram workload def"). Never builds an
+ * nT x nT matrix.
+ *
+ * Returns: the T x T matrix H (g_free), or NULL with @error set:
+ * MF_ERROR_INVALID_ARGUMENT (sizes, non-finite W, EIGEN on a non-reversible
+ * W), MF_ERROR_MEMORY, MF_ERROR_NUMERICAL (eigensolver failure, overflow).
+ */
+double *mf_gram_static(const double *W, guint n, guint T, MfWorkload workload, MfGramMethod method,
+                       gsize max_bytes, GError **error);
+
+/*
+ * MfGramSpectral: H of a static reversible W without its T^2 entries:
+ * H[s,s'] = sum_{t >= max(s,s')} (l^{t-s+e})^T M l^{t-s'+e}, l the
+ * eigenvalues of W and M the n x n matrix of mf_gram_static's EIGEN method
+ * (e = 1 post-average, 0 messages). n + n^2 doubles whatever T.
+ */
+typedef struct {
+  guint n, T, e;
+  double *lambda; /* n eigenvalues */
+  double *M;      /* n x n, symmetric positive semidefinite */
+} MfGramSpectral;
+
+/*
+ * mf_gram_spectral_new: the spectral form of H for @W (n x n, row-major,
+ * reversible), @T rounds and @workload. Errors: MF_ERROR_INVALID_ARGUMENT
+ * (sizes, non-finite or non-reversible W), MF_ERROR_NUMERICAL
+ * (eigensolver). O(n^3) time, O(n^2) memory.
+ */
+MfGramSpectral *mf_gram_spectral_new(const double *W, guint n, guint T, MfWorkload workload,
+                                     GError **error);
+void mf_gram_spectral_free(MfGramSpectral *g);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(MfGramSpectral, mf_gram_spectral_free)
+
+/*
+ * MfGossipAtFunc: returns W_t, the n x n row-major gossip matrix of round t
+ * (0 <= t < T). The pointer must stay valid until the next call.
+ */
+typedef const double *(*MfGossipAtFunc)(guint t, gpointer user_data);
+
+/*
+ * mf_gram_time_varying:
+ * @n, @T, @workload, @error: as for mf_gram_static.
+ * @gossip_at: gives W_t; called O(T^2) times, t in decreasing runs.
+ * @user_data: passed to @gossip_at.
+ *
+ * H for time-varying gossip (paper appendix C, "time-varying gossip"), by a
+ * backward recursion: G_s = W_s^T (I + G_{s+1}) W_s (post-average) or
+ * I + W_s^T G_{s+1} W_s (messages), G_T = 0, so that G_s = sum_{t>=s} P(t,s)^T
+ * P(t,s); then H[s,s'] = tr(Y_s) with Y_{s'} = G_{s'}, Y_s = W_s^T Y_{s+1}
+ * for s < s'. O(n^3 T^2) time, O(n^2 + T^2) memory.
+ *
+ * Returns: H (g_free), or NULL with @error set (MF_ERROR_INVALID_ARGUMENT,
+ * MF_ERROR_MEMORY).
+ */
+double *mf_gram_time_varying(guint n, guint T, MfWorkload workload, MfGossipAtFunc gossip_at,
+                             gpointer user_data, GError **error);
+
+/*
+ * mf_gram_node: node @node's own Gram matrix H_i = A_i^T A_i (static W),
+ * for per-node Mafalda; the sum over nodes of H_i is mf_gram_static's H.
+ * F_i[a,c] = <W^{a+e} e_i, W^{c+e} e_i> from the T vectors W^a e_i:
+ * O(n^2 T + n T^2) time, O(n T + T^2) memory. @node < @n; other parameters
+ * and errors as for mf_gram_static.
+ */
+double *mf_gram_node(const double *W, guint n, guint node, guint T, MfWorkload workload,
+                     gsize max_bytes, GError **error);
+
+/*
+ * mf_gram_check_memory: fails with MF_ERROR_MEMORY, saying how much would
+ * be needed, when the dense n x n W plus mf_gram_static's work on a
+ * reversible W (the EIGEN path: about 4 n^2 + 2 nT + 2 T^2 doubles in all)
+ * exceed @max_bytes (0 = physical memory). Lets a caller refuse a graph
+ * before densifying its gossip matrix. O(1).
+ */
+gboolean mf_gram_check_memory(guint n, guint T, gsize max_bytes, GError **error);
+
+/*
+ * mf_gram_prefix_sum: the Gram matrix A^T A of the centralized prefix-sum
+ * workload (A lower-triangular ones): (A^T A)[s,t] = T - max(s,t). The
+ * workload DMF (centralized multi-epoch MF) optimizes for. O(T^2).
+ * Returns NULL with @error set when T is 0 or T*T overflows.
+ */
+double *mf_gram_prefix_sum(guint T, GError **error);
+
+G_END_DECLS
+
+#endif /* DPG_MF_GRAM_H */

@@ -1,0 +1,53 @@
+/*
+ * mf/matrix_csv.h: matrices to and from CSV, and a user's C_local read back
+ * and checked.
+ */
+#ifndef DPG_MF_MATRIX_CSV_H
+#define DPG_MF_MATRIX_CSV_H
+
+#include <glib.h>
+
+#include "mf/base.h"
+
+G_BEGIN_DECLS
+
+/*
+ * mf_matrix_write_csv: writes the @rows x @cols row-major @M to @path as CSV
+ * (one row per line, values "%.17g" with a '.' decimal point, so they read
+ * back exactly). The text goes to a temporary file renamed over @path: a
+ * crash never leaves a half-written file. Errors: G_FILE_ERROR (the message
+ * names the file). O(rows cols).
+ */
+gboolean mf_matrix_write_csv(const char *path, const double *M, guint rows, guint cols,
+                             GError **error);
+
+/*
+ * mf_matrix_read_csv: reads a numeric CSV matrix (one row per line, values
+ * separated by ',', as mf_matrix_write_csv writes; blank lines skipped) into
+ * a g_malloc'd row-major array; *@rows, *@cols receive its size.
+ * Errors: G_FILE_ERROR (unreadable), MF_ERROR_INVALID_ARGUMENT
+ * ("FILE:LINE:COLUMN: ..." for a non-numeric or non-finite value,
+ * "FILE:LINE: ..." for a ragged row or an empty file).
+ */
+double *mf_matrix_read_csv(const char *path, guint *rows, guint *cols, GError **error);
+
+/*
+ * mf_read_c: reads a noise correlation C_local for T steps from CSV
+ * (mf_matrix_read_csv's format) and checks it is usable by MF-D-SGD:
+ * T x T, lower triangular (entries above the diagonal at most 1e-12 times
+ * the largest, then set to 0) with a nonzero diagonal (invertible, so each
+ * node streams its noise from its past only). C is returned divided by its
+ * largest |entry|: C and c C (c > 0) are the same mechanism (noise
+ * nu C^-1 z, nu = sigma Delta sens(C)), so 1e154 C and 1e-300 C give every
+ * reader exactly what C gives (when c C is exact) instead of overflowing
+ * or underflowing C^T C.
+ * Errors: G_FILE_ERROR (unreadable); MF_ERROR_INVALID_ARGUMENT with
+ * FILE:LINE:COLUMN for a bad value or entry, FILE:LINE for a ragged row,
+ * FILE for a wrong size.
+ * Returns: the T x T row-major C (g_free), or NULL. O(T^2).
+ */
+double *mf_read_c(const char *path, guint T, GError **error);
+
+G_END_DECLS
+
+#endif /* DPG_MF_MATRIX_CSV_H */

@@ -1,0 +1,100 @@
+/*
+ * mf/sensitivity.h: the sensitivity of a strategy C, or of a Gram matrix
+ * X = C^T C, under cyclic (k,b)-participation: the Thm 5.2 bound and the
+ * exact SDP value. The one part of mf/ that privacy/ uses: an accountant
+ * prices a victim's block X_u with it.
+ */
+#ifndef DPG_MF_SENSITIVITY_H
+#define DPG_MF_SENSITIVITY_H
+
+#include <glib.h>
+
+#include "mf/base.h"
+
+G_BEGIN_DECLS
+
+/* How the sensitivity of a block X_u is computed. */
+typedef enum {
+  MF_SENSITIVITY_BOUND, /* paper Thm 5.2: max_j sum_{s,t in pi_j} |X_u[s,t]| */
+  MF_SENSITIVITY_EXACT, /* max_j max {<X_u[pi_j], U> : U psd, diag(U) <= 1} */
+} MfSensitivity;
+
+/* Parses "bound" or "exact". Errors: MF_ERROR_INVALID_ARGUMENT. */
+gboolean mf_sensitivity_parse(const char *name, MfSensitivity *out, GError **error);
+const char *mf_sensitivity_name(MfSensitivity kind);
+
+/*
+ * mf_sensitivity2_gram: the bound form of sens_Pi^2 for X = C^T C
+ * (T x T, T = k*b): max over j in [0,b) of sum_{s,t in pi_j} |X[s,t]|
+ * (paper Thm. "main", docs/design.md "Participation"). O(k^2 b). Returns NaN when
+ * T != k*b or k, b is 0.
+ */
+double mf_sensitivity2_gram(const double *X, guint T, guint k, guint b);
+
+/* Same for a T x T strategy matrix C (X = C^T C, only the needed entries are
+ * formed): O(k^2 b T). Returns NaN on bad sizes. Computed on C / 2^e and
+ * scaled back, so entries of 1e154 or 1e-300 neither overflow nor
+ * underflow on the way; +inf when the value itself overflows, 0 when it is
+ * below the normal range (callers refuse a C of zero sensitivity). */
+double mf_sensitivity2(const double *C, guint T, guint k, guint b);
+
+/* Outcome of mf_sdp_max. */
+typedef struct {
+  double lower;       /* <X, V V^T> of the best primal point found */
+  double upper;       /* certified dual bound (the value returned) */
+  guint rank;         /* columns p of the Burer-Monteiro factor V */
+  guint sweeps;       /* coordinate sweeps performed */
+  gboolean converged; /* (upper - lower) <= tol * max(1, |upper|) */
+} MfSdpInfo;
+
+/*
+ * mf_sdp_max: max { <X, U> : U psd, diag(U) <= 1 } for a symmetric positive
+ * semidefinite k x k @X (row-major): the exact squared sensitivity of one
+ * participation pattern. Burer-Monteiro factor U = V V^T with k x p V,
+ * p = ceil(sqrt(2k)) + 1 (with p(p+1)/2 > k, local optima are global for
+ * almost every X; the certificate below covers the exceptions),
+ * rows of unit norm, maximized by exact block-coordinate steps (the "mixing
+ * method", Wang, Chang & Kolter 2017) from a fixed pseudo-random start
+ * (deterministic). The result is certified by the dual: with
+ * y_i = max(0, (X V V^T)_ii) and l = lambda_min(Diag(y) - X),
+ * sum_i y_i + k max(0, -l) >= optimum, and the value returned is the least of
+ * that certificate and sum_{s,t} |X[s,t]| (also an upper bound): never below
+ * the optimum, never above the Thm 5.2 bound, and equal to it when X is
+ * entrywise non-negative. Works on X / 2^e with max |X| in [1/2, 1) (exact)
+ * and scales back, so X of 1e200 or 1e-300 neither overflows the mixing
+ * steps nor stops early. Stops when the gap to the primal value is
+ * <= @tol * max(1, |value|) (@tol > 0, e.g. 1e-9) or after 20000 sweeps
+ * (info->converged = FALSE, the certified bound is still returned).
+ * O(k^2 p) per sweep, O(k^3) per certificate.
+ * @info: (out) (optional).
+ * Returns: the value, or NaN with @error set (MF_ERROR_INVALID_ARGUMENT:
+ * k = 0, tol <= 0, non-finite X; MF_ERROR_NUMERICAL: eigensolver failure).
+ */
+double mf_sdp_max(const double *X, guint k, double tol, MfSdpInfo *info, GError **error);
+
+/*
+ * mf_gram_sensitivity2: sens^2 of a victim's T x T block @X under cyclic
+ * (k,b)-participation, T = k * @b: the max over offsets j in [0, b) of the
+ * pattern value on pi_j = {j, j+b, ..., j+(k-1)b}: the Thm 5.2 bound
+ * (O(T^2 / b)), or the exact SDP value (mf_sdp_max with tolerance 1e-9 on
+ * each k x k pattern, O(b k^3) per certificate). exact <= bound always.
+ * Returns: TRUE with *@out set; FALSE with MF_ERROR_INVALID_ARGUMENT (b = 0
+ * or not dividing T) or the errors of mf_sdp_max.
+ */
+gboolean mf_gram_sensitivity2(const double *X, guint T, guint b, MfSensitivity kind, double *out,
+                              GError **error);
+
+/*
+ * mf_normalized_copy: C / 2^e (g_malloc'd), 2^e the power of two with
+ * max |C| in [1/2, 1): the same mechanism as C (MF-D-SGD's noise nu C^-1 z
+ * with nu proportional to sens(C) does not change when C is multiplied by a
+ * positive number), exact (a power of two introduces no rounding), and safe
+ * from the overflow of C^T C (entries 1e154) or its underflow (entries
+ * 1e-300). @C all zero or not finite is copied as is. @n: the number of
+ * entries. O(n).
+ */
+double *mf_normalized_copy(const double *C, gsize n);
+
+G_END_DECLS
+
+#endif /* DPG_MF_SENSITIVITY_H */
