@@ -50,12 +50,12 @@ void cli_run_print_summary(const char *out_dir);
 void cli_run_graph_notice(const char *out_dir);
 
 /* ---- MPI (cli/mpi_options.c) ----
- * cli_mpi_join: under mpirun or srun (scen_mpi_launcher_size > 1) joins the
+ * cli_mpi_join: under mpirun or srun (ranks_launcher_size > 1) joins the
  * MPI job; ranks other than 0 then print nothing (stdout and stderr to
  * /dev/null: rank 0 reports for all). Returns FALSE after printing why
  * ("dpgossip CMD: ...") when this binary was built without MPI (it would
  * run as N copies) or MPI cannot start. *@mpi: joined (call
- * scen_mpi_finalize before exiting). */
+ * ranks_finalize before exiting). */
 gboolean cli_mpi_join(const char *cmd, gboolean *mpi, guint *rank, guint *size, guint *local);
 /* --rank-logs DIR: opens DIR/rank-R.log (also the stderr of ranks other
  * than 0), or prints why not and returns NULL. */

@@ -34,6 +34,7 @@
 #include "cli/cli.h"
 #include "privacy/privacy.h"
 #include "protocols/protocols.h"
+#include "ranks/ranks.h"
 #include "scenarios/scenarios.h"
 
 #define CMD "account"
@@ -1041,14 +1042,14 @@ static int execute_structured(Request *q, Plan *p, gboolean quiet, guint threads
       {.b = q->s.b, .sensitivity = q->s.sensitivity, .alpha = q->s.alpha, .delta = q->s.delta},
       q->radius,
       /* Rank 0's line stands for the job (items are dealt round-robin). */
-      scen_mpi_rank() == 0 ? cli_progress_new(CMD, quiet) : NULL,
+      ranks_rank() == 0 ? cli_progress_new(CMD, quiet) : NULL,
       p->n_acs};
   job.w = p->sched ? NULL : topo_gossip_new(p->g, q->s.gossip, &error);
   gboolean ok = p->sched || job.w;
   if (ok && q->s.compare_muffliato)
     ok = (job.wm = topo_gossip_new(p->g, q->s.gossip, &error)) != NULL;
   GBytes **res = NULL;
-  ok = ok && scen_mpi_map(p->n_acs, account_one, &job, &res, &error);
+  ok = ok && ranks_map(p->n_acs, account_one, &job, &res, &error);
   cli_progress_free(job.progress);
   for (guint a = 0; res != NULL && a < p->n_acs; a++) {
     account_unpack(res[a], p->n, &p->acs[a]);
@@ -1157,5 +1158,5 @@ int cli_cmd_account(int argc, char **argv) {
   request_clear(&q);
   options_clear(&o);
   g_option_context_free(ctx);
-  return mpi ? scen_mpi_finalize(status) : status;
+  return mpi ? ranks_finalize(status) : status;
 }

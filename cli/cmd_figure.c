@@ -36,7 +36,7 @@
 #include "cli/cli.h"
 #include "plot/plot.h"
 #include "privacy/privacy.h"
-#include "scenarios/scenarios.h"
+#include "ranks/ranks.h"
 #include "spec/spec.h"
 
 #define CMD "figure"
@@ -219,7 +219,7 @@ typedef struct {
 } SetRow;
 
 /* Attacker set @i accounted: one SetRow per victim, in the report's order.
- * Independent of the other sets (scen_mpi_map shares them out). */
+ * Independent of the other sets (ranks_map shares them out). */
 static GBytes *account_set(guint i, gpointer data, GError **error) {
   SetJob *j = data;
   CliAccountSetup *s = j->s;
@@ -317,7 +317,7 @@ static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *
                 w,
                 {.b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta}};
   GBytes **sets = NULL;
-  gboolean ok = scen_mpi_map(n_sets, account_set, &job, &sets, error);
+  gboolean ok = ranks_map(n_sets, account_set, &job, &sets, error);
   if (ok)
     panel_add_sets(p, sets, n_sets);
   sets_free(sets, n_sets);
@@ -982,5 +982,5 @@ out:
   g_strfreev(labels);
   g_option_context_free(ctx);
   plot_shutdown();
-  return mpi ? scen_mpi_finalize(status) : status;
+  return mpi ? ranks_finalize(status) : status;
 }

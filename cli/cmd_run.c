@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "plot/plot.h"
+#include "ranks/ranks.h"
 #include "scenarios/scenarios.h"
 
 /* The signal that interrupted the run (SIGINT or SIGTERM), 0 if none. */
@@ -339,5 +340,5 @@ out:
   plot_shutdown();
   if (log != NULL)
     fclose(log);
-  return mpi ? scen_mpi_finalize(status) : status;
+  return mpi ? ranks_finalize(status) : status;
 }

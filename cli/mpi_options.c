@@ -10,21 +10,21 @@
 #include <glib/gstdio.h>
 
 #include "cli/cli.h"
-#include "scenarios/scenarios.h"
+#include "ranks/ranks.h"
 
 /* Joins the MPI job when started by a launcher. Other ranks than 0 print
  * nothing (rank 0 reports for all): their stdout and stderr go to
  * /dev/null until --rank-logs gives them a file. Returns FALSE (message
  * printed) when a binary built without MPI was started as several copies. */
 gboolean cli_mpi_join(const char *cmd, gboolean *mpi, guint *rank, guint *size, guint *local) {
-  guint launched = scen_mpi_launcher_size();
+  guint launched = ranks_launcher_size();
   *mpi = FALSE;
   *rank = 0;
   *size = *local = 1;
   if (launched <= 1)
     return TRUE;
   GError *error = NULL;
-  if (!scen_mpi_built()) {
+  if (!ranks_built()) {
     fprintf(stderr,
             "dpgossip %s: started as one of %u processes (mpirun or srun), but this dpgossip "
             "was built without MPI: each copy would %s. Rebuild with Open MPI "
@@ -33,7 +33,7 @@ gboolean cli_mpi_join(const char *cmd, gboolean *mpi, guint *rank, guint *size, 
             cmd, launched, g_str_equal(cmd, "run") ? "run the whole sweep" : "do all the work");
     return FALSE;
   }
-  if (!scen_mpi_init(rank, size, local, &error)) {
+  if (!ranks_init(rank, size, local, &error)) {
     fprintf(stderr, "dpgossip %s: %s\n", cmd, error->message);
     g_error_free(error);
     return FALSE;

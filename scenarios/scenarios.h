@@ -297,36 +297,7 @@ const char *scen_csv_cell(char *const *row, int c);
  */
 char *scen_privacy_epsilon_note(double epsilon, double delta);
 
-/* ---- Sweeps across the ranks of an MPI job (sweep_mpi.c) ---- */
-
-/**
- * scen_mpi_launcher_size: how many processes the environment says were
- * started together with this one by mpirun or srun: OMPI_COMM_WORLD_SIZE,
- * PMI_SIZE, SLURM_STEP_NUM_TASKS or else SLURM_NTASKS when SLURM_PROCID is
- * set (srun), at least 2 when PMIX_RANK or SLURM_PROCID is nonzero; 1
- * outside a launcher. Lets a binary built without MPI refuse to run N
- * copies of a sweep. O(1).
- */
-guint scen_mpi_launcher_size(void);
-
-/** TRUE when dpgossip was built with MPI (CMake DPG_MPI). */
-gboolean scen_mpi_built(void);
-
-/**
- * scen_mpi_init: joins the MPI job (MPI_Init_thread, MPI_THREAD_FUNNELED:
- * only the calling thread talks to MPI; errors returned, not fatal).
- * @rank, @size: (out); @local: (out) ranks on this machine (this one
- * included). Errors: SCEN_ERROR_FAILED when built without MPI or when MPI
- * cannot start (the message says why).
- */
-gboolean scen_mpi_init(guint *rank, guint *size, guint *local, GError **error);
-
-/**
- * scen_mpi_finalize: leaves the MPI job: MPI_Finalize, or MPI_Abort with
- * @status when a rank was lost (finalizing would wait for it forever).
- * Returns @status. No-op without scen_mpi_init.
- */
-int scen_mpi_finalize(int status);
+/* ---- Sweeps across the ranks of an MPI job (sweep_mpi.c, over ranks/) ---- */
 
 typedef struct {
   gboolean dispatcher; /* rank 0 only hands points out (runs none itself) */
@@ -337,30 +308,9 @@ typedef struct {
   gpointer log_data;
 } ScenMpiOptions;
 
-/** One item of scen_mpi_map: its result as bytes, or NULL with @error set. */
-typedef GBytes *(*ScenMpiItemFunc)(guint i, gpointer data, GError **error);
-
-/**
- * scen_mpi_map: computes the @n independent items of @func, each rank of the
- * MPI job those with i mod size = rank (call it on every rank with the same
- * @n; outside an MPI job, or with one rank, all of them here, stopping at
- * the first failure). The results travel to rank 0, which gets them in item
- * order, so what it makes of them does not depend on the number of ranks.
- * @results: (out): on rank 0, a g_new array of @n GBytes (unref each, then
- *   g_free it); NULL on the other ranks.
- * Errors: on rank 0, the failure of the lowest failing item (its domain,
- * code and message); the other ranks return TRUE. O(n / ranks) calls of
- * @func per rank, plus sending each result once.
- */
-gboolean scen_mpi_map(guint n, ScenMpiItemFunc func, gpointer data, GBytes ***results,
-                      GError **error);
-
-/** This process's rank in the MPI job (0 outside one). */
-guint scen_mpi_rank(void);
-
 /**
  * scen_scenario_run_mpi: scen_scenario_run across the ranks of the MPI job
- * (after scen_mpi_init), called by every rank with the same scenario and
+ * (after ranks_init), called by every rank with the same scenario and
  * options. Rank 0 validates and plans the sweep as one process would
  * (resume, correlations into OUT/.cache), hands the jobs out on request,
  * longest first, runs its share with @opt->threads threads unless
@@ -370,7 +320,7 @@ guint scen_mpi_rank(void);
  * byte-identical to a one-process run whatever the ranks and threads.
  * A failed point is reported (SCEN_ERROR_FAILED on rank 0) and the others
  * go on. A rank silent for @mopt->timeout_s fails its points ("rank R
- * stopped answering") and no more points are handed out; scen_mpi_finalize
+ * stopped answering") and no more points are handed out; ranks_finalize
  * then aborts the job. When the launcher kills the job (Open MPI does when a
  * rank dies), rank 0 prints the points in flight on stderr as it receives
  * SIGTERM. @opt->run_hook is not supported (set it to NULL).

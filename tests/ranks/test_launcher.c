@@ -1,11 +1,11 @@
 /*
- * tests/scenarios/test_mpi_launcher.c: how many copies the environment says
- * were started (scen_mpi_launcher_size), in any build: a binary without MPI
+ * tests/ranks/test_launcher.c: how many copies the environment says
+ * were started (ranks_launcher_size), in any build: a binary without MPI
  * refuses to run a sweep when this is above 1, so a false "several" would
  * stop a user's single process (an sbatch script's own process inherits
  * SLURM_PROCID and SLURM_NTASKS, but only srun sets SLURM_STEP_NUM_TASKS).
  */
-#include "scenarios/scenarios.h"
+#include "ranks/ranks.h"
 
 static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",     "PMIX_RANK",
                                    "SLURM_PROCID",         "SLURM_NTASKS", "SLURM_STEP_NUM_TASKS"};
@@ -35,13 +35,13 @@ static void test_launcher_size(void) {
     clear();
     for (guint i = 0; i < 3 && cases[c].set[i][0] != NULL; i++)
       g_setenv(cases[c].set[i][0], cases[c].set[i][1], TRUE);
-    g_assert_cmpuint(scen_mpi_launcher_size(), ==, cases[c].want);
+    g_assert_cmpuint(ranks_launcher_size(), ==, cases[c].want);
   }
   clear();
 }
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  g_test_add_func("/scenarios/mpi/launcher-size", test_launcher_size);
+  g_test_add_func("/ranks/launcher-size", test_launcher_size);
   return g_test_run();
 }
