@@ -478,12 +478,10 @@ int cli_cmd_train(int argc, char **argv) {
                               .attackers = (const char *const *)attackers,
                               .alpha = alpha,
                               .delta = delta};
-  priv = cli_train_privacy_plan(&pc, &error);
+  gboolean usage;
+  priv = cli_train_privacy_plan(&pc, &usage, &error);
   if (priv == NULL) {
-    status = cli_fail("train", error,
-                      error->domain == G_OPTION_ERROR || error->domain == PROTO_ERROR
-                          ? CLI_EXIT_USAGE
-                          : CLI_EXIT_FAILURE);
+    status = cli_fail("train", error, usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
     goto out;
   }
   const ProtoObserveOptions *observe = cli_train_privacy_observe(priv);

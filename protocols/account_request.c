@@ -33,6 +33,7 @@ void proto_account_job_free(ProtoAccountJob *j) {
   g_free(j->schedule_spec);
   topo_schedule_free(j->schedule);
   g_free(j->C_local);
+  g_free(j->views);
   topo_gossip_free(j->w);
   topo_gossip_free(j->wm);
   g_free(j);
@@ -99,7 +100,7 @@ gboolean proto_account_job_plan(ProtoAccountJob *j, const TopoGraph *g, const ch
     guint size;
     const guint *m = spec_attackers_members(&j->sets, i, NULL, &size);
     for (guint k = 0; k < n_trusts; k++)
-      j->acs[i * n_trusts + k] = (ProtoAccounting){
+      j->acs[j->trust_major ? k * n_sets + i : i * n_trusts + k] = (ProtoAccounting){
           .trust = g_array_index(j->trusts, PrivTrust, k), .set = i, .attackers = m,
           .n_attackers = size};
   }
@@ -273,20 +274,51 @@ static gboolean set_links(const ProtoAccountJob *j, SimEngine *engine, GError **
   return TRUE;
 }
 
+const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j) {
+  g_return_val_if_fail(j != NULL && j->graph != NULL, NULL);
+  if (j->path != PROTO_ACCOUNT_OBSERVER)
+    return NULL;
+  if (j->views == NULL) {
+    j->views = g_new(ProtoObservedView, MAX(j->n_acs, 1));
+    for (guint a = 0; a < j->n_acs; a++)
+      j->views[a] =
+          (ProtoObservedView){j->acs[a].trust, j->acs[a].attackers, j->acs[a].n_attackers};
+    j->observe = (ProtoObserveOptions){
+        .views = j->views, .n_views = j->n_acs, .T = j->T, .streaming = j->streaming};
+  }
+  return &j->observe;
+}
+
+/* The reports of every view of the observed run @o (its blocks, then the
+ * reports once @o is no longer needed: freed here when @own). */
+static gboolean observed_reports(ProtoAccountJob *j, ProtoObservedRun *o, gboolean own,
+                                 GError **error) {
+  gboolean ok = TRUE;
+  PrivBlocks **blocks = g_new0(PrivBlocks *, MAX(j->n_acs, 1));
+  for (guint a = 0; ok && a < j->n_acs; a++)
+    ok = (blocks[a] = proto_observed_run_blocks(o, a, error)) != NULL;
+  if (own)
+    proto_observed_run_free(o); /* its provenance is no longer needed */
+  PrivAccountOptions opt = report_options(j);
+  ok = ok && proto_account_job_prepare(j, error);
+  for (guint a = 0; ok && a < j->n_acs; a++)
+    ok = (j->acs[a].report = priv_account_report(blocks[a], j->graph, &opt, error)) != NULL &&
+         muffliato(j, &j->acs[a], error);
+  for (guint a = 0; a < j->n_acs; a++)
+    priv_blocks_free(blocks[a]);
+  g_free(blocks);
+  return ok;
+}
+
 /* The observer path: one simulated run records every view. */
 static gboolean execute_observer(ProtoAccountJob *j, GError **error) {
   ProtoRunConfig cfg = run_config(j);
-  ProtoObservedView *views = g_new(ProtoObservedView, MAX(j->n_acs, 1));
-  for (guint a = 0; a < j->n_acs; a++)
-    views[a] = (ProtoObservedView){j->acs[a].trust, j->acs[a].attackers, j->acs[a].n_attackers};
-  ProtoObserveOptions oo = {
-      .views = views, .n_views = j->n_acs, .T = j->T, .streaming = j->streaming};
+  ProtoObserveOptions oo = *proto_account_job_observe(j);
   if (j->progress != NULL && j->streaming) {
     oo.progress = on_checkpoint;
     oo.progress_data = j;
   }
   ProtoObservedRun *o = check_cancel(j, error) ? proto_observed_run_new(&cfg, &oo, error) : NULL;
-  g_free(views);
   if (o == NULL)
     return FALSE;
   ProtoRun *run = proto_observed_run_proto(o);
@@ -302,20 +334,21 @@ static gboolean execute_observer(ProtoAccountJob *j, GError **error) {
   }
   if (ok)
     proto_run_get_stats(run, &j->stats);
-  PrivBlocks **blocks = g_new0(PrivBlocks *, MAX(j->n_acs, 1));
-  for (guint a = 0; ok && a < j->n_acs; a++)
-    ok = (blocks[a] = proto_observed_run_blocks(o, a, error)) != NULL;
-  proto_observed_run_free(o);
-  /* The reports once the run is freed: its provenance is no longer needed. */
-  PrivAccountOptions opt = report_options(j);
-  ok = ok && proto_account_job_prepare(j, error);
-  for (guint a = 0; ok && a < j->n_acs; a++)
-    ok = (j->acs[a].report = priv_account_report(blocks[a], j->graph, &opt, error)) != NULL &&
-         muffliato(j, &j->acs[a], error);
-  for (guint a = 0; a < j->n_acs; a++)
-    priv_blocks_free(blocks[a]);
-  g_free(blocks);
-  return ok;
+  if (!ok) {
+    proto_observed_run_free(o);
+    return FALSE;
+  }
+  return observed_reports(j, o, TRUE, error);
+}
+
+gboolean proto_account_job_execute_observed(ProtoAccountJob *j, ProtoObservedRun *run,
+                                            GError **error) {
+  g_return_val_if_fail(j != NULL && j->graph != NULL, FALSE);
+  if (j->path != PROTO_ACCOUNT_OBSERVER)
+    return proto_account_job_execute(j, error);
+  g_return_val_if_fail(run != NULL, FALSE);
+  proto_run_get_stats(proto_observed_run_proto(run), &j->stats);
+  return observed_reports(j, run, FALSE, error);
 }
 
 gboolean proto_account_job_execute(ProtoAccountJob *j, GError **error) {

@@ -771,6 +771,10 @@ typedef struct {
   const char *storage;      /* sparse (default) or dense */
   const char *accountant;   /* streaming (default with sparse storage) or dense */
   guint threads;            /* the structured engine's sparse products (0: 1) */
+  /* The accountings trust model by trust model (then set by set) rather
+   * than set by set: the observer's views in the order a caller's earlier
+   * outputs were made in (their floating-point sums follow it). */
+  gboolean trust_major;
   ProtoAccountProgressFunc progress; /* nullable; called from the executing thread */
   gpointer progress_data;
   const gint *cancel; /* nullable flag: set, the request stops between accountings */
@@ -832,7 +836,9 @@ typedef struct {
   guint n;
   TopoSchedule *schedule; /* NULL: static */
   const char *path_reason;
-  ProtoAccounting *acs; /* every attacker set under every trust model, set-major */
+  gboolean trust_major;
+  ProtoAccounting *acs; /* every attacker set under every trust model, set-major unless
+                         * trust_major */
   guint n_acs;
   /* After execution on the observer path. */
   ProtoRunStats stats;
@@ -840,6 +846,8 @@ typedef struct {
   double *C_local;
   TopoGossip *w, *wm;
   gboolean prepared;
+  ProtoObservedView *views;
+  ProtoObserveOptions observe;
 } ProtoAccountJob;
 
 /** proto_account_request_init: the defaults of ProtoAccountRequest. O(1). */
@@ -866,7 +874,7 @@ ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r,
  * outlive the job; named @label in messages): attacker ids (and "all"
  * expanded), link ends; the schedule built with the seed; the path (the
  * one asked, or proto_account_plan's); one accounting per attacker set x
- * trust model, set-major. Once per job.
+ * trust model, set-major (trust-major when asked). Once per job.
  * Errors: G_OPTION_ERROR_BAD_VALUE (PROTO_REFUSED_VALUE for the attackers,
  * PROTO_REFUSED_RULE for a link), the schedule's (PROTO_REFUSED_SCHEDULE,
  * prefixed "--schedule: ").
@@ -907,6 +915,27 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
  * Complexity: the path's (see proto_account_structured, proto_observed_run_new).
  */
 gboolean proto_account_job_execute(ProtoAccountJob *j, GError **error);
+
+/**
+ * proto_account_job_observe: the views of a planned observer-path job, one
+ * per accounting in order, for a run of the caller's own (a training run:
+ * proto_observed_run_new with storage SIM_LIN_SPARSE); NULL on the
+ * structured path, which needs no observer. Valid until the job is freed.
+ * O(accountings) once.
+ */
+const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j);
+
+/**
+ * proto_account_job_execute_observed: the reports of a planned job whose
+ * observer path is @run, the caller's run observed with
+ * proto_account_job_observe's views and already run (borrowed; j->stats
+ * are its counters); on the structured path, proto_account_job_execute
+ * (@run is not read).
+ * Errors: those of proto_observed_run_blocks and the accountants.
+ * Complexity: per view, that of proto_observed_run_blocks and the report.
+ */
+gboolean proto_account_job_execute_observed(ProtoAccountJob *j, ProtoObservedRun *run,
+                                            GError **error);
 
 /** proto_account_job_free: frees @j and its reports (NULL allowed). */
 void proto_account_job_free(ProtoAccountJob *j);

@@ -219,6 +219,29 @@ static void test_auto_observer(void) {
   topo_graph_free(g);
 }
 
+/* Accountings are set-major, or trust-major when asked: the same pairs. */
+static void test_order(void) {
+  GError *e = NULL;
+  TopoGraph *g = topo_graph_generate("ring:n=5", &e);
+  const char *const sets[] = {"0", "2+3", NULL};
+  for (guint major = 0; major < 2; major++) {
+    ProtoAccountRequest r = base(sets);
+    r.trust = "ldp,pndp,secldp";
+    r.trust_major = major;
+    ProtoAccountJob *j = proto_account_validate(&r, NULL, &e);
+    g_assert_true(proto_account_job_plan(j, g, "ring", NULL, &e));
+    g_assert_cmpuint(j->n_acs, ==, 6);
+    for (guint a = 0; a < 6; a++) {
+      guint t = major ? a / 2 : a % 3, set = major ? a % 2 : a / 3;
+      g_assert_cmpint(j->acs[a].trust, ==, g_array_index(j->trusts, PrivTrust, t));
+      g_assert_cmpuint(j->acs[a].set, ==, set);
+      g_assert_cmpuint(j->acs[a].n_attackers, ==, set + 1);
+    }
+    proto_account_job_free(j);
+  }
+  topo_graph_free(g);
+}
+
 /* A set cancel flag stops the request before any accounting, on either path. */
 static void test_cancel(void) {
   GError *e = NULL;
@@ -245,6 +268,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/protocols/account_request/plan_refusals", test_plan_refusals);
   g_test_add_func("/protocols/account_request/paths_agree", test_paths_agree);
   g_test_add_func("/protocols/account_request/auto_observer", test_auto_observer);
+  g_test_add_func("/protocols/account_request/order", test_order);
   g_test_add_func("/protocols/account_request/cancel", test_cancel);
   return g_test_run();
 }
