@@ -50,14 +50,6 @@ static char *scenario_json(const ScenRunHookInfo *info) {
   return cli_json_text(b, 0);
 }
 
-/* Each evaluation step as one metric event, while the run goes on. */
-static gboolean publish_metrics(ProtoRun *run, SimTime t, guint step, const ProtoMetric *rows,
-                                guint n_nodes, gpointer data, GError **error) {
-  (void)run;
-  (void)step;
-  return cli_stream_publish_metric_rows(((RunStream *)data)->stream, t, rows, n_nodes, error);
-}
-
 /* Before the run: open the stream on its engine, and have the runtime
  * publish the evaluations as they are known. After it (and its accounting):
  * each (collusion set, trust) privacy result and the run end, while the
@@ -72,7 +64,8 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
     g_free(json);
     if (rs->stream == NULL)
       return FALSE;
-    proto_run_set_metrics_func(info->run, PROTO_METRICS_LAG_DEFAULT, publish_metrics, rs);
+    proto_run_set_metrics_func(info->run, PROTO_METRICS_LAG_DEFAULT, cli_stream_publish_metrics,
+                               rs->stream);
     return TRUE;
   }
   SimTime t = sim_engine_now(engine);
