@@ -11,6 +11,7 @@
 
 #include "api/internal.h"
 #include "learning/learning.h"
+#include "mf/mf.h"
 #include "privacy/privacy.h"
 #include "protocols/protocols.h"
 #include "scenarios/scenarios.h"

@@ -11,6 +11,7 @@
 
 #include <glib.h>
 
+#include "mf/mf.h"
 #include "privacy/privacy.h"
 #include "protocols/protocols.h"
 #include "spec/spec.h"

@@ -277,6 +277,12 @@ Stream *cli_stream_sim(CliStream *s);
  */
 gboolean cli_stream_publish_metric_rows(CliStream *s, SimTime t, const ProtoMetric *rows,
                                         gsize n_rows, GError **error);
+/* cli_stream_publish_metrics: a ProtoMetricsFunc whose @stream is the
+ * CliStream: each evaluation step as one metric event while the run goes
+ * on (`run` and `train`). Errors and complexity:
+ * cli_stream_publish_metric_rows'. */
+gboolean cli_stream_publish_metrics(ProtoRun *run, SimTime t, guint step, const ProtoMetric *rows,
+                                    guint n_nodes, gpointer stream, GError **error);
 /*
  * cli_stream_end: publishes the run end with @status ("ok", "error",
  * "interrupted") at the engine's current time (or, once the engine is freed,

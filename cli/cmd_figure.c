@@ -35,6 +35,7 @@
 #include "cli/account_common.h"
 #include "cli/cli.h"
 #include "plot/plot.h"
+#include "mf/mf.h"
 #include "privacy/privacy.h"
 #include "ranks/ranks.h"
 #include "spec/spec.h"
@@ -513,7 +514,8 @@ static gboolean write_data(const GPtrArray *panels, const FigureRun *fr, const c
 static gboolean draw_panel(PlotAxes *ax, const Panel *p, const CliAccountSetup *s,
                            const FigureRun *fr, gboolean legend, GError **error) {
   static const double nudge[N_METHODS] = {-0.07, 0.07};
-  const char *sens = s->sensitivity == MF_SENSITIVITY_EXACT ? "exact sensitivity" : "Thm 5.2 bound";
+  const char *sens = s->sensitivity == MF_SENSITIVITY_EXACT ? "exact sensitivity"
+                                                              : "Thm 5.2 bound";
   char *ours = fr->async ? g_strdup_printf("async: latency %s%s%s",
                                            fr->latency ? fr->latency : "constant:ms=0",
                                            fr->loss ? ", loss " : "", fr->loss ? fr->loss : "")
@@ -652,77 +654,75 @@ static void print_summary(const GPtrArray *panels, const FigureRun *fr) {
 
 /* ---- The command ---- */
 
-int cli_cmd_figure(int argc, char **argv) {
-  /* Under mpirun or srun the attacker sets are shared out across the ranks. */
-  gboolean mpi = FALSE;
-  guint rank = 0, size = 1, local = 1;
-  if (!cli_mpi_join(CMD, &mpi, &rank, &size, &local))
-    return CLI_EXIT_FAILURE;
-  State st = {.panels = g_ptr_array_new_with_free_func(panel_free)};
-  gboolean lcc = FALSE, quiet = FALSE;
-  gint rounds = 0, interval = 1;
-  double sigma = 1.0, clip = 1.0, alpha = 2.0;
-  char *gossip = NULL, *protocol = NULL, *trust = NULL, *attackers = NULL, *sensitivity = NULL,
-       *out_path = NULL, *data_path = NULL, *path = NULL, *mode = NULL, *latency = NULL,
-       *loss = NULL, *seed = NULL, *fig_size = NULL;
-  double dpi = 0;
-  char **labels = NULL;
+/* The command line as typed (owned strings, freed by options_clear). */
+typedef struct {
+  gboolean lcc, quiet;
+  gint rounds, interval;
+  double sigma, clip, alpha, dpi;
+  char *gossip, *protocol, *trust, *attackers, *sensitivity, *out_path, *data_path, *path, *mode,
+      *latency, *loss, *seed, *fig_size;
+  char **labels;
+} Options;
+
+static GOptionContext *options_context(Options *o, State *st) {
   GOptionEntry entries[] = {
       {"graph", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_graph,
        "Edge list of one panel (repeatable; with --generate, panels in command-line order)",
        "FILE"},
       {"generate", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_generate,
        "Generated graph of one panel, e.g. florentine (repeatable)", "SPEC"},
-      {"label", 0, 0, G_OPTION_ARG_STRING_ARRAY, &labels,
+      {"label", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->labels,
        "Panel title of the i-th graph (repeatable; default: the spec or file name)", "TEXT"},
-      {"lcc", 0, 0, G_OPTION_ARG_NONE, &lcc, "Keep only each graph's largest connected component",
-       NULL},
-      {"gossip", 0, 0, G_OPTION_ARG_STRING, &gossip,
+      {"lcc", 0, 0, G_OPTION_ARG_NONE, &o->lcc,
+       "Keep only each graph's largest connected component", NULL},
+      {"gossip", 0, 0, G_OPTION_ARG_STRING, &o->gossip,
        "Gossip matrix: uniform (default), metropolis or maxdegree", "KIND"},
-      {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
+      {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o->protocol,
        "dsgd (default; Muffliato's bound exists for D-SGD only)", "NAME"},
-      {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds, "Gradient steps T (required)", "T"},
-      {"participation-interval", 'b', 0, G_OPTION_ARG_INT, &interval,
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &o->rounds, "Gradient steps T (required)", "T"},
+      {"participation-interval", 'b', 0, G_OPTION_ARG_INT, &o->interval,
        "Steps between two uses of a record (divides T; default 1: user level, as the paper)", "B"},
-      {"trust", 0, 0, G_OPTION_ARG_STRING, &trust, "Trust model: pndp (required)", "MODEL"},
-      {"attackers", 'a', 0, G_OPTION_ARG_STRING, &attackers,
+      {"trust", 0, 0, G_OPTION_ARG_STRING, &o->trust, "Trust model: pndp (required)", "MODEL"},
+      {"attackers", 'a', 0, G_OPTION_ARG_STRING, &o->attackers,
        "all (every node in turn, as the paper), or ids accounted one at a time: 0,5; "
        "'+' joins a collusion set: 0+5 (required)",
        "IDS"},
-      {"sensitivity", 0, 0, G_OPTION_ARG_STRING, &sensitivity,
+      {"sensitivity", 0, 0, G_OPTION_ARG_STRING, &o->sensitivity,
        "bound (default, paper Thm 5.2, as the paper's figure) or exact", "KIND"},
-      {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &sigma, "Noise multiplier, > 0 (default 1)", "SIGMA"},
-      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &clip, "Gradient clipping norm Delta (default 1)",
+      {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o->sigma, "Noise multiplier, > 0 (default 1)",
+       "SIGMA"},
+      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &o->clip, "Gradient clipping norm Delta (default 1)",
        "DELTA"},
-      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &alpha, "Renyi order (default 2)", "ALPHA"},
-      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out_path,
+      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o->alpha, "Renyi order (default 2)", "ALPHA"},
+      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out_path,
        "The figure: FILE.svg, FILE.png or FILE.pdf (required)", "FILE"},
-      {"size", 0, 0, G_OPTION_ARG_STRING, &fig_size,
+      {"size", 0, 0, G_OPTION_ARG_STRING, &o->fig_size,
        "Figure size WxH in points, or with a unit: 6x4in, 16x12cm (default: 300 x 300 pt per "
        "graph)",
        "WxH"},
-      {"dpi", 0, 0, G_OPTION_ARG_DOUBLE, &dpi, "PNG resolution in dots per inch (default 144)",
-       "DPI"},
-      {"data", 0, 0, G_OPTION_ARG_FILENAME, &data_path,
+      {"dpi", 0, 0, G_OPTION_ARG_DOUBLE, &o->dpi,
+       "PNG resolution in dots per inch (default 144)", "DPI"},
+      {"data", 0, 0, G_OPTION_ARG_FILENAME, &o->data_path,
        "Also write the plotted numbers as CSV: graph,distance,method,mean,min,max,count", "FILE"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
        "Observer path: no progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
-      {"path", 0, 0, G_OPTION_ARG_STRING, &path,
+      {"path", 0, 0, G_OPTION_ARG_STRING, &o->path,
        "auto (default: structured for a synchronous run, observer otherwise), structured or "
        "observer (one simulated run per graph, one view per attacker set)",
        "PATH"},
-      {"mode", 0, 0, G_OPTION_ARG_STRING, &mode,
+      {"mode", 0, 0, G_OPTION_ARG_STRING, &o->mode,
        "Gossip mode of the simulated run: sync (default), deadline:ms=D or stale:s=S", "MODE"},
-      {"latency", 0, 0, G_OPTION_ARG_STRING, &latency,
+      {"latency", 0, 0, G_OPTION_ARG_STRING, &o->latency,
        "Link latency of the simulated run: constant:ms=X (default 0), uniform:min=A,max=B, "
        "lognormal:mu=M,sigma=S",
        "SPEC"},
-      {"loss", 0, 0, G_OPTION_ARG_STRING, &loss,
+      {"loss", 0, 0, G_OPTION_ARG_STRING, &o->loss,
        "Message loss probability of the simulated run (needs an asynchronous --mode)", "P"},
-      {"seed", 's', 0, G_OPTION_ARG_STRING, &seed, "Seed of the simulated run (default 0)", "N"},
+      {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed, "Seed of the simulated run (default 0)",
+       "N"},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("NAME - draw one of the paper's figures");
-  GOptionGroup *group = g_option_group_new(CMD, "Options:", "Show the options", &st, NULL);
+  GOptionGroup *group = g_option_group_new(CMD, "Options:", "Show the options", st, NULL);
   g_option_group_add_entries(group, entries);
   g_option_context_set_main_group(ctx, group);
   g_option_context_set_description(
@@ -744,242 +744,242 @@ int cli_cmd_figure(int argc, char **argv) {
            "  dpgossip figure " FIGURE_PVD " --generate florentine -T 10 --trust pndp -a all \\\n"
            "      --mode deadline:ms=15 --latency lognormal:mu=2,sigma=0.5 --seed 11 \\\n"
            "      --out fig2-async.svg\n");
+  return ctx;
+}
 
-  int status = CLI_EXIT_USAGE;
-  CliAccountSetup s = {0};
-  AttackerSpec as = {0};
-  FigureRun fr = {0};
-  ProtoMode pmode;
+static void options_clear(Options *o) {
+  char **strings[] = {&o->gossip,   &o->protocol, &o->trust,   &o->attackers, &o->sensitivity,
+                      &o->out_path, &o->data_path, &o->path,   &o->mode,      &o->latency,
+                      &o->loss,     &o->seed,      &o->fig_size};
+  for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
+    g_clear_pointer(strings[i], g_free);
+  g_clear_pointer(&o->labels, g_strfreev);
+}
+
+/* The figure's name, its graphs and what is written: --out, --data,
+ * --size, --dpi, --label. */
+static int validate_figure(int argc, char **argv, const Options *o, const State *st) {
   GError *error = NULL;
-  char *c_path = NULL;
-
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    cli_parse_error(ctx, CMD, error);
-    g_clear_error(&error);
-    goto out;
-  }
-  if (argc < 2) {
-    status = usage_error("name the figure to draw (valid: " FIGURE_PVD ")");
-    goto out;
-  }
+  if (argc < 2)
+    return usage_error("name the figure to draw (valid: " FIGURE_PVD ")");
   if (!g_str_equal(argv[1], FIGURE_PVD)) {
     const char *const figures[] = {FIGURE_PVD};
     char *hint = spec_did_you_mean(argv[1], figures, 1);
-    status = usage_error("unknown figure '%s' (valid: " FIGURE_PVD ")%s", argv[1], hint);
+    int status = usage_error("unknown figure '%s' (valid: " FIGURE_PVD ")%s", argv[1], hint);
     g_free(hint);
-    goto out;
+    return status;
   }
-  if (argc > 2) {
-    status = usage_error("unexpected argument '%s'", argv[2]);
-    goto out;
-  }
-  if (st.panels->len == 0) {
-    status = usage_error("give at least one graph: --graph FILE or --generate SPEC");
-    goto out;
-  }
-  if (!out_path) {
-    status = usage_error("--out FILE.svg|FILE.png|FILE.pdf is required");
-    goto out;
-  }
-  if (!has_figure_extension(out_path)) {
-    status = usage_error("--out: unknown extension in '%s' (use .svg, .png or .pdf)", out_path);
-    goto out;
-  }
-  if (!cli_output_check("--out", out_path, FALSE, &error) ||
-      (data_path && !cli_output_check("--data", data_path, FALSE, &error))) {
-    status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
-    goto out;
-  }
-  if (fig_size) {
+  if (argc > 2)
+    return usage_error("unexpected argument '%s'", argv[2]);
+  if (st->panels->len == 0)
+    return usage_error("give at least one graph: --graph FILE or --generate SPEC");
+  if (!o->out_path)
+    return usage_error("--out FILE.svg|FILE.png|FILE.pdf is required");
+  if (!has_figure_extension(o->out_path))
+    return usage_error("--out: unknown extension in '%s' (use .svg, .png or .pdf)", o->out_path);
+  if (!cli_output_check("--out", o->out_path, FALSE, &error) ||
+      (o->data_path && !cli_output_check("--data", o->data_path, FALSE, &error)))
+    return cli_fail(CMD, error, CLI_EXIT_FAILURE);
+  if (o->fig_size) {
     double w, h;
-    GError *se = NULL;
-    if (!plot_parse_size(fig_size, &w, &h, &se)) {
-      status = usage_error("--size: %s", se->message);
-      g_error_free(se);
-      goto out;
+    if (!plot_parse_size(o->fig_size, &w, &h, &error)) {
+      int status = usage_error("--size: %s", error->message);
+      g_error_free(error);
+      return status;
     }
   }
-  if (dpi != 0 && !(dpi >= 18 && dpi <= 1152)) {
-    status = usage_error("--dpi must be from 18 to 1152 (got %g)", dpi);
-    goto out;
-  }
-  if (labels && g_strv_length(labels) > st.panels->len) {
-    status = usage_error("%u --label given for %u graph%s", g_strv_length(labels), st.panels->len,
-                         st.panels->len == 1 ? "" : "s");
-    goto out;
-  }
-  if (rounds <= 0) {
-    status = usage_error("--rounds T must be given and positive (got %d)", rounds);
-    goto out;
-  }
-  if (interval <= 0 || rounds % interval != 0) {
-    status = usage_error("--participation-interval b = %d must be positive and divide "
-                         "--rounds T = %d",
-                         interval, rounds);
-    goto out;
-  }
-  s.T = (guint)rounds;
-  s.b = (guint)interval;
-  if (!trust) {
-    status = usage_error("--trust is required: pndp (the trust model of the paper's Figure 2)");
-    goto out;
-  }
-  if (!priv_trust_parse(trust, &s.trust, &error)) {
+  if (o->dpi != 0 && !(o->dpi >= 18 && o->dpi <= 1152))
+    return usage_error("--dpi must be from 18 to 1152 (got %g)", o->dpi);
+  if (o->labels && g_strv_length(o->labels) > st->panels->len)
+    return usage_error("%u --label given for %u graph%s", g_strv_length(o->labels),
+                       st->panels->len, st->panels->len == 1 ? "" : "s");
+  return CLI_EXIT_OK;
+}
+
+/* T and b, the trust model and the protocol the figure compares. */
+static int validate_protocol(const Options *o, CliAccountSetup *s) {
+  GError *error = NULL;
+  char *c_path = NULL;
+  if (o->rounds <= 0)
+    return usage_error("--rounds T must be given and positive (got %d)", o->rounds);
+  if (o->interval <= 0 || o->rounds % o->interval != 0)
+    return usage_error("--participation-interval b = %d must be positive and divide "
+                       "--rounds T = %d",
+                       o->interval, o->rounds);
+  s->T = (guint)o->rounds;
+  s->b = (guint)o->interval;
+  if (!o->trust)
+    return usage_error("--trust is required: pndp (the trust model of the paper's Figure 2)");
+  if (!priv_trust_parse(o->trust, &s->trust, &error)) {
     g_prefix_error(&error, "--trust: ");
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
   }
-  if (s.trust != PRIV_TRUST_PNDP) {
-    status = usage_error("--trust %s: " FIGURE_PVD " compares with Muffliato's bound, which "
-                         "holds under pndp only",
-                         trust);
-    goto out;
-  }
-  if (protocol && !(strncmp(protocol, "dsgd", 4) == 0 && strchr(":", protocol[4]))) {
+  if (s->trust != PRIV_TRUST_PNDP)
+    return usage_error("--trust %s: " FIGURE_PVD " compares with Muffliato's bound, which "
+                       "holds under pndp only",
+                       o->trust);
+  const char *protocol = o->protocol;
+  if (protocol && !(strncmp(protocol, "dsgd", 4) == 0 && strchr(":", protocol[4])))
     /* Before the parser, whose "unknown protocol" would deny that decor,
      * zipdl... exist: they do, this figure just does not draw them. */
-    status = usage_error("--protocol %s: " FIGURE_PVD " supports dsgd only (the protocol "
-                         "Muffliato's bound exists for); account any other protocol with "
-                         "'dpgossip account --protocol %s'",
-                         protocol, protocol);
-    goto out;
-  }
-  if (!cli_account_parse_protocol(protocol ? protocol : "dsgd", &s, &c_path, &error)) {
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  if (s.protocol != PRIV_PROTOCOL_DSGD) {
-    status = usage_error("--protocol %s: " FIGURE_PVD " compares with Muffliato's bound, which "
-                         "is for dsgd only",
-                         protocol);
-    goto out;
-  }
-  if (sensitivity && !mf_sensitivity_parse(sensitivity, &s.sensitivity, &error)) {
-    g_prefix_error(&error, "--sensitivity: ");
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  s.delta = 1e-6; /* unused: the figure shows RDP */
-  if (!cli_account_check_numbers(sigma, clip, alpha, s.delta, &error)) {
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  if (!(sigma > 0)) {
-    status = usage_error("--sigma must be positive: without noise every victim the attacker "
-                         "hears from is unprotected");
-    goto out;
-  }
-  s.sigma = sigma;
-  s.clip = clip;
-  s.alpha = alpha;
-  if (!parse_attacker_spec(attackers, &as, &error)) {
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  if (!topo_gossip_kind_parse(gossip ? gossip : "uniform", &s.gossip, &error)) {
-    g_prefix_error(&error, "--gossip: ");
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  /* The simulated run: the same grammar as `dpgossip account`. */
-  if (!proto_account_parse_run_options(mode, latency, loss, &pmode, NULL, &error)) {
-    status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
-                                             : cli_fail(CMD, error, CLI_EXIT_USAGE);
-    g_clear_error(&error);
-    goto out;
-  }
-  if (seed && !g_ascii_string_to_unsigned(seed, 10, 0, G_MAXUINT64, &fr.seed, &error)) {
-    g_prefix_error(&error, "--seed: ");
-    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  fr.mode = mode;
-  fr.quiet = quiet;
-  fr.latency = latency;
-  fr.loss = loss;
-  fr.async = pmode.kind != PROTO_MODE_SYNC;
-  if (path && !g_str_equal(path, "auto") && !g_str_equal(path, "structured") &&
-      !g_str_equal(path, "observer")) {
-    status = usage_error("--path: unknown path '%s' (valid: auto, structured, observer)", path);
-    goto out;
-  }
-  fr.observer = fr.async || (path && g_str_equal(path, "observer"));
-  if (path && g_str_equal(path, "structured") && fr.async) {
-    status = usage_error("--path structured accounts a synchronous run without simulating it: "
-                         "--mode %s needs --path observer or auto",
-                         mode);
-    goto out;
-  }
-  if (!fr.observer && (latency || seed)) {
-    status = usage_error("%s only matter%s in a simulated run: give an asynchronous --mode or "
-                         "--path observer",
-                         latency && seed ? "--latency and --seed"
-                         : latency       ? "--latency"
-                                         : "--seed",
-                         latency && seed ? "" : "s");
-    goto out;
-  }
+    return usage_error("--protocol %s: " FIGURE_PVD " supports dsgd only (the protocol "
+                       "Muffliato's bound exists for); account any other protocol with "
+                       "'dpgossip account --protocol %s'",
+                       protocol, protocol);
+  gboolean parsed = cli_account_parse_protocol(protocol ? protocol : "dsgd", s, &c_path, &error);
+  g_free(c_path);
+  if (!parsed)
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  if (s->protocol != PRIV_PROTOCOL_DSGD)
+    return usage_error("--protocol %s: " FIGURE_PVD " compares with Muffliato's bound, which "
+                       "is for dsgd only",
+                       protocol);
+  return CLI_EXIT_OK;
+}
 
-  for (guint i = 0; i < st.panels->len; i++) {
-    Panel *p = g_ptr_array_index(st.panels, i);
-    p->label = labels && i < g_strv_length(labels) ? g_strdup(labels[i]) : default_label(p);
+/* The sensitivity, the numbers, the attacker sets and the gossip. */
+static int validate_numbers(const Options *o, CliAccountSetup *s, AttackerSpec *as) {
+  GError *error = NULL;
+  if (o->sensitivity && !mf_sensitivity_parse(o->sensitivity, &s->sensitivity, &error)) {
+    g_prefix_error(&error, "--sensitivity: ");
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  }
+  s->delta = 1e-6; /* unused: the figure shows RDP */
+  if (!cli_account_check_numbers(o->sigma, o->clip, o->alpha, s->delta, &error))
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  if (!(o->sigma > 0))
+    return usage_error("--sigma must be positive: without noise every victim the attacker "
+                       "hears from is unprotected");
+  s->sigma = o->sigma;
+  s->clip = o->clip;
+  s->alpha = o->alpha;
+  if (!parse_attacker_spec(o->attackers, as, &error))
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  if (!topo_gossip_kind_parse(o->gossip ? o->gossip : "uniform", &s->gossip, &error)) {
+    g_prefix_error(&error, "--gossip: ");
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  }
+  return CLI_EXIT_OK;
+}
+
+/* The simulated run (the same grammar as `dpgossip account`) and the path. */
+static int validate_run(const Options *o, FigureRun *fr) {
+  GError *error = NULL;
+  ProtoMode pmode;
+  if (!proto_account_parse_run_options(o->mode, o->latency, o->loss, &pmode, NULL, &error)) {
+    int status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
+                                                 : cli_fail(CMD, error, CLI_EXIT_USAGE);
+    g_clear_error(&error);
+    return status;
+  }
+  if (o->seed && !g_ascii_string_to_unsigned(o->seed, 10, 0, G_MAXUINT64, &fr->seed, &error)) {
+    g_prefix_error(&error, "--seed: ");
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  }
+  fr->mode = o->mode;
+  fr->quiet = o->quiet;
+  fr->latency = o->latency;
+  fr->loss = o->loss;
+  fr->async = pmode.kind != PROTO_MODE_SYNC;
+  const char *path = o->path;
+  if (path && !g_str_equal(path, "auto") && !g_str_equal(path, "structured") &&
+      !g_str_equal(path, "observer"))
+    return usage_error("--path: unknown path '%s' (valid: auto, structured, observer)", path);
+  fr->observer = fr->async || (path && g_str_equal(path, "observer"));
+  if (path && g_str_equal(path, "structured") && fr->async)
+    return usage_error("--path structured accounts a synchronous run without simulating it: "
+                       "--mode %s needs --path observer or auto",
+                       o->mode);
+  if (!fr->observer && (o->latency || o->seed))
+    return usage_error("%s only matter%s in a simulated run: give an asynchronous --mode or "
+                       "--path observer",
+                       o->latency && o->seed ? "--latency and --seed"
+                       : o->latency          ? "--latency"
+                                             : "--seed",
+                       o->latency && o->seed ? "" : "s");
+  return CLI_EXIT_OK;
+}
+
+/* Each panel's graph, then its accounting (rank 0 alone simulates). */
+static int account_panels(const Options *o, State *st, const AttackerSpec *as, CliAccountSetup *s,
+                          const FigureRun *fr, guint rank) {
+  GError *error = NULL;
+  for (guint i = 0; i < st->panels->len; i++) {
+    Panel *p = g_ptr_array_index(st->panels, i);
+    p->label = o->labels && i < g_strv_length(o->labels) ? g_strdup(o->labels[i])
+                                                         : default_label(p);
     p->g = p->generated ? topo_graph_generate(p->source, &error)
-                        : topo_graph_load(p->source, lcc, &error);
-    if (p->g && p->generated && lcc) {
+                        : topo_graph_load(p->source, o->lcc, &error);
+    if (p->g && p->generated && o->lcc) {
       TopoGraph *l = topo_graph_largest_component(p->g, &error);
       topo_graph_free(p->g);
       p->g = l;
     }
     if (p->g && !p->generated)
       cli_graph_load_notice(p->source, p->g);
-    if (!p->g) {
+    if (!p->g)
       /* A bad --generate spec is the user's option; a file that fails, a run. */
-      status = cli_fail(CMD, error, p->generated ? cli_error_status(error) : CLI_EXIT_FAILURE);
-      goto out;
-    }
+      return cli_fail(CMD, error, p->generated ? cli_error_status(error) : CLI_EXIT_FAILURE);
     /* One simulated run records every set's view: rank 0 does it all. */
-    if (fr.observer && rank != 0)
+    if (fr->observer && rank != 0)
       continue;
-    if (!(fr.observer ? account_panel_observer(p, &as, &s, &fr, &error)
-                      : account_panel(p, &as, &s, &error))) {
-      status = cli_fail(CMD, error,
-                        error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
-      goto out;
-    }
+    if (!(fr->observer ? account_panel_observer(p, as, s, fr, &error)
+                       : account_panel(p, as, s, &error)))
+      return cli_fail(CMD, error,
+                      error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
   }
-  if (rank != 0) { /* rank 0 draws from everyone's sets */
-    status = CLI_EXIT_OK;
-    goto out;
+  return CLI_EXIT_OK;
+}
+
+/* Rank 0: the figure, its data, the summary. */
+static int draw(const Options *o, const State *st, const CliAccountSetup *s,
+                const FigureRun *fr) {
+  GError *error = NULL;
+  if (!draw_figure(st->panels, s, fr, o->attackers, o->out_path, o->fig_size, o->dpi, &error) ||
+      (o->data_path && !write_data(st->panels, fr, o->data_path, &error)))
+    return cli_fail(CMD, error, CLI_EXIT_FAILURE);
+  print_summary(st->panels, fr);
+  fprintf(stderr, "dpgossip " CMD ": wrote %s (%u panel%s)%s%s\n", o->out_path, st->panels->len,
+          st->panels->len == 1 ? "" : "s", o->data_path ? " and its data " : "",
+          o->data_path ? o->data_path : "");
+  return CLI_EXIT_OK;
+}
+
+int cli_cmd_figure(int argc, char **argv) {
+  /* Under mpirun or srun the attacker sets are shared out across the ranks. */
+  gboolean mpi = FALSE;
+  guint rank = 0, size = 1, local = 1;
+  if (!cli_mpi_join(CMD, &mpi, &rank, &size, &local))
+    return CLI_EXIT_FAILURE;
+  State st = {.panels = g_ptr_array_new_with_free_func(panel_free)};
+  Options o = {.interval = 1, .sigma = 1.0, .clip = 1.0, .alpha = 2.0};
+  CliAccountSetup s = {0};
+  AttackerSpec as = {0};
+  FigureRun fr = {0};
+  GError *error = NULL;
+  GOptionContext *ctx = options_context(&o, &st);
+  int status = CLI_EXIT_USAGE;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    cli_parse_error(ctx, CMD, error);
+    g_clear_error(&error);
+  } else {
+    status = validate_figure(argc, argv, &o, &st);
   }
-  if (!draw_figure(st.panels, &s, &fr, attackers, out_path, fig_size, dpi, &error) ||
-      (data_path && !write_data(st.panels, &fr, data_path, &error))) {
-    status = cli_fail(CMD, error, CLI_EXIT_FAILURE);
-    goto out;
-  }
-  print_summary(st.panels, &fr);
-  fprintf(stderr, "dpgossip " CMD ": wrote %s (%u panel%s)%s%s\n", out_path, st.panels->len,
-          st.panels->len == 1 ? "" : "s", data_path ? " and its data " : "",
-          data_path ? data_path : "");
-  status = CLI_EXIT_OK;
-out:
+  if (status == CLI_EXIT_OK)
+    status = validate_protocol(&o, &s);
+  if (status == CLI_EXIT_OK)
+    status = validate_numbers(&o, &s, &as);
+  if (status == CLI_EXIT_OK)
+    status = validate_run(&o, &fr);
+  if (status == CLI_EXIT_OK)
+    status = account_panels(&o, &st, &as, &s, &fr, rank);
+  /* Rank 0 draws from everyone's sets. */
+  if (status == CLI_EXIT_OK && rank == 0)
+    status = draw(&o, &st, &s, &fr);
   attacker_spec_clear(&as);
   cli_account_setup_clear(&s);
   g_ptr_array_unref(st.panels);
-  g_free(c_path);
-  g_free(gossip);
-  g_free(protocol);
-  g_free(trust);
-  g_free(attackers);
-  g_free(sensitivity);
-  g_free(out_path);
-  g_free(data_path);
-  g_free(path);
-  g_free(mode);
-  g_free(latency);
-  g_free(loss);
-  g_free(seed);
-  g_free(fig_size);
-  g_strfreev(labels);
+  options_clear(&o);
   g_option_context_free(ctx);
   plot_shutdown();
   return mpi ? ranks_finalize(status) : status;

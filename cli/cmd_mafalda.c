@@ -194,49 +194,52 @@ out:
 
 #define usage_error(...) cli_usage_error("mafalda", __VA_ARGS__)
 
-int cli_cmd_mafalda(int argc, char **argv) {
-  CliGraphOptions gopt = {0};
-  gint epochs = CLI_UNSET, batches = CLI_UNSET, rounds = CLI_UNSET, band = CLI_UNSET, toeplitz_band = 0,
-       blt_buffers = MF_MAFALDA_BLT_BUFFERS;
-  gboolean skip_dense = FALSE;
-  char *workload = NULL, *format = NULL, *out_path = NULL, *baselines = NULL;
-  gboolean quiet = FALSE;
+/* The command line as typed (owned strings, freed by options_clear). */
+typedef struct {
+  CliGraphOptions graph;
+  gint epochs, batches, rounds, band, toeplitz_band, blt_buffers;
+  gboolean skip_dense, quiet;
+  char *workload, *format, *out_path, *baselines;
+} Options;
+
+static GOptionContext *options_context(Options *o) {
   GOptionEntry entries[] = {
-      {"epochs", 'k', 0, G_OPTION_ARG_INT, &epochs, "Participations per record, k (required)", "K"},
-      {"batches", 'b', 0, G_OPTION_ARG_INT, &batches,
+      {"epochs", 'k', 0, G_OPTION_ARG_INT, &o->epochs, "Participations per record, k (required)",
+       "K"},
+      {"batches", 'b', 0, G_OPTION_ARG_INT, &o->batches,
        "Rounds between two participations of a record, b (required); T = k*b rounds", "B"},
-      {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds, "Rounds T = k*b, with -k or -b instead of both",
-       "T"},
-      {"workload", 0, 0, G_OPTION_ARG_STRING, &workload,
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &o->rounds,
+       "Rounds T = k*b, with -k or -b instead of both", "T"},
+      {"workload", 0, 0, G_OPTION_ARG_STRING, &o->workload,
        "What the loss measures: post-average (models after averaging, default) or messages",
        "NAME"},
-      {"band", 0, 0, G_OPTION_ARG_INT, &band,
+      {"band", 0, 0, G_OPTION_ARG_INT, &o->band,
        "Banded C_local: each node keeps its last W noises (1 <= W <= T; default: no band)", "W"},
-      {"toeplitz-band", 0, 0, G_OPTION_ARG_INT, &toeplitz_band,
+      {"toeplitz-band", 0, 0, G_OPTION_ARG_INT, &o->toeplitz_band,
        "Band w <= T of the fitted Toeplitz strategy (w - 1 past noises per node; default b)", "W"},
-      {"blt-buffers", 0, 0, G_OPTION_ARG_INT, &blt_buffers,
+      {"blt-buffers", 0, 0, G_OPTION_ARG_INT, &o->blt_buffers,
        "Buffers d of the fitted BLT strategy (d noise vectors per node whatever T; 1..8, "
        "default 4; 0: no BLT strategy)",
        "D"},
-      {"baselines", 0, 0, G_OPTION_ARG_STRING, &baselines,
+      {"baselines", 0, 0, G_OPTION_ARG_STRING, &o->baselines,
        "Strategies compared with Mafalda, comma-separated: dp-d-sgd, antipgd, sr, bsr, dmf, "
        "toeplitz, blt, or all, default, none (default: all but dmf, whose optimization costs "
        "more than Mafalda's)",
        "LIST"},
-      {"skip-dense", 0, 0, G_OPTION_ARG_NONE, &skip_dense,
+      {"skip-dense", 0, 0, G_OPTION_ARG_NONE, &o->skip_dense,
        "No dense T x T work: skip Mafalda's optimizer and DMF, keep the structured "
        "strategies (long horizons; needs a reversible gossip)",
        NULL},
-      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out_path,
+      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out_path,
        "Write C_local as CSV (T rows of T values, %.17g)", "FILE"},
-      {"format", 0, 0, G_OPTION_ARG_STRING, &format, "Output format: table (default) or json",
+      {"format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Output format: table (default) or json",
        "FORMAT"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
        "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new(
       "- optimize Mafalda's noise correlation C_local for a graph");
-  cli_graph_options_add(ctx, &gopt);
+  cli_graph_options_add(ctx, &o->graph);
   g_option_context_add_main_entries(ctx, entries, NULL);
   g_option_context_set_description(
       ctx, "Strategies compared (loss = sens^2 tr(H (C^T C)^-1), H the workload Gram matrix):\n"
@@ -268,134 +271,128 @@ int cli_cmd_mafalda(int argc, char **argv) {
            "--format json\n"
            "  dpgossip mafalda --graph facebook-414.edges --lcc -k 625 -b 16 --skip-dense "
            "--toeplitz-band 32\n");
+  return ctx;
+}
 
-  int status = CLI_EXIT_USAGE;
-  TopoGraph *g = NULL;
+static void options_clear(Options *o) {
+  g_free(o->workload);
+  g_free(o->format);
+  g_free(o->out_path);
+  g_free(o->baselines);
+  cli_graph_options_clear(&o->graph);
+}
+
+/* k, b and T; the bands and buffers of the strategies. */
+static int validate_horizon(Options *o, Report *r) {
   GError *error = NULL;
-  CliFormat fmt = CLI_FORMAT_TABLE;
-  Report r = {0};
-  MfMafaldaReport *rep = NULL;
-
-  if (!cli_parse(ctx, &argc, &argv))
-    goto out;
-  if (rounds != CLI_UNSET && rounds <= 0) {
-    status = usage_error("--rounds T must be positive (got %d)", rounds);
-    goto out;
-  }
-  if (!cli_horizon_resolve(&rounds, &epochs, &batches, &error)) {
-    status = cli_fail("mafalda", error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  if (epochs <= 0 || batches <= 0) {
-    status = usage_error("--epochs and --batches must both be given and positive%s (got k = "
-                         "%d, b = %d)",
-                         rounds != CLI_UNSET ? ", or one of them with --rounds" : "",
-                         epochs == CLI_UNSET ? 0 : epochs, batches == CLI_UNSET ? 0 : batches);
-    goto out;
-  }
-  if ((guint64)epochs * (guint64)batches > G_MAXUINT) {
-    status = usage_error("T = epochs x batches = %u x %u is too large", (guint)epochs,
-                         (guint)batches);
-    goto out;
-  }
-  mf_mafalda_report_options_init(&r.opt);
-  r.opt.k = (guint)epochs;
-  r.opt.b = (guint)batches;
-  guint T = r.opt.k * r.opt.b;
-  if (band != CLI_UNSET && (band < 1 || (guint)band > T)) {
+  if (o->rounds != CLI_UNSET && o->rounds <= 0)
+    return usage_error("--rounds T must be positive (got %d)", o->rounds);
+  if (!cli_horizon_resolve(&o->rounds, &o->epochs, &o->batches, &error))
+    return cli_fail("mafalda", error, CLI_EXIT_USAGE);
+  if (o->epochs <= 0 || o->batches <= 0)
+    return usage_error("--epochs and --batches must both be given and positive%s (got k = "
+                       "%d, b = %d)",
+                       o->rounds != CLI_UNSET ? ", or one of them with --rounds" : "",
+                       o->epochs == CLI_UNSET ? 0 : o->epochs,
+                       o->batches == CLI_UNSET ? 0 : o->batches);
+  if ((guint64)o->epochs * (guint64)o->batches > G_MAXUINT)
+    return usage_error("T = epochs x batches = %u x %u is too large", (guint)o->epochs,
+                       (guint)o->batches);
+  mf_mafalda_report_options_init(&r->opt);
+  r->opt.k = (guint)o->epochs;
+  r->opt.b = (guint)o->batches;
+  guint T = r->opt.k * r->opt.b;
+  if (o->band != CLI_UNSET && (o->band < 1 || (guint)o->band > T))
     /* band 0 would leave no invertible C; a band beyond T is no band at all. */
-    status = usage_error("--band: infeasible band %d: it must be between 1 and T = %u", band, T);
-    goto out;
-  }
-  r.opt.band = band == CLI_UNSET ? 0 : (guint)band;
-  if (toeplitz_band < 0 || (guint)toeplitz_band > T) {
-    status = usage_error("--toeplitz-band: %d must be between 1 and T = %u (0: b)", toeplitz_band,
-                         T);
-    goto out;
-  }
-  r.opt.toeplitz_band = (guint)toeplitz_band;
-  if (blt_buffers < 0 || blt_buffers > MF_BLT_MAX_BUFFERS) {
-    status = usage_error("--blt-buffers: %d must be between 1 and %d (0: no BLT strategy)",
-                         blt_buffers, MF_BLT_MAX_BUFFERS);
-    goto out;
-  }
-  r.opt.blt_buffers = (guint)blt_buffers;
-  r.opt.skip_dense = skip_dense;
-  if (baselines != NULL) {
-    if (!mf_mafalda_baselines_parse(baselines, &r.opt.baselines, &error)) {
+    return usage_error("--band: infeasible band %d: it must be between 1 and T = %u", o->band, T);
+  r->opt.band = o->band == CLI_UNSET ? 0 : (guint)o->band;
+  if (o->toeplitz_band < 0 || (guint)o->toeplitz_band > T)
+    return usage_error("--toeplitz-band: %d must be between 1 and T = %u (0: b)", o->toeplitz_band,
+                       T);
+  r->opt.toeplitz_band = (guint)o->toeplitz_band;
+  if (o->blt_buffers < 0 || o->blt_buffers > MF_BLT_MAX_BUFFERS)
+    return usage_error("--blt-buffers: %d must be between 1 and %d (0: no BLT strategy)",
+                       o->blt_buffers, MF_BLT_MAX_BUFFERS);
+  r->opt.blt_buffers = (guint)o->blt_buffers;
+  r->opt.skip_dense = o->skip_dense;
+  return CLI_EXIT_OK;
+}
+
+/* The strategies, the outputs, the workload, the gossip and the memory. */
+static int validate_rest(const Options *o, Report *r, CliFormat *fmt) {
+  GError *error = NULL;
+  if (o->baselines != NULL) {
+    if (!mf_mafalda_baselines_parse(o->baselines, &r->opt.baselines, &error)) {
       g_prefix_error(&error, "--baselines: ");
-      status = cli_fail("mafalda", error, CLI_EXIT_USAGE);
-      goto out;
+      return cli_fail("mafalda", error, CLI_EXIT_USAGE);
     }
-    if (blt_buffers == 0 && asked(&r, MF_MAFALDA_BLT)) {
-      status = usage_error("--baselines names blt but --blt-buffers 0 asks for no BLT strategy");
-      goto out;
-    }
+    if (o->blt_buffers == 0 && asked(r, MF_MAFALDA_BLT))
+      return usage_error("--baselines names blt but --blt-buffers 0 asks for no BLT strategy");
   }
-  if (skip_dense && asked(&r, MF_MAFALDA_DMF)) {
-    status = usage_error("--baselines: dmf is a dense T x T optimization, which --skip-dense "
-                         "skips (drop one of the two)");
-    goto out;
-  }
-  if (skip_dense && out_path) {
-    status = usage_error("--out writes Mafalda's C, which --skip-dense does not compute");
-    goto out;
-  }
-  if (out_path && !cli_output_check("--out", out_path, FALSE, &error)) {
-    status = cli_fail("mafalda", error, CLI_EXIT_FAILURE);
-    goto out;
-  }
-  if (format &&
-      !cli_format_parse(format, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON), &fmt, &error)) {
-    status = cli_fail("mafalda", error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  if (workload && !mf_workload_parse(workload, &r.opt.workload, &error)) {
-    status = cli_fail("mafalda", error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  if (!cli_graph_options_gossip(&gopt, &r.gossip, &error)) {
-    status = cli_fail("mafalda", error, CLI_EXIT_USAGE);
-    goto out;
-  }
+  if (o->skip_dense && asked(r, MF_MAFALDA_DMF))
+    return usage_error("--baselines: dmf is a dense T x T optimization, which --skip-dense "
+                       "skips (drop one of the two)");
+  if (o->skip_dense && o->out_path)
+    return usage_error("--out writes Mafalda's C, which --skip-dense does not compute");
+  if (o->out_path && !cli_output_check("--out", o->out_path, FALSE, &error))
+    return cli_fail("mafalda", error, CLI_EXIT_FAILURE);
+  if (o->format && !cli_format_parse(o->format, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON),
+                                     fmt, &error))
+    return cli_fail("mafalda", error, CLI_EXIT_USAGE);
+  if (o->workload && !mf_workload_parse(o->workload, &r->opt.workload, &error))
+    return cli_fail("mafalda", error, CLI_EXIT_USAGE);
+  if (!cli_graph_options_gossip(&o->graph, &r->gossip, &error))
+    return cli_fail("mafalda", error, CLI_EXIT_USAGE);
   /* Refuse a horizon that cannot fit before loading anything. */
-  if (!skip_dense && !mf_check_memory_band(T, (guint)batches, r.opt.band, 16, 0, &error)) {
-    status = cli_fail("mafalda", error, CLI_EXIT_FAILURE);
-    goto out;
-  }
+  if (!o->skip_dense && !mf_check_memory_band(r->opt.k * r->opt.b, (guint)o->batches,
+                                                    r->opt.band, 16, 0, &error))
+    return cli_fail("mafalda", error, CLI_EXIT_FAILURE);
+  return CLI_EXIT_OK;
+}
+
+/* The graph (connected), then the optimizer and the scores. */
+static int execute(const Options *o, Report *r, TopoGraph **g, MfMafaldaReport **rep) {
+  GError *error = NULL;
   gint64 start = g_get_monotonic_time();
-  g = cli_graph_options_build(&gopt, &error);
-  if (!g) {
-    status = cli_fail("mafalda", error, cli_graph_options_status(&gopt, error));
-    goto out;
-  }
-  if (!topo_graph_is_connected(g)) {
+  if ((*g = cli_graph_options_build(&o->graph, &error)) == NULL)
+    return cli_fail("mafalda", error, cli_graph_options_status(&o->graph, error));
+  if (!topo_graph_is_connected(*g)) {
     fprintf(stderr,
             "dpgossip mafalda: the graph is not connected (%u nodes): gossip cannot mix "
             "across components; keep the largest one with --lcc\n",
-            topo_graph_n_nodes(g));
-    status = CLI_EXIT_FAILURE;
-    goto out;
+            topo_graph_n_nodes(*g));
+    return CLI_EXIT_FAILURE;
   }
-  r.progress = cli_progress_new("mafalda", quiet);
-  if (!run(g, start, &r, &rep, out_path, &error)) {
-    status = cli_fail("mafalda", error, CLI_EXIT_FAILURE);
-    goto out;
-  }
-  if (fmt == CLI_FORMAT_JSON)
+  r->progress = cli_progress_new("mafalda", o->quiet);
+  if (!run(*g, start, r, rep, o->out_path, &error))
+    return cli_fail("mafalda", error, CLI_EXIT_FAILURE);
+  return CLI_EXIT_OK;
+}
+
+int cli_cmd_mafalda(int argc, char **argv) {
+  Options o = {.epochs = CLI_UNSET,
+               .batches = CLI_UNSET,
+               .rounds = CLI_UNSET,
+               .band = CLI_UNSET,
+               .blt_buffers = MF_MAFALDA_BLT_BUFFERS};
+  TopoGraph *g = NULL;
+  CliFormat fmt = CLI_FORMAT_TABLE;
+  Report r = {0};
+  MfMafaldaReport *rep = NULL;
+  GOptionContext *ctx = options_context(&o);
+  int status = cli_parse(ctx, &argc, &argv) ? validate_horizon(&o, &r) : CLI_EXIT_USAGE;
+  if (status == CLI_EXIT_OK)
+    status = validate_rest(&o, &r, &fmt);
+  if (status == CLI_EXIT_OK)
+    status = execute(&o, &r, &g, &rep);
+  if (status == CLI_EXIT_OK && fmt == CLI_FORMAT_JSON)
     print_json(&r);
-  else
+  else if (status == CLI_EXIT_OK)
     print_table(&r);
-  status = CLI_EXIT_OK;
-out:
   cli_progress_free(r.progress);
   mf_mafalda_report_free(rep);
   topo_graph_free(g);
-  g_free(workload);
-  g_free(format);
-  g_free(out_path);
-  g_free(baselines);
-  cli_graph_options_clear(&gopt);
+  options_clear(&o);
   g_option_context_free(ctx);
   return status;
 }

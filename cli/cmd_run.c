@@ -51,14 +51,6 @@ static char *scenario_json(const ScenRunHookInfo *info) {
   return cli_json_text(b, 0);
 }
 
-/* Each evaluation step as one metric event, while the run goes on. */
-static gboolean publish_metrics(ProtoRun *run, SimTime t, guint step, const ProtoMetric *rows,
-                                guint n_nodes, gpointer data, GError **error) {
-  (void)run;
-  (void)step;
-  return cli_stream_publish_metric_rows(((RunStream *)data)->stream, t, rows, n_nodes, error);
-}
-
 /* Before the run: open the stream on its engine, and have the runtime
  * publish the evaluations as they are known. After it (and its accounting):
  * each (collusion set, trust) privacy result and the run end, while the
@@ -73,7 +65,8 @@ static gboolean run_hook(const ScenRunHookInfo *info, gpointer data, GError **er
     g_free(json);
     if (rs->stream == NULL)
       return FALSE;
-    proto_run_set_metrics_func(info->run, PROTO_METRICS_LAG_DEFAULT, publish_metrics, rs);
+    proto_run_set_metrics_func(info->run, PROTO_METRICS_LAG_DEFAULT, cli_stream_publish_metrics,
+                               rs->stream);
     return TRUE;
   }
   SimTime t = sim_engine_now(engine);
@@ -109,49 +102,58 @@ static void rank_log(const char *line, gpointer data) {
   fflush(data);
 }
 
-int cli_cmd_run(int argc, char **argv) {
-  char **sets = NULL, *out_dir = NULL, *rank_logs = NULL, *seed = NULL;
-  gint threads = 0;
-  gboolean quiet = FALSE, dispatcher = FALSE, allow_plugins = FALSE;
-  double mpi_timeout = 0;
-  gboolean mpi = FALSE;
-  guint rank = 0, size = 1, local = 1;
-  FILE *log = NULL;
-  if (!cli_mpi_join("run", &mpi, &rank, &size, &local))
-    return CLI_EXIT_FAILURE;
+/* The command line as typed (owned strings, freed by options_clear). */
+typedef struct {
+  char **sets, *out_dir, *rank_logs, *seed;
+  gint threads;
+  gboolean quiet, dispatcher, allow_plugins;
+  double mpi_timeout;
+  CliPluginOptions plugins;
+  CliStreamOptions stream;
+} Options;
+
+/* Where the run is: the MPI job's rank, the scenario, the report. */
+typedef struct {
+  gboolean mpi;
+  guint rank, size, local;
+  FILE *log;
+  const char *file; /* the scenario file, as given */
+  ScenScenario *sc;
+  ScenRunReport report;
+  RunStream rstream;
+} Run;
+
+static GOptionContext *options_context(Options *o) {
   GOptionEntry entries[] = {
-      {"seed", 's', 0, G_OPTION_ARG_STRING, &seed,
+      {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed,
        "Set simulation.seed (replaces a sweep over seeds)", "N"},
-      {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+      {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->sets,
        "Override a key: section.key=value; sweep.section.key=a;b sets a sweep axis "
        "(repeatable)",
        "KEY=VALUE"},
-      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out_dir,
+      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out_dir,
        "Output folder (default: [output] dir, else results/NAME next to the file)", "DIR"},
-      {"threads", 'j', 0, G_OPTION_ARG_INT, &threads,
+      {"threads", 'j', 0, G_OPTION_ARG_INT, &o->threads,
        "Sweep points run in parallel (default: number of cores; results do not depend on it)", "N"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
        "No progress line (on a terminal: refreshed; elsewhere: every 10 s) and no summary", NULL},
-      {"allow-plugins", 0, 0, G_OPTION_ARG_NONE, &allow_plugins,
+      {"allow-plugins", 0, 0, G_OPTION_ARG_NONE, &o->allow_plugins,
        "Load the scenario's [protocol] plugin (a shared object: its code runs with your "
        "rights; without this flag such a scenario is refused)",
        NULL},
-      {"rank-logs", 0, 0, G_OPTION_ARG_FILENAME, &rank_logs,
+      {"rank-logs", 0, 0, G_OPTION_ARG_FILENAME, &o->rank_logs,
        "Under MPI: each rank logs its points (and other ranks their stderr) to DIR/rank-R.log",
        "DIR"},
-      {"dispatcher", 0, 0, G_OPTION_ARG_NONE, &dispatcher,
+      {"dispatcher", 0, 0, G_OPTION_ARG_NONE, &o->dispatcher,
        "Under MPI: rank 0 only hands points out and runs none itself", NULL},
-      {"mpi-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &mpi_timeout,
+      {"mpi-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->mpi_timeout,
        "Under MPI: a rank silent this long is lost and its points failed (default 300)", "SECONDS"},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("FILE - run a scenario");
   g_option_context_add_main_entries(ctx, entries, NULL);
-  CliPluginOptions popt = {0};
-  cli_plugin_options_add(ctx, &popt);
-  CliStreamOptions so = {0};
-  cli_stream_options_add(ctx, &so);
-  cli_stream_options_add_pace(ctx, &so);
-  RunStream rstream = {.o = &so};
+  cli_plugin_options_add(ctx, &o->plugins);
+  cli_stream_options_add(ctx, &o->stream);
+  cli_stream_options_add_pace(ctx, &o->stream);
   g_option_context_set_description(
       ctx, "Writes summary.json (last), metrics.csv (per round and node), metrics_mean.csv\n"
            "(per round: the means over the nodes), privacy.csv (per victim),\n"
@@ -172,173 +174,201 @@ int cli_cmd_run(int argc, char **argv) {
            "the ranks, each running -j at a time (default: the cores of its machine over its\n"
            "ranks there) into the shared output folder; the files are the same bytes:\n"
            "  mpirun -n 4 dpgossip run scenarios/figure3-housing-ego.ini -j 8\n");
-  int status = CLI_EXIT_USAGE;
-  ScenScenario *sc = NULL;
+  return ctx;
+}
+
+static void options_clear(Options *o) {
+  cli_plugin_options_clear(&o->plugins);
+  cli_stream_options_clear(&o->stream);
+  g_strfreev(o->sets);
+  g_free(o->seed);
+  g_free(o->out_dir);
+  g_free(o->rank_logs);
+}
+
+/* The options alone: the file, plugins, threads, MPI's, the stream's. */
+static int validate(int argc, Options *o, Run *r) {
   GError *error = NULL;
-  ScenRunReport report = {0};
-  CliProgress *progress = NULL;
-  struct sigaction old_int, old_term;
-  gboolean handler_int = FALSE, handler_term = FALSE;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    cli_parse_error(ctx, "run", error);
-    g_clear_error(&error);
-    goto out;
-  }
   if (argc != 2) {
     fprintf(stderr,
             "dpgossip run: give one scenario file (got %d arguments)\n"
             "(run 'dpgossip run --help' for the options)\n",
             argc - 1);
-    goto out;
+    return CLI_EXIT_USAGE;
   }
-  if (!cli_plugin_options_load(&popt, &error)) {
-    status = cli_fail("run", error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  if (threads < 0) {
+  if (!cli_plugin_options_load(&o->plugins, &error))
+    return cli_fail("run", error, CLI_EXIT_USAGE);
+  if (o->threads < 0) {
     fprintf(stderr, "dpgossip run: --threads must be >= 1 (0: number of cores)\n");
-    goto out;
+    return CLI_EXIT_USAGE;
   }
-  if (mpi_timeout < 0) {
+  if (o->mpi_timeout < 0) {
     fprintf(stderr, "dpgossip run: --mpi-timeout must be > 0 seconds\n");
-    goto out;
+    return CLI_EXIT_USAGE;
   }
-  if (rank_logs != NULL && (log = cli_mpi_rank_log("run", rank_logs, rank)) == NULL) {
-    status = CLI_EXIT_FAILURE;
-    goto out;
-  }
-  if (mpi && threads == 0)
-    threads = (gint)MAX(1, g_get_num_processors() / local);
-  if (!cli_stream_options_check(&so, &error)) {
+  if (o->rank_logs != NULL && (r->log = cli_mpi_rank_log("run", o->rank_logs, r->rank)) == NULL)
+    return CLI_EXIT_FAILURE;
+  if (r->mpi && o->threads == 0)
+    o->threads = (gint)MAX(1, g_get_num_processors() / r->local);
+  if (!cli_stream_options_check(&o->stream, &error)) {
     fprintf(stderr, "dpgossip run: %s\n(run 'dpgossip run --help' for the options)\n",
             error->message);
     g_clear_error(&error);
-    goto out;
+    return CLI_EXIT_USAGE;
   }
-  if ((sc = scen_scenario_load(argv[1], &error)) == NULL) {
-    status = cli_fail("run", error, CLI_EXIT_FAILURE);
-    goto out;
-  }
-  for (guint i = 0; sets && sets[i]; i++)
-    if (!scen_scenario_set(sc, sets[i], &error)) {
-      status = cli_fail("run", error, CLI_EXIT_USAGE);
-      goto out;
-    }
-  if (seed != NULL) {
+  return CLI_EXIT_OK;
+}
+
+/* The scenario with its --set and --seed, and what a stream allows. */
+static int load(const Options *o, Run *r) {
+  GError *error = NULL;
+  if ((r->sc = scen_scenario_load(r->file, &error)) == NULL)
+    return cli_fail("run", error, CLI_EXIT_FAILURE);
+  for (guint i = 0; o->sets && o->sets[i]; i++)
+    if (!scen_scenario_set(r->sc, o->sets[i], &error))
+      return cli_fail("run", error, CLI_EXIT_USAGE);
+  if (o->seed != NULL) {
     /* Any value, -1 included, is the user's: validation judges it like one
      * written in the file (it used to be dropped silently). */
-    char *item = g_strdup_printf("simulation.seed=%s", seed);
-    gboolean set = scen_scenario_set(sc, item, &error);
+    char *item = g_strdup_printf("simulation.seed=%s", o->seed);
+    gboolean set = scen_scenario_set(r->sc, item, &error);
     g_free(item);
-    if (!set) {
-      status = cli_fail("run", error, CLI_EXIT_USAGE);
-      goto out;
-    }
+    if (!set)
+      return cli_fail("run", error, CLI_EXIT_USAGE);
   }
-  guint64 n_points = scen_scenario_n_points(sc);
-  if (cli_stream_options_enabled(&so) && size > 1) {
+  guint64 n_points = scen_scenario_n_points(r->sc);
+  if (cli_stream_options_enabled(&o->stream) && r->size > 1) {
     fprintf(stderr, "dpgossip run: --publish and --record follow one run in one process; run "
                     "without mpirun or srun\n");
-    goto out;
+    return CLI_EXIT_USAGE;
   }
-  if (cli_stream_options_enabled(&so) && n_points > 1) {
+  if (cli_stream_options_enabled(&o->stream) && n_points > 1) {
     fprintf(stderr,
             "dpgossip run: --publish and --record follow one run, but %s sweeps %" G_GUINT64_FORMAT
             " points; pick one with --set (e.g. --seed N for a sweep over seeds, or "
             "--set section.key=value for the swept key)\n",
-            argv[1], n_points);
-    goto out;
+            r->file, n_points);
+    return CLI_EXIT_USAGE;
   }
-  struct sigaction action = {0};
-  action.sa_handler = on_interrupt;
-  sigemptyset(&action.sa_mask);
-  interrupted = 0;
-  scen_cancel_reset();
-  handler_int = sigaction(SIGINT, &action, &old_int) == 0;
-  handler_term = sigaction(SIGTERM, &action, &old_term) == 0;
+  return CLI_EXIT_OK;
+}
+
+/* Why the run failed, and its exit status. */
+static int failed(const Run *r, GError *error) {
+  if (g_error_matches(error, SCEN_ERROR, SCEN_ERROR_INVALID)) {
+    fprintf(stderr, "%s\ndpgossip run: %s is invalid; nothing was run\n", error->message, r->file);
+    g_clear_error(&error);
+    return CLI_EXIT_FAILURE;
+  }
+  if (interrupted || g_error_matches(error, SCEN_ERROR, SCEN_ERROR_CANCELLED)) {
+    fprintf(stderr, "dpgossip run: interrupted%s: %s\n",
+            interrupted == SIGTERM ? " (SIGTERM)" : "", error ? error->message : "");
+    g_clear_error(&error);
+    return 128 + (interrupted ? (int)interrupted : SIGINT);
+  }
+  return cli_fail("run", error, CLI_EXIT_FAILURE);
+}
+
+/* The points run on this rank (all of them alone), with a progress line. */
+static int execute(const Options *o, Run *r) {
+  GError *error = NULL;
   /* Under MPI the line would only follow rank 0's own points. */
-  progress = cli_progress_new("run", quiet || mpi);
-  ScenRunOptions opt = {.out_dir = out_dir,
-                        .threads = (guint)threads,
+  CliProgress *progress = cli_progress_new("run", o->quiet || r->mpi);
+  ScenRunOptions opt = {.out_dir = o->out_dir,
+                        .threads = (guint)o->threads,
                         .progress = progress ? on_progress : NULL,
                         .progress_data = progress,
-                        .run_hook = cli_stream_options_enabled(&so) ? run_hook : NULL,
-                        .run_hook_data = &rstream,
-                        .allow_plugins = allow_plugins};
-  ScenMpiOptions mopt = {.dispatcher = dispatcher,
-                         .timeout_s = mpi_timeout,
-                         .log = log ? rank_log : NULL,
-                         .log_data = log};
-  gboolean ok = mpi ? scen_scenario_run_mpi(sc, &opt, &mopt, &report, &error)
-                    : scen_scenario_run(sc, &opt, &report, &error);
-  if (rank != 0) {
+                        .run_hook = cli_stream_options_enabled(&o->stream) ? run_hook : NULL,
+                        .run_hook_data = &r->rstream,
+                        .allow_plugins = o->allow_plugins};
+  ScenMpiOptions mopt = {.dispatcher = o->dispatcher,
+                         .timeout_s = o->mpi_timeout,
+                         .log = r->log ? rank_log : NULL,
+                         .log_data = r->log};
+  gboolean ok = r->mpi ? scen_scenario_run_mpi(r->sc, &opt, &mopt, &r->report, &error)
+                       : scen_scenario_run(r->sc, &opt, &r->report, &error);
+  cli_progress_free(progress);
+  if (r->rank != 0) {
     /* Rank 0 reports the points and the problems of every rank. */
     if (!ok && !g_error_matches(error, SCEN_ERROR, SCEN_ERROR_INVALID))
-      fprintf(stderr, "dpgossip run (rank %u): %s\n", rank, error->message);
-    status = ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+      fprintf(stderr, "dpgossip run (rank %u): %s\n", r->rank, error->message);
     g_clear_error(&error);
-    goto out;
+    return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
   }
-  g_clear_pointer(&progress, cli_progress_free);
-  if (rstream.stream != NULL && !rstream.ended) /* the run failed or was cancelled */
-    cli_stream_end(rstream.stream, interrupted ? "interrupted" : "error", NULL);
-  else if (ok && cli_stream_options_enabled(&so) && rstream.stream == NULL)
+  if (r->rstream.stream != NULL && !r->rstream.ended) /* the run failed or was cancelled */
+    cli_stream_end(r->rstream.stream, interrupted ? "interrupted" : "error", NULL);
+  else if (ok && cli_stream_options_enabled(&o->stream) && r->rstream.stream == NULL)
     fprintf(stderr,
             "dpgossip run: the run was already finished in %s, so nothing was "
             "published; give another --out to run it again\n",
-            report.out_dir);
-  if (!ok) {
-    if (g_error_matches(error, SCEN_ERROR, SCEN_ERROR_INVALID)) {
-      fprintf(stderr, "%s\ndpgossip run: %s is invalid; nothing was run\n", error->message,
-              argv[1]);
-      g_clear_error(&error);
-      status = CLI_EXIT_FAILURE;
-    } else if (interrupted || g_error_matches(error, SCEN_ERROR, SCEN_ERROR_CANCELLED)) {
-      fprintf(stderr, "dpgossip run: interrupted%s: %s\n",
-              interrupted == SIGTERM ? " (SIGTERM)" : "", error ? error->message : "");
-      g_clear_error(&error);
-      status = 128 + (interrupted ? (int)interrupted : SIGINT);
-    } else {
-      status = cli_fail("run", error, CLI_EXIT_FAILURE);
-    }
-    goto out;
-  }
-  for (guint i = 0; report.rerun != NULL && i < report.rerun->len; i++)
+            r->report.out_dir);
+  return ok ? CLI_EXIT_OK : failed(r, error);
+}
+
+/* Rank 0: what ran, where the results are, the summary. */
+static void print_report(const Options *o, const Run *r) {
+  const ScenRunReport *rep = &r->report;
+  for (guint i = 0; rep->rerun != NULL && i < rep->rerun->len; i++)
     fprintf(stderr, "dpgossip run: ran a point again: %s\n",
-            (char *)g_ptr_array_index(report.rerun, i));
-  if (report.ranks > 1)
-    printf("%s: %u point%s (%u run, %u already finished) on %u ranks x %u thread%s\n", argv[1],
-           report.points, report.points == 1 ? "" : "s", report.ran, report.skipped, report.ranks,
-           report.threads, report.threads == 1 ? "" : "s");
+            (char *)g_ptr_array_index(rep->rerun, i));
+  if (rep->ranks > 1)
+    printf("%s: %u point%s (%u run, %u already finished) on %u ranks x %u thread%s\n", r->file,
+           rep->points, rep->points == 1 ? "" : "s", rep->ran, rep->skipped, rep->ranks,
+           rep->threads, rep->threads == 1 ? "" : "s");
   else
-    printf("%s: %u point%s (%u run, %u already finished) on %u thread%s\n", argv[1], report.points,
-           report.points == 1 ? "" : "s", report.ran, report.skipped, report.threads,
-           report.threads == 1 ? "" : "s");
-  printf("results: %s\n", report.out_dir);
-  for (guint i = 0; i < report.figures->len; i++)
-    printf("figure:  %s\n", (char *)g_ptr_array_index(report.figures, i));
-  cli_run_graph_notice(report.out_dir);
-  if (!quiet)
-    cli_run_print_summary(report.out_dir);
-  status = CLI_EXIT_OK;
-out:
+    printf("%s: %u point%s (%u run, %u already finished) on %u thread%s\n", r->file, rep->points,
+           rep->points == 1 ? "" : "s", rep->ran, rep->skipped, rep->threads,
+           rep->threads == 1 ? "" : "s");
+  printf("results: %s\n", rep->out_dir);
+  for (guint i = 0; i < rep->figures->len; i++)
+    printf("figure:  %s\n", (char *)g_ptr_array_index(rep->figures, i));
+  cli_run_graph_notice(rep->out_dir);
+  if (!o->quiet)
+    cli_run_print_summary(rep->out_dir);
+}
+
+int cli_cmd_run(int argc, char **argv) {
+  Options o = {0};
+  Run r = {.rstream = {.o = &o.stream}};
+  if (!cli_mpi_join("run", &r.mpi, &r.rank, &r.size, &r.local))
+    return CLI_EXIT_FAILURE;
+  GOptionContext *ctx = options_context(&o);
+  GError *error = NULL;
+  struct sigaction old_int, old_term;
+  gboolean handler_int = FALSE, handler_term = FALSE;
+  int status = CLI_EXIT_USAGE;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    cli_parse_error(ctx, "run", error);
+    g_clear_error(&error);
+  } else {
+    status = validate(argc, &o, &r);
+  }
+  r.file = argc > 1 ? argv[1] : NULL;
+  if (status == CLI_EXIT_OK)
+    status = load(&o, &r);
+  if (status == CLI_EXIT_OK) {
+    struct sigaction action = {0};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    interrupted = 0;
+    scen_cancel_reset();
+    handler_int = sigaction(SIGINT, &action, &old_int) == 0;
+    handler_term = sigaction(SIGTERM, &action, &old_term) == 0;
+    status = execute(&o, &r);
+    if (status == CLI_EXIT_OK && r.rank == 0)
+      print_report(&o, &r);
+  }
   if (handler_int)
     sigaction(SIGINT, &old_int, NULL);
   if (handler_term)
     sigaction(SIGTERM, &old_term, NULL);
-  cli_progress_free(progress);
-  scen_run_report_clear(&report);
-  cli_plugin_options_clear(&popt);
-  cli_stream_free(rstream.stream);
-  cli_stream_options_clear(&so);
-  scen_scenario_free(sc);
-  g_strfreev(sets);
-  g_free(seed);
-  g_free(out_dir);
-  g_free(rank_logs);
+  scen_run_report_clear(&r.report);
+  cli_stream_free(r.rstream.stream);
+  options_clear(&o);
+  scen_scenario_free(r.sc);
   g_option_context_free(ctx);
   plot_shutdown();
-  if (log != NULL)
-    fclose(log);
-  return mpi ? ranks_finalize(status) : status;
+  if (r.log != NULL)
+    fclose(r.log);
+  return r.mpi ? ranks_finalize(status) : status;
 }

@@ -196,14 +196,6 @@ static char *scenario_json(const ProtoRunConfig *cfg, const char *schedule) {
   return cli_json_text(b, 0);
 }
 
-/* Each evaluation step as one metric event, while the run goes on. */
-static gboolean publish_metrics(ProtoRun *run, SimTime t, guint step, const ProtoMetric *rows,
-                                guint n_nodes, gpointer data, GError **error) {
-  (void)run;
-  (void)step;
-  return cli_stream_publish_metric_rows(data, t, rows, n_nodes, error);
-}
-
 /* Spec errors are the user's options: exit status 2, as for bad flags. */
 static gboolean check_specs(const char *protocol, const char *mode, const char *latency,
                             const char *loss, GError **error) {
@@ -228,95 +220,111 @@ static gboolean check_specs(const char *protocol, const char *mode, const char *
   return TRUE;
 }
 
-int cli_cmd_train(int argc, char **argv) {
-  CliGraphOptions gopt = {0};
-  CliPluginOptions popt = {0};
-  CliStreamOptions so = {0};
-  CliStream *stream = NULL;
-  char *protocol = NULL, *dataset = NULL, *model = NULL, *mode = NULL, *latency = NULL,
-       *loss = NULL, *out_path = NULL, *schedule = NULL, *trust = NULL, *partition = NULL;
-  char **attackers = NULL;
-  gdouble alpha = 2.0, delta = 1e-6;
-  gint epochs = CLI_UNSET, batches = CLI_UNSET, rounds = CLI_UNSET, eval_every = 0, threads = 1;
-  gdouble lr = 0.1, sigma = NAN, clip = 1.0, test_fraction = LEARN_DEFAULT_TEST_FRACTION,
-          compute_ms = 0.0;
-  guint64 seed = 0;
-  char *seed_text = NULL, *sigma_text = NULL;
-  gboolean list = FALSE, quiet = FALSE;
+/* The command line as typed (owned strings, freed by options_clear), and
+ * what validate makes of it. */
+typedef struct {
+  CliGraphOptions graph;
+  CliPluginOptions plugins;
+  CliStreamOptions stream;
+  char *protocol, *dataset, *model, *mode, *latency, *loss, *out, *schedule, *trust, *partition,
+      *seed_text, *sigma_text;
+  char **attackers;
+  double alpha, delta, lr, sigma, clip, test_fraction, compute_ms;
+  gint epochs, batches, rounds, eval_every, threads;
+  gboolean list, quiet;
+  /* Set by validate. */
+  guint64 seed;
+  gboolean nonprivate; /* --protocol nonprivate: dsgd without noise */
+  TopoGossipKind gossip;
+} Options;
+
+/* The run and what it needs, from plan to report. */
+typedef struct {
+  TopoGraph *g;
+  TopoSchedule *sched;
+  CliTrainPrivacy *priv;
+  ProtoObservedRun *orun;
+  ProtoRun *run; /* orun's */
+  CliStream *stream;
+  gint64 start;
+} Train;
+
+static GOptionContext *options_context(Options *o) {
   GOptionEntry entries[] = {
-      {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
+      {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o->protocol,
        "Protocol spec, default dsgd or the plugin's (see --list-protocols); nonprivate: "
        "dsgd without noise",
        "SPEC"},
-      {"list-protocols", 0, 0, G_OPTION_ARG_NONE, &list,
+      {"list-protocols", 0, 0, G_OPTION_ARG_NONE, &o->list,
        "List the protocols and their parameters, then exit", NULL},
-      {"schedule", 0, 0, G_OPTION_ARG_STRING, &schedule,
+      {"schedule", 0, 0, G_OPTION_ARG_STRING, &o->schedule,
        "Time-varying gossip over the graph: static (default), matching, exponential, "
        "edge-failure:p=P, churn:...",
        "SPEC"},
-      {"dataset", 'd', 0, G_OPTION_ARG_STRING, &dataset,
+      {"dataset", 'd', 0, G_OPTION_ARG_STRING, &o->dataset,
        "Dataset (required): california:PATH, csv:PATH[,...], idx:DIR, synthetic:linear|logistic"
        "[,...]",
        "SPEC"},
-      {"model", 'm', 0, G_OPTION_ARG_STRING, &model,
+      {"model", 'm', 0, G_OPTION_ARG_STRING, &o->model,
        "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "
        "task)",
        "SPEC"},
-      {"partition", 0, 0, G_OPTION_ARG_STRING, &partition,
+      {"partition", 0, 0, G_OPTION_ARG_STRING, &o->partition,
        "Records to nodes: uniform (default), dirichlet:alpha=A, classes:k=K", "SPEC"},
-      {"epochs", 'k', 0, G_OPTION_ARG_INT, &epochs, "Epochs k (default 1)", "K"},
-      {"batches", 'b', 0, G_OPTION_ARG_INT, &batches,
+      {"epochs", 'k', 0, G_OPTION_ARG_INT, &o->epochs, "Epochs k (default 1)", "K"},
+      {"batches", 'b', 0, G_OPTION_ARG_INT, &o->batches,
        "Batches per node b (default 1); T = k*b local steps", "B"},
-      {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds,
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &o->rounds,
        "Local steps T = k*b: with -k or -b, the other is derived (alone: one epoch of T "
        "batches)",
        "T"},
-      {"lr", 0, 0, G_OPTION_ARG_DOUBLE, &lr, "Learning rate eta (default 0.1)", "ETA"},
-      {"sigma", 0, 0, G_OPTION_ARG_STRING, &sigma_text, "Noise multiplier sigma (default 1)", "S"},
-      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &clip, "Per-example clipping norm Delta (default 1)",
+      {"lr", 0, 0, G_OPTION_ARG_DOUBLE, &o->lr, "Learning rate eta (default 0.1)", "ETA"},
+      {"sigma", 0, 0, G_OPTION_ARG_STRING, &o->sigma_text, "Noise multiplier sigma (default 1)",
+       "S"},
+      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &o->clip, "Per-example clipping norm Delta (default 1)",
        "D"},
-      {"mode", 0, 0, G_OPTION_ARG_STRING, &mode,
+      {"mode", 0, 0, G_OPTION_ARG_STRING, &o->mode,
        "Gossip mode: sync (default), deadline:ms=D, stale:s=S", "MODE"},
-      {"latency", 0, 0, G_OPTION_ARG_STRING, &latency,
+      {"latency", 0, 0, G_OPTION_ARG_STRING, &o->latency,
        "Link latency: constant:ms=X (default 0), uniform:min=A,max=B, lognormal:mu=M,sigma=S",
        "SPEC"},
-      {"loss", 0, 0, G_OPTION_ARG_STRING, &loss, "Message loss probability (not with --mode sync)",
-       "P"},
-      {"compute-ms", 0, 0, G_OPTION_ARG_DOUBLE, &compute_ms,
+      {"loss", 0, 0, G_OPTION_ARG_STRING, &o->loss,
+       "Message loss probability (not with --mode sync)", "P"},
+      {"compute-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->compute_ms,
        "Local compute time per step in ms (default 0)", "MS"},
-      {"eval-every", 0, 0, G_OPTION_ARG_INT, &eval_every,
+      {"eval-every", 0, 0, G_OPTION_ARG_INT, &o->eval_every,
        "Evaluate every N steps (and at the end; default: at the end only)", "N"},
-      {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &test_fraction,
+      {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &o->test_fraction,
        "Fraction of the records held out for testing, in (0, 1) (default 0.2)", "F"},
-      {"seed", 's', 0, G_OPTION_ARG_STRING, &seed_text, "Seed of every random choice (default 0)",
-       "N"},
-      {"threads", 'j', 0, G_OPTION_ARG_INT, &threads,
+      {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed_text,
+       "Seed of every random choice (default 0)", "N"},
+      {"threads", 'j', 0, G_OPTION_ARG_INT, &o->threads,
        "Evaluation threads (default 1; results do not depend on it)", "N"},
-      {"trust", 0, 0, G_OPTION_ARG_STRING, &trust,
+      {"trust", 0, 0, G_OPTION_ARG_STRING, &o->trust,
        "Privacy reported per node: ldp (default: every node), pndp or secldp (need "
        "--attackers), a comma-separated list, or none (no accounting: its time and memory "
        "saved)",
        "MODEL"},
-      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &attackers,
+      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o->attackers,
        "Attacker sets of the privacy columns, as for dpgossip account: 0,5 (each alone) or "
        "0+5 (a collusion set); repeatable",
        "IDS"},
-      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &delta, "delta of the epsilon column (default 1e-6)",
-       "DELTA"},
-      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &alpha, "Renyi order used by the accounting (default 2)",
-       "ALPHA"},
-      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out_path,
+      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o->delta,
+       "delta of the epsilon column (default 1e-6)", "DELTA"},
+      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o->alpha,
+       "Renyi order used by the accounting (default 2)", "ALPHA"},
+      {"out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out,
        "Output CSV of the metrics (required); FILE_mean.csv and FILE_privacy.csv beside it",
        "FILE"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
        "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("- train a model with a decentralized protocol");
-  cli_graph_options_add(ctx, &gopt);
+  cli_graph_options_add(ctx, &o->graph);
   g_option_context_add_main_entries(ctx, entries, NULL);
-  cli_plugin_options_add(ctx, &popt);
-  cli_stream_options_add(ctx, &so);
-  cli_stream_options_add_pace(ctx, &so);
+  cli_plugin_options_add(ctx, &o->plugins);
+  cli_stream_options_add(ctx, &o->stream);
+  cli_stream_options_add_pace(ctx, &o->stream);
   g_option_context_set_description(
       ctx, "Output: three CSV tables. FILE: one row per (evaluated round, node): round,\n"
            "node, train_loss (on the node's own records), test_loss, test_accuracy (empty\n"
@@ -334,249 +342,208 @@ int cli_cmd_train(int argc, char **argv) {
            "  dpgossip train --graph facebook-ego-414-lcc.edges --protocol dsgd \\\n"
            "    --dataset california:cal_housing.data --model mlp:hidden=64 --epochs 20 \\\n"
            "    --batches 16 --lr 0.2 --sigma 1 --clip 1 --seed 1 --out results.csv\n");
+  return ctx;
+}
 
-  int status = CLI_EXIT_USAGE;
-  TopoGraph *g = NULL;
-  TopoSchedule *sched = NULL;
-  ProtoRun *run = NULL;
-  ProtoObservedRun *orun = NULL;
-  CliTrainPrivacy *priv = NULL;
+static void options_clear(Options *o) {
+  char **strings[] = {&o->protocol, &o->dataset,  &o->model,     &o->mode,
+                      &o->latency,  &o->loss,     &o->out,       &o->schedule,
+                      &o->trust,    &o->partition, &o->seed_text, &o->sigma_text};
+  for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
+    g_clear_pointer(strings[i], g_free);
+  g_clear_pointer(&o->attackers, g_strfreev);
+  cli_graph_options_clear(&o->graph);
+  cli_plugin_options_clear(&o->plugins);
+  cli_stream_options_clear(&o->stream);
+}
+
+/* The required options, the output, the horizon, the seed, the test split
+ * and the stream. */
+static int validate_run(Options *o) {
   GError *error = NULL;
-  TopoGossipKind kind = TOPO_GOSSIP_UNIFORM;
-  struct sigaction old_action;
-  gboolean handler = FALSE;
-
-  if (!cli_parse(ctx, &argc, &argv))
-    goto out;
-  if (!cli_number_option("--sigma", sigma_text, &sigma, &error)) {
-    status = cli_fail("train", error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  if (!cli_plugin_options_load(&popt, &error)) {
-    status = cli_fail("train", error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  if (protocol == NULL)
-    protocol = g_strdup(popt.single ? popt.single : "dsgd");
-  if (list) {
-    print_protocols();
-    status = CLI_EXIT_OK;
-    goto out;
-  }
-  if (dataset == NULL) {
-    status = usage_error("--dataset is required");
-    goto out;
-  }
-  if (out_path == NULL) {
-    status = usage_error("--out is required");
-    goto out;
-  }
+  if (o->dataset == NULL)
+    return usage_error("--dataset is required");
+  if (o->out == NULL)
+    return usage_error("--out is required");
   /* Before the training: a run is no use if its CSV cannot be written. */
-  if (!cli_output_check("--out", out_path, FALSE, &error)) {
-    status = cli_fail("train", error, CLI_EXIT_FAILURE);
-    goto out;
-  }
-  if (rounds != CLI_UNSET && rounds <= 0) {
-    status = usage_error("--rounds T must be positive (got %d)", rounds);
-    goto out;
-  }
-  if (!cli_horizon_resolve(&rounds, &epochs, &batches, &error)) {
-    status = cli_fail("train", error, CLI_EXIT_USAGE);
-    goto out;
-  }
+  if (!cli_output_check("--out", o->out, FALSE, &error))
+    return cli_fail("train", error, CLI_EXIT_FAILURE);
+  if (o->rounds != CLI_UNSET && o->rounds <= 0)
+    return usage_error("--rounds T must be positive (got %d)", o->rounds);
+  if (!cli_horizon_resolve(&o->rounds, &o->epochs, &o->batches, &error))
+    return cli_fail("train", error, CLI_EXIT_USAGE);
   /* Defaults: one epoch; of T batches when -T alone is given. */
-  if (epochs == CLI_UNSET)
-    epochs = 1;
-  if (batches == CLI_UNSET)
-    batches = rounds != CLI_UNSET ? rounds : 1;
-  if (epochs <= 0 || batches <= 0 || (guint64)epochs * (guint64)batches > G_MAXINT32) {
-    status = usage_error("--epochs and --batches must be positive (got %d and %d)", epochs,
-                         batches);
-    goto out;
-  }
-  if (eval_every < 0 || threads <= 0) {
-    status = usage_error("--eval-every must be >= 0 and --threads >= 1");
-    goto out;
-  }
+  if (o->epochs == CLI_UNSET)
+    o->epochs = 1;
+  if (o->batches == CLI_UNSET)
+    o->batches = o->rounds != CLI_UNSET ? o->rounds : 1;
+  if (o->epochs <= 0 || o->batches <= 0 || (guint64)o->epochs * (guint64)o->batches > G_MAXINT32)
+    return usage_error("--epochs and --batches must be positive (got %d and %d)", o->epochs,
+                       o->batches);
+  if (o->eval_every < 0 || o->threads <= 0)
+    return usage_error("--eval-every must be >= 0 and --threads >= 1");
   /* GLib's int64 option would turn -1 into 2^64 - 1. */
-  if (seed_text != NULL &&
-      !g_ascii_string_to_unsigned(seed_text, 10, 0, G_MAXUINT64, &seed, NULL)) {
-    status = usage_error("--seed: '%s' is not an integer in [0, 2^64 - 1]", seed_text);
-    goto out;
-  }
+  if (o->seed_text != NULL &&
+      !g_ascii_string_to_unsigned(o->seed_text, 10, 0, G_MAXUINT64, &o->seed, NULL))
+    return usage_error("--seed: '%s' is not an integer in [0, 2^64 - 1]", o->seed_text);
   /* An empty test set makes every test loss NaN: refuse it rather than
    * report "nan" as a result. */
-  if (!(test_fraction > 0.0 && test_fraction < 1.0)) {
-    status = usage_error("--test-fraction must be in (0, 1) (got %g): the test loss needs test "
-                         "records",
-                         test_fraction);
-    goto out;
-  }
-  if (!cli_stream_options_check(&so, &error)) {
-    status = usage_error("%s", error->message);
+  if (!(o->test_fraction > 0.0 && o->test_fraction < 1.0))
+    return usage_error("--test-fraction must be in (0, 1) (got %g): the test loss needs test "
+                       "records",
+                       o->test_fraction);
+  if (!cli_stream_options_check(&o->stream, &error)) {
+    int status = usage_error("%s", error->message);
     g_clear_error(&error);
-    goto out;
+    return status;
   }
-  gboolean nonprivate = cli_is_nonprivate(protocol);
-  if (nonprivate && !isnan(sigma) && sigma != 0) {
-    status = usage_error("--protocol nonprivate adds no noise: drop --sigma %g", sigma);
-    goto out;
-  }
-  if (nonprivate) {
-    g_free(protocol);
-    protocol = g_strdup("dsgd");
-    sigma = 0.0;
-  } else if (isnan(sigma)) {
-    sigma = 1.0;
+  return CLI_EXIT_OK;
+}
+
+/* The noise (nonprivate: dsgd with sigma 0), the numbers, the specs. */
+static int validate_noise(Options *o) {
+  GError *error = NULL;
+  o->nonprivate = cli_is_nonprivate(o->protocol);
+  if (o->nonprivate && !isnan(o->sigma) && o->sigma != 0)
+    return usage_error("--protocol nonprivate adds no noise: drop --sigma %g", o->sigma);
+  if (o->nonprivate) {
+    g_free(o->protocol);
+    o->protocol = g_strdup("dsgd");
+    o->sigma = 0.0;
+  } else if (isnan(o->sigma)) {
+    o->sigma = 1.0;
   }
   /* Checked here, not by the runtime, so that a bad value is a usage error
    * (exit status 2) like a bad flag. */
-  if (!(isfinite(sigma) && sigma >= 0) || !(isfinite(clip) && clip > 0) ||
-      !(isfinite(lr) && lr > 0) || !(isfinite(compute_ms) && compute_ms >= 0)) {
-    status = usage_error("--sigma must be >= 0, --clip and --lr > 0, --compute-ms >= 0, all "
-                         "finite (got %g, %g, %g, %g)",
-                         sigma, clip, lr, compute_ms);
-    goto out;
-  }
-  if (!check_specs(protocol, mode, latency, loss, &error) ||
-      !cli_graph_options_gossip(&gopt, &kind, &error)) {
-    status = cli_fail("train", error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  /* From here on, SIGINT cancels the run (or the output being written). */
-  struct sigaction action = {0};
-  action.sa_handler = on_sigint;
-  sigemptyset(&action.sa_mask);
-  interrupted = 0;
-  handler = sigaction(SIGINT, &action, &old_action) == 0;
-  g = cli_graph_options_build(&gopt, &error);
-  if (g == NULL) {
-    status = cli_fail("train", error, cli_graph_options_status(&gopt, error));
-    goto out;
-  }
-  if (schedule != NULL && strcmp(schedule, "static") != 0) {
-    sched = topo_schedule_new(schedule, g, kind, (guint64)seed, &error);
-    if (sched == NULL) {
-      status = cli_fail("train", error, cli_error_status(error));
-      goto out;
-    }
-  }
+  if (!(isfinite(o->sigma) && o->sigma >= 0) || !(isfinite(o->clip) && o->clip > 0) ||
+      !(isfinite(o->lr) && o->lr > 0) || !(isfinite(o->compute_ms) && o->compute_ms >= 0))
+    return usage_error("--sigma must be >= 0, --clip and --lr > 0, --compute-ms >= 0, all "
+                       "finite (got %g, %g, %g, %g)",
+                       o->sigma, o->clip, o->lr, o->compute_ms);
+  if (!check_specs(o->protocol, o->mode, o->latency, o->loss, &error) ||
+      !cli_graph_options_gossip(&o->graph, &o->gossip, &error))
+    return cli_fail("train", error, CLI_EXIT_USAGE);
+  return CLI_EXIT_OK;
+}
 
-  CliTrainPrivacyConfig pc = {.protocol = protocol,
-                              .graph = g,
-                              .schedule = schedule,
-                              .gossip = kind,
-                              .mode = mode,
-                              .latency = latency,
-                              .loss = loss,
-                              .sigma = sigma,
-                              .clip = clip,
-                              .T = (guint)(epochs * batches),
-                              .b = (guint)batches,
-                              .seed = seed,
-                              .trust = trust,
-                              .attackers = (const char *const *)attackers,
-                              .alpha = alpha,
-                              .delta = delta};
-  priv = cli_train_privacy_plan(&pc, &error);
-  if (priv == NULL) {
-    status = cli_fail("train", error,
-                      error->domain == G_OPTION_ERROR || error->domain == PROTO_ERROR
-                          ? CLI_EXIT_USAGE
-                          : CLI_EXIT_FAILURE);
-    goto out;
-  }
-  const ProtoObserveOptions *observe = cli_train_privacy_observe(priv);
-
+/* The graph, the schedule, the privacy's plan, the run and its stream. */
+static int plan(const Options *o, Train *t) {
+  GError *error = NULL;
+  if ((t->g = cli_graph_options_build(&o->graph, &error)) == NULL)
+    return cli_fail("train", error, cli_graph_options_status(&o->graph, error));
+  if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
+      (t->sched = topo_schedule_new(o->schedule, t->g, o->gossip, o->seed, &error)) == NULL)
+    return cli_fail("train", error, cli_error_status(error));
+  CliTrainPrivacyConfig pc = {.protocol = o->protocol,
+                              .graph = t->g,
+                              .schedule = o->schedule,
+                              .gossip = o->gossip,
+                              .mode = o->mode,
+                              .latency = o->latency,
+                              .loss = o->loss,
+                              .sigma = o->sigma,
+                              .clip = o->clip,
+                              .T = (guint)(o->epochs * o->batches),
+                              .b = (guint)o->batches,
+                              .seed = o->seed,
+                              .trust = o->trust,
+                              .attackers = (const char *const *)o->attackers,
+                              .alpha = o->alpha,
+                              .delta = o->delta};
+  gboolean usage;
+  if ((t->priv = cli_train_privacy_plan(&pc, &usage, &error)) == NULL)
+    return cli_fail("train", error, usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
+  const ProtoObserveOptions *observe = cli_train_privacy_observe(t->priv);
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
-  cfg.graph = sched ? NULL : g;
-  cfg.schedule = sched;
-  cfg.gossip = kind;
-  cfg.protocol = protocol;
-  cfg.sigma = sigma;
-  cfg.clip = clip;
-  cfg.lr = lr;
-  cfg.epochs = (guint)epochs;
-  cfg.batches = (guint)batches;
-  cfg.mode = mode;
-  cfg.latency = latency;
-  cfg.loss = loss;
-  cfg.compute_ms = compute_ms;
-  cfg.seed = (guint64)seed;
-  cfg.dataset = dataset;
-  cfg.model = model;
-  cfg.partition = partition;
-  cfg.test_fraction = test_fraction;
-  cfg.eval_every = (guint)eval_every;
-  cfg.threads = (guint)threads;
+  cfg.graph = t->sched ? NULL : t->g;
+  cfg.schedule = t->sched;
+  cfg.gossip = o->gossip;
+  cfg.protocol = o->protocol;
+  cfg.sigma = o->sigma;
+  cfg.clip = o->clip;
+  cfg.lr = o->lr;
+  cfg.epochs = (guint)o->epochs;
+  cfg.batches = (guint)o->batches;
+  cfg.mode = o->mode;
+  cfg.latency = o->latency;
+  cfg.loss = o->loss;
+  cfg.compute_ms = o->compute_ms;
+  cfg.seed = o->seed;
+  cfg.dataset = o->dataset;
+  cfg.model = o->model;
+  cfg.partition = o->partition;
+  cfg.test_fraction = o->test_fraction;
+  cfg.eval_every = (guint)o->eval_every;
+  cfg.threads = (guint)o->threads;
   cfg.storage = observe != NULL ? SIM_LIN_SPARSE : SIM_LIN_NONE;
-  gint64 start = g_get_monotonic_time();
-  orun = proto_observed_run_new(&cfg, observe, &error);
-  if (orun == NULL) {
+  t->start = g_get_monotonic_time();
+  if ((t->orun = proto_observed_run_new(&cfg, observe, &error)) == NULL) {
     if (observe != NULL && g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
       g_prefix_error(&error, "privacy accounting (--trust none skips it): ");
-    status = cli_fail("train", error, cli_error_status(error));
-    goto out;
+    return cli_fail("train", error, cli_error_status(error));
   }
-  run = proto_observed_run_proto(orun);
+  t->run = proto_observed_run_proto(t->orun);
+  if (!cli_stream_options_enabled(&o->stream))
+    return CLI_EXIT_OK;
+  /* Attached before the run: the stream hears every transmission and the
+   * runtime's round boundaries on the engine's bus. */
+  char *json = scenario_json(&cfg, o->schedule);
+  t->stream = cli_stream_start(&o->stream, "train", proto_run_engine(t->run), t->g, "train",
+                               o->seed, proto_context_steps(proto_run_context(t->run)), json,
+                               &error);
+  g_free(json);
+  if (t->stream == NULL)
+    return cli_fail("train", error, CLI_EXIT_FAILURE);
+  proto_run_set_metrics_func(t->run, PROTO_METRICS_LAG_DEFAULT, cli_stream_publish_metrics,
+                             t->stream);
+  return CLI_EXIT_OK;
+}
 
-  if (cli_stream_options_enabled(&so)) {
-    /* Attached before the run: the stream hears every transmission and the
-     * runtime's round boundaries on the engine's bus. */
-    char *json = scenario_json(&cfg, schedule);
-    stream = cli_stream_start(&so, "train", proto_run_engine(run), g, "train", (guint64)seed,
-                              proto_context_steps(proto_run_context(run)), json, &error);
-    g_free(json);
-    if (stream == NULL) {
-      status = cli_fail("train", error, CLI_EXIT_FAILURE);
-      goto out;
-    }
-    proto_run_set_metrics_func(run, PROTO_METRICS_LAG_DEFAULT, publish_metrics, stream);
-  }
-
-  TrainProgress progress = {cli_progress_new("train", quiet),
-                            proto_context_steps(proto_run_context(run))};
+/* The run (SIGINT cancels it), the stream's end, the privacy accounting. */
+static int execute(const Options *o, Train *t) {
+  GError *error = NULL;
+  TrainProgress progress = {cli_progress_new("train", o->quiet),
+                            proto_context_steps(proto_run_context(t->run))};
   if (progress.printer != NULL)
-    proto_run_set_progress(run, on_progress, &progress);
-  interrupt_run = run;
-  gboolean ok = !interrupted && proto_observed_run_run(orun, &error);
+    proto_run_set_progress(t->run, on_progress, &progress);
+  interrupt_run = t->run;
+  gboolean ok = !interrupted && proto_observed_run_run(t->orun, &error);
   cli_progress_free(progress.printer);
-  if (stream != NULL) {
-    /* The metrics went out during the run (publish_metrics). */
+  if (t->stream != NULL) {
+    /* The metrics went out during the run (cli_stream_publish_metrics). */
     GError *stream_error = NULL;
     const char *how = ok ? "ok" : interrupted ? "interrupted" : "error";
-    if (!cli_stream_end(stream, how, &stream_error) && ok) {
-      status = cli_fail("train", stream_error, CLI_EXIT_FAILURE);
-      goto out;
-    }
+    if (!cli_stream_end(t->stream, how, &stream_error) && ok)
+      return cli_fail("train", stream_error, CLI_EXIT_FAILURE);
     g_clear_error(&stream_error);
   }
   if (!ok) {
     if (interrupted || g_error_matches(error, PROTO_ERROR, PROTO_ERROR_CANCELLED)) {
       g_clear_error(&error);
       fprintf(stderr, "dpgossip train: interrupted; no output written\n");
-      status = 130;
-    } else {
-      status = cli_fail("train", error, CLI_EXIT_FAILURE);
+      return 130;
     }
-    goto out;
+    return cli_fail("train", error, CLI_EXIT_FAILURE);
   }
-  if (!cli_train_privacy_account(priv, orun, &error)) {
+  if (!cli_train_privacy_account(t->priv, t->orun, &error)) {
     if (g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
       g_prefix_error(&error, "(--trust none skips the accounting) ");
-    status = cli_fail("train", error, CLI_EXIT_FAILURE);
-    goto out;
+    return cli_fail("train", error, CLI_EXIT_FAILURE);
   }
+  return CLI_EXIT_OK;
+}
+
+/* The three tables, then the summary line on stdout. */
+static int report(const Options *o, const Train *t) {
+  GError *error = NULL;
   gsize n_rows = 0;
-  const ProtoMetric *rows = proto_run_metrics(run, &n_rows);
-  if (!write_tables(out_path, rows, n_rows, priv, seed, &error)) {
-    status = cli_fail("train", error, CLI_EXIT_FAILURE);
-    goto out;
-  }
+  const ProtoMetric *rows = proto_run_metrics(t->run, &n_rows);
+  if (!write_tables(o->out, rows, n_rows, t->priv, o->seed, &error))
+    return cli_fail("train", error, CLI_EXIT_FAILURE);
   ProtoRunStats st;
-  proto_run_get_stats(run, &st);
-  guint T = proto_context_steps(proto_run_context(run));
+  proto_run_get_stats(t->run, &st);
+  guint T = proto_context_steps(proto_run_context(t->run));
   /* Classification: the mean test accuracy at the last evaluation (T). */
   double acc = 0;
   guint n_acc = 0;
@@ -586,50 +553,88 @@ int cli_cmd_train(int argc, char **argv) {
       n_acc++;
     }
   char *acc_text = n_acc ? g_strdup_printf(", accuracy %.4g", acc / n_acc) : g_strdup("");
-  char *priv_text = cli_train_privacy_summary(priv);
-  double eps = cli_train_privacy_max_epsilon(priv);
+  char *priv_text = cli_train_privacy_summary(t->priv);
+  double eps = cli_train_privacy_max_epsilon(t->priv);
   char *eps_text = isnan(eps) ? g_strdup("privacy not accounted (--trust none)")
                               : g_strdup_printf("epsilon up to %.4g at delta = %g", eps,
-                                                cli_train_privacy_delta(priv));
-  char *mean_path = sibling_path(out_path, "_mean.csv");
-  char *priv_path = sibling_path(out_path, "_privacy.csv");
+                                                cli_train_privacy_delta(t->priv));
+  char *mean_path = sibling_path(o->out, "_mean.csv");
+  char *priv_path = sibling_path(o->out, "_privacy.csv");
   printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g%s, %s, simulated time "
          "%.3f s, %" G_GUINT64_FORMAT " messages, wall time %.2f s\n%stables: %s, %s, %s\n",
-         nonprivate ? CLI_NONPRIVATE : proto_run_protocol(run)->name,
-         proto_context_n_nodes(proto_run_context(run)), T, proto_run_mean_test_loss(run, T),
-         acc_text, eps_text, st.sim_time / (double)SIM_TIME_S, st.engine.messages_sent,
-         (g_get_monotonic_time() - start) / 1e6, priv_text, out_path, mean_path, priv_path);
+         o->nonprivate ? CLI_NONPRIVATE : proto_run_protocol(t->run)->name,
+         proto_context_n_nodes(proto_run_context(t->run)), T,
+         proto_run_mean_test_loss(t->run, T), acc_text, eps_text,
+         st.sim_time / (double)SIM_TIME_S, st.engine.messages_sent,
+         (g_get_monotonic_time() - t->start) / 1e6, priv_text, o->out, mean_path, priv_path);
   g_free(mean_path);
   g_free(priv_path);
   g_free(acc_text);
   g_free(eps_text);
   g_free(priv_text);
-  status = CLI_EXIT_OK;
+  return CLI_EXIT_OK;
+}
+
+/* --sigma, the plugins, the protocol's default, --list-protocols. */
+static int validate_options(Options *o) {
+  GError *error = NULL;
+  if (!cli_number_option("--sigma", o->sigma_text, &o->sigma, &error))
+    return cli_fail("train", error, CLI_EXIT_USAGE);
+  if (!cli_plugin_options_load(&o->plugins, &error))
+    return cli_fail("train", error, CLI_EXIT_USAGE);
+  if (o->protocol == NULL)
+    o->protocol = g_strdup(o->plugins.single ? o->plugins.single : "dsgd");
+  return CLI_EXIT_OK;
+}
+
+int cli_cmd_train(int argc, char **argv) {
+  Options o = {.alpha = 2.0,
+               .delta = 1e-6,
+               .epochs = CLI_UNSET,
+               .batches = CLI_UNSET,
+               .rounds = CLI_UNSET,
+               .threads = 1,
+               .lr = 0.1,
+               .sigma = NAN,
+               .clip = 1.0,
+               .test_fraction = LEARN_DEFAULT_TEST_FRACTION,
+               .gossip = TOPO_GOSSIP_UNIFORM};
+  Train t = {0};
+  struct sigaction old_action;
+  gboolean handler = FALSE;
+  GOptionContext *ctx = options_context(&o);
+  int status = cli_parse(ctx, &argc, &argv) ? validate_options(&o) : CLI_EXIT_USAGE;
+  if (status == CLI_EXIT_OK && o.list) {
+    print_protocols();
+    goto out;
+  }
+  if (status == CLI_EXIT_OK)
+    status = validate_run(&o);
+  if (status == CLI_EXIT_OK)
+    status = validate_noise(&o);
+  if (status == CLI_EXIT_OK) {
+    /* From here on, SIGINT cancels the run (or the output being written). */
+    struct sigaction action = {0};
+    action.sa_handler = on_sigint;
+    sigemptyset(&action.sa_mask);
+    interrupted = 0;
+    handler = sigaction(SIGINT, &action, &old_action) == 0;
+    status = plan(&o, &t);
+  }
+  if (status == CLI_EXIT_OK)
+    status = execute(&o, &t);
+  if (status == CLI_EXIT_OK)
+    status = report(&o, &t);
 out:
   if (handler)
     sigaction(SIGINT, &old_action, NULL);
   interrupt_run = NULL;
-  cli_stream_free(stream);
-  proto_observed_run_free(orun);
-  cli_train_privacy_free(priv);
-  topo_schedule_free(sched);
-  topo_graph_free(g);
-  g_free(protocol);
-  g_free(dataset);
-  g_free(model);
-  g_free(partition);
-  g_free(mode);
-  g_free(latency);
-  g_free(loss);
-  g_free(out_path);
-  g_free(seed_text);
-  g_free(schedule);
-  g_free(sigma_text);
-  g_free(trust);
-  g_strfreev(attackers);
-  cli_graph_options_clear(&gopt);
-  cli_plugin_options_clear(&popt);
-  cli_stream_options_clear(&so);
+  cli_stream_free(t.stream);
+  proto_observed_run_free(t.orun);
+  cli_train_privacy_free(t.priv);
+  topo_schedule_free(t.sched);
+  topo_graph_free(t.g);
+  options_clear(&o);
   g_option_context_free(ctx);
   return status;
 }

@@ -169,6 +169,13 @@ Stream *cli_stream_sim(CliStream *s) {
   return s->stream;
 }
 
+gboolean cli_stream_publish_metrics(ProtoRun *run, SimTime t, guint step, const ProtoMetric *rows,
+                                    guint n_nodes, gpointer stream, GError **error) {
+  (void)run;
+  (void)step;
+  return cli_stream_publish_metric_rows(stream, t, rows, n_nodes, error);
+}
+
 gboolean cli_stream_publish_metric_rows(CliStream *s, SimTime t, const ProtoMetric *rows,
                                         gsize n_rows, GError **error) {
   gsize i = 0;

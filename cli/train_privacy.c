@@ -13,224 +13,174 @@
 #include "cli/train_privacy.h"
 #include "scenarios/scenarios.h"
 
-/* One accounting: a trust model and an attacker set. "Every node" (LDP
- * without --attackers) takes two sets, {0} and {1}: under LDP the attackers
- * see every message and nothing else, so a node's value does not depend on
- * the set, which only removes its members from the victims. */
-typedef struct {
-  PrivTrust trust;
-  guint *members; /* sorted */
-  guint n_members;
-  char *label; /* "3+11", or "" for every node */
-  gboolean all;
-  guint view;                   /* first observer view */
-  PrivReport *report, *report0; /* report0: node 0's, when all */
-  const PrivVictim **by_node;   /* NULL: an attacker */
-} Accounting;
-
 struct CliTrainPrivacy {
-  CliTrainPrivacyConfig c;
-  CliAccountSetup s;
-  CliAccountProtocol proto;
-  gboolean structured;
-  gboolean none; /* --trust none: nothing accounted */
+  ProtoAccountJob *job; /* NULL: --trust none, nothing accounted */
+  /* No --attackers: LDP of every node, from the sets {0} and {1}: under LDP
+   * the attackers see every message and nothing else, so a node's value
+   * does not depend on the set, which only removes its members from the
+   * victims; node 0's value comes from the second set. */
+  gboolean every_node;
   guint n;
-  GArray *acs;   /* Accounting */
-  GArray *views; /* ProtoObservedView */
-  ProtoObserveOptions observe;
+  guint n_tables;              /* trust-major: trust models x sets (every node: x 1) */
+  const PrivVictim ***by_node; /* per table, each node's row; NULL: an attacker */
+  double delta;
 };
 
-static const guint node0[] = {0}, node1[] = {1};
+static const char *const sets01[] = {"0", "1", NULL};
 
 void cli_train_privacy_free(CliTrainPrivacy *p) {
   if (p == NULL)
     return;
-  for (guint i = 0; p->acs && i < p->acs->len; i++) {
-    Accounting *a = &g_array_index(p->acs, Accounting, i);
-    g_free(a->members);
-    g_free(a->label);
-    priv_report_free(a->report);
-    priv_report_free(a->report0);
-    g_free(a->by_node);
-  }
-  if (p->acs)
-    g_array_unref(p->acs);
-  if (p->views)
-    g_array_unref(p->views);
-  cli_account_setup_clear(&p->s);
-  cli_account_protocol_clear(&p->proto);
+  for (guint i = 0; p->by_node != NULL && i < p->n_tables; i++)
+    g_free(p->by_node[i]);
+  g_free(p->by_node);
+  proto_account_job_free(p->job);
   g_free(p);
 }
 
-CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, GError **error) {
-  CliTrainPrivacy *p = g_new0(CliTrainPrivacy, 1);
-  p->c = *c;
-  p->n = topo_graph_n_nodes(c->graph);
-  p->acs = g_array_new(FALSE, TRUE, sizeof(Accounting));
-  p->views = g_array_new(FALSE, FALSE, sizeof(ProtoObservedView));
-  CliAttackerSets sets;
-  cli_attacker_sets_init(&sets);
-  p->none = c->trust != NULL && g_str_equal(c->trust, "none");
-  /* none: no accounting at all (an empty list). */
-  char **trusts = p->none ? g_new0(char *, 1) : g_strsplit(c->trust ? c->trust : "ldp", ",", -1);
+/* Without --attackers only LDP (the first unparsable model is the
+ * request's to name), and a graph with someone to observe. */
+static gboolean check_every_node(const CliTrainPrivacyConfig *c, guint n, GError **error) {
+  char **trusts = g_strsplit(c->trust ? c->trust : "ldp", ",", -1);
   gboolean ok = TRUE;
-  for (guint i = 0; ok && c->attackers && c->attackers[i]; i++)
-    ok = cli_attacker_sets_parse(&sets, c->attackers[i], error);
-  if (ok && cli_attacker_sets_n(&sets) > 0)
-    ok = cli_attacker_sets_check(&sets, p->n, "the graph", error);
-  if (ok && !p->none)
-    cli_attacker_sets_warn_isolated(&sets, c->graph, "train");
   for (guint t = 0; ok && trusts[t]; t++) {
     PrivTrust trust;
-    GError *sub = NULL;
-    if (!priv_trust_parse(trusts[t], &trust, &sub)) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--trust: %s", sub->message);
-      g_error_free(sub);
-      ok = FALSE;
-    } else if (cli_attacker_sets_n(&sets) == 0 && trust != PRIV_TRUST_LDP) {
+    if (!priv_trust_parse(trusts[t], &trust, NULL))
+      break;
+    if (trust != PRIV_TRUST_LDP) {
       g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                   "--trust %s: say who observes with --attackers (e.g. --attackers 0, or 0+5 "
                   "for a collusion set); only ldp needs none",
                   trusts[t]);
       ok = FALSE;
-    } else if (cli_attacker_sets_n(&sets) == 0 && p->n < 2) {
+    } else if (n < 2) {
       g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                   "--trust ldp: the graph has a single node, nobody to observe it");
       ok = FALSE;
     }
-    for (guint i = 0; ok && i < MAX(cli_attacker_sets_n(&sets), 1); i++) {
-      Accounting a = {.trust = trust, .view = p->views->len};
-      if (cli_attacker_sets_n(&sets) == 0) {
-        a.all = TRUE;
-        a.label = g_strdup("");
-        a.members = g_memdup2(node0, sizeof node0);
-        a.n_members = 1;
-        ProtoObservedView v0 = {trust, node0, 1}, v1 = {trust, node1, 1};
-        g_array_append_val(p->views, v0);
-        g_array_append_val(p->views, v1);
-      } else {
-        a.n_members = cli_attacker_sets_size(&sets, i);
-        a.members = g_memdup2(cli_attacker_sets_members(&sets, i), a.n_members * sizeof(guint));
-        a.label = cli_attacker_sets_label(&sets, i);
-        ProtoObservedView v = {trust, NULL, a.n_members};
-        g_array_append_val(p->views, v);
-      }
-      g_array_append_val(p->acs, a);
-    }
   }
   g_strfreev(trusts);
-  cli_attacker_sets_clear(&sets);
-  /* The views borrow the accountings' members, now that the array is final. */
-  for (guint i = 0; ok && i < p->acs->len; i++) {
-    Accounting *a = &g_array_index(p->acs, Accounting, i);
-    if (!a->all)
-      g_array_index(p->views, ProtoObservedView, a->view).members = a->members;
+  return ok;
+}
+
+/* The run as an accounting request; the run's options only when they
+ * parse (the run itself refuses the others, loss in sync mode included). */
+static ProtoAccountRequest request(const CliTrainPrivacyConfig *c, gboolean every_node,
+                                   const char *seed) {
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.protocol = c->protocol;
+  r.rounds = (gint)c->T;
+  r.interval = (gint)c->b;
+  r.trust = c->trust ? c->trust : "ldp";
+  r.attackers = every_node ? sets01 : c->attackers;
+  r.sigma = c->sigma;
+  r.clip = c->clip;
+  r.alpha = c->alpha;
+  r.delta = c->delta;
+  r.gossip = c->gossip;
+  r.schedule = c->schedule;
+  r.seed = seed;
+  r.trust_major = TRUE;
+  ProtoMode mode;
+  if (proto_account_parse_run_options(c->mode, c->latency, c->loss, &mode, NULL, NULL)) {
+    r.mode = c->mode;
+    r.latency = c->latency;
+    r.loss = c->loss;
   }
-  ok = ok && cli_account_check_numbers(c->sigma, c->clip, c->alpha, c->delta, error);
-  ok = ok && cli_account_resolve_protocol(c->protocol, &p->s, &p->proto, error);
-  ProtoMode mode = {.kind = PROTO_MODE_SYNC};
-  double loss_p = 0;
-  /* Run options the run itself refuses (loss in sync mode): its error, not
-   * ours; the observer path is planned and never reached. */
-  if (ok && !proto_account_parse_run_options(c->mode, c->latency, c->loss, &mode, &loss_p, NULL))
-    mode.kind = PROTO_MODE_DEADLINE;
-  if (!ok) {
+  return r;
+}
+
+CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, gboolean *usage,
+                                        GError **error) {
+  CliTrainPrivacy *p = g_new0(CliTrainPrivacy, 1);
+  *usage = TRUE;
+  p->n = topo_graph_n_nodes(c->graph);
+  p->delta = c->delta;
+  if (c->trust != NULL && g_str_equal(c->trust, "none"))
+    return p;
+  p->every_node = c->attackers == NULL || c->attackers[0] == NULL;
+  if (p->every_node) {
+    SpecAttackers none;
+    spec_attackers_init(&none);
+    cli_attacker_sets_warn_isolated(&none, c->graph, "train");
+    spec_attackers_clear(&none);
+    if (!check_every_node(c, p->n, error)) {
+      cli_train_privacy_free(p);
+      return NULL;
+    }
+  }
+  char *seed = g_strdup_printf("%" G_GUINT64_FORMAT, c->seed);
+  ProtoAccountRequest r = request(c, p->every_node, seed);
+  ProtoAccountRefusal refusal;
+  p->job = proto_account_validate(&r, &refusal, error);
+  g_free(seed);
+  if (p->job == NULL || !proto_account_job_plan(p->job, c->graph, "the graph", &refusal, error)) {
+    /* Usage errors all, but a protocol or its file that failed. */
+    *usage = refusal == PROTO_REFUSED_RULE || refusal == PROTO_REFUSED_VALUE ||
+             (*error)->domain == G_OPTION_ERROR || (*error)->domain == PROTO_ERROR;
     cli_train_privacy_free(p);
     return NULL;
   }
-  p->s.T = c->T;
-  p->s.b = c->b;
-  p->s.sigma = c->sigma;
-  p->s.clip = c->clip;
-  p->s.alpha = c->alpha;
-  p->s.delta = c->delta;
-  p->s.gossip = c->gossip;
-  /* As `account --path auto` with the run's options: latency is one only
-   * a simulation reads. */
-  ProtoAccountCase pc = {.known = p->proto.structured,
-                         .mode = mode.kind,
-                         .loss = loss_p,
-                         .run_options = c->latency != NULL};
-  const char *why;
-  p->structured = proto_account_plan(&pc, &why) == PROTO_ACCOUNT_STRUCTURED;
-  p->observe = (ProtoObserveOptions){.views = (const ProtoObservedView *)p->views->data,
-                                     .n_views = p->views->len,
-                                     .T = c->T,
-                                     .streaming = TRUE};
+  if (!p->every_node)
+    cli_attacker_sets_warn_isolated(&p->job->sets, c->graph, "train");
+  guint n_sets = p->every_node ? 1 : spec_attackers_n_sets(&p->job->sets, p->n);
+  p->n_tables = p->job->trusts->len * n_sets;
   return p;
 }
 
 const ProtoObserveOptions *cli_train_privacy_observe(CliTrainPrivacy *p) {
-  return p->structured || p->none ? NULL : &p->observe;
+  return p->job ? proto_account_job_observe(p->job) : NULL;
 }
 
-/* Blocks of view @v (its trust and members). */
-static PrivBlocks *blocks_of(CliTrainPrivacy *p, const ProtoObservedView *v, TopoGossip *w,
-                             TopoSchedule *sched, ProtoObservedRun *run, guint view,
-                             GError **error) {
-  if (!p->structured)
-    return proto_observed_run_blocks(run, view, error);
-  CliAccountSetup one = p->s; /* shallow: borrows the members */
-  one.trust = v->trust;
-  one.attackers = (guint *)v->members;
-  one.n_attackers = v->n_members;
-  return sched ? cli_account_blocks_schedule(&one, sched, error)
-               : cli_account_blocks_structured(&one, w, error);
+/* Table @i's trust model and its accountings (the second: every node's
+ * set {1}, else NULL). */
+static const ProtoAccounting *table(const CliTrainPrivacy *p, guint i,
+                                    const ProtoAccounting **second) {
+  /* Tables and accountings are trust-major; every node's are two sets. */
+  const ProtoAccountJob *j = p->job;
+  *second = p->every_node ? &j->acs[2 * i + 1] : NULL;
+  return &j->acs[p->every_node ? 2 * i : i];
 }
 
 gboolean cli_train_privacy_account(CliTrainPrivacy *p, ProtoObservedRun *run, GError **error) {
-  if (p->none)
+  if (p->job == NULL)
     return TRUE;
-  TopoGossip *w = NULL;
-  TopoSchedule *sched = NULL;
-  gboolean ok = TRUE;
-  if (p->structured) {
-    ok = cli_account_build_c(&p->s, &p->proto, error);
-    /* A schedule of its own: the run's has been stepped through. */
-    if (ok && p->c.schedule && strcmp(p->c.schedule, "static") != 0)
-      ok = (sched = topo_schedule_new(p->c.schedule, p->c.graph, p->c.gossip, p->c.seed, error)) !=
-           NULL;
-    else if (ok)
-      ok = (w = topo_gossip_new(p->c.graph, p->c.gossip, error)) != NULL;
-  }
-  PrivAccountOptions opt = {
-      .b = p->s.b, .sensitivity = p->s.sensitivity, .alpha = p->s.alpha, .delta = p->s.delta};
-  for (guint i = 0; ok && i < p->acs->len; i++) {
-    Accounting *a = &g_array_index(p->acs, Accounting, i);
-    for (guint k = 0; ok && k < (a->all ? 2u : 1u); k++) {
-      const ProtoObservedView *v = &g_array_index(p->views, ProtoObservedView, a->view + k);
-      PrivBlocks *b = blocks_of(p, v, w, sched, run, a->view + k, error);
-      PrivReport *r = b ? priv_account_report(b, p->c.graph, &opt, error) : NULL;
-      priv_blocks_free(b);
-      ok = r != NULL;
-      *(k == 0 ? &a->report : &a->report0) = r;
-    }
-    if (!ok)
-      break;
-    a->by_node = g_new0(const PrivVictim *, p->n);
-    for (guint v = 0; v < a->report->n_victims; v++)
-      a->by_node[a->report->victims[v].node] = &a->report->victims[v];
-    for (guint v = 0; a->all && v < a->report0->n_victims; v++)
-      if (a->report0->victims[v].node == 0)
-        a->by_node[0] = &a->report0->victims[v];
-  }
-  topo_gossip_free(w);
-  topo_schedule_free(sched);
-  if (!ok)
+  if (!proto_account_job_execute_observed(p->job, run, error)) {
     g_prefix_error(error, "privacy accounting: ");
-  return ok;
+    return FALSE;
+  }
+  p->by_node = g_new0(const PrivVictim **, MAX(p->n_tables, 1));
+  for (guint i = 0; i < p->n_tables; i++) {
+    const ProtoAccounting *second, *a = table(p, i, &second);
+    p->by_node[i] = g_new0(const PrivVictim *, p->n);
+    for (guint v = 0; v < a->report->n_victims; v++)
+      p->by_node[i][a->report->victims[v].node] = &a->report->victims[v];
+    for (guint v = 0; second && v < second->report->n_victims; v++)
+      if (second->report->victims[v].node == 0)
+        p->by_node[i][0] = &second->report->victims[v];
+  }
+  return TRUE;
+}
+
+/* Table @i's label: the set's members, "" for every node (g_free). */
+static char *table_label(const CliTrainPrivacy *p, guint i) {
+  const ProtoAccounting *second, *a = table(p, i, &second);
+  return p->every_node ? g_strdup("") : spec_attackers_label(&p->job->sets, a->set);
 }
 
 void cli_train_privacy_csv_rows(const CliTrainPrivacy *p, GString *s) {
-  for (guint i = 0; !p->none && i < p->acs->len; i++) {
-    const Accounting *a = &g_array_index(p->acs, Accounting, i);
-    ScenPrivacyCsvSet set = {.collusion = a->label,
-                             .attackers = a->label,
+  for (guint i = 0; p->job != NULL && i < p->n_tables; i++) {
+    const ProtoAccounting *second, *a = table(p, i, &second);
+    char *label = table_label(p, i);
+    ScenPrivacyCsvSet set = {.collusion = label,
+                             .attackers = label,
                              .trust = a->trust,
-                             .path = p->structured ? "structured" : "observer",
-                             .seed = p->c.seed};
-    if (!a->all) {
+                             .path = proto_account_job_path_name(p->job),
+                             .seed = p->job->seed};
+    if (!p->every_node) {
       scen_privacy_csv_rows(s, &set, a->report, NULL);
+      g_free(label);
       continue;
     }
     /* Every node, node 0 from the second report: one table in node order,
@@ -239,67 +189,72 @@ void cli_train_privacy_csv_rows(const CliTrainPrivacy *p, GString *s) {
     merged.victims = g_new(PrivVictim, p->n);
     merged.n_victims = 0;
     for (guint u = 0; u < p->n; u++)
-      if (a->by_node[u] != NULL) {
-        merged.victims[merged.n_victims] = *a->by_node[u];
+      if (p->by_node[i][u] != NULL) {
+        merged.victims[merged.n_victims] = *p->by_node[i][u];
         merged.victims[merged.n_victims++].distance = -1;
       }
     scen_privacy_csv_rows(s, &set, &merged, NULL);
     g_free(merged.victims);
+    g_free(label);
   }
 }
 
 double cli_train_privacy_max_epsilon(const CliTrainPrivacy *p) {
-  double worst = p->none ? NAN : 0;
-  for (guint i = 0; i < p->acs->len; i++) {
-    const Accounting *a = &g_array_index(p->acs, Accounting, i);
+  double worst = p->job == NULL ? NAN : 0;
+  for (guint i = 0; p->job != NULL && i < p->n_tables; i++)
     for (guint u = 0; u < p->n; u++)
-      if (a->by_node[u] != NULL)
-        worst = MAX(worst, a->by_node[u]->epsilon);
-  }
+      if (p->by_node[i][u] != NULL)
+        worst = MAX(worst, p->by_node[i][u]->epsilon);
   return worst;
 }
 
 double cli_train_privacy_delta(const CliTrainPrivacy *p) {
-  return p->s.delta;
+  return p->delta;
+}
+
+/* Table @i's line: its worst and best victims. */
+static void summary_line(const CliTrainPrivacy *p, guint i, GString *s, double *worst) {
+  const ProtoAccounting *second, *a = table(p, i, &second);
+  double lo = INFINITY, hi = -INFINITY;
+  guint lo_node = 0, hi_node = 0, victims = 0;
+  for (guint u = 0; u < p->n; u++) {
+    const PrivVictim *v = p->by_node[i][u];
+    if (v == NULL)
+      continue;
+    victims++;
+    if (v->epsilon > hi || hi == -INFINITY) {
+      hi = v->epsilon;
+      hi_node = u;
+    }
+    if (v->epsilon < lo) {
+      lo = v->epsilon;
+      lo_node = u;
+    }
+  }
+  *worst = MAX(*worst, hi);
+  char *hs = g_strdup_printf("%.4g", hi), *ls = g_strdup_printf("%.4g", lo);
+  char *label = table_label(p, i);
+  if (p->every_node)
+    g_string_append_printf(s, "privacy: %s (every node), %u nodes", priv_trust_name(a->trust),
+                           victims);
+  else
+    g_string_append_printf(s, "privacy: %s, attackers %s, %u victims", priv_trust_name(a->trust),
+                           label, victims);
+  g_string_append_printf(s, ": epsilon at delta = %g from %s (node %u) to %s (node %u)\n",
+                         p->delta, ls, lo_node, hs, hi_node);
+  g_free(label);
+  g_free(hs);
+  g_free(ls);
 }
 
 char *cli_train_privacy_summary(const CliTrainPrivacy *p) {
   GString *s = g_string_new(NULL);
-  if (p->none)
+  if (p->job == NULL)
     return g_string_free(s, FALSE);
   double worst_all = 0;
-  for (guint i = 0; i < p->acs->len; i++) {
-    const Accounting *a = &g_array_index(p->acs, Accounting, i);
-    double lo = INFINITY, hi = -INFINITY;
-    guint lo_node = 0, hi_node = 0, victims = 0;
-    for (guint u = 0; u < p->n; u++) {
-      const PrivVictim *v = a->by_node[u];
-      if (v == NULL)
-        continue;
-      victims++;
-      if (v->epsilon > hi || hi == -INFINITY) {
-        hi = v->epsilon;
-        hi_node = u;
-      }
-      if (v->epsilon < lo) {
-        lo = v->epsilon;
-        lo_node = u;
-      }
-    }
-    worst_all = MAX(worst_all, hi);
-    char *hs = g_strdup_printf("%.4g", hi), *ls = g_strdup_printf("%.4g", lo);
-    if (a->all)
-      g_string_append_printf(s, "privacy: %s (every node), %u nodes", priv_trust_name(a->trust),
-                             victims);
-    else
-      g_string_append_printf(s, "privacy: %s, attackers %s, %u victims", priv_trust_name(a->trust),
-                             a->label, victims);
-    g_string_append_printf(s, ": epsilon at delta = %g from %s (node %u) to %s (node %u)\n",
-                           p->s.delta, ls, lo_node, hs, hi_node);
-    g_free(hs);
-    g_free(ls);
-  }
-  char *note = scen_privacy_epsilon_note(worst_all, p->s.delta);
+  for (guint i = 0; i < p->n_tables; i++)
+    summary_line(p, i, s, &worst_all);
+  char *note = scen_privacy_epsilon_note(worst_all, p->delta);
   if (note != NULL)
     g_string_append_printf(s, "privacy: %s\n", note);
   g_free(note);

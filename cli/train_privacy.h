@@ -36,11 +36,15 @@ typedef struct CliTrainPrivacy CliTrainPrivacy;
  * "none" for no accounting; attacker sets within the graph; without
  * --attackers only LDP, which every node gets: its value does not depend on
  * who observes) and picks the path as
- * `dpgossip account --path auto` would (proto_account_plan).
- * Errors: G_OPTION_ERROR_BAD_VALUE (a usage error), the protocol
- * registry's. O(nodes + option lengths).
+ * `dpgossip account --path auto` would: the accounting request
+ * (ProtoAccountRequest) of the run, validated and planned.
+ * @usage: (out) TRUE when the error is the user's options (exit 2), FALSE
+ * for a file or protocol that failed.
+ * Errors: the request's (G_OPTION_ERROR_BAD_VALUE naming the option, the
+ * protocol registry's). O(nodes + option lengths).
  */
-CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, GError **error);
+CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, gboolean *usage,
+                                        GError **error);
 void cli_train_privacy_free(CliTrainPrivacy *p);
 
 /* The observer views to attach to the training run (NULL on the structured

@@ -53,8 +53,10 @@
 #define DPG_PROTOCOLS_H
 
 #include "learning/learning.h"
+#include "mf/mf.h"
 #include "privacy/privacy.h"
 #include "protocols/plugin.h"
+#include "spec/spec.h"
 
 G_BEGIN_DECLS
 
@@ -705,6 +707,246 @@ gboolean proto_observed_run_run(ProtoObservedRun *o, GError **error);
 PrivBlocks *proto_observed_run_blocks(ProtoObservedRun *o, guint view, GError **error);
 /** proto_observed_run_free: frees @o, its observer and its run (NULL allowed). */
 void proto_observed_run_free(ProtoObservedRun *o);
+
+/* ===================================================================== */
+/* The accounting request (account_request.c, account_validate.c): the   */
+/* one typed path from a front end's options to per-victim reports        */
+/* ===================================================================== */
+
+/*
+ * Every front end (`dpgossip account`, `figure`, `train`, `audit`, the
+ * scenarios and dpg_account) fills a ProtoAccountRequest with what its user
+ * gave, and the request does the rest: validate (every range check, once,
+ * in the order of the messages a user fixes, each naming the command
+ * line's option), plan (the graph's checks, the schedule, the path, one
+ * accounting per attacker set x trust model), execute (the structured
+ * path's closed forms or one observed simulation), and the reports. The
+ * request lives here because it needs the runtime (the observer path
+ * simulates the protocol) and privacy/ (the accountants); scenarios/, cli/
+ * and api/ sit above and only translate.
+ */
+
+/* Which refusal a failed validate or plan is: a front end maps it to its
+ * exit status (and a command line adds its --help hint to a rule). */
+typedef enum {
+  PROTO_REFUSED_RULE,     /* a rule on the values (usage error) */
+  PROTO_REFUSED_VALUE,    /* a value its parser refused (usage error) */
+  PROTO_REFUSED_PROTOCOL, /* the protocol registry's: usage or failure by the error */
+  PROTO_REFUSED_SCHEDULE, /* the schedule's: a bad spec or a file that failed */
+} ProtoAccountRefusal;
+
+/* Progress of a request: the fraction of the whole request and what is at
+ * work; @done/@total count steps when the path counts them (observer),
+ * else both are 0. */
+typedef struct {
+  double fraction;
+  guint64 done, total;
+  const char *what;
+} ProtoAccountProgress;
+
+typedef void (*ProtoAccountProgressFunc)(const ProtoAccountProgress *p, gpointer data);
+
+/*
+ * What a front end asks, as its user gave it (strings borrowed until
+ * proto_account_validate returns; the job copies what it keeps).
+ * proto_account_request_init sets the defaults noted.
+ */
+typedef struct {
+  const char *protocol;         /* registry spec; NULL: "dsgd" */
+  const char *label;            /* how reports name it; NULL: the spec */
+  gint rounds, interval;        /* T (required, > 0) and b (divides T; default 1) */
+  const char *trust;            /* "ldp", "pndp", "secldp" or a list (required) */
+  const char *const *attackers; /* SPEC_ATTACKERS_GRAMMAR, NULL-terminated (required) */
+  const char *sensitivity;      /* bound (NULL) or exact */
+  double sigma, clip, alpha, delta; /* defaults 1, 1, 2, 1e-6 */
+  const char *compare;          /* NULL or "muffliato" */
+  TopoGossipKind gossip;        /* default uniform */
+  const char *schedule;         /* NULL or "static": static */
+  const char *seed;             /* decimal; NULL: 0 */
+  const char *path;             /* auto (NULL), structured, observer or local */
+  gint radius;                  /* path local: hops (>= 1); -1: not given */
+  /* The observer path's simulated run (NULL / NAN: not given). */
+  const char *mode, *latency, *loss;
+  const char *const *links; /* FROM:TO=down|LATENCY, NULL-terminated */
+  double lr;                /* NAN: 0.1 */
+  const char *storage;      /* sparse (default) or dense */
+  const char *accountant;   /* streaming (default with sparse storage) or dense */
+  guint threads;            /* the structured engine's sparse products (0: 1) */
+  /* The accountings trust model by trust model (then set by set) rather
+   * than set by set: the observer's views in the order a caller's earlier
+   * outputs were made in (their floating-point sums follow it). */
+  gboolean trust_major;
+  ProtoAccountProgressFunc progress; /* nullable; called from the executing thread */
+  gpointer progress_data;
+  const gint *cancel; /* nullable flag: set, the request stops between accountings */
+  /* Nullable: called with the observer path's run before it starts
+   * (@running TRUE) and after it ends (FALSE), to cancel it from outside. */
+  void (*on_run)(ProtoRun *run, gboolean running, gpointer data);
+  gpointer on_run_data;
+} ProtoAccountRequest;
+
+/* One accounting of a job: attacker set @set under @trust. */
+typedef struct {
+  PrivTrust trust;
+  guint set;              /* index in the job's sets */
+  const guint *attackers; /* its members, sorted (borrowed from the job) */
+  guint n_attackers;
+  PrivReport *report;  /* after execution (owned) */
+  double *muff;        /* compare muffliato under PNDP: one value per node (owned), else NULL */
+  PrivLocalInfo local; /* path local: the ball accounted */
+} ProtoAccounting;
+
+/*
+ * A validated request (proto_account_validate), planned on a graph
+ * (proto_account_job_plan) and executed (proto_account_job_execute). The
+ * fields are read-only for callers; the job owns every pointer but @graph.
+ */
+typedef struct {
+  char *protocol;       /* the registry spec simulated */
+  char *label;          /* how reports name the protocol */
+  ProtoAccountProtocol proto;
+  guint T, b;
+  MfSensitivity sensitivity;
+  double sigma, clip, alpha, delta;
+  gboolean compare_muffliato;
+  TopoGossipKind gossip;
+  SpecAttackers sets;
+  GArray *trusts;       /* PrivTrust, distinct, in the order given */
+  GArray *links;        /* ProtoAccountLink */
+  char **link_specs;    /* as given (NULL-terminated, possibly empty) */
+  gboolean path_auto;   /* auto: the plan decides */
+  ProtoAccountPath path;
+  guint radius;         /* path local (the structured path's certified bounds), else 0 */
+  ProtoMode mode;
+  char *mode_spec, *latency_spec, *loss_spec; /* as given, NULL: not */
+  double loss;          /* the loss probability */
+  double lr;            /* the simulated run's eta (0.1 unless given) */
+  gboolean run_options; /* latency, lr or storage given: only a simulation reads them */
+  SimLinStorage storage;
+  gboolean streaming;
+  guint64 seed;
+  char *schedule_spec;  /* NULL: static */
+  guint threads;
+  ProtoAccountProgressFunc progress;
+  gpointer progress_data;
+  const gint *cancel;
+  void (*on_run)(ProtoRun *run, gboolean running, gpointer data);
+  gpointer on_run_data;
+  /* After proto_account_job_plan. */
+  const TopoGraph *graph; /* borrowed */
+  guint n;
+  TopoSchedule *schedule; /* NULL: static */
+  const char *path_reason;
+  gboolean trust_major;
+  ProtoAccounting *acs; /* every attacker set under every trust model, set-major unless
+                         * trust_major */
+  guint n_acs;
+  /* After execution on the observer path. */
+  ProtoRunStats stats;
+  /* Private to the request. */
+  double *C_local;
+  TopoGossip *w, *wm;
+  gboolean prepared;
+  ProtoObservedView *views;
+  ProtoObserveOptions observe;
+} ProtoAccountJob;
+
+/** proto_account_request_init: the defaults of ProtoAccountRequest. O(1). */
+void proto_account_request_init(ProtoAccountRequest *r);
+
+/**
+ * proto_account_validate: checks every value of @r that needs no graph, in
+ * the order of the messages a user fixes: T and b, the trust models, the
+ * attacker sets, the protocol (the registry), the sensitivity, sigma, clip,
+ * alpha and delta, the path and radius, mode, latency and loss, the links,
+ * lr, storage and accountant, the seed, what the structured path cannot do,
+ * --compare.
+ * @refusal: (out) (optional) which kind of refusal an error is.
+ * Errors: G_OPTION_ERROR_BAD_VALUE naming the option ("--sigma ..."), the
+ * parsers' errors (prefixed with the option), the registry's.
+ * Returns: (transfer full) the job (proto_account_job_free), or NULL.
+ * Complexity: O(length of the specs + attacker ids).
+ */
+ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r,
+                                        ProtoAccountRefusal *refusal, GError **error);
+
+/**
+ * proto_account_job_plan: the checks that need the graph @g (borrowed, must
+ * outlive the job; named @label in messages): attacker ids (and "all"
+ * expanded), link ends; the schedule built with the seed; the path (the
+ * one asked, or proto_account_plan's); one accounting per attacker set x
+ * trust model, set-major (trust-major when asked). Once per job.
+ * Errors: G_OPTION_ERROR_BAD_VALUE (PROTO_REFUSED_VALUE for the attackers,
+ * PROTO_REFUSED_RULE for a link), the schedule's (PROTO_REFUSED_SCHEDULE,
+ * prefixed "--schedule: ").
+ * Complexity: O(n + attacker ids + the schedule's set-up).
+ */
+gboolean proto_account_job_plan(ProtoAccountJob *j, const TopoGraph *g, const char *label,
+                                ProtoAccountRefusal *refusal, GError **error);
+
+/**
+ * proto_account_job_prepare: what every structured accounting shares: MF-D-SGD's
+ * C_local (proto_c_local), the static gossip matrix, Muffliato's. Called
+ * by proto_account_job_execute; call it once before
+ * proto_account_job_execute_one when sharing the accountings out.
+ * Errors: those of proto_c_local and topo_gossip_new. O(T^2 + n + m).
+ */
+gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error);
+
+/**
+ * proto_account_job_execute_one: accounting @a of a prepared structured
+ * (or local) job: its blocks (proto_account_structured) and report
+ * (priv_account_report), or its certified local report
+ * (proto_account_local), and its Muffliato bound. Accountings are
+ * independent: distinct @a may run on distinct threads or ranks.
+ * Errors: PROTO_ERROR_CANCELLED (the request's flag), those of the
+ * accountants; a numerical failure on the user's C_local names the protocol
+ * spec. Complexity: priv_structured_blocks' (or priv_local_report's).
+ */
+gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **error);
+
+/**
+ * proto_account_job_execute: every accounting of a planned job, on its
+ * path: structured or local (proto_account_job_execute_one in turn), or
+ * observer (one simulated run of the protocol, link overrides set, one
+ * view per accounting; j->stats then holds the run's counters).
+ * Errors: those of proto_account_job_execute_one; on the observer path
+ * those of proto_observed_run_new and _run (PROTO_ERROR_STALLED, ...),
+ * of the links ("--link FROM:TO: ..."), the accountants'.
+ * Complexity: the path's (see proto_account_structured, proto_observed_run_new).
+ */
+gboolean proto_account_job_execute(ProtoAccountJob *j, GError **error);
+
+/**
+ * proto_account_job_observe: the views of a planned observer-path job, one
+ * per accounting in order, for a run of the caller's own (a training run:
+ * proto_observed_run_new with storage SIM_LIN_SPARSE); NULL on the
+ * structured path, which needs no observer. Valid until the job is freed.
+ * O(accountings) once.
+ */
+const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j);
+
+/**
+ * proto_account_job_execute_observed: the reports of a planned job whose
+ * observer path is @run, the caller's run observed with
+ * proto_account_job_observe's views and already run (borrowed; j->stats
+ * are its counters); on the structured path, proto_account_job_execute
+ * (@run is not read).
+ * Errors: those of proto_observed_run_blocks and the accountants.
+ * Complexity: per view, that of proto_observed_run_blocks and the report.
+ */
+gboolean proto_account_job_execute_observed(ProtoAccountJob *j, ProtoObservedRun *run,
+                                            GError **error);
+
+/** proto_account_job_free: frees @j and its reports (NULL allowed). */
+void proto_account_job_free(ProtoAccountJob *j);
+
+/* The path's word in outputs: structured, observer or local. O(1). */
+const char *proto_account_job_path_name(const ProtoAccountJob *j);
+
+/* proto_account_job_structured_problem: the structured problem of
+ * accounting @a (gossip unset: proto_account_structured's). O(1). */
+PrivStructuredProblem proto_account_job_problem(const ProtoAccountJob *j, guint a);
 
 G_END_DECLS
 

@@ -1,0 +1,114 @@
+/*
+ * cli/account_table.c: `dpgossip account`'s table (the default format):
+ * the request in a few lines, then one table of victims per accounting;
+ * and the unresolved victims' warnings every format gives.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "cli/account_output.h"
+
+/* %.6g with a '.' decimal point, "inf" when not finite. */
+static const char *fmt_num(char *buf, gsize len, double v) {
+  if (!isfinite(v))
+    return "inf";
+  return g_ascii_formatd(buf, (int)len, "%.6g", v);
+}
+
+/* The lines above the tables: graph, protocol, path, run, participation. */
+static void print_header(const CliAccountOutput *c) {
+  const ProtoAccountJob *j = c->job;
+  const char *sched = cli_account_schedule(j);
+  printf("graph          %u nodes, %s gossip, schedule %s\n", j->n,
+         topo_gossip_kind_name(j->gossip), sched ? sched : "static");
+  printf("protocol       %s, %u steps, sigma = %g, clip = %g\n", j->label, j->T, j->sigma,
+         j->clip);
+  if (c->nonprivate)
+    printf("note           nonprivate adds no noise: no protection (mu = inf) for any victim "
+           "the attackers hear from\n");
+  printf("path           %s (%s)\n", proto_account_job_path_name(j), j->path_reason);
+  if (j->path == PROTO_ACCOUNT_OBSERVER)
+    printf("run            mode %s, latency %s, loss %s, seed %" G_GUINT64_FORMAT
+           ", %" G_GUINT64_FORMAT " messages sent, %" G_GUINT64_FORMAT
+           " dropped, %" G_GUINT64_FORMAT " late\n",
+           j->mode_spec ? j->mode_spec : "sync", j->latency_spec ? j->latency_spec : "constant:ms=0",
+           j->loss_spec ? j->loss_spec : "0", j->seed, j->stats.engine.messages_sent,
+           j->stats.engine.messages_dropped, j->stats.late_discarded);
+  printf("participation  every %u step%s (k = %u), %s sensitivity\n", j->b, j->b == 1 ? "" : "s",
+         j->T / j->b, mf_sensitivity_name(j->sensitivity));
+}
+
+/* One victim's row. */
+static void print_victim(const ProtoAccountJob *j, const ProtoAccounting *ac,
+                         const PrivVictim *v) {
+  char b[5][G_ASCII_DTOSTR_BUF_SIZE];
+  char dist[16] = "-";
+  if (v->distance >= 0)
+    g_snprintf(dist, sizeof dist, "%d", v->distance);
+  char mu[G_ASCII_DTOSTR_BUF_SIZE + 3];
+  g_snprintf(mu, sizeof mu, "%s%s", j->radius && !ac->local.covered ? "<=" : "",
+             fmt_num(b[1], sizeof b[1], v->mu));
+  printf("%6u %8s %12s %12s %12s %12s", v->node, dist, fmt_num(b[0], sizeof b[0], v->sensitivity),
+         mu, fmt_num(b[2], sizeof b[2], v->rdp), fmt_num(b[3], sizeof b[3], v->epsilon));
+  if (ac->muff)
+    printf(" %14s", fmt_num(b[4], sizeof b[4], ac->muff[v->node]));
+  if (v->unresolved)
+    printf("  unresolved");
+  printf("\n");
+}
+
+/* One accounting: its set, its counts, its victims. */
+static void print_accounting(const ProtoAccountJob *j, const ProtoAccounting *ac) {
+  const PrivReport *r = ac->report;
+  char *label = spec_attackers_label(&j->sets, ac->set);
+  printf("\ntrust          %s, attackers %s\n", priv_trust_name(ac->trust), label);
+  g_free(label);
+  guint unprotected = 0;
+  for (guint i = 0; i < r->n_victims; i++)
+    unprotected += r->victims[i].unprotected;
+  printf("unprotected    %u victim%s\n", unprotected, unprotected == 1 ? "" : "s");
+  if (j->radius)
+    printf("ball           %u nodes within %u hops, %u colluding at %u hops: %s\n", ac->local.ball,
+           j->radius, ac->local.shell, j->radius + 1,
+           ac->local.covered ? "covers the graph, exact values" : "certified upper bounds (mu <=)");
+  guint unresolved = cli_account_count_unresolved(r);
+  if (unresolved)
+    printf("unresolved     %u victim%s (%s)\n", unresolved, unresolved == 1 ? "" : "s",
+           PRIV_UNRESOLVED_NOTE);
+  printf("\n");
+  printf("%6s %8s %12s %12s %12s %12s", "node", "distance", "sensitivity", "mu", "rdp", "epsilon");
+  if (ac->muff)
+    printf(" %14s", "muffliato_rdp");
+  printf("\n");
+  for (guint i = 0; i < r->n_victims; i++)
+    print_victim(j, ac, &r->victims[i]);
+}
+
+void cli_account_print_table(const CliAccountOutput *c) {
+  const ProtoAccountJob *j = c->job;
+  print_header(c);
+  for (guint a = 0; a < j->n_acs; a++)
+    print_accounting(j, &j->acs[a]);
+  printf("\n(rdp at alpha = %g; epsilon at delta = %g)\n", j->alpha, j->delta);
+}
+
+void cli_account_warn_unresolved(const ProtoAccountJob *j) {
+  for (guint a = 0; a < j->n_acs; a++) {
+    const PrivReport *r = j->acs[a].report;
+    guint n = cli_account_count_unresolved(r);
+    if (n == 0)
+      continue;
+    GString *nodes = g_string_new(NULL);
+    for (guint i = 0; i < r->n_victims; i++)
+      if (r->victims[i].unresolved)
+        g_string_append_printf(nodes, "%s%u", nodes->len ? ", " : "", r->victims[i].node);
+    char *label = spec_attackers_label(&j->sets, j->acs[a].set);
+    fprintf(stderr,
+            "dpgossip account: warning: trust %s, attackers %s: victim%s %s: %s (status "
+            "unresolved)\n",
+            priv_trust_name(j->acs[a].trust), label, n == 1 ? "" : "s", nodes->str,
+            PRIV_UNRESOLVED_NOTE);
+    g_free(label);
+    g_string_free(nodes, TRUE);
+  }
+}

@@ -1,0 +1,364 @@
+/*
+ * protocols/account_request.c: a validated accounting request planned on a
+ * graph and executed: the one path from any front end's request to the
+ * per-victim reports (protocols.h, "The accounting request"). The two
+ * paths are the shared pipeline's (account_plan.c, observed_run.c); what
+ * this file adds is their one assembly: the accountings, the run's
+ * configuration, the Muffliato comparison, progress and cancellation.
+ */
+#define G_LOG_DOMAIN "dpg-protocols"
+
+#include <math.h>
+
+#include "protocols/internal.h"
+
+void proto_account_job_free(ProtoAccountJob *j) {
+  if (j == NULL)
+    return;
+  for (guint a = 0; a < j->n_acs; a++) {
+    g_free(j->acs[a].muff);
+    priv_report_free(j->acs[a].report);
+  }
+  g_free(j->acs);
+  g_free(j->protocol);
+  g_free(j->label);
+  proto_account_protocol_clear(&j->proto);
+  spec_attackers_clear(&j->sets);
+  g_array_unref(j->trusts);
+  g_array_unref(j->links);
+  g_strfreev(j->link_specs);
+  g_free(j->mode_spec);
+  g_free(j->latency_spec);
+  g_free(j->loss_spec);
+  g_free(j->schedule_spec);
+  topo_schedule_free(j->schedule);
+  g_free(j->C_local);
+  g_free(j->views);
+  topo_gossip_free(j->w);
+  topo_gossip_free(j->wm);
+  g_free(j);
+}
+
+const char *proto_account_job_path_name(const ProtoAccountJob *j) {
+  g_return_val_if_fail(j != NULL, NULL);
+  return j->radius ? "local" : j->path == PROTO_ACCOUNT_STRUCTURED ? "structured" : "observer";
+}
+
+/* The path asked for, or the plan's (proto_account_plan). */
+static void plan_path(ProtoAccountJob *j) {
+  if (j->path_auto) {
+    ProtoAccountCase pc = {.known = j->proto.structured,
+                           .mode = j->mode.kind,
+                           .loss = j->loss,
+                           .n_links = j->links->len,
+                           .run_options = j->run_options};
+    j->path = proto_account_plan(&pc, &j->path_reason);
+  } else {
+    j->path_reason = j->radius                             ? "asked: --path local"
+                     : j->path == PROTO_ACCOUNT_STRUCTURED ? "asked: --path structured"
+                                                           : "asked: --path observer";
+  }
+}
+
+gboolean proto_account_job_plan(ProtoAccountJob *j, const TopoGraph *g, const char *label,
+                                ProtoAccountRefusal *refusal, GError **error) {
+  ProtoAccountRefusal scratch;
+  if (refusal == NULL)
+    refusal = &scratch;
+  *refusal = PROTO_REFUSED_VALUE;
+  g_return_val_if_fail(j != NULL && g != NULL && j->graph == NULL, FALSE);
+  j->graph = g;
+  j->n = topo_graph_n_nodes(g);
+  if (!spec_attackers_check(&j->sets, j->n, label, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                            error)) {
+    g_prefix_error(error, "--attackers: ");
+    return FALSE;
+  }
+  spec_attackers_expand(&j->sets, j->n);
+  for (guint i = 0; i < j->links->len; i++) {
+    const ProtoAccountLink *l = &g_array_index(j->links, ProtoAccountLink, i);
+    if (l->from >= j->n || l->to >= j->n || l->from == l->to) {
+      *refusal = PROTO_REFUSED_RULE;
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--link %u:%u: nodes must be distinct and below %u", l->from, l->to, j->n);
+      return FALSE;
+    }
+  }
+  if (j->schedule_spec) {
+    j->schedule = topo_schedule_new(j->schedule_spec, g, j->gossip, j->seed, error);
+    if (j->schedule == NULL) {
+      *refusal = PROTO_REFUSED_SCHEDULE;
+      g_prefix_error(error, "--schedule: ");
+      return FALSE;
+    }
+  }
+  plan_path(j);
+  guint n_sets = spec_attackers_n_sets(&j->sets, j->n), n_trusts = j->trusts->len;
+  j->n_acs = n_sets * n_trusts;
+  j->acs = g_new0(ProtoAccounting, MAX(j->n_acs, 1));
+  for (guint i = 0; i < n_sets; i++) {
+    guint size;
+    const guint *m = spec_attackers_members(&j->sets, i, NULL, &size);
+    for (guint k = 0; k < n_trusts; k++)
+      j->acs[j->trust_major ? k * n_sets + i : i * n_trusts + k] = (ProtoAccounting){
+          .trust = g_array_index(j->trusts, PrivTrust, k), .set = i, .attackers = m,
+          .n_attackers = size};
+  }
+  return TRUE;
+}
+
+PrivStructuredProblem proto_account_job_problem(const ProtoAccountJob *j, guint a) {
+  const ProtoAccounting *ac = &j->acs[a];
+  return (PrivStructuredProblem){.protocol = j->proto.protocol,
+                                 .K = j->proto.K,
+                                 .C_local = j->C_local,
+                                 .T = j->T,
+                                 .trust = ac->trust,
+                                 .attackers = ac->attackers,
+                                 .n_attackers = ac->n_attackers,
+                                 .sigma = j->sigma,
+                                 .b = j->b,
+                                 .engine = PRIV_ENGINE_AUTO,
+                                 .threads = j->threads};
+}
+
+gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
+  g_return_val_if_fail(j != NULL && j->graph != NULL, FALSE);
+  if (j->prepared)
+    return TRUE;
+  if (j->path == PROTO_ACCOUNT_STRUCTURED && j->proto.structured &&
+      j->proto.protocol == PRIV_PROTOCOL_MFDSGD) {
+    /* The structured path knows no C fitted to the gossip: no graph needed. */
+    ProtoCRecipe r = {
+        .spec = j->proto.c_spec, .T = j->T, .k = j->T / j->b, .b = j->b, .band = j->proto.band};
+    if ((j->C_local = proto_c_local(&r, error)) == NULL)
+      return FALSE;
+  }
+  if (j->path == PROTO_ACCOUNT_STRUCTURED && j->schedule == NULL &&
+      (j->w = topo_gossip_new(j->graph, j->gossip, error)) == NULL)
+    return FALSE;
+  if (j->compare_muffliato && (j->wm = topo_gossip_new(j->graph, j->gossip, error)) == NULL)
+    return FALSE;
+  j->prepared = TRUE;
+  return TRUE;
+}
+
+/* PROTO_ERROR_CANCELLED when the request's flag is set. */
+static gboolean check_cancel(const ProtoAccountJob *j, GError **error) {
+  if (j->cancel == NULL || g_atomic_int_get(j->cancel) == 0)
+    return TRUE;
+  g_set_error(error, PROTO_ERROR, PROTO_ERROR_CANCELLED, "cancelled (interrupted)");
+  return FALSE;
+}
+
+/* The progress of accounting @item, as a fraction of the job. */
+typedef struct {
+  const ProtoAccountJob *j;
+  guint item;
+} ItemProgress;
+
+static void item_progress(double fraction, const char *what, gpointer data) {
+  const ItemProgress *ip = data;
+  guint n = ip->j->n_acs;
+  char *line = n > 1 ? g_strdup_printf("%s, attacker set %u/%u", what, ip->item + 1, n)
+                     : g_strdup(what);
+  ProtoAccountProgress p = {.fraction = (ip->item + fraction) / n, .what = line};
+  ip->j->progress(&p, ip->j->progress_data);
+  g_free(line);
+}
+
+/* A numerical failure on the user's C_local names the protocol spec that
+ * gave it (a file or a family) and what to change. */
+static void name_c(const ProtoAccountJob *j, GError **error) {
+  if (j->C_local != NULL && error != NULL && *error != NULL &&
+      g_error_matches(*error, PRIV_ERROR, PRIV_ERROR_NUMERICAL)) {
+    char *msg = g_strdup_printf("--protocol %s: %s; give a better-conditioned C (no diagonal "
+                                "entry negligible against the entries below it)",
+                                j->label, (*error)->message);
+    g_free((*error)->message);
+    (*error)->message = msg;
+  }
+}
+
+/* Muffliato's bound of accounting @ac (PNDP only; else nothing). */
+static gboolean muffliato(const ProtoAccountJob *j, ProtoAccounting *ac, GError **error) {
+  if (!j->compare_muffliato || ac->trust != PRIV_TRUST_PNDP)
+    return TRUE;
+  ac->muff = priv_muffliato_rdp(j->wm, j->T, ac->attackers, ac->n_attackers, j->alpha, j->sigma,
+                                error);
+  return ac->muff != NULL;
+}
+
+static PrivAccountOptions report_options(const ProtoAccountJob *j) {
+  return (PrivAccountOptions){
+      .b = j->b, .sensitivity = j->sensitivity, .alpha = j->alpha, .delta = j->delta};
+}
+
+gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **error) {
+  g_return_val_if_fail(j != NULL && j->prepared && a < j->n_acs, FALSE);
+  g_return_val_if_fail(j->path == PROTO_ACCOUNT_STRUCTURED, FALSE);
+  if (!check_cancel(j, error))
+    return FALSE;
+  ProtoAccounting *ac = &j->acs[a];
+  PrivStructuredProblem p = proto_account_job_problem(j, a);
+  PrivAccountOptions opt = report_options(j);
+  ItemProgress ip = {j, a};
+  if (j->progress && !j->radius) {
+    p.progress = item_progress;
+    p.progress_data = &ip;
+  }
+  if (j->radius) {
+    /* The structured engine has no progress hook inside a local
+     * accounting: the line advances once it is done. */
+    ac->report = proto_account_local(&p, j->w, j->schedule, j->radius, &opt, &ac->local, error);
+    if (ac->report != NULL && j->progress)
+      item_progress(1.0, "local bounds", &ip);
+  } else {
+    PrivBlocks *blocks = proto_account_structured(&p, j->w, j->schedule, error);
+    name_c(j, error);
+    if (blocks != NULL)
+      ac->report = priv_account_report(blocks, j->graph, &opt, error);
+    priv_blocks_free(blocks);
+  }
+  return ac->report != NULL && muffliato(j, ac, error);
+}
+
+/* Long observer accountings take minutes: the streaming accountant reports
+ * each checkpoint, the dense one's simulation each percent of its steps. */
+static void on_checkpoint(guint steps, guint T, gpointer data) {
+  const ProtoAccountJob *j = data;
+  ProtoAccountProgress p = {(double)steps / MAX(T, 1u), steps, T, "steps accounted"};
+  j->progress(&p, j->progress_data);
+}
+
+static void on_step(double fraction, gpointer data) {
+  const ProtoAccountJob *j = data;
+  ProtoAccountProgress p = {fraction, (guint64)llround(fraction * j->T), j->T, "steps simulated"};
+  j->progress(&p, j->progress_data);
+}
+
+/* The accounting-only run of the observer path: noise sigma, clip, T steps
+ * with (T/b, b)-participation, on the graph or the schedule. */
+static ProtoRunConfig run_config(const ProtoAccountJob *j) {
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = j->schedule ? NULL : j->graph;
+  cfg.schedule = j->schedule;
+  cfg.gossip = j->gossip;
+  cfg.protocol = j->protocol;
+  cfg.sigma = j->sigma;
+  cfg.clip = j->clip;
+  cfg.lr = j->lr;
+  cfg.rounds = j->T;
+  cfg.batches = j->b; /* MF-D-SGD calibrates its noise for (T/b, b)-participation */
+  cfg.mode = j->mode_spec;
+  cfg.latency = j->latency_spec;
+  cfg.loss = j->loss_spec;
+  cfg.seed = j->seed;
+  cfg.storage = j->storage;
+  return cfg;
+}
+
+/* The link overrides on @engine. */
+static gboolean set_links(const ProtoAccountJob *j, SimEngine *engine, GError **error) {
+  for (guint i = 0; i < j->links->len; i++) {
+    const ProtoAccountLink *l = &g_array_index(j->links, ProtoAccountLink, i);
+    gboolean ok = l->down ? sim_engine_set_link_down(engine, l->from, l->to, TRUE, error)
+                          : sim_engine_set_link(engine, l->from, l->to,
+                                                &(SimLinkParams){.latency = l->latency}, error);
+    if (!ok) {
+      g_prefix_error(error, "--link %u:%u: ", l->from, l->to);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j) {
+  g_return_val_if_fail(j != NULL && j->graph != NULL, NULL);
+  if (j->path != PROTO_ACCOUNT_OBSERVER)
+    return NULL;
+  if (j->views == NULL) {
+    j->views = g_new(ProtoObservedView, MAX(j->n_acs, 1));
+    for (guint a = 0; a < j->n_acs; a++)
+      j->views[a] =
+          (ProtoObservedView){j->acs[a].trust, j->acs[a].attackers, j->acs[a].n_attackers};
+    j->observe = (ProtoObserveOptions){
+        .views = j->views, .n_views = j->n_acs, .T = j->T, .streaming = j->streaming};
+  }
+  return &j->observe;
+}
+
+/* The reports of every view of the observed run @o (its blocks, then the
+ * reports once @o is no longer needed: freed here when @own). */
+static gboolean observed_reports(ProtoAccountJob *j, ProtoObservedRun *o, gboolean own,
+                                 GError **error) {
+  gboolean ok = TRUE;
+  PrivBlocks **blocks = g_new0(PrivBlocks *, MAX(j->n_acs, 1));
+  for (guint a = 0; ok && a < j->n_acs; a++)
+    ok = (blocks[a] = proto_observed_run_blocks(o, a, error)) != NULL;
+  if (own)
+    proto_observed_run_free(o); /* its provenance is no longer needed */
+  PrivAccountOptions opt = report_options(j);
+  ok = ok && proto_account_job_prepare(j, error);
+  for (guint a = 0; ok && a < j->n_acs; a++)
+    ok = (j->acs[a].report = priv_account_report(blocks[a], j->graph, &opt, error)) != NULL &&
+         muffliato(j, &j->acs[a], error);
+  for (guint a = 0; a < j->n_acs; a++)
+    priv_blocks_free(blocks[a]);
+  g_free(blocks);
+  return ok;
+}
+
+/* The observer path: one simulated run records every view. */
+static gboolean execute_observer(ProtoAccountJob *j, GError **error) {
+  ProtoRunConfig cfg = run_config(j);
+  ProtoObserveOptions oo = *proto_account_job_observe(j);
+  if (j->progress != NULL && j->streaming) {
+    oo.progress = on_checkpoint;
+    oo.progress_data = j;
+  }
+  ProtoObservedRun *o = check_cancel(j, error) ? proto_observed_run_new(&cfg, &oo, error) : NULL;
+  if (o == NULL)
+    return FALSE;
+  ProtoRun *run = proto_observed_run_proto(o);
+  if (j->progress != NULL && !j->streaming)
+    proto_run_set_progress(run, on_step, j);
+  gboolean ok = set_links(j, proto_run_engine(run), error);
+  if (ok) {
+    if (j->on_run)
+      j->on_run(run, TRUE, j->on_run_data);
+    ok = proto_observed_run_run(o, error);
+    if (j->on_run)
+      j->on_run(run, FALSE, j->on_run_data);
+  }
+  if (ok)
+    proto_run_get_stats(run, &j->stats);
+  if (!ok) {
+    proto_observed_run_free(o);
+    return FALSE;
+  }
+  return observed_reports(j, o, TRUE, error);
+}
+
+gboolean proto_account_job_execute_observed(ProtoAccountJob *j, ProtoObservedRun *run,
+                                            GError **error) {
+  g_return_val_if_fail(j != NULL && j->graph != NULL, FALSE);
+  if (j->path != PROTO_ACCOUNT_OBSERVER)
+    return proto_account_job_execute(j, error);
+  g_return_val_if_fail(run != NULL, FALSE);
+  proto_run_get_stats(proto_observed_run_proto(run), &j->stats);
+  return observed_reports(j, run, FALSE, error);
+}
+
+gboolean proto_account_job_execute(ProtoAccountJob *j, GError **error) {
+  g_return_val_if_fail(j != NULL && j->graph != NULL, FALSE);
+  if (j->path == PROTO_ACCOUNT_OBSERVER)
+    return execute_observer(j, error);
+  if (!proto_account_job_prepare(j, error))
+    return FALSE;
+  for (guint a = 0; a < j->n_acs; a++)
+    if (!proto_account_job_execute_one(j, a, error))
+      return FALSE;
+  return TRUE;
+}

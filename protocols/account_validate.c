@@ -1,0 +1,249 @@
+/*
+ * protocols/account_validate.c: proto_account_validate, every check of an
+ * accounting request that needs no graph, once for every front end. The
+ * order is the order of the messages a user fixes (what is accounted, the
+ * protocol and its numbers, the simulated run, what excludes what), and
+ * every message names the command line's option, which dpg_account and the
+ * Python package name alike.
+ */
+#define G_LOG_DOMAIN "dpg-protocols"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "protocols/internal.h"
+
+void proto_account_request_init(ProtoAccountRequest *r) {
+  g_return_if_fail(r != NULL);
+  *r = (ProtoAccountRequest){.interval = 1,
+                             .sigma = 1.0,
+                             .clip = 1.0,
+                             .alpha = 2.0,
+                             .delta = 1e-6,
+                             .gossip = TOPO_GOSSIP_UNIFORM,
+                             .radius = -1,
+                             .lr = NAN};
+}
+
+/* Sets @refusal and a G_OPTION_ERROR_BAD_VALUE of @fmt. FALSE. */
+static gboolean refuse(ProtoAccountRefusal *refusal, ProtoAccountRefusal kind, GError **error,
+                       const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+static gboolean refuse(ProtoAccountRefusal *refusal, ProtoAccountRefusal kind, GError **error,
+                       const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, msg);
+  g_free(msg);
+  *refusal = kind;
+  return FALSE;
+}
+
+/* @ok, else the refusal @kind of the error already set. */
+static gboolean kind_of(gboolean ok, ProtoAccountRefusal *refusal, ProtoAccountRefusal kind) {
+  if (!ok)
+    *refusal = kind;
+  return ok;
+}
+
+/* T, b, the trust models and the attacker sets. */
+static gboolean check_what(const ProtoAccountRequest *r, ProtoAccountJob *j,
+                           ProtoAccountRefusal *refusal, GError **error) {
+  if (!proto_account_check_horizon(r->rounds, r->interval, error))
+    return kind_of(FALSE, refusal, PROTO_REFUSED_RULE);
+  j->T = (guint)r->rounds;
+  j->b = (guint)r->interval;
+  if (!r->trust)
+    return refuse(refusal, PROTO_REFUSED_RULE, error, "--trust is required: ldp, pndp or secldp");
+  if (!proto_account_parse_trusts(r->trust, j->trusts, error))
+    return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
+  if (!r->attackers || !r->attackers[0])
+    return refuse(refusal, PROTO_REFUSED_RULE, error,
+                  "--attackers: give at least one node id, e.g. --attackers 0, 0,5 (each alone), "
+                  "0+5 (a collusion set) or all");
+  for (guint i = 0; r->attackers[i]; i++)
+    if (!spec_attackers_parse(&j->sets, r->attackers[i], 0, G_OPTION_ERROR,
+                              G_OPTION_ERROR_BAD_VALUE, error)) {
+      g_prefix_error(error, "--attackers: ");
+      return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
+    }
+  return TRUE;
+}
+
+/* The protocol, its sensitivity and numbers. */
+static gboolean check_protocol(const ProtoAccountRequest *r, ProtoAccountJob *j,
+                               ProtoAccountRefusal *refusal, GError **error) {
+  j->protocol = g_strdup(r->protocol ? r->protocol : "dsgd");
+  if (!proto_account_resolve_protocol(j->protocol, &j->proto, error))
+    return kind_of(FALSE, refusal, PROTO_REFUSED_PROTOCOL);
+  j->label = g_strdup(r->label ? r->label : j->protocol);
+  if (r->sensitivity && !mf_sensitivity_parse(r->sensitivity, &j->sensitivity, error)) {
+    g_prefix_error(error, "--sensitivity: ");
+    return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
+  }
+  if (!proto_account_check_numbers(r->sigma, r->clip, r->alpha, r->delta, error))
+    return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
+  j->sigma = r->sigma;
+  j->clip = r->clip;
+  j->alpha = r->alpha;
+  j->delta = r->delta;
+  return TRUE;
+}
+
+/* The path and the radius of the local path. */
+static gboolean check_path(const ProtoAccountRequest *r, ProtoAccountJob *j,
+                           ProtoAccountRefusal *refusal, GError **error) {
+  gboolean local = r->path && g_str_equal(r->path, "local");
+  if (r->path && !g_str_equal(r->path, "auto")) {
+    if (!g_str_equal(r->path, "structured") && !g_str_equal(r->path, "observer") && !local)
+      return refuse(refusal, PROTO_REFUSED_RULE, error,
+                    "--path: unknown path '%s' (valid: auto, structured, observer, local)",
+                    r->path);
+    j->path_auto = FALSE;
+    j->path = g_str_equal(r->path, "observer") ? PROTO_ACCOUNT_OBSERVER : PROTO_ACCOUNT_STRUCTURED;
+  }
+  if (r->radius != -1 && !local)
+    return refuse(refusal, PROTO_REFUSED_RULE, error,
+                  "--radius %d: the radius is for --path local (certified bounds around the "
+                  "attackers)",
+                  r->radius);
+  if (local && r->radius == -1)
+    return refuse(refusal, PROTO_REFUSED_RULE, error,
+                  "--path local needs --radius R: the hops around the attackers whose victims "
+                  "are bounded (R >= 1; larger is tighter and slower)");
+  if (local && r->radius < 1)
+    return refuse(refusal, PROTO_REFUSED_RULE, error,
+                  "--radius must be at least 1 (got %d): radius 0 holds no victim", r->radius);
+  j->radius = local ? (guint)r->radius : 0;
+  return TRUE;
+}
+
+/* What only a simulated run has: mode, latency, loss, links, lr, storage,
+ * accountant; and the seed. */
+static gboolean check_run(const ProtoAccountRequest *r, ProtoAccountJob *j,
+                          ProtoAccountRefusal *refusal, GError **error) {
+  if (!proto_account_parse_run_options(r->mode, r->latency, r->loss, &j->mode, &j->loss, error))
+    /* The loss rule and the parsers' option errors are usage rules. */
+    return kind_of(FALSE, refusal,
+                   (*error)->domain == G_OPTION_ERROR ? PROTO_REFUSED_RULE : PROTO_REFUSED_VALUE);
+  j->mode_spec = g_strdup(r->mode);
+  j->latency_spec = g_strdup(r->latency);
+  j->loss_spec = g_strdup(r->loss);
+  GPtrArray *specs = g_ptr_array_new();
+  for (guint i = 0; r->links && r->links[i]; i++) {
+    ProtoAccountLink l;
+    if (!proto_account_parse_link(r->links[i], &l, error)) {
+      g_ptr_array_free(specs, TRUE);
+      return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
+    }
+    g_array_append_val(j->links, l);
+    g_ptr_array_add(specs, g_strdup(r->links[i]));
+  }
+  g_ptr_array_add(specs, NULL);
+  j->link_specs = (char **)g_ptr_array_free(specs, FALSE);
+  if (!proto_account_check_lr(r->lr, error))
+    return kind_of(FALSE, refusal, PROTO_REFUSED_RULE);
+  j->lr = isnan(r->lr) ? 0.1 : r->lr;
+  j->run_options = r->latency || !isnan(r->lr) || r->storage;
+  if (r->storage) {
+    if (g_str_equal(r->storage, "dense"))
+      j->storage = SIM_LIN_DENSE;
+    else if (!g_str_equal(r->storage, "sparse"))
+      return refuse(refusal, PROTO_REFUSED_RULE, error,
+                    "--storage: unknown provenance storage '%s' (valid: sparse, dense)",
+                    r->storage);
+  }
+  /* Streaming is the default; sparse storage is what it rebases, so an
+   * explicit dense storage keeps the dense accountant. */
+  j->streaming = j->storage != SIM_LIN_DENSE;
+  if (r->accountant) {
+    if (!g_str_equal(r->accountant, "streaming") && !g_str_equal(r->accountant, "dense"))
+      return refuse(refusal, PROTO_REFUSED_RULE, error,
+                    "--accountant: unknown accountant '%s' (valid: dense, streaming)",
+                    r->accountant);
+    j->streaming = g_str_equal(r->accountant, "streaming");
+  }
+  if (!proto_account_check_accountant(j->streaming, j->storage, error))
+    return kind_of(FALSE, refusal, PROTO_REFUSED_RULE);
+  if (r->seed && !g_ascii_string_to_unsigned(r->seed, 10, 0, G_MAXUINT64, &j->seed, error)) {
+    g_prefix_error(error, "--seed: ");
+    return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
+  }
+  return TRUE;
+}
+
+/* An asked structured or local path accounts a synchronous run it does not
+ * simulate; --compare. */
+static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *j,
+                                 ProtoAccountRefusal *refusal, GError **error) {
+  if (!j->path_auto && j->path == PROTO_ACCOUNT_STRUCTURED) {
+    if (j->radius && !j->proto.structured)
+      return refuse(refusal, PROTO_REFUSED_RULE, error,
+                    "--path local bounds the structured path's accounting: it knows dsgd, "
+                    "muffliato, antipgd and mfdsgd/mafalda with a given C, not '%s' (use "
+                    "--path observer or auto)",
+                    j->protocol);
+    ProtoAccountStructuredAsk ask = {.known = j->proto.structured,
+                                     .protocol = j->protocol,
+                                     .async_mode = r->mode && j->mode.kind != PROTO_MODE_SYNC,
+                                     .latency = r->latency != NULL,
+                                     .loss = r->loss != NULL,
+                                     .links = r->links && r->links[0],
+                                     .lr = !isnan(r->lr),
+                                     .storage = r->storage != NULL,
+                                     .accountant = r->accountant != NULL};
+    if (!proto_account_check_structured(&ask, error)) {
+      if (j->radius)
+        g_prefix_error(error, "--path local: ");
+      return kind_of(FALSE, refusal, PROTO_REFUSED_RULE);
+    }
+  }
+  if (r->compare) {
+    gboolean pndp = FALSE;
+    for (guint i = 0; i < j->trusts->len; i++)
+      pndp |= g_array_index(j->trusts, PrivTrust, i) == PRIV_TRUST_PNDP;
+    if (!proto_account_check_compare(r->compare, j->proto.vt->name, pndp, j->schedule_spec, error))
+      return kind_of(FALSE, refusal, PROTO_REFUSED_RULE);
+    j->compare_muffliato = TRUE;
+  }
+  return TRUE;
+}
+
+ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r,
+                                        ProtoAccountRefusal *refusal, GError **error) {
+  ProtoAccountRefusal scratch;
+  if (refusal == NULL)
+    refusal = &scratch;
+  *refusal = PROTO_REFUSED_RULE;
+  g_return_val_if_fail(r != NULL, NULL);
+  g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+  ProtoAccountJob *j = g_new0(ProtoAccountJob, 1);
+  j->trusts = g_array_new(FALSE, FALSE, sizeof(PrivTrust));
+  j->links = g_array_new(FALSE, FALSE, sizeof(ProtoAccountLink));
+  spec_attackers_init(&j->sets);
+  j->path_auto = TRUE;
+  j->path = PROTO_ACCOUNT_STRUCTURED;
+  j->mode = (ProtoMode){.kind = PROTO_MODE_SYNC};
+  j->storage = SIM_LIN_SPARSE;
+  j->sensitivity = MF_SENSITIVITY_BOUND;
+  j->gossip = r->gossip;
+  j->schedule_spec =
+      r->schedule && !g_str_equal(r->schedule, "static") ? g_strdup(r->schedule) : NULL;
+  j->threads = r->threads;
+  j->trust_major = r->trust_major;
+  j->progress = r->progress;
+  j->progress_data = r->progress_data;
+  j->cancel = r->cancel;
+  j->on_run = r->on_run;
+  j->on_run_data = r->on_run_data;
+  GError *e = NULL;
+  if (check_what(r, j, refusal, &e) && check_protocol(r, j, refusal, &e) &&
+      check_path(r, j, refusal, &e) && check_run(r, j, refusal, &e) &&
+      check_exclusions(r, j, refusal, &e))
+    return j;
+  g_propagate_error(error, e);
+  proto_account_job_free(j);
+  return NULL;
+}
