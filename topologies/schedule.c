@@ -50,8 +50,7 @@ struct TopoSchedule {
 
 static const char *const schedule_names =
     "static, resample:GENSPEC, matching, exponential, edge-failure:p=P, churn:FILE, "
-    "churn:leave=P,join=Q, churn:trace=FILE[,format=sessions|stunner,scale=S,start=S,seed=N,"
-    "map=seed|identity]";
+    "churn:leave=P,join=Q, churn:trace=FILE[,format=..,scale=..,start=..,seed=..,map=..]";
 
 void topo_schedule_free(TopoSchedule *s) {
   if (s == NULL)

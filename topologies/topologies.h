@@ -535,6 +535,37 @@ TopoGossip *topo_schedule_gossip(TopoSchedule *s, guint round, GError **error);
  */
 GArray *topo_schedule_changes(TopoSchedule *s, guint round, GError **error);
 
+/* What a schedule's churn looks like over its first rounds
+ * (topo_schedule_churn_stats). Sessions are maximal runs of rounds a node is
+ * present (online) or absent (offline) in; runs cut by round 0 or by the
+ * horizon count with the length they have inside it. */
+typedef struct {
+  guint rounds;            /* T */
+  double *online;          /* T entries: fraction of nodes present at round t */
+  double online_mean;      /* mean of online[] */
+  guint online_min_round;  /* a round of the fewest present nodes (the first) */
+  guint online_max_round;  /* a round of the most present nodes (the first) */
+  guint64 online_sessions; /* runs of presence */
+  double online_mean_rounds;
+  guint online_median_rounds; /* lower median */
+  guint online_max_rounds;
+  guint64 offline_sessions; /* runs of absence */
+  double offline_mean_rounds;
+  guint never_online; /* nodes absent in every round */
+  guint always_online;
+} TopoChurnStats;
+
+/*
+ * topo_schedule_churn_stats: presence statistics of @s over rounds
+ * 0..@rounds-1 into *@out (free with topo_churn_stats_clear). A schedule
+ * without churn has every node present. Errors: TOPO_ERROR_INVALID_ARGUMENT
+ * for rounds = 0 or NULL arguments. Complexity: n T presence queries
+ * (O(n T log sessions) for churn:trace) plus sorting the session lengths.
+ */
+gboolean topo_schedule_churn_stats(TopoSchedule *s, guint rounds, TopoChurnStats *out,
+                                   GError **error);
+void topo_churn_stats_clear(TopoChurnStats *st);
+
 G_END_DECLS
 
 #endif /* DPG_TOPOLOGIES_H */

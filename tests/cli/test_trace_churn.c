@@ -114,9 +114,38 @@ static void test_scenario(void) {
   g_free(dir);
 }
 
+/* `dpgossip graph --schedule --rounds`: the statistics of the hand-counted
+ * table (tests/topologies/test_trace_churn.c) in the JSON output. */
+static void test_graph_stats(void) {
+  char *trace = cli_test_data_path("topo-trace-sessions.txt");
+  char *spec = g_strdup_printf("churn:trace=%s,map=identity", trace);
+  CliRun r = cli_run("graph", "--generate", "ring:n=4", "--schedule", spec, "--rounds", "12",
+                     "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  JsonParser *parser = NULL;
+  JsonObject *o = json_object_get_object_member(cli_run_json(&r, &parser), "churn");
+  g_assert_cmpint(json_object_get_int_member(o, "rounds"), ==, 12);
+  JsonArray *online = json_object_get_array_member(o, "online");
+  g_assert_cmpuint(json_array_get_length(online), ==, 12);
+  g_assert_cmpfloat(json_array_get_double_element(online, 8), ==, 0.25);
+  JsonObject *on = json_object_get_object_member(o, "online_sessions");
+  g_assert_cmpint(json_object_get_int_member(on, "count"), ==, 7);
+  g_assert_cmpint(json_object_get_int_member(on, "median_rounds"), ==, 3);
+  g_assert_cmpint(json_object_get_int_member(o, "always_online"), ==, 1);
+  g_object_unref(parser);
+  cli_run_clear(&r);
+  r = cli_run("graph", "--generate", "ring:n=4", "--schedule", spec, "--rounds", "0");
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "--rounds must be positive"));
+  cli_run_clear(&r);
+  g_free(spec);
+  g_free(trace);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/trace-churn/account-equals-churn-file", test_account_equals_churn_file);
   g_test_add_func("/cli/trace-churn/scenario", test_scenario);
+  g_test_add_func("/cli/trace-churn/graph-stats", test_graph_stats);
   return g_test_run();
 }

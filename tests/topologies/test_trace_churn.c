@@ -78,6 +78,40 @@ static void test_sessions_replay(void) {
   topo_graph_free(base);
 }
 
+/* The statistics of the table above (rounds 0..11), counted by hand: online
+ * runs 3 3 2 | 2 | 12 | 5 1, offline runs 2 2 | 2 8 | - | 1 5; per round
+ * 2 3 4 3 2 3 2 2 1 1 2 3 nodes of 4 online. */
+static void test_stats(void) {
+  TopoGraph *base = gen("ring:n=4");
+  char *path = fixture("topo-trace-sessions.txt");
+  TopoSchedule *s = trace_sched(path, ",map=identity", base, 0);
+  TopoChurnStats st;
+  GError *error = NULL;
+  g_assert_true(topo_schedule_churn_stats(s, 12, &st, &error));
+  g_assert_no_error(error);
+  const guint online[] = {2, 3, 4, 3, 2, 3, 2, 2, 1, 1, 2, 3};
+  for (guint t = 0; t < 12; t++)
+    g_assert_cmpfloat(st.online[t], ==, online[t] / 4.0);
+  g_assert_cmpfloat_with_epsilon(st.online_mean, 28.0 / 48, 1e-15);
+  g_assert_cmpuint(st.online_min_round, ==, 8);
+  g_assert_cmpuint(st.online_max_round, ==, 2);
+  g_assert_cmpuint(st.online_sessions, ==, 7);
+  g_assert_cmpfloat(st.online_mean_rounds, ==, 4.0);
+  g_assert_cmpuint(st.online_median_rounds, ==, 3);
+  g_assert_cmpuint(st.online_max_rounds, ==, 12);
+  g_assert_cmpuint(st.offline_sessions, ==, 6);
+  g_assert_cmpfloat_with_epsilon(st.offline_mean_rounds, 20.0 / 6, 1e-15);
+  g_assert_cmpuint(st.never_online, ==, 0);
+  g_assert_cmpuint(st.always_online, ==, 1);
+  topo_churn_stats_clear(&st);
+  g_assert_false(topo_schedule_churn_stats(s, 0, &st, &error));
+  g_assert_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&error);
+  topo_schedule_free(s);
+  g_free(path);
+  topo_graph_free(base);
+}
+
 /* topo-trace-stunner.txt: ua starts online, 2 h on, 3 h off, 19 h on; ub
  * starts offline, 12 h off, 12 h on; uc online for its whole two days. */
 static const char *const stunner_hours[] = {"110001111111111111111111110001",
@@ -289,6 +323,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/topo/trace/sessions-replay", test_sessions_replay);
   g_test_add_func("/topo/trace/stunner-replay", test_stunner_replay);
+  g_test_add_func("/topo/trace/stats", test_stats);
   g_test_add_func("/topo/trace/mapping-seeded", test_mapping_seeded);
   g_test_add_func("/topo/trace/mapping-reuse", test_mapping_reuse);
   g_test_add_func("/topo/trace/errors", test_errors);
