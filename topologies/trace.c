@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
