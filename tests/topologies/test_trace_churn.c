@@ -206,10 +206,11 @@ static void test_mapping_seeded(void) {
 
 /* More nodes than users: the first pass gives each of the 4 users to one of
  * nodes 0..3 with its trace from the start (a permutation of the identity
- * map's rows); later nodes reuse users from random offsets. */
+ * map's rows); later nodes reuse users from random offsets, which do not
+ * depend on the number of nodes either. */
 static void test_mapping_reuse(void) {
   char *path = fixture("topo-trace-sessions.txt");
-  TopoGraph *g4 = gen("ring:n=4"), *g10 = gen("ring:n=10");
+  TopoGraph *g4 = gen("ring:n=4"), *g10 = gen("ring:n=10"), *g12 = gen("ring:n=12");
   TopoSchedule *id = trace_sched(path, ",map=identity", g4, 0);
   char *user[4];
   for (guint i = 0; i < 4; i++)
@@ -227,6 +228,12 @@ static void test_mapping_reuse(void) {
       g_free(r);
     }
     g_assert_cmpuint(seen, ==, 0xf);
+    TopoSchedule *more = trace_sched(path, "", g12, seed);
+    char *a = table(s, 10, 20), *b = table(more, 10, 20);
+    g_assert_cmpstr(a, ==, b);
+    g_free(a);
+    g_free(b);
+    topo_schedule_free(more);
     topo_schedule_free(s);
   }
   for (guint i = 0; i < 4; i++)
@@ -234,6 +241,7 @@ static void test_mapping_reuse(void) {
   topo_schedule_free(id);
   topo_graph_free(g4);
   topo_graph_free(g10);
+  topo_graph_free(g12);
   g_free(path);
 }
 
