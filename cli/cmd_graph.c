@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "cli/graph_churn.h"
 
 static const char *gossip_name(TopoGossipKind kind) {
   switch (kind) {
@@ -58,7 +59,8 @@ static char *disconnected_note(guint components) {
                          components);
 }
 
-static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGraph *g) {
+static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGraph *g,
+                       const TopoChurnStats *churn, const char *schedule) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
   cli_json_int(b, "nodes", s->nodes);
@@ -105,6 +107,8 @@ static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGrap
   } else {
     cli_json_null(b, "load");
   }
+  if (churn != NULL)
+    cli_graph_churn_json(b, churn, schedule);
   json_builder_end_object(b);
   cli_json_print(b);
 }
@@ -140,8 +144,10 @@ static void print_table(const TopoSummary *s, TopoGossipKind kind, const TopoGra
 int cli_cmd_graph(int argc, char **argv) {
   CliGraphOptions gopt = {0};
   char *format = NULL;
-  char *write_edges = NULL;
+  char *write_edges = NULL, *schedule = NULL;
   gboolean exact = FALSE;
+  gint rounds = 100;
+  guint64 seed = 0;
   GOptionEntry entries[] = {
       {"exact", 0, 0, G_OPTION_ARG_NONE, &exact,
        "Compute the diameter and spectral gap of a large graph however long it takes (without "
@@ -151,6 +157,13 @@ int cli_cmd_graph(int argc, char **argv) {
        "FORMAT"},
       {"write-edges", 0, 0, G_OPTION_ARG_FILENAME, &write_edges,
        "Also write the graph as an edge list ('u v', u < v, sorted)", "FILE"},
+      {"schedule", 0, 0, G_OPTION_ARG_STRING, &schedule,
+       "Also show a schedule's churn over --rounds: the fraction of nodes online over time and "
+       "session lengths (e.g. churn:trace=FILE,format=stunner,scale=600)",
+       "SPEC"},
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds, "Rounds --schedule is shown over (default 100)",
+       "T"},
+      {"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "The run's seed for --schedule (default 0)", "N"},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("- print a graph's summary");
   cli_graph_options_add(ctx, &gopt);
@@ -158,7 +171,9 @@ int cli_cmd_graph(int argc, char **argv) {
   g_option_context_set_description(
       ctx, "Examples:\n"
            "  dpgossip graph --generate florentine\n"
-           "  dpgossip graph --graph facebook-414.edges --lcc --format json\n");
+           "  dpgossip graph --graph facebook-414.edges --lcc --format json\n"
+           "  dpgossip graph --generate ring:n=100 --rounds 168 --schedule \\\n"
+           "      churn:trace=data/real/stunner-sessions-100.txt.gz,format=stunner,scale=3600\n");
 
   int status = CLI_EXIT_USAGE;
   TopoGraph *g = NULL;
@@ -166,6 +181,7 @@ int cli_cmd_graph(int argc, char **argv) {
   CliFormat fmt = CLI_FORMAT_TABLE;
   TopoGossipKind kind;
   TopoSummary summary;
+  TopoChurnStats churn = {0};
 
   if (!cli_parse(ctx, &argc, &argv))
     goto out;
@@ -176,6 +192,10 @@ int cli_cmd_graph(int argc, char **argv) {
   }
   if (!cli_graph_options_gossip(&gopt, &kind, &error)) {
     status = cli_fail("graph", error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  if (rounds <= 0) {
+    fprintf(stderr, "dpgossip graph: --rounds must be positive, got %d\n", rounds);
     goto out;
   }
   if (write_edges != NULL && !cli_output_check("--write-edges", write_edges, FALSE, &error)) {
@@ -191,14 +211,23 @@ int cli_cmd_graph(int argc, char **argv) {
     status = cli_fail("graph", error, CLI_EXIT_FAILURE);
     goto out;
   }
+  if (schedule != NULL &&
+      !cli_graph_churn_stats(g, schedule, kind, seed, (guint)rounds, &churn, &error)) {
+    g_prefix_error(&error, "--schedule: ");
+    status = cli_fail("graph", error, cli_error_status(error));
+    goto out;
+  }
   if (write_edges != NULL && !topo_graph_write_edges(g, write_edges, &error)) {
     status = cli_fail("graph", error, CLI_EXIT_FAILURE);
     goto out;
   }
-  if (fmt == CLI_FORMAT_JSON)
-    print_json(&summary, kind, g);
-  else
+  if (fmt == CLI_FORMAT_JSON) {
+    print_json(&summary, kind, g, schedule != NULL ? &churn : NULL, schedule);
+  } else {
     print_table(&summary, kind, g);
+    if (schedule != NULL)
+      cli_graph_churn_table(&churn, schedule);
+  }
   status = CLI_EXIT_OK;
 
 out:
@@ -206,6 +235,8 @@ out:
     topo_graph_free(g);
   g_free(format);
   g_free(write_edges);
+  g_free(schedule);
+  topo_churn_stats_clear(&churn);
   cli_graph_options_clear(&gopt);
   g_option_context_free(ctx);
   return status;

@@ -459,6 +459,27 @@ static void resolve_protocol(R *r, ScenConfig *c) {
   g_free(what);
 }
 
+/* @sched with the file it reads (churn:FILE, churn:trace=FILE,...) made
+ * absolute against the scenario's folder (g_free); a missing file is a
+ * problem at @loc. */
+static char *schedule_paths(R *r, const char *sched, ScenLoc loc, const char *what) {
+  if (!g_str_has_prefix(sched, "churn:") || sched[6] == '\0' ||
+      g_str_has_prefix(sched + 6, "leave=") || g_str_has_prefix(sched + 6, "join="))
+    return g_strdup(sched);
+  gboolean trace = g_str_has_prefix(sched + 6, "trace=");
+  const char *file = sched + (trace ? 12 : 6);
+  const char *end = file + strcspn(file, trace ? "," : "");
+  char *rel = g_strndup(file, (gsize)(end - file));
+  char *p = abs_path(r->sc->doc, rel);
+  if (!g_file_test(p, G_FILE_TEST_IS_REGULAR))
+    problem(r, loc, what, "%s file not found: %s (relative paths resolve against %s)",
+            trace ? "trace" : "churn", p, r->sc->doc->dir);
+  char *out = g_strdup_printf("%.*s%s%s", (int)(file - sched), sched, p, end);
+  g_free(p);
+  g_free(rel);
+  return out;
+}
+
 static void resolve_topology(R *r, ScenConfig *c) {
   ScenLoc gloc, nloc, sloc;
   char *gwhat = NULL, *nwhat = NULL, *swhat = NULL, *graph = NULL, *gen = NULL;
@@ -515,18 +536,8 @@ static void resolve_topology(R *r, ScenConfig *c) {
   char *sched = NULL;
   if (!get_typed(r, "topology", "schedule", &sched, &sloc, &swhat))
     sched = g_strdup("static");
-  if (g_str_has_prefix(sched, "churn:") && !g_str_has_prefix(sched + 6, "leave=") &&
-      !g_str_has_prefix(sched + 6, "join=") && sched[6] != '\0') {
-    char *p = abs_path(r->sc->doc, sched + 6);
-    if (!g_file_test(p, G_FILE_TEST_IS_REGULAR))
-      problem(r, sloc, swhat, "churn file not found: %s (relative paths resolve against %s)", p,
-              r->sc->doc->dir);
-    c->schedule = g_strdup_printf("churn:%s", p);
-    g_free(p);
-    g_free(sched);
-  } else {
-    c->schedule = sched;
-  }
+  c->schedule = schedule_paths(r, sched, sloc, swhat);
+  g_free(sched);
   c->schedule_static = g_str_equal(c->schedule, "static");
   c->schedule_random_igraph = g_str_has_prefix(c->schedule, "resample");
   if (c->g != NULL && !r->bad) {

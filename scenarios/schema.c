@@ -36,8 +36,9 @@ static const ScenKeyInfo keys[] = {
     {"topology", "gossip", SCEN_TYPE_ENUM, "uniform", NO_RANGE, 0, "uniform|metropolis|maxdegree",
      "gossip weights"},
     {"topology", "schedule", SCEN_TYPE_SPEC, "static", NO_RANGE, 0, NULL,
-     "static, resample:GENSPEC, matching, exponential, edge-failure:p=P, churn:FILE or "
-     "churn:leave=P,join=Q"},
+     "static, resample:GENSPEC, matching, exponential, edge-failure:p=P, churn:FILE, "
+     "churn:leave=P,join=Q or churn:trace=FILE[,format=sessions|stunner,scale=S,start=S,seed=N,"
+     "map=seed|identity] (session traces; paths relative to the scenario file)"},
     /* [network] */
     {"network", "latency", SCEN_TYPE_SPEC, "constant:ms=0", NO_RANGE, 0, NULL,
      "link latency: constant:ms=X, uniform:min=A,max=B, lognormal:mu=M,sigma=S"},

@@ -120,6 +120,45 @@ typedef struct {
  * graph of n nodes; errors carry FILE:LINE. */
 GArray *topo_churn_load(const char *path, guint n, GError **error);
 
+/* --- session traces (trace.c, trace_churn.c) ---------------------------- */
+
+/* A session trace: per user, a step function of time (seconds from the
+ * user's own start) alternating online and offline, replayed cyclically with
+ * the user's period (docs/guide.md, "Churn from traces"). */
+typedef struct TopoTrace TopoTrace;
+
+/* Read @path, gzipped or plain: the STUNner format (@stunner) or
+ * "node,online_from,online_until" lines. Errors: TOPO_ERROR_IO (unreadable),
+ * TOPO_ERROR_FILE with FILE:LINE (a line that does not parse, a truncated
+ * record, sessions out of order, corrupt gzip data), nothing returned then.
+ * O(file size + sessions log sessions). */
+TopoTrace *topo_trace_load(const char *path, gboolean stunner, GError **error);
+void topo_trace_free(TopoTrace *tr);
+guint topo_trace_n_users(const TopoTrace *tr);
+/* The user's period: its trace's length in seconds (> 0). O(1). */
+double topo_trace_period(const TopoTrace *tr, guint user);
+/* Whether @user is online at time @x seconds (taken modulo its period).
+ * Sessions are half-open: online from their start, offline at their end.
+ * O(log sessions). */
+gboolean topo_trace_online(const TopoTrace *tr, guint user, double x);
+/* The user whose node id is @id (sessions format; STUNner: the line
+ * number - 1), or G_MAXUINT. O(log users). */
+guint topo_trace_user_of_id(const TopoTrace *tr, guint64 id);
+
+/* A trace replayed on n nodes: node u follows one trace user from an
+ * offset (trace_churn.c). */
+typedef struct TopoTraceChurn TopoTraceChurn;
+
+/* From the parsed spec "churn:trace=FILE[,format=..][,scale=..][,start=..]
+ * [,seed=..][,map=..]" (keys documented at topo_schedule_new); @seed is the
+ * run's, used when the spec has none. Errors: TOPO_ERROR_PARSE (bad key or
+ * value), those of topo_trace_load, TOPO_ERROR_INVALID_ARGUMENT for
+ * map=identity with fewer users than nodes. O(file + n). */
+TopoTraceChurn *topo_trace_churn_new(const Spec *ps, guint n, guint64 seed, GError **error);
+void topo_trace_churn_free(TopoTraceChurn *tc);
+/* Node u's presence at @round. O(log sessions). */
+gboolean topo_trace_churn_present(const TopoTraceChurn *tc, guint round, guint u);
+
 /* --- determinism --------------------------------------------------------- */
 
 /* A 64-bit mix of (a, b, c) (splitmix64 finalizer chain): nearby inputs give

@@ -28,6 +28,7 @@ typedef enum {
   SCHED_EDGE_FAILURE,
   SCHED_CHURN_FILE,
   SCHED_CHURN_MARKOV,
+  SCHED_CHURN_TRACE,
 } SchedType;
 
 struct TopoSchedule {
@@ -44,11 +45,12 @@ struct TopoSchedule {
   double leave, join;  /* Markov churn probabilities */
   GByteArray *states;  /* Markov churn: n presence bytes per computed round */
   guint n_states;      /* rounds in states */
+  TopoTraceChurn *tc;  /* churn replayed from a session trace */
 };
 
 static const char *const schedule_names =
     "static, resample:GENSPEC, matching, exponential, edge-failure:p=P, churn:FILE, "
-    "churn:leave=P,join=Q";
+    "churn:leave=P,join=Q, churn:trace=FILE[,format=..,scale=..,start=..,seed=..,map=..]";
 
 void topo_schedule_free(TopoSchedule *s) {
   if (s == NULL)
@@ -59,6 +61,7 @@ void topo_schedule_free(TopoSchedule *s) {
     g_array_unref(s->intervals);
   if (s->states != NULL)
     g_byte_array_unref(s->states);
+  topo_trace_churn_free(s->tc);
   g_free(s);
 }
 
@@ -166,7 +169,7 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
   } else if (strcmp(name, "churn") == 0) {
     if (arg == NULL || *arg == '\0') {
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "schedule 'churn' needs a FILE or leave=P,join=Q");
+                  "schedule 'churn' needs a FILE, leave=P,join=Q or trace=FILE");
     } else if (g_str_has_prefix(arg, "leave=") || g_str_has_prefix(arg, "join=")) {
       s->type = SCHED_CHURN_MARKOV;
       ok = parse_params(spec, KEYS("leave", "join"), KEYS("leave", "join"), &ps, error) &&
@@ -178,6 +181,12 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
         memset(s->states->data, 1, s->n); /* everyone present at round 0 */
         s->n_states = 1;
       }
+    } else if (g_str_has_prefix(arg, "trace=")) {
+      s->type = SCHED_CHURN_TRACE;
+      ok = parse_params(spec, KEYS("trace", "format", "scale", "start", "seed", "map"),
+                        KEYS("trace"), &ps, error) &&
+           need_base(s, name, error) &&
+           (s->tc = topo_trace_churn_new(ps, s->n, seed, error)) != NULL;
     } else {
       s->type = SCHED_CHURN_FILE;
       ok = need_base(s, name, error) && (s->intervals = topo_churn_load(arg, s->n, error)) != NULL;
@@ -232,6 +241,8 @@ gboolean topo_schedule_node_present(TopoSchedule *s, guint round, guint u) {
   g_return_val_if_fail(s != NULL && u < s->n, FALSE);
   if (s->type == SCHED_CHURN_MARKOV)
     return markov_states(s, round)[u] != 0;
+  if (s->type == SCHED_CHURN_TRACE)
+    return topo_trace_churn_present(s->tc, round, u);
   if (s->type == SCHED_CHURN_FILE)
     for (guint i = 0; i < s->intervals->len; i++) {
       const TopoChurnInterval *iv = &g_array_index(s->intervals, TopoChurnInterval, i);
@@ -245,6 +256,12 @@ gboolean topo_schedule_node_present(TopoSchedule *s, guint round, guint u) {
 static guint8 *presence(TopoSchedule *s, guint round) {
   if (s->type == SCHED_CHURN_MARKOV)
     return g_memdup2(markov_states(s, round), s->n);
+  if (s->type == SCHED_CHURN_TRACE) {
+    guint8 *p = g_malloc(s->n);
+    for (guint u = 0; u < s->n; u++)
+      p[u] = (guint8)topo_trace_churn_present(s->tc, round, u);
+    return p;
+  }
   if (s->type != SCHED_CHURN_FILE)
     return NULL;
   guint8 *p = g_malloc(s->n);
@@ -348,6 +365,7 @@ TopoGraph *topo_schedule_graph(TopoSchedule *s, guint round, GError **error) {
   case SCHED_EDGE_FAILURE:
   case SCHED_CHURN_FILE:
   case SCHED_CHURN_MARKOV:
+  case SCHED_CHURN_TRACE:
     return filtered_base(s, round, error);
   }
   g_set_error(error, TOPO_ERROR, TOPO_ERROR_FAILED, "corrupt schedule");

@@ -34,7 +34,7 @@ typedef enum {
   TOPO_ERROR_EMPTY,            /* a file or component without any edge */
   TOPO_ERROR_DISCONNECTED,     /* no connected sample within the allowed tries */
   TOPO_ERROR_FAILED,           /* igraph or LAPACK failed (out of memory...) */
-  TOPO_ERROR_FILE,             /* a data file (churn) whose content does not parse:
+  TOPO_ERROR_FILE,             /* a data file (churn, trace) whose content does not parse:
                                   FILE:LINE; a run failure, not a usage error */
 } TopoError;
 
@@ -464,17 +464,37 @@ typedef struct TopoSchedule TopoSchedule;
  *                          round t-1 to t a present node leaves w.p. P, an
  *                          absent one rejoins w.p. Q (a spec starting with
  *                          "leave=" or "join=" is this form, else a FILE)
+ *   churn:trace=FILE[,format=F,scale=S,start=S0,seed=N,map=M]
+ *                          churn replayed from a session trace (gzipped or
+ *                          not): format=sessions (default) reads lines
+ *                          "node,online_from,online_until" in seconds,
+ *                          format=stunner the STUNner trace (data/README.md),
+ *                          one user per line. Node u follows one trace user;
+ *                          at round t its clock reads S0 + offset_u + t S
+ *                          trace seconds (scale S > 0, default 1: times in
+ *                          rounds; start S0 default 0) and it is present iff
+ *                          the user is online then (sessions half-open). A
+ *                          user's trace repeats with its period (STUNner: the
+ *                          line's length; sessions: the file's last end).
+ *                          map=seed (default): users dealt by a permutation
+ *                          seeded by N (default: the run's seed), a new one
+ *                          per pass when n exceeds the users, offset_u = 0 in
+ *                          the first pass and uniform over the period after;
+ *                          map=identity: node u is user u (the node id; the
+ *                          STUNner file's line u + 1), offsets 0
  * An absent node has no edges (its W row is e_u). Every W_t except matching
  * and exponential is topo_gossip_new(graph_t, kind). Randomness of round t
  * comes from a GSL generator seeded by a hash of (seed, t, purpose): W_t is a
  * pure function of (spec, base, kind, seed, t), whatever the query order.
  * base: copied; required except for resample (whose n must then match base's
  * if both are given).
- * Errors: TOPO_ERROR_PARSE (unknown schedule, bad parameter, churn file
- *    FILE:LINE errors), TOPO_ERROR_INVALID_ARGUMENT (missing base, n < 2
- *    for matching/exponential, node id >= n...), TOPO_ERROR_IO, and the
- *    generator's errors for resample.
- * Complexity: O(file size + n + m) (resample builds round 0 to validate).
+ * Errors: TOPO_ERROR_PARSE (unknown schedule, bad parameter),
+ *    TOPO_ERROR_FILE (churn and trace files' FILE:LINE errors, corrupt
+ *    gzip data), TOPO_ERROR_INVALID_ARGUMENT (missing base, n < 2 for
+ *    matching/exponential, node id >= n, map=identity without one user per
+ *    node...), TOPO_ERROR_IO, and the generator's errors for resample.
+ * Complexity: O(file size + n + m) (resample builds round 0 to validate;
+ * churn:trace adds O(n log sessions) per round asked).
  */
 TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGossipKind kind,
                                 guint64 seed, GError **error);
@@ -514,6 +534,37 @@ TopoGossip *topo_schedule_gossip(TopoSchedule *s, guint round, GError **error);
  * Errors: as topo_schedule_graph. Complexity: O(n + m) per call.
  */
 GArray *topo_schedule_changes(TopoSchedule *s, guint round, GError **error);
+
+/* What a schedule's churn looks like over its first rounds
+ * (topo_schedule_churn_stats). Sessions are maximal runs of rounds a node is
+ * present (online) or absent (offline) in; runs cut by round 0 or by the
+ * horizon count with the length they have inside it. */
+typedef struct {
+  guint rounds;            /* T */
+  double *online;          /* T entries: fraction of nodes present at round t */
+  double online_mean;      /* mean of online[] */
+  guint online_min_round;  /* a round of the fewest present nodes (the first) */
+  guint online_max_round;  /* a round of the most present nodes (the first) */
+  guint64 online_sessions; /* runs of presence */
+  double online_mean_rounds;
+  guint online_median_rounds; /* lower median */
+  guint online_max_rounds;
+  guint64 offline_sessions; /* runs of absence */
+  double offline_mean_rounds;
+  guint never_online; /* nodes absent in every round */
+  guint always_online;
+} TopoChurnStats;
+
+/*
+ * topo_schedule_churn_stats: presence statistics of @s over rounds
+ * 0..@rounds-1 into *@out (free with topo_churn_stats_clear). A schedule
+ * without churn has every node present. Errors: TOPO_ERROR_INVALID_ARGUMENT
+ * for rounds = 0 or NULL arguments. Complexity: n T presence queries
+ * (O(n T log sessions) for churn:trace) plus sorting the session lengths.
+ */
+gboolean topo_schedule_churn_stats(TopoSchedule *s, guint rounds, TopoChurnStats *out,
+                                   GError **error);
+void topo_churn_stats_clear(TopoChurnStats *st);
 
 G_END_DECLS
 

@@ -144,7 +144,8 @@ static void test_did_you_mean(void) {
   USAGE("--format: unknown format 'jsn' (valid: table, json); did you mean 'json'?", "graph",
         "--generate", "florentine", "--format", "jsn");
   USAGE("unknown schedule 'matchng' (valid: static, resample:GENSPEC, matching, exponential, "
-        "edge-failure:p=P, churn:FILE, churn:leave=P,join=Q); did you mean 'matching'?",
+        "edge-failure:p=P, churn:FILE, churn:leave=P,join=Q, "
+        "churn:trace=FILE[,format=..,scale=..,start=..,seed=..,map=..]); did you mean 'matching'?",
         ACCOUNT, "-T", "4", "--schedule", "matchng");
   USAGE("--graph-format: unknown format 'edgs' (valid: auto, edges, csv, graphml, gml, "
         "pajek); did you mean 'edges'?",
