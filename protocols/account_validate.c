@@ -48,6 +48,21 @@ static gboolean kind_of(gboolean ok, ProtoAccountRefusal *refusal, ProtoAccountR
   return ok;
 }
 
+/* Every node's LDP guarantee: the sets {0} and {1} (see every_node). */
+static gboolean every_node(ProtoAccountJob *j, ProtoAccountRefusal *refusal, GError **error) {
+  for (guint i = 0; i < j->trusts->len; i++) {
+    PrivTrust t = g_array_index(j->trusts, PrivTrust, i);
+    if (t != PRIV_TRUST_LDP)
+      return refuse(refusal, PROTO_REFUSED_RULE, error,
+                    "--trust %s: say who observes with --attackers (e.g. --attackers 0, or 0+5 "
+                    "for a collusion set); only ldp needs none",
+                    priv_trust_name(t));
+  }
+  j->every_node = TRUE;
+  return spec_attackers_parse(&j->sets, "0", 0, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, error) &&
+         spec_attackers_parse(&j->sets, "1", 0, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, error);
+}
+
 /* T, b, the trust models and the attacker sets. */
 static gboolean check_what(const ProtoAccountRequest *r, ProtoAccountJob *j,
                            ProtoAccountRefusal *refusal, GError **error) {
@@ -59,6 +74,8 @@ static gboolean check_what(const ProtoAccountRequest *r, ProtoAccountJob *j,
     return refuse(refusal, PROTO_REFUSED_RULE, error, "--trust is required: ldp, pndp or secldp");
   if (!proto_account_parse_trusts(r->trust, j->trusts, error))
     return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
+  if ((!r->attackers || !r->attackers[0]) && r->every_node)
+    return every_node(j, refusal, error);
   if (!r->attackers || !r->attackers[0])
     return refuse(refusal, PROTO_REFUSED_RULE, error,
                   "--attackers: give at least one node id, e.g. --attackers 0, 0,5 (each alone), "

@@ -755,7 +755,14 @@ typedef struct {
   const char *label;            /* how reports name it; NULL: the spec */
   gint rounds, interval;        /* T (required, > 0) and b (divides T; default 1) */
   const char *trust;            /* "ldp", "pndp", "secldp" or a list (required) */
-  const char *const *attackers; /* SPEC_ATTACKERS_GRAMMAR, NULL-terminated (required) */
+  const char *const *attackers; /* SPEC_ATTACKERS_GRAMMAR, NULL-terminated (required unless
+                                 * every_node) */
+  /* No attackers: the LDP guarantee of every node (only ldp then). Under
+   * LDP the attackers see every message and nothing else, so a node's value
+   * does not depend on the set: the sets {0} and {1} are accounted, and
+   * each trust model's one accounting is the first's victims with node 0
+   * from the second (distances -1: no attacker set to measure from). */
+  gboolean every_node;
   const char *sensitivity;      /* bound (NULL) or exact */
   double sigma, clip, alpha, delta; /* defaults 1, 1, 2, 1e-6 */
   const char *compare;          /* NULL or "muffliato" */
@@ -837,6 +844,7 @@ typedef struct {
   TopoSchedule *schedule; /* NULL: static */
   const char *path_reason;
   gboolean trust_major;
+  gboolean every_node; /* one accounting per trust model, every node a victim */
   ProtoAccounting *acs; /* every attacker set under every trust model, set-major unless
                          * trust_major */
   guint n_acs;
