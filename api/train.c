@@ -105,39 +105,24 @@ static gboolean check_options(Job *j, DpgError *err) {
   return TRUE;
 }
 
-/* The privacy of the run as `train --trust --attackers` asks it: the
- * accounting request (LDP of every node without attackers), validated and
- * planned on the graph; the run's options only when they parse (the run
- * itself refuses the others). @usage: (out) the error is the options'. */
-static gboolean plan_privacy(Job *j, gboolean *usage, GError **error) {
+/* The privacy of the run @cfg as `train --trust --attackers` asks it: the
+ * accounting request, validated and planned on the graph. @usage: (out)
+ * the error is the options'. */
+static gboolean plan_privacy(Job *j, const ProtoRunConfig *cfg, gboolean *usage, GError **error) {
   const DpgTrainOptions *o = j->o;
   *usage = TRUE;
   if (o->trust != NULL && g_str_equal(o->trust, "none"))
     return TRUE;
   char *seed = g_strdup_printf("%" G_GUINT64_FORMAT, j->seed);
   ProtoAccountRequest r;
-  proto_account_request_init(&r);
-  r.protocol = j->protocol;
-  r.rounds = (gint)j->T;
-  r.interval = (gint)j->b;
+  proto_account_request_for_run(&r, cfg);
   r.trust = o->trust ? o->trust : "ldp";
   r.attackers = o->attackers;
-  r.every_node = TRUE;
-  r.sigma = j->sigma;
-  r.clip = o->clip;
   r.alpha = o->alpha;
   r.delta = o->delta;
-  r.gossip = j->gossip;
   r.schedule = o->schedule;
   r.seed = seed;
-  r.trust_major = TRUE;
   r.cancel = dpg_cancel_flag();
-  ProtoMode mode;
-  if (proto_account_parse_run_options(o->mode, o->latency, o->loss, &mode, NULL, NULL)) {
-    r.mode = o->mode;
-    r.latency = o->latency;
-    r.loss = o->loss;
-  }
   ProtoAccountRefusal refusal;
   j->privacy = proto_account_validate(&r, &refusal, error);
   g_free(seed);
@@ -299,12 +284,6 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
     dpg_fail(err, error, 2);
     goto out;
   }
-  gboolean usage;
-  if (!plan_privacy(&j, &usage, &error)) {
-    dpg_fail(err, error, usage ? 2 : 1);
-    goto out;
-  }
-  const ProtoObserveOptions *observe = j.privacy ? proto_account_job_observe(j.privacy) : NULL;
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
   cfg.graph = j.sched ? NULL : j.g;
@@ -327,6 +306,12 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
   cfg.test_fraction = o->test_fraction;
   cfg.eval_every = (guint)o->eval_every;
   cfg.threads = (guint)o->threads;
+  gboolean usage;
+  if (!plan_privacy(&j, &cfg, &usage, &error)) {
+    dpg_fail(err, error, usage ? 2 : 1);
+    goto out;
+  }
+  const ProtoObserveOptions *observe = j.privacy ? proto_account_job_observe(j.privacy) : NULL;
   cfg.storage = observe != NULL ? SIM_LIN_SPARSE : SIM_LIN_NONE;
   if ((run = proto_observed_run_new(&cfg, observe, &error)) == NULL) {
     if (observe != NULL && g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))

@@ -25,35 +25,6 @@ void cli_train_privacy_free(CliTrainPrivacy *p) {
   g_free(p);
 }
 
-/* The run as an accounting request (LDP of every node without
- * --attackers); the run's options only when they parse (the run itself
- * refuses the others, loss in sync mode included). */
-static ProtoAccountRequest request(const CliTrainPrivacyConfig *c, const char *seed) {
-  ProtoAccountRequest r;
-  proto_account_request_init(&r);
-  r.protocol = c->protocol;
-  r.rounds = (gint)c->T;
-  r.interval = (gint)c->b;
-  r.trust = c->trust ? c->trust : "ldp";
-  r.attackers = c->attackers;
-  r.every_node = TRUE;
-  r.sigma = c->sigma;
-  r.clip = c->clip;
-  r.alpha = c->alpha;
-  r.delta = c->delta;
-  r.gossip = c->gossip;
-  r.schedule = c->schedule;
-  r.seed = seed;
-  r.trust_major = TRUE; /* the views in the order train's tables always had */
-  ProtoMode mode;
-  if (proto_account_parse_run_options(c->mode, c->latency, c->loss, &mode, NULL, NULL)) {
-    r.mode = c->mode;
-    r.latency = c->latency;
-    r.loss = c->loss;
-  }
-  return r;
-}
-
 CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, gboolean *usage,
                                         GError **error) {
   CliTrainPrivacy *p = g_new0(CliTrainPrivacy, 1);
@@ -70,7 +41,14 @@ CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, gboolean
     spec_attackers_clear(&none);
   }
   char *seed = g_strdup_printf("%" G_GUINT64_FORMAT, c->seed);
-  ProtoAccountRequest r = request(c, seed);
+  ProtoAccountRequest r;
+  proto_account_request_for_run(&r, c->run);
+  r.trust = c->trust ? c->trust : "ldp";
+  r.attackers = c->attackers;
+  r.alpha = c->alpha;
+  r.delta = c->delta;
+  r.schedule = c->schedule;
+  r.seed = seed;
   ProtoAccountRefusal refusal;
   p->job = proto_account_validate(&r, &refusal, error);
   g_free(seed);

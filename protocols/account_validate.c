@@ -26,6 +26,26 @@ void proto_account_request_init(ProtoAccountRequest *r) {
                              .lr = NAN};
 }
 
+void proto_account_request_for_run(ProtoAccountRequest *r, const ProtoRunConfig *cfg) {
+  g_return_if_fail(r != NULL && cfg != NULL);
+  proto_account_request_init(r);
+  r->protocol = cfg->protocol;
+  r->rounds = (gint)(cfg->epochs * cfg->batches);
+  r->interval = (gint)cfg->batches;
+  r->every_node = TRUE;
+  r->sigma = cfg->sigma;
+  r->clip = cfg->clip;
+  r->gossip = cfg->gossip;
+  /* The views in the order training runs always had them. */
+  r->trust_major = TRUE;
+  ProtoMode mode;
+  if (proto_account_parse_run_options(cfg->mode, cfg->latency, cfg->loss, &mode, NULL, NULL)) {
+    r->mode = cfg->mode;
+    r->latency = cfg->latency;
+    r->loss = cfg->loss;
+  }
+}
+
 /* Sets @refusal and a G_OPTION_ERROR_BAD_VALUE of @fmt. FALSE. */
 static gboolean refuse(ProtoAccountRefusal *refusal, ProtoAccountRefusal kind, GError **error,
                        const char *fmt, ...) G_GNUC_PRINTF(4, 5);

@@ -862,6 +862,18 @@ typedef struct {
 void proto_account_request_init(ProtoAccountRequest *r);
 
 /**
+ * proto_account_request_for_run: @r, initialized, for the privacy of the
+ * run @cfg configures (a training run, which will carry the job's observer
+ * views): its protocol, T = epochs x batches, b = batches, sigma, clip and
+ * gossip; its mode, latency and loss when they parse (the run refuses the
+ * others itself, loss in sync mode included); every node's LDP when no
+ * attackers are given; the accountings trust-major. Strings borrowed from
+ * @cfg; the caller adds trust, attackers, alpha, delta, schedule and seed.
+ * O(spec lengths).
+ */
+void proto_account_request_for_run(ProtoAccountRequest *r, const ProtoRunConfig *cfg);
+
+/**
  * proto_account_validate: checks every value of @r that needs no graph, in
  * the order of the messages a user fixes: T and b, the trust models, the
  * attacker sets, the protocol (the registry), the sensitivity, sigma, clip,
