@@ -53,10 +53,8 @@ static gboolean refuse(ProtoAccountRefusal *refusal, ProtoAccountRefusal kind, G
                        const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *msg = g_strdup_vprintf(fmt, ap);
+  proto_bad_valuev(error, fmt, ap);
   va_end(ap);
-  g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, msg);
-  g_free(msg);
   *refusal = kind;
   return FALSE;
 }
