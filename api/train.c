@@ -11,7 +11,6 @@
 
 #include "api/internal.h"
 #include "learning/learning.h"
-#include "mf/mf.h"
 #include "privacy/privacy.h"
 #include "protocols/protocols.h"
 #include "scenarios/scenarios.h"
@@ -36,18 +35,6 @@ size_t dpg_train_options_size(void) {
   return sizeof(DpgTrainOptions);
 }
 
-/* One accounting: a trust model and an attacker set. "Every node" (LDP
- * without attackers) takes two observer sets, {0} and {1}: under LDP a
- * node's value does not depend on who observes, and the set only removes
- * its members from the victims, so node 0 comes from the second. */
-typedef struct {
-  PrivTrust trust;
-  guint set; /* the attacker set; unused when all */
-  gboolean all;
-  guint view; /* its first observer view */
-  PrivReport *report, *report0;
-} Accounting;
-
 typedef struct {
   const DpgTrainOptions *o;
   const char *protocol; /* as run ("dsgd" for nonprivate) */
@@ -58,16 +45,9 @@ typedef struct {
   TopoGossipKind gossip;
   TopoGraph *g;
   TopoSchedule *sched;
-  SpecAttackers sets;
-  ProtoAccountProtocol proto;
-  gboolean none, structured;
-  GArray *acs;   /* Accounting */
-  GArray *views; /* ProtoObservedView */
-  ProtoObserveOptions observe;
+  ProtoAccountJob *privacy; /* NULL: trust "none", nothing accounted */
   ProtoRunStats stats;
 } Job;
-
-static const guint node0[] = {0}, node1[] = {1};
 
 /* The checks of cli_cmd_train before the graph, in its order and words. */
 static gboolean check_options(Job *j, DpgError *err) {
@@ -125,140 +105,41 @@ static gboolean check_options(Job *j, DpgError *err) {
   return TRUE;
 }
 
-/* The accountings and their observer views, as `train --trust --attackers`
- * plans them. Errors: G_OPTION_ERROR_BAD_VALUE, the registry's. */
-static gboolean plan_privacy(Job *j, GError **error) {
+/* The privacy of the run @cfg as `train --trust --attackers` asks it: the
+ * accounting request, validated and planned on the graph. @usage: (out)
+ * the error is the options'. */
+static gboolean plan_privacy(Job *j, const ProtoRunConfig *cfg, gboolean *usage, GError **error) {
   const DpgTrainOptions *o = j->o;
-  j->none = o->trust != NULL && g_str_equal(o->trust, "none");
-  char **trusts = j->none ? g_new0(char *, 1) : g_strsplit(o->trust ? o->trust : "ldp", ",", -1);
-  gboolean ok = TRUE;
-  for (guint i = 0; ok && o->attackers && o->attackers[i]; i++)
-    if (!spec_attackers_parse(&j->sets, o->attackers[i], 0, G_OPTION_ERROR,
-                              G_OPTION_ERROR_BAD_VALUE, error)) {
-      g_prefix_error(error, "--attackers: ");
-      ok = FALSE;
-    }
-  guint n_sets = spec_attackers_n_sets(&j->sets, 0);
-  if (ok && n_sets > 0) {
-    ok = spec_attackers_check(&j->sets, j->n, "the graph", G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                              error);
-    if (!ok) {
-      g_prefix_error(error, "--attackers: ");
-    } else {
-      spec_attackers_expand(&j->sets, j->n);
-      n_sets = spec_attackers_n_sets(&j->sets, j->n);
-    }
-  }
-  for (guint t = 0; ok && trusts[t]; t++) {
-    PrivTrust trust;
-    if (!priv_trust_parse(trusts[t], &trust, NULL)) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--trust: unknown trust model '%s' (valid: ldp, pndp, secldp)", trusts[t]);
-      ok = FALSE;
-    } else if (n_sets == 0 && trust != PRIV_TRUST_LDP) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--trust %s: say who observes with --attackers (e.g. --attackers 0, or 0+5 "
-                  "for a collusion set); only ldp needs none",
-                  trusts[t]);
-      ok = FALSE;
-    } else if (n_sets == 0 && j->n < 2) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--trust ldp: the graph has a single node, nobody to observe it");
-      ok = FALSE;
-    }
-    for (guint i = 0; ok && i < MAX(n_sets, 1); i++) {
-      Accounting a = {.trust = trust, .set = i, .all = n_sets == 0, .view = j->views->len};
-      if (a.all) {
-        ProtoObservedView v0 = {trust, node0, 1}, v1 = {trust, node1, 1};
-        g_array_append_val(j->views, v0);
-        g_array_append_val(j->views, v1);
-      } else {
-        guint size;
-        const guint *m = spec_attackers_members(&j->sets, i, NULL, &size);
-        ProtoObservedView v = {trust, m, size};
-        g_array_append_val(j->views, v);
-      }
-      g_array_append_val(j->acs, a);
-    }
-  }
-  g_strfreev(trusts);
-  ok = ok && proto_account_check_numbers(j->sigma, o->clip, o->alpha, o->delta, error);
-  ok = ok && proto_account_resolve_protocol(j->protocol, &j->proto, error);
-  if (!ok)
-    return FALSE;
-  ProtoMode mode = {.kind = PROTO_MODE_SYNC};
-  double loss_p = 0;
-  /* Run options the run itself refuses (loss in sync mode): its error, not
-   * ours; the observer path is planned and never reached. */
-  if (!proto_account_parse_run_options(o->mode, o->latency, o->loss, &mode, &loss_p, NULL))
-    mode.kind = PROTO_MODE_DEADLINE;
-  ProtoAccountCase pc = {.known = j->proto.structured,
-                         .mode = mode.kind,
-                         .loss = loss_p,
-                         .run_options = o->latency != NULL};
-  const char *why;
-  j->structured = proto_account_plan(&pc, &why) == PROTO_ACCOUNT_STRUCTURED;
-  j->observe = (ProtoObserveOptions){.views = (const ProtoObservedView *)j->views->data,
-                                     .n_views = j->views->len,
-                                     .T = j->T,
-                                     .streaming = TRUE};
-  return TRUE;
+  *usage = TRUE;
+  if (o->trust != NULL && g_str_equal(o->trust, "none"))
+    return TRUE;
+  char *seed = g_strdup_printf("%" G_GUINT64_FORMAT, j->seed);
+  ProtoAccountRequest r;
+  proto_account_request_for_run(&r, cfg);
+  r.trust = o->trust ? o->trust : "ldp";
+  r.attackers = o->attackers;
+  r.alpha = o->alpha;
+  r.delta = o->delta;
+  r.schedule = o->schedule;
+  r.seed = seed;
+  r.cancel = dpg_cancel_flag();
+  ProtoAccountRefusal refusal;
+  j->privacy = proto_account_validate(&r, &refusal, error);
+  g_free(seed);
+  if (j->privacy != NULL && proto_account_job_plan(j->privacy, j->g, "the graph", &refusal, error))
+    return TRUE;
+  *usage = refusal == PROTO_REFUSED_RULE || refusal == PROTO_REFUSED_VALUE ||
+           (*error)->domain == G_OPTION_ERROR || (*error)->domain == PROTO_ERROR;
+  return FALSE;
 }
 
-/* The per-victim reports of every accounting, from the structured path or
- * from @run's observer views. */
+/* The per-victim reports, from the structured path or from @run's views. */
 static gboolean account(Job *j, ProtoObservedRun *run, GError **error) {
-  if (j->none)
+  if (j->privacy == NULL || proto_account_job_execute_observed(j->privacy, run, error))
     return TRUE;
-  const DpgTrainOptions *o = j->o;
-  TopoGossip *w = NULL;
-  TopoSchedule *sched = NULL;
-  double *C_local = NULL;
-  gboolean ok = TRUE;
-  if (j->structured) {
-    if (j->proto.structured && j->proto.protocol == PRIV_PROTOCOL_MFDSGD) {
-      ProtoCRecipe r = {
-          .spec = j->proto.c_spec, .T = j->T, .k = j->T / j->b, .b = j->b, .band = j->proto.band};
-      ok = (C_local = proto_c_local(&r, error)) != NULL;
-    }
-    /* A schedule of its own: the run's has been stepped through. */
-    if (ok && o->schedule && strcmp(o->schedule, "static") != 0)
-      ok = (sched = topo_schedule_new(o->schedule, j->g, j->gossip, j->seed, error)) != NULL;
-    else if (ok)
-      ok = (w = topo_gossip_new(j->g, j->gossip, error)) != NULL;
-  }
-  PrivAccountOptions opt = {
-      .b = j->b, .sensitivity = MF_SENSITIVITY_BOUND, .alpha = o->alpha, .delta = o->delta};
-  for (guint i = 0; ok && i < j->acs->len; i++) {
-    Accounting *a = &g_array_index(j->acs, Accounting, i);
-    for (guint k = 0; ok && k < (a->all ? 2u : 1u); k++) {
-      const ProtoObservedView *v = &g_array_index(j->views, ProtoObservedView, a->view + k);
-      PrivStructuredProblem p = {.protocol = j->proto.protocol,
-                                 .K = j->proto.K,
-                                 .C_local = C_local,
-                                 .T = j->T,
-                                 .trust = v->trust,
-                                 .attackers = v->members,
-                                 .n_attackers = v->n_members,
-                                 .sigma = j->sigma,
-                                 .b = j->b,
-                                 .engine = PRIV_ENGINE_AUTO};
-      ok = dpg_check_cancel(error);
-      PrivBlocks *blocks = !ok             ? NULL
-                           : j->structured ? proto_account_structured(&p, w, sched, error)
-                                           : proto_observed_run_blocks(run, a->view + k, error);
-      PrivReport *r = blocks ? priv_account_report(blocks, j->g, &opt, error) : NULL;
-      priv_blocks_free(blocks);
-      ok = r != NULL;
-      *(k == 0 ? &a->report : &a->report0) = r;
-    }
-  }
-  g_free(C_local);
-  topo_gossip_free(w);
-  topo_schedule_free(sched);
-  if (!ok && !g_error_matches(*error, PROTO_ERROR, PROTO_ERROR_CANCELLED))
+  if (!g_error_matches(*error, PROTO_ERROR, PROTO_ERROR_CANCELLED))
     g_prefix_error(error, "privacy accounting: ");
-  return ok;
+  return FALSE;
 }
 
 /* The metrics (SCEN_METRICS_CSV_COLUMNS) and their means per round
@@ -316,7 +197,7 @@ static void privacy_row(DpgTable *t, const guint *c, const char *label, PrivTrus
   dpg_table_push_string(t, c[10], label);
   dpg_table_push_double(t, c[11], r->alpha);
   dpg_table_push_double(t, c[12], r->delta);
-  dpg_table_push_string(t, c[13], j->structured ? "structured" : "observer");
+  dpg_table_push_string(t, c[13], proto_account_job_path_name(j->privacy));
   dpg_table_push_int(t, c[14], (gint64)j->seed);
   dpg_table_end_row(t);
 }
@@ -336,21 +217,13 @@ static DpgTable *privacy_table(const Job *j) {
   guint c[G_N_ELEMENTS(names)];
   for (guint k = 0; k < G_N_ELEMENTS(names); k++)
     c[k] = dpg_table_add_col(t, names[k], types[k]);
-  for (guint i = 0; !j->none && i < j->acs->len; i++) {
-    const Accounting *a = &g_array_index(j->acs, Accounting, i);
-    if (!a->all) {
-      char *label = spec_attackers_label(&j->sets, a->set);
-      for (guint v = 0; v < a->report->n_victims; v++)
-        privacy_row(t, c, label, a->trust, &a->report->victims[v], FALSE, a->report, j);
-      g_free(label);
-      continue;
-    }
-    /* Node 0 is the first set's attacker: its row is the second report's. */
-    for (guint v = 0; v < a->report0->n_victims; v++)
-      if (a->report0->victims[v].node == 0)
-        privacy_row(t, c, NULL, a->trust, &a->report0->victims[v], TRUE, a->report0, j);
+  for (guint i = 0; j->privacy != NULL && i < j->privacy->n_acs; i++) {
+    const ProtoAccounting *a = &j->privacy->acs[i];
+    gboolean all = j->privacy->every_node;
+    char *label = all ? NULL : spec_attackers_label(&j->privacy->sets, a->set);
     for (guint v = 0; v < a->report->n_victims; v++)
-      privacy_row(t, c, NULL, a->trust, &a->report->victims[v], TRUE, a->report, j);
+      privacy_row(t, c, label, a->trust, &a->report->victims[v], all, a->report, j);
+    g_free(label);
   }
   return t;
 }
@@ -371,7 +244,8 @@ static void set_attrs(DpgTable *t, const Job *j) {
   dpg_table_set_attr(t, "clip", g_ascii_dtostr(buf, sizeof buf, o->clip));
   dpg_table_set_attr(t, "lr", g_ascii_dtostr(buf, sizeof buf, o->lr));
   dpg_table_set_attr_printf(t, "seed", "%" G_GUINT64_FORMAT, j->seed);
-  dpg_table_set_attr(t, "path", j->none ? "none" : j->structured ? "structured" : "observer");
+  dpg_table_set_attr(t, "path",
+                     j->privacy == NULL ? "none" : proto_account_job_path_name(j->privacy));
   dpg_table_set_attr(t, "sim_time_s",
                      g_ascii_dtostr(buf, sizeof buf, j->stats.sim_time / (double)SIM_TIME_S));
   dpg_table_set_attr_printf(t, "messages_sent", "%" G_GUINT64_FORMAT,
@@ -390,10 +264,7 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
     *privacy = NULL;
   if (o == NULL || means == NULL || privacy == NULL)
     return dpg_usage(err, "dpg_train: options and both out tables are required");
-  Job j = {.o = o,
-           .acs = g_array_new(FALSE, TRUE, sizeof(Accounting)),
-           .views = g_array_new(FALSE, FALSE, sizeof(ProtoObservedView))};
-  spec_attackers_init(&j.sets);
+  Job j = {.o = o};
   GError *error = NULL;
   ProtoObservedRun *run = NULL;
   DpgTable *t = NULL;
@@ -413,12 +284,6 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
     dpg_fail(err, error, 2);
     goto out;
   }
-  if (!plan_privacy(&j, &error)) {
-    gboolean usage = error->domain == G_OPTION_ERROR || error->domain == PROTO_ERROR;
-    dpg_fail(err, error, usage ? 2 : 1);
-    goto out;
-  }
-  const ProtoObserveOptions *observe = j.structured || j.none ? NULL : &j.observe;
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
   cfg.graph = j.sched ? NULL : j.g;
@@ -441,6 +306,12 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
   cfg.test_fraction = o->test_fraction;
   cfg.eval_every = (guint)o->eval_every;
   cfg.threads = (guint)o->threads;
+  gboolean usage;
+  if (!plan_privacy(&j, &cfg, &usage, &error)) {
+    dpg_fail(err, error, usage ? 2 : 1);
+    goto out;
+  }
+  const ProtoObserveOptions *observe = j.privacy ? proto_account_job_observe(j.privacy) : NULL;
   cfg.storage = observe != NULL ? SIM_LIN_SPARSE : SIM_LIN_NONE;
   if ((run = proto_observed_run_new(&cfg, observe, &error)) == NULL) {
     if (observe != NULL && g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
@@ -466,15 +337,7 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
   set_attrs(t, &j);
 out:
   proto_observed_run_free(run);
-  for (guint i = 0; i < j.acs->len; i++) {
-    Accounting *a = &g_array_index(j.acs, Accounting, i);
-    priv_report_free(a->report);
-    priv_report_free(a->report0);
-  }
-  g_array_unref(j.acs);
-  g_array_unref(j.views);
-  proto_account_protocol_clear(&j.proto);
-  spec_attackers_clear(&j.sets);
+  proto_account_job_free(j.privacy);
   topo_schedule_free(j.sched);
   topo_graph_free(j.g);
   return t;

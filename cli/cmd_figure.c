@@ -55,7 +55,8 @@ typedef struct {
   gboolean async;    /* an asynchronous --mode: METHOD_OTHER is "sync" */
   const char *mode, *latency, *loss;
   guint64 seed;
-  gboolean quiet; /* -q: no progress line */
+  gboolean quiet;        /* -q: no progress line */
+  const char *attackers; /* --attackers as given */
 } FigureRun;
 
 static const char *method_name(const FigureRun *fr, guint m) {
@@ -198,20 +199,6 @@ static double victim_rdp(const PrivVictim *v) {
   return v->unprotected ? INFINITY : v->rdp;
 }
 
-/* Attacker set @i of @a: its members and their number (@single holds the
- * one member of "all"'s i-th set). */
-static const guint *set_members(const AttackerSpec *a, guint i, guint *single, guint *size) {
-  return spec_attackers_members(&a->sets, i, single, size);
-}
-
-typedef struct {
-  const AttackerSpec *a;
-  CliAccountSetup *s;
-  const TopoGraph *g;
-  TopoGossip *w;
-  PrivAccountOptions opt;
-} SetJob;
-
 /* One victim of one attacker set, as it travels between MPI ranks. */
 typedef struct {
   gint32 distance;
@@ -219,33 +206,40 @@ typedef struct {
   double ours, other; /* METHOD_OURS, METHOD_OTHER */
 } SetRow;
 
-/* Attacker set @i accounted: one SetRow per victim, in the report's order.
- * Independent of the other sets (ranks_map shares them out). */
-static GBytes *account_set(guint i, gpointer data, GError **error) {
-  SetJob *j = data;
-  CliAccountSetup *s = j->s;
-  guint single;
-  s->attackers = (guint *)set_members(j->a, i, &single, &s->n_attackers);
-  PrivBlocks *blocks = cli_account_blocks_structured(s, j->w, error);
-  PrivReport *r = blocks ? priv_account_report(blocks, j->g, &j->opt, error) : NULL;
-  double *muff = r ? priv_muffliato_rdp(j->w, s->T, s->attackers, s->n_attackers, s->alpha,
-                                        s->sigma, error)
-                   : NULL;
-  GBytes *out = NULL;
-  if (muff != NULL) {
-    SetRow *rows = g_new0(SetRow, MAX(r->n_victims, 1));
-    for (guint v = 0; v < r->n_victims; v++) {
-      const PrivVictim *vi = &r->victims[v];
-      rows[v] = (SetRow){vi->distance, vi->node, victim_rdp(vi),
-                         vi->distance < 0 ? 0 : muff[vi->node]};
-    }
-    out = g_bytes_new_take(rows, r->n_victims * sizeof *rows);
+/* The rows of accounting @ours (its victims, in order) beside the values
+ * to compare them with: Muffliato's bound @muff, or the victims of the
+ * synchronous accounting @sync (the same victims: both list every
+ * non-attacker node in increasing order). NULL with @error set when the
+ * two disagree on the victims. */
+static GBytes *set_rows(const PrivReport *ours, const double *muff, const PrivReport *sync,
+                        GError **error) {
+  if (sync != NULL && sync->n_victims != ours->n_victims) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "the synchronous and the simulated accountings disagree on the victims (%u "
+                "against %u)",
+                sync->n_victims, ours->n_victims);
+    return NULL;
   }
-  g_free(muff);
-  priv_report_free(r);
-  priv_blocks_free(blocks);
-  s->attackers = NULL; /* borrowed */
-  s->n_attackers = 0;
+  SetRow *rows = g_new0(SetRow, MAX(ours->n_victims, 1));
+  for (guint v = 0; v < ours->n_victims; v++) {
+    const PrivVictim *vi = &ours->victims[v];
+    double other = vi->distance < 0 ? 0 : muff ? muff[vi->node] : victim_rdp(&sync->victims[v]);
+    rows[v] = (SetRow){vi->distance, vi->node, victim_rdp(vi), other};
+  }
+  return g_bytes_new_take(rows, ours->n_victims * sizeof *rows);
+}
+
+/* Attacker set @i accounted (accounting @i of the structured job @data):
+ * one SetRow per victim, in the report's order. Independent of the other
+ * sets (ranks_map shares them out); the job keeps nothing of it. */
+static GBytes *account_set(guint i, gpointer data, GError **error) {
+  ProtoAccountJob *j = data;
+  ProtoAccounting *ac = &j->acs[i];
+  GBytes *out = proto_account_job_execute_one(j, i, error)
+                    ? set_rows(ac->report, ac->muff, NULL, error)
+                    : NULL;
+  g_clear_pointer(&ac->report, priv_report_free);
+  g_clear_pointer(&ac->muff, g_free);
   return out;
 }
 
@@ -260,6 +254,9 @@ static void sets_free(GBytes **sets, guint n_sets) {
 /* Adds the rows of the @n_sets sets to @p's statistics, in set order (so the
  * sums are the same whatever the ranks). */
 static void panel_add_sets(Panel *p, GBytes **sets, guint n_sets) {
+  guint n = topo_graph_n_nodes(p->g);
+  for (guint m = 0; m < N_METHODS; m++)
+    p->stat[m] = g_new0(Stat, n);
   for (guint i = 0; sets != NULL && i < n_sets; i++) {
     gsize len;
     const SetRow *rows = g_bytes_get_data(sets[i], &len);
@@ -279,50 +276,73 @@ static void panel_add_sets(Panel *p, GBytes **sets, guint n_sets) {
   }
 }
 
-/* The checks both paths make before accounting panel @p; the number of
- * attacker sets in @n_sets. */
-static gboolean panel_check(const Panel *p, const AttackerSpec *a, guint *n_sets, GError **error) {
-  guint n = topo_graph_n_nodes(p->g);
-  *n_sets = spec_attackers_n_sets(&a->sets, n);
-  if (!spec_attackers_check(&a->sets, n, p->label, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                            error)) {
-    g_prefix_error(error, "--attackers: ");
-    return FALSE;
-  }
-  if (n < 2) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "graph '%s' has only %u node: no victim left", p->label, n);
-    return FALSE;
-  }
-  return TRUE;
+/* The observer path's progress line. */
+static void on_progress(const ProtoAccountProgress *pr, gpointer data) {
+  cli_progress_update(data, pr->done, pr->total, pr->what);
 }
 
-/* Accounts every attacker set of @a on panel @p's graph: one structured run
- * per set (shared out across the ranks under mpirun), then each victim's
- * loss added to the statistics of its distance. On ranks other than 0, only
- * the share of the sets. O(sets x (structured blocks + report + Muffliato
- * bound)). */
-static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *s, GError **error) {
-  guint n_sets;
-  if (!panel_check(p, a, &n_sets, error))
-    return FALSE;
-  TopoGossip *w = topo_gossip_new(p->g, s->gossip, error);
-  if (!w)
-    return FALSE;
-  guint n = topo_graph_n_nodes(p->g);
-  for (guint m = 0; m < N_METHODS; m++)
-    p->stat[m] = g_new0(Stat, n);
-  SetJob job = {a,
-                s,
-                p->g,
-                w,
-                {.b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta}};
+/* Panel @p's accounting request (the figure's settings and attacker sets,
+ * PNDP on D-SGD) on @path, with Muffliato's bound when @compare; validated
+ * and planned on the panel's graph, which must leave a victim.
+ * Errors: the request's (G_OPTION_ERROR for the attackers on this graph). */
+static ProtoAccountJob *panel_job(const Panel *p, const CliAccountSetup *s, const FigureRun *fr,
+                                  const char *path, gboolean compare, CliProgress *progress,
+                                  GError **error) {
+  const char *const attackers[] = {fr->attackers, NULL};
+  char *seed = g_strdup_printf("%" G_GUINT64_FORMAT, fr->seed);
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.protocol = "dsgd";
+  r.rounds = (gint)s->T;
+  r.interval = (gint)s->b;
+  r.trust = "pndp";
+  r.attackers = attackers;
+  r.sensitivity = mf_sensitivity_name(s->sensitivity);
+  r.sigma = s->sigma;
+  r.clip = s->clip;
+  r.alpha = s->alpha;
+  r.delta = s->delta;
+  r.compare = compare ? "muffliato" : NULL;
+  r.gossip = s->gossip;
+  r.path = path;
+  gboolean observer = g_str_equal(path, "observer");
+  r.seed = observer ? seed : NULL;
+  r.mode = observer ? fr->mode : NULL;
+  r.latency = observer ? fr->latency : NULL;
+  r.loss = observer ? fr->loss : NULL;
+  r.progress = progress ? on_progress : NULL;
+  r.progress_data = progress;
+  ProtoAccountJob *j = proto_account_validate(&r, NULL, error);
+  g_free(seed);
+  if (j == NULL || !proto_account_job_plan(j, p->g, p->label, NULL, error)) {
+    proto_account_job_free(j);
+    return NULL;
+  }
+  if (j->n < 2) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "graph '%s' has only %u node: no victim left", p->label, j->n);
+    proto_account_job_free(j);
+    return NULL;
+  }
+  return j;
+}
+
+/* Accounts every attacker set on panel @p's graph: one structured
+ * accounting per set (shared out across the ranks under mpirun), then each
+ * victim's loss added to the statistics of its distance. On ranks other
+ * than 0, only the share of the sets. O(sets x (structured blocks + report
+ * + Muffliato bound)). */
+static gboolean account_panel(Panel *p, const CliAccountSetup *s, const FigureRun *fr,
+                              GError **error) {
+  ProtoAccountJob *j = panel_job(p, s, fr, "structured", TRUE, NULL, error);
   GBytes **sets = NULL;
-  gboolean ok = ranks_map(n_sets, account_set, &job, &sets, error);
+  gboolean ok = j != NULL && proto_account_job_prepare(j, error) &&
+                ranks_map(j->n_acs, account_set, j, &sets, error);
   if (ok)
-    panel_add_sets(p, sets, n_sets);
-  sets_free(sets, n_sets);
-  topo_gossip_free(w);
+    panel_add_sets(p, sets, j->n_acs);
+  if (j != NULL)
+    sets_free(sets, j->n_acs);
+  proto_account_job_free(j);
   return ok;
 }
 
@@ -331,127 +351,57 @@ static double seconds_since(gint64 start) {
   return (double)(g_get_monotonic_time() - start) / 1e6;
 }
 
-/* Attacker set @i's rows on the observer path: the victims of @ours (the
- * simulated run's accounting) and, for METHOD_OTHER, Muffliato's bound
- * (synchronous run) or the structured accounting of the synchronous run
- * (asynchronous one), which @w describes. NULL with @error set on failure. */
-static GBytes *observer_set_rows(const PrivReport *ours, const FigureRun *fr, CliAccountSetup *s,
-                                 const TopoGraph *g, const TopoGossip *w,
-                                 const PrivAccountOptions *opt, GError **error) {
-  double *muff = NULL;
-  PrivBlocks *blocks = NULL;
-  PrivReport *sync = NULL;
-  GBytes *out = NULL;
-  if (!fr->async) {
-    muff = priv_muffliato_rdp(w, s->T, s->attackers, s->n_attackers, s->alpha, s->sigma, error);
-    if (!muff)
-      goto done;
-  } else {
-    blocks = cli_account_blocks_structured(s, w, error);
-    if (!blocks || !(sync = priv_account_report(blocks, g, opt, error)))
-      goto done;
-    /* Both reports list every non-attacker node in increasing order. */
-    if (sync->n_victims != ours->n_victims) {
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                  "the synchronous and the simulated accountings disagree on the victims (%u "
-                  "against %u)",
-                  sync->n_victims, ours->n_victims);
-      goto done;
-    }
-  }
-  SetRow *rows = g_new0(SetRow, MAX(ours->n_victims, 1));
-  for (guint v = 0; v < ours->n_victims; v++) {
-    const PrivVictim *vi = &ours->victims[v];
-    double other = vi->distance < 0 ? 0 : muff ? muff[vi->node] : victim_rdp(&sync->victims[v]);
-    rows[v] = (SetRow){vi->distance, vi->node, victim_rdp(vi), other};
-  }
-  out = g_bytes_new_take(rows, ours->n_victims * sizeof *rows);
-done:
-  g_free(muff);
-  priv_report_free(sync);
-  priv_blocks_free(blocks);
-  return out;
-}
-
 /* The observer path for panel @p: one simulated run of D-SGD under @fr's
- * mode, latency, loss and seed, with one PNDP view per attacker set of @a,
- * each set then accounted from what it saw; METHOD_OTHER as
- * observer_set_rows. Progress on stderr (the run dominates: seconds to
+ * mode, latency, loss and seed, with one PNDP view per attacker set, each
+ * set then accounted from what it saw; METHOD_OTHER is Muffliato's bound
+ * (synchronous run) or the structured accounting of the synchronous run
+ * (asynchronous one). Progress on stderr (the run dominates: seconds to
  * minutes at the paper's sizes). Rank 0 only.
- * Errors: those of cli_account_blocks_observer, priv_account_report,
- * priv_muffliato_rdp and the structured path.
+ * Errors: those of the accounting request's paths.
  * Complexity: the run and its streaming accountant (one view per set), then
  * per set a report and Muffliato's bound or a structured accounting. */
-static gboolean account_panel_observer(Panel *p, const AttackerSpec *a, CliAccountSetup *s,
-                                       const FigureRun *fr, GError **error) {
-  guint n_sets;
-  if (!panel_check(p, a, &n_sets, error))
+static gboolean account_panel_observer(Panel *p, const CliAccountSetup *s, const FigureRun *fr,
+                                       GError **error) {
+  CliProgress *progress = cli_progress_new(CMD, fr->quiet);
+  ProtoAccountJob *j = panel_job(p, s, fr, "observer", !fr->async, progress, error);
+  ProtoAccountJob *sync = j && fr->async ? panel_job(p, s, fr, "structured", FALSE, NULL, error)
+                                         : NULL;
+  if (j == NULL || (fr->async && sync == NULL)) {
+    cli_progress_free(progress);
+    proto_account_job_free(j);
     return FALSE;
-  guint n = topo_graph_n_nodes(p->g);
-  guint *singles = g_new(guint, n_sets);
-  ProtoObservedView *views = g_new(ProtoObservedView, n_sets);
-  for (guint i = 0; i < n_sets; i++) {
-    views[i].trust = s->trust;
-    views[i].members = set_members(a, i, &singles[i], &views[i].n_members);
-    /* set_members points into singles[i] for "all": it stays put. */
   }
-  CliObserverRun run = {.protocol = s->protocol_label,
-                        .graph = p->g,
-                        .mode = fr->mode,
-                        .latency = fr->latency,
-                        .loss = fr->loss,
-                        .lr = 0.1, /* D-SGD's noise is on the gradient: eta cancels */
-                        .seed = fr->seed,
-                        .storage = SIM_LIN_SPARSE,
-                        .streaming = TRUE,
-                        .progress = cli_progress_new(CMD, fr->quiet)};
   fprintf(stderr,
           "dpgossip " CMD ": %s: one simulated run (mode %s, latency %s, loss %s, seed "
           "%" G_GUINT64_FORMAT ") observed by %u attacker set%s...\n",
           p->label, fr->mode ? fr->mode : "sync", fr->latency ? fr->latency : "constant:ms=0",
-          fr->loss ? fr->loss : "0", fr->seed, n_sets, n_sets == 1 ? "" : "s");
+          fr->loss ? fr->loss : "0", fr->seed, j->n_acs, j->n_acs == 1 ? "" : "s");
   gint64 start = g_get_monotonic_time();
-  ProtoRunStats stats = {0};
-  PrivBlocks **blocks = cli_account_blocks_observer(s, &run, views, n_sets, &stats, error);
-  cli_progress_free(run.progress);
-  TopoGossip *w = blocks ? topo_gossip_new(p->g, s->gossip, error) : NULL;
-  GBytes **sets = w ? g_new0(GBytes *, n_sets) : NULL;
-  gboolean ok = sets != NULL;
+  gboolean ok = proto_account_job_execute(j, error);
+  cli_progress_free(progress);
   if (ok) {
+    const ProtoRunStats *st = &j->stats;
     fprintf(stderr,
             "dpgossip " CMD ": %s: run and streaming accounting in %.1f s (%" G_GUINT64_FORMAT
             " messages sent, %" G_GUINT64_FORMAT " lost, %" G_GUINT64_FORMAT
             " too late to be used; %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
             " gathers incomplete); per-victim reports...\n",
-            p->label, seconds_since(start), stats.engine.messages_sent,
-            stats.engine.messages_dropped, stats.late_discarded, stats.partial_gathers,
-            stats.gathers);
-    for (guint m = 0; m < N_METHODS; m++)
-      p->stat[m] = g_new0(Stat, n);
+            p->label, seconds_since(start), st->engine.messages_sent, st->engine.messages_dropped,
+            st->late_discarded, st->partial_gathers, st->gathers);
   }
-  PrivAccountOptions opt = {
-      .b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta};
-  for (guint i = 0; ok && i < n_sets; i++) {
-    s->attackers = (guint *)views[i].members; /* borrowed */
-    s->n_attackers = views[i].n_members;
-    PrivReport *r = priv_account_report(blocks[i], p->g, &opt, error);
-    ok = r && (sets[i] = observer_set_rows(r, fr, s, p->g, w, &opt, error)) != NULL;
-    priv_report_free(r);
-  }
-  s->attackers = NULL;
-  s->n_attackers = 0;
+  ok = ok && (sync == NULL || proto_account_job_execute(sync, error));
+  GBytes **sets = ok ? g_new0(GBytes *, j->n_acs) : NULL;
+  for (guint i = 0; ok && i < j->n_acs; i++)
+    ok = (sets[i] = set_rows(j->acs[i].report, j->acs[i].muff,
+                             sync ? sync->acs[i].report : NULL, error)) != NULL;
   if (ok) {
     fprintf(stderr, "dpgossip " CMD ": %s: %u attacker set%s accounted in %.1f s\n", p->label,
-            n_sets, n_sets == 1 ? "" : "s", seconds_since(start));
-    panel_add_sets(p, sets, n_sets);
+            j->n_acs, j->n_acs == 1 ? "" : "s", seconds_since(start));
+    panel_add_sets(p, sets, j->n_acs);
   }
-  sets_free(sets, n_sets);
-  for (guint i = 0; blocks && i < n_sets; i++)
-    priv_blocks_free(blocks[i]);
-  g_free(blocks);
-  topo_gossip_free(w);
-  g_free(views);
-  g_free(singles);
+  sets_free(sets, j->n_acs);
+  proto_account_job_free(sync);
+  proto_account_job_free(j);
   return ok;
 }
 
@@ -877,6 +827,7 @@ static int validate_run(const Options *o, FigureRun *fr) {
     return cli_fail(CMD, error, CLI_EXIT_USAGE);
   }
   fr->mode = o->mode;
+  fr->attackers = o->attackers;
   fr->quiet = o->quiet;
   fr->latency = o->latency;
   fr->loss = o->loss;
@@ -901,7 +852,7 @@ static int validate_run(const Options *o, FigureRun *fr) {
 }
 
 /* Each panel's graph, then its accounting (rank 0 alone simulates). */
-static int account_panels(const Options *o, State *st, const AttackerSpec *as, CliAccountSetup *s,
+static int account_panels(const Options *o, State *st, const CliAccountSetup *s,
                           const FigureRun *fr, guint rank) {
   GError *error = NULL;
   for (guint i = 0; i < st->panels->len; i++) {
@@ -923,8 +874,8 @@ static int account_panels(const Options *o, State *st, const AttackerSpec *as, C
     /* One simulated run records every set's view: rank 0 does it all. */
     if (fr->observer && rank != 0)
       continue;
-    if (!(fr->observer ? account_panel_observer(p, as, s, fr, &error)
-                       : account_panel(p, as, s, &error)))
+    if (!(fr->observer ? account_panel_observer(p, s, fr, &error)
+                       : account_panel(p, s, fr, &error)))
       return cli_fail(CMD, error,
                       error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
   }
@@ -972,7 +923,7 @@ int cli_cmd_figure(int argc, char **argv) {
   if (status == CLI_EXIT_OK)
     status = validate_run(&o, &fr);
   if (status == CLI_EXIT_OK)
-    status = account_panels(&o, &st, &as, &s, &fr, rank);
+    status = account_panels(&o, &st, &s, &fr, rank);
   /* Rank 0 draws from everyone's sets. */
   if (status == CLI_EXIT_OK && rank == 0)
     status = draw(&o, &st, &s, &fr);

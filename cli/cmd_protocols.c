@@ -118,87 +118,42 @@ static void add_protocol_json(JsonBuilder *b, const ProtoVTable *vt) {
   json_builder_end_object(b);
 }
 
-int cli_cmd_protocols(int argc, char **argv) {
-  char *format_name = NULL;
-  CliPluginOptions popt = {0};
-  GOptionEntry entries[] = {{"format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
-                             "Output format: table (default) or json", "FORMAT"},
-                            G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx = g_option_context_new("[NAME] - list the protocols and their parameters");
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  cli_plugin_options_add(ctx, &popt);
-  g_option_context_set_description(
-      ctx, "Lists the built-in protocols and every plugin found: the files given with\n"
-           "--protocol-plugin, then every *.so of the folders in $" PROTO_PLUGIN_PATH_ENV
-           " (':'-separated)\n"
-           "and of the installed plugin folder. With NAME, shows that protocol only.\n"
-           "A protocol is used as --protocol NAME[:key=value,...] (docs/plugins.md).\n");
-
-  int status = CLI_EXIT_USAGE;
+/* Protocol @name alone (nonprivate included). */
+static int show_one(const char *name, CliFormat format) {
   GError *error = NULL;
-  GPtrArray *failures = NULL;
-  CliFormat format = CLI_FORMAT_TABLE;
-  const ProtoVTable **all = NULL;
-  char **dirs = NULL;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    cli_parse_error(ctx, "protocols", error);
-    g_clear_error(&error);
-    goto out;
-  }
-  if (argc > 2) {
-    fprintf(stderr, "dpgossip protocols: unexpected argument '%s' (one NAME at most)\n", argv[2]);
-    goto out;
-  }
-  if (format_name != NULL &&
-      !cli_format_parse(format_name, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON), &format,
-                        &error)) {
-    status = cli_fail("protocols", error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  if (!cli_plugin_options_load(&popt, &error)) {
-    status = cli_fail("protocols", error, CLI_EXIT_USAGE);
-    goto out;
-  }
-  failures = proto_plugin_load_all();
-  dirs = proto_plugin_search_path();
-  if (format == CLI_FORMAT_TABLE)
-    for (guint i = 0; i < failures->len; i++)
-      fprintf(stderr, "dpgossip protocols: warning: skipped %s\n",
-              ((ProtoPluginFailure *)failures->pdata[i])->error->message);
-
-  if (argc == 2) {
-    const ProtoVTable *vt = cli_is_nonprivate(argv[1]) ? &nonprivate_vt
-                                                       : proto_registry_lookup(argv[1]);
-    if (vt == NULL) {
-      /* All plugins are loaded: proto_spec_parse words the error. */
-      ProtoParams *params = NULL;
-      if (!proto_spec_parse(argv[1], &vt, &params, &error) || strchr(argv[1], ':') != NULL) {
-        if (error == NULL)
-          g_set_error(&error, PROTO_ERROR, PROTO_ERROR_UNKNOWN,
-                      "'%s' is a protocol spec; give the name only", argv[1]);
-        proto_params_free(params);
-        status = cli_fail("protocols", error, CLI_EXIT_USAGE);
-        goto out;
-      }
-      proto_params_free(params);
+  const ProtoVTable *vt = cli_is_nonprivate(name) ? &nonprivate_vt : proto_registry_lookup(name);
+  if (vt == NULL) {
+    /* All plugins are loaded: proto_spec_parse words the error. */
+    ProtoParams *params = NULL;
+    gboolean parsed = proto_spec_parse(name, &vt, &params, &error);
+    proto_params_free(params);
+    if (!parsed || strchr(name, ':') != NULL) {
+      if (error == NULL)
+        g_set_error(&error, PROTO_ERROR, PROTO_ERROR_UNKNOWN,
+                    "'%s' is a protocol spec; give the name only", name);
+      return cli_fail("protocols", error, CLI_EXIT_USAGE);
     }
-    if (format == CLI_FORMAT_JSON) {
-      JsonBuilder *b = json_builder_new();
-      add_protocol_json(b, vt);
-      cli_json_print(b);
-    } else {
-      print_table(vt);
-    }
-    status = CLI_EXIT_OK;
-    goto out;
   }
+  if (format == CLI_FORMAT_JSON) {
+    JsonBuilder *b = json_builder_new();
+    add_protocol_json(b, vt);
+    cli_json_print(b);
+  } else {
+    print_table(vt);
+  }
+  return CLI_EXIT_OK;
+}
 
-  guint n = 0, n_builtin = 1; /* nonprivate */
+/* Every protocol in name order, nonprivate among them (g_free); @n_builtin:
+ * how many ship with dpgossip. */
+static const ProtoVTable **list_all(guint *n_all, guint *n_builtin) {
+  guint n = 0;
+  *n_builtin = 1; /* nonprivate */
   const ProtoVTable **registered = proto_registry_list(&n);
-  all = g_new(const ProtoVTable *, n + 1);
+  const ProtoVTable **all = g_new(const ProtoVTable *, n + 1);
   guint k = 0;
   for (guint i = 0; i < n; i++) {
-    n_builtin += proto_registry_is_builtin(registered[i]);
+    *n_builtin += proto_registry_is_builtin(registered[i]);
     /* In name order, as the registry lists. */
     if (k == i && strcmp(registered[i]->name, CLI_NONPRIVATE) > 0)
       all[k++] = &nonprivate_vt;
@@ -206,8 +161,15 @@ int cli_cmd_protocols(int argc, char **argv) {
   }
   if (k == n)
     all[k++] = &nonprivate_vt;
-  n = k;
+  *n_all = k;
   g_free(registered);
+  return all;
+}
+
+/* Every protocol, the plugin folders and the plugins skipped. */
+static void show_all(CliFormat format, char **dirs, const GPtrArray *failures) {
+  guint n, n_builtin;
+  const ProtoVTable **all = list_all(&n, &n_builtin);
   if (format == CLI_FORMAT_JSON) {
     JsonBuilder *b = json_builder_new();
     json_builder_begin_object(b);
@@ -240,12 +202,55 @@ int cli_cmd_protocols(int argc, char **argv) {
            n - n_builtin, path);
     g_free(path);
   }
-  status = CLI_EXIT_OK;
-out:
   g_free(all);
-  g_strfreev(dirs);
-  if (failures != NULL)
+}
+
+int cli_cmd_protocols(int argc, char **argv) {
+  char *format_name = NULL;
+  CliPluginOptions popt = {0};
+  GOptionEntry entries[] = {{"format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
+                             "Output format: table (default) or json", "FORMAT"},
+                            G_OPTION_ENTRY_NULL};
+  GOptionContext *ctx = g_option_context_new("[NAME] - list the protocols and their parameters");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  cli_plugin_options_add(ctx, &popt);
+  g_option_context_set_description(
+      ctx, "Lists the built-in protocols and every plugin found: the files given with\n"
+           "--protocol-plugin, then every *.so of the folders in $" PROTO_PLUGIN_PATH_ENV
+           " (':'-separated)\n"
+           "and of the installed plugin folder. With NAME, shows that protocol only.\n"
+           "A protocol is used as --protocol NAME[:key=value,...] (docs/plugins.md).\n");
+
+  int status = CLI_EXIT_USAGE;
+  GError *error = NULL;
+  CliFormat format = CLI_FORMAT_TABLE;
+  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    cli_parse_error(ctx, "protocols", error);
+    g_clear_error(&error);
+  } else if (argc > 2) {
+    fprintf(stderr, "dpgossip protocols: unexpected argument '%s' (one NAME at most)\n", argv[2]);
+  } else if (format_name != NULL &&
+             !cli_format_parse(format_name, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON),
+                               &format, &error)) {
+    status = cli_fail("protocols", error, CLI_EXIT_USAGE);
+  } else if (!cli_plugin_options_load(&popt, &error)) {
+    status = cli_fail("protocols", error, CLI_EXIT_USAGE);
+  } else {
+    GPtrArray *failures = proto_plugin_load_all();
+    char **dirs = proto_plugin_search_path();
+    if (format == CLI_FORMAT_TABLE)
+      for (guint i = 0; i < failures->len; i++)
+        fprintf(stderr, "dpgossip protocols: warning: skipped %s\n",
+                ((ProtoPluginFailure *)failures->pdata[i])->error->message);
+    if (argc == 2) {
+      status = show_one(argv[1], format);
+    } else {
+      show_all(format, dirs, failures);
+      status = CLI_EXIT_OK;
+    }
+    g_strfreev(dirs);
     g_ptr_array_unref(failures);
+  }
   g_free(format_name);
   cli_plugin_options_clear(&popt);
   g_option_context_free(ctx);

@@ -434,26 +434,6 @@ static int plan(const Options *o, Train *t) {
   if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
       (t->sched = topo_schedule_new(o->schedule, t->g, o->gossip, o->seed, &error)) == NULL)
     return cli_fail("train", error, cli_error_status(error));
-  CliTrainPrivacyConfig pc = {.protocol = o->protocol,
-                              .graph = t->g,
-                              .schedule = o->schedule,
-                              .gossip = o->gossip,
-                              .mode = o->mode,
-                              .latency = o->latency,
-                              .loss = o->loss,
-                              .sigma = o->sigma,
-                              .clip = o->clip,
-                              .T = (guint)(o->epochs * o->batches),
-                              .b = (guint)o->batches,
-                              .seed = o->seed,
-                              .trust = o->trust,
-                              .attackers = (const char *const *)o->attackers,
-                              .alpha = o->alpha,
-                              .delta = o->delta};
-  gboolean usage;
-  if ((t->priv = cli_train_privacy_plan(&pc, &usage, &error)) == NULL)
-    return cli_fail("train", error, usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
-  const ProtoObserveOptions *observe = cli_train_privacy_observe(t->priv);
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
   cfg.graph = t->sched ? NULL : t->g;
@@ -476,6 +456,18 @@ static int plan(const Options *o, Train *t) {
   cfg.test_fraction = o->test_fraction;
   cfg.eval_every = (guint)o->eval_every;
   cfg.threads = (guint)o->threads;
+  CliTrainPrivacyConfig pc = {.run = &cfg,
+                              .graph = t->g,
+                              .schedule = o->schedule,
+                              .seed = o->seed,
+                              .trust = o->trust,
+                              .attackers = (const char *const *)o->attackers,
+                              .alpha = o->alpha,
+                              .delta = o->delta};
+  gboolean usage;
+  if ((t->priv = cli_train_privacy_plan(&pc, &usage, &error)) == NULL)
+    return cli_fail("train", error, usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
+  const ProtoObserveOptions *observe = cli_train_privacy_observe(t->priv);
   cfg.storage = observe != NULL ? SIM_LIN_SPARSE : SIM_LIN_NONE;
   t->start = g_get_monotonic_time();
   if ((t->orun = proto_observed_run_new(&cfg, observe, &error)) == NULL) {

@@ -132,152 +132,159 @@ static char *attackers_of(const Sweep *s, const char *set) {
                          set);
 }
 
-/* One row per group: its axis values, sigma, mu under LDP (the worst
- * victim's, from privacy.csv), each accounting's worst epsilon, the final
- * test loss and, when the run is long enough for it, the tail window's;
- * then what the epsilon columns are and a note when one offers no
- * meaningful protection. */
-static void print_groups(const Sweep *s) {
+/* The columns of groups.csv that print_groups shows. */
+typedef struct {
+  char **header;
+  int cseeds, csigma, cfinal, ctail, cacc; /* -1: not shown */
+  gboolean any_acc, any_ldp;
+  GArray *eps; /* int: the epsilon_ columns */
+  gboolean one_set; /* the epsilon columns share one collusion set, set0 */
+  const char *set0;
+  const char *delta;
+} GroupCols;
+
+static void group_cols(const Sweep *s, GroupCols *c) {
   char **header = g_ptr_array_index(s->groups, 0);
-  int cseeds = scen_csv_column(header, "seeds"), csigma = scen_csv_column(header, "sigma"),
-      cdelta = scen_csv_column(header, "delta"),
-      cfinal = scen_csv_column(header, "final_test_loss_mean"),
-      ctail = scen_csv_column(header, "test_loss_last50_mean"),
-      cacc = scen_csv_column(header, "final_test_accuracy_mean");
+  *c = (GroupCols){.header = header,
+                   .cseeds = scen_csv_column(header, "seeds"),
+                   .csigma = scen_csv_column(header, "sigma"),
+                   .cfinal = scen_csv_column(header, "final_test_loss_mean"),
+                   .ctail = scen_csv_column(header, "test_loss_last50_mean"),
+                   .cacc = scen_csv_column(header, "final_test_accuracy_mean"),
+                   .eps = g_array_new(FALSE, FALSE, sizeof(int)),
+                   .one_set = TRUE};
   /* The last-50-rounds window only when it is the run's last quarter at
    * most: on a shorter run it reaches back to the start. */
   if (s->rounds < 4 * 50)
-    ctail = -1;
-  gboolean any_acc = FALSE, any_ldp = FALSE, any_loss = FALSE;
+    c->ctail = -1;
+  gboolean any_loss = FALSE;
   for (guint r = 1; r < s->groups->len; r++) {
-    any_acc |= scen_csv_cell(g_ptr_array_index(s->groups, r), cacc)[0] != '\0';
-    any_loss |= scen_csv_cell(g_ptr_array_index(s->groups, r), cfinal)[0] != '\0';
+    c->any_acc |= scen_csv_cell(g_ptr_array_index(s->groups, r), c->cacc)[0] != '\0';
+    any_loss |= scen_csv_cell(g_ptr_array_index(s->groups, r), c->cfinal)[0] != '\0';
   }
   if (!any_loss) /* accounting only: no training, no loss columns */
-    cfinal = ctail = -1;
+    c->cfinal = c->ctail = -1;
   if (s->privacy != NULL) {
     int ct = scen_csv_column(g_ptr_array_index(s->privacy, 0), "trust");
-    for (guint r = 1; r < s->privacy->len && !any_ldp; r++)
-      any_ldp = strcmp(scen_csv_cell(g_ptr_array_index(s->privacy, r), ct), "ldp") == 0;
+    for (guint r = 1; r < s->privacy->len && !c->any_ldp; r++)
+      c->any_ldp = strcmp(scen_csv_cell(g_ptr_array_index(s->privacy, r), ct), "ldp") == 0;
   }
   /* Epsilon columns: named by their trust model when they share one
    * collusion set, else numbered with a legend. */
-  GArray *eps = g_array_new(FALSE, FALSE, sizeof(int));
-  gboolean one_set = TRUE;
-  const char *set0 = NULL;
   for (int h = 0; header[h] != NULL; h++)
     if (g_str_has_prefix(header[h], "epsilon_")) {
       const char *set;
       g_free(eps_trust(header[h], &set));
-      one_set &= set0 == NULL || strcmp(set, set0) == 0;
-      set0 = set0 ? set0 : set;
-      g_array_append_val(eps, h);
+      c->one_set &= c->set0 == NULL || strcmp(set, c->set0) == 0;
+      c->set0 = c->set0 ? c->set0 : set;
+      g_array_append_val(c->eps, h);
     }
-  const char *delta = scen_csv_cell(g_ptr_array_index(s->groups, 1), cdelta);
-  int n_axes = s->n_axes;
-  CliTable *t = cli_table_new((guint)n_axes);
+  c->delta = scen_csv_cell(g_ptr_array_index(s->groups, 1),
+                           scen_csv_column(header, "delta"));
+}
+
+/* The table's header: the axes, sigma, mu_ldp, the epsilons, the losses. */
+static void group_header(const Sweep *s, const GroupCols *c, CliTable *t) {
   cli_table_row(t);
-  for (int a = 1; a <= n_axes; a++)
-    cli_table_cell(t, "%s", strcmp(header[a], "name") == 0 ? "method" : header[a]);
+  for (int a = 1; a <= s->n_axes; a++)
+    cli_table_cell(t, "%s", strcmp(c->header[a], "name") == 0 ? "method" : c->header[a]);
   cli_table_cell(t, "sigma");
-  if (any_ldp)
+  if (c->any_ldp)
     cli_table_cell(t, "mu_ldp");
-  for (guint e = 0; e < eps->len; e++) {
+  for (guint e = 0; e < c->eps->len; e++) {
     const char *set;
-    char *trust = eps_trust(header[g_array_index(eps, int, e)], &set);
-    if (one_set)
+    char *trust = eps_trust(c->header[g_array_index(c->eps, int, e)], &set);
+    if (c->one_set)
       cli_table_cell(t, "eps_%s", trust);
     else
       cli_table_cell(t, "epsilon%u", e + 1);
     g_free(trust);
   }
-  if (cfinal >= 0)
+  if (c->cfinal >= 0)
     cli_table_cell(t, "test_loss");
-  if (ctail >= 0)
+  if (c->ctail >= 0)
     cli_table_cell(t, "last50_loss");
-  if (any_acc)
+  if (c->any_acc)
     cli_table_cell(t, "accuracy");
-  guint shown = MIN(s->groups->len, 31);
-  for (guint r = 1; r < shown; r++) {
-    char **row = g_ptr_array_index(s->groups, r);
-    cli_table_row(t);
-    for (int a = 1; a <= n_axes; a++)
-      cli_table_cell(t, "%s", scen_csv_cell(row, a));
-    double x;
-    char *v;
-    v = is_number(scen_csv_cell(row, csigma), &x) ? num(x) : g_strdup("");
+}
+
+/* Group @r's row. */
+static void group_row(const Sweep *s, const GroupCols *c, guint r, CliTable *t) {
+  char **row = g_ptr_array_index(s->groups, r);
+  cli_table_row(t);
+  for (int a = 1; a <= s->n_axes; a++)
+    cli_table_cell(t, "%s", scen_csv_cell(row, a));
+  double x;
+  char *v = is_number(scen_csv_cell(row, c->csigma), &x) ? num(x) : g_strdup("");
+  cli_table_cell(t, "%s", v);
+  g_free(v);
+  if (c->any_ldp) {
+    /* Enough digits to check it against the asked mu. */
+    double mu = group_max(s, r, "ldp", "mu");
+    v = isnan(mu) ? g_strdup("") : num_up(mu, 6);
     cli_table_cell(t, "%s", v);
     g_free(v);
-    if (any_ldp) {
-      /* Enough digits to check it against the asked mu. */
-      double mu = group_max(s, r, "ldp", "mu");
-      v = isnan(mu) ? g_strdup("") : num_up(mu, 6);
-      cli_table_cell(t, "%s", v);
-      g_free(v);
-    }
-    for (guint e = 0; e < eps->len; e++) {
-      v = is_number(scen_csv_cell(row, g_array_index(eps, int, e)), &x) ? num_up(x, 4)
-                                                                        : g_strdup("");
-      cli_table_cell(t, "%s", v);
-      g_free(v);
-    }
-    int tail[] = {cfinal, ctail, any_acc ? cacc : -1};
-    for (guint k = 0; k < G_N_ELEMENTS(tail); k++) {
-      if (tail[k] < 0)
-        continue;
-      v = is_number(scen_csv_cell(row, tail[k]), &x) ? num(x) : g_strdup("");
-      cli_table_cell(t, "%s", v);
-      g_free(v);
-    }
   }
-  guint n_seeds = (guint)g_ascii_strtoull(scen_csv_cell(g_ptr_array_index(s->groups, 1), cseeds),
-                                          NULL, 10);
-  printf("\nmeans over %u seed%s (groups.csv); privacy of the worst victim at delta = %s:\n",
-         n_seeds, n_seeds == 1 ? "" : "s", delta);
-  cli_table_print(t);
-  cli_table_free(t);
-  if (s->groups->len > shown)
-    printf("  ... (%u groups)\n", s->groups->len - 1);
-  /* What each column is. */
+  for (guint e = 0; e < c->eps->len; e++) {
+    v = is_number(scen_csv_cell(row, g_array_index(c->eps, int, e)), &x) ? num_up(x, 4)
+                                                                          : g_strdup("");
+    cli_table_cell(t, "%s", v);
+    g_free(v);
+  }
+  int tail[] = {c->cfinal, c->ctail, c->any_acc ? c->cacc : -1};
+  for (guint k = 0; k < G_N_ELEMENTS(tail); k++) {
+    if (tail[k] < 0)
+      continue;
+    v = is_number(scen_csv_cell(row, tail[k]), &x) ? num(x) : g_strdup("");
+    cli_table_cell(t, "%s", v);
+    g_free(v);
+  }
+}
+
+/* What each column is. */
+static void group_legend(const Sweep *s, const GroupCols *c) {
   printf("sigma: noise multiplier%s%s\n",
-         cfinal >= 0 ? "; test_loss: final test loss, mean over nodes and seeds" : "",
-         ctail >= 0 ? "; last50_loss: over the last 50 rounds" : "");
-  for (guint e = 0; e < eps->len; e++) {
-    const char *h = header[g_array_index(eps, int, e)], *set;
+         c->cfinal >= 0 ? "; test_loss: final test loss, mean over nodes and seeds" : "",
+         c->ctail >= 0 ? "; last50_loss: over the last 50 rounds" : "");
+  for (guint e = 0; e < c->eps->len; e++) {
+    const char *h = c->header[g_array_index(c->eps, int, e)], *set;
     char *trust = eps_trust(h, &set);
-    if (!one_set)
+    if (!c->one_set)
       printf("epsilon%u = %s: the worst victim's epsilon at delta = %s, trust %s, collusion %s\n",
-             e + 1, h, delta, trust, set);
+             e + 1, h, c->delta, trust, set);
     g_free(trust);
   }
-  if (any_ldp)
+  if (c->any_ldp)
     printf("mu_ldp: the worst victim's mu-GDP under LDP\n");
-  if (one_set && eps->len > 0) {
-    char *who = attackers_of(s, set0);
+  if (c->one_set && c->eps->len > 0) {
+    char *who = attackers_of(s, c->set0);
     printf("eps_TRUST: the worst victim's epsilon under trust model TRUST, %s\n", who);
     g_free(who);
   }
-  /* Two notes at most: the largest finite epsilon above the threshold, and
-   * inf (some victim without any protection), each naming its columns. */
+}
+
+/* Two notes at most: the largest finite epsilon above the threshold, and
+ * inf (some victim without any protection), each naming its columns. */
+static void group_notes(const Sweep *s, const GroupCols *c) {
   double worst = -INFINITY;
   GString *loose = g_string_new(NULL), *open = g_string_new(NULL);
-  for (guint e = 0; e < eps->len; e++) {
-    int c = g_array_index(eps, int, e);
+  for (guint e = 0; e < c->eps->len; e++) {
+    int col = g_array_index(c->eps, int, e);
     double m = -INFINITY, x;
     gboolean inf = FALSE;
     for (guint r = 1; r < s->groups->len; r++)
-      if (is_number(scen_csv_cell(g_ptr_array_index(s->groups, r), c), &x)) {
+      if (is_number(scen_csv_cell(g_ptr_array_index(s->groups, r), col), &x)) {
         inf |= isinf(x);
         if (isfinite(x))
           m = MAX(m, x);
       }
     worst = MAX(worst, m);
     if (m > SCEN_EPSILON_MEANINGFUL)
-      g_string_append_printf(loose, "%s%s", loose->len ? ", " : "", header[c]);
+      g_string_append_printf(loose, "%s%s", loose->len ? ", " : "", c->header[col]);
     if (inf)
-      g_string_append_printf(open, "%s%s", open->len ? ", " : "", header[c]);
+      g_string_append_printf(open, "%s%s", open->len ? ", " : "", c->header[col]);
   }
-  double d = g_ascii_strtod(delta, NULL);
+  double d = g_ascii_strtod(c->delta, NULL);
   char *note = scen_privacy_epsilon_note(worst, d);
   if (note != NULL)
     printf("note: %s above %d; %s\n", loose->str, SCEN_EPSILON_MEANINGFUL, note);
@@ -288,8 +295,34 @@ static void print_groups(const Sweep *s) {
   g_free(note);
   g_string_free(open, TRUE);
   g_string_free(loose, TRUE);
-  g_array_unref(eps);
 }
+
+/* One row per group: its axis values, sigma, mu under LDP (the worst
+ * victim's, from privacy.csv), each accounting's worst epsilon, the final
+ * test loss and, when the run is long enough for it, the tail window's;
+ * then what the epsilon columns are and a note when one offers no
+ * meaningful protection. */
+static void print_groups(const Sweep *s) {
+  GroupCols c;
+  group_cols(s, &c);
+  CliTable *t = cli_table_new((guint)s->n_axes);
+  group_header(s, &c, t);
+  guint shown = MIN(s->groups->len, 31);
+  for (guint r = 1; r < shown; r++)
+    group_row(s, &c, r, t);
+  guint n_seeds = (guint)g_ascii_strtoull(
+      scen_csv_cell(g_ptr_array_index(s->groups, 1), c.cseeds), NULL, 10);
+  printf("\nmeans over %u seed%s (groups.csv); privacy of the worst victim at delta = %s:\n",
+         n_seeds, n_seeds == 1 ? "" : "s", c.delta);
+  cli_table_print(t);
+  cli_table_free(t);
+  if (s->groups->len > shown)
+    printf("  ... (%u groups)\n", s->groups->len - 1);
+  group_legend(s, &c);
+  group_notes(s, &c);
+  g_array_unref(c.eps);
+}
+
 typedef struct {
   char *collusion, *trust;
   guint order; /* first appearance of (collusion, trust) */
@@ -390,21 +423,49 @@ static void dist_row_free(gpointer p) {
  * set, the mean epsilon over the victims at each distance (and seeds), one
  * column per distance, the number of victims on a line of its own; then
  * what each trust model lets the attackers see. */
-static void print_distance(const Sweep *s) {
+/* privacy.csv's epsilons by (group, collusion, trust) and distance. */
+typedef struct {
+  GPtrArray *rows;  /* DistRow, sorted */
+  GArray *victims;  /* guint per distance: the first point's first accounting */
+  guint dmax;
+  gboolean one_set; /* a single collusion set */
+} DistTable;
+
+/* The row of (group @g, collusion @col, trust @tr), made when new. */
+static DistRow *dist_row(GPtrArray *rows, guint g, const char *col, const char *tr,
+                         const char *attackers) {
+  for (guint i = 0; i < rows->len; i++) {
+    DistRow *x = g_ptr_array_index(rows, i);
+    if (x->group == g && strcmp(x->collusion, col) == 0 && strcmp(x->trust, tr) == 0)
+      return x;
+  }
+  DistRow *dr = g_new0(DistRow, 1);
+  dr->group = g;
+  dr->collusion = g_strdup(col);
+  dr->trust = g_strdup(tr);
+  dr->attackers = g_strdup(attackers);
+  dr->order = rows->len;
+  dr->sum = g_array_new(FALSE, TRUE, sizeof(double));
+  dr->cnt = g_array_new(FALSE, TRUE, sizeof(guint));
+  g_ptr_array_add(rows, dr);
+  return dr;
+}
+
+/* Reads privacy.csv into @dt; FALSE (nothing allocated) without it or
+ * without any victim at a distance. */
+static gboolean dist_collect(const Sweep *s, DistTable *dt) {
   if (s->privacy == NULL || s->privacy->len < 2)
-    return;
+    return FALSE;
   char **h = g_ptr_array_index(s->privacy, 0);
   int cp = scen_csv_column(h, "point"), cc = scen_csv_column(h, "collusion"),
       ct = scen_csv_column(h, "trust"), cd = scen_csv_column(h, "distance"),
-      ce = scen_csv_column(h, "epsilon"), ca = scen_csv_column(h, "attackers"),
-      cdelta = scen_csv_column(h, "delta");
+      ce = scen_csv_column(h, "epsilon"), ca = scen_csv_column(h, "attackers");
   if (cp < 0 || cc < 0 || ct < 0 || cd < 0 || ce < 0)
-    return;
-  GPtrArray *rows = g_ptr_array_new_with_free_func(dist_row_free);
-  GArray *victims = g_array_new(FALSE, TRUE, sizeof(guint)); /* per distance, first point */
+    return FALSE;
+  *dt = (DistTable){g_ptr_array_new_with_free_func(dist_row_free),
+                    g_array_new(FALSE, TRUE, sizeof(guint)), 0, FALSE};
   const char *point0 = scen_csv_cell(g_ptr_array_index(s->privacy, 1), cp);
   const char *key0 = NULL; /* first (collusion, trust) of the first point */
-  guint dmax = 0;
   GHashTable *sets = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint r = 1; r < s->privacy->len; r++) {
     char **row = g_ptr_array_index(s->privacy, r);
@@ -415,25 +476,9 @@ static void print_distance(const Sweep *s) {
     guint g = GPOINTER_TO_UINT(g_hash_table_lookup(s->group_of, scen_csv_cell(row, cp)));
     const char *col = scen_csv_cell(row, cc), *tr = scen_csv_cell(row, ct);
     g_hash_table_add(sets, (gpointer)col);
-    DistRow *dr = NULL;
-    for (guint i = 0; i < rows->len && dr == NULL; i++) {
-      DistRow *x = g_ptr_array_index(rows, i);
-      if (x->group == g && strcmp(x->collusion, col) == 0 && strcmp(x->trust, tr) == 0)
-        dr = x;
-    }
-    if (dr == NULL) {
-      dr = g_new0(DistRow, 1);
-      dr->group = g;
-      dr->collusion = g_strdup(col);
-      dr->trust = g_strdup(tr);
-      dr->attackers = g_strdup(scen_csv_cell(row, ca));
-      dr->order = rows->len;
-      dr->sum = g_array_new(FALSE, TRUE, sizeof(double));
-      dr->cnt = g_array_new(FALSE, TRUE, sizeof(guint));
-      g_ptr_array_add(rows, dr);
-    }
+    DistRow *dr = dist_row(dt->rows, g, col, tr, scen_csv_cell(row, ca));
     guint k = (guint)d;
-    dmax = MAX(dmax, k);
+    dt->dmax = MAX(dt->dmax, k);
     if (dr->sum->len <= k) {
       g_array_set_size(dr->sum, k + 1);
       g_array_set_size(dr->cnt, k + 1);
@@ -445,54 +490,55 @@ static void print_distance(const Sweep *s) {
       if (key0 == NULL)
         key0 = g_intern_string(key);
       if (g_intern_string(key) == key0) {
-        if (victims->len <= k)
-          g_array_set_size(victims, k + 1);
-        g_array_index(victims, guint, k)++;
+        if (dt->victims->len <= k)
+          g_array_set_size(dt->victims, k + 1);
+        g_array_index(dt->victims, guint, k)++;
       }
       g_free(key);
     }
   }
-  g_ptr_array_sort(rows, cmp_dist_row);
-  gboolean one_set = g_hash_table_size(sets) == 1;
+  g_ptr_array_sort(dt->rows, cmp_dist_row);
+  dt->one_set = g_hash_table_size(sets) == 1;
   g_hash_table_unref(sets);
-  if (rows->len == 0) {
-    g_ptr_array_unref(rows);
-    g_array_unref(victims);
-    return;
-  }
+  if (dt->rows->len > 0)
+    return TRUE;
+  g_ptr_array_unref(dt->rows);
+  g_array_unref(dt->victims);
+  return FALSE;
+}
+
+/* The table from distance @d0 on (the attackers themselves, at distance 0,
+ * are no victims); the trust models shown go to @trusts (borrowed). */
+static CliTable *dist_table(const Sweep *s, const DistTable *dt, guint d0, GPtrArray *trusts) {
   char **gh = g_ptr_array_index(s->groups, 0);
   int n_axes = s->n_axes;
-  guint n_text = (guint)n_axes + (one_set ? 1 : 2);
+  guint n_text = (guint)n_axes + (dt->one_set ? 1 : 2);
   CliTable *t = cli_table_new(n_text);
   cli_table_row(t);
   for (int a = 1; a <= n_axes; a++)
     cli_table_cell(t, "%s", strcmp(gh[a], "name") == 0 ? "method" : gh[a]);
-  if (!one_set)
+  if (!dt->one_set)
     cli_table_cell(t, "attackers");
   cli_table_cell(t, "trust");
-  guint d0 = 0; /* the attackers themselves (distance 0) are no victims */
-  while (d0 < victims->len && g_array_index(victims, guint, d0) == 0)
-    d0++;
-  for (guint d = d0; d <= dmax; d++)
+  for (guint d = d0; d <= dt->dmax; d++)
     cli_table_cell(t, "d=%u", d);
   /* How many victims each distance has (one attacker set: several have
    * their own). */
-  if (one_set) {
+  if (dt->one_set) {
     cli_table_row(t);
     cli_table_cell(t, "victims");
     for (guint c = 1; c < n_text; c++)
       cli_table_cell(t, "%s", "");
-    for (guint d = d0; d <= dmax; d++)
-      cli_table_cell(t, "%u", d < victims->len ? g_array_index(victims, guint, d) : 0);
+    for (guint d = d0; d <= dt->dmax; d++)
+      cli_table_cell(t, "%u", d < dt->victims->len ? g_array_index(dt->victims, guint, d) : 0);
   }
-  GPtrArray *trusts = g_ptr_array_new();
-  for (guint i = 0; i < rows->len && i < 40; i++) {
-    DistRow *dr = g_ptr_array_index(rows, i);
+  for (guint i = 0; i < dt->rows->len && i < 40; i++) {
+    DistRow *dr = g_ptr_array_index(dt->rows, i);
     cli_table_row(t);
     char **grow = dr->group ? g_ptr_array_index(s->groups, dr->group) : NULL;
     for (int a = 1; a <= n_axes; a++)
       cli_table_cell(t, "%s", grow ? scen_csv_cell(grow, a) : "?");
-    if (!one_set)
+    if (!dt->one_set)
       cli_table_cell(t, "%s", dr->attackers);
     cli_table_cell(t, "%s", dr->trust);
     gboolean seen = FALSE;
@@ -500,16 +546,30 @@ static void print_distance(const Sweep *s) {
       seen |= strcmp(g_ptr_array_index(trusts, k), dr->trust) == 0;
     if (!seen)
       g_ptr_array_add(trusts, dr->trust);
-    for (guint d = d0; d <= dmax; d++) {
+    for (guint d = d0; d <= dt->dmax; d++) {
       guint n = d < dr->cnt->len ? g_array_index(dr->cnt, guint, d) : 0;
       char *v = n ? num_up(g_array_index(dr->sum, double, d) / n, 4) : g_strdup("");
       cli_table_cell(t, "%s", v);
       g_free(v);
     }
   }
-  DistRow *first = g_ptr_array_index(rows, 0);
-  const char *delta = scen_csv_cell(g_ptr_array_index(s->privacy, 1), cdelta);
-  if (one_set) {
+  return t;
+}
+
+static void print_distance(const Sweep *s) {
+  DistTable dt;
+  if (!dist_collect(s, &dt))
+    return;
+  guint d0 = 0; /* the attackers themselves (distance 0) are no victims */
+  while (d0 < dt.victims->len && g_array_index(dt.victims, guint, d0) == 0)
+    d0++;
+  GPtrArray *trusts = g_ptr_array_new();
+  CliTable *t = dist_table(s, &dt, d0, trusts);
+  DistRow *first = g_ptr_array_index(dt.rows, 0);
+  char **h = g_ptr_array_index(s->privacy, 0);
+  const char *delta =
+      scen_csv_cell(g_ptr_array_index(s->privacy, 1), scen_csv_column(h, "delta"));
+  if (dt.one_set) {
     char *who = attackers_of(s, first->collusion);
     printf("\nprivacy by hop distance d from %s (privacy.csv):\n", who);
     g_free(who);
@@ -518,8 +578,8 @@ static void print_distance(const Sweep *s) {
   }
   printf("epsilon at delta = %s, mean over the victims at each distance and the seeds\n", delta);
   cli_table_print(t);
-  if (rows->len > 40)
-    printf("  ... (%u rows)\n", rows->len);
+  if (dt.rows->len > 40)
+    printf("  ... (%u rows)\n", dt.rows->len);
   for (guint k = 0; k < trusts->len; k++) {
     const char *m = trust_meaning(g_ptr_array_index(trusts, k));
     if (m != NULL)
@@ -527,8 +587,8 @@ static void print_distance(const Sweep *s) {
   }
   g_ptr_array_unref(trusts);
   cli_table_free(t);
-  g_ptr_array_unref(rows);
-  g_array_unref(victims);
+  g_ptr_array_unref(dt.rows);
+  g_array_unref(dt.victims);
 }
 
 void cli_run_print_summary(const char *out_dir) {

@@ -14,15 +14,11 @@
 
 G_BEGIN_DECLS
 
-/* What the run is (strings borrowed) and what to account. */
+/* What the run is (borrowed) and what to account. */
 typedef struct {
-  const char *protocol; /* registry spec, as run */
+  const ProtoRunConfig *run; /* the training run's configuration (storage unread) */
   const TopoGraph *graph;
-  const char *schedule; /* NULL or "static": the graph's static gossip */
-  TopoGossipKind gossip;
-  const char *mode, *latency, *loss; /* NULL: sync, no latency, no loss */
-  double sigma, clip;
-  guint T, b; /* steps, participation interval (the batches per epoch) */
+  const char *schedule;         /* NULL or "static": the graph's static gossip */
   guint64 seed;
   const char *trust;            /* --trust: comma-separated models; NULL: ldp */
   const char *const *attackers; /* --attackers (NULL-terminated, nullable) */

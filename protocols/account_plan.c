@@ -37,14 +37,19 @@ ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why)
   return path;
 }
 
+gboolean proto_bad_valuev(GError **error, const char *fmt, va_list ap) {
+  char *msg = g_strdup_vprintf(fmt, ap);
+  g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, msg);
+  g_free(msg);
+  return FALSE;
+}
+
 static gboolean bad_value(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 static gboolean bad_value(GError **error, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *msg = g_strdup_vprintf(fmt, ap);
+  proto_bad_valuev(error, fmt, ap);
   va_end(ap);
-  g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, msg);
-  g_free(msg);
   return FALSE;
 }
 

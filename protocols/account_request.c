@@ -69,6 +69,12 @@ gboolean proto_account_job_plan(ProtoAccountJob *j, const TopoGraph *g, const ch
   g_return_val_if_fail(j != NULL && g != NULL && j->graph == NULL, FALSE);
   j->graph = g;
   j->n = topo_graph_n_nodes(g);
+  if (j->every_node && j->n < 2) {
+    *refusal = PROTO_REFUSED_RULE;
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--trust ldp: the graph has a single node, nobody to observe it");
+    return FALSE;
+  }
   if (!spec_attackers_check(&j->sets, j->n, label, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                             error)) {
     g_prefix_error(error, "--attackers: ");
@@ -274,6 +280,36 @@ static gboolean set_links(const ProtoAccountJob *j, SimEngine *engine, GError **
   return TRUE;
 }
 
+/* Every node: each trust model's accountings of {0} and {1} (adjacent,
+ * {0} first) as one, node 0's row from {1}, in node order. */
+static void merge_every_node(ProtoAccountJob *j) {
+  if (!j->every_node)
+    return;
+  guint n_trusts = j->n_acs / 2;
+  for (guint t = 0; t < n_trusts; t++) {
+    ProtoAccounting *a0 = &j->acs[j->trust_major ? 2 * t : t];
+    ProtoAccounting *a1 = &j->acs[j->trust_major ? 2 * t + 1 : n_trusts + t];
+    PrivReport *m = g_new0(PrivReport, 1);
+    *m = *a0->report;
+    m->victims = g_new(PrivVictim, j->n);
+    m->n_victims = 0;
+    for (guint v = 0; v < a1->report->n_victims; v++)
+      if (a1->report->victims[v].node == 0)
+        m->victims[m->n_victims++] = a1->report->victims[v];
+    for (guint v = 0; v < a0->report->n_victims; v++)
+      m->victims[m->n_victims++] = a0->report->victims[v];
+    for (guint v = 0; v < m->n_victims; v++)
+      m->victims[v].distance = -1;
+    ProtoAccounting merged = {.trust = a0->trust, .report = m};
+    priv_report_free(a0->report);
+    priv_report_free(a1->report);
+    g_free(a0->muff);
+    g_free(a1->muff);
+    j->acs[t] = merged;
+  }
+  j->n_acs = n_trusts;
+}
+
 const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j) {
   g_return_val_if_fail(j != NULL && j->graph != NULL, NULL);
   if (j->path != PROTO_ACCOUNT_OBSERVER)
@@ -348,17 +384,24 @@ gboolean proto_account_job_execute_observed(ProtoAccountJob *j, ProtoObservedRun
     return proto_account_job_execute(j, error);
   g_return_val_if_fail(run != NULL, FALSE);
   proto_run_get_stats(proto_observed_run_proto(run), &j->stats);
-  return observed_reports(j, run, FALSE, error);
+  if (!observed_reports(j, run, FALSE, error))
+    return FALSE;
+  merge_every_node(j);
+  return TRUE;
 }
 
 gboolean proto_account_job_execute(ProtoAccountJob *j, GError **error) {
   g_return_val_if_fail(j != NULL && j->graph != NULL, FALSE);
-  if (j->path == PROTO_ACCOUNT_OBSERVER)
-    return execute_observer(j, error);
-  if (!proto_account_job_prepare(j, error))
-    return FALSE;
-  for (guint a = 0; a < j->n_acs; a++)
-    if (!proto_account_job_execute_one(j, a, error))
+  if (j->path == PROTO_ACCOUNT_OBSERVER) {
+    if (!execute_observer(j, error))
       return FALSE;
+  } else {
+    if (!proto_account_job_prepare(j, error))
+      return FALSE;
+    for (guint a = 0; a < j->n_acs; a++)
+      if (!proto_account_job_execute_one(j, a, error))
+        return FALSE;
+  }
+  merge_every_node(j);
   return TRUE;
 }

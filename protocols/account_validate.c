@@ -26,6 +26,26 @@ void proto_account_request_init(ProtoAccountRequest *r) {
                              .lr = NAN};
 }
 
+void proto_account_request_for_run(ProtoAccountRequest *r, const ProtoRunConfig *cfg) {
+  g_return_if_fail(r != NULL && cfg != NULL);
+  proto_account_request_init(r);
+  r->protocol = cfg->protocol;
+  r->rounds = (gint)(cfg->epochs * cfg->batches);
+  r->interval = (gint)cfg->batches;
+  r->every_node = TRUE;
+  r->sigma = cfg->sigma;
+  r->clip = cfg->clip;
+  r->gossip = cfg->gossip;
+  /* The views in the order training runs always had them. */
+  r->trust_major = TRUE;
+  ProtoMode mode;
+  if (proto_account_parse_run_options(cfg->mode, cfg->latency, cfg->loss, &mode, NULL, NULL)) {
+    r->mode = cfg->mode;
+    r->latency = cfg->latency;
+    r->loss = cfg->loss;
+  }
+}
+
 /* Sets @refusal and a G_OPTION_ERROR_BAD_VALUE of @fmt. FALSE. */
 static gboolean refuse(ProtoAccountRefusal *refusal, ProtoAccountRefusal kind, GError **error,
                        const char *fmt, ...) G_GNUC_PRINTF(4, 5);
@@ -33,10 +53,8 @@ static gboolean refuse(ProtoAccountRefusal *refusal, ProtoAccountRefusal kind, G
                        const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *msg = g_strdup_vprintf(fmt, ap);
+  proto_bad_valuev(error, fmt, ap);
   va_end(ap);
-  g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, msg);
-  g_free(msg);
   *refusal = kind;
   return FALSE;
 }
@@ -46,6 +64,21 @@ static gboolean kind_of(gboolean ok, ProtoAccountRefusal *refusal, ProtoAccountR
   if (!ok)
     *refusal = kind;
   return ok;
+}
+
+/* Every node's LDP guarantee: the sets {0} and {1} (see every_node). */
+static gboolean every_node(ProtoAccountJob *j, ProtoAccountRefusal *refusal, GError **error) {
+  for (guint i = 0; i < j->trusts->len; i++) {
+    PrivTrust t = g_array_index(j->trusts, PrivTrust, i);
+    if (t != PRIV_TRUST_LDP)
+      return refuse(refusal, PROTO_REFUSED_RULE, error,
+                    "--trust %s: say who observes with --attackers (e.g. --attackers 0, or 0+5 "
+                    "for a collusion set); only ldp needs none",
+                    priv_trust_name(t));
+  }
+  j->every_node = TRUE;
+  return spec_attackers_parse(&j->sets, "0", 0, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, error) &&
+         spec_attackers_parse(&j->sets, "1", 0, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, error);
 }
 
 /* T, b, the trust models and the attacker sets. */
@@ -59,6 +92,8 @@ static gboolean check_what(const ProtoAccountRequest *r, ProtoAccountJob *j,
     return refuse(refusal, PROTO_REFUSED_RULE, error, "--trust is required: ldp, pndp or secldp");
   if (!proto_account_parse_trusts(r->trust, j->trusts, error))
     return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
+  if ((!r->attackers || !r->attackers[0]) && r->every_node)
+    return every_node(j, refusal, error);
   if (!r->attackers || !r->attackers[0])
     return refuse(refusal, PROTO_REFUSED_RULE, error,
                   "--attackers: give at least one node id, e.g. --attackers 0, 0,5 (each alone), "

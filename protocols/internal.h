@@ -6,6 +6,7 @@
 #define DPG_PROTOCOLS_INTERNAL_H
 
 #include <signal.h>
+#include <stdarg.h>
 
 #include "mf/mf.h"
 #include "protocols/plugin.h"
@@ -254,5 +255,9 @@ extern const ProtoVTable proto_antipgd_vtable;
 extern const ProtoVTable proto_mafalda_vtable;
 extern const ProtoVTable proto_decor_vtable;
 extern const ProtoVTable proto_zipdl_vtable;
+
+/* Sets a G_OPTION_ERROR_BAD_VALUE (a usage error) of @fmt: the accounting
+ * checks' (account_plan.c, account_validate.c). FALSE. */
+gboolean proto_bad_valuev(GError **error, const char *fmt, va_list ap) G_GNUC_PRINTF(2, 0);
 
 #endif /* DPG_PROTOCOLS_INTERNAL_H */

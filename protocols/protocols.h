@@ -756,7 +756,14 @@ typedef struct {
   const char *label;            /* how reports name it; NULL: the spec */
   gint rounds, interval;        /* T (required, > 0) and b (divides T; default 1) */
   const char *trust;            /* "ldp", "pndp", "secldp" or a list (required) */
-  const char *const *attackers; /* SPEC_ATTACKERS_GRAMMAR, NULL-terminated (required) */
+  const char *const *attackers; /* SPEC_ATTACKERS_GRAMMAR, NULL-terminated (required unless
+                                 * every_node) */
+  /* No attackers: the LDP guarantee of every node (only ldp then). Under
+   * LDP the attackers see every message and nothing else, so a node's value
+   * does not depend on the set: the sets {0} and {1} are accounted, and
+   * each trust model's one accounting is the first's victims with node 0
+   * from the second (distances -1: no attacker set to measure from). */
+  gboolean every_node;
   const char *sensitivity;      /* bound (NULL) or exact */
   double sigma, clip, alpha, delta; /* defaults 1, 1, 2, 1e-6 */
   const char *compare;          /* NULL or "muffliato" */
@@ -838,6 +845,7 @@ typedef struct {
   TopoSchedule *schedule; /* NULL: static */
   const char *path_reason;
   gboolean trust_major;
+  gboolean every_node; /* one accounting per trust model, every node a victim */
   ProtoAccounting *acs; /* every attacker set under every trust model, set-major unless
                          * trust_major */
   guint n_acs;
@@ -853,6 +861,18 @@ typedef struct {
 
 /** proto_account_request_init: the defaults of ProtoAccountRequest. O(1). */
 void proto_account_request_init(ProtoAccountRequest *r);
+
+/**
+ * proto_account_request_for_run: @r, initialized, for the privacy of the
+ * run @cfg configures (a training run, which will carry the job's observer
+ * views): its protocol, T = epochs x batches, b = batches, sigma, clip and
+ * gossip; its mode, latency and loss when they parse (the run refuses the
+ * others itself, loss in sync mode included); every node's LDP when no
+ * attackers are given; the accountings trust-major. Strings borrowed from
+ * @cfg; the caller adds trust, attackers, alpha, delta, schedule and seed.
+ * O(spec lengths).
+ */
+void proto_account_request_for_run(ProtoAccountRequest *r, const ProtoRunConfig *cfg);
 
 /**
  * proto_account_validate: checks every value of @r that needs no graph, in

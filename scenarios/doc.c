@@ -224,6 +224,106 @@ static char *strip_comment(char *value) {
 
 /* ---- Loading ---- */
 
+/* What the line reader carries from line to line. */
+typedef struct {
+  GString *clean; /* the lines kept, for GKeyFile */
+  char *current;  /* section being read; NULL before the first */
+  gboolean skip_section;
+} Reader;
+
+/* A "[name]" line @s at @loc: the section read from here on, or a problem
+ * (and its keys skipped: they would land in the wrong section). */
+static void read_section(ScenDoc *doc, ScenLoc loc, char *s, Reader *rd) {
+  char *close = strchr(s, ']');
+  const char *bad = NULL;
+  if (close == NULL) {
+    bad = "a section header must end with ']'";
+  } else {
+    char *after = close + 1;
+    while (*after == ' ' || *after == '\t')
+      after++;
+    if (*after != '\0' && *after != '#')
+      bad = "unexpected text after the section header";
+  }
+  char *name = NULL;
+  if (bad == NULL) {
+    name = g_strndup(s + 1, (gsize)(close - s - 1));
+    g_strstrip(name);
+    bad = bad_section_name(name);
+  }
+  g_clear_pointer(&rd->current, g_free);
+  if (bad != NULL) {
+    scen_problems_add(doc->syntax, loc, NULL, "%s", bad);
+    g_free(name);
+    rd->skip_section = TRUE;
+    return;
+  }
+  guint first = GPOINTER_TO_UINT(g_hash_table_lookup(doc->lines, name));
+  if (first != 0) {
+    scen_problems_add(doc->syntax, loc, name,
+                      "section given twice (first on line %u); its keys are merged", first);
+  } else {
+    g_hash_table_insert(doc->lines, g_strdup(name), GUINT_TO_POINTER(loc.line));
+    g_ptr_array_add(doc->sections, g_strdup(name));
+    g_string_append_printf(rd->clean, "[%s]\n", name);
+  }
+  rd->current = name;
+  rd->skip_section = FALSE;
+}
+
+/* A "key = value" line @s at @loc (its '=' at @eq) of the current section. */
+static void read_key(ScenDoc *doc, ScenLoc loc, char *s, char *eq, Reader *rd) {
+  *eq = '\0';
+  char *key = g_strstrip(s);
+  char *value = strip_comment(eq + 1);
+  const char *bad = bad_key_name(key);
+  if (bad != NULL) {
+    scen_problems_add(doc->syntax, loc, NULL, "%s", bad);
+    return;
+  }
+  if (rd->current == NULL) {
+    if (!rd->skip_section)
+      scen_problems_add(doc->syntax, loc, key,
+                        "key outside any section (put it under a [section] header)");
+    return;
+  }
+  char *lk = loc_key(rd->current, key);
+  guint first = GPOINTER_TO_UINT(g_hash_table_lookup(doc->lines, lk));
+  if (first != 0) {
+    char *what = g_strdup_printf("%s.%s", rd->current, key);
+    scen_problems_add(doc->syntax, loc, what, "given twice (first on line %u)", first);
+    g_free(what);
+    g_free(lk);
+    return;
+  }
+  g_hash_table_insert(doc->lines, lk, GUINT_TO_POINTER(loc.line));
+  g_hash_table_insert(doc->values, loc_key(rd->current, key), g_strdup(value));
+  /* Already in the section: GKeyFile appends to the last group read, and
+   * duplicate sections were dropped from @clean, so re-open it. */
+  g_string_append_printf(rd->clean, "[%s]\n%s=%s\n", rd->current, key, value);
+}
+
+/* Line @line, @text (owned, freed here), checked and read. */
+static void read_line(ScenDoc *doc, guint line, char *text, gboolean has_nul, Reader *rd) {
+  ScenLoc loc = {doc->path, line};
+  if (line == 1 && g_str_has_prefix(text, "\xEF\xBB\xBF")) /* UTF-8 byte order mark */
+    memmove(text, text + 3, strlen(text + 3) + 1);
+  char *s = NULL, *eq = NULL;
+  if (has_nul || !g_utf8_validate(text, -1, NULL))
+    scen_problems_add(doc->syntax, loc, NULL,
+                      has_nul ? "the line contains a NUL byte" : "the line is not valid UTF-8");
+  else if ((s = g_strstrip(text))[0] == '\0' || s[0] == '#')
+    ; /* blank or a comment */
+  else if (s[0] == '[')
+    read_section(doc, loc, s, rd);
+  else if ((eq = strchr(s, '=')) == NULL)
+    scen_problems_add(doc->syntax, loc, NULL,
+                      "'%s' is neither 'key = value', a [section] nor a # comment", s);
+  else
+    read_key(doc, loc, s, eq, rd);
+  g_free(text);
+}
+
 ScenDoc *scen_doc_load_data(const char *data, gsize len, const char *path, const char *dir) {
   ScenDoc *doc = g_new0(ScenDoc, 1);
   doc->path = g_strdup(path ? path : "<scenario>");
@@ -241,9 +341,7 @@ ScenDoc *scen_doc_load_data(const char *data, gsize len, const char *path, const
   doc->syntax = scen_problems_new();
   doc->overrides = g_ptr_array_new();
 
-  GString *clean = g_string_sized_new(len + 1);
-  char *current = NULL; /* section being read; NULL before the first */
-  gboolean skip_section = FALSE;
+  Reader rd = {g_string_sized_new(len + 1), NULL, FALSE};
   guint line = 0;
   gsize pos = 0;
   while (pos < len) {
@@ -257,105 +355,16 @@ ScenDoc *scen_doc_load_data(const char *data, gsize len, const char *path, const
     gsize tl = strlen(text);
     if (tl > 0 && text[tl - 1] == '\r')
       text[--tl] = '\0';
-    ScenLoc loc = {doc->path, line};
-    if (line == 1 && g_str_has_prefix(text, "\xEF\xBB\xBF")) /* UTF-8 byte order mark */
-      memmove(text, text + 3, strlen(text + 3) + 1);
-    if (has_nul || !g_utf8_validate(text, -1, NULL)) {
-      scen_problems_add(doc->syntax, loc, NULL,
-                        has_nul ? "the line contains a NUL byte" : "the line is not valid UTF-8");
-      g_free(text);
-      continue;
-    }
-    char *s = g_strstrip(text);
-    if (s[0] == '\0' || s[0] == '#') {
-      g_free(text);
-      continue;
-    }
-    if (s[0] == '[') {
-      char *close = strchr(s, ']');
-      const char *bad = NULL;
-      if (close == NULL) {
-        bad = "a section header must end with ']'";
-      } else {
-        char *after = close + 1;
-        while (*after == ' ' || *after == '\t')
-          after++;
-        if (*after != '\0' && *after != '#')
-          bad = "unexpected text after the section header";
-      }
-      char *name = NULL;
-      if (bad == NULL) {
-        name = g_strndup(s + 1, (gsize)(close - s - 1));
-        g_strstrip(name);
-        bad = bad_section_name(name);
-      }
-      if (bad != NULL) {
-        scen_problems_add(doc->syntax, loc, NULL, "%s", bad);
-        g_free(name);
-        g_free(current);
-        current = NULL;
-        skip_section = TRUE; /* its keys would land in the wrong section */
-        g_free(text);
-        continue;
-      }
-      guint first = GPOINTER_TO_UINT(g_hash_table_lookup(doc->lines, name));
-      if (first != 0) {
-        scen_problems_add(doc->syntax, loc, name,
-                          "section given twice (first on line %u); its keys are merged", first);
-      } else {
-        g_hash_table_insert(doc->lines, g_strdup(name), GUINT_TO_POINTER(line));
-        g_ptr_array_add(doc->sections, g_strdup(name));
-        g_string_append_printf(clean, "[%s]\n", name);
-      }
-      g_free(current);
-      current = name;
-      skip_section = FALSE;
-      g_free(text);
-      continue;
-    }
-    char *eq = strchr(s, '=');
-    if (eq == NULL) {
-      scen_problems_add(doc->syntax, loc, NULL,
-                        "'%s' is neither 'key = value', a [section] nor a # comment", s);
-      g_free(text);
-      continue;
-    }
-    *eq = '\0';
-    char *key = g_strstrip(s);
-    char *value = strip_comment(eq + 1);
-    const char *bad = bad_key_name(key);
-    if (bad != NULL) {
-      scen_problems_add(doc->syntax, loc, NULL, "%s", bad);
-    } else if (current == NULL) {
-      if (!skip_section)
-        scen_problems_add(doc->syntax, loc, key,
-                          "key outside any section (put it under a [section] header)");
-    } else {
-      char *lk = loc_key(current, key);
-      guint first = GPOINTER_TO_UINT(g_hash_table_lookup(doc->lines, lk));
-      if (first != 0) {
-        char *what = g_strdup_printf("%s.%s", current, key);
-        scen_problems_add(doc->syntax, loc, what, "given twice (first on line %u)", first);
-        g_free(what);
-        g_free(lk);
-      } else {
-        g_hash_table_insert(doc->lines, lk, GUINT_TO_POINTER(line));
-        g_hash_table_insert(doc->values, loc_key(current, key), g_strdup(value));
-        /* Already in the section: GKeyFile appends to the last group read, and
-         * duplicate sections were dropped from @clean, so re-open it. */
-        g_string_append_printf(clean, "[%s]\n%s=%s\n", current, key, value);
-      }
-    }
-    g_free(text);
+    read_line(doc, line, text, has_nul, &rd);
   }
-  g_free(current);
+  g_free(rd.current);
   GError *err = NULL;
-  if (!g_key_file_load_from_data(doc->kf, clean->str, clean->len, G_KEY_FILE_NONE, &err)) {
+  if (!g_key_file_load_from_data(doc->kf, rd.clean->str, rd.clean->len, G_KEY_FILE_NONE, &err)) {
     /* Every line was checked above; this is a safety net. */
     scen_problems_add(doc->syntax, (ScenLoc){doc->path, 1}, NULL, "%s", err->message);
     g_error_free(err);
   }
-  g_string_free(clean, TRUE);
+  g_string_free(rd.clean, TRUE);
   return doc;
 }
 

@@ -593,14 +593,205 @@ static gboolean plot_sweep_distance(const ScenSweepResults *r, GPtrArray *figure
   return ok;
 }
 
-gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError **error) {
+/* The loss (and, for a classification task, accuracy) curves: every group
+ * of seeds one line of one figure, the noise level and the epsilon in its
+ * label. Up to 8 groups (the palette's colours) share one panel; more get
+ * a panel per setting of the other axes, a line per noise level, so no two
+ * lines share a colour. @la: the accounting the labels name (nullable);
+ * @eps_what its words in the title; @items: scratch of one per axis. */
+static gboolean plot_curves(const ScenSweepResults *r, const ScenAccountingMax *la,
+                            const char *eps_what, gboolean has_acc, guint *items,
+                            GPtrArray *figures, GError **error) {
   const GPtrArray *axes = r->axes;
-  const ScenAggregate *ag = r->ag;
-  const GArray *groups = ag->groups;
-  gint seed_axis = ag->seed_axis, noise_axis = ag->noise_axis;
+  const GArray *groups = r->ag->groups;
+  gint seed_axis = r->ag->seed_axis, noise_axis = r->ag->noise_axis;
+  const ScenConfig *c0 = r->cfg[0];
+  guint n_seeds = groups->len ? g_array_index(groups, ScenGroup, 0).n : 0;
+  gboolean ok = TRUE;
+  guint n_lines = 0;
+  for (guint gi = 0; gi < groups->len; gi++)
+    n_lines += g_array_index(groups, ScenGroup, gi).n_rounds > 0;
+  gboolean split = n_lines > 8 && noise_axis >= 0;
+  for (int acc = 0; acc <= (has_acc ? 1 : 0) && ok; acc++) {
+    GPtrArray *pkeys = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *panels = g_ptr_array_new(); /* GPtrArray* of curves each */
+    for (guint gi = 0; gi < groups->len; gi++) {
+      const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
+      if (g->n_rounds == 0)
+        continue;
+      scen_sweep_point(axes, g->first, items);
+      char *pkey = split ? group_label(axes, items, seed_axis, noise_axis, TRUE) : g_strdup("");
+      char *label;
+      if (split) {
+        char *key = scen_axis_label(axes, (guint)noise_axis);
+        const ScenSweepAxis *nx = g_ptr_array_index(axes, noise_axis);
+        label = g_strdup_printf("%s = %s", key, nx->items[items[noise_axis]]);
+        g_free(key);
+      } else {
+        label = group_label(axes, items, seed_axis, noise_axis, FALSE);
+      }
+      if (!label[0]) {
+        g_free(label);
+        label = NULL;
+      }
+      const ScenAccountingMax *ga = la ? find_accounting(r->res[g->first], la) : NULL;
+      label = with_epsilon(label, ga);
+      guint at = pkeys->len;
+      for (guint k = 0; k < pkeys->len; k++)
+        if (g_str_equal(g_ptr_array_index(pkeys, k), pkey))
+          at = k;
+      if (at == pkeys->len) {
+        g_ptr_array_add(pkeys, pkey);
+        g_ptr_array_add(panels, g_ptr_array_new_with_free_func(free_curve));
+      } else {
+        g_free(pkey);
+      }
+      g_ptr_array_add(g_ptr_array_index(panels, at), scen_group_curve(g, acc, label));
+    }
+    guint np = MIN(panels->len, MAX_PANELS);
+    char *path = NULL;
+    char *title =
+        acc ? g_strdup_printf("%s: test accuracy, mean over nodes and %u seed%s; band: 95%% "
+                              "t-interval%s",
+                              c0->name, n_seeds, n_seeds == 1 ? "" : "s", eps_what)
+            : g_strdup_printf("%s: test loss, mean over nodes, geometric mean over %u seed%s; "
+                              "band: 95%% t-interval%s",
+                              c0->name, n_seeds, n_seeds == 1 ? "" : "s", eps_what);
+    char **pt = g_new0(char *, np + 1);
+    for (guint k = 0; k < np && split; k++)
+      pt[k] = g_strdup(g_ptr_array_index(pkeys, k));
+    ok = scen_plot_lines(c0, r->out_dir, acc ? "accuracy" : "loss", &path, title, np,
+                         (const char *const *)pt, (GPtrArray *const *)panels->pdata, "round",
+                         acc ? "test accuracy" : "test loss", acc ? 0 : SCEN_PLOT_YLOG, error);
+    if (ok)
+      g_ptr_array_add(figures, path);
+    g_free(title);
+    g_strfreev(pt);
+    for (guint k = 0; k < panels->len; k++)
+      g_ptr_array_unref(g_ptr_array_index(panels, k));
+    g_ptr_array_unref(panels);
+    g_ptr_array_unref(pkeys);
+  }
+  return ok;
+}
+
+/* Final loss against epsilon: a panel per accounting (each its own
+ * epsilon), a line per setting of the other axes, a point per noise level;
+ * a group without a finite epsilon (no noise) a dashed reference line.
+ * @items: scratch of one per axis. */
+static gboolean plot_loss_vs_epsilon(const ScenSweepResults *r, guint *items, GPtrArray *figures,
+                                     GError **error) {
+  const GPtrArray *axes = r->axes;
+  const GArray *groups = r->ag->groups;
+  gint seed_axis = r->ag->seed_axis, noise_axis = r->ag->noise_axis;
+  const ScenConfig *c0 = r->cfg[0];
+  guint n_seeds = groups->len ? g_array_index(groups, ScenGroup, 0).n : 0;
+  gboolean ok = TRUE;
+  guint n_acc = r->res[0]->accountings ? r->res[0]->accountings->len : 0;
+  n_acc = MIN(n_acc, MAX_PANELS);
+  double eps_lo = INFINITY, eps_hi = 0;
+  for (guint gi = 0; gi < groups->len; gi++) {
+    const ScenPointResult *p = r->res[g_array_index(groups, ScenGroup, gi).first];
+    for (guint a = 0; p->accountings && a < p->accountings->len; a++) {
+      double e = g_array_index(p->accountings, ScenAccountingMax, a).max_eps;
+      if (isfinite(e) && e > 0)
+        eps_lo = MIN(eps_lo, e), eps_hi = MAX(eps_hi, e);
+    }
+  }
+  if (isfinite(eps_lo) && eps_hi <= eps_lo * 1.01) {
+    /* One privacy level: give the axis some room around it. */
+    eps_lo /= 2;
+    eps_hi *= 2;
+  }
+  GPtrArray **epanels = g_new0(GPtrArray *, MAX(n_acc, 1));
+  char **etitles = g_new0(char *, n_acc + 1);
+  gboolean any_line = FALSE;
+  for (guint a = 0; a < n_acc; a++) {
+    const ScenAccountingMax *am0 = &g_array_index(r->res[0]->accountings, ScenAccountingMax, a);
+    etitles[a] = accounting_name(am0);
+    GPtrArray *lines = epanels[a] = g_ptr_array_new_with_free_func(free_curve);
+    GHashTable *line_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (guint gi = 0; gi < groups->len && isfinite(eps_lo); gi++) {
+      const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
+      const ScenAccountingMax *am = find_accounting(r->res[g->first], am0);
+      if (am == NULL)
+        continue;
+      scen_sweep_point(axes, g->first, items);
+      char *key = group_label(axes, items, seed_axis, noise_axis, TRUE);
+      if (!key[0]) {
+        g_free(key);
+        key = g_strdup("all");
+      }
+      double fm = g->final_gmean, flo = g->final_lo, fhi = g->final_hi; /* groups.csv's */
+      gpointer li;
+      ScenCurve *cv;
+      if (g_hash_table_lookup_extended(line_of, key, NULL, &li)) {
+        cv = g_ptr_array_index(lines, GPOINTER_TO_UINT(li));
+        g_free(key);
+      } else {
+        cv = g_new0(ScenCurve, 1);
+        cv->label = g_strdup(key);
+        cv->markers = TRUE;
+        cv->errorbars = TRUE;
+        g_hash_table_insert(line_of, key, GUINT_TO_POINTER(lines->len));
+        g_ptr_array_add(lines, cv);
+      }
+      if (!isfinite(am->max_eps)) {
+        /* No finite epsilon (no noise): a dashed reference line. */
+        if (cv->n == 0) {
+          cv->dashed = TRUE;
+          cv->markers = FALSE;
+          cv->n = 2;
+          cv->x = g_new(double, 2);
+          cv->y = g_new(double, 2);
+          cv->x[0] = eps_lo;
+          cv->x[1] = eps_hi;
+          cv->y[0] = cv->y[1] = fm;
+          cv->errorbars = FALSE;
+        }
+        continue;
+      }
+      if (cv->dashed)
+        continue; /* a reference line already; points of a noisy group do not join it */
+      cv->x = g_renew(double, cv->x, cv->n + 1);
+      cv->y = g_renew(double, cv->y, cv->n + 1);
+      cv->lo = g_renew(double, cv->lo, cv->n + 1);
+      cv->hi = g_renew(double, cv->hi, cv->n + 1);
+      cv->x[cv->n] = am->max_eps;
+      cv->y[cv->n] = fm;
+      cv->lo[cv->n] = flo;
+      cv->hi[cv->n] = fhi;
+      cv->n++;
+    }
+    g_hash_table_unref(line_of);
+    any_line |= lines->len > 0;
+  }
+  if (ok && any_line && noise_axis >= 0) {
+    char *path = NULL;
+    char *xl = g_strdup_printf("ε at δ = %g, worst victim", c0->delta);
+    char *title2 = g_strdup_printf("%s: final test loss against privacy; geometric mean over "
+                                   "%u seed%s, bars: 95%% t-interval",
+                                   c0->name, n_seeds, n_seeds == 1 ? "" : "s");
+    ok = scen_plot_lines(c0, r->out_dir, "loss_vs_epsilon", &path, title2, n_acc,
+                         (const char *const *)etitles, epanels, xl, "final test loss",
+                         SCEN_PLOT_XLOG | SCEN_PLOT_YLOG, error);
+    if (ok)
+      g_ptr_array_add(figures, path);
+    g_free(title2);
+    g_free(xl);
+  }
+  for (guint a = 0; a < n_acc; a++)
+    g_ptr_array_unref(epanels[a]);
+  g_free(epanels);
+  g_strfreev(etitles);
+  return ok;
+}
+
+gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError **error) {
+  const GArray *groups = r->ag->groups;
   const ScenConfig *c0 = r->cfg[0];
   gboolean ok = TRUE;
-  guint *items = g_new0(guint, MAX(axes->len, 1));
+  guint *items = g_new0(guint, MAX(r->axes->len, 1));
   gboolean has_curves = FALSE, has_acc = FALSE;
   for (guint gi = 0; gi < groups->len; gi++) {
     const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
@@ -609,185 +800,14 @@ gboolean scen_plot_sweep(const ScenSweepResults *r, GPtrArray *figures, GError *
     for (guint k = 0; k < p->n_rounds && p->acc; k++)
       has_acc |= isfinite(p->acc[k]);
   }
-  guint n_seeds = groups->len ? g_array_index(groups, ScenGroup, 0).n : 0;
   const ScenAccountingMax *la = groups->len ? label_accounting(r->res[0]) : NULL;
   char *eps_what = la ? g_strdup_printf("; ε: worst victim, %s, δ = %g",
                                         g_str_equal(la->trust, "ldp") ? "LDP" : la->trust,
                                         c0->delta)
                       : g_strdup("");
-  if (c0->plots && has_curves) {
-    /* Loss (and, for a classification task, accuracy) curves: every group
-     * of seeds one line of one figure, the noise level and the epsilon in
-     * its label. */
-    /* Up to 8 groups (the palette's colours) share one panel; more get a
-     * panel per setting of the other axes, a line per noise level, so no
-     * two lines share a colour. */
-    guint n_lines = 0;
-    for (guint gi = 0; gi < groups->len; gi++)
-      n_lines += g_array_index(groups, ScenGroup, gi).n_rounds > 0;
-    gboolean split = n_lines > 8 && noise_axis >= 0;
-    for (int acc = 0; acc <= (has_acc ? 1 : 0) && ok; acc++) {
-      GPtrArray *pkeys = g_ptr_array_new_with_free_func(g_free);
-      GPtrArray *panels = g_ptr_array_new(); /* GPtrArray* of curves each */
-      for (guint gi = 0; gi < groups->len; gi++) {
-        const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
-        if (g->n_rounds == 0)
-          continue;
-        scen_sweep_point(axes, g->first, items);
-        char *pkey = split ? group_label(axes, items, seed_axis, noise_axis, TRUE) : g_strdup("");
-        char *label;
-        if (split) {
-          char *key = scen_axis_label(axes, (guint)noise_axis);
-          const ScenSweepAxis *nx = g_ptr_array_index(axes, noise_axis);
-          label = g_strdup_printf("%s = %s", key, nx->items[items[noise_axis]]);
-          g_free(key);
-        } else {
-          label = group_label(axes, items, seed_axis, noise_axis, FALSE);
-        }
-        if (!label[0]) {
-          g_free(label);
-          label = NULL;
-        }
-        const ScenAccountingMax *ga = la ? find_accounting(r->res[g->first], la) : NULL;
-        label = with_epsilon(label, ga);
-        guint at = pkeys->len;
-        for (guint k = 0; k < pkeys->len; k++)
-          if (g_str_equal(g_ptr_array_index(pkeys, k), pkey))
-            at = k;
-        if (at == pkeys->len) {
-          g_ptr_array_add(pkeys, pkey);
-          g_ptr_array_add(panels, g_ptr_array_new_with_free_func(free_curve));
-        } else {
-          g_free(pkey);
-        }
-        g_ptr_array_add(g_ptr_array_index(panels, at), scen_group_curve(g, acc, label));
-      }
-      guint np = MIN(panels->len, MAX_PANELS);
-      char *path = NULL;
-      char *title =
-          acc ? g_strdup_printf("%s: test accuracy, mean over nodes and %u seed%s; band: 95%% "
-                                "t-interval%s",
-                                c0->name, n_seeds, n_seeds == 1 ? "" : "s", eps_what)
-              : g_strdup_printf("%s: test loss, mean over nodes, geometric mean over %u seed%s; "
-                                "band: 95%% t-interval%s",
-                                c0->name, n_seeds, n_seeds == 1 ? "" : "s", eps_what);
-      char **pt = g_new0(char *, np + 1);
-      for (guint k = 0; k < np && split; k++)
-        pt[k] = g_strdup(g_ptr_array_index(pkeys, k));
-      ok = scen_plot_lines(c0, r->out_dir, acc ? "accuracy" : "loss", &path, title, np,
-                           (const char *const *)pt, (GPtrArray *const *)panels->pdata, "round",
-                           acc ? "test accuracy" : "test loss", acc ? 0 : SCEN_PLOT_YLOG, error);
-      if (ok)
-        g_ptr_array_add(figures, path);
-      g_free(title);
-      g_strfreev(pt);
-      for (guint k = 0; k < panels->len; k++)
-        g_ptr_array_unref(g_ptr_array_index(panels, k));
-      g_ptr_array_unref(panels);
-      g_ptr_array_unref(pkeys);
-    }
-
-    /* Final loss against epsilon: a panel per accounting (each its own
-     * epsilon), a line per setting of the other axes, a point per noise
-     * level. */
-    guint n_acc = r->res[0]->accountings ? r->res[0]->accountings->len : 0;
-    n_acc = MIN(n_acc, MAX_PANELS);
-    double eps_lo = INFINITY, eps_hi = 0;
-    for (guint gi = 0; gi < groups->len; gi++) {
-      const ScenPointResult *p = r->res[g_array_index(groups, ScenGroup, gi).first];
-      for (guint a = 0; p->accountings && a < p->accountings->len; a++) {
-        double e = g_array_index(p->accountings, ScenAccountingMax, a).max_eps;
-        if (isfinite(e) && e > 0)
-          eps_lo = MIN(eps_lo, e), eps_hi = MAX(eps_hi, e);
-      }
-    }
-    if (isfinite(eps_lo) && eps_hi <= eps_lo * 1.01) {
-      /* One privacy level: give the axis some room around it. */
-      eps_lo /= 2;
-      eps_hi *= 2;
-    }
-    GPtrArray **epanels = g_new0(GPtrArray *, MAX(n_acc, 1));
-    char **etitles = g_new0(char *, n_acc + 1);
-    gboolean any_line = FALSE;
-    for (guint a = 0; a < n_acc; a++) {
-      const ScenAccountingMax *am0 = &g_array_index(r->res[0]->accountings, ScenAccountingMax, a);
-      etitles[a] = accounting_name(am0);
-      GPtrArray *lines = epanels[a] = g_ptr_array_new_with_free_func(free_curve);
-      GHashTable *line_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-      for (guint gi = 0; gi < groups->len && isfinite(eps_lo); gi++) {
-        const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
-        const ScenAccountingMax *am = find_accounting(r->res[g->first], am0);
-        if (am == NULL)
-          continue;
-        scen_sweep_point(axes, g->first, items);
-        char *key = group_label(axes, items, seed_axis, noise_axis, TRUE);
-        if (!key[0]) {
-          g_free(key);
-          key = g_strdup("all");
-        }
-        double fm = g->final_gmean, flo = g->final_lo, fhi = g->final_hi; /* groups.csv's */
-        gpointer li;
-        ScenCurve *cv;
-        if (g_hash_table_lookup_extended(line_of, key, NULL, &li)) {
-          cv = g_ptr_array_index(lines, GPOINTER_TO_UINT(li));
-          g_free(key);
-        } else {
-          cv = g_new0(ScenCurve, 1);
-          cv->label = g_strdup(key);
-          cv->markers = TRUE;
-          cv->errorbars = TRUE;
-          g_hash_table_insert(line_of, key, GUINT_TO_POINTER(lines->len));
-          g_ptr_array_add(lines, cv);
-        }
-        if (!isfinite(am->max_eps)) {
-          /* No finite epsilon (no noise): a dashed reference line. */
-          if (cv->n == 0) {
-            cv->dashed = TRUE;
-            cv->markers = FALSE;
-            cv->n = 2;
-            cv->x = g_new(double, 2);
-            cv->y = g_new(double, 2);
-            cv->x[0] = eps_lo;
-            cv->x[1] = eps_hi;
-            cv->y[0] = cv->y[1] = fm;
-            cv->errorbars = FALSE;
-          }
-          continue;
-        }
-        if (cv->dashed)
-          continue; /* a reference line already; points of a noisy group do not join it */
-        cv->x = g_renew(double, cv->x, cv->n + 1);
-        cv->y = g_renew(double, cv->y, cv->n + 1);
-        cv->lo = g_renew(double, cv->lo, cv->n + 1);
-        cv->hi = g_renew(double, cv->hi, cv->n + 1);
-        cv->x[cv->n] = am->max_eps;
-        cv->y[cv->n] = fm;
-        cv->lo[cv->n] = flo;
-        cv->hi[cv->n] = fhi;
-        cv->n++;
-      }
-      g_hash_table_unref(line_of);
-      any_line |= lines->len > 0;
-    }
-    if (ok && any_line && noise_axis >= 0) {
-      char *path = NULL;
-      char *xl = g_strdup_printf("ε at δ = %g, worst victim", c0->delta);
-      char *title2 = g_strdup_printf("%s: final test loss against privacy; geometric mean over "
-                                     "%u seed%s, bars: 95%% t-interval",
-                                     c0->name, n_seeds, n_seeds == 1 ? "" : "s");
-      ok = scen_plot_lines(c0, r->out_dir, "loss_vs_epsilon", &path, title2, n_acc,
-                           (const char *const *)etitles, epanels, xl, "final test loss",
-                           SCEN_PLOT_XLOG | SCEN_PLOT_YLOG, error);
-      if (ok)
-        g_ptr_array_add(figures, path);
-      g_free(title2);
-      g_free(xl);
-    }
-    for (guint a = 0; a < n_acc; a++)
-      g_ptr_array_unref(epanels[a]);
-    g_free(epanels);
-    g_strfreev(etitles);
-  }
+  if (c0->plots && has_curves)
+    ok = plot_curves(r, la, eps_what, has_acc, items, figures, error) &&
+         plot_loss_vs_epsilon(r, items, figures, error);
   /* By distance only when some trust model depends on it (LDP is flat). */
   gboolean by_distance = FALSE;
   for (guint i = 0; i < c0->n_trust; i++)

@@ -242,6 +242,50 @@ static void test_order(void) {
   topo_graph_free(g);
 }
 
+/* Without attackers, every node's LDP guarantee: one accounting per trust
+ * model, every node a victim in node order, node 0's value that of the
+ * set {1}'s accounting; only ldp, and a graph of two nodes at least. */
+static void test_every_node(void) {
+  GError *e = NULL;
+  TopoGraph *g = topo_graph_generate("florentine", &e);
+  ProtoAccountRequest r = base(NULL);
+  r.trust = "ldp";
+  r.every_node = TRUE;
+  ProtoAccountJob *all = run(&r, g, PROTO_ACCOUNT_STRUCTURED);
+  const char *const one[] = {"1", NULL};
+  ProtoAccountRequest r1 = base(one);
+  r1.trust = "ldp";
+  ProtoAccountJob *set1 = run(&r1, g, PROTO_ACCOUNT_STRUCTURED);
+  g_assert_cmpuint(all->n_acs, ==, 1);
+  const PrivReport *m = all->acs[0].report, *s1 = set1->acs[0].report;
+  g_assert_cmpuint(m->n_victims, ==, topo_graph_n_nodes(g));
+  for (guint v = 0; v < m->n_victims; v++) {
+    g_assert_cmpuint(m->victims[v].node, ==, v);
+    g_assert_cmpint(m->victims[v].distance, ==, -1);
+  }
+  g_assert_cmpuint(s1->victims[0].node, ==, 0);
+  g_assert_cmpfloat(m->victims[0].mu, ==, s1->victims[0].mu);
+  g_assert_cmpfloat(m->victims[0].mu, >, 0);
+  proto_account_job_free(all);
+  proto_account_job_free(set1);
+  r.trust = "ldp,pndp";
+  refused(&r, PROTO_REFUSED_RULE,
+          "--trust pndp: say who observes with --attackers (e.g. --attackers 0, or 0+5 for a "
+          "collusion set); only ldp needs none");
+  topo_graph_free(g);
+  TopoGraph *lone = topo_graph_new_from_edges(1, NULL, 0, &e);
+  g_assert_no_error(e);
+  r.trust = "ldp";
+  ProtoAccountRefusal kind;
+  ProtoAccountJob *j = proto_account_validate(&r, NULL, &e);
+  g_assert_false(proto_account_job_plan(j, lone, "lone", &kind, &e));
+  g_assert_cmpint(kind, ==, PROTO_REFUSED_RULE);
+  g_assert_cmpstr(e->message, ==, "--trust ldp: the graph has a single node, nobody to observe it");
+  g_clear_error(&e);
+  proto_account_job_free(j);
+  topo_graph_free(lone);
+}
+
 /* A set cancel flag stops the request before any accounting, on either path. */
 static void test_cancel(void) {
   GError *e = NULL;
@@ -269,6 +313,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/protocols/account_request/paths_agree", test_paths_agree);
   g_test_add_func("/protocols/account_request/auto_observer", test_auto_observer);
   g_test_add_func("/protocols/account_request/order", test_order);
+  g_test_add_func("/protocols/account_request/every_node", test_every_node);
   g_test_add_func("/protocols/account_request/cancel", test_cancel);
   return g_test_run();
 }
