@@ -241,7 +241,8 @@ int cli_cmd_train(int argc, char **argv) {
   gdouble lr = 0.1, sigma = NAN, clip = 1.0, test_fraction = LEARN_DEFAULT_TEST_FRACTION,
           compute_ms = 0.0;
   guint64 seed = 0;
-  char *seed_text = NULL, *sigma_text = NULL;
+  char *seed_text = NULL, *sigma_text = NULL, *eval_nodes_text = NULL, *eval_rows_text = NULL;
+  guint eval_nodes = 0, eval_rows = 0;
   gboolean list = FALSE, quiet = FALSE;
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &protocol,
@@ -286,6 +287,14 @@ int cli_cmd_train(int argc, char **argv) {
        "Local compute time per step in ms (default 0)", "MS"},
       {"eval-every", 0, 0, G_OPTION_ARG_INT, &eval_every,
        "Evaluate every N steps (and at the end; default: at the end only)", "N"},
+      {"eval-nodes", 0, 0, G_OPTION_ARG_STRING, &eval_nodes_text,
+       "Nodes evaluated, drawn with the seed, or all (default: all up to 10000 nodes, else "
+       "1000)",
+       "N"},
+      {"eval-rows", 0, 0, G_OPTION_ARG_STRING, &eval_rows_text,
+       "Test rows each evaluation uses, drawn with the seed, or all (default: all up to 10000 "
+       "nodes, else 10000)",
+       "N"},
       {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &test_fraction,
        "Fraction of the records held out for testing, in (0, 1) (default 0.2)", "F"},
       {"seed", 's', 0, G_OPTION_ARG_STRING, &seed_text, "Seed of every random choice (default 0)",
@@ -348,7 +357,9 @@ int cli_cmd_train(int argc, char **argv) {
 
   if (!cli_parse(ctx, &argc, &argv))
     goto out;
-  if (!cli_number_option("--sigma", sigma_text, &sigma, &error)) {
+  if (!cli_number_option("--sigma", sigma_text, &sigma, &error) ||
+      !cli_count_option("--eval-nodes", eval_nodes_text, &eval_nodes, &error) ||
+      !cli_count_option("--eval-rows", eval_rows_text, &eval_rows, &error)) {
     status = cli_fail("train", error, CLI_EXIT_USAGE);
     goto out;
   }
@@ -510,6 +521,8 @@ int cli_cmd_train(int argc, char **argv) {
   cfg.test_fraction = test_fraction;
   cfg.eval_every = (guint)eval_every;
   cfg.threads = (guint)threads;
+  cfg.eval_nodes = eval_nodes;
+  cfg.eval_rows = eval_rows;
   cfg.storage = observe != NULL ? SIM_LIN_SPARSE : SIM_LIN_NONE;
   gint64 start = g_get_monotonic_time();
   orun = proto_observed_run_new(&cfg, observe, &error);
@@ -591,6 +604,12 @@ int cli_cmd_train(int argc, char **argv) {
   char *eps_text = isnan(eps) ? g_strdup("privacy not accounted (--trust none)")
                               : g_strdup_printf("epsilon up to %.4g at delta = %g", eps,
                                                 cli_train_privacy_delta(priv));
+  ProtoEvalSample sample;
+  proto_run_eval_sample(run, &sample);
+  char *sample_text = cli_eval_sample_text(&sample);
+  if (sample_text != NULL)
+    printf("train: %s\n", sample_text);
+  g_free(sample_text);
   char *mean_path = sibling_path(out_path, "_mean.csv");
   char *priv_path = sibling_path(out_path, "_privacy.csv");
   printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g%s, %s, simulated time "
@@ -625,6 +644,8 @@ out:
   g_free(seed_text);
   g_free(schedule);
   g_free(sigma_text);
+  g_free(eval_nodes_text);
+  g_free(eval_rows_text);
   g_free(trust);
   g_strfreev(attackers);
   cli_graph_options_clear(&gopt);

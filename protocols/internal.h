@@ -153,7 +153,14 @@ struct ProtoContext {
   /* Evaluation. */
   guint n_evals;
   guint *eval_steps;    /* n_evals steps, increasing, the last is T */
-  ProtoMetric *metrics; /* n_evals x n, row (e, u) = e * n + u */
+  guint eval_nodes_asked, eval_rows_asked; /* ProtoRunConfig's */
+  guint64 eval_seed;                       /* the stream the samples are drawn from */
+  guint n_eval;         /* nodes evaluated */
+  guint *eval_slot;     /* per node: its index among the evaluated, G_MAXUINT if none;
+                         * NULL: every node, in order */
+  gsize *test_rows;     /* the test rows used, increasing; NULL: every row */
+  gsize n_test_rows;
+  ProtoMetric *metrics; /* n_evals x n_eval, row (e, i) = e * n_eval + i */
   GThreadPool *pool;
   /* With a pool: per evaluation, the nodes evaluated (under eval_lock; the
    * lock also publishes the rows to the sim thread). */

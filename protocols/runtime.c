@@ -21,6 +21,7 @@ enum {
   SEED_SPLIT = SIM_RNG_USER + 40,
   SEED_PARTITION,
   SEED_INIT,
+  SEED_EVAL, /* the sampled evaluation's nodes and test rows */
 };
 
 static guint64 derived_seed(guint64 seed, guint purpose) {
@@ -279,6 +280,9 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
   ctx->seed = cfg->seed;
   ctx->threads = cfg->threads;
   ctx->eval_every = cfg->eval_every;
+  ctx->eval_nodes_asked = cfg->eval_nodes;
+  ctx->eval_rows_asked = cfg->eval_rows;
+  ctx->eval_seed = derived_seed(cfg->seed, SEED_EVAL);
   ctx->storage = cfg->storage;
   ctx->rebased = cfg->rebased;
   ctx->reached = g_array_new(FALSE, TRUE, sizeof(guint));
@@ -412,6 +416,8 @@ void proto_run_free(ProtoRun *run) {
   g_free(ctx->init_params);
   g_free(ctx->eval_steps);
   g_free(ctx->metrics);
+  g_free(ctx->eval_slot);
+  g_free(ctx->test_rows);
   proto_params_free(ctx->params);
   g_free(ctx->eval_done);
   g_array_unref(ctx->reached);
