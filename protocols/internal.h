@@ -60,6 +60,31 @@ ProtoRoundW *proto_round_w_get(ProtoContext *ctx, guint round, GError **error);
 void proto_round_w_release(ProtoContext *ctx, ProtoRoundW *w);
 void proto_round_w_free(ProtoRoundW *w);
 
+/* ---- A node's inbox (runtime_inbox.c) ------------------------------------- */
+
+/* Messages received, keyed by (round << 32 | sender); each holds a
+ * reference. Empty slots have msg NULL. */
+typedef struct {
+  guint64 key;
+  SimMessage *msg;
+} ProtoInboxSlot;
+
+typedef struct {
+  ProtoInboxSlot *slots; /* cap slots, cap a power of two (0: none yet) */
+  guint cap, len;
+} ProtoInbox;
+
+/* The message stored under @key (transfer none), or NULL. O(1) expected. */
+SimMessage *proto_inbox_lookup(const ProtoInbox *in, guint64 key);
+/* Stores @msg (takes its reference) under @key, releasing the message it
+ * replaces. O(1) amortized. */
+void proto_inbox_insert(ProtoInbox *in, guint64 key, SimMessage *msg);
+typedef gboolean (*ProtoInboxPredicate)(guint64 key, gpointer data);
+/* Releases every message whose key @useless says is useless. O(cap). */
+void proto_inbox_remove_if(ProtoInbox *in, ProtoInboxPredicate useless, gpointer data);
+/* Releases every message and the table. */
+void proto_inbox_clear(ProtoInbox *in);
+
 /* ---- The context and its nodes -------------------------------------------- */
 
 /* Runtime timer tags: bit 63 set, the kind in bits 56..62, the round below. */
@@ -92,7 +117,7 @@ struct ProtoNode {
   guint n_missing;
   SimEventId deadline_timer;
 
-  GHashTable *inbox;     /* (round << 32 | from) -> SimMessage* (ref) */
+  ProtoInbox inbox;      /* (round << 32 | from) -> SimMessage* (ref) */
   GHashTable *last_used; /* stale mode: from -> 1 + round of the message last used */
   GHashTable *lost;      /* stale mode: (round << 32 | from) of messages to it lost */
 

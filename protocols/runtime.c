@@ -194,8 +194,6 @@ static void node_setup(ProtoContext *ctx, ProtoNode *node, guint u) {
   node->model = sim_linvec_new(ctx->space);
   if (ctx->init_params != NULL)
     sim_linvec_add_public(node->model, 1.0, ctx->init_params, NULL);
-  node->inbox = g_hash_table_new_full(inbox_hash, g_direct_equal, NULL,
-                                      (GDestroyNotify)sim_message_unref);
   if (ctx->mode.kind == PROTO_MODE_STALE) {
     node->last_used = g_hash_table_new(g_direct_hash, g_direct_equal);
     node->lost = g_hash_table_new(inbox_hash, g_direct_equal);
@@ -386,8 +384,7 @@ void proto_run_free(ProtoRun *run) {
     for (guint u = 0; u < ctx->n; u++) {
       ProtoNode *node = &ctx->nodes[u];
       proto_node_clear_exchange(node);
-      if (node->inbox != NULL)
-        g_hash_table_destroy(node->inbox);
+      proto_inbox_clear(&node->inbox);
       if (node->last_used != NULL)
         g_hash_table_destroy(node->last_used);
       if (node->lost != NULL)
