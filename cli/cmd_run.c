@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/run_summary.h"
 #include "plot/plot.h"
 #include "scenarios/scenarios.h"
 
@@ -109,6 +110,8 @@ static void rank_log(const char *line, gpointer data) {
 }
 
 int cli_cmd_run(int argc, char **argv) {
+  double cpu0 = cli_cpu_seconds();
+  gint64 wall0 = g_get_monotonic_time();
   char **sets = NULL, *out_dir = NULL, *rank_logs = NULL, *seed = NULL;
   gint threads = 0;
   gboolean quiet = FALSE, dispatcher = FALSE, allow_plugins = FALSE;
@@ -314,6 +317,7 @@ int cli_cmd_run(int argc, char **argv) {
            report.points == 1 ? "" : "s", report.ran, report.skipped, report.threads,
            report.threads == 1 ? "" : "s");
   printf("results: %s\n", report.out_dir);
+  cli_run_print_busy(&report, cpu0, wall0);
   for (guint i = 0; i < report.figures->len; i++)
     printf("figure:  %s\n", (char *)g_ptr_array_index(report.figures, i));
   cli_run_graph_notice(report.out_dir);

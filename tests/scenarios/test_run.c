@@ -276,6 +276,11 @@ static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
   g_assert_cmpuint(rep.ran, ==, 4);
   scen_run_report_clear(&rep);
   run_ok(sc, b, 3, &rep);
+  /* Each thread's time on points lies within the points' wall time. */
+  g_assert_cmpuint(rep.threads, ==, 3);
+  g_assert_cmpfloat(rep.busy_s, >, 0);
+  g_assert_cmpfloat(rep.busy_s, <=, rep.threads * rep.points_s);
+  g_assert_true(rep.prepare_s >= 0 && rep.finish_s >= 0);
   scen_run_report_clear(&rep);
   /* Same bytes whatever the number of threads. */
   assert_same_files(a, b, TRUE);
