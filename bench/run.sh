@@ -11,4 +11,7 @@ done
 # The structured accountant's scaling in n and T (minutes; NS=... TS=... for a subset).
 echo "== account_scale.sh"
 bash "$(dirname "$0")/account_scale.sh" "$BUILD" || status=1
+# D-SGD training on 10^5 and 10^6 nodes beside the engine's delivery (minutes; NS=... for a subset).
+echo "== train_large.sh"
+bash "$(dirname "$0")/train_large.sh" "$BUILD" || status=1
 exit $status

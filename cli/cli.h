@@ -109,6 +109,14 @@ gboolean cli_is_nonprivate(const char *spec);
  * G_OPTION_ERROR_BAD_VALUE naming @option (a usage error); infinities are
  * left to the caller's range check. O(|text|). */
 gboolean cli_number_option(const char *option, const char *text, double *out, GError **error);
+/* cli_count_option: the count @text that @option (e.g. "--eval-nodes")
+ * gave: a positive integer, or "all" (PROTO_EVAL_ALL); 0 when @text is NULL
+ * (not given: the default). Anything else is a G_OPTION_ERROR_BAD_VALUE
+ * naming @option. O(|text|). */
+gboolean cli_count_option(const char *option, const char *text, guint *out, GError **error);
+/* cli_eval_sample_text: "evaluation: N of M nodes (drawn with seed S) on
+ * R of Q test rows ..." when @s is sampled, else NULL (g_free). O(1). */
+char *cli_eval_sample_text(const ProtoEvalSample *s);
 
 /* ---- Progress of long work (cli/progress.c) ----
  * On a terminal (stderr) one refreshing line with done/total, elapsed time

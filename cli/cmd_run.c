@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/run_summary.h"
 #include "plot/plot.h"
 #include "ranks/ranks.h"
 #include "scenarios/scenarios.h"
@@ -120,6 +121,8 @@ typedef struct {
   const char *file; /* the scenario file, as given */
   ScenScenario *sc;
   ScenRunReport report;
+  double cpu0;  /* CPU seconds and monotonic time at the start, for the busy line */
+  gint64 wall0;
   RunStream rstream;
 } Run;
 
@@ -320,6 +323,7 @@ static void print_report(const Options *o, const Run *r) {
            rep->points == 1 ? "" : "s", rep->ran, rep->skipped, rep->threads,
            rep->threads == 1 ? "" : "s");
   printf("results: %s\n", rep->out_dir);
+  cli_run_print_busy(rep, r->cpu0, r->wall0);
   for (guint i = 0; i < rep->figures->len; i++)
     printf("figure:  %s\n", (char *)g_ptr_array_index(rep->figures, i));
   cli_run_graph_notice(rep->out_dir);
@@ -329,7 +333,7 @@ static void print_report(const Options *o, const Run *r) {
 
 int cli_cmd_run(int argc, char **argv) {
   Options o = {0};
-  Run r = {.rstream = {.o = &o.stream}};
+  Run r = {.rstream = {.o = &o.stream}, .cpu0 = cli_cpu_seconds(), .wall0 = g_get_monotonic_time()};
   if (!cli_mpi_join("run", &r.mpi, &r.rank, &r.size, &r.local))
     return CLI_EXIT_FAILURE;
   GOptionContext *ctx = options_context(&o);

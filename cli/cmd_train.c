@@ -227,10 +227,11 @@ typedef struct {
   CliPluginOptions plugins;
   CliStreamOptions stream;
   char *protocol, *dataset, *model, *mode, *latency, *loss, *out, *schedule, *trust, *partition,
-      *seed_text, *sigma_text;
+      *seed_text, *sigma_text, *eval_nodes_text, *eval_rows_text;
   char **attackers;
   double alpha, delta, lr, sigma, clip, test_fraction, compute_ms;
   gint epochs, batches, rounds, eval_every, threads;
+  guint eval_nodes, eval_rows; /* 0: the default sample */
   gboolean list, quiet;
   /* Set by validate. */
   guint64 seed;
@@ -294,6 +295,14 @@ static GOptionContext *options_context(Options *o) {
        "Local compute time per step in ms (default 0)", "MS"},
       {"eval-every", 0, 0, G_OPTION_ARG_INT, &o->eval_every,
        "Evaluate every N steps (and at the end; default: at the end only)", "N"},
+      {"eval-nodes", 0, 0, G_OPTION_ARG_STRING, &o->eval_nodes_text,
+       "Nodes evaluated, drawn with the seed, or all (default: all up to 10000 nodes, else "
+       "1000)",
+       "N"},
+      {"eval-rows", 0, 0, G_OPTION_ARG_STRING, &o->eval_rows_text,
+       "Test rows each evaluation uses, drawn with the seed, or all (default: all up to 10000 "
+       "nodes, else 10000)",
+       "N"},
       {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &o->test_fraction,
        "Fraction of the records held out for testing, in (0, 1) (default 0.2)", "F"},
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed_text,
@@ -348,7 +357,7 @@ static GOptionContext *options_context(Options *o) {
 static void options_clear(Options *o) {
   char **strings[] = {&o->protocol, &o->dataset,  &o->model,     &o->mode,
                       &o->latency,  &o->loss,     &o->out,       &o->schedule,
-                      &o->trust,    &o->partition, &o->seed_text, &o->sigma_text};
+                      &o->trust,    &o->partition, &o->seed_text, &o->sigma_text, &o->eval_nodes_text, &o->eval_rows_text};
   for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
   g_clear_pointer(&o->attackers, g_strfreev);
@@ -456,6 +465,8 @@ static int plan(const Options *o, Train *t) {
   cfg.test_fraction = o->test_fraction;
   cfg.eval_every = (guint)o->eval_every;
   cfg.threads = (guint)o->threads;
+  cfg.eval_nodes = o->eval_nodes;
+  cfg.eval_rows = o->eval_rows;
   CliTrainPrivacyConfig pc = {.run = &cfg,
                               .graph = t->g,
                               .schedule = o->schedule,
@@ -550,6 +561,12 @@ static int report(const Options *o, const Train *t) {
   char *eps_text = isnan(eps) ? g_strdup("privacy not accounted (--trust none)")
                               : g_strdup_printf("epsilon up to %.4g at delta = %g", eps,
                                                 cli_train_privacy_delta(t->priv));
+  ProtoEvalSample sample;
+  proto_run_eval_sample(t->run, &sample);
+  char *sample_text = cli_eval_sample_text(&sample);
+  if (sample_text != NULL)
+    printf("train: %s\n", sample_text);
+  g_free(sample_text);
   char *mean_path = sibling_path(o->out, "_mean.csv");
   char *priv_path = sibling_path(o->out, "_privacy.csv");
   printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g%s, %s, simulated time "
@@ -570,7 +587,9 @@ static int report(const Options *o, const Train *t) {
 /* --sigma, the plugins, the protocol's default, --list-protocols. */
 static int validate_options(Options *o) {
   GError *error = NULL;
-  if (!cli_number_option("--sigma", o->sigma_text, &o->sigma, &error))
+  if (!cli_number_option("--sigma", o->sigma_text, &o->sigma, &error) ||
+      !cli_count_option("--eval-nodes", o->eval_nodes_text, &o->eval_nodes, &error) ||
+      !cli_count_option("--eval-rows", o->eval_rows_text, &o->eval_rows, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
   if (!cli_plugin_options_load(&o->plugins, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);

@@ -207,6 +207,37 @@ gboolean cli_number_option(const char *option, const char *text, double *out, GE
   return TRUE;
 }
 
+gboolean cli_count_option(const char *option, const char *text, guint *out, GError **error) {
+  g_return_val_if_fail(option != NULL && out != NULL, FALSE);
+  *out = 0;
+  if (text == NULL)
+    return TRUE;
+  guint64 v = 0;
+  if (strcmp(text, "all") == 0) {
+    *out = PROTO_EVAL_ALL;
+    return TRUE;
+  }
+  if (!g_ascii_string_to_unsigned(text, 10, 1, PROTO_EVAL_ALL - 1, &v, NULL)) {
+    char *shown = spec_escape(text, -1);
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "%s: '%s' is neither a positive integer below 2^32 - 1 nor all", option, shown);
+    g_free(shown);
+    return FALSE;
+  }
+  *out = (guint)v;
+  return TRUE;
+}
+
+char *cli_eval_sample_text(const ProtoEvalSample *s) {
+  g_return_val_if_fail(s != NULL, NULL);
+  if (!s->sampled)
+    return NULL;
+  return g_strdup_printf("evaluation: %u of %u nodes on %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+                         " test rows, drawn with seed %" G_GUINT64_FORMAT
+                         " (--eval-nodes, --eval-rows; the means are over these nodes)",
+                         s->nodes, s->n_nodes, s->rows, s->n_rows, s->seed);
+}
+
 gboolean cli_is_nonprivate(const char *spec) {
   return spec != NULL && strcmp(spec, CLI_NONPRIVATE) == 0;
 }

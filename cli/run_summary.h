@@ -7,7 +7,17 @@
 
 #include <glib.h>
 
+#include "scenarios/scenarios.h"
+
 G_BEGIN_DECLS
+
+/* cli_cpu_seconds: the process's CPU time so far (user + system, every
+ * thread). O(1). */
+double cli_cpu_seconds(void);
+/* cli_run_print_busy: after `run`, one line: the CPU time and wall time since
+ * @cpu0 and @wall0_us (g_get_monotonic_time) and their ratio; for threads,
+ * each one's idle time while the points ran (cli/run_busy.c). O(1). */
+void cli_run_print_busy(const ScenRunReport *r, double cpu0, gint64 wall0_us);
 
 /*
  * A table for the console: rows of cells (row 0 the header), each column

@@ -62,6 +62,31 @@ ProtoRoundW *proto_round_w_get(ProtoContext *ctx, guint round, GError **error);
 void proto_round_w_release(ProtoContext *ctx, ProtoRoundW *w);
 void proto_round_w_free(ProtoRoundW *w);
 
+/* ---- A node's inbox (runtime_inbox.c) ------------------------------------- */
+
+/* Messages received, keyed by (round << 32 | sender); each holds a
+ * reference. Empty slots have msg NULL. */
+typedef struct {
+  guint64 key;
+  SimMessage *msg;
+} ProtoInboxSlot;
+
+typedef struct {
+  ProtoInboxSlot *slots; /* cap slots, cap a power of two (0: none yet) */
+  guint cap, len;
+} ProtoInbox;
+
+/* The message stored under @key (transfer none), or NULL. O(1) expected. */
+SimMessage *proto_inbox_lookup(const ProtoInbox *in, guint64 key);
+/* Stores @msg (takes its reference) under @key, releasing the message it
+ * replaces. O(1) amortized. */
+void proto_inbox_insert(ProtoInbox *in, guint64 key, SimMessage *msg);
+typedef gboolean (*ProtoInboxPredicate)(guint64 key, gpointer data);
+/* Releases every message whose key @useless says is useless. O(cap). */
+void proto_inbox_remove_if(ProtoInbox *in, ProtoInboxPredicate useless, gpointer data);
+/* Releases every message and the table. */
+void proto_inbox_clear(ProtoInbox *in);
+
 /* ---- The context and its nodes -------------------------------------------- */
 
 /* Runtime timer tags: bit 63 set, the kind in bits 56..62, the round below. */
@@ -94,7 +119,7 @@ struct ProtoNode {
   guint n_missing;
   SimEventId deadline_timer;
 
-  GHashTable *inbox;     /* (round << 32 | from) -> SimMessage* (ref) */
+  ProtoInbox inbox;      /* (round << 32 | from) -> SimMessage* (ref) */
   GHashTable *last_used; /* stale mode: from -> 1 + round of the message last used */
   GHashTable *lost;      /* stale mode: (round << 32 | from) of messages to it lost */
 
@@ -155,7 +180,14 @@ struct ProtoContext {
   /* Evaluation. */
   guint n_evals;
   guint *eval_steps;    /* n_evals steps, increasing, the last is T */
-  ProtoMetric *metrics; /* n_evals x n, row (e, u) = e * n + u */
+  guint eval_nodes_asked, eval_rows_asked; /* ProtoRunConfig's */
+  guint64 eval_seed;                       /* the stream the samples are drawn from */
+  guint n_eval;         /* nodes evaluated */
+  guint *eval_slot;     /* per node: its index among the evaluated, G_MAXUINT if none;
+                         * NULL: every node, in order */
+  gsize *test_rows;     /* the test rows used, increasing; NULL: every row */
+  gsize n_test_rows;
+  ProtoMetric *metrics; /* n_evals x n_eval, row (e, i) = e * n_eval + i */
   GThreadPool *pool;
   /* With a pool: per evaluation, the nodes evaluated (under eval_lock; the
    * lock also publishes the rows to the sim thread). */

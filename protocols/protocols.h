@@ -189,6 +189,12 @@ typedef struct {
   const char *partition; /* learn_partition_new spec; NULL: uniform */
   guint eval_every;      /* evaluate every N steps (and at T); 0: at T only */
   guint threads;         /* evaluation threads, >= 1, default 1 */
+  /* Sampled evaluation: how many nodes are evaluated and on how many test
+   * rows, both drawn uniformly without replacement from the run's seed (a
+   * stream of its own). 0: the default (proto_eval_default); PROTO_EVAL_ALL,
+   * or a count at least the total: every one. */
+  guint eval_nodes;
+  guint eval_rows;
 
   SimLinStorage storage; /* provenance: default SIM_LIN_SPARSE; SIM_LIN_NONE: off */
   /* A streaming observer rebases the provenance at every round (privacy/
@@ -196,6 +202,17 @@ typedef struct {
    * Only the memory pre-check of proto_run_new reads it. */
   gboolean rebased;
 } ProtoRunConfig;
+
+/** Every node, or every test row, in ProtoRunConfig.eval_nodes / eval_rows. */
+#define PROTO_EVAL_ALL G_MAXUINT
+/* The default evaluation: up to PROTO_EVAL_FULL_NODES nodes, every node on
+ * every test row; beyond, PROTO_EVAL_SAMPLE_NODES nodes on
+ * PROTO_EVAL_SAMPLE_ROWS test rows, 10^7 predictions per evaluation step
+ * whatever the graph (on a million nodes a round of D-SGD alone sends 8 x
+ * 10^6 messages). */
+#define PROTO_EVAL_FULL_NODES 10000u
+#define PROTO_EVAL_SAMPLE_NODES 1000u
+#define PROTO_EVAL_SAMPLE_ROWS 10000u
 
 /** proto_run_config_init: the defaults above (every other field zero/NULL). */
 void proto_run_config_init(ProtoRunConfig *cfg);
@@ -294,13 +311,31 @@ const LearnPartition *proto_run_partition(const ProtoRun *run);
 const double *proto_run_initial_params(const ProtoRun *run);
 
 /**
- * proto_run_metrics: the evaluations, sorted by (step, node): n rows per
+ * proto_run_metrics: the evaluations, sorted by (step, node): one row per
+ * evaluated node (every node unless sampled: proto_run_eval_sample) and
  * evaluation step (every eval_every steps, and T). NULL (and *@n = 0)
  * without a task or before the run.
  */
 const ProtoMetric *proto_run_metrics(const ProtoRun *run, gsize *n);
-/** Mean test loss over the nodes at evaluation step @step (NAN if none). O(n). */
+/** Mean test loss over the evaluated nodes at evaluation step @step (NAN if none). O(n). */
 double proto_run_mean_test_loss(const ProtoRun *run, guint step);
+
+/** What a run evaluates (ProtoRunConfig.eval_nodes and eval_rows resolved). */
+typedef struct {
+  guint nodes;      /* nodes evaluated, of n_nodes */
+  guint n_nodes;
+  gsize rows;       /* test rows each is evaluated on, of n_rows */
+  gsize n_rows;
+  gboolean sampled; /* fewer nodes or rows than all: drawn from @seed */
+  guint64 seed;     /* the run's seed */
+} ProtoEvalSample;
+
+/**
+ * proto_run_eval_sample: fills @out with what @run evaluates (all zero
+ * without a task). Which nodes are the node column of proto_run_metrics.
+ * O(1).
+ */
+void proto_run_eval_sample(const ProtoRun *run, ProtoEvalSample *out);
 
 /*
  * Rounds and live metrics. Round R is complete when every node has taken R
@@ -314,8 +349,9 @@ double proto_run_mean_test_loss(const ProtoRun *run, guint step);
  */
 
 /**
- * ProtoMetricsFunc: evaluation step @step is known for every node.
- * @rows: the @n_nodes metrics of that step, sorted by node (the rows
+ * ProtoMetricsFunc: evaluation step @step is known for every evaluated node.
+ * @rows: the @n_nodes metrics of that step, one per evaluated node (every
+ *   node unless sampled), sorted by node (the rows
  *   proto_run_metrics will give; valid during the call only).
  * @t: the simulated time of the call (see proto_run_set_metrics_func).
  * Called from the thread running proto_run_run, once per evaluation step,

@@ -21,6 +21,7 @@ enum {
   SEED_SPLIT = SIM_RNG_USER + 40,
   SEED_PARTITION,
   SEED_INIT,
+  SEED_EVAL, /* the sampled evaluation's nodes and test rows */
 };
 
 static guint64 derived_seed(guint64 seed, guint purpose) {
@@ -193,8 +194,6 @@ static void node_setup(ProtoContext *ctx, ProtoNode *node, guint u) {
   node->model = sim_linvec_new(ctx->space);
   if (ctx->init_params != NULL)
     sim_linvec_add_public(node->model, 1.0, ctx->init_params, NULL);
-  node->inbox = g_hash_table_new_full(inbox_hash, g_direct_equal, NULL,
-                                      (GDestroyNotify)sim_message_unref);
   if (ctx->mode.kind == PROTO_MODE_STALE) {
     node->last_used = g_hash_table_new(g_direct_hash, g_direct_equal);
     node->lost = g_hash_table_new(inbox_hash, g_direct_equal);
@@ -279,6 +278,9 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
   ctx->seed = cfg->seed;
   ctx->threads = cfg->threads;
   ctx->eval_every = cfg->eval_every;
+  ctx->eval_nodes_asked = cfg->eval_nodes;
+  ctx->eval_rows_asked = cfg->eval_rows;
+  ctx->eval_seed = derived_seed(cfg->seed, SEED_EVAL);
   ctx->storage = cfg->storage;
   ctx->rebased = cfg->rebased;
   ctx->reached = g_array_new(FALSE, TRUE, sizeof(guint));
@@ -382,8 +384,7 @@ void proto_run_free(ProtoRun *run) {
     for (guint u = 0; u < ctx->n; u++) {
       ProtoNode *node = &ctx->nodes[u];
       proto_node_clear_exchange(node);
-      if (node->inbox != NULL)
-        g_hash_table_destroy(node->inbox);
+      proto_inbox_clear(&node->inbox);
       if (node->last_used != NULL)
         g_hash_table_destroy(node->last_used);
       if (node->lost != NULL)
@@ -412,6 +413,8 @@ void proto_run_free(ProtoRun *run) {
   g_free(ctx->init_params);
   g_free(ctx->eval_steps);
   g_free(ctx->metrics);
+  g_free(ctx->eval_slot);
+  g_free(ctx->test_rows);
   proto_params_free(ctx->params);
   g_free(ctx->eval_done);
   g_array_unref(ctx->reached);

@@ -19,15 +19,73 @@
 #include <math.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+
 #include "protocols/internal.h"
 
+/* Node @u's index among the evaluated nodes, or G_MAXUINT. */
+static guint slot_of(const ProtoContext *ctx, guint u) {
+  return ctx->eval_slot != NULL ? ctx->eval_slot[u] : u;
+}
+
 static void evaluate(ProtoContext *ctx, guint e, guint u, const double *params) {
-  ProtoMetric *m = &ctx->metrics[(gsize)e * ctx->n + u];
+  ProtoMetric *m = &ctx->metrics[(gsize)e * ctx->n_eval + slot_of(ctx, u)];
   gsize count = 0;
   const gsize *records = learn_partition_node(ctx->partition, u, &count);
   learn_model_evaluate(ctx->model, params, ctx->train, records, count, &m->train_loss, NULL);
   if (ctx->test != NULL && ctx->test->n > 0)
-    learn_model_evaluate(ctx->model, params, ctx->test, NULL, 0, &m->test_loss, &m->test_accuracy);
+    learn_model_evaluate(ctx->model, params, ctx->test, ctx->test_rows, ctx->n_test_rows,
+                         &m->test_loss, &m->test_accuracy);
+}
+
+/* @k of 0..@n-1 drawn uniformly without replacement from @r, increasing
+ * (gsl_ran_choose keeps the order). O(n). */
+static gsize *choose(gsl_rng *r, gsize k, gsize n) {
+  gsize *all = g_new(gsize, n), *some = g_new(gsize, k);
+  for (gsize i = 0; i < n; i++)
+    all[i] = i;
+  gsl_ran_choose(r, some, k, all, n, sizeof(gsize));
+  g_free(all);
+  return some;
+}
+
+/* Resolves ProtoRunConfig.eval_nodes and eval_rows against the defaults
+ * and draws the samples: first the nodes, then the test rows, from one
+ * stream of the run's seed, so that the draw depends on the seed and the
+ * sizes only. Errors: SIM_ERROR (the generator). O(n + test rows). */
+static gboolean draw_samples(ProtoContext *ctx, GError **error) {
+  gboolean big = ctx->n > PROTO_EVAL_FULL_NODES;
+  gsize n_test = ctx->test != NULL ? ctx->test->n : 0;
+  guint nodes = ctx->eval_nodes_asked ? ctx->eval_nodes_asked
+                : big                 ? PROTO_EVAL_SAMPLE_NODES
+                                      : PROTO_EVAL_ALL;
+  gsize rows = ctx->eval_rows_asked ? ctx->eval_rows_asked
+               : big                ? PROTO_EVAL_SAMPLE_ROWS
+                                    : (gsize)PROTO_EVAL_ALL;
+  ctx->n_eval = MIN(nodes, ctx->n);
+  ctx->n_test_rows = MIN(rows, n_test);
+  if (ctx->n_eval == ctx->n && ctx->n_test_rows == n_test) {
+    ctx->n_test_rows = 0; /* every row: learn_model_evaluate's NULL */
+    return TRUE;
+  }
+  gsl_rng *r = sim_rng_stream_new(ctx->eval_seed, SIM_NODE_NONE, 0, NULL, error);
+  if (r == NULL)
+    return FALSE;
+  if (ctx->n_eval < ctx->n) {
+    gsize *picked = choose(r, ctx->n_eval, ctx->n);
+    ctx->eval_slot = g_new(guint, ctx->n);
+    for (guint u = 0; u < ctx->n; u++)
+      ctx->eval_slot[u] = G_MAXUINT;
+    for (guint i = 0; i < ctx->n_eval; i++)
+      ctx->eval_slot[picked[i]] = i;
+    g_free(picked);
+  }
+  if (ctx->n_test_rows < n_test)
+    ctx->test_rows = choose(r, ctx->n_test_rows, n_test);
+  else
+    ctx->n_test_rows = 0;
+  gsl_rng_free(r);
+  return TRUE;
 }
 
 static void worker(gpointer data, gpointer user_data) {
@@ -36,7 +94,7 @@ static void worker(gpointer data, gpointer user_data) {
   ProtoContext *ctx = job->ctx;
   evaluate(ctx, job->eval_index, job->node, job->params);
   g_mutex_lock(&ctx->eval_lock);
-  if (++ctx->eval_done[job->eval_index] == ctx->n)
+  if (++ctx->eval_done[job->eval_index] == ctx->n_eval)
     g_cond_broadcast(&ctx->eval_cond);
   g_mutex_unlock(&ctx->eval_lock);
   g_free(job->params);
@@ -53,14 +111,19 @@ gboolean proto_eval_setup(ProtoContext *ctx, GError **error) {
   for (guint e = 0; e < n_mid; e++)
     ctx->eval_steps[e] = (e + 1) * every;
   ctx->eval_steps[n_mid] = ctx->T;
-  gsize rows = (gsize)ctx->n_evals * ctx->n;
+  if (!draw_samples(ctx, error))
+    return FALSE;
+  gsize rows = (gsize)ctx->n_evals * ctx->n_eval;
   ctx->metrics = g_new(ProtoMetric, rows);
-  for (gsize i = 0; i < rows; i++)
-    ctx->metrics[i] = (ProtoMetric){.step = ctx->eval_steps[i / ctx->n],
-                                    .node = (guint)(i % ctx->n),
-                                    .train_loss = NAN,
-                                    .test_loss = NAN,
-                                    .test_accuracy = NAN};
+  for (guint u = 0; u < ctx->n; u++) {
+    guint i = slot_of(ctx, u);
+    for (guint e = 0; i != G_MAXUINT && e < ctx->n_evals; e++)
+      ctx->metrics[(gsize)e * ctx->n_eval + i] = (ProtoMetric){.step = ctx->eval_steps[e],
+                                                               .node = u,
+                                                               .train_loss = NAN,
+                                                               .test_loss = NAN,
+                                                               .test_accuracy = NAN};
+  }
   if (ctx->threads > 1) {
     ctx->eval_done = g_new0(guint, ctx->n_evals);
     ctx->pool = g_thread_pool_new(worker, NULL, (gint)ctx->threads, TRUE, error);
@@ -83,7 +146,7 @@ void proto_eval_maybe(ProtoContext *ctx, ProtoNode *node, guint step) {
   if (ctx->model == NULL)
     return;
   guint e = eval_index(ctx, step);
-  if (e == G_MAXUINT)
+  if (e == G_MAXUINT || slot_of(ctx, node->id) == G_MAXUINT)
     return;
   const double *params = sim_linvec_const_data(node->model);
   if (ctx->pool == NULL) {
@@ -140,7 +203,7 @@ static void wait_evaluated(ProtoContext *ctx, guint e) {
   if (ctx->pool == NULL)
     return;
   g_mutex_lock(&ctx->eval_lock);
-  while (ctx->eval_done[e] < ctx->n)
+  while (ctx->eval_done[e] < ctx->n_eval)
     g_cond_wait(&ctx->eval_cond, &ctx->eval_lock);
   g_mutex_unlock(&ctx->eval_lock);
 }
@@ -149,7 +212,8 @@ static void wait_evaluated(ProtoContext *ctx, guint e) {
 static gboolean hand(ProtoContext *ctx, guint e, GError **error) {
   ctx->n_handed = e + 1;
   return ctx->metrics_func(ctx->run, sim_engine_now(ctx->engine), ctx->eval_steps[e],
-                           ctx->metrics + (gsize)e * ctx->n, ctx->n, ctx->metrics_data, error);
+                           ctx->metrics + (gsize)e * ctx->n_eval, ctx->n_eval, ctx->metrics_data,
+                           error);
 }
 
 /* At the boundary of round rounds_done: the steps s with s + lag <= it. */
@@ -205,8 +269,23 @@ const ProtoMetric *proto_run_metrics(const ProtoRun *run, gsize *n) {
     return NULL;
   }
   if (n != NULL)
-    *n = (gsize)ctx->n_evals * ctx->n;
+    *n = (gsize)ctx->n_evals * ctx->n_eval;
   return ctx->metrics;
+}
+
+void proto_run_eval_sample(const ProtoRun *run, ProtoEvalSample *out) {
+  g_return_if_fail(run != NULL && out != NULL);
+  const ProtoContext *ctx = proto_run_context((ProtoRun *)run);
+  *out = (ProtoEvalSample){0};
+  if (ctx->model == NULL)
+    return;
+  gsize n_test = ctx->test != NULL ? ctx->test->n : 0;
+  *out = (ProtoEvalSample){.nodes = ctx->n_eval,
+                           .n_nodes = ctx->n,
+                           .rows = ctx->test_rows != NULL ? ctx->n_test_rows : n_test,
+                           .n_rows = n_test,
+                           .sampled = ctx->eval_slot != NULL || ctx->test_rows != NULL,
+                           .seed = ctx->seed};
 }
 
 double proto_run_mean_test_loss(const ProtoRun *run, guint step) {
@@ -218,7 +297,7 @@ double proto_run_mean_test_loss(const ProtoRun *run, guint step) {
   if (e == G_MAXUINT)
     return NAN;
   double s = 0.0;
-  for (guint u = 0; u < ctx->n; u++)
-    s += ctx->metrics[(gsize)e * ctx->n + u].test_loss;
-  return s / ctx->n;
+  for (guint i = 0; i < ctx->n_eval; i++)
+    s += ctx->metrics[(gsize)e * ctx->n_eval + i].test_loss;
+  return s / ctx->n_eval;
 }

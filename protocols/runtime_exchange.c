@@ -26,6 +26,7 @@
 #include "protocols/internal.h"
 
 #define KEY(round, from) GSIZE_TO_POINTER(((gsize)(round) << 32) | (gsize)(from))
+#define INBOX_KEY(round, from) (((guint64)(round) << 32) | (guint64)(from))
 #define KEY_ROUND(k) ((guint)(GPOINTER_TO_SIZE(k) >> 32))
 #define KEY_FROM(k) ((guint)(GPOINTER_TO_SIZE(k) & 0xffffffffu))
 
@@ -42,7 +43,7 @@ static guint window(const ProtoContext *ctx) {
 static SimMessage *usable(ProtoNode *node, guint from, guint r) {
   guint S = window(node->ctx);
   for (guint k = 0; k <= S && k <= r; k++) {
-    SimMessage *m = g_hash_table_lookup(node->inbox, KEY(r - k, from));
+    SimMessage *m = proto_inbox_lookup(&node->inbox, INBOX_KEY(r - k, from));
     if (m != NULL)
       return m;
   }
@@ -316,8 +317,7 @@ static gboolean past_loss(gpointer key, gpointer value, gpointer data) {
 }
 
 /* Messages no future gather can use. */
-static gboolean useless(gpointer key, gpointer value, gpointer data) {
-  (void)value;
+static gboolean useless(guint64 key, gpointer data) {
   const Sweep *s = data;
   guint r = KEY_ROUND(key);
   const ProtoContext *ctx = s->node->ctx;
@@ -396,7 +396,7 @@ static void complete_gather(ProtoNode *node) {
   node->exchanged = FALSE;
   node->round = r + 1;
   Sweep sweep = {node, r + 1};
-  g_hash_table_foreach_remove(node->inbox, useless, &sweep);
+  proto_inbox_remove_if(&node->inbox, useless, &sweep);
   if (node->lost != NULL && g_hash_table_size(node->lost) > 0)
     g_hash_table_foreach_remove(node->lost, past_loss, GUINT_TO_POINTER(r + 1));
   ctx->gathers++;
@@ -522,7 +522,7 @@ static void on_message(SimEngine *engine, guint32 u, gpointer state, SimMessage 
     ctx->late_discarded++;
     return;
   }
-  g_hash_table_insert(node->inbox, KEY(r, v), sim_message_ref(msg));
+  proto_inbox_insert(&node->inbox, INBOX_KEY(r, v), sim_message_ref(msg));
   if (node->gathering && !node->ready && r <= node->round &&
       (guint64)r + window(ctx) >= node->round) {
     guint p = row_position(node, v);

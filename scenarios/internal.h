@@ -76,6 +76,7 @@ typedef struct {
   guint epochs, batches;
   double test_fraction;
   guint eval_every;
+  guint eval_nodes, eval_rows; /* ProtoRunConfig's: 0 the default */
   char *partition; /* NULL: uniform */
   /* privacy */
   PrivTrust trust[3];
@@ -186,6 +187,7 @@ typedef struct {
   GArray *victims;             /* ScenVictimRow, for the figures */
   gboolean has_task;
   guint T, k, b;
+  ProtoEvalSample eval; /* what was evaluated */
 } ScenRunOutput;
 
 void scen_run_output_free(ScenRunOutput *o);

@@ -214,6 +214,18 @@ JsonNode *scen_point_summary(const ScenConfig *c, const ScenRunOutput *o) {
   integer(jb, "stale_inputs", (gint64)o->stats.stale_inputs);
   integer(jb, "noise_variables", o->stats.n_noise);
   json_builder_end_object(jb);
+  if (o->eval.sampled) {
+    /* Which nodes: metrics.csv's; the means are over them. */
+    json_builder_set_member_name(jb, "evaluation");
+    json_builder_begin_object(jb);
+    integer(jb, "nodes", o->eval.nodes);
+    integer(jb, "of_nodes", o->eval.n_nodes);
+    integer(jb, "test_rows", (gint64)o->eval.rows);
+    integer(jb, "of_test_rows", (gint64)o->eval.n_rows);
+    json_builder_set_member_name(jb, "seed");
+    json_builder_add_int_value(jb, (gint64)o->eval.seed);
+    json_builder_end_object(jb);
+  }
   double final[3];
   curve(jb, o, final);
   json_builder_set_member_name(jb, "final");

@@ -857,6 +857,8 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
   what = NULL;
   gboolean ee_given = FALSE;
   c->eval_every = (guint)get_u64(&r, "task", "eval_every", MAX(1, c->rounds / 20), &ee_given);
+  c->eval_nodes = (guint)get_u64(&r, "task", "eval_nodes", 0, NULL);
+  c->eval_rows = (guint)get_u64(&r, "task", "eval_rows", 0, NULL);
 
   /* Noise. */
   gboolean sigma_given = FALSE, mu_given = FALSE;
@@ -1068,6 +1070,11 @@ char *scen_config_to_ini(const ScenConfig *c) {
     if (c->partition != NULL)
       kv(s, "partition", c->partition);
     g_string_append_printf(s, "eval_every = %u\n", c->eval_every);
+    /* Given only: the files of runs that evaluate by default stay as they were. */
+    if (c->eval_nodes > 0)
+      g_string_append_printf(s, "eval_nodes = %u\n", c->eval_nodes);
+    if (c->eval_rows > 0)
+      g_string_append_printf(s, "eval_rows = %u\n", c->eval_rows);
   }
   g_string_append(s, "\n[privacy]\n");
   GString *t = g_string_new(NULL);

@@ -174,6 +174,8 @@ static gboolean setup(const ScenConfig *c, const ScenRunContext *ctx, gboolean c
     rc.test_fraction = c->test_fraction;
     rc.partition = c->partition;
     rc.eval_every = c->eval_every;
+    rc.eval_nodes = c->eval_nodes;
+    rc.eval_rows = c->eval_rows;
   } else {
     /* Accounting only: the noise is calibrated for the participation of [privacy]. */
     rc.rounds = c->rounds;
@@ -250,6 +252,7 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   out->k = proto_context_epochs(proto_run_context(run));
   out->b = proto_context_batches(proto_run_context(run));
   out->has_task = c->has_task;
+  proto_run_eval_sample(run, &out->eval);
   gsize nm = 0;
   const ProtoMetric *m = proto_run_metrics(run, &nm);
   if (nm > 0) {

@@ -174,6 +174,13 @@ typedef struct {
   GPtrArray *figures; /* paths of the figures written (char*) */
   GPtrArray *rerun;   /* NULL or, per point that looked finished but did not read
                        * back (a damaged summary.json or table), why it ran again */
+  /* Where the wall time went (seconds; threads only, 0 under MPI): before
+   * the points (validation, resolution, noise correlations), the points on
+   * the threads, after them (aggregates, figures); and the time the threads
+   * spent running points, whose shortfall from threads x points_s is their
+   * idle time (a tail of long points, a lock), whatever else the machine
+   * runs. */
+  double prepare_s, points_s, finish_s, busy_s;
 } ScenRunReport;
 
 void scen_run_report_clear(ScenRunReport *r);

@@ -75,6 +75,12 @@ static const ScenKeyInfo keys[] = {
      "records held out for testing"},
     {"task", "eval_every", SCEN_TYPE_UINT, NULL, 0, MAX_STEPS, SCEN_KEY_DERIVED, NULL,
      "evaluate every N steps and at T (default: T/20; 0: at T only)"},
+    {"task", "eval_nodes", SCEN_TYPE_UINT, "0", 0, 4294967294.0, 0, NULL,
+     "nodes evaluated, drawn with the seed (0: every node up to 10000 nodes, else 1000; as many "
+     "as the nodes: all)"},
+    {"task", "eval_rows", SCEN_TYPE_UINT, "0", 0, 4294967294.0, 0, NULL,
+     "test rows each evaluation uses, drawn with the seed (0: all up to 10000 nodes, else "
+     "10000; as many as the rows: all)"},
     /* [privacy] */
     {"privacy", "trust", SCEN_TYPE_ENUM_LIST, "ldp", NO_RANGE, 0, "ldp|pndp|secldp",
      "trust models, e.g. pndp;ldp"},

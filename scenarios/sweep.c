@@ -53,6 +53,7 @@ struct ScenSweep {
   GPtrArray *ctasks; /* CTask* */
   guint threads;
   ScenPointResult **res; /* per point: set when run here or found finished */
+  gint64 busy_us;         /* time the threads spent in run_job (under lock) */
 };
 typedef struct ScenSweep Shared;
 
@@ -174,9 +175,13 @@ static void run_job(gpointer data, gpointer user_data) {
   Job *job = &sh->jobs[j];
   JobCtx jc = {sh, j};
   GError *error = NULL;
+  gint64 start = g_get_monotonic_time();
   run_points(sh, job->points, job->n_points, job->C, job->C_file, &jc, &error);
   scen_sweep_job_done(sh, j, error ? error->message : NULL);
   g_clear_error(&error);
+  g_mutex_lock(&sh->lock);
+  sh->busy_us += g_get_monotonic_time() - start;
+  g_mutex_unlock(&sh->lock);
 }
 
 /* ---- Noise correlations, once per distinct key ---- */
@@ -733,8 +738,10 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
     report = &local;
   memset(report, 0, sizeof *report);
   report->figures = g_ptr_array_new_with_free_func(g_free);
+  gint64 t0 = g_get_monotonic_time();
   ScenSweep *sh = scen_sweep_prepare(sc, opt, TRUE, report, error);
   gboolean ok = sh != NULL;
+  gint64 t1 = g_get_monotonic_time();
   if (ok && sh->n_jobs > 0) {
     report_progress(sh);
     GThreadPool *pool = g_thread_pool_new(run_job, sh, (gint)sh->threads, TRUE, NULL);
@@ -744,7 +751,12 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
     g_free(order);
     g_thread_pool_free(pool, FALSE, TRUE);
   }
+  gint64 t2 = g_get_monotonic_time();
   ok = ok && scen_sweep_finish(sh, report, error);
+  report->prepare_s = (t1 - t0) / 1e6;
+  report->points_s = (t2 - t1) / 1e6;
+  report->finish_s = (g_get_monotonic_time() - t2) / 1e6;
+  report->busy_s = sh != NULL ? sh->busy_us / 1e6 : 0.0;
   scen_sweep_free(sh);
   scen_run_report_clear(&local);
   return ok;

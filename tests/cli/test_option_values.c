@@ -86,6 +86,39 @@ static void test_test_fraction(void) {
   g_free(out);
 }
 
+/* --eval-nodes and --eval-rows take a positive count or all; a sample is
+ * said on stdout and is what the metrics table holds. */
+static void test_eval_sample(void) {
+  char *out = g_build_filename(tmpdir, "es.csv", NULL);
+  const char *bad[] = {"0", "-3", "x", "4294967295", ""};
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    expect(cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=40",
+                   "--eval-nodes", bad[i], "--out", out),
+           2, "--eval-nodes: '");
+    expect(cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=40",
+                   "--eval-rows", bad[i], "--out", out),
+           2, "--eval-rows: '");
+  }
+  g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+  CliRun r = cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=40",
+                     "--seed", "3", "--eval-nodes", "2", "--eval-rows", "3", "--out", out);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "evaluation: 2 of 4 nodes on 3 of 8 test rows, drawn with seed 3"));
+  cli_run_clear(&r);
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(out, &text, NULL, NULL));
+  char **lines = g_strsplit(text, "\n", -1);
+  g_assert_cmpuint(g_strv_length(lines), ==, 1 + 2 + 1); /* header, 2 nodes at T, "" */
+  g_strfreev(lines);
+  g_free(text);
+  r = cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=40",
+              "--eval-nodes", "all", "--eval-rows", "all", "--out", out);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_null(strstr(r.out, "evaluation:"));
+  cli_run_clear(&r);
+  g_free(out);
+}
+
 static void test_replay_speed(void) {
   char *trace = write_tmp("t.trace", "");
   const char *bad[] = {"1e-15", "1e-7", "0", "2e6"};
@@ -123,6 +156,7 @@ int main(int argc, char **argv) {
   tmpdir = g_dir_make_tmp("dpg-optval-XXXXXX", NULL);
   g_test_add_func("/cli/option-values/seeds", test_seeds);
   g_test_add_func("/cli/option-values/test-fraction", test_test_fraction);
+  g_test_add_func("/cli/option-values/eval-sample", test_eval_sample);
   g_test_add_func("/cli/option-values/replay-speed", test_replay_speed);
   g_test_add_func("/cli/option-values/validate-dataset", test_validate_dataset_options);
   g_test_add_func("/cli/option-values/nan-sigma-band", test_nan_sigma_negative_band);

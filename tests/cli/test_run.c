@@ -54,6 +54,14 @@ static void test_run_point(void) {
   /* Then the privacy by distance read back from privacy.csv: Florentine from
    * attacker 0 has 1, 5, 5 and 3 victims at distances 1 to 4. */
   g_assert_true(g_str_has_prefix(r.out, expect));
+  /* How busy the run kept the machine: CPU and wall time, their ratio, and
+   * the thread's idle time (rounded, so only their form is checked). */
+  double cpu = -1, wall = -1, busy = -1;
+  g_assert_cmpint(sscanf(r.out + strlen(expect),
+                         "cpu: %lf s over %lf s wall, %lf cores busy; points ", &cpu, &wall, &busy),
+                  ==, 3);
+  g_assert_true(cpu >= 0 && wall >= 0 && busy >= 0);
+  g_assert_nonnull(strstr(r.out, " on 1 thread, idle "));
   g_assert_nonnull(strstr(r.out, "privacy by hop distance (privacy.csv; means over victims):\n"));
   g_assert_nonnull(strstr(r.out, "  default        pndp           1        1 "));
   g_assert_nonnull(strstr(r.out, "  default        pndp           2        5 "));

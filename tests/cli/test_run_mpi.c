@@ -153,13 +153,20 @@ static char *write_tmp(const char *dir, const char *name, const char *text) {
   return p;
 }
 
-/* What follows the first line of a run's stdout, with @dir written OUT. */
+/* What follows the first line of a run's stdout, with @dir written OUT and
+ * without the line of CPU and wall times (they differ from run to run). */
 static char *summary_part(const char *out, const char *dir) {
   const char *nl = strchr(out, '\n');
   g_assert_nonnull(nl);
   char **parts = g_strsplit(nl + 1, dir, -1);
   char *s = g_strjoinv("OUT", parts);
   g_strfreev(parts);
+  char *line = g_str_has_prefix(s, "cpu: ") ? s : strstr(s, "\ncpu: ");
+  if (line != NULL && line != s)
+    line++;
+  char *end = line != NULL ? strchr(line, '\n') : NULL;
+  if (end != NULL)
+    memmove(line, end + 1, strlen(end + 1) + 1);
   return s;
 }
 

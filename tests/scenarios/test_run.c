@@ -214,9 +214,55 @@ static void test_task_metrics(Fix *f, gconstpointer data) {
   g_assert_nonnull(strstr(ini, "participation_interval = 3\n"));
   g_assert_nonnull(strstr(ini, "eval_every = 2\n"));
   g_assert_nonnull(strstr(ini, "model = linear\n"));
+  g_assert_null(strstr(ini, "eval_nodes")); /* the default evaluates everything */
+  g_assert_null(strstr(ini, "eval_rows"));
+  g_free(ini);
+  char *summary = scen_test_read(out, "summary.json");
+  g_assert_null(strstr(summary, "\"evaluation\""));
+  g_free(summary);
+  scen_scenario_free(sc);
+  g_free(out);
+}
+
+/* task.eval_nodes and eval_rows: metrics.csv holds the drawn nodes only,
+ * the same every time, and summary.json and the resolved file say what was
+ * evaluated. */
+static void test_task_eval_sample(Fix *f, gconstpointer data) {
+  (void)data;
+  const char *sets[] = {"task.eval_nodes=2", "task.eval_rows=5", NULL};
+  ScenScenario *sc = load(f->dir, TASK, sets);
+  char *out = g_build_filename(f->dir, "out", NULL), *again = g_build_filename(f->dir, "again", NULL);
+  run_ok(sc, out, 1, NULL);
+  run_ok(sc, again, 1, NULL);
+  assert_same_files(out, again, TRUE);
+  GPtrArray *m = scen_test_csv(out, "metrics.csv");
+  g_assert_cmpuint(m->len, ==, 1 + 3 * 2); /* steps 2, 4, 6: 2 nodes each */
+  for (guint r = 1; r < m->len; r++) {
+    char **row = g_ptr_array_index(m, r), **first = g_ptr_array_index(m, 1 + (r - 1) % 2);
+    g_assert_cmpstr(row[1], ==, first[1]); /* the same nodes at every step */
+  }
+  g_assert_cmpint(atoi(((char **)g_ptr_array_index(m, 1))[1]), <,
+                  atoi(((char **)g_ptr_array_index(m, 2))[1]));
+  g_ptr_array_unref(m);
+  char *sum = g_build_filename(out, "summary.json", NULL);
+  JsonParser *parser = json_parser_new();
+  GError *error = NULL;
+  json_parser_load_from_file(parser, sum, &error);
+  g_assert_no_error(error);
+  JsonObject *ev = json_object_get_object_member(
+      json_node_get_object(json_parser_get_root(parser)), "evaluation");
+  const char *keys[] = {"nodes", "of_nodes", "test_rows", "of_test_rows", "seed"};
+  const gint64 want[] = {2, 6, 5, 60, 0}; /* 300 records, 0.2 held out */
+  for (guint i = 0; i < G_N_ELEMENTS(keys); i++)
+    g_assert_cmpint(json_object_get_int_member(ev, keys[i]), ==, want[i]);
+  g_object_unref(parser);
+  g_free(sum);
+  char *ini = scen_test_read(out, "scenario.resolved.ini");
+  g_assert_nonnull(strstr(ini, "eval_nodes = 2\neval_rows = 5\n"));
   g_free(ini);
   scen_scenario_free(sc);
   g_free(out);
+  g_free(again);
 }
 
 static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
@@ -230,6 +276,11 @@ static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
   g_assert_cmpuint(rep.ran, ==, 4);
   scen_run_report_clear(&rep);
   run_ok(sc, b, 3, &rep);
+  /* Each thread's time on points lies within the points' wall time. */
+  g_assert_cmpuint(rep.threads, ==, 3);
+  g_assert_cmpfloat(rep.busy_s, >, 0);
+  g_assert_cmpfloat(rep.busy_s, <=, rep.threads * rep.points_s);
+  g_assert_true(rep.prepare_s >= 0 && rep.finish_s >= 0);
   scen_run_report_clear(&rep);
   /* Same bytes whatever the number of threads. */
   assert_same_files(a, b, TRUE);
@@ -769,6 +820,7 @@ int main(int argc, char **argv) {
 #define ADD(name, fn) SCEN_TEST_ADD("/scenarios/run/" name, fn)
   ADD("point-outputs-reference", test_point_outputs_reference);
   ADD("task-metrics", test_task_metrics);
+  ADD("task-eval-sample", test_task_eval_sample);
   ADD("sweep-determinism-replay-resume", test_sweep_determinism_replay_resume);
   ADD("shared-runs", test_shared_runs);
   ADD("mu-calibration-ldp", test_mu_calibration_ldp);
