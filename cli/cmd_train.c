@@ -278,7 +278,8 @@ int cli_cmd_train(int argc, char **argv) {
       {"mode", 0, 0, G_OPTION_ARG_STRING, &mode,
        "Gossip mode: sync (default), deadline:ms=D, stale:s=S", "MODE"},
       {"latency", 0, 0, G_OPTION_ARG_STRING, &latency,
-       "Link latency: constant:ms=X (default 0), uniform:min=A,max=B, lognormal:mu=M,sigma=S",
+       "Link latency: constant:ms=X (default 0), uniform:min=A,max=B, lognormal:mu=M,sigma=S, "
+       "links:file=PATH,unit=ms|s, country:rtt=PATH,seed=S[,intra=PATH]",
        "SPEC"},
       {"loss", 0, 0, G_OPTION_ARG_STRING, &loss, "Message loss probability (not with --mode sync)",
        "P"},

@@ -52,8 +52,8 @@ static gboolean check_path(const char *spec, const char *key, const char *path, 
   if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
     return TRUE;
   g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-              "latency spec \"%s\": %s file not found: %s (relative paths resolve against the "
-              "working directory; in a scenario file, against its folder)",
+              "latency spec \"%s\": %s=: file not found: %s (relative paths resolve against "
+              "the working directory; in a scenario file, against its folder)",
               spec, key, path);
   return FALSE;
 }
@@ -157,6 +157,42 @@ gboolean sim_latency_parse_measured(const char *spec, const char *params, SimLat
     ok = FALSE;
   }
   return ok;
+}
+
+char *sim_latency_spec_rebase(const char *spec, const char *dir) {
+  g_return_val_if_fail(dir != NULL, NULL);
+  const char *colon = spec != NULL ? strchr(spec, ':') : NULL;
+  if (colon == NULL)
+    return g_strdup(spec);
+  char *model = g_strstrip(g_strndup(spec, (gsize)(colon - spec)));
+  gboolean measured =
+      g_ascii_strcasecmp(model, "links") == 0 || g_ascii_strcasecmp(model, "country") == 0;
+  g_free(model);
+  if (!measured)
+    return g_strdup(spec);
+  GString *out = g_string_new_len(spec, colon + 1 - spec);
+  gchar **items = g_strsplit(colon + 1, ",", -1);
+  for (guint i = 0; items[i]; i++) {
+    char *eq = strchr(items[i], '=');
+    if (i > 0)
+      g_string_append_c(out, ',');
+    char *key = eq != NULL ? g_strstrip(g_strndup(items[i], (gsize)(eq - items[i]))) : NULL;
+    char *val = eq != NULL ? g_strstrip(g_strdup(eq + 1)) : NULL;
+    gboolean path = key != NULL && *val != '\0' && !g_path_is_absolute(val) &&
+                    (g_ascii_strcasecmp(key, "file") == 0 || g_ascii_strcasecmp(key, "rtt") == 0 ||
+                     g_ascii_strcasecmp(key, "intra") == 0);
+    if (path) {
+      char *abs = g_canonicalize_filename(val, dir);
+      g_string_append_printf(out, "%s=%s", key, abs);
+      g_free(abs);
+    } else {
+      g_string_append(out, items[i]);
+    }
+    g_free(key);
+    g_free(val);
+  }
+  g_strfreev(items);
+  return g_string_free(out, FALSE);
 }
 
 /* ---- Reading ---- */

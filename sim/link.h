@@ -62,6 +62,15 @@ typedef struct {
  */
 gboolean sim_latency_parse(const char *spec, SimLatency *out, GError **error);
 
+/**
+ * sim_latency_spec_rebase: @spec with the relative paths of a measured
+ * model's file, rtt and intra keys resolved against @dir (canonical), so a
+ * scenario file's latency names files beside it; any other spec, and what
+ * is not key=value, is returned as given (sim_latency_parse then says what
+ * is wrong). (transfer full) O(length of @spec).
+ */
+char *sim_latency_spec_rebase(const char *spec, const char *dir);
+
 /** sim_latency_check: SIM_ERROR_INVALID_ARGUMENT unless @latency is valid. */
 gboolean sim_latency_check(const SimLatency *latency, GError **error);
 

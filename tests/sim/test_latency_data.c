@@ -92,7 +92,7 @@ static void test_spec(void) {
       {"links:file=%s,unit=ms,flie=x", "unknown key 'flie' (expected links:file=PATH"},
       {"links:file=%s,unit=ms,unit=s", "key 'unit' given twice"},
       {"links:file=,unit=ms", "key 'file' has no value"},
-      {"links:file=/nonexistent/x.edges,unit=ms", "file file not found: /nonexistent/x.edges"},
+      {"links:file=/nonexistent/x.edges,unit=ms", "file=: file not found: /nonexistent/x.edges"},
       {"country:rtt=%s", "missing key 'seed'"},
       {"country:rtt=%s,seed=-1", "seed '-1' is not an integer"},
       {"country:rtt=%s,seed=18446744073709551616", "is not an integer in [0, 2^64-1]"},
