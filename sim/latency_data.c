@@ -377,6 +377,21 @@ static guint32 number_nodes(RawLink *l, gsize m) {
   return n;
 }
 
+/* The link u -> v's index, or -1. O(log degree). */
+static gssize find_link(const SimLatencyData *d, guint32 u, guint32 v) {
+  if (u >= d->n_nodes)
+    return -1;
+  gsize lo = d->row[u], hi = d->row[u + 1];
+  while (lo < hi) {
+    gsize mid = lo + (hi - lo) / 2;
+    if (d->to[mid] < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < d->row[u + 1] && d->to[lo] == v ? (gssize)lo : -1;
+}
+
 static SimLatencyData *load_links(const SimLatency *lat, GError **error) {
   char *text = NULL;
   gsize len = 0;
@@ -418,34 +433,9 @@ static SimLatencyData *load_links(const SimLatency *lat, GError **error) {
     d->row[u + 1] += d->row[u];
   g_array_unref(raw);
   for (guint32 u = 0; u < n; u++)
-    for (gsize k = d->row[u]; k < d->row[u + 1]; k++) {
-      guint32 v = d->to[k];
-      gsize lo = d->row[v], hi = d->row[v + 1];
-      while (lo < hi) {
-        gsize mid = lo + (hi - lo) / 2;
-        if (d->to[mid] < u)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      d->both += lo < d->row[v + 1] && d->to[lo] == u;
-    }
+    for (gsize k = d->row[u]; k < d->row[u + 1]; k++)
+      d->both += find_link(d, d->to[k], u) >= 0;
   return d;
-}
-
-/* The link u -> v's index, or -1. O(log degree). */
-static gssize find_link(const SimLatencyData *d, guint32 u, guint32 v) {
-  if (u >= d->n_nodes)
-    return -1;
-  gsize lo = d->row[u], hi = d->row[u + 1];
-  while (lo < hi) {
-    gsize mid = lo + (hi - lo) / 2;
-    if (d->to[mid] < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < d->row[u + 1] && d->to[lo] == v ? (gssize)lo : -1;
 }
 
 /* ---- country: ---- */

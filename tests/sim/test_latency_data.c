@@ -51,6 +51,17 @@ static SimLatencyData *load_ok(const char *spec) {
   return d;
 }
 
+/* Loading @spec fails with a message holding @needle. */
+static void load_fails(const char *spec, const char *needle) {
+  SimLatency l = parse_ok(spec);
+  GError *err = NULL;
+  g_assert_null(sim_latency_data_load(&l, &err));
+  g_assert_nonnull(err);
+  if (strstr(err->message, needle) == NULL)
+    g_error("\"%s\" lacks \"%s\"", err->message, needle);
+  g_error_free(err);
+}
+
 static SimTime delay(const SimLatencyData *d, guint32 u, guint32 v) {
   SimTime ns = 0;
   g_assert_true(sim_latency_data_delay(d, u, v, &ns));
@@ -181,13 +192,7 @@ static void test_links_bad(void) {
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     char *f = write_file("bad.edges", bad[i].text);
     char *spec = g_strdup_printf("links:file=%s,unit=ms", f);
-    SimLatency l = parse_ok(spec);
-    GError *err = NULL;
-    g_assert_null(sim_latency_data_load(&l, &err));
-    g_assert_nonnull(err);
-    if (strstr(err->message, bad[i].needle) == NULL)
-      g_error("\"%s\" lacks \"%s\"", err->message, bad[i].needle);
-    g_error_free(err);
+    load_fails(spec, bad[i].needle);
     g_free(spec);
     g_free(f);
   }
@@ -342,13 +347,7 @@ static void test_country_bad(void) {
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     char *f = write_file("t.csv", bad[i].text);
     char *spec = g_strdup_printf("country:rtt=%s,seed=1", f);
-    SimLatency l = parse_ok(spec);
-    GError *err = NULL;
-    g_assert_null(sim_latency_data_load(&l, &err));
-    g_assert_nonnull(err);
-    if (strstr(err->message, bad[i].needle) == NULL)
-      g_error("\"%s\" lacks \"%s\"", err->message, bad[i].needle);
-    g_error_free(err);
+    load_fails(spec, bad[i].needle);
     g_free(spec);
     g_free(f);
   }
@@ -361,13 +360,7 @@ static void test_country_bad(void) {
   for (guint i = 0; i < G_N_ELEMENTS(intra_bad); i++) {
     char *f = write_file("i.csv", intra_bad[i]);
     char *spec = g_strdup_printf("country:rtt=%s,seed=1,intra=%s", rtt, f);
-    SimLatency l = parse_ok(spec);
-    GError *err = NULL;
-    g_assert_null(sim_latency_data_load(&l, &err));
-    g_assert_nonnull(err);
-    if (strstr(err->message, intra_needle[i]) == NULL)
-      g_error("\"%s\" lacks \"%s\"", err->message, intra_needle[i]);
-    g_error_free(err);
+    load_fails(spec, intra_needle[i]);
     g_free(spec);
     g_free(f);
   }
