@@ -287,7 +287,8 @@ static GOptionContext *options_context(Options *o) {
       {"mode", 0, 0, G_OPTION_ARG_STRING, &o->mode,
        "Gossip mode: sync (default), deadline:ms=D, stale:s=S", "MODE"},
       {"latency", 0, 0, G_OPTION_ARG_STRING, &o->latency,
-       "Link latency: constant:ms=X (default 0), uniform:min=A,max=B, lognormal:mu=M,sigma=S",
+       "Link latency: constant:ms=X (default 0), uniform:min=A,max=B, lognormal:mu=M,sigma=S, "
+       "links:file=PATH,unit=ms|s, country:rtt=PATH,seed=S[,intra=PATH]",
        "SPEC"},
       {"loss", 0, 0, G_OPTION_ARG_STRING, &o->loss,
        "Message loss probability (not with --mode sync)", "P"},

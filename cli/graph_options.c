@@ -77,7 +77,14 @@ void cli_graph_load_notice(const char *path, const TopoGraph *g) {
             "dpgossip: %s: edge weights ignored (--ignore-weights): the gossip matrix "
             "is built from the structure\n",
             path);
-  if (r->directed)
+  if (r->latency_column)
+    fprintf(stderr,
+            "dpgossip: %s: directed links with a latency column: each link read as an "
+            "undirected edge for gossip, the latencies not as weights (--latency "
+            "links:file=%s,unit=ms gives each direction its own, a direction not listed its "
+            "reverse's)\n",
+            path, path);
+  else if (r->directed)
     fprintf(stderr,
             "dpgossip: %s: the file declares a directed graph: each arc read as an undirected "
             "edge (gossip is symmetric)\n",

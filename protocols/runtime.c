@@ -167,6 +167,23 @@ static gboolean load_task(ProtoContext *ctx, const ProtoRunConfig *cfg, GError *
   return TRUE;
 }
 
+/* A measured latency must know every edge of the graph (of round 0 for a
+ * time-varying schedule): refused before the run rather than at the first
+ * message on a missing link. O(m log degree). */
+static gboolean check_link_latencies(ProtoContext *ctx, GError **error) {
+  TopoGraph *g = ctx->graph != NULL ? ctx->graph : topo_schedule_graph(ctx->schedule, 0, NULL);
+  gboolean ok = TRUE;
+  for (guint u = 0; ok && g != NULL && u < topo_graph_n_nodes(g); u++) {
+    guint deg;
+    const guint *nb = topo_graph_neighbors(g, u, &deg);
+    for (guint i = 0; ok && i < deg; i++)
+      ok = sim_engine_check_link(ctx->engine, u, nb[i], error);
+  }
+  if (g != ctx->graph)
+    topo_graph_free(g);
+  return ok;
+}
+
 static gboolean setup_links(ProtoContext *ctx, const ProtoRunConfig *cfg, GError **error) {
   SimLinkParams link = {.latency = {.kind = SIM_LATENCY_CONSTANT, .ms = 0.0}};
   if (cfg->latency != NULL && !sim_latency_parse(cfg->latency, &link.latency, error))
@@ -178,7 +195,9 @@ static gboolean setup_links(ProtoContext *ctx, const ProtoRunConfig *cfg, GError
                "sync mode cannot run over lossy links (loss %g): a lost message would block "
                "its receiver forever; use --mode deadline:ms=D or stale:s=S",
                link.loss);
-  return sim_engine_set_default_link(ctx->engine, &link, error);
+  if (!sim_engine_set_default_link(ctx->engine, &link, error))
+    return FALSE;
+  return !SIM_LATENCY_IS_MEASURED(&link.latency) || check_link_latencies(ctx, error);
 }
 
 static guint inbox_hash(gconstpointer key) {

@@ -571,6 +571,9 @@ static void resolve_network(R *r, ScenConfig *c) {
   SimLatency lat;
   if (!get_typed(r, "network", "latency", &c->latency, &loc, &what))
     c->latency = g_strdup("constant:ms=0");
+  char *rebased = sim_latency_spec_rebase(c->latency, r->sc->doc->dir);
+  g_free(c->latency);
+  c->latency = rebased;
   if (!sim_latency_parse(c->latency, &lat, &error)) {
     problem(r, loc, what, "%s", short_msg(error));
     g_clear_error(&error);

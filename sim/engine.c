@@ -248,7 +248,7 @@ gboolean sim_engine_set_default_link(SimEngine *e, const SimLinkParams *params, 
                 "sim_engine_set_default_link: params is NULL");
     return FALSE;
   }
-  return sim_link_model_set(&e->links.def, params, error);
+  return sim_link_model_set(&e->links, &e->links.def, params, error);
 }
 
 gboolean sim_engine_set_link(SimEngine *e, guint32 from, guint32 to, const SimLinkParams *params,
@@ -258,6 +258,17 @@ gboolean sim_engine_set_link(SimEngine *e, guint32 from, guint32 to, const SimLi
       !check_node(e, to, "sim_engine_set_link", error))
     return FALSE;
   return sim_link_table_set(&e->links, from, to, params, error);
+}
+
+gboolean sim_engine_check_link(const SimEngine *e, guint32 from, guint32 to, GError **error) {
+  g_return_val_if_fail(e != NULL, FALSE);
+  if (!check_node(e, from, "sim_engine_check_link", error) ||
+      !check_node(e, to, "sim_engine_check_link", error))
+    return FALSE;
+  gboolean down;
+  const SimLinkModel *lm = sim_link_table_lookup(&e->links, from, to, &down);
+  SimTime ns;
+  return lm->data == NULL || sim_link_model_delay(lm, from, to, &ns, error);
 }
 
 gboolean sim_engine_set_link_down(SimEngine *e, guint32 from, guint32 to, gboolean down,
@@ -320,6 +331,12 @@ static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error
   SimTime latency;
   if (lm->params.latency.kind == SIM_LATENCY_CONSTANT) {
     latency = lm->constant_ns;
+  } else if (lm->data != NULL) {
+    if (!sim_link_model_delay(lm, from, to, &latency, error)) {
+      e->stats.messages_sent--;
+      e->stats.bytes_sent -= m->bytes;
+      return FALSE;
+    }
   } else {
     gsl_rng *r = sim_rng_set_get_inline(e->rng, from, SIM_RNG_LATENCY);
     if (!r) {

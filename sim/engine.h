@@ -105,8 +105,10 @@ gsl_rng *sim_engine_rng(SimEngine *engine, guint32 node, guint32 purpose, GError
 
 /**
  * sim_engine_set_default_link: the parameters of every link without an
- * override. Errors: SIM_ERROR_INVALID_ARGUMENT on an invalid latency or a loss
- * outside [0, 1]. O(1).
+ * override. A measured latency (links:, country:) loads its file here, once
+ * per engine and spec. Errors: SIM_ERROR_INVALID_ARGUMENT on an invalid
+ * latency or a loss outside [0, 1]; sim_latency_data_load's. O(1), and the
+ * load's cost the first time a measured spec is given.
  */
 gboolean sim_engine_set_default_link(SimEngine *engine, const SimLinkParams *params,
                                      GError **error);
@@ -118,6 +120,15 @@ gboolean sim_engine_set_default_link(SimEngine *engine, const SimLinkParams *par
  */
 gboolean sim_engine_set_link(SimEngine *engine, guint32 from, guint32 to,
                              const SimLinkParams *params, GError **error);
+
+/**
+ * sim_engine_check_link: whether a message on @from -> @to gets a latency:
+ * FALSE with SIM_ERROR_INVALID_ARGUMENT naming the link and the file when
+ * its measured model has none (a send on it would fail the run), or a node
+ * is out of range. Run setups check every edge of their graph with it.
+ * O(log degree).
+ */
+gboolean sim_engine_check_link(const SimEngine *engine, guint32 from, guint32 to, GError **error);
 
 /**
  * sim_engine_set_link_down: marks the directed link @from -> @to down (or up
@@ -135,9 +146,11 @@ gboolean sim_engine_link_is_down(const SimEngine *engine, guint32 from, guint32 
  * sim_engine_send: transmits @msg (the engine takes its own reference) from
  * sim_message_from(@msg) to @to. Down link: dropped. Otherwise, from the
  * SENDER's streams: loss drawn from SIM_RNG_LOSS, then latency from
- * SIM_RNG_LATENCY; delivered at now + latency (after the events already
- * scheduled at that time). Publishes SENT, then DROPPED if dropped.
- * Errors: SIM_ERROR_INVALID_ARGUMENT when sender or @to is out of range;
+ * SIM_RNG_LATENCY (a measured latency draws nothing: the link's own delay);
+ * delivered at now + latency (after the events already scheduled at that
+ * time). Publishes SENT, then DROPPED if dropped.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT when sender or @to is out of range, or
+ * the link has no measured latency (sim_engine_check_link);
  * SIM_ERROR_CAPACITY when the queue cannot grow. O(log_4 pending).
  */
 gboolean sim_engine_send(SimEngine *engine, SimMessage *msg, guint32 to, GError **error);

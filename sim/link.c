@@ -10,7 +10,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim/link_internal.h"
 #include "sim/sim.h"
+#include "spec/spec.h"
 
 typedef struct {
   const char *name;
@@ -88,7 +90,9 @@ static char *split_model(const char *what, const char *spec, const char *usage, 
   return g_strstrip(g_strndup(spec, (gsize)(colon - spec)));
 }
 
-#define LATENCY_USAGE "constant:ms=MS, uniform:min=MS,max=MS or lognormal:mu=M,sigma=S"
+#define LATENCY_USAGE                                                                      \
+  "constant:ms=MS, uniform:min=MS,max=MS, lognormal:mu=M,sigma=S, links:file=PATH,unit=ms|s " \
+  "or country:rtt=PATH,seed=S[,intra=PATH]"
 
 gboolean sim_latency_check(const SimLatency *l, GError **error) {
   g_return_val_if_fail(l != NULL, FALSE);
@@ -103,6 +107,12 @@ gboolean sim_latency_check(const SimLatency *l, GError **error) {
   case SIM_LATENCY_LOGNORMAL:
     ok = isfinite(l->mu) && isfinite(l->sigma) && l->sigma >= 0;
     break;
+  case SIM_LATENCY_LINKS:
+    ok = l->file != NULL && isfinite(l->unit_ms) && l->unit_ms > 0;
+    break;
+  case SIM_LATENCY_COUNTRY:
+    ok = l->file != NULL;
+    break;
   default:
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, "latency model kind %d is unknown",
                 (int)l->kind);
@@ -112,7 +122,7 @@ gboolean sim_latency_check(const SimLatency *l, GError **error) {
     char *s = sim_latency_to_string(l);
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
                 "latency %s is out of range (times must be finite and >= 0, min <= max, "
-                "sigma >= 0)",
+                "sigma >= 0, measured models name their file)",
                 s);
     g_free(s);
   }
@@ -151,10 +161,21 @@ gboolean sim_latency_parse(const char *spec, SimLatency *out, GError **error) {
     keys[1].name = "sigma";
     n_keys = 2;
     usage = "lognormal:mu=M,sigma=S with ln(latency in ms) ~ N(M, S^2)";
+  } else if (g_ascii_strcasecmp(model, "links") == 0 ||
+             g_ascii_strcasecmp(model, "country") == 0) {
+    l.kind = g_ascii_strcasecmp(model, "links") == 0 ? SIM_LATENCY_LINKS : SIM_LATENCY_COUNTRY;
+    g_free(model);
+    if (!sim_latency_parse_measured(spec, params, &l, error))
+      return FALSE;
+    *out = l;
+    return TRUE;
   } else {
+    static const char *const models[] = {"constant", "uniform", "lognormal", "links", "country"};
+    char *hint = spec_did_you_mean(model, models, G_N_ELEMENTS(models));
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                "latency spec \"%s\": unknown model '%s' (expected %s)", spec, model,
-                LATENCY_USAGE);
+                "latency spec \"%s\": unknown model '%s' (expected %s)%s", spec, model,
+                LATENCY_USAGE, hint);
+    g_free(hint);
     g_free(model);
     return FALSE;
   }
@@ -186,7 +207,9 @@ gboolean sim_latency_parse(const char *spec, SimLatency *out, GError **error) {
                   spec);
       return FALSE;
     }
-    break;
+    break;  case SIM_LATENCY_LINKS:
+  case SIM_LATENCY_COUNTRY:
+    break; /* read by sim_latency_parse_measured above */
   }
   *out = l;
   return TRUE;
@@ -230,6 +253,16 @@ char *sim_latency_to_string(const SimLatency *l) {
     g_string_append_c(s, ',');
     append_double(s, "sigma", l->sigma);
     break;
+  case SIM_LATENCY_LINKS:
+    g_string_append_printf(s, "links:file=%s,unit=%s", l->file ? l->file : "",
+                           l->unit_ms == 1000.0 ? "s" : "ms");
+    break;
+  case SIM_LATENCY_COUNTRY:
+    g_string_append_printf(s, "country:rtt=%s,seed=%" G_GUINT64_FORMAT, l->file ? l->file : "",
+                           l->seed);
+    if (l->intra != NULL)
+      g_string_append_printf(s, ",intra=%s", l->intra);
+    break;
   default:
     g_string_append_printf(s, "unknown-model-%d", (int)l->kind);
   }
@@ -245,28 +278,25 @@ double sim_latency_mean_ms(const SimLatency *l) {
     return 0.5 * (l->min_ms + l->max_ms);
   case SIM_LATENCY_LOGNORMAL:
     return exp(l->mu + 0.5 * l->sigma * l->sigma);
+  case SIM_LATENCY_LINKS:
+  case SIM_LATENCY_COUNTRY:
+    return NAN;
   }
   return NAN;
 }
 
-/* Nearest nanosecond; NaN and negatives (impossible for checked models) give 0. */
-static inline SimTime ms_to_ns(double ms) {
-  double ns = ms * 1e6;
-  if (!(ns > 0))
-    return 0;
-  if (ns >= (double)SIM_LATENCY_MAX)
-    return SIM_LATENCY_MAX;
-  return (SimTime)(ns + 0.5);
-}
 
 SimTime sim_latency_sample(const SimLatency *l, gsl_rng *rng) {
   switch (l->kind) {
   case SIM_LATENCY_CONSTANT:
-    return ms_to_ns(l->ms);
+    return sim_ms_to_ns(l->ms);
   case SIM_LATENCY_UNIFORM:
-    return ms_to_ns(l->min_ms + (l->max_ms - l->min_ms) * gsl_rng_uniform(rng));
+    return sim_ms_to_ns(l->min_ms + (l->max_ms - l->min_ms) * gsl_rng_uniform(rng));
   case SIM_LATENCY_LOGNORMAL:
-    return ms_to_ns(gsl_ran_lognormal(rng, l->mu, l->sigma));
+    return sim_ms_to_ns(gsl_ran_lognormal(rng, l->mu, l->sigma));
+  case SIM_LATENCY_LINKS:
+  case SIM_LATENCY_COUNTRY:
+    return 0;
   }
   return 0;
 }

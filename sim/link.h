@@ -5,6 +5,15 @@
  *   constant:ms=10            every message takes 10 ms
  *   uniform:min=1,max=20      uniform on [1, 20] ms
  *   lognormal:mu=2,sigma=0.5  ln(latency in ms) ~ N(mu, sigma^2)
+ * Measured models (latency_data.c) give each directed link its own delay,
+ * fixed for the run:
+ *   links:file=PATH,unit=ms   the third column of an edge list "u v latency"
+ *                             (unit ms or s); a direction the file omits
+ *                             takes its reverse's latency
+ *   country:rtt=PATH,seed=S[,intra=PATH]
+ *                             nodes drawn into countries, each link's delay
+ *                             drawn from its pair's round-trip statistics
+ *                             (RIPE Atlas tables, data/README.md), halved
  * Loss specs: `bernoulli:p=0.1` or a bare probability `0.1`.
  */
 #ifndef DPG_SIM_LINK_H
@@ -20,6 +29,8 @@ typedef enum {
   SIM_LATENCY_CONSTANT,
   SIM_LATENCY_UNIFORM,
   SIM_LATENCY_LOGNORMAL,
+  SIM_LATENCY_LINKS,
+  SIM_LATENCY_COUNTRY,
 } SimLatencyKind;
 
 /** A latency model; only the fields of its kind are read. */
@@ -28,7 +39,17 @@ typedef struct {
   double ms;             /* constant */
   double min_ms, max_ms; /* uniform */
   double mu, sigma;      /* lognormal, of ln(ms) */
+  /* links: the edge list and ms per unit of its latency column; country:
+   * the pair table, the same-AS table (NULL: none) and the seed. Paths are
+   * interned (g_intern_string), so a SimLatency is copied by value. */
+  const char *file, *intra;
+  double unit_ms;
+  guint64 seed;
 } SimLatency;
+
+/** Whether @latency reads measured data (a file) to give each link its delay. */
+#define SIM_LATENCY_IS_MEASURED(latency)                                                   \
+  ((latency)->kind == SIM_LATENCY_LINKS || (latency)->kind == SIM_LATENCY_COUNTRY)
 
 /** Latencies are clamped to this (about 146 years) so arrival times never wrap. */
 #define SIM_LATENCY_MAX ((SimTime)1 << 62)
@@ -41,19 +62,30 @@ typedef struct {
  */
 gboolean sim_latency_parse(const char *spec, SimLatency *out, GError **error);
 
+/**
+ * sim_latency_spec_rebase: @spec with the relative paths of a measured
+ * model's file, rtt and intra keys resolved against @dir (canonical), so a
+ * scenario file's latency names files beside it; any other spec, and what
+ * is not key=value, is returned as given (sim_latency_parse then says what
+ * is wrong). (transfer full) O(length of @spec).
+ */
+char *sim_latency_spec_rebase(const char *spec, const char *dir);
+
 /** sim_latency_check: SIM_ERROR_INVALID_ARGUMENT unless @latency is valid. */
 gboolean sim_latency_check(const SimLatency *latency, GError **error);
 
 /** sim_latency_to_string: @latency as a spec sim_latency_parse reads back. */
 char *sim_latency_to_string(const SimLatency *latency);
 
-/** sim_latency_mean_ms: the model's mean: ms, (min+max)/2, exp(mu + sigma^2/2). */
+/** sim_latency_mean_ms: the model's mean: ms, (min+max)/2, exp(mu + sigma^2/2);
+ * NaN for a measured model (its mean depends on the graph's links). */
 double sim_latency_mean_ms(const SimLatency *latency);
 
 /**
  * sim_latency_sample: one latency in nanoseconds (rounded to nearest, clamped
  * to SIM_LATENCY_MAX). Constant draws nothing from @rng; uniform and
- * lognormal draw one gsl_rng_uniform / gsl_ran_lognormal. O(1).
+ * lognormal draw one gsl_rng_uniform / gsl_ran_lognormal. A measured model
+ * has no delay without its link: 0 (the engine asks SimLatencyData). O(1).
  */
 SimTime sim_latency_sample(const SimLatency *latency, gsl_rng *rng);
 
@@ -74,6 +106,65 @@ typedef struct {
   SimLatency latency;
   double loss; /* Bernoulli drop probability in [0, 1] */
 } SimLinkParams;
+
+/*
+ * Measured latency data (latency_data.c): the table a links: or country:
+ * model reads, loaded once per engine and shared by reference.
+ */
+typedef struct SimLatencyData SimLatencyData;
+
+/**
+ * sim_latency_data_load: reads the file(s) of the measured model @latency
+ * (plain or gzip). links: one directed link per line "u v latency" (blanks
+ * or commas, '#' comments, an optional header line), latencies finite and
+ * >= 0, no link twice; labels 0..n-1 are kept, any other labelling is
+ * numbered by first appearance (as topo_graph_load numbers the same file).
+ * country: the RIPE Atlas tables (data/README.md); countries whose pairs are
+ * all measured are kept, heaviest first (see latency_data.c).
+ * Errors: SIM_ERROR_INVALID_ARGUMENT for a model that is not measured,
+ * SIM_ERROR_PARSE with FILE:LINE for a bad line, G_FILE_ERROR for a file
+ * that cannot be read. O(file size + L log L) for L links.
+ */
+SimLatencyData *sim_latency_data_load(const SimLatency *latency, GError **error);
+SimLatencyData *sim_latency_data_ref(SimLatencyData *data);
+void sim_latency_data_unref(SimLatencyData *data);
+
+/**
+ * sim_latency_data_delay: the one-way delay of @from -> @to in *@ns. links:
+ * the file's latency of the link, else of @to -> @from; FALSE when neither
+ * is listed. country: RTT / 2 with the RTT drawn once per unordered pair
+ * from its countries' statistics, a function of the seed and the two ids
+ * alone (no random stream: the same in every run, thread and rank).
+ * O(log degree) for links, O(log countries) for country.
+ */
+gboolean sim_latency_data_delay(const SimLatencyData *data, guint32 from, guint32 to,
+                                SimTime *ns);
+
+/** sim_latency_data_describe: one line saying what was loaded (g_free). */
+char *sim_latency_data_describe(const SimLatencyData *data);
+
+/** The round-trip statistics of one pair of countries, in ms. */
+typedef struct {
+  guint64 count;
+  double mean, std, min, max; /* std 0 for a single ping */
+  double mu, sigma;           /* the log-normal matched to mean and std */
+  double p_lo, p_hi;          /* its CDF at min and max: the draw's range */
+} SimRttStat;
+
+/**
+ * sim_latency_data_country: the country of @node (an index into the kept
+ * countries) under a country model, its two-letter code in *@code (may be
+ * NULL); -1 for a links model. O(log countries).
+ */
+gint sim_latency_data_country(const SimLatencyData *data, guint32 node, const char **code);
+
+/**
+ * sim_latency_data_pair: the statistics a link between countries @a and @b
+ * (indices of sim_latency_data_country) is drawn from: their row of the
+ * table, or for a = b the country's own row or else the same-AS row.
+ * FALSE for a links model or an index out of range. O(1).
+ */
+gboolean sim_latency_data_pair(const SimLatencyData *data, guint a, guint b, SimRttStat *out);
 
 G_END_DECLS
 

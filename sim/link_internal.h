@@ -10,11 +10,29 @@
 
 #include "sim/link.h"
 
-/* Link parameters with the constant latency pre-converted to nanoseconds. */
+/* Link parameters with the constant latency pre-converted to nanoseconds,
+ * and a measured model's data (a reference, or NULL). */
 typedef struct {
   SimLinkParams params;
   SimTime constant_ns;
+  SimLatencyData *data;
 } SimLinkModel;
+
+/* Milliseconds to the nearest nanosecond; NaN and negatives (impossible for
+ * checked models) give 0, times beyond SIM_LATENCY_MAX saturate. */
+static inline SimTime sim_ms_to_ns(double ms) {
+  double ns = ms * 1e6;
+  if (!(ns > 0))
+    return 0;
+  if (ns >= (double)SIM_LATENCY_MAX)
+    return SIM_LATENCY_MAX;
+  return (SimTime)(ns + 0.5);
+}
+
+/* The keys of a links: or country: spec (@params points into @spec) into
+ * @l, whose kind is set; SIM_ERROR_PARSE as sim_latency_parse. */
+gboolean sim_latency_parse_measured(const char *spec, const char *params, SimLatency *l,
+                                    GError **error);
 
 typedef struct {
   gint64 key; /* (from << 32) | to; the hash key points here */
@@ -26,12 +44,20 @@ typedef struct {
 typedef struct {
   SimLinkModel def;
   GHashTable *entries; /* &entry->key -> entry (owned) */
+  GHashTable *loaded;  /* measured spec -> SimLatencyData (owned refs) */
 } SimLinkTable;
 
 void sim_link_table_init(SimLinkTable *t);
 void sim_link_table_clear(SimLinkTable *t);
-/* Validates @params (SIM_ERROR_INVALID_ARGUMENT) and compiles it into @model. */
-gboolean sim_link_model_set(SimLinkModel *model, const SimLinkParams *params, GError **error);
+/* Validates @params (SIM_ERROR_INVALID_ARGUMENT) and compiles it into
+ * @model; a measured latency loads its data (one load per table and spec:
+ * the table keeps what it loaded). @model's previous data is released. */
+gboolean sim_link_model_set(SimLinkTable *t, SimLinkModel *model, const SimLinkParams *params,
+                            GError **error);
+/* The model's one-way delay of @from -> @to; FALSE (with an error naming the
+ * link and the file) when a measured model has none for it. */
+gboolean sim_link_model_delay(const SimLinkModel *model, guint32 from, guint32 to, SimTime *ns,
+                              GError **error);
 /* Overrides (or with NULL reverts) the directed link; validates first. */
 gboolean sim_link_table_set(SimLinkTable *t, guint32 from, guint32 to, const SimLinkParams *params,
                             GError **error);

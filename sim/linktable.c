@@ -1,19 +1,46 @@
 /* sim/linktable.c: per-link overrides and down links (see link_internal.h). */
 #include "sim/link_internal.h"
 
+static void entry_free(gpointer p) {
+  SimLinkEntry *e = p;
+  g_clear_pointer(&e->model.data, sim_latency_data_unref);
+  g_free(e);
+}
+
 void sim_link_table_init(SimLinkTable *t) {
   SimLinkParams p = {.latency = {.kind = SIM_LATENCY_CONSTANT, .ms = 0}, .loss = 0};
-  sim_link_model_set(&t->def, &p, NULL);
-  t->entries = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+  t->def = (SimLinkModel){0};
+  t->entries = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, entry_free);
+  t->loaded = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                    (GDestroyNotify)sim_latency_data_unref);
+  sim_link_model_set(t, &t->def, &p, NULL);
 }
 
 void sim_link_table_clear(SimLinkTable *t) {
-  if (t->entries)
-    g_hash_table_destroy(t->entries);
-  t->entries = NULL;
+  g_clear_pointer(&t->entries, g_hash_table_destroy);
+  g_clear_pointer(&t->loaded, g_hash_table_destroy);
+  g_clear_pointer(&t->def.data, sim_latency_data_unref);
 }
 
-gboolean sim_link_model_set(SimLinkModel *model, const SimLinkParams *params, GError **error) {
+/* The data of a measured latency, loaded on first use by this table. */
+static SimLatencyData *measured_data(SimLinkTable *t, const SimLatency *l, GError **error) {
+  char *key = sim_latency_to_string(l);
+  SimLatencyData *d = g_hash_table_lookup(t->loaded, key);
+  if (d != NULL) {
+    g_free(key);
+    return sim_latency_data_ref(d);
+  }
+  d = sim_latency_data_load(l, error);
+  if (d == NULL) {
+    g_free(key);
+    return NULL;
+  }
+  g_hash_table_insert(t->loaded, key, sim_latency_data_ref(d));
+  return d;
+}
+
+gboolean sim_link_model_set(SimLinkTable *t, SimLinkModel *model, const SimLinkParams *params,
+                            GError **error) {
   if (!sim_latency_check(&params->latency, error))
     return FALSE;
   if (!(params->loss >= 0 && params->loss <= 1)) {
@@ -21,11 +48,28 @@ gboolean sim_link_model_set(SimLinkModel *model, const SimLinkParams *params, GE
                 "link loss probability %g is outside [0, 1]", params->loss);
     return FALSE;
   }
+  SimLatencyData *data = NULL;
+  if (SIM_LATENCY_IS_MEASURED(&params->latency) &&
+      (data = measured_data(t, &params->latency, error)) == NULL)
+    return FALSE;
+  g_clear_pointer(&model->data, sim_latency_data_unref);
   model->params = *params;
+  model->data = data;
   model->constant_ns = params->latency.kind == SIM_LATENCY_CONSTANT
                            ? sim_latency_sample(&params->latency, NULL)
                            : 0;
   return TRUE;
+}
+
+gboolean sim_link_model_delay(const SimLinkModel *model, guint32 from, guint32 to, SimTime *ns,
+                              GError **error) {
+  if (sim_latency_data_delay(model->data, from, to, ns))
+    return TRUE;
+  g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+              "link %u -> %u has no latency in %s (nor %u -> %u): the latency file must list "
+              "every link of the graph in one direction at least",
+              from, to, model->params.latency.file, to, from);
+  return FALSE;
 }
 
 static SimLinkEntry *get_entry(SimLinkTable *t, guint32 from, guint32 to, gboolean create) {
@@ -49,15 +93,17 @@ static void maybe_drop(SimLinkTable *t, SimLinkEntry *e) {
 gboolean sim_link_table_set(SimLinkTable *t, guint32 from, guint32 to, const SimLinkParams *params,
                             GError **error) {
   if (params) {
-    SimLinkModel m;
-    if (!sim_link_model_set(&m, params, error))
+    SimLinkModel m = {0};
+    if (!sim_link_model_set(t, &m, params, error))
       return FALSE;
     SimLinkEntry *e = get_entry(t, from, to, TRUE);
+    g_clear_pointer(&e->model.data, sim_latency_data_unref);
     e->model = m;
     e->has_model = TRUE;
   } else {
     SimLinkEntry *e = get_entry(t, from, to, FALSE);
     if (e) {
+      g_clear_pointer(&e->model.data, sim_latency_data_unref);
       e->has_model = FALSE;
       maybe_drop(t, e);
     }

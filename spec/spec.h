@@ -177,6 +177,16 @@ gboolean spec_file_read_lines(const char *path, gsize line_max, char **contents,
                               GError **error);
 
 /**
+ * spec_file_read_text: spec_file_read for a text file that may be gzip
+ * compressed (recognised by its magic bytes, not its name; concatenated
+ * members are read in turn). The inflated text obeys the same limits.
+ * Errors: as spec_file_read, and G_FILE_ERROR_INVAL naming @path for a gzip
+ * stream that is cut short or corrupt: nothing is returned half-read.
+ * O(inflated size).
+ */
+gboolean spec_file_read_text(const char *path, char **contents, gsize *length, GError **error);
+
+/**
  * spec_check_lines: FALSE (G_FILE_ERROR_INVAL, "PATH:LINE: ...") when a line
  * of @text (@len bytes) is longer than SPEC_LINE_MAX. O(@len).
  */

@@ -145,6 +145,8 @@ static TopoGraphFormat format_of_path(const char *path) {
               {".paj", TOPO_FORMAT_PAJEK},       {".pajek", TOPO_FORMAT_PAJEK},
               {".csv", TOPO_FORMAT_CSV}};
   char *lower = g_ascii_strdown(path, -1);
+  if (g_str_has_suffix(lower, ".gz")) /* edge lists may be gzipped: x.csv.gz is CSV */
+    lower[strlen(lower) - 3] = '\0';
   TopoGraphFormat f = TOPO_FORMAT_EDGES;
   for (guint i = 0; i < G_N_ELEMENTS(exts); i++)
     if (g_str_has_suffix(lower, exts[i].ext))
@@ -208,6 +210,23 @@ static gboolean parse_weight(const char *path, gsize line, const char *s, gsize 
   return ok;
 }
 
+/* A latency token [s, s+len): a finite number >= 0 (sim/ reads its value). */
+static gboolean parse_latency(const char *path, gsize line, const char *s, gsize len,
+                              GError **error) {
+  char *t = g_strndup(s, len), *end = NULL;
+  double v = g_ascii_strtod(t, &end);
+  gboolean ok = end != t && *end == '\0' && isfinite(v) && v >= 0;
+  if (!ok) {
+    char *shown = spec_escape(t, -1);
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+                "%s:%" G_GSIZE_FORMAT ": latency '%s' is not a finite number >= 0", path, line,
+                shown);
+    g_free(shown);
+  }
+  g_free(t);
+  return ok;
+}
+
 /* The edge-list formats (edges, csv): "u v" or "u v weight" per line. A CSV
  * file may start with a header line ("source,target,weight"). */
 static gboolean parse_edge_list(const char *path, const char *text, gsize size, gboolean csv,
@@ -217,6 +236,7 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
   gsize line = 0;
   gboolean ok = TRUE, content = FALSE;
   int fields = 0; /* 2 or 3, from the first edge */
+  gboolean latency = FALSE; /* the third column is a latency */
   gsize fields_line = 0;
   const char *q = text, *end = text + size;
   while (ok && q < end) {
@@ -248,9 +268,16 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
       continue;
     gboolean first = !content;
     content = TRUE;
-    /* A CSV header names its columns: its first field is no node label. */
-    if (first && csv && (tok[0][0] < '0' || tok[0][0] > '9'))
+    /* A CSV header names its columns: its first field is no node label. A
+     * third column named latency or delay holds directed links' latencies
+     * (the measured overlays), not weights. */
+    if (first && csv && (tok[0][0] < '0' || tok[0][0] > '9')) {
+      latency = nt == 3 && ((len[2] == 7 && g_ascii_strncasecmp(tok[2], "latency", 7) == 0) ||
+                            (len[2] == 5 && g_ascii_strncasecmp(tok[2], "delay", 5) == 0));
+      p->report.latency_column = latency;
+      p->report.directed = latency;
       continue;
+    }
     if (nt == 1) {
       char *shown = spec_escape(tok[0], (gssize)MIN(len[0], 64));
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
@@ -285,12 +312,13 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
     double w = 0;
     ok = parse_label(path, line, tok[0], len[0], &a, error) &&
          parse_label(path, line, tok[1], len[1], &b, error) &&
-         (nt < 3 || parse_weight(path, line, tok[2], len[2], &w, error)) &&
+         (nt < 3 || (latency ? parse_latency(path, line, tok[2], len[2], error)
+                             : parse_weight(path, line, tok[2], len[2], &w, error))) &&
          intern_label(ids, a, &next, &ia, path, line, error) &&
          intern_label(ids, b, &next, &ib, path, line, error);
     if (!ok)
       break;
-    if (nt == 3)
+    if (nt == 3 && !latency)
       note_weight(p, w, line);
     if (ia != ib) {
       g_array_append_val(p->edges, ia);
@@ -495,7 +523,7 @@ TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboo
       g_array_unref(p.edges);
       return NULL;
     }
-    ok = spec_file_read(path, &text, &size, &local);
+    ok = spec_file_read_text(path, &text, &size, &local);
     if (!ok) {
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_IO, "cannot read edge list: %s", local->message);
       g_error_free(local);

@@ -172,6 +172,10 @@ typedef struct {
    * directed edges, GML "directed 1", Pajek *Arcs): each arc read as an
    * undirected edge. */
   gboolean directed;
+  /* A CSV header named the third column latency (or delay): directed links
+   * with their latencies (sim's links: latency model reads them), read as
+   * undirected edges without weights. */
+  gboolean latency_column;
 } TopoLoadReport;
 
 /* Graph file formats (topo_graph_load_format). */
@@ -204,6 +208,11 @@ const char *topo_graph_format_name(TopoGraphFormat format);
  * with a second top-level <graph> or an edge to an undeclared node are
  * refused with FILE:LINE; an edge list whose lines would need more than the
  * memory budget is refused with the size needed.
+ * Edge lists and CSV may be gzip-compressed (x.csv.gz reads as CSV). A CSV
+ * header "source,target,latency" (or delay) marks directed links with their
+ * latencies: the links are read as undirected edges (directed and
+ * latency_column in the load report), the latencies checked (finite, >= 0)
+ * and left to the latency model, not taken for weights.
  * Weights: the gossip matrices are built from the structure alone, so
  * unequal weights are refused (TOPO_ERROR_PARSE, FILE:LINE of the first
  * weight that differs for edge lists) unless @ignore_weights, which loads

@@ -1,0 +1,96 @@
+/*
+ * spec/gzread.c: text inputs that may be gzip-compressed (the measured
+ * network tables ship as the .gz files their authors published).
+ */
+#include <string.h>
+#include <zlib.h>
+
+#include "spec/spec.h"
+
+/* Inflates the whole of @raw (one or more gzip members) into a NUL-terminated
+ * buffer; NULL and an error naming @path when the stream is cut short,
+ * corrupt or larger than SPEC_FILE_MAX. */
+static char *inflate_all(const char *path, const guint8 *raw, gsize raw_len, gsize *out_len,
+                         GError **error) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, 15 + 16) != Z_OK) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "%s: cannot start zlib", path);
+    return NULL;
+  }
+  gsize cap = MAX(raw_len * 4, (gsize)4096), len = 0;
+  char *buf = g_try_malloc(cap + 1);
+  gsize in_done = 0;
+  int rc = Z_OK;
+  const char *why = NULL;
+  while (buf != NULL && why == NULL) {
+    if (len == cap) {
+      if (cap >= SPEC_FILE_MAX) {
+        why = "inflates to more than the limit for files read whole";
+        break;
+      }
+      cap = MIN(cap * 2, SPEC_FILE_MAX);
+      char *grown = g_try_realloc(buf, cap + 1);
+      if (grown == NULL) {
+        why = "inflates to more than the memory available";
+        break;
+      }
+      buf = grown;
+    }
+    /* zlib counts in uInt: feed and fill at most 1 GiB at a time. */
+    z.next_in = (Bytef *)(raw + in_done);
+    z.avail_in = (uInt)MIN(raw_len - in_done, (gsize)1 << 30);
+    z.next_out = (Bytef *)(buf + len);
+    z.avail_out = (uInt)MIN(cap - len, (gsize)1 << 30);
+    uInt in_before = z.avail_in, out_before = z.avail_out;
+    rc = inflate(&z, Z_NO_FLUSH);
+    in_done += in_before - z.avail_in;
+    len += out_before - z.avail_out;
+    if (rc == Z_STREAM_END) {
+      if (in_done == raw_len)
+        break;
+      /* Another member follows (gzip files may be concatenated). */
+      if (inflateReset(&z) != Z_OK)
+        why = "is corrupt";
+    } else if (rc == Z_BUF_ERROR && in_done == raw_len && z.avail_out > 0) {
+      why = "is cut short (the gzip stream ends before its last block)";
+    } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      why = z.msg != NULL ? z.msg : "is corrupt";
+    }
+  }
+  inflateEnd(&z);
+  if (buf == NULL || why != NULL) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: gzip file %s", path,
+                buf == NULL ? "cannot be inflated: out of memory" : why);
+    g_free(buf);
+    return NULL;
+  }
+  buf[len] = '\0';
+  *out_len = len;
+  return buf;
+}
+
+gboolean spec_file_read_text(const char *path, char **contents, gsize *length, GError **error) {
+  g_return_val_if_fail(path != NULL && contents != NULL, FALSE);
+  *contents = NULL;
+  char *raw = NULL;
+  gsize raw_len = 0;
+  if (!spec_file_read_lines(path, G_MAXSIZE, &raw, &raw_len, error))
+    return FALSE;
+  char *text = raw;
+  gsize len = raw_len;
+  if (raw_len >= 2 && (guint8)raw[0] == 0x1f && (guint8)raw[1] == 0x8b) {
+    text = inflate_all(path, (const guint8 *)raw, raw_len, &len, error);
+    g_free(raw);
+    if (text == NULL)
+      return FALSE;
+  }
+  if (!spec_check_lines(path, text, len, error)) {
+    g_free(text);
+    return FALSE;
+  }
+  *contents = text;
+  if (length != NULL)
+    *length = len;
+  return TRUE;
+}
