@@ -84,4 +84,43 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
 gint priv_struct_whiten(const double *P, guint n, const guint *rv, guint q0, guint r, double *S,
                         double *lam, double *Lw, GError **error);
 
+/* A CSR matrix (W or W^T of one round). */
+typedef struct {
+  guint n;
+  guint *ptr; /* n + 1 */
+  guint *col;
+  double *val;
+} PrivCsr;
+
+/* Frees @m's arrays (a zeroed PrivCsr allowed). */
+void priv_csr_clear(PrivCsr *m);
+/* @m = W (@transpose FALSE) or W^T of the gossip matrix @w, rows sorted by
+ * column (replaces what @m held). O(n + nnz). */
+void priv_csr_of(const TopoGossip *w, gboolean transpose, PrivCsr *m);
+
+typedef enum {
+  /* y[a, 0..width) = sum_j M[a,j] x[j, 0..width) (row strides ldx, ldy) */
+  PRIV_K_APPLY,
+  /* y[a, b] = sum_j M[b,j] x[a,j] for b <= a: the lower triangle of x M^T
+   * (x n x n with stride ldx) */
+  PRIV_K_RIGHT_LOWER,
+} PrivKernelKind;
+
+typedef struct {
+  PrivKernelKind kind;
+  const PrivCsr *m;
+  const double *x;
+  double *y;
+  guint width, ldx, ldy;
+  guint lo, hi; /* output rows (set by priv_kernel_par) */
+} PrivKernel;
+
+/*
+ * priv_kernel_par: runs the product @base over output rows [0, @rows) on up
+ * to @threads threads, each a fixed range of rows: every output entry is one
+ * thread's sum in a fixed order, so the result does not depend on @threads.
+ * O(nnz width) for APPLY, O(nnz rows / 2) for RIGHT_LOWER.
+ */
+void priv_kernel_par(PrivKernel base, guint rows, guint threads);
+
 #endif /* DPG_PRIVACY_STRUCTURED_INTERNAL_H */
