@@ -1132,7 +1132,8 @@ typedef enum {
 
 /* How priv_structured_blocks computes the blocks when no closed form applies. */
 typedef enum {
-  /* KALMAN for D-SGD and Muffliato, DENSE for MF-D-SGD. */
+  /* DENSE for MF-D-SGD; for D-SGD and Muffliato POWERS on a static W when
+   * its estimated cost is below KALMAN's, else KALMAN. */
   PRIV_ENGINE_AUTO,
   /* White noise only. The attacker knowledge is a linear Gaussian state-space
    * model (state: the n half-step models; observations: the messages the
@@ -1153,6 +1154,16 @@ typedef enum {
    * n x n matrix: O(R^2 q n^2) time, O(R n^2) memory. The reference the
    * tests compare KALMAN with. */
   PRIV_ENGINE_KALMAN_DENSE,
+  /* White noise, static W only. The messages' columns are entries of the
+   * powers (W^T)^j e_w of the m nodes w the attackers hear, so their Gram
+   * Sigma (q x q, q = R m) and each victim's columns come from R m sparse
+   * power vectors, and Sigma^+ from the innovations of the rounds in order
+   * (KALMAN's whitening and rank threshold on the same matrices); a victim
+   * whose value rests on a decision within 100x of that threshold is
+   * UNRESOLVED. O(R m nnz + n q^2 T + q^3) time, O(n q + q^2 + n T^2)
+   * memory, no n x n matrix: AUTO takes it over KALMAN when its estimated
+   * cost is lower (few rounds and neighbours on a large graph). */
+  PRIV_ENGINE_POWERS,
 } PrivEngine;
 
 /* A structured accounting problem (zero-initialize, then fill). */

@@ -50,6 +50,28 @@ static inline const TopoGossip *priv_struct_gossip(const PrivStructCtx *c, guint
 gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
                             GError **error);
 
+/* Its estimated cost in multiply-adds (to choose an engine). O(1). */
+double priv_struct_kalman_work(const PrivStructCtx *c);
+
+/*
+ * The same blocks from the powers of a static W applied to the nodes the
+ * attackers hear (no n x n matrix; see PRIV_ENGINE_POWERS). Victims whose
+ * value rests on a rank decision near its threshold are UNRESOLVED.
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (not priv_struct_powers_applies),
+ * PRIV_ERROR_MEMORY, PRIV_ERROR_NUMERICAL.
+ */
+gboolean priv_struct_powers(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
+                            GError **error);
+/* Whether it describes @c: a static W (the attackers then hear the same
+ * nodes in every round). O(R q). */
+gboolean priv_struct_powers_applies(const PrivStructCtx *c);
+/* Its estimated cost in multiply-adds, as priv_struct_kalman_work. O(1). */
+double priv_struct_powers_work(const PrivStructCtx *c);
+
+/* A sparse multiply-add costs about this many dense ones (memory-bound
+ * gathers against BLAS kernels), in the engines' cost estimates. */
+#define PRIV_SPARSE_WEIGHT 8.0
+
 /*
  * The same blocks with every closed-loop propagator F_r kept as a dense
  * n x n matrix (the reference for priv_struct_kalman); see

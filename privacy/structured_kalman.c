@@ -44,10 +44,6 @@
 #define CHUNK_MIN 64u
 #define CHUNK_MAX 256u
 
-/* A sparse multiply-add costs about this many dense ones (memory-bound
- * gathers against BLAS kernels), for the progress estimate. */
-#define SPARSE_WEIGHT 8.0
-
 /* Copies the lower triangle of the n x n @A onto its upper one, by tiles
  * (the plain loop reads a column per row: one cache miss per entry). */
 static void fill_upper(double *A, guint n) {
@@ -72,6 +68,24 @@ static void report(const PrivStructCtx *c, double done, double total) {
   if (c->progress)
     c->progress(total > 0 ? MIN(1.0, done / total) : 1.0, "structured accounting",
                 c->progress_data);
+}
+
+/* Estimated multiply-adds, a sparse one (memory-bound) counted as
+ * PRIV_SPARSE_WEIGHT dense ones: forward rounds (*@fwd_round each),
+ * backward steps of each row (about R / 2 of *@row_step each), the
+ * victims' updates (about T^2 / 3 per row). */
+static double kalman_work(const PrivStructCtx *c, double *fwd_round, double *row_step) {
+  double n = c->n, qm = MAX(c->max_recv, 1), R = c->R, T = c->T;
+  double seen = c->recv_start[c->R], nv = c->n_victims;
+  double nnz = (double)topo_gossip_nnz(priv_struct_gossip(c, 0));
+  *fwd_round = PRIV_SPARSE_WEIGHT * 2.0 * n * nnz + n * n * qm / 2.0;
+  *row_step = PRIV_SPARSE_WEIGHT * nnz + 2.0 * n * qm;
+  return R * *fwd_round + seen * (R / 2.0) * *row_step + seen * nv * (T * T / 3.0) + 1.0;
+}
+
+double priv_struct_kalman_work(const PrivStructCtx *c) {
+  double f, s;
+  return kalman_work(c, &f, &s);
 }
 
 gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
@@ -102,15 +116,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
   double *B1 = g_new(double, (gsize)qm *rc), *B2 = g_new(double, (gsize)qm *rc);
   PrivCsr csr = {0};
   const TopoGossip *csr_src = NULL;
-  /* Progress in estimated multiply-adds, a sparse one (memory-bound)
-   * counted as SPARSE_WEIGHT dense ones: forward rounds, backward steps of
-   * each row (about R / 2 each), the victims' updates (about T^2 / 3 per
-   * row). */
-  double nnz = (double)topo_gossip_nnz(priv_struct_gossip(c, 0));
-  double fwd_round = SPARSE_WEIGHT * 2.0 * n * nnz + (double)n * n * qm / 2.0;
-  double row_step = SPARSE_WEIGHT * nnz + 2.0 * n * qm;
-  double total = R * fwd_round + seen * (R / 2.0) * row_step + seen * nv * (T * T / 3.0) + 1.0;
-  double done = 0.0;
+  double fwd_round, row_step, total = kalman_work(c, &fwd_round, &row_step), done = 0.0;
 
   if (!(P = priv_matrix_new(n, n, error)) || !(A = priv_matrix_new(n, n, error)))
     goto out;
