@@ -55,6 +55,7 @@ typedef struct {
   const char *mode, *latency, *loss;
   guint64 seed;
   gboolean quiet; /* -q: no progress line */
+  guint radius;   /* --path local: certified bounds within this many hops (0: exact) */
 } FigureRun;
 
 static const char *method_name(const FigureRun *fr, guint m) {
@@ -209,6 +210,9 @@ typedef struct {
   const TopoGraph *g;
   TopoGossip *w;
   PrivAccountOptions opt;
+  guint radius;          /* FigureRun's */
+  CliProgress *progress; /* rank 0's line over the sets (NULL: -q, other ranks) */
+  guint n_sets;
 } SetJob;
 
 /* One victim of one attacker set, as it travels between MPI ranks. */
@@ -225,8 +229,11 @@ static GBytes *account_set(guint i, gpointer data, GError **error) {
   CliAccountSetup *s = j->s;
   guint single;
   s->attackers = (guint *)set_members(j->a, i, &single, &s->n_attackers);
-  PrivBlocks *blocks = cli_account_blocks_structured(s, j->w, error);
-  PrivReport *r = blocks ? priv_account_report(blocks, j->g, &j->opt, error) : NULL;
+  PrivBlocks *blocks = j->radius ? NULL : cli_account_blocks_structured(s, j->w, error);
+  PrivReport *r = j->radius ? cli_account_report_local(s, j->w, NULL, j->radius, &j->opt, NULL,
+                                                       NULL, error)
+                  : blocks  ? priv_account_report(blocks, j->g, &j->opt, error)
+                            : NULL;
   double *muff = r ? priv_muffliato_rdp(j->w, s->T, s->attackers, s->n_attackers, s->alpha,
                                         s->sigma, error)
                    : NULL;
@@ -245,6 +252,7 @@ static GBytes *account_set(guint i, gpointer data, GError **error) {
   priv_blocks_free(blocks);
   s->attackers = NULL; /* borrowed */
   s->n_attackers = 0;
+  cli_progress_update(j->progress, i + 1, j->n_sets, "attacker sets");
   return out;
 }
 
@@ -301,7 +309,8 @@ static gboolean panel_check(const Panel *p, const AttackerSpec *a, guint *n_sets
  * loss added to the statistics of its distance. On ranks other than 0, only
  * the share of the sets. O(sets x (structured blocks + report + Muffliato
  * bound)). */
-static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *s, GError **error) {
+static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *s,
+                              const FigureRun *fr, GError **error) {
   guint n_sets;
   if (!panel_check(p, a, &n_sets, error))
     return FALSE;
@@ -315,9 +324,13 @@ static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *
                 s,
                 p->g,
                 w,
-                {.b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta}};
+                {.b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta},
+                fr->radius,
+                scen_mpi_rank() == 0 ? cli_progress_new(CMD, fr->quiet) : NULL,
+                n_sets};
   GBytes **sets = NULL;
   gboolean ok = scen_mpi_map(n_sets, account_set, &job, &sets, error);
+  cli_progress_free(job.progress);
   if (ok)
     panel_add_sets(p, sets, n_sets);
   sets_free(sets, n_sets);
@@ -515,10 +528,11 @@ static gboolean draw_panel(PlotAxes *ax, const Panel *p, const CliAccountSetup *
   static const double nudge[N_METHODS] = {-0.07, 0.07};
   const char *sens = s->sensitivity == PRIV_SENSITIVITY_EXACT ? "exact sensitivity"
                                                               : "Thm 5.2 bound";
-  char *ours = fr->async ? g_strdup_printf("async: latency %s%s%s",
+  char *ours = fr->async    ? g_strdup_printf("async: latency %s%s%s",
                                            fr->latency ? fr->latency : "constant:ms=0",
                                            fr->loss ? ", loss " : "", fr->loss ? fr->loss : "")
-                         : g_strdup_printf("this accounting (%s)", sens);
+               : fr->radius ? g_strdup_printf("local bound, radius %u (%s)", fr->radius, sens)
+                            : g_strdup_printf("this accounting (%s)", sens);
   char *sync = g_strdup_printf("synchronous (%s; Muffliato: sync only)", sens);
   const char *labels[N_METHODS] = {ours, fr->async ? sync : "Muffliato (Cyffers et al. 2022)"};
   /* The synchronous series keeps the sync figure's colour of ours. */
@@ -621,6 +635,10 @@ static void print_summary(const GPtrArray *panels, const FigureRun *fr) {
            "run loses more)\n",
            fr->mode, fr->latency ? fr->latency : "constant:ms=0", fr->loss ? fr->loss : "0",
            fr->seed);
+  if (fr->radius)
+    printf("# --path local --radius %u: ours are certified upper bounds (every node beyond %u "
+           "hops colludes), victims within %u hops only\n",
+           fr->radius, fr->radius, fr->radius);
   printf("%-24s %8s %6s %14s %14s %10s\n", "graph", "distance", "pairs", "ours_mean",
          fr->async ? "sync_mean" : "muffliato_mean", "ratio");
   for (guint i = 0; i < panels->len; i++) {
@@ -661,7 +679,7 @@ int cli_cmd_figure(int argc, char **argv) {
     return CLI_EXIT_FAILURE;
   State st = {.panels = g_ptr_array_new_with_free_func(panel_free)};
   gboolean lcc = FALSE, quiet = FALSE;
-  gint rounds = 0, interval = 1;
+  gint rounds = 0, interval = 1, radius = 0;
   double sigma = 1.0, clip = 1.0, alpha = 2.0;
   char *gossip = NULL, *protocol = NULL, *trust = NULL, *attackers = NULL, *sensitivity = NULL,
        *out_path = NULL, *data_path = NULL, *path = NULL, *mode = NULL, *latency = NULL,
@@ -707,11 +725,15 @@ int cli_cmd_figure(int argc, char **argv) {
       {"data", 0, 0, G_OPTION_ARG_FILENAME, &data_path,
        "Also write the plotted numbers as CSV: graph,distance,method,mean,min,max,count", "FILE"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
-       "Observer path: no progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
+       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       {"path", 0, 0, G_OPTION_ARG_STRING, &path,
        "auto (default: structured for a synchronous run, observer otherwise), structured or "
        "observer (one simulated run per graph, one view per attacker set)",
        "PATH"},
+      {"radius", 0, 0, G_OPTION_ARG_INT, &radius,
+       "--path local: certified upper bounds for the victims within R hops (everyone beyond "
+       "colludes)",
+       "R"},
       {"mode", 0, 0, G_OPTION_ARG_STRING, &mode,
        "Gossip mode of the simulated run: sync (default), deadline:ms=D or stale:s=S", "MODE"},
       {"latency", 0, 0, G_OPTION_ARG_STRING, &latency,
@@ -900,10 +922,21 @@ int cli_cmd_figure(int argc, char **argv) {
   fr.loss = loss;
   fr.async = pmode.kind != PROTO_MODE_SYNC;
   if (path && !g_str_equal(path, "auto") && !g_str_equal(path, "structured") &&
-      !g_str_equal(path, "observer")) {
-    status = usage_error("--path: unknown path '%s' (valid: auto, structured, observer)", path);
+      !g_str_equal(path, "observer") && !g_str_equal(path, "local")) {
+    status = usage_error("--path: unknown path '%s' (valid: auto, structured, observer, local)",
+                         path);
     goto out;
   }
+  if ((path && g_str_equal(path, "local")) != (radius != 0) || radius < 0 || (radius && fr.async)) {
+    status = usage_error(radius < 0 ? "--radius must be positive (got %d)"
+                         : radius   ? "--radius %d needs --path local and a synchronous run"
+                                    : "--path local needs --radius R (hops, >= 1)",
+                         radius);
+    goto out;
+  }
+  fr.radius = (guint)radius;
+  /* The machine's processors, shared by its ranks (results do not depend on it). */
+  s.threads = MAX(1u, g_get_num_processors() / local);
   fr.observer = fr.async || (path && g_str_equal(path, "observer"));
   if (path && g_str_equal(path, "structured") && fr.async) {
     status = usage_error("--path structured accounts a synchronous run without simulating it: "
@@ -942,7 +975,7 @@ int cli_cmd_figure(int argc, char **argv) {
     if (fr.observer && rank != 0)
       continue;
     if (!(fr.observer ? account_panel_observer(p, &as, &s, &fr, &error)
-                      : account_panel(p, &as, &s, &error))) {
+                      : account_panel(p, &as, &s, &fr, &error))) {
       status = cli_fail(CMD, error,
                         error->domain == G_OPTION_ERROR ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
       goto out;
