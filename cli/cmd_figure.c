@@ -324,7 +324,11 @@ static gboolean account_panel(Panel *p, const AttackerSpec *a, CliAccountSetup *
                 s,
                 p->g,
                 w,
-                {.b = s->b, .sensitivity = s->sensitivity, .alpha = s->alpha, .delta = s->delta},
+                {.b = s->b,
+                 .sensitivity = s->sensitivity,
+                 .alpha = s->alpha,
+                 .delta = s->delta,
+                 .no_epsilon = TRUE},
                 fr->radius,
                 scen_mpi_rank() == 0 ? cli_progress_new(CMD, fr->quiet) : NULL,
                 n_sets};

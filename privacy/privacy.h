@@ -1246,6 +1246,8 @@ typedef struct {
   PrivSensitivity sensitivity; /* bound (default) or exact */
   double alpha;                /* RDP order > 1 (0 = 2) */
   double delta;                /* in (0, 1) (0 = 1e-6) */
+  gboolean no_epsilon;         /* epsilon left NaN for a finite mu (no root solve per
+                                  victim: for callers that need mu and RDP only) */
 } PrivAccountOptions;
 
 typedef struct {
