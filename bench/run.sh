@@ -11,4 +11,7 @@ done
 # The structured accountant's scaling in n and T (minutes; NS=... TS=... for a subset).
 echo "== account_scale.sh"
 bash "$(dirname "$0")/account_scale.sh" "$BUILD" || status=1
+# Figure 2 with every node the attacker in turn, as n grows (minutes; NS=... for a subset).
+echo "== figure2_scale.sh"
+bash "$(dirname "$0")/figure2_scale.sh" "$BUILD" || status=1
 exit $status
