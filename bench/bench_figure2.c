@@ -14,16 +14,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "bench/bench_common.h"
 #include "privacy/privacy.h"
-
-static double cpu(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static PrivBlocks *blocks(const TopoGossip *w, PrivEngine engine, double *seconds) {
   const TopoGossip *ws[] = {w};
@@ -39,9 +32,9 @@ static PrivBlocks *blocks(const TopoGossip *w, PrivEngine engine, double *second
                              .engine = engine,
                              .threads = 1};
   GError *err = NULL;
-  double t0 = cpu();
+  double t0 = bench_cpu_seconds();
   PrivBlocks *b = priv_structured_blocks(&p, &err);
-  *seconds = cpu() - t0;
+  *seconds = bench_cpu_seconds() - t0;
   if (!b) {
     fprintf(stderr, "bench_figure2: %s\n", err->message);
     exit(1);
@@ -107,8 +100,7 @@ int main(int argc, char **argv) {
       dd = rel_diff(bd, bp);
       priv_blocks_free(bd);
     }
-    printf("| %u | %.3f | %.2f | %.2f | %.0f | %.1e, %.1e |\n", ns[i], sp, sk, sd, sk / sp, dk,
-           dd);
+    printf("| %u | %.3f | %.2f | %.2f | %.0f | %.1e, %.1e |\n", ns[i], sp, sk, sd, sk / sp, dk, dd);
     fflush(stdout);
     x[i] = ns[i];
     tp[i] = sp;

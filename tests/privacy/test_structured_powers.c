@@ -103,47 +103,7 @@ static void test_silent_nodes(void) {
 
 /* b > 1 and both sensitivities: the reports agree victim by victim. */
 static void test_reports_b(void) {
-  GError *err = NULL;
-  TopoGraph *g = topo_graph_generate("barabasi:n=100,m=2,seed=6", &err);
-  g_assert_no_error(err);
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
-  g_assert_no_error(err);
-  const TopoGossip *ws[] = {w};
-  HandRun run = {.protocol = PRIV_PROTOCOL_DSGD,
-                 .K = 1,
-                 .T = 8,
-                 .gossip = ws,
-                 .n_gossip = 1,
-                 .sigma = 1.0,
-                 .clip = 1.0};
-  const guint S[] = {0, 4};
-  PrivBlocks *pow = fast_blocks(&run, PRIV_TRUST_PNDP, S, 2, PRIV_ENGINE_POWERS);
-  PrivBlocks *kal = fast_blocks(&run, PRIV_TRUST_PNDP, S, 2, PRIV_ENGINE_KALMAN);
-  for (guint b = 1; b <= 4; b *= 2)
-    for (guint sens = 0; sens < 2; sens++) {
-      PrivAccountOptions opt = {.b = b,
-                                .sensitivity = sens ? PRIV_SENSITIVITY_EXACT
-                                                    : PRIV_SENSITIVITY_BOUND,
-                                .alpha = 2,
-                                .delta = 1e-6};
-      PrivReport *a = priv_account_report(pow, g, &opt, &err);
-      g_assert_no_error(err);
-      PrivReport *c = priv_account_report(kal, g, &opt, &err);
-      g_assert_no_error(err);
-      g_assert_cmpuint(a->n_victims, ==, 98);
-      g_assert_cmpuint(a->n_victims, ==, c->n_victims);
-      for (guint i = 0; i < a->n_victims; i++) {
-        g_assert_cmpuint(a->victims[i].node, ==, c->victims[i].node);
-        g_assert_cmpfloat(fabs(a->victims[i].mu - c->victims[i].mu), <=,
-                          1e-9 * MAX(1.0, c->victims[i].mu));
-      }
-      priv_report_free(a);
-      priv_report_free(c);
-    }
-  priv_blocks_free(pow);
-  priv_blocks_free(kal);
-  topo_gossip_free(w);
-  topo_graph_free(g);
+  assert_reports_agree(PRIV_ENGINE_POWERS, PRIV_ENGINE_KALMAN);
 }
 
 static PrivBlocks *powers_blocks(const TopoGossip *const *ws, guint T, const guint *S, guint nS,
