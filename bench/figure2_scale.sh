@@ -29,7 +29,7 @@ echo "|---|---|---|---|---|---|"
 for n in $NS; do
   "$TIME" -f "%U %S %M" -o "$tmp/$n.time" "$BIN" figure privacy-vs-distance \
     --generate "regular:n=$n,d=8,seed=1" -T 10 --trust pndp --attackers all \
-    --out "$tmp/$n.svg" -q >/dev/null
+    --out "$tmp/$n.svg" -q >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
   read -r cpu rss < <(awk '{ printf "%.1f %.0f\n", $1 + $2, $3 / 1024 }' "$tmp/$n.time")
   per=$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.1f", 1000 * c / n }')
   echo "| regular n=$n d=8 | 10 | $n | $cpu | $per | $rss |"
