@@ -34,38 +34,7 @@ static void check_engines(const HandRun *run, PrivTrust trust, const guint *S, g
 }
 
 static void test_static_graphs(void) {
-  const struct {
-    const char *spec;
-    TopoGossipKind kind;
-    guint T;
-    guint S[3], nS;
-  } cases[] = {
-      {"erdos:n=20,p=0.2,seed=5,connected=true", TOPO_GOSSIP_UNIFORM, 8, {0}, 1},
-      {"erdos:n=40,p=0.1,seed=2,connected=true", TOPO_GOSSIP_METROPOLIS, 6, {3, 17, 30}, 3},
-      {"barabasi:n=80,m=2,seed=4", TOPO_GOSSIP_UNIFORM, 6, {0}, 1},
-      {"barabasi:n=120,m=3,seed=9", TOPO_GOSSIP_MAXDEGREE, 5, {7, 50}, 2},
-      {"regular:n=300,d=4,seed=1", TOPO_GOSSIP_UNIFORM, 4, {0}, 1},
-      {"regular:n=200,d=6,seed=3", TOPO_GOSSIP_METROPOLIS, 5, {1, 2}, 2},
-      /* Every message of a Muffliato gossip-only round repeats earlier ones. */
-      {"complete:n=8", TOPO_GOSSIP_UNIFORM, 4, {0}, 1},
-  };
-  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    TopoGossip *w = gossip_of(cases[i].spec, cases[i].kind);
-    const TopoGossip *ws[] = {w};
-    HandRun run = {.protocol = PRIV_PROTOCOL_DSGD,
-                   .K = 1,
-                   .T = cases[i].T,
-                   .gossip = ws,
-                   .n_gossip = 1,
-                   .sigma = 0.9,
-                   .clip = 1.0};
-    check_engines(&run, PRIV_TRUST_PNDP, cases[i].S, cases[i].nS);
-    run.protocol = PRIV_PROTOCOL_MUFFLIATO;
-    run.K = 3;
-    run.T = 3;
-    check_engines(&run, PRIV_TRUST_PNDP, cases[i].S, cases[i].nS);
-    topo_gossip_free(w);
-  }
+  run_static_cases(check_engines);
 }
 
 /* LDP and SecLDP take an engine on a static W only when some node sends
