@@ -8,6 +8,7 @@
 
 #include <glib.h>
 #include <sys/resource.h>
+#include <time.h>
 
 /* DPG_DATA_DIR, else the source tree's data/ (this header is
  * bench/bench_common.h in it). g_free the result. */
@@ -32,6 +33,14 @@ static inline double bench_peak_rss_mb(void) {
 /* Wall seconds, monotonic. */
 static inline double bench_now(void) {
   return (double)g_get_monotonic_time() / 1e6;
+}
+
+/* CPU seconds of the process (every thread): on a shared machine the wall
+ * time also counts the waits for a core, so ratios are taken on this. */
+static inline double bench_cpu_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 #endif

@@ -14,4 +14,7 @@ bash "$(dirname "$0")/account_scale.sh" "$BUILD" || status=1
 # D-SGD training on 10^5 and 10^6 nodes beside the engine's delivery (minutes; NS=... for a subset).
 echo "== train_large.sh"
 bash "$(dirname "$0")/train_large.sh" "$BUILD" || status=1
+# Figure 2 with every node the attacker in turn, as n grows (minutes; NS=... for a subset).
+echo "== figure2_scale.sh"
+bash "$(dirname "$0")/figure2_scale.sh" "$BUILD" || status=1
 exit $status

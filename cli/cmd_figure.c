@@ -57,6 +57,8 @@ typedef struct {
   guint64 seed;
   gboolean quiet;        /* -q: no progress line */
   const char *attackers; /* --attackers as given */
+  guint radius;          /* --path local: certified bounds within this many hops (0: exact) */
+  guint threads;         /* the structured engines' threads (results do not depend on it) */
 } FigureRun;
 
 static const char *method_name(const FigureRun *fr, guint m) {
@@ -310,6 +312,9 @@ static ProtoAccountJob *panel_job(const Panel *p, const CliAccountSetup *s, cons
   r.mode = observer ? fr->mode : NULL;
   r.latency = observer ? fr->latency : NULL;
   r.loss = observer ? fr->loss : NULL;
+  r.radius = fr->radius ? (gint)fr->radius : -1;
+  r.threads = fr->threads;
+  r.no_epsilon = TRUE; /* the figure draws RDP: no root solve per victim */
   r.progress = progress ? on_progress : NULL;
   r.progress_data = progress;
   ProtoAccountJob *j = proto_account_validate(&r, NULL, error);
@@ -334,7 +339,9 @@ static ProtoAccountJob *panel_job(const Panel *p, const CliAccountSetup *s, cons
  * + Muffliato bound)). */
 static gboolean account_panel(Panel *p, const CliAccountSetup *s, const FigureRun *fr,
                               GError **error) {
-  ProtoAccountJob *j = panel_job(p, s, fr, "structured", TRUE, NULL, error);
+  CliProgress *progress = ranks_rank() == 0 ? cli_progress_new(CMD, fr->quiet) : NULL;
+  ProtoAccountJob *j =
+      panel_job(p, s, fr, fr->radius ? "local" : "structured", TRUE, progress, error);
   GBytes **sets = NULL;
   gboolean ok = j != NULL && proto_account_job_prepare(j, error) &&
                 ranks_map(j->n_acs, account_set, j, &sets, error);
@@ -343,6 +350,7 @@ static gboolean account_panel(Panel *p, const CliAccountSetup *s, const FigureRu
   if (j != NULL)
     sets_free(sets, j->n_acs);
   proto_account_job_free(j);
+  cli_progress_free(progress);
   return ok;
 }
 
@@ -469,7 +477,8 @@ static gboolean draw_panel(PlotAxes *ax, const Panel *p, const CliAccountSetup *
   char *ours = fr->async ? g_strdup_printf("async: latency %s%s%s",
                                            fr->latency ? fr->latency : "constant:ms=0",
                                            fr->loss ? ", loss " : "", fr->loss ? fr->loss : "")
-                         : g_strdup_printf("this accounting (%s)", sens);
+               : fr->radius ? g_strdup_printf("local bound, radius %u (%s)", fr->radius, sens)
+                            : g_strdup_printf("this accounting (%s)", sens);
   char *sync = g_strdup_printf("synchronous (%s; Muffliato: sync only)", sens);
   const char *labels[N_METHODS] = {ours, fr->async ? sync : "Muffliato (Cyffers et al. 2022)"};
   /* The synchronous series keeps the sync figure's colour of ours. */
@@ -565,6 +574,10 @@ static gboolean draw_figure(const GPtrArray *panels, const CliAccountSetup *s, c
  * accounting is; asynchronous: ours / sync, how many times more the
  * asynchronous run loses). */
 static void print_summary(const GPtrArray *panels, const FigureRun *fr) {
+  if (fr->radius)
+    printf("# --path local --radius %u: ours are certified upper bounds (every node beyond %u "
+           "hops colludes), victims within %u hops only\n",
+           fr->radius, fr->radius, fr->radius);
   if (fr->async)
     printf("# mode %s, latency %s, loss %s, seed %" G_GUINT64_FORMAT
            ": observer path, one run per graph;\n# Muffliato's bound (static synchronous gossip) "
@@ -607,7 +620,7 @@ static void print_summary(const GPtrArray *panels, const FigureRun *fr) {
 /* The command line as typed (owned strings, freed by options_clear). */
 typedef struct {
   gboolean lcc, quiet;
-  gint rounds, interval;
+  gint rounds, interval, radius;
   double sigma, clip, alpha, dpi;
   char *gossip, *protocol, *trust, *attackers, *sensitivity, *out_path, *data_path, *path, *mode,
       *latency, *loss, *seed, *fig_size;
@@ -655,7 +668,11 @@ static GOptionContext *options_context(Options *o, State *st) {
       {"data", 0, 0, G_OPTION_ARG_FILENAME, &o->data_path,
        "Also write the plotted numbers as CSV: graph,distance,method,mean,min,max,count", "FILE"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
-       "Observer path: no progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
+       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
+      {"radius", 0, 0, G_OPTION_ARG_INT, &o->radius,
+       "--path local: certified upper bounds for the victims within R hops (everyone beyond "
+       "colludes)",
+       "R"},
       {"path", 0, 0, G_OPTION_ARG_STRING, &o->path,
        "auto (default: structured for a synchronous run, observer otherwise), structured or "
        "observer (one simulated run per graph, one view per attacker set)",
@@ -834,8 +851,16 @@ static int validate_run(const Options *o, FigureRun *fr) {
   fr->async = pmode.kind != PROTO_MODE_SYNC;
   const char *path = o->path;
   if (path && !g_str_equal(path, "auto") && !g_str_equal(path, "structured") &&
-      !g_str_equal(path, "observer"))
-    return usage_error("--path: unknown path '%s' (valid: auto, structured, observer)", path);
+      !g_str_equal(path, "observer") && !g_str_equal(path, "local"))
+    return usage_error("--path: unknown path '%s' (valid: auto, structured, observer, local)",
+                       path);
+  gboolean local = path && g_str_equal(path, "local");
+  if (local != (o->radius != 0) || o->radius < 0 || (o->radius && fr->async))
+    return usage_error(o->radius < 0 ? "--radius must be positive (got %d)"
+                       : o->radius   ? "--radius %d needs --path local and a synchronous run"
+                                     : "--path local needs --radius R (hops, >= 1)",
+                       o->radius);
+  fr->radius = (guint)o->radius;
   fr->observer = fr->async || (path && g_str_equal(path, "observer"));
   if (path && g_str_equal(path, "structured") && fr->async)
     return usage_error("--path structured accounts a synchronous run without simulating it: "
@@ -922,6 +947,8 @@ int cli_cmd_figure(int argc, char **argv) {
     status = validate_numbers(&o, &s, &as);
   if (status == CLI_EXIT_OK)
     status = validate_run(&o, &fr);
+  /* The machine's processors, shared by its ranks (results do not depend on it). */
+  fr.threads = MAX(1u, g_get_num_processors() / local);
   if (status == CLI_EXIT_OK)
     status = account_panels(&o, &st, &s, &fr, rank);
   /* Rank 0 draws from everyone's sets. */

@@ -219,7 +219,7 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
       continue;
     }
     v->rdp = priv_gdp_rdp(v->mu, o.alpha);
-    v->epsilon = priv_gdp_epsilon(v->mu, o.delta);
+    v->epsilon = o.no_epsilon ? NAN : priv_gdp_epsilon(v->mu, o.delta);
   }
   g_free(dist);
   if (!ok) {

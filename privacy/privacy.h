@@ -375,7 +375,8 @@ typedef enum {
 
 /* How priv_structured_blocks computes the blocks when no closed form applies. */
 typedef enum {
-  /* KALMAN for D-SGD and Muffliato, DENSE for MF-D-SGD. */
+  /* DENSE for MF-D-SGD; for D-SGD and Muffliato POWERS on a static W when
+   * its estimated cost is below KALMAN's, else KALMAN. */
   PRIV_ENGINE_AUTO,
   /* White noise only. The attacker knowledge is a linear Gaussian state-space
    * model (state: the n half-step models; observations: the messages the
@@ -396,6 +397,16 @@ typedef enum {
    * n x n matrix: O(R^2 q n^2) time, O(R n^2) memory. The reference the
    * tests compare KALMAN with. */
   PRIV_ENGINE_KALMAN_DENSE,
+  /* White noise, static W only. The messages' columns are entries of the
+   * powers (W^T)^j e_w of the m nodes w the attackers hear, so their Gram
+   * Sigma (q x q, q = R m) and each victim's columns come from R m sparse
+   * power vectors, and Sigma^+ from the innovations of the rounds in order
+   * (KALMAN's whitening and rank threshold on the same matrices); a victim
+   * whose value rests on a decision within 100x of that threshold is
+   * UNRESOLVED. O(R m nnz + n q^2 T + q^3) time, O(n q + q^2 + n T^2)
+   * memory, no n x n matrix: AUTO takes it over KALMAN when its estimated
+   * cost is lower (few rounds and neighbours on a large graph). */
+  PRIV_ENGINE_POWERS,
 } PrivEngine;
 
 /* A structured accounting problem (zero-initialize, then fill). */
@@ -474,10 +485,12 @@ double *priv_muffliato_rdp(const TopoGossip *W, guint T, const guint *attackers,
 /* ---- Per-victim report ---- */
 
 typedef struct {
-  guint b;                   /* participation interval, divides T (0 = 1) */
-  MfSensitivity sensitivity; /* bound (default) or exact */
-  double alpha;              /* RDP order > 1 (0 = 2) */
-  double delta;              /* in (0, 1) (0 = 1e-6) */
+  guint b;                     /* participation interval, divides T (0 = 1) */
+  MfSensitivity sensitivity;   /* bound (default) or exact */
+  double alpha;                /* RDP order > 1 (0 = 2) */
+  double delta;                /* in (0, 1) (0 = 1e-6) */
+  gboolean no_epsilon;         /* epsilon left NaN for a finite mu (no root solve per
+                                  victim: for callers that need mu and RDP only) */
 } PrivAccountOptions;
 
 typedef struct {

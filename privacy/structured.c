@@ -72,11 +72,16 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
       if (!isfinite(p->C_local[i]))
         return fail(error, "C_local has a non-finite entry");
   }
-  if ((p->engine == PRIV_ENGINE_KALMAN || p->engine == PRIV_ENGINE_KALMAN_DENSE) &&
+  if ((p->engine == PRIV_ENGINE_KALMAN || p->engine == PRIV_ENGINE_KALMAN_DENSE ||
+       p->engine == PRIV_ENGINE_POWERS) &&
       p->protocol == PRIV_PROTOCOL_MFDSGD)
-    return fail(error, "the Kalman engine needs white noise: use the dense engine for MF-D-SGD");
+    return fail(error, "the Kalman and W-power engines need white noise: use the dense engine "
+                       "for MF-D-SGD");
+  if (p->engine == PRIV_ENGINE_POWERS && p->n_gossip != 1)
+    return fail(error, "the W-power engine needs a static gossip matrix");
   if (p->engine != PRIV_ENGINE_AUTO && p->engine != PRIV_ENGINE_KALMAN &&
-      p->engine != PRIV_ENGINE_DENSE && p->engine != PRIV_ENGINE_KALMAN_DENSE)
+      p->engine != PRIV_ENGINE_DENSE && p->engine != PRIV_ENGINE_KALMAN_DENSE &&
+      p->engine != PRIV_ENGINE_POWERS)
     return fail(error, "unknown engine");
   return TRUE;
 }
@@ -317,8 +322,14 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
   }
   PrivEngine engine = p->engine;
   if (engine == PRIV_ENGINE_AUTO)
-    engine = p->protocol == PRIV_PROTOCOL_MFDSGD ? PRIV_ENGINE_DENSE : PRIV_ENGINE_KALMAN;
-  if (engine == PRIV_ENGINE_KALMAN)
+    engine = p->protocol == PRIV_PROTOCOL_MFDSGD ? PRIV_ENGINE_DENSE
+             : priv_struct_powers_applies(&c) &&
+                     priv_struct_powers_work(&c) < priv_struct_kalman_work(&c)
+                 ? PRIV_ENGINE_POWERS
+                 : PRIV_ENGINE_KALMAN;
+  if (engine == PRIV_ENGINE_POWERS)
+    ok = priv_struct_powers(&c, unit, blocks, error);
+  else if (engine == PRIV_ENGINE_KALMAN)
     ok = priv_struct_kalman(&c, unit, blocks, error);
   else if (engine == PRIV_ENGINE_KALMAN_DENSE)
     ok = priv_struct_kalman_dense(&c, unit, blocks, error);

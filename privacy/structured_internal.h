@@ -50,6 +50,28 @@ static inline const TopoGossip *priv_struct_gossip(const PrivStructCtx *c, guint
 gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
                             GError **error);
 
+/* Its estimated cost in multiply-adds (to choose an engine). O(1). */
+double priv_struct_kalman_work(const PrivStructCtx *c);
+
+/*
+ * The same blocks from the powers of a static W applied to the nodes the
+ * attackers hear (no n x n matrix; see PRIV_ENGINE_POWERS). Victims whose
+ * value rests on a rank decision near its threshold are UNRESOLVED.
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (not priv_struct_powers_applies),
+ * PRIV_ERROR_MEMORY, PRIV_ERROR_NUMERICAL.
+ */
+gboolean priv_struct_powers(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
+                            GError **error);
+/* Whether it describes @c: a static W (the attackers then hear the same
+ * nodes in every round). O(R q). */
+gboolean priv_struct_powers_applies(const PrivStructCtx *c);
+/* Its estimated cost in multiply-adds, as priv_struct_kalman_work. O(1). */
+double priv_struct_powers_work(const PrivStructCtx *c);
+
+/* A sparse multiply-add costs about this many dense ones (memory-bound
+ * gathers against BLAS kernels), in the engines' cost estimates. */
+#define PRIV_SPARSE_WEIGHT 8.0
+
 /*
  * The same blocks with every closed-loop propagator F_r kept as a dense
  * n x n matrix (the reference for priv_struct_kalman); see
@@ -83,5 +105,44 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
  */
 gint priv_struct_whiten(const double *P, guint n, const guint *rv, guint q0, guint r, double *S,
                         double *lam, double *Lw, GError **error);
+
+/* A CSR matrix (W or W^T of one round). */
+typedef struct {
+  guint n;
+  guint *ptr; /* n + 1 */
+  guint *col;
+  double *val;
+} PrivCsr;
+
+/* Frees @m's arrays (a zeroed PrivCsr allowed). */
+void priv_csr_clear(PrivCsr *m);
+/* @m = W (@transpose FALSE) or W^T of the gossip matrix @w, rows sorted by
+ * column (replaces what @m held). O(n + nnz). */
+void priv_csr_of(const TopoGossip *w, gboolean transpose, PrivCsr *m);
+
+typedef enum {
+  /* y[a, 0..width) = sum_j M[a,j] x[j, 0..width) (row strides ldx, ldy) */
+  PRIV_K_APPLY,
+  /* y[a, b] = sum_j M[b,j] x[a,j] for b <= a: the lower triangle of x M^T
+   * (x n x n with stride ldx) */
+  PRIV_K_RIGHT_LOWER,
+} PrivKernelKind;
+
+typedef struct {
+  PrivKernelKind kind;
+  const PrivCsr *m;
+  const double *x;
+  double *y;
+  guint width, ldx, ldy;
+  guint lo, hi; /* output rows (set by priv_kernel_par) */
+} PrivKernel;
+
+/*
+ * priv_kernel_par: runs the product @base over output rows [0, @rows) on up
+ * to @threads threads, each a fixed range of rows: every output entry is one
+ * thread's sum in a fixed order, so the result does not depend on @threads.
+ * O(nnz width) for APPLY, O(nnz rows / 2) for RIGHT_LOWER.
+ */
+void priv_kernel_par(PrivKernel base, guint rows, guint threads);
 
 #endif /* DPG_PRIVACY_STRUCTURED_INTERNAL_H */

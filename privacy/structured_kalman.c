@@ -44,157 +44,6 @@
 #define CHUNK_MIN 64u
 #define CHUNK_MAX 256u
 
-/* A sparse multiply-add costs about this many dense ones (memory-bound
- * gathers against BLAS kernels), for the progress estimate. */
-#define SPARSE_WEIGHT 8.0
-
-/* Below this many multiply-adds a product is not worth a thread. */
-#define PAR_MIN_WORK 200000u
-/* Most threads one product is split across. */
-#define PAR_MAX_THREADS 64u
-
-/* A CSR matrix (W or W^T of one round). */
-typedef struct {
-  guint n;
-  guint *ptr; /* n + 1 */
-  guint *col;
-  double *val;
-} Csr;
-
-static void csr_clear(Csr *m) {
-  g_clear_pointer(&m->ptr, g_free);
-  g_clear_pointer(&m->col, g_free);
-  g_clear_pointer(&m->val, g_free);
-}
-
-/* W (transpose = FALSE) or W^T of a gossip matrix, rows sorted by column. */
-static void csr_of(const TopoGossip *w, gboolean transpose, Csr *m) {
-  guint n = topo_gossip_n(w);
-  gsize nnz = topo_gossip_nnz(w);
-  csr_clear(m);
-  m->n = n;
-  m->ptr = g_new0(guint, (gsize)n + 1);
-  m->col = g_new(guint, MAX(nnz, 1));
-  m->val = g_new(double, MAX(nnz, 1));
-  if (!transpose) {
-    for (guint u = 0; u < n; u++) {
-      const guint *cols;
-      const double *vals;
-      guint len = topo_gossip_row(w, u, &cols, &vals);
-      m->ptr[u + 1] = m->ptr[u] + len;
-      memcpy(m->col + m->ptr[u], cols, sizeof(guint) * len);
-      memcpy(m->val + m->ptr[u], vals, sizeof(double) * len);
-    }
-    return;
-  }
-  for (guint u = 0; u < n; u++) {
-    const guint *cols;
-    const double *vals;
-    guint len = topo_gossip_row(w, u, &cols, &vals);
-    for (guint j = 0; j < len; j++)
-      m->ptr[cols[j] + 1]++;
-  }
-  for (guint v = 0; v < n; v++)
-    m->ptr[v + 1] += m->ptr[v];
-  guint *fill = g_memdup2(m->ptr, sizeof(guint) * n);
-  /* Rows u in increasing order: each row of W^T comes out sorted. */
-  for (guint u = 0; u < n; u++) {
-    const guint *cols;
-    const double *vals;
-    guint len = topo_gossip_row(w, u, &cols, &vals);
-    for (guint j = 0; j < len; j++) {
-      guint k = fill[cols[j]]++;
-      m->col[k] = u;
-      m->val[k] = vals[j];
-    }
-  }
-  g_free(fill);
-}
-
-/* ---- Row-parallel kernels ---- */
-
-typedef enum { K_APPLY, K_RIGHT_LOWER } KernelKind;
-
-typedef struct {
-  KernelKind kind;
-  const Csr *m;
-  const double *x;
-  double *y;
-  guint width, ldx, ldy;
-  guint lo, hi; /* output rows */
-} Kernel;
-
-/* K_APPLY: y[a, 0..width) = sum_j M[a,j] x[j, 0..width) (row strides ldx,
- * ldy). K_RIGHT_LOWER: y[a, b] = sum_j M[b,j] x[a,j] for b <= a, i.e. the
- * lower triangle of x M^T (x n x n with stride ldx): row a of x is read
- * from cache while the rows of M are walked. */
-static void kernel_run(const Kernel *k) {
-  const Csr *m = k->m;
-  for (guint a = k->lo; a < k->hi; a++) {
-    double *ya = k->y + (gsize)a * k->ldy;
-    if (k->kind == K_APPLY) {
-      memset(ya, 0, sizeof(double) * k->width);
-      for (guint i = m->ptr[a]; i < m->ptr[a + 1]; i++) {
-        const double *xv = k->x + (gsize)m->col[i] * k->ldx;
-        double w = m->val[i];
-        for (guint j = 0; j < k->width; j++)
-          ya[j] += w * xv[j];
-      }
-    } else {
-      const double *xa = k->x + (gsize)a * k->ldx;
-      for (guint b = 0; b <= a; b++) {
-        double s = 0.0;
-        for (guint i = m->ptr[b]; i < m->ptr[b + 1]; i++)
-          s += m->val[i] * xa[m->col[i]];
-        ya[b] = s;
-      }
-    }
-  }
-}
-
-static gpointer kernel_thread(gpointer data) {
-  kernel_run(data);
-  return NULL;
-}
-
-/* Runs the kernel over rows [0, rows) on up to @threads threads, each a
- * fixed contiguous range of about equal work (RIGHT_LOWER's row a costs
- * about a). */
-static void kernel_par(Kernel base, guint rows, guint threads) {
-  double nnz = base.m->ptr[base.m->n];
-  double work = base.kind == K_APPLY ? nnz * base.width : 0.5 * nnz * rows;
-  guint nt = work < PAR_MIN_WORK ? 1 : MIN(MAX(threads, 1u), PAR_MAX_THREADS);
-  nt = MIN(nt, MAX(rows, 1u));
-  if (nt <= 1) {
-    base.lo = 0;
-    base.hi = rows;
-    kernel_run(&base);
-    return;
-  }
-  Kernel ks[PAR_MAX_THREADS];
-  GThread *th[PAR_MAX_THREADS];
-  guint lo = 0;
-  for (guint t = 0; t < nt; t++) {
-    guint hi;
-    if (t + 1 == nt)
-      hi = rows;
-    else if (base.kind == K_APPLY)
-      hi = (guint)((guint64)rows * (t + 1) / nt);
-    else /* equal areas of the triangle: a^2 / 2 = (t+1)/nt of the total */
-      hi = (guint)(rows * sqrt((double)(t + 1) / nt));
-    hi = CLAMP(hi, lo, rows);
-    ks[t] = base;
-    ks[t].lo = lo;
-    ks[t].hi = hi;
-    lo = hi;
-  }
-  for (guint t = 1; t < nt; t++)
-    th[t] = g_thread_new("dpg-kalman", kernel_thread, &ks[t]);
-  kernel_run(&ks[0]);
-  for (guint t = 1; t < nt; t++)
-    g_thread_join(th[t]);
-}
-
 /* Copies the lower triangle of the n x n @A onto its upper one, by tiles
  * (the plain loop reads a column per row: one cache miss per entry). */
 static void fill_upper(double *A, guint n) {
@@ -219,6 +68,24 @@ static void report(const PrivStructCtx *c, double done, double total) {
   if (c->progress)
     c->progress(total > 0 ? MIN(1.0, done / total) : 1.0, "structured accounting",
                 c->progress_data);
+}
+
+/* Estimated multiply-adds, a sparse one (memory-bound) counted as
+ * PRIV_SPARSE_WEIGHT dense ones: forward rounds (*@fwd_round each),
+ * backward steps of each row (about R / 2 of *@row_step each), the
+ * victims' updates (about T^2 / 3 per row). */
+static double kalman_work(const PrivStructCtx *c, double *fwd_round, double *row_step) {
+  double n = c->n, qm = MAX(c->max_recv, 1), R = c->R, T = c->T;
+  double seen = c->recv_start[c->R], nv = c->n_victims;
+  double nnz = (double)topo_gossip_nnz(priv_struct_gossip(c, 0));
+  *fwd_round = PRIV_SPARSE_WEIGHT * 2.0 * n * nnz + n * n * qm / 2.0;
+  *row_step = PRIV_SPARSE_WEIGHT * nnz + 2.0 * n * qm;
+  return R * *fwd_round + seen * (R / 2.0) * *row_step + seen * nv * (T * T / 3.0) + 1.0;
+}
+
+double priv_struct_kalman_work(const PrivStructCtx *c) {
+  double f, s;
+  return kalman_work(c, &f, &s);
 }
 
 gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
@@ -247,17 +114,9 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
   double *S = g_new(double, (gsize)qm *qm), *lam = g_new(double, qm);
   double *Lw = g_new(double, (gsize)qm *qm), *PR = g_new(double, (gsize)n *qm);
   double *B1 = g_new(double, (gsize)qm *rc), *B2 = g_new(double, (gsize)qm *rc);
-  Csr csr = {0};
+  PrivCsr csr = {0};
   const TopoGossip *csr_src = NULL;
-  /* Progress in estimated multiply-adds, a sparse one (memory-bound)
-   * counted as SPARSE_WEIGHT dense ones: forward rounds, backward steps of
-   * each row (about R / 2 each), the victims' updates (about T^2 / 3 per
-   * row). */
-  double nnz = (double)topo_gossip_nnz(priv_struct_gossip(c, 0));
-  double fwd_round = SPARSE_WEIGHT * 2.0 * n * nnz + (double)n * n * qm / 2.0;
-  double row_step = SPARSE_WEIGHT * nnz + 2.0 * n * qm;
-  double total = R * fwd_round + seen * (R / 2.0) * row_step + seen * nv * (T * T / 3.0) + 1.0;
-  double done = 0.0;
+  double fwd_round, row_step, total = kalman_work(c, &fwd_round, &row_step), done = 0.0;
 
   if (!(P = priv_matrix_new(n, n, error)) || !(A = priv_matrix_new(n, n, error)))
     goto out;
@@ -293,15 +152,17 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
        * P, then the lower triangle of A W^T. */
       const TopoGossip *w = priv_struct_gossip(c, r);
       if (w != csr_src) {
-        csr_of(w, FALSE, &csr);
+        priv_csr_of(w, FALSE, &csr);
         csr_src = w;
       }
       fill_upper(P, n);
-      kernel_par(
-          (Kernel){.kind = K_APPLY, .m = &csr, .x = P, .y = A, .width = n, .ldx = n, .ldy = n}, n,
-          c->threads);
-      kernel_par((Kernel){.kind = K_RIGHT_LOWER, .m = &csr, .x = A, .y = P, .ldx = n, .ldy = n}, n,
-                 c->threads);
+      priv_kernel_par(
+          (PrivKernel){
+              .kind = PRIV_K_APPLY, .m = &csr, .x = P, .y = A, .width = n, .ldx = n, .ldy = n},
+          n, c->threads);
+      priv_kernel_par(
+          (PrivKernel){.kind = PRIV_K_RIGHT_LOWER, .m = &csr, .x = A, .y = P, .ldx = n, .ldy = n},
+          n, c->threads);
       if ((r + 1) % K == 0)
         for (guint i = 0; i < c->n_noisy; i++)
           P[(gsize)c->noisy_nodes[i] * (n + 1)] += 1.0;
@@ -355,13 +216,17 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
       guint p = s - 1;
       const TopoGossip *w = priv_struct_gossip(c, p);
       if (w != csr_src) {
-        csr_of(w, TRUE, &csr);
+        priv_csr_of(w, TRUE, &csr);
         csr_src = w;
       }
-      kernel_par(
-          (Kernel){
-              .kind = K_APPLY, .m = &csr, .x = St, .y = St2, .width = filled, .ldx = rc, .ldy = rc},
-          n, c->threads);
+      priv_kernel_par((PrivKernel){.kind = PRIV_K_APPLY,
+                                   .m = &csr,
+                                   .x = St,
+                                   .y = St2,
+                                   .width = filled,
+                                   .ldx = rc,
+                                   .ldy = rc},
+                      n, c->threads);
       const RoundGain *g = &gain[p];
       if (g->q > 0) {
         const guint *rv = c->recv + c->recv_start[p];
@@ -403,7 +268,7 @@ out:
     g_free(gain[r].Lw);
   }
   g_free(gain);
-  csr_clear(&csr);
+  priv_csr_clear(&csr);
   g_free(P);
   g_free(A);
   g_free(St);

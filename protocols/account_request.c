@@ -197,7 +197,11 @@ static gboolean muffliato(const ProtoAccountJob *j, ProtoAccounting *ac, GError 
 
 static PrivAccountOptions report_options(const ProtoAccountJob *j) {
   return (PrivAccountOptions){
-      .b = j->b, .sensitivity = j->sensitivity, .alpha = j->alpha, .delta = j->delta};
+      .b = j->b,
+      .sensitivity = j->sensitivity,
+      .alpha = j->alpha,
+      .delta = j->delta,
+      .no_epsilon = j->no_epsilon};
 }
 
 gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **error) {

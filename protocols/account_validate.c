@@ -267,6 +267,7 @@ ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r,
   j->schedule_spec =
       r->schedule && !g_str_equal(r->schedule, "static") ? g_strdup(r->schedule) : NULL;
   j->threads = r->threads;
+  j->no_epsilon = r->no_epsilon;
   j->trust_major = r->trust_major;
   j->progress = r->progress;
   j->progress_data = r->progress_data;

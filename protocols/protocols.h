@@ -815,6 +815,7 @@ typedef struct {
   const char *storage;      /* sparse (default) or dense */
   const char *accountant;   /* streaming (default with sparse storage) or dense */
   guint threads;            /* the structured engine's sparse products (0: 1) */
+  gboolean no_epsilon;      /* leave epsilon out of the reports (mu and RDP only) */
   /* The accountings trust model by trust model (then set by set) rather
    * than set by set: the observer's views in the order a caller's earlier
    * outputs were made in (their floating-point sums follow it). */
@@ -870,6 +871,7 @@ typedef struct {
   guint64 seed;
   char *schedule_spec;  /* NULL: static */
   guint threads;
+  gboolean no_epsilon;
   ProtoAccountProgressFunc progress;
   gpointer progress_data;
   const gint *cancel;

@@ -10,7 +10,8 @@
  * the numbers against per-attacker `dpgossip account --path observer` and
  * structured runs; the synchronous figure against the numbers and summary
  * the command printed before it learnt asynchrony
- * (tests/data/figure-florentine-T10-all.*).
+ * (tests/data/figure-florentine-T10-all.*); --path local's certified
+ * bounds against the exact figure.
  */
 #include <glib/gstdio.h>
 #include <math.h>
@@ -498,6 +499,63 @@ static void expect_usage(const char *const *args, const char *needle, const char
 
 #define USAGE(needle, ...) expect_usage((const char *const[]){__VA_ARGS__, NULL}, needle, svg)
 
+/* The exact-sensitivity figure of Florentine, all attackers, exact (@path
+ * NULL) or --path @path --radius @radius: its --data statistics in @out. */
+static void local_figure(const char *csv, const char *svg, const char *path, const char *radius,
+                         Stats *out) {
+  CliRun r = path ? cli_run(PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "all",
+                            "--sensitivity", "exact", "--path", path, "--radius", radius, "--out",
+                            svg, "--data", csv)
+                  : cli_run(PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "all",
+                            "--sensitivity", "exact", "--out", svg, "--data", csv);
+  g_assert_cmpint(r.status, ==, 0);
+  if (path)
+    g_assert_nonnull(strstr(r.out, "certified upper bounds"));
+  cli_run_clear(&r);
+  parse_data(csv, "florentine", out);
+}
+
+/* --path local --radius R: every pooled value (mean, min, max) at least the
+ * exact one, only distances up to R; a ball covering the graph (Florentine's
+ * diameter is 5) gives the exact figure. Both radii need --path local. */
+static void test_local(void) {
+  char *dir = tmp_dir();
+  char *svg = g_build_filename(dir, "f.svg", NULL), *csv = g_build_filename(dir, "f.csv", NULL);
+  Stats exact, r2, r5;
+  local_figure(csv, svg, NULL, NULL, &exact);
+  local_figure(csv, svg, "local", "2", &r2);
+  local_figure(csv, svg, "local", "5", &r5);
+  for (guint d = 1; d < 32; d++) {
+    const Stat *e = &exact.s[d][OURS], *b = &r2.s[d][OURS], *c = &r5.s[d][OURS];
+    g_assert_cmpuint(c->count, ==, e->count);
+    if (e->count) {
+      g_assert_cmpfloat(rel_diff(c->sum, e->sum), <, 1e-9);
+      g_assert_cmpfloat(rel_diff(c->min, e->min), <, 1e-9);
+      g_assert_cmpfloat(rel_diff(c->max, e->max), <, 1e-9);
+    }
+    if (d > 2) {
+      g_assert_cmpuint(b->count, ==, 0);
+      continue;
+    }
+    g_assert_cmpuint(b->count, ==, e->count);
+    g_assert_cmpfloat(b->sum, >=, e->sum * (1 - 1e-12));
+    g_assert_cmpfloat(b->min, >=, e->min * (1 - 1e-12));
+    g_assert_cmpfloat(b->max, >=, e->max * (1 - 1e-12));
+  }
+  /* Not vacuous: at distance 2 the bound is strictly looser. */
+  g_assert_cmpfloat(r2.s[2][OURS].sum, >, 1.5 * exact.s[2][OURS].sum);
+  g_unlink(svg);
+  USAGE("--path local needs --radius R", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0",
+        "--path", "local", "--out", svg);
+  USAGE("--radius 2 needs --path local", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0",
+        "--radius", "2", "--out", svg);
+  USAGE("--radius must be positive", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0",
+        "--path", "local", "--radius", "-1", "--out", svg);
+  g_free(svg);
+  g_free(csv);
+  rm_dir(dir);
+}
+
 static void test_bad_input(void) {
   char *dir = tmp_dir();
   char *svg = g_build_filename(dir, "f.svg", NULL);
@@ -622,5 +680,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/figure/async", test_async);
   g_test_add_func("/cli/figure/sync-unchanged", test_sync_unchanged);
   g_test_add_func("/cli/figure/size-dpi-pdf", test_size_dpi_pdf);
+  g_test_add_func("/cli/figure/local", test_local);
   return g_test_run();
 }

@@ -211,4 +211,93 @@ static inline TopoGossip *gossip_of(const char *spec, TopoGossipKind kind) {
   return w;
 }
 
+/* A comparison of engines on one run (a PNDP set @S of @nS nodes). */
+typedef void (*CheckEngines)(const HandRun *run, PrivTrust trust, const guint *S, guint nS);
+
+/* The static graphs of 8 to 300 nodes both structured-engine tests run
+ * @check on, under D-SGD, then Muffliato (K = 3 rounds per step, T = 3):
+ * Erdos, Barabasi, regular and complete, uniform, Metropolis and
+ * max-degree gossip, single attackers and collusion sets. */
+static inline void run_static_cases(CheckEngines check) {
+  const struct {
+    const char *spec;
+    TopoGossipKind kind;
+    guint T;
+    guint S[3], nS;
+  } cases[] = {
+      {"erdos:n=20,p=0.2,seed=5,connected=true", TOPO_GOSSIP_UNIFORM, 8, {0}, 1},
+      {"erdos:n=40,p=0.1,seed=2,connected=true", TOPO_GOSSIP_METROPOLIS, 6, {3, 17, 30}, 3},
+      {"barabasi:n=80,m=2,seed=4", TOPO_GOSSIP_UNIFORM, 6, {0}, 1},
+      {"barabasi:n=120,m=3,seed=9", TOPO_GOSSIP_MAXDEGREE, 5, {7, 50}, 2},
+      {"regular:n=300,d=4,seed=1", TOPO_GOSSIP_UNIFORM, 4, {0}, 1},
+      {"regular:n=200,d=6,seed=3", TOPO_GOSSIP_METROPOLIS, 5, {1, 2}, 2},
+      /* Every message of a Muffliato gossip-only round repeats earlier ones. */
+      {"complete:n=8", TOPO_GOSSIP_UNIFORM, 4, {0}, 1},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    TopoGossip *w = gossip_of(cases[i].spec, cases[i].kind);
+    const TopoGossip *ws[] = {w};
+    HandRun run = {.protocol = PRIV_PROTOCOL_DSGD,
+                   .K = 1,
+                   .T = cases[i].T,
+                   .gossip = ws,
+                   .n_gossip = 1,
+                   .sigma = 0.9,
+                   .clip = 1.0};
+    check(&run, PRIV_TRUST_PNDP, cases[i].S, cases[i].nS);
+    run.protocol = PRIV_PROTOCOL_MUFFLIATO;
+    run.K = 3;
+    run.T = 3;
+    check(&run, PRIV_TRUST_PNDP, cases[i].S, cases[i].nS);
+    topo_gossip_free(w);
+  }
+}
+
+/* The reports (b = 1, 2, 4; bound and exact sensitivity) of engines @e1
+ * and @e2 agree victim by victim (mu to 1e-9, relative above 1): D-SGD,
+ * T = 8, PNDP collusion set {0, 4} on barabasi:n=100,m=2,seed=6. */
+static inline void assert_reports_agree(PrivEngine e1, PrivEngine e2) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate("barabasi:n=100,m=2,seed=6", &err);
+  g_assert_no_error(err);
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  const TopoGossip *ws[] = {w};
+  HandRun run = {.protocol = PRIV_PROTOCOL_DSGD,
+                 .K = 1,
+                 .T = 8,
+                 .gossip = ws,
+                 .n_gossip = 1,
+                 .sigma = 1.0,
+                 .clip = 1.0};
+  const guint S[] = {0, 4};
+  PrivBlocks *x1 = fast_blocks(&run, PRIV_TRUST_PNDP, S, 2, e1);
+  PrivBlocks *x2 = fast_blocks(&run, PRIV_TRUST_PNDP, S, 2, e2);
+  for (guint b = 1; b <= 4; b *= 2)
+    for (guint sens = 0; sens < 2; sens++) {
+      PrivAccountOptions opt = {.b = b,
+                                .sensitivity = sens ? MF_SENSITIVITY_EXACT
+                                                    : MF_SENSITIVITY_BOUND,
+                                .alpha = 2,
+                                .delta = 1e-6};
+      PrivReport *a = priv_account_report(x1, g, &opt, &err);
+      g_assert_no_error(err);
+      PrivReport *c = priv_account_report(x2, g, &opt, &err);
+      g_assert_no_error(err);
+      g_assert_cmpuint(a->n_victims, ==, 98);
+      g_assert_cmpuint(a->n_victims, ==, c->n_victims);
+      for (guint i = 0; i < a->n_victims; i++) {
+        g_assert_cmpuint(a->victims[i].node, ==, c->victims[i].node);
+        g_assert_cmpfloat(fabs(a->victims[i].mu - c->victims[i].mu), <=,
+                          1e-9 * MAX(1.0, c->victims[i].mu));
+      }
+      priv_report_free(a);
+      priv_report_free(c);
+    }
+  priv_blocks_free(x1);
+  priv_blocks_free(x2);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
 #endif /* DPG_TESTS_ACCOUNT_UTIL_H */

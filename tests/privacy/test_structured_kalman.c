@@ -27,37 +27,7 @@ static void check_engines(const HandRun *run, PrivTrust trust, const guint *S, g
 }
 
 static void test_static_graphs(void) {
-  const struct {
-    const char *spec;
-    TopoGossipKind kind;
-    guint T;
-    guint S[3], nS;
-  } cases[] = {
-      {"erdos:n=20,p=0.2,seed=5,connected=true", TOPO_GOSSIP_UNIFORM, 8, {0}, 1},
-      {"erdos:n=40,p=0.1,seed=2,connected=true", TOPO_GOSSIP_METROPOLIS, 6, {3, 17, 30}, 3},
-      {"barabasi:n=80,m=2,seed=4", TOPO_GOSSIP_UNIFORM, 6, {0}, 1},
-      {"barabasi:n=120,m=3,seed=9", TOPO_GOSSIP_MAXDEGREE, 5, {7, 50}, 2},
-      {"regular:n=300,d=4,seed=1", TOPO_GOSSIP_UNIFORM, 4, {0}, 1},
-      {"regular:n=200,d=6,seed=3", TOPO_GOSSIP_METROPOLIS, 5, {1, 2}, 2},
-  };
-  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    TopoGossip *w = gossip_of(cases[i].spec, cases[i].kind);
-    const TopoGossip *ws[] = {w};
-    HandRun run = {.protocol = PRIV_PROTOCOL_DSGD,
-                   .K = 1,
-                   .T = cases[i].T,
-                   .gossip = ws,
-                   .n_gossip = 1,
-                   .sigma = 0.9,
-                   .clip = 1.0};
-    check_engines(&run, PRIV_TRUST_PNDP, cases[i].S, cases[i].nS);
-    /* Muffliato: K rounds per step, injections every K-th round. */
-    run.protocol = PRIV_PROTOCOL_MUFFLIATO;
-    run.K = 3;
-    run.T = 3;
-    check_engines(&run, PRIV_TRUST_PNDP, cases[i].S, cases[i].nS);
-    topo_gossip_free(w);
-  }
+  run_static_cases(check_engines);
 }
 
 /* Time-varying W: LDP and SecLDP then need an engine (silent nodes). */
@@ -107,46 +77,7 @@ static void test_time_varying(void) {
 
 /* b > 1: the reports of the two Kalman engines agree victim by victim. */
 static void test_reports_b2(void) {
-  GError *err = NULL;
-  TopoGraph *g = topo_graph_generate("barabasi:n=100,m=2,seed=6", &err);
-  g_assert_no_error(err);
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
-  g_assert_no_error(err);
-  const TopoGossip *ws[] = {w};
-  HandRun run = {.protocol = PRIV_PROTOCOL_DSGD,
-                 .K = 1,
-                 .T = 8,
-                 .gossip = ws,
-                 .n_gossip = 1,
-                 .sigma = 1.0,
-                 .clip = 1.0};
-  const guint S[] = {0, 4};
-  PrivBlocks *kal = fast_blocks(&run, PRIV_TRUST_PNDP, S, 2, PRIV_ENGINE_KALMAN);
-  PrivBlocks *ref = fast_blocks(&run, PRIV_TRUST_PNDP, S, 2, PRIV_ENGINE_KALMAN_DENSE);
-  for (guint b = 1; b <= 4; b *= 2)
-    for (guint sens = 0; sens < 2; sens++) {
-      PrivAccountOptions opt = {.b = b,
-                                .sensitivity = sens ? MF_SENSITIVITY_EXACT : MF_SENSITIVITY_BOUND,
-                                .alpha = 2,
-                                .delta = 1e-6};
-      PrivReport *a = priv_account_report(kal, g, &opt, &err);
-      g_assert_no_error(err);
-      PrivReport *c = priv_account_report(ref, g, &opt, &err);
-      g_assert_no_error(err);
-      g_assert_cmpuint(a->n_victims, ==, 98);
-      g_assert_cmpuint(a->n_victims, ==, c->n_victims);
-      for (guint i = 0; i < a->n_victims; i++) {
-        g_assert_cmpuint(a->victims[i].node, ==, c->victims[i].node);
-        g_assert_cmpfloat(fabs(a->victims[i].mu - c->victims[i].mu), <=,
-                          1e-9 * MAX(1.0, c->victims[i].mu));
-      }
-      priv_report_free(a);
-      priv_report_free(c);
-    }
-  priv_blocks_free(kal);
-  priv_blocks_free(ref);
-  topo_gossip_free(w);
-  topo_graph_free(g);
+  assert_reports_agree(PRIV_ENGINE_KALMAN, PRIV_ENGINE_KALMAN_DENSE);
 }
 
 static PrivBlocks *kalman_threads(const TopoGossip *const *ws, guint T, const guint *S, guint nS,

@@ -1,0 +1,134 @@
+/*
+ * privacy/structured_sparse.c: the sparse products the structured engines
+ * share (structured_kalman.c, structured_powers.c): a gossip matrix as CSR
+ * and a row-parallel product whose output rows are split across threads in
+ * fixed ranges, each entry one thread's sum in a fixed order, so the result
+ * does not depend on the thread count.
+ */
+#include "privacy/structured_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Below this many multiply-adds a product is not worth a thread. */
+#define PAR_MIN_WORK 200000u
+/* Most threads one product is split across. */
+#define PAR_MAX_THREADS 64u
+
+void priv_csr_clear(PrivCsr *m) {
+  g_clear_pointer(&m->ptr, g_free);
+  g_clear_pointer(&m->col, g_free);
+  g_clear_pointer(&m->val, g_free);
+}
+
+void priv_csr_of(const TopoGossip *w, gboolean transpose, PrivCsr *m) {
+  guint n = topo_gossip_n(w);
+  gsize nnz = topo_gossip_nnz(w);
+  priv_csr_clear(m);
+  m->n = n;
+  m->ptr = g_new0(guint, (gsize)n + 1);
+  m->col = g_new(guint, MAX(nnz, 1));
+  m->val = g_new(double, MAX(nnz, 1));
+  if (!transpose) {
+    for (guint u = 0; u < n; u++) {
+      const guint *cols;
+      const double *vals;
+      guint len = topo_gossip_row(w, u, &cols, &vals);
+      m->ptr[u + 1] = m->ptr[u] + len;
+      memcpy(m->col + m->ptr[u], cols, sizeof(guint) * len);
+      memcpy(m->val + m->ptr[u], vals, sizeof(double) * len);
+    }
+    return;
+  }
+  for (guint u = 0; u < n; u++) {
+    const guint *cols;
+    const double *vals;
+    guint len = topo_gossip_row(w, u, &cols, &vals);
+    for (guint j = 0; j < len; j++)
+      m->ptr[cols[j] + 1]++;
+  }
+  for (guint v = 0; v < n; v++)
+    m->ptr[v + 1] += m->ptr[v];
+  guint *fill = g_memdup2(m->ptr, sizeof(guint) * n);
+  /* Rows u in increasing order: each row of W^T comes out sorted. */
+  for (guint u = 0; u < n; u++) {
+    const guint *cols;
+    const double *vals;
+    guint len = topo_gossip_row(w, u, &cols, &vals);
+    for (guint j = 0; j < len; j++) {
+      guint k = fill[cols[j]]++;
+      m->col[k] = u;
+      m->val[k] = vals[j];
+    }
+  }
+  g_free(fill);
+}
+
+/* ---- Row-parallel kernels ---- */
+
+/* RIGHT_LOWER reads row a of x from cache while the rows of M are walked. */
+static void kernel_run(const PrivKernel *k) {
+  const PrivCsr *m = k->m;
+  for (guint a = k->lo; a < k->hi; a++) {
+    double *ya = k->y + (gsize)a * k->ldy;
+    if (k->kind == PRIV_K_APPLY) {
+      memset(ya, 0, sizeof(double) * k->width);
+      for (guint i = m->ptr[a]; i < m->ptr[a + 1]; i++) {
+        const double *xv = k->x + (gsize)m->col[i] * k->ldx;
+        double w = m->val[i];
+        for (guint j = 0; j < k->width; j++)
+          ya[j] += w * xv[j];
+      }
+    } else {
+      const double *xa = k->x + (gsize)a * k->ldx;
+      for (guint b = 0; b <= a; b++) {
+        double s = 0.0;
+        for (guint i = m->ptr[b]; i < m->ptr[b + 1]; i++)
+          s += m->val[i] * xa[m->col[i]];
+        ya[b] = s;
+      }
+    }
+  }
+}
+
+static gpointer kernel_thread(gpointer data) {
+  kernel_run(data);
+  return NULL;
+}
+
+/* Each thread a fixed contiguous range of about equal work (RIGHT_LOWER's
+ * row a costs about a). */
+void priv_kernel_par(PrivKernel base, guint rows, guint threads) {
+  double nnz = base.m->ptr[base.m->n];
+  double work = base.kind == PRIV_K_APPLY ? nnz * base.width : 0.5 * nnz * rows;
+  guint nt = work < PAR_MIN_WORK ? 1 : MIN(MAX(threads, 1u), PAR_MAX_THREADS);
+  nt = MIN(nt, MAX(rows, 1u));
+  if (nt <= 1) {
+    base.lo = 0;
+    base.hi = rows;
+    kernel_run(&base);
+    return;
+  }
+  PrivKernel ks[PAR_MAX_THREADS];
+  GThread *th[PAR_MAX_THREADS];
+  guint lo = 0;
+  for (guint t = 0; t < nt; t++) {
+    guint hi;
+    if (t + 1 == nt)
+      hi = rows;
+    else if (base.kind == PRIV_K_APPLY)
+      hi = (guint)((guint64)rows * (t + 1) / nt);
+    else /* equal areas of the triangle: a^2 / 2 = (t+1)/nt of the total */
+      hi = (guint)(rows * sqrt((double)(t + 1) / nt));
+    hi = CLAMP(hi, lo, rows);
+    ks[t] = base;
+    ks[t].lo = lo;
+    ks[t].hi = hi;
+    lo = hi;
+  }
+  for (guint t = 1; t < nt; t++)
+    th[t] = g_thread_new("dpg-sparse", kernel_thread, &ks[t]);
+  kernel_run(&ks[0]);
+  for (guint t = 1; t < nt; t++)
+    g_thread_join(th[t]);
+}
