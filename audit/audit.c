@@ -10,6 +10,7 @@
 
 #include "audit/internal.h"
 #include "protocols/protocols.h"
+#include "sim/link.h"
 
 /* The learned attack keeps at most this many received values of its
  * fitting trials in memory (64 MB). */
@@ -93,6 +94,16 @@ static gboolean check(const AuditConfig *a, GError **error) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "audit: the canary needs models of %u parameters at T = %u: --dim %u or more", q,
                 a->T, q - 1);
+    return FALSE;
+  }
+  SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};
+  if (a->latency != NULL && !sim_latency_parse(a->latency, &lat, error))
+    return FALSE;
+  if (lat.kind != SIM_LATENCY_CONSTANT) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "audit: latency '%s' is random: every trial must receive the same messages "
+                "(give a constant:ms=D latency)",
+                a->latency);
     return FALSE;
   }
   for (guint i = 0; i < a->n_attackers; i++)

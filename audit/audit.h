@@ -45,6 +45,8 @@ typedef struct {
   TopoGossipKind gossip;
   const char *protocol; /* registry spec */
   const char *mode;     /* NULL: sync */
+  const char *latency;  /* NULL: constant:ms=0; only constant latencies: every
+                         * trial must see the same messages */
   double sigma;         /* >= 0 */
   guint T;              /* steps, the victim's record used at every one (b = 1) */
   guint dim;            /* synthetic features: models have dim + 1 parameters;
@@ -110,7 +112,8 @@ typedef struct {
  * AUDIT_EXPOSED where it does not apply. @out is filled (free with
  * audit_report_clear, also after a failure).
  * Errors: PROTO_ERROR_INVALID_ARGUMENT (no graph or protocol, T, dim,
- * threads, trials, sigma, victim or attackers out of range), those of the
+ * threads, trials, sigma, victim or attackers out of range, a latency that
+ * is not constant), SIM_ERROR_PARSE (a latency spec), those of the
  * runs (PROTO_ERROR, ...), PRIV_ERROR_* from the accountant,
  * PROTO_ERROR_FAILED when a trial observes other messages than the
  * provenance run (a protocol whose message pattern depends on its noise) or

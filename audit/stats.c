@@ -136,7 +136,10 @@ void audit_estimate(const double *s0, const double *s1, guint N, AuditResult *r)
   /* Both worlds' scores are Gaussian with one variance (a score is linear
    * in the Gaussian noise; only the mean moves), so the standardized shift
    * is the mu of this test. */
-  double mu = (m1 - m0) / sqrt((v0 + v1) / 2.0);
+  double pooled = sqrt((v0 + v1) / 2.0);
+  /* Scores without spread: the victim never reaches the attackers (both
+   * worlds alike: mu = 0) or reaches them noise-free (mu = +inf). */
+  double mu = pooled > 0.0 ? (m1 - m0) / pooled : m1 == m0 ? 0.0 : INFINITY;
   double se = sqrt(2.0 / N + mu * mu / (4.0 * N));
   r->mu_emp = mu;
   r->mu_emp_se = se;

@@ -62,6 +62,7 @@ static gboolean run_keep(const AuditConfig *a, double sigma, guint64 seed, SimLi
   cfg.gossip = a->gossip;
   cfg.protocol = a->protocol;
   cfg.mode = a->mode;
+  cfg.latency = a->latency;
   cfg.sigma = sigma;
   cfg.clip = 1.0;
   cfg.lr = 0.1;

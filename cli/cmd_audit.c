@@ -12,12 +12,13 @@
 #include "cli/account_common.h"
 #include "audit/audit.h"
 #include "cli/cli.h"
+#include "sim/link.h"
 
 #define CMD "audit"
 
 typedef struct {
   CliGraphOptions graph;
-  char *protocol, *mode, *trust, *attack, *format, *figure;
+  char *protocol, *mode, *latency, *trust, *attack, *format, *figure;
   char **attackers, **victims;
   gint T, trials, dim, threads;
   gint64 seed;
@@ -89,6 +90,7 @@ static void options_clear(Options *o) {
   cli_graph_options_clear(&o->graph);
   g_free(o->protocol);
   g_free(o->mode);
+  g_free(o->latency);
   g_free(o->trust);
   g_free(o->attack);
   g_free(o->format);
@@ -148,6 +150,13 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
     status = cli_usage_error(CMD, "--dim %d: the canary at T = %d needs models of %u parameters: "
                                   "--dim %u or more (or leave it out)",
                              o->dim, o->T, need + 1, need);
+  SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};
+  if (status == CLI_EXIT_OK && o->latency != NULL && !sim_latency_parse(o->latency, &lat, &err))
+    status = cli_usage_error(CMD, "--latency: %s", err->message);
+  if (status == CLI_EXIT_OK && lat.kind != SIM_LATENCY_CONSTANT)
+    status = cli_usage_error(CMD, "--latency %s: every trial must receive the same messages: "
+                                  "give a constant latency (constant:ms=D)",
+                             o->latency);
   if (status == CLI_EXIT_OK && (o->attackers == NULL || o->victims == NULL))
     status = cli_usage_error(CMD, "--attackers and --victim are required");
   if (status == CLI_EXIT_OK && o->figure != NULL &&
@@ -193,6 +202,7 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
       status = CLI_EXIT_USAGE;
     for (guint i = 0; status == CLI_EXIT_OK && i < victims->len; i++) {
       AuditConfig a = {.graph = g, .gossip = gossip, .protocol = o->protocol, .mode = o->mode,
+                       .latency = o->latency,
                        .sigma = o->sigma, .T = (guint)o->T, .dim = (guint)o->dim, .trust = trust,
                        .attackers = set, .n_attackers = set_n,
                        .victim = g_array_index(victims, guint, i), .trials = (guint)o->trials,
@@ -265,6 +275,7 @@ int cli_cmd_audit(int argc, char **argv) {
       {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o.attackers, "attacker sets, as for account (required)", "SETS"},
       {"victim", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &o.victims, "victim node (repeatable) or all (required)", "V"},
       {"mode", 0, 0, G_OPTION_ARG_STRING, &o.mode, "sync|deadline:ms=D|stale:s=S (default sync)", "MODE"},
+      {"latency", 0, 0, G_OPTION_ARG_STRING, &o.latency, "constant:ms=D (default 0; deadline mode with D above the deadline)", "SPEC"},
       {"trials", 'n', 0, G_OPTION_ARG_INT, &o.trials, "runs per world (default 1000, >= 20)", "N"},
       {"seed", 's', 0, G_OPTION_ARG_INT64, &o.seed, "seed (default 1)", "SEED"},
       {"attack", 0, 0, G_OPTION_ARG_STRING, &o.attack, "np|learned|reconstruction|all (default all: every attack that applies)", "A"},

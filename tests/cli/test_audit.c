@@ -193,6 +193,8 @@ static void test_bad_inputs(void) {
       {"--attack", "guess", "'guess' is not np, learned, reconstruction or all"},
       {"--trust", "nobody", "--trust"},
       {"--dim", "1", "--dim 4 or more"},
+      {"--latency", "uniform:min=1,max=3", "give a constant latency"},
+      {"--latency", "fixed", "--latency:"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     const char *victim = g_str_equal(cases[i].opt, "--victim") ? cases[i].val : "1";
