@@ -23,8 +23,11 @@ typedef struct {
   const double *grads;
 } AuditGradients;
 
-/* What the attacker set receives in one run: @p values per message, in the
- * order of the bus (the same in every run of a schedule). */
+/* What the attacker set receives in one run, @p values per message, in the
+ * order of the bus (the same in every run of a schedule); under PNDP also
+ * the messages it sends itself: they carry the values of its own noise,
+ * which it knows (the accountant removes that noise from B; the test needs
+ * its values to do as much). */
 typedef struct {
   PrivTrust trust;
   const gboolean *is_member;
@@ -32,6 +35,7 @@ typedef struct {
   gsize p;
   GArray *values;  /* doubles, p per observed message */
   GPtrArray *rows; /* SimLinvec copies (provenance runs), or NULL */
+  GArray *own;     /* gboolean per row: sent by the set (provenance runs) */
   guint count;
 } AuditSeen;
 

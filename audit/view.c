@@ -36,15 +36,20 @@ static void on_event(const SimBusEvent *ev, gpointer data) {
   AuditSeen *s = data;
   if (ev->message == NULL)
     return;
+  gboolean own = ev->kind == SIM_BUS_MESSAGE_SENT && ev->from < s->n && s->is_member[ev->from];
   gboolean wants = s->trust == PRIV_TRUST_PNDP
-                       ? ev->kind == SIM_BUS_MESSAGE_DELIVERED && ev->to < s->n && s->is_member[ev->to]
+                       ? own || (ev->kind == SIM_BUS_MESSAGE_DELIVERED && ev->to < s->n &&
+                                 s->is_member[ev->to])
                        : ev->kind == SIM_BUS_MESSAGE_SENT;
   const SimLinvec *payload = sim_message_provenance(ev->message);
   if (!wants || payload == NULL || sim_linvec_dim(payload) != s->p)
     return;
   g_array_append_vals(s->values, sim_linvec_const_data(payload), s->p);
-  if (s->rows != NULL)
+  if (s->rows != NULL) {
     g_ptr_array_add(s->rows, sim_linvec_dup(payload));
+    own = own && s->trust == PRIV_TRUST_PNDP;
+    g_array_append_val(s->own, own);
+  }
   s->count++;
 }
 
@@ -109,8 +114,10 @@ void audit_seen_init(AuditSeen *s, const AuditConfig *a, const gboolean *is_memb
   s->n = topo_graph_n_nodes(a->graph);
   s->p = (gsize)a->dim + 1;
   s->values = g_array_new(FALSE, FALSE, sizeof(double));
-  if (rows)
+  if (rows) {
     s->rows = g_ptr_array_new_with_free_func((GDestroyNotify)sim_linvec_free);
+    s->own = g_array_new(FALSE, FALSE, sizeof(gboolean));
+  }
 }
 
 void audit_seen_clear(AuditSeen *s) {
@@ -118,6 +125,8 @@ void audit_seen_clear(AuditSeen *s) {
     g_array_unref(s->values);
   if (s->rows)
     g_ptr_array_unref(s->rows);
+  if (s->own)
+    g_array_unref(s->own);
   memset(s, 0, sizeof *s);
 }
 
@@ -130,16 +139,19 @@ void audit_view_clear(AuditView *v) {
   memset(v, 0, sizeof *v);
 }
 
-/* The accountant on the provenance of @rows, with the trust model's
- * knowledge (the observer path's rules). */
-static gboolean account(const AuditConfig *a, GPtrArray *rows, SimNoiseRegistry *reg,
-                        const gboolean *is_member, AuditView *v, GError **error) {
+/* The accountant on the provenance of the messages the set receives
+ * (@rows but its own), with the trust model's knowledge (the observer
+ * path's rules). */
+static gboolean account(const AuditConfig *a, GPtrArray *rows, const GArray *own,
+                        SimNoiseRegistry *reg, const gboolean *is_member, AuditView *v,
+                        GError **error) {
   guint n = topo_graph_n_nodes(a->graph);
   g_autoptr(PrivKnowledge) k = priv_knowledge_new(n, error);
   if (k == NULL)
     return FALSE;
   for (guint i = 0; i < rows->len; i++)
-    if (!priv_knowledge_add_linvec(k, g_ptr_array_index(rows, i), error))
+    if (!g_array_index(own, gboolean, i) &&
+        !priv_knowledge_add_linvec(k, g_ptr_array_index(rows, i), error))
       return FALSE;
   for (guint i = 0; i < a->n_attackers; i++)
     if (!priv_knowledge_add_attacker(k, a->attackers[i], error))
@@ -281,7 +293,7 @@ gboolean audit_view_new(const AuditConfig *a, const gboolean *is_member, AuditVi
     ok = FALSE;
   }
   SimNoiseRegistry *reg = run ? proto_context_noise(proto_run_context(run)) : NULL;
-  ok = ok && account(a, prov.rows, reg, is_member, v, error) &&
+  ok = ok && account(a, prov.rows, prov.own, reg, is_member, v, error) &&
        view_matrices(a, prov.rows, sim_noise_registry_count(reg), (double *)pub.values->data,
                      init_pub, v, error);
   proto_run_free(run);
