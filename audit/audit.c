@@ -71,6 +71,20 @@ gboolean audit_overstated(const AuditResult *r, guint family) {
   return r->mu_emp - z * r->mu_emp_se > r->mu;
 }
 
+guint audit_decide(AuditResult *const *rows, guint n) {
+  guint family = 0, overstated = 0;
+  for (guint i = 0; i < n; i++)
+    family += !isnan(rows[i]->mu_emp);
+  for (guint i = 0; i < n; i++) {
+    if (isnan(rows[i]->mu_emp))
+      continue;
+    gboolean over = audit_overstated(rows[i], family);
+    rows[i]->status = over ? AUDIT_OVERSTATED : AUDIT_CONSISTENT;
+    overstated += over;
+  }
+  return overstated;
+}
+
 void audit_report_clear(AuditReport *r) {
   if (r == NULL)
     return;

@@ -60,6 +60,8 @@ typedef struct {
   guint threads; /* >= 1; results do not depend on it */
   AuditProgressFunc progress; /* nullable */
   gpointer progress_data;
+  const gint *cancel; /* nullable: when it reads non-zero, the audit stops
+                       * with PROTO_ERROR_CANCELLED at the next trial */
 } AuditConfig;
 
 typedef enum {
@@ -147,6 +149,15 @@ gboolean audit_attack_parse(const char *text, guint *mask, GError **error);
  * rows without an empirical mu. O(1).
  */
 gboolean audit_overstated(const AuditResult *r, guint family);
+
+/*
+ * audit_decide: one decision for the family of the @n rows with an
+ * empirical mu (Bonferroni over them, audit_overstated), so that listing
+ * more victims does not make a false alarm likelier: sets each such row's
+ * status to AUDIT_OVERSTATED or AUDIT_CONSISTENT. Returns how many are
+ * overstated. O(n).
+ */
+guint audit_decide(AuditResult *const *rows, guint n);
 
 /*
  * audit_figure_save: the empirical trade-off curve of @r's np scores (FNR

@@ -53,6 +53,11 @@ static gpointer work(gpointer data) {
   Worker *k = data;
   double *init = g_new(double, k->v->p), *y = g_new(double, (gsize)k->v->r * k->v->p);
   for (guint idx = k->lo; idx < k->hi && !g_atomic_int_get(k->stop); idx++) {
+    if (k->a->cancel != NULL && g_atomic_int_get(k->a->cancel)) {
+      g_set_error(&k->error, PROTO_ERROR, PROTO_ERROR_CANCELLED, "audit: cancelled");
+      g_atomic_int_set(k->stop, 1);
+      break;
+    }
     if (!one_trial(k, idx / k->count, k->first + idx % k->count, init, y)) {
       g_atomic_int_set(k->stop, 1);
       break;

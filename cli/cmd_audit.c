@@ -239,30 +239,25 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
   return status;
 }
 
-/* One decision for the family of distinguishing rows (Bonferroni), so that
- * listing more victims does not make a false alarm likelier. Returns
- * whether a row is overstated (each said on stderr). */
+/* The family's decision (audit_decide); each overstated row said on
+ * stderr. Returns whether one is. */
 static gboolean decide(GArray *rows) {
-  guint family = 0;
-  gboolean overstated = FALSE;
+  AuditResult **r = g_new(AuditResult *, MAX(rows->len, 1));
   for (guint i = 0; i < rows->len; i++)
-    family += !isnan(g_array_index(rows, Row, i).r.mu_emp);
+    r[i] = &g_array_index(rows, Row, i).r;
+  guint overstated = audit_decide(r, rows->len);
+  g_free(r);
   for (guint i = 0; i < rows->len; i++) {
-    Row *row = &g_array_index(rows, Row, i);
-    if (isnan(row->r.mu_emp))
-      continue;
-    row->r.status = audit_overstated(&row->r, family) ? AUDIT_OVERSTATED : AUDIT_CONSISTENT;
-    if (row->r.status == AUDIT_OVERSTATED) {
-      overstated = TRUE;
+    const Row *row = &g_array_index(rows, Row, i);
+    if (row->r.status == AUDIT_OVERSTATED)
       fprintf(stderr,
               "dpgossip %s: error: attackers %s, victim %u: the %s attack reaches mu in "
               "[%.4g, %.4g] (95%%), above the accounted mu = %.4g: the printed guarantee is "
               "wrong\n",
               CMD, row->attackers, row->victim, audit_attack_name(row->r.attack),
               row->r.mu_emp_low, row->r.mu_emp_high, row->r.mu);
-    }
   }
-  return overstated;
+  return overstated > 0;
 }
 
 int cli_cmd_audit(int argc, char **argv) {
