@@ -82,9 +82,23 @@ static guint count_le(const double *sorted, guint n, double t) {
   return lo;
 }
 
-/* One-sided upper 1 - alpha Clopper-Pearson bound of x successes in n. */
+/* One-sided upper 1 - alpha Clopper-Pearson bound of x successes in n:
+ * the p with Beta(x + 1, n - x)'s CDF at p equal to 1 - alpha, by bisection
+ * (gsl_cdf_beta_Pinv fails to converge for some (x, n): GSL then aborts). */
 static double cp_upper(guint x, guint n, double alpha) {
-  return x >= n ? 1.0 : gsl_cdf_beta_Pinv(1.0 - alpha, x + 1.0, (double)(n - x));
+  if (x >= n)
+    return 1.0;
+  if (x == 0) /* closed form: (1 - p)^n = alpha */
+    return -expm1(log(alpha) / n);
+  double lo = 0.0, hi = 1.0;
+  for (int i = 0; i < 200 && hi - lo > 1e-15; i++) {
+    double mid = 0.5 * (lo + hi);
+    if (gsl_cdf_beta_P(mid, x + 1.0, (double)(n - x)) < 1.0 - alpha)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return hi; /* the bisection's upper end: never below the bound */
 }
 
 /*
