@@ -255,6 +255,83 @@ static double canary_mu(const AuditView *v, const double *delta) {
   return sqrt(MAX(c2, 0.0));
 }
 
+/* Scored trials per world in one work item: fixed, so that the items and
+ * their results do not depend on the number of ranks. */
+#define BLOCK 2048
+
+typedef struct {
+  const AuditConfig *a;
+  const AuditView *v;
+  const gboolean *is_member;
+  const double *delta;
+  const Sink *sink; /* the weights; its arrays are not written */
+  guint64 *done, total;
+} Blocks;
+
+/* Item i: trials [F + i BLOCK, ...) of both worlds: their np and learned
+ * scores, packed as np world 0, np world 1, learned world 0, learned world 1. */
+static GBytes *block_scores(guint i, gpointer data, GError **error) {
+  const Blocks *b = data;
+  guint lo = b->sink->F + i * BLOCK, hi = MIN(b->sink->N, lo + BLOCK), len = hi - lo;
+  Sink s = *b->sink;
+  double *buf = g_new0(double, 4 * (gsize)len);
+  /* Views of @buf indexed as the whole run's arrays: trial t of world w at
+   * w N + t (np) and w (N - F) + t - F (learned). */
+  double *np = g_new0(double, 2 * (gsize)s.N), *learned = g_new0(double, 2 * (gsize)(s.N - s.F));
+  s.np = np;
+  s.learned = learned;
+  s.X = NULL;
+  gboolean ok = audit_trials(b->a, b->v, b->is_member, b->delta, lo, hi, on_trial, &s, b->done,
+                             b->total, error);
+  for (guint w = 0; ok && w < 2; w++) {
+    memcpy(buf + (gsize)w * len, np + (gsize)w * s.N + lo, len * sizeof(double));
+    if (s.wl != NULL)
+      memcpy(buf + (gsize)(2 + w) * len, learned + (gsize)w * (s.N - s.F) + (lo - s.F),
+             len * sizeof(double));
+  }
+  g_free(np);
+  g_free(learned);
+  if (!ok) {
+    g_free(buf);
+    return NULL;
+  }
+  return g_bytes_new_take(buf, 4 * (gsize)len * sizeof(double));
+}
+
+/* The scored trials [F, N) in blocks, over the ranks of @a->map (or here);
+ * FALSE with *@elsewhere set on a rank that does not receive the results. */
+static gboolean score_blocks(const AuditConfig *a, const Blocks *b, Sink *s, gboolean *elsewhere,
+                             GError **error) {
+  guint n = (s->N - s->F + BLOCK - 1) / BLOCK;
+  GBytes **res = NULL;
+  gboolean ok;
+  if (a->map != NULL) {
+    ok = a->map(n, block_scores, (gpointer)b, &res, a->map_data, error);
+  } else {
+    res = g_new0(GBytes *, MAX(n, 1));
+    ok = TRUE;
+    for (guint i = 0; ok && i < n; i++)
+      ok = (res[i] = block_scores(i, (gpointer)b, error)) != NULL;
+  }
+  *elsewhere = ok && res == NULL;
+  for (guint i = 0; res != NULL && i < n; i++) {
+    if (ok) {
+      guint lo = s->F + i * BLOCK, len = MIN(s->N, lo + BLOCK) - lo;
+      const double *buf = g_bytes_get_data(res[i], NULL);
+      for (guint w = 0; w < 2; w++) {
+        memcpy(s->np + (gsize)w * s->N + lo, buf + (gsize)w * len, len * sizeof(double));
+        if (s->learned != NULL)
+          memcpy(s->learned + (gsize)w * (s->N - s->F) + (lo - s->F), buf + (gsize)(2 + w) * len,
+                 len * sizeof(double));
+      }
+    }
+    if (res[i] != NULL)
+      g_bytes_unref(res[i]);
+  }
+  g_free(res);
+  return ok;
+}
+
 static gboolean distinguish(const AuditConfig *a, const AuditView *v, const gboolean *is_member,
                             guint attacks, AuditReport *out, GError **error) {
   gboolean learned = (attacks & AUDIT_ATTACK_LEARNED) != 0;
@@ -275,14 +352,15 @@ static gboolean distinguish(const AuditConfig *a, const AuditView *v, const gboo
                 (!learned || fit_learned(&s, &cols, &wl, error));
   g_clear_pointer(&s.X, g_free);
   s.wl = wl;
-  ok = ok && audit_trials(a, v, is_member, delta, s.F, s.N, on_trial, &s, &done, total, error);
-  if (ok) {
+  Blocks b = {a, v, is_member, delta, &s, &done, total};
+  ok = ok && score_blocks(a, &b, &s, &out->elsewhere, error);
+  if (ok && !out->elsewhere) {
     audit_estimate(s.np, s.np + s.N, s.N, &np);
     out->rows[out->n_rows++] = np;
     out->scores = g_steal_pointer(&s.np);
     out->n_scores = s.N;
   }
-  if (ok && learned) {
+  if (ok && !out->elsewhere && learned) {
     AuditResult l = result_new(AUDIT_ATTACK_LEARNED, v->mu, AUDIT_CONSISTENT);
     l.mu_canary = np.mu_canary;
     guint M = s.N - s.F;
@@ -329,7 +407,7 @@ gboolean audit_run(const AuditConfig *cfg, guint attacks, AuditReport *out, GErr
   guint distinguishing = attacks & (AUDIT_ATTACK_NP | AUDIT_ATTACK_LEARNED);
   if (ok && distinguishing != 0 && v.status == PRIV_NODE_PROTECTED) {
     ok = distinguish(&a, &v, is_member, attacks, out, error);
-    if (ok && !(attacks & AUDIT_ATTACK_NP)) /* the np row came for free */
+    if (ok && !out->elsewhere && !(attacks & AUDIT_ATTACK_NP)) /* the np row came for free */
       out->rows[0] = out->rows[--out->n_rows];
   } else if (ok && distinguishing != 0 && !every) {
     /* No finite mu to audit: unprotected (reconstruction applies), or
@@ -339,7 +417,7 @@ gboolean audit_run(const AuditConfig *cfg, guint attacks, AuditReport *out, GErr
       if (attacks & bit)
         out->rows[out->n_rows++] = result_new((AuditAttack)bit, v.mu, st);
   }
-  if (ok && (attacks & AUDIT_ATTACK_RECONSTRUCTION) &&
+  if (ok && !out->elsewhere && (attacks & AUDIT_ATTACK_RECONSTRUCTION) &&
       (v.status == PRIV_NODE_UNPROTECTED || !every)) {
     AuditResult r = result_new(AUDIT_ATTACK_RECONSTRUCTION, v.mu, AUDIT_REFUSED);
     ok = v.status != PRIV_NODE_UNPROTECTED || audit_reconstruct(&a, &v, is_member, &r, error);

@@ -39,6 +39,14 @@ typedef enum {
  * that started the audit, at most ~100 times per audit). */
 typedef void (*AuditProgressFunc)(guint64 done, guint64 total, gpointer user_data);
 
+/* Work items and their distribution, as scen_mpi_map's (scenarios/
+ * scenarios.h): @map computes the @n items of @func, each rank of an MPI
+ * job some, and gives the results in item order on one rank (*@results a
+ * g_new array of @n GBytes there, NULL elsewhere). */
+typedef GBytes *(*AuditItemFunc)(guint i, gpointer data, GError **error);
+typedef gboolean (*AuditMapFunc)(guint n, AuditItemFunc func, gpointer func_data,
+                                 GBytes ***results, gpointer map_data, GError **error);
+
 /* One audit: strings and arrays borrowed. */
 typedef struct {
   const TopoGraph *graph;
@@ -62,6 +70,11 @@ typedef struct {
   gpointer progress_data;
   const gint *cancel; /* nullable: when it reads non-zero, the audit stops
                        * with PROTO_ERROR_CANCELLED at the next trial */
+  /* Nullable: spreads the scored trials (in blocks of a fixed size, so the
+   * results do not depend on how) over the ranks of an MPI job; NULL: all
+   * here. Every rank runs the view and the learned attack's fit itself. */
+  AuditMapFunc map;
+  gpointer map_data;
 } AuditConfig;
 
 typedef enum {
@@ -99,6 +112,8 @@ typedef struct {
   guint n_rows;
   double *scores; /* 2 x trials np scores (world 0, then world 1), or NULL */
   guint n_scores; /* per world */
+  gboolean elsewhere; /* the rows are on another rank of the MPI job (AuditConfig.map):
+                       * none here */
 } AuditReport;
 
 /*

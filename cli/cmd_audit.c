@@ -12,6 +12,7 @@
 #include "cli/account_common.h"
 #include "audit/audit.h"
 #include "cli/cli.h"
+#include "scenarios/scenarios.h"
 #include "sim/link.h"
 
 #define CMD "audit"
@@ -170,6 +171,13 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
   return status;
 }
 
+/* The scored trials' blocks over the ranks of the MPI job. */
+static gboolean mpi_map(guint n, AuditItemFunc func, gpointer func_data, GBytes ***results,
+                        gpointer map_data, GError **error) {
+  (void)map_data;
+  return scen_mpi_map(n, func, func_data, results, error);
+}
+
 static void on_progress(guint64 done, guint64 total, gpointer data) {
   cli_progress_update(data, done, total, "trial runs");
 }
@@ -190,9 +198,9 @@ static int save_figure(const Options *o, const AuditReport *rep, const char *set
 
 /* Every (attacker set, victim) audit, its rows appended to @rows. */
 static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip, PrivTrust trust,
-                     guint attacks, const CliAttackerSets *sets, GArray *rows) {
+                     guint attacks, const CliAttackerSets *sets, gboolean mpi, GArray *rows) {
   int status = CLI_EXIT_OK;
-  gboolean figured = o->figure == NULL;
+  gboolean figured = o->figure == NULL || scen_mpi_rank() != 0; /* rank 0 draws */
   CliProgress *progress = cli_progress_new(CMD, o->quiet);
   for (guint s = 0; status == CLI_EXIT_OK && s < cli_attacker_sets_n(sets); s++) {
     const guint *set = cli_attacker_sets_members(sets, s);
@@ -207,7 +215,8 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
                        .attackers = set, .n_attackers = set_n,
                        .victim = g_array_index(victims, guint, i), .trials = (guint)o->trials,
                        .seed = (guint64)o->seed, .threads = (guint)o->threads,
-                       .progress = on_progress, .progress_data = progress};
+                       .progress = on_progress, .progress_data = progress,
+                       .map = mpi ? mpi_map : NULL};
       AuditReport rep;
       GError *err = NULL;
       if (!audit_run(&a, attacks, &rep, &err)) {
@@ -261,6 +270,11 @@ static gboolean decide(GArray *rows) {
 }
 
 int cli_cmd_audit(int argc, char **argv) {
+  /* Under mpirun or srun the scored trials are shared out; rank 0 prints. */
+  gboolean mpi = FALSE;
+  guint rank = 0, mpi_size = 1, mpi_local = 1;
+  if (!cli_mpi_join(CMD, &mpi, &rank, &mpi_size, &mpi_local))
+    return CLI_EXIT_FAILURE;
   Options o = {.T = 5, .trials = 1000, .dim = 0, .threads = 1, .seed = 1, .sigma = 1.0};
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o.protocol, "protocol spec (default dsgd)", "SPEC"},
@@ -317,9 +331,9 @@ int cli_cmd_audit(int argc, char **argv) {
   g_clear_error(&err);
   GArray *rows = g_array_new(FALSE, TRUE, sizeof(Row));
   if (status == CLI_EXIT_OK)
-    status = audit_all(&o, g, gossip, trust, attacks, &sets, rows);
-  gboolean overstated = status == CLI_EXIT_OK && decide(rows);
-  if (status == CLI_EXIT_OK)
+    status = audit_all(&o, g, gossip, trust, attacks, &sets, mpi, rows);
+  gboolean overstated = status == CLI_EXIT_OK && rank == 0 && decide(rows);
+  if (status == CLI_EXIT_OK && rank == 0)
     print_rows(&o, fmt, rows);
   if (status == CLI_EXIT_OK && overstated)
     status = CLI_EXIT_FAILURE;
@@ -330,5 +344,5 @@ int cli_cmd_audit(int argc, char **argv) {
   if (g)
     topo_graph_free(g);
   options_clear(&o);
-  return status;
+  return mpi ? scen_mpi_finalize(status) : status;
 }
