@@ -7,30 +7,12 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "audit/audit.h"
+#include "audit/internal.h"
 #include "plot/plot.h"
 #include "protocols/protocols.h"
 
 /* Points per curve: enough for a smooth line in a figure. */
 #define CURVE_POINTS 201
-
-static int cmp_double(gconstpointer x, gconstpointer y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
-}
-
-/* The fraction of the @n sorted values that are <= @t. O(log n). */
-static double frac_le(const double *sorted, guint n, double t) {
-  guint lo = 0, hi = n;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (sorted[mid] <= t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return (double)lo / n;
-}
 
 /* G_mu(alpha) = Phi(Phi^-1(1 - alpha) - mu) at @n alphas in [0, 1]. */
 static void gdp_curve(double mu, guint n, double *alpha, double *beta) {
@@ -51,10 +33,7 @@ gboolean audit_figure_save(const AuditReport *r, const char *title, const char *
     return FALSE;
   }
   guint N = r->n_scores;
-  double *s0 = g_memdup2(r->scores, sizeof(double) * N);
-  double *s1 = g_memdup2(r->scores + N, sizeof(double) * N);
-  qsort(s0, N, sizeof(double), cmp_double);
-  qsort(s1, N, sizeof(double), cmp_double);
+  double *s0 = audit_sorted(r->scores, N), *s1 = audit_sorted(r->scores + N, N);
   /* Thresholds at evenly spaced quantiles of both worlds' scores. */
   double lo = MIN(s0[0], s1[0]), hi = MAX(s0[N - 1], s1[N - 1]);
   double fpr[CURVE_POINTS + 2], fnr[CURVE_POINTS + 2], ax[CURVE_POINTS], ay[CURVE_POINTS];
@@ -62,8 +41,8 @@ gboolean audit_figure_save(const AuditReport *r, const char *title, const char *
   fnr[0] = 0.0;
   for (guint i = 0; i < CURVE_POINTS; i++) {
     double t = lo + (hi - lo) * i / (CURVE_POINTS - 1);
-    fpr[i + 1] = 1.0 - frac_le(s0, N, t);
-    fnr[i + 1] = frac_le(s1, N, t);
+    fpr[i + 1] = 1.0 - (double)audit_count_le(s0, N, t) / N;
+    fnr[i + 1] = (double)audit_count_le(s1, N, t) / N;
   }
   fpr[CURVE_POINTS + 1] = 0.0;
   fnr[CURVE_POINTS + 1] = 1.0;

@@ -103,6 +103,12 @@ double *audit_canary(const double *X, guint T, guint q, gsize p);
 /* The canary's columns q at T steps (see audit_default_dim). */
 guint audit_canary_width(guint T);
 
+/* audit_sorted: a sorted copy of the @n values of @x (g_free). O(n log n). */
+double *audit_sorted(const double *x, guint n);
+
+/* audit_count_le: how many of the @n sorted values are <= @t. O(log n). */
+guint audit_count_le(const double *sorted, guint n, double t);
+
 /*
  * audit_cp_mu_low: a 95% lower confidence bound on the GDP mu from the
  * @N scores of each world (@s0 without, @s1 with the canary; N >= 4): the

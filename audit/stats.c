@@ -69,8 +69,13 @@ static int cmp_double(gconstpointer x, gconstpointer y) {
   return (a > b) - (a < b);
 }
 
-/* How many of the @n sorted values are <= @t. O(log n). */
-static guint count_le(const double *sorted, guint n, double t) {
+double *audit_sorted(const double *x, guint n) {
+  double *y = g_memdup2(x, sizeof(double) * n);
+  qsort(y, n, sizeof(double), cmp_double);
+  return y;
+}
+
+guint audit_count_le(const double *sorted, guint n, double t) {
   guint lo = 0, hi = n;
   while (lo < hi) {
     guint mid = lo + (hi - lo) / 2;
@@ -109,13 +114,11 @@ static double cp_upper(guint x, guint n, double alpha) {
  */
 double audit_cp_mu_low(const double *s0, const double *s1, guint N) {
   guint h = N / 2, n2 = N - h;
-  double *z0 = g_memdup2(s0, sizeof(double) * h), *z1 = g_memdup2(s1, sizeof(double) * h);
-  qsort(z0, h, sizeof(double), cmp_double);
-  qsort(z1, h, sizeof(double), cmp_double);
+  double *z0 = audit_sorted(s0, h), *z1 = audit_sorted(s1, h);
   double best = -INFINITY, tau = z0[h / 2];
   for (guint c = 0; c < h; c++) {
     double t = z0[c];
-    guint fp = h - count_le(z0, h, t), fn = count_le(z1, h, t);
+    guint fp = h - audit_count_le(z0, h, t), fn = audit_count_le(z1, h, t);
     double fpr = CLAMP((double)fp / h, 0.5 / h, 1.0 - 0.5 / h);
     double fnr = CLAMP((double)fn / h, 0.5 / h, 1.0 - 0.5 / h);
     double mu = gsl_cdf_ugaussian_Pinv(1.0 - fpr) - gsl_cdf_ugaussian_Pinv(fnr);
