@@ -10,6 +10,8 @@
  *     refused where protected;
  *   - --attack learned gives the learned row alone; --figure writes the
  *     trade-off figure, and fails when no victim has a finite mu;
+ *   - a scenario's [audit] section writes audit.csv with the command's rows
+ *     (same numbers to the last bit), and refuses victims beyond the graph;
  *   - results do not depend on the number of threads;
  *   - bad inputs are usage errors.
  * Fixed seeds: the assertions hold for these seeds (a 95% interval misses
@@ -171,6 +173,61 @@ static void test_learned_and_figure(void) {
   g_free(dir);
 }
 
+/* The numbers of a CSV line from field @first on (the status excluded). */
+static void csv_numbers(const char *line, guint first, double *out, guint n) {
+  gchar **f = g_strsplit(line, ",", -1);
+  g_assert_cmpuint(g_strv_length(f), >=, first + n + 1);
+  for (guint i = 0; i < n; i++)
+    out[i] = g_ascii_strtod(f[first + i], NULL);
+  g_strfreev(f);
+}
+
+static void test_scenario_section(void) {
+  char *dir = g_dir_make_tmp("dpg-audit-scen-XXXXXX", NULL);
+  char *ini = g_build_filename(dir, "a.ini", NULL);
+  const char *text = "[simulation]\nrounds = 3\nseed = 5\n[topology]\ngenerate = florentine\n"
+                     "[privacy]\ntrust = pndp\n[collusion.pair]\nnodes = 0+5\n"
+                     "[audit]\nvictims = 1\ntrials = 40\n[output]\nplots = false\n";
+  g_assert_true(g_file_set_contents(ini, text, -1, NULL));
+  CliRun r = cli_run("run", ini, "-q");
+  if (r.status != 0)
+    g_error("%s", r.err);
+  cli_run_clear(&r);
+  char *csv = g_build_filename(dir, "results", "a", "audit.csv", NULL), *got = NULL;
+  g_assert_true(g_file_get_contents(csv, &got, NULL, NULL));
+  r = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0+5", "--victim", "1",
+              "--trials", "40", "--seed", "5", "--format", "csv");
+  g_assert_cmpint(r.status, ==, 0);
+  gchar **a = g_strsplit(got, "\n", -1), **b = g_strsplit(r.out, "\n", -1);
+  g_assert_cmpuint(g_strv_length(a), ==, 4); /* header, np, learned, "" */
+  g_assert_cmpuint(g_strv_length(b), ==, 4);
+  for (guint i = 1; i < 3; i++) {
+    g_assert_true(g_str_has_prefix(a[i], i == 1 ? "pair,0+5,pndp,1,np," : "pair,0+5,pndp,1,learned,"));
+    double x[9], y[9];
+    csv_numbers(a[i], 5, x, 9); /* mu ... reconstruction_error */
+    csv_numbers(b[i], 3, y, 9);
+    for (guint j = 0; j < 9; j++)
+      g_assert_true(x[j] == y[j] || (isnan(x[j]) && isnan(y[j])));
+  }
+  g_strfreev(a);
+  g_strfreev(b);
+  cli_run_clear(&r);
+  g_free(got);
+  /* A victim beyond the graph is a problem at its line. */
+  g_assert_true(g_file_set_contents(ini, "[topology]\ngenerate = florentine\n"
+                                         "[collusion.x]\nnodes = 0\n[audit]\nvictims = 99\n",
+                                    -1, NULL));
+  r = cli_run("validate", ini);
+  g_assert_cmpint(r.status, ==, 1); /* validate: 1 for a scenario with problems */
+  g_assert_nonnull(strstr(r.err, "a.ini:6: audit.victims: '99' is not a node id below 15"));
+  cli_run_clear(&r);
+  char *rm[] = {"rm", "-rf", dir, NULL};
+  g_spawn_sync(NULL, rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+  g_free(csv);
+  g_free(ini);
+  g_free(dir);
+}
+
 static void test_threads(void) {
   CliRun one = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0+5", "--victim",
                        "1", "--trials", "40", "-j", "1", "--format", "json");
@@ -220,6 +277,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/audit/broken_plugin", test_broken_plugin);
   g_test_add_func("/audit/reconstruction", test_reconstruction);
   g_test_add_func("/audit/learned_and_figure", test_learned_and_figure);
+  g_test_add_func("/audit/scenario_section", test_scenario_section);
   g_test_add_func("/audit/threads", test_threads);
   g_test_add_func("/audit/bad_inputs", test_bad_inputs);
   return g_test_run();
