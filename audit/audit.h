@@ -84,7 +84,8 @@ typedef enum {
   AUDIT_REFUSED,    /* reconstruction on a protected victim, or a distinguishing
                      * attack on an unresolved one */
   AUDIT_PARTIAL,    /* exposed, but some of its steps never reach the attackers
-                     * noise-free: no full reconstruction */
+                     * noise-free: those steps are not reconstructed, the error
+                     * is over the others */
 } AuditStatus;
 
 /* One attack's row. */
@@ -99,7 +100,8 @@ typedef struct {
   double mu_emp_low, mu_emp_high; /* its 95% interval (normal approximation) */
   double mu_cp_low; /* Clopper-Pearson lower bound (95%, held-out threshold) */
   guint trials;     /* scored trials per world (learned: those not used to fit) */
-  double reconstruction_error; /* relative, NAN when not run */
+  double reconstruction_error; /* relative, NAN when not run (partial: over the steps
+                                * the view determines) */
   AuditStatus status;
 } AuditResult;
 

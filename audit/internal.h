@@ -145,7 +145,8 @@ double *audit_lda(const double *X0, guint N0, const double *X1, guint N1, gsize 
  * victim gradients of norm Delta = 1 per step; the gradients recovered by
  * a least-squares left inverse of the noise-free part of the view
  * (I - Q Q^T) A_v, and their relative error, into @r (AUDIT_EXPOSED), or
- * AUDIT_PARTIAL when some step never reaches the attackers noise-free.
+ * AUDIT_PARTIAL when some step never reaches the attackers noise-free (the
+ * error then over the steps the view determines; NAN when none).
  * Errors: the run's; PRIV_ERROR_NUMERICAL when LAPACK fails.
  * O(the run + r T^2 + r k p).
  */

@@ -26,8 +26,12 @@ static void project_out(const AuditView *v, double *X, gsize c) {
   g_free(tmp);
 }
 
-/* G = (P A_v)^+ P y by SVD least squares; the rank of P A_v into @rank. */
-static double *solve(const AuditView *v, double *y, lapack_int *rank, GError **error) {
+/* G = (P A_v)^+ P y by SVD least squares (the minimum-norm solution); the
+ * rank of P A_v into @rank and, into @seen (T flags), the steps the view
+ * determines: those whose unit vector lies in P A_v's row space, where the
+ * minimum-norm solution is exact. */
+static double *solve(const AuditView *v, double *y, lapack_int *rank, gboolean *seen,
+                     GError **error) {
   guint r = v->r, T = v->T;
   gsize p = v->p;
   double *PA = g_memdup2(v->Av, sizeof(double) * r * T);
@@ -37,6 +41,13 @@ static double *solve(const AuditView *v, double *y, lapack_int *rank, GError **e
   memcpy(Yb, y, sizeof(double) * r * p);
   lapack_int info = LAPACKE_dgelss(LAPACK_ROW_MAJOR, (lapack_int)r, (lapack_int)T, (lapack_int)p,
                                    PA, (lapack_int)T, Yb, (lapack_int)p, sv, 1e-8, rank);
+  /* dgelss leaves the right singular vectors in PA's first rows. */
+  for (guint t = 0; info == 0 && t < T; t++) {
+    double in_row_space = 0.0;
+    for (lapack_int i = 0; i < *rank; i++)
+      in_row_space += PA[(gsize)i * T + t] * PA[(gsize)i * T + t];
+    seen[t] = in_row_space > 1.0 - 1e-8;
+  }
   g_free(sv);
   g_free(PA);
   if (info != 0) {
@@ -74,19 +85,22 @@ gboolean audit_reconstruct(const AuditConfig *a, const AuditView *v, const gbool
     y = g_new(double, (gsize)v->r * p);
     audit_center(v, &seen, init, y);
     lapack_int rank = 0;
-    double *X = solve(v, y, &rank, error);
+    gboolean *steps = g_new0(gboolean, T);
+    double *X = solve(v, y, &rank, steps, error);
     ok = X != NULL;
-    if (ok && (guint)rank < T) {
-      out->status = AUDIT_PARTIAL;
-    } else if (ok) {
-      double err = 0.0, nrm = 0.0;
-      for (gsize i = 0; i < (gsize)T * p; i++) {
-        err += (X[i] - G[i]) * (X[i] - G[i]);
-        nrm += G[i] * G[i];
+    /* The error over the steps the view determines (all of them: exposed). */
+    double err = 0.0, nrm = 0.0;
+    for (guint t = 0; ok && t < T; t++)
+      for (gsize j = 0; steps[t] && j < p; j++) {
+        double d = X[(gsize)t * p + j] - G[(gsize)t * p + j];
+        err += d * d;
+        nrm += G[(gsize)t * p + j] * G[(gsize)t * p + j];
       }
-      out->reconstruction_error = sqrt(err / nrm);
-      out->status = AUDIT_EXPOSED;
+    if (ok) {
+      out->status = (guint)rank < T ? AUDIT_PARTIAL : AUDIT_EXPOSED;
+      out->reconstruction_error = nrm > 0.0 ? sqrt(err / nrm) : NAN;
     }
+    g_free(steps);
     g_free(X);
   }
   audit_seen_clear(&seen);
