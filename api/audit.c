@@ -34,8 +34,9 @@ static gboolean check_options(const DpgAuditOptions *o, PrivTrust *trust, guint 
            FALSE;
   guint need = audit_default_dim((guint)o->rounds);
   if (o->dim > 0 && (guint)o->dim < need)
-    return dpg_usage(err, "--dim %d: the canary at T = %d needs models of %u parameters: "
-                          "--dim %u or more (or leave it out)",
+    return dpg_usage(err,
+                     "--dim %d: the canary at T = %d needs models of %u parameters: "
+                     "--dim %u or more (or leave it out)",
                      o->dim, o->rounds, need + 1, need),
            FALSE;
   SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};
@@ -44,8 +45,9 @@ static gboolean check_options(const DpgAuditOptions *o, PrivTrust *trust, guint 
     return dpg_fail(err, error, 2), FALSE;
   }
   if (lat.kind != SIM_LATENCY_CONSTANT)
-    return dpg_usage(err, "--latency %s: every trial must receive the same messages: give a "
-                          "constant latency (constant:ms=D)",
+    return dpg_usage(err,
+                     "--latency %s: every trial must receive the same messages: give a "
+                     "constant latency (constant:ms=D)",
                      o->latency),
            FALSE;
   if (o->attackers == NULL || o->attackers[0] == NULL || o->victims == NULL ||
@@ -61,8 +63,8 @@ static gboolean victims_of(const DpgAuditOptions *o, guint n, const guint *set, 
     guint64 v = 0;
     gboolean all = g_str_equal(o->victims[i], "all");
     if (!all && (!g_ascii_string_to_unsigned(o->victims[i], 10, 0, n - 1, &v, NULL)))
-      return dpg_usage(err, "--victim: '%s' is not a node id below %u (or 'all')",
-                       o->victims[i], n),
+      return dpg_usage(err, "--victim: '%s' is not a node id below %u (or 'all')", o->victims[i],
+                       n),
              FALSE;
     for (guint u = all ? 0 : (guint)v; u < (all ? n : (guint)v + 1); u++) {
       gboolean member = FALSE;
@@ -92,8 +94,12 @@ static DpgTable *tabulate(const DpgAuditOptions *o, GArray *rows) {
   guint overstated = audit_decide(r, rows->len);
   g_free(r);
   DpgTable *t = dpg_table_new();
-  static const char *const nums[] = {"mu", "mu_canary", "mu_test", "mu_empirical",
-                                     "mu_empirical_low", "mu_empirical_high",
+  static const char *const nums[] = {"mu",
+                                     "mu_canary",
+                                     "mu_test",
+                                     "mu_empirical",
+                                     "mu_empirical_low",
+                                     "mu_empirical_high",
                                      "mu_clopper_pearson_low"};
   guint ca = dpg_table_add_col(t, "attackers", DPG_COL_STRING);
   guint cv = dpg_table_add_col(t, "victim", DPG_COL_INT);
@@ -106,9 +112,8 @@ static DpgTable *tabulate(const DpgAuditOptions *o, GArray *rows) {
   guint cs = dpg_table_add_col(t, "status", DPG_COL_STRING);
   for (guint i = 0; i < rows->len; i++) {
     const Row *row = &g_array_index(rows, Row, i);
-    const double v[] = {row->r.mu,          row->r.mu_canary,  row->r.mu_test,
-                        row->r.mu_emp,      row->r.mu_emp_low, row->r.mu_emp_high,
-                        row->r.mu_cp_low};
+    const double v[] = {row->r.mu,         row->r.mu_canary,   row->r.mu_test,  row->r.mu_emp,
+                        row->r.mu_emp_low, row->r.mu_emp_high, row->r.mu_cp_low};
     dpg_table_push_string(t, ca, row->attackers);
     dpg_table_push_int(t, cv, row->victim);
     dpg_table_push_string(t, ck, audit_attack_name(row->r.attack));
@@ -125,8 +130,9 @@ static DpgTable *tabulate(const DpgAuditOptions *o, GArray *rows) {
   dpg_table_set_attr_printf(t, "rounds", "%d", o->rounds);
   dpg_table_set_attr(t, "sigma", g_ascii_dtostr(buf, sizeof buf, o->sigma));
   dpg_table_set_attr_printf(t, "seed", "%" G_GINT64_FORMAT, (gint64)o->seed);
-  dpg_table_set_attr(t, "confidence", "95% per row; overstated: one-sided, Bonferroni over the "
-                                      "np and learned rows (family-wise 2.5%)");
+  dpg_table_set_attr(t, "confidence",
+                     "95% per row; overstated: one-sided, Bonferroni over the "
+                     "np and learned rows (family-wise 2.5%)");
   dpg_table_set_attr_printf(t, "overstated", "%u", overstated);
   return t;
 }
@@ -144,12 +150,21 @@ static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGoss
     if (!victims_of(o, n, set, size, victims, err))
       return FALSE;
     for (guint i = 0; i < victims->len; i++) {
-      AuditConfig a = {.graph = g, .gossip = gossip, .protocol = o->protocol ? o->protocol : "dsgd",
-                       .mode = o->mode, .latency = o->latency, .sigma = o->sigma,
-                       .T = (guint)o->rounds, .dim = (guint)o->dim, .trust = trust,
-                       .attackers = set, .n_attackers = size,
-                       .victim = g_array_index(victims, guint, i), .trials = (guint)o->trials,
-                       .seed = (guint64)o->seed, .threads = (guint)o->threads,
+      AuditConfig a = {.graph = g,
+                       .gossip = gossip,
+                       .protocol = o->protocol ? o->protocol : "dsgd",
+                       .mode = o->mode,
+                       .latency = o->latency,
+                       .sigma = o->sigma,
+                       .T = (guint)o->rounds,
+                       .dim = (guint)o->dim,
+                       .trust = trust,
+                       .attackers = set,
+                       .n_attackers = size,
+                       .victim = g_array_index(victims, guint, i),
+                       .trials = (guint)o->trials,
+                       .seed = (guint64)o->seed,
+                       .threads = (guint)o->threads,
                        .cancel = dpg_cancel_flag()};
       AuditReport rep;
       GError *error = NULL;
@@ -159,8 +174,8 @@ static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGoss
         figured = TRUE;
       }
       for (guint k = 0; ok && k < rep.n_rows; k++) {
-        Row row = {.attackers = spec_attackers_label(sets, s), .victim = a.victim,
-                   .r = rep.rows[k]};
+        Row row = {
+            .attackers = spec_attackers_label(sets, s), .victim = a.victim, .r = rep.rows[k]};
         g_array_append_val(rows, row);
       }
       audit_report_clear(&rep);

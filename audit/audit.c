@@ -131,23 +131,31 @@ static gboolean check(const AuditConfig *a, GError **error) {
 }
 
 static AuditResult result_new(AuditAttack attack, double mu, AuditStatus status) {
-  return (AuditResult){.attack = attack, .mu = mu, .mu_canary = NAN, .mu_test = NAN,
-                       .mu_emp = NAN, .mu_emp_se = NAN, .mu_emp_low = NAN, .mu_emp_high = NAN,
-                       .mu_cp_low = NAN, .reconstruction_error = NAN, .status = status};
+  return (AuditResult){.attack = attack,
+                       .mu = mu,
+                       .mu_canary = NAN,
+                       .mu_test = NAN,
+                       .mu_emp = NAN,
+                       .mu_emp_se = NAN,
+                       .mu_emp_low = NAN,
+                       .mu_emp_high = NAN,
+                       .mu_cp_low = NAN,
+                       .reconstruction_error = NAN,
+                       .status = status};
 }
 
 /* ---- the distinguishing attacks on shared trials ---- */
 
 typedef struct {
-  gsize rp;           /* received values per trial */
-  guint N, F;         /* trials per world; the first F fit the learned attack */
-  const double *W;    /* rp: the np statistic's weights (B B^T)^+ A_v Delta */
-  double *np;         /* 2 N */
-  double *X;          /* 2 F rp: the fitting trials' values, or NULL */
-  const guint *cols;  /* the learned attack's D columns of a trial's values */
+  gsize rp;          /* received values per trial */
+  guint N, F;        /* trials per world; the first F fit the learned attack */
+  const double *W;   /* rp: the np statistic's weights (B B^T)^+ A_v Delta */
+  double *np;        /* 2 N */
+  double *X;         /* 2 F rp: the fitting trials' values, or NULL */
+  const guint *cols; /* the learned attack's D columns of a trial's values */
   gsize D;
-  const double *wl;   /* D: its direction, or NULL before the fit */
-  double *learned;    /* 2 (N - F) */
+  const double *wl; /* D: its direction, or NULL before the fit */
+  double *learned;  /* 2 (N - F) */
 } Sink;
 
 static void on_trial(guint world, guint i, const double *y, gpointer data) {
@@ -210,7 +218,7 @@ static guint *distinct_columns(const double *X, guint rows, gsize cols, gsize *n
 static gboolean fit_learned(Sink *s, guint **cols, double **wl, GError **error) {
   gsize D = 0;
   *cols = distinct_columns(s->X, 2 * s->F, s->rp, &D);
-  double *X0 = g_new(double, (gsize)s->F * MAX(D, 1)), *X1 = g_new(double, (gsize)s->F * MAX(D, 1));
+  double *X0 = g_new(double, (gsize)s->F *MAX(D, 1)), *X1 = g_new(double, (gsize)s->F *MAX(D, 1));
   for (guint i = 0; i < s->F; i++)
     for (gsize c = 0; c < D; c++) {
       X0[(gsize)i * D + c] = s->X[(gsize)i * s->rp + (*cols)[c]];
@@ -227,8 +235,8 @@ static gboolean fit_learned(Sink *s, guint **cols, double **wl, GError **error) 
 /* W = (B B^T)^+ A_v Delta = Q diag(1/lam) Q^T M; its mu = sqrt(M^T W). */
 static double *np_weights(const AuditView *v, const double *delta, double *mu_test) {
   gsize p = v->p;
-  double *M = g_new(double, (gsize)v->r * p), *QtM = g_new0(double, (gsize)MAX(v->k, 1) * p);
-  double *W = g_new0(double, (gsize)v->r * p);
+  double *M = g_new(double, (gsize)v->r *p), *QtM = g_new0(double, (gsize)MAX(v->k, 1) * p);
+  double *W = g_new0(double, (gsize)v->r *p);
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)v->r, (int)p, (int)v->T, 1.0, v->Av,
               (int)v->T, delta, (int)p, 0.0, M, (int)p);
   if (v->k > 0) {
@@ -369,8 +377,8 @@ static gboolean distinguish(const AuditConfig *a, const AuditView *v, const gboo
   }
   for (guint i = 0; i < out->n_rows; i++)
     if (out->rows[i].attack != AUDIT_ATTACK_RECONSTRUCTION)
-      out->rows[i].status =
-          audit_overstated(&out->rows[i], 1) ? AUDIT_OVERSTATED : AUDIT_CONSISTENT;
+      out->rows[i].status = audit_overstated(&out->rows[i], 1) ? AUDIT_OVERSTATED
+                                                               : AUDIT_CONSISTENT;
   g_free(s.np);
   g_free(s.learned);
   g_free(cols);

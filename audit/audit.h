@@ -44,8 +44,8 @@ typedef void (*AuditProgressFunc)(guint64 done, guint64 total, gpointer user_dat
  * job some, and gives the results in item order on one rank (*@results a
  * g_new array of @n GBytes there, NULL elsewhere). */
 typedef GBytes *(*AuditItemFunc)(guint i, gpointer data, GError **error);
-typedef gboolean (*AuditMapFunc)(guint n, AuditItemFunc func, gpointer func_data,
-                                 GBytes ***results, gpointer map_data, GError **error);
+typedef gboolean (*AuditMapFunc)(guint n, AuditItemFunc func, gpointer func_data, GBytes ***results,
+                                 gpointer map_data, GError **error);
 
 /* One audit: strings and arrays borrowed. */
 typedef struct {
@@ -63,9 +63,9 @@ typedef struct {
   const guint *attackers;
   guint n_attackers;
   guint victim;
-  guint trials;  /* per world, >= 20 */
-  guint64 seed;  /* trial i of world w runs with a seed derived from (seed, w, i) */
-  guint threads; /* >= 1; results do not depend on it */
+  guint trials;               /* per world, >= 20 */
+  guint64 seed;               /* trial i of world w runs with a seed derived from (seed, w, i) */
+  guint threads;              /* >= 1; results do not depend on it */
   AuditProgressFunc progress; /* nullable */
   gpointer progress_data;
   const gint *cancel; /* nullable: when it reads non-zero, the audit stops
@@ -91,17 +91,17 @@ typedef enum {
 /* One attack's row. */
 typedef struct {
   AuditAttack attack;
-  double mu;         /* accounted, exact sensitivity (INFINITY: unprotected) */
-  double mu_canary;  /* what the canary attains under the accountant's X_v (<= mu) */
-  double mu_test;    /* np: the test's own mu (the audit's attacker ignores the
-                      * values of the noise it owns, so mu_test <= mu_canary) */
-  double mu_emp;     /* (mean_1 - mean_0) / pooled standard deviation of the scores */
-  double mu_emp_se;  /* its standard error */
+  double mu;        /* accounted, exact sensitivity (INFINITY: unprotected) */
+  double mu_canary; /* what the canary attains under the accountant's X_v (<= mu) */
+  /* np: the test's own mu, sqrt(m^T (B B^T)^+ m) on the values it reads (<= mu_canary) */
+  double mu_test;
+  double mu_emp;                  /* (mean_1 - mean_0) / pooled standard deviation of the scores */
+  double mu_emp_se;               /* its standard error */
   double mu_emp_low, mu_emp_high; /* its 95% interval (normal approximation) */
-  double mu_cp_low; /* Clopper-Pearson lower bound (95%, held-out threshold) */
-  guint trials;     /* scored trials per world (learned: those not used to fit) */
-  double reconstruction_error; /* relative, NAN when not run (partial: over the steps
-                                * the view determines) */
+  double mu_cp_low;               /* Clopper-Pearson lower bound (95%, held-out threshold) */
+  guint trials;                   /* scored trials per world (learned: those not used to fit) */
+  /* relative, NAN when not run (partial: over the steps the view determines) */
+  double reconstruction_error;
   AuditStatus status;
 } AuditResult;
 
@@ -112,8 +112,8 @@ typedef struct {
   double mu;                    /* accounted (INFINITY: unprotected, NAN: unresolved) */
   AuditResult rows[3];
   guint n_rows;
-  double *scores; /* 2 x trials np scores (world 0, then world 1), or NULL */
-  guint n_scores; /* per world */
+  double *scores;     /* 2 x trials np scores (world 0, then world 1), or NULL */
+  guint n_scores;     /* per world */
   gboolean elsewhere; /* the rows are on another rank of the MPI job (AuditConfig.map):
                        * none here */
 } AuditReport;

@@ -19,8 +19,9 @@ static void gdp_curve(double mu, guint n, double *alpha, double *beta) {
   for (guint i = 0; i < n; i++) {
     alpha[i] = (double)i / (n - 1);
     /* The ends are exact: G_mu(0) = 1 and G_mu(1) = 0 for finite mu. */
-    beta[i] = i == 0 ? 1.0 : i == n - 1 ? 0.0
-                     : gsl_cdf_ugaussian_P(gsl_cdf_ugaussian_Pinv(1.0 - alpha[i]) - mu);
+    beta[i] = i == 0       ? 1.0
+              : i == n - 1 ? 0.0
+                           : gsl_cdf_ugaussian_P(gsl_cdf_ugaussian_Pinv(1.0 - alpha[i]) - mu);
   }
 }
 
@@ -73,10 +74,9 @@ gboolean audit_figure_save(const AuditReport *r, const char *title, const char *
   char *label = g_strdup_printf("G(mu accounted = %.4g)", r->mu);
   gdp_curve(r->mu, CURVE_POINTS, ax, ay);
   ok = ok &&
-       plot_axes_add_line(axes, label, CURVE_POINTS, ax, ay,
-                          &(PlotStyle){.color = plot_color_rgb(0.8, 0.1, 0.1),
-                                       .dash = PLOT_DASH_DASHED},
-                          error) &&
+       plot_axes_add_line(
+           axes, label, CURVE_POINTS, ax, ay,
+           &(PlotStyle){.color = plot_color_rgb(0.8, 0.1, 0.1), .dash = PLOT_DASH_DASHED}, error) &&
        plot_axes_add_line(axes, "empirical (np attack)", CURVE_POINTS + 2, fpr, fnr,
                           &(PlotStyle){.color = plot_color_rgb(0.1, 0.1, 0.1)}, error) &&
        plot_figure_save(fig, path, error);

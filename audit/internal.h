@@ -39,8 +39,7 @@ typedef struct {
   guint count;
 } AuditSeen;
 
-void audit_seen_init(AuditSeen *s, const AuditConfig *a, const gboolean *is_member,
-                     gboolean rows);
+void audit_seen_init(AuditSeen *s, const AuditConfig *a, const gboolean *is_member, gboolean rows);
 void audit_seen_clear(AuditSeen *s);
 
 /* The attacker's view from the provenance run. */
@@ -137,8 +136,7 @@ void audit_estimate(const double *s0, const double *s1, guint N, AuditResult *r)
  * degenerate direction still count). Returns w (D doubles, g_free), or
  * NULL with PRIV_ERROR_NUMERICAL. O((N0 + N1) D^2 + D^3).
  */
-double *audit_lda(const double *X0, guint N0, const double *X1, guint N1, gsize D,
-                  GError **error);
+double *audit_lda(const double *X0, guint N0, const double *X1, guint N1, gsize D, GError **error);
 
 /*
  * audit_reconstruct: on a victim @v calls unprotected, one run with random

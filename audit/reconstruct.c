@@ -18,7 +18,7 @@
 static void project_out(const AuditView *v, double *X, gsize c) {
   if (v->k == 0)
     return;
-  double *tmp = g_new(double, (gsize)v->k * c);
+  double *tmp = g_new(double, (gsize)v->k *c);
   cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)v->k, (int)c, (int)v->r, 1.0, v->Q,
               (int)v->k, X, (int)c, 0.0, tmp, (int)c);
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)v->r, (int)c, (int)v->k, -1.0, v->Q,
@@ -63,7 +63,7 @@ gboolean audit_reconstruct(const AuditConfig *a, const AuditView *v, const gbool
                            AuditResult *out, GError **error) {
   gsize p = v->p;
   guint T = a->T;
-  double *G = g_new(double, (gsize)T * p);
+  double *G = g_new(double, (gsize)T *p);
   gsl_rng *rng = sim_rng_stream_new(a->seed, a->victim, AUDIT_SEED_RECONSTRUCT, NULL, NULL);
   sim_rng_normals(rng, G, (gsize)T * p);
   gsl_rng_free(rng);
@@ -77,12 +77,12 @@ gboolean audit_reconstruct(const AuditConfig *a, const AuditView *v, const gbool
   gboolean ok = audit_run_once(a, a->sigma, seed, FALSE, &gr, &seen, init, error);
   if (ok && seen.count != v->r) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
-                "audit: the reconstruction run saw %u messages, the provenance run %u",
-                seen.count, v->r);
+                "audit: the reconstruction run saw %u messages, the provenance run %u", seen.count,
+                v->r);
     ok = FALSE;
   }
   if (ok) {
-    y = g_new(double, (gsize)v->r * p);
+    y = g_new(double, (gsize)v->r *p);
     audit_center(v, &seen, init, y);
     lapack_int rank = 0;
     gboolean *steps = g_new0(gboolean, T);

@@ -30,7 +30,7 @@ guint audit_default_dim(guint T) {
  * gradient at step t is row t of V, of norm Delta = 1.
  */
 double *audit_canary(const double *X, guint T, guint q, gsize p) {
-  double *V = g_new0(double, (gsize)T * q), *g = g_new(double, q);
+  double *V = g_new0(double, (gsize)T *q), *g = g_new(double, q);
   gsl_rng *rng = sim_rng_stream_new(7, 0, 0, NULL, NULL);
   for (guint t = 0; t < T; t++) {
     sim_rng_normals(rng, V + (gsize)t * q, q);
@@ -56,7 +56,7 @@ double *audit_canary(const double *X, guint T, guint q, gsize p) {
     if (change < 1e-12)
       break;
   }
-  double *D = g_new0(double, (gsize)T * p);
+  double *D = g_new0(double, (gsize)T *p);
   for (guint t = 0; t < T; t++)
     memcpy(D + (gsize)t * p, V + (gsize)t * q, q * sizeof(double));
   g_free(V);
@@ -175,11 +175,10 @@ static void center_rows(double *X, guint N, gsize D, double *mean) {
     cblas_daxpy((int)D, -1.0, mean, 1, X + (gsize)i * D, 1);
 }
 
-double *audit_lda(const double *X0, guint N0, const double *X1, guint N1, gsize D,
-                  GError **error) {
+double *audit_lda(const double *X0, guint N0, const double *X1, guint N1, gsize D, GError **error) {
   g_return_val_if_fail(X0 != NULL && X1 != NULL && N0 >= 2 && N1 >= 2 && D > 0, NULL);
   double *C0 = g_memdup2(X0, sizeof(double) * N0 * D), *C1 = g_memdup2(X1, sizeof(double) * N1 * D);
-  double *w = g_new(double, D), *m1 = g_new(double, D), *S = g_new0(double, D * D);
+  double *w = g_new(double, D), *m1 = g_new(double, D), *S = g_new0(double, D *D);
   center_rows(C0, N0, D, w);
   center_rows(C1, N1, D, m1);
   cblas_daxpy((int)D, -1.0, w, 1, m1, 1);

@@ -27,12 +27,11 @@ typedef struct {
 
 static gboolean one_trial(Worker *k, guint world, guint i, double *init, double *y) {
   const AuditConfig *a = k->a;
-  AuditGradients gr = {.victim = a->victim, .T = a->T, .p = k->v->p,
-                       .grads = world == 1 ? k->canary : NULL};
+  AuditGradients gr = {
+      .victim = a->victim, .T = a->T, .p = k->v->p, .grads = world == 1 ? k->canary : NULL};
   AuditSeen seen;
   audit_seen_init(&seen, a, k->is_member, FALSE);
-  guint64 seed =
-      sim_rng_stream_seed(sim_rng_stream_seed(a->seed, world, AUDIT_SEED_TRIAL), i, 0);
+  guint64 seed = sim_rng_stream_seed(sim_rng_stream_seed(a->seed, world, AUDIT_SEED_TRIAL), i, 0);
   gboolean ok = audit_run_once(a, a->sigma, seed, FALSE, &gr, &seen, init, &k->error);
   if (ok && seen.count != k->v->r) {
     g_set_error(&k->error, PROTO_ERROR, PROTO_ERROR_FAILED,
@@ -80,11 +79,19 @@ gboolean audit_trials(const AuditConfig *a, const AuditView *v, const gboolean *
   Worker *workers = g_new0(Worker, nt);
   GThread **threads = g_new0(GThread *, nt);
   for (guint i = 0; i < nt; i++) {
-    workers[i] = (Worker){.a = a, .v = v, .is_member = is_member, .canary = canary, .fn = fn,
-                          .data = data, .first = first, .count = count,
+    workers[i] = (Worker){.a = a,
+                          .v = v,
+                          .is_member = is_member,
+                          .canary = canary,
+                          .fn = fn,
+                          .data = data,
+                          .first = first,
+                          .count = count,
                           .lo = (guint)((guint64)2 * count * i / nt),
-                          .hi = (guint)((guint64)2 * count * (i + 1) / nt), .done = &done_now,
-                          .finished = &finished, .stop = &stop};
+                          .hi = (guint)((guint64)2 * count * (i + 1) / nt),
+                          .done = &done_now,
+                          .finished = &finished,
+                          .stop = &stop};
     if (nt > 1)
       threads[i] = g_thread_new("audit", work, &workers[i]);
   }

@@ -37,10 +37,9 @@ static void on_event(const SimBusEvent *ev, gpointer data) {
   if (ev->message == NULL)
     return;
   gboolean own = ev->kind == SIM_BUS_MESSAGE_SENT && ev->from < s->n && s->is_member[ev->from];
-  gboolean wants = s->trust == PRIV_TRUST_PNDP
-                       ? own || (ev->kind == SIM_BUS_MESSAGE_DELIVERED && ev->to < s->n &&
-                                 s->is_member[ev->to])
-                       : ev->kind == SIM_BUS_MESSAGE_SENT;
+  gboolean wants = s->trust == PRIV_TRUST_PNDP ? own || (ev->kind == SIM_BUS_MESSAGE_DELIVERED &&
+                                                         ev->to < s->n && s->is_member[ev->to])
+                                               : ev->kind == SIM_BUS_MESSAGE_SENT;
   const SimLinvec *payload = sim_message_provenance(ev->message);
   if (!wants || payload == NULL || sim_linvec_dim(payload) != s->p)
     return;
@@ -106,8 +105,7 @@ gboolean audit_run_once(const AuditConfig *a, double sigma, guint64 seed, gboole
                   error);
 }
 
-void audit_seen_init(AuditSeen *s, const AuditConfig *a, const gboolean *is_member,
-                     gboolean rows) {
+void audit_seen_init(AuditSeen *s, const AuditConfig *a, const gboolean *is_member, gboolean rows) {
   memset(s, 0, sizeof *s);
   s->trust = a->trust;
   s->is_member = is_member;
@@ -186,7 +184,7 @@ static gboolean account(const AuditConfig *a, GPtrArray *rows, const GArray *own
 static double *split_rows(const AuditConfig *a, GPtrArray *rows, guint m, AuditView *v) {
   guint r = rows->len, n = topo_graph_n_nodes(a->graph);
   v->Av = g_new0(double, (gsize)r * a->T);
-  double *B = g_new0(double, (gsize)r * MAX(m, 1));
+  double *B = g_new0(double, (gsize)r *MAX(m, 1));
   for (guint i = 0; i < r; i++) {
     SimLinvecIter it;
     sim_linvec_iter_init(&it, g_ptr_array_index(rows, i), SIM_LIN_BOTH);
@@ -205,7 +203,7 @@ static double *split_rows(const AuditConfig *a, GPtrArray *rows, guint m, AuditV
 
 /* An orthonormal basis of range(B) with B B^T's eigenvalues there. */
 static gboolean noise_range(const double *B, guint r, guint m, AuditView *v, GError **error) {
-  double *K = g_new0(double, (gsize)r * r), *w = g_new(double, r);
+  double *K = g_new0(double, (gsize)r *r), *w = g_new(double, r);
   if (m > 0)
     cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)r, (int)m, 1.0, B, (int)m, 0.0, K,
                 (int)r);
@@ -222,7 +220,7 @@ static gboolean noise_range(const double *B, guint r, guint m, AuditView *v, GEr
   for (guint i = 0; i < r; i++)
     if (top > 0.0 && w[i] > RANK_TOL * top)
       v->k++;
-  v->Q = g_new(double, (gsize)r * MAX(v->k, 1));
+  v->Q = g_new(double, (gsize)r *MAX(v->k, 1));
   v->lam = g_new(double, MAX(v->k, 1));
   for (guint j = 0; j < v->k; j++) {
     guint src = r - v->k + j;

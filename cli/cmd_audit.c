@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/account_common.h"
 #include "audit/audit.h"
+#include "cli/account_common.h"
 #include "cli/cli.h"
 #include "scenarios/scenarios.h"
 #include "sim/link.h"

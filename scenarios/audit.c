@@ -29,7 +29,7 @@ static void csv_rows(GString *s, const ScenConfig *c, const GArray *rows) {
       g_string_append_printf(s, "%s%u", j ? "+" : "", col->nodes[j]);
     g_string_append_printf(s, ",%s,%u,%s", priv_trust_name(c->trust[row->trust]), row->victim,
                            audit_attack_name(row->r.attack));
-    const double v[] = {row->r.mu,     row->r.mu_canary,  row->r.mu_test,    row->r.mu_emp,
+    const double v[] = {row->r.mu,         row->r.mu_canary,   row->r.mu_test,  row->r.mu_emp,
                         row->r.mu_emp_low, row->r.mu_emp_high, row->r.mu_cp_low};
     for (guint j = 0; j < G_N_ELEMENTS(v); j++)
       csv_number(s, v[j]);
@@ -55,10 +55,20 @@ static gboolean audit_pair(const ScenConfig *c, double sigma, guint k, guint t, 
     guint v = c->audit_victims ? c->audit_victims[i] : i;
     if (is_member(col, v))
       continue;
-    AuditConfig a = {.graph = c->g, .gossip = c->gossip, .protocol = c->protocol,
-                     .mode = c->mode, .latency = c->latency, .sigma = sigma, .T = c->rounds,
-                     .trust = c->trust[t], .attackers = col->nodes, .n_attackers = col->n_nodes,
-                     .victim = v, .trials = c->audit_trials, .seed = c->seed, .threads = 1};
+    AuditConfig a = {.graph = c->g,
+                     .gossip = c->gossip,
+                     .protocol = c->protocol,
+                     .mode = c->mode,
+                     .latency = c->latency,
+                     .sigma = sigma,
+                     .T = c->rounds,
+                     .trust = c->trust[t],
+                     .attackers = col->nodes,
+                     .n_attackers = col->n_nodes,
+                     .victim = v,
+                     .trials = c->audit_trials,
+                     .seed = c->seed,
+                     .threads = 1};
     AuditReport rep;
     gboolean ok = audit_run(&a, c->audit_attacks, &rep, error);
     for (guint j = 0; ok && j < rep.n_rows; j++) {

@@ -59,11 +59,18 @@ static const Case cases[] = {
 static const guint victims[] = {1, 8};
 
 static AuditConfig config(const TopoGraph *g, const Case *c, const guint *att, double sigma) {
-  return (AuditConfig){.graph = g, .protocol = c->protocol,
+  return (AuditConfig){.graph = g,
+                       .protocol = c->protocol,
                        .mode = c->deadline ? "deadline:ms=5" : NULL,
-                       .latency = c->deadline ? "constant:ms=10" : NULL, .sigma = sigma, .T = 4,
-                       .trust = c->trust, .attackers = att, .n_attackers = c->collusion ? 2 : 1,
-                       .trials = c->trials, .seed = 11, .threads = 2};
+                       .latency = c->deadline ? "constant:ms=10" : NULL,
+                       .sigma = sigma,
+                       .T = 4,
+                       .trust = c->trust,
+                       .attackers = att,
+                       .n_attackers = c->collusion ? 2 : 1,
+                       .trials = c->trials,
+                       .seed = 11,
+                       .threads = 2};
 }
 
 static void test_distinguishing(void) {
@@ -100,8 +107,8 @@ static void test_distinguishing(void) {
           g_error("%s trust %d victim %u: the test attains %g of the accounted %g", c->protocol,
                   c->trust, a.victim, r->mu_test, mu);
         if (hi < 0.9 * mu)
-          g_error("%s trust %d %s victim %u: [%g, %g] below 0.9 x the accounted %g",
-                  c->protocol, c->trust, c->deadline ? "deadline" : "sync", a.victim, lo, hi, mu);
+          g_error("%s trust %d %s victim %u: [%g, %g] below 0.9 x the accounted %g", c->protocol,
+                  c->trust, c->deadline ? "deadline" : "sync", a.victim, lo, hi, mu);
       }
       audit_report_clear(&rep);
     }

@@ -41,8 +41,7 @@ static void test_estimate(void) {
   /* Means 0 and 2, sample variances 4/3: mu = 2 / sqrt(4/3). */
   g_assert_cmpfloat_with_epsilon(r.mu_emp, sqrt(3.0), 1e-15);
   g_assert_cmpfloat_with_epsilon(r.mu_emp_se, sqrt(2.0 / 4 + 3.0 / 16), 1e-15);
-  g_assert_cmpfloat_with_epsilon(r.mu_emp_high - r.mu_emp, 1.959963984540054 * r.mu_emp_se,
-                                 1e-15);
+  g_assert_cmpfloat_with_epsilon(r.mu_emp_high - r.mu_emp, 1.959963984540054 * r.mu_emp_se, 1e-15);
   g_assert_cmpuint(r.trials, ==, 4);
   const double z[] = {0, 0, 0, 0}, one[] = {1, 1, 1, 1};
   audit_estimate(z, z, 4, &r);
