@@ -7,7 +7,8 @@
 # at T (default 10), victims 1 (a neighbour of 0) and 8 (three hops away),
 # TRIALS (default 2000; BLT: TRIALS_BLT, default 400: its fit runs at every
 # run's set-up) per world, every attack that applies. Then the reconstruction
-# of every victim at sigma = 0 (each protocol, PNDP, attacker 0).
+# of every victim at sigma = 0 (each protocol, LDP and PNDP, attacker 0; partial:
+# some steps never reach the attacker, the error is over the others).
 # Each case's JSON is kept in OUT (default BUILD/bench/audit-table) and reused
 # when present. Prints the Markdown tables on stdout. Not run by ctest.
 set -euo pipefail
@@ -64,15 +65,19 @@ for p in $PROTOCOLS; do
 done
 
 echo
-echo "| protocol | victims exposed at sigma = 0 (PNDP, attacker 0) | exact (error < 1e-8) | largest error | partial |"
-echo "|---|---|---|---|---|"
+echo "| protocol | trust | victims unprotected at sigma = 0 (attacker 0) | exposed | partial | exact (error < 1e-8) | largest error |"
+echo "|---|---|---|---|---|---|---|"
 for p in $PROTOCOLS; do
   case $p in *blt*) continue ;; esac # the BLT fit needs noise
-  f="$OUT/$(echo "recon-$p" | tr ':=,+' '____').json"
-  case_json "$f" -p "$p" --trust pndp -a 0 --victim all --sigma 0 --attack reconstruction
-  jq -r --arg p "$p" '[.victims[] | select(.status == "exposed" or .status == "partial")] as $e |
-    "| \($p) | \($e | map(select(.status == "exposed")) | length) | " +
-    "\($e | map(select(.status == "exposed" and .reconstruction_error < 1e-8)) | length) | " +
-    "\($e | map(.reconstruction_error // 0) | max // 0) | " +
-    "\($e | map(select(.status == "partial")) | length) |"' "$f"
+  for tr in ldp pndp; do
+    f="$OUT/$(echo "recon-$p-$tr" | tr ':=,+' '____').json"
+    case_json "$f" -p "$p" --trust "$tr" -a 0 --victim all --sigma 0 --attack reconstruction
+    jq -r --arg p "$p" --arg tr "$tr" '
+      [.victims[] | select(.status == "exposed" or .status == "partial")] as $e |
+      "| \($p) | \($tr) | \($e | length) | " +
+      "\($e | map(select(.status == "exposed")) | length) | " +
+      "\($e | map(select(.status == "partial")) | length) | " +
+      "\($e | map(select(.reconstruction_error != null and .reconstruction_error < 1e-8)) | length) | " +
+      "\($e | map(.reconstruction_error // 0) | max // 0) |"' "$f"
+  done
 done
