@@ -12,6 +12,7 @@
 #include "audit/audit.h"
 #include "cli/account_common.h"
 #include "cli/cli.h"
+#include "plot/plot.h"
 #include "scenarios/scenarios.h"
 #include "sim/link.h"
 
@@ -344,5 +345,6 @@ int cli_cmd_audit(int argc, char **argv) {
   if (g)
     topo_graph_free(g);
   options_clear(&o);
+  plot_shutdown(); /* cairo's font caches (--figure), for the leak checker */
   return mpi ? scen_mpi_finalize(status) : status;
 }
