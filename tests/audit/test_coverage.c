@@ -148,6 +148,7 @@ static void test_reconstruction(void) {
     }
   }
   g_assert_cmpuint(exact, >=, G_N_ELEMENTS(cases) / 2);
+  topo_graph_free(g);
 }
 
 int main(int argc, char **argv) {
