@@ -141,6 +141,42 @@ size_t dpg_account_options_size(void); /* sizeof, for a foreign declaration's ch
  */
 DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err);
 
+/* ---- Audits ---- */
+
+/* `dpgossip audit`'s options (dpg_audit_options_init: its defaults). */
+typedef struct {
+  DpgGraphSpec graph;
+  const char *protocol;         /* NULL: dsgd */
+  int rounds;                   /* T, default 5 */
+  const char *trust;            /* NULL: pndp */
+  const char *const *attackers; /* NULL-terminated, each as --attackers (required) */
+  const char *const *victims;   /* NULL-terminated node ids or "all" (required) */
+  double sigma;                 /* default 1 */
+  int trials;                   /* per world, default 1000, >= 20 */
+  int64_t seed;                 /* default 1 */
+  const char *attack;           /* np, learned, reconstruction or all (NULL) */
+  int dim;                      /* 0: what the canary needs */
+  int threads;                  /* default 1; results do not depend on it */
+  const char *mode, *latency;   /* NULL: sync; constant:ms=0 */
+  const char *figure;           /* NULL, or the trade-off figure's file */
+} DpgAuditOptions;
+
+void dpg_audit_options_init(DpgAuditOptions *o);
+size_t dpg_audit_options_size(void); /* sizeof, for a foreign declaration's check */
+
+/*
+ * dpg_audit: `dpgossip audit --format csv` as a table: one row per
+ * (attacker set, victim, attack): attackers, victim, attack, mu, mu_canary,
+ * mu_test, mu_empirical, mu_empirical_low, mu_empirical_high,
+ * mu_clopper_pearson_low, trials, reconstruction_error, status.
+ * Attributes: protocol, trust, rounds, sigma, seed, confidence, overstated
+ * (how many rows are: where the command exits 1, this call succeeds with
+ * the count, so that the caller sees the rows).
+ * Errors: those of `dpgossip audit`, same messages and statuses;
+ * cancellation (at the next trial). Complexity: the command's.
+ */
+DpgTable *dpg_audit(const DpgAuditOptions *o, DpgError *err);
+
 /* ---- Mafalda ---- */
 
 typedef struct {

@@ -1,33 +1,37 @@
 /*
  * cli/cmd_audit.c: `dpgossip audit`: attacks on simulated runs that confirm
- * or refute the guarantees `account` prints (cli/audit.h). One row per
- * (attacker set, victim, attack); exit status 1 when an audit finds a
- * guarantee overstated.
+ * or refute the guarantees `account` prints (audit/audit.h does the
+ * attacks; this file parses and prints). One row per (attacker set,
+ * victim, attack); exit status 1 when an audit finds a guarantee
+ * overstated.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "audit/audit.h"
 #include "cli/account_common.h"
-#include "cli/audit.h"
 #include "cli/cli.h"
+#include "plot/plot.h"
+#include "ranks/ranks.h"
+#include "sim/link.h"
 
 #define CMD "audit"
 
 typedef struct {
   CliGraphOptions graph;
-  char *protocol, *mode, *trust, *attack, *format;
+  char *protocol, *mode, *latency, *trust, *attack, *format, *figure;
   char **attackers, **victims;
   gint T, trials, dim, threads;
   gint64 seed;
   double sigma;
+  gboolean quiet;
 } Options;
 
 typedef struct {
   char *attackers; /* label */
   guint victim;
-  const char *attack;
-  CliAuditResult r;
+  AuditResult r;
 } Row;
 
 static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
@@ -39,14 +43,14 @@ static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
     cli_json_int(jb, "T", o->T);
     cli_json_number(jb, "sigma", o->sigma);
     cli_json_int(jb, "seed", o->seed);
-    cli_json_string(jb, "confidence", "95% per row; overstated: one-sided, Bonferroni over the np rows (family-wise 2.5%)");
+    cli_json_string(jb, "confidence", "95% per row; overstated: one-sided, Bonferroni over the np and learned rows (family-wise 2.5%)");
     cli_json_begin_array(jb, "victims");
     for (guint i = 0; i < rows->len; i++) {
       const Row *r = &g_array_index(rows, Row, i);
       json_builder_begin_object(jb);
       cli_json_string(jb, "attackers", r->attackers);
       cli_json_int(jb, "victim", r->victim);
-      cli_json_string(jb, "attack", r->attack);
+      cli_json_string(jb, "attack", audit_attack_name(r->r.attack));
       cli_json_number(jb, "mu", r->r.mu);
       cli_json_number(jb, "mu_canary", r->r.mu_canary);
       cli_json_number(jb, "mu_test", r->r.mu_test);
@@ -56,7 +60,7 @@ static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
       cli_json_number(jb, "mu_clopper_pearson_low", r->r.mu_cp_low);
       cli_json_int(jb, "trials", r->r.trials);
       cli_json_number(jb, "reconstruction_error", r->r.reconstruction_error);
-      cli_json_string(jb, "status", cli_audit_status_name(r->r.status));
+      cli_json_string(jb, "status", audit_status_name(r->r.status));
       json_builder_end_object(jb);
     }
     json_builder_end_array(jb);
@@ -75,11 +79,12 @@ static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
     const double v[] = {r->r.mu,         r->r.mu_canary,   r->r.mu_test,
                         r->r.mu_emp,     r->r.mu_emp_low,  r->r.mu_emp_high,
                         r->r.mu_cp_low};
-    printf(csv ? "%s,%u,%s" : "%-10s %6u %-14s", r->attackers, r->victim, r->attack);
+    printf(csv ? "%s,%u,%s" : "%-10s %6u %-14s", r->attackers, r->victim,
+           audit_attack_name(r->r.attack));
     for (guint j = 0; j < G_N_ELEMENTS(v); j++)
       printf(csv ? ",%.17g" : " %10.4g", v[j]);
     printf(csv ? ",%u,%.17g,%s\n" : " %7u %10.3g %s\n", r->r.trials, r->r.reconstruction_error,
-           cli_audit_status_name(r->r.status));
+           audit_status_name(r->r.status));
   }
 }
 
@@ -87,9 +92,11 @@ static void options_clear(Options *o) {
   cli_graph_options_clear(&o->graph);
   g_free(o->protocol);
   g_free(o->mode);
+  g_free(o->latency);
   g_free(o->trust);
   g_free(o->attack);
   g_free(o->format);
+  g_free(o->figure);
   g_strfreev(o->attackers);
   g_strfreev(o->victims);
 }
@@ -124,7 +131,151 @@ static gboolean victims_of(const Options *o, guint n, const guint *set, guint se
   return TRUE;
 }
 
+/* The options' own checks; returns a CLI exit status. */
+static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *attacks) {
+  GError *err = NULL;
+  int status = CLI_EXIT_OK;
+  if (o->attack != NULL && !audit_attack_parse(o->attack, attacks, &err))
+    status = cli_usage_error(CMD, "%s", err->message);
+  if (status == CLI_EXIT_OK && o->trust != NULL && !priv_trust_parse(o->trust, trust, &err))
+    status = cli_usage_error(CMD, "--trust: %s", err->message);
+  if (status == CLI_EXIT_OK && o->format != NULL &&
+      !cli_format_parse(o->format, 1u << CLI_FORMAT_TABLE | 1u << CLI_FORMAT_JSON | 1u << CLI_FORMAT_CSV,
+                        fmt, &err))
+    status = cli_usage_error(CMD, "%s", err->message);
+  if (status == CLI_EXIT_OK && (o->T < 1 || o->trials < 20 || o->dim < 0 || o->threads < 1 ||
+                                o->seed < 0 || !(o->sigma >= 0.0) || !isfinite(o->sigma)))
+    status = cli_usage_error(CMD, "-T >= 1, --trials >= 20, --dim >= 0, --threads >= 1, "
+                                  "--seed >= 0 and a finite --sigma >= 0 are required");
+  guint need = audit_default_dim((guint)MAX(o->T, 1));
+  if (status == CLI_EXIT_OK && o->dim > 0 && (guint)o->dim < need)
+    status = cli_usage_error(CMD, "--dim %d: the canary at T = %d needs models of %u parameters: "
+                                  "--dim %u or more (or leave it out)",
+                             o->dim, o->T, need + 1, need);
+  SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};
+  if (status == CLI_EXIT_OK && o->latency != NULL && !sim_latency_parse(o->latency, &lat, &err))
+    status = cli_usage_error(CMD, "--latency: %s", err->message);
+  if (status == CLI_EXIT_OK && lat.kind != SIM_LATENCY_CONSTANT)
+    status = cli_usage_error(CMD, "--latency %s: every trial must receive the same messages: "
+                                  "give a constant latency (constant:ms=D)",
+                             o->latency);
+  if (status == CLI_EXIT_OK && (o->attackers == NULL || o->victims == NULL))
+    status = cli_usage_error(CMD, "--attackers and --victim are required");
+  if (status == CLI_EXIT_OK && o->figure != NULL &&
+      !cli_output_check("--figure", o->figure, FALSE, &err))
+    status = cli_usage_error(CMD, "%s", err->message);
+  g_clear_error(&err);
+  if (o->trust == NULL)
+    o->trust = g_strdup("pndp");
+  if (o->protocol == NULL)
+    o->protocol = g_strdup("dsgd");
+  return status;
+}
+
+/* The scored trials' blocks over the ranks of the MPI job. */
+static gboolean mpi_map(guint n, AuditItemFunc func, gpointer func_data, GBytes ***results,
+                        gpointer map_data, GError **error) {
+  (void)map_data;
+  return ranks_map(n, func, func_data, results, error);
+}
+
+static void on_progress(guint64 done, guint64 total, gpointer data) {
+  cli_progress_update(data, done, total, "trial runs");
+}
+
+/* The figure of the first row's victim with np scores. */
+static int save_figure(const Options *o, const AuditReport *rep, const char *set, guint victim) {
+  char *title = g_strdup_printf("%s, trust %s, attackers %s, victim %u", o->protocol, o->trust,
+                                set, victim);
+  GError *err = NULL;
+  gboolean ok = audit_figure_save(rep, title, o->figure, &err);
+  g_free(title);
+  if (ok)
+    return CLI_EXIT_OK;
+  fprintf(stderr, "dpgossip %s: --figure %s: %s\n", CMD, o->figure, err->message);
+  g_error_free(err);
+  return CLI_EXIT_FAILURE;
+}
+
+/* Every (attacker set, victim) audit, its rows appended to @rows. */
+static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip, PrivTrust trust,
+                     guint attacks, const CliAttackerSets *sets, gboolean mpi, GArray *rows) {
+  int status = CLI_EXIT_OK;
+  gboolean figured = o->figure == NULL || ranks_rank() != 0; /* rank 0 draws */
+  CliProgress *progress = cli_progress_new(CMD, o->quiet);
+  for (guint s = 0; status == CLI_EXIT_OK && s < cli_attacker_sets_n(sets); s++) {
+    const guint *set = cli_attacker_sets_members(sets, s);
+    guint set_n = cli_attacker_sets_size(sets, s);
+    GArray *victims = g_array_new(FALSE, FALSE, sizeof(guint));
+    if (!victims_of(o, topo_graph_n_nodes(g), set, set_n, victims))
+      status = CLI_EXIT_USAGE;
+    for (guint i = 0; status == CLI_EXIT_OK && i < victims->len; i++) {
+      AuditConfig a = {.graph = g, .gossip = gossip, .protocol = o->protocol, .mode = o->mode,
+                       .latency = o->latency,
+                       .sigma = o->sigma, .T = (guint)o->T, .dim = (guint)o->dim, .trust = trust,
+                       .attackers = set, .n_attackers = set_n,
+                       .victim = g_array_index(victims, guint, i), .trials = (guint)o->trials,
+                       .seed = (guint64)o->seed, .threads = (guint)o->threads,
+                       .progress = on_progress, .progress_data = progress,
+                       .map = mpi ? mpi_map : NULL};
+      AuditReport rep;
+      GError *err = NULL;
+      if (!audit_run(&a, attacks, &rep, &err)) {
+        fprintf(stderr, "dpgossip %s: %s\n", CMD, err->message);
+        status = cli_error_status(err);
+        g_clear_error(&err);
+      }
+      for (guint k = 0; status == CLI_EXIT_OK && k < rep.n_rows; k++) {
+        Row row = {.attackers = cli_attacker_sets_label(sets, s), .victim = a.victim,
+                   .r = rep.rows[k]};
+        g_array_append_val(rows, row);
+      }
+      if (status == CLI_EXIT_OK && !figured && rep.scores != NULL && isfinite(rep.mu)) {
+        char *label = cli_attacker_sets_label(sets, s);
+        status = save_figure(o, &rep, label, a.victim);
+        g_free(label);
+        figured = TRUE;
+      }
+      audit_report_clear(&rep);
+    }
+    g_array_unref(victims);
+  }
+  cli_progress_free(progress);
+  if (status == CLI_EXIT_OK && !figured) {
+    fprintf(stderr, "dpgossip %s: --figure %s: no protected victim was audited by the np "
+                    "attack: nothing to draw\n", CMD, o->figure);
+    status = CLI_EXIT_FAILURE;
+  }
+  return status;
+}
+
+/* The family's decision (audit_decide); each overstated row said on
+ * stderr. Returns whether one is. */
+static gboolean decide(GArray *rows) {
+  AuditResult **r = g_new(AuditResult *, MAX(rows->len, 1));
+  for (guint i = 0; i < rows->len; i++)
+    r[i] = &g_array_index(rows, Row, i).r;
+  guint overstated = audit_decide(r, rows->len);
+  g_free(r);
+  for (guint i = 0; i < rows->len; i++) {
+    const Row *row = &g_array_index(rows, Row, i);
+    if (row->r.status == AUDIT_OVERSTATED)
+      fprintf(stderr,
+              "dpgossip %s: error: attackers %s, victim %u: the %s attack reaches mu in "
+              "[%.4g, %.4g] (95%%), above the accounted mu = %.4g: the printed guarantee is "
+              "wrong\n",
+              CMD, row->attackers, row->victim, audit_attack_name(row->r.attack),
+              row->r.mu_emp_low, row->r.mu_emp_high, row->r.mu);
+  }
+  return overstated > 0;
+}
+
 int cli_cmd_audit(int argc, char **argv) {
+  /* Under mpirun or srun the scored trials are shared out; rank 0 prints. */
+  gboolean mpi = FALSE;
+  guint rank = 0, mpi_size = 1, mpi_local = 1;
+  if (!cli_mpi_join(CMD, &mpi, &rank, &mpi_size, &mpi_local))
+    return CLI_EXIT_FAILURE;
   Options o = {.T = 5, .trials = 1000, .dim = 0, .threads = 1, .seed = 1, .sigma = 1.0};
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o.protocol, "protocol spec (default dsgd)", "SPEC"},
@@ -134,12 +285,15 @@ int cli_cmd_audit(int argc, char **argv) {
       {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o.attackers, "attacker sets, as for account (required)", "SETS"},
       {"victim", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &o.victims, "victim node (repeatable) or all (required)", "V"},
       {"mode", 0, 0, G_OPTION_ARG_STRING, &o.mode, "sync|deadline:ms=D|stale:s=S (default sync)", "MODE"},
+      {"latency", 0, 0, G_OPTION_ARG_STRING, &o.latency, "constant:ms=D (default 0; deadline mode with D above the deadline)", "SPEC"},
       {"trials", 'n', 0, G_OPTION_ARG_INT, &o.trials, "runs per world (default 1000, >= 20)", "N"},
       {"seed", 's', 0, G_OPTION_ARG_INT64, &o.seed, "seed (default 1)", "SEED"},
-      {"attack", 0, 0, G_OPTION_ARG_STRING, &o.attack, "np|reconstruction|all (default all)", "A"},
+      {"attack", 0, 0, G_OPTION_ARG_STRING, &o.attack, "np|learned|reconstruction|all (default all: every attack that applies)", "A"},
       {"dim", 0, 0, G_OPTION_ARG_INT, &o.dim, "synthetic features (default: what the canary needs)", "D"},
       {"threads", 'j', 0, G_OPTION_ARG_INT, &o.threads, "threads (default 1; results do not depend on it)", "N"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &o.format, "table|json|csv (default table)", "F"},
+      {"figure", 0, 0, G_OPTION_ARG_FILENAME, &o.figure, "the first np row's empirical trade-off curve over the accounted GDP curve (.svg, .png, .pdf)", "FILE"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no progress on stderr", NULL},
       {NULL}};
   GOptionContext *ctx = g_option_context_new("- audit privacy guarantees by attacks on simulated runs");
   cli_graph_options_add(ctx, &o.graph);
@@ -150,39 +304,11 @@ int cli_cmd_audit(int argc, char **argv) {
     options_clear(&o);
     return CLI_EXIT_USAGE;
   }
-  int status = CLI_EXIT_OK;
   GError *err = NULL;
   CliFormat fmt = CLI_FORMAT_TABLE;
   PrivTrust trust = PRIV_TRUST_PNDP;
-  gboolean np = TRUE, recon = TRUE;
-  if (o.attack != NULL && !g_str_equal(o.attack, "all")) {
-    np = g_str_equal(o.attack, "np");
-    recon = g_str_equal(o.attack, "reconstruction");
-    if (!np && !recon)
-      status = cli_usage_error(CMD, "--attack: '%s' is not np, reconstruction or all", o.attack);
-  }
-  if (status == CLI_EXIT_OK && o.trust != NULL && !priv_trust_parse(o.trust, &trust, &err))
-    status = cli_usage_error(CMD, "--trust: %s", err->message);
-  if (status == CLI_EXIT_OK && o.format != NULL &&
-      !cli_format_parse(o.format, 1u << CLI_FORMAT_TABLE | 1u << CLI_FORMAT_JSON | 1u << CLI_FORMAT_CSV,
-                        &fmt, &err))
-    status = cli_usage_error(CMD, "%s", err->message);
-  if (status == CLI_EXIT_OK && (o.T < 1 || o.trials < 20 || o.dim < 0 || o.threads < 1 ||
-                                o.seed < 0 || !(o.sigma >= 0.0) || !isfinite(o.sigma)))
-    status = cli_usage_error(CMD, "-T >= 1, --trials >= 20, --dim >= 0, --threads >= 1, "
-                                  "--seed >= 0 and a finite --sigma >= 0 are required");
-  guint q = MIN((guint)MAX(o.T, 1), (guint)ceil(sqrt(2.0 * MAX(o.T, 1))) + 1);
-  if (status == CLI_EXIT_OK && o.dim > 0 && (guint)o.dim + 1 < q)
-    status = cli_usage_error(CMD, "--dim %d: the canary at T = %d needs models of %u parameters: "
-                                  "--dim %u or more (or leave it out)",
-                             o.dim, o.T, q, q - 1);
-  if (status == CLI_EXIT_OK && (o.attackers == NULL || o.victims == NULL))
-    status = cli_usage_error(CMD, "--attackers and --victim are required");
-  g_clear_error(&err);
-  if (o.trust == NULL)
-    o.trust = g_strdup("pndp");
-  if (o.protocol == NULL)
-    o.protocol = g_strdup("dsgd");
+  guint attacks = AUDIT_ATTACK_ALL;
+  int status = check_options(&o, &fmt, &trust, &attacks);
   TopoGraph *g = NULL;
   TopoGossipKind gossip = TOPO_GOSSIP_UNIFORM;
   CliAttackerSets sets;
@@ -205,62 +331,10 @@ int cli_cmd_audit(int argc, char **argv) {
     status = cli_usage_error(CMD, "%s", err->message);
   g_clear_error(&err);
   GArray *rows = g_array_new(FALSE, TRUE, sizeof(Row));
-  gboolean overstated = FALSE;
-  for (guint s = 0; status == CLI_EXIT_OK && s < cli_attacker_sets_n(&sets); s++) {
-    const guint *set = cli_attacker_sets_members(&sets, s);
-    guint set_n = cli_attacker_sets_size(&sets, s);
-    GArray *victims = g_array_new(FALSE, FALSE, sizeof(guint));
-    if (!victims_of(&o, topo_graph_n_nodes(g), set, set_n, victims))
-      status = CLI_EXIT_USAGE;
-    for (guint i = 0; status == CLI_EXIT_OK && i < victims->len; i++) {
-      CliAudit a = {.graph = g, .gossip = gossip, .protocol = o.protocol, .mode = o.mode, .sigma = o.sigma,
-                    .T = (guint)o.T, .dim = o.dim > 0 ? (guint)o.dim : MAX(q, 2) - 1,
-                    .trust = trust, .attackers = set, .n_attackers = set_n,
-                    .victim = g_array_index(victims, guint, i), .trials = (guint)o.trials,
-                    .seed = (guint64)o.seed, .threads = (guint)o.threads};
-      for (guint k = 0; k < 2 && status == CLI_EXIT_OK; k++) {
-        if ((k == 0 && !np) || (k == 1 && !recon))
-          continue;
-        Row row = {.victim = a.victim, .attack = k == 0 ? "np" : "reconstruction"};
-        gboolean ok = k == 0 ? cli_audit_np(&a, &row.r, &err) : cli_audit_reconstruct(&a, &row.r, &err);
-        if (!ok) {
-          fprintf(stderr, "dpgossip %s: %s\n", CMD, err->message);
-          status = cli_error_status(err);
-          g_clear_error(&err);
-          break;
-        }
-        /* Only the attacks that apply give rows (np on protected victims,
-         * reconstruction on exposed ones) unless one was asked for. */
-        if (np && recon && ((k == 0 && row.r.status == CLI_AUDIT_EXPOSED) ||
-                            (k == 1 && row.r.status == CLI_AUDIT_REFUSED)))
-          continue;
-        row.attackers = cli_attacker_sets_label(&sets, s);
-        g_array_append_val(rows, row);
-      }
-    }
-    g_array_unref(victims);
-  }
-  /* One decision for the family of np rows (Bonferroni), so that listing
-   * more victims does not make a false alarm likelier. */
-  guint family = 0;
-  for (guint i = 0; i < rows->len; i++)
-    family += !isnan(g_array_index(rows, Row, i).r.mu_emp);
-  for (guint i = 0; status == CLI_EXIT_OK && i < rows->len; i++) {
-    Row *row = &g_array_index(rows, Row, i);
-    if (isnan(row->r.mu_emp))
-      continue;
-    row->r.status = cli_audit_overstated(&row->r, family) ? CLI_AUDIT_OVERSTATED
-                                                           : CLI_AUDIT_CONSISTENT;
-    if (row->r.status == CLI_AUDIT_OVERSTATED) {
-      overstated = TRUE;
-      fprintf(stderr,
-              "dpgossip %s: error: attackers %s, victim %u: the attack reaches mu in "
-              "[%.4g, %.4g] (95%%), above the accounted mu = %.4g: the printed guarantee is "
-              "wrong\n",
-              CMD, row->attackers, row->victim, row->r.mu_emp_low, row->r.mu_emp_high, row->r.mu);
-    }
-  }
   if (status == CLI_EXIT_OK)
+    status = audit_all(&o, g, gossip, trust, attacks, &sets, mpi, rows);
+  gboolean overstated = status == CLI_EXIT_OK && rank == 0 && decide(rows);
+  if (status == CLI_EXIT_OK && rank == 0)
     print_rows(&o, fmt, rows);
   if (status == CLI_EXIT_OK && overstated)
     status = CLI_EXIT_FAILURE;
@@ -271,5 +345,6 @@ int cli_cmd_audit(int argc, char **argv) {
   if (g)
     topo_graph_free(g);
   options_clear(&o);
-  return status;
+  plot_shutdown(); /* cairo's font caches (--figure), for the leak checker */
+  return mpi ? ranks_finalize(status) : status;
 }

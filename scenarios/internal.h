@@ -92,6 +92,12 @@ typedef struct {
   gboolean dense_accountant; /* privacy.accountant = dense (observer path) */
   ScenCollusion *collusions;
   guint n_collusions;
+  /* audit (audit.victims given) */
+  gboolean audit;
+  guint *audit_victims; /* NULL: all */
+  guint n_audit_victims;
+  guint audit_trials;
+  guint audit_attacks; /* AuditAttack mask */
   /* output */
   char *out_dir;
   gboolean plots;
@@ -185,6 +191,7 @@ typedef struct {
   gboolean privacy_unresolved; /* some victim is (PRIV_UNRESOLVED_NOTE) */
   JsonNode *privacy_summary;   /* array */
   GArray *victims;             /* ScenVictimRow, for the figures */
+  GString *audit_csv;          /* SCEN_AUDIT_CSV_COLUMNS rows, or NULL without [audit] */
   gboolean has_task;
   guint T, k, b;
   ProtoEvalSample eval; /* what was evaluated */
@@ -211,6 +218,16 @@ gboolean scen_account_ldp_worst_mu(const ScenConfig *c, const double *C, double 
                                    GError **error);
 gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoObservedRun *obs,
                       ScenRunOutput *out, GError **error);
+
+/* The audits of [audit] (scenarios/audit.c): for every collusion set,
+ * trust model and victim, audit_run's rows into out->audit_csv, at the
+ * run's noise @sigma. Errors: the audits'; SCEN_ERROR_FAILED naming the
+ * first row whose guarantee an attack finds overstated (one Bonferroni
+ * decision over the point's rows). */
+#define SCEN_AUDIT_CSV_COLUMNS                                                                     \
+  "collusion,attackers,trust,victim,attack,mu,mu_canary,mu_test,mu_empirical,mu_empirical_low,"   \
+  "mu_empirical_high,mu_clopper_pearson_low,trials,reconstruction_error,status"
+gboolean scen_audit(const ScenConfig *c, double sigma, ScenRunOutput *out, GError **error);
 
 /* ---- Files ---- */
 

@@ -274,6 +274,12 @@ gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *reso
     ok = write_in(dir, "privacy.csv", p->str, p->len, error);
     g_string_free(p, TRUE);
   }
+  if (ok && o->audit_csv != NULL) {
+    GString *a = g_string_new(SCEN_AUDIT_CSV_COLUMNS "\n");
+    g_string_append_len(a, o->audit_csv->str, (gssize)o->audit_csv->len);
+    ok = write_in(dir, "audit.csv", a->str, a->len, error);
+    g_string_free(a, TRUE);
+  }
   ok = ok && write_in(dir, "scenario.resolved.ini", resolved_ini, strlen(resolved_ini), error);
   ok = ok && (!plots || scen_plot_point(dir, c, o, error));
   if (ok) {

@@ -7,7 +7,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "audit/audit.h"
 #include "scenarios/internal.h"
+#include "sim/link.h"
 #include "spec/spec.h"
 
 typedef struct {
@@ -39,6 +41,7 @@ void scen_config_free(ScenConfig *c) {
     g_free(c->collusions[i].nodes);
   }
   g_free(c->collusions);
+  g_free(c->audit_victims);
   g_free(c->out_dir);
   g_free(c->figure_ext);
   g_free(c);
@@ -696,6 +699,39 @@ static void resolve_privacy(R *r, ScenConfig *c) {
   g_free(v);
 }
 
+/* [audit]: the victims (ids below n, or all) and what the audit needs of
+ * the run: every trial must receive the same messages. */
+static void resolve_audit(R *r, ScenConfig *c) {
+  ScenLoc loc;
+  char *what = NULL, *v = NULL;
+  if (!get_typed(r, "audit", "victims", &v, &loc, &what))
+    return;
+  c->audit = TRUE;
+  c->audit_trials = (guint)get_u64(r, "audit", "trials", 1000, NULL);
+  char *attack = get_string(r, "audit", "attack", "all", NULL);
+  if (!audit_attack_parse(attack, &c->audit_attacks, NULL))
+    c->audit_attacks = AUDIT_ATTACK_ALL;
+  g_free(attack);
+  char **items = g_str_equal(v, "all") ? NULL : scen_split_list(v);
+  c->audit_victims = items ? g_new(guint, g_strv_length(items) + 1) : NULL;
+  for (guint i = 0; items != NULL && items[i] != NULL; i++) {
+    guint64 id = 0;
+    if (!g_ascii_string_to_unsigned(items[i], 10, 0, c->n ? c->n - 1 : G_MAXUINT, &id, NULL))
+      problem(r, loc, what, "'%s' is not a node id below %u (or all)", items[i], c->n);
+    c->audit_victims[c->n_audit_victims++] = (guint)id;
+  }
+  g_strfreev(items);
+  SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};
+  if (!c->schedule_static || c->loss_p > 0.0 ||
+      (c->latency && sim_latency_parse(c->latency, &lat, NULL) &&
+       lat.kind != SIM_LATENCY_CONSTANT))
+    problem(r, loc, what,
+            "an audit needs every trial to receive the same messages: a static topology, a "
+            "constant latency and no loss");
+  g_free(v);
+  g_free(what);
+}
+
 static void resolve_collusions(R *r, ScenConfig *c) {
   GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
   GPtrArray *secs = scen_doc_list_sections(r->sc->doc);
@@ -823,6 +859,7 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
   resolve_task(&r, c);
   resolve_privacy(&r, c);
   resolve_collusions(&r, c);
+  resolve_audit(&r, c);
 
   /* T, k, b. */
   ScenLoc loc;
@@ -858,6 +895,12 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
             c->b, c->rounds);
   g_free(what);
   what = NULL;
+  if (c->audit && c->b != 1 && get(&r, "audit", "victims", &loc, &what)) {
+    problem(&r, loc, what, "an audit takes the victim's record at every step (b = 1); "
+                           "privacy.participation_interval is %u", c->b);
+    g_free(what);
+    what = NULL;
+  }
   gboolean ee_given = FALSE;
   c->eval_every = (guint)get_u64(&r, "task", "eval_every", MAX(1, c->rounds / 20), &ee_given);
   c->eval_nodes = (guint)get_u64(&r, "task", "eval_nodes", 0, NULL);
@@ -1099,6 +1142,14 @@ char *scen_config_to_ini(const ScenConfig *c) {
     for (guint j = 0; j < c->collusions[i].n_nodes; j++)
       g_string_append_printf(s, "%s%u", j ? ";" : "", c->collusions[i].nodes[j]);
     g_string_append_c(s, '\n');
+  }
+  if (c->audit) {
+    g_string_append(s, "\n[audit]\nvictims = ");
+    for (guint i = 0; i < c->n_audit_victims; i++)
+      g_string_append_printf(s, "%s%u", i ? ";" : "", c->audit_victims[i]);
+    g_string_append_printf(s, "%s\ntrials = %u\n", c->audit_victims ? "" : "all", c->audit_trials);
+    kv(s, "attack", c->audit_attacks == AUDIT_ATTACK_ALL ? "all"
+                                                          : audit_attack_name(c->audit_attacks));
   }
   g_string_append(s, "\n[output]\n# dir is where this file was written; give --out to choose.\n");
   kv(s, "plots", c->plots ? "true" : "false");

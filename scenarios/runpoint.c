@@ -13,6 +13,8 @@ void scen_run_output_free(ScenRunOutput *o) {
   g_free(o->metrics);
   if (o->privacy_csv)
     g_string_free(o->privacy_csv, TRUE);
+  if (o->audit_csv)
+    g_string_free(o->audit_csv, TRUE);
   if (o->privacy_summary)
     json_node_unref(o->privacy_summary);
   if (o->victims)
@@ -259,7 +261,7 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
     out->metrics = g_memdup2(m, nm * sizeof *m);
     out->n_metrics = (guint)nm;
   }
-  if (!scen_account(c, C, sigma, orun, out, error))
+  if (!scen_account(c, C, sigma, orun, out, error) || !scen_audit(c, sigma, out, error))
     goto out;
   if (ctx && ctx->run_hook && !hook_finished(c, ctx, run, out, error))
     goto out;

@@ -107,6 +107,15 @@ static const ScenKeyInfo keys[] = {
     {"privacy", "accountant", SCEN_TYPE_ENUM, "streaming", NO_RANGE, 0, "streaming|dense",
      "observer path: streaming (per round, flat memory) or dense (every row, factorized at "
      "the end; the reference)"},
+    /* [audit] */
+    {"audit", "victims", SCEN_TYPE_STRING, NULL, NO_RANGE, SCEN_KEY_OPTIONAL, NULL,
+     "audit these victims (node ids joined by ';', or all: every node outside the set) "
+     "against each collusion set and trust model by attacks on simulated runs "
+     "(docs/audits.md); audit.csv. Needs a static topology, b = 1, a constant latency and no "
+     "loss"},
+    {"audit", "trials", SCEN_TYPE_UINT, "1000", 20, 1e9, 0, NULL, "simulated runs per world"},
+    {"audit", "attack", SCEN_TYPE_ENUM, "all", NO_RANGE, 0, "np|learned|reconstruction|all",
+     "the attack (all: every one that applies)"},
     /* [collusion.NAME] */
     {"collusion.*", "nodes", SCEN_TYPE_NODE_LIST, NULL, NO_RANGE, SCEN_KEY_REQUIRED, NULL,
      "the attacker sets: " SPEC_ATTACKERS_GRAMMAR " (7;40, the older form, is 7+40)"},
@@ -123,8 +132,9 @@ static const ScenKeyInfo keys[] = {
      "PNG resolution in dots per inch"},
 };
 
-static const char *const sections[] = {"simulation", "topology",    "network", "protocol", "task",
-                                       "privacy",    "collusion.*", "sweep",   "output",   NULL};
+static const char *const sections[] = {"simulation", "topology", "network",     "protocol",
+                                       "task",       "privacy",  "audit",       "collusion.*",
+                                       "sweep",      "output",   NULL};
 
 const ScenKeyInfo *scen_schema_keys(guint *n) {
   *n = G_N_ELEMENTS(keys);

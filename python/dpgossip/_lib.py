@@ -66,6 +66,25 @@ size_t dpg_account_options_size(void);
 DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err);
 typedef struct {
   DpgGraphSpec graph;
+  const char *protocol;
+  int rounds;
+  const char *trust;
+  const char *const *attackers;
+  const char *const *victims;
+  double sigma;
+  int trials;
+  int64_t seed;
+  const char *attack;
+  int dim;
+  int threads;
+  const char *mode, *latency;
+  const char *figure;
+} DpgAuditOptions;
+void dpg_audit_options_init(DpgAuditOptions *o);
+size_t dpg_audit_options_size(void);
+DpgTable *dpg_audit(const DpgAuditOptions *o, DpgError *err);
+typedef struct {
+  DpgGraphSpec graph;
   int epochs, batches;
   const char *workload;
   int band;
@@ -144,6 +163,7 @@ ffi, lib, LIBRARY = _open()
 # The declarations above copy api/dpgossip.h: a struct that changed there
 # must not be filled with a stale layout.
 for _name, _size in (("DpgAccountOptions", lib.dpg_account_options_size()),
+                     ("DpgAuditOptions", lib.dpg_audit_options_size()),
                      ("DpgMafaldaOptions", lib.dpg_mafalda_options_size()),
                      ("DpgTrainOptions", lib.dpg_train_options_size())):
     if ffi.sizeof(_name) != _size:

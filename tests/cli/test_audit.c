@@ -3,11 +3,16 @@
  *   - D-SGD on Florentine (T = 4) under LDP and PNDP: the accounted mu is
  *     the closed form where there is one (LDP: sqrt(T) / sigma), and the
  *     distinguishing audit's 95% interval reaches it, or lies below it
- *     within 10%;
+ *     within 10%; the learned attack's interval does not lie above it;
  *   - a broken protocol plugin (reused-noise: one draw where its provenance
- *     claims T) is reported as overstated, exit status 1;
- *   - reconstruction: exact where the accountant says unprotected (sigma = 0),
- *     refused where protected;
+ *     claims T) is reported as overstated by both attacks, exit status 1;
+ *   - reconstruction: exact where the accountant says unprotected (sigma = 0;
+ *     partial: exact on the steps that reach the attackers), refused where
+ *     protected;
+ *   - --attack learned gives the learned row alone; --figure writes the
+ *     trade-off figure, and fails when no victim has a finite mu;
+ *   - a scenario's [audit] section writes audit.csv with the command's rows
+ *     (same numbers to the last bit), and refuses victims beyond the graph;
  *   - results do not depend on the number of threads;
  *   - bad inputs are usage errors.
  * Fixed seeds: the assertions hold for these seeds (a 95% interval misses
@@ -15,6 +20,8 @@
  */
 #include <math.h>
 #include <string.h>
+
+#include <glib/gstdio.h>
 
 #include "cli_run.h"
 
@@ -40,7 +47,7 @@ static void audit_dsgd(const char *trust, double closed_form_1) {
   JsonParser *p = NULL;
   JsonObject *root = cli_run_json(&r, &p);
   for (guint i = 0; i < 2; i++) {
-    JsonObject *row = row_of(root, i);
+    JsonObject *row = row_of(root, 2 * i);
     g_assert_cmpstr(json_object_get_string_member(row, "attack"), ==, "np");
     g_assert_cmpstr(json_object_get_string_member(row, "status"), ==, "consistent");
     g_assert_cmpint(json_object_get_int_member(row, "trials"), ==, 400);
@@ -59,6 +66,17 @@ static void audit_dsgd(const char *trust, double closed_form_1) {
     g_assert_cmpfloat(num(row, "mu_clopper_pearson_low"), <=, mu);
     if (i == 0 && !isnan(closed_form_1))
       g_assert_cmpfloat_with_epsilon(mu, closed_form_1, 1e-9);
+    /* The learned attack: fitted on half the trials, scored on the rest; a
+     * lower bound that never lies above the accounted mu. */
+    JsonObject *l = row_of(root, 2 * i + 1);
+    g_assert_cmpstr(json_object_get_string_member(l, "attack"), ==, "learned");
+    g_assert_cmpstr(json_object_get_string_member(l, "status"), ==, "consistent");
+    g_assert_cmpint(json_object_get_int_member(l, "trials"), ==, 200);
+    g_assert_cmpfloat(num(l, "mu"), ==, mu);
+    g_assert_cmpfloat(num(l, "mu_empirical_low"), <=, mu);
+    /* Victim 1, a neighbour, is distinguished: the interval excludes 0. */
+    if (i == 0)
+      g_assert_cmpfloat(num(l, "mu_empirical_low"), >, 0.5);
   }
   g_object_unref(p);
   cli_run_clear(&r);
@@ -80,15 +98,29 @@ static void test_broken_plugin(void) {
                      "--trust", "ldp", "--trials", "200", "-p", "reused-noise", "--format", "json");
   g_unsetenv("DPGOSSIP_PLUGIN_PATH");
   g_assert_cmpint(r.status, ==, 1);
-  g_assert_nonnull(strstr(r.err, "victim 8: the attack reaches mu in"));
+  g_assert_nonnull(strstr(r.err, "victim 8: the np attack reaches mu in"));
+  g_assert_nonnull(strstr(r.err, "victim 8: the learned attack reaches mu in"));
   g_assert_nonnull(strstr(r.err, "the printed guarantee is wrong"));
   JsonParser *p = NULL;
-  JsonObject *row = row_of(cli_run_json(&r, &p), 0);
-  g_assert_cmpstr(json_object_get_string_member(row, "status"), ==, "overstated");
-  g_assert_cmpfloat_with_epsilon(num(row, "mu"), 2.0, 1e-9);
-  g_assert_cmpfloat(num(row, "mu_empirical_low"), >, 2.0);
+  JsonObject *root = cli_run_json(&r, &p);
+  for (guint i = 0; i < 2; i++) {
+    JsonObject *row = row_of(root, i);
+    g_assert_cmpstr(json_object_get_string_member(row, "attack"), ==, i == 0 ? "np" : "learned");
+    g_assert_cmpstr(json_object_get_string_member(row, "status"), ==, "overstated");
+    g_assert_cmpfloat_with_epsilon(num(row, "mu"), 2.0, 1e-9);
+    g_assert_cmpfloat(num(row, "mu_empirical_low"), >, 2.0);
+  }
   g_object_unref(p);
   cli_run_clear(&r);
+}
+
+/* The numbers of a CSV line from field @first on (the status excluded). */
+static void csv_numbers(const char *line, guint first, double *out, guint n) {
+  gchar **f = g_strsplit(line, ",", -1);
+  g_assert_cmpuint(g_strv_length(f), >=, first + n + 1);
+  for (guint i = 0; i < n; i++)
+    out[i] = g_ascii_strtod(f[first + i], NULL);
+  g_strfreev(f);
 }
 
 static void test_reconstruction(void) {
@@ -118,9 +150,88 @@ static void test_reconstruction(void) {
   r = cli_run("audit", "--generate", "florentine", "-T", "4", "-a", "0", "--victim", "2",
               "--sigma", "0", "--format", "csv");
   g_assert_cmpint(r.status, ==, 0);
-  g_assert_nonnull(strstr(r.out, "0,2,reconstruction,inf,"));
-  g_assert_nonnull(strstr(r.out, ",partial\n"));
+  const char *line = strstr(r.out, "0,2,reconstruction,inf,");
+  g_assert_nonnull(line);
+  g_assert_nonnull(strstr(line, ",partial\n"));
+  /* The steps that do reach it are recovered exactly. */
+  double x[9];
+  csv_numbers(line, 3, x, 9);
+  g_assert_cmpfloat(x[8], <, 1e-8);
   cli_run_clear(&r);
+}
+
+static void test_learned_and_figure(void) {
+  char *dir = g_dir_make_tmp("dpg-audit-XXXXXX", NULL);
+  char *svg = g_build_filename(dir, "tradeoff.svg", NULL);
+  CliRun r = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0", "--victim", "1",
+                     "--trials", "60", "--attack", "learned", "--figure", svg, "--format", "csv");
+  g_assert_cmpint(r.status, ==, 0);
+  gchar **lines = g_strsplit(r.out, "\n", -1);
+  g_assert_cmpuint(g_strv_length(lines), ==, 3); /* header, one row, "" */
+  g_assert_true(g_str_has_prefix(lines[1], "0,1,learned,"));
+  g_strfreev(lines);
+  cli_run_clear(&r);
+  gchar *text = NULL;
+  g_assert_true(g_file_get_contents(svg, &text, NULL, NULL));
+  g_assert_nonnull(strstr(text, "<svg"));
+  g_free(text);
+  g_remove(svg);
+  /* Without noise the victim is exposed: no trade-off curve to draw. */
+  r = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0", "--victim", "1",
+              "--sigma", "0", "--figure", svg);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, "no protected victim was audited by the np attack"));
+  g_assert_false(g_file_test(svg, G_FILE_TEST_EXISTS));
+  cli_run_clear(&r);
+  g_rmdir(dir);
+  g_free(svg);
+  g_free(dir);
+}
+
+static void test_scenario_section(void) {
+  char *dir = g_dir_make_tmp("dpg-audit-scen-XXXXXX", NULL);
+  char *ini = g_build_filename(dir, "a.ini", NULL);
+  const char *text = "[simulation]\nrounds = 3\nseed = 5\n[topology]\ngenerate = florentine\n"
+                     "[privacy]\ntrust = pndp\n[collusion.pair]\nnodes = 0+5\n"
+                     "[audit]\nvictims = 1\ntrials = 40\n[output]\nplots = false\n";
+  g_assert_true(g_file_set_contents(ini, text, -1, NULL));
+  CliRun r = cli_run("run", ini, "-q");
+  if (r.status != 0)
+    g_error("%s", r.err);
+  cli_run_clear(&r);
+  char *csv = g_build_filename(dir, "results", "a", "audit.csv", NULL), *got = NULL;
+  g_assert_true(g_file_get_contents(csv, &got, NULL, NULL));
+  r = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0+5", "--victim", "1",
+              "--trials", "40", "--seed", "5", "--format", "csv");
+  g_assert_cmpint(r.status, ==, 0);
+  gchar **a = g_strsplit(got, "\n", -1), **b = g_strsplit(r.out, "\n", -1);
+  g_assert_cmpuint(g_strv_length(a), ==, 4); /* header, np, learned, "" */
+  g_assert_cmpuint(g_strv_length(b), ==, 4);
+  for (guint i = 1; i < 3; i++) {
+    g_assert_true(g_str_has_prefix(a[i], i == 1 ? "pair,0+5,pndp,1,np," : "pair,0+5,pndp,1,learned,"));
+    double x[9], y[9];
+    csv_numbers(a[i], 5, x, 9); /* mu ... reconstruction_error */
+    csv_numbers(b[i], 3, y, 9);
+    for (guint j = 0; j < 9; j++)
+      g_assert_true(x[j] == y[j] || (isnan(x[j]) && isnan(y[j])));
+  }
+  g_strfreev(a);
+  g_strfreev(b);
+  cli_run_clear(&r);
+  g_free(got);
+  /* A victim beyond the graph is a problem at its line. */
+  g_assert_true(g_file_set_contents(ini, "[topology]\ngenerate = florentine\n"
+                                         "[collusion.x]\nnodes = 0\n[audit]\nvictims = 99\n",
+                                    -1, NULL));
+  r = cli_run("validate", ini);
+  g_assert_cmpint(r.status, ==, 1); /* validate: 1 for a scenario with problems */
+  g_assert_nonnull(strstr(r.err, "a.ini:6: audit.victims: '99' is not a node id below 15"));
+  cli_run_clear(&r);
+  char *rm[] = {"rm", "-rf", dir, NULL};
+  g_spawn_sync(NULL, rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+  g_free(csv);
+  g_free(ini);
+  g_free(dir);
 }
 
 static void test_threads(void) {
@@ -142,9 +253,11 @@ static void test_bad_inputs(void) {
       {"--victim", "99", "not a node id below 15"},
       {"--victim", "0", "is in the attacker set"},
       {"--trials", "5", "--trials >= 20"},
-      {"--attack", "guess", "'guess' is not np, reconstruction or all"},
+      {"--attack", "guess", "'guess' is not np, learned, reconstruction or all"},
       {"--trust", "nobody", "--trust"},
       {"--dim", "1", "--dim 4 or more"},
+      {"--latency", "uniform:min=1,max=3", "give a constant latency"},
+      {"--latency", "fixed", "--latency:"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     const char *victim = g_str_equal(cases[i].opt, "--victim") ? cases[i].val : "1";
@@ -169,6 +282,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/audit/pndp", test_pndp);
   g_test_add_func("/audit/broken_plugin", test_broken_plugin);
   g_test_add_func("/audit/reconstruction", test_reconstruction);
+  g_test_add_func("/audit/learned_and_figure", test_learned_and_figure);
+  g_test_add_func("/audit/scenario_section", test_scenario_section);
   g_test_add_func("/audit/threads", test_threads);
   g_test_add_func("/audit/bad_inputs", test_bad_inputs);
   return g_test_run();

@@ -535,6 +535,21 @@ static void test_account_attackers(void) {
   cli_run_clear(&b);
 }
 
+/* The audit's scored trials, in two blocks over three ranks: the same
+ * rows as one process, to the last bit. */
+static void test_audit_trials(void) {
+  const char *args[] = {"audit", "--generate", "florentine", "-T", "3", "-a", "0", "--victim",
+                        "1", "--trials", "2100", "--attack", "np", "--format", "csv", NULL};
+  CliRun a = cli_run_v(args), b = mpi_run_v(3, args);
+  g_assert_cmpint(a.status, ==, 0);
+  if (b.status != 0)
+    g_error("mpirun failed (%d): %s", b.status, b.err);
+  g_assert_cmpstr(a.out, ==, b.out);
+  g_assert_nonnull(strstr(a.out, "\n0,1,np,"));
+  cli_run_clear(&a);
+  cli_run_clear(&b);
+}
+
 /* A binary built without MPI, started as one of 3 copies (the variables a
  * launcher sets), refuses instead of running the sweep 3 times. */
 static void test_not_built_with_mpi(void) {
@@ -584,6 +599,7 @@ int main(int argc, char **argv) {
     g_test_add_func("/run-mpi/hung-rank", test_hung_rank);
     g_test_add_func("/run-mpi/figure-attackers", test_figure_attackers);
     g_test_add_func("/run-mpi/account-attackers", test_account_attackers);
+    g_test_add_func("/run-mpi/audit-trials", test_audit_trials);
   }
   return g_test_run();
 }

@@ -1,0 +1,238 @@
+/*
+ * api/audit.c: dpg_audit, `dpgossip audit` as a table, by the same code
+ * (audit/audit.h); the options checked as the command checks them.
+ */
+#include <math.h>
+
+#include "api/internal.h"
+#include "audit/audit.h"
+#include "sim/link.h"
+#include "spec/spec.h"
+
+void dpg_audit_options_init(DpgAuditOptions *o) {
+  *o = (DpgAuditOptions){.rounds = 5, .sigma = 1.0, .trials = 1000, .seed = 1, .threads = 1};
+}
+
+size_t dpg_audit_options_size(void) {
+  return sizeof(DpgAuditOptions);
+}
+
+/* The options the command checks before building anything. */
+static gboolean check_options(const DpgAuditOptions *o, PrivTrust *trust, guint *attacks,
+                              DpgError *err) {
+  GError *error = NULL;
+  if (o->attack != NULL && !audit_attack_parse(o->attack, attacks, &error))
+    return dpg_fail(err, error, 2), FALSE;
+  if (o->trust != NULL && !priv_trust_parse(o->trust, trust, &error)) {
+    g_prefix_error(&error, "--trust: ");
+    return dpg_fail(err, error, 2), FALSE;
+  }
+  if (o->rounds < 1 || o->trials < 20 || o->dim < 0 || o->threads < 1 || o->seed < 0 ||
+      !(o->sigma >= 0.0) || !isfinite(o->sigma))
+    return dpg_usage(err, "-T >= 1, --trials >= 20, --dim >= 0, --threads >= 1, "
+                          "--seed >= 0 and a finite --sigma >= 0 are required"),
+           FALSE;
+  guint need = audit_default_dim((guint)o->rounds);
+  if (o->dim > 0 && (guint)o->dim < need)
+    return dpg_usage(err,
+                     "--dim %d: the canary at T = %d needs models of %u parameters: "
+                     "--dim %u or more (or leave it out)",
+                     o->dim, o->rounds, need + 1, need),
+           FALSE;
+  SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};
+  if (o->latency != NULL && !sim_latency_parse(o->latency, &lat, &error)) {
+    g_prefix_error(&error, "--latency: ");
+    return dpg_fail(err, error, 2), FALSE;
+  }
+  if (lat.kind != SIM_LATENCY_CONSTANT)
+    return dpg_usage(err,
+                     "--latency %s: every trial must receive the same messages: give a "
+                     "constant latency (constant:ms=D)",
+                     o->latency),
+           FALSE;
+  if (o->attackers == NULL || o->attackers[0] == NULL || o->victims == NULL ||
+      o->victims[0] == NULL)
+    return dpg_usage(err, "--attackers and --victim are required"), FALSE;
+  return TRUE;
+}
+
+/* The victims of @o outside @set (ids or "all"), or FALSE with a usage error. */
+static gboolean victims_of(const DpgAuditOptions *o, guint n, const guint *set, guint size,
+                           GArray *out, DpgError *err) {
+  for (guint i = 0; o->victims[i] != NULL; i++) {
+    guint64 v = 0;
+    gboolean all = g_str_equal(o->victims[i], "all");
+    if (!all && (!g_ascii_string_to_unsigned(o->victims[i], 10, 0, n - 1, &v, NULL)))
+      return dpg_usage(err, "--victim: '%s' is not a node id below %u (or 'all')", o->victims[i],
+                       n),
+             FALSE;
+    for (guint u = all ? 0 : (guint)v; u < (all ? n : (guint)v + 1); u++) {
+      gboolean member = FALSE;
+      for (guint j = 0; j < size; j++)
+        member |= set[j] == u;
+      if (member && !all)
+        return dpg_usage(err, "--victim %u is in the attacker set: a victim must be another node",
+                         u),
+               FALSE;
+      if (!member)
+        g_array_append_val(out, u);
+    }
+  }
+  return TRUE;
+}
+
+typedef struct {
+  char *attackers;
+  guint victim;
+  AuditResult r;
+} Row;
+
+static DpgTable *tabulate(const DpgAuditOptions *o, GArray *rows) {
+  AuditResult **r = g_new(AuditResult *, MAX(rows->len, 1));
+  for (guint i = 0; i < rows->len; i++)
+    r[i] = &g_array_index(rows, Row, i).r;
+  guint overstated = audit_decide(r, rows->len);
+  g_free(r);
+  DpgTable *t = dpg_table_new();
+  static const char *const nums[] = {"mu",
+                                     "mu_canary",
+                                     "mu_test",
+                                     "mu_empirical",
+                                     "mu_empirical_low",
+                                     "mu_empirical_high",
+                                     "mu_clopper_pearson_low"};
+  guint ca = dpg_table_add_col(t, "attackers", DPG_COL_STRING);
+  guint cv = dpg_table_add_col(t, "victim", DPG_COL_INT);
+  guint ck = dpg_table_add_col(t, "attack", DPG_COL_STRING);
+  guint cn[G_N_ELEMENTS(nums)];
+  for (guint j = 0; j < G_N_ELEMENTS(nums); j++)
+    cn[j] = dpg_table_add_col(t, nums[j], DPG_COL_DOUBLE);
+  guint ct = dpg_table_add_col(t, "trials", DPG_COL_INT);
+  guint ce = dpg_table_add_col(t, "reconstruction_error", DPG_COL_DOUBLE);
+  guint cs = dpg_table_add_col(t, "status", DPG_COL_STRING);
+  for (guint i = 0; i < rows->len; i++) {
+    const Row *row = &g_array_index(rows, Row, i);
+    const double v[] = {row->r.mu,         row->r.mu_canary,   row->r.mu_test,  row->r.mu_emp,
+                        row->r.mu_emp_low, row->r.mu_emp_high, row->r.mu_cp_low};
+    dpg_table_push_string(t, ca, row->attackers);
+    dpg_table_push_int(t, cv, row->victim);
+    dpg_table_push_string(t, ck, audit_attack_name(row->r.attack));
+    for (guint j = 0; j < G_N_ELEMENTS(nums); j++)
+      dpg_table_push_double(t, cn[j], v[j]);
+    dpg_table_push_int(t, ct, row->r.trials);
+    dpg_table_push_double(t, ce, row->r.reconstruction_error);
+    dpg_table_push_string(t, cs, audit_status_name(row->r.status));
+    dpg_table_end_row(t);
+  }
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  dpg_table_set_attr(t, "protocol", o->protocol ? o->protocol : "dsgd");
+  dpg_table_set_attr(t, "trust", o->trust ? o->trust : "pndp");
+  dpg_table_set_attr_printf(t, "rounds", "%d", o->rounds);
+  dpg_table_set_attr(t, "sigma", g_ascii_dtostr(buf, sizeof buf, o->sigma));
+  dpg_table_set_attr_printf(t, "seed", "%" G_GINT64_FORMAT, (gint64)o->seed);
+  dpg_table_set_attr(t, "confidence",
+                     "95% per row; overstated: one-sided, Bonferroni over the "
+                     "np and learned rows (family-wise 2.5%)");
+  dpg_table_set_attr_printf(t, "overstated", "%u", overstated);
+  return t;
+}
+
+/* Every (attacker set, victim) audit into @rows; FALSE with @err set. */
+static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGossipKind gossip,
+                          PrivTrust trust, guint attacks, SpecAttackers *sets, GArray *rows,
+                          DpgError *err) {
+  guint n = topo_graph_n_nodes(g);
+  gboolean figured = o->figure == NULL;
+  for (guint s = 0; s < spec_attackers_n_sets(sets, n); s++) {
+    guint size = 0;
+    const guint *set = spec_attackers_members(sets, s, NULL, &size);
+    g_autoptr(GArray) victims = g_array_new(FALSE, FALSE, sizeof(guint));
+    if (!victims_of(o, n, set, size, victims, err))
+      return FALSE;
+    for (guint i = 0; i < victims->len; i++) {
+      AuditConfig a = {.graph = g,
+                       .gossip = gossip,
+                       .protocol = o->protocol ? o->protocol : "dsgd",
+                       .mode = o->mode,
+                       .latency = o->latency,
+                       .sigma = o->sigma,
+                       .T = (guint)o->rounds,
+                       .dim = (guint)o->dim,
+                       .trust = trust,
+                       .attackers = set,
+                       .n_attackers = size,
+                       .victim = g_array_index(victims, guint, i),
+                       .trials = (guint)o->trials,
+                       .seed = (guint64)o->seed,
+                       .threads = (guint)o->threads,
+                       .cancel = dpg_cancel_flag()};
+      AuditReport rep;
+      GError *error = NULL;
+      gboolean ok = audit_run(&a, attacks, &rep, &error);
+      if (ok && !figured && rep.scores != NULL && isfinite(rep.mu)) {
+        ok = audit_figure_save(&rep, NULL, o->figure, &error);
+        figured = TRUE;
+      }
+      for (guint k = 0; ok && k < rep.n_rows; k++) {
+        Row row = {
+            .attackers = spec_attackers_label(sets, s), .victim = a.victim, .r = rep.rows[k]};
+        g_array_append_val(rows, row);
+      }
+      audit_report_clear(&rep);
+      if (!ok)
+        return dpg_fail(err, error, dpg_error_status(error)), FALSE;
+    }
+  }
+  if (!figured)
+    return dpg_fail(err,
+                    g_error_new(PROTO_ERROR, PROTO_ERROR_FAILED,
+                                "--figure %s: no protected victim was audited by the np attack: "
+                                "nothing to draw",
+                                o->figure),
+                    1),
+           FALSE;
+  return TRUE;
+}
+
+DpgTable *dpg_audit(const DpgAuditOptions *o, DpgError *err) {
+  dpg_enter();
+  PrivTrust trust = PRIV_TRUST_PNDP;
+  guint attacks = AUDIT_ATTACK_ALL;
+  if (!check_options(o, &trust, &attacks, err))
+    return NULL;
+  GError *error = NULL;
+  TopoGossipKind gossip;
+  if (!dpg_graph_gossip(&o->graph, &gossip, &error))
+    return dpg_fail(err, error, 2);
+  SpecAttackers sets;
+  spec_attackers_init(&sets);
+  for (guint i = 0; o->attackers[i] != NULL; i++)
+    if (!spec_attackers_parse(&sets, o->attackers[i], 0, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                              &error)) {
+      g_prefix_error(&error, "--attackers: ");
+      spec_attackers_clear(&sets);
+      return dpg_fail(err, error, 2);
+    }
+  TopoGraph *g = dpg_graph_build(&o->graph, &error);
+  DpgTable *t = NULL;
+  GArray *rows = g_array_new(FALSE, TRUE, sizeof(Row));
+  if (g == NULL) {
+    dpg_fail(err, error, dpg_graph_status(&o->graph, error));
+  } else if (!spec_attackers_check(&sets, topo_graph_n_nodes(g),
+                                   o->graph.path ? o->graph.path : o->graph.generate,
+                                   G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, &error)) {
+    g_prefix_error(&error, "--attackers: ");
+    dpg_fail(err, error, 2);
+  } else {
+    spec_attackers_expand(&sets, topo_graph_n_nodes(g));
+    if (audit_all(o, g, gossip, trust, attacks, &sets, rows, err))
+      t = tabulate(o, rows);
+  }
+  for (guint i = 0; i < rows->len; i++)
+    g_free(g_array_index(rows, Row, i).attackers);
+  g_array_unref(rows);
+  spec_attackers_clear(&sets);
+  if (g != NULL)
+    topo_graph_free(g);
+  return t;
+}

@@ -1,0 +1,193 @@
+/*
+ * audit/audit.h: privacy audits (docs/design.md, "Audits"; docs/audits.md):
+ * simulate the real protocol with numbers, in two worlds (the victim's
+ * gradients a worst-case canary, or zero), and attack what the attacker
+ * set received. Three attacks:
+ *  - np: the Neyman-Pearson test built from the accountant's view
+ *    O = A G + B Z (tight: its trade-off curve is G_mu when the accountant
+ *    is right);
+ *  - learned: a ridge-regularised Fisher discriminant fitted on training
+ *    trials of the received values only (neither A nor B), scored on fresh
+ *    trials, so that noise the accountant wrongly thinks independent cannot
+ *    hide behind the accountant's own model;
+ *  - reconstruction: where the accountant says unprotected, the victim's
+ *    gradients recovered from one run's received values.
+ * Trials run on threads; trial i of world w draws from a seed derived from
+ * (seed, w, i) only, so results do not depend on the thread count.
+ * Conventions: public names carry the audit_ prefix; errors travel in the
+ * domains of the modules below (PROTO_ERROR, PRIV_ERROR, PLOT_ERROR).
+ */
+#ifndef DPG_AUDIT_H
+#define DPG_AUDIT_H
+
+#include <glib.h>
+
+#include "privacy/privacy.h"
+#include "topologies/topologies.h"
+
+G_BEGIN_DECLS
+
+/* The attacks, as bits of a mask. */
+typedef enum {
+  AUDIT_ATTACK_NP = 1u << 0,
+  AUDIT_ATTACK_LEARNED = 1u << 1,
+  AUDIT_ATTACK_RECONSTRUCTION = 1u << 2,
+} AuditAttack;
+#define AUDIT_ATTACK_ALL (AUDIT_ATTACK_NP | AUDIT_ATTACK_LEARNED | AUDIT_ATTACK_RECONSTRUCTION)
+
+/* Progress: @done of @total trial runs finished (called from the thread
+ * that started the audit, at most ~100 times per audit). */
+typedef void (*AuditProgressFunc)(guint64 done, guint64 total, gpointer user_data);
+
+/* Work items and their distribution, as ranks_map's (scenarios/
+ * scenarios.h): @map computes the @n items of @func, each rank of an MPI
+ * job some, and gives the results in item order on one rank (*@results a
+ * g_new array of @n GBytes there, NULL elsewhere). */
+typedef GBytes *(*AuditItemFunc)(guint i, gpointer data, GError **error);
+typedef gboolean (*AuditMapFunc)(guint n, AuditItemFunc func, gpointer func_data, GBytes ***results,
+                                 gpointer map_data, GError **error);
+
+/* One audit: strings and arrays borrowed. */
+typedef struct {
+  const TopoGraph *graph;
+  TopoGossipKind gossip;
+  const char *protocol; /* registry spec */
+  const char *mode;     /* NULL: sync */
+  const char *latency;  /* NULL: constant:ms=0; only constant latencies: every
+                         * trial must see the same messages */
+  double sigma;         /* >= 0 */
+  guint T;              /* steps, the victim's record used at every one (b = 1) */
+  guint dim;            /* synthetic features: models have dim + 1 parameters;
+                         * 0: what the canary needs (audit_default_dim) */
+  PrivTrust trust;
+  const guint *attackers;
+  guint n_attackers;
+  guint victim;
+  guint trials;               /* per world, >= 20 */
+  guint64 seed;               /* trial i of world w runs with a seed derived from (seed, w, i) */
+  guint threads;              /* >= 1; results do not depend on it */
+  AuditProgressFunc progress; /* nullable */
+  gpointer progress_data;
+  const gint *cancel; /* nullable: when it reads non-zero, the audit stops
+                       * with PROTO_ERROR_CANCELLED at the next trial */
+  /* Nullable: spreads the scored trials (in blocks of a fixed size, so the
+   * results do not depend on how) over the ranks of an MPI job; NULL: all
+   * here. Every rank runs the view and the learned attack's fit itself. */
+  AuditMapFunc map;
+  gpointer map_data;
+} AuditConfig;
+
+typedef enum {
+  AUDIT_CONSISTENT, /* the interval reaches the accounted mu or lies below it */
+  AUDIT_OVERSTATED, /* the whole interval lies above the accounted mu */
+  AUDIT_EXPOSED,    /* the accountant says unprotected: reconstruction only */
+  AUDIT_REFUSED,    /* reconstruction on a protected victim, or a distinguishing
+                     * attack on an unresolved one */
+  AUDIT_PARTIAL,    /* exposed, but some of its steps never reach the attackers
+                     * noise-free: those steps are not reconstructed, the error
+                     * is over the others */
+} AuditStatus;
+
+/* One attack's row. */
+typedef struct {
+  AuditAttack attack;
+  double mu;        /* accounted, exact sensitivity (INFINITY: unprotected) */
+  double mu_canary; /* what the canary attains under the accountant's X_v (<= mu) */
+  /* np: the test's own mu, sqrt(m^T (B B^T)^+ m) on the values it reads (<= mu_canary) */
+  double mu_test;
+  double mu_emp;                  /* (mean_1 - mean_0) / pooled standard deviation of the scores */
+  double mu_emp_se;               /* its standard error */
+  double mu_emp_low, mu_emp_high; /* its 95% interval (normal approximation) */
+  double mu_cp_low;               /* Clopper-Pearson lower bound (95%, held-out threshold) */
+  guint trials;                   /* scored trials per world (learned: those not used to fit) */
+  /* relative, NAN when not run (partial: over the steps the view determines) */
+  double reconstruction_error;
+  AuditStatus status;
+} AuditResult;
+
+/* The rows of one (attacker set, victim), and the np scores behind the
+ * empirical trade-off curve. */
+typedef struct {
+  PrivNodeStatus victim_status; /* the accountant's verdict */
+  double mu;                    /* accounted (INFINITY: unprotected, NAN: unresolved) */
+  AuditResult rows[3];
+  guint n_rows;
+  double *scores;     /* 2 x trials np scores (world 0, then world 1), or NULL */
+  guint n_scores;     /* per world */
+  gboolean elsewhere; /* the rows are on another rank of the MPI job (AuditConfig.map):
+                       * none here */
+} AuditReport;
+
+/*
+ * audit_run: the attacks of @attacks (a mask of AuditAttack) on @a's
+ * victim. One run with provenance gives the attacker's view O = A G + B Z
+ * and the accountant's verdict; the distinguishing attacks then share
+ * 2 @a->trials runs without provenance (the learned attack fits on the
+ * first min(trials / 2, what 64 MB of received values hold) of each world
+ * and scores the rest); reconstruction takes one more run.
+ * With @attacks = AUDIT_ATTACK_ALL only the attacks that apply give rows
+ * (np and learned on protected victims, reconstruction on unprotected
+ * ones); a narrower mask gives each asked attack a row, AUDIT_REFUSED or
+ * AUDIT_EXPOSED where it does not apply. @out is filled (free with
+ * audit_report_clear, also after a failure).
+ * Errors: PROTO_ERROR_INVALID_ARGUMENT (no graph or protocol, T, dim,
+ * threads, trials, sigma, victim or attackers out of range, a latency that
+ * is not constant), SIM_ERROR_PARSE (a latency spec), those of the
+ * runs (PROTO_ERROR, ...), PRIV_ERROR_* from the accountant,
+ * PROTO_ERROR_FAILED when a trial observes other messages than the
+ * provenance run (a protocol whose message pattern depends on its noise) or
+ * a protocol adds public constants other than the initial model.
+ * Complexity: 2 trials runs; O(r^3) for r observed messages; the learned
+ * fit O(N D^2 + D^3) for N fitting trials and D distinct received values.
+ */
+gboolean audit_run(const AuditConfig *a, guint attacks, AuditReport *out, GError **error);
+
+/* audit_report_clear: frees what @r holds (NULL ignored). */
+void audit_report_clear(AuditReport *r);
+
+/* audit_default_dim: the synthetic features the canary needs at @T steps
+ * (models of q = min(T, ceil(sqrt(2T)) + 1) parameters). O(1). */
+guint audit_default_dim(guint T);
+
+const char *audit_status_name(AuditStatus s);
+const char *audit_attack_name(AuditAttack a);
+
+/*
+ * audit_attack_parse: "np", "learned", "reconstruction" or "all" into a
+ * mask. Errors: PROTO_ERROR_PARSE naming @text and the choices. O(1).
+ */
+gboolean audit_attack_parse(const char *text, guint *mask, GError **error);
+
+/*
+ * audit_overstated: whether the one-sided lower confidence bound
+ * mu_emp - z se, at level 1 - 0.025 / @family (Bonferroni over @family
+ * rows, so that a correct accountant is called overstated in any of them
+ * with probability at most 2.5%), lies above the accounted mu. FALSE for
+ * rows without an empirical mu. O(1).
+ */
+gboolean audit_overstated(const AuditResult *r, guint family);
+
+/*
+ * audit_decide: one decision for the family of the @n rows with an
+ * empirical mu (Bonferroni over them, audit_overstated), so that listing
+ * more victims does not make a false alarm likelier: sets each such row's
+ * status to AUDIT_OVERSTATED or AUDIT_CONSISTENT. Returns how many are
+ * overstated. O(n).
+ */
+guint audit_decide(AuditResult *const *rows, guint n);
+
+/*
+ * audit_figure_save: the empirical trade-off curve of @r's np scores (FNR
+ * against FPR over every threshold) over the GDP curve G_mu of the accounted
+ * mu (paper, GDP trade-off function beta(alpha) = Phi(Phi^-1(1 - alpha) - mu)),
+ * titled with @title (nullable), to @path (.svg, .png or .pdf; written to a
+ * temporary name and renamed into place).
+ * Errors: PROTO_ERROR_INVALID_ARGUMENT when @r has no np scores or no finite
+ * accounted mu; PLOT_ERROR_* from the plot. O(N log N) for N trials.
+ */
+gboolean audit_figure_save(const AuditReport *r, const char *title, const char *path,
+                           GError **error);
+
+G_END_DECLS
+
+#endif /* DPG_AUDIT_H */

@@ -1,0 +1,310 @@
+/*
+ * audit/view.c: one simulated run and what the attacker set receives; the
+ * attacker's view O = A G + B Z from the provenance run and the
+ * accountant's verdict on it.
+ *
+ * Every run trains a linear model on a synthetic task only to give the
+ * models d >= 1 numbers: the gradient hook of the runtime replaces every
+ * gradient slot (the victim's canary, zero elsewhere), so the values the
+ * attacker receives are the protocol's own noise, mixed by its own code.
+ * Public constants (the initial model, drawn from each run's seed) enter
+ * every message with one scalar weight per message, measured once in a
+ * noise-free run of the same schedule.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <cblas.h>
+#include <lapacke.h>
+
+#include "audit/internal.h"
+#include "protocols/protocols.h"
+#include "sim/rng.h"
+
+/* Relative eigenvalue cut of B B^T, as the accountant's rank cut of B. */
+#define RANK_TOL 1e-10
+
+static void fill_gradient(guint node, guint t, double *g, gsize d, gpointer data) {
+  const AuditGradients *gr = data;
+  if (node == gr->victim && gr->grads != NULL && t < gr->T && d == gr->p)
+    memcpy(g, gr->grads + (gsize)t * d, d * sizeof(double));
+  else
+    memset(g, 0, d * sizeof(double));
+}
+
+static void on_event(const SimBusEvent *ev, gpointer data) {
+  AuditSeen *s = data;
+  if (ev->message == NULL)
+    return;
+  gboolean own = ev->kind == SIM_BUS_MESSAGE_SENT && ev->from < s->n && s->is_member[ev->from];
+  gboolean wants = s->trust == PRIV_TRUST_PNDP ? own || (ev->kind == SIM_BUS_MESSAGE_DELIVERED &&
+                                                         ev->to < s->n && s->is_member[ev->to])
+                                               : ev->kind == SIM_BUS_MESSAGE_SENT;
+  const SimLinvec *payload = sim_message_provenance(ev->message);
+  if (!wants || payload == NULL || sim_linvec_dim(payload) != s->p)
+    return;
+  g_array_append_vals(s->values, sim_linvec_const_data(payload), s->p);
+  if (s->rows != NULL) {
+    g_ptr_array_add(s->rows, sim_linvec_dup(payload));
+    own = own && s->trust == PRIV_TRUST_PNDP;
+    g_array_append_val(s->own, own);
+  }
+  s->count++;
+}
+
+/* The run of @a; @run_out (optional) keeps it for its noise registry. */
+static gboolean run_keep(const AuditConfig *a, double sigma, guint64 seed, SimLinStorage storage,
+                         const AuditGradients *gr, AuditSeen *seen, double *init,
+                         ProtoRun **run_out, GError **error) {
+  guint n = topo_graph_n_nodes(a->graph);
+  /* Two records per node: the task only sizes the models (the gradient
+   * hook replaces every gradient), and a larger set costs time per run. */
+  char *dataset = g_strdup_printf("synthetic:linear,n=%u,d=%u,noise=0.1,seed=1", 2 * n, a->dim);
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = a->graph;
+  cfg.gossip = a->gossip;
+  cfg.protocol = a->protocol;
+  cfg.mode = a->mode;
+  cfg.latency = a->latency;
+  cfg.sigma = sigma;
+  cfg.clip = 1.0;
+  cfg.lr = 0.1;
+  cfg.epochs = a->T;
+  cfg.batches = 1;
+  cfg.dataset = dataset;
+  cfg.test_fraction = 0.0;
+  cfg.model = "linear";
+  cfg.storage = storage;
+  cfg.seed = seed;
+  ProtoRun *run = proto_run_new(&cfg, error);
+  g_free(dataset);
+  if (run == NULL)
+    return FALSE;
+  gboolean ok = learn_model_n_params(proto_run_learn_model(run)) == seen->p;
+  if (!ok)
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "audit: unexpected model size");
+  proto_run_set_gradient_func(run, fill_gradient, (gpointer)gr);
+  ok = ok && sim_bus_subscribe_kinds(sim_engine_bus(proto_run_engine(run)),
+                                     SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
+                                         SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DELIVERED),
+                                     on_event, seen, NULL, error) > 0;
+  ok = ok && proto_run_run(run, error);
+  if (ok)
+    memcpy(init, proto_run_initial_params(run), seen->p * sizeof(double));
+  if (ok && run_out != NULL)
+    *run_out = run;
+  else
+    proto_run_free(run);
+  return ok;
+}
+
+gboolean audit_run_once(const AuditConfig *a, double sigma, guint64 seed, gboolean provenance,
+                        const AuditGradients *gr, AuditSeen *seen, double *init, GError **error) {
+  return run_keep(a, sigma, seed, provenance ? SIM_LIN_DENSE : SIM_LIN_NONE, gr, seen, init, NULL,
+                  error);
+}
+
+void audit_seen_init(AuditSeen *s, const AuditConfig *a, const gboolean *is_member, gboolean rows) {
+  memset(s, 0, sizeof *s);
+  s->trust = a->trust;
+  s->is_member = is_member;
+  s->n = topo_graph_n_nodes(a->graph);
+  s->p = (gsize)a->dim + 1;
+  s->values = g_array_new(FALSE, FALSE, sizeof(double));
+  if (rows) {
+    s->rows = g_ptr_array_new_with_free_func((GDestroyNotify)sim_linvec_free);
+    s->own = g_array_new(FALSE, FALSE, sizeof(gboolean));
+  }
+}
+
+void audit_seen_clear(AuditSeen *s) {
+  if (s->values)
+    g_array_unref(s->values);
+  if (s->rows)
+    g_ptr_array_unref(s->rows);
+  if (s->own)
+    g_array_unref(s->own);
+  memset(s, 0, sizeof *s);
+}
+
+void audit_view_clear(AuditView *v) {
+  g_free(v->Av);
+  g_free(v->Q);
+  g_free(v->lam);
+  g_free(v->pub);
+  g_free(v->Xv);
+  memset(v, 0, sizeof *v);
+}
+
+/* The accountant on the provenance of the messages the set receives
+ * (@rows but its own), with the trust model's knowledge (the observer
+ * path's rules). */
+static gboolean account(const AuditConfig *a, GPtrArray *rows, const GArray *own,
+                        SimNoiseRegistry *reg, const gboolean *is_member, AuditView *v,
+                        GError **error) {
+  guint n = topo_graph_n_nodes(a->graph);
+  g_autoptr(PrivKnowledge) k = priv_knowledge_new(n, error);
+  if (k == NULL)
+    return FALSE;
+  for (guint i = 0; i < rows->len; i++)
+    if (!g_array_index(own, gboolean, i) &&
+        !priv_knowledge_add_linvec(k, g_ptr_array_index(rows, i), error))
+      return FALSE;
+  for (guint i = 0; i < a->n_attackers; i++)
+    if (!priv_knowledge_add_attacker(k, a->attackers[i], error))
+      return FALSE;
+  if (a->trust != PRIV_TRUST_LDP)
+    for (SimNoiseId id = 0; id < sim_noise_registry_count(reg); id++)
+      for (guint j = 0; j < sim_noise_n_owners(reg, id); j++) {
+        guint owner = sim_noise_owner(reg, id, j);
+        if (owner < n && is_member[owner])
+          priv_knowledge_know_noise(k, id);
+      }
+  PrivKnowledgeOptions opt = {.T = a->T, .clip = 1.0};
+  g_autoptr(PrivBlocks) blocks = priv_knowledge_blocks(k, &opt, error);
+  if (blocks == NULL)
+    return FALSE;
+  v->status = blocks->status[a->victim];
+  v->Xv = g_memdup2(priv_blocks_get(blocks, a->victim), sizeof(double) * a->T * a->T);
+  for (guint i = 0; i < a->T * a->T; i++)
+    v->Xv[i] /= blocks->scale * blocks->scale;
+  if (v->status != PRIV_NODE_PROTECTED) {
+    v->mu = v->status == PRIV_NODE_UNPROTECTED ? INFINITY : NAN;
+    return TRUE;
+  }
+  double s2 = 0.0;
+  if (!mf_gram_sensitivity2(v->Xv, a->T, 1, MF_SENSITIVITY_EXACT, &s2, error))
+    return FALSE;
+  v->mu = sqrt(s2);
+  return TRUE;
+}
+
+/* A_v and the noise matrix B (r x m) of the provenance rows. */
+static double *split_rows(const AuditConfig *a, GPtrArray *rows, guint m, AuditView *v) {
+  guint r = rows->len, n = topo_graph_n_nodes(a->graph);
+  v->Av = g_new0(double, (gsize)r * a->T);
+  double *B = g_new0(double, (gsize)r *MAX(m, 1));
+  for (guint i = 0; i < r; i++) {
+    SimLinvecIter it;
+    sim_linvec_iter_init(&it, g_ptr_array_index(rows, i), SIM_LIN_BOTH);
+    SimLinPart part;
+    guint32 col;
+    double c;
+    while (sim_linvec_iter_next(&it, &part, &col, &c)) {
+      if (part == SIM_LIN_GRAD && col % n == a->victim && col / n < a->T)
+        v->Av[(gsize)i * a->T + col / n] += c;
+      else if (part == SIM_LIN_NOISE && col < m)
+        B[(gsize)i * m + col] += c;
+    }
+  }
+  return B;
+}
+
+/* An orthonormal basis of range(B) with B B^T's eigenvalues there. */
+static gboolean noise_range(const double *B, guint r, guint m, AuditView *v, GError **error) {
+  double *K = g_new0(double, (gsize)r *r), *w = g_new(double, r);
+  if (m > 0)
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)r, (int)m, 1.0, B, (int)m, 0.0, K,
+                (int)r);
+  lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)r, K, (lapack_int)r, w);
+  if (info != 0) {
+    g_set_error(error, PRIV_ERROR, MF_ERROR_NUMERICAL, "audit: eigensolver failed (%d)",
+                (int)info);
+    g_free(K);
+    g_free(w);
+    return FALSE;
+  }
+  double top = r > 0 ? w[r - 1] : 0.0;
+  v->k = 0;
+  for (guint i = 0; i < r; i++)
+    if (top > 0.0 && w[i] > RANK_TOL * top)
+      v->k++;
+  v->Q = g_new(double, (gsize)r *MAX(v->k, 1));
+  v->lam = g_new(double, MAX(v->k, 1));
+  for (guint j = 0; j < v->k; j++) {
+    guint src = r - v->k + j;
+    v->lam[j] = w[src];
+    for (guint i = 0; i < r; i++)
+      v->Q[(gsize)i * v->k + j] = K[(gsize)i * r + src];
+  }
+  g_free(K);
+  g_free(w);
+  return TRUE;
+}
+
+/* The public weight of each message: its noise-free value over init. */
+static gboolean public_weights(const AuditConfig *a, const double *pub_values, const double *init,
+                               AuditView *v, GError **error) {
+  double ii = cblas_ddot((int)v->p, init, 1, init, 1);
+  v->pub = g_new(double, v->r);
+  for (guint i = 0; i < v->r; i++) {
+    const double *o = pub_values + (gsize)i * v->p;
+    v->pub[i] = ii > 0.0 ? cblas_ddot((int)v->p, o, 1, init, 1) / ii : 0.0;
+    double res = 0.0;
+    for (gsize j = 0; j < v->p; j++)
+      res += (o[j] - v->pub[i] * init[j]) * (o[j] - v->pub[i] * init[j]);
+    if (sqrt(res) > 1e-9 * (1.0 + sqrt(ii) * fabs(v->pub[i]))) {
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                  "audit: protocol %s adds public constants other than the initial model to its "
+                  "messages; the audit cannot remove them",
+                  a->protocol);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean view_matrices(const AuditConfig *a, GPtrArray *rows, guint m,
+                              const double *pub_values, const double *init, AuditView *v,
+                              GError **error) {
+  v->r = rows->len;
+  v->T = a->T;
+  v->m = m;
+  v->p = (gsize)a->dim + 1;
+  double *B = split_rows(a, rows, m, v);
+  gboolean ok = noise_range(B, v->r, m, v, error);
+  g_free(B);
+  return ok && public_weights(a, pub_values, init, v, error);
+}
+
+gboolean audit_view_new(const AuditConfig *a, const gboolean *is_member, AuditView *v,
+                        GError **error) {
+  guint64 seed = sim_rng_stream_seed(a->seed, 0, AUDIT_SEED_PROVENANCE);
+  AuditGradients zero = {.victim = a->victim, .T = a->T, .p = (gsize)a->dim + 1};
+  AuditSeen prov, pub;
+  audit_seen_init(&prov, a, is_member, TRUE);
+  audit_seen_init(&pub, a, is_member, FALSE);
+  double *init = g_new(double, prov.p), *init_pub = g_new(double, prov.p);
+  ProtoRun *run = NULL;
+  gboolean ok = run_keep(a, a->sigma, seed, SIM_LIN_DENSE, &zero, &prov, init, &run, error) &&
+                run_keep(a, 0.0, seed, SIM_LIN_NONE, &zero, &pub, init_pub, NULL, error);
+  if (ok && pub.count != prov.count) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                "audit: the attacker set receives %u messages without noise but %u with it",
+                pub.count, prov.count);
+    ok = FALSE;
+  }
+  if (ok && prov.count == 0) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                "audit: the attacker set receives no message");
+    ok = FALSE;
+  }
+  SimNoiseRegistry *reg = run ? proto_context_noise(proto_run_context(run)) : NULL;
+  ok = ok && account(a, prov.rows, prov.own, reg, is_member, v, error) &&
+       view_matrices(a, prov.rows, sim_noise_registry_count(reg), (double *)pub.values->data,
+                     init_pub, v, error);
+  proto_run_free(run);
+  audit_seen_clear(&prov);
+  audit_seen_clear(&pub);
+  g_free(init);
+  g_free(init_pub);
+  return ok;
+}
+
+void audit_center(const AuditView *v, const AuditSeen *seen, const double *init, double *y) {
+  const double *o = (const double *)seen->values->data;
+  for (guint i = 0; i < v->r; i++)
+    for (gsize j = 0; j < v->p; j++)
+      y[(gsize)i * v->p + j] = o[(gsize)i * v->p + j] - v->pub[i] * init[j];
+}

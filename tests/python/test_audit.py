@@ -1,0 +1,66 @@
+"""dpgossip.audit against `dpgossip audit --format json` on the same inputs:
+the same rows to the last bit, the figure written (and refused without a
+protected victim), reconstruction without noise, and bad arguments as
+usage errors. (Plugins load into the dpgossip command only: the
+reused-noise audit is tested there.)"""
+
+import math
+
+import pytest
+
+import dpgossip
+
+
+def _same(a, b):
+    return (a is None and math.isnan(b)) or a == b or (math.isinf(b) and a is None)
+
+
+def test_audit_is_the_cli_one(cli):
+    args = ["--generate", "florentine", "-T", "4", "-a", "0+5", "--victim", "1",
+            "--victim", "8", "--trials", "60", "--trust", "pndp", "--seed", "4"]
+    want = cli.json("audit", *args)["victims"]
+    got = dpgossip.audit("florentine", rounds=4, attackers="0+5", victims=[1, 8], trials=60,
+                         trust="pndp", seed=4)
+    assert len(got) == len(want) == 4
+    for (_, row), w in zip(got.iterrows(), want):
+        assert row["attackers"] == w["attackers"] == "0+5"
+        assert row["victim"] == w["victim"]
+        assert row["attack"] == w["attack"]
+        assert row["status"] == w["status"] == "consistent"
+        assert row["trials"] == w["trials"]
+        for k in ("mu", "mu_canary", "mu_test", "mu_empirical", "mu_empirical_low",
+                  "mu_empirical_high", "mu_clopper_pearson_low", "reconstruction_error"):
+            assert _same(w[k], row[k]), (k, w[k], row[k])
+    assert got.attrs["overstated"] == 0
+
+
+def test_figure(tmp_path):
+    svg = tmp_path / "tradeoff.svg"
+    df = dpgossip.audit("florentine", rounds=3, attackers=0, victims=1, trials=40,
+                        attack="np", figure=svg)
+    assert list(df["attack"]) == ["np"]
+    assert svg.read_text().startswith("<?xml")
+    with pytest.raises(dpgossip.Error, match="no protected victim"):
+        dpgossip.audit("florentine", rounds=3, attackers=0, victims=1, sigma=0,
+                       figure=tmp_path / "none.svg")
+    assert not (tmp_path / "none.svg").exists()
+
+
+def test_reconstruction_without_noise():
+    df = dpgossip.audit("florentine", rounds=4, attackers=0, victims=1, trust="ldp", sigma=0)
+    assert list(df["attack"]) == ["reconstruction"]
+    assert df["status"][0] == "exposed"
+    assert df["reconstruction_error"][0] < 1e-8
+
+
+@pytest.mark.parametrize("kwargs,fragment", [
+    (dict(victims=99), "not a node id below 15"),
+    (dict(victims=0), "is in the attacker set"),
+    (dict(victims=1, trials=5), "--trials >= 20"),
+    (dict(victims=1, attack="guess"), "'guess' is not np, learned, reconstruction or all"),
+    (dict(victims=1, latency="uniform:min=1,max=3"), "give a constant latency"),
+    (dict(victims=[]), "--attackers and --victim are required"),
+])
+def test_bad_arguments(kwargs, fragment):
+    with pytest.raises(dpgossip.UsageError, match=fragment.replace("+", r"\+")):
+        dpgossip.audit("florentine", attackers=0, **kwargs)
