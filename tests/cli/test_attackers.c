@@ -8,7 +8,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 #define FLORENTINE "--generate", "florentine"
 #define ACCOUNT "account", FLORENTINE, "-T", "4", "--trust", "pndp"

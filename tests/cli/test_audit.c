@@ -16,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 static JsonObject *row_of(JsonObject *root, guint i) {
   JsonArray *v = json_object_get_array_member(root, "victims");

@@ -1,6 +1,6 @@
 /*
  * tests/cli/test_escape.c: what the commands print about a hostile input
- * file holds none of its raw bytes (issue 12): an ESC sequence, other
+ * file holds none of its raw bytes: an ESC sequence, other
  * control bytes or invalid UTF-8 quoted from an edge list (graph --graph),
  * a scenario (validate) or a CSV dataset (train) are shown escaped, so a
  * file cannot clear or retitle the user's terminal or fake output.
@@ -8,7 +8,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 /* No control byte but '\n' and no invalid UTF-8 in @text; @want is there. */
 static void assert_clean(const char *text, const char *want) {

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 #define SIGMA 2.0
 

@@ -7,7 +7,7 @@
 #include <glib/gstdio.h>
 #include <sys/wait.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 static void test_version(void) {
   CliRun r = cli_run("--version");
@@ -264,7 +264,7 @@ static void test_bad_inputs(void) {
   expect_error(2, "--bogus", (const char *const[]){"graph", "--bogus", NULL});
 }
 
-/* Issue 12: dropped self-loops and duplicates and renumbered labels are said,
+/* Dropped self-loops and duplicates and renumbered labels are said,
  * on stderr and in the JSON summary; a clean or generated graph says nothing. */
 static void test_load_notice(void) {
   char *path = cli_test_data_path("topo-dropped.edges");

@@ -1,6 +1,6 @@
 /*
  * tests/cli/test_option_values.c: values that used to be dropped, wrapped or
- * accepted only to fail later (issue 12): `run --seed -1` was ignored,
+ * accepted only to fail later: `run --seed -1` was ignored,
  * `train --seed -1` became 2^64 - 1, `replay --speed 1e-15` overflowed into
  * full speed, `train --test-fraction 0` printed a NaN loss with exit 0, and
  * `validate` passed synthetic:linear,d=0 that run rejected.
@@ -8,7 +8,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 static char *tmpdir;
 

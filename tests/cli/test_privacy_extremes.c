@@ -1,6 +1,6 @@
 /*
  * tests/cli/test_privacy_extremes.c: the privacy numbers `dpgossip account`,
- * `train` and `run` print at extreme scales (issue 12): sigma = 1e-200 or
+ * `train` and `run` print at extreme scales: sigma = 1e-200 or
  * 1e200, C_local times 1e154 or 1e-300, protocol.mu = 1e200. Each is the
  * truth, or an error, or inf; never 0 where the truth is positive. Before
  * the fix, every case below printed mu = 0 for some victim (or refused a
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 static double rel(double a, double b) {
   return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));

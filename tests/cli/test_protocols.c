@@ -8,7 +8,7 @@
 
 #include <glib/gstdio.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 static char *plugin(const char *name) {
   char *bindir = g_path_get_dirname(g_getenv("DPGOSSIP"));

@@ -1,5 +1,5 @@
 /*
- * tests/cli/test_run_mpi.c: `mpirun -n 3 dpgossip run` (issue 14): every
+ * tests/cli/test_run_mpi.c: `mpirun -n 3 dpgossip run`: every
  * output file byte for byte the one-process run's (the shipped default
  * sweep; a Mafalda sweep whose correlation file the other ranks read back;
  * rank 0 as a pure dispatcher), stdout from rank 0 only, resume, a failing
@@ -20,28 +20,12 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 #ifndef DPG_TEST_HAVE_MPI
 #define DPG_TEST_HAVE_MPI 0
 #endif
-
-static void rmtree(const char *path) {
-  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
-    GDir *d = g_dir_open(path, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name(d)) != NULL) {
-      char *p = g_build_filename(path, name, NULL);
-      rmtree(p);
-      g_free(p);
-    }
-    if (d)
-      g_dir_close(d);
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
-}
 
 /* Every file under @a and @b (relative names, sorted), with its bytes. */
 static void list_tree(const char *root, const char *rel, GPtrArray *names) {
@@ -202,7 +186,7 @@ static void test_identical(void) {
   g_assert_nonnull(strstr(b.out, "(0 run, 8 already finished)"));
   cli_run_clear(&b);
   cli_run_clear(&a);
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(ref);
   g_free(mpi);
   g_free(ini);
@@ -237,7 +221,7 @@ static void test_mafalda_dispatcher(void) {
   g_free(l0);
   cli_run_clear(&a);
   cli_run_clear(&b);
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(logs);
   g_free(ref);
   g_free(mpi);
@@ -272,7 +256,7 @@ static void test_failing_point(void) {
   g_assert_cmpuint(assert_same_tree(ref, mpi), ==, 2 * 5);
   cli_run_clear(&a);
   cli_run_clear(&b);
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(ref);
   g_free(mpi);
   g_free(ini);
@@ -407,7 +391,7 @@ static void test_killed_rank(void) {
   assert_same_tree(ref, mpi); /* the journal went with the rerun */
   cli_run_clear(&a);
   cli_run_clear(&b);
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(want);
   g_free(journal);
   g_free(point);
@@ -438,7 +422,7 @@ static void test_hung_rank(void) {
   if (strstr(err, want) == NULL)
     g_error("stderr does not say '%s': %s", want, err);
   g_assert_nonnull(strstr(err, "points failed:"));
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(want);
   g_free(point);
   g_free(err);
@@ -495,7 +479,7 @@ static void test_figure_attackers(void) {
     g_free(csv[k]);
     cli_run_clear(&r[k]);
   }
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(tmp);
 }
 
@@ -560,7 +544,7 @@ static void test_not_built_with_mpi(void) {
     g_free(e);
     g_strfreev(env);
   }
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(out);
   g_free(ini);
   g_free(tmp);

@@ -7,14 +7,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 #include "scenarios/scenarios.h"
-
-static void rmtree(const char *path) {
-  char *cmd = g_strdup_printf("rm -rf '%s'", path);
-  g_assert_cmpint(system(cmd), ==, 0);
-  g_free(cmd);
-}
 
 /* The whitespace-separated words of the line of @out that starts with
  * @prefix after @after (the first such line), NULL when there is none. */
@@ -167,7 +162,7 @@ static void test_default_story(void) {
   g_ptr_array_unref(priv);
   g_ptr_array_unref(groups);
   cli_run_clear(&r);
-  rmtree(dir);
+  test_rmtree(dir);
   g_free(out);
   g_free(ini);
   g_free(dir);
@@ -209,7 +204,7 @@ static void test_comma_spec(void) {
   g_ptr_array_unref(groups);
   g_strfreev(head);
   cli_run_clear(&r);
-  rmtree(dir);
+  test_rmtree(dir);
   g_free(out);
   g_free(ini);
   g_free(dir);
@@ -263,7 +258,7 @@ static void test_point_rounded_up(void) {
   }
   g_ptr_array_unref(priv);
   cli_run_clear(&r);
-  rmtree(dir);
+  test_rmtree(dir);
   g_free(out);
   g_free(ini);
   g_free(dir);

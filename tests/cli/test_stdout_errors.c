@@ -1,6 +1,6 @@
 /*
  * tests/cli/test_stdout_errors.c: output that cannot be written is a failure
- * (issue 12: `account --format csv > /dev/full` exited 0, as did graph,
+ * (`account --format csv > /dev/full` exited 0, as did graph,
  * replay --check and validate --keys).
  */
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 static void to_dev_full(gpointer data) {
   (void)data;

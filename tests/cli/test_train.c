@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 static char *tmpdir;
 
@@ -363,7 +363,7 @@ static void test_deterministic(void) {
   }
 }
 
-/* Issue 12: stale mode stalled on the first lost message. The command of the
+/* Stale mode stalled on the first lost message. The command of the
  * report completes, twice with the same bytes. */
 static void test_stale_loss(void) {
   char *texts[2];

@@ -6,29 +6,13 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 static char *write_tmp(const char *dir, const char *name, const char *text) {
   char *p = g_build_filename(dir, name, NULL);
   g_assert_true(g_file_set_contents(p, text, -1, NULL));
   return p;
-}
-
-static void rmtree(const char *path) {
-  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-    GDir *d = g_dir_open(path, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name(d)) != NULL) {
-      char *p = g_build_filename(path, name, NULL);
-      rmtree(p);
-      g_free(p);
-    }
-    if (d)
-      g_dir_close(d);
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
 }
 
 static void test_valid(void) {
@@ -189,7 +173,7 @@ static void test_checks_run_makes(void) {
     g_free(text);
     g_free(ini);
   }
-  rmtree(dir);
+  test_rmtree(dir);
   g_free(file);
   g_free(dir);
 }

@@ -11,7 +11,8 @@
 
 #include <glib/gstdio.h>
 
-#include "../cli/cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 typedef struct {
   GPtrArray *commands; /* char*: one shell command each, continuations joined */
@@ -63,23 +64,6 @@ static Tour tour_parse(const char *text) {
   g_string_free(cmd, TRUE);
   g_strfreev(lines);
   return t;
-}
-
-static void rmtree(const char *path) {
-  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
-    GDir *d = g_dir_open(path, 0, NULL);
-    const char *name;
-    while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
-      char *p = g_build_filename(path, name, NULL);
-      rmtree(p);
-      g_free(p);
-    }
-    if (d != NULL)
-      g_dir_close(d);
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
 }
 
 /* A folder that looks like the repository root to the tour's commands. */
@@ -151,13 +135,13 @@ static void test_tour(void) {
                  &error);
     g_assert_no_error(error);
     if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
-      rmtree(root);
+      test_rmtree(root);
       g_error("docs/guide.md tour: `%s` failed (wait status %d):\n%s", cmd, wait_status, err);
     }
     g_free(out);
     g_free(err);
   }
-  rmtree(root);
+  test_rmtree(root);
   g_free(root);
   tour_clear(&t);
   g_free(text);

@@ -1,5 +1,5 @@
 /*
- * tests/plugins/test_load.c: protocol plugins loaded at run time (issue 8).
+ * tests/plugins/test_load.c: protocol plugins loaded at run time.
  *   - the example plugin (examples/plugin-gossip-pairs, built in-tree) loads,
  *     registers, parses its parameters, and loads once per file;
  *   - bad plugins are refused with the reason and nothing registered:

@@ -11,6 +11,7 @@
 
 #include "plot/plot.h"
 #include "scenarios/scenarios.h"
+#include "tests/common/files.h"
 
 static const char *const base = "[simulation]\nseed = 3\nrounds = 6\n"
                                 "[topology]\ngenerate = florentine\n"
@@ -105,22 +106,6 @@ static GHashTable *run(const char *protocol_lines, const char *out) {
   return read_rdp(out);
 }
 
-static void remove_tree(const char *dir) {
-  GDir *d = g_dir_open(dir, 0, NULL);
-  const char *name;
-  while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
-    char *p = g_build_filename(dir, name, NULL);
-    if (g_file_test(p, G_FILE_TEST_IS_DIR))
-      remove_tree(p);
-    else
-      g_unlink(p);
-    g_free(p);
-  }
-  if (d != NULL)
-    g_dir_close(d);
-  g_rmdir(dir);
-}
-
 static void test_plugin_accounted_like_builtin(void) {
   char *root = g_dir_make_tmp("dpg-scen-out-XXXXXX", NULL);
   char *a = g_build_filename(root, "plugin", NULL), *b = g_build_filename(root, "builtin", NULL);
@@ -140,7 +125,7 @@ static void test_plugin_accounted_like_builtin(void) {
   }
   g_hash_table_unref(via_plugin);
   g_hash_table_unref(builtin);
-  remove_tree(root);
+  test_rmtree(root);
   g_free(a);
   g_free(b);
   g_free(root);

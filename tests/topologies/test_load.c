@@ -223,7 +223,7 @@ static void test_write_error(void) {
   topo_graph_free(g);
 }
 
-/* Issue 12: what the loader drops or renames is reported, not silent. */
+/* What the loader drops or renames is reported, not silent. */
 static void test_load_report(void) {
   char *path = data_path("topo-dropped.edges");
   GError *err = NULL;

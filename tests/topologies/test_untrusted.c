@@ -1,6 +1,6 @@
 /*
  * tests/topologies/test_untrusted.c: bytes of an edge list or a churn file
- * that an error quotes are escaped (issue 12): an ESC sequence, other
+ * that an error quotes are escaped: an ESC sequence, other
  * control bytes or invalid UTF-8 in the file never reach the message raw.
  */
 #include <glib/gstdio.h>

@@ -285,7 +285,7 @@ static void test_usage(void) {
   g_free(ep);
 }
 
-/* Hostile traces end in a clean error, not a crash (issue 12): a record
+/* Hostile traces end in a clean error, not a crash: a record
  * nested 300,000 deep (json-glib would overflow the stack on it) and a
  * format version beyond 64 bits (once reported as "version -1"). */
 static void test_replay_hostile(void) {

@@ -483,7 +483,7 @@ static void test_listen(void) {
   g_free(web);
 }
 
-/* ---- DNS rebinding and hostile events (issue 12) ---- */
+/* ---- DNS rebinding and hostile events ---- */
 
 static void test_host_names(void) {
   const char *loopback[] = {"localhost",       "LocalHost:8080", "127.0.0.1",  "127.0.0.1:80",
