@@ -28,11 +28,3 @@ void test_rmtree(const char *path) {
     g_unlink(path);
   }
 }
-
-char *test_write_file(const char *dir, const char *name, const char *text) {
-  char *path = g_build_filename(dir, name, NULL);
-  GError *error = NULL;
-  g_file_set_contents(path, text, -1, &error);
-  g_assert_no_error(error);
-  return path;
-}

@@ -15,8 +15,4 @@ char *test_tmpdir(const char *what);
  * fine. Links are removed, not followed. */
 void test_rmtree(const char *path);
 
-/* Writes @text to @dir/@name and returns that path (g_free); the test
- * fails when it cannot be written. */
-char *test_write_file(const char *dir, const char *name, const char *text);
-
 #endif
