@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "tests/common/files.h"
 #include "tests/common/run.h"
 
 static char *tmpdir;
@@ -120,7 +121,7 @@ static void test_validate_dataset_options(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  tmpdir = g_dir_make_tmp("dpg-optval-XXXXXX", NULL);
+  tmpdir = test_tmpdir("optval");
   g_test_add_func("/cli/option-values/seeds", test_seeds);
   g_test_add_func("/cli/option-values/test-fraction", test_test_fraction);
   g_test_add_func("/cli/option-values/replay-speed", test_replay_speed);

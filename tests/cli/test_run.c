@@ -25,7 +25,7 @@ static gboolean exists(const char *dir, const char *name) {
 }
 
 static void test_run_point(void) {
-  char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
+  char *dir = test_tmpdir("run");
   char *ini = write_tmp(dir, "s.ini",
                         "[simulation]\nrounds = 4\n[topology]\ngenerate = florentine\n"
                         "[privacy]\ntrust = pndp\n[output]\ndir = results\nplots = false\n");
@@ -68,7 +68,7 @@ static void test_run_point(void) {
  * labels are in summary.json (graph_load) and said in one stderr line, for a
  * point and for a sweep. */
 static void test_run_graph_notice(void) {
-  char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
+  char *dir = test_tmpdir("run");
   char *edges = cli_test_data_path("topo-dropped.edges");
   char *text = g_strdup_printf("[simulation]\nrounds = 2\n[topology]\ngraph = %s\n"
                                "[privacy]\ntrust = pndp\n[output]\ndir = results\n"
@@ -111,7 +111,7 @@ static void test_run_graph_notice(void) {
 }
 
 static void test_run_invalid(void) {
-  char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
+  char *dir = test_tmpdir("run");
   char *ini = write_tmp(dir, "bad.ini",
                         "[topology]\ngenerate = florentine\n[protocol]\n"
                         "sigma = -1\n[output]\ndir = results\n");
@@ -135,7 +135,7 @@ static void test_run_invalid(void) {
 /* A signal mid-sweep: exit 128 + its number, the message says what finished
  * and how to resume, and nothing looks complete. */
 static void interrupt_run(int sig) {
-  char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
+  char *dir = test_tmpdir("run");
   /* Long enough to be interrupted: a few seconds in Release. */
   char *ini = write_tmp(dir, "long.ini",
                         "[topology]\ngenerate = erdos:n=120,p=0.08,seed=2,connected=true\n"

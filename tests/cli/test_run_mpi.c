@@ -148,7 +148,7 @@ static char *summary_part(const char *out, const char *dir) {
 }
 
 static void test_identical(void) {
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   char *ini = g_build_filename(g_getenv("DPG_SOURCE_DIR"), "scenarios", "default.ini", NULL);
   char *ref = g_build_filename(tmp, "ref", NULL), *mpi = g_build_filename(tmp, "mpi", NULL);
   CliRun a = cli_run("run", ini, "-o", ref, "-j", "2");
@@ -196,7 +196,7 @@ static void test_identical(void) {
 /* Mafalda: rank 0 computes C once into .cache; the other ranks read it back
  * (the exact doubles) for their points. Rank 0 only dispatches here. */
 static void test_mafalda_dispatcher(void) {
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   char *ini = write_tmp(tmp, "m.ini",
                         "[topology]\ngenerate = florentine\n[protocol]\nname = dsgd\nmu = 1\n"
                         "[task]\ndataset = synthetic:linear,n=400,d=5,seed=1\nepochs = 2\n"
@@ -232,7 +232,7 @@ static void test_mafalda_dispatcher(void) {
 /* A point that fails (its dataset has a bad value) is reported with its
  * error; the others finish, with the same files as in one process. */
 static void test_failing_point(void) {
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   GString *good = g_string_new("x1,x2,y\n");
   for (guint i = 0; i < 100; i++)
     g_string_append_printf(good, "%u,%u,%u\n", i % 7, i % 5, 3 * (i % 7) + (i % 5));
@@ -363,7 +363,7 @@ static char *mpi_signal_rank1(const char *ini, const char *out, const char *logs
  * says which points were in flight (stderr, and OUT/.mpi-inflight), and the
  * rerun runs what is left: the same bytes as one process. */
 static void test_killed_rank(void) {
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   char *ini = write_tmp(tmp, "slow.ini", slow_ini);
   char *ref = g_build_filename(tmp, "ref", NULL), *mpi = g_build_filename(tmp, "mpi", NULL);
   char *logs = g_build_filename(tmp, "logs", NULL);
@@ -406,7 +406,7 @@ static void test_killed_rank(void) {
 /* Rank 1 hangs (SIGSTOP): after --mpi-timeout rank 0 gives its point up,
  * hands out nothing more, reports which points to rerun and ends the job. */
 static void test_hung_rank(void) {
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   char *ini = write_tmp(tmp, "slow.ini", slow_ini);
   char *mpi = g_build_filename(tmp, "mpi", NULL), *logs = g_build_filename(tmp, "logs", NULL);
   int status = 0;
@@ -435,7 +435,7 @@ static void test_hung_rank(void) {
 /* figure privacy-vs-distance --attackers all: the attackers shared out across
  * 3 ranks give the same figure, data and table as one process. */
 static void test_figure_attackers(void) {
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   char *svg[2], *csv[2];
   CliRun r[2];
   for (guint k = 0; k < 2; k++) {
@@ -519,7 +519,7 @@ static void test_not_built_with_mpi(void) {
     g_test_skip("built with MPI (the -DDPG_MPI=OFF build runs this test)");
     return;
   }
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   char *ini = g_build_filename(g_getenv("DPG_SOURCE_DIR"), "scenarios", "default.ini", NULL);
   char *out = g_build_filename(tmp, "out", NULL);
   const char *vars[][2] = {

@@ -82,7 +82,7 @@ static void assert_printed_up(const char *printed, double value) {
 }
 
 static void test_default_story(void) {
-  char *dir = g_dir_make_tmp("dpg-summary-XXXXXX", NULL);
+  char *dir = test_tmpdir("summary");
   char *ini = g_build_filename(g_getenv("DPG_SOURCE_DIR"), "scenarios", "default.ini", NULL);
   char *out = g_build_filename(dir, "out", NULL);
   CliRun r = cli_run("run", ini, "--out", out);
@@ -172,7 +172,7 @@ static void test_default_story(void) {
  * every column, the tail window shows on a run long enough for it, and the
  * header says which delta. */
 static void test_comma_spec(void) {
-  char *dir = g_dir_make_tmp("dpg-summary-XXXXXX", NULL);
+  char *dir = test_tmpdir("summary");
   char *ini = g_build_filename(g_getenv("DPG_SOURCE_DIR"), "scenarios", "default.ini", NULL);
   char *out = g_build_filename(dir, "out", NULL);
   CliRun r = cli_run(
@@ -213,7 +213,7 @@ static void test_comma_spec(void) {
 /* A single point: privacy by distance (mean RDP and epsilon over the
  * victims at each distance), each rounded up from privacy.csv's values. */
 static void test_point_rounded_up(void) {
-  char *dir = g_dir_make_tmp("dpg-summary-XXXXXX", NULL);
+  char *dir = test_tmpdir("summary");
   char *ini = g_build_filename(dir, "p.ini", NULL);
   g_assert_true(g_file_set_contents(ini,
                                     "[simulation]\nrounds = 10\n[topology]\ngenerate = florentine\n"

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/common/files.h"
 #include "tests/common/run.h"
 
 static char *tmpdir;
@@ -512,7 +513,7 @@ static void test_sigint(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   GError *err = NULL;
-  tmpdir = g_dir_make_tmp("dpg-train-XXXXXX", &err);
+  tmpdir = test_tmpdir("train");
   g_assert_no_error(err);
   g_test_add_func("/train/csv", test_csv);
   g_test_add_func("/train/classification", test_classification);

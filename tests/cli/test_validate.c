@@ -16,7 +16,7 @@ static char *write_tmp(const char *dir, const char *name, const char *text) {
 }
 
 static void test_valid(void) {
-  char *dir = g_dir_make_tmp("dpg-validate-XXXXXX", NULL);
+  char *dir = test_tmpdir("validate");
   char *ini = write_tmp(dir, "ok.ini",
                         "[topology]\ngenerate = florentine\n[sweep]\n"
                         "simulation.seed = 1..4\n");
@@ -34,7 +34,7 @@ static void test_valid(void) {
 }
 
 static void test_problems(void) {
-  char *dir = g_dir_make_tmp("dpg-validate-XXXXXX", NULL);
+  char *dir = test_tmpdir("validate");
   char *ini = write_tmp(dir, "bad.ini",
                         "[simulation]\nrouns = 10\n[topology]\ngraph = missing.edges\n"
                         "[protocol]\nsigma = -1\n[collusion.a]\nnodes = 0\n[sweep]\n"
@@ -133,7 +133,7 @@ static void test_shipped_valid(void) {
  * same message: [task] (dataset, epochs, batches) and [output] dir variants
  * of one small scenario. */
 static void test_checks_run_makes(void) {
-  char *dir = g_dir_make_tmp("dpg-validate-XXXXXX", NULL);
+  char *dir = test_tmpdir("validate");
   char *file = write_tmp(dir, "a-file", "");
   struct {
     const char *task, *out, *expect;

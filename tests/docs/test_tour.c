@@ -69,7 +69,7 @@ static Tour tour_parse(const char *text) {
 /* A folder that looks like the repository root to the tour's commands. */
 static char *tour_root(const char *src, const char *bin) {
   GError *error = NULL;
-  char *dir = g_dir_make_tmp("dpg-tour-XXXXXX", &error);
+  char *dir = test_tmpdir("tour");
   g_assert_no_error(error);
   char *data = g_build_filename(src, "data", NULL), *link = g_build_filename(dir, "data", NULL);
   g_assert_cmpint(symlink(data, link), ==, 0);

@@ -17,7 +17,7 @@ typedef struct {
 } Fixture;
 
 static void setup(Fixture *f, const char *plugin) {
-  f->dir = g_dir_make_tmp("dpg-consent-XXXXXX", NULL);
+  f->dir = test_tmpdir("consent");
   g_assert_nonnull(f->dir);
   f->ini = g_build_filename(f->dir, "evil.ini", NULL);
   f->marker = g_build_filename(f->dir, "marker", NULL);
@@ -101,7 +101,7 @@ static void test_run_needs_consent(void) {
 static void test_validate_never_searches(void) {
   const char *names[] = {"tiny-marker", "nosuchproto"};
   for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
-    char *dir = g_dir_make_tmp("dpg-consent-XXXXXX", NULL);
+    char *dir = test_tmpdir("consent");
     char *ini = g_build_filename(dir, "named.ini", NULL);
     char *marker = g_build_filename(dir, "marker", NULL);
     char *text = g_strdup_printf("[simulation]\nseed = 1\nrounds = 4\n"

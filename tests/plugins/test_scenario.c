@@ -29,7 +29,7 @@ static ScenScenario *load(const char *dir, const char *protocol_lines) {
 }
 
 static void test_bad_plugins_are_problems(void) {
-  char *dir = g_dir_make_tmp("dpg-scen-plugin-XXXXXX", NULL);
+  char *dir = test_tmpdir("scen-plugin");
   ScenScenario *sc = load(dir, "name = dsgd\nplugin = /nonexistent/x.so\n");
   char **problems = scen_scenario_validate(sc);
   g_assert_cmpuint(g_strv_length(problems), ==, 1);
@@ -90,7 +90,7 @@ static GHashTable *read_rdp(const char *dir) {
 }
 
 static GHashTable *run(const char *protocol_lines, const char *out) {
-  char *dir = g_dir_make_tmp("dpg-scen-plugin-XXXXXX", NULL);
+  char *dir = test_tmpdir("scen-plugin");
   ScenScenario *sc = load(dir, protocol_lines);
   char **problems = scen_scenario_validate(sc);
   if (problems[0] != NULL)
@@ -107,7 +107,7 @@ static GHashTable *run(const char *protocol_lines, const char *out) {
 }
 
 static void test_plugin_accounted_like_builtin(void) {
-  char *root = g_dir_make_tmp("dpg-scen-out-XXXXXX", NULL);
+  char *root = test_tmpdir("scen-out");
   char *a = g_build_filename(root, "plugin", NULL), *b = g_build_filename(root, "builtin", NULL);
   GHashTable *via_plugin = run("name = tiny-dsgd\nplugin = " DPG_TEST_PLUGIN_DIR "/tiny-dsgd.so\n",
                                a);

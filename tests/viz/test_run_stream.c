@@ -47,7 +47,7 @@ typedef struct {
 
 static void fixture_setup(Fixture *f, gconstpointer data) {
   (void)data;
-  f->dir = g_dir_make_tmp("dpg-run-stream-XXXXXX", NULL);
+  f->dir = test_tmpdir("run-stream");
   f->ini = g_build_filename(f->dir, "tiny.ini", NULL);
   f->out = g_build_filename(f->dir, "out", NULL);
   f->trace = g_build_filename(f->dir, "run.trace", NULL);
