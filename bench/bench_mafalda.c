@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "bench/bench_common.h"
+#include "bench/bench_graph.h"
 #include "mf/mf.h"
 #include "privacy/privacy.h"
 
@@ -42,13 +43,10 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
   TopoGraph *g = file ? topo_graph_load(file, TRUE, error) : topo_graph_generate(spec, error);
   if (!g)
     return FALSE;
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, error);
-  guint n = topo_graph_n_nodes(g), T = k * b;
-  topo_graph_free(g);
-  if (!w)
+  guint n, T = k * b;
+  double *W = bench_dense_gossip(g, &n, error);
+  if (!W)
     return FALSE;
-  double *W = topo_gossip_dense(w);
-  topo_gossip_free(w);
   double t1 = bench_now();
   double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0, error);
   g_free(W);
@@ -114,13 +112,10 @@ static gboolean run_structured(const char *file, guint k, guint b, guint band, G
   TopoGraph *g = topo_graph_load(file, TRUE, error);
   if (!g)
     return FALSE;
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, error);
-  guint n = topo_graph_n_nodes(g), T = k * b;
-  topo_graph_free(g);
-  if (!w)
+  guint n, T = k * b;
+  double *W = bench_dense_gossip(g, &n, error);
+  if (!W)
     return FALSE;
-  double *W = topo_gossip_dense(w);
-  topo_gossip_free(w);
   clock_t c0 = clock();
   MfGramSpectral *sp = mf_gram_spectral_new(W, n, T, MF_WORKLOAD_POST_AVERAGE, error);
   gboolean ok = sp != NULL;

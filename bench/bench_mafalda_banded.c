@@ -1,7 +1,7 @@
 /*
  * bench/bench_mafalda_banded.c: banded Mafalda (mf_optimize with a band,
  * the banded evaluation of mf/banded.c) on the Facebook-ego graph,
- * b = 16, issue 15's goal: T = 2048 under 60 CPU s and 1 GB with a loss
+ * b = 16, the goal: T = 2048 under 60 CPU s and 1 GB with a loss
  * within 10% of the dense optimum.
  *   - T = 1024 (k = 64), bands 16, 32, 48, 64: the gap to the dense
  *     (unbanded) optimum 4.894e6 (`dpgossip mafalda -k 64 -b 16`);
@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "bench/bench_common.h"
+#include "bench/bench_graph.h"
 #include "mf/mf.h"
 #include "privacy/privacy.h"
 
@@ -43,13 +44,10 @@ static gboolean run_case(guint k, guint b, guint band, gboolean cold, GError **e
   g_free(file);
   if (!g)
     return FALSE;
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, error);
-  guint n = topo_graph_n_nodes(g), T = k * b;
-  topo_graph_free(g);
-  if (!w)
+  guint n, T = k * b;
+  double *W = bench_dense_gossip(g, &n, error);
+  if (!W)
     return FALSE;
-  double *W = topo_gossip_dense(w);
-  topo_gossip_free(w);
   double c0 = cpu();
   double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0, error);
   g_free(W);

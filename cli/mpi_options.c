@@ -1,5 +1,5 @@
 /*
- * cli/mpi_options.c: commands started by mpirun or srun (issue 14): join
+ * cli/mpi_options.c: commands started by mpirun or srun: join
  * the MPI job, or refuse when built without MPI; per-rank logs.
  */
 #include <errno.h>

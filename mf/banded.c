@@ -1,7 +1,7 @@
 /*
  * mf/banded.c: the MF objective f(X) = tr(H X^{-1}) and its gradient
  * -(X^{-1} H X^{-1}) on the band, for a banded X (X[s,t] = 0 for |s-t| >= W),
- * without any dense X^{-1} or T^3 work (docs/design.md, "Mafalda"; issue 15).
+ * without any dense X^{-1} or T^3 work (docs/design.md, "Mafalda").
  *
  * With H = Rt Rt^T (Rt lower, the Cholesky factor of H, computed once per
  * optimization) and X = L L^T (L banded lower, LAPACK's dpbtrf, O(T W^2)):

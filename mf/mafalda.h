@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "mf/base.h"
+#include "mf/blt.h"
 #include "mf/gram.h"
 #include "mf/optimize.h"
 #include "mf/strategy.h"

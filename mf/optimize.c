@@ -727,7 +727,7 @@ out:
 }
 
 /*
- * The warm start of the banded path (issue 15): the banded optimum for k/2
+ * The warm start of the banded path: the banded optimum for k/2
  * epochs (same b and band, a looser tolerance) on the last T/2 rounds of H,
  * the bottom-right block (for a workload of the form H[s,s'] = F[T-1-s,
  * T-1-s'] + H[s+1,s'+1], as the post-average workload of a static W and the

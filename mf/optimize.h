@@ -57,8 +57,8 @@ typedef struct {
   void (*progress)(guint iteration, double fraction, gpointer data);
   gpointer progress_data;
   /* Nullable: checked (g_atomic_int_get) at every iteration; nonzero stops
-   * the optimizer with MF_ERROR_NOT_CONVERGED "cancelled" (issue 16:
-   * Ctrl-C from Python). Default NULL. */
+   * the optimizer with MF_ERROR_NOT_CONVERGED "cancelled" (how
+   * Ctrl-C in Python stops it). Default NULL. */
   const gint *cancel;
   /* Nullable: a T x T symmetric (row- or column-major) starting guess, e.g.
    * the optimum of a nearby problem (mf_dmf). Read at the free entries

@@ -67,11 +67,10 @@ static gboolean surface_failed(cairo_surface_t *s, cairo_t *cr, GError **error) 
   return TRUE;
 }
 
-static GBytes *render_svg(PlotFigure *fig, GError **error) {
-  GByteArray *raw = g_byte_array_new();
-  cairo_surface_t *s = cairo_svg_surface_create_for_stream(append_bytes, raw, fig->width,
-                                                           fig->height);
-  cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
+/* Lays @fig out and draws it on the stream surface @s, then finishes and
+ * destroys @s (which flushes the document into its stream). FALSE with
+ * @error set when the layout or cairo fails. */
+static gboolean draw_to_stream(PlotFigure *fig, cairo_surface_t *s, GError **error) {
   cairo_t *cr = cairo_create(s);
   gboolean ok = plot_layout(fig, cr, error);
   if (ok) {
@@ -79,11 +78,19 @@ static GBytes *render_svg(PlotFigure *fig, GError **error) {
     ok = !surface_failed(s, cr, error);
   }
   cairo_destroy(cr);
-  cairo_surface_finish(s); /* flushes the document into raw */
+  cairo_surface_finish(s);
   if (ok)
     ok = !surface_failed(s, NULL, error);
   cairo_surface_destroy(s);
-  if (!ok) {
+  return ok;
+}
+
+static GBytes *render_svg(PlotFigure *fig, GError **error) {
+  GByteArray *raw = g_byte_array_new();
+  cairo_surface_t *s = cairo_svg_surface_create_for_stream(append_bytes, raw, fig->width,
+                                                           fig->height);
+  cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
+  if (!draw_to_stream(fig, s, error)) {
     g_byte_array_unref(raw);
     return NULL;
   }
@@ -101,18 +108,7 @@ static GBytes *render_pdf(PlotFigure *fig, GError **error) {
                                                            fig->height);
   cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATE_DATE, "2000-01-01T00:00:00Z");
   cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "dpgossip");
-  cairo_t *cr = cairo_create(s);
-  gboolean ok = plot_layout(fig, cr, error);
-  if (ok) {
-    plot_render(fig, cr);
-    ok = !surface_failed(s, cr, error);
-  }
-  cairo_destroy(cr);
-  cairo_surface_finish(s);
-  if (ok)
-    ok = !surface_failed(s, NULL, error);
-  cairo_surface_destroy(s);
-  if (!ok) {
+  if (!draw_to_stream(fig, s, error)) {
     g_byte_array_unref(raw);
     return NULL;
   }

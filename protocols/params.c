@@ -249,7 +249,7 @@ gboolean proto_spec_parse(const char *spec, const ProtoVTable **vt_out, ProtoPar
   g_strstrip(name);
   const ProtoVTable *vt = proto_registry_lookup(name);
   if (vt == NULL) {
-    /* Not registered: an installed plugin may provide it (issue 8). */
+    /* Not registered: an installed plugin may provide it. */
     GError *sub = NULL;
     if (!proto_plugin_find(name, &vt, &sub)) {
       if (g_error_matches(sub, PROTO_ERROR, PROTO_ERROR_UNKNOWN)) {

@@ -1,6 +1,6 @@
 /*
  * protocols/plugin_load.c: protocol plugins loaded at run time with GModule
- * (issue 8, docs/plugins.md): one file, a protocol found by name on the
+ * (docs/plugins.md): one file, a protocol found by name on the
  * search path, every plugin of the search path; and the table that keeps
  * the whole plugin API linked into any program able to load plugins.
  */

@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sim/json.h"
+#include "spec/spec.h"
 
 void sim_json_append_u64(GString *out, guint64 x) {
   char buf[24];
@@ -46,51 +47,8 @@ void sim_json_append_double(GString *out, double x) {
 }
 
 void sim_json_append_string(GString *out, const char *s) {
-  static const char hex[] = "0123456789abcdef";
   g_string_append_c(out, '"');
-  const char *p = s;
-  const char *end = s + strlen(s);
-  while (p < end) {
-    unsigned char c = (unsigned char)*p;
-    if (c < 0x80) {
-      switch (c) {
-      case '"':
-        g_string_append(out, "\\\"");
-        break;
-      case '\\':
-        g_string_append(out, "\\\\");
-        break;
-      case '\n':
-        g_string_append(out, "\\n");
-        break;
-      case '\r':
-        g_string_append(out, "\\r");
-        break;
-      case '\t':
-        g_string_append(out, "\\t");
-        break;
-      default:
-        if (c < 0x20) {
-          g_string_append(out, "\\u00");
-          g_string_append_c(out, hex[c >> 4]);
-          g_string_append_c(out, hex[c & 15]);
-        } else {
-          g_string_append_c(out, (char)c);
-        }
-      }
-      p++;
-      continue;
-    }
-    gunichar u = g_utf8_get_char_validated(p, end - p);
-    if (u == (gunichar)-1 || u == (gunichar)-2) {
-      g_string_append(out, "\\ufffd");
-      p++;
-    } else {
-      const char *next = g_utf8_next_char(p);
-      g_string_append_len(out, p, next - p);
-      p = next;
-    }
-  }
+  spec_escape_append(out, s, strlen(s), SPEC_ESCAPE_JSON);
   g_string_append_c(out, '"');
 }
 

@@ -1,5 +1,6 @@
 /*
- * spec/escape.c: quoting untrusted text in messages, and a nesting bound
+ * spec/escape.c: quoting untrusted text in messages and in JSON strings
+ * (one walk over the UTF-8, two styles), and a nesting bound
  * and a one-document check for JSON read from outside.
  *
  * Messages quote input files (a bad token, a bad line): raw, an escape
@@ -25,47 +26,76 @@ static gboolean unicode_hidden(gunichar u) {
          t == G_UNICODE_PARAGRAPH_SEPARATOR;
 }
 
-char *spec_escape(const char *text, gssize len) {
-  if (text == NULL)
-    return g_strdup("(null)");
-  gsize n = len < 0 ? strlen(text) : (gsize)len;
-  GString *out = g_string_sized_new(n + 8);
-  const char *p = text, *end = text + n;
+/* One ASCII byte @c of @style; FALSE when it needs no escape. */
+static gboolean escape_ascii(GString *out, unsigned char c, SpecEscapeStyle style) {
+  static const char hex[] = "0123456789abcdef";
+  gboolean json = style == SPEC_ESCAPE_JSON;
+  switch (c) {
+  case '\n':
+    g_string_append(out, "\\n");
+    return TRUE;
+  case '\r':
+    g_string_append(out, "\\r");
+    return TRUE;
+  case '\t':
+    g_string_append(out, "\\t");
+    return TRUE;
+  case '"':
+  case '\\':
+    if (!json)
+      return FALSE;
+    g_string_append_c(out, '\\');
+    g_string_append_c(out, (char)c);
+    return TRUE;
+  default:
+    if (json && c < 0x20) {
+      g_string_append(out, "\\u00");
+      g_string_append_c(out, hex[c >> 4]);
+      g_string_append_c(out, hex[c & 15]);
+      return TRUE;
+    }
+    if (!json && (c < 0x20 || c == 0x7f)) {
+      g_string_append_printf(out, "\\x%02x", c);
+      return TRUE;
+    }
+    return FALSE;
+  }
+}
+
+void spec_escape_append(GString *out, const char *text, gsize len, SpecEscapeStyle style) {
+  const char *p = text, *end = text + len;
   while (p < end) {
     unsigned char c = (unsigned char)*p;
     if (c < 0x80) {
-      switch (c) {
-      case '\n':
-        g_string_append(out, "\\n");
-        break;
-      case '\r':
-        g_string_append(out, "\\r");
-        break;
-      case '\t':
-        g_string_append(out, "\\t");
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f)
-          g_string_append_printf(out, "\\x%02x", c);
-        else
-          g_string_append_c(out, (char)c);
-      }
+      if (!escape_ascii(out, c, style))
+        g_string_append_c(out, (char)c);
       p++;
       continue;
     }
     gunichar u = g_utf8_get_char_validated(p, end - p);
-    if (u == (gunichar)-1 || u == (gunichar)-2) { /* not UTF-8: the byte itself */
-      g_string_append_printf(out, "\\x%02x", c);
+    if (u == (gunichar)-1 || u == (gunichar)-2) { /* not UTF-8 */
+      if (style == SPEC_ESCAPE_JSON)
+        g_string_append(out, "\\ufffd");
+      else
+        g_string_append_printf(out, "\\x%02x", c); /* the byte itself */
       p++;
       continue;
     }
     const char *next = g_utf8_next_char(p);
-    if (unicode_hidden(u))
+    if (style == SPEC_ESCAPE_MESSAGE && unicode_hidden(u))
       g_string_append_printf(out, "\\u{%04x}", (unsigned)u);
     else
       g_string_append_len(out, p, next - p);
     p = next;
   }
+}
+
+char *spec_escape(const char *text, gssize len) {
+  if (text == NULL)
+    return g_strdup("(null)");
+  gsize n = len < 0 ? strlen(text) : (gsize)len;
+  GString *out = g_string_sized_new(n + 8);
+  spec_escape_append(out, text, n, SPEC_ESCAPE_MESSAGE);
   return g_string_free(out, FALSE);
 }
 

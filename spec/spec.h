@@ -100,6 +100,18 @@ char *spec_did_you_mean(const char *given, const char *const *choices, gssize n)
  */
 char *spec_escape(const char *text, gssize len);
 
+/* How spec_escape_append writes what it escapes. */
+typedef enum {
+  SPEC_ESCAPE_MESSAGE, /* spec_escape's: \n \r \t, \xHH (controls, DEL, bytes that are not
+                        * UTF-8), \u{HHHH} (code points that hide or reorder text) */
+  SPEC_ESCAPE_JSON,    /* a JSON string's body: \" \\ \n \r \t \u00hh, U+FFFD (\ufffd) for
+                        * bytes that are not UTF-8 */
+} SpecEscapeStyle;
+
+/* spec_escape_append: appends the @len bytes of @text to @out escaped in
+ * @style (no quotes added). O(len). */
+void spec_escape_append(GString *out, const char *text, gsize len, SpecEscapeStyle style);
+
 /**
  * spec_json_depth_ok: whether the JSON text @text (@len bytes) nests arrays
  * and objects at most @max_depth deep, by one scan of the bytes ('[' and '{'

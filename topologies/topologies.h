@@ -159,7 +159,7 @@ gboolean topo_graph_write_edges(const TopoGraph *g, const char *path, GError **e
  */
 TopoGraph *topo_graph_load(const char *path, gboolean lcc, GError **error);
 
-/* What topo_graph_load changed in the file's graph, silently until issue 12. */
+/* What topo_graph_load changed in the file's graph, which it used to do silently. */
 typedef struct {
   guint64 self_loops; /* "u u" lines dropped */
   guint64 duplicates; /* repeated edges (either orientation) dropped, copies beyond the first */

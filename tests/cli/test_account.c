@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 static double rel_diff(double a, double b) {
   return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
@@ -297,7 +297,7 @@ static void test_bad_inputs(void) {
   cli_run_clear(&r);
 }
 
-/* Issue 12: json-glib 1.6 printed sigma = 1e20 as `1e+20.0`, which no JSON
+/* json-glib 1.6 printed sigma = 1e20 as `1e+20.0`, which no JSON
  * reader accepts. */
 static void test_json_huge_sigma(void) {
   CliRun r = cli_run("account", "--generate", "florentine", "--rounds", "4", "--trust", "pndp",

@@ -4,7 +4,7 @@
  * JSON and CSV; structured and observer paths; schedules, links, Muffliato,
  * MF-D-SGD, Zip-DL; and its usage and run errors with their statuses). The
  * files were written by the command before its main function was split into
- * parse -> validate -> plan -> execute -> print (issue 17): the split must
+ * parse -> validate -> plan -> execute -> print: the split must
  * not change a byte.
  *
  * cases.txt: one case a line, NAME|STATUS|ARGS (ARGS split on spaces);
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 /* Numbers may differ from the recorded ones in their last bits: OpenBLAS picks
  * its kernels for the CPU it runs on, so a reduction's rounding follows the

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/cli/cli_run.h"
+#include "tests/common/run.h"
 
 #define GRAPH "barabasi:n=80,m=2,seed=3"
 

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 #define FLORENTINE "--generate", "florentine"
 #define RANDOM "--generate", "erdos:n=12,p=0.35,seed=3,connected=true"

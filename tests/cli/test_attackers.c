@@ -8,7 +8,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 #define FLORENTINE "--generate", "florentine"
 #define ACCOUNT "account", FLORENTINE, "-T", "4", "--trust", "pndp"
@@ -99,7 +100,7 @@ static void test_refused(void) {
                "--attackers: 'all' stands alone");
   expect_usage((const char *const[]){ACCOUNT, "-a", "5+0", "-a", "0+5", NULL},
                "--attackers: the set '0+5' is given twice");
-  char *dir = g_dir_make_tmp("dpg-att-XXXXXX", NULL);
+  char *dir = test_tmpdir("att");
   char *svg = g_build_filename(dir, "f.svg", NULL);
   expect_usage((const char *const[]){PVD, FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0;8",
                                      "--out", svg, NULL},
@@ -117,7 +118,7 @@ static void test_refused(void) {
  * with its members in either order too (the sets keep their order: the
  * means are summed set after set). */
 static void test_figure(void) {
-  char *dir = g_dir_make_tmp("dpg-att-XXXXXX", NULL);
+  char *dir = test_tmpdir("att");
   char *list = every_node(15);
   const char *specs[][2] = {{"all", list}, {"3+11,0", "11 + 3, 0"}};
   for (guint i = 0; i < G_N_ELEMENTS(specs); i++) {

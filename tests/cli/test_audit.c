@@ -23,7 +23,7 @@
 
 #include <glib/gstdio.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 static JsonObject *row_of(JsonObject *root, guint i) {
   JsonArray *v = json_object_get_array_member(root, "victims");

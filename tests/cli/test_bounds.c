@@ -1,6 +1,6 @@
 /*
- * tests/cli/test_bounds.c: sizes checked before allocating (issue 12, "aborts
- * instead of errors"). Each case used to end in GLib's allocation abort (or
+ * tests/cli/test_bounds.c: sizes checked before allocating: errors, not
+ * aborts. Each case used to end in GLib's allocation abort (or
  * run for minutes); each must now fail cleanly with the size it would need,
  * or finish within its bounds, without allocating much.
  */
@@ -9,7 +9,7 @@
 #include <sys/resource.h>
 #include <glib/gstdio.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1

@@ -1,6 +1,5 @@
 /*
- * tests/cli/test_consistency.c: one command line (issue 18, "A consistent
- * command line"): `help help`, "did you mean" for misspelled options, one
+ * tests/cli/test_consistency.c: one consistent command line: `help help`, "did you mean" for misspelled options, one
  * exit-status policy (usage errors 2, run errors 1), graphs named in
  * messages, nonprivate in train/account/protocols, figure's protocol list,
  * numbers (not strings) in JSON, what --out wrote, replay's speed unit.
@@ -10,7 +9,7 @@
 
 #include <glib/gstdio.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 #define FLORENTINE "--generate", "florentine"
 #define TRAIN_ARGS                                                                                 \

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 static void test_demo_runs(void) {
   CliRun r = cli_run("demo");

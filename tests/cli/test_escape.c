@@ -1,6 +1,6 @@
 /*
  * tests/cli/test_escape.c: what the commands print about a hostile input
- * file holds none of its raw bytes (issue 12): an ESC sequence, other
+ * file holds none of its raw bytes: an ESC sequence, other
  * control bytes or invalid UTF-8 quoted from an edge list (graph --graph),
  * a scenario (validate) or a CSV dataset (train) are shown escaped, so a
  * file cannot clear or retitle the user's terminal or fake output.
@@ -8,7 +8,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 /* No control byte but '\n' and no invalid UTF-8 in @text; @want is there. */
 static void assert_clean(const char *text, const char *want) {
@@ -27,7 +28,7 @@ static char *write_tmp(const char *dir, const char *name, const char *text) {
 }
 
 static void test_graph(void) {
-  char *dir = g_dir_make_tmp("dpg-cli-esc-XXXXXX", NULL);
+  char *dir = test_tmpdir("cli-esc");
   char *path = write_tmp(dir, "esc.edges", "0 1\n1 \x1b[2J\x1b]0;pwned\x07\xff\n");
   CliRun r = cli_run("graph", "--graph", path);
   g_assert_cmpint(r.status, !=, 0);
@@ -40,7 +41,7 @@ static void test_graph(void) {
 }
 
 static void test_validate(void) {
-  char *dir = g_dir_make_tmp("dpg-cli-esc-XXXXXX", NULL);
+  char *dir = test_tmpdir("cli-esc");
   /* Values are quoted (keys and section names with control bytes, and
    * lines that are not UTF-8, are refused without quoting them). */
   char *path = write_tmp(dir, "esc.ini",
@@ -65,7 +66,7 @@ static void test_validate(void) {
 }
 
 static void test_csv(void) {
-  char *dir = g_dir_make_tmp("dpg-cli-esc-XXXXXX", NULL);
+  char *dir = test_tmpdir("cli-esc");
   char *path = write_tmp(dir, "esc.csv", "a,b,y\n1,2,3\n4,\x1b[2J\x1b[H,6\n7,8,9\n");
   char *dataset = g_strdup_printf("csv:%s", path);
   char *out = g_build_filename(dir, "out.csv", NULL);
@@ -85,7 +86,7 @@ static void test_csv(void) {
 
 /* A noise-correlation file (mfdsgd:C=FILE) and a trace's checksum field. */
 static void test_c_file_and_trace(void) {
-  char *dir = g_dir_make_tmp("dpg-cli-esc-XXXXXX", NULL);
+  char *dir = test_tmpdir("cli-esc");
   char *path = write_tmp(dir, "c.csv", "1,0\n\x1b[2J,1\n");
   char *proto = g_strdup_printf("mfdsgd:C=%s", path);
   CliRun r = cli_run("account", "--generate", "florentine", "--rounds", "2", "--trust", "pndp",

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 #define FLORENTINE "--generate", "florentine"
 #define PVD "figure", "privacy-vs-distance"

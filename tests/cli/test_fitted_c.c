@@ -12,7 +12,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 #define SIGMA 2.0
 
@@ -59,7 +60,7 @@ static int column(const char *header, const char *name) {
 /* train writes each victim's whole-run guarantee once, in OUT_privacy.csv
  * (LDP by default: one row per node). */
 static void test_train(void) {
-  char *dir = g_dir_make_tmp("dpg-fitted-c-XXXXXX", NULL);
+  char *dir = test_tmpdir("fitted-c");
   char *out = g_build_filename(dir, "out.csv", NULL);
   char *privacy = g_build_filename(dir, "out_privacy.csv", NULL);
   char *means = g_build_filename(dir, "out_mean.csv", NULL);
@@ -94,7 +95,7 @@ static void test_train(void) {
 }
 
 static void test_scenario(void) {
-  char *dir = g_dir_make_tmp("dpg-fitted-c-XXXXXX", NULL);
+  char *dir = test_tmpdir("fitted-c");
   char *ini = g_build_filename(dir, "toeplitz.ini", NULL);
   char *results = g_build_filename(dir, "results", NULL);
   char *text = g_strdup_printf("[topology]\ngenerate = florentine\n"

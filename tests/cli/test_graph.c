@@ -7,7 +7,8 @@
 #include <glib/gstdio.h>
 #include <sys/wait.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 static void test_version(void) {
   CliRun r = cli_run("--version");
@@ -110,7 +111,7 @@ static void test_complete_gap_one(void) {
 static void test_facebook_lcc(void) {
   char *raw = cli_data_path("graphs/facebook-414.edges");
   char *ref = cli_data_path("graphs/facebook-ego-414-lcc.edges");
-  char *dir = g_dir_make_tmp("dpg-cli-XXXXXX", NULL);
+  char *dir = test_tmpdir("cli");
   char *out = g_build_filename(dir, "lcc.edges", NULL);
   CliRun r = cli_run("graph", "--graph", raw, "--lcc", "--format", "json", "--write-edges", out);
   g_assert_cmpint(r.status, ==, 0);
@@ -160,7 +161,7 @@ static void test_table_output(void) {
 }
 
 static void test_disconnected(void) {
-  char *dir = g_dir_make_tmp("dpg-cli-XXXXXX", NULL);
+  char *dir = test_tmpdir("cli");
   char *path = g_build_filename(dir, "two-components.edges", NULL);
   g_assert_true(g_file_set_contents(path, "0 1\n2 3\n", -1, NULL));
   CliRun r = cli_run("graph", "--graph", path, "--format", "json");
@@ -198,7 +199,7 @@ static void test_disconnected(void) {
 
 /* --graph-format and --ignore-weights: a weighted CSV given as what it is. */
 static void test_formats(void) {
-  char *dir = g_dir_make_tmp("dpg-cli-XXXXXX", NULL);
+  char *dir = test_tmpdir("cli");
   char *path = g_build_filename(dir, "triangle.txt", NULL);
   g_assert_true(g_file_set_contents(path, "from,to,w\n0,1,1\n1,2,2\n2,0,1\n", -1, NULL));
   /* As an edge list (by extension) the header is an error at line 1. */
@@ -264,7 +265,7 @@ static void test_bad_inputs(void) {
   expect_error(2, "--bogus", (const char *const[]){"graph", "--bogus", NULL});
 }
 
-/* Issue 12: dropped self-loops and duplicates and renumbered labels are said,
+/* Dropped self-loops and duplicates and renumbered labels are said,
  * on stderr and in the JSON summary; a clean or generated graph says nothing. */
 static void test_load_notice(void) {
   char *path = cli_test_data_path("topo-dropped.edges");

@@ -9,7 +9,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 static char *dir;
 
@@ -134,7 +135,7 @@ static void test_both_directions(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  dir = g_dir_make_tmp("dpg-io-XXXXXX", NULL);
+  dir = test_tmpdir("io");
   g_test_add_func("/cli/inputs-outputs/output-paths", test_output_paths);
   g_test_add_func("/cli/inputs-outputs/isolated", test_isolated);
   g_test_add_func("/cli/inputs-outputs/both-directions", test_both_directions);

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 static double rel_diff(double a, double b) {
   return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
@@ -107,7 +108,7 @@ static void test_florentine_k5_b16(void) {
 
 /* --out: the CSV is the reference C_mafalda, lower triangular, full precision. */
 static void test_csv_k3_b4(void) {
-  char *dir = g_dir_make_tmp("dpg-mafalda-XXXXXX", NULL);
+  char *dir = test_tmpdir("mafalda");
   char *csv = g_build_filename(dir, "C.csv", NULL);
   CliRun r = cli_run("mafalda", "--generate", "florentine", "-k", "3", "-b", "4", "--out", csv);
   g_assert_cmpint(r.status, ==, 0);
@@ -291,7 +292,7 @@ static char *csv_with_threads(const char *threads, const char *csv) {
  * and whatever OPENBLAS_NUM_THREADS says (multithreaded BLAS rounds
  * differently: at T = 80 two threads alone change the last digits). */
 static void test_deterministic(void) {
-  char *dir = g_dir_make_tmp("dpg-mafalda-XXXXXX", NULL);
+  char *dir = test_tmpdir("mafalda");
   char *csv = g_build_filename(dir, "C.csv", NULL);
   char *one = csv_with_threads("1", csv);
   char *again = csv_with_threads("1", csv);

@@ -9,7 +9,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 static char *dir;
 
@@ -189,7 +190,7 @@ static void test_blt_buffers_range(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  dir = g_dir_make_tmp("dpg-grammar-XXXXXX", NULL);
+  dir = test_tmpdir("grammar");
   g_test_add_func("/cli/option-grammar/account", test_account);
   g_test_add_func("/cli/option-grammar/disagree", test_disagree);
   g_test_add_func("/cli/option-grammar/train-mafalda", test_train_mafalda);

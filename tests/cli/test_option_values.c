@@ -1,6 +1,6 @@
 /*
  * tests/cli/test_option_values.c: values that used to be dropped, wrapped or
- * accepted only to fail later (issue 12): `run --seed -1` was ignored,
+ * accepted only to fail later: `run --seed -1` was ignored,
  * `train --seed -1` became 2^64 - 1, `replay --speed 1e-15` overflowed into
  * full speed, `train --test-fraction 0` printed a NaN loss with exit 0, and
  * `validate` passed synthetic:linear,d=0 that run rejected.
@@ -8,7 +8,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 static char *tmpdir;
 
@@ -153,7 +154,7 @@ static void test_validate_dataset_options(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  tmpdir = g_dir_make_tmp("dpg-optval-XXXXXX", NULL);
+  tmpdir = test_tmpdir("optval");
   g_test_add_func("/cli/option-values/seeds", test_seeds);
   g_test_add_func("/cli/option-values/test-fraction", test_test_fraction);
   g_test_add_func("/cli/option-values/eval-sample", test_eval_sample);

@@ -1,6 +1,6 @@
 /*
  * tests/cli/test_privacy_extremes.c: the privacy numbers `dpgossip account`,
- * `train` and `run` print at extreme scales (issue 12): sigma = 1e-200 or
+ * `train` and `run` print at extreme scales: sigma = 1e-200 or
  * 1e200, C_local times 1e154 or 1e-300, protocol.mu = 1e200. Each is the
  * truth, or an error, or inf; never 0 where the truth is positive. Before
  * the fix, every case below printed mu = 0 for some victim (or refused a
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 static double rel(double a, double b) {
   return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
@@ -173,7 +174,7 @@ static char *account_c(const char *path, const char *c_file) {
  * error on the observer path); the two paths agree; diag(1e-300) is the
  * identity (before: "zero sensitivity"). */
 static void test_mfdsgd_scale(void) {
-  char *dir = g_dir_make_tmp("dpg-cli-extremes-XXXXXX", NULL);
+  char *dir = test_tmpdir("cli-extremes");
   g_assert_nonnull(dir);
   const char *scales[] = {"1", "1e154", "1e-300", "1e300"};
   char *files[4];
@@ -224,7 +225,7 @@ static void test_mfdsgd_scale(void) {
 /* Training draws the very same noise from C and c C (before: 1e154 C was
  * refused, its sensitivity being inf); another C changes the run. */
 static void test_train_scale(void) {
-  char *dir = g_dir_make_tmp("dpg-cli-extremes-XXXXXX", NULL);
+  char *dir = test_tmpdir("cli-extremes");
   g_assert_nonnull(dir);
   const char *scales[] = {"1", "1e154", "1e-300"};
   char *first = NULL;
@@ -265,7 +266,7 @@ static void test_train_scale(void) {
  * mu for every victim (before: 0); protocol.mu = 1e-308 needs sigma = inf:
  * the point fails and says why. */
 static void test_scenario(void) {
-  char *dir = g_dir_make_tmp("dpg-cli-extremes-XXXXXX", NULL);
+  char *dir = test_tmpdir("cli-extremes");
   g_assert_nonnull(dir);
   const char *noise[] = {"sigma = 1e-200", "mu = 1e200", "mu = 1e-308"};
   for (guint i = 0; i < 3; i++) {

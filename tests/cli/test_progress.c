@@ -1,5 +1,5 @@
 /*
- * tests/cli/test_progress.c: long work shows progress (issue 18): not on a
+ * tests/cli/test_progress.c: long work shows progress: not on a
  * terminal, train, run, the observer and structured accountings and mafalda print
  * "dpgossip CMD: DONE/TOTAL ..., M:SS elapsed, ETA M:SS" lines on stderr
  * every $DPGOSSIP_PROGRESS_INTERVAL seconds (0 here: at every report), none
@@ -11,7 +11,7 @@
 
 #include <glib/gstdio.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 static char *dir;
 

@@ -8,7 +8,8 @@
 
 #include <glib/gstdio.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 static char *plugin(const char *name) {
   char *bindir = g_path_get_dirname(g_getenv("DPGOSSIP"));
@@ -89,7 +90,7 @@ static void test_one_json(void) {
 
 /* Plugins of $DPGOSSIP_PLUGIN_PATH are listed; broken files are reported. */
 static void test_search_path(void) {
-  char *dir = g_dir_make_tmp("dpg-cli-plugins-XXXXXX", NULL);
+  char *dir = test_tmpdir("cli-plugins");
   char *src = plugin("tiny-dsgd"), *copy = g_build_filename(dir, "my-tiny.so", NULL);
   char *data = NULL;
   gsize len = 0;
@@ -176,7 +177,7 @@ static void test_errors(void) {
 
 static void test_train_plugin(void) {
   char *path = plugin("gossip-pairs");
-  char *dir = g_dir_make_tmp("dpg-cli-train-XXXXXX", NULL);
+  char *dir = test_tmpdir("cli-train");
   char *out = g_build_filename(dir, "out.csv", NULL);
   /* With one plugin, --protocol defaults to its protocol. */
   CliRun r = cli_run("train", "--protocol-plugin", path, "--generate", "ring:n=6", "--dataset",

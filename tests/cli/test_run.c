@@ -8,29 +8,13 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 static char *write_tmp(const char *dir, const char *name, const char *text) {
   char *p = g_build_filename(dir, name, NULL);
   g_assert_true(g_file_set_contents(p, text, -1, NULL));
   return p;
-}
-
-static void rmtree(const char *path) {
-  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-    GDir *d = g_dir_open(path, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name(d)) != NULL) {
-      char *p = g_build_filename(path, name, NULL);
-      rmtree(p);
-      g_free(p);
-    }
-    if (d)
-      g_dir_close(d);
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
 }
 
 static gboolean exists(const char *dir, const char *name) {
@@ -41,7 +25,7 @@ static gboolean exists(const char *dir, const char *name) {
 }
 
 static void test_run_point(void) {
-  char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
+  char *dir = test_tmpdir("run");
   char *ini = write_tmp(dir, "s.ini",
                         "[simulation]\nrounds = 4\n[topology]\ngenerate = florentine\n"
                         "[privacy]\ntrust = pndp\n[output]\ndir = results\nplots = false\n");
@@ -82,17 +66,17 @@ static void test_run_point(void) {
   cli_run_clear(&r);
   g_free(res);
   g_free(expect);
-  rmtree(dir);
+  test_rmtree(dir);
   g_free(out);
   g_free(ini);
   g_free(dir);
 }
 
-/* Issue 12: a graph file's dropped self-loops and duplicates and renumbered
+/* A graph file's dropped self-loops and duplicates and renumbered
  * labels are in summary.json (graph_load) and said in one stderr line, for a
  * point and for a sweep. */
 static void test_run_graph_notice(void) {
-  char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
+  char *dir = test_tmpdir("run");
   char *edges = cli_test_data_path("topo-dropped.edges");
   char *text = g_strdup_printf("[simulation]\nrounds = 2\n[topology]\ngraph = %s\n"
                                "[privacy]\ntrust = pndp\n[output]\ndir = results\n"
@@ -124,10 +108,10 @@ static void test_run_graph_notice(void) {
     g_object_unref(parser);
     g_free(sum);
     char *res = g_build_filename(dir, "results", NULL);
-    rmtree(res);
+    test_rmtree(res);
     g_free(res);
   }
-  rmtree(dir);
+  test_rmtree(dir);
   g_free(ini);
   g_free(text);
   g_free(edges);
@@ -135,7 +119,7 @@ static void test_run_graph_notice(void) {
 }
 
 static void test_run_invalid(void) {
-  char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
+  char *dir = test_tmpdir("run");
   char *ini = write_tmp(dir, "bad.ini",
                         "[topology]\ngenerate = florentine\n[protocol]\n"
                         "sigma = -1\n[output]\ndir = results\n");
@@ -151,7 +135,7 @@ static void test_run_invalid(void) {
   r = cli_run("run", ini, "--threads", "-1");
   g_assert_cmpint(r.status, ==, 2);
   cli_run_clear(&r);
-  rmtree(dir);
+  test_rmtree(dir);
   g_free(ini);
   g_free(dir);
 }
@@ -159,7 +143,7 @@ static void test_run_invalid(void) {
 /* A signal mid-sweep: exit 128 + its number, the message says what finished
  * and how to resume, and nothing looks complete. */
 static void interrupt_run(int sig) {
-  char *dir = g_dir_make_tmp("dpg-run-XXXXXX", NULL);
+  char *dir = test_tmpdir("run");
   /* Long enough to be interrupted: a few seconds in Release. */
   char *ini = write_tmp(dir, "long.ini",
                         "[topology]\ngenerate = erdos:n=120,p=0.08,seed=2,connected=true\n"
@@ -205,7 +189,7 @@ static void interrupt_run(int sig) {
   g_assert_false(exists(p1, "metrics.csv"));
   g_free(p1);
   g_free(cache);
-  rmtree(dir);
+  test_rmtree(dir);
   g_free(out);
   g_free(ini);
   g_free(dir);

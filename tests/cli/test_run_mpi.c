@@ -1,5 +1,5 @@
 /*
- * tests/cli/test_run_mpi.c: `mpirun -n 3 dpgossip run` (issue 14): every
+ * tests/cli/test_run_mpi.c: `mpirun -n 3 dpgossip run`: every
  * output file byte for byte the one-process run's (the shipped default
  * sweep; a Mafalda sweep whose correlation file the other ranks read back;
  * rank 0 as a pure dispatcher), stdout from rank 0 only, resume, a failing
@@ -20,28 +20,12 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 #ifndef DPG_TEST_HAVE_MPI
 #define DPG_TEST_HAVE_MPI 0
 #endif
-
-static void rmtree(const char *path) {
-  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
-    GDir *d = g_dir_open(path, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name(d)) != NULL) {
-      char *p = g_build_filename(path, name, NULL);
-      rmtree(p);
-      g_free(p);
-    }
-    if (d)
-      g_dir_close(d);
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
-}
 
 /* Every file under @a and @b (relative names, sorted), with its bytes. */
 static void list_tree(const char *root, const char *rel, GPtrArray *names) {
@@ -171,7 +155,7 @@ static char *summary_part(const char *out, const char *dir) {
 }
 
 static void test_identical(void) {
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   char *ini = g_build_filename(g_getenv("DPG_SOURCE_DIR"), "scenarios", "default.ini", NULL);
   char *ref = g_build_filename(tmp, "ref", NULL), *mpi = g_build_filename(tmp, "mpi", NULL);
   CliRun a = cli_run("run", ini, "-o", ref, "-j", "2");
@@ -209,7 +193,7 @@ static void test_identical(void) {
   g_assert_nonnull(strstr(b.out, "(0 run, 8 already finished)"));
   cli_run_clear(&b);
   cli_run_clear(&a);
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(ref);
   g_free(mpi);
   g_free(ini);
@@ -219,7 +203,7 @@ static void test_identical(void) {
 /* Mafalda: rank 0 computes C once into .cache; the other ranks read it back
  * (the exact doubles) for their points. Rank 0 only dispatches here. */
 static void test_mafalda_dispatcher(void) {
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   char *ini = write_tmp(tmp, "m.ini",
                         "[topology]\ngenerate = florentine\n[protocol]\nname = dsgd\nmu = 1\n"
                         "[task]\ndataset = synthetic:linear,n=400,d=5,seed=1\nepochs = 2\n"
@@ -244,7 +228,7 @@ static void test_mafalda_dispatcher(void) {
   g_free(l0);
   cli_run_clear(&a);
   cli_run_clear(&b);
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(logs);
   g_free(ref);
   g_free(mpi);
@@ -255,7 +239,7 @@ static void test_mafalda_dispatcher(void) {
 /* A point that fails (its dataset has a bad value) is reported with its
  * error; the others finish, with the same files as in one process. */
 static void test_failing_point(void) {
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   GString *good = g_string_new("x1,x2,y\n");
   for (guint i = 0; i < 100; i++)
     g_string_append_printf(good, "%u,%u,%u\n", i % 7, i % 5, 3 * (i % 7) + (i % 5));
@@ -279,7 +263,7 @@ static void test_failing_point(void) {
   g_assert_cmpuint(assert_same_tree(ref, mpi), ==, 2 * 5);
   cli_run_clear(&a);
   cli_run_clear(&b);
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(ref);
   g_free(mpi);
   g_free(ini);
@@ -386,7 +370,7 @@ static char *mpi_signal_rank1(const char *ini, const char *out, const char *logs
  * says which points were in flight (stderr, and OUT/.mpi-inflight), and the
  * rerun runs what is left: the same bytes as one process. */
 static void test_killed_rank(void) {
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   char *ini = write_tmp(tmp, "slow.ini", slow_ini);
   char *ref = g_build_filename(tmp, "ref", NULL), *mpi = g_build_filename(tmp, "mpi", NULL);
   char *logs = g_build_filename(tmp, "logs", NULL);
@@ -414,7 +398,7 @@ static void test_killed_rank(void) {
   assert_same_tree(ref, mpi); /* the journal went with the rerun */
   cli_run_clear(&a);
   cli_run_clear(&b);
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(want);
   g_free(journal);
   g_free(point);
@@ -429,7 +413,7 @@ static void test_killed_rank(void) {
 /* Rank 1 hangs (SIGSTOP): after --mpi-timeout rank 0 gives its point up,
  * hands out nothing more, reports which points to rerun and ends the job. */
 static void test_hung_rank(void) {
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   char *ini = write_tmp(tmp, "slow.ini", slow_ini);
   char *mpi = g_build_filename(tmp, "mpi", NULL), *logs = g_build_filename(tmp, "logs", NULL);
   int status = 0;
@@ -445,7 +429,7 @@ static void test_hung_rank(void) {
   if (strstr(err, want) == NULL)
     g_error("stderr does not say '%s': %s", want, err);
   g_assert_nonnull(strstr(err, "points failed:"));
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(want);
   g_free(point);
   g_free(err);
@@ -458,7 +442,7 @@ static void test_hung_rank(void) {
 /* figure privacy-vs-distance --attackers all: the attackers shared out across
  * 3 ranks give the same figure, data and table as one process. */
 static void test_figure_attackers(void) {
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   char *svg[2], *csv[2];
   CliRun r[2];
   for (guint k = 0; k < 2; k++) {
@@ -502,7 +486,7 @@ static void test_figure_attackers(void) {
     g_free(csv[k]);
     cli_run_clear(&r[k]);
   }
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(tmp);
 }
 
@@ -557,7 +541,7 @@ static void test_not_built_with_mpi(void) {
     g_test_skip("built with MPI (the -DDPG_MPI=OFF build runs this test)");
     return;
   }
-  char *tmp = g_dir_make_tmp("dpg-mpi-XXXXXX", NULL);
+  char *tmp = test_tmpdir("mpi");
   char *ini = g_build_filename(g_getenv("DPG_SOURCE_DIR"), "scenarios", "default.ini", NULL);
   char *out = g_build_filename(tmp, "out", NULL);
   const char *vars[][2] = {
@@ -582,7 +566,7 @@ static void test_not_built_with_mpi(void) {
     g_free(e);
     g_strfreev(env);
   }
-  rmtree(tmp);
+  test_rmtree(tmp);
   g_free(out);
   g_free(ini);
   g_free(tmp);

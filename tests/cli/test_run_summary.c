@@ -7,14 +7,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 #include "scenarios/scenarios.h"
-
-static void rmtree(const char *path) {
-  char *cmd = g_strdup_printf("rm -rf '%s'", path);
-  g_assert_cmpint(system(cmd), ==, 0);
-  g_free(cmd);
-}
 
 /* The whitespace-separated words of the line of @out that starts with
  * @prefix after @after (the first such line), NULL when there is none. */
@@ -87,7 +82,7 @@ static void assert_printed_up(const char *printed, double value) {
 }
 
 static void test_default_story(void) {
-  char *dir = g_dir_make_tmp("dpg-summary-XXXXXX", NULL);
+  char *dir = test_tmpdir("summary");
   char *ini = g_build_filename(g_getenv("DPG_SOURCE_DIR"), "scenarios", "default.ini", NULL);
   char *out = g_build_filename(dir, "out", NULL);
   CliRun r = cli_run("run", ini, "--out", out);
@@ -167,7 +162,7 @@ static void test_default_story(void) {
   g_ptr_array_unref(priv);
   g_ptr_array_unref(groups);
   cli_run_clear(&r);
-  rmtree(dir);
+  test_rmtree(dir);
   g_free(out);
   g_free(ini);
   g_free(dir);
@@ -177,7 +172,7 @@ static void test_default_story(void) {
  * every column, the tail window shows on a run long enough for it, and the
  * header says which delta. */
 static void test_comma_spec(void) {
-  char *dir = g_dir_make_tmp("dpg-summary-XXXXXX", NULL);
+  char *dir = test_tmpdir("summary");
   char *ini = g_build_filename(g_getenv("DPG_SOURCE_DIR"), "scenarios", "default.ini", NULL);
   char *out = g_build_filename(dir, "out", NULL);
   CliRun r = cli_run(
@@ -209,7 +204,7 @@ static void test_comma_spec(void) {
   g_ptr_array_unref(groups);
   g_strfreev(head);
   cli_run_clear(&r);
-  rmtree(dir);
+  test_rmtree(dir);
   g_free(out);
   g_free(ini);
   g_free(dir);
@@ -218,7 +213,7 @@ static void test_comma_spec(void) {
 /* A single point: privacy by distance (mean RDP and epsilon over the
  * victims at each distance), each rounded up from privacy.csv's values. */
 static void test_point_rounded_up(void) {
-  char *dir = g_dir_make_tmp("dpg-summary-XXXXXX", NULL);
+  char *dir = test_tmpdir("summary");
   char *ini = g_build_filename(dir, "p.ini", NULL);
   g_assert_true(g_file_set_contents(ini,
                                     "[simulation]\nrounds = 10\n[topology]\ngenerate = florentine\n"
@@ -263,7 +258,7 @@ static void test_point_rounded_up(void) {
   }
   g_ptr_array_unref(priv);
   cli_run_clear(&r);
-  rmtree(dir);
+  test_rmtree(dir);
   g_free(out);
   g_free(ini);
   g_free(dir);

@@ -1,6 +1,6 @@
 /*
  * tests/cli/test_stdout_errors.c: output that cannot be written is a failure
- * (issue 12: `account --format csv > /dev/full` exited 0, as did graph,
+ * (`account --format csv > /dev/full` exited 0, as did graph,
  * replay --check and validate --keys).
  */
 #include <fcntl.h>
@@ -8,7 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 static void to_dev_full(gpointer data) {
   (void)data;
@@ -41,7 +42,7 @@ static void test_dev_full(void) {
     g_test_skip("no /dev/full");
     return;
   }
-  char *dir = g_dir_make_tmp("dpg-cli-full-XXXXXX", NULL);
+  char *dir = test_tmpdir("cli-full");
   char *csv = g_build_filename(dir, "t.csv", NULL), *trace = g_build_filename(dir, "t.trace", NULL);
   /* A small trace for replay --check (written normally). */
   CliRun r = cli_run("train", "--generate", "florentine", "--dataset", "synthetic:linear,n=60,d=2",

@@ -7,7 +7,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/run.h"
 
 /* `dpgossip account` on ring:n=4, T = 10, attackers @attackers, as CSV. */
 static char *account(const char *schedule, const char *mode, const char *attackers) {

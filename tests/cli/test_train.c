@@ -14,7 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 static char *tmpdir;
 
@@ -363,7 +364,7 @@ static void test_deterministic(void) {
   }
 }
 
-/* Issue 12: stale mode stalled on the first lost message. The command of the
+/* Stale mode stalled on the first lost message. The command of the
  * report completes, twice with the same bytes. */
 static void test_stale_loss(void) {
   char *texts[2];
@@ -512,7 +513,7 @@ static void test_sigint(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   GError *err = NULL;
-  tmpdir = g_dir_make_tmp("dpg-train-XXXXXX", &err);
+  tmpdir = test_tmpdir("train");
   g_assert_no_error(err);
   g_test_add_func("/train/csv", test_csv);
   g_test_add_func("/train/classification", test_classification);

@@ -6,7 +6,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 static char *write_tmp(const char *dir, const char *name, const char *text) {
   char *p = g_build_filename(dir, name, NULL);
@@ -14,25 +15,8 @@ static char *write_tmp(const char *dir, const char *name, const char *text) {
   return p;
 }
 
-static void rmtree(const char *path) {
-  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-    GDir *d = g_dir_open(path, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name(d)) != NULL) {
-      char *p = g_build_filename(path, name, NULL);
-      rmtree(p);
-      g_free(p);
-    }
-    if (d)
-      g_dir_close(d);
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
-}
-
 static void test_valid(void) {
-  char *dir = g_dir_make_tmp("dpg-validate-XXXXXX", NULL);
+  char *dir = test_tmpdir("validate");
   char *ini = write_tmp(dir, "ok.ini",
                         "[topology]\ngenerate = florentine\n[sweep]\n"
                         "simulation.seed = 1..4\n");
@@ -50,7 +34,7 @@ static void test_valid(void) {
 }
 
 static void test_problems(void) {
-  char *dir = g_dir_make_tmp("dpg-validate-XXXXXX", NULL);
+  char *dir = test_tmpdir("validate");
   char *ini = write_tmp(dir, "bad.ini",
                         "[simulation]\nrouns = 10\n[topology]\ngraph = missing.edges\n"
                         "[protocol]\nsigma = -1\n[collusion.a]\nnodes = 0\n[sweep]\n"
@@ -149,7 +133,7 @@ static void test_shipped_valid(void) {
  * same message: [task] (dataset, epochs, batches) and [output] dir variants
  * of one small scenario. */
 static void test_checks_run_makes(void) {
-  char *dir = g_dir_make_tmp("dpg-validate-XXXXXX", NULL);
+  char *dir = test_tmpdir("validate");
   char *file = write_tmp(dir, "a-file", "");
   struct {
     const char *task, *out, *expect;
@@ -189,7 +173,7 @@ static void test_checks_run_makes(void) {
     g_free(text);
     g_free(ini);
   }
-  rmtree(dir);
+  test_rmtree(dir);
   g_free(file);
   g_free(dir);
 }

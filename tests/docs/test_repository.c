@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "../cli/cli_run.h"
+#include "tests/common/run.h"
 
 /* Split so that this file does not match its own search. */
 static const char *const forbidden[] = {"../sha"

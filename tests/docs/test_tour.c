@@ -11,7 +11,8 @@
 
 #include <glib/gstdio.h>
 
-#include "../cli/cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 typedef struct {
   GPtrArray *commands; /* char*: one shell command each, continuations joined */
@@ -65,27 +66,10 @@ static Tour tour_parse(const char *text) {
   return t;
 }
 
-static void rmtree(const char *path) {
-  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
-    GDir *d = g_dir_open(path, 0, NULL);
-    const char *name;
-    while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
-      char *p = g_build_filename(path, name, NULL);
-      rmtree(p);
-      g_free(p);
-    }
-    if (d != NULL)
-      g_dir_close(d);
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
-}
-
 /* A folder that looks like the repository root to the tour's commands. */
 static char *tour_root(const char *src, const char *bin) {
   GError *error = NULL;
-  char *dir = g_dir_make_tmp("dpg-tour-XXXXXX", &error);
+  char *dir = test_tmpdir("tour");
   g_assert_no_error(error);
   char *data = g_build_filename(src, "data", NULL), *link = g_build_filename(dir, "data", NULL);
   g_assert_cmpint(symlink(data, link), ==, 0);
@@ -151,13 +135,13 @@ static void test_tour(void) {
                  &error);
     g_assert_no_error(error);
     if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
-      rmtree(root);
+      test_rmtree(root);
       g_error("docs/guide.md tour: `%s` failed (wait status %d):\n%s", cmd, wait_status, err);
     }
     g_free(out);
     g_free(err);
   }
-  rmtree(root);
+  test_rmtree(root);
   g_free(root);
   tour_clear(&t);
   g_free(text);

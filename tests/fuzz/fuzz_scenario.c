@@ -6,7 +6,7 @@
  * (tests/fuzz/CMakeLists.txt); every input must be handled without a crash,
  * a leak or undefined behaviour. The corpus holds [protocol] plugin lines
  * and huge numbers; checking a scenario must never load code, so every
- * input also asserts that no shared object was loaded (issue 12).
+ * input also asserts that no shared object was loaded.
  */
 #include <link.h>
 #include <stdint.h>

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include "learning/learning.h"
+#include "tests/common/files.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -20,7 +21,7 @@
 /* @text loaded as a CSV file (written to a temporary folder). */
 static LearnDataset *load_text(const char *text, gsize len, const LearnCsvOptions *opt,
                                char **path_out, GError **error) {
-  char *dir = g_dir_make_tmp("dpg-csv-XXXXXX", NULL);
+  char *dir = test_tmpdir("csv");
   char *path = g_build_filename(dir, "t.csv", NULL);
   g_assert_true(g_file_set_contents(path, text, (gssize)len, NULL));
   LearnDataset *ds = learn_dataset_load_csv(path, opt, error);
@@ -199,14 +200,16 @@ static void test_errors(void) {
  * header name unmatchable. */
 static void test_bom(void) {
   GError *error = NULL;
-  const char rows[] = "\xef\xbb\xbf" "1,2,3\n4,5,6\n";
+  const char rows[] = "\xef\xbb\xbf"
+                      "1,2,3\n4,5,6\n";
   LearnDataset *ds = load_text(rows, sizeof rows - 1, NULL, NULL, &error);
   g_assert_no_error(error);
   g_assert_cmpuint(ds->n, ==, 2);
   g_assert_cmpfloat(ds->features[0], ==, 1.0);
   g_assert_cmpfloat(ds->targets[0], ==, 3.0);
   learn_dataset_free(ds);
-  const char named[] = "\xef\xbb\xbf" "a,b,y\n1,2,3\n";
+  const char named[] = "\xef\xbb\xbf"
+                       "a,b,y\n1,2,3\n";
   LearnCsvOptions opt = {.target = "a"};
   ds = load_text(named, sizeof named - 1, &opt, NULL, &error);
   g_assert_no_error(error);
@@ -271,7 +274,7 @@ static void test_memory_precheck(void) {
   char *text = g_malloc(4 * lines);
   for (gsize i = 0; i < lines; i++)
     memcpy(text + 4 * i, "0,0\n", 4);
-  char *dir = g_dir_make_tmp("dpg-csv-XXXXXX", NULL);
+  char *dir = test_tmpdir("csv");
   char *path = g_build_filename(dir, "big.csv", NULL);
   g_assert_true(g_file_set_contents(path, text, (gssize)(4 * lines), NULL));
   g_free(text);

@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "learning/learning.h"
+#include "tests/common/files.h"
 
 static void put32(GByteArray *b, guint32 v) {
   guint8 x[4] = {(guint8)(v >> 24), (guint8)(v >> 16), (guint8)(v >> 8), (guint8)v};
@@ -64,7 +65,7 @@ static void expect_format_error(const char *img, const char *lab, const char *ne
 }
 
 static void test_header_larger_than_file(void) {
-  char *dir = g_dir_make_tmp("dpg-idx-XXXXXX", NULL);
+  char *dir = test_tmpdir("idx");
   g_assert_nonnull(dir);
   for (int gz = 0; gz < 2; gz++) {
     char *img, *lab;

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include "learning/learning.h"
+#include "tests/common/files.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -394,7 +395,7 @@ static void test_partition_specs(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  tmpdir = g_dir_make_tmp("dpg-leaf-XXXXXX", NULL);
+  tmpdir = test_tmpdir("leaf");
   g_test_add_func("/learning/leaf/load", test_load);
   g_test_add_func("/learning/leaf/errors", test_errors);
   g_test_add_func("/learning/leaf/deep", test_deep);

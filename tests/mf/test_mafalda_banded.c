@@ -11,33 +11,11 @@
 #include <string.h>
 
 #include "mf/banded_internal.h"
+#include "tests/mf/mf_test.h"
 #include "topologies/topologies.h"
 
 static double rel_diff(double a, double b) {
   return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
-}
-
-static double *gram_of(const char *spec_or_file, gboolean is_file, guint T) {
-  GError *err = NULL;
-  TopoGraph *g;
-  if (is_file) {
-    char *path = g_build_filename(g_getenv("DPG_DATA_DIR"), "graphs", spec_or_file, NULL);
-    g = topo_graph_load(path, FALSE, &err);
-    g_free(path);
-  } else {
-    g = topo_graph_generate(spec_or_file, &err);
-  }
-  g_assert_no_error(err);
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
-  g_assert_no_error(err);
-  double *W = topo_gossip_dense(w);
-  double *H = mf_gram_static(W, topo_gossip_n(w), T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0,
-                             &err);
-  g_assert_no_error(err);
-  g_free(W);
-  topo_gossip_free(w);
-  topo_graph_free(g);
-  return H;
 }
 
 /* Inverse by LU (dgesv on the identity), independent of any Cholesky. */
@@ -95,7 +73,7 @@ static void test_evaluation(void) {
   for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
     const Case *cs = &cases[c];
     guint T = cs->k * cs->b, W = cs->W;
-    double *H = gram_of(cs->graph, cs->is_file, T);
+    double *H = mf_test_gram(cs->graph, cs->is_file, T, MF_WORKLOAD_POST_AVERAGE);
     double *Rt = g_memdup2(H, (gsize)T * T * sizeof(double));
     g_assert_cmpint(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', T, Rt, T), ==, 0);
     for (guint j = 0; j < T; j++)
@@ -173,7 +151,7 @@ static void test_optimum(void) {
   for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
     const Case *cs = &cases[c];
     guint T = cs->k * cs->b, W = cs->W;
-    double *H = gram_of(cs->graph, cs->is_file, T);
+    double *H = mf_test_gram(cs->graph, cs->is_file, T, MF_WORKLOAD_POST_AVERAGE);
     MfResult *d = optimize(H, T, cs->k, cs->b, W, MF_EVAL_DENSE, TRUE);
     MfResult *r = optimize(H, T, cs->k, cs->b, W, MF_EVAL_BANDED, TRUE);
     g_assert_cmpfloat(rel_diff(r->objective, d->objective), <, 1e-8);
@@ -208,7 +186,7 @@ static void test_optimum(void) {
  * in fewer iterations. */
 static void test_warm_start(void) {
   guint k = 20, b = 16, T = k * b, W = 12;
-  double *H = gram_of("florentine.edges", TRUE, T);
+  double *H = mf_test_gram("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
   MfResult *warm = optimize(H, T, k, b, W, MF_EVAL_AUTO, FALSE);
   MfResult *cold = optimize(H, T, k, b, W, MF_EVAL_BANDED, TRUE);
   g_assert_cmpfloat(rel_diff(warm->objective, cold->objective), <, 1e-8);
@@ -223,7 +201,7 @@ static void test_warm_start(void) {
  * included) with MF_ERROR_NOT_CONVERGED and a feasible result. */
 static void test_cancel(void) {
   guint k = 20, b = 16, T = k * b;
-  double *H = gram_of("florentine.edges", TRUE, T);
+  double *H = mf_test_gram("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
   gint cancel = 1;
   MfOptions o;
   mf_options_init(&o);

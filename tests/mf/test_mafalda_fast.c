@@ -9,30 +9,18 @@
 #include <math.h>
 
 #include "mf/mf.h"
+#include "tests/common/graphs.h"
 #include "topologies/topologies.h"
 
 static double rel_diff(double a, double b) {
   return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
 }
 
-static double *dense_gossip(const char *spec, guint *n) {
-  GError *err = NULL;
-  TopoGraph *g = topo_graph_generate(spec, &err);
-  g_assert_no_error(err);
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
-  g_assert_no_error(err);
-  *n = topo_gossip_n(w);
-  double *W = topo_gossip_dense(w);
-  topo_gossip_free(w);
-  topo_graph_free(g);
-  return W;
-}
-
 /* Every baseline's fast loss equals the dense one (H by the powers method,
  * independent of the eigensolver the spectral form uses). */
 static void check_graph(const char *spec, guint k, guint b, MfWorkload wl) {
   guint n, T = k * b;
-  double *W = dense_gossip(spec, &n);
+  double *W = test_dense_gossip(spec, &n);
   GError *err = NULL;
   double *H = mf_gram_static(W, n, T, wl, MF_GRAM_POWERS, 0, &err);
   g_assert_no_error(err);
@@ -76,7 +64,7 @@ static void test_toeplitz_losses(void) {
 /* DP-D-SGD's loss is k tr(H) in closed form; a singular Toeplitz C is refused. */
 static void test_toeplitz_closed_form_and_errors(void) {
   guint n, k = 4, b = 5, T = k * b;
-  double *W = dense_gossip("florentine", &n);
+  double *W = test_dense_gossip("florentine", &n);
   GError *err = NULL;
   double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0, &err);
   g_assert_no_error(err);
@@ -108,7 +96,7 @@ static void test_toeplitz_closed_form_and_errors(void) {
  * of the per-node Gram matrices (a separate recursion on the whole F_i). */
 static void test_blocked_gram(void) {
   guint n, T = 150;
-  double *W = dense_gossip("erdos:n=30,p=0.15,seed=7,connected=true", &n);
+  double *W = test_dense_gossip("erdos:n=30,p=0.15,seed=7,connected=true", &n);
   GError *err = NULL;
   for (int method = MF_GRAM_EIGEN; method <= MF_GRAM_POWERS; method++) {
     double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, method, 0, &err);
@@ -137,7 +125,7 @@ static void test_blocked_gram(void) {
  * its BSR start, and the warm-started path (k >= 8) as good as a cold fit. */
 static void test_toeplitz_fit(void) {
   guint n, k = 8, b = 6, T = k * b, w = 5;
-  double *W = dense_gossip("florentine", &n);
+  double *W = test_dense_gossip("florentine", &n);
   GError *err = NULL;
   MfGramSpectral *g = mf_gram_spectral_new(W, n, T, MF_WORKLOAD_POST_AVERAGE, &err);
   g_assert_no_error(err);
@@ -231,7 +219,7 @@ static void test_blt_losses(void) {
   const double theta[] = {0.3, 0.8, 0.95}, w[] = {0.9, -0.4, 0.05};
   const guint kb[][2] = {{4, 3}, {1, 12}, {12, 1}, {5, 4}};
   guint n;
-  double *W = dense_gossip("florentine", &n);
+  double *W = test_dense_gossip("florentine", &n);
   GError *err = NULL;
   for (guint d = 1; d <= 3; d++)
     for (guint i = 0; i < G_N_ELEMENTS(kb); i++) {
@@ -270,7 +258,7 @@ static void test_blt_losses(void) {
 /* The exact gradient in (theta, w) against central differences. */
 static void test_blt_gradient(void) {
   guint n, k = 6, b = 4, T = k * b, d = 3;
-  double *W = dense_gossip("florentine", &n);
+  double *W = test_dense_gossip("florentine", &n);
   GError *err = NULL;
   MfGramSpectral *g = mf_gram_spectral_new(W, n, T, MF_WORKLOAD_POST_AVERAGE, &err);
   g_assert_no_error(err);
@@ -294,7 +282,7 @@ static void test_blt_gradient(void) {
  * recipe's dense C is the fitted one; bad input is refused. */
 static void test_blt_fit(void) {
   guint n, k = 8, b = 3, T = k * b;
-  double *W = dense_gossip("florentine", &n);
+  double *W = test_dense_gossip("florentine", &n);
   GError *err = NULL;
   MfGramSpectral *g = mf_gram_spectral_new(W, n, T, MF_WORKLOAD_POST_AVERAGE, &err);
   g_assert_no_error(err);

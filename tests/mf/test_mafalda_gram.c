@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mf/mf.h"
+#include "tests/common/graphs.h"
 #include "topologies/topologies.h"
 
 /* ---- helpers ---- */
@@ -32,23 +33,6 @@ static double trace(const double *H, guint T) {
   for (guint s = 0; s < T; s++)
     t += H[(gsize)s * T + s];
   return t;
-}
-
-static double *load_gossip(const char *file, guint *n) {
-  const char *dir = g_getenv("DPG_DATA_DIR");
-  g_assert_nonnull(dir);
-  char *path = g_build_filename(dir, "graphs", file, NULL);
-  GError *err = NULL;
-  TopoGraph *g = topo_graph_load(path, FALSE, &err);
-  g_assert_no_error(err);
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
-  g_assert_no_error(err);
-  *n = topo_gossip_n(w);
-  double *W = topo_gossip_dense(w);
-  topo_gossip_free(w);
-  topo_graph_free(g);
-  g_free(path);
-  return W;
 }
 
 static JsonParser *load_reference(const char *file) {
@@ -314,12 +298,8 @@ static void test_time_varying(void) {
  * eigen and powers agree (reversible uniform W on ~40 nodes, T = 30). */
 static void test_random_graph_paths_agree(void) {
   GError *err = NULL;
-  TopoGraph *g = topo_graph_generate("erdos:n=40,p=0.15,seed=5,connected=true", &err);
-  g_assert_no_error(err);
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
-  g_assert_no_error(err);
-  guint n = topo_gossip_n(w), T = 30;
-  double *W = topo_gossip_dense(w);
+  guint n, T = 30;
+  double *W = test_dense_gossip("erdos:n=40,p=0.15,seed=5,connected=true", &n);
   for (int wl = 0; wl < 2; wl++) {
     double *He = mf_gram_static(W, n, T, wl, MF_GRAM_EIGEN, 0, &err);
     g_assert_no_error(err);
@@ -330,15 +310,15 @@ static void test_random_graph_paths_agree(void) {
     g_free(Hp);
   }
   g_free(W);
-  topo_gossip_free(w);
-  topo_graph_free(g);
 }
 
 /* ---- reference values ---- */
 
 static void test_florentine_reference_k3_b4(void) {
   guint n;
-  double *W = load_gossip("florentine.edges", &n);
+  TopoGraph *g = test_graph_file("florentine.edges");
+  double *W = test_gossip_dense(g, &n);
+  topo_graph_free(g);
   g_assert_cmpuint(n, ==, 15);
   JsonParser *p = load_reference("mafalda-florentine-k3-b4.json");
   JsonObject *o = json_node_get_object(json_parser_get_root(p));
@@ -369,7 +349,9 @@ static void test_florentine_reference_k3_b4(void) {
 
 static void test_florentine_reference_k5_b16(void) {
   guint n;
-  double *W = load_gossip("florentine.edges", &n);
+  TopoGraph *g = test_graph_file("florentine.edges");
+  double *W = test_gossip_dense(g, &n);
+  topo_graph_free(g);
   JsonParser *p = load_reference("mafalda-florentine-k5-b16.json");
   JsonObject *o = json_node_get_object(json_parser_get_root(p));
   guint T = json_object_get_int_member(o, "rounds_T");

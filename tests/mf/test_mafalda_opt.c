@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mf/mf.h"
+#include "tests/mf/mf_test.h"
 #include "topologies/topologies.h"
 
 static double rel_diff(double a, double b) {
@@ -22,28 +23,6 @@ static double trace(const double *H, guint T) {
   for (guint s = 0; s < T; s++)
     t += H[(gsize)s * T + s];
   return t;
-}
-
-static double *gram_of_graph(const char *spec_or_file, gboolean is_file, guint T, MfWorkload wl) {
-  GError *err = NULL;
-  TopoGraph *g;
-  if (is_file) {
-    char *path = g_build_filename(g_getenv("DPG_DATA_DIR"), "graphs", spec_or_file, NULL);
-    g = topo_graph_load(path, FALSE, &err);
-    g_free(path);
-  } else {
-    g = topo_graph_generate(spec_or_file, &err);
-  }
-  g_assert_no_error(err);
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
-  g_assert_no_error(err);
-  double *W = topo_gossip_dense(w);
-  double *H = mf_gram_static(W, topo_gossip_n(w), T, wl, MF_GRAM_AUTO, 0, &err);
-  g_assert_no_error(err);
-  g_free(W);
-  topo_gossip_free(w);
-  topo_graph_free(g);
-  return H;
 }
 
 static JsonObject *load_reference(const char *file, JsonParser **parser) {
@@ -160,7 +139,7 @@ static void test_florentine_k3_b4(void) {
   JsonParser *p;
   JsonObject *o = load_reference("mafalda-florentine-k3-b4.json", &p);
   guint k = 3, b = 4, T = 12;
-  double *H = gram_of_graph("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
+  double *H = mf_test_gram("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
   MfResult *r = optimize(H, k, b, 0);
   JsonArray *rows = json_object_get_array_member(o, "C_mafalda");
   double worst = 0.0;
@@ -184,7 +163,7 @@ static void test_florentine_k5_b16(void) {
   JsonObject *o = load_reference("mafalda-florentine-k5-b16.json", &p);
   JsonObject *ref = json_object_get_object_member(o, "loss");
   guint k = 5, b = 16, T = 80;
-  double *H = gram_of_graph("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
+  double *H = mf_test_gram("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
   MfResult *r = optimize(H, k, b, 0);
   GError *err = NULL;
   double mafalda = mf_loss(H, r->C, T, k, b, &err);
@@ -221,7 +200,7 @@ static void test_florentine_k5_b16(void) {
  * class: f = sum_c (sum_{s in c} sqrt(H_ss))^2. */
 static void test_diagonal_closed_forms(void) {
   guint T = 12;
-  double *H = gram_of_graph("florentine.edges", TRUE, T, MF_WORKLOAD_MESSAGES);
+  double *H = mf_test_gram("florentine.edges", TRUE, T, MF_WORKLOAD_MESSAGES);
   MfResult *r = optimize(H, T, 1, 0);
   double sum = 0.0;
   for (guint s = 0; s < T; s++)
@@ -323,7 +302,7 @@ static void test_against_projected_gradient(void) {
   guint k = 2, b = 3, T = 6;
   const char *graphs[] = {"ring:n=5", "star:n=6"};
   for (guint gi = 0; gi < G_N_ELEMENTS(graphs); gi++) {
-    double *H = gram_of_graph(graphs[gi], FALSE, T, MF_WORKLOAD_POST_AVERAGE);
+    double *H = mf_test_gram(graphs[gi], FALSE, T, MF_WORKLOAD_POST_AVERAGE);
     MfResult *r = optimize(H, k, b, 0);
     double X[36];
     double f = pgd(H, T, k, b, X);
@@ -357,7 +336,7 @@ static void test_kkt_random_graphs(void) {
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     guint T = cases[i].k * cases[i].b;
-    double *H = gram_of_graph(cases[i].spec, FALSE, T, cases[i].wl);
+    double *H = mf_test_gram(cases[i].spec, FALSE, T, cases[i].wl);
     MfResult *r = optimize(H, cases[i].k, cases[i].b, cases[i].band);
     assert_kkt(H, r, cases[i].band, 1e-6);
     if (cases[i].band) {
@@ -433,7 +412,7 @@ static void test_dmf_warm_start(void) {
     GError *err = NULL;
     double *A = mf_gram_prefix_sum(T, &err);
     g_assert_no_error(err);
-    double *H = gram_of_graph("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
+    double *H = mf_test_gram("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
     MfOptions o;
     mf_options_init(&o);
     o.band = band;
@@ -520,13 +499,10 @@ static void test_optimizer_x0(void) {
 static void test_per_node(void) {
   guint k = 3, b = 4, T = 12;
   GError *err = NULL;
-  char *path = g_build_filename(g_getenv("DPG_DATA_DIR"), "graphs", "florentine.edges", NULL);
-  TopoGraph *g = topo_graph_load(path, FALSE, &err);
-  g_assert_no_error(err);
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
-  g_assert_no_error(err);
-  guint n = topo_gossip_n(w);
-  double *W = topo_gossip_dense(w);
+  TopoGraph *g = test_graph_file("florentine.edges");
+  guint n;
+  double *W = test_gossip_dense(g, &n);
+  topo_graph_free(g);
   double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_AUTO, 0, &err);
   g_assert_no_error(err);
   MfResult *common = optimize(H, k, b, 0);
@@ -550,9 +526,6 @@ static void test_per_node(void) {
   mf_result_free(common);
   g_free(H);
   g_free(W);
-  g_free(path);
-  topo_gossip_free(w);
-  topo_graph_free(g);
 }
 
 /* ---- strategies, sensitivity, loss ---- */
@@ -588,7 +561,7 @@ static void test_baselines_and_sensitivity(void) {
   g_assert_cmpfloat(S[3 * T + 1], ==, 0.375);
   /* The loss through the LU path (non-triangular C): a rotation Q has
    * Q^T Q = Id, so L(Q) = k tr(H) like the identity. */
-  double *H = gram_of_graph("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
+  double *H = mf_test_gram("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
   double *Q = g_new0(double, T *T);
   for (guint i = 0; i < T; i++)
     Q[i * T + i] = 1.0;
@@ -635,7 +608,7 @@ static void test_baselines_and_sensitivity(void) {
 
 static void test_optimizer_errors(void) {
   guint T = 12;
-  double *H = gram_of_graph("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
+  double *H = mf_test_gram("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
   MfOptions o;
   mf_options_init(&o);
   MfResult *r = NULL;

@@ -10,23 +10,11 @@
 #include <string.h>
 
 #include "mf/mf.h"
+#include "tests/common/graphs.h"
 #include "topologies/topologies.h"
 
 static double rel_diff(double a, double b) {
   return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
-}
-
-static double *florentine(guint *n) {
-  GError *err = NULL;
-  TopoGraph *g = topo_graph_generate("florentine", &err);
-  g_assert_no_error(err);
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
-  g_assert_no_error(err);
-  *n = topo_gossip_n(w);
-  double *W = topo_gossip_dense(w);
-  topo_gossip_free(w);
-  topo_graph_free(g);
-  return W;
 }
 
 static MfMafaldaReport *report(const double *W, guint n, guint k, guint b, gboolean skip_dense) {
@@ -48,7 +36,7 @@ static MfMafaldaReport *report(const double *W, guint n, guint k, guint b, gbool
 
 static void test_dense(void) {
   guint n, k = 4, b = 3, T = k * b;
-  double *W = florentine(&n);
+  double *W = test_dense_gossip("florentine", &n);
   MfMafaldaReport *r = report(W, n, k, b, FALSE);
   g_assert_cmpuint(r->T, ==, T);
   g_assert_cmpuint(r->toeplitz_band, ==, b); /* 0 -> b */
@@ -123,7 +111,7 @@ static gboolean stop_after_gram(MfMafaldaStage stage, gpointer data, GError **er
 
 static void test_checkpoint(void) {
   guint n, calls = 0;
-  double *W = florentine(&n);
+  double *W = test_dense_gossip("florentine", &n);
   MfMafaldaReportOptions opt;
   mf_mafalda_report_options_init(&opt);
   opt.k = 2;
@@ -151,7 +139,7 @@ static void test_checkpoint(void) {
  * value as in the full report; DMF only when named. */
 static void test_baselines(void) {
   guint n, k = 4, b = 3;
-  double *W = florentine(&n);
+  double *W = test_dense_gossip("florentine", &n);
   MfMafaldaReport *all = report(W, n, k, b, FALSE);
   MfMafaldaReportOptions opt;
   mf_mafalda_report_options_init(&opt);

@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "mf/mf.h"
+#include "tests/common/files.h"
 
 static void test_csv(void) {
   GError *err = NULL;
-  char *dir = g_dir_make_tmp("mf-csv-XXXXXX", &err);
-  g_assert_no_error(err);
+  char *dir = test_tmpdir("mf-csv");
   char *path = g_build_filename(dir, "C.csv", NULL);
   double M[] = {1.0, -2.5e-300, 3.0, 1.0 / 3.0, 0.0, -7.0};
   g_assert_true(mf_matrix_write_csv(path, M, 2, 3, &err));

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "plot/plot.h"
+#include "tests/common/files.h"
 
 /* ---- SVG inspection with GMarkup --------------------------------------- */
 
@@ -365,23 +366,6 @@ static char *dir_listing(const char *dir) {
   return g_string_free(s, FALSE);
 }
 
-static void rm_rf(const char *dir) {
-  GDir *d = g_dir_open(dir, 0, NULL);
-  if (!d)
-    return;
-  const char *n;
-  while ((n = g_dir_read_name(d))) {
-    char *p = g_build_filename(dir, n, NULL);
-    if (g_file_test(p, G_FILE_TEST_IS_DIR))
-      rm_rf(p);
-    else
-      g_unlink(p);
-    g_free(p);
-  }
-  g_dir_close(d);
-  g_rmdir(dir);
-}
-
 static void test_save(void) {
   GError *err = NULL;
   char *dir = g_dir_make_tmp("plot-test-XXXXXX", &err);
@@ -476,7 +460,7 @@ static void test_save(void) {
   g_assert_cmpstr(dlist, ==, "");
   g_free(dlist);
 
-  rm_rf(dir);
+  test_rmtree(dir);
   g_free(bad_path);
   g_free(ro);
   g_free(is_dir);

@@ -1,6 +1,6 @@
 /*
  * tests/plugins/test_consent.c: a scenario's [protocol] plugin is code, so
- * it is loaded only with the user's consent (issue 12): `dpgossip validate`
+ * it is loaded only with the user's consent: `dpgossip validate`
  * never loads it (it checks the file exists and notes that running needs
  * consent), `dpgossip run` refuses it without --allow-plugins, saying why
  * and how, and runs it with the flag. The plugin's constructor writes a
@@ -9,14 +9,15 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "tests/cli/cli_run.h"
+#include "tests/common/files.h"
+#include "tests/common/run.h"
 
 typedef struct {
   char *dir, *ini, *marker, *out;
 } Fixture;
 
 static void setup(Fixture *f, const char *plugin) {
-  f->dir = g_dir_make_tmp("dpg-consent-XXXXXX", NULL);
+  f->dir = test_tmpdir("consent");
   g_assert_nonnull(f->dir);
   f->ini = g_build_filename(f->dir, "evil.ini", NULL);
   f->marker = g_build_filename(f->dir, "marker", NULL);
@@ -32,26 +33,9 @@ static void setup(Fixture *f, const char *plugin) {
   g_setenv("DPG_PLUGIN_MARKER", f->marker, TRUE);
 }
 
-static void rm_rf(const char *path) {
-  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
-    GDir *d = g_dir_open(path, 0, NULL);
-    const char *name;
-    while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
-      char *child = g_build_filename(path, name, NULL);
-      rm_rf(child);
-      g_free(child);
-    }
-    if (d != NULL)
-      g_dir_close(d);
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
-}
-
 static void teardown(Fixture *f) {
   g_unsetenv("DPG_PLUGIN_MARKER");
-  rm_rf(f->dir);
+  test_rmtree(f->dir);
   g_free(f->dir);
   g_free(f->ini);
   g_free(f->marker);
@@ -117,7 +101,7 @@ static void test_run_needs_consent(void) {
 static void test_validate_never_searches(void) {
   const char *names[] = {"tiny-marker", "nosuchproto"};
   for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
-    char *dir = g_dir_make_tmp("dpg-consent-XXXXXX", NULL);
+    char *dir = test_tmpdir("consent");
     char *ini = g_build_filename(dir, "named.ini", NULL);
     char *marker = g_build_filename(dir, "marker", NULL);
     char *text = g_strdup_printf("[simulation]\nseed = 1\nrounds = 4\n"

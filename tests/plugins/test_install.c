@@ -18,6 +18,7 @@
 #include <gmodule.h>
 
 #include "plugin_test.h"
+#include "tests/common/files.h"
 
 #define TAG_PAIR 1
 
@@ -67,7 +68,7 @@ static char *read_text(const char *path) {
 }
 
 static void test_install_build_train_account(void) {
-  char *stage = g_dir_make_tmp("dpg-stage-XXXXXX", NULL);
+  char *stage = test_tmpdir("stage");
   g_assert_nonnull(stage);
   char **env = g_get_environ();
   env = g_environ_unsetenv(env, "DPGOSSIP_PLUGIN_PATH");

@@ -1,5 +1,5 @@
 /*
- * tests/plugins/test_load.c: protocol plugins loaded at run time (issue 8).
+ * tests/plugins/test_load.c: protocol plugins loaded at run time.
  *   - the example plugin (examples/plugin-gossip-pairs, built in-tree) loads,
  *     registers, parses its parameters, and loads once per file;
  *   - bad plugins are refused with the reason and nothing registered:
@@ -25,6 +25,7 @@
 #include <gmodule.h>
 
 #include "plugin_test.h"
+#include "tests/common/files.h"
 
 #define TAG_PAIR 1 /* gossip_pairs.c's message tag */
 
@@ -156,7 +157,7 @@ static void test_refused(void) {
     g_assert_null(proto_registry_lookup(cases[i].name));
   }
 
-  char *dir = g_dir_make_tmp("dpg-plugins-XXXXXX", NULL);
+  char *dir = test_tmpdir("plugins");
   char *missing = g_build_filename(dir, "missing.so", NULL);
   expect_refused(missing, PROTO_ERROR_IO, "no such file");
   expect_refused(dir, PROTO_ERROR_IO, "is a directory, not a shared object");
@@ -191,8 +192,7 @@ static gboolean in_subprocess(void) {
 static void test_search_path(void) {
   if (!in_subprocess())
     return;
-  char *a = g_dir_make_tmp("dpg-plugins-a-XXXXXX", NULL),
-       *b = g_dir_make_tmp("dpg-plugins-b-XXXXXX", NULL);
+  char *a = test_tmpdir("plugins-a"), *b = test_tmpdir("plugins-b");
   char *env = g_strdup_printf("%s::%s", a, b);
   g_setenv(PROTO_PLUGIN_PATH_ENV, env, TRUE);
   char **dirs = proto_plugin_search_path();
@@ -264,7 +264,7 @@ static void test_search_path(void) {
 static void test_name_convention(void) {
   if (!in_subprocess())
     return;
-  char *dir = g_dir_make_tmp("dpg-plugins-c-XXXXXX", NULL);
+  char *dir = test_tmpdir("plugins-c");
   g_setenv(PROTO_PLUGIN_PATH_ENV, dir, TRUE);
   char *pairs = g_build_filename(dir, "aaa-other.so", NULL),
        *tiny = g_build_filename(dir, "tiny-dsgd.so", NULL);

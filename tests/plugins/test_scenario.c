@@ -11,6 +11,7 @@
 
 #include "plot/plot.h"
 #include "scenarios/scenarios.h"
+#include "tests/common/files.h"
 
 static const char *const base = "[simulation]\nseed = 3\nrounds = 6\n"
                                 "[topology]\ngenerate = florentine\n"
@@ -28,7 +29,7 @@ static ScenScenario *load(const char *dir, const char *protocol_lines) {
 }
 
 static void test_bad_plugins_are_problems(void) {
-  char *dir = g_dir_make_tmp("dpg-scen-plugin-XXXXXX", NULL);
+  char *dir = test_tmpdir("scen-plugin");
   ScenScenario *sc = load(dir, "name = dsgd\nplugin = /nonexistent/x.so\n");
   char **problems = scen_scenario_validate(sc);
   g_assert_cmpuint(g_strv_length(problems), ==, 1);
@@ -89,7 +90,7 @@ static GHashTable *read_rdp(const char *dir) {
 }
 
 static GHashTable *run(const char *protocol_lines, const char *out) {
-  char *dir = g_dir_make_tmp("dpg-scen-plugin-XXXXXX", NULL);
+  char *dir = test_tmpdir("scen-plugin");
   ScenScenario *sc = load(dir, protocol_lines);
   char **problems = scen_scenario_validate(sc);
   if (problems[0] != NULL)
@@ -105,24 +106,8 @@ static GHashTable *run(const char *protocol_lines, const char *out) {
   return read_rdp(out);
 }
 
-static void remove_tree(const char *dir) {
-  GDir *d = g_dir_open(dir, 0, NULL);
-  const char *name;
-  while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
-    char *p = g_build_filename(dir, name, NULL);
-    if (g_file_test(p, G_FILE_TEST_IS_DIR))
-      remove_tree(p);
-    else
-      g_unlink(p);
-    g_free(p);
-  }
-  if (d != NULL)
-    g_dir_close(d);
-  g_rmdir(dir);
-}
-
 static void test_plugin_accounted_like_builtin(void) {
-  char *root = g_dir_make_tmp("dpg-scen-out-XXXXXX", NULL);
+  char *root = test_tmpdir("scen-out");
   char *a = g_build_filename(root, "plugin", NULL), *b = g_build_filename(root, "builtin", NULL);
   GHashTable *via_plugin = run("name = tiny-dsgd\nplugin = " DPG_TEST_PLUGIN_DIR "/tiny-dsgd.so\n",
                                a);
@@ -140,7 +125,7 @@ static void test_plugin_accounted_like_builtin(void) {
   }
   g_hash_table_unref(via_plugin);
   g_hash_table_unref(builtin);
-  remove_tree(root);
+  test_rmtree(root);
   g_free(a);
   g_free(b);
   g_free(root);

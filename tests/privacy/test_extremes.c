@@ -14,6 +14,7 @@
 
 #include "mf/mf.h"
 #include "privacy/privacy.h"
+#include "tests/common/files.h"
 
 static double rel(double a, double b) {
   return fabs(a - b) / MAX(DBL_MIN, MAX(fabs(a), fabs(b)));
@@ -179,7 +180,7 @@ static char *write_c(const char *dir, const char *name, guint T, double c, gbool
  * directly). Before: 1e154 C gave mu = 0 for every victim (sens(C)^2 =
  * inf), diag(1e-300) failed with "zero sensitivity". */
 static void test_c_scale(void) {
-  char *dir = g_dir_make_tmp("dpg-extremes-XXXXXX", NULL);
+  char *dir = test_tmpdir("extremes");
   g_assert_nonnull(dir);
   const guint T = 4;
   TopoGraph *g;

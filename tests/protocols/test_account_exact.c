@@ -639,7 +639,7 @@ static void test_coverage(void) {
  * so victim 1's view is amplified by its column sum of W, 173/84, per step:
  * its exact mu is finite at every T (B has full row rank, checked exactly at
  * T = 4 above) and grows like (173/84)^T: 2.85e12 at T = 40, b = 4 (exact
- * rationals, issue 13), beyond 1e8 from T = 25 at b = 1. Double precision
+ * rationals), beyond 1e8 from T = 25 at b = 1. Double precision
  * lost it: a finite 3.8e9 at T = 30 (already 2e-8 off) and "unprotected"
  * from T = 31 (at T = 40, b = 4 too). It must now be UNRESOLVED (no protection, no number), no
  * victim UNPROTECTED, and the well-conditioned victims keep their numbers.

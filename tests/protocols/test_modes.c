@@ -219,7 +219,7 @@ static void test_sync_refuses_loss(void) {
   g_assert_nonnull(strstr(err->message, "sync"));
   g_clear_error(&err);
 
-  /* Deadline and stale modes always progress (issue 12: stale mode stalled
+  /* Deadline and stale modes always progress (stale mode stalled
    * on the first lost message): with every message lost, each node keeps
    * its own model (weight renormalised to 1). */
   const char *modes[] = {"deadline:ms=2", "stale:s=2"};
@@ -245,7 +245,7 @@ static void test_sync_refuses_loss(void) {
   topo_graph_free(g);
 }
 
-/* Stale mode over a lossy link (issue 12: it stalled). Two nodes, s = 1, the
+/* Stale mode over a lossy link (it stalled). Two nodes, s = 1, the
  * link 0 -> 1 loses everything: node 1 never has a message of node 0 within
  * the bound, so it skips it every round and keeps exactly its own gradients;
  * node 0 hears node 1. Florentine at 10% loss: the run completes, some

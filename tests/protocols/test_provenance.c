@@ -19,6 +19,7 @@
  */
 #include "mf/mf.h"
 #include "proto_test.h"
+#include "tests/common/graphs.h"
 
 #define TOL 1e-12
 
@@ -34,13 +35,6 @@ static void run_ok(ProtoRun *run) {
   GError *err = NULL;
   g_assert_true(proto_run_run(run, &err));
   g_assert_no_error(err);
-}
-
-static TopoGraph *florentine(void) {
-  GError *err = NULL;
-  TopoGraph *g = topo_graph_generate("florentine", &err);
-  g_assert_no_error(err);
-  return g;
 }
 
 /*
@@ -102,7 +96,7 @@ static guint expected_sends(double **W, guint n, guint R) {
 
 /* D-SGD under a topology: static graph or schedule spec. */
 static void dsgd_case(const char *schedule_spec) {
-  TopoGraph *g = florentine();
+  TopoGraph *g = test_graph("florentine");
   guint n = topo_graph_n_nodes(g), T = 6;
   TopoSchedule *s = NULL;
   GError *err = NULL;
@@ -164,7 +158,7 @@ static void test_dsgd_exponential(void) {
 }
 
 static void test_muffliato(void) {
-  TopoGraph *g = florentine();
+  TopoGraph *g = test_graph("florentine");
   guint n = topo_graph_n_nodes(g), T = 3, K = 3;
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
@@ -191,7 +185,7 @@ static void test_muffliato(void) {
 
 /* Muffliato with K = 1 sends exactly D-SGD's messages. */
 static void test_muffliato_k1_is_dsgd(void) {
-  TopoGraph *g = florentine();
+  TopoGraph *g = test_graph("florentine");
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
   cfg.graph = g;
@@ -283,7 +277,7 @@ static double *inverse(const double *C, guint T) {
 /* An MF run: check against C^-1 (given, or computed here). */
 static void mf_case(const char *protocol, const double *C, const double *N, guint k, guint b,
                     const char *schedule_spec) {
-  TopoGraph *g = florentine();
+  TopoGraph *g = test_graph("florentine");
   guint n = topo_graph_n_nodes(g), T = k * b;
   GError *err = NULL;
   TopoSchedule *s = NULL;
@@ -455,25 +449,21 @@ static void test_mfdsgd_families(void) {
  * from band - 1 past noises: every noise coefficient and the std are the
  * dense formula's. T = 24 so that the fit warm starts (k = 8). */
 static void test_mfdsgd_toeplitz(void) {
-  TopoGraph *g = florentine();
   GError *err = NULL;
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
-  g_assert_no_error(err);
-  double *W = topo_gossip_dense(w);
+  guint n;
+  double *W = test_dense_gossip("florentine", &n);
   const struct {
     const char *spec;
     guint band;
   } cases[] = {{"mfdsgd:C=toeplitz", 3}, {"mafalda:C=toeplitz,band=2", 2}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    double *C = mf_mafalda_toeplitz_c(W, topo_gossip_n(w), 24, 8, 3, cases[i].band, &err);
+    double *C = mf_mafalda_toeplitz_c(W, n, 24, 8, 3, cases[i].band, &err);
     g_assert_no_error(err);
     g_assert_cmpfloat(C[(gsize)cases[i].band * 24], ==, 0.0); /* banded */
     mf_case(cases[i].spec, C, NULL, 8, 3, NULL);
     g_free(C);
   }
   g_free(W);
-  topo_gossip_free(w);
-  topo_graph_free(g);
 }
 
 /* C=blt: the BLT C fitted to the run's graph (mf_mafalda_blt_c on the same
@@ -481,30 +471,26 @@ static void test_mfdsgd_toeplitz(void) {
  * of every message (the provenance linvecs) is the dense C^-1's and the std
  * the dense sensitivity's, to rounding. T = 24 so that the fit warm starts. */
 static void test_mfdsgd_blt(void) {
-  TopoGraph *g = florentine();
   GError *err = NULL;
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
-  g_assert_no_error(err);
-  double *W = topo_gossip_dense(w);
+  guint n;
+  double *W = test_dense_gossip("florentine", &n);
   const struct {
     const char *spec;
     guint buffers;
   } cases[] = {{"mfdsgd:C=blt,buffers=2", 2}, {"mafalda:C=blt", 4}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    double *C = mf_mafalda_blt_c(W, topo_gossip_n(w), 24, 8, 3, cases[i].buffers, NULL, NULL, &err);
+    double *C = mf_mafalda_blt_c(W, n, 24, 8, 3, cases[i].buffers, NULL, NULL, &err);
     g_assert_no_error(err);
     g_assert_cmpfloat(C[23 * 24], !=, 0.0); /* not banded: C^-1 is full too */
     mf_case(cases[i].spec, C, NULL, 8, 3, NULL);
     g_free(C);
   }
   g_free(W);
-  topo_gossip_free(w);
-  topo_graph_free(g);
 }
 
 /* C=blt refuses buffers out of 1..8 and a gossip that changes over time. */
 static void test_mfdsgd_blt_errors(void) {
-  TopoGraph *g = florentine();
+  TopoGraph *g = test_graph("florentine");
   GError *err = NULL;
   TopoSchedule *s = topo_schedule_new("matching", g, TOPO_GOSSIP_UNIFORM, 3, &err);
   g_assert_no_error(err);
@@ -538,7 +524,7 @@ static void test_mfdsgd_blt_errors(void) {
 }
 
 static void test_decor(void) {
-  TopoGraph *g = florentine();
+  TopoGraph *g = test_graph("florentine");
   guint n = topo_graph_n_nodes(g), T = 3, m = topo_graph_n_edges(g);
   const double eta = 0.4, sigma = 0.5, secret = 2.0, clip = 1.25;
   ProtoRunConfig cfg;
@@ -612,7 +598,7 @@ static void test_decor(void) {
 
 /* DECOR with sigma = 0 and the default secret multiplier (= sigma): no noise. */
 static void test_decor_defaults(void) {
-  TopoGraph *g = florentine();
+  TopoGraph *g = test_graph("florentine");
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
   cfg.graph = g;
@@ -634,7 +620,7 @@ static void test_decor_defaults(void) {
 }
 
 static void zipdl_case(guint T, const char *units, double scale) {
-  TopoGraph *g = florentine();
+  TopoGraph *g = test_graph("florentine");
   guint n = topo_graph_n_nodes(g);
   const double sigma = 0.7, eta = 0.3;
   ProtoRunConfig cfg;
@@ -724,7 +710,7 @@ static void test_zipdl(void) {
 
 /* The provenance slot: set by the runtime, read by the observer. */
 static void test_message_slot(void) {
-  TopoGraph *g = florentine();
+  TopoGraph *g = test_graph("florentine");
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
   cfg.graph = g;

@@ -10,11 +10,12 @@
 #include <string.h>
 
 #include "scenarios/scenarios.h"
+#include "tests/common/files.h"
 
 /* A fresh temporary folder (removed by scen_test_rmtree). */
 static inline char *scen_test_tmpdir(void) {
   GError *error = NULL;
-  char *dir = g_dir_make_tmp("dpg-scen-XXXXXX", &error);
+  char *dir = test_tmpdir("scen");
   g_assert_no_error(error);
   return dir;
 }

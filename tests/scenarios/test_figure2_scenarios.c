@@ -10,7 +10,7 @@
  * figure2-er.ini (the paper's Erdős–Rényi graph) those of the structured
  * `account` and of `figure`, Muffliato's bound included.
  */
-#include "../cli/cli_run.h"
+#include "tests/common/run.h"
 #include "scenarios/internal.h"
 #include "shipped.h"
 #include "spec/spec.h"

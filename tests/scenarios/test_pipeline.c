@@ -8,7 +8,7 @@
  */
 #include <math.h>
 
-#include "../cli/cli_run.h"
+#include "tests/common/run.h"
 #include "scen_test.h"
 #include "scenarios/internal.h"
 
@@ -183,7 +183,7 @@ static void test_same_numbers(void) {
   g_free(dir);
 }
 
-/* Issue 18: the sweep summary showed one "epsilon" column, silently the
+/* The sweep summary showed one "epsilon" column, silently the
  * first collusion set under the first trust model. Now every accounting has
  * its named column (the worst victim of each set x trust), a legend says
  * which is which, and a note says what a huge epsilon means. */

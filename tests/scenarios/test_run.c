@@ -530,7 +530,7 @@ static void test_file_out(Fix *f, gconstpointer data) {
   g_free(path);
 }
 
-/* Issue 12: json-glib 1.6 wrote sigma = 1e20 as `1e+20.0`, so both points'
+/* json-glib 1.6 wrote sigma = 1e20 as `1e+20.0`, so both points'
  * summaries were invalid JSON: the sweep reported them failed in points.csv
  * with 0 seeds in groups.csv, yet succeeded, and resume skipped them. Now the
  * summaries read back, and a point whose summary or privacy.csv is broken or

@@ -1,6 +1,6 @@
 /*
  * tests/scenarios/test_untrusted.c: a scenario file is input from anyone
- * (issue 12): its simulation.name names the results folder and is never a
+ *: its simulation.name names the results folder and is never a
  * path (so a run cannot write outside results/), and bytes of the file that
  * messages quote are escaped (no escape sequence reaches the terminal).
  */

@@ -1,6 +1,6 @@
 /*
  * tests/sim/test_json_write.c: sim_json_write and sim_json_format_double, the
- * JSON writer behind every JSON output (issue 12: json-glib 1.6 printed 1e20
+ * JSON writer behind every JSON output (json-glib 1.6 printed 1e20
  * as the invalid `1e+20.0` and NaN as a bare word). Numbers are checked
  * against a second reader (json-glib's parser) and strtod, the layout against
  * literal text.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "spec/spec.h"
+#include "tests/common/files.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -101,7 +102,7 @@ static void test_file_read(void) {
   g_assert_nonnull(strstr(error->message, "/dev/zero: not a regular file"));
   g_assert_null(text);
   g_clear_error(&error);
-  char *dir = g_dir_make_tmp("dpg-limits-XXXXXX", NULL);
+  char *dir = test_tmpdir("limits");
   g_assert_false(spec_file_read(dir, &text, &len, &error));
   g_assert_nonnull(strstr(error->message, "is a directory"));
   g_clear_error(&error);
@@ -146,11 +147,37 @@ static void test_file_read(void) {
   g_free(dir);
 }
 
+/* A caller's own budget replaces the process's; 0 means the process's. A
+ * matrix whose size overflows is refused with the caller's error, not
+ * allocated short. */
+static void test_budget_and_matrix(void) {
+  GError *error = NULL;
+  g_assert_true(spec_check_memory_within(1000, 1000, "X", "shrink it", G_FILE_ERROR, 0, &error));
+  g_assert_false(spec_check_memory_within(2000, 1000, "X", "shrink it", G_FILE_ERROR,
+                                          G_FILE_ERROR_NOMEM, &error));
+  g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM);
+  g_assert_cmpstr(error->message, ==,
+                  "X would need 2.0 kB of memory but only 1.0 kB is available; shrink it");
+  g_clear_error(&error);
+  g_assert_true(spec_check_memory_within(1000, 0, "X", NULL, G_FILE_ERROR, 0, &error));
+
+  double *m = spec_doubles_new(3, 2, G_FILE_ERROR, G_FILE_ERROR_NOMEM, &error);
+  g_assert_no_error(error);
+  for (guint i = 0; i < 6; i++)
+    g_assert_cmpfloat(m[i], ==, 0.0);
+  g_free(m);
+  g_assert_null(spec_doubles_new(G_MAXSIZE / 4, 4, G_FILE_ERROR, G_FILE_ERROR_NOMEM, &error));
+  g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM);
+  g_assert_nonnull(strstr(error->message, "cannot allocate a "));
+  g_clear_error(&error);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/spec/limits/memory", test_memory);
   g_test_add_func("/spec/limits/memory-rlimit", test_memory_rlimit);
   g_test_add_func("/spec/limits/memory-rlimit-in-use", test_memory_rlimit_in_use);
   g_test_add_func("/spec/limits/file-read", test_file_read);
+  g_test_add_func("/spec/limits/budget-and-matrix", test_budget_and_matrix);
   return g_test_run();
 }

@@ -20,6 +20,7 @@
 #include "sim/sim.h"
 #include "stream/stream.h"
 
+#include "tests/common/files.h"
 #include "tests/sim/lossy_gossip.h"
 
 static void run_to(SimEngine *e, SimTime until) {
@@ -214,7 +215,7 @@ typedef struct {
 
 static void fixture_set_up(Fixture *f, gconstpointer data) {
   (void)data;
-  f->dir = g_dir_make_tmp("dpg-stream-sampling-XXXXXX", NULL);
+  f->dir = test_tmpdir("stream-sampling");
   g_assert_nonnull(f->dir);
   f->path = g_build_filename(f->dir, "run.trace", NULL);
   f->all = reference();

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/common/files.h"
 #include "topologies/topologies.h"
 
 static char *data_path(const char *name) {
@@ -115,7 +116,7 @@ static void test_dense_labels_kept(void) {
   g_free(ego);
 
   /* Labels 0..3 given out of order are kept; a gap (0,1,3) renumbers. */
-  char *dir = g_dir_make_tmp("dpg-topo-XXXXXX", NULL);
+  char *dir = test_tmpdir("topo");
   char *p = g_build_filename(dir, "x.edges", NULL);
   g_assert_true(g_file_set_contents(p, "3 1\n1 0\n2 3\n", -1, NULL));
   g = topo_graph_load(p, FALSE, &error);
@@ -223,7 +224,7 @@ static void test_write_error(void) {
   topo_graph_free(g);
 }
 
-/* Issue 12: what the loader drops or renames is reported, not silent. */
+/* What the loader drops or renames is reported, not silent. */
 static void test_load_report(void) {
   char *path = data_path("topo-dropped.edges");
   GError *err = NULL;
@@ -241,7 +242,7 @@ static void test_load_report(void) {
     topo_graph_free(g);
   }
   /* A clean 0-indexed file: nothing to report, but a report. */
-  char *dir = g_dir_make_tmp("dpg-topo-XXXXXX", NULL);
+  char *dir = test_tmpdir("topo");
   char *clean = g_build_filename(dir, "clean.edges", NULL);
   g_assert_true(g_file_set_contents(clean, "0 1\n2 1\n", -1, NULL));
   TopoGraph *g = topo_graph_load(clean, FALSE, &err);

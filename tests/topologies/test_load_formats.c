@@ -1,6 +1,6 @@
 /*
  * tests/topologies/test_load_formats.c: topo_graph_load_format on the
- * formats users have graphs in (issue 18, "Graph input"): the Florentine
+ * formats users have graphs in: the Florentine
  * graph written as a plain edge list, a comma-separated list, a CSV with a
  * header, GML, Pajek and GraphML (with isolated nodes, directed edges, a
  * self-loop and duplicates in some) must load to the same n, m and spectral
@@ -12,6 +12,7 @@
 
 #include <glib/gstdio.h>
 
+#include "tests/common/files.h"
 #include "topologies/topologies.h"
 
 /* Florentine families (Padgett), 15 nodes, 20 edges, as
@@ -338,18 +339,6 @@ static void test_bad_files(void) {
   g_clear_error(&error);
 }
 
-static void remove_dir(void) {
-  GDir *d = g_dir_open(dir, 0, NULL);
-  const char *name;
-  while ((name = g_dir_read_name(d)) != NULL) {
-    char *p = g_build_filename(dir, name, NULL);
-    g_unlink(p);
-    g_free(p);
-  }
-  g_dir_close(d);
-  g_rmdir(dir);
-}
-
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   dir = g_dir_make_tmp("topo-formats-XXXXXX", NULL);
@@ -361,7 +350,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/topologies/load/structure", test_structure);
   g_test_add_func("/topologies/load/long-strings", test_long_strings);
   int rc = g_test_run();
-  remove_dir();
+  test_rmtree(dir);
   g_free(dir);
   return rc;
 }

@@ -1,11 +1,12 @@
 /*
  * tests/topologies/test_untrusted.c: bytes of an edge list or a churn file
- * that an error quotes are escaped (issue 12): an ESC sequence, other
+ * that an error quotes are escaped: an ESC sequence, other
  * control bytes or invalid UTF-8 in the file never reach the message raw.
  */
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "tests/common/files.h"
 #include "topologies/topologies.h"
 
 static char *write_tmp(const char *dir, const char *name, const char *text) {
@@ -25,7 +26,7 @@ static void assert_clean(const GError *err, const char *want) {
 }
 
 static void test_edge_list(void) {
-  char *dir = g_dir_make_tmp("dpg-topo-esc-XXXXXX", NULL);
+  char *dir = test_tmpdir("topo-esc");
   static const struct {
     const char *text, *want;
   } cases[] = {
@@ -49,7 +50,7 @@ static void test_edge_list(void) {
 }
 
 static void test_churn(void) {
-  char *dir = g_dir_make_tmp("dpg-topo-esc-XXXXXX", NULL);
+  char *dir = test_tmpdir("topo-esc");
   GError *err = NULL;
   TopoGraph *base = topo_graph_generate("ring:n=5", &err);
   g_assert_no_error(err);

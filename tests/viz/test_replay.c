@@ -15,6 +15,7 @@
 #include <math.h>
 #include <zlib.h>
 
+#include "tests/common/files.h"
 #include "tests/viz/viz_test_util.h"
 
 static char *endpoint_new(void) {
@@ -47,7 +48,7 @@ typedef struct {
 
 static void fixture_setup(Fixture *f, gconstpointer data) {
   (void)data;
-  f->dir = g_dir_make_tmp("dpg-replay-XXXXXX", NULL);
+  f->dir = test_tmpdir("replay");
   f->trace = g_build_filename(f->dir, "demo.trace", NULL);
   f->live = vt_events_new();
   char *ep = endpoint_new();
@@ -285,11 +286,11 @@ static void test_usage(void) {
   g_free(ep);
 }
 
-/* Hostile traces end in a clean error, not a crash (issue 12): a record
+/* Hostile traces end in a clean error, not a crash: a record
  * nested 300,000 deep (json-glib would overflow the stack on it) and a
  * format version beyond 64 bits (once reported as "version -1"). */
 static void test_replay_hostile(void) {
-  char *dir = g_dir_make_tmp("dpg-replay-XXXXXX", NULL);
+  char *dir = test_tmpdir("replay");
   char *path = g_build_filename(dir, "deep.trace", NULL);
   GString *body = g_string_new("{\"v\":1,\"seq\":0,\"t_ns\":0,\"event\":\"start\",\"x\":");
   for (int i = 0; i < 300000; i++)

@@ -18,6 +18,7 @@
 
 #include "sim/sim.h"
 #include "stream/stream.h"
+#include "tests/common/files.h"
 #include "tests/viz/viz_test_util.h"
 
 static const char scenario[] = "[simulation]\n"
@@ -46,32 +47,16 @@ typedef struct {
 
 static void fixture_setup(Fixture *f, gconstpointer data) {
   (void)data;
-  f->dir = g_dir_make_tmp("dpg-run-stream-XXXXXX", NULL);
+  f->dir = test_tmpdir("run-stream");
   f->ini = g_build_filename(f->dir, "tiny.ini", NULL);
   f->out = g_build_filename(f->dir, "out", NULL);
   f->trace = g_build_filename(f->dir, "run.trace", NULL);
   g_assert_true(g_file_set_contents(f->ini, scenario, -1, NULL));
 }
 
-static void rm_rf(const char *path) {
-  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-    GDir *d = g_dir_open(path, 0, NULL);
-    const char *name;
-    while ((name = g_dir_read_name(d)) != NULL) {
-      char *p = g_build_filename(path, name, NULL);
-      rm_rf(p);
-      g_free(p);
-    }
-    g_dir_close(d);
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
-}
-
 static void fixture_teardown(Fixture *f, gconstpointer data) {
   (void)data;
-  rm_rf(f->dir);
+  test_rmtree(f->dir);
   g_free(f->dir);
   g_free(f->ini);
   g_free(f->out);

@@ -24,6 +24,7 @@
 
 #include "sim/sim.h"
 #include "stream/stream.h"
+#include "tests/common/files.h"
 #include "tests/viz/viz_test_util.h"
 #include "viz/viz.h"
 
@@ -300,7 +301,7 @@ static void test_files(void) {
 
 static void test_traversal(void) {
   /* A web folder of our own with a hidden file and symlinks leading out. */
-  char *dir = g_dir_make_tmp("dpg-web-XXXXXX", NULL);
+  char *dir = test_tmpdir("web");
   char *real = realpath(dir, NULL);
   char *web = g_build_filename(real, "web", NULL);
   char *secret = g_build_filename(real, "secret.txt", NULL);
@@ -483,7 +484,7 @@ static void test_listen(void) {
   g_free(web);
 }
 
-/* ---- DNS rebinding and hostile events (issue 12) ---- */
+/* ---- DNS rebinding and hostile events ---- */
 
 static void test_host_names(void) {
   const char *loopback[] = {"localhost",       "LocalHost:8080", "127.0.0.1",  "127.0.0.1:80",

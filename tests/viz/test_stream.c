@@ -14,6 +14,7 @@
 
 #include "sim/sim.h"
 #include "stream/stream.h"
+#include "tests/common/files.h"
 #include "tests/viz/viz_test_util.h"
 
 #define N 12
@@ -252,7 +253,7 @@ static void check_schema(const VtEvent *ev, JsonObject *o) {
 }
 
 static void test_engine_run(void) {
-  char *dir = g_dir_make_tmp("dpg-stream-XXXXXX", NULL);
+  char *dir = test_tmpdir("stream");
   char *trace = g_build_filename(dir, "run.trace", NULL);
   GArray *events = vt_events_new();
   SimEngineStats es;

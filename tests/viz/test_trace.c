@@ -19,6 +19,7 @@
 
 #include "sim/sim.h"
 #include "stream/stream.h"
+#include "tests/common/files.h"
 #include "tests/viz/viz_test_util.h"
 
 typedef struct {
@@ -94,7 +95,7 @@ static char *write_trace(const char *dir) {
 }
 
 static void test_roundtrip(void) {
-  char *dir = g_dir_make_tmp("dpg-trace-XXXXXX", NULL);
+  char *dir = test_tmpdir("trace");
   char *path = write_trace(dir);
   GArray *recs = recs_new();
   GError *err = NULL;
@@ -159,7 +160,7 @@ static void assert_error_at(const GError *err, guint index) {
 }
 
 static void test_damage(void) {
-  char *dir = g_dir_make_tmp("dpg-trace-XXXXXX", NULL);
+  char *dir = test_tmpdir("trace");
   char *path = write_trace(dir);
   char *bad = g_build_filename(dir, "bad.trace", NULL);
   GArray *all = recs_new();
@@ -231,7 +232,7 @@ static void plain(const char *path, const char *header, const char *const *lines
 }
 
 static void test_plain(void) {
-  char *dir = g_dir_make_tmp("dpg-trace-XXXXXX", NULL);
+  char *dir = test_tmpdir("trace");
   char *path = g_build_filename(dir, "p.trace", NULL);
   const char *hdr = "DPGTRACE 1 {\"stream_v\":1}\n";
   char *r0 = line("round", "{\"v\":1,\"seq\":0,\"t_ns\":5,\"round\":0}");
@@ -378,7 +379,7 @@ static void test_write_failure(void) {
     g_test_trap_assert_passed();
     return;
   }
-  char *dir = g_dir_make_tmp("dpg-trace-XXXXXX", NULL);
+  char *dir = test_tmpdir("trace");
   g_free(write_trace(dir));
   char *listing = dir_listing(dir);
   g_assert_cmpstr(listing, ==, "t.trace");

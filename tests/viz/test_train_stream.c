@@ -23,6 +23,7 @@
 
 #include "sim/sim.h"
 #include "stream/stream.h"
+#include "tests/common/files.h"
 #include "tests/viz/viz_test_util.h"
 
 typedef struct {
@@ -79,7 +80,7 @@ typedef struct {
 
 static void fixture_setup(Fixture *f, gconstpointer data) {
   (void)data;
-  f->dir = g_dir_make_tmp("dpg-train-stream-XXXXXX", NULL);
+  f->dir = test_tmpdir("train-stream");
   f->trace = g_build_filename(f->dir, "train.trace", NULL);
   f->csv = g_build_filename(f->dir, "train.csv", NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * tests/privacy/test_stream_views.c: the streaming accountant's per-view
+ * tests/protocols/test_stream_views.c: the streaming accountant's per-view
  * state. A transition row a view observed is a constant to it; rows that
  * differ only in fresh noise (a Zip-DL sender's payloads under LDP or
  * SecLDP) are one row plus pure-noise differences that condition that

@@ -1,5 +1,5 @@
 /*
- * tests/privacy/test_stream_observer.c: the streaming accountant against the
+ * tests/protocols/test_stream_observer.c: the streaming accountant against the
  * dense one (priv_knowledge_blocks on the observer's knowledge), on the same
  * simulated run (same spec and seed, two runs: the streaming one rebases its
  * space). Every block entry must agree to 1e-9 of the block's largest entry

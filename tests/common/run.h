@@ -1,9 +1,9 @@
 /*
- * tests/cli/cli_run.h: runs the built dpgossip binary (path in $DPGOSSIP) and
- * captures its exit status, stdout and stderr. Header-only, for cli tests.
+ * tests/common/run.h: runs the built dpgossip binary (path in $DPGOSSIP) and
+ * captures its exit status, stdout and stderr. Header-only.
  */
-#ifndef DPG_TESTS_CLI_RUN_H
-#define DPG_TESTS_CLI_RUN_H
+#ifndef DPG_TESTS_COMMON_RUN_H
+#define DPG_TESTS_COMMON_RUN_H
 
 #include <glib.h>
 #include <sys/wait.h>

@@ -1,5 +1,5 @@
 /*
- * tests/privacy/test_stream_honesty.c: the streaming accountant follows the
+ * tests/protocols/test_stream_honesty.c: the streaming accountant follows the
  * dense accountant's rules where double precision runs out: the three-way
  * range decision (privacy/range.c: a victim the dense accountant cannot
  * resolve is not given a number by the streaming one either) and the

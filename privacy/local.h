@@ -1,0 +1,63 @@
+/*
+ * privacy/local.h: certified local bounds (docs/local-bounds.md).
+ */
+#ifndef DPG_PRIVACY_LOCAL_H
+#define DPG_PRIVACY_LOCAL_H
+
+#include <glib.h>
+
+#include "privacy/report.h"
+#include "privacy/structured.h"
+
+G_BEGIN_DECLS
+
+/* What priv_local_report accounted on. */
+typedef struct {
+  guint radius;
+  guint ball;       /* |B_r|: the nodes within radius hops of the attackers, them included */
+  guint shell;      /* |S_{r+1}|: the nodes at radius + 1 hops, made colluders */
+  guint sub_nodes;  /* nodes of the subproblem given to priv_structured_blocks */
+  gboolean covered; /* the shell is empty: the values are the exact ones */
+} PrivLocalInfo;
+
+/*
+ * priv_local_report: certified upper bounds of the per-victim guarantees of
+ * @problem (as priv_structured_blocks takes it, on the full graph) for the
+ * victims within @radius hops of the attackers, from a subproblem on that
+ * ball only. Every node outside the ball B_r colludes with the attackers
+ * (more knowledge: a Loewner-larger X_u, so the exact sensitivity and mu can
+ * only grow); their knowledge makes the outside known, so the ball's
+ * dynamics with the original rows of W_r are the whole problem, the shell
+ * S_{r+1} (merged into one observing node) seeing what it receives. Trust:
+ * PNDP and SecLDP are kept; LDP becomes SecLDP for the enlarged set (its
+ * colluders must know their own noise), unless the ball covers everything
+ * the attackers hear from (the exact problem). Hops are counted on the union
+ * over rounds of the supports of W_r.
+ * With exact sensitivity the values are >= the exact ones and
+ * non-increasing in @radius; with the Thm 5.2 bound they are still >= the
+ * exact-sensitivity values of the original attackers but need not be
+ * monotone in @radius. They are the exact values once the ball holds every
+ * node connected to the attackers.
+ * @radius: >= 1. @opt: as priv_account_report's. @info: (out) (optional).
+ * Returns: (transfer full) the report of the victims of B_r (original node
+ * ids, increasing; distance = hops), or NULL with @error set:
+ * PRIV_ERROR_INVALID_ARGUMENT (radius 0, a W_r whose support is not
+ * symmetric, those of priv_structured_blocks and priv_account_report),
+ * PRIV_ERROR_MEMORY, PRIV_ERROR_NUMERICAL.
+ * Complexity: O(K T nnz(W) log d) to check the supports, O(ball edges K T)
+ * for the ball, then priv_structured_blocks on |B_r| + 1 nodes.
+ */
+PrivReport *priv_local_report(const PrivStructuredProblem *problem, guint radius,
+                              const PrivAccountOptions *opt, PrivLocalInfo *info, GError **error);
+
+/*
+ * priv_local_ball: the sizes priv_local_report would account on (*@info),
+ * without accounting: to tell a user what a long accounting is about to do.
+ * Errors: those of priv_local_report's checks. Complexity: its hop counts.
+ */
+gboolean priv_local_ball(const PrivStructuredProblem *problem, guint radius, PrivLocalInfo *info,
+                         GError **error);
+
+G_END_DECLS
+
+#endif /* DPG_PRIVACY_LOCAL_H */

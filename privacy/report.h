@@ -1,0 +1,68 @@
+/*
+ * privacy/report.h: the per-victim report: sensitivity, mu, RDP and (eps,
+ * delta) of every victim.
+ */
+#ifndef DPG_PRIVACY_REPORT_H
+#define DPG_PRIVACY_REPORT_H
+
+#include <glib.h>
+
+#include "mf/sensitivity.h"
+#include "privacy/blocks.h"
+#include "topologies/topologies.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint b;                     /* participation interval, divides T (0 = 1) */
+  MfSensitivity sensitivity;   /* bound (default) or exact */
+  double alpha;                /* RDP order > 1 (0 = 2) */
+  double delta;                /* in (0, 1) (0 = 1e-6) */
+  gboolean no_epsilon;         /* epsilon left NaN for a finite mu (no root solve per
+                                  victim: for callers that need mu and RDP only) */
+} PrivAccountOptions;
+
+typedef struct {
+  guint node;
+  gint distance; /* hops to the nearest attacker; -1 when unreachable or no graph */
+  gboolean unprotected;
+  double sensitivity; /* sqrt(sens^2); +inf when unprotected or unresolved */
+  double mu;          /* = sensitivity (units: see above) */
+  double rdp;         /* alpha mu^2 / 2 */
+  double epsilon;     /* eps(delta) of mu-GDP */
+  /* PRIV_NODE_UNRESOLVED blocks, or mu > PRIV_MU_RESOLVABLE_MAX: no
+   * protection (+inf everywhere, unprotected FALSE), PRIV_UNRESOLVED_NOTE. */
+  gboolean unresolved;
+} PrivVictim;
+
+typedef struct {
+  guint T, b;
+  MfSensitivity sensitivity;
+  double alpha, delta;
+  guint n_victims;
+  PrivVictim *victims; /* in increasing node order */
+} PrivReport;
+
+void priv_report_free(PrivReport *report);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivReport, priv_report_free)
+
+/*
+ * priv_account_report: from @blocks, per victim (every non-attacker node):
+ * distance in @graph (nullable; BFS from the attackers), sensitivity under
+ * cyclic (T/b, b)-participation, mu, RDP at alpha, eps at delta.
+ * Unprotected victims get +inf everywhere, never a finite number; so do
+ * UNRESOLVED victims, victims whose mu would exceed PRIV_MU_RESOLVABLE_MAX
+ * (unresolved TRUE: no protection, no number) and victims whose block has a
+ * non-finite entry (an accountant overflowed: no protection).
+ * mu = sqrt(sens^2(X_u)) / blocks->scale, never 0 when sens^2 > 0.
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (b not dividing T, alpha <= 1, delta
+ * outside (0,1), graph of another size, scale <= 0), PRIV_ERROR_NUMERICAL (a
+ * NaN sensitivity), those of mf_gram_sensitivity2.
+ * Complexity: n victims x mf_gram_sensitivity2.
+ */
+PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph,
+                                const PrivAccountOptions *opt, GError **error);
+
+G_END_DECLS
+
+#endif /* DPG_PRIVACY_REPORT_H */

@@ -1,0 +1,114 @@
+/*
+ * privacy/structured.h: structured fast paths: closed-form blocks for static or
+ * scheduled gossip (docs/design.md, "Structured fast paths").
+ */
+#ifndef DPG_PRIVACY_STRUCTURED_H
+#define DPG_PRIVACY_STRUCTURED_H
+
+#include <glib.h>
+
+#include "privacy/blocks.h"
+#include "privacy/trust.h"
+#include "topologies/topologies.h"
+
+G_BEGIN_DECLS
+
+/* The synchronous protocols the structured path knows (docs/design.md, "Protocols"). */
+typedef enum {
+  PRIV_PROTOCOL_DSGD,      /* theta_{t+1/2} = theta_t - eta (g_t + sigma Delta z_t) */
+  PRIV_PROTOCOL_MUFFLIATO, /* one noisy step, then K gossip rounds (K messages) */
+  PRIV_PROTOCOL_MFDSGD,    /* noise nu sum_s (C_local^-1)[t,s] z_{s,u},
+                              nu = sigma Delta sens_Pi(C_local) (Thm 5.2 bound) */
+} PrivProtocol;
+
+/* How priv_structured_blocks computes the blocks when no closed form applies. */
+typedef enum {
+  /* DENSE for MF-D-SGD; for D-SGD and Muffliato POWERS on a static W when
+   * its estimated cost is below KALMAN's, else KALMAN. */
+  PRIV_ENGINE_AUTO,
+  /* White noise only. The attacker knowledge is a linear Gaussian state-space
+   * model (state: the n half-step models; observations: the messages the
+   * attackers see), so X = sum_r Gamma_r^T Sigma_r^+ Gamma_r over its Kalman
+   * innovations (docs/accounting-at-scale.md). One n x n covariance, W
+   * applied sparse, per round only the gain (n x q) and whitening (q x q):
+   * O(R n nnz + R n^2 q + R^2 q (nnz + n q) + n q R T^2) time (R = K T
+   * gossip rounds, q messages seen per round, nnz of W) and
+   * O(n^2 + R n q + n T^2) memory. */
+  PRIV_ENGINE_KALMAN,
+  /* Any per-node noise correlation: forms the seen messages' columns M_v from
+   * W products, K = sum_v M_v (C^-1 C^-T) M_v^T (rows x rows, rows = the
+   * messages seen), a pivoted Cholesky of K (redundant messages dropped),
+   * X_u = M_u^T K^+ M_u / nu'^2. O(rows^2 n T + T R n nnz(W)) time,
+   * O(rows (rows + 2 n T)) memory: for small and medium problems. */
+  PRIV_ENGINE_DENSE,
+  /* KALMAN's innovations with every closed-loop propagator kept as a dense
+   * n x n matrix: O(R^2 q n^2) time, O(R n^2) memory. The reference the
+   * tests compare KALMAN with. */
+  PRIV_ENGINE_KALMAN_DENSE,
+  /* White noise, static W only. The messages' columns are entries of the
+   * powers (W^T)^j e_w of the m nodes w the attackers hear, so their Gram
+   * Sigma (q x q, q = R m) and each victim's columns come from R m sparse
+   * power vectors, and Sigma^+ from the innovations of the rounds in order
+   * (KALMAN's whitening and rank threshold on the same matrices); a victim
+   * whose value rests on a decision within 100x of that threshold is
+   * UNRESOLVED. O(R m nnz + n q^2 T + q^3) time, O(n q + q^2 + n T^2)
+   * memory, no n x n matrix: AUTO takes it over KALMAN when its estimated
+   * cost is lower (few rounds and neighbours on a large graph). */
+  PRIV_ENGINE_POWERS,
+} PrivEngine;
+
+/* A structured accounting problem (zero-initialize, then fill). */
+typedef struct {
+  PrivProtocol protocol;
+  guint K;               /* Muffliato: gossip rounds per step (>= 1); else 1 (0 = 1) */
+  const double *C_local; /* MF-D-SGD: T x T invertible, row-major; else NULL */
+  guint T;               /* gradient steps, >= 1 */
+  /* W_r of gossip round r: one matrix (static) or K*T (time-varying). In
+   * round r every node sends to the nodes whose row of W_r lists it. */
+  const TopoGossip *const *gossip;
+  guint n_gossip;
+  PrivTrust trust;
+  const guint *attackers; /* distinct nodes, >= 1 */
+  guint n_attackers;
+  double sigma; /* noise multiplier (noise std sigma*Delta), >= 0 */
+  guint b;      /* MF-D-SGD: the participation interval its noise is
+                             calibrated for, nu = sigma Delta sens_Pi(C_local)
+                             under (T/b, b)-participation (0 = 1) */
+  PrivEngine engine;
+  gsize max_bytes; /* memory budget (0 = physical memory) */
+  guint threads;   /* KALMAN's sparse products (0 = 1); results do not depend on it */
+  /* Called now and then by the engines from the calling thread with the
+   * fraction done (0 to 1) and what is being done, e.g. for a progress line
+   * (NULL: none). */
+  void (*progress)(double fraction, const char *what, gpointer data);
+  gpointer progress_data;
+} PrivStructuredProblem;
+
+/*
+ * priv_structured_blocks: the per-victim blocks X_u of a synchronous D-SGD,
+ * Muffliato(K) or MF-D-SGD(C_local) run on static or time-varying gossip,
+ * without any nT x nT matrix, using the W-product structure of the messages
+ * (paper appendices A and C): the same X_u the observer path gives for that
+ * run (every message delivered). What the attackers see: PNDP, the round-r
+ * messages of their W_r-neighbours, plus their own gradients and noise; LDP,
+ * every message sent (nothing known); SecLDP, every message plus their own
+ * gradients and noise (these protocols have no edge secrets). LDP and SecLDP
+ * on a static W where every node sends have closed forms: X_u = I / sigma^2
+ * for D-SGD and Muffliato, C^T C / nu'^2 with nu' = sigma sens_Pi(C_local)
+ * for MF-D-SGD; otherwise an engine (see PrivEngine) computes them.
+ * sigma = 0: every victim whose gradient reaches a seen message is
+ * UNPROTECTED, the others have X_u = 0. The blocks are computed for unit
+ * noise and C_local divided by a power of two (the same mechanism), then
+ * divided by sigma^2 through priv_blocks_set_scale: when that would leave
+ * the double range (sigma = 1e-200 or 1e200) sigma stays in
+ * PrivBlocks.scale and the report divides mu by it.
+ * Returns: (transfer full) the blocks, or NULL with @error set:
+ * PRIV_ERROR_INVALID_ARGUMENT (sizes, n_gossip not 1 or K*T, attackers,
+ * C_local missing, KALMAN with MF-D-SGD), PRIV_ERROR_NUMERICAL (C_local
+ * singular, LAPACK failure), PRIV_ERROR_MEMORY.
+ */
+PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError **error);
+
+G_END_DECLS
+
+#endif /* DPG_PRIVACY_STRUCTURED_H */

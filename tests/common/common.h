@@ -1,0 +1,13 @@
+/*
+ * tests/common/common.h: what the tests of every module share: temporary
+ * folders (files.h), the small graphs and their gossip matrices (graphs.h).
+ * Running the dpgossip binary is tests/common/run.h (header-only, it needs
+ * JSON-GLib).
+ */
+#ifndef DPG_TESTS_COMMON_H
+#define DPG_TESTS_COMMON_H
+
+#include "tests/common/files.h"
+#include "tests/common/graphs.h"
+
+#endif
