@@ -259,6 +259,12 @@ double cli_train_privacy_max_epsilon(const CliTrainPrivacy *p) {
   return worst;
 }
 
+const PrivVictim *cli_train_privacy_victim(const CliTrainPrivacy *p, guint accounting, guint u) {
+  if (p == NULL || p->none || accounting >= p->acs->len || u >= p->n)
+    return NULL;
+  return g_array_index(p->acs, Accounting, accounting).by_node[u];
+}
+
 double cli_train_privacy_delta(const CliTrainPrivacy *p) {
   return p->s.delta;
 }
