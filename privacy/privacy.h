@@ -1369,7 +1369,7 @@ double priv_onerun_p_value(guint m, guint r, guint v, double eps, double delta);
  * priv_onerun_epsilon_lower: the empirical epsilon lower bound of a one-run
  * audit at confidence @confidence (e.g. 0.95): the largest eps whose
  * p-value (priv_onerun_p_value) stays below 1 - confidence, found by
- * bisection and rounded down (never above the true root by more than 1e-9),
+ * bisection and rounded down (never above the root, at most 1e-10 below it),
  * 0 when even eps = 0 is not rejected. An algorithm that is (eps, delta)-DP
  * for every canary yields a bound above eps with probability at most
  * 1 - confidence.
