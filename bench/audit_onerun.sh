@@ -6,7 +6,7 @@
 # joins k steps of its node). Prints the Markdown table, the empirical epsilon
 # lower bound (95%) beside the accounted epsilon at the same delta, and each
 # run's CPU seconds on stderr. MUS="1 2" runs a subset; CANARIES (default
-# 1000), EPOCHS (20, the paper's housing setup), BATCHES (16) and SEED (1)
+# 5000), EPOCHS (20, the paper's housing setup), BATCHES (16) and SEED (1)
 # change the setup. Not run by ctest.
 set -euo pipefail
 BUILD=${1:-build}
@@ -15,7 +15,7 @@ BIN=${DPGOSSIP:-$BUILD/dpgossip}
 GRAPH=${GRAPH:-$ROOT/data/graphs/facebook-ego-414-lcc.edges}
 DATA=${DATA:-$ROOT/data/california/cal_housing.data}
 MUS=${MUS:-1 2 5 10}
-CANARIES=${CANARIES:-1000}
+CANARIES=${CANARIES:-5000}
 EPOCHS=${EPOCHS:-20}
 BATCHES=${BATCHES:-16}
 SEED=${SEED:-1}
