@@ -11,6 +11,7 @@
  * printed guarantee is wrong: an error, exit status 1.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "cli/audit_onerun.h"
@@ -20,6 +21,18 @@
 #include "protocols/protocols.h"
 
 #define usage_error(...) cli_usage_error("audit-train", __VA_ARGS__)
+
+/* The run SIGINT cancels: nothing is printed before it ends, so a cancelled
+ * audit leaves no output. */
+static ProtoRun *volatile interrupt_run;
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig) {
+  (void)sig;
+  interrupted = 1;
+  if (interrupt_run != NULL)
+    proto_run_cancel(interrupt_run);
+}
 
 typedef struct {
   char *dataset, *model, *partition, *format, *seed_text, *sigma_text;
@@ -129,8 +142,15 @@ static int audit_run(const OnerunOptions *o, const TopoGraph *g, TopoGossipKind 
   c = cli_onerun_canaries_new((guint)o->canaries, proto_context_dim(ctx),
                               proto_context_n_nodes(ctx), (guint)o->batches, o->seed);
   hook = cli_onerun_attach(run, c, error);
-  if (hook == NULL || !proto_observed_run_run(orun, error) ||
-      !cli_train_privacy_account(priv, orun, error))
+  interrupt_run = run;
+  gboolean ran = hook != NULL && !interrupted && proto_observed_run_run(orun, error);
+  interrupt_run = NULL;
+  if (interrupted) {
+    g_clear_error(error);
+    status = 130;
+    goto out;
+  }
+  if (!ran || !cli_train_privacy_account(priv, orun, error))
     goto out;
   accounted(priv, c, res);
   res->test_loss = proto_run_mean_test_loss(run, proto_context_steps(ctx));
@@ -252,7 +272,18 @@ int cli_cmd_audit_train(int argc, char **argv) {
     status = cli_fail("audit-train", error, cli_graph_options_status(&gopt, error));
     goto out;
   }
+  struct sigaction action = {0}, old_action;
+  action.sa_handler = on_sigint;
+  sigemptyset(&action.sa_mask);
+  interrupted = 0;
+  gboolean handler = sigaction(SIGINT, &action, &old_action) == 0;
   status = audit_run(&o, g, kind, &res, &error);
+  if (handler)
+    sigaction(SIGINT, &old_action, NULL);
+  if (status == 130) {
+    fprintf(stderr, "dpgossip audit-train: interrupted; no output written\n");
+    goto out;
+  }
   if (status != CLI_EXIT_OK) {
     status = cli_fail("audit-train", error, cli_error_status(error));
     goto out;
