@@ -5,7 +5,6 @@
  * (cli/audit_onerun.h).
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_rng.h>
@@ -182,11 +181,10 @@ void cli_onerun_hook_free(CliOnerunHook *h) {
   g_free(h);
 }
 
-static const CliOnerunCanaries *sort_canaries;
-
-static int by_score(const void *a, const void *b) {
+static gint by_score(gconstpointer a, gconstpointer b, gpointer data) {
+  const CliOnerunCanaries *c = data;
   guint i = *(const guint *)a, j = *(const guint *)b;
-  double si = sort_canaries->score[i], sj = sort_canaries->score[j];
+  double si = c->score[i], sj = c->score[j];
   if (si != sj)
     return si > sj ? -1 : 1;
   return i < j ? -1 : i > j;
@@ -197,9 +195,7 @@ guint cli_onerun_guess(const CliOnerunCanaries *c, guint k) {
   guint *idx = g_new(guint, c->m);
   for (guint i = 0; i < c->m; i++)
     idx[i] = i;
-  sort_canaries = c;
-  qsort(idx, c->m, sizeof(guint), by_score);
-  sort_canaries = NULL;
+  g_qsort_with_data(idx, (gint)c->m, sizeof(guint), by_score, (gpointer)c);
   guint right = 0;
   for (guint i = 0; i < k; i++)
     right += (c->in[idx[i]] ? 1 : 0) + (c->in[idx[c->m - 1 - i]] ? 0 : 1);
