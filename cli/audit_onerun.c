@@ -19,6 +19,7 @@
 #include "cli/train_privacy.h"
 #include "privacy/privacy.h"
 #include "protocols/protocols.h"
+#include "spec/spec.h"
 
 #define usage_error(...) cli_usage_error("audit-train", __VA_ARGS__)
 
@@ -139,6 +140,13 @@ static int audit_run(const OnerunOptions *o, const TopoGraph *g, TopoGossipKind 
     goto out;
   ProtoRun *run = proto_observed_run_proto(orun);
   ProtoContext *ctx = proto_run_context(run);
+  /* The canaries' directions and their nodes' models: (m + n) d doubles at
+   * most, checked before allocation. */
+  gsize doubles = ((gsize)o->canaries + proto_context_n_nodes(ctx)) * proto_context_dim(ctx);
+  if (!spec_check_memory(doubles * sizeof(double), "the canaries",
+                         "use fewer --canaries or a smaller --model",
+                         G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, error))
+    goto out;
   c = cli_onerun_canaries_new((guint)o->canaries, proto_context_dim(ctx),
                               proto_context_n_nodes(ctx), (guint)o->batches, o->seed);
   hook = cli_onerun_attach(run, c, error);

@@ -7,7 +7,7 @@
  *   - the bound never exceeds the accounted epsilon (status consistent),
  *     whose mu is the LDP closed form sqrt(k) / sigma;
  *   - the same seed gives the same output;
- *   - bad inputs are usage errors.
+ *   - bad inputs are usage errors, canaries beyond memory too.
  */
 #include <math.h>
 #include <string.h>
@@ -83,6 +83,13 @@ static void test_usage(void) {
     g_assert_nonnull(strstr(r.err, bad[i][2]));
     cli_run_clear(&r);
   }
+  /* m d doubles beyond any memory: refused before allocating them. */
+  CliRun big = cli_run("audit-train", "--generate", "florentine", "--dataset",
+                       "synthetic:linear,n=600,d=10", "--model", "mlp:hidden=40000",
+                       "--canaries", "1000000");
+  g_assert_cmpint(big.status, ==, 2);
+  g_assert_nonnull(strstr(big.err, "use fewer --canaries"));
+  cli_run_clear(&big);
   CliRun r = cli_run("audit-train", "--generate", "florentine");
   g_assert_cmpint(r.status, ==, 2);
   g_assert_nonnull(strstr(r.err, "--dataset is required"));
