@@ -104,6 +104,16 @@ double cli_train_privacy_max_epsilon(const CliTrainPrivacy *p) {
   return worst;
 }
 
+const PrivVictim *cli_train_privacy_victim(const CliTrainPrivacy *p, guint accounting, guint u) {
+  if (p == NULL || p->job == NULL || accounting >= p->job->n_acs)
+    return NULL;
+  const PrivReport *r = p->job->acs[accounting].report;
+  for (guint v = 0; r != NULL && v < r->n_victims; v++)
+    if (r->victims[v].node == u)
+      return &r->victims[v];
+  return NULL;
+}
+
 double cli_train_privacy_delta(const CliTrainPrivacy *p) {
   return p->delta;
 }

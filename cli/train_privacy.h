@@ -67,6 +67,9 @@ void cli_train_privacy_csv_rows(const CliTrainPrivacy *p, GString *s);
  * unprotected), and the delta it is at. */
 double cli_train_privacy_max_epsilon(const CliTrainPrivacy *p);
 double cli_train_privacy_delta(const CliTrainPrivacy *p);
+/* Node @u's report in accounting @accounting (0: the first --trust; LDP by
+ * default), or NULL (none, out of range, an attacker). O(victims). */
+const PrivVictim *cli_train_privacy_victim(const CliTrainPrivacy *p, guint accounting, guint u);
 /* One line per accounting: its worst and best victims, and what a huge
  * epsilon means. (g_free) */
 char *cli_train_privacy_summary(const CliTrainPrivacy *p);

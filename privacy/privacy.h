@@ -15,6 +15,7 @@
 #include "privacy/local.h"
 #include "privacy/muffliato.h"
 #include "privacy/observer.h"
+#include "privacy/onerun.h"
 #include "privacy/report.h"
 #include "privacy/structured.h"
 #include "privacy/trust.h"

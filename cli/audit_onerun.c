@@ -1,0 +1,313 @@
+/*
+ * cli/audit_onerun.c: `dpgossip audit-train`: the one-run audit of a real
+ * D-SGD training run (Steinke, Nasr and Jagielski 2023). m gradient
+ * canaries (cli/audit_onerun.h), each included with probability 1/2, join
+ * the batches of random nodes; after training, the LDP attacker guesses
+ * "in" for the k best-scored canaries and "out" for the k worst, and the
+ * number of right guesses gives an epsilon lower bound at the stated
+ * confidence (priv_onerun_epsilon_lower), printed beside the epsilon the
+ * run's own accounting gives at the same delta (LDP, the largest over the
+ * canaries' nodes). A lower bound above the accounted epsilon means the
+ * printed guarantee is wrong: an error, exit status 1.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+
+#include "cli/audit_onerun.h"
+#include "cli/cli.h"
+#include "cli/train_privacy.h"
+#include "privacy/privacy.h"
+#include "protocols/protocols.h"
+#include "spec/spec.h"
+
+#define usage_error(...) cli_usage_error("audit-train", __VA_ARGS__)
+
+/* The run SIGINT cancels: nothing is printed before it ends, so a cancelled
+ * audit leaves no output. */
+static ProtoRun *volatile interrupt_run;
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig) {
+  (void)sig;
+  interrupted = 1;
+  if (interrupt_run != NULL)
+    proto_run_cancel(interrupt_run);
+}
+
+typedef struct {
+  char *dataset, *model, *partition, *format, *seed_text, *sigma_text;
+  gint epochs, batches, canaries, guesses;
+  double lr, sigma, clip, delta, confidence, test_fraction;
+  guint64 seed;
+  gboolean quiet;
+} OnerunOptions;
+
+typedef struct {
+  guint m, r, v;
+  double eps_low, eps, mu, test_loss;
+} OnerunResult;
+
+static void options_clear(OnerunOptions *o) {
+  g_free(o->dataset);
+  g_free(o->model);
+  g_free(o->partition);
+  g_free(o->format);
+  g_free(o->seed_text);
+  g_free(o->sigma_text);
+}
+
+/* The checks a bad flag fails, before any data is read. */
+static gboolean options_check(OnerunOptions *o, GError **error) {
+#define BAD(...) (g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, __VA_ARGS__), FALSE)
+  if (o->dataset == NULL)
+    return BAD("--dataset is required");
+  if (!cli_number_option("--sigma", o->sigma_text, &o->sigma, error))
+    return FALSE;
+  if (o->sigma_text == NULL)
+    o->sigma = 1.0;
+  if (o->seed_text != NULL &&
+      !g_ascii_string_to_unsigned(o->seed_text, 10, 0, G_MAXUINT64, &o->seed, NULL))
+    return BAD("--seed: '%s' is not an integer in [0, 2^64 - 1]", o->seed_text);
+  if (o->epochs <= 0 || o->batches <= 0 || (gint64)o->epochs * o->batches > G_MAXINT32)
+    return BAD("--epochs and --batches must be positive (got %d and %d)", o->epochs, o->batches);
+  if (!(isfinite(o->sigma) && o->sigma > 0) || !(isfinite(o->clip) && o->clip > 0) ||
+      !(isfinite(o->lr) && o->lr > 0))
+    return BAD("--sigma, --clip and --lr must be finite and > 0 (got %g, %g, %g): without "
+               "noise nothing is protected and there is nothing to audit",
+               o->sigma, o->clip, o->lr);
+  if (o->canaries < 2 || o->canaries > 1000000)
+    return BAD("--canaries must be in [2, 1000000] (got %d)", o->canaries);
+  if (o->guesses == 0)
+    o->guesses = MAX(1, o->canaries / 4);
+  if (o->guesses < 1 || 2 * (gint64)o->guesses > o->canaries)
+    return BAD("--guesses K (K in, K out) must be in [1, canaries / 2] (got %d for %d canaries)",
+               o->guesses, o->canaries);
+  if (!(o->delta > 0 && o->delta < 1) || !(o->confidence > 0 && o->confidence < 1))
+    return BAD("--delta and --confidence must be in (0, 1) (got %g and %g)", o->delta,
+               o->confidence);
+  if (!(o->test_fraction > 0 && o->test_fraction < 1))
+    return BAD("--test-fraction must be in (0, 1) (got %g)", o->test_fraction);
+  if (g_strcmp0(o->format, "csv") != 0 && g_strcmp0(o->format, "json") != 0)
+    return BAD("--format must be csv or json (got '%s')", o->format);
+  return TRUE;
+#undef BAD
+}
+
+/* The accounted guarantee of the canaries' nodes: the largest. */
+static void accounted(const CliTrainPrivacy *priv, const CliOnerunCanaries *c, OnerunResult *res) {
+  res->eps = 0;
+  res->mu = 0;
+  for (guint i = 0; i < c->m; i++) {
+    const PrivVictim *v = cli_train_privacy_victim(priv, 0, c->node[i]);
+    res->eps = v != NULL ? MAX(res->eps, v->epsilon) : INFINITY;
+    res->mu = v != NULL ? MAX(res->mu, v->mu) : INFINITY;
+  }
+}
+
+/* Trains with the canaries, accounts and audits. */
+static int audit_run(const OnerunOptions *o, const TopoGraph *g, TopoGossipKind kind,
+                     OnerunResult *res, GError **error) {
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = g;
+  cfg.gossip = kind;
+  cfg.protocol = "dsgd";
+  cfg.sigma = o->sigma;
+  cfg.clip = o->clip;
+  cfg.lr = o->lr;
+  cfg.epochs = (guint)o->epochs;
+  cfg.batches = (guint)o->batches;
+  cfg.seed = o->seed;
+  cfg.dataset = o->dataset;
+  cfg.model = o->model;
+  cfg.partition = o->partition;
+  cfg.test_fraction = o->test_fraction;
+  CliTrainPrivacyConfig pc = {
+      .run = &cfg, .graph = g, .seed = o->seed, .alpha = 2.0, .delta = o->delta};
+  gboolean usage;
+  CliTrainPrivacy *priv = cli_train_privacy_plan(&pc, &usage, error);
+  if (priv == NULL)
+    return usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
+  const ProtoObserveOptions *observe = cli_train_privacy_observe(priv);
+  cfg.storage = observe != NULL ? SIM_LIN_SPARSE : SIM_LIN_NONE;
+  CliOnerunCanaries *c = NULL;
+  CliOnerunHook *hook = NULL;
+  int status = CLI_EXIT_FAILURE;
+  ProtoObservedRun *orun = proto_observed_run_new(&cfg, observe, error);
+  if (orun == NULL)
+    goto out;
+  ProtoRun *run = proto_observed_run_proto(orun);
+  ProtoContext *ctx = proto_run_context(run);
+  /* The canaries' directions and their nodes' models: (m + n) d doubles at
+   * most, checked before allocation. */
+  gsize doubles = ((gsize)o->canaries + proto_context_n_nodes(ctx)) * proto_context_dim(ctx);
+  if (!spec_check_memory(doubles * sizeof(double), "the canaries",
+                         "use fewer --canaries or a smaller --model",
+                         G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, error))
+    goto out;
+  c = cli_onerun_canaries_new((guint)o->canaries, proto_context_dim(ctx),
+                              proto_context_n_nodes(ctx), (guint)o->batches, o->seed);
+  hook = cli_onerun_attach(run, c, error);
+  interrupt_run = run;
+  gboolean ran = hook != NULL && !interrupted && proto_observed_run_run(orun, error);
+  interrupt_run = NULL;
+  if (interrupted) {
+    g_clear_error(error);
+    status = 130;
+    goto out;
+  }
+  if (!ran || !cli_train_privacy_account(priv, orun, error))
+    goto out;
+  accounted(priv, c, res);
+  res->test_loss = proto_run_mean_test_loss(run, proto_context_steps(ctx));
+  res->m = c->m;
+  res->r = 2 * (guint)o->guesses;
+  res->v = cli_onerun_guess(c, (guint)o->guesses);
+  if (priv_onerun_epsilon_lower(res->m, res->r, res->v, o->delta, o->confidence, &res->eps_low,
+                                error))
+    status = CLI_EXIT_OK;
+out:
+  proto_observed_run_free(orun);
+  cli_onerun_hook_free(hook);
+  cli_onerun_canaries_free(c);
+  cli_train_privacy_free(priv);
+  return status;
+}
+
+static void print_result(const OnerunOptions *o, const OnerunResult *r, const char *verdict) {
+  if (g_strcmp0(o->format, "json") == 0) {
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_object(b);
+    cli_json_string(b, "protocol", "dsgd");
+    cli_json_string(b, "trust", "ldp");
+    cli_json_number(b, "sigma", o->sigma);
+    cli_json_int(b, "epochs", o->epochs);
+    cli_json_int(b, "batches", o->batches);
+    cli_json_int(b, "canaries", r->m);
+    cli_json_int(b, "guesses", r->r);
+    cli_json_int(b, "correct", r->v);
+    cli_json_number(b, "epsilon_lower", r->eps_low);
+    cli_json_number(b, "epsilon", r->eps);
+    cli_json_number(b, "mu", r->mu);
+    cli_json_number(b, "delta", o->delta);
+    cli_json_number(b, "confidence", o->confidence);
+    cli_json_number(b, "test_loss", r->test_loss);
+    cli_json_string(b, "status", verdict);
+    cli_json_int(b, "seed", (gint64)o->seed);
+    json_builder_end_object(b);
+    cli_json_print(b);
+    return;
+  }
+  printf("protocol,trust,sigma,epochs,batches,canaries,guesses,correct,epsilon_lower,epsilon,mu,"
+         "delta,confidence,test_loss,status,seed\n");
+  printf("dsgd,ldp,%.17g,%d,%d,%u,%u,%u,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%" G_GUINT64_FORMAT
+         "\n",
+         o->sigma, o->epochs, o->batches, r->m, r->r, r->v, r->eps_low, r->eps, r->mu, o->delta,
+         o->confidence, r->test_loss, verdict, o->seed);
+}
+
+int cli_cmd_audit_train(int argc, char **argv) {
+  CliGraphOptions gopt = {0};
+  OnerunOptions o = {.epochs = 1, .batches = 1, .canaries = 200, .lr = 0.1, .clip = 1.0,
+                     .delta = 1e-6, .confidence = 0.95,
+                     .test_fraction = LEARN_DEFAULT_TEST_FRACTION};
+  GOptionEntry entries[] = {
+      {"dataset", 'd', 0, G_OPTION_ARG_STRING, &o.dataset,
+       "Dataset (required), as for train: california:PATH, csv:PATH[,...], idx:DIR, "
+       "synthetic:...",
+       "SPEC"},
+      {"model", 'm', 0, G_OPTION_ARG_STRING, &o.model,
+       "Model, as for train (default linear or softmax by task)", "SPEC"},
+      {"partition", 0, 0, G_OPTION_ARG_STRING, &o.partition, "Records to nodes, as for train",
+       "SPEC"},
+      {"epochs", 'k', 0, G_OPTION_ARG_INT, &o.epochs, "Epochs k (default 1)", "K"},
+      {"batches", 'b', 0, G_OPTION_ARG_INT, &o.batches, "Batches per node b (default 1)", "B"},
+      {"lr", 0, 0, G_OPTION_ARG_DOUBLE, &o.lr, "Learning rate eta (default 0.1)", "ETA"},
+      {"sigma", 0, 0, G_OPTION_ARG_STRING, &o.sigma_text, "Noise multiplier sigma > 0 (default 1)",
+       "S"},
+      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &o.clip, "Per-example clipping norm Delta (default 1)",
+       "D"},
+      {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &o.test_fraction,
+       "Fraction of the records held out for testing (default 0.2)", "F"},
+      {"canaries", 0, 0, G_OPTION_ARG_INT, &o.canaries,
+       "Canaries m, each included with probability 1/2 (default 200)", "M"},
+      {"guesses", 0, 0, G_OPTION_ARG_INT, &o.guesses,
+       "Guess 'in' for the K best scores and 'out' for the K worst (default m / 4)", "K"},
+      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o.delta,
+       "delta of both epsilons (default 1e-6)", "DELTA"},
+      {"confidence", 0, 0, G_OPTION_ARG_DOUBLE, &o.confidence,
+       "Confidence of the lower bound (default 0.95)", "C"},
+      {"seed", 's', 0, G_OPTION_ARG_STRING, &o.seed_text,
+       "Seed of the run and the canaries (default 0)", "N"},
+      {"format", 0, 0, G_OPTION_ARG_STRING, &o.format, "csv (default) or json", "FMT"},
+      G_OPTION_ENTRY_NULL};
+  GOptionContext *ctx = g_option_context_new("- one-run audit of a D-SGD training run (LDP)");
+  cli_graph_options_add(ctx, &gopt);
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_description(
+      ctx, "Trains D-SGD (sync) with m gradient canaries of norm Delta at random nodes and\n"
+           "batches, each included with probability 1/2; the LDP attacker (every message\n"
+           "sent) scores each canary by the inner product of its node's noisy updates with\n"
+           "it, guesses, and the right guesses bound epsilon from below at the confidence\n"
+           "(Steinke, Nasr and Jagielski 2023). Output: one row, epsilon_lower beside the\n"
+           "accounted epsilon (LDP, the canaries' nodes) at the same delta; status\n"
+           "consistent, or overstated (exit 1) when the bound exceeds the accounted one.\n"
+           "\n"
+           "Example:\n"
+           "  dpgossip audit-train --graph facebook-ego-414-lcc.edges \\\n"
+           "    --dataset california:cal_housing.data --model mlp:hidden=16 -k 4 -b 4 \\\n"
+           "    --sigma 1 --canaries 400 --seed 1\n");
+  int status = CLI_EXIT_USAGE;
+  TopoGraph *g = NULL;
+  GError *error = NULL;
+  TopoGossipKind kind = TOPO_GOSSIP_UNIFORM;
+  OnerunResult res = {0};
+  if (!cli_parse(ctx, &argc, &argv))
+    goto out;
+  if (o.format == NULL)
+    o.format = g_strdup("csv");
+  if (!options_check(&o, &error) || !learn_data_spec_check(o.dataset, &error) ||
+      (o.model != NULL && !learn_model_spec_check(o.model, &error)) ||
+      (o.partition != NULL && !learn_partition_spec_check(o.partition, &error)) ||
+      !cli_graph_options_gossip(&gopt, &kind, &error)) {
+    status = cli_fail("audit-train", error, CLI_EXIT_USAGE);
+    goto out;
+  }
+  g = cli_graph_options_build(&gopt, &error);
+  if (g == NULL) {
+    status = cli_fail("audit-train", error, cli_graph_options_status(&gopt, error));
+    goto out;
+  }
+  struct sigaction action = {0}, old_action;
+  action.sa_handler = on_sigint;
+  sigemptyset(&action.sa_mask);
+  interrupted = 0;
+  gboolean handler = sigaction(SIGINT, &action, &old_action) == 0;
+  status = audit_run(&o, g, kind, &res, &error);
+  if (handler)
+    sigaction(SIGINT, &old_action, NULL);
+  if (status == 130) {
+    fprintf(stderr, "dpgossip audit-train: interrupted; no output written\n");
+    goto out;
+  }
+  if (status != CLI_EXIT_OK) {
+    status = cli_fail("audit-train", error, cli_error_status(error));
+    goto out;
+  }
+  gboolean overstated = res.eps_low > res.eps;
+  print_result(&o, &res, overstated ? "overstated" : "consistent");
+  if (overstated) {
+    fprintf(stderr,
+            "dpgossip audit-train: error: the empirical epsilon lower bound %.4g exceeds the "
+            "accounted epsilon %.4g at delta = %g: the printed guarantee is wrong\n",
+            res.eps_low, res.eps, o.delta);
+    status = CLI_EXIT_FAILURE;
+  }
+out:
+  topo_graph_free(g);
+  options_clear(&o);
+  cli_graph_options_clear(&gopt);
+  g_option_context_free(ctx);
+  return status;
+}
