@@ -1086,6 +1086,16 @@ PrivKnowledge *priv_observer_knowledge(const PrivObserver *obs, guint view, GErr
  * priv_observer_knowledge (same X_u up to rounding, same unprotected set
  * away from the tolerance thresholds).
  */
+/* How the streaming accountant carries the gradients through the periods
+ * (docs/accounting-at-scale.md, "Observer path"). */
+typedef enum {
+  /* Keeps each period's factors (O(n q) numbers) and replays them backward
+   * from chunks of observed rows: memory O(T n q), not O(n^2 T). */
+  PRIV_STREAM_BACKWARD,
+  /* The reference: every view's Gamma (state x n T) carried forward. */
+  PRIV_STREAM_FORWARD,
+} PrivStreamEngine;
+
 typedef struct {
   guint T;                   /* gradient steps covered (> 0) */
   double clip;               /* Delta, > 0 (default 1) */
@@ -1097,6 +1107,7 @@ typedef struct {
    * (1 + the largest step) and T, e.g. for a progress line. */
   void (*progress)(guint steps, guint T, gpointer data);
   gpointer progress_data;
+  PrivStreamEngine engine; /* default PRIV_STREAM_BACKWARD */
 } PrivStreamOptions;
 
 /*
