@@ -1108,6 +1108,7 @@ typedef struct {
   void (*progress)(guint steps, guint T, gpointer data);
   gpointer progress_data;
   PrivStreamEngine engine; /* default PRIV_STREAM_BACKWARD */
+  guint chunk_rows;        /* backward: rows per chunk; 0: about 128 MB of them, 64 to 512 */
 } PrivStreamOptions;
 
 /*

@@ -90,6 +90,7 @@ struct PrivStream {
   double clip, rank_tol, range_tol;
   gsize max_bytes; /* 0: the machine's */
   PrivStreamEngine engine;
+  guint chunk_rows;
   void (*progress)(guint steps, guint T, gpointer data);
   gpointer progress_data;
   GPtrArray *views;
@@ -170,6 +171,7 @@ PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GE
   s->range_tol = o.range_tol;
   s->max_bytes = o.max_bytes;
   s->engine = o.engine;
+  s->chunk_rows = o.chunk_rows;
   s->progress = o.progress;
   s->progress_data = o.progress_data;
   s->views = g_ptr_array_new_with_free_func(sview_free);
@@ -232,6 +234,7 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
                               .range_tol = s->range_tol,
                               .max_bytes = s->max_bytes,
                               .engine = s->engine,
+                              .chunk_rows = s->chunk_rows,
                               .is_member = is_member};
   PrivStreamGrad *grad = priv_stream_grad_new(&go, error);
   if (!grad)

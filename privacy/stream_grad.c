@@ -39,6 +39,7 @@ struct PrivStreamGrad {
   double clip, range_tol;
   gsize max_bytes;
   PrivStreamEngine engine;
+  guint chunk_rows;    /* 0: automatic */
   gboolean *is_member; /* n */
   gboolean *unprot;    /* n */
   double *ref2;        /* n: squared norm of each victim's columns over every period */
@@ -107,6 +108,7 @@ PrivStreamGrad *priv_stream_grad_new(const PrivStreamGradOptions *opt, GError **
   g->range_tol = opt->range_tol;
   g->max_bytes = opt->max_bytes;
   g->engine = opt->engine;
+  g->chunk_rows = opt->chunk_rows;
   g->is_member = g_memdup2(opt->is_member, opt->n * sizeof(gboolean));
   g->unprot = g_new0(gboolean, opt->n);
   g->ref2 = g_new0(double, opt->n);
@@ -163,6 +165,8 @@ static double *scratch(PrivStreamGrad *g, guint i, gsize count, GError **error) 
 /* Rows of the backward engine's chunks: about 128 MB of gradient columns,
  * 64 to 512 rows (below 64 the products lose their BLAS efficiency). */
 static gsize chunk_target(const PrivStreamGrad *g) {
+  if (g->chunk_rows > 0)
+    return g->chunk_rows;
   return CLAMP(((gsize)128 << 20) / (sizeof(double) * MAX(g->ld, 1)), 64, 512);
 }
 

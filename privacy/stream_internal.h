@@ -102,6 +102,7 @@ typedef struct {
   double clip, range_tol;
   gsize max_bytes;
   PrivStreamEngine engine;
+  guint chunk_rows;          /* 0: automatic */
   const gboolean *is_member; /* n, copied */
 } PrivStreamGradOptions;
 
