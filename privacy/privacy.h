@@ -1127,8 +1127,12 @@ gboolean priv_observer_set_streaming(PrivObserver *obs, const PrivStreamOptions 
  * last checkpoint. Errors: an error met while observing (the first one),
  * PRIV_ERROR_INVALID_ARGUMENT (unknown view, not streaming), PRIV_ERROR_MEMORY.
  * Complexity per period of S state variables, m fresh noises, k rows seen
- * by a view and c = n (t+1) gradient columns so far: O((S + k)(S + k + m) c)
- * plus O(k t^2) per victim; memory O(S n T) per view plus its n T^2 blocks.
+ * by a view, nnz coefficients in its transition and c = n (t+1) gradient
+ * columns so far: the noise side O(S (S + m)(S + k)); the backward engine
+ * steps each row seen back to period 0, O(t (nnz + S k)) per row, and
+ * whitens it, O(k c); memory O(S k + nnz) per period and view, a chunk of
+ * rows (c x rows, about 128 MB) and the n T^2 blocks. The forward engine
+ * instead costs O((nnz + S k) c) per period and O(S n T) memory per view.
  */
 PrivBlocks *priv_observer_stream_blocks(PrivObserver *obs, guint view, GError **error);
 
