@@ -239,48 +239,61 @@ static gboolean account_rows(PrivStreamGrad *g, const PrivStreamRec *r, const do
   priv_range_tolerances_default(&tol);
   tol.range_tol = g->range_tol;
   tol.clean = priv_range_clean_floor(r->q);
-  double *Yv = scratch(g, 4, (gsize)rank * tt, error);
+  double *Yv = scratch(g, 4, (gsize)rank * tt + 6 * (gsize)n, error);
   if (!Yv)
     return FALSE;
+  /* Per victim: the norms of its columns (in the rows' own units: a scaled
+   * pass divides its factor back out, exact), the residual of the dependent
+   * rows, Y's norm and the amplification's reference; victims innermost, so
+   * that the rows are read in order. */
+  double *norm2 = Yv + (gsize)rank * tt, *res2 = norm2 + n, *y2 = res2 + n, *scaled2 = y2 + n,
+         *left = scaled2 + n, *q2 = left + n;
+  memset(norm2, 0, 5 * (gsize)n * sizeof(double));
   const double *sc = r->sc, *rn = r->rn, *wt = r->wt;
+  for (guint i = 0; i < k; i++) {
+    double own = rn[i], f = sc ? sc[i] : 1.0, w = wt[i];
+    double fr = sc && i >= rank ? sc[r->jpvt[i] - 1] : 1.0;
+    for (guint t = 0; t < tt; t++) {
+      const double *a = A + (gsize)i * nt + (gsize)t * n, *b = Ap + (gsize)i * nt + (gsize)t * n;
+      for (guint u = 0; u < n; u++) {
+        norm2[u] += w * (a[u] / f) * (a[u] / f);
+        if (own > 0)
+          scaled2[u] += w * (a[u] / own) * (a[u] / own);
+        if (i >= rank)
+          res2[u] += (b[u] / fr) * (b[u] / fr);
+        else
+          y2[u] += b[u] * b[u];
+      }
+    }
+  }
   for (guint u = 0; u < n; u++) {
     if (g->is_member[u] || g->unprot[u])
-      continue;
-    double norm2 = 0.0, res2 = 0.0, y2 = 0.0, scaled2 = 0.0, left = 0.0;
-    /* Norms and residuals in the rows' own units (a scaled pass divides
-     * its factor back out: exact), Y and the amplification as they are. */
-    for (guint i = 0; i < k; i++) {
-      double own = rn[i], f = sc ? sc[i] : 1.0;
-      double fr = sc && i >= rank ? sc[r->jpvt[i] - 1] : 1.0;
-      for (guint t = 0; t < tt; t++) {
-        double a = A[(gsize)i * nt + (gsize)t * n + u];
-        norm2 += wt[i] * (a / f) * (a / f);
-        if (own > 0)
-          scaled2 += wt[i] * (a / own) * (a / own);
-        double b = Ap[(gsize)i * nt + (gsize)t * n + u];
-        if (i >= rank)
-          res2 += (b / fr) * (b / fr);
-        else
-          y2 += b * b;
-      }
+      norm2[u] = 0.0;
+    g->ref2[u] += norm2[u];
+  }
+  /* A dependent row counts for the noise left when the victim's part of it
+   * is above the share of its norm that rounding may carry. */
+  for (guint i = rank; i < k; i++) {
+    double fr = sc ? sc[r->jpvt[i] - 1] : 1.0;
+    memset(q2, 0, n * sizeof(double));
+    for (guint t = 0; t < tt; t++) {
+      const double *b = Ap + (gsize)i * nt + (gsize)t * n;
+      for (guint u = 0; u < n; u++)
+        q2[u] += (b[u] / fr) * (b[u] / fr);
     }
-    g->ref2[u] += norm2;
-    if (norm2 == 0.0)
-      continue;
-    double carry2 = g->range_tol * g->range_tol * g->ref2[u] / (double)MAX(n_trail, 1);
-    for (guint i = rank; i < k; i++) {
-      double ri2 = 0.0, fr = sc ? sc[r->jpvt[i] - 1] : 1.0;
-      for (guint t = 0; t < tt; t++) {
-        double b = Ap[(gsize)i * nt + (gsize)t * n + u] / fr;
-        ri2 += b * b;
-      }
-      if (ri2 > carry2)
-        left = MAX(left, r->rel[i - rank]);
+    for (guint u = 0; u < n; u++) {
+      double carry2 = g->range_tol * g->range_tol * g->ref2[u] / (double)MAX(n_trail, 1);
+      if (norm2[u] != 0.0 && q2[u] > carry2)
+        left[u] = MAX(left[u], r->rel[i - rank]);
     }
+  }
+  for (guint u = 0; u < n; u++) {
+    if (norm2[u] == 0.0)
+      continue;
     PrivRangeEvidence ev = {.norm = sqrt(g->ref2[u]),
-                            .residual = sqrt(res2),
-                            .noise_left = left,
-                            .amplification = scaled2 > 0 ? sqrt(y2 / scaled2) : 0.0};
+                            .residual = sqrt(res2[u]),
+                            .noise_left = left[u],
+                            .amplification = scaled2[u] > 0 ? sqrt(y2[u] / scaled2[u]) : 0.0};
     PrivNodeStatus st = priv_range_decide(&ev, &tol);
     if (st == PRIV_NODE_UNPROTECTED) {
       g->unprot[u] = TRUE;
@@ -454,9 +467,10 @@ static gboolean backward_chunk(PrivStreamGrad *g, guint a, guint b, int ea, GErr
     double *A = scratch(g, 2, (gsize)r->k * ntp, error);
     double *Ap = A ? scratch(g, 3, (gsize)r->k * ntp, error) : NULL;
     ok = Ap != NULL;
-    for (gsize c = 0; ok && c < ntp; c++)
+    for (gsize c0 = 0; ok && c0 < ntp; c0 += 64) /* by blocks: both sides in cache */
       for (guint i = 0; i < r->k; i++)
-        A[(gsize)i * ntp + c] = H[c * W + off[p - a] + i];
+        for (gsize c = c0; c < MIN(c0 + 64, ntp); c++)
+          A[(gsize)i * ntp + c] = H[c * W + off[p - a] + i];
     ok = ok && account_rows(g, r, A, Ap, error);
   }
   g_free(H);
