@@ -53,8 +53,8 @@ struct PrivStreamGrad {
   double *gam, *gam2;
   gsize gam_cap, gam2_cap, gam_cols;
   guint sv;
-  double *buf[5];
-  gsize cap[5];
+  double *buf[6];
+  gsize cap[6];
 };
 
 void priv_stream_rec_free(PrivStreamRec *r) {
@@ -443,7 +443,11 @@ static gboolean backward_chunk(PrivStreamGrad *g, guint a, guint b, int ea, GErr
   }
   gsize nt = (gsize)g->n * rec[b - 1]->tsteps;
   gsize *off = g_new(gsize, b - a);
-  double *H = priv_matrix_new(MAX(nt, 1), W, error);
+  /* Kept from chunk to chunk: mapped afresh, its pages would be faulted in
+   * and zeroed by the system every time. */
+  double *H = scratch(g, 5, nt * W, error);
+  if (H)
+    memset(H, 0, nt * W * sizeof(double));
   double *om = H ? scratch(g, 0, (gsize)g->max_s * W, error) : NULL;
   double *om2 = om ? scratch(g, 1, (gsize)g->max_s * W, error) : NULL;
   gboolean ok = om2 != NULL;
@@ -473,7 +477,6 @@ static gboolean backward_chunk(PrivStreamGrad *g, guint a, guint b, int ea, GErr
           A[(gsize)i * ntp + c] = H[c * W + off[p - a] + i];
     ok = ok && account_rows(g, r, A, Ap, error);
   }
-  g_free(H);
   g_free(off);
   if (ok)
     g->done = b;
