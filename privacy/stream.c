@@ -220,7 +220,11 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
   gboolean fwd = s->engine == PRIV_STREAM_FORWARD;
   gsize part = fwd ? priv_size_sum3(ld, (gsize)s->n * views, 0, 0, 0, 0)
                    : priv_size_sum3(ld, 1, ld, views * 2, 0, 0);
-  char *what = g_strdup_printf("the streaming accountant's state (%s)",
+  /* With the noise side: once every node has drawn noise, a view's state
+   * noise is an n x n factor, updated through the transition (n x n while
+   * formed) and n x 2n columns (one view at a time): 4 n^2. */
+  part = priv_size_sum3(part, 1, (gsize)s->n * s->n, 4, 0, 0);
+  char *what = g_strdup_printf("the streaming accountant's state (%s; the noise: 4 n^2)",
                                fwd ? "per view: n x n T" : "n T, and 2 n T per view");
   gboolean fits = priv_check_budget(
       priv_doubles_bytes(priv_size_sum3(block, views + 1, part, 1, 0, 0)), s->max_bytes, what,
@@ -1284,6 +1288,15 @@ static gsize other_views_bytes(const PrivStream *s, const SView *v) {
   return b;
 }
 
+/* The noise side's matrices for the next state: the state's factor R, the
+ * rows' noise and its QR, the transition's coefficients (dense while
+ * formed), its noise and the new factor. */
+static gsize noise_bytes(const SView *v, const Work *w, guint k) {
+  double S2v = w->S2v, q = w->q;
+  double d = (double)v->Sv * v->r + (double)k * (q + v->Sv) + S2v * (v->Sv + q + MIN(q, S2v));
+  return d * 8.0 < (double)G_MAXSIZE / 2 ? (gsize)(d * 8.0) : G_MAXSIZE / 2;
+}
+
 /*
  * One view's period: its columns, the noise factorization, the new state
  * (with @rebase), then the record to the gradient side, after a memory
@@ -1301,7 +1314,8 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
   gboolean ok = period_columns(s, v, p, obs_rows, rebase, m, S2, obs_tr, n_obs, &w, error) &&
                 factor_noise(s, v, p, &w, rec, error);
   if (ok && rebase)
-    ok = priv_stream_grad_fits(v->grad, rec, w.S2v, other_views_bytes(s, v), error) &&
+    ok = priv_stream_grad_fits(v->grad, rec, w.S2v, other_views_bytes(s, v),
+                               noise_bytes(v, &w, rec->k), error) &&
          next_state(s, v, &w, rec, error);
   work_clear(&w);
   if (!ok) {

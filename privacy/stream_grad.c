@@ -177,10 +177,10 @@ gsize priv_stream_grad_bytes(const PrivStreamGrad *g) {
 }
 
 gboolean priv_stream_grad_fits(const PrivStreamGrad *g, const PrivStreamRec *rec, guint s2v,
-                               gsize views_bytes, GError **error) {
+                               gsize views_bytes, gsize noise_bytes, GError **error) {
   guint tsteps = rec->tsteps;
   double blocks = 8.0 * g->n * g->T * g->T;
-  double need = (double)views_bytes + 2 * blocks;
+  double need = (double)views_bytes + 2 * blocks + (double)noise_bytes;
   gsize nt = (gsize)g->n * tsteps;
   char *what;
   if (g->engine == PRIV_STREAM_FORWARD) {
@@ -195,10 +195,11 @@ gboolean priv_stream_grad_fits(const PrivStreamGrad *g, const PrivStreamRec *rec
       rows += ((const PrivStreamRec *)g_ptr_array_index(g->recs, p))->k;
     need += (double)g->rec_bytes + (double)priv_stream_rec_bytes(rec) + 8.0 * (double)s2v * rec->k;
     need += 8.0 * (double)nt * (double)rows;
-    what = g_strdup_printf("the streaming accountant's records at step %u (periods kept: %u, "
-                           "state variables of this view: %u) and its chunk of %" G_GSIZE_FORMAT
-                           " rows of n t = %" G_GSIZE_FORMAT " gradient slots",
-                           tsteps, g->recs->len + 1, s2v, rows, nt);
+    what = g_strdup_printf("the streaming accountant's state at step %u (the noise of %u state "
+                           "variables for this view, %" G_GSIZE_FORMAT " MB; periods kept: %u; "
+                           "a chunk of %" G_GSIZE_FORMAT " rows of n t = %" G_GSIZE_FORMAT
+                           " gradient slots)",
+                           tsteps, s2v, noise_bytes >> 20, g->recs->len + 1, rows, nt);
   }
   gsize n_b = need < (double)G_MAXSIZE / 2 ? (gsize)need : G_MAXSIZE;
   gboolean ok = priv_check_budget(n_b, g->max_bytes, what, error);

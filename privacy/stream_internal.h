@@ -112,12 +112,13 @@ void priv_stream_grad_free(PrivStreamGrad *g);
 /*
  * priv_stream_grad_fits: whether the view can take @rec (its observed part
  * so far) with a next state of @s2v rows, while @views_bytes are held by the
- * other views' gradient sides: the forward engine's Gamma (s2v x n T), the
- * backward engine's records and the chunk of rows @rec may close, the
- * blocks and their copy. Errors: PRIV_ERROR_MEMORY, naming the bytes.
+ * other views' gradient sides and the noise side needs @noise_bytes: the
+ * forward engine's Gamma (s2v x n T), the backward engine's records and the
+ * chunk of rows @rec may close, the blocks and their copy.
+ * Errors: PRIV_ERROR_MEMORY, naming the bytes.
  */
 gboolean priv_stream_grad_fits(const PrivStreamGrad *g, const PrivStreamRec *rec, guint s2v,
-                               gsize views_bytes, GError **error);
+                               gsize views_bytes, gsize noise_bytes, GError **error);
 /* Bytes the gradient side holds (records, Gamma; not the blocks). */
 gsize priv_stream_grad_bytes(const PrivStreamGrad *g);
 /*
