@@ -7,14 +7,20 @@
 #         for N in NS (default 1000 2000 5000 10000);
 #   in T  `account --generate barabasi:n=1000,m=3,seed=1 -T T --trust pndp -a 0`
 #         for T in TS (default 50 100 200 320).
+# The observer path (`--path observer`: the run simulated, the streaming
+# accountant), on the same Barabasi graph:
+#   in T  for T in OBS_TS (default 20 40 80 160 320), D-SGD under PNDP, and
+#         DECOR under SecLDP at T = DECOR_T (default 320);
+#   ego   on data/graphs/facebook-ego-414-lcc.edges at T = EGO_T (default
+#         320), the observer path's CPU seconds over the structured path's.
 # Each case runs under /usr/bin/time (user + system CPU seconds, max RSS).
-# NS="1000 2000" TS="50 100" runs a subset. Prints a Markdown table and the
+# NS="1000 2000" TS="50 100" runs a subset; an empty list or T skips a part. Prints a Markdown table and the
 # fits on stdout. Not run by ctest (minutes to tens of minutes).
 set -euo pipefail
 BUILD=${1:-build}
 BIN=${DPGOSSIP:-$BUILD/dpgossip}
-NS=${NS:-1000 2000 5000 10000}
-TS=${TS:-50 100 200 320}
+NS=${NS-1000 2000 5000 10000}
+TS=${TS-50 100 200 320}
 TIME=/usr/bin/time
 if [ ! -x "$TIME" ]; then
   echo "account_scale.sh: $TIME is needed (Debian package 'time')" >&2
@@ -59,6 +65,35 @@ for t in $TS; do
   echo "| barabasi n=1000 m=3 | $t | $cpu | $rss |"
   echo "$t $cpu $rss" >>"$tmp/t.fit"
 done
+OBS_TS=${OBS_TS-20 40 80 160 320}
+DECOR_T=${DECOR_T-320}
+EGO_T=${EGO_T-320}
+BA="barabasi:n=1000,m=3,seed=1"
+: >"$tmp/o.fit"
+for t in $OBS_TS; do
+  read -r cpu rss < <(measure "o$t" --generate "$BA" -T "$t" --trust pndp -a 0 --path observer)
+  echo "| barabasi n=1000 m=3, observer | $t | $cpu | $rss |"
+  echo "$t $cpu $rss" >>"$tmp/o.fit"
+done
+if [ -n "$DECOR_T" ]; then
+  read -r cpu rss < <(measure decor --generate "$BA" -T "$DECOR_T" --trust secldp -a 0 \
+    --protocol decor --path observer)
+  echo "| barabasi n=1000 m=3, observer, DECOR SecLDP | $DECOR_T | $cpu | $rss |"
+fi
+if [ -n "$EGO_T" ]; then
+  ego="$(dirname "$0")/../data/graphs/facebook-ego-414-lcc.edges"
+  for path in structured observer; do
+    read -r cpu rss < <(measure "ego$path" --graph "$ego" -T "$EGO_T" --trust pndp -a 0 \
+      --path "$path")
+    echo "| facebook-ego-414, $path | $EGO_T | $cpu | $rss |"
+    echo "$cpu" >"$tmp/ego.$path"
+  done
+fi
 echo
-echo "regular d=8, T=100, in n: $(fit "$tmp/n.fit" n)"
-echo "barabasi n=1000, in T: $(fit "$tmp/t.fit" T)"
+[ -s "$tmp/n.fit" ] && echo "regular d=8, T=100, in n: $(fit "$tmp/n.fit" n)"
+[ -s "$tmp/t.fit" ] && echo "barabasi n=1000, in T: $(fit "$tmp/t.fit" T)"
+[ -s "$tmp/o.fit" ] && echo "barabasi n=1000, observer path, in T: $(fit "$tmp/o.fit" T)"
+if [ -n "$EGO_T" ]; then
+  awk '{ s = $1 } END { printf "ego graph, T = %s: observer / structured CPU = %.2f\n", t, o / s }' \
+    t="$EGO_T" o="$(cat "$tmp/ego.observer")" "$tmp/ego.structured"
+fi

@@ -82,6 +82,16 @@ PrivKnowledge *priv_observer_knowledge(const PrivObserver *obs, guint view, GErr
  * priv_observer_knowledge (same X_u up to rounding, same unprotected set
  * away from the tolerance thresholds).
  */
+/* How the streaming accountant carries the gradients through the periods
+ * (docs/accounting-at-scale.md, "Observer path"). */
+typedef enum {
+  /* Keeps each period's factors (O(n q) numbers) and replays them backward
+   * from chunks of observed rows: memory O(T n q), not O(n^2 T). */
+  PRIV_STREAM_BACKWARD,
+  /* The reference: every view's Gamma (state x n T) carried forward. */
+  PRIV_STREAM_FORWARD,
+} PrivStreamEngine;
+
 typedef struct {
   guint T;                   /* gradient steps covered (> 0) */
   double clip;               /* Delta, > 0 (default 1) */
@@ -93,6 +103,8 @@ typedef struct {
    * (1 + the largest step) and T, e.g. for a progress line. */
   void (*progress)(guint steps, guint T, gpointer data);
   gpointer progress_data;
+  PrivStreamEngine engine; /* default PRIV_STREAM_BACKWARD */
+  guint chunk_rows;        /* backward: rows per chunk; 0: about 128 MB of them, 64 to 512 */
 } PrivStreamOptions;
 
 /*
@@ -111,8 +123,12 @@ gboolean priv_observer_set_streaming(PrivObserver *obs, const PrivStreamOptions 
  * last checkpoint. Errors: an error met while observing (the first one),
  * PRIV_ERROR_INVALID_ARGUMENT (unknown view, not streaming), PRIV_ERROR_MEMORY.
  * Complexity per period of S state variables, m fresh noises, k rows seen
- * by a view and c = n (t+1) gradient columns so far: O((S + k)(S + k + m) c)
- * plus O(k t^2) per victim; memory O(S n T) per view plus its n T^2 blocks.
+ * by a view, nnz coefficients in its transition and c = n (t+1) gradient
+ * columns so far: the noise side O(S (S + m)(S + k)); the backward engine
+ * steps each row seen back to period 0, O(t (nnz + S k)) per row, and
+ * whitens it, O(k c); memory O(S k + nnz) per period and view, a chunk of
+ * rows (c x rows, about 128 MB) and the n T^2 blocks. The forward engine
+ * instead costs O((nnz + S k) c) per period and O(S n T) memory per view.
  */
 PrivBlocks *priv_observer_stream_blocks(PrivObserver *obs, guint view, GError **error);
 

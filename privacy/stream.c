@@ -63,17 +63,13 @@
 
 typedef struct {
   PrivTrust trust;
-  gboolean *is_member;     /* n */
-  double *gam;             /* Sv x ld, row-major; columns >= gam_cols not yet valid */
-  double *gam2;            /* the next period's */
-  gsize gam_cap, gam2_cap; /* rows allocated */
-  gsize gam_cols;          /* columns of gam that hold values (zero-extended on growth) */
-  double *R;               /* Sv x r, row-major */
+  gboolean *is_member; /* n */
+  double *R;           /* Sv x r, row-major: the state's noise */
   /* The state variables the view carries: a transition row the view has
    * observed (or one of its constants only) is a constant to it, given its
-   * observations, and has no row in gam and R. */
+   * observations, and has no row in R (nor in Gamma). */
   guint Sv, max_sv;
-  guint *loc; /* by state index (S entries): row in gam and R, or G_MAXUINT */
+  guint *loc; /* by state index (S entries): row in R, or G_MAXUINT */
   /* Per state index (CSR, S + 1 starts): fresh noise of the closing period
    * the view had not touched, left out of its state rows (see
    * carried_transitions); carry_col is its column in the current period. */
@@ -82,10 +78,8 @@ typedef struct {
   double *carry_val;
   guint *carry_col;
   guint r;
-  gboolean *unprot;   /* n */
-  double *ref2;       /* n: squared norm of each victim's columns over every period */
-  PrivBlocks *blocks; /* X accumulated in the upper triangles */
-  double bscale;      /* running max of the noise scale, the rank reference */
+  PrivStreamGrad *grad; /* the gradient side: Gamma's records, X, range decisions */
+  double bscale;        /* running max of the noise scale, the rank reference */
 } SView;
 
 struct PrivStream {
@@ -95,6 +89,8 @@ struct PrivStream {
   gsize ld; /* n T */
   double clip, rank_tol, range_tol;
   gsize max_bytes; /* 0: the machine's */
+  PrivStreamEngine engine;
+  guint chunk_rows;
   void (*progress)(guint steps, guint T, gpointer data);
   gpointer progress_data;
   GPtrArray *views;
@@ -126,11 +122,6 @@ struct PrivStream {
    * so provenances hold one period's kept draws at most); MARK_NOW, kept at
    * this one. */
   GByteArray *mark;
-  /* Scratch kept from period to period (the views run one at a time): the
-   * expanded rows' gradient parts, k x nt and S2v x nt doubles that would
-   * otherwise be mapped and faulted in afresh every period. */
-  double *scratch[3];
-  gsize scratch_cap[3];
 };
 
 enum { MARK_TOUCHED = 1, MARK_PREV = 2, MARK_NOW = 4, MARK_RETAINED = 8 };
@@ -138,17 +129,13 @@ enum { MARK_TOUCHED = 1, MARK_PREV = 2, MARK_NOW = 4, MARK_RETAINED = 8 };
 static void sview_free(gpointer p) {
   SView *v = p;
   g_free(v->is_member);
-  g_free(v->gam);
-  g_free(v->gam2);
   g_free(v->R);
   g_free(v->loc);
   g_free(v->carry_start);
   g_free(v->carry_id);
   g_free(v->carry_val);
   g_free(v->carry_col);
-  g_free(v->unprot);
-  g_free(v->ref2);
-  priv_blocks_free(v->blocks);
+  priv_stream_grad_free(v->grad);
   g_free(v);
 }
 
@@ -183,6 +170,8 @@ PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GE
   s->rank_tol = o.rank_tol;
   s->range_tol = o.range_tol;
   s->max_bytes = o.max_bytes;
+  s->engine = o.engine;
+  s->chunk_rows = o.chunk_rows;
   s->progress = o.progress;
   s->progress_data = o.progress_data;
   s->views = g_ptr_array_new_with_free_func(sview_free);
@@ -210,8 +199,6 @@ void priv_stream_free(PrivStream *s) {
   g_array_unref(s->fresh_ids);
   g_byte_array_unref(s->mark);
   g_free(s->nu);
-  for (guint i = 0; i < 3; i++)
-    g_free(s->scratch[i]);
   sim_lin_space_unref(s->space);
   g_free(s);
 }
@@ -224,27 +211,42 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
   if (!priv_check_budget(priv_doubles_bytes(priv_size_sum3(block, s->views->len + 2, 0, 0, 0, 0)),
                          s->max_bytes, "the streaming accountant's per-victim blocks", error))
     return FALSE;
-  /* And each view's Gamma at the last step: at least one state variable per
-   * node (its model is live at every checkpoint) by n T gradient slots. A
-   * lower bound, so it never refuses a run that fits. */
-  gsize gamma = (gsize)s->n * s->n * s->T;
-  if (!priv_check_budget(priv_doubles_bytes(priv_size_sum3(block, s->views->len + 2, gamma,
-                                                           s->views->len + 1, 0, 0)),
-                         s->max_bytes, "the streaming accountant's state (per view: n x nT)",
-                         error))
+  /* And the gradients' part at the last step, a lower bound so that it never
+   * refuses a run that fits: forward, each view's Gamma (at least one state
+   * variable per node, its model, by n T gradient slots); backward, a row
+   * of n T slots and per view and step a transition of one coefficient per
+   * node. */
+  gsize ld = (gsize)s->n * s->T, views = s->views->len + 1;
+  gboolean fwd = s->engine == PRIV_STREAM_FORWARD;
+  gsize part = fwd ? priv_size_sum3(ld, (gsize)s->n * views, 0, 0, 0, 0)
+                   : priv_size_sum3(ld, 1, ld, views * 2, 0, 0);
+  /* With the noise side: once every node has drawn noise, a view's state
+   * noise is an n x n factor, updated through the transition (n x n while
+   * formed) and n x 2n columns (one view at a time): 4 n^2. */
+  part = priv_size_sum3(part, 1, (gsize)s->n * s->n, 4, 0, 0);
+  char *what = g_strdup_printf("the streaming accountant's state (%s; the noise: 4 n^2)",
+                               fwd ? "per view: n x n T" : "n T, and 2 n T per view");
+  gboolean fits = priv_check_budget(
+      priv_doubles_bytes(priv_size_sum3(block, views + 1, part, 1, 0, 0)), s->max_bytes, what,
+      error);
+  g_free(what);
+  if (!fits)
     return FALSE;
-  PrivBlocks *b = priv_blocks_new(s->n, s->T, error);
-  if (!b)
+  PrivStreamGradOptions go = {.n = s->n,
+                              .T = s->T,
+                              .clip = s->clip,
+                              .range_tol = s->range_tol,
+                              .max_bytes = s->max_bytes,
+                              .engine = s->engine,
+                              .chunk_rows = s->chunk_rows,
+                              .is_member = is_member};
+  PrivStreamGrad *grad = priv_stream_grad_new(&go, error);
+  if (!grad)
     return FALSE;
   SView *v = g_new0(SView, 1);
   v->trust = trust;
   v->is_member = g_memdup2(is_member, s->n * sizeof(gboolean));
-  v->unprot = g_new0(gboolean, s->n);
-  v->ref2 = g_new0(double, s->n);
-  v->blocks = b;
-  for (guint u = 0; u < s->n; u++)
-    if (is_member[u])
-      b->status[u] = PRIV_NODE_ATTACKER;
+  v->grad = grad;
   g_ptr_array_add(s->views, v);
   return TRUE;
 }
@@ -290,25 +292,6 @@ static double prior_norm(const PrivStream *s, const PrivRowPool *p, guint id) {
  * of a conditioning (eps times its condition number) lives. */
 static gboolean own_scale(double rn, double prior) {
   return rn > 0 && rn > 1.4901161193847656e-08 * prior;
-}
-
-/*
- * Range: the dense accountant's three-way rule (privacy/range.c) on the
- * period's evidence. The victim's norm is over every period so far, as the
- * dense accountant's is over every row: a state the view already pinned down
- * exactly has Gamma and R at round-off level, and its rows must not be
- * judged against their own round-off. The noise remainder and the
- * amplification are the period's (its rows against their noise norms in the
- * conditional coordinates [w; z]); a victim the rule cannot resolve in one
- * period is not resolved by the others.
- */
-static PrivNodeStatus range_status(double res2, double norm2, double noise_left, double y2,
-                                   double scaled2, const PrivRangeTolerances *tol) {
-  PrivRangeEvidence ev = {.norm = sqrt(norm2),
-                          .residual = sqrt(res2),
-                          .noise_left = noise_left,
-                          .amplification = scaled2 > 0 ? sqrt(y2 / scaled2) : 0.0};
-  return priv_range_decide(&ev, tol);
 }
 
 /* ------------------------------------------------------------ transitions */
@@ -500,14 +483,15 @@ static gboolean view_reads_state(const SView *v, guint j) {
 }
 
 /*
- * Expands @k rows (ids[i] of pool @p) over the view's state: A (k x nt,
- * row-major) = Cs Gamma + clip Cg, B (k x q, row-major) = [Cs R, Cz N].
- * @Cs is k x Sv scratch. @known: per fresh column, whether the view knows it;
- * @fm its coordinates.
+ * Expands the noise of @k rows (ids[i] of pool @p) over the view's state:
+ * Cs (k x Sv, row-major, dense) their state coefficients and B (k x q,
+ * row-major) = [Cs R, Cz N]. @known: per fresh column, whether the view
+ * knows it; @fm its coordinates. The gradient parts go to the records
+ * (grad_csr): the noise side never needs them.
  */
 static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, const guint *ids,
-                   gsize k, gsize nt, guint q, const gboolean *known, const FreshMap *fm,
-                   double *Cs, double *A, double *B) {
+                   gsize k, guint q, const gboolean *known, const FreshMap *fm, double *Cs,
+                   double *B) {
   guint S = v->Sv, r = v->r, cbase = r + fm->m;
   const guint *fcol = (const guint *)fm->col->data;
   const double *fval = (const double *)fm->val->data;
@@ -535,42 +519,62 @@ static void expand(const PrivStream *s, const SView *v, const PrivRowPool *p, co
         B[i * q + r + fcol[f]] += x * fval[f];
     }
   }
+  if (S == 0 || r == 0)
+    return;
   gsize nnz = 0;
   for (gsize i = 0; i < k * S; i++)
     nnz += Cs[i] != 0.0;
-  if (S > 0 && nnz * 16 < k * S) {
+  if (nnz * 16 < k * S) {
     /* Mostly sparse (payloads in flight are each one earlier state): one
      * axpy per entry instead of a product with the zeros. */
-    if (nt > 0)
-      memset(A, 0, k * nt * sizeof(double));
     for (gsize i = 0; i < k; i++)
-      for (guint j = 0; j < S; j++) {
-        double c = Cs[i * S + j];
-        if (c == 0.0)
-          continue;
-        if (nt > 0)
-          cblas_daxpy((int)nt, c, v->gam + (gsize)j * s->ld, 1, A + i * nt, 1);
-        if (r > 0)
-          cblas_daxpy((int)r, c, v->R + (gsize)j * r, 1, B + i * q, 1);
-      }
+      for (guint j = 0; j < S; j++)
+        if (Cs[i * S + j] != 0.0)
+          cblas_daxpy((int)r, Cs[i * S + j], v->R + (gsize)j * r, 1, B + i * q, 1);
   } else {
-    if (S > 0 && nt > 0)
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)nt, (int)S, 1.0, Cs,
-                  (int)S, v->gam, (int)s->ld, 0.0, A, (int)nt);
-    else if (nt > 0)
-      memset(A, 0, k * nt * sizeof(double));
-    if (S > 0 && r > 0)
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)r, (int)S, 1.0, Cs,
-                  (int)S, v->R, (int)r, 0.0, B, (int)q);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k, (int)r, (int)S, 1.0, Cs, (int)S,
+                v->R, (int)r, 0.0, B, (int)q);
   }
+}
+
+/* The nonzeros of the dense @rows x @cols row-major @M as CSR. */
+static void csr_from_dense(const double *M, gsize rows, gsize cols, guint **start, guint **col,
+                           double **val) {
+  GArray *c = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *x = g_array_new(FALSE, FALSE, sizeof(double));
+  *start = g_new(guint, rows + 1);
+  for (gsize i = 0; i < rows; i++) {
+    (*start)[i] = c->len;
+    for (guint j = 0; j < cols; j++)
+      if (M[i * cols + j] != 0.0) {
+        g_array_append_val(c, j);
+        g_array_append_val(x, M[i * cols + j]);
+      }
+  }
+  (*start)[rows] = c->len;
+  *col = (guint *)g_array_free(c, FALSE);
+  *val = (double *)g_array_free(x, FALSE);
+}
+
+/* The gradient parts of @k rows (ids of @p) over the non-members' columns,
+ * as CSR with the provenance's values. */
+static void grad_csr(const PrivStream *s, const SView *v, const PrivRowPool *p, const guint *ids,
+                     gsize k, guint **start, guint32 **col, double **val) {
+  GArray *c = g_array_new(FALSE, FALSE, sizeof(guint32));
+  GArray *x = g_array_new(FALSE, FALSE, sizeof(double));
+  *start = g_new(guint, k + 1);
   for (gsize i = 0; i < k; i++) {
+    (*start)[i] = c->len;
     guint id = ids[i];
-    for (gsize e = p->start[id]; e < p->start[id] + p->ngrad[id]; e++) {
-      guint32 col = p->cols[e];
-      if (!v->is_member[col % s->n])
-        A[i * nt + col] += s->clip * ldexp(p->vals[e], -s->ea);
-    }
+    for (gsize e = p->start[id]; e < p->start[id] + p->ngrad[id]; e++)
+      if (!v->is_member[p->cols[e] % s->n]) {
+        g_array_append_val(c, p->cols[e]);
+        g_array_append_val(x, p->vals[e]);
+      }
   }
+  (*start)[k] = c->len;
+  *col = (guint32 *)g_array_free(c, FALSE);
+  *val = (double *)g_array_free(x, FALSE);
 }
 
 /* ------------------------------------------------------------ reduction */
@@ -991,84 +995,62 @@ static guint carried_transitions(const PrivStream *s, const SView *v, const Priv
   return cores->ngrad->len;
 }
 
+/* What one view works with during one period. */
+typedef struct {
+  gboolean *known; /* m: per fresh column, whether the view knows it */
+  FreshMap fm;
+  GArray *rows, *weight; /* kept observed rows (pool ids), rows each stands for */
+  gboolean *carry;       /* m: fresh noise carried out of the view's state */
+  guint *loc2, S2v;      /* per new state variable, the view's row; their number */
+  PrivRowSet cores;      /* the view's new state rows */
+  GArray *c_start, *c_id, *c_val;
+  guint q;          /* noise columns: the state's, the fresh ones, the carried ones */
+  double *Bo, *tau; /* the observed rows' noise, its pivoted QR (q x k column-major) */
+  double *Cs;       /* k x Sv: the observed rows' state coefficients */
+} Work;
+
+static void work_clear(Work *w) {
+  g_free(w->known);
+  fresh_map_clear(&w->fm);
+  if (w->rows)
+    g_array_unref(w->rows);
+  if (w->weight)
+    g_array_unref(w->weight);
+  g_free(w->carry);
+  g_free(w->loc2);
+  priv_row_set_clear(&w->cores);
+  if (w->c_start)
+    g_array_unref(w->c_start);
+  if (w->c_id)
+    g_array_unref(w->c_id);
+  if (w->c_val)
+    g_array_unref(w->c_val);
+  g_free(w->Bo);
+  g_free(w->tau);
+  g_free(w->Cs);
+}
+
 /*
- * Before a view's state grows to @S2v rows: what the accountant then holds
- * (every view's two Gammas at their full width n T, the per-victim blocks
- * and their copy at the end, this step's scratch) against the budget. The
- * check when a view is added is a lower bound (one state row per node); a
- * protocol whose state is larger (Zip-DL's unsent self-payloads: about 2n
- * under SecLDP and LDP; its payloads in flight under PNDP) is stopped here,
- * at the first checkpoints, with the numbers, not hours later by the system.
- * Errors: PRIV_ERROR_MEMORY.
+ * Phase 1: the period's columns as the view reads them. What it knows of
+ * the fresh noise, its observed rows reduced (reduce_rows), the noise it
+ * carried from the last checkpoint (columns after the fresh ones) and, with
+ * @rebase, its new state rows (carried_transitions).
  */
-static gboolean state_fits(const PrivStream *s, const SView *v, guint S2v, guint q, gsize nt,
-                           GError **error) {
-  double rows = 0.0;
-  for (guint w = 0; w < s->views->len; w++) {
-    const SView *x = g_ptr_array_index(s->views, w);
-    rows += (double)x->gam_cap + (x == v ? MAX(x->gam2_cap, S2v) : x->gam2_cap);
-  }
-  double bytes = 8.0 * (rows * (double)s->ld + (double)s->n * s->T * s->T * (s->views->len + 2) +
-                        (double)S2v * ((double)nt + q));
-  if (bytes < (double)G_MAXSIZE / 2 && priv_check_budget((gsize)bytes, s->max_bytes, "", NULL))
-    return TRUE;
-  gsize need = bytes < (double)G_MAXSIZE / 2 ? (gsize)bytes : G_MAXSIZE;
-  char *what = g_strdup_printf(
-      "the streaming accountant's state at step %u (%u state variables for this view, %u rows "
-      "held by all views, each n T = %" G_GSIZE_FORMAT " gradient slots wide)",
-      s->tsteps, S2v, (guint)rows, s->ld);
-  gboolean ok = priv_check_budget(need, s->max_bytes, what, error);
-  g_free(what);
-  return ok;
-}
-
-/* Scratch buffer @i of at least @count doubles (contents undefined). */
-static double *scratch(PrivStream *s, guint i, gsize count) {
-  count = MAX(count, 1);
-  if (s->scratch_cap[i] < count) {
-    g_free(s->scratch[i]);
-    s->scratch[i] = g_new(double, count);
-    s->scratch_cap[i] = count;
-  }
-  return s->scratch[i];
-}
-
-/* Makes columns [gam_cols, nt) of the view's Gamma valid (zero). */
-static void gamma_extend(const PrivStream *s, SView *v, gsize nt) {
-  if (v->gam_cols >= nt)
-    return;
-  for (guint i = 0; i < v->Sv; i++)
-    memset(v->gam + i * s->ld + v->gam_cols, 0, (nt - v->gam_cols) * sizeof(double));
-  v->gam_cols = nt;
-}
-
-static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArray *obs_rows,
-                            gboolean rebase, guint m, guint S2, const guint *obs_tr, guint n_obs,
-                            GError **error) {
-  guint n = s->n, r = v->r;
-  gsize nt = (gsize)n * s->tsteps;
-  gboolean ok = FALSE;
-  gboolean *known = g_new0(gboolean, MAX(m, 1));
+static gboolean period_columns(PrivStream *s, SView *v, const PrivRowPool *p, GArray *obs_rows,
+                               gboolean rebase, guint m, guint S2, const guint *obs_tr,
+                               guint n_obs, Work *w, GError **error) {
+  w->known = g_new0(gboolean, MAX(m, 1));
   for (guint c = 0; c < m; c++)
-    known[c] = priv_trust_knows_noise(v->trust, v->is_member, s->n, s->reg,
-                                      g_array_index(s->fresh_ids, SimNoiseId, c));
-  FreshMap fm = {0};
-  GArray *rows = g_array_new(FALSE, FALSE, sizeof(guint));
-  GArray *weight = g_array_new(FALSE, FALSE, sizeof(double));
-  guint *loc2 = NULL, *tr_ids = NULL, S2v = 0;
-  gboolean *carry = NULL;
-  PrivRowSet cores;
-  priv_row_set_init(&cores);
-  GArray *c_start = g_array_new(FALSE, FALSE, sizeof(guint));
-  GArray *c_id = g_array_new(FALSE, FALSE, sizeof(guint32));
-  GArray *c_val = g_array_new(FALSE, FALSE, sizeof(double));
-  double *Cs = NULL, *A = NULL, *Ap = NULL, *Bo = NULL, *tau = NULL, *Bs = NULL, *BQ = NULL,
-         *Yv = NULL, *rn = NULL, *rel = NULL, *sc = NULL, *prior = NULL;
-  lapack_int *jpvt = NULL;
-  if (!reduce_rows(s, v, p, obs_rows, known, m, &fm, rows, weight, error))
-    goto out;
-  /* The noise the view carried from the last checkpoint: columns after the
-   * fresh ones. */
+    w->known[c] = priv_trust_knows_noise(v->trust, v->is_member, s->n, s->reg,
+                                         g_array_index(s->fresh_ids, SimNoiseId, c));
+  w->rows = g_array_new(FALSE, FALSE, sizeof(guint));
+  w->weight = g_array_new(FALSE, FALSE, sizeof(double));
+  priv_row_set_init(&w->cores);
+  w->c_start = g_array_new(FALSE, FALSE, sizeof(guint));
+  w->c_id = g_array_new(FALSE, FALSE, sizeof(guint32));
+  w->c_val = g_array_new(FALSE, FALSE, sizeof(double));
+  if (!reduce_rows(s, v, p, obs_rows, w->known, m, &w->fm, w->rows, w->weight, error))
+    return FALSE;
   guint mc = 0;
   if (s->S > 0) {
     guint nc = v->carry_start[s->S];
@@ -1083,312 +1065,264 @@ static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArra
     }
     g_hash_table_unref(cmap);
   }
-  guint q = r + fm.m + mc;
-  gsize k = rows->len;
-  const double *wt = (const double *)weight->data;
-  if (rebase) {
-    /* Carried: fresh, unknown, untouched by the view, not retained. */
-    carry = g_new(gboolean, MAX(m, 1));
-    for (guint c = 0; c < m; c++)
-      carry[c] = !known[c];
-    for (guint i = 0; obs_rows && i < obs_rows->len; i++) {
-      guint id = g_array_index(obs_rows, guint, i);
-      for (gsize e = p->start[id] + p->ngrad[id]; e < p->start[id + 1]; e++) {
-        guint c = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, GUINT_TO_POINTER(p->cols[e] + 1)));
-        if (c > 0)
-          carry[c - 1] = FALSE;
-      }
-    }
-    for (guint c = 0; c < m; c++) {
-      SimNoiseId id = g_array_index(s->fresh_ids, SimNoiseId, c);
-      if ((id < s->mark->len && (s->mark->data[id] & MARK_RETAINED)) ||
-          sim_noise_kind(s->reg, id) == SIM_NOISE_KIND_STATE)
-        carry[c] = FALSE;
-    }
-    PrivRowPool tp = priv_row_set_pool(&s->tr);
-    loc2 = g_new(guint, MAX(S2, 1));
-    S2v = carried_transitions(s, v, &tp, S2, obs_rows, obs_tr, n_obs, known, carry, &fm, loc2,
-                              &cores, c_start, c_id, c_val);
-    tr_ids = g_new(guint, MAX(S2v, 1));
-    for (guint i = 0; i < S2v; i++)
-      tr_ids[i] = i;
-  }
-  gamma_extend(s, v, nt);
-  guint rank = 0;
-  gsize kq = MIN((gsize)q, k);
-  if (k > 0) {
-    Cs = g_new(double, MAX(k * v->Sv, 1));
-    A = scratch(s, 0, k * nt);
-    Ap = scratch(s, 1, k * nt);
-    Bo = g_new(double, MAX(k * q, 1));
-    jpvt = g_new0(lapack_int, k);
-    rn = g_new0(double, k);
-    if (q > 0)
-      tau = g_new(double, MAX(kq, 1));
-    /* The factorization with the rows as they come; again with rows scaled
-     * to unit noise norm (powers of two: exact; X and the new state do not
-     * change) only if the first cut a row independent at its own scale, as
-     * the dense accountant. A row whose noise the past explains (its
-     * conditional noise far below its prior bound: a state the view pinned
-     * down, round-off in these coordinates) is never scaled up. */
-    for (int pass = 0; pass < 2; pass++) {
-      expand(s, v, p, (const guint *)rows->data, k, nt, q, known, &fm, Cs, A, Bo);
-      if (sc)
-        for (gsize i = 0; i < k; i++) {
-          if (nt > 0)
-            cblas_dscal((int)nt, sc[i], A + i * nt, 1);
-          if (q > 0)
-            cblas_dscal((int)q, sc[i], Bo + i * q, 1);
-        }
-      for (gsize i = 0; i < k && q > 0; i++)
-        rn[i] = cblas_dnrm2((int)q, Bo + i * q, 1);
-      rank = 0;
-      if (q == 0) {
-        for (gsize i = 0; i < k; i++)
-          jpvt[i] = (lapack_int)(i + 1);
-        break;
-      }
-      memset(jpvt, 0, k * sizeof(lapack_int));
-      lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)k, Bo,
-                                       (lapack_int)q, jpvt, tau);
-      if (info != 0) {
-        g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                    "the QR factorization of a period's noise matrix failed (LAPACK info %d)",
-                    (int)info);
-        goto out;
-      }
-      if (pass == 0)
-        v->bscale = MAX(v->bscale, fabs(Bo[0]));
-      double ref = pass == 0 ? v->bscale : fabs(Bo[0]);
-      while (rank < kq && pivot_counts(Bo[rank * q + rank], ref, s->rank_tol))
-        rank++;
-      if (pass == 1)
-        break;
-      prior = g_new(double, k);
-      for (gsize i = 0; i < k; i++)
-        prior[i] = prior_norm(s, p, g_array_index(rows, guint, i));
-      gboolean redo = FALSE;
-      for (gsize i = rank; i < k && !redo; i++) {
-        gsize row = (gsize)(jpvt[i] - 1);
-        double pn = q > rank
-                        ? cblas_dnrm2((int)(MIN(i, (gsize)q - 1) + 1 - rank), Bo + i * q + rank, 1)
-                        : 0.0;
-        redo = pn > s->rank_tol * rn[row] && own_scale(rn[row], prior[row]);
-      }
-      if (!redo)
-        break;
-      sc = g_new(double, k);
-      for (gsize i = 0; i < k; i++) {
-        int e = 0;
-        if (rn[i] > 0)
-          frexp(rn[i], &e);
-        sc[i] = own_scale(rn[i], prior[i]) ? ldexp(1.0, -e) : 1.0;
-      }
-    }
-    for (gsize i = 0; i < k; i++)
-      memcpy(Ap + i * nt, A + (gsize)(jpvt[i] - 1) * nt, nt * sizeof(double));
-    if (rank > 0 && nt > 0)
-      cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)rank,
-                  (int)nt, 1.0, Bo, (int)q, Ap, (int)nt);
-    if (rank > 0 && rank < k && nt > 0)
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(k - rank), (int)nt, (int)rank,
-                  -1.0, Bo + (gsize)rank * q, (int)q, Ap, (int)nt, 1.0, Ap + (gsize)rank * nt,
-                  (int)nt);
-    /* The dependent rows' noise remainders, relative to their own noise
-     * norms (rounding level for an exact dependency). */
-    gsize n_trail = k - rank;
-    rel = g_new0(double, MAX(n_trail, 1));
-    for (gsize i = rank; i < k; i++) {
-      double pn = q > rank
-                      ? cblas_dnrm2((int)(MIN(i, (gsize)q - 1) + 1 - rank), Bo + i * q + rank, 1)
-                      : 0.0;
-      double own = rn[jpvt[i] - 1];
-      rel[i - rank] = own > 0 ? pn / own : 0.0;
-    }
-    PrivRangeTolerances tol;
-    priv_range_tolerances_default(&tol);
-    tol.range_tol = s->range_tol;
-    tol.clean = priv_range_clean_floor(q);
-    /* Per victim: the range decision, then X_u += Y_u^T Y_u. */
-    guint tt = s->tsteps;
-    Yv = g_new(double, MAX((gsize)rank * tt, 1));
-    for (guint u = 0; u < n; u++) {
-      if (v->is_member[u] || v->unprot[u])
-        continue;
-      double norm2 = 0.0, res2 = 0.0, y2 = 0.0, scaled2 = 0.0, left = 0.0;
-      /* Norms and residuals in the rows' own units (a scaled pass divides
-       * its factor back out: exact), Y and the amplification as they are. */
-      for (gsize i = 0; i < k; i++) {
-        double own = rn[i], f = sc ? sc[i] : 1.0;
-        double fr = sc && i >= rank ? sc[jpvt[i] - 1] : 1.0;
-        for (guint t = 0; t < tt; t++) {
-          double a = A[i * nt + (gsize)t * n + u];
-          norm2 += wt[i] * (a / f) * (a / f);
-          if (own > 0)
-            scaled2 += wt[i] * (a / own) * (a / own);
-          double b = Ap[i * nt + (gsize)t * n + u];
-          if (i >= rank)
-            res2 += (b / fr) * (b / fr);
-          else
-            y2 += b * b;
-        }
-      }
-      v->ref2[u] += norm2;
-      if (norm2 == 0.0)
-        continue;
-      double carry2 = s->range_tol * s->range_tol * v->ref2[u] / (double)MAX(n_trail, 1);
-      for (gsize i = rank; i < k; i++) {
-        double ri2 = 0.0, fr = sc ? sc[jpvt[i] - 1] : 1.0;
-        for (guint t = 0; t < tt; t++) {
-          double b = Ap[i * nt + (gsize)t * n + u] / fr;
-          ri2 += b * b;
-        }
-        if (ri2 > carry2)
-          left = MAX(left, rel[i - rank]);
-      }
-      PrivNodeStatus st = range_status(res2, v->ref2[u], left, y2, scaled2, &tol);
-      if (st == PRIV_NODE_UNPROTECTED) {
-        v->unprot[u] = TRUE;
-        v->blocks->status[u] = PRIV_NODE_UNPROTECTED;
-        continue;
-      }
-      /* Unresolved stays so (only an exact leak later overrides it): no
-       * number is accumulated for it. */
-      if (st == PRIV_NODE_UNRESOLVED)
-        v->blocks->status[u] = PRIV_NODE_UNRESOLVED;
-      if (rank == 0 || v->blocks->status[u] == PRIV_NODE_UNRESOLVED)
-        continue;
-      for (guint i = 0; i < rank; i++)
-        for (guint t = 0; t < tt; t++)
-          Yv[(gsize)i * tt + t] = Ap[i * nt + (gsize)t * n + u];
-      cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)tt, (int)rank, 1.0, Yv, (int)tt, 1.0,
-                  v->blocks->X + (gsize)u * s->T * s->T, (int)s->T);
+  w->q = v->r + w->fm.m + mc;
+  if (!rebase)
+    return TRUE;
+  /* Carried: fresh, unknown, untouched by the view, not retained. */
+  w->carry = g_new(gboolean, MAX(m, 1));
+  for (guint c = 0; c < m; c++)
+    w->carry[c] = !w->known[c];
+  for (guint i = 0; obs_rows && i < obs_rows->len; i++) {
+    guint id = g_array_index(obs_rows, guint, i);
+    for (gsize e = p->start[id] + p->ngrad[id]; e < p->start[id + 1]; e++) {
+      guint c = GPOINTER_TO_UINT(g_hash_table_lookup(s->fresh, GUINT_TO_POINTER(p->cols[e] + 1)));
+      if (c > 0)
+        w->carry[c - 1] = FALSE;
     }
   }
-  if (!rebase) {
-    ok = TRUE;
-    goto out;
+  for (guint c = 0; c < m; c++) {
+    SimNoiseId id = g_array_index(s->fresh_ids, SimNoiseId, c);
+    if ((id < s->mark->len && (s->mark->data[id] & MARK_RETAINED)) ||
+        sim_noise_kind(s->reg, id) == SIM_NOISE_KIND_STATE)
+      w->carry[c] = FALSE;
   }
-  /* The new state: Gamma' = A_s - (B_s Q1) Y, R' from B_s Q2. */
-  if (!state_fits(s, v, S2v, q, nt, error))
-    goto out;
-  if (v->gam2_cap < S2v) {
-    g_free(v->gam2);
-    v->gam2 = priv_matrix_new(MAX(S2v, 1), s->ld, error);
-    v->gam2_cap = v->gam2 ? S2v : 0;
-    if (!v->gam2)
-      goto out;
+  PrivRowPool tp = priv_row_set_pool(&s->tr);
+  w->loc2 = g_new(guint, MAX(S2, 1));
+  w->S2v = carried_transitions(s, v, &tp, S2, obs_rows, obs_tr, n_obs, w->known, w->carry,
+                               &w->fm, w->loc2, &w->cores, w->c_start, w->c_id, w->c_val);
+  return TRUE;
+}
+
+/*
+ * Phase 2: the observed rows' noise, factored by a pivoted QR (the dense
+ * accountant's rank rule), into @rec: rank, pivots, the triangular factor,
+ * the rows' scales, noise norms and dependent remainders, and the rows'
+ * state and gradient coefficients. The factorization runs with the rows as
+ * they come, and again with rows scaled to unit noise norm (powers of two:
+ * exact; X and the new state do not change) only if the first cut a row
+ * independent at its own scale, as the dense accountant. A row whose noise
+ * the past explains (its conditional noise far below its prior bound: a
+ * state the view pinned down, round-off in these coordinates) is never
+ * scaled up. Errors: PRIV_ERROR_NUMERICAL.
+ */
+static gboolean factor_noise(PrivStream *s, SView *v, const PrivRowPool *p, Work *w,
+                             PrivStreamRec *rec, GError **error) {
+  guint k = w->rows->len, q = w->q, kq = MIN(q, k), rank = 0;
+  const guint *ids = (const guint *)w->rows->data;
+  rec->k = k;
+  rec->q = q;
+  rec->jpvt = g_new0(lapack_int, MAX(k, 1));
+  rec->rn = g_new0(double, MAX(k, 1));
+  rec->wt = g_memdup2(w->weight->data, MAX(k, 1) * sizeof(double));
+  w->Cs = g_new(double, MAX((gsize)k * v->Sv, 1));
+  w->Bo = g_new(double, MAX((gsize)k * q, 1));
+  w->tau = g_new(double, MAX(kq, 1));
+  double *Bo = w->Bo, *rn = rec->rn, *sc = NULL, *prior = NULL;
+  lapack_int *jpvt = rec->jpvt;
+  gboolean ok = TRUE;
+  for (int pass = 0; pass < 2 && k > 0; pass++) {
+    expand(s, v, p, ids, k, q, w->known, &w->fm, w->Cs, Bo);
+    for (guint i = 0; sc && i < k; i++)
+      cblas_dscal((int)q, sc[i], Bo + (gsize)i * q, 1);
+    for (guint i = 0; i < k && q > 0; i++)
+      rn[i] = cblas_dnrm2((int)q, Bo + (gsize)i * q, 1);
+    rank = 0;
+    if (q == 0) {
+      for (guint i = 0; i < k; i++)
+        jpvt[i] = (lapack_int)(i + 1);
+      break;
+    }
+    memset(jpvt, 0, k * sizeof(lapack_int));
+    lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)k, Bo,
+                                     (lapack_int)q, jpvt, w->tau);
+    if (info != 0) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                  "the QR factorization of a period's noise matrix failed (LAPACK info %d)",
+                  (int)info);
+      ok = FALSE;
+      break;
+    }
+    if (pass == 0)
+      v->bscale = MAX(v->bscale, fabs(Bo[0]));
+    double ref = pass == 0 ? v->bscale : fabs(Bo[0]);
+    while (rank < kq && pivot_counts(Bo[(gsize)rank * q + rank], ref, s->rank_tol))
+      rank++;
+    if (pass == 1)
+      break;
+    prior = g_new(double, k);
+    for (guint i = 0; i < k; i++)
+      prior[i] = prior_norm(s, p, ids[i]);
+    gboolean redo = FALSE;
+    for (guint i = rank; i < k && !redo; i++) {
+      gsize row = (gsize)(jpvt[i] - 1);
+      double pn = q > rank ? cblas_dnrm2((int)(MIN(i, q - 1) + 1 - rank), Bo + (gsize)i * q + rank, 1)
+                           : 0.0;
+      redo = pn > s->rank_tol * rn[row] && own_scale(rn[row], prior[row]);
+    }
+    if (!redo)
+      break;
+    sc = g_new(double, k);
+    for (guint i = 0; i < k; i++) {
+      int e = 0;
+      if (rn[i] > 0)
+        frexp(rn[i], &e);
+      sc[i] = own_scale(rn[i], prior[i]) ? ldexp(1.0, -e) : 1.0;
+    }
   }
-  {
-    double *Ct = g_new(double, MAX((gsize)S2v * v->Sv, 1));
-    PrivRowPool tp = priv_row_set_pool(&cores);
-    Bs = g_new(double, MAX((gsize)S2v * q, 1));
-    /* expand() writes A with leading dimension nt: use a dense scratch. */
-    double *As = scratch(s, 2, (gsize)S2v * nt);
-    expand(s, v, &tp, tr_ids, S2v, nt, q, known, &fm, Ct, As, Bs);
-    g_free(Ct);
-    for (guint i = 0; i < S2v; i++) {
-      double nb = 0.0;
-      for (guint j = 0; j < q; j++)
-        nb += Bs[(gsize)i * q + j] * Bs[(gsize)i * q + j];
-      v->bscale = MAX(v->bscale, sqrt(nb));
-    }
-    if (rank > 0) {
-      /* B_s Q through the kq reflectors of the QR, without forming Q:
-       * (B_s Q)^T = Q^T B_s^T, and B_s row-major is B_s^T column-major. */
-      lapack_int info = LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)q, (lapack_int)S2v,
-                                       (lapack_int)kq, Bo, (lapack_int)q, tau, Bs, (lapack_int)q);
-      if (info != 0) {
-        g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                    "applying a period's orthogonal factor failed (LAPACK info %d)", (int)info);
-        goto out;
-      }
-      BQ = Bs;
-      Bs = NULL;
-      if (nt > 0)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)S2v, (int)nt, (int)rank, -1.0,
-                    BQ, (int)q, Ap, (int)nt, 1.0, As, (int)nt);
-    } else {
-      BQ = Bs;
-      Bs = NULL;
-    }
-    for (guint i = 0; i < S2v; i++)
-      memcpy(v->gam2 + (gsize)i * s->ld, As + (gsize)i * nt, nt * sizeof(double));
-    /* R' R'^T = (B_s Q2)(B_s Q2)^T, at most S2v columns. */
-    guint pq = q - rank, r2;
-    double *Rn;
-    if (pq > S2v) {
-      double *t2 = g_new(double, S2v);
-      lapack_int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)pq, (lapack_int)S2v, BQ + rank,
-                                       (lapack_int)q, t2);
-      g_free(t2);
-      if (info != 0) {
-        g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                    "compressing a period's state covariance failed (LAPACK info %d)", (int)info);
-        goto out;
-      }
-      r2 = S2v;
-      Rn = g_new0(double, MAX((gsize)S2v * S2v, 1));
-      for (guint i = 0; i < S2v; i++)
-        for (guint j = 0; j <= i; j++)
-          Rn[(gsize)i * S2v + j] = BQ[rank + j + (gsize)i * q];
-    } else {
-      r2 = pq;
-      Rn = g_new(double, MAX((gsize)S2v * pq, 1));
-      for (guint i = 0; i < S2v; i++)
-        memcpy(Rn + (gsize)i * pq, BQ + (gsize)i * q + rank, pq * sizeof(double));
-    }
-    g_free(v->R);
-    v->R = Rn;
-    v->r = r2;
-    double *tmp = v->gam;
-    gsize tcap = v->gam_cap;
-    v->gam = v->gam2;
-    v->gam_cap = v->gam2_cap;
-    v->gam2 = tmp;
-    v->gam2_cap = tcap;
-    v->gam_cols = nt;
-    g_free(v->loc);
-    v->loc = loc2;
-    loc2 = NULL;
-    v->Sv = S2v;
-    v->max_sv = MAX(v->max_sv, S2v);
-    g_free(v->carry_start);
-    g_free(v->carry_id);
-    g_free(v->carry_val);
-    v->carry_start = (guint *)g_array_free(c_start, FALSE);
-    v->carry_id = (guint32 *)g_array_free(c_id, FALSE);
-    v->carry_val = (double *)g_array_free(c_val, FALSE);
-    c_start = c_id = c_val = NULL;
-  }
-  ok = TRUE;
-out:
-  g_free(known);
-  fresh_map_clear(&fm);
-  g_array_unref(rows);
-  g_array_unref(weight);
-  g_free(loc2);
-  g_free(tr_ids);
-  g_free(carry);
-  priv_row_set_clear(&cores);
-  if (c_start)
-    g_array_unref(c_start);
-  if (c_id)
-    g_array_unref(c_id);
-  if (c_val)
-    g_array_unref(c_val);
-  g_free(Cs);
-  g_free(Bo);
-  g_free(tau);
-  g_free(Bs);
-  g_free(BQ);
-  g_free(Yv);
-  g_free(rn);
-  g_free(rel);
-  g_free(sc);
   g_free(prior);
-  g_free(jpvt);
+  rec->sc = sc;
+  rec->rank = rank;
+  /* The dependent rows' noise remainders, relative to their own noise
+   * norms (rounding level for an exact dependency). */
+  rec->rel = g_new0(double, MAX(k - rank, 1));
+  for (guint i = rank; ok && i < k; i++) {
+    double pn = q > rank ? cblas_dnrm2((int)(MIN(i, q - 1) + 1 - rank), Bo + (gsize)i * q + rank, 1)
+                         : 0.0;
+    double own = rn[jpvt[i] - 1];
+    rec->rel[i - rank] = own > 0 ? pn / own : 0.0;
+  }
+  rec->rt = g_new0(double, MAX((gsize)k * rank, 1));
+  for (guint i = 0; i < k; i++)
+    for (guint j = 0; j < rank && j <= i; j++)
+      rec->rt[(gsize)i * rank + j] = Bo[(gsize)i * q + j];
+  if (k == 0)
+    memset(w->Cs, 0, sizeof(double));
+  csr_from_dense(w->Cs, k, v->Sv, &rec->cs_start, &rec->cs_col, &rec->cs_val);
+  grad_csr(s, v, p, ids, k, &rec->go_start, &rec->go_col, &rec->go_val);
   return ok;
+}
+
+/*
+ * Phase 3: the view's new state, given the observations: Gamma' = Ct Gamma
+ * + c Gs - bq1 Y (into @rec, for the gradient side) and the noise R' R'^T =
+ * (B_s Q2)(B_s Q2)^T, compressed by a QR to at most S2v columns. Takes the
+ * view's new rows and carried noise from @w. Errors: PRIV_ERROR_NUMERICAL.
+ */
+static gboolean next_state(PrivStream *s, SView *v, Work *w, PrivStreamRec *rec, GError **error) {
+  guint S2v = w->S2v, q = w->q, rank = rec->rank, kq = MIN(q, rec->k);
+  PrivRowPool tp = priv_row_set_pool(&w->cores);
+  guint *ids = g_new(guint, MAX(S2v, 1));
+  for (guint i = 0; i < S2v; i++)
+    ids[i] = i;
+  double *Ct = g_new(double, MAX((gsize)S2v * v->Sv, 1));
+  double *BQ = g_new(double, MAX((gsize)S2v * q, 1));
+  expand(s, v, &tp, ids, S2v, q, w->known, &w->fm, Ct, BQ);
+  if (S2v == 0 || v->Sv == 0)
+    memset(Ct, 0, sizeof(double));
+  csr_from_dense(Ct, S2v, v->Sv, &rec->ct_start, &rec->ct_col, &rec->ct_val);
+  grad_csr(s, v, &tp, ids, S2v, &rec->gs_start, &rec->gs_col, &rec->gs_val);
+  g_free(Ct);
+  g_free(ids);
+  rec->transition = TRUE;
+  rec->s2v = S2v;
+  for (guint i = 0; i < S2v; i++)
+    v->bscale = MAX(v->bscale, cblas_dnrm2((int)q, BQ + (gsize)i * q, 1));
+  gboolean ok = TRUE;
+  double *Rn = NULL;
+  guint r2 = 0;
+  if (rank > 0) {
+    /* B_s Q through the kq reflectors of the QR, without forming Q:
+     * (B_s Q)^T = Q^T B_s^T, and B_s row-major is B_s^T column-major. */
+    lapack_int info = LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)q, (lapack_int)S2v,
+                                     (lapack_int)kq, w->Bo, (lapack_int)q, w->tau, BQ,
+                                     (lapack_int)q);
+    if (info != 0) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                  "applying a period's orthogonal factor failed (LAPACK info %d)", (int)info);
+      ok = FALSE;
+      goto out;
+    }
+  }
+  rec->bq1 = g_new(double, MAX((gsize)S2v * rank, 1));
+  for (guint i = 0; i < S2v; i++)
+    memcpy(rec->bq1 + (gsize)i * rank, BQ + (gsize)i * q, rank * sizeof(double));
+  guint pq = q - rank;
+  if (pq > S2v) {
+    double *t2 = g_new(double, S2v);
+    lapack_int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)pq, (lapack_int)S2v, BQ + rank,
+                                     (lapack_int)q, t2);
+    g_free(t2);
+    if (info != 0) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                  "compressing a period's state covariance failed (LAPACK info %d)", (int)info);
+      ok = FALSE;
+      goto out;
+    }
+    r2 = S2v;
+    Rn = g_new0(double, MAX((gsize)S2v * S2v, 1));
+    for (guint i = 0; i < S2v; i++)
+      for (guint j = 0; j <= i; j++)
+        Rn[(gsize)i * S2v + j] = BQ[rank + j + (gsize)i * q];
+  } else {
+    r2 = pq;
+    Rn = g_new(double, MAX((gsize)S2v * pq, 1));
+    for (guint i = 0; i < S2v; i++)
+      memcpy(Rn + (gsize)i * pq, BQ + (gsize)i * q + rank, pq * sizeof(double));
+  }
+  g_free(v->R);
+  v->R = Rn;
+  v->r = r2;
+  g_free(v->loc);
+  v->loc = w->loc2;
+  w->loc2 = NULL;
+  v->Sv = S2v;
+  v->max_sv = MAX(v->max_sv, S2v);
+  g_free(v->carry_start);
+  g_free(v->carry_id);
+  g_free(v->carry_val);
+  v->carry_start = (guint *)g_array_free(w->c_start, FALSE);
+  v->carry_id = (guint32 *)g_array_free(w->c_id, FALSE);
+  v->carry_val = (double *)g_array_free(w->c_val, FALSE);
+  w->c_start = w->c_id = w->c_val = NULL;
+out:
+  g_free(BQ);
+  return ok;
+}
+
+/* The bytes the other views' gradient sides hold. */
+static gsize other_views_bytes(const PrivStream *s, const SView *v) {
+  gsize b = 0;
+  for (guint i = 0; i < s->views->len; i++)
+    if (g_ptr_array_index(s->views, i) != v)
+      b += priv_stream_grad_bytes(((const SView *)g_ptr_array_index(s->views, i))->grad);
+  return b;
+}
+
+/* The noise side's matrices for the next state: the state's factor R, the
+ * rows' noise and its QR, the transition's coefficients (dense while
+ * formed), its noise and the new factor. */
+static gsize noise_bytes(const SView *v, const Work *w, guint k) {
+  double S2v = w->S2v, q = w->q;
+  double d = (double)v->Sv * v->r + (double)k * (q + v->Sv) + S2v * (v->Sv + q + MIN(q, S2v));
+  return d * 8.0 < (double)G_MAXSIZE / 2 ? (gsize)(d * 8.0) : G_MAXSIZE / 2;
+}
+
+/*
+ * One view's period: its columns, the noise factorization, the new state
+ * (with @rebase), then the record to the gradient side, after a memory
+ * check naming the bytes (a protocol whose state is larger than the
+ * pre-check's lower bound, Zip-DL's unsent self-payloads under SecLDP and
+ * LDP, is stopped at the first checkpoints, not hours later by the system).
+ */
+static gboolean view_period(PrivStream *s, SView *v, const PrivRowPool *p, GArray *obs_rows,
+                            gboolean rebase, guint m, guint S2, const guint *obs_tr, guint n_obs,
+                            GError **error) {
+  Work w = {0};
+  PrivStreamRec *rec = g_new0(PrivStreamRec, 1);
+  rec->tsteps = s->tsteps;
+  rec->sv = v->Sv;
+  gboolean ok = period_columns(s, v, p, obs_rows, rebase, m, S2, obs_tr, n_obs, &w, error) &&
+                factor_noise(s, v, p, &w, rec, error);
+  if (ok && rebase)
+    ok = priv_stream_grad_fits(v->grad, rec, w.S2v, other_views_bytes(s, v),
+                               noise_bytes(v, &w, rec->k), error) &&
+         next_state(s, v, &w, rec, error);
+  work_clear(&w);
+  if (!ok) {
+    priv_stream_rec_free(rec);
+    return FALSE;
+  }
+  return priv_stream_grad_add(v->grad, rec, s->ea, error);
 }
 
 /* The largest gradient (times clip) and noise coefficients of @k rows
@@ -1441,20 +1375,13 @@ static gboolean fix_scale(PrivStream *s, const PrivRowPool *pool, GArray *const 
    * X that overflows here is inf: no protection, never a smaller number). */
   for (guint w = 0; w < s->views->len; w++) {
     SView *v = g_ptr_array_index(s->views, w);
-    for (gsize i = 0; i < v->Sv; i++)
-      for (gsize j = 0; j < v->gam_cols; j++)
-        v->gam[i * s->ld + j] = ldexp(v->gam[i * s->ld + j], -ea);
+    priv_stream_grad_rescale(v->grad, ea, eb);
     for (gsize i = 0; i < (gsize)v->Sv * v->r; i++)
       v->R[i] = ldexp(v->R[i], -eb);
     v->bscale = ldexp(v->bscale, -eb);
-    for (guint u = 0; u < s->n; u++)
-      v->ref2[u] = ldexp(v->ref2[u], -2 * ea);
     if (w == 0)
       for (guint j = 0; j < s->S; j++)
         s->nu[j] = ldexp(s->nu[j], -eb);
-    gsize nx = (gsize)s->n * s->T * s->T;
-    for (gsize i = 0; i < nx; i++)
-      v->blocks->X[i] = ldexp(v->blocks->X[i], 2 * (eb - ea));
   }
   return TRUE;
 }
@@ -1539,8 +1466,12 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
       return FALSE;
     }
   g_free(obs_tr);
-  if (!rebase)
+  if (!rebase) {
+    for (guint w = 0; w < s->views->len; w++)
+      if (!priv_stream_grad_finish(((SView *)g_ptr_array_index(s->views, w))->grad, s->ea, error))
+        return FALSE;
     return TRUE;
+  }
   g_free(s->nu);
   s->nu = nu2;
   /* Close the period: fresh and old state variables are gone for good. */
@@ -1568,15 +1499,17 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
 
 PrivBlocks *priv_stream_blocks(const PrivStream *s, guint view, GError **error) {
   const SView *v = g_ptr_array_index(s->views, view);
+  const PrivBlocks *vb = priv_stream_grad_blocks(v->grad);
+  const gboolean *unprot = priv_stream_grad_unprot(v->grad);
   guint T = s->T;
   PrivBlocks *b = priv_blocks_new(s->n, T, error);
   if (!b)
     return NULL;
   for (guint u = 0; u < s->n; u++) {
-    b->status[u] = v->blocks->status[u];
-    if (v->unprot[u] || v->is_member[u] || b->status[u] == PRIV_NODE_UNRESOLVED)
+    b->status[u] = vb->status[u];
+    if (unprot[u] || v->is_member[u] || b->status[u] == PRIV_NODE_UNRESOLVED)
       continue;
-    const double *src = v->blocks->X + (gsize)u * T * T;
+    const double *src = vb->X + (gsize)u * T * T;
     double *X = b->X + (gsize)u * T * T;
     for (guint i = 0; i < T; i++)
       for (guint j = i; j < T; j++)

@@ -55,6 +55,87 @@ PrivRowPool priv_row_set_pool(const PrivRowSet *r);
 gboolean priv_trust_knows_noise(PrivTrust trust, const gboolean *is_member, guint n,
                                 const SimNoiseRegistry *reg, SimNoiseId id);
 
+/*
+ * PrivStreamRec: one period of one view, as the gradient side needs it
+ * (privacy/stream_grad.c). The view's state Gamma (sv rows) gives the k
+ * observed rows A = Sc (Cs Gamma + c Go) (Sc = diag(sc), c = clip 2^-ea,
+ * Go over gradient columns t n + u of non-members, raw provenance values);
+ * the pivoted QR of their noise (jpvt, R transposed in rt) whitens them:
+ * Y = L^-1 (P^T A)[0 .. rank) with L = rt's leading lower triangle, and
+ * the trailing k - rank rows are their residuals. With a transition, the
+ * next state is Gamma' = Ct Gamma + c Gs - bq1 Y (s2v rows).
+ * Sparse parts are CSR (start has rows + 1 entries). The gradient side owns
+ * the record once handed over.
+ */
+typedef struct {
+  guint k, rank, q; /* observed rows, their rank, noise columns */
+  guint tsteps;     /* 1 + the largest gradient step seen by the period's end */
+  guint sv, s2v;    /* state rows before, after (transition only) */
+  gboolean transition;
+  guint *cs_start, *cs_col; /* k rows over sv */
+  double *cs_val;
+  guint *go_start; /* k rows over gradient columns */
+  guint32 *go_col;
+  double *go_val;
+  guint *ct_start, *ct_col; /* s2v rows over sv */
+  double *ct_val;
+  guint *gs_start; /* s2v rows over gradient columns */
+  guint32 *gs_col;
+  double *gs_val;
+  double *rt;        /* k x rank, row-major: rt[i rank + j] = R[j, i] */
+  double *bq1;       /* s2v x rank, row-major */
+  lapack_int *jpvt;  /* k, 1-based */
+  double *sc;        /* k, or NULL (no scaling) */
+  double *rn, *wt;   /* k: rows' noise norms, observed rows each stands for */
+  double *rel;       /* k - rank: dependent rows' noise remainders, relative */
+} PrivStreamRec;
+
+void priv_stream_rec_free(PrivStreamRec *r);
+/* Bytes the record holds. */
+gsize priv_stream_rec_bytes(const PrivStreamRec *r);
+
+/* The gradient side of one view: its records, X and range decisions. */
+typedef struct PrivStreamGrad PrivStreamGrad;
+
+typedef struct {
+  guint n, T;
+  double clip, range_tol;
+  gsize max_bytes;
+  PrivStreamEngine engine;
+  guint chunk_rows;          /* 0: automatic */
+  const gboolean *is_member; /* n, copied */
+} PrivStreamGradOptions;
+
+/* Errors: PRIV_ERROR_MEMORY (the n T^2 blocks). */
+PrivStreamGrad *priv_stream_grad_new(const PrivStreamGradOptions *opt, GError **error);
+void priv_stream_grad_free(PrivStreamGrad *g);
+/*
+ * priv_stream_grad_fits: whether the view can take @rec (its observed part
+ * so far) with a next state of @s2v rows, while @views_bytes are held by the
+ * other views' gradient sides and the noise side needs @noise_bytes: the
+ * forward engine's Gamma (s2v x n T), the backward engine's records and the
+ * chunk of rows @rec may close, the blocks and their copy.
+ * Errors: PRIV_ERROR_MEMORY, naming the bytes.
+ */
+gboolean priv_stream_grad_fits(const PrivStreamGrad *g, const PrivStreamRec *rec, guint s2v,
+                               gsize views_bytes, gsize noise_bytes, GError **error);
+/* Bytes the gradient side holds (records, Gamma; not the blocks). */
+gsize priv_stream_grad_bytes(const PrivStreamGrad *g);
+/*
+ * priv_stream_grad_add: takes @rec (owned from then on, even on error) and
+ * accounts it now (forward) or with its chunk (backward) at ea = @ea.
+ * Errors: PRIV_ERROR_MEMORY, PRIV_ERROR_NUMERICAL.
+ */
+gboolean priv_stream_grad_add(PrivStreamGrad *g, PrivStreamRec *rec, int ea, GError **error);
+/* Accounts every pending record (the end of the run). */
+gboolean priv_stream_grad_finish(PrivStreamGrad *g, int ea, GError **error);
+/* fix_scale's rescaling: X and the victims' norms (and the forward Gamma)
+ * to gradient units 2^-ea, noise units 2^-eb. */
+void priv_stream_grad_rescale(PrivStreamGrad *g, int ea, int eb);
+/* The blocks so far (upper triangles), statuses, unprotected flags. */
+const PrivBlocks *priv_stream_grad_blocks(const PrivStreamGrad *g);
+const gboolean *priv_stream_grad_unprot(const PrivStreamGrad *g);
+
 typedef struct PrivStream PrivStream;
 
 /* A streaming accountant over the linvecs of @space (SIM_LIN_SPARSE).

@@ -127,11 +127,13 @@ static const PrivVictim *victim(const PrivReport *r, guint node) {
  * cannot resolve it at T = 40 (b = 4), nor at T = 30 (b = 1: 4 does not
  * divide 30). At T = 40 the rows the dense accountant factors have a
  * condition number of about 2.06^40 = 4e12 (node 1's near-dependency), and
- * the other victims' mu agree to 4.4e-9 (measured) instead of 1e-12: the
- * tolerance there is 1e-8. */
+ * the other victims' mu agree to 1.4e-8 (measured: the streaming engine
+ * steps the rows back through the periods; 6.4e-9 carrying Gamma forward)
+ * instead of 1e-12, far inside eps times the condition number: the
+ * tolerance there is 3e-8. */
 static void test_zipdl_ldp(void) {
   const guint Ts[] = {30, 40}, bs[] = {1, 4};
-  const double tols[] = {1e-9, 1e-8};
+  const double tols[] = {1e-9, 3e-8};
   for (guint i = 0; i < 2; i++) {
     Case c = {"zipdl", PRIV_TRUST_LDP, 9, 1.0, 1.0, Ts[i], bs[i], 2, tols[i]};
     PrivReport *r = compare(&c);

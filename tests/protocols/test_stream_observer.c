@@ -5,8 +5,11 @@
  * space). Every block entry must agree to 1e-9 of the block's largest entry
  * and every status must be the same, for the built-in protocols, every trust
  * model, collusion sets, b > 1, asynchronous modes with loss, time-varying
- * schedules and a plugin. A second check: the streaming run's provenance
- * really stays short (the state size does not grow with T).
+ * schedules and a plugin, for both engines of the streaming accountant
+ * (backward, one chunk per period, and the forward reference); the two
+ * engines again on random graphs of 20 to 300 nodes with chunks of 7 rows.
+ * A second check: the streaming run's provenance really stays short (the
+ * state size does not grow with T).
  */
 #include <gmodule.h>
 #include <math.h>
@@ -28,9 +31,22 @@ typedef struct {
 static const guint set_a[] = {0}, set_b[] = {2, 5};
 static const PrivTrust trusts[] = {PRIV_TRUST_LDP, PRIV_TRUST_PNDP, PRIV_TRUST_SECLDP};
 
-/* Runs @c once, with the dense (streaming FALSE) or the streaming accountant;
- * returns the 6 views' blocks. */
-static PrivBlocks **account(const Case *c, gboolean streaming, guint *max_live) {
+/* How a run is accounted: the dense accountant, or the streaming one with
+ * its engine and rows per backward chunk. */
+typedef struct {
+  gboolean streaming;
+  PrivStreamEngine engine;
+  guint chunk_rows;
+} Accountant;
+
+static const Accountant dense = {FALSE, PRIV_STREAM_BACKWARD, 0};
+/* A chunk per period at most: every period's rows walk back on their own. */
+static const Accountant backward = {TRUE, PRIV_STREAM_BACKWARD, 1};
+static const Accountant forward = {TRUE, PRIV_STREAM_FORWARD, 0};
+
+/* Runs @c once with accountant @acc; returns the 6 views' blocks. */
+static PrivBlocks **account(const Case *c, const Accountant *acc, guint *max_live) {
+  gboolean streaming = acc->streaming;
   GError *err = NULL;
   TopoGraph *g = topo_graph_generate(c->graph, &err);
   g_assert_no_error(err);
@@ -62,7 +78,8 @@ static PrivBlocks **account(const Case *c, gboolean streaming, guint *max_live) 
     priv_observer_add_view(obs, trusts[t], set_b, 2, &err);
     g_assert_no_error(err);
   }
-  PrivStreamOptions so = {.T = c->T, .clip = 1.0};
+  PrivStreamOptions so = {
+      .T = c->T, .clip = 1.0, .engine = acc->engine, .chunk_rows = acc->chunk_rows};
   if (streaming) {
     g_assert_true(priv_observer_set_streaming(obs, &so, &err));
     g_assert_no_error(err);
@@ -94,9 +111,9 @@ static PrivBlocks **account(const Case *c, gboolean streaming, guint *max_live) 
   return out;
 }
 
-static void compare(gconstpointer data) {
-  const Case *c = data;
-  PrivBlocks **d = account(c, FALSE, NULL), **s = account(c, TRUE, NULL);
+/* Every view's statuses equal and every block entry within 1e-9 of the
+ * block's largest; the number of protected victims with a nonzero block. */
+static guint assert_same(PrivBlocks **d, PrivBlocks **s) {
   guint protected_seen = 0;
   for (guint v = 0; v < 6; v++) {
     guint n = d[v]->n, T = d[v]->T;
@@ -112,12 +129,37 @@ static void compare(gconstpointer data) {
         g_assert_cmpfloat(fabs(x[i] - y[i]), <=, 1e-9 * scale);
       protected_seen += d[v]->status[u] == PRIV_NODE_PROTECTED && scale > 0;
     }
-    priv_blocks_free(d[v]);
-    priv_blocks_free(s[v]);
   }
-  g_assert_cmpuint(protected_seen, >, 0); /* the comparison saw numbers */
-  g_free(d);
-  g_free(s);
+  return protected_seen;
+}
+
+static void blocks_free(PrivBlocks **b) {
+  for (guint v = 0; v < 6; v++)
+    priv_blocks_free(b[v]);
+  g_free(b);
+}
+
+/* The streaming accountant (both engines) against the dense one. */
+static void compare(gconstpointer data) {
+  const Case *c = data;
+  PrivBlocks **d = account(c, &dense, NULL), **s = account(c, &backward, NULL);
+  PrivBlocks **f = account(c, &forward, NULL);
+  g_assert_cmpuint(assert_same(d, s), >, 0); /* the comparison saw numbers */
+  g_assert_cmpuint(assert_same(f, s), >, 0);
+  blocks_free(d);
+  blocks_free(s);
+  blocks_free(f);
+}
+
+/* The backward engine against the forward reference on larger graphs (the
+ * dense accountant would dominate the suite's time there). */
+static void compare_engines(gconstpointer data) {
+  const Case *c = data;
+  const Accountant chunked = {TRUE, PRIV_STREAM_BACKWARD, 7};
+  PrivBlocks **s = account(c, &chunked, NULL), **f = account(c, &forward, NULL);
+  g_assert_cmpuint(assert_same(f, s), >, 0);
+  blocks_free(s);
+  blocks_free(f);
 }
 
 #ifndef DPG_TEST_PLUGIN_DIR
@@ -211,6 +253,22 @@ static const Case cases[] = {
     {"florentine", "dsgd", "churn:leave=0.2,join=0.5", NULL, NULL, NULL, 6, 1},
 };
 
+/* Random graphs of 20 to 300 nodes, every protocol, static and time-varying
+ * gossip, b > 1, asynchronous modes: backward against forward. */
+static const Case engine_cases[] = {
+    {"barabasi:n=300,m=2,seed=5", "dsgd", NULL, NULL, NULL, NULL, 4, 2},
+    {"erdos:n=20,p=0.25,seed=3", "dsgd", "matching", NULL, NULL, NULL, 6, 1},
+    {"regular:n=40,d=4,seed=2", "muffliato:K=2", NULL, NULL, NULL, NULL, 4, 2},
+    {"erdos:n=30,p=0.2,seed=6", "decor", "edge-failure:p=0.3", NULL, NULL, NULL, 4, 1},
+    {"barabasi:n=40,m=2,seed=1", "zipdl", NULL, NULL, NULL, NULL, 4, 1},
+    {"erdos:n=25,p=0.25,seed=2", "antipgd", NULL, NULL, NULL, NULL, 4, 2},
+    {"erdos:n=25,p=0.25,seed=2", "mfdsgd:C=sr", NULL, NULL, NULL, NULL, 4, 1},
+    {"erdos:n=25,p=0.25,seed=2", "mafalda", NULL, NULL, NULL, NULL, 4, 2},
+    {"barabasi:n=30,m=2,seed=4", "decor", NULL, "deadline:ms=3", "uniform:min=1,max=5", "0.1", 4,
+     1},
+    {"erdos:n=30,p=0.2,seed=6", "zipdl", NULL, "stale:s=2", "uniform:min=1,max=8", NULL, 4, 1},
+};
+
 #endif
 
 #ifdef DPG_TEST_PLUGIN_DIR
@@ -220,6 +278,7 @@ static const Case plugin_cases[] = {
     {"florentine", "tiny-dsgd", NULL, NULL, NULL, NULL, 6, 1},
     {"erdos:n=12,p=0.35,seed=4", "tiny-dsgd", NULL, "deadline:ms=3", "uniform:min=1,max=5", "0.1",
      6, 2},
+    {"barabasi:n=60,m=2,seed=2", "tiny-dsgd", NULL, NULL, NULL, NULL, 4, 1},
 };
 
 int main(int argc, char **argv) {
@@ -232,6 +291,7 @@ int main(int argc, char **argv) {
   g_free(path);
   g_test_add_data_func("/stream/equals-dense/plugin-sync", &plugin_cases[0], compare);
   g_test_add_data_func("/stream/equals-dense/plugin-deadline", &plugin_cases[1], compare);
+  g_test_add_data_func("/stream/engines/plugin-barabasi", &plugin_cases[2], compare_engines);
   return g_test_run();
 }
 #else
@@ -244,6 +304,14 @@ int main(int argc, char **argv) {
                                  c->mode ? "-async" : "", c->schedule ? "-schedule" : "");
     g_strdelimit(name + 1, ":=,", '_');
     g_test_add_data_func(name, c, compare);
+    g_free(name);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS(engine_cases); i++) {
+    const Case *c = &engine_cases[i];
+    char *name = g_strdup_printf("/stream/engines/%u-%s%s%s", i, c->protocol,
+                                 c->mode ? "-async" : "", c->schedule ? "-schedule" : "");
+    g_strdelimit(name + 1, ":=,", '_');
+    g_test_add_data_func(name, c, compare_engines);
     g_free(name);
   }
   g_test_add_func("/stream/state-bounded", test_state_bounded);

@@ -160,15 +160,22 @@ static void test_view_state(void) {
 }
 
 /* A state past the memory budget is an error at the first checkpoints,
- * naming the state, although the lower bound checked when the view was added
- * (one state row per node) fits: Zip-DL under SecLDP carries about two. */
-static void test_memory(void) {
+ * naming what grows, although the lower bound checked when the view was
+ * added fits: Zip-DL under SecLDP carries about two state rows per node
+ * (the forward engine's Gamma, one n T row each), and the backward engine's
+ * records grow with every period. */
+static void test_memory(gconstpointer data) {
+  PrivStreamEngine engine = GPOINTER_TO_INT(data);
   GError *err = NULL;
   TopoGraph *g = topo_graph_generate("erdos:n=24,p=0.3,seed=3", &err);
   g_assert_no_error(err);
   guint n = 24, T = 8;
-  /* The view's check: n T^2 blocks (3 copies) and n x nT of state (2). */
-  gsize lower = 8 * ((gsize)n * T * T * 3 + (gsize)n * n * T * 2);
+  /* The view's check: n T^2 blocks (3 copies), the noise (4 n^2) and,
+   * forward, n x nT of state (2); backward, one row of n T and 2 n T per
+   * view (2). */
+  gsize gamma = engine == PRIV_STREAM_FORWARD ? (gsize)n * n * T * 2 : (gsize)n * T * 5;
+  gamma += 4 * (gsize)n * n;
+  gsize lower = 8 * ((gsize)n * T * T * 3 + gamma);
   for (int fits = 0; fits < 2; fits++) {
     ProtoRunConfig cfg;
     proto_run_config_init(&cfg);
@@ -180,7 +187,8 @@ static void test_memory(void) {
     PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
     priv_observer_add_view(obs, PRIV_TRUST_SECLDP, set_0, 1, &err);
     g_assert_no_error(err);
-    PrivStreamOptions so = {.T = T, .max_bytes = fits ? 4 * lower : lower + 1000};
+    PrivStreamOptions so = {
+        .T = T, .max_bytes = fits ? 4 * lower + (8u << 20) : lower + 1000, .engine = engine};
     g_assert_true(priv_observer_set_streaming(obs, &so, &err));
     g_assert_no_error(err);
     g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
@@ -221,6 +229,9 @@ int main(int argc, char **argv) {
     g_free(name);
   }
   g_test_add_func("/stream/views/state", test_view_state);
-  g_test_add_func("/stream/views/memory", test_memory);
+  g_test_add_data_func("/stream/views/memory-backward", GINT_TO_POINTER(PRIV_STREAM_BACKWARD),
+                       test_memory);
+  g_test_add_data_func("/stream/views/memory-forward", GINT_TO_POINTER(PRIV_STREAM_FORWARD),
+                       test_memory);
   return g_test_run();
 }

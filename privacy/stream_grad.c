@@ -1,0 +1,522 @@
+/*
+ * privacy/stream_grad.c: the streaming accountant's gradient side
+ * (docs/accounting-at-scale.md, "Observer path").
+ *
+ * The noise side (privacy/stream.c) runs forward, period by period: it
+ * conditions the view's state on what the view observed and leaves, per
+ * period, a record (PrivStreamRec) of the linear maps that carry the
+ * gradients: the observed rows A_p = Sc (Cs Gamma_p + c Go), their whitening
+ * Y_p = L^-1 (P^T A_p)_top, and the next state Gamma_{p+1} = Ct Gamma_p +
+ * c Gs - bq1 Y_p. Gamma_p (state x n T gradient columns) is dense after a
+ * few gossip rounds: carrying it forward (PRIV_STREAM_FORWARD, the
+ * reference) costs O(n^2 T) memory and O(n T (nnz + n q)) time per period.
+ *
+ * The backward engine never forms Gamma. A chunk of periods' observed rows
+ * is a stack of functionals of the state, Omega (rows x state), stepped
+ * back one period at a time to period 0:
+ *
+ *     Omega Gamma_{p+1} = (Omega Ct - V^T Sc Cs_top) Gamma_p
+ *                         + c (Omega Gs - V^T Sc Go_top),
+ *     V = L^-T bq1^T Omega^T,
+ *
+ * the second term being the rows' coefficients on the gradients injected
+ * at period p. After the walk every row of the chunk is complete over the
+ * n T gradient columns; the range decisions and X_u then run on each
+ * period in order, exactly as the forward engine does. Cost per row and
+ * period stepped: O(nnz(Ct) + s2v rank); memory: the records, O(n q) per
+ * period, and the chunk's rows (n T x rows).
+ */
+#include "privacy/stream_internal.h"
+
+#include "privacy/knowledge_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+struct PrivStreamGrad {
+  guint n, T;
+  gsize ld; /* n T */
+  double clip, range_tol;
+  gsize max_bytes;
+  PrivStreamEngine engine;
+  guint chunk_rows;    /* 0: automatic */
+  gboolean *is_member; /* n */
+  gboolean *unprot;    /* n */
+  double *ref2;        /* n: squared norm of each victim's columns over every period */
+  PrivBlocks *blocks;  /* X accumulated in the upper triangles */
+  /* Backward: every period's record, the first @done accounted. */
+  GPtrArray *recs;
+  guint done;
+  gsize rec_bytes;
+  guint max_s; /* largest state of any record */
+  /* Forward: Gamma (sv x ld, row-major), columns >= gam_cols not yet valid. */
+  double *gam, *gam2;
+  gsize gam_cap, gam2_cap, gam_cols;
+  guint sv;
+  double *buf[6];
+  gsize cap[6];
+};
+
+void priv_stream_rec_free(PrivStreamRec *r) {
+  if (!r)
+    return;
+  g_free(r->cs_start);
+  g_free(r->cs_col);
+  g_free(r->cs_val);
+  g_free(r->go_start);
+  g_free(r->go_col);
+  g_free(r->go_val);
+  g_free(r->ct_start);
+  g_free(r->ct_col);
+  g_free(r->ct_val);
+  g_free(r->gs_start);
+  g_free(r->gs_col);
+  g_free(r->gs_val);
+  g_free(r->rt);
+  g_free(r->bq1);
+  g_free(r->jpvt);
+  g_free(r->sc);
+  g_free(r->rn);
+  g_free(r->wt);
+  g_free(r->rel);
+  g_free(r);
+}
+
+gsize priv_stream_rec_bytes(const PrivStreamRec *r) {
+  gsize entry = sizeof(guint) + sizeof(double);
+  gsize b = sizeof *r + 2 * (r->k + 1) * sizeof(guint);
+  b += (r->cs_start[r->k] + r->go_start[r->k]) * entry;
+  b += (gsize)r->k * r->rank * sizeof(double);
+  b += (gsize)r->k * (sizeof(lapack_int) + 4 * sizeof(double));
+  if (r->transition) {
+    b += 2 * ((gsize)r->s2v + 1) * sizeof(guint);
+    b += (r->ct_start[r->s2v] + r->gs_start[r->s2v]) * entry;
+    b += (gsize)r->s2v * r->rank * sizeof(double);
+  }
+  return b;
+}
+
+PrivStreamGrad *priv_stream_grad_new(const PrivStreamGradOptions *opt, GError **error) {
+  PrivBlocks *b = priv_blocks_new(opt->n, opt->T, error);
+  if (!b)
+    return NULL;
+  PrivStreamGrad *g = g_new0(PrivStreamGrad, 1);
+  g->n = opt->n;
+  g->T = opt->T;
+  g->ld = (gsize)opt->n * opt->T;
+  g->clip = opt->clip;
+  g->range_tol = opt->range_tol;
+  g->max_bytes = opt->max_bytes;
+  g->engine = opt->engine;
+  g->chunk_rows = opt->chunk_rows;
+  g->is_member = g_memdup2(opt->is_member, opt->n * sizeof(gboolean));
+  g->unprot = g_new0(gboolean, opt->n);
+  g->ref2 = g_new0(double, opt->n);
+  g->blocks = b;
+  for (guint u = 0; u < opt->n; u++)
+    if (opt->is_member[u])
+      b->status[u] = PRIV_NODE_ATTACKER;
+  g->recs = g_ptr_array_new_with_free_func((GDestroyNotify)priv_stream_rec_free);
+  return g;
+}
+
+void priv_stream_grad_free(PrivStreamGrad *g) {
+  if (!g)
+    return;
+  g_free(g->is_member);
+  g_free(g->unprot);
+  g_free(g->ref2);
+  priv_blocks_free(g->blocks);
+  g_ptr_array_unref(g->recs);
+  g_free(g->gam);
+  g_free(g->gam2);
+  for (guint i = 0; i < G_N_ELEMENTS(g->buf); i++)
+    g_free(g->buf[i]);
+  g_free(g);
+}
+
+const PrivBlocks *priv_stream_grad_blocks(const PrivStreamGrad *g) {
+  return g->blocks;
+}
+
+const gboolean *priv_stream_grad_unprot(const PrivStreamGrad *g) {
+  return g->unprot;
+}
+
+/* Scratch buffer @i of at least @count doubles (contents undefined), kept
+ * from period to period: the rows' gradient parts would otherwise be mapped
+ * and faulted in afresh every time. NULL with PRIV_ERROR_MEMORY. */
+static double *scratch(PrivStreamGrad *g, guint i, gsize count, GError **error) {
+  count = MAX(count, 1);
+  if (g->cap[i] < count) {
+    g_free(g->buf[i]);
+    g->buf[i] = g_try_new(double, count);
+    g->cap[i] = g->buf[i] ? count : 0;
+    if (!g->buf[i]) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY,
+                  "the streaming accountant could not allocate %" G_GSIZE_FORMAT " MB of scratch",
+                  count * sizeof(double) >> 20);
+      return NULL;
+    }
+  }
+  return g->buf[i];
+}
+
+/* Rows of the backward engine's chunks: about 128 MB of gradient columns,
+ * 64 to 512 rows (below 64 the products lose their BLAS efficiency). */
+static gsize chunk_target(const PrivStreamGrad *g) {
+  if (g->chunk_rows > 0)
+    return g->chunk_rows;
+  return CLAMP(((gsize)128 << 20) / (sizeof(double) * MAX(g->ld, 1)), 64, 512);
+}
+
+gsize priv_stream_grad_bytes(const PrivStreamGrad *g) {
+  gsize b = priv_doubles_bytes((gsize)g->n * g->T * g->T);
+  b += priv_doubles_bytes((g->gam_cap + g->gam2_cap) * g->ld);
+  return b + g->rec_bytes;
+}
+
+gboolean priv_stream_grad_fits(const PrivStreamGrad *g, const PrivStreamRec *rec, guint s2v,
+                               gsize views_bytes, gsize noise_bytes, GError **error) {
+  guint tsteps = rec->tsteps;
+  double blocks = 8.0 * g->n * g->T * g->T;
+  double need = (double)views_bytes + 2 * blocks + (double)noise_bytes;
+  gsize nt = (gsize)g->n * tsteps;
+  char *what;
+  if (g->engine == PRIV_STREAM_FORWARD) {
+    need += 8.0 * ((double)g->gam_cap + MAX(g->gam2_cap, s2v)) * g->ld;
+    what = g_strdup_printf("the streaming accountant's state at step %u (%u state variables "
+                           "for this view, each n T = %" G_GSIZE_FORMAT " gradient slots wide)",
+                           tsteps, s2v, g->ld);
+  } else {
+    /* The chunk this record may close: the pending rows and its own. */
+    gsize rows = rec->k;
+    for (guint p = g->done; p < g->recs->len; p++)
+      rows += ((const PrivStreamRec *)g_ptr_array_index(g->recs, p))->k;
+    need += (double)g->rec_bytes + (double)priv_stream_rec_bytes(rec) + 8.0 * (double)s2v * rec->k;
+    need += 8.0 * (double)nt * (double)rows;
+    what = g_strdup_printf("the streaming accountant's state at step %u (the noise of %u state "
+                           "variables for this view, %" G_GSIZE_FORMAT " MB; periods kept: %u; "
+                           "a chunk of %" G_GSIZE_FORMAT " rows of n t = %" G_GSIZE_FORMAT
+                           " gradient slots)",
+                           tsteps, s2v, noise_bytes >> 20, g->recs->len + 1, rows, nt);
+  }
+  gsize n_b = need < (double)G_MAXSIZE / 2 ? (gsize)need : G_MAXSIZE;
+  gboolean ok = priv_check_budget(n_b, g->max_bytes, what, error);
+  g_free(what);
+  return ok;
+}
+
+/* The gradient coefficient of a provenance value @x. */
+static double gcoef(const PrivStreamGrad *g, double x, int ea) {
+  return g->clip * ldexp(x, -ea);
+}
+
+/* ------------------------------------------------------------ one period */
+
+/*
+ * The period's range decisions and X_u += Y_u^T Y_u from its complete rows
+ * @A (k x n tsteps, rows scaled): the dense accountant's rules
+ * (privacy/reduce.c, privacy/range.c) on the period's evidence; see
+ * privacy/stream.c. @Ap (k x n tsteps) receives the whitened rows.
+ */
+static gboolean account_rows(PrivStreamGrad *g, const PrivStreamRec *r, const double *A, double *Ap,
+                             GError **error) {
+  guint n = g->n, k = r->k, rank = r->rank, tt = r->tsteps;
+  gsize nt = (gsize)n * tt;
+  if (k == 0)
+    return TRUE;
+  for (guint i = 0; i < k; i++)
+    memcpy(Ap + (gsize)i * nt, A + (gsize)(r->jpvt[i] - 1) * nt, nt * sizeof(double));
+  if (rank > 0 && nt > 0)
+    cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)rank,
+                (int)nt, 1.0, r->rt, (int)rank, Ap, (int)nt);
+  if (rank > 0 && rank < k && nt > 0)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(k - rank), (int)nt, (int)rank,
+                -1.0, r->rt + (gsize)rank * rank, (int)rank, Ap, (int)nt, 1.0,
+                Ap + (gsize)rank * nt, (int)nt);
+  gsize n_trail = k - rank;
+  PrivRangeTolerances tol;
+  priv_range_tolerances_default(&tol);
+  tol.range_tol = g->range_tol;
+  tol.clean = priv_range_clean_floor(r->q);
+  double *Yv = scratch(g, 4, (gsize)rank * tt + 6 * (gsize)n, error);
+  if (!Yv)
+    return FALSE;
+  /* Per victim: the norms of its columns (in the rows' own units: a scaled
+   * pass divides its factor back out, exact), the residual of the dependent
+   * rows, Y's norm and the amplification's reference; victims innermost, so
+   * that the rows are read in order. */
+  double *norm2 = Yv + (gsize)rank * tt, *res2 = norm2 + n, *y2 = res2 + n, *scaled2 = y2 + n,
+         *left = scaled2 + n, *q2 = left + n;
+  memset(norm2, 0, 5 * (gsize)n * sizeof(double));
+  const double *sc = r->sc, *rn = r->rn, *wt = r->wt;
+  for (guint i = 0; i < k; i++) {
+    double own = rn[i], f = sc ? sc[i] : 1.0, w = wt[i];
+    double fr = sc && i >= rank ? sc[r->jpvt[i] - 1] : 1.0;
+    for (guint t = 0; t < tt; t++) {
+      const double *a = A + (gsize)i * nt + (gsize)t * n, *b = Ap + (gsize)i * nt + (gsize)t * n;
+      for (guint u = 0; u < n; u++) {
+        norm2[u] += w * (a[u] / f) * (a[u] / f);
+        if (own > 0)
+          scaled2[u] += w * (a[u] / own) * (a[u] / own);
+        if (i >= rank)
+          res2[u] += (b[u] / fr) * (b[u] / fr);
+        else
+          y2[u] += b[u] * b[u];
+      }
+    }
+  }
+  for (guint u = 0; u < n; u++) {
+    if (g->is_member[u] || g->unprot[u])
+      norm2[u] = 0.0;
+    g->ref2[u] += norm2[u];
+  }
+  /* A dependent row counts for the noise left when the victim's part of it
+   * is above the share of its norm that rounding may carry. */
+  for (guint i = rank; i < k; i++) {
+    double fr = sc ? sc[r->jpvt[i] - 1] : 1.0;
+    memset(q2, 0, n * sizeof(double));
+    for (guint t = 0; t < tt; t++) {
+      const double *b = Ap + (gsize)i * nt + (gsize)t * n;
+      for (guint u = 0; u < n; u++)
+        q2[u] += (b[u] / fr) * (b[u] / fr);
+    }
+    for (guint u = 0; u < n; u++) {
+      double carry2 = g->range_tol * g->range_tol * g->ref2[u] / (double)MAX(n_trail, 1);
+      if (norm2[u] != 0.0 && q2[u] > carry2)
+        left[u] = MAX(left[u], r->rel[i - rank]);
+    }
+  }
+  for (guint u = 0; u < n; u++) {
+    if (norm2[u] == 0.0)
+      continue;
+    PrivRangeEvidence ev = {.norm = sqrt(g->ref2[u]),
+                            .residual = sqrt(res2[u]),
+                            .noise_left = left[u],
+                            .amplification = scaled2[u] > 0 ? sqrt(y2[u] / scaled2[u]) : 0.0};
+    PrivNodeStatus st = priv_range_decide(&ev, &tol);
+    if (st == PRIV_NODE_UNPROTECTED) {
+      g->unprot[u] = TRUE;
+      g->blocks->status[u] = PRIV_NODE_UNPROTECTED;
+      continue;
+    }
+    /* Unresolved stays so (only an exact leak later overrides it): no
+     * number is accumulated for it. */
+    if (st == PRIV_NODE_UNRESOLVED)
+      g->blocks->status[u] = PRIV_NODE_UNRESOLVED;
+    if (rank == 0 || g->blocks->status[u] == PRIV_NODE_UNRESOLVED)
+      continue;
+    for (guint i = 0; i < rank; i++)
+      for (guint t = 0; t < tt; t++)
+        Yv[(gsize)i * tt + t] = Ap[(gsize)i * nt + (gsize)t * n + u];
+    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)tt, (int)rank, 1.0, Yv, (int)tt, 1.0,
+                g->blocks->X + (gsize)u * g->T * g->T, (int)g->T);
+  }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ forward */
+
+/* out (rows x nt, leading dimension ldo) += M (CSR over gamma's rows) Gamma
+ * + c G (CSR over gradient columns). */
+static void apply_rows(const PrivStreamGrad *g, guint rows, const guint *m_start, const guint *m_col,
+                       const double *m_val, const guint *g_start, const guint32 *g_col,
+                       const double *g_val, gsize nt, int ea, double *out, gsize ldo) {
+  for (guint i = 0; i < rows; i++) {
+    double *o = out + (gsize)i * ldo;
+    for (guint e = m_start[i]; e < m_start[i + 1] && nt > 0; e++)
+      cblas_daxpy((int)nt, m_val[e], g->gam + (gsize)m_col[e] * g->ld, 1, o, 1);
+    for (guint e = g_start[i]; e < g_start[i + 1]; e++)
+      o[g_col[e]] += gcoef(g, g_val[e], ea);
+  }
+}
+
+/* The reference: the rows from Gamma, then Gamma' (docs: O(n^2 T) memory). */
+static gboolean forward_period(PrivStreamGrad *g, const PrivStreamRec *r, int ea, GError **error) {
+  gsize nt = (gsize)g->n * r->tsteps;
+  if (g->gam_cols < nt) {
+    for (guint i = 0; i < g->sv; i++)
+      memset(g->gam + (gsize)i * g->ld + g->gam_cols, 0, (nt - g->gam_cols) * sizeof(double));
+    g->gam_cols = nt;
+  }
+  double *A = scratch(g, 0, (gsize)r->k * nt, error);
+  double *Ap = A ? scratch(g, 1, (gsize)r->k * nt, error) : NULL;
+  if (!Ap)
+    return FALSE;
+  memset(A, 0, (gsize)r->k * nt * sizeof(double));
+  apply_rows(g, r->k, r->cs_start, r->cs_col, r->cs_val, r->go_start, r->go_col, r->go_val, nt, ea,
+             A, nt);
+  for (guint i = 0; r->sc && i < r->k; i++)
+    cblas_dscal((int)nt, r->sc[i], A + (gsize)i * nt, 1);
+  if (!account_rows(g, r, A, Ap, error))
+    return FALSE;
+  if (!r->transition)
+    return TRUE;
+  if (g->gam2_cap < r->s2v) {
+    g_free(g->gam2);
+    g->gam2 = priv_matrix_new(MAX(r->s2v, 1), g->ld, error);
+    g->gam2_cap = g->gam2 ? r->s2v : 0;
+    if (!g->gam2)
+      return FALSE;
+  }
+  for (guint i = 0; i < r->s2v; i++)
+    memset(g->gam2 + (gsize)i * g->ld, 0, nt * sizeof(double));
+  apply_rows(g, r->s2v, r->ct_start, r->ct_col, r->ct_val, r->gs_start, r->gs_col, r->gs_val, nt,
+             ea, g->gam2, g->ld);
+  if (r->rank > 0 && nt > 0)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)r->s2v, (int)nt, (int)r->rank,
+                -1.0, r->bq1, (int)r->rank, Ap, (int)nt, 1.0, g->gam2, (int)g->ld);
+  double *tmp = g->gam;
+  gsize tcap = g->gam_cap;
+  g->gam = g->gam2;
+  g->gam_cap = g->gam2_cap;
+  g->gam2 = tmp;
+  g->gam2_cap = tcap;
+  g->sv = r->s2v;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ backward */
+
+/*
+ * One period back: @om (t->s2v x @w, leading dimension @W) holds rows as
+ * functionals of the state after transition @t; @om2 (t->sv x w) receives
+ * them as functionals of the state before it, and @H (gradient columns x W)
+ * their coefficients on the gradients the transition injects.
+ */
+static gboolean step_back(PrivStreamGrad *g, const PrivStreamRec *t, const double *om, double *om2,
+                          gsize W, gsize w, double *H, int ea, GError **error) {
+  for (guint l = 0; l < t->sv; l++)
+    memset(om2 + (gsize)l * W, 0, w * sizeof(double));
+  for (guint m = 0; m < t->s2v; m++) {
+    const double *o = om + (gsize)m * W;
+    for (guint e = t->ct_start[m]; e < t->ct_start[m + 1]; e++)
+      cblas_daxpy((int)w, t->ct_val[e], o, 1, om2 + (gsize)t->ct_col[e] * W, 1);
+    for (guint e = t->gs_start[m]; e < t->gs_start[m + 1]; e++)
+      cblas_daxpy((int)w, gcoef(g, t->gs_val[e], ea), o, 1, H + (gsize)t->gs_col[e] * W, 1);
+  }
+  if (t->rank == 0)
+    return TRUE;
+  double *V = scratch(g, 2, (gsize)t->rank * w, error);
+  if (!V)
+    return FALSE;
+  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)t->rank, (int)w, (int)t->s2v, 1.0,
+              t->bq1, (int)t->rank, om, (int)W, 0.0, V, (int)w);
+  cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, (int)t->rank, (int)w,
+              1.0, t->rt, (int)t->rank, V, (int)w);
+  for (guint i = 0; i < t->rank; i++) {
+    guint j = (guint)t->jpvt[i] - 1;
+    double f = t->sc ? t->sc[j] : 1.0;
+    const double *vi = V + (gsize)i * w;
+    for (guint e = t->cs_start[j]; e < t->cs_start[j + 1]; e++)
+      cblas_daxpy((int)w, -f * t->cs_val[e], vi, 1, om2 + (gsize)t->cs_col[e] * W, 1);
+    for (guint e = t->go_start[j]; e < t->go_start[j + 1]; e++)
+      cblas_daxpy((int)w, -f * gcoef(g, t->go_val[e], ea), vi, 1, H + (gsize)t->go_col[e] * W, 1);
+  }
+  return TRUE;
+}
+
+/* Pushes period @r's rows onto the stack at columns [@w, @w + k). */
+static void push_rows(const PrivStreamGrad *g, const PrivStreamRec *r, double *om, gsize W, gsize w,
+                      double *H, int ea) {
+  for (guint l = 0; l < r->sv; l++)
+    memset(om + (gsize)l * W + w, 0, r->k * sizeof(double));
+  for (guint i = 0; i < r->k; i++) {
+    double f = r->sc ? r->sc[i] : 1.0;
+    for (guint e = r->cs_start[i]; e < r->cs_start[i + 1]; e++)
+      om[(gsize)r->cs_col[e] * W + w + i] += f * r->cs_val[e];
+    for (guint e = r->go_start[i]; e < r->go_start[i + 1]; e++)
+      H[(gsize)r->go_col[e] * W + w + i] += f * gcoef(g, r->go_val[e], ea);
+  }
+}
+
+/* Accounts records [a, b): their rows stepped back to period 0, then each
+ * period's decisions and X in order. */
+static gboolean backward_chunk(PrivStreamGrad *g, guint a, guint b, int ea, GError **error) {
+  PrivStreamRec **rec = (PrivStreamRec **)g->recs->pdata;
+  gsize W = 0;
+  for (guint p = a; p < b; p++)
+    W += rec[p]->k;
+  if (W == 0) {
+    g->done = b;
+    return TRUE;
+  }
+  gsize nt = (gsize)g->n * rec[b - 1]->tsteps;
+  gsize *off = g_new(gsize, b - a);
+  /* Kept from chunk to chunk: mapped afresh, its pages would be faulted in
+   * and zeroed by the system every time. */
+  double *H = scratch(g, 5, nt * W, error);
+  if (H)
+    memset(H, 0, nt * W * sizeof(double));
+  double *om = H ? scratch(g, 0, (gsize)g->max_s * W, error) : NULL;
+  double *om2 = om ? scratch(g, 1, (gsize)g->max_s * W, error) : NULL;
+  gboolean ok = om2 != NULL;
+  gsize w = 0;
+  for (guint p = b; ok && p-- > 0;) {
+    if (p >= a) {
+      push_rows(g, rec[p], om, W, w, H, ea);
+      off[p - a] = w;
+      w += rec[p]->k;
+    }
+    if (p == 0 || w == 0)
+      continue;
+    ok = step_back(g, rec[p - 1], om, om2, W, w, H, ea, error);
+    double *tmp = om;
+    om = om2;
+    om2 = tmp;
+  }
+  for (guint p = a; ok && p < b; p++) {
+    const PrivStreamRec *r = rec[p];
+    gsize ntp = (gsize)g->n * r->tsteps;
+    double *A = scratch(g, 2, (gsize)r->k * ntp, error);
+    double *Ap = A ? scratch(g, 3, (gsize)r->k * ntp, error) : NULL;
+    ok = Ap != NULL;
+    for (gsize c0 = 0; ok && c0 < ntp; c0 += 64) /* by blocks: both sides in cache */
+      for (guint i = 0; i < r->k; i++)
+        for (gsize c = c0; c < MIN(c0 + 64, ntp); c++)
+          A[(gsize)i * ntp + c] = H[c * W + off[p - a] + i];
+    ok = ok && account_rows(g, r, A, Ap, error);
+  }
+  g_free(off);
+  if (ok)
+    g->done = b;
+  return ok;
+}
+
+/* Accounts the pending records once they hold a chunk's rows (@all: any). */
+static gboolean backward_flush(PrivStreamGrad *g, gboolean all, int ea, GError **error) {
+  gsize rows = 0;
+  for (guint p = g->done; p < g->recs->len; p++)
+    rows += ((const PrivStreamRec *)g_ptr_array_index(g->recs, p))->k;
+  if (rows == 0 || (!all && rows < chunk_target(g)))
+    return TRUE;
+  return backward_chunk(g, g->done, g->recs->len, ea, error);
+}
+
+gboolean priv_stream_grad_add(PrivStreamGrad *g, PrivStreamRec *rec, int ea, GError **error) {
+  if (g->engine == PRIV_STREAM_FORWARD) {
+    gboolean ok = forward_period(g, rec, ea, error);
+    priv_stream_rec_free(rec);
+    return ok;
+  }
+  g->rec_bytes += priv_stream_rec_bytes(rec);
+  g->max_s = MAX(g->max_s, MAX(rec->sv, rec->s2v));
+  g_ptr_array_add(g->recs, rec);
+  return backward_flush(g, FALSE, ea, error);
+}
+
+gboolean priv_stream_grad_finish(PrivStreamGrad *g, int ea, GError **error) {
+  return g->engine == PRIV_STREAM_FORWARD || backward_flush(g, TRUE, ea, error);
+}
+
+void priv_stream_grad_rescale(PrivStreamGrad *g, int ea, int eb) {
+  for (gsize i = 0; i < g->sv; i++)
+    for (gsize j = 0; j < g->gam_cols; j++)
+      g->gam[i * g->ld + j] = ldexp(g->gam[i * g->ld + j], -ea);
+  for (guint u = 0; u < g->n; u++)
+    g->ref2[u] = ldexp(g->ref2[u], -2 * ea);
+  gsize nx = (gsize)g->n * g->T * g->T;
+  for (gsize i = 0; i < nx; i++)
+    g->blocks->X[i] = ldexp(g->blocks->X[i], 2 * (eb - ea));
+}
