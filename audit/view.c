@@ -21,7 +21,9 @@
 #include "protocols/protocols.h"
 #include "sim/rng.h"
 
-/* Relative eigenvalue cut of B B^T, as the accountant's rank cut of B. */
+/* Relative singular-value cut of B: the accountant's rank cut (|R_qq| of
+ * B's pivoted QR against |R_00|), so that the test keeps every noise
+ * direction the accountant's number rests on. */
 #define RANK_TOL 1e-10
 
 static void fill_gradient(guint node, guint t, double *g, gsize d, gpointer data) {
@@ -201,35 +203,41 @@ static double *split_rows(const AuditConfig *a, GPtrArray *rows, guint m, AuditV
   return B;
 }
 
-/* An orthonormal basis of range(B) with B B^T's eigenvalues there. */
-static gboolean noise_range(const double *B, guint r, guint m, AuditView *v, GError **error) {
-  double *K = g_new0(double, (gsize)r *r), *w = g_new(double, r);
-  if (m > 0)
-    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)r, (int)m, 1.0, B, (int)m, 0.0, K,
-                (int)r);
-  lapack_int info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)r, K, (lapack_int)r, w);
+/* An orthonormal basis of range(B) with B B^T's eigenvalues there, from
+ * the SVD of B (@B is overwritten): its left singular vectors and squared
+ * singular values. B itself, not B B^T: an eigensolver on B B^T resolves
+ * eigenvalues only down to about 1e-16 of the largest, i.e. singular values
+ * down to 1e-8, while the accountant keeps directions down to 1e-10, and
+ * they carry the guarantee when the noise nearly cancels (Zip-DL). */
+static gboolean noise_range(double *B, guint r, guint m, AuditView *v, GError **error) {
+  guint kmin = MIN(r, m);
+  v->k = 0;
+  double *U = g_new(double, (gsize)r *MAX(kmin, 1)), *s = g_new(double, MAX(kmin, 1));
+  double *superb = g_new(double, MAX(kmin, 2));
+  lapack_int info = 0;
+  if (kmin > 0)
+    info = LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'S', 'N', (lapack_int)r, (lapack_int)m, B,
+                          (lapack_int)m, s, U, (lapack_int)kmin, NULL, 1, superb);
+  g_free(superb);
   if (info != 0) {
-    g_set_error(error, PRIV_ERROR, MF_ERROR_NUMERICAL, "audit: eigensolver failed (%d)",
+    g_set_error(error, PRIV_ERROR, MF_ERROR_NUMERICAL, "audit: the SVD of the noise failed (%d)",
                 (int)info);
-    g_free(K);
-    g_free(w);
+    g_free(U);
+    g_free(s);
     return FALSE;
   }
-  double top = r > 0 ? w[r - 1] : 0.0;
-  v->k = 0;
-  for (guint i = 0; i < r; i++)
-    if (top > 0.0 && w[i] > RANK_TOL * top)
-      v->k++;
+  /* Singular values come in decreasing order. */
+  while (v->k < kmin && s[0] > 0.0 && s[v->k] > RANK_TOL * s[0])
+    v->k++;
   v->Q = g_new(double, (gsize)r *MAX(v->k, 1));
   v->lam = g_new(double, MAX(v->k, 1));
   for (guint j = 0; j < v->k; j++) {
-    guint src = r - v->k + j;
-    v->lam[j] = w[src];
+    v->lam[j] = s[j] * s[j];
     for (guint i = 0; i < r; i++)
-      v->Q[(gsize)i * v->k + j] = K[(gsize)i * r + src];
+      v->Q[(gsize)i * v->k + j] = U[(gsize)i * kmin + j];
   }
-  g_free(K);
-  g_free(w);
+  g_free(U);
+  g_free(s);
   return TRUE;
 }
 
