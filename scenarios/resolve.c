@@ -704,8 +704,10 @@ static void resolve_privacy(R *r, ScenConfig *c) {
 static void resolve_audit(R *r, ScenConfig *c) {
   ScenLoc loc;
   char *what = NULL, *v = NULL;
-  if (!get_typed(r, "audit", "victims", &v, &loc, &what))
+  if (!get_typed(r, "audit", "victims", &v, &loc, &what)) {
+    g_free(what); /* named even when the key is absent */
     return;
+  }
   c->audit = TRUE;
   c->audit_trials = (guint)get_u64(r, "audit", "trials", 1000, NULL);
   char *attack = get_string(r, "audit", "attack", "all", NULL);
