@@ -50,7 +50,7 @@ gboolean priv_struct_powers_applies(const PrivStructCtx *c) {
   guint m = c->recv_start[1] - c->recv_start[0];
   for (guint r = 1; r < c->R; r++)
     if (c->recv_start[r + 1] - c->recv_start[r] != m ||
-        memcmp(c->recv + c->recv_start[r], c->recv, sizeof(guint) * m) != 0)
+        (m > 0 && memcmp(c->recv + c->recv_start[r], c->recv, sizeof(guint) * m) != 0))
       return FALSE;
   return TRUE;
 }
