@@ -132,6 +132,10 @@ CliProgress *cli_progress_new(const char *cmd, gboolean quiet);
 void cli_progress_update(CliProgress *p, guint64 done, guint64 total, const char *unit);
 /* Work measured by an estimate @fraction in [0, 1], described by @what. */
 void cli_progress_update_fraction(CliProgress *p, double fraction, const char *what);
+/* An accounting request's progress (ProtoAccountProgressFunc; @printer a
+ * CliProgress, or NULL): counted steps where the path counts them, else
+ * the request's fraction. */
+void cli_progress_account(const ProtoAccountProgress *pr, gpointer printer);
 /* A phase with no measure of its own (a fit, an optimizer that reports
  * nothing): from now on, whenever nothing else was printed for one
  * interval, a line "@what, M:SS elapsed, ETA ?" says the command is still

@@ -48,10 +48,7 @@ typedef struct {
 
 static void on_progress(const ProtoAccountProgress *p, gpointer data) {
   const Progress *pr = data;
-  if (p->total > 0)
-    cli_progress_update(pr->printer, p->done, p->total, p->what);
-  else
-    cli_progress_update_fraction(pr->printer, p->fraction, p->what);
+  cli_progress_account(p, pr->printer);
 }
 
 static GOptionContext *options_context(Options *o) {

@@ -278,11 +278,6 @@ static void panel_add_sets(Panel *p, GBytes **sets, guint n_sets) {
   }
 }
 
-/* The observer path's progress line. */
-static void on_progress(const ProtoAccountProgress *pr, gpointer data) {
-  cli_progress_update(data, pr->done, pr->total, pr->what);
-}
-
 /* Panel @p's accounting request (the figure's settings and attacker sets,
  * PNDP on D-SGD) on @path, with Muffliato's bound when @compare; validated
  * and planned on the panel's graph, which must leave a victim.
@@ -315,7 +310,7 @@ static ProtoAccountJob *panel_job(const Panel *p, const CliAccountSetup *s, cons
   r.radius = fr->radius ? (gint)fr->radius : -1;
   r.threads = fr->threads;
   r.no_epsilon = TRUE; /* the figure draws RDP: no root solve per victim */
-  r.progress = progress ? on_progress : NULL;
+  r.progress = progress ? cli_progress_account : NULL;
   r.progress_data = progress;
   ProtoAccountJob *j = proto_account_validate(&r, NULL, error);
   g_free(seed);

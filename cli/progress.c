@@ -119,6 +119,13 @@ void cli_progress_update(CliProgress *p, guint64 done, guint64 total, const char
   g_mutex_unlock(&p->lock);
 }
 
+void cli_progress_account(const ProtoAccountProgress *pr, gpointer printer) {
+  if (pr->total > 0)
+    cli_progress_update(printer, pr->done, pr->total, pr->what);
+  else
+    cli_progress_update_fraction(printer, pr->fraction, pr->what);
+}
+
 void cli_progress_update_fraction(CliProgress *p, double fraction, const char *what) {
   if (p == NULL)
     return;

@@ -117,6 +117,22 @@ static void test_figure(void) {
   g_free(b);
 }
 
+/* The structured figure reports a fraction of its attacker sets (no
+ * steps to count): a percentage, not "0/0 ... (0%)". */
+#define FIGURE_SETS(out)                                                                           \
+  "figure", "privacy-vs-distance", "--generate", "florentine", "-T", "10", "--trust", "pndp",      \
+      "-a", "0,1", "--out", out
+
+static void test_figure_structured(void) {
+  char *a = path_in("f3.svg"), *b = path_in("f4.svg");
+  check("figure", (const char *const[]){FIGURE_SETS(a), NULL},
+        (const char *const[]){FIGURE_SETS(b), "-q", NULL}, a, b, "attacker set 2/2 (~");
+  g_unlink(a);
+  g_unlink(b);
+  g_free(a);
+  g_free(b);
+}
+
 #define MAFALDA(out) "mafalda", "--generate", "florentine", "-k", "5", "-b", "16", "--out", out
 
 static void test_mafalda(void) {
@@ -169,6 +185,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/progress/account", test_account);
   g_test_add_func("/cli/progress/mafalda", test_mafalda);
   g_test_add_func("/cli/progress/figure", test_figure);
+  g_test_add_func("/cli/progress/figure-structured", test_figure_structured);
   g_test_add_func("/cli/progress/run", test_run);
   int rc = g_test_run();
   g_rmdir(dir);
