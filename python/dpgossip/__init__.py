@@ -213,8 +213,8 @@ def _attacker_args(attackers):
     list of those (each one accounted)."""
     if attackers is None:
         return []
-    if isinstance(attackers, (str, int, np.integer)):
-        attackers = [attackers]
+    if isinstance(attackers, (str, int, np.integer, tuple)):
+        attackers = [attackers]  # a tuple is one collusion set, a list a list of sets
     out = []
     for a in attackers:
         if isinstance(a, str):

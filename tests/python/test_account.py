@@ -58,6 +58,14 @@ def test_several_sets_and_trusts(cli):
     assert set(got["attackers"]) == {"0", "3+11", "5", "7"}
 
 
+def test_a_tuple_is_one_collusion_set(cli):
+    got = dpgossip.account("florentine", rounds=6, trust="pndp", attackers=(3, 11))
+    want = compare(cli, got, "--generate", "florentine", "-T", "6", "--trust", "pndp",
+                   "-a", "3+11")
+    assert len(want) == 13
+    assert set(got["attackers"]) == {"3+11"}
+
+
 def test_all_attackers_and_unreachable_victims(cli):
     edges = np.array([[0, 1], [1, 2], [3, 4]])
     got = dpgossip.account(edges, rounds=3, trust="pndp", attackers="all")
