@@ -54,14 +54,39 @@ static void on_event(const SimBusEvent *ev, gpointer data) {
   s->count++;
 }
 
+guint audit_interval(const AuditConfig *a) {
+  return MAX(a->b, 1);
+}
+
+gboolean audit_schedule_new(const AuditConfig *a, TopoSchedule **out, GError **error) {
+  *out = NULL;
+  if (a->schedule == NULL || g_str_equal(a->schedule, "static"))
+    return TRUE;
+  *out = topo_schedule_new(a->schedule, a->graph, a->gossip, a->seed, error);
+  return *out != NULL;
+}
+
+/* The run's horizon (k = T / b epochs of b batches: MF-D-SGD calibrates its
+ * noise for that participation) and topology (@sched, else the graph). */
+static void run_shape(const AuditConfig *a, TopoSchedule *sched, ProtoRunConfig *cfg) {
+  cfg->epochs = a->T / audit_interval(a);
+  cfg->batches = audit_interval(a);
+  if (sched != NULL) {
+    cfg->graph = NULL;
+    cfg->schedule = sched;
+  }
+}
+
 /* The run of @a; @run_out (optional) keeps it for its noise registry. */
-static gboolean run_keep(const AuditConfig *a, double sigma, guint64 seed, SimLinStorage storage,
-                         const AuditGradients *gr, AuditSeen *seen, double *init,
-                         ProtoRun **run_out, GError **error) {
+static gboolean run_keep(const AuditConfig *a, TopoSchedule *sched, double sigma, guint64 seed,
+                         SimLinStorage storage, const AuditGradients *gr, AuditSeen *seen,
+                         double *init, ProtoRun **run_out, GError **error) {
   guint n = topo_graph_n_nodes(a->graph);
-  /* Two records per node: the task only sizes the models (the gradient
-   * hook replaces every gradient), and a larger set costs time per run. */
-  char *dataset = g_strdup_printf("synthetic:linear,n=%u,d=%u,noise=0.1,seed=1", 2 * n, a->dim);
+  /* Two records per node, or one per batch: the task only sizes the models
+   * (the gradient hook replaces every gradient), and a larger set costs
+   * time per run. */
+  char *dataset = g_strdup_printf("synthetic:linear,n=%u,d=%u,noise=0.1,seed=1",
+                                  MAX(2, audit_interval(a)) * n, a->dim);
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
   cfg.graph = a->graph;
@@ -79,6 +104,8 @@ static gboolean run_keep(const AuditConfig *a, double sigma, guint64 seed, SimLi
   cfg.model = "linear";
   cfg.storage = storage;
   cfg.seed = seed;
+
+  run_shape(a, sched, &cfg);
   ProtoRun *run = proto_run_new(&cfg, error);
   g_free(dataset);
   if (run == NULL)
@@ -101,10 +128,11 @@ static gboolean run_keep(const AuditConfig *a, double sigma, guint64 seed, SimLi
   return ok;
 }
 
-gboolean audit_run_once(const AuditConfig *a, double sigma, guint64 seed, gboolean provenance,
-                        const AuditGradients *gr, AuditSeen *seen, double *init, GError **error) {
-  return run_keep(a, sigma, seed, provenance ? SIM_LIN_DENSE : SIM_LIN_NONE, gr, seen, init, NULL,
-                  error);
+gboolean audit_run_once(const AuditConfig *a, TopoSchedule *sched, double sigma, guint64 seed,
+                        gboolean provenance, const AuditGradients *gr, AuditSeen *seen,
+                        double *init, GError **error) {
+  return run_keep(a, sched, sigma, seed, provenance ? SIM_LIN_DENSE : SIM_LIN_NONE, gr, seen, init,
+                  NULL, error);
 }
 
 void audit_seen_init(AuditSeen *s, const AuditConfig *a, const gboolean *is_member, gboolean rows) {
@@ -137,6 +165,29 @@ void audit_view_clear(AuditView *v) {
   g_free(v->pub);
   g_free(v->Xv);
   memset(v, 0, sizeof *v);
+}
+
+/* The participation pattern whose exact value is the sensitivity (the
+ * first of the largest), by the accountant's own computation per pattern
+ * (mf_gram_sensitivity2's). O(b k^3) per certificate. */
+static gboolean best_offset(AuditView *v, guint T, GError **error) {
+  guint b = v->b, k = T / b;
+  double *sub = g_new(double, (gsize)k * k), best = -INFINITY;
+  gboolean ok = TRUE;
+  v->offset = 0;
+  for (guint j = 0; j < b && ok && b > 1; j++) {
+    for (guint i = 0; i < k; i++)
+      for (guint c = 0; c < k; c++)
+        sub[(gsize)i * k + c] = v->Xv[(gsize)(j + i * b) * T + (j + c * b)];
+    double s2 = mf_sdp_max(sub, k, 1e-9, NULL, error);
+    ok = !isnan(s2);
+    if (ok && s2 > best) {
+      best = s2;
+      v->offset = j;
+    }
+  }
+  g_free(sub);
+  return ok;
 }
 
 /* The accountant on the provenance of the messages the set receives
@@ -176,10 +227,11 @@ static gboolean account(const AuditConfig *a, GPtrArray *rows, const GArray *own
     return TRUE;
   }
   double s2 = 0.0;
-  if (!mf_gram_sensitivity2(v->Xv, a->T, 1, MF_SENSITIVITY_EXACT, &s2, error))
+  v->b = audit_interval(a);
+  if (!mf_gram_sensitivity2(v->Xv, a->T, v->b, MF_SENSITIVITY_EXACT, &s2, error))
     return FALSE;
   v->mu = sqrt(s2);
-  return TRUE;
+  return best_offset(v, a->T, error);
 }
 
 /* A_v and the noise matrix B (r x m) of the provenance rows. */
@@ -276,8 +328,8 @@ static gboolean view_matrices(const AuditConfig *a, GPtrArray *rows, guint m,
   return ok && public_weights(a, pub_values, init, v, error);
 }
 
-gboolean audit_view_new(const AuditConfig *a, const gboolean *is_member, AuditView *v,
-                        GError **error) {
+gboolean audit_view_new(const AuditConfig *a, TopoSchedule *sched, const gboolean *is_member,
+                        AuditView *v, GError **error) {
   guint64 seed = sim_rng_stream_seed(a->seed, 0, AUDIT_SEED_PROVENANCE);
   AuditGradients zero = {.victim = a->victim, .T = a->T, .p = (gsize)a->dim + 1};
   AuditSeen prov, pub;
@@ -285,8 +337,9 @@ gboolean audit_view_new(const AuditConfig *a, const gboolean *is_member, AuditVi
   audit_seen_init(&pub, a, is_member, FALSE);
   double *init = g_new(double, prov.p), *init_pub = g_new(double, prov.p);
   ProtoRun *run = NULL;
-  gboolean ok = run_keep(a, a->sigma, seed, SIM_LIN_DENSE, &zero, &prov, init, &run, error) &&
-                run_keep(a, 0.0, seed, SIM_LIN_NONE, &zero, &pub, init_pub, NULL, error);
+  gboolean ok =
+      run_keep(a, sched, a->sigma, seed, SIM_LIN_DENSE, &zero, &prov, init, &run, error) &&
+      run_keep(a, sched, 0.0, seed, SIM_LIN_NONE, &zero, &pub, init_pub, NULL, error);
   if (ok && pub.count != prov.count) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
                 "audit: the attacker set receives %u messages without noise but %u with it",
