@@ -42,9 +42,13 @@ typedef struct {
 void audit_seen_init(AuditSeen *s, const AuditConfig *a, const gboolean *is_member, gboolean rows);
 void audit_seen_clear(AuditSeen *s);
 
-/* The attacker's view from the provenance run. */
+/* The attacker's view from the provenance run: the n_msg observed messages,
+ * then one row per edge secret the set knows (the accountant's knowledge
+ * under PNDP and SecLDP), valued by the secret's sample. */
 typedef struct {
-  guint r, T, m; /* observed messages, steps, noise variables */
+  guint r, T, m; /* rows (n_msg + n_known), steps, noise variables */
+  guint n_msg, n_known;
+  guint *known; /* n_known x (end, end, round) of the known secrets */
   gsize p;       /* model parameters */
   double *Av;    /* r x T: the victim's gradient coefficients */
   double *Q;     /* r x k: orthonormal basis of range(B) */
@@ -91,8 +95,11 @@ gboolean audit_run_once(const AuditConfig *a, TopoSchedule *sched, double sigma,
 gboolean audit_view_new(const AuditConfig *a, TopoSchedule *sched, const gboolean *is_member,
                         AuditView *v, GError **error);
 
-/* The centered received values y = o - pub init of one run (r x p) into @y. */
-void audit_center(const AuditView *v, const AuditSeen *seen, const double *init, double *y);
+/* The centered received values y = o - pub init of one run of seed @seed
+ * (n_msg x p), then the values of the known secrets in that run, into @y
+ * (r x p). Errors: proto_edge_secret_sample's. O(r p). */
+gboolean audit_center(const AuditView *v, const AuditSeen *seen, const double *init, guint64 seed,
+                      double *y, GError **error);
 
 /*
  * audit_trials: runs trials [@first, @last) of both worlds on @a->threads

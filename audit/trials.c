@@ -35,17 +35,16 @@ static gboolean one_trial(Worker *k, TopoSchedule *sched, guint world, guint i, 
   audit_seen_init(&seen, a, k->is_member, FALSE);
   guint64 seed = sim_rng_stream_seed(sim_rng_stream_seed(a->seed, world, AUDIT_SEED_TRIAL), i, 0);
   gboolean ok = audit_run_once(a, sched, a->sigma, seed, FALSE, &gr, &seen, init, &k->error);
-  if (ok && seen.count != k->v->r) {
+  if (ok && seen.count != k->v->n_msg) {
     g_set_error(&k->error, PROTO_ERROR, PROTO_ERROR_FAILED,
                 "audit: trial %u saw %u messages, the provenance run %u: the protocol's "
                 "message pattern depends on its noise, which this audit cannot handle",
-                i, seen.count, k->v->r);
+                i, seen.count, k->v->n_msg);
     ok = FALSE;
   }
-  if (ok) {
-    audit_center(k->v, &seen, init, y);
+  ok = ok && audit_center(k->v, &seen, init, seed, y, &k->error);
+  if (ok)
     k->fn(world, i, y, k->data);
-  }
   audit_seen_clear(&seen);
   return ok;
 }

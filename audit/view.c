@@ -164,6 +164,7 @@ void audit_view_clear(AuditView *v) {
   g_free(v->lam);
   g_free(v->pub);
   g_free(v->Xv);
+  g_free(v->known);
   memset(v, 0, sizeof *v);
 }
 
@@ -293,12 +294,13 @@ static gboolean noise_range(double *B, guint r, guint m, AuditView *v, GError **
   return TRUE;
 }
 
-/* The public weight of each message: its noise-free value over init. */
+/* The public weight of each message: its noise-free value over init (0 on
+ * the rows of known secrets). */
 static gboolean public_weights(const AuditConfig *a, const double *pub_values, const double *init,
                                AuditView *v, GError **error) {
   double ii = cblas_ddot((int)v->p, init, 1, init, 1);
-  v->pub = g_new(double, v->r);
-  for (guint i = 0; i < v->r; i++) {
+  v->pub = g_new0(double, v->r);
+  for (guint i = 0; i < v->n_msg; i++) {
     const double *o = pub_values + (gsize)i * v->p;
     v->pub[i] = ii > 0.0 ? cblas_ddot((int)v->p, o, 1, init, 1) / ii : 0.0;
     double res = 0.0;
@@ -315,14 +317,51 @@ static gboolean public_weights(const AuditConfig *a, const double *pub_values, c
   return TRUE;
 }
 
-static gboolean view_matrices(const AuditConfig *a, GPtrArray *rows, guint m,
-                              const double *pub_values, const double *init, AuditView *v,
-                              GError **error) {
-  v->r = rows->len;
+/* The edge secrets the set knows (an end in the set; not under LDP: the
+ * accountant's knowledge) that enter what it observes, each a row of the
+ * view with its value: B gains the row e_k, A_v a zero row. @B (r x m,
+ * r the messages) is reallocated. O(m r + known m). */
+static double *known_secrets(const AuditConfig *a, SimNoiseRegistry *reg, const gboolean *is_member,
+                             double *B, AuditView *v) {
+  guint n = topo_graph_n_nodes(a->graph), m = v->m, r = v->n_msg;
+  GArray *known = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (SimNoiseId id = 0; a->trust != PRIV_TRUST_LDP && id < m; id++) {
+    if (sim_noise_kind(reg, id) != SIM_NOISE_KIND_EDGE_SECRET || sim_noise_n_owners(reg, id) != 2)
+      continue;
+    guint u = sim_noise_owner(reg, id, 0), w = sim_noise_owner(reg, id, 1);
+    gboolean seen = FALSE;
+    for (guint i = 0; i < r && !seen; i++)
+      seen = B[(gsize)i * m + id] != 0.0;
+    if (seen && ((u < n && is_member[u]) || (w < n && is_member[w])))
+      g_array_append_val(known, id);
+  }
+  v->n_known = known->len;
+  v->r = r + v->n_known;
+  v->known = g_new(guint, 3 * (gsize)MAX(v->n_known, 1));
+  B = g_realloc_n(B, (gsize)v->r * MAX(m, 1), sizeof(double));
+  v->Av = g_realloc_n(v->Av, (gsize)v->r * v->T, sizeof(double));
+  memset(B + (gsize)r * m, 0, (gsize)v->n_known * m * sizeof(double));
+  memset(v->Av + (gsize)r * v->T, 0, (gsize)v->n_known * v->T * sizeof(double));
+  for (guint j = 0; j < v->n_known; j++) {
+    SimNoiseId id = g_array_index(known, guint, j);
+    B[(gsize)(r + j) * m + id] = 1.0;
+    v->known[3 * j] = sim_noise_owner(reg, id, 0);
+    v->known[3 * j + 1] = sim_noise_owner(reg, id, 1);
+    v->known[3 * j + 2] = sim_noise_round(reg, id);
+  }
+  g_array_unref(known);
+  return B;
+}
+
+static gboolean view_matrices(const AuditConfig *a, GPtrArray *rows, SimNoiseRegistry *reg,
+                              const gboolean *is_member, const double *pub_values,
+                              const double *init, AuditView *v, GError **error) {
+  guint m = sim_noise_registry_count(reg);
+  v->n_msg = v->r = rows->len;
   v->T = a->T;
   v->m = m;
   v->p = (gsize)a->dim + 1;
-  double *B = split_rows(a, rows, m, v);
+  double *B = known_secrets(a, reg, is_member, split_rows(a, rows, m, v), v);
   gboolean ok = noise_range(B, v->r, m, v, error);
   g_free(B);
   return ok && public_weights(a, pub_values, init, v, error);
@@ -353,8 +392,7 @@ gboolean audit_view_new(const AuditConfig *a, TopoSchedule *sched, const gboolea
   }
   SimNoiseRegistry *reg = run ? proto_context_noise(proto_run_context(run)) : NULL;
   ok = ok && account(a, prov.rows, prov.own, reg, is_member, v, error) &&
-       view_matrices(a, prov.rows, sim_noise_registry_count(reg), (double *)pub.values->data,
-                     init_pub, v, error);
+       view_matrices(a, prov.rows, reg, is_member, (double *)pub.values->data, init_pub, v, error);
   proto_run_free(run);
   audit_seen_clear(&prov);
   audit_seen_clear(&pub);
@@ -363,9 +401,15 @@ gboolean audit_view_new(const AuditConfig *a, TopoSchedule *sched, const gboolea
   return ok;
 }
 
-void audit_center(const AuditView *v, const AuditSeen *seen, const double *init, double *y) {
+gboolean audit_center(const AuditView *v, const AuditSeen *seen, const double *init, guint64 seed,
+                      double *y, GError **error) {
   const double *o = (const double *)seen->values->data;
-  for (guint i = 0; i < v->r; i++)
+  for (guint i = 0; i < v->n_msg; i++)
     for (gsize j = 0; j < v->p; j++)
       y[(gsize)i * v->p + j] = o[(gsize)i * v->p + j] - v->pub[i] * init[j];
+  for (guint i = 0; i < v->n_known; i++)
+    if (!proto_edge_secret_sample(seed, v->known[3 * i], v->known[3 * i + 1], v->known[3 * i + 2],
+                                  y + (gsize)(v->n_msg + i) * v->p, v->p, error))
+      return FALSE;
+  return TRUE;
 }
