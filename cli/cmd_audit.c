@@ -22,6 +22,7 @@
 
 typedef struct {
   CliGraphOptions graph;
+  CliPluginOptions plugins;
   char *protocol, *mode, *latency, *schedule, *trust, *attack, *format, *figure;
   char **attackers, **victims;
   gint T, interval, epochs, trials, dim, threads; /* T, b, k: CLI_UNSET when not given */
@@ -96,6 +97,7 @@ static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
 
 static void options_clear(Options *o) {
   cli_graph_options_clear(&o->graph);
+  cli_plugin_options_clear(&o->plugins);
   g_free(o->protocol);
   g_free(o->mode);
   g_free(o->latency);
@@ -196,8 +198,11 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
   g_clear_error(&err);
   if (o->trust == NULL)
     o->trust = g_strdup("pndp");
+  if (status == CLI_EXIT_OK && !cli_plugin_options_load(&o->plugins, &err))
+    status = cli_usage_error(CMD, "%s", err->message);
+  g_clear_error(&err);
   if (o->protocol == NULL)
-    o->protocol = g_strdup("dsgd");
+    o->protocol = g_strdup(o->plugins.single != NULL ? o->plugins.single : "dsgd");
   return status;
 }
 
@@ -207,7 +212,7 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
 static const char *const DISTINGUISHING_ONLY[] = {
     "--attackers", "-a", "--victim", "-v", "--trust", "--trials", "-n", "--protocol", "-p",
     "--rounds", "-T", "--participation-interval", "--schedule", "--mode", "--latency", "--dim",
-    "--threads", "-j", "--figure", "--quiet", "-q", NULL};
+    "--threads", "-j", "--figure", "--quiet", "-q", "--protocol-plugin", NULL};
 static const char *const ONERUN_ONLY[] = {
     "--dataset", "-d", "--model", "-m", "--partition", "--batches", "--lr", "--clip",
     "--test-fraction", "--canaries", "--guesses", "--delta", "--confidence", NULL};
@@ -398,6 +403,7 @@ int cli_cmd_audit(int argc, char **argv) {
   GOptionContext *ctx = g_option_context_new("- audit privacy guarantees by attacks on simulated runs");
   cli_graph_options_add(ctx, &o.graph);
   g_option_context_add_main_entries(ctx, entries, NULL);
+  cli_plugin_options_add(ctx, &o.plugins);
   g_option_context_set_description(
       ctx, "np, learned and reconstruction attack what an attacker set receives in simulated\n"
            "runs of the protocol (one row per attacker set, victim and attack). --attack\n"
