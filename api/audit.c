@@ -211,21 +211,11 @@ static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGoss
  * of range: 2; a file that fails: 1), as the command does. */
 static gboolean check_schedule(const DpgAuditOptions *o, const TopoGraph *g, TopoGossipKind gossip,
                                DpgError *err) {
-  if (o->schedule == NULL)
-    return TRUE;
   GError *error = NULL;
-  TopoSchedule *s = topo_schedule_new(o->schedule, g, gossip, (guint64)o->seed, &error);
-  if (s != NULL) {
-    topo_schedule_free(s);
+  gboolean usage;
+  if (audit_schedule_check(o->schedule, g, gossip, (guint64)o->seed, &usage, &error))
     return TRUE;
-  }
-  int status = error->domain == TOPO_ERROR && (error->code == TOPO_ERROR_PARSE ||
-                                               error->code == TOPO_ERROR_INVALID_ARGUMENT)
-                   ? 2
-                   : 1;
-  g_prefix_error(&error, "--schedule %s: ", o->schedule);
-  dpg_fail(err, error, status);
-  return FALSE;
+  return dpg_fail(err, error, usage ? 2 : 1), FALSE;
 }
 
 /* The plugins of @o loaded; @opts a copy of @o whose protocol defaults to

@@ -159,6 +159,17 @@ void audit_report_clear(AuditReport *r);
  * (models of q = min(T, ceil(sqrt(2T)) + 1) parameters). O(1). */
 guint audit_default_dim(guint T);
 
+/*
+ * audit_schedule_check: builds the schedule @spec (NULL: none, TRUE) on
+ * @graph once, as every run of an audit of @seed will, so that a front
+ * end refuses it before any run. *@usage is TRUE when the spec itself is
+ * wrong (TOPO_ERROR_PARSE or TOPO_ERROR_INVALID_ARGUMENT: the user's
+ * option), FALSE when a file it names fails. Errors: topo_schedule_new's,
+ * prefixed with "--schedule SPEC: ". O(topo_schedule_new).
+ */
+gboolean audit_schedule_check(const char *spec, const TopoGraph *graph, TopoGossipKind gossip,
+                              guint64 seed, gboolean *usage, GError **error);
+
 const char *audit_status_name(AuditStatus s);
 const char *audit_attack_name(AuditAttack a);
 

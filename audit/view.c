@@ -66,6 +66,21 @@ gboolean audit_schedule_new(const AuditConfig *a, TopoSchedule **out, GError **e
   return *out != NULL;
 }
 
+gboolean audit_schedule_check(const char *spec, const TopoGraph *graph, TopoGossipKind gossip,
+                              guint64 seed, gboolean *usage, GError **error) {
+  AuditConfig a = {.graph = graph, .gossip = gossip, .schedule = spec, .seed = seed};
+  TopoSchedule *s = NULL;
+  *usage = FALSE;
+  if (audit_schedule_new(&a, &s, error)) {
+    topo_schedule_free(s);
+    return TRUE;
+  }
+  *usage = (*error)->domain == TOPO_ERROR &&
+           ((*error)->code == TOPO_ERROR_PARSE || (*error)->code == TOPO_ERROR_INVALID_ARGUMENT);
+  g_prefix_error(error, "--schedule %s: ", spec);
+  return FALSE;
+}
+
 /* The run's horizon (k = T / b epochs of b batches: MF-D-SGD calibrates its
  * noise for that participation) and topology (@sched, else the graph). */
 static void run_shape(const AuditConfig *a, TopoSchedule *sched, ProtoRunConfig *cfg) {

@@ -240,22 +240,18 @@ static gboolean onerun_asked(int argc, char **argv) {
   return FALSE;
 }
 
-/* --schedule built once on @g: a spec that does not parse or a value out
- * of range is a usage error, a file that fails a failure (1). */
+/* --schedule built once on @g: a usage error when the spec is wrong, a
+ * failure (1) when a file it names fails. */
 static int check_schedule(const Options *o, const TopoGraph *g, TopoGossipKind gossip) {
-  if (o->schedule == NULL)
-    return CLI_EXIT_OK;
   GError *err = NULL;
-  TopoSchedule *s = topo_schedule_new(o->schedule, g, gossip, (guint64)o->seed, &err);
-  if (s != NULL) {
-    topo_schedule_free(s);
+  gboolean usage;
+  if (audit_schedule_check(o->schedule, g, gossip, (guint64)o->seed, &usage, &err))
     return CLI_EXIT_OK;
-  }
-  gboolean usage = err->domain == TOPO_ERROR &&
-                   (err->code == TOPO_ERROR_PARSE || err->code == TOPO_ERROR_INVALID_ARGUMENT);
-  fprintf(stderr, "dpgossip %s: --schedule %s: %s\n", CMD, o->schedule, err->message);
+  if (!usage)
+    return cli_fail(CMD, err, CLI_EXIT_FAILURE);
+  int status = cli_usage_error(CMD, "%s", err->message);
   g_error_free(err);
-  return usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
+  return status;
 }
 
 /* The scored trials' blocks over the ranks of the MPI job. */
