@@ -159,6 +159,11 @@ typedef struct {
   int threads;                  /* default 1; results do not depend on it */
   const char *mode, *latency;   /* NULL: sync; constant:ms=0 */
   const char *figure;           /* NULL, or the trade-off figure's file */
+  /* NULL-terminated protocol plugin files to load first (--protocol-plugin;
+   * runs their code); with one, @protocol defaults to its protocol. */
+  const char *const *plugins;
+  int participation_interval; /* b (divides T), default 1 */
+  const char *schedule;       /* NULL: static; seeded by @seed */
 } DpgAuditOptions;
 
 void dpg_audit_options_init(DpgAuditOptions *o);

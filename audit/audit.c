@@ -104,6 +104,11 @@ static gboolean check(const AuditConfig *a, GError **error) {
     return FALSE;
   }
   guint q = audit_canary_width(a->T);
+  if (a->T % audit_interval(a) != 0) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "audit: the participation interval b = %u does not divide T = %u", a->b, a->T);
+    return FALSE;
+  }
   if (a->dim > 0 && (gsize)a->dim + 1 < q) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "audit: the canary needs models of %u parameters at T = %u: --dim %u or more", q,
@@ -343,7 +348,7 @@ static gboolean score_blocks(const AuditConfig *a, const Blocks *b, Sink *s, gbo
 static gboolean distinguish(const AuditConfig *a, const AuditView *v, const gboolean *is_member,
                             guint attacks, AuditReport *out, GError **error) {
   gboolean learned = (attacks & AUDIT_ATTACK_LEARNED) != 0;
-  double *delta = audit_canary(v->Xv, a->T, audit_canary_width(a->T), v->p);
+  double *delta = audit_canary_pattern(v, v->p);
   AuditResult np = result_new(AUDIT_ATTACK_NP, v->mu, AUDIT_CONSISTENT);
   np.mu_canary = canary_mu(v, delta);
   Sink s = {.rp = (gsize)v->r * v->p, .N = a->trials};
@@ -407,7 +412,8 @@ gboolean audit_run(const AuditConfig *cfg, guint attacks, AuditReport *out, GErr
   for (guint i = 0; i < a.n_attackers; i++)
     is_member[a.attackers[i]] = TRUE;
   AuditView v = {0};
-  gboolean ok = audit_view_new(&a, is_member, &v, error);
+  TopoSchedule *sched = NULL;
+  gboolean ok = audit_schedule_new(&a, &sched, error) && audit_view_new(&a, sched, is_member, &v, error);
   if (ok) {
     out->victim_status = v.status;
     out->mu = v.mu;
@@ -428,11 +434,12 @@ gboolean audit_run(const AuditConfig *cfg, guint attacks, AuditReport *out, GErr
   if (ok && !out->elsewhere && (attacks & AUDIT_ATTACK_RECONSTRUCTION) &&
       (v.status == PRIV_NODE_UNPROTECTED || !every)) {
     AuditResult r = result_new(AUDIT_ATTACK_RECONSTRUCTION, v.mu, AUDIT_REFUSED);
-    ok = v.status != PRIV_NODE_UNPROTECTED || audit_reconstruct(&a, &v, is_member, &r, error);
+    ok = v.status != PRIV_NODE_UNPROTECTED || audit_reconstruct(&a, sched, &v, is_member, &r, error);
     if (ok)
       out->rows[out->n_rows++] = r;
   }
   audit_view_clear(&v);
+  topo_schedule_free(sched);
   g_free(is_member);
   return ok;
 }

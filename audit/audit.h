@@ -56,7 +56,16 @@ typedef struct {
   const char *latency;  /* NULL: constant:ms=0; only constant latencies: every
                          * trial must see the same messages */
   double sigma;         /* >= 0 */
-  guint T;              /* steps, the victim's record used at every one (b = 1) */
+  guint T;              /* steps */
+  /* Participation interval b (divides T; 0 or 1: every step): the victim's
+   * record is used every b steps, the cyclic (T/b, b)-participation the
+   * accountant prices (mf_gram_sensitivity2); the canary's steps are the
+   * offset whose pattern attains the exact sensitivity. */
+  guint b;
+  /* Time-varying gossip: a topo_schedule_new spec on @graph seeded by
+   * @seed (the same in every trial: its W_t depend on the seed only), as
+   * `account --schedule` with the same --seed; NULL or "static": W(@graph). */
+  const char *schedule;
   guint dim;            /* synthetic features: models have dim + 1 parameters;
                          * 0: what the canary needs (audit_default_dim) */
   PrivTrust trust;
@@ -131,8 +140,9 @@ typedef struct {
  * AUDIT_EXPOSED where it does not apply. @out is filled (free with
  * audit_report_clear, also after a failure).
  * Errors: PROTO_ERROR_INVALID_ARGUMENT (no graph or protocol, T, dim,
- * threads, trials, sigma, victim or attackers out of range, a latency that
- * is not constant), SIM_ERROR_PARSE (a latency spec), those of the
+ * threads, trials, sigma, victim or attackers out of range, b not dividing
+ * T, a latency that is not constant), SIM_ERROR_PARSE (a latency spec),
+ * TOPO_ERROR_* (the schedule's), those of the
  * runs (PROTO_ERROR, ...), PRIV_ERROR_* from the accountant,
  * PROTO_ERROR_FAILED when a trial observes other messages than the
  * provenance run (a protocol whose message pattern depends on its noise) or
@@ -148,6 +158,17 @@ void audit_report_clear(AuditReport *r);
 /* audit_default_dim: the synthetic features the canary needs at @T steps
  * (models of q = min(T, ceil(sqrt(2T)) + 1) parameters). O(1). */
 guint audit_default_dim(guint T);
+
+/*
+ * audit_schedule_check: builds the schedule @spec (NULL: none, TRUE) on
+ * @graph once, as every run of an audit of @seed will, so that a front
+ * end refuses it before any run. *@usage is TRUE when the spec itself is
+ * wrong (TOPO_ERROR_PARSE or TOPO_ERROR_INVALID_ARGUMENT: the user's
+ * option), FALSE when a file it names fails. Errors: topo_schedule_new's,
+ * prefixed with "--schedule SPEC: ". O(topo_schedule_new).
+ */
+gboolean audit_schedule_check(const char *spec, const TopoGraph *graph, TopoGossipKind gossip,
+                              guint64 seed, gboolean *usage, GError **error);
 
 const char *audit_status_name(AuditStatus s);
 const char *audit_attack_name(AuditAttack a);

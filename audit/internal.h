@@ -42,9 +42,13 @@ typedef struct {
 void audit_seen_init(AuditSeen *s, const AuditConfig *a, const gboolean *is_member, gboolean rows);
 void audit_seen_clear(AuditSeen *s);
 
-/* The attacker's view from the provenance run. */
+/* The attacker's view from the provenance run: the n_msg observed messages,
+ * then one row per edge secret the set knows (the accountant's knowledge
+ * under PNDP and SecLDP), valued by the secret's sample. */
 typedef struct {
-  guint r, T, m; /* observed messages, steps, noise variables */
+  guint r, T, m; /* rows (n_msg + n_known), steps, noise variables */
+  guint n_msg, n_known;
+  guint *known; /* n_known x (end, end, round) of the known secrets */
   gsize p;       /* model parameters */
   double *Av;    /* r x T: the victim's gradient coefficients */
   double *Q;     /* r x k: orthonormal basis of range(B) */
@@ -54,27 +58,48 @@ typedef struct {
   PrivNodeStatus status;
   double mu;  /* accounted, exact sensitivity */
   double *Xv; /* T x T, the accountant's block */
+  guint b;      /* participation interval */
+  guint offset; /* the participation pattern {offset, offset + b, ...} of the
+                 * exact sensitivity (the first of the largest) */
 } AuditView;
 
 void audit_view_clear(AuditView *v);
 
 /*
- * audit_run_once: runs @a's protocol once at noise multiplier @sigma with
- * @gr's victim gradients (everyone else's zero); fills @seen and @init
- * (p doubles, the public initial model). Errors: the run's. O(the run).
+ * audit_schedule_new: a new object of @a's schedule in *@out (NULL for the
+ * static W of the graph). A schedule caches what it has computed, so each
+ * thread builds its own; all give the same W_t. Errors: topo_schedule_new's.
+ * O(topo_schedule_new).
  */
-gboolean audit_run_once(const AuditConfig *a, double sigma, guint64 seed, gboolean provenance,
-                        const AuditGradients *gr, AuditSeen *seen, double *init, GError **error);
+gboolean audit_schedule_new(const AuditConfig *a, TopoSchedule **out, GError **error);
+
+/* The participation interval of @a (1 when not given). */
+guint audit_interval(const AuditConfig *a);
 
 /*
- * audit_view_new: the provenance run of @a (A_v, range(B), the public
- * weights) and the accountant's verdict on it. Errors: as audit_run.
+ * audit_run_once: runs @a's protocol once at noise multiplier @sigma with
+ * @gr's victim gradients (everyone else's zero), on @sched (nullable: the
+ * static graph; from audit_schedule_new, used by one thread at a time);
+ * fills @seen and @init (p doubles, the public initial model).
+ * Errors: the run's. O(the run).
  */
-gboolean audit_view_new(const AuditConfig *a, const gboolean *is_member, AuditView *v,
-                        GError **error);
+gboolean audit_run_once(const AuditConfig *a, TopoSchedule *sched, double sigma, guint64 seed,
+                        gboolean provenance, const AuditGradients *gr, AuditSeen *seen,
+                        double *init, GError **error);
 
-/* The centered received values y = o - pub init of one run (r x p) into @y. */
-void audit_center(const AuditView *v, const AuditSeen *seen, const double *init, double *y);
+/*
+ * audit_view_new: the provenance run of @a on @sched (as audit_run_once)
+ * (A_v, range(B), the public weights) and the accountant's verdict on it.
+ * Errors: as audit_run.
+ */
+gboolean audit_view_new(const AuditConfig *a, TopoSchedule *sched, const gboolean *is_member,
+                        AuditView *v, GError **error);
+
+/* The centered received values y = o - pub init of one run of seed @seed
+ * (n_msg x p), then the values of the known secrets in that run, into @y
+ * (r x p). Errors: proto_edge_secret_sample's. O(r p). */
+gboolean audit_center(const AuditView *v, const AuditSeen *seen, const double *init, guint64 seed,
+                      double *y, GError **error);
 
 /*
  * audit_trials: runs trials [@first, @last) of both worlds on @a->threads
@@ -101,6 +126,14 @@ double *audit_canary(const double *X, guint T, guint q, gsize p);
 
 /* The canary's columns q at T steps (see audit_default_dim). */
 guint audit_canary_width(guint T);
+
+/*
+ * audit_canary_pattern: audit_canary on the k x k block of @v->Xv over the
+ * steps of @v's participation pattern (k = T / b), those rows of a T x @p
+ * array, zero elsewhere (g_free): the direction and participation pattern
+ * that attain the exact sensitivity. O(audit_canary on k steps + T p).
+ */
+double *audit_canary_pattern(const AuditView *v, gsize p);
 
 /* audit_sorted: a sorted copy of the @n values of @x (g_free). O(n log n). */
 double *audit_sorted(const double *x, guint n);
@@ -148,8 +181,8 @@ double *audit_lda(const double *X0, guint N0, const double *X1, guint N1, gsize 
  * Errors: the run's; MF_ERROR_NUMERICAL when LAPACK fails.
  * O(the run + r T^2 + r k p).
  */
-gboolean audit_reconstruct(const AuditConfig *a, const AuditView *v, const gboolean *is_member,
-                           AuditResult *r, GError **error);
+gboolean audit_reconstruct(const AuditConfig *a, TopoSchedule *sched, const AuditView *v,
+                           const gboolean *is_member, AuditResult *r, GError **error);
 
 G_END_DECLS
 

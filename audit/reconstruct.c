@@ -59,8 +59,8 @@ static double *solve(const AuditView *v, double *y, lapack_int *rank, gboolean *
   return Yb;
 }
 
-gboolean audit_reconstruct(const AuditConfig *a, const AuditView *v, const gboolean *is_member,
-                           AuditResult *out, GError **error) {
+gboolean audit_reconstruct(const AuditConfig *a, TopoSchedule *sched, const AuditView *v,
+                           const gboolean *is_member, AuditResult *out, GError **error) {
   gsize p = v->p;
   guint T = a->T;
   double *G = g_new(double, (gsize)T *p);
@@ -74,16 +74,18 @@ gboolean audit_reconstruct(const AuditConfig *a, const AuditView *v, const gbool
   audit_seen_init(&seen, a, is_member, FALSE);
   double *init = g_new(double, p), *y = NULL;
   guint64 seed = sim_rng_stream_seed(a->seed, 0, AUDIT_SEED_RECONSTRUCT);
-  gboolean ok = audit_run_once(a, a->sigma, seed, FALSE, &gr, &seen, init, error);
-  if (ok && seen.count != v->r) {
+  gboolean ok = audit_run_once(a, sched, a->sigma, seed, FALSE, &gr, &seen, init, error);
+  if (ok && seen.count != v->n_msg) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
                 "audit: the reconstruction run saw %u messages, the provenance run %u", seen.count,
-                v->r);
+                v->n_msg);
     ok = FALSE;
   }
   if (ok) {
     y = g_new(double, (gsize)v->r *p);
-    audit_center(v, &seen, init, y);
+    ok = audit_center(v, &seen, init, seed, y, error);
+  }
+  if (ok) {
     lapack_int rank = 0;
     gboolean *steps = g_new0(gboolean, T);
     double *X = solve(v, y, &rank, steps, error);

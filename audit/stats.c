@@ -64,6 +64,21 @@ double *audit_canary(const double *X, guint T, guint q, gsize p) {
   return D;
 }
 
+double *audit_canary_pattern(const AuditView *v, gsize p) {
+  guint T = v->T, b = MAX(v->b, 1), k = T / b;
+  double *sub = g_new(double, (gsize)k * k);
+  for (guint i = 0; i < k; i++)
+    for (guint j = 0; j < k; j++)
+      sub[(gsize)i * k + j] = v->Xv[(gsize)(v->offset + i * b) * T + (v->offset + j * b)];
+  double *Dk = audit_canary(sub, k, audit_canary_width(k), p);
+  double *D = g_new0(double, (gsize)T * p);
+  for (guint i = 0; i < k; i++)
+    memcpy(D + (gsize)(v->offset + i * b) * p, Dk + (gsize)i * p, p * sizeof(double));
+  g_free(sub);
+  g_free(Dk);
+  return D;
+}
+
 static int cmp_double(gconstpointer x, gconstpointer y) {
   double a = *(const double *)x, b = *(const double *)y;
   return (a > b) - (a < b);

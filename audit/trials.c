@@ -17,6 +17,7 @@ typedef struct {
   const double *canary;
   AuditTrialFunc fn;
   gpointer data;
+  TopoSchedule *sched; /* this worker's (NULL: the static graph) */
   guint first, count; /* trials [first, first + count) of each world */
   guint lo, hi;       /* this worker's share of the 2 count (world, trial) pairs */
   gint *done;         /* atomic: pairs finished, all workers */
@@ -25,25 +26,25 @@ typedef struct {
   GError *error;
 } Worker;
 
-static gboolean one_trial(Worker *k, guint world, guint i, double *init, double *y) {
+static gboolean one_trial(Worker *k, TopoSchedule *sched, guint world, guint i, double *init,
+                          double *y) {
   const AuditConfig *a = k->a;
   AuditGradients gr = {
       .victim = a->victim, .T = a->T, .p = k->v->p, .grads = world == 1 ? k->canary : NULL};
   AuditSeen seen;
   audit_seen_init(&seen, a, k->is_member, FALSE);
   guint64 seed = sim_rng_stream_seed(sim_rng_stream_seed(a->seed, world, AUDIT_SEED_TRIAL), i, 0);
-  gboolean ok = audit_run_once(a, a->sigma, seed, FALSE, &gr, &seen, init, &k->error);
-  if (ok && seen.count != k->v->r) {
+  gboolean ok = audit_run_once(a, sched, a->sigma, seed, FALSE, &gr, &seen, init, &k->error);
+  if (ok && seen.count != k->v->n_msg) {
     g_set_error(&k->error, PROTO_ERROR, PROTO_ERROR_FAILED,
                 "audit: trial %u saw %u messages, the provenance run %u: the protocol's "
                 "message pattern depends on its noise, which this audit cannot handle",
-                i, seen.count, k->v->r);
+                i, seen.count, k->v->n_msg);
     ok = FALSE;
   }
-  if (ok) {
-    audit_center(k->v, &seen, init, y);
+  ok = ok && audit_center(k->v, &seen, init, seed, y, &k->error);
+  if (ok)
     k->fn(world, i, y, k->data);
-  }
   audit_seen_clear(&seen);
   return ok;
 }
@@ -57,7 +58,7 @@ static gpointer work(gpointer data) {
       g_atomic_int_set(k->stop, 1);
       break;
     }
-    if (!one_trial(k, idx / k->count, k->first + idx % k->count, init, y)) {
+    if (!one_trial(k, k->sched, idx / k->count, k->first + idx % k->count, init, y)) {
       g_atomic_int_set(k->stop, 1);
       break;
     }
@@ -92,10 +93,13 @@ gboolean audit_trials(const AuditConfig *a, const AuditView *v, const gboolean *
                           .done = &done_now,
                           .finished = &finished,
                           .stop = &stop};
-    if (nt > 1)
-      threads[i] = g_thread_new("audit", work, &workers[i]);
   }
-  if (nt == 1) {
+  /* One schedule per worker (a schedule caches what it has computed),
+   * built before any thread starts. */
+  gboolean ok = TRUE;
+  for (guint i = 0; i < nt && ok; i++)
+    ok = audit_schedule_new(a, &workers[i].sched, error);
+  if (ok && nt == 1) {
     /* One thread: run in slices so that progress is reported between them. */
     guint slice = MAX(1, 2 * count / 100);
     for (guint lo = 0; lo < 2 * count && !stop; lo += slice) {
@@ -105,7 +109,9 @@ gboolean audit_trials(const AuditConfig *a, const AuditView *v, const gboolean *
       if (a->progress != NULL)
         a->progress(*done + (guint)done_now, total, a->progress_data);
     }
-  } else {
+  } else if (ok) {
+    for (guint i = 0; i < nt; i++)
+      threads[i] = g_thread_new("audit", work, &workers[i]);
     guint64 last_report = 0;
     while ((guint)g_atomic_int_get(&finished) < nt) {
       g_usleep(20000);
@@ -116,10 +122,10 @@ gboolean audit_trials(const AuditConfig *a, const AuditView *v, const gboolean *
       }
     }
   }
-  gboolean ok = TRUE;
   for (guint i = 0; i < nt; i++) {
     if (threads[i] != NULL)
       g_thread_join(threads[i]);
+    topo_schedule_free(workers[i].sched);
     if (workers[i].error != NULL) {
       if (ok)
         g_propagate_error(error, workers[i].error);

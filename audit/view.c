@@ -54,14 +54,54 @@ static void on_event(const SimBusEvent *ev, gpointer data) {
   s->count++;
 }
 
+guint audit_interval(const AuditConfig *a) {
+  return MAX(a->b, 1);
+}
+
+gboolean audit_schedule_new(const AuditConfig *a, TopoSchedule **out, GError **error) {
+  *out = NULL;
+  if (a->schedule == NULL || g_str_equal(a->schedule, "static"))
+    return TRUE;
+  *out = topo_schedule_new(a->schedule, a->graph, a->gossip, a->seed, error);
+  return *out != NULL;
+}
+
+gboolean audit_schedule_check(const char *spec, const TopoGraph *graph, TopoGossipKind gossip,
+                              guint64 seed, gboolean *usage, GError **error) {
+  AuditConfig a = {.graph = graph, .gossip = gossip, .schedule = spec, .seed = seed};
+  TopoSchedule *s = NULL;
+  *usage = FALSE;
+  if (audit_schedule_new(&a, &s, error)) {
+    topo_schedule_free(s);
+    return TRUE;
+  }
+  *usage = (*error)->domain == TOPO_ERROR &&
+           ((*error)->code == TOPO_ERROR_PARSE || (*error)->code == TOPO_ERROR_INVALID_ARGUMENT);
+  g_prefix_error(error, "--schedule %s: ", spec);
+  return FALSE;
+}
+
+/* The run's horizon (k = T / b epochs of b batches: MF-D-SGD calibrates its
+ * noise for that participation) and topology (@sched, else the graph). */
+static void run_shape(const AuditConfig *a, TopoSchedule *sched, ProtoRunConfig *cfg) {
+  cfg->epochs = a->T / audit_interval(a);
+  cfg->batches = audit_interval(a);
+  if (sched != NULL) {
+    cfg->graph = NULL;
+    cfg->schedule = sched;
+  }
+}
+
 /* The run of @a; @run_out (optional) keeps it for its noise registry. */
-static gboolean run_keep(const AuditConfig *a, double sigma, guint64 seed, SimLinStorage storage,
-                         const AuditGradients *gr, AuditSeen *seen, double *init,
-                         ProtoRun **run_out, GError **error) {
+static gboolean run_keep(const AuditConfig *a, TopoSchedule *sched, double sigma, guint64 seed,
+                         SimLinStorage storage, const AuditGradients *gr, AuditSeen *seen,
+                         double *init, ProtoRun **run_out, GError **error) {
   guint n = topo_graph_n_nodes(a->graph);
-  /* Two records per node: the task only sizes the models (the gradient
-   * hook replaces every gradient), and a larger set costs time per run. */
-  char *dataset = g_strdup_printf("synthetic:linear,n=%u,d=%u,noise=0.1,seed=1", 2 * n, a->dim);
+  /* Two records per node, or one per batch: the task only sizes the models
+   * (the gradient hook replaces every gradient), and a larger set costs
+   * time per run. */
+  char *dataset = g_strdup_printf("synthetic:linear,n=%u,d=%u,noise=0.1,seed=1",
+                                  MAX(2, audit_interval(a)) * n, a->dim);
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
   cfg.graph = a->graph;
@@ -79,6 +119,8 @@ static gboolean run_keep(const AuditConfig *a, double sigma, guint64 seed, SimLi
   cfg.model = "linear";
   cfg.storage = storage;
   cfg.seed = seed;
+
+  run_shape(a, sched, &cfg);
   ProtoRun *run = proto_run_new(&cfg, error);
   g_free(dataset);
   if (run == NULL)
@@ -101,10 +143,11 @@ static gboolean run_keep(const AuditConfig *a, double sigma, guint64 seed, SimLi
   return ok;
 }
 
-gboolean audit_run_once(const AuditConfig *a, double sigma, guint64 seed, gboolean provenance,
-                        const AuditGradients *gr, AuditSeen *seen, double *init, GError **error) {
-  return run_keep(a, sigma, seed, provenance ? SIM_LIN_DENSE : SIM_LIN_NONE, gr, seen, init, NULL,
-                  error);
+gboolean audit_run_once(const AuditConfig *a, TopoSchedule *sched, double sigma, guint64 seed,
+                        gboolean provenance, const AuditGradients *gr, AuditSeen *seen,
+                        double *init, GError **error) {
+  return run_keep(a, sched, sigma, seed, provenance ? SIM_LIN_DENSE : SIM_LIN_NONE, gr, seen, init,
+                  NULL, error);
 }
 
 void audit_seen_init(AuditSeen *s, const AuditConfig *a, const gboolean *is_member, gboolean rows) {
@@ -136,7 +179,31 @@ void audit_view_clear(AuditView *v) {
   g_free(v->lam);
   g_free(v->pub);
   g_free(v->Xv);
+  g_free(v->known);
   memset(v, 0, sizeof *v);
+}
+
+/* The participation pattern whose exact value is the sensitivity (the
+ * first of the largest), by the accountant's own computation per pattern
+ * (mf_gram_sensitivity2's). O(b k^3) per certificate. */
+static gboolean best_offset(AuditView *v, guint T, GError **error) {
+  guint b = v->b, k = T / b;
+  double *sub = g_new(double, (gsize)k * k), best = -INFINITY;
+  gboolean ok = TRUE;
+  v->offset = 0;
+  for (guint j = 0; j < b && ok && b > 1; j++) {
+    for (guint i = 0; i < k; i++)
+      for (guint c = 0; c < k; c++)
+        sub[(gsize)i * k + c] = v->Xv[(gsize)(j + i * b) * T + (j + c * b)];
+    double s2 = mf_sdp_max(sub, k, 1e-9, NULL, error);
+    ok = !isnan(s2);
+    if (ok && s2 > best) {
+      best = s2;
+      v->offset = j;
+    }
+  }
+  g_free(sub);
+  return ok;
 }
 
 /* The accountant on the provenance of the messages the set receives
@@ -176,10 +243,11 @@ static gboolean account(const AuditConfig *a, GPtrArray *rows, const GArray *own
     return TRUE;
   }
   double s2 = 0.0;
-  if (!mf_gram_sensitivity2(v->Xv, a->T, 1, MF_SENSITIVITY_EXACT, &s2, error))
+  v->b = audit_interval(a);
+  if (!mf_gram_sensitivity2(v->Xv, a->T, v->b, MF_SENSITIVITY_EXACT, &s2, error))
     return FALSE;
   v->mu = sqrt(s2);
-  return TRUE;
+  return best_offset(v, a->T, error);
 }
 
 /* A_v and the noise matrix B (r x m) of the provenance rows. */
@@ -241,12 +309,13 @@ static gboolean noise_range(double *B, guint r, guint m, AuditView *v, GError **
   return TRUE;
 }
 
-/* The public weight of each message: its noise-free value over init. */
+/* The public weight of each message: its noise-free value over init (0 on
+ * the rows of known secrets). */
 static gboolean public_weights(const AuditConfig *a, const double *pub_values, const double *init,
                                AuditView *v, GError **error) {
   double ii = cblas_ddot((int)v->p, init, 1, init, 1);
-  v->pub = g_new(double, v->r);
-  for (guint i = 0; i < v->r; i++) {
+  v->pub = g_new0(double, v->r);
+  for (guint i = 0; i < v->n_msg; i++) {
     const double *o = pub_values + (gsize)i * v->p;
     v->pub[i] = ii > 0.0 ? cblas_ddot((int)v->p, o, 1, init, 1) / ii : 0.0;
     double res = 0.0;
@@ -263,21 +332,58 @@ static gboolean public_weights(const AuditConfig *a, const double *pub_values, c
   return TRUE;
 }
 
-static gboolean view_matrices(const AuditConfig *a, GPtrArray *rows, guint m,
-                              const double *pub_values, const double *init, AuditView *v,
-                              GError **error) {
-  v->r = rows->len;
+/* The edge secrets the set knows (an end in the set; not under LDP: the
+ * accountant's knowledge) that enter what it observes, each a row of the
+ * view with its value: B gains the row e_k, A_v a zero row. @B (r x m,
+ * r the messages) is reallocated. O(m r + known m). */
+static double *known_secrets(const AuditConfig *a, SimNoiseRegistry *reg, const gboolean *is_member,
+                             double *B, AuditView *v) {
+  guint n = topo_graph_n_nodes(a->graph), m = v->m, r = v->n_msg;
+  GArray *known = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (SimNoiseId id = 0; a->trust != PRIV_TRUST_LDP && id < m; id++) {
+    if (sim_noise_kind(reg, id) != SIM_NOISE_KIND_EDGE_SECRET || sim_noise_n_owners(reg, id) != 2)
+      continue;
+    guint u = sim_noise_owner(reg, id, 0), w = sim_noise_owner(reg, id, 1);
+    gboolean seen = FALSE;
+    for (guint i = 0; i < r && !seen; i++)
+      seen = B[(gsize)i * m + id] != 0.0;
+    if (seen && ((u < n && is_member[u]) || (w < n && is_member[w])))
+      g_array_append_val(known, id);
+  }
+  v->n_known = known->len;
+  v->r = r + v->n_known;
+  v->known = g_new(guint, 3 * (gsize)MAX(v->n_known, 1));
+  B = g_realloc_n(B, (gsize)v->r * MAX(m, 1), sizeof(double));
+  v->Av = g_realloc_n(v->Av, (gsize)v->r * v->T, sizeof(double));
+  memset(B + (gsize)r * m, 0, (gsize)v->n_known * m * sizeof(double));
+  memset(v->Av + (gsize)r * v->T, 0, (gsize)v->n_known * v->T * sizeof(double));
+  for (guint j = 0; j < v->n_known; j++) {
+    SimNoiseId id = g_array_index(known, guint, j);
+    B[(gsize)(r + j) * m + id] = 1.0;
+    v->known[3 * j] = sim_noise_owner(reg, id, 0);
+    v->known[3 * j + 1] = sim_noise_owner(reg, id, 1);
+    v->known[3 * j + 2] = sim_noise_round(reg, id);
+  }
+  g_array_unref(known);
+  return B;
+}
+
+static gboolean view_matrices(const AuditConfig *a, GPtrArray *rows, SimNoiseRegistry *reg,
+                              const gboolean *is_member, const double *pub_values,
+                              const double *init, AuditView *v, GError **error) {
+  guint m = sim_noise_registry_count(reg);
+  v->n_msg = v->r = rows->len;
   v->T = a->T;
   v->m = m;
   v->p = (gsize)a->dim + 1;
-  double *B = split_rows(a, rows, m, v);
+  double *B = known_secrets(a, reg, is_member, split_rows(a, rows, m, v), v);
   gboolean ok = noise_range(B, v->r, m, v, error);
   g_free(B);
   return ok && public_weights(a, pub_values, init, v, error);
 }
 
-gboolean audit_view_new(const AuditConfig *a, const gboolean *is_member, AuditView *v,
-                        GError **error) {
+gboolean audit_view_new(const AuditConfig *a, TopoSchedule *sched, const gboolean *is_member,
+                        AuditView *v, GError **error) {
   guint64 seed = sim_rng_stream_seed(a->seed, 0, AUDIT_SEED_PROVENANCE);
   AuditGradients zero = {.victim = a->victim, .T = a->T, .p = (gsize)a->dim + 1};
   AuditSeen prov, pub;
@@ -285,8 +391,9 @@ gboolean audit_view_new(const AuditConfig *a, const gboolean *is_member, AuditVi
   audit_seen_init(&pub, a, is_member, FALSE);
   double *init = g_new(double, prov.p), *init_pub = g_new(double, prov.p);
   ProtoRun *run = NULL;
-  gboolean ok = run_keep(a, a->sigma, seed, SIM_LIN_DENSE, &zero, &prov, init, &run, error) &&
-                run_keep(a, 0.0, seed, SIM_LIN_NONE, &zero, &pub, init_pub, NULL, error);
+  gboolean ok =
+      run_keep(a, sched, a->sigma, seed, SIM_LIN_DENSE, &zero, &prov, init, &run, error) &&
+      run_keep(a, sched, 0.0, seed, SIM_LIN_NONE, &zero, &pub, init_pub, NULL, error);
   if (ok && pub.count != prov.count) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
                 "audit: the attacker set receives %u messages without noise but %u with it",
@@ -300,8 +407,7 @@ gboolean audit_view_new(const AuditConfig *a, const gboolean *is_member, AuditVi
   }
   SimNoiseRegistry *reg = run ? proto_context_noise(proto_run_context(run)) : NULL;
   ok = ok && account(a, prov.rows, prov.own, reg, is_member, v, error) &&
-       view_matrices(a, prov.rows, sim_noise_registry_count(reg), (double *)pub.values->data,
-                     init_pub, v, error);
+       view_matrices(a, prov.rows, reg, is_member, (double *)pub.values->data, init_pub, v, error);
   proto_run_free(run);
   audit_seen_clear(&prov);
   audit_seen_clear(&pub);
@@ -310,9 +416,15 @@ gboolean audit_view_new(const AuditConfig *a, const gboolean *is_member, AuditVi
   return ok;
 }
 
-void audit_center(const AuditView *v, const AuditSeen *seen, const double *init, double *y) {
+gboolean audit_center(const AuditView *v, const AuditSeen *seen, const double *init, guint64 seed,
+                      double *y, GError **error) {
   const double *o = (const double *)seen->values->data;
-  for (guint i = 0; i < v->r; i++)
+  for (guint i = 0; i < v->n_msg; i++)
     for (gsize j = 0; j < v->p; j++)
       y[(gsize)i * v->p + j] = o[(gsize)i * v->p + j] - v->pub[i] * init[j];
+  for (guint i = 0; i < v->n_known; i++)
+    if (!proto_edge_secret_sample(seed, v->known[3 * i], v->known[3 * i + 1], v->known[3 * i + 2],
+                                  y + (gsize)(v->n_msg + i) * v->p, v->p, error))
+      return FALSE;
+  return TRUE;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/audit_onerun.sh [BUILD]: the one-run audit of real training
-# (`dpgossip audit-train`, Steinke, Nasr and Jagielski 2023): D-SGD on the
+# (`dpgossip audit --attack onerun`, Steinke, Nasr and Jagielski 2023): D-SGD on the
 # Facebook ego graph, California housing with an MLP, under LDP, at accounted
 # mu in {1, 2, 5, 10} (sigma = sqrt(k) / mu: each record, canaries included,
 # joins k steps of its node). Prints the Markdown table, the empirical epsilon
@@ -27,10 +27,10 @@ echo "|---|---|---|---|---|---|"
 for MU in $MUS; do
   SIGMA=$(awk -v k="$EPOCHS" -v mu="$MU" 'BEGIN { printf "%.17g", sqrt(k) / mu }')
   /usr/bin/time -f "audit_onerun: mu = $MU: %U s user, %M KB" \
-    "$BIN" audit-train --graph "$GRAPH" --dataset "california:$DATA" --model mlp:hidden=64 \
+    "$BIN" audit --attack onerun --graph "$GRAPH" --dataset "california:$DATA" --model mlp:hidden=64 \
     -k "$EPOCHS" -b "$BATCHES" --lr 0.2 --clip 1 --sigma "$SIGMA" --canaries "$CANARIES" \
-    --delta 1e-6 --seed "$SEED" >"$TMP/row.csv"
-  # Columns: protocol,trust,sigma,epochs,batches,canaries,guesses,correct,
-  # epsilon_lower,epsilon,mu,delta,confidence,test_loss,status,seed
-  awk -F, 'NR == 2 { printf "| %.4g | %.4g | %.4g | %.4g | %d / %d | %.4g |\n", $11, $3, $10, $9, $8, $7, $14 }' "$TMP/row.csv"
+    --delta 1e-6 --seed "$SEED" --format csv >"$TMP/row.csv"
+  # Columns: protocol,trust,attack,sigma,epochs,batches,canaries,guesses,
+  # correct,epsilon_lower,epsilon,mu,delta,confidence,test_loss,status,seed
+  awk -F, 'NR == 2 { printf "| %.4g | %.4g | %.4g | %.4g | %d / %d | %.4g |\n", $12, $4, $11, $10, $9, $8, $15 }' "$TMP/row.csv"
 done

@@ -1,6 +1,6 @@
 /*
- * cli/audit_onerun.c: `dpgossip audit-train`: the one-run audit of a real
- * D-SGD training run (Steinke, Nasr and Jagielski 2023). m gradient
+ * cli/audit_onerun.c: `dpgossip audit --attack onerun`: the one-run audit
+ * of a real D-SGD training run (Steinke, Nasr and Jagielski 2023). m gradient
  * canaries (cli/audit_onerun.h), each included with probability 1/2, join
  * the batches of random nodes; after training, the LDP attacker guesses
  * "in" for the k best-scored canaries and "out" for the k worst, and the
@@ -21,7 +21,7 @@
 #include "protocols/protocols.h"
 #include "spec/spec.h"
 
-#define usage_error(...) cli_usage_error("audit-train", __VA_ARGS__)
+#define CMD "audit"
 
 /* The run SIGINT cancels: nothing is printed before it ends, so a cancelled
  * audit leaves no output. */
@@ -36,11 +36,11 @@ static void on_sigint(int sig) {
 }
 
 typedef struct {
-  char *dataset, *model, *partition, *format, *seed_text, *sigma_text;
+  char *attack, *dataset, *model, *partition, *format, *seed_text, *sigma_text;
   gint epochs, batches, canaries, guesses;
   double lr, sigma, clip, delta, confidence, test_fraction;
   guint64 seed;
-  gboolean quiet;
+  CliFormat fmt;
 } OnerunOptions;
 
 typedef struct {
@@ -49,6 +49,7 @@ typedef struct {
 } OnerunResult;
 
 static void options_clear(OnerunOptions *o) {
+  g_free(o->attack);
   g_free(o->dataset);
   g_free(o->model);
   g_free(o->partition);
@@ -60,6 +61,9 @@ static void options_clear(OnerunOptions *o) {
 /* The checks a bad flag fails, before any data is read. */
 static gboolean options_check(OnerunOptions *o, GError **error) {
 #define BAD(...) (g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, __VA_ARGS__), FALSE)
+  if (g_strcmp0(o->attack, "onerun") != 0)
+    return BAD("--attack onerun must be given once for the one-run audit (got --attack %s)",
+               o->attack != NULL ? o->attack : "(none)");
   if (o->dataset == NULL)
     return BAD("--dataset is required");
   if (!cli_number_option("--sigma", o->sigma_text, &o->sigma, error))
@@ -88,9 +92,10 @@ static gboolean options_check(OnerunOptions *o, GError **error) {
                o->confidence);
   if (!(o->test_fraction > 0 && o->test_fraction < 1))
     return BAD("--test-fraction must be in (0, 1) (got %g)", o->test_fraction);
-  if (g_strcmp0(o->format, "csv") != 0 && g_strcmp0(o->format, "json") != 0)
-    return BAD("--format must be csv or json (got '%s')", o->format);
-  return TRUE;
+  return o->format == NULL ||
+         cli_format_parse(o->format,
+                          1u << CLI_FORMAT_TABLE | 1u << CLI_FORMAT_JSON | 1u << CLI_FORMAT_CSV,
+                          &o->fmt, error);
 #undef BAD
 }
 
@@ -175,12 +180,14 @@ out:
   return status;
 }
 
+/* One tidy row, as the distinguishing audit's (attack "onerun"). */
 static void print_result(const OnerunOptions *o, const OnerunResult *r, const char *verdict) {
-  if (g_strcmp0(o->format, "json") == 0) {
+  if (o->fmt == CLI_FORMAT_JSON) {
     JsonBuilder *b = json_builder_new();
     json_builder_begin_object(b);
     cli_json_string(b, "protocol", "dsgd");
     cli_json_string(b, "trust", "ldp");
+    cli_json_string(b, "attack", "onerun");
     cli_json_number(b, "sigma", o->sigma);
     cli_json_int(b, "epochs", o->epochs);
     cli_json_int(b, "batches", o->batches);
@@ -199,20 +206,33 @@ static void print_result(const OnerunOptions *o, const OnerunResult *r, const ch
     cli_json_print(b);
     return;
   }
-  printf("protocol,trust,sigma,epochs,batches,canaries,guesses,correct,epsilon_lower,epsilon,mu,"
-         "delta,confidence,test_loss,status,seed\n");
-  printf("dsgd,ldp,%.17g,%d,%d,%u,%u,%u,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,%" G_GUINT64_FORMAT
-         "\n",
+  if (o->fmt == CLI_FORMAT_TABLE) {
+    printf("%-8s %-6s %10s %6s %7s %8s %7s %7s %13s %10s %10s %10s %s\n", "protocol", "trust",
+           "sigma", "epochs", "batches", "canaries", "guesses", "correct", "epsilon_lower",
+           "epsilon", "mu", "test_loss", "status");
+    printf("%-8s %-6s %10.4g %6d %7d %8u %7u %7u %13.4g %10.4g %10.4g %10.4g %s\n", "dsgd", "ldp",
+           o->sigma, o->epochs, o->batches, r->m, r->r, r->v, r->eps_low, r->eps, r->mu,
+           r->test_loss, verdict);
+    return;
+  }
+  printf("protocol,trust,attack,sigma,epochs,batches,canaries,guesses,correct,epsilon_lower,"
+         "epsilon,mu,delta,confidence,test_loss,status,seed\n");
+  printf("dsgd,ldp,onerun,%.17g,%d,%d,%u,%u,%u,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,"
+         "%" G_GUINT64_FORMAT "\n",
          o->sigma, o->epochs, o->batches, r->m, r->r, r->v, r->eps_low, r->eps, r->mu, o->delta,
          o->confidence, r->test_loss, verdict, o->seed);
 }
 
-int cli_cmd_audit_train(int argc, char **argv) {
+int cli_audit_onerun(int argc, char **argv) {
   CliGraphOptions gopt = {0};
   OnerunOptions o = {.epochs = 1, .batches = 1, .canaries = 200, .lr = 0.1, .clip = 1.0,
                      .delta = 1e-6, .confidence = 0.95,
                      .test_fraction = LEARN_DEFAULT_TEST_FRACTION};
   GOptionEntry entries[] = {
+      {"attack", 0, 0, G_OPTION_ARG_STRING, &o.attack,
+       "onerun (required here: the one-run audit; np, learned and reconstruction take the "
+       "options of `dpgossip audit --help`)",
+       "onerun"},
       {"dataset", 'd', 0, G_OPTION_ARG_STRING, &o.dataset,
        "Dataset (required), as for train: california:PATH, csv:PATH[,...], idx:DIR, "
        "synthetic:...",
@@ -240,7 +260,7 @@ int cli_cmd_audit_train(int argc, char **argv) {
        "Confidence of the lower bound (default 0.95)", "C"},
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o.seed_text,
        "Seed of the run and the canaries (default 0)", "N"},
-      {"format", 0, 0, G_OPTION_ARG_STRING, &o.format, "csv (default) or json", "FMT"},
+      {"format", 0, 0, G_OPTION_ARG_STRING, &o.format, "table (default), csv or json", "FMT"},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("- one-run audit of a D-SGD training run (LDP)");
   cli_graph_options_add(ctx, &gopt);
@@ -255,7 +275,7 @@ int cli_cmd_audit_train(int argc, char **argv) {
            "consistent, or overstated (exit 1) when the bound exceeds the accounted one.\n"
            "\n"
            "Example:\n"
-           "  dpgossip audit-train --graph facebook-ego-414-lcc.edges \\\n"
+           "  dpgossip audit --attack onerun --graph facebook-ego-414-lcc.edges \\\n"
            "    --dataset california:cal_housing.data --model mlp:hidden=16 -k 4 -b 4 \\\n"
            "    --sigma 1 --canaries 400 --seed 1\n");
   int status = CLI_EXIT_USAGE;
@@ -265,18 +285,16 @@ int cli_cmd_audit_train(int argc, char **argv) {
   OnerunResult res = {0};
   if (!cli_parse(ctx, &argc, &argv))
     goto out;
-  if (o.format == NULL)
-    o.format = g_strdup("csv");
   if (!options_check(&o, &error) || !learn_data_spec_check(o.dataset, &error) ||
       (o.model != NULL && !learn_model_spec_check(o.model, &error)) ||
       (o.partition != NULL && !learn_partition_spec_check(o.partition, &error)) ||
       !cli_graph_options_gossip(&gopt, &kind, &error)) {
-    status = cli_fail("audit-train", error, CLI_EXIT_USAGE);
+    status = cli_fail(CMD, error, CLI_EXIT_USAGE);
     goto out;
   }
   g = cli_graph_options_build(&gopt, &error);
   if (g == NULL) {
-    status = cli_fail("audit-train", error, cli_graph_options_status(&gopt, error));
+    status = cli_fail(CMD, error, cli_graph_options_status(&gopt, error));
     goto out;
   }
   struct sigaction action = {0}, old_action;
@@ -288,20 +306,20 @@ int cli_cmd_audit_train(int argc, char **argv) {
   if (handler)
     sigaction(SIGINT, &old_action, NULL);
   if (status == 130) {
-    fprintf(stderr, "dpgossip audit-train: interrupted; no output written\n");
+    fprintf(stderr, "dpgossip %s: interrupted; no output written\n", CMD);
     goto out;
   }
   if (status != CLI_EXIT_OK) {
-    status = cli_fail("audit-train", error, cli_error_status(error));
+    status = cli_fail(CMD, error, cli_error_status(error));
     goto out;
   }
   gboolean overstated = res.eps_low > res.eps;
   print_result(&o, &res, overstated ? "overstated" : "consistent");
   if (overstated) {
     fprintf(stderr,
-            "dpgossip audit-train: error: the empirical epsilon lower bound %.4g exceeds the "
+            "dpgossip %s: error: the empirical epsilon lower bound %.4g exceeds the "
             "accounted epsilon %.4g at delta = %g: the printed guarantee is wrong\n",
-            res.eps_low, res.eps, o.delta);
+            CMD, res.eps_low, res.eps, o.delta);
     status = CLI_EXIT_FAILURE;
   }
 out:

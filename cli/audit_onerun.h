@@ -1,11 +1,11 @@
 /*
  * cli/audit_onerun.h: internal to the dpgossip command. The one-run audit
- * of a real training run (Steinke, Nasr and Jagielski 2023): m gradient
- * canaries, each in the training set with probability 1/2, inserted at
- * random nodes of a D-SGD `train` run; the LDP attacker (every message
- * each node sends) scores each canary from the noisy updates of its node,
- * guesses, and the count of right guesses bounds epsilon from below
- * (priv_onerun_epsilon_lower).
+ * of a real training run, `dpgossip audit --attack onerun` (Steinke, Nasr
+ * and Jagielski 2023): m gradient canaries, each in the training set with
+ * probability 1/2, inserted at random nodes of a D-SGD `train` run; the
+ * LDP attacker (every message each node sends) scores each canary from the
+ * noisy updates of its node, guesses, and the count of right guesses
+ * bounds epsilon from below (priv_onerun_epsilon_lower).
  */
 #ifndef DPG_CLI_AUDIT_ONERUN_H
 #define DPG_CLI_AUDIT_ONERUN_H
@@ -63,6 +63,14 @@ void cli_onerun_hook_free(CliOnerunHook *h);
  * Needs 2 k <= m. O(m log m).
  */
 guint cli_onerun_guess(const CliOnerunCanaries *c, guint k);
+
+/*
+ * cli_audit_onerun: `dpgossip audit --attack onerun ...` (@argv[0] is
+ * "audit"): parses the training options, trains with the canaries, accounts,
+ * guesses and prints the row. Returns the exit status: 0, 1 (the run failed,
+ * or the bound lies above the accounted epsilon), 2 (usage), 130 (SIGINT).
+ */
+int cli_audit_onerun(int argc, char **argv);
 
 G_END_DECLS
 

@@ -35,7 +35,6 @@ int cli_cmd_demo(int argc, char **argv);
 int cli_cmd_mafalda(int argc, char **argv);
 int cli_cmd_account(int argc, char **argv);
 int cli_cmd_audit(int argc, char **argv);
-int cli_cmd_audit_train(int argc, char **argv);
 int cli_cmd_train(int argc, char **argv);
 int cli_cmd_viz(int argc, char **argv);
 int cli_cmd_replay(int argc, char **argv);

@@ -3,7 +3,8 @@
  * or refute the guarantees `account` prints (audit/audit.h does the
  * attacks; this file parses and prints). One row per (attacker set,
  * victim, attack); exit status 1 when an audit finds a guarantee
- * overstated.
+ * overstated. `--attack onerun` is the one-run audit of a training run,
+ * with options of its own (cli/audit_onerun.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "audit/audit.h"
 #include "cli/account_common.h"
+#include "cli/audit_onerun.h"
 #include "cli/cli.h"
 #include "plot/plot.h"
 #include "ranks/ranks.h"
@@ -20,9 +22,10 @@
 
 typedef struct {
   CliGraphOptions graph;
-  char *protocol, *mode, *latency, *trust, *attack, *format, *figure;
+  CliPluginOptions plugins;
+  char *protocol, *mode, *latency, *schedule, *trust, *attack, *format, *figure;
   char **attackers, **victims;
-  gint T, trials, dim, threads;
+  gint T, interval, epochs, trials, dim, threads; /* T, b, k: CLI_UNSET when not given */
   gint64 seed;
   double sigma;
   gboolean quiet;
@@ -41,6 +44,10 @@ static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
     cli_json_string(jb, "protocol", o->protocol);
     cli_json_string(jb, "trust", o->trust);
     cli_json_int(jb, "T", o->T);
+    if (o->interval > 1)
+      cli_json_int(jb, "b", o->interval);
+    if (o->schedule != NULL)
+      cli_json_string(jb, "schedule", o->schedule);
     cli_json_number(jb, "sigma", o->sigma);
     cli_json_int(jb, "seed", o->seed);
     cli_json_string(jb, "confidence", "95% per row; overstated: one-sided, Bonferroni over the np and learned rows (family-wise 2.5%)");
@@ -90,9 +97,11 @@ static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
 
 static void options_clear(Options *o) {
   cli_graph_options_clear(&o->graph);
+  cli_plugin_options_clear(&o->plugins);
   g_free(o->protocol);
   g_free(o->mode);
   g_free(o->latency);
+  g_free(o->schedule);
   g_free(o->trust);
   g_free(o->attack);
   g_free(o->format);
@@ -131,12 +140,34 @@ static gboolean victims_of(const Options *o, guint n, const guint *set, guint se
   return TRUE;
 }
 
+/* -T, -b and -k (T = k b, as for account) into o->T and o->interval:
+ * T 5 and b 1 unless given. */
+static int horizon(Options *o) {
+  GError *err = NULL;
+  gint T = o->T, k = o->epochs, b = o->interval;
+  if (k != CLI_UNSET && T == CLI_UNSET && b == CLI_UNSET)
+    b = 1;
+  if (!cli_horizon_resolve(&T, &k, &b, &err)) {
+    int status = cli_usage_error(CMD, "%s", err->message);
+    g_error_free(err);
+    return status;
+  }
+  o->T = T == CLI_UNSET ? 5 : T;
+  o->interval = b == CLI_UNSET ? 1 : b;
+  if (o->interval < 1 || (o->T >= 1 && o->T % o->interval != 0))
+    return cli_usage_error(CMD, "-b %d: the participation interval must be positive and divide "
+                                "T = %d",
+                           o->interval, o->T);
+  return CLI_EXIT_OK;
+}
+
 /* The options' own checks; returns a CLI exit status. */
 static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *attacks) {
   GError *err = NULL;
-  int status = CLI_EXIT_OK;
-  if (o->attack != NULL && !audit_attack_parse(o->attack, attacks, &err))
-    status = cli_usage_error(CMD, "%s", err->message);
+  int status = horizon(o);
+  if (status == CLI_EXIT_OK && o->attack != NULL && !audit_attack_parse(o->attack, attacks, &err))
+    status = cli_usage_error(CMD, "%s, or onerun (the one-run audit of a training run)",
+                             err->message);
   if (status == CLI_EXIT_OK && o->trust != NULL && !priv_trust_parse(o->trust, trust, &err))
     status = cli_usage_error(CMD, "--trust: %s", err->message);
   if (status == CLI_EXIT_OK && o->format != NULL &&
@@ -167,8 +198,59 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
   g_clear_error(&err);
   if (o->trust == NULL)
     o->trust = g_strdup("pndp");
+  if (status == CLI_EXIT_OK && !cli_plugin_options_load(&o->plugins, &err))
+    status = cli_usage_error(CMD, "%s", err->message);
+  g_clear_error(&err);
   if (o->protocol == NULL)
-    o->protocol = g_strdup("dsgd");
+    o->protocol = g_strdup(o->plugins.single != NULL ? o->plugins.single : "dsgd");
+  return status;
+}
+
+/* The options only one of the two audits takes (the distinguishing ones on
+ * simulated runs, the one-run audit of a training run), named in the usage
+ * error when given to the other. */
+static const char *const DISTINGUISHING_ONLY[] = {
+    "--attackers", "-a", "--victim", "-v", "--trust", "--trials", "-n", "--protocol", "-p",
+    "--rounds", "-T", "--participation-interval", "--schedule", "--mode", "--latency", "--dim",
+    "--threads", "-j", "--figure", "--quiet", "-q", "--protocol-plugin", NULL};
+static const char *const ONERUN_ONLY[] = {
+    "--dataset", "-d", "--model", "-m", "--partition", "--batches", "--lr", "--clip",
+    "--test-fraction", "--canaries", "--guesses", "--delta", "--confidence", NULL};
+
+/* The first argument of @argv (before "--") that names an option of
+ * @names: --name, --name=VALUE, -x or -xVALUE; NULL when none. O(argc). */
+static const char *option_among(int argc, char **argv, const char *const *names) {
+  for (int i = 1; i < argc && g_strcmp0(argv[i], "--") != 0; i++)
+    for (guint j = 0; names[j] != NULL; j++) {
+      gsize len = strlen(names[j]);
+      gboolean is_long = names[j][1] == '-';
+      if (strncmp(argv[i], names[j], len) == 0 &&
+          (argv[i][len] == '\0' || (is_long ? argv[i][len] == '=' : argv[i][1] != '-')))
+        return names[j];
+    }
+  return NULL;
+}
+
+/* Whether @argv asks for the one-run audit: --attack onerun. O(argc). */
+static gboolean onerun_asked(int argc, char **argv) {
+  for (int i = 1; i < argc && g_strcmp0(argv[i], "--") != 0; i++)
+    if (g_str_equal(argv[i], "--attack=onerun") ||
+        (g_str_equal(argv[i], "--attack") && i + 1 < argc && g_str_equal(argv[i + 1], "onerun")))
+      return TRUE;
+  return FALSE;
+}
+
+/* --schedule built once on @g: a usage error when the spec is wrong, a
+ * failure (1) when a file it names fails. */
+static int check_schedule(const Options *o, const TopoGraph *g, TopoGossipKind gossip) {
+  GError *err = NULL;
+  gboolean usage;
+  if (audit_schedule_check(o->schedule, g, gossip, (guint64)o->seed, &usage, &err))
+    return CLI_EXIT_OK;
+  if (!usage)
+    return cli_fail(CMD, err, CLI_EXIT_FAILURE);
+  int status = cli_usage_error(CMD, "%s", err->message);
+  g_error_free(err);
   return status;
 }
 
@@ -211,8 +293,9 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
       status = CLI_EXIT_USAGE;
     for (guint i = 0; status == CLI_EXIT_OK && i < victims->len; i++) {
       AuditConfig a = {.graph = g, .gossip = gossip, .protocol = o->protocol, .mode = o->mode,
-                       .latency = o->latency,
-                       .sigma = o->sigma, .T = (guint)o->T, .dim = (guint)o->dim, .trust = trust,
+                       .latency = o->latency, .schedule = o->schedule,
+                       .sigma = o->sigma, .T = (guint)o->T, .b = (guint)o->interval,
+                       .dim = (guint)o->dim, .trust = trust,
                        .attackers = set, .n_attackers = set_n,
                        .victim = g_array_index(victims, guint, i), .trials = (guint)o->trials,
                        .seed = (guint64)o->seed, .threads = (guint)o->threads,
@@ -271,15 +354,33 @@ static gboolean decide(GArray *rows) {
 }
 
 int cli_cmd_audit(int argc, char **argv) {
+  gboolean onerun = onerun_asked(argc, argv);
+  const char *other = option_among(argc, argv, onerun ? DISTINGUISHING_ONLY : ONERUN_ONLY);
+  if (other != NULL && onerun)
+    return cli_usage_error(CMD, "%s does not apply to --attack onerun: the one-run audit trains "
+                                "D-SGD with canaries and audits the LDP guarantee of their nodes "
+                                "(its options: dpgossip audit --attack onerun --help)",
+                           other);
+  if (other != NULL)
+    return cli_usage_error(CMD, "%s is an option of the one-run audit of a training run: add "
+                                "--attack onerun (its options: dpgossip audit --attack onerun "
+                                "--help)",
+                           other);
+  if (onerun)
+    return cli_audit_onerun(argc, argv);
   /* Under mpirun or srun the scored trials are shared out; rank 0 prints. */
   gboolean mpi = FALSE;
   guint rank = 0, mpi_size = 1, mpi_local = 1;
   if (!cli_mpi_join(CMD, &mpi, &rank, &mpi_size, &mpi_local))
     return CLI_EXIT_FAILURE;
-  Options o = {.T = 5, .trials = 1000, .dim = 0, .threads = 1, .seed = 1, .sigma = 1.0};
+  Options o = {.T = CLI_UNSET, .interval = CLI_UNSET, .epochs = CLI_UNSET, .trials = 1000,
+               .dim = 0, .threads = 1, .seed = 1, .sigma = 1.0};
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o.protocol, "protocol spec (default dsgd)", "SPEC"},
-      {"rounds", 'T', 0, G_OPTION_ARG_INT, &o.T, "steps T (default 5); the victim's record is used at every one", "T"},
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &o.T, "steps T (default 5)", "T"},
+      {"participation-interval", 'b', 0, G_OPTION_ARG_INT, &o.interval, "steps between two uses of the victim's record, b (divides T; default 1: every step); the canary takes the participation pattern of the exact sensitivity", "B"},
+      {"epochs", 'k', 0, G_OPTION_ARG_INT, &o.epochs, "uses of the victim's record, k: T = k b (instead of -T, or checked against it)", "K"},
+      {"schedule", 0, 0, G_OPTION_ARG_STRING, &o.schedule, "time-varying gossip, as for account: static (default), matching, exponential, edge-failure:p=P, churn:...; seeded by --seed, the same in every trial", "SPEC"},
       {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o.sigma, "noise multiplier (default 1)", "S"},
       {"trust", 0, 0, G_OPTION_ARG_STRING, &o.trust, "ldp|pndp|secldp (default pndp)", "MODEL"},
       {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o.attackers, "attacker sets, as for account (required)", "SETS"},
@@ -288,7 +389,7 @@ int cli_cmd_audit(int argc, char **argv) {
       {"latency", 0, 0, G_OPTION_ARG_STRING, &o.latency, "constant:ms=D (default 0; deadline mode with D above the deadline)", "SPEC"},
       {"trials", 'n', 0, G_OPTION_ARG_INT, &o.trials, "runs per world (default 1000, >= 20)", "N"},
       {"seed", 's', 0, G_OPTION_ARG_INT64, &o.seed, "seed (default 1)", "SEED"},
-      {"attack", 0, 0, G_OPTION_ARG_STRING, &o.attack, "np|learned|reconstruction|all (default all: every attack that applies)", "A"},
+      {"attack", 0, 0, G_OPTION_ARG_STRING, &o.attack, "np|learned|reconstruction|all (default all: every attack that applies), or onerun: the one-run audit of a training run (its options: --attack onerun --help)", "A"},
       {"dim", 0, 0, G_OPTION_ARG_INT, &o.dim, "synthetic features (default: what the canary needs)", "D"},
       {"threads", 'j', 0, G_OPTION_ARG_INT, &o.threads, "threads (default 1; results do not depend on it)", "N"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &o.format, "table|json|csv (default table)", "F"},
@@ -298,6 +399,17 @@ int cli_cmd_audit(int argc, char **argv) {
   GOptionContext *ctx = g_option_context_new("- audit privacy guarantees by attacks on simulated runs");
   cli_graph_options_add(ctx, &o.graph);
   g_option_context_add_main_entries(ctx, entries, NULL);
+  cli_plugin_options_add(ctx, &o.plugins);
+  g_option_context_set_description(
+      ctx, "np, learned and reconstruction attack what an attacker set receives in simulated\n"
+           "runs of the protocol (one row per attacker set, victim and attack). --attack\n"
+           "onerun audits a real D-SGD training run instead, with canaries (Steinke, Nasr\n"
+           "and Jagielski 2023): `dpgossip audit --attack onerun --help` lists its options.\n"
+           "\n"
+           "Examples:\n"
+           "  dpgossip audit --generate florentine -T 4 --trust pndp -a 0 --victim 1\n"
+           "  dpgossip audit --attack onerun --generate florentine \\\n"
+           "    --dataset synthetic:linear,n=600,d=10 -k 4 -b 8 --canaries 200\n");
   gboolean parsed = cli_parse(ctx, &argc, &argv);
   g_option_context_free(ctx);
   if (!parsed) {
@@ -323,6 +435,8 @@ int cli_cmd_audit(int argc, char **argv) {
       status = cli_graph_options_status(&o.graph, err);
     }
   }
+  if (status == CLI_EXIT_OK)
+    status = check_schedule(&o, g, gossip);
   for (guint i = 0; status == CLI_EXIT_OK && o.attackers[i] != NULL; i++)
     if (!cli_attacker_sets_parse(&sets, o.attackers[i], &err))
       status = cli_usage_error(CMD, "%s", err->message);

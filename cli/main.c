@@ -22,9 +22,8 @@ typedef struct {
 
 static const CliCommand commands[] = {
     {"account", cli_cmd_account, "per-victim privacy of a protocol against an attacker set"},
-    {"audit", cli_cmd_audit, "attack simulated runs to confirm or refute the guarantees"},
-    {"audit-train", cli_cmd_audit_train,
-     "one-run audit: canaries in a real D-SGD training run, an epsilon lower bound"},
+    {"audit", cli_cmd_audit,
+     "attack simulated runs (or, --attack onerun, a training run) to test the guarantees"},
     {"demo", cli_cmd_demo, "run the default demo on embedded data"},
     {"figure", cli_cmd_figure, "draw one of the paper's figures (privacy-vs-distance)"},
     {"graph", cli_cmd_graph, "load or generate a graph and print its summary"},

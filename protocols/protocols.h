@@ -383,6 +383,16 @@ typedef gboolean (*ProtoMetricsFunc)(ProtoRun *run, SimTime t, guint step, const
  */
 void proto_run_set_metrics_func(ProtoRun *run, guint lag, ProtoMetricsFunc func,
                                 gpointer user_data);
+/**
+ * proto_edge_secret_sample: the @d standard-normal values of the edge
+ * secret of nodes {@a, @b} (either order) at @round in a run of seed @seed:
+ * the sample proto_node_edge_secret gives both ends, a pure function of its
+ * arguments, so that an audit can give a colluding end the values it knows.
+ * Errors: SIM_ERROR from the generator. O(d).
+ */
+gboolean proto_edge_secret_sample(guint64 seed, guint a, guint b, guint round, double *z, gsize d,
+                                  GError **error);
+
 /** proto_run_get_stats: counters of the run so far. */
 void proto_run_get_stats(ProtoRun *run, ProtoRunStats *stats);
 

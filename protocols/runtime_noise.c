@@ -92,6 +92,19 @@ SimNoiseId proto_node_noise_local(ProtoNode *node, double std, guint round, doub
   return k;
 }
 
+gboolean proto_edge_secret_sample(guint64 seed, guint a, guint b, guint round, double *z, gsize d,
+                                  GError **error) {
+  g_return_val_if_fail(z != NULL || d == 0, FALSE);
+  guint64 s = sim_rng_stream_seed(sim_rng_stream_seed(seed, MIN(a, b), EDGE_SECRET_PURPOSE),
+                                  MAX(a, b), round);
+  gsl_rng *rng = sim_rng_stream_new(s, 0, 0, NULL, error);
+  if (rng == NULL)
+    return FALSE;
+  sim_rng_normals(rng, z, d);
+  gsl_rng_free(rng);
+  return TRUE;
+}
+
 SimNoiseId proto_node_edge_secret(ProtoNode *node, guint peer, guint round, double std, double *z,
                                   double *sign, GError **error) {
   ProtoContext *ctx = node->ctx;
@@ -116,16 +129,12 @@ SimNoiseId proto_node_edge_secret(ProtoNode *node, guint peer, guint round, doub
     s->id = id;
     s->std = std;
     if (ctx->dim > 0) {
-      guint64 seed = sim_rng_stream_seed(sim_rng_stream_seed(ctx->seed, key.a, EDGE_SECRET_PURPOSE),
-                                         key.b, round);
-      gsl_rng *rng = sim_rng_stream_new(seed, 0, 0, NULL, error);
-      if (rng == NULL) {
+      s->z = g_new(double, ctx->dim);
+      if (!proto_edge_secret_sample(ctx->seed, key.a, key.b, round, s->z, ctx->dim, error)) {
+        g_free(s->z);
         g_free(s);
         return SIM_NOISE_ID_INVALID;
       }
-      s->z = g_new(double, ctx->dim);
-      sim_rng_normals(rng, s->z, ctx->dim);
-      gsl_rng_free(rng);
     }
     g_hash_table_insert(ctx->secrets, g_memdup2(&key, sizeof key), s);
     /* The other end adds it later, maybe after a rebase of the space. */

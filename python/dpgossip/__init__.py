@@ -26,7 +26,8 @@ process-wide: Ctrl-C stops every call in flight, in any thread.
 
 Like the command line, the library runs OpenBLAS single-threaded (results
 do not depend on the core count); numpy on the same OpenBLAS does too once
-a dpgossip function was called. Protocol plugins are not available here.
+a dpgossip function was called. Protocol plugins load into ``audit`` only
+(``plugins=``).
 
 Install: ``make install``, then ``pip install --no-build-isolation --no-index
 ./python`` (offline, over Debian's python3-setuptools, -cffi, -numpy and
@@ -389,7 +390,8 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
 
 def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, sigma=1.0,
           trials=1000, seed=1, attack=None, dim=None, threads=1, mode=None, latency=None,
-          figure=None, lcc=False, gossip="uniform", nodes=None, ignore_weights=False):
+          figure=None, participation_interval=1, schedule=None, plugins=None, lcc=False,
+          gossip="uniform", nodes=None, ignore_weights=False):
     """Attacks on simulated runs that confirm or refute the guarantees
     ``account`` prints, as ``dpgossip audit --format csv`` computes them.
 
@@ -402,14 +404,24 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
     victims : int, "all" or list of int
         The audited nodes (outside the attacker set).
     rounds : int
-        Steps T; the victim's record is used at every one.
+        Steps T.
     trust : {"ldp", "pndp", "secldp"}
     protocol : str, optional
-        Any registered protocol spec (default ``"dsgd"``).
+        Any registered protocol spec (default ``"dsgd"``, or the protocol of
+        the only plugin given).
     sigma : float
         Noise multiplier.
     trials : int
         Simulated runs per world (>= 20).
+    participation_interval : int
+        Steps b between two uses of the victim's record (divides T); the
+        canary takes the participation pattern of the exact sensitivity.
+    schedule : str, optional
+        Time-varying gossip as for ``account`` (``"matching"``,
+        ``"exponential"``...), seeded by ``seed``.
+    plugins : str, pathlib.Path or list of them, optional
+        Protocol plugin files (``.so``) to load first, as the command's
+        ``--protocol-plugin``: their code runs in this process.
     seed : int
         Trial i of world w draws from a seed derived from (seed, w, i).
     attack : {"np", "learned", "reconstruction", "all"}, optional
@@ -467,6 +479,12 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
     o.mode = s.str(mode)
     o.latency = s.str(latency)
     o.figure = s.str(None if figure is None else os.fspath(figure))
+    o.participation_interval = integer("participation_interval", participation_interval)
+    o.schedule = s.str(schedule)
+    if isinstance(plugins, (str, os.PathLike)):
+        plugins = [plugins]
+    paths = [os.fspath(p) for p in plugins or []]
+    o.plugins = s.strv(paths) if paths else ffi.NULL
     cols, attrs, _ = table_columns(call(lib.dpg_audit, o))
     attrs = _typed_attrs(attrs)
     n_over = int(attrs.get("overstated", 0))

@@ -79,6 +79,9 @@ typedef struct {
   int threads;
   const char *mode, *latency;
   const char *figure;
+  const char *const *plugins;
+  int participation_interval;
+  const char *schedule;
 } DpgAuditOptions;
 void dpg_audit_options_init(DpgAuditOptions *o);
 size_t dpg_audit_options_size(void);

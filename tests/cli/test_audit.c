@@ -13,6 +13,9 @@
  *     trade-off figure, and fails when no victim has a finite mu;
  *   - a scenario's [audit] section writes audit.csv with the command's rows
  *     (same numbers to the last bit), and refuses victims beyond the graph;
+ *   - with participation -b 2 and a time-varying --schedule, the audit's
+ *     accounted mu is `account`'s (same -T, -b, --schedule and --seed) and
+ *     its interval reaches it or lies below it within 10%;
  *   - results do not depend on the number of threads;
  *   - bad inputs are usage errors.
  * Fixed seeds: the assertions hold for these seeds (a 95% interval misses
@@ -234,6 +237,50 @@ static void test_scenario_section(void) {
   g_free(dir);
 }
 
+/* The mu `account` prints for victim @victim (CSV: victim in column 3, mu
+ * in column 6). */
+static double account_mu(const char *const *extra, guint victim) {
+  CliRun r = cli_run("account", "--generate", "florentine", "-T", "4", "-b", "2", "--trust",
+                     "pndp", "-a", "0", "--sensitivity", "exact", "--seed", "3", "--format", "csv",
+                     extra[0], extra[1]);
+  g_assert_cmpint(r.status, ==, 0);
+  gchar **lines = g_strsplit(r.out, "\n", -1);
+  double mu = NAN;
+  for (guint i = 1; lines[i] != NULL && isnan(mu); i++) {
+    gchar **f = g_strsplit(lines[i], ",", -1);
+    if (g_strv_length(f) > 5 && (guint)g_ascii_strtoull(f[2], NULL, 10) == victim)
+      mu = g_ascii_strtod(f[5], NULL);
+    g_strfreev(f);
+  }
+  g_strfreev(lines);
+  cli_run_clear(&r);
+  return mu;
+}
+
+static void test_participation(void) {
+  const char *extras[][2] = {{NULL, NULL}, {"--schedule", "exponential"}};
+  for (guint e = 0; e < G_N_ELEMENTS(extras); e++) {
+    CliRun r = cli_run("audit", "--generate", "florentine", "-T", "4", "-b", "2", "-a", "0",
+                       "--victim", "1", "--trust", "pndp", "--trials", "400", "--seed", "3",
+                       "--attack", "np", "--format", "json", extras[e][0], extras[e][1]);
+    if (r.status != 0)
+      g_error("%s", r.err);
+    JsonParser *p = NULL;
+    JsonObject *root = cli_run_json(&r, &p);
+    g_assert_cmpint(json_object_get_int_member(root, "b"), ==, 2);
+    JsonObject *row = row_of(root, 0);
+    double mu = num(row, "mu"), want = account_mu((const char *const *)extras[e], 1);
+    g_assert_cmpfloat_with_epsilon(mu, want, 1e-9 * want);
+    g_assert_cmpfloat_with_epsilon(num(row, "mu_canary"), mu, 1e-6 * mu);
+    double lo = num(row, "mu_empirical_low"), hi = num(row, "mu_empirical_high");
+    if (lo > mu || hi < 0.9 * mu)
+      g_error("%s: [%g, %g] against the accounted %g", extras[e][1] ? extras[e][1] : "static", lo,
+              hi, mu);
+    g_object_unref(p);
+    cli_run_clear(&r);
+  }
+}
+
 static void test_threads(void) {
   CliRun one = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0+5", "--victim",
                        "1", "--trials", "40", "-j", "1", "--format", "json");
@@ -258,6 +305,8 @@ static void test_bad_inputs(void) {
       {"--dim", "1", "--dim 4 or more"},
       {"--latency", "uniform:min=1,max=3", "give a constant latency"},
       {"--latency", "fixed", "--latency:"},
+      {"-b", "3", "-b 3: the participation interval must be positive and divide T = 5"},
+      {"--schedule", "wobbly", "--schedule wobbly: unknown schedule"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     const char *victim = g_str_equal(cases[i].opt, "--victim") ? cases[i].val : "1";
@@ -284,6 +333,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/audit/reconstruction", test_reconstruction);
   g_test_add_func("/audit/learned_and_figure", test_learned_and_figure);
   g_test_add_func("/audit/scenario_section", test_scenario_section);
+  g_test_add_func("/audit/participation", test_participation);
   g_test_add_func("/audit/threads", test_threads);
   g_test_add_func("/audit/bad_inputs", test_bad_inputs);
   return g_test_run();

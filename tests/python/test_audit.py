@@ -1,10 +1,13 @@
 """dpgossip.audit against `dpgossip audit --format json` on the same inputs:
-the same rows to the last bit, the figure written (and refused without a
-protected victim), reconstruction without noise, and bad arguments as
-usage errors. (Plugins load into the dpgossip command only: the
-reused-noise audit is tested there.)"""
+the same rows to the last bit (also with participation and a schedule, and
+on a protocol plugin: the reused-noise plugin, whose provenance claims a
+fresh draw at each step, is reported overstated with a RuntimeWarning), the
+figure written (and refused without a protected victim), reconstruction
+without noise, and bad arguments as usage errors."""
 
+import json
 import math
+import os
 
 import pytest
 
@@ -34,6 +37,42 @@ def test_audit_is_the_cli_one(cli):
     assert got.attrs["overstated"] == 0
 
 
+def _same_rows(got, want):
+    assert len(got) == len(want)
+    for (_, row), w in zip(got.iterrows(), want):
+        assert (row["attackers"], row["victim"], row["attack"], row["status"]) == \
+            (w["attackers"], w["victim"], w["attack"], w["status"])
+        for k in ("mu", "mu_canary", "mu_test", "mu_empirical", "mu_empirical_low",
+                  "mu_empirical_high", "mu_clopper_pearson_low", "reconstruction_error"):
+            assert _same(w[k], row[k]), (k, w[k], row[k])
+
+
+def test_participation_and_schedule(cli):
+    args = ["--generate", "florentine", "-T", "4", "-b", "2", "--schedule", "exponential",
+            "-a", "0", "--victim", "1", "--trials", "60", "--seed", "3"]
+    want = cli.json("audit", *args)["victims"]
+    got = dpgossip.audit("florentine", rounds=4, participation_interval=2,
+                         schedule="exponential", attackers=0, victims=1, trials=60, seed=3)
+    _same_rows(got, want)
+    assert got["mu_canary"][0] == pytest.approx(got["mu"][0], rel=1e-6)
+
+
+def test_plugin(cli):
+    plugin = os.path.join(os.environ["DPG_BUILD_DIR"], "tests", "plugins", "reused-noise.so")
+    args = ["--generate", "florentine", "-T", "4", "-a", "0", "--victim", "8", "--trust", "ldp",
+            "--trials", "100", "--protocol-plugin", plugin, "--format", "json"]
+    status, out, _ = cli("audit", *args)
+    assert status == 1  # overstated
+    want = json.loads(out)["victims"]
+    with pytest.warns(RuntimeWarning, match="2 row\\(s\\) overstated"):
+        got = dpgossip.audit("florentine", rounds=4, attackers=0, victims=8, trust="ldp",
+                             trials=100, plugins=plugin)
+    _same_rows(got, want)
+    assert list(got["status"]) == ["overstated", "overstated"]
+    assert got.attrs["protocol"] == "reused-noise"
+    assert got.attrs["overstated"] == 2
+
+
 def test_figure(tmp_path):
     svg = tmp_path / "tradeoff.svg"
     df = dpgossip.audit("florentine", rounds=3, attackers=0, victims=1, trials=40,
@@ -60,6 +99,9 @@ def test_reconstruction_without_noise():
     (dict(victims=1, attack="guess"), "'guess' is not np, learned, reconstruction or all"),
     (dict(victims=1, latency="uniform:min=1,max=3"), "give a constant latency"),
     (dict(victims=[]), "--attackers and --victim are required"),
+    (dict(victims=1, participation_interval=3), "-b 3: the participation interval must be"),
+    (dict(victims=1, schedule="wobbly"), "--schedule wobbly: unknown schedule"),
+    (dict(victims=1, plugins="no-such-plugin.so"), "--protocol-plugin: "),
 ])
 def test_bad_arguments(kwargs, fragment):
     with pytest.raises(dpgossip.UsageError, match=fragment.replace("+", r"\+")):
