@@ -121,7 +121,7 @@ static void test_train_mafalda(void) {
   cli_run_clear(&r1);
   cli_run_clear(&r2);
   CliRun h = cli_run("help");
-  g_assert_nonnull(strstr(h.out, "Horizon (account, train, mafalda): -T rounds, -k epochs"));
+  g_assert_nonnull(strstr(h.out, "Horizon (account, audit, train, mafalda): -T rounds, -k epochs"));
   cli_run_clear(&h);
 }
 
