@@ -183,6 +183,22 @@ static const char *short_msg(const GError *e) {
   return e ? e->message : "failed";
 }
 
+/* Adds the note @raw (taken), escaped for a terminal, unless already there. */
+static void add_note(R *r, char *raw) {
+  char *note = spec_escape(raw, -1);
+  g_free(raw);
+  if (!g_ptr_array_find_with_equal_func(r->sc->notes, note, g_str_equal, NULL))
+    g_ptr_array_add(r->sc->notes, note);
+  else
+    g_free(note);
+}
+
+/* A problem of a value its own parser refused with *@error (cleared). */
+static void problem_error(R *r, ScenLoc loc, const char *what, GError **error) {
+  problem(r, loc, what, "%s", short_msg(*error));
+  g_clear_error(error);
+}
+
 /* ---- Graph cache ---- */
 
 static const TopoGraph *cached_graph(ScenScenario *sc, const char *kind, const char *what,
@@ -329,10 +345,8 @@ static gboolean resolve_plugin(R *r, ScenConfig *c) {
     if (r->sc->plugins == SCEN_PLUGINS_LOAD) {
       const ProtoVTable *vt = NULL;
       GError *error = NULL;
-      if (!proto_plugin_load(c->plugin, &vt, &error)) {
-        problem(r, loc, what, "%s", short_msg(error));
-        g_clear_error(&error);
-      }
+      if (!proto_plugin_load(c->plugin, &vt, &error))
+        problem_error(r, loc, what, &error);
     } else if (!g_file_test(c->plugin, G_FILE_TEST_IS_REGULAR)) {
       problem(r, loc, what, "plugin file not found: %s (relative paths resolve against %s)", shown,
               r->sc->doc->dir);
@@ -349,12 +363,7 @@ static gboolean resolve_plugin(R *r, ScenConfig *c) {
           "%s:%u: %s: %s not loaded: validate never runs plugin code, so the protocol's "
           "parameters are checked when it runs (dpgossip run --allow-plugins)",
           loc.file, loc.line, what, c->plugin);
-      char *note = spec_escape(raw, -1);
-      g_free(raw);
-      if (!g_ptr_array_find_with_equal_func(r->sc->notes, note, g_str_equal, NULL))
-        g_ptr_array_add(r->sc->notes, note);
-      else
-        g_free(note);
+      add_note(r, raw);
     }
     g_free(shown);
   }
@@ -410,12 +419,7 @@ static void resolve_protocol(R *r, ScenConfig *c) {
           "does not load (run does); its parameters are checked when it runs",
           loc.file, loc.line, what, name, file);
       g_free(file);
-      char *note = spec_escape(raw, -1);
-      g_free(raw);
-      if (!g_ptr_array_find_with_equal_func(r->sc->notes, note, g_str_equal, NULL))
-        g_ptr_array_add(r->sc->notes, note);
-      else
-        g_free(note);
+      add_note(r, raw);
       c->protocol = protocol_abs(r->sc->doc, spec);
       c->proto_name = name;
       g_free(spec);
@@ -449,8 +453,7 @@ static void resolve_protocol(R *r, ScenConfig *c) {
   ProtoParams *params = NULL;
   GError *error = NULL;
   if (!proto_spec_parse(c->protocol, &vt, &params, &error)) {
-    problem(r, loc, what, "%s", short_msg(error));
-    g_clear_error(&error);
+    problem_error(r, loc, what, &error);
     g_free(what);
     c->proto_name = g_strdup("dsgd");
     return;
@@ -562,8 +565,7 @@ static void resolve_topology(R *r, ScenConfig *c) {
   if (c->g != NULL && !r->bad) {
     TopoSchedule *s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, &error);
     if (s == NULL) {
-      problem(r, sloc, swhat, "%s", short_msg(error));
-      g_clear_error(&error);
+      problem_error(r, sloc, swhat, &error);
     } else {
       c->schedule_static = topo_schedule_is_static(s);
       if (topo_schedule_n(s) != c->n)
@@ -581,10 +583,8 @@ static void resolve_network(R *r, ScenConfig *c) {
   GError *error = NULL;
   if (!get_typed(r, "simulation", "mode", &c->mode, &loc, &what))
     c->mode = g_strdup("sync");
-  if (!proto_mode_parse(c->mode, &c->mode_parsed, &error)) {
-    problem(r, loc, what, "%s", short_msg(error));
-    g_clear_error(&error);
-  }
+  if (!proto_mode_parse(c->mode, &c->mode_parsed, &error))
+    problem_error(r, loc, what, &error);
   g_free(what);
   what = NULL;
   SimLatency lat;
@@ -593,18 +593,15 @@ static void resolve_network(R *r, ScenConfig *c) {
   char *rebased = sim_latency_spec_rebase(c->latency, r->sc->doc->dir);
   g_free(c->latency);
   c->latency = rebased;
-  if (!sim_latency_parse(c->latency, &lat, &error)) {
-    problem(r, loc, what, "%s", short_msg(error));
-    g_clear_error(&error);
-  }
+  if (!sim_latency_parse(c->latency, &lat, &error))
+    problem_error(r, loc, what, &error);
   g_free(what);
   what = NULL;
   ScenLoc lloc;
   if (!get_typed(r, "network", "loss", &c->loss, &lloc, &what))
     c->loss = g_strdup("0");
   if (!sim_loss_parse(c->loss, &c->loss_p, &error)) {
-    problem(r, lloc, what, "%s", short_msg(error));
-    g_clear_error(&error);
+    problem_error(r, lloc, what, &error);
   } else if (c->loss_p > 0 && c->mode_parsed.kind == PROTO_MODE_SYNC) {
     problem(r, lloc, what,
             "loss %g in sync mode: a lost message would block the network forever; use "
@@ -932,7 +929,15 @@ static void resolve_path(R *r, ScenConfig *c) {
       .known = c->shape.kind >= 0, .mode = c->mode_parsed.kind, .loss = c->loss_p};
   const char *why = NULL;
   gboolean covered = proto_account_plan(&pc, &why) == PROTO_ACCOUNT_STRUCTURED;
-  const char *proto = c->proto_name ? c->proto_name : "?", *mode = c->mode ? c->mode : "?";
+  /* What the structured path (and so the local one) covers, and why this
+   * run is not in it. */
+  char *uncovered = covered ? NULL
+                            : g_strdup_printf(
+                                  "covers dsgd, muffliato, mfdsgd, antipgd, mafalda and nonprivate "
+                                  "in sync mode without message loss; this run is %s in mode %s "
+                                  "(%s): use auto or observer",
+                                  c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?",
+                                  why + strlen("auto: "));
   switch (c->path_requested) {
   case SCEN_PATH_AUTO:
     c->path = covered ? SCEN_PATH_STRUCTURED : SCEN_PATH_OBSERVER;
@@ -942,21 +947,13 @@ static void resolve_path(R *r, ScenConfig *c) {
     c->path = SCEN_PATH_STRUCTURED;
     c->path_reason = "asked: privacy.path = structured";
     if (!covered)
-      problem_key(r, "privacy", "path",
-                  "the structured path covers dsgd, muffliato, mfdsgd, antipgd, mafalda and "
-                  "nonprivate in sync mode without message loss; this run is %s in mode %s "
-                  "(%s): use auto or observer",
-                  proto, mode, why + strlen("auto: "));
+      problem_key(r, "privacy", "path", "the structured path %s", uncovered);
     break;
   case SCEN_PATH_LOCAL:
     c->path = SCEN_PATH_LOCAL;
     c->path_reason = "asked: privacy.path = local";
     if (!covered)
-      problem_key(r, "privacy", "path",
-                  "local bounds are the structured path's: it covers dsgd, muffliato, mfdsgd, "
-                  "antipgd, mafalda and nonprivate in sync mode without message loss; this run "
-                  "is %s in mode %s (%s): use auto or observer",
-                  proto, mode, why + strlen("auto: "));
+      problem_key(r, "privacy", "path", "local bounds are the structured path's: it %s", uncovered);
     else if (c->radius == 0)
       problem_key(r, "privacy", "path",
                   "privacy.path = local needs privacy.radius: the hops around each collusion "
@@ -967,6 +964,7 @@ static void resolve_path(R *r, ScenConfig *c) {
     c->path_reason = c->path == SCEN_PATH_OBSERVER ? "asked: privacy.path = observer"
                                                    : "asked: privacy.path = none";
   }
+  g_free(uncovered);
   if (c->radius > 0 && c->path_requested != SCEN_PATH_LOCAL)
     problem_key(r, "privacy", "radius",
                 "privacy.radius is for privacy.path = local (certified bounds)");
