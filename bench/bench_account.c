@@ -125,27 +125,44 @@ static gboolean vs_structured(const TopoGraph *g, guint T, const double *rdp, gu
   return TRUE;
 }
 
-/* The observer path: simulate, observe, account; compared with structured. */
-static gboolean run_observer(const char *name, const TopoGraph *g, guint T, SimLinStorage storage,
-                             GError **error) {
+/* Runs @protocol on @g for @T rounds (@storage) under one observer view:
+ * attacker 0 under @trust, streaming when @so is not NULL. The observer,
+ * with the run in *@run (the caller frees both); NULL with @error set. */
+static PrivObserver *observed_run(const TopoGraph *g, const char *protocol, guint T,
+                                  SimLinStorage storage, PrivTrust trust,
+                                  const PrivStreamOptions *so, ProtoRun **run, GError **error) {
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
   cfg.graph = g;
-  cfg.protocol = "dsgd";
+  cfg.protocol = protocol;
   cfg.rounds = T;
   cfg.storage = storage;
   guint a = 0;
   PrivObserver *obs = NULL;
+  if (!(*run = proto_run_new(&cfg, error)) ||
+      !(obs = priv_observer_new(proto_context_space(proto_run_context(*run)), error)))
+    return NULL;
+  if (priv_observer_add_view(obs, trust, &a, 1, error) == G_MAXUINT ||
+      (so && !priv_observer_set_streaming(obs, so, error)) ||
+      !priv_observer_attach(obs, sim_engine_bus(proto_run_engine(*run)), error) ||
+      !proto_run_run(*run, error)) {
+    priv_observer_free(obs);
+    return NULL;
+  }
+  return obs;
+}
+
+/* The observer path: simulate, observe, account; compared with structured. */
+static gboolean run_observer(const char *name, const TopoGraph *g, guint T, SimLinStorage storage,
+                             GError **error) {
   PrivKnowledge *k = NULL;
   PrivBlocks *b = NULL;
   double *rdp = NULL;
   gboolean ok = FALSE;
   double t0 = bench_now();
-  ProtoRun *run = proto_run_new(&cfg, error);
-  if (!run || !(obs = priv_observer_new(proto_context_space(proto_run_context(run)), error)) ||
-      priv_observer_add_view(obs, PRIV_TRUST_PNDP, &a, 1, error) == G_MAXUINT ||
-      !priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error) ||
-      !proto_run_run(run, error))
+  ProtoRun *run = NULL;
+  PrivObserver *obs = observed_run(g, "dsgd", T, storage, PRIV_TRUST_PNDP, NULL, &run, error);
+  if (!obs)
     goto out;
   double t1 = bench_now();
   gsize rows = priv_observer_n_rows(obs, 0);
@@ -198,25 +215,16 @@ static PrivTrust stream_trust = PRIV_TRUST_PNDP;
 static gboolean run_stream(const char *name, const TopoGraph *g, guint T, SimLinStorage storage,
                            GError **error) {
   (void)storage;
-  ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
-  cfg.graph = g;
-  cfg.protocol = stream_protocol;
-  cfg.rounds = T;
-  cfg.storage = SIM_LIN_SPARSE;
-  guint a = 0, nv = 0;
-  PrivObserver *obs = NULL;
+  guint nv = 0;
   PrivBlocks *b = NULL;
   double *rdp = NULL, report_s = 0;
   gboolean ok = FALSE;
   double t0 = bench_now(), c0 = bench_cpu_seconds();
-  ProtoRun *run = proto_run_new(&cfg, error);
+  ProtoRun *run = NULL;
   PrivStreamOptions so = {.T = T, .clip = 1.0};
-  if (!run || !(obs = priv_observer_new(proto_context_space(proto_run_context(run)), error)) ||
-      priv_observer_add_view(obs, stream_trust, &a, 1, error) == G_MAXUINT ||
-      !priv_observer_set_streaming(obs, &so, error) ||
-      !priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error) ||
-      !proto_run_run(run, error) || !(b = priv_observer_stream_blocks(obs, 0, error)))
+  PrivObserver *obs = observed_run(g, stream_protocol, T, SIM_LIN_SPARSE, stream_trust, &so, &run,
+                                   error);
+  if (!obs || !(b = priv_observer_stream_blocks(obs, 0, error)))
     goto out;
   double t1 = bench_now(), c1 = bench_cpu_seconds();
   if (!(rdp = rdps(b, g, &report_s, &nv, error)))
