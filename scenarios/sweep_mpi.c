@@ -485,6 +485,13 @@ typedef struct {
   GAsyncQueue *done;
 } Task;
 
+static void task_free(Task *t) {
+  g_free(t->points);
+  g_free(t->C_file);
+  g_free(t->error);
+  g_free(t);
+}
+
 static gpointer run_task(gpointer data) {
   Task *t = data;
   GError *e = NULL;
@@ -550,10 +557,7 @@ static gboolean run_worker(ScenScenario *sc, const ScenRunOptions *opt, const Sc
       log_line(m, "rank %u %s %s%s%s", rank, t->error ? "failed" : "finished",
                point_name(sw, t->points[0]), t->error ? ": " : "", t->error ? t->error : "");
       rc = send_ready(t->job, t->error ? STATUS_FAILED : STATUS_OK, slots, t->error);
-      g_free(t->points);
-      g_free(t->C_file);
-      g_free(t->error);
-      g_free(t);
+      task_free(t);
       last_beat = g_get_monotonic_time();
       continue;
     }
@@ -619,13 +623,8 @@ static gboolean run_worker(ScenScenario *sc, const ScenRunOptions *opt, const Sc
     ranks_set_lost();
     ok = FALSE;
     /* Points still running finish their files before the process goes. */
-    while (running-- > 0) {
-      Task *t = g_async_queue_pop(done);
-      g_free(t->points);
-      g_free(t->C_file);
-      g_free(t->error);
-      g_free(t);
-    }
+    while (running-- > 0)
+      task_free(g_async_queue_pop(done));
   }
   g_byte_array_unref(buf);
   g_hash_table_unref(Cs);
