@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/mpi.sh [BUILD]: sweeps under mpirun (issue 14), on this machine:
+# bench/mpi.sh [BUILD]: sweeps under mpirun, on this machine:
 #   1. scaling: a sweep of 40 points (D-SGD on a 60-node Erdos-Renyi graph, a
 #      linear model on 20,000 synthetic records; ~0.3 s of CPU each) under
 #      `mpirun -n 2` with one thread per rank, against the same sweep with -j 2
