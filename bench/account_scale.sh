@@ -21,15 +21,9 @@ BUILD=${1:-build}
 BIN=${DPGOSSIP:-$BUILD/dpgossip}
 NS=${NS-1000 2000 5000 10000}
 TS=${TS-50 100 200 320}
-TIME=/usr/bin/time
-if [ ! -x "$TIME" ]; then
-  echo "account_scale.sh: $TIME is needed (Debian package 'time')" >&2
-  exit 1
-fi
-if [ ! -x "$BIN" ]; then
-  echo "account_scale.sh: $BIN not found: build first (make build)" >&2
-  exit 1
-fi
+# shellcheck source=bench/scale_common.sh
+. "$(dirname "$0")/scale_common.sh"
+scale_require account_scale.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -37,18 +31,8 @@ trap 'rm -rf "$tmp"' EXIT
 measure() {
   local name=$1
   shift
-  "$TIME" -f "%U %S %M" -o "$tmp/$name.time" "$BIN" account "$@" -q >/dev/null
-  awk '{ printf "%.1f %.0f\n", $1 + $2, $3 / 1024 }' "$tmp/$name.time"
-}
-
-# fit FILE: slope of log(column 2) and log(column 3) against log(column 1).
-fit() {
-  awk '{ x = log($1); for (c = 2; c <= 3; c++) { y = log($c); sx[c] += x; sy[c] += y;
-           sxx[c] += x * x; sxy[c] += x * y } ; k++ }
-       END { for (c = 2; c <= 3; c++) {
-               d = k * sxx[c] - sx[c] * sx[c];
-               s[c] = d > 0 ? (k * sxy[c] - sx[c] * sy[c]) / d : 0 }
-             printf "time ~ %s^%.2f, peak RSS ~ %s^%.2f\n", var, s[2], var, s[3] }' var="$2" "$1"
+  /usr/bin/time -f "%U %S %M" -o "$tmp/$name.time" "$BIN" account "$@" -q >/dev/null
+  scale_cost "$name"
 }
 
 echo "| graph | T | CPU s | peak RSS MB |"
@@ -90,9 +74,9 @@ if [ -n "$EGO_T" ]; then
   done
 fi
 echo
-[ -s "$tmp/n.fit" ] && echo "regular d=8, T=100, in n: $(fit "$tmp/n.fit" n)"
-[ -s "$tmp/t.fit" ] && echo "barabasi n=1000, in T: $(fit "$tmp/t.fit" T)"
-[ -s "$tmp/o.fit" ] && echo "barabasi n=1000, observer path, in T: $(fit "$tmp/o.fit" T)"
+[ -s "$tmp/n.fit" ] && echo "regular d=8, T=100, in n: $(scale_fit "$tmp/n.fit" n)"
+[ -s "$tmp/t.fit" ] && echo "barabasi n=1000, in T: $(scale_fit "$tmp/t.fit" T)"
+[ -s "$tmp/o.fit" ] && echo "barabasi n=1000, observer path, in T: $(scale_fit "$tmp/o.fit" T)"
 if [ -n "$EGO_T" ]; then
   awk '{ s = $1 } END { printf "ego graph, T = %s: observer / structured CPU = %.2f\n", t, o / s }' \
     t="$EGO_T" o="$(cat "$tmp/ego.observer")" "$tmp/ego.structured"

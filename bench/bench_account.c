@@ -38,15 +38,8 @@
 #include <unistd.h>
 
 #include "bench/bench_common.h"
+#include "bench/bench_structured.h"
 #include "protocols/protocols.h"
-
-/* CPU seconds of the process (all threads): on a shared machine the wall
- * time also counts the waits for a core, so ratios are taken on this. */
-static double cpu(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* The per-victim rdp of @b on @g (n entries, NaN for the attacker). */
 static double *rdps(const PrivBlocks *b, const TopoGraph *g, double *report_s, guint *n_victims,
@@ -70,18 +63,7 @@ static PrivBlocks *structured_blocks(const TopoGraph *g, guint T, GError **error
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, error);
   if (!w)
     return NULL;
-  const TopoGossip *ws[] = {w};
-  guint attackers[] = {0};
-  PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_DSGD,
-                             .T = T,
-                             .gossip = ws,
-                             .n_gossip = 1,
-                             .trust = PRIV_TRUST_PNDP,
-                             .attackers = attackers,
-                             .n_attackers = 1,
-                             .sigma = 1.0,
-                             .engine = PRIV_ENGINE_KALMAN};
-  PrivBlocks *b = priv_structured_blocks(&p, error);
+  PrivBlocks *b = bench_pndp_blocks(w, T, PRIV_ENGINE_KALMAN, 0, error);
   topo_gossip_free(w);
   return b;
 }
@@ -118,27 +100,69 @@ static gboolean run_structured(const char *name, const TopoGraph *g, guint T, GE
   return rdp != NULL;
 }
 
-/* The observer path: simulate, observe, account; compared with structured. */
-static gboolean run_observer(const char *name, const TopoGraph *g, guint T, SimLinStorage storage,
-                             GError **error) {
+/* The structured path's rdp at the same T against @rdp (@n entries):
+ * *@seconds its wall time (blocks and report), *@cpu_s its blocks' CPU
+ * time, *@maxrel the largest relative difference over the victims. */
+static gboolean vs_structured(const TopoGraph *g, guint T, const double *rdp, guint n,
+                              double *seconds, double *cpu_s, double *maxrel, GError **error) {
+  double s0 = bench_now(), sc0 = bench_cpu_seconds();
+  PrivBlocks *sb = structured_blocks(g, T, error);
+  if (!sb)
+    return FALSE;
+  double s1 = bench_now(), sc1 = bench_cpu_seconds(), sreport_s = 0;
+  guint snv = 0;
+  double *srdp = rdps(sb, g, &sreport_s, &snv, error);
+  priv_blocks_free(sb);
+  if (!srdp)
+    return FALSE;
+  *maxrel = 0.0;
+  for (guint u = 0; u < n; u++)
+    if (!isnan(srdp[u]) && srdp[u] > 1e-9)
+      *maxrel = MAX(*maxrel, fabs(rdp[u] - srdp[u]) / srdp[u]);
+  *seconds = s1 - s0 + sreport_s;
+  *cpu_s = sc1 - sc0;
+  g_free(srdp);
+  return TRUE;
+}
+
+/* Runs @protocol on @g for @T rounds (@storage) under one observer view:
+ * attacker 0 under @trust, streaming when @so is not NULL. The observer,
+ * with the run in *@run (the caller frees both); NULL with @error set. */
+static PrivObserver *observed_run(const TopoGraph *g, const char *protocol, guint T,
+                                  SimLinStorage storage, PrivTrust trust,
+                                  const PrivStreamOptions *so, ProtoRun **run, GError **error) {
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
   cfg.graph = g;
-  cfg.protocol = "dsgd";
+  cfg.protocol = protocol;
   cfg.rounds = T;
   cfg.storage = storage;
   guint a = 0;
   PrivObserver *obs = NULL;
+  if (!(*run = proto_run_new(&cfg, error)) ||
+      !(obs = priv_observer_new(proto_context_space(proto_run_context(*run)), error)))
+    return NULL;
+  if (priv_observer_add_view(obs, trust, &a, 1, error) == G_MAXUINT ||
+      (so && !priv_observer_set_streaming(obs, so, error)) ||
+      !priv_observer_attach(obs, sim_engine_bus(proto_run_engine(*run)), error) ||
+      !proto_run_run(*run, error)) {
+    priv_observer_free(obs);
+    return NULL;
+  }
+  return obs;
+}
+
+/* The observer path: simulate, observe, account; compared with structured. */
+static gboolean run_observer(const char *name, const TopoGraph *g, guint T, SimLinStorage storage,
+                             GError **error) {
   PrivKnowledge *k = NULL;
-  PrivBlocks *b = NULL, *sb = NULL;
-  double *rdp = NULL, *srdp = NULL;
+  PrivBlocks *b = NULL;
+  double *rdp = NULL;
   gboolean ok = FALSE;
   double t0 = bench_now();
-  ProtoRun *run = proto_run_new(&cfg, error);
-  if (!run || !(obs = priv_observer_new(proto_context_space(proto_run_context(run)), error)) ||
-      priv_observer_add_view(obs, PRIV_TRUST_PNDP, &a, 1, error) == G_MAXUINT ||
-      !priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error) ||
-      !proto_run_run(run, error))
+  ProtoRun *run = NULL;
+  PrivObserver *obs = observed_run(g, "dsgd", T, storage, PRIV_TRUST_PNDP, NULL, &run, error);
+  if (!obs)
     goto out;
   double t1 = bench_now();
   gsize rows = priv_observer_n_rows(obs, 0);
@@ -155,17 +179,9 @@ static gboolean run_observer(const char *name, const TopoGraph *g, guint T, SimL
   guint nv = 0;
   if (!(rdp = rdps(b, g, &report_s, &nv, error)))
     goto out;
-  double s0 = bench_now();
-  if (!(sb = structured_blocks(g, T, error)))
+  double structured_s, structured_cpu, maxrel;
+  if (!vs_structured(g, T, rdp, b->n, &structured_s, &structured_cpu, &maxrel, error))
     goto out;
-  double s1 = bench_now(), sreport_s = 0;
-  guint snv = 0;
-  if (!(srdp = rdps(sb, g, &sreport_s, &snv, error)))
-    goto out;
-  double maxrel = 0.0;
-  for (guint u = 0; u < b->n; u++)
-    if (!isnan(srdp[u]) && srdp[u] > 1e-9)
-      maxrel = MAX(maxrel, fabs(rdp[u] - srdp[u]) / srdp[u]);
   printf("%s.storage %s\n", name, storage == SIM_LIN_DENSE ? "dense" : "sparse");
   printf("%s.victims %u\n", name, nv);
   printf("%s.steps %u\n", name, T);
@@ -175,14 +191,12 @@ static gboolean run_observer(const char *name, const TopoGraph *g, guint T, SimL
   printf("%s.report_seconds %.3f\n", name, report_s);
   printf("%s.total_seconds %.3f\n", name, t2 - t0 + report_s);
   print_range(name, rdp, b->n);
-  printf("%s.structured_seconds %.3f\n", name, s1 - s0 + sreport_s);
+  printf("%s.structured_seconds %.3f\n", name, structured_s);
   printf("%s.max_rel_diff_vs_structured %.3g\n", name, maxrel);
   ok = TRUE;
 out:
   g_free(rdp);
-  g_free(srdp);
   priv_blocks_free(b);
-  priv_blocks_free(sb);
   priv_knowledge_free(k);
   priv_observer_free(obs);
   proto_run_free(run);
@@ -201,27 +215,18 @@ static PrivTrust stream_trust = PRIV_TRUST_PNDP;
 static gboolean run_stream(const char *name, const TopoGraph *g, guint T, SimLinStorage storage,
                            GError **error) {
   (void)storage;
-  ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
-  cfg.graph = g;
-  cfg.protocol = stream_protocol;
-  cfg.rounds = T;
-  cfg.storage = SIM_LIN_SPARSE;
-  guint a = 0, nv = 0, snv = 0;
-  PrivObserver *obs = NULL;
-  PrivBlocks *b = NULL, *sb = NULL;
-  double *rdp = NULL, *srdp = NULL, report_s = 0, sreport_s = 0;
+  guint nv = 0;
+  PrivBlocks *b = NULL;
+  double *rdp = NULL, report_s = 0;
   gboolean ok = FALSE;
-  double t0 = bench_now(), c0 = cpu();
-  ProtoRun *run = proto_run_new(&cfg, error);
+  double t0 = bench_now(), c0 = bench_cpu_seconds();
+  ProtoRun *run = NULL;
   PrivStreamOptions so = {.T = T, .clip = 1.0};
-  if (!run || !(obs = priv_observer_new(proto_context_space(proto_run_context(run)), error)) ||
-      priv_observer_add_view(obs, stream_trust, &a, 1, error) == G_MAXUINT ||
-      !priv_observer_set_streaming(obs, &so, error) ||
-      !priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), error) ||
-      !proto_run_run(run, error) || !(b = priv_observer_stream_blocks(obs, 0, error)))
+  PrivObserver *obs = observed_run(g, stream_protocol, T, SIM_LIN_SPARSE, stream_trust, &so, &run,
+                                   error);
+  if (!obs || !(b = priv_observer_stream_blocks(obs, 0, error)))
     goto out;
-  double t1 = bench_now(), c1 = cpu();
+  double t1 = bench_now(), c1 = bench_cpu_seconds();
   if (!(rdp = rdps(b, g, &report_s, &nv, error)))
     goto out;
   printf("%s.protocol %s\n", name, stream_protocol);
@@ -235,27 +240,18 @@ static gboolean run_stream(const char *name, const TopoGraph *g, guint T, SimLin
   printf("%s.total_seconds %.3f\n", name, t1 - t0 + report_s);
   print_range(name, rdp, b->n);
   if (g_str_equal(stream_protocol, "dsgd") && stream_trust == PRIV_TRUST_PNDP) {
-    double s0 = bench_now(), sc0 = cpu();
-    if (!(sb = structured_blocks(g, T, error)))
+    double structured_s, structured_cpu, maxrel;
+    if (!vs_structured(g, T, rdp, b->n, &structured_s, &structured_cpu, &maxrel, error))
       goto out;
-    double s1 = bench_now(), sc1 = cpu();
-    if (!(srdp = rdps(sb, g, &sreport_s, &snv, error)))
-      goto out;
-    double maxrel = 0.0;
-    for (guint u = 0; u < b->n; u++)
-      if (!isnan(srdp[u]) && srdp[u] > 1e-9)
-        maxrel = MAX(maxrel, fabs(rdp[u] - srdp[u]) / srdp[u]);
-    printf("%s.structured_seconds %.3f\n", name, s1 - s0 + sreport_s);
-    printf("%s.structured_cpu_seconds %.3f\n", name, sc1 - sc0);
-    printf("%s.cpu_time_ratio_vs_structured %.2f\n", name, (c1 - c0) / (sc1 - sc0));
+    printf("%s.structured_seconds %.3f\n", name, structured_s);
+    printf("%s.structured_cpu_seconds %.3f\n", name, structured_cpu);
+    printf("%s.cpu_time_ratio_vs_structured %.2f\n", name, (c1 - c0) / structured_cpu);
     printf("%s.max_rel_diff_vs_structured %.3g\n", name, maxrel);
   }
   ok = TRUE;
 out:
   g_free(rdp);
-  g_free(srdp);
   priv_blocks_free(b);
-  priv_blocks_free(sb);
   priv_observer_free(obs);
   proto_run_free(run);
   return ok;
@@ -318,13 +314,14 @@ static gboolean stream_series(const char *protocol, PrivTrust trust, const char 
     if (!ok)
       return FALSE;
   }
-  double sx = 0, sy = 0, sm = 0, sxx = 0, sxy = 0, sxm = 0, k = nT;
+  double x[G_N_ELEMENTS(st)], cpu_s[G_N_ELEMENTS(st)], rss[G_N_ELEMENTS(st)];
   for (guint i = 0; i < nT; i++) {
-    double x = log(Ts[i]), y = log(st[i].cpu_seconds), mm = log(st[i].rss_mb);
-    sx += x, sy += y, sm += mm, sxx += x * x, sxy += x * y, sxm += x * mm;
+    x[i] = Ts[i];
+    cpu_s[i] = st[i].cpu_seconds;
+    rss[i] = st[i].rss_mb;
   }
-  printf("%s.cpu_time_exponent %.2f\n", prefix, (k * sxy - sx * sy) / (k * sxx - sx * sx));
-  printf("%s.rss_exponent %.2f\n", prefix, (k * sxm - sx * sm) / (k * sxx - sx * sx));
+  printf("%s.cpu_time_exponent %.2f\n", prefix, bench_loglog_slope(x, cpu_s, nT));
+  printf("%s.rss_exponent %.2f\n", prefix, bench_loglog_slope(x, rss, nT));
   return TRUE;
 }
 
@@ -345,10 +342,7 @@ int main(int argc, char **argv) {
   topo_graph_free(flo);
   flo = NULL;
 
-  char *dir = bench_data_dir();
-  char *path = argc > 1 ? g_strdup(argv[1])
-                        : g_build_filename(dir, "graphs", "facebook-ego-414-lcc.edges", NULL);
-  g_free(dir);
+  char *path = argc > 1 ? g_strdup(argv[1]) : bench_data_file("graphs/facebook-ego-414-lcc.edges");
   TopoGraph *fb = topo_graph_load(path, TRUE, &err);
   g_free(path);
   if (!fb)

@@ -7,6 +7,7 @@
 #define DPG_BENCH_COMMON_H
 
 #include <glib.h>
+#include <math.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -20,6 +21,15 @@ static inline char *bench_data_dir(void) {
   char *dir = g_build_filename(bench, "..", "data", NULL);
   g_free(bench);
   return dir;
+}
+
+/* The file @rel (e.g. "graphs/karate.edges") of the data folder
+ * (bench_data_dir). g_free the result. */
+static inline char *bench_data_file(const char *rel) {
+  char *dir = bench_data_dir();
+  char *path = g_build_filename(dir, rel, NULL);
+  g_free(dir);
+  return path;
 }
 
 /* Peak RSS of the process so far, in MB: getrusage's ru_maxrss, cumulative,
@@ -41,6 +51,20 @@ static inline double bench_cpu_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The least-squares slope of log @y against log @x (@k points): the
+ * exponent of a power law; NaN when the x are all equal. */
+static inline double bench_loglog_slope(const double *x, const double *y, guint k) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (guint i = 0; i < k; i++) {
+    sx += log(x[i]);
+    sy += log(y[i]);
+    sxx += log(x[i]) * log(x[i]);
+    sxy += log(x[i]) * log(y[i]);
+  }
+  double d = k * sxx - sx * sx;
+  return d > 0 ? (k * sxy - sx * sy) / d : NAN;
 }
 
 #endif

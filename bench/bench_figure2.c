@@ -16,24 +16,12 @@
 #include <stdlib.h>
 
 #include "bench/bench_common.h"
-#include "privacy/privacy.h"
+#include "bench/bench_structured.h"
 
 static PrivBlocks *blocks(const TopoGossip *w, PrivEngine engine, double *seconds) {
-  const TopoGossip *ws[] = {w};
-  const guint attackers[] = {0};
-  PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_DSGD,
-                             .T = 10,
-                             .gossip = ws,
-                             .n_gossip = 1,
-                             .trust = PRIV_TRUST_PNDP,
-                             .attackers = attackers,
-                             .n_attackers = 1,
-                             .sigma = 1.0,
-                             .engine = engine,
-                             .threads = 1};
   GError *err = NULL;
   double t0 = bench_cpu_seconds();
-  PrivBlocks *b = priv_structured_blocks(&p, &err);
+  PrivBlocks *b = bench_pndp_blocks(w, 10, engine, 1, &err);
   *seconds = bench_cpu_seconds() - t0;
   if (!b) {
     fprintf(stderr, "bench_figure2: %s\n", err->message);
@@ -56,19 +44,6 @@ static double rel_diff(const PrivBlocks *a, const PrivBlocks *b) {
       worst = MAX(worst, num / den);
   }
   return worst;
-}
-
-/* Least-squares slope of log y against log x. */
-static double slope(const double *x, const double *y, guint k) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (guint i = 0; i < k; i++) {
-    sx += log(x[i]);
-    sy += log(y[i]);
-    sxx += log(x[i]) * log(x[i]);
-    sxy += log(x[i]) * log(y[i]);
-  }
-  double d = k * sxx - sx * sx;
-  return d > 0 ? (k * sxy - sx * sy) / d : NAN;
 }
 
 int main(int argc, char **argv) {
@@ -113,6 +88,6 @@ int main(int argc, char **argv) {
   }
   if (k > 1)
     printf("\none attacker, T = 10, in n: POWERS time ~ n^%.2f, KALMAN time ~ n^%.2f\n",
-           slope(x, tp, k), slope(x, tk, k));
+           bench_loglog_slope(x, tp, k), bench_loglog_slope(x, tk, k));
   return 0;
 }

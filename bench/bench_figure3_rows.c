@@ -22,8 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench_common.h"
+#include "bench/bench_housing.h"
 #include "learning/learning.h"
-#include "protocols/protocols.h"
 #include "sim/sim.h"
 #include "topologies/topologies.h"
 
@@ -73,10 +74,7 @@ int main(int argc, char **argv) {
     s1 = s0;
   if (model == NULL)
     model = g_strdup("mlp:hidden=64");
-  const char *env = g_getenv("DPG_DATA_DIR");
-  char *src = g_path_get_dirname(__FILE__);
-  char *root = env ? g_strdup(env) : g_build_filename(src, "..", "data", NULL);
-  g_free(src);
+  char *root = bench_data_dir();
   char *data = g_strdup_printf("%s/california/cal_housing.data", root);
   char *gpath = graph_path ? g_strdup(graph_path)
                            : g_strdup_printf("%s/graphs/facebook-ego-414-lcc.edges", root);
@@ -95,18 +93,7 @@ int main(int argc, char **argv) {
   double sum_mse = 0.0;
   for (guint s = s0; s <= s1; s++) {
     ProtoRunConfig cfg;
-    proto_run_config_init(&cfg);
-    cfg.graph = g;
-    cfg.protocol = "dsgd";
-    cfg.sigma = 0.0;
-    cfg.clip = 1.0;
-    cfg.lr = lr;
-    cfg.epochs = 20;
-    cfg.batches = 16;
-    cfg.dataset = spec;
-    cfg.model = model;
-    cfg.seed = s;
-    cfg.storage = SIM_LIN_NONE;
+    bench_housing_config(&cfg, g, spec, model, 0.0, lr, s);
     ProtoRun *run = proto_run_new(&cfg, &err);
     if (run == NULL) {
       fprintf(stderr, "%s\n", err->message);

@@ -21,4 +21,13 @@ static inline double *bench_dense_gossip(TopoGraph *g, guint *n, GError **error)
   return W;
 }
 
+/* The dense uniform gossip of the graph in @file, or of the one @spec
+ * generates when @file is NULL; *@n its nodes. NULL with @error set when
+ * the graph or its gossip cannot be had. */
+static inline double *bench_load_gossip(const char *file, const char *spec, guint *n,
+                                        GError **error) {
+  TopoGraph *g = file ? topo_graph_load(file, TRUE, error) : topo_graph_generate(spec, error);
+  return g ? bench_dense_gossip(g, n, error) : NULL;
+}
+
 #endif

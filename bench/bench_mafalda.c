@@ -40,11 +40,8 @@
 static gboolean run_case(const char *name, const char *file, const char *spec, guint k, guint b,
                          GError **error) {
   double t0 = bench_now();
-  TopoGraph *g = file ? topo_graph_load(file, TRUE, error) : topo_graph_generate(spec, error);
-  if (!g)
-    return FALSE;
   guint n, T = k * b;
-  double *W = bench_dense_gossip(g, &n, error);
+  double *W = bench_load_gossip(file, spec, &n, error);
   if (!W)
     return FALSE;
   double t1 = bench_now();
@@ -109,11 +106,8 @@ static gboolean run_case(const char *name, const char *file, const char *spec, g
 
 /* The structured strategies at a long horizon: no T x T matrix anywhere. */
 static gboolean run_structured(const char *file, guint k, guint b, guint band, GError **error) {
-  TopoGraph *g = topo_graph_load(file, TRUE, error);
-  if (!g)
-    return FALSE;
   guint n, T = k * b;
-  double *W = bench_dense_gossip(g, &n, error);
+  double *W = bench_load_gossip(file, NULL, &n, error);
   if (!W)
     return FALSE;
   clock_t c0 = clock();
@@ -166,8 +160,7 @@ static gboolean run_structured(const char *file, guint k, guint b, guint band, G
 
 int main(void) {
   openblas_set_num_threads(1);
-  char *shared = bench_data_dir();
-  char *fb = g_build_filename(shared, "graphs", "facebook-ego-414-lcc.edges", NULL);
+  char *fb = bench_data_file("graphs/facebook-ego-414-lcc.edges");
   GError *error = NULL;
   int status = 0;
   if (!run_case("facebook_k20_b16", fb, NULL, 20, 16, &error) ||
@@ -181,6 +174,5 @@ int main(void) {
     status = 1;
   }
   g_free(fb);
-  g_free(shared);
   return status;
 }

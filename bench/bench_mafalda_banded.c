@@ -37,15 +37,10 @@ static double cpu(void) {
 }
 
 static gboolean run_case(guint k, guint b, guint band, gboolean cold, GError **error) {
-  char *shared = bench_data_dir();
-  char *file = g_build_filename(shared, "graphs", "facebook-ego-414-lcc.edges", NULL);
-  g_free(shared);
-  TopoGraph *g = topo_graph_load(file, TRUE, error);
-  g_free(file);
-  if (!g)
-    return FALSE;
+  char *file = bench_data_file("graphs/facebook-ego-414-lcc.edges");
   guint n, T = k * b;
-  double *W = bench_dense_gossip(g, &n, error);
+  double *W = bench_load_gossip(file, NULL, &n, error);
+  g_free(file);
   if (!W)
     return FALSE;
   double c0 = cpu();

@@ -12,57 +12,23 @@
  * Data from DPG_DATA_DIR (default: the source tree's data/).
  */
 #include <stdio.h>
-#include <time.h>
 
-#include "protocols/protocols.h"
-
-static double wall(void) {
-  return (double)g_get_monotonic_time() / 1e6;
-}
-
-static double cpu(void) {
-  return (double)clock() / CLOCKS_PER_SEC;
-}
-
-static char *data_file(const char *rel) {
-  const char *env = g_getenv("DPG_DATA_DIR");
-  char *dir;
-  if (env != NULL) {
-    dir = g_strdup(env);
-  } else {
-    char *src = g_path_get_dirname(__FILE__);
-    dir = g_build_filename(src, "..", "data", NULL);
-    g_free(src);
-  }
-  char *path = g_build_filename(dir, rel, NULL);
-  g_free(dir);
-  return path;
-}
+#include "bench/bench_common.h"
+#include "bench/bench_housing.h"
 
 static gboolean run_case(const char *name, const TopoGraph *g, const char *dataset,
                          guint eval_every, guint threads, GError **error) {
   ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
-  cfg.graph = g;
-  cfg.protocol = "dsgd";
-  cfg.sigma = 1.0;
-  cfg.clip = 1.0;
-  cfg.lr = 0.2;
-  cfg.epochs = 20;
-  cfg.batches = 16;
-  cfg.dataset = dataset;
-  cfg.model = "mlp:hidden=64";
-  cfg.seed = 1;
+  bench_housing_config(&cfg, g, dataset, "mlp:hidden=64", 1.0, 0.2, 1);
   cfg.eval_every = eval_every;
   cfg.threads = threads;
-  cfg.storage = SIM_LIN_NONE;
-  double w0 = wall(), c0 = cpu();
+  double w0 = bench_now(), c0 = bench_cpu_seconds();
   ProtoRun *run = proto_run_new(&cfg, error);
   if (run == NULL)
     return FALSE;
-  double w1 = wall(), c1 = cpu();
+  double w1 = bench_now(), c1 = bench_cpu_seconds();
   gboolean ok = proto_run_run(run, error);
-  double w2 = wall(), c2 = cpu();
+  double w2 = bench_now(), c2 = bench_cpu_seconds();
   if (ok) {
     ProtoRunStats st;
     proto_run_get_stats(run, &st);
@@ -80,8 +46,8 @@ static gboolean run_case(const char *name, const TopoGraph *g, const char *datas
 }
 
 int main(void) {
-  char *graph_path = data_file("graphs/facebook-ego-414-lcc.edges");
-  char *data_path = data_file("california/cal_housing.data");
+  char *graph_path = bench_data_file("graphs/facebook-ego-414-lcc.edges");
+  char *data_path = bench_data_file("california/cal_housing.data");
   char *dataset = g_strdup_printf("california:%s", data_path);
   GError *error = NULL;
   int status = 0;

@@ -11,15 +11,9 @@ set -euo pipefail
 BUILD=${1:-build}
 BIN=${DPGOSSIP:-$BUILD/dpgossip}
 NS=${NS:-500 1000 2000 4000}
-TIME=/usr/bin/time
-if [ ! -x "$TIME" ]; then
-  echo "figure2_scale.sh: $TIME is needed (Debian package 'time')" >&2
-  exit 1
-fi
-if [ ! -x "$BIN" ]; then
-  echo "figure2_scale.sh: $BIN not found: build first (make build)" >&2
-  exit 1
-fi
+# shellcheck source=bench/scale_common.sh
+. "$(dirname "$0")/scale_common.sh"
+scale_require figure2_scale.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -27,19 +21,13 @@ echo "| graph | T | attackers | CPU s | CPU ms per attacker | peak RSS MB |"
 echo "|---|---|---|---|---|---|"
 : >"$tmp/n.fit"
 for n in $NS; do
-  "$TIME" -f "%U %S %M" -o "$tmp/$n.time" "$BIN" figure privacy-vs-distance \
+  /usr/bin/time -f "%U %S %M" -o "$tmp/$n.time" "$BIN" figure privacy-vs-distance \
     --generate "regular:n=$n,d=8,seed=1" -T 10 --trust pndp --attackers all \
     --out "$tmp/$n.svg" -q >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
-  read -r cpu rss < <(awk '{ printf "%.1f %.0f\n", $1 + $2, $3 / 1024 }' "$tmp/$n.time")
+  read -r cpu rss < <(scale_cost "$n")
   per=$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.1f", 1000 * c / n }')
   echo "| regular n=$n d=8 | 10 | $n | $cpu | $per | $rss |"
   echo "$n $cpu $rss" >>"$tmp/n.fit"
 done
 echo
-awk '{ x = log($1); for (c = 2; c <= 3; c++) { y = log($c); sx[c] += x; sy[c] += y;
-         sxx[c] += x * x; sxy[c] += x * y } ; k++ }
-     END { for (c = 2; c <= 3; c++) {
-             d = k * sxx[c] - sx[c] * sx[c];
-             s[c] = d > 0 ? (k * sxy[c] - sx[c] * sy[c]) / d : 0 }
-           printf "all attackers, regular d=8, T=10, in n: time ~ n^%.2f, peak RSS ~ n^%.2f\n",
-             s[2], s[3] }' "$tmp/n.fit"
+echo "all attackers, regular d=8, T=10, in n: $(scale_fit "$tmp/n.fit" n)"

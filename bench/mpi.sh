@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/mpi.sh [BUILD]: sweeps under mpirun (issue 14), on this machine:
+# bench/mpi.sh [BUILD]: sweeps under mpirun, on this machine:
 #   1. scaling: a sweep of 40 points (D-SGD on a 60-node Erdos-Renyi graph, a
 #      linear model on 20,000 synthetic records; ~0.3 s of CPU each) under
 #      `mpirun -n 2` with one thread per rank, against the same sweep with -j 2
@@ -45,7 +45,10 @@ plots = false
 [sweep]
 simulation.seed = 1..40
 EOF
-cat > "$TMP/trivial.ini" <<EOF
+# trivial SEEDS: points of accounting only (T = 2 on the Florentine graph)
+# over the seeds SEEDS.
+trivial() {
+  cat <<EOF
 [simulation]
 rounds = 2
 [topology]
@@ -57,22 +60,11 @@ path = none
 [output]
 plots = false
 [sweep]
-simulation.seed = 1..$TRIVIAL
+simulation.seed = $1
 EOF
-cat > "$TMP/one.ini" <<'EOF'
-[simulation]
-rounds = 2
-[topology]
-generate = florentine
-[protocol]
-sigma = 1
-[privacy]
-path = none
-[output]
-plots = false
-[sweep]
-simulation.seed = 1
-EOF
+}
+trivial "1..$TRIVIAL" > "$TMP/trivial.ini"
+trivial 1 > "$TMP/one.ini"
 
 # wall time (s) of one run of "$@" into $TMP/out (removed before); its CPU
 # time (user + sys of every process, mpirun's included) goes to $TMP/cpu.

@@ -7,18 +7,6 @@
 #include "cli/cli.h"
 #include "cli/graph_churn.h"
 
-static const char *gossip_name(TopoGossipKind kind) {
-  switch (kind) {
-  case TOPO_GOSSIP_UNIFORM:
-    return "uniform";
-  case TOPO_GOSSIP_METROPOLIS:
-    return "metropolis";
-  case TOPO_GOSSIP_MAXDEGREE:
-    return "maxdegree";
-  }
-  return "?";
-}
-
 /* Why a figure is missing and how to get it anyway. */
 static char *skip_note(TopoSummaryStatus status) {
   const char *how = status == TOPO_SUMMARY_SKIPPED_WORK || status == TOPO_SUMMARY_NO_CONVERGENCE
@@ -82,7 +70,7 @@ static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGrap
   cli_json_bool(b, "connected", s->connected);
   guint components = n_components(g);
   cli_json_int(b, "components", components);
-  cli_json_string(b, "gossip", gossip_name(kind));
+  cli_json_string(b, "gossip", topo_gossip_kind_name(kind));
   if (!s->connected) {
     char *note = disconnected_note(components);
     cli_json_number(b, "spectral_gap", 0.0);
@@ -137,7 +125,7 @@ static void print_table(const TopoSummary *s, TopoGossipKind kind, const TopoGra
     g_free(note);
   } else {
     printf("spectral gap   %.6g  (1 - |lambda_2(W)|, %s gossip)\n", s->spectral_gap,
-           gossip_name(kind));
+           topo_gossip_kind_name(kind));
   }
 }
 

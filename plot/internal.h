@@ -205,4 +205,9 @@ typedef void (*PlotSegmentFunc)(double x0, double y0, double x1, double y1, gpoi
 void plot_series_segments(const PlotAxes *axes, const PlotSeries *s, PlotSegmentFunc func,
                           gpointer data);
 
+/* Stores the box (@bx, @by) @bw x @bh in those of @x, @y, @width and
+ * @height that are not NULL (the getters' optional outputs). */
+void plot_box_out(double bx, double by, double bw, double bh, double *x, double *y, double *width,
+                  double *height);
+
 #endif /* DPG_PLOT_INTERNAL_H */

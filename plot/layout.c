@@ -54,6 +54,25 @@ static gboolean x_labels_fit(const PlotAxes *axes, cairo_t *cr, double fs) {
   return TRUE;
 }
 
+/* Whether each of the @n rows or columns (@what) of cells @size pt high or
+ * wide (@dim) keeps PLOT_MIN_AREA of plot once its margins @lo[i] and
+ * @hi[i] are taken. Errors: PLOT_ERROR_INVALID_ARGUMENT for the first that
+ * does not. */
+static gboolean room_left(const PlotFigure *fig, const char *what, const char *dim, double size,
+                          const double *lo, const double *hi, guint n, GError **error) {
+  for (guint i = 0; i < n; i++) {
+    double area = size - lo[i] - hi[i];
+    if (area < PLOT_MIN_AREA) {
+      g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT,
+                  "figure %g x %g pt is too small for %u x %u panels: %s %u would get %.1f pt "
+                  "of plot %s",
+                  fig->width, fig->height, fig->rows, fig->cols, what, i, area, dim);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static gboolean layout_pass(PlotFigure *fig, cairo_t *cr, GError **error) {
   fig->laid_out = FALSE;
   const guint R = fig->rows, C = fig->cols, N = R * C;
@@ -90,16 +109,7 @@ static gboolean layout_pass(PlotFigure *fig, cairo_t *cr, GError **error) {
     top[axes->row] = MAX(top[axes->row], t);
     bottom[axes->row] = MAX(bottom[axes->row], b);
   }
-  for (guint r = 0; r < R && ok; r++) {
-    double ah = ch - top[r] - bottom[r];
-    if (ah < PLOT_MIN_AREA) {
-      g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT,
-                  "figure %g x %g pt is too small for %u x %u panels: row %u would get %.1f pt "
-                  "of plot height",
-                  fig->width, fig->height, R, C, r, ah);
-      ok = FALSE;
-    }
-  }
+  ok = room_left(fig, "row", "height", ch, top, bottom, R, error);
 
   /* y ticks and the left margins they need. */
   for (guint i = 0; i < N && ok; i++) {
@@ -121,16 +131,7 @@ static gboolean layout_pass(PlotFigure *fig, cairo_t *cr, GError **error) {
     left[axes->col] = MAX(left[axes->col], l);
     right[axes->col] = MAX(right[axes->col], rgt);
   }
-  for (guint c = 0; c < C && ok; c++) {
-    double aw = cw - left[c] - right[c];
-    if (aw < PLOT_MIN_AREA) {
-      g_set_error(error, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT,
-                  "figure %g x %g pt is too small for %u x %u panels: column %u would get "
-                  "%.1f pt of plot width",
-                  fig->width, fig->height, R, C, c, aw);
-      ok = FALSE;
-    }
-  }
+  ok = ok && room_left(fig, "column", "width", cw, left, right, C, error);
 
   /* x ticks: as many as fit without labels touching. */
   for (guint i = 0; i < N && ok; i++) {

@@ -128,14 +128,7 @@ gboolean plot_axes_get_legend_box(const PlotAxes *axes, double *x, double *y, do
   double bx, by;
   if (!axes || !axes->fig->laid_out || axes->hidden || !plot_legend_place(axes, &bx, &by))
     return FALSE;
-  if (x)
-    *x = bx;
-  if (y)
-    *y = by;
-  if (width)
-    *width = axes->legend_w;
-  if (height)
-    *height = axes->legend_h;
+  plot_box_out(bx, by, axes->legend_w, axes->legend_h, x, y, width, height);
   return TRUE;
 }
 

@@ -236,18 +236,23 @@ const PlotTicks *plot_axes_get_yticks(const PlotAxes *axes) {
   return axes && axes->fig->laid_out ? &axes->ya.ticks : NULL;
 }
 
+void plot_box_out(double bx, double by, double bw, double bh, double *x, double *y, double *width,
+                  double *height) {
+  if (x)
+    *x = bx;
+  if (y)
+    *y = by;
+  if (width)
+    *width = bw;
+  if (height)
+    *height = bh;
+}
+
 gboolean plot_axes_get_area(const PlotAxes *axes, double *x, double *y, double *width,
                             double *height) {
   if (!axes || !axes->fig->laid_out)
     return FALSE;
-  if (x)
-    *x = axes->ax;
-  if (y)
-    *y = axes->ay;
-  if (width)
-    *width = axes->aw;
-  if (height)
-    *height = axes->ah;
+  plot_box_out(axes->ax, axes->ay, axes->aw, axes->ah, x, y, width, height);
   return TRUE;
 }
 

@@ -29,6 +29,10 @@ struct ProtoParams {
   ProtoParamValue *values; /* vt->n_params */
 };
 
+/* Whether @name (nullable) can name a protocol or a parameter, and so a
+ * plugin file NAME.so: letters, digits, '_' and '-', at least one. O(length). */
+gboolean proto_name_valid(const char *name);
+
 /* Checks a vtable's declaration (ABI version, name, parameter specs and
  * defaults). Errors: PROTO_ERROR_INVALID_ARGUMENT. */
 gboolean proto_vtable_check(const ProtoVTable *vt, GError **error);

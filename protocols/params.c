@@ -116,7 +116,7 @@ static gboolean parse_value(const ProtoParamSpec *p, const char *text, ProtoPara
   return TRUE;
 }
 
-static gboolean valid_name(const char *name) {
+gboolean proto_name_valid(const char *name) {
   if (name == NULL || *name == '\0')
     return FALSE;
   for (const char *c = name; *c; c++)
@@ -140,7 +140,7 @@ gboolean proto_vtable_check(const ProtoVTable *vt, GError **error) {
                 PROTO_PLUGIN_ABI_VERSION_OLDEST);
     return FALSE;
   }
-  if (!valid_name(vt->name)) {
+  if (!proto_name_valid(vt->name)) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "protocol name '%s' is invalid (use letters, digits, '_' and '-')",
                 vt->name ? vt->name : "(null)");
@@ -164,7 +164,7 @@ gboolean proto_vtable_check(const ProtoVTable *vt, GError **error) {
   }
   for (guint i = 0; i < vt->n_params; i++) {
     const ProtoParamSpec *p = &vt->params[i];
-    if (!valid_name(p->name)) {
+    if (!proto_name_valid(p->name)) {
       g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                   "protocol '%s': parameter %u has an invalid name", vt->name, i);
       return FALSE;

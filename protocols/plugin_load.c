@@ -384,15 +384,6 @@ static GPtrArray *list_sorted(const char *dir) {
   return files;
 }
 
-static gboolean valid_name(const char *name) {
-  if (name == NULL || *name == '\0')
-    return FALSE;
-  for (const char *c = name; *c; c++)
-    if (!g_ascii_isalnum(*c) && *c != '_' && *c != '-')
-      return FALSE;
-  return TRUE;
-}
-
 static void failure_free(gpointer data) {
   ProtoPluginFailure *f = data;
   g_free(f->path);
@@ -401,7 +392,7 @@ static void failure_free(gpointer data) {
 }
 
 char *proto_plugin_locate(const char *name) {
-  if (!valid_name(name))
+  if (!proto_name_valid(name))
     return NULL;
   char **dirs = proto_plugin_search_path();
   char *found = NULL;
@@ -427,7 +418,7 @@ gboolean proto_plugin_find(const char *name, const ProtoVTable **vtable, GError 
   char *joined = g_strjoinv(G_SEARCHPATH_SEPARATOR_S, dirs);
   gboolean ok = FALSE;
   GString *skipped = g_string_new(NULL);
-  if (!valid_name(name)) {
+  if (!proto_name_valid(name)) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_UNKNOWN,
                 "'%s' cannot name a plugin protocol (letters, digits, '_' and '-')",
                 name ? name : "(null)");

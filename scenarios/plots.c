@@ -172,34 +172,72 @@ static void free_curve(gpointer p) {
   g_free(p);
 }
 
+/* Frees a figure's @n panels (each an array of curves) and their titles. */
+static void panels_free(GPtrArray **panels, guint n, char **titles) {
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_unref(panels[i]);
+  g_free(panels);
+  g_strfreev(titles);
+}
+
+/* Values pooled at one x: their sum, count and range. */
+typedef struct {
+  double sum, min, max;
+  guint n;
+} Pool;
+
+static void pool_add(Pool *p, double v) {
+  p->sum += v;
+  p->min = MIN(p->min, v);
+  p->max = MAX(p->max, v);
+  p->n++;
+}
+
+/* A curve's points as they are found: x, the mean, the band's ends. */
+typedef struct {
+  GArray *x, *y, *lo, *hi;
+} Points;
+
+static void points_init(Points *pt) {
+  pt->x = g_array_new(FALSE, FALSE, sizeof(double));
+  pt->y = g_array_new(FALSE, FALSE, sizeof(double));
+  pt->lo = g_array_new(FALSE, FALSE, sizeof(double));
+  pt->hi = g_array_new(FALSE, FALSE, sizeof(double));
+}
+
+/* The point (@x, mean of @p) with the band min..max; @p holds one value
+ * at least. */
+static void points_add(Points *pt, double x, const Pool *p) {
+  double m = p->sum / p->n;
+  g_array_append_val(pt->x, x);
+  g_array_append_val(pt->y, m);
+  g_array_append_val(pt->lo, p->min);
+  g_array_append_val(pt->hi, p->max);
+}
+
+/* Moves the points into @cv. */
+static void points_take(Points *pt, ScenCurve *cv) {
+  cv->n = pt->x->len;
+  cv->x = (double *)g_array_free(pt->x, FALSE);
+  cv->y = (double *)g_array_free(pt->y, FALSE);
+  cv->lo = (double *)g_array_free(pt->lo, FALSE);
+  cv->hi = (double *)g_array_free(pt->hi, FALSE);
+}
+
 /* Mean over nodes of each metric column at each step, band = min..max over nodes. */
 static ScenCurve *loss_curve(const ScenRunOutput *o, int which, const char *label) {
   ScenCurve *cv = g_new0(ScenCurve, 1);
   cv->label = g_strdup(label);
-  GArray *x = g_array_new(FALSE, FALSE, sizeof(double)),
-         *y = g_array_new(FALSE, FALSE, sizeof(double)),
-         *lo = g_array_new(FALSE, FALSE, sizeof(double)),
-         *hi = g_array_new(FALSE, FALSE, sizeof(double));
+  Points pt;
+  points_init(&pt);
   for (guint i = 0; i < o->n_metrics;) {
-    guint step = o->metrics[i].step, n = 0;
-    double sum = 0, mn = INFINITY, mx = -INFINITY;
-    for (; i < o->n_metrics && o->metrics[i].step == step; i++, n++) {
-      double v = which == 0 ? o->metrics[i].train_loss : o->metrics[i].test_loss;
-      sum += v;
-      mn = MIN(mn, v);
-      mx = MAX(mx, v);
-    }
-    double xs = step, m = sum / n;
-    g_array_append_val(x, xs);
-    g_array_append_val(y, m);
-    g_array_append_val(lo, mn);
-    g_array_append_val(hi, mx);
+    guint step = o->metrics[i].step;
+    Pool p = {0, INFINITY, -INFINITY, 0};
+    for (; i < o->n_metrics && o->metrics[i].step == step; i++)
+      pool_add(&p, which == 0 ? o->metrics[i].train_loss : o->metrics[i].test_loss);
+    points_add(&pt, step, &p);
   }
-  cv->n = x->len;
-  cv->x = (double *)g_array_free(x, FALSE);
-  cv->y = (double *)g_array_free(y, FALSE);
-  cv->lo = (double *)g_array_free(lo, FALSE);
-  cv->hi = (double *)g_array_free(hi, FALSE);
+  points_take(&pt, cv);
   return cv;
 }
 
@@ -230,39 +268,25 @@ static ScenCurve *distance_curve(const ScenConfig *c, const ScenRunOutput *o, co
   cv->markers = TRUE;
   cv->errorbars = TRUE;
   cv->dashed = muff;
-  GArray *x = g_array_new(FALSE, FALSE, sizeof(double)),
-         *y = g_array_new(FALSE, FALSE, sizeof(double)),
-         *lo = g_array_new(FALSE, FALSE, sizeof(double)),
-         *hi = g_array_new(FALSE, FALSE, sizeof(double));
+  Points pt;
+  points_init(&pt);
   for (gint d = 1; d <= dmax; d++) {
-    double sum = 0, mn = INFINITY, mx = -INFINITY;
-    guint n = 0;
+    Pool p = {0, INFINITY, -INFINITY, 0};
     for (guint i = 0; i < o->victims->len; i++) {
       const ScenVictimRow *r = &g_array_index(o->victims, ScenVictimRow, i);
-      if (!mine[i] || r->distance != d)
-        continue;
-      double v = muff ? r->muffliato_rdp : r->rdp;
-      sum += v;
-      mn = MIN(mn, v);
-      mx = MAX(mx, v);
-      n++;
+      if (mine[i] && r->distance == d)
+        pool_add(&p, muff ? r->muffliato_rdp : r->rdp);
     }
-    if (n == 0)
-      continue;
-    double xs = d, m = sum / n;
-    g_array_append_val(x, xs);
-    g_array_append_val(y, m);
-    g_array_append_val(lo, mn);
-    g_array_append_val(hi, mx);
+    if (p.n > 0)
+      points_add(&pt, d, &p);
   }
   g_free(mine);
-  cv->n = x->len;
-  cv->x = (double *)g_array_free(x, FALSE);
-  cv->y = (double *)g_array_free(y, FALSE);
-  cv->lo = (double *)g_array_free(lo, FALSE);
-  cv->hi = (double *)g_array_free(hi, FALSE);
+  points_take(&pt, cv);
   return cv;
 }
+
+/* The x axis of the figures of privacy loss by distance. */
+#define DISTANCE_LABEL "distance to the nearest attacker (hops)"
 
 /* The most panels a figure holds (16 rows of 4). */
 #define MAX_PANELS 64
@@ -343,15 +367,11 @@ gboolean scen_plot_point(const char *dir, const ScenConfig *c, const ScenRunOutp
     char *title = g_strdup_printf("%s: %s, T = %u, privacy loss by distance to the attackers%s",
                                   c->name, c->protocol, c->rounds, more);
     ok = scen_plot_lines(c, dir, "privacy", NULL, title, np, (const char *const *)titles, panels,
-                         "distance to the nearest attacker (hops)", ylabel,
-                         SCEN_PLOT_YLOG | SCEN_PLOT_XINT, error);
+                         DISTANCE_LABEL, ylabel, SCEN_PLOT_YLOG | SCEN_PLOT_XINT, error);
     g_free(more);
     g_free(title);
     g_free(ylabel);
-    for (guint i = 0; i < np; i++)
-      g_ptr_array_unref(panels[i]);
-    g_free(panels);
-    g_strfreev(titles);
+    panels_free(panels, np, titles);
     g_ptr_array_unref(secs);
     g_array_unref(sizes);
   }
@@ -359,6 +379,20 @@ gboolean scen_plot_point(const char *dir, const ScenConfig *c, const ScenRunOutp
 }
 
 /* ---- A sweep's figures ---- */
+
+/* A sweep's figure: saved as @base in its folder, its path added to
+ * @figures. The arguments after @figures are scen_plot_lines's. */
+static gboolean sweep_figure(const ScenSweepResults *r, const char *base, GPtrArray *figures,
+                             const char *title, guint n_panels, const char *const *panel_titles,
+                             GPtrArray *const *panel_curves, const char *xlabel, const char *ylabel,
+                             guint flags, GError **error) {
+  char *path = NULL;
+  if (!scen_plot_lines(r->cfg[0], r->out_dir, base, &path, title, n_panels, panel_titles,
+                       panel_curves, xlabel, ylabel, flags, error))
+    return FALSE;
+  g_ptr_array_add(figures, path);
+  return TRUE;
+}
 
 /* The values of the non-seed axes of a point, "dsgd, 0.5" (the noise axis
  * too unless @skip_noise). Newly allocated; "" when there are none. */
@@ -570,24 +604,17 @@ static gboolean plot_sweep_distance(const ScenSweepResults *r, GPtrArray *figure
   }
   gboolean ok = TRUE;
   if (any) {
-    char *path = NULL;
     char *title = g_strdup_printf("%s: privacy loss by hop distance from the attackers; mean "
                                   "over victims and seeds, bars: min to max",
                                   c0->name);
     char *ylabel = g_strdup_printf("ε at δ = %g", c0->delta);
-    ok = scen_plot_lines(c0, r->out_dir, "privacy_vs_distance", &path, title, np,
-                         (const char *const *)titles, panels,
-                         "distance to the nearest attacker (hops)", ylabel,
-                         SCEN_PLOT_YLOG | SCEN_PLOT_XINT | SCEN_PLOT_SHARED_Y, error);
-    if (ok)
-      g_ptr_array_add(figures, path);
+    ok = sweep_figure(r, "privacy_vs_distance", figures, title, np, (const char *const *)titles,
+                      panels, DISTANCE_LABEL, ylabel,
+                      SCEN_PLOT_YLOG | SCEN_PLOT_XINT | SCEN_PLOT_SHARED_Y, error);
     g_free(ylabel);
     g_free(title);
   }
-  for (guint i = 0; i < np; i++)
-    g_ptr_array_unref(panels[i]);
-  g_free(panels);
-  g_strfreev(titles);
+  panels_free(panels, np, titles);
   g_free(items);
   g_free(items0);
   return ok;
@@ -649,7 +676,6 @@ static gboolean plot_curves(const ScenSweepResults *r, const ScenAccountingMax *
       g_ptr_array_add(g_ptr_array_index(panels, at), scen_group_curve(g, acc, label));
     }
     guint np = MIN(panels->len, MAX_PANELS);
-    char *path = NULL;
     char *title =
         acc ? g_strdup_printf("%s: test accuracy, mean over nodes and %u seed%s; band: 95%% "
                               "t-interval%s",
@@ -660,11 +686,9 @@ static gboolean plot_curves(const ScenSweepResults *r, const ScenAccountingMax *
     char **pt = g_new0(char *, np + 1);
     for (guint k = 0; k < np && split; k++)
       pt[k] = g_strdup(g_ptr_array_index(pkeys, k));
-    ok = scen_plot_lines(c0, r->out_dir, acc ? "accuracy" : "loss", &path, title, np,
-                         (const char *const *)pt, (GPtrArray *const *)panels->pdata, "round",
-                         acc ? "test accuracy" : "test loss", acc ? 0 : SCEN_PLOT_YLOG, error);
-    if (ok)
-      g_ptr_array_add(figures, path);
+    ok = sweep_figure(r, acc ? "accuracy" : "loss", figures, title, np, (const char *const *)pt,
+                      (GPtrArray *const *)panels->pdata, "round",
+                      acc ? "test accuracy" : "test loss", acc ? 0 : SCEN_PLOT_YLOG, error);
     g_free(title);
     g_strfreev(pt);
     for (guint k = 0; k < panels->len; k++)
@@ -767,23 +791,16 @@ static gboolean plot_loss_vs_epsilon(const ScenSweepResults *r, guint *items, GP
     any_line |= lines->len > 0;
   }
   if (ok && any_line && noise_axis >= 0) {
-    char *path = NULL;
     char *xl = g_strdup_printf("ε at δ = %g, worst victim", c0->delta);
     char *title2 = g_strdup_printf("%s: final test loss against privacy; geometric mean over "
                                    "%u seed%s, bars: 95%% t-interval",
                                    c0->name, n_seeds, n_seeds == 1 ? "" : "s");
-    ok = scen_plot_lines(c0, r->out_dir, "loss_vs_epsilon", &path, title2, n_acc,
-                         (const char *const *)etitles, epanels, xl, "final test loss",
-                         SCEN_PLOT_XLOG | SCEN_PLOT_YLOG, error);
-    if (ok)
-      g_ptr_array_add(figures, path);
+    ok = sweep_figure(r, "loss_vs_epsilon", figures, title2, n_acc, (const char *const *)etitles,
+                      epanels, xl, "final test loss", SCEN_PLOT_XLOG | SCEN_PLOT_YLOG, error);
     g_free(title2);
     g_free(xl);
   }
-  for (guint a = 0; a < n_acc; a++)
-    g_ptr_array_unref(epanels[a]);
-  g_free(epanels);
-  g_strfreev(etitles);
+  panels_free(epanels, n_acc, etitles);
   return ok;
 }
 

@@ -81,6 +81,22 @@ static void problem(R *r, ScenLoc loc, const char *what, const char *fmt, ...) {
   r->bad = TRUE;
 }
 
+/* A problem with section.key, located where its value comes from. */
+static void problem_key(R *r, const char *sec, const char *key, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
+static void problem_key(R *r, const char *sec, const char *key, const char *fmt, ...) {
+  ScenLoc loc;
+  char *what = NULL;
+  get(r, sec, key, &loc, &what);
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  problem(r, loc, what, "%s", msg);
+  g_free(msg);
+  g_free(what);
+}
+
 /* Typed getters: the default (@def, may be NULL) when absent. Problems are
  * reported and the default kept. *@given says whether the key was set. */
 static char *get_string(R *r, const char *sec, const char *key, const char *def, gboolean *given) {
@@ -165,6 +181,22 @@ static char *abs_path(const ScenDoc *doc, const char *p) {
 
 static const char *short_msg(const GError *e) {
   return e ? e->message : "failed";
+}
+
+/* Adds the note @raw (taken), escaped for a terminal, unless already there. */
+static void add_note(R *r, char *raw) {
+  char *note = spec_escape(raw, -1);
+  g_free(raw);
+  if (!g_ptr_array_find_with_equal_func(r->sc->notes, note, g_str_equal, NULL))
+    g_ptr_array_add(r->sc->notes, note);
+  else
+    g_free(note);
+}
+
+/* A problem of a value its own parser refused with *@error (cleared). */
+static void problem_error(R *r, ScenLoc loc, const char *what, GError **error) {
+  problem(r, loc, what, "%s", short_msg(*error));
+  g_clear_error(error);
 }
 
 /* ---- Graph cache ---- */
@@ -313,10 +345,8 @@ static gboolean resolve_plugin(R *r, ScenConfig *c) {
     if (r->sc->plugins == SCEN_PLUGINS_LOAD) {
       const ProtoVTable *vt = NULL;
       GError *error = NULL;
-      if (!proto_plugin_load(c->plugin, &vt, &error)) {
-        problem(r, loc, what, "%s", short_msg(error));
-        g_clear_error(&error);
-      }
+      if (!proto_plugin_load(c->plugin, &vt, &error))
+        problem_error(r, loc, what, &error);
     } else if (!g_file_test(c->plugin, G_FILE_TEST_IS_REGULAR)) {
       problem(r, loc, what, "plugin file not found: %s (relative paths resolve against %s)", shown,
               r->sc->doc->dir);
@@ -333,12 +363,7 @@ static gboolean resolve_plugin(R *r, ScenConfig *c) {
           "%s:%u: %s: %s not loaded: validate never runs plugin code, so the protocol's "
           "parameters are checked when it runs (dpgossip run --allow-plugins)",
           loc.file, loc.line, what, c->plugin);
-      char *note = spec_escape(raw, -1);
-      g_free(raw);
-      if (!g_ptr_array_find_with_equal_func(r->sc->notes, note, g_str_equal, NULL))
-        g_ptr_array_add(r->sc->notes, note);
-      else
-        g_free(note);
+      add_note(r, raw);
     }
     g_free(shown);
   }
@@ -394,12 +419,7 @@ static void resolve_protocol(R *r, ScenConfig *c) {
           "does not load (run does); its parameters are checked when it runs",
           loc.file, loc.line, what, name, file);
       g_free(file);
-      char *note = spec_escape(raw, -1);
-      g_free(raw);
-      if (!g_ptr_array_find_with_equal_func(r->sc->notes, note, g_str_equal, NULL))
-        g_ptr_array_add(r->sc->notes, note);
-      else
-        g_free(note);
+      add_note(r, raw);
       c->protocol = protocol_abs(r->sc->doc, spec);
       c->proto_name = name;
       g_free(spec);
@@ -433,8 +453,7 @@ static void resolve_protocol(R *r, ScenConfig *c) {
   ProtoParams *params = NULL;
   GError *error = NULL;
   if (!proto_spec_parse(c->protocol, &vt, &params, &error)) {
-    problem(r, loc, what, "%s", short_msg(error));
-    g_clear_error(&error);
+    problem_error(r, loc, what, &error);
     g_free(what);
     c->proto_name = g_strdup("dsgd");
     return;
@@ -546,8 +565,7 @@ static void resolve_topology(R *r, ScenConfig *c) {
   if (c->g != NULL && !r->bad) {
     TopoSchedule *s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, &error);
     if (s == NULL) {
-      problem(r, sloc, swhat, "%s", short_msg(error));
-      g_clear_error(&error);
+      problem_error(r, sloc, swhat, &error);
     } else {
       c->schedule_static = topo_schedule_is_static(s);
       if (topo_schedule_n(s) != c->n)
@@ -565,10 +583,8 @@ static void resolve_network(R *r, ScenConfig *c) {
   GError *error = NULL;
   if (!get_typed(r, "simulation", "mode", &c->mode, &loc, &what))
     c->mode = g_strdup("sync");
-  if (!proto_mode_parse(c->mode, &c->mode_parsed, &error)) {
-    problem(r, loc, what, "%s", short_msg(error));
-    g_clear_error(&error);
-  }
+  if (!proto_mode_parse(c->mode, &c->mode_parsed, &error))
+    problem_error(r, loc, what, &error);
   g_free(what);
   what = NULL;
   SimLatency lat;
@@ -577,18 +593,15 @@ static void resolve_network(R *r, ScenConfig *c) {
   char *rebased = sim_latency_spec_rebase(c->latency, r->sc->doc->dir);
   g_free(c->latency);
   c->latency = rebased;
-  if (!sim_latency_parse(c->latency, &lat, &error)) {
-    problem(r, loc, what, "%s", short_msg(error));
-    g_clear_error(&error);
-  }
+  if (!sim_latency_parse(c->latency, &lat, &error))
+    problem_error(r, loc, what, &error);
   g_free(what);
   what = NULL;
   ScenLoc lloc;
   if (!get_typed(r, "network", "loss", &c->loss, &lloc, &what))
     c->loss = g_strdup("0");
   if (!sim_loss_parse(c->loss, &c->loss_p, &error)) {
-    problem(r, lloc, what, "%s", short_msg(error));
-    g_clear_error(&error);
+    problem_error(r, lloc, what, &error);
   } else if (c->loss_p > 0 && c->mode_parsed.kind == PROTO_MODE_SYNC) {
     problem(r, lloc, what,
             "loss %g in sync mode: a lost message would block the network forever; use "
@@ -828,24 +841,171 @@ static void check_name(R *r, const char *name, gboolean given) {
       why = "holds a control character";
   if (why == NULL)
     return;
+  char *shown = spec_escape(name, -1);
+  problem_key(r, "simulation", "name",
+              "'%s' %s: the name names the results folder (results/NAME), it is not a path%s",
+              shown, why,
+              given ? " (give a plain name such as my-run; [output] dir = PATH chooses the folder)"
+                    : " (it comes from the file's name: set simulation.name to a plain name)");
+  g_free(shown);
+}
+
+/* T from [simulation] rounds or the task's k x b, then b and the
+ * evaluation's schedule. */
+static void resolve_steps(R *r, ScenConfig *c) {
   ScenLoc loc;
   char *what = NULL;
-  get(r, "simulation", "name", &loc, &what);
-  char *shown = spec_escape(name, -1);
-  problem(r, loc, what,
-          "'%s' %s: the name names the results folder (results/NAME), it is not a path%s", shown,
-          why,
-          given ? " (give a plain name such as my-run; [output] dir = PATH chooses the folder)"
-                : " (it comes from the file's name: set simulation.name to a plain name)");
-  g_free(shown);
+  gboolean rounds_given = FALSE;
+  guint64 rounds = get_u64(r, "simulation", "rounds", 0, &rounds_given);
+  get(r, "simulation", "rounds", &loc, &what);
+  if (c->has_task) {
+    guint64 kb = (guint64)c->epochs * c->batches;
+    if (kb > 10000000) {
+      problem(r, loc, "task", "epochs x batches = %" G_GUINT64_FORMAT " steps: at most 10^7", kb);
+      kb = 1;
+    }
+    if (rounds_given && rounds != kb)
+      problem(r, loc, what,
+              "%" G_GUINT64_FORMAT
+              " rounds but the task has epochs x batches = %u x %u = %" G_GUINT64_FORMAT
+              " steps (leave rounds out, or make them agree)",
+              rounds, c->epochs, c->batches, kb);
+    c->rounds = (guint)kb;
+  } else {
+    c->rounds = rounds_given ? (guint)rounds : 10;
+  }
   g_free(what);
+  what = NULL;
+  c->b = (guint)get_u64(r, "privacy", "participation_interval", c->has_task ? c->batches : 1, NULL);
+  if (c->b == 0 || c->rounds % c->b != 0)
+    problem_key(r, "privacy", "participation_interval",
+                "b = %u does not divide T = %u rounds (participation every b steps needs T = k "
+                "x b)",
+                c->b, c->rounds);
+  if (c->audit && c->b != 1 && get(r, "audit", "victims", &loc, &what))
+    problem(r, loc, what,
+            "an audit takes the victim's record at every step (b = 1); "
+            "privacy.participation_interval is %u",
+            c->b);
+  g_free(what);
+  c->eval_every = (guint)get_u64(r, "task", "eval_every", MAX(1, c->rounds / 20), NULL);
+  c->eval_nodes = (guint)get_u64(r, "task", "eval_nodes", 0, NULL);
+  c->eval_rows = (guint)get_u64(r, "task", "eval_rows", 0, NULL);
+}
+
+/* sigma or mu (not both; mu only where it calibrates), clip and lr. */
+static void resolve_noise(R *r, ScenConfig *c) {
+  gboolean sigma_given = FALSE, mu_given = FALSE;
+  c->sigma = get_double(r, "protocol", "sigma", 1.0, &sigma_given);
+  c->mu = get_double(r, "protocol", "mu", 0.0, &mu_given);
+  c->clip = get_double(r, "protocol", "clip", 1.0, NULL);
+  c->lr = get_double(r, "protocol", "lr", 0.1, NULL);
+  if (c->nonprivate) {
+    c->sigma = 0.0; /* sigma and mu do not apply */
+    return;
+  }
+  if (!mu_given)
+    return;
+  c->has_mu = TRUE;
+  if (sigma_given) {
+    ScenLoc sloc;
+    char *swhat = NULL;
+    get(r, "protocol", "sigma", &sloc, &swhat);
+    problem_key(r, "protocol", "mu", "give sigma or mu, not both (sigma is set at %s:%u)",
+                sloc.file, sloc.line);
+    g_free(swhat);
+  } else if (c->shape.kind < 0) {
+    problem_key(r, "protocol", "mu",
+                "calibrating the noise from mu is defined for dsgd, muffliato, mfdsgd, antipgd "
+                "and mafalda; give protocol.sigma for %s",
+                c->proto_name ? c->proto_name : "this protocol");
+  }
+}
+
+/* The accounting path: the same plan as `dpgossip account --path auto`;
+ * an asked path the plan does not cover is a problem. */
+static void resolve_path(R *r, ScenConfig *c) {
+  ProtoAccountCase pc = {
+      .known = c->shape.kind >= 0, .mode = c->mode_parsed.kind, .loss = c->loss_p};
+  const char *why = NULL;
+  gboolean covered = proto_account_plan(&pc, &why) == PROTO_ACCOUNT_STRUCTURED;
+  /* What the structured path (and so the local one) covers, and why this
+   * run is not in it. */
+  char *uncovered = covered ? NULL
+                            : g_strdup_printf(
+                                  "covers dsgd, muffliato, mfdsgd, antipgd, mafalda and nonprivate "
+                                  "in sync mode without message loss; this run is %s in mode %s "
+                                  "(%s): use auto or observer",
+                                  c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?",
+                                  why + strlen("auto: "));
+  switch (c->path_requested) {
+  case SCEN_PATH_AUTO:
+    c->path = covered ? SCEN_PATH_STRUCTURED : SCEN_PATH_OBSERVER;
+    c->path_reason = why;
+    break;
+  case SCEN_PATH_STRUCTURED:
+    c->path = SCEN_PATH_STRUCTURED;
+    c->path_reason = "asked: privacy.path = structured";
+    if (!covered)
+      problem_key(r, "privacy", "path", "the structured path %s", uncovered);
+    break;
+  case SCEN_PATH_LOCAL:
+    c->path = SCEN_PATH_LOCAL;
+    c->path_reason = "asked: privacy.path = local";
+    if (!covered)
+      problem_key(r, "privacy", "path", "local bounds are the structured path's: it %s", uncovered);
+    else if (c->radius == 0)
+      problem_key(r, "privacy", "path",
+                  "privacy.path = local needs privacy.radius: the hops around each collusion "
+                  "set whose victims are bounded (>= 1)");
+    break;
+  default:
+    c->path = c->path_requested;
+    c->path_reason = c->path == SCEN_PATH_OBSERVER ? "asked: privacy.path = observer"
+                                                   : "asked: privacy.path = none";
+  }
+  g_free(uncovered);
+  if (c->radius > 0 && c->path_requested != SCEN_PATH_LOCAL)
+    problem_key(r, "privacy", "radius",
+                "privacy.radius is for privacy.path = local (certified bounds)");
+}
+
+/* [output]: the folder (results/NAME next to the file by default) and the
+ * figures' format, resolution and panel size. */
+static void resolve_output(R *r, ScenConfig *c) {
+  const ScenDoc *doc = r->sc->doc;
+  ScenLoc oloc;
+  char *owhat = NULL, *dir = NULL;
+  if (get_typed(r, "output", "dir", &dir, &oloc, &owhat)) {
+    c->out_dir = abs_path(doc, dir);
+  } else {
+    char *rel = g_build_filename("results", c->name, NULL);
+    c->out_dir = abs_path(doc, rel);
+    g_free(rel);
+  }
+  g_free(dir);
+  g_free(owhat);
+  owhat = NULL;
+  c->plots = get_bool(r, "output", "plots", TRUE);
+  c->figure_ext = get_string(r, "output", "figure_format", "svg", NULL);
+  c->figure_dpi = get_double(r, "output", "figure_dpi", 144, NULL);
+  c->panel_w = 420;
+  c->panel_h = 290;
+  char *fsize = NULL;
+  if (get_typed(r, "output", "figure_size", &fsize, &oloc, &owhat)) {
+    GError *e = NULL;
+    if (!plot_parse_size(fsize, &c->panel_w, &c->panel_h, &e))
+      problem(r, oloc, owhat, "%s", e->message);
+    g_clear_error(&e);
+  }
+  g_free(owhat);
+  g_free(fsize);
 }
 
 ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, ScenProblems *ps) {
   R r = {sc, pv, ps, FALSE};
-  const ScenDoc *doc = sc->doc;
   ScenConfig *c = g_new0(ScenConfig, 1);
-  char *base = g_path_get_basename(doc->path);
+  char *base = g_path_get_basename(sc->doc->path);
   if (g_str_has_suffix(base, ".ini"))
     base[strlen(base) - 4] = '\0';
   gboolean name_given = FALSE;
@@ -862,162 +1022,10 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
   resolve_privacy(&r, c);
   resolve_collusions(&r, c);
   resolve_audit(&r, c);
-
-  /* T, k, b. */
-  ScenLoc loc;
-  char *what = NULL;
-  gboolean rounds_given = FALSE;
-  guint64 rounds = get_u64(&r, "simulation", "rounds", 0, &rounds_given);
-  get(&r, "simulation", "rounds", &loc, &what);
-  if (c->has_task) {
-    guint64 kb = (guint64)c->epochs * c->batches;
-    if (kb > 10000000) {
-      problem(&r, loc, "task", "epochs x batches = %" G_GUINT64_FORMAT " steps: at most 10^7", kb);
-      kb = 1;
-    }
-    if (rounds_given && rounds != kb)
-      problem(&r, loc, what,
-              "%" G_GUINT64_FORMAT
-              " rounds but the task has epochs x batches = %u x %u = %" G_GUINT64_FORMAT
-              " steps (leave rounds out, or make them agree)",
-              rounds, c->epochs, c->batches, kb);
-    c->rounds = (guint)kb;
-  } else {
-    c->rounds = rounds_given ? (guint)rounds : 10;
-  }
-  g_free(what);
-  what = NULL;
-  gboolean b_given = FALSE;
-  c->b = (guint)get_u64(&r, "privacy", "participation_interval", c->has_task ? c->batches : 1,
-                        &b_given);
-  get(&r, "privacy", "participation_interval", &loc, &what);
-  if (c->b == 0 || c->rounds % c->b != 0)
-    problem(&r, loc, what,
-            "b = %u does not divide T = %u rounds (participation every b steps needs T = k x b)",
-            c->b, c->rounds);
-  g_free(what);
-  what = NULL;
-  if (c->audit && c->b != 1 && get(&r, "audit", "victims", &loc, &what)) {
-    problem(&r, loc, what, "an audit takes the victim's record at every step (b = 1); "
-                           "privacy.participation_interval is %u", c->b);
-    g_free(what);
-    what = NULL;
-  }
-  gboolean ee_given = FALSE;
-  c->eval_every = (guint)get_u64(&r, "task", "eval_every", MAX(1, c->rounds / 20), &ee_given);
-  c->eval_nodes = (guint)get_u64(&r, "task", "eval_nodes", 0, NULL);
-  c->eval_rows = (guint)get_u64(&r, "task", "eval_rows", 0, NULL);
-
-  /* Noise. */
-  gboolean sigma_given = FALSE, mu_given = FALSE;
-  c->sigma = get_double(&r, "protocol", "sigma", 1.0, &sigma_given);
-  c->mu = get_double(&r, "protocol", "mu", 0.0, &mu_given);
-  c->clip = get_double(&r, "protocol", "clip", 1.0, NULL);
-  c->lr = get_double(&r, "protocol", "lr", 0.1, NULL);
-  if (c->nonprivate) {
-    c->sigma = 0.0; /* sigma and mu do not apply */
-  } else if (mu_given) {
-    c->has_mu = TRUE;
-    get(&r, "protocol", "mu", &loc, &what);
-    if (sigma_given) {
-      ScenLoc sloc;
-      char *swhat = NULL;
-      get(&r, "protocol", "sigma", &sloc, &swhat);
-      problem(&r, loc, what, "give sigma or mu, not both (sigma is set at %s:%u)", sloc.file,
-              sloc.line);
-      g_free(swhat);
-    } else if (c->shape.kind < 0) {
-      problem(&r, loc, what,
-              "calibrating the noise from mu is defined for dsgd, muffliato, mfdsgd, antipgd "
-              "and mafalda; give protocol.sigma for %s",
-              c->proto_name ? c->proto_name : "this protocol");
-    }
-    g_free(what);
-    what = NULL;
-  }
-
-  /* Accounting path: the same plan as `dpgossip account --path auto`. */
-  ProtoAccountCase pc = {
-      .known = c->shape.kind >= 0, .mode = c->mode_parsed.kind, .loss = c->loss_p};
-  const char *why = NULL;
-  gboolean covered = proto_account_plan(&pc, &why) == PROTO_ACCOUNT_STRUCTURED;
-  switch (c->path_requested) {
-  case SCEN_PATH_AUTO:
-    c->path = covered ? SCEN_PATH_STRUCTURED : SCEN_PATH_OBSERVER;
-    c->path_reason = why;
-    break;
-  case SCEN_PATH_STRUCTURED:
-    c->path = SCEN_PATH_STRUCTURED;
-    c->path_reason = "asked: privacy.path = structured";
-    if (!covered) {
-      get(&r, "privacy", "path", &loc, &what);
-      problem(&r, loc, what,
-              "the structured path covers dsgd, muffliato, mfdsgd, antipgd, mafalda and "
-              "nonprivate in sync mode without message loss; this run is %s in mode %s (%s): use "
-              "auto or observer",
-              c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?", why + strlen("auto: "));
-      g_free(what);
-      what = NULL;
-    }
-    break;
-  case SCEN_PATH_LOCAL:
-    c->path = SCEN_PATH_LOCAL;
-    c->path_reason = "asked: privacy.path = local";
-    if (!covered || c->radius == 0) {
-      get(&r, "privacy", "path", &loc, &what);
-      if (!covered)
-        problem(&r, loc, what,
-                "local bounds are the structured path's: it covers dsgd, muffliato, mfdsgd, "
-                "antipgd, mafalda and nonprivate in sync mode without message loss; this run is "
-                "%s in mode %s (%s): use auto or observer",
-                c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?",
-                why + strlen("auto: "));
-      else
-        problem(&r, loc, what,
-                "privacy.path = local needs privacy.radius: the hops around each collusion set "
-                "whose victims are bounded (>= 1)");
-      g_free(what);
-      what = NULL;
-    }
-    break;
-  default:
-    c->path = c->path_requested;
-    c->path_reason = c->path == SCEN_PATH_OBSERVER ? "asked: privacy.path = observer"
-                                                   : "asked: privacy.path = none";
-  }
-  if (c->radius > 0 && c->path_requested != SCEN_PATH_LOCAL) {
-    get(&r, "privacy", "radius", &loc, &what);
-    problem(&r, loc, what, "privacy.radius is for privacy.path = local (certified bounds)");
-    g_free(what);
-    what = NULL;
-  }
-  /* Output. */
-  ScenLoc oloc;
-  char *owhat = NULL, *dir = NULL;
-  if (get_typed(&r, "output", "dir", &dir, &oloc, &owhat)) {
-    c->out_dir = abs_path(doc, dir);
-  } else {
-    char *rel = g_build_filename("results", c->name, NULL);
-    c->out_dir = abs_path(doc, rel);
-    g_free(rel);
-  }
-  g_free(dir);
-  g_free(owhat);
-  owhat = NULL;
-  c->plots = get_bool(&r, "output", "plots", TRUE);
-  c->figure_ext = get_string(&r, "output", "figure_format", "svg", NULL);
-  c->figure_dpi = get_double(&r, "output", "figure_dpi", 144, NULL);
-  c->panel_w = 420;
-  c->panel_h = 290;
-  char *fsize = NULL;
-  if (get_typed(&r, "output", "figure_size", &fsize, &oloc, &owhat)) {
-    GError *e = NULL;
-    if (!plot_parse_size(fsize, &c->panel_w, &c->panel_h, &e))
-      problem(&r, oloc, owhat, "%s", e->message);
-    g_clear_error(&e);
-  }
-  g_free(owhat);
-  g_free(fsize);
+  resolve_steps(&r, c);
+  resolve_noise(&r, c);
+  resolve_path(&r, c);
+  resolve_output(&r, c);
   if (r.bad) {
     scen_config_free(c);
     return NULL;
@@ -1150,8 +1158,8 @@ char *scen_config_to_ini(const ScenConfig *c) {
     for (guint i = 0; i < c->n_audit_victims; i++)
       g_string_append_printf(s, "%s%u", i ? ";" : "", c->audit_victims[i]);
     g_string_append_printf(s, "%s\ntrials = %u\n", c->audit_victims ? "" : "all", c->audit_trials);
-    kv(s, "attack", c->audit_attacks == AUDIT_ATTACK_ALL ? "all"
-                                                          : audit_attack_name(c->audit_attacks));
+    kv(s, "attack",
+       c->audit_attacks == AUDIT_ATTACK_ALL ? "all" : audit_attack_name(c->audit_attacks));
   }
   g_string_append(s, "\n[output]\n# dir is where this file was written; give --out to choose.\n");
   kv(s, "plots", c->plots ? "true" : "false");

@@ -561,6 +561,96 @@ static int expand_range(const char *item, GPtrArray *out, char **msg) {
   return r;
 }
 
+/* The schema entry of sweep key @name (section.key) and its parts in
+ * *@sec, *@key; NULL (a problem reported, nothing allocated) when it names
+ * no key that can be swept. */
+static const ScenKeyInfo *sweep_key(const char *name, ScenLoc loc, const char *what,
+                                    ScenProblems *ps, char **sec, char **key) {
+  const ScenKeyInfo *k = NULL;
+  if (!scen_doc_split_key(name, sec, key)) {
+    if (ps)
+      scen_problems_add(ps, loc, what,
+                        "a sweep key is section.key (e.g. protocol.sigma = 0.5;1;2)");
+  } else if (!scen_schema_is_section(*sec) || g_str_equal(*sec, "sweep")) {
+    char *hint = scen_schema_suggest_section(*sec);
+    if (ps)
+      scen_problems_add(ps, loc, what, "sweep over an unknown section [%s]%s", *sec, hint);
+    g_free(hint);
+  } else if ((k = scen_schema_find(*sec, *key)) == NULL) {
+    char *hint = scen_schema_suggest_key(*sec, *key);
+    if (ps)
+      scen_problems_add(ps, loc, what, "sweep over an unknown key %s.%s%s", *sec, *key, hint);
+    g_free(hint);
+  } else if (g_str_equal(*sec, "output")) {
+    if (ps)
+      scen_problems_add(ps, loc, what, "[output] keys cannot be swept");
+    k = NULL;
+  }
+  if (k == NULL) {
+    g_clear_pointer(sec, g_free);
+    g_clear_pointer(key, g_free);
+  }
+  return k;
+}
+
+/* The values of a sweep over key @k written @raw: its items, ranges A..B
+ * expanded for integer keys, each checked against @k, none twice. NULL (a
+ * problem reported) when one is not. */
+static GPtrArray *sweep_items(const ScenKeyInfo *k, const char *raw, ScenLoc loc, const char *what,
+                              ScenProblems *ps) {
+  /* List-valued keys take one list per item: items are separated by '|'
+   * for them (collusion.x.nodes = 0;1 | 7;40), else by ';'. */
+  gboolean listy = k->type == SCEN_TYPE_ENUM_LIST || k->type == SCEN_TYPE_NODE_LIST;
+  char **raw_items;
+  if (listy) {
+    raw_items = g_strsplit(raw, "|", -1);
+    for (guint j = 0; raw_items[j]; j++)
+      g_strstrip(raw_items[j]);
+  } else {
+    raw_items = scen_split_list(raw);
+  }
+  GPtrArray *items = g_ptr_array_new_with_free_func(g_free);
+  gboolean ok = TRUE;
+  guint n_raw = g_strv_length(raw_items);
+  if (n_raw == 0 || (n_raw == 1 && raw_items[0][0] == '\0')) {
+    if (ps)
+      scen_problems_add(ps, loc, what, "give at least one value (a;b;c or A..B)");
+    ok = FALSE;
+  }
+  for (guint j = 0; ok && j < n_raw; j++) {
+    char *msg = NULL;
+    int r = (k->type == SCEN_TYPE_UINT || k->type == SCEN_TYPE_SEED)
+                ? expand_range(raw_items[j], items, &msg)
+                : -1;
+    if (r == 0) {
+      if (ps)
+        scen_problems_add(ps, loc, what, "%s", msg);
+      ok = FALSE;
+    } else if (r < 0 && !scen_value_check(k, raw_items[j], &msg)) {
+      if (ps)
+        scen_problems_add(ps, loc, what, "item %u: %s", j + 1, msg);
+      ok = FALSE;
+    } else if (r < 0) {
+      g_ptr_array_add(items, g_strdup(raw_items[j]));
+    }
+    g_free(msg);
+  }
+  g_strfreev(raw_items);
+  /* A hash set, not pairwise comparisons: an axis may hold 10^6 values. */
+  GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint j = 0; ok && j < items->len; j++)
+    if (!g_hash_table_add(seen, g_ptr_array_index(items, j))) {
+      if (ps)
+        scen_problems_add(ps, loc, what, "value '%s' is listed twice",
+                          (char *)g_ptr_array_index(items, j));
+      ok = FALSE;
+    }
+  g_hash_table_unref(seen);
+  if (!ok)
+    g_clear_pointer(&items, g_ptr_array_unref);
+  return items;
+}
+
 GPtrArray *scen_sweep_axes(const ScenDoc *doc, ScenProblems *ps) {
   GPtrArray *axes = g_ptr_array_new_with_free_func((GDestroyNotify)scen_sweep_axis_free);
   GPtrArray *ks = scen_doc_list_keys(doc, "sweep");
@@ -568,100 +658,21 @@ GPtrArray *scen_sweep_axes(const ScenDoc *doc, ScenProblems *ps) {
     const char *name = g_ptr_array_index(ks, i);
     ScenLoc loc;
     const char *raw = scen_doc_get_raw(doc, "sweep", name, &loc);
+    if (raw == NULL)
+      continue;
     char *what = g_strdup_printf("sweep.%s", name);
     char *sec = NULL, *key = NULL;
-    if (raw == NULL) {
-      g_free(what);
-      continue;
-    }
-    const ScenKeyInfo *k = NULL;
-    if (!scen_doc_split_key(name, &sec, &key)) {
-      if (ps)
-        scen_problems_add(ps, loc, what,
-                          "a sweep key is section.key (e.g. protocol.sigma = 0.5;1;2)");
-    } else if (!scen_schema_is_section(sec) || g_str_equal(sec, "sweep")) {
-      char *hint = scen_schema_suggest_section(sec);
-      if (ps)
-        scen_problems_add(ps, loc, what, "sweep over an unknown section [%s]%s", sec, hint);
-      g_free(hint);
-    } else if ((k = scen_schema_find(sec, key)) == NULL) {
-      char *hint = scen_schema_suggest_key(sec, key);
-      if (ps)
-        scen_problems_add(ps, loc, what, "sweep over an unknown key %s.%s%s", sec, key, hint);
-      g_free(hint);
-    } else if (g_str_equal(sec, "output")) {
-      if (ps)
-        scen_problems_add(ps, loc, what, "[output] keys cannot be swept");
-      k = NULL;
-    }
-    if (k == NULL) {
-      g_free(what);
-      g_free(sec);
-      g_free(key);
-      continue;
-    }
-    /* List-valued keys take one list per item: items are separated by '|'
-     * for them (collusion.x.nodes = 0;1 | 7;40), else by ';'. */
-    gboolean listy = k->type == SCEN_TYPE_ENUM_LIST || k->type == SCEN_TYPE_NODE_LIST;
-    char **raw_items;
-    if (listy) {
-      raw_items = g_strsplit(raw, "|", -1);
-      for (guint j = 0; raw_items[j]; j++)
-        g_strstrip(raw_items[j]);
-    } else {
-      raw_items = scen_split_list(raw);
-    }
-    GPtrArray *items = g_ptr_array_new_with_free_func(g_free);
-    gboolean ok = TRUE;
-    guint n_raw = g_strv_length(raw_items);
-    if (n_raw == 0 || (n_raw == 1 && raw_items[0][0] == '\0')) {
-      if (ps)
-        scen_problems_add(ps, loc, what, "give at least one value (a;b;c or A..B)");
-      ok = FALSE;
-    }
-    for (guint j = 0; ok && j < n_raw; j++) {
-      char *msg = NULL;
-      int r = (k->type == SCEN_TYPE_UINT || k->type == SCEN_TYPE_SEED)
-                  ? expand_range(raw_items[j], items, &msg)
-                  : -1;
-      if (r == 0) {
-        if (ps)
-          scen_problems_add(ps, loc, what, "%s", msg);
-        g_free(msg);
-        ok = FALSE;
-        break;
-      }
-      if (r < 0) {
-        if (!scen_value_check(k, raw_items[j], &msg)) {
-          if (ps)
-            scen_problems_add(ps, loc, what, "item %u: %s", j + 1, msg);
-          g_free(msg);
-          ok = FALSE;
-          break;
-        }
-        g_ptr_array_add(items, g_strdup(raw_items[j]));
-      }
-    }
-    /* A hash set, not pairwise comparisons: an axis may hold 10^6 values. */
-    GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
-    for (guint j = 0; ok && j < items->len; j++)
-      if (!g_hash_table_add(seen, g_ptr_array_index(items, j))) {
-        if (ps)
-          scen_problems_add(ps, loc, what, "value '%s' is listed twice",
-                            (char *)g_ptr_array_index(items, j));
-        ok = FALSE;
-      }
-    g_hash_table_unref(seen);
-    for (guint j = 0; ok && j < axes->len; j++) {
+    const ScenKeyInfo *k = sweep_key(name, loc, what, ps, &sec, &key);
+    GPtrArray *items = k ? sweep_items(k, raw, loc, what, ps) : NULL;
+    for (guint j = 0; items && j < axes->len; j++) {
       const ScenSweepAxis *o = g_ptr_array_index(axes, j);
       if (g_str_equal(o->section, sec) && g_str_equal(o->key, key)) {
         if (ps)
           scen_problems_add(ps, loc, what, "swept twice");
-        ok = FALSE;
+        g_clear_pointer(&items, g_ptr_array_unref);
       }
     }
-    g_strfreev(raw_items);
-    if (ok) {
+    if (items) {
       ScenSweepAxis *a = g_new0(ScenSweepAxis, 1);
       a->section = sec;
       a->key = key;
@@ -671,7 +682,6 @@ GPtrArray *scen_sweep_axes(const ScenDoc *doc, ScenProblems *ps) {
       a->loc = loc;
       g_ptr_array_add(axes, a);
     } else {
-      g_ptr_array_unref(items);
       g_free(sec);
       g_free(key);
     }

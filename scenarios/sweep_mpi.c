@@ -209,192 +209,266 @@ static int send_reply(Dispatch *d, int r, gint j) {
 
 typedef enum { RANK_STARTING, RANK_WORKING, RANK_DONE, RANK_GONE, RANK_LOST } RankState;
 
-static gboolean run_rank0(ScenScenario *sc, const ScenRunOptions *opt, const ScenMpiOptions *m,
-                          guint size, ScenRunReport *report, GError **error) {
-  Dispatch d = {.m = m};
-  g_mutex_init(&d.lock);
-  GError *plan_error = NULL;
-  d.sw = scen_sweep_prepare(sc, opt, TRUE, report, &plan_error);
-  report->ranks = size;
-  /* Without a plan the loop still runs, with nothing to hand out: it answers
-   * every waiting slot with STOP. */
-  if (d.sw != NULL) {
-    d.n_jobs = scen_sweep_n_jobs(d.sw);
-    d.order = scen_sweep_job_order(d.sw);
-  }
-  d.owner = g_new(gint, MAX(d.n_jobs, 1));
-  for (guint j = 0; j < d.n_jobs; j++)
-    d.owner[j] = -1;
-  double timeout = m->timeout_s > 0 ? m->timeout_s : DEFAULT_TIMEOUT_S;
-  log_line(m, "rank 0 (pid %d on %s) hands out %u job%s to %u rank%s", (int)getpid(),
-           g_get_host_name(), d.n_jobs, d.n_jobs == 1 ? "" : "s", size, size == 1 ? "" : "s");
+/* Rank 0's view of the job (main thread only, but for @d's locked part). */
+typedef struct {
+  Dispatch d;
+  guint size;
+  double timeout;
+  RankState *state;
+  gint *slots, *stops; /* per rank: its slots, the STOPs sent to it */
+  gint64 *seen, start; /* per rank: when it was last heard from */
+  GString *notes;      /* ranks that could not start or were lost */
+  gboolean lost;
+  const GError *plan_error;
+} Rank0;
 
+/* Plans the sweep (NULL plan: nothing to hand out, every slot answered with
+ * STOP) and sets up the table of ranks. */
+static void rank0_init(Rank0 *z, ScenScenario *sc, const ScenRunOptions *opt,
+                       const ScenMpiOptions *m, guint size, ScenRunReport *report,
+                       GError **plan_error) {
+  Dispatch *d = &z->d;
+  d->m = m;
+  g_mutex_init(&d->lock);
+  d->sw = scen_sweep_prepare(sc, opt, TRUE, report, plan_error);
+  z->plan_error = *plan_error;
+  report->ranks = size;
+  if (d->sw != NULL) {
+    d->n_jobs = scen_sweep_n_jobs(d->sw);
+    d->order = scen_sweep_job_order(d->sw);
+  }
+  d->owner = g_new(gint, MAX(d->n_jobs, 1));
+  for (guint j = 0; j < d->n_jobs; j++)
+    d->owner[j] = -1;
+  z->size = size;
+  z->timeout = m->timeout_s > 0 ? m->timeout_s : DEFAULT_TIMEOUT_S;
+  log_line(m, "rank 0 (pid %d on %s) hands out %u job%s to %u rank%s", (int)getpid(),
+           g_get_host_name(), d->n_jobs, d->n_jobs == 1 ? "" : "s", size, size == 1 ? "" : "s");
+  z->state = g_new0(RankState, size);
+  z->slots = g_new0(gint, size);
+  z->stops = g_new0(gint, size);
+  z->seen = g_new(gint64, size);
+  z->start = g_get_monotonic_time();
+  for (guint r = 0; r < size; r++)
+    z->seen[r] = z->start;
+  z->state[0] = RANK_DONE;
+  z->notes = g_string_new(NULL);
+}
+
+static void rank0_clear(Rank0 *z) {
+  g_string_free(z->notes, TRUE);
+  g_free(z->state);
+  g_free(z->slots);
+  g_free(z->stops);
+  g_free(z->seen);
+  g_free(z->d.owner);
+  g_free(z->d.order);
+  scen_sweep_free(z->d.sw);
+  g_mutex_clear(&z->d.lock);
+}
+
+/* OUT/.mpi-inflight and the SIGTERM handler that reports the points in
+ * flight. Whether the handler was installed. */
+static gboolean journal_open(Dispatch *d, const char *out_dir) {
   journal_path[0] = '\0';
-  if (d.sw != NULL) {
-    char *j = g_build_filename(report->out_dir, ".mpi-inflight", NULL);
+  if (d->sw != NULL) {
+    char *j = g_build_filename(out_dir, ".mpi-inflight", NULL);
     if (strlen(j) < sizeof journal_path)
       strcpy(journal_path, j);
     g_unlink(j);
     g_free(j);
   }
-  render_inflight(&d);
+  render_inflight(d);
   struct sigaction act = {0};
   act.sa_handler = on_sigterm;
   sigemptyset(&act.sa_mask);
-  gboolean handler = sigaction(SIGTERM, &act, &old_term) == 0;
+  return sigaction(SIGTERM, &act, &old_term) == 0;
+}
 
-  guint n_local = 0;
-  GThread **local = NULL;
-  if (d.sw != NULL && (!m->dispatcher || size == 1) && d.n_jobs > 0) {
-    n_local = scen_sweep_threads(d.sw);
-    local = g_new0(GThread *, n_local);
-    d.local_left = (gint)n_local;
-    for (guint i = 0; i < n_local; i++)
-      local[i] = g_thread_new("dpg-point", local_worker, &d);
-  }
-
-  RankState *state = g_new0(RankState, size);
-  gint *slots = g_new0(gint, size), *stops = g_new0(gint, size);
-  gint64 *seen = g_new(gint64, size);
-  gint64 start = g_get_monotonic_time();
-  for (guint r = 0; r < size; r++)
-    seen[r] = start;
-  state[0] = RANK_DONE;
-  GString *notes = g_string_new(NULL); /* ranks that could not start */
-  GByteArray *buf = g_byte_array_new();
-  gboolean lost = FALSE;
-  gulong idle_us = 50;
-  for (;;) {
-    gboolean waiting = g_atomic_int_get(&d.local_left) > 0;
-    for (guint r = 1; r < size && !waiting; r++)
-      waiting = state[r] == RANK_STARTING || state[r] == RANK_WORKING;
-    if (!waiting)
-      break;
-    int flag = 0;
-    MPI_Status st;
-    int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-    gint64 now = g_get_monotonic_time();
-    if (rc == MPI_SUCCESS && flag) {
-      idle_us = 50;
-      int r = st.MPI_SOURCE, count = 0;
-      MPI_Get_count(&st, MPI_BYTE, &count);
-      g_byte_array_set_size(buf, (guint)MAX(count, 1));
-      rc = MPI_Recv(buf->data, count, MPI_BYTE, r, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      if (rc != MPI_SUCCESS || r <= 0 || (guint)r >= size)
-        continue;
-      seen[r] = now;
-      if (st.MPI_TAG != TAG_READY || count < (int)sizeof(Header) || state[r] == RANK_LOST)
-        continue; /* a beat, or a late word from a rank given up on */
-      Header h;
-      memcpy(&h, buf->data, sizeof h);
-      const char *text = count > (int)sizeof h ? (const char *)buf->data + sizeof h : "";
-      if (h.status == STATUS_CANNOT_START) {
-        state[r] = RANK_GONE;
-        if (!g_error_matches(plan_error, SCEN_ERROR, SCEN_ERROR_INVALID))
-          g_string_append_printf(notes, "\n  rank %d could not start: %.*s", r,
-                                 (int)(count - sizeof h), text);
-        continue;
-      }
-      slots[r] = MAX(slots[r], h.slots);
-      if (state[r] == RANK_STARTING)
-        state[r] = RANK_WORKING;
-      if (h.job >= 0 && (guint)h.job < d.n_jobs && d.owner[h.job] == r) {
-        d.owner[h.job] = -1;
-        guint n;
-        const guint *pts = scen_sweep_job_points(d.sw, (guint)h.job, &n);
-        log_line(m, "rank %d %s %s%s%.*s", r, h.status == STATUS_OK ? "finished" : "failed",
-                 point_name(d.sw, pts[0]), h.status == STATUS_OK ? "" : ": ",
-                 h.status == STATUS_OK ? 0 : (int)(count - sizeof h), text);
-        scen_sweep_job_done(d.sw, (guint)h.job,
-                            h.status == STATUS_OK ? NULL : (text[0] ? text : "failed"));
-      }
-      gint j = lost ? -1 : take_job(&d);
-      if (j >= 0) {
-        d.owner[j] = r;
-        guint n;
-        const guint *pts = scen_sweep_job_points(d.sw, (guint)j, &n);
-        log_line(m, "rank 0 hands %s to rank %d", point_name(d.sw, pts[0]), r);
-      } else {
-        stops[r]++;
-      }
-      render_inflight(&d);
-      if (send_reply(&d, r, j) != MPI_SUCCESS) {
-        seen[r] = 0; /* lost: the timeout check below gives its points up */
-      } else if (j < 0 && slots[r] > 0 && stops[r] >= slots[r]) {
-        state[r] = RANK_DONE;
-      }
-      continue;
-    }
-    /* Nothing to read: look for ranks that went silent. */
-    for (guint r = 1; r < size; r++) {
-      if ((state[r] != RANK_STARTING && state[r] != RANK_WORKING) ||
-          (double)(now - seen[r]) / 1e6 <= timeout)
-        continue;
-      state[r] = RANK_LOST;
-      lost = TRUE;
-      ranks_set_lost();
-      g_mutex_lock(&d.lock);
-      for (guint k = d.next; k < d.n_jobs; k++)
-        scen_sweep_job_done(d.sw, d.order[k],
-                            "not run: an MPI rank was lost; run the same "
-                            "command again");
-      d.next = d.n_jobs; /* hand out nothing more, locally either */
-      g_mutex_unlock(&d.lock);
-      for (guint j = 0; j < d.n_jobs; j++)
-        if (d.owner[j] == (gint)r) {
-          d.owner[j] = -1;
-          char *msg = g_strdup_printf("rank %u stopped answering for %.0f s (died or hung) while "
-                                      "running it; run the same command again to rerun it",
-                                      r, timeout);
-          scen_sweep_job_done(d.sw, j, msg);
-          g_free(msg);
-        }
-      g_string_append_printf(notes, "\n  rank %u stopped answering for %.0f s%s", r, timeout,
-                             seen[r] == start ? " (it never reported)" : "");
-      log_line(m, "rank %u lost", r);
-      render_inflight(&d);
-    }
-    g_usleep(idle_us);
-    idle_us = MIN(idle_us * 2, 1000);
-  }
-  for (guint i = 0; i < n_local; i++)
-    g_thread_join(local[i]);
-  g_free(local);
+/* The run ended by itself: nothing is in flight. */
+static void journal_close(gboolean handler) {
   if (handler)
     sigaction(SIGTERM, &old_term, NULL);
   inflight_shown = -1;
-  if (journal_path[0]) { /* the run ended by itself: nothing is in flight */
+  if (journal_path[0]) {
     char tmp[sizeof journal_path + 8];
     g_snprintf(tmp, sizeof tmp, "%s.tmp", journal_path);
     g_unlink(tmp);
     g_unlink(journal_path);
   }
+}
 
-  gboolean ok = d.sw != NULL;
+/* Rank 0's own threads (none for a pure dispatcher with other ranks).
+ * *@n their number. */
+static GThread **start_local(Dispatch *d, guint size, guint *n) {
+  *n = 0;
+  if (d->sw == NULL || (d->m->dispatcher && size > 1) || d->n_jobs == 0)
+    return NULL;
+  *n = scen_sweep_threads(d->sw);
+  GThread **local = g_new0(GThread *, *n);
+  d->local_left = (gint)*n;
+  for (guint i = 0; i < *n; i++)
+    local[i] = g_thread_new("dpg-point", local_worker, d);
+  return local;
+}
+
+/* Whether any point still runs here or any rank may still ask for work. */
+static gboolean rank0_waiting(const Rank0 *z) {
+  gboolean waiting = g_atomic_int_get(&z->d.local_left) > 0;
+  for (guint r = 1; r < z->size && !waiting; r++)
+    waiting = z->state[r] == RANK_STARTING || z->state[r] == RANK_WORKING;
+  return waiting;
+}
+
+/* A READY of rank @r (@count bytes at @data, a header and a text): the
+ * outcome of its job if it names one, then the next job or STOP. */
+static void on_ready(Rank0 *z, int r, const guint8 *data, int count) {
+  Dispatch *d = &z->d;
+  Header h;
+  memcpy(&h, data, sizeof h);
+  const char *text = count > (int)sizeof h ? (const char *)data + sizeof h : "";
+  if (h.status == STATUS_CANNOT_START) {
+    z->state[r] = RANK_GONE;
+    if (!g_error_matches(z->plan_error, SCEN_ERROR, SCEN_ERROR_INVALID))
+      g_string_append_printf(z->notes, "\n  rank %d could not start: %.*s", r,
+                             (int)(count - sizeof h), text);
+    return;
+  }
+  z->slots[r] = MAX(z->slots[r], h.slots);
+  if (z->state[r] == RANK_STARTING)
+    z->state[r] = RANK_WORKING;
+  if (h.job >= 0 && (guint)h.job < d->n_jobs && d->owner[h.job] == r) {
+    d->owner[h.job] = -1;
+    guint n;
+    const guint *pts = scen_sweep_job_points(d->sw, (guint)h.job, &n);
+    log_line(d->m, "rank %d %s %s%s%.*s", r, h.status == STATUS_OK ? "finished" : "failed",
+             point_name(d->sw, pts[0]), h.status == STATUS_OK ? "" : ": ",
+             h.status == STATUS_OK ? 0 : (int)(count - sizeof h), text);
+    scen_sweep_job_done(d->sw, (guint)h.job,
+                        h.status == STATUS_OK ? NULL : (text[0] ? text : "failed"));
+  }
+  gint j = z->lost ? -1 : take_job(d);
+  if (j >= 0) {
+    d->owner[j] = r;
+    guint n;
+    const guint *pts = scen_sweep_job_points(d->sw, (guint)j, &n);
+    log_line(d->m, "rank 0 hands %s to rank %d", point_name(d->sw, pts[0]), r);
+  } else {
+    z->stops[r]++;
+  }
+  render_inflight(d);
+  if (send_reply(d, r, j) != MPI_SUCCESS)
+    z->seen[r] = 0; /* lost: the timeout check gives its points up */
+  else if (j < 0 && z->slots[r] > 0 && z->stops[r] >= z->slots[r])
+    z->state[r] = RANK_DONE;
+}
+
+/* Receives one message if there is one (FALSE when none); *@now: the time
+ * after looking. */
+static gboolean receive(Rank0 *z, GByteArray *buf, gint64 *now) {
+  int flag = 0;
+  MPI_Status st;
+  int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+  *now = g_get_monotonic_time();
+  if (rc != MPI_SUCCESS || !flag)
+    return FALSE;
+  int r = st.MPI_SOURCE, count = 0;
+  MPI_Get_count(&st, MPI_BYTE, &count);
+  g_byte_array_set_size(buf, (guint)MAX(count, 1));
+  rc = MPI_Recv(buf->data, count, MPI_BYTE, r, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS || r <= 0 || (guint)r >= z->size)
+    return TRUE;
+  z->seen[r] = *now;
+  /* A beat, or a late word from a rank given up on, only says it lives. */
+  if (st.MPI_TAG == TAG_READY && count >= (int)sizeof(Header) && z->state[r] != RANK_LOST)
+    on_ready(z, r, buf->data, count);
+  return TRUE;
+}
+
+/* Rank @r went silent: its points fail, and nothing more is handed out
+ * (locally either), since the job cannot end cleanly. */
+static void lose_rank(Rank0 *z, guint r) {
+  Dispatch *d = &z->d;
+  z->state[r] = RANK_LOST;
+  z->lost = TRUE;
+  ranks_set_lost();
+  g_mutex_lock(&d->lock);
+  for (guint k = d->next; k < d->n_jobs; k++)
+    scen_sweep_job_done(d->sw, d->order[k],
+                        "not run: an MPI rank was lost; run the same "
+                        "command again");
+  d->next = d->n_jobs;
+  g_mutex_unlock(&d->lock);
+  for (guint j = 0; j < d->n_jobs; j++)
+    if (d->owner[j] == (gint)r) {
+      d->owner[j] = -1;
+      char *msg = g_strdup_printf("rank %u stopped answering for %.0f s (died or hung) while "
+                                  "running it; run the same command again to rerun it",
+                                  r, z->timeout);
+      scen_sweep_job_done(d->sw, j, msg);
+      g_free(msg);
+    }
+  g_string_append_printf(z->notes, "\n  rank %u stopped answering for %.0f s%s", r, z->timeout,
+                         z->seen[r] == z->start ? " (it never reported)" : "");
+  log_line(d->m, "rank %u lost", r);
+  render_inflight(d);
+}
+
+/* Answers the ranks until no point runs and no rank may ask again. */
+static void serve(Rank0 *z) {
+  GByteArray *buf = g_byte_array_new();
+  gulong idle_us = 50;
+  while (rank0_waiting(z)) {
+    gint64 now;
+    if (receive(z, buf, &now)) {
+      idle_us = 50;
+      continue;
+    }
+    for (guint r = 1; r < z->size; r++)
+      if ((z->state[r] == RANK_STARTING || z->state[r] == RANK_WORKING) &&
+          (double)(now - z->seen[r]) / 1e6 > z->timeout)
+        lose_rank(z, r);
+    g_usleep(idle_us);
+    idle_us = MIN(idle_us * 2, 1000);
+  }
+  g_byte_array_unref(buf);
+}
+
+/* The sweep's aggregates, or why the job failed (with the ranks' notes). */
+static gboolean conclude(Rank0 *z, GError *plan_error, ScenRunReport *report, GError **error) {
+  gboolean ok = z->d.sw != NULL;
   if (!ok)
     g_propagate_error(error, plan_error);
   else
-    ok = scen_sweep_finish(d.sw, report, error);
-  if (ok && lost) {
+    ok = scen_sweep_finish(z->d.sw, report, error);
+  if (ok && z->lost) {
     /* Every point finished elsewhere, but the job cannot end cleanly. */
     g_set_error(error, SCEN_ERROR, SCEN_ERROR_FAILED,
-                "every point finished, but MPI ranks were lost:%s", notes->str);
+                "every point finished, but MPI ranks were lost:%s", z->notes->str);
     ok = FALSE;
-  } else if (!ok && notes->len > 0 && error && *error) {
-    char *m2 = g_strconcat((*error)->message, notes->str, NULL);
+  } else if (!ok && z->notes->len > 0 && error && *error) {
+    char *m2 = g_strconcat((*error)->message, z->notes->str, NULL);
     g_free((*error)->message);
     (*error)->message = m2;
   }
-  g_string_free(notes, TRUE);
-  g_byte_array_unref(buf);
-  g_free(state);
-  g_free(slots);
-  g_free(stops);
-  g_free(seen);
-  g_free(d.owner);
-  g_free(d.order);
-  scen_sweep_free(d.sw);
-  g_mutex_clear(&d.lock);
+  return ok;
+}
+
+static gboolean run_rank0(ScenScenario *sc, const ScenRunOptions *opt, const ScenMpiOptions *m,
+                          guint size, ScenRunReport *report, GError **error) {
+  Rank0 z = {0};
+  GError *plan_error = NULL;
+  rank0_init(&z, sc, opt, m, size, report, &plan_error);
+  gboolean handler = journal_open(&z.d, report->out_dir);
+  guint n_local = 0;
+  GThread **local = start_local(&z.d, size, &n_local);
+  serve(&z);
+  for (guint i = 0; i < n_local; i++)
+    g_thread_join(local[i]);
+  g_free(local);
+  journal_close(handler);
+  gboolean ok = conclude(&z, plan_error, report, error);
+  rank0_clear(&z);
   return ok;
 }
 
@@ -410,6 +484,13 @@ typedef struct {
   char *error; /* outcome */
   GAsyncQueue *done;
 } Task;
+
+static void task_free(Task *t) {
+  g_free(t->points);
+  g_free(t->C_file);
+  g_free(t->error);
+  g_free(t);
+}
 
 static gpointer run_task(gpointer data) {
   Task *t = data;
@@ -476,10 +557,7 @@ static gboolean run_worker(ScenScenario *sc, const ScenRunOptions *opt, const Sc
       log_line(m, "rank %u %s %s%s%s", rank, t->error ? "failed" : "finished",
                point_name(sw, t->points[0]), t->error ? ": " : "", t->error ? t->error : "");
       rc = send_ready(t->job, t->error ? STATUS_FAILED : STATUS_OK, slots, t->error);
-      g_free(t->points);
-      g_free(t->C_file);
-      g_free(t->error);
-      g_free(t);
+      task_free(t);
       last_beat = g_get_monotonic_time();
       continue;
     }
@@ -545,13 +623,8 @@ static gboolean run_worker(ScenScenario *sc, const ScenRunOptions *opt, const Sc
     ranks_set_lost();
     ok = FALSE;
     /* Points still running finish their files before the process goes. */
-    while (running-- > 0) {
-      Task *t = g_async_queue_pop(done);
-      g_free(t->points);
-      g_free(t->C_file);
-      g_free(t->error);
-      g_free(t);
-    }
+    while (running-- > 0)
+      task_free(g_async_queue_pop(done));
   }
   g_byte_array_unref(buf);
   g_hash_table_unref(Cs);

@@ -324,12 +324,21 @@ static void test_grid_geometry(void) {
   g_assert_cmpuint(xt->n_major, <=, 4);
   plot_figure_free(fig);
 
-  /* Too small for its panels. */
+  /* Too small for its panels: the first row, then (rows tall enough) the
+   * first column, that would keep too little plot is named. */
   GError *err = NULL;
   fig = new_fig(60, 40, 3, 3);
   g_assert_false(plot_figure_layout(fig, &err));
   g_assert_error(err, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT);
-  g_assert_nonnull(strstr(err->message, "too small"));
+  g_assert_nonnull(strstr(err->message, "too small for 3 x 3 panels: row 0 would get"));
+  g_assert_true(g_str_has_suffix(err->message, "pt of plot height"));
+  g_clear_error(&err);
+  plot_figure_free(fig);
+  fig = new_fig(60, 600, 3, 3);
+  g_assert_false(plot_figure_layout(fig, &err));
+  g_assert_error(err, PLOT_ERROR, PLOT_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "too small for 3 x 3 panels: column 0 would get"));
+  g_assert_true(g_str_has_suffix(err->message, "pt of plot width"));
   g_clear_error(&err);
   plot_figure_free(fig);
 }
