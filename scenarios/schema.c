@@ -111,8 +111,8 @@ static const ScenKeyInfo keys[] = {
     {"audit", "victims", SCEN_TYPE_STRING, NULL, NO_RANGE, SCEN_KEY_OPTIONAL, NULL,
      "audit these victims (node ids joined by ';', or all: every node outside the set) "
      "against each collusion set and trust model by attacks on simulated runs "
-     "(docs/audits.md); audit.csv. Needs a static topology, b = 1, a constant latency and no "
-     "loss"},
+     "(docs/audits.md); audit.csv. Needs a constant latency and no loss (schedules and b > 1 are "
+     "audited as accounted)"},
     {"audit", "trials", SCEN_TYPE_UINT, "1000", 20, 1e9, 0, NULL, "simulated runs per world"},
     {"audit", "attack", SCEN_TYPE_ENUM, "all", NO_RANGE, 0, "np|learned|reconstruction|all",
      "the attack (all: every one that applies)"},

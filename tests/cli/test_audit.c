@@ -12,7 +12,8 @@
  *   - --attack learned gives the learned row alone; --figure writes the
  *     trade-off figure, and fails when no victim has a finite mu;
  *   - a scenario's [audit] section writes audit.csv with the command's rows
- *     (same numbers to the last bit), and refuses victims beyond the graph;
+ *     (same numbers to the last bit; also with b = 2 on a time-varying
+ *     schedule), and refuses victims beyond the graph;
  *   - with participation -b 2 and a time-varying --schedule, the audit's
  *     accounted mu is `account`'s (same -T, -b, --schedule and --seed) and
  *     its interval reaches it or lies below it within 10%;
@@ -191,21 +192,20 @@ static void test_learned_and_figure(void) {
   g_free(dir);
 }
 
-static void test_scenario_section(void) {
-  char *dir = g_dir_make_tmp("dpg-audit-scen-XXXXXX", NULL);
-  char *ini = g_build_filename(dir, "a.ini", NULL);
-  const char *text = "[simulation]\nrounds = 3\nseed = 5\n[topology]\ngenerate = florentine\n"
-                     "[privacy]\ntrust = pndp\n[collusion.pair]\nnodes = 0+5\n"
-                     "[audit]\nvictims = 1\ntrials = 40\n[output]\nplots = false\n";
+/* Runs scenario @text (in @dir) and checks that its audit.csv holds the
+ * rows of `audit` with @args (csv): the same numbers to the last bit. */
+static void scenario_matches_command(const char *dir, const char *name, const char *text,
+                                     const char *const *args) {
+  char *file = g_strdup_printf("%s.ini", name);
+  char *ini = g_build_filename(dir, file, NULL);
   g_assert_true(g_file_set_contents(ini, text, -1, NULL));
   CliRun r = cli_run("run", ini, "-q");
   if (r.status != 0)
     g_error("%s", r.err);
   cli_run_clear(&r);
-  char *csv = g_build_filename(dir, "results", "a", "audit.csv", NULL), *got = NULL;
+  char *csv = g_build_filename(dir, "results", name, "audit.csv", NULL), *got = NULL;
   g_assert_true(g_file_get_contents(csv, &got, NULL, NULL));
-  r = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0+5", "--victim", "1",
-              "--trials", "40", "--seed", "5", "--format", "csv");
+  r = cli_run_v(args);
   g_assert_cmpint(r.status, ==, 0);
   gchar **a = g_strsplit(got, "\n", -1), **b = g_strsplit(r.out, "\n", -1);
   g_assert_cmpuint(g_strv_length(a), ==, 4); /* header, np, learned, "" */
@@ -222,6 +222,34 @@ static void test_scenario_section(void) {
   g_strfreev(b);
   cli_run_clear(&r);
   g_free(got);
+  g_free(csv);
+  g_free(ini);
+  g_free(file);
+}
+
+static void test_scenario_section(void) {
+  char *dir = g_dir_make_tmp("dpg-audit-scen-XXXXXX", NULL);
+  char *ini = g_build_filename(dir, "a.ini", NULL);
+  scenario_matches_command(
+      dir, "a",
+      "[simulation]\nrounds = 3\nseed = 5\n[topology]\ngenerate = florentine\n"
+      "[privacy]\ntrust = pndp\n[collusion.pair]\nnodes = 0+5\n"
+      "[audit]\nvictims = 1\ntrials = 40\n[output]\nplots = false\n",
+      (const char *const[]){"audit", "--generate", "florentine", "-T", "3", "-a", "0+5",
+                            "--victim", "1", "--trials", "40", "--seed", "5", "--format", "csv",
+                            NULL});
+  /* Participation every b = 2 steps on a time-varying schedule: audited as
+   * the command audits it (the scenario once refused both). */
+  scenario_matches_command(
+      dir, "b",
+      "[simulation]\nrounds = 4\nseed = 5\n[topology]\ngenerate = florentine\n"
+      "schedule = matching\n[privacy]\ntrust = pndp\nparticipation_interval = 2\n"
+      "[collusion.pair]\nnodes = 0+5\n"
+      "[audit]\nvictims = 1\ntrials = 40\n[output]\nplots = false\n",
+      (const char *const[]){"audit", "--generate", "florentine", "-T", "4", "-b", "2",
+                            "--schedule", "matching", "-a", "0+5", "--victim", "1", "--trials",
+                            "40", "--seed", "5", "--format", "csv", NULL});
+  CliRun r;
   /* A victim beyond the graph is a problem at its line. */
   g_assert_true(g_file_set_contents(ini, "[topology]\ngenerate = florentine\n"
                                          "[collusion.x]\nnodes = 0\n[audit]\nvictims = 99\n",
@@ -232,7 +260,6 @@ static void test_scenario_section(void) {
   cli_run_clear(&r);
   char *rm[] = {"rm", "-rf", dir, NULL};
   g_spawn_sync(NULL, rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
-  g_free(csv);
   g_free(ini);
   g_free(dir);
 }
