@@ -204,6 +204,15 @@ gboolean spec_file_read_text(const char *path, char **contents, gsize *length, G
  */
 gboolean spec_check_lines(const char *path, const char *text, gsize len, GError **error);
 
+/**
+ * spec_error_at: sets @error to (@domain, @code) with the message
+ * "PATH:LINE: " (or "PATH: " when @line is 0, a fault of the whole file)
+ * followed by @fmt's text; @path goes through spec_escape. @error may be
+ * NULL. Returns: FALSE, so that a reader can return it. O(message).
+ */
+gboolean spec_error_at(GError **error, GQuark domain, gint code, const char *path, gsize line,
+                       const char *fmt, ...) G_GNUC_PRINTF(6, 7);
+
 /* ===================================================================== */
 /* Attacker sets (attackers.c)                                            */
 /* ===================================================================== */
