@@ -554,21 +554,14 @@ double *mf_gram_prefix_sum(guint T, GError **error) {
 }
 
 gboolean mf_workload_parse(const char *name, MfWorkload *out, GError **error) {
-  if (name && g_str_equal(name, "post-average")) {
-    *out = MF_WORKLOAD_POST_AVERAGE;
-    return TRUE;
-  }
-  if (name && g_str_equal(name, "messages")) {
-    *out = MF_WORKLOAD_MESSAGES;
-    return TRUE;
-  }
-  const char *const workloads[] = {"post-average", "messages"};
-  char *hint = spec_did_you_mean(name, workloads, G_N_ELEMENTS(workloads));
-  g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
-              "unknown workload '%s' (expected post-average or messages)%s", name ? name : "(null)",
-              hint);
-  g_free(hint);
-  return FALSE;
+  static const char *const names[] = {"post-average", "messages"};
+  static const MfWorkload workloads[] = {MF_WORKLOAD_POST_AVERAGE, MF_WORKLOAD_MESSAGES};
+  guint i;
+  if (!spec_choose(name, "workload", names, G_N_ELEMENTS(names), &i, MF_ERROR,
+                   MF_ERROR_INVALID_ARGUMENT, error))
+    return FALSE;
+  *out = workloads[i];
+  return TRUE;
 }
 
 const char *mf_workload_name(MfWorkload w) {

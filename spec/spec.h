@@ -88,6 +88,15 @@ const char *spec_closest(const char *given, const char *const *choices, gssize n
 char *spec_did_you_mean(const char *given, const char *const *choices, gssize n);
 
 /**
+ * spec_choose: *@index = the position of @name among the @n @names, or
+ * FALSE with (@domain, @code) "unknown WHAT 'NAME' (expected A, B or C)"
+ * and spec_did_you_mean's hint (NAME escaped, "(null)" for NULL). The parse
+ * of a name from a closed list. O(sum of |name| |choice|).
+ */
+gboolean spec_choose(const char *name, const char *what, const char *const *names, guint n,
+                     guint *index, GQuark domain, gint code, GError **error);
+
+/**
  * spec_escape: @text (@len bytes, or NUL-terminated when @len < 0) made safe
  * to quote in a message: printable UTF-8 is kept; \n, \r, \t and other
  * control bytes become \n, \r, \t, \xNN; bytes that are not UTF-8 become
