@@ -54,6 +54,15 @@ void priv_blocks_set_scale(PrivBlocks *blocks, double scale);
 gboolean priv_scale_exponents(double a, double b, gboolean *scale, int *ea, int *eb,
                               GError **error);
 
+/*
+ * priv_check_nodes: the nodes of a structured problem: *@n, the size of its
+ * first gossip matrix, once every gossip matrix is given with that size and
+ * the attacker set is nonempty, within the n nodes and without repeats.
+ * @p has n_gossip >= 1. Errors: PRIV_ERROR_INVALID_ARGUMENT saying which
+ * rule fails. O(n_gossip + n + n_attackers).
+ */
+gboolean priv_check_nodes(const PrivStructuredProblem *p, guint *n, GError **error);
+
 /* @x rounded up to the smallest positive double when @truth_positive and @x
  * underflowed to 0: a positive privacy number is never printed as 0. */
 static inline double priv_no_zero(double x, gboolean truth_positive) {
