@@ -40,6 +40,14 @@ const char *topo_gossip_kind_name(TopoGossipKind kind) {
   return "unknown";
 }
 
+gboolean topo_gossip_kind_check(TopoGossipKind kind, GError **error) {
+  if (kind == TOPO_GOSSIP_UNIFORM || kind == TOPO_GOSSIP_METROPOLIS ||
+      kind == TOPO_GOSSIP_MAXDEGREE)
+    return TRUE;
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "unknown gossip kind %d", (int)kind);
+  return FALSE;
+}
+
 TopoGossip *topo_gossip_alloc(guint n, gsize nnz) {
   TopoGossip *w = g_new0(TopoGossip, 1);
   w->n = n;
@@ -54,12 +62,8 @@ TopoGossip *topo_gossip_new(const TopoGraph *g, TopoGossipKind kind, GError **er
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "gossip matrix of a NULL graph");
     return NULL;
   }
-  if (kind != TOPO_GOSSIP_UNIFORM && kind != TOPO_GOSSIP_METROPOLIS &&
-      kind != TOPO_GOSSIP_MAXDEGREE) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "unknown gossip kind %d",
-                (int)kind);
+  if (!topo_gossip_kind_check(kind, error))
     return NULL;
-  }
   guint n = topo_graph_n_nodes(g);
   gsize nnz = (gsize)n + 2 * (gsize)topo_graph_n_edges(g);
   TopoGossip *w = topo_gossip_alloc(n, nnz);
