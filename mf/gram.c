@@ -43,6 +43,13 @@ static gboolean check_workload(MfWorkload w, GError **error) {
   return FALSE;
 }
 
+/* The arguments of a static gossip's Gram matrix: sizes, workload, W finite. */
+static gboolean check_static(const double *W, guint n, guint T, MfWorkload workload,
+                             GError **error) {
+  return check_sizes(n, T, error) && check_workload(workload, error) &&
+         check_finite(W, n, "the gossip matrix", error);
+}
+
 /* Budget in doubles: a*n^2 + b*n*T + c*T^2, saturating. */
 static gsize budget_bytes(guint n, guint T, gsize a, gsize b, gsize c) {
   gsize nn, nT, TT, x, y, z;
@@ -308,8 +315,7 @@ double *mf_gram_static(const double *W, guint n, guint T, MfWorkload workload, M
                        gsize max_bytes, GError **error) {
   g_return_val_if_fail(W != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
-  if (!check_sizes(n, T, error) || !check_workload(workload, error) ||
-      !check_finite(W, n, "the gossip matrix", error))
+  if (!check_static(W, n, T, workload, error))
     return NULL;
   if (method != MF_GRAM_AUTO && method != MF_GRAM_EIGEN && method != MF_GRAM_POWERS) {
     g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT, "unknown Gram method %d", (int)method);
@@ -377,8 +383,7 @@ MfGramSpectral *mf_gram_spectral_new(const double *W, guint n, guint T, MfWorklo
                                      GError **error) {
   g_return_val_if_fail(W != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
-  if (!check_sizes(n, T, error) || !check_workload(workload, error) ||
-      !check_finite(W, n, "the gossip matrix", error))
+  if (!check_static(W, n, T, workload, error))
     return NULL;
   double *pi = g_new(double, n);
   if (!reversible_weights(W, n, pi)) {
@@ -412,8 +417,7 @@ double *mf_gram_node(const double *W, guint n, guint node, guint T, MfWorkload w
                      gsize max_bytes, GError **error) {
   g_return_val_if_fail(W != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
-  if (!check_sizes(n, T, error) || !check_workload(workload, error) ||
-      !check_finite(W, n, "the gossip matrix", error))
+  if (!check_static(W, n, T, workload, error))
     return NULL;
   if (node >= n) {
     g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
