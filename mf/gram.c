@@ -53,9 +53,10 @@ static gboolean check_static(const double *W, guint n, guint T, MfWorkload workl
 /* Budget in doubles: a*n^2 + b*n*T + c*T^2, saturating. */
 static gsize budget_bytes(guint n, guint T, gsize a, gsize b, gsize c) {
   gsize nn, nT, TT, x, y, z;
-  if (!mf_size_mul(n, n, &nn) || !mf_size_mul(n, T, &nT) || !mf_size_mul(T, T, &TT) ||
-      !mf_size_mul(a, nn, &x) || !mf_size_mul(b, nT, &y) || !mf_size_mul(c, TT, &z) ||
-      x > G_MAXSIZE - y || x + y > G_MAXSIZE - z)
+  if (!spec_size_mul_checked(n, n, &nn) || !spec_size_mul_checked(n, T, &nT) ||
+      !spec_size_mul_checked(T, T, &TT) || !spec_size_mul_checked(a, nn, &x) ||
+      !spec_size_mul_checked(b, nT, &y) || !spec_size_mul_checked(c, TT, &z) || x > G_MAXSIZE - y ||
+      x + y > G_MAXSIZE - z)
     return G_MAXSIZE;
   return mf_doubles_bytes(x + y + z);
 }
@@ -348,7 +349,7 @@ double *mf_gram_static(const double *W, guint n, guint T, MfWorkload workload, M
   if (!reversible) {
     /* T flattened powers of W: n^2 T doubles. */
     gsize nnT;
-    if (!mf_size_mul((gsize)n * n, T, &nnT) || mf_doubles_bytes(nnT) > G_MAXSIZE - need)
+    if (!spec_size_mul_checked((gsize)n * n, T, &nnT) || mf_doubles_bytes(nnT) > G_MAXSIZE - need)
       need = G_MAXSIZE;
     else
       need += mf_doubles_bytes(nnT);

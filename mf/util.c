@@ -2,13 +2,6 @@
 #include "mf/internal.h"
 #include "spec/spec.h"
 
-gboolean mf_size_mul(gsize a, gsize b, gsize *out) {
-  if (a != 0 && b > G_MAXSIZE / a)
-    return FALSE;
-  *out = a * b;
-  return TRUE;
-}
-
 gsize mf_doubles_bytes(gsize count) {
   return spec_size_mul(count, sizeof(double));
 }

@@ -259,7 +259,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
     report(c, done, total);
   }
   for (guint vi = 0; vi < nv; vi++)
-    priv_fill_upper_from_lower(blocks->X + (gsize)c->victims[vi] * T * T, T);
+    mf_fill_upper_from_lower(blocks->X + (gsize)c->victims[vi] * T * T, T);
   report(c, total, total);
   ok = TRUE;
 out:

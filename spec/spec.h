@@ -155,6 +155,9 @@ gsize spec_json_first_value_end(const char *text, gsize len);
 gsize spec_size_mul(gsize a, gsize b);
 gsize spec_size_add(gsize a, gsize b);
 
+/* *@out = a * b, or FALSE (and *@out untouched) when it overflows gsize. O(1). */
+gboolean spec_size_mul_checked(gsize a, gsize b, gsize *out);
+
 /**
  * spec_memory_limit: the memory budget of this process in bytes: physical
  * memory, or the address-space / data rlimit when smaller (G_MAXSIZE when
