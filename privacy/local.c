@@ -22,17 +22,9 @@ static gboolean fail(GError **error, const char *msg) {
 static gboolean lists(const TopoGossip *w, guint v, guint u) {
   const guint *cols;
   const double *vals;
-  guint lo = 0, hi = topo_gossip_row(w, v, &cols, &vals);
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (cols[mid] == u)
-      return TRUE;
-    if (cols[mid] < u)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return FALSE;
+  guint len = topo_gossip_row(w, v, &cols, &vals);
+  gsize at = sim_sorted_search(cols, 0, len, u);
+  return at < len && cols[at] == u;
 }
 
 /* u lists v iff v lists u: hops then mean the same in both directions, so

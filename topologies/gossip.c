@@ -200,14 +200,7 @@ guint topo_gossip_row(const TopoGossip *w, guint u, const guint **cols, const do
 
 double topo_gossip_get(const TopoGossip *w, guint u, guint v) {
   g_return_val_if_fail(w != NULL && u < w->n && v < w->n, 0.0);
-  guint lo = w->row_ptr[u], hi = w->row_ptr[u + 1];
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (w->col[mid] < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  guint lo = (guint)sim_sorted_search(w->col, w->row_ptr[u], w->row_ptr[u + 1], v);
   return lo < w->row_ptr[u + 1] && w->col[lo] == v ? w->val[lo] : 0.0;
 }
 
