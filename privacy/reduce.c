@@ -181,15 +181,18 @@ static gboolean resolve_options(const PrivKnowledge *k, const PrivKnowledgeOptio
  * the kept rows. */
 typedef struct {
   guint n, T;
-  guint32 *gidx;  /* gradient slot (u-major, u * T + t) -> column of A, or UNUSED */
-  guint32 *nidx;  /* noise variable -> column of B, or UNUSED */
-  gboolean *keep; /* knowledge row -> kept */
-  gsize *cstart;  /* victim u's columns of A are [cstart[u], cstart[u+1]) */
-  gsize r, c, m;  /* kept rows, gradient columns, noise columns */
-  double *Bt, *A, *Ap, *rn, *sc, *tau;
-  lapack_int *jpvt;
-  gsize *row_of; /* kept row -> knowledge row */
-  gsize rank;
+  guint32 *gidx;       /* gradient slot (u-major, u * T + t) -> column of A, or UNUSED */
+  guint32 *nidx;       /* noise variable -> column of B, or UNUSED */
+  gboolean *keep;      /* knowledge row -> kept */
+  gsize *cstart;       /* victim u's columns of A are [cstart[u], cstart[u+1]) */
+  gsize r, c, m;       /* kept rows, gradient columns, noise columns */
+  double *Bt, *A, *Ap; /* B^T, A and Y over the residual (fill, factor) */
+  double *rn;          /* kept row -> its noise norm (after scaling, if scaled) */
+  double *sc;          /* kept row -> its power-of-two scale, or NULL (unscaled) */
+  double *tau;         /* dgeqp3's reflectors */
+  lapack_int *jpvt;    /* dgeqp3's pivots */
+  gsize *row_of;       /* kept row -> knowledge row */
+  gsize rank;          /* rows selected by the rank cut */
 } Reduction;
 
 static void reduction_clear(Reduction *x) {
