@@ -358,21 +358,6 @@ static void forward(const LearnModel *m, const double *p, const double *const *x
               w->h, (int)n->flat, p + n->wf, (int)n->flat, 1.0, w->z, (int)n->classes);
 }
 
-/* Cross-entropy of logits z for label y; overwrites z with dloss/dz. */
-static double softmax_xent(double *z, gsize C, gsize y) {
-  double mx = z[0];
-  for (gsize k = 1; k < C; k++)
-    mx = MAX(mx, z[k]);
-  double s = 0.0;
-  for (gsize k = 0; k < C; k++)
-    s += exp(z[k] - mx);
-  double loss = log(s) + mx - z[y];
-  for (gsize k = 0; k < C; k++)
-    z[k] = exp(z[k] - mx) / s;
-  z[y] -= 1.0;
-  return loss;
-}
-
 /* Per-example gradients of the chunk into w->g (row b: example b), from the
  * deltas w->z. */
 static void backward(const LearnModel *m, const double *p, gsize B, const Work *w) {
@@ -476,7 +461,7 @@ double learn_cnn_clipped_grad(const LearnModel *m, const double *params, const L
       x[b] = ds->features + idx[i0 + b] * m->d;
     forward(m, params, x, B, &w);
     for (gsize b = 0; b < B; b++)
-      total += softmax_xent(w.z + b * m->n_out, m->n_out, (gsize)ds->targets[idx[i0 + b]]);
+      total += learn_softmax_xent(w.z + b * m->n_out, m->n_out, (gsize)ds->targets[idx[i0 + b]]);
     backward(m, params, B, &w);
     for (gsize b = 0; b < B; b++) {
       const double *g = w.g + b * np;

@@ -58,30 +58,30 @@ static void split_cells(const Line *line, GArray *cells) {
   }
 }
 
+/* Whether the whole cell reads as a number (finite or not) into *@out. */
+static gboolean cell_strtod(const Cell *c, double *out) {
+  char buf[128];
+  if (c->len == 0 || c->len >= sizeof buf)
+    return FALSE;
+  memcpy(buf, c->start, c->len);
+  buf[c->len] = '\0';
+  char *end = NULL;
+  *out = g_ascii_strtod(buf, &end);
+  return end == buf + c->len;
+}
+
 /* Whether a whole cell has the syntax of a number (finite or not): the
  * header test, so that a row with an out-of-range value is an error, not a
  * header. */
 static gboolean cell_is_numeric(const Cell *c) {
-  char buf[128];
-  if (c->len == 0 || c->len >= sizeof buf)
-    return FALSE;
-  memcpy(buf, c->start, c->len);
-  buf[c->len] = '\0';
-  char *end = NULL;
-  g_ascii_strtod(buf, &end);
-  return end == buf + c->len;
+  double v;
+  return cell_strtod(c, &v);
 }
 
 /* Parse a whole cell as a finite double. */
 static gboolean cell_number(const Cell *c, double *out) {
-  char buf[128];
-  if (c->len == 0 || c->len >= sizeof buf)
-    return FALSE;
-  memcpy(buf, c->start, c->len);
-  buf[c->len] = '\0';
-  char *end = NULL;
-  double v = g_ascii_strtod(buf, &end);
-  if (end != buf + c->len || !isfinite(v))
+  double v;
+  if (!cell_strtod(c, &v) || !isfinite(v))
     return FALSE;
   *out = v;
   return TRUE;

@@ -15,14 +15,19 @@ gsize learn_dataset_bytes(gsize n, gsize n_features) {
   return spec_size_add(spec_size_mul(sizeof(double), values), spec_size_mul(sizeof(gsize), n));
 }
 
+gboolean learn_check_shape(const char *what, gsize n_features, guint n_classes, GError **error) {
+  if (n_features > 0 && n_classes != 1)
+    return TRUE;
+  g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+              "a %s needs at least one feature and 0 (regression) or >= 2 classes "
+              "(got %" G_GSIZE_FORMAT " features, %u classes)",
+              what, n_features, n_classes);
+  return FALSE;
+}
+
 LearnDataset *learn_dataset_alloc(gsize n, gsize n_features, guint n_classes, GError **error) {
-  if (n_features == 0 || n_classes == 1) {
-    g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
-                "a dataset needs at least one feature and 0 (regression) or >= 2 classes "
-                "(got %" G_GSIZE_FORMAT " features, %u classes)",
-                n_features, n_classes);
+  if (!learn_check_shape("dataset", n_features, n_classes, error))
     return NULL;
-  }
   if (n > G_MAXSIZE / sizeof(double) / n_features) {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
                 "dataset of %" G_GSIZE_FORMAT " x %" G_GSIZE_FORMAT " features is too large", n,

@@ -34,4 +34,9 @@ void learn_shuffle(gsl_rng *rng, gsize *a, gsize n);
  * NULL and sets LEARN_ERROR_INVALID_ARGUMENT. */
 LearnDataset *learn_dataset_alloc(gsize n, gsize n_features, guint n_classes, GError **error);
 
+/* FALSE (LEARN_ERROR_INVALID_ARGUMENT, "a @what needs ...") unless there is
+ * a feature and 0 (regression) or at least 2 classes: the shape a dataset
+ * and a model share. O(1). */
+gboolean learn_check_shape(const char *what, gsize n_features, guint n_classes, GError **error);
+
 #endif /* DPG_LEARNING_INTERNAL_H */

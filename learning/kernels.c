@@ -81,18 +81,7 @@ LEARN_INLINE double loss_and_delta(const LearnModel *m, double *z, double y) {
     z[0] = 2.0 * r;
     return r * r;
   }
-  gsize o = m->n_out, label = (gsize)y;
-  double mx = z[0];
-  for (gsize k = 1; k < o; k++)
-    mx = MAX(mx, z[k]);
-  double s = 0.0;
-  for (gsize k = 0; k < o; k++)
-    s += exp(z[k] - mx);
-  double loss = log(s) + mx - z[label];
-  for (gsize k = 0; k < o; k++)
-    z[k] = exp(z[k] - mx) / s;
-  z[label] -= 1.0;
-  return loss;
+  return learn_softmax_xent(z, m->n_out, (gsize)y);
 }
 
 /* Add coef * clip(gradient of one example) to grad; returns its loss. */

@@ -71,22 +71,9 @@ typedef struct {
   GHashTable *seen; /* user name -> file that lists it (both borrowed) */
 } Acc;
 
-static gboolean bad(GError **error, const char *path, guint line, const char *fmt, ...)
-    G_GNUC_PRINTF(4, 5);
-static gboolean bad(GError **error, const char *path, guint line, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *msg = g_strdup_vprintf(fmt, ap);
-  va_end(ap);
-  char *esc = spec_escape(path, -1);
-  if (line > 0)
-    g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s:%u: %s", esc, line, msg);
-  else
-    g_set_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT, "%s: %s", esc, msg);
-  g_free(esc);
-  g_free(msg);
-  return FALSE;
-}
+/* LEARN_ERROR_FORMAT "PATH:LINE: ..." ("PATH: ..." for line 0; always FALSE). */
+#define bad(error, path, line, ...)                                                                \
+  spec_error_at(error, LEARN_ERROR, LEARN_ERROR_FORMAT, path, line, __VA_ARGS__)
 
 static gboolean read_user(const char *path, const Positions *pos, const char *name, JsonNode *node,
                           guint line, Acc *acc, GError **error) {

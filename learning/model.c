@@ -9,13 +9,8 @@
 
 LearnModel *learn_model_new(const char *spec_text, gsize n_features, guint n_classes,
                             GError **error) {
-  if (n_features == 0 || n_classes == 1) {
-    g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
-                "a model needs at least one feature and 0 (regression) or >= 2 classes "
-                "(got %" G_GSIZE_FORMAT " features, %u classes)",
-                n_features, n_classes);
+  if (!learn_check_shape("model", n_features, n_classes, error))
     return NULL;
-  }
   Spec *spec = spec_parse(spec_text, "model", FALSE, LEARN_ERROR, LEARN_ERROR_PARSE,
                           LEARN_ERROR_INVALID_ARGUMENT, error);
   if (spec == NULL)

@@ -5,6 +5,8 @@
 #ifndef DPG_LEARNING_MODEL_INTERNAL_H
 #define DPG_LEARNING_MODEL_INTERNAL_H
 
+#include <math.h>
+
 #include "learning/internal.h"
 
 typedef struct LearnCnn LearnCnn;
@@ -22,6 +24,25 @@ struct LearnModel {
   char *spec;
   LearnCnn *cnn; /* non-NULL for the CNN (cnn.c), which has its own kernels */
 };
+
+/* Cross-entropy of the softmax of the logits @z (@C of them) for label @y
+ * (log-sum-exp shifted by the largest logit, so no exp overflows);
+ * overwrites @z with dloss/dz = softmax(z) - e_y. Always inlined: kernels.c
+ * compiles its callers once per instruction set. O(C). */
+static inline __attribute__((always_inline)) double learn_softmax_xent(double *z, gsize C,
+                                                                       gsize y) {
+  double mx = z[0];
+  for (gsize k = 1; k < C; k++)
+    mx = MAX(mx, z[k]);
+  double s = 0.0;
+  for (gsize k = 0; k < C; k++)
+    s += exp(z[k] - mx);
+  double loss = log(s) + mx - z[y];
+  for (gsize k = 0; k < C; k++)
+    z[k] = exp(z[k] - mx) / s;
+  z[y] -= 1.0;
+  return loss;
+}
 
 /* cnn.c. learn_cnn_model_new: the model of a parsed "cnn" spec;
  * n_features == 0 checks the options only and returns NULL without error. */

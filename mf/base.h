@@ -37,6 +37,11 @@ typedef enum {
   MF_ERROR_INFEASIBLE,       /* the constraints admit no solution */
 } MfError;
 
+/* mf_fill_upper_from_lower: copies the lower triangle of the n x n
+ * row-major @A onto its upper one (a symmetric result computed by halves;
+ * privacy/'s blocks use it too). O(n^2). */
+void mf_fill_upper_from_lower(double *A, guint n);
+
 G_END_DECLS
 
 #endif /* DPG_MF_BASE_H */

@@ -8,7 +8,7 @@
  * O(n^2 T + k^2 b d^2).
  */
 /* Not mf/internal.h: OpenBLAS's cblas.h and GSL's gsl_cblas.h clash. */
-#include "mf/mf.h"
+#include "mf/fit_internal.h"
 
 #include <gsl/gsl_multimin.h>
 #include <math.h>
@@ -101,23 +101,8 @@ gboolean mf_blt_fit(const MfGramSpectral *g, guint k, guint b, guint d, double *
   gsl_multimin_fdfminimizer_free(s);
   /* |X[s,t]| has kinks where a cross entry changes sign (mixed-sign weights
    * can cancel cross terms): BFGS stalls there, Nelder-Mead walks through. */
-  {
-    gsl_multimin_function fn0 = {.f = fit_f, .n = 2 * d, .params = &f};
-    gsl_vector *step = gsl_vector_alloc(2 * d);
-    gsl_vector_set_all(step, 0.05);
-    gsl_multimin_fminimizer *nm = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2,
-                                                                2 * d);
-    gsl_multimin_fminimizer_set(nm, &fn0, x, step);
-    double before = fit_f(x, &f);
-    for (guint it = 0; it < 200 * d; it++)
-      if (gsl_multimin_fminimizer_iterate(nm) != GSL_SUCCESS ||
-          gsl_multimin_test_size(gsl_multimin_fminimizer_size(nm), 1e-7) == GSL_SUCCESS)
-        break;
-    if (gsl_multimin_fminimizer_minimum(nm) < before)
-      gsl_vector_memcpy(x, gsl_multimin_fminimizer_x(nm));
-    gsl_multimin_fminimizer_free(nm);
-    gsl_vector_free(step);
-  }
+  gsl_multimin_function fn0 = {.f = fit_f, .n = 2 * d, .params = &f};
+  mf_fit_nelder_mead(&fn0, x, 0.05, 200 * d, 1e-7);
   gsl_set_error_handler(old);
   gboolean ok = load(&f, x);
   gsl_vector_free(x);

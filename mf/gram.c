@@ -43,12 +43,20 @@ static gboolean check_workload(MfWorkload w, GError **error) {
   return FALSE;
 }
 
+/* The arguments of a static gossip's Gram matrix: sizes, workload, W finite. */
+static gboolean check_static(const double *W, guint n, guint T, MfWorkload workload,
+                             GError **error) {
+  return check_sizes(n, T, error) && check_workload(workload, error) &&
+         check_finite(W, n, "the gossip matrix", error);
+}
+
 /* Budget in doubles: a*n^2 + b*n*T + c*T^2, saturating. */
 static gsize budget_bytes(guint n, guint T, gsize a, gsize b, gsize c) {
   gsize nn, nT, TT, x, y, z;
-  if (!mf_size_mul(n, n, &nn) || !mf_size_mul(n, T, &nT) || !mf_size_mul(T, T, &TT) ||
-      !mf_size_mul(a, nn, &x) || !mf_size_mul(b, nT, &y) || !mf_size_mul(c, TT, &z) ||
-      x > G_MAXSIZE - y || x + y > G_MAXSIZE - z)
+  if (!spec_size_mul_checked(n, n, &nn) || !spec_size_mul_checked(n, T, &nT) ||
+      !spec_size_mul_checked(T, T, &TT) || !spec_size_mul_checked(a, nn, &x) ||
+      !spec_size_mul_checked(b, nT, &y) || !spec_size_mul_checked(c, TT, &z) || x > G_MAXSIZE - y ||
+      x + y > G_MAXSIZE - z)
     return G_MAXSIZE;
   return mf_doubles_bytes(x + y + z);
 }
@@ -308,8 +316,7 @@ double *mf_gram_static(const double *W, guint n, guint T, MfWorkload workload, M
                        gsize max_bytes, GError **error) {
   g_return_val_if_fail(W != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
-  if (!check_sizes(n, T, error) || !check_workload(workload, error) ||
-      !check_finite(W, n, "the gossip matrix", error))
+  if (!check_static(W, n, T, workload, error))
     return NULL;
   if (method != MF_GRAM_AUTO && method != MF_GRAM_EIGEN && method != MF_GRAM_POWERS) {
     g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT, "unknown Gram method %d", (int)method);
@@ -342,7 +349,7 @@ double *mf_gram_static(const double *W, guint n, guint T, MfWorkload workload, M
   if (!reversible) {
     /* T flattened powers of W: n^2 T doubles. */
     gsize nnT;
-    if (!mf_size_mul((gsize)n * n, T, &nnT) || mf_doubles_bytes(nnT) > G_MAXSIZE - need)
+    if (!spec_size_mul_checked((gsize)n * n, T, &nnT) || mf_doubles_bytes(nnT) > G_MAXSIZE - need)
       need = G_MAXSIZE;
     else
       need += mf_doubles_bytes(nnT);
@@ -377,8 +384,7 @@ MfGramSpectral *mf_gram_spectral_new(const double *W, guint n, guint T, MfWorklo
                                      GError **error) {
   g_return_val_if_fail(W != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
-  if (!check_sizes(n, T, error) || !check_workload(workload, error) ||
-      !check_finite(W, n, "the gossip matrix", error))
+  if (!check_static(W, n, T, workload, error))
     return NULL;
   double *pi = g_new(double, n);
   if (!reversible_weights(W, n, pi)) {
@@ -412,8 +418,7 @@ double *mf_gram_node(const double *W, guint n, guint node, guint T, MfWorkload w
                      gsize max_bytes, GError **error) {
   g_return_val_if_fail(W != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
-  if (!check_sizes(n, T, error) || !check_workload(workload, error) ||
-      !check_finite(W, n, "the gossip matrix", error))
+  if (!check_static(W, n, T, workload, error))
     return NULL;
   if (node >= n) {
     g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
@@ -554,21 +559,14 @@ double *mf_gram_prefix_sum(guint T, GError **error) {
 }
 
 gboolean mf_workload_parse(const char *name, MfWorkload *out, GError **error) {
-  if (name && g_str_equal(name, "post-average")) {
-    *out = MF_WORKLOAD_POST_AVERAGE;
-    return TRUE;
-  }
-  if (name && g_str_equal(name, "messages")) {
-    *out = MF_WORKLOAD_MESSAGES;
-    return TRUE;
-  }
-  const char *const workloads[] = {"post-average", "messages"};
-  char *hint = spec_did_you_mean(name, workloads, G_N_ELEMENTS(workloads));
-  g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
-              "unknown workload '%s' (expected post-average or messages)%s", name ? name : "(null)",
-              hint);
-  g_free(hint);
-  return FALSE;
+  static const char *const names[] = {"post-average", "messages"};
+  static const MfWorkload workloads[] = {MF_WORKLOAD_POST_AVERAGE, MF_WORKLOAD_MESSAGES};
+  guint i;
+  if (!spec_choose(name, "workload", names, G_N_ELEMENTS(names), &i, MF_ERROR,
+                   MF_ERROR_INVALID_ARGUMENT, error))
+    return FALSE;
+  *out = workloads[i];
+  return TRUE;
 }
 
 const char *mf_workload_name(MfWorkload w) {

@@ -8,9 +8,7 @@
 #include <lapacke.h>
 
 #include "mf/mf.h"
-
-/* *out = a * b; FALSE when it overflows gsize. */
-gboolean mf_size_mul(gsize a, gsize b, gsize *out);
+#include "spec/spec.h"
 
 /* Bytes of @count doubles (G_MAXSIZE on overflow). */
 gsize mf_doubles_bytes(gsize count);
@@ -24,9 +22,6 @@ gboolean mf_check_budget(gsize bytes, gsize max_bytes, const char *what, GError 
 
 /* g_try_malloc0 of rows*cols doubles; NULL with MF_ERROR_MEMORY on failure. */
 double *mf_matrix_new(gsize rows, gsize cols, GError **error);
-
-/* Copies the lower triangle of the n x n row-major @A onto its upper one. */
-void mf_fill_upper_from_lower(double *A, guint n);
 
 /* @x rounded up to the smallest positive double when @truth_positive and @x
  * underflowed to 0: a positive sensitivity is never returned as 0. */

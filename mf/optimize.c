@@ -406,10 +406,11 @@ gsize mf_memory_needed(guint T, guint memory) {
    * work: ~12 T^2. Vectors: 2m + 3 of length q = T(T+1)/2 (the pairs and the
    * preconditioned gradients and direction), 5 of length p <= q. */
   gsize TT, q, a, b2, total;
-  if (!mf_size_mul(T, T, &TT))
+  if (!spec_size_mul_checked(T, T, &TT))
     return G_MAXSIZE;
   q = TT / 2 + T;
-  if (!mf_size_mul(TT, 12, &a) || !mf_size_mul(q, 2 * (gsize)memory + 8, &b2) || a > G_MAXSIZE - b2)
+  if (!spec_size_mul_checked(TT, 12, &a) || !spec_size_mul_checked(q, 2 * (gsize)memory + 8, &b2) ||
+      a > G_MAXSIZE - b2)
     return G_MAXSIZE;
   total = a + b2;
   return mf_doubles_bytes(total);
@@ -430,8 +431,9 @@ gsize mf_memory_needed_band(guint T, guint b, guint band, guint memory) {
    * recursively: ~1/3 more in all): 4 T^2 + T^2 / 4 + (4 T^2 + ...) / 3.
    * Vectors: 2m + 8 of length p <= T band, and ~6 band x T in band storage. */
   gsize TT, p, a, v;
-  if (!mf_size_mul(T, T, &TT) || !mf_size_mul(T, band, &p) || !mf_size_mul(TT, 6, &a) ||
-      !mf_size_mul(p, 2 * (gsize)memory + 14, &v) || a > G_MAXSIZE - v)
+  if (!spec_size_mul_checked(T, T, &TT) || !spec_size_mul_checked(T, band, &p) ||
+      !spec_size_mul_checked(TT, 6, &a) || !spec_size_mul_checked(p, 2 * (gsize)memory + 14, &v) ||
+      a > G_MAXSIZE - v)
     return G_MAXSIZE;
   return mf_doubles_bytes(a + v);
 }

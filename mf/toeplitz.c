@@ -152,6 +152,15 @@ double mf_loss_toeplitz(const MfGramSpectral *g, const double *c, guint width, g
   return loss;
 }
 
+/* X[s,t] = sum_{i < L} c_i c_{i+d} of the Toeplitz C (first column c[0 ..
+ * w)), d = t - s, L = T - t. O(min(L, w - d)). */
+static double lag_product(const double *c, guint w, guint L, guint d) {
+  double x = 0.0;
+  for (guint i = 0; i < L && i + d < w; i++)
+    x += c[i] * c[i + d];
+  return x;
+}
+
 /* sens_Pi(C)^2 of the Toeplitz C (first column c[0 .. w)) and, when @grad
  * is not NULL, its gradient (w doubles, added to): the class j* of largest
  * sum_{u,v} |X[s_u, s_v]|, each X[s,t] = sum_{i < T-t} c_i c_{i+d} (d = t -
@@ -170,10 +179,7 @@ static double sens2_grad(const double *c, guint w, guint T, guint k, guint b, do
     for (guint v = 0; v < k && v * b < w; v++)
       for (guint u = 0; u + v < k; u++) {
         guint t = j + (u + v) * b, L = T - t, d = v * b;
-        double x = 0.0;
-        for (guint i = 0; i < L && i + d < w; i++)
-          x += c[i] * c[i + d];
-        sum += (v == 0 ? 1.0 : 2.0) * fabs(x);
+        sum += (v == 0 ? 1.0 : 2.0) * fabs(lag_product(c, w, L, d));
       }
     if (sum > best) {
       best = sum;
@@ -183,9 +189,7 @@ static double sens2_grad(const double *c, guint w, guint T, guint k, guint b, do
   for (guint v = 0; v < k && v * b < w; v++)
     for (guint u = 0; u + v < k; u++) {
       guint t = best_j + (u + v) * b, L = T - t, d = v * b;
-      double x = 0.0;
-      for (guint i = 0; i < L && i + d < w; i++)
-        x += c[i] * c[i + d];
+      double x = lag_product(c, w, L, d);
       double coef = v == 0 ? 1.0 : 2.0 * (x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : 0.0);
       if (coef == 0.0)
         continue;

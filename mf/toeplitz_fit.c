@@ -8,7 +8,7 @@
  * noises (protocols/mfdsgd.c, recursive form), whatever T.
  */
 /* Not mf/internal.h: OpenBLAS's cblas.h and GSL's gsl_cblas.h clash. */
-#include "mf/mf.h"
+#include "mf/fit_internal.h"
 
 #include <gsl/gsl_multimin.h>
 #include <math.h>
@@ -94,20 +94,7 @@ gboolean mf_toeplitz_fit(const MfGramSpectral *g, guint k, guint b, guint w, dou
      * sits): BFGS stalls there, Nelder-Mead walks through. */
     if (w > b) {
       gsl_multimin_function fn0 = {.f = fit_f, .n = w - 1, .params = &f};
-      gsl_vector *step = gsl_vector_alloc(w - 1);
-      gsl_vector_set_all(step, 0.02);
-      gsl_multimin_fminimizer *nm = gsl_multimin_fminimizer_alloc(
-          gsl_multimin_fminimizer_nmsimplex2, w - 1);
-      gsl_multimin_fminimizer_set(nm, &fn0, x, step);
-      double before = fit_f(x, &f);
-      for (guint it = 0; it < 250 * w; it++)
-        if (gsl_multimin_fminimizer_iterate(nm) != GSL_SUCCESS ||
-            gsl_multimin_test_size(gsl_multimin_fminimizer_size(nm), 1e-6) == GSL_SUCCESS)
-          break;
-      if (gsl_multimin_fminimizer_minimum(nm) < before)
-        gsl_vector_memcpy(x, gsl_multimin_fminimizer_x(nm));
-      gsl_multimin_fminimizer_free(nm);
-      gsl_vector_free(step);
+      mf_fit_nelder_mead(&fn0, x, 0.02, 250 * w, 1e-6);
     }
     load(&f, x);
     for (guint l = 0; l < w; l++)

@@ -2,13 +2,6 @@
 #include "mf/internal.h"
 #include "spec/spec.h"
 
-gboolean mf_size_mul(gsize a, gsize b, gsize *out) {
-  if (a != 0 && b > G_MAXSIZE / a)
-    return FALSE;
-  *out = a * b;
-  return TRUE;
-}
-
 gsize mf_doubles_bytes(gsize count) {
   return spec_size_mul(count, sizeof(double));
 }
@@ -23,8 +16,12 @@ double *mf_matrix_new(gsize rows, gsize cols, GError **error) {
   return spec_doubles_new(rows, cols, MF_ERROR, MF_ERROR_MEMORY, error);
 }
 
+/* By tiles: the plain loop reads a column per row, one cache miss per entry. */
 void mf_fill_upper_from_lower(double *A, guint n) {
-  for (guint i = 0; i < n; i++)
-    for (guint j = i + 1; j < n; j++)
-      A[(gsize)i * n + j] = A[(gsize)j * n + i];
+  const guint B = 64;
+  for (guint i0 = 0; i0 < n; i0 += B)
+    for (guint j0 = i0; j0 < n; j0 += B)
+      for (guint i = i0; i < MIN(i0 + B, n); i++)
+        for (guint j = MAX(j0, i + 1); j < MIN(j0 + B, n); j++)
+          A[(gsize)i * n + j] = A[(gsize)j * n + i];
 }

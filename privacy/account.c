@@ -9,8 +9,8 @@
 
 gsize priv_size_sum3(gsize a1, gsize b1, gsize a2, gsize b2, gsize a3, gsize b3) {
   gsize p1, p2, p3;
-  if (!priv_size_mul(a1, b1, &p1) || !priv_size_mul(a2, b2, &p2) || !priv_size_mul(a3, b3, &p3) ||
-      p1 > G_MAXSIZE - p2 || p1 + p2 > G_MAXSIZE - p3)
+  if (!spec_size_mul_checked(a1, b1, &p1) || !spec_size_mul_checked(a2, b2, &p2) ||
+      !spec_size_mul_checked(a3, b3, &p3) || p1 > G_MAXSIZE - p2 || p1 + p2 > G_MAXSIZE - p3)
     return G_MAXSIZE;
   return p1 + p2 + p3;
 }
@@ -22,7 +22,7 @@ PrivBlocks *priv_blocks_new(guint n, guint T, GError **error) {
     return NULL;
   }
   gsize TT;
-  if (!priv_size_mul(T, T, &TT)) {
+  if (!spec_size_mul_checked(T, T, &TT)) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_MEMORY, "T = %u steps is too many", T);
     return NULL;
   }

@@ -13,23 +13,14 @@
 #include <math.h>
 
 gboolean priv_trust_parse(const char *name, PrivTrust *out, GError **error) {
-  static const struct {
-    const char *name;
-    PrivTrust trust;
-  } table[] = {{"ldp", PRIV_TRUST_LDP}, {"pndp", PRIV_TRUST_PNDP}, {"secldp", PRIV_TRUST_SECLDP}};
-  for (guint i = 0; name && i < G_N_ELEMENTS(table); i++) {
-    if (g_str_equal(name, table[i].name)) {
-      *out = table[i].trust;
-      return TRUE;
-    }
-  }
-  const char *const names[] = {"ldp", "pndp", "secldp"};
-  char *hint = spec_did_you_mean(name, names, G_N_ELEMENTS(names));
-  g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-              "unknown trust model '%s' (expected ldp, pndp or secldp)%s", name ? name : "(null)",
-              hint);
-  g_free(hint);
-  return FALSE;
+  static const char *const names[] = {"ldp", "pndp", "secldp"};
+  static const PrivTrust trusts[] = {PRIV_TRUST_LDP, PRIV_TRUST_PNDP, PRIV_TRUST_SECLDP};
+  guint i;
+  if (!spec_choose(name, "trust model", names, G_N_ELEMENTS(names), &i, PRIV_ERROR,
+                   PRIV_ERROR_INVALID_ARGUMENT, error))
+    return FALSE;
+  *out = trusts[i];
+  return TRUE;
 }
 
 const char *priv_trust_name(PrivTrust trust) {

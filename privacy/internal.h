@@ -7,10 +7,9 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include "mf/base.h"
 #include "privacy/privacy.h"
-
-/* *out = a * b; FALSE when it overflows gsize. */
-gboolean priv_size_mul(gsize a, gsize b, gsize *out);
+#include "spec/spec.h"
 
 /* a1*b1 + a2*b2 + a3*b3, saturating at G_MAXSIZE (memory estimates of the
  * accounting, privacy/account.c). */
@@ -27,9 +26,6 @@ gboolean priv_check_budget(gsize bytes, gsize max_bytes, const char *what, GErro
 
 /* g_try_malloc0 of rows*cols doubles; NULL with PRIV_ERROR_MEMORY on failure. */
 double *priv_matrix_new(gsize rows, gsize cols, GError **error);
-
-/* Copies the lower triangle of the n x n row-major @A onto its upper one. */
-void priv_fill_upper_from_lower(double *A, guint n);
 
 /*
  * Records that @blocks' X are the true blocks times @scale^2 (@scale > 0 and
@@ -53,6 +49,15 @@ void priv_blocks_set_scale(PrivBlocks *blocks, double scale);
  */
 gboolean priv_scale_exponents(double a, double b, gboolean *scale, int *ea, int *eb,
                               GError **error);
+
+/*
+ * priv_check_nodes: the nodes of a structured problem: *@n, the size of its
+ * first gossip matrix, once every gossip matrix is given with that size and
+ * the attacker set is nonempty, within the n nodes and without repeats.
+ * @p has n_gossip >= 1. Errors: PRIV_ERROR_INVALID_ARGUMENT saying which
+ * rule fails. O(n_gossip + n + n_attackers).
+ */
+gboolean priv_check_nodes(const PrivStructuredProblem *p, guint *n, GError **error);
 
 /* @x rounded up to the smallest positive double when @truth_positive and @x
  * underflowed to 0: a positive privacy number is never printed as 0. */

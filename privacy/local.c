@@ -22,17 +22,9 @@ static gboolean fail(GError **error, const char *msg) {
 static gboolean lists(const TopoGossip *w, guint v, guint u) {
   const guint *cols;
   const double *vals;
-  guint lo = 0, hi = topo_gossip_row(w, v, &cols, &vals);
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (cols[mid] == u)
-      return TRUE;
-    if (cols[mid] < u)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return FALSE;
+  guint len = topo_gossip_row(w, v, &cols, &vals);
+  gsize at = sim_sorted_search(cols, 0, len, u);
+  return at < len && cols[at] == u;
 }
 
 /* u lists v iff v lists u: hops then mean the same in both directions, so
@@ -55,26 +47,8 @@ static gboolean check(const PrivStructuredProblem *p, guint radius, GError **err
     return fail(error, "the radius must be at least 1 (radius 0 holds no victim)");
   if (!p->gossip || p->n_gossip == 0)
     return fail(error, "a gossip matrix is needed");
-  for (guint i = 0; i < p->n_gossip; i++)
-    if (!p->gossip[i] || topo_gossip_n(p->gossip[i]) != topo_gossip_n(p->gossip[0]))
-      return fail(error, "every gossip matrix must have the same number of nodes");
-  guint n = topo_gossip_n(p->gossip[0]);
-  if (!p->attackers || p->n_attackers == 0)
-    return fail(error, "the attacker set is empty");
-  gboolean *seen = g_new0(gboolean, n);
-  gboolean ok = TRUE;
-  for (guint i = 0; i < p->n_attackers && ok; i++) {
-    guint a = p->attackers[i];
-    ok = a < n && !seen[a];
-    if (!ok)
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                  a >= n ? "attacker %u is out of range (the graph has %u nodes)"
-                         : "attacker %u appears twice in the set (%u nodes)",
-                  a, n);
-    else
-      seen[a] = TRUE;
-  }
-  g_free(seen);
+  guint n;
+  gboolean ok = priv_check_nodes(p, &n, error);
   for (guint i = 0; i < p->n_gossip && ok; i++)
     if (!symmetric_support(p->gossip[i])) {
       g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,

@@ -147,54 +147,83 @@ static gboolean trailing_independent(const double *Bt, gsize m, gsize r, gsize r
   return FALSE;
 }
 
-PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
-                                  GError **error) {
-  g_return_val_if_fail(k != NULL, NULL);
-  PrivKnowledgeOptions o = {0};
-  if (opt)
-    o = *opt;
-  if (o.clip == 0)
-    o.clip = 1.0;
-  if (o.rank_tol == 0)
-    o.rank_tol = 1e-10;
-  if (o.range_tol == 0)
-    o.range_tol = 1e-8;
-  if (!(o.clip > 0) || !isfinite(o.clip) || !(o.rank_tol > 0) || !(o.range_tol > 0)) {
+/* The options with their defaults filled in (zeros select them) and the
+ * number of steps T the accounting covers, or FALSE with an error naming the
+ * value out of range. */
+static gboolean resolve_options(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
+                                PrivKnowledgeOptions *o, guint *T, GError **error) {
+  *o = opt ? *opt : (PrivKnowledgeOptions){0};
+  if (o->clip == 0)
+    o->clip = 1.0;
+  if (o->rank_tol == 0)
+    o->rank_tol = 1e-10;
+  if (o->range_tol == 0)
+    o->range_tol = 1e-8;
+  if (!(o->clip > 0) || !isfinite(o->clip) || !(o->rank_tol > 0) || !(o->range_tol > 0)) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "the clipping norm and the tolerances must be positive and finite "
                 "(clip = %g, rank_tol = %g, range_tol = %g)",
-                o.clip, o.rank_tol, o.range_tol);
-    return NULL;
+                o->clip, o->rank_tol, o->range_tol);
+    return FALSE;
   }
-  guint n = k->n;
-  guint T = o.T ? o.T : MAX(k->steps_seen, 1u);
-  if (k->steps_seen > T) {
+  *T = o->T ? o->T : MAX(k->steps_seen, 1u);
+  if (k->steps_seen > *T) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "an observed message involves gradient step %u but the accounting covers "
                 "only T = %u steps",
-                k->steps_seen - 1, T);
-    return NULL;
+                k->steps_seen - 1, *T);
+    return FALSE;
   }
-  PrivBlocks *blocks = priv_blocks_new(n, T, error);
-  if (!blocks)
-    return NULL;
-  for (guint u = 0; u < n; u++)
-    if (k->attacker[u])
-      blocks->status[u] = PRIV_NODE_ATTACKER;
+  return TRUE;
+}
 
+/* What survives the reduction of a knowledge, and the dense factorization of
+ * the kept rows. */
+typedef struct {
+  guint n, T;
+  guint32 *gidx;       /* gradient slot (u-major, u * T + t) -> column of A, or UNUSED */
+  guint32 *nidx;       /* noise variable -> column of B, or UNUSED */
+  gboolean *keep;      /* knowledge row -> kept */
+  gsize *cstart;       /* victim u's columns of A are [cstart[u], cstart[u+1]) */
+  gsize r, c, m;       /* kept rows, gradient columns, noise columns */
+  double *Bt, *A, *Ap; /* B^T, A and Y over the residual (fill, factor) */
+  double *rn;          /* kept row -> its noise norm (after scaling, if scaled) */
+  double *sc;          /* kept row -> its power-of-two scale, or NULL (unscaled) */
+  double *tau;         /* dgeqp3's reflectors */
+  lapack_int *jpvt;    /* dgeqp3's pivots */
+  gsize *row_of;       /* kept row -> knowledge row */
+  gsize rank;          /* rows selected by the rank cut */
+} Reduction;
+
+static void reduction_clear(Reduction *x) {
+  g_free(x->gidx);
+  g_free(x->nidx);
+  g_free(x->keep);
+  g_free(x->cstart);
+  g_free(x->Bt);
+  g_free(x->A);
+  g_free(x->Ap);
+  g_free(x->tau);
+  g_free(x->jpvt);
+  g_free(x->rn);
+  g_free(x->sc);
+  g_free(x->row_of);
+}
+
+/* Numbers the rows, gradient columns and noise columns that survive the
+ * reduction (nonzero, not known to the attacker). Gradient columns are
+ * numbered victim by victim so that each victim's columns are contiguous.
+ * O(nnz + n T). */
+static void reduction_index(const PrivKnowledge *k, Reduction *x) {
+  guint n = x->n, T = x->T;
   const gsize *rs = (const gsize *)k->row_start->data;
   const guint32 *ng = (const guint32 *)k->row_ngrad->data;
   const guint32 *cols = (const guint32 *)k->cols->data;
   const double *vals = (const double *)k->vals->data;
-  gsize n_rows = k->row_ngrad->len;
-
-  /* Pass 1: which rows, gradient columns and noise columns survive the
-   * reduction. Gradient columns are numbered victim by victim so that each
-   * victim's columns are contiguous. */
-  gsize nT = (gsize)n * T;
-  guint32 *gidx = g_new(guint32, nT);
+  gsize n_rows = k->row_ngrad->len, nT = (gsize)n * T;
+  x->gidx = g_new(guint32, nT);
   for (gsize i = 0; i < nT; i++)
-    gidx[i] = UNUSED;
+    x->gidx[i] = UNUSED;
   guint32 max_noise = 0;
   gboolean any_noise = FALSE;
   for (gsize i = 0; i < n_rows; i++)
@@ -205,173 +234,194 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
       any_noise = TRUE;
     }
   gsize noise_len = any_noise ? (gsize)max_noise + 1 : 0;
-  guint32 *nidx = g_new(guint32, MAX(noise_len, 1));
+  x->nidx = g_new(guint32, MAX(noise_len, 1));
   for (gsize i = 0; i < noise_len; i++)
-    nidx[i] = UNUSED;
-  gboolean *keep = g_new0(gboolean, MAX(n_rows, 1));
-  gsize r = 0;
+    x->nidx[i] = UNUSED;
+  x->keep = g_new0(gboolean, MAX(n_rows, 1));
   for (gsize i = 0; i < n_rows; i++) {
     for (gsize e = rs[i]; e < rs[i + 1]; e++) {
       gboolean grad = e < rs[i] + ng[i];
       if (vals[e] == 0.0)
         continue;
       if (grad && !priv_knowledge_slot_known(k, cols[e])) {
-        gidx[(gsize)(cols[e] % n) * T + cols[e] / n] = 0; /* mark used (u-major) */
-        keep[i] = TRUE;
+        x->gidx[(gsize)(cols[e] % n) * T + cols[e] / n] = 0; /* mark used (u-major) */
+        x->keep[i] = TRUE;
       } else if (!grad && !priv_knowledge_noise_known(k, cols[e])) {
-        nidx[cols[e]] = 0;
-        keep[i] = TRUE;
+        x->nidx[cols[e]] = 0;
+        x->keep[i] = TRUE;
       }
     }
-    if (keep[i])
-      r++;
+    if (x->keep[i])
+      x->r++;
   }
-  gsize c = 0, m = 0;
   for (gsize i = 0; i < nT; i++)
-    if (gidx[i] != UNUSED)
-      gidx[i] = (guint32)c++;
+    if (x->gidx[i] != UNUSED)
+      x->gidx[i] = (guint32)x->c++;
   for (gsize i = 0; i < noise_len; i++)
-    if (nidx[i] != UNUSED)
-      nidx[i] = (guint32)m++;
-  /* Victim u's columns are [cstart[u], cstart[u+1]). */
-  gsize *cstart = g_new0(gsize, n + 1);
+    if (x->nidx[i] != UNUSED)
+      x->nidx[i] = (guint32)x->m++;
+  x->cstart = g_new0(gsize, n + 1);
   for (guint u = 0; u < n; u++) {
     gsize cnt = 0;
     for (guint t = 0; t < T; t++)
-      cnt += gidx[(gsize)u * T + t] != UNUSED;
-    cstart[u + 1] = cstart[u] + cnt;
+      cnt += x->gidx[(gsize)u * T + t] != UNUSED;
+    x->cstart[u + 1] = x->cstart[u] + cnt;
   }
+}
 
-  double *Bt = NULL, *A = NULL, *Ap = NULL, *G = NULL, *tau = NULL, *rn = NULL, *sc = NULL;
-  lapack_int *jpvt = NULL;
-  gsize *row_of = NULL;
-  gboolean ok = FALSE;
-  if (r == 0 || c == 0) {
-    ok = TRUE; /* nothing about any victim is observed: X = 0 */
-    goto out;
-  }
-  /* B^T (m x r), A and its permuted copy (r x c each). */
-  if (!priv_knowledge_check_memory(r, c, m, o.max_bytes, error))
-    goto out;
-  if (!(Bt = priv_matrix_new(MAX(m, 1), r, error)) || !(A = priv_matrix_new(r, c, error)) ||
-      !(Ap = priv_matrix_new(r, c, error)))
-    goto out;
-  row_of = g_new(gsize, r);
-  for (gsize i = 0, row = 0; i < n_rows; i++)
-    if (keep[i])
-      row_of[row++] = i;
-  rn = g_new(double, r);
-  jpvt = g_new0(lapack_int, r);
+/* Allocates B^T (m x r), A and its permuted copy (r x c each) within the
+ * budget, then factors: with unscaled rows first; rows again scaled to unit
+ * noise norm (by powers of two: exact) only if the first one cut a row that
+ * is independent at its own scale (trailing_independent). After a scaled
+ * pass, rn holds the scaled rows' norms. O(m r^2 + r^2 c). */
+static gboolean reduction_factor(const PrivKnowledge *k, const PrivKnowledgeOptions *o,
+                                 Reduction *x, GError **error) {
+  gsize r = x->r, c = x->c, m = x->m;
+  if (!priv_knowledge_check_memory(r, c, m, o->max_bytes, error))
+    return FALSE;
+  if (!(x->Bt = priv_matrix_new(MAX(m, 1), r, error)) || !(x->A = priv_matrix_new(r, c, error)) ||
+      !(x->Ap = priv_matrix_new(r, c, error)))
+    return FALSE;
+  x->row_of = g_new(gsize, r);
+  for (gsize i = 0, row = 0; i < k->row_ngrad->len; i++)
+    if (x->keep[i])
+      x->row_of[row++] = i;
+  x->rn = g_new(double, r);
+  x->jpvt = g_new0(lapack_int, r);
   if (m > 0)
-    tau = g_new(double, MIN(m, r));
-
-  /* The factorization, with unscaled rows first; rows again scaled to unit
-   * noise norm (by powers of two: exact) only if the first one cut a row
-   * that is independent at its own scale (trailing_independent). */
-  gsize rank = 0;
+    x->tau = g_new(double, MIN(m, r));
   for (int pass = 0; pass < 2; pass++) {
-    fill(k, row_of, r, n, T, gidx, nidx, m, c, o.clip, sc, Bt, A);
+    fill(k, x->row_of, r, x->n, x->T, x->gidx, x->nidx, m, c, o->clip, x->sc, x->Bt, x->A);
     for (gsize i = 0; i < r; i++)
-      rn[i] = cblas_dnrm2((int)m, Bt + i * MAX(m, 1), 1);
-    if (!factor(Bt, m, r, A, c, Ap, jpvt, tau, o.rank_tol, &rank, error))
-      goto out;
-    if (pass == 1 || !trailing_independent(Bt, m, r, rank, jpvt, rn, o.rank_tol))
+      x->rn[i] = cblas_dnrm2((int)m, x->Bt + i * MAX(m, 1), 1);
+    if (!factor(x->Bt, m, r, x->A, c, x->Ap, x->jpvt, x->tau, o->rank_tol, &x->rank, error))
+      return FALSE;
+    if (pass == 1 || !trailing_independent(x->Bt, m, r, x->rank, x->jpvt, x->rn, o->rank_tol))
       break;
-    sc = g_new(double, r);
+    x->sc = g_new(double, r);
     for (gsize i = 0; i < r; i++) {
       int e = 0;
-      if (rn[i] > 0)
-        frexp(rn[i], &e);
-      sc[i] = ldexp(1.0, -e);
+      if (x->rn[i] > 0)
+        frexp(x->rn[i], &e);
+      x->sc[i] = ldexp(1.0, -e);
     }
   }
-  /* After a scaled pass, rn holds the scaled rows' norms. */
+  return TRUE;
+}
 
-  PrivRangeTolerances tol;
-  priv_range_tolerances_default(&tol);
-  tol.range_tol = o.range_tol;
-  tol.clean = priv_range_clean_floor(m);
-  gsize n_trail = r - rank;
-  double *rel = g_new0(double, MAX(n_trail, 1));
-  for (gsize q = rank; q < r; q++) {
-    gsize i = (gsize)(jpvt[q] - 1);
-    double pn = m > rank ? cblas_dnrm2((int)(MIN(q, m - 1) + 1 - rank), Bt + q * m + rank, 1) : 0.0;
-    rel[q - rank] = rn[i] > 0 ? pn / rn[i] : 0.0;
-  }
-  G = g_new(double, (gsize)T *T);
-  for (guint u = 0; u < n; u++) {
-    gsize c0 = cstart[u], cu = cstart[u + 1] - c0;
-    if (cu == 0 || k->attacker[u])
-      continue;
-    double norm2 = 0.0, res2 = 0.0, y2 = 0.0, left = 0.0, scaled2 = 0.0;
-    for (gsize i = 0; i < r; i++)
-      for (gsize j = c0; j < c0 + cu; j++) {
-        norm2 += A[i * c + j] * A[i * c + j];
-        if (rn[i] > 0)
-          scaled2 += (A[i * c + j] / rn[i]) * (A[i * c + j] / rn[i]);
-      }
-    if (norm2 == 0.0)
-      continue;
+/* Victim @u's evidence for priv_range_decide into @ev: the norm of its view,
+ * the residual outside range(B), the noise remainder of the dependent rows
+ * that carry the residual (@rel: per dependent row, relative to its own
+ * noise norm) and the amplification of the solve; FALSE when the kept rows
+ * hold nothing of @u. O(r cu). */
+static gboolean victim_evidence(const Reduction *x, guint u, const double *rel, double range_tol,
+                                PrivRangeEvidence *ev) {
+  gsize r = x->r, c = x->c, rank = x->rank, n_trail = r - rank;
+  gsize c0 = x->cstart[u], cu = x->cstart[u + 1] - c0;
+  const double *A = x->A, *Ap = x->Ap, *rn = x->rn;
+  double norm2 = 0.0, res2 = 0.0, y2 = 0.0, left = 0.0, scaled2 = 0.0;
+  for (gsize i = 0; i < r; i++)
     for (gsize j = c0; j < c0 + cu; j++) {
-      for (gsize i = 0; i < rank; i++)
-        y2 += Ap[j * r + i] * Ap[j * r + i];
-      for (gsize i = rank; i < r; i++)
-        res2 += Ap[j * r + i] * Ap[j * r + i];
+      norm2 += A[i * c + j] * A[i * c + j];
+      if (rn[i] > 0)
+        scaled2 += (A[i * c + j] / rn[i]) * (A[i * c + j] / rn[i]);
     }
-    /* The dependent rows that carry the residual: their noise remainder says
-     * whether the dependency is exact (rounding level) or only near. */
-    double carry2 = o.range_tol * o.range_tol * norm2 / (double)MAX(n_trail, 1);
-    for (gsize i = rank; i < r; i++) {
-      double ri2 = 0.0;
-      for (gsize j = c0; j < c0 + cu; j++)
-        ri2 += Ap[j * r + i] * Ap[j * r + i];
-      if (ri2 > carry2)
-        left = MAX(left, rel[i - rank]);
-    }
-    PrivRangeEvidence ev = {.norm = sqrt(norm2),
+  if (norm2 == 0.0)
+    return FALSE;
+  for (gsize j = c0; j < c0 + cu; j++) {
+    for (gsize i = 0; i < rank; i++)
+      y2 += Ap[j * r + i] * Ap[j * r + i];
+    for (gsize i = rank; i < r; i++)
+      res2 += Ap[j * r + i] * Ap[j * r + i];
+  }
+  /* Exact dependencies leave a rounding-level noise remainder, near ones more. */
+  double carry2 = range_tol * range_tol * norm2 / (double)MAX(n_trail, 1);
+  for (gsize i = rank; i < r; i++) {
+    double ri2 = 0.0;
+    for (gsize j = c0; j < c0 + cu; j++)
+      ri2 += Ap[j * r + i] * Ap[j * r + i];
+    if (ri2 > carry2)
+      left = MAX(left, rel[i - rank]);
+  }
+  *ev = (PrivRangeEvidence){.norm = sqrt(norm2),
                             .residual = sqrt(res2),
                             .noise_left = left,
                             .amplification = scaled2 > 0 ? sqrt(y2 / scaled2) : 0.0};
-    PrivNodeStatus st = priv_range_decide(&ev, &tol);
-    if (st != PRIV_NODE_PROTECTED) {
-      blocks->status[u] = st;
-      continue;
+  return TRUE;
+}
+
+/* X_u = Y_u^T Y_u (via @G, cu x cu scratch) scattered to victim @u's
+ * steps in the T x T block @X. O(rank cu^2 + cu^2). */
+static void victim_block(const Reduction *x, guint u, double *G, double *X) {
+  gsize r = x->r, T = x->T, c0 = x->cstart[u], cu = x->cstart[u + 1] - c0;
+  cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, (int)cu, (int)x->rank, 1.0, x->Ap + c0 * r,
+              (int)r, 0.0, G, (int)cu);
+  guint *steps = g_new(guint, cu);
+  gsize q = 0;
+  for (guint t = 0; t < T; t++)
+    if (x->gidx[(gsize)u * T + t] != UNUSED)
+      steps[q++] = t;
+  for (gsize a = 0; a < cu; a++)
+    for (gsize b = a; b < cu; b++) {
+      double v = G[b + a * cu]; /* lower triangle, column-major (b >= a) */
+      X[(gsize)steps[a] * T + steps[b]] = v;
+      X[(gsize)steps[b] * T + steps[a]] = v;
     }
-    if (rank == 0)
-      continue;
-    /* G = Y_u^T Y_u (cu x cu), then scattered to the victim's steps. */
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, (int)cu, (int)rank, 1.0, Ap + c0 * r, (int)r,
-                0.0, G, (int)cu);
-    double *X = blocks->X + (gsize)u * T * T;
-    guint *steps = g_new(guint, cu);
-    gsize q = 0;
-    for (guint t = 0; t < T; t++)
-      if (gidx[(gsize)u * T + t] != UNUSED)
-        steps[q++] = t;
-    for (gsize a = 0; a < cu; a++)
-      for (gsize b = a; b < cu; b++) {
-        double v = G[b + a * cu]; /* lower triangle, column-major (b >= a) */
-        X[(gsize)steps[a] * T + steps[b]] = v;
-        X[(gsize)steps[b] * T + steps[a]] = v;
-      }
-    g_free(steps);
+  g_free(steps);
+}
+
+/* Each victim's verdict and, when protected, its block. O(n r cu + rank cu^2). */
+static void victims(const PrivKnowledge *k, const Reduction *x, double range_tol,
+                    PrivBlocks *blocks) {
+  gsize r = x->r, m = x->m, rank = x->rank, n_trail = r - rank;
+  PrivRangeTolerances tol;
+  priv_range_tolerances_default(&tol);
+  tol.range_tol = range_tol;
+  tol.clean = priv_range_clean_floor(m);
+  double *rel = g_new0(double, MAX(n_trail, 1));
+  for (gsize q = rank; q < r; q++) {
+    gsize i = (gsize)(x->jpvt[q] - 1);
+    double pn = m > rank ? cblas_dnrm2((int)(MIN(q, m - 1) + 1 - rank), x->Bt + q * m + rank, 1)
+                         : 0.0;
+    rel[q - rank] = x->rn[i] > 0 ? pn / x->rn[i] : 0.0;
   }
-  g_free(rel);
-  ok = TRUE;
-out:
-  g_free(gidx);
-  g_free(nidx);
-  g_free(keep);
-  g_free(cstart);
-  g_free(Bt);
-  g_free(A);
-  g_free(Ap);
+  double *G = g_new(double, (gsize)x->T * x->T);
+  for (guint u = 0; u < x->n; u++) {
+    if (x->cstart[u + 1] == x->cstart[u] || k->attacker[u])
+      continue;
+    PrivRangeEvidence ev;
+    if (!victim_evidence(x, u, rel, range_tol, &ev))
+      continue;
+    PrivNodeStatus st = priv_range_decide(&ev, &tol);
+    if (st != PRIV_NODE_PROTECTED)
+      blocks->status[u] = st;
+    else if (rank > 0)
+      victim_block(x, u, G, blocks->X + (gsize)u * x->T * x->T);
+  }
   g_free(G);
-  g_free(tau);
-  g_free(jpvt);
-  g_free(rn);
-  g_free(sc);
-  g_free(row_of);
+  g_free(rel);
+}
+
+PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
+                                  GError **error) {
+  g_return_val_if_fail(k != NULL, NULL);
+  PrivKnowledgeOptions o;
+  guint T;
+  if (!resolve_options(k, opt, &o, &T, error))
+    return NULL;
+  PrivBlocks *blocks = priv_blocks_new(k->n, T, error);
+  if (!blocks)
+    return NULL;
+  for (guint u = 0; u < k->n; u++)
+    if (k->attacker[u])
+      blocks->status[u] = PRIV_NODE_ATTACKER;
+  Reduction x = {.n = k->n, .T = T};
+  reduction_index(k, &x);
+  /* Nothing about any victim observed: X = 0. */
+  gboolean ok = x.r == 0 || x.c == 0 || reduction_factor(k, &o, &x, error);
+  if (ok && x.r > 0 && x.c > 0)
+    victims(k, &x, o.range_tol, blocks);
+  reduction_clear(&x);
   if (!ok) {
     priv_blocks_free(blocks);
     return NULL;

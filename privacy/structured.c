@@ -14,6 +14,32 @@ static gboolean fail(GError **error, const char *msg) {
   return FALSE;
 }
 
+gboolean priv_check_nodes(const PrivStructuredProblem *p, guint *n, GError **error) {
+  g_return_val_if_fail(p != NULL && p->gossip != NULL && p->n_gossip > 0 && n != NULL, FALSE);
+  *n = p->gossip[0] ? topo_gossip_n(p->gossip[0]) : 0;
+  for (guint i = 0; i < p->n_gossip; i++)
+    if (!p->gossip[i] || topo_gossip_n(p->gossip[i]) != *n)
+      return fail(error, "every gossip matrix must have the same number of nodes");
+  if (!p->attackers || p->n_attackers == 0)
+    return fail(error, "the attacker set is empty");
+  gboolean *seen = g_new0(gboolean, *n);
+  gboolean ok = TRUE;
+  for (guint i = 0; i < p->n_attackers && ok; i++) {
+    guint a = p->attackers[i];
+    if (a >= *n || seen[a]) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                  a >= *n ? "attacker %u is out of range (the graph has %u nodes)"
+                          : "attacker %u appears twice in the set (%u nodes)",
+                  a, *n);
+      ok = FALSE;
+    } else {
+      seen[a] = TRUE;
+    }
+  }
+  g_free(seen);
+  return ok;
+}
+
 static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError **error) {
   if (p->protocol != PRIV_PROTOCOL_DSGD && p->protocol != PRIV_PROTOCOL_MUFFLIATO &&
       p->protocol != PRIV_PROTOCOL_MFDSGD)
@@ -39,28 +65,8 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
                 p->n_gossip, R);
     return FALSE;
   }
-  guint n = topo_gossip_n(p->gossip[0]);
-  for (guint i = 0; i < p->n_gossip; i++)
-    if (!p->gossip[i] || topo_gossip_n(p->gossip[i]) != n)
-      return fail(error, "every gossip matrix must have the same number of nodes");
-  if (!p->attackers || p->n_attackers == 0)
-    return fail(error, "the attacker set is empty");
-  gboolean *seen = g_new0(gboolean, n);
-  gboolean ok = TRUE;
-  for (guint i = 0; i < p->n_attackers && ok; i++) {
-    guint a = p->attackers[i];
-    if (a >= n || seen[a]) {
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                  a >= n ? "attacker %u is out of range (the graph has %u nodes)"
-                         : "attacker %u appears twice in the set (%u nodes)",
-                  a, n);
-      ok = FALSE;
-    } else {
-      seen[a] = TRUE;
-    }
-  }
-  g_free(seen);
-  if (!ok)
+  guint n;
+  if (!priv_check_nodes(p, &n, error))
     return FALSE;
   if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
     if (!p->C_local)

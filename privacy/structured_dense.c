@@ -107,7 +107,7 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
     double *X = blocks->X + (gsize)u * T * T;
     cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)T, (int)rank, scale,
                 Z + (gsize)col_of[u] * T, (int)cols, 1.0, X, (int)T);
-    priv_fill_upper_from_lower(X, T);
+    mf_fill_upper_from_lower(X, T);
   }
   ok = TRUE;
 out:

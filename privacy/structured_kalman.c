@@ -44,17 +44,6 @@
 #define CHUNK_MIN 64u
 #define CHUNK_MAX 256u
 
-/* Copies the lower triangle of the n x n @A onto its upper one, by tiles
- * (the plain loop reads a column per row: one cache miss per entry). */
-static void fill_upper(double *A, guint n) {
-  const guint B = 64;
-  for (guint i0 = 0; i0 < n; i0 += B)
-    for (guint j0 = i0; j0 < n; j0 += B)
-      for (guint i = i0; i < MIN(i0 + B, n); i++)
-        for (guint j = MAX(j0, i + 1); j < MIN(j0 + B, n); j++)
-          A[(gsize)i * n + j] = A[(gsize)j * n + i];
-}
-
 /* ---- The engine ---- */
 
 /* What the forward pass keeps of round r (NULL / 0 when nothing is seen). */
@@ -155,7 +144,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
         priv_csr_of(w, FALSE, &csr);
         csr_src = w;
       }
-      fill_upper(P, n);
+      mf_fill_upper_from_lower(P, n);
       priv_kernel_par(
           (PrivKernel){
               .kind = PRIV_K_APPLY, .m = &csr, .x = P, .y = A, .width = n, .ldx = n, .ldy = n},
@@ -259,7 +248,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
     report(c, done, total);
   }
   for (guint vi = 0; vi < nv; vi++)
-    priv_fill_upper_from_lower(blocks->X + (gsize)c->victims[vi] * T * T, T);
+    mf_fill_upper_from_lower(blocks->X + (gsize)c->victims[vi] * T * T, T);
   report(c, total, total);
   ok = TRUE;
 out:

@@ -95,7 +95,7 @@ gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBloc
                   (int)q0, Lw, (int)q0, 0.0, Y, (int)q);
       cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)n, (int)q, -1.0, Y, (int)q, 1.0, P,
                   (int)n);
-      priv_fill_upper_from_lower(P, n);
+      mf_fill_upper_from_lower(P, n);
       if (Fr) {
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)q0, (int)q, 1.0, Y,
                     (int)q, Lw, (int)q0, 0.0, G, (int)q0);
@@ -180,7 +180,7 @@ gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBloc
     r0 = r1;
   }
   for (guint vi = 0; vi < nv; vi++)
-    priv_fill_upper_from_lower(blocks->X + (gsize)c->victims[vi] * T * T, T);
+    mf_fill_upper_from_lower(blocks->X + (gsize)c->victims[vi] * T * T, T);
   ok = TRUE;
 out:
   g_free(om_start);

@@ -360,7 +360,7 @@ gboolean priv_struct_powers(const PrivStructCtx *c, double scale, PrivBlocks *bl
       memset(Vall + (gsize)v * q, 0, sizeof(double) * q);
   cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)q, (int)n, 1.0, Vall, (int)q, 0.0, G,
               (int)q);
-  priv_fill_upper_from_lower(G, q);
+  mf_fill_upper_from_lower(G, q);
   /* Sigma[(r,a),(r',b)] = sum over the injections kK <= min(r, r'). */
   for (guint r = 0; r < R; r++)
     for (guint r2 = 0; r2 < R; r2++)

@@ -5,16 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-gboolean priv_size_mul(gsize a, gsize b, gsize *out) {
-  if (a != 0 && b > G_MAXSIZE / a)
-    return FALSE;
-  *out = a * b;
-  return TRUE;
-}
-
 gsize priv_doubles_bytes(gsize count) {
-  gsize bytes;
-  return priv_size_mul(count, sizeof(double), &bytes) ? bytes : G_MAXSIZE;
+  return spec_size_mul(count, sizeof(double));
 }
 
 gboolean priv_check_budget(gsize bytes, gsize max_bytes, const char *what, GError **error) {
@@ -25,12 +17,6 @@ gboolean priv_check_budget(gsize bytes, gsize max_bytes, const char *what, GErro
 
 double *priv_matrix_new(gsize rows, gsize cols, GError **error) {
   return spec_doubles_new(rows, cols, PRIV_ERROR, PRIV_ERROR_MEMORY, error);
-}
-
-void priv_fill_upper_from_lower(double *A, guint n) {
-  for (guint i = 0; i < n; i++)
-    for (guint j = i + 1; j < n; j++)
-      A[(gsize)i * n + j] = A[(gsize)j * n + i];
 }
 
 gboolean priv_scale_exponents(double a, double b, gboolean *scale, int *ea, int *eb,

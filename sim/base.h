@@ -39,6 +39,23 @@ typedef enum {
  * metadata node of a noise variable attached to no single node. */
 #define SIM_NODE_NONE G_MAXUINT
 
+/**
+ * sim_sorted_search: the first position in [@lo, @hi) of the increasing
+ * @a holding a value >= @v, or @hi when none: the search of a sparse row's
+ * column ids (a CSR row, a neighbour list, a provenance row).
+ * Complexity: O(log(hi - lo)).
+ */
+static inline gsize sim_sorted_search(const guint *a, gsize lo, gsize hi, guint v) {
+  while (lo < hi) {
+    gsize mid = lo + (hi - lo) / 2;
+    if (a[mid] < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 G_END_DECLS
 
 #endif /* DPG_SIM_BASE_H */

@@ -224,19 +224,9 @@ void sim_latency_data_unref(SimLatencyData *d) {
   g_free(d);
 }
 
-static gboolean fail(GError **error, const char *file, gsize line, const char *fmt, ...)
-    G_GNUC_PRINTF(4, 5);
-
 /* SIM_ERROR_PARSE "FILE:LINE: ..." (always FALSE). */
-static gboolean fail(GError **error, const char *file, gsize line, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *msg = g_strdup_vprintf(fmt, ap);
-  va_end(ap);
-  g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%" G_GSIZE_FORMAT ": %s", file, line, msg);
-  g_free(msg);
-  return FALSE;
-}
+#define fail(error, file, line, ...)                                                               \
+  spec_error_at(error, SIM_ERROR, SIM_ERROR_PARSE, file, line, __VA_ARGS__)
 
 /* A number token (NUL-terminated): finite and >= 0. */
 static gboolean read_number(const char *file, gsize line, const char *what, const char *tok,

@@ -26,15 +26,7 @@ static gsize lower_bound(const LinRow *r, guint32 col) {
   /* Provenance mostly grows at its end (the newest slot or noise). */
   if (r->len == 0 || r->idx[r->len - 1] < col)
     return r->len;
-  gsize lo = 0, hi = r->len;
-  while (lo < hi) {
-    gsize mid = lo + (hi - lo) / 2;
-    if (r->idx[mid] < col)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return sim_sorted_search(r->idx, 0, r->len, col);
 }
 
 static void erase_at(LinRow *r, gsize p) {

@@ -22,6 +22,13 @@ gsize spec_size_add(gsize a, gsize b) {
   return b > G_MAXSIZE - a ? G_MAXSIZE : a + b;
 }
 
+gboolean spec_size_mul_checked(gsize a, gsize b, gsize *out) {
+  if (a != 0 && b > G_MAXSIZE / a)
+    return FALSE;
+  *out = a * b;
+  return TRUE;
+}
+
 /* The address space this process already maps (/proc/self/statm: libraries,
  * thread stacks, BLAS buffers, what it allocated so far); 0 when unknown. */
 static gsize address_space_in_use(void) {

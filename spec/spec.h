@@ -88,6 +88,15 @@ const char *spec_closest(const char *given, const char *const *choices, gssize n
 char *spec_did_you_mean(const char *given, const char *const *choices, gssize n);
 
 /**
+ * spec_choose: *@index = the position of @name among the @n @names, or
+ * FALSE with (@domain, @code) "unknown WHAT 'NAME' (expected A, B or C)"
+ * and spec_did_you_mean's hint (NAME escaped, "(null)" for NULL). The parse
+ * of a name from a closed list. O(sum of |name| |choice|).
+ */
+gboolean spec_choose(const char *name, const char *what, const char *const *names, guint n,
+                     guint *index, GQuark domain, gint code, GError **error);
+
+/**
  * spec_escape: @text (@len bytes, or NUL-terminated when @len < 0) made safe
  * to quote in a message: printable UTF-8 is kept; \n, \r, \t and other
  * control bytes become \n, \r, \t, \xNN; bytes that are not UTF-8 become
@@ -146,6 +155,9 @@ gsize spec_json_first_value_end(const char *text, gsize len);
 gsize spec_size_mul(gsize a, gsize b);
 gsize spec_size_add(gsize a, gsize b);
 
+/* *@out = a * b, or FALSE (and *@out untouched) when it overflows gsize. O(1). */
+gboolean spec_size_mul_checked(gsize a, gsize b, gsize *out);
+
 /**
  * spec_memory_limit: the memory budget of this process in bytes: physical
  * memory, or the address-space / data rlimit when smaller (G_MAXSIZE when
@@ -203,6 +215,15 @@ gboolean spec_file_read_text(const char *path, char **contents, gsize *length, G
  * of @text (@len bytes) is longer than SPEC_LINE_MAX. O(@len).
  */
 gboolean spec_check_lines(const char *path, const char *text, gsize len, GError **error);
+
+/**
+ * spec_error_at: sets @error to (@domain, @code) with the message
+ * "PATH:LINE: " (or "PATH: " when @line is 0, a fault of the whole file)
+ * followed by @fmt's text; @path goes through spec_escape. @error may be
+ * NULL. Returns: FALSE, so that a reader can return it. O(message).
+ */
+gboolean spec_error_at(GError **error, GQuark domain, gint code, const char *path, gsize line,
+                       const char *fmt, ...) G_GNUC_PRINTF(6, 7);
 
 /* ===================================================================== */
 /* Attacker sets (attackers.c)                                            */

@@ -54,3 +54,22 @@ char *spec_did_you_mean(const char *given, const char *const *choices, gssize n)
   const char *best = spec_closest(given, choices, n);
   return best != NULL ? g_strdup_printf("; did you mean '%s'?", best) : g_strdup("");
 }
+
+gboolean spec_choose(const char *name, const char *what, const char *const *names, guint n,
+                     guint *index, GQuark domain, gint code, GError **error) {
+  g_return_val_if_fail(what != NULL && names != NULL && n > 0 && index != NULL, FALSE);
+  for (guint i = 0; name != NULL && i < n; i++)
+    if (g_str_equal(name, names[i])) {
+      *index = i;
+      return TRUE;
+    }
+  GString *list = g_string_new(names[0]);
+  for (guint i = 1; i < n; i++)
+    g_string_append_printf(list, "%s%s", i + 1 < n ? ", " : " or ", names[i]);
+  char *shown = spec_escape(name, -1), *hint = spec_did_you_mean(name, names, n);
+  g_set_error(error, domain, code, "unknown %s '%s' (expected %s)%s", what, shown, list->str, hint);
+  g_free(hint);
+  g_free(shown);
+  g_string_free(list, TRUE);
+  return FALSE;
+}

@@ -10,9 +10,8 @@ static gboolean parse_round(const char *path, gsize line, const char *what, cons
   guint64 v;
   if (!g_ascii_string_to_unsigned(tok, 10, 0, G_MAXUINT - 1, &v, NULL)) {
     char *shown = spec_escape(tok, -1); /* file bytes: no raw escapes */
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_FILE,
-                "%s:%" G_GSIZE_FORMAT ": %s '%s' is not a non-negative integer below %u", path,
-                line, what, shown, G_MAXUINT);
+    spec_error_at(error, TOPO_ERROR, TOPO_ERROR_FILE, path, line,
+                  "%s '%s' is not a non-negative integer below %u", what, shown, G_MAXUINT);
     g_free(shown);
     return FALSE;
   }
@@ -48,16 +47,15 @@ GArray *topo_churn_load(const char *path, guint n, GError **error) {
       }
     if (nt == 1) {
       char *shown = spec_escape(t[0], -1);
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_FILE,
-                  "%s:%" G_GSIZE_FORMAT ": only one token '%s', expected "
-                  "'node leave_round [join_round]'",
-                  path, line, shown);
+      spec_error_at(error, TOPO_ERROR, TOPO_ERROR_FILE, path, line,
+                    "only one token '%s', expected "
+                    "'node leave_round [join_round]'",
+                    shown);
       g_free(shown);
       ok = FALSE;
     } else if (nt > 3) {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_FILE,
-                  "%s:%" G_GSIZE_FORMAT ": %u tokens, expected 'node leave_round [join_round]'",
-                  path, line, nt);
+      spec_error_at(error, TOPO_ERROR, TOPO_ERROR_FILE, path, line,
+                    "%u tokens, expected 'node leave_round [join_round]'", nt);
       ok = FALSE;
     } else if (nt >= 2) {
       TopoChurnInterval iv = {0, 0, G_MAXUINT};
@@ -66,14 +64,12 @@ GArray *topo_churn_load(const char *path, guint n, GError **error) {
            (nt == 2 || strcmp(t[2], "-") == 0 ||
             parse_round(path, line, "join round", t[2], &iv.join, error));
       if (ok && iv.node >= n) {
-        g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
-                    "%s:%" G_GSIZE_FORMAT ": node %u is not in the graph (nodes 0..%u)", path, line,
-                    iv.node, n - 1);
+        spec_error_at(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, path, line,
+                      "node %u is not in the graph (nodes 0..%u)", iv.node, n - 1);
         ok = FALSE;
       } else if (ok && iv.join <= iv.leave) {
-        g_set_error(error, TOPO_ERROR, TOPO_ERROR_FILE,
-                    "%s:%" G_GSIZE_FORMAT ": join round %u is not after leave round %u", path, line,
-                    iv.join, iv.leave);
+        spec_error_at(error, TOPO_ERROR, TOPO_ERROR_FILE, path, line,
+                      "join round %u is not after leave round %u", iv.join, iv.leave);
         ok = FALSE;
       }
       if (ok)

@@ -40,6 +40,14 @@ const char *topo_gossip_kind_name(TopoGossipKind kind) {
   return "unknown";
 }
 
+gboolean topo_gossip_kind_check(TopoGossipKind kind, GError **error) {
+  if (kind == TOPO_GOSSIP_UNIFORM || kind == TOPO_GOSSIP_METROPOLIS ||
+      kind == TOPO_GOSSIP_MAXDEGREE)
+    return TRUE;
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "unknown gossip kind %d", (int)kind);
+  return FALSE;
+}
+
 TopoGossip *topo_gossip_alloc(guint n, gsize nnz) {
   TopoGossip *w = g_new0(TopoGossip, 1);
   w->n = n;
@@ -54,12 +62,8 @@ TopoGossip *topo_gossip_new(const TopoGraph *g, TopoGossipKind kind, GError **er
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "gossip matrix of a NULL graph");
     return NULL;
   }
-  if (kind != TOPO_GOSSIP_UNIFORM && kind != TOPO_GOSSIP_METROPOLIS &&
-      kind != TOPO_GOSSIP_MAXDEGREE) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "unknown gossip kind %d",
-                (int)kind);
+  if (!topo_gossip_kind_check(kind, error))
     return NULL;
-  }
   guint n = topo_graph_n_nodes(g);
   gsize nnz = (gsize)n + 2 * (gsize)topo_graph_n_edges(g);
   TopoGossip *w = topo_gossip_alloc(n, nnz);
@@ -196,14 +200,7 @@ guint topo_gossip_row(const TopoGossip *w, guint u, const guint **cols, const do
 
 double topo_gossip_get(const TopoGossip *w, guint u, guint v) {
   g_return_val_if_fail(w != NULL && u < w->n && v < w->n, 0.0);
-  guint lo = w->row_ptr[u], hi = w->row_ptr[u + 1];
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (w->col[mid] < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  guint lo = (guint)sim_sorted_search(w->col, w->row_ptr[u], w->row_ptr[u + 1], v);
   return lo < w->row_ptr[u + 1] && w->col[lo] == v ? w->val[lo] : 0.0;
 }
 

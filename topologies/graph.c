@@ -213,14 +213,7 @@ gboolean topo_graph_has_edge(const TopoGraph *g, guint u, guint v) {
   g_return_val_if_fail(g != NULL, FALSE);
   if (u >= g->n || v >= g->n || u == v)
     return FALSE;
-  guint lo = g->adj_ptr[u], hi = g->adj_ptr[u + 1];
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (g->adj[mid] < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  guint lo = (guint)sim_sorted_search(g->adj, g->adj_ptr[u], g->adj_ptr[u + 1], v);
   return lo < g->adj_ptr[u + 1] && g->adj[lo] == v;
 }
 

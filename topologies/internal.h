@@ -30,6 +30,10 @@ struct TopoGossip {
 /* An uninitialised CSR matrix with room for nnz entries (row_ptr zeroed). */
 TopoGossip *topo_gossip_alloc(guint n, gsize nnz);
 
+/* FALSE (TOPO_ERROR_INVALID_ARGUMENT) when @kind is none of TopoGossipKind's
+ * values (a caller's cast). O(1). */
+gboolean topo_gossip_kind_check(TopoGossipKind kind, GError **error);
+
 /* --- igraph calls ------------------------------------------------------ */
 
 /* igraph's default error handler aborts the process and its warnings go to

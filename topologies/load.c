@@ -30,18 +30,16 @@ static gboolean parse_label(const char *path, gsize line, const char *s, gsize l
   for (gsize i = 0; i < len; i++) {
     if (s[i] < '0' || s[i] > '9') {
       char *shown = spec_escape(s, (gssize)MIN(len, 64)); /* file bytes: no raw escapes */
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "%s:%" G_GSIZE_FORMAT ": node label '%s' is not a non-negative integer", path,
-                  line, shown);
+      spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
+                    "node label '%s' is not a non-negative integer", shown);
       g_free(shown);
       return FALSE;
     }
     guint d = (guint)(s[i] - '0');
     if (v > (G_MAXUINT64 - d) / 10) {
       char *shown = spec_escape(s, (gssize)MIN(len, 64));
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "%s:%" G_GSIZE_FORMAT ": node label '%s' is larger than 2^64-1", path, line,
-                  shown);
+      spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
+                    "node label '%s' is larger than 2^64-1", shown);
       g_free(shown);
       return FALSE;
     }
@@ -60,8 +58,7 @@ static gboolean intern_label(GHashTable *ids, guint64 label, guint *next, guint 
     return TRUE;
   }
   if (*next >= G_MAXUINT / 2) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "%s:%" G_GSIZE_FORMAT ": too many nodes", path,
-                line);
+    spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line, "too many nodes");
     return FALSE;
   }
   guint64 *key = g_new(guint64, 1);
@@ -192,16 +189,15 @@ static gboolean parse_weight(const char *path, gsize line, const char *s, gsize 
   gboolean ok = end != t && *end == '\0' && isfinite(w);
   if (!ok) {
     char *shown = spec_escape(t, -1);
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                "%s:%" G_GSIZE_FORMAT ": edge weight '%s' is not a finite number", path, line,
-                shown);
+    spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
+                  "edge weight '%s' is not a finite number", shown);
     g_free(shown);
   } else if (!(w > 0)) {
     char *shown = spec_escape(t, -1);
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                "%s:%" G_GSIZE_FORMAT ": edge weight '%s' is not positive: give positive "
-                "weights, or drop the edge",
-                path, line, shown);
+    spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
+                  "edge weight '%s' is not positive: give positive "
+                  "weights, or drop the edge",
+                  shown);
     g_free(shown);
     ok = FALSE;
   }
@@ -218,9 +214,8 @@ static gboolean parse_latency(const char *path, gsize line, const char *s, gsize
   gboolean ok = end != t && *end == '\0' && isfinite(v) && v >= 0;
   if (!ok) {
     char *shown = spec_escape(t, -1);
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                "%s:%" G_GSIZE_FORMAT ": latency '%s' is not a finite number >= 0", path, line,
-                shown);
+    spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
+                  "latency '%s' is not a finite number >= 0", shown);
     g_free(shown);
   }
   g_free(t);
@@ -280,18 +275,17 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
     }
     if (nt == 1) {
       char *shown = spec_escape(tok[0], (gssize)MIN(len[0], 64));
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "%s:%" G_GSIZE_FORMAT ": only one token '%s', expected two node labels "
-                  "'u v' (and an optional weight)",
-                  path, line, shown);
+      spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
+                    "only one token '%s', expected two node labels "
+                    "'u v' (and an optional weight)",
+                    shown);
       g_free(shown);
       ok = FALSE;
       break;
     }
     if (nt > 3) {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "%s:%" G_GSIZE_FORMAT ": %d tokens, expected 'u v' or 'u v weight'", path, line,
-                  nt);
+      spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
+                    "%d tokens, expected 'u v' or 'u v weight'", nt);
       ok = FALSE;
       break;
     }
@@ -300,10 +294,10 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
       fields = nt;
       fields_line = line;
     } else if (nt != fields) {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "%s:%" G_GSIZE_FORMAT ": %d tokens, but line %" G_GSIZE_FORMAT " has %d: "
-                  "give every edge a weight ('u v weight') or none ('u v')",
-                  path, line, nt, fields_line, fields);
+      spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
+                    "%d tokens, but line %" G_GSIZE_FORMAT " has %d: "
+                    "give every edge a weight ('u v weight') or none ('u v')",
+                    nt, fields_line, fields);
       ok = FALSE;
       break;
     }

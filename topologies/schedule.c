@@ -97,12 +97,8 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
                 schedule_names);
     return NULL;
   }
-  if (kind != TOPO_GOSSIP_UNIFORM && kind != TOPO_GOSSIP_METROPOLIS &&
-      kind != TOPO_GOSSIP_MAXDEGREE) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "unknown gossip kind %d",
-                (int)kind);
+  if (!topo_gossip_kind_check(kind, error))
     return NULL;
-  }
   TopoSchedule *s = g_new0(TopoSchedule, 1);
   s->kind = kind;
   s->seed = seed;

@@ -7,16 +7,11 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "topologies/internal.h"
 
 /* STUNner records start at a UTC midnight and cover whole days. */
 #define MS_PER_DAY G_GINT64_CONSTANT(86400000)
-
-/* Largest inflated text: a GByteArray counts in guint; the STUNner trace
- * inflates to 2.5 MB. */
-#define TRACE_TEXT_MAX (1u << 30)
 
 struct TopoTrace {
   guint n_users;
@@ -79,53 +74,27 @@ guint topo_trace_user_of_id(const TopoTrace *tr, guint64 id) {
 
 /* --- reading ----------------------------------------------------------- */
 
-/* The whole file, inflated when gzipped (zlib reads a plain file as is), at
- * most SPEC_FILE_MAX bytes, lines at most SPEC_LINE_MAX. A corrupt or
- * truncated gzip stream is an error, never a shorter text. */
+/* The whole file, inflated when gzipped (spec_file_read_text's limits); a
+ * corrupt or truncated gzip stream is an error, never a shorter text. */
 static char *read_text(const char *path, GError **error) {
-  if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_IO, "cannot read trace file %s: %s", path,
-                g_file_test(path, G_FILE_TEST_EXISTS) ? "not a regular file" : "no such file");
+  char *text = NULL;
+  gsize len = 0;
+  GError *local = NULL;
+  if (!spec_file_read_text(path, &text, &len, &local)) {
+    /* INVAL: what was read is not a text of lines (cut or corrupt gzip, a
+     * line too long, not a regular file); anything else, opening or reading. */
+    gboolean content = g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+    g_set_error(error, TOPO_ERROR, content ? TOPO_ERROR_FILE : TOPO_ERROR_IO,
+                "cannot read trace file: %s", local->message);
+    g_error_free(local);
     return NULL;
   }
-  gzFile gz = gzopen(path, "rb");
-  if (gz == NULL) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_IO, "cannot read trace file %s: %s", path,
-                g_strerror(errno));
-    return NULL;
-  }
-  GByteArray *buf = g_byte_array_new();
-  guint8 chunk[1 << 16];
-  int got;
-  while ((got = gzread(gz, chunk, sizeof chunk)) > 0 && buf->len <= TRACE_TEXT_MAX)
-    g_byte_array_append(buf, chunk, (guint)got);
-  int code = Z_OK;
-  const char *msg = got < 0 ? gzerror(gz, &code) : NULL;
-  char *why = msg != NULL ? g_strdup(msg) : NULL;
-  int closed = gzclose_r(gz);
-  gboolean ok = TRUE;
-  if (why != NULL || closed != Z_OK) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_FILE,
-                "%s: corrupt or truncated gzip data (%s); nothing was read", path,
-                why != NULL ? why : "zlib error at close");
-    ok = FALSE;
-  } else if (buf->len > TRACE_TEXT_MAX) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
-                "%s: more than %u bytes of text: split the trace", path, TRACE_TEXT_MAX);
-    ok = FALSE;
-  }
-  g_free(why);
-  gsize len = buf->len;
-  g_byte_array_append(buf, (const guint8 *)"", 1); /* data is NULL while empty */
-  if (ok && memchr(buf->data, '\0', len) != NULL) {
+  if (memchr(text, '\0', len) != NULL) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_FILE, "%s: a NUL byte: not a text trace", path);
-    ok = FALSE;
-  }
-  if (!ok || !spec_check_lines(path, (const char *)buf->data, len, error)) {
-    g_byte_array_unref(buf);
+    g_free(text);
     return NULL;
   }
-  return (char *)g_byte_array_free(buf, FALSE);
+  return text;
 }
 
 /* Users under construction: boundaries appended user after user. */
@@ -175,17 +144,9 @@ static GPtrArray *split(char *line, const char *seps) {
   return tok;
 }
 
-static gboolean bad_line(GError **error, const char *path, gsize line, const char *fmt, ...)
-    G_GNUC_PRINTF(4, 5);
-static gboolean bad_line(GError **error, const char *path, gsize line, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *msg = g_strdup_vprintf(fmt, ap);
-  va_end(ap);
-  g_set_error(error, TOPO_ERROR, TOPO_ERROR_FILE, "%s:%" G_GSIZE_FORMAT ": %s", path, line, msg);
-  g_free(msg);
-  return FALSE;
-}
+/* TOPO_ERROR_FILE "PATH:LINE: ..." (always FALSE). */
+#define bad_line(error, path, line, ...)                                                           \
+  spec_error_at(error, TOPO_ERROR, TOPO_ERROR_FILE, path, line, __VA_ARGS__)
 
 static gboolean int_token(const char *tok, gint64 min, gint64 max, gint64 *out) {
   return g_ascii_string_to_signed(tok, 10, min, max, out, NULL);

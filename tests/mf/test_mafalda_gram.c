@@ -434,6 +434,21 @@ static void test_errors(void) {
   g_free(P);
 }
 
+/* The lower triangle copied onto the upper one, across tile edges (n = 130
+ * spans three tiles of 64), the lower triangle and diagonal untouched. */
+static void test_fill_upper(void) {
+  const guint n = 130;
+  double *A = g_new(double, (gsize)n *n);
+  for (guint i = 0; i < n; i++)
+    for (guint j = 0; j < n; j++)
+      A[(gsize)i * n + j] = j <= i ? 1000.0 * i + j : -1.0;
+  mf_fill_upper_from_lower(A, n);
+  for (guint i = 0; i < n; i++)
+    for (guint j = 0; j < n; j++)
+      g_assert_cmpfloat(A[(gsize)i * n + j], ==, 1000.0 * MAX(i, j) + MIN(i, j));
+  g_free(A);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/mf/gram/complete-closed-form", test_complete_closed_form);
@@ -445,5 +460,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/mf/gram/florentine-k3-b4", test_florentine_reference_k3_b4);
   g_test_add_func("/mf/gram/florentine-k5-b16", test_florentine_reference_k5_b16);
   g_test_add_func("/mf/gram/errors", test_errors);
+  g_test_add_func("/mf/gram/fill-upper", test_fill_upper);
   return g_test_run();
 }

@@ -814,6 +814,22 @@ static void test_combine(gconstpointer data) {
   sim_lin_space_unref(sp);
 }
 
+/* The column search of sparse rows against a linear scan: every value
+ * below, between, on and above the entries, in whole and partial ranges. */
+static void test_sorted_search(void) {
+  const guint a[] = {2, 3, 3, 7, 10, 40};
+  const gsize n = G_N_ELEMENTS(a);
+  for (gsize lo = 0; lo <= n; lo++)
+    for (gsize hi = lo; hi <= n; hi++)
+      for (guint v = 0; v <= 41; v++) {
+        gsize want = lo;
+        while (want < hi && a[want] < v)
+          want++;
+        g_assert_cmpuint(sim_sorted_search(a, lo, hi, v), ==, want);
+      }
+  g_assert_cmpuint(sim_sorted_search(NULL, 0, 0, 5), ==, 0);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   static const struct {
@@ -836,5 +852,6 @@ int main(int argc, char **argv) {
   }
   g_test_add_func("/linvec/random_dense_vs_sparse", test_random_dense_vs_sparse);
   g_test_add_func("/linvec/none/data_only", test_data_only);
+  g_test_add_func("/linvec/sorted_search", test_sorted_search);
   return g_test_run();
 }

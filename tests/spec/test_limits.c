@@ -24,6 +24,15 @@ static void test_memory(void) {
   g_assert_cmpuint(spec_memory_limit(), >, 0);
   g_assert_cmpuint(spec_size_mul(G_MAXSIZE / 2, 3), ==, G_MAXSIZE);
   g_assert_cmpuint(spec_size_add(G_MAXSIZE - 1, 2), ==, G_MAXSIZE);
+  /* The checked product: exact, or refused without touching the result. */
+  gsize out = 7;
+  g_assert_true(spec_size_mul_checked(G_MAXSIZE / 3, 3, &out));
+  g_assert_cmpuint(out, ==, G_MAXSIZE / 3 * 3);
+  g_assert_true(spec_size_mul_checked(0, G_MAXSIZE, &out));
+  g_assert_cmpuint(out, ==, 0);
+  out = 7;
+  g_assert_false(spec_size_mul_checked(G_MAXSIZE / 2 + 1, 2, &out));
+  g_assert_cmpuint(out, ==, 7);
   char *s = spec_format_bytes(1500000000);
   g_assert_cmpstr(s, ==, "1.5 GB");
   g_free(s);

@@ -1,7 +1,8 @@
 /*
  * tests/spec/test_suggest.c: the edit distance (reference values), the
  * typo rule (at most two edits, or a third of the word) and the nearest
- * valid name, the one "did you mean" of options, keys and values.
+ * valid name, the one "did you mean" of options, keys and values, and the
+ * parse of a name from a closed list.
  */
 #include "spec/spec.h"
 
@@ -34,9 +35,37 @@ static void test_closest(void) {
   g_assert_false(spec_typo_distance(0, "ring"));
 }
 
+/* A name from a closed list: its index, or every choice in the message,
+ * joined "a, b or c", with the closest one suggested. */
+static void test_choose(void) {
+  const char *const trusts[] = {"ldp", "pndp", "secldp"};
+  guint i = 99;
+  g_assert_true(
+      spec_choose("secldp", "trust model", trusts, 3, &i, G_FILE_ERROR, G_FILE_ERROR_INVAL, NULL));
+  g_assert_cmpuint(i, ==, 2);
+  GError *error = NULL;
+  g_assert_false(
+      spec_choose("pnpd", "trust model", trusts, 3, &i, G_FILE_ERROR, G_FILE_ERROR_INVAL, &error));
+  g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+  g_assert_cmpstr(error->message, ==,
+                  "unknown trust model 'pnpd' (expected ldp, pndp or secldp); did you mean "
+                  "'pndp'?");
+  g_clear_error(&error);
+  g_assert_false(
+      spec_choose(NULL, "workload", trusts, 2, &i, G_FILE_ERROR, G_FILE_ERROR_NOENT, &error));
+  g_assert_cmpstr(error->message, ==, "unknown workload '(null)' (expected ldp or pndp)");
+  g_clear_error(&error);
+  /* The given name is input: a control byte is escaped, not printed. */
+  g_assert_false(
+      spec_choose("x\033[2J", "workload", trusts, 1, &i, G_FILE_ERROR, G_FILE_ERROR_NOENT, &error));
+  g_assert_cmpstr(error->message, ==, "unknown workload 'x\\x1b[2J' (expected ldp)");
+  g_clear_error(&error);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/spec/suggest/distance", test_distance);
   g_test_add_func("/spec/suggest/closest", test_closest);
+  g_test_add_func("/spec/suggest/choose", test_choose);
   return g_test_run();
 }

@@ -302,15 +302,14 @@ static void test_errors(void) {
   char *dir = g_dir_make_tmp("dpg-trace-XXXXXX", NULL);
   for (int cut = 0; cut < 2; cut++) {
     char *gz = broken_gzip(dir, stunner, cut);
-    expect_error(gz, ",format=stunner", 3, TOPO_ERROR_FILE,
-                 NEEDLES(gz, "corrupt or truncated gzip"));
+    expect_error(gz, ",format=stunner", 3, TOPO_ERROR_FILE, NEEDLES(gz, "gzip file"));
     g_unlink(gz);
     g_free(gz);
   }
   g_rmdir(dir);
   g_free(dir);
   expect_error("/nonexistent/trace.txt", "", 3, TOPO_ERROR_IO,
-               NEEDLES("/nonexistent/trace.txt", "no such file"));
+               NEEDLES("/nonexistent/trace.txt", "No such file"));
   expect_error(
       stunner, ",format=stunnr", 3, TOPO_ERROR_PARSE,
       NEEDLES("unknown format 'stunnr' (valid: sessions, stunner)", "did you mean 'stunner'"));
