@@ -247,25 +247,12 @@ static void on_step(double fraction, gpointer data) {
   j->progress(&p, j->progress_data);
 }
 
-/* The accounting-only run of the observer path: noise sigma, clip, T steps
- * with (T/b, b)-participation, on the graph or the schedule. */
+/* The accounting-only run of the observer path, on the graph or the
+ * schedule. */
 static ProtoRunConfig run_config(const ProtoAccountJob *j) {
-  ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
+  ProtoRunConfig cfg = j->run;
   cfg.graph = j->schedule ? NULL : j->graph;
   cfg.schedule = j->schedule;
-  cfg.gossip = j->gossip;
-  cfg.protocol = j->protocol;
-  cfg.sigma = j->sigma;
-  cfg.clip = j->clip;
-  cfg.lr = j->lr;
-  cfg.rounds = j->T;
-  cfg.batches = j->b; /* MF-D-SGD calibrates its noise for (T/b, b)-participation */
-  cfg.mode = j->mode_spec;
-  cfg.latency = j->latency_spec;
-  cfg.loss = j->loss_spec;
-  cfg.seed = j->seed;
-  cfg.storage = j->storage;
   return cfg;
 }
 

@@ -26,24 +26,50 @@ void proto_account_request_init(ProtoAccountRequest *r) {
                              .lr = NAN};
 }
 
-void proto_account_request_for_run(ProtoAccountRequest *r, const ProtoRunConfig *cfg) {
+void proto_account_request_run_config(const ProtoAccountRequest *r, ProtoRunConfig *cfg) {
   g_return_if_fail(r != NULL && cfg != NULL);
-  proto_account_request_init(r);
-  r->protocol = cfg->protocol;
-  r->rounds = (gint)(cfg->epochs * cfg->batches);
-  r->interval = (gint)cfg->batches;
-  r->every_node = TRUE;
-  r->sigma = cfg->sigma;
-  r->clip = cfg->clip;
-  r->gossip = cfg->gossip;
-  /* The views in the order training runs always had them. */
-  r->trust_major = TRUE;
-  ProtoMode mode;
-  if (proto_account_parse_run_options(cfg->mode, cfg->latency, cfg->loss, &mode, NULL, NULL)) {
-    r->mode = cfg->mode;
-    r->latency = cfg->latency;
-    r->loss = cfg->loss;
+  proto_run_config_init(cfg);
+  cfg->protocol = r->protocol ? r->protocol : "dsgd";
+  cfg->gossip = r->gossip;
+  cfg->sigma = r->sigma;
+  cfg->clip = r->clip;
+  if (!isnan(r->lr))
+    cfg->lr = r->lr;
+  if (r->rounds > 0 && r->interval > 0) {
+    cfg->rounds = (guint)r->rounds;
+    cfg->batches = (guint)r->interval;
+    cfg->epochs = cfg->rounds / cfg->batches;
   }
+  cfg->mode = r->mode;
+  cfg->latency = r->latency;
+  cfg->loss = r->loss;
+  if (r->seed == NULL || !g_ascii_string_to_unsigned(r->seed, 10, 0, G_MAXUINT64, &cfg->seed, NULL))
+    cfg->seed = 0;
+  cfg->storage = r->storage && g_str_equal(r->storage, "dense") ? SIM_LIN_DENSE : SIM_LIN_SPARSE;
+}
+
+ProtoAccountJob *proto_account_job_for_run(const ProtoAccountRequest *r, const TopoGraph *g,
+                                           gboolean *usage, GError **error) {
+  g_return_val_if_fail(r != NULL && g != NULL && usage != NULL, NULL);
+  ProtoAccountRequest priv = *r;
+  priv.trust = r->trust ? r->trust : "ldp";
+  priv.every_node = TRUE;
+  /* The views in the order training runs always had them. */
+  priv.trust_major = TRUE;
+  ProtoMode mode;
+  if (!proto_account_parse_run_options(r->mode, r->latency, r->loss, &mode, NULL, NULL))
+    priv.mode = priv.latency = priv.loss = NULL;
+  ProtoAccountRefusal refusal;
+  GError *e = NULL;
+  ProtoAccountJob *j = proto_account_validate(&priv, &refusal, &e);
+  if (j != NULL && proto_account_job_plan(j, g, "the graph", &refusal, &e))
+    return j;
+  /* Usage errors all, but a protocol or its file that failed. */
+  *usage = refusal == PROTO_REFUSED_RULE || refusal == PROTO_REFUSED_VALUE ||
+           e->domain == G_OPTION_ERROR || e->domain == PROTO_ERROR;
+  g_propagate_error(error, e);
+  proto_account_job_free(j);
+  return NULL;
 }
 
 /* Sets @refusal and a G_OPTION_ERROR_BAD_VALUE of @fmt. FALSE. */
@@ -277,8 +303,15 @@ ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r,
   GError *e = NULL;
   if (check_what(r, j, refusal, &e) && check_protocol(r, j, refusal, &e) &&
       check_path(r, j, refusal, &e) && check_run(r, j, refusal, &e) &&
-      check_exclusions(r, j, refusal, &e))
+      check_exclusions(r, j, refusal, &e)) {
+    /* The observer path's run: the request's, with the job's strings. */
+    proto_account_request_run_config(r, &j->run);
+    j->run.protocol = j->protocol;
+    j->run.mode = j->mode_spec;
+    j->run.latency = j->latency_spec;
+    j->run.loss = j->loss_spec;
     return j;
+  }
   g_propagate_error(error, e);
   proto_account_job_free(j);
   return NULL;

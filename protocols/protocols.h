@@ -895,22 +895,43 @@ typedef struct {
   gboolean prepared;
   ProtoObservedView *views;
   ProtoObserveOptions observe;
+  ProtoRunConfig run; /* the observer path's run, strings the job's; no graph */
 } ProtoAccountJob;
 
 /** proto_account_request_init: the defaults of ProtoAccountRequest. O(1). */
 void proto_account_request_init(ProtoAccountRequest *r);
 
 /**
- * proto_account_request_for_run: @r, initialized, for the privacy of the
- * run @cfg configures (a training run, which will carry the job's observer
- * views): its protocol, T = epochs x batches, b = batches, sigma, clip and
- * gossip; its mode, latency and loss when they parse (the run refuses the
- * others itself, loss in sync mode included); every node's LDP when no
- * attackers are given; the accountings trust-major. Strings borrowed from
- * @cfg; the caller adds trust, attackers, alpha, delta, schedule and seed.
- * O(spec lengths).
+ * proto_account_request_run_config: @cfg (initialized here) as the run @r
+ * describes, the one filling of a ProtoRunConfig from a request: its
+ * protocol ("dsgd" when NULL), gossip, sigma, clip, lr (the default when
+ * NaN), T local steps as T/b epochs of b batches (MF-D-SGD calibrates its
+ * noise for (T/b, b)-participation), mode, latency, loss, seed (0 when
+ * NULL or not a decimal: proto_account_validate refuses those) and storage
+ * (dense or sparse). Strings borrowed from @r. The caller sets the graph or
+ * the schedule, and what only a training run has (dataset, model,
+ * partition, evaluation, threads, compute time). O(length of the seed).
  */
-void proto_account_request_for_run(ProtoAccountRequest *r, const ProtoRunConfig *cfg);
+void proto_account_request_run_config(const ProtoAccountRequest *r, ProtoRunConfig *cfg);
+
+/**
+ * proto_account_job_for_run: the privacy of the training run @r describes
+ * (proto_account_request_run_config's, which carries the job's observer
+ * views when the path is the observer's), validated and planned on @g
+ * (borrowed, outlives the job): its trust models (NULL: ldp); every node's
+ * LDP when no attackers are given; the accountings trust-major (the order
+ * training runs always had); the run's mode, latency and loss only when
+ * they parse, since the run refuses the others itself (loss in sync mode
+ * included) and its message is the one a user sees.
+ * @usage: (out) TRUE when the error is the user's options, FALSE when a
+ * protocol or schedule file failed.
+ * Errors: those of proto_account_validate and proto_account_job_plan (the
+ * graph named "the graph").
+ * Returns: (transfer full) the planned job, or NULL.
+ * Complexity: theirs.
+ */
+ProtoAccountJob *proto_account_job_for_run(const ProtoAccountRequest *r, const TopoGraph *g,
+                                           gboolean *usage, GError **error);
 
 /**
  * proto_account_validate: checks every value of @r that needs no graph, in
