@@ -782,6 +782,14 @@ typedef struct {
 
 typedef void (*ProtoAccountProgressFunc)(const ProtoAccountProgress *p, gpointer data);
 
+/* An attacker set its caller resolved itself (a scenario's collusion set):
+ * its name in the caller's outputs and messages, and its members. */
+typedef struct {
+  const char *name;
+  const guint *nodes;
+  guint n_nodes;
+} ProtoAccountSet;
+
 /*
  * What a front end asks, as its user gave it (strings borrowed until
  * proto_account_validate returns; the job copies what it keeps).
@@ -791,6 +799,10 @@ typedef struct {
   const char *protocol;         /* registry spec; NULL: "dsgd" */
   const char *label;            /* how reports name it; NULL: the spec */
   gint rounds, interval;        /* T (required, > 0) and b (divides T; default 1) */
+  /* The run's batches when they are not b: MF-D-SGD calibrates its noise
+   * for (T/batches, batches)-participation (a training run accounted at
+   * another participation interval); 0: b. */
+  guint batches;
   const char *trust;            /* "ldp", "pndp", "secldp" or a list (required) */
   const char *const *attackers; /* SPEC_ATTACKERS_GRAMMAR, NULL-terminated (required unless
                                  * every_node) */
@@ -800,6 +812,11 @@ typedef struct {
    * each trust model's one accounting is the first's victims with node 0
    * from the second (distances -1: no attacker set to measure from). */
   gboolean every_node;
+  /* Instead of @attackers: @n_sets sets resolved by the caller (borrowed
+   * until proto_account_validate returns), accounted in this order, the
+   * same members twice allowed. */
+  const ProtoAccountSet *sets;
+  guint n_sets;
   const char *sensitivity;      /* bound (NULL) or exact */
   double sigma, clip, alpha, delta; /* defaults 1, 1, 2, 1e-6 */
   const char *compare;          /* NULL or "muffliato" */
@@ -820,6 +837,11 @@ typedef struct {
    * than set by set: the observer's views in the order a caller's earlier
    * outputs were made in (their floating-point sums follow it). */
   gboolean trust_major;
+  /* Nullable: MF-D-SGD's T x T C_local (row-major), built by the caller
+   * (a scenario's C fitted to its gossip, which the protocol spec alone
+   * does not give); borrowed, must outlive the job. NULL: the spec's
+   * (proto_c_local). */
+  const double *C_local;
   ProtoAccountProgressFunc progress; /* nullable; called from the executing thread */
   gpointer progress_data;
   const gint *cancel; /* nullable flag: set, the request stops between accountings */
@@ -850,11 +872,13 @@ typedef struct {
   char *label;          /* how reports name the protocol */
   ProtoAccountProtocol proto;
   guint T, b;
+  guint run_b; /* the b MF-D-SGD's noise is calibrated for (the request's batches, or b) */
   MfSensitivity sensitivity;
   double sigma, clip, alpha, delta;
   gboolean compare_muffliato;
   TopoGossipKind gossip;
   SpecAttackers sets;
+  char **set_names;     /* the request's named sets' names (NULL-terminated), else NULL */
   GArray *trusts;       /* PrivTrust, distinct, in the order given */
   GArray *links;        /* ProtoAccountLink */
   char **link_specs;    /* as given (NULL-terminated, possibly empty) */
@@ -889,7 +913,9 @@ typedef struct {
   guint n_acs;
   /* After execution on the observer path. */
   ProtoRunStats stats;
+  guint at; /* the accounting executing; after an error, the one that failed */
   /* Private to the request. */
+  const double *C_given; /* the request's C_local (borrowed) */
   double *C_local;
   TopoGossip *w, *wm;
   gboolean prepared;
