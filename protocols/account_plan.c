@@ -161,21 +161,35 @@ static void free_gossips(TopoGossip **ws, guint n) {
   g_free(ws);
 }
 
+/* @q, a copy of @p on the run's gossip: the static one of @one (the
+ * caller's array of one matrix), or the K T rounds of @schedule, then in
+ * *@ws (free with free_gossips and *@n; NULL for the static gossip). */
+static gboolean with_gossip(const PrivStructuredProblem *p, const TopoGossip **one,
+                            TopoSchedule *schedule, PrivStructuredProblem *q, TopoGossip ***ws,
+                            guint *n, GError **error) {
+  *q = *p;
+  *ws = NULL;
+  *n = 0;
+  if (schedule == NULL) {
+    q->gossip = one;
+    q->n_gossip = 1;
+    return TRUE;
+  }
+  if ((*ws = schedule_gossips(p, schedule, n, error)) == NULL)
+    return FALSE;
+  q->gossip = (const TopoGossip *const *)*ws;
+  q->n_gossip = *n;
+  return TRUE;
+}
+
 PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoGossip *w,
                                      TopoSchedule *schedule, GError **error) {
-  PrivStructuredProblem q = *p;
-  if (schedule == NULL) {
-    const TopoGossip *ws[] = {w};
-    q.gossip = ws;
-    q.n_gossip = 1;
-    return priv_structured_blocks(&q, error);
-  }
-  guint n = 0;
-  TopoGossip **ws = schedule_gossips(p, schedule, &n, error);
-  if (ws == NULL)
+  const TopoGossip *one[] = {w};
+  PrivStructuredProblem q;
+  TopoGossip **ws;
+  guint n;
+  if (!with_gossip(p, one, schedule, &q, &ws, &n, error))
     return NULL;
-  q.gossip = (const TopoGossip *const *)ws;
-  q.n_gossip = n;
   PrivBlocks *blocks = priv_structured_blocks(&q, error);
   free_gossips(ws, n);
   return blocks;
@@ -184,19 +198,12 @@ PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoG
 PrivReport *proto_account_local(const PrivStructuredProblem *p, const TopoGossip *w,
                                 TopoSchedule *schedule, guint radius, const PrivAccountOptions *opt,
                                 PrivLocalInfo *info, GError **error) {
-  PrivStructuredProblem q = *p;
-  if (schedule == NULL) {
-    const TopoGossip *ws[] = {w};
-    q.gossip = ws;
-    q.n_gossip = 1;
-    return priv_local_report(&q, radius, opt, info, error);
-  }
-  guint n = 0;
-  TopoGossip **ws = schedule_gossips(p, schedule, &n, error);
-  if (ws == NULL)
+  const TopoGossip *one[] = {w};
+  PrivStructuredProblem q;
+  TopoGossip **ws;
+  guint n;
+  if (!with_gossip(p, one, schedule, &q, &ws, &n, error))
     return NULL;
-  q.gossip = (const TopoGossip *const *)ws;
-  q.n_gossip = n;
   PrivReport *r = priv_local_report(&q, radius, opt, info, error);
   free_gossips(ws, n);
   return r;

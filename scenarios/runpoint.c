@@ -37,6 +37,18 @@ static void on_progress(double fraction, gpointer data) {
     p->ctx->progress(p->ctx->point, fraction, p->ctx->progress_data);
 }
 
+/* What the run hook is told of @run at noise @sigma, before it starts. */
+static ScenRunHookInfo hook_info(const ScenConfig *c, const ScenRunContext *ctx, ProtoRun *run,
+                                 double sigma) {
+  return (ScenRunHookInfo){.point = ctx->point,
+                           .run = run,
+                           .graph = c->g,
+                           .name = c->name,
+                           .protocol = c->protocol,
+                           .seed = c->seed,
+                           .sigma = sigma};
+}
+
 /* The hook after the accounting: out->victims grouped by (collusion, trust),
  * contiguous since scen_account appends them in that order. */
 static gboolean hook_finished(const ScenConfig *c, const ScenRunContext *ctx, ProtoRun *run,
@@ -73,16 +85,10 @@ static gboolean hook_finished(const ScenConfig *c, const ScenRunContext *ctx, Pr
     g_array_append_val(res, p);
     i = k;
   }
-  ScenRunHookInfo info = {.point = ctx->point,
-                          .run = run,
-                          .graph = c->g,
-                          .name = c->name,
-                          .protocol = c->protocol,
-                          .seed = c->seed,
-                          .sigma = out->sigma_used,
-                          .finished = TRUE,
-                          .privacy = (const ScenPrivacyResult *)res->data,
-                          .n_privacy = res->len};
+  ScenRunHookInfo info = hook_info(c, ctx, run, out->sigma_used);
+  info.finished = TRUE;
+  info.privacy = (const ScenPrivacyResult *)res->data;
+  info.n_privacy = res->len;
   gboolean ok = ctx->run_hook(&info, ctx->run_hook_data, error);
   g_array_unref(res);
   g_free(victims);
@@ -224,13 +230,7 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   ProtoObservedRun *orun = su.orun;
   run = proto_observed_run_proto(orun);
   if (ctx && ctx->run_hook) {
-    ScenRunHookInfo info = {.point = ctx->point,
-                            .run = run,
-                            .graph = c->g,
-                            .name = c->name,
-                            .protocol = c->protocol,
-                            .seed = c->seed,
-                            .sigma = sigma};
+    ScenRunHookInfo info = hook_info(c, ctx, run, sigma);
     if (!ctx->run_hook(&info, ctx->run_hook_data, error))
       goto out;
   }
