@@ -961,11 +961,14 @@ ProtoAccountJob *proto_account_job_for_run(const ProtoAccountRequest *r, const T
 
 /**
  * proto_account_validate: checks every value of @r that needs no graph, in
- * the order of the messages a user fixes: T and b, the trust models, the
- * attacker sets, the protocol (the registry), the sensitivity, sigma, clip,
- * alpha and delta, the path and radius, mode, latency and loss, the links,
- * lr, storage and accountant, the seed, what the structured path cannot do,
- * --compare.
+ * the order of the messages a user fixes: T and b (and the run's batches
+ * dividing T), the trust models, the attacker sets (ids, or named sets:
+ * not both, none empty, no member twice in one), the protocol (the
+ * registry; a given C_local only for MF-D-SGD's protocols), the
+ * sensitivity, sigma, clip, alpha and delta, the path and radius, mode,
+ * latency and loss, the links, lr, storage and accountant, the seed, what
+ * the structured path cannot do, --compare. The job keeps the run
+ * proto_account_request_run_config gives (its strings the job's).
  * @refusal: (out) (optional) which kind of refusal an error is.
  * Errors: G_OPTION_ERROR_BAD_VALUE naming the option ("--sigma ..."), the
  * parsers' errors (prefixed with the option), the registry's.
