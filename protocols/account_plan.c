@@ -161,52 +161,59 @@ static void free_gossips(TopoGossip **ws, guint n) {
   g_free(ws);
 }
 
-/* @q, a copy of @p on the run's gossip: the static one of @one (the
- * caller's array of one matrix), or the K T rounds of @schedule, then in
- * *@ws (free with free_gossips and *@n; NULL for the static gossip). */
-static gboolean with_gossip(const PrivStructuredProblem *p, const TopoGossip **one,
-                            TopoSchedule *schedule, PrivStructuredProblem *q, TopoGossip ***ws,
-                            guint *n, GError **error) {
-  *q = *p;
-  *ws = NULL;
-  *n = 0;
+/* What an accounting computes from its problem on the run's gossip. */
+typedef gpointer (*OnGossipFunc)(const PrivStructuredProblem *q, gpointer data, GError **error);
+
+/* @func on @p with the run's gossip: the static @w, or the K T rounds of
+ * @schedule, built for the call and freed after it. */
+static gpointer on_gossip(const PrivStructuredProblem *p, const TopoGossip *w,
+                          TopoSchedule *schedule, OnGossipFunc func, gpointer data,
+                          GError **error) {
+  PrivStructuredProblem q = *p;
   if (schedule == NULL) {
-    q->gossip = one;
-    q->n_gossip = 1;
-    return TRUE;
+    const TopoGossip *ws[] = {w};
+    q.gossip = ws;
+    q.n_gossip = 1;
+    return func(&q, data, error);
   }
-  if ((*ws = schedule_gossips(p, schedule, n, error)) == NULL)
-    return FALSE;
-  q->gossip = (const TopoGossip *const *)*ws;
-  q->n_gossip = *n;
-  return TRUE;
+  guint n = 0;
+  TopoGossip **ws = schedule_gossips(p, schedule, &n, error);
+  if (ws == NULL)
+    return NULL;
+  q.gossip = (const TopoGossip *const *)ws;
+  q.n_gossip = n;
+  gpointer result = func(&q, data, error);
+  free_gossips(ws, n);
+  return result;
+}
+
+static gpointer blocks_of(const PrivStructuredProblem *q, gpointer data, GError **error) {
+  (void)data;
+  return priv_structured_blocks(q, error);
 }
 
 PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoGossip *w,
                                      TopoSchedule *schedule, GError **error) {
-  const TopoGossip *one[] = {w};
-  PrivStructuredProblem q;
-  TopoGossip **ws;
-  guint n;
-  if (!with_gossip(p, one, schedule, &q, &ws, &n, error))
-    return NULL;
-  PrivBlocks *blocks = priv_structured_blocks(&q, error);
-  free_gossips(ws, n);
-  return blocks;
+  return on_gossip(p, w, schedule, blocks_of, NULL, error);
+}
+
+/* The local report's settings. */
+typedef struct {
+  guint radius;
+  const PrivAccountOptions *opt;
+  PrivLocalInfo *info;
+} Local;
+
+static gpointer local_of(const PrivStructuredProblem *q, gpointer data, GError **error) {
+  const Local *l = data;
+  return priv_local_report(q, l->radius, l->opt, l->info, error);
 }
 
 PrivReport *proto_account_local(const PrivStructuredProblem *p, const TopoGossip *w,
                                 TopoSchedule *schedule, guint radius, const PrivAccountOptions *opt,
                                 PrivLocalInfo *info, GError **error) {
-  const TopoGossip *one[] = {w};
-  PrivStructuredProblem q;
-  TopoGossip **ws;
-  guint n;
-  if (!with_gossip(p, one, schedule, &q, &ws, &n, error))
-    return NULL;
-  PrivReport *r = priv_local_report(&q, radius, opt, info, error);
-  free_gossips(ws, n);
-  return r;
+  Local l = {radius, opt, info};
+  return on_gossip(p, w, schedule, local_of, &l, error);
 }
 
 /* Gives mf_mafalda_c the dense W_t of the schedule. */
