@@ -62,8 +62,7 @@ static gboolean run_keep(const AuditConfig *a, double sigma, guint64 seed, SimLi
   /* Two records per node: the task only sizes the models (the gradient
    * hook replaces every gradient), and a larger set costs time per run. */
   char *dataset = g_strdup_printf("synthetic:linear,n=%u,d=%u,noise=0.1,seed=1", 2 * n, a->dim);
-  char seed_text[24];
-  g_snprintf(seed_text, sizeof seed_text, "%" G_GUINT64_FORMAT, seed);
+  ProtoRunConfig cfg;
   ProtoAccountRequest r;
   proto_account_request_init(&r);
   r.protocol = a->protocol;
@@ -72,14 +71,13 @@ static gboolean run_keep(const AuditConfig *a, double sigma, guint64 seed, SimLi
   r.sigma = sigma;
   r.mode = a->mode;
   r.latency = a->latency;
-  r.seed = seed_text;
-  ProtoRunConfig cfg;
   proto_account_request_run_config(&r, &cfg);
   cfg.graph = a->graph;
   cfg.dataset = dataset;
   cfg.test_fraction = 0.0;
   cfg.model = "linear";
   cfg.storage = storage;
+  cfg.seed = seed;
   ProtoRun *run = proto_run_new(&cfg, error);
   g_free(dataset);
   if (run == NULL)
