@@ -105,32 +105,29 @@ static gboolean check_options(Job *j, DpgError *err) {
   return TRUE;
 }
 
-/* The privacy of the run @cfg as `train --trust --attackers` asks it: the
- * accounting request, validated and planned on the graph. @usage: (out)
- * the error is the options'. */
-static gboolean plan_privacy(Job *j, const ProtoRunConfig *cfg, gboolean *usage, GError **error) {
+/* The options as the accounting request: the run it describes
+ * (proto_account_request_run_config) and its privacy. Strings borrowed
+ * from j->o. */
+static void request(const Job *j, ProtoAccountRequest *r) {
   const DpgTrainOptions *o = j->o;
-  *usage = TRUE;
-  if (o->trust != NULL && g_str_equal(o->trust, "none"))
-    return TRUE;
-  char *seed = g_strdup_printf("%" G_GUINT64_FORMAT, j->seed);
-  ProtoAccountRequest r;
-  proto_account_request_for_run(&r, cfg);
-  r.trust = o->trust ? o->trust : "ldp";
-  r.attackers = o->attackers;
-  r.alpha = o->alpha;
-  r.delta = o->delta;
-  r.schedule = o->schedule;
-  r.seed = seed;
-  r.cancel = dpg_cancel_flag();
-  ProtoAccountRefusal refusal;
-  j->privacy = proto_account_validate(&r, &refusal, error);
-  g_free(seed);
-  if (j->privacy != NULL && proto_account_job_plan(j->privacy, j->g, "the graph", &refusal, error))
-    return TRUE;
-  *usage = refusal == PROTO_REFUSED_RULE || refusal == PROTO_REFUSED_VALUE ||
-           (*error)->domain == G_OPTION_ERROR || (*error)->domain == PROTO_ERROR;
-  return FALSE;
+  proto_account_request_init(r);
+  r->protocol = j->protocol;
+  r->rounds = (gint)j->T;
+  r->interval = (gint)j->b;
+  r->sigma = j->sigma;
+  r->clip = o->clip;
+  r->lr = o->lr;
+  r->gossip = j->gossip;
+  r->mode = o->mode;
+  r->latency = o->latency;
+  r->loss = o->loss;
+  r->schedule = o->schedule;
+  r->seed = o->seed;
+  r->trust = o->trust;
+  r->attackers = o->attackers;
+  r->alpha = o->alpha;
+  r->delta = o->delta;
+  r->cancel = dpg_cancel_flag();
 }
 
 /* The per-victim reports, from the structured path or from @run's views. */
@@ -284,30 +281,22 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
     dpg_fail(err, error, 2);
     goto out;
   }
+  ProtoAccountRequest r;
+  request(&j, &r);
   ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
+  proto_account_request_run_config(&r, &cfg);
   cfg.graph = j.sched ? NULL : j.g;
   cfg.schedule = j.sched;
-  cfg.gossip = j.gossip;
-  cfg.protocol = j.protocol;
-  cfg.sigma = j.sigma;
-  cfg.clip = o->clip;
-  cfg.lr = o->lr;
-  cfg.epochs = (guint)o->epochs;
-  cfg.batches = (guint)o->batches;
-  cfg.mode = o->mode;
-  cfg.latency = o->latency;
-  cfg.loss = o->loss;
   cfg.compute_ms = o->compute_ms;
-  cfg.seed = j.seed;
   cfg.dataset = o->dataset;
   cfg.model = o->model;
   cfg.partition = o->partition;
   cfg.test_fraction = o->test_fraction;
   cfg.eval_every = (guint)o->eval_every;
   cfg.threads = (guint)o->threads;
-  gboolean usage;
-  if (!plan_privacy(&j, &cfg, &usage, &error)) {
+  gboolean usage = TRUE;
+  if ((o->trust == NULL || !g_str_equal(o->trust, "none")) &&
+      (j.privacy = proto_account_job_for_run(&r, j.g, &usage, &error)) == NULL) {
     dpg_fail(err, error, usage ? 2 : 1);
     goto out;
   }

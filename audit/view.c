@@ -103,17 +103,16 @@ static gboolean run_keep(const AuditConfig *a, TopoSchedule *sched, double sigma
   char *dataset = g_strdup_printf("synthetic:linear,n=%u,d=%u,noise=0.1,seed=1",
                                   MAX(2, audit_interval(a)) * n, a->dim);
   ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.protocol = a->protocol;
+  r.rounds = (gint)a->T;
+  r.gossip = a->gossip;
+  r.sigma = sigma;
+  r.mode = a->mode;
+  r.latency = a->latency;
+  proto_account_request_run_config(&r, &cfg);
   cfg.graph = a->graph;
-  cfg.gossip = a->gossip;
-  cfg.protocol = a->protocol;
-  cfg.mode = a->mode;
-  cfg.latency = a->latency;
-  cfg.sigma = sigma;
-  cfg.clip = 1.0;
-  cfg.lr = 0.1;
-  cfg.epochs = a->T;
-  cfg.batches = 1;
   cfg.dataset = dataset;
   cfg.test_fraction = 0.0;
   cfg.model = "linear";

@@ -113,25 +113,25 @@ static void accounted(const CliTrainPrivacy *priv, const CliOnerunCanaries *c, O
 /* Trains with the canaries, accounts and audits. */
 static int audit_run(const OnerunOptions *o, const TopoGraph *g, TopoGossipKind kind,
                      OnerunResult *res, GError **error) {
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.rounds = o->epochs * o->batches;
+  r.interval = o->batches;
+  r.sigma = o->sigma;
+  r.clip = o->clip;
+  r.lr = o->lr;
+  r.gossip = kind;
+  r.seed = o->seed_text;
+  r.delta = o->delta;
   ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
+  proto_account_request_run_config(&r, &cfg);
   cfg.graph = g;
-  cfg.gossip = kind;
-  cfg.protocol = "dsgd";
-  cfg.sigma = o->sigma;
-  cfg.clip = o->clip;
-  cfg.lr = o->lr;
-  cfg.epochs = (guint)o->epochs;
-  cfg.batches = (guint)o->batches;
-  cfg.seed = o->seed;
   cfg.dataset = o->dataset;
   cfg.model = o->model;
   cfg.partition = o->partition;
   cfg.test_fraction = o->test_fraction;
-  CliTrainPrivacyConfig pc = {
-      .run = &cfg, .graph = g, .seed = o->seed, .alpha = 2.0, .delta = o->delta};
   gboolean usage;
-  CliTrainPrivacy *priv = cli_train_privacy_plan(&pc, &usage, error);
+  CliTrainPrivacy *priv = cli_train_privacy_plan(&r, g, &usage, error);
   if (priv == NULL)
     return usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
   const ProtoObserveOptions *observe = cli_train_privacy_observe(priv);

@@ -31,12 +31,12 @@
 typedef struct {
   CliGraphOptions graph;
   CliPluginOptions plugins;
-  gint rounds, interval, epochs, radius; /* epochs: CLI_UNSET when not given */
-  double clip, alpha, delta, lr;
-  char *sigma_text; /* NULL: not given (sigma 1) */
-  char *protocol, *trust, *sensitivity, *compare, *format, *path, *mode, *latency, *loss, *schedule,
-      *seed, *storage, *accountant;
-  char **attackers, **links;
+  gint rounds, interval, epochs; /* epochs: CLI_UNSET when not given */
+  char *sigma_text;              /* NULL: not given (sigma 1) */
+  char *protocol, *format;
+  /* The options the request takes as typed, parsed into it (its defaults
+   * are the command's; the strings are owned here). */
+  ProtoAccountRequest r;
   gboolean quiet;
 } Options;
 
@@ -64,60 +64,60 @@ static GOptionContext *options_context(Options *o) {
        "Steps between two uses of a record, b (divides T; default 1: user level)", "B"},
       {"epochs", 'k', 0, G_OPTION_ARG_INT, &o->epochs,
        "Uses of each record, k: T = k b (instead of -T, or checked against it)", "K"},
-      {"trust", 0, 0, G_OPTION_ARG_STRING, &o->trust,
+      {"trust", 0, 0, G_OPTION_ARG_STRING, &o->r.trust,
        "Trust model: ldp, pndp or secldp, or a comma-separated list (required)", "MODEL"},
-      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o->attackers,
+      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o->r.attackers,
        "Attacker sets: all (every node in turn, alone), ids separated by ',' are accounted "
        "each alone, ids joined by '+' form one collusion set: 0,5 or 0+5 (required; "
        "repeatable: every set is accounted, under every trust model, from one run)",
        "IDS"},
-      {"sensitivity", 0, 0, G_OPTION_ARG_STRING, &o->sensitivity,
+      {"sensitivity", 0, 0, G_OPTION_ARG_STRING, &o->r.sensitivity,
        "bound (default, paper Thm 5.2) or exact (SDP, never above the bound)", "KIND"},
       {"sigma", 0, 0, G_OPTION_ARG_STRING, &o->sigma_text,
        "Noise multiplier: noise std sigma * clip (default 1)", "SIGMA"},
-      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &o->clip, "Gradient clipping norm Delta (default 1)",
+      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &o->r.clip, "Gradient clipping norm Delta (default 1)",
        "DELTA"},
-      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o->alpha, "Renyi order of the rdp column (default 2)",
+      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o->r.alpha, "Renyi order of the rdp column (default 2)",
        "ALPHA"},
-      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o->delta, "delta of the epsilon column (default 1e-6)",
-       "DELTA"},
-      {"compare", 0, 0, G_OPTION_ARG_STRING, &o->compare,
+      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o->r.delta,
+       "delta of the epsilon column (default 1e-6)", "DELTA"},
+      {"compare", 0, 0, G_OPTION_ARG_STRING, &o->r.compare,
        "Add another accounting: muffliato (Cyffers et al. 2022, D-SGD under PNDP)", "NAME"},
-      {"path", 0, 0, G_OPTION_ARG_STRING, &o->path,
+      {"path", 0, 0, G_OPTION_ARG_STRING, &o->r.path,
        "How to account: auto (default: structured when it describes the run exactly), "
        "structured (W-product structure, no simulation), observer (simulate the protocol, "
        "account from what the attackers saw) or local (certified upper bounds for the "
        "victims within --radius hops, from that ball alone)",
        "PATH"},
-      {"radius", 0, 0, G_OPTION_ARG_INT, &o->radius,
+      {"radius", 0, 0, G_OPTION_ARG_INT, &o->r.radius,
        "--path local: hops around the attackers whose victims are bounded (>= 1); every node "
        "farther away colludes with the attackers",
        "R"},
-      {"schedule", 0, 0, G_OPTION_ARG_STRING, &o->schedule,
+      {"schedule", 0, 0, G_OPTION_ARG_STRING, &o->r.schedule,
        "Time-varying gossip over the graph: static (default), matching, exponential, "
        "edge-failure:p=P, churn:...",
        "SPEC"},
-      {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed,
+      {"seed", 's', 0, G_OPTION_ARG_STRING, &o->r.seed,
        "Seed of the schedule and of the simulated run (default 0)", "N"},
-      {"mode", 0, 0, G_OPTION_ARG_STRING, &o->mode,
+      {"mode", 0, 0, G_OPTION_ARG_STRING, &o->r.mode,
        "Observer path: gossip mode sync (default), deadline:ms=D or stale:s=S", "MODE"},
-      {"latency", 0, 0, G_OPTION_ARG_STRING, &o->latency,
+      {"latency", 0, 0, G_OPTION_ARG_STRING, &o->r.latency,
        "Observer path: link latency constant:ms=X (default 0), uniform:min=A,max=B, "
        "lognormal:mu=M,sigma=S, links:file=PATH,unit=ms|s, country:rtt=PATH,seed=S[,intra=PATH]",
        "SPEC"},
-      {"loss", 0, 0, G_OPTION_ARG_STRING, &o->loss,
+      {"loss", 0, 0, G_OPTION_ARG_STRING, &o->r.loss,
        "Observer path: message loss probability (needs an asynchronous --mode)", "P"},
-      {"link", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->links,
+      {"link", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->r.links,
        "Observer path: override the directed link FROM -> TO: FROM:TO=down or "
        "FROM:TO=LATENCY (repeatable)",
        "FROM:TO=SPEC"},
-      {"lr", 0, 0, G_OPTION_ARG_DOUBLE, &o->lr,
+      {"lr", 0, 0, G_OPTION_ARG_DOUBLE, &o->r.lr,
        "Observer path: learning rate eta (default 0.1; matters only for noise added to the "
        "model, as zipdl's default units)",
        "ETA"},
-      {"storage", 0, 0, G_OPTION_ARG_STRING, &o->storage,
+      {"storage", 0, 0, G_OPTION_ARG_STRING, &o->r.storage,
        "Observer path: provenance storage sparse (default) or dense", "KIND"},
-      {"accountant", 0, 0, G_OPTION_ARG_STRING, &o->accountant,
+      {"accountant", 0, 0, G_OPTION_ARG_STRING, &o->r.accountant,
        "Observer path: streaming (default: per round, flat memory; needs sparse storage) or "
        "dense (every row, factorized at the end: the reference)",
        "KIND"},
@@ -161,13 +161,19 @@ static GOptionContext *options_context(Options *o) {
 static void options_clear(Options *o) {
   cli_graph_options_clear(&o->graph);
   cli_plugin_options_clear(&o->plugins);
-  char **strings[] = {&o->sigma_text, &o->protocol, &o->trust,    &o->sensitivity, &o->compare,
-                      &o->format,     &o->path,     &o->mode,     &o->latency,     &o->loss,
-                      &o->schedule,   &o->seed,     &o->storage,  &o->accountant};
-  for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
-    g_clear_pointer(strings[i], g_free);
-  g_clear_pointer(&o->attackers, g_strfreev);
-  g_clear_pointer(&o->links, g_strfreev);
+  g_clear_pointer(&o->sigma_text, g_free);
+  g_clear_pointer(&o->protocol, g_free);
+  g_clear_pointer(&o->format, g_free);
+  const char **strings[] = {&o->r.trust, &o->r.sensitivity, &o->r.compare,   &o->r.path,
+                            &o->r.mode,  &o->r.latency,     &o->r.loss,      &o->r.schedule,
+                            &o->r.seed,  &o->r.storage,     &o->r.accountant};
+  for (guint i = 0; i < G_N_ELEMENTS(strings); i++) {
+    g_free((char *)*strings[i]); /* GOption's copies */
+    *strings[i] = NULL;
+  }
+  g_strfreev((char **)o->r.attackers);
+  g_strfreev((char **)o->r.links);
+  o->r.attackers = o->r.links = NULL;
 }
 
 /* Exit status of an error from the protocol registry or a run: the
@@ -242,8 +248,7 @@ static int validate(Options *o, guint threads, Progress *progress, ProtoAccountJ
   GError *error = NULL;
   if (!cli_plugin_options_load(&o->plugins, &error))
     return cli_fail(CMD, error, CLI_EXIT_USAGE);
-  ProtoAccountRequest r;
-  proto_account_request_init(&r);
+  ProtoAccountRequest r = o->r;
   int status = horizon(o, &r);
   if (status == CLI_EXIT_OK)
     status = noise(o, &r, nonprivate);
@@ -251,24 +256,6 @@ static int validate(Options *o, guint threads, Progress *progress, ProtoAccountJ
     return status;
   GError *gossip_error = NULL;
   gboolean gossip_ok = cli_graph_options_gossip(&o->graph, &r.gossip, &gossip_error);
-  r.trust = o->trust;
-  r.attackers = (const char *const *)o->attackers;
-  r.sensitivity = o->sensitivity;
-  r.clip = o->clip;
-  r.alpha = o->alpha;
-  r.delta = o->delta;
-  r.compare = o->compare;
-  r.schedule = o->schedule;
-  r.seed = o->seed;
-  r.path = o->path;
-  r.radius = o->radius;
-  r.mode = o->mode;
-  r.latency = o->latency;
-  r.loss = o->loss;
-  r.links = (const char *const *)o->links;
-  r.lr = o->lr;
-  r.storage = o->storage;
-  r.accountant = o->accountant;
   r.threads = threads;
   r.progress = on_progress;
   r.progress_data = progress;
@@ -325,13 +312,8 @@ int cli_cmd_account(int argc, char **argv) {
   guint rank = 0, mpi_size = 1, mpi_local = 1;
   if (!cli_mpi_join(CMD, &mpi, &rank, &mpi_size, &mpi_local))
     return CLI_EXIT_FAILURE;
-  Options o = {.interval = CLI_UNSET,
-               .epochs = CLI_UNSET,
-               .radius = -1,
-               .clip = 1.0,
-               .alpha = 2.0,
-               .delta = 1e-6,
-               .lr = NAN};
+  Options o = {.interval = CLI_UNSET, .epochs = CLI_UNSET};
+  proto_account_request_init(&o.r);
   Progress progress = {NULL};
   ProtoAccountJob *j = NULL;
   TopoGraph *g = NULL;

@@ -824,6 +824,34 @@ static int validate_numbers(const Options *o, CliAccountSetup *s, AttackerSpec *
   return CLI_EXIT_OK;
 }
 
+/* --path and --radius as the accounting request checks them, in its words
+ * (`dpgossip account`'s): a known path, a radius with --path local only,
+ * which accounts a synchronous run. */
+static int check_path(const Options *o) {
+  static const char *const any_set[] = {"0", NULL};
+  gboolean local = o->path && g_str_equal(o->path, "local");
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.rounds = 1;
+  r.trust = "pndp";
+  r.attackers = any_set;
+  r.path = o->path;
+  r.radius = o->radius;
+  r.mode = local ? o->mode : NULL;
+  GError *error = NULL;
+  ProtoAccountRefusal refusal;
+  ProtoAccountJob *j = proto_account_validate(&r, &refusal, &error);
+  if (j != NULL) {
+    proto_account_job_free(j);
+    return CLI_EXIT_OK;
+  }
+  if (refusal != PROTO_REFUSED_RULE)
+    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+  int status = usage_error("%s", error->message);
+  g_error_free(error);
+  return status;
+}
+
 /* The simulated run (the same grammar as `dpgossip account`) and the path. */
 static int validate_run(const Options *o, FigureRun *fr) {
   GError *error = NULL;
@@ -845,17 +873,10 @@ static int validate_run(const Options *o, FigureRun *fr) {
   fr->loss = o->loss;
   fr->async = pmode.kind != PROTO_MODE_SYNC;
   const char *path = o->path;
-  if (path && !g_str_equal(path, "auto") && !g_str_equal(path, "structured") &&
-      !g_str_equal(path, "observer") && !g_str_equal(path, "local"))
-    return usage_error("--path: unknown path '%s' (valid: auto, structured, observer, local)",
-                       path);
-  gboolean local = path && g_str_equal(path, "local");
-  if (local != (o->radius != 0) || o->radius < 0 || (o->radius && fr->async))
-    return usage_error(o->radius < 0 ? "--radius must be positive (got %d)"
-                       : o->radius   ? "--radius %d needs --path local and a synchronous run"
-                                     : "--path local needs --radius R (hops, >= 1)",
-                       o->radius);
-  fr->radius = (guint)o->radius;
+  int status = check_path(o);
+  if (status != CLI_EXIT_OK)
+    return status;
+  fr->radius = path && g_str_equal(path, "local") ? (guint)o->radius : 0;
   fr->observer = fr->async || (path && g_str_equal(path, "observer"));
   if (path && g_str_equal(path, "structured") && fr->async)
     return usage_error("--path structured accounts a synchronous run without simulating it: "
@@ -923,7 +944,7 @@ int cli_cmd_figure(int argc, char **argv) {
   if (!cli_mpi_join(CMD, &mpi, &rank, &size, &local))
     return CLI_EXIT_FAILURE;
   State st = {.panels = g_ptr_array_new_with_free_func(panel_free)};
-  Options o = {.interval = 1, .sigma = 1.0, .clip = 1.0, .alpha = 2.0};
+  Options o = {.interval = 1, .radius = -1, .sigma = 1.0, .clip = 1.0, .alpha = 2.0};
   CliAccountSetup s = {0};
   AttackerSpec as = {0};
   FigureRun fr = {0};

@@ -436,6 +436,29 @@ static int validate_noise(Options *o) {
   return CLI_EXIT_OK;
 }
 
+/* The options as the accounting request: the run it describes
+ * (proto_account_request_run_config) and its privacy. Strings borrowed
+ * from @o. */
+static void request(const Options *o, ProtoAccountRequest *r) {
+  proto_account_request_init(r);
+  r->protocol = o->protocol;
+  r->rounds = o->epochs * o->batches;
+  r->interval = o->batches;
+  r->sigma = o->sigma;
+  r->clip = o->clip;
+  r->lr = o->lr;
+  r->gossip = o->gossip;
+  r->mode = o->mode;
+  r->latency = o->latency;
+  r->loss = o->loss;
+  r->schedule = o->schedule;
+  r->seed = o->seed_text;
+  r->trust = o->trust;
+  r->attackers = (const char *const *)o->attackers;
+  r->alpha = o->alpha;
+  r->delta = o->delta;
+}
+
 /* The graph, the schedule, the privacy's plan, the run and its stream. */
 static int plan(const Options *o, Train *t) {
   GError *error = NULL;
@@ -444,22 +467,13 @@ static int plan(const Options *o, Train *t) {
   if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
       (t->sched = topo_schedule_new(o->schedule, t->g, o->gossip, o->seed, &error)) == NULL)
     return cli_fail("train", error, cli_error_status(error));
+  ProtoAccountRequest r;
+  request(o, &r);
   ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
+  proto_account_request_run_config(&r, &cfg);
   cfg.graph = t->sched ? NULL : t->g;
   cfg.schedule = t->sched;
-  cfg.gossip = o->gossip;
-  cfg.protocol = o->protocol;
-  cfg.sigma = o->sigma;
-  cfg.clip = o->clip;
-  cfg.lr = o->lr;
-  cfg.epochs = (guint)o->epochs;
-  cfg.batches = (guint)o->batches;
-  cfg.mode = o->mode;
-  cfg.latency = o->latency;
-  cfg.loss = o->loss;
   cfg.compute_ms = o->compute_ms;
-  cfg.seed = o->seed;
   cfg.dataset = o->dataset;
   cfg.model = o->model;
   cfg.partition = o->partition;
@@ -468,16 +482,8 @@ static int plan(const Options *o, Train *t) {
   cfg.threads = (guint)o->threads;
   cfg.eval_nodes = o->eval_nodes;
   cfg.eval_rows = o->eval_rows;
-  CliTrainPrivacyConfig pc = {.run = &cfg,
-                              .graph = t->g,
-                              .schedule = o->schedule,
-                              .seed = o->seed,
-                              .trust = o->trust,
-                              .attackers = (const char *const *)o->attackers,
-                              .alpha = o->alpha,
-                              .delta = o->delta};
   gboolean usage;
-  if ((t->priv = cli_train_privacy_plan(&pc, &usage, &error)) == NULL)
+  if ((t->priv = cli_train_privacy_plan(&r, t->g, &usage, &error)) == NULL)
     return cli_fail("train", error, usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
   const ProtoObserveOptions *observe = cli_train_privacy_observe(t->priv);
   cfg.storage = observe != NULL ? SIM_LIN_SPARSE : SIM_LIN_NONE;

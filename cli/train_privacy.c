@@ -25,42 +25,27 @@ void cli_train_privacy_free(CliTrainPrivacy *p) {
   g_free(p);
 }
 
-CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, gboolean *usage,
-                                        GError **error) {
+CliTrainPrivacy *cli_train_privacy_plan(const ProtoAccountRequest *r, const TopoGraph *g,
+                                        gboolean *usage, GError **error) {
   CliTrainPrivacy *p = g_new0(CliTrainPrivacy, 1);
   *usage = TRUE;
-  p->delta = c->delta;
-  if (c->trust != NULL && g_str_equal(c->trust, "none"))
+  p->delta = r->delta;
+  if (r->trust != NULL && g_str_equal(r->trust, "none"))
     return p;
-  gboolean sets = c->attackers != NULL && c->attackers[0] != NULL;
+  gboolean sets = r->attackers != NULL && r->attackers[0] != NULL;
   if (!sets) {
     /* The isolated nodes are noted whoever observes. */
     SpecAttackers none;
     spec_attackers_init(&none);
-    cli_attacker_sets_warn_isolated(&none, c->graph, "train");
+    cli_attacker_sets_warn_isolated(&none, g, "train");
     spec_attackers_clear(&none);
   }
-  char *seed = g_strdup_printf("%" G_GUINT64_FORMAT, c->seed);
-  ProtoAccountRequest r;
-  proto_account_request_for_run(&r, c->run);
-  r.trust = c->trust ? c->trust : "ldp";
-  r.attackers = c->attackers;
-  r.alpha = c->alpha;
-  r.delta = c->delta;
-  r.schedule = c->schedule;
-  r.seed = seed;
-  ProtoAccountRefusal refusal;
-  p->job = proto_account_validate(&r, &refusal, error);
-  g_free(seed);
-  if (p->job == NULL || !proto_account_job_plan(p->job, c->graph, "the graph", &refusal, error)) {
-    /* Usage errors all, but a protocol or its file that failed. */
-    *usage = refusal == PROTO_REFUSED_RULE || refusal == PROTO_REFUSED_VALUE ||
-             (*error)->domain == G_OPTION_ERROR || (*error)->domain == PROTO_ERROR;
+  if ((p->job = proto_account_job_for_run(r, g, usage, error)) == NULL) {
     cli_train_privacy_free(p);
     return NULL;
   }
   if (sets)
-    cli_attacker_sets_warn_isolated(&p->job->sets, c->graph, "train");
+    cli_attacker_sets_warn_isolated(&p->job->sets, g, "train");
   return p;
 }
 

@@ -14,33 +14,24 @@
 
 G_BEGIN_DECLS
 
-/* What the run is (borrowed) and what to account. */
-typedef struct {
-  const ProtoRunConfig *run; /* the training run's configuration (storage unread) */
-  const TopoGraph *graph;
-  const char *schedule;         /* NULL or "static": the graph's static gossip */
-  guint64 seed;
-  const char *trust;            /* --trust: comma-separated models; NULL: ldp */
-  const char *const *attackers; /* --attackers (NULL-terminated, nullable) */
-  double alpha, delta;
-} CliTrainPrivacyConfig;
-
 typedef struct CliTrainPrivacy CliTrainPrivacy;
 
 /*
- * cli_train_privacy_plan: checks the options of @c (trust models, or
- * "none" for no accounting; attacker sets within the graph; without
- * --attackers only LDP, which every node gets: its value does not depend on
- * who observes) and picks the path as
- * `dpgossip account --path auto` would: the accounting request
- * (ProtoAccountRequest) of the run, validated and planned.
+ * cli_train_privacy_plan: the privacy of the training run @r describes
+ * (borrowed: `train`'s options as the accounting request, whose
+ * proto_account_request_run_config is the run) on the graph @g: nothing
+ * with --trust none, else proto_account_job_for_run (trust models, attacker
+ * sets within the graph; without --attackers only LDP, which every node
+ * gets: its value does not depend on who observes; the path picked as
+ * `dpgossip account --path auto` would), with the isolated nodes noted on
+ * stderr.
  * @usage: (out) TRUE when the error is the user's options (exit 2), FALSE
  * for a file or protocol that failed.
  * Errors: the request's (G_OPTION_ERROR_BAD_VALUE naming the option, the
  * protocol registry's). O(nodes + option lengths).
  */
-CliTrainPrivacy *cli_train_privacy_plan(const CliTrainPrivacyConfig *c, gboolean *usage,
-                                        GError **error);
+CliTrainPrivacy *cli_train_privacy_plan(const ProtoAccountRequest *r, const TopoGraph *g,
+                                        gboolean *usage, GError **error);
 void cli_train_privacy_free(CliTrainPrivacy *p);
 
 /* The observer views to attach to the training run (NULL on the structured

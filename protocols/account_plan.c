@@ -161,14 +161,20 @@ static void free_gossips(TopoGossip **ws, guint n) {
   g_free(ws);
 }
 
-PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoGossip *w,
-                                     TopoSchedule *schedule, GError **error) {
+/* What an accounting computes from its problem on the run's gossip. */
+typedef gpointer (*OnGossipFunc)(const PrivStructuredProblem *q, gpointer data, GError **error);
+
+/* @func on @p with the run's gossip: the static @w, or the K T rounds of
+ * @schedule, built for the call and freed after it. */
+static gpointer on_gossip(const PrivStructuredProblem *p, const TopoGossip *w,
+                          TopoSchedule *schedule, OnGossipFunc func, gpointer data,
+                          GError **error) {
   PrivStructuredProblem q = *p;
   if (schedule == NULL) {
     const TopoGossip *ws[] = {w};
     q.gossip = ws;
     q.n_gossip = 1;
-    return priv_structured_blocks(&q, error);
+    return func(&q, data, error);
   }
   guint n = 0;
   TopoGossip **ws = schedule_gossips(p, schedule, &n, error);
@@ -176,30 +182,38 @@ PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoG
     return NULL;
   q.gossip = (const TopoGossip *const *)ws;
   q.n_gossip = n;
-  PrivBlocks *blocks = priv_structured_blocks(&q, error);
+  gpointer result = func(&q, data, error);
   free_gossips(ws, n);
-  return blocks;
+  return result;
+}
+
+static gpointer blocks_of(const PrivStructuredProblem *q, gpointer data, GError **error) {
+  (void)data;
+  return priv_structured_blocks(q, error);
+}
+
+PrivBlocks *proto_account_structured(const PrivStructuredProblem *p, const TopoGossip *w,
+                                     TopoSchedule *schedule, GError **error) {
+  return on_gossip(p, w, schedule, blocks_of, NULL, error);
+}
+
+/* The local report's settings. */
+typedef struct {
+  guint radius;
+  const PrivAccountOptions *opt;
+  PrivLocalInfo *info;
+} Local;
+
+static gpointer local_of(const PrivStructuredProblem *q, gpointer data, GError **error) {
+  const Local *l = data;
+  return priv_local_report(q, l->radius, l->opt, l->info, error);
 }
 
 PrivReport *proto_account_local(const PrivStructuredProblem *p, const TopoGossip *w,
                                 TopoSchedule *schedule, guint radius, const PrivAccountOptions *opt,
                                 PrivLocalInfo *info, GError **error) {
-  PrivStructuredProblem q = *p;
-  if (schedule == NULL) {
-    const TopoGossip *ws[] = {w};
-    q.gossip = ws;
-    q.n_gossip = 1;
-    return priv_local_report(&q, radius, opt, info, error);
-  }
-  guint n = 0;
-  TopoGossip **ws = schedule_gossips(p, schedule, &n, error);
-  if (ws == NULL)
-    return NULL;
-  q.gossip = (const TopoGossip *const *)ws;
-  q.n_gossip = n;
-  PrivReport *r = priv_local_report(&q, radius, opt, info, error);
-  free_gossips(ws, n);
-  return r;
+  Local l = {radius, opt, info};
+  return on_gossip(p, w, schedule, local_of, &l, error);
 }
 
 /* Gives mf_mafalda_c the dense W_t of the schedule. */

@@ -27,6 +27,7 @@ void proto_account_job_free(ProtoAccountJob *j) {
   g_array_unref(j->trusts);
   g_array_unref(j->links);
   g_strfreev(j->link_specs);
+  g_strfreev(j->set_names);
   g_free(j->mode_spec);
   g_free(j->latency_spec);
   g_free(j->loss_spec);
@@ -117,13 +118,13 @@ PrivStructuredProblem proto_account_job_problem(const ProtoAccountJob *j, guint 
   const ProtoAccounting *ac = &j->acs[a];
   return (PrivStructuredProblem){.protocol = j->proto.protocol,
                                  .K = j->proto.K,
-                                 .C_local = j->C_local,
+                                 .C_local = j->C_given ? j->C_given : j->C_local,
                                  .T = j->T,
                                  .trust = ac->trust,
                                  .attackers = ac->attackers,
                                  .n_attackers = ac->n_attackers,
                                  .sigma = j->sigma,
-                                 .b = j->b,
+                                 .b = j->run_b,
                                  .engine = PRIV_ENGINE_AUTO,
                                  .threads = j->threads};
 }
@@ -133,10 +134,13 @@ gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
   if (j->prepared)
     return TRUE;
   if (j->path == PROTO_ACCOUNT_STRUCTURED && j->proto.structured &&
-      j->proto.protocol == PRIV_PROTOCOL_MFDSGD) {
+      j->proto.protocol == PRIV_PROTOCOL_MFDSGD && j->C_given == NULL) {
     /* The structured path knows no C fitted to the gossip: no graph needed. */
-    ProtoCRecipe r = {
-        .spec = j->proto.c_spec, .T = j->T, .k = j->T / j->b, .b = j->b, .band = j->proto.band};
+    ProtoCRecipe r = {.spec = j->proto.c_spec,
+                      .T = j->T,
+                      .k = j->T / j->run_b,
+                      .b = j->run_b,
+                      .band = j->proto.band};
     if ((j->C_local = proto_c_local(&r, error)) == NULL)
       return FALSE;
   }
@@ -207,6 +211,7 @@ static PrivAccountOptions report_options(const ProtoAccountJob *j) {
 gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **error) {
   g_return_val_if_fail(j != NULL && j->prepared && a < j->n_acs, FALSE);
   g_return_val_if_fail(j->path == PROTO_ACCOUNT_STRUCTURED, FALSE);
+  j->at = a;
   if (!check_cancel(j, error))
     return FALSE;
   ProtoAccounting *ac = &j->acs[a];
@@ -247,25 +252,12 @@ static void on_step(double fraction, gpointer data) {
   j->progress(&p, j->progress_data);
 }
 
-/* The accounting-only run of the observer path: noise sigma, clip, T steps
- * with (T/b, b)-participation, on the graph or the schedule. */
+/* The accounting-only run of the observer path, on the graph or the
+ * schedule. */
 static ProtoRunConfig run_config(const ProtoAccountJob *j) {
-  ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
+  ProtoRunConfig cfg = j->run;
   cfg.graph = j->schedule ? NULL : j->graph;
   cfg.schedule = j->schedule;
-  cfg.gossip = j->gossip;
-  cfg.protocol = j->protocol;
-  cfg.sigma = j->sigma;
-  cfg.clip = j->clip;
-  cfg.lr = j->lr;
-  cfg.rounds = j->T;
-  cfg.batches = j->b; /* MF-D-SGD calibrates its noise for (T/b, b)-participation */
-  cfg.mode = j->mode_spec;
-  cfg.latency = j->latency_spec;
-  cfg.loss = j->loss_spec;
-  cfg.seed = j->seed;
-  cfg.storage = j->storage;
   return cfg;
 }
 
@@ -329,23 +321,42 @@ const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j) {
   return &j->observe;
 }
 
-/* The reports of every view of the observed run @o (its blocks, then the
- * reports once @o is no longer needed: freed here when @own). */
+/* Accounting @a's report and Muffliato's bound from its blocks (NULL: the
+ * error already set), which it frees. */
+static gboolean view_report(ProtoAccountJob *j, guint a, PrivBlocks *blocks, GError **error) {
+  PrivAccountOptions opt = report_options(j);
+  j->at = a;
+  gboolean ok = blocks != NULL &&
+                (j->acs[a].report = priv_account_report(blocks, j->graph, &opt, error)) != NULL &&
+                muffliato(j, &j->acs[a], error);
+  priv_blocks_free(blocks);
+  return ok;
+}
+
+/* The reports of every view of the observed run @o. A run of the caller's
+ * own stays alive: one accounting's blocks at a time. Ours (@own) is
+ * freed once every block is out, before the reports: its provenance is
+ * the larger. */
 static gboolean observed_reports(ProtoAccountJob *j, ProtoObservedRun *o, gboolean own,
                                  GError **error) {
-  gboolean ok = TRUE;
+  gboolean ok = proto_account_job_prepare(j, error);
+  if (!own) {
+    for (guint a = 0; ok && a < j->n_acs; a++)
+      ok = view_report(j, a, proto_observed_run_blocks(o, a, error), error);
+    return ok;
+  }
   PrivBlocks **blocks = g_new0(PrivBlocks *, MAX(j->n_acs, 1));
-  for (guint a = 0; ok && a < j->n_acs; a++)
+  for (guint a = 0; ok && a < j->n_acs; a++) {
+    j->at = a;
     ok = (blocks[a] = proto_observed_run_blocks(o, a, error)) != NULL;
-  if (own)
-    proto_observed_run_free(o); /* its provenance is no longer needed */
-  PrivAccountOptions opt = report_options(j);
-  ok = ok && proto_account_job_prepare(j, error);
-  for (guint a = 0; ok && a < j->n_acs; a++)
-    ok = (j->acs[a].report = priv_account_report(blocks[a], j->graph, &opt, error)) != NULL &&
-         muffliato(j, &j->acs[a], error);
-  for (guint a = 0; a < j->n_acs; a++)
-    priv_blocks_free(blocks[a]);
+  }
+  proto_observed_run_free(o);
+  for (guint a = 0; a < j->n_acs; a++) {
+    if (ok)
+      ok = view_report(j, a, blocks[a], error);
+    else
+      priv_blocks_free(blocks[a]);
+  }
   g_free(blocks);
   return ok;
 }

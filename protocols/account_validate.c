@@ -26,24 +26,50 @@ void proto_account_request_init(ProtoAccountRequest *r) {
                              .lr = NAN};
 }
 
-void proto_account_request_for_run(ProtoAccountRequest *r, const ProtoRunConfig *cfg) {
+void proto_account_request_run_config(const ProtoAccountRequest *r, ProtoRunConfig *cfg) {
   g_return_if_fail(r != NULL && cfg != NULL);
-  proto_account_request_init(r);
-  r->protocol = cfg->protocol;
-  r->rounds = (gint)(cfg->epochs * cfg->batches);
-  r->interval = (gint)cfg->batches;
-  r->every_node = TRUE;
-  r->sigma = cfg->sigma;
-  r->clip = cfg->clip;
-  r->gossip = cfg->gossip;
-  /* The views in the order training runs always had them. */
-  r->trust_major = TRUE;
-  ProtoMode mode;
-  if (proto_account_parse_run_options(cfg->mode, cfg->latency, cfg->loss, &mode, NULL, NULL)) {
-    r->mode = cfg->mode;
-    r->latency = cfg->latency;
-    r->loss = cfg->loss;
+  proto_run_config_init(cfg);
+  cfg->protocol = r->protocol ? r->protocol : "dsgd";
+  cfg->gossip = r->gossip;
+  cfg->sigma = r->sigma;
+  cfg->clip = r->clip;
+  if (!isnan(r->lr))
+    cfg->lr = r->lr;
+  if (r->rounds > 0 && r->interval > 0) {
+    cfg->rounds = (guint)r->rounds;
+    cfg->batches = r->batches ? r->batches : (guint)r->interval;
+    cfg->epochs = cfg->rounds / cfg->batches;
   }
+  cfg->mode = r->mode;
+  cfg->latency = r->latency;
+  cfg->loss = r->loss;
+  if (r->seed == NULL || !g_ascii_string_to_unsigned(r->seed, 10, 0, G_MAXUINT64, &cfg->seed, NULL))
+    cfg->seed = 0;
+  cfg->storage = r->storage && g_str_equal(r->storage, "dense") ? SIM_LIN_DENSE : SIM_LIN_SPARSE;
+}
+
+ProtoAccountJob *proto_account_job_for_run(const ProtoAccountRequest *r, const TopoGraph *g,
+                                           gboolean *usage, GError **error) {
+  g_return_val_if_fail(r != NULL && g != NULL && usage != NULL, NULL);
+  ProtoAccountRequest priv = *r;
+  priv.trust = r->trust ? r->trust : "ldp";
+  priv.every_node = TRUE;
+  /* The views in the order training runs always had them. */
+  priv.trust_major = TRUE;
+  ProtoMode mode;
+  if (!proto_account_parse_run_options(r->mode, r->latency, r->loss, &mode, NULL, NULL))
+    priv.mode = priv.latency = priv.loss = NULL;
+  ProtoAccountRefusal refusal;
+  GError *e = NULL;
+  ProtoAccountJob *j = proto_account_validate(&priv, &refusal, &e);
+  if (j != NULL && proto_account_job_plan(j, g, "the graph", &refusal, &e))
+    return j;
+  /* Usage errors all, but a protocol or its file that failed. */
+  *usage = refusal == PROTO_REFUSED_RULE || refusal == PROTO_REFUSED_VALUE ||
+           e->domain == G_OPTION_ERROR || e->domain == PROTO_ERROR;
+  g_propagate_error(error, e);
+  proto_account_job_free(j);
+  return NULL;
 }
 
 /* Sets @refusal and a G_OPTION_ERROR_BAD_VALUE of @fmt. FALSE. */
@@ -81,6 +107,39 @@ static gboolean every_node(ProtoAccountJob *j, ProtoAccountRefusal *refusal, GEr
          spec_attackers_parse(&j->sets, "1", 0, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, error);
 }
 
+static int cmp_guint(const void *a, const void *b) {
+  guint x = *(const guint *)a, y = *(const guint *)b;
+  return (x > y) - (x < y);
+}
+
+/* The caller's named sets, each sorted, in their order. */
+static gboolean named_sets(const ProtoAccountRequest *r, ProtoAccountJob *j,
+                           ProtoAccountRefusal *refusal, GError **error) {
+  if (r->attackers && r->attackers[0])
+    return refuse(refusal, PROTO_REFUSED_RULE, error,
+                  "--attackers: give attacker ids or named sets, not both");
+  j->set_names = g_new0(char *, r->n_sets + 1);
+  for (guint i = 0; i < r->n_sets; i++) {
+    const ProtoAccountSet *set = &r->sets[i];
+    const char *name = set->name ? set->name : "";
+    if (set->nodes == NULL || set->n_nodes == 0)
+      return refuse(refusal, PROTO_REFUSED_VALUE, error, "--attackers: the set '%s' has no member",
+                    name);
+    guint start = j->sets.ids->len;
+    g_array_append_vals(j->sets.ids, set->nodes, set->n_nodes);
+    guint *m = &g_array_index(j->sets.ids, guint, start);
+    qsort(m, set->n_nodes, sizeof(guint), cmp_guint);
+    for (guint k = 1; k < set->n_nodes; k++)
+      if (m[k] == m[k - 1])
+        return refuse(refusal, PROTO_REFUSED_VALUE, error,
+                      "--attackers: node %u appears twice in the set '%s'", m[k], name);
+    guint end = j->sets.ids->len;
+    g_array_append_val(j->sets.off, end);
+    j->set_names[i] = g_strdup(name);
+  }
+  return TRUE;
+}
+
 /* T, b, the trust models and the attacker sets. */
 static gboolean check_what(const ProtoAccountRequest *r, ProtoAccountJob *j,
                            ProtoAccountRefusal *refusal, GError **error) {
@@ -88,10 +147,17 @@ static gboolean check_what(const ProtoAccountRequest *r, ProtoAccountJob *j,
     return kind_of(FALSE, refusal, PROTO_REFUSED_RULE);
   j->T = (guint)r->rounds;
   j->b = (guint)r->interval;
+  if (r->batches && j->T % r->batches != 0)
+    return refuse(refusal, PROTO_REFUSED_RULE, error,
+                  "--batches %u must divide --rounds T = %u (the run's T/batches epochs)",
+                  r->batches, j->T);
+  j->run_b = r->batches ? r->batches : j->b;
   if (!r->trust)
     return refuse(refusal, PROTO_REFUSED_RULE, error, "--trust is required: ldp, pndp or secldp");
   if (!proto_account_parse_trusts(r->trust, j->trusts, error))
     return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
+  if (r->n_sets > 0)
+    return named_sets(r, j, refusal, error);
   if ((!r->attackers || !r->attackers[0]) && r->every_node)
     return every_node(j, refusal, error);
   if (!r->attackers || !r->attackers[0])
@@ -114,6 +180,18 @@ static gboolean check_protocol(const ProtoAccountRequest *r, ProtoAccountJob *j,
   if (!proto_account_resolve_protocol(j->protocol, &j->proto, error))
     return kind_of(FALSE, refusal, PROTO_REFUSED_PROTOCOL);
   j->label = g_strdup(r->label ? r->label : j->protocol);
+  if (r->C_local) {
+    const char *name = j->proto.vt->name;
+    if (!g_str_equal(name, "mfdsgd") && !g_str_equal(name, "mafalda") &&
+        !g_str_equal(name, "antipgd"))
+      return refuse(refusal, PROTO_REFUSED_RULE, error,
+                    "--protocol %s: a given C_local is MF-D-SGD's (mfdsgd, mafalda, antipgd)",
+                    j->label);
+    /* The caller's C: the structured path needs nothing of the spec. */
+    j->C_given = r->C_local;
+    j->proto.protocol = PRIV_PROTOCOL_MFDSGD;
+    j->proto.structured = TRUE;
+  }
   if (r->sensitivity && !mf_sensitivity_parse(r->sensitivity, &j->sensitivity, error)) {
     g_prefix_error(error, "--sensitivity: ");
     return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
@@ -277,8 +355,15 @@ ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r,
   GError *e = NULL;
   if (check_what(r, j, refusal, &e) && check_protocol(r, j, refusal, &e) &&
       check_path(r, j, refusal, &e) && check_run(r, j, refusal, &e) &&
-      check_exclusions(r, j, refusal, &e))
+      check_exclusions(r, j, refusal, &e)) {
+    /* The observer path's run: the request's, with the job's strings. */
+    proto_account_request_run_config(r, &j->run);
+    j->run.protocol = j->protocol;
+    j->run.mode = j->mode_spec;
+    j->run.latency = j->latency_spec;
+    j->run.loss = j->loss_spec;
     return j;
+  }
   g_propagate_error(error, e);
   proto_account_job_free(j);
   return NULL;

@@ -792,6 +792,14 @@ typedef struct {
 
 typedef void (*ProtoAccountProgressFunc)(const ProtoAccountProgress *p, gpointer data);
 
+/* An attacker set its caller resolved itself (a scenario's collusion set):
+ * its name in the caller's outputs and messages, and its members. */
+typedef struct {
+  const char *name;
+  const guint *nodes;
+  guint n_nodes;
+} ProtoAccountSet;
+
 /*
  * What a front end asks, as its user gave it (strings borrowed until
  * proto_account_validate returns; the job copies what it keeps).
@@ -801,6 +809,10 @@ typedef struct {
   const char *protocol;         /* registry spec; NULL: "dsgd" */
   const char *label;            /* how reports name it; NULL: the spec */
   gint rounds, interval;        /* T (required, > 0) and b (divides T; default 1) */
+  /* The run's batches when they are not b: MF-D-SGD calibrates its noise
+   * for (T/batches, batches)-participation (a training run accounted at
+   * another participation interval); 0: b. */
+  guint batches;
   const char *trust;            /* "ldp", "pndp", "secldp" or a list (required) */
   const char *const *attackers; /* SPEC_ATTACKERS_GRAMMAR, NULL-terminated (required unless
                                  * every_node) */
@@ -810,6 +822,11 @@ typedef struct {
    * each trust model's one accounting is the first's victims with node 0
    * from the second (distances -1: no attacker set to measure from). */
   gboolean every_node;
+  /* Instead of @attackers: @n_sets sets resolved by the caller (borrowed
+   * until proto_account_validate returns), accounted in this order, the
+   * same members twice allowed. */
+  const ProtoAccountSet *sets;
+  guint n_sets;
   const char *sensitivity;      /* bound (NULL) or exact */
   double sigma, clip, alpha, delta; /* defaults 1, 1, 2, 1e-6 */
   const char *compare;          /* NULL or "muffliato" */
@@ -830,6 +847,11 @@ typedef struct {
    * than set by set: the observer's views in the order a caller's earlier
    * outputs were made in (their floating-point sums follow it). */
   gboolean trust_major;
+  /* Nullable: MF-D-SGD's T x T C_local (row-major), built by the caller
+   * (a scenario's C fitted to its gossip, which the protocol spec alone
+   * does not give); borrowed, must outlive the job. NULL: the spec's
+   * (proto_c_local). */
+  const double *C_local;
   ProtoAccountProgressFunc progress; /* nullable; called from the executing thread */
   gpointer progress_data;
   const gint *cancel; /* nullable flag: set, the request stops between accountings */
@@ -860,11 +882,13 @@ typedef struct {
   char *label;          /* how reports name the protocol */
   ProtoAccountProtocol proto;
   guint T, b;
+  guint run_b; /* the b MF-D-SGD's noise is calibrated for (the request's batches, or b) */
   MfSensitivity sensitivity;
   double sigma, clip, alpha, delta;
   gboolean compare_muffliato;
   TopoGossipKind gossip;
   SpecAttackers sets;
+  char **set_names;     /* the request's named sets' names (NULL-terminated), else NULL */
   GArray *trusts;       /* PrivTrust, distinct, in the order given */
   GArray *links;        /* ProtoAccountLink */
   char **link_specs;    /* as given (NULL-terminated, possibly empty) */
@@ -899,36 +923,62 @@ typedef struct {
   guint n_acs;
   /* After execution on the observer path. */
   ProtoRunStats stats;
+  guint at; /* the accounting executing; after an error, the one that failed */
   /* Private to the request. */
+  const double *C_given; /* the request's C_local (borrowed) */
   double *C_local;
   TopoGossip *w, *wm;
   gboolean prepared;
   ProtoObservedView *views;
   ProtoObserveOptions observe;
+  ProtoRunConfig run; /* the observer path's run, strings the job's; no graph */
 } ProtoAccountJob;
 
 /** proto_account_request_init: the defaults of ProtoAccountRequest. O(1). */
 void proto_account_request_init(ProtoAccountRequest *r);
 
 /**
- * proto_account_request_for_run: @r, initialized, for the privacy of the
- * run @cfg configures (a training run, which will carry the job's observer
- * views): its protocol, T = epochs x batches, b = batches, sigma, clip and
- * gossip; its mode, latency and loss when they parse (the run refuses the
- * others itself, loss in sync mode included); every node's LDP when no
- * attackers are given; the accountings trust-major. Strings borrowed from
- * @cfg; the caller adds trust, attackers, alpha, delta, schedule and seed.
- * O(spec lengths).
+ * proto_account_request_run_config: @cfg (initialized here) as the run @r
+ * describes, the one filling of a ProtoRunConfig from a request: its
+ * protocol ("dsgd" when NULL), gossip, sigma, clip, lr (the default when
+ * NaN), T local steps as T/b epochs of b batches (MF-D-SGD calibrates its
+ * noise for (T/b, b)-participation), mode, latency, loss, seed (0 when
+ * NULL or not a decimal: proto_account_validate refuses those) and storage
+ * (dense or sparse). Strings borrowed from @r. The caller sets the graph or
+ * the schedule, and what only a training run has (dataset, model,
+ * partition, evaluation, threads, compute time). O(length of the seed).
  */
-void proto_account_request_for_run(ProtoAccountRequest *r, const ProtoRunConfig *cfg);
+void proto_account_request_run_config(const ProtoAccountRequest *r, ProtoRunConfig *cfg);
+
+/**
+ * proto_account_job_for_run: the privacy of the training run @r describes
+ * (proto_account_request_run_config's, which carries the job's observer
+ * views when the path is the observer's), validated and planned on @g
+ * (borrowed, outlives the job): its trust models (NULL: ldp); every node's
+ * LDP when no attackers are given; the accountings trust-major (the order
+ * training runs always had); the run's mode, latency and loss only when
+ * they parse, since the run refuses the others itself (loss in sync mode
+ * included) and its message is the one a user sees.
+ * @usage: (out) TRUE when the error is the user's options, FALSE when a
+ * protocol or schedule file failed.
+ * Errors: those of proto_account_validate and proto_account_job_plan (the
+ * graph named "the graph").
+ * Returns: (transfer full) the planned job, or NULL.
+ * Complexity: theirs.
+ */
+ProtoAccountJob *proto_account_job_for_run(const ProtoAccountRequest *r, const TopoGraph *g,
+                                           gboolean *usage, GError **error);
 
 /**
  * proto_account_validate: checks every value of @r that needs no graph, in
- * the order of the messages a user fixes: T and b, the trust models, the
- * attacker sets, the protocol (the registry), the sensitivity, sigma, clip,
- * alpha and delta, the path and radius, mode, latency and loss, the links,
- * lr, storage and accountant, the seed, what the structured path cannot do,
- * --compare.
+ * the order of the messages a user fixes: T and b (and the run's batches
+ * dividing T), the trust models, the attacker sets (ids, or named sets:
+ * not both, none empty, no member twice in one), the protocol (the
+ * registry; a given C_local only for MF-D-SGD's protocols), the
+ * sensitivity, sigma, clip, alpha and delta, the path and radius, mode,
+ * latency and loss, the links, lr, storage and accountant, the seed, what
+ * the structured path cannot do, --compare. The job keeps the run
+ * proto_account_request_run_config gives (its strings the job's).
  * @refusal: (out) (optional) which kind of refusal an error is.
  * Errors: G_OPTION_ERROR_BAD_VALUE naming the option ("--sigma ..."), the
  * parsers' errors (prefixed with the option), the registry's.

@@ -1,69 +1,115 @@
 /*
  * scenarios/account.c: the privacy of a point, for each collusion set and
- * each trust model: per-victim blocks from the structured fast path (no run
- * needed: the W-product structure of a synchronous run) or from what an
- * observer attached to the run's bus recorded, then the per-victim report
- * (sensitivity under cyclic (T/b, b)-participation, mu, RDP, epsilon) and,
- * when asked, Muffliato's original bound next to it.
+ * each trust model, as the accounting request (ProtoAccountRequest) every
+ * front end asks: the point's configuration translated into it (collusion
+ * sets by name, a fitted C), the structured or local path's accountings or
+ * the reports of what the observer on the run's bus recorded, and the
+ * point's privacy.csv rows and summary.
  */
 #include <math.h>
+#include <string.h>
 
 #include "scenarios/internal.h"
 
-/* The structured path's blocks, or, when the scenario asks for the local
- * path and @local is given, the certified local bounds' report (*@local;
- * NULL returned). */
-static PrivBlocks *structured(const ScenConfig *c, const double *C, double sigma,
-                              const ScenCollusion *col, PrivTrust trust,
-                              const PrivAccountOptions *opt, PrivReport **local, GError **error) {
-  TopoGossip *w = NULL;
-  TopoSchedule *s = NULL;
-  if (c->schedule_static
-          ? (w = topo_gossip_new(c->g, c->gossip, error)) == NULL
-          : (s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error)) == NULL)
-    return NULL;
-  PrivStructuredProblem p = {.protocol = (PrivProtocol)c->shape.kind,
-                             .K = c->shape.kind == PRIV_PROTOCOL_MUFFLIATO ? c->shape.K : 1,
-                             .C_local = c->shape.kind == PRIV_PROTOCOL_MFDSGD ? C : NULL,
-                             .T = c->rounds,
-                             .trust = trust,
-                             .attackers = col->nodes,
-                             .n_attackers = col->n_nodes,
-                             .sigma = sigma,
-                             .b = c->has_task ? c->batches : c->b,
-                             .engine = PRIV_ENGINE_AUTO};
-  PrivBlocks *blocks = NULL;
-  if (c->path == SCEN_PATH_LOCAL && local != NULL)
-    *local = proto_account_local(&p, w, s, c->radius, opt, NULL, error);
-  else
-    blocks = proto_account_structured(&p, w, s, error);
-  topo_gossip_free(w);
-  topo_schedule_free(s);
-  return blocks;
+void scen_account_request_init(ScenAccountRequest *q, const ScenConfig *c, const char *spec,
+                               double sigma, const double *C) {
+  ProtoAccountRequest *r = &q->r;
+  proto_account_request_init(r);
+  GString *trust = g_string_new(NULL);
+  for (guint i = 0; i < c->n_trust; i++)
+    g_string_append_printf(trust, "%s%s", i ? "," : "", priv_trust_name(c->trust[i]));
+  q->trust = g_string_free(trust, FALSE);
+  g_snprintf(q->seed, sizeof q->seed, "%" G_GUINT64_FORMAT, c->seed);
+  q->sets = g_new(ProtoAccountSet, MAX(c->n_collusions, 1));
+  for (guint i = 0; i < c->n_collusions; i++)
+    q->sets[i] = (ProtoAccountSet){c->collusions[i].name, c->collusions[i].nodes,
+                                   c->collusions[i].n_nodes};
+  gboolean pndp = FALSE;
+  for (guint i = 0; i < c->n_trust; i++)
+    pndp |= c->trust[i] == PRIV_TRUST_PNDP;
+  r->protocol = spec;
+  r->rounds = (gint)c->rounds;
+  r->interval = (gint)c->b;
+  /* A task's noise is calibrated for its batches, whatever b is accounted. */
+  r->batches = c->has_task ? c->batches : 0;
+  r->trust = q->trust;
+  r->sets = q->sets;
+  r->n_sets = c->n_collusions;
+  r->sensitivity = mf_sensitivity_name(c->sensitivity);
+  r->sigma = sigma;
+  r->clip = c->clip;
+  r->alpha = c->alpha;
+  r->delta = c->delta;
+  /* Muffliato's bound is D-SGD's under PNDP on a static gossip. */
+  r->compare = c->compare_muffliato && pndp && c->shape.kind == PRIV_PROTOCOL_DSGD &&
+                       c->schedule_static && sigma > 0
+                   ? "muffliato"
+                   : NULL;
+  r->gossip = c->gossip;
+  r->schedule = c->schedule_static ? NULL : c->schedule;
+  r->seed = q->seed;
+  r->path = c->path == SCEN_PATH_LOCAL        ? "local"
+            : c->path == SCEN_PATH_STRUCTURED ? "structured"
+            : c->path == SCEN_PATH_OBSERVER   ? "observer"
+                                              : NULL;
+  r->radius = c->path == SCEN_PATH_LOCAL ? (gint)c->radius : -1;
+  r->mode = c->mode;
+  r->latency = c->latency;
+  r->loss = c->loss;
+  r->lr = c->lr;
+  r->accountant = c->dense_accountant ? "dense" : NULL;
+  r->C_local = c->shape.kind == PRIV_PROTOCOL_MFDSGD ? C : NULL;
+}
+
+void scen_account_request_clear(ScenAccountRequest *q) {
+  g_free(q->trust);
+  g_free(q->sets);
+  memset(q, 0, sizeof *q);
+}
+
+ProtoAccountJob *scen_account_job(const ScenConfig *c, const ScenAccountRequest *q,
+                                  GError **error) {
+  ProtoAccountRequest r = q->r;
+  if (c->path != SCEN_PATH_OBSERVER)
+    r.mode = r.latency = r.loss = r.accountant = NULL, r.lr = NAN;
+  ProtoAccountJob *j = proto_account_validate(&r, NULL, error);
+  if (j != NULL && !proto_account_job_plan(j, c->g, NULL, NULL, error))
+    g_clear_pointer(&j, proto_account_job_free);
+  return j;
 }
 
 gboolean scen_account_ldp_worst_mu(const ScenConfig *c, const double *C, double *mu1,
                                    GError **error) {
   /* Under LDP the attackers see every message and nothing else: a node's
    * value does not depend on who observes, so {0} and {1} cover every node. */
-  static guint node0[] = {0}, node1[] = {1};
-  ScenCollusion sets[] = {{"0", node0, 1}, {"1", node1, 1}};
-  PrivAccountOptions opt = {
-      .b = c->has_task ? c->batches : c->b, .sensitivity = c->sensitivity, .alpha = 2};
+  static const guint node0[] = {0}, node1[] = {1};
+  const ProtoAccountSet sets[] = {{"0", node0, 1}, {"1", node1, 1}};
+  ScenAccountRequest q;
+  scen_account_request_init(&q, c, c->protocol, 1.0, C);
+  /* Calibration is exact whatever the scenario's path (a bound is not the
+   * worst node's mu), at the participation the noise is calibrated for. */
+  q.r.path = "structured";
+  q.r.radius = -1;
+  q.r.interval = (gint)(c->has_task ? c->batches : c->b);
+  q.r.batches = 0;
+  q.r.trust = "ldp";
+  q.r.sets = sets;
+  q.r.n_sets = G_N_ELEMENTS(sets);
+  q.r.alpha = 2.0;
+  q.r.compare = NULL;
+  q.r.no_epsilon = TRUE;
+  q.r.mode = q.r.latency = q.r.loss = q.r.accountant = NULL;
+  q.r.lr = NAN;
+  ProtoAccountJob *j = proto_account_validate(&q.r, NULL, error);
+  scen_account_request_clear(&q);
+  gboolean ok = j != NULL && proto_account_job_plan(j, c->g, NULL, NULL, error) &&
+                proto_account_job_execute(j, error);
   *mu1 = 0.0;
-  for (guint i = 0; i < G_N_ELEMENTS(sets); i++) {
-    /* Calibration is exact whatever the scenario's path: a bound is not
-     * the worst node's mu. */
-    PrivBlocks *blocks = structured(c, C, 1.0, &sets[i], PRIV_TRUST_LDP, NULL, NULL, error);
-    PrivReport *rep = blocks ? priv_account_report(blocks, NULL, &opt, error) : NULL;
-    priv_blocks_free(blocks);
-    if (rep == NULL)
-      return FALSE;
-    for (guint v = 0; v < rep->n_victims; v++)
-      *mu1 = MAX(*mu1, rep->victims[v].mu); /* +inf when unprotected or unresolved */
-    priv_report_free(rep);
-  }
-  return TRUE;
+  for (guint a = 0; ok && a < j->n_acs; a++)
+    for (guint v = 0; v < j->acs[a].report->n_victims; v++)
+      *mu1 = MAX(*mu1, j->acs[a].report->victims[v].mu); /* +inf when unprotected or unresolved */
+  proto_account_job_free(j);
+  return ok;
 }
 
 static void json_num(JsonBuilder *jb, const char *key, double x) {
@@ -74,113 +120,103 @@ static void json_num(JsonBuilder *jb, const char *key, double x) {
     json_builder_add_null_value(jb); /* unprotected: never a finite number */
 }
 
-gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoObservedRun *obs,
+/* One accounting's summary: its set, the worst and mean values. */
+static void summary(JsonBuilder *jb, const ScenCollusion *col, PrivTrust trust, const char *path,
+                    const PrivReport *rep, ScenRunOutput *out) {
+  double max_eps = 0, sum_eps = 0, max_mu = 0, max_rdp = 0;
+  guint unprotected = 0, unresolved = 0;
+  for (guint v = 0; v < rep->n_victims; v++) {
+    const PrivVictim *pv = &rep->victims[v];
+    unresolved += pv->unresolved;
+    unprotected += pv->unprotected;
+    max_eps = MAX(max_eps, pv->epsilon);
+    max_mu = MAX(max_mu, pv->mu);
+    max_rdp = MAX(max_rdp, pv->rdp);
+    sum_eps += pv->epsilon;
+  }
+  json_builder_begin_object(jb);
+  json_builder_set_member_name(jb, "collusion");
+  json_builder_add_string_value(jb, col->name);
+  json_builder_set_member_name(jb, "nodes");
+  json_builder_begin_array(jb);
+  for (guint m = 0; m < col->n_nodes; m++)
+    json_builder_add_int_value(jb, col->nodes[m]);
+  json_builder_end_array(jb);
+  json_builder_set_member_name(jb, "trust");
+  json_builder_add_string_value(jb, priv_trust_name(trust));
+  json_builder_set_member_name(jb, "path");
+  json_builder_add_string_value(jb, path);
+  json_builder_set_member_name(jb, "victims");
+  json_builder_add_int_value(jb, rep->n_victims);
+  json_builder_set_member_name(jb, "unprotected");
+  json_builder_add_int_value(jb, unprotected);
+  if (unresolved) {
+    /* Only when there are some (PRIV_UNRESOLVED_NOTE). */
+    json_builder_set_member_name(jb, "unresolved");
+    json_builder_add_int_value(jb, unresolved);
+    json_builder_set_member_name(jb, "note");
+    json_builder_add_string_value(jb, PRIV_UNRESOLVED_NOTE);
+    out->privacy_unresolved = TRUE;
+  }
+  json_num(jb, "max_mu", max_mu);
+  json_num(jb, "max_rdp", max_rdp);
+  json_num(jb, "max_epsilon", max_eps);
+  json_num(jb, "mean_epsilon", rep->n_victims ? sum_eps / rep->n_victims : NAN);
+  json_builder_end_object(jb);
+}
+
+/* The job's accountings: on its path, or from @obs's views. */
+static gboolean execute(const ScenConfig *c, ProtoAccountJob *job, ProtoObservedRun *obs,
+                        GError **error) {
+  if (c->path == SCEN_PATH_OBSERVER ? proto_account_job_execute_observed(job, obs, error)
+                                    : proto_account_job_execute(job, error))
+    return TRUE;
+  const ProtoAccounting *ac = &job->acs[job->at];
+  if (ac->report == NULL)
+    g_prefix_error(error, "accounting collusion.%s under %s: ", c->collusions[ac->set].name,
+                   priv_trust_name(ac->trust));
+  return FALSE;
+}
+
+gboolean scen_account(const ScenConfig *c, ProtoAccountJob *job, ProtoObservedRun *obs,
                       ScenRunOutput *out, GError **error) {
   out->privacy_csv = g_string_new(NULL);
   out->victims = g_array_new(FALSE, FALSE, sizeof(ScenVictimRow));
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_array(jb);
-  gboolean ok = TRUE;
-  if (c->path == SCEN_PATH_NONE)
-    goto done;
-  PrivAccountOptions opt = {
-      .b = c->b, .sensitivity = c->sensitivity, .alpha = c->alpha, .delta = c->delta};
+  gboolean ok = job == NULL || execute(c, job, obs, error);
   /* Local bounds say so in the path column, with their radius. */
   char *path = c->path == SCEN_PATH_LOCAL        ? g_strdup_printf("local:radius=%u", c->radius)
                : c->path == SCEN_PATH_STRUCTURED ? g_strdup("structured")
                                                  : g_strdup("observer");
-  for (guint i = 0; ok && i < c->n_collusions; i++) {
-    const ScenCollusion *col = &c->collusions[i];
-    for (guint j = 0; ok && j < c->n_trust; j++) {
-      PrivTrust trust = c->trust[j];
-      PrivBlocks *blocks = NULL;
-      PrivReport *rep = NULL;
-      if (c->path == SCEN_PATH_STRUCTURED || c->path == SCEN_PATH_LOCAL) {
-        blocks = structured(c, C, sigma, col, trust, &opt, &rep, error);
-      } else {
-        blocks = proto_observed_run_blocks(obs, i * c->n_trust + j, error);
-      }
-      if (blocks)
-        rep = priv_account_report(blocks, c->g, &opt, error);
-      priv_blocks_free(blocks);
-      if (rep == NULL) {
-        g_prefix_error(error, "accounting collusion.%s under %s: ", col->name,
-                       priv_trust_name(trust));
-        ok = FALSE;
-        break;
-      }
-      double *muff = NULL;
-      if (c->compare_muffliato && trust == PRIV_TRUST_PNDP && c->shape.kind == PRIV_PROTOCOL_DSGD &&
-          c->schedule_static && sigma > 0) {
-        TopoGossip *w = topo_gossip_new(c->g, c->gossip, error);
-        muff = w ? priv_muffliato_rdp(w, c->rounds, col->nodes, col->n_nodes, c->alpha, sigma,
-                                      error)
-                 : NULL;
-        topo_gossip_free(w);
-        if (muff == NULL) {
-          priv_report_free(rep);
-          ok = FALSE;
-          break;
-        }
-      }
-      double max_eps = 0, sum_eps = 0, max_mu = 0, max_rdp = 0;
-      guint unprotected = 0, unresolved = 0;
-      char *members = scen_privacy_members_label(col->nodes, col->n_nodes);
-      ScenPrivacyCsvSet set = {.collusion = col->name,
-                               .attackers = members,
-                               .trust = trust,
-                               .path = path,
-                               .seed = c->seed};
-      scen_privacy_csv_rows(out->privacy_csv, &set, rep, muff);
-      g_free(members);
-      for (guint v = 0; v < rep->n_victims; v++) {
-        const PrivVictim *pv = &rep->victims[v];
-        unresolved += pv->unresolved;
-        ScenVictimRow row = {
-            i,     j, pv->node, pv->distance, pv->rdp, pv->epsilon, muff ? muff[pv->node] : NAN,
-            pv->mu};
-        g_array_append_val(out->victims, row);
-        unprotected += pv->unprotected;
-        max_eps = MAX(max_eps, pv->epsilon);
-        max_mu = MAX(max_mu, pv->mu);
-        max_rdp = MAX(max_rdp, pv->rdp);
-        sum_eps += pv->epsilon;
-      }
-      json_builder_begin_object(jb);
-      json_builder_set_member_name(jb, "collusion");
-      json_builder_add_string_value(jb, col->name);
-      json_builder_set_member_name(jb, "nodes");
-      json_builder_begin_array(jb);
-      for (guint m = 0; m < col->n_nodes; m++)
-        json_builder_add_int_value(jb, col->nodes[m]);
-      json_builder_end_array(jb);
-      json_builder_set_member_name(jb, "trust");
-      json_builder_add_string_value(jb, priv_trust_name(trust));
-      json_builder_set_member_name(jb, "path");
-      json_builder_add_string_value(jb, path);
-      json_builder_set_member_name(jb, "victims");
-      json_builder_add_int_value(jb, rep->n_victims);
-      json_builder_set_member_name(jb, "unprotected");
-      json_builder_add_int_value(jb, unprotected);
-      if (unresolved) {
-        /* Only when there are some (PRIV_UNRESOLVED_NOTE). */
-        json_builder_set_member_name(jb, "unresolved");
-        json_builder_add_int_value(jb, unresolved);
-        json_builder_set_member_name(jb, "note");
-        json_builder_add_string_value(jb, PRIV_UNRESOLVED_NOTE);
-        out->privacy_unresolved = TRUE;
-      }
-      json_num(jb, "max_mu", max_mu);
-      json_num(jb, "max_rdp", max_rdp);
-      json_num(jb, "max_epsilon", max_eps);
-      json_num(jb, "mean_epsilon", rep->n_victims ? sum_eps / rep->n_victims : NAN);
-      json_builder_end_object(jb);
-      g_free(muff);
-      priv_report_free(rep);
+  /* Set-major: collusion set i under its j-th trust model is a = i n_trust + j. */
+  for (guint a = 0; ok && job != NULL && a < job->n_acs; a++) {
+    const ProtoAccounting *ac = &job->acs[a];
+    const ScenCollusion *col = &c->collusions[ac->set];
+    const PrivReport *rep = ac->report;
+    char *members = scen_privacy_members_label(col->nodes, col->n_nodes);
+    ScenPrivacyCsvSet set = {.collusion = col->name,
+                             .attackers = members,
+                             .trust = ac->trust,
+                             .path = path,
+                             .seed = c->seed};
+    scen_privacy_csv_rows(out->privacy_csv, &set, rep, ac->muff);
+    g_free(members);
+    for (guint v = 0; v < rep->n_victims; v++) {
+      const PrivVictim *pv = &rep->victims[v];
+      ScenVictimRow row = {.collusion = ac->set,
+                           .trust = a % c->n_trust,
+                           .victim = pv->node,
+                           .distance = pv->distance,
+                           .rdp = pv->rdp,
+                           .epsilon = pv->epsilon,
+                           .muffliato_rdp = ac->muff ? ac->muff[pv->node] : NAN,
+                           .mu = pv->mu};
+      g_array_append_val(out->victims, row);
     }
+    summary(jb, col, ac->trust, path, rep, out);
   }
   g_free(path);
-done:
   json_builder_end_array(jb);
   out->privacy_summary = json_builder_get_root(jb);
   g_object_unref(jb);

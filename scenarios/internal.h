@@ -210,13 +210,55 @@ gboolean scen_run_config_check(const ScenConfig *c, GError **error);
 char *scen_run_config_check_key(const ScenConfig *c);
 ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, GError **error);
 
-/* Privacy of the run (the structured path needs no run; the observer path reads @obs). */
+/* ---- Privacy of the run: the accounting request (scenarios/account.c) ---- */
+
+/* A point's accounting request and the strings and sets it borrows. */
+typedef struct {
+  ProtoAccountRequest r;
+  char *trust;           /* the trust models, comma-separated */
+  char seed[24];         /* the seed in decimal */
+  ProtoAccountSet *sets; /* the collusion sets by name, in their order */
+} ScenAccountRequest;
+
+/*
+ * scen_account_request_init: the accounting request of @c's run at noise
+ * @sigma with protocol spec @spec (as run: "dsgd" for a non-private run):
+ * the run proto_account_request_run_config gives (T, the task's batches,
+ * mode, latency, loss, lr, seed) and its privacy: trust models, collusion
+ * sets by name, the path (none: no path), radius, sensitivity, alpha,
+ * delta, the accountant, Muffliato's comparison where it applies (D-SGD
+ * under PNDP on a static gossip with noise), MF-D-SGD's @C (nullable,
+ * borrowed). Borrows @c and @spec. Free with scen_account_request_clear.
+ * O(collusion sets).
+ */
+void scen_account_request_init(ScenAccountRequest *q, const ScenConfig *c, const char *spec,
+                               double sigma, const double *C);
+void scen_account_request_clear(ScenAccountRequest *q);
+
+/*
+ * scen_account_job: @q's privacy, validated and planned on c->g; on the
+ * structured and local paths the run's own options (mode, latency, loss,
+ * lr, accountant) are left out, since that path simulates nothing.
+ * Errors: proto_account_validate's and proto_account_job_plan's.
+ * Returns: (transfer full) the job, or NULL. O(n + collusion sets).
+ */
+ProtoAccountJob *scen_account_job(const ScenConfig *c, const ScenAccountRequest *q, GError **error);
+
 /* The largest LDP mu of any node of @c's run at sigma = 1 (mu scales as
- * 1/sigma), by the structured accounting on the run's own schedule (churn
- * included). +inf when a node is unprotected. Errors: the accounting's. */
+ * 1/sigma), by the structured accounting of the request on the run's own
+ * schedule (churn included). +inf when a node is unprotected. Errors: the
+ * accounting's. */
 gboolean scen_account_ldp_worst_mu(const ScenConfig *c, const double *C, double *mu1,
                                    GError **error);
-gboolean scen_account(const ScenConfig *c, const double *C, double sigma, ProtoObservedRun *obs,
+
+/*
+ * scen_account: executes @job (scen_account_job's; NULL with path none:
+ * nothing accounted), from @obs's views on the observer path, and writes
+ * out->privacy_csv, out->victims and out->privacy_summary, per collusion
+ * set then trust model. Errors: the accountants', prefixed "accounting
+ * collusion.NAME under TRUST: ". Complexity: the path's.
+ */
+gboolean scen_account(const ScenConfig *c, ProtoAccountJob *job, ProtoObservedRun *obs,
                       ScenRunOutput *out, GError **error);
 
 /* The audits of [audit] (scenarios/audit.c): for every collusion set,

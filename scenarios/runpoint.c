@@ -37,6 +37,18 @@ static void on_progress(double fraction, gpointer data) {
     p->ctx->progress(p->ctx->point, fraction, p->ctx->progress_data);
 }
 
+/* What the run hook is told of @run at noise @sigma, before it starts. */
+static ScenRunHookInfo hook_info(const ScenConfig *c, const ScenRunContext *ctx, ProtoRun *run,
+                                 double sigma) {
+  return (ScenRunHookInfo){.point = ctx->point,
+                           .run = run,
+                           .graph = c->g,
+                           .name = c->name,
+                           .protocol = c->protocol,
+                           .seed = c->seed,
+                           .sigma = sigma};
+}
+
 /* The hook after the accounting: out->victims grouped by (collusion, trust),
  * contiguous since scen_account appends them in that order. */
 static gboolean hook_finished(const ScenConfig *c, const ScenRunContext *ctx, ProtoRun *run,
@@ -73,16 +85,10 @@ static gboolean hook_finished(const ScenConfig *c, const ScenRunContext *ctx, Pr
     g_array_append_val(res, p);
     i = k;
   }
-  ScenRunHookInfo info = {.point = ctx->point,
-                          .run = run,
-                          .graph = c->g,
-                          .name = c->name,
-                          .protocol = c->protocol,
-                          .seed = c->seed,
-                          .sigma = out->sigma_used,
-                          .finished = TRUE,
-                          .privacy = (const ScenPrivacyResult *)res->data,
-                          .n_privacy = res->len};
+  ScenRunHookInfo info = hook_info(c, ctx, run, out->sigma_used);
+  info.finished = TRUE;
+  info.privacy = (const ScenPrivacyResult *)res->data;
+  info.n_privacy = res->len;
   gboolean ok = ctx->run_hook(&info, ctx->run_hook_data, error);
   g_array_unref(res);
   g_free(victims);
@@ -97,15 +103,51 @@ static gboolean hook_finished(const ScenConfig *c, const ScenRunContext *ctx, Pr
 typedef struct {
   double *C_own;
   TopoSchedule *sched;
+  ProtoAccountJob *job; /* NULL: privacy.path = none, or a check of a run without observer */
   ProtoObservedRun *orun;
   double sigma;
 } Setup;
 
 static void setup_clear(Setup *su) {
   proto_observed_run_free(su->orun);
+  proto_account_job_free(su->job);
   topo_schedule_free(su->sched);
   g_free(su->C_own);
   *su = (Setup){0};
+}
+
+/* The run of the request @q (proto_account_request_run_config) with the
+ * task's fields, the job of its privacy (with @check, only the observer's
+ * views), and the run with those views on its bus. */
+static gboolean run_and_privacy(const ScenConfig *c, gboolean check, const ScenAccountRequest *q,
+                                Setup *su, GError **error) {
+  ProtoRunConfig rc;
+  proto_account_request_run_config(&q->r, &rc);
+  if (!c->schedule_static &&
+      (su->sched = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error)) == NULL)
+    return FALSE;
+  rc.graph = su->sched ? NULL : c->g;
+  rc.schedule = su->sched;
+  rc.compute_ms = c->compute_ms;
+  rc.threads = 1;
+  rc.storage = c->path == SCEN_PATH_OBSERVER ? SIM_LIN_SPARSE : SIM_LIN_NONE;
+  if (c->has_task) {
+    rc.dataset = c->dataset;
+    rc.model = c->model;
+    rc.test_fraction = c->test_fraction;
+    rc.partition = c->partition;
+    rc.eval_every = c->eval_every;
+    rc.eval_nodes = c->eval_nodes;
+    rc.eval_rows = c->eval_rows;
+  }
+  gboolean observer = c->path == SCEN_PATH_OBSERVER;
+  if ((observer || (!check && c->path != SCEN_PATH_NONE)) &&
+      (su->job = scen_account_job(c, q, error)) == NULL)
+    return FALSE;
+  /* The views in the job's order: collusion set by collusion set, then trust. */
+  su->orun = proto_observed_run_new(&rc, observer ? proto_account_job_observe(su->job) : NULL,
+                                    error);
+  return su->orun != NULL;
 }
 
 /*
@@ -145,58 +187,12 @@ static gboolean setup(const ScenConfig *c, const ScenRunContext *ctx, gboolean c
   else
     spec = g_strdup(c->protocol);
 
-  ProtoRunConfig rc;
-  proto_run_config_init(&rc);
-  if (c->schedule_static) {
-    rc.graph = c->g;
-  } else {
-    if ((su->sched = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error)) == NULL) {
-      g_free(spec);
-      return FALSE;
-    }
-    rc.schedule = su->sched;
-  }
-  rc.gossip = c->gossip;
-  rc.protocol = spec;
-  rc.sigma = su->sigma;
-  rc.clip = c->clip;
-  rc.lr = c->lr;
-  rc.mode = c->mode;
-  rc.latency = c->latency;
-  rc.loss = c->loss;
-  rc.compute_ms = c->compute_ms;
-  rc.seed = c->seed;
-  rc.threads = 1;
-  rc.storage = c->path == SCEN_PATH_OBSERVER ? SIM_LIN_SPARSE : SIM_LIN_NONE;
-  if (c->has_task) {
-    rc.epochs = c->epochs;
-    rc.batches = c->batches;
-    rc.dataset = c->dataset;
-    rc.model = c->model;
-    rc.test_fraction = c->test_fraction;
-    rc.partition = c->partition;
-    rc.eval_every = c->eval_every;
-    rc.eval_nodes = c->eval_nodes;
-    rc.eval_rows = c->eval_rows;
-  } else {
-    /* Accounting only: the noise is calibrated for the participation of [privacy]. */
-    rc.rounds = c->rounds;
-    rc.batches = c->b;
-    rc.epochs = c->rounds / c->b;
-  }
-  /* Views in scen_account's order: collusion-major, then trust. */
-  guint n_views = c->path == SCEN_PATH_OBSERVER ? c->n_collusions * c->n_trust : 0;
-  ProtoObservedView *views = g_new0(ProtoObservedView, MAX(n_views, 1));
-  for (guint v = 0; v < n_views; v++) {
-    const ScenCollusion *col = &c->collusions[v / c->n_trust];
-    views[v] = (ProtoObservedView){c->trust[v % c->n_trust], col->nodes, col->n_nodes};
-  }
-  ProtoObserveOptions oo = {
-      .views = views, .n_views = n_views, .T = c->rounds, .streaming = !c->dense_accountant};
-  su->orun = proto_observed_run_new(&rc, c->path == SCEN_PATH_OBSERVER ? &oo : NULL, error);
-  g_free(views);
+  ScenAccountRequest q;
+  scen_account_request_init(&q, c, spec, su->sigma, mf && !check ? C : NULL);
+  gboolean ok = run_and_privacy(c, check, &q, su, error);
+  scen_account_request_clear(&q);
   g_free(spec);
-  return su->orun != NULL;
+  return ok;
 }
 
 char *scen_run_config_check_key(const ScenConfig *c) {
@@ -229,19 +225,12 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
   }
   if (!setup(c, ctx, FALSE, &su, error))
     goto out;
-  const double *C = ctx && ctx->C ? ctx->C : su.C_own;
   double sigma = su.sigma;
   out->sigma_used = sigma;
   ProtoObservedRun *orun = su.orun;
   run = proto_observed_run_proto(orun);
   if (ctx && ctx->run_hook) {
-    ScenRunHookInfo info = {.point = ctx->point,
-                            .run = run,
-                            .graph = c->g,
-                            .name = c->name,
-                            .protocol = c->protocol,
-                            .seed = c->seed,
-                            .sigma = sigma};
+    ScenRunHookInfo info = hook_info(c, ctx, run, sigma);
     if (!ctx->run_hook(&info, ctx->run_hook_data, error))
       goto out;
   }
@@ -261,7 +250,7 @@ ScenRunOutput *scen_run_config(const ScenConfig *c, const ScenRunContext *ctx, G
     out->metrics = g_memdup2(m, nm * sizeof *m);
     out->n_metrics = (guint)nm;
   }
-  if (!scen_account(c, C, sigma, orun, out, error) || !scen_audit(c, sigma, out, error))
+  if (!scen_account(c, su.job, orun, out, error) || !scen_audit(c, sigma, out, error))
     goto out;
   if (ctx && ctx->run_hook && !hook_finished(c, ctx, run, out, error))
     goto out;

@@ -15,6 +15,7 @@
  */
 #include <glib/gstdio.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -499,6 +500,50 @@ static void expect_usage(const char *const *args, const char *needle, const char
 
 #define USAGE(needle, ...) expect_usage((const char *const[]){__VA_ARGS__, NULL}, needle, svg)
 
+/* The message of the first line of @err after "dpgossip CMD: " (g_free). */
+static char *first_message(const char *err) {
+  const char *start = strstr(err, ": ");
+  g_assert_nonnull(start);
+  const char *end = strchr(start, '\n');
+  return g_strndup(start + 2, end ? (gsize)(end - start - 2) : strlen(start + 2));
+}
+
+/* --path and --radius are the accounting request's rules: the figure
+ * refuses @... (NULL-terminated options) with exit status 2 and exactly
+ * the words of `dpgossip account` given the same options. */
+static void same_refusal(const char *svg, ...) {
+  const char *const fig[] = {PVD,    FLORENTINE, "-T", "10",    "--trust",
+                             "pndp", "-a",       "0",  "--out", svg};
+  const char *const acc[] = {"account", FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0"};
+  GPtrArray *fa = g_ptr_array_new(), *aa = g_ptr_array_new();
+  for (guint i = 0; i < G_N_ELEMENTS(fig); i++)
+    g_ptr_array_add(fa, (gpointer)fig[i]);
+  for (guint i = 0; i < G_N_ELEMENTS(acc); i++)
+    g_ptr_array_add(aa, (gpointer)acc[i]);
+  va_list ap;
+  va_start(ap, svg);
+  for (const char *arg = va_arg(ap, const char *); arg; arg = va_arg(ap, const char *)) {
+    g_ptr_array_add(fa, (gpointer)arg);
+    g_ptr_array_add(aa, (gpointer)arg);
+  }
+  va_end(ap);
+  g_ptr_array_add(fa, NULL);
+  g_ptr_array_add(aa, NULL);
+  CliRun f = cli_run_v((const char *const *)fa->pdata),
+         a = cli_run_v((const char *const *)aa->pdata);
+  g_assert_cmpint(f.status, ==, 2);
+  g_assert_cmpint(a.status, ==, 2);
+  char *fm = first_message(f.err), *am = first_message(a.err);
+  g_assert_cmpstr(fm, ==, am);
+  g_assert_true(g_str_has_prefix(fm, "--"));
+  g_free(fm);
+  g_free(am);
+  cli_run_clear(&f);
+  cli_run_clear(&a);
+  g_ptr_array_unref(fa);
+  g_ptr_array_unref(aa);
+}
+
 /* The exact-sensitivity figure of Florentine, all attackers, exact (@path
  * NULL) or --path @path --radius @radius: its --data statistics in @out. */
 static void local_figure(const char *csv, const char *svg, const char *path, const char *radius,
@@ -547,10 +592,12 @@ static void test_local(void) {
   g_unlink(svg);
   USAGE("--path local needs --radius R", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0",
         "--path", "local", "--out", svg);
-  USAGE("--radius 2 needs --path local", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0",
-        "--radius", "2", "--out", svg);
-  USAGE("--radius must be positive", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0",
-        "--path", "local", "--radius", "-1", "--out", svg);
+  USAGE("--radius 2: the radius is for --path local", PVD, FLORENTINE, "-T", "10", "--trust",
+        "pndp", "-a", "0", "--radius", "2", "--out", svg);
+  USAGE("--radius must be at least 1 (got 0)", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a",
+        "0", "--path", "local", "--radius", "0", "--out", svg);
+  same_refusal(svg, "--radius", "2", NULL);
+  same_refusal(svg, "--path", "local", "--radius", "2", "--mode", "deadline:ms=5", NULL);
   g_free(svg);
   g_free(csv);
   rm_dir(dir);

@@ -1,0 +1,150 @@
+/*
+ * tests/protocols/test_account_run.c: the run an accounting request
+ * describes (proto_account_request_run_config), the one filling of a
+ * ProtoRunConfig every front end starts from: each field from the request,
+ * T as T/b epochs of b batches that the runtime accepts with and without a
+ * dataset, the observer path simulating exactly that run, and the privacy
+ * of a training run (proto_account_job_for_run).
+ */
+#include <math.h>
+
+#include "protocols/protocols.h"
+
+static const char *const node0[] = {"0", NULL};
+
+/* Every field the request carries lands in the run; the rest are the
+ * run's defaults. */
+static void test_fields(void) {
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.protocol = "muffliato:K=2";
+  r.rounds = 6;
+  r.interval = 2;
+  r.sigma = 0.5;
+  r.clip = 2.0;
+  r.gossip = TOPO_GOSSIP_METROPOLIS;
+  r.mode = "deadline:ms=5";
+  r.latency = "constant:ms=1";
+  r.loss = "0.1";
+  r.seed = "17";
+  r.storage = "dense";
+  ProtoRunConfig cfg, def;
+  proto_run_config_init(&def);
+  proto_account_request_run_config(&r, &cfg);
+  g_assert_cmpstr(cfg.protocol, ==, "muffliato:K=2");
+  g_assert_cmpint(cfg.gossip, ==, TOPO_GOSSIP_METROPOLIS);
+  g_assert_cmpfloat(cfg.sigma, ==, 0.5);
+  g_assert_cmpfloat(cfg.clip, ==, 2.0);
+  g_assert_cmpfloat(cfg.lr, ==, def.lr); /* NaN: not given */
+  g_assert_cmpuint(cfg.rounds, ==, 6);
+  g_assert_cmpuint(cfg.epochs, ==, 3);
+  g_assert_cmpuint(cfg.batches, ==, 2);
+  g_assert_cmpstr(cfg.mode, ==, "deadline:ms=5");
+  g_assert_cmpstr(cfg.latency, ==, "constant:ms=1");
+  g_assert_cmpstr(cfg.loss, ==, "0.1");
+  g_assert_cmpuint(cfg.seed, ==, 17);
+  g_assert_cmpint(cfg.storage, ==, SIM_LIN_DENSE);
+  g_assert_null(cfg.graph);
+  g_assert_null(cfg.dataset);
+  g_assert_cmpuint(cfg.threads, ==, def.threads);
+  proto_account_request_init(&r);
+  r.lr = 0.3;
+  proto_account_request_run_config(&r, &cfg);
+  g_assert_cmpstr(cfg.protocol, ==, "dsgd");
+  g_assert_cmpfloat(cfg.lr, ==, 0.3);
+  g_assert_cmpuint(cfg.seed, ==, 0);
+  g_assert_cmpint(cfg.storage, ==, SIM_LIN_SPARSE);
+}
+
+/* T = 6 with b = 2 is 3 epochs of 2 batches for the runtime, accounting
+ * only or training on a dataset. */
+static void test_participation(void) {
+  GError *e = NULL;
+  TopoGraph *g = topo_graph_generate("ring:n=4", &e);
+  g_assert_no_error(e);
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.rounds = 6;
+  r.interval = 2;
+  for (guint task = 0; task < 2; task++) {
+    ProtoRunConfig cfg;
+    proto_account_request_run_config(&r, &cfg);
+    cfg.graph = g;
+    cfg.storage = SIM_LIN_NONE;
+    cfg.dataset = task ? "synthetic:linear,n=40,d=2,seed=1" : NULL;
+    ProtoRun *run = proto_run_new(&cfg, &e);
+    g_assert_no_error(e);
+    ProtoContext *ctx = proto_run_context(run);
+    g_assert_cmpuint(proto_context_steps(ctx), ==, 6);
+    g_assert_cmpuint(proto_context_epochs(ctx), ==, 3);
+    g_assert_cmpuint(proto_context_batches(ctx), ==, 2);
+    proto_run_free(run);
+  }
+  topo_graph_free(g);
+}
+
+/* The observer path simulates the request's run, with strings of its own
+ * (the request's are borrowed only until validation returns). */
+static void test_observer_run(void) {
+  GError *e = NULL;
+  char *mode = g_strdup("deadline:ms=5");
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.rounds = 4;
+  r.trust = "pndp";
+  r.attackers = node0;
+  r.mode = mode;
+  r.seed = "9";
+  r.lr = 0.2;
+  ProtoRunConfig want;
+  proto_account_request_run_config(&r, &want);
+  ProtoAccountJob *j = proto_account_validate(&r, NULL, &e);
+  g_assert_no_error(e);
+  g_free(mode);
+  g_assert_cmpstr(j->run.protocol, ==, "dsgd");
+  g_assert_cmpstr(j->run.mode, ==, "deadline:ms=5");
+  g_assert_true(j->run.mode == j->mode_spec);
+  g_assert_cmpuint(j->run.seed, ==, want.seed);
+  g_assert_cmpfloat(j->run.lr, ==, want.lr);
+  g_assert_cmpuint(j->run.rounds, ==, want.rounds);
+  g_assert_cmpuint(j->run.epochs, ==, want.epochs);
+  g_assert_cmpuint(j->run.batches, ==, want.batches);
+  g_assert_cmpint(j->run.storage, ==, want.storage);
+  proto_account_job_free(j);
+}
+
+/* A training run's privacy: LDP of every node by default, trust-major;
+ * a mode, latency or loss the run would refuse is left to the run (its
+ * message), and a rule on the options is a usage error. */
+static void test_for_run(void) {
+  GError *e = NULL;
+  TopoGraph *g = topo_graph_generate("ring:n=5", &e);
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.rounds = 4;
+  r.loss = "0.2"; /* in sync mode: the run refuses it */
+  gboolean usage = FALSE;
+  ProtoAccountJob *j = proto_account_job_for_run(&r, g, &usage, &e);
+  g_assert_no_error(e);
+  g_assert_true(j->every_node && j->trust_major);
+  g_assert_cmpuint(j->trusts->len, ==, 1);
+  g_assert_cmpint(g_array_index(j->trusts, PrivTrust, 0), ==, PRIV_TRUST_LDP);
+  g_assert_null(j->loss_spec);
+  g_assert_cmpint(j->path, ==, PROTO_ACCOUNT_STRUCTURED);
+  proto_account_job_free(j);
+  r.trust = "pndp";
+  g_assert_null(proto_account_job_for_run(&r, g, &usage, &e));
+  g_assert_true(usage);
+  g_assert_true(g_str_has_prefix(e->message, "--trust pndp: say who observes with --attackers"));
+  g_clear_error(&e);
+  topo_graph_free(g);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/protocols/account_run/fields", test_fields);
+  g_test_add_func("/protocols/account_run/participation", test_participation);
+  g_test_add_func("/protocols/account_run/observer_run", test_observer_run);
+  g_test_add_func("/protocols/account_run/for_run", test_for_run);
+  return g_test_run();
+}
