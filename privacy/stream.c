@@ -1006,6 +1006,10 @@ typedef struct {
   GArray *c_start, *c_id, *c_val;
   guint q;          /* noise columns: the state's, the fresh ones, the carried ones */
   double *Bo, *tau; /* the observed rows' noise, its pivoted QR (q x k column-major) */
+  /* With more noise columns than rows (q > k), the QR runs in two stages
+   * (noise_qr): Bo then holds the unpivoted QR's reflectors (tau0), and Rp
+   * (k x k, column-major) the pivoted QR of its triangle (tau). */
+  double *tau0, *Rp;
   double *Cs;       /* k x Sv: the observed rows' state coefficients */
 } Work;
 
@@ -1027,6 +1031,8 @@ static void work_clear(Work *w) {
     g_array_unref(w->c_val);
   g_free(w->Bo);
   g_free(w->tau);
+  g_free(w->tau0);
+  g_free(w->Rp);
   g_free(w->Cs);
 }
 
@@ -1094,6 +1100,44 @@ static gboolean period_columns(PrivStream *s, SView *v, const PrivRowPool *p, GA
 }
 
 /*
+ * The pivoted QR of the observed rows' noise Bo^T (q x k, column-major in
+ * w->Bo). With more noise columns than rows (DECOR: a local noise per node
+ * and a secret per edge, q about 4 k), an unpivoted blocked QR first
+ * reduces Bo^T to its k x k triangle R0 (Bo^T = Q0 R0), whose pivoted QR
+ * (R0 P = Q1 R) is then that of Bo^T: pivoted Householder steps choose
+ * their columns by norms and projections, which Q0 preserves, so P and R are
+ * the same in exact arithmetic, and Q = Q0 Q1. The pivoted QR spends half
+ * its flops in matrix-vector products; this way only a k x k matrix goes
+ * through them. Out: jpvt, and (@Rm, @ldr) the factor R. LAPACK's info.
+ */
+static lapack_int noise_qr(Work *w, guint k, guint q, lapack_int *jpvt, const double **Rm,
+                           gsize *ldr) {
+  memset(jpvt, 0, k * sizeof(lapack_int));
+  if (q <= k) {
+    *Rm = w->Bo;
+    *ldr = q;
+    return LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)k, w->Bo, (lapack_int)q,
+                          jpvt, w->tau);
+  }
+  if (!w->tau0) {
+    w->tau0 = g_new(double, k);
+    w->Rp = g_new(double, (gsize)k * k);
+  }
+  lapack_int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)k, w->Bo,
+                                   (lapack_int)q, w->tau0);
+  if (info != 0)
+    return info;
+  for (guint i = 0; i < k; i++) {
+    memcpy(w->Rp + (gsize)i * k, w->Bo + (gsize)i * q, (i + 1) * sizeof(double));
+    memset(w->Rp + (gsize)i * k + i + 1, 0, (k - 1 - i) * sizeof(double));
+  }
+  *Rm = w->Rp;
+  *ldr = k;
+  return LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)k, (lapack_int)k, w->Rp, (lapack_int)k, jpvt,
+                        w->tau);
+}
+
+/*
  * Phase 2: the observed rows' noise, factored by a pivoted QR (the dense
  * accountant's rank rule), into @rec: rank, pivots, the triangular factor,
  * the rows' scales, noise norms and dependent remainders, and the rows'
@@ -1118,6 +1162,8 @@ static gboolean factor_noise(PrivStream *s, SView *v, const PrivRowPool *p, Work
   w->Bo = g_new(double, MAX((gsize)k * q, 1));
   w->tau = g_new(double, MAX(kq, 1));
   double *Bo = w->Bo, *rn = rec->rn, *sc = NULL, *prior = NULL;
+  const double *Rm = Bo;
+  gsize ldr = q;
   lapack_int *jpvt = rec->jpvt;
   gboolean ok = TRUE;
   for (int pass = 0; pass < 2 && k > 0; pass++) {
@@ -1132,9 +1178,7 @@ static gboolean factor_noise(PrivStream *s, SView *v, const PrivRowPool *p, Work
         jpvt[i] = (lapack_int)(i + 1);
       break;
     }
-    memset(jpvt, 0, k * sizeof(lapack_int));
-    lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)k, Bo,
-                                     (lapack_int)q, jpvt, w->tau);
+    lapack_int info = noise_qr(w, k, q, jpvt, &Rm, &ldr);
     if (info != 0) {
       g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                   "the QR factorization of a period's noise matrix failed (LAPACK info %d)",
@@ -1143,9 +1187,9 @@ static gboolean factor_noise(PrivStream *s, SView *v, const PrivRowPool *p, Work
       break;
     }
     if (pass == 0)
-      v->bscale = MAX(v->bscale, fabs(Bo[0]));
-    double ref = pass == 0 ? v->bscale : fabs(Bo[0]);
-    while (rank < kq && pivot_counts(Bo[(gsize)rank * q + rank], ref, s->rank_tol))
+      v->bscale = MAX(v->bscale, fabs(Rm[0]));
+    double ref = pass == 0 ? v->bscale : fabs(Rm[0]);
+    while (rank < kq && pivot_counts(Rm[(gsize)rank * ldr + rank], ref, s->rank_tol))
       rank++;
     if (pass == 1)
       break;
@@ -1155,7 +1199,7 @@ static gboolean factor_noise(PrivStream *s, SView *v, const PrivRowPool *p, Work
     gboolean redo = FALSE;
     for (guint i = rank; i < k && !redo; i++) {
       gsize row = (gsize)(jpvt[i] - 1);
-      double pn = q > rank ? cblas_dnrm2((int)(MIN(i, q - 1) + 1 - rank), Bo + (gsize)i * q + rank, 1)
+      double pn = q > rank ? cblas_dnrm2((int)(MIN(i, q - 1) + 1 - rank), Rm + (gsize)i * ldr + rank, 1)
                            : 0.0;
       redo = pn > s->rank_tol * rn[row] && own_scale(rn[row], prior[row]);
     }
@@ -1176,7 +1220,7 @@ static gboolean factor_noise(PrivStream *s, SView *v, const PrivRowPool *p, Work
    * norms (rounding level for an exact dependency). */
   rec->rel = g_new0(double, MAX(k - rank, 1));
   for (guint i = rank; ok && i < k; i++) {
-    double pn = q > rank ? cblas_dnrm2((int)(MIN(i, q - 1) + 1 - rank), Bo + (gsize)i * q + rank, 1)
+    double pn = q > rank ? cblas_dnrm2((int)(MIN(i, q - 1) + 1 - rank), Rm + (gsize)i * ldr + rank, 1)
                          : 0.0;
     double own = rn[jpvt[i] - 1];
     rec->rel[i - rank] = own > 0 ? pn / own : 0.0;
@@ -1184,7 +1228,7 @@ static gboolean factor_noise(PrivStream *s, SView *v, const PrivRowPool *p, Work
   rec->rt = g_new0(double, MAX((gsize)k * rank, 1));
   for (guint i = 0; i < k; i++)
     for (guint j = 0; j < rank && j <= i; j++)
-      rec->rt[(gsize)i * rank + j] = Bo[(gsize)i * q + j];
+      rec->rt[(gsize)i * rank + j] = Rm[(gsize)i * ldr + j];
   if (k == 0)
     memset(w->Cs, 0, sizeof(double));
   csr_from_dense(w->Cs, k, v->Sv, &rec->cs_start, &rec->cs_col, &rec->cs_val);
@@ -1223,9 +1267,14 @@ static gboolean next_state(PrivStream *s, SView *v, Work *w, PrivStreamRec *rec,
   if (rank > 0) {
     /* B_s Q through the kq reflectors of the QR, without forming Q:
      * (B_s Q)^T = Q^T B_s^T, and B_s row-major is B_s^T column-major. */
-    lapack_int info = LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)q, (lapack_int)S2v,
-                                     (lapack_int)kq, w->Bo, (lapack_int)q, w->tau, BQ,
-                                     (lapack_int)q);
+    lapack_int info = 0;
+    if (w->Rp) /* two stages (noise_qr): Q^T = Q1^T Q0^T, Q1 on the top k rows */
+      info = LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)q, (lapack_int)S2v,
+                            (lapack_int)rec->k, w->Bo, (lapack_int)q, w->tau0, BQ, (lapack_int)q);
+    if (info == 0)
+      info = LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)(w->Rp ? rec->k : q),
+                            (lapack_int)S2v, (lapack_int)kq, w->Rp ? w->Rp : w->Bo,
+                            (lapack_int)(w->Rp ? rec->k : q), w->tau, BQ, (lapack_int)q);
     if (info != 0) {
       g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                   "applying a period's orthogonal factor failed (LAPACK info %d)", (int)info);
