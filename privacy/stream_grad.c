@@ -86,8 +86,11 @@ gsize priv_stream_rec_bytes(const PrivStreamRec *r) {
   gsize entry = sizeof(guint) + sizeof(double);
   gsize b = sizeof *r + 2 * (r->k + 1) * sizeof(guint);
   b += (r->cs_start[r->k] + r->go_start[r->k]) * entry;
-  b += (gsize)r->k * r->rank * sizeof(double);
-  b += (gsize)r->k * (sizeof(lapack_int) + 4 * sizeof(double));
+  b += (gsize)r->k * (sizeof(lapack_int) + sizeof(double));
+  if (r->rt)
+    b += (gsize)r->k * r->rank * sizeof(double);
+  if (r->rn) /* what only the period's own accounting reads */
+    b += (gsize)r->k * 3 * sizeof(double);
   if (r->transition) {
     b += 2 * ((gsize)r->s2v + 1) * sizeof(guint);
     b += (r->ct_start[r->s2v] + r->gs_start[r->s2v]) * entry;
@@ -401,10 +404,12 @@ static gboolean step_back(PrivStreamGrad *g, const PrivStreamRec *t, const doubl
   double *V = scratch(g, 2, (gsize)t->rank * w, error);
   if (!V)
     return FALSE;
+  /* V = L^-T bq1^T Omega^T (or bq1 already holds bq1 L^-1: solved_gain). */
   cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)t->rank, (int)w, (int)t->s2v, 1.0,
               t->bq1, (int)t->rank, om, (int)W, 0.0, V, (int)w);
-  cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, (int)t->rank, (int)w,
-              1.0, t->rt, (int)t->rank, V, (int)w);
+  if (!t->gain_solved)
+    cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, (int)t->rank,
+                (int)w, 1.0, t->rt, (int)t->rank, V, (int)w);
   for (guint i = 0; i < t->rank; i++) {
     guint j = (guint)t->jpvt[i] - 1;
     double f = t->sc ? t->sc[j] : 1.0;
@@ -429,6 +434,35 @@ static void push_rows(const PrivStreamGrad *g, const PrivStreamRec *r, double *o
     for (guint e = r->go_start[i]; e < r->go_start[i + 1]; e++)
       H[(gsize)r->go_col[e] * W + w + i] += f * gcoef(g, r->go_val[e], ea);
   }
+}
+
+/* Frees what only the period's own accounting reads (the triangle, the
+ * rows' norms, weights and remainders): later chunks step back through the
+ * record with its gain, pivots and sparse maps alone. The triangle is k x
+ * rank, the largest part of a record when the view sees many rows (a SecLDP
+ * view of DECOR: every node's model, k = n, per period). */
+static void trim_record(PrivStreamGrad *g, PrivStreamRec *r) {
+  gsize before = priv_stream_rec_bytes(r);
+  if (r->gain_solved || !r->transition)
+    g_clear_pointer(&r->rt, g_free);
+  g_clear_pointer(&r->rn, g_free);
+  g_clear_pointer(&r->wt, g_free);
+  g_clear_pointer(&r->rel, g_free);
+  g->rec_bytes -= before - priv_stream_rec_bytes(r);
+}
+
+/* The backward engine's gain, where the triangle is the larger factor
+ * (rank > s2v: a view that sees many rows and carries little state, as a
+ * SecLDP view of DECOR): bq1 := bq1 L^-1 (s2v x rank), once per record
+ * (O(s2v rank^2)), so that stepping a row back through it costs s2v rank,
+ * not rank^2 more for a triangular solve. Elsewhere the solve stays per
+ * row, the order whose rounding the ill-conditioned cases were measured
+ * with (tests/protocols/test_stream_honesty.c). */
+static void solved_gain(PrivStreamRec *r) {
+  r->gain_solved = r->transition && r->rank > r->s2v;
+  if (r->gain_solved && r->s2v > 0)
+    cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, (int)r->s2v,
+                (int)r->rank, 1.0, r->rt, (int)r->rank, r->bq1, (int)r->rank);
 }
 
 /* Accounts records [a, b): their rows stepped back to period 0, then each
@@ -477,6 +511,8 @@ static gboolean backward_chunk(PrivStreamGrad *g, guint a, guint b, int ea, GErr
         for (gsize c = c0; c < MIN(c0 + 64, ntp); c++)
           A[(gsize)i * ntp + c] = H[c * W + off[p - a] + i];
     ok = ok && account_rows(g, r, A, Ap, error);
+    if (ok)
+      trim_record(g, rec[p]);
   }
   g_free(off);
   if (ok)
@@ -500,6 +536,7 @@ gboolean priv_stream_grad_add(PrivStreamGrad *g, PrivStreamRec *rec, int ea, GEr
     priv_stream_rec_free(rec);
     return ok;
   }
+  solved_gain(rec);
   g->rec_bytes += priv_stream_rec_bytes(rec);
   g->max_s = MAX(g->max_s, MAX(rec->sv, rec->s2v));
   g_ptr_array_add(g->recs, rec);

@@ -65,13 +65,16 @@ gboolean priv_trust_knows_noise(PrivTrust trust, const gboolean *is_member, guin
  * the trailing k - rank rows are their residuals. With a transition, the
  * next state is Gamma' = Ct Gamma + c Gs - bq1 Y (s2v rows).
  * Sparse parts are CSR (start has rows + 1 entries). The gradient side owns
- * the record once handed over.
+ * the record once handed over; its backward engine may replace bq1 by
+ * bq1 L^-1 (gain_solved) and frees what stepping back does not read once
+ * the period is accounted.
  */
 typedef struct {
   guint k, rank, q; /* observed rows, their rank, noise columns */
   guint tsteps;     /* 1 + the largest gradient step seen by the period's end */
   guint sv, s2v;    /* state rows before, after (transition only) */
   gboolean transition;
+  gboolean gain_solved; /* bq1 holds bq1 L^-1 (the backward engine's choice) */
   guint *cs_start, *cs_col; /* k rows over sv */
   double *cs_val;
   guint *go_start; /* k rows over gradient columns */
