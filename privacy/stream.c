@@ -260,6 +260,11 @@ guint priv_stream_max_view_state(const PrivStream *s, guint view) {
   return ((const SView *)g_ptr_array_index(s->views, view))->max_sv;
 }
 
+guint priv_stream_packed_periods(const PrivStream *s, guint view) {
+  g_return_val_if_fail(view < s->views->len, 0);
+  return priv_stream_grad_packed(((const SView *)g_ptr_array_index(s->views, view))->grad);
+}
+
 /* ------------------------------------------------------------ tolerances */
 
 /*
