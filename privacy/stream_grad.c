@@ -24,7 +24,9 @@
  * n T gradient columns; the range decisions and X_u then run on each
  * period in order, exactly as the forward engine does. Cost per row and
  * period stepped: O(nnz(Ct) + s2v rank); memory: the records, O(n q) per
- * period, and the chunk's rows (n T x rows).
+ * period, and the chunk's rows (n T x rows). A period with many more rows
+ * than state (a SecLDP view of DECOR: k = n) goes through the walk packed
+ * (privacy/stream_pack.c): 3 sv + k - rank rows, the rest summed at once.
  */
 #include "privacy/stream_internal.h"
 
