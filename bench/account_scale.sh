@@ -10,7 +10,7 @@
 # The observer path (`--path observer`: the run simulated, the streaming
 # accountant), on the same Barabasi graph:
 #   in T  for T in OBS_TS (default 20 40 80 160 320), D-SGD under PNDP, and
-#         DECOR under SecLDP at T = DECOR_T (default 320);
+#         for T in DECOR_TS (default the same), DECOR under SecLDP;
 #   ego   on data/graphs/facebook-ego-414-lcc.edges at T = EGO_T (default
 #         320), the observer path's CPU seconds over the structured path's.
 # Each case runs under /usr/bin/time (user + system CPU seconds, max RSS).
@@ -50,7 +50,7 @@ for t in $TS; do
   echo "$t $cpu $rss" >>"$tmp/t.fit"
 done
 OBS_TS=${OBS_TS-20 40 80 160 320}
-DECOR_T=${DECOR_T-320}
+DECOR_TS=${DECOR_TS-$OBS_TS}
 EGO_T=${EGO_T-320}
 BA="barabasi:n=1000,m=3,seed=1"
 : >"$tmp/o.fit"
@@ -59,11 +59,13 @@ for t in $OBS_TS; do
   echo "| barabasi n=1000 m=3, observer | $t | $cpu | $rss |"
   echo "$t $cpu $rss" >>"$tmp/o.fit"
 done
-if [ -n "$DECOR_T" ]; then
-  read -r cpu rss < <(measure decor --generate "$BA" -T "$DECOR_T" --trust secldp -a 0 \
+: >"$tmp/d.fit"
+for t in $DECOR_TS; do
+  read -r cpu rss < <(measure "d$t" --generate "$BA" -T "$t" --trust secldp -a 0 \
     --protocol decor --path observer)
-  echo "| barabasi n=1000 m=3, observer, DECOR SecLDP | $DECOR_T | $cpu | $rss |"
-fi
+  echo "| barabasi n=1000 m=3, observer, DECOR SecLDP | $t | $cpu | $rss |"
+  echo "$t $cpu $rss" >>"$tmp/d.fit"
+done
 if [ -n "$EGO_T" ]; then
   ego="$(dirname "$0")/../data/graphs/facebook-ego-414-lcc.edges"
   for path in structured observer; do
@@ -77,6 +79,7 @@ echo
 [ -s "$tmp/n.fit" ] && echo "regular d=8, T=100, in n: $(scale_fit "$tmp/n.fit" n)"
 [ -s "$tmp/t.fit" ] && echo "barabasi n=1000, in T: $(scale_fit "$tmp/t.fit" T)"
 [ -s "$tmp/o.fit" ] && echo "barabasi n=1000, observer path, in T: $(scale_fit "$tmp/o.fit" T)"
+[ -s "$tmp/d.fit" ] && echo "barabasi n=1000, observer path, DECOR SecLDP, in T: $(scale_fit "$tmp/d.fit" T)"
 if [ -n "$EGO_T" ]; then
   awk '{ s = $1 } END { printf "ego graph, T = %s: observer / structured CPU = %.2f\n", t, o / s }' \
     t="$EGO_T" o="$(cat "$tmp/ego.observer")" "$tmp/ego.structured"

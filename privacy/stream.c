@@ -260,6 +260,11 @@ guint priv_stream_max_view_state(const PrivStream *s, guint view) {
   return ((const SView *)g_ptr_array_index(s->views, view))->max_sv;
 }
 
+guint priv_stream_packed_periods(const PrivStream *s, guint view) {
+  g_return_val_if_fail(view < s->views->len, 0);
+  return priv_stream_grad_packed(((const SView *)g_ptr_array_index(s->views, view))->grad);
+}
+
 /* ------------------------------------------------------------ tolerances */
 
 /*
@@ -631,6 +636,314 @@ static gboolean same_core(const GArray *cs, const GArray *cc, const GArray *cv, 
                 la * sizeof(double)) == 0;
 }
 
+/* reduce_rows' working set: the view's rows split into core and fresh
+ * entries, their groups, and the pure-noise differences. */
+typedef struct {
+  guint k, m;                  /* observed rows, fresh columns */
+  GArray *cs, *cc, *cv;        /* per row: core entries (CSR: starts, columns, values) */
+  GArray *fs, *fc, *fv;        /* per row: unknown fresh noise entries */
+  guint *grp;                  /* per row: the first row of its core, or a G_MAXUINT mark */
+  double *wt;                  /* per row: the observed rows it stands for */
+  guint *parent;               /* per fresh column: union-find over the differences */
+  guint *ccomp;                /* per fresh column: component + 1, or 0 */
+  double *dense;               /* m: scratch, all zero between uses */
+  GArray *ds, *dc, *dv, *drow; /* differences row i - row grp[i], over fresh columns */
+  GPtrArray *comps;            /* per component: its differences */
+  guint *dcomp;                /* per difference: its component */
+  gboolean *reduced;           /* per component: its null basis is in nbasis */
+  guint *cdim;                 /* per reduced component: the basis' dimension */
+  GPtrArray *nbasis, *ccols;   /* per component: basis (mc x mc), its fresh columns */
+} Reduce;
+
+static void reduce_init(Reduce *r, guint k, guint m) {
+  memset(r, 0, sizeof *r);
+  r->k = k;
+  r->m = m;
+  gsize zero = 0;
+  GArray **starts[] = {&r->cs, &r->fs, &r->ds};
+  for (guint i = 0; i < G_N_ELEMENTS(starts); i++) {
+    *starts[i] = g_array_new(FALSE, FALSE, sizeof(gsize));
+    g_array_append_val(*starts[i], zero);
+  }
+  r->cc = g_array_new(FALSE, FALSE, sizeof(guint32));
+  r->cv = g_array_new(FALSE, FALSE, sizeof(double));
+  r->fc = g_array_new(FALSE, FALSE, sizeof(guint));
+  r->fv = g_array_new(FALSE, FALSE, sizeof(double));
+  r->dc = g_array_new(FALSE, FALSE, sizeof(guint));
+  r->dv = g_array_new(FALSE, FALSE, sizeof(double));
+  r->drow = g_array_new(FALSE, FALSE, sizeof(guint));
+  r->grp = g_new(guint, MAX(k, 1));
+  r->wt = g_new(double, MAX(k, 1));
+  r->parent = g_new(guint, MAX(m, 1));
+  r->ccomp = g_new0(guint, MAX(m, 1));
+  r->dense = g_new0(double, MAX(m, 1));
+  r->comps = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  r->nbasis = g_ptr_array_new_with_free_func(g_free);
+  r->ccols = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+}
+
+static void reduce_clear(Reduce *r) {
+  GArray *arrays[] = {r->cs, r->cc, r->cv, r->fs, r->fc, r->fv, r->ds, r->dc, r->dv, r->drow};
+  for (guint i = 0; i < G_N_ELEMENTS(arrays); i++)
+    g_array_unref(arrays[i]);
+  g_free(r->grp);
+  g_free(r->wt);
+  g_free(r->parent);
+  g_free(r->ccomp);
+  g_free(r->dense);
+  g_free(r->dcomp);
+  g_free(r->reduced);
+  g_free(r->cdim);
+  g_ptr_array_unref(r->comps);
+  g_ptr_array_unref(r->nbasis);
+  g_ptr_array_unref(r->ccols);
+}
+
+/* The view's entries of every row and, per row, the first earlier row with
+ * the same core (grp[i] = i for the first; G_MAXUINT for a row with no
+ * core, pure noise). */
+static void group_rows(const PrivStream *s, const SView *v, const PrivRowPool *p, GArray *rows,
+                       const gboolean *known, Reduce *r) {
+  GHashTable *groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                             (GDestroyNotify)g_array_unref);
+  for (guint i = 0; i < r->k; i++) {
+    view_entries(s, v, p, g_array_index(rows, guint, i), known, r->cc, r->cv, r->fc, r->fv);
+    gsize ce = r->cc->len, fe = r->fc->len;
+    g_array_append_val(r->cs, ce);
+    g_array_append_val(r->fs, fe);
+    r->wt[i] = 1.0;
+    gsize c0 = g_array_index(r->cs, gsize, i);
+    if (ce == c0) { /* no core: the row is pure noise */
+      r->grp[i] = G_MAXUINT;
+      continue;
+    }
+    guint64 h = 1469598103934665603ull;
+    for (gsize e = c0; e < ce; e++) {
+      guint64 bits;
+      memcpy(&bits, &g_array_index(r->cv, double, e), sizeof bits);
+      h = (h ^ g_array_index(r->cc, guint32, e)) * 1099511628211ull;
+      h = (h ^ bits) * 1099511628211ull;
+    }
+    GArray *b = g_hash_table_lookup(groups, &h);
+    r->grp[i] = i;
+    for (guint j = 0; b && j < b->len; j++)
+      if (same_core(r->cs, r->cc, r->cv, g_array_index(b, guint, j), i)) {
+        r->grp[i] = g_array_index(b, guint, j);
+        break;
+      }
+    if (r->grp[i] != i)
+      continue;
+    if (!b) {
+      b = g_array_new(FALSE, FALSE, sizeof(guint));
+      g_hash_table_insert(groups, g_memdup2(&h, sizeof h), b);
+    }
+    g_array_append_val(b, i);
+  }
+  g_hash_table_unref(groups);
+}
+
+/* Each grouped row less its group's first (or a pure-noise row itself):
+ * a difference over fresh columns, joined in the union-find. A row that
+ * equals its group's first to the view counts as one more observation of it
+ * (grp[i] = G_MAXUINT - 1). */
+static void row_differences(Reduce *r) {
+  GArray *touched = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint c = 0; c < r->m; c++)
+    r->parent[c] = c;
+  for (guint i = 0; i < r->k; i++) {
+    if (r->grp[i] == i)
+      continue;
+    for (int side = 0; side < 2; side++) {
+      guint row = side == 0 ? i : r->grp[i];
+      if (row == G_MAXUINT)
+        continue;
+      double sg = side == 0 ? 1.0 : -1.0;
+      for (gsize e = g_array_index(r->fs, gsize, row); e < g_array_index(r->fs, gsize, row + 1);
+           e++) {
+        guint c = g_array_index(r->fc, guint, e);
+        if (r->dense[c] == 0.0)
+          g_array_append_val(touched, c);
+        r->dense[c] += sg * g_array_index(r->fv, double, e); /* a repeat listing reads 0 */
+      }
+    }
+    guint first = G_MAXUINT;
+    for (guint t = 0; t < touched->len; t++) {
+      guint c = g_array_index(touched, guint, t);
+      double x = r->dense[c];
+      r->dense[c] = 0.0;
+      if (x == 0.0)
+        continue;
+      g_array_append_val(r->dc, c);
+      g_array_append_val(r->dv, x);
+      if (first == G_MAXUINT)
+        first = c;
+      else
+        r->parent[uf_find(r->parent, c)] = uf_find(r->parent, first);
+    }
+    g_array_set_size(touched, 0);
+    if (first == G_MAXUINT) { /* the same row as its group's to the view */
+      if (r->grp[i] != G_MAXUINT)
+        r->wt[r->grp[i]] += 1.0;
+      r->grp[i] = G_MAXUINT - 1;
+      continue;
+    }
+    gsize de = r->dc->len;
+    g_array_append_val(r->ds, de);
+    g_array_append_val(r->drow, i);
+  }
+  g_array_unref(touched);
+}
+
+/* The connected components of the differences (through their columns),
+ * and each component's fresh columns. */
+static void components(Reduce *r) {
+  guint nd = r->drow->len;
+  r->dcomp = g_new(guint, MAX(nd, 1));
+  GHashTable *root_comp = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (guint d = 0; d < nd; d++) {
+    guint root = uf_find(r->parent, g_array_index(r->dc, guint, g_array_index(r->ds, gsize, d)));
+    guint ci = GPOINTER_TO_UINT(g_hash_table_lookup(root_comp, GUINT_TO_POINTER(root + 1)));
+    if (ci == 0) {
+      g_ptr_array_add(r->comps, g_array_new(FALSE, FALSE, sizeof(guint)));
+      ci = r->comps->len;
+      g_hash_table_insert(root_comp, GUINT_TO_POINTER(root + 1), GUINT_TO_POINTER(ci));
+    }
+    r->dcomp[d] = ci - 1;
+    g_array_append_val((GArray *)g_ptr_array_index(r->comps, ci - 1), d);
+  }
+  g_hash_table_unref(root_comp);
+  for (guint ci = 0; ci < r->comps->len; ci++) {
+    GArray *dl = g_ptr_array_index(r->comps, ci);
+    GArray *cols = g_array_new(FALSE, FALSE, sizeof(guint));
+    g_ptr_array_add(r->ccols, cols);
+    g_ptr_array_add(r->nbasis, NULL);
+    for (guint t = 0; t < dl->len; t++) {
+      guint d = g_array_index(dl, guint, t);
+      for (gsize e = g_array_index(r->ds, gsize, d); e < g_array_index(r->ds, gsize, d + 1); e++) {
+        guint c = g_array_index(r->dc, guint, e);
+        if (r->ccomp[c] == 0) {
+          r->ccomp[c] = ci + 1;
+          g_array_append_val(cols, c);
+        }
+      }
+    }
+  }
+}
+
+/* Component @ci's null basis: a pivoted QR of its differences D^T (mc x g)
+ * in an mc x mc array, then the full Q, whose columns g .. mc-1 span
+ * null(D). Left alone (not reduced) with more differences than columns, or
+ * unless clearly of full row rank. Errors: PRIV_ERROR_NUMERICAL. */
+static gboolean null_basis(Reduce *r, guint ci, GError **error) {
+  GArray *dl = g_ptr_array_index(r->comps, ci), *cols = g_ptr_array_index(r->ccols, ci);
+  guint g = dl->len, mc = cols->len;
+  if (g > mc)
+    return TRUE;
+  double *M = g_new0(double, (gsize)mc * mc);
+  for (guint t = 0; t < cols->len; t++)
+    r->dense[g_array_index(cols, guint, t)] = (double)t;
+  for (guint t = 0; t < g; t++) {
+    guint d = g_array_index(dl, guint, t);
+    for (gsize e = g_array_index(r->ds, gsize, d); e < g_array_index(r->ds, gsize, d + 1); e++)
+      M[(gsize)t * mc + (gsize)r->dense[g_array_index(r->dc, guint, e)]] =
+          g_array_index(r->dv, double, e);
+  }
+  for (guint t = 0; t < cols->len; t++)
+    r->dense[g_array_index(cols, guint, t)] = 0.0;
+  lapack_int *jp = g_new0(lapack_int, g);
+  double *tau = g_new(double, g);
+  lapack_int info =
+      LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)mc, (lapack_int)g, M, (lapack_int)mc, jp, tau);
+  gboolean full = info == 0 && fabs(M[(gsize)(g - 1) * mc + (g - 1)]) > 1e-6 * fabs(M[0]);
+  if (full)
+    info = LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)mc, (lapack_int)mc, (lapack_int)g, M,
+                          (lapack_int)mc, tau);
+  g_free(jp);
+  g_free(tau);
+  if (info != 0) {
+    g_free(M);
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "conditioning a period's fresh noise on its pure-noise rows failed "
+                "(LAPACK info %d)",
+                (int)info);
+    return FALSE;
+  }
+  if (!full) {
+    g_free(M);
+    return TRUE;
+  }
+  r->reduced[ci] = TRUE;
+  r->cdim[ci] = mc - g;
+  g_ptr_array_index(r->nbasis, ci) = M;
+  return TRUE;
+}
+
+/* The fresh noise map: unreduced columns in order, then each reduced
+ * block's null basis. */
+static void fresh_map_build(Reduce *r, FreshMap *fm) {
+  guint m = r->m, nc = r->comps->len;
+  fm->start = g_new(guint, m + 1);
+  fm->col = g_array_new(FALSE, FALSE, sizeof(guint));
+  fm->val = g_array_new(FALSE, FALSE, sizeof(double));
+  guint next = 0;
+  for (guint c = 0; c < m; c++)
+    if (r->ccomp[c] == 0 || !r->reduced[r->ccomp[c] - 1])
+      r->ccomp[c] = 0, next++;
+  guint *base = g_new(guint, MAX(nc, 1));
+  for (guint ci = 0; ci < nc; ci++) {
+    base[ci] = next;
+    if (r->reduced[ci])
+      next += r->cdim[ci];
+  }
+  guint ident = 0;
+  for (guint c = 0; c < m; c++) {
+    fm->start[c] = fm->col->len;
+    if (r->ccomp[c] == 0) {
+      double one = 1.0;
+      g_array_append_val(fm->col, ident);
+      g_array_append_val(fm->val, one);
+      ident++;
+      continue;
+    }
+    guint ci = r->ccomp[c] - 1;
+    GArray *cols = g_ptr_array_index(r->ccols, ci);
+    const double *M = g_ptr_array_index(r->nbasis, ci);
+    guint mc = cols->len, g = mc - r->cdim[ci], pos = 0;
+    while (g_array_index(cols, guint, pos) != c)
+      pos++;
+    for (guint l = 0; l < r->cdim[ci]; l++) {
+      guint col = base[ci] + l;
+      g_array_append_val(fm->col, col);
+      g_array_append_val(fm->val, M[(gsize)(g + l) * mc + pos]);
+    }
+  }
+  fm->start[m] = fm->col->len;
+  fm->m = next;
+  g_free(base);
+}
+
+/* Kept rows: each group's first, and the rows whose difference stayed;
+ * a reduced difference counts as one more observation of its group. */
+static void kept_rows(Reduce *r, GArray *rows, GArray *kept, GArray *weight) {
+  gboolean *stays = g_new0(gboolean, MAX(r->k, 1));
+  for (guint i = 0; i < r->k; i++)
+    stays[i] = r->grp[i] == i;
+  for (guint d = 0; d < r->drow->len; d++) {
+    guint i = g_array_index(r->drow, guint, d);
+    if (!r->reduced[r->dcomp[d]])
+      stays[i] = TRUE;
+    else if (r->grp[i] != G_MAXUINT)
+      r->wt[r->grp[i]] += 1.0;
+  }
+  for (guint i = 0; i < r->k; i++) {
+    if (!stays[i])
+      continue;
+    g_array_append_val(kept, g_array_index(rows, guint, i));
+    g_array_append_val(weight, r->wt[i]);
+  }
+  g_free(stays);
+}
+
 /*
  * reduce_rows: the view's observed rows that differ only in fresh noise it
  * does not know (a Zip-DL sender's payloads under SecLDP or LDP: its model
@@ -650,271 +963,22 @@ static gboolean same_core(const GArray *cs, const GArray *cc, const GArray *cv, 
 static gboolean reduce_rows(const PrivStream *s, const SView *v, const PrivRowPool *p, GArray *rows,
                             const gboolean *known, guint m, FreshMap *fm, GArray *kept,
                             GArray *weight, GError **error) {
-  guint k = rows ? rows->len : 0;
-  gboolean ok = FALSE;
-  GArray *cs = g_array_new(FALSE, FALSE, sizeof(gsize));
-  GArray *cc = g_array_new(FALSE, FALSE, sizeof(guint32));
-  GArray *cv = g_array_new(FALSE, FALSE, sizeof(double));
-  GArray *fs = g_array_new(FALSE, FALSE, sizeof(gsize));
-  GArray *fc = g_array_new(FALSE, FALSE, sizeof(guint));
-  GArray *fv = g_array_new(FALSE, FALSE, sizeof(double));
-  GHashTable *groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                             (GDestroyNotify)g_array_unref);
-  guint *grp = g_new(guint, MAX(k, 1));
-  double *wt = g_new(double, MAX(k, 1));
-  guint *parent = g_new(guint, MAX(m, 1));
-  guint *ccomp = g_new(guint, MAX(m, 1)); /* per fresh column: component + 1, or 0 */
-  double *dense = g_new0(double, MAX(m, 1));
-  GArray *touched = g_array_new(FALSE, FALSE, sizeof(guint));
-  /* Differences: row i - row grp[i], sparse over fresh columns. */
-  GArray *ds = g_array_new(FALSE, FALSE, sizeof(gsize));
-  GArray *dc = g_array_new(FALSE, FALSE, sizeof(guint));
-  GArray *dv = g_array_new(FALSE, FALSE, sizeof(double));
-  GArray *drow = g_array_new(FALSE, FALSE, sizeof(guint));
-  GPtrArray *comps = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
-  gsize zero = 0;
-  g_array_append_val(cs, zero);
-  g_array_append_val(fs, zero);
-  g_array_append_val(ds, zero);
-  for (guint i = 0; i < k; i++) {
-    view_entries(s, v, p, g_array_index(rows, guint, i), known, cc, cv, fc, fv);
-    gsize ce = cc->len, fe = fc->len;
-    g_array_append_val(cs, ce);
-    g_array_append_val(fs, fe);
-    wt[i] = 1.0;
-    gsize c0 = g_array_index(cs, gsize, i);
-    if (ce == c0) { /* no core: the row is pure noise */
-      grp[i] = G_MAXUINT;
-      continue;
-    }
-    guint64 h = 1469598103934665603ull;
-    for (gsize e = c0; e < ce; e++) {
-      guint64 bits;
-      memcpy(&bits, &g_array_index(cv, double, e), sizeof bits);
-      h = (h ^ g_array_index(cc, guint32, e)) * 1099511628211ull;
-      h = (h ^ bits) * 1099511628211ull;
-    }
-    GArray *b = g_hash_table_lookup(groups, &h);
-    grp[i] = i;
-    for (guint j = 0; b && j < b->len; j++)
-      if (same_core(cs, cc, cv, g_array_index(b, guint, j), i)) {
-        grp[i] = g_array_index(b, guint, j);
-        break;
-      }
-    if (grp[i] != i)
-      continue;
-    if (!b) {
-      b = g_array_new(FALSE, FALSE, sizeof(guint));
-      g_hash_table_insert(groups, g_memdup2(&h, sizeof h), b);
-    }
-    g_array_append_val(b, i);
+  Reduce r;
+  reduce_init(&r, rows ? rows->len : 0, m);
+  group_rows(s, v, p, rows, known, &r);
+  row_differences(&r);
+  components(&r);
+  guint nc = r.comps->len;
+  r.reduced = g_new0(gboolean, MAX(nc, 1));
+  r.cdim = g_new0(guint, MAX(nc, 1));
+  gboolean ok = TRUE;
+  for (guint ci = 0; ok && ci < nc; ci++)
+    ok = null_basis(&r, ci, error);
+  if (ok) {
+    fresh_map_build(&r, fm);
+    kept_rows(&r, rows, kept, weight);
   }
-  for (guint c = 0; c < m; c++)
-    parent[c] = c;
-  for (guint i = 0; i < k; i++) {
-    if (grp[i] == i)
-      continue;
-    for (int side = 0; side < 2; side++) {
-      guint row = side == 0 ? i : grp[i];
-      if (row == G_MAXUINT)
-        continue;
-      double sg = side == 0 ? 1.0 : -1.0;
-      for (gsize e = g_array_index(fs, gsize, row); e < g_array_index(fs, gsize, row + 1); e++) {
-        guint c = g_array_index(fc, guint, e);
-        if (dense[c] == 0.0)
-          g_array_append_val(touched, c);
-        dense[c] += sg * g_array_index(fv, double, e); /* a repeat listing reads 0 */
-      }
-    }
-    guint first = G_MAXUINT;
-    for (guint t = 0; t < touched->len; t++) {
-      guint c = g_array_index(touched, guint, t);
-      double x = dense[c];
-      dense[c] = 0.0;
-      if (x == 0.0)
-        continue;
-      g_array_append_val(dc, c);
-      g_array_append_val(dv, x);
-      if (first == G_MAXUINT)
-        first = c;
-      else
-        parent[uf_find(parent, c)] = uf_find(parent, first);
-    }
-    g_array_set_size(touched, 0);
-    if (first == G_MAXUINT) { /* the same row as its group's to the view */
-      if (grp[i] != G_MAXUINT)
-        wt[grp[i]] += 1.0;
-      grp[i] = G_MAXUINT - 1;
-      continue;
-    }
-    gsize de = dc->len;
-    g_array_append_val(ds, de);
-    g_array_append_val(drow, i);
-  }
-  /* Components: the differences of each, then its columns. */
-  memset(ccomp, 0, m * sizeof(guint));
-  guint nd = drow->len;
-  guint *dcomp = g_new(guint, MAX(nd, 1));
-  GHashTable *root_comp = g_hash_table_new(g_direct_hash, g_direct_equal);
-  for (guint d = 0; d < nd; d++) {
-    guint root = uf_find(parent, g_array_index(dc, guint, g_array_index(ds, gsize, d)));
-    guint ci = GPOINTER_TO_UINT(g_hash_table_lookup(root_comp, GUINT_TO_POINTER(root + 1)));
-    if (ci == 0) {
-      g_ptr_array_add(comps, g_array_new(FALSE, FALSE, sizeof(guint)));
-      ci = comps->len;
-      g_hash_table_insert(root_comp, GUINT_TO_POINTER(root + 1), GUINT_TO_POINTER(ci));
-    }
-    dcomp[d] = ci - 1;
-    g_array_append_val((GArray *)g_ptr_array_index(comps, ci - 1), d);
-  }
-  g_hash_table_unref(root_comp);
-  guint nc = comps->len;
-  gboolean *reduced = g_new0(gboolean, MAX(nc, 1));
-  GPtrArray *nbasis = g_ptr_array_new_with_free_func(g_free); /* per component: mc x dim */
-  guint *cdim = g_new0(guint, MAX(nc, 1));
-  GPtrArray *ccols = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
-  for (guint ci = 0; ci < nc; ci++) {
-    GArray *dl = g_ptr_array_index(comps, ci);
-    GArray *cols = g_array_new(FALSE, FALSE, sizeof(guint));
-    g_ptr_array_add(ccols, cols);
-    g_ptr_array_add(nbasis, NULL);
-    for (guint t = 0; t < dl->len; t++) {
-      guint d = g_array_index(dl, guint, t);
-      for (gsize e = g_array_index(ds, gsize, d); e < g_array_index(ds, gsize, d + 1); e++) {
-        guint c = g_array_index(dc, guint, e);
-        if (ccomp[c] == 0) {
-          ccomp[c] = ci + 1;
-          g_array_append_val(cols, c);
-        }
-      }
-    }
-    guint g = dl->len, mc = cols->len;
-    if (g > mc)
-      continue;
-    /* Pivoted QR of D^T (mc x g) in an mc x mc array, then its full Q. */
-    double *M = g_new0(double, (gsize)mc *mc);
-    for (guint t = 0; t < cols->len; t++)
-      dense[g_array_index(cols, guint, t)] = (double)t;
-    for (guint t = 0; t < g; t++) {
-      guint d = g_array_index(dl, guint, t);
-      for (gsize e = g_array_index(ds, gsize, d); e < g_array_index(ds, gsize, d + 1); e++)
-        M[(gsize)t * mc + (gsize)dense[g_array_index(dc, guint, e)]] = g_array_index(dv, double, e);
-    }
-    for (guint t = 0; t < cols->len; t++)
-      dense[g_array_index(cols, guint, t)] = 0.0;
-    lapack_int *jp = g_new0(lapack_int, g);
-    double *tau = g_new(double, g);
-    lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)mc, (lapack_int)g, M,
-                                     (lapack_int)mc, jp, tau);
-    gboolean full = info == 0 && fabs(M[(gsize)(g - 1) * mc + (g - 1)]) > 1e-6 * fabs(M[0]);
-    if (full)
-      info = LAPACKE_dorgqr(LAPACK_COL_MAJOR, (lapack_int)mc, (lapack_int)mc, (lapack_int)g, M,
-                            (lapack_int)mc, tau);
-    g_free(jp);
-    g_free(tau);
-    if (info != 0) {
-      g_free(M);
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                  "conditioning a period's fresh noise on its pure-noise rows failed "
-                  "(LAPACK info %d)",
-                  (int)info);
-      g_free(dcomp);
-      g_free(reduced);
-      g_free(cdim);
-      g_ptr_array_unref(nbasis);
-      g_ptr_array_unref(ccols);
-      goto out;
-    }
-    if (!full) {
-      g_free(M);
-      continue;
-    }
-    reduced[ci] = TRUE;
-    cdim[ci] = mc - g;
-    g_ptr_array_index(nbasis, ci) = M; /* columns g .. mc-1 span null(D) */
-  }
-  /* The map: unreduced columns in order, then each reduced block's basis. */
-  fm->start = g_new(guint, m + 1);
-  fm->col = g_array_new(FALSE, FALSE, sizeof(guint));
-  fm->val = g_array_new(FALSE, FALSE, sizeof(double));
-  guint next = 0;
-  for (guint c = 0; c < m; c++)
-    if (ccomp[c] == 0 || !reduced[ccomp[c] - 1])
-      ccomp[c] = 0, next++;
-  guint *base = g_new(guint, MAX(nc, 1));
-  for (guint ci = 0; ci < nc; ci++) {
-    base[ci] = next;
-    if (reduced[ci])
-      next += cdim[ci];
-  }
-  guint ident = 0;
-  for (guint c = 0; c < m; c++) {
-    fm->start[c] = fm->col->len;
-    if (ccomp[c] == 0) {
-      double one = 1.0;
-      g_array_append_val(fm->col, ident);
-      g_array_append_val(fm->val, one);
-      ident++;
-      continue;
-    }
-    guint ci = ccomp[c] - 1;
-    GArray *cols = g_ptr_array_index(ccols, ci);
-    const double *M = g_ptr_array_index(nbasis, ci);
-    guint mc = cols->len, g = mc - cdim[ci], pos = 0;
-    while (g_array_index(cols, guint, pos) != c)
-      pos++;
-    for (guint l = 0; l < cdim[ci]; l++) {
-      guint col = base[ci] + l;
-      g_array_append_val(fm->col, col);
-      g_array_append_val(fm->val, M[(gsize)(g + l) * mc + pos]);
-    }
-  }
-  fm->start[m] = fm->col->len;
-  fm->m = next;
-  g_free(base);
-  /* Kept rows: each group's first, and the rows whose difference stayed. */
-  gboolean *stays = g_new0(gboolean, MAX(k, 1));
-  for (guint i = 0; i < k; i++)
-    stays[i] = grp[i] == i;
-  for (guint d = 0; d < nd; d++) {
-    guint i = g_array_index(drow, guint, d);
-    if (!reduced[dcomp[d]])
-      stays[i] = TRUE;
-    else if (grp[i] != G_MAXUINT)
-      wt[grp[i]] += 1.0;
-  }
-  for (guint i = 0; i < k; i++) {
-    if (!stays[i])
-      continue;
-    g_array_append_val(kept, g_array_index(rows, guint, i));
-    g_array_append_val(weight, wt[i]);
-  }
-  g_free(stays);
-  g_free(dcomp);
-  g_free(reduced);
-  g_free(cdim);
-  g_ptr_array_unref(nbasis);
-  g_ptr_array_unref(ccols);
-  ok = TRUE;
-out:
-  g_array_unref(cs);
-  g_array_unref(cc);
-  g_array_unref(cv);
-  g_array_unref(fs);
-  g_array_unref(fc);
-  g_array_unref(fv);
-  g_hash_table_unref(groups);
-  g_free(grp);
-  g_free(wt);
-  g_free(parent);
-  g_free(ccomp);
-  g_free(dense);
-  g_array_unref(touched);
-  g_array_unref(ds);
-  g_array_unref(dc);
-  g_array_unref(dv);
-  g_array_unref(drow);
-  g_ptr_array_unref(comps);
+  reduce_clear(&r);
   return ok;
 }
 
@@ -1006,6 +1070,10 @@ typedef struct {
   GArray *c_start, *c_id, *c_val;
   guint q;          /* noise columns: the state's, the fresh ones, the carried ones */
   double *Bo, *tau; /* the observed rows' noise, its pivoted QR (q x k column-major) */
+  /* With more noise columns than rows (q > k), the QR runs in two stages
+   * (noise_qr): Bo then holds the unpivoted QR's reflectors (tau0), and Rp
+   * (k x k, column-major) the pivoted QR of its triangle (tau). */
+  double *tau0, *Rp;
   double *Cs;       /* k x Sv: the observed rows' state coefficients */
 } Work;
 
@@ -1027,6 +1095,8 @@ static void work_clear(Work *w) {
     g_array_unref(w->c_val);
   g_free(w->Bo);
   g_free(w->tau);
+  g_free(w->tau0);
+  g_free(w->Rp);
   g_free(w->Cs);
 }
 
@@ -1094,6 +1164,44 @@ static gboolean period_columns(PrivStream *s, SView *v, const PrivRowPool *p, GA
 }
 
 /*
+ * The pivoted QR of the observed rows' noise Bo^T (q x k, column-major in
+ * w->Bo). With more noise columns than rows (DECOR: a local noise per node
+ * and a secret per edge, q about 4 k), an unpivoted blocked QR first
+ * reduces Bo^T to its k x k triangle R0 (Bo^T = Q0 R0), whose pivoted QR
+ * (R0 P = Q1 R) is then that of Bo^T: pivoted Householder steps choose
+ * their columns by norms and projections, which Q0 preserves, so P and R are
+ * the same in exact arithmetic, and Q = Q0 Q1. The pivoted QR spends half
+ * its flops in matrix-vector products; this way only a k x k matrix goes
+ * through them. Out: jpvt, and (@Rm, @ldr) the factor R. LAPACK's info.
+ */
+static lapack_int noise_qr(Work *w, guint k, guint q, lapack_int *jpvt, const double **Rm,
+                           gsize *ldr) {
+  memset(jpvt, 0, k * sizeof(lapack_int));
+  if (q <= k) {
+    *Rm = w->Bo;
+    *ldr = q;
+    return LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)k, w->Bo, (lapack_int)q,
+                          jpvt, w->tau);
+  }
+  if (!w->tau0) {
+    w->tau0 = g_new(double, k);
+    w->Rp = g_new(double, (gsize)k * k);
+  }
+  lapack_int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)k, w->Bo,
+                                   (lapack_int)q, w->tau0);
+  if (info != 0)
+    return info;
+  for (guint i = 0; i < k; i++) {
+    memcpy(w->Rp + (gsize)i * k, w->Bo + (gsize)i * q, (i + 1) * sizeof(double));
+    memset(w->Rp + (gsize)i * k + i + 1, 0, (k - 1 - i) * sizeof(double));
+  }
+  *Rm = w->Rp;
+  *ldr = k;
+  return LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)k, (lapack_int)k, w->Rp, (lapack_int)k, jpvt,
+                        w->tau);
+}
+
+/*
  * Phase 2: the observed rows' noise, factored by a pivoted QR (the dense
  * accountant's rank rule), into @rec: rank, pivots, the triangular factor,
  * the rows' scales, noise norms and dependent remainders, and the rows'
@@ -1118,6 +1226,8 @@ static gboolean factor_noise(PrivStream *s, SView *v, const PrivRowPool *p, Work
   w->Bo = g_new(double, MAX((gsize)k * q, 1));
   w->tau = g_new(double, MAX(kq, 1));
   double *Bo = w->Bo, *rn = rec->rn, *sc = NULL, *prior = NULL;
+  const double *Rm = Bo;
+  gsize ldr = q;
   lapack_int *jpvt = rec->jpvt;
   gboolean ok = TRUE;
   for (int pass = 0; pass < 2 && k > 0; pass++) {
@@ -1132,9 +1242,7 @@ static gboolean factor_noise(PrivStream *s, SView *v, const PrivRowPool *p, Work
         jpvt[i] = (lapack_int)(i + 1);
       break;
     }
-    memset(jpvt, 0, k * sizeof(lapack_int));
-    lapack_int info = LAPACKE_dgeqp3(LAPACK_COL_MAJOR, (lapack_int)q, (lapack_int)k, Bo,
-                                     (lapack_int)q, jpvt, w->tau);
+    lapack_int info = noise_qr(w, k, q, jpvt, &Rm, &ldr);
     if (info != 0) {
       g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                   "the QR factorization of a period's noise matrix failed (LAPACK info %d)",
@@ -1143,9 +1251,9 @@ static gboolean factor_noise(PrivStream *s, SView *v, const PrivRowPool *p, Work
       break;
     }
     if (pass == 0)
-      v->bscale = MAX(v->bscale, fabs(Bo[0]));
-    double ref = pass == 0 ? v->bscale : fabs(Bo[0]);
-    while (rank < kq && pivot_counts(Bo[(gsize)rank * q + rank], ref, s->rank_tol))
+      v->bscale = MAX(v->bscale, fabs(Rm[0]));
+    double ref = pass == 0 ? v->bscale : fabs(Rm[0]);
+    while (rank < kq && pivot_counts(Rm[(gsize)rank * ldr + rank], ref, s->rank_tol))
       rank++;
     if (pass == 1)
       break;
@@ -1155,7 +1263,7 @@ static gboolean factor_noise(PrivStream *s, SView *v, const PrivRowPool *p, Work
     gboolean redo = FALSE;
     for (guint i = rank; i < k && !redo; i++) {
       gsize row = (gsize)(jpvt[i] - 1);
-      double pn = q > rank ? cblas_dnrm2((int)(MIN(i, q - 1) + 1 - rank), Bo + (gsize)i * q + rank, 1)
+      double pn = q > rank ? cblas_dnrm2((int)(MIN(i, q - 1) + 1 - rank), Rm + (gsize)i * ldr + rank, 1)
                            : 0.0;
       redo = pn > s->rank_tol * rn[row] && own_scale(rn[row], prior[row]);
     }
@@ -1176,7 +1284,7 @@ static gboolean factor_noise(PrivStream *s, SView *v, const PrivRowPool *p, Work
    * norms (rounding level for an exact dependency). */
   rec->rel = g_new0(double, MAX(k - rank, 1));
   for (guint i = rank; ok && i < k; i++) {
-    double pn = q > rank ? cblas_dnrm2((int)(MIN(i, q - 1) + 1 - rank), Bo + (gsize)i * q + rank, 1)
+    double pn = q > rank ? cblas_dnrm2((int)(MIN(i, q - 1) + 1 - rank), Rm + (gsize)i * ldr + rank, 1)
                          : 0.0;
     double own = rn[jpvt[i] - 1];
     rec->rel[i - rank] = own > 0 ? pn / own : 0.0;
@@ -1184,7 +1292,7 @@ static gboolean factor_noise(PrivStream *s, SView *v, const PrivRowPool *p, Work
   rec->rt = g_new0(double, MAX((gsize)k * rank, 1));
   for (guint i = 0; i < k; i++)
     for (guint j = 0; j < rank && j <= i; j++)
-      rec->rt[(gsize)i * rank + j] = Bo[(gsize)i * q + j];
+      rec->rt[(gsize)i * rank + j] = Rm[(gsize)i * ldr + j];
   if (k == 0)
     memset(w->Cs, 0, sizeof(double));
   csr_from_dense(w->Cs, k, v->Sv, &rec->cs_start, &rec->cs_col, &rec->cs_val);
@@ -1223,9 +1331,14 @@ static gboolean next_state(PrivStream *s, SView *v, Work *w, PrivStreamRec *rec,
   if (rank > 0) {
     /* B_s Q through the kq reflectors of the QR, without forming Q:
      * (B_s Q)^T = Q^T B_s^T, and B_s row-major is B_s^T column-major. */
-    lapack_int info = LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)q, (lapack_int)S2v,
-                                     (lapack_int)kq, w->Bo, (lapack_int)q, w->tau, BQ,
-                                     (lapack_int)q);
+    lapack_int info = 0;
+    if (w->Rp) /* two stages (noise_qr): Q^T = Q1^T Q0^T, Q1 on the top k rows */
+      info = LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)q, (lapack_int)S2v,
+                            (lapack_int)rec->k, w->Bo, (lapack_int)q, w->tau0, BQ, (lapack_int)q);
+    if (info == 0)
+      info = LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)(w->Rp ? rec->k : q),
+                            (lapack_int)S2v, (lapack_int)kq, w->Rp ? w->Rp : w->Bo,
+                            (lapack_int)(w->Rp ? rec->k : q), w->tau, BQ, (lapack_int)q);
     if (info != 0) {
       g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                   "applying a period's orthogonal factor failed (LAPACK info %d)", (int)info);

@@ -24,7 +24,9 @@
  * n T gradient columns; the range decisions and X_u then run on each
  * period in order, exactly as the forward engine does. Cost per row and
  * period stepped: O(nnz(Ct) + s2v rank); memory: the records, O(n q) per
- * period, and the chunk's rows (n T x rows).
+ * period, and the chunk's rows (n T x rows). A period with many more rows
+ * than state (a SecLDP view of DECOR: k = n) goes through the walk packed
+ * (privacy/stream_pack.c): 3 sv + k - rank rows, the rest summed at once.
  */
 #include "privacy/stream_internal.h"
 
@@ -48,7 +50,8 @@ struct PrivStreamGrad {
   GPtrArray *recs;
   guint done;
   gsize rec_bytes;
-  guint max_s; /* largest state of any record */
+  guint max_s;  /* largest state of any record */
+  guint packed; /* periods packed for the walk (privacy/stream_pack.c) */
   /* Forward: Gamma (sv x ld, row-major), columns >= gam_cols not yet valid. */
   double *gam, *gam2;
   gsize gam_cap, gam2_cap, gam_cols;
@@ -79,6 +82,7 @@ void priv_stream_rec_free(PrivStreamRec *r) {
   g_free(r->rn);
   g_free(r->wt);
   g_free(r->rel);
+  priv_stream_pack_free(r->pack);
   g_free(r);
 }
 
@@ -86,8 +90,12 @@ gsize priv_stream_rec_bytes(const PrivStreamRec *r) {
   gsize entry = sizeof(guint) + sizeof(double);
   gsize b = sizeof *r + 2 * (r->k + 1) * sizeof(guint);
   b += (r->cs_start[r->k] + r->go_start[r->k]) * entry;
-  b += (gsize)r->k * r->rank * sizeof(double);
-  b += (gsize)r->k * (sizeof(lapack_int) + 4 * sizeof(double));
+  b += (gsize)r->k * (sizeof(lapack_int) + sizeof(double));
+  if (r->rt)
+    b += (gsize)r->k * r->rank * sizeof(double);
+  if (r->rn) /* what only the period's own accounting reads */
+    b += (gsize)r->k * 3 * sizeof(double);
+  b += priv_stream_pack_bytes(r->pack);
   if (r->transition) {
     b += 2 * ((gsize)r->s2v + 1) * sizeof(guint);
     b += (r->ct_start[r->s2v] + r->gs_start[r->s2v]) * entry;
@@ -143,6 +151,10 @@ const gboolean *priv_stream_grad_unprot(const PrivStreamGrad *g) {
   return g->unprot;
 }
 
+guint priv_stream_grad_packed(const PrivStreamGrad *g) {
+  return g->packed;
+}
+
 /* Scratch buffer @i of at least @count doubles (contents undefined), kept
  * from period to period: the rows' gradient parts would otherwise be mapped
  * and faulted in afresh every time. NULL with PRIV_ERROR_MEMORY. */
@@ -176,6 +188,15 @@ gsize priv_stream_grad_bytes(const PrivStreamGrad *g) {
   return b + g->rec_bytes;
 }
 
+/* The rows period @r puts on the stack: its pack's, or its own (before it
+ * is packed: what its pack would have, priv_stream_pack_new's rule). */
+static guint stack_rows(const PrivStreamRec *r) {
+  if (r->pack)
+    return r->pack->nrow;
+  guint packed = 3 * MIN(r->sv, r->rank) + (r->k - r->rank);
+  return r->k > 0 && packed < r->k ? packed : r->k;
+}
+
 gboolean priv_stream_grad_fits(const PrivStreamGrad *g, const PrivStreamRec *rec, guint s2v,
                                gsize views_bytes, gsize noise_bytes, GError **error) {
   guint tsteps = rec->tsteps;
@@ -190,9 +211,9 @@ gboolean priv_stream_grad_fits(const PrivStreamGrad *g, const PrivStreamRec *rec
                            tsteps, s2v, g->ld);
   } else {
     /* The chunk this record may close: the pending rows and its own. */
-    gsize rows = rec->k;
+    gsize rows = stack_rows(rec);
     for (guint p = g->done; p < g->recs->len; p++)
-      rows += ((const PrivStreamRec *)g_ptr_array_index(g->recs, p))->k;
+      rows += stack_rows(g_ptr_array_index(g->recs, p));
     need += (double)g->rec_bytes + (double)priv_stream_rec_bytes(rec) + 8.0 * (double)s2v * rec->k;
     need += 8.0 * (double)nt * (double)rows;
     what = g_strdup_printf("the streaming accountant's state at step %u (the noise of %u state "
@@ -213,6 +234,41 @@ static double gcoef(const PrivStreamGrad *g, double x, int ea) {
 }
 
 /* ------------------------------------------------------------ one period */
+
+static void decide(PrivStreamGrad *g, const PrivStreamRec *r, const double *norm2,
+                   const double *res2, const double *y2, const double *scaled2, const double *left,
+                   const double *Y, guint nY, gsize ld, const GArray *xl, int xe);
+
+/*
+ * The victims' norms into the run's reference (none for members and leaked
+ * victims), then the noise left: a dependent row (@D, k - rank rows of @ld
+ * gradient columns, divided by their scales with @divide) counts for it
+ * when the victim's part of it is above the share of its norm that rounding
+ * may carry. @q2: n scratch.
+ */
+static void noise_left(PrivStreamGrad *g, const PrivStreamRec *r, const double *D, gsize ld,
+                       gboolean divide, double *norm2, double *left, double *q2) {
+  guint n = g->n, n_trail = r->k - r->rank;
+  for (guint u = 0; u < n; u++) {
+    if (g->is_member[u] || g->unprot[u])
+      norm2[u] = 0.0;
+    g->ref2[u] += norm2[u];
+  }
+  for (guint j = 0; j < n_trail; j++) {
+    double fr = divide ? r->sc[r->jpvt[r->rank + j] - 1] : 1.0;
+    memset(q2, 0, n * sizeof(double));
+    for (guint t = 0; t < r->tsteps; t++) {
+      const double *b = D + (gsize)j * ld + (gsize)t * n;
+      for (guint u = 0; u < n; u++)
+        q2[u] += (b[u] / fr) * (b[u] / fr);
+    }
+    for (guint u = 0; u < n; u++) {
+      double carry2 = g->range_tol * g->range_tol * g->ref2[u] / (double)MAX(n_trail, 1);
+      if (norm2[u] != 0.0 && q2[u] > carry2)
+        left[u] = MAX(left[u], r->rel[j]);
+    }
+  }
+}
 
 /*
  * The period's range decisions and X_u += Y_u^T Y_u from its complete rows
@@ -235,19 +291,14 @@ static gboolean account_rows(PrivStreamGrad *g, const PrivStreamRec *r, const do
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(k - rank), (int)nt, (int)rank,
                 -1.0, r->rt + (gsize)rank * rank, (int)rank, Ap, (int)nt, 1.0,
                 Ap + (gsize)rank * nt, (int)nt);
-  gsize n_trail = k - rank;
-  PrivRangeTolerances tol;
-  priv_range_tolerances_default(&tol);
-  tol.range_tol = g->range_tol;
-  tol.clean = priv_range_clean_floor(r->q);
-  double *Yv = scratch(g, 4, (gsize)rank * tt + 6 * (gsize)n, error);
-  if (!Yv)
+  double *ev = scratch(g, 4, 6 * (gsize)n + (gsize)rank * tt, error); /* then decide's rows */
+  if (!ev)
     return FALSE;
   /* Per victim: the norms of its columns (in the rows' own units: a scaled
    * pass divides its factor back out, exact), the residual of the dependent
    * rows, Y's norm and the amplification's reference; victims innermost, so
    * that the rows are read in order. */
-  double *norm2 = Yv + (gsize)rank * tt, *res2 = norm2 + n, *y2 = res2 + n, *scaled2 = y2 + n,
+  double *norm2 = ev, *res2 = norm2 + n, *y2 = res2 + n, *scaled2 = y2 + n,
          *left = scaled2 + n, *q2 = left + n;
   memset(norm2, 0, 5 * (gsize)n * sizeof(double));
   const double *sc = r->sc, *rn = r->rn, *wt = r->wt;
@@ -267,27 +318,27 @@ static gboolean account_rows(PrivStreamGrad *g, const PrivStreamRec *r, const do
       }
     }
   }
-  for (guint u = 0; u < n; u++) {
-    if (g->is_member[u] || g->unprot[u])
-      norm2[u] = 0.0;
-    g->ref2[u] += norm2[u];
-  }
-  /* A dependent row counts for the noise left when the victim's part of it
-   * is above the share of its norm that rounding may carry. */
-  for (guint i = rank; i < k; i++) {
-    double fr = sc ? sc[r->jpvt[i] - 1] : 1.0;
-    memset(q2, 0, n * sizeof(double));
-    for (guint t = 0; t < tt; t++) {
-      const double *b = Ap + (gsize)i * nt + (gsize)t * n;
-      for (guint u = 0; u < n; u++)
-        q2[u] += (b[u] / fr) * (b[u] / fr);
-    }
-    for (guint u = 0; u < n; u++) {
-      double carry2 = g->range_tol * g->range_tol * g->ref2[u] / (double)MAX(n_trail, 1);
-      if (norm2[u] != 0.0 && q2[u] > carry2)
-        left[u] = MAX(left[u], r->rel[i - rank]);
-    }
-  }
+  noise_left(g, r, Ap + (gsize)rank * nt, nt, sc != NULL, norm2, left, q2);
+  decide(g, r, norm2, res2, y2, scaled2, left, Ap, rank, nt, NULL, 0);
+  return TRUE;
+}
+
+/*
+ * The period's decisions from its evidence per victim (n each: the norm of
+ * its columns, the dependent rows' residual, Y's norm, the amplification's
+ * reference, the noise left), then X_u += Y_u^T Y_u for the victims that
+ * keep a number: Y is @nY rows of @ld gradient columns, plus the entries
+ * @xl (a packed period's rows left out, times 4^@xe).
+ */
+static void decide(PrivStreamGrad *g, const PrivStreamRec *r, const double *norm2,
+                   const double *res2, const double *y2, const double *scaled2, const double *left,
+                   const double *Y, guint nY, gsize ld, const GArray *xl, int xe) {
+  guint n = g->n, tt = r->tsteps, T = g->T;
+  PrivRangeTolerances tol;
+  priv_range_tolerances_default(&tol);
+  tol.range_tol = g->range_tol;
+  tol.clean = priv_range_clean_floor(r->q);
+  double *Yv = g->buf[4] + 6 * (gsize)n; /* account_rows' scratch, after its n-arrays */
   for (guint u = 0; u < n; u++) {
     if (norm2[u] == 0.0)
       continue;
@@ -305,14 +356,53 @@ static gboolean account_rows(PrivStreamGrad *g, const PrivStreamRec *r, const do
      * number is accumulated for it. */
     if (st == PRIV_NODE_UNRESOLVED)
       g->blocks->status[u] = PRIV_NODE_UNRESOLVED;
-    if (rank == 0 || g->blocks->status[u] == PRIV_NODE_UNRESOLVED)
+    if (r->rank == 0 || g->blocks->status[u] == PRIV_NODE_UNRESOLVED)
       continue;
-    for (guint i = 0; i < rank; i++)
+    for (guint i = 0; i < nY; i++)
       for (guint t = 0; t < tt; t++)
-        Yv[(gsize)i * tt + t] = Ap[(gsize)i * nt + (gsize)t * n + u];
-    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)tt, (int)rank, 1.0, Yv, (int)tt, 1.0,
-                g->blocks->X + (gsize)u * g->T * g->T, (int)g->T);
+        Yv[(gsize)i * tt + t] = Y[(gsize)i * ld + (gsize)t * n + u];
+    if (nY > 0)
+      cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)tt, (int)nY, 1.0, Yv, (int)tt, 1.0,
+                  g->blocks->X + (gsize)u * T * T, (int)T);
   }
+  for (guint i = 0; xl && i < xl->len; i++) {
+    const PrivStreamPackEntry *e = &g_array_index(xl, PrivStreamPackEntry, i);
+    if (norm2[e->u] != 0.0 && !g->unprot[e->u] && g->blocks->status[e->u] != PRIV_NODE_UNRESOLVED)
+      g->blocks->X[(gsize)e->u * T * T + (gsize)e->t1 * T + e->t2] += ldexp(e->x, 2 * xe);
+  }
+}
+
+/*
+ * A packed period (privacy/stream_pack.c): the evidence and X from its
+ * walked rows @A (pack->nrow rows of n tsteps gradient columns) and the
+ * sums the pack kept, as account_rows has them from the k rows.
+ */
+static gboolean account_packed(PrivStreamGrad *g, const PrivStreamRec *r, const double *A, int ea,
+                               GError **error) {
+  const PrivStreamPack *pk = r->pack;
+  guint n = g->n, tt = r->tsteps;
+  gsize nt = (gsize)n * tt;
+  int xe = pk->ea - ea;
+  double *ev = scratch(g, 4, 6 * (gsize)n + (gsize)pk->rows[2] * tt, error);
+  if (!ev)
+    return FALSE;
+  double *norm2 = ev, *res2 = norm2 + n, *y2 = res2 + n, *scaled2 = y2 + n, *left = scaled2 + n,
+         *q2 = left + n;
+  memset(norm2, 0, 5 * (gsize)n * sizeof(double));
+  for (guint u = 0; u < n; u++) {
+    norm2[u] = ldexp(pk->loc[u], 2 * xe);
+    scaled2[u] = ldexp(pk->loc[n + u], 2 * xe);
+    y2[u] = ldexp(pk->loc[2 * (gsize)n + u], 2 * xe);
+  }
+  double *sums[4] = {norm2, scaled2, y2, res2};
+  const double *row = A;
+  for (guint set = 0; set < 4; set++)
+    for (guint i = 0; i < pk->rows[set]; i++, row += nt)
+      for (gsize c = 0; c < nt; c++)
+        sums[set][c % n] += row[c] * row[c];
+  const double *Y = A + (gsize)(pk->rows[0] + pk->rows[1]) * nt;
+  noise_left(g, r, Y + (gsize)pk->rows[2] * nt, nt, FALSE, norm2, left, q2);
+  decide(g, r, norm2, res2, y2, scaled2, left, Y, pk->rows[2], nt, pk->xl, xe);
   return TRUE;
 }
 
@@ -401,10 +491,12 @@ static gboolean step_back(PrivStreamGrad *g, const PrivStreamRec *t, const doubl
   double *V = scratch(g, 2, (gsize)t->rank * w, error);
   if (!V)
     return FALSE;
+  /* V = L^-T bq1^T Omega^T (or bq1 already holds bq1 L^-1: solved_gain). */
   cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)t->rank, (int)w, (int)t->s2v, 1.0,
               t->bq1, (int)t->rank, om, (int)W, 0.0, V, (int)w);
-  cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, (int)t->rank, (int)w,
-              1.0, t->rt, (int)t->rank, V, (int)w);
+  if (!t->gain_solved)
+    cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, (int)t->rank,
+                (int)w, 1.0, t->rt, (int)t->rank, V, (int)w);
   for (guint i = 0; i < t->rank; i++) {
     guint j = (guint)t->jpvt[i] - 1;
     double f = t->sc ? t->sc[j] : 1.0;
@@ -417,11 +509,21 @@ static gboolean step_back(PrivStreamGrad *g, const PrivStreamRec *t, const doubl
   return TRUE;
 }
 
-/* Pushes period @r's rows onto the stack at columns [@w, @w + k). */
+/* Pushes period @r's rows onto the stack at columns [@w, @w + stack_rows). */
 static void push_rows(const PrivStreamGrad *g, const PrivStreamRec *r, double *om, gsize W, gsize w,
                       double *H, int ea) {
   for (guint l = 0; l < r->sv; l++)
-    memset(om + (gsize)l * W + w, 0, r->k * sizeof(double));
+    memset(om + (gsize)l * W + w, 0, stack_rows(r) * sizeof(double));
+  if (r->pack) {
+    const PrivStreamPack *pk = r->pack;
+    for (guint i = 0; i < pk->nrow; i++) {
+      for (guint l = 0; l < pk->sv; l++)
+        om[(gsize)l * W + w + i] = pk->st[(gsize)i * pk->sv + l];
+      for (guint j = 0; j < pk->nj; j++)
+        H[(gsize)pk->jcol[j] * W + w + i] += ldexp(pk->dir[(gsize)i * pk->nj + j], pk->ea - ea);
+    }
+    return;
+  }
   for (guint i = 0; i < r->k; i++) {
     double f = r->sc ? r->sc[i] : 1.0;
     for (guint e = r->cs_start[i]; e < r->cs_start[i + 1]; e++)
@@ -431,14 +533,47 @@ static void push_rows(const PrivStreamGrad *g, const PrivStreamRec *r, double *o
   }
 }
 
+/* Frees what only the period's own accounting reads (the triangle, the
+ * rows' norms, weights and remainders): later chunks step back through the
+ * record with its gain, pivots and sparse maps alone. The triangle is k x
+ * rank, the largest part of a record when the view sees many rows (a SecLDP
+ * view of DECOR: every node's model, k = n, per period). */
+static void trim_record(PrivStreamGrad *g, PrivStreamRec *r) {
+  gsize before = priv_stream_rec_bytes(r);
+  if (r->gain_solved || !r->transition)
+    g_clear_pointer(&r->rt, g_free);
+  g_clear_pointer(&r->rn, g_free);
+  g_clear_pointer(&r->wt, g_free);
+  g_clear_pointer(&r->rel, g_free);
+  g_clear_pointer(&r->pack, priv_stream_pack_free);
+  g->rec_bytes -= before - priv_stream_rec_bytes(r);
+}
+
+/* The backward engine's gain, where the triangle is the larger factor
+ * (rank > s2v: a view that sees many rows and carries little state, as a
+ * SecLDP view of DECOR): bq1 := bq1 L^-1 (s2v x rank), once per record
+ * (O(s2v rank^2)), so that stepping a row back through it costs s2v rank,
+ * not rank^2 more for a triangular solve. Elsewhere the solve stays per
+ * row, the order whose rounding the ill-conditioned cases were measured
+ * with (tests/protocols/test_stream_honesty.c). */
+static void solved_gain(PrivStreamRec *r) {
+  r->gain_solved = r->transition && r->rank > r->s2v;
+  if (r->gain_solved && r->s2v > 0)
+    cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, (int)r->s2v,
+                (int)r->rank, 1.0, r->rt, (int)r->rank, r->bq1, (int)r->rank);
+}
+
 /* Accounts records [a, b): their rows stepped back to period 0, then each
  * period's decisions and X in order. */
 static gboolean backward_chunk(PrivStreamGrad *g, guint a, guint b, int ea, GError **error) {
   PrivStreamRec **rec = (PrivStreamRec **)g->recs->pdata;
   gsize W = 0;
   for (guint p = a; p < b; p++)
-    W += rec[p]->k;
-  if (W == 0) {
+    W += stack_rows(rec[p]);
+  gboolean packed = FALSE; /* a pack of no rows still has its local sums */
+  for (guint p = a; p < b; p++)
+    packed = packed || rec[p]->pack;
+  if (W == 0 && !packed) {
     g->done = b;
     return TRUE;
   }
@@ -457,7 +592,7 @@ static gboolean backward_chunk(PrivStreamGrad *g, guint a, guint b, int ea, GErr
     if (p >= a) {
       push_rows(g, rec[p], om, W, w, H, ea);
       off[p - a] = w;
-      w += rec[p]->k;
+      w += stack_rows(rec[p]);
     }
     if (p == 0 || w == 0)
       continue;
@@ -469,14 +604,17 @@ static gboolean backward_chunk(PrivStreamGrad *g, guint a, guint b, int ea, GErr
   for (guint p = a; ok && p < b; p++) {
     const PrivStreamRec *r = rec[p];
     gsize ntp = (gsize)g->n * r->tsteps;
-    double *A = scratch(g, 2, (gsize)r->k * ntp, error);
-    double *Ap = A ? scratch(g, 3, (gsize)r->k * ntp, error) : NULL;
+    guint kr = stack_rows(r);
+    double *A = scratch(g, 2, (gsize)kr * ntp, error);
+    double *Ap = A && !r->pack ? scratch(g, 3, (gsize)kr * ntp, error) : A;
     ok = Ap != NULL;
     for (gsize c0 = 0; ok && c0 < ntp; c0 += 64) /* by blocks: both sides in cache */
-      for (guint i = 0; i < r->k; i++)
+      for (guint i = 0; i < kr; i++)
         for (gsize c = c0; c < MIN(c0 + 64, ntp); c++)
           A[(gsize)i * ntp + c] = H[c * W + off[p - a] + i];
-    ok = ok && account_rows(g, r, A, Ap, error);
+    ok = ok && (r->pack ? account_packed(g, r, A, ea, error) : account_rows(g, r, A, Ap, error));
+    if (ok)
+      trim_record(g, rec[p]);
   }
   g_free(off);
   if (ok)
@@ -488,8 +626,8 @@ static gboolean backward_chunk(PrivStreamGrad *g, guint a, guint b, int ea, GErr
 static gboolean backward_flush(PrivStreamGrad *g, gboolean all, int ea, GError **error) {
   gsize rows = 0;
   for (guint p = g->done; p < g->recs->len; p++)
-    rows += ((const PrivStreamRec *)g_ptr_array_index(g->recs, p))->k;
-  if (rows == 0 || (!all && rows < chunk_target(g)))
+    rows += stack_rows(g_ptr_array_index(g->recs, p));
+  if (g->done == g->recs->len || (!all && rows < chunk_target(g)))
     return TRUE;
   return backward_chunk(g, g->done, g->recs->len, ea, error);
 }
@@ -500,6 +638,12 @@ gboolean priv_stream_grad_add(PrivStreamGrad *g, PrivStreamRec *rec, int ea, GEr
     priv_stream_rec_free(rec);
     return ok;
   }
+  solved_gain(rec);
+  if (!priv_stream_pack_new(rec, g->n, g->clip, ea, &rec->pack, error)) {
+    priv_stream_rec_free(rec);
+    return FALSE;
+  }
+  g->packed += rec->pack != NULL;
   g->rec_bytes += priv_stream_rec_bytes(rec);
   g->max_s = MAX(g->max_s, MAX(rec->sv, rec->s2v));
   g_ptr_array_add(g->recs, rec);

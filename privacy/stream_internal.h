@@ -65,13 +65,16 @@ gboolean priv_trust_knows_noise(PrivTrust trust, const gboolean *is_member, guin
  * the trailing k - rank rows are their residuals. With a transition, the
  * next state is Gamma' = Ct Gamma + c Gs - bq1 Y (s2v rows).
  * Sparse parts are CSR (start has rows + 1 entries). The gradient side owns
- * the record once handed over.
+ * the record once handed over; its backward engine may replace bq1 by
+ * bq1 L^-1 (gain_solved) and frees what stepping back does not read once
+ * the period is accounted.
  */
 typedef struct {
   guint k, rank, q; /* observed rows, their rank, noise columns */
   guint tsteps;     /* 1 + the largest gradient step seen by the period's end */
   guint sv, s2v;    /* state rows before, after (transition only) */
   gboolean transition;
+  gboolean gain_solved; /* bq1 holds bq1 L^-1 (the backward engine's choice) */
   guint *cs_start, *cs_col; /* k rows over sv */
   double *cs_val;
   guint *go_start; /* k rows over gradient columns */
@@ -88,7 +91,38 @@ typedef struct {
   double *sc;        /* k, or NULL (no scaling) */
   double *rn, *wt;   /* k: rows' noise norms, observed rows each stands for */
   double *rel;       /* k - rank: dependent rows' noise remainders, relative */
+  struct PrivStreamPack *pack; /* the backward walk's rows, or NULL: the k rows */
 } PrivStreamRec;
+
+/*
+ * PrivStreamPack: a record's rows packed for the backward walk
+ * (privacy/stream_pack.c): nrow = rows[0] + .. + rows[3] rows, each a state
+ * functional (st, sv wide) plus coefficients on the period's direct
+ * gradient columns jcol (dir, nj wide, in gradient units 2^-ea): the
+ * victims' norms, the amplification's reference, Y and the dependent rows'
+ * residuals, in that order; loc (3 n: the same three sums per victim) and
+ * xl (X entries) hold what the rows left out add.
+ */
+typedef struct {
+  guint u, t1, t2; /* victim, steps (t1 <= t2) */
+  double x;
+} PrivStreamPackEntry;
+
+typedef struct PrivStreamPack {
+  guint n, sv, nj, nrow, rows[4];
+  int ea;
+  guint32 *jcol;
+  double *st, *dir, *loc;
+  GArray *xl; /* PrivStreamPackEntry */
+} PrivStreamPack;
+
+/* The pack of @r, or NULL in *@out where it would not have fewer rows (3 sv
+ * + k - rank >= k) or a local sum leaves double range. O(k^2 (sv + nj)).
+ * Errors: PRIV_ERROR_NUMERICAL (LAPACK). */
+gboolean priv_stream_pack_new(const PrivStreamRec *r, guint n, double clip, int ea,
+                              PrivStreamPack **out, GError **error);
+void priv_stream_pack_free(PrivStreamPack *pk);
+gsize priv_stream_pack_bytes(const PrivStreamPack *pk);
 
 void priv_stream_rec_free(PrivStreamRec *r);
 /* Bytes the record holds. */
@@ -135,6 +169,8 @@ void priv_stream_grad_rescale(PrivStreamGrad *g, int ea, int eb);
 /* The blocks so far (upper triangles), statuses, unprotected flags. */
 const PrivBlocks *priv_stream_grad_blocks(const PrivStreamGrad *g);
 const gboolean *priv_stream_grad_unprot(const PrivStreamGrad *g);
+/* The periods the backward engine packed (for tests and reports). */
+guint priv_stream_grad_packed(const PrivStreamGrad *g);
 
 typedef struct PrivStream PrivStream;
 
@@ -177,6 +213,9 @@ PrivBlocks *priv_stream_blocks(const PrivStream *s, guint view, GError **error);
  * constants to it). */
 guint priv_stream_max_state(const PrivStream *s);
 guint priv_stream_max_view_state(const PrivStream *s, guint view);
+/* The periods of view @view whose rows went packed through the backward
+ * walk (privacy/stream_pack.c). */
+guint priv_stream_packed_periods(const PrivStream *s, guint view);
 
 /* The streaming accountant of @obs (NULL when it does not stream). */
 const PrivStream *priv_observer_stream(const PrivObserver *obs);
