@@ -3,9 +3,9 @@
 
 Least squares of each directed link's one-way latency (ms) on the great-circle
 distance (km) between its two nodes' positions, over the pseudo-mainnet
-overlay's measured links (data/real/). A position shared by more than 1% of the
-nodes is a placeholder, not a location: links touching it are left out of the
-fit (and counted). The jitter is the sigma of a mean-1 log-normal factor whose
+overlay's measured links (data/real/); the defaults are this fit over all
+links. A position shared by more than 1% of the nodes is a placeholder rather
+than a location: a second fit leaves out the links that touch it. The jitter is the sigma of a mean-1 log-normal factor whose
 coefficient of variation is that of latency / fitted line, so that the model's
 delays have the fitted mean and the links' spread around it.
 
@@ -75,7 +75,7 @@ def main():
                 y.append(ms)
     for p in sorted(placeholder):
         print(f"placeholder position long {p[0]} lat {p[1]}: {shared[p]} of {len(pos)} nodes")
-    for name, xs, ys in (("located links", x, y), ("all links", all_x, all_y)):
+    for name, xs, ys in (("all links (the defaults)", all_x, all_y), ("located links", x, y)):
         r = fit(xs, ys)
         print(f"{name}: {r['links']} links, latency = {r['intercept_ms']:.4g} ms + "
               f"{r['slope_ms_per_km']:.4g} ms/km x distance, residual sd {r['residual_sd_ms']:.4g} ms, "

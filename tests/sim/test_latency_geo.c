@@ -67,13 +67,13 @@ static void test_spec(void) {
   g_assert_true(SIM_LATENCY_IS_MEASURED(&l));
   g_assert_cmpstr(l.file, ==, f);
   /* The defaults are bench/geo_latency_fit.py's fit to the overlay. */
-  g_assert_cmpfloat(l.base_ms, ==, 40.71);
-  g_assert_cmpfloat(l.per_km_ms, ==, 0.003516);
-  g_assert_cmpfloat(l.jitter, ==, 1.038);
+  g_assert_cmpfloat(l.base_ms, ==, 55.1);
+  g_assert_cmpfloat(l.per_km_ms, ==, 0.003767);
+  g_assert_cmpfloat(l.jitter, ==, 0.9615);
   g_assert_cmpuint(l.seed, ==, 1);
   g_assert_true(isnan(sim_latency_mean_ms(&l)));
   char *back = sim_latency_to_string(&l);
-  char *want = g_strdup_printf("geo:nodes=%s,base=40.71,per_km=0.003516,jitter=1.038,seed=1", f);
+  char *want = g_strdup_printf("geo:nodes=%s,base=55.1,per_km=0.003767,jitter=0.9615,seed=1", f);
   g_assert_cmpstr(back, ==, want);
   SimLatency l2;
   g_assert_true(sim_latency_parse(back, &l2, NULL));
