@@ -47,7 +47,7 @@ struct SimLatencyData {
 
 #define LINKS_USAGE "links:file=PATH,unit=ms|s"
 #define COUNTRY_USAGE "country:rtt=PATH,seed=S[,intra=PATH]"
-#define GEO_USAGE "geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,seed=S]"
+#define GEO_USAGE "geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,max=MS,seed=S]"
 
 /* The geo model's defaults: the least-squares line of the pseudo-mainnet
  * overlay's link latencies on their great-circle lengths and the spread of
@@ -56,6 +56,7 @@ struct SimLatencyData {
 #define GEO_BASE_MS 55.1
 #define GEO_PER_KM_MS 0.003767
 #define GEO_JITTER 0.9615
+#define GEO_MAX_MS 636.8 /* the overlay's largest link latency */
 #define GEO_SEED 1
 
 /* A path key's file must exist now, so validate finds a typo. */
@@ -104,7 +105,7 @@ static gboolean set_key(const char *spec, const char *key, const char *val, SimL
   gboolean links = l->kind == SIM_LATENCY_LINKS, geo = l->kind == SIM_LATENCY_GEO;
   static const char *const links_keys[] = {"file", "unit"};
   static const char *const country_keys[] = {"rtt", "seed", "intra"};
-  static const char *const geo_keys[] = {"nodes", "seed", "base", "per_km", "jitter"};
+  static const char *const geo_keys[] = {"nodes", "seed", "base", "per_km", "jitter", "max"};
   const char *const *keys = links ? links_keys : geo ? geo_keys : country_keys;
   guint n = links ? G_N_ELEMENTS(links_keys)
                   : geo ? G_N_ELEMENTS(geo_keys) : G_N_ELEMENTS(country_keys);
@@ -146,7 +147,11 @@ static gboolean set_key(const char *spec, const char *key, const char *val, SimL
     return parse_seed(spec, val, &l->seed, error);
   if (geo && k >= 2)
     return parse_constant(spec, keys[k], val,
-                          k == 2 ? &l->base_ms : k == 3 ? &l->per_km_ms : &l->jitter, error);
+                          k == 2   ? &l->base_ms
+                          : k == 3 ? &l->per_km_ms
+                          : k == 4 ? &l->jitter
+                                   : &l->max_ms,
+                          error);
   if (!check_path(spec, keys[k], val, error))
     return FALSE;
   if (!links && k == 2)
@@ -166,6 +171,7 @@ gboolean sim_latency_parse_measured(const char *spec, const char *params, SimLat
     l->base_ms = GEO_BASE_MS;
     l->per_km_ms = GEO_PER_KM_MS;
     l->jitter = GEO_JITTER;
+    l->max_ms = GEO_MAX_MS;
     l->seed = GEO_SEED;
   }
   gboolean ok = TRUE;

@@ -5,7 +5,8 @@
  *
  * Distance explains a line, base + per_km x km; what it does not (routes,
  * access links, the hosts) is a log-normal factor of mean 1 drawn once per
- * unordered pair. As in the country model, the draw is a hash of the seed
+ * unordered pair, the delay capped at the largest one measured (the
+ * log-normal's tail has no such bound). As in the country model, the draw is a hash of the seed
  * and the two ids, not a random stream: no storage per link, and the same
  * delays in every run, thread count and MPI rank.
  */
@@ -27,7 +28,7 @@ struct SimGeoNodes {
   guint32 n;
   double *deg;  /* 2n: longitude, latitude in degrees, as the file gives them */
   double *rad;  /* 3n: longitude, latitude in radians, cos(latitude) */
-  double base_ms, per_km_ms, jitter;
+  double base_ms, per_km_ms, jitter, max_ms;
   guint64 seed;
   guint32 distinct, crowd; /* distinct positions; most nodes at one position */
 };
@@ -275,6 +276,7 @@ SimGeoNodes *sim_geo_nodes_load(const SimLatency *lat, GError **error) {
   g->base_ms = lat->base_ms;
   g->per_km_ms = lat->per_km_ms;
   g->jitter = lat->jitter;
+  g->max_ms = lat->max_ms;
   g->seed = lat->seed;
   count_positions(g);
   return g;
@@ -295,7 +297,7 @@ gboolean sim_geo_nodes_delay(const SimGeoNodes *g, guint32 from, guint32 to, Sim
     double u = ((double)(h >> 11) + 0.5) * 0x1p-53;
     ms *= exp(g->jitter * gsl_cdf_ugaussian_Pinv(u) - 0.5 * g->jitter * g->jitter);
   }
-  *ns = sim_ms_to_ns(ms);
+  *ns = sim_ms_to_ns(MIN(ms, g->max_ms));
   return TRUE;
 }
 
@@ -313,7 +315,7 @@ char *sim_geo_nodes_describe(const SimGeoNodes *g) {
   return g_strdup_printf("geo: %u nodes placed by %s (%u distinct positions, at most %u nodes at "
                          "one); a link's one-way delay is (%g ms + %g ms/km x great-circle km) x "
                          "a log-normal factor of mean 1 and sigma %g drawn once per node pair, "
-                         "seed %" G_GUINT64_FORMAT,
+                         "at most %g ms, seed %" G_GUINT64_FORMAT,
                          g->n, g->file, g->distinct, g->crowd, g->base_ms, g->per_km_ms,
-                         g->jitter, g->seed);
+                         g->jitter, g->max_ms, g->seed);
 }

@@ -92,7 +92,8 @@ static char *split_model(const char *what, const char *spec, const char *usage, 
 
 #define LATENCY_USAGE                                                                      \
   "constant:ms=MS, uniform:min=MS,max=MS, lognormal:mu=M,sigma=S, links:file=PATH,unit=ms|s " \
-  "country:rtt=PATH,seed=S[,intra=PATH] or geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,seed=S]"
+  "country:rtt=PATH,seed=S[,intra=PATH] or "                                                  \
+  "geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,max=MS,seed=S]"
 
 gboolean sim_latency_check(const SimLatency *l, GError **error) {
   g_return_val_if_fail(l != NULL, FALSE);
@@ -115,7 +116,8 @@ gboolean sim_latency_check(const SimLatency *l, GError **error) {
     break;
   case SIM_LATENCY_GEO:
     ok = l->file != NULL && isfinite(l->base_ms) && l->base_ms >= 0 && isfinite(l->per_km_ms) &&
-         l->per_km_ms >= 0 && isfinite(l->jitter) && l->jitter >= 0;
+         l->per_km_ms >= 0 && isfinite(l->jitter) && l->jitter >= 0 && isfinite(l->max_ms) &&
+         l->max_ms >= 0;
     break;
   default:
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, "latency model kind %d is unknown",
@@ -279,6 +281,8 @@ char *sim_latency_to_string(const SimLatency *l) {
     append_double(s, "per_km", l->per_km_ms);
     g_string_append_c(s, ',');
     append_double(s, "jitter", l->jitter);
+    g_string_append_c(s, ',');
+    append_double(s, "max", l->max_ms);
     g_string_append_printf(s, ",seed=%" G_GUINT64_FORMAT, l->seed);
     break;
   default:

@@ -14,12 +14,13 @@
  *                             nodes drawn into countries, each link's delay
  *                             drawn from its pair's round-trip statistics
  *                             (RIPE Atlas tables, data/README.md), halved
- *   geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,seed=S]
+ *   geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,max=MS,seed=S]
  *                             nodes at the longitude and latitude of a node
  *                             file, each link's delay (base + per_km x the
  *                             great-circle km) times a log-normal factor of
- *                             mean 1 (latency_geo.c; defaults fitted to the
- *                             pseudo-mainnet overlay, data/README.md)
+ *                             mean 1, at most max (latency_geo.c; defaults
+ *                             fitted to the pseudo-mainnet overlay,
+ *                             data/README.md)
  * Loss specs: `bernoulli:p=0.1` or a bare probability `0.1`.
  */
 #ifndef DPG_SIM_LINK_H
@@ -44,7 +45,7 @@ typedef enum {
 typedef struct {
   SimLatencyKind kind;
   double ms;             /* constant */
-  double min_ms, max_ms; /* uniform */
+  double min_ms, max_ms; /* uniform; max_ms also geo */
   double mu, sigma;      /* lognormal, of ln(ms) */
   /* links: the edge list and ms per unit of its latency column; country:
    * the pair table, the same-AS table (NULL: none) and the seed; geo: the
@@ -148,9 +149,9 @@ void sim_latency_data_unref(SimLatencyData *data);
  * is listed. country: RTT / 2 with the RTT drawn once per unordered pair
  * from its countries' statistics, a function of the seed and the two ids
  * alone (no random stream: the same in every run, thread and rank). geo:
- * (base + per_km x sim_great_circle_km) x exp(jitter z - jitter^2 / 2), z a
- * standard normal drawn once per unordered pair in the same way; FALSE for a
- * node the file does not place.
+ * min(max, (base + per_km x sim_great_circle_km) x exp(jitter z - jitter^2 /
+ * 2)), z a standard normal drawn once per unordered pair in the same way;
+ * FALSE for a node the file does not place.
  * O(log degree) for links, O(log countries) for country, O(1) for geo.
  */
 gboolean sim_latency_data_delay(const SimLatencyData *data, guint32 from, guint32 to,

@@ -303,7 +303,7 @@ static void test_latency(void) {
   char *dir = test_tmpdir("graph-latency");
   char *nodes = g_build_filename(dir, "nodes.csv", NULL);
   g_assert_true(g_file_set_contents(nodes, "id,lon,lat\n2,0,90\n0,0,0\n1,90,0\n", -1, NULL));
-  char *spec = g_strdup_printf("geo:nodes=%s,base=0,per_km=1,jitter=0", nodes);
+  char *spec = g_strdup_printf("geo:nodes=%s,base=0,per_km=1,jitter=0,max=1e9", nodes);
   CliRun r = cli_run("graph", "--generate", "ring:n=3", "--latency", spec, "--format", "json");
   g_assert_cmpint(r.status, ==, 0);
   JsonParser *p;

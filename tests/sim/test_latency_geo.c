@@ -2,7 +2,7 @@
  * tests/sim/test_latency_geo.c: the geo latency model. Specs read back to the
  * same model, with the fitted defaults; delays equal base + per_km x the
  * great-circle distance on points whose distances are known in closed form
- * (quarter and half meridians); the log-normal factor has the mean and
+ * (quarter and half great circles), capped at max; the log-normal factor has the mean and
  * spread of its closed form; the same seed gives the same delays, each pair's
  * the same both ways; bad node files are refused with FILE:LINE; the engine
  * refuses a link to a node the file does not place.
@@ -70,10 +70,11 @@ static void test_spec(void) {
   g_assert_cmpfloat(l.base_ms, ==, 55.1);
   g_assert_cmpfloat(l.per_km_ms, ==, 0.003767);
   g_assert_cmpfloat(l.jitter, ==, 0.9615);
+  g_assert_cmpfloat(l.max_ms, ==, 636.8);
   g_assert_cmpuint(l.seed, ==, 1);
   g_assert_true(isnan(sim_latency_mean_ms(&l)));
   char *back = sim_latency_to_string(&l);
-  char *want = g_strdup_printf("geo:nodes=%s,base=55.1,per_km=0.003767,jitter=0.9615,seed=1", f);
+  char *want = g_strdup_printf("geo:nodes=%s,base=55.1,per_km=0.003767,jitter=0.9615,max=636.8,seed=1", f);
   g_assert_cmpstr(back, ==, want);
   SimLatency l2;
   g_assert_true(sim_latency_parse(back, &l2, NULL));
@@ -96,6 +97,7 @@ static void test_spec(void) {
       {"geo:nodes=%s,jitter=nan", "jitter 'nan' is not a finite number >= 0"},
       {"geo:nodes=%s,per_km=1e400", "per_km '1e400' is not a finite number >= 0"},
       {"geo:nodes=%s,seed=x", "seed 'x' is not an integer"},
+      {"geo:nodes=%s,max=-0.5", "max '-0.5' is not a finite number >= 0"},
       {"geo:nodes=%s,base=1,base=2", "key 'base' given twice"},
       {"geo:nodes=/nonexistent/n.csv", "nodes=: file not found: /nonexistent/n.csv"},
   };
@@ -145,6 +147,11 @@ static void test_closed_form(void) {
   SimTime ns;
   g_assert_false(sim_latency_data_delay(d, 1, 4, &ns));
   g_assert_cmpint(sim_latency_data_country(d, 0, NULL), ==, -1);
+  /* max caps a delay: the half circle's 205 ms, not the quarter's 105. */
+  SimLatencyData *capped = load_spec("geo:nodes=%s,base=5,per_km=0.01,jitter=0,max=150", f);
+  g_assert_cmpfloat(delay_ms(capped, 2, 0), ==, 150);
+  g_assert_cmpfloat(delay_ms(capped, 0, 1), ==, delay_ms(d, 0, 1));
+  sim_latency_data_unref(capped);
   char *what = sim_latency_data_describe(d);
   g_assert_nonnull(strstr(what, "4 nodes placed by"));
   g_assert_nonnull(strstr(what, "4 distinct positions, at most 1 nodes at one"));
@@ -153,14 +160,14 @@ static void test_closed_form(void) {
   g_free(f);
   /* Without an id column, row k is node k. */
   f = write_file("rows.csv", "lat,lon\n0,0\n0,90\n");
-  d = load_spec("geo:nodes=%s,base=0,per_km=1,jitter=0", f);
+  d = load_spec("geo:nodes=%s,base=0,per_km=1,jitter=0,max=1e9", f);
   g_assert_cmpfloat(fabs(delay_ms(d, 0, 1) - quarter), <=, 1e-6);
   sim_latency_data_unref(d);
   g_free(f);
 }
 
 /* 300 nodes at one position: every pair's delay is base x its factor, whose
- * log is N(-s^2/2, s^2) and whose mean is 1. */
+ * log is N(-s^2/2, s^2) and whose mean is 1 (no cap within reach). */
 static void test_jitter(void) {
   GString *text = g_string_new("longitude,latitude\n");
   for (guint i = 0; i < 300; i++)
@@ -168,9 +175,10 @@ static void test_jitter(void) {
   char *f = write_file("crowd.csv", text->str);
   g_string_free(text, TRUE);
   const double s = 0.8;
-  SimLatencyData *d = load_spec("geo:nodes=%s,base=50,per_km=7,jitter=0.8,seed=9", f);
-  SimLatencyData *again = load_spec("geo:nodes=%s,base=50,per_km=7,jitter=0.8,seed=9", f);
-  SimLatencyData *other = load_spec("geo:nodes=%s,base=50,per_km=7,jitter=0.8,seed=10", f);
+  const char *spec = "geo:nodes=%s,base=50,per_km=7,jitter=0.8,max=1e9,seed=9";
+  SimLatencyData *d = load_spec(spec, f);
+  SimLatencyData *again = load_spec(spec, f);
+  SimLatencyData *other = load_spec("geo:nodes=%s,base=50,per_km=7,jitter=0.8,max=1e9,seed=10", f);
   double sum = 0, sum_log = 0, sum_log2 = 0;
   guint n = 0, differ = 0;
   for (guint32 u = 0; u < 300; u++)
