@@ -1,32 +1,26 @@
 /*
- * tests/sim/test_latency_geo.c: the geo latency model. Specs read back to the
- * same model, with the fitted defaults; delays equal base + per_km x the
+ * tests/sim/test_latency_geo.c: the geo latency model (its bad specs are in
+ * test_latency_data.c's table). Specs read back to the same model, with the
+ * fitted defaults; delays equal base + per_km x the
  * great-circle distance on points whose distances are known in closed form
- * (quarter and half great circles), capped at max; the log-normal factor has the mean and
- * spread of its closed form; the same seed gives the same delays, each pair's
+ * (quarter and half great circles), capped at max; the log-normal factor has
+ * the mean and spread of its closed form; the same seed gives the same
+ * delays, each pair's
  * the same both ways; bad node files are refused with FILE:LINE; the engine
- * refuses a link to a node the file does not place.
+ * refuses a link to a node the file does not place; the overlay's node file
+ * loads with its counts.
  */
 #include <math.h>
 #include <string.h>
-#include <zlib.h>
-
-#include <glib/gstdio.h>
 
 #include "sim/sim.h"
+#include "tests/common/files.h"
 
 static char *tmpdir;
 
 static char *write_file(const char *name, const char *text) {
   char *path = g_build_filename(tmpdir, name, NULL);
-  if (g_str_has_suffix(name, ".gz")) {
-    gzFile f = gzopen(path, "wb");
-    g_assert_nonnull(f);
-    g_assert_cmpint(gzwrite(f, text, (unsigned)strlen(text)), ==, (int)strlen(text));
-    g_assert_cmpint(gzclose(f), ==, Z_OK);
-  } else {
-    g_assert_true(g_file_set_contents(path, text, -1, NULL));
-  }
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
   return path;
 }
 
@@ -86,33 +80,6 @@ static void test_spec(void) {
   char *rebased = sim_latency_spec_rebase("geo:nodes=data/n.csv,jitter=0", "/srv/sc");
   g_assert_cmpstr(rebased, ==, "geo:nodes=/srv/sc/data/n.csv,jitter=0");
   g_free(rebased);
-
-  static const struct {
-    const char *spec, *needle;
-  } bad[] = {
-      {"goe:nodes=%s", "did you mean 'geo'"},
-      {"geo:base=1", "missing key 'nodes' (expected geo:nodes=PATH"},
-      {"geo:nodes=%s,per_kn=1", "unknown key 'per_kn'"},
-      {"geo:nodes=%s,base=-1", "base '-1' is not a finite number >= 0"},
-      {"geo:nodes=%s,jitter=nan", "jitter 'nan' is not a finite number >= 0"},
-      {"geo:nodes=%s,per_km=1e400", "per_km '1e400' is not a finite number >= 0"},
-      {"geo:nodes=%s,seed=x", "seed 'x' is not an integer"},
-      {"geo:nodes=%s,max=-0.5", "max '-0.5' is not a finite number >= 0"},
-      {"geo:nodes=%s,base=1,base=2", "key 'base' given twice"},
-      {"geo:nodes=/nonexistent/n.csv", "nodes=: file not found: /nonexistent/n.csv"},
-  };
-  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
-    char *s = g_strdup_printf(bad[i].spec, f);
-    GError *err = NULL;
-    SimLatency out = {.kind = SIM_LATENCY_CONSTANT, .ms = 7};
-    g_assert_false(sim_latency_parse(s, &out, &err));
-    g_assert_error(err, SIM_ERROR, SIM_ERROR_PARSE);
-    if (strstr(err->message, bad[i].needle) == NULL)
-      g_error("%s: \"%s\" lacks \"%s\"", s, err->message, bad[i].needle);
-    g_assert_cmpfloat(out.ms, ==, 7); /* untouched */
-    g_error_free(err);
-    g_free(s);
-  }
   g_free(f);
 }
 
@@ -125,7 +92,7 @@ static void test_closed_form(void) {
   /* One degree of a meridian: R pi / 180. */
   g_assert_cmpfloat(fabs(sim_great_circle_km(3, 10, 3, 11) - SIM_EARTH_RADIUS_KM * G_PI / 180),
                     <, 1e-9);
-  char *f = write_file("four.csv.gz", four);
+  char *f = write_file("four.csv", four);
   SimLatencyData *d = load_spec("geo:nodes=%s,base=5,per_km=0.01,jitter=0", f);
   static const struct {
     guint32 u, v;
@@ -208,6 +175,26 @@ static void test_jitter(void) {
   g_free(f);
 }
 
+/* The overlay's node file (gzip): ids in the index column, one placeholder
+ * position (data/README.md). */
+static void test_overlay(void) {
+  g_assert_nonnull(g_getenv("DPG_DATA_DIR"));
+  char *f = g_build_filename(g_getenv("DPG_DATA_DIR"), "real", "pseudo-mainnet-nodes-v1.csv.gz",
+                             NULL);
+  SimLatencyData *d = load_spec("geo:nodes=%s", f);
+  char *what = sim_latency_data_describe(d);
+  g_assert_nonnull(strstr(what, "10000 nodes placed by"));
+  g_assert_nonnull(strstr(what, "7543 distinct positions, at most 2458 nodes at one"));
+  g_free(what);
+  /* Node 5395 is the file's next-to-last row: 19.9320552137266, 48.661548006356. */
+  double lon, lat;
+  g_assert_true(sim_latency_data_position(d, 5395, &lon, &lat));
+  g_assert_true(lon == 19.9320552137266 && lat == 48.661548006356);
+  g_assert_false(sim_latency_data_position(d, 10000, &lon, &lat));
+  sim_latency_data_unref(d);
+  g_free(f);
+}
+
 static void test_bad_files(void) {
   static const struct {
     const char *text, *needle;
@@ -270,22 +257,15 @@ static void test_engine(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  tmpdir = g_dir_make_tmp("dpg-latency-geo-XXXXXX", NULL);
+  tmpdir = test_tmpdir("latency-geo");
   g_test_add_func("/latency-geo/spec", test_spec);
   g_test_add_func("/latency-geo/closed-form", test_closed_form);
   g_test_add_func("/latency-geo/jitter", test_jitter);
+  g_test_add_func("/latency-geo/overlay", test_overlay);
   g_test_add_func("/latency-geo/bad-files", test_bad_files);
   g_test_add_func("/latency-geo/engine", test_engine);
   int rc = g_test_run();
-  GDir *dir = g_dir_open(tmpdir, 0, NULL);
-  for (const char *name; dir && (name = g_dir_read_name(dir)) != NULL;) {
-    char *p = g_build_filename(tmpdir, name, NULL);
-    g_remove(p);
-    g_free(p);
-  }
-  if (dir)
-    g_dir_close(dir);
-  g_rmdir(tmpdir);
+  test_rmtree(tmpdir);
   g_free(tmpdir);
   return rc;
 }
