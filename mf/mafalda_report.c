@@ -321,7 +321,10 @@ gboolean mf_mafalda_report(const double *W, guint n, const MfMafaldaReportOption
   }
   g_clear_error(&sub);
   if (!opt->skip_dense) {
-    H = mf_gram_static(W, n, T, opt->workload, MF_GRAM_AUTO, 0, error);
+    /* From the spectral form when there is one: W's eigendecomposition, the
+     * O(n^3) of both, once. */
+    H = spectral != NULL ? mf_gram_spectral_dense(spectral, error)
+                         : mf_gram_static(W, n, T, opt->workload, MF_GRAM_AUTO, 0, error);
     if (!H)
       goto out;
     r->trace_H = 0.0;
