@@ -676,7 +676,8 @@ static GOptionContext *options_context(Options *o, State *st) {
        "Gossip mode of the simulated run: sync (default), deadline:ms=D or stale:s=S", "MODE"},
       {"latency", 0, 0, G_OPTION_ARG_STRING, &o->latency,
        "Link latency of the simulated run: constant:ms=X (default 0), uniform:min=A,max=B, "
-       "lognormal:mu=M,sigma=S, links:file=PATH,unit=ms|s, country:rtt=PATH,seed=S[,intra=PATH]",
+       "lognormal:mu=M,sigma=S, links:file=PATH,unit=ms|s, country:rtt=PATH,seed=S[,intra=PATH], "
+       "geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,max=MS,seed=S]",
        "SPEC"},
       {"loss", 0, 0, G_OPTION_ARG_STRING, &o->loss,
        "Message loss probability of the simulated run (needs an asynchronous --mode)", "P"},

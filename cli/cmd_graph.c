@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/graph_churn.h"
+#include "cli/graph_latency.h"
 
 /* Why a figure is missing and how to get it anyway. */
 static char *skip_note(TopoSummaryStatus status) {
@@ -48,7 +49,8 @@ static char *disconnected_note(guint components) {
 }
 
 static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGraph *g,
-                       const TopoChurnStats *churn, const char *schedule) {
+                       const TopoChurnStats *churn, const char *schedule,
+                       const CliGraphLatency *latency) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
   cli_json_int(b, "nodes", s->nodes);
@@ -97,6 +99,8 @@ static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGrap
   }
   if (churn != NULL)
     cli_graph_churn_json(b, churn, schedule);
+  if (latency->spec != NULL)
+    cli_graph_latency_json(b, latency);
   json_builder_end_object(b);
   cli_json_print(b);
 }
@@ -132,7 +136,7 @@ static void print_table(const TopoSummary *s, TopoGossipKind kind, const TopoGra
 int cli_cmd_graph(int argc, char **argv) {
   CliGraphOptions gopt = {0};
   char *format = NULL;
-  char *write_edges = NULL, *schedule = NULL;
+  char *write_edges = NULL, *schedule = NULL, *latency = NULL;
   gboolean exact = FALSE;
   gint rounds = 100;
   guint64 seed = 0;
@@ -152,6 +156,10 @@ int cli_cmd_graph(int argc, char **argv) {
       {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds, "Rounds --schedule is shown over (default 100)",
        "T"},
       {"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "The run's seed for --schedule (default 0)", "N"},
+      {"latency", 0, 0, G_OPTION_ARG_STRING, &latency,
+       "Also show a measured latency model's delays on the graph's links and the nodes it "
+       "places (links:, country: or geo:nodes=FILE)",
+       "SPEC"},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx = g_option_context_new("- print a graph's summary");
   cli_graph_options_add(ctx, &gopt);
@@ -161,7 +169,9 @@ int cli_cmd_graph(int argc, char **argv) {
            "  dpgossip graph --generate florentine\n"
            "  dpgossip graph --graph facebook-414.edges --lcc --format json\n"
            "  dpgossip graph --generate ring:n=100 --rounds 168 --schedule \\\n"
-           "      churn:trace=data/real/stunner-sessions-100.txt.gz,format=stunner,scale=3600\n");
+           "      churn:trace=data/real/stunner-sessions-100.txt.gz,format=stunner,scale=3600\n"
+           "  dpgossip graph --graph data/real/pseudo-mainnet-edges-v1.csv.gz \\\n"
+           "      --latency geo:nodes=data/real/pseudo-mainnet-nodes-v1.csv.gz\n");
 
   int status = CLI_EXIT_USAGE;
   TopoGraph *g = NULL;
@@ -170,6 +180,7 @@ int cli_cmd_graph(int argc, char **argv) {
   TopoGossipKind kind;
   TopoSummary summary;
   TopoChurnStats churn = {0};
+  CliGraphLatency links = {0};
 
   if (!cli_parse(ctx, &argc, &argv))
     goto out;
@@ -205,16 +216,23 @@ int cli_cmd_graph(int argc, char **argv) {
     status = cli_fail("graph", error, cli_error_status(error));
     goto out;
   }
+  if (latency != NULL && !cli_graph_latency_stats(g, latency, &links, &error)) {
+    g_prefix_error(&error, "--latency: ");
+    status = cli_fail("graph", error, cli_error_status(error));
+    goto out;
+  }
   if (write_edges != NULL && !topo_graph_write_edges(g, write_edges, &error)) {
     status = cli_fail("graph", error, CLI_EXIT_FAILURE);
     goto out;
   }
   if (fmt == CLI_FORMAT_JSON) {
-    print_json(&summary, kind, g, schedule != NULL ? &churn : NULL, schedule);
+    print_json(&summary, kind, g, schedule != NULL ? &churn : NULL, schedule, &links);
   } else {
     print_table(&summary, kind, g);
     if (schedule != NULL)
       cli_graph_churn_table(&churn, schedule);
+    if (latency != NULL)
+      cli_graph_latency_table(&links);
   }
   status = CLI_EXIT_OK;
 
@@ -224,7 +242,9 @@ out:
   g_free(format);
   g_free(write_edges);
   g_free(schedule);
+  g_free(latency);
   topo_churn_stats_clear(&churn);
+  cli_graph_latency_clear(&links);
   cli_graph_options_clear(&gopt);
   g_option_context_free(ctx);
   return status;

@@ -406,6 +406,21 @@ MfGramSpectral *mf_gram_spectral_new(const double *W, guint n, guint T, MfWorklo
   return g;
 }
 
+double *mf_gram_spectral_dense(const MfGramSpectral *g, GError **error) {
+  g_return_val_if_fail(g != NULL, NULL);
+  g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+  FrobeniusRows f = {0};
+  double *H = NULL;
+  if (frobenius_rows_eigen(&f, g->lambda, g->M, g->n, g->T, g->e, error) &&
+      (H = mf_matrix_new(g->T, g->T, error)) != NULL) {
+    gram_from_rows(&f, H);
+    if (!check_result_finite(H, g->T, error))
+      g_clear_pointer(&H, g_free);
+  }
+  frobenius_rows_clear(&f);
+  return H;
+}
+
 void mf_gram_spectral_free(MfGramSpectral *g) {
   if (!g)
     return;

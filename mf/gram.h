@@ -93,6 +93,14 @@ void mf_gram_spectral_free(MfGramSpectral *g);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(MfGramSpectral, mf_gram_spectral_free)
 
 /*
+ * mf_gram_spectral_dense: the T x T matrix H of @g (g_free), the same to the
+ * bit as mf_gram_static's EIGEN method on the W @g was made from, without a
+ * second eigendecomposition: O(n^2 T + n T^2) time, O(nT + T^2) memory.
+ * Errors: MF_ERROR_MEMORY, MF_ERROR_NUMERICAL (overflow).
+ */
+double *mf_gram_spectral_dense(const MfGramSpectral *g, GError **error);
+
+/*
  * MfGossipAtFunc: returns W_t, the n x n row-major gossip matrix of round t
  * (0 <= t < T). The pointer must stay valid until the next call.
  */

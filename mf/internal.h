@@ -23,6 +23,12 @@ gboolean mf_check_budget(gsize bytes, gsize max_bytes, const char *what, GError 
 /* g_try_malloc0 of rows*cols doubles; NULL with MF_ERROR_MEMORY on failure. */
 double *mf_matrix_new(gsize rows, gsize cols, GError **error);
 
+/* MF_ERROR_INVALID_ARGUMENT naming @what unless the spectral form @g is of
+ * the post-average workload over T = @k @b, the one the Toeplitz and BLT
+ * fits score (mafalda.c). */
+gboolean mf_spectral_check_fit(const MfGramSpectral *g, guint k, guint b, const char *what,
+                               GError **error);
+
 /* @x rounded up to the smallest positive double when @truth_positive and @x
  * underflowed to 0: a positive sensitivity is never returned as 0. */
 static inline double mf_no_zero(double x, gboolean truth_positive) {

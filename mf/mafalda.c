@@ -61,6 +61,32 @@ gboolean mf_mafalda_toeplitz(const double *W, guint n, guint k, guint b, guint w
   MfGramSpectral *g = mf_gram_spectral_new(W, n, k * b, MF_WORKLOAD_POST_AVERAGE, error);
   if (!g)
     return FALSE;
+  gboolean ok = mf_mafalda_toeplitz_spectral(g, k, b, w, c, loss, error);
+  mf_gram_spectral_free(g);
+  return ok;
+}
+
+gboolean mf_spectral_check_fit(const MfGramSpectral *g, guint k, guint b, const char *what,
+                               GError **error) {
+  if (g->T == (guint64)k * b && g->e == 1)
+    return TRUE;
+  g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+              "%s: the spectral form is for T = %u (%s), not the post-average workload over "
+              "T = %u x %u",
+              what, g->T, g->e == 1 ? "post-average" : "messages", k, b);
+  return FALSE;
+}
+
+gboolean mf_mafalda_toeplitz_spectral(const MfGramSpectral *g, guint k, guint b, guint w,
+                                      double *c, double *loss, GError **error) {
+  g_return_val_if_fail(g != NULL && c != NULL, FALSE);
+  if (k == 0 || b == 0 || w == 0 || (guint64)k * b > G_MAXUINT || w > k * b) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+                "banded Toeplitz strategy: band %u must be between 1 and T = %u x %u", w, k, b);
+    return FALSE;
+  }
+  if (!mf_spectral_check_fit(g, k, b, "banded Toeplitz strategy", error))
+    return FALSE;
   guint width = 0, wi = MIN(w, b);
   double *start = mf_baseline_coefficients(MF_BASELINE_BSR, k * b, wi, &width, error);
   gboolean ok = start != NULL;
@@ -75,9 +101,9 @@ gboolean mf_mafalda_toeplitz(const double *W, guint n, guint k, guint b, guint w
       break;
     wi = MIN(2 * wi, w);
   }
-  mf_gram_spectral_free(g);
   return ok;
 }
+
 
 double *mf_mafalda_toeplitz_c(const double *W, guint n, guint T, guint k, guint b, guint w,
                               GError **error) {

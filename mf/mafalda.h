@@ -41,6 +41,11 @@ double *mf_mafalda_c(guint n, guint T, guint k, guint b, guint band, const doubl
  */
 gboolean mf_mafalda_toeplitz(const double *W, guint n, guint k, guint b, guint w, double *c,
                              double *loss, GError **error);
+/* The same from W's spectral form @g (mf_gram_spectral_new of the
+ * post-average workload over T = k b; MF_ERROR_INVALID_ARGUMENT otherwise):
+ * no O(n^3) of its own, the same fit to the bit. */
+gboolean mf_mafalda_toeplitz_spectral(const MfGramSpectral *g, guint k, guint b, guint w,
+                                      double *c, double *loss, GError **error);
 
 /* The same as a dense T x T lower-triangular C (g_free), T = k b; NULL with
  * @error set. O(T^2) more. */
@@ -63,6 +68,9 @@ double *mf_mafalda_toeplitz_c(const double *W, guint n, guint T, guint k, guint 
  */
 gboolean mf_mafalda_blt(const double *W, guint n, guint k, guint b, guint d, double *theta,
                         double *w, double *loss, GError **error);
+/* The same from W's spectral form @g, as mf_mafalda_toeplitz_spectral. */
+gboolean mf_mafalda_blt_spectral(const MfGramSpectral *g, guint k, guint b, guint d,
+                                 double *theta, double *w, double *loss, GError **error);
 
 /* The same as a dense T x T lower-triangular C (g_free), T = k b, and
  * (nullable, d doubles each) its parameters; NULL with @error set. O(T^2)

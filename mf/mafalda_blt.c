@@ -107,9 +107,8 @@ static gboolean blt_warm(const MfGramSpectral *g, guint k, guint b, guint d, dou
          mf_blt_fit(g, k, b, d, theta, w, loss, error);
 }
 
-gboolean mf_mafalda_blt(const double *W, guint n, guint k, guint b, guint d, double *theta,
-                        double *w, double *loss, GError **error) {
-  g_return_val_if_fail(W != NULL && theta != NULL && w != NULL, FALSE);
+/* The arguments mf_mafalda_blt and mf_mafalda_blt_spectral share. */
+static gboolean check_blt_args(guint k, guint b, guint d, GError **error) {
   if (d == 0 || d > MF_BLT_MAX_BUFFERS) {
     g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "BLT strategy: %u buffers, must be between 1 and %d", d, MF_BLT_MAX_BUFFERS);
@@ -120,12 +119,27 @@ gboolean mf_mafalda_blt(const double *W, guint n, guint k, guint b, guint d, dou
                 "BLT strategy: epochs x batches = %u x %u must be positive and fit a guint", k, b);
     return FALSE;
   }
+  return TRUE;
+}
+
+gboolean mf_mafalda_blt(const double *W, guint n, guint k, guint b, guint d, double *theta,
+                        double *w, double *loss, GError **error) {
+  g_return_val_if_fail(W != NULL && theta != NULL && w != NULL, FALSE);
+  if (!check_blt_args(k, b, d, error))
+    return FALSE;
   MfGramSpectral *g = mf_gram_spectral_new(W, n, k * b, MF_WORKLOAD_POST_AVERAGE, error);
   if (!g)
     return FALSE;
   gboolean ok = blt_warm(g, k, b, d, theta, w, loss, error);
   mf_gram_spectral_free(g);
   return ok;
+}
+
+gboolean mf_mafalda_blt_spectral(const MfGramSpectral *g, guint k, guint b, guint d,
+                                 double *theta, double *w, double *loss, GError **error) {
+  g_return_val_if_fail(g != NULL && theta != NULL && w != NULL, FALSE);
+  return check_blt_args(k, b, d, error) && mf_spectral_check_fit(g, k, b, "BLT strategy", error) &&
+         blt_warm(g, k, b, d, theta, w, loss, error);
 }
 
 double *mf_mafalda_blt_c(const double *W, guint n, guint T, guint k, guint b, guint d,

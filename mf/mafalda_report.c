@@ -192,11 +192,12 @@ static gboolean optimize_all(const Work *wk, const double *H, const MfMafaldaRep
 
 /* The banded Toeplitz strategy fitted to this graph (O(n^2 T) per
  * evaluation, warm started from shorter horizons): needs a reversible W. */
-static gboolean fit_toeplitz(MfMafaldaReport *r, const double *W, GError **error) {
+static gboolean fit_toeplitz(MfMafaldaReport *r, const MfGramSpectral *spectral,
+                             GError **error) {
   double cpu = thread_cpu();
   double *c = g_new(double, r->toeplitz_band);
-  gboolean ok = mf_mafalda_toeplitz(W, r->n, r->k, r->b, r->toeplitz_band, c,
-                                    &r->loss[MF_MAFALDA_TOEPLITZ], error);
+  gboolean ok = mf_mafalda_toeplitz_spectral(spectral, r->k, r->b, r->toeplitz_band, c,
+                                             &r->loss[MF_MAFALDA_TOEPLITZ], error);
   if (ok)
     r->sensitivity[MF_MAFALDA_TOEPLITZ] = sqrt(
         mf_sensitivity2_toeplitz(c, r->toeplitz_band, r->T, r->k, r->b));
@@ -207,11 +208,11 @@ static gboolean fit_toeplitz(MfMafaldaReport *r, const double *W, GError **error
 
 /* The BLT strategy fitted to this graph (d buffers, O(n^2 T + b k^2 d^2)
  * per evaluation): needs a reversible W. */
-static gboolean fit_blt(MfMafaldaReport *r, const double *W, GError **error) {
+static gboolean fit_blt(MfMafaldaReport *r, const MfGramSpectral *spectral, GError **error) {
   double cpu = thread_cpu();
   guint d = r->blt_buffers;
-  gboolean ok = mf_mafalda_blt(W, r->n, r->k, r->b, d, r->blt_theta, r->blt_w,
-                               &r->loss[MF_MAFALDA_BLT], error);
+  gboolean ok = mf_mafalda_blt_spectral(spectral, r->k, r->b, d, r->blt_theta, r->blt_w,
+                                        &r->loss[MF_MAFALDA_BLT], error);
   if (ok)
     r->sensitivity[MF_MAFALDA_BLT] = sqrt(
         mf_sensitivity2_blt(r->blt_theta, r->blt_w, d, r->T, r->k, r->b, NULL));
@@ -321,7 +322,10 @@ gboolean mf_mafalda_report(const double *W, guint n, const MfMafaldaReportOption
   }
   g_clear_error(&sub);
   if (!opt->skip_dense) {
-    H = mf_gram_static(W, n, T, opt->workload, MF_GRAM_AUTO, 0, error);
+    /* From the spectral form when there is one: W's eigendecomposition, the
+     * O(n^3) of both, once. */
+    H = spectral != NULL ? mf_gram_spectral_dense(spectral, error)
+                         : mf_gram_static(W, n, T, opt->workload, MF_GRAM_AUTO, 0, error);
     if (!H)
       goto out;
     r->trace_H = 0.0;
@@ -359,13 +363,13 @@ gboolean mf_mafalda_report(const double *W, guint n, const MfMafaldaReportOption
   if (ok && spectral && opt->workload == MF_WORKLOAD_POST_AVERAGE &&
       asked(&wk, MF_MAFALDA_TOEPLITZ)) {
     t = g_get_monotonic_time();
-    ok = fit_toeplitz(r, W, error) && checkpoint(opt, MF_MAFALDA_STAGE_TOEPLITZ, error);
+    ok = fit_toeplitz(r, spectral, error) && checkpoint(opt, MF_MAFALDA_STAGE_TOEPLITZ, error);
     r->seconds_baselines += seconds_since(t);
   }
   if (ok && spectral && opt->workload == MF_WORKLOAD_POST_AVERAGE && r->blt_buffers > 0 &&
       asked(&wk, MF_MAFALDA_BLT)) {
     t = g_get_monotonic_time();
-    ok = fit_blt(r, W, error) && checkpoint(opt, MF_MAFALDA_STAGE_BLT, error);
+    ok = fit_blt(r, spectral, error) && checkpoint(opt, MF_MAFALDA_STAGE_BLT, error);
     r->seconds_baselines += seconds_since(t);
   }
   if (ok && maf)

@@ -42,9 +42,10 @@ static const ScenKeyInfo keys[] = {
     /* [network] */
     {"network", "latency", SCEN_TYPE_SPEC, "constant:ms=0", NO_RANGE, 0, NULL,
      "link latency: constant:ms=X, uniform:min=A,max=B, lognormal:mu=M,sigma=S; measured: "
-     "links:file=PATH,unit=ms|s (an edge list's latency column) or "
-     "country:rtt=PATH,seed=S[,intra=PATH] (RIPE Atlas country RTTs); paths relative to the "
-     "scenario file"},
+     "links:file=PATH,unit=ms|s (an edge list's latency column), "
+     "country:rtt=PATH,seed=S[,intra=PATH] (RIPE Atlas country RTTs) or "
+     "geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,max=MS,seed=S] (node coordinates, great-circle "
+     "distance); paths relative to the scenario file"},
     {"network", "loss", SCEN_TYPE_SPEC, "0", NO_RANGE, 0, NULL,
      "message loss probability (not in sync mode)"},
     /* [protocol] */

@@ -40,12 +40,24 @@ struct SimLatencyData {
   double *cum;       /* cumulative weights, cum[n - 1] = 1 */
   SimRttStat *pairs; /* n x n, symmetric */
   gboolean intra;    /* the same-AS row stands in for missing own rows */
+  SimGeoNodes *geo;  /* geo */
 };
 
 /* ---- Spec keys ---- */
 
 #define LINKS_USAGE "links:file=PATH,unit=ms|s"
 #define COUNTRY_USAGE "country:rtt=PATH,seed=S[,intra=PATH]"
+#define GEO_USAGE "geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,max=MS,seed=S]"
+
+/* The geo model's defaults: the least-squares line of the pseudo-mainnet
+ * overlay's link latencies on their great-circle lengths and the spread of
+ * the latencies around it, over all its links (bench/geo_latency_fit.py,
+ * data/README.md): the overlay's mean latency, 77 ms, on its own links. */
+#define GEO_BASE_MS 55.1
+#define GEO_PER_KM_MS 0.003767
+#define GEO_JITTER 0.9615
+#define GEO_MAX_MS 636.8 /* the overlay's largest link latency */
+#define GEO_SEED 1
 
 /* A path key's file must exist now, so validate finds a typo. */
 static gboolean check_path(const char *spec, const char *key, const char *path, GError **error) {
@@ -71,14 +83,32 @@ static gboolean parse_seed(const char *spec, const char *val, guint64 *out, GErr
   return TRUE;
 }
 
-/* Stores one key=value of a measured spec into @l; @seen marks keys given. */
+/* A geo: constant: finite and >= 0. */
+static gboolean parse_constant(const char *spec, const char *key, const char *val, double *out,
+                               GError **error) {
+  char *end = NULL;
+  errno = 0;
+  double v = g_ascii_strtod(val, &end);
+  if (end == val || *end || errno == ERANGE || !isfinite(v) || v < 0) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "latency spec \"%s\": %s '%s' is not a finite number >= 0", spec, key, val);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
+/* Stores one key=value of a measured spec into @l; @seen marks keys given.
+ * Key 0 is the file and key 1 the unit or the seed in every model. */
 static gboolean set_key(const char *spec, const char *key, const char *val, SimLatency *l,
                         guint *seen, GError **error) {
-  gboolean links = l->kind == SIM_LATENCY_LINKS;
+  gboolean links = l->kind == SIM_LATENCY_LINKS, geo = l->kind == SIM_LATENCY_GEO;
   static const char *const links_keys[] = {"file", "unit"};
   static const char *const country_keys[] = {"rtt", "seed", "intra"};
-  const char *const *keys = links ? links_keys : country_keys;
-  guint n = links ? G_N_ELEMENTS(links_keys) : G_N_ELEMENTS(country_keys);
+  static const char *const geo_keys[] = {"nodes", "seed", "base", "per_km", "jitter", "max"};
+  const char *const *keys = links ? links_keys : geo ? geo_keys : country_keys;
+  guint n = links ? G_N_ELEMENTS(links_keys)
+                  : geo ? G_N_ELEMENTS(geo_keys) : G_N_ELEMENTS(country_keys);
   guint k = 0;
   while (k < n && g_ascii_strcasecmp(key, keys[k]) != 0)
     k++;
@@ -86,7 +116,7 @@ static gboolean set_key(const char *spec, const char *key, const char *val, SimL
     char *hint = spec_did_you_mean(key, keys, n);
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                 "latency spec \"%s\": unknown key '%s' (expected %s)%s", spec, key,
-                links ? LINKS_USAGE : COUNTRY_USAGE, hint);
+                links ? LINKS_USAGE : geo ? GEO_USAGE : COUNTRY_USAGE, hint);
     g_free(hint);
     return FALSE;
   }
@@ -115,6 +145,13 @@ static gboolean set_key(const char *spec, const char *key, const char *val, SimL
   }
   if (!links && k == 1)
     return parse_seed(spec, val, &l->seed, error);
+  if (geo && k >= 2)
+    return parse_constant(spec, keys[k], val,
+                          k == 2   ? &l->base_ms
+                          : k == 3 ? &l->per_km_ms
+                          : k == 4 ? &l->jitter
+                                   : &l->max_ms,
+                          error);
   if (!check_path(spec, keys[k], val, error))
     return FALSE;
   if (!links && k == 2)
@@ -126,10 +163,17 @@ static gboolean set_key(const char *spec, const char *key, const char *val, SimL
 
 gboolean sim_latency_parse_measured(const char *spec, const char *params, SimLatency *l,
                                     GError **error) {
-  gboolean links = l->kind == SIM_LATENCY_LINKS;
-  const char *usage = links ? LINKS_USAGE : COUNTRY_USAGE;
+  gboolean links = l->kind == SIM_LATENCY_LINKS, geo = l->kind == SIM_LATENCY_GEO;
+  const char *usage = links ? LINKS_USAGE : geo ? GEO_USAGE : COUNTRY_USAGE;
   gchar **items = g_strsplit(params, ",", -1);
   guint seen = 0;
+  if (geo) {
+    l->base_ms = GEO_BASE_MS;
+    l->per_km_ms = GEO_PER_KM_MS;
+    l->jitter = GEO_JITTER;
+    l->max_ms = GEO_MAX_MS;
+    l->seed = GEO_SEED;
+  }
   gboolean ok = TRUE;
   for (guint i = 0; ok && items[i]; i++) {
     char *item = g_strstrip(items[i]);
@@ -146,11 +190,11 @@ gboolean sim_latency_parse_measured(const char *spec, const char *params, SimLat
     ok = set_key(spec, g_strstrip(item), g_strstrip(eq + 1), l, &seen, error);
   }
   g_strfreev(items);
-  /* Required: file and unit (links), rtt and seed (country). */
-  const char *missing = !ok              ? NULL
-                        : !(seen & 1u)   ? (links ? "file" : "rtt")
-                        : !(seen & 2u)   ? (links ? "unit" : "seed")
-                                         : NULL;
+  /* Required: file and unit (links), rtt and seed (country), nodes (geo). */
+  const char *missing = !ok            ? NULL
+                        : !(seen & 1u) ? (links ? "file" : geo ? "nodes" : "rtt")
+                        : !(seen & 2u) && !geo ? (links ? "unit" : "seed")
+                                               : NULL;
   if (missing != NULL) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                 "latency spec \"%s\": missing key '%s' (expected %s)", spec, missing, usage);
@@ -165,8 +209,9 @@ char *sim_latency_spec_rebase(const char *spec, const char *dir) {
   if (colon == NULL)
     return g_strdup(spec);
   char *model = g_strstrip(g_strndup(spec, (gsize)(colon - spec)));
-  gboolean measured =
-      g_ascii_strcasecmp(model, "links") == 0 || g_ascii_strcasecmp(model, "country") == 0;
+  gboolean measured = g_ascii_strcasecmp(model, "links") == 0 ||
+                     g_ascii_strcasecmp(model, "country") == 0 ||
+                     g_ascii_strcasecmp(model, "geo") == 0;
   g_free(model);
   if (!measured)
     return g_strdup(spec);
@@ -180,7 +225,8 @@ char *sim_latency_spec_rebase(const char *spec, const char *dir) {
     char *val = eq != NULL ? g_strstrip(g_strdup(eq + 1)) : NULL;
     gboolean path = key != NULL && *val != '\0' && !g_path_is_absolute(val) &&
                     (g_ascii_strcasecmp(key, "file") == 0 || g_ascii_strcasecmp(key, "rtt") == 0 ||
-                     g_ascii_strcasecmp(key, "intra") == 0);
+                     g_ascii_strcasecmp(key, "intra") == 0 ||
+                     g_ascii_strcasecmp(key, "nodes") == 0);
     if (path) {
       char *abs = g_canonicalize_filename(val, dir);
       g_string_append_printf(out, "%s=%s", key, abs);
@@ -221,6 +267,7 @@ void sim_latency_data_unref(SimLatencyData *d) {
   g_free(d->code);
   g_free(d->cum);
   g_free(d->pairs);
+  sim_geo_nodes_free(d->geo);
   g_free(d);
 }
 
@@ -712,8 +759,16 @@ SimLatencyData *sim_latency_data_load(const SimLatency *lat, GError **error) {
   g_return_val_if_fail(lat != NULL, NULL);
   if (!SIM_LATENCY_IS_MEASURED(lat) || lat->file == NULL) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
-                "sim_latency_data_load: not a measured latency model (links: or country:)");
+                "sim_latency_data_load: not a measured latency model (links:, country: or geo:)");
     return NULL;
+  }
+  if (lat->kind == SIM_LATENCY_GEO) {
+    SimGeoNodes *geo = sim_geo_nodes_load(lat, error);
+    if (geo == NULL)
+      return NULL;
+    SimLatencyData *d = data_new(SIM_LATENCY_GEO, lat->file);
+    d->geo = geo;
+    return d;
   }
   return lat->kind == SIM_LATENCY_LINKS ? load_links(lat, error) : load_country(lat, error);
 }
@@ -765,6 +820,8 @@ gboolean sim_latency_data_pair(const SimLatencyData *d, guint a, guint b, SimRtt
 
 gboolean sim_latency_data_delay(const SimLatencyData *d, guint32 from, guint32 to, SimTime *ns) {
   g_return_val_if_fail(d != NULL && ns != NULL, FALSE);
+  if (d->kind == SIM_LATENCY_GEO)
+    return sim_geo_nodes_delay(d->geo, from, to, ns);
   if (d->kind == SIM_LATENCY_LINKS) {
     gssize k = find_link(d, from, to);
     if (k < 0)
@@ -790,8 +847,16 @@ gboolean sim_latency_data_delay(const SimLatencyData *d, guint32 from, guint32 t
   return TRUE;
 }
 
+gboolean sim_latency_data_position(const SimLatencyData *d, guint32 node, double *lon,
+                                   double *lat) {
+  g_return_val_if_fail(d != NULL && lon != NULL && lat != NULL, FALSE);
+  return d->kind == SIM_LATENCY_GEO && sim_geo_nodes_position(d->geo, node, lon, lat);
+}
+
 char *sim_latency_data_describe(const SimLatencyData *d) {
   g_return_val_if_fail(d != NULL, NULL);
+  if (d->kind == SIM_LATENCY_GEO)
+    return sim_geo_nodes_describe(d->geo);
   if (d->kind == SIM_LATENCY_LINKS)
     return g_strdup_printf("links: %" G_GSIZE_FORMAT " directed links over %u nodes from %s, %"
                            G_GSIZE_FORMAT " of them listed both ways; a direction the file "

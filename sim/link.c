@@ -92,7 +92,8 @@ static char *split_model(const char *what, const char *spec, const char *usage, 
 
 #define LATENCY_USAGE                                                                      \
   "constant:ms=MS, uniform:min=MS,max=MS, lognormal:mu=M,sigma=S, links:file=PATH,unit=ms|s " \
-  "or country:rtt=PATH,seed=S[,intra=PATH]"
+  "country:rtt=PATH,seed=S[,intra=PATH] or "                                                  \
+  "geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,max=MS,seed=S]"
 
 gboolean sim_latency_check(const SimLatency *l, GError **error) {
   g_return_val_if_fail(l != NULL, FALSE);
@@ -112,6 +113,11 @@ gboolean sim_latency_check(const SimLatency *l, GError **error) {
     break;
   case SIM_LATENCY_COUNTRY:
     ok = l->file != NULL;
+    break;
+  case SIM_LATENCY_GEO:
+    ok = l->file != NULL && isfinite(l->base_ms) && l->base_ms >= 0 && isfinite(l->per_km_ms) &&
+         l->per_km_ms >= 0 && isfinite(l->jitter) && l->jitter >= 0 && isfinite(l->max_ms) &&
+         l->max_ms >= 0;
     break;
   default:
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT, "latency model kind %d is unknown",
@@ -162,15 +168,18 @@ gboolean sim_latency_parse(const char *spec, SimLatency *out, GError **error) {
     n_keys = 2;
     usage = "lognormal:mu=M,sigma=S with ln(latency in ms) ~ N(M, S^2)";
   } else if (g_ascii_strcasecmp(model, "links") == 0 ||
-             g_ascii_strcasecmp(model, "country") == 0) {
-    l.kind = g_ascii_strcasecmp(model, "links") == 0 ? SIM_LATENCY_LINKS : SIM_LATENCY_COUNTRY;
+             g_ascii_strcasecmp(model, "country") == 0 || g_ascii_strcasecmp(model, "geo") == 0) {
+    l.kind = g_ascii_strcasecmp(model, "links") == 0 ? SIM_LATENCY_LINKS
+             : g_ascii_strcasecmp(model, "geo") == 0 ? SIM_LATENCY_GEO
+                                                      : SIM_LATENCY_COUNTRY;
     g_free(model);
     if (!sim_latency_parse_measured(spec, params, &l, error))
       return FALSE;
     *out = l;
     return TRUE;
   } else {
-    static const char *const models[] = {"constant", "uniform", "lognormal", "links", "country"};
+    static const char *const models[] = {"constant", "uniform", "lognormal",
+                                         "links",    "country", "geo"};
     char *hint = spec_did_you_mean(model, models, G_N_ELEMENTS(models));
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                 "latency spec \"%s\": unknown model '%s' (expected %s)%s", spec, model,
@@ -207,8 +216,10 @@ gboolean sim_latency_parse(const char *spec, SimLatency *out, GError **error) {
                   spec);
       return FALSE;
     }
-    break;  case SIM_LATENCY_LINKS:
+    break;
+  case SIM_LATENCY_LINKS:
   case SIM_LATENCY_COUNTRY:
+  case SIM_LATENCY_GEO:
     break; /* read by sim_latency_parse_measured above */
   }
   *out = l;
@@ -263,6 +274,17 @@ char *sim_latency_to_string(const SimLatency *l) {
     if (l->intra != NULL)
       g_string_append_printf(s, ",intra=%s", l->intra);
     break;
+  case SIM_LATENCY_GEO:
+    g_string_append_printf(s, "geo:nodes=%s,", l->file ? l->file : "");
+    append_double(s, "base", l->base_ms);
+    g_string_append_c(s, ',');
+    append_double(s, "per_km", l->per_km_ms);
+    g_string_append_c(s, ',');
+    append_double(s, "jitter", l->jitter);
+    g_string_append_c(s, ',');
+    append_double(s, "max", l->max_ms);
+    g_string_append_printf(s, ",seed=%" G_GUINT64_FORMAT, l->seed);
+    break;
   default:
     g_string_append_printf(s, "unknown-model-%d", (int)l->kind);
   }
@@ -280,6 +302,7 @@ double sim_latency_mean_ms(const SimLatency *l) {
     return exp(l->mu + 0.5 * l->sigma * l->sigma);
   case SIM_LATENCY_LINKS:
   case SIM_LATENCY_COUNTRY:
+  case SIM_LATENCY_GEO:
     return NAN;
   }
   return NAN;
@@ -296,6 +319,7 @@ SimTime sim_latency_sample(const SimLatency *l, gsl_rng *rng) {
     return sim_ms_to_ns(gsl_ran_lognormal(rng, l->mu, l->sigma));
   case SIM_LATENCY_LINKS:
   case SIM_LATENCY_COUNTRY:
+  case SIM_LATENCY_GEO:
     return 0;
   }
   return 0;

@@ -14,6 +14,13 @@
  *                             nodes drawn into countries, each link's delay
  *                             drawn from its pair's round-trip statistics
  *                             (RIPE Atlas tables, data/README.md), halved
+ *   geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,max=MS,seed=S]
+ *                             nodes at the longitude and latitude of a node
+ *                             file, each link's delay (base + per_km x the
+ *                             great-circle km) times a log-normal factor of
+ *                             mean 1, at most max (latency_geo.c; defaults
+ *                             fitted to the pseudo-mainnet overlay,
+ *                             data/README.md)
  * Loss specs: `bernoulli:p=0.1` or a bare probability `0.1`.
  */
 #ifndef DPG_SIM_LINK_H
@@ -31,25 +38,29 @@ typedef enum {
   SIM_LATENCY_LOGNORMAL,
   SIM_LATENCY_LINKS,
   SIM_LATENCY_COUNTRY,
+  SIM_LATENCY_GEO,
 } SimLatencyKind;
 
 /** A latency model; only the fields of its kind are read. */
 typedef struct {
   SimLatencyKind kind;
   double ms;             /* constant */
-  double min_ms, max_ms; /* uniform */
+  double min_ms, max_ms; /* uniform; max_ms also geo */
   double mu, sigma;      /* lognormal, of ln(ms) */
   /* links: the edge list and ms per unit of its latency column; country:
-   * the pair table, the same-AS table (NULL: none) and the seed. Paths are
-   * interned (g_intern_string), so a SimLatency is copied by value. */
+   * the pair table, the same-AS table (NULL: none) and the seed; geo: the
+   * node file, the seed and the delay's constants below. Paths are interned
+   * (g_intern_string), so a SimLatency is copied by value. */
   const char *file, *intra;
   double unit_ms;
   guint64 seed;
+  double base_ms, per_km_ms, jitter; /* geo */
 } SimLatency;
 
 /** Whether @latency reads measured data (a file) to give each link its delay. */
 #define SIM_LATENCY_IS_MEASURED(latency)                                                   \
-  ((latency)->kind == SIM_LATENCY_LINKS || (latency)->kind == SIM_LATENCY_COUNTRY)
+  ((latency)->kind == SIM_LATENCY_LINKS || (latency)->kind == SIM_LATENCY_COUNTRY ||          \
+   (latency)->kind == SIM_LATENCY_GEO)
 
 /** Latencies are clamped to this (about 146 years) so arrival times never wrap. */
 #define SIM_LATENCY_MAX ((SimTime)1 << 62)
@@ -120,7 +131,10 @@ typedef struct SimLatencyData SimLatencyData;
  * >= 0, no link twice; labels 0..n-1 are kept, any other labelling is
  * numbered by first appearance (as topo_graph_load numbers the same file).
  * country: the RIPE Atlas tables (data/README.md); countries whose pairs are
- * all measured are kept, heaviest first (see latency_data.c).
+ * all measured are kept, heaviest first (see latency_data.c). geo: a CSV node
+ * file whose header names a longitude and a latitude column (long, lon or
+ * longitude; lat or latitude) and optionally an id column (index, id or
+ * node: ids 0..n-1, each once; without it row k is node k), in degrees.
  * Errors: SIM_ERROR_INVALID_ARGUMENT for a model that is not measured,
  * SIM_ERROR_PARSE with FILE:LINE for a bad line, G_FILE_ERROR for a file
  * that cannot be read. O(file size + L log L) for L links.
@@ -134,14 +148,36 @@ void sim_latency_data_unref(SimLatencyData *data);
  * the file's latency of the link, else of @to -> @from; FALSE when neither
  * is listed. country: RTT / 2 with the RTT drawn once per unordered pair
  * from its countries' statistics, a function of the seed and the two ids
- * alone (no random stream: the same in every run, thread and rank).
- * O(log degree) for links, O(log countries) for country.
+ * alone (no random stream: the same in every run, thread and rank). geo:
+ * min(max, (base + per_km x sim_great_circle_km) x exp(jitter z - jitter^2 /
+ * 2)), z a standard normal drawn once per unordered pair in the same way;
+ * FALSE for a node the file does not place.
+ * O(log degree) for links, O(log countries) for country, O(1) for geo.
  */
 gboolean sim_latency_data_delay(const SimLatencyData *data, guint32 from, guint32 to,
                                 SimTime *ns);
 
 /** sim_latency_data_describe: one line saying what was loaded (g_free). */
 char *sim_latency_data_describe(const SimLatencyData *data);
+
+/** The mean Earth radius (IUGG) of the geo model's distances, in km. */
+#define SIM_EARTH_RADIUS_KM 6371.0088
+
+/**
+ * sim_great_circle_km: the great-circle distance in km between two points
+ * given as longitude and latitude in degrees, on a sphere of radius
+ * SIM_EARTH_RADIUS_KM (the haversine formula: accurate at every distance,
+ * 0 included). O(1).
+ */
+double sim_great_circle_km(double lon1, double lat1, double lon2, double lat2);
+
+/**
+ * sim_latency_data_position: the longitude and latitude (degrees) of @node
+ * under a geo model into *@lon and *@lat; FALSE for another model or a node
+ * the file does not place. O(1).
+ */
+gboolean sim_latency_data_position(const SimLatencyData *data, guint32 node, double *lon,
+                                   double *lat);
 
 /** The round-trip statistics of one pair of countries, in ms. */
 typedef struct {

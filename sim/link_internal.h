@@ -29,10 +29,19 @@ static inline SimTime sim_ms_to_ns(double ms) {
   return (SimTime)(ns + 0.5);
 }
 
-/* The keys of a links: or country: spec (@params points into @spec) into
- * @l, whose kind is set; SIM_ERROR_PARSE as sim_latency_parse. */
+/* The keys of a links:, country: or geo: spec (@params points into @spec)
+ * into @l, whose kind is set; SIM_ERROR_PARSE as sim_latency_parse. */
 gboolean sim_latency_parse_measured(const char *spec, const char *params, SimLatency *l,
                                     GError **error);
+
+/* latency_geo.c: the node positions of a geo: model and its delays (the
+ * contracts of sim_latency_data_load, _delay, _describe and _position). */
+typedef struct SimGeoNodes SimGeoNodes;
+SimGeoNodes *sim_geo_nodes_load(const SimLatency *latency, GError **error);
+void sim_geo_nodes_free(SimGeoNodes *g);
+gboolean sim_geo_nodes_delay(const SimGeoNodes *g, guint32 from, guint32 to, SimTime *ns);
+gboolean sim_geo_nodes_position(const SimGeoNodes *g, guint32 node, double *lon, double *lat);
+char *sim_geo_nodes_describe(const SimGeoNodes *g);
 
 typedef struct {
   gint64 key; /* (from << 32) | to; the hash key points here */

@@ -65,6 +65,13 @@ gboolean sim_link_model_delay(const SimLinkModel *model, guint32 from, guint32 t
                               GError **error) {
   if (sim_latency_data_delay(model->data, from, to, ns))
     return TRUE;
+  if (model->params.latency.kind == SIM_LATENCY_GEO) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "link %u -> %u has no latency: %s does not place node %u: the node file must "
+                "place every node of the graph (ids 0..n-1)",
+                from, to, model->params.latency.file, MAX(from, to));
+    return FALSE;
+  }
   g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
               "link %u -> %u has no latency in %s (nor %u -> %u): the latency file must list "
               "every link of the graph in one direction at least",

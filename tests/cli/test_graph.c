@@ -295,6 +295,40 @@ static void test_load_notice(void) {
   g_free(path);
 }
 
+/* --latency geo: three nodes a quarter of a great circle apart (two on the
+ * equator, one at the pole) make every link of a triangle pi R / 2 km long:
+ * with base 0, per_km 1 and no jitter each of its 6 directed links takes
+ * that many ms. A node the file does not place is refused, as a run would. */
+static void test_latency(void) {
+  char *dir = test_tmpdir("graph-latency");
+  char *nodes = g_build_filename(dir, "nodes.csv", NULL);
+  g_assert_true(g_file_set_contents(nodes, "id,lon,lat\n2,0,90\n0,0,0\n1,90,0\n", -1, NULL));
+  char *spec = g_strdup_printf("geo:nodes=%s,base=0,per_km=1,jitter=0,max=1e9", nodes);
+  CliRun r = cli_run("graph", "--generate", "ring:n=3", "--latency", spec, "--format", "json");
+  g_assert_cmpint(r.status, ==, 0);
+  JsonParser *p;
+  JsonObject *lat = json_object_get_object_member(cli_run_json(&r, &p), "latency");
+  double quarter = G_PI / 2 * 6371.0088;
+  g_assert_cmpint(json_object_get_int_member(lat, "links"), ==, 6);
+  g_assert_cmpint(json_object_get_int_member(lat, "located_nodes"), ==, 3);
+  g_assert_cmpfloat(fabs(member_double(lat, "min_ms") - quarter), <=, 1e-6);
+  g_assert_cmpfloat(fabs(member_double(lat, "max_ms") - quarter), <=, 1e-6);
+  g_object_unref(p);
+  cli_run_clear(&r);
+  r = cli_run("graph", "--generate", "ring:n=3", "--latency", spec);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "locations      3 nodes placed"));
+  cli_run_clear(&r);
+  expect_error(1, "link 0 -> 3 has no delay",
+               (const char *const[]){"graph", "--generate", "ring:n=4", "--latency", spec, NULL});
+  expect_error(2, "give a measured model", (const char *const[]){"graph", "--generate", "ring:n=4",
+                                                                 "--latency", "constant:ms=1", NULL});
+  g_free(spec);
+  g_free(nodes);
+  test_rmtree(dir);
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/version", test_version);
@@ -310,5 +344,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/graph/disconnected", test_disconnected);
   g_test_add_func("/cli/graph/formats", test_formats);
   g_test_add_func("/cli/graph/bad-inputs", test_bad_inputs);
+  g_test_add_func("/cli/graph/latency", test_latency);
   return g_test_run();
 }

@@ -325,6 +325,40 @@ static void test_blt_fit(void) {
   g_free(W);
 }
 
+/* The fits from a spectral form are the fits from W, to the bit; a spectral
+ * form of the messages workload or of another horizon is refused. */
+static void test_fits_from_spectral(void) {
+  guint n, k = 8, b = 3, T = k * b;
+  double *W = test_dense_gossip("erdos:n=30,p=0.2,seed=2,connected=true", &n);
+  GError *err = NULL;
+  MfGramSpectral *g = mf_gram_spectral_new(W, n, T, MF_WORKLOAD_POST_AVERAGE, &err);
+  g_assert_no_error(err);
+  double c1[5], c2[5], l1, l2, t1[3], t2[3], w1[3], w2[3];
+  g_assert_true(mf_mafalda_toeplitz(W, n, k, b, 5, c1, &l1, &err));
+  g_assert_true(mf_mafalda_toeplitz_spectral(g, k, b, 5, c2, &l2, &err));
+  g_assert_no_error(err);
+  g_assert_cmpmem(c1, sizeof c1, c2, sizeof c2);
+  g_assert_true(l1 == l2);
+  g_assert_true(mf_mafalda_blt(W, n, k, b, 3, t1, w1, &l1, &err));
+  g_assert_true(mf_mafalda_blt_spectral(g, k, b, 3, t2, w2, &l2, &err));
+  g_assert_no_error(err);
+  g_assert_cmpmem(t1, sizeof t1, t2, sizeof t2);
+  g_assert_cmpmem(w1, sizeof w1, w2, sizeof w2);
+  g_assert_true(l1 == l2);
+  g_assert_false(mf_mafalda_toeplitz_spectral(g, k, b + 1, 5, c2, NULL, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  MfGramSpectral *m = mf_gram_spectral_new(W, n, T, MF_WORKLOAD_MESSAGES, &err);
+  g_assert_no_error(err);
+  g_assert_false(mf_mafalda_blt_spectral(m, k, b, 3, t2, w2, NULL, &err));
+  g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "messages"));
+  g_clear_error(&err);
+  mf_gram_spectral_free(m);
+  mf_gram_spectral_free(g);
+  g_free(W);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/mf/mf-fast/toeplitz-losses", test_toeplitz_losses);
@@ -334,5 +368,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/mf/mf-fast/blt-losses", test_blt_losses);
   g_test_add_func("/mf/mf-fast/blt-gradient", test_blt_gradient);
   g_test_add_func("/mf/mf-fast/blt-fit", test_blt_fit);
+  g_test_add_func("/mf/mf-fast/fits-from-spectral", test_fits_from_spectral);
   return g_test_run();
 }

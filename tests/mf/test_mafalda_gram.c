@@ -306,6 +306,14 @@ static void test_random_graph_paths_agree(void) {
     double *Hp = mf_gram_static(W, n, T, wl, MF_GRAM_POWERS, 0, &err);
     g_assert_no_error(err);
     g_assert_cmpfloat(mat_rel_err(He, Hp, T * T), <, 1e-12);
+    /* The spectral form's H is the EIGEN method's to the bit. */
+    MfGramSpectral *sp = mf_gram_spectral_new(W, n, T, wl, &err);
+    g_assert_no_error(err);
+    double *Hs = mf_gram_spectral_dense(sp, &err);
+    g_assert_no_error(err);
+    g_assert_true(memcmp(Hs, He, sizeof(double) * T * T) == 0);
+    g_free(Hs);
+    mf_gram_spectral_free(sp);
     g_free(He);
     g_free(Hp);
   }

@@ -1,5 +1,6 @@
 /*
- * tests/sim/test_latency_data.c: measured latency models. links: the file's
+ * tests/sim/test_latency_data.c: measured latency models (geo: in
+ * test_latency_geo.c, its bad specs here). links: the file's
  * latencies exactly (ms and s, plain and gzip), a direction the file omits
  * takes its reverse's, labels numbered as the graph loader numbers them, and
  * bad files refused with FILE:LINE and nothing half-read. country: countries
@@ -109,6 +110,16 @@ static void test_spec(void) {
       {"country:rtt=%s,seed=18446744073709551616", "is not an integer in [0, 2^64-1]"},
       {"country:rtt=%s,seed=1,intr=x", "did you mean 'intra'"},
       {"country:rtt=%s,seed=1,intra", "\"intra\" is not key=value"},
+      {"goe:nodes=%s", "did you mean 'geo'"},
+      {"geo:base=1", "missing key 'nodes' (expected geo:nodes=PATH"},
+      {"geo:nodes=%s,per_kn=1", "unknown key 'per_kn'"},
+      {"geo:nodes=%s,base=-1", "base '-1' is not a finite number >= 0"},
+      {"geo:nodes=%s,jitter=nan", "jitter 'nan' is not a finite number >= 0"},
+      {"geo:nodes=%s,per_km=1e400", "per_km '1e400' is not a finite number >= 0"},
+      {"geo:nodes=%s,seed=x", "seed 'x' is not an integer"},
+      {"geo:nodes=%s,max=-0.5", "max '-0.5' is not a finite number >= 0"},
+      {"geo:nodes=%s,base=1,base=2", "key 'base' given twice"},
+      {"geo:nodes=/nonexistent/n.csv", "nodes=: file not found: /nonexistent/n.csv"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     char *s = g_strdup_printf(bad[i].spec, f);
