@@ -319,13 +319,13 @@ static Shared *resolve_points(ScenScenario *sc, const ScenRunOptions *opt) {
   return sh;
 }
 
-/* An MPI worker runs what it is given, opt->threads at a time. */
+/* An MPI worker runs what it is given, opt->threads at a time. Points with
+ * time-varying schedules run in parallel too: a schedule's graphs depend on
+ * its seed only, and topologies/ serializes every igraph call (its default
+ * RNG included) behind one lock. */
 static void plan_worker(Shared *sh) {
   const ScenRunOptions *opt = sh->opt;
-  gboolean serial = FALSE;
-  for (guint p = 0; p < sh->total_points; p++)
-    serial |= !sh->cfg[p]->schedule_static;
-  sh->threads = serial ? 1 : MAX(1, opt->threads ? opt->threads : g_get_num_processors());
+  sh->threads = MAX(1, opt->threads ? opt->threads : g_get_num_processors());
 }
 
 /* System folders, by their real path: writing there is wrong or impossible
@@ -392,7 +392,6 @@ static gboolean plan_jobs(Shared *sh, ScenRunReport *report, GError **error) {
   /* Jobs: one per distinct resolved configuration not yet finished. */
   GHashTable *job_of = g_hash_table_new(g_str_hash, g_str_equal);
   GArray *jobs = g_array_new(FALSE, TRUE, sizeof(Job));
-  gboolean needs_serial = FALSE;
   for (guint p = 0; p < n; p++) {
     GError *stale = NULL;
     if ((sh->res[p] = point_finished(sh->dirs[p], sh->ini[p], sh->cfg[p]->rounds, &stale))) {
@@ -417,8 +416,6 @@ static gboolean plan_jobs(Shared *sh, ScenRunReport *report, GError **error) {
       j.points[0] = p;
       g_hash_table_insert(job_of, sh->ini[p], GUINT_TO_POINTER(jobs->len));
       g_array_append_val(jobs, j);
-      /* igraph (graph generation, schedules) is not thread-safe. */
-      needs_serial |= !sh->cfg[p]->schedule_static;
     }
   }
   g_hash_table_unref(job_of);
@@ -428,8 +425,6 @@ static gboolean plan_jobs(Shared *sh, ScenRunReport *report, GError **error) {
   sh->jobs = (Job *)jobs->data;
   sh->fraction = g_new0(double, MAX(sh->n_jobs, 1));
   guint threads = opt->threads ? opt->threads : g_get_num_processors();
-  if (needs_serial)
-    threads = 1;
   threads = MAX(1, MIN(threads, MAX(sh->n_jobs, 1)));
   report->threads = sh->threads = threads;
   return TRUE;

@@ -379,6 +379,28 @@ static char **data_lines(const char *dir, const char *name, char **header) {
  * each the largest epsilon of that accounting in the point's privacy.csv.
  * A point whose table has another header (an older version) runs again, and
  * the resumed sweep writes the same bytes. */
+/* Time-varying schedules (generated graphs through igraph's seeded RNG,
+ * matchings, failing edges) run in parallel, with the same bytes as one
+ * thread. */
+static void test_sweep_schedules_parallel(Fix *f, gconstpointer data) {
+  (void)data;
+  const char *text = TASK "[sweep]\ntopology.schedule = resample:erdos:n=6,p=0.6;matching;"
+                          "edge-failure:p=0.3\nsimulation.seed = 1..2\n";
+  ScenScenario *sc = load(f->dir, text, NULL);
+  char *a = g_build_filename(f->dir, "a", NULL), *b = g_build_filename(f->dir, "b", NULL);
+  ScenRunReport rep = {0};
+  run_ok(sc, a, 1, &rep);
+  g_assert_cmpuint(rep.ran, ==, 6);
+  scen_run_report_clear(&rep);
+  run_ok(sc, b, 3, &rep);
+  g_assert_cmpuint(rep.threads, ==, 3);
+  scen_run_report_clear(&rep);
+  assert_same_files(a, b, TRUE);
+  scen_scenario_free(sc);
+  g_free(a);
+  g_free(b);
+}
+
 static void test_sweep_tidy_tables(Fix *f, gconstpointer data) {
   (void)data;
   const char *text = TASK "[collusion.a]\nnodes = 0\n[collusion.b]\nnodes = 2;3\n"
@@ -822,6 +844,7 @@ int main(int argc, char **argv) {
   ADD("task-metrics", test_task_metrics);
   ADD("task-eval-sample", test_task_eval_sample);
   ADD("sweep-determinism-replay-resume", test_sweep_determinism_replay_resume);
+  ADD("sweep-schedules-parallel", test_sweep_schedules_parallel);
   ADD("shared-runs", test_shared_runs);
   ADD("mu-calibration-ldp", test_mu_calibration_ldp);
   ADD("structured-equals-observer", test_structured_equals_observer);
