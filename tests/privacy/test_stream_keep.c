@@ -120,8 +120,8 @@ static void test_bad_options(void) {
   SimNoiseRegistry *reg = sim_noise_registry_new(2, &err);
   SimLinSpace *space = sim_lin_space_new(reg, 0, SIM_LIN_SPARSE, 0, &err);
   g_assert_no_error(err);
-  const PrivStreamOptions bad[] = {{.T = 0}, {.T = 1, .clip = -1}, {.T = 1, .clip = NAN},
-                                   {.T = 1, .range_tol = -1e-8}};
+  const PrivStreamOptions bad[] = {
+      {.T = 0}, {.T = 1, .clip = -1}, {.T = 1, .clip = NAN}, {.T = 1, .range_tol = -1e-8}};
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_assert_null(priv_stream_new(space, &bad[i], &err));
     g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
