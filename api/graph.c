@@ -64,14 +64,6 @@ gboolean dpg_graph_gossip(const DpgGraphSpec *spec, TopoGossipKind *kind, GError
   return topo_gossip_kind_parse(spec->gossip != NULL ? spec->gossip : "uniform", kind, error);
 }
 
-/* The command line's note for a figure not computed. */
-static char *skip_note(TopoSummaryStatus status) {
-  const char *how = status == TOPO_SUMMARY_SKIPPED_WORK || status == TOPO_SUMMARY_NO_CONVERGENCE
-                        ? "; rerun with --exact to compute it without a time bound"
-                        : "";
-  return g_strdup_printf("not computed: %s%s", topo_summary_status_reason(status), how);
-}
-
 /* Connected components of @g (igraph's weak components). O(n + m). */
 static gint64 n_components(const TopoGraph *g) {
   igraph_integer_t k = 0;
@@ -104,7 +96,9 @@ DpgTable *dpg_graph(const DpgGraphSpec *spec, int exact, DpgError *err) {
   gboolean diam = s.connected && s.diameter_status == TOPO_SUMMARY_COMPUTED;
   dpg_table_push_int(t, dpg_table_add_col(t, "diameter", DPG_COL_INT),
                      diam ? s.diameter : G_MININT64);
-  char *note = s.diameter_status != TOPO_SUMMARY_COMPUTED ? skip_note(s.diameter_status) : NULL;
+  char *note = s.diameter_status != TOPO_SUMMARY_COMPUTED
+                   ? topo_summary_status_note(s.diameter_status)
+                   : NULL;
   dpg_table_push_string(t, dpg_table_add_col(t, "diameter_note", DPG_COL_STRING), note);
   g_free(note);
   dpg_table_push_int(t, dpg_table_add_col(t, "connected", DPG_COL_INT), s.connected);
@@ -123,7 +117,7 @@ DpgTable *dpg_graph(const DpgGraphSpec *spec, int exact, DpgError *err) {
                                         "never mixes across them; --lcc keeps the largest",
                                         components)
          : gap        ? NULL
-                      : skip_note(s.gap_status);
+                      : topo_summary_status_note(s.gap_status);
   dpg_table_push_string(t, dpg_table_add_col(t, "spectral_gap_note", DPG_COL_STRING), note);
   g_free(note);
   const TopoLoadReport *r = topo_graph_load_report(g);

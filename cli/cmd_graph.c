@@ -8,14 +8,6 @@
 #include "cli/graph_churn.h"
 #include "cli/graph_latency.h"
 
-/* Why a figure is missing and how to get it anyway. */
-static char *skip_note(TopoSummaryStatus status) {
-  const char *how = status == TOPO_SUMMARY_SKIPPED_WORK || status == TOPO_SUMMARY_NO_CONVERGENCE
-                        ? "; rerun with --exact to compute it without a time bound"
-                        : "";
-  return g_strdup_printf("not computed: %s%s", topo_summary_status_reason(status), how);
-}
-
 /* Connected components of @g (union-find over its edges). O(m alpha(n)). */
 static guint n_components(const TopoGraph *g) {
   guint n = topo_graph_n_nodes(g), k = n;
@@ -65,7 +57,7 @@ static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGrap
   else
     cli_json_null(b, "diameter"); /* infinite, or not computed (see the note) */
   if (s->diameter_status != TOPO_SUMMARY_COMPUTED) {
-    char *note = skip_note(s->diameter_status);
+    char *note = topo_summary_status_note(s->diameter_status);
     cli_json_string(b, "diameter_note", note);
     g_free(note);
   }
@@ -81,7 +73,7 @@ static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGrap
   } else if (s->gap_status == TOPO_SUMMARY_COMPUTED) {
     cli_json_number(b, "spectral_gap", s->spectral_gap);
   } else {
-    char *note = skip_note(s->gap_status);
+    char *note = topo_summary_status_note(s->gap_status);
     cli_json_null(b, "spectral_gap");
     cli_json_string(b, "spectral_gap_note", note);
     g_free(note);
@@ -110,7 +102,7 @@ static void print_table(const TopoSummary *s, TopoGossipKind kind, const TopoGra
   printf("edges          %u\n", s->edges);
   printf("degree         min %u  mean %.4f  max %u\n", s->deg_min, s->deg_mean, s->deg_max);
   if (s->diameter_status != TOPO_SUMMARY_COMPUTED) {
-    char *note = skip_note(s->diameter_status);
+    char *note = topo_summary_status_note(s->diameter_status);
     printf("diameter       %s\n", note);
     g_free(note);
   } else if (s->connected) {
@@ -124,7 +116,7 @@ static void print_table(const TopoSummary *s, TopoGossipKind kind, const TopoGra
     printf("spectral gap   0 (%s)\n", note);
     g_free(note);
   } else if (s->gap_status != TOPO_SUMMARY_COMPUTED) {
-    char *note = skip_note(s->gap_status);
+    char *note = topo_summary_status_note(s->gap_status);
     printf("spectral gap   %s\n", note);
     g_free(note);
   } else {

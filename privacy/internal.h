@@ -24,6 +24,14 @@ gsize priv_doubles_bytes(gsize count);
  */
 gboolean priv_check_budget(gsize bytes, gsize max_bytes, const char *what, GError **error);
 
+/*
+ * The options both accountants (the dense reduction and the stream) share,
+ * zeros replaced by their defaults: clipping norm 1, rank_tol 1e-10,
+ * range_tol 1e-8. FALSE when one is not positive or the clipping norm is not
+ * finite; the caller words the error, naming its own options. O(1).
+ */
+gboolean priv_options_resolve(double *clip, double *rank_tol, double *range_tol);
+
 /* g_try_malloc0 of rows*cols doubles; NULL with PRIV_ERROR_MEMORY on failure. */
 double *priv_matrix_new(gsize rows, gsize cols, GError **error);
 

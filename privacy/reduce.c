@@ -153,13 +153,7 @@ static gboolean trailing_independent(const double *Bt, gsize m, gsize r, gsize r
 static gboolean resolve_options(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
                                 PrivKnowledgeOptions *o, guint *T, GError **error) {
   *o = opt ? *opt : (PrivKnowledgeOptions){0};
-  if (o->clip == 0)
-    o->clip = 1.0;
-  if (o->rank_tol == 0)
-    o->rank_tol = 1e-10;
-  if (o->range_tol == 0)
-    o->range_tol = 1e-8;
-  if (!(o->clip > 0) || !isfinite(o->clip) || !(o->rank_tol > 0) || !(o->range_tol > 0)) {
+  if (!priv_options_resolve(&o->clip, &o->rank_tol, &o->range_tol)) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "the clipping norm and the tolerances must be positive and finite "
                 "(clip = %g, rank_tol = %g, range_tol = %g)",

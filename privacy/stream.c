@@ -141,13 +141,8 @@ static void sview_free(gpointer p) {
 
 PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GError **error) {
   PrivStreamOptions o = *opt;
-  if (o.clip == 0)
-    o.clip = 1.0;
-  if (o.rank_tol == 0)
-    o.rank_tol = 1e-10;
-  if (o.range_tol == 0)
-    o.range_tol = 1e-8;
-  if (o.T == 0 || !(o.clip > 0) || !isfinite(o.clip) || !(o.rank_tol > 0) || !(o.range_tol > 0)) {
+  gboolean valid = priv_options_resolve(&o.clip, &o.rank_tol, &o.range_tol);
+  if (o.T == 0 || !valid) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "streaming accountant: T must be positive, the clipping norm and the "
                 "tolerances positive and finite (T = %u, clip = %g, rank_tol = %g, "

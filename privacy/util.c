@@ -15,6 +15,16 @@ gboolean priv_check_budget(gsize bytes, gsize max_bytes, const char *what, GErro
                                   PRIV_ERROR, PRIV_ERROR_MEMORY, error);
 }
 
+gboolean priv_options_resolve(double *clip, double *rank_tol, double *range_tol) {
+  if (*clip == 0)
+    *clip = 1.0;
+  if (*rank_tol == 0)
+    *rank_tol = 1e-10;
+  if (*range_tol == 0)
+    *range_tol = 1e-8;
+  return *clip > 0 && isfinite(*clip) && *rank_tol > 0 && *range_tol > 0;
+}
+
 double *priv_matrix_new(gsize rows, gsize cols, GError **error) {
   return spec_doubles_new(rows, cols, PRIV_ERROR, PRIV_ERROR_MEMORY, error);
 }

@@ -227,16 +227,6 @@ void proto_params_free(ProtoParams *params) {
   g_free(params);
 }
 
-static char *registered_names(void) {
-  guint n = 0;
-  const ProtoVTable **all = proto_registry_list(&n);
-  GString *s = g_string_new(NULL);
-  for (guint i = 0; i < n; i++)
-    g_string_append_printf(s, "%s%s", i ? ", " : "", all[i]->name);
-  g_free(all);
-  return g_string_free(s, FALSE);
-}
-
 gboolean proto_spec_parse(const char *spec, const ProtoVTable **vt_out, ProtoParams **params_out,
                           GError **error) {
   g_return_val_if_fail(vt_out != NULL && params_out != NULL, FALSE);
@@ -253,7 +243,7 @@ gboolean proto_spec_parse(const char *spec, const ProtoVTable **vt_out, ProtoPar
     GError *sub = NULL;
     if (!proto_plugin_find(name, &vt, &sub)) {
       if (g_error_matches(sub, PROTO_ERROR, PROTO_ERROR_UNKNOWN)) {
-        char *valid = registered_names();
+        char *valid = proto_registry_names();
         char **choices = g_strsplit(valid, ", ", -1);
         const char *best = spec_closest(name, (const char *const *)choices, -1);
         if (best != NULL)

@@ -102,6 +102,14 @@ const ProtoVTable *proto_registry_lookup(const char *name);
 const ProtoVTable **proto_registry_list(guint *n);
 
 /**
+ * proto_registry_names: the registered protocols' names in name order,
+ * joined by ", " (the list an unknown protocol's error offers). Thread-safe.
+ * Returns: (transfer full) a g_free-able string.
+ * Complexity: O(registered).
+ */
+char *proto_registry_names(void);
+
+/**
  * proto_vtable_describe: a help text for @vt: "name: summary" then one line
  * per parameter "  key=TYPE (default D, range [a, b]): help". (g_free)
  */

@@ -90,3 +90,13 @@ const ProtoVTable **proto_registry_list(guint *n) {
   g_mutex_unlock(&registry_lock);
   return out;
 }
+
+char *proto_registry_names(void) {
+  guint n = 0;
+  const ProtoVTable **all = proto_registry_list(&n);
+  GString *s = g_string_new(NULL);
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf(s, "%s%s", i ? ", " : "", all[i]->name);
+  g_free(all);
+  return g_string_free(s, FALSE);
+}

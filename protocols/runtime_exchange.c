@@ -53,17 +53,9 @@ static SimMessage *usable(ProtoNode *node, guint from, guint r) {
 /* Position of @v in the node's in-row of its current W, or G_MAXUINT. */
 static guint row_position(const ProtoNode *node, guint v) {
   const ProtoRoundW *w = node->w;
-  const guint *row = w->in_cols + w->in_ptr[node->id];
-  guint lo = 0, hi = w->in_ptr[node->id + 1] - w->in_ptr[node->id];
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (row[mid] < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  guint len = w->in_ptr[node->id + 1] - w->in_ptr[node->id];
-  return lo < len && row[lo] == v ? lo : G_MAXUINT;
+  gsize start = w->in_ptr[node->id], end = w->in_ptr[node->id + 1];
+  gsize p = sim_sorted_search(w->in_cols, start, end, v);
+  return p < end && w->in_cols[p] == v ? (guint)(p - start) : G_MAXUINT;
 }
 
 static void begin_gather(ProtoNode *node) {

@@ -427,17 +427,12 @@ static void resolve_protocol(R *r, ScenConfig *c) {
       return;
     }
     if (proto_registry_lookup(name) == NULL) {
-      guint n = 0;
-      const ProtoVTable **all = proto_registry_list(&n);
-      GString *valid = g_string_new(NULL);
-      for (guint i = 0; i < n; i++)
-        g_string_append_printf(valid, "%s%s", i ? ", " : "", all[i]->name);
-      g_free(all);
+      char *valid = proto_registry_names();
       problem(r, loc, what,
               "unknown protocol '%s' (valid: %s, nonprivate; an installed plugin is found as "
               "NAME." G_MODULE_SUFFIX " in $" PROTO_PLUGIN_PATH_ENV " or the install folder)",
-              name, valid->str);
-      g_string_free(valid, TRUE);
+              name, valid);
+      g_free(valid);
       c->protocol = protocol_abs(r->sc->doc, spec);
       c->proto_name = g_strdup("dsgd");
       g_free(name);

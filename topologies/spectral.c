@@ -207,6 +207,13 @@ const char *topo_summary_status_reason(TopoSummaryStatus status) {
   return "unknown";
 }
 
+char *topo_summary_status_note(TopoSummaryStatus status) {
+  const char *how = status == TOPO_SUMMARY_SKIPPED_WORK || status == TOPO_SUMMARY_NO_CONVERGENCE
+                        ? "; rerun with --exact to compute it without a time bound"
+                        : "";
+  return g_strdup_printf("not computed: %s%s", topo_summary_status_reason(status), how);
+}
+
 gboolean topo_gossip_spectral_gap(const TopoGossip *w, double *gap, GError **error) {
   if (w == NULL || gap == NULL) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,

@@ -396,6 +396,14 @@ typedef enum {
 /* topo_summary_status_reason: a phrase saying why (static string). */
 const char *topo_summary_status_reason(TopoSummaryStatus status);
 
+/*
+ * topo_summary_status_note: what a summary prints in place of a figure not
+ * computed: "not computed: " and the reason, plus how to get it anyway
+ * (--exact) when only a time bound stood in the way.
+ * Returns: (transfer full) a g_free-able string. O(1).
+ */
+char *topo_summary_status_note(TopoSummaryStatus status);
+
 typedef struct {
   guint nodes, edges;
   guint deg_min, deg_max;

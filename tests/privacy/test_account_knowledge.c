@@ -42,6 +42,9 @@ static void test_single_observation(void) {
   g_assert_cmpfloat(priv_blocks_get(b, 0)[0], ==, 0.0);
   g_assert_cmpfloat(priv_blocks_get(b, 2)[0], ==, 0.0);
   priv_blocks_free(b);
+  b = blocks(k, 1, 0.0); /* clip 0 selects the default clipping norm 1 */
+  g_assert_cmpfloat(fabs(priv_blocks_get(b, 1)[0] - 1.0 / 4.0), <, 1e-15);
+  priv_blocks_free(b);
   priv_knowledge_free(k);
 }
 
@@ -236,10 +239,19 @@ static void test_errors(void) {
   g_assert_nonnull(strstr(err->message, "step 4"));
   g_clear_error(&err);
   o.T = 5;
-  o.clip = -1;
-  g_assert_null(priv_knowledge_blocks(k, &o, &err));
-  g_clear_error(&err);
+  /* A clipping norm must be positive and finite, the tolerances positive. */
+  const double clips[] = {-1, INFINITY, 1, 1}, tols[] = {0, 0, -1e-10, NAN};
+  for (guint i = 0; i < G_N_ELEMENTS(clips); i++) {
+    o.clip = clips[i];
+    o.rank_tol = i == 2 ? tols[i] : 0;
+    o.range_tol = i == 3 ? tols[i] : 0;
+    g_assert_null(priv_knowledge_blocks(k, &o, &err));
+    g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull(strstr(err->message, "tolerances must be positive and finite"));
+    g_clear_error(&err);
+  }
   o.clip = 1;
+  o.rank_tol = o.range_tol = 0;
   o.max_bytes = 8;
   g_assert_null(priv_knowledge_blocks(k, &o, &err));
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);

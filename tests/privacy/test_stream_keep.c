@@ -7,7 +7,7 @@
  * three before the fix), the linvecs keep their noise, and the next period,
  * which observes
  * both payloads, still gives the closed form X_0 = 1^T [[2,1],[1,2]]^-1 1 =
- * 2/3 for victim 0 (A = (1, 1)^T).
+ * 2/3 for victim 0 (A = (1, 1)^T). Also the checks of its options.
  */
 #include <math.h>
 
@@ -113,9 +113,29 @@ static void test_unobserved_payloads(gconstpointer data) {
   sim_noise_registry_unref(reg);
 }
 
+/* T must be positive, the clipping norm positive and finite, and the
+ * error names the streaming accountant. */
+static void test_bad_options(void) {
+  GError *err = NULL;
+  SimNoiseRegistry *reg = sim_noise_registry_new(2, &err);
+  SimLinSpace *space = sim_lin_space_new(reg, 0, SIM_LIN_SPARSE, 0, &err);
+  g_assert_no_error(err);
+  const PrivStreamOptions bad[] = {
+      {.T = 0}, {.T = 1, .clip = -1}, {.T = 1, .clip = NAN}, {.T = 1, .range_tol = -1e-8}};
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_assert_null(priv_stream_new(space, &bad[i], &err));
+    g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+    g_assert_true(g_str_has_prefix(err->message, "streaming accountant: T must be positive"));
+    g_clear_error(&err);
+  }
+  sim_lin_space_unref(space);
+  sim_noise_registry_unref(reg);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_data_func("/privacy/stream/keep_unobserved_payloads", NULL, test_unobserved_payloads);
   g_test_add_data_func("/privacy/stream/keep_then_fold", "fold", test_unobserved_payloads);
+  g_test_add_func("/privacy/stream/bad_options", test_bad_options);
   return g_test_run();
 }

@@ -20,6 +20,14 @@ static void test_builtins_listed(void) {
   }
   for (guint i = 1; i < n; i++)
     g_assert_cmpint(strcmp(all[i - 1]->name, all[i]->name), <, 0);
+  /* The names an error offers: the list's, in its order, ", "-joined. */
+  char *names = proto_registry_names();
+  char **split = g_strsplit(names, ", ", -1);
+  g_assert_cmpuint(g_strv_length(split), ==, n);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpstr(split[i], ==, all[i]->name);
+  g_strfreev(split);
+  g_free(names);
   g_free(all);
   g_assert_null(proto_registry_lookup("nope"));
   char *help = proto_vtable_describe(proto_registry_lookup("muffliato"));

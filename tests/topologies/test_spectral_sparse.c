@@ -100,6 +100,15 @@ static void test_summary_bounded(void) {
   g_assert_cmpint(s.gap_status, ==, TOPO_SUMMARY_NO_CONVERGENCE);
   g_assert_true(isnan(s.spectral_gap));
   g_assert_cmpint(g_get_monotonic_time() - t0, <, 30 * G_USEC_PER_SEC);
+  /* The note names the reason, and --exact only where a time bound stood in the way. */
+  char *note = topo_summary_status_note(s.diameter_status);
+  g_assert_cmpstr(note, ==,
+                  "not computed: the graph is too large for the summary's time bound; rerun "
+                  "with --exact to compute it without a time bound");
+  g_free(note);
+  note = topo_summary_status_note(TOPO_SUMMARY_SKIPPED_MEMORY);
+  g_assert_cmpstr(note, ==, "not computed: the eigensolver would not fit in the memory budget");
+  g_free(note);
   topo_graph_free(g);
 
   /* Small graphs: both computed, as before. */
