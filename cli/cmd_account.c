@@ -102,9 +102,7 @@ static GOptionContext *options_context(Options *o) {
       {"mode", 0, 0, G_OPTION_ARG_STRING, &o->r.mode,
        "Observer path: gossip mode sync (default), deadline:ms=D or stale:s=S", "MODE"},
       {"latency", 0, 0, G_OPTION_ARG_STRING, &o->r.latency,
-       "Observer path: link latency constant:ms=X (default 0), uniform:min=A,max=B, "
-       "lognormal:mu=M,sigma=S, links:file=PATH,unit=ms|s, country:rtt=PATH,seed=S[,intra=PATH], "
-       "geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,max=MS,seed=S]",
+       "Observer path: link latency " SIM_LATENCY_GRAMMAR,
        "SPEC"},
       {"loss", 0, 0, G_OPTION_ARG_STRING, &o->r.loss,
        "Observer path: message loss probability (needs an asynchronous --mode)", "P"},

@@ -675,9 +675,7 @@ static GOptionContext *options_context(Options *o, State *st) {
       {"mode", 0, 0, G_OPTION_ARG_STRING, &o->mode,
        "Gossip mode of the simulated run: sync (default), deadline:ms=D or stale:s=S", "MODE"},
       {"latency", 0, 0, G_OPTION_ARG_STRING, &o->latency,
-       "Link latency of the simulated run: constant:ms=X (default 0), uniform:min=A,max=B, "
-       "lognormal:mu=M,sigma=S, links:file=PATH,unit=ms|s, country:rtt=PATH,seed=S[,intra=PATH], "
-       "geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,max=MS,seed=S]",
+       "Link latency of the simulated run: " SIM_LATENCY_GRAMMAR,
        "SPEC"},
       {"loss", 0, 0, G_OPTION_ARG_STRING, &o->loss,
        "Message loss probability of the simulated run (needs an asynchronous --mode)", "P"},

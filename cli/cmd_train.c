@@ -287,8 +287,7 @@ static GOptionContext *options_context(Options *o) {
       {"mode", 0, 0, G_OPTION_ARG_STRING, &o->mode,
        "Gossip mode: sync (default), deadline:ms=D, stale:s=S", "MODE"},
       {"latency", 0, 0, G_OPTION_ARG_STRING, &o->latency,
-       "Link latency: constant:ms=X (default 0), uniform:min=A,max=B, lognormal:mu=M,sigma=S, "
-       "links:file=PATH,unit=ms|s, country:rtt=PATH,seed=S[,intra=PATH]",
+       "Link latency: " SIM_LATENCY_GRAMMAR,
        "SPEC"},
       {"loss", 0, 0, G_OPTION_ARG_STRING, &o->loss,
        "Message loss probability (not with --mode sync)", "P"},

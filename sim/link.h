@@ -62,6 +62,12 @@ typedef struct {
   ((latency)->kind == SIM_LATENCY_LINKS || (latency)->kind == SIM_LATENCY_COUNTRY ||          \
    (latency)->kind == SIM_LATENCY_GEO)
 
+/** The latency models a spec names, for the front ends' help (one text). */
+#define SIM_LATENCY_GRAMMAR                                                                   \
+  "constant:ms=X (default 0), uniform:min=A,max=B, lognormal:mu=M,sigma=S, "                 \
+  "links:file=PATH,unit=ms|s, country:rtt=PATH,seed=S[,intra=PATH], "                        \
+  "geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,max=MS,seed=S]"
+
 /** Latencies are clamped to this (about 146 years) so arrival times never wrap. */
 #define SIM_LATENCY_MAX ((SimTime)1 << 62)
 

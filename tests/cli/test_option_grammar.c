@@ -125,6 +125,22 @@ static void test_train_mafalda(void) {
   cli_run_clear(&h);
 }
 
+/* Every command that takes --latency lists every latency model (one text:
+ * the train help once missed the overlay's geo model). */
+static void test_latency_help(void) {
+  const char *const cmds[] = {"train", "account", "figure"};
+  for (guint i = 0; i < G_N_ELEMENTS(cmds); i++) {
+    CliRun h = cmds[i][0] == 'f' ? cli_run("figure", "privacy-vs-distance", "--help")
+                                 : cli_run(cmds[i], "--help");
+    g_assert_cmpint(h.status, ==, 0);
+    for (const char *m = "constant:\0uniform:\0lognormal:\0links:\0country:\0geo:\0"; *m;
+         m += strlen(m) + 1)
+      if (strstr(h.out, m) == NULL)
+        g_error("%s --help does not name the latency model %s", cmds[i], m);
+    cli_run_clear(&h);
+  }
+}
+
 static void test_did_you_mean(void) {
   USAGE("unknown trust model 'pnpd' (expected ldp, pndp or secldp); did you mean 'pndp'?",
         "account", "--generate", "florentine", "-T", "4", "--trust", "pnpd", "-a", "0");
@@ -195,6 +211,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/option-grammar/disagree", test_disagree);
   g_test_add_func("/cli/option-grammar/train-mafalda", test_train_mafalda);
   g_test_add_func("/cli/option-grammar/did-you-mean", test_did_you_mean);
+  g_test_add_func("/cli/option-grammar/latency-help", test_latency_help);
   g_test_add_func("/cli/option-grammar/blt-buffers-range", test_blt_buffers_range);
   int rc = g_test_run();
   char *rm[] = {"rm", "-rf", dir, NULL};
