@@ -55,7 +55,6 @@ typedef struct {
   TopoGossipKind gossip;
   char *schedule; /* spec, churn file absolute */
   gboolean schedule_static;
-  gboolean schedule_random_igraph; /* resample: igraph's global RNG */
   const TopoGraph *g;              /* borrowed from the scenario's cache */
   guint n;
   /* network */
@@ -148,7 +147,7 @@ char *scen_config_to_ini(const ScenConfig *c);
 /* The key of C_local for @c (g_free), or NULL when the protocol has none. */
 char *scen_cmatrix_key(const ScenConfig *c);
 /* C_local (T x T) of @c: families by formula, files read, Mafalda optimized.
- * Thread-safe as long as the schedule is static (igraph). (g_free) */
+ * Thread-safe (topologies/ serializes igraph). (g_free) */
 double *scen_cmatrix_build(const ScenConfig *c, GError **error);
 
 /* scen_calibrate_check: FALSE (SCEN_ERROR_INVALID, the memory needed) when
@@ -490,7 +489,7 @@ const char *scen_sweep_point_dir(const ScenSweep *s, guint p);
 guint *scen_sweep_job_order(const ScenSweep *s);
 /* Runs the configuration shared by @points (n_points >= 1) once, @C/@C_file
  * its correlation (nullable: built when needed), and writes each point's
- * folder. Thread-safe for static schedules. Errors: the run's. */
+ * folder. Thread-safe (schedules included: topologies/ serializes igraph). Errors: the run's. */
 gboolean scen_sweep_run_points(ScenSweep *s, const guint *points, guint n_points, const double *C,
                                const char *C_file, GError **error);
 /* Runs job @j (planned side) and records its outcome (scen_sweep_job_done). */

@@ -556,7 +556,6 @@ static void resolve_topology(R *r, ScenConfig *c) {
   c->schedule = schedule_paths(r, sched, sloc, swhat);
   g_free(sched);
   c->schedule_static = g_str_equal(c->schedule, "static");
-  c->schedule_random_igraph = g_str_has_prefix(c->schedule, "resample");
   if (c->g != NULL && !r->bad) {
     TopoSchedule *s = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, &error);
     if (s == NULL) {
