@@ -17,7 +17,7 @@ PACKAGES=(
   clang libclang-rt-14-dev   # libFuzzer: the scenario parser's fuzz test
   chromium
   time                       # /usr/bin/time: CPU and peak RSS in bench/account_scale.sh
-  # The Python package (python/, issue 16) for Debian's /usr/bin/python3:
+  # The Python package (python/) for Debian's /usr/bin/python3:
   python3-cffi python3-numpy python3-pandas python3-pytest python3-networkx
   # pip install --no-build-isolation --no-index ./python (offline), into a venv
   python3-pip python3-setuptools python3-wheel python3-venv
