@@ -11,16 +11,13 @@
 #include <sys/resource.h>
 #include <time.h>
 
-/* DPG_DATA_DIR, else the source tree's data/ (this header is
- * bench/bench_common.h in it). g_free the result. */
+/* DPG_DATA_DIR, else the source tree's data/ (DPG_BENCH_DATA_DIR, an
+ * absolute path bench/CMakeLists.txt compiles in: __FILE__ would be relative
+ * under ccache's CCACHE_BASEDIR, and a benchmark must find its data from any
+ * working directory). g_free the result. */
 static inline char *bench_data_dir(void) {
   const char *env = g_getenv("DPG_DATA_DIR");
-  if (env)
-    return g_strdup(env);
-  char *bench = g_path_get_dirname(__FILE__);
-  char *dir = g_build_filename(bench, "..", "data", NULL);
-  g_free(bench);
-  return dir;
+  return g_strdup(env ? env : DPG_BENCH_DATA_DIR);
 }
 
 /* The file @rel (e.g. "graphs/karate.edges") of the data folder
