@@ -34,49 +34,18 @@
 #include <glib/gstdio.h>
 
 #include "mf/mf.h"
+#include "observe_test.h"
 #include "protocols/protocols.h"
 
-typedef struct {
-  PrivTrust trust;
-  const guint *members;
-  guint n_members;
-} View;
-
 /* One run of @cfg with the views attached; the blocks of each view. */
-static PrivBlocks **observe(const ProtoRunConfig *cfg, const View *views, guint n_views,
+static PrivBlocks **observe(const ProtoRunConfig *cfg, const ObsView *views, guint n_views,
                             ProtoRunStats *stats) {
-  GError *err = NULL;
-  ProtoRun *run = proto_run_new(cfg, &err);
-  g_assert_no_error(err);
-  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
-  g_assert_no_error(err);
-  for (guint i = 0; i < n_views; i++)
-    g_assert_cmpuint(
-        priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members, &err), ==,
-        i);
-  g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
-  g_assert_true(proto_run_run(run, &err));
-  g_assert_no_error(err);
+  ObsRun o = obs_run_config(cfg, views, n_views, NULL);
   if (stats)
-    proto_run_get_stats(run, stats);
-  PrivBlocks **out = g_new(PrivBlocks *, n_views);
-  PrivKnowledgeOptions ko = {.T = proto_context_steps(proto_run_context(run)), .clip = cfg->clip};
-  for (guint i = 0; i < n_views; i++) {
-    PrivKnowledge *k = priv_observer_knowledge(obs, i, &err);
-    g_assert_no_error(err);
-    out[i] = priv_knowledge_blocks(k, &ko, &err);
-    g_assert_no_error(err);
-    priv_knowledge_free(k);
-  }
-  priv_observer_free(obs);
-  proto_run_free(run);
+    proto_run_get_stats(o.run, stats);
+  PrivBlocks **out = obs_run_blocks(&o);
+  obs_run_clear(&o);
   return out;
-}
-
-static void blocks_array_free(PrivBlocks **b, guint n) {
-  for (guint i = 0; i < n; i++)
-    priv_blocks_free(b[i]);
-  g_free(b);
 }
 
 static void base_config(ProtoRunConfig *cfg, const TopoGraph *g, const char *proto, guint T,
@@ -115,7 +84,7 @@ static void assert_blocks_equal(const PrivBlocks *a, const PrivBlocks *b, double
 }
 
 static PrivBlocks *structured(PrivProtocol protocol, guint K, const double *C, guint T, guint b,
-                              const TopoGossip *const *ws, guint n_ws, const View *v,
+                              const TopoGossip *const *ws, guint n_ws, const ObsView *v,
                               double sigma) {
   PrivStructuredProblem p = {.protocol = protocol,
                              .K = K,
@@ -192,10 +161,10 @@ static void check_equals_structured(const char *gspec, const guint *set1, guint 
                 {mfspec, PRIV_PROTOCOL_MFDSGD, 1, C},
                 {"mfdsgd:C=blt,buffers=2", PRIV_PROTOCOL_MFDSGD, 1, NULL}};
   const PrivTrust trusts[] = {PRIV_TRUST_LDP, PRIV_TRUST_PNDP, PRIV_TRUST_SECLDP};
-  View views[6];
+  ObsView views[6];
   for (guint t = 0; t < 3; t++) {
-    views[2 * t] = (View){trusts[t], set1, n1};
-    views[2 * t + 1] = (View){trusts[t], set2, n2};
+    views[2 * t] = (ObsView){trusts[t], set1, n1};
+    views[2 * t + 1] = (ObsView){trusts[t], set2, n2};
   }
   const guint bs[] = {1, 2};
   for (guint p = 0; p < G_N_ELEMENTS(protos); p++)
@@ -230,7 +199,7 @@ static void check_equals_structured(const char *gspec, const guint *set1, guint 
         priv_report_free(rs);
         priv_blocks_free(st);
       }
-      blocks_array_free(obs, G_N_ELEMENTS(views));
+      obs_blocks_free(obs, G_N_ELEMENTS(views));
       g_free(Cblt);
     }
   g_free(Wd);
@@ -263,7 +232,7 @@ static void test_equals_structured_matching(void) {
   g_assert_no_error(err);
   guint T = 5;
   const guint a[] = {4}, c[] = {0, 9};
-  View views[] = {{PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_LDP, c, 2}, {PRIV_TRUST_PNDP, c, 2}};
+  ObsView views[] = {{PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_LDP, c, 2}, {PRIV_TRUST_PNDP, c, 2}};
   const struct {
     const char *spec;
     PrivProtocol protocol;
@@ -289,7 +258,7 @@ static void test_equals_structured_matching(void) {
     for (guint r = 0; r < R; r++)
       topo_gossip_free(ws[r]);
     g_free(ws);
-    blocks_array_free(obs, G_N_ELEMENTS(views));
+    obs_blocks_free(obs, G_N_ELEMENTS(views));
   }
   topo_schedule_free(s);
   topo_graph_free(g);
@@ -371,7 +340,8 @@ static void test_decor_closed_form(void) {
   const guint attackers[] = {0, 1};
   for (guint ai = 0; ai < G_N_ELEMENTS(attackers); ai++) {
     guint a = attackers[ai];
-    View views[] = {{PRIV_TRUST_LDP, &a, 1}, {PRIV_TRUST_SECLDP, &a, 1}, {PRIV_TRUST_PNDP, &a, 1}};
+    ObsView views[] = {
+        {PRIV_TRUST_LDP, &a, 1}, {PRIV_TRUST_SECLDP, &a, 1}, {PRIV_TRUST_PNDP, &a, 1}};
     ProtoRunConfig cfg;
     base_config(&cfg, g, "decor:sigma_secret=2", 1, 1, sigma);
     PrivBlocks **obs = observe(&cfg, views, 3, NULL);
@@ -407,7 +377,7 @@ static void test_decor_closed_form(void) {
     g_free(victims);
     g_free(nbrs);
     g_free(att);
-    blocks_array_free(obs, 3);
+    obs_blocks_free(obs, 3);
   }
   topo_graph_free(g);
 }
@@ -431,7 +401,7 @@ static void test_decor_ordering(void) {
   TopoGraph *g = graph("florentine");
   guint n = topo_graph_n_nodes(g), T = 6;
   const guint a[] = {0}, c[] = {3, 11};
-  View views[] = {{PRIV_TRUST_LDP, a, 1}, {PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_SECLDP, a, 1},
+  ObsView views[] = {{PRIV_TRUST_LDP, a, 1}, {PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_SECLDP, a, 1},
                   {PRIV_TRUST_LDP, c, 2}, {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_SECLDP, c, 2}};
   ProtoRunConfig cfg;
   base_config(&cfg, g, "decor", T, 1, 1.0);
@@ -456,7 +426,7 @@ static void test_decor_ordering(void) {
     g_free(pndp);
     g_free(sec);
   }
-  blocks_array_free(obs, G_N_ELEMENTS(views));
+  obs_blocks_free(obs, G_N_ELEMENTS(views));
 
   /* sigma_secret = 0: no secret at all, D-SGD exactly. */
   base_config(&cfg, g, "decor:sigma_secret=0", T, 1, 1.0);
@@ -470,7 +440,7 @@ static void test_decor_ordering(void) {
     priv_blocks_free(st);
   }
   topo_gossip_free(w);
-  blocks_array_free(obs, G_N_ELEMENTS(views));
+  obs_blocks_free(obs, G_N_ELEMENTS(views));
   topo_graph_free(g);
 }
 
@@ -485,7 +455,7 @@ static void test_zipdl_closed_form(void) {
   const guint attackers[] = {0, 1, 8};
   for (guint ai = 0; ai < G_N_ELEMENTS(attackers); ai++) {
     guint a = attackers[ai];
-    View views[] = {{PRIV_TRUST_LDP, &a, 1}, {PRIV_TRUST_PNDP, &a, 1}};
+    ObsView views[] = {{PRIV_TRUST_LDP, &a, 1}, {PRIV_TRUST_PNDP, &a, 1}};
     ProtoRunConfig cfg;
     base_config(&cfg, g, "zipdl:units=gradient", 1, 1, sigma);
     PrivBlocks **obs = observe(&cfg, views, 2, NULL);
@@ -522,8 +492,8 @@ static void test_zipdl_closed_form(void) {
       g_assert_cmpfloat(fabs(priv_blocks_get(obs_model[1], i)[0] - 0.25 * pndp), <=,
                         1e-9 * MAX(pndp, 1e-3));
     }
-    blocks_array_free(obs, 2);
-    blocks_array_free(obs_model, 2);
+    obs_blocks_free(obs, 2);
+    obs_blocks_free(obs_model, 2);
   }
   g_free(W);
   topo_gossip_free(w);
@@ -535,7 +505,7 @@ static void test_zipdl_closed_form(void) {
 static void test_zipdl_finite(void) {
   TopoGraph *g = graph("florentine");
   const guint a[] = {0}, c[] = {3, 11};
-  View views[] = {{PRIV_TRUST_LDP, a, 1},
+  ObsView views[] = {{PRIV_TRUST_LDP, a, 1},
                   {PRIV_TRUST_PNDP, a, 1},
                   {PRIV_TRUST_SECLDP, a, 1},
                   {PRIV_TRUST_PNDP, c, 2}};
@@ -555,7 +525,7 @@ static void test_zipdl_finite(void) {
     g_assert_cmpuint(positive, >, 0);
     g_free(mu);
   }
-  blocks_array_free(obs, G_N_ELEMENTS(views));
+  obs_blocks_free(obs, G_N_ELEMENTS(views));
   topo_graph_free(g);
 }
 
@@ -607,7 +577,7 @@ static void test_deadline_effective_w(void) {
    * in turn): the structured premise fails for it, so it is only compared
    * with the nominal accounting. */
   const guint a[] = {0}, far[] = {14}, c[] = {3, 11}, d[] = {4, 13};
-  View views[] = {{PRIV_TRUST_LDP, a, 1},  {PRIV_TRUST_SECLDP, c, 2}, {PRIV_TRUST_PNDP, far, 1},
+  ObsView views[] = {{PRIV_TRUST_LDP, a, 1},  {PRIV_TRUST_SECLDP, c, 2}, {PRIV_TRUST_PNDP, far, 1},
                   {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_PNDP, d, 2},   {PRIV_TRUST_PNDP, a, 1}};
   guint nv = G_N_ELEMENTS(views);
 
@@ -785,7 +755,7 @@ static void test_noiseless(void) {
   const char *protos[] = {"dsgd", "decor", "zipdl"};
   for (guint p = 0; p < G_N_ELEMENTS(protos); p++)
     for (guint T = 1; T <= 3; T++) {
-      View views[] = {{PRIV_TRUST_PNDP, &a, 1}, {PRIV_TRUST_LDP, &a, 1}};
+      ObsView views[] = {{PRIV_TRUST_PNDP, &a, 1}, {PRIV_TRUST_LDP, &a, 1}};
       ProtoRunConfig cfg;
       base_config(&cfg, g, protos[p], T, 1, 0.0);
       PrivBlocks **obs = observe(&cfg, views, 2, NULL);
@@ -800,7 +770,7 @@ static void test_noiseless(void) {
         /* LDP sees every message: every victim is unprotected. */
         g_assert_cmpint(obs[1]->status[u], ==, u == a ? PRIV_NODE_ATTACKER : PRIV_NODE_UNPROTECTED);
       }
-      blocks_array_free(obs, 2);
+      obs_blocks_free(obs, 2);
     }
   igraph_matrix_destroy(&dist);
   (void)err;
@@ -829,7 +799,7 @@ static void test_relabel_and_storage(void) {
   const char *protos[] = {"decor", "zipdl", "muffliato:K=2"};
   const PrivTrust trusts[] = {PRIV_TRUST_SECLDP, PRIV_TRUST_PNDP, PRIV_TRUST_PNDP};
   for (guint p = 0; p < G_N_ELEMENTS(protos); p++) {
-    View v1[] = {{trusts[p], a, 2}}, v2[] = {{trusts[p], pa, 2}};
+    ObsView v1[] = {{trusts[p], a, 2}}, v2[] = {{trusts[p], pa, 2}};
     ProtoRunConfig cfg;
     base_config(&cfg, g, protos[p], T, 1, 1.0);
     PrivBlocks **x = observe(&cfg, v1, 1, NULL);
@@ -846,9 +816,9 @@ static void test_relabel_and_storage(void) {
       for (gsize i = 0; i < TT; i++)
         g_assert_cmpfloat(fabs(xu[i] - yu[i]), <=, 1e-9 * scale);
     }
-    blocks_array_free(x, 1);
-    blocks_array_free(xd, 1);
-    blocks_array_free(y, 1);
+    obs_blocks_free(x, 1);
+    obs_blocks_free(xd, 1);
+    obs_blocks_free(y, 1);
   }
   g_free(edges);
   g_free(pi);
