@@ -35,6 +35,7 @@
 
 #include "mf/mf.h"
 #include "observe_test.h"
+#include "proto_test.h"
 #include "protocols/protocols.h"
 
 /* One run of @cfg with the views attached; the blocks of each view. */
@@ -266,32 +267,6 @@ static void test_equals_structured_matching(void) {
 
 /* ---- Closed forms at T = 1 ---- */
 
-/* Inverse of the symmetric positive definite k x k @M (Gauss-Jordan). */
-static double *spd_inverse(const double *M, guint k) {
-  double *a = g_memdup2(M, sizeof(double) * k * k), *inv = g_new0(double, (gsize)k *k);
-  for (guint i = 0; i < k; i++)
-    inv[i * k + i] = 1.0;
-  for (guint c = 0; c < k; c++) {
-    double p = a[c * k + c];
-    g_assert_cmpfloat(p, >, 1e-12);
-    for (guint j = 0; j < k; j++) {
-      a[c * k + j] /= p;
-      inv[c * k + j] /= p;
-    }
-    for (guint r = 0; r < k; r++) {
-      if (r == c)
-        continue;
-      double f = a[r * k + c];
-      for (guint j = 0; j < k; j++) {
-        a[r * k + j] -= f * a[c * k + j];
-        inv[r * k + j] -= f * inv[c * k + j];
-      }
-    }
-  }
-  g_free(a);
-  return inv;
-}
-
 /* X_u of DECOR at T = 1 by hand: rows = the messages of @rows (n flags),
  * B B^T = sigma^2 I + sigma_s^2 L restricted to them, L the Laplacian of the
  * edges not incident to @known (NULL: every edge unknown). */
@@ -321,7 +296,7 @@ static double *decor_t1(const TopoGraph *g, double sigma, double sigma_s, const 
       M[idx[v] * k + idx[u]] -= s2;
     }
   }
-  double *inv = spd_inverse(M, k);
+  double *inv = dense_inverse(M, k);
   double *X = g_new0(double, n);
   for (guint u = 0; u < n; u++)
     if (rows[u])
@@ -535,10 +510,10 @@ static void test_zipdl_finite(void) {
 typedef struct {
   guint n, T;
   GHashTable *rows;
-} Recorder;
+} SentRows;
 
-static void record(const SimBusEvent *ev, gpointer data) {
-  Recorder *rec = data;
+static void record_row(const SimBusEvent *ev, gpointer data) {
+  SentRows *rec = data;
   if (ev->kind != SIM_BUS_MESSAGE_SENT || sim_message_tag(ev->message) != 0)
     return;
   gpointer key = GUINT_TO_POINTER(ev->round * rec->n + ev->from + 1);
@@ -585,9 +560,9 @@ static void test_deadline_effective_w(void) {
   g_assert_no_error(err);
   SimLinkParams p = {.latency = {.kind = SIM_LATENCY_CONSTANT, .ms = 1000.0}};
   g_assert_true(sim_engine_set_link(proto_run_engine(run), slow_from, slow_to, &p, &err));
-  Recorder rec = {n, T, g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free)};
+  SentRows rec = {n, T, g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free)};
   g_assert_cmpuint(
-      sim_bus_subscribe(sim_engine_bus(proto_run_engine(run)), record, &rec, NULL, &err), >, 0);
+      sim_bus_subscribe(sim_engine_bus(proto_run_engine(run)), record_row, &rec, NULL, &err), >, 0);
   PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
   for (guint i = 0; i < nv; i++)
     priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members, &err);

@@ -236,44 +236,6 @@ static double sens2_by_hand(const double *C, guint T, guint k, guint b) {
   return worst;
 }
 
-/* Gauss-Jordan inverse with partial pivoting (independent of the library's
- * triangular substitution). */
-static double *inverse(const double *C, guint T) {
-  double *A = g_memdup2(C, (gsize)T * T * sizeof(double));
-  double *X = g_new0(double, (gsize)T *T);
-  for (guint i = 0; i < T; i++)
-    X[i * T + i] = 1.0;
-  for (guint c = 0; c < T; c++) {
-    guint piv = c;
-    for (guint r = c + 1; r < T; r++)
-      if (fabs(A[r * T + c]) > fabs(A[piv * T + c]))
-        piv = r;
-    for (guint j = 0; j < T; j++) {
-      double t = A[c * T + j];
-      A[c * T + j] = A[piv * T + j];
-      A[piv * T + j] = t;
-      t = X[c * T + j];
-      X[c * T + j] = X[piv * T + j];
-      X[piv * T + j] = t;
-    }
-    double d = A[c * T + c];
-    for (guint j = 0; j < T; j++) {
-      A[c * T + j] /= d;
-      X[c * T + j] /= d;
-    }
-    for (guint r = 0; r < T; r++)
-      if (r != c && A[r * T + c] != 0.0) {
-        double f = A[r * T + c];
-        for (guint j = 0; j < T; j++) {
-          A[r * T + j] -= f * A[c * T + j];
-          X[r * T + j] -= f * X[c * T + j];
-        }
-      }
-  }
-  g_free(A);
-  return X;
-}
-
 /* An MF run: check against C^-1 (given, or computed here). */
 static void mf_case(const char *protocol, const double *C, const double *N, guint k, guint b,
                     const char *schedule_spec) {
@@ -300,7 +262,7 @@ static void mf_case(const char *protocol, const double *C, const double *N, guin
   run_ok(run);
   double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, s, T);
   Products P = products_new(W, n, T);
-  double *Ninv = N ? NULL : inverse(C, T);
+  double *Ninv = N ? NULL : dense_inverse(C, T);
   Expect e = {1, 0.25, 1.3 * 0.7 * sqrt(sens2_by_hand(C, T, k, b)), N ? N : Ninv};
   /* The registered std carries sens(C): compare at rounding precision. */
   SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
@@ -412,7 +374,7 @@ static void test_mfdsgd_blocked(void) {
     for (guint s = t > 2 ? t - 2 : 0; s <= t; s++)
       N[t * T + s] = s == t ? g_rand_double_range(rng, 0.5, 2.0)
                             : g_rand_double_range(rng, -1.0, 1.0);
-  double *C = inverse(N, T); /* dense, so the run streams C^-1 = N directly */
+  double *C = dense_inverse(N, T); /* dense, so the run streams C^-1 = N directly */
   normalize_c(C, T);
   char *path = write_c(C, T);
   char *spec = g_strdup_printf("mfdsgd:C=%s,block=4", path);
@@ -444,44 +406,38 @@ static void test_mfdsgd_families(void) {
   }
 }
 
-/* C=toeplitz: the banded Toeplitz C fitted to the run's graph (the privacy
- * module's mf_mafalda_toeplitz_c on the same uniform gossip), streamed
- * from band - 1 past noises: every noise coefficient and the std are the
- * dense formula's. T = 24 so that the fit warm starts (k = 8). */
-static void test_mfdsgd_toeplitz(void) {
+/* The C fitted to the run's graph (the privacy module's optimizers on the
+ * same uniform gossip) and streamed: every noise coefficient of every
+ * message (the provenance linvecs) is the dense C^-1's and the std the
+ * dense sensitivity's, to rounding. T = 24 so that the fit warm starts
+ * (k = 8). C=toeplitz (@data FALSE): the banded Toeplitz C
+ * (mf_mafalda_toeplitz_c), streamed from band - 1 past noises; C=blt
+ * (@data TRUE): the BLT C (mf_mafalda_blt_c), streamed from d buffers per
+ * node. */
+static void test_mfdsgd_fitted(gconstpointer data) {
+  gboolean blt = GPOINTER_TO_INT(data);
   GError *err = NULL;
   guint n;
   double *W = test_dense_gossip("florentine", &n);
   const struct {
     const char *spec;
-    guint band;
-  } cases[] = {{"mfdsgd:C=toeplitz", 3}, {"mafalda:C=toeplitz,band=2", 2}};
+    gboolean blt;
+    guint param; /* band (Toeplitz) or buffers (BLT) */
+  } cases[] = {{"mfdsgd:C=toeplitz", FALSE, 3},
+               {"mafalda:C=toeplitz,band=2", FALSE, 2},
+               {"mfdsgd:C=blt,buffers=2", TRUE, 2},
+               {"mafalda:C=blt", TRUE, 4}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    double *C = mf_mafalda_toeplitz_c(W, n, 24, 8, 3, cases[i].band, &err);
+    if (cases[i].blt != blt)
+      continue;
+    guint p = cases[i].param;
+    double *C = blt ? mf_mafalda_blt_c(W, n, 24, 8, 3, p, NULL, NULL, &err)
+                    : mf_mafalda_toeplitz_c(W, n, 24, 8, 3, p, &err);
     g_assert_no_error(err);
-    g_assert_cmpfloat(C[(gsize)cases[i].band * 24], ==, 0.0); /* banded */
-    mf_case(cases[i].spec, C, NULL, 8, 3, NULL);
-    g_free(C);
-  }
-  g_free(W);
-}
-
-/* C=blt: the BLT C fitted to the run's graph (mf_mafalda_blt_c on the same
- * uniform gossip) streamed from d buffers per node: every noise coefficient
- * of every message (the provenance linvecs) is the dense C^-1's and the std
- * the dense sensitivity's, to rounding. T = 24 so that the fit warm starts. */
-static void test_mfdsgd_blt(void) {
-  GError *err = NULL;
-  guint n;
-  double *W = test_dense_gossip("florentine", &n);
-  const struct {
-    const char *spec;
-    guint buffers;
-  } cases[] = {{"mfdsgd:C=blt,buffers=2", 2}, {"mafalda:C=blt", 4}};
-  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    double *C = mf_mafalda_blt_c(W, n, 24, 8, 3, cases[i].buffers, NULL, NULL, &err);
-    g_assert_no_error(err);
-    g_assert_cmpfloat(C[23 * 24], !=, 0.0); /* not banded: C^-1 is full too */
+    if (blt)
+      g_assert_cmpfloat(C[23 * 24], !=, 0.0); /* not banded: C^-1 is full too */
+    else
+      g_assert_cmpfloat(C[(gsize)p * 24], ==, 0.0); /* banded */
     mf_case(cases[i].spec, C, NULL, 8, 3, NULL);
     g_free(C);
   }
@@ -771,8 +727,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/provenance/mfdsgd/random_c", test_mfdsgd_random_c);
   g_test_add_func("/provenance/mfdsgd/families", test_mfdsgd_families);
   g_test_add_func("/provenance/mfdsgd/blocked", test_mfdsgd_blocked);
-  g_test_add_func("/provenance/mfdsgd/toeplitz", test_mfdsgd_toeplitz);
-  g_test_add_func("/provenance/mfdsgd/blt", test_mfdsgd_blt);
+  g_test_add_data_func("/provenance/mfdsgd/toeplitz", GINT_TO_POINTER(FALSE), test_mfdsgd_fitted);
+  g_test_add_data_func("/provenance/mfdsgd/blt", GINT_TO_POINTER(TRUE), test_mfdsgd_fitted);
   g_test_add_func("/provenance/mfdsgd/blt-errors", test_mfdsgd_blt_errors);
   g_test_add_func("/provenance/decor", test_decor);
   g_test_add_func("/provenance/decor/defaults", test_decor_defaults);
