@@ -165,6 +165,38 @@ static inline void assert_close(double got, double want, double tol, const char 
   }
 }
 
+/* The graph and the data of the protocol tests' training runs: 12 nodes,
+ * synthetic linear records (400 of them, d = 5). */
+#define TRAIN_GRAPH "erdos:n=12,p=0.4,seed=2,connected=true"
+#define TRAIN_DATA "synthetic:linear,n=400,d=5,noise=0.1,seed=3"
+
+/* proto_run_config_init, then what the training runs share: TRAIN_DATA,
+ * sigma 0.5, lr 0.05, @threads threads, seed @seed and provenance @storage. */
+static inline void train_config(ProtoRunConfig *cfg, guint threads, guint64 seed,
+                                SimLinStorage storage) {
+  proto_run_config_init(cfg);
+  cfg->dataset = TRAIN_DATA;
+  cfg->sigma = 0.5;
+  cfg->lr = 0.05;
+  cfg->threads = threads;
+  cfg->seed = seed;
+  cfg->storage = storage;
+}
+
+/* The run of @cfg on the graph of generator spec @graph (the run keeps its
+ * own copy), not started; the test fails on an error. */
+static inline ProtoRun *run_on_graph(const ProtoRunConfig *cfg, const char *graph) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate(graph, &err);
+  g_assert_no_error(err);
+  ProtoRunConfig c = *cfg;
+  c.graph = g;
+  ProtoRun *run = proto_run_new(&c, &err);
+  g_assert_no_error(err);
+  topo_graph_free(g);
+  return run;
+}
+
 static inline char *test_data_path(const char *name) {
   return g_build_filename(g_getenv("DPG_TEST_DATA"), name, NULL);
 }
