@@ -37,6 +37,35 @@ static void run_ok(ProtoRun *run) {
   g_assert_no_error(err);
 }
 
+/* A run recorded from the bus: the messages sent, and the dense W_r of its
+ * R gossip rounds (from the graph or the schedule it ran on) with their
+ * products P. */
+typedef struct {
+  ProtoRun *run;
+  Recorder *rec;
+  double **W;
+  Products P;
+  guint R;
+} Traced;
+
+/* Runs @cfg to the end; @g and @s (nullable) as in @cfg. */
+static Traced traced_run(const ProtoRunConfig *cfg, const TopoGraph *g, TopoSchedule *s,
+                         guint R) {
+  Traced t = {.run = make_run(cfg), .R = R};
+  t.rec = recorder_attach(t.run);
+  run_ok(t.run);
+  t.W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, s, R);
+  t.P = products_new(t.W, topo_graph_n_nodes(g), R);
+  return t;
+}
+
+static void traced_clear(Traced *t) {
+  products_free(&t->P);
+  dense_rounds_free(t->W, t->R);
+  recorder_free(t->rec);
+  proto_run_free(t->run);
+}
+
 /*
  * The expected coefficients of message (u, r): gradient slot (v, s) is
  * injected at round s K, so its coefficient is -eta P(r, sK)[u, v] when
@@ -114,33 +143,25 @@ static void dsgd_case(const char *schedule_spec) {
   cfg.lr = 0.3;
   cfg.rounds = T;
   cfg.seed = 5;
-  ProtoRun *run = make_run(&cfg);
-  Recorder *rec = recorder_attach(run);
-  run_ok(run);
-
-  double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, s, T);
-  Products P = products_new(W, n, T);
-  g_assert_cmpuint(rec->sent->len, ==, expected_sends(W, n, T));
-  g_assert_cmpuint(rec->rounds_published, ==, T + 1); /* rounds 0 (the start) to T */
-  g_assert_cmpuint(sim_noise_registry_count(proto_context_noise(proto_run_context(run))), ==,
+  Traced tr = traced_run(&cfg, g, s, T);
+  g_assert_cmpuint(tr.rec->sent->len, ==, expected_sends(tr.W, n, T));
+  g_assert_cmpuint(tr.rec->rounds_published, ==, T + 1); /* rounds 0 (the start) to T */
+  g_assert_cmpuint(sim_noise_registry_count(proto_context_noise(proto_run_context(tr.run))), ==,
                    n * T);
   Expect e = {1, 0.3, 0.8 * 1.5, NULL};
-  check_messages(run, rec, &P, &e);
+  check_messages(tr.run, tr.rec, &tr.P, &e);
 
   /* The final models are W_{T-1} times the last messages: row (T, u). */
-  guint n_noise = sim_noise_registry_count(proto_context_noise(proto_run_context(run)));
+  guint n_noise = sim_noise_registry_count(proto_context_noise(proto_run_context(tr.run)));
   for (guint u = 0; u < n; u++) {
-    const SimLinvec *x = proto_run_node_model(run, u);
+    const SimLinvec *x = proto_run_node_model(tr.run, u);
     for (guint t = 0; t < T; t++)
       for (guint v = 0; v < n; v++)
-        assert_close(sim_linvec_grad_coeff(x, v, t), -0.3 * products_get(&P, T, t, u, v), TOL,
+        assert_close(sim_linvec_grad_coeff(x, v, t), -0.3 * products_get(&tr.P, T, t, u, v), TOL,
                      "final model");
     g_assert_cmpuint(sim_linvec_nnz(x, SIM_LIN_NOISE), <=, n_noise);
   }
-  products_free(&P);
-  dense_rounds_free(W, T);
-  recorder_free(rec);
-  proto_run_free(run);
+  traced_clear(&tr);
   topo_schedule_free(s);
   topo_graph_free(g);
 }
@@ -168,18 +189,11 @@ static void test_muffliato(void) {
   cfg.clip = 0.5;
   cfg.lr = 0.2;
   cfg.rounds = T;
-  ProtoRun *run = make_run(&cfg);
-  Recorder *rec = recorder_attach(run);
-  run_ok(run);
-  double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, NULL, K * T);
-  Products P = products_new(W, n, K * T);
-  g_assert_cmpuint(rec->sent->len, ==, expected_sends(W, n, K * T));
+  Traced tr = traced_run(&cfg, g, NULL, K * T);
+  g_assert_cmpuint(tr.rec->sent->len, ==, expected_sends(tr.W, n, K * T));
   Expect e = {K, 0.2, 2.0 * 0.5, NULL};
-  check_messages(run, rec, &P, &e);
-  products_free(&P);
-  dense_rounds_free(W, K * T);
-  recorder_free(rec);
-  proto_run_free(run);
+  check_messages(tr.run, tr.rec, &tr.P, &e);
+  traced_clear(&tr);
   topo_graph_free(g);
 }
 
@@ -257,24 +271,17 @@ static void mf_case(const char *protocol, const double *C, const double *N, guin
   cfg.lr = 0.25;
   cfg.epochs = k;
   cfg.batches = b;
-  ProtoRun *run = make_run(&cfg);
-  Recorder *rec = recorder_attach(run);
-  run_ok(run);
-  double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, s, T);
-  Products P = products_new(W, n, T);
+  Traced tr = traced_run(&cfg, g, s, T);
   double *Ninv = N ? NULL : dense_inverse(C, T);
   Expect e = {1, 0.25, 1.3 * 0.7 * sqrt(sens2_by_hand(C, T, k, b)), N ? N : Ninv};
   /* The registered std carries sens(C): compare at rounding precision. */
-  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
+  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(tr.run));
   g_assert_cmpuint(sim_noise_registry_count(reg), ==, n * T);
   assert_close(sim_noise_std(reg, 0), e.nu, 1e-12 * e.nu, "nu");
   e.nu = sim_noise_std(reg, 0);
-  check_messages(run, rec, &P, &e);
+  check_messages(tr.run, tr.rec, &tr.P, &e);
   g_free(Ninv);
-  products_free(&P);
-  dense_rounds_free(W, T);
-  recorder_free(rec);
-  proto_run_free(run);
+  traced_clear(&tr);
   topo_schedule_free(s);
   topo_graph_free(g);
 }
@@ -491,12 +498,8 @@ static void test_decor(void) {
   cfg.clip = clip;
   cfg.lr = eta;
   cfg.rounds = T;
-  ProtoRun *run = make_run(&cfg);
-  Recorder *rec = recorder_attach(run);
-  run_ok(run);
-  double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, NULL, T);
-  Products P = products_new(W, n, T);
-  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
+  Traced tr = traced_run(&cfg, g, NULL, T);
+  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(tr.run));
   guint n_noise = sim_noise_registry_count(reg);
   g_assert_cmpuint(n_noise, ==, T * (n + m));
   guint secrets = 0;
@@ -514,23 +517,23 @@ static void test_decor(void) {
 
   double *noise = g_new(double, n_noise);
   double *total = g_new0(double, (gsize)T *n_noise); /* per round: sum over senders */
-  for (guint i = 0; i < rec->sent->len; i++) {
-    const RecMsg *msg = &g_array_index(rec->sent, RecMsg, i);
+  for (guint i = 0; i < tr.rec->sent->len; i++) {
+    const RecMsg *msg = &g_array_index(tr.rec->sent, RecMsg, i);
     g_assert_true(sim_linvec_row(rec_payload(msg), SIM_LIN_NOISE, noise, n_noise, NULL));
     guint u = msg->from, t = msg->round;
     /* Count each sender's payload once per round (a broadcast is one payload). */
-    gboolean first = i == 0 || g_array_index(rec->sent, RecMsg, i - 1).from != u ||
-                     g_array_index(rec->sent, RecMsg, i - 1).round != t;
+    gboolean first = i == 0 || g_array_index(tr.rec->sent, RecMsg, i - 1).from != u ||
+                     g_array_index(tr.rec->sent, RecMsg, i - 1).round != t;
     for (SimNoiseId k = 0; k < n_noise; k++) {
       guint s = sim_noise_round(reg, k);
       double want = 0.0;
       if (s <= t) {
         if (sim_noise_kind(reg, k) == SIM_NOISE_KIND_LOCAL) {
-          want = -eta * sigma * clip * products_get(&P, t, s, u, sim_noise_node(reg, k));
+          want = -eta * sigma * clip * products_get(&tr.P, t, s, u, sim_noise_node(reg, k));
         } else {
           guint a = sim_noise_owner(reg, k, 0), b = sim_noise_owner(reg, k, 1);
           want = -eta * secret * clip *
-                 (products_get(&P, t, s, u, a) - products_get(&P, t, s, u, b));
+                 (products_get(&tr.P, t, s, u, a) - products_get(&tr.P, t, s, u, b));
         }
       }
       assert_close(noise[k], want, TOL, "decor noise coefficient");
@@ -545,10 +548,7 @@ static void test_decor(void) {
       g_assert_cmpfloat(total[(gsize)t * n_noise + k], ==, 0.0);
   g_free(total);
   g_free(noise);
-  products_free(&P);
-  dense_rounds_free(W, T);
-  recorder_free(rec);
-  proto_run_free(run);
+  traced_clear(&tr);
   topo_graph_free(g);
 }
 
@@ -587,12 +587,8 @@ static void zipdl_case(guint T, const char *units, double scale) {
   cfg.sigma = sigma;
   cfg.lr = eta;
   cfg.rounds = T;
-  ProtoRun *run = make_run(&cfg);
-  Recorder *rec = recorder_attach(run);
-  run_ok(run);
-  double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, NULL, T);
-  Products P = products_new(W, n, T);
-  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
+  Traced tr = traced_run(&cfg, g, NULL, T);
+  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(tr.run));
   guint n_noise = sim_noise_registry_count(reg);
   /* One variable per (sender, receiver incl. itself, step). */
   g_assert_cmpuint(n_noise, ==, T * (n + 2 * topo_graph_n_edges(g)));
@@ -600,28 +596,28 @@ static void zipdl_case(guint T, const char *units, double scale) {
   /* c[i][j][k]: coefficient of y_{i,k} (round T-1) in m_ij. */
   double *c = g_new0(double, (gsize)n *n *n);
   guint t_last = T - 1;
-  for (guint x = 0; x < rec->sent->len; x++) {
-    const RecMsg *msg = &g_array_index(rec->sent, RecMsg, x);
+  for (guint x = 0; x < tr.rec->sent->len; x++) {
+    const RecMsg *msg = &g_array_index(tr.rec->sent, RecMsg, x);
     guint i = msg->from, j = msg->to, t = msg->round;
     g_assert_true(sim_linvec_row(rec_payload(msg), SIM_LIN_NOISE, noise, n_noise, NULL));
     g_assert_true(sim_linvec_row(rec_payload(msg), SIM_LIN_GRAD, grad, (gsize)n * T, NULL));
     /* Gradients as in D-SGD: m_ij = theta_i - eta g_i + zeta_ij. */
     for (guint s = 0; s < T; s++)
       for (guint v = 0; v < n; v++)
-        assert_close(grad[s * n + v], s <= t ? -eta * products_get(&P, t, s, i, v) : 0.0, TOL,
+        assert_close(grad[s * n + v], s <= t ? -eta * products_get(&tr.P, t, s, i, v) : 0.0, TOL,
                      "zipdl gradient");
     /* The sender's own variables of this round: receivers in increasing
      * order; zeta_ij = sum_k (delta_jk - w_j w_k / w^T w) y_ik. */
     double ww = 0.0;
     for (guint v = 0; v < n; v++)
-      ww += W[t][v * n + i] * W[t][v * n + i];
+      ww += tr.W[t][v * n + i] * tr.W[t][v * n + i];
     guint kk = 0;
     for (SimNoiseId k = 0; k < n_noise; k++) {
       if (sim_noise_node(reg, k) != i || sim_noise_round(reg, k) != t)
         continue;
-      while (kk != i && W[t][kk * n + i] == 0.0) /* the k-th receiver */
+      while (kk != i && tr.W[t][kk * n + i] == 0.0) /* the k-th receiver */
         kk++;
-      double want = scale * sigma * ((kk == j) - W[t][j * n + i] * W[t][kk * n + i] / ww);
+      double want = scale * sigma * ((kk == j) - tr.W[t][j * n + i] * tr.W[t][kk * n + i] / ww);
       assert_close(noise[k], want, TOL, "zeta coefficient");
       if (t == t_last)
         c[((gsize)i * n + j) * n + kk] = noise[k];
@@ -632,17 +628,17 @@ static void zipdl_case(guint T, const char *units, double scale) {
    * where only m_ii carries i's own y's of the last round. Then the
    * gossip-weighted sum over receivers vanishes. */
   for (guint i = 0; i < n; i++) {
-    const SimLinvec *theta = proto_run_node_model(run, i);
+    const SimLinvec *theta = proto_run_node_model(tr.run, i);
     guint kk = 0;
     for (SimNoiseId k = 0; k < n_noise; k++) {
       if (sim_noise_node(reg, k) != i || sim_noise_round(reg, k) != t_last)
         continue;
-      while (kk != i && W[t_last][kk * n + i] == 0.0)
+      while (kk != i && tr.W[t_last][kk * n + i] == 0.0)
         kk++;
-      c[((gsize)i * n + i) * n + kk] = sim_linvec_noise_coeff(theta, k) / W[t_last][i * n + i];
+      c[((gsize)i * n + i) * n + kk] = sim_linvec_noise_coeff(theta, k) / tr.W[t_last][i * n + i];
       double sum = 0.0;
       for (guint j = 0; j < n; j++)
-        sum += W[t_last][j * n + i] * c[((gsize)i * n + j) * n + kk];
+        sum += tr.W[t_last][j * n + i] * c[((gsize)i * n + j) * n + kk];
       assert_close(sum, 0.0, TOL, "gossip-weighted zeta sum");
       kk++;
     }
@@ -651,10 +647,7 @@ static void zipdl_case(guint T, const char *units, double scale) {
   g_free(grad);
   g_free(noise);
   g_free(spec);
-  products_free(&P);
-  dense_rounds_free(W, T);
-  recorder_free(rec);
-  proto_run_free(run);
+  traced_clear(&tr);
   topo_graph_free(g);
 }
 
