@@ -37,10 +37,13 @@ static void run_ok(ProtoRun *run) {
   g_assert_no_error(err);
 }
 
-/* A run recorded from the bus: the messages sent, and the dense W_r of its
- * R gossip rounds (from the graph or the schedule it ran on) with their
- * products P. */
+/* A run on Florentine recorded from the bus: the messages sent, and the
+ * dense W_r of its R gossip rounds (from the graph or the schedule it ran
+ * on) with their products P. */
 typedef struct {
+  TopoGraph *g;
+  TopoSchedule *s; /* NULL: static gossip */
+  guint n;
   ProtoRun *run;
   Recorder *rec;
   double **W;
@@ -48,14 +51,23 @@ typedef struct {
   guint R;
 } Traced;
 
-/* Runs @cfg to the end; @g and @s (nullable) as in @cfg. */
-static Traced traced_run(const ProtoRunConfig *cfg, const TopoGraph *g, TopoSchedule *s,
-                         guint R) {
-  Traced t = {.run = make_run(cfg), .R = R};
+/* Runs @cfg to the end on Florentine (@cfg's topology is set here), under
+ * the schedule @schedule_spec (uniform gossip, seed @seed) unless NULL. */
+static Traced traced_run(ProtoRunConfig *cfg, const char *schedule_spec, guint64 seed, guint R) {
+  Traced t = {.g = test_graph("florentine"), .R = R};
+  t.n = topo_graph_n_nodes(t.g);
+  if (schedule_spec != NULL) {
+    GError *err = NULL;
+    t.s = topo_schedule_new(schedule_spec, t.g, TOPO_GOSSIP_UNIFORM, seed, &err);
+    g_assert_no_error(err);
+  }
+  cfg->graph = t.s ? NULL : t.g;
+  cfg->schedule = t.s;
+  t.run = make_run(cfg);
   t.rec = recorder_attach(t.run);
   run_ok(t.run);
-  t.W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, s, R);
-  t.P = products_new(t.W, topo_graph_n_nodes(g), R);
+  t.W = dense_rounds(t.g, TOPO_GOSSIP_UNIFORM, t.s, R);
+  t.P = products_new(t.W, t.n, R);
   return t;
 }
 
@@ -64,6 +76,8 @@ static void traced_clear(Traced *t) {
   dense_rounds_free(t->W, t->R);
   recorder_free(t->rec);
   proto_run_free(t->run);
+  topo_schedule_free(t->s);
+  topo_graph_free(t->g);
 }
 
 /*
@@ -125,25 +139,17 @@ static guint expected_sends(double **W, guint n, guint R) {
 
 /* D-SGD under a topology: static graph or schedule spec. */
 static void dsgd_case(const char *schedule_spec) {
-  TopoGraph *g = test_graph("florentine");
-  guint n = topo_graph_n_nodes(g), T = 6;
-  TopoSchedule *s = NULL;
-  GError *err = NULL;
-  if (schedule_spec != NULL) {
-    s = topo_schedule_new(schedule_spec, g, TOPO_GOSSIP_UNIFORM, 11, &err);
-    g_assert_no_error(err);
-  }
+  const guint T = 6;
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
-  cfg.graph = s ? NULL : g;
-  cfg.schedule = s;
   cfg.protocol = "dsgd";
   cfg.sigma = 0.8;
   cfg.clip = 1.5;
   cfg.lr = 0.3;
   cfg.rounds = T;
   cfg.seed = 5;
-  Traced tr = traced_run(&cfg, g, s, T);
+  Traced tr = traced_run(&cfg, schedule_spec, 11, T);
+  guint n = tr.n;
   g_assert_cmpuint(tr.rec->sent->len, ==, expected_sends(tr.W, n, T));
   g_assert_cmpuint(tr.rec->rounds_published, ==, T + 1); /* rounds 0 (the start) to T */
   g_assert_cmpuint(sim_noise_registry_count(proto_context_noise(proto_run_context(tr.run))), ==,
@@ -162,8 +168,6 @@ static void dsgd_case(const char *schedule_spec) {
     g_assert_cmpuint(sim_linvec_nnz(x, SIM_LIN_NOISE), <=, n_noise);
   }
   traced_clear(&tr);
-  topo_schedule_free(s);
-  topo_graph_free(g);
 }
 
 static void test_dsgd_static(void) {
@@ -179,22 +183,19 @@ static void test_dsgd_exponential(void) {
 }
 
 static void test_muffliato(void) {
-  TopoGraph *g = test_graph("florentine");
-  guint n = topo_graph_n_nodes(g), T = 3, K = 3;
+  const guint T = 3, K = 3;
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
-  cfg.graph = g;
   cfg.protocol = "muffliato:K=3";
   cfg.sigma = 2.0;
   cfg.clip = 0.5;
   cfg.lr = 0.2;
   cfg.rounds = T;
-  Traced tr = traced_run(&cfg, g, NULL, K * T);
-  g_assert_cmpuint(tr.rec->sent->len, ==, expected_sends(tr.W, n, K * T));
+  Traced tr = traced_run(&cfg, NULL, 0, K * T);
+  g_assert_cmpuint(tr.rec->sent->len, ==, expected_sends(tr.W, tr.n, K * T));
   Expect e = {K, 0.2, 2.0 * 0.5, NULL};
   check_messages(tr.run, tr.rec, &tr.P, &e);
   traced_clear(&tr);
-  topo_graph_free(g);
 }
 
 /* Muffliato with K = 1 sends exactly D-SGD's messages. */
@@ -253,25 +254,17 @@ static double sens2_by_hand(const double *C, guint T, guint k, guint b) {
 /* An MF run: check against C^-1 (given, or computed here). */
 static void mf_case(const char *protocol, const double *C, const double *N, guint k, guint b,
                     const char *schedule_spec) {
-  TopoGraph *g = test_graph("florentine");
-  guint n = topo_graph_n_nodes(g), T = k * b;
-  GError *err = NULL;
-  TopoSchedule *s = NULL;
-  if (schedule_spec != NULL) {
-    s = topo_schedule_new(schedule_spec, g, TOPO_GOSSIP_UNIFORM, 3, &err);
-    g_assert_no_error(err);
-  }
+  guint T = k * b;
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
-  cfg.graph = s ? NULL : g;
-  cfg.schedule = s;
   cfg.protocol = protocol;
   cfg.sigma = 1.3;
   cfg.clip = 0.7;
   cfg.lr = 0.25;
   cfg.epochs = k;
   cfg.batches = b;
-  Traced tr = traced_run(&cfg, g, s, T);
+  Traced tr = traced_run(&cfg, schedule_spec, 3, T);
+  guint n = tr.n;
   double *Ninv = N ? NULL : dense_inverse(C, T);
   Expect e = {1, 0.25, 1.3 * 0.7 * sqrt(sens2_by_hand(C, T, k, b)), N ? N : Ninv};
   /* The registered std carries sens(C): compare at rounding precision. */
@@ -282,8 +275,6 @@ static void mf_case(const char *protocol, const double *C, const double *N, guin
   check_messages(tr.run, tr.rec, &tr.P, &e);
   g_free(Ninv);
   traced_clear(&tr);
-  topo_schedule_free(s);
-  topo_graph_free(g);
 }
 
 static void test_antipgd(void) {
@@ -487,18 +478,18 @@ static void test_mfdsgd_blt_errors(void) {
 }
 
 static void test_decor(void) {
-  TopoGraph *g = test_graph("florentine");
-  guint n = topo_graph_n_nodes(g), T = 3, m = topo_graph_n_edges(g);
+  const guint T = 3;
   const double eta = 0.4, sigma = 0.5, secret = 2.0, clip = 1.25;
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
-  cfg.graph = g;
   cfg.protocol = "decor:sigma_secret=2";
   cfg.sigma = sigma;
   cfg.clip = clip;
   cfg.lr = eta;
   cfg.rounds = T;
-  Traced tr = traced_run(&cfg, g, NULL, T);
+  Traced tr = traced_run(&cfg, NULL, 0, T);
+  const TopoGraph *g = tr.g;
+  guint n = tr.n, m = topo_graph_n_edges(g);
   SimNoiseRegistry *reg = proto_context_noise(proto_run_context(tr.run));
   guint n_noise = sim_noise_registry_count(reg);
   g_assert_cmpuint(n_noise, ==, T * (n + m));
@@ -549,7 +540,6 @@ static void test_decor(void) {
   g_free(total);
   g_free(noise);
   traced_clear(&tr);
-  topo_graph_free(g);
 }
 
 /* DECOR with sigma = 0 and the default secret multiplier (= sigma): no noise. */
@@ -576,22 +566,20 @@ static void test_decor_defaults(void) {
 }
 
 static void zipdl_case(guint T, const char *units, double scale) {
-  TopoGraph *g = test_graph("florentine");
-  guint n = topo_graph_n_nodes(g);
   const double sigma = 0.7, eta = 0.3;
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
-  cfg.graph = g;
   char *spec = g_strdup_printf("zipdl:units=%s", units);
   cfg.protocol = spec;
   cfg.sigma = sigma;
   cfg.lr = eta;
   cfg.rounds = T;
-  Traced tr = traced_run(&cfg, g, NULL, T);
+  Traced tr = traced_run(&cfg, NULL, 0, T);
+  guint n = tr.n;
   SimNoiseRegistry *reg = proto_context_noise(proto_run_context(tr.run));
   guint n_noise = sim_noise_registry_count(reg);
   /* One variable per (sender, receiver incl. itself, step). */
-  g_assert_cmpuint(n_noise, ==, T * (n + 2 * topo_graph_n_edges(g)));
+  g_assert_cmpuint(n_noise, ==, T * (n + 2 * topo_graph_n_edges(tr.g)));
   double *noise = g_new(double, n_noise), *grad = g_new(double, (gsize)n *T);
   /* c[i][j][k]: coefficient of y_{i,k} (round T-1) in m_ij. */
   double *c = g_new0(double, (gsize)n *n *n);
@@ -648,7 +636,6 @@ static void zipdl_case(guint T, const char *units, double scale) {
   g_free(noise);
   g_free(spec);
   traced_clear(&tr);
-  topo_graph_free(g);
 }
 
 static void test_zipdl(void) {
