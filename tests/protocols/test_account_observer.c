@@ -377,7 +377,7 @@ static void test_decor_ordering(void) {
   guint n = topo_graph_n_nodes(g), T = 6;
   const guint a[] = {0}, c[] = {3, 11};
   ObsView views[] = {{PRIV_TRUST_LDP, a, 1}, {PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_SECLDP, a, 1},
-                  {PRIV_TRUST_LDP, c, 2}, {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_SECLDP, c, 2}};
+                     {PRIV_TRUST_LDP, c, 2}, {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_SECLDP, c, 2}};
   ProtoRunConfig cfg;
   base_config(&cfg, g, "decor", T, 1, 1.0);
   PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
@@ -481,9 +481,9 @@ static void test_zipdl_finite(void) {
   TopoGraph *g = graph("florentine");
   const guint a[] = {0}, c[] = {3, 11};
   ObsView views[] = {{PRIV_TRUST_LDP, a, 1},
-                  {PRIV_TRUST_PNDP, a, 1},
-                  {PRIV_TRUST_SECLDP, a, 1},
-                  {PRIV_TRUST_PNDP, c, 2}};
+                     {PRIV_TRUST_PNDP, a, 1},
+                     {PRIV_TRUST_SECLDP, a, 1},
+                     {PRIV_TRUST_PNDP, c, 2}};
   ProtoRunConfig cfg;
   base_config(&cfg, g, "zipdl:units=gradient", 4, 1, 1.0);
   PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
@@ -553,7 +553,7 @@ static void test_deadline_effective_w(void) {
    * with the nominal accounting. */
   const guint a[] = {0}, far[] = {14}, c[] = {3, 11}, d[] = {4, 13};
   ObsView views[] = {{PRIV_TRUST_LDP, a, 1},  {PRIV_TRUST_SECLDP, c, 2}, {PRIV_TRUST_PNDP, far, 1},
-                  {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_PNDP, d, 2},   {PRIV_TRUST_PNDP, a, 1}};
+                     {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_PNDP, d, 2},   {PRIV_TRUST_PNDP, a, 1}};
   guint nv = G_N_ELEMENTS(views);
 
   ProtoRun *run = proto_run_new(&cfg, &err);

@@ -31,8 +31,8 @@ typedef struct {
 /* Views: attacker sets {0}, {2, 5}, under each of the three trust models. */
 static const guint set_a[] = {0}, set_b[] = {2, 5};
 static const ObsView views[] = {
-    {PRIV_TRUST_LDP, set_a, 1},    {PRIV_TRUST_LDP, set_b, 2},    {PRIV_TRUST_PNDP, set_a, 1},
-    {PRIV_TRUST_PNDP, set_b, 2},   {PRIV_TRUST_SECLDP, set_a, 1}, {PRIV_TRUST_SECLDP, set_b, 2},
+    {PRIV_TRUST_LDP, set_a, 1},  {PRIV_TRUST_LDP, set_b, 2},    {PRIV_TRUST_PNDP, set_a, 1},
+    {PRIV_TRUST_PNDP, set_b, 2}, {PRIV_TRUST_SECLDP, set_a, 1}, {PRIV_TRUST_SECLDP, set_b, 2},
 };
 #define N_VIEWS G_N_ELEMENTS(views)
 

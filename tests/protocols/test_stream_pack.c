@@ -22,8 +22,8 @@ typedef struct {
 
 static const guint set_a[] = {0}, set_b[] = {2, 5, 7};
 static const ObsView views[] = {
-    {PRIV_TRUST_LDP, set_a, 1},    {PRIV_TRUST_LDP, set_b, 3},    {PRIV_TRUST_PNDP, set_a, 1},
-    {PRIV_TRUST_PNDP, set_b, 3},   {PRIV_TRUST_SECLDP, set_a, 1}, {PRIV_TRUST_SECLDP, set_b, 3},
+    {PRIV_TRUST_LDP, set_a, 1},  {PRIV_TRUST_LDP, set_b, 3},    {PRIV_TRUST_PNDP, set_a, 1},
+    {PRIV_TRUST_PNDP, set_b, 3}, {PRIV_TRUST_SECLDP, set_a, 1}, {PRIV_TRUST_SECLDP, set_b, 3},
 };
 #define N_VIEWS G_N_ELEMENTS(views)
 
