@@ -1,8 +1,8 @@
 /*
  * tests/protocols/proto_test.h: helpers for the protocol tests: a bus
- * recorder of gossip messages and the paper's workload blocks
- * P(r, q) = W_{r-1} ... W_q (identity when r = q), computed densely and
- * independently of the runtime. Header-only.
+ * recorder of gossip messages, the paper's workload blocks
+ * P(r, q) = W_{r-1} ... W_q (identity when r = q) and dense inverses,
+ * computed independently of the runtime. Header-only.
  */
 #ifndef DPG_TESTS_PROTO_TEST_H
 #define DPG_TESTS_PROTO_TEST_H
@@ -118,11 +118,83 @@ static inline void products_free(Products *p) {
   g_free(p->P);
 }
 
+/* The inverse of the invertible k x k @M (g_free), by Gauss-Jordan with
+ * partial pivoting: independent of the library's factorizations. The test
+ * fails on a pivot below 1e-12 in magnitude. O(k^3). */
+static inline double *dense_inverse(const double *M, guint k) {
+  double *A = g_memdup2(M, (gsize)k * k * sizeof(double));
+  double *X = g_new0(double, (gsize)k *k);
+  for (guint i = 0; i < k; i++)
+    X[i * k + i] = 1.0;
+  for (guint c = 0; c < k; c++) {
+    guint piv = c;
+    for (guint r = c + 1; r < k; r++)
+      if (fabs(A[r * k + c]) > fabs(A[piv * k + c]))
+        piv = r;
+    for (guint j = 0; j < k; j++) {
+      double t = A[c * k + j];
+      A[c * k + j] = A[piv * k + j];
+      A[piv * k + j] = t;
+      t = X[c * k + j];
+      X[c * k + j] = X[piv * k + j];
+      X[piv * k + j] = t;
+    }
+    double d = A[c * k + c];
+    g_assert_cmpfloat(fabs(d), >, 1e-12);
+    for (guint j = 0; j < k; j++) {
+      A[c * k + j] /= d;
+      X[c * k + j] /= d;
+    }
+    for (guint r = 0; r < k; r++)
+      if (r != c && A[r * k + c] != 0.0) {
+        double f = A[r * k + c];
+        for (guint j = 0; j < k; j++) {
+          A[r * k + j] -= f * A[c * k + j];
+          X[r * k + j] -= f * X[c * k + j];
+        }
+      }
+  }
+  g_free(A);
+  return X;
+}
+
 static inline void assert_close(double got, double want, double tol, const char *what) {
   if (!(fabs(got - want) <= tol)) {
     g_test_message("%s: got %.17g, want %.17g", what, got, want);
     g_assert_cmpfloat_with_epsilon(got, want, tol);
   }
+}
+
+/* The graph and the data of the protocol tests' training runs: 12 nodes,
+ * synthetic linear records (400 of them, d = 5). */
+#define TRAIN_GRAPH "erdos:n=12,p=0.4,seed=2,connected=true"
+#define TRAIN_DATA "synthetic:linear,n=400,d=5,noise=0.1,seed=3"
+
+/* proto_run_config_init, then what the training runs share: TRAIN_DATA,
+ * sigma 0.5, lr 0.05, @threads threads, seed @seed and provenance @storage. */
+static inline void train_config(ProtoRunConfig *cfg, guint threads, guint64 seed,
+                                SimLinStorage storage) {
+  proto_run_config_init(cfg);
+  cfg->dataset = TRAIN_DATA;
+  cfg->sigma = 0.5;
+  cfg->lr = 0.05;
+  cfg->threads = threads;
+  cfg->seed = seed;
+  cfg->storage = storage;
+}
+
+/* The run of @cfg on the graph of generator spec @graph (the run keeps its
+ * own copy), not started; the test fails on an error. */
+static inline ProtoRun *run_on_graph(const ProtoRunConfig *cfg, const char *graph) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate(graph, &err);
+  g_assert_no_error(err);
+  ProtoRunConfig c = *cfg;
+  c.graph = g;
+  ProtoRun *run = proto_run_new(&c, &err);
+  g_assert_no_error(err);
+  topo_graph_free(g);
+  return run;
 }
 
 static inline char *test_data_path(const char *name) {

@@ -43,6 +43,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "observe_test.h"
 #include "protocols/protocols.h"
 
 typedef enum { P_DSGD, P_DECOR, P_ZIPDL } Proto;
@@ -433,12 +434,6 @@ static double exact_mu(mpq_t *const X, guint T, guint b) {
 
 /* ---- The double side: the observer path ---- */
 
-typedef struct {
-  PrivTrust trust;
-  const guint *members;
-  guint n_members;
-} View;
-
 static const char *proto_spec(Proto p, gboolean secrets_only) {
   return p == P_DSGD    ? "dsgd"
          : p == P_ZIPDL ? "zipdl"
@@ -447,7 +442,7 @@ static const char *proto_spec(Proto p, gboolean secrets_only) {
 }
 
 static PrivBlocks **observe(const TopoGraph *g, TopoGossipKind kind, const char *proto, guint T,
-                            guint b, double sigma, const View *views, guint n_views) {
+                            guint b, double sigma, const ObsView *views, guint n_views) {
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
   cfg.graph = g;
@@ -459,29 +454,9 @@ static PrivBlocks **observe(const TopoGraph *g, TopoGossipKind kind, const char 
   cfg.clip = 1.0;
   cfg.lr = 0.1;
   cfg.seed = 2;
-  GError *err = NULL;
-  ProtoRun *run = proto_run_new(&cfg, &err);
-  g_assert_no_error(err);
-  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
-  g_assert_no_error(err);
-  for (guint i = 0; i < n_views; i++)
-    g_assert_cmpuint(
-        priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members, &err), ==,
-        i);
-  g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
-  g_assert_true(proto_run_run(run, &err));
-  g_assert_no_error(err);
-  PrivBlocks **out = g_new(PrivBlocks *, n_views);
-  PrivKnowledgeOptions ko = {.T = T, .clip = 1.0};
-  for (guint i = 0; i < n_views; i++) {
-    PrivKnowledge *k = priv_observer_knowledge(obs, i, &err);
-    g_assert_no_error(err);
-    out[i] = priv_knowledge_blocks(k, &ko, &err);
-    g_assert_no_error(err);
-    priv_knowledge_free(k);
-  }
-  priv_observer_free(obs);
-  proto_run_free(run);
+  ObsRun o = obs_run_config(&cfg, views, n_views, NULL);
+  PrivBlocks **out = obs_run_blocks(&o);
+  obs_run_clear(&o);
   return out;
 }
 
@@ -517,10 +492,10 @@ static void compare(TopoGossipKind kind, Proto proto, gboolean secrets_only, gui
   guint n = topo_graph_n_nodes(g);
   static const PrivTrust trusts[] = {PRIV_TRUST_LDP, PRIV_TRUST_PNDP, PRIV_TRUST_SECLDP};
   guint n_views = 3 * G_N_ELEMENTS(sets);
-  View views[3 * G_N_ELEMENTS(sets)];
+  ObsView views[3 * G_N_ELEMENTS(sets)];
   for (guint s = 0; s < G_N_ELEMENTS(sets); s++)
     for (guint i = 0; i < 3; i++)
-      views[3 * s + i] = (View){trusts[i], sets[s].m, sets[s].k};
+      views[3 * s + i] = (ObsView){trusts[i], sets[s].m, sets[s].k};
   Exact *e = exact_run(g, kind, proto, T, secrets_only ? "0" : sigma_q, "1");
   PrivBlocks **bl = observe(g, kind, proto_spec(proto, secrets_only), T, bs[n_bs - 1],
                             secrets_only ? 0.0 : sigma, views, n_views);
@@ -651,7 +626,7 @@ static void test_zipdl_ldp_amplification(void) {
   TopoGraph *g = topo_graph_generate("florentine", &err);
   g_assert_no_error(err);
   static const guint nine[] = {9};
-  View view = {PRIV_TRUST_LDP, nine, 1};
+  ObsView view = {PRIV_TRUST_LDP, nine, 1};
   static const struct { guint T, b; } cases[] = {{30, 1}, {40, 4}};
   for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
     PrivBlocks **bl = observe(g, TOPO_GOSSIP_UNIFORM, "zipdl", cases[c].T, cases[c].b, 1.0, &view,

@@ -34,49 +34,19 @@
 #include <glib/gstdio.h>
 
 #include "mf/mf.h"
+#include "observe_test.h"
+#include "proto_test.h"
 #include "protocols/protocols.h"
 
-typedef struct {
-  PrivTrust trust;
-  const guint *members;
-  guint n_members;
-} View;
-
 /* One run of @cfg with the views attached; the blocks of each view. */
-static PrivBlocks **observe(const ProtoRunConfig *cfg, const View *views, guint n_views,
+static PrivBlocks **observe(const ProtoRunConfig *cfg, const ObsView *views, guint n_views,
                             ProtoRunStats *stats) {
-  GError *err = NULL;
-  ProtoRun *run = proto_run_new(cfg, &err);
-  g_assert_no_error(err);
-  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
-  g_assert_no_error(err);
-  for (guint i = 0; i < n_views; i++)
-    g_assert_cmpuint(
-        priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members, &err), ==,
-        i);
-  g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
-  g_assert_true(proto_run_run(run, &err));
-  g_assert_no_error(err);
+  ObsRun o = obs_run_config(cfg, views, n_views, NULL);
   if (stats)
-    proto_run_get_stats(run, stats);
-  PrivBlocks **out = g_new(PrivBlocks *, n_views);
-  PrivKnowledgeOptions ko = {.T = proto_context_steps(proto_run_context(run)), .clip = cfg->clip};
-  for (guint i = 0; i < n_views; i++) {
-    PrivKnowledge *k = priv_observer_knowledge(obs, i, &err);
-    g_assert_no_error(err);
-    out[i] = priv_knowledge_blocks(k, &ko, &err);
-    g_assert_no_error(err);
-    priv_knowledge_free(k);
-  }
-  priv_observer_free(obs);
-  proto_run_free(run);
+    proto_run_get_stats(o.run, stats);
+  PrivBlocks **out = obs_run_blocks(&o);
+  obs_run_clear(&o);
   return out;
-}
-
-static void blocks_array_free(PrivBlocks **b, guint n) {
-  for (guint i = 0; i < n; i++)
-    priv_blocks_free(b[i]);
-  g_free(b);
 }
 
 static void base_config(ProtoRunConfig *cfg, const TopoGraph *g, const char *proto, guint T,
@@ -115,7 +85,7 @@ static void assert_blocks_equal(const PrivBlocks *a, const PrivBlocks *b, double
 }
 
 static PrivBlocks *structured(PrivProtocol protocol, guint K, const double *C, guint T, guint b,
-                              const TopoGossip *const *ws, guint n_ws, const View *v,
+                              const TopoGossip *const *ws, guint n_ws, const ObsView *v,
                               double sigma) {
   PrivStructuredProblem p = {.protocol = protocol,
                              .K = K,
@@ -192,10 +162,10 @@ static void check_equals_structured(const char *gspec, const guint *set1, guint 
                 {mfspec, PRIV_PROTOCOL_MFDSGD, 1, C},
                 {"mfdsgd:C=blt,buffers=2", PRIV_PROTOCOL_MFDSGD, 1, NULL}};
   const PrivTrust trusts[] = {PRIV_TRUST_LDP, PRIV_TRUST_PNDP, PRIV_TRUST_SECLDP};
-  View views[6];
+  ObsView views[6];
   for (guint t = 0; t < 3; t++) {
-    views[2 * t] = (View){trusts[t], set1, n1};
-    views[2 * t + 1] = (View){trusts[t], set2, n2};
+    views[2 * t] = (ObsView){trusts[t], set1, n1};
+    views[2 * t + 1] = (ObsView){trusts[t], set2, n2};
   }
   const guint bs[] = {1, 2};
   for (guint p = 0; p < G_N_ELEMENTS(protos); p++)
@@ -230,7 +200,7 @@ static void check_equals_structured(const char *gspec, const guint *set1, guint 
         priv_report_free(rs);
         priv_blocks_free(st);
       }
-      blocks_array_free(obs, G_N_ELEMENTS(views));
+      obs_blocks_free(obs, G_N_ELEMENTS(views));
       g_free(Cblt);
     }
   g_free(Wd);
@@ -263,7 +233,7 @@ static void test_equals_structured_matching(void) {
   g_assert_no_error(err);
   guint T = 5;
   const guint a[] = {4}, c[] = {0, 9};
-  View views[] = {{PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_LDP, c, 2}, {PRIV_TRUST_PNDP, c, 2}};
+  ObsView views[] = {{PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_LDP, c, 2}, {PRIV_TRUST_PNDP, c, 2}};
   const struct {
     const char *spec;
     PrivProtocol protocol;
@@ -289,39 +259,13 @@ static void test_equals_structured_matching(void) {
     for (guint r = 0; r < R; r++)
       topo_gossip_free(ws[r]);
     g_free(ws);
-    blocks_array_free(obs, G_N_ELEMENTS(views));
+    obs_blocks_free(obs, G_N_ELEMENTS(views));
   }
   topo_schedule_free(s);
   topo_graph_free(g);
 }
 
 /* ---- Closed forms at T = 1 ---- */
-
-/* Inverse of the symmetric positive definite k x k @M (Gauss-Jordan). */
-static double *spd_inverse(const double *M, guint k) {
-  double *a = g_memdup2(M, sizeof(double) * k * k), *inv = g_new0(double, (gsize)k *k);
-  for (guint i = 0; i < k; i++)
-    inv[i * k + i] = 1.0;
-  for (guint c = 0; c < k; c++) {
-    double p = a[c * k + c];
-    g_assert_cmpfloat(p, >, 1e-12);
-    for (guint j = 0; j < k; j++) {
-      a[c * k + j] /= p;
-      inv[c * k + j] /= p;
-    }
-    for (guint r = 0; r < k; r++) {
-      if (r == c)
-        continue;
-      double f = a[r * k + c];
-      for (guint j = 0; j < k; j++) {
-        a[r * k + j] -= f * a[c * k + j];
-        inv[r * k + j] -= f * inv[c * k + j];
-      }
-    }
-  }
-  g_free(a);
-  return inv;
-}
 
 /* X_u of DECOR at T = 1 by hand: rows = the messages of @rows (n flags),
  * B B^T = sigma^2 I + sigma_s^2 L restricted to them, L the Laplacian of the
@@ -352,7 +296,7 @@ static double *decor_t1(const TopoGraph *g, double sigma, double sigma_s, const 
       M[idx[v] * k + idx[u]] -= s2;
     }
   }
-  double *inv = spd_inverse(M, k);
+  double *inv = dense_inverse(M, k);
   double *X = g_new0(double, n);
   for (guint u = 0; u < n; u++)
     if (rows[u])
@@ -371,7 +315,8 @@ static void test_decor_closed_form(void) {
   const guint attackers[] = {0, 1};
   for (guint ai = 0; ai < G_N_ELEMENTS(attackers); ai++) {
     guint a = attackers[ai];
-    View views[] = {{PRIV_TRUST_LDP, &a, 1}, {PRIV_TRUST_SECLDP, &a, 1}, {PRIV_TRUST_PNDP, &a, 1}};
+    ObsView views[] = {
+        {PRIV_TRUST_LDP, &a, 1}, {PRIV_TRUST_SECLDP, &a, 1}, {PRIV_TRUST_PNDP, &a, 1}};
     ProtoRunConfig cfg;
     base_config(&cfg, g, "decor:sigma_secret=2", 1, 1, sigma);
     PrivBlocks **obs = observe(&cfg, views, 3, NULL);
@@ -407,7 +352,7 @@ static void test_decor_closed_form(void) {
     g_free(victims);
     g_free(nbrs);
     g_free(att);
-    blocks_array_free(obs, 3);
+    obs_blocks_free(obs, 3);
   }
   topo_graph_free(g);
 }
@@ -431,8 +376,8 @@ static void test_decor_ordering(void) {
   TopoGraph *g = graph("florentine");
   guint n = topo_graph_n_nodes(g), T = 6;
   const guint a[] = {0}, c[] = {3, 11};
-  View views[] = {{PRIV_TRUST_LDP, a, 1}, {PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_SECLDP, a, 1},
-                  {PRIV_TRUST_LDP, c, 2}, {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_SECLDP, c, 2}};
+  ObsView views[] = {{PRIV_TRUST_LDP, a, 1}, {PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_SECLDP, a, 1},
+                     {PRIV_TRUST_LDP, c, 2}, {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_SECLDP, c, 2}};
   ProtoRunConfig cfg;
   base_config(&cfg, g, "decor", T, 1, 1.0);
   PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
@@ -456,7 +401,7 @@ static void test_decor_ordering(void) {
     g_free(pndp);
     g_free(sec);
   }
-  blocks_array_free(obs, G_N_ELEMENTS(views));
+  obs_blocks_free(obs, G_N_ELEMENTS(views));
 
   /* sigma_secret = 0: no secret at all, D-SGD exactly. */
   base_config(&cfg, g, "decor:sigma_secret=0", T, 1, 1.0);
@@ -470,7 +415,7 @@ static void test_decor_ordering(void) {
     priv_blocks_free(st);
   }
   topo_gossip_free(w);
-  blocks_array_free(obs, G_N_ELEMENTS(views));
+  obs_blocks_free(obs, G_N_ELEMENTS(views));
   topo_graph_free(g);
 }
 
@@ -485,7 +430,7 @@ static void test_zipdl_closed_form(void) {
   const guint attackers[] = {0, 1, 8};
   for (guint ai = 0; ai < G_N_ELEMENTS(attackers); ai++) {
     guint a = attackers[ai];
-    View views[] = {{PRIV_TRUST_LDP, &a, 1}, {PRIV_TRUST_PNDP, &a, 1}};
+    ObsView views[] = {{PRIV_TRUST_LDP, &a, 1}, {PRIV_TRUST_PNDP, &a, 1}};
     ProtoRunConfig cfg;
     base_config(&cfg, g, "zipdl:units=gradient", 1, 1, sigma);
     PrivBlocks **obs = observe(&cfg, views, 2, NULL);
@@ -522,8 +467,8 @@ static void test_zipdl_closed_form(void) {
       g_assert_cmpfloat(fabs(priv_blocks_get(obs_model[1], i)[0] - 0.25 * pndp), <=,
                         1e-9 * MAX(pndp, 1e-3));
     }
-    blocks_array_free(obs, 2);
-    blocks_array_free(obs_model, 2);
+    obs_blocks_free(obs, 2);
+    obs_blocks_free(obs_model, 2);
   }
   g_free(W);
   topo_gossip_free(w);
@@ -535,10 +480,10 @@ static void test_zipdl_closed_form(void) {
 static void test_zipdl_finite(void) {
   TopoGraph *g = graph("florentine");
   const guint a[] = {0}, c[] = {3, 11};
-  View views[] = {{PRIV_TRUST_LDP, a, 1},
-                  {PRIV_TRUST_PNDP, a, 1},
-                  {PRIV_TRUST_SECLDP, a, 1},
-                  {PRIV_TRUST_PNDP, c, 2}};
+  ObsView views[] = {{PRIV_TRUST_LDP, a, 1},
+                     {PRIV_TRUST_PNDP, a, 1},
+                     {PRIV_TRUST_SECLDP, a, 1},
+                     {PRIV_TRUST_PNDP, c, 2}};
   ProtoRunConfig cfg;
   base_config(&cfg, g, "zipdl:units=gradient", 4, 1, 1.0);
   PrivBlocks **obs = observe(&cfg, views, G_N_ELEMENTS(views), NULL);
@@ -555,7 +500,7 @@ static void test_zipdl_finite(void) {
     g_assert_cmpuint(positive, >, 0);
     g_free(mu);
   }
-  blocks_array_free(obs, G_N_ELEMENTS(views));
+  obs_blocks_free(obs, G_N_ELEMENTS(views));
   topo_graph_free(g);
 }
 
@@ -565,10 +510,10 @@ static void test_zipdl_finite(void) {
 typedef struct {
   guint n, T;
   GHashTable *rows;
-} Recorder;
+} SentRows;
 
-static void record(const SimBusEvent *ev, gpointer data) {
-  Recorder *rec = data;
+static void record_row(const SimBusEvent *ev, gpointer data) {
+  SentRows *rec = data;
   if (ev->kind != SIM_BUS_MESSAGE_SENT || sim_message_tag(ev->message) != 0)
     return;
   gpointer key = GUINT_TO_POINTER(ev->round * rec->n + ev->from + 1);
@@ -607,17 +552,17 @@ static void test_deadline_effective_w(void) {
    * in turn): the structured premise fails for it, so it is only compared
    * with the nominal accounting. */
   const guint a[] = {0}, far[] = {14}, c[] = {3, 11}, d[] = {4, 13};
-  View views[] = {{PRIV_TRUST_LDP, a, 1},  {PRIV_TRUST_SECLDP, c, 2}, {PRIV_TRUST_PNDP, far, 1},
-                  {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_PNDP, d, 2},   {PRIV_TRUST_PNDP, a, 1}};
+  ObsView views[] = {{PRIV_TRUST_LDP, a, 1},  {PRIV_TRUST_SECLDP, c, 2}, {PRIV_TRUST_PNDP, far, 1},
+                     {PRIV_TRUST_PNDP, c, 2}, {PRIV_TRUST_PNDP, d, 2},   {PRIV_TRUST_PNDP, a, 1}};
   guint nv = G_N_ELEMENTS(views);
 
   ProtoRun *run = proto_run_new(&cfg, &err);
   g_assert_no_error(err);
   SimLinkParams p = {.latency = {.kind = SIM_LATENCY_CONSTANT, .ms = 1000.0}};
   g_assert_true(sim_engine_set_link(proto_run_engine(run), slow_from, slow_to, &p, &err));
-  Recorder rec = {n, T, g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free)};
+  SentRows rec = {n, T, g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free)};
   g_assert_cmpuint(
-      sim_bus_subscribe(sim_engine_bus(proto_run_engine(run)), record, &rec, NULL, &err), >, 0);
+      sim_bus_subscribe(sim_engine_bus(proto_run_engine(run)), record_row, &rec, NULL, &err), >, 0);
   PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
   for (guint i = 0; i < nv; i++)
     priv_observer_add_view(obs, views[i].trust, views[i].members, views[i].n_members, &err);
@@ -785,7 +730,7 @@ static void test_noiseless(void) {
   const char *protos[] = {"dsgd", "decor", "zipdl"};
   for (guint p = 0; p < G_N_ELEMENTS(protos); p++)
     for (guint T = 1; T <= 3; T++) {
-      View views[] = {{PRIV_TRUST_PNDP, &a, 1}, {PRIV_TRUST_LDP, &a, 1}};
+      ObsView views[] = {{PRIV_TRUST_PNDP, &a, 1}, {PRIV_TRUST_LDP, &a, 1}};
       ProtoRunConfig cfg;
       base_config(&cfg, g, protos[p], T, 1, 0.0);
       PrivBlocks **obs = observe(&cfg, views, 2, NULL);
@@ -800,7 +745,7 @@ static void test_noiseless(void) {
         /* LDP sees every message: every victim is unprotected. */
         g_assert_cmpint(obs[1]->status[u], ==, u == a ? PRIV_NODE_ATTACKER : PRIV_NODE_UNPROTECTED);
       }
-      blocks_array_free(obs, 2);
+      obs_blocks_free(obs, 2);
     }
   igraph_matrix_destroy(&dist);
   (void)err;
@@ -829,7 +774,7 @@ static void test_relabel_and_storage(void) {
   const char *protos[] = {"decor", "zipdl", "muffliato:K=2"};
   const PrivTrust trusts[] = {PRIV_TRUST_SECLDP, PRIV_TRUST_PNDP, PRIV_TRUST_PNDP};
   for (guint p = 0; p < G_N_ELEMENTS(protos); p++) {
-    View v1[] = {{trusts[p], a, 2}}, v2[] = {{trusts[p], pa, 2}};
+    ObsView v1[] = {{trusts[p], a, 2}}, v2[] = {{trusts[p], pa, 2}};
     ProtoRunConfig cfg;
     base_config(&cfg, g, protos[p], T, 1, 1.0);
     PrivBlocks **x = observe(&cfg, v1, 1, NULL);
@@ -846,9 +791,9 @@ static void test_relabel_and_storage(void) {
       for (gsize i = 0; i < TT; i++)
         g_assert_cmpfloat(fabs(xu[i] - yu[i]), <=, 1e-9 * scale);
     }
-    blocks_array_free(x, 1);
-    blocks_array_free(xd, 1);
-    blocks_array_free(y, 1);
+    obs_blocks_free(x, 1);
+    obs_blocks_free(xd, 1);
+    obs_blocks_free(y, 1);
   }
   g_free(edges);
   g_free(pi);

@@ -12,39 +12,26 @@
  */
 #include "proto_test.h"
 
-static const char *synthetic = "synthetic:linear,n=400,d=5,noise=0.1,seed=3";
-
 static ProtoRun *train_on(const char *graph, const char *dataset, guint nodes, guint rows,
                           guint threads, guint64 seed) {
-  GError *err = NULL;
-  TopoGraph *g = topo_graph_generate(graph, &err);
-  g_assert_no_error(err);
   ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
-  cfg.graph = g;
-  cfg.sigma = 0.5;
-  cfg.lr = 0.05;
+  train_config(&cfg, threads, seed, SIM_LIN_NONE);
   cfg.epochs = 2;
   cfg.batches = 2;
   cfg.dataset = dataset;
   cfg.model = "linear";
   cfg.eval_every = 2;
-  cfg.threads = threads;
-  cfg.seed = seed;
-  cfg.storage = SIM_LIN_NONE;
   cfg.eval_nodes = nodes;
   cfg.eval_rows = rows;
-  ProtoRun *run = proto_run_new(&cfg, &err);
-  g_assert_no_error(err);
-  topo_graph_free(g);
+  ProtoRun *run = run_on_graph(&cfg, graph);
+  GError *err = NULL;
   g_assert_true(proto_run_run(run, &err));
   g_assert_no_error(err);
   return run;
 }
 
 static ProtoRun *train(guint nodes, guint rows, guint threads, guint64 seed) {
-  return train_on("erdos:n=12,p=0.4,seed=2,connected=true", synthetic, nodes, rows, threads,
-                  seed);
+  return train_on(TRAIN_GRAPH, TRAIN_DATA, nodes, rows, threads, seed);
 }
 
 static void test_nodes(void) {

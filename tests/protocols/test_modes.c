@@ -38,6 +38,22 @@ static void set_link_ms(ProtoRun *run, guint from, guint to, double ms) {
   g_assert_no_error(err);
 }
 
+/* D-SGD (base_config, T = 3) in stale mode s = 1 on two nodes joined by one
+ * edge; not started, so that a link can be set first. */
+static ProtoRun *two_nodes_stale(void) {
+  GError *err = NULL;
+  const guint edge[2] = {0, 1};
+  TopoGraph *g = topo_graph_new_from_edges(2, edge, 1, &err);
+  g_assert_no_error(err);
+  ProtoRunConfig cfg;
+  base_config(&cfg, g, 3);
+  cfg.mode = "stale:s=1";
+  ProtoRun *run = proto_run_new(&cfg, &err);
+  g_assert_no_error(err);
+  topo_graph_free(g); /* the run keeps its own copy */
+  return run;
+}
+
 /* Gradient provenance of every recorded message, as (from, round) -> row. */
 static GHashTable *rows_by_message(Recorder *rec, guint n, guint T) {
   GHashTable *rows = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
@@ -176,14 +192,7 @@ static Slots sv_avg(Slots a, Slots b) {
  */
 static void test_stale_by_hand(void) {
   GError *err = NULL;
-  const guint edge[2] = {0, 1};
-  TopoGraph *g = topo_graph_new_from_edges(2, edge, 1, &err);
-  g_assert_no_error(err);
-  ProtoRunConfig cfg;
-  base_config(&cfg, g, 3);
-  cfg.mode = "stale:s=1";
-  ProtoRun *run = proto_run_new(&cfg, &err);
-  g_assert_no_error(err);
+  ProtoRun *run = two_nodes_stale();
   set_link_ms(run, 0, 1, 3.0);
   g_assert_true(proto_run_run(run, &err));
   g_assert_no_error(err);
@@ -205,7 +214,6 @@ static void test_stale_by_hand(void) {
   g_assert_cmpuint(st.late_discarded, ==, 2);
   g_assert_cmpuint(st.sim_time, ==, 4 * SIM_TIME_MS);
   proto_run_free(run);
-  topo_graph_free(g);
 }
 
 static void test_sync_refuses_loss(void) {
@@ -252,14 +260,7 @@ static void test_sync_refuses_loss(void) {
  * inputs are stale replacements, and a second run gives the same models. */
 static void test_stale_loss(void) {
   GError *err = NULL;
-  const guint edge[2] = {0, 1};
-  TopoGraph *g = topo_graph_new_from_edges(2, edge, 1, &err);
-  g_assert_no_error(err);
-  ProtoRunConfig cfg;
-  base_config(&cfg, g, 3);
-  cfg.mode = "stale:s=1";
-  ProtoRun *run = proto_run_new(&cfg, &err);
-  g_assert_no_error(err);
+  ProtoRun *run = two_nodes_stale();
   SimLinkParams lossy = {.latency = {.kind = SIM_LATENCY_CONSTANT, .ms = 1.0}, .loss = 1.0};
   g_assert_true(sim_engine_set_link(proto_run_engine(run), 0, 1, &lossy, &err));
   g_assert_true(proto_run_run(run, &err));
@@ -276,10 +277,10 @@ static void test_stale_loss(void) {
   g_assert_cmpuint(st.engine.dropped_loss, ==, 3);
   g_assert_cmpuint(st.partial_gathers, ==, 3); /* node 1, every round */
   proto_run_free(run);
-  topo_graph_free(g);
 
-  g = florentine();
+  TopoGraph *g = florentine();
   guint n = topo_graph_n_nodes(g);
+  ProtoRunConfig cfg;
   base_config(&cfg, g, 8);
   cfg.mode = "stale:s=10";
   cfg.loss = "0.1";

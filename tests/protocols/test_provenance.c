@@ -37,6 +37,49 @@ static void run_ok(ProtoRun *run) {
   g_assert_no_error(err);
 }
 
+/* A run on Florentine recorded from the bus: the messages sent, and the
+ * dense W_r of its R gossip rounds (from the graph or the schedule it ran
+ * on) with their products P. */
+typedef struct {
+  TopoGraph *g;
+  TopoSchedule *s; /* NULL: static gossip */
+  guint n;
+  ProtoRun *run;
+  Recorder *rec;
+  double **W;
+  Products P;
+  guint R;
+} Traced;
+
+/* Runs @cfg to the end on Florentine (@cfg's topology is set here), under
+ * the schedule @schedule_spec (uniform gossip, seed @seed) unless NULL. */
+static Traced traced_run(ProtoRunConfig *cfg, const char *schedule_spec, guint64 seed, guint R) {
+  Traced t = {.g = test_graph("florentine"), .R = R};
+  t.n = topo_graph_n_nodes(t.g);
+  if (schedule_spec != NULL) {
+    GError *err = NULL;
+    t.s = topo_schedule_new(schedule_spec, t.g, TOPO_GOSSIP_UNIFORM, seed, &err);
+    g_assert_no_error(err);
+  }
+  cfg->graph = t.s ? NULL : t.g;
+  cfg->schedule = t.s;
+  t.run = make_run(cfg);
+  t.rec = recorder_attach(t.run);
+  run_ok(t.run);
+  t.W = dense_rounds(t.g, TOPO_GOSSIP_UNIFORM, t.s, R);
+  t.P = products_new(t.W, t.n, R);
+  return t;
+}
+
+static void traced_clear(Traced *t) {
+  products_free(&t->P);
+  dense_rounds_free(t->W, t->R);
+  recorder_free(t->rec);
+  proto_run_free(t->run);
+  topo_schedule_free(t->s);
+  topo_graph_free(t->g);
+}
+
 /*
  * The expected coefficients of message (u, r): gradient slot (v, s) is
  * injected at round s K, so its coefficient is -eta P(r, sK)[u, v] when
@@ -96,53 +139,35 @@ static guint expected_sends(double **W, guint n, guint R) {
 
 /* D-SGD under a topology: static graph or schedule spec. */
 static void dsgd_case(const char *schedule_spec) {
-  TopoGraph *g = test_graph("florentine");
-  guint n = topo_graph_n_nodes(g), T = 6;
-  TopoSchedule *s = NULL;
-  GError *err = NULL;
-  if (schedule_spec != NULL) {
-    s = topo_schedule_new(schedule_spec, g, TOPO_GOSSIP_UNIFORM, 11, &err);
-    g_assert_no_error(err);
-  }
+  const guint T = 6;
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
-  cfg.graph = s ? NULL : g;
-  cfg.schedule = s;
   cfg.protocol = "dsgd";
   cfg.sigma = 0.8;
   cfg.clip = 1.5;
   cfg.lr = 0.3;
   cfg.rounds = T;
   cfg.seed = 5;
-  ProtoRun *run = make_run(&cfg);
-  Recorder *rec = recorder_attach(run);
-  run_ok(run);
-
-  double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, s, T);
-  Products P = products_new(W, n, T);
-  g_assert_cmpuint(rec->sent->len, ==, expected_sends(W, n, T));
-  g_assert_cmpuint(rec->rounds_published, ==, T + 1); /* rounds 0 (the start) to T */
-  g_assert_cmpuint(sim_noise_registry_count(proto_context_noise(proto_run_context(run))), ==,
+  Traced tr = traced_run(&cfg, schedule_spec, 11, T);
+  guint n = tr.n;
+  g_assert_cmpuint(tr.rec->sent->len, ==, expected_sends(tr.W, n, T));
+  g_assert_cmpuint(tr.rec->rounds_published, ==, T + 1); /* rounds 0 (the start) to T */
+  g_assert_cmpuint(sim_noise_registry_count(proto_context_noise(proto_run_context(tr.run))), ==,
                    n * T);
   Expect e = {1, 0.3, 0.8 * 1.5, NULL};
-  check_messages(run, rec, &P, &e);
+  check_messages(tr.run, tr.rec, &tr.P, &e);
 
   /* The final models are W_{T-1} times the last messages: row (T, u). */
-  guint n_noise = sim_noise_registry_count(proto_context_noise(proto_run_context(run)));
+  guint n_noise = sim_noise_registry_count(proto_context_noise(proto_run_context(tr.run)));
   for (guint u = 0; u < n; u++) {
-    const SimLinvec *x = proto_run_node_model(run, u);
+    const SimLinvec *x = proto_run_node_model(tr.run, u);
     for (guint t = 0; t < T; t++)
       for (guint v = 0; v < n; v++)
-        assert_close(sim_linvec_grad_coeff(x, v, t), -0.3 * products_get(&P, T, t, u, v), TOL,
+        assert_close(sim_linvec_grad_coeff(x, v, t), -0.3 * products_get(&tr.P, T, t, u, v), TOL,
                      "final model");
     g_assert_cmpuint(sim_linvec_nnz(x, SIM_LIN_NOISE), <=, n_noise);
   }
-  products_free(&P);
-  dense_rounds_free(W, T);
-  recorder_free(rec);
-  proto_run_free(run);
-  topo_schedule_free(s);
-  topo_graph_free(g);
+  traced_clear(&tr);
 }
 
 static void test_dsgd_static(void) {
@@ -158,29 +183,19 @@ static void test_dsgd_exponential(void) {
 }
 
 static void test_muffliato(void) {
-  TopoGraph *g = test_graph("florentine");
-  guint n = topo_graph_n_nodes(g), T = 3, K = 3;
+  const guint T = 3, K = 3;
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
-  cfg.graph = g;
   cfg.protocol = "muffliato:K=3";
   cfg.sigma = 2.0;
   cfg.clip = 0.5;
   cfg.lr = 0.2;
   cfg.rounds = T;
-  ProtoRun *run = make_run(&cfg);
-  Recorder *rec = recorder_attach(run);
-  run_ok(run);
-  double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, NULL, K * T);
-  Products P = products_new(W, n, K * T);
-  g_assert_cmpuint(rec->sent->len, ==, expected_sends(W, n, K * T));
+  Traced tr = traced_run(&cfg, NULL, 0, K * T);
+  g_assert_cmpuint(tr.rec->sent->len, ==, expected_sends(tr.W, tr.n, K * T));
   Expect e = {K, 0.2, 2.0 * 0.5, NULL};
-  check_messages(run, rec, &P, &e);
-  products_free(&P);
-  dense_rounds_free(W, K * T);
-  recorder_free(rec);
-  proto_run_free(run);
-  topo_graph_free(g);
+  check_messages(tr.run, tr.rec, &tr.P, &e);
+  traced_clear(&tr);
 }
 
 /* Muffliato with K = 1 sends exactly D-SGD's messages. */
@@ -236,85 +251,30 @@ static double sens2_by_hand(const double *C, guint T, guint k, guint b) {
   return worst;
 }
 
-/* Gauss-Jordan inverse with partial pivoting (independent of the library's
- * triangular substitution). */
-static double *inverse(const double *C, guint T) {
-  double *A = g_memdup2(C, (gsize)T * T * sizeof(double));
-  double *X = g_new0(double, (gsize)T *T);
-  for (guint i = 0; i < T; i++)
-    X[i * T + i] = 1.0;
-  for (guint c = 0; c < T; c++) {
-    guint piv = c;
-    for (guint r = c + 1; r < T; r++)
-      if (fabs(A[r * T + c]) > fabs(A[piv * T + c]))
-        piv = r;
-    for (guint j = 0; j < T; j++) {
-      double t = A[c * T + j];
-      A[c * T + j] = A[piv * T + j];
-      A[piv * T + j] = t;
-      t = X[c * T + j];
-      X[c * T + j] = X[piv * T + j];
-      X[piv * T + j] = t;
-    }
-    double d = A[c * T + c];
-    for (guint j = 0; j < T; j++) {
-      A[c * T + j] /= d;
-      X[c * T + j] /= d;
-    }
-    for (guint r = 0; r < T; r++)
-      if (r != c && A[r * T + c] != 0.0) {
-        double f = A[r * T + c];
-        for (guint j = 0; j < T; j++) {
-          A[r * T + j] -= f * A[c * T + j];
-          X[r * T + j] -= f * X[c * T + j];
-        }
-      }
-  }
-  g_free(A);
-  return X;
-}
-
 /* An MF run: check against C^-1 (given, or computed here). */
 static void mf_case(const char *protocol, const double *C, const double *N, guint k, guint b,
                     const char *schedule_spec) {
-  TopoGraph *g = test_graph("florentine");
-  guint n = topo_graph_n_nodes(g), T = k * b;
-  GError *err = NULL;
-  TopoSchedule *s = NULL;
-  if (schedule_spec != NULL) {
-    s = topo_schedule_new(schedule_spec, g, TOPO_GOSSIP_UNIFORM, 3, &err);
-    g_assert_no_error(err);
-  }
+  guint T = k * b;
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
-  cfg.graph = s ? NULL : g;
-  cfg.schedule = s;
   cfg.protocol = protocol;
   cfg.sigma = 1.3;
   cfg.clip = 0.7;
   cfg.lr = 0.25;
   cfg.epochs = k;
   cfg.batches = b;
-  ProtoRun *run = make_run(&cfg);
-  Recorder *rec = recorder_attach(run);
-  run_ok(run);
-  double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, s, T);
-  Products P = products_new(W, n, T);
-  double *Ninv = N ? NULL : inverse(C, T);
+  Traced tr = traced_run(&cfg, schedule_spec, 3, T);
+  guint n = tr.n;
+  double *Ninv = N ? NULL : dense_inverse(C, T);
   Expect e = {1, 0.25, 1.3 * 0.7 * sqrt(sens2_by_hand(C, T, k, b)), N ? N : Ninv};
   /* The registered std carries sens(C): compare at rounding precision. */
-  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
+  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(tr.run));
   g_assert_cmpuint(sim_noise_registry_count(reg), ==, n * T);
   assert_close(sim_noise_std(reg, 0), e.nu, 1e-12 * e.nu, "nu");
   e.nu = sim_noise_std(reg, 0);
-  check_messages(run, rec, &P, &e);
+  check_messages(tr.run, tr.rec, &tr.P, &e);
   g_free(Ninv);
-  products_free(&P);
-  dense_rounds_free(W, T);
-  recorder_free(rec);
-  proto_run_free(run);
-  topo_schedule_free(s);
-  topo_graph_free(g);
+  traced_clear(&tr);
 }
 
 static void test_antipgd(void) {
@@ -412,7 +372,7 @@ static void test_mfdsgd_blocked(void) {
     for (guint s = t > 2 ? t - 2 : 0; s <= t; s++)
       N[t * T + s] = s == t ? g_rand_double_range(rng, 0.5, 2.0)
                             : g_rand_double_range(rng, -1.0, 1.0);
-  double *C = inverse(N, T); /* dense, so the run streams C^-1 = N directly */
+  double *C = dense_inverse(N, T); /* dense, so the run streams C^-1 = N directly */
   normalize_c(C, T);
   char *path = write_c(C, T);
   char *spec = g_strdup_printf("mfdsgd:C=%s,block=4", path);
@@ -444,44 +404,38 @@ static void test_mfdsgd_families(void) {
   }
 }
 
-/* C=toeplitz: the banded Toeplitz C fitted to the run's graph (the privacy
- * module's mf_mafalda_toeplitz_c on the same uniform gossip), streamed
- * from band - 1 past noises: every noise coefficient and the std are the
- * dense formula's. T = 24 so that the fit warm starts (k = 8). */
-static void test_mfdsgd_toeplitz(void) {
+/* The C fitted to the run's graph (the privacy module's optimizers on the
+ * same uniform gossip) and streamed: every noise coefficient of every
+ * message (the provenance linvecs) is the dense C^-1's and the std the
+ * dense sensitivity's, to rounding. T = 24 so that the fit warm starts
+ * (k = 8). C=toeplitz (@data FALSE): the banded Toeplitz C
+ * (mf_mafalda_toeplitz_c), streamed from band - 1 past noises; C=blt
+ * (@data TRUE): the BLT C (mf_mafalda_blt_c), streamed from d buffers per
+ * node. */
+static void test_mfdsgd_fitted(gconstpointer data) {
+  gboolean blt = GPOINTER_TO_INT(data);
   GError *err = NULL;
   guint n;
   double *W = test_dense_gossip("florentine", &n);
   const struct {
     const char *spec;
-    guint band;
-  } cases[] = {{"mfdsgd:C=toeplitz", 3}, {"mafalda:C=toeplitz,band=2", 2}};
+    gboolean blt;
+    guint param; /* band (Toeplitz) or buffers (BLT) */
+  } cases[] = {{"mfdsgd:C=toeplitz", FALSE, 3},
+               {"mafalda:C=toeplitz,band=2", FALSE, 2},
+               {"mfdsgd:C=blt,buffers=2", TRUE, 2},
+               {"mafalda:C=blt", TRUE, 4}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    double *C = mf_mafalda_toeplitz_c(W, n, 24, 8, 3, cases[i].band, &err);
+    if (cases[i].blt != blt)
+      continue;
+    guint p = cases[i].param;
+    double *C = blt ? mf_mafalda_blt_c(W, n, 24, 8, 3, p, NULL, NULL, &err)
+                    : mf_mafalda_toeplitz_c(W, n, 24, 8, 3, p, &err);
     g_assert_no_error(err);
-    g_assert_cmpfloat(C[(gsize)cases[i].band * 24], ==, 0.0); /* banded */
-    mf_case(cases[i].spec, C, NULL, 8, 3, NULL);
-    g_free(C);
-  }
-  g_free(W);
-}
-
-/* C=blt: the BLT C fitted to the run's graph (mf_mafalda_blt_c on the same
- * uniform gossip) streamed from d buffers per node: every noise coefficient
- * of every message (the provenance linvecs) is the dense C^-1's and the std
- * the dense sensitivity's, to rounding. T = 24 so that the fit warm starts. */
-static void test_mfdsgd_blt(void) {
-  GError *err = NULL;
-  guint n;
-  double *W = test_dense_gossip("florentine", &n);
-  const struct {
-    const char *spec;
-    guint buffers;
-  } cases[] = {{"mfdsgd:C=blt,buffers=2", 2}, {"mafalda:C=blt", 4}};
-  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    double *C = mf_mafalda_blt_c(W, n, 24, 8, 3, cases[i].buffers, NULL, NULL, &err);
-    g_assert_no_error(err);
-    g_assert_cmpfloat(C[23 * 24], !=, 0.0); /* not banded: C^-1 is full too */
+    if (blt)
+      g_assert_cmpfloat(C[23 * 24], !=, 0.0); /* not banded: C^-1 is full too */
+    else
+      g_assert_cmpfloat(C[(gsize)p * 24], ==, 0.0); /* banded */
     mf_case(cases[i].spec, C, NULL, 8, 3, NULL);
     g_free(C);
   }
@@ -524,23 +478,19 @@ static void test_mfdsgd_blt_errors(void) {
 }
 
 static void test_decor(void) {
-  TopoGraph *g = test_graph("florentine");
-  guint n = topo_graph_n_nodes(g), T = 3, m = topo_graph_n_edges(g);
+  const guint T = 3;
   const double eta = 0.4, sigma = 0.5, secret = 2.0, clip = 1.25;
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
-  cfg.graph = g;
   cfg.protocol = "decor:sigma_secret=2";
   cfg.sigma = sigma;
   cfg.clip = clip;
   cfg.lr = eta;
   cfg.rounds = T;
-  ProtoRun *run = make_run(&cfg);
-  Recorder *rec = recorder_attach(run);
-  run_ok(run);
-  double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, NULL, T);
-  Products P = products_new(W, n, T);
-  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
+  Traced tr = traced_run(&cfg, NULL, 0, T);
+  const TopoGraph *g = tr.g;
+  guint n = tr.n, m = topo_graph_n_edges(g);
+  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(tr.run));
   guint n_noise = sim_noise_registry_count(reg);
   g_assert_cmpuint(n_noise, ==, T * (n + m));
   guint secrets = 0;
@@ -558,23 +508,23 @@ static void test_decor(void) {
 
   double *noise = g_new(double, n_noise);
   double *total = g_new0(double, (gsize)T *n_noise); /* per round: sum over senders */
-  for (guint i = 0; i < rec->sent->len; i++) {
-    const RecMsg *msg = &g_array_index(rec->sent, RecMsg, i);
+  for (guint i = 0; i < tr.rec->sent->len; i++) {
+    const RecMsg *msg = &g_array_index(tr.rec->sent, RecMsg, i);
     g_assert_true(sim_linvec_row(rec_payload(msg), SIM_LIN_NOISE, noise, n_noise, NULL));
     guint u = msg->from, t = msg->round;
     /* Count each sender's payload once per round (a broadcast is one payload). */
-    gboolean first = i == 0 || g_array_index(rec->sent, RecMsg, i - 1).from != u ||
-                     g_array_index(rec->sent, RecMsg, i - 1).round != t;
+    gboolean first = i == 0 || g_array_index(tr.rec->sent, RecMsg, i - 1).from != u ||
+                     g_array_index(tr.rec->sent, RecMsg, i - 1).round != t;
     for (SimNoiseId k = 0; k < n_noise; k++) {
       guint s = sim_noise_round(reg, k);
       double want = 0.0;
       if (s <= t) {
         if (sim_noise_kind(reg, k) == SIM_NOISE_KIND_LOCAL) {
-          want = -eta * sigma * clip * products_get(&P, t, s, u, sim_noise_node(reg, k));
+          want = -eta * sigma * clip * products_get(&tr.P, t, s, u, sim_noise_node(reg, k));
         } else {
           guint a = sim_noise_owner(reg, k, 0), b = sim_noise_owner(reg, k, 1);
           want = -eta * secret * clip *
-                 (products_get(&P, t, s, u, a) - products_get(&P, t, s, u, b));
+                 (products_get(&tr.P, t, s, u, a) - products_get(&tr.P, t, s, u, b));
         }
       }
       assert_close(noise[k], want, TOL, "decor noise coefficient");
@@ -589,11 +539,7 @@ static void test_decor(void) {
       g_assert_cmpfloat(total[(gsize)t * n_noise + k], ==, 0.0);
   g_free(total);
   g_free(noise);
-  products_free(&P);
-  dense_rounds_free(W, T);
-  recorder_free(rec);
-  proto_run_free(run);
-  topo_graph_free(g);
+  traced_clear(&tr);
 }
 
 /* DECOR with sigma = 0 and the default secret multiplier (= sigma): no noise. */
@@ -620,52 +566,46 @@ static void test_decor_defaults(void) {
 }
 
 static void zipdl_case(guint T, const char *units, double scale) {
-  TopoGraph *g = test_graph("florentine");
-  guint n = topo_graph_n_nodes(g);
   const double sigma = 0.7, eta = 0.3;
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
-  cfg.graph = g;
   char *spec = g_strdup_printf("zipdl:units=%s", units);
   cfg.protocol = spec;
   cfg.sigma = sigma;
   cfg.lr = eta;
   cfg.rounds = T;
-  ProtoRun *run = make_run(&cfg);
-  Recorder *rec = recorder_attach(run);
-  run_ok(run);
-  double **W = dense_rounds(g, TOPO_GOSSIP_UNIFORM, NULL, T);
-  Products P = products_new(W, n, T);
-  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(run));
+  Traced tr = traced_run(&cfg, NULL, 0, T);
+  guint n = tr.n;
+  SimNoiseRegistry *reg = proto_context_noise(proto_run_context(tr.run));
   guint n_noise = sim_noise_registry_count(reg);
   /* One variable per (sender, receiver incl. itself, step). */
-  g_assert_cmpuint(n_noise, ==, T * (n + 2 * topo_graph_n_edges(g)));
+  g_assert_cmpuint(n_noise, ==, T * (n + 2 * topo_graph_n_edges(tr.g)));
   double *noise = g_new(double, n_noise), *grad = g_new(double, (gsize)n *T);
   /* c[i][j][k]: coefficient of y_{i,k} (round T-1) in m_ij. */
   double *c = g_new0(double, (gsize)n *n *n);
   guint t_last = T - 1;
-  for (guint x = 0; x < rec->sent->len; x++) {
-    const RecMsg *msg = &g_array_index(rec->sent, RecMsg, x);
+  for (guint x = 0; x < tr.rec->sent->len; x++) {
+    const RecMsg *msg = &g_array_index(tr.rec->sent, RecMsg, x);
     guint i = msg->from, j = msg->to, t = msg->round;
     g_assert_true(sim_linvec_row(rec_payload(msg), SIM_LIN_NOISE, noise, n_noise, NULL));
     g_assert_true(sim_linvec_row(rec_payload(msg), SIM_LIN_GRAD, grad, (gsize)n * T, NULL));
     /* Gradients as in D-SGD: m_ij = theta_i - eta g_i + zeta_ij. */
     for (guint s = 0; s < T; s++)
       for (guint v = 0; v < n; v++)
-        assert_close(grad[s * n + v], s <= t ? -eta * products_get(&P, t, s, i, v) : 0.0, TOL,
+        assert_close(grad[s * n + v], s <= t ? -eta * products_get(&tr.P, t, s, i, v) : 0.0, TOL,
                      "zipdl gradient");
     /* The sender's own variables of this round: receivers in increasing
      * order; zeta_ij = sum_k (delta_jk - w_j w_k / w^T w) y_ik. */
     double ww = 0.0;
     for (guint v = 0; v < n; v++)
-      ww += W[t][v * n + i] * W[t][v * n + i];
+      ww += tr.W[t][v * n + i] * tr.W[t][v * n + i];
     guint kk = 0;
     for (SimNoiseId k = 0; k < n_noise; k++) {
       if (sim_noise_node(reg, k) != i || sim_noise_round(reg, k) != t)
         continue;
-      while (kk != i && W[t][kk * n + i] == 0.0) /* the k-th receiver */
+      while (kk != i && tr.W[t][kk * n + i] == 0.0) /* the k-th receiver */
         kk++;
-      double want = scale * sigma * ((kk == j) - W[t][j * n + i] * W[t][kk * n + i] / ww);
+      double want = scale * sigma * ((kk == j) - tr.W[t][j * n + i] * tr.W[t][kk * n + i] / ww);
       assert_close(noise[k], want, TOL, "zeta coefficient");
       if (t == t_last)
         c[((gsize)i * n + j) * n + kk] = noise[k];
@@ -676,17 +616,17 @@ static void zipdl_case(guint T, const char *units, double scale) {
    * where only m_ii carries i's own y's of the last round. Then the
    * gossip-weighted sum over receivers vanishes. */
   for (guint i = 0; i < n; i++) {
-    const SimLinvec *theta = proto_run_node_model(run, i);
+    const SimLinvec *theta = proto_run_node_model(tr.run, i);
     guint kk = 0;
     for (SimNoiseId k = 0; k < n_noise; k++) {
       if (sim_noise_node(reg, k) != i || sim_noise_round(reg, k) != t_last)
         continue;
-      while (kk != i && W[t_last][kk * n + i] == 0.0)
+      while (kk != i && tr.W[t_last][kk * n + i] == 0.0)
         kk++;
-      c[((gsize)i * n + i) * n + kk] = sim_linvec_noise_coeff(theta, k) / W[t_last][i * n + i];
+      c[((gsize)i * n + i) * n + kk] = sim_linvec_noise_coeff(theta, k) / tr.W[t_last][i * n + i];
       double sum = 0.0;
       for (guint j = 0; j < n; j++)
-        sum += W[t_last][j * n + i] * c[((gsize)i * n + j) * n + kk];
+        sum += tr.W[t_last][j * n + i] * c[((gsize)i * n + j) * n + kk];
       assert_close(sum, 0.0, TOL, "gossip-weighted zeta sum");
       kk++;
     }
@@ -695,11 +635,7 @@ static void zipdl_case(guint T, const char *units, double scale) {
   g_free(grad);
   g_free(noise);
   g_free(spec);
-  products_free(&P);
-  dense_rounds_free(W, T);
-  recorder_free(rec);
-  proto_run_free(run);
-  topo_graph_free(g);
+  traced_clear(&tr);
 }
 
 static void test_zipdl(void) {
@@ -771,8 +707,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/provenance/mfdsgd/random_c", test_mfdsgd_random_c);
   g_test_add_func("/provenance/mfdsgd/families", test_mfdsgd_families);
   g_test_add_func("/provenance/mfdsgd/blocked", test_mfdsgd_blocked);
-  g_test_add_func("/provenance/mfdsgd/toeplitz", test_mfdsgd_toeplitz);
-  g_test_add_func("/provenance/mfdsgd/blt", test_mfdsgd_blt);
+  g_test_add_data_func("/provenance/mfdsgd/toeplitz", GINT_TO_POINTER(FALSE), test_mfdsgd_fitted);
+  g_test_add_data_func("/provenance/mfdsgd/blt", GINT_TO_POINTER(TRUE), test_mfdsgd_fitted);
   g_test_add_func("/provenance/mfdsgd/blt-errors", test_mfdsgd_blt_errors);
   g_test_add_func("/provenance/decor", test_decor);
   g_test_add_func("/provenance/decor/defaults", test_decor_defaults);

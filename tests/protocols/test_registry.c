@@ -350,6 +350,14 @@ static void test_register_rejects(void) {
   g_clear_error(&err);
 }
 
+/* The protocol spec "mfdsgd:C=PATH" of test data file @file (g_free). */
+static char *c_file_spec(const char *file) {
+  char *path = test_data_path(file);
+  char *spec = g_strdup_printf("mfdsgd:C=%s", path);
+  g_free(path);
+  return spec;
+}
+
 /* C files: wrong size, not lower triangular, not numeric, singular. */
 static void test_c_file_errors(void) {
   GError *err = NULL;
@@ -368,30 +376,23 @@ static void test_c_file_errors(void) {
       {"proto-c-zero-diag.csv", PROTO_ERROR_FORMAT, "proto-c-zero-diag.csv:2:2: C[1,1] = 0"},
       {"proto-missing.csv", PROTO_ERROR_IO, "neither a family"},
   };
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = g;
+  cfg.rounds = 3;
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    char *path = test_data_path(cases[i].file);
-    char *spec = g_strdup_printf("mfdsgd:C=%s", path);
-    ProtoRunConfig cfg;
-    proto_run_config_init(&cfg);
-    cfg.graph = g;
+    char *spec = c_file_spec(cases[i].file);
     cfg.protocol = spec;
-    cfg.rounds = 3;
     g_assert_null(proto_run_new(&cfg, &err));
     g_assert_error(err, PROTO_ERROR, cases[i].code);
     if (strstr(err->message, cases[i].fragment) == NULL)
       g_error("%s: '%s' lacks '%s'", cases[i].file, err->message, cases[i].fragment);
     g_clear_error(&err);
     g_free(spec);
-    g_free(path);
   }
   /* The right size in 3 rounds, the wrong one in 4. */
-  char *path = test_data_path("proto-c-lower3.csv");
-  char *spec = g_strdup_printf("mfdsgd:C=%s", path);
-  ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
-  cfg.graph = g;
+  char *spec = c_file_spec("proto-c-lower3.csv");
   cfg.protocol = spec;
-  cfg.rounds = 3;
   ProtoRun *run = proto_run_new(&cfg, &err);
   g_assert_no_error(err);
   proto_run_free(run);
@@ -401,7 +402,6 @@ static void test_c_file_errors(void) {
   g_assert_nonnull(strstr(err->message, "C is 3 x 3, expected 4 x 4"));
   g_clear_error(&err);
   g_free(spec);
-  g_free(path);
   topo_graph_free(g);
 }
 

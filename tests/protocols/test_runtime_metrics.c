@@ -165,28 +165,15 @@ static void test_rounds_muffliato(void) {
 
 /* A training run: 12 nodes, T = 12, evaluation every 2 steps. */
 static ProtoRun *train_run(const char *protocol, const char *mode, guint threads) {
-  GError *err = NULL;
-  TopoGraph *g = topo_graph_generate("erdos:n=12,p=0.4,seed=2,connected=true", &err);
-  g_assert_no_error(err);
   ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
-  cfg.graph = g;
+  train_config(&cfg, threads, 6, SIM_LIN_NONE);
   cfg.protocol = protocol;
   cfg.mode = mode;
   cfg.latency = "uniform:min=1,max=4";
-  cfg.sigma = 0.5;
-  cfg.lr = 0.05;
   cfg.epochs = 3;
   cfg.batches = 4;
-  cfg.dataset = "synthetic:linear,n=400,d=5,noise=0.1,seed=3";
   cfg.eval_every = 2;
-  cfg.threads = threads;
-  cfg.seed = 6;
-  cfg.storage = SIM_LIN_NONE;
-  ProtoRun *run = proto_run_new(&cfg, &err);
-  g_assert_no_error(err);
-  topo_graph_free(g);
-  return run;
+  return run_on_graph(&cfg, TRAIN_GRAPH);
 }
 
 /* Runs one case and checks where and what each call was; returns its log text. */

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "observe_test.h"
 #include "privacy/stream_internal.h"
 #include "protocols/protocols.h"
 #include "topologies/topologies.h"
@@ -28,46 +29,24 @@ typedef struct {
   double tol; /* relative, on mu */
 } Case;
 
-/* The blocks of one run, dense (priv_knowledge_blocks_scaled, what
- * `--accountant dense` uses) or streaming. */
-static PrivBlocks *account(const Case *c, gboolean streaming, TopoGraph *g) {
+/* The blocks of one run on Florentine, dense (priv_knowledge_blocks_scaled,
+ * what `--accountant dense` uses) or streaming. */
+static PrivBlocks *account(const Case *c, gboolean streaming) {
+  ObsSpec spec = {.graph = "florentine",
+                  .protocol = c->protocol,
+                  .sigma = c->sigma,
+                  .clip = c->clip,
+                  .T = c->T,
+                  .b = c->b,
+                  .seed = c->seed};
+  const ObsView view = {c->trust, &c->attacker, 1};
+  const ObsAccountant acc = {.streaming = streaming, .scaled = TRUE};
+  ObsRun o = obs_run_spec(&spec, &view, 1, &acc);
   GError *err = NULL;
-  ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
-  cfg.graph = g;
-  cfg.protocol = c->protocol;
-  cfg.sigma = c->sigma;
-  cfg.clip = c->clip;
-  cfg.rounds = c->T;
-  cfg.batches = c->b;
-  cfg.seed = c->seed;
-  ProtoRun *run = proto_run_new(&cfg, &err);
-  g_assert_no_error(err);
-  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
-  g_assert_no_error(err);
-  priv_observer_add_view(obs, c->trust, &c->attacker, 1, &err);
-  g_assert_no_error(err);
-  if (streaming) {
-    PrivStreamOptions so = {.T = c->T, .clip = c->clip};
-    g_assert_true(priv_observer_set_streaming(obs, &so, &err));
-  }
-  g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
-  g_assert_true(proto_run_run(run, &err));
-  g_assert_no_error(err);
-  PrivBlocks *b;
-  if (streaming) {
-    b = priv_observer_stream_blocks(obs, 0, &err);
-  } else {
-    PrivKnowledge *k = priv_observer_knowledge(obs, 0, &err);
-    g_assert_no_error(err);
-    PrivKnowledgeOptions ko = {.T = c->T, .clip = c->clip};
-    b = priv_knowledge_blocks_scaled(k, &ko, &err);
-    priv_knowledge_free(k);
-  }
+  PrivBlocks *b = obs_run_view_blocks(&o, 0, &err);
   g_assert_no_error(err);
   g_assert_nonnull(b);
-  priv_observer_free(obs);
-  proto_run_free(run);
+  obs_run_clear(&o);
   return b;
 }
 
@@ -77,7 +56,7 @@ static PrivReport *compare(const Case *c) {
   GError *err = NULL;
   TopoGraph *g = topo_graph_generate("florentine", &err);
   g_assert_no_error(err);
-  PrivBlocks *d = account(c, FALSE, g), *s = account(c, TRUE, g);
+  PrivBlocks *d = account(c, FALSE), *s = account(c, TRUE);
   PrivAccountOptions ao = {.b = c->b};
   PrivReport *rd = priv_account_report(d, g, &ao, &err);
   g_assert_no_error(err);

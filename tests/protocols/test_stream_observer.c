@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "observe_test.h"
 #include "privacy/privacy.h"
 #include "protocols/protocols.h"
 #include "topologies/topologies.h"
@@ -29,137 +30,62 @@ typedef struct {
 
 /* Views: attacker sets {0}, {2, 5}, under each of the three trust models. */
 static const guint set_a[] = {0}, set_b[] = {2, 5};
-static const PrivTrust trusts[] = {PRIV_TRUST_LDP, PRIV_TRUST_PNDP, PRIV_TRUST_SECLDP};
+static const ObsView views[] = {
+    {PRIV_TRUST_LDP, set_a, 1},  {PRIV_TRUST_LDP, set_b, 2},    {PRIV_TRUST_PNDP, set_a, 1},
+    {PRIV_TRUST_PNDP, set_b, 2}, {PRIV_TRUST_SECLDP, set_a, 1}, {PRIV_TRUST_SECLDP, set_b, 2},
+};
+#define N_VIEWS G_N_ELEMENTS(views)
 
 /* How a run is accounted: the dense accountant, or the streaming one with
  * its engine and rows per backward chunk. */
-typedef struct {
-  gboolean streaming;
-  PrivStreamEngine engine;
-  guint chunk_rows;
-} Accountant;
-
-static const Accountant dense = {FALSE, PRIV_STREAM_BACKWARD, 0};
+static const ObsAccountant dense = {FALSE, PRIV_STREAM_BACKWARD, 0, 0, FALSE};
 /* A chunk per period at most: every period's rows walk back on their own. */
-static const Accountant backward = {TRUE, PRIV_STREAM_BACKWARD, 1};
-static const Accountant forward = {TRUE, PRIV_STREAM_FORWARD, 0};
+static const ObsAccountant backward = {TRUE, PRIV_STREAM_BACKWARD, 1, 0, FALSE};
+static const ObsAccountant forward = {TRUE, PRIV_STREAM_FORWARD, 0, 0, FALSE};
 
-/* Runs @c once with accountant @acc; returns the 6 views' blocks. */
-static PrivBlocks **account(const Case *c, const Accountant *acc, guint *max_live) {
-  gboolean streaming = acc->streaming;
-  GError *err = NULL;
-  TopoGraph *g = topo_graph_generate(c->graph, &err);
-  g_assert_no_error(err);
-  TopoSchedule *sched = NULL;
-  if (c->schedule) {
-    sched = topo_schedule_new(c->schedule, g, TOPO_GOSSIP_UNIFORM, 7, &err);
-    g_assert_no_error(err);
-  }
-  ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
-  cfg.graph = sched ? NULL : g;
-  cfg.schedule = sched;
-  cfg.protocol = c->protocol;
-  cfg.sigma = 1.3;
-  cfg.clip = 1.0;
-  cfg.rounds = c->T;
-  cfg.batches = c->b;
-  cfg.mode = c->mode;
-  cfg.latency = c->latency;
-  cfg.loss = c->loss;
-  cfg.seed = 11;
-  ProtoRun *run = proto_run_new(&cfg, &err);
-  g_assert_no_error(err);
-  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
-  g_assert_no_error(err);
-  for (guint t = 0; t < 3; t++) {
-    priv_observer_add_view(obs, trusts[t], set_a, 1, &err);
-    g_assert_no_error(err);
-    priv_observer_add_view(obs, trusts[t], set_b, 2, &err);
-    g_assert_no_error(err);
-  }
-  PrivStreamOptions so = {
-      .T = c->T, .clip = 1.0, .engine = acc->engine, .chunk_rows = acc->chunk_rows};
-  if (streaming) {
-    g_assert_true(priv_observer_set_streaming(obs, &so, &err));
-    g_assert_no_error(err);
-  }
-  g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
-  g_assert_no_error(err);
-  g_assert_true(proto_run_run(run, &err));
-  g_assert_no_error(err);
-  if (max_live)
-    *max_live = sim_lin_space_n_live(proto_context_space(proto_run_context(run)));
-  PrivBlocks **out = g_new0(PrivBlocks *, 6);
-  PrivKnowledgeOptions ko = {.T = c->T, .clip = 1.0};
-  for (guint v = 0; v < 6; v++) {
-    if (streaming) {
-      out[v] = priv_observer_stream_blocks(obs, v, &err);
-    } else {
-      PrivKnowledge *k = priv_observer_knowledge(obs, v, &err);
-      g_assert_no_error(err);
-      out[v] = priv_knowledge_blocks(k, &ko, &err);
-      priv_knowledge_free(k);
-    }
-    g_assert_no_error(err);
-    g_assert_nonnull(out[v]);
-  }
-  priv_observer_free(obs);
-  proto_run_free(run);
-  topo_schedule_free(sched);
-  topo_graph_free(g);
+/* Runs @c once with accountant @acc; returns the views' blocks. */
+static PrivBlocks **account(const Case *c, const ObsAccountant *acc) {
+  ObsSpec spec = {.graph = c->graph,
+                  .schedule = c->schedule,
+                  .schedule_seed = 7,
+                  .protocol = c->protocol,
+                  .mode = c->mode,
+                  .latency = c->latency,
+                  .loss = c->loss,
+                  .sigma = 1.3,
+                  .clip = 1.0,
+                  .T = c->T,
+                  .b = c->b,
+                  .seed = 11};
+  ObsRun o = obs_run_spec(&spec, views, N_VIEWS, acc);
+  PrivBlocks **out = obs_run_blocks(&o);
+  obs_run_clear(&o);
   return out;
 }
 
-/* Every view's statuses equal and every block entry within 1e-9 of the
- * block's largest; the number of protected victims with a nonzero block. */
-static guint assert_same(PrivBlocks **d, PrivBlocks **s) {
-  guint protected_seen = 0;
-  for (guint v = 0; v < 6; v++) {
-    guint n = d[v]->n, T = d[v]->T;
-    g_assert_cmpuint(s[v]->n, ==, n);
-    g_assert_cmpuint(s[v]->T, ==, T);
-    for (guint u = 0; u < n; u++) {
-      g_assert_cmpint(s[v]->status[u], ==, d[v]->status[u]);
-      const double *x = priv_blocks_get(d[v], u), *y = priv_blocks_get(s[v], u);
-      double scale = 0.0;
-      for (gsize i = 0; i < (gsize)T * T; i++)
-        scale = MAX(scale, fabs(x[i]));
-      for (gsize i = 0; i < (gsize)T * T; i++)
-        g_assert_cmpfloat(fabs(x[i] - y[i]), <=, 1e-9 * scale);
-      protected_seen += d[v]->status[u] == PRIV_NODE_PROTECTED && scale > 0;
-    }
-  }
-  return protected_seen;
-}
-
-static void blocks_free(PrivBlocks **b) {
-  for (guint v = 0; v < 6; v++)
-    priv_blocks_free(b[v]);
-  g_free(b);
-}
-
-/* The streaming accountant (both engines) against the dense one. */
+/* The streaming accountant (both engines) against the dense one: every
+ * view's statuses equal and every block entry within 1e-9 of the block's
+ * largest, with numbers to compare. */
 static void compare(gconstpointer data) {
   const Case *c = data;
-  PrivBlocks **d = account(c, &dense, NULL), **s = account(c, &backward, NULL);
-  PrivBlocks **f = account(c, &forward, NULL);
-  g_assert_cmpuint(assert_same(d, s), >, 0); /* the comparison saw numbers */
-  g_assert_cmpuint(assert_same(f, s), >, 0);
-  blocks_free(d);
-  blocks_free(s);
-  blocks_free(f);
+  PrivBlocks **d = account(c, &dense), **s = account(c, &backward);
+  PrivBlocks **f = account(c, &forward);
+  g_assert_cmpuint(obs_blocks_assert_same(d, s, N_VIEWS), >, 0);
+  g_assert_cmpuint(obs_blocks_assert_same(f, s, N_VIEWS), >, 0);
+  obs_blocks_free(d, N_VIEWS);
+  obs_blocks_free(s, N_VIEWS);
+  obs_blocks_free(f, N_VIEWS);
 }
 
 /* The backward engine against the forward reference on larger graphs (the
  * dense accountant would dominate the suite's time there). */
 static void compare_engines(gconstpointer data) {
   const Case *c = data;
-  const Accountant chunked = {TRUE, PRIV_STREAM_BACKWARD, 7};
-  PrivBlocks **s = account(c, &chunked, NULL), **f = account(c, &forward, NULL);
-  g_assert_cmpuint(assert_same(f, s), >, 0);
-  blocks_free(s);
-  blocks_free(f);
+  const ObsAccountant chunked = {TRUE, PRIV_STREAM_BACKWARD, 7, 0, FALSE};
+  PrivBlocks **s = account(c, &chunked), **f = account(c, &forward);
+  g_assert_cmpuint(obs_blocks_assert_same(f, s, N_VIEWS), >, 0);
+  obs_blocks_free(s, N_VIEWS);
+  obs_blocks_free(f, N_VIEWS);
 }
 
 #ifndef DPG_TEST_PLUGIN_DIR
@@ -168,39 +94,27 @@ static void compare_engines(gconstpointer data) {
  * provenance after the run is a handful of state variables, not the whole
  * past. */
 static void test_state_bounded(void) {
-  GError *err = NULL;
   double per_round[2];
   const guint Ts[2] = {10, 40};
+  const ObsView pndp = {PRIV_TRUST_PNDP, set_a, 1};
+  const ObsAccountant streaming = {TRUE, PRIV_STREAM_BACKWARD, 0, 0, FALSE};
   for (guint i = 0; i < 2; i++) {
-    TopoGraph *g = topo_graph_generate("florentine", &err);
-    g_assert_no_error(err);
-    ProtoRunConfig cfg;
-    proto_run_config_init(&cfg);
-    cfg.graph = g;
-    cfg.rounds = Ts[i];
-    ProtoRun *run = proto_run_new(&cfg, &err);
-    g_assert_no_error(err);
-    PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
-    priv_observer_add_view(obs, PRIV_TRUST_PNDP, set_a, 1, &err);
-    PrivStreamOptions so = {.T = cfg.rounds};
-    g_assert_true(priv_observer_set_streaming(obs, &so, &err));
-    g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
-    g_assert_true(proto_run_run(run, &err));
-    g_assert_no_error(err);
-    SimNoiseRegistry *reg = sim_lin_space_noise(proto_context_space(proto_run_context(run)));
+    ObsSpec spec = {
+        .graph = "florentine", .protocol = "dsgd", .sigma = 1.0, .clip = 1.0, .T = Ts[i]};
+    ObsRun o = obs_run_spec(&spec, &pndp, 1, &streaming);
+    SimNoiseRegistry *reg = sim_lin_space_noise(proto_context_space(proto_run_context(o.run)));
     guint states = 0;
     for (guint k = 0; k < sim_noise_registry_count(reg); k++)
       states += sim_noise_kind(reg, k) == SIM_NOISE_KIND_STATE;
     per_round[i] = (double)states / (Ts[i] - 1);
     g_assert_cmpfloat(per_round[i], >, 0.0);
-    PrivBlocks *b = priv_observer_stream_blocks(obs, 0, &err);
+    GError *err = NULL;
+    PrivBlocks *b = obs_run_view_blocks(&o, 0, &err);
     g_assert_no_error(err);
     /* Node 1 is a neighbour of the attacker (Florentine): seen every step. */
     g_assert_cmpfloat(priv_blocks_get(b, 1)[0], >, 0.0);
     priv_blocks_free(b);
-    priv_observer_free(obs);
-    proto_run_free(run);
-    topo_graph_free(g);
+    obs_run_clear(&o);
   }
   g_assert_cmpfloat(fabs(per_round[1] / per_round[0] - 1.0), <, 0.2);
 }

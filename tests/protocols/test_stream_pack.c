@@ -9,11 +9,9 @@
  * models, a single attacker and a collusion set; the SecLDP and LDP views
  * must really have packed periods.
  */
-#include <math.h>
-
+#include "observe_test.h"
 #include "privacy/stream_internal.h"
 #include "protocols/protocols.h"
-#include "tests/privacy/blocks_diff.h"
 #include "topologies/topologies.h"
 
 typedef struct {
@@ -23,102 +21,52 @@ typedef struct {
 } Case;
 
 static const guint set_a[] = {0}, set_b[] = {2, 5, 7};
-static const PrivTrust trusts[] = {PRIV_TRUST_LDP, PRIV_TRUST_PNDP, PRIV_TRUST_SECLDP};
-#define N_VIEWS 6
+static const ObsView views[] = {
+    {PRIV_TRUST_LDP, set_a, 1},  {PRIV_TRUST_LDP, set_b, 3},    {PRIV_TRUST_PNDP, set_a, 1},
+    {PRIV_TRUST_PNDP, set_b, 3}, {PRIV_TRUST_SECLDP, set_a, 1}, {PRIV_TRUST_SECLDP, set_b, 3},
+};
+#define N_VIEWS G_N_ELEMENTS(views)
 
-/* The N_VIEWS views' blocks of one DECOR run: dense (@streaming FALSE) or
- * streaming with @engine; the packed periods per view into @packed. */
-static PrivBlocks **account(const Case *c, gboolean streaming, PrivStreamEngine engine,
-                            guint *packed) {
-  GError *err = NULL;
-  TopoGraph *g = topo_graph_generate(c->graph, &err);
-  g_assert_no_error(err);
-  TopoSchedule *sched = NULL;
-  if (c->schedule) {
-    sched = topo_schedule_new(c->schedule, g, TOPO_GOSSIP_UNIFORM, 3, &err);
-    g_assert_no_error(err);
-  }
-  ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
-  cfg.graph = sched ? NULL : g;
-  cfg.schedule = sched;
-  cfg.protocol = "decor";
-  cfg.sigma = 0.7;
-  cfg.rounds = c->T;
-  cfg.batches = c->b;
-  cfg.seed = 5;
-  ProtoRun *run = proto_run_new(&cfg, &err);
-  g_assert_no_error(err);
-  PrivObserver *obs = priv_observer_new(proto_context_space(proto_run_context(run)), &err);
-  g_assert_no_error(err);
-  for (guint t = 0; t < 3; t++) {
-    priv_observer_add_view(obs, trusts[t], set_a, 1, &err);
-    g_assert_no_error(err);
-    priv_observer_add_view(obs, trusts[t], set_b, G_N_ELEMENTS(set_b), &err);
-    g_assert_no_error(err);
-  }
-  PrivStreamOptions so = {.T = c->T, .engine = engine};
-  if (streaming)
-    g_assert_true(priv_observer_set_streaming(obs, &so, &err));
-  g_assert_true(priv_observer_attach(obs, sim_engine_bus(proto_run_engine(run)), &err));
-  g_assert_true(proto_run_run(run, &err));
-  g_assert_no_error(err);
-  PrivBlocks **out = g_new0(PrivBlocks *, N_VIEWS);
-  PrivKnowledgeOptions ko = {.T = c->T};
-  for (guint v = 0; v < N_VIEWS; v++) {
-    if (streaming) {
-      out[v] = priv_observer_stream_blocks(obs, v, &err);
-      packed[v] = priv_stream_packed_periods(priv_observer_stream(obs), v);
-    } else {
-      PrivKnowledge *k = priv_observer_knowledge(obs, v, &err);
-      g_assert_no_error(err);
-      out[v] = priv_knowledge_blocks(k, &ko, &err);
-      priv_knowledge_free(k);
-    }
-    g_assert_no_error(err);
-  }
-  priv_observer_free(obs);
-  proto_run_free(run);
-  topo_schedule_free(sched);
-  topo_graph_free(g);
+/* The views' blocks of one DECOR run, accounted by @acc; with @packed
+ * (streaming), the packed periods per view. */
+static PrivBlocks **account(const Case *c, const ObsAccountant *acc, guint *packed) {
+  ObsSpec spec = {.graph = c->graph,
+                  .schedule = c->schedule,
+                  .schedule_seed = 3,
+                  .protocol = "decor",
+                  .sigma = 0.7,
+                  .clip = 1.0,
+                  .T = c->T,
+                  .b = c->b,
+                  .seed = 5};
+  ObsRun o = obs_run_spec(&spec, views, N_VIEWS, acc);
+  PrivBlocks **out = obs_run_blocks(&o);
+  for (guint v = 0; packed != NULL && v < N_VIEWS; v++)
+    packed[v] = priv_stream_packed_periods(priv_observer_stream(o.obs), v);
+  obs_run_clear(&o);
   return out;
-}
-
-/* Same statuses, every block within 1e-9 of its largest entry
- * (blocks_rel_diff); returns the protected victims with a nonzero block. */
-static guint assert_same(PrivBlocks **want, PrivBlocks **got) {
-  guint seen = 0;
-  for (guint v = 0; v < N_VIEWS; v++) {
-    g_assert_cmpfloat(blocks_rel_diff(got[v], want[v]), <=, 1e-9);
-    for (guint u = 0; u < want[v]->n; u++)
-      seen += want[v]->status[u] == PRIV_NODE_PROTECTED && priv_blocks_get(want[v], u)[0] > 0;
-  }
-  return seen;
-}
-
-static void blocks_free(PrivBlocks **b) {
-  for (guint v = 0; v < N_VIEWS; v++)
-    priv_blocks_free(b[v]);
-  g_free(b);
 }
 
 static void compare(gconstpointer data) {
   const Case *c = data;
-  guint packed[N_VIEWS], unused[N_VIEWS];
-  PrivBlocks **fwd = account(c, TRUE, PRIV_STREAM_FORWARD, unused);
-  PrivBlocks **bwd = account(c, TRUE, PRIV_STREAM_BACKWARD, packed);
-  g_assert_cmpuint(assert_same(fwd, bwd), >, 0);
+  const ObsAccountant forward = {TRUE, PRIV_STREAM_FORWARD, 0, 0, FALSE};
+  const ObsAccountant backward = {TRUE, PRIV_STREAM_BACKWARD, 0, 0, FALSE};
+  const ObsAccountant dense = {FALSE, PRIV_STREAM_BACKWARD, 0, 0, FALSE};
+  guint packed[N_VIEWS];
+  PrivBlocks **fwd = account(c, &forward, NULL);
+  PrivBlocks **bwd = account(c, &backward, packed);
+  g_assert_cmpuint(obs_blocks_assert_same(fwd, bwd, N_VIEWS), >, 0);
   /* LDP and SecLDP views see every node's model: packed periods. */
   for (guint v = 0; v < N_VIEWS; v++)
-    if (v < 2 || v >= 4)
+    if (views[v].trust != PRIV_TRUST_PNDP)
       g_assert_cmpuint(packed[v], >, 0);
   if (c->dense) {
-    PrivBlocks **dense = account(c, FALSE, PRIV_STREAM_BACKWARD, unused);
-    g_assert_cmpuint(assert_same(dense, bwd), >, 0);
-    blocks_free(dense);
+    PrivBlocks **d = account(c, &dense, NULL);
+    g_assert_cmpuint(obs_blocks_assert_same(d, bwd, N_VIEWS), >, 0);
+    obs_blocks_free(d, N_VIEWS);
   }
-  blocks_free(fwd);
-  blocks_free(bwd);
+  obs_blocks_free(fwd, N_VIEWS);
+  obs_blocks_free(bwd, N_VIEWS);
 }
 
 static const Case cases[] = {

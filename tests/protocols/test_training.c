@@ -12,33 +12,20 @@
  */
 #include "proto_test.h"
 
-static char *synthetic = "synthetic:linear,n=400,d=5,noise=0.1,seed=3";
-
 static ProtoRun *train(const char *protocol, const char *mode, guint threads, guint64 seed,
                        SimLinStorage storage) {
-  GError *err = NULL;
-  TopoGraph *g = topo_graph_generate("erdos:n=12,p=0.4,seed=2,connected=true", &err);
-  g_assert_no_error(err);
   ProtoRunConfig cfg;
-  proto_run_config_init(&cfg);
-  cfg.graph = g;
+  train_config(&cfg, threads, seed, storage);
   cfg.protocol = protocol;
   cfg.mode = mode;
   cfg.latency = "uniform:min=1,max=4";
-  cfg.sigma = 0.5;
   cfg.clip = 2.0;
-  cfg.lr = 0.05;
   cfg.epochs = 3;
   cfg.batches = 4;
-  cfg.dataset = synthetic;
   cfg.model = "linear";
   cfg.eval_every = 4;
-  cfg.threads = threads;
-  cfg.seed = seed;
-  cfg.storage = storage;
-  ProtoRun *run = proto_run_new(&cfg, &err);
-  g_assert_no_error(err);
-  topo_graph_free(g); /* the run keeps its own copy */
+  ProtoRun *run = run_on_graph(&cfg, TRAIN_GRAPH);
+  GError *err = NULL;
   g_assert_true(proto_run_run(run, &err));
   g_assert_no_error(err);
   return run;
@@ -194,7 +181,7 @@ static void test_noise_without_buffer(void) {
   proto_run_config_init(&cfg);
   cfg.graph = g;
   cfg.protocol = "test-nobuffer";
-  cfg.dataset = synthetic;
+  cfg.dataset = TRAIN_DATA;
   cfg.model = "linear";
   cfg.epochs = 1;
   cfg.batches = 2;
@@ -272,7 +259,8 @@ static void test_bad_inputs(void) {
   /* 3 records, 2 of them for training: 3 nodes are too many. */
   expect_new_error(tiny_spec, NULL, "ring:n=3", PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                    "3 nodes but only 2 training records");
-  expect_new_error(synthetic, "softmax", "ring:n=3", LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT, "");
+  expect_new_error(TRAIN_DATA, "softmax", "ring:n=3", LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                   "");
   expect_new_error("nosuch:x", NULL, "ring:n=3", LEARN_ERROR, LEARN_ERROR_PARSE, "nosuch");
   g_free(bad_spec);
   g_free(tiny_spec);
