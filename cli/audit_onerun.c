@@ -262,28 +262,29 @@ int cli_audit_onerun(int argc, char **argv) {
        "Seed of the run and the canaries (default 0)", "N"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &o.format, "table (default), csv or json", "FMT"},
       G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx = g_option_context_new("- one-run audit of a D-SGD training run (LDP)");
-  cli_graph_options_add(ctx, &gopt);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_description(
-      ctx, "Trains D-SGD (sync) with m gradient canaries of norm Delta at random nodes and\n"
-           "batches, each included with probability 1/2; the LDP attacker (every message\n"
-           "sent) scores each canary by the inner product of its node's noisy updates with\n"
-           "it, guesses, and the right guesses bound epsilon from below at the confidence\n"
-           "(Steinke, Nasr and Jagielski 2023). Output: one row, epsilon_lower beside the\n"
-           "accounted epsilon (LDP, the canaries' nodes) at the same delta; status\n"
-           "consistent, or overstated (exit 1) when the bound exceeds the accounted one.\n"
-           "\n"
-           "Example:\n"
-           "  dpgossip audit --attack onerun --graph facebook-ego-414-lcc.edges \\\n"
-           "    --dataset california:cal_housing.data --model mlp:hidden=16 -k 4 -b 4 \\\n"
-           "    --sigma 1 --canaries 400 --seed 1\n");
+  const CliOptionsSpec spec = {
+      .parameter = "- one-run audit of a D-SGD training run (LDP)",
+      .graph = &gopt,
+      .entries = entries,
+      .description =
+          "Trains D-SGD (sync) with m gradient canaries of norm Delta at random nodes and\n"
+          "batches, each included with probability 1/2; the LDP attacker (every message\n"
+          "sent) scores each canary by the inner product of its node's noisy updates with\n"
+          "it, guesses, and the right guesses bound epsilon from below at the confidence\n"
+          "(Steinke, Nasr and Jagielski 2023). Output: one row, epsilon_lower beside the\n"
+          "accounted epsilon (LDP, the canaries' nodes) at the same delta; status\n"
+          "consistent, or overstated (exit 1) when the bound exceeds the accounted one.\n"
+          "\n"
+          "Example:\n"
+          "  dpgossip audit --attack onerun --graph facebook-ego-414-lcc.edges \\\n"
+          "    --dataset california:cal_housing.data --model mlp:hidden=16 -k 4 -b 4 \\\n"
+          "    --sigma 1 --canaries 400 --seed 1\n"};
   int status = CLI_EXIT_USAGE;
   TopoGraph *g = NULL;
   GError *error = NULL;
   TopoGossipKind kind = TOPO_GOSSIP_UNIFORM;
   OnerunResult res = {0};
-  if (!cli_parse(ctx, &argc, &argv))
+  if (!cli_options_parse(&spec, &argc, &argv))
     goto out;
   if (!options_check(&o, &error) || !learn_data_spec_check(o.dataset, &error) ||
       (o.model != NULL && !learn_model_spec_check(o.model, &error)) ||
@@ -326,6 +327,5 @@ out:
   topo_graph_free(g);
   options_clear(&o);
   cli_graph_options_clear(&gopt);
-  g_option_context_free(ctx);
   return status;
 }

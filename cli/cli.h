@@ -306,6 +306,34 @@ gboolean cli_stream_end(CliStream *s, const char *status, GError **error);
 /* cli_stream_free: frees @s (NULL ignored), closing what is still open. */
 void cli_stream_free(CliStream *s);
 
+/* ---- A command's options (cli/command_options.c) ----
+ * What cli_options_parse puts in the one GOptionContext it builds, in
+ * --help in this order. Every pointer is borrowed and must outlive the
+ * parse (the values land in the variables the entries name). */
+typedef struct {
+  const char *parameter;       /* after "Usage: CMD [OPTION...]": "FILE - run a scenario" */
+  CliGraphOptions *graph;      /* nullable: the graph options, as the main group */
+  const GOptionEntry *entries; /* nullable: the command's own, NULL-terminated */
+  /* Nullable: the data of the entries' callbacks (G_OPTION_ARG_CALLBACK);
+   * only without @graph (both would be the main group). */
+  gpointer entries_data;
+  CliPluginOptions *plugins; /* nullable: --protocol-plugin */
+  CliStreamOptions *stream;  /* nullable: --publish and the rest (defaults set in it) */
+  gboolean pace;             /* with @stream: --pace too */
+  const char *description;   /* nullable: the text below the options */
+  /* Operands (FILE, NAME) may follow the options: the caller checks them.
+   * Otherwise any is an "unexpected argument" (cli_parse). */
+  gboolean operands;
+} CliOptionsSpec;
+/*
+ * cli_options_parse: builds @spec's context (the graph group, the entries,
+ * the plugin and stream options), parses argv with it and frees it. --help
+ * prints and exits as GLib does. On failure prints the error with its hint
+ * (cli_parse_error) and returns FALSE: a usage error. Nothing to free:
+ * the parsed values are the caller's variables. O(options + argc).
+ */
+gboolean cli_options_parse(const CliOptionsSpec *spec, int *argc, char ***argv);
+
 G_END_DECLS
 
 #endif /* DPG_CLI_H */

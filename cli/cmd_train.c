@@ -250,7 +250,8 @@ typedef struct {
   gint64 start;
 } Train;
 
-static GOptionContext *options_context(Options *o) {
+/* Parses the command line into @o (cli_options_parse). */
+static gboolean options_parse(Options *o, int *argc, char ***argv) {
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o->protocol,
        "Protocol spec, default dsgd or the plugin's (see --list-protocols); nonprivate: "
@@ -328,30 +329,31 @@ static GOptionContext *options_context(Options *o) {
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
        "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
       G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx = g_option_context_new("- train a model with a decentralized protocol");
-  cli_graph_options_add(ctx, &o->graph);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  cli_plugin_options_add(ctx, &o->plugins);
-  cli_stream_options_add(ctx, &o->stream);
-  cli_stream_options_add_pace(ctx, &o->stream);
-  g_option_context_set_description(
-      ctx, "Output: three CSV tables. FILE: one row per (evaluated round, node): round,\n"
-           "node, train_loss (on the node's own records), test_loss, test_accuracy (empty\n"
-           "for regression), seed. FILE_mean.csv: one row per evaluated round, the means\n"
-           "over the nodes. FILE_privacy.csv: one row per accounting (--trust x\n"
-           "--attackers; default: LDP of every node) and victim, the guarantee for the\n"
-           "whole run as dpgossip account --format csv writes it: collusion, trust,\n"
-           "victim, distance, sensitivity, mu (mu-GDP), rdp, epsilon at delta,\n"
-           "muffliato_rdp, status (protected, unprotected, unresolved), attackers, alpha,\n"
-           "delta, path, seed. FILE's .csv is dropped before _mean.csv and _privacy.csv.\n"
-           "The summary line gives the range of epsilon and says when it offers no\n"
-           "meaningful protection.\n"
-           "\n"
-           "Example (the paper's housing setup):\n"
-           "  dpgossip train --graph facebook-ego-414-lcc.edges --protocol dsgd \\\n"
-           "    --dataset california:cal_housing.data --model mlp:hidden=64 --epochs 20 \\\n"
-           "    --batches 16 --lr 0.2 --sigma 1 --clip 1 --seed 1 --out results.csv\n");
-  return ctx;
+  const CliOptionsSpec spec = {
+      .parameter = "- train a model with a decentralized protocol",
+      .graph = &o->graph,
+      .entries = entries,
+      .plugins = &o->plugins,
+      .stream = &o->stream,
+      .pace = TRUE,
+      .description =
+          "Output: three CSV tables. FILE: one row per (evaluated round, node): round,\n"
+          "node, train_loss (on the node's own records), test_loss, test_accuracy (empty\n"
+          "for regression), seed. FILE_mean.csv: one row per evaluated round, the means\n"
+          "over the nodes. FILE_privacy.csv: one row per accounting (--trust x\n"
+          "--attackers; default: LDP of every node) and victim, the guarantee for the\n"
+          "whole run as dpgossip account --format csv writes it: collusion, trust,\n"
+          "victim, distance, sensitivity, mu (mu-GDP), rdp, epsilon at delta,\n"
+          "muffliato_rdp, status (protected, unprotected, unresolved), attackers, alpha,\n"
+          "delta, path, seed. FILE's .csv is dropped before _mean.csv and _privacy.csv.\n"
+          "The summary line gives the range of epsilon and says when it offers no\n"
+          "meaningful protection.\n"
+          "\n"
+          "Example (the paper's housing setup):\n"
+          "  dpgossip train --graph facebook-ego-414-lcc.edges --protocol dsgd \\\n"
+          "    --dataset california:cal_housing.data --model mlp:hidden=64 --epochs 20 \\\n"
+          "    --batches 16 --lr 0.2 --sigma 1 --clip 1 --seed 1 --out results.csv\n"};
+  return cli_options_parse(&spec, argc, argv);
 }
 
 static void options_clear(Options *o) {
@@ -619,8 +621,7 @@ int cli_cmd_train(int argc, char **argv) {
   Train t = {0};
   struct sigaction old_action;
   gboolean handler = FALSE;
-  GOptionContext *ctx = options_context(&o);
-  int status = cli_parse(ctx, &argc, &argv) ? validate_options(&o) : CLI_EXIT_USAGE;
+  int status = options_parse(&o, &argc, &argv) ? validate_options(&o) : CLI_EXIT_USAGE;
   if (status == CLI_EXIT_OK && o.list) {
     print_protocols();
     goto out;
@@ -652,6 +653,5 @@ out:
   topo_schedule_free(t.sched);
   topo_graph_free(t.g);
   options_clear(&o);
-  g_option_context_free(ctx);
   return status;
 }
