@@ -93,6 +93,28 @@ const char *cli_graph_options_label(const CliGraphOptions *o);
 int cli_graph_options_status(const CliGraphOptions *o, const GError *e);
 void cli_graph_options_clear(CliGraphOptions *o);
 
+/* ---- Options that mean the same in every command: one text each ----
+ * Each expands to one GOptionEntry storing into @var (a pointer to the
+ * command's variable, of the type the entry's G_OPTION_ARG says). */
+
+/* -q: cli_progress_new's @quiet (run adds that it prints no summary). */
+#define CLI_QUIET_HELP "No progress line (on a terminal: refreshed; elsewhere: every 10 s)"
+#define CLI_OPTION_QUIET(var) {"quiet", 'q', 0, G_OPTION_ARG_NONE, (var), CLI_QUIET_HELP, NULL}
+/* Delta: each example's gradient clipped to this norm (a double). */
+#define CLI_OPTION_CLIP(var)                                                                       \
+  {"clip", 0, 0, G_OPTION_ARG_DOUBLE, (var),                                                       \
+   "Per-example gradient clipping norm Delta (default 1)", "DELTA"}
+/* alpha of the reported Renyi DP (a double). */
+#define CLI_OPTION_ALPHA(var)                                                                      \
+  {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, (var), "Renyi order alpha of the RDP reported (default 2)", \
+   "ALPHA"}
+/* delta of the reported (epsilon, delta) guarantee (a double). */
+#define CLI_OPTION_DELTA(var)                                                                      \
+  {"delta", 0, 0, G_OPTION_ARG_DOUBLE, (var), "delta of the epsilon column (default 1e-6)",        \
+   "DELTA"}
+/* The gossip modes proto_mode_parse reads, for --mode's help. */
+#define CLI_MODE_GRAMMAR "sync (default), deadline:ms=D or stale:s=S"
+
 /* ---- nonprivate: D-SGD without noise, the baseline every figure compares with ----
  * Scenarios run it (protocol.name = nonprivate); `train`, `account` and
  * `protocols` know it under the same name: dsgd with sigma = 0, whose

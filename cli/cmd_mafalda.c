@@ -235,8 +235,7 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "Write C_local as CSV (T rows of T values, %.17g)", "FILE"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Output format: table (default) or json",
        "FORMAT"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
-       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
+      CLI_OPTION_QUIET(&o->quiet),
       G_OPTION_ENTRY_NULL};
   const CliOptionsSpec spec = {
       .parameter = "- optimize Mafalda's noise correlation C_local for a graph",

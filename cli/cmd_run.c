@@ -139,8 +139,7 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "Output folder (default: [output] dir, else results/NAME next to the file)", "DIR"},
       {"threads", 'j', 0, G_OPTION_ARG_INT, &o->threads,
        "Sweep points run in parallel (default: number of cores; results do not depend on it)", "N"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
-       "No progress line (on a terminal: refreshed; elsewhere: every 10 s) and no summary", NULL},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, CLI_QUIET_HELP " and no summary", NULL},
       {"allow-plugins", 0, 0, G_OPTION_ARG_NONE, &o->allow_plugins,
        "Load the scenario's [protocol] plugin (a shared object: its code runs with your "
        "rights; without this flag such a scenario is refused)",
