@@ -226,12 +226,14 @@ typedef struct {
   CliGraphOptions graph;
   CliPluginOptions plugins;
   CliStreamOptions stream;
-  char *protocol, *dataset, *model, *mode, *latency, *loss, *out, *schedule, *trust, *partition,
-      *seed_text, *sigma_text, *eval_nodes_text, *eval_rows_text;
+  char *protocol, *mode, *latency, *loss, *out, *schedule, *trust, *seed_text, *sigma_text,
+      *eval_nodes_text, *eval_rows_text;
   char **attackers;
-  double alpha, delta, lr, sigma, clip, test_fraction, compute_ms;
+  /* The dataset, model and partition (GOption's copies), the test split,
+   * the compute time and the evaluation, parsed into the run's task. */
+  ProtoTrainTask task;
+  double alpha, delta, lr, sigma, clip;
   gint epochs, batches, rounds, eval_every, threads;
-  guint eval_nodes, eval_rows; /* 0: the default sample */
   gboolean list, quiet;
   /* Set by validate. */
   guint64 seed;
@@ -263,15 +265,15 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "Time-varying gossip over the graph: static (default), matching, exponential, "
        "edge-failure:p=P, churn:...",
        "SPEC"},
-      {"dataset", 'd', 0, G_OPTION_ARG_STRING, &o->dataset,
+      {"dataset", 'd', 0, G_OPTION_ARG_STRING, &o->task.dataset,
        "Dataset (required): california:PATH, csv:PATH[,...], idx:DIR, synthetic:linear|logistic"
        "[,...]",
        "SPEC"},
-      {"model", 'm', 0, G_OPTION_ARG_STRING, &o->model,
+      {"model", 'm', 0, G_OPTION_ARG_STRING, &o->task.model,
        "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "
        "task)",
        "SPEC"},
-      {"partition", 0, 0, G_OPTION_ARG_STRING, &o->partition,
+      {"partition", 0, 0, G_OPTION_ARG_STRING, &o->task.partition,
        "Records to nodes: uniform (default), dirichlet:alpha=A, classes:k=K", "SPEC"},
       {"epochs", 'k', 0, G_OPTION_ARG_INT, &o->epochs, "Epochs k (default 1)", "K"},
       {"batches", 'b', 0, G_OPTION_ARG_INT, &o->batches,
@@ -291,7 +293,7 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "SPEC"},
       {"loss", 0, 0, G_OPTION_ARG_STRING, &o->loss,
        "Message loss probability (not with --mode sync)", "P"},
-      {"compute-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->compute_ms,
+      {"compute-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->task.compute_ms,
        "Local compute time per step in ms (default 0)", "MS"},
       {"eval-every", 0, 0, G_OPTION_ARG_INT, &o->eval_every,
        "Evaluate every N steps (and at the end; default: at the end only)", "N"},
@@ -303,7 +305,7 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "Test rows each evaluation uses, drawn with the seed, or all (default: all up to 10000 "
        "nodes, else 10000)",
        "N"},
-      {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &o->test_fraction,
+      {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &o->task.test_fraction,
        "Fraction of the records held out for testing, in (0, 1) (default 0.2)", "F"},
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed_text,
        "Seed of every random choice (default 0)", "N"},
@@ -353,11 +355,17 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
 }
 
 static void options_clear(Options *o) {
-  char **strings[] = {&o->protocol, &o->dataset,  &o->model,     &o->mode,
-                      &o->latency,  &o->loss,     &o->out,       &o->schedule,
-                      &o->trust,    &o->partition, &o->seed_text, &o->sigma_text, &o->eval_nodes_text, &o->eval_rows_text};
+  char **strings[] = {
+      &o->protocol,      &o->mode,  &o->latency,   &o->loss,       &o->out,
+      &o->schedule,      &o->trust, &o->seed_text, &o->sigma_text, &o->eval_nodes_text,
+      &o->eval_rows_text};
   for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
+  const char **task[] = {&o->task.dataset, &o->task.model, &o->task.partition};
+  for (guint i = 0; i < G_N_ELEMENTS(task); i++) {
+    g_free((char *)*task[i]); /* GOption's copies */
+    *task[i] = NULL;
+  }
   g_clear_pointer(&o->attackers, g_strfreev);
   cli_graph_options_clear(&o->graph);
   cli_plugin_options_clear(&o->plugins);
@@ -368,7 +376,7 @@ static void options_clear(Options *o) {
  * and the stream. */
 static int validate_run(Options *o) {
   GError *error = NULL;
-  if (o->dataset == NULL)
+  if (o->task.dataset == NULL)
     return usage_error("--dataset is required");
   if (o->out == NULL)
     return usage_error("--out is required");
@@ -389,16 +397,18 @@ static int validate_run(Options *o) {
                        o->batches);
   if (o->eval_every < 0 || o->threads <= 0)
     return usage_error("--eval-every must be >= 0 and --threads >= 1");
+  o->task.eval_every = (guint)o->eval_every;
+  o->task.threads = (guint)o->threads;
   /* GLib's int64 option would turn -1 into 2^64 - 1. */
   if (o->seed_text != NULL &&
       !g_ascii_string_to_unsigned(o->seed_text, 10, 0, G_MAXUINT64, &o->seed, NULL))
     return usage_error("--seed: '%s' is not an integer in [0, 2^64 - 1]", o->seed_text);
   /* An empty test set makes every test loss NaN: refuse it rather than
    * report "nan" as a result. */
-  if (!(o->test_fraction > 0.0 && o->test_fraction < 1.0))
+  if (!(o->task.test_fraction > 0.0 && o->task.test_fraction < 1.0))
     return usage_error("--test-fraction must be in (0, 1) (got %g): the test loss needs test "
                        "records",
-                       o->test_fraction);
+                       o->task.test_fraction);
   if (!cli_stream_options_check(&o->stream, &error)) {
     int status = usage_error("%s", error->message);
     g_clear_error(&error);
@@ -423,10 +433,10 @@ static int validate_noise(Options *o) {
   /* Checked here, not by the runtime, so that a bad value is a usage error
    * (exit status 2) like a bad flag. */
   if (!(isfinite(o->sigma) && o->sigma >= 0) || !(isfinite(o->clip) && o->clip > 0) ||
-      !(isfinite(o->lr) && o->lr > 0) || !(isfinite(o->compute_ms) && o->compute_ms >= 0))
+      !(isfinite(o->lr) && o->lr > 0) || !(isfinite(o->task.compute_ms) && o->task.compute_ms >= 0))
     return usage_error("--sigma must be >= 0, --clip and --lr > 0, --compute-ms >= 0, all "
                        "finite (got %g, %g, %g, %g)",
-                       o->sigma, o->clip, o->lr, o->compute_ms);
+                       o->sigma, o->clip, o->lr, o->task.compute_ms);
   if (!check_specs(o->protocol, o->mode, o->latency, o->loss, &error) ||
       !cli_graph_options_gossip(&o->graph, &o->gossip, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
@@ -466,24 +476,12 @@ static int plan(const Options *o, Train *t) {
     return cli_fail("train", error, cli_error_status(error));
   ProtoAccountRequest r;
   request(o, &r);
-  ProtoRunConfig cfg;
-  proto_account_request_run_config(&r, &cfg);
-  cfg.graph = t->sched ? NULL : t->g;
-  cfg.schedule = t->sched;
-  cfg.compute_ms = o->compute_ms;
-  cfg.dataset = o->dataset;
-  cfg.model = o->model;
-  cfg.partition = o->partition;
-  cfg.test_fraction = o->test_fraction;
-  cfg.eval_every = (guint)o->eval_every;
-  cfg.threads = (guint)o->threads;
-  cfg.eval_nodes = o->eval_nodes;
-  cfg.eval_rows = o->eval_rows;
   gboolean usage;
   if ((t->priv = cli_train_privacy_plan(&r, t->g, &usage, &error)) == NULL)
     return cli_fail("train", error, usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
   const ProtoObserveOptions *observe = cli_train_privacy_observe(t->priv);
-  cfg.storage = observe != NULL ? SIM_LIN_SPARSE : SIM_LIN_NONE;
+  ProtoRunConfig cfg;
+  proto_train_run_config(&r, &o->task, t->g, t->sched, observe != NULL, &cfg);
   t->start = g_get_monotonic_time();
   if ((t->orun = proto_observed_run_new(&cfg, observe, &error)) == NULL) {
     if (observe != NULL && g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
@@ -592,8 +590,8 @@ static int report(const Options *o, const Train *t) {
 static int validate_options(Options *o) {
   GError *error = NULL;
   if (!cli_number_option("--sigma", o->sigma_text, &o->sigma, &error) ||
-      !cli_count_option("--eval-nodes", o->eval_nodes_text, &o->eval_nodes, &error) ||
-      !cli_count_option("--eval-rows", o->eval_rows_text, &o->eval_rows, &error))
+      !cli_count_option("--eval-nodes", o->eval_nodes_text, &o->task.eval_nodes, &error) ||
+      !cli_count_option("--eval-rows", o->eval_rows_text, &o->task.eval_rows, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
   if (!cli_plugin_options_load(&o->plugins, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
@@ -612,7 +610,7 @@ int cli_cmd_train(int argc, char **argv) {
                .lr = 0.1,
                .sigma = NAN,
                .clip = 1.0,
-               .test_fraction = LEARN_DEFAULT_TEST_FRACTION,
+               .task = {.test_fraction = LEARN_DEFAULT_TEST_FRACTION},
                .gossip = TOPO_GOSSIP_UNIFORM};
   Train t = {0};
   struct sigaction old_action;
