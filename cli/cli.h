@@ -114,6 +114,15 @@ void cli_graph_options_clear(CliGraphOptions *o);
    "DELTA"}
 /* The gossip modes proto_mode_parse reads, for --mode's help. */
 #define CLI_MODE_GRAMMAR "sync (default), deadline:ms=D or stale:s=S"
+/* --mode, --latency and --loss: the network of the run a command simulates
+ * (strings as typed, checked by the request or the run), each help text
+ * after @where, e.g. "Observer path: " (a string literal). Three entries. */
+#define CLI_OPTIONS_NETWORK(where, mode, latency, loss)                                            \
+  {"mode", 0, 0, G_OPTION_ARG_STRING, (mode), where "gossip mode " CLI_MODE_GRAMMAR, "MODE"},      \
+  {"latency", 0, 0, G_OPTION_ARG_STRING, (latency), where "link latency " SIM_LATENCY_GRAMMAR,     \
+   "SPEC"},                                                                                        \
+  {"loss", 0, 0, G_OPTION_ARG_STRING, (loss),                                                      \
+   where "message loss probability (needs an asynchronous --mode)", "P"}
 
 /* ---- nonprivate: D-SGD without noise, the baseline every figure compares with ----
  * Scenarios run it (protocol.name = nonprivate); `train`, `account` and

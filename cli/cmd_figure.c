@@ -671,13 +671,7 @@ static gboolean options_parse(Options *o, State *st, int *argc, char ***argv) {
        "auto (default: structured for a synchronous run, observer otherwise), structured or "
        "observer (one simulated run per graph, one view per attacker set)",
        "PATH"},
-      {"mode", 0, 0, G_OPTION_ARG_STRING, &o->mode,
-       "Gossip mode of the simulated run: " CLI_MODE_GRAMMAR, "MODE"},
-      {"latency", 0, 0, G_OPTION_ARG_STRING, &o->latency,
-       "Link latency of the simulated run: " SIM_LATENCY_GRAMMAR,
-       "SPEC"},
-      {"loss", 0, 0, G_OPTION_ARG_STRING, &o->loss,
-       "Message loss probability of the simulated run (needs an asynchronous --mode)", "P"},
+      CLI_OPTIONS_NETWORK("Simulated run: ", &o->mode, &o->latency, &o->loss),
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed, "Seed of the simulated run (default 0)",
        "N"},
       G_OPTION_ENTRY_NULL};

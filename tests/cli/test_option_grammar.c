@@ -186,14 +186,27 @@ static void test_shared_help(void) {
                   "No progress line (on a terminal: refreshed; elsewhere: every 10 s) and no "
                   "summary");
   g_free(run);
-  const char *const modes[] = {"account", "figure", "train"};
-  for (guint c = 0; c < G_N_ELEMENTS(modes); c++) {
-    char *text = help_text(modes[c], "mode=MODE");
-    g_assert_nonnull(text);
-    if (!g_str_has_suffix(text, "sync (default), deadline:ms=D or stale:s=S"))
-      g_error("%s --help: --mode reads '%s'", modes[c], text);
-    g_free(text);
+  /* The simulated network: one text after each command's word for its run. */
+  const char *const cmds[] = {"account", "figure", "train"};
+  const char *const where[] = {"Observer path: ", "Simulated run: ", "Network: "};
+  const char *const network[] = {"mode=MODE", "latency=SPEC", "loss=P"};
+  for (guint i = 0; i < G_N_ELEMENTS(network); i++) {
+    char *first = NULL;
+    for (guint c = 0; c < G_N_ELEMENTS(cmds); c++) {
+      char *text = help_text(cmds[c], network[i]);
+      if (text == NULL || !g_str_has_prefix(text, where[c]))
+        g_error("%s --help: --%s reads '%s'", cmds[c], network[i], text);
+      if (first == NULL)
+        first = g_strdup(text + strlen(where[c]));
+      else
+        g_assert_cmpstr(text + strlen(where[c]), ==, first);
+      g_free(text);
+    }
+    g_free(first);
   }
+  char *mode = help_text("train", "mode=MODE");
+  g_assert_cmpstr(mode, ==, "Network: gossip mode sync (default), deadline:ms=D or stale:s=S");
+  g_free(mode);
 }
 
 static void test_did_you_mean(void) {
