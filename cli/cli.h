@@ -124,6 +124,35 @@ void cli_graph_options_clear(CliGraphOptions *o);
   {"loss", 0, 0, G_OPTION_ARG_STRING, (loss),                                                      \
    where "message loss probability (needs an asynchronous --mode)", "P"}
 
+/* --schedule: time-varying gossip (topo_schedule_new's spec, a string). */
+#define CLI_OPTION_SCHEDULE(var)                                                                   \
+  {"schedule", 0, 0, G_OPTION_ARG_STRING, (var),                                                   \
+   "Time-varying gossip over the graph: static (default), matching, exponential, "                 \
+   "edge-failure:p=P, churn:...",                                                                  \
+   "SPEC"}
+/* -d, -m and --partition: the learning task of a training run, into the
+ * ProtoTrainTask @task (GOption's copies of the strings). Three entries. */
+#define CLI_OPTIONS_TASK(task)                                                                     \
+  {"dataset", 'd', 0, G_OPTION_ARG_STRING, &(task)->dataset,                                       \
+   "Dataset (required): california:PATH, csv:PATH[,...], idx:DIR, synthetic:linear|logistic"       \
+   "[,...]",                                                                                       \
+   "SPEC"},                                                                                        \
+  {"model", 'm', 0, G_OPTION_ARG_STRING, &(task)->model,                                           \
+   "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "         \
+   "task)",                                                                                        \
+   "SPEC"},                                                                                        \
+  {"partition", 0, 0, G_OPTION_ARG_STRING, &(task)->partition,                                     \
+   "Records to nodes: uniform (default), dirichlet:alpha=A, classes:k=K", "SPEC"}
+/* --test-fraction of the ProtoTrainTask @task. */
+#define CLI_OPTION_TEST_FRACTION(task)                                                             \
+  {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &(task)->test_fraction,                             \
+   "Fraction of the records held out for testing, in (0, 1) (default 0.2)", "F"}
+/* -k of a training run (an int, default 1) and its learning rate (a double). */
+#define CLI_OPTION_EPOCHS(var)                                                                     \
+  {"epochs", 'k', 0, G_OPTION_ARG_INT, (var), "Epochs k (default 1)", "K"}
+#define CLI_OPTION_LR(var)                                                                         \
+  {"lr", 0, 0, G_OPTION_ARG_DOUBLE, (var), "Learning rate eta (default 0.1)", "ETA"}
+
 /* ---- nonprivate: D-SGD without noise, the baseline every figure compares with ----
  * Scenarios run it (protocol.name = nonprivate); `train`, `account` and
  * `protocols` know it under the same name: dsgd with sigma = 0, whose

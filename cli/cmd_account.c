@@ -91,10 +91,7 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "--path local: hops around the attackers whose victims are bounded (>= 1); every node "
        "farther away colludes with the attackers",
        "R"},
-      {"schedule", 0, 0, G_OPTION_ARG_STRING, &o->r.schedule,
-       "Time-varying gossip over the graph: static (default), matching, exponential, "
-       "edge-failure:p=P, churn:...",
-       "SPEC"},
+      CLI_OPTION_SCHEDULE(&o->r.schedule),
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->r.seed,
        "Seed of the schedule and of the simulated run (default 0)", "N"},
       CLI_OPTIONS_NETWORK("Observer path: ", &o->r.mode, &o->r.latency, &o->r.loss),

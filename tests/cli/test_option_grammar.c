@@ -172,6 +172,24 @@ static void test_shared_help(void) {
       {"alpha=ALPHA", "Renyi order alpha of the RDP reported (default 2)",
        {"account", "figure", "train", NULL}},
       {"delta=DELTA", "delta of the epsilon column (default 1e-6)", {"account", "train", NULL}},
+      {"schedule=SPEC",
+       "Time-varying gossip over the graph: static (default), matching, exponential, "
+       "edge-failure:p=P, churn:...",
+       {"account", "train", NULL}},
+      {"dataset=SPEC",
+       "Dataset (required): california:PATH, csv:PATH[,...], idx:DIR, "
+       "synthetic:linear|logistic[,...]",
+       {"train", "onerun", NULL}},
+      {"model=SPEC",
+       "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "
+       "task)",
+       {"train", "onerun", NULL}},
+      {"partition=SPEC", "Records to nodes: uniform (default), dirichlet:alpha=A, classes:k=K",
+       {"train", "onerun", NULL}},
+      {"test-fraction=F", "Fraction of the records held out for testing, in (0, 1) (default 0.2)",
+       {"train", "onerun", NULL}},
+      {"epochs=K", "Epochs k (default 1)", {"train", "onerun", NULL}},
+      {"lr=ETA", "Learning rate eta (default 0.1)", {"train", "onerun", NULL}},
   };
   for (guint i = 0; i < G_N_ELEMENTS(shared); i++)
     for (guint c = 0; shared[i].cmds[c] != NULL; c++) {
