@@ -112,6 +112,12 @@ void cli_graph_options_clear(CliGraphOptions *o);
 #define CLI_OPTION_DELTA(var)                                                                      \
   {"delta", 0, 0, G_OPTION_ARG_DOUBLE, (var), "delta of the epsilon column (default 1e-6)",        \
    "DELTA"}
+/* --radius of --path local (an int; the request's radius). */
+#define CLI_OPTION_RADIUS(var)                                                                     \
+  {"radius", 0, 0, G_OPTION_ARG_INT, (var),                                                        \
+   "--path local: hops around the attackers whose victims are bounded (>= 1); every node "         \
+   "farther away colludes with the attackers",                                                     \
+   "R"}
 /* The gossip modes proto_mode_parse reads, for --mode's help. */
 #define CLI_MODE_GRAMMAR "sync (default), deadline:ms=D or stale:s=S"
 /* --mode, --latency and --loss: the network of the run a command simulates

@@ -87,10 +87,7 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "account from what the attackers saw) or local (certified upper bounds for the "
        "victims within --radius hops, from that ball alone)",
        "PATH"},
-      {"radius", 0, 0, G_OPTION_ARG_INT, &o->r.radius,
-       "--path local: hops around the attackers whose victims are bounded (>= 1); every node "
-       "farther away colludes with the attackers",
-       "R"},
+      CLI_OPTION_RADIUS(&o->r.radius),
       CLI_OPTION_SCHEDULE(&o->r.schedule),
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->r.seed,
        "Seed of the schedule and of the simulated run (default 0)", "N"},

@@ -663,10 +663,7 @@ static gboolean options_parse(Options *o, State *st, int *argc, char ***argv) {
       {"data", 0, 0, G_OPTION_ARG_FILENAME, &o->data_path,
        "Also write the plotted numbers as CSV: graph,distance,method,mean,min,max,count", "FILE"},
       CLI_OPTION_QUIET(&o->quiet),
-      {"radius", 0, 0, G_OPTION_ARG_INT, &o->radius,
-       "--path local: certified upper bounds for the victims within R hops (everyone beyond "
-       "colludes)",
-       "R"},
+      CLI_OPTION_RADIUS(&o->radius),
       {"path", 0, 0, G_OPTION_ARG_STRING, &o->path,
        "auto (default: structured for a synchronous run, observer otherwise), structured or "
        "observer (one simulated run per graph, one view per attacker set)",

@@ -190,6 +190,10 @@ static void test_shared_help(void) {
        {"train", "onerun", NULL}},
       {"epochs=K", "Epochs k (default 1)", {"train", "onerun", NULL}},
       {"lr=ETA", "Learning rate eta (default 0.1)", {"train", "onerun", NULL}},
+      {"radius=R",
+       "--path local: hops around the attackers whose victims are bounded (>= 1); every node "
+       "farther away colludes with the attackers",
+       {"account", "figure", NULL}},
   };
   for (guint i = 0; i < G_N_ELEMENTS(shared); i++)
     for (guint c = 0; shared[i].cmds[c] != NULL; c++) {
