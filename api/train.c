@@ -283,17 +283,6 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
   }
   ProtoAccountRequest r;
   request(&j, &r);
-  ProtoRunConfig cfg;
-  proto_account_request_run_config(&r, &cfg);
-  cfg.graph = j.sched ? NULL : j.g;
-  cfg.schedule = j.sched;
-  cfg.compute_ms = o->compute_ms;
-  cfg.dataset = o->dataset;
-  cfg.model = o->model;
-  cfg.partition = o->partition;
-  cfg.test_fraction = o->test_fraction;
-  cfg.eval_every = (guint)o->eval_every;
-  cfg.threads = (guint)o->threads;
   gboolean usage = TRUE;
   if ((o->trust == NULL || !g_str_equal(o->trust, "none")) &&
       (j.privacy = proto_account_job_for_run(&r, j.g, &usage, &error)) == NULL) {
@@ -301,7 +290,16 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
     goto out;
   }
   const ProtoObserveOptions *observe = j.privacy ? proto_account_job_observe(j.privacy) : NULL;
-  cfg.storage = observe != NULL ? SIM_LIN_SPARSE : SIM_LIN_NONE;
+  /* The public options as the run's task (checked by check_options). */
+  const ProtoTrainTask task = {.dataset = o->dataset,
+                               .model = o->model,
+                               .partition = o->partition,
+                               .test_fraction = o->test_fraction,
+                               .compute_ms = o->compute_ms,
+                               .eval_every = (guint)o->eval_every,
+                               .threads = (guint)o->threads};
+  ProtoRunConfig cfg;
+  proto_train_run_config(&r, &task, j.g, j.sched, observe != NULL, &cfg);
   if ((run = proto_observed_run_new(&cfg, observe, &error)) == NULL) {
     if (observe != NULL && g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
       g_prefix_error(&error, "privacy accounting (--trust none skips it): ");

@@ -36,9 +36,11 @@ static void on_sigint(int sig) {
 }
 
 typedef struct {
-  char *attack, *dataset, *model, *partition, *format, *seed_text, *sigma_text;
+  char *attack, *format, *seed_text, *sigma_text;
+  /* The dataset, model and partition (GOption's copies) and the test split. */
+  ProtoTrainTask task;
   gint epochs, batches, canaries, guesses;
-  double lr, sigma, clip, delta, confidence, test_fraction;
+  double lr, sigma, clip, delta, confidence;
   guint64 seed;
   CliFormat fmt;
 } OnerunOptions;
@@ -50,9 +52,9 @@ typedef struct {
 
 static void options_clear(OnerunOptions *o) {
   g_free(o->attack);
-  g_free(o->dataset);
-  g_free(o->model);
-  g_free(o->partition);
+  g_free((char *)o->task.dataset);
+  g_free((char *)o->task.model);
+  g_free((char *)o->task.partition);
   g_free(o->format);
   g_free(o->seed_text);
   g_free(o->sigma_text);
@@ -64,7 +66,7 @@ static gboolean options_check(OnerunOptions *o, GError **error) {
   if (g_strcmp0(o->attack, "onerun") != 0)
     return BAD("--attack onerun must be given once for the one-run audit (got --attack %s)",
                o->attack != NULL ? o->attack : "(none)");
-  if (o->dataset == NULL)
+  if (o->task.dataset == NULL)
     return BAD("--dataset is required");
   if (!cli_number_option("--sigma", o->sigma_text, &o->sigma, error))
     return FALSE;
@@ -90,8 +92,8 @@ static gboolean options_check(OnerunOptions *o, GError **error) {
   if (!(o->delta > 0 && o->delta < 1) || !(o->confidence > 0 && o->confidence < 1))
     return BAD("--delta and --confidence must be in (0, 1) (got %g and %g)", o->delta,
                o->confidence);
-  if (!(o->test_fraction > 0 && o->test_fraction < 1))
-    return BAD("--test-fraction must be in (0, 1) (got %g)", o->test_fraction);
+  if (!(o->task.test_fraction > 0 && o->task.test_fraction < 1))
+    return BAD("--test-fraction must be in (0, 1) (got %g)", o->task.test_fraction);
   return o->format == NULL ||
          cli_format_parse(o->format,
                           1u << CLI_FORMAT_TABLE | 1u << CLI_FORMAT_JSON | 1u << CLI_FORMAT_CSV,
@@ -123,19 +125,13 @@ static int audit_run(const OnerunOptions *o, const TopoGraph *g, TopoGossipKind 
   r.gossip = kind;
   r.seed = o->seed_text;
   r.delta = o->delta;
-  ProtoRunConfig cfg;
-  proto_account_request_run_config(&r, &cfg);
-  cfg.graph = g;
-  cfg.dataset = o->dataset;
-  cfg.model = o->model;
-  cfg.partition = o->partition;
-  cfg.test_fraction = o->test_fraction;
   gboolean usage;
   CliTrainPrivacy *priv = cli_train_privacy_plan(&r, g, &usage, error);
   if (priv == NULL)
     return usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
   const ProtoObserveOptions *observe = cli_train_privacy_observe(priv);
-  cfg.storage = observe != NULL ? SIM_LIN_SPARSE : SIM_LIN_NONE;
+  ProtoRunConfig cfg;
+  proto_train_run_config(&r, &o->task, g, NULL, observe != NULL, &cfg);
   CliOnerunCanaries *c = NULL;
   CliOnerunHook *hook = NULL;
   int status = CLI_EXIT_FAILURE;
@@ -227,29 +223,20 @@ int cli_audit_onerun(int argc, char **argv) {
   CliGraphOptions gopt = {0};
   OnerunOptions o = {.epochs = 1, .batches = 1, .canaries = 200, .lr = 0.1, .clip = 1.0,
                      .delta = 1e-6, .confidence = 0.95,
-                     .test_fraction = LEARN_DEFAULT_TEST_FRACTION};
+                     .task = {.test_fraction = LEARN_DEFAULT_TEST_FRACTION}};
   GOptionEntry entries[] = {
       {"attack", 0, 0, G_OPTION_ARG_STRING, &o.attack,
        "onerun (required here: the one-run audit; np, learned and reconstruction take the "
        "options of `dpgossip audit --help`)",
        "onerun"},
-      {"dataset", 'd', 0, G_OPTION_ARG_STRING, &o.dataset,
-       "Dataset (required), as for train: california:PATH, csv:PATH[,...], idx:DIR, "
-       "synthetic:...",
-       "SPEC"},
-      {"model", 'm', 0, G_OPTION_ARG_STRING, &o.model,
-       "Model, as for train (default linear or softmax by task)", "SPEC"},
-      {"partition", 0, 0, G_OPTION_ARG_STRING, &o.partition, "Records to nodes, as for train",
-       "SPEC"},
-      {"epochs", 'k', 0, G_OPTION_ARG_INT, &o.epochs, "Epochs k (default 1)", "K"},
+      CLI_OPTIONS_TASK(&o.task),
+      CLI_OPTION_EPOCHS(&o.epochs),
       {"batches", 'b', 0, G_OPTION_ARG_INT, &o.batches, "Batches per node b (default 1)", "B"},
-      {"lr", 0, 0, G_OPTION_ARG_DOUBLE, &o.lr, "Learning rate eta (default 0.1)", "ETA"},
+      CLI_OPTION_LR(&o.lr),
       {"sigma", 0, 0, G_OPTION_ARG_STRING, &o.sigma_text, "Noise multiplier sigma > 0 (default 1)",
        "S"},
-      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &o.clip, "Per-example clipping norm Delta (default 1)",
-       "D"},
-      {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &o.test_fraction,
-       "Fraction of the records held out for testing (default 0.2)", "F"},
+      CLI_OPTION_CLIP(&o.clip),
+      CLI_OPTION_TEST_FRACTION(&o.task),
       {"canaries", 0, 0, G_OPTION_ARG_INT, &o.canaries,
        "Canaries m, each included with probability 1/2 (default 200)", "M"},
       {"guesses", 0, 0, G_OPTION_ARG_INT, &o.guesses,
@@ -262,32 +249,33 @@ int cli_audit_onerun(int argc, char **argv) {
        "Seed of the run and the canaries (default 0)", "N"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &o.format, "table (default), csv or json", "FMT"},
       G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx = g_option_context_new("- one-run audit of a D-SGD training run (LDP)");
-  cli_graph_options_add(ctx, &gopt);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_description(
-      ctx, "Trains D-SGD (sync) with m gradient canaries of norm Delta at random nodes and\n"
-           "batches, each included with probability 1/2; the LDP attacker (every message\n"
-           "sent) scores each canary by the inner product of its node's noisy updates with\n"
-           "it, guesses, and the right guesses bound epsilon from below at the confidence\n"
-           "(Steinke, Nasr and Jagielski 2023). Output: one row, epsilon_lower beside the\n"
-           "accounted epsilon (LDP, the canaries' nodes) at the same delta; status\n"
-           "consistent, or overstated (exit 1) when the bound exceeds the accounted one.\n"
-           "\n"
-           "Example:\n"
-           "  dpgossip audit --attack onerun --graph facebook-ego-414-lcc.edges \\\n"
-           "    --dataset california:cal_housing.data --model mlp:hidden=16 -k 4 -b 4 \\\n"
-           "    --sigma 1 --canaries 400 --seed 1\n");
+  const CliOptionsSpec spec = {
+      .parameter = "- one-run audit of a D-SGD training run (LDP)",
+      .graph = &gopt,
+      .entries = entries,
+      .description =
+          "Trains D-SGD (sync) with m gradient canaries of norm Delta at random nodes and\n"
+          "batches, each included with probability 1/2; the LDP attacker (every message\n"
+          "sent) scores each canary by the inner product of its node's noisy updates with\n"
+          "it, guesses, and the right guesses bound epsilon from below at the confidence\n"
+          "(Steinke, Nasr and Jagielski 2023). Output: one row, epsilon_lower beside the\n"
+          "accounted epsilon (LDP, the canaries' nodes) at the same delta; status\n"
+          "consistent, or overstated (exit 1) when the bound exceeds the accounted one.\n"
+          "\n"
+          "Example:\n"
+          "  dpgossip audit --attack onerun --graph facebook-ego-414-lcc.edges \\\n"
+          "    --dataset california:cal_housing.data --model mlp:hidden=16 -k 4 -b 4 \\\n"
+          "    --sigma 1 --canaries 400 --seed 1\n"};
   int status = CLI_EXIT_USAGE;
   TopoGraph *g = NULL;
   GError *error = NULL;
   TopoGossipKind kind = TOPO_GOSSIP_UNIFORM;
   OnerunResult res = {0};
-  if (!cli_parse(ctx, &argc, &argv))
+  if (!cli_options_parse(&spec, &argc, &argv))
     goto out;
-  if (!options_check(&o, &error) || !learn_data_spec_check(o.dataset, &error) ||
-      (o.model != NULL && !learn_model_spec_check(o.model, &error)) ||
-      (o.partition != NULL && !learn_partition_spec_check(o.partition, &error)) ||
+  if (!options_check(&o, &error) || !learn_data_spec_check(o.task.dataset, &error) ||
+      (o.task.model != NULL && !learn_model_spec_check(o.task.model, &error)) ||
+      (o.task.partition != NULL && !learn_partition_spec_check(o.task.partition, &error)) ||
       !cli_graph_options_gossip(&gopt, &kind, &error)) {
     status = cli_fail(CMD, error, CLI_EXIT_USAGE);
     goto out;
@@ -326,6 +314,5 @@ out:
   topo_graph_free(g);
   options_clear(&o);
   cli_graph_options_clear(&gopt);
-  g_option_context_free(ctx);
   return status;
 }

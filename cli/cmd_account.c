@@ -51,7 +51,8 @@ static void on_progress(const ProtoAccountProgress *p, gpointer data) {
   cli_progress_account(p, pr->printer);
 }
 
-static GOptionContext *options_context(Options *o) {
+/* Parses the command line into @o (cli_options_parse). */
+static gboolean options_parse(Options *o, int *argc, char ***argv) {
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o->protocol,
        "Any registered protocol spec: dsgd (default), nonprivate, muffliato:K=k, antipgd, "
@@ -75,12 +76,9 @@ static GOptionContext *options_context(Options *o) {
        "bound (default, paper Thm 5.2) or exact (SDP, never above the bound)", "KIND"},
       {"sigma", 0, 0, G_OPTION_ARG_STRING, &o->sigma_text,
        "Noise multiplier: noise std sigma * clip (default 1)", "SIGMA"},
-      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &o->r.clip, "Gradient clipping norm Delta (default 1)",
-       "DELTA"},
-      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o->r.alpha, "Renyi order of the rdp column (default 2)",
-       "ALPHA"},
-      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o->r.delta,
-       "delta of the epsilon column (default 1e-6)", "DELTA"},
+      CLI_OPTION_CLIP(&o->r.clip),
+      CLI_OPTION_ALPHA(&o->r.alpha),
+      CLI_OPTION_DELTA(&o->r.delta),
       {"compare", 0, 0, G_OPTION_ARG_STRING, &o->r.compare,
        "Add another accounting: muffliato (Cyffers et al. 2022, D-SGD under PNDP)", "NAME"},
       {"path", 0, 0, G_OPTION_ARG_STRING, &o->r.path,
@@ -89,23 +87,11 @@ static GOptionContext *options_context(Options *o) {
        "account from what the attackers saw) or local (certified upper bounds for the "
        "victims within --radius hops, from that ball alone)",
        "PATH"},
-      {"radius", 0, 0, G_OPTION_ARG_INT, &o->r.radius,
-       "--path local: hops around the attackers whose victims are bounded (>= 1); every node "
-       "farther away colludes with the attackers",
-       "R"},
-      {"schedule", 0, 0, G_OPTION_ARG_STRING, &o->r.schedule,
-       "Time-varying gossip over the graph: static (default), matching, exponential, "
-       "edge-failure:p=P, churn:...",
-       "SPEC"},
+      CLI_OPTION_RADIUS(&o->r.radius),
+      CLI_OPTION_SCHEDULE(&o->r.schedule),
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->r.seed,
        "Seed of the schedule and of the simulated run (default 0)", "N"},
-      {"mode", 0, 0, G_OPTION_ARG_STRING, &o->r.mode,
-       "Observer path: gossip mode sync (default), deadline:ms=D or stale:s=S", "MODE"},
-      {"latency", 0, 0, G_OPTION_ARG_STRING, &o->r.latency,
-       "Observer path: link latency " SIM_LATENCY_GRAMMAR,
-       "SPEC"},
-      {"loss", 0, 0, G_OPTION_ARG_STRING, &o->r.loss,
-       "Observer path: message loss probability (needs an asynchronous --mode)", "P"},
+      CLI_OPTIONS_NETWORK("Observer path: ", &o->r.mode, &o->r.latency, &o->r.loss),
       {"link", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->r.links,
        "Observer path: override the directed link FROM -> TO: FROM:TO=down or "
        "FROM:TO=LATENCY (repeatable)",
@@ -122,39 +108,38 @@ static GOptionContext *options_context(Options *o) {
        "KIND"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Output: table (default), json or csv",
        "FORMAT"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
-       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
+      CLI_OPTION_QUIET(&o->quiet),
       G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx = g_option_context_new(
-      "- per-victim privacy of a decentralized protocol (accounting only)");
-  cli_graph_options_add(ctx, &o->graph);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  cli_plugin_options_add(ctx, &o->plugins);
-  g_option_context_set_description(
-      ctx, "Every node outside an attacker set is a victim; for each: its distance to the\n"
-           "attackers, the sensitivity of what they learn of its gradients, mu (mu-GDP),\n"
-           "the Renyi DP at alpha and epsilon at delta. Victims the attackers see without\n"
-           "noise are 'unprotected' (null in JSON, inf in CSV and tables). Victims double\n"
-           "precision cannot account (mu > 1e8, or a range decision too close to call) are\n"
-           "'unresolved': no protection, no number (null/inf, a warning on stderr, status\n"
-           "and note fields in JSON, the status column in CSV).\n"
-           "\n"
-           "Several --attackers sets and --trust models give one accounting per pair (JSON:\n"
-           "an 'accountings' array; CSV: one row per accounting and victim, the columns of\n"
-           "`dpgossip run`'s privacy.csv), all from one run.\n"
-           "\n"
-           "Examples:\n"
-           "  dpgossip account --generate florentine --rounds 10 --trust pndp --attackers 0 "
-           "--compare muffliato\n"
-           "  dpgossip account --graph fb.edges --lcc -T 320 --trust pndp -a 0+5 --sensitivity "
-           "exact --format json\n"
-           "  dpgossip account --generate florentine -T 8 --trust ldp,secldp -a 0 -a 3 "
-           "--protocol decor\n"
-           "  dpgossip account --generate florentine -T 8 --trust pndp -a 0 --mode deadline:ms=5 "
-           "--latency constant:ms=1 --link 8:1=constant:ms=1000\n"
-           "  dpgossip account --generate regular:n=1000000,d=8,seed=1 -T 100 --trust pndp -a 0 "
-           "--path local --radius 3\n");
-  return ctx;
+  const CliOptionsSpec spec = {
+      .parameter = "- per-victim privacy of a decentralized protocol (accounting only)",
+      .graph = &o->graph,
+      .entries = entries,
+      .plugins = &o->plugins,
+      .description =
+          "Every node outside an attacker set is a victim; for each: its distance to the\n"
+          "attackers, the sensitivity of what they learn of its gradients, mu (mu-GDP),\n"
+          "the Renyi DP at alpha and epsilon at delta. Victims the attackers see without\n"
+          "noise are 'unprotected' (null in JSON, inf in CSV and tables). Victims double\n"
+          "precision cannot account (mu > 1e8, or a range decision too close to call) are\n"
+          "'unresolved': no protection, no number (null/inf, a warning on stderr, status\n"
+          "and note fields in JSON, the status column in CSV).\n"
+          "\n"
+          "Several --attackers sets and --trust models give one accounting per pair (JSON:\n"
+          "an 'accountings' array; CSV: one row per accounting and victim, the columns of\n"
+          "`dpgossip run`'s privacy.csv), all from one run.\n"
+          "\n"
+          "Examples:\n"
+          "  dpgossip account --generate florentine --rounds 10 --trust pndp --attackers 0 "
+          "--compare muffliato\n"
+          "  dpgossip account --graph fb.edges --lcc -T 320 --trust pndp -a 0+5 --sensitivity "
+          "exact --format json\n"
+          "  dpgossip account --generate florentine -T 8 --trust ldp,secldp -a 0 -a 3 "
+          "--protocol decor\n"
+          "  dpgossip account --generate florentine -T 8 --trust pndp -a 0 --mode deadline:ms=5 "
+          "--latency constant:ms=1 --link 8:1=constant:ms=1000\n"
+          "  dpgossip account --generate regular:n=1000000,d=8,seed=1 -T 100 --trust pndp -a 0 "
+          "--path local --radius 3\n"};
+  return cli_options_parse(&spec, argc, argv);
 }
 
 static void options_clear(Options *o) {
@@ -318,11 +303,10 @@ int cli_cmd_account(int argc, char **argv) {
   TopoGraph *g = NULL;
   CliAccountOutput out = {NULL, FALSE};
   CliFormat format = CLI_FORMAT_TABLE;
-  GOptionContext *ctx = options_context(&o);
   /* The processors of this machine, shared by its ranks (the blocks do not
    * depend on the thread count). */
   guint threads = MAX(1u, g_get_num_processors() / mpi_local);
-  int status = cli_parse(ctx, &argc, &argv)
+  int status = options_parse(&o, &argc, &argv)
                    ? validate(&o, threads, &progress, &j, &out.nonprivate, &format)
                    : CLI_EXIT_USAGE;
   if (status == CLI_EXIT_OK)
@@ -345,6 +329,5 @@ int cli_cmd_account(int argc, char **argv) {
   proto_account_job_free(j);
   topo_graph_free(g);
   options_clear(&o);
-  g_option_context_free(ctx);
   return mpi ? ranks_finalize(status) : status;
 }

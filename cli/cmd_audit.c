@@ -396,23 +396,22 @@ int cli_cmd_audit(int argc, char **argv) {
       {"figure", 0, 0, G_OPTION_ARG_FILENAME, &o.figure, "the first np row's empirical trade-off curve over the accounted GDP curve (.svg, .png, .pdf)", "FILE"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no progress on stderr", NULL},
       {NULL}};
-  GOptionContext *ctx = g_option_context_new("- audit privacy guarantees by attacks on simulated runs");
-  cli_graph_options_add(ctx, &o.graph);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  cli_plugin_options_add(ctx, &o.plugins);
-  g_option_context_set_description(
-      ctx, "np, learned and reconstruction attack what an attacker set receives in simulated\n"
-           "runs of the protocol (one row per attacker set, victim and attack). --attack\n"
-           "onerun audits a real D-SGD training run instead, with canaries (Steinke, Nasr\n"
-           "and Jagielski 2023): `dpgossip audit --attack onerun --help` lists its options.\n"
-           "\n"
-           "Examples:\n"
-           "  dpgossip audit --generate florentine -T 4 --trust pndp -a 0 --victim 1\n"
-           "  dpgossip audit --attack onerun --generate florentine \\\n"
-           "    --dataset synthetic:linear,n=600,d=10 -k 4 -b 8 --canaries 200\n");
-  gboolean parsed = cli_parse(ctx, &argc, &argv);
-  g_option_context_free(ctx);
-  if (!parsed) {
+  const CliOptionsSpec spec = {
+      .parameter = "- audit privacy guarantees by attacks on simulated runs",
+      .graph = &o.graph,
+      .entries = entries,
+      .plugins = &o.plugins,
+      .description =
+          "np, learned and reconstruction attack what an attacker set receives in simulated\n"
+          "runs of the protocol (one row per attacker set, victim and attack). --attack\n"
+          "onerun audits a real D-SGD training run instead, with canaries (Steinke, Nasr\n"
+          "and Jagielski 2023): `dpgossip audit --attack onerun --help` lists its options.\n"
+          "\n"
+          "Examples:\n"
+          "  dpgossip audit --generate florentine -T 4 --trust pndp -a 0 --victim 1\n"
+          "  dpgossip audit --attack onerun --generate florentine \\\n"
+          "    --dataset synthetic:linear,n=600,d=10 -k 4 -b 8 --canaries 200\n"};
+  if (!cli_options_parse(&spec, &argc, &argv)) {
     options_clear(&o);
     return CLI_EXIT_USAGE;
   }

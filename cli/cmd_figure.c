@@ -622,7 +622,8 @@ typedef struct {
   char **labels;
 } Options;
 
-static GOptionContext *options_context(Options *o, State *st) {
+/* Parses the command line into @o, the panels into @st (cli_options_parse). */
+static gboolean options_parse(Options *o, State *st, int *argc, char ***argv) {
   GOptionEntry entries[] = {
       {"graph", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_graph,
        "Edge list of one panel (repeatable; with --generate, panels in command-line order)",
@@ -649,9 +650,8 @@ static GOptionContext *options_context(Options *o, State *st) {
        "bound (default, paper Thm 5.2, as the paper's figure) or exact", "KIND"},
       {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o->sigma, "Noise multiplier, > 0 (default 1)",
        "SIGMA"},
-      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &o->clip, "Gradient clipping norm Delta (default 1)",
-       "DELTA"},
-      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o->alpha, "Renyi order (default 2)", "ALPHA"},
+      CLI_OPTION_CLIP(&o->clip),
+      CLI_OPTION_ALPHA(&o->alpha),
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out_path,
        "The figure: FILE.svg, FILE.png or FILE.pdf (required)", "FILE"},
       {"size", 0, 0, G_OPTION_ARG_STRING, &o->fig_size,
@@ -662,50 +662,41 @@ static GOptionContext *options_context(Options *o, State *st) {
        "PNG resolution in dots per inch (default 144)", "DPI"},
       {"data", 0, 0, G_OPTION_ARG_FILENAME, &o->data_path,
        "Also write the plotted numbers as CSV: graph,distance,method,mean,min,max,count", "FILE"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
-       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
-      {"radius", 0, 0, G_OPTION_ARG_INT, &o->radius,
-       "--path local: certified upper bounds for the victims within R hops (everyone beyond "
-       "colludes)",
-       "R"},
+      CLI_OPTION_QUIET(&o->quiet),
+      CLI_OPTION_RADIUS(&o->radius),
       {"path", 0, 0, G_OPTION_ARG_STRING, &o->path,
        "auto (default: structured for a synchronous run, observer otherwise), structured or "
        "observer (one simulated run per graph, one view per attacker set)",
        "PATH"},
-      {"mode", 0, 0, G_OPTION_ARG_STRING, &o->mode,
-       "Gossip mode of the simulated run: sync (default), deadline:ms=D or stale:s=S", "MODE"},
-      {"latency", 0, 0, G_OPTION_ARG_STRING, &o->latency,
-       "Link latency of the simulated run: " SIM_LATENCY_GRAMMAR,
-       "SPEC"},
-      {"loss", 0, 0, G_OPTION_ARG_STRING, &o->loss,
-       "Message loss probability of the simulated run (needs an asynchronous --mode)", "P"},
+      CLI_OPTIONS_NETWORK("Simulated run: ", &o->mode, &o->latency, &o->loss),
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed, "Seed of the simulated run (default 0)",
        "N"},
       G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx = g_option_context_new("NAME - draw one of the paper's figures");
-  GOptionGroup *group = g_option_group_new(CMD, "Options:", "Show the options", st, NULL);
-  g_option_group_add_entries(group, entries);
-  g_option_context_set_main_group(ctx, group);
-  g_option_context_set_description(
-      ctx, "Figures (NAME):\n"
-           "  " FIGURE_PVD "  the paper's Figure 2: PNDP privacy loss of DP-D-SGD against the\n"
-           "      hop distance from the attacker, one panel per graph: Renyi DP (log scale),\n"
-           "      mean over (attacker, victim) pairs at each distance with min/max bars;\n"
-           "      this accounting solid, Muffliato's original bound dashed. A summary of\n"
-           "      both means and their ratio per distance is printed on stdout.\n"
-           "      Under an asynchronous --mode each graph is simulated once (observer\n"
-           "      path, one view per attacker set); Muffliato's bound, for synchronous\n"
-           "      gossip only, gives way to the synchronous accounting (dashed).\n"
-           "\n"
-           "Examples:\n"
-           "  dpgossip figure " FIGURE_PVD " --generate florentine -T 10 --trust pndp \\\n"
-           "      --attackers all --out fig2.svg --data fig2.csv\n"
-           "  dpgossip figure " FIGURE_PVD " --generate florentine --graph fb.edges -T 10 \\\n"
-           "      --trust pndp -a 0,3+7 --out fig2.png\n"
-           "  dpgossip figure " FIGURE_PVD " --generate florentine -T 10 --trust pndp -a all \\\n"
-           "      --mode deadline:ms=15 --latency lognormal:mu=2,sigma=0.5 --seed 11 \\\n"
-           "      --out fig2-async.svg\n");
-  return ctx;
+  const CliOptionsSpec spec = {
+      .parameter = "NAME - draw one of the paper's figures",
+      .entries = entries,
+      .entries_data = st,
+      .operands = TRUE,
+      .description =
+          "Figures (NAME):\n"
+          "  " FIGURE_PVD "  the paper's Figure 2: PNDP privacy loss of DP-D-SGD against the\n"
+          "      hop distance from the attacker, one panel per graph: Renyi DP (log scale),\n"
+          "      mean over (attacker, victim) pairs at each distance with min/max bars;\n"
+          "      this accounting solid, Muffliato's original bound dashed. A summary of\n"
+          "      both means and their ratio per distance is printed on stdout.\n"
+          "      Under an asynchronous --mode each graph is simulated once (observer\n"
+          "      path, one view per attacker set); Muffliato's bound, for synchronous\n"
+          "      gossip only, gives way to the synchronous accounting (dashed).\n"
+          "\n"
+          "Examples:\n"
+          "  dpgossip figure " FIGURE_PVD " --generate florentine -T 10 --trust pndp \\\n"
+          "      --attackers all --out fig2.svg --data fig2.csv\n"
+          "  dpgossip figure " FIGURE_PVD " --generate florentine --graph fb.edges -T 10 \\\n"
+          "      --trust pndp -a 0,3+7 --out fig2.png\n"
+          "  dpgossip figure " FIGURE_PVD " --generate florentine -T 10 --trust pndp -a all \\\n"
+          "      --mode deadline:ms=15 --latency lognormal:mu=2,sigma=0.5 --seed 11 \\\n"
+          "      --out fig2-async.svg\n"};
+  return cli_options_parse(&spec, argc, argv);
 }
 
 static void options_clear(Options *o) {
@@ -947,15 +938,9 @@ int cli_cmd_figure(int argc, char **argv) {
   CliAccountSetup s = {0};
   AttackerSpec as = {0};
   FigureRun fr = {0};
-  GError *error = NULL;
-  GOptionContext *ctx = options_context(&o, &st);
   int status = CLI_EXIT_USAGE;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    cli_parse_error(ctx, CMD, error);
-    g_clear_error(&error);
-  } else {
+  if (options_parse(&o, &st, &argc, &argv))
     status = validate_figure(argc, argv, &o, &st);
-  }
   if (status == CLI_EXIT_OK)
     status = validate_protocol(&o, &s);
   if (status == CLI_EXIT_OK)
@@ -973,7 +958,6 @@ int cli_cmd_figure(int argc, char **argv) {
   cli_account_setup_clear(&s);
   g_ptr_array_unref(st.panels);
   options_clear(&o);
-  g_option_context_free(ctx);
   plot_shutdown();
   return mpi ? ranks_finalize(status) : status;
 }

@@ -153,17 +153,18 @@ int cli_cmd_graph(int argc, char **argv) {
        "places (links:, country: or geo:nodes=FILE)",
        "SPEC"},
       G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx = g_option_context_new("- print a graph's summary");
-  cli_graph_options_add(ctx, &gopt);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_description(
-      ctx, "Examples:\n"
-           "  dpgossip graph --generate florentine\n"
-           "  dpgossip graph --graph facebook-414.edges --lcc --format json\n"
-           "  dpgossip graph --generate ring:n=100 --rounds 168 --schedule \\\n"
-           "      churn:trace=data/real/stunner-sessions-100.txt.gz,format=stunner,scale=3600\n"
-           "  dpgossip graph --graph data/real/pseudo-mainnet-edges-v1.csv.gz \\\n"
-           "      --latency geo:nodes=data/real/pseudo-mainnet-nodes-v1.csv.gz\n");
+  const CliOptionsSpec spec = {
+      .parameter = "- print a graph's summary",
+      .graph = &gopt,
+      .entries = entries,
+      .description =
+          "Examples:\n"
+          "  dpgossip graph --generate florentine\n"
+          "  dpgossip graph --graph facebook-414.edges --lcc --format json\n"
+          "  dpgossip graph --generate ring:n=100 --rounds 168 --schedule \\\n"
+          "      churn:trace=data/real/stunner-sessions-100.txt.gz,format=stunner,scale=3600\n"
+          "  dpgossip graph --graph data/real/pseudo-mainnet-edges-v1.csv.gz \\\n"
+          "      --latency geo:nodes=data/real/pseudo-mainnet-nodes-v1.csv.gz\n"};
 
   int status = CLI_EXIT_USAGE;
   TopoGraph *g = NULL;
@@ -174,7 +175,7 @@ int cli_cmd_graph(int argc, char **argv) {
   TopoChurnStats churn = {0};
   CliGraphLatency links = {0};
 
-  if (!cli_parse(ctx, &argc, &argv))
+  if (!cli_options_parse(&spec, &argc, &argv))
     goto out;
   if (format != NULL &&
       !cli_format_parse(format, (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON), &fmt, &error)) {
@@ -238,6 +239,5 @@ out:
   topo_churn_stats_clear(&churn);
   cli_graph_latency_clear(&links);
   cli_graph_options_clear(&gopt);
-  g_option_context_free(ctx);
   return status;
 }

@@ -202,7 +202,8 @@ typedef struct {
   char *workload, *format, *out_path, *baselines;
 } Options;
 
-static GOptionContext *options_context(Options *o) {
+/* Parses the command line into @o (cli_options_parse). */
+static gboolean options_parse(Options *o, int *argc, char ***argv) {
   GOptionEntry entries[] = {
       {"epochs", 'k', 0, G_OPTION_ARG_INT, &o->epochs, "Participations per record, k (required)",
        "K"},
@@ -234,44 +235,43 @@ static GOptionContext *options_context(Options *o) {
        "Write C_local as CSV (T rows of T values, %.17g)", "FILE"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Output format: table (default) or json",
        "FORMAT"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
-       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
+      CLI_OPTION_QUIET(&o->quiet),
       G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx = g_option_context_new(
-      "- optimize Mafalda's noise correlation C_local for a graph");
-  cli_graph_options_add(ctx, &o->graph);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_description(
-      ctx, "Strategies compared (loss = sens^2 tr(H (C^T C)^-1), H the workload Gram matrix):\n"
-           "  mafalda   the optimum for H (L-BFGS), sensitivity 1\n"
-           "  dp-d-sgd  C = I (independent noise)\n"
-           "  antipgd   C = lower-triangular ones (noise z_t - z_{t-1})\n"
-           "  sr        square root of the prefix sum; bsr its band-b version\n"
-           "  dmf       the optimum for the centralized prefix sum, scored on H (only\n"
-           "            with --baselines dmf or all: it costs more than Mafalda)\n"
-           "  toeplitz  banded Toeplitz C (band --toeplitz-band, default b) fitted to H: each\n"
-           "            node keeps w - 1 past noises whatever T (reversible gossip,\n"
-           "            post-average workload)\n"
-           "  blt       buffered-linear-Toeplitz C (c_0 = 1, c_j = sum_i w_i theta_i^(j-1), d =\n"
-           "            --blt-buffers) fitted to H: each node keeps d noise buffers whatever T\n"
-           "            (same conditions as toeplitz)\n"
-           "\n"
-           "Timings (JSON \"seconds\", wall clock): load (graph and gossip matrix), gram,\n"
-           "optimize (Mafalda), baselines (DMF and every score, run alongside optimize),\n"
-           "write (--out) and total; \"strategy_seconds\" (table: last column): the CPU\n"
-           "seconds of each strategy on its own. DP-D-SGD, AntiPGD, SR and BSR are\n"
-           "Toeplitz: they are scored from C's first column and H's spectral form\n"
-           "(O(n^2 T), no T x T matrix) when the gossip is reversible. BLAS runs\n"
-           "single-threaded so that the output does not depend on the number of cores.\n"
-           "\n"
-           "Examples:\n"
-           "  dpgossip mafalda --generate florentine --epochs 5 --batches 16\n"
-           "  dpgossip mafalda --generate florentine -k 5 -b 16 --baselines all\n"
-           "  dpgossip mafalda --graph facebook-414.edges --lcc -k 20 -b 16 --out C.csv "
-           "--format json\n"
-           "  dpgossip mafalda --graph facebook-414.edges --lcc -k 625 -b 16 --skip-dense "
-           "--toeplitz-band 32\n");
-  return ctx;
+  const CliOptionsSpec spec = {
+      .parameter = "- optimize Mafalda's noise correlation C_local for a graph",
+      .graph = &o->graph,
+      .entries = entries,
+      .description =
+          "Strategies compared (loss = sens^2 tr(H (C^T C)^-1), H the workload Gram matrix):\n"
+          "  mafalda   the optimum for H (L-BFGS), sensitivity 1\n"
+          "  dp-d-sgd  C = I (independent noise)\n"
+          "  antipgd   C = lower-triangular ones (noise z_t - z_{t-1})\n"
+          "  sr        square root of the prefix sum; bsr its band-b version\n"
+          "  dmf       the optimum for the centralized prefix sum, scored on H (only\n"
+          "            with --baselines dmf or all: it costs more than Mafalda)\n"
+          "  toeplitz  banded Toeplitz C (band --toeplitz-band, default b) fitted to H: each\n"
+          "            node keeps w - 1 past noises whatever T (reversible gossip,\n"
+          "            post-average workload)\n"
+          "  blt       buffered-linear-Toeplitz C (c_0 = 1, c_j = sum_i w_i theta_i^(j-1), d =\n"
+          "            --blt-buffers) fitted to H: each node keeps d noise buffers whatever T\n"
+          "            (same conditions as toeplitz)\n"
+          "\n"
+          "Timings (JSON \"seconds\", wall clock): load (graph and gossip matrix), gram,\n"
+          "optimize (Mafalda), baselines (DMF and every score, run alongside optimize),\n"
+          "write (--out) and total; \"strategy_seconds\" (table: last column): the CPU\n"
+          "seconds of each strategy on its own. DP-D-SGD, AntiPGD, SR and BSR are\n"
+          "Toeplitz: they are scored from C's first column and H's spectral form\n"
+          "(O(n^2 T), no T x T matrix) when the gossip is reversible. BLAS runs\n"
+          "single-threaded so that the output does not depend on the number of cores.\n"
+          "\n"
+          "Examples:\n"
+          "  dpgossip mafalda --generate florentine --epochs 5 --batches 16\n"
+          "  dpgossip mafalda --generate florentine -k 5 -b 16 --baselines all\n"
+          "  dpgossip mafalda --graph facebook-414.edges --lcc -k 20 -b 16 --out C.csv "
+          "--format json\n"
+          "  dpgossip mafalda --graph facebook-414.edges --lcc -k 625 -b 16 --skip-dense "
+          "--toeplitz-band 32\n"};
+  return cli_options_parse(&spec, argc, argv);
 }
 
 static void options_clear(Options *o) {
@@ -379,8 +379,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
   CliFormat fmt = CLI_FORMAT_TABLE;
   Report r = {0};
   MfMafaldaReport *rep = NULL;
-  GOptionContext *ctx = options_context(&o);
-  int status = cli_parse(ctx, &argc, &argv) ? validate_horizon(&o, &r) : CLI_EXIT_USAGE;
+  int status = options_parse(&o, &argc, &argv) ? validate_horizon(&o, &r) : CLI_EXIT_USAGE;
   if (status == CLI_EXIT_OK)
     status = validate_rest(&o, &r, &fmt);
   if (status == CLI_EXIT_OK)
@@ -393,6 +392,5 @@ int cli_cmd_mafalda(int argc, char **argv) {
   mf_mafalda_report_free(rep);
   topo_graph_free(g);
   options_clear(&o);
-  g_option_context_free(ctx);
   return status;
 }

@@ -211,22 +211,22 @@ int cli_cmd_protocols(int argc, char **argv) {
   GOptionEntry entries[] = {{"format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
                              "Output format: table (default) or json", "FORMAT"},
                             G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx = g_option_context_new("[NAME] - list the protocols and their parameters");
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  cli_plugin_options_add(ctx, &popt);
-  g_option_context_set_description(
-      ctx, "Lists the built-in protocols and every plugin found: the files given with\n"
-           "--protocol-plugin, then every *.so of the folders in $" PROTO_PLUGIN_PATH_ENV
-           " (':'-separated)\n"
-           "and of the installed plugin folder. With NAME, shows that protocol only.\n"
-           "A protocol is used as --protocol NAME[:key=value,...] (docs/plugins.md).\n");
+  const CliOptionsSpec spec = {
+      .parameter = "[NAME] - list the protocols and their parameters",
+      .entries = entries,
+      .plugins = &popt,
+      .operands = TRUE,
+      .description = "Lists the built-in protocols and every plugin found: the files given with\n"
+                     "--protocol-plugin, then every *.so of the folders in $" PROTO_PLUGIN_PATH_ENV
+                     " (':'-separated)\n"
+                     "and of the installed plugin folder. With NAME, shows that protocol only.\n"
+                     "A protocol is used as --protocol NAME[:key=value,...] (docs/plugins.md).\n"};
 
   int status = CLI_EXIT_USAGE;
   GError *error = NULL;
   CliFormat format = CLI_FORMAT_TABLE;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    cli_parse_error(ctx, "protocols", error);
-    g_clear_error(&error);
+  if (!cli_options_parse(&spec, &argc, &argv)) {
+    /* cli_options_parse said why: a usage error */
   } else if (argc > 2) {
     fprintf(stderr, "dpgossip protocols: unexpected argument '%s' (one NAME at most)\n", argv[2]);
   } else if (format_name != NULL &&
@@ -253,6 +253,5 @@ int cli_cmd_protocols(int argc, char **argv) {
   }
   g_free(format_name);
   cli_plugin_options_clear(&popt);
-  g_option_context_free(ctx);
   return status;
 }

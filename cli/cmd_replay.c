@@ -196,20 +196,17 @@ int cli_cmd_replay(int argc, char **argv) {
       {"check", 0, 0, G_OPTION_ARG_NONE, &check,
        "only read and check the trace, print what it holds", NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
-  GOptionContext *ctx = g_option_context_new("FILE.trace - publish a recorded run again");
-  g_option_context_add_main_entries(ctx, entries, NULL);
+  const CliOptionsSpec spec = {.parameter = "FILE.trace - publish a recorded run again",
+                               .entries = entries,
+                               .operands = TRUE};
   GError *error = NULL;
   double speed = 0;
-  gboolean ok = g_option_context_parse(ctx, &argc, &argv, &error);
+  gboolean ok = cli_options_parse(&spec, &argc, &argv);
   if (!ok) {
-    cli_parse_error(ctx, "replay", error);
-    g_clear_error(&error);
-    g_option_context_free(ctx);
     g_free(publish);
     g_free(speed_text);
     return CLI_EXIT_USAGE;
   }
-  g_option_context_free(ctx);
   if (ok && argc != 2)
     error = g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
                         argc < 2 ? "which trace? (dpgossip replay FILE.trace --publish ADDR)"

@@ -126,7 +126,8 @@ typedef struct {
   RunStream rstream;
 } Run;
 
-static GOptionContext *options_context(Options *o) {
+/* Parses the command line into @o (cli_options_parse). */
+static gboolean options_parse(Options *o, int *argc, char ***argv) {
   GOptionEntry entries[] = {
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed,
        "Set simulation.seed (replaces a sweep over seeds)", "N"},
@@ -138,8 +139,7 @@ static GOptionContext *options_context(Options *o) {
        "Output folder (default: [output] dir, else results/NAME next to the file)", "DIR"},
       {"threads", 'j', 0, G_OPTION_ARG_INT, &o->threads,
        "Sweep points run in parallel (default: number of cores; results do not depend on it)", "N"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
-       "No progress line (on a terminal: refreshed; elsewhere: every 10 s) and no summary", NULL},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, CLI_QUIET_HELP " and no summary", NULL},
       {"allow-plugins", 0, 0, G_OPTION_ARG_NONE, &o->allow_plugins,
        "Load the scenario's [protocol] plugin (a shared object: its code runs with your "
        "rights; without this flag such a scenario is refused)",
@@ -152,32 +152,34 @@ static GOptionContext *options_context(Options *o) {
       {"mpi-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->mpi_timeout,
        "Under MPI: a rank silent this long is lost and its points failed (default 300)", "SECONDS"},
       G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx = g_option_context_new("FILE - run a scenario");
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  cli_plugin_options_add(ctx, &o->plugins);
-  cli_stream_options_add(ctx, &o->stream);
-  cli_stream_options_add_pace(ctx, &o->stream);
-  g_option_context_set_description(
-      ctx, "Writes summary.json (last), metrics.csv (per round and node), metrics_mean.csv\n"
-           "(per round: the means over the nodes), privacy.csv (per victim),\n"
-           "scenario.resolved.ini (every default filled in: running it reproduces the run\n"
-           "byte for byte) and SVG figures; a sweep writes each point under points/ and the\n"
-           "aggregates over seeds (points.csv, groups.csv, aggregate.csv, loss.svg,\n"
-           "loss_vs_epsilon.svg) and the tidy privacy.csv, metrics.csv and metrics_mean.csv\n"
-           "of every point. Points already finished are skipped, so an interrupted sweep\n"
-           "resumes.\n"
-           "\n"
-           "Examples:\n"
-           "  dpgossip run scenarios/default.ini\n"
-           "  dpgossip run scenarios/figure2-florentine.ini --set simulation.rounds=20\n"
-           "  dpgossip run scenarios/figure3-housing-ego.ini --set sweep.simulation.seed=1..2 "
-           "-j 2\n"
-           "\n"
-           "Under mpirun or srun (a build with Open MPI), the points are shared out across\n"
-           "the ranks, each running -j at a time (default: the cores of its machine over its\n"
-           "ranks there) into the shared output folder; the files are the same bytes:\n"
-           "  mpirun -n 4 dpgossip run scenarios/figure3-housing-ego.ini -j 8\n");
-  return ctx;
+  const CliOptionsSpec spec = {
+      .parameter = "FILE - run a scenario",
+      .entries = entries,
+      .plugins = &o->plugins,
+      .stream = &o->stream,
+      .pace = TRUE,
+      .operands = TRUE,
+      .description =
+          "Writes summary.json (last), metrics.csv (per round and node), metrics_mean.csv\n"
+          "(per round: the means over the nodes), privacy.csv (per victim),\n"
+          "scenario.resolved.ini (every default filled in: running it reproduces the run\n"
+          "byte for byte) and SVG figures; a sweep writes each point under points/ and the\n"
+          "aggregates over seeds (points.csv, groups.csv, aggregate.csv, loss.svg,\n"
+          "loss_vs_epsilon.svg) and the tidy privacy.csv, metrics.csv and metrics_mean.csv\n"
+          "of every point. Points already finished are skipped, so an interrupted sweep\n"
+          "resumes.\n"
+          "\n"
+          "Examples:\n"
+          "  dpgossip run scenarios/default.ini\n"
+          "  dpgossip run scenarios/figure2-florentine.ini --set simulation.rounds=20\n"
+          "  dpgossip run scenarios/figure3-housing-ego.ini --set sweep.simulation.seed=1..2 "
+          "-j 2\n"
+          "\n"
+          "Under mpirun or srun (a build with Open MPI), the points are shared out across\n"
+          "the ranks, each running -j at a time (default: the cores of its machine over its\n"
+          "ranks there) into the shared output folder; the files are the same bytes:\n"
+          "  mpirun -n 4 dpgossip run scenarios/figure3-housing-ego.ini -j 8\n"};
+  return cli_options_parse(&spec, argc, argv);
 }
 
 static void options_clear(Options *o) {
@@ -336,17 +338,11 @@ int cli_cmd_run(int argc, char **argv) {
   Run r = {.rstream = {.o = &o.stream}, .cpu0 = cli_cpu_seconds(), .wall0 = g_get_monotonic_time()};
   if (!cli_mpi_join("run", &r.mpi, &r.rank, &r.size, &r.local))
     return CLI_EXIT_FAILURE;
-  GOptionContext *ctx = options_context(&o);
-  GError *error = NULL;
   struct sigaction old_int, old_term;
   gboolean handler_int = FALSE, handler_term = FALSE;
   int status = CLI_EXIT_USAGE;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    cli_parse_error(ctx, "run", error);
-    g_clear_error(&error);
-  } else {
+  if (options_parse(&o, &argc, &argv))
     status = validate(argc, &o, &r);
-  }
   r.file = argc > 1 ? argv[1] : NULL;
   if (status == CLI_EXIT_OK)
     status = load(&o, &r);
@@ -370,7 +366,6 @@ int cli_cmd_run(int argc, char **argv) {
   cli_stream_free(r.rstream.stream);
   options_clear(&o);
   scen_scenario_free(r.sc);
-  g_option_context_free(ctx);
   plot_shutdown();
   if (r.log != NULL)
     fclose(r.log);

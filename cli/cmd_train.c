@@ -226,12 +226,14 @@ typedef struct {
   CliGraphOptions graph;
   CliPluginOptions plugins;
   CliStreamOptions stream;
-  char *protocol, *dataset, *model, *mode, *latency, *loss, *out, *schedule, *trust, *partition,
-      *seed_text, *sigma_text, *eval_nodes_text, *eval_rows_text;
+  char *protocol, *mode, *latency, *loss, *out, *schedule, *trust, *seed_text, *sigma_text,
+      *eval_nodes_text, *eval_rows_text;
   char **attackers;
-  double alpha, delta, lr, sigma, clip, test_fraction, compute_ms;
+  /* The dataset, model and partition (GOption's copies), the test split,
+   * the compute time and the evaluation, parsed into the run's task. */
+  ProtoTrainTask task;
+  double alpha, delta, lr, sigma, clip;
   gint epochs, batches, rounds, eval_every, threads;
-  guint eval_nodes, eval_rows; /* 0: the default sample */
   gboolean list, quiet;
   /* Set by validate. */
   guint64 seed;
@@ -250,7 +252,8 @@ typedef struct {
   gint64 start;
 } Train;
 
-static GOptionContext *options_context(Options *o) {
+/* Parses the command line into @o (cli_options_parse). */
+static gboolean options_parse(Options *o, int *argc, char ***argv) {
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o->protocol,
        "Protocol spec, default dsgd or the plugin's (see --list-protocols); nonprivate: "
@@ -258,40 +261,21 @@ static GOptionContext *options_context(Options *o) {
        "SPEC"},
       {"list-protocols", 0, 0, G_OPTION_ARG_NONE, &o->list,
        "List the protocols and their parameters, then exit", NULL},
-      {"schedule", 0, 0, G_OPTION_ARG_STRING, &o->schedule,
-       "Time-varying gossip over the graph: static (default), matching, exponential, "
-       "edge-failure:p=P, churn:...",
-       "SPEC"},
-      {"dataset", 'd', 0, G_OPTION_ARG_STRING, &o->dataset,
-       "Dataset (required): california:PATH, csv:PATH[,...], idx:DIR, synthetic:linear|logistic"
-       "[,...]",
-       "SPEC"},
-      {"model", 'm', 0, G_OPTION_ARG_STRING, &o->model,
-       "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "
-       "task)",
-       "SPEC"},
-      {"partition", 0, 0, G_OPTION_ARG_STRING, &o->partition,
-       "Records to nodes: uniform (default), dirichlet:alpha=A, classes:k=K", "SPEC"},
-      {"epochs", 'k', 0, G_OPTION_ARG_INT, &o->epochs, "Epochs k (default 1)", "K"},
+      CLI_OPTION_SCHEDULE(&o->schedule),
+      CLI_OPTIONS_TASK(&o->task),
+      CLI_OPTION_EPOCHS(&o->epochs),
       {"batches", 'b', 0, G_OPTION_ARG_INT, &o->batches,
        "Batches per node b (default 1); T = k*b local steps", "B"},
       {"rounds", 'T', 0, G_OPTION_ARG_INT, &o->rounds,
        "Local steps T = k*b: with -k or -b, the other is derived (alone: one epoch of T "
        "batches)",
        "T"},
-      {"lr", 0, 0, G_OPTION_ARG_DOUBLE, &o->lr, "Learning rate eta (default 0.1)", "ETA"},
+      CLI_OPTION_LR(&o->lr),
       {"sigma", 0, 0, G_OPTION_ARG_STRING, &o->sigma_text, "Noise multiplier sigma (default 1)",
        "S"},
-      {"clip", 0, 0, G_OPTION_ARG_DOUBLE, &o->clip, "Per-example clipping norm Delta (default 1)",
-       "D"},
-      {"mode", 0, 0, G_OPTION_ARG_STRING, &o->mode,
-       "Gossip mode: sync (default), deadline:ms=D, stale:s=S", "MODE"},
-      {"latency", 0, 0, G_OPTION_ARG_STRING, &o->latency,
-       "Link latency: " SIM_LATENCY_GRAMMAR,
-       "SPEC"},
-      {"loss", 0, 0, G_OPTION_ARG_STRING, &o->loss,
-       "Message loss probability (not with --mode sync)", "P"},
-      {"compute-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->compute_ms,
+      CLI_OPTION_CLIP(&o->clip),
+      CLI_OPTIONS_NETWORK("Network: ", &o->mode, &o->latency, &o->loss),
+      {"compute-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->task.compute_ms,
        "Local compute time per step in ms (default 0)", "MS"},
       {"eval-every", 0, 0, G_OPTION_ARG_INT, &o->eval_every,
        "Evaluate every N steps (and at the end; default: at the end only)", "N"},
@@ -303,8 +287,7 @@ static GOptionContext *options_context(Options *o) {
        "Test rows each evaluation uses, drawn with the seed, or all (default: all up to 10000 "
        "nodes, else 10000)",
        "N"},
-      {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &o->test_fraction,
-       "Fraction of the records held out for testing, in (0, 1) (default 0.2)", "F"},
+      CLI_OPTION_TEST_FRACTION(&o->task),
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed_text,
        "Seed of every random choice (default 0)", "N"},
       {"threads", 'j', 0, G_OPTION_ARG_INT, &o->threads,
@@ -318,48 +301,52 @@ static GOptionContext *options_context(Options *o) {
        "Attacker sets of the privacy columns, as for dpgossip account: 0,5 (each alone) or "
        "0+5 (a collusion set); repeatable",
        "IDS"},
-      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o->delta,
-       "delta of the epsilon column (default 1e-6)", "DELTA"},
-      {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o->alpha,
-       "Renyi order used by the accounting (default 2)", "ALPHA"},
+      CLI_OPTION_DELTA(&o->delta),
+      CLI_OPTION_ALPHA(&o->alpha),
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out,
        "Output CSV of the metrics (required); FILE_mean.csv and FILE_privacy.csv beside it",
        "FILE"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet,
-       "No progress line (on a terminal: refreshed; elsewhere: every 10 s)", NULL},
+      CLI_OPTION_QUIET(&o->quiet),
       G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx = g_option_context_new("- train a model with a decentralized protocol");
-  cli_graph_options_add(ctx, &o->graph);
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  cli_plugin_options_add(ctx, &o->plugins);
-  cli_stream_options_add(ctx, &o->stream);
-  cli_stream_options_add_pace(ctx, &o->stream);
-  g_option_context_set_description(
-      ctx, "Output: three CSV tables. FILE: one row per (evaluated round, node): round,\n"
-           "node, train_loss (on the node's own records), test_loss, test_accuracy (empty\n"
-           "for regression), seed. FILE_mean.csv: one row per evaluated round, the means\n"
-           "over the nodes. FILE_privacy.csv: one row per accounting (--trust x\n"
-           "--attackers; default: LDP of every node) and victim, the guarantee for the\n"
-           "whole run as dpgossip account --format csv writes it: collusion, trust,\n"
-           "victim, distance, sensitivity, mu (mu-GDP), rdp, epsilon at delta,\n"
-           "muffliato_rdp, status (protected, unprotected, unresolved), attackers, alpha,\n"
-           "delta, path, seed. FILE's .csv is dropped before _mean.csv and _privacy.csv.\n"
-           "The summary line gives the range of epsilon and says when it offers no\n"
-           "meaningful protection.\n"
-           "\n"
-           "Example (the paper's housing setup):\n"
-           "  dpgossip train --graph facebook-ego-414-lcc.edges --protocol dsgd \\\n"
-           "    --dataset california:cal_housing.data --model mlp:hidden=64 --epochs 20 \\\n"
-           "    --batches 16 --lr 0.2 --sigma 1 --clip 1 --seed 1 --out results.csv\n");
-  return ctx;
+  const CliOptionsSpec spec = {
+      .parameter = "- train a model with a decentralized protocol",
+      .graph = &o->graph,
+      .entries = entries,
+      .plugins = &o->plugins,
+      .stream = &o->stream,
+      .pace = TRUE,
+      .description =
+          "Output: three CSV tables. FILE: one row per (evaluated round, node): round,\n"
+          "node, train_loss (on the node's own records), test_loss, test_accuracy (empty\n"
+          "for regression), seed. FILE_mean.csv: one row per evaluated round, the means\n"
+          "over the nodes. FILE_privacy.csv: one row per accounting (--trust x\n"
+          "--attackers; default: LDP of every node) and victim, the guarantee for the\n"
+          "whole run as dpgossip account --format csv writes it: collusion, trust,\n"
+          "victim, distance, sensitivity, mu (mu-GDP), rdp, epsilon at delta,\n"
+          "muffliato_rdp, status (protected, unprotected, unresolved), attackers, alpha,\n"
+          "delta, path, seed. FILE's .csv is dropped before _mean.csv and _privacy.csv.\n"
+          "The summary line gives the range of epsilon and says when it offers no\n"
+          "meaningful protection.\n"
+          "\n"
+          "Example (the paper's housing setup):\n"
+          "  dpgossip train --graph facebook-ego-414-lcc.edges --protocol dsgd \\\n"
+          "    --dataset california:cal_housing.data --model mlp:hidden=64 --epochs 20 \\\n"
+          "    --batches 16 --lr 0.2 --sigma 1 --clip 1 --seed 1 --out results.csv\n"};
+  return cli_options_parse(&spec, argc, argv);
 }
 
 static void options_clear(Options *o) {
-  char **strings[] = {&o->protocol, &o->dataset,  &o->model,     &o->mode,
-                      &o->latency,  &o->loss,     &o->out,       &o->schedule,
-                      &o->trust,    &o->partition, &o->seed_text, &o->sigma_text, &o->eval_nodes_text, &o->eval_rows_text};
+  char **strings[] = {
+      &o->protocol,      &o->mode,  &o->latency,   &o->loss,       &o->out,
+      &o->schedule,      &o->trust, &o->seed_text, &o->sigma_text, &o->eval_nodes_text,
+      &o->eval_rows_text};
   for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
+  const char **task[] = {&o->task.dataset, &o->task.model, &o->task.partition};
+  for (guint i = 0; i < G_N_ELEMENTS(task); i++) {
+    g_free((char *)*task[i]); /* GOption's copies */
+    *task[i] = NULL;
+  }
   g_clear_pointer(&o->attackers, g_strfreev);
   cli_graph_options_clear(&o->graph);
   cli_plugin_options_clear(&o->plugins);
@@ -370,7 +357,7 @@ static void options_clear(Options *o) {
  * and the stream. */
 static int validate_run(Options *o) {
   GError *error = NULL;
-  if (o->dataset == NULL)
+  if (o->task.dataset == NULL)
     return usage_error("--dataset is required");
   if (o->out == NULL)
     return usage_error("--out is required");
@@ -391,16 +378,18 @@ static int validate_run(Options *o) {
                        o->batches);
   if (o->eval_every < 0 || o->threads <= 0)
     return usage_error("--eval-every must be >= 0 and --threads >= 1");
+  o->task.eval_every = (guint)o->eval_every;
+  o->task.threads = (guint)o->threads;
   /* GLib's int64 option would turn -1 into 2^64 - 1. */
   if (o->seed_text != NULL &&
       !g_ascii_string_to_unsigned(o->seed_text, 10, 0, G_MAXUINT64, &o->seed, NULL))
     return usage_error("--seed: '%s' is not an integer in [0, 2^64 - 1]", o->seed_text);
   /* An empty test set makes every test loss NaN: refuse it rather than
    * report "nan" as a result. */
-  if (!(o->test_fraction > 0.0 && o->test_fraction < 1.0))
+  if (!(o->task.test_fraction > 0.0 && o->task.test_fraction < 1.0))
     return usage_error("--test-fraction must be in (0, 1) (got %g): the test loss needs test "
                        "records",
-                       o->test_fraction);
+                       o->task.test_fraction);
   if (!cli_stream_options_check(&o->stream, &error)) {
     int status = usage_error("%s", error->message);
     g_clear_error(&error);
@@ -425,10 +414,10 @@ static int validate_noise(Options *o) {
   /* Checked here, not by the runtime, so that a bad value is a usage error
    * (exit status 2) like a bad flag. */
   if (!(isfinite(o->sigma) && o->sigma >= 0) || !(isfinite(o->clip) && o->clip > 0) ||
-      !(isfinite(o->lr) && o->lr > 0) || !(isfinite(o->compute_ms) && o->compute_ms >= 0))
+      !(isfinite(o->lr) && o->lr > 0) || !(isfinite(o->task.compute_ms) && o->task.compute_ms >= 0))
     return usage_error("--sigma must be >= 0, --clip and --lr > 0, --compute-ms >= 0, all "
                        "finite (got %g, %g, %g, %g)",
-                       o->sigma, o->clip, o->lr, o->compute_ms);
+                       o->sigma, o->clip, o->lr, o->task.compute_ms);
   if (!check_specs(o->protocol, o->mode, o->latency, o->loss, &error) ||
       !cli_graph_options_gossip(&o->graph, &o->gossip, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
@@ -468,24 +457,12 @@ static int plan(const Options *o, Train *t) {
     return cli_fail("train", error, cli_error_status(error));
   ProtoAccountRequest r;
   request(o, &r);
-  ProtoRunConfig cfg;
-  proto_account_request_run_config(&r, &cfg);
-  cfg.graph = t->sched ? NULL : t->g;
-  cfg.schedule = t->sched;
-  cfg.compute_ms = o->compute_ms;
-  cfg.dataset = o->dataset;
-  cfg.model = o->model;
-  cfg.partition = o->partition;
-  cfg.test_fraction = o->test_fraction;
-  cfg.eval_every = (guint)o->eval_every;
-  cfg.threads = (guint)o->threads;
-  cfg.eval_nodes = o->eval_nodes;
-  cfg.eval_rows = o->eval_rows;
   gboolean usage;
   if ((t->priv = cli_train_privacy_plan(&r, t->g, &usage, &error)) == NULL)
     return cli_fail("train", error, usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
   const ProtoObserveOptions *observe = cli_train_privacy_observe(t->priv);
-  cfg.storage = observe != NULL ? SIM_LIN_SPARSE : SIM_LIN_NONE;
+  ProtoRunConfig cfg;
+  proto_train_run_config(&r, &o->task, t->g, t->sched, observe != NULL, &cfg);
   t->start = g_get_monotonic_time();
   if ((t->orun = proto_observed_run_new(&cfg, observe, &error)) == NULL) {
     if (observe != NULL && g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
@@ -594,8 +571,8 @@ static int report(const Options *o, const Train *t) {
 static int validate_options(Options *o) {
   GError *error = NULL;
   if (!cli_number_option("--sigma", o->sigma_text, &o->sigma, &error) ||
-      !cli_count_option("--eval-nodes", o->eval_nodes_text, &o->eval_nodes, &error) ||
-      !cli_count_option("--eval-rows", o->eval_rows_text, &o->eval_rows, &error))
+      !cli_count_option("--eval-nodes", o->eval_nodes_text, &o->task.eval_nodes, &error) ||
+      !cli_count_option("--eval-rows", o->eval_rows_text, &o->task.eval_rows, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
   if (!cli_plugin_options_load(&o->plugins, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
@@ -614,13 +591,12 @@ int cli_cmd_train(int argc, char **argv) {
                .lr = 0.1,
                .sigma = NAN,
                .clip = 1.0,
-               .test_fraction = LEARN_DEFAULT_TEST_FRACTION,
+               .task = {.test_fraction = LEARN_DEFAULT_TEST_FRACTION},
                .gossip = TOPO_GOSSIP_UNIFORM};
   Train t = {0};
   struct sigaction old_action;
   gboolean handler = FALSE;
-  GOptionContext *ctx = options_context(&o);
-  int status = cli_parse(ctx, &argc, &argv) ? validate_options(&o) : CLI_EXIT_USAGE;
+  int status = options_parse(&o, &argc, &argv) ? validate_options(&o) : CLI_EXIT_USAGE;
   if (status == CLI_EXIT_OK && o.list) {
     print_protocols();
     goto out;
@@ -652,6 +628,5 @@ out:
   topo_schedule_free(t.sched);
   topo_graph_free(t.g);
   options_clear(&o);
-  g_option_context_free(ctx);
   return status;
 }

@@ -17,23 +17,22 @@ int cli_cmd_validate(int argc, char **argv) {
        "Override a key as `run` would: section.key=value (repeatable)", "KEY=VALUE"},
       {"keys", 0, 0, G_OPTION_ARG_NONE, &keys, "List every scenario key and exit", NULL},
       G_OPTION_ENTRY_NULL};
-  GOptionContext *ctx = g_option_context_new("FILE - check a scenario file");
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_description(
-      ctx, "Reports every problem at once (syntax, unknown sections and keys, types,\n"
-           "ranges, missing files, collusion nodes out of range, unknown specs, sweeps\n"
-           "over unknown keys, ...), one per line on stderr; then, for a valid file,\n"
-           "every check `run` makes before its first step, by the same code: the output\n"
-           "folder, each point's dataset read and partitioned, memory estimates. Exit\n"
-           "status 0 when the file is valid, 1 when it has problems, 2 on a usage error.\n");
+  const CliOptionsSpec spec = {
+      .parameter = "FILE - check a scenario file",
+      .entries = entries,
+      .operands = TRUE,
+      .description =
+          "Reports every problem at once (syntax, unknown sections and keys, types,\n"
+          "ranges, missing files, collusion nodes out of range, unknown specs, sweeps\n"
+          "over unknown keys, ...), one per line on stderr; then, for a valid file,\n"
+          "every check `run` makes before its first step, by the same code: the output\n"
+          "folder, each point's dataset read and partitioned, memory estimates. Exit\n"
+          "status 0 when the file is valid, 1 when it has problems, 2 on a usage error.\n"};
   int status = CLI_EXIT_USAGE;
   ScenScenario *sc = NULL;
   GError *error = NULL;
-  if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
-    cli_parse_error(ctx, "validate", error);
-    g_clear_error(&error);
+  if (!cli_options_parse(&spec, &argc, &argv))
     goto out;
-  }
   if (keys) {
     char *text = scen_keys_describe();
     fputs(text, stdout);
@@ -84,6 +83,5 @@ int cli_cmd_validate(int argc, char **argv) {
 out:
   scen_scenario_free(sc);
   g_strfreev(sets);
-  g_option_context_free(ctx);
   return status;
 }

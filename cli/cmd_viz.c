@@ -46,20 +46,18 @@ int cli_cmd_viz(int argc, char **argv) {
        "runs; requests must then name the server by IP address)",
        NULL},
       {NULL, 0, 0, 0, NULL, NULL, NULL}};
-  GOptionContext *ctx = g_option_context_new("- watch runs live in a web browser");
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  g_option_context_set_description(
-      ctx, "Start it, open the printed address in a browser, then run for instance\n"
-           "  dpgossip demo --publish " VIZ_DEFAULT_SUBSCRIBE " --pace 300\n"
-           "or replay a recorded run:\n"
-           "  dpgossip replay run.trace --publish " VIZ_DEFAULT_SUBSCRIBE "\n"
-           "\n"
-           "It listens on loopback only (a non-loopback --listen is refused unless\n"
-           "--allow-remote is given) and answers only requests addressed to localhost,\n"
-           "127.0.0.1 or [::1], so no web page can read the stream by DNS rebinding.\n");
-  gboolean parsed = cli_parse(ctx, &argc, &argv);
-  g_option_context_free(ctx);
-  if (!parsed) {
+  const CliOptionsSpec spec = {
+      .parameter = "- watch runs live in a web browser",
+      .entries = entries,
+      .description = "Start it, open the printed address in a browser, then run for instance\n"
+                     "  dpgossip demo --publish " VIZ_DEFAULT_SUBSCRIBE " --pace 300\n"
+                     "or replay a recorded run:\n"
+                     "  dpgossip replay run.trace --publish " VIZ_DEFAULT_SUBSCRIBE "\n"
+                     "\n"
+                     "It listens on loopback only (a non-loopback --listen is refused unless\n"
+                     "--allow-remote is given) and answers only requests addressed to localhost,\n"
+                     "127.0.0.1 or [::1], so no web page can read the stream by DNS rebinding.\n"};
+  if (!cli_options_parse(&spec, &argc, &argv)) {
     g_free(listen);
     g_free(subscribe);
     g_free(web);

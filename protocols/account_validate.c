@@ -48,6 +48,28 @@ void proto_account_request_run_config(const ProtoAccountRequest *r, ProtoRunConf
   cfg->storage = r->storage && g_str_equal(r->storage, "dense") ? SIM_LIN_DENSE : SIM_LIN_SPARSE;
 }
 
+void proto_train_run_config(const ProtoAccountRequest *r, const ProtoTrainTask *task,
+                            const TopoGraph *graph, TopoSchedule *schedule, gboolean observed,
+                            ProtoRunConfig *cfg) {
+  g_return_if_fail(r != NULL && task != NULL && cfg != NULL);
+  proto_account_request_run_config(r, cfg);
+  cfg->graph = schedule != NULL ? NULL : graph;
+  cfg->schedule = schedule;
+  cfg->dataset = task->dataset;
+  cfg->model = task->model;
+  cfg->partition = task->partition;
+  if (task->test_fraction != 0)
+    cfg->test_fraction = task->test_fraction;
+  cfg->compute_ms = task->compute_ms;
+  cfg->eval_every = task->eval_every;
+  if (task->threads != 0)
+    cfg->threads = task->threads;
+  cfg->eval_nodes = task->eval_nodes;
+  cfg->eval_rows = task->eval_rows;
+  /* The observer's views read the provenance; without them nothing does. */
+  cfg->storage = observed ? SIM_LIN_SPARSE : SIM_LIN_NONE;
+}
+
 ProtoAccountJob *proto_account_job_for_run(const ProtoAccountRequest *r, const TopoGraph *g,
                                            gboolean *usage, GError **error) {
   g_return_val_if_fail(r != NULL && g != NULL && usage != NULL, NULL);

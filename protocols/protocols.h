@@ -958,6 +958,27 @@ void proto_account_request_init(ProtoAccountRequest *r);
  */
 void proto_account_request_run_config(const ProtoAccountRequest *r, ProtoRunConfig *cfg);
 
+/* What a training run adds to the run its request describes: the learning
+ * task and its evaluation, ProtoRunConfig's fields of the same names
+ * (strings borrowed; test_fraction and threads 0: the run's defaults). */
+typedef struct {
+  const char *dataset, *model, *partition;
+  double test_fraction, compute_ms;
+  guint eval_every, threads, eval_nodes, eval_rows;
+} ProtoTrainTask;
+
+/**
+ * proto_train_run_config: @cfg (initialized here) as the training run `train`
+ * and dpg_train simulate: the run @r describes
+ * (proto_account_request_run_config) over @schedule when not NULL, else over
+ * @graph (both borrowed), with @task's fields, and the provenance its
+ * privacy's observer views need: SIM_LIN_SPARSE when @observed, else none.
+ * O(length of the seed).
+ */
+void proto_train_run_config(const ProtoAccountRequest *r, const ProtoTrainTask *task,
+                            const TopoGraph *graph, TopoSchedule *schedule, gboolean observed,
+                            ProtoRunConfig *cfg);
+
 /**
  * proto_account_job_for_run: the privacy of the training run @r describes
  * (proto_account_request_run_config's, which carries the job's observer

@@ -3,8 +3,9 @@
  * -T (rounds), -k (epochs) and -b (batches, the participation interval)
  * wherever they mean the same, any two giving the third (same outputs as
  * the pair written out), three that disagree refused; "did you mean" for
- * every mistyped enumerated value; and the declared range of BLT's buffers
- * the one enforced.
+ * every mistyped enumerated value; the declared range of BLT's buffers
+ * the one enforced; and one help text for an option that means the same
+ * in several commands.
  */
 #include <glib/gstdio.h>
 #include <string.h>
@@ -141,6 +142,95 @@ static void test_latency_help(void) {
   }
 }
 
+/* The help text of @option in `dpgossip @cmd --help` (g_free), or NULL. */
+static char *help_text(const char *cmd, const char *option) {
+  CliRun h = g_str_equal(cmd, "figure") ? cli_run("figure", "privacy-vs-distance", "--help")
+             : g_str_equal(cmd, "onerun") ? cli_run("audit", "--attack", "onerun", "--help")
+                                          : cli_run(cmd, "--help");
+  g_assert_cmpint(h.status, ==, 0);
+  char *pattern = g_strdup_printf("^  (-., )?--%s(=[^ ]+)? +(.*)$", option);
+  GRegex *re = g_regex_new(pattern, G_REGEX_MULTILINE, 0, NULL);
+  GMatchInfo *m = NULL;
+  char *text = g_regex_match(re, h.out, 0, &m) ? g_match_info_fetch(m, 3) : NULL;
+  g_match_info_free(m);
+  g_regex_unref(re);
+  g_free(pattern);
+  cli_run_clear(&h);
+  return text;
+}
+
+/* An option that means the same in several commands reads the same in
+ * each one's --help, metavariable included. */
+static void test_shared_help(void) {
+  const struct {
+    const char *option, *text, *cmds[5];
+  } shared[] = {
+      {"quiet", "No progress line (on a terminal: refreshed; elsewhere: every 10 s)",
+       {"account", "figure", "mafalda", "train", NULL}},
+      {"clip=DELTA", "Per-example gradient clipping norm Delta (default 1)",
+       {"account", "figure", "train", "onerun", NULL}},
+      {"alpha=ALPHA", "Renyi order alpha of the RDP reported (default 2)",
+       {"account", "figure", "train", NULL}},
+      {"delta=DELTA", "delta of the epsilon column (default 1e-6)", {"account", "train", NULL}},
+      {"schedule=SPEC",
+       "Time-varying gossip over the graph: static (default), matching, exponential, "
+       "edge-failure:p=P, churn:...",
+       {"account", "train", NULL}},
+      {"dataset=SPEC",
+       "Dataset (required): california:PATH, csv:PATH[,...], idx:DIR, "
+       "synthetic:linear|logistic[,...]",
+       {"train", "onerun", NULL}},
+      {"model=SPEC",
+       "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "
+       "task)",
+       {"train", "onerun", NULL}},
+      {"partition=SPEC", "Records to nodes: uniform (default), dirichlet:alpha=A, classes:k=K",
+       {"train", "onerun", NULL}},
+      {"test-fraction=F", "Fraction of the records held out for testing, in (0, 1) (default 0.2)",
+       {"train", "onerun", NULL}},
+      {"epochs=K", "Epochs k (default 1)", {"train", "onerun", NULL}},
+      {"lr=ETA", "Learning rate eta (default 0.1)", {"train", "onerun", NULL}},
+      {"radius=R",
+       "--path local: hops around the attackers whose victims are bounded (>= 1); every node "
+       "farther away colludes with the attackers",
+       {"account", "figure", NULL}},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(shared); i++)
+    for (guint c = 0; shared[i].cmds[c] != NULL; c++) {
+      char *text = help_text(shared[i].cmds[c], shared[i].option);
+      if (g_strcmp0(text, shared[i].text) != 0)
+        g_error("%s --help: --%s reads '%s', expected '%s'", shared[i].cmds[c],
+                shared[i].option, text, shared[i].text);
+      g_free(text);
+    }
+  char *run = help_text("run", "quiet");
+  g_assert_cmpstr(run, ==,
+                  "No progress line (on a terminal: refreshed; elsewhere: every 10 s) and no "
+                  "summary");
+  g_free(run);
+  /* The simulated network: one text after each command's word for its run. */
+  const char *const cmds[] = {"account", "figure", "train"};
+  const char *const where[] = {"Observer path: ", "Simulated run: ", "Network: "};
+  const char *const network[] = {"mode=MODE", "latency=SPEC", "loss=P"};
+  for (guint i = 0; i < G_N_ELEMENTS(network); i++) {
+    char *first = NULL;
+    for (guint c = 0; c < G_N_ELEMENTS(cmds); c++) {
+      char *text = help_text(cmds[c], network[i]);
+      if (text == NULL || !g_str_has_prefix(text, where[c]))
+        g_error("%s --help: --%s reads '%s'", cmds[c], network[i], text);
+      if (first == NULL)
+        first = g_strdup(text + strlen(where[c]));
+      else
+        g_assert_cmpstr(text + strlen(where[c]), ==, first);
+      g_free(text);
+    }
+    g_free(first);
+  }
+  char *mode = help_text("train", "mode=MODE");
+  g_assert_cmpstr(mode, ==, "Network: gossip mode sync (default), deadline:ms=D or stale:s=S");
+  g_free(mode);
+}
+
 static void test_did_you_mean(void) {
   USAGE("unknown trust model 'pnpd' (expected ldp, pndp or secldp); did you mean 'pndp'?",
         "account", "--generate", "florentine", "-T", "4", "--trust", "pnpd", "-a", "0");
@@ -212,6 +302,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/option-grammar/train-mafalda", test_train_mafalda);
   g_test_add_func("/cli/option-grammar/did-you-mean", test_did_you_mean);
   g_test_add_func("/cli/option-grammar/latency-help", test_latency_help);
+  g_test_add_func("/cli/option-grammar/shared-help", test_shared_help);
   g_test_add_func("/cli/option-grammar/blt-buffers-range", test_blt_buffers_range);
   int rc = g_test_run();
   char *rm[] = {"rm", "-rf", dir, NULL};

@@ -3,8 +3,8 @@
  * describes (proto_account_request_run_config), the one filling of a
  * ProtoRunConfig every front end starts from: each field from the request,
  * T as T/b epochs of b batches that the runtime accepts with and without a
- * dataset, the observer path simulating exactly that run, and the privacy
- * of a training run (proto_account_job_for_run).
+ * dataset, the observer path simulating exactly that run, the training
+ * run (proto_train_run_config) and its privacy (proto_account_job_for_run).
  */
 #include <math.h>
 
@@ -54,6 +54,63 @@ static void test_fields(void) {
   g_assert_cmpfloat(cfg.lr, ==, 0.3);
   g_assert_cmpuint(cfg.seed, ==, 0);
   g_assert_cmpint(cfg.storage, ==, SIM_LIN_SPARSE);
+}
+
+/* A training run is the request's run with the task's fields, over the
+ * schedule when there is one, and keeps provenance only for an observer. */
+static void test_train_fields(void) {
+  GError *e = NULL;
+  TopoGraph *g = topo_graph_generate("ring:n=4", &e);
+  g_assert_no_error(e);
+  TopoSchedule *sched = topo_schedule_new("matching", g, TOPO_GOSSIP_UNIFORM, 3, &e);
+  g_assert_no_error(e);
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.rounds = 6;
+  r.interval = 3;
+  r.sigma = 0.5;
+  r.seed = "17";
+  const ProtoTrainTask task = {.dataset = "synthetic:linear,n=40,d=2,seed=1",
+                               .model = "linear",
+                               .partition = "dirichlet:alpha=0.5",
+                               .test_fraction = 0.25,
+                               .compute_ms = 2.5,
+                               .eval_every = 2,
+                               .threads = 3,
+                               .eval_nodes = 2,
+                               .eval_rows = 5};
+  ProtoRunConfig cfg, want;
+  proto_account_request_run_config(&r, &want);
+  proto_train_run_config(&r, &task, g, NULL, TRUE, &cfg);
+  g_assert_true(cfg.graph == g);
+  g_assert_null(cfg.schedule);
+  g_assert_cmpfloat(cfg.sigma, ==, 0.5);
+  g_assert_cmpuint(cfg.seed, ==, 17);
+  g_assert_cmpuint(cfg.epochs, ==, want.epochs);
+  g_assert_cmpuint(cfg.batches, ==, 3);
+  g_assert_cmpstr(cfg.dataset, ==, task.dataset);
+  g_assert_cmpstr(cfg.model, ==, "linear");
+  g_assert_cmpstr(cfg.partition, ==, "dirichlet:alpha=0.5");
+  g_assert_cmpfloat(cfg.test_fraction, ==, 0.25);
+  g_assert_cmpfloat(cfg.compute_ms, ==, 2.5);
+  g_assert_cmpuint(cfg.eval_every, ==, 2);
+  g_assert_cmpuint(cfg.threads, ==, 3);
+  g_assert_cmpuint(cfg.eval_nodes, ==, 2);
+  g_assert_cmpuint(cfg.eval_rows, ==, 5);
+  g_assert_cmpint(cfg.storage, ==, SIM_LIN_SPARSE);
+  const ProtoTrainTask bare = {.dataset = task.dataset};
+  proto_train_run_config(&r, &bare, g, sched, FALSE, &cfg);
+  g_assert_null(cfg.graph);
+  g_assert_true(cfg.schedule == sched);
+  g_assert_cmpint(cfg.storage, ==, SIM_LIN_NONE);
+  g_assert_cmpfloat(cfg.test_fraction, ==, want.test_fraction); /* 0: the default */
+  g_assert_cmpuint(cfg.threads, ==, want.threads);
+  ProtoRun *run = proto_run_new(&cfg, &e);
+  g_assert_no_error(e);
+  g_assert_cmpuint(proto_context_steps(proto_run_context(run)), ==, 6);
+  proto_run_free(run);
+  topo_schedule_free(sched);
+  topo_graph_free(g);
 }
 
 /* T = 6 with b = 2 is 3 epochs of 2 batches for the runtime, accounting
@@ -143,6 +200,7 @@ static void test_for_run(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/protocols/account_run/fields", test_fields);
+  g_test_add_func("/protocols/account_run/train_fields", test_train_fields);
   g_test_add_func("/protocols/account_run/participation", test_participation);
   g_test_add_func("/protocols/account_run/observer_run", test_observer_run);
   g_test_add_func("/protocols/account_run/for_run", test_for_run);
