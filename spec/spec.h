@@ -234,8 +234,8 @@ gboolean spec_error_at(GError **error, GQuark domain, gint code, const char *pat
  * can return it. O(message).
  */
 gboolean spec_error_token(GError **error, GQuark domain, gint code, const char *path, gsize line,
-                          const char *what, const char *token, gssize len, const char *why_fmt,
-                          ...) G_GNUC_PRINTF(9, 10);
+                          const char *what, const char *token, gssize len, const char *why_fmt, ...)
+    G_GNUC_PRINTF(9, 10);
 
 /* ===================================================================== */
 /* Attacker sets (attackers.c)                                            */

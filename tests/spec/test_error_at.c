@@ -33,8 +33,8 @@ static void test_error_token(void) {
                                   "only one token", "a\tb", -1, ", expected 'u v'"));
   g_assert_cmpstr(error->message, ==, "g.txt: only one token 'a\\tb', expected 'u v'");
   g_clear_error(&error);
-  g_assert_false(spec_error_token(NULL, G_FILE_ERROR, G_FILE_ERROR_INVAL, "f", 1, "w", "t", -1,
-                                  " ignored"));
+  g_assert_false(
+      spec_error_token(NULL, G_FILE_ERROR, G_FILE_ERROR_INVAL, "f", 1, "w", "t", -1, " ignored"));
 }
 
 int main(int argc, char **argv) {
