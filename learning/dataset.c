@@ -105,11 +105,8 @@ gboolean learn_dataset_split(const LearnDataset *ds, double test_fraction, guint
                 test_fraction, ds->n);
     return FALSE;
   }
-  gsize *perm = g_new(gsize, ds->n);
-  for (gsize i = 0; i < ds->n; i++)
-    perm[i] = i;
   gsl_rng *rng = learn_rng_new(seed, LEARN_PURPOSE_SPLIT);
-  learn_shuffle(rng, perm, ds->n);
+  gsize *perm = learn_permutation(rng, ds->n);
   gsl_rng_free(rng);
   /* Sorting each side keeps file order inside a split, which makes splits
    * easy to inspect; the partition shuffles again anyway. */

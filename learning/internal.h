@@ -28,6 +28,11 @@ gsl_rng *learn_rng_new(guint64 seed, guint64 purpose);
 /* Fisher-Yates shuffle of a gsize array with gsl_rng_uniform_int draws. */
 void learn_shuffle(gsl_rng *rng, gsize *a, gsize n);
 
+/* A uniformly random permutation of 0..@n-1: the identity put through
+ * learn_shuffle with @rng (so the same draws). Newly allocated (g_free);
+ * O(n). */
+gsize *learn_permutation(gsl_rng *rng, gsize n);
+
 /* --- datasets ----------------------------------------------------------- */
 
 /* Like learn_dataset_new but never fails on n*d overflow silently: returns

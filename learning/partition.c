@@ -61,11 +61,8 @@ LearnPartition *learn_partition_uniform(gsize n_records, guint n_nodes, guint n_
   LearnPartition *p = partition_alloc(n_records, n_nodes, n_batches, error);
   if (p == NULL)
     return NULL;
-  gsize *perm = g_new(gsize, n_records);
-  for (gsize i = 0; i < n_records; i++)
-    perm[i] = i;
   gsl_rng *rng = learn_rng_new(seed, LEARN_PURPOSE_PARTITION);
-  learn_shuffle(rng, perm, n_records);
+  gsize *perm = learn_permutation(rng, n_records);
   gsl_rng_free(rng);
   /* Position i of the shuffle goes to node i mod n, as its (i / n)-th record. */
   for (gsize i = 0; i < n_records; i++)
@@ -176,11 +173,8 @@ LearnPartition *learn_partition_classes(const LearnDataset *train, guint n_nodes
   gsize n = train->n, pieces = (gsize)n_nodes * k;
   /* The records sorted by label, in random order within a label. */
   gsl_rng *rng = learn_rng_new(seed, LEARN_PURPOSE_PARTITION);
-  gsize *perm = g_new(gsize, n), *sorted = g_new(gsize, n),
+  gsize *perm = learn_permutation(rng, n), *sorted = g_new(gsize, n),
         *start = g_new0(gsize, train->n_classes + 1);
-  for (gsize i = 0; i < n; i++)
-    perm[i] = i;
-  learn_shuffle(rng, perm, n);
   for (gsize i = 0; i < n; i++)
     start[learn_dataset_label(train, i) + 1]++;
   for (guint c = 0; c < train->n_classes; c++)
@@ -190,10 +184,7 @@ LearnPartition *learn_partition_classes(const LearnDataset *train, guint n_nodes
   /* Node u's share is cut into k pieces (sizes differing by at most 1); the
    * n k pieces are laid along the sorted records in random order, so each
    * piece is a run of (mostly) one label. */
-  gsize *order = g_new(gsize, pieces);
-  for (gsize j = 0; j < pieces; j++)
-    order[j] = j;
-  learn_shuffle(rng, order, pieces);
+  gsize *order = learn_permutation(rng, pieces);
   gsize pos = 0;
   for (gsize j = 0; j < pieces; j++) {
     guint u = (guint)(order[j] / k);
@@ -226,10 +217,7 @@ LearnPartition *learn_partition_users(const LearnDataset *train, guint n_nodes, 
   }
   guint U = train->n_users;
   gsl_rng *rng = learn_rng_new(seed, LEARN_PURPOSE_PARTITION);
-  gsize *perm = g_new(gsize, U);
-  for (guint i = 0; i < U; i++)
-    perm[i] = i;
-  learn_shuffle(rng, perm, U);
+  gsize *perm = learn_permutation(rng, U);
   /* node of each user: the first n_nodes k of the shuffle, k each; the
    * other users' records are left out */
   guint *node_of = g_new(guint, U);

@@ -25,3 +25,12 @@ void learn_shuffle(gsl_rng *rng, gsize *a, gsize n) {
     a[j] = t;
   }
 }
+
+gsize *learn_permutation(gsl_rng *rng, gsize n) {
+  g_return_val_if_fail(rng != NULL, NULL);
+  gsize *perm = g_new(gsize, n);
+  for (gsize i = 0; i < n; i++)
+    perm[i] = i;
+  learn_shuffle(rng, perm, n);
+  return perm;
+}

@@ -180,11 +180,28 @@ static void panels_free(GPtrArray **panels, guint n, char **titles) {
   g_strfreev(titles);
 }
 
+/* The index of string @key in @keys, appended there (taking @key) when
+ * absent, else @key freed; @added tells which. Linear in keys->len. */
+static guint key_index(GPtrArray *keys, char *key, gboolean *added) {
+  guint at;
+  *added = !g_ptr_array_find_with_equal_func(keys, key, g_str_equal, &at);
+  if (*added) {
+    at = keys->len;
+    g_ptr_array_add(keys, key);
+  } else {
+    g_free(key);
+  }
+  return at;
+}
+
 /* Values pooled at one x: their sum, count and range. */
 typedef struct {
   double sum, min, max;
   guint n;
 } Pool;
+
+/* A pool of no values yet. */
+static const Pool POOL_EMPTY = {0, INFINITY, -INFINITY, 0};
 
 static void pool_add(Pool *p, double v) {
   p->sum += v;
@@ -232,7 +249,7 @@ static ScenCurve *loss_curve(const ScenRunOutput *o, int which, const char *labe
   points_init(&pt);
   for (guint i = 0; i < o->n_metrics;) {
     guint step = o->metrics[i].step;
-    Pool p = {0, INFINITY, -INFINITY, 0};
+    Pool p = POOL_EMPTY;
     for (; i < o->n_metrics && o->metrics[i].step == step; i++)
       pool_add(&p, which == 0 ? o->metrics[i].train_loss : o->metrics[i].test_loss);
     points_add(&pt, step, &p);
@@ -271,7 +288,7 @@ static ScenCurve *distance_curve(const ScenConfig *c, const ScenRunOutput *o, co
   Points pt;
   points_init(&pt);
   for (gint d = 1; d <= dmax; d++) {
-    Pool p = {0, INFINITY, -INFINITY, 0};
+    Pool p = POOL_EMPTY;
     for (guint i = 0; i < o->victims->len; i++) {
       const ScenVictimRow *r = &g_array_index(o->victims, ScenVictimRow, i);
       if (mine[i] && r->distance == d)
@@ -312,17 +329,11 @@ gboolean scen_plot_point(const char *dir, const ScenConfig *c, const ScenRunOutp
     GPtrArray *secs = g_ptr_array_new_with_free_func(g_free);
     GArray *sizes = g_array_new(FALSE, TRUE, sizeof(guint));
     for (guint i = 0; i < c->n_collusions; i++) {
-      char *sec = scen_collusion_section(c->collusions[i].name);
-      guint at = secs->len;
-      for (guint k = 0; k < secs->len; k++)
-        if (g_str_equal(g_ptr_array_index(secs, k), sec))
-          at = k;
-      if (at == secs->len) {
-        g_ptr_array_add(secs, sec);
+      gboolean added;
+      guint at = key_index(secs, scen_collusion_section(c->collusions[i].name), &added);
+      if (added) {
         guint zero = 0;
         g_array_append_val(sizes, zero);
-      } else {
-        g_free(sec);
       }
       g_array_index(sizes, guint, at)++;
     }
@@ -487,18 +498,14 @@ static gboolean same_group(const GPtrArray *axes, gint seed_axis, guint p, guint
 /* One accounting's epsilons by distance, pooled over a group's points. */
 typedef struct {
   char *collusion, *trust;
-  GArray *sum, *lo, *hi; /* double per distance */
-  GArray *n;             /* guint per distance */
+  GArray *pools; /* Pool per distance */
 } DistAcc;
 
 static void dist_acc_free(gpointer p) {
   DistAcc *d = p;
   g_free(d->collusion);
   g_free(d->trust);
-  g_array_unref(d->sum);
-  g_array_unref(d->lo);
-  g_array_unref(d->hi);
-  g_array_unref(d->n);
+  g_array_unref(d->pools);
   g_free(d);
 }
 
@@ -529,25 +536,13 @@ static void add_point_privacy(const char *dir, GPtrArray *accs) {
       acc = g_new0(DistAcc, 1);
       acc->collusion = g_strdup(col);
       acc->trust = g_strdup(tr);
-      acc->sum = g_array_new(FALSE, TRUE, sizeof(double));
-      acc->lo = g_array_new(FALSE, TRUE, sizeof(double));
-      acc->hi = g_array_new(FALSE, TRUE, sizeof(double));
-      acc->n = g_array_new(FALSE, TRUE, sizeof(guint));
+      acc->pools = g_array_new(FALSE, FALSE, sizeof(Pool));
       g_ptr_array_add(accs, acc);
     }
     guint k = (guint)d;
-    if (acc->n->len <= k) {
-      g_array_set_size(acc->sum, k + 1);
-      g_array_set_size(acc->lo, k + 1);
-      g_array_set_size(acc->hi, k + 1);
-      g_array_set_size(acc->n, k + 1);
-    }
-    guint *n = &g_array_index(acc->n, guint, k);
-    double *lo = &g_array_index(acc->lo, double, k), *hi = &g_array_index(acc->hi, double, k);
-    *lo = *n ? MIN(*lo, e) : e;
-    *hi = *n ? MAX(*hi, e) : e;
-    g_array_index(acc->sum, double, k) += e;
-    (*n)++;
+    while (acc->pools->len <= k)
+      g_array_append_val(acc->pools, POOL_EMPTY);
+    pool_add(&g_array_index(acc->pools, Pool, k), e);
   }
   g_ptr_array_unref(rows);
 }
@@ -581,20 +576,14 @@ static gboolean plot_sweep_distance(const ScenSweepResults *r, GPtrArray *figure
       cv->label = one_set ? g_strdup(acc->trust)
                           : g_strdup_printf("%s, attackers %s", acc->trust, acc->collusion);
       cv->markers = cv->errorbars = TRUE;
-      cv->x = g_new(double, acc->n->len);
-      cv->y = g_new(double, acc->n->len);
-      cv->lo = g_new(double, acc->n->len);
-      cv->hi = g_new(double, acc->n->len);
-      for (guint k = 0; k < acc->n->len; k++) {
-        guint n = g_array_index(acc->n, guint, k);
-        if (n == 0)
-          continue;
-        cv->x[cv->n] = k;
-        cv->y[cv->n] = g_array_index(acc->sum, double, k) / n;
-        cv->lo[cv->n] = g_array_index(acc->lo, double, k);
-        cv->hi[cv->n] = g_array_index(acc->hi, double, k);
-        cv->n++;
+      Points pt;
+      points_init(&pt);
+      for (guint k = 0; k < acc->pools->len; k++) {
+        const Pool *p = &g_array_index(acc->pools, Pool, k);
+        if (p->n > 0)
+          points_add(&pt, k, p);
       }
+      points_take(&pt, cv);
       any |= cv->n > 0;
       g_ptr_array_add(panels[gi], cv);
     }
@@ -663,16 +652,10 @@ static gboolean plot_curves(const ScenSweepResults *r, const ScenAccountingMax *
       }
       const ScenAccountingMax *ga = la ? find_accounting(r->res[g->first], la) : NULL;
       label = with_epsilon(label, ga);
-      guint at = pkeys->len;
-      for (guint k = 0; k < pkeys->len; k++)
-        if (g_str_equal(g_ptr_array_index(pkeys, k), pkey))
-          at = k;
-      if (at == pkeys->len) {
-        g_ptr_array_add(pkeys, pkey);
+      gboolean added;
+      guint at = key_index(pkeys, pkey, &added);
+      if (added)
         g_ptr_array_add(panels, g_ptr_array_new_with_free_func(free_curve));
-      } else {
-        g_free(pkey);
-      }
       g_ptr_array_add(g_ptr_array_index(panels, at), scen_group_curve(g, acc, label));
     }
     guint np = MIN(panels->len, MAX_PANELS);

@@ -281,12 +281,9 @@ static gboolean read_number(const char *file, gsize line, const char *what, cons
   char *end = NULL;
   errno = 0;
   double v = g_ascii_strtod(tok, &end);
-  if (end == tok || *end || errno == ERANGE || !isfinite(v) || v < 0) {
-    char *shown = spec_escape(tok, MIN((gssize)strlen(tok), 64));
-    fail(error, file, line, "%s '%s' is not a finite number >= 0", what, shown);
-    g_free(shown);
-    return FALSE;
-  }
+  if (end == tok || *end || errno == ERANGE || !isfinite(v) || v < 0)
+    return spec_error_token(error, SIM_ERROR, SIM_ERROR_PARSE, file, line, what, tok,
+                            MIN((gssize)strlen(tok), 64), " is not a finite number >= 0");
   *out = v;
   return TRUE;
 }
@@ -333,12 +330,9 @@ static gboolean read_label(const char *file, gsize line, const char *tok, guint6
   char *end = NULL;
   errno = 0;
   guint64 v = g_ascii_strtoull(tok, &end, 10);
-  if (*tok < '0' || *tok > '9' || *end || errno == ERANGE) {
-    char *shown = spec_escape(tok, MIN((gssize)strlen(tok), 64));
-    fail(error, file, line, "node label '%s' is not a non-negative integer", shown);
-    g_free(shown);
-    return FALSE;
-  }
+  if (*tok < '0' || *tok > '9' || *end || errno == ERANGE)
+    return spec_error_token(error, SIM_ERROR, SIM_ERROR_PARSE, file, line, "node label", tok,
+                            MIN((gssize)strlen(tok), 64), " is not a non-negative integer");
   *out = v;
   return TRUE;
 }
@@ -567,10 +561,8 @@ static gboolean check_header(const char *file, char *line, const char *want, GEr
   if (line != NULL && g_str_equal(g_strstrip(line), want))
     return TRUE;
   const char *got = line != NULL ? line : "";
-  char *shown = spec_escape(got, (gssize)MIN(strlen(got), 80));
-  fail(error, file, 1, "header '%s', expected '%s'", shown, want);
-  g_free(shown);
-  return FALSE;
+  return spec_error_token(error, SIM_ERROR, SIM_ERROR_PARSE, file, 1, "header", got,
+                          (gssize)MIN(strlen(got), 80), ", expected '%s'", want);
 }
 
 static gboolean read_intra(const char *file, SimRttStat *out, GError **error) {

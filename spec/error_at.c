@@ -20,3 +20,18 @@ gboolean spec_error_at(GError **error, GQuark domain, gint code, const char *pat
   g_free(msg);
   return FALSE;
 }
+
+gboolean spec_error_token(GError **error, GQuark domain, gint code, const char *path, gsize line,
+                          const char *what, const char *token, gssize len, const char *why_fmt,
+                          ...) {
+  g_return_val_if_fail(what != NULL && token != NULL && why_fmt != NULL, FALSE);
+  va_list ap;
+  va_start(ap, why_fmt);
+  char *why = g_strdup_vprintf(why_fmt, ap);
+  va_end(ap);
+  char *shown = spec_escape(token, len); /* file bytes: no raw escapes */
+  spec_error_at(error, domain, code, path, line, "%s '%s'%s", what, shown, why);
+  g_free(shown);
+  g_free(why);
+  return FALSE;
+}

@@ -225,6 +225,18 @@ gboolean spec_check_lines(const char *path, const char *text, gsize len, GError 
 gboolean spec_error_at(GError **error, GQuark domain, gint code, const char *path, gsize line,
                        const char *fmt, ...) G_GNUC_PRINTF(6, 7);
 
+/**
+ * spec_error_token: spec_error_at for a token of the file that is wrong:
+ * the message "WHAT 'TOKEN'WHY", the token (@len bytes, or up to its NUL
+ * when @len < 0) escaped by spec_escape, @why_fmt's text after it (its own
+ * leading space or comma: " is not a number", ", expected 'u v'"). @error
+ * may be NULL; @what and @token must not. Returns: FALSE, so that a reader
+ * can return it. O(message).
+ */
+gboolean spec_error_token(GError **error, GQuark domain, gint code, const char *path, gsize line,
+                          const char *what, const char *token, gssize len, const char *why_fmt, ...)
+    G_GNUC_PRINTF(9, 10);
+
 /* ===================================================================== */
 /* Attacker sets (attackers.c)                                            */
 /* ===================================================================== */

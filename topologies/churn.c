@@ -8,13 +8,9 @@
 static gboolean parse_round(const char *path, gsize line, const char *what, const char *tok,
                             guint *out, GError **error) {
   guint64 v;
-  if (!g_ascii_string_to_unsigned(tok, 10, 0, G_MAXUINT - 1, &v, NULL)) {
-    char *shown = spec_escape(tok, -1); /* file bytes: no raw escapes */
-    spec_error_at(error, TOPO_ERROR, TOPO_ERROR_FILE, path, line,
-                  "%s '%s' is not a non-negative integer below %u", what, shown, G_MAXUINT);
-    g_free(shown);
-    return FALSE;
-  }
+  if (!g_ascii_string_to_unsigned(tok, 10, 0, G_MAXUINT - 1, &v, NULL))
+    return spec_error_token(error, TOPO_ERROR, TOPO_ERROR_FILE, path, line, what, tok, -1,
+                            " is not a non-negative integer below %u", G_MAXUINT);
   *out = (guint)v;
   return TRUE;
 }
@@ -46,13 +42,8 @@ GArray *topo_churn_load(const char *path, guint n, GError **error) {
         nt++;
       }
     if (nt == 1) {
-      char *shown = spec_escape(t[0], -1);
-      spec_error_at(error, TOPO_ERROR, TOPO_ERROR_FILE, path, line,
-                    "only one token '%s', expected "
-                    "'node leave_round [join_round]'",
-                    shown);
-      g_free(shown);
-      ok = FALSE;
+      ok = spec_error_token(error, TOPO_ERROR, TOPO_ERROR_FILE, path, line, "only one token", t[0],
+                            -1, ", expected 'node leave_round [join_round]'");
     } else if (nt > 3) {
       spec_error_at(error, TOPO_ERROR, TOPO_ERROR_FILE, path, line,
                     "%u tokens, expected 'node leave_round [join_round]'", nt);

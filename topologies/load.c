@@ -28,21 +28,13 @@ static gboolean parse_label(const char *path, gsize line, const char *s, gsize l
                             GError **error) {
   guint64 v = 0;
   for (gsize i = 0; i < len; i++) {
-    if (s[i] < '0' || s[i] > '9') {
-      char *shown = spec_escape(s, (gssize)MIN(len, 64)); /* file bytes: no raw escapes */
-      spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
-                    "node label '%s' is not a non-negative integer", shown);
-      g_free(shown);
-      return FALSE;
-    }
+    if (s[i] < '0' || s[i] > '9')
+      return spec_error_token(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line, "node label", s,
+                              (gssize)MIN(len, 64), " is not a non-negative integer");
     guint d = (guint)(s[i] - '0');
-    if (v > (G_MAXUINT64 - d) / 10) {
-      char *shown = spec_escape(s, (gssize)MIN(len, 64));
-      spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
-                    "node label '%s' is larger than 2^64-1", shown);
-      g_free(shown);
-      return FALSE;
-    }
+    if (v > (G_MAXUINT64 - d) / 10)
+      return spec_error_token(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line, "node label", s,
+                              (gssize)MIN(len, 64), " is larger than 2^64-1");
     v = v * 10 + d;
   }
   *out = v;
@@ -187,20 +179,12 @@ static gboolean parse_weight(const char *path, gsize line, const char *s, gsize 
   char *t = g_strndup(s, len), *end = NULL;
   double w = g_ascii_strtod(t, &end);
   gboolean ok = end != t && *end == '\0' && isfinite(w);
-  if (!ok) {
-    char *shown = spec_escape(t, -1);
-    spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
-                  "edge weight '%s' is not a finite number", shown);
-    g_free(shown);
-  } else if (!(w > 0)) {
-    char *shown = spec_escape(t, -1);
-    spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
-                  "edge weight '%s' is not positive: give positive "
-                  "weights, or drop the edge",
-                  shown);
-    g_free(shown);
-    ok = FALSE;
-  }
+  if (!ok)
+    spec_error_token(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line, "edge weight", t, -1,
+                     " is not a finite number");
+  else if (!(w > 0))
+    ok = spec_error_token(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line, "edge weight", t, -1,
+                          " is not positive: give positive weights, or drop the edge");
   g_free(t);
   *out = w;
   return ok;
@@ -212,12 +196,9 @@ static gboolean parse_latency(const char *path, gsize line, const char *s, gsize
   char *t = g_strndup(s, len), *end = NULL;
   double v = g_ascii_strtod(t, &end);
   gboolean ok = end != t && *end == '\0' && isfinite(v) && v >= 0;
-  if (!ok) {
-    char *shown = spec_escape(t, -1);
-    spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
-                  "latency '%s' is not a finite number >= 0", shown);
-    g_free(shown);
-  }
+  if (!ok)
+    spec_error_token(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line, "latency", t, -1,
+                     " is not a finite number >= 0");
   g_free(t);
   return ok;
 }
@@ -274,13 +255,9 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
       continue;
     }
     if (nt == 1) {
-      char *shown = spec_escape(tok[0], (gssize)MIN(len[0], 64));
-      spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
-                    "only one token '%s', expected two node labels "
-                    "'u v' (and an optional weight)",
-                    shown);
-      g_free(shown);
-      ok = FALSE;
+      ok = spec_error_token(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line, "only one token",
+                            tok[0], (gssize)MIN(len[0], 64),
+                            ", expected two node labels 'u v' (and an optional weight)");
       break;
     }
     if (nt > 3) {

@@ -26,6 +26,14 @@
 
 typedef struct VizClient VizClient;
 
+/* One of the server's two answers (files or the event stream), called only
+ * for requests that passed the host and method checks. */
+typedef void (*VizServe)(VizServer *s, SoupServerMessage *msg);
+typedef struct {
+  VizServer *srv;
+  VizServe serve;
+} VizRoute;
+
 struct VizServer {
   SoupServer *soup;
   VizListener *listener;
@@ -47,6 +55,7 @@ struct VizServer {
   GPtrArray *clients;
   VizServerStats stats;
   gint64 last_event_us;
+  VizRoute files, events; /* the data of the two libsoup handlers */
 };
 
 struct VizClient {
@@ -329,14 +338,7 @@ static void handle_status(VizServer *s, SoupServerMessage *msg) {
   soup_server_message_set_response(msg, "application/json", SOUP_MEMORY_TAKE, text, strlen(text));
 }
 
-static void handle_file(SoupServer *server, SoupServerMessage *msg, const char *path,
-                        GHashTable *query, gpointer data) {
-  (void)server;
-  (void)query;
-  (void)path;
-  VizServer *s = data;
-  if (!host_ok(s, msg) || !method_ok(msg))
-    return;
+static void serve_file(VizServer *s, SoupServerMessage *msg) {
   /* The path as sent (still percent-encoded), not libsoup's decoded one. */
   const char *raw = g_uri_get_path(soup_server_message_get_uri(msg));
   if (strcmp(raw, "/status") == 0) {
@@ -384,14 +386,7 @@ static void on_finished(SoupServerMessage *msg, gpointer data) {
   client_free(c);
 }
 
-static void handle_events(SoupServer *server, SoupServerMessage *msg, const char *path,
-                          GHashTable *query, gpointer data) {
-  (void)server;
-  (void)query;
-  (void)path;
-  VizServer *s = data;
-  if (!host_ok(s, msg) || !method_ok(msg))
-    return;
+static void serve_events(VizServer *s, SoupServerMessage *msg) {
   if (strcmp(g_uri_get_path(soup_server_message_get_uri(msg)), "/events") != 0) {
     respond_text(msg, SOUP_STATUS_NOT_FOUND, "not found\n");
     return;
@@ -429,6 +424,18 @@ static void handle_events(SoupServer *server, SoupServerMessage *msg, const char
   g_bytes_unref(b);
   client_pump(c);
   c->in_handler = FALSE;
+}
+
+/* The libsoup handler of every path: the checks every request gets, then
+ * the route's answer. */
+static void handle_checked(SoupServer *server, SoupServerMessage *msg, const char *path,
+                           GHashTable *query, gpointer data) {
+  (void)server;
+  (void)query;
+  (void)path;
+  const VizRoute *route = data;
+  if (host_ok(route->srv, msg) && method_ok(msg))
+    route->serve(route->srv, msg);
 }
 
 static gboolean on_keepalive(gpointer data) {
@@ -508,8 +515,10 @@ VizServer *viz_server_new(const VizServerOptions *options, GError **error) {
   s->context = g_main_context_ref_thread_default();
 
   s->soup = soup_server_new("server-header", "dpgossip-viz ", NULL);
-  soup_server_add_handler(s->soup, NULL, handle_file, s, NULL);
-  soup_server_add_handler(s->soup, "/events", handle_events, s, NULL);
+  s->files = (VizRoute){s, serve_file};
+  s->events = (VizRoute){s, serve_events};
+  soup_server_add_handler(s->soup, NULL, handle_checked, &s->files, NULL);
+  soup_server_add_handler(s->soup, "/events", handle_checked, &s->events, NULL);
   GError *local = NULL;
   s->listener = viz_listener_new(s->soup, host, port, max_connections(o),
                                  o->timeout_s ? o->timeout_s : DEFAULT_TIMEOUT_S, &local);
