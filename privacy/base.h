@@ -35,8 +35,6 @@ typedef enum {
   PRIV_ERROR_INVALID_ARGUMENT, /* a parameter out of its documented range */
   PRIV_ERROR_MEMORY,           /* the problem needs more memory than allowed */
   PRIV_ERROR_NUMERICAL,        /* a factorization failed (matrix not positive definite...) */
-  PRIV_ERROR_NOT_CONVERGED,    /* an iterative method stopped before its tolerance */
-  PRIV_ERROR_INFEASIBLE,       /* the constraints admit no solution */
 } PrivError;
 
 G_END_DECLS
