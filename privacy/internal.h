@@ -15,9 +15,6 @@
  * accounting, privacy/account.c). */
 gsize priv_size_sum3(gsize a1, gsize b1, gsize a2, gsize b2, gsize a3, gsize b3);
 
-/* Bytes of @count doubles (G_MAXSIZE on overflow). */
-gsize priv_doubles_bytes(gsize count);
-
 /*
  * Fails with PRIV_ERROR_MEMORY when @bytes exceeds @max_bytes (0 = physical
  * memory), naming @what and the amount needed so the user can shrink T or n.

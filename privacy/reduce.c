@@ -48,8 +48,8 @@ static gsize dense_doubles(gsize rows, gsize grad_cols, gsize noise_cols) {
 
 gboolean priv_knowledge_check_memory(gsize rows, gsize grad_cols, gsize noise_cols, gsize max_bytes,
                                      GError **error) {
-  return priv_check_budget(priv_doubles_bytes(dense_doubles(rows, grad_cols, noise_cols)),
-                           max_bytes, "accounting the attacker knowledge", error);
+  return priv_check_budget(mf_doubles_bytes(dense_doubles(rows, grad_cols, noise_cols)), max_bytes,
+                           "accounting the attacker knowledge", error);
 }
 
 /* Bt (m x r column-major: column q is kept row q of B) and A (r x c

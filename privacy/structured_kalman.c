@@ -93,7 +93,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
   gsize count = keep + MAX(fwd, bwd);
   if (count < keep)
     count = G_MAXSIZE;
-  if (!priv_check_budget(priv_doubles_bytes(count), c->max_bytes,
+  if (!priv_check_budget(mf_doubles_bytes(count), c->max_bytes,
                          "the structured (Kalman) accounting", error))
     return FALSE;
 

@@ -46,7 +46,7 @@ gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBloc
   gsize count = priv_size_sum3((gsize)R + 4, nn,
                                (gsize)R * MAX(c->max_recv, 1) + 2 * (gsize)rows_cap, n,
                                (gsize)nv * rows_cap, T);
-  if (!priv_check_budget(priv_doubles_bytes(count), c->max_bytes,
+  if (!priv_check_budget(mf_doubles_bytes(count), c->max_bytes,
                          "the structured (Kalman) accounting", error))
     return FALSE;
 
