@@ -1050,7 +1050,7 @@ static guint carried_transitions(const PrivStream *s, const SView *v, const Priv
   }
   g_array_unref(cc);
   g_array_unref(cv);
-  return cores->ngrad->len;
+  return cores->rows.ngrad->len;
 }
 
 /* What one view works with during one period. */
@@ -1534,7 +1534,7 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
         return FALSE;
   }
   PrivRowPool tp = priv_row_set_pool(&s->tr);
-  guint S2 = s->tr.ngrad->len;
+  guint S2 = s->tr.rows.ngrad->len;
   for (guint i = 0; i < S2; i++)
     if (!scan_row(s, &tp, i, error))
       return FALSE;
