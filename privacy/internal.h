@@ -71,6 +71,12 @@ guint priv_rows_end(PrivRows *r, guint32 ngrad);
 /* A read-only view of @r, valid until its next change. O(1). */
 PrivRowPool priv_rows_pool(const PrivRows *r);
 
+/* @v's provenance as a row's entries: @cols (guint32) and @vals (double)
+ * emptied, then filled with the gradient part first (the iterator's order)
+ * and the noise part, zeros dropped; returns how many are gradient columns.
+ * O(entries of @v). */
+guint32 priv_linvec_entries(const SimLinvec *v, GArray *cols, GArray *vals);
+
 /*
  * Records that @blocks' X are the true blocks times @scale^2 (@scale > 0 and
  * finite; see PrivBlocks.scale), then divides X by scale^2 when every nonzero

@@ -78,27 +78,16 @@ gboolean priv_knowledge_add_linvec(PrivKnowledge *k, const SimLinvec *v, GError 
                 k->n);
     return FALSE;
   }
-  GArray *gc = g_array_new(FALSE, FALSE, sizeof(guint32));
-  GArray *gv = g_array_new(FALSE, FALSE, sizeof(double));
-  GArray *nc = g_array_new(FALSE, FALSE, sizeof(guint32));
-  GArray *nv = g_array_new(FALSE, FALSE, sizeof(double));
-  SimLinvecIter it;
-  SimLinPart part;
-  guint32 col;
-  double c;
-  sim_linvec_iter_init(&it, v, SIM_LIN_BOTH);
-  while (sim_linvec_iter_next(&it, &part, &col, &c)) {
-    if (c == 0.0)
-      continue;
-    g_array_append_val(part == SIM_LIN_GRAD ? gc : nc, col);
-    g_array_append_val(part == SIM_LIN_GRAD ? gv : nv, c);
-  }
-  gboolean ok = priv_knowledge_add_row(k, gc->len, (guint32 *)gc->data, (double *)gv->data, nc->len,
-                                       (guint32 *)nc->data, (double *)nv->data, error);
-  g_array_unref(gc);
-  g_array_unref(gv);
-  g_array_unref(nc);
-  g_array_unref(nv);
+  GArray *cols = g_array_new(FALSE, FALSE, sizeof(guint32));
+  GArray *vals = g_array_new(FALSE, FALSE, sizeof(double));
+  guint32 ng = priv_linvec_entries(v, cols, vals);
+  const guint32 *c = (const guint32 *)cols->data;
+  const double *x = (const double *)vals->data;
+  gsize n_noise = cols->len - ng;
+  gboolean ok = priv_knowledge_add_row(k, ng, c, x, n_noise, n_noise ? c + ng : NULL,
+                                       n_noise ? x + ng : NULL, error);
+  g_array_unref(cols);
+  g_array_unref(vals);
   return ok;
 }
 

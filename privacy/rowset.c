@@ -121,24 +121,28 @@ guint priv_row_set_add(PrivRowSet *r, const guint32 *cols, const double *vals, g
   return id;
 }
 
-guint priv_row_set_add_linvec(PrivRowSet *r, const SimLinvec *v) {
-  GArray *sc = r->scratch_cols, *sv = r->scratch_vals;
-  g_array_set_size(sc, 0);
-  g_array_set_size(sv, 0);
+guint32 priv_linvec_entries(const SimLinvec *v, GArray *cols, GArray *vals) {
+  g_array_set_size(cols, 0);
+  g_array_set_size(vals, 0);
   SimLinvecIter it;
   SimLinPart part;
   guint32 col, ngrad = 0;
   double c;
-  /* Gradient part first (the iterator's order), zeros dropped. */
   sim_linvec_iter_init(&it, v, SIM_LIN_BOTH);
   while (sim_linvec_iter_next(&it, &part, &col, &c)) {
     if (c == 0.0)
       continue;
-    g_array_append_val(sc, col);
-    g_array_append_val(sv, c);
+    g_array_append_val(cols, col);
+    g_array_append_val(vals, c);
     if (part == SIM_LIN_GRAD)
       ngrad++;
   }
+  return ngrad;
+}
+
+guint priv_row_set_add_linvec(PrivRowSet *r, const SimLinvec *v) {
+  GArray *sc = r->scratch_cols, *sv = r->scratch_vals;
+  guint32 ngrad = priv_linvec_entries(v, sc, sv);
   return priv_row_set_add(r, (const guint32 *)sc->data, (const double *)sv->data, sc->len, ngrad);
 }
 
