@@ -106,6 +106,29 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
 gint priv_struct_whiten(const double *P, guint n, const guint *rv, guint q0, guint r, double *S,
                         double *lam, double *Lw, GError **error);
 
+/*
+ * priv_struct_gain: Y = P[:, rv] L_w^T (n x q, row-major), the factor of
+ * round r's gain through which both Kalman engines condition the prior
+ * (P -= Y Y^T): @P n x n, read from its lower triangle, @rv the @q0
+ * received nodes, @Lw the q x q0 whitening of priv_struct_whiten. @PR
+ * (n x q0) is scratch. O(n q0 q).
+ */
+void priv_struct_gain(const double *P, guint n, const guint *rv, guint q0, guint q,
+                      const double *Lw, double *PR, double *Y);
+
+/* Adds a step's injection, unit variance at each noisy node, to the
+ * diagonal of the n x n prior @P. O(n_noisy). */
+void priv_struct_inject(const PrivStructCtx *c, double *P);
+
+/*
+ * priv_struct_chunk: the Kalman engines' backward pass carries the rows of
+ * consecutive rounds back together, as many as fit @cap: round r has
+ * @start[r + 1] - @start[r] rows (@start: R + 1 offsets). Returns r1, the
+ * end of the chunk [@r0, r1) (R when the rest fits), with *@rows its rows
+ * (0 only when r1 = R and the rounds left see nothing). O(r1 - r0).
+ */
+guint priv_struct_chunk(const guint *start, guint R, guint r0, guint cap, guint *rows);
+
 /* A CSR matrix (W or W^T of one round). */
 typedef struct {
   guint n;

@@ -46,11 +46,11 @@
 
 /* ---- The engine ---- */
 
-/* What the forward pass keeps of round r (NULL / 0 when nothing is seen). */
+/* What the forward pass keeps of round r (NULL when nothing is seen; its q
+ * is q_start[r + 1] - q_start[r]). */
 typedef struct {
   double *Y;  /* n x q: P_r E_r^T L_r^T */
   double *Lw; /* q x q0: L_r */
-  guint q;
 } RoundGain;
 
 static void report(const PrivStructCtx *c, double done, double total) {
@@ -99,6 +99,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
 
   gboolean ok = FALSE;
   RoundGain *gain = g_new0(RoundGain, R);
+  guint *q_start = g_new0(guint, R + 1);
   double *P = NULL, *A = NULL, *St = NULL, *St2 = NULL, *buf = NULL;
   double *S = g_new(double, (gsize)qm *qm), *lam = g_new(double, qm);
   double *Lw = g_new(double, (gsize)qm *qm), *PR = g_new(double, (gsize)n *qm);
@@ -111,8 +112,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
     goto out;
 
   /* ---- Forward ---- */
-  for (guint i = 0; i < c->n_noisy; i++)
-    P[(gsize)c->noisy_nodes[i] * (n + 1)] = 1.0;
+  priv_struct_inject(c, P);
   for (guint r = 0; r < R; r++) {
     const guint *rv = c->recv + c->recv_start[r];
     guint q0 = c->recv_start[r + 1] - c->recv_start[r], q;
@@ -120,18 +120,14 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
     if (kept < 0)
       goto out;
     q = (guint)kept;
+    q_start[r + 1] = q_start[r] + q;
     if (q > 0) {
-      /* PR = P[:, R]; Y = PR Lw^T (n x q); P+ = P - Y Y^T (lower). */
-      for (guint v = 0; v < n; v++)
-        for (guint j = 0; j < q0; j++)
-          PR[(gsize)v * q0 + j] = v >= rv[j] ? P[(gsize)v * n + rv[j]] : P[(gsize)rv[j] * n + v];
+      /* P+ = P - Y Y^T (lower). */
       RoundGain *g = &gain[r];
-      g->q = q;
       g->Lw = g_memdup2(Lw, sizeof(double) * q * q0);
       if (!(g->Y = priv_matrix_new(n, q, error)))
         goto out;
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)q, (int)q0, 1.0, PR,
-                  (int)q0, Lw, (int)q0, 0.0, g->Y, (int)q);
+      priv_struct_gain(P, n, rv, q0, q, Lw, PR, g->Y);
       if (r + 1 < R)
         cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)n, (int)q, -1.0, g->Y, (int)q,
                     1.0, P, (int)n);
@@ -153,8 +149,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
           (PrivKernel){.kind = PRIV_K_RIGHT_LOWER, .m = &csr, .x = A, .y = P, .ldx = n, .ldy = n},
           n, c->threads);
       if ((r + 1) % K == 0)
-        for (guint i = 0; i < c->n_noisy; i++)
-          P[(gsize)c->noisy_nodes[i] * (n + 1)] += 1.0;
+        priv_struct_inject(c, P);
     }
     done += fwd_round;
     report(c, done, total);
@@ -169,19 +164,14 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
   if (!(St = priv_matrix_new(n, rc, error)) || !(St2 = priv_matrix_new(n, rc, error)) ||
       !(buf = priv_matrix_new((gsize)MAX(nv, 1) * T, rc, error)))
     goto out;
-  for (guint r0 = 0; r0 < R;) {
-    guint r1 = r0, rows = 0;
-    while (r1 < R && rows + gain[r1].q <= rc) {
-      rows += gain[r1].q;
-      r1++;
-    }
-    if (rows == 0) {
-      r0 = r1;
+  for (guint r0 = 0, r1; r0 < R; r0 = r1) {
+    guint rows;
+    r1 = priv_struct_chunk(q_start, R, r0, rc, &rows);
+    if (rows == 0)
       continue;
-    }
     guint filled = 0;
     for (guint s = r1; s-- > 0;) {
-      guint q = gain[s].q;
+      guint q = q_start[s + 1] - q_start[s];
       if (s >= r0 && q > 0) {
         /* Omega_{s,s}^T = E_s^T L_s^T: new columns [filled, filled + q). */
         const guint *rv = c->recv + c->recv_start[s];
@@ -217,12 +207,13 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
                                    .ldy = rc},
                       n, c->threads);
       const RoundGain *g = &gain[p];
-      if (g->q > 0) {
+      guint gq = q_start[p + 1] - q_start[p];
+      if (gq > 0) {
         const guint *rv = c->recv + c->recv_start[p];
         guint q0 = c->recv_start[p + 1] - c->recv_start[p];
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->q, (int)filled, (int)n, 1.0,
-                    g->Y, (int)g->q, St2, (int)rc, 0.0, B1, (int)filled);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)q0, (int)filled, (int)g->q, 1.0,
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gq, (int)filled, (int)n, 1.0,
+                    g->Y, (int)gq, St2, (int)rc, 0.0, B1, (int)filled);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)q0, (int)filled, (int)gq, 1.0,
                     g->Lw, (int)q0, B1, (int)filled, 0.0, B2, (int)filled);
         for (guint j = 0; j < q0; j++)
           cblas_daxpy((int)filled, -1.0, B2 + (gsize)j * filled, 1, St2 + (gsize)rv[j] * rc, 1);
@@ -244,7 +235,6 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
       memset(b, 0, sizeof(double) * kn * rc);
     }
     done += (double)rows * nv * kn * kn / 2.0;
-    r0 = r1;
     report(c, done, total);
   }
   for (guint vi = 0; vi < nv; vi++)
@@ -257,6 +247,7 @@ out:
     g_free(gain[r].Lw);
   }
   g_free(gain);
+  g_free(q_start);
   priv_csr_clear(&csr);
   g_free(P);
   g_free(A);
@@ -298,4 +289,26 @@ gint priv_struct_whiten(const double *P, guint n, const guint *rv, guint q0, gui
     q++;
   }
   return (gint)q;
+}
+
+void priv_struct_gain(const double *P, guint n, const guint *rv, guint q0, guint q,
+                      const double *Lw, double *PR, double *Y) {
+  for (guint v = 0; v < n; v++)
+    for (guint j = 0; j < q0; j++)
+      PR[(gsize)v * q0 + j] = v >= rv[j] ? P[(gsize)v * n + rv[j]] : P[(gsize)rv[j] * n + v];
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)q, (int)q0, 1.0, PR, (int)q0,
+              Lw, (int)q0, 0.0, Y, (int)q);
+}
+
+void priv_struct_inject(const PrivStructCtx *c, double *P) {
+  for (guint i = 0; i < c->n_noisy; i++)
+    P[(gsize)c->noisy_nodes[i] * (c->n + 1)] += 1.0;
+}
+
+guint priv_struct_chunk(const guint *start, guint R, guint r0, guint cap, guint *rows) {
+  guint r1 = r0;
+  while (r1 < R && start[r1 + 1] - start[r0] <= cap)
+    r1++;
+  *rows = start[r1] - start[r0];
+  return r1;
 }

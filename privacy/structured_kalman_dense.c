@@ -71,8 +71,7 @@ gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBloc
 
   /* ---- Forward: the filter, F_r and Omega_{r,r} = L_r E_r. ---- */
   /* Round 0: the first injection, unit variance on the noisy nodes. */
-  for (guint i = 0; i < c->n_noisy; i++)
-    P[(gsize)c->noisy_nodes[i] * (n + 1)] = 1.0;
+  priv_struct_inject(c, P);
   for (guint r = 0; r < R; r++) {
     if (c->n_gossip != 1 || r == 0) {
       g_free(Wd);
@@ -87,12 +86,9 @@ gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBloc
     q = (guint)kept;
     om_start[r + 1] = om_start[r] + q;
     if (q > 0) {
-      /* PR = P[:, R]; Y = PR Lw^T (n x q); P+ = P - Y Y^T; G = Y Lw (n x q0). */
-      for (guint v = 0; v < n; v++)
-        for (guint j = 0; j < q0; j++)
-          PR[(gsize)v * q0 + j] = P[(gsize)v * n + rv[j]];
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)q, (int)q0, 1.0, PR,
-                  (int)q0, Lw, (int)q0, 0.0, Y, (int)q);
+      /* P+ = P - Y Y^T; G = Y Lw (n x q0). P is symmetric here, so the
+       * gain read from its lower triangle is the sparse engine's. */
+      priv_struct_gain(P, n, rv, q0, q, Lw, PR, Y);
       cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)n, (int)q, -1.0, Y, (int)q, 1.0, P,
                   (int)n);
       mf_fill_upper_from_lower(P, n);
@@ -126,24 +122,18 @@ gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBloc
           P[(gsize)v * n + w] = P[(gsize)w * n + v] = m;
         }
       if ((r + 1) % K == 0)
-        for (guint i = 0; i < c->n_noisy; i++)
-          P[(gsize)c->noisy_nodes[i] * (n + 1)] += 1.0;
+        priv_struct_inject(c, P);
     }
   }
 
   /* ---- Backward, by chunks of rounds [r0, r1): the stack holds
    * Omega_{r,s} for the chunk's rounds r >= s; at injection rounds s its
    * victim columns are step s/K of the victims' rows. ---- */
-  for (guint r0 = 0; r0 < R;) {
-    guint r1 = r0, rows = 0;
-    while (r1 < R && rows + (om_start[r1 + 1] - om_start[r1]) <= rows_cap) {
-      rows += om_start[r1 + 1] - om_start[r1];
-      r1++;
-    }
-    if (rows == 0) {
-      r0 = r1;
+  for (guint r0 = 0, r1; r0 < R; r0 = r1) {
+    guint rows;
+    r1 = priv_struct_chunk(om_start, R, r0, rows_cap, &rows);
+    if (rows == 0)
       continue;
-    }
     guint filled = 0;
     for (guint s = r1; s-- > 0;) {
       if (s >= r0) {
@@ -177,7 +167,6 @@ gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBloc
                   X, (int)T);
       memset(b, 0, sizeof(double) * rows * T);
     }
-    r0 = r1;
   }
   for (guint vi = 0; vi < nv; vi++)
     mf_fill_upper_from_lower(blocks->X + (gsize)c->victims[vi] * T * T, T);
