@@ -1,7 +1,8 @@
 /*
  * privacy/base.h: the conventions and the PRIV_ERROR domain of privacy/,
  * the privacy accounting. The noise strategies it accounts for (C_local,
- * its sensitivity) are mf/'s; privacy/ uses mf/ for sensitivity only.
+ * its sensitivity) are mf/'s; privacy/ uses mf/ for sensitivity and for
+ * two helpers of mf/base.h (mf_doubles_bytes, mf_fill_upper_from_lower).
  *
  * Matrices are dense, row-major arrays of doubles (T x T matrices are indexed
  * M[s * T + t]). Time is 0-based: rounds 0 .. T-1. Participation: cyclic
