@@ -1,7 +1,7 @@
 /*
  * mf/fit_internal.h: what the fitted strategies (blt_fit.c, toeplitz_fit.c)
- * share (fit_objective.c, fit_polish.c); a header of its own because their GSL minimizers cannot be
- * included beside mf/internal.h's OpenBLAS cblas.h.
+ * share (fit_objective.c, fit_polish.c); a header of its own because their
+ * GSL minimizers cannot be included beside mf/internal.h's OpenBLAS cblas.h.
  */
 #ifndef DPG_MF_FIT_INTERNAL_H
 #define DPG_MF_FIT_INTERNAL_H
