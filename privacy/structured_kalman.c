@@ -234,6 +234,9 @@ static void back_flush(void *data, guint rows, guint kn) {
   report(c, k->done, k->total);
 }
 
+static const PrivKalmanWalk backward = {
+    .seed = back_seed, .collect = back_collect, .step = back_step, .flush = back_flush};
+
 gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
                             GError **error) {
   guint n = c->n, R = c->R, T = c->T, nv = c->n_victims;
@@ -270,11 +273,7 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
   if (!(k.St = priv_matrix_new(n, rc, error)) || !(k.St2 = priv_matrix_new(n, rc, error)) ||
       !(k.buf = priv_matrix_new((gsize)MAX(nv, 1) * T, rc, error)))
     goto out;
-  priv_struct_walk_back(
-      c, k.q_start, rc,
-      &(PrivKalmanWalk){
-          .seed = back_seed, .collect = back_collect, .step = back_step, .flush = back_flush},
-      &k, blocks);
+  priv_struct_walk_back(c, k.q_start, rc, &backward, &k, blocks);
   report(c, k.total, k.total);
   ok = TRUE;
 out:

@@ -174,6 +174,9 @@ static void back_flush(void *data, guint rows, guint kn) {
   }
 }
 
+static const PrivKalmanWalk backward = {
+    .seed = back_seed, .collect = back_collect, .step = back_step, .flush = back_flush};
+
 gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
                                   GError **error) {
   guint n = c->n, R = c->R, T = c->T, nv = c->n_victims;
@@ -201,11 +204,7 @@ gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBloc
       !(d.St2 = priv_matrix_new(rows_cap, n, error)) ||
       !(d.buf = priv_matrix_new((gsize)nv * rows_cap, T, error)) || !forward(&d, error))
     goto out;
-  priv_struct_walk_back(
-      c, d.om_start, rows_cap,
-      &(PrivKalmanWalk){
-          .seed = back_seed, .collect = back_collect, .step = back_step, .flush = back_flush},
-      &d, blocks);
+  priv_struct_walk_back(c, d.om_start, rows_cap, &backward, &d, blocks);
   ok = TRUE;
 out:
   g_free(d.om_start);
