@@ -125,6 +125,23 @@ static gboolean vs_structured(const TopoGraph *g, guint T, const double *rdp, gu
   return TRUE;
 }
 
+/* vs_structured, printed under @name: the structured path's seconds and the
+ * largest relative difference; with @cpu_s >= 0 (this case's CPU seconds)
+ * also the structured path's CPU seconds and the ratio of the two. */
+static gboolean print_vs_structured(const char *name, const TopoGraph *g, guint T,
+                                    const double *rdp, guint n, double cpu_s, GError **error) {
+  double structured_s, structured_cpu, maxrel;
+  if (!vs_structured(g, T, rdp, n, &structured_s, &structured_cpu, &maxrel, error))
+    return FALSE;
+  printf("%s.structured_seconds %.3f\n", name, structured_s);
+  if (cpu_s >= 0) {
+    printf("%s.structured_cpu_seconds %.3f\n", name, structured_cpu);
+    printf("%s.cpu_time_ratio_vs_structured %.2f\n", name, cpu_s / structured_cpu);
+  }
+  printf("%s.max_rel_diff_vs_structured %.3g\n", name, maxrel);
+  return TRUE;
+}
+
 /* Runs @protocol on @g for @T rounds (@storage) under one observer view:
  * attacker 0 under @trust, streaming when @so is not NULL. The observer,
  * with the run in *@run (the caller frees both); NULL with @error set. */
@@ -179,9 +196,6 @@ static gboolean run_observer(const char *name, const TopoGraph *g, guint T, SimL
   guint nv = 0;
   if (!(rdp = rdps(b, g, &report_s, &nv, error)))
     goto out;
-  double structured_s, structured_cpu, maxrel;
-  if (!vs_structured(g, T, rdp, b->n, &structured_s, &structured_cpu, &maxrel, error))
-    goto out;
   printf("%s.storage %s\n", name, storage == SIM_LIN_DENSE ? "dense" : "sparse");
   printf("%s.victims %u\n", name, nv);
   printf("%s.steps %u\n", name, T);
@@ -191,8 +205,8 @@ static gboolean run_observer(const char *name, const TopoGraph *g, guint T, SimL
   printf("%s.report_seconds %.3f\n", name, report_s);
   printf("%s.total_seconds %.3f\n", name, t2 - t0 + report_s);
   print_range(name, rdp, b->n);
-  printf("%s.structured_seconds %.3f\n", name, structured_s);
-  printf("%s.max_rel_diff_vs_structured %.3g\n", name, maxrel);
+  if (!print_vs_structured(name, g, T, rdp, b->n, -1, error))
+    goto out;
   ok = TRUE;
 out:
   g_free(rdp);
@@ -239,15 +253,9 @@ static gboolean run_stream(const char *name, const TopoGraph *g, guint T, SimLin
   printf("%s.simulate_and_account_seconds %.3f\n", name, t1 - t0);
   printf("%s.total_seconds %.3f\n", name, t1 - t0 + report_s);
   print_range(name, rdp, b->n);
-  if (g_str_equal(stream_protocol, "dsgd") && stream_trust == PRIV_TRUST_PNDP) {
-    double structured_s, structured_cpu, maxrel;
-    if (!vs_structured(g, T, rdp, b->n, &structured_s, &structured_cpu, &maxrel, error))
-      goto out;
-    printf("%s.structured_seconds %.3f\n", name, structured_s);
-    printf("%s.structured_cpu_seconds %.3f\n", name, structured_cpu);
-    printf("%s.cpu_time_ratio_vs_structured %.2f\n", name, (c1 - c0) / structured_cpu);
-    printf("%s.max_rel_diff_vs_structured %.3g\n", name, maxrel);
-  }
+  if (g_str_equal(stream_protocol, "dsgd") && stream_trust == PRIV_TRUST_PNDP &&
+      !print_vs_structured(name, g, T, rdp, b->n, c1 - c0, error))
+    goto out;
   ok = TRUE;
 out:
   g_free(rdp);

@@ -37,6 +37,10 @@ typedef enum {
   MF_ERROR_INFEASIBLE,       /* the constraints admit no solution */
 } MfError;
 
+/* mf_doubles_bytes: the bytes of @count doubles, G_MAXSIZE on overflow
+ * (the memory estimates of mf/ and privacy/). O(1). */
+gsize mf_doubles_bytes(gsize count);
+
 /* mf_fill_upper_from_lower: copies the lower triangle of the n x n
  * row-major @A onto its upper one (a symmetric result computed by halves;
  * privacy/'s blocks use it too). O(n^2). */

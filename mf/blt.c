@@ -51,32 +51,23 @@ void mf_blt_coefficients(const double *theta, const double *w, guint d, guint T,
   }
 }
 
-/* y = C^-1 z: n_r = z_r - sum_i w_i s_i, then s_i <- theta_i s_i + n_r. */
-static void blt_solve(const double *theta, const double *w, guint d, guint T, const double *z,
-                      double *y) {
+/* x <- C^-1 x, or C^-T x when @transposed, in place. C^T is the same
+ * Toeplitz band read upwards, so both are one recurrence, walked from the
+ * first row down (C^-1) or from the last row up (C^-T): with buffers s_i
+ * (the past outputs weighted theta_i^(l-1) at distance l), y_r = x_r -
+ * sum_i w_i s_i, then s_i <- theta_i s_i + y_r. Each row reads only its own
+ * input, hence in place. O(T d). */
+static void blt_solve(const double *theta, const double *w, guint d, guint T, gboolean transposed,
+                      double *x) {
   double s[MF_BLT_MAX_BUFFERS] = {0};
-  for (guint r = 0; r < T; r++) {
-    double v = z[r];
-    for (guint i = 0; i < d; i++)
-      v -= w[i] * s[i];
-    y[r] = v;
-    for (guint i = 0; i < d; i++)
-      s[i] = theta[i] * s[i] + v;
-  }
-}
-
-/* y = C^-T x in place, from the last row up: u_i = sum_{l>=1} theta_i^(l-1)
- * y_{r+l}. */
-static void blt_solve_transposed(const double *theta, const double *w, guint d, guint T,
-                                 double *x) {
-  double u[MF_BLT_MAX_BUFFERS] = {0};
-  for (guint r = T; r-- > 0;) {
+  for (guint m = 0; m < T; m++) {
+    guint r = transposed ? T - 1 - m : m;
     double v = x[r];
     for (guint i = 0; i < d; i++)
-      v -= w[i] * u[i];
+      v -= w[i] * s[i];
     x[r] = v;
     for (guint i = 0; i < d; i++)
-      u[i] = theta[i] * u[i] + v;
+      s[i] = theta[i] * s[i] + v;
   }
 }
 
@@ -205,7 +196,7 @@ double mf_blt_loss(const MfGramSpectral *g, const double *theta, const double *w
     return NAN;
   double *a = g_new0(double, T);
   a[0] = 1.0;
-  blt_solve(theta, w, d, T, a, a); /* in place: y_r only reads z_r */
+  blt_solve(theta, w, d, T, FALSE, a);
   double gs[2 * MF_BLT_MAX_BUFFERS];
   double S = sens2(theta, w, d, T, k, b, grad ? gs : NULL);
   if (!grad) {
@@ -217,8 +208,8 @@ double mf_blt_loss(const MfGramSpectral *g, const double *theta, const double *w
   double tr = mf_toeplitz_trace_grad(g, a, ga);
   /* dtau/dc_l = -(C^-T C^-T ga)_l, then through c_l = sum_i w_i theta_i^(l-1)
    * by Horner: P_i = sum_{l>=1} gc_l theta^(l-1), P_i' its derivative. */
-  blt_solve_transposed(theta, w, d, T, ga);
-  blt_solve_transposed(theta, w, d, T, ga);
+  blt_solve(theta, w, d, T, TRUE, ga);
+  blt_solve(theta, w, d, T, TRUE, ga);
   for (guint i = 0; i < d; i++) {
     double p = 0.0, dp = 0.0;
     for (guint l = T; l-- > 1;) {

@@ -54,16 +54,6 @@ static void fit_fdf(const gsl_vector *x, void *data, double *value, gsl_vector *
     }
 }
 
-static double fit_f(const gsl_vector *x, void *data) {
-  double v;
-  fit_fdf(x, data, &v, NULL);
-  return v;
-}
-
-static void fit_df(const gsl_vector *x, void *data, gsl_vector *df) {
-  fit_fdf(x, data, NULL, df);
-}
-
 gboolean mf_blt_fit(const MfGramSpectral *g, guint k, guint b, guint d, double *theta, double *w,
                     double *loss, GError **error) {
   g_return_val_if_fail(g != NULL && theta != NULL && w != NULL, FALSE);
@@ -75,16 +65,16 @@ gboolean mf_blt_fit(const MfGramSpectral *g, guint k, guint b, guint d, double *
   if (!mf_blt_check(theta, w, d, error))
     return FALSE;
   Fit f = {.g = g, .k = k, .b = b, .d = d};
+  MfFitObjective obj = {fit_fdf, &f};
   gsl_vector *x = gsl_vector_alloc(2 * d);
   store(theta, w, d, x);
   gsl_error_handler_t *old = gsl_set_error_handler_off();
-  gsl_multimin_function_fdf fn = {
-      .f = fit_f, .df = fit_df, .fdf = fit_fdf, .n = 2 * d, .params = &f};
+  gsl_multimin_function_fdf fn = mf_fit_function_fdf(&obj, 2 * d);
   gsl_multimin_fdfminimizer *s = gsl_multimin_fdfminimizer_alloc(
       gsl_multimin_fdfminimizer_vector_bfgs2, 2 * d);
   gsl_vector *x0 = gsl_vector_alloc(2 * d);
   gsl_vector_memcpy(x0, x);
-  double start = fit_f(x, &f);
+  double start = mf_fit_value(x, &obj);
   if (isfinite(start)) {
     gsl_multimin_fdfminimizer_set(s, &fn, x, 0.1, 0.1);
     for (guint it = 0; it < 500; it++) {
@@ -95,13 +85,13 @@ gboolean mf_blt_fit(const MfGramSpectral *g, guint k, guint b, guint d, double *
     }
     gsl_vector_memcpy(x, s->x);
   }
-  if (!(fit_f(x, &f) < start))
+  if (!(mf_fit_value(x, &obj) < start))
     gsl_vector_memcpy(x, x0); /* never worse than the start */
   gsl_vector_free(x0);
   gsl_multimin_fdfminimizer_free(s);
   /* |X[s,t]| has kinks where a cross entry changes sign (mixed-sign weights
    * can cancel cross terms): BFGS stalls there, Nelder-Mead walks through. */
-  gsl_multimin_function fn0 = {.f = fit_f, .n = 2 * d, .params = &f};
+  gsl_multimin_function fn0 = mf_fit_function(&obj, 2 * d);
   mf_fit_nelder_mead(&fn0, x, 0.05, 200 * d, 1e-7);
   gsl_set_error_handler(old);
   gboolean ok = load(&f, x);

@@ -10,9 +10,6 @@
 #include "mf/mf.h"
 #include "spec/spec.h"
 
-/* Bytes of @count doubles (G_MAXSIZE on overflow). */
-gsize mf_doubles_bytes(gsize count);
-
 /*
  * Fails with MF_ERROR_MEMORY when @bytes exceeds @max_bytes (0 = the
  * process's memory budget), naming @what and the amount needed so the user

@@ -38,16 +38,6 @@ static void fit_fdf(const gsl_vector *x, void *data, double *value, gsl_vector *
       gsl_vector_set(df, l - 1, ok ? f->grad[l] / L : 0.0);
 }
 
-static double fit_f(const gsl_vector *x, void *data) {
-  double v;
-  fit_fdf(x, data, &v, NULL);
-  return v;
-}
-
-static void fit_df(const gsl_vector *x, void *data, gsl_vector *df) {
-  fit_fdf(x, data, NULL, df);
-}
-
 gboolean mf_toeplitz_fit(const MfGramSpectral *g, guint k, guint b, guint w, double *c,
                          double *loss, GError **error) {
   g_return_val_if_fail(g != NULL && c != NULL, FALSE);
@@ -67,11 +57,11 @@ gboolean mf_toeplitz_fit(const MfGramSpectral *g, guint k, guint b, guint w, dou
   for (guint l = w; l-- > 0;)
     c[l] /= c[0]; /* the loss does not see the scale */
   Fit f = {.g = g, .k = k, .b = b, .w = w, .c = g_new(double, w), .grad = g_new(double, w)};
+  MfFitObjective obj = {fit_fdf, &f};
   gboolean ok = TRUE;
   if (w > 1) {
     gsl_error_handler_t *old = gsl_set_error_handler_off();
-    gsl_multimin_function_fdf fn = {
-        .f = fit_f, .df = fit_df, .fdf = fit_fdf, .n = w - 1, .params = &f};
+    gsl_multimin_function_fdf fn = mf_fit_function_fdf(&obj, w - 1);
     gsl_vector *x = gsl_vector_alloc(w - 1);
     for (guint l = 1; l < w; l++)
       gsl_vector_set(x, l - 1, c[l]);
@@ -93,7 +83,7 @@ gboolean mf_toeplitz_fit(const MfGramSpectral *g, guint k, guint b, guint w, dou
     /* Past b the loss has kinks (|X[s,t]| at 0, where the band-b start
      * sits): BFGS stalls there, Nelder-Mead walks through. */
     if (w > b) {
-      gsl_multimin_function fn0 = {.f = fit_f, .n = w - 1, .params = &f};
+      gsl_multimin_function fn0 = mf_fit_function(&obj, w - 1);
       mf_fit_nelder_mead(&fn0, x, 0.02, 250 * w, 1e-6);
     }
     load(&f, x);

@@ -1,7 +1,8 @@
 /*
  * privacy/base.h: the conventions and the PRIV_ERROR domain of privacy/,
  * the privacy accounting. The noise strategies it accounts for (C_local,
- * its sensitivity) are mf/'s; privacy/ uses mf/ for sensitivity only.
+ * its sensitivity) are mf/'s; privacy/ uses mf/ for sensitivity and for
+ * two helpers of mf/base.h (mf_doubles_bytes, mf_fill_upper_from_lower).
  *
  * Matrices are dense, row-major arrays of doubles (T x T matrices are indexed
  * M[s * T + t]). Time is 0-based: rounds 0 .. T-1. Participation: cyclic
@@ -35,8 +36,6 @@ typedef enum {
   PRIV_ERROR_INVALID_ARGUMENT, /* a parameter out of its documented range */
   PRIV_ERROR_MEMORY,           /* the problem needs more memory than allowed */
   PRIV_ERROR_NUMERICAL,        /* a factorization failed (matrix not positive definite...) */
-  PRIV_ERROR_NOT_CONVERGED,    /* an iterative method stopped before its tolerance */
-  PRIV_ERROR_INFEASIBLE,       /* the constraints admit no solution */
 } PrivError;
 
 G_END_DECLS

@@ -15,9 +15,6 @@
  * accounting, privacy/account.c). */
 gsize priv_size_sum3(gsize a1, gsize b1, gsize a2, gsize b2, gsize a3, gsize b3);
 
-/* Bytes of @count doubles (G_MAXSIZE on overflow). */
-gsize priv_doubles_bytes(gsize count);
-
 /*
  * Fails with PRIV_ERROR_MEMORY when @bytes exceeds @max_bytes (0 = physical
  * memory), naming @what and the amount needed so the user can shrink T or n.
@@ -34,6 +31,51 @@ gboolean priv_options_resolve(double *clip, double *rank_tol, double *range_tol)
 
 /* g_try_malloc0 of rows*cols doubles; NULL with PRIV_ERROR_MEMORY on failure. */
 double *priv_matrix_new(gsize rows, gsize cols, GError **error);
+
+/* Rows of an attacker's view, read-only: row i has entries
+ * start[i] .. start[i+1]-1 of cols/vals, the first ngrad[i] gradient columns
+ * (t*n + u), the rest noise ids (state variables included), coefficients in
+ * units of standard normals. */
+typedef struct {
+  const gsize *start;
+  const guint32 *ngrad;
+  const guint32 *cols;
+  const double *vals;
+} PrivRowPool;
+
+/*
+ * PrivRows: the growable store of such rows (privacy/rowset.c), the attacker
+ * knowledge's and the pooled rows' (PrivRowSet). A row is written as one or
+ * more runs of entries (priv_rows_extend) closed by priv_rows_end. Row ids
+ * count from 0 in order; ngrad->len is the number of rows.
+ */
+typedef struct {
+  GArray *start; /* gsize, n_rows + 1 */
+  GArray *ngrad; /* guint32, n_rows */
+  GArray *cols;  /* guint32 */
+  GArray *vals;  /* double */
+} PrivRows;
+
+/* An empty store; release with priv_rows_clear. O(1). */
+void priv_rows_init(PrivRows *r);
+/* Frees what @r holds (not @r itself). O(1). */
+void priv_rows_clear(PrivRows *r);
+/* Empties @r, keeping its capacity. O(1). */
+void priv_rows_reset(PrivRows *r);
+/* Appends @len entries (@cols, @vals; NULL when @len is 0) to the row being
+ * written. Amortized O(len). */
+void priv_rows_extend(PrivRows *r, const guint32 *cols, const double *vals, gsize len);
+/* Closes the row being written, its first @ngrad entries gradient columns;
+ * its id. O(1). */
+guint priv_rows_end(PrivRows *r, guint32 ngrad);
+/* A read-only view of @r, valid until its next change. O(1). */
+PrivRowPool priv_rows_pool(const PrivRows *r);
+
+/* @v's provenance as a row's entries: @cols (guint32) and @vals (double)
+ * emptied, then filled with the gradient part first (the iterator's order)
+ * and the noise part, zeros dropped; returns how many are gradient columns.
+ * O(entries of @v). */
+guint32 priv_linvec_entries(const SimLinvec *v, GArray *cols, GArray *vals);
 
 /*
  * Records that @blocks' X are the true blocks times @scale^2 (@scale > 0 and

@@ -15,12 +15,7 @@ PrivKnowledge *priv_knowledge_new(guint n, GError **error) {
   }
   PrivKnowledge *k = g_new0(PrivKnowledge, 1);
   k->n = n;
-  k->row_start = g_array_new(FALSE, FALSE, sizeof(gsize));
-  gsize zero = 0;
-  g_array_append_val(k->row_start, zero);
-  k->row_ngrad = g_array_new(FALSE, FALSE, sizeof(guint32));
-  k->cols = g_array_new(FALSE, FALSE, sizeof(guint32));
-  k->vals = g_array_new(FALSE, FALSE, sizeof(double));
+  priv_rows_init(&k->rows);
   k->attacker = g_new0(gboolean, n);
   k->known_slots = g_hash_table_new(g_direct_hash, g_direct_equal);
   k->known_noise = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -30,10 +25,7 @@ PrivKnowledge *priv_knowledge_new(guint n, GError **error) {
 void priv_knowledge_free(PrivKnowledge *k) {
   if (!k)
     return;
-  g_array_unref(k->row_start);
-  g_array_unref(k->row_ngrad);
-  g_array_unref(k->cols);
-  g_array_unref(k->vals);
+  priv_rows_clear(&k->rows);
   g_free(k->attacker);
   g_hash_table_unref(k->known_slots);
   g_hash_table_unref(k->known_noise);
@@ -42,7 +34,7 @@ void priv_knowledge_free(PrivKnowledge *k) {
 
 gsize priv_knowledge_n_rows(const PrivKnowledge *k) {
   g_return_val_if_fail(k != NULL, 0);
-  return k->row_ngrad->len;
+  return k->rows.ngrad->len;
 }
 
 static void note_step(PrivKnowledge *k, guint32 col) {
@@ -67,14 +59,9 @@ gboolean priv_knowledge_add_row(PrivKnowledge *k, gsize n_grad, const guint32 *g
     goto bad;
   for (gsize i = 0; i < n_grad; i++)
     note_step(k, grad_cols[i]);
-  g_array_append_vals(k->cols, grad_cols, (guint)n_grad);
-  g_array_append_vals(k->vals, grad_vals, (guint)n_grad);
-  g_array_append_vals(k->cols, noise_ids, (guint)n_noise);
-  g_array_append_vals(k->vals, noise_vals, (guint)n_noise);
-  guint32 ng = (guint32)n_grad;
-  g_array_append_val(k->row_ngrad, ng);
-  gsize end = k->cols->len;
-  g_array_append_val(k->row_start, end);
+  priv_rows_extend(&k->rows, grad_cols, grad_vals, n_grad);
+  priv_rows_extend(&k->rows, noise_ids, noise_vals, n_noise);
+  priv_rows_end(&k->rows, (guint32)n_grad);
   return TRUE;
 bad:
   g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
@@ -91,27 +78,16 @@ gboolean priv_knowledge_add_linvec(PrivKnowledge *k, const SimLinvec *v, GError 
                 k->n);
     return FALSE;
   }
-  GArray *gc = g_array_new(FALSE, FALSE, sizeof(guint32));
-  GArray *gv = g_array_new(FALSE, FALSE, sizeof(double));
-  GArray *nc = g_array_new(FALSE, FALSE, sizeof(guint32));
-  GArray *nv = g_array_new(FALSE, FALSE, sizeof(double));
-  SimLinvecIter it;
-  SimLinPart part;
-  guint32 col;
-  double c;
-  sim_linvec_iter_init(&it, v, SIM_LIN_BOTH);
-  while (sim_linvec_iter_next(&it, &part, &col, &c)) {
-    if (c == 0.0)
-      continue;
-    g_array_append_val(part == SIM_LIN_GRAD ? gc : nc, col);
-    g_array_append_val(part == SIM_LIN_GRAD ? gv : nv, c);
-  }
-  gboolean ok = priv_knowledge_add_row(k, gc->len, (guint32 *)gc->data, (double *)gv->data, nc->len,
-                                       (guint32 *)nc->data, (double *)nv->data, error);
-  g_array_unref(gc);
-  g_array_unref(gv);
-  g_array_unref(nc);
-  g_array_unref(nv);
+  GArray *cols = g_array_new(FALSE, FALSE, sizeof(guint32));
+  GArray *vals = g_array_new(FALSE, FALSE, sizeof(double));
+  guint32 ng = priv_linvec_entries(v, cols, vals);
+  const guint32 *c = (const guint32 *)cols->data;
+  const double *x = (const double *)vals->data;
+  gsize n_noise = cols->len - ng;
+  gboolean ok = priv_knowledge_add_row(k, ng, c, x, n_noise, n_noise ? c + ng : NULL,
+                                       n_noise ? x + ng : NULL, error);
+  g_array_unref(cols);
+  g_array_unref(vals);
   return ok;
 }
 
@@ -160,10 +136,10 @@ PrivBlocks *priv_knowledge_blocks_scaled(const PrivKnowledge *k, const PrivKnowl
     return priv_knowledge_blocks(k, opt, error);
   /* The largest gradient coefficient (in units of Delta) and noise
    * coefficient of the rows. */
-  const gsize *rs = (const gsize *)k->row_start->data;
-  const guint32 *ng = (const guint32 *)k->row_ngrad->data;
-  const double *vals = (const double *)k->vals->data;
-  gsize n_rows = k->row_start->len ? k->row_start->len - 1 : 0;
+  const gsize *rs = (const gsize *)k->rows.start->data;
+  const guint32 *ng = (const guint32 *)k->rows.ngrad->data;
+  const double *vals = (const double *)k->rows.vals->data;
+  gsize n_rows = k->rows.ngrad->len;
   double a = 0.0, b = 0.0;
   for (gsize i = 0; i < n_rows; i++)
     for (gsize e = rs[i]; e < rs[i + 1]; e++) {
@@ -183,14 +159,14 @@ PrivBlocks *priv_knowledge_blocks_scaled(const PrivKnowledge *k, const PrivKnowl
   /* A copy of the rows with the gradient coefficients times 2^-ea and the
    * noise coefficients times 2^-eb (exact), both near 1: the rank and range
    * decisions are relative, hence unchanged, and X' = 4^(eb - ea) X. */
-  GArray *scaled = g_array_sized_new(FALSE, FALSE, sizeof(double), k->vals->len);
-  g_array_set_size(scaled, k->vals->len);
+  GArray *scaled = g_array_sized_new(FALSE, FALSE, sizeof(double), k->rows.vals->len);
+  g_array_set_size(scaled, k->rows.vals->len);
   double *sv = (double *)scaled->data;
   for (gsize i = 0; i < n_rows; i++)
     for (gsize e = rs[i]; e < rs[i + 1]; e++)
       sv[e] = ldexp(vals[e], e < rs[i] + ng[i] ? -ea : -eb);
   PrivKnowledge view = *k; /* shares everything but the coefficients */
-  view.vals = scaled;
+  view.rows.vals = scaled;
   PrivBlocks *blocks = priv_knowledge_blocks(&view, opt, error);
   g_array_unref(scaled);
   if (blocks)

@@ -8,15 +8,11 @@
 
 #include "privacy/internal.h"
 
-/* Rows are stored CSR-like: row i has entries row_start[i] .. row_start[i+1]-1
- * of cols/vals, the first row_ngrad[i] of them gradient columns (t*n + u),
- * the rest noise ids. Repeated columns add up. */
+/* The observed rows (coefficients as given: gradient ones in units of
+ * Delta); repeated columns add up. */
 struct PrivKnowledge {
   guint n;
-  GArray *row_start;       /* gsize, n_rows + 1 */
-  GArray *row_ngrad;       /* guint32, n_rows */
-  GArray *cols;            /* guint32 */
-  GArray *vals;            /* double */
+  PrivRows rows;
   guint steps_seen;        /* 1 + the largest step of a gradient column */
   gboolean *attacker;      /* n */
   GHashTable *known_slots; /* column + 1 */

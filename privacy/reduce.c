@@ -48,8 +48,8 @@ static gsize dense_doubles(gsize rows, gsize grad_cols, gsize noise_cols) {
 
 gboolean priv_knowledge_check_memory(gsize rows, gsize grad_cols, gsize noise_cols, gsize max_bytes,
                                      GError **error) {
-  return priv_check_budget(priv_doubles_bytes(dense_doubles(rows, grad_cols, noise_cols)),
-                           max_bytes, "accounting the attacker knowledge", error);
+  return priv_check_budget(mf_doubles_bytes(dense_doubles(rows, grad_cols, noise_cols)), max_bytes,
+                           "accounting the attacker knowledge", error);
 }
 
 /* Bt (m x r column-major: column q is kept row q of B) and A (r x c
@@ -58,10 +58,10 @@ gboolean priv_knowledge_check_memory(gsize rows, gsize grad_cols, gsize noise_co
 static void fill(const PrivKnowledge *k, const gsize *row_of, gsize r, guint n, guint T,
                  const guint32 *gidx, const guint32 *nidx, gsize m, gsize c, double clip,
                  const double *sc, double *Bt, double *A) {
-  const gsize *rs = (const gsize *)k->row_start->data;
-  const guint32 *ng = (const guint32 *)k->row_ngrad->data;
-  const guint32 *cols = (const guint32 *)k->cols->data;
-  const double *vals = (const double *)k->vals->data;
+  const gsize *rs = (const gsize *)k->rows.start->data;
+  const guint32 *ng = (const guint32 *)k->rows.ngrad->data;
+  const guint32 *cols = (const guint32 *)k->rows.cols->data;
+  const double *vals = (const double *)k->rows.vals->data;
   gsize ld = MAX(m, 1);
   memset(Bt, 0, sizeof(double) * ld * r);
   memset(A, 0, sizeof(double) * r * c);
@@ -210,11 +210,11 @@ static void reduction_clear(Reduction *x) {
  * O(nnz + n T). */
 static void reduction_index(const PrivKnowledge *k, Reduction *x) {
   guint n = x->n, T = x->T;
-  const gsize *rs = (const gsize *)k->row_start->data;
-  const guint32 *ng = (const guint32 *)k->row_ngrad->data;
-  const guint32 *cols = (const guint32 *)k->cols->data;
-  const double *vals = (const double *)k->vals->data;
-  gsize n_rows = k->row_ngrad->len, nT = (gsize)n * T;
+  const gsize *rs = (const gsize *)k->rows.start->data;
+  const guint32 *ng = (const guint32 *)k->rows.ngrad->data;
+  const guint32 *cols = (const guint32 *)k->rows.cols->data;
+  const double *vals = (const double *)k->rows.vals->data;
+  gsize n_rows = k->rows.ngrad->len, nT = (gsize)n * T;
   x->gidx = g_new(guint32, nT);
   for (gsize i = 0; i < nT; i++)
     x->gidx[i] = UNUSED;
@@ -277,7 +277,7 @@ static gboolean reduction_factor(const PrivKnowledge *k, const PrivKnowledgeOpti
       !(x->Ap = priv_matrix_new(r, c, error)))
     return FALSE;
   x->row_of = g_new(gsize, r);
-  for (gsize i = 0, row = 0; i < k->row_ngrad->len; i++)
+  for (gsize i = 0, row = 0; i < k->rows.ngrad->len; i++)
     if (x->keep[i])
       x->row_of[row++] = i;
   x->rn = g_new(double, r);

@@ -203,7 +203,7 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
   /* Before the run, not hours into it: the views' blocks (and the copy
    * handed out at the end) are the part of the memory that grows as T^2. */
   gsize block = (gsize)s->n * s->T * s->T;
-  if (!priv_check_budget(priv_doubles_bytes(priv_size_sum3(block, s->views->len + 2, 0, 0, 0, 0)),
+  if (!priv_check_budget(mf_doubles_bytes(priv_size_sum3(block, s->views->len + 2, 0, 0, 0, 0)),
                          s->max_bytes, "the streaming accountant's per-victim blocks", error))
     return FALSE;
   /* And the gradients' part at the last step, a lower bound so that it never
@@ -222,8 +222,7 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
   char *what = g_strdup_printf("the streaming accountant's state (%s; the noise: 4 n^2)",
                                fwd ? "per view: n x n T" : "n T, and 2 n T per view");
   gboolean fits = priv_check_budget(
-      priv_doubles_bytes(priv_size_sum3(block, views + 1, part, 1, 0, 0)), s->max_bytes, what,
-      error);
+      mf_doubles_bytes(priv_size_sum3(block, views + 1, part, 1, 0, 0)), s->max_bytes, what, error);
   g_free(what);
   if (!fits)
     return FALSE;
@@ -1051,7 +1050,7 @@ static guint carried_transitions(const PrivStream *s, const SView *v, const Priv
   }
   g_array_unref(cc);
   g_array_unref(cv);
-  return cores->ngrad->len;
+  return cores->rows.ngrad->len;
 }
 
 /* What one view works with during one period. */
@@ -1535,7 +1534,7 @@ gboolean priv_stream_period(PrivStream *s, const PrivRowPool *pool, GArray *cons
         return FALSE;
   }
   PrivRowPool tp = priv_row_set_pool(&s->tr);
-  guint S2 = s->tr.ngrad->len;
+  guint S2 = s->tr.rows.ngrad->len;
   for (guint i = 0; i < S2; i++)
     if (!scan_row(s, &tp, i, error))
       return FALSE;

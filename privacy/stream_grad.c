@@ -183,8 +183,8 @@ static gsize chunk_target(const PrivStreamGrad *g) {
 }
 
 gsize priv_stream_grad_bytes(const PrivStreamGrad *g) {
-  gsize b = priv_doubles_bytes((gsize)g->n * g->T * g->T);
-  b += priv_doubles_bytes((g->gam_cap + g->gam2_cap) * g->ld);
+  gsize b = mf_doubles_bytes((gsize)g->n * g->T * g->T);
+  b += mf_doubles_bytes((g->gam_cap + g->gam2_cap) * g->ld);
   return b + g->rec_bytes;
 }
 

@@ -7,24 +7,14 @@
 
 #include "privacy/internal.h"
 
-/* Rows as the observer pools them: row i has entries start[i] .. start[i+1]-1
- * of cols/vals, the first ngrad[i] gradient columns (t*n + u), the rest noise
- * ids (state variables included), coefficients in units of standard normals. */
-typedef struct {
-  const gsize *start;
-  const guint32 *ngrad;
-  const guint32 *cols;
-  const double *vals;
-} PrivRowPool;
-
 /*
- * PrivRowSet: a growable PrivRowPool in which identical rows (bit for bit)
- * are stored once (privacy/rowset.c). Row ids count from 0 in insertion
- * order; ngrad->len is the number of rows. add is O(row length) expected;
+ * PrivRowSet: a PrivRows in which identical rows (bit for bit) are stored
+ * once (privacy/rowset.c). Row ids count from 0 in insertion order;
+ * rows.ngrad->len is the number of rows. add is O(row length) expected;
  * reset keeps the capacity.
  */
 typedef struct {
-  GArray *start, *ngrad, *cols, *vals;
+  PrivRows rows;
   GHashTable *index; /* content hash (gint64 *) -> GArray of row ids */
   GArray *scratch_cols, *scratch_vals;
 } PrivRowSet;

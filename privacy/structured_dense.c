@@ -28,8 +28,8 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
     return TRUE; /* nothing seen: X = 0 */
   /* M, its noise version, K, two propagation buffers. */
   gsize count = priv_size_sum3(2 * N, cols, N, N, 2 * (gsize)n, nz);
-  if (!priv_check_budget(priv_doubles_bytes(count), c->max_bytes,
-                         "the structured (dense) accounting", error))
+  if (!priv_check_budget(mf_doubles_bytes(count), c->max_bytes, "the structured (dense) accounting",
+                         error))
     return FALSE;
 
   gboolean ok = FALSE;

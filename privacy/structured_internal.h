@@ -106,6 +106,67 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
 gint priv_struct_whiten(const double *P, guint n, const guint *rv, guint q0, guint r, double *S,
                         double *lam, double *Lw, GError **error);
 
+/* The scratch of one round's whitening and gain in the Kalman engines, for
+ * rounds of at most @qm received nodes among @n: @S, @lam and @Lw for
+ * priv_struct_whiten, @PR for priv_struct_gain. */
+typedef struct {
+  double *S, *lam, *Lw, *PR;
+} PrivKalmanScratch;
+
+/* Allocates @s's arrays (priv_kalman_scratch_clear frees them). O(n qm). */
+void priv_kalman_scratch_init(PrivKalmanScratch *s, guint n, guint qm);
+void priv_kalman_scratch_clear(PrivKalmanScratch *s);
+
+/*
+ * priv_struct_gain: Y = P[:, rv] L_w^T (n x q, row-major), the factor of
+ * round r's gain through which both Kalman engines condition the prior
+ * (P -= Y Y^T): @P n x n, read from its lower triangle, @rv the @q0
+ * received nodes, @Lw the q x q0 whitening of priv_struct_whiten. @PR
+ * (n x q0) is scratch. O(n q0 q).
+ */
+void priv_struct_gain(const double *P, guint n, const guint *rv, guint q0, guint q,
+                      const double *Lw, double *PR, double *Y);
+
+/* Adds a step's injection, unit variance at each noisy node, to the
+ * diagonal of the n x n prior @P. O(n_noisy). */
+void priv_struct_inject(const PrivStructCtx *c, double *P);
+
+/*
+ * The backward pass of the Kalman engines (priv_struct_walk_back): the
+ * whitened innovation rows Omega_{r,s} = L_r E_r F_{r-1} ... F_s of a chunk
+ * of consecutive rounds are carried back together on a stack, each engine
+ * in its own layout; at an injection round s, the stack's victim columns
+ * are those victims' rows for step s/K. The engine's four actions, on
+ * @data:
+ */
+typedef struct {
+  /* Round s's own q rows Omega_{s,s} = L_s E_s become the stack's rows
+   * [filled, filled + q). */
+  void (*seed)(void *data, guint s, guint filled, guint q);
+  /* The stack's first @filled rows hold step @step's columns: copy the
+   * victims' columns out. */
+  void (*collect)(void *data, guint step, guint filled);
+  /* The stack's first @filled rows times F_@p (the step back from round
+   * p + 1 to p). */
+  void (*step)(void *data, guint p, guint filled);
+  /* The chunk's @rows rows are complete for steps 0 .. @kn - 1: add them to
+   * the lower triangles of the victims' blocks and clear the buffers. */
+  void (*flush)(void *data, guint rows, guint kn);
+} PrivKalmanWalk;
+
+/*
+ * priv_struct_walk_back: the walk both Kalman engines share, so that they
+ * group rounds and order their products alike. Rounds [r0, r1) form a chunk
+ * when their rows fit in @cap (round r has @start[r + 1] - @start[r] rows,
+ * @start R + 1 offsets; cap >= each round's rows); each chunk is walked from
+ * its last round down to round 0, seeding the rounds of the chunk, collecting
+ * at injection rounds and stepping back, then flushed. At the end the
+ * victims' blocks of @blocks are made symmetric (upper triangle from the
+ * lower). O(R^2 / chunk) calls, plus O(n_victims T^2).
+ */
+void priv_struct_walk_back(const PrivStructCtx *c, const guint *start, guint cap,
+                           const PrivKalmanWalk *walk, void *data, PrivBlocks *blocks);
+
 /* A CSR matrix (W or W^T of one round). */
 typedef struct {
   guint n;

@@ -46,11 +46,11 @@
 
 /* ---- The engine ---- */
 
-/* What the forward pass keeps of round r (NULL / 0 when nothing is seen). */
+/* What the forward pass keeps of round r (NULL when nothing is seen; its q
+ * is q_start[r + 1] - q_start[r]). */
 typedef struct {
   double *Y;  /* n x q: P_r E_r^T L_r^T */
   double *Lw; /* q x q0: L_r */
-  guint q;
 } RoundGain;
 
 static void report(const PrivStructCtx *c, double done, double total) {
@@ -77,9 +77,169 @@ double priv_struct_kalman_work(const PrivStructCtx *c) {
   return kalman_work(c, &f, &s);
 }
 
+/* The engine's state: what the forward pass keeps and the backward pass's
+ * stack, buffers and progress. */
+typedef struct {
+  const PrivStructCtx *c;
+  RoundGain *gain; /* R */
+  guint *q_start;  /* R + 1: round r's rows are q_start[r] .. q_start[r + 1] */
+  PrivCsr csr;     /* W_r or W_r^T of csr_src */
+  const TopoGossip *csr_src;
+  guint rc;         /* the stack's width */
+  double *St, *St2; /* n x rc: Omega^T in the first `filled` columns, and scratch */
+  double *buf;      /* each victim's T x rc block of its columns */
+  double *B1, *B2;  /* qm x rc scratch */
+  double scale;
+  PrivBlocks *blocks;
+  double done, total, fwd_round, row_step;
+} Kalman;
+
+/* @k->csr = W (@transpose FALSE) or W^T of round @r's gossip, when not
+ * already. */
+static void csr_for(Kalman *k, guint r, gboolean transpose) {
+  const TopoGossip *w = priv_struct_gossip(k->c, r);
+  if (w != k->csr_src) {
+    priv_csr_of(w, transpose, &k->csr);
+    k->csr_src = w;
+  }
+}
+
+/* The filter: each round's whitening L_r and gain factor Y_r into k->gain. */
+static gboolean forward(Kalman *k, GError **error) {
+  const PrivStructCtx *c = k->c;
+  guint n = c->n, R = c->R, qm = MAX(c->max_recv, 1);
+  gboolean ok = FALSE;
+  double *P = NULL, *A = NULL;
+  PrivKalmanScratch w;
+  priv_kalman_scratch_init(&w, n, qm);
+  if (!(P = priv_matrix_new(n, n, error)) || !(A = priv_matrix_new(n, n, error)))
+    goto out;
+  priv_struct_inject(c, P);
+  for (guint r = 0; r < R; r++) {
+    const guint *rv = c->recv + c->recv_start[r];
+    guint q0 = c->recv_start[r + 1] - c->recv_start[r], q;
+    gint kept = priv_struct_whiten(P, n, rv, q0, r, w.S, w.lam, w.Lw, error);
+    if (kept < 0)
+      goto out;
+    q = (guint)kept;
+    k->q_start[r + 1] = k->q_start[r] + q;
+    if (q > 0) {
+      /* P+ = P - Y Y^T (lower). */
+      RoundGain *g = &k->gain[r];
+      g->Lw = g_memdup2(w.Lw, sizeof(double) * q * q0);
+      if (!(g->Y = priv_matrix_new(n, q, error)))
+        goto out;
+      priv_struct_gain(P, n, rv, q0, q, w.Lw, w.PR, g->Y);
+      if (r + 1 < R)
+        cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)n, (int)q, -1.0, g->Y, (int)q,
+                    1.0, P, (int)n);
+    }
+    if (r + 1 < R) {
+      /* P_{r+1} = W_r P+ W_r^T (+ the next injection): A = W P on the full
+       * P, then the lower triangle of A W^T. */
+      csr_for(k, r, FALSE);
+      mf_fill_upper_from_lower(P, n);
+      priv_kernel_par(
+          (PrivKernel){
+              .kind = PRIV_K_APPLY, .m = &k->csr, .x = P, .y = A, .width = n, .ldx = n, .ldy = n},
+          n, c->threads);
+      priv_kernel_par(
+          (PrivKernel){
+              .kind = PRIV_K_RIGHT_LOWER, .m = &k->csr, .x = A, .y = P, .ldx = n, .ldy = n},
+          n, c->threads);
+      if ((r + 1) % c->K == 0)
+        priv_struct_inject(c, P);
+    }
+    k->done += k->fwd_round;
+    report(c, k->done, k->total);
+  }
+  ok = TRUE;
+out:
+  g_free(P);
+  g_free(A);
+  priv_kalman_scratch_clear(&w);
+  return ok;
+}
+
+/* ---- The backward pass (priv_struct_walk_back), on the transposed stack ---- */
+
+/* Omega_{s,s}^T = E_s^T L_s^T: new columns [filled, filled + q). */
+static void back_seed(void *data, guint s, guint filled, guint q) {
+  Kalman *k = data;
+  const PrivStructCtx *c = k->c;
+  const guint *rv = c->recv + c->recv_start[s];
+  guint q0 = c->recv_start[s + 1] - c->recv_start[s];
+  for (guint v = 0; v < c->n; v++)
+    memset(k->St + (gsize)v * k->rc + filled, 0, sizeof(double) * q);
+  for (guint i = 0; i < q; i++)
+    for (guint j = 0; j < q0; j++)
+      k->St[(gsize)rv[j] * k->rc + filled + i] = k->gain[s].Lw[(gsize)i * q0 + j];
+}
+
+static void back_collect(void *data, guint step, guint filled) {
+  Kalman *k = data;
+  const PrivStructCtx *c = k->c;
+  for (guint vi = 0; vi < c->n_victims; vi++)
+    memcpy(k->buf + ((gsize)vi * c->T + step) * k->rc, k->St + (gsize)c->victims[vi] * k->rc,
+           sizeof(double) * filled);
+}
+
+/* St <- F_p^T St: W_p^T St, less E_p^T L_p^T (Y_p^T (W_p^T St)). */
+static void back_step(void *data, guint p, guint filled) {
+  Kalman *k = data;
+  const PrivStructCtx *c = k->c;
+  guint n = c->n, rc = k->rc;
+  csr_for(k, p, TRUE);
+  priv_kernel_par((PrivKernel){.kind = PRIV_K_APPLY,
+                               .m = &k->csr,
+                               .x = k->St,
+                               .y = k->St2,
+                               .width = filled,
+                               .ldx = rc,
+                               .ldy = rc},
+                  n, c->threads);
+  const RoundGain *g = &k->gain[p];
+  guint gq = k->q_start[p + 1] - k->q_start[p];
+  if (gq > 0) {
+    const guint *rv = c->recv + c->recv_start[p];
+    guint q0 = c->recv_start[p + 1] - c->recv_start[p];
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gq, (int)filled, (int)n, 1.0, g->Y,
+                (int)gq, k->St2, (int)rc, 0.0, k->B1, (int)filled);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)q0, (int)filled, (int)gq, 1.0, g->Lw,
+                (int)q0, k->B1, (int)filled, 0.0, k->B2, (int)filled);
+    for (guint j = 0; j < q0; j++)
+      cblas_daxpy((int)filled, -1.0, k->B2 + (gsize)j * filled, 1, k->St2 + (gsize)rv[j] * rc, 1);
+  }
+  double *t = k->St;
+  k->St = k->St2;
+  k->St2 = t;
+  k->done += filled * k->row_step;
+  if ((p + 1) % 64 == 0)
+    report(c, k->done, k->total);
+}
+
+/* X_u += b b^T over the chunk's rows (steps up to kn - 1). */
+static void back_flush(void *data, guint rows, guint kn) {
+  Kalman *k = data;
+  const PrivStructCtx *c = k->c;
+  guint T = c->T, nv = c->n_victims;
+  for (guint vi = 0; vi < nv; vi++) {
+    double *b = k->buf + (gsize)vi * T * k->rc;
+    double *X = k->blocks->X + (gsize)c->victims[vi] * T * T;
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)kn, (int)rows, k->scale, b,
+                (int)k->rc, 1.0, X, (int)T);
+    memset(b, 0, sizeof(double) * kn * k->rc);
+  }
+  k->done += (double)rows * nv * kn * kn / 2.0;
+  report(c, k->done, k->total);
+}
+
+static const PrivKalmanWalk backward = {
+    .seed = back_seed, .collect = back_collect, .step = back_step, .flush = back_flush};
+
 gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
                             GError **error) {
-  guint n = c->n, R = c->R, T = c->T, K = c->K, nv = c->n_victims;
+  guint n = c->n, R = c->R, T = c->T, nv = c->n_victims;
   guint qm = MAX(c->max_recv, 1);
   guint rc = MAX(qm, CLAMP(T, CHUNK_MIN, CHUNK_MAX));
   gsize seen = c->recv_start[R];
@@ -93,183 +253,71 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
   gsize count = keep + MAX(fwd, bwd);
   if (count < keep)
     count = G_MAXSIZE;
-  if (!priv_check_budget(priv_doubles_bytes(count), c->max_bytes,
+  if (!priv_check_budget(mf_doubles_bytes(count), c->max_bytes,
                          "the structured (Kalman) accounting", error))
     return FALSE;
 
   gboolean ok = FALSE;
-  RoundGain *gain = g_new0(RoundGain, R);
-  double *P = NULL, *A = NULL, *St = NULL, *St2 = NULL, *buf = NULL;
-  double *S = g_new(double, (gsize)qm *qm), *lam = g_new(double, qm);
-  double *Lw = g_new(double, (gsize)qm *qm), *PR = g_new(double, (gsize)n *qm);
-  double *B1 = g_new(double, (gsize)qm *rc), *B2 = g_new(double, (gsize)qm *rc);
-  PrivCsr csr = {0};
-  const TopoGossip *csr_src = NULL;
-  double fwd_round, row_step, total = kalman_work(c, &fwd_round, &row_step), done = 0.0;
-
-  if (!(P = priv_matrix_new(n, n, error)) || !(A = priv_matrix_new(n, n, error)))
+  Kalman k = {.c = c,
+              .gain = g_new0(RoundGain, R),
+              .q_start = g_new0(guint, R + 1),
+              .rc = rc,
+              .B1 = g_new(double, (gsize)qm *rc),
+              .B2 = g_new(double, (gsize)qm *rc),
+              .scale = scale,
+              .blocks = blocks};
+  k.total = kalman_work(c, &k.fwd_round, &k.row_step);
+  if (!forward(&k, error))
     goto out;
-
-  /* ---- Forward ---- */
-  for (guint i = 0; i < c->n_noisy; i++)
-    P[(gsize)c->noisy_nodes[i] * (n + 1)] = 1.0;
-  for (guint r = 0; r < R; r++) {
-    const guint *rv = c->recv + c->recv_start[r];
-    guint q0 = c->recv_start[r + 1] - c->recv_start[r], q;
-    gint kept = priv_struct_whiten(P, n, rv, q0, r, S, lam, Lw, error);
-    if (kept < 0)
-      goto out;
-    q = (guint)kept;
-    if (q > 0) {
-      /* PR = P[:, R]; Y = PR Lw^T (n x q); P+ = P - Y Y^T (lower). */
-      for (guint v = 0; v < n; v++)
-        for (guint j = 0; j < q0; j++)
-          PR[(gsize)v * q0 + j] = v >= rv[j] ? P[(gsize)v * n + rv[j]] : P[(gsize)rv[j] * n + v];
-      RoundGain *g = &gain[r];
-      g->q = q;
-      g->Lw = g_memdup2(Lw, sizeof(double) * q * q0);
-      if (!(g->Y = priv_matrix_new(n, q, error)))
-        goto out;
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)q, (int)q0, 1.0, PR,
-                  (int)q0, Lw, (int)q0, 0.0, g->Y, (int)q);
-      if (r + 1 < R)
-        cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)n, (int)q, -1.0, g->Y, (int)q,
-                    1.0, P, (int)n);
-    }
-    if (r + 1 < R) {
-      /* P_{r+1} = W_r P+ W_r^T (+ the next injection): A = W P on the full
-       * P, then the lower triangle of A W^T. */
-      const TopoGossip *w = priv_struct_gossip(c, r);
-      if (w != csr_src) {
-        priv_csr_of(w, FALSE, &csr);
-        csr_src = w;
-      }
-      mf_fill_upper_from_lower(P, n);
-      priv_kernel_par(
-          (PrivKernel){
-              .kind = PRIV_K_APPLY, .m = &csr, .x = P, .y = A, .width = n, .ldx = n, .ldy = n},
-          n, c->threads);
-      priv_kernel_par(
-          (PrivKernel){.kind = PRIV_K_RIGHT_LOWER, .m = &csr, .x = A, .y = P, .ldx = n, .ldy = n},
-          n, c->threads);
-      if ((r + 1) % K == 0)
-        for (guint i = 0; i < c->n_noisy; i++)
-          P[(gsize)c->noisy_nodes[i] * (n + 1)] += 1.0;
-    }
-    done += fwd_round;
-    report(c, done, total);
-  }
-  g_clear_pointer(&P, g_free);
-  g_clear_pointer(&A, g_free);
-  csr_src = NULL;
-
-  /* ---- Backward, by chunks of rounds [r0, r1). St (n x rc, transposed)
-   * holds Omega_{r,s}^T for the chunk's rounds r >= s in its first `filled`
-   * columns; buf holds each victim's T x rc block of its columns. ---- */
-  if (!(St = priv_matrix_new(n, rc, error)) || !(St2 = priv_matrix_new(n, rc, error)) ||
-      !(buf = priv_matrix_new((gsize)MAX(nv, 1) * T, rc, error)))
+  k.csr_src = NULL;
+  if (!(k.St = priv_matrix_new(n, rc, error)) || !(k.St2 = priv_matrix_new(n, rc, error)) ||
+      !(k.buf = priv_matrix_new((gsize)MAX(nv, 1) * T, rc, error)))
     goto out;
-  for (guint r0 = 0; r0 < R;) {
-    guint r1 = r0, rows = 0;
-    while (r1 < R && rows + gain[r1].q <= rc) {
-      rows += gain[r1].q;
-      r1++;
-    }
-    if (rows == 0) {
-      r0 = r1;
-      continue;
-    }
-    guint filled = 0;
-    for (guint s = r1; s-- > 0;) {
-      guint q = gain[s].q;
-      if (s >= r0 && q > 0) {
-        /* Omega_{s,s}^T = E_s^T L_s^T: new columns [filled, filled + q). */
-        const guint *rv = c->recv + c->recv_start[s];
-        guint q0 = c->recv_start[s + 1] - c->recv_start[s];
-        for (guint v = 0; v < n; v++)
-          memset(St + (gsize)v * rc + filled, 0, sizeof(double) * q);
-        for (guint i = 0; i < q; i++)
-          for (guint j = 0; j < q0; j++)
-            St[(gsize)rv[j] * rc + filled + i] = gain[s].Lw[(gsize)i * q0 + j];
-        filled += q;
-      }
-      if (filled > 0 && s % K == 0) {
-        guint k = s / K;
-        for (guint vi = 0; vi < nv; vi++)
-          memcpy(buf + ((gsize)vi * T + k) * rc, St + (gsize)c->victims[vi] * rc,
-                 sizeof(double) * filled);
-      }
-      if (s == 0 || filled == 0)
-        continue;
-      /* St <- F_{s-1}^T St. */
-      guint p = s - 1;
-      const TopoGossip *w = priv_struct_gossip(c, p);
-      if (w != csr_src) {
-        priv_csr_of(w, TRUE, &csr);
-        csr_src = w;
-      }
-      priv_kernel_par((PrivKernel){.kind = PRIV_K_APPLY,
-                                   .m = &csr,
-                                   .x = St,
-                                   .y = St2,
-                                   .width = filled,
-                                   .ldx = rc,
-                                   .ldy = rc},
-                      n, c->threads);
-      const RoundGain *g = &gain[p];
-      if (g->q > 0) {
-        const guint *rv = c->recv + c->recv_start[p];
-        guint q0 = c->recv_start[p + 1] - c->recv_start[p];
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->q, (int)filled, (int)n, 1.0,
-                    g->Y, (int)g->q, St2, (int)rc, 0.0, B1, (int)filled);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)q0, (int)filled, (int)g->q, 1.0,
-                    g->Lw, (int)q0, B1, (int)filled, 0.0, B2, (int)filled);
-        for (guint j = 0; j < q0; j++)
-          cblas_daxpy((int)filled, -1.0, B2 + (gsize)j * filled, 1, St2 + (gsize)rv[j] * rc, 1);
-      }
-      double *t = St;
-      St = St2;
-      St2 = t;
-      done += filled * row_step;
-      if (s % 64 == 0)
-        report(c, done, total);
-    }
-    /* X_u += b b^T over the chunk's rows (steps up to (r1-1)/K). */
-    guint kn = (r1 - 1) / K + 1;
-    for (guint vi = 0; vi < nv; vi++) {
-      double *b = buf + (gsize)vi * T * rc;
-      double *X = blocks->X + (gsize)c->victims[vi] * T * T;
-      cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)kn, (int)rows, scale, b, (int)rc,
-                  1.0, X, (int)T);
-      memset(b, 0, sizeof(double) * kn * rc);
-    }
-    done += (double)rows * nv * kn * kn / 2.0;
-    r0 = r1;
-    report(c, done, total);
-  }
-  for (guint vi = 0; vi < nv; vi++)
-    mf_fill_upper_from_lower(blocks->X + (gsize)c->victims[vi] * T * T, T);
-  report(c, total, total);
+  priv_struct_walk_back(c, k.q_start, rc, &backward, &k, blocks);
+  report(c, k.total, k.total);
   ok = TRUE;
 out:
   for (guint r = 0; r < R; r++) {
-    g_free(gain[r].Y);
-    g_free(gain[r].Lw);
+    g_free(k.gain[r].Y);
+    g_free(k.gain[r].Lw);
   }
-  g_free(gain);
-  priv_csr_clear(&csr);
-  g_free(P);
-  g_free(A);
-  g_free(St);
-  g_free(St2);
-  g_free(buf);
-  g_free(S);
-  g_free(lam);
-  g_free(Lw);
-  g_free(PR);
-  g_free(B1);
-  g_free(B2);
+  g_free(k.gain);
+  g_free(k.q_start);
+  priv_csr_clear(&k.csr);
+  g_free(k.St);
+  g_free(k.St2);
+  g_free(k.buf);
+  g_free(k.B1);
+  g_free(k.B2);
   return ok;
+}
+
+void priv_struct_walk_back(const PrivStructCtx *c, const guint *start, guint cap,
+                           const PrivKalmanWalk *walk, void *data, PrivBlocks *blocks) {
+  guint R = c->R, K = c->K;
+  for (guint r0 = 0, r1; r0 < R; r0 = r1) {
+    /* The chunk [r0, r1): as many rounds as their rows fit in cap. */
+    r1 = r0;
+    while (r1 < R && start[r1 + 1] - start[r0] <= cap)
+      r1++;
+    guint rows = start[r1] - start[r0], filled = 0;
+    if (rows == 0)
+      continue;
+    for (guint s = r1; s-- > 0;) {
+      guint q = start[s + 1] - start[s];
+      if (s >= r0 && q > 0) {
+        walk->seed(data, s, filled, q);
+        filled += q;
+      }
+      if (filled > 0 && s % K == 0)
+        walk->collect(data, s / K, filled);
+      if (s > 0 && filled > 0)
+        walk->step(data, s - 1, filled);
+    }
+    walk->flush(data, rows, (r1 - 1) / K + 1);
+  }
+  for (guint vi = 0; vi < c->n_victims; vi++)
+    mf_fill_upper_from_lower(blocks->X + (gsize)c->victims[vi] * c->T * c->T, c->T);
 }
 
 gint priv_struct_whiten(const double *P, guint n, const guint *rv, guint q0, guint r, double *S,
@@ -298,4 +346,32 @@ gint priv_struct_whiten(const double *P, guint n, const guint *rv, guint q0, gui
     q++;
   }
   return (gint)q;
+}
+
+void priv_struct_gain(const double *P, guint n, const guint *rv, guint q0, guint q,
+                      const double *Lw, double *PR, double *Y) {
+  for (guint v = 0; v < n; v++)
+    for (guint j = 0; j < q0; j++)
+      PR[(gsize)v * q0 + j] = v >= rv[j] ? P[(gsize)v * n + rv[j]] : P[(gsize)rv[j] * n + v];
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)q, (int)q0, 1.0, PR, (int)q0,
+              Lw, (int)q0, 0.0, Y, (int)q);
+}
+
+void priv_struct_inject(const PrivStructCtx *c, double *P) {
+  for (guint i = 0; i < c->n_noisy; i++)
+    P[(gsize)c->noisy_nodes[i] * (c->n + 1)] += 1.0;
+}
+
+void priv_kalman_scratch_init(PrivKalmanScratch *s, guint n, guint qm) {
+  s->S = g_new(double, (gsize)qm *qm);
+  s->lam = g_new(double, qm);
+  s->Lw = g_new(double, (gsize)qm *qm);
+  s->PR = g_new(double, (gsize)n *qm);
+}
+
+void priv_kalman_scratch_clear(PrivKalmanScratch *s) {
+  g_free(s->S);
+  g_free(s->lam);
+  g_free(s->Lw);
+  g_free(s->PR);
 }

@@ -36,43 +36,35 @@
  * rank-CHUNK_ROWS update of each X_u per chunk. */
 #define CHUNK_ROWS 256u
 
-gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
-                                  GError **error) {
-  guint n = c->n, R = c->R, T = c->T, K = c->K, nv = c->n_victims;
+/* The engine's state: the propagators and seeds of the forward pass, the
+ * stack and buffers of the backward one. */
+typedef struct {
+  const PrivStructCtx *c;
+  guint rows_cap;   /* the stack's height */
+  guint *om_start;  /* R + 1: round r's rows of Om0 are om_start[r] .. om_start[r + 1] */
+  double *F;        /* F_0 .. F_{R-2}, n x n each */
+  double *Om0;      /* the Omega_{r,r}, rows of n */
+  double *St, *St2; /* rows_cap x n: Omega in the first `filled` rows, and scratch */
+  double *buf;      /* each victim's rows_cap x T block of its columns */
+  double scale;
+  PrivBlocks *blocks;
+} Dense;
+
+/* The filter: F_r and Omega_{r,r} = L_r E_r into @d. */
+static gboolean forward(Dense *d, GError **error) {
+  const PrivStructCtx *c = d->c;
+  guint n = c->n, R = c->R, K = c->K, qm = MAX(c->max_recv, 1);
   gsize nn = (gsize)n * n;
-  guint rows_cap = MAX(CHUNK_ROWS, c->max_recv);
-  /* Memory: F_0..F_{R-2}, the Omega_{r,r} (at most R max_recv rows of n),
-   * P, P+, W, the stack (2 rows_cap x n), the per-victim buffers. */
-  gsize count = priv_size_sum3((gsize)R + 4, nn,
-                               (gsize)R * MAX(c->max_recv, 1) + 2 * (gsize)rows_cap, n,
-                               (gsize)nv * rows_cap, T);
-  if (!priv_check_budget(priv_doubles_bytes(count), c->max_bytes,
-                         "the structured (Kalman) accounting", error))
-    return FALSE;
-
   gboolean ok = FALSE;
-  double *F = NULL, *P = NULL, *Pn = NULL, *Wd = NULL, *Om0 = NULL, *St = NULL, *St2 = NULL;
-  double *buf = NULL, *S = NULL, *lam = NULL, *Lw = NULL, *PR = NULL, *Y = NULL, *G = NULL,
-         *WG = NULL;
-  guint *om_start = g_new0(guint, R + 1);
-  guint qm = MAX(c->max_recv, 1);
-  if (!(F = priv_matrix_new(MAX(R - 1, 1), nn, error)) || !(P = priv_matrix_new(n, n, error)) ||
-      !(Pn = priv_matrix_new(n, n, error)) || !(Om0 = priv_matrix_new((gsize)R * qm, n, error)) ||
-      !(St = priv_matrix_new(rows_cap, n, error)) || !(St2 = priv_matrix_new(rows_cap, n, error)) ||
-      !(buf = priv_matrix_new((gsize)nv * rows_cap, T, error)))
+  double *P = NULL, *Pn = NULL, *Wd = NULL;
+  PrivKalmanScratch w;
+  priv_kalman_scratch_init(&w, n, qm);
+  double *Lw = w.Lw, *Y = g_new(double, (gsize)n *qm), *G = g_new(double, (gsize)n *qm);
+  double *WG = g_new(double, (gsize)n *qm);
+  if (!(P = priv_matrix_new(n, n, error)) || !(Pn = priv_matrix_new(n, n, error)))
     goto out;
-  S = g_new(double, (gsize)qm *qm);
-  lam = g_new(double, qm);
-  Lw = g_new(double, (gsize)qm *qm);
-  PR = g_new(double, (gsize)n *qm);
-  Y = g_new(double, (gsize)n *qm);
-  G = g_new(double, (gsize)n *qm);
-  WG = g_new(double, (gsize)n *qm);
-
-  /* ---- Forward: the filter, F_r and Omega_{r,r} = L_r E_r. ---- */
   /* Round 0: the first injection, unit variance on the noisy nodes. */
-  for (guint i = 0; i < c->n_noisy; i++)
-    P[(gsize)c->noisy_nodes[i] * (n + 1)] = 1.0;
+  priv_struct_inject(c, P);
   for (guint r = 0; r < R; r++) {
     if (c->n_gossip != 1 || r == 0) {
       g_free(Wd);
@@ -80,19 +72,16 @@ gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBloc
     }
     const guint *rv = c->recv + c->recv_start[r];
     guint q0 = c->recv_start[r + 1] - c->recv_start[r], q;
-    double *Fr = r + 1 < R ? F + (gsize)r * nn : NULL;
-    gint kept = priv_struct_whiten(P, n, rv, q0, r, S, lam, Lw, error);
+    double *Fr = r + 1 < R ? d->F + (gsize)r * nn : NULL;
+    gint kept = priv_struct_whiten(P, n, rv, q0, r, w.S, w.lam, Lw, error);
     if (kept < 0)
       goto out;
     q = (guint)kept;
-    om_start[r + 1] = om_start[r] + q;
+    d->om_start[r + 1] = d->om_start[r] + q;
     if (q > 0) {
-      /* PR = P[:, R]; Y = PR Lw^T (n x q); P+ = P - Y Y^T; G = Y Lw (n x q0). */
-      for (guint v = 0; v < n; v++)
-        for (guint j = 0; j < q0; j++)
-          PR[(gsize)v * q0 + j] = P[(gsize)v * n + rv[j]];
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)q, (int)q0, 1.0, PR,
-                  (int)q0, Lw, (int)q0, 0.0, Y, (int)q);
+      /* P+ = P - Y Y^T; G = Y Lw (n x q0). P is symmetric here, so the
+       * gain read from its lower triangle is the sparse engine's. */
+      priv_struct_gain(P, n, rv, q0, q, Lw, w.PR, Y);
       cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)n, (int)q, -1.0, Y, (int)q, 1.0, P,
                   (int)n);
       mf_fill_upper_from_lower(P, n);
@@ -107,7 +96,7 @@ gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBloc
           for (guint j = 0; j < q0; j++)
             Fr[(gsize)v * n + rv[j]] -= WG[(gsize)v * q0 + j];
       }
-      double *Om = Om0 + (gsize)om_start[r] * n;
+      double *Om = d->Om0 + (gsize)d->om_start[r] * n;
       for (guint i = 0; i < q; i++)
         for (guint j = 0; j < q0; j++)
           Om[(gsize)i * n + rv[j]] = Lw[(gsize)i * q0 + j];
@@ -126,78 +115,103 @@ gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBloc
           P[(gsize)v * n + w] = P[(gsize)w * n + v] = m;
         }
       if ((r + 1) % K == 0)
-        for (guint i = 0; i < c->n_noisy; i++)
-          P[(gsize)c->noisy_nodes[i] * (n + 1)] += 1.0;
+        priv_struct_inject(c, P);
     }
   }
-
-  /* ---- Backward, by chunks of rounds [r0, r1): the stack holds
-   * Omega_{r,s} for the chunk's rounds r >= s; at injection rounds s its
-   * victim columns are step s/K of the victims' rows. ---- */
-  for (guint r0 = 0; r0 < R;) {
-    guint r1 = r0, rows = 0;
-    while (r1 < R && rows + (om_start[r1 + 1] - om_start[r1]) <= rows_cap) {
-      rows += om_start[r1 + 1] - om_start[r1];
-      r1++;
-    }
-    if (rows == 0) {
-      r0 = r1;
-      continue;
-    }
-    guint filled = 0;
-    for (guint s = r1; s-- > 0;) {
-      if (s >= r0) {
-        guint q = om_start[s + 1] - om_start[s];
-        memcpy(St + (gsize)filled * n, Om0 + (gsize)om_start[s] * n, sizeof(double) * q * n);
-        filled += q;
-      }
-      if (filled > 0 && s % K == 0) {
-        guint k = s / K;
-        for (guint vi = 0; vi < nv; vi++) {
-          double *b = buf + (gsize)vi * rows_cap * T + k;
-          guint u = c->victims[vi];
-          for (guint i = 0; i < filled; i++)
-            b[(gsize)i * T] = St[(gsize)i * n + u];
-        }
-      }
-      if (s == 0 || filled == 0)
-        continue;
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)filled, (int)n, (int)n, 1.0, St,
-                  (int)n, F + (gsize)(s - 1) * nn, (int)n, 0.0, St2, (int)n);
-      double *t = St;
-      St = St2;
-      St2 = t;
-    }
-    /* X_u += Omega^T Omega over the chunk's rows (steps up to (r1-1)/K). */
-    guint kn = (r1 - 1) / K + 1;
-    for (guint vi = 0; vi < nv; vi++) {
-      double *b = buf + (gsize)vi * rows_cap * T;
-      double *X = blocks->X + (gsize)c->victims[vi] * T * T;
-      cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)kn, (int)rows, scale, b, (int)T, 1.0,
-                  X, (int)T);
-      memset(b, 0, sizeof(double) * rows * T);
-    }
-    r0 = r1;
-  }
-  for (guint vi = 0; vi < nv; vi++)
-    mf_fill_upper_from_lower(blocks->X + (gsize)c->victims[vi] * T * T, T);
   ok = TRUE;
 out:
-  g_free(om_start);
-  g_free(F);
   g_free(P);
   g_free(Pn);
   g_free(Wd);
-  g_free(Om0);
-  g_free(St);
-  g_free(St2);
-  g_free(buf);
-  g_free(S);
-  g_free(lam);
-  g_free(Lw);
-  g_free(PR);
+  priv_kalman_scratch_clear(&w);
   g_free(Y);
   g_free(G);
   g_free(WG);
+  return ok;
+}
+
+/* ---- The backward pass (priv_struct_walk_back), on a stack of rows ---- */
+
+static void back_seed(void *data, guint s, guint filled, guint q) {
+  Dense *d = data;
+  guint n = d->c->n;
+  memcpy(d->St + (gsize)filled * n, d->Om0 + (gsize)d->om_start[s] * n, sizeof(double) * q * n);
+}
+
+static void back_collect(void *data, guint step, guint filled) {
+  Dense *d = data;
+  const PrivStructCtx *c = d->c;
+  guint n = c->n, T = c->T;
+  for (guint vi = 0; vi < c->n_victims; vi++) {
+    double *b = d->buf + (gsize)vi * d->rows_cap * T + step;
+    guint u = c->victims[vi];
+    for (guint i = 0; i < filled; i++)
+      b[(gsize)i * T] = d->St[(gsize)i * n + u];
+  }
+}
+
+static void back_step(void *data, guint p, guint filled) {
+  Dense *d = data;
+  guint n = d->c->n;
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)filled, (int)n, (int)n, 1.0, d->St,
+              (int)n, d->F + (gsize)p * n * n, (int)n, 0.0, d->St2, (int)n);
+  double *t = d->St;
+  d->St = d->St2;
+  d->St2 = t;
+}
+
+/* X_u += Omega^T Omega over the chunk's rows (steps up to kn - 1). */
+static void back_flush(void *data, guint rows, guint kn) {
+  Dense *d = data;
+  const PrivStructCtx *c = d->c;
+  guint T = c->T;
+  for (guint vi = 0; vi < c->n_victims; vi++) {
+    double *b = d->buf + (gsize)vi * d->rows_cap * T;
+    double *X = d->blocks->X + (gsize)c->victims[vi] * T * T;
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)kn, (int)rows, d->scale, b, (int)T, 1.0,
+                X, (int)T);
+    memset(b, 0, sizeof(double) * rows * T);
+  }
+}
+
+static const PrivKalmanWalk backward = {
+    .seed = back_seed, .collect = back_collect, .step = back_step, .flush = back_flush};
+
+gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
+                                  GError **error) {
+  guint n = c->n, R = c->R, T = c->T, nv = c->n_victims;
+  gsize nn = (gsize)n * n;
+  guint rows_cap = MAX(CHUNK_ROWS, c->max_recv);
+  /* Memory: F_0..F_{R-2}, the Omega_{r,r} (at most R max_recv rows of n),
+   * P, P+, W, the stack (2 rows_cap x n), the per-victim buffers. */
+  gsize count = priv_size_sum3((gsize)R + 4, nn,
+                               (gsize)R * MAX(c->max_recv, 1) + 2 * (gsize)rows_cap, n,
+                               (gsize)nv * rows_cap, T);
+  if (!priv_check_budget(mf_doubles_bytes(count), c->max_bytes,
+                         "the structured (Kalman) accounting", error))
+    return FALSE;
+
+  gboolean ok = FALSE;
+  Dense d = {.c = c,
+             .rows_cap = rows_cap,
+             .om_start = g_new0(guint, R + 1),
+             .scale = scale,
+             .blocks = blocks};
+  guint qm = MAX(c->max_recv, 1);
+  if (!(d.F = priv_matrix_new(MAX(R - 1, 1), nn, error)) ||
+      !(d.Om0 = priv_matrix_new((gsize)R * qm, n, error)) ||
+      !(d.St = priv_matrix_new(rows_cap, n, error)) ||
+      !(d.St2 = priv_matrix_new(rows_cap, n, error)) ||
+      !(d.buf = priv_matrix_new((gsize)nv * rows_cap, T, error)) || !forward(&d, error))
+    goto out;
+  priv_struct_walk_back(c, d.om_start, rows_cap, &backward, &d, blocks);
+  ok = TRUE;
+out:
+  g_free(d.om_start);
+  g_free(d.F);
+  g_free(d.Om0);
+  g_free(d.St);
+  g_free(d.St2);
+  g_free(d.buf);
   return ok;
 }

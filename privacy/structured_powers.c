@@ -329,7 +329,7 @@ gboolean priv_struct_powers(const PrivStructCtx *c, double scale, PrivBlocks *bl
   gsize per_node = (gsize)q + (gsize)c->T * (2 * q + c->T) + 2;
   gsize count = priv_size_sum3(n, q, 4, (gsize)q * q, MAX(c->threads, 1u),
                                CHUNK_DOUBLES + 8 * per_node);
-  if (!priv_check_budget(priv_doubles_bytes(count), c->max_bytes,
+  if (!priv_check_budget(mf_doubles_bytes(count), c->max_bytes,
                          "the structured (W-power) accounting", error))
     return FALSE;
   gboolean ok = FALSE;

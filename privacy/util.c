@@ -5,10 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-gsize priv_doubles_bytes(gsize count) {
-  return spec_size_mul(count, sizeof(double));
-}
-
 gboolean priv_check_budget(gsize bytes, gsize max_bytes, const char *what, GError **error) {
   return spec_check_memory_within(bytes, max_bytes, what,
                                   "use fewer rounds (T = epochs x batches) or a smaller graph",
