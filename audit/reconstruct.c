@@ -51,7 +51,7 @@ static double *solve(const AuditView *v, double *y, lapack_int *rank, gboolean *
   g_free(sv);
   g_free(PA);
   if (info != 0) {
-    g_set_error(error, PRIV_ERROR, MF_ERROR_NUMERICAL, "audit: least squares failed (%d)",
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL, "audit: least squares failed (%d)",
                 (int)info);
     g_free(Yb);
     return NULL;

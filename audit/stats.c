@@ -215,7 +215,7 @@ double *audit_lda(const double *X0, guint N0, const double *X1, guint N1, gsize 
   g_free(m1);
   g_free(S);
   if (info != 0) {
-    g_set_error(error, PRIV_ERROR, MF_ERROR_NUMERICAL,
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                 "audit: the learned attack's covariance is not positive definite (LAPACK info %d)",
                 (int)info);
     g_free(w);

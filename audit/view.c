@@ -287,7 +287,7 @@ static gboolean noise_range(double *B, guint r, guint m, AuditView *v, GError **
                           (lapack_int)m, s, U, (lapack_int)kmin, NULL, 1, superb);
   g_free(superb);
   if (info != 0) {
-    g_set_error(error, PRIV_ERROR, MF_ERROR_NUMERICAL, "audit: the SVD of the noise failed (%d)",
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL, "audit: the SVD of the noise failed (%d)",
                 (int)info);
     g_free(U);
     g_free(s);
