@@ -34,7 +34,7 @@ gboolean priv_onerun_epsilon_lower(guint m, guint r, guint v, double delta, doub
                                    double *eps_out, GError **error) {
   if (v > r || r > m || !(delta >= 0 && delta <= 1) || !(confidence > 0 && confidence < 1) ||
       eps_out == NULL) {
-    g_set_error(error, PRIV_ERROR, MF_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "one-run audit: need correct <= guesses <= canaries (got %u, %u, %u), delta in "
                 "[0, 1] (got %g) and a confidence in (0, 1) (got %g)",
                 v, r, m, delta, confidence);

@@ -72,7 +72,7 @@ static void test_errors(void) {
   double eps = 0;
   GError *err = NULL;
   g_assert_false(priv_onerun_epsilon_lower(10, 5, 6, 0, 0.95, &eps, &err));
-  g_assert_error(err, PRIV_ERROR, MF_ERROR_INVALID_ARGUMENT);
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
   g_assert_false(priv_onerun_epsilon_lower(10, 11, 5, 0, 0.95, &eps, &err));
   g_clear_error(&err);
