@@ -5,7 +5,8 @@
  * as a struct and its results as a table instead of printed text.
  *
  * The header uses plain C types only (no GLib), so that a foreign function
- * interface (cffi in ABI mode) can declare it as is.
+ * interface (cffi in ABI mode) can declare it as is: dpg_api_header gives
+ * it this text.
  *
  * Errors: every call takes a DpgError (zero it first). On failure it gets
  * the message the command line prints after "dpgossip CMD: " and the exit
@@ -27,7 +28,7 @@
 extern "C" {
 #endif
 
-/* Bumped when a struct below changes layout (the Python package checks it). */
+/* Bumped when a struct below changes layout. */
 #define DPG_API_VERSION 1
 
 typedef struct {
@@ -269,6 +270,14 @@ char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir
  * one waiting in the call), not async-signal-safe (it takes a lock). */
 void dpg_cancel(void);
 void dpg_cancel_reset(void);
+
+/* ---- The API itself ---- */
+
+/* dpg_api_header: this header's text as the library was built with it, so
+ * that a binding declaring the API at run time (the Python package's cffi
+ * in ABI mode) reads the declarations of the very library it loaded instead
+ * of a copy that could drift. Returns: a static string (never free it). O(1). */
+const char *dpg_api_header(void);
 
 #ifdef __cplusplus
 }

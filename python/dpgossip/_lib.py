@@ -5,123 +5,27 @@ import glob
 import math
 import numbers
 import os
+import re
 import shutil
 import threading
 
 import cffi
 import numpy as np
 
-# The library's soname: the ABI these declarations describe.
+# The library's soname: the ABI major version this package calls.
 SONAME = "libdpgossip.so.0"
 
-_CDEF = """
-typedef struct { int status; char *message; } DpgError;
-typedef struct DpgTable DpgTable;
-size_t dpg_table_n_rows(const DpgTable *t);
-unsigned dpg_table_n_cols(const DpgTable *t);
-const char *dpg_table_col_name(const DpgTable *t, unsigned j);
-int dpg_table_col_type(const DpgTable *t, unsigned j);
-const int64_t *dpg_table_col_int(const DpgTable *t, unsigned j);
-const double *dpg_table_col_double(const DpgTable *t, unsigned j);
-const char *dpg_table_col_string(const DpgTable *t, unsigned j, size_t i);
-unsigned dpg_table_n_attrs(const DpgTable *t);
-const char *dpg_table_attr_key(const DpgTable *t, unsigned i);
-const char *dpg_table_attr_value(const DpgTable *t, unsigned i);
-const double *dpg_table_matrix(const DpgTable *t, unsigned *rows, unsigned *cols);
-void dpg_table_free(DpgTable *t);
-void dpg_free(void *p);
-typedef struct {
-  const char *path;
-  const char *generate;
-  const unsigned *edges;
-  size_t n_edges;
-  unsigned n_nodes;
-  int lcc;
-  const char *gossip;
-} DpgGraphSpec;
-DpgTable *dpg_graph(const DpgGraphSpec *graph, int exact, DpgError *err);
-unsigned *dpg_graph_edges(const DpgGraphSpec *graph, unsigned *n_nodes, size_t *n_edges,
-                          DpgError *err);
-typedef struct {
-  DpgGraphSpec graph;
-  const char *protocol;
-  int rounds;
-  int participation_interval;
-  const char *trust;
-  const char *const *attackers;
-  const char *sensitivity;
-  double sigma, clip, alpha, delta;
-  const char *compare;
-  const char *path;
-  const char *schedule;
-  const char *seed;
-  const char *mode, *latency, *loss;
-  const char *const *links;
-  double lr;
-  const char *storage, *accountant;
-  int radius;
-} DpgAccountOptions;
-void dpg_account_options_init(DpgAccountOptions *o);
-size_t dpg_account_options_size(void);
-DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err);
-typedef struct {
-  DpgGraphSpec graph;
-  const char *protocol;
-  int rounds;
-  const char *trust;
-  const char *const *attackers;
-  const char *const *victims;
-  double sigma;
-  int trials;
-  int64_t seed;
-  const char *attack;
-  int dim;
-  int threads;
-  const char *mode, *latency;
-  const char *figure;
-  const char *const *plugins;
-  int participation_interval;
-  const char *schedule;
-} DpgAuditOptions;
-void dpg_audit_options_init(DpgAuditOptions *o);
-size_t dpg_audit_options_size(void);
-DpgTable *dpg_audit(const DpgAuditOptions *o, DpgError *err);
-typedef struct {
-  DpgGraphSpec graph;
-  int epochs, batches;
-  const char *workload;
-  int band;
-} DpgMafaldaOptions;
-size_t dpg_mafalda_options_size(void);
-DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err);
-typedef struct {
-  DpgGraphSpec graph;
-  const char *protocol;
-  const char *schedule;
-  const char *dataset;
-  const char *model, *partition;
-  int epochs, batches;
-  double lr, sigma, clip;
-  const char *mode, *latency, *loss;
-  double compute_ms;
-  int eval_every;
-  double test_fraction;
-  const char *seed;
-  int threads;
-  const char *trust;
-  const char *const *attackers;
-  double alpha, delta;
-} DpgTrainOptions;
-void dpg_train_options_init(DpgTrainOptions *o);
-size_t dpg_train_options_size(void);
-DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **privacy,
-                    DpgError *err);
-char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir,
-              unsigned threads, int allow_plugins, DpgError *err);
-void dpg_cancel(void);
-void dpg_cancel_reset(void);
-"""
+# The declarations come from the library itself (dpg_api_header: the text
+# of api/dpgossip.h it was built with), so they cannot drift from it.
+_BOOTSTRAP = "const char *dpg_api_header(void);"
 
+
+def _declarations(header):
+    """The header as cffi's cdef takes it: no comments, no preprocessor
+    lines, no C++ guard (the header keeps to plain C declarations)."""
+    text = re.sub(r"/\*.*?\*/", "", header, flags=re.S)
+    text = re.sub(r"#ifdef __cplusplus.*?#endif", "", text, flags=re.S)
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
 
 
 def _candidates():
@@ -147,13 +51,26 @@ def _candidates():
     return out + [SONAME]
 
 
-def _open():
+def _load(path):
+    """The library at @path with the declarations it carries."""
+    boot = cffi.FFI()
+    boot.cdef(_BOOTSTRAP)
+    handle = boot.dlopen(path)
+    try:
+        header = boot.string(handle.dpg_api_header()).decode()
+    except AttributeError:
+        raise ImportError(f"dpgossip: {path} has no dpg_api_header (an older libdpgossip): "
+                          "rebuild the library and this package together") from None
     ffi = cffi.FFI()
-    ffi.cdef(_CDEF)
+    ffi.cdef(_declarations(header))
+    return ffi, ffi.dlopen(path)
+
+
+def _open():
     tried = []
     for path in _candidates():
         try:
-            return ffi, ffi.dlopen(path), path
+            return (*_load(path), path)
         except OSError as e:
             tried.append(f"{path} ({e})")
     raise ImportError("dpgossip: libdpgossip not found; tried " + "; ".join(tried) +
@@ -162,16 +79,6 @@ def _open():
 
 
 ffi, lib, LIBRARY = _open()
-
-# The declarations above copy api/dpgossip.h: a struct that changed there
-# must not be filled with a stale layout.
-for _name, _size in (("DpgAccountOptions", lib.dpg_account_options_size()),
-                     ("DpgAuditOptions", lib.dpg_audit_options_size()),
-                     ("DpgMafaldaOptions", lib.dpg_mafalda_options_size()),
-                     ("DpgTrainOptions", lib.dpg_train_options_size())):
-    if ffi.sizeof(_name) != _size:
-        raise ImportError(f"dpgossip: {_name} is {_size} bytes in {LIBRARY} but "
-                          f"{ffi.sizeof(_name)} in this package: rebuild both together")
 
 
 class Error(Exception):

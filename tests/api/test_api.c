@@ -2,8 +2,8 @@
  * tests/api/test_api.c: libdpgossip through its public header only, as a
  * foreign caller sees it: values against the reference accounting and the
  * Mafalda reference of tests/data/reference (their numbers copied here), the command
- * line's error messages and statuses, cancellation, and (under the
- * sanitizers) no leak on any path.
+ * line's error messages and statuses, cancellation, the header text the
+ * library carries for bindings, and (under the sanitizers) no leak on any path.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -329,8 +329,23 @@ static void test_train_errors(void) {
   dpg_cancel_reset();
 }
 
+/* The declarations a binding reads at run time are the header's, byte for
+ * byte, and they declare every function of the header (this one included). */
+static void test_api_header(void) {
+  const char *src = g_getenv("DPG_SOURCE_DIR");
+  g_assert_nonnull(src);
+  char *path = g_build_filename(src, "api", "dpgossip.h", NULL), *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  g_assert_cmpstr(dpg_api_header(), ==, text);
+  g_assert_nonnull(strstr(dpg_api_header(), "const char *dpg_api_header(void);"));
+  g_assert_nonnull(strstr(dpg_api_header(), "DpgTable *dpg_account(const DpgAccountOptions *o"));
+  g_free(text);
+  g_free(path);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/api/header", test_api_header);
   g_test_add_func("/api/account/reference", test_account_reference);
   g_test_add_func("/api/account/observer-equals-structured",
                   test_account_observer_equals_structured);
