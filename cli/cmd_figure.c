@@ -10,7 +10,9 @@
  * `dpgossip account`) solid, Muffliato's original bound (Cyffers et al.
  * 2022, corrected Thm 11) dashed. One panel per graph. The plotted numbers
  * can be written as CSV, and a per-distance summary of the gap between the
- * two accountings is printed on stdout.
+ * two accountings is printed on stdout. The statistic (victim rows, pooled
+ * by distance) is the scenarios' (scen_dist_rows, ScenDistPool); this file
+ * holds the options, one accounting request per panel, and the outputs.
  *
  * Each listed attacker is accounted on its own (one structured accounting
  * per attacker); a collusion set is written with '+' (0+5) and its distance
@@ -38,15 +40,18 @@
 #include "mf/mf.h"
 #include "privacy/privacy.h"
 #include "ranks/ranks.h"
+#include "scenarios/scenarios.h"
 #include "spec/spec.h"
 
 #define CMD "figure"
 #define FIGURE_PVD "privacy-vs-distance"
 
-/* Two series per panel: this accounting, and a second one to compare with:
- * Muffliato's bound for a synchronous run, the synchronous accounting for an
- * asynchronous one (see the comment at the top). */
-enum { METHOD_OURS, METHOD_OTHER, N_METHODS };
+/* Two series per panel (ScenDistPool's): this accounting, and a second one
+ * to compare with: Muffliato's bound for a synchronous run, the synchronous
+ * accounting for an asynchronous one (see the comment at the top). */
+#define METHOD_OURS SCEN_DIST_OURS
+#define METHOD_OTHER SCEN_DIST_OTHER
+#define N_METHODS SCEN_DIST_N_SERIES
 
 /* How the numbers are computed: the structured path, or one simulated run
  * per panel (the observer path). Strings borrowed from the options. */
@@ -65,23 +70,12 @@ static const char *method_name(const FigureRun *fr, guint m) {
   return m == METHOD_OURS ? "ours" : fr->async ? "sync" : "muffliato";
 }
 
-/* Summary of the values at one distance. Unprotected victims (+inf) are
- * counted apart: any one of them makes the mean and max infinite, since a
- * mean over a set holding an unbounded loss is no guarantee. */
-typedef struct {
-  guint count, n_inf;
-  double sum, min, max;
-} Stat;
-
 typedef struct {
   gboolean generated; /* --generate SPEC rather than --graph FILE */
   char *source;       /* the SPEC or FILE */
   char *label;        /* panel title and CSV "graph" column */
   TopoGraph *g;
-  guint max_distance;    /* largest distance with a victim */
-  Stat *stat[N_METHODS]; /* indexed by distance, 0..n-1 */
-  guint n_unreachable;   /* (set, victim) pairs in another component */
-  guint n_zero;          /* pairs with a zero loss (not drawable on log) */
+  ScenDistPool *pool; /* the (set, victim) pairs by distance, once accounted */
 } Panel;
 
 /* Attacker sets: cli_attacker_sets_parse's ("all" stays unexpanded: the
@@ -103,8 +97,7 @@ static void panel_free(gpointer p) {
   g_free(pa->source);
   g_free(pa->label);
   topo_graph_free(pa->g);
-  for (guint m = 0; m < N_METHODS; m++)
-    g_free(pa->stat[m]);
+  scen_dist_pool_free(pa->pool);
   g_free(pa);
 }
 
@@ -166,79 +159,14 @@ static char *default_label(const Panel *p) {
 
 /* ---- Accounting ---- */
 
-static void stat_add(Stat *s, double v) {
-  if (!isfinite(v)) {
-    s->n_inf++;
-    return;
-  }
-  if (s->count == 0 || v < s->min)
-    s->min = v;
-  if (s->count == 0 || v > s->max)
-    s->max = v;
-  s->count++;
-  s->sum += v;
-}
-
-static guint stat_total(const Stat *s) {
-  return s->count + s->n_inf;
-}
-static double stat_mean(const Stat *s) {
-  if (s->n_inf)
-    return INFINITY;
-  return s->count ? s->sum / s->count : NAN;
-}
-static double stat_min(const Stat *s) {
-  return s->count ? s->min : (s->n_inf ? INFINITY : NAN);
-}
-static double stat_max(const Stat *s) {
-  if (s->n_inf)
-    return INFINITY;
-  return s->count ? s->max : NAN;
-}
-
-/* A victim's loss: +inf without protection (unprotected or unresolved). */
-static double victim_rdp(const PrivVictim *v) {
-  return v->unprotected ? INFINITY : v->rdp;
-}
-
-/* One victim of one attacker set, as it travels between MPI ranks. */
-typedef struct {
-  gint32 distance;
-  guint32 node;
-  double ours, other; /* METHOD_OURS, METHOD_OTHER */
-} SetRow;
-
-/* The rows of accounting @ours (its victims, in order) beside the values
- * to compare them with: Muffliato's bound @muff, or the victims of the
- * synchronous accounting @sync (the same victims: both list every
- * non-attacker node in increasing order). NULL with @error set when the
- * two disagree on the victims. */
-static GBytes *set_rows(const PrivReport *ours, const double *muff, const PrivReport *sync,
-                        GError **error) {
-  if (sync != NULL && sync->n_victims != ours->n_victims) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "the synchronous and the simulated accountings disagree on the victims (%u "
-                "against %u)",
-                sync->n_victims, ours->n_victims);
-    return NULL;
-  }
-  SetRow *rows = g_new0(SetRow, MAX(ours->n_victims, 1));
-  for (guint v = 0; v < ours->n_victims; v++) {
-    const PrivVictim *vi = &ours->victims[v];
-    double other = vi->distance < 0 ? 0 : muff ? muff[vi->node] : victim_rdp(&sync->victims[v]);
-    rows[v] = (SetRow){vi->distance, vi->node, victim_rdp(vi), other};
-  }
-  return g_bytes_new_take(rows, ours->n_victims * sizeof *rows);
-}
-
 /* Attacker set @i accounted (accounting @i of the structured job @data):
- * one SetRow per victim, in the report's order. Independent of the other
- * sets (ranks_map shares them out); the job keeps nothing of it. */
+ * its victim rows (scen_dist_rows), in the report's order. Independent of
+ * the other sets (ranks_map shares them out); the job keeps nothing of it. */
 static GBytes *account_set(guint i, gpointer data, GError **error) {
   ProtoAccountJob *j = data;
   ProtoAccounting *ac = &j->acs[i];
   GBytes *out = proto_account_job_execute_one(j, i, error)
-                    ? set_rows(ac->report, ac->muff, NULL, error)
+                    ? scen_dist_rows(ac->report, ac->muff, NULL, error)
                     : NULL;
   g_clear_pointer(&ac->report, priv_report_free);
   g_clear_pointer(&ac->muff, g_free);
@@ -253,29 +181,11 @@ static void sets_free(GBytes **sets, guint n_sets) {
   g_free(sets);
 }
 
-/* Adds the rows of the @n_sets sets to @p's statistics, in set order (so the
- * sums are the same whatever the ranks). */
-static void panel_add_sets(Panel *p, GBytes **sets, guint n_sets) {
-  guint n = topo_graph_n_nodes(p->g);
-  for (guint m = 0; m < N_METHODS; m++)
-    p->stat[m] = g_new0(Stat, n);
-  for (guint i = 0; sets != NULL && i < n_sets; i++) {
-    gsize len;
-    const SetRow *rows = g_bytes_get_data(sets[i], &len);
-    for (guint v = 0; v < len / sizeof *rows; v++) {
-      if (rows[v].distance < 0) {
-        p->n_unreachable++;
-        continue;
-      }
-      guint d = (guint)rows[v].distance;
-      if (rows[v].ours == 0 || rows[v].other == 0)
-        p->n_zero++;
-      stat_add(&p->stat[METHOD_OURS][d], rows[v].ours);
-      stat_add(&p->stat[METHOD_OTHER][d], rows[v].other);
-      if (d > p->max_distance)
-        p->max_distance = d;
-    }
-  }
+/* Pools the rows of @p's @n_sets attacker sets by distance, in set order
+ * (so the sums are the same whatever the ranks). */
+static gboolean panel_pool(Panel *p, GBytes **sets, guint n_sets, GError **error) {
+  p->pool = scen_dist_pool_new(topo_graph_n_nodes(p->g));
+  return scen_dist_pool_add_sets(p->pool, sets, n_sets, error);
 }
 
 /* Panel @p's accounting request (the figure's settings and attacker sets,
@@ -340,8 +250,8 @@ static gboolean account_panel(Panel *p, const CliAccountSetup *s, const FigureRu
   GBytes **sets = NULL;
   gboolean ok = j != NULL && proto_account_job_prepare(j, error) &&
                 ranks_map(j->n_acs, account_set, j, &sets, error);
-  if (ok)
-    panel_add_sets(p, sets, j->n_acs);
+  /* ranks_map gives the sets to rank 0 only. */
+  ok = ok && (sets == NULL || panel_pool(p, sets, j->n_acs, error));
   if (j != NULL)
     sets_free(sets, j->n_acs);
   proto_account_job_free(j);
@@ -395,13 +305,12 @@ static gboolean account_panel_observer(Panel *p, const CliAccountSetup *s, const
   ok = ok && (sync == NULL || proto_account_job_execute(sync, error));
   GBytes **sets = ok ? g_new0(GBytes *, j->n_acs) : NULL;
   for (guint i = 0; ok && i < j->n_acs; i++)
-    ok = (sets[i] = set_rows(j->acs[i].report, j->acs[i].muff,
-                             sync ? sync->acs[i].report : NULL, error)) != NULL;
-  if (ok) {
+    ok = (sets[i] = scen_dist_rows(j->acs[i].report, sync ? NULL : j->acs[i].muff,
+                                   sync ? sync->acs[i].report : NULL, error)) != NULL;
+  if (ok)
     fprintf(stderr, "dpgossip " CMD ": %s: %u attacker set%s accounted in %.1f s\n", p->label,
             j->n_acs, j->n_acs == 1 ? "" : "s", seconds_since(start));
-    panel_add_sets(p, sets, j->n_acs);
-  }
+  ok = ok && panel_pool(p, sets, j->n_acs, error);
   sets_free(sets, j->n_acs);
   proto_account_job_free(sync);
   proto_account_job_free(j);
@@ -441,16 +350,17 @@ static gboolean write_data(const GPtrArray *panels, const FigureRun *fr, const c
   char b[3][G_ASCII_DTOSTR_BUF_SIZE];
   for (guint i = 0; i < panels->len; i++) {
     const Panel *p = g_ptr_array_index(panels, i);
-    for (guint d = 1; d <= p->max_distance; d++)
+    for (guint d = 1; d <= p->pool->max_distance; d++)
       for (guint m = 0; m < N_METHODS; m++) {
-        const Stat *s = &p->stat[m][d];
-        if (stat_total(s) == 0)
+        const ScenDistStat *s = &p->pool->stat[m][d];
+        if (scen_dist_stat_total(s) == 0)
           continue;
         csv_field(out, p->label);
         g_string_append_printf(out, ",%u,%s,%s,%s,%s,%u\n", d, method_name(fr, m),
-                               fmt_num(b[0], sizeof b[0], stat_mean(s)),
-                               fmt_num(b[1], sizeof b[1], stat_min(s)),
-                               fmt_num(b[2], sizeof b[2], stat_max(s)), stat_total(s));
+                               fmt_num(b[0], sizeof b[0], scen_dist_stat_mean(s)),
+                               fmt_num(b[1], sizeof b[1], scen_dist_stat_min(s)),
+                               fmt_num(b[2], sizeof b[2], scen_dist_stat_max(s)),
+                               scen_dist_stat_total(s));
       }
   }
   gboolean ok = g_file_set_contents(path, out->str, (gssize)out->len, error);
@@ -479,17 +389,17 @@ static gboolean draw_panel(PlotAxes *ax, const Panel *p, const CliAccountSetup *
   /* The synchronous series keeps the sync figure's colour of ours. */
   const PlotColor colors[N_METHODS] = {fr->async ? plot_palette(2) : plot_palette(0),
                                        fr->async ? plot_palette(0) : plot_palette(1)};
-  guint nd = p->max_distance;
+  guint nd = p->pool->max_distance;
   double *x = g_new(double, nd), *mean = g_new(double, nd), *lo = g_new(double, nd),
          *hi = g_new(double, nd);
   gboolean ok = TRUE;
   for (guint m = 0; m < N_METHODS && ok; m++) {
     for (guint d = 1; d <= nd; d++) {
-      const Stat *st = &p->stat[m][d];
+      const ScenDistStat *st = &p->pool->stat[m][d];
       x[d - 1] = d + nudge[m];
-      mean[d - 1] = stat_mean(st);
-      lo[d - 1] = stat_min(st);
-      hi[d - 1] = stat_max(st);
+      mean[d - 1] = scen_dist_stat_mean(st);
+      lo[d - 1] = scen_dist_stat_min(st);
+      hi[d - 1] = scen_dist_stat_max(st);
     }
     PlotStyle line = {.color = colors[m],
                       .dash = m == METHOD_OURS ? PLOT_DASH_SOLID : PLOT_DASH_DASHED,
@@ -584,29 +494,31 @@ static void print_summary(const GPtrArray *panels, const FigureRun *fr) {
          fr->async ? "sync_mean" : "muffliato_mean", "ratio");
   for (guint i = 0; i < panels->len; i++) {
     const Panel *p = g_ptr_array_index(panels, i);
-    for (guint d = 1; d <= p->max_distance; d++) {
-      const Stat *o = &p->stat[METHOD_OURS][d], *mu = &p->stat[METHOD_OTHER][d];
-      if (stat_total(o) == 0)
+    const ScenDistPool *pool = p->pool;
+    for (guint d = 1; d <= pool->max_distance; d++) {
+      const ScenDistStat *o = &pool->stat[METHOD_OURS][d], *mu = &pool->stat[METHOD_OTHER][d];
+      double om = scen_dist_stat_mean(o), mm = scen_dist_stat_mean(mu);
+      if (scen_dist_stat_total(o) == 0)
         continue;
       /* Undefined ratios (0/0, inf/inf) print as "-". */
-      double ratio = fr->async ? stat_mean(o) / stat_mean(mu) : stat_mean(mu) / stat_mean(o);
+      double ratio = fr->async ? om / mm : mm / om;
       char rbuf[32] = "-";
       if (!isnan(ratio))
         g_snprintf(rbuf, sizeof rbuf, "%.4g", ratio);
-      printf("%-24s %8u %6u %14.6g %14.6g %10s\n", p->label, d, stat_total(o), stat_mean(o),
-             stat_mean(mu), rbuf);
+      printf("%-24s %8u %6u %14.6g %14.6g %10s\n", p->label, d, scen_dist_stat_total(o), om, mm,
+             rbuf);
     }
-    if (p->n_unreachable)
+    if (pool->n_unreachable)
       fprintf(stderr,
               "dpgossip " CMD ": note: %u (attacker, victim) pairs of '%s' lie in different "
               "components and are not plotted (use --lcc)\n",
-              p->n_unreachable, p->label);
-    if (p->n_zero)
+              pool->n_unreachable, p->label);
+    if (pool->n_zero)
       fprintf(stderr,
               "dpgossip " CMD
               ": note: %u pairs of '%s' have a zero loss (their gradients never reach the "
               "attackers within T steps), which a log axis cannot show\n",
-              p->n_zero, p->label);
+              pool->n_zero, p->label);
   }
 }
 

@@ -194,7 +194,9 @@ static guint key_index(GPtrArray *keys, char *key, gboolean *added) {
   return at;
 }
 
-/* Values pooled at one x: their sum, count and range. */
+/* Losses pooled at one round: their sum, count and range. Not a
+ * ScenDistStat (the privacy figures' pool): a diverged run's NaN loss must
+ * stay NaN in the mean (not drawn) rather than count as unbounded. */
 typedef struct {
   double sum, min, max;
   guint n;
@@ -222,14 +224,18 @@ static void points_init(Points *pt) {
   pt->hi = g_array_new(FALSE, FALSE, sizeof(double));
 }
 
-/* The point (@x, mean of @p) with the band min..max; @p holds one value
- * at least. */
-static void points_add(Points *pt, double x, const Pool *p) {
-  double m = p->sum / p->n;
+/* The point (@x, @mean) with the band @lo..@hi. */
+static void points_add(Points *pt, double x, double mean, double lo, double hi) {
   g_array_append_val(pt->x, x);
-  g_array_append_val(pt->y, m);
-  g_array_append_val(pt->lo, p->min);
-  g_array_append_val(pt->hi, p->max);
+  g_array_append_val(pt->y, mean);
+  g_array_append_val(pt->lo, lo);
+  g_array_append_val(pt->hi, hi);
+}
+
+/* The point (@x, mean of @s) with the band min..max; @s holds one value at
+ * least. */
+static void points_add_stat(Points *pt, double x, const ScenDistStat *s) {
+  points_add(pt, x, scen_dist_stat_mean(s), scen_dist_stat_min(s), scen_dist_stat_max(s));
 }
 
 /* Moves the points into @cv. */
@@ -252,7 +258,7 @@ static ScenCurve *loss_curve(const ScenRunOutput *o, int which, const char *labe
     Pool p = POOL_EMPTY;
     for (; i < o->n_metrics && o->metrics[i].step == step; i++)
       pool_add(&p, which == 0 ? o->metrics[i].train_loss : o->metrics[i].test_loss);
-    points_add(&pt, step, &p);
+    points_add(&pt, step, p.sum / p.n, p.min, p.max);
   }
   points_take(&pt, cv);
   return cv;
@@ -288,14 +294,14 @@ static ScenCurve *distance_curve(const ScenConfig *c, const ScenRunOutput *o, co
   Points pt;
   points_init(&pt);
   for (gint d = 1; d <= dmax; d++) {
-    Pool p = POOL_EMPTY;
+    ScenDistStat s = {0};
     for (guint i = 0; i < o->victims->len; i++) {
       const ScenVictimRow *r = &g_array_index(o->victims, ScenVictimRow, i);
       if (mine[i] && r->distance == d)
-        pool_add(&p, muff ? r->muffliato_rdp : r->rdp);
+        scen_dist_stat_add(&s, muff ? r->muffliato_rdp : r->rdp);
     }
-    if (p.n > 0)
-      points_add(&pt, d, &p);
+    if (scen_dist_stat_total(&s) > 0)
+      points_add_stat(&pt, d, &s);
   }
   g_free(mine);
   points_take(&pt, cv);
@@ -498,7 +504,7 @@ static gboolean same_group(const GPtrArray *axes, gint seed_axis, guint p, guint
 /* One accounting's epsilons by distance, pooled over a group's points. */
 typedef struct {
   char *collusion, *trust;
-  GArray *pools; /* Pool per distance */
+  GArray *pools; /* ScenDistStat per distance */
 } DistAcc;
 
 static void dist_acc_free(gpointer p) {
@@ -536,13 +542,13 @@ static void add_point_privacy(const char *dir, GPtrArray *accs) {
       acc = g_new0(DistAcc, 1);
       acc->collusion = g_strdup(col);
       acc->trust = g_strdup(tr);
-      acc->pools = g_array_new(FALSE, FALSE, sizeof(Pool));
+      acc->pools = g_array_new(FALSE, TRUE, sizeof(ScenDistStat));
       g_ptr_array_add(accs, acc);
     }
     guint k = (guint)d;
-    while (acc->pools->len <= k)
-      g_array_append_val(acc->pools, POOL_EMPTY);
-    pool_add(&g_array_index(acc->pools, Pool, k), e);
+    if (acc->pools->len <= k)
+      g_array_set_size(acc->pools, k + 1);
+    scen_dist_stat_add(&g_array_index(acc->pools, ScenDistStat, k), e);
   }
   g_ptr_array_unref(rows);
 }
@@ -579,9 +585,9 @@ static gboolean plot_sweep_distance(const ScenSweepResults *r, GPtrArray *figure
       Points pt;
       points_init(&pt);
       for (guint k = 0; k < acc->pools->len; k++) {
-        const Pool *p = &g_array_index(acc->pools, Pool, k);
-        if (p->n > 0)
-          points_add(&pt, k, p);
+        const ScenDistStat *p = &g_array_index(acc->pools, ScenDistStat, k);
+        if (scen_dist_stat_total(p) > 0)
+          points_add_stat(&pt, k, p);
       }
       points_take(&pt, cv);
       any |= cv->n > 0;

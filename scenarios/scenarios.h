@@ -304,6 +304,102 @@ const char *scen_csv_cell(char *const *row, int c);
  */
 char *scen_privacy_epsilon_note(double epsilon, double delta);
 
+/* ---- Privacy loss by hop distance (distance_stats.c): the statistic of
+ * the paper's Figure 2, shared by `dpgossip figure` and the scenario
+ * figures ---- */
+
+/**
+ * ScenDistStat: a privacy loss pooled over (attacker set, victim) pairs at
+ * one hop distance (the paper's Figure 2: mean with min/max bars). Values
+ * without a bound (+inf: unprotected or unresolved victims; any non-finite
+ * value counts as one) are counted apart: any one of them makes the mean and
+ * the max infinite, since a mean over a set holding an unbounded loss is no
+ * guarantee, while the min stays the finite minimum. All zeros is empty.
+ */
+typedef struct {
+  guint count;          /* finite values */
+  guint n_inf;          /* non-finite values */
+  double sum, min, max; /* over the finite values, in the order added */
+} ScenDistStat;
+
+/** scen_dist_stat_add: adds @v (non-finite: counted in n_inf). O(1). */
+void scen_dist_stat_add(ScenDistStat *s, double v);
+
+/** scen_dist_stat_total: the values added, finite or not. O(1). */
+guint scen_dist_stat_total(const ScenDistStat *s);
+
+/**
+ * scen_dist_stat_mean, _min, _max: NaN when empty; with an infinite value,
+ * mean and max +inf and min the finite minimum (+inf when every value is
+ * infinite). The mean is sum / count in the order the values were added.
+ * O(1).
+ */
+double scen_dist_stat_mean(const ScenDistStat *s);
+double scen_dist_stat_min(const ScenDistStat *s);
+double scen_dist_stat_max(const ScenDistStat *s);
+
+/** One victim of one attacker set: its distance and two losses, as the
+ * rows of a set travel between MPI ranks (plain bytes, same machine type). */
+typedef struct {
+  gint32 distance; /* hops to the nearest attacker, -1 when unreachable */
+  guint32 node;
+  double ours;  /* the accounting's RDP; +inf when unprotected or unresolved */
+  double other; /* the series compared with it; 0 when unreachable */
+} ScenDistRow;
+
+/**
+ * scen_dist_rows: one attacker set's victims, in @ours's order, as
+ * ScenDistRow bytes: @ours's RDP beside Muffliato's bound @muff (indexed by
+ * node id, as ProtoAccounting.muff) or beside the victims of the synchronous
+ * report @sync (exactly one of the two non-NULL). @sync must list the same
+ * victims in the same order (both list every non-attacker node in
+ * increasing order).
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT when @sync and @ours disagree on the
+ * victims (their number, or a node).
+ * Returns: (transfer full) the rows (empty bytes when @ours has no victim).
+ * Complexity: O(victims).
+ */
+GBytes *scen_dist_rows(const PrivReport *ours, const double *muff, const PrivReport *sync,
+                       GError **error);
+
+/** The two series of a figure panel, as ScenDistPool.stat indices. */
+enum { SCEN_DIST_OURS, SCEN_DIST_OTHER, SCEN_DIST_N_SERIES };
+
+/**
+ * ScenDistPool: the rows of every attacker set of one graph, pooled by hop
+ * distance: one ScenDistStat per series and distance, the pairs that cannot
+ * be plotted counted apart.
+ */
+typedef struct {
+  guint n_distances;                      /* distances 0 .. n_distances - 1 */
+  ScenDistStat *stat[SCEN_DIST_N_SERIES]; /* each indexed by distance */
+  guint max_distance;                     /* largest distance with a pair (0: none) */
+  guint n_unreachable;                    /* pairs in another component (not pooled) */
+  guint n_zero; /* pairs with a zero loss in either series (a log axis cannot show it) */
+} ScenDistPool;
+
+/**
+ * scen_dist_pool_new: an empty pool for distances below @n_distances (the
+ * graph's node count holds every distance). (scen_dist_pool_free) O(n).
+ */
+ScenDistPool *scen_dist_pool_new(guint n_distances);
+
+/** scen_dist_pool_free: frees @p (NULL allowed). */
+void scen_dist_pool_free(ScenDistPool *p);
+
+/**
+ * scen_dist_pool_add_sets: adds the rows of the @n_sets attacker sets (each
+ * scen_dist_rows's bytes, as ranks_map gathers them) to @p, set by set in
+ * index order, so the sums are the same bits whatever the ranks that
+ * computed the sets.
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT when a set's bytes are not whole rows or
+ * a row's distance is not below @p->n_distances; @p then holds the rows
+ * before it.
+ * Complexity: O(rows).
+ */
+gboolean scen_dist_pool_add_sets(ScenDistPool *p, GBytes *const *sets, guint n_sets,
+                                 GError **error);
+
 /* ---- Sweeps across the ranks of an MPI job (sweep_mpi.c, over ranks/) ---- */
 
 typedef struct {

@@ -1,0 +1,152 @@
+/*
+ * scenarios/distance_stats.c: the statistic of the paper's Figure 2 (section
+ * 7.1): a privacy loss against the hop distance between victim and
+ * attacker, mean with min/max bars over the (attacker set, victim) pairs at
+ * each distance. `dpgossip figure` pools each attacker set's victim rows
+ * (computed on any MPI rank) here; the scenario figures pool their victims
+ * with the same ScenDistStat, so both figures draw the same numbers from
+ * the same values.
+ */
+#include <math.h>
+
+#include "scenarios/scenarios.h"
+
+void scen_dist_stat_add(ScenDistStat *s, double v) {
+  g_return_if_fail(s != NULL);
+  if (!isfinite(v)) {
+    s->n_inf++;
+    return;
+  }
+  if (s->count == 0 || v < s->min)
+    s->min = v;
+  if (s->count == 0 || v > s->max)
+    s->max = v;
+  s->count++;
+  s->sum += v;
+}
+
+guint scen_dist_stat_total(const ScenDistStat *s) {
+  g_return_val_if_fail(s != NULL, 0);
+  return s->count + s->n_inf;
+}
+
+double scen_dist_stat_mean(const ScenDistStat *s) {
+  g_return_val_if_fail(s != NULL, NAN);
+  if (s->n_inf)
+    return INFINITY;
+  return s->count ? s->sum / s->count : NAN;
+}
+
+double scen_dist_stat_min(const ScenDistStat *s) {
+  g_return_val_if_fail(s != NULL, NAN);
+  return s->count ? s->min : (s->n_inf ? INFINITY : NAN);
+}
+
+double scen_dist_stat_max(const ScenDistStat *s) {
+  g_return_val_if_fail(s != NULL, NAN);
+  if (s->n_inf)
+    return INFINITY;
+  return s->count ? s->max : NAN;
+}
+
+/* A victim's loss: +inf without protection (unprotected or unresolved). */
+static double victim_rdp(const PrivVictim *v) {
+  return v->unprotected ? INFINITY : v->rdp;
+}
+
+/* Whether @sync lists @ours's victims, in the same order; else @error says
+ * where they part. */
+static gboolean same_victims(const PrivReport *ours, const PrivReport *sync, GError **error) {
+  if (sync->n_victims != ours->n_victims) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "the synchronous and the simulated accountings disagree on the victims (%u "
+                "against %u)",
+                sync->n_victims, ours->n_victims);
+    return FALSE;
+  }
+  for (guint v = 0; v < ours->n_victims; v++)
+    if (sync->victims[v].node != ours->victims[v].node) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                  "the synchronous and the simulated accountings disagree on the victims "
+                  "(victim %u is node %u against %u)",
+                  v, sync->victims[v].node, ours->victims[v].node);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+GBytes *scen_dist_rows(const PrivReport *ours, const double *muff, const PrivReport *sync,
+                       GError **error) {
+  g_return_val_if_fail(ours != NULL, NULL);
+  g_return_val_if_fail((muff == NULL) != (sync == NULL), NULL);
+  g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+  if (sync != NULL && !same_victims(ours, sync, error))
+    return NULL;
+  ScenDistRow *rows = g_new0(ScenDistRow, MAX(ours->n_victims, 1));
+  for (guint v = 0; v < ours->n_victims; v++) {
+    const PrivVictim *vi = &ours->victims[v];
+    double other = vi->distance < 0 ? 0 : muff ? muff[vi->node] : victim_rdp(&sync->victims[v]);
+    rows[v] = (ScenDistRow){vi->distance, vi->node, victim_rdp(vi), other};
+  }
+  return g_bytes_new_take(rows, ours->n_victims * sizeof *rows);
+}
+
+ScenDistPool *scen_dist_pool_new(guint n_distances) {
+  ScenDistPool *p = g_new0(ScenDistPool, 1);
+  p->n_distances = n_distances;
+  for (guint m = 0; m < SCEN_DIST_N_SERIES; m++)
+    p->stat[m] = g_new0(ScenDistStat, MAX(n_distances, 1));
+  return p;
+}
+
+void scen_dist_pool_free(ScenDistPool *p) {
+  if (p == NULL)
+    return;
+  for (guint m = 0; m < SCEN_DIST_N_SERIES; m++)
+    g_free(p->stat[m]);
+  g_free(p);
+}
+
+/* Adds the rows of set @i (bytes @set) to @p. */
+static gboolean add_set(ScenDistPool *p, guint i, GBytes *set, GError **error) {
+  gsize len = 0;
+  const ScenDistRow *rows = set ? g_bytes_get_data(set, &len) : NULL;
+  if (set == NULL || len % sizeof *rows != 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "attacker set %u: %" G_GSIZE_FORMAT
+                " bytes are not whole victim rows of %" G_GSIZE_FORMAT " bytes",
+                i, len, sizeof *rows);
+    return FALSE;
+  }
+  for (gsize v = 0; v < len / sizeof *rows; v++) {
+    const ScenDistRow *r = &rows[v];
+    if (r->distance < 0) {
+      p->n_unreachable++;
+      continue;
+    }
+    if ((guint)r->distance >= p->n_distances) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                  "attacker set %u: victim %u at distance %d, beyond the %u distances pooled", i,
+                  r->node, r->distance, p->n_distances);
+      return FALSE;
+    }
+    guint d = (guint)r->distance;
+    if (r->ours == 0 || r->other == 0)
+      p->n_zero++;
+    scen_dist_stat_add(&p->stat[SCEN_DIST_OURS][d], r->ours);
+    scen_dist_stat_add(&p->stat[SCEN_DIST_OTHER][d], r->other);
+    p->max_distance = MAX(p->max_distance, d);
+  }
+  return TRUE;
+}
+
+gboolean scen_dist_pool_add_sets(ScenDistPool *p, GBytes *const *sets, guint n_sets,
+                                 GError **error) {
+  g_return_val_if_fail(p != NULL, FALSE);
+  g_return_val_if_fail(sets != NULL || n_sets == 0, FALSE);
+  g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+  for (guint i = 0; i < n_sets; i++)
+    if (!add_set(p, i, sets[i], error))
+      return FALSE;
+  return TRUE;
+}
