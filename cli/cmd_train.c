@@ -205,15 +205,14 @@ typedef struct {
   char *protocol, *mode, *latency, *loss, *out, *schedule, *trust, *seed_text, *sigma_text,
       *eval_nodes_text, *eval_rows_text;
   char **attackers;
-  /* The dataset, model and partition (GOption's copies), the test split,
-   * the compute time and the evaluation, parsed into the run's task. */
-  ProtoTrainTask task;
-  double alpha, delta, lr, sigma, clip;
-  gint epochs, batches, rounds, eval_every, threads;
-  gboolean list, quiet;
-  /* Set by validate: the run as proto_train_validate resolved it (strings
-   * borrowed from the fields above). */
+  /* The run's numbers, parsed into it, and its task: the dataset, model and
+   * partition (GOption's copies), the test split, the compute time and the
+   * evaluation. Validate borrows the strings above and resolves it
+   * (proto_train_validate). */
   ProtoTrainOptions run;
+  double alpha, delta;
+  gint rounds;
+  gboolean list, quiet;
   TopoGossipKind gossip;
 } Options;
 
@@ -238,22 +237,22 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
       {"list-protocols", 0, 0, G_OPTION_ARG_NONE, &o->list,
        "List the protocols and their parameters, then exit", NULL},
       CLI_OPTION_SCHEDULE(&o->schedule),
-      CLI_OPTIONS_TASK(&o->task),
-      CLI_OPTION_EPOCHS(&o->epochs),
-      {"batches", 'b', 0, G_OPTION_ARG_INT, &o->batches,
+      CLI_OPTIONS_TASK(&o->run.task),
+      CLI_OPTION_EPOCHS(&o->run.epochs),
+      {"batches", 'b', 0, G_OPTION_ARG_INT, &o->run.batches,
        "Batches per node b (default 1); T = k*b local steps", "B"},
       {"rounds", 'T', 0, G_OPTION_ARG_INT, &o->rounds,
        "Local steps T = k*b: with -k or -b, the other is derived (alone: one epoch of T "
        "batches)",
        "T"},
-      CLI_OPTION_LR(&o->lr),
+      CLI_OPTION_LR(&o->run.lr),
       {"sigma", 0, 0, G_OPTION_ARG_STRING, &o->sigma_text, "Noise multiplier sigma (default 1)",
        "S"},
-      CLI_OPTION_CLIP(&o->clip),
+      CLI_OPTION_CLIP(&o->run.clip),
       CLI_OPTIONS_NETWORK("Network: ", &o->mode, &o->latency, &o->loss),
-      {"compute-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->task.compute_ms,
+      {"compute-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->run.task.compute_ms,
        "Local compute time per step in ms (default 0)", "MS"},
-      {"eval-every", 0, 0, G_OPTION_ARG_INT, &o->eval_every,
+      {"eval-every", 0, 0, G_OPTION_ARG_INT, &o->run.eval_every,
        "Evaluate every N steps (and at the end; default: at the end only)", "N"},
       {"eval-nodes", 0, 0, G_OPTION_ARG_STRING, &o->eval_nodes_text,
        "Nodes evaluated, drawn with the seed, or all (default: all up to 10000 nodes, else "
@@ -263,10 +262,10 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "Test rows each evaluation uses, drawn with the seed, or all (default: all up to 10000 "
        "nodes, else 10000)",
        "N"},
-      CLI_OPTION_TEST_FRACTION(&o->task),
+      CLI_OPTION_TEST_FRACTION(&o->run.task),
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed_text,
        "Seed of every random choice (default 0)", "N"},
-      {"threads", 'j', 0, G_OPTION_ARG_INT, &o->threads,
+      {"threads", 'j', 0, G_OPTION_ARG_INT, &o->run.threads,
        "Evaluation threads (default 1; results do not depend on it)", "N"},
       {"trust", 0, 0, G_OPTION_ARG_STRING, &o->trust,
        "Privacy reported per node: ldp (default: every node), pndp or secldp (need "
@@ -318,7 +317,7 @@ static void options_clear(Options *o) {
       &o->eval_rows_text};
   for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
-  const char **task[] = {&o->task.dataset, &o->task.model, &o->task.partition};
+  const char **task[] = {&o->run.task.dataset, &o->run.task.model, &o->run.task.partition};
   for (guint i = 0; i < G_N_ELEMENTS(task); i++) {
     g_free((char *)*task[i]); /* GOption's copies */
     *task[i] = NULL;
@@ -332,7 +331,7 @@ static void options_clear(Options *o) {
 /* The required options, the output and the horizon. */
 static int validate_run(Options *o) {
   GError *error = NULL;
-  if (o->task.dataset == NULL)
+  if (o->run.task.dataset == NULL)
     return usage_error("--dataset is required");
   if (o->out == NULL)
     return usage_error("--out is required");
@@ -341,13 +340,14 @@ static int validate_run(Options *o) {
     return cli_fail("train", error, CLI_EXIT_FAILURE);
   if (o->rounds != CLI_UNSET && o->rounds <= 0)
     return usage_error("--rounds T must be positive (got %d)", o->rounds);
-  if (!cli_horizon_resolve(&o->rounds, &o->epochs, &o->batches, &error))
+  ProtoTrainOptions *run = &o->run;
+  if (!cli_horizon_resolve(&o->rounds, &run->epochs, &run->batches, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
   /* Defaults: one epoch; of T batches when -T alone is given. */
-  if (o->epochs == CLI_UNSET)
-    o->epochs = 1;
-  if (o->batches == CLI_UNSET)
-    o->batches = o->rounds != CLI_UNSET ? o->rounds : 1;
+  if (run->epochs == CLI_UNSET)
+    run->epochs = 1;
+  if (run->batches == CLI_UNSET)
+    run->batches = o->rounds != CLI_UNSET ? o->rounds : 1;
   return CLI_EXIT_OK;
 }
 
@@ -355,19 +355,11 @@ static int validate_run(Options *o) {
  * gossip. */
 static int validate_values(Options *o) {
   GError *error = NULL;
-  o->run = (ProtoTrainOptions){.protocol = o->protocol,
-                               .epochs = o->epochs,
-                               .batches = o->batches,
-                               .eval_every = o->eval_every,
-                               .threads = o->threads,
-                               .seed = o->seed_text,
-                               .sigma = o->sigma,
-                               .clip = o->clip,
-                               .lr = o->lr,
-                               .mode = o->mode,
-                               .latency = o->latency,
-                               .loss = o->loss,
-                               .task = o->task};
+  o->run.protocol = o->protocol;
+  o->run.seed = o->seed_text;
+  o->run.mode = o->mode;
+  o->run.latency = o->latency;
+  o->run.loss = o->loss;
   ProtoAccountRefusal refusal;
   if (!proto_train_validate(&o->run, &refusal, &error)) {
     if (refusal != PROTO_REFUSED_RULE)
@@ -522,9 +514,9 @@ static int report(const Options *o, const Train *t) {
 /* --sigma, the plugins, the protocol's default, --list-protocols. */
 static int validate_options(Options *o) {
   GError *error = NULL;
-  if (!cli_number_option("--sigma", o->sigma_text, &o->sigma, &error) ||
-      !cli_count_option("--eval-nodes", o->eval_nodes_text, &o->task.eval_nodes, &error) ||
-      !cli_count_option("--eval-rows", o->eval_rows_text, &o->task.eval_rows, &error))
+  if (!cli_number_option("--sigma", o->sigma_text, &o->run.sigma, &error) ||
+      !cli_count_option("--eval-nodes", o->eval_nodes_text, &o->run.task.eval_nodes, &error) ||
+      !cli_count_option("--eval-rows", o->eval_rows_text, &o->run.task.eval_rows, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
   if (!cli_plugin_options_load(&o->plugins, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
@@ -536,14 +528,14 @@ static int validate_options(Options *o) {
 int cli_cmd_train(int argc, char **argv) {
   Options o = {.alpha = 2.0,
                .delta = 1e-6,
-               .epochs = CLI_UNSET,
-               .batches = CLI_UNSET,
                .rounds = CLI_UNSET,
-               .threads = 1,
-               .lr = 0.1,
-               .sigma = NAN,
-               .clip = 1.0,
-               .task = {.test_fraction = LEARN_DEFAULT_TEST_FRACTION},
+               .run = {.epochs = CLI_UNSET,
+                       .batches = CLI_UNSET,
+                       .threads = 1,
+                       .lr = 0.1,
+                       .sigma = NAN,
+                       .clip = 1.0,
+                       .task = {.test_fraction = LEARN_DEFAULT_TEST_FRACTION}},
                .gossip = TOPO_GOSSIP_UNIFORM};
   Train t = {0};
   struct sigaction old_action;
