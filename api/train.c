@@ -256,6 +256,7 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
   }
   ProtoAccountRequest r;
   request(&j, &r);
+  r.built_schedule = j.sched;
   gboolean usage = TRUE;
   if ((o->trust == NULL || !g_str_equal(o->trust, "none")) &&
       (j.privacy = proto_account_job_for_run(&r, j.g, &usage, &error)) == NULL) {

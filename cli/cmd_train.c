@@ -401,6 +401,7 @@ static int plan(const Options *o, Train *t) {
     return cli_fail("train", error, cli_error_status(error));
   ProtoAccountRequest r;
   request(o, &r);
+  r.built_schedule = t->sched;
   gboolean usage;
   if ((t->priv = cli_train_privacy_plan(&r, t->g, &usage, &error)) == NULL)
     return cli_fail("train", error, usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);

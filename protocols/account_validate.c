@@ -366,6 +366,7 @@ ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r,
   j->gossip = r->gossip;
   j->schedule_spec =
       r->schedule && !g_str_equal(r->schedule, "static") ? g_strdup(r->schedule) : NULL;
+  j->schedule_given = j->schedule_spec ? r->built_schedule : NULL;
   j->threads = r->threads;
   j->no_epsilon = r->no_epsilon;
   j->trust_major = r->trust_major;

@@ -840,6 +840,12 @@ typedef struct {
   const char *compare;          /* NULL or "muffliato" */
   TopoGossipKind gossip;        /* default uniform */
   const char *schedule;         /* NULL or "static": static */
+  /* Nullable: @schedule as the caller built it (topo_schedule_new) on the
+   * graph the job is planned on, with @gossip and @seed (a training run's
+   * own, which its accounting then describes by construction); borrowed,
+   * must outlive the job. A schedule is a pure function of those and the
+   * round, so the job reads it rather than building a copy. */
+  TopoSchedule *built_schedule;
   const char *seed;             /* decimal; NULL: 0 */
   const char *path;             /* auto (NULL), structured, observer or local */
   gint radius;                  /* path local: hops (>= 1); -1: not given */
@@ -934,6 +940,7 @@ typedef struct {
   guint at; /* the accounting executing; after an error, the one that failed */
   /* Private to the request. */
   const double *C_given; /* the request's C_local (borrowed) */
+  TopoSchedule *schedule_given; /* the request's built_schedule (borrowed) */
   double *C_local;
   TopoGossip *w, *wm;
   gboolean prepared;

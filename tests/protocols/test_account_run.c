@@ -198,6 +198,44 @@ static void test_for_run(void) {
   topo_graph_free(g);
 }
 
+/* A training run's accounting reads the schedule the run was built with
+ * (borrowed: freeing the job leaves it to its owner) and prices the run
+ * exactly as a job building its own schedule from the same spec does. */
+static void test_for_run_built_schedule(void) {
+  GError *e = NULL;
+  TopoGraph *g = topo_graph_generate("ring:n=6", &e);
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.rounds = 6;
+  r.interval = 2;
+  r.seed = "3";
+  r.schedule = "churn:leave=0.2,join=0.5";
+  gboolean usage = FALSE;
+  ProtoAccountJob *own = proto_account_job_for_run(&r, g, &usage, &e);
+  g_assert_no_error(e);
+  r.built_schedule = topo_schedule_new(r.schedule, g, r.gossip, 3, &e);
+  g_assert_no_error(e);
+  ProtoAccountJob *borrowed = proto_account_job_for_run(&r, g, &usage, &e);
+  g_assert_no_error(e);
+  g_assert_true(borrowed->schedule == r.built_schedule);
+  g_assert_true(own->schedule != NULL && own->schedule != r.built_schedule);
+  g_assert_true(proto_account_job_execute(own, &e));
+  g_assert_true(proto_account_job_execute(borrowed, &e));
+  g_assert_no_error(e);
+  g_assert_cmpuint(own->n_acs, ==, borrowed->n_acs);
+  for (guint a = 0; a < own->n_acs; a++) {
+    const PrivReport *x = own->acs[a].report, *y = borrowed->acs[a].report;
+    g_assert_cmpuint(x->n_victims, ==, y->n_victims);
+    for (guint v = 0; v < x->n_victims; v++)
+      g_assert_cmpfloat(x->victims[v].mu, ==, y->victims[v].mu);
+  }
+  proto_account_job_free(own);
+  proto_account_job_free(borrowed);
+  g_assert_cmpuint(topo_schedule_n(r.built_schedule), ==, 6); /* still its owner's */
+  topo_schedule_free(r.built_schedule);
+  topo_graph_free(g);
+}
+
 /* A valid training run, every field given. */
 static ProtoTrainOptions good_train(void) {
   return (ProtoTrainOptions){.protocol = "dsgd",
@@ -375,6 +413,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/protocols/account_run/participation", test_participation);
   g_test_add_func("/protocols/account_run/observer_run", test_observer_run);
   g_test_add_func("/protocols/account_run/for_run", test_for_run);
+  g_test_add_func("/protocols/account_run/for_run_built_schedule", test_for_run_built_schedule);
   g_test_add_func("/protocols/account_run/train_validate_refusals", test_train_validate_refusals);
   g_test_add_func("/protocols/account_run/train_validate_resolves", test_train_validate_resolves);
   return g_test_run();
