@@ -394,10 +394,11 @@ static void request(const Options *o, ProtoAccountRequest *r) {
 /* The graph, the schedule, the privacy's plan, the run and its stream. */
 static int plan(const Options *o, Train *t) {
   GError *error = NULL;
+  guint64 seed = o->run.seed_value;
   if ((t->g = cli_graph_options_build(&o->graph, &error)) == NULL)
     return cli_fail("train", error, cli_graph_options_status(&o->graph, error));
   if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
-      (t->sched = topo_schedule_new(o->schedule, t->g, o->gossip, o->run.seed_value, &error)) == NULL)
+      (t->sched = topo_schedule_new(o->schedule, t->g, o->gossip, seed, &error)) == NULL)
     return cli_fail("train", error, cli_error_status(error));
   ProtoAccountRequest r;
   request(o, &r);
@@ -420,9 +421,8 @@ static int plan(const Options *o, Train *t) {
   /* Attached before the run: the stream hears every transmission and the
    * runtime's round boundaries on the engine's bus. */
   char *json = scenario_json(&cfg, o->schedule);
-  t->stream = cli_stream_start(&o->stream, "train", proto_run_engine(t->run), t->g, "train",
-                               o->run.seed_value, proto_context_steps(proto_run_context(t->run)), json,
-                               &error);
+  t->stream = cli_stream_start(&o->stream, "train", proto_run_engine(t->run), t->g, "train", seed,
+                               proto_context_steps(proto_run_context(t->run)), json, &error);
   g_free(json);
   if (t->stream == NULL)
     return cli_fail("train", error, CLI_EXIT_FAILURE);
@@ -500,9 +500,8 @@ static int report(const Options *o, const Train *t) {
   printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g%s, %s, simulated time "
          "%.3f s, %" G_GUINT64_FORMAT " messages, wall time %.2f s\n%stables: %s, %s, %s\n",
          o->run.nonprivate ? CLI_NONPRIVATE : proto_run_protocol(t->run)->name,
-         proto_context_n_nodes(proto_run_context(t->run)), T,
-         proto_run_mean_test_loss(t->run, T), acc_text, eps_text,
-         st.sim_time / (double)SIM_TIME_S, st.engine.messages_sent,
+         proto_context_n_nodes(proto_run_context(t->run)), T, proto_run_mean_test_loss(t->run, T),
+         acc_text, eps_text, st.sim_time / (double)SIM_TIME_S, st.engine.messages_sent,
          (g_get_monotonic_time() - t->start) / 1e6, priv_text, o->out, mean_path, priv_path);
   g_free(mean_path);
   g_free(priv_path);

@@ -432,8 +432,7 @@ gboolean proto_train_validate(ProtoTrainOptions *o, ProtoAccountRefusal *refusal
   /* GLib's int64 option would turn -1 into 2^64 - 1: the seed is text. */
   if (o->seed != NULL &&
       !g_ascii_string_to_unsigned(o->seed, 10, 0, G_MAXUINT64, &o->seed_value, NULL))
-    return refuse(refusal, rule, error, "--seed: '%s' is not an integer in [0, 2^64 - 1]",
-                  o->seed);
+    return refuse(refusal, rule, error, "--seed: '%s' is not an integer in [0, 2^64 - 1]", o->seed);
   /* An empty test set makes every test loss NaN: refuse it rather than
    * report "nan" as a result. */
   if (!(o->task.test_fraction > 0.0 && o->task.test_fraction < 1.0))

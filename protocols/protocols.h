@@ -985,11 +985,11 @@ typedef struct {
  * combine, the graph and its gossip, the stream.
  */
 typedef struct {
-  const char *protocol;              /* registry spec or PROTO_NONPRIVATE; NULL: "dsgd" */
-  gint epochs, batches;              /* k and b: T = k b local steps */
-  gint eval_every, threads;          /* 0: at the end only; evaluation threads */
-  const char *seed;                  /* decimal; NULL: 0 */
-  double sigma;                      /* NaN: 1 (0 for nonprivate) */
+  const char *protocol;     /* registry spec or PROTO_NONPRIVATE; NULL: "dsgd" */
+  gint epochs, batches;     /* k and b: T = k b local steps */
+  gint eval_every, threads; /* 0: at the end only; evaluation threads */
+  const char *seed;         /* decimal; NULL: 0 */
+  double sigma;             /* NaN: 1 (0 for nonprivate) */
   double clip, lr;
   const char *mode, *latency, *loss; /* NULL: sync, none, none */
   /* The learning task; test_fraction and compute_ms are checked, eval_every

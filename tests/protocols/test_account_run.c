@@ -317,10 +317,10 @@ static void test_train_validate_refusals(void) {
     double sigma, clip, lr, compute_ms;
     const char *message;
   } ranges[] = {
-      {-1, 1, 0.1, 0, "(got -1, 1, 0.1, 0)"},     {INFINITY, 1, 0.1, 0, "(got inf, 1, 0.1, 0)"},
-      {1, 0, 0.1, 0, "(got 1, 0, 0.1, 0)"},       {1, NAN, 0.1, 0, "(got 1, nan, 0.1, 0)"},
-      {1, 1, -0.1, 0, "(got 1, 1, -0.1, 0)"},     {1, 1, INFINITY, 0, "(got 1, 1, inf, 0)"},
-      {1, 1, 0.1, -1, "(got 1, 1, 0.1, -1)"},     {1, 1, 0.1, INFINITY, "(got 1, 1, 0.1, inf)"},
+      {-1, 1, 0.1, 0, "(got -1, 1, 0.1, 0)"}, {INFINITY, 1, 0.1, 0, "(got inf, 1, 0.1, 0)"},
+      {1, 0, 0.1, 0, "(got 1, 0, 0.1, 0)"},   {1, NAN, 0.1, 0, "(got 1, nan, 0.1, 0)"},
+      {1, 1, -0.1, 0, "(got 1, 1, -0.1, 0)"}, {1, 1, INFINITY, 0, "(got 1, 1, inf, 0)"},
+      {1, 1, 0.1, -1, "(got 1, 1, 0.1, -1)"}, {1, 1, 0.1, INFINITY, "(got 1, 1, 0.1, inf)"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(ranges); i++) {
     o = good_train();
