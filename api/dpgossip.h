@@ -224,7 +224,15 @@ typedef struct {
   const char *trust;            /* NULL: ldp (every node); "none": no accounting */
   const char *const *attackers; /* NULL-terminated, each as --attackers, or NULL */
   double alpha, delta;          /* 2, 1e-6 */
+  /* --eval-nodes and --eval-rows: the nodes evaluated and the test rows
+   * each evaluation uses, drawn with the seed; 0: the command's default
+   * (all up to 10000 nodes, else 1000 nodes and 10000 rows); DPG_EVAL_ALL:
+   * every one. */
+  int eval_nodes, eval_rows;
 } DpgTrainOptions;
+
+/* DpgTrainOptions.eval_nodes and eval_rows: every node, every test row. */
+#define DPG_EVAL_ALL (-1)
 
 void dpg_train_options_init(DpgTrainOptions *o);
 size_t dpg_train_options_size(void);

@@ -16,9 +16,6 @@
 #include "scenarios/scenarios.h"
 #include "spec/spec.h"
 
-/* The command line's name of D-SGD without noise. */
-#define NONPRIVATE "nonprivate"
-
 void dpg_train_options_init(DpgTrainOptions *o) {
   *o = (DpgTrainOptions){.epochs = 1,
                          .batches = 1,
@@ -28,7 +25,9 @@ void dpg_train_options_init(DpgTrainOptions *o) {
                          .test_fraction = LEARN_DEFAULT_TEST_FRACTION,
                          .threads = 1,
                          .alpha = 2.0,
-                         .delta = 1e-6};
+                         .delta = 1e-6,
+                         .eval_nodes = 0,
+                         .eval_rows = 0};
 }
 
 size_t dpg_train_options_size(void) {
@@ -37,11 +36,8 @@ size_t dpg_train_options_size(void) {
 
 typedef struct {
   const DpgTrainOptions *o;
-  const char *protocol; /* as run ("dsgd" for nonprivate) */
-  gboolean nonprivate;
-  double sigma;
-  guint64 seed;
-  guint T, b, n;
+  ProtoTrainOptions run; /* as proto_train_validate resolved it */
+  guint T, n;
   TopoGossipKind gossip;
   TopoGraph *g;
   TopoSchedule *sched;
@@ -49,80 +45,57 @@ typedef struct {
   ProtoRunStats stats;
 } Job;
 
+/* --eval-nodes or --eval-rows of @v: 0 the default, DPG_EVAL_ALL every
+ * one, else a positive count; the command line's message for the rest. */
+static gboolean eval_count(const char *option, int v, guint *out, DpgError *err) {
+  *out = v == DPG_EVAL_ALL ? PROTO_EVAL_ALL : (guint)v;
+  if (v >= 0 || v == DPG_EVAL_ALL)
+    return TRUE;
+  dpg_usage(err, "%s: '%d' is neither a positive integer below 2^32 - 1 nor all", option, v);
+  return FALSE;
+}
+
 /* The checks of cli_cmd_train before the graph, in its order and words. */
 static gboolean check_options(Job *j, DpgError *err) {
   const DpgTrainOptions *o = j->o;
   GError *error = NULL;
   if (o->dataset == NULL)
     return dpg_usage(err, "--dataset is required"), FALSE;
-  if (o->epochs <= 0 || o->batches <= 0 || (guint64)o->epochs * (guint64)o->batches > G_MAXINT32)
-    return dpg_usage(err, "--epochs and --batches must be positive (got %d and %d)", o->epochs,
-                     o->batches),
-           FALSE;
-  if (o->eval_every < 0 || o->threads <= 0)
-    return dpg_usage(err, "--eval-every must be >= 0 and --threads >= 1"), FALSE;
-  if (o->seed != NULL && !g_ascii_string_to_unsigned(o->seed, 10, 0, G_MAXUINT64, &j->seed, NULL))
-    return dpg_usage(err, "--seed: '%s' is not an integer in [0, 2^64 - 1]", o->seed), FALSE;
-  if (!(o->test_fraction > 0.0 && o->test_fraction < 1.0))
-    return dpg_usage(err,
-                     "--test-fraction must be in (0, 1) (got %g): the test loss needs test "
-                     "records",
-                     o->test_fraction),
-           FALSE;
-  j->nonprivate = o->protocol != NULL && strcmp(o->protocol, NONPRIVATE) == 0;
-  if (j->nonprivate && !isnan(o->sigma) && o->sigma != 0)
-    return dpg_usage(err, "--protocol nonprivate adds no noise: drop --sigma %g", o->sigma), FALSE;
-  j->protocol = j->nonprivate || o->protocol == NULL ? "dsgd" : o->protocol;
-  j->sigma = j->nonprivate ? 0.0 : isnan(o->sigma) ? 1.0 : o->sigma;
-  if (!(isfinite(j->sigma) && j->sigma >= 0) || !(isfinite(o->clip) && o->clip > 0) ||
-      !(isfinite(o->lr) && o->lr > 0) || !(isfinite(o->compute_ms) && o->compute_ms >= 0))
-    return dpg_usage(err,
-                     "--sigma must be >= 0, --clip and --lr > 0, --compute-ms >= 0, all "
-                     "finite (got %g, %g, %g, %g)",
-                     j->sigma, o->clip, o->lr, o->compute_ms),
-           FALSE;
-  const ProtoVTable *vt;
-  ProtoParams *params = NULL;
-  ProtoMode m;
-  SimLatency lat;
-  double p;
-  gboolean ok = proto_spec_parse(j->protocol, &vt, &params, &error);
-  proto_params_free(params);
-  ok = ok && proto_mode_parse(o->mode, &m, &error);
-  if (ok && o->latency != NULL && !sim_latency_parse(o->latency, &lat, &error)) {
-    g_prefix_error(&error, "--latency: ");
-    ok = FALSE;
-  }
-  if (ok && o->loss != NULL && !sim_loss_parse(o->loss, &p, &error)) {
-    g_prefix_error(&error, "--loss: ");
-    ok = FALSE;
-  }
-  ok = ok && dpg_graph_gossip(&o->graph, &j->gossip, &error);
-  if (!ok)
+  j->run = (ProtoTrainOptions){.protocol = o->protocol,
+                               .epochs = o->epochs,
+                               .batches = o->batches,
+                               .eval_every = o->eval_every,
+                               .threads = o->threads,
+                               .seed = o->seed,
+                               .sigma = o->sigma,
+                               .clip = o->clip,
+                               .lr = o->lr,
+                               .mode = o->mode,
+                               .latency = o->latency,
+                               .loss = o->loss,
+                               .task = {.dataset = o->dataset,
+                                        .model = o->model,
+                                        .partition = o->partition,
+                                        .test_fraction = o->test_fraction,
+                                        .compute_ms = o->compute_ms}};
+  if (!eval_count("--eval-nodes", o->eval_nodes, &j->run.task.eval_nodes, err) ||
+      !eval_count("--eval-rows", o->eval_rows, &j->run.task.eval_rows, err))
+    return FALSE;
+  ProtoAccountRefusal refusal;
+  if (!proto_train_validate(&j->run, &refusal, &error) ||
+      !dpg_graph_gossip(&o->graph, &j->gossip, &error))
     return dpg_fail(err, error, 2), FALSE;
   j->T = (guint)(o->epochs * o->batches);
-  j->b = (guint)o->batches;
   return TRUE;
 }
 
 /* The options as the accounting request: the run it describes
- * (proto_account_request_run_config) and its privacy. Strings borrowed
- * from j->o. */
+ * (proto_train_request) and its privacy. Strings borrowed from j->o. */
 static void request(const Job *j, ProtoAccountRequest *r) {
   const DpgTrainOptions *o = j->o;
-  proto_account_request_init(r);
-  r->protocol = j->protocol;
-  r->rounds = (gint)j->T;
-  r->interval = (gint)j->b;
-  r->sigma = j->sigma;
-  r->clip = o->clip;
-  r->lr = o->lr;
+  proto_train_request(&j->run, r);
   r->gossip = j->gossip;
-  r->mode = o->mode;
-  r->latency = o->latency;
-  r->loss = o->loss;
   r->schedule = o->schedule;
-  r->seed = o->seed;
   r->trust = o->trust;
   r->attackers = o->attackers;
   r->alpha = o->alpha;
@@ -167,13 +140,13 @@ static DpgTable *metrics_tables(const Job *j, const ProtoMetric *rows, gsize n_r
         dpg_table_push_double(t, c_v[c], v[c]);
         sum[c] += v[c];
       }
-      dpg_table_push_int(t, c_seed, (gint64)j->seed);
+      dpg_table_push_int(t, c_seed, (gint64)j->run.seed_value);
       dpg_table_end_row(t);
     }
     dpg_table_push_int(m, m_round, step);
     for (guint c = 0; c < 3; c++)
       dpg_table_push_double(m, m_v[c], sum[c] / n);
-    dpg_table_push_int(m, m_seed, (gint64)j->seed);
+    dpg_table_push_int(m, m_seed, (gint64)j->run.seed_value);
     dpg_table_end_row(m);
   }
   *means = m;
@@ -195,7 +168,7 @@ static void privacy_row(DpgTable *t, const guint *c, const char *label, PrivTrus
   dpg_table_push_double(t, c[11], r->alpha);
   dpg_table_push_double(t, c[12], r->delta);
   dpg_table_push_string(t, c[13], proto_account_job_path_name(j->privacy));
-  dpg_table_push_int(t, c[14], (gint64)j->seed);
+  dpg_table_push_int(t, c[14], (gint64)j->run.seed_value);
   dpg_table_end_row(t);
 }
 
@@ -229,7 +202,7 @@ static DpgTable *privacy_table(const Job *j) {
 static void set_attrs(DpgTable *t, const Job *j) {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   const DpgTrainOptions *o = j->o;
-  dpg_table_set_attr(t, "protocol", j->nonprivate ? NONPRIVATE : j->protocol);
+  dpg_table_set_attr(t, "protocol", j->run.nonprivate ? PROTO_NONPRIVATE : j->run.protocol);
   dpg_table_set_attr_printf(t, "nodes", "%u", j->n);
   dpg_table_set_attr_printf(t, "rounds", "%u", j->T);
   dpg_table_set_attr_printf(t, "epochs", "%d", o->epochs);
@@ -237,10 +210,10 @@ static void set_attrs(DpgTable *t, const Job *j) {
   dpg_table_set_attr(t, "gossip", topo_gossip_kind_name(j->gossip));
   dpg_table_set_attr(t, "schedule", o->schedule ? o->schedule : "static");
   dpg_table_set_attr(t, "mode", o->mode ? o->mode : "sync");
-  dpg_table_set_attr(t, "sigma", g_ascii_dtostr(buf, sizeof buf, j->sigma));
+  dpg_table_set_attr(t, "sigma", g_ascii_dtostr(buf, sizeof buf, j->run.sigma));
   dpg_table_set_attr(t, "clip", g_ascii_dtostr(buf, sizeof buf, o->clip));
   dpg_table_set_attr(t, "lr", g_ascii_dtostr(buf, sizeof buf, o->lr));
-  dpg_table_set_attr_printf(t, "seed", "%" G_GUINT64_FORMAT, j->seed);
+  dpg_table_set_attr_printf(t, "seed", "%" G_GUINT64_FORMAT, j->run.seed_value);
   dpg_table_set_attr(t, "path",
                      j->privacy == NULL ? "none" : proto_account_job_path_name(j->privacy));
   dpg_table_set_attr(t, "sim_time_s",
@@ -277,12 +250,13 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
   }
   j.n = topo_graph_n_nodes(j.g);
   if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
-      (j.sched = topo_schedule_new(o->schedule, j.g, j.gossip, j.seed, &error)) == NULL) {
+      (j.sched = topo_schedule_new(o->schedule, j.g, j.gossip, j.run.seed_value, &error)) == NULL) {
     dpg_fail(err, error, 2);
     goto out;
   }
   ProtoAccountRequest r;
   request(&j, &r);
+  r.built_schedule = j.sched;
   gboolean usage = TRUE;
   if ((o->trust == NULL || !g_str_equal(o->trust, "none")) &&
       (j.privacy = proto_account_job_for_run(&r, j.g, &usage, &error)) == NULL) {
@@ -290,16 +264,8 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
     goto out;
   }
   const ProtoObserveOptions *observe = j.privacy ? proto_account_job_observe(j.privacy) : NULL;
-  /* The public options as the run's task (checked by check_options). */
-  const ProtoTrainTask task = {.dataset = o->dataset,
-                               .model = o->model,
-                               .partition = o->partition,
-                               .test_fraction = o->test_fraction,
-                               .compute_ms = o->compute_ms,
-                               .eval_every = (guint)o->eval_every,
-                               .threads = (guint)o->threads};
   ProtoRunConfig cfg;
-  proto_train_run_config(&r, &task, j.g, j.sched, observe != NULL, &cfg);
+  proto_train_run_config(&r, &j.run.task, j.g, j.sched, observe != NULL, &cfg);
   if ((run = proto_observed_run_new(&cfg, observe, &error)) == NULL) {
     if (observe != NULL && g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
       g_prefix_error(&error, "privacy accounting (--trust none skips it): ");

@@ -196,30 +196,6 @@ static char *scenario_json(const ProtoRunConfig *cfg, const char *schedule) {
   return cli_json_text(b, 0);
 }
 
-/* Spec errors are the user's options: exit status 2, as for bad flags. */
-static gboolean check_specs(const char *protocol, const char *mode, const char *latency,
-                            const char *loss, GError **error) {
-  const ProtoVTable *vt;
-  ProtoParams *params = NULL;
-  ProtoMode m;
-  SimLatency lat;
-  double p;
-  if (!proto_spec_parse(protocol, &vt, &params, error))
-    return FALSE;
-  proto_params_free(params);
-  if (!proto_mode_parse(mode, &m, error))
-    return FALSE;
-  if (latency != NULL && !sim_latency_parse(latency, &lat, error)) {
-    g_prefix_error(error, "--latency: ");
-    return FALSE;
-  }
-  if (loss != NULL && !sim_loss_parse(loss, &p, error)) {
-    g_prefix_error(error, "--loss: ");
-    return FALSE;
-  }
-  return TRUE;
-}
-
 /* The command line as typed (owned strings, freed by options_clear), and
  * what validate makes of it. */
 typedef struct {
@@ -229,15 +205,14 @@ typedef struct {
   char *protocol, *mode, *latency, *loss, *out, *schedule, *trust, *seed_text, *sigma_text,
       *eval_nodes_text, *eval_rows_text;
   char **attackers;
-  /* The dataset, model and partition (GOption's copies), the test split,
-   * the compute time and the evaluation, parsed into the run's task. */
-  ProtoTrainTask task;
-  double alpha, delta, lr, sigma, clip;
-  gint epochs, batches, rounds, eval_every, threads;
+  /* The run's numbers, parsed into it, and its task: the dataset, model and
+   * partition (GOption's copies), the test split, the compute time and the
+   * evaluation. Validate borrows the strings above and resolves it
+   * (proto_train_validate). */
+  ProtoTrainOptions run;
+  double alpha, delta;
+  gint rounds;
   gboolean list, quiet;
-  /* Set by validate. */
-  guint64 seed;
-  gboolean nonprivate; /* --protocol nonprivate: dsgd without noise */
   TopoGossipKind gossip;
 } Options;
 
@@ -262,22 +237,22 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
       {"list-protocols", 0, 0, G_OPTION_ARG_NONE, &o->list,
        "List the protocols and their parameters, then exit", NULL},
       CLI_OPTION_SCHEDULE(&o->schedule),
-      CLI_OPTIONS_TASK(&o->task),
-      CLI_OPTION_EPOCHS(&o->epochs),
-      {"batches", 'b', 0, G_OPTION_ARG_INT, &o->batches,
+      CLI_OPTIONS_TASK(&o->run.task),
+      CLI_OPTION_EPOCHS(&o->run.epochs),
+      {"batches", 'b', 0, G_OPTION_ARG_INT, &o->run.batches,
        "Batches per node b (default 1); T = k*b local steps", "B"},
       {"rounds", 'T', 0, G_OPTION_ARG_INT, &o->rounds,
        "Local steps T = k*b: with -k or -b, the other is derived (alone: one epoch of T "
        "batches)",
        "T"},
-      CLI_OPTION_LR(&o->lr),
+      CLI_OPTION_LR(&o->run.lr),
       {"sigma", 0, 0, G_OPTION_ARG_STRING, &o->sigma_text, "Noise multiplier sigma (default 1)",
        "S"},
-      CLI_OPTION_CLIP(&o->clip),
+      CLI_OPTION_CLIP(&o->run.clip),
       CLI_OPTIONS_NETWORK("Network: ", &o->mode, &o->latency, &o->loss),
-      {"compute-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->task.compute_ms,
+      {"compute-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o->run.task.compute_ms,
        "Local compute time per step in ms (default 0)", "MS"},
-      {"eval-every", 0, 0, G_OPTION_ARG_INT, &o->eval_every,
+      {"eval-every", 0, 0, G_OPTION_ARG_INT, &o->run.eval_every,
        "Evaluate every N steps (and at the end; default: at the end only)", "N"},
       {"eval-nodes", 0, 0, G_OPTION_ARG_STRING, &o->eval_nodes_text,
        "Nodes evaluated, drawn with the seed, or all (default: all up to 10000 nodes, else "
@@ -287,10 +262,10 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "Test rows each evaluation uses, drawn with the seed, or all (default: all up to 10000 "
        "nodes, else 10000)",
        "N"},
-      CLI_OPTION_TEST_FRACTION(&o->task),
+      CLI_OPTION_TEST_FRACTION(&o->run.task),
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed_text,
        "Seed of every random choice (default 0)", "N"},
-      {"threads", 'j', 0, G_OPTION_ARG_INT, &o->threads,
+      {"threads", 'j', 0, G_OPTION_ARG_INT, &o->run.threads,
        "Evaluation threads (default 1; results do not depend on it)", "N"},
       {"trust", 0, 0, G_OPTION_ARG_STRING, &o->trust,
        "Privacy reported per node: ldp (default: every node), pndp or secldp (need "
@@ -342,7 +317,7 @@ static void options_clear(Options *o) {
       &o->eval_rows_text};
   for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
-  const char **task[] = {&o->task.dataset, &o->task.model, &o->task.partition};
+  const char **task[] = {&o->run.task.dataset, &o->run.task.model, &o->run.task.partition};
   for (guint i = 0; i < G_N_ELEMENTS(task); i++) {
     g_free((char *)*task[i]); /* GOption's copies */
     *task[i] = NULL;
@@ -353,11 +328,10 @@ static void options_clear(Options *o) {
   cli_stream_options_clear(&o->stream);
 }
 
-/* The required options, the output, the horizon, the seed, the test split
- * and the stream. */
+/* The required options, the output and the horizon. */
 static int validate_run(Options *o) {
   GError *error = NULL;
-  if (o->task.dataset == NULL)
+  if (o->run.task.dataset == NULL)
     return usage_error("--dataset is required");
   if (o->out == NULL)
     return usage_error("--out is required");
@@ -366,60 +340,40 @@ static int validate_run(Options *o) {
     return cli_fail("train", error, CLI_EXIT_FAILURE);
   if (o->rounds != CLI_UNSET && o->rounds <= 0)
     return usage_error("--rounds T must be positive (got %d)", o->rounds);
-  if (!cli_horizon_resolve(&o->rounds, &o->epochs, &o->batches, &error))
+  ProtoTrainOptions *run = &o->run;
+  if (!cli_horizon_resolve(&o->rounds, &run->epochs, &run->batches, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
   /* Defaults: one epoch; of T batches when -T alone is given. */
-  if (o->epochs == CLI_UNSET)
-    o->epochs = 1;
-  if (o->batches == CLI_UNSET)
-    o->batches = o->rounds != CLI_UNSET ? o->rounds : 1;
-  if (o->epochs <= 0 || o->batches <= 0 || (guint64)o->epochs * (guint64)o->batches > G_MAXINT32)
-    return usage_error("--epochs and --batches must be positive (got %d and %d)", o->epochs,
-                       o->batches);
-  if (o->eval_every < 0 || o->threads <= 0)
-    return usage_error("--eval-every must be >= 0 and --threads >= 1");
-  o->task.eval_every = (guint)o->eval_every;
-  o->task.threads = (guint)o->threads;
-  /* GLib's int64 option would turn -1 into 2^64 - 1. */
-  if (o->seed_text != NULL &&
-      !g_ascii_string_to_unsigned(o->seed_text, 10, 0, G_MAXUINT64, &o->seed, NULL))
-    return usage_error("--seed: '%s' is not an integer in [0, 2^64 - 1]", o->seed_text);
-  /* An empty test set makes every test loss NaN: refuse it rather than
-   * report "nan" as a result. */
-  if (!(o->task.test_fraction > 0.0 && o->task.test_fraction < 1.0))
-    return usage_error("--test-fraction must be in (0, 1) (got %g): the test loss needs test "
-                       "records",
-                       o->task.test_fraction);
+  if (run->epochs == CLI_UNSET)
+    run->epochs = 1;
+  if (run->batches == CLI_UNSET)
+    run->batches = o->rounds != CLI_UNSET ? o->rounds : 1;
+  return CLI_EXIT_OK;
+}
+
+/* The run's values and specs (proto_train_validate), the stream, the
+ * gossip. */
+static int validate_values(Options *o) {
+  GError *error = NULL;
+  o->run.protocol = o->protocol;
+  o->run.seed = o->seed_text;
+  o->run.mode = o->mode;
+  o->run.latency = o->latency;
+  o->run.loss = o->loss;
+  ProtoAccountRefusal refusal;
+  if (!proto_train_validate(&o->run, &refusal, &error)) {
+    if (refusal != PROTO_REFUSED_RULE)
+      return cli_fail("train", error, CLI_EXIT_USAGE);
+    int status = usage_error("%s", error->message);
+    g_error_free(error);
+    return status;
+  }
   if (!cli_stream_options_check(&o->stream, &error)) {
     int status = usage_error("%s", error->message);
     g_clear_error(&error);
     return status;
   }
-  return CLI_EXIT_OK;
-}
-
-/* The noise (nonprivate: dsgd with sigma 0), the numbers, the specs. */
-static int validate_noise(Options *o) {
-  GError *error = NULL;
-  o->nonprivate = cli_is_nonprivate(o->protocol);
-  if (o->nonprivate && !isnan(o->sigma) && o->sigma != 0)
-    return usage_error("--protocol nonprivate adds no noise: drop --sigma %g", o->sigma);
-  if (o->nonprivate) {
-    g_free(o->protocol);
-    o->protocol = g_strdup("dsgd");
-    o->sigma = 0.0;
-  } else if (isnan(o->sigma)) {
-    o->sigma = 1.0;
-  }
-  /* Checked here, not by the runtime, so that a bad value is a usage error
-   * (exit status 2) like a bad flag. */
-  if (!(isfinite(o->sigma) && o->sigma >= 0) || !(isfinite(o->clip) && o->clip > 0) ||
-      !(isfinite(o->lr) && o->lr > 0) || !(isfinite(o->task.compute_ms) && o->task.compute_ms >= 0))
-    return usage_error("--sigma must be >= 0, --clip and --lr > 0, --compute-ms >= 0, all "
-                       "finite (got %g, %g, %g, %g)",
-                       o->sigma, o->clip, o->lr, o->task.compute_ms);
-  if (!check_specs(o->protocol, o->mode, o->latency, o->loss, &error) ||
-      !cli_graph_options_gossip(&o->graph, &o->gossip, &error))
+  if (!cli_graph_options_gossip(&o->graph, &o->gossip, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
   return CLI_EXIT_OK;
 }
@@ -428,19 +382,9 @@ static int validate_noise(Options *o) {
  * (proto_account_request_run_config) and its privacy. Strings borrowed
  * from @o. */
 static void request(const Options *o, ProtoAccountRequest *r) {
-  proto_account_request_init(r);
-  r->protocol = o->protocol;
-  r->rounds = o->epochs * o->batches;
-  r->interval = o->batches;
-  r->sigma = o->sigma;
-  r->clip = o->clip;
-  r->lr = o->lr;
+  proto_train_request(&o->run, r);
   r->gossip = o->gossip;
-  r->mode = o->mode;
-  r->latency = o->latency;
-  r->loss = o->loss;
   r->schedule = o->schedule;
-  r->seed = o->seed_text;
   r->trust = o->trust;
   r->attackers = (const char *const *)o->attackers;
   r->alpha = o->alpha;
@@ -450,19 +394,21 @@ static void request(const Options *o, ProtoAccountRequest *r) {
 /* The graph, the schedule, the privacy's plan, the run and its stream. */
 static int plan(const Options *o, Train *t) {
   GError *error = NULL;
+  guint64 seed = o->run.seed_value;
   if ((t->g = cli_graph_options_build(&o->graph, &error)) == NULL)
     return cli_fail("train", error, cli_graph_options_status(&o->graph, error));
   if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
-      (t->sched = topo_schedule_new(o->schedule, t->g, o->gossip, o->seed, &error)) == NULL)
+      (t->sched = topo_schedule_new(o->schedule, t->g, o->gossip, seed, &error)) == NULL)
     return cli_fail("train", error, cli_error_status(error));
   ProtoAccountRequest r;
   request(o, &r);
+  r.built_schedule = t->sched;
   gboolean usage;
   if ((t->priv = cli_train_privacy_plan(&r, t->g, &usage, &error)) == NULL)
     return cli_fail("train", error, usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE);
   const ProtoObserveOptions *observe = cli_train_privacy_observe(t->priv);
   ProtoRunConfig cfg;
-  proto_train_run_config(&r, &o->task, t->g, t->sched, observe != NULL, &cfg);
+  proto_train_run_config(&r, &o->run.task, t->g, t->sched, observe != NULL, &cfg);
   t->start = g_get_monotonic_time();
   if ((t->orun = proto_observed_run_new(&cfg, observe, &error)) == NULL) {
     if (observe != NULL && g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
@@ -475,9 +421,8 @@ static int plan(const Options *o, Train *t) {
   /* Attached before the run: the stream hears every transmission and the
    * runtime's round boundaries on the engine's bus. */
   char *json = scenario_json(&cfg, o->schedule);
-  t->stream = cli_stream_start(&o->stream, "train", proto_run_engine(t->run), t->g, "train",
-                               o->seed, proto_context_steps(proto_run_context(t->run)), json,
-                               &error);
+  t->stream = cli_stream_start(&o->stream, "train", proto_run_engine(t->run), t->g, "train", seed,
+                               proto_context_steps(proto_run_context(t->run)), json, &error);
   g_free(json);
   if (t->stream == NULL)
     return cli_fail("train", error, CLI_EXIT_FAILURE);
@@ -525,7 +470,7 @@ static int report(const Options *o, const Train *t) {
   GError *error = NULL;
   gsize n_rows = 0;
   const ProtoMetric *rows = proto_run_metrics(t->run, &n_rows);
-  if (!write_tables(o->out, rows, n_rows, t->priv, o->seed, &error))
+  if (!write_tables(o->out, rows, n_rows, t->priv, o->run.seed_value, &error))
     return cli_fail("train", error, CLI_EXIT_FAILURE);
   ProtoRunStats st;
   proto_run_get_stats(t->run, &st);
@@ -554,10 +499,9 @@ static int report(const Options *o, const Train *t) {
   char *priv_path = sibling_path(o->out, "_privacy.csv");
   printf("train: %s, %u nodes, %u rounds, final mean test loss %.6g%s, %s, simulated time "
          "%.3f s, %" G_GUINT64_FORMAT " messages, wall time %.2f s\n%stables: %s, %s, %s\n",
-         o->nonprivate ? CLI_NONPRIVATE : proto_run_protocol(t->run)->name,
-         proto_context_n_nodes(proto_run_context(t->run)), T,
-         proto_run_mean_test_loss(t->run, T), acc_text, eps_text,
-         st.sim_time / (double)SIM_TIME_S, st.engine.messages_sent,
+         o->run.nonprivate ? CLI_NONPRIVATE : proto_run_protocol(t->run)->name,
+         proto_context_n_nodes(proto_run_context(t->run)), T, proto_run_mean_test_loss(t->run, T),
+         acc_text, eps_text, st.sim_time / (double)SIM_TIME_S, st.engine.messages_sent,
          (g_get_monotonic_time() - t->start) / 1e6, priv_text, o->out, mean_path, priv_path);
   g_free(mean_path);
   g_free(priv_path);
@@ -570,9 +514,9 @@ static int report(const Options *o, const Train *t) {
 /* --sigma, the plugins, the protocol's default, --list-protocols. */
 static int validate_options(Options *o) {
   GError *error = NULL;
-  if (!cli_number_option("--sigma", o->sigma_text, &o->sigma, &error) ||
-      !cli_count_option("--eval-nodes", o->eval_nodes_text, &o->task.eval_nodes, &error) ||
-      !cli_count_option("--eval-rows", o->eval_rows_text, &o->task.eval_rows, &error))
+  if (!cli_number_option("--sigma", o->sigma_text, &o->run.sigma, &error) ||
+      !cli_count_option("--eval-nodes", o->eval_nodes_text, &o->run.task.eval_nodes, &error) ||
+      !cli_count_option("--eval-rows", o->eval_rows_text, &o->run.task.eval_rows, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
   if (!cli_plugin_options_load(&o->plugins, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
@@ -584,14 +528,14 @@ static int validate_options(Options *o) {
 int cli_cmd_train(int argc, char **argv) {
   Options o = {.alpha = 2.0,
                .delta = 1e-6,
-               .epochs = CLI_UNSET,
-               .batches = CLI_UNSET,
                .rounds = CLI_UNSET,
-               .threads = 1,
-               .lr = 0.1,
-               .sigma = NAN,
-               .clip = 1.0,
-               .task = {.test_fraction = LEARN_DEFAULT_TEST_FRACTION},
+               .run = {.epochs = CLI_UNSET,
+                       .batches = CLI_UNSET,
+                       .threads = 1,
+                       .lr = 0.1,
+                       .sigma = NAN,
+                       .clip = 1.0,
+                       .task = {.test_fraction = LEARN_DEFAULT_TEST_FRACTION}},
                .gossip = TOPO_GOSSIP_UNIFORM};
   Train t = {0};
   struct sigaction old_action;
@@ -604,7 +548,7 @@ int cli_cmd_train(int argc, char **argv) {
   if (status == CLI_EXIT_OK)
     status = validate_run(&o);
   if (status == CLI_EXIT_OK)
-    status = validate_noise(&o);
+    status = validate_values(&o);
   if (status == CLI_EXIT_OK) {
     /* From here on, SIGINT cancels the run (or the output being written). */
     struct sigaction action = {0};

@@ -32,7 +32,8 @@ void proto_account_job_free(ProtoAccountJob *j) {
   g_free(j->latency_spec);
   g_free(j->loss_spec);
   g_free(j->schedule_spec);
-  topo_schedule_free(j->schedule);
+  if (j->schedule != j->schedule_given)
+    topo_schedule_free(j->schedule);
   g_free(j->C_local);
   g_free(j->views);
   topo_gossip_free(j->w);
@@ -91,7 +92,8 @@ gboolean proto_account_job_plan(ProtoAccountJob *j, const TopoGraph *g, const ch
       return FALSE;
     }
   }
-  if (j->schedule_spec) {
+  j->schedule = j->schedule_given;
+  if (j->schedule == NULL && j->schedule_spec) {
     j->schedule = topo_schedule_new(j->schedule_spec, g, j->gossip, j->seed, error);
     if (j->schedule == NULL) {
       *refusal = PROTO_REFUSED_SCHEDULE;

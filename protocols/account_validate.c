@@ -366,6 +366,7 @@ ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r,
   j->gossip = r->gossip;
   j->schedule_spec =
       r->schedule && !g_str_equal(r->schedule, "static") ? g_strdup(r->schedule) : NULL;
+  j->schedule_given = j->schedule_spec ? r->built_schedule : NULL;
   j->threads = r->threads;
   j->no_epsilon = r->no_epsilon;
   j->trust_major = r->trust_major;
@@ -389,4 +390,84 @@ ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r,
   g_propagate_error(error, e);
   proto_account_job_free(j);
   return NULL;
+}
+
+/* The protocol spec, mode, latency and loss of a training run, as they
+ * parse (the run refuses what parses but does not fit, e.g. loss in sync
+ * mode, with its own message). */
+static gboolean train_specs(const ProtoTrainOptions *o, GError **error) {
+  const ProtoVTable *vt;
+  ProtoParams *params = NULL;
+  ProtoMode mode;
+  SimLatency lat;
+  double p;
+  if (!proto_spec_parse(o->protocol, &vt, &params, error))
+    return FALSE;
+  proto_params_free(params);
+  if (!proto_mode_parse(o->mode, &mode, error))
+    return FALSE;
+  if (o->latency != NULL && !sim_latency_parse(o->latency, &lat, error)) {
+    g_prefix_error(error, "--latency: ");
+    return FALSE;
+  }
+  if (o->loss != NULL && !sim_loss_parse(o->loss, &p, error)) {
+    g_prefix_error(error, "--loss: ");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean proto_train_validate(ProtoTrainOptions *o, ProtoAccountRefusal *refusal, GError **error) {
+  g_return_val_if_fail(o != NULL && refusal != NULL, FALSE);
+  g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+  ProtoAccountRefusal rule = PROTO_REFUSED_RULE;
+  if (o->epochs <= 0 || o->batches <= 0 || (guint64)o->epochs * (guint64)o->batches > G_MAXINT32)
+    return refuse(refusal, rule, error, "--epochs and --batches must be positive (got %d and %d)",
+                  o->epochs, o->batches);
+  if (o->eval_every < 0 || o->threads <= 0)
+    return refuse(refusal, rule, error, "--eval-every must be >= 0 and --threads >= 1");
+  o->task.eval_every = (guint)o->eval_every;
+  o->task.threads = (guint)o->threads;
+  o->seed_value = 0;
+  /* GLib's int64 option would turn -1 into 2^64 - 1: the seed is text. */
+  if (o->seed != NULL &&
+      !g_ascii_string_to_unsigned(o->seed, 10, 0, G_MAXUINT64, &o->seed_value, NULL))
+    return refuse(refusal, rule, error, "--seed: '%s' is not an integer in [0, 2^64 - 1]", o->seed);
+  /* An empty test set makes every test loss NaN: refuse it rather than
+   * report "nan" as a result. */
+  if (!(o->task.test_fraction > 0.0 && o->task.test_fraction < 1.0))
+    return refuse(refusal, rule, error,
+                  "--test-fraction must be in (0, 1) (got %g): the test loss needs test records",
+                  o->task.test_fraction);
+  o->nonprivate = o->protocol != NULL && strcmp(o->protocol, PROTO_NONPRIVATE) == 0;
+  if (o->nonprivate && !isnan(o->sigma) && o->sigma != 0)
+    return refuse(refusal, rule, error, "--protocol nonprivate adds no noise: drop --sigma %g",
+                  o->sigma);
+  if (o->nonprivate || o->protocol == NULL)
+    o->protocol = "dsgd";
+  o->sigma = o->nonprivate ? 0.0 : isnan(o->sigma) ? 1.0 : o->sigma;
+  /* Checked here, not by the runtime, so that a bad value is a usage error
+   * like a bad flag. */
+  if (!(isfinite(o->sigma) && o->sigma >= 0) || !(isfinite(o->clip) && o->clip > 0) ||
+      !(isfinite(o->lr) && o->lr > 0) || !(isfinite(o->task.compute_ms) && o->task.compute_ms >= 0))
+    return refuse(refusal, rule, error,
+                  "--sigma must be >= 0, --clip and --lr > 0, --compute-ms >= 0, all finite (got "
+                  "%g, %g, %g, %g)",
+                  o->sigma, o->clip, o->lr, o->task.compute_ms);
+  return kind_of(train_specs(o, error), refusal, PROTO_REFUSED_VALUE);
+}
+
+void proto_train_request(const ProtoTrainOptions *o, ProtoAccountRequest *r) {
+  g_return_if_fail(o != NULL && r != NULL);
+  proto_account_request_init(r);
+  r->protocol = o->protocol;
+  r->rounds = o->epochs * o->batches;
+  r->interval = o->batches;
+  r->sigma = o->sigma;
+  r->clip = o->clip;
+  r->lr = o->lr;
+  r->mode = o->mode;
+  r->latency = o->latency;
+  r->loss = o->loss;
+  r->seed = o->seed;
 }

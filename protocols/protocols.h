@@ -840,6 +840,12 @@ typedef struct {
   const char *compare;          /* NULL or "muffliato" */
   TopoGossipKind gossip;        /* default uniform */
   const char *schedule;         /* NULL or "static": static */
+  /* Nullable: @schedule as the caller built it (topo_schedule_new) on the
+   * graph the job is planned on, with @gossip and @seed (a training run's
+   * own, which its accounting then describes by construction); borrowed,
+   * must outlive the job. A schedule is a pure function of those and the
+   * round, so the job reads it rather than building a copy. */
+  TopoSchedule *built_schedule;
   const char *seed;             /* decimal; NULL: 0 */
   const char *path;             /* auto (NULL), structured, observer or local */
   gint radius;                  /* path local: hops (>= 1); -1: not given */
@@ -934,6 +940,7 @@ typedef struct {
   guint at; /* the accounting executing; after an error, the one that failed */
   /* Private to the request. */
   const double *C_given; /* the request's C_local (borrowed) */
+  TopoSchedule *schedule_given; /* the request's built_schedule (borrowed) */
   double *C_local;
   TopoGossip *w, *wm;
   gboolean prepared;
@@ -966,6 +973,61 @@ typedef struct {
   double test_fraction, compute_ms;
   guint eval_every, threads, eval_nodes, eval_rows;
 } ProtoTrainTask;
+
+/* The name `train --protocol`, dpg_train and Python's train() give D-SGD
+ * without noise (dsgd with sigma 0). */
+#define PROTO_NONPRIVATE "nonprivate"
+
+/*
+ * A training run's options as its user gave them (strings borrowed), which
+ * proto_train_validate checks and resolves in place. What only a front end
+ * has stays with it: the required dataset and output, how -T, -k and -b
+ * combine, the graph and its gossip, the stream.
+ */
+typedef struct {
+  const char *protocol;     /* registry spec or PROTO_NONPRIVATE; NULL: "dsgd" */
+  gint epochs, batches;     /* k and b: T = k b local steps */
+  gint eval_every, threads; /* 0: at the end only; evaluation threads */
+  const char *seed;         /* decimal; NULL: 0 */
+  double sigma;             /* NaN: 1 (0 for nonprivate) */
+  double clip, lr;
+  const char *mode, *latency, *loss; /* NULL: sync, none, none */
+  /* The learning task; test_fraction and compute_ms are checked, eval_every
+   * and threads set from the fields above. */
+  ProtoTrainTask task;
+  /* Set by proto_train_validate. */
+  gboolean nonprivate; /* protocol was PROTO_NONPRIVATE */
+  guint64 seed_value;
+} ProtoTrainOptions;
+
+/**
+ * proto_train_validate: checks the training run @o describes, once for
+ * `train`, dpg_train and Python's train(), in the order of the messages a
+ * user fixes, each naming the command line's option: epochs and batches
+ * positive with k b <= G_MAXINT32, eval_every >= 0 and threads >= 1, the
+ * seed a decimal in [0, 2^64 - 1], test_fraction in (0, 1) (an empty test
+ * set makes every test loss NaN), no sigma but 0 with nonprivate, sigma
+ * >= 0, clip and lr > 0, compute_ms >= 0, all finite, then the protocol
+ * spec, mode, latency and loss as they parse. Then resolves @o in place:
+ * protocol "dsgd" for NULL or nonprivate (nonprivate set), sigma 1 for NaN
+ * and 0 for nonprivate, seed_value, task.eval_every and task.threads.
+ * @refusal: (out) PROTO_REFUSED_RULE for a rule on the values (a command
+ * line adds its --help hint), PROTO_REFUSED_VALUE for a spec that does not
+ * parse; both usage errors (exit status 2).
+ * Errors: G_OPTION_ERROR_BAD_VALUE for the rules; those of
+ * proto_spec_parse, proto_mode_parse, sim_latency_parse ("--latency: "
+ * prefixed) and sim_loss_parse ("--loss: "). @o may be partly resolved then.
+ * Complexity: O(length of the specs), plus a plugin protocol's parser.
+ */
+gboolean proto_train_validate(ProtoTrainOptions *o, ProtoAccountRefusal *refusal, GError **error);
+
+/**
+ * proto_train_request: @r (initialized here) as the run the validated @o
+ * describes: protocol, T = k b and b, sigma, clip, lr, mode, latency, loss
+ * and seed, strings borrowed from @o. The caller adds the gossip, schedule
+ * and what it accounts (trust, attackers, alpha, delta). O(1).
+ */
+void proto_train_request(const ProtoTrainOptions *o, ProtoAccountRequest *r);
 
 /**
  * proto_train_run_config: @cfg (initialized here) as the training run `train`

@@ -603,11 +603,26 @@ class TrainResult:
         return iter((self.metrics, self.privacy))
 
 
+def _eval_count(option, name, v):
+    """``eval_nodes``/``eval_rows`` (named @name) as DpgTrainOptions takes
+    them: None the default (0), "all" every one (-1), else a positive
+    integer; anything else is the command line's @option error."""
+    if v is None:
+        return 0
+    if isinstance(v, str) and v == "all":
+        return -1
+    i = integer(name, v)
+    if i < 1:
+        raise UsageError(f"{option}: '{i}' is neither a positive integer below 2^32 - 1 nor all",
+                         2)
+    return i
+
+
 def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1, batches=1,
           lr=0.1, sigma=None, clip=1.0, schedule=None, mode=None, latency=None, loss=None,
           compute_ms=0.0, eval_every=0, test_fraction=0.2, seed=None, threads=1, trust=None,
           attackers=None, alpha=2.0, delta=1e-6, lcc=False, gossip="uniform", nodes=None,
-          ignore_weights=False):
+          ignore_weights=False, eval_nodes=None, eval_rows=None):
     """Trains a model with a decentralized protocol and accounts each
     node's privacy, as ``dpgossip train`` does (same checks, same messages,
     same numbers as its three CSV tables).
@@ -654,6 +669,10 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
         Renyi order of ``rdp`` and delta of ``epsilon``.
     lcc, gossip, nodes, ignore_weights :
         Graph options (see ``dpgossip.graph``).
+    eval_nodes, eval_rows : int or "all", optional
+        Nodes evaluated and test rows each evaluation uses, drawn with the
+        seed (default: all up to 10000 nodes, else 1000 nodes on 10000
+        rows).
 
     Returns
     -------
@@ -693,6 +712,8 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
     att = _attacker_args(attackers)
     o.attackers = s.strv(att) if att else ffi.NULL
     o.alpha, o.delta = float(alpha), float(delta)
+    o.eval_nodes = _eval_count("--eval-nodes", "eval_nodes", eval_nodes)
+    o.eval_rows = _eval_count("--eval-rows", "eval_rows", eval_rows)
     means_p = ffi.new("DpgTable **")
     privacy_p = ffi.new("DpgTable **")
     tables = (call(lib.dpg_train, o, means_p, privacy_p), means_p[0], privacy_p[0])

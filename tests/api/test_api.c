@@ -282,6 +282,62 @@ static void test_train(void) {
   dpg_table_free(ap);
 }
 
+/* dpg_train's sampled evaluation: eval_nodes = K evaluates K distinct
+ * nodes per round, each with the losses the full evaluation gives it (the
+ * sample draws from a stream of its own, so the training is the same run);
+ * eval_rows = DPG_EVAL_ALL is every row; a count below -1 is the command
+ * line's message for --eval-nodes -2. */
+static void test_train_eval_sample(void) {
+  DpgTrainOptions o;
+  dpg_train_options_init(&o);
+  o.graph.generate = "ring:n=8";
+  o.dataset = "synthetic:linear,n=300,d=3,seed=4";
+  o.epochs = 2;
+  o.batches = 2;
+  o.trust = "none";
+  DpgError err = {0};
+  DpgTable *means = NULL, *priv = NULL;
+  DpgTable *full = dpg_train(&o, &means, &priv, &err);
+  g_assert_nonnull(full);
+  dpg_table_free(means);
+  dpg_table_free(priv);
+  o.eval_nodes = 3;
+  o.eval_rows = DPG_EVAL_ALL;
+  DpgTable *some = dpg_train(&o, &means, &priv, &err);
+  g_assert_nonnull(some);
+  g_assert_cmpuint(dpg_table_n_rows(full), ==, 8);
+  g_assert_cmpuint(dpg_table_n_rows(some), ==, 3);
+  const int64_t *node = dpg_table_col_int(some, (unsigned)col(some, "node"));
+  const char *losses[] = {"train_loss", "test_loss"};
+  for (unsigned i = 0; i < 3; i++) {
+    g_assert_cmpint(node[i], >=, 0);
+    g_assert_cmpint(node[i], <, 8);
+    if (i > 0)
+      g_assert_cmpint(node[i], >, node[i - 1]);
+    for (unsigned c = 0; c < G_N_ELEMENTS(losses); c++)
+      g_assert_cmpfloat(dpg_table_col_double(some, (unsigned)col(some, losses[c]))[i], ==,
+                        dpg_table_col_double(full, (unsigned)col(full, losses[c]))[node[i]]);
+  }
+  dpg_table_free(full);
+  dpg_table_free(some);
+  dpg_table_free(means);
+  dpg_table_free(priv);
+  o.eval_nodes = -2;
+  g_assert_null(dpg_train(&o, &means, &priv, &err));
+  g_assert_cmpint(err.status, ==, 2);
+  g_assert_cmpstr(err.message, ==,
+                  "--eval-nodes: '-2' is neither a positive integer below 2^32 - 1 nor all");
+  dpg_free(err.message);
+  err = (DpgError){0};
+  o.eval_nodes = 0;
+  o.eval_rows = -7;
+  g_assert_null(dpg_train(&o, &means, &priv, &err));
+  g_assert_cmpint(err.status, ==, 2);
+  g_assert_cmpstr(err.message, ==,
+                  "--eval-rows: '-7' is neither a positive integer below 2^32 - 1 nor all");
+  dpg_free(err.message);
+}
+
 /* dpg_train's failures: the command's message and status, NULL tables,
  * nothing leaked (before the graph, after it, after the run). */
 static void test_train_errors(void) {
@@ -355,5 +411,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/api/cancel", test_cancel_flag);
   g_test_add_func("/api/train", test_train);
   g_test_add_func("/api/train/errors", test_train_errors);
+  g_test_add_func("/api/train/eval_sample", test_train_eval_sample);
   return g_test_run();
 }

@@ -4,7 +4,8 @@
  * ProtoRunConfig every front end starts from: each field from the request,
  * T as T/b epochs of b batches that the runtime accepts with and without a
  * dataset, the observer path simulating exactly that run, the training
- * run (proto_train_run_config) and its privacy (proto_account_job_for_run).
+ * run (proto_train_run_config), its one validation (proto_train_validate)
+ * and its privacy (proto_account_job_for_run).
  */
 #include <math.h>
 
@@ -197,6 +198,214 @@ static void test_for_run(void) {
   topo_graph_free(g);
 }
 
+/* A training run's accounting reads the schedule the run was built with
+ * (borrowed: freeing the job leaves it to its owner) and prices the run
+ * exactly as a job building its own schedule from the same spec does. */
+static void test_for_run_built_schedule(void) {
+  GError *e = NULL;
+  TopoGraph *g = topo_graph_generate("ring:n=6", &e);
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.rounds = 6;
+  r.interval = 2;
+  r.seed = "3";
+  r.schedule = "churn:leave=0.2,join=0.5";
+  gboolean usage = FALSE;
+  ProtoAccountJob *own = proto_account_job_for_run(&r, g, &usage, &e);
+  g_assert_no_error(e);
+  r.built_schedule = topo_schedule_new(r.schedule, g, r.gossip, 3, &e);
+  g_assert_no_error(e);
+  ProtoAccountJob *borrowed = proto_account_job_for_run(&r, g, &usage, &e);
+  g_assert_no_error(e);
+  g_assert_true(borrowed->schedule == r.built_schedule);
+  g_assert_true(own->schedule != NULL && own->schedule != r.built_schedule);
+  g_assert_true(proto_account_job_execute(own, &e));
+  g_assert_true(proto_account_job_execute(borrowed, &e));
+  g_assert_no_error(e);
+  g_assert_cmpuint(own->n_acs, ==, borrowed->n_acs);
+  for (guint a = 0; a < own->n_acs; a++) {
+    const PrivReport *x = own->acs[a].report, *y = borrowed->acs[a].report;
+    g_assert_cmpuint(x->n_victims, ==, y->n_victims);
+    for (guint v = 0; v < x->n_victims; v++)
+      g_assert_cmpfloat(x->victims[v].mu, ==, y->victims[v].mu);
+  }
+  proto_account_job_free(own);
+  proto_account_job_free(borrowed);
+  g_assert_cmpuint(topo_schedule_n(r.built_schedule), ==, 6); /* still its owner's */
+  topo_schedule_free(r.built_schedule);
+  topo_graph_free(g);
+}
+
+/* A valid training run, every field given. */
+static ProtoTrainOptions good_train(void) {
+  return (ProtoTrainOptions){.protocol = "dsgd",
+                             .epochs = 2,
+                             .batches = 3,
+                             .eval_every = 1,
+                             .threads = 2,
+                             .seed = "7",
+                             .sigma = NAN,
+                             .clip = 1.0,
+                             .lr = 0.1,
+                             .mode = "deadline:ms=5",
+                             .latency = "constant:ms=1",
+                             .loss = "0.1",
+                             .task = {.dataset = "synthetic:linear", .test_fraction = 0.2}};
+}
+
+/* Refuses @o with @refusal and exactly @message. */
+static void assert_train_refused(ProtoTrainOptions o, ProtoAccountRefusal refusal,
+                                 const char *message) {
+  GError *error = NULL;
+  ProtoAccountRefusal got = (ProtoAccountRefusal)-1;
+  g_assert_false(proto_train_validate(&o, &got, &error));
+  g_assert_nonnull(error);
+  g_assert_cmpint(got, ==, refusal);
+  if (refusal == PROTO_REFUSED_RULE)
+    g_assert_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
+  if (message != NULL)
+    g_assert_cmpstr(error->message, ==, message);
+  g_error_free(error);
+}
+
+/* Each rule of a training run refuses one bad value at a time with the
+ * command line's message; a spec that does not parse is a value refusal. */
+static void test_train_validate_refusals(void) {
+  ProtoTrainOptions o = good_train();
+  o.epochs = 0;
+  assert_train_refused(o, PROTO_REFUSED_RULE,
+                       "--epochs and --batches must be positive (got 0 and 3)");
+  o = good_train();
+  o.batches = -1;
+  assert_train_refused(o, PROTO_REFUSED_RULE,
+                       "--epochs and --batches must be positive (got 2 and -1)");
+  o = good_train();
+  o.epochs = 65536;
+  o.batches = 32768; /* k b = 2^31 > G_MAXINT32 */
+  assert_train_refused(o, PROTO_REFUSED_RULE,
+                       "--epochs and --batches must be positive (got 65536 and 32768)");
+  o = good_train();
+  o.eval_every = -1;
+  assert_train_refused(o, PROTO_REFUSED_RULE, "--eval-every must be >= 0 and --threads >= 1");
+  o = good_train();
+  o.threads = 0;
+  assert_train_refused(o, PROTO_REFUSED_RULE, "--eval-every must be >= 0 and --threads >= 1");
+  o = good_train();
+  o.seed = "-1";
+  assert_train_refused(o, PROTO_REFUSED_RULE, "--seed: '-1' is not an integer in [0, 2^64 - 1]");
+  o = good_train();
+  o.seed = "18446744073709551616"; /* 2^64 */
+  assert_train_refused(o, PROTO_REFUSED_RULE,
+                       "--seed: '18446744073709551616' is not an integer in [0, 2^64 - 1]");
+  const double fractions[] = {0.0, 1.0, NAN};
+  const char *const fraction_messages[] = {
+      "--test-fraction must be in (0, 1) (got 0): the test loss needs test records",
+      "--test-fraction must be in (0, 1) (got 1): the test loss needs test records",
+      "--test-fraction must be in (0, 1) (got nan): the test loss needs test records"};
+  for (guint i = 0; i < G_N_ELEMENTS(fractions); i++) {
+    o = good_train();
+    o.task.test_fraction = fractions[i];
+    assert_train_refused(o, PROTO_REFUSED_RULE, fraction_messages[i]);
+  }
+  o = good_train();
+  o.protocol = PROTO_NONPRIVATE;
+  o.sigma = 0.5;
+  assert_train_refused(o, PROTO_REFUSED_RULE,
+                       "--protocol nonprivate adds no noise: drop --sigma 0.5");
+  /* sigma, clip, lr, compute_ms: each out of its range alone. */
+  const struct {
+    double sigma, clip, lr, compute_ms;
+    const char *message;
+  } ranges[] = {
+      {-1, 1, 0.1, 0, "(got -1, 1, 0.1, 0)"}, {INFINITY, 1, 0.1, 0, "(got inf, 1, 0.1, 0)"},
+      {1, 0, 0.1, 0, "(got 1, 0, 0.1, 0)"},   {1, NAN, 0.1, 0, "(got 1, nan, 0.1, 0)"},
+      {1, 1, -0.1, 0, "(got 1, 1, -0.1, 0)"}, {1, 1, INFINITY, 0, "(got 1, 1, inf, 0)"},
+      {1, 1, 0.1, -1, "(got 1, 1, 0.1, -1)"}, {1, 1, 0.1, INFINITY, "(got 1, 1, 0.1, inf)"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(ranges); i++) {
+    o = good_train();
+    o.sigma = ranges[i].sigma;
+    o.clip = ranges[i].clip;
+    o.lr = ranges[i].lr;
+    o.task.compute_ms = ranges[i].compute_ms;
+    char *message = g_strconcat("--sigma must be >= 0, --clip and --lr > 0, --compute-ms >= 0, "
+                                "all finite ",
+                                ranges[i].message, NULL);
+    assert_train_refused(o, PROTO_REFUSED_RULE, message);
+    g_free(message);
+  }
+  o = good_train();
+  o.protocol = "no-such-protocol";
+  assert_train_refused(o, PROTO_REFUSED_VALUE, NULL);
+  o = good_train();
+  o.mode = "sometimes";
+  assert_train_refused(o, PROTO_REFUSED_VALUE, NULL);
+  /* The option's name before the parser's own message. */
+  GError *error = NULL;
+  ProtoAccountRefusal refusal;
+  o = good_train();
+  o.latency = "fast";
+  g_assert_false(proto_train_validate(&o, &refusal, &error));
+  g_assert_cmpint(refusal, ==, PROTO_REFUSED_VALUE);
+  g_assert_true(g_str_has_prefix(error->message, "--latency: "));
+  g_clear_error(&error);
+  o = good_train();
+  o.loss = "2";
+  g_assert_false(proto_train_validate(&o, &refusal, &error));
+  g_assert_cmpint(refusal, ==, PROTO_REFUSED_VALUE);
+  g_assert_true(g_str_has_prefix(error->message, "--loss: "));
+  g_clear_error(&error);
+}
+
+/* A valid run resolves in place: sigma NaN is 1, nonprivate is dsgd with
+ * sigma 0 (and a NULL protocol dsgd), the seed's value, the task's
+ * evaluation; the request carries the run. */
+static void test_train_validate_resolves(void) {
+  GError *error = NULL;
+  ProtoAccountRefusal refusal;
+  ProtoTrainOptions o = good_train();
+  g_assert_true(proto_train_validate(&o, &refusal, &error));
+  g_assert_no_error(error);
+  g_assert_cmpfloat(o.sigma, ==, 1.0);
+  g_assert_cmpstr(o.protocol, ==, "dsgd");
+  g_assert_false(o.nonprivate);
+  g_assert_cmpuint(o.seed_value, ==, 7);
+  g_assert_cmpuint(o.task.eval_every, ==, 1);
+  g_assert_cmpuint(o.task.threads, ==, 2);
+  ProtoAccountRequest r;
+  proto_train_request(&o, &r);
+  g_assert_cmpstr(r.protocol, ==, "dsgd");
+  g_assert_cmpint(r.rounds, ==, 6);
+  g_assert_cmpint(r.interval, ==, 3);
+  g_assert_cmpfloat(r.sigma, ==, 1.0);
+  g_assert_cmpfloat(r.clip, ==, 1.0);
+  g_assert_cmpfloat(r.lr, ==, 0.1);
+  g_assert_cmpstr(r.mode, ==, "deadline:ms=5");
+  g_assert_cmpstr(r.latency, ==, "constant:ms=1");
+  g_assert_cmpstr(r.loss, ==, "0.1");
+  g_assert_cmpstr(r.seed, ==, "7");
+  o = good_train();
+  o.protocol = PROTO_NONPRIVATE;
+  g_assert_true(proto_train_validate(&o, &refusal, &error));
+  g_assert_cmpstr(o.protocol, ==, "dsgd");
+  g_assert_cmpfloat(o.sigma, ==, 0.0);
+  g_assert_true(o.nonprivate);
+  o = good_train();
+  o.protocol = PROTO_NONPRIVATE;
+  o.sigma = 0.0; /* an explicit 0 is no noise either */
+  g_assert_true(proto_train_validate(&o, &refusal, &error));
+  g_assert_cmpfloat(o.sigma, ==, 0.0);
+  o = good_train();
+  o.protocol = NULL;
+  o.seed = NULL;
+  o.sigma = 2.5;
+  o.mode = o.latency = o.loss = NULL;
+  g_assert_true(proto_train_validate(&o, &refusal, &error));
+  g_assert_cmpstr(o.protocol, ==, "dsgd");
+  g_assert_cmpfloat(o.sigma, ==, 2.5);
+  g_assert_cmpuint(o.seed_value, ==, 0);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/protocols/account_run/fields", test_fields);
@@ -204,5 +413,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/protocols/account_run/participation", test_participation);
   g_test_add_func("/protocols/account_run/observer_run", test_observer_run);
   g_test_add_func("/protocols/account_run/for_run", test_for_run);
+  g_test_add_func("/protocols/account_run/for_run_built_schedule", test_for_run_built_schedule);
+  g_test_add_func("/protocols/account_run/train_validate_refusals", test_train_validate_refusals);
+  g_test_add_func("/protocols/account_run/train_validate_resolves", test_train_validate_resolves);
   return g_test_run();
 }

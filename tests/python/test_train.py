@@ -99,6 +99,29 @@ def test_nonprivate_and_no_accounting(cli, tmp_path):
     assert privacy.empty and list(privacy.columns) == list(r.privacy.columns)
 
 
+def test_sampled_evaluation_gives_the_cli_tables(cli, tmp_path):
+    """eval_nodes and eval_rows bound the evaluation as --eval-nodes and
+    --eval-rows do: the same nodes and rows, the same tables."""
+    args = ["--generate", "ring:n=12", "--dataset", SYNTH, "--epochs", "2", "--batches", "2",
+            "--eval-every", "2", "--seed", "5", "--eval-nodes", "4", "--eval-rows", "20"]
+    metrics, means, privacy = cli_tables(cli, tmp_path, *args)
+    r = dpgossip.train("ring:n=12", dataset=SYNTH, epochs=2, batches=2, eval_every=2, seed=5,
+                       eval_nodes=4, eval_rows=20)
+    same(r.metrics, metrics)
+    same(r.means, means)
+    same(r.privacy, privacy)
+    assert len(r.metrics) == 2 * 4 and r.metrics["node"].nunique() == 4
+    full = dpgossip.train("ring:n=12", dataset=SYNTH, epochs=2, batches=2, eval_every=2, seed=5,
+                          eval_nodes="all", eval_rows="all")
+    assert len(full.metrics) == 2 * 12
+    # Every test row: the losses of the full evaluation's same nodes.
+    every_row = dpgossip.train("ring:n=12", dataset=SYNTH, epochs=2, batches=2, eval_every=2,
+                               seed=5, eval_nodes=4, eval_rows="all")
+    keyed = full.metrics.set_index(["round", "node"])
+    for _, row in every_row.metrics.iterrows():
+        assert row["test_loss"] == keyed.loc[(row["round"], row["node"]), "test_loss"]
+
+
 @pytest.mark.parametrize("kwargs,args", [
     ({"protocol": "muffliato:L=2"}, ["--protocol", "muffliato:L=2"]),
     ({"trust": "pndp"}, ["--trust", "pndp"]),
@@ -107,6 +130,8 @@ def test_nonprivate_and_no_accounting(cli, tmp_path):
     ({"test_fraction": 1.0}, ["--test-fraction", "1"]),
     ({"loss": 0.1}, ["--loss", "0.1"]),
     ({"dataset": "csv:/nonexistent.csv"}, ["--dataset", "csv:/nonexistent.csv"]),
+    ({"eval_nodes": 0}, ["--eval-nodes", "0"]),
+    ({"eval_rows": -3}, ["--eval-rows", "-3"]),
 ])
 def test_errors_are_the_cli_messages(cli, tmp_path, kwargs, args):
     base = {"dataset": SYNTH}
