@@ -38,7 +38,6 @@ typedef struct {
   const DpgTrainOptions *o;
   ProtoTrainOptions run; /* as proto_train_validate resolved it */
   guint T, n;
-  TopoGossipKind gossip;
   TopoGraph *g;
   TopoSchedule *sched;
   ProtoAccountJob *privacy; /* NULL: trust "none", nothing accounted */
@@ -77,30 +76,21 @@ static gboolean check_options(Job *j, DpgError *err) {
                                         .model = o->model,
                                         .partition = o->partition,
                                         .test_fraction = o->test_fraction,
-                                        .compute_ms = o->compute_ms}};
+                                        .compute_ms = o->compute_ms},
+                               .schedule = o->schedule,
+                               .trust = o->trust,
+                               .attackers = o->attackers,
+                               .alpha = o->alpha,
+                               .delta = o->delta};
   if (!eval_count("--eval-nodes", o->eval_nodes, &j->run.task.eval_nodes, err) ||
       !eval_count("--eval-rows", o->eval_rows, &j->run.task.eval_rows, err))
     return FALSE;
   ProtoAccountRefusal refusal;
   if (!proto_train_validate(&j->run, &refusal, &error) ||
-      !dpg_graph_gossip(&o->graph, &j->gossip, &error))
+      !dpg_graph_gossip(&o->graph, &j->run.gossip, &error))
     return dpg_fail(err, error, 2), FALSE;
   j->T = (guint)(o->epochs * o->batches);
   return TRUE;
-}
-
-/* The options as the accounting request: the run it describes
- * (proto_train_request) and its privacy. Strings borrowed from j->o. */
-static void request(const Job *j, ProtoAccountRequest *r) {
-  const DpgTrainOptions *o = j->o;
-  proto_train_request(&j->run, r);
-  r->gossip = j->gossip;
-  r->schedule = o->schedule;
-  r->trust = o->trust;
-  r->attackers = o->attackers;
-  r->alpha = o->alpha;
-  r->delta = o->delta;
-  r->cancel = dpg_cancel_flag();
 }
 
 /* The per-victim reports, from the structured path or from @run's views. */
@@ -207,7 +197,7 @@ static void set_attrs(DpgTable *t, const Job *j) {
   dpg_table_set_attr_printf(t, "rounds", "%u", j->T);
   dpg_table_set_attr_printf(t, "epochs", "%d", o->epochs);
   dpg_table_set_attr_printf(t, "batches", "%d", o->batches);
-  dpg_table_set_attr(t, "gossip", topo_gossip_kind_name(j->gossip));
+  dpg_table_set_attr(t, "gossip", topo_gossip_kind_name(j->run.gossip));
   dpg_table_set_attr(t, "schedule", o->schedule ? o->schedule : "static");
   dpg_table_set_attr(t, "mode", o->mode ? o->mode : "sync");
   dpg_table_set_attr(t, "sigma", g_ascii_dtostr(buf, sizeof buf, j->run.sigma));
@@ -250,12 +240,13 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
   }
   j.n = topo_graph_n_nodes(j.g);
   if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
-      (j.sched = topo_schedule_new(o->schedule, j.g, j.gossip, j.run.seed_value, &error)) == NULL) {
+      (j.sched = topo_schedule_new(o->schedule, j.g, j.run.gossip, j.run.seed_value, &error)) == NULL) {
     dpg_fail(err, error, 2);
     goto out;
   }
   ProtoAccountRequest r;
-  request(&j, &r);
+  proto_train_request(&j.run, &r);
+  r.cancel = dpg_cancel_flag();
   r.built_schedule = j.sched;
   gboolean usage = TRUE;
   if ((o->trust == NULL || !g_str_equal(o->trust, "none")) &&

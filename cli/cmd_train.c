@@ -202,18 +202,16 @@ typedef struct {
   CliGraphOptions graph;
   CliPluginOptions plugins;
   CliStreamOptions stream;
-  char *protocol, *mode, *latency, *loss, *out, *schedule, *trust, *seed_text, *sigma_text,
-      *eval_nodes_text, *eval_rows_text;
-  char **attackers;
-  /* The run's numbers, parsed into it, and its task: the dataset, model and
-   * partition (GOption's copies), the test split, the compute time and the
-   * evaluation. Validate borrows the strings above and resolves it
-   * (proto_train_validate). */
+  char *protocol, *mode, *latency, *loss, *out, *seed_text, *sigma_text, *eval_nodes_text,
+      *eval_rows_text;
+  /* The run's numbers, schedule and privacy options, parsed into it, and
+   * its task: the dataset, model and partition (GOption's copies, like the
+   * schedule, trust and attackers), the test split, the compute time and
+   * the evaluation. Validate borrows the strings above (which
+   * proto_train_validate may resolve to constants) and resolves it. */
   ProtoTrainOptions run;
-  double alpha, delta;
   gint rounds;
   gboolean list, quiet;
-  TopoGossipKind gossip;
 } Options;
 
 /* The run and what it needs, from plan to report. */
@@ -236,7 +234,7 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "SPEC"},
       {"list-protocols", 0, 0, G_OPTION_ARG_NONE, &o->list,
        "List the protocols and their parameters, then exit", NULL},
-      CLI_OPTION_SCHEDULE(&o->schedule),
+      CLI_OPTION_SCHEDULE(&o->run.schedule),
       CLI_OPTIONS_TASK(&o->run.task),
       CLI_OPTION_EPOCHS(&o->run.epochs),
       {"batches", 'b', 0, G_OPTION_ARG_INT, &o->run.batches,
@@ -267,17 +265,17 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "Seed of every random choice (default 0)", "N"},
       {"threads", 'j', 0, G_OPTION_ARG_INT, &o->run.threads,
        "Evaluation threads (default 1; results do not depend on it)", "N"},
-      {"trust", 0, 0, G_OPTION_ARG_STRING, &o->trust,
+      {"trust", 0, 0, G_OPTION_ARG_STRING, &o->run.trust,
        "Privacy reported per node: ldp (default: every node), pndp or secldp (need "
        "--attackers), a comma-separated list, or none (no accounting: its time and memory "
        "saved)",
        "MODEL"},
-      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o->attackers,
+      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o->run.attackers,
        "Attacker sets of the privacy columns, as for dpgossip account: 0,5 (each alone) or "
        "0+5 (a collusion set); repeatable",
        "IDS"},
-      CLI_OPTION_DELTA(&o->delta),
-      CLI_OPTION_ALPHA(&o->alpha),
+      CLI_OPTION_DELTA(&o->run.delta),
+      CLI_OPTION_ALPHA(&o->run.alpha),
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out,
        "Output CSV of the metrics (required); FILE_mean.csv and FILE_privacy.csv beside it",
        "FILE"},
@@ -312,17 +310,18 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
 
 static void options_clear(Options *o) {
   char **strings[] = {
-      &o->protocol,      &o->mode,  &o->latency,   &o->loss,       &o->out,
-      &o->schedule,      &o->trust, &o->seed_text, &o->sigma_text, &o->eval_nodes_text,
-      &o->eval_rows_text};
+      &o->protocol, &o->mode, &o->latency, &o->loss, &o->out, &o->seed_text, &o->sigma_text,
+      &o->eval_nodes_text, &o->eval_rows_text};
   for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
-  const char **task[] = {&o->run.task.dataset, &o->run.task.model, &o->run.task.partition};
-  for (guint i = 0; i < G_N_ELEMENTS(task); i++) {
-    g_free((char *)*task[i]); /* GOption's copies */
-    *task[i] = NULL;
+  const char **run[] = {&o->run.task.dataset, &o->run.task.model, &o->run.task.partition,
+                        &o->run.schedule, &o->run.trust};
+  for (guint i = 0; i < G_N_ELEMENTS(run); i++) {
+    g_free((char *)*run[i]); /* GOption's copies */
+    *run[i] = NULL;
   }
-  g_clear_pointer(&o->attackers, g_strfreev);
+  g_strfreev((char **)o->run.attackers);
+  o->run.attackers = NULL;
   cli_graph_options_clear(&o->graph);
   cli_plugin_options_clear(&o->plugins);
   cli_stream_options_clear(&o->stream);
@@ -373,22 +372,9 @@ static int validate_values(Options *o) {
     g_clear_error(&error);
     return status;
   }
-  if (!cli_graph_options_gossip(&o->graph, &o->gossip, &error))
+  if (!cli_graph_options_gossip(&o->graph, &o->run.gossip, &error))
     return cli_fail("train", error, CLI_EXIT_USAGE);
   return CLI_EXIT_OK;
-}
-
-/* The options as the accounting request: the run it describes
- * (proto_account_request_run_config) and its privacy. Strings borrowed
- * from @o. */
-static void request(const Options *o, ProtoAccountRequest *r) {
-  proto_train_request(&o->run, r);
-  r->gossip = o->gossip;
-  r->schedule = o->schedule;
-  r->trust = o->trust;
-  r->attackers = (const char *const *)o->attackers;
-  r->alpha = o->alpha;
-  r->delta = o->delta;
 }
 
 /* The graph, the schedule, the privacy's plan, the run and its stream. */
@@ -397,11 +383,11 @@ static int plan(const Options *o, Train *t) {
   guint64 seed = o->run.seed_value;
   if ((t->g = cli_graph_options_build(&o->graph, &error)) == NULL)
     return cli_fail("train", error, cli_graph_options_status(&o->graph, error));
-  if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
-      (t->sched = topo_schedule_new(o->schedule, t->g, o->gossip, seed, &error)) == NULL)
+  if (o->run.schedule != NULL && strcmp(o->run.schedule, "static") != 0 &&
+      (t->sched = topo_schedule_new(o->run.schedule, t->g, o->run.gossip, seed, &error)) == NULL)
     return cli_fail("train", error, cli_error_status(error));
   ProtoAccountRequest r;
-  request(o, &r);
+  proto_train_request(&o->run, &r);
   r.built_schedule = t->sched;
   gboolean usage;
   if ((t->priv = cli_train_privacy_plan(&r, t->g, &usage, &error)) == NULL)
@@ -420,7 +406,7 @@ static int plan(const Options *o, Train *t) {
     return CLI_EXIT_OK;
   /* Attached before the run: the stream hears every transmission and the
    * runtime's round boundaries on the engine's bus. */
-  char *json = scenario_json(&cfg, o->schedule);
+  char *json = scenario_json(&cfg, o->run.schedule);
   t->stream = cli_stream_start(&o->stream, "train", proto_run_engine(t->run), t->g, "train", seed,
                                proto_context_steps(proto_run_context(t->run)), json, &error);
   g_free(json);
@@ -526,17 +512,17 @@ static int validate_options(Options *o) {
 }
 
 int cli_cmd_train(int argc, char **argv) {
-  Options o = {.alpha = 2.0,
-               .delta = 1e-6,
-               .rounds = CLI_UNSET,
+  Options o = {.rounds = CLI_UNSET,
                .run = {.epochs = CLI_UNSET,
                        .batches = CLI_UNSET,
                        .threads = 1,
                        .lr = 0.1,
                        .sigma = NAN,
                        .clip = 1.0,
-                       .task = {.test_fraction = LEARN_DEFAULT_TEST_FRACTION}},
-               .gossip = TOPO_GOSSIP_UNIFORM};
+                       .task = {.test_fraction = LEARN_DEFAULT_TEST_FRACTION},
+                       .gossip = TOPO_GOSSIP_UNIFORM,
+                       .alpha = 2.0,
+                       .delta = 1e-6}};
   Train t = {0};
   struct sigaction old_action;
   gboolean handler = FALSE;

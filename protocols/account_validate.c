@@ -470,4 +470,10 @@ void proto_train_request(const ProtoTrainOptions *o, ProtoAccountRequest *r) {
   r->latency = o->latency;
   r->loss = o->loss;
   r->seed = o->seed;
+  r->gossip = o->gossip;
+  r->schedule = o->schedule;
+  r->trust = o->trust;
+  r->attackers = o->attackers;
+  r->alpha = o->alpha;
+  r->delta = o->delta;
 }

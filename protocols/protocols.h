@@ -995,6 +995,16 @@ typedef struct {
   /* The learning task; test_fraction and compute_ms are checked, eval_every
    * and threads set from the fields above. */
   ProtoTrainTask task;
+  /* Where it runs: the graph's gossip (the front end resolves it with the
+   * graph) and the schedule spec (NULL or "static": static). */
+  TopoGossipKind gossip;
+  const char *schedule;
+  /* What its privacy accounts, checked by proto_account_job_for_run: trust
+   * models (NULL: ldp of every node), NULL-terminated attacker sets (or
+   * NULL), the reported alpha and delta. */
+  const char *trust;
+  const char *const *attackers;
+  double alpha, delta;
   /* Set by proto_train_validate. */
   gboolean nonprivate; /* protocol was PROTO_NONPRIVATE */
   guint64 seed_value;
@@ -1023,9 +1033,10 @@ gboolean proto_train_validate(ProtoTrainOptions *o, ProtoAccountRefusal *refusal
 
 /**
  * proto_train_request: @r (initialized here) as the run the validated @o
- * describes: protocol, T = k b and b, sigma, clip, lr, mode, latency, loss
- * and seed, strings borrowed from @o. The caller adds the gossip, schedule
- * and what it accounts (trust, attackers, alpha, delta). O(1).
+ * describes and its privacy: protocol, T = k b and b, sigma, clip, lr,
+ * mode, latency, loss, seed, gossip, schedule, trust, attackers, alpha and
+ * delta, strings borrowed from @o. The caller adds what only it has (a
+ * built schedule to lend, a cancel flag). O(1).
  */
 void proto_train_request(const ProtoTrainOptions *o, ProtoAccountRequest *r);
 

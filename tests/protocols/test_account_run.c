@@ -236,6 +236,8 @@ static void test_for_run_built_schedule(void) {
   topo_graph_free(g);
 }
 
+static const char *const TRAIN_ATTACKERS[] = {"0", "3+11", NULL};
+
 /* A valid training run, every field given. */
 static ProtoTrainOptions good_train(void) {
   return (ProtoTrainOptions){.protocol = "dsgd",
@@ -250,7 +252,13 @@ static ProtoTrainOptions good_train(void) {
                              .mode = "deadline:ms=5",
                              .latency = "constant:ms=1",
                              .loss = "0.1",
-                             .task = {.dataset = "synthetic:linear", .test_fraction = 0.2}};
+                             .task = {.dataset = "synthetic:linear", .test_fraction = 0.2},
+                             .gossip = TOPO_GOSSIP_METROPOLIS,
+                             .schedule = "matching",
+                             .trust = "pndp,ldp",
+                             .attackers = TRAIN_ATTACKERS,
+                             .alpha = 3.0,
+                             .delta = 1e-5};
 }
 
 /* Refuses @o with @refusal and exactly @message. */
@@ -384,6 +392,12 @@ static void test_train_validate_resolves(void) {
   g_assert_cmpstr(r.latency, ==, "constant:ms=1");
   g_assert_cmpstr(r.loss, ==, "0.1");
   g_assert_cmpstr(r.seed, ==, "7");
+  g_assert_cmpint(r.gossip, ==, TOPO_GOSSIP_METROPOLIS);
+  g_assert_cmpstr(r.schedule, ==, "matching");
+  g_assert_cmpstr(r.trust, ==, "pndp,ldp");
+  g_assert_true(r.attackers == TRAIN_ATTACKERS);
+  g_assert_cmpfloat(r.alpha, ==, 3.0);
+  g_assert_cmpfloat(r.delta, ==, 1e-5);
   o = good_train();
   o.protocol = PROTO_NONPRIVATE;
   g_assert_true(proto_train_validate(&o, &refusal, &error));
