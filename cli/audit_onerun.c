@@ -37,11 +37,12 @@ static void on_sigint(int sig) {
 
 typedef struct {
   char *attack, *format, *seed_text, *sigma_text;
-  /* The dataset, model and partition (GOption's copies) and the test split. */
-  ProtoTrainTask task;
-  gint epochs, batches, canaries, guesses;
-  double lr, sigma, clip, delta, confidence;
-  guint64 seed;
+  /* The training run (D-SGD, LDP of every node), checked by
+   * proto_train_validate as `train`'s is: its numbers and its task (the
+   * dataset, model and partition are GOption's copies). */
+  ProtoTrainOptions run;
+  gint canaries, guesses;
+  double confidence;
   CliFormat fmt;
 } OnerunOptions;
 
@@ -52,9 +53,9 @@ typedef struct {
 
 static void options_clear(OnerunOptions *o) {
   g_free(o->attack);
-  g_free((char *)o->task.dataset);
-  g_free((char *)o->task.model);
-  g_free((char *)o->task.partition);
+  g_free((char *)o->run.task.dataset);
+  g_free((char *)o->run.task.model);
+  g_free((char *)o->run.task.partition);
   g_free(o->format);
   g_free(o->seed_text);
   g_free(o->sigma_text);
@@ -66,22 +67,19 @@ static gboolean options_check(OnerunOptions *o, GError **error) {
   if (g_strcmp0(o->attack, "onerun") != 0)
     return BAD("--attack onerun must be given once for the one-run audit (got --attack %s)",
                o->attack != NULL ? o->attack : "(none)");
-  if (o->task.dataset == NULL)
+  if (o->run.task.dataset == NULL)
     return BAD("--dataset is required");
-  if (!cli_number_option("--sigma", o->sigma_text, &o->sigma, error))
+  o->run.sigma = NAN;
+  if (!cli_number_option("--sigma", o->sigma_text, &o->run.sigma, error))
     return FALSE;
-  if (o->sigma_text == NULL)
-    o->sigma = 1.0;
-  if (o->seed_text != NULL &&
-      !g_ascii_string_to_unsigned(o->seed_text, 10, 0, G_MAXUINT64, &o->seed, NULL))
-    return BAD("--seed: '%s' is not an integer in [0, 2^64 - 1]", o->seed_text);
-  if (o->epochs <= 0 || o->batches <= 0 || (gint64)o->epochs * o->batches > G_MAXINT32)
-    return BAD("--epochs and --batches must be positive (got %d and %d)", o->epochs, o->batches);
-  if (!(isfinite(o->sigma) && o->sigma > 0) || !(isfinite(o->clip) && o->clip > 0) ||
-      !(isfinite(o->lr) && o->lr > 0))
-    return BAD("--sigma, --clip and --lr must be finite and > 0 (got %g, %g, %g): without "
-               "noise nothing is protected and there is nothing to audit",
-               o->sigma, o->clip, o->lr);
+  o->run.seed = o->seed_text;
+  ProtoAccountRefusal refusal;
+  if (!proto_train_validate(&o->run, &refusal, error))
+    return FALSE;
+  /* What only an audit asks: noise to audit. */
+  if (o->run.sigma == 0)
+    return BAD("--sigma must be > 0 (got 0): without noise nothing is protected and there is "
+               "nothing to audit");
   if (o->canaries < 2 || o->canaries > 1000000)
     return BAD("--canaries must be in [2, 1000000] (got %d)", o->canaries);
   if (o->guesses == 0)
@@ -89,11 +87,9 @@ static gboolean options_check(OnerunOptions *o, GError **error) {
   if (o->guesses < 1 || 2 * (gint64)o->guesses > o->canaries)
     return BAD("--guesses K (K in, K out) must be in [1, canaries / 2] (got %d for %d canaries)",
                o->guesses, o->canaries);
-  if (!(o->delta > 0 && o->delta < 1) || !(o->confidence > 0 && o->confidence < 1))
-    return BAD("--delta and --confidence must be in (0, 1) (got %g and %g)", o->delta,
+  if (!(o->run.delta > 0 && o->run.delta < 1) || !(o->confidence > 0 && o->confidence < 1))
+    return BAD("--delta and --confidence must be in (0, 1) (got %g and %g)", o->run.delta,
                o->confidence);
-  if (!(o->task.test_fraction > 0 && o->task.test_fraction < 1))
-    return BAD("--test-fraction must be in (0, 1) (got %g)", o->task.test_fraction);
   return o->format == NULL ||
          cli_format_parse(o->format,
                           1u << CLI_FORMAT_TABLE | 1u << CLI_FORMAT_JSON | 1u << CLI_FORMAT_CSV,
@@ -116,22 +112,15 @@ static void accounted(const CliTrainPrivacy *priv, const CliOnerunCanaries *c, O
 static int audit_run(const OnerunOptions *o, const TopoGraph *g, TopoGossipKind kind,
                      OnerunResult *res, GError **error) {
   ProtoAccountRequest r;
-  proto_account_request_init(&r);
-  r.rounds = o->epochs * o->batches;
-  r.interval = o->batches;
-  r.sigma = o->sigma;
-  r.clip = o->clip;
-  r.lr = o->lr;
+  proto_train_request(&o->run, &r);
   r.gossip = kind;
-  r.seed = o->seed_text;
-  r.delta = o->delta;
   gboolean usage;
   CliTrainPrivacy *priv = cli_train_privacy_plan(&r, g, &usage, error);
   if (priv == NULL)
     return usage ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
   const ProtoObserveOptions *observe = cli_train_privacy_observe(priv);
   ProtoRunConfig cfg;
-  proto_train_run_config(&r, &o->task, g, NULL, observe != NULL, &cfg);
+  proto_train_run_config(&r, &o->run.task, g, NULL, observe != NULL, &cfg);
   CliOnerunCanaries *c = NULL;
   CliOnerunHook *hook = NULL;
   int status = CLI_EXIT_FAILURE;
@@ -148,7 +137,7 @@ static int audit_run(const OnerunOptions *o, const TopoGraph *g, TopoGossipKind 
                          G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, error))
     goto out;
   c = cli_onerun_canaries_new((guint)o->canaries, proto_context_dim(ctx),
-                              proto_context_n_nodes(ctx), (guint)o->batches, o->seed);
+                              proto_context_n_nodes(ctx), (guint)o->run.batches, o->run.seed_value);
   hook = cli_onerun_attach(run, c, error);
   interrupt_run = run;
   gboolean ran = hook != NULL && !interrupted && proto_observed_run_run(orun, error);
@@ -165,7 +154,7 @@ static int audit_run(const OnerunOptions *o, const TopoGraph *g, TopoGossipKind 
   res->m = c->m;
   res->r = 2 * (guint)o->guesses;
   res->v = cli_onerun_guess(c, (guint)o->guesses);
-  if (priv_onerun_epsilon_lower(res->m, res->r, res->v, o->delta, o->confidence, &res->eps_low,
+  if (priv_onerun_epsilon_lower(res->m, res->r, res->v, o->run.delta, o->confidence, &res->eps_low,
                                 error))
     status = CLI_EXIT_OK;
 out:
@@ -184,20 +173,20 @@ static void print_result(const OnerunOptions *o, const OnerunResult *r, const ch
     cli_json_string(b, "protocol", "dsgd");
     cli_json_string(b, "trust", "ldp");
     cli_json_string(b, "attack", "onerun");
-    cli_json_number(b, "sigma", o->sigma);
-    cli_json_int(b, "epochs", o->epochs);
-    cli_json_int(b, "batches", o->batches);
+    cli_json_number(b, "sigma", o->run.sigma);
+    cli_json_int(b, "epochs", o->run.epochs);
+    cli_json_int(b, "batches", o->run.batches);
     cli_json_int(b, "canaries", r->m);
     cli_json_int(b, "guesses", r->r);
     cli_json_int(b, "correct", r->v);
     cli_json_number(b, "epsilon_lower", r->eps_low);
     cli_json_number(b, "epsilon", r->eps);
     cli_json_number(b, "mu", r->mu);
-    cli_json_number(b, "delta", o->delta);
+    cli_json_number(b, "delta", o->run.delta);
     cli_json_number(b, "confidence", o->confidence);
     cli_json_number(b, "test_loss", r->test_loss);
     cli_json_string(b, "status", verdict);
-    cli_json_int(b, "seed", (gint64)o->seed);
+    cli_json_int(b, "seed", (gint64)o->run.seed_value);
     json_builder_end_object(b);
     cli_json_print(b);
     return;
@@ -207,7 +196,7 @@ static void print_result(const OnerunOptions *o, const OnerunResult *r, const ch
            "sigma", "epochs", "batches", "canaries", "guesses", "correct", "epsilon_lower",
            "epsilon", "mu", "test_loss", "status");
     printf("%-8s %-6s %10.4g %6d %7d %8u %7u %7u %13.4g %10.4g %10.4g %10.4g %s\n", "dsgd", "ldp",
-           o->sigma, o->epochs, o->batches, r->m, r->r, r->v, r->eps_low, r->eps, r->mu,
+           o->run.sigma, o->run.epochs, o->run.batches, r->m, r->r, r->v, r->eps_low, r->eps, r->mu,
            r->test_loss, verdict);
     return;
   }
@@ -215,33 +204,41 @@ static void print_result(const OnerunOptions *o, const OnerunResult *r, const ch
          "epsilon,mu,delta,confidence,test_loss,status,seed\n");
   printf("dsgd,ldp,onerun,%.17g,%d,%d,%u,%u,%u,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,"
          "%" G_GUINT64_FORMAT "\n",
-         o->sigma, o->epochs, o->batches, r->m, r->r, r->v, r->eps_low, r->eps, r->mu, o->delta,
-         o->confidence, r->test_loss, verdict, o->seed);
+         o->run.sigma, o->run.epochs, o->run.batches, r->m, r->r, r->v, r->eps_low, r->eps, r->mu, o->run.delta,
+         o->confidence, r->test_loss, verdict, o->run.seed_value);
 }
 
 int cli_audit_onerun(int argc, char **argv) {
   CliGraphOptions gopt = {0};
-  OnerunOptions o = {.epochs = 1, .batches = 1, .canaries = 200, .lr = 0.1, .clip = 1.0,
-                     .delta = 1e-6, .confidence = 0.95,
-                     .task = {.test_fraction = LEARN_DEFAULT_TEST_FRACTION}};
+  OnerunOptions o = {.run = {.protocol = "dsgd",
+                             .epochs = 1,
+                             .batches = 1,
+                             .threads = 1,
+                             .lr = 0.1,
+                             .clip = 1.0,
+                             .alpha = 2.0,
+                             .delta = 1e-6,
+                             .task = {.test_fraction = LEARN_DEFAULT_TEST_FRACTION}},
+                     .canaries = 200,
+                     .confidence = 0.95};
   GOptionEntry entries[] = {
       {"attack", 0, 0, G_OPTION_ARG_STRING, &o.attack,
        "onerun (required here: the one-run audit; np, learned and reconstruction take the "
        "options of `dpgossip audit --help`)",
        "onerun"},
-      CLI_OPTIONS_TASK(&o.task),
-      CLI_OPTION_EPOCHS(&o.epochs),
-      {"batches", 'b', 0, G_OPTION_ARG_INT, &o.batches, "Batches per node b (default 1)", "B"},
-      CLI_OPTION_LR(&o.lr),
+      CLI_OPTIONS_TASK(&o.run.task),
+      CLI_OPTION_EPOCHS(&o.run.epochs),
+      {"batches", 'b', 0, G_OPTION_ARG_INT, &o.run.batches, "Batches per node b (default 1)", "B"},
+      CLI_OPTION_LR(&o.run.lr),
       {"sigma", 0, 0, G_OPTION_ARG_STRING, &o.sigma_text, "Noise multiplier sigma > 0 (default 1)",
        "S"},
-      CLI_OPTION_CLIP(&o.clip),
-      CLI_OPTION_TEST_FRACTION(&o.task),
+      CLI_OPTION_CLIP(&o.run.clip),
+      CLI_OPTION_TEST_FRACTION(&o.run.task),
       {"canaries", 0, 0, G_OPTION_ARG_INT, &o.canaries,
        "Canaries m, each included with probability 1/2 (default 200)", "M"},
       {"guesses", 0, 0, G_OPTION_ARG_INT, &o.guesses,
        "Guess 'in' for the K best scores and 'out' for the K worst (default m / 4)", "K"},
-      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o.delta,
+      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o.run.delta,
        "delta of both epsilons (default 1e-6)", "DELTA"},
       {"confidence", 0, 0, G_OPTION_ARG_DOUBLE, &o.confidence,
        "Confidence of the lower bound (default 0.95)", "C"},
@@ -273,9 +270,9 @@ int cli_audit_onerun(int argc, char **argv) {
   OnerunResult res = {0};
   if (!cli_options_parse(&spec, &argc, &argv))
     goto out;
-  if (!options_check(&o, &error) || !learn_data_spec_check(o.task.dataset, &error) ||
-      (o.task.model != NULL && !learn_model_spec_check(o.task.model, &error)) ||
-      (o.task.partition != NULL && !learn_partition_spec_check(o.task.partition, &error)) ||
+  if (!options_check(&o, &error) || !learn_data_spec_check(o.run.task.dataset, &error) ||
+      (o.run.task.model != NULL && !learn_model_spec_check(o.run.task.model, &error)) ||
+      (o.run.task.partition != NULL && !learn_partition_spec_check(o.run.task.partition, &error)) ||
       !cli_graph_options_gossip(&gopt, &kind, &error)) {
     status = cli_fail(CMD, error, CLI_EXIT_USAGE);
     goto out;
@@ -307,7 +304,7 @@ int cli_audit_onerun(int argc, char **argv) {
     fprintf(stderr,
             "dpgossip %s: error: the empirical epsilon lower bound %.4g exceeds the "
             "accounted epsilon %.4g at delta = %g: the printed guarantee is wrong\n",
-            CMD, res.eps_low, res.eps, o.delta);
+            CMD, res.eps_low, res.eps, o.run.delta);
     status = CLI_EXIT_FAILURE;
   }
 out:

@@ -163,7 +163,7 @@ void cli_graph_options_clear(CliGraphOptions *o);
  * Scenarios run it (protocol.name = nonprivate); `train`, `account` and
  * `protocols` know it under the same name: dsgd with sigma = 0, whose
  * accounting is no protection at all (mu = inf). */
-#define CLI_NONPRIVATE "nonprivate"
+#define CLI_NONPRIVATE PROTO_NONPRIVATE
 #define CLI_NONPRIVATE_SUMMARY                                                                     \
   "D-SGD without noise (dsgd with sigma = 0): the non-private baseline; no protection, "           \
   "mu = inf"

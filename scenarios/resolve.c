@@ -395,7 +395,7 @@ static void resolve_protocol(R *r, ScenConfig *c) {
     g_free(name);
   }
   c->shape.kind = -1;
-  if (g_str_equal(spec, "nonprivate")) {
+  if (g_str_equal(spec, PROTO_NONPRIVATE)) {
     c->nonprivate = TRUE;
     c->protocol = spec;
     c->proto_name = g_strdup("dsgd");

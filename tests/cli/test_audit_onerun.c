@@ -76,10 +76,18 @@ static void test_deterministic(void) {
 }
 
 static void test_usage(void) {
-  /* Option, bad value, what the message names. */
-  const char *bad[][3] = {{"--canaries", "1", "--canaries"}, {"--sigma", "0", "--sigma"},
-                          {"--guesses", "101", "--guesses"}, {"--delta", "0", "--delta"},
-                          {"--format", "xml", "--format"},   {"-k", "0", "--epochs"}};
+  /* Option, bad value, what the message names: the training run's checks
+   * are train's, in its words; no noise is the audit's own refusal. */
+  const char *bad[][3] = {
+      {"--canaries", "1", "--canaries"},
+      {"--sigma", "0", "--sigma must be > 0 (got 0): without noise nothing is protected"},
+      {"--sigma", "-1", "--sigma must be >= 0, --clip and --lr > 0"},
+      {"--guesses", "101", "--guesses"},
+      {"--delta", "0", "--delta"},
+      {"--format", "xml", "--format"},
+      {"-k", "0", "--epochs and --batches must be positive (got 0 and 1)"},
+      {"--test-fraction", "1", "(got 1): the test loss needs test records"},
+      {"--seed", "-3", "--seed: '-3' is not an integer in [0, 2^64 - 1]"}};
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     CliRun r = cli_run("audit", "--attack", "onerun", "--generate", "florentine", "--dataset",
                        "synthetic:linear,n=600,d=10", bad[i][0], bad[i][1]);
