@@ -7,7 +7,6 @@
 #include "api/audit_plugins.h"
 #include "api/internal.h"
 #include "audit/audit.h"
-#include "sim/link.h"
 #include "spec/spec.h"
 
 void dpg_audit_options_init(DpgAuditOptions *o) {
@@ -23,47 +22,25 @@ size_t dpg_audit_options_size(void) {
   return sizeof(DpgAuditOptions);
 }
 
-/* The options the command checks before building anything. */
+/* The options the command checks before building anything, as it checks
+ * them (audit_options_check). */
 static gboolean check_options(const DpgAuditOptions *o, PrivTrust *trust, guint *attacks,
                               DpgError *err) {
   GError *error = NULL;
-  if (o->attack != NULL && !audit_attack_parse(o->attack, attacks, &error))
+  const AuditOptions checked = {.trust = o->trust,
+                                .rounds = o->rounds,
+                                .interval = o->participation_interval,
+                                .trials = o->trials,
+                                .dim = o->dim,
+                                .threads = o->threads,
+                                .seed = o->seed,
+                                .sigma = o->sigma,
+                                .latency = o->latency,
+                                .has_attackers = o->attackers != NULL && o->attackers[0] != NULL,
+                                .has_victims = o->victims != NULL && o->victims[0] != NULL};
+  if ((o->attack != NULL && !audit_attack_parse(o->attack, attacks, &error)) ||
+      !audit_options_check(&checked, trust, &error))
     return dpg_fail(err, error, 2), FALSE;
-  if (o->trust != NULL && !priv_trust_parse(o->trust, trust, &error)) {
-    g_prefix_error(&error, "--trust: ");
-    return dpg_fail(err, error, 2), FALSE;
-  }
-  if (o->rounds < 1 || o->trials < 20 || o->dim < 0 || o->threads < 1 || o->seed < 0 ||
-      !(o->sigma >= 0.0) || !isfinite(o->sigma))
-    return dpg_usage(err, "-T >= 1, --trials >= 20, --dim >= 0, --threads >= 1, "
-                          "--seed >= 0 and a finite --sigma >= 0 are required"),
-           FALSE;
-  if (o->participation_interval < 1 || o->rounds % o->participation_interval != 0)
-    return dpg_usage(err,
-                     "-b %d: the participation interval must be positive and divide T = %d",
-                     o->participation_interval, o->rounds),
-           FALSE;
-  guint need = audit_default_dim((guint)o->rounds);
-  if (o->dim > 0 && (guint)o->dim < need)
-    return dpg_usage(err,
-                     "--dim %d: the canary at T = %d needs models of %u parameters: "
-                     "--dim %u or more (or leave it out)",
-                     o->dim, o->rounds, need + 1, need),
-           FALSE;
-  SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};
-  if (o->latency != NULL && !sim_latency_parse(o->latency, &lat, &error)) {
-    g_prefix_error(&error, "--latency: ");
-    return dpg_fail(err, error, 2), FALSE;
-  }
-  if (lat.kind != SIM_LATENCY_CONSTANT)
-    return dpg_usage(err,
-                     "--latency %s: every trial must receive the same messages: give a "
-                     "constant latency (constant:ms=D)",
-                     o->latency),
-           FALSE;
-  if (o->attackers == NULL || o->attackers[0] == NULL || o->victims == NULL ||
-      o->victims[0] == NULL)
-    return dpg_usage(err, "--attackers and --victim are required"), FALSE;
   return TRUE;
 }
 

@@ -174,6 +174,36 @@ const char *audit_status_name(AuditStatus s);
 const char *audit_attack_name(AuditAttack a);
 
 /*
+ * An audit's options as a front end has them before any graph (strings
+ * borrowed): what audit_options_check checks once for `dpgossip audit` and
+ * dpg_audit.
+ */
+typedef struct {
+  const char *trust;           /* NULL: pndp */
+  gint rounds, interval;       /* T and the participation interval b */
+  gint trials, dim, threads;   /* dim 0: what the canary needs */
+  gint64 seed;
+  double sigma;
+  const char *latency;         /* NULL: constant:ms=0 */
+  gboolean has_attackers, has_victims;
+} AuditOptions;
+
+/*
+ * audit_options_check: @o's values that need no graph, in the order of the
+ * messages a user fixes, each naming the command line's option: b positive
+ * and dividing T, the trust model (into *@trust; PRIV_TRUST_PNDP when
+ * NULL), T >= 1, trials >= 20, dim >= 0, threads >= 1, seed >= 0, sigma
+ * finite and >= 0, a dim the canary fits in (audit_default_dim), a
+ * constant latency (every trial must receive the same messages), attackers
+ * and victims given. The attack (audit_attack_parse) is the front end's:
+ * the command line has one more (onerun).
+ * Errors: G_OPTION_ERROR_BAD_VALUE for the rules; priv_trust_parse's
+ * prefixed "--trust: ", sim_latency_parse's prefixed "--latency: "; all of
+ * them the user's options (exit status 2). O(length of the specs).
+ */
+gboolean audit_options_check(const AuditOptions *o, PrivTrust *trust, GError **error);
+
+/*
  * audit_attack_parse: "np", "learned", "reconstruction" or "all" into a
  * mask. Errors: PROTO_ERROR_PARSE naming @text and the choices. O(1).
  */

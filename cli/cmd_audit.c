@@ -16,7 +16,6 @@
 #include "cli/cli.h"
 #include "plot/plot.h"
 #include "ranks/ranks.h"
-#include "sim/link.h"
 
 #define CMD "audit"
 
@@ -154,10 +153,6 @@ static int horizon(Options *o) {
   }
   o->T = T == CLI_UNSET ? 5 : T;
   o->interval = b == CLI_UNSET ? 1 : b;
-  if (o->interval < 1 || (o->T >= 1 && o->T % o->interval != 0))
-    return cli_usage_error(CMD, "-b %d: the participation interval must be positive and divide "
-                                "T = %d",
-                           o->interval, o->T);
   return CLI_EXIT_OK;
 }
 
@@ -168,30 +163,23 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
   if (status == CLI_EXIT_OK && o->attack != NULL && !audit_attack_parse(o->attack, attacks, &err))
     status = cli_usage_error(CMD, "%s, or onerun (the one-run audit of a training run)",
                              err->message);
-  if (status == CLI_EXIT_OK && o->trust != NULL && !priv_trust_parse(o->trust, trust, &err))
-    status = cli_usage_error(CMD, "--trust: %s", err->message);
   if (status == CLI_EXIT_OK && o->format != NULL &&
       !cli_format_parse(o->format, 1u << CLI_FORMAT_TABLE | 1u << CLI_FORMAT_JSON | 1u << CLI_FORMAT_CSV,
                         fmt, &err))
     status = cli_usage_error(CMD, "%s", err->message);
-  if (status == CLI_EXIT_OK && (o->T < 1 || o->trials < 20 || o->dim < 0 || o->threads < 1 ||
-                                o->seed < 0 || !(o->sigma >= 0.0) || !isfinite(o->sigma)))
-    status = cli_usage_error(CMD, "-T >= 1, --trials >= 20, --dim >= 0, --threads >= 1, "
-                                  "--seed >= 0 and a finite --sigma >= 0 are required");
-  guint need = audit_default_dim((guint)MAX(o->T, 1));
-  if (status == CLI_EXIT_OK && o->dim > 0 && (guint)o->dim < need)
-    status = cli_usage_error(CMD, "--dim %d: the canary at T = %d needs models of %u parameters: "
-                                  "--dim %u or more (or leave it out)",
-                             o->dim, o->T, need + 1, need);
-  SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};
-  if (status == CLI_EXIT_OK && o->latency != NULL && !sim_latency_parse(o->latency, &lat, &err))
-    status = cli_usage_error(CMD, "--latency: %s", err->message);
-  if (status == CLI_EXIT_OK && lat.kind != SIM_LATENCY_CONSTANT)
-    status = cli_usage_error(CMD, "--latency %s: every trial must receive the same messages: "
-                                  "give a constant latency (constant:ms=D)",
-                             o->latency);
-  if (status == CLI_EXIT_OK && (o->attackers == NULL || o->victims == NULL))
-    status = cli_usage_error(CMD, "--attackers and --victim are required");
+  const AuditOptions checked = {.trust = o->trust,
+                                .rounds = o->T,
+                                .interval = o->interval,
+                                .trials = o->trials,
+                                .dim = o->dim,
+                                .threads = o->threads,
+                                .seed = o->seed,
+                                .sigma = o->sigma,
+                                .latency = o->latency,
+                                .has_attackers = o->attackers != NULL,
+                                .has_victims = o->victims != NULL};
+  if (status == CLI_EXIT_OK && !audit_options_check(&checked, trust, &err))
+    status = cli_usage_error(CMD, "%s", err->message);
   if (status == CLI_EXIT_OK && o->figure != NULL &&
       !cli_output_check("--figure", o->figure, FALSE, &err))
     status = cli_usage_error(CMD, "%s", err->message);

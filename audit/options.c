@@ -1,0 +1,58 @@
+/*
+ * audit/options.c: the checks of an audit's options that need no graph,
+ * written once for `dpgossip audit` and dpg_audit (audit/audit.h).
+ */
+#include <math.h>
+
+#include "audit/internal.h"
+#include "sim/link.h"
+
+/* A G_OPTION_ERROR_BAD_VALUE of @fmt: the user's option. FALSE. */
+static gboolean bad(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static gboolean bad(GError **error, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, msg);
+  g_free(msg);
+  return FALSE;
+}
+
+gboolean audit_options_check(const AuditOptions *o, PrivTrust *trust, GError **error) {
+  g_return_val_if_fail(o != NULL && trust != NULL, FALSE);
+  g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+  if (o->interval < 1 || (o->rounds >= 1 && o->rounds % o->interval != 0))
+    return bad(error, "-b %d: the participation interval must be positive and divide T = %d",
+               o->interval, o->rounds);
+  *trust = PRIV_TRUST_PNDP;
+  if (o->trust != NULL && !priv_trust_parse(o->trust, trust, error)) {
+    g_prefix_error(error, "--trust: ");
+    return FALSE;
+  }
+  if (o->rounds < 1 || o->trials < 20 || o->dim < 0 || o->threads < 1 || o->seed < 0 ||
+      !(o->sigma >= 0.0) || !isfinite(o->sigma))
+    return bad(error, "-T >= 1, --trials >= 20, --dim >= 0, --threads >= 1, --seed >= 0 and a "
+                      "finite --sigma >= 0 are required");
+  guint need = audit_default_dim((guint)o->rounds);
+  if (o->dim > 0 && (guint)o->dim < need)
+    return bad(error,
+               "--dim %d: the canary at T = %d needs models of %u parameters: --dim %u or more "
+               "(or leave it out)",
+               o->dim, o->rounds, need + 1, need);
+  /* Every trial must see the same messages: only a constant latency keeps
+   * the delivery order fixed while the noise is redrawn. */
+  SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};
+  if (o->latency != NULL && !sim_latency_parse(o->latency, &lat, error)) {
+    g_prefix_error(error, "--latency: ");
+    return FALSE;
+  }
+  if (lat.kind != SIM_LATENCY_CONSTANT)
+    return bad(error,
+               "--latency %s: every trial must receive the same messages: give a constant "
+               "latency (constant:ms=D)",
+               o->latency);
+  if (!o->has_attackers || !o->has_victims)
+    return bad(error, "--attackers and --victim are required");
+  return TRUE;
+}
