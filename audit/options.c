@@ -7,24 +7,15 @@
 #include "audit/internal.h"
 #include "sim/link.h"
 
-/* A G_OPTION_ERROR_BAD_VALUE of @fmt: the user's option. FALSE. */
-static gboolean bad(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-static gboolean bad(GError **error, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *msg = g_strdup_vprintf(fmt, ap);
-  va_end(ap);
-  g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, msg);
-  g_free(msg);
-  return FALSE;
-}
+/* A rule on the values broken: the user's option (exit status 2). */
+#define BAD(...) (g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, __VA_ARGS__), FALSE)
 
 gboolean audit_options_check(const AuditOptions *o, PrivTrust *trust, GError **error) {
   g_return_val_if_fail(o != NULL && trust != NULL, FALSE);
   g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
   if (o->interval < 1 || (o->rounds >= 1 && o->rounds % o->interval != 0))
-    return bad(error, "-b %d: the participation interval must be positive and divide T = %d",
-               o->interval, o->rounds);
+    return BAD("-b %d: the participation interval must be positive and divide T = %d", o->interval,
+               o->rounds);
   *trust = PRIV_TRUST_PNDP;
   if (o->trust != NULL && !priv_trust_parse(o->trust, trust, error)) {
     g_prefix_error(error, "--trust: ");
@@ -32,12 +23,11 @@ gboolean audit_options_check(const AuditOptions *o, PrivTrust *trust, GError **e
   }
   if (o->rounds < 1 || o->trials < 20 || o->dim < 0 || o->threads < 1 || o->seed < 0 ||
       !(o->sigma >= 0.0) || !isfinite(o->sigma))
-    return bad(error, "-T >= 1, --trials >= 20, --dim >= 0, --threads >= 1, --seed >= 0 and a "
-                      "finite --sigma >= 0 are required");
+    return BAD("-T >= 1, --trials >= 20, --dim >= 0, --threads >= 1, --seed >= 0 and a "
+               "finite --sigma >= 0 are required");
   guint need = audit_default_dim((guint)o->rounds);
   if (o->dim > 0 && (guint)o->dim < need)
-    return bad(error,
-               "--dim %d: the canary at T = %d needs models of %u parameters: --dim %u or more "
+    return BAD("--dim %d: the canary at T = %d needs models of %u parameters: --dim %u or more "
                "(or leave it out)",
                o->dim, o->rounds, need + 1, need);
   /* Every trial must see the same messages: only a constant latency keeps
@@ -48,11 +38,10 @@ gboolean audit_options_check(const AuditOptions *o, PrivTrust *trust, GError **e
     return FALSE;
   }
   if (lat.kind != SIM_LATENCY_CONSTANT)
-    return bad(error,
-               "--latency %s: every trial must receive the same messages: give a constant "
+    return BAD("--latency %s: every trial must receive the same messages: give a constant "
                "latency (constant:ms=D)",
                o->latency);
   if (!o->has_attackers || !o->has_victims)
-    return bad(error, "--attackers and --victim are required");
+    return BAD("--attackers and --victim are required");
   return TRUE;
 }

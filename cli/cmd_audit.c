@@ -22,11 +22,13 @@
 typedef struct {
   CliGraphOptions graph;
   CliPluginOptions plugins;
-  char *protocol, *mode, *latency, *schedule, *trust, *attack, *format, *figure;
+  char *protocol, *mode, *schedule, *attack, *format, *figure;
   char **attackers, **victims;
-  gint T, interval, epochs, trials, dim, threads; /* T, b, k: CLI_UNSET when not given */
-  gint64 seed;
-  double sigma;
+  /* What audit_options_check checks, parsed straight into it (its trust
+   * and latency are GOption's copies); rounds and interval CLI_UNSET until
+   * horizon resolves them with -k. */
+  AuditOptions a;
+  gint epochs; /* k: CLI_UNSET when not given */
   gboolean quiet;
 } Options;
 
@@ -41,14 +43,14 @@ static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
     JsonBuilder *jb = json_builder_new();
     json_builder_begin_object(jb);
     cli_json_string(jb, "protocol", o->protocol);
-    cli_json_string(jb, "trust", o->trust);
-    cli_json_int(jb, "T", o->T);
-    if (o->interval > 1)
-      cli_json_int(jb, "b", o->interval);
+    cli_json_string(jb, "trust", o->a.trust);
+    cli_json_int(jb, "T", o->a.rounds);
+    if (o->a.interval > 1)
+      cli_json_int(jb, "b", o->a.interval);
     if (o->schedule != NULL)
       cli_json_string(jb, "schedule", o->schedule);
-    cli_json_number(jb, "sigma", o->sigma);
-    cli_json_int(jb, "seed", o->seed);
+    cli_json_number(jb, "sigma", o->a.sigma);
+    cli_json_int(jb, "seed", o->a.seed);
     cli_json_string(jb, "confidence", "95% per row; overstated: one-sided, Bonferroni over the np and learned rows (family-wise 2.5%)");
     cli_json_begin_array(jb, "victims");
     for (guint i = 0; i < rows->len; i++) {
@@ -99,9 +101,9 @@ static void options_clear(Options *o) {
   cli_plugin_options_clear(&o->plugins);
   g_free(o->protocol);
   g_free(o->mode);
-  g_free(o->latency);
+  g_free((char *)o->a.latency);
   g_free(o->schedule);
-  g_free(o->trust);
+  g_free((char *)o->a.trust);
   g_free(o->attack);
   g_free(o->format);
   g_free(o->figure);
@@ -139,11 +141,11 @@ static gboolean victims_of(const Options *o, guint n, const guint *set, guint se
   return TRUE;
 }
 
-/* -T, -b and -k (T = k b, as for account) into o->T and o->interval:
+/* -T, -b and -k (T = k b, as for account) into o->a.rounds and o->a.interval:
  * T 5 and b 1 unless given. */
 static int horizon(Options *o) {
   GError *err = NULL;
-  gint T = o->T, k = o->epochs, b = o->interval;
+  gint T = o->a.rounds, k = o->epochs, b = o->a.interval;
   if (k != CLI_UNSET && T == CLI_UNSET && b == CLI_UNSET)
     b = 1;
   if (!cli_horizon_resolve(&T, &k, &b, &err)) {
@@ -151,8 +153,8 @@ static int horizon(Options *o) {
     g_error_free(err);
     return status;
   }
-  o->T = T == CLI_UNSET ? 5 : T;
-  o->interval = b == CLI_UNSET ? 1 : b;
+  o->a.rounds = T == CLI_UNSET ? 5 : T;
+  o->a.interval = b == CLI_UNSET ? 1 : b;
   return CLI_EXIT_OK;
 }
 
@@ -167,25 +169,16 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
       !cli_format_parse(o->format, 1u << CLI_FORMAT_TABLE | 1u << CLI_FORMAT_JSON | 1u << CLI_FORMAT_CSV,
                         fmt, &err))
     status = cli_usage_error(CMD, "%s", err->message);
-  const AuditOptions checked = {.trust = o->trust,
-                                .rounds = o->T,
-                                .interval = o->interval,
-                                .trials = o->trials,
-                                .dim = o->dim,
-                                .threads = o->threads,
-                                .seed = o->seed,
-                                .sigma = o->sigma,
-                                .latency = o->latency,
-                                .has_attackers = o->attackers != NULL,
-                                .has_victims = o->victims != NULL};
-  if (status == CLI_EXIT_OK && !audit_options_check(&checked, trust, &err))
+  o->a.has_attackers = o->attackers != NULL;
+  o->a.has_victims = o->victims != NULL;
+  if (status == CLI_EXIT_OK && !audit_options_check(&o->a, trust, &err))
     status = cli_usage_error(CMD, "%s", err->message);
   if (status == CLI_EXIT_OK && o->figure != NULL &&
       !cli_output_check("--figure", o->figure, FALSE, &err))
     status = cli_usage_error(CMD, "%s", err->message);
   g_clear_error(&err);
-  if (o->trust == NULL)
-    o->trust = g_strdup("pndp");
+  if (o->a.trust == NULL)
+    o->a.trust = g_strdup("pndp");
   if (status == CLI_EXIT_OK && !cli_plugin_options_load(&o->plugins, &err))
     status = cli_usage_error(CMD, "%s", err->message);
   g_clear_error(&err);
@@ -233,7 +226,7 @@ static gboolean onerun_asked(int argc, char **argv) {
 static int check_schedule(const Options *o, const TopoGraph *g, TopoGossipKind gossip) {
   GError *err = NULL;
   gboolean usage;
-  if (audit_schedule_check(o->schedule, g, gossip, (guint64)o->seed, &usage, &err))
+  if (audit_schedule_check(o->schedule, g, gossip, (guint64)o->a.seed, &usage, &err))
     return CLI_EXIT_OK;
   if (!usage)
     return cli_fail(CMD, err, CLI_EXIT_FAILURE);
@@ -255,7 +248,7 @@ static void on_progress(guint64 done, guint64 total, gpointer data) {
 
 /* The figure of the first row's victim with np scores. */
 static int save_figure(const Options *o, const AuditReport *rep, const char *set, guint victim) {
-  char *title = g_strdup_printf("%s, trust %s, attackers %s, victim %u", o->protocol, o->trust,
+  char *title = g_strdup_printf("%s, trust %s, attackers %s, victim %u", o->protocol, o->a.trust,
                                 set, victim);
   GError *err = NULL;
   gboolean ok = audit_figure_save(rep, title, o->figure, &err);
@@ -280,14 +273,25 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
     if (!victims_of(o, topo_graph_n_nodes(g), set, set_n, victims))
       status = CLI_EXIT_USAGE;
     for (guint i = 0; status == CLI_EXIT_OK && i < victims->len; i++) {
-      AuditConfig a = {.graph = g, .gossip = gossip, .protocol = o->protocol, .mode = o->mode,
-                       .latency = o->latency, .schedule = o->schedule,
-                       .sigma = o->sigma, .T = (guint)o->T, .b = (guint)o->interval,
-                       .dim = (guint)o->dim, .trust = trust,
-                       .attackers = set, .n_attackers = set_n,
-                       .victim = g_array_index(victims, guint, i), .trials = (guint)o->trials,
-                       .seed = (guint64)o->seed, .threads = (guint)o->threads,
-                       .progress = on_progress, .progress_data = progress,
+      AuditConfig a = {.graph = g,
+                       .gossip = gossip,
+                       .protocol = o->protocol,
+                       .mode = o->mode,
+                       .latency = o->a.latency,
+                       .schedule = o->schedule,
+                       .sigma = o->a.sigma,
+                       .T = (guint)o->a.rounds,
+                       .b = (guint)o->a.interval,
+                       .dim = (guint)o->a.dim,
+                       .trust = trust,
+                       .attackers = set,
+                       .n_attackers = set_n,
+                       .victim = g_array_index(victims, guint, i),
+                       .trials = (guint)o->a.trials,
+                       .seed = (guint64)o->a.seed,
+                       .threads = (guint)o->a.threads,
+                       .progress = on_progress,
+                       .progress_data = progress,
                        .map = mpi ? mpi_map : NULL};
       AuditReport rep;
       GError *err = NULL;
@@ -361,27 +365,53 @@ int cli_cmd_audit(int argc, char **argv) {
   guint rank = 0, mpi_size = 1, mpi_local = 1;
   if (!cli_mpi_join(CMD, &mpi, &rank, &mpi_size, &mpi_local))
     return CLI_EXIT_FAILURE;
-  Options o = {.T = CLI_UNSET, .interval = CLI_UNSET, .epochs = CLI_UNSET, .trials = 1000,
-               .dim = 0, .threads = 1, .seed = 1, .sigma = 1.0};
+  Options o = {.a = {.rounds = CLI_UNSET,
+                     .interval = CLI_UNSET,
+                     .trials = 1000,
+                     .threads = 1,
+                     .seed = 1,
+                     .sigma = 1.0},
+               .epochs = CLI_UNSET};
   GOptionEntry entries[] = {
-      {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o.protocol, "protocol spec (default dsgd)", "SPEC"},
-      {"rounds", 'T', 0, G_OPTION_ARG_INT, &o.T, "steps T (default 5)", "T"},
-      {"participation-interval", 'b', 0, G_OPTION_ARG_INT, &o.interval, "steps between two uses of the victim's record, b (divides T; default 1: every step); the canary takes the participation pattern of the exact sensitivity", "B"},
-      {"epochs", 'k', 0, G_OPTION_ARG_INT, &o.epochs, "uses of the victim's record, k: T = k b (instead of -T, or checked against it)", "K"},
-      {"schedule", 0, 0, G_OPTION_ARG_STRING, &o.schedule, "time-varying gossip, as for account: static (default), matching, exponential, edge-failure:p=P, churn:...; seeded by --seed, the same in every trial", "SPEC"},
-      {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o.sigma, "noise multiplier (default 1)", "S"},
-      {"trust", 0, 0, G_OPTION_ARG_STRING, &o.trust, "ldp|pndp|secldp (default pndp)", "MODEL"},
-      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o.attackers, "attacker sets, as for account (required)", "SETS"},
-      {"victim", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &o.victims, "victim node (repeatable) or all (required)", "V"},
-      {"mode", 0, 0, G_OPTION_ARG_STRING, &o.mode, "sync|deadline:ms=D|stale:s=S (default sync)", "MODE"},
-      {"latency", 0, 0, G_OPTION_ARG_STRING, &o.latency, "constant:ms=D (default 0; deadline mode with D above the deadline)", "SPEC"},
-      {"trials", 'n', 0, G_OPTION_ARG_INT, &o.trials, "runs per world (default 1000, >= 20)", "N"},
-      {"seed", 's', 0, G_OPTION_ARG_INT64, &o.seed, "seed (default 1)", "SEED"},
-      {"attack", 0, 0, G_OPTION_ARG_STRING, &o.attack, "np|learned|reconstruction|all (default all: every attack that applies), or onerun: the one-run audit of a training run (its options: --attack onerun --help)", "A"},
-      {"dim", 0, 0, G_OPTION_ARG_INT, &o.dim, "synthetic features (default: what the canary needs)", "D"},
-      {"threads", 'j', 0, G_OPTION_ARG_INT, &o.threads, "threads (default 1; results do not depend on it)", "N"},
+      {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o.protocol, "protocol spec (default dsgd)",
+       "SPEC"},
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &o.a.rounds, "steps T (default 5)", "T"},
+      {"participation-interval", 'b', 0, G_OPTION_ARG_INT, &o.a.interval,
+       "steps between two uses of the victim's record, b (divides T; default 1: every step); the "
+       "canary takes the participation pattern of the exact sensitivity",
+       "B"},
+      {"epochs", 'k', 0, G_OPTION_ARG_INT, &o.epochs,
+       "uses of the victim's record, k: T = k b (instead of -T, or checked against it)", "K"},
+      {"schedule", 0, 0, G_OPTION_ARG_STRING, &o.schedule,
+       "time-varying gossip, as for account: static (default), matching, exponential, "
+       "edge-failure:p=P, churn:...; seeded by --seed, the same in every trial",
+       "SPEC"},
+      {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o.a.sigma, "noise multiplier (default 1)", "S"},
+      {"trust", 0, 0, G_OPTION_ARG_STRING, &o.a.trust, "ldp|pndp|secldp (default pndp)", "MODEL"},
+      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o.attackers,
+       "attacker sets, as for account (required)", "SETS"},
+      {"victim", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &o.victims,
+       "victim node (repeatable) or all (required)", "V"},
+      {"mode", 0, 0, G_OPTION_ARG_STRING, &o.mode, "sync|deadline:ms=D|stale:s=S (default sync)",
+       "MODE"},
+      {"latency", 0, 0, G_OPTION_ARG_STRING, &o.a.latency,
+       "constant:ms=D (default 0; deadline mode with D above the deadline)", "SPEC"},
+      {"trials", 'n', 0, G_OPTION_ARG_INT, &o.a.trials, "runs per world (default 1000, >= 20)",
+       "N"},
+      {"seed", 's', 0, G_OPTION_ARG_INT64, &o.a.seed, "seed (default 1)", "SEED"},
+      {"attack", 0, 0, G_OPTION_ARG_STRING, &o.attack,
+       "np|learned|reconstruction|all (default all: every attack that applies), or onerun: the "
+       "one-run audit of a training run (its options: --attack onerun --help)",
+       "A"},
+      {"dim", 0, 0, G_OPTION_ARG_INT, &o.a.dim,
+       "synthetic features (default: what the canary needs)", "D"},
+      {"threads", 'j', 0, G_OPTION_ARG_INT, &o.a.threads,
+       "threads (default 1; results do not depend on it)", "N"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &o.format, "table|json|csv (default table)", "F"},
-      {"figure", 0, 0, G_OPTION_ARG_FILENAME, &o.figure, "the first np row's empirical trade-off curve over the accounted GDP curve (.svg, .png, .pdf)", "FILE"},
+      {"figure", 0, 0, G_OPTION_ARG_FILENAME, &o.figure,
+       "the first np row's empirical trade-off curve over the accounted GDP curve (.svg, .png, "
+       ".pdf)",
+       "FILE"},
       {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no progress on stderr", NULL},
       {NULL}};
   const CliOptionsSpec spec = {
