@@ -345,6 +345,68 @@ static gboolean decide(GArray *rows) {
   return overstated > 0;
 }
 
+/* Parses the command line into @o (cli_options_parse). */
+static gboolean options_parse(Options *o, int *argc, char ***argv) {
+  GOptionEntry entries[] = {
+      {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o->protocol, "protocol spec (default dsgd)",
+       "SPEC"},
+      {"rounds", 'T', 0, G_OPTION_ARG_INT, &o->a.rounds, "steps T (default 5)", "T"},
+      {"participation-interval", 'b', 0, G_OPTION_ARG_INT, &o->a.interval,
+       "steps between two uses of the victim's record, b (divides T; default 1: every step); the "
+       "canary takes the participation pattern of the exact sensitivity",
+       "B"},
+      {"epochs", 'k', 0, G_OPTION_ARG_INT, &o->epochs,
+       "uses of the victim's record, k: T = k b (instead of -T, or checked against it)", "K"},
+      {"schedule", 0, 0, G_OPTION_ARG_STRING, &o->schedule,
+       "time-varying gossip, as for account: static (default), matching, exponential, "
+       "edge-failure:p=P, churn:...; seeded by --seed, the same in every trial",
+       "SPEC"},
+      {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o->a.sigma, "noise multiplier (default 1)", "S"},
+      {"trust", 0, 0, G_OPTION_ARG_STRING, &o->a.trust, "ldp|pndp|secldp (default pndp)", "MODEL"},
+      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o->attackers,
+       "attacker sets, as for account (required)", "SETS"},
+      {"victim", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &o->victims,
+       "victim node (repeatable) or all (required)", "V"},
+      {"mode", 0, 0, G_OPTION_ARG_STRING, &o->mode, "sync|deadline:ms=D|stale:s=S (default sync)",
+       "MODE"},
+      {"latency", 0, 0, G_OPTION_ARG_STRING, &o->a.latency,
+       "constant:ms=D (default 0; deadline mode with D above the deadline)", "SPEC"},
+      {"trials", 'n', 0, G_OPTION_ARG_INT, &o->a.trials, "runs per world (default 1000, >= 20)",
+       "N"},
+      {"seed", 's', 0, G_OPTION_ARG_INT64, &o->a.seed, "seed (default 1)", "SEED"},
+      {"attack", 0, 0, G_OPTION_ARG_STRING, &o->attack,
+       "np|learned|reconstruction|all (default all: every attack that applies), or onerun: the "
+       "one-run audit of a training run (its options: --attack onerun --help)",
+       "A"},
+      {"dim", 0, 0, G_OPTION_ARG_INT, &o->a.dim,
+       "synthetic features (default: what the canary needs)", "D"},
+      {"threads", 'j', 0, G_OPTION_ARG_INT, &o->a.threads,
+       "threads (default 1; results do not depend on it)", "N"},
+      {"format", 0, 0, G_OPTION_ARG_STRING, &o->format, "table|json|csv (default table)", "F"},
+      {"figure", 0, 0, G_OPTION_ARG_FILENAME, &o->figure,
+       "the first np row's empirical trade-off curve over the accounted GDP curve (.svg, .png, "
+       ".pdf)",
+       "FILE"},
+      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "no progress on stderr", NULL},
+      {NULL}};
+  const CliOptionsSpec spec = {
+      .parameter = "- audit privacy guarantees by attacks on simulated runs",
+      .graph = &o->graph,
+      .entries = entries,
+      .plugins = &o->plugins,
+      .description =
+          "np, learned and reconstruction attack what an attacker set receives in simulated\n"
+          "runs of the protocol (one row per attacker set, victim and attack). --attack\n"
+          "onerun audits a real D-SGD training run instead, with canaries (Steinke, Nasr\n"
+          "and Jagielski 2023): `dpgossip audit --attack onerun --help` lists its options.\n"
+          "\n"
+          "Examples:\n"
+          "  dpgossip audit --generate florentine -T 4 --trust pndp -a 0 --victim 1\n"
+          "  dpgossip audit --attack onerun --generate florentine \\\n"
+          "    --dataset synthetic:linear,n=600,d=10 -k 4 -b 8 --canaries 200\n"};
+  return cli_options_parse(&spec, argc, argv);
+}
+
 int cli_cmd_audit(int argc, char **argv) {
   gboolean onerun = onerun_asked(argc, argv);
   const char *other = option_among(argc, argv, onerun ? DISTINGUISHING_ONLY : ONERUN_ONLY);
@@ -372,64 +434,7 @@ int cli_cmd_audit(int argc, char **argv) {
                      .seed = 1,
                      .sigma = 1.0},
                .epochs = CLI_UNSET};
-  GOptionEntry entries[] = {
-      {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o.protocol, "protocol spec (default dsgd)",
-       "SPEC"},
-      {"rounds", 'T', 0, G_OPTION_ARG_INT, &o.a.rounds, "steps T (default 5)", "T"},
-      {"participation-interval", 'b', 0, G_OPTION_ARG_INT, &o.a.interval,
-       "steps between two uses of the victim's record, b (divides T; default 1: every step); the "
-       "canary takes the participation pattern of the exact sensitivity",
-       "B"},
-      {"epochs", 'k', 0, G_OPTION_ARG_INT, &o.epochs,
-       "uses of the victim's record, k: T = k b (instead of -T, or checked against it)", "K"},
-      {"schedule", 0, 0, G_OPTION_ARG_STRING, &o.schedule,
-       "time-varying gossip, as for account: static (default), matching, exponential, "
-       "edge-failure:p=P, churn:...; seeded by --seed, the same in every trial",
-       "SPEC"},
-      {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o.a.sigma, "noise multiplier (default 1)", "S"},
-      {"trust", 0, 0, G_OPTION_ARG_STRING, &o.a.trust, "ldp|pndp|secldp (default pndp)", "MODEL"},
-      {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o.attackers,
-       "attacker sets, as for account (required)", "SETS"},
-      {"victim", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &o.victims,
-       "victim node (repeatable) or all (required)", "V"},
-      {"mode", 0, 0, G_OPTION_ARG_STRING, &o.mode, "sync|deadline:ms=D|stale:s=S (default sync)",
-       "MODE"},
-      {"latency", 0, 0, G_OPTION_ARG_STRING, &o.a.latency,
-       "constant:ms=D (default 0; deadline mode with D above the deadline)", "SPEC"},
-      {"trials", 'n', 0, G_OPTION_ARG_INT, &o.a.trials, "runs per world (default 1000, >= 20)",
-       "N"},
-      {"seed", 's', 0, G_OPTION_ARG_INT64, &o.a.seed, "seed (default 1)", "SEED"},
-      {"attack", 0, 0, G_OPTION_ARG_STRING, &o.attack,
-       "np|learned|reconstruction|all (default all: every attack that applies), or onerun: the "
-       "one-run audit of a training run (its options: --attack onerun --help)",
-       "A"},
-      {"dim", 0, 0, G_OPTION_ARG_INT, &o.a.dim,
-       "synthetic features (default: what the canary needs)", "D"},
-      {"threads", 'j', 0, G_OPTION_ARG_INT, &o.a.threads,
-       "threads (default 1; results do not depend on it)", "N"},
-      {"format", 0, 0, G_OPTION_ARG_STRING, &o.format, "table|json|csv (default table)", "F"},
-      {"figure", 0, 0, G_OPTION_ARG_FILENAME, &o.figure,
-       "the first np row's empirical trade-off curve over the accounted GDP curve (.svg, .png, "
-       ".pdf)",
-       "FILE"},
-      {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "no progress on stderr", NULL},
-      {NULL}};
-  const CliOptionsSpec spec = {
-      .parameter = "- audit privacy guarantees by attacks on simulated runs",
-      .graph = &o.graph,
-      .entries = entries,
-      .plugins = &o.plugins,
-      .description =
-          "np, learned and reconstruction attack what an attacker set receives in simulated\n"
-          "runs of the protocol (one row per attacker set, victim and attack). --attack\n"
-          "onerun audits a real D-SGD training run instead, with canaries (Steinke, Nasr\n"
-          "and Jagielski 2023): `dpgossip audit --attack onerun --help` lists its options.\n"
-          "\n"
-          "Examples:\n"
-          "  dpgossip audit --generate florentine -T 4 --trust pndp -a 0 --victim 1\n"
-          "  dpgossip audit --attack onerun --generate florentine \\\n"
-          "    --dataset synthetic:linear,n=600,d=10 -k 4 -b 8 --canaries 200\n"};
-  if (!cli_options_parse(&spec, &argc, &argv)) {
+  if (!options_parse(&o, &argc, &argv)) {
     options_clear(&o);
     return CLI_EXIT_USAGE;
   }
