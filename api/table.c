@@ -207,17 +207,5 @@ int dpg_spec_status(const GError *e) {
 }
 
 int dpg_error_status(const GError *e) {
-  if (e == NULL)
-    return 1;
-  if (e->domain == G_OPTION_ERROR)
-    return 2;
-  if (e->domain == PROTO_ERROR)
-    return e->code == PROTO_ERROR_PARSE || e->code == PROTO_ERROR_UNKNOWN ? 2 : 1;
-  if (e->domain == LEARN_ERROR)
-    return e->code == LEARN_ERROR_PARSE ? 2 : 1;
-  if (e->domain == SIM_ERROR)
-    return e->code == SIM_ERROR_PARSE ? 2 : 1;
-  if (e->domain == TOPO_ERROR)
-    return e->code == TOPO_ERROR_PARSE ? 2 : 1;
-  return 1;
+  return proto_error_is_usage(e) ? 2 : 1;
 }

@@ -241,7 +241,7 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
   j.n = topo_graph_n_nodes(j.g);
   if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
       (j.sched = topo_schedule_new(o->schedule, j.g, j.run.gossip, j.run.seed_value, &error)) == NULL) {
-    dpg_fail(err, error, 2);
+    dpg_fail(err, error, dpg_error_status(error));
     goto out;
   }
   ProtoAccountRequest r;

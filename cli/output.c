@@ -103,20 +103,7 @@ gboolean cli_parse(GOptionContext *ctx, int *argc, char ***argv) {
  * file and a run that fail are the run's (1). The commands check their own
  * numeric options before any library sees them (2). */
 int cli_error_status(const GError *e) {
-  if (e == NULL)
-    return CLI_EXIT_FAILURE;
-  if (e->domain == G_OPTION_ERROR)
-    return CLI_EXIT_USAGE;
-  if (e->domain == PROTO_ERROR)
-    return e->code == PROTO_ERROR_PARSE || e->code == PROTO_ERROR_UNKNOWN ? CLI_EXIT_USAGE
-                                                                          : CLI_EXIT_FAILURE;
-  if (e->domain == LEARN_ERROR)
-    return e->code == LEARN_ERROR_PARSE ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
-  if (e->domain == SIM_ERROR)
-    return e->code == SIM_ERROR_PARSE ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
-  if (e->domain == TOPO_ERROR)
-    return e->code == TOPO_ERROR_PARSE ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
-  return CLI_EXIT_FAILURE;
+  return proto_error_is_usage(e) ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
 }
 
 /* access(@dir, W_OK | X_OK) as a GError naming @option and @path. */

@@ -376,7 +376,21 @@ static void test_train_errors(void) {
   g_assert_nonnull(strstr(err.message, "/nonexistent.csv"));
   dpg_free(err.message);
   err = (DpgError){0};
+  /* A schedule's file that cannot be read is a failed run (1), as for the
+   * command line; a schedule spec that does not parse is a usage error. */
   o.dataset = "synthetic:linear,n=100";
+  o.schedule = "churn:trace=/nonexistent-trace.txt";
+  g_assert_null(dpg_train(&o, &means, &priv, &err));
+  g_assert_cmpint(err.status, ==, 1);
+  g_assert_nonnull(strstr(err.message, "/nonexistent-trace.txt"));
+  dpg_free(err.message);
+  err = (DpgError){0};
+  o.schedule = "wobbly";
+  g_assert_null(dpg_train(&o, &means, &priv, &err));
+  g_assert_cmpint(err.status, ==, 2);
+  dpg_free(err.message);
+  err = (DpgError){0};
+  o.schedule = NULL;
   dpg_cancel();
   g_assert_null(dpg_train(&o, &means, &priv, &err));
   g_assert_cmpint(err.status, ==, 1);
