@@ -40,8 +40,8 @@ typedef struct {
   gboolean quiet;
 } Options;
 
-/* The progress line the request reports to (set when executing; NULL:
- * -q, or not rank 0). */
+/* The progress line the request reports to (from the graph's building to
+ * the end of the accountings; NULL: -q, or not rank 0). */
 typedef struct {
   CliProgress *printer;
 } Progress;
@@ -258,10 +258,15 @@ static int validate(Options *o, guint threads, Progress *progress, ProtoAccountJ
   return status;
 }
 
-/* The graph, then the request's plan on it. */
-static int plan(const Options *o, ProtoAccountJob *j, TopoGraph **g) {
+/* The graph, then the request's plan on it. Loading or generating a large
+ * graph takes seconds (the 10,000-node overlay, a million-node generator):
+ * the progress line names the phase meanwhile. */
+static int plan(const Options *o, ProtoAccountJob *j, CliProgress *printer, TopoGraph **g) {
   GError *error = NULL;
-  if ((*g = cli_graph_options_build(&o->graph, &error)) == NULL)
+  cli_progress_phase(printer, "building the graph");
+  *g = cli_graph_options_build(&o->graph, &error);
+  cli_progress_phase(printer, NULL);
+  if (*g == NULL)
     return cli_fail(CMD, error, cli_graph_options_status(&o->graph, error));
   ProtoAccountRefusal refusal;
   if (!proto_account_job_plan(j, *g, cli_graph_options_label(&o->graph), &refusal, &error))
@@ -276,14 +281,11 @@ static void warn_isolated(const ProtoAccountJob *j) {
 
 /* The accountings: shared out under mpirun (structured path), or the
  * observer path's one simulation, rank 0's alone. */
-static int execute(const Options *o, ProtoAccountJob *j, Progress *progress, guint rank) {
+static int execute(ProtoAccountJob *j, const Progress *progress) {
   GError *error = NULL;
-  /* Rank 0's line stands for the job (items are dealt round-robin). */
-  progress->printer = rank == 0 ? cli_progress_new(CMD, o->quiet) : NULL;
   gboolean structured = j->path == PROTO_ACCOUNT_STRUCTURED;
   gboolean ok = structured ? cli_account_execute_shared(j, progress->printer != NULL, &error)
                            : proto_account_job_execute(j, &error);
-  g_clear_pointer(&progress->printer, cli_progress_free);
   if (ok)
     return CLI_EXIT_OK;
   return cli_fail(CMD, error, structured ? CLI_EXIT_FAILURE : spec_status(error));
@@ -309,13 +311,17 @@ int cli_cmd_account(int argc, char **argv) {
   int status = options_parse(&o, &argc, &argv)
                    ? validate(&o, threads, &progress, &j, &out.nonprivate, &format)
                    : CLI_EXIT_USAGE;
+  /* Rank 0's line stands for the job (items are dealt round-robin). */
+  if (status == CLI_EXIT_OK && rank == 0)
+    progress.printer = cli_progress_new(CMD, o.quiet);
   if (status == CLI_EXIT_OK)
-    status = plan(&o, j, &g);
+    status = plan(&o, j, progress.printer, &g);
   if (status == CLI_EXIT_OK) {
     warn_isolated(j);
     if (j->path == PROTO_ACCOUNT_STRUCTURED || rank == 0)
-      status = execute(&o, j, &progress, rank);
+      status = execute(j, &progress);
   }
+  g_clear_pointer(&progress.printer, cli_progress_free); /* its line ends before the output */
   if (status == CLI_EXIT_OK && rank == 0) {
     out.job = j;
     cli_account_warn_unresolved(j);

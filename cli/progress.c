@@ -30,9 +30,15 @@ struct CliProgress {
   gboolean tty;
   gint64 interval_us; /* between two lines (terminal: between two redraws) */
   gint64 start, last;
-  gboolean drawn; /* a terminal line is on screen */
-  int width;      /* of the last terminal line, to blank its tail */
-  GMutex lock;    /* callbacks may come from worker threads */
+  /* The ETA's reference: the time and fraction of the first report of the
+   * current fractional phase (a phase before it, such as building the
+   * graph, does not count towards the rate); reset when the fraction goes
+   * back. */
+  gint64 rate_start;
+  double rate_fraction; /* < 0: no reference yet */
+  gboolean drawn;       /* a terminal line is on screen */
+  int width;            /* of the last terminal line, to blank its tail */
+  GMutex lock;          /* callbacks may come from worker threads */
   /* The heartbeat (cli_progress_phase): its thread, phase and stop flag,
    * under @lock; @wake ends its wait early. */
   GThread *heartbeat;
@@ -62,6 +68,7 @@ CliProgress *cli_progress_new(const char *cmd, gboolean quiet) {
   p->tty = isatty(STDERR_FILENO);
   p->interval_us = p->tty ? G_USEC_PER_SEC / 10 : log_interval_us();
   p->start = p->last = g_get_monotonic_time();
+  p->rate_fraction = -1;
   g_mutex_init(&p->lock);
   g_cond_init(&p->wake);
   return p;
@@ -81,19 +88,34 @@ static void format_duration(char *buf, gsize len, double seconds) {
     g_snprintf(buf, len, "%u:%02u", (guint)(s / 60), (guint)(s % 60));
 }
 
+/* The seconds left at the rate observed since the reference report of
+ * @fraction's phase (NAN: no rate yet). Called on every report, printed
+ * or not, so the reference is the phase's first. */
+static double eta_seconds(CliProgress *p, double fraction, gint64 now) {
+  if (!(fraction >= 0 && fraction <= 1))
+    return NAN;
+  if (p->rate_fraction < 0 || fraction < p->rate_fraction) {
+    p->rate_start = now;
+    p->rate_fraction = fraction;
+    return NAN;
+  }
+  double done = fraction - p->rate_fraction;
+  if (done <= 0)
+    return NAN;
+  return (double)(now - p->rate_start) / 1e6 * (1 - fraction) / done;
+}
+
 /* Prints @what with the elapsed time and, from @fraction, the ETA. */
 static void report(CliProgress *p, double fraction, const char *what, gboolean force) {
   gint64 now = g_get_monotonic_time();
+  double left = eta_seconds(p, fraction, now);
   if (!force && now - p->last < p->interval_us)
     return;
   p->last = now;
   double elapsed = (double)(now - p->start) / 1e6;
   char e[32], eta[32];
   format_duration(e, sizeof e, elapsed);
-  if (fraction > 0 && fraction <= 1)
-    format_duration(eta, sizeof eta, elapsed * (1 - fraction) / fraction);
-  else
-    g_strlcpy(eta, "?", sizeof eta);
+  format_duration(eta, sizeof eta, left); /* "?" when NAN */
   char *line = g_strdup_printf("dpgossip %s: %s, %s elapsed, ETA %s", p->cmd, what, e, eta);
   if (p->tty) {
     int w = (int)strlen(line);

@@ -220,16 +220,13 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
   PrivStructuredProblem p = proto_account_job_problem(j, a);
   PrivAccountOptions opt = report_options(j);
   ItemProgress ip = {j, a};
-  if (j->progress && !j->radius) {
+  if (j->progress) {
+    /* A local bound reports through the engine that accounts its ball. */
     p.progress = item_progress;
     p.progress_data = &ip;
   }
   if (j->radius) {
-    /* The structured engine has no progress hook inside a local
-     * accounting: the line advances once it is done. */
     ac->report = proto_account_local(&p, j->w, j->schedule, j->radius, &opt, &ac->local, error);
-    if (ac->report != NULL && j->progress)
-      item_progress(1.0, "local bounds", &ip);
   } else {
     PrivBlocks *blocks = proto_account_structured(&p, j->w, j->schedule, error);
     name_c(j, error);

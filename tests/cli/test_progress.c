@@ -101,6 +101,17 @@ static void test_account(void) {
         (const char *const[]){STRUCTURED("-q", NULL)}, NULL, NULL,
         "structured accounting, attacker set 2/2 (~");
 #undef STRUCTURED
+  /* A local bound reports through the engine of its ball, in JSON too, and
+   * the seconds of generating a large graph are named as they pass (the
+   * heartbeat wakes every 50 ms at the interval 0). */
+#define LOCAL(...)                                                                                 \
+  "account", "--generate", "regular:n=100000,d=8,seed=1", "-T", "4", "--trust", "pndp", "-a",     \
+      "0", "--path", "local", "--radius", "2", "--format", "json", __VA_ARGS__
+  check("account", (const char *const[]){LOCAL(NULL)}, (const char *const[]){LOCAL("-q", NULL)},
+        NULL, NULL, "structured accounting (~");
+  check("account", (const char *const[]){LOCAL(NULL)}, (const char *const[]){LOCAL("-q", NULL)},
+        NULL, NULL, "dpgossip account: building the graph, ");
+#undef LOCAL
 }
 
 #define FIGURE(out)                                                                                \
