@@ -220,6 +220,11 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
     }
     v->rdp = priv_gdp_rdp(v->mu, o.alpha);
     v->epsilon = o.no_epsilon ? NAN : priv_gdp_epsilon(v->mu, o.delta);
+    if (o.progress != NULL)
+      o.progress((double)(u + 1) / blocks->n,
+                 o.sensitivity == MF_SENSITIVITY_EXACT ? "exact sensitivities of the victims"
+                                                       : "sensitivities of the victims",
+                 o.progress_data);
   }
   g_free(dist);
   if (!ok) {

@@ -20,6 +20,12 @@ typedef struct {
   double delta;                /* in (0, 1) (0 = 1e-6) */
   gboolean no_epsilon;         /* epsilon left NaN for a finite mu (no root solve per
                                   victim: for callers that need mu and RDP only) */
+  /* Called after each victim from the calling thread with the fraction of
+   * victims done and what is being done (the exact sensitivity is one
+   * semidefinite program per victim: minutes on a large graph), e.g. for a
+   * progress line (NULL: none). */
+  void (*progress)(double fraction, const char *what, gpointer data);
+  gpointer progress_data;
 } PrivAccountOptions;
 
 typedef struct {

@@ -222,8 +222,8 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
   ItemProgress ip = {j, a};
   if (j->progress) {
     /* A local bound reports through the engine that accounts its ball. */
-    p.progress = item_progress;
-    p.progress_data = &ip;
+    p.progress = opt.progress = item_progress;
+    p.progress_data = opt.progress_data = &ip;
   }
   if (j->radius) {
     ac->report = proto_account_local(&p, j->w, j->schedule, j->radius, &opt, &ac->local, error);
@@ -324,6 +324,11 @@ const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j) {
  * error already set), which it frees. */
 static gboolean view_report(ProtoAccountJob *j, guint a, PrivBlocks *blocks, GError **error) {
   PrivAccountOptions opt = report_options(j);
+  ItemProgress ip = {j, a};
+  if (j->progress) {
+    opt.progress = item_progress;
+    opt.progress_data = &ip;
+  }
   j->at = a;
   gboolean ok = blocks != NULL &&
                 (j->acs[a].report = priv_account_report(blocks, j->graph, &opt, error)) != NULL &&

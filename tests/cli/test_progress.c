@@ -112,6 +112,13 @@ static void test_account(void) {
   check("account", (const char *const[]){LOCAL(NULL)}, (const char *const[]){LOCAL("-q", NULL)},
         NULL, NULL, "dpgossip account: building the graph, ");
 #undef LOCAL
+  /* The exact sensitivity is one semidefinite program per victim. */
+#define EXACT(...)                                                                                 \
+  "account", "--generate", "karate", "-T", "8", "-b", "2", "--trust", "pndp", "-a", "0",          \
+      "--sensitivity", "exact", "--format", "json", __VA_ARGS__
+  check("account", (const char *const[]){EXACT(NULL)}, (const char *const[]){EXACT("-q", NULL)},
+        NULL, NULL, "exact sensitivities of the victims (~");
+#undef EXACT
 }
 
 #define FIGURE(out)                                                                                \
