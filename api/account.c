@@ -116,18 +116,6 @@ static DpgTable *tabulate(const ProtoAccountJob *j) {
   return t;
 }
 
-/* The status of a refusal, as the command line's (without its hint). */
-static int refused_status(const GError *e, ProtoAccountRefusal refusal) {
-  switch (refusal) {
-  case PROTO_REFUSED_PROTOCOL:
-    return dpg_spec_status(e);
-  case PROTO_REFUSED_SCHEDULE:
-    return e->domain == TOPO_ERROR && e->code == TOPO_ERROR_IO ? 1 : 2;
-  default:
-    return 2;
-  }
-}
-
 /* The observer path's run, cancellable by dpg_cancel while it runs. */
 static void on_run(ProtoRun *run, gboolean running, gpointer data) {
   (void)data;
@@ -180,7 +168,7 @@ DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err) {
   gboolean gossip_ok = dpg_graph_gossip(&o->graph, &r.gossip, &gossip_error);
   ProtoAccountJob *j = proto_account_validate(&r, &refusal, &error);
   if (j == NULL) {
-    dpg_fail(err, error, refused_status(error, refusal));
+    dpg_fail(err, error, proto_refusal_status(error, refusal));
     goto out;
   }
   if (!gossip_ok) {
@@ -194,11 +182,12 @@ DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err) {
   /* Named as the command line names it: the file or the generator spec. */
   const char *label = o->graph.path ? o->graph.path : o->graph.generate;
   if (!proto_account_job_plan(j, g, label, &refusal, &error)) {
-    dpg_fail(err, error, refused_status(error, refusal));
+    dpg_fail(err, error, proto_refusal_status(error, refusal));
     goto out;
   }
   if (!proto_account_job_execute(j, &error)) {
-    dpg_fail(err, error, j->path == PROTO_ACCOUNT_STRUCTURED ? 1 : dpg_spec_status(error));
+    dpg_fail(err, error, proto_error_status(error, j->path == PROTO_ACCOUNT_STRUCTURED ? PROTO_FAILED_RUN
+                                                                      : PROTO_FAILED_PROTOCOL));
     goto out;
   }
   t = tabulate(j);

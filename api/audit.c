@@ -170,7 +170,7 @@ static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGoss
       }
       audit_report_clear(&rep);
       if (!ok)
-        return dpg_fail(err, error, dpg_error_status(error)), FALSE;
+        return dpg_fail(err, error, proto_error_status(error, PROTO_FAILED_INPUT)), FALSE;
     }
   }
   if (!figured)

@@ -55,9 +55,7 @@ TopoGraph *dpg_graph_build(const DpgGraphSpec *spec, GError **error) {
 }
 
 int dpg_graph_status(const DpgGraphSpec *spec, const GError *e) {
-  if (e != NULL && e->domain == G_OPTION_ERROR)
-    return 2;
-  return spec->path != NULL ? 1 : dpg_error_status(e);
+  return proto_error_status(e, spec->path != NULL ? PROTO_FAILED_FILE : PROTO_FAILED_INPUT);
 }
 
 gboolean dpg_graph_gossip(const DpgGraphSpec *spec, TopoGossipKind *kind, GError **error) {

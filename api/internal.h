@@ -40,13 +40,8 @@ void dpg_table_take_matrix(DpgTable *t, double *m, guint rows, guint cols);
 gpointer dpg_fail(DpgError *err, GError *error, int status);
 /* A usage error (status 2) from a format. Returns NULL. */
 gpointer dpg_usage(DpgError *err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-/* The exit status of a parser's or the registry's error: the user's option
- * (2) or a file or run that failed (1), as the command line decides. */
-int dpg_spec_status(const GError *e);
-
-/* The exit status of any error, as cli/output.c's cli_error_status decides:
- * a parse error of the user's spec (2) or a failure (1). */
-int dpg_error_status(const GError *e);
+/* Exit statuses: proto_error_status and proto_refusal_status decide them,
+ * for the command line as here. */
 
 /* ---- Graphs (graph.c) ---- */
 

@@ -194,18 +194,3 @@ gpointer dpg_usage(DpgError *err, const char *fmt, ...) {
   return NULL;
 }
 
-int dpg_spec_status(const GError *e) {
-  if (e->domain == G_OPTION_ERROR)
-    return 2;
-  if (e->domain == PROTO_ERROR)
-    return e->code == PROTO_ERROR_IO || e->code == PROTO_ERROR_FORMAT ||
-                   e->code == PROTO_ERROR_STALLED || e->code == PROTO_ERROR_FAILED ||
-                   e->code == PROTO_ERROR_CANCELLED
-               ? 1
-               : 2;
-  return 1;
-}
-
-int dpg_error_status(const GError *e) {
-  return proto_error_is_usage(e) ? 2 : 1;
-}

@@ -241,7 +241,7 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
   j.n = topo_graph_n_nodes(j.g);
   if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
       (j.sched = topo_schedule_new(o->schedule, j.g, j.run.gossip, j.run.seed_value, &error)) == NULL) {
-    dpg_fail(err, error, dpg_error_status(error));
+    dpg_fail(err, error, proto_error_status(error, PROTO_FAILED_INPUT));
     goto out;
   }
   ProtoAccountRequest r;
@@ -260,7 +260,7 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
   if ((run = proto_observed_run_new(&cfg, observe, &error)) == NULL) {
     if (observe != NULL && g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
       g_prefix_error(&error, "privacy accounting (--trust none skips it): ");
-    dpg_fail(err, error, dpg_error_status(error));
+    dpg_fail(err, error, proto_error_status(error, PROTO_FAILED_INPUT));
     goto out;
   }
   ProtoRun *pr = proto_observed_run_proto(run);

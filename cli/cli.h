@@ -264,7 +264,8 @@ guint cli_edit_distance(const char *a, const char *b);
  * PARSE and UNKNOWN codes of the library domains), else CLI_EXIT_FAILURE
  * (what a library refuses after parsing: a value out of its range, a memory
  * limit, data that do not fit). A file's own parse errors (TOPO_ERROR_PARSE
- * with FILE:LINE) are the caller's to map: see cli_graph_options_status. */
+ * with FILE:LINE) are the caller's to map: see cli_graph_options_status.
+ * proto_error_status decides (PROTO_FAILED_INPUT), for libdpgossip too. */
 int cli_error_status(const GError *e);
 /* Prints "dpgossip <cmd>: <message>" and the --help hint on stderr; returns
  * CLI_EXIT_USAGE. */

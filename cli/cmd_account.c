@@ -160,19 +160,6 @@ static void options_clear(Options *o) {
   o->r.attackers = o->r.links = NULL;
 }
 
-/* Exit status of an error from the protocol registry or a run: the
- * user's option (2), or a file or run that failed (1). */
-static int spec_status(const GError *e) {
-  if (e->domain == G_OPTION_ERROR)
-    return CLI_EXIT_USAGE;
-  if (e->domain == PROTO_ERROR)
-    return e->code == PROTO_ERROR_IO || e->code == PROTO_ERROR_FORMAT ||
-                   e->code == PROTO_ERROR_STALLED || e->code == PROTO_ERROR_FAILED
-               ? CLI_EXIT_FAILURE
-               : CLI_EXIT_USAGE;
-  return CLI_EXIT_FAILURE;
-}
-
 /* An error of the request's: a rule with the --help hint, else the
  * error's own status (a protocol or schedule file that failed: 1). */
 static int refused(GError *error, ProtoAccountRefusal refusal) {
@@ -181,10 +168,7 @@ static int refused(GError *error, ProtoAccountRefusal refusal) {
     g_error_free(error);
     return status;
   }
-  int status = refusal == PROTO_REFUSED_VALUE      ? CLI_EXIT_USAGE
-               : refusal == PROTO_REFUSED_PROTOCOL ? spec_status(error)
-                                                   : cli_error_status(error);
-  return cli_fail(CMD, error, status);
+  return cli_fail(CMD, error, proto_refusal_status(error, refusal));
 }
 
 /* -T, -b and -k into the request's T and b (-k: T = k b, or checked). */
@@ -288,7 +272,7 @@ static int execute(ProtoAccountJob *j, const Progress *progress) {
                            : proto_account_job_execute(j, &error);
   if (ok)
     return CLI_EXIT_OK;
-  return cli_fail(CMD, error, structured ? CLI_EXIT_FAILURE : spec_status(error));
+  return cli_fail(CMD, error, proto_error_status(error, structured ? PROTO_FAILED_RUN : PROTO_FAILED_PROTOCOL));
 }
 
 int cli_cmd_account(int argc, char **argv) {

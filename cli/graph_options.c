@@ -132,7 +132,5 @@ const char *cli_graph_options_label(const CliGraphOptions *o) {
 }
 
 int cli_graph_options_status(const CliGraphOptions *o, const GError *e) {
-  if (e != NULL && e->domain == G_OPTION_ERROR)
-    return CLI_EXIT_USAGE;
-  return o->graph_path != NULL ? CLI_EXIT_FAILURE : cli_error_status(e);
+  return proto_error_status(e, o->graph_path != NULL ? PROTO_FAILED_FILE : PROTO_FAILED_INPUT);
 }

@@ -97,13 +97,9 @@ gboolean cli_parse(GOptionContext *ctx, int *argc, char ***argv) {
   return TRUE;
 }
 
-/* The policy of cli.h: a spec that does not parse or names nothing known is
- * the user's typing (2); what the libraries refuse after parsing (a value
- * out of their range, a memory limit, data that do not fit the graph), a
- * file and a run that fail are the run's (1). The commands check their own
- * numeric options before any library sees them (2). */
+/* The policy of cli.h, decided for the library too by proto_error_status. */
 int cli_error_status(const GError *e) {
-  return proto_error_is_usage(e) ? CLI_EXIT_USAGE : CLI_EXIT_FAILURE;
+  return proto_error_status(e, PROTO_FAILED_INPUT);
 }
 
 /* access(@dir, W_OK | X_OK) as a GError naming @option and @path. */

@@ -22,3 +22,42 @@ gboolean proto_error_is_usage(const GError *e) {
     return e->code == TOPO_ERROR_PARSE;
   return FALSE;
 }
+
+int proto_error_status(const GError *e, ProtoFailure what) {
+  if (e == NULL)
+    return 1;
+  if (e->domain == G_OPTION_ERROR)
+    return 2;
+  switch (what) {
+  case PROTO_FAILED_INPUT:
+    return proto_error_is_usage(e) ? 2 : 1;
+  case PROTO_FAILED_PROTOCOL:
+    /* The registry checks a spec's values against the parameter table:
+     * out of range there is the user's typing, as a spec that does not
+     * parse. What reads a file or runs is the run's. */
+    if (e->domain != PROTO_ERROR)
+      return 1;
+    return e->code == PROTO_ERROR_IO || e->code == PROTO_ERROR_FORMAT ||
+                   e->code == PROTO_ERROR_STALLED || e->code == PROTO_ERROR_FAILED ||
+                   e->code == PROTO_ERROR_CANCELLED
+               ? 1
+               : 2;
+  case PROTO_FAILED_FILE:
+  case PROTO_FAILED_RUN:
+    return 1;
+  }
+  return 1;
+}
+
+int proto_refusal_status(const GError *e, ProtoAccountRefusal refusal) {
+  switch (refusal) {
+  case PROTO_REFUSED_RULE:
+  case PROTO_REFUSED_VALUE:
+    return 2;
+  case PROTO_REFUSED_PROTOCOL:
+    return proto_error_status(e, PROTO_FAILED_PROTOCOL);
+  case PROTO_REFUSED_SCHEDULE:
+    return proto_error_status(e, PROTO_FAILED_INPUT);
+  }
+  return 1;
+}

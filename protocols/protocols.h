@@ -84,6 +84,28 @@ typedef enum {
  */
 gboolean proto_error_is_usage(const GError *e);
 
+/* What failed, for proto_error_status: the one place where a front end's
+ * step says which rule applies to its error. */
+typedef enum {
+  PROTO_FAILED_INPUT,    /* an option, a spec or a run: proto_error_is_usage decides */
+  PROTO_FAILED_PROTOCOL, /* the protocol registry or a protocol's own run: a parameter it
+                            refuses (PROTO_ERROR_INVALID_ARGUMENT) is the user's too */
+  PROTO_FAILED_FILE,     /* loading a file the user named (a graph): its content is the
+                            run's, only an option error (G_OPTION_ERROR) the user's */
+  PROTO_FAILED_RUN,      /* a computation after every check (the structured path): the run's */
+} ProtoFailure;
+
+/**
+ * proto_error_status: the exit status of @e raised by the step @what: 2
+ * (the user's input: the command line's usage error, Python's UsageError)
+ * or 1 (the run failed). The single rule behind every front end (cli/,
+ * api/, so Python too): a command line and the library give one status for
+ * one error. A NULL @e is 1. O(1).
+ */
+int proto_error_status(const GError *e, ProtoFailure what);
+
+/* ProtoAccountRefusal is declared with the accounting request below. */
+
 /* ===================================================================== */
 /* Registry and specs                                                     */
 /* ===================================================================== */
@@ -798,6 +820,15 @@ typedef enum {
   PROTO_REFUSED_PROTOCOL, /* the protocol registry's: usage or failure by the error */
   PROTO_REFUSED_SCHEDULE, /* the schedule's: a bad spec or a file that failed */
 } ProtoAccountRefusal;
+
+/**
+ * proto_refusal_status: the exit status (2 or 1, as proto_error_status) of
+ * @e refused by a request's validate or plan as @refusal: a rule or value
+ * is the user's; the protocol's by PROTO_FAILED_PROTOCOL; the schedule's
+ * by PROTO_FAILED_INPUT (a spec that does not parse is the user's, a churn
+ * or trace file that is missing or malformed the run's). O(1).
+ */
+int proto_refusal_status(const GError *e, ProtoAccountRefusal refusal);
 
 /* Progress of a request: the fraction of the whole request and what is at
  * work; @done/@total count steps when the path counts them (observer),

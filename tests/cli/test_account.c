@@ -11,10 +11,7 @@
 #include <string.h>
 
 #include "tests/common/run.h"
-
-static double rel_diff(double a, double b) {
-  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
-}
+#include "tests/common/checks.h"
 
 static JsonObject *reference(JsonParser **p) {
   char *path = cli_test_data_path("reference/pndp-florentine-T10-attacker0.json");
@@ -57,14 +54,14 @@ static void test_florentine_reference(void) {
                     json_object_get_int_member(w, "node"));
     g_assert_cmpint(json_object_get_int_member(v, "distance"), ==,
                     json_object_get_int_member(w, "distance"));
-    g_assert_cmpfloat(rel_diff(json_object_get_double_member(v, "rdp"),
-                               json_object_get_double_member(w, "rdp_alpha2")),
+    g_assert_cmpfloat(test_rel_diff(json_object_get_double_member(v, "rdp"),
+                                    json_object_get_double_member(w, "rdp_alpha2")),
                       <, 1e-6);
-    g_assert_cmpfloat(rel_diff(json_object_get_double_member(v, "muffliato_rdp"),
-                               json_object_get_double_member(w, "muffliato_rdp_alpha2")),
+    g_assert_cmpfloat(test_rel_diff(json_object_get_double_member(v, "muffliato_rdp"),
+                                    json_object_get_double_member(w, "muffliato_rdp_alpha2")),
                       <, 1e-6);
-    g_assert_cmpfloat(rel_diff(json_object_get_double_member(v, "sensitivity"),
-                               json_object_get_double_member(w, "sensitivity")),
+    g_assert_cmpfloat(test_rel_diff(json_object_get_double_member(v, "sensitivity"),
+                                    json_object_get_double_member(w, "sensitivity")),
                       <, 1e-6);
     double mu = json_object_get_double_member(v, "mu");
     g_assert_cmpfloat(mu, ==, json_object_get_double_member(v, "sensitivity"));
@@ -160,7 +157,8 @@ static void test_ldp(void) {
   g_assert_cmpuint(json_array_get_length(vic), ==, 6);
   for (guint i = 0; i < 6; i++)
     g_assert_cmpfloat(
-        rel_diff(json_object_get_double_member(json_array_get_object_element(vic, i), "mu"), 1.0),
+        test_rel_diff(json_object_get_double_member(json_array_get_object_element(vic, i), "mu"),
+                      1.0),
         <, 1e-8);
   g_object_unref(p);
   cli_run_clear(&r);
@@ -197,7 +195,7 @@ static void test_protocols(void) {
   g_assert_cmpint(e.status, ==, 0);
   for (guint i = 0; i < 14; i++) {
     double ra = victim_value(a.out, i, "rdp");
-    g_assert_cmpfloat(rel_diff(victim_value(b.out, i, "rdp"), ra / 4.0), <, 1e-9);
+    g_assert_cmpfloat(test_rel_diff(victim_value(b.out, i, "rdp"), ra / 4.0), <, 1e-9);
     g_assert_cmpfloat(victim_value(e.out, i, "rdp"), <=, ra * (1 + 1e-12));
   }
   /* The registry's C families: identity is the CSV above. */
@@ -205,8 +203,8 @@ static void test_protocols(void) {
                      "mfdsgd:C=identity", "--format", "json");
   g_assert_cmpint(f.status, ==, 0);
   for (guint i = 0; i < 14; i++)
-    g_assert_cmpfloat(rel_diff(victim_value(f.out, i, "rdp"), victim_value(b.out, i, "rdp")), <,
-                      1e-12);
+    g_assert_cmpfloat(test_rel_diff(victim_value(f.out, i, "rdp"), victim_value(b.out, i, "rdp")),
+                      <, 1e-12);
   cli_run_clear(&f);
   cli_run_clear(&a);
   cli_run_clear(&b);

@@ -26,13 +26,10 @@
 #include <string.h>
 
 #include "tests/common/run.h"
+#include "tests/common/checks.h"
 
 #define FLORENTINE "--generate", "florentine"
 #define RANDOM "--generate", "erdos:n=12,p=0.35,seed=3,connected=true"
-
-static double rel_diff(double a, double b) {
-  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
-}
 
 /* The accountings of a JSON output: the "accountings" array, or the
  * top-level object itself when there is one accounting. */
@@ -126,9 +123,9 @@ static void test_reference(void) {
                     json_object_get_int_member(w, "node"));
     double want = json_object_get_double_member(w, "rdp_alpha2");
     if (want > 1e-9)
-      g_assert_cmpfloat(rel_diff(json_object_get_double_member(v, "rdp"), want), <, 1e-6);
-    g_assert_cmpfloat(rel_diff(json_object_get_double_member(v, "muffliato_rdp"),
-                               json_object_get_double_member(w, "muffliato_rdp_alpha2")),
+      g_assert_cmpfloat(test_rel_diff(json_object_get_double_member(v, "rdp"), want), <, 1e-6);
+    g_assert_cmpfloat(test_rel_diff(json_object_get_double_member(v, "muffliato_rdp"),
+                                    json_object_get_double_member(w, "muffliato_rdp_alpha2")),
                       <, 1e-6);
   }
   g_object_unref(p);

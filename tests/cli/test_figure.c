@@ -20,13 +20,10 @@
 #include <string.h>
 
 #include "tests/common/run.h"
+#include "tests/common/checks.h"
 
 #define FLORENTINE "--generate", "florentine"
 #define PVD "figure", "privacy-vs-distance"
-
-static double rel_diff(double a, double b) {
-  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
-}
 
 /* Per (distance, method) statistics, as the --data CSV has them or as the
  * test recomputes them. Distances up to 31. */
@@ -95,9 +92,9 @@ static void assert_stats_equal(const Stats *got, const Stats *want) {
       g_assert_cmpuint(g->count, ==, w->count);
       if (!w->count)
         continue;
-      g_assert_cmpfloat(rel_diff(g->sum, w->sum / w->count), <, 1e-6);
-      g_assert_cmpfloat(rel_diff(g->min, w->min), <, 1e-6);
-      g_assert_cmpfloat(rel_diff(g->max, w->max), <, 1e-6);
+      g_assert_cmpfloat(test_rel_diff(g->sum, w->sum / w->count), <, 1e-6);
+      g_assert_cmpfloat(test_rel_diff(g->min, w->min), <, 1e-6);
+      g_assert_cmpfloat(test_rel_diff(g->max, w->max), <, 1e-6);
     }
 }
 
@@ -386,7 +383,7 @@ static void test_async(void) {
   double most = 0;
   for (guint d = 1; d < 32; d++)
     if (got.s[d][OURS].count)
-      most = MAX(most, rel_diff(got.s[d][OURS].sum, got.s[d][MUFF].sum));
+      most = MAX(most, test_rel_diff(got.s[d][OURS].sum, got.s[d][MUFF].sum));
   g_assert_cmpfloat(most, >, 0.05);
 
   r = cli_run(PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "all", ASYNC, "--out", svg2,
@@ -426,7 +423,7 @@ static void assert_csv_same(const char *got, const char *want) {
       if (end == wf[j] || *end != '\0')
         g_assert_cmpstr(gf[j], ==, wf[j]);
       else
-        g_assert_cmpfloat(rel_diff(g_ascii_strtod(gf[j], NULL), wv), <=, 1e-12);
+        g_assert_cmpfloat(test_rel_diff(g_ascii_strtod(gf[j], NULL), wv), <=, 1e-12);
     }
     g_strfreev(gf);
     g_strfreev(wf);
@@ -473,9 +470,9 @@ static void test_sync_unchanged(void) {
       g_assert_cmpuint(o->count, ==, st->count);
       if (!o->count)
         continue;
-      g_assert_cmpfloat(rel_diff(o->sum, st->sum), <, 1e-9);
-      g_assert_cmpfloat(rel_diff(o->min, st->min), <, 1e-9);
-      g_assert_cmpfloat(rel_diff(o->max, st->max), <, 1e-9);
+      g_assert_cmpfloat(test_rel_diff(o->sum, st->sum), <, 1e-9);
+      g_assert_cmpfloat(test_rel_diff(o->min, st->min), <, 1e-9);
+      g_assert_cmpfloat(test_rel_diff(o->max, st->max), <, 1e-9);
     }
   g_free(want_csv);
   g_free(want_out);
@@ -574,9 +571,9 @@ static void test_local(void) {
     const Stat *e = &exact.s[d][OURS], *b = &r2.s[d][OURS], *c = &r5.s[d][OURS];
     g_assert_cmpuint(c->count, ==, e->count);
     if (e->count) {
-      g_assert_cmpfloat(rel_diff(c->sum, e->sum), <, 1e-9);
-      g_assert_cmpfloat(rel_diff(c->min, e->min), <, 1e-9);
-      g_assert_cmpfloat(rel_diff(c->max, e->max), <, 1e-9);
+      g_assert_cmpfloat(test_rel_diff(c->sum, e->sum), <, 1e-9);
+      g_assert_cmpfloat(test_rel_diff(c->min, e->min), <, 1e-9);
+      g_assert_cmpfloat(test_rel_diff(c->max, e->max), <, 1e-9);
     }
     if (d > 2) {
       g_assert_cmpuint(b->count, ==, 0);

@@ -9,6 +9,7 @@
 
 #include "tests/common/files.h"
 #include "tests/common/run.h"
+#include "tests/common/checks.h"
 
 static void test_version(void) {
   CliRun r = cli_run("--version");
@@ -235,7 +236,7 @@ static void test_formats(void) {
 }
 
 /* Each bad input: one clear line on stderr, a non-zero status, no crash. */
-static void expect_error(int status, const char *needle, const char *const *args) {
+static void expect_cli_error(int status, const char *needle, const char *const *args) {
   CliRun r = cli_run_v(args);
   if (r.status != status || strstr(r.err, needle) == NULL)
     g_error("expected status %d and '%s' in stderr, got %d: %s", status, needle, r.status, r.err);
@@ -245,24 +246,26 @@ static void expect_error(int status, const char *needle, const char *const *args
 
 static void test_bad_inputs(void) {
   char *malformed = cli_test_data_path("cli-malformed.edges");
-  expect_error(1, "cli-malformed.edges:4",
-               (const char *const[]){"graph", "--graph", malformed, NULL});
+  expect_cli_error(1, "cli-malformed.edges:4",
+                   (const char *const[]){"graph", "--graph", malformed, NULL});
   g_free(malformed);
-  expect_error(1, "no-such-file.edges",
-               (const char *const[]){"graph", "--graph", "/nonexistent/no-such-file.edges", NULL});
+  expect_cli_error(
+      1, "no-such-file.edges",
+      (const char *const[]){"graph", "--graph", "/nonexistent/no-such-file.edges", NULL});
   /* A --generate spec that does not parse is the user's option (docs/guide.md "Commands":
    * exit codes): 2, like --gossip nope. */
-  expect_error(2, "nosuch", (const char *const[]){"graph", "--generate", "nosuch:n=3", NULL});
-  expect_error(2, "q", (const char *const[]){"graph", "--generate", "ring:q=3", NULL});
-  expect_error(2, "exactly one",
-               (const char *const[]){"graph", "--generate", "ring:n=5", "--graph", "x", NULL});
-  expect_error(2, "exactly one", (const char *const[]){"graph", NULL});
-  expect_error(
+  expect_cli_error(2, "nosuch", (const char *const[]){"graph", "--generate", "nosuch:n=3", NULL});
+  expect_cli_error(2, "q", (const char *const[]){"graph", "--generate", "ring:q=3", NULL});
+  expect_cli_error(2, "exactly one",
+                   (const char *const[]){"graph", "--generate", "ring:n=5", "--graph", "x", NULL});
+  expect_cli_error(2, "exactly one", (const char *const[]){"graph", NULL});
+  expect_cli_error(
       2, "gossip",
       (const char *const[]){"graph", "--generate", "florentine", "--gossip", "nope", NULL});
-  expect_error(2, "--format",
-               (const char *const[]){"graph", "--generate", "florentine", "--format", "xml", NULL});
-  expect_error(2, "--bogus", (const char *const[]){"graph", "--bogus", NULL});
+  expect_cli_error(
+      2, "--format",
+      (const char *const[]){"graph", "--generate", "florentine", "--format", "xml", NULL});
+  expect_cli_error(2, "--bogus", (const char *const[]){"graph", "--bogus", NULL});
 }
 
 /* Dropped self-loops and duplicates and renumbered labels are said,
@@ -319,10 +322,12 @@ static void test_latency(void) {
   g_assert_cmpint(r.status, ==, 0);
   g_assert_nonnull(strstr(r.out, "locations      3 nodes placed"));
   cli_run_clear(&r);
-  expect_error(1, "link 0 -> 3 has no delay",
-               (const char *const[]){"graph", "--generate", "ring:n=4", "--latency", spec, NULL});
-  expect_error(2, "give a measured model", (const char *const[]){"graph", "--generate", "ring:n=4",
-                                                                 "--latency", "constant:ms=1", NULL});
+  expect_cli_error(
+      1, "link 0 -> 3 has no delay",
+      (const char *const[]){"graph", "--generate", "ring:n=4", "--latency", spec, NULL});
+  expect_cli_error(
+      2, "give a measured model",
+      (const char *const[]){"graph", "--generate", "ring:n=4", "--latency", "constant:ms=1", NULL});
   g_free(spec);
   g_free(nodes);
   test_rmtree(dir);

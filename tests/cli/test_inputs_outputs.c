@@ -11,17 +11,12 @@
 
 #include "tests/common/files.h"
 #include "tests/common/run.h"
+#include "tests/common/checks.h"
 
 static char *dir;
 
 static char *path_in(const char *name) {
   return g_build_filename(dir, name, NULL);
-}
-
-static void write_file(const char *name, const char *text) {
-  char *p = path_in(name);
-  g_assert_true(g_file_set_contents(p, text, -1, NULL));
-  g_free(p);
 }
 
 /* @r failed with status 1, printing exactly @line first and nothing on stdout. */
@@ -78,7 +73,7 @@ static void test_output_paths(void) {
 }
 
 static void test_isolated(void) {
-  write_file("iso.edges", "0 1\n1 2\n2 0\n3 3\n");
+  g_free(test_write_file(dir, "iso.edges", "0 1\n1 2\n2 0\n3 3\n", -1));
   char *graph = path_in("iso.edges");
   CliRun r = cli_run("account", "--graph", graph, "-T", "4", "--trust", "pndp", "-a", "3");
   g_assert_cmpint(r.status, ==, 0);
@@ -121,7 +116,7 @@ static void test_both_directions(void) {
        "'v u'): read as undirected"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    write_file("d.edges", cases[i].text);
+    g_free(test_write_file(dir, "d.edges", cases[i].text, -1));
     char *graph = path_in("d.edges");
     CliRun r = cli_run("graph", "--graph", graph);
     g_assert_cmpint(r.status, ==, 0);

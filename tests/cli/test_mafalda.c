@@ -10,10 +10,7 @@
 
 #include "tests/common/files.h"
 #include "tests/common/run.h"
-
-static double rel_diff(double a, double b) {
-  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
-}
+#include "tests/common/checks.h"
 
 static JsonObject *reference(const char *file, JsonParser **p) {
   char *rel = g_build_filename("reference", file, NULL);
@@ -42,22 +39,23 @@ static void test_florentine_k5_b16(void) {
   g_assert_cmpint(json_object_get_int_member(o, "rounds"), ==, 80);
   g_assert_cmpint(json_object_get_int_member(o, "epochs"), ==, 5);
   g_assert_cmpint(json_object_get_int_member(o, "batches"), ==, 16);
-  g_assert_cmpfloat(rel_diff(json_object_get_double_member(o, "trace_H"),
-                             json_object_get_double_member(ref, "trace_H")),
+  g_assert_cmpfloat(test_rel_diff(json_object_get_double_member(o, "trace_H"),
+                                  json_object_get_double_member(ref, "trace_H")),
                     <, 1e-10);
   JsonObject *loss = json_object_get_object_member(o, "loss");
   JsonObject *sens = json_object_get_object_member(o, "sensitivity");
   g_assert_cmpuint(json_object_get_size(loss), ==, G_N_ELEMENTS(strategies));
   g_assert_cmpuint(json_object_get_size(sens), ==, G_N_ELEMENTS(strategies));
   double maf = json_object_get_double_member(loss, "mafalda");
-  g_assert_cmpfloat(rel_diff(maf, json_object_get_double_member(ref_loss, "mafalda (optimal)")), <,
-                    1e-8);
-  g_assert_cmpfloat(rel_diff(json_object_get_double_member(loss, "dp-d-sgd"),
-                             json_object_get_double_member(ref_loss, "dp-d-sgd (C=I)")),
+  g_assert_cmpfloat(
+      test_rel_diff(maf, json_object_get_double_member(ref_loss, "mafalda (optimal)")), <, 1e-8);
+  g_assert_cmpfloat(test_rel_diff(json_object_get_double_member(loss, "dp-d-sgd"),
+                                  json_object_get_double_member(ref_loss, "dp-d-sgd (C=I)")),
                     <, 1e-10);
-  g_assert_cmpfloat(rel_diff(json_object_get_double_member(loss, "antipgd"),
-                             json_object_get_double_member(ref_loss, "antipgd (C=lower ones)")),
-                    <, 1e-9);
+  g_assert_cmpfloat(
+      test_rel_diff(json_object_get_double_member(loss, "antipgd"),
+                    json_object_get_double_member(ref_loss, "antipgd (C=lower ones)")),
+      <, 1e-9);
   /* Mafalda is the optimum: every other strategy scores worse on H. */
   for (guint i = 1; i < G_N_ELEMENTS(strategies); i++)
     g_assert_cmpfloat(json_object_get_double_member(loss, strategies[i]), >, maf);
@@ -97,8 +95,8 @@ static void test_florentine_k5_b16(void) {
   g_assert_cmpint(r.status, ==, 0);
   o = cli_run_json(&r, &p);
   ref = reference("mafalda-florentine-k5-b16.json", &rp);
-  g_assert_cmpfloat(rel_diff(json_object_get_double_member(o, "trace_H"),
-                             json_object_get_double_member(ref, "trace_H_messages")),
+  g_assert_cmpfloat(test_rel_diff(json_object_get_double_member(o, "trace_H"),
+                                  json_object_get_double_member(ref, "trace_H_messages")),
                     <, 1e-10);
   g_object_unref(p);
   g_object_unref(rp);
@@ -167,10 +165,10 @@ static double mafalda_loss(const char *band) {
 /* A band costs loss; band T is no band; band 1 is the diagonal optimum. */
 static void test_band(void) {
   double full = mafalda_loss(NULL), b3 = mafalda_loss("3"), b1 = mafalda_loss("1");
-  g_assert_cmpfloat(rel_diff(full, 319.7714127795614), <, 1e-8);
+  g_assert_cmpfloat(test_rel_diff(full, 319.7714127795614), <, 1e-8);
   g_assert_cmpfloat(b3, >, full);
   g_assert_cmpfloat(b1, >, b3);
-  g_assert_cmpfloat(rel_diff(mafalda_loss("12"), full), <, 1e-9);
+  g_assert_cmpfloat(test_rel_diff(mafalda_loss("12"), full), <, 1e-9);
 }
 
 /* --skip-dense: no dense H, Mafalda and DMF null, the structured strategies
@@ -184,8 +182,8 @@ static void test_skip_dense(void) {
   g_assert_cmpint(d.status, ==, 0);
   g_assert_cmpint(s.status, ==, 0);
   JsonObject *od = cli_run_json(&d, &pd), *os = cli_run_json(&s, &ps);
-  g_assert_cmpfloat(rel_diff(json_object_get_double_member(od, "trace_H"),
-                             json_object_get_double_member(os, "trace_H")),
+  g_assert_cmpfloat(test_rel_diff(json_object_get_double_member(od, "trace_H"),
+                                  json_object_get_double_member(os, "trace_H")),
                     <, 1e-10);
   JsonObject *ld = json_object_get_object_member(od, "loss");
   JsonObject *ls = json_object_get_object_member(os, "loss");
@@ -194,8 +192,8 @@ static void test_skip_dense(void) {
   for (guint i = 1; i < G_N_ELEMENTS(strategies); i++) {
     if (g_str_equal(strategies[i], "dmf"))
       continue;
-    g_assert_cmpfloat(rel_diff(json_object_get_double_member(ld, strategies[i]),
-                               json_object_get_double_member(ls, strategies[i])),
+    g_assert_cmpfloat(test_rel_diff(json_object_get_double_member(ld, strategies[i]),
+                                    json_object_get_double_member(ls, strategies[i])),
                       <, 1e-12);
   }
   /* A band-8 Toeplitz C is feasible for Mafalda's problem: never below its optimum. */

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "learning/learning.h"
+#include "tests/common/checks.h"
 
 enum { N = 5, ROWS = 3, COLS = 2 };
 
@@ -54,21 +55,6 @@ static GByteArray *label_file(guint n) {
   return b;
 }
 
-/* Write len bytes of data to dir/name, through gzip when name ends in .gz. */
-static char *write_file(const char *dir, const char *name, const guint8 *data, gsize len) {
-  char *path = g_build_filename(dir, name, NULL);
-  if (g_str_has_suffix(name, ".gz")) {
-    gzFile f = gzopen(path, "wb9");
-    g_assert_nonnull(f);
-    g_assert_cmpint(gzwrite(f, data, (unsigned)len), ==, (int)len);
-    g_assert_cmpint(gzclose(f), ==, Z_OK);
-  } else {
-    GError *error = NULL;
-    g_assert_true(g_file_set_contents(path, (const char *)data, (gssize)len, &error));
-  }
-  return path;
-}
-
 static char *tmpdir(void) {
   GError *error = NULL;
   char *d = g_dir_make_tmp("learn-idx-XXXXXX", &error);
@@ -104,8 +90,8 @@ static void test_roundtrip(gconstpointer gz) {
   GByteArray *img = image_file(N), *lab = label_file(N);
   const char *sfx = gz != NULL ? ".gz" : "";
   char *ni = g_strconcat("img", sfx, NULL), *nl = g_strconcat("lab", sfx, NULL);
-  char *pi = write_file(dir, ni, img->data, img->len);
-  char *pl = write_file(dir, nl, lab->data, lab->len);
+  char *pi = test_write_file(dir, ni, img->data, img->len);
+  char *pl = test_write_file(dir, nl, lab->data, lab->len);
   GError *error = NULL;
   LearnDataset *ds = learn_dataset_load_idx(pi, pl, 0, &error);
   g_assert_no_error(error);
@@ -133,11 +119,11 @@ static void test_roundtrip(gconstpointer gz) {
 static void test_truncated(void) {
   char *dir = tmpdir();
   GByteArray *img = image_file(N), *lab = label_file(N);
-  char *pl = write_file(dir, "lab", lab->data, lab->len);
+  char *pl = test_write_file(dir, "lab", lab->data, lab->len);
   gsize short_len = img->len - 4;
   const char *names[] = {"short", "short.gz"};
   for (int k = 0; k < 2; k++) {
-    char *pi = write_file(dir, names[k], img->data, short_len);
+    char *pi = test_write_file(dir, names[k], img->data, short_len);
     GError *error = NULL;
     g_assert_null(learn_dataset_load_idx(pi, pl, 0, &error));
     g_assert_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT);
@@ -150,11 +136,11 @@ static void test_truncated(void) {
     g_free(pi);
   }
   /* A gzip file cut in the middle of its compressed stream. */
-  char *full = write_file(dir, "full.gz", img->data, img->len);
+  char *full = test_write_file(dir, "full.gz", img->data, img->len);
   gchar *bytes;
   gsize len;
   g_assert_true(g_file_get_contents(full, &bytes, &len, NULL));
-  char *cut = write_file(dir, "cut", (const guint8 *)bytes, len / 2);
+  char *cut = test_write_file(dir, "cut", (const guint8 *)bytes, len / 2);
   g_free(bytes);
   GError *error = NULL;
   g_assert_null(learn_dataset_load_idx(cut, pl, 0, &error));
@@ -162,7 +148,7 @@ static void test_truncated(void) {
   g_assert_nonnull(strstr(error->message, "cut"));
   g_clear_error(&error);
   /* Truncated header: only the magic. */
-  char *hdr = write_file(dir, "hdr", img->data, 6);
+  char *hdr = test_write_file(dir, "hdr", img->data, 6);
   g_assert_null(learn_dataset_load_idx(hdr, pl, 0, &error));
   g_assert_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT);
   g_assert_nonnull(strstr(error->message, "header"));
@@ -181,13 +167,13 @@ static void test_truncated(void) {
 static void test_trailing(void) {
   char *dir = tmpdir();
   GByteArray *img = image_file(N), *lab = label_file(N);
-  char *pl = write_file(dir, "lab", lab->data, lab->len);
+  char *pl = test_write_file(dir, "lab", lab->data, lab->len);
   static const guint8 extra[3] = {1, 2, 3};
   g_byte_array_append(img, extra, 3);
   g_byte_array_append(lab, extra, 1);
   const char *names[] = {"img-extra", "img-extra.gz"};
   for (int k = 0; k < 2; k++) {
-    char *pi = write_file(dir, names[k], img->data, img->len);
+    char *pi = test_write_file(dir, names[k], img->data, img->len);
     GError *error = NULL;
     g_assert_null(learn_dataset_load_idx(pi, pl, 0, &error));
     g_assert_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT);
@@ -201,8 +187,8 @@ static void test_trailing(void) {
     g_free(pi);
   }
   g_byte_array_set_size(img, img->len - 3);
-  char *pi = write_file(dir, "img", img->data, img->len);
-  char *pl2 = write_file(dir, "lab-extra", lab->data, lab->len);
+  char *pi = test_write_file(dir, "img", img->data, img->len);
+  char *pl2 = test_write_file(dir, "lab-extra", lab->data, lab->len);
   GError *error = NULL;
   g_assert_null(learn_dataset_load_idx(pi, pl2, 0, &error));
   g_assert_error(error, LEARN_ERROR, LEARN_ERROR_FORMAT);
@@ -219,9 +205,9 @@ static void test_trailing(void) {
 static void test_format_errors(void) {
   char *dir = tmpdir();
   GByteArray *img = image_file(N), *lab = label_file(N), *lab4 = label_file(N - 1);
-  char *pi = write_file(dir, "img", img->data, img->len);
-  char *pl = write_file(dir, "lab", lab->data, lab->len);
-  char *pl4 = write_file(dir, "lab4.gz", lab4->data, lab4->len);
+  char *pi = test_write_file(dir, "img", img->data, img->len);
+  char *pl = test_write_file(dir, "lab", lab->data, lab->len);
+  char *pl4 = test_write_file(dir, "lab4.gz", lab4->data, lab4->len);
   GError *error = NULL;
   /* Swapped files: the label magic where images are expected. */
   g_assert_null(learn_dataset_load_idx(pl, pi, 0, &error));
@@ -256,10 +242,10 @@ static void test_dir(void) {
   GByteArray *img = image_file(N), *lab = label_file(N), *img3 = image_file(3),
              *lab3 = label_file(3);
   char *p[4] = {
-      write_file(dir, "train-images-idx3-ubyte", img->data, img->len),
-      write_file(dir, "train-labels-idx1-ubyte.gz", lab->data, lab->len),
-      write_file(dir, "t10k-images-idx3-ubyte.gz", img3->data, img3->len),
-      write_file(dir, "t10k-labels-idx1-ubyte", lab3->data, lab3->len),
+      test_write_file(dir, "train-images-idx3-ubyte", img->data, img->len),
+      test_write_file(dir, "train-labels-idx1-ubyte.gz", lab->data, lab->len),
+      test_write_file(dir, "t10k-images-idx3-ubyte.gz", img3->data, img3->len),
+      test_write_file(dir, "t10k-labels-idx1-ubyte", lab3->data, lab3->len),
   };
   LearnDataset *tr, *te;
   GError *error = NULL;

@@ -9,21 +9,11 @@
 
 #include "learning/learning.h"
 #include "tests/common/files.h"
+#include "tests/common/checks.h"
 
 static void put32(GByteArray *b, guint32 v) {
   guint8 x[4] = {(guint8)(v >> 24), (guint8)(v >> 16), (guint8)(v >> 8), (guint8)v};
   g_byte_array_append(b, x, 4);
-}
-
-static void write_file(const char *path, const GByteArray *b, gboolean gz) {
-  if (!gz) {
-    g_assert_true(g_file_set_contents(path, (const char *)b->data, b->len, NULL));
-    return;
-  }
-  gzFile f = gzopen(path, "wb");
-  g_assert_nonnull(f);
-  g_assert_cmpint(gzwrite(f, b->data, b->len), ==, (int)b->len);
-  g_assert_cmpint(gzclose(f), ==, Z_OK);
 }
 
 /* Images header claiming n images of rows x cols, followed by `pixels`
@@ -43,14 +33,14 @@ static void write_pair(const char *dir, gboolean gz, guint32 n, guint32 rows, gu
     b->data[16 + i] = (guint8)g_rand_int(rand);
   g_rand_free(rand);
   *img = g_build_filename(dir, gz ? "images.gz" : "images", NULL);
-  write_file(*img, b, gz);
+  g_free(test_write_file(NULL, *img, b->data, b->len));
   g_byte_array_set_size(b, 0);
   put32(b, 0x801);
   put32(b, n);
   g_byte_array_set_size(b, 8 + labels);
   memset(b->data + 8, 0, labels);
   *lab = g_build_filename(dir, gz ? "labels.gz" : "labels", NULL);
-  write_file(*lab, b, gz);
+  g_free(test_write_file(NULL, *lab, b->data, b->len));
   g_byte_array_unref(b);
 }
 

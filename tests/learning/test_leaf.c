@@ -9,6 +9,7 @@
 
 #include "learning/learning.h"
 #include "tests/common/files.h"
+#include "tests/common/checks.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -20,15 +21,6 @@
 
 static char *tmpdir;
 
-static char *write_file(const char *name, const char *text) {
-  char *path = g_build_filename(tmpdir, name, NULL);
-  char *dir = g_path_get_dirname(path);
-  g_mkdir_with_parents(dir, 0700);
-  g_free(dir);
-  g_assert_true(g_file_set_contents(path, text, -1, NULL));
-  return path;
-}
-
 /* Two users of 2x2 images: u1 has 2 images, u0 has 1 (listed second). */
 static const char *const TWO_USERS = "{\"users\": [\"u1\", \"u0\"], \"num_samples\": [2, 1],\n"
                                      " \"user_data\": {\n"
@@ -38,7 +30,7 @@ static const char *const TWO_USERS = "{\"users\": [\"u1\", \"u0\"], \"num_sample
                                      " }}\n";
 
 static void test_load(void) {
-  char *path = write_file("one.json", TWO_USERS);
+  char *path = test_write_file(tmpdir, "one.json", TWO_USERS, -1);
   GError *error = NULL;
   guint *user_of = NULL;
   GPtrArray *names = NULL;
@@ -73,10 +65,12 @@ static void test_load(void) {
   learn_dataset_free(ds);
 
   /* a folder: its .json files in name order, users numbered across files */
-  g_free(write_file("dir/b.json", TWO_USERS));
-  g_free(write_file("dir/a.json", "{\"users\": [\"w\"], \"user_data\": {\"w\": {\"x\": [[9, 9, 9, "
-                                  "9]], \"y\": [1]}}}"));
-  g_free(write_file("dir/notes.txt", "not read"));
+  g_free(test_write_file(tmpdir, "dir/b.json", TWO_USERS, -1));
+  g_free(test_write_file(tmpdir, "dir/a.json",
+                         "{\"users\": [\"w\"], \"user_data\": {\"w\": {\"x\": [[9, 9, 9, "
+                         "9]], \"y\": [1]}}}",
+                         -1));
+  g_free(test_write_file(tmpdir, "dir/notes.txt", "not read", -1));
   char *dir = g_build_filename(tmpdir, "dir", NULL);
   ds = learn_dataset_load_leaf(dir, 0, &user_of, &names, &error);
   g_assert_no_error(error);
@@ -127,7 +121,7 @@ static void test_errors(void) {
        LEARN_ERROR_FORMAT, ":2:", "user 'a' is listed twice"},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
-    char *path = write_file("bad.json", bad[i].text);
+    char *path = test_write_file(tmpdir, "bad.json", bad[i].text, -1);
     GError *error = NULL;
     g_assert_null(learn_dataset_load_leaf(path, 0, NULL, NULL, &error));
     g_assert_error(error, LEARN_ERROR, bad[i].code);
@@ -162,7 +156,7 @@ static void test_deep(void) {
   for (gsize i = 0; i < deep; i++)
     g_string_append_c(s, ']');
   g_string_append(s, ", \"user_data\": {}}");
-  char *path = write_file("deep.json", s->str);
+  char *path = test_write_file(tmpdir, "deep.json", s->str, -1);
   g_string_free(s, TRUE);
   GError *error = NULL;
   g_assert_null(learn_dataset_load_leaf(path, 0, NULL, NULL, &error));
@@ -174,11 +168,15 @@ static void test_deep(void) {
 
 /* One writer in two files of a folder: its records would go to two nodes. */
 static void test_user_in_two_files(void) {
-  char *a = write_file("twofiles/a.json", "{\"users\": [\"w\"], \"user_data\": "
-                                          "{\"w\": {\"x\": [[1, 2]], \"y\": [0]}}}");
-  char *b = write_file("twofiles/b.json", "{\"users\": [\"v\", \"w\"], \"user_data\": "
-                                          "{\"v\": {\"x\": [[1, 2]], \"y\": [1]},"
-                                          " \"w\": {\"x\": [[3, 4]], \"y\": [1]}}}");
+  char *a = test_write_file(tmpdir, "twofiles/a.json",
+                            "{\"users\": [\"w\"], \"user_data\": "
+                            "{\"w\": {\"x\": [[1, 2]], \"y\": [0]}}}",
+                            -1);
+  char *b = test_write_file(tmpdir, "twofiles/b.json",
+                            "{\"users\": [\"v\", \"w\"], \"user_data\": "
+                            "{\"v\": {\"x\": [[1, 2]], \"y\": [1]},"
+                            " \"w\": {\"x\": [[3, 4]], \"y\": [1]}}}",
+                            -1);
   char *dir = g_path_get_dirname(a);
   GError *error = NULL;
   g_assert_null(learn_dataset_load_leaf(dir, 0, NULL, NULL, &error));
@@ -206,7 +204,7 @@ static void test_memory_precheck(void) {
     for (guint i = 1; i < 5000000; i++)
       g_string_append(s, ",0");
     g_string_append(s, "]], \"y\": [0]}}}");
-    char *path = write_file("big.json", s->str);
+    char *path = test_write_file(tmpdir, "big.json", s->str, -1);
     g_string_free(s, TRUE);
     struct rlimit rl = {(rlim_t)512 << 20, (rlim_t)512 << 20};
     g_assert_cmpint(setrlimit(RLIMIT_AS, &rl), ==, 0);
@@ -239,7 +237,7 @@ static char *many_users(const char *name, guint U) {
     g_string_append(s, "]}");
   }
   g_string_append(s, "}}");
-  char *path = write_file(name, s->str);
+  char *path = test_write_file(tmpdir, name, s->str, -1);
   g_string_free(s, TRUE);
   return path;
 }

@@ -13,10 +13,7 @@
 #include "mf/banded_internal.h"
 #include "tests/mf/mf_test.h"
 #include "topologies/topologies.h"
-
-static double rel_diff(double a, double b) {
-  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
-}
+#include "tests/common/checks.h"
 
 /* Inverse by LU (dgesv on the identity), independent of any Cholesky. */
 static double *lu_inverse(const double *X, guint T) {
@@ -96,7 +93,7 @@ static void test_evaluation(void) {
       for (gsize i = 0; i < (gsize)T * T; i++)
         gmax = MAX(gmax, fabs(G[i]));
       double fb = mf_banded_objective(&B, Xb);
-      g_assert_cmpfloat(rel_diff(fb, f), <, 1e-10);
+      g_assert_cmpfloat(test_rel_diff(fb, f), <, 1e-10);
       mf_banded_gradient(&B, Gb);
       for (guint s = 0; s < T; s++)
         for (guint d = 0; d < W && s + d < T; d++)
@@ -104,7 +101,7 @@ static void test_evaluation(void) {
                             1e-10 * gmax);
       /* The band of X^{-1} (the diagonal metric's) against LU's. */
       double *Sb = g_new0(double, (gsize)W *T), smax = 0.0;
-      g_assert_cmpfloat(rel_diff(mf_banded_objective(&B, Xb), f), <, 1e-10);
+      g_assert_cmpfloat(test_rel_diff(mf_banded_objective(&B, Xb), f), <, 1e-10);
       mf_banded_inverse_band(&B, Sb);
       for (gsize i = 0; i < (gsize)T * T; i++)
         smax = MAX(smax, fabs(Xi[i]));
@@ -154,7 +151,7 @@ static void test_optimum(void) {
     double *H = mf_test_gram(cs->graph, cs->is_file, T, MF_WORKLOAD_POST_AVERAGE);
     MfResult *d = optimize(H, T, cs->k, cs->b, W, MF_EVAL_DENSE, TRUE);
     MfResult *r = optimize(H, T, cs->k, cs->b, W, MF_EVAL_BANDED, TRUE);
-    g_assert_cmpfloat(rel_diff(r->objective, d->objective), <, 1e-8);
+    g_assert_cmpfloat(test_rel_diff(r->objective, d->objective), <, 1e-8);
     /* The band is a constraint: the unbanded optimum is no higher. */
     MfResult *u = optimize(H, T, cs->k, cs->b, 0, MF_EVAL_AUTO, TRUE);
     g_assert_cmpfloat(u->objective, <=, r->objective * (1 + 1e-9));
@@ -171,7 +168,8 @@ static void test_optimum(void) {
           g_assert_cmpfloat(r->C[(gsize)i * T + j], ==, 0.0);
       }
     /* Scored independently: the loss of C is the objective. */
-    g_assert_cmpfloat(rel_diff(mf_loss(H, r->C, T, cs->k, cs->b, &err), r->objective), <, 1e-9);
+    g_assert_cmpfloat(test_rel_diff(mf_loss(H, r->C, T, cs->k, cs->b, &err), r->objective), <,
+                      1e-9);
     g_assert_no_error(err);
     g_free(C);
     mf_result_free(d);
@@ -189,7 +187,7 @@ static void test_warm_start(void) {
   double *H = mf_test_gram("florentine.edges", TRUE, T, MF_WORKLOAD_POST_AVERAGE);
   MfResult *warm = optimize(H, T, k, b, W, MF_EVAL_AUTO, FALSE);
   MfResult *cold = optimize(H, T, k, b, W, MF_EVAL_BANDED, TRUE);
-  g_assert_cmpfloat(rel_diff(warm->objective, cold->objective), <, 1e-8);
+  g_assert_cmpfloat(test_rel_diff(warm->objective, cold->objective), <, 1e-8);
   g_assert_cmpuint(warm->iterations, <, cold->iterations);
   g_test_message("warm %u iterations, cold %u", warm->iterations, cold->iterations);
   mf_result_free(warm);

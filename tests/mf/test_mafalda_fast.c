@@ -11,10 +11,7 @@
 #include "mf/mf.h"
 #include "tests/common/graphs.h"
 #include "topologies/topologies.h"
-
-static double rel_diff(double a, double b) {
-  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
-}
+#include "tests/common/checks.h"
 
 /* Every baseline's fast loss equals the dense one (H by the powers method,
  * independent of the eigensolver the spectral form uses). */
@@ -41,9 +38,9 @@ static void check_graph(const char *spec, guint k, guint b, MfWorkload wl) {
     g_assert_no_error(err);
     double fast = mf_loss_toeplitz(g, c, width, k, b, &err);
     g_assert_no_error(err);
-    g_assert_cmpfloat(rel_diff(dense, fast), <, 1e-8);
+    g_assert_cmpfloat(test_rel_diff(dense, fast), <, 1e-8);
     g_assert_cmpfloat(
-        rel_diff(mf_sensitivity2(C, T, k, b), mf_sensitivity2_toeplitz(c, width, T, k, b)), <,
+        test_rel_diff(mf_sensitivity2(C, T, k, b), mf_sensitivity2_toeplitz(c, width, T, k, b)), <,
         1e-12);
     g_free(C);
     g_free(c);
@@ -74,7 +71,7 @@ static void test_toeplitz_closed_form_and_errors(void) {
   for (guint s = 0; s < T; s++)
     trace += H[(gsize)s * T + s];
   double one = 1.0;
-  g_assert_cmpfloat(rel_diff(mf_loss_toeplitz(g, &one, 1, k, b, &err), k * trace), <, 1e-12);
+  g_assert_cmpfloat(test_rel_diff(mf_loss_toeplitz(g, &one, 1, k, b, &err), k * trace), <, 1e-12);
   double zero[2] = {0.0, 1.0};
   g_assert_true(isnan(mf_loss_toeplitz(g, zero, 2, k, b, &err)));
   g_assert_error(err, MF_ERROR, MF_ERROR_NUMERICAL);
@@ -141,7 +138,7 @@ static void test_toeplitz_fit(void) {
     g_assert_cmpfloat(fabs(grad[l] - (Lp - Lm) / (2 * h)), <, 1e-6 * L);
   }
   /* Same loss as the general Toeplitz path (sensitivity by autocorrelations). */
-  g_assert_cmpfloat(rel_diff(L, mf_loss_toeplitz(g, c, w, k, b, &err)), <, 1e-12);
+  g_assert_cmpfloat(test_rel_diff(L, mf_loss_toeplitz(g, c, w, k, b, &err)), <, 1e-12);
   guint width;
   double *bsr = mf_baseline_coefficients(MF_BASELINE_BSR, T, w, &width, &err);
   double start = mf_toeplitz_banded_loss(g, bsr, w, k, b, NULL), fit;
@@ -152,12 +149,12 @@ static void test_toeplitz_fit(void) {
   double warm_c[5], warm;
   g_assert_true(mf_mafalda_toeplitz(W, n, k, b, w, warm_c, &warm, &err));
   g_assert_no_error(err);
-  g_assert_cmpfloat(rel_diff(warm, fit), <, 1e-6);
+  g_assert_cmpfloat(test_rel_diff(warm, fit), <, 1e-6);
   double *C = mf_mafalda_toeplitz_c(W, n, T, k, b, w, &err);
   g_assert_no_error(err);
   double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_POWERS, 0, &err);
   g_assert_no_error(err);
-  g_assert_cmpfloat(rel_diff(mf_loss(H, C, T, k, b, &err), warm), <, 1e-8);
+  g_assert_cmpfloat(test_rel_diff(mf_loss(H, C, T, k, b, &err), warm), <, 1e-8);
   g_assert_cmpfloat(C[(gsize)(w - 1) * T], ==, warm_c[w - 1]);
   g_assert_cmpfloat(C[(gsize)w * T], ==, 0.0);
   /* Bands past b: the cross terms of the sensitivity in the value (against
@@ -172,7 +169,7 @@ static void test_toeplitz_fit(void) {
       for (guint j = i + 1 > w2 ? i + 1 - w2 : 0; j <= i; j++)
         C2[(gsize)i * T + j] = c2[i - j];
     double *H2 = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_POWERS, 0, &err);
-    g_assert_cmpfloat(rel_diff(L2, mf_loss(H2, C2, T, k, b, &err)), <, 1e-8);
+    g_assert_cmpfloat(test_rel_diff(L2, mf_loss(H2, C2, T, k, b, &err)), <, 1e-8);
     for (guint l = 0; l < w2; l++) {
       double h = 1e-6, keep = c2[l];
       c2[l] = keep + h;
@@ -232,13 +229,13 @@ static void test_blt_losses(void) {
       double c3 = 0.0;
       for (guint l = 0; l < d; l++)
         c3 += w[l] * theta[l] * theta[l];
-      g_assert_cmpfloat(rel_diff(C[3 * T], c3), <, 1e-15);
+      g_assert_cmpfloat(test_rel_diff(C[3 * T], c3), <, 1e-15);
       double dense = mf_loss(H, C, T, k, b, &err);
       g_assert_no_error(err);
-      g_assert_cmpfloat(rel_diff(mf_blt_loss(g, theta, w, d, k, b, NULL), dense), <, 1e-8);
-      g_assert_cmpfloat(
-          rel_diff(mf_sensitivity2_blt(theta, w, d, T, k, b, NULL), mf_sensitivity2(C, T, k, b)), <,
-          1e-12);
+      g_assert_cmpfloat(test_rel_diff(mf_blt_loss(g, theta, w, d, k, b, NULL), dense), <, 1e-8);
+      g_assert_cmpfloat(test_rel_diff(mf_sensitivity2_blt(theta, w, d, T, k, b, NULL),
+                                      mf_sensitivity2(C, T, k, b)),
+                        <, 1e-12);
       g_free(C);
       g_free(H);
       mf_gram_spectral_free(g);
@@ -249,8 +246,8 @@ static void test_blt_losses(void) {
   guint k = 125, b = 16, T = k * b;
   double *c = g_new(double, T);
   mf_blt_coefficients(theta, w, 3, T, c);
-  g_assert_cmpfloat(rel_diff(mf_sensitivity2_blt(theta, w, 3, T, k, b, NULL),
-                             mf_sensitivity2_toeplitz(c, T, T, k, b)),
+  g_assert_cmpfloat(test_rel_diff(mf_sensitivity2_blt(theta, w, 3, T, k, b, NULL),
+                                  mf_sensitivity2_toeplitz(c, T, T, k, b)),
                     <, 1e-12);
   g_free(c);
 }
@@ -264,7 +261,7 @@ static void test_blt_gradient(void) {
   g_assert_no_error(err);
   double theta[] = {0.4, 0.7, 0.9}, w[] = {0.6, -0.2, 0.08}, grad[6];
   double L = mf_blt_loss(g, theta, w, d, k, b, grad);
-  g_assert_cmpfloat(rel_diff(L, mf_blt_loss(g, theta, w, d, k, b, NULL)), <, 1e-14);
+  g_assert_cmpfloat(test_rel_diff(L, mf_blt_loss(g, theta, w, d, k, b, NULL)), <, 1e-14);
   for (guint p = 0; p < 2 * d; p++) {
     double *x = p < d ? &theta[p] : &w[p - d], x0 = *x, h = 1e-6;
     *x = x0 + h;
@@ -302,7 +299,7 @@ static void test_blt_fit(void) {
   g_assert_cmpmem(rw, sizeof rw, cw, sizeof cw);
   double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, MF_GRAM_POWERS, 0, &err);
   g_assert_no_error(err);
-  g_assert_cmpfloat(rel_diff(mf_loss(H, C, T, k, b, &err), rl), <, 1e-8);
+  g_assert_cmpfloat(test_rel_diff(mf_loss(H, C, T, k, b, &err), rl), <, 1e-8);
   g_assert_no_error(err);
   /* Bad buffers, theta out of (0, 1), a non-reversible W. */
   g_assert_false(mf_mafalda_blt(W, n, k, b, 0, rt, rw, NULL, &err));

@@ -11,12 +11,9 @@
 #include "mf/mf.h"
 #include "tests/common/graphs.h"
 #include "topologies/topologies.h"
+#include "tests/common/checks.h"
 
 /* ---- helpers ---- */
-
-static double rel_diff(double a, double b) {
-  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
-}
 
 /* Max over entries of |A - B| / max|B|. */
 static double mat_rel_err(const double *A, const double *B, gsize len) {
@@ -193,7 +190,7 @@ static void test_ring_closed_form(void) {
           double l = (1.0 + 2.0 * cos(2.0 * G_PI * j / n)) / 3.0;
           want += pow(l, (double)(t - s + 1) + (t - s2 + 1));
         }
-      g_assert_cmpfloat(rel_diff(H[s * T + s2], want), <, 1e-12);
+      g_assert_cmpfloat(test_rel_diff(H[s * T + s2], want), <, 1e-12);
     }
   g_free(H);
   g_free(W);
@@ -340,16 +337,18 @@ static void test_florentine_reference_k3_b4(void) {
   for (guint s = 0; s < T; s++) {
     JsonArray *row = json_array_get_array_element(rows, s);
     for (guint t = 0; t < T; t++)
-      g_assert_cmpfloat(rel_diff(H[s * T + t], json_array_get_double_element(row, t)), <, 1e-10);
+      g_assert_cmpfloat(test_rel_diff(H[s * T + t], json_array_get_double_element(row, t)), <,
+                        1e-10);
   }
-  g_assert_cmpfloat(rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H")), <, 1e-10);
+  g_assert_cmpfloat(test_rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H")), <,
+                    1e-10);
   g_free(H);
   H = mf_gram_static(W, n, T, MF_WORKLOAD_MESSAGES, MF_GRAM_AUTO, 0, &err);
   g_assert_no_error(err);
-  g_assert_cmpfloat(rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H_messages")), <,
-                    1e-10);
+  g_assert_cmpfloat(
+      test_rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H_messages")), <, 1e-10);
   /* Messages: the last round only sees its own gradient, H[T-1,T-1] = <I,I> = n. */
-  g_assert_cmpfloat(rel_diff(H[T * T - 1], n), <, 1e-13);
+  g_assert_cmpfloat(test_rel_diff(H[T * T - 1], n), <, 1e-13);
   g_free(H);
   g_object_unref(p);
   g_free(W);
@@ -368,14 +367,16 @@ static void test_florentine_reference_k5_b16(void) {
   for (int method = MF_GRAM_EIGEN; method <= MF_GRAM_POWERS; method++) {
     double *H = mf_gram_static(W, n, T, MF_WORKLOAD_POST_AVERAGE, method, 0, &err);
     g_assert_no_error(err);
-    g_assert_cmpfloat(rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H")), <, 1e-10);
-    g_assert_cmpfloat(rel_diff(H[0], json_object_get_double_member(o, "H_first")), <, 1e-10);
-    g_assert_cmpfloat(rel_diff(H[T * T - 1], json_object_get_double_member(o, "H_last")), <, 1e-10);
+    g_assert_cmpfloat(test_rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H")), <,
+                      1e-10);
+    g_assert_cmpfloat(test_rel_diff(H[0], json_object_get_double_member(o, "H_first")), <, 1e-10);
+    g_assert_cmpfloat(test_rel_diff(H[T * T - 1], json_object_get_double_member(o, "H_last")), <,
+                      1e-10);
     g_free(H);
     H = mf_gram_static(W, n, T, MF_WORKLOAD_MESSAGES, method, 0, &err);
     g_assert_no_error(err);
-    g_assert_cmpfloat(rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H_messages")),
-                      <, 1e-10);
+    g_assert_cmpfloat(
+        test_rel_diff(trace(H, T), json_object_get_double_member(o, "trace_H_messages")), <, 1e-10);
     g_free(H);
   }
   g_object_unref(p);

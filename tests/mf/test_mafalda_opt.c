@@ -13,10 +13,7 @@
 #include "mf/mf.h"
 #include "tests/mf/mf_test.h"
 #include "topologies/topologies.h"
-
-static double rel_diff(double a, double b) {
-  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
-}
+#include "tests/common/checks.h"
 
 static double trace(const double *H, guint T) {
   double t = 0.0;
@@ -69,7 +66,7 @@ static void assert_kkt(const double *H, const MfResult *r, guint band, double to
   double f = 0.0;
   for (guint i = 0; i < T; i++)
     f += M[(gsize)i * T + i];
-  g_assert_cmpfloat(rel_diff(f, r->objective), <, 1e-9);
+  g_assert_cmpfloat(test_rel_diff(f, r->objective), <, 1e-9);
   for (guint i = 0; i < T; i++)
     for (guint j = 0; j < T; j++) {
       double v = 0.0;
@@ -99,7 +96,7 @@ static void assert_kkt(const double *H, const MfResult *r, guint band, double to
     g_assert_cmpfloat(fabs(sum - 1.0), <, 1e-12);
     lambda_sum += lambda;
   }
-  g_assert_cmpfloat(rel_diff(lambda_sum, f), <, tol * 10);
+  g_assert_cmpfloat(test_rel_diff(lambda_sum, f), <, tol * 10);
   /* C lower triangular, C^T C = X, sensitivity 1. */
   for (guint i = 0; i < T; i++)
     for (guint j = 0; j < T; j++) {
@@ -114,7 +111,7 @@ static void assert_kkt(const double *H, const MfResult *r, guint band, double to
   GError *err = NULL;
   double loss = mf_loss(H, r->C, T, k, b, &err);
   g_assert_no_error(err);
-  g_assert_cmpfloat(rel_diff(loss, f), <, 1e-9);
+  g_assert_cmpfloat(test_rel_diff(loss, f), <, 1e-9);
   g_free(Xi);
   g_free(M);
   g_free(Gr);
@@ -151,7 +148,8 @@ static void test_florentine_k3_b4(void) {
   g_assert_cmpfloat(worst, <, 1e-6);
   JsonObject *loss = json_object_get_object_member(o, "loss");
   g_assert_cmpfloat(
-      rel_diff(r->objective, json_object_get_double_member(loss, "mafalda (optimal)")), <, 1e-9);
+      test_rel_diff(r->objective, json_object_get_double_member(loss, "mafalda (optimal)")), <,
+      1e-9);
   assert_kkt(H, r, 0, 1e-7);
   mf_result_free(r);
   g_free(H);
@@ -168,8 +166,8 @@ static void test_florentine_k5_b16(void) {
   GError *err = NULL;
   double mafalda = mf_loss(H, r->C, T, k, b, &err);
   g_assert_no_error(err);
-  g_assert_cmpfloat(rel_diff(mafalda, json_object_get_double_member(ref, "mafalda (optimal)")), <,
-                    1e-8);
+  g_assert_cmpfloat(test_rel_diff(mafalda, json_object_get_double_member(ref, "mafalda (optimal)")),
+                    <, 1e-8);
   /* The mismatched objective of the public reference scores worse: we beat it. */
   g_assert_cmpfloat(
       mafalda, <,
@@ -177,15 +175,16 @@ static void test_florentine_k5_b16(void) {
   double *C = mf_baseline(MF_BASELINE_IDENTITY, T, 0, &err);
   g_assert_no_error(err);
   double identity = mf_loss(H, C, T, k, b, &err);
-  g_assert_cmpfloat(rel_diff(identity, json_object_get_double_member(ref, "dp-d-sgd (C=I)")), <,
-                    1e-10);
-  g_assert_cmpfloat(rel_diff(identity, k * trace(H, T)), <, 1e-13);
+  g_assert_cmpfloat(test_rel_diff(identity, json_object_get_double_member(ref, "dp-d-sgd (C=I)")),
+                    <, 1e-10);
+  g_assert_cmpfloat(test_rel_diff(identity, k * trace(H, T)), <, 1e-13);
   g_free(C);
   C = mf_baseline(MF_BASELINE_ANTIPGD, T, 0, &err);
   double antipgd = mf_loss(H, C, T, k, b, &err);
   g_assert_no_error(err);
-  g_assert_cmpfloat(rel_diff(antipgd, json_object_get_double_member(ref, "antipgd (C=lower ones)")),
-                    <, 1e-9);
+  g_assert_cmpfloat(
+      test_rel_diff(antipgd, json_object_get_double_member(ref, "antipgd (C=lower ones)")), <,
+      1e-9);
   g_free(C);
   assert_kkt(H, r, 0, 1e-6);
   mf_result_free(r);
@@ -205,9 +204,9 @@ static void test_diagonal_closed_forms(void) {
   double sum = 0.0;
   for (guint s = 0; s < T; s++)
     sum += sqrt(H[s * T + s]);
-  g_assert_cmpfloat(rel_diff(r->objective, sum * sum), <, 1e-10);
+  g_assert_cmpfloat(test_rel_diff(r->objective, sum * sum), <, 1e-10);
   for (guint s = 0; s < T; s++)
-    g_assert_cmpfloat(rel_diff(r->X[s * T + s], sqrt(H[s * T + s]) / sum), <, 1e-6);
+    g_assert_cmpfloat(test_rel_diff(r->X[s * T + s], sqrt(H[s * T + s]) / sum), <, 1e-6);
   mf_result_free(r);
 
   guint k = 3, b = 4;
@@ -219,7 +218,7 @@ static void test_diagonal_closed_forms(void) {
       cs += sqrt(H[(c + i * b) * T + (c + i * b)]);
     want += cs * cs;
   }
-  g_assert_cmpfloat(rel_diff(r->objective, want), <, 1e-10);
+  g_assert_cmpfloat(test_rel_diff(r->objective, want), <, 1e-10);
   for (guint i = 0; i < T * T; i++)
     if (i % (T + 1) != 0)
       g_assert_cmpfloat(r->C[i], ==, 0.0);
@@ -310,7 +309,7 @@ static void test_against_projected_gradient(void) {
     for (guint i = 0; i < T * T; i++)
       dx = MAX(dx, fabs(r->X[i] - X[i]));
     g_test_message("%s: L-BFGS %.15g, PGD %.15g, max |dX| %.3g", graphs[gi], r->objective, f, dx);
-    g_assert_cmpfloat(rel_diff(r->objective, f), <, 1e-7);
+    g_assert_cmpfloat(test_rel_diff(r->objective, f), <, 1e-7);
     g_assert_cmpfloat(r->objective, <=, f * (1 + 1e-12));
     for (guint i = 0; i < T * T; i++)
       g_assert_cmpfloat(fabs(r->X[i] - X[i]), <, 1e-6);
@@ -432,12 +431,12 @@ static void test_dmf_warm_start(void) {
                      "start; losses on H %.12g, %.12g",
                      k, b, o.ftol, res[1][f]->iterations, res[0][f]->iterations, loss[1][f],
                      loss[0][f]);
-      g_assert_cmpfloat(rel_diff(res[1][f]->objective, res[0][f]->objective), <, 1e-10);
+      g_assert_cmpfloat(test_rel_diff(res[1][f]->objective, res[0][f]->objective), <, 1e-10);
     }
-    g_assert_cmpfloat(rel_diff(loss[1][0], loss[0][0]), <, 1e-8);
-    g_assert_cmpfloat(rel_diff(loss[0][1], loss[0][0]), <, 1e-6);
-    g_assert_cmpfloat(rel_diff(loss[1][1], loss[0][0]), <, 1e-6);
-    g_assert_cmpfloat(rel_diff(loss[1][1], loss[0][1]), <, 1e-6);
+    g_assert_cmpfloat(test_rel_diff(loss[1][0], loss[0][0]), <, 1e-8);
+    g_assert_cmpfloat(test_rel_diff(loss[0][1], loss[0][0]), <, 1e-6);
+    g_assert_cmpfloat(test_rel_diff(loss[1][1], loss[0][0]), <, 1e-6);
+    g_assert_cmpfloat(test_rel_diff(loss[1][1], loss[0][1]), <, 1e-6);
     assert_kkt(A, res[1][0], band, 1e-6);
     for (guint f = 0; f < 2; f++) {
       if (k < 32)
@@ -467,7 +466,7 @@ static void test_optimizer_x0(void) {
   g_assert_no_error(err);
   g_assert_cmpuint(r->iterations, <=, 3);
   g_assert_cmpuint(r->iterations, <, ref->iterations);
-  g_assert_cmpfloat(rel_diff(r->objective, ref->objective), <, 1e-12);
+  g_assert_cmpfloat(test_rel_diff(r->objective, ref->objective), <, 1e-12);
   mf_result_free(r);
   double *bad = g_new0(double, (gsize)T *T);
   for (guint s = 0; s < T; s++)
@@ -521,7 +520,7 @@ static void test_per_node(void) {
     mf_result_free(r);
     g_free(Hi);
   }
-  g_assert_cmpfloat(rel_diff(common_check, common->objective), <, 1e-10);
+  g_assert_cmpfloat(test_rel_diff(common_check, common->objective), <, 1e-10);
   g_assert_cmpfloat(sum, <, common->objective * (1 - 1e-4));
   mf_result_free(common);
   g_free(H);
@@ -573,7 +572,7 @@ static void test_baselines_and_sensitivity(void) {
   Q[6 * T + 6] = c;
   double lq = mf_loss(H, Q, T, k, b, &err);
   g_assert_no_error(err);
-  g_assert_cmpfloat(rel_diff(lq, k * trace(H, T)), <, 1e-12);
+  g_assert_cmpfloat(test_rel_diff(lq, k * trace(H, T)), <, 1e-12);
   /* Errors: singular C, bad participation. */
   double *Z = g_new0(double, T *T);
   g_assert_true(isnan(mf_loss(H, Z, T, k, b, &err)));

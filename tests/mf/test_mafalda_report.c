@@ -12,10 +12,7 @@
 #include "mf/mf.h"
 #include "tests/common/graphs.h"
 #include "topologies/topologies.h"
-
-static double rel_diff(double a, double b) {
-  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
-}
+#include "tests/common/checks.h"
 
 static MfMafaldaReport *report(const double *W, guint n, guint k, guint b, gboolean skip_dense) {
   MfMafaldaReportOptions opt;
@@ -41,8 +38,8 @@ static void test_dense(void) {
   g_assert_cmpuint(r->T, ==, T);
   g_assert_cmpuint(r->toeplitz_band, ==, b); /* 0 -> b */
   /* C = I: sens^2 = k participations, loss k tr(H). */
-  g_assert_cmpfloat(rel_diff(r->loss[MF_MAFALDA_DPDSGD], k * r->trace_H), <, 1e-12);
-  g_assert_cmpfloat(rel_diff(r->sensitivity[MF_MAFALDA_DPDSGD], sqrt(k)), <, 1e-15);
+  g_assert_cmpfloat(test_rel_diff(r->loss[MF_MAFALDA_DPDSGD], k * r->trace_H), <, 1e-12);
+  g_assert_cmpfloat(test_rel_diff(r->sensitivity[MF_MAFALDA_DPDSGD], sqrt(k)), <, 1e-15);
   /* Mafalda is the optimum: sensitivity 1 and no strategy does better. */
   g_assert_cmpfloat(fabs(r->sensitivity[MF_MAFALDA_MAFALDA] - 1.0), <, 1e-12);
   for (int i = 0; i < MF_MAFALDA_N_STRATEGIES; i++) {
@@ -58,7 +55,7 @@ static void test_dense(void) {
   g_assert_cmpmem(C, (gsize)T * T * sizeof(double), r->C, (gsize)T * T * sizeof(double));
   /* The structured path scores the fixed and fitted strategies alike. */
   MfMafaldaReport *s = report(W, n, k, b, TRUE);
-  g_assert_cmpfloat(rel_diff(s->trace_H, r->trace_H), <, 1e-12);
+  g_assert_cmpfloat(test_rel_diff(s->trace_H, r->trace_H), <, 1e-12);
   for (int i = 0; i < MF_MAFALDA_N_STRATEGIES; i++) {
     if (i == MF_MAFALDA_MAFALDA || i == MF_MAFALDA_DMF) {
       g_assert_true(isnan(s->loss[i]));
@@ -85,7 +82,7 @@ static void test_not_reversible(void) {
   const double W[9] = {0.5, 0.5, 0, 0, 0.5, 0.5, 0.5, 0, 0.5};
   guint k = 3, b = 2;
   MfMafaldaReport *r = report(W, 3, k, b, FALSE);
-  g_assert_cmpfloat(rel_diff(r->loss[MF_MAFALDA_DPDSGD], k * r->trace_H), <, 1e-12);
+  g_assert_cmpfloat(test_rel_diff(r->loss[MF_MAFALDA_DPDSGD], k * r->trace_H), <, 1e-12);
   g_assert_true(isnan(r->loss[MF_MAFALDA_TOEPLITZ]));
   g_assert_false(isnan(r->loss[MF_MAFALDA_BSR]));
   mf_mafalda_report_free(r);

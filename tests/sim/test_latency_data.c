@@ -18,21 +18,9 @@
 #include <glib/gstdio.h>
 
 #include "sim/sim.h"
+#include "tests/common/checks.h"
 
 static char *tmpdir;
-
-static char *write_file(const char *name, const char *text) {
-  char *path = g_build_filename(tmpdir, name, NULL);
-  if (g_str_has_suffix(name, ".gz")) {
-    gzFile f = gzopen(path, "wb");
-    g_assert_nonnull(f);
-    g_assert_cmpint(gzwrite(f, text, (unsigned)strlen(text)), ==, (int)strlen(text));
-    g_assert_cmpint(gzclose(f), ==, Z_OK);
-  } else {
-    g_assert_true(g_file_set_contents(path, text, -1, NULL));
-  }
-  return path;
-}
 
 static SimLatency parse_ok(const char *spec) {
   SimLatency l;
@@ -72,7 +60,7 @@ static SimTime delay(const SimLatencyData *d, guint32 u, guint32 v) {
 /* ---- Specs ---- */
 
 static void test_spec(void) {
-  char *f = write_file("spec.edges", "0 1 5\n");
+  char *f = test_write_file(tmpdir, "spec.edges", "0 1 5\n", -1);
   char *spec = g_strdup_printf(" Links : file = %s , unit = S ", f);
   SimLatency l = parse_ok(spec);
   g_assert_cmpint(l.kind, ==, SIM_LATENCY_LINKS);
@@ -149,7 +137,7 @@ static void test_links(void) {
                      "2,0,40\n"
                      "0,2,30\n";
   for (int gz = 0; gz < 2; gz++) {
-    char *f = write_file(gz ? "links.csv.gz" : "links.csv", text);
+    char *f = test_write_file(tmpdir, gz ? "links.csv.gz" : "links.csv", text, -1);
     char *spec = g_strdup_printf("links:file=%s,unit=ms", f);
     SimLatencyData *d = load_ok(spec);
     g_assert_cmpuint(delay(d, 0, 1), ==, 12500000);
@@ -177,7 +165,7 @@ static void test_links(void) {
   }
   /* Labels other than 0..n-1 are numbered by first appearance: 10 -> 0,
    * 30 -> 1, 20 -> 2, as the graph loader numbers the same file. */
-  char *f = write_file("sparse.edges", "10 30 1\n20 10 2\n");
+  char *f = test_write_file(tmpdir, "sparse.edges", "10 30 1\n20 10 2\n", -1);
   char *spec = g_strdup_printf("links:file=%s,unit=ms", f);
   SimLatencyData *d = load_ok(spec);
   g_assert_cmpuint(delay(d, 0, 1), ==, 1000000);
@@ -201,7 +189,7 @@ static void test_links_bad(void) {
       {"source,target,latency\n# none\n", "bad.edges:2: no link"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
-    char *f = write_file("bad.edges", bad[i].text);
+    char *f = test_write_file(tmpdir, "bad.edges", bad[i].text, -1);
     char *spec = g_strdup_printf("links:file=%s,unit=ms", f);
     load_fails(spec, bad[i].needle);
     g_free(spec);
@@ -211,7 +199,7 @@ static void test_links_bad(void) {
   GString *big = g_string_new(NULL);
   for (guint i = 0; i < 20000; i++)
     g_string_append_printf(big, "%u %u %u.%u\n", i, i + 1, i % 97, i % 13);
-  char *f = write_file("cut.edges.gz", big->str);
+  char *f = test_write_file(tmpdir, "cut.edges.gz", big->str, -1);
   char *raw = NULL;
   gsize len = 0;
   g_assert_true(g_file_get_contents(f, &raw, &len, NULL));
@@ -260,9 +248,11 @@ static double truncated_mean(const SimRttStat *s) {
 }
 
 static void test_country_small(void) {
-  char *rtt = write_file("rtt.csv", small_table);
-  char *intra = write_file("intra.csv.gz", "rtt_cnt,rtt_avg,rtt_std,rtt_min,rtt_max\n"
-                                           "9,70,10,60,90\n");
+  char *rtt = test_write_file(tmpdir, "rtt.csv", small_table, -1);
+  char *intra = test_write_file(tmpdir, "intra.csv.gz",
+                                "rtt_cnt,rtt_avg,rtt_std,rtt_min,rtt_max\n"
+                                "9,70,10,60,90\n",
+                                -1);
   char *spec = g_strdup_printf("country:rtt=%s,seed=3,intra=%s", rtt, intra);
   SimLatencyData *d = load_ok(spec);
   char *what = sim_latency_data_describe(d);
@@ -301,9 +291,11 @@ static void test_country_small(void) {
   g_free(rtt);
 
   /* All of AA, BB, CC kept once DD is gone; BB needs its own row. */
-  rtt = write_file("rtt3.csv", HEADER "AA,AA,600,10,5,1,100\nAA,BB,1,40,,40,40\n"
-                                      "BB,CC,100,80,20,50,200\nAA,CC,200,60,30,20,400\n"
-                                      "CC,CC,50,5,2,1,20\nBB,BB,3,7,1,6,8\n");
+  rtt = test_write_file(tmpdir, "rtt3.csv",
+                        HEADER "AA,AA,600,10,5,1,100\nAA,BB,1,40,,40,40\n"
+                               "BB,CC,100,80,20,50,200\nAA,CC,200,60,30,20,400\n"
+                               "CC,CC,50,5,2,1,20\nBB,BB,3,7,1,6,8\n",
+                        -1);
   spec = g_strdup_printf("country:rtt=%s,seed=11", rtt);
   d = load_ok(spec);
   what = sim_latency_data_describe(d);
@@ -356,20 +348,20 @@ static void test_country_bad(void) {
       {HEADER "AA,BB,2,2,1,1,3\n", "no country has a same-country row"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
-    char *f = write_file("t.csv", bad[i].text);
+    char *f = test_write_file(tmpdir, "t.csv", bad[i].text, -1);
     char *spec = g_strdup_printf("country:rtt=%s,seed=1", f);
     load_fails(spec, bad[i].needle);
     g_free(spec);
     g_free(f);
   }
-  char *rtt = write_file("ok.csv", HEADER "AA,AA,2,2,1,1,3\n");
+  char *rtt = test_write_file(tmpdir, "ok.csv", HEADER "AA,AA,2,2,1,1,3\n", -1);
   static const char *intra_bad[] = {"rtt_cnt,rtt_avg\n1,2\n", "rtt_cnt,rtt_avg,rtt_std,rtt_min,"
                                                               "rtt_max\n",
                                     "rtt_cnt,rtt_avg,rtt_std,rtt_min,rtt_max\n1,2,,2,2\n1,2,,2,2\n"};
   static const char *intra_needle[] = {"i.csv:1: header", "i.csv:2: no data row",
                                        "i.csv:3: a second data row"};
   for (guint i = 0; i < G_N_ELEMENTS(intra_bad); i++) {
-    char *f = write_file("i.csv", intra_bad[i]);
+    char *f = test_write_file(tmpdir, "i.csv", intra_bad[i], -1);
     char *spec = g_strdup_printf("country:rtt=%s,seed=1,intra=%s", rtt, f);
     load_fails(spec, intra_needle[i]);
     g_free(spec);
@@ -485,7 +477,8 @@ static void on_start(SimEngine *e, guint32 node, gpointer state) {
 }
 
 static void test_engine(void) {
-  char *f = write_file("engine.csv.gz", "source,target,latency\n0,1,0.012\n2,1,0.5\n");
+  char *f = test_write_file(tmpdir, "engine.csv.gz", "source,target,latency\n0,1,0.012\n2,1,0.5\n",
+                            -1);
   char *spec = g_strdup_printf("links:file=%s,unit=s", f);
   GArray *log = g_array_new(FALSE, FALSE, sizeof(guint64));
   SimNodeHandlers h = {.on_start = on_start, .on_message = on_message};

@@ -15,14 +15,9 @@
 
 #include "sim/sim.h"
 #include "tests/common/files.h"
+#include "tests/common/checks.h"
 
 static char *tmpdir;
-
-static char *write_file(const char *name, const char *text) {
-  char *path = g_build_filename(tmpdir, name, NULL);
-  g_assert_true(g_file_set_contents(path, text, -1, NULL));
-  return path;
-}
 
 static SimLatencyData *load_spec(const char *fmt, const char *file) {
   char *spec = g_strdup_printf(fmt, file);
@@ -53,7 +48,7 @@ static const char *four = "index,kind,long,lat\n"
                           "1,RELAY2,90,0\n";
 
 static void test_spec(void) {
-  char *f = write_file("spec.csv", four);
+  char *f = test_write_file(tmpdir, "spec.csv", four, -1);
   char *spec = g_strdup_printf(" Geo : nodes = %s ", f);
   SimLatency l;
   g_assert_true(sim_latency_parse(spec, &l, NULL));
@@ -92,7 +87,7 @@ static void test_closed_form(void) {
   /* One degree of a meridian: R pi / 180. */
   g_assert_cmpfloat(fabs(sim_great_circle_km(3, 10, 3, 11) - SIM_EARTH_RADIUS_KM * G_PI / 180),
                     <, 1e-9);
-  char *f = write_file("four.csv", four);
+  char *f = test_write_file(tmpdir, "four.csv", four, -1);
   SimLatencyData *d = load_spec("geo:nodes=%s,base=5,per_km=0.01,jitter=0", f);
   static const struct {
     guint32 u, v;
@@ -126,7 +121,7 @@ static void test_closed_form(void) {
   sim_latency_data_unref(d);
   g_free(f);
   /* Without an id column, row k is node k. */
-  f = write_file("rows.csv", "lat,lon\n0,0\n0,90\n");
+  f = test_write_file(tmpdir, "rows.csv", "lat,lon\n0,0\n0,90\n", -1);
   d = load_spec("geo:nodes=%s,base=0,per_km=1,jitter=0,max=1e9", f);
   g_assert_cmpfloat(fabs(delay_ms(d, 0, 1) - quarter), <=, 1e-6);
   sim_latency_data_unref(d);
@@ -139,7 +134,7 @@ static void test_jitter(void) {
   GString *text = g_string_new("longitude,latitude\n");
   for (guint i = 0; i < 300; i++)
     g_string_append(text, "-3.7,40.4\n");
-  char *f = write_file("crowd.csv", text->str);
+  char *f = test_write_file(tmpdir, "crowd.csv", text->str, -1);
   g_string_free(text, TRUE);
   const double s = 0.8;
   const char *spec = "geo:nodes=%s,base=50,per_km=7,jitter=0.8,max=1e9,seed=9";
@@ -218,7 +213,7 @@ static void test_bad_files(void) {
                                          "must be 0..1, each once"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
-    char *f = write_file("bad.csv", bad[i].text);
+    char *f = test_write_file(tmpdir, "bad.csv", bad[i].text, -1);
     char *spec = g_strdup_printf("geo:nodes=%s", f);
     SimLatency l;
     g_assert_true(sim_latency_parse(spec, &l, NULL));
@@ -234,7 +229,7 @@ static void test_bad_files(void) {
 }
 
 static void test_engine(void) {
-  char *f = write_file("engine.csv", four);
+  char *f = test_write_file(tmpdir, "engine.csv", four, -1);
   char *spec = g_strdup_printf("geo:nodes=%s,jitter=0", f);
   SimNodeHandlers h = {0};
   GError *err = NULL;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "topologies/topologies.h"
+#include "tests/common/checks.h"
 
 static TopoGraph *gen(const char *spec) {
   GError *error = NULL;
@@ -237,43 +238,42 @@ static void test_connected_option(void) {
   g_error_free(error);
 }
 
-static void expect_error(const char *spec, int code, const char *const *needles) {
+static void expect_generate_error(const char *spec, int code, const char *const *needles) {
   GError *error = NULL;
   TopoGraph *g = topo_graph_generate(spec, &error);
-  if (g != NULL)
-    g_error("spec '%s' should fail", spec);
-  g_assert_error(error, TOPO_ERROR, code);
-  for (const char *const *n = needles; *n != NULL; n++)
-    if (strstr(error->message, *n) == NULL)
-      g_error("spec '%s': message '%s' lacks '%s'", spec, error->message, *n);
-  g_error_free(error);
+  g_assert_null(g);
+  test_expect_error(error, TOPO_ERROR, code, spec, needles);
 }
 
-#define NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
-
 static void test_errors(void) {
-  expect_error("torus:n=3", TOPO_ERROR_PARSE,
-               NEEDLES("unknown generator 'torus'", "erdos", "florentine", "hypercube"));
-  expect_error("erdos:n=10,q=0.1", TOPO_ERROR_PARSE,
-               NEEDLES("'q'", "n, p, seed, connected, tries"));
-  expect_error("erdos:n=10", TOPO_ERROR_PARSE, NEEDLES("requires parameter 'p'", "n, p"));
-  expect_error("erdos:n=10,p=1.5", TOPO_ERROR_INVALID_ARGUMENT, NEEDLES("p=1.5", "[0, 1]"));
-  expect_error("erdos:n=ten,p=0.5", TOPO_ERROR_PARSE, NEEDLES("n='ten'"));
-  expect_error("erdos:n=10,p=0.5,p=0.1", TOPO_ERROR_PARSE, NEEDLES("'p' given twice"));
-  expect_error("erdos:n=10,p", TOPO_ERROR_PARSE, NEEDLES("key=value"));
-  expect_error("ring:n=2", TOPO_ERROR_INVALID_ARGUMENT, NEEDLES("n=2", "[3,"));
-  expect_error("ring:n=-4", TOPO_ERROR_PARSE, NEEDLES("n='-4'"));
-  expect_error("regular:n=9,d=3", TOPO_ERROR_INVALID_ARGUMENT, NEEDLES("even"));
-  expect_error("regular:n=9,d=9", TOPO_ERROR_INVALID_ARGUMENT, NEEDLES("d=9"));
-  expect_error("gnm:n=5,m=11", TOPO_ERROR_INVALID_ARGUMENT, NEEDLES("m=11", "[0, 10]"));
-  expect_error("watts:n=10,k=5,p=0.1", TOPO_ERROR_INVALID_ARGUMENT, NEEDLES("k=5"));
-  expect_error("grid:rows=3", TOPO_ERROR_PARSE, NEEDLES("requires parameter 'cols'"));
-  expect_error("grid:rows=3,cols=3,torus=maybe", TOPO_ERROR_PARSE, NEEDLES("torus", "boolean"));
-  expect_error("hypercube:dim=0", TOPO_ERROR_INVALID_ARGUMENT, NEEDLES("dim=0"));
-  expect_error("karate:n=3", TOPO_ERROR_PARSE, NEEDLES("'n'", "none"));
-  expect_error("ring:seed=3,n=5", TOPO_ERROR_PARSE, NEEDLES("'seed'"));
-  expect_error("", TOPO_ERROR_PARSE, NEEDLES("empty"));
-  expect_error(":n=3", TOPO_ERROR_PARSE, NEEDLES("no name"));
+  expect_generate_error(
+      "torus:n=3", TOPO_ERROR_PARSE,
+      TEST_NEEDLES("unknown generator 'torus'", "erdos", "florentine", "hypercube"));
+  expect_generate_error("erdos:n=10,q=0.1", TOPO_ERROR_PARSE,
+                        TEST_NEEDLES("'q'", "n, p, seed, connected, tries"));
+  expect_generate_error("erdos:n=10", TOPO_ERROR_PARSE,
+                        TEST_NEEDLES("requires parameter 'p'", "n, p"));
+  expect_generate_error("erdos:n=10,p=1.5", TOPO_ERROR_INVALID_ARGUMENT,
+                        TEST_NEEDLES("p=1.5", "[0, 1]"));
+  expect_generate_error("erdos:n=ten,p=0.5", TOPO_ERROR_PARSE, TEST_NEEDLES("n='ten'"));
+  expect_generate_error("erdos:n=10,p=0.5,p=0.1", TOPO_ERROR_PARSE,
+                        TEST_NEEDLES("'p' given twice"));
+  expect_generate_error("erdos:n=10,p", TOPO_ERROR_PARSE, TEST_NEEDLES("key=value"));
+  expect_generate_error("ring:n=2", TOPO_ERROR_INVALID_ARGUMENT, TEST_NEEDLES("n=2", "[3,"));
+  expect_generate_error("ring:n=-4", TOPO_ERROR_PARSE, TEST_NEEDLES("n='-4'"));
+  expect_generate_error("regular:n=9,d=3", TOPO_ERROR_INVALID_ARGUMENT, TEST_NEEDLES("even"));
+  expect_generate_error("regular:n=9,d=9", TOPO_ERROR_INVALID_ARGUMENT, TEST_NEEDLES("d=9"));
+  expect_generate_error("gnm:n=5,m=11", TOPO_ERROR_INVALID_ARGUMENT,
+                        TEST_NEEDLES("m=11", "[0, 10]"));
+  expect_generate_error("watts:n=10,k=5,p=0.1", TOPO_ERROR_INVALID_ARGUMENT, TEST_NEEDLES("k=5"));
+  expect_generate_error("grid:rows=3", TOPO_ERROR_PARSE, TEST_NEEDLES("requires parameter 'cols'"));
+  expect_generate_error("grid:rows=3,cols=3,torus=maybe", TOPO_ERROR_PARSE,
+                        TEST_NEEDLES("torus", "boolean"));
+  expect_generate_error("hypercube:dim=0", TOPO_ERROR_INVALID_ARGUMENT, TEST_NEEDLES("dim=0"));
+  expect_generate_error("karate:n=3", TOPO_ERROR_PARSE, TEST_NEEDLES("'n'", "none"));
+  expect_generate_error("ring:seed=3,n=5", TOPO_ERROR_PARSE, TEST_NEEDLES("'seed'"));
+  expect_generate_error("", TOPO_ERROR_PARSE, TEST_NEEDLES("empty"));
+  expect_generate_error(":n=3", TOPO_ERROR_PARSE, TEST_NEEDLES("no name"));
 }
 
 static void test_from_igraph_and_edges(void) {

@@ -5,6 +5,7 @@
 
 #include "tests/common/files.h"
 #include "topologies/topologies.h"
+#include "tests/common/checks.h"
 
 static char *data_path(const char *name) {
   const char *dir = g_getenv("DPG_TEST_DATA");
@@ -177,32 +178,27 @@ static void test_facebook_lcc_matches_reference(void) {
   g_free(ref);
 }
 
-static void expect_error(const char *file, int code, const char *const *needles) {
+static void expect_load_error(const char *file, int code, const char *const *needles) {
   char *path = data_path(file);
   GError *error = NULL;
   TopoGraph *g = topo_graph_load(path, FALSE, &error);
   g_assert_null(g);
-  g_assert_error(error, TOPO_ERROR, code);
-  for (const char *const *n = needles; *n != NULL; n++) {
-    if (strstr(error->message, *n) == NULL)
-      g_error("message '%s' lacks '%s'", error->message, *n);
-  }
-  g_error_free(error);
+  test_expect_error(error, TOPO_ERROR, code, path, needles);
   g_free(path);
 }
 
 static void test_malformed(void) {
-  expect_error("topo-one-token.edges", TOPO_ERROR_PARSE,
-               (const char *const[]){"topo-one-token.edges:3:", "one token", NULL});
-  expect_error("topo-three-tokens.edges", TOPO_ERROR_PARSE,
-               (const char *const[]){"topo-three-tokens.edges:3:", "3 tokens", NULL});
-  expect_error(
+  expect_load_error("topo-one-token.edges", TOPO_ERROR_PARSE,
+                    (const char *const[]){"topo-one-token.edges:3:", "one token", NULL});
+  expect_load_error("topo-three-tokens.edges", TOPO_ERROR_PARSE,
+                    (const char *const[]){"topo-three-tokens.edges:3:", "3 tokens", NULL});
+  expect_load_error(
       "topo-nonnumeric.edges", TOPO_ERROR_PARSE,
       (const char *const[]){"topo-nonnumeric.edges:3:", "'x3'", "not a non-negative", NULL});
-  expect_error("topo-negative.edges", TOPO_ERROR_PARSE,
-               (const char *const[]){"topo-negative.edges:2:", "'-3'", NULL});
-  expect_error("topo-empty.edges", TOPO_ERROR_EMPTY,
-               (const char *const[]){"topo-empty.edges", "no edge", NULL});
+  expect_load_error("topo-negative.edges", TOPO_ERROR_PARSE,
+                    (const char *const[]){"topo-negative.edges:2:", "'-3'", NULL});
+  expect_load_error("topo-empty.edges", TOPO_ERROR_EMPTY,
+                    (const char *const[]){"topo-empty.edges", "no edge", NULL});
 }
 
 static void test_missing_file(void) {

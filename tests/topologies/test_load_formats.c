@@ -14,6 +14,7 @@
 
 #include "tests/common/files.h"
 #include "topologies/topologies.h"
+#include "tests/common/checks.h"
 
 /* Florentine families (Padgett), 15 nodes, 20 edges, as
  * data/graphs/florentine.edges numbers them. */
@@ -24,12 +25,6 @@ static const guint florentine[][2] = {
 #define N_EDGES G_N_ELEMENTS(florentine)
 
 static char *dir;
-
-static char *write_file(const char *name, const GString *text) {
-  char *path = g_build_filename(dir, name, NULL);
-  g_assert_true(g_file_set_contents(path, text->str, (gssize)text->len, NULL));
-  return path;
-}
 
 static double gap_of(const TopoGraph *g) {
   GError *error = NULL;
@@ -47,7 +42,7 @@ static double reference_gap(void) {
   GString *s = g_string_new("# florentine\n");
   for (guint i = 0; i < N_EDGES; i++)
     g_string_append_printf(s, "%u %u\n", florentine[i][0], florentine[i][1]);
-  char *path = write_file("plain.edges", s);
+  char *path = test_write_file(dir, "plain.edges", s->str, (gssize)s->len);
   GError *error = NULL;
   TopoGraph *g = topo_graph_load(path, FALSE, &error);
   g_assert_no_error(error);
@@ -64,7 +59,7 @@ static double reference_gap(void) {
 /* Loads @name (written from @s) as @format and compares with the plain list:
  * same n, m and gap (and the same edge set: u-v of the plain list is u-v). */
 static TopoGraph *expect_same(const char *name, GString *s, TopoGraphFormat format, double gap) {
-  char *path = write_file(name, s);
+  char *path = test_write_file(dir, name, s->str, (gssize)s->len);
   GError *error = NULL;
   TopoGraph *g = topo_graph_load_format(path, format, FALSE, FALSE, &error);
   g_assert_no_error(error);
@@ -141,32 +136,27 @@ static void test_formats(void) {
   topo_graph_free(g);
 }
 
-static void expect_error(const char *name, const char *text, TopoGraphFormat format,
-                         gboolean ignore_weights, gint code, const char *const *needles) {
+static void expect_load_error(const char *name, const char *text, TopoGraphFormat format,
+                              gboolean ignore_weights, gint code, const char *const *needles) {
   GString *s = g_string_new(text);
-  char *path = write_file(name, s);
+  char *path = test_write_file(dir, name, s->str, (gssize)s->len);
   GError *error = NULL;
   TopoGraph *g = topo_graph_load_format(path, format, FALSE, ignore_weights, &error);
   g_assert_null(g);
-  g_assert_error(error, TOPO_ERROR, code);
+  g_assert_nonnull(error);
   g_assert_nonnull(strstr(error->message, path));
-  for (guint i = 0; needles[i] != NULL; i++)
-    if (strstr(error->message, needles[i]) == NULL)
-      g_error("'%s' lacks '%s'", error->message, needles[i]);
-  g_error_free(error);
+  test_expect_error(error, TOPO_ERROR, code, path, needles);
   g_string_free(s, TRUE);
   g_free(path);
 }
 
-#define NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
-
 static void test_weights(void) {
   /* Unequal weights: refused where they differ, with the way out. */
-  expect_error("w.edges", "0 1 1\n1 2 1\n2 0 2.5\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-               NEEDLES("w.edges:3:", "weight 2.5 differs from 1", "--ignore-weights"));
+  expect_load_error("w.edges", "0 1 1\n1 2 1\n2 0 2.5\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("w.edges:3:", "weight 2.5 differs from 1", "--ignore-weights"));
   /* ... or loaded as structure when asked, and said so in the report. */
   GString *s = g_string_new("0 1 1\n1 2 1\n2 0 2.5\n");
-  char *path = write_file("w2.edges", s);
+  char *path = test_write_file(dir, "w2.edges", s->str, (gssize)s->len);
   GError *error = NULL;
   TopoGraph *g = topo_graph_load_format(path, TOPO_FORMAT_AUTO, FALSE, TRUE, &error);
   g_assert_no_error(error);
@@ -178,21 +168,22 @@ static void test_weights(void) {
   g_string_free(s, TRUE);
   g_free(path);
   /* GraphML weights too (no line: igraph's reader). */
-  expect_error("w.graphml",
-               "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">"
-               "<key id=\"w\" for=\"edge\" attr.name=\"weight\" attr.type=\"double\"/>"
-               "<graph edgedefault=\"undirected\"><node id=\"a\"/><node id=\"b\"/><node "
-               "id=\"c\"/><edge source=\"a\" target=\"b\"><data key=\"w\">1</data></edge>"
-               "<edge source=\"b\" target=\"c\"><data key=\"w\">3</data></edge></graph>"
-               "</graphml>\n",
-               TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE, NEEDLES("weight 3 differs from 1"));
+  expect_load_error(
+      "w.graphml",
+      "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">"
+      "<key id=\"w\" for=\"edge\" attr.name=\"weight\" attr.type=\"double\"/>"
+      "<graph edgedefault=\"undirected\"><node id=\"a\"/><node id=\"b\"/><node "
+      "id=\"c\"/><edge source=\"a\" target=\"b\"><data key=\"w\">1</data></edge>"
+      "<edge source=\"b\" target=\"c\"><data key=\"w\">3</data></edge></graph>"
+      "</graphml>\n",
+      TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE, TEST_NEEDLES("weight 3 differs from 1"));
   /* A weight that is no number, weights on some lines only. */
-  expect_error("bad.edges", "0 1 1\n1 2 heavy\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-               NEEDLES("bad.edges:2:", "'heavy' is not a finite number"));
-  expect_error("mixed.edges", "0 1 1\n1 2\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-               NEEDLES("mixed.edges:2:", "2 tokens, but line 1 has 3"));
-  expect_error("four.edges", "0 1 1 7\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-               NEEDLES("four.edges:1:", "4 tokens"));
+  expect_load_error("bad.edges", "0 1 1\n1 2 heavy\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("bad.edges:2:", "'heavy' is not a finite number"));
+  expect_load_error("mixed.edges", "0 1 1\n1 2\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("mixed.edges:2:", "2 tokens, but line 1 has 3"));
+  expect_load_error("four.edges", "0 1 1 7\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("four.edges:1:", "4 tokens"));
 }
 
 #define GRAPHML_HEAD                                                                               \
@@ -203,14 +194,15 @@ static void test_weights(void) {
  * that the equal-weights rule does not catch them; and differences shown
  * with every digit. */
 static void test_bad_weights(void) {
-  expect_error("zero.edges", "0 1 0\n1 2 0\n", TOPO_FORMAT_AUTO, TRUE, TOPO_ERROR_PARSE,
-               NEEDLES("zero.edges:1:", "edge weight '0' is not positive"));
-  expect_error("neg.edges", "0 1 -2\n1 2 -2\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-               NEEDLES("neg.edges:1:", "'-2' is not positive"));
-  expect_error("inf.edges", "0 1 inf\n1 2 inf\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-               NEEDLES("inf.edges:1:", "'inf' is not a finite number"));
-  expect_error("ulp.edges", "0 1 1\n1 2 1.0000000000000002\n", TOPO_FORMAT_AUTO, FALSE,
-               TOPO_ERROR_PARSE, NEEDLES("ulp.edges:2:", "weight 1.0000000000000002 differs from 1"));
+  expect_load_error("zero.edges", "0 1 0\n1 2 0\n", TOPO_FORMAT_AUTO, TRUE, TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("zero.edges:1:", "edge weight '0' is not positive"));
+  expect_load_error("neg.edges", "0 1 -2\n1 2 -2\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("neg.edges:1:", "'-2' is not positive"));
+  expect_load_error("inf.edges", "0 1 inf\n1 2 inf\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("inf.edges:1:", "'inf' is not a finite number"));
+  expect_load_error("ulp.edges", "0 1 1\n1 2 1.0000000000000002\n", TOPO_FORMAT_AUTO, FALSE,
+                    TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("ulp.edges:2:", "weight 1.0000000000000002 differs from 1"));
   static const char *const bad[] = {"-1", "0", "INF", "-inf"};
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     char *text = g_strdup_printf(GRAPHML_HEAD "<graph edgedefault=\"undirected\"><node id=\"a\"/>"
@@ -219,22 +211,24 @@ static void test_bad_weights(void) {
                                  "source=\"b\" target=\"c\"><data key=\"w\">%s</data></edge>"
                                  "</graph></graphml>\n",
                                  bad[i], bad[i]);
-    expect_error("w.graphml", text, TOPO_FORMAT_AUTO, TRUE, TOPO_ERROR_PARSE,
-                 NEEDLES("weights must be positive finite numbers"));
+    expect_load_error("w.graphml", text, TOPO_FORMAT_AUTO, TRUE, TOPO_ERROR_PARSE,
+                      TEST_NEEDLES("weights must be positive finite numbers"));
     g_free(text);
   }
   /* Weights on some edges only (igraph reads a missing one as NaN). */
-  expect_error("some.graphml",
-               GRAPHML_HEAD "<graph edgedefault=\"undirected\"><node id=\"a\"/><node id=\"b\"/>"
-                            "<node id=\"c\"/><edge source=\"a\" target=\"b\"><data key=\"w\">2"
-                            "</data></edge><edge source=\"b\" target=\"c\"/></graph></graphml>\n",
-               TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-               NEEDLES("1 edge without a weight, others with weight 2", "--ignore-weights"));
-  expect_error("w.gml",
-               "graph [\n node [ id 0 ]\n node [ id 1 ]\n node [ id 2 ]\n"
-               " edge [ source 0 target 1 weight -3 ]\n edge [ source 1 target 2 weight -3 ]\n]\n",
-               TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-               NEEDLES("edge 0 (between nodes 0 and 1", "weight -3", "positive finite"));
+  expect_load_error(
+      "some.graphml",
+      GRAPHML_HEAD "<graph edgedefault=\"undirected\"><node id=\"a\"/><node id=\"b\"/>"
+                   "<node id=\"c\"/><edge source=\"a\" target=\"b\"><data key=\"w\">2"
+                   "</data></edge><edge source=\"b\" target=\"c\"/></graph></graphml>\n",
+      TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+      TEST_NEEDLES("1 edge without a weight, others with weight 2", "--ignore-weights"));
+  expect_load_error(
+      "w.gml",
+      "graph [\n node [ id 0 ]\n node [ id 1 ]\n node [ id 2 ]\n"
+      " edge [ source 0 target 1 weight -3 ]\n edge [ source 1 target 2 weight -3 ]\n]\n",
+      TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+      TEST_NEEDLES("edge 0 (between nodes 0 and 1", "weight -3", "positive finite"));
 }
 
 /* What igraph would assume silently: directed files are read as undirected
@@ -249,7 +243,7 @@ static void test_structure(void) {
       {"d.net", "*Vertices 2\n*Arcs\n1 2\n"}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     GString *s = g_string_new(cases[i][1]);
-    char *path = write_file(cases[i][0], s);
+    char *path = test_write_file(dir, cases[i][0], s->str, (gssize)s->len);
     GError *error = NULL;
     TopoGraph *g = topo_graph_load_format(path, TOPO_FORMAT_AUTO, FALSE, FALSE, &error);
     g_assert_no_error(error);
@@ -259,20 +253,20 @@ static void test_structure(void) {
     g_string_free(s, TRUE);
     g_free(path);
   }
-  expect_error("undeclared.graphml",
-               GRAPHML_HEAD "<graph edgedefault=\"undirected\">\n<node id=\"a\"/>\n"
-                            "<edge source=\"b\" target=\"a\"/>\n<node id=\"c\"/>\n"
-                            "<edge source=\"a\" target=\"c\"/>\n<edge source=\"a\" "
-                            "target=\"zz\"/>\n</graph></graphml>\n",
-               TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-               NEEDLES("undeclared.graphml:6:", "edge source 'b' is no <node>"));
-  expect_error("two.graphml",
-               GRAPHML_HEAD "<graph edgedefault=\"undirected\"><node id=\"a\"/><node "
-                            "id=\"b\"/><edge source=\"a\" target=\"b\"/></graph>\n"
-                            "<graph edgedefault=\"undirected\"><node id=\"c\"/></graph>"
-                            "</graphml>\n",
-               TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-               NEEDLES("two.graphml:5:", "a second <graph>"));
+  expect_load_error("undeclared.graphml",
+                    GRAPHML_HEAD "<graph edgedefault=\"undirected\">\n<node id=\"a\"/>\n"
+                                 "<edge source=\"b\" target=\"a\"/>\n<node id=\"c\"/>\n"
+                                 "<edge source=\"a\" target=\"c\"/>\n<edge source=\"a\" "
+                                 "target=\"zz\"/>\n</graph></graphml>\n",
+                    TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("undeclared.graphml:6:", "edge source 'b' is no <node>"));
+  expect_load_error("two.graphml",
+                    GRAPHML_HEAD "<graph edgedefault=\"undirected\"><node id=\"a\"/><node "
+                                 "id=\"b\"/><edge source=\"a\" target=\"b\"/></graph>\n"
+                                 "<graph edgedefault=\"undirected\"><node id=\"c\"/></graph>"
+                                 "</graphml>\n",
+                    TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("two.graphml:5:", "a second <graph>"));
 }
 
 /* Quoted strings over 64 KiB in GML and Pajek are refused where they start
@@ -290,17 +284,17 @@ static void test_long_strings(void) {
     GString *net = g_string_new(NULL);
     g_string_append_printf(net, "*Vertices 2\n1 \"a\"\n2 \"%s\"\n*Edges\n1 2\n", label->str);
     if (over) {
-      expect_error("long.gml", gml->str, TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-                   NEEDLES("long.gml:4:", "quoted string longer than 65536 bytes"));
-      expect_error("long.net", net->str, TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-                   NEEDLES("long.net:3:", "quoted string longer than 65536 bytes"));
+      expect_load_error("long.gml", gml->str, TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                        TEST_NEEDLES("long.gml:4:", "quoted string longer than 65536 bytes"));
+      expect_load_error("long.net", net->str, TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                        TEST_NEEDLES("long.net:3:", "quoted string longer than 65536 bytes"));
       g_string_free(gml, TRUE);
       g_string_free(net, TRUE);
     } else {
       GString *both[] = {gml, net};
       const char *names[] = {"ok.gml", "ok.net"};
       for (guint k = 0; k < 2; k++) {
-        char *path = write_file(names[k], both[k]);
+        char *path = test_write_file(dir, names[k], both[k]->str, (gssize)both[k]->len);
         GError *error = NULL;
         TopoGraph *g = topo_graph_load_format(path, TOPO_FORMAT_AUTO, FALSE, FALSE, &error);
         g_assert_no_error(error);
@@ -316,14 +310,15 @@ static void test_long_strings(void) {
 
 static void test_bad_files(void) {
   /* A header is a CSV's privilege: in a plain edge list it is an error. */
-  expect_error("h.edges", "source target\n0 1\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-               NEEDLES("h.edges:1:", "'source'"));
-  expect_error("broken.gml", "graph [\n  node [ id 0 ]\n  edge [ source 0 \n", TOPO_FORMAT_AUTO,
-               FALSE, TOPO_ERROR_PARSE, NEEDLES("not a valid GML file"));
-  expect_error("broken.graphml", "<graphml><graph>", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
-               NEEDLES("not a valid GraphML file"));
-  expect_error("noedge.net", "*Vertices 3\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_EMPTY,
-               NEEDLES("no edge"));
+  expect_load_error("h.edges", "source target\n0 1\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("h.edges:1:", "'source'"));
+  expect_load_error("broken.gml", "graph [\n  node [ id 0 ]\n  edge [ source 0 \n",
+                    TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("not a valid GML file"));
+  expect_load_error("broken.graphml", "<graphml><graph>", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("not a valid GraphML file"));
+  expect_load_error("noedge.net", "*Vertices 3\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_EMPTY,
+                    TEST_NEEDLES("no edge"));
   GError *error = NULL;
   g_assert_null(
       topo_graph_load_format("/nonexistent/g.gml", TOPO_FORMAT_AUTO, FALSE, FALSE, &error));

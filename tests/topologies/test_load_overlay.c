@@ -14,21 +14,9 @@
 
 #include "sim/sim.h"
 #include "topologies/topologies.h"
+#include "tests/common/checks.h"
 
 static char *dir;
-
-static char *write_file(const char *name, const char *text, gboolean gz) {
-  char *path = g_build_filename(dir, name, NULL);
-  if (gz) {
-    gzFile f = gzopen(path, "wb");
-    g_assert_nonnull(f);
-    g_assert_cmpint(gzwrite(f, text, (unsigned)strlen(text)), ==, (int)strlen(text));
-    g_assert_cmpint(gzclose(f), ==, Z_OK);
-  } else {
-    g_assert_true(g_file_set_contents(path, text, -1, NULL));
-  }
-  return path;
-}
 
 static TopoGraph *load(const char *path, GError **error) {
   return topo_graph_load_format(path, TOPO_FORMAT_AUTO, FALSE, FALSE, error);
@@ -77,8 +65,8 @@ static void test_pseudo_mainnet(void) {
 
 static void test_gzip_and_latency_column(void) {
   const char *edges = "0 1\n1 2\n2 0\n2 3\n";
-  char *plain = write_file("g.edges", edges, FALSE);
-  char *gz = write_file("g.edges.gz", edges, TRUE);
+  char *plain = test_write_file(dir, "g.edges", edges, -1);
+  char *gz = test_write_file(dir, "g.edges.gz", edges, -1);
   GError *error = NULL;
   TopoGraph *a = load(plain, &error), *b = load(gz, &error);
   g_assert_no_error(error);
@@ -92,20 +80,21 @@ static void test_gzip_and_latency_column(void) {
   topo_graph_free(a);
   topo_graph_free(b);
   /* Unequal latencies are no weights: loaded, and said. */
-  char *csv = write_file("lat.csv.gz", "source,target,latency\n0,1,3.5\n1,0,0\n1,2,70\n", TRUE);
+  char *csv = test_write_file(dir, "lat.csv.gz", "source,target,latency\n0,1,3.5\n1,0,0\n1,2,70\n",
+                              -1);
   TopoGraph *g = load(csv, &error);
   g_assert_no_error(error);
   g_assert_cmpuint(topo_graph_n_edges(g), ==, 2);
   g_assert_true(topo_graph_load_report(g)->latency_column);
   topo_graph_free(g);
   /* Another column name is a weight, refused when unequal as ever. */
-  char *w = write_file("w.csv", "source,target,lat\n0,1,3.5\n1,2,70\n", FALSE);
+  char *w = test_write_file(dir, "w.csv", "source,target,lat\n0,1,3.5\n1,2,70\n", -1);
   g_assert_null(load(w, &error));
   g_assert_error(error, TOPO_ERROR, TOPO_ERROR_PARSE);
   g_assert_nonnull(strstr(error->message, "w.csv:3: edge weight 70 differs from 3.5"));
   g_clear_error(&error);
   /* A latency must be a number >= 0. */
-  char *bad = write_file("bad.csv", "source,target,delay\n0,1,3\n1,2,-1\n", FALSE);
+  char *bad = test_write_file(dir, "bad.csv", "source,target,delay\n0,1,3\n1,2,-1\n", -1);
   g_assert_null(load(bad, &error));
   g_assert_error(error, TOPO_ERROR, TOPO_ERROR_PARSE);
   g_assert_nonnull(strstr(error->message, "bad.csv:3: latency '-1' is not a finite number >= 0"));
@@ -122,7 +111,7 @@ static void test_gzip_cut(void) {
   GString *s = g_string_new(NULL);
   for (guint i = 0; i < 50000; i++)
     g_string_append_printf(s, "%u %u\n", i, (i * 7919u + 1) % 50001u);
-  char *path = write_file("cut.edges.gz", s->str, TRUE);
+  char *path = test_write_file(dir, "cut.edges.gz", s->str, -1);
   char *raw = NULL;
   gsize len = 0;
   g_assert_true(g_file_get_contents(path, &raw, &len, NULL));

@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include "topologies/topologies.h"
+#include "tests/common/checks.h"
 
 static TopoGraph *gen(const char *spec) {
   GError *error = NULL;
@@ -245,22 +246,15 @@ static void test_mapping_reuse(void) {
   g_free(path);
 }
 
-#define NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
-
-static void expect_error(const char *path, const char *keys, guint n, int code,
-                         const char *const *needles) {
+static void expect_trace_error(const char *path, const char *keys, guint n, int code,
+                               const char *const *needles) {
   char *spec = g_strdup_printf("churn:trace=%s%s", path, keys);
   char *gspec = g_strdup_printf("ring:n=%u", n);
   TopoGraph *base = gen(gspec);
   GError *error = NULL;
   TopoSchedule *s = topo_schedule_new(spec, base, TOPO_GOSSIP_UNIFORM, 0, &error);
-  if (s != NULL)
-    g_error("schedule '%s' should fail", spec);
-  g_assert_error(error, TOPO_ERROR, code);
-  for (const char *const *n = needles; *n != NULL; n++)
-    if (strstr(error->message, *n) == NULL)
-      g_error("schedule '%s': message '%s' lacks '%s'", spec, error->message, *n);
-  g_error_free(error);
+  g_assert_null(s);
+  test_expect_error(error, TOPO_ERROR, code, spec, needles);
   topo_graph_free(base);
   g_free(gspec);
   g_free(spec);
@@ -286,42 +280,44 @@ static void test_errors(void) {
   char *stunner = fixture("topo-trace-stunner.txt");
   char *sessions = fixture("topo-trace-sessions.txt");
   char *p = fixture("topo-trace-stunner-truncated.txt");
-  expect_error(p, ",format=stunner", 3, TOPO_ERROR_FILE,
-               NEEDLES("topo-trace-stunner-truncated.txt:2:", "not a whole number of days"));
+  expect_trace_error(
+      p, ",format=stunner", 3, TOPO_ERROR_FILE,
+      TEST_NEEDLES("topo-trace-stunner-truncated.txt:2:", "not a whole number of days"));
   g_free(p);
   p = fixture("topo-trace-stunner-fields.txt");
-  expect_error(p, ",format=stunner", 3, TOPO_ERROR_FILE,
-               NEEDLES("topo-trace-stunner-fields.txt:2:", "3 fields"));
+  expect_trace_error(p, ",format=stunner", 3, TOPO_ERROR_FILE,
+                     TEST_NEEDLES("topo-trace-stunner-fields.txt:2:", "3 fields"));
   g_free(p);
   p = fixture("topo-trace-sessions-order.txt");
-  expect_error(p, "", 3, TOPO_ERROR_FILE,
-               NEEDLES("topo-trace-sessions-order.txt:3:", "before its session of line 1"));
+  expect_trace_error(
+      p, "", 3, TOPO_ERROR_FILE,
+      TEST_NEEDLES("topo-trace-sessions-order.txt:3:", "before its session of line 1"));
   g_free(p);
-  expect_error(stunner, "", 3, TOPO_ERROR_FILE,
-               NEEDLES("topo-trace-stunner.txt:1:", "format=stunner"));
+  expect_trace_error(stunner, "", 3, TOPO_ERROR_FILE,
+                     TEST_NEEDLES("topo-trace-stunner.txt:1:", "format=stunner"));
   char *dir = g_dir_make_tmp("dpg-trace-XXXXXX", NULL);
   for (int cut = 0; cut < 2; cut++) {
     char *gz = broken_gzip(dir, stunner, cut);
-    expect_error(gz, ",format=stunner", 3, TOPO_ERROR_FILE, NEEDLES(gz, "gzip file"));
+    expect_trace_error(gz, ",format=stunner", 3, TOPO_ERROR_FILE, TEST_NEEDLES(gz, "gzip file"));
     g_unlink(gz);
     g_free(gz);
   }
   g_rmdir(dir);
   g_free(dir);
-  expect_error("/nonexistent/trace.txt", "", 3, TOPO_ERROR_IO,
-               NEEDLES("/nonexistent/trace.txt", "No such file"));
-  expect_error(
+  expect_trace_error("/nonexistent/trace.txt", "", 3, TOPO_ERROR_IO,
+                     TEST_NEEDLES("/nonexistent/trace.txt", "No such file"));
+  expect_trace_error(
       stunner, ",format=stunnr", 3, TOPO_ERROR_PARSE,
-      NEEDLES("unknown format 'stunnr' (valid: sessions, stunner)", "did you mean 'stunner'"));
-  expect_error(stunner, ",format=stunner,scale=0", 3, TOPO_ERROR_INVALID_ARGUMENT,
-               NEEDLES("scale", "positive"));
-  expect_error(stunner, ",scal=2", 3, TOPO_ERROR_PARSE, NEEDLES("'scal'"));
-  expect_error(stunner, ",format=stunner,map=identity", 4, TOPO_ERROR_INVALID_ARGUMENT,
-               NEEDLES("has 3", "4 nodes"));
-  expect_error(sessions, ",map=identity", 5, TOPO_ERROR_INVALID_ARGUMENT,
-               NEEDLES("node 4 has no session"));
-  expect_error(sessions, ",map=identity", 3, TOPO_ERROR_INVALID_ARGUMENT,
-               NEEDLES("names 4 nodes", "has 3"));
+      TEST_NEEDLES("unknown format 'stunnr' (valid: sessions, stunner)", "did you mean 'stunner'"));
+  expect_trace_error(stunner, ",format=stunner,scale=0", 3, TOPO_ERROR_INVALID_ARGUMENT,
+                     TEST_NEEDLES("scale", "positive"));
+  expect_trace_error(stunner, ",scal=2", 3, TOPO_ERROR_PARSE, TEST_NEEDLES("'scal'"));
+  expect_trace_error(stunner, ",format=stunner,map=identity", 4, TOPO_ERROR_INVALID_ARGUMENT,
+                     TEST_NEEDLES("has 3", "4 nodes"));
+  expect_trace_error(sessions, ",map=identity", 5, TOPO_ERROR_INVALID_ARGUMENT,
+                     TEST_NEEDLES("node 4 has no session"));
+  expect_trace_error(sessions, ",map=identity", 3, TOPO_ERROR_INVALID_ARGUMENT,
+                     TEST_NEEDLES("names 4 nodes", "has 3"));
   g_free(sessions);
   g_free(stunner);
 }

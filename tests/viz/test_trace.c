@@ -21,21 +21,11 @@
 #include "stream/stream.h"
 #include "tests/common/files.h"
 #include "tests/viz/viz_test_util.h"
+#include "tests/common/checks.h"
 
 typedef struct {
   char *topic, *body;
 } Rec;
-
-/* g_file_set_contents without its fsync (hundreds of files here). */
-static gboolean write_file(const char *path, const char *data, gssize len, GError **error) {
-  (void)error;
-  FILE *f = fopen(path, "wb");
-  g_assert_nonnull(f);
-  gsize n = len < 0 ? strlen(data) : (gsize)len;
-  g_assert_cmpuint(fwrite(data, 1, n, f), ==, n);
-  fclose(f);
-  return TRUE;
-}
 
 static void rec_clear(gpointer p) {
   Rec *r = p;
@@ -171,7 +161,7 @@ static void test_damage(void) {
 
   guint cuts = 0, flips = 0, flips_clean = 0;
   for (gsize cut = 0; cut < len; cut += 61, cuts++) {
-    g_assert_true(write_file(bad, data, (gssize)cut, NULL));
+    g_free(test_write_file(NULL, bad, data, (gssize)cut));
     GArray *got = recs_new();
     GError *err = NULL;
     int rc = read_all(bad, got, &err);
@@ -188,7 +178,7 @@ static void test_damage(void) {
   }
   for (gsize at = 0; at < len; at += 37, flips++) {
     data[at] ^= (char)(1 << (at % 8));
-    g_assert_true(write_file(bad, data, (gssize)len, NULL));
+    g_free(test_write_file(NULL, bad, data, (gssize)len));
     data[at] ^= (char)(1 << (at % 8));
     GArray *got = recs_new();
     GError *err = NULL;
@@ -227,7 +217,7 @@ static void plain(const char *path, const char *header, const char *const *lines
   GString *t = g_string_new(header);
   for (gsize i = 0; lines[i]; i++)
     g_string_append(t, lines[i]);
-  g_assert_true(write_file(path, t->str, (gssize)t->len, NULL));
+  g_free(test_write_file(NULL, path, t->str, (gssize)t->len));
   g_string_free(t, TRUE);
 }
 
@@ -326,7 +316,7 @@ static void test_plain(void) {
       {"DPGTRACE 99999999999999999999 {}\n", "format version 99999999999999999999;"},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(headers); i++) {
-    g_assert_true(write_file(path, headers[i].text, -1, NULL));
+    g_free(test_write_file(NULL, path, headers[i].text, -1));
     GError *err = NULL;
     g_assert_null(stream_trace_reader_open(path, &err));
     g_assert_error(err, STREAM_ERROR, STREAM_ERROR_PARSE);

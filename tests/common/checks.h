@@ -1,0 +1,36 @@
+/*
+ * tests/common/checks.h: the small helpers the tests of every module kept
+ * redefining, once: writing a test file, the relative difference of two
+ * numbers, and checking a GError's domain, code and message.
+ */
+#ifndef DPG_TESTS_COMMON_CHECKS_H
+#define DPG_TESTS_COMMON_CHECKS_H
+
+#include <glib.h>
+
+/* A NULL-terminated list of message fragments for test_expect_error. */
+#define TEST_NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/**
+ * test_write_file: writes @len bytes of @data (@len -1: the text up to its
+ * NUL) to @dir/@name (@dir NULL: @name is the path), through gzip when
+ * @name ends in ".gz", making missing parent folders. No fsync: some tests
+ * write hundreds of files. The test fails on any error.
+ * Returns: (transfer full) the path (g_free). Cost: O(@len).
+ */
+char *test_write_file(const char *dir, const char *name, const void *data, gssize len);
+
+/* |a - b| / max(|a|, |b|) (0 when both are 0; the denominator is at least
+ * 1e-300 so that a zero beside a subnormal stays finite). O(1). */
+double test_rel_diff(double a, double b);
+
+/**
+ * test_expect_error: fails the test unless @error is set, of @domain and
+ * @code, and its message holds each of @needles (TEST_NEEDLES(...), or
+ * NULL for none); frees @error. @what names the case in the failure
+ * message (a spec, a file). Cost: O(message length x needles).
+ */
+void test_expect_error(GError *error, GQuark domain, int code, const char *what,
+                       const char *const *needles);
+
+#endif
