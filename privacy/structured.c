@@ -78,11 +78,10 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
       if (!isfinite(p->C_local[i]))
         return fail(error, "C_local has a non-finite entry");
   }
-  if ((p->engine == PRIV_ENGINE_KALMAN || p->engine == PRIV_ENGINE_KALMAN_DENSE ||
-       p->engine == PRIV_ENGINE_POWERS) &&
+  if ((p->engine == PRIV_ENGINE_KALMAN || p->engine == PRIV_ENGINE_KALMAN_DENSE) &&
       p->protocol == PRIV_PROTOCOL_MFDSGD)
-    return fail(error, "the Kalman and W-power engines need white noise: use the dense engine "
-                       "for MF-D-SGD");
+    return fail(error, "the Kalman engines need white noise: use the W-power or the dense "
+                       "engine for MF-D-SGD");
   if (p->engine == PRIV_ENGINE_POWERS && p->n_gossip != 1)
     return fail(error, "the W-power engine needs a static gossip matrix");
   if (p->engine != PRIV_ENGINE_AUTO && p->engine != PRIV_ENGINE_KALMAN &&
@@ -216,6 +215,28 @@ static void noiseless_status(const PrivStructCtx *c, PrivBlocks *blocks) {
   g_free(exposed);
 }
 
+/*
+ * AUTO's engine. White noise: POWERS on a static W when its estimated cost
+ * is below KALMAN's, else KALMAN. Correlated noise (MF-D-SGD): POWERS on a
+ * static W when its cost is at most DENSE's (the reference, which also
+ * takes time-varying W) and its memory fits the budget or is at most
+ * DENSE's (its fixed chunk buffers outweigh DENSE's matrices on small
+ * problems), else DENSE. O(R q).
+ */
+static PrivEngine choose_engine(const PrivStructCtx *c, gboolean correlated) {
+  gboolean powers = priv_struct_powers_applies(c);
+  if (!correlated)
+    return powers && priv_struct_powers_work(c, FALSE) < priv_struct_kalman_work(c)
+               ? PRIV_ENGINE_POWERS
+               : PRIV_ENGINE_KALMAN;
+  if (!powers || priv_struct_powers_work(c, TRUE) > priv_struct_dense_work(c, TRUE))
+    return PRIV_ENGINE_DENSE;
+  gsize bytes = priv_struct_powers_bytes(c);
+  return bytes <= priv_struct_dense_bytes(c) || priv_check_budget(bytes, c->max_bytes, "", NULL)
+             ? PRIV_ENGINE_POWERS
+             : PRIV_ENGINE_DENSE;
+}
+
 PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **error) {
   g_return_val_if_fail(p != NULL, NULL);
   guint K;
@@ -328,13 +349,9 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
   }
   PrivEngine engine = p->engine;
   if (engine == PRIV_ENGINE_AUTO)
-    engine = p->protocol == PRIV_PROTOCOL_MFDSGD ? PRIV_ENGINE_DENSE
-             : priv_struct_powers_applies(&c) &&
-                     priv_struct_powers_work(&c) < priv_struct_kalman_work(&c)
-                 ? PRIV_ENGINE_POWERS
-                 : PRIV_ENGINE_KALMAN;
+    engine = choose_engine(&c, p->protocol == PRIV_PROTOCOL_MFDSGD);
   if (engine == PRIV_ENGINE_POWERS)
-    ok = priv_struct_powers(&c, unit, blocks, error);
+    ok = priv_struct_powers(&c, Cinv, unit, blocks, error);
   else if (engine == PRIV_ENGINE_KALMAN)
     ok = priv_struct_kalman(&c, unit, blocks, error);
   else if (engine == PRIV_ENGINE_KALMAN_DENSE)

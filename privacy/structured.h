@@ -23,8 +23,10 @@ typedef enum {
 
 /* How priv_structured_blocks computes the blocks when no closed form applies. */
 typedef enum {
-  /* DENSE for MF-D-SGD; for D-SGD and Muffliato POWERS on a static W when
-   * its estimated cost is below KALMAN's, else KALMAN. */
+  /* D-SGD and Muffliato: POWERS on a static W when its estimated cost is
+   * below KALMAN's, else KALMAN. MF-D-SGD: POWERS on a static W when its
+   * estimated cost and memory are at most DENSE's, else DENSE (time-varying
+   * W included). */
   PRIV_ENGINE_AUTO,
   /* White noise only. The attacker knowledge is a linear Gaussian state-space
    * model (state: the n half-step models; observations: the messages the
@@ -45,15 +47,18 @@ typedef enum {
    * n x n matrix: O(R^2 q n^2) time, O(R n^2) memory. The reference the
    * tests compare KALMAN with. */
   PRIV_ENGINE_KALMAN_DENSE,
-  /* White noise, static W only. The messages' columns are entries of the
-   * powers (W^T)^j e_w of the m nodes w the attackers hear, so their Gram
-   * Sigma (q x q, q = R m) and each victim's columns come from R m sparse
-   * power vectors, and Sigma^+ from the innovations of the rounds in order
-   * (KALMAN's whitening and rank threshold on the same matrices); a victim
-   * whose value rests on a decision within 100x of that threshold is
-   * UNRESOLVED. O(R m nnz + n q^2 T + q^3) time, O(n q + q^2 + n T^2)
-   * memory, no n x n matrix: AUTO takes it over KALMAN when its estimated
-   * cost is lower (few rounds and neighbours on a large graph). */
+  /* Static W only, white or correlated (MF-D-SGD) noise. The messages'
+   * columns are entries of the powers (W^T)^j e_w of the m nodes w the
+   * attackers hear, so their covariance Sigma (q x q, q = R m; with
+   * correlated noise every pair of steps weighted by (C^-1 C^-T)[k, l])
+   * and each victim's columns come from R m sparse power vectors, and
+   * Sigma^+ from the innovations of the rounds in order (KALMAN's whitening
+   * and rank threshold on the same matrices); a victim whose value rests on
+   * a decision within 100x of that threshold is UNRESOLVED.
+   * O(R m nnz + n q^2 T + q^3 (+ q^2 T^2 / 12 correlated)) time,
+   * O(n q + q^2 + n T^2) memory, no n x n matrix: AUTO takes it over KALMAN
+   * when its estimated cost is lower (few rounds and neighbours on a large
+   * graph), over DENSE for MF-D-SGD when it is cheaper in time and memory. */
   PRIV_ENGINE_POWERS,
 } PrivEngine;
 
@@ -104,7 +109,8 @@ typedef struct {
  * PrivBlocks.scale and the report divides mu by it.
  * Returns: (transfer full) the blocks, or NULL with @error set:
  * PRIV_ERROR_INVALID_ARGUMENT (sizes, n_gossip not 1 or K*T, attackers,
- * C_local missing, KALMAN with MF-D-SGD), PRIV_ERROR_NUMERICAL (C_local
+ * C_local missing, KALMAN or KALMAN_DENSE with MF-D-SGD, POWERS with a
+ * time-varying W), PRIV_ERROR_NUMERICAL (C_local
  * singular, LAPACK failure), PRIV_ERROR_MEMORY.
  */
 PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError **error);

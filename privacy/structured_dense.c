@@ -19,6 +19,27 @@
 #include <math.h>
 #include <string.h>
 
+/* M, its noise version, K, two propagation buffers (doubles). */
+static gsize dense_count(const PrivStructCtx *c) {
+  gsize N = c->recv_start[c->R], cols = (gsize)c->n_noisy * c->T;
+  return priv_size_sum3(2 * N, cols, N, N, 2 * (gsize)c->n, c->n_noisy);
+}
+
+gsize priv_struct_dense_bytes(const PrivStructCtx *c) {
+  return mf_doubles_bytes(dense_count(c));
+}
+
+double priv_struct_dense_work(const PrivStructCtx *c, gboolean correlated) {
+  double N = c->recv_start[c->R], nz = c->n_noisy, T = c->T, R = c->R;
+  double cols = nz * T, nnz = (double)topo_gossip_nnz(c->gossip[0]);
+  /* M's columns (each step's propagation over the remaining rounds, nz
+   * wide), the noise version, the Gram, the pivoted Cholesky, the solve and
+   * the victims' blocks. */
+  return PRIV_SPARSE_WEIGHT * nnz * nz * T * R / 2.0 + (correlated ? N * cols * T : 0.0) +
+         N * N * cols / 2.0 + N * N * N / 3.0 + N * N * cols / 2.0 +
+         (double)c->n_victims * T * T * N / 2.0 + 1.0;
+}
+
 gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double scale,
                            PrivBlocks *blocks, GError **error) {
   guint n = c->n, T = c->T, K = c->K, R = c->R, nz = c->n_noisy;
@@ -26,10 +47,8 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
   gsize cols = (gsize)nz * T; /* (noisy node, step), node-major */
   if (N == 0 || c->n_victims == 0)
     return TRUE; /* nothing seen: X = 0 */
-  /* M, its noise version, K, two propagation buffers. */
-  gsize count = priv_size_sum3(2 * N, cols, N, N, 2 * (gsize)n, nz);
-  if (!priv_check_budget(mf_doubles_bytes(count), c->max_bytes, "the structured (dense) accounting",
-                         error))
+  if (!priv_check_budget(priv_struct_dense_bytes(c), c->max_bytes,
+                         "the structured (dense) accounting", error))
     return FALSE;
 
   gboolean ok = FALSE;

@@ -55,18 +55,25 @@ double priv_struct_kalman_work(const PrivStructCtx *c);
 
 /*
  * The same blocks from the powers of a static W applied to the nodes the
- * attackers hear (no n x n matrix; see PRIV_ENGINE_POWERS). Victims whose
- * value rests on a rank decision near its threshold are UNRESOLVED.
+ * attackers hear (no n x n matrix; see PRIV_ENGINE_POWERS), for white noise
+ * (@Cinv NULL) or each node's noise over its steps correlated as Cinv z_v
+ * (MF-D-SGD, Cinv T x T): the messages' covariance then weighs every pair
+ * of injections by Q = Cinv Cinv^T, the gradients' columns are unchanged.
+ * Victims whose value rests on a rank decision near its threshold are
+ * UNRESOLVED.
  * Errors: PRIV_ERROR_INVALID_ARGUMENT (not priv_struct_powers_applies),
  * PRIV_ERROR_MEMORY, PRIV_ERROR_NUMERICAL.
  */
-gboolean priv_struct_powers(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
-                            GError **error);
+gboolean priv_struct_powers(const PrivStructCtx *c, const double *Cinv, double scale,
+                            PrivBlocks *blocks, GError **error);
 /* Whether it describes @c: a static W (the attackers then hear the same
  * nodes in every round). O(R q). */
 gboolean priv_struct_powers_applies(const PrivStructCtx *c);
-/* Its estimated cost in multiply-adds, as priv_struct_kalman_work. O(1). */
-double priv_struct_powers_work(const PrivStructCtx *c);
+/* Its estimated cost in multiply-adds, as priv_struct_kalman_work, with
+ * white (@correlated FALSE) or correlated noise. O(1). */
+double priv_struct_powers_work(const PrivStructCtx *c, gboolean correlated);
+/* The bytes its memory pre-check asks for (the result excluded). O(1). */
+gsize priv_struct_powers_bytes(const PrivStructCtx *c);
 
 /* A sparse multiply-add costs about this many dense ones (memory-bound
  * gathers against BLAS kernels), in the engines' cost estimates. */
@@ -87,6 +94,10 @@ gboolean priv_struct_kalman_dense(const PrivStructCtx *c, double scale, PrivBloc
  */
 gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double scale,
                            PrivBlocks *blocks, GError **error);
+/* Its estimated cost in multiply-adds (@correlated: with Cinv) and the bytes
+ * its memory pre-check asks for, to choose an engine. O(1). */
+double priv_struct_dense_work(const PrivStructCtx *c, gboolean correlated);
+gsize priv_struct_dense_bytes(const PrivStructCtx *c);
 
 /* Relative threshold below which a variance (eigenvalue or pivot) of the
  * messages counts as zero: those messages repeat earlier ones. */

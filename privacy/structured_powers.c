@@ -55,11 +55,30 @@ gboolean priv_struct_powers_applies(const PrivStructCtx *c) {
   return TRUE;
 }
 
-double priv_struct_powers_work(const PrivStructCtx *c) {
+double priv_struct_powers_work(const PrivStructCtx *c, gboolean correlated) {
   double n = c->n, T = c->T, m = c->recv_start[1] - c->recv_start[0];
   double q = (double)c->R * m, nnz = (double)topo_gossip_nnz(c->gossip[0]);
-  return q * nnz * PRIV_SPARSE_WEIGHT + n * q * q / 2.0 + q * q * q / 3.0 + n * q * q * T / 3.0 +
-         n * q * T * T / 2.0 + 1.0;
+  /* Sigma's lower triangle: every pair of injections (k, l) adds a shifted
+   * copy of G's (q - max(k, l) K m)^2 / 2 entries, about q^2 T^2 / 12 in
+   * all; only the pairs k = l for white noise (q^2 T / 6). */
+  double sigma = correlated ? q * q * T * T / 12.0 : q * q * T / 6.0;
+  return q * nnz * PRIV_SPARSE_WEIGHT + n * q * q / 2.0 + sigma + q * q * q / 3.0 +
+         n * q * q * T / 3.0 + n * q * T * T / 2.0 + 1.0;
+}
+
+/* Doubles the engine allocates (the vectors n x q; G, Sigma and the two sets
+ * of rows q x q each; Q; the threads' chunk buffers): the result is the
+ * caller's. */
+static gsize powers_count(const PrivStructCtx *c) {
+  guint m = c->recv_start[1] - c->recv_start[0];
+  gsize q = (gsize)c->R * m;
+  gsize per_node = q + (gsize)c->T * (2 * q + c->T) + 2;
+  return priv_size_sum3(c->n, q, 4, q * q + (gsize)c->T * c->T, MAX(c->threads, 1u),
+                        CHUNK_DOUBLES + 8 * per_node);
+}
+
+gsize priv_struct_powers_bytes(const PrivStructCtx *c) {
+  return mf_doubles_bytes(powers_count(c));
 }
 
 /* The whitened rows: kept (they make X) and ambiguous dropped ones (their
@@ -313,27 +332,51 @@ static void victims_blocks(const PrivStructCtx *c, const Whitened *w, const doub
   g_free(th);
 }
 
-gboolean priv_struct_powers(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
-                            GError **error) {
+/*
+ * Sigma (q x q, zeroed on entry) from the Gram @G of the vectors:
+ * Sigma[(r,a),(r',b)] = sum_{kK <= r, lK <= r'} Q[k,l] G[(r-kK, a), (r'-lK, b)],
+ * Q = Cinv Cinv^T the covariance of a node's noise over its steps (@Q NULL:
+ * white noise, only k = l). The lower triangle, one shifted axpy of G's rows
+ * per pair (k, l) and row, each entry summed over k then l in increasing
+ * order, then mirrored: Sigma is exactly symmetric. O(q^2 T^2 / 12), or
+ * O(q^2 T / 6) for white noise.
+ */
+static void sigma_of(const PrivStructCtx *c, guint m, const double *G, const double *Q,
+                     double *Sig) {
+  guint T = c->T, K = c->K;
+  gsize q = (gsize)c->R * m;
+  for (guint k = 0; k < T; k++) {
+    for (guint l = 0; l < T; l++) {
+      double f = Q ? Q[(gsize)k * T + l] : (double)(k == l);
+      if (f == 0.0)
+        continue;
+      gsize i0 = (gsize)k * K * m, j0 = (gsize)l * K * m;
+      /* Row i reads G's row i - i0, columns 0 .. i - j0 (j0 <= j <= i). */
+      for (gsize i = MAX(i0, j0); i < q; i++)
+        cblas_daxpy((int)(i - j0 + 1), f, G + (i - i0) * q, 1, Sig + i * q + j0, 1);
+    }
+    if (c->progress && Q)
+      c->progress(0.25 * (k + 1) / T, "structured accounting (W powers)", c->progress_data);
+  }
+  mf_fill_upper_from_lower(Sig, (guint)q);
+}
+
+gboolean priv_struct_powers(const PrivStructCtx *c, const double *Cinv, double scale,
+                            PrivBlocks *blocks, GError **error) {
   if (!priv_struct_powers_applies(c)) {
     g_set_error_literal(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                         "the W-power engine needs a static gossip matrix");
     return FALSE;
   }
-  guint n = c->n, R = c->R, K = c->K;
+  guint n = c->n, R = c->R;
   guint m = c->recv_start[1] - c->recv_start[0], q = R * m;
   if (m == 0)
     return TRUE; /* nothing is seen: every block stays 0 */
-  /* Memory: the vectors (n x q), G, Sigma and the two sets of rows (q x q
-   * each), the threads' chunk buffers; the result is the caller's. */
-  gsize per_node = (gsize)q + (gsize)c->T * (2 * q + c->T) + 2;
-  gsize count = priv_size_sum3(n, q, 4, (gsize)q * q, MAX(c->threads, 1u),
-                               CHUNK_DOUBLES + 8 * per_node);
-  if (!priv_check_budget(mf_doubles_bytes(count), c->max_bytes,
+  if (!priv_check_budget(priv_struct_powers_bytes(c), c->max_bytes,
                          "the structured (W-power) accounting", error))
     return FALSE;
   gboolean ok = FALSE;
-  double *Vall = NULL, *G = NULL, *Sig = NULL;
+  double *Vall = NULL, *G = NULL, *Sig = NULL, *Q = NULL;
   Whitened w = {0};
   PrivCsr wt = {0};
   if (!(Vall = priv_matrix_new(n, q, error)) || !(G = priv_matrix_new(q, q, error)) ||
@@ -361,16 +404,14 @@ gboolean priv_struct_powers(const PrivStructCtx *c, double scale, PrivBlocks *bl
   cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)q, (int)n, 1.0, Vall, (int)q, 0.0, G,
               (int)q);
   mf_fill_upper_from_lower(G, q);
-  /* Sigma[(r,a),(r',b)] = sum over the injections kK <= min(r, r'). */
-  for (guint r = 0; r < R; r++)
-    for (guint r2 = 0; r2 < R; r2++)
-      for (guint k = 0; k * K <= MIN(r, r2); k++) {
-        const double *g = G + (gsize)(r - k * K) * m * q + (gsize)(r2 - k * K) * m;
-        double *s = Sig + (gsize)r * m * q + (gsize)r2 * m;
-        for (guint a = 0; a < m; a++)
-          for (guint b = 0; b < m; b++)
-            s[(gsize)a * q + b] += g[(gsize)a * q + b];
-      }
+  if (Cinv) {
+    if (!(Q = priv_matrix_new(c->T, c->T, error)))
+      goto out;
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)c->T, (int)c->T, 1.0, Cinv, (int)c->T,
+                0.0, Q, (int)c->T);
+    mf_fill_upper_from_lower(Q, c->T);
+  }
+  sigma_of(c, m, G, Q, Sig);
   g_clear_pointer(&G, g_free);
   if (c->progress)
     c->progress(0.25, "structured accounting (W powers)", c->progress_data);
@@ -386,5 +427,6 @@ out:
   g_free(Vall);
   g_free(G);
   g_free(Sig);
+  g_free(Q);
   return ok;
 }
