@@ -545,6 +545,10 @@ typedef struct {
   double loss;          /* message loss probability */
   guint n_links;        /* per-link overrides of the simulated run */
   gboolean run_options; /* options only a simulation reads were given (latency, lr, storage) */
+  /* D-SGD or Muffliato, and the caller accounts a deadline-mode run on its
+   * delivery record (proto_deliveries_record): `dpgossip account` does,
+   * the scenarios not yet. */
+  gboolean recordable;
 } ProtoAccountCase;
 
 /*
@@ -583,7 +587,9 @@ void proto_deliveries_counts(const ProtoDeliveries *d, guint64 *late, guint64 *p
  * proto_account_plan: the path `--path auto` (and a scenario's
  * privacy.path = auto) takes: structured whenever it describes the run
  * exactly, i.e. a protocol it knows in sync mode with no loss and no link
- * override. Any schedule qualifies, churn included: the structured path
+ * override, or (@c->recordable) D-SGD or Muffliato in deadline mode, with
+ * or without loss, no link override: the structured path then takes the
+ * run's delivery record. Any schedule qualifies, churn included: the structured path
  * multiplies the time-varying W_{t-1} ... W_s, and an absent node's W_t row
  * and column are e_u (it neither sends nor receives, keeps its model,
  * steps and adds its noise as the simulated run does).
@@ -998,6 +1004,8 @@ typedef struct {
   const double *C_given; /* the request's C_local (borrowed) */
   TopoSchedule *schedule_given; /* the request's built_schedule (borrowed) */
   double *C_local;
+  ProtoDeliveries *deliveries; /* deadline mode on the structured path, after prepare */
+  gboolean no_record; /* a training run's job: deadline mode stays on the observer path */
   TopoGossip *w, *wm;
   gboolean prepared;
   ProtoObservedView *views;
