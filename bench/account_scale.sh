@@ -18,6 +18,9 @@
 #         for N in DECOR_NS (default 1000 2000 5000 10000), TRUST secldp (the
 #         closed form: one Cholesky of the n x n noise covariance) and pndp
 #         (the Kalman engine with the secrets' Laplacian in the injection).
+# Deadline mode: `account --generate regular:n=ASYNC_N,d=8,seed=1 -T 100 --trust
+# pndp -a 0 -p dsgd --mode deadline:ms=100 --latency lognormal:mu=3,sigma=0.5
+# --loss 0.05` (ASYNC_N default 10000; empty skips it).
 # Each case runs under /usr/bin/time (user + system CPU seconds, max RSS).
 # NS="1000 2000" TS="50 100" runs a subset; an empty list or T skips a part. Prints a Markdown table and the
 # fits on stdout. Not run by ctest (minutes to tens of minutes).
@@ -54,6 +57,15 @@ for t in $TS; do
   echo "| barabasi n=1000 m=3 | $t | $cpu | $rss |"
   echo "$t $cpu $rss" >>"$tmp/t.fit"
 done
+# Deadline mode with log-normal latency and 5% loss: the structured path on
+# the run's delivery record (one provenance-free simulation, then Kalman).
+ASYNC_N=${ASYNC_N-10000}
+if [ -n "$ASYNC_N" ]; then
+  read -r cpu rss < <(measure "async" --generate "regular:n=$ASYNC_N,d=8,seed=1" -T 100 \
+    --trust pndp -a 0 -p dsgd --mode deadline:ms=100 --latency lognormal:mu=3,sigma=0.5 \
+    --loss 0.05)
+  echo "| regular n=$ASYNC_N d=8, deadline:ms=100, lognormal:mu=3,sigma=0.5, loss 0.05 | 100 | $cpu | $rss |"
+fi
 OBS_TS=${OBS_TS-20 40 80 160 320}
 DECOR_TS=${DECOR_TS-$OBS_TS}
 EGO_T=${EGO_T-320}

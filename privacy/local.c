@@ -214,6 +214,12 @@ PrivReport *priv_local_report_shell(const PrivStructuredProblem *p, guint radius
   g_return_val_if_fail(p != NULL && opt != NULL, NULL);
   if (!check(p, radius, error))
     return NULL;
+  if (p->messages != NULL) {
+    /* A ball would need the full run's deliveries cut to it (issue 41). */
+    g_set_error_literal(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                        "the local bound does not take a simulated run's messages yet");
+    return NULL;
+  }
   guint n = topo_gossip_n(p->gossip[0]);
   if (!priv_check_budget(2 * sizeof(guint) * (gsize)n, p->max_bytes,
                          "the hop counts of the local bound", error))

@@ -98,6 +98,27 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
       return fail(error, "the W-power and dense engines assume noise independent across nodes: "
                          "use the Kalman engine for DECOR's edge secrets");
   }
+  if (p->messages != NULL) {
+    if (p->n_gossip != R)
+      return fail(error, "a run's messages need one gossip matrix per round (K x T)");
+    for (guint r = 0; r < R; r++) {
+      const PrivRoundMessages *m = &p->messages[r];
+      if (m->ptr == NULL || m->ptr[0] != 0 || (m->ptr[n] > 0 && (!m->from || !m->delivered)))
+        return fail(error, "a round's messages need their row offsets, senders and deliveries");
+      for (guint u = 0; u < n; u++) {
+        if (m->ptr[u + 1] < m->ptr[u])
+          return fail(error, "a round's message offsets decrease");
+        for (guint i = m->ptr[u]; i < m->ptr[u + 1]; i++)
+          if (m->from[i] >= n || m->from[i] == u || (i > m->ptr[u] && m->from[i] <= m->from[i - 1])) {
+            g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                        "round %u's messages to node %u: senders out of range, out of order "
+                        "or the node itself",
+                        r, u);
+            return FALSE;
+          }
+      }
+    }
+  }
   if (p->engine == PRIV_ENGINE_POWERS && p->n_gossip != 1)
     return fail(error, "the W-power engine needs a static gossip matrix");
   if (p->engine != PRIV_ENGINE_AUTO && p->engine != PRIV_ENGINE_KALMAN &&
@@ -149,6 +170,13 @@ static void senders(const TopoGossip *w, gboolean *out) {
   }
 }
 
+/* Whether u sends in round r of a run's messages @m: some node's row lists it. */
+static void senders_of(const PrivRoundMessages *m, guint n, gboolean *out) {
+  memset(out, 0, sizeof(gboolean) * n);
+  for (guint i = 0; i < m->ptr[n]; i++)
+    out[m->from[i]] = TRUE;
+}
+
 /*
  * recv(r): the messages the attackers see in round r. PNDP: those of the
  * W_r-neighbours of the attackers (their rows' supports), less the attackers
@@ -164,7 +192,15 @@ static void build_recv(PrivStructCtx *c, PrivTrust trust, const guint *attackers
   for (guint r = 0; r < c->R; r++) {
     c->recv_start[r] = all->len;
     const TopoGossip *w = priv_struct_gossip(c, r);
-    if (trust == PRIV_TRUST_PNDP) {
+    const PrivRoundMessages *msg = c->messages ? &c->messages[r] : NULL;
+    if (trust == PRIV_TRUST_PNDP && msg != NULL) {
+      /* What reached the attackers, late messages too: the run delivers
+       * them, only the average leaves them out. */
+      for (guint i = 0; i < n_attackers; i++)
+        for (guint e = msg->ptr[attackers[i]]; e < msg->ptr[attackers[i] + 1]; e++)
+          if (msg->delivered[e] && !c->attacker[msg->from[e]])
+            mark[msg->from[e]] = TRUE;
+    } else if (trust == PRIV_TRUST_PNDP) {
       for (guint i = 0; i < n_attackers; i++) {
         const guint *cols;
         const double *vals;
@@ -174,7 +210,10 @@ static void build_recv(PrivStructCtx *c, PrivTrust trust, const guint *attackers
             mark[cols[j]] = TRUE;
       }
     } else {
-      senders(w, mark);
+      if (msg != NULL)
+        senders_of(msg, c->n, mark);
+      else
+        senders(w, mark);
       if (trust == PRIV_TRUST_SECLDP)
         for (guint v = 0; v < c->n; v++)
           mark[v] = mark[v] && !c->attacker[v];
@@ -319,12 +358,21 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
    * attackers' own gradients and noise only concern their own columns).
    * Otherwise (time-varying W, silent nodes) the engines below apply. */
   gboolean all_send = FALSE;
-  if (p->trust != PRIV_TRUST_PNDP && p->n_gossip == 1 && !decor) {
+  if (p->trust != PRIV_TRUST_PNDP && (p->n_gossip == 1 || p->messages != NULL) &&
+      !decor) {
+    /* A run's messages: the same argument whatever W_r the run applied,
+     * when every node sends in every round (its state is a combination of
+     * the previous round's messages, all seen). */
     gboolean *snd = g_new(gboolean, n);
-    senders(p->gossip[0], snd);
     all_send = TRUE;
-    for (guint u = 0; u < n; u++)
-      all_send = all_send && snd[u];
+    for (guint r = 0; all_send && r < (p->messages ? p->n_gossip : 1); r++) {
+      if (p->messages)
+        senders_of(&p->messages[r], n, snd);
+      else
+        senders(p->gossip[0], snd);
+      for (guint u = 0; u < n; u++)
+        all_send = all_send && snd[u];
+    }
     g_free(snd);
   }
   if (all_send) {
@@ -357,6 +405,7 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
   c.R = K * T;
   c.gossip = p->gossip;
   c.n_gossip = p->n_gossip;
+  c.messages = p->messages;
   c.attacker = attacker;
   c.max_bytes = p->max_bytes;
   c.threads = MAX(p->threads, 1);

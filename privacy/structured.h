@@ -69,6 +69,16 @@ typedef enum {
   PRIV_ENGINE_POWERS,
 } PrivEngine;
 
+/* The messages of one gossip round of a simulated run: row u lists the
+ * senders of the round's messages sent to u, increasing, from[ptr[u]] ..
+ * from[ptr[u + 1] - 1]; delivered[i] says whether that message reached u
+ * (whenever it came: after a deadline too), not when it was lost. */
+typedef struct {
+  const guint *ptr; /* n + 1 */
+  const guint *from;
+  const guint8 *delivered;
+} PrivRoundMessages;
+
 /* A structured accounting problem (zero-initialize, then fill). */
 typedef struct {
   PrivProtocol protocol;
@@ -79,6 +89,13 @@ typedef struct {
    * round r every node sends to the nodes whose row of W_r lists it. */
   const TopoGossip *const *gossip;
   guint n_gossip;
+  /* NULL: in round r every node sends to the nodes whose row of W_r lists
+   * it, and every message arrives. Else the K*T rounds' messages of a
+   * simulated run (n_gossip must then be K*T), where W_r is what the run
+   * applied (deadline mode: the messages that came in time, reweighted):
+   * PNDP attackers see the messages delivered to them, LDP and SecLDP
+   * attackers every message sent, lost ones included. */
+  const PrivRoundMessages *messages;
   PrivTrust trust;
   const guint *attackers; /* distinct nodes, >= 1 */
   guint n_attackers;

@@ -20,6 +20,7 @@ typedef struct {
   guint n, T, K, R;
   const TopoGossip *const *gossip;
   guint n_gossip;           /* 1 (static) or R */
+  const PrivRoundMessages *messages; /* NULL or R rounds (PrivStructuredProblem) */
   const gboolean *attacker; /* n */
   const gboolean *noisy;    /* n: injection noise unknown to the attackers */
   guint *victims;           /* the non-attackers in increasing order */

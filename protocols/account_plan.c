@@ -20,7 +20,11 @@ ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why)
   ProtoAccountPath path = PROTO_ACCOUNT_OBSERVER;
   if (!c->known)
     w = "auto: the structured path does not know this protocol";
-  else if (c->mode != PROTO_MODE_SYNC)
+  else if (c->recordable && c->mode == PROTO_MODE_DEADLINE && c->n_links == 0) {
+    path = PROTO_ACCOUNT_STRUCTURED;
+    w = "auto: a deadline-mode run of D-SGD or Muffliato: the structured path on its delivery "
+        "record (the W_r its gathers applied, the messages each node received)";
+  } else if (c->mode != PROTO_MODE_SYNC)
     w = "auto: an asynchronous mode changes the effective gossip matrices";
   else if (c->loss > 0)
     w = "auto: message loss changes who receives what";

@@ -35,6 +35,7 @@ void proto_account_job_free(ProtoAccountJob *j) {
   if (j->schedule != j->schedule_given)
     topo_schedule_free(j->schedule);
   g_free(j->C_local);
+  proto_deliveries_free(j->deliveries);
   g_free(j->views);
   topo_gossip_free(j->w);
   topo_gossip_free(j->wm);
@@ -53,7 +54,9 @@ static void plan_path(ProtoAccountJob *j) {
                            .mode = j->mode.kind,
                            .loss = j->loss,
                            .n_links = j->links->len,
-                           .run_options = j->run_options};
+                           .run_options = j->run_options,
+                           .recordable = !j->no_record && j->proto.structured &&
+                                         j->proto.protocol != PRIV_PROTOCOL_MFDSGD};
     j->path = proto_account_plan(&pc, &j->path_reason);
   } else {
     j->path_reason = j->radius                             ? "asked: --path local"
@@ -134,6 +137,8 @@ PrivStructuredProblem proto_account_job_problem(const ProtoAccountJob *j, guint 
                                  .threads = j->threads};
 }
 
+static ProtoRunConfig run_config(const ProtoAccountJob *j);
+
 gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
   g_return_val_if_fail(j != NULL && j->graph != NULL, FALSE);
   if (j->prepared)
@@ -149,8 +154,14 @@ gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
     if ((j->C_local = proto_c_local(&r, error)) == NULL)
       return FALSE;
   }
-  if (j->path == PROTO_ACCOUNT_STRUCTURED && j->schedule == NULL &&
-      (j->w = topo_gossip_new(j->graph, j->gossip, error)) == NULL)
+  if (j->path == PROTO_ACCOUNT_STRUCTURED && j->mode.kind == PROTO_MODE_DEADLINE) {
+    /* The run's deliveries: one provenance-free simulation of it. */
+    ProtoRunConfig cfg = run_config(j);
+    guint K = j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(j->proto.K, 1u) : 1u;
+    if ((j->deliveries = proto_deliveries_record(&cfg, K * j->T, error)) == NULL)
+      return FALSE;
+  } else if (j->path == PROTO_ACCOUNT_STRUCTURED && j->schedule == NULL &&
+             (j->w = topo_gossip_new(j->graph, j->gossip, error)) == NULL)
     return FALSE;
   if (j->compare_muffliato && (j->wm = topo_gossip_new(j->graph, j->gossip, error)) == NULL)
     return FALSE;
@@ -231,7 +242,15 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
   if (j->radius) {
     ac->report = proto_account_local(&p, j->w, j->schedule, j->radius, &opt, &ac->local, error);
   } else {
-    PrivBlocks *blocks = proto_account_structured(&p, j->w, j->schedule, error);
+    PrivBlocks *blocks = NULL;
+    if (j->deliveries != NULL) {
+      p.gossip = proto_deliveries_gossip(j->deliveries);
+      p.n_gossip = proto_deliveries_rounds(j->deliveries);
+      p.messages = proto_deliveries_messages(j->deliveries);
+      blocks = priv_structured_blocks(&p, error);
+    } else {
+      blocks = proto_account_structured(&p, j->w, j->schedule, error);
+    }
     name_c(j, error);
     if (blocks != NULL)
       ac->report = priv_account_report(blocks, j->graph, &opt, error);

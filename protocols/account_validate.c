@@ -84,6 +84,10 @@ ProtoAccountJob *proto_account_job_for_run(const ProtoAccountRequest *r, const T
   ProtoAccountRefusal refusal;
   GError *e = NULL;
   ProtoAccountJob *j = proto_account_validate(&priv, &refusal, &e);
+  /* A training run's timing has its compute time and data: a delivery
+   * record of the accounting run alone would not be its own. */
+  if (j != NULL)
+    j->no_record = TRUE;
   if (j != NULL && proto_account_job_plan(j, g, "the graph", &refusal, &e))
     return j;
   /* Usage errors all, but a protocol or its file that failed. */

@@ -213,6 +213,8 @@ struct ProtoContext {
   gpointer progress_data;
   ProtoGradientFunc gradient; /* replaces the task's gradients (audits) */
   gpointer gradient_data;
+  ProtoGatherFunc gather; /* sees every completed gather (accounting) */
+  gpointer gather_data;
   guint64 steps_total, steps_done;
   guint progress_last;
   guint64 gathers, late_discarded, stale_inputs, partial_gathers;

@@ -332,6 +332,20 @@ typedef void (*ProtoGradientFunc)(guint node, guint t, double *g, gsize d, gpoin
  */
 void proto_run_set_gradient_func(ProtoRun *run, ProtoGradientFunc func, gpointer user_data);
 
+/* What gather (@node, @round) applied: its @n_inputs inputs (sender, the
+ * round of the sender's message, and the weight the runtime gave it, after
+ * deadline mode's renormalisation; payloads borrowed for the call). */
+typedef void (*ProtoGatherFunc)(guint node, guint round, guint n_inputs, const ProtoInput *inputs,
+                                gpointer user_data);
+/**
+ * proto_run_set_gather_func: @func (nullable) is called for every completed
+ * gather, before the protocol's on_gathered, with the very weights the
+ * protocol averages with: the accounting of asynchronous runs reads the
+ * gossip matrices a run applied off it (proto_account_deliveries). Call
+ * before proto_run_run. O(1).
+ */
+void proto_run_set_gather_func(ProtoRun *run, ProtoGatherFunc func, gpointer user_data);
+
 /** Accessors (transfer none), valid while @run lives. O(1). The run's size,
  * horizon (T, k, b), space and noise registry are read off its context with
  * the proto_context_* getters of protocols/plugin.h, one family for the
@@ -553,13 +567,51 @@ typedef struct {
   double loss;          /* message loss probability */
   guint n_links;        /* per-link overrides of the simulated run */
   gboolean run_options; /* options only a simulation reads were given (latency, lr, storage) */
+  /* D-SGD or Muffliato, and the caller accounts a deadline-mode run on its
+   * delivery record (proto_deliveries_record): `dpgossip account` does,
+   * the scenarios not yet. */
+  gboolean recordable;
 } ProtoAccountCase;
+
+/*
+ * The delivery record of an asynchronous run (account_deliveries.c): which
+ * gossip messages of each round reached whom, and the W_r every gather
+ * applied, from one simulation of the run without provenance.
+ */
+typedef struct ProtoDeliveries ProtoDeliveries;
+
+/**
+ * proto_deliveries_record: simulates @cfg (the accounted run: same graph or
+ * schedule, protocol, mode, latency, loss and seed) with models of numbers
+ * only and records, for its @R gossip rounds, the weights of every gather
+ * (ProtoGatherFunc: the runtime's own renormalisation) and every message
+ * sent and lost. Link overrides are not applied (the plan keeps them on the
+ * observer path).
+ * Errors: those of proto_run_new and proto_run_run; PROTO_ERROR_FAILED
+ * when the run is not one W_r per round (a gather mixing rounds: stale
+ * mode; a node that never gathered a round; more than @R rounds).
+ * Returns: (transfer full) the record (proto_deliveries_free), or NULL.
+ * Complexity: the run's events, O(messages log messages) to sort them;
+ * memory O(n + messages) (about 40 bytes a message).
+ */
+ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R, GError **error);
+void proto_deliveries_free(ProtoDeliveries *d);
+/* The R applied gossip matrices and the R rounds' messages (transfer none,
+ * valid while @d lives), for PrivStructuredProblem.gossip and .messages. */
+guint proto_deliveries_rounds(const ProtoDeliveries *d);
+const TopoGossip *const *proto_deliveries_gossip(const ProtoDeliveries *d);
+const PrivRoundMessages *proto_deliveries_messages(const ProtoDeliveries *d);
+/* The run's late messages, partial gathers and lost messages (nullable outs). */
+void proto_deliveries_counts(const ProtoDeliveries *d, guint64 *late, guint64 *partial,
+                             guint64 *lost);
 
 /**
  * proto_account_plan: the path `--path auto` (and a scenario's
  * privacy.path = auto) takes: structured whenever it describes the run
  * exactly, i.e. a protocol it knows in sync mode with no loss and no link
- * override. Any schedule qualifies, churn included: the structured path
+ * override, or (@c->recordable) D-SGD or Muffliato in deadline mode, with
+ * or without loss, no link override: the structured path then takes the
+ * run's delivery record. Any schedule qualifies, churn included: the structured path
  * multiplies the time-varying W_{t-1} ... W_s, and an absent node's W_t row
  * and column are e_u (it neither sends nor receives, keeps its model,
  * steps and adds its noise as the simulated run does).
@@ -986,6 +1038,8 @@ typedef struct {
   const double *C_given; /* the request's C_local (borrowed) */
   TopoSchedule *schedule_given; /* the request's built_schedule (borrowed) */
   double *C_local;
+  ProtoDeliveries *deliveries; /* deadline mode on the structured path, after prepare */
+  gboolean no_record; /* a training run's job: deadline mode stays on the observer path */
   TopoGossip *w, *wm;
   gboolean prepared;
   ProtoObservedView *views;

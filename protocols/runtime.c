@@ -534,6 +534,12 @@ void proto_run_set_gradient_func(ProtoRun *run, ProtoGradientFunc func, gpointer
   run->ctx.gradient_data = user_data;
 }
 
+void proto_run_set_gather_func(ProtoRun *run, ProtoGatherFunc func, gpointer user_data) {
+  g_return_if_fail(run != NULL);
+  run->ctx.gather = func;
+  run->ctx.gather_data = user_data;
+}
+
 SimEngine *proto_run_engine(ProtoRun *run) {
   g_return_val_if_fail(run != NULL, NULL);
   return run->ctx.engine;

@@ -393,6 +393,8 @@ static void complete_gather(ProtoNode *node) {
     g_hash_table_foreach_remove(node->lost, past_loss, GUINT_TO_POINTER(r + 1));
   ctx->gathers++;
 
+  if (ctx->gather != NULL)
+    ctx->gather(u, r, k, inputs, ctx->gather_data);
   GError *error = NULL;
   gboolean ok = TRUE;
   if (ctx->handlers.on_gathered != NULL)

@@ -1,0 +1,250 @@
+/*
+ * protocols/account_deliveries.c: the delivery record of an asynchronous
+ * run, for the structured path (docs/accounting-at-scale.md, "Asynchronous
+ * runs"). The run is simulated once with models that carry numbers only
+ * (SIM_LIN_NONE: no provenance, so O(messages) time and O(n + messages)
+ * memory, whatever n): the same engine, the same seed and so the same
+ * latency and loss draws, the same deadlines as the accounted run. Recorded:
+ *   - every gather's inputs and the weights the runtime gave them (its one
+ *     renormalisation, complete_gather in runtime_exchange.c, handed to
+ *     ProtoGatherFunc before the protocol averages with them): row u of the
+ *     applied W_r, bit for bit;
+ *   - every gossip message sent and every one lost (bus events SENT and
+ *     DROPPED): the messages each node received, late ones included (the
+ *     engine delivers every message not lost, which is what a PNDP attacker
+ *     sees).
+ * Nothing here depends on the gradients or the noise: the delivery record is
+ * public randomness of the run (issue 41).
+ */
+#define G_LOG_DOMAIN "dpg-protocols"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocols/internal.h"
+
+/* One applied weight: W_r[u, v] = w. */
+typedef struct {
+  guint u, v;
+  double w;
+} Entry;
+
+struct ProtoDeliveries {
+  guint n, R;
+  GArray **applied;       /* R arrays of Entry, while recording */
+  GArray **sent;          /* R arrays of guint64 (to << 32 | from) */
+  GArray **dropped;       /* idem, the lost ones */
+  TopoGossip **w;         /* R */
+  PrivRoundMessages *msg; /* R */
+  guint **ptr, **from;
+  guint8 **delivered;
+  GError *error; /* the first inconsistency met while recording */
+  guint64 late_discarded, partial_gathers, dropped_total;
+};
+
+static void on_gather(guint u, guint r, guint n_inputs, const ProtoInput *inputs, gpointer data) {
+  ProtoDeliveries *d = data;
+  if (d->error != NULL)
+    return;
+  if (r >= d->R) {
+    g_set_error(&d->error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                "node %u gathered round %u of a run of %u gossip rounds", u, r, d->R);
+    return;
+  }
+  for (guint i = 0; i < n_inputs; i++) {
+    if (inputs[i].round != r) {
+      /* Stale mode: W_r would mix rounds (a delay-augmented state). */
+      g_set_error(&d->error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                  "node %u's round-%u gather used a round-%u message: not one W_r per round", u, r,
+                  inputs[i].round);
+      return;
+    }
+    Entry e = {u, inputs[i].from, inputs[i].weight};
+    g_array_append_val(d->applied[r], e);
+  }
+}
+
+static void on_bus(const SimBusEvent *ev, gpointer data) {
+  ProtoDeliveries *d = data;
+  if (ev->message == NULL || sim_message_tag(ev->message) != 0 || ev->round >= d->R)
+    return;
+  guint64 key = ((guint64)ev->to << 32) | ev->from;
+  if (ev->kind == SIM_BUS_MESSAGE_SENT)
+    g_array_append_val(d->sent[ev->round], key);
+  else if (ev->kind == SIM_BUS_MESSAGE_DROPPED)
+    g_array_append_val(d->dropped[ev->round], key);
+}
+
+static int cmp_entry(const void *a, const void *b) {
+  const Entry *x = a, *y = b;
+  if (x->u != y->u)
+    return x->u < y->u ? -1 : 1;
+  return x->v < y->v ? -1 : x->v > y->v;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Round @r's applied W_r and messages from what was recorded. */
+static gboolean finish_round(ProtoDeliveries *d, guint r, GError **error) {
+  guint n = d->n;
+  GArray *a = d->applied[r];
+  qsort(a->data, a->len, sizeof(Entry), cmp_entry);
+  guint *ptr = g_new0(guint, (gsize)n + 1), *cols = g_new(guint, MAX(a->len, 1));
+  double *vals = g_new(double, MAX(a->len, 1));
+  for (guint i = 0; i < a->len; i++) {
+    const Entry *e = &g_array_index(a, Entry, i);
+    if (i > 0 && cmp_entry(e, &g_array_index(a, Entry, i - 1)) == 0) {
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                  "node %u gathered round %u twice (input from %u)", e->u, r, e->v);
+      break;
+    }
+    ptr[e->u + 1]++;
+    cols[i] = e->v;
+    vals[i] = e->w;
+  }
+  for (guint u = 0; u < n; u++) {
+    if (ptr[u + 1] == 0 && (error == NULL || *error == NULL))
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "node %u never gathered round %u", u, r);
+    ptr[u + 1] += ptr[u];
+  }
+  gboolean ok = error == NULL || *error == NULL;
+  if (ok)
+    ok = (d->w[r] = topo_gossip_new_csr(n, ptr, cols, vals, error)) != NULL;
+  g_free(ptr);
+  g_free(cols);
+  g_free(vals);
+  g_array_set_size(a, 0);
+  if (!ok)
+    return FALSE;
+
+  GArray *s = d->sent[r], *x = d->dropped[r];
+  qsort(s->data, s->len, sizeof(guint64), cmp_u64);
+  qsort(x->data, x->len, sizeof(guint64), cmp_u64);
+  d->ptr[r] = g_new0(guint, (gsize)n + 1);
+  d->from[r] = g_new(guint, MAX(s->len, 1));
+  d->delivered[r] = g_new(guint8, MAX(s->len, 1));
+  guint k = 0, j = 0;
+  for (guint i = 0; i < s->len; i++) {
+    guint64 key = g_array_index(s, guint64, i);
+    if (k > 0 && key == g_array_index(s, guint64, i - 1)) {
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                  "node %u sent node %u two round-%u messages", (guint)(key & 0xffffffffu),
+                  (guint)(key >> 32), r);
+      return FALSE;
+    }
+    while (j < x->len && g_array_index(x, guint64, j) < key)
+      j++;
+    gboolean lost = j < x->len && g_array_index(x, guint64, j) == key;
+    d->dropped_total += lost;
+    d->ptr[r][(key >> 32) + 1]++;
+    d->from[r][k] = (guint)(key & 0xffffffffu);
+    d->delivered[r][k] = !lost;
+    k++;
+  }
+  for (guint u = 0; u < n; u++)
+    d->ptr[r][u + 1] += d->ptr[r][u];
+  d->msg[r] = (PrivRoundMessages){d->ptr[r], d->from[r], d->delivered[r]};
+  g_array_set_size(s, 0);
+  g_array_set_size(x, 0);
+  return TRUE;
+}
+
+ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R, GError **error) {
+  g_return_val_if_fail(cfg != NULL && R > 0, NULL);
+  ProtoRunConfig rc = *cfg;
+  rc.storage = SIM_LIN_NONE; /* numbers only: the timing is the run's */
+  rc.rebased = FALSE;
+  ProtoRun *run = proto_run_new(&rc, error);
+  if (run == NULL)
+    return NULL;
+  ProtoDeliveries *d = g_new0(ProtoDeliveries, 1);
+  d->n = proto_context_n_nodes(proto_run_context(run));
+  d->R = R;
+  d->applied = g_new(GArray *, R);
+  d->sent = g_new(GArray *, R);
+  d->dropped = g_new(GArray *, R);
+  for (guint r = 0; r < R; r++) {
+    d->applied[r] = g_array_new(FALSE, FALSE, sizeof(Entry));
+    d->sent[r] = g_array_new(FALSE, FALSE, sizeof(guint64));
+    d->dropped[r] = g_array_new(FALSE, FALSE, sizeof(guint64));
+  }
+  d->w = g_new0(TopoGossip *, R);
+  d->msg = g_new0(PrivRoundMessages, R);
+  d->ptr = g_new0(guint *, R);
+  d->from = g_new0(guint *, R);
+  d->delivered = g_new0(guint8 *, R);
+  proto_run_set_gather_func(run, on_gather, d);
+  gboolean ok = sim_bus_subscribe_kinds(sim_engine_bus(proto_run_engine(run)),
+                                        SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
+                                            SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED),
+                                        on_bus, d, NULL, error) > 0 &&
+                proto_run_run(run, error);
+  if (ok) {
+    ProtoRunStats st;
+    proto_run_get_stats(run, &st);
+    d->late_discarded = st.late_discarded;
+    d->partial_gathers = st.partial_gathers;
+  }
+  proto_run_free(run);
+  if (ok && d->error != NULL) {
+    g_propagate_error(error, d->error);
+    d->error = NULL;
+    ok = FALSE;
+  }
+  for (guint r = 0; ok && r < R; r++)
+    ok = finish_round(d, r, error);
+  if (!ok) {
+    proto_deliveries_free(d);
+    return NULL;
+  }
+  return d;
+}
+
+void proto_deliveries_free(ProtoDeliveries *d) {
+  if (d == NULL)
+    return;
+  for (guint r = 0; r < d->R; r++) {
+    g_array_unref(d->applied[r]);
+    g_array_unref(d->sent[r]);
+    g_array_unref(d->dropped[r]);
+    topo_gossip_free(d->w[r]);
+    g_free(d->ptr[r]);
+    g_free(d->from[r]);
+    g_free(d->delivered[r]);
+  }
+  g_free(d->applied);
+  g_free(d->sent);
+  g_free(d->dropped);
+  g_free(d->w);
+  g_free(d->msg);
+  g_free(d->ptr);
+  g_free(d->from);
+  g_free(d->delivered);
+  g_clear_error(&d->error);
+  g_free(d);
+}
+
+guint proto_deliveries_rounds(const ProtoDeliveries *d) {
+  return d->R;
+}
+
+const TopoGossip *const *proto_deliveries_gossip(const ProtoDeliveries *d) {
+  return (const TopoGossip *const *)d->w;
+}
+
+const PrivRoundMessages *proto_deliveries_messages(const ProtoDeliveries *d) {
+  return d->msg;
+}
+
+void proto_deliveries_counts(const ProtoDeliveries *d, guint64 *late, guint64 *partial,
+                             guint64 *lost) {
+  if (late)
+    *late = d->late_discarded;
+  if (partial)
+    *partial = d->partial_gathers;
+  if (lost)
+    *lost = d->dropped_total;
+}
