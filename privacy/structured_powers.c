@@ -1,8 +1,9 @@
 /*
  * privacy/structured_powers.c: the per-victim Fisher information of an
- * attacker set for white-noise protocols (D-SGD, Muffliato) on a static
- * gossip matrix, from the powers of W applied to the few nodes the attackers
- * hear (docs/accounting-at-scale.md, "Few rounds: the W-power engine").
+ * attacker set for D-SGD, Muffliato and MF-D-SGD (correlated noise) on a
+ * static gossip matrix, from the powers of W applied to the few nodes the
+ * attackers hear (docs/accounting-at-scale.md, "Few rounds on a large
+ * graph: the W-power engine" and "Correlated noise").
  *
  * With W static, the attackers hear the same m nodes U in every round, and
  * message (r, w) (node w in U, round r) is, what the attackers know
@@ -10,7 +11,9 @@
  * columns of the q x nT matrix M (q = R m rows) are entries of the R m
  * vectors V_{w,j} = (W^T)^j e_w, j < R, and
  *   Sigma = M M^T,  Sigma[(r,w),(r',w')] = sum_k G[(r-kK, w), (r'-kK, w')],
- *   G = the Gram of the vectors V over the noisy nodes,
+ *   G = the Gram of the vectors V over the noisy nodes (MF-D-SGD's noise
+ *   C^-1 z per node weighs every pair of steps (k, l) by Q = C^-1 C^-T:
+ *   Sigma[(r,w),(r',w')] = sum_{k,l} Q[k,l] G[(r-kK, w), (r'-lK, w')]),
  *   X_u = M_u^T Sigma^+ M_u,  M_u[(r,w), k] = V_{w,r-kK}[u].
  * Sigma^+ is applied as the innovations of the rounds in order: round r's
  * messages less their projection on the earlier ones have the covariance
