@@ -13,6 +13,11 @@
 #         for T in DECOR_TS (default the same), DECOR under SecLDP;
 #   ego   on data/graphs/facebook-ego-414-lcc.edges at T = EGO_T (default
 #         320), the observer path's CPU seconds over the structured path's.
+# DECOR (edge secrets) on the structured path, in n:
+#   `account --generate regular:n=N,d=8,seed=1 -T 100 --trust TRUST -a 0 -p decor`
+#         for N in DECOR_NS (default 1000 2000 5000 10000), TRUST secldp (the
+#         closed form: one Cholesky of the n x n noise covariance) and pndp
+#         (the Kalman engine with the secrets' Laplacian in the injection).
 # Each case runs under /usr/bin/time (user + system CPU seconds, max RSS).
 # NS="1000 2000" TS="50 100" runs a subset; an empty list or T skips a part. Prints a Markdown table and the
 # fits on stdout. Not run by ctest (minutes to tens of minutes).
@@ -66,6 +71,16 @@ for t in $DECOR_TS; do
   echo "| barabasi n=1000 m=3, observer, DECOR SecLDP | $t | $cpu | $rss |"
   echo "$t $cpu $rss" >>"$tmp/d.fit"
 done
+DECOR_NS=${DECOR_NS-1000 2000 5000 10000}
+for trust in secldp pndp; do
+  : >"$tmp/dn$trust.fit"
+  for n in $DECOR_NS; do
+    read -r cpu rss < <(measure "dn$trust$n" --generate "regular:n=$n,d=8,seed=1" -T 100 \
+      --trust "$trust" -a 0 -p decor)
+    echo "| regular n=$n d=8, DECOR $trust | 100 | $cpu | $rss |"
+    echo "$n $cpu $rss" >>"$tmp/dn$trust.fit"
+  done
+done
 if [ -n "$EGO_T" ]; then
   ego="$(dirname "$0")/../data/graphs/facebook-ego-414-lcc.edges"
   for path in structured observer; do
@@ -80,6 +95,10 @@ echo
 [ -s "$tmp/t.fit" ] && echo "barabasi n=1000, in T: $(scale_fit "$tmp/t.fit" T)"
 [ -s "$tmp/o.fit" ] && echo "barabasi n=1000, observer path, in T: $(scale_fit "$tmp/o.fit" T)"
 [ -s "$tmp/d.fit" ] && echo "barabasi n=1000, observer path, DECOR SecLDP, in T: $(scale_fit "$tmp/d.fit" T)"
+for trust in secldp pndp; do
+  [ -s "$tmp/dn$trust.fit" ] &&
+    echo "regular d=8, T=100, DECOR $trust, in n: $(scale_fit "$tmp/dn$trust.fit" n)"
+done
 if [ -n "$EGO_T" ]; then
   awk '{ s = $1 } END { printf "ego graph, T = %s: observer / structured CPU = %.2f\n", t, o / s }' \
     t="$EGO_T" o="$(cat "$tmp/ego.observer")" "$tmp/ego.structured"

@@ -3,6 +3,8 @@
  * with its numbers (every format prints them): each trust model as the
  * path sees it, the noise, participation, the run accounted.
  */
+#include <math.h>
+
 #include "cli/account_output.h"
 
 const char *cli_account_schedule(const ProtoAccountJob *j) {
@@ -52,6 +54,14 @@ static char *noise(const ProtoAccountJob *j) {
     return g_strdup_printf("Gaussian noise nu * C_local^-1 z per node, nu = sigma * Delta * "
                            "sens_Pi(C_local) (Thm 5.2 bound at b = %u), sigma = %g",
                            j->b, j->sigma);
+  if (j->proto.protocol == PRIV_PROTOCOL_DECOR) {
+    double ss = isnan(j->proto.sigma_secret) ? j->sigma : j->proto.sigma_secret;
+    return g_strdup_printf("DECOR: local Gaussian noise of std sigma * Delta, sigma = %g, plus "
+                           "per edge of each step's gossip a secret of std sigma_secret * Delta, "
+                           "sigma_secret = %g, added with opposite signs at its two ends; "
+                           "independent across steps",
+                           j->sigma, ss);
+  }
   return g_strdup_printf("Gaussian noise of std sigma * Delta, sigma = %g, independent across "
                          "nodes and steps",
                          j->sigma);

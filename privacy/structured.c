@@ -42,7 +42,7 @@ gboolean priv_check_nodes(const PrivStructuredProblem *p, guint *n, GError **err
 
 static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError **error) {
   if (p->protocol != PRIV_PROTOCOL_DSGD && p->protocol != PRIV_PROTOCOL_MUFFLIATO &&
-      p->protocol != PRIV_PROTOCOL_MFDSGD)
+      p->protocol != PRIV_PROTOCOL_MFDSGD && p->protocol != PRIV_PROTOCOL_DECOR)
     return fail(error, "unknown protocol");
   *K = p->K ? p->K : 1;
   if (*K != 1 && p->protocol != PRIV_PROTOCOL_MUFFLIATO)
@@ -83,6 +83,22 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
       p->protocol == PRIV_PROTOCOL_MFDSGD)
     return fail(error, "the Kalman and W-power engines need white noise: use the dense engine "
                        "for MF-D-SGD");
+  if (p->protocol == PRIV_PROTOCOL_DECOR) {
+    if (!(p->sigma_secret >= 0) || !isfinite(p->sigma_secret))
+      return fail(error, "DECOR's secret noise multiplier sigma_secret must be finite and >= 0");
+    if (p->sigma_secret > 0 && p->sigma == 0)
+      return fail(error, "DECOR with edge secrets but no local noise (sigma = 0 < sigma_secret): "
+                         "the structured path accounts in units of the local noise; use the "
+                         "observer path");
+    double ratio = p->sigma_secret > 0 ? p->sigma_secret / p->sigma : 0.0;
+    if (!isfinite(ratio * ratio))
+      return fail(error, "DECOR: sigma_secret / sigma is too large to account (its square "
+                         "overflows)");
+    if (p->sigma_secret > 0 &&
+        (p->engine == PRIV_ENGINE_POWERS || p->engine == PRIV_ENGINE_DENSE))
+      return fail(error, "the W-power and dense engines assume noise independent across nodes: "
+                         "use the Kalman engine for DECOR's edge secrets");
+  }
   if (p->engine == PRIV_ENGINE_POWERS && p->n_gossip != 1)
     return fail(error, "the W-power engine needs a static gossip matrix");
   if (p->engine != PRIV_ENGINE_AUTO && p->engine != PRIV_ENGINE_KALMAN &&
@@ -216,11 +232,29 @@ static void noiseless_status(const PrivStructCtx *c, PrivBlocks *blocks) {
   g_free(exposed);
 }
 
-PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **error) {
-  g_return_val_if_fail(p != NULL, NULL);
+/* Whether every node sends in every round of @p (a static W or each W_r). */
+static gboolean every_round_all_send(const PrivStructuredProblem *p, guint n) {
+  gboolean *snd = g_new(gboolean, n), all = TRUE;
+  for (guint i = 0; all && i < p->n_gossip; i++) {
+    senders(p->gossip[i], snd);
+    for (guint u = 0; all && u < n; u++)
+      all = snd[u];
+  }
+  g_free(snd);
+  return all;
+}
+
+PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError **error) {
+  g_return_val_if_fail(problem != NULL, NULL);
   guint K;
-  if (!check_problem(p, &K, error))
+  if (!check_problem(problem, &K, error))
     return NULL;
+  /* DECOR without secrets is D-SGD. */
+  PrivStructuredProblem pd = *problem;
+  if (pd.protocol == PRIV_PROTOCOL_DECOR && pd.sigma_secret == 0)
+    pd.protocol = PRIV_PROTOCOL_DSGD;
+  const PrivStructuredProblem *p = &pd;
+  gboolean decor = p->protocol == PRIV_PROTOCOL_DECOR;
   guint n = topo_gossip_n(p->gossip[0]), T = p->T;
   PrivBlocks *blocks = priv_blocks_new(n, T, error);
   if (!blocks)
@@ -264,7 +298,7 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
    * attackers' own gradients and noise only concern their own columns).
    * Otherwise (time-varying W, silent nodes) the engines below apply. */
   gboolean all_send = FALSE;
-  if (p->trust != PRIV_TRUST_PNDP && p->n_gossip == 1) {
+  if (p->trust != PRIV_TRUST_PNDP && p->n_gossip == 1 && !decor) {
     gboolean *snd = g_new(gboolean, n);
     senders(p->gossip[0], snd);
     all_send = TRUE;
@@ -320,6 +354,13 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
     if (noisy[u])
       c.noisy_nodes[c.n_noisy++] = u;
   }
+  if (decor) {
+    /* In units of the local noise; the attackers know the secrets of
+     * their edges except under LDP. */
+    double ratio = p->sigma_secret / p->sigma;
+    c.secret_var = ratio * ratio;
+    c.secret_known = p->trust == PRIV_TRUST_LDP ? NULL : attacker;
+  }
   build_recv(&c, p->trust, p->attackers, p->n_attackers);
   if (p->sigma == 0) {
     noiseless_status(&c, blocks);
@@ -327,6 +368,16 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *p, GError **erro
     goto out;
   }
   PrivEngine engine = p->engine;
+  if (decor && p->trust != PRIV_TRUST_PNDP && engine == PRIV_ENGINE_AUTO &&
+      every_round_all_send(p, n)) {
+    /* Every message seen: each step's injection is known (see
+     * priv_struct_decor_closed; an engine asked for computes the same
+     * blocks the long way). */
+    ok = priv_struct_decor_closed(&c, unit, blocks, error);
+    goto out;
+  }
+  if (engine == PRIV_ENGINE_AUTO && decor)
+    engine = PRIV_ENGINE_KALMAN;
   if (engine == PRIV_ENGINE_AUTO)
     engine = p->protocol == PRIV_PROTOCOL_MFDSGD ? PRIV_ENGINE_DENSE
              : priv_struct_powers_applies(&c) &&

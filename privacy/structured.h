@@ -19,14 +19,21 @@ typedef enum {
   PRIV_PROTOCOL_MUFFLIATO, /* one noisy step, then K gossip rounds (K messages) */
   PRIV_PROTOCOL_MFDSGD,    /* noise nu sum_s (C_local^-1)[t,s] z_{s,u},
                               nu = sigma Delta sens_Pi(C_local) (Thm 5.2 bound) */
+  PRIV_PROTOCOL_DECOR,     /* D-SGD plus, for each edge of W_t's undirected support, a
+                              secret of std sigma_secret Delta added with + at the smaller
+                              id and - at the larger (paper appendix B) */
 } PrivProtocol;
 
 /* How priv_structured_blocks computes the blocks when no closed form applies. */
 typedef enum {
-  /* DENSE for MF-D-SGD; for D-SGD and Muffliato POWERS on a static W when
-   * its estimated cost is below KALMAN's, else KALMAN. */
+  /* DENSE for MF-D-SGD; KALMAN for DECOR (edge secrets); for D-SGD and
+   * Muffliato POWERS on a static W when its estimated cost is below
+   * KALMAN's, else KALMAN. */
   PRIV_ENGINE_AUTO,
-  /* White noise only. The attacker knowledge is a linear Gaussian state-space
+  /* White noise in time only (D-SGD, Muffliato, DECOR: the step's unknown
+   * noise has covariance Q_t = D + (sigma_secret/sigma)^2 L'_t, L'_t the
+   * Laplacian of the step's edges whose secret the attackers do not know,
+   * added to the prior at each injection). The attacker knowledge is a linear Gaussian state-space
    * model (state: the n half-step models; observations: the messages the
    * attackers see), so X = sum_r Gamma_r^T Sigma_r^+ Gamma_r over its Kalman
    * innovations (docs/accounting-at-scale.md). One n x n covariance, W
@@ -71,6 +78,9 @@ typedef struct {
   const guint *attackers; /* distinct nodes, >= 1 */
   guint n_attackers;
   double sigma; /* noise multiplier (noise std sigma*Delta), >= 0 */
+  /* DECOR: noise multiplier of the edge secrets (std sigma_secret*Delta),
+   * finite and >= 0 (0: D-SGD); ignored by the other protocols. */
+  double sigma_secret;
   guint b;      /* MF-D-SGD: the participation interval its noise is
                              calibrated for, nu = sigma Delta sens_Pi(C_local)
                              under (T/b, b)-participation (0 = 1) */
@@ -96,6 +106,15 @@ typedef struct {
  * on a static W where every node sends have closed forms: X_u = I / sigma^2
  * for D-SGD and Muffliato, C^T C / nu'^2 with nu' = sigma sens_Pi(C_local)
  * for MF-D-SGD; otherwise an engine (see PrivEngine) computes them.
+ * DECOR: the secrets of edges with an attacker end are known under PNDP
+ * and SecLDP, none under LDP. LDP and SecLDP where every node sends in
+ * every round: the attackers know each step's injection g_t + noise, so
+ * X_u is diagonal with X_u[t,t] = (Q_t^-1)_{uu} / sigma^2 over the nodes
+ * whose injection is unknown (one dense Cholesky per distinct W_t: O(n^3)
+ * time, n^2 doubles); otherwise the Kalman engine (AUTO, KALMAN or
+ * KALMAN_DENSE; POWERS and DENSE assume noise white across nodes).
+ * sigma_secret = 0 is D-SGD; sigma = 0 < sigma_secret is refused (the
+ * blocks are computed in units of the local noise).
  * sigma = 0: every victim whose gradient reaches a seen message is
  * UNPROTECTED, the others have X_u = 0. The blocks are computed for unit
  * noise and C_local divided by a power of two (the same mechanism), then
@@ -104,7 +123,8 @@ typedef struct {
  * PrivBlocks.scale and the report divides mu by it.
  * Returns: (transfer full) the blocks, or NULL with @error set:
  * PRIV_ERROR_INVALID_ARGUMENT (sizes, n_gossip not 1 or K*T, attackers,
- * C_local missing, KALMAN with MF-D-SGD), PRIV_ERROR_NUMERICAL (C_local
+ * C_local missing, KALMAN with MF-D-SGD, POWERS or DENSE with DECOR's
+ * secrets, DECOR with sigma = 0 < sigma_secret), PRIV_ERROR_NUMERICAL (C_local
  * singular, LAPACK failure), PRIV_ERROR_MEMORY.
  */
 PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError **error);

@@ -29,6 +29,11 @@ typedef struct {
   guint *recv_start; /* R + 1 offsets into recv */
   guint *recv;       /* recv(r) = recv[recv_start[r] .. recv_start[r+1]) */
   guint max_recv;
+  /* DECOR: the secrets' variance in units of the local noise's,
+   * (sigma_secret / sigma)^2 (0: no secret), and the nodes whose edges'
+   * secrets the attackers know (NULL: none, LDP). */
+  double secret_var;
+  const gboolean *secret_known;
   gsize max_bytes;
   guint threads;
   void (*progress)(double fraction, const char *what, gpointer data);
@@ -127,9 +132,33 @@ void priv_kalman_scratch_clear(PrivKalmanScratch *s);
 void priv_struct_gain(const double *P, guint n, const guint *rv, guint q0, guint q,
                       const double *Lw, double *PR, double *Y);
 
-/* Adds a step's injection, unit variance at each noisy node, to the
- * diagonal of the n x n prior @P. O(n_noisy). */
-void priv_struct_inject(const PrivStructCtx *c, double *P);
+/* Adds the injection of round @r (an injection round) to the n x n prior
+ * @P, both triangles: unit variance at each noisy node, and DECOR's
+ * secret_var times the Laplacian of W_r's unknown-secret edges.
+ * O(n_noisy), plus O(n + nnz(W_r)) with secrets. */
+void priv_struct_inject(const PrivStructCtx *c, guint r, double *P);
+
+/*
+ * priv_struct_secret_edges: DECOR's edges of round @r whose secrets the
+ * attackers do not know: the undirected support of W_r (self-loops
+ * excluded) less the edges with an end in c->secret_known, as pairs
+ * (a, b), a < b, in increasing order of b then a. Returns them
+ * (g_free; 2 * *@m guints). O(n + nnz(W_r)).
+ */
+guint *priv_struct_secret_edges(const PrivStructCtx *c, guint r, gsize *m);
+
+/*
+ * priv_struct_decor_closed: DECOR's blocks when the attackers see every
+ * node's message in every round (LDP, SecLDP): each step's injection is
+ * known, so X_u[t,t] = scale * (Q_t^-1)_{uu} with
+ * Q_t = I + secret_var L'_t over the noisy nodes (those whose injection is
+ * unknown), one Cholesky and triangular inverse per distinct W_t.
+ * Errors: PRIV_ERROR_MEMORY (n_noisy^2 doubles over the budget),
+ * PRIV_ERROR_NUMERICAL (LAPACK failure). O(n_noisy^3) per distinct W_t,
+ * n_noisy^2 doubles.
+ */
+gboolean priv_struct_decor_closed(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
+                                  GError **error);
 
 /*
  * The backward pass of the Kalman engines (priv_struct_walk_back): the

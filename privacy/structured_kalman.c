@@ -114,7 +114,7 @@ static gboolean forward(Kalman *k, GError **error) {
   priv_kalman_scratch_init(&w, n, qm);
   if (!(P = priv_matrix_new(n, n, error)) || !(A = priv_matrix_new(n, n, error)))
     goto out;
-  priv_struct_inject(c, P);
+  priv_struct_inject(c, 0, P);
   for (guint r = 0; r < R; r++) {
     const guint *rv = c->recv + c->recv_start[r];
     guint q0 = c->recv_start[r + 1] - c->recv_start[r], q;
@@ -148,7 +148,7 @@ static gboolean forward(Kalman *k, GError **error) {
               .kind = PRIV_K_RIGHT_LOWER, .m = &k->csr, .x = A, .y = P, .ldx = n, .ldy = n},
           n, c->threads);
       if ((r + 1) % c->K == 0)
-        priv_struct_inject(c, P);
+        priv_struct_inject(c, r + 1, P);
     }
     k->done += k->fwd_round;
     report(c, k->done, k->total);
@@ -355,11 +355,6 @@ void priv_struct_gain(const double *P, guint n, const guint *rv, guint q0, guint
       PR[(gsize)v * q0 + j] = v >= rv[j] ? P[(gsize)v * n + rv[j]] : P[(gsize)rv[j] * n + v];
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)q, (int)q0, 1.0, PR, (int)q0,
               Lw, (int)q0, 0.0, Y, (int)q);
-}
-
-void priv_struct_inject(const PrivStructCtx *c, double *P) {
-  for (guint i = 0; i < c->n_noisy; i++)
-    P[(gsize)c->noisy_nodes[i] * (c->n + 1)] += 1.0;
 }
 
 void priv_kalman_scratch_init(PrivKalmanScratch *s, guint n, guint qm) {

@@ -64,7 +64,7 @@ static gboolean forward(Dense *d, GError **error) {
   if (!(P = priv_matrix_new(n, n, error)) || !(Pn = priv_matrix_new(n, n, error)))
     goto out;
   /* Round 0: the first injection, unit variance on the noisy nodes. */
-  priv_struct_inject(c, P);
+  priv_struct_inject(c, 0, P);
   for (guint r = 0; r < R; r++) {
     if (c->n_gossip != 1 || r == 0) {
       g_free(Wd);
@@ -115,7 +115,7 @@ static gboolean forward(Dense *d, GError **error) {
           P[(gsize)v * n + w] = P[(gsize)w * n + v] = m;
         }
       if ((r + 1) % K == 0)
-        priv_struct_inject(c, P);
+        priv_struct_inject(c, r + 1, P);
     }
   }
   ok = TRUE;

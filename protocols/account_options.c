@@ -5,6 +5,7 @@
  * (libdpgossip), so that all of them accept the same strings and refuse the
  * others with the same words.
  */
+#include <math.h>
 #include <string.h>
 
 #include "protocols/protocols.h"
@@ -114,6 +115,7 @@ gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *
   const char *name = p->vt->name, *c = NULL;
   p->K = 1;
   p->structured = FALSE;
+  p->sigma_secret = NAN;
   if (g_str_equal(name, "dsgd")) {
     p->protocol = PRIV_PROTOCOL_DSGD;
     p->structured = TRUE;
@@ -121,6 +123,13 @@ gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *
     p->protocol = PRIV_PROTOCOL_MUFFLIATO;
     p->K = (guint)proto_params_get_int(params, "K");
     p->structured = TRUE;
+  } else if (g_str_equal(name, "decor")) {
+    /* Its noise's covariance is sparse and white in time: the structured
+     * path's Kalman engine, or its closed form when every message is seen. */
+    p->protocol = PRIV_PROTOCOL_DECOR;
+    p->structured = TRUE;
+    if (proto_params_is_set(params, "sigma_secret"))
+      p->sigma_secret = proto_params_get_double(params, "sigma_secret");
   } else if (g_str_equal(name, "antipgd")) {
     c = "antipgd";
   } else if (g_str_equal(name, "mfdsgd") || g_str_equal(name, "mafalda")) {

@@ -91,9 +91,9 @@ gboolean proto_account_check_accountant(gboolean streaming, SimLinStorage storag
 gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GError **error) {
   if (!a->known)
     return bad_value(error,
-                     "--path structured: the structured path knows dsgd, muffliato, "
-                     "antipgd and mfdsgd/mafalda with a given C, not '%s' (use --path "
-                     "observer or auto)",
+                     "--path structured: the structured path knows dsgd, muffliato, decor "
+                     "(with local noise), antipgd and mfdsgd/mafalda with a given C, not '%s' "
+                     "(use --path observer or auto)",
                      a->protocol);
   const struct {
     gboolean given;

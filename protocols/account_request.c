@@ -126,6 +126,9 @@ PrivStructuredProblem proto_account_job_problem(const ProtoAccountJob *j, guint 
                                  .attackers = ac->attackers,
                                  .n_attackers = ac->n_attackers,
                                  .sigma = j->sigma,
+                                 .sigma_secret = isnan(j->proto.sigma_secret)
+                                                     ? j->sigma
+                                                     : j->proto.sigma_secret,
                                  .b = j->run_b,
                                  .engine = PRIV_ENGINE_AUTO,
                                  .threads = j->threads};

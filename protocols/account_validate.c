@@ -221,6 +221,11 @@ static gboolean check_protocol(const ProtoAccountRequest *r, ProtoAccountJob *j,
   if (!proto_account_check_numbers(r->sigma, r->clip, r->alpha, r->delta, error))
     return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
   j->sigma = r->sigma;
+  /* DECOR's secrets without local noise: the structured path accounts in
+   * units of the local noise, the observer path does it. */
+  if (j->proto.protocol == PRIV_PROTOCOL_DECOR && j->sigma == 0 &&
+      !isnan(j->proto.sigma_secret) && j->proto.sigma_secret > 0)
+    j->proto.structured = FALSE;
   j->clip = r->clip;
   j->alpha = r->alpha;
   j->delta = r->delta;
@@ -314,10 +319,14 @@ static gboolean check_run(const ProtoAccountRequest *r, ProtoAccountJob *j,
 static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *j,
                                  ProtoAccountRefusal *refusal, GError **error) {
   if (!j->path_auto && j->path == PROTO_ACCOUNT_STRUCTURED) {
+    if (j->radius && j->proto.structured && j->proto.protocol == PRIV_PROTOCOL_DECOR)
+      return refuse(refusal, PROTO_REFUSED_RULE, error,
+                    "--path local does not bound DECOR's edge secrets yet (the ball's boundary "
+                    "would have to carry them): use --path structured, observer or auto");
     if (j->radius && !j->proto.structured)
       return refuse(refusal, PROTO_REFUSED_RULE, error,
                     "--path local bounds the structured path's accounting: it knows dsgd, "
-                    "muffliato, antipgd and mfdsgd/mafalda with a given C, not '%s' (use "
+                    "muffliato, decor, antipgd and mfdsgd/mafalda with a given C, not '%s' (use "
                     "--path observer or auto)",
                     j->protocol);
     ProtoAccountStructuredAsk ask = {.known = j->proto.structured,

@@ -635,7 +635,7 @@ gboolean proto_account_parse_run_options(const char *mode, const char *latency, 
 typedef struct {
   const ProtoVTable *vt; /* the registered protocol */
   /* TRUE when the structured path knows the protocol: dsgd, muffliato:K=k,
-   * antipgd, mfdsgd and mafalda with C a family by formula (identity,
+   * decor (with local noise when it has secrets), antipgd, mfdsgd and mafalda with C a family by formula (identity,
    * antipgd, sr, bsr) or a CSV file; then protocol is set and c_spec/band
    * say how to build C_local. The families fitted to the run's gossip
    * (proto_c_spec_fits_graph) are accounted on the observer path. */
@@ -645,6 +645,9 @@ typedef struct {
   char *c_spec;  /* MF-D-SGD: C family name or CSV path; else NULL (owned) */
   guint band;    /* bsr's band (0: the participation interval b) */
   guint buffers; /* blt's buffers */
+  /* DECOR: the secrets' noise multiplier given as sigma_secret=, NAN when
+   * not given (then sigma, DECOR's default). */
+  double sigma_secret;
 } ProtoAccountProtocol;
 
 /** Frees p->c_spec (NULL @p allowed). O(1). */

@@ -460,6 +460,9 @@ static void resolve_protocol(R *r, ScenConfig *c) {
   } else if (g_str_equal(vt->name, "muffliato")) {
     c->shape.kind = PRIV_PROTOCOL_MUFFLIATO;
     c->shape.K = (guint)proto_params_get_int(params, "K");
+  } else if (g_str_equal(vt->name, "decor")) {
+    c->shape.kind = PRIV_PROTOCOL_DECOR;
+    c->shape.K = 1;
   } else if (g_str_equal(vt->name, "antipgd")) {
     c->shape.kind = PRIV_PROTOCOL_MFDSGD;
     c->shape.C = g_strdup("antipgd");
@@ -904,7 +907,7 @@ static void resolve_noise(R *r, ScenConfig *c) {
     problem_key(r, "protocol", "mu", "give sigma or mu, not both (sigma is set at %s:%u)",
                 sloc.file, sloc.line);
     g_free(swhat);
-  } else if (c->shape.kind < 0) {
+  } else if (c->shape.kind < 0 || c->shape.kind == PRIV_PROTOCOL_DECOR) {
     problem_key(r, "protocol", "mu",
                 "calibrating the noise from mu is defined for dsgd, muffliato, mfdsgd, antipgd "
                 "and mafalda; give protocol.sigma for %s",
@@ -923,7 +926,7 @@ static void resolve_path(R *r, ScenConfig *c) {
    * run is not in it. */
   char *uncovered = covered ? NULL
                             : g_strdup_printf(
-                                  "covers dsgd, muffliato, mfdsgd, antipgd, mafalda and nonprivate "
+                                  "covers dsgd, muffliato, decor, mfdsgd, antipgd, mafalda and nonprivate "
                                   "in sync mode without message loss; this run is %s in mode %s "
                                   "(%s): use auto or observer",
                                   c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?",
@@ -944,6 +947,10 @@ static void resolve_path(R *r, ScenConfig *c) {
     c->path_reason = "asked: privacy.path = local";
     if (!covered)
       problem_key(r, "privacy", "path", "local bounds are the structured path's: it %s", uncovered);
+    else if (c->shape.kind == PRIV_PROTOCOL_DECOR)
+      problem_key(r, "privacy", "path",
+                  "local bounds do not cover DECOR's edge secrets yet: use auto, structured or "
+                  "observer");
     else if (c->radius == 0)
       problem_key(r, "privacy", "path",
                   "privacy.path = local needs privacy.radius: the hops around each collusion "

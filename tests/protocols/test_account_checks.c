@@ -73,8 +73,9 @@ static void test_structured(void) {
   a.known = FALSE;
   a.protocol = "mafalda";
   EXPECT(proto_account_check_structured(&a, &e),
-         "--path structured: the structured path knows dsgd, muffliato, antipgd and "
-         "mfdsgd/mafalda with a given C, not 'mafalda' (use --path observer or auto)");
+         "--path structured: the structured path knows dsgd, muffliato, decor (with local "
+         "noise), antipgd and mfdsgd/mafalda with a given C, not 'mafalda' (use --path observer "
+         "or auto)");
 }
 
 static void test_compare(void) {

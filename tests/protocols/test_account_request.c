@@ -74,10 +74,20 @@ static void test_refusals(void) {
           "--accountant streaming rebases sparse provenance: drop --storage dense");
   r = base(node0);
   r.path = "structured";
-  r.protocol = "decor";
+  r.protocol = "zipdl";
   refused(&r, PROTO_REFUSED_RULE,
-          "--path structured: the structured path knows dsgd, muffliato, antipgd and "
-          "mfdsgd/mafalda with a given C, not 'decor' (use --path observer or auto)");
+          "--path structured: the structured path knows dsgd, muffliato, decor (with local "
+          "noise), antipgd and mfdsgd/mafalda with a given C, not 'zipdl' (use --path observer "
+          "or auto)");
+  /* DECOR's secrets without local noise: the observer path only. */
+  r = base(node0);
+  r.path = "structured";
+  r.protocol = "decor:sigma_secret=1";
+  r.sigma = 0.0;
+  refused(&r, PROTO_REFUSED_RULE,
+          "--path structured: the structured path knows dsgd, muffliato, decor (with local "
+          "noise), antipgd and mfdsgd/mafalda with a given C, not 'decor:sigma_secret=1' (use "
+          "--path observer or auto)");
   r = base(node0);
   r.compare = "muffliato";
   r.trust = "ldp";
