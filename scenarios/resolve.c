@@ -947,6 +947,10 @@ static void resolve_path(R *r, ScenConfig *c) {
     c->path_reason = "asked: privacy.path = local";
     if (!covered)
       problem_key(r, "privacy", "path", "local bounds are the structured path's: it %s", uncovered);
+    else if (c->shape.kind == PRIV_PROTOCOL_DECOR)
+      problem_key(r, "privacy", "path",
+                  "local bounds do not cover DECOR's edge secrets yet: use auto, structured or "
+                  "observer");
     else if (c->radius == 0)
       problem_key(r, "privacy", "path",
                   "privacy.path = local needs privacy.radius: the hops around each collusion "

@@ -129,6 +129,11 @@ static void test_errors(void) {
   CliRun r = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a", "0",
                      "--path", "local", "--radius", "2", "--protocol", "decor");
   g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "--path local does not bound DECOR's edge secrets yet"));
+  cli_run_clear(&r);
+  r = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a", "0",
+              "--path", "local", "--radius", "2", "--protocol", "zipdl");
+  g_assert_cmpint(r.status, ==, 2);
   g_assert_nonnull(strstr(r.err, "--path local bounds the structured path's accounting"));
   cli_run_clear(&r);
   r = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a", "0",

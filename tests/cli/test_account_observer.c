@@ -208,7 +208,7 @@ static void test_auto(void) {
   } cases[] = {
       {{"--protocol", "dsgd", NULL}, "structured", "synchronous run"},
       {{"--protocol", "mfdsgd:C=sr", NULL}, "structured", "synchronous run"},
-      {{"--protocol", "decor", NULL}, "observer", "does not know this protocol"},
+      {{"--protocol", "decor", NULL}, "structured", "synchronous run"},
       {{"--protocol", "zipdl", NULL}, "observer", "does not know this protocol"},
       {{"--mode", "deadline:ms=5", NULL}, "structured", "delivery record"},
       {{"--mode", "stale:s=1", NULL}, "observer", "asynchronous mode"},
@@ -257,8 +257,8 @@ static double mu_of(JsonObject *acc, guint node) {
 static void test_decor_zipdl(void) {
   guint T = 6;
   CliRun r = cli_run("account", FLORENTINE, "-T", "6", "--trust", "ldp,pndp,secldp", "-a", "1",
-                     "-a", "3+11", "--protocol", "decor", "--sensitivity", "exact", "--format",
-                     "json");
+                     "-a", "3+11", "--protocol", "decor", "--path", "observer", "--sensitivity",
+                     "exact", "--format", "json");
   g_assert_cmpint(r.status, ==, 0);
   JsonParser *p;
   JsonObject *o = cli_run_json(&r, &p);
@@ -527,11 +527,11 @@ static void test_unresolved(void) {
 
 static void test_formats(void) {
   CliRun c = cli_run("account", FLORENTINE, "-T", "3", "--trust", "ldp,pndp", "-a", "0", "-a",
-                     "3+11", "--protocol", "decor", "--format", "csv");
+                     "3+11", "--protocol", "decor", "--path", "observer", "--format", "csv");
   CliRun j = cli_run("account", FLORENTINE, "-T", "3", "--trust", "ldp,pndp", "-a", "0", "-a",
-                     "3+11", "--protocol", "decor", "--format", "json");
+                     "3+11", "--protocol", "decor", "--path", "observer", "--format", "json");
   CliRun t = cli_run("account", FLORENTINE, "-T", "3", "--trust", "ldp,pndp", "-a", "0", "-a",
-                     "3+11", "--protocol", "decor");
+                     "3+11", "--protocol", "decor", "--path", "observer");
   g_assert_cmpint(c.status, ==, 0);
   g_assert_cmpint(t.status, ==, 0);
   char **lines = g_strsplit(c.out, "\n", -1);
@@ -585,7 +585,7 @@ static void test_bad_inputs(void) {
   FAIL(2, "unknown path 'magic' (valid: auto, structured, observer, local)", "--trust", "pndp",
        "-a", "0", "--path", "magic");
   FAIL(2, "the structured path knows dsgd", "--trust", "pndp", "-a", "0", "--path", "structured",
-       "--protocol", "decor");
+       "--protocol", "zipdl");
   FAIL(2, "--mode only exists in a simulated run", "--trust", "pndp", "-a", "0", "--path",
        "structured", "--mode", "deadline:ms=5");
   FAIL(2, "--latency, --lr, --storage only exist", "--trust", "pndp", "-a", "0", "--path",
