@@ -11,6 +11,7 @@
 #include "audit/internal.h"
 #include "protocols/protocols.h"
 #include "sim/link.h"
+#include "spec/spec.h"
 
 /* The learned attack keeps at most this many received values of its
  * fitting trials in memory (64 MB). */
@@ -92,6 +93,16 @@ void audit_report_clear(AuditReport *r) {
   memset(r, 0, sizeof *r);
 }
 
+gboolean audit_check_memory(const AuditConfig *a, gsize bytes, const char *what, GError **error) {
+  char *w = g_strdup_printf("the audit (T = %u, %u trials): %s", a->T, a->trials, what);
+  gboolean ok = spec_check_memory(bytes, w,
+                                  "use fewer rounds (-T), trials (--trials) or "
+                                  "parameters (--dim)",
+                                  PRIV_ERROR, PRIV_ERROR_MEMORY, error);
+  g_free(w);
+  return ok;
+}
+
 static gboolean check(const AuditConfig *a, GError **error) {
   guint n = a->graph ? topo_graph_n_nodes(a->graph) : 0;
   if (a->graph == NULL || a->protocol == NULL || a->T == 0 || a->threads == 0 ||
@@ -132,7 +143,17 @@ static gboolean check(const AuditConfig *a, GError **error) {
                   a->victim);
       return FALSE;
     }
-  return TRUE;
+  /* Before any run (the view's simulation alone takes minutes at large T):
+   * the victim's T x T Gram block, held by the accountant and copied into
+   * the view, the canary's T x p pattern, and the trials' scores (np and
+   * learned in both worlds: 4 doubles per trial). The rest, which depends
+   * on what the attackers receive, is checked once the view is known. */
+  gsize dim = a->dim > 0 ? a->dim : audit_default_dim(a->T);
+  gsize bytes = spec_size_mul(spec_size_mul(a->T, a->T), 2);
+  bytes = spec_size_add(bytes, spec_size_mul(a->T, dim));
+  bytes = spec_size_add(bytes, spec_size_mul(a->trials, 4));
+  return audit_check_memory(a, spec_size_mul(bytes, sizeof(double)), "the Gram block and scores",
+                            error);
 }
 
 static AuditResult result_new(AuditAttack attack, double mu, AuditStatus status) {
@@ -154,25 +175,26 @@ static AuditResult result_new(AuditAttack attack, double mu, AuditStatus status)
 typedef struct {
   gsize rp;          /* received values per trial */
   guint N, F;        /* trials per world; the first F fit the learned attack */
+  guint lo, stride;  /* trial i of world w is score w stride + i - lo below */
   const double *W;   /* rp: the np statistic's weights (B B^T)^+ A_v Delta */
-  double *np;        /* 2 N */
+  double *np;        /* 2 stride */
   double *X;         /* 2 F rp: the fitting trials' values, or NULL */
   const guint *cols; /* the learned attack's D columns of a trial's values */
   gsize D;
   const double *wl; /* D: its direction, or NULL before the fit */
-  double *learned;  /* 2 (N - F) */
+  double *learned;  /* 2 stride, written only in a block's sink */
 } Sink;
 
 static void on_trial(guint world, guint i, const double *y, gpointer data) {
   Sink *s = data;
-  s->np[(gsize)world * s->N + i] = cblas_ddot((int)s->rp, s->W, 1, y, 1);
+  s->np[(gsize)world * s->stride + (i - s->lo)] = cblas_ddot((int)s->rp, s->W, 1, y, 1);
   if (s->X != NULL && i < s->F)
     memcpy(s->X + ((gsize)world * s->F + i) * s->rp, y, s->rp * sizeof(double));
   if (s->wl != NULL && i >= s->F) {
     double sc = 0.0;
     for (gsize c = 0; c < s->D; c++)
       sc += s->wl[c] * y[s->cols[c]];
-    s->learned[(gsize)world * (s->N - s->F) + (i - s->F)] = sc;
+    s->learned[(gsize)world * s->stride + (i - s->lo)] = sc;
   }
 }
 
@@ -288,22 +310,16 @@ static GBytes *block_scores(guint i, gpointer data, GError **error) {
   guint lo = b->sink->F + i * BLOCK, hi = MIN(b->sink->N, lo + BLOCK), len = hi - lo;
   Sink s = *b->sink;
   double *buf = g_new0(double, 4 * (gsize)len);
-  /* Views of @buf indexed as the whole run's arrays: trial t of world w at
-   * w N + t (np) and w (N - F) + t - F (learned). */
-  double *np = g_new0(double, 2 * (gsize)s.N), *learned = g_new0(double, 2 * (gsize)(s.N - s.F));
-  s.np = np;
-  s.learned = learned;
+  /* The block's trials are written straight into @buf (not into arrays of
+   * the whole run's size, which cost 32 N bytes and their zeroing per
+   * block). */
+  s.np = buf;
+  s.learned = buf + 2 * (gsize)len;
+  s.lo = lo;
+  s.stride = len;
   s.X = NULL;
   gboolean ok = audit_trials(b->a, b->v, b->is_member, b->delta, lo, hi, on_trial, &s, b->done,
                              b->total, error);
-  for (guint w = 0; ok && w < 2; w++) {
-    memcpy(buf + (gsize)w * len, np + (gsize)w * s.N + lo, len * sizeof(double));
-    if (s.wl != NULL)
-      memcpy(buf + (gsize)(2 + w) * len, learned + (gsize)w * (s.N - s.F) + (lo - s.F),
-             len * sizeof(double));
-  }
-  g_free(np);
-  g_free(learned);
   if (!ok) {
     g_free(buf);
     return NULL;
@@ -351,10 +367,20 @@ static gboolean distinguish(const AuditConfig *a, const AuditView *v, const gboo
   double *delta = audit_canary_pattern(v, v->p);
   AuditResult np = result_new(AUDIT_ATTACK_NP, v->mu, AUDIT_CONSISTENT);
   np.mu_canary = canary_mu(v, delta);
-  Sink s = {.rp = (gsize)v->r * v->p, .N = a->trials};
+  Sink s = {.rp = (gsize)v->r * v->p, .N = a->trials, .stride = a->trials};
+  s.F = learned ? (guint)MIN(a->trials / 2, MAX(FIT_VALUES_MAX / (2 * s.rp), 10)) : 0;
+  /* Now that the received values per trial are known: the fitting trials'
+   * values, one trial's values per thread, the np weights and their two
+   * temporaries, the canary pattern (T x p) and the scores (4 N). */
+  gsize bytes = spec_size_mul(spec_size_add(2 * (gsize)s.F + a->threads + 3, 0), s.rp);
+  bytes = spec_size_add(bytes, spec_size_mul(v->T, v->p));
+  bytes = spec_size_mul(spec_size_add(bytes, 4 * (gsize)a->trials), sizeof(double));
+  if (!audit_check_memory(a, bytes, "its trials' received values", error)) {
+    g_free(delta);
+    return FALSE;
+  }
   double *W = np_weights(v, delta, &np.mu_test);
   s.W = W;
-  s.F = learned ? (guint)MIN(a->trials / 2, MAX(FIT_VALUES_MAX / (2 * s.rp), 10)) : 0;
   s.np = g_new0(double, 2 * (gsize)s.N);
   s.X = learned ? g_new(double, 2 * (gsize)s.F * s.rp) : NULL;
   s.learned = learned ? g_new(double, 2 * (gsize)(s.N - s.F)) : NULL;

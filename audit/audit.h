@@ -56,6 +56,10 @@ typedef struct {
   const char *latency;  /* NULL: constant:ms=0; only constant latencies: every
                          * trial must see the same messages */
   double sigma;         /* >= 0 */
+  /* Learning rate eta (> 0; 0 or NAN: the default of `account`'s request).
+   * A protocol whose noise is added after the step (Zip-DL) is accounted in
+   * units of it: the audit must run the very eta the accounting is for. */
+  double lr;
   guint T;              /* steps */
   /* Participation interval b (divides T; 0 or 1: every step): the victim's
    * record is used every b steps, the cyclic (T/b, b)-participation the
@@ -184,6 +188,7 @@ typedef struct {
   gint trials, dim, threads;   /* dim 0: what the canary needs */
   gint64 seed;
   double sigma;
+  double lr;                   /* 0 or NAN: the default of account's request */
   const char *latency;         /* NULL: constant:ms=0 */
   gboolean has_attackers, has_victims;
 } AuditOptions;
@@ -193,7 +198,7 @@ typedef struct {
  * messages a user fixes, each naming the command line's option: b positive
  * and dividing T, the trust model (into *@trust; PRIV_TRUST_PNDP when
  * NULL), T >= 1, trials >= 20, dim >= 0, threads >= 1, seed >= 0, sigma
- * finite and >= 0, a dim the canary fits in (audit_default_dim), a
+ * finite and >= 0, lr finite and > 0 when given, a dim the canary fits in (audit_default_dim), a
  * constant latency (every trial must receive the same messages), attackers
  * and victims given. The attack (audit_attack_parse) is the front end's:
  * the command line has one more (onerun).

@@ -169,6 +169,10 @@ void audit_estimate(const double *s0, const double *s1, guint N, AuditResult *r)
  * degenerate direction still count). Returns w (D doubles, g_free), or
  * NULL with MF_ERROR_NUMERICAL. O((N0 + N1) D^2 + D^3).
  */
+/* audit_check_memory: spec_check_memory of @bytes for @what in the audit
+ * @a, PRIV_ERROR_MEMORY naming T, the trials and what to shrink. O(1). */
+gboolean audit_check_memory(const AuditConfig *a, gsize bytes, const char *what, GError **error);
+
 double *audit_lda(const double *X0, guint N0, const double *X1, guint N1, gsize D, GError **error);
 
 /*

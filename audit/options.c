@@ -25,6 +25,8 @@ gboolean audit_options_check(const AuditOptions *o, PrivTrust *trust, GError **e
       !(o->sigma >= 0.0) || !isfinite(o->sigma))
     return BAD("-T >= 1, --trials >= 20, --dim >= 0, --threads >= 1, --seed >= 0 and a "
                "finite --sigma >= 0 are required");
+  if (!(o->lr == 0 || isnan(o->lr) || (o->lr > 0 && isfinite(o->lr))))
+    return BAD("--lr %g: the learning rate must be finite and > 0", o->lr);
   guint need = audit_default_dim((guint)o->rounds);
   if (o->dim > 0 && (guint)o->dim < need)
     return BAD("--dim %d: the canary at T = %d needs models of %u parameters: --dim %u or more "

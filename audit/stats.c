@@ -11,6 +11,7 @@
 
 #include "audit/internal.h"
 #include "sim/rng.h"
+#include "spec/spec.h"
 
 /* z_{0.975}: the two-sided 95% normal quantile. */
 #define Z95 1.959963984540054
@@ -192,6 +193,16 @@ static void center_rows(double *X, guint N, gsize D, double *mean) {
 
 double *audit_lda(const double *X0, guint N0, const double *X1, guint N1, gsize D, GError **error) {
   g_return_val_if_fail(X0 != NULL && X1 != NULL && N0 >= 2 && N1 >= 2 && D > 0, NULL);
+  /* The centred copies, the D x D covariance and three vectors. */
+  gsize bytes = spec_size_add(spec_size_mul(N0 + (gsize)N1, D), spec_size_mul(D, D + 3));
+  char *what = g_strdup_printf("the learned attack on %" G_GSIZE_FORMAT " received values", D);
+  gboolean fits = spec_check_memory(spec_size_mul(bytes, sizeof(double)), what,
+                                    "use fewer parameters (--dim) or leave out the learned attack "
+                                    "(--attack np)",
+                                    PRIV_ERROR, PRIV_ERROR_MEMORY, error);
+  g_free(what);
+  if (!fits)
+    return NULL;
   double *C0 = g_memdup2(X0, sizeof(double) * N0 * D), *C1 = g_memdup2(X1, sizeof(double) * N1 * D);
   double *w = g_new(double, D), *m1 = g_new(double, D), *S = g_new0(double, D *D);
   center_rows(C0, N0, D, w);

@@ -100,8 +100,13 @@ static gboolean run_keep(const AuditConfig *a, TopoSchedule *sched, double sigma
   /* Two records per node, or one per batch: the task only sizes the models
    * (the gradient hook replaces every gradient), and a larger set costs
    * time per run. */
+  /* One record per node and batch: the step is then eta itself (the
+   * runtime divides eta by the records per node and batch), as in the run
+   * `account` accounts, which has no task. Two records per node made it
+   * eta / 2: Zip-DL's noise, in units of the step, was audited at half the
+   * accounted scale (issue 37). */
   char *dataset = g_strdup_printf("synthetic:linear,n=%u,d=%u,noise=0.1,seed=1",
-                                  MAX(2, audit_interval(a)) * n, a->dim);
+                                  audit_interval(a) * n, a->dim);
   ProtoRunConfig cfg;
   ProtoAccountRequest r;
   proto_account_request_init(&r);
@@ -109,6 +114,8 @@ static gboolean run_keep(const AuditConfig *a, TopoSchedule *sched, double sigma
   r.rounds = (gint)a->T;
   r.gossip = a->gossip;
   r.sigma = sigma;
+  if (a->lr > 0)
+    r.lr = a->lr;
   r.mode = a->mode;
   r.latency = a->latency;
   proto_account_request_run_config(&r, &cfg);
@@ -234,8 +241,8 @@ static gboolean account(const AuditConfig *a, GPtrArray *rows, const GArray *own
   if (blocks == NULL)
     return FALSE;
   v->status = blocks->status[a->victim];
-  v->Xv = g_memdup2(priv_blocks_get(blocks, a->victim), sizeof(double) * a->T * a->T);
-  for (guint i = 0; i < a->T * a->T; i++)
+  v->Xv = g_memdup2(priv_blocks_get(blocks, a->victim), sizeof(double) * a->T * (gsize)a->T);
+  for (gsize i = 0; i < a->T * (gsize)a->T; i++)
     v->Xv[i] /= blocks->scale * blocks->scale;
   if (v->status != PRIV_NODE_PROTECTED) {
     v->mu = v->status == PRIV_NODE_UNPROTECTED ? INFINITY : NAN;

@@ -195,7 +195,7 @@ static const char *const DISTINGUISHING_ONLY[] = {
     "--rounds", "-T", "--participation-interval", "--schedule", "--mode", "--latency", "--dim",
     "--threads", "-j", "--figure", "--quiet", "-q", "--protocol-plugin", NULL};
 static const char *const ONERUN_ONLY[] = {
-    "--dataset", "-d", "--model", "-m", "--partition", "--batches", "--lr", "--clip",
+    "--dataset",       "-d",         "--model",   "-m",      "--partition",  "--batches", "--clip",
     "--test-fraction", "--canaries", "--guesses", "--delta", "--confidence", NULL};
 
 /* The first argument of @argv (before "--") that names an option of
@@ -280,6 +280,7 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
                        .latency = o->a.latency,
                        .schedule = o->schedule,
                        .sigma = o->a.sigma,
+                       .lr = o->a.lr,
                        .T = (guint)o->a.rounds,
                        .b = (guint)o->a.interval,
                        .dim = (guint)o->a.dim,
@@ -362,6 +363,7 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "edge-failure:p=P, churn:...; seeded by --seed, the same in every trial",
        "SPEC"},
       {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o->a.sigma, "noise multiplier (default 1)", "S"},
+      CLI_OPTION_LR(&o->a.lr),
       {"trust", 0, 0, G_OPTION_ARG_STRING, &o->a.trust, "ldp|pndp|secldp (default pndp)", "MODEL"},
       {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o->attackers,
        "attacker sets, as for account (required)", "SETS"},
@@ -432,7 +434,8 @@ int cli_cmd_audit(int argc, char **argv) {
                      .trials = 1000,
                      .threads = 1,
                      .seed = 1,
-                     .sigma = 1.0},
+                     .sigma = 1.0,
+                     .lr = NAN},
                .epochs = CLI_UNSET};
   if (!options_parse(&o, &argc, &argv)) {
     options_clear(&o);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "protocols/internal.h"
+#include "spec/spec.h"
 
 ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why) {
   /* The order is the order of the reasons: the first that rules the
@@ -147,6 +148,21 @@ static TopoGossip **schedule_gossips(const PrivStructuredProblem *p, TopoSchedul
                 "%u steps x %u gossip rounds are too many gossip matrices", p->T, K);
     return NULL;
   }
+  /* All K T matrices are held at once: each at least its pointer, its
+   * header, n + 1 row offsets and the n diagonal entries (a column and a
+   * value) every W_t keeps. T = 2e9 aborted in g_malloc0 here. */
+  gsize nodes = topo_schedule_n(schedule);
+  gsize each = 8 * sizeof(gpointer) + sizeof(guint) * (nodes + 1) +
+               nodes * (sizeof(guint) + sizeof(double));
+  char *what = g_strdup_printf("the %" G_GUINT64_FORMAT " gossip matrices of a time-varying "
+                               "schedule on %" G_GSIZE_FORMAT " nodes",
+                               n_gossip, nodes);
+  gboolean fits = spec_check_memory(spec_size_mul((gsize)n_gossip, each), what,
+                                    "use fewer steps (-T), or a static schedule", PRIV_ERROR,
+                                    PRIV_ERROR_MEMORY, error);
+  g_free(what);
+  if (!fits)
+    return NULL;
   *n = (guint)n_gossip;
   TopoGossip **ws = g_new0(TopoGossip *, n_gossip);
   for (guint r = 0; r < n_gossip; r++)

@@ -275,7 +275,13 @@ static gsize models_bytes(ProtoContext *ctx) {
       reach = 3.0 * MIN(n, 1.0 + dmax);
     coeffs = 2.0 * 12.0 * MIN(n * T, reach);
   }
-  double bytes = n * (per_node + 2.0 * coeffs);
+  /* What grows with the steps whatever the provenance: every node's noise
+   * variable of each step in the registry (arrays doubling: x 2), the byte
+   * per step of what each node has received and the step's count of nodes
+   * that reached it (issue 37 measured 530 bytes a step at 15 nodes; a
+   * doubling array briefly holds twice its content when it grows). */
+  double per_step = n * (2.0 * (double)sim_noise_registry_bytes_per_variable() + 1.0) + 8.0;
+  double bytes = n * (per_node + 2.0 * coeffs) + T * per_step;
   return bytes >= (double)G_MAXSIZE ? G_MAXSIZE : (gsize)bytes;
 }
 

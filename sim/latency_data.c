@@ -428,6 +428,16 @@ static SimLatencyData *load_links(const SimLatency *lat, GError **error) {
   gsize len = 0;
   if (!spec_file_read_text(lat->file, &text, &len, error))
     return NULL;
+  /* Per line at most: its RawLink in a doubling array (x 2), two new labels
+   * in the numbering table (a heap key and a slot each, 64 bytes with the
+   * table's doubling) and the link in the CSR arrays. */
+  if (!spec_check_text_rows(lat->file, text, len,
+                            2 * sizeof(RawLink) + 2 * 64 + sizeof(gsize) + sizeof(guint32) +
+                                sizeof(SimTime),
+                            0, "use a smaller links file", SIM_ERROR, SIM_ERROR_CAPACITY, error)) {
+    g_free(text);
+    return NULL;
+  }
   GArray *raw = read_links(lat->file, text, len, lat->unit_ms, error);
   g_free(text);
   if (raw == NULL)

@@ -256,6 +256,14 @@ SimGeoNodes *sim_geo_nodes_load(const SimLatency *lat, GError **error) {
   gsize len = 0;
   if (!spec_file_read_text(lat->file, &text, &len, error))
     return NULL;
+  /* Per line at most: its GeoRow in a doubling array (x 2), then the
+   * positions in degrees (2 doubles) and radians (3), the line of each node
+   * and the sorted copy of the degrees (2) while the rows are still held. */
+  if (!spec_check_text_rows(lat->file, text, len, 2 * sizeof(GeoRow) + 8 * sizeof(double), 0,
+                            "use a smaller geo file", SIM_ERROR, SIM_ERROR_CAPACITY, error)) {
+    g_free(text);
+    return NULL;
+  }
   GArray *rows = read_rows(lat->file, text, len, error);
   g_free(text);
   if (rows == NULL)

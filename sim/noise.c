@@ -30,6 +30,10 @@ struct SimNoiseRegistry {
   GHashTable *retained; /* id + 1 of the variables a protocol still references */
 };
 
+gsize sim_noise_registry_bytes_per_variable(void) {
+  return sizeof(NoiseEntry) + sizeof(guint);
+}
+
 SimNoiseRegistry *sim_noise_registry_new(guint n_nodes, GError **error) {
   if (n_nodes == 0) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,

@@ -44,6 +44,10 @@ typedef struct SimNoiseRegistry SimNoiseRegistry;
 SimNoiseRegistry *sim_noise_registry_new(guint n_nodes, GError **error);
 /** sim_noise_registry_ref: adds a reference; returns @reg. O(1). */
 SimNoiseRegistry *sim_noise_registry_ref(SimNoiseRegistry *reg);
+/** sim_noise_registry_bytes_per_variable: what the registry keeps for each
+ * variable of one owner (its entry and owner), the cost of a run's steps
+ * before the run: the registry only grows. O(1). */
+gsize sim_noise_registry_bytes_per_variable(void);
 /** sim_noise_registry_unref: drops a reference, freeing at zero. NULL is a no-op. */
 void sim_noise_registry_unref(SimNoiseRegistry *reg);
 /** sim_noise_registry_n_nodes: the network size given at creation. O(1). */

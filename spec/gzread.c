@@ -89,6 +89,13 @@ gboolean spec_file_read_text(const char *path, char **contents, gsize *length, G
     g_free(text);
     return FALSE;
   }
+  /* A UTF-8 byte order mark (spreadsheet exports) is no part of the first
+   * line: left in, it hides a header's first column name or makes the first
+   * row look like a header. */
+  if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+    memmove(text, text + 3, len - 3 + 1);
+    len -= 3;
+  }
   *contents = text;
   if (length != NULL)
     *length = len;

@@ -100,6 +100,21 @@ gboolean spec_check_memory(gsize bytes, const char *what, const char *hint, GQua
   return spec_check_memory_within(bytes, 0, what, hint, domain, code, error);
 }
 
+gboolean spec_check_text_rows(const char *path, const char *text, gsize len, gsize bytes_per_row,
+                              gsize bytes_per_byte, const char *hint, GQuark domain, gint code,
+                              GError **error) {
+  gsize lines = 1;
+  for (const char *p = text, *end = text + len; (p = memchr(p, '\n', (gsize)(end - p))) != NULL;
+       p++)
+    lines++;
+  char *what = g_strdup_printf("%s (%" G_GSIZE_FORMAT " lines)", path, lines);
+  gboolean ok = spec_check_memory(
+      spec_size_add(spec_size_mul(lines, bytes_per_row), spec_size_mul(len, bytes_per_byte)), what,
+      hint, domain, code, error);
+  g_free(what);
+  return ok;
+}
+
 double *spec_doubles_new(gsize rows, gsize cols, GQuark domain, gint code, GError **error) {
   gsize bytes = spec_size_mul(spec_size_mul(rows, cols), sizeof(double));
   double *m = bytes != G_MAXSIZE ? g_try_malloc0(MAX(bytes, 1)) : NULL;

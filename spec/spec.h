@@ -181,6 +181,19 @@ gboolean spec_check_memory(gsize bytes, const char *what, const char *hint, GQua
 gboolean spec_check_memory_within(gsize bytes, gsize max_bytes, const char *what, const char *hint,
                                   GQuark domain, gint code, GError **error);
 
+/**
+ * spec_check_text_rows: the memory check of a reader that keeps @bytes_per_row
+ * bytes for each line of @text (@len bytes, read whole), plus @bytes_per_byte
+ * for each byte of it (values of which a line holds any number), before it
+ * parses them: the lines are counted (no allocation) and their cost compared with
+ * the budget, so that a small gzip of millions of short rows is refused with
+ * its size instead of growing arrays until g_realloc aborts. The message
+ * names @path and the number of lines; @hint as spec_check_memory. O(len).
+ */
+gboolean spec_check_text_rows(const char *path, const char *text, gsize len, gsize bytes_per_row,
+                              gsize bytes_per_byte, const char *hint, GQuark domain, gint code,
+                              GError **error);
+
 /* spec_doubles_new: @rows x @cols zeroed doubles (g_free; one byte when
  * empty), or NULL with (@domain, @code) "cannot allocate a ROWS x COLS
  * matrix" when the size overflows or the memory is not there. O(rows cols). */
@@ -203,7 +216,8 @@ gboolean spec_file_read_lines(const char *path, gsize line_max, char **contents,
 /**
  * spec_file_read_text: spec_file_read for a text file that may be gzip
  * compressed (recognised by its magic bytes, not its name; concatenated
- * members are read in turn). The inflated text obeys the same limits.
+ * members are read in turn). The inflated text obeys the same limits; a
+ * leading UTF-8 byte order mark is dropped (the first line keeps number 1).
  * Errors: as spec_file_read, and G_FILE_ERROR_INVAL naming @path for a gzip
  * stream that is cut short or corrupt: nothing is returned half-read.
  * O(inflated size).

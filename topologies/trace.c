@@ -365,6 +365,18 @@ TopoTrace *topo_trace_load(const char *path, gboolean stunner, GError **error) {
   char *text = read_text(path, error);
   if (text == NULL)
     return NULL;
+  /* Per line at most, arrays doubling (x 2): a session (sessions format) or
+   * a user-week's first two boundaries (STUNner), three boundaries, and a
+   * user's offset, first state and id. A STUNner line's further lengths
+   * take two bytes of text at least each: one boundary (x 2) per two
+   * bytes. */
+  gsize per_line = 2 * (sizeof(Session) + 3 * sizeof(double) + sizeof(gsize) + 1 + sizeof(guint64));
+  if (!spec_check_text_rows(path, text, strlen(text), per_line, stunner ? sizeof(double) : 0,
+                            "use a smaller trace file", TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                            error)) {
+    g_free(text);
+    return NULL;
+  }
   TopoTrace *tr = stunner ? load_stunner(path, text, error) : load_sessions(path, text, error);
   g_free(text);
   return tr;

@@ -698,7 +698,12 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
     o.partition = s.str(partition)
     o.epochs, o.batches = integer("epochs", epochs), integer("batches", batches)
     o.lr = float(lr)
+    # NaN is how the C options say "not given" (sigma 1): a NaN the caller
+    # passes must be refused as the command line refuses it, not run.
     o.sigma = float("nan") if sigma is None else float(sigma)
+    if sigma is not None and math.isnan(o.sigma):
+        raise UsageError(f"sigma: a number >= 0 is needed, got {sigma!r} (leave it out for the "
+                         "protocol's default)", 2)
     o.clip = float(clip)
     o.mode = s.str(mode)
     o.latency = s.str(latency)

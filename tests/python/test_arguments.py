@@ -23,6 +23,9 @@ import dpgossip
     lambda: dpgossip.mafalda("florentine", epochs=2, batches=2, band=1.5),
     lambda: dpgossip.graph(np.array([[0, 1]]), nodes=2**32),
     lambda: dpgossip.graph(np.array([[0, 1]]), nodes=2.5),
+    # NaN was the "not given" of the C options: train ran with sigma 1.
+    lambda: dpgossip.train("florentine", dataset="synthetic:linear,n=60,d=2", epochs=1,
+                           sigma=float("nan")),
 ])
 def test_non_integral_or_out_of_range_numbers_are_refused(call):
     with pytest.raises(dpgossip.UsageError) as e:
