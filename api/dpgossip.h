@@ -256,6 +256,65 @@ size_t dpg_train_options_size(void);
  */
 DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **privacy, DpgError *err);
 
+/*
+ * A task whose model and data the caller holds (the Python package's
+ * torch.nn.Module). The runtime deals the record indices 0..n_train-1 to
+ * the nodes by DpgTrainOptions.partition (the label-aware rules read
+ * train_labels), starts every node from @init and at each local step calls
+ * @gradient with the node's current parameters and its batch's record
+ * indices: it must write into @grad the SUM over the batch of the
+ * per-example gradients, each clipped to L2 norm <= @clip (the clip the
+ * accountant uses), and return 0; nonzero stops the run (status 1, the
+ * message naming the node and step; the caller keeps its own reason).
+ * The protocol, its noise (added by the runtime to that sum), delivery and
+ * the accounting are the library's, as in dpg_train. @evaluate (nullable)
+ * fills out[0..2] (train loss on @train_rows, test loss and accuracy on
+ * @test_rows, NULL meaning all n_test; NaN where none) for the metrics
+ * table. Both are called on the calling thread, one node at a time.
+ */
+typedef int (*DpgGradientFunc)(unsigned node, unsigned step, const double *params,
+                               const size_t *batch, size_t count, double clip, double *grad,
+                               size_t d, void *user_data);
+typedef void (*DpgEvalFunc)(unsigned node, unsigned step, const double *params, size_t d,
+                            const size_t *train_rows, size_t n_train_rows, const size_t *test_rows,
+                            size_t n_test_rows, double *out, void *user_data);
+typedef struct {
+  size_t n_train, n_test;     /* records: n_train >= nodes, n_test >= 1 */
+  unsigned n_classes;         /* 0: regression */
+  const double *train_labels; /* n_train labels 0..n_classes-1, or NULL */
+  size_t dim;                 /* parameters, >= 1 */
+  const double *init;         /* dim doubles */
+  DpgGradientFunc gradient;
+  DpgEvalFunc evaluate;
+  void *user_data;
+} DpgTask;
+
+/*
+ * dpg_train_task: dpg_train with the caller's @task instead of
+ * DpgTrainOptions.dataset and model (both must be NULL); the same tables
+ * and attributes, and the same privacy table as dpg_train for the same
+ * protocol, graph, schedule, epochs, batches, clip, sigma, seed and
+ * attackers (the accounting does not read the model). threads is ignored
+ * (evaluation runs on the calling thread).
+ * Errors: dpg_train's; a bad @task (status 2); @gradient failing (status 1).
+ */
+DpgTable *dpg_train_task(const DpgTrainOptions *o, const DpgTask *task, DpgTable **means,
+                         DpgTable **privacy, DpgError *err);
+
+/*
+ * dpg_task_data: the records dpg_train trains and tests on for @dataset,
+ * @test_fraction (0: 0.2) and @seed (NULL: 0): the same split and
+ * standardization. Returns the training records as a table of one column
+ * "target" and a matrix of their features (rows x features, row-major),
+ * attribute n_classes (0: regression); *@test the same for the test
+ * records; *@init one column "param": the initial parameters of built-in
+ * @model (NULL: by task) from that seed, flattened as the model holds them.
+ * Errors: `dpgossip train`'s for the dataset, model and seed (status 2 for
+ * a bad spec). Then all three are NULL. Complexity: loading the data.
+ */
+DpgTable *dpg_task_data(const char *dataset, const char *model, double test_fraction,
+                        const char *seed, DpgTable **test, DpgTable **init, DpgError *err);
+
 /* ---- Scenarios ---- */
 
 /*

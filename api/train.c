@@ -36,6 +36,8 @@ size_t dpg_train_options_size(void) {
 
 typedef struct {
   const DpgTrainOptions *o;
+  const DpgTask *task;        /* NULL: the options' dataset and model */
+  ProtoExternalTask external; /* @task as the runtime takes it */
   ProtoTrainOptions run; /* as proto_train_validate resolved it */
   guint T, n;
   TopoGraph *g;
@@ -58,7 +60,9 @@ static gboolean eval_count(const char *option, int v, guint *out, DpgError *err)
 static gboolean check_options(Job *j, DpgError *err) {
   const DpgTrainOptions *o = j->o;
   GError *error = NULL;
-  if (o->dataset == NULL)
+  if (j->task != NULL && (o->dataset != NULL || o->model != NULL))
+    return dpg_usage(err, "a task of the caller's takes no dataset or model option"), FALSE;
+  if (j->task == NULL && o->dataset == NULL)
     return dpg_usage(err, "--dataset is required"), FALSE;
   j->run = (ProtoTrainOptions){.protocol = o->protocol,
                                .epochs = o->epochs,
@@ -91,6 +95,41 @@ static gboolean check_options(Job *j, DpgError *err) {
     return dpg_fail(err, error, 2), FALSE;
   j->T = (guint)(o->epochs * o->batches);
   return TRUE;
+}
+
+/* The caller's gradient (DpgTask.gradient), checked finite: a NaN would
+ * spread through the gossip to every node without a word. O(d). */
+static gboolean task_gradient(guint node, guint t, const double *params, const gsize *batch,
+                              gsize count, double *g, gsize d, gpointer data, GError **error) {
+  const Job *j = data;
+  if (j->task->gradient(node, t, params, batch, count, j->run.clip, g, d, j->task->user_data) !=
+      0) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "the gradient of node %u at step %u failed",
+                node, t);
+    return FALSE;
+  }
+  for (gsize i = 0; i < d; i++)
+    if (!isfinite(g[i])) {
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                  "the gradient of node %u at step %u is not finite (parameter %" G_GSIZE_FORMAT
+                  " is %g)",
+                  node, t, i, g[i]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void task_evaluate(guint node, guint step, const double *params, gsize d,
+                          const gsize *train_rows, gsize n_train_rows, const gsize *test_rows,
+                          gsize n_test_rows, double *train_loss, double *test_loss,
+                          double *test_accuracy, gpointer data) {
+  const Job *j = data;
+  double out[3] = {NAN, NAN, NAN};
+  j->task->evaluate(node, step, params, d, train_rows, n_train_rows, test_rows, n_test_rows, out,
+                    j->task->user_data);
+  *train_loss = out[0];
+  *test_loss = out[1];
+  *test_accuracy = out[2];
 }
 
 /* The per-victim reports, from the structured path or from @run's views. */
@@ -216,15 +255,9 @@ static void set_attrs(DpgTable *t, const Job *j) {
                             j->stats.engine.messages_dropped);
 }
 
-DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **privacy, DpgError *err) {
-  dpg_enter();
-  if (means != NULL)
-    *means = NULL;
-  if (privacy != NULL)
-    *privacy = NULL;
-  if (o == NULL || means == NULL || privacy == NULL)
-    return dpg_usage(err, "dpg_train: options and both out tables are required");
-  Job j = {.o = o};
+static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable **means,
+                       DpgTable **privacy, DpgError *err) {
+  Job j = {.o = o, .task = task};
   GError *error = NULL;
   ProtoObservedRun *run = NULL;
   DpgTable *t = NULL;
@@ -257,6 +290,18 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
   const ProtoObserveOptions *observe = j.privacy ? proto_account_job_observe(j.privacy) : NULL;
   ProtoRunConfig cfg;
   proto_train_run_config(&r, &j.run.task, j.g, j.sched, observe != NULL, &cfg);
+  if (task != NULL) {
+    j.external = (ProtoExternalTask){.n_train = task->n_train,
+                                     .n_test = task->n_test,
+                                     .n_classes = task->n_classes,
+                                     .train_labels = task->train_labels,
+                                     .dim = task->dim,
+                                     .init = task->init,
+                                     .gradient = task_gradient,
+                                     .evaluate = task->evaluate ? task_evaluate : NULL,
+                                     .user_data = &j};
+    cfg.external = &j.external;
+  }
   if ((run = proto_observed_run_new(&cfg, observe, &error)) == NULL) {
     if (observe != NULL && g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
       g_prefix_error(&error, "privacy accounting (--trust none skips it): ");
@@ -284,5 +329,89 @@ out:
   proto_account_job_free(j.privacy);
   topo_schedule_free(j.sched);
   topo_graph_free(j.g);
+  return t;
+}
+
+DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **privacy, DpgError *err) {
+  dpg_enter();
+  if (means != NULL)
+    *means = NULL;
+  if (privacy != NULL)
+    *privacy = NULL;
+  if (o == NULL || means == NULL || privacy == NULL)
+    return dpg_usage(err, "dpg_train: options and both out tables are required");
+  return train(o, NULL, means, privacy, err);
+}
+
+DpgTable *dpg_train_task(const DpgTrainOptions *o, const DpgTask *task, DpgTable **means,
+                         DpgTable **privacy, DpgError *err) {
+  dpg_enter();
+  if (means != NULL)
+    *means = NULL;
+  if (privacy != NULL)
+    *privacy = NULL;
+  if (o == NULL || task == NULL || means == NULL || privacy == NULL)
+    return dpg_usage(err, "dpg_train_task: options, task and both out tables are required");
+  if (task->gradient == NULL || task->init == NULL || task->dim == 0)
+    return dpg_usage(err, "dpg_train_task: the task needs a gradient, an initial model and "
+                          "at least one parameter");
+  if (task->n_test == 0)
+    return dpg_usage(err, "dpg_train_task: the test loss needs test records (n_test is 0)");
+  return train(o, task, means, privacy, err);
+}
+
+/* @ds as a table: its targets as a column, its features as the matrix. */
+static DpgTable *records_table(const LearnDataset *ds) {
+  DpgTable *t = dpg_table_new();
+  guint c = dpg_table_add_col(t, "target", DPG_COL_DOUBLE);
+  for (gsize i = 0; i < ds->n; i++) {
+    dpg_table_push_double(t, c, ds->targets[i]);
+    dpg_table_end_row(t);
+  }
+  gsize cells = ds->n * ds->n_features;
+  dpg_table_take_matrix(t,
+                        cells ? g_memdup2(ds->features, cells * sizeof(double)) : g_new(double, 1),
+                        (guint)ds->n, (guint)ds->n_features);
+  dpg_table_set_attr_printf(t, "n_classes", "%u", ds->n_classes);
+  return t;
+}
+
+DpgTable *dpg_task_data(const char *dataset, const char *model, double test_fraction,
+                        const char *seed, DpgTable **test, DpgTable **init, DpgError *err) {
+  dpg_enter();
+  if (test != NULL)
+    *test = NULL;
+  if (init != NULL)
+    *init = NULL;
+  if (dataset == NULL || test == NULL || init == NULL)
+    return dpg_usage(err, "dpg_task_data: a dataset and both out tables are required");
+  guint64 seed_value = 0;
+  if (seed != NULL && !g_ascii_string_to_unsigned(seed, 10, 0, G_MAXUINT64, &seed_value, NULL))
+    return dpg_usage(err, "--seed: '%s' is not an integer in [0, 2^64 - 1]", seed);
+  if (test_fraction == 0)
+    test_fraction = LEARN_DEFAULT_TEST_FRACTION;
+  if (!(test_fraction > 0.0 && test_fraction < 1.0))
+    return dpg_usage(err,
+                     "--test-fraction must be in (0, 1) (got %g): the test loss needs test "
+                     "records",
+                     test_fraction);
+  LearnDataset *train = NULL, *tst = NULL;
+  double *params = NULL;
+  gsize dim = 0;
+  GError *error = NULL;
+  if (!proto_task_data(dataset, model, test_fraction, seed_value, &train, &tst, &params, &dim,
+                       &error))
+    return dpg_fail(err, error, dpg_error_status(error));
+  DpgTable *t = records_table(train);
+  *test = records_table(tst);
+  *init = dpg_table_new();
+  guint c = dpg_table_add_col(*init, "param", DPG_COL_DOUBLE);
+  for (gsize i = 0; i < dim; i++) {
+    dpg_table_push_double(*init, c, params[i]);
+    dpg_table_end_row(*init);
+  }
+  g_free(params);
+  learn_dataset_free(train);
+  learn_dataset_free(tst);
   return t;
 }

@@ -178,6 +178,7 @@ struct ProtoContext {
   LearnDataset *train, *test;
   LearnPartition *partition;
   LearnModel *model;
+  const ProtoExternalTask *external; /* or the caller's task (borrowed) */
   double *init_params;
   gsize dim;
 

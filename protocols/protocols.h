@@ -195,6 +195,37 @@ gboolean proto_mode_parse(const char *spec, ProtoMode *out, GError **error);
 typedef void (*ProtoProgressFunc)(double fraction, gpointer user_data);
 
 /*
+ * A task computed by the caller (the Python package's torch models): the
+ * runtime deals the record indices 0..n_train-1 to the nodes by the
+ * partition rules (the label-aware ones read @train_labels), starts every
+ * node from @init, and at each local step takes the gradient slot (the SUM
+ * of the batch's per-example gradients, each clipped to the run's clip) from
+ * @gradient, given the node's parameters and its batch's record indices.
+ * Everything else (the protocol, its noise and provenance, delivery,
+ * accounting) is the runtime's. @gradient returning FALSE (with @error set)
+ * stops the run with that error. @evaluate fills a metric's three values
+ * (NAN where it has none) for the node's training rows and the test rows
+ * (NULL: all @n_test); it runs on the simulation thread (no pool).
+ */
+typedef gboolean (*ProtoExternalGradFunc)(guint node, guint t, const double *params,
+                                          const gsize *batch, gsize count, double *g, gsize d,
+                                          gpointer user_data, GError **error);
+typedef void (*ProtoExternalEvalFunc)(guint node, guint step, const double *params, gsize d,
+                                      const gsize *train_rows, gsize n_train_rows,
+                                      const gsize *test_rows, gsize n_test_rows, double *train_loss,
+                                      double *test_loss, double *test_accuracy, gpointer user_data);
+typedef struct ProtoExternalTask {
+  gsize n_train, n_test;      /* records; n_train >= nodes, n_test >= 1 */
+  guint n_classes;            /* 0: regression (no label-aware partition) */
+  const double *train_labels; /* n_train labels 0..n_classes-1, or NULL */
+  gsize dim;                  /* the flattened model, >= 1 */
+  const double *init;         /* dim doubles: every node's start */
+  ProtoExternalGradFunc gradient;
+  ProtoExternalEvalFunc evaluate; /* nullable: metrics stay NAN */
+  gpointer user_data;
+} ProtoExternalTask;
+
+/*
  * A run's configuration; proto_run_config_init fills the defaults. Strings
  * and objects are borrowed for the duration of proto_run_new only (the run
  * copies what it keeps), except @schedule: see below.
@@ -221,8 +252,12 @@ typedef struct {
   double compute_ms;   /* local compute time per step, >= 0, default 0 */
   guint64 seed;
 
-  /* Optional learning task: without @dataset the run is accounting-only (d = 0). */
+  /* Optional learning task: without @dataset (or @external) the run is
+   * accounting-only (d = 0). */
   const char *dataset;   /* learn_data_load spec */
+  /* Or a task whose data and model the caller holds (borrowed, must
+   * outlive the run; @dataset and @model must then be NULL). */
+  const struct ProtoExternalTask *external;
   const char *model;     /* learn_model_new spec, default "linear" (regression) or
                          * "softmax" (classification) */
   double test_fraction;  /* default LEARN_DEFAULT_TEST_FRACTION */
@@ -298,6 +333,19 @@ typedef struct ProtoRun ProtoRun;
  * the optimizer, O(T^3) per iteration).
  */
 ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error);
+
+/**
+ * proto_task_data: the training and test records a run with @dataset,
+ * @test_fraction and @seed trains and tests on (the same split and
+ * standardization as proto_run_new's), and the initial parameters of
+ * built-in @model (NULL: linear or softmax by task) from that seed, so a
+ * caller's own model (ProtoExternalTask) can be given the very same data
+ * and, for the same model, start. Outputs owned by the caller.
+ * Errors: those of learn_data_load and learn_model_new. O(loading).
+ */
+gboolean proto_task_data(const char *dataset, const char *model, double test_fraction, guint64 seed,
+                         LearnDataset **train, LearnDataset **test, double **init, gsize *dim,
+                         GError **error);
 
 /** proto_run_free: frees @run (NULL ignored); the engine's bus subscribers are destroyed. */
 void proto_run_free(ProtoRun *run);

@@ -96,7 +96,7 @@ static gboolean check_config(const ProtoRunConfig *cfg, GError **error) {
 /* T, k, b from the configuration (see ProtoRunConfig). */
 static gboolean participation(ProtoContext *ctx, const ProtoRunConfig *cfg, GError **error) {
   guint k = cfg->epochs, b = cfg->batches;
-  if (cfg->dataset != NULL || cfg->rounds == 0) {
+  if (cfg->dataset != NULL || cfg->external != NULL || cfg->rounds == 0) {
     k = k ? k : 1;
     b = b ? b : 1;
     guint64 T = (guint64)k * b;
@@ -128,7 +128,68 @@ static gboolean participation(ProtoContext *ctx, const ProtoRunConfig *cfg, GErr
   return TRUE;
 }
 
+gboolean proto_task_data(const char *dataset, const char *model, double test_fraction, guint64 seed,
+                         LearnDataset **train, LearnDataset **test, double **init, gsize *dim,
+                         GError **error) {
+  g_return_val_if_fail(dataset != NULL && train != NULL && test != NULL && init != NULL, FALSE);
+  *init = NULL;
+  /* load_task's calls, with its seeds. */
+  if (!learn_data_load(dataset, test_fraction, derived_seed(seed, SEED_SPLIT), train, test, error))
+    return FALSE;
+  const char *spec = model ? model : (*train)->n_classes ? "softmax" : "linear";
+  LearnModel *m = learn_model_new(spec, (*train)->n_features, (*train)->n_classes, error);
+  if (m == NULL) {
+    g_clear_pointer(train, learn_dataset_free);
+    g_clear_pointer(test, learn_dataset_free);
+    return FALSE;
+  }
+  *dim = learn_model_n_params(m);
+  *init = g_new(double, *dim);
+  learn_model_init(m, *init, derived_seed(seed, SEED_INIT));
+  learn_model_free(m);
+  return TRUE;
+}
+
+/* The caller's task: the record tables the partition and the sampled
+ * evaluation read (labels only, no features), its size and start. */
+static gboolean load_external(ProtoContext *ctx, const ProtoRunConfig *cfg, GError **error) {
+  const ProtoExternalTask *x = cfg->external;
+  if (x->dim == 0 || x->init == NULL || x->gradient == NULL || x->n_test == 0)
+    return bad(error, "an external task needs parameters, an initial model, a gradient and "
+                      "test records");
+  if (x->n_classes == 1)
+    return bad(error, "a classification task needs at least 2 classes (got 1)");
+  if (x->n_train < ctx->n)
+    return bad(error,
+               "%u nodes but only %" G_GSIZE_FORMAT " training records: every node needs at "
+               "least one (use fewer nodes or more data)",
+               ctx->n, x->n_train);
+  ctx->external = x;
+  ctx->train = learn_dataset_new(x->n_train, 1, x->n_classes); /* labels only */
+  ctx->test = learn_dataset_new(x->n_test, 1, x->n_classes);
+  for (gsize i = 0; x->train_labels != NULL && i < x->n_train; i++) {
+    if (!(x->train_labels[i] >= 0 && x->train_labels[i] < x->n_classes))
+      return bad(error, "training label %g of record %" G_GSIZE_FORMAT " is not in 0..%u",
+                 x->train_labels[i], i, x->n_classes - 1);
+    ctx->train->targets[i] = x->train_labels[i];
+  }
+  ctx->partition = learn_partition_new(cfg->partition, ctx->train, ctx->n, ctx->b,
+                                       derived_seed(ctx->seed, SEED_PARTITION), error);
+  if (ctx->partition == NULL)
+    return FALSE;
+  /* The same step as a built-in model's (load_task). */
+  ctx->step = ctx->lr * (double)ctx->n * (double)ctx->b / (double)ctx->partition->n_records;
+  ctx->dim = x->dim;
+  ctx->init_params = g_memdup2(x->init, x->dim * sizeof(double));
+  return TRUE;
+}
+
 static gboolean load_task(ProtoContext *ctx, const ProtoRunConfig *cfg, GError **error) {
+  if (cfg->external != NULL) {
+    if (cfg->dataset != NULL || cfg->model != NULL)
+      return bad(error, "an external task takes no dataset or model spec");
+    return load_external(ctx, cfg, error);
+  }
   if (cfg->dataset == NULL) {
     if (cfg->model != NULL)
       return bad(error, "a model (%s) needs a dataset", cfg->model);
@@ -217,6 +278,8 @@ static void node_setup(ProtoContext *ctx, ProtoNode *node, guint u) {
     node->last_used = g_hash_table_new(g_direct_hash, g_direct_equal);
     node->lost = g_hash_table_new(inbox_hash, g_direct_equal);
   }
+  if (ctx->external != NULL)
+    node->grad = g_new0(double, ctx->dim);
   if (ctx->model != NULL) {
     node->grad = g_new0(double, ctx->dim);
     node->scratch = g_new0(double, learn_model_scratch_size(ctx->model));
@@ -737,8 +800,15 @@ gboolean proto_node_local_step(ProtoNode *node, guint t, GError **error) {
   proto_eval_maybe(ctx, node, t);
   proto_step_reached(ctx, t);
   const double *g = NULL;
-  if (ctx->model != NULL && ctx->gradient != NULL) {
+  if ((ctx->model != NULL || ctx->external != NULL) && ctx->gradient != NULL) {
     ctx->gradient(node->id, t, node->grad, ctx->dim, ctx->gradient_data);
+    g = node->grad;
+  } else if (ctx->external != NULL) {
+    gsize count = 0;
+    const gsize *batch = learn_partition_batch(ctx->partition, node->id, t, &count);
+    if (!ctx->external->gradient(node->id, t, sim_linvec_const_data(node->model), batch, count,
+                                 node->grad, ctx->dim, ctx->external->user_data, error))
+      return FALSE;
     g = node->grad;
   } else if (ctx->model != NULL) {
     gsize count = 0;

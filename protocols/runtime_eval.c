@@ -32,6 +32,13 @@ static void evaluate(ProtoContext *ctx, guint e, guint u, const double *params) 
   ProtoMetric *m = &ctx->metrics[(gsize)e * ctx->n_eval + slot_of(ctx, u)];
   gsize count = 0;
   const gsize *records = learn_partition_node(ctx->partition, u, &count);
+  if (ctx->external != NULL) {
+    if (ctx->external->evaluate != NULL)
+      ctx->external->evaluate(u, ctx->eval_steps[e], params, ctx->dim, records, count,
+                              ctx->test_rows, ctx->n_test_rows, &m->train_loss, &m->test_loss,
+                              &m->test_accuracy, ctx->external->user_data);
+    return;
+  }
   learn_model_evaluate(ctx->model, params, ctx->train, records, count, &m->train_loss, NULL);
   if (ctx->test != NULL && ctx->test->n > 0)
     learn_model_evaluate(ctx->model, params, ctx->test, ctx->test_rows, ctx->n_test_rows,
@@ -102,7 +109,7 @@ static void worker(gpointer data, gpointer user_data) {
 }
 
 gboolean proto_eval_setup(ProtoContext *ctx, GError **error) {
-  if (ctx->model == NULL)
+  if (ctx->model == NULL && ctx->external == NULL)
     return TRUE;
   guint every = ctx->eval_every;
   guint n_mid = every > 0 ? (ctx->T - 1) / every : 0; /* steps every, 2 every, ... < T */
@@ -124,7 +131,9 @@ gboolean proto_eval_setup(ProtoContext *ctx, GError **error) {
                                                                .test_loss = NAN,
                                                                .test_accuracy = NAN};
   }
-  if (ctx->threads > 1) {
+  /* The caller's evaluation runs on the simulation thread (a Python
+   * callback would only contend for its interpreter lock). */
+  if (ctx->threads > 1 && ctx->external == NULL) {
     ctx->eval_done = g_new0(guint, ctx->n_evals);
     ctx->pool = g_thread_pool_new(worker, NULL, (gint)ctx->threads, TRUE, error);
     if (ctx->pool == NULL)
@@ -143,7 +152,7 @@ static guint eval_index(const ProtoContext *ctx, guint step) {
 }
 
 void proto_eval_maybe(ProtoContext *ctx, ProtoNode *node, guint step) {
-  if (ctx->model == NULL)
+  if (ctx->model == NULL && ctx->external == NULL)
     return;
   guint e = eval_index(ctx, step);
   if (e == G_MAXUINT || slot_of(ctx, node->id) == G_MAXUINT)
@@ -277,7 +286,7 @@ void proto_run_eval_sample(const ProtoRun *run, ProtoEvalSample *out) {
   g_return_if_fail(run != NULL && out != NULL);
   const ProtoContext *ctx = proto_run_context((ProtoRun *)run);
   *out = (ProtoEvalSample){0};
-  if (ctx->model == NULL)
+  if (ctx->model == NULL && ctx->external == NULL)
     return;
   gsize n_test = ctx->test != NULL ? ctx->test->n : 0;
   *out = (ProtoEvalSample){.nodes = ctx->n_eval,

@@ -19,6 +19,8 @@ PACKAGES=(
   time                       # /usr/bin/time: CPU and peak RSS in bench/account_scale.sh
   # The Python package (python/) for Debian's /usr/bin/python3:
   python3-cffi python3-numpy python3-pandas python3-pytest python3-networkx
+  # dpgossip.train(model=torch.nn.Module): PyTorch 1.13 (CPU) and torchvision
+  python3-torch python3-torchvision
   # pip install --no-build-isolation --no-index ./python (offline), into a venv
   python3-pip python3-setuptools python3-wheel python3-venv
 )

@@ -54,6 +54,7 @@ except ImportError:  # numpy structured arrays instead
 from ._lib import (Error, UsageError, INT_MISSING, Strings, call, ffi, integer, lib,
                    table_columns)
 from ._results import Results, load
+from . import _torch
 
 __all__ = ["graph", "account", "audit", "mafalda", "train", "run", "load", "Error", "UsageError",
            "MafaldaResult", "TrainResult", "Results"]
@@ -622,7 +623,8 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
           lr=0.1, sigma=None, clip=1.0, schedule=None, mode=None, latency=None, loss=None,
           compute_ms=0.0, eval_every=0, test_fraction=0.2, seed=None, threads=1, trust=None,
           attackers=None, alpha=2.0, delta=1e-6, lcc=False, gossip="uniform", nodes=None,
-          ignore_weights=False, eval_nodes=None, eval_rows=None):
+          ignore_weights=False, eval_nodes=None, eval_rows=None, criterion=None,
+          test_dataset=None):
     """Trains a model with a decentralized protocol and accounts each
     node's privacy, as ``dpgossip train`` does (same checks, same messages,
     same numbers as its three CSV tables).
@@ -631,15 +633,31 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
     ----------
     graph : str, pathlib.Path, networkx.Graph, igraph.Graph or (m, 2) int array
         Generator spec, edge-list file, graph or edges (see ``dpgossip.graph``).
-    dataset : str
+    dataset : str, torch.utils.data.Dataset or (X, y)
         ``"california:PATH"``, ``"csv:PATH[,...]"``, ``"idx:DIR"``,
-        ``"synthetic:linear|logistic[,...]"``.
+        ``"synthetic:linear|logistic[,...]"``; with a torch ``model`` also a
+        map-style Dataset or a pair of tensors/arrays (X, y), split by
+        ``test_fraction`` with the seed unless ``test_dataset`` is given (a
+        spec string gives the torch model the very records, split and
+        standardization the built-in models get; features come flat).
     protocol : str, optional
         Any registered protocol spec (default ``"dsgd"``; ``"nonprivate"``:
         D-SGD without noise).
-    model : str, optional
+    model : str or torch.nn.Module, optional
         ``"linear"``, ``"softmax"``, ``"mlp[:hidden=H]"``, ``"cnn[:groups=G]"``
-        (default: linear or softmax by task).
+        (default: linear or softmax by task), or a torch module: its
+        parameters (float, on the CPU, no buffers) flattened into each
+        node's model vector, every node starting from the module's current
+        parameters; per-example gradients by functorch, each clipped to
+        ``clip`` (the accountant's) and summed, the noise, gossip and
+        accounting by the library as for a built-in model.
+    criterion : torch loss, optional
+        With a torch ``model``: the loss of one example (e.g.
+        ``torch.nn.CrossEntropyLoss()``, ``torch.nn.MSELoss()``); also the
+        train and test losses of the metrics (accuracy for classification
+        losses or integer targets).
+    test_dataset : Dataset or (X, y), optional
+        With a torch ``model``: the test records (default: split off).
     partition : str, optional
         Records to nodes: ``"uniform"`` (default), ``"dirichlet:alpha=A"``,
         ``"classes:k=K"``.
@@ -693,8 +711,15 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
     _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
     o.protocol = s.str(protocol)
     o.schedule = s.str(schedule)
-    o.dataset = s.str(dataset)
-    o.model = s.str(model)
+    torch_task = None
+    if _torch.is_module(model):
+        torch_task = _torch_task(s, o, model, dataset, criterion, test_dataset, test_fraction,
+                                 seed, batches)
+    elif criterion is not None or test_dataset is not None:
+        raise UsageError("criterion and test_dataset go with a torch.nn.Module model", 2)
+    else:
+        o.dataset = s.str(dataset)
+        o.model = s.str(model)
     o.partition = s.str(partition)
     o.epochs, o.batches = integer("epochs", epochs), integer("batches", batches)
     o.lr = float(lr)
@@ -721,7 +746,21 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
     o.eval_rows = _eval_count("--eval-rows", "eval_rows", eval_rows)
     means_p = ffi.new("DpgTable **")
     privacy_p = ffi.new("DpgTable **")
-    tables = (call(lib.dpg_train, o, means_p, privacy_p), means_p[0], privacy_p[0])
+    if torch_task is None:
+        tables = (call(lib.dpg_train, o, means_p, privacy_p), means_p[0], privacy_p[0])
+    else:
+        task, t = torch_task
+        try:
+            first = call(lib.dpg_train_task, o, t, means_p, privacy_p)
+        except Error:
+            if task.exception is not None:  # the callback's own reason first
+                raise task.exception from None
+            raise
+        if task.exception is not None:  # an evaluation that failed
+            for p in (first, means_p[0], privacy_p[0]):
+                lib.dpg_table_free(p)
+            raise task.exception
+        tables = (first, means_p[0], privacy_p[0])
     read = []
     try:
         for t in tables:
@@ -733,6 +772,22 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
     return TrainResult(metrics=_frame(cols, {}), means=_frame(mcols, {}),
                        privacy=_frame(pcols, {}, int_missing=("distance",)),
                        info=_typed_attrs(attrs))
+
+
+def _torch_task(s, o, model, dataset, criterion, test_dataset, test_fraction, seed, batches):
+    """(the _Task, its DpgTask) for a torch model, every input checked
+    before any work (the graph's node count read first)."""
+    n_nodes = ffi.new("unsigned *")
+    n_edges = ffi.new("size_t *")
+    p = call(lib.dpg_graph_edges, ffi.addressof(o, "graph"), n_nodes, n_edges)
+    if p != ffi.NULL:
+        lib.dpg_free(p)
+    task, n_classes, labels, init, n_test = _torch.prepare(
+        model, dataset, criterion, test_dataset, test_fraction, seed, n_nodes[0],
+        integer("batches", batches))
+    t = s.keep(ffi.new("DpgTask *"))
+    _torch.fill_task(s, t, task, n_classes, labels, init, n_test)
+    return task, t
 
 
 # ---- Scenarios -----------------------------------------------------------------

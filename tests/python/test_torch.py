@@ -1,0 +1,203 @@
+"""dpgossip.train with a torch.nn.Module (python/dpgossip/_torch.py, the
+library's dpg_train_task): the same privacy table as the built-in model,
+the built-in linear model's trajectory with torch.nn.Linear, and every bad
+input refused before any work with its message."""
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpgossip
+from dpgossip import _torch
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("functorch")
+
+SPEC = "synthetic:linear"
+SEED = 3
+
+
+def _linear(d, init=None):
+    """torch's linear regression: Linear(d, 1) then the batch's outputs
+    as a vector (the targets' shape, so MSELoss is the per-record
+    (f(x) - y)^2 of the built-in model); parameters weight then bias, the
+    built-in linear model's layout."""
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(d, 1), torch.nn.Flatten(0)).double()
+    if init is not None:
+        with torch.no_grad():
+            m[0].weight.copy_(torch.from_numpy(init[:d]).view(1, d))
+            m[0].bias.copy_(torch.from_numpy(init[d:]))
+    return m
+
+
+def _data():
+    Xtr, ytr, Xte, yte, n_classes, init = _torch.task_data(SPEC, SEED, 0.2)
+    assert n_classes == 0 and init.shape == (Xtr.shape[1] + 1,)
+    return Xtr, ytr, Xte, yte, init
+
+
+COMMON = dict(epochs=2, batches=3, lr=0.05, sigma=1.5, clip=0.7, seed=SEED, eval_every=1)
+
+
+@pytest.mark.parametrize("protocol,trust,attackers", [
+    ("dsgd", "ldp", None),
+    ("dsgd", ["pndp", "secldp"], [0, "3+5"]),
+    ("muffliato:K=2", "pndp", 2),
+])
+def test_privacy_table_equals_builtin(protocol, trust, attackers):
+    """The accounting reads the protocol, graph, horizon, clip, sigma and
+    seed, never the model: the tables are equal, value for value."""
+    Xtr, ytr, Xte, yte, init = _data()
+    kw = dict(COMMON, protocol=protocol, trust=trust, attackers=attackers)
+    ref = dpgossip.train("florentine", dataset=SPEC, **kw)
+    got = dpgossip.train("florentine", dataset=SPEC, model=_linear(Xtr.shape[1]),
+                         criterion=torch.nn.MSELoss(), **kw)
+    assert len(ref.privacy) > 0
+    pd.testing.assert_frame_equal(got.privacy, ref.privacy, check_exact=True)
+    for k in ("protocol", "nodes", "rounds", "sigma", "clip", "path", "messages_sent"):
+        assert got.info[k] == ref.info[k]
+
+
+def test_linear_trajectory_matches_builtin():
+    """torch.nn.Linear from the built-in model's initial parameters, on the
+    same records, batches and noise: the same losses at every step.
+
+    Tolerance. Both runs compute x_{t+1} = W (x_t - s (sum_i clip(g_i) + n_t))
+    with the same W, noise n_t and batches; they differ only in how a
+    per-record gradient 2 (w.x + b - y) x is rounded (another summation
+    order). One residual's absolute error is at most gamma_{d+2} R with
+    R = max_i (|w||x_i| + |b| + |y_i|), gamma_k = k u / (1 - k u) (Higham,
+    Thm 3.1), so one step's gradient sum moves by at most
+    e = s B 2 gamma_{d+2} R X (B the batch size, X = max |x_i| with the
+    bias' 1) plus the rounding of the sum itself, B gamma_B G (G the clip).
+    Clipping is 1-Lipschitz and W is doubly stochastic, so an error grows
+    by at most L = 1 + s B 2 X^2 per step: after T steps
+    |dx| <= E = T L^T (e + s B gamma_B G), and a loss (mean of
+    (w.x + b - y)^2) moves by at most 2 sqrt(loss) X E + X^2 E^2. The
+    bound is evaluated below on this run's data (R with |w| bounded by
+    |x_0| + T s B G + noise, generously: 10 x the largest model norm seen)."""
+    Xtr, ytr, Xte, yte, init = _data()
+    d = Xtr.shape[1]
+    kw = dict(COMMON, protocol="dsgd", trust="none")
+    ref = dpgossip.train("florentine", dataset=SPEC, **kw).metrics
+    got = dpgossip.train("florentine", dataset=SPEC, model=_linear(d, init),
+                         criterion=torch.nn.MSELoss(), **kw).metrics
+    assert list(got[["round", "node"]].itertuples(index=False)) == \
+        list(ref[["round", "node"]].itertuples(index=False))
+    assert len(set(ref["round"])) == 6 and np.isfinite(ref["test_loss"]).all()
+
+    u = np.finfo(np.float64).eps / 2
+    T, n = 6, 15
+    records = Xtr.shape[0]
+    s = COMMON["lr"] * n * COMMON["batches"] / records  # the runtime's step
+    B = math.ceil(records / (n * COMMON["batches"]))
+    Xall = np.vstack([Xtr, Xte])
+    X = math.sqrt(float((Xall ** 2).sum(axis=1).max()) + 1.0)
+    Y = float(np.abs(np.concatenate([ytr, yte])).max())
+    G = COMMON["clip"]
+    # The model's norm: the start plus T steps of s (B G + noise); the
+    # noise's norm bounded by 10 sigma G sqrt(d + 1) (a chi tail of
+    # probability far below 1e-20).
+    wmax = np.linalg.norm(init) + T * s * (B * G + 10 * COMMON["sigma"] * G * math.sqrt(d + 1))
+    R = wmax * X + Y
+
+    def gamma(k):
+        return k * u / (1 - k * u)
+
+    L = 1 + s * B * 2 * X * X
+    E = T * L ** T * (s * B * 2 * gamma(d + 2) * R * X + s * B * gamma(B) * G)
+    for col in ("train_loss", "test_loss"):
+        a, b = got[col].to_numpy(), ref[col].to_numpy()
+        bound = (2 * np.sqrt(b) * X * E + X * X * E * E) / b + 8 * u  # + the loss's own rounding
+        assert bound.max() < 1e-6, bound.max()  # the issue's goal holds for this run
+        assert (np.abs(a - b) / b <= bound).all(), (np.abs(a - b) / b).max()
+    # And the runs do move: not two copies of the initial model.
+    assert ref.groupby("round").train_loss.mean().iloc[-1] != ref.train_loss.iloc[0]
+
+
+def _pair(n=40, d=3, seed=0):
+    g = np.random.default_rng(seed)
+    return g.normal(size=(n, d)), g.integers(0, 2, size=n)
+
+
+def _expect(match, **kw):
+    args = dict(dataset=_pair(), criterion=torch.nn.CrossEntropyLoss(), epochs=1, batches=1,
+                trust="none")
+    args.update(kw)
+    with pytest.raises(dpgossip.UsageError, match=match) as e:
+        dpgossip.train("florentine", **args)
+    assert e.value.status == 2
+
+
+def test_output_that_does_not_fit_the_loss():
+    _expect(re.escape("criterion: the model's output of shape (2, 3) does not fit MSELoss "
+                      "with targets of shape (2,)"),
+            model=torch.nn.Linear(3, 3).double(), dataset=(_pair()[0], _pair()[1] * 1.0),
+            criterion=torch.nn.MSELoss())
+    _expect(re.escape("model: it fails on the dataset's inputs of shape (3,)"),
+            model=torch.nn.Linear(5, 2).double())
+
+
+def test_dataset_smaller_than_the_batches():
+    # 40 records, 8 held out: 32 < 15 nodes x 4 batches.
+    _expect(re.escape("dataset: 32 training records are fewer than the 15 nodes x 4 batches"),
+            model=torch.nn.Linear(3, 2).double(), batches=4)
+
+
+def test_non_float_parameters():
+    m = torch.nn.Linear(3, 2).double()
+    m.register_parameter("steps", torch.nn.Parameter(torch.zeros(2, dtype=torch.long),
+                                                     requires_grad=False))
+    _expect(re.escape("model: parameter steps is torch.int64, not a floating-point type"),
+            model=m)
+
+
+def test_device_and_buffers():
+    _expect(re.escape("model: parameter weight is on device meta; dpgossip's run computes on "
+                      "the CPU"), model=torch.nn.Linear(3, 2).to("meta"))
+    bn = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.BatchNorm1d(2)).double()
+    _expect("model: the module has buffers", model=bn)
+
+
+def test_criterion_missing_and_misplaced():
+    _expect("criterion: a torch loss", model=torch.nn.Linear(3, 2).double(), criterion=None)
+    with pytest.raises(dpgossip.UsageError, match="go with a torch.nn.Module"):
+        dpgossip.train("florentine", dataset=SPEC, criterion=torch.nn.MSELoss())
+
+
+def test_nan_loss_stops_with_node_and_step():
+    """A record whose loss is NaN stops the run at the first step that
+    uses it, naming the node, the step and the record."""
+    X, y = _pair()
+    X[:] = np.nan
+    with pytest.raises(dpgossip.Error, match=r"^the loss of node (\d+) at step 0 is nan "
+                       r"\(training record (\d+)\)") as e:
+        dpgossip.train("florentine", model=torch.nn.Linear(3, 2).double(), dataset=(X, y),
+                       criterion=torch.nn.CrossEntropyLoss(), trust="none")
+    node, record = map(int, re.match(r"the loss of node (\d+) .* record (\d+)",
+                                     str(e.value)).groups())
+    assert 0 <= node < 15 and 0 <= record < 32
+
+
+def test_fashion_mnist_example_small():
+    """examples/torch_fashion_mnist.py on a small size: both protocols run
+    the CNN at the target mu (their privacy tables' largest mu)."""
+    import os
+    import subprocess
+    import sys
+    if not os.path.isdir("/usr/share/datasets/fashion-mnist"):
+        pytest.skip("dataset-fashion-mnist is not installed (scripts/install-deps.sh)")
+    script = os.path.join(os.environ.get("DPG_SOURCE_DIR", "."), "examples",
+                          "torch_fashion_mnist.py")
+    out = subprocess.run([sys.executable, script, "--graph", "florentine", "--limit", "600",
+                          "--epochs", "2", "--batches", "2", "--seeds", "1", "--mu", "4"],
+                         capture_output=True, text=True, check=True, env=os.environ).stdout
+    rows = [line.split() for line in out.splitlines()[1:]]
+    assert [r[0] for r in rows] == ["dsgd", "mafalda"]
+    for r in rows:
+        assert abs(float(r[3]) - 4.0) <= 1e-4  # printed to 4 decimals
+        assert 0 <= float(r[5]) <= 1 and math.isfinite(float(r[4]))
