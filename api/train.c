@@ -401,7 +401,7 @@ DpgTable *dpg_task_data(const char *dataset, const char *model, double test_frac
   GError *error = NULL;
   if (!proto_task_data(dataset, model, test_fraction, seed_value, &train, &tst, &params, &dim,
                        &error))
-    return dpg_fail(err, error, dpg_error_status(error));
+    return dpg_fail(err, error, proto_error_status(error, PROTO_FAILED_INPUT));
   DpgTable *t = records_table(train);
   *test = records_table(tst);
   *init = dpg_table_new();
