@@ -93,8 +93,7 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
     if (!isfinite(ratio * ratio))
       return fail(error, "DECOR: sigma_secret / sigma is too large to account (its square "
                          "overflows)");
-    if (p->sigma_secret > 0 &&
-        (p->engine == PRIV_ENGINE_POWERS || p->engine == PRIV_ENGINE_DENSE))
+    if (p->sigma_secret > 0 && (p->engine == PRIV_ENGINE_POWERS || p->engine == PRIV_ENGINE_DENSE))
       return fail(error, "the W-power and dense engines assume noise independent across nodes: "
                          "use the Kalman engine for DECOR's edge secrets");
   }

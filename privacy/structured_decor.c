@@ -69,8 +69,8 @@ void priv_struct_inject(const PrivStructCtx *c, guint r, double *P) {
 
 /* d[i] = (Q^-1)_{ii} for Q = I + s2 L' over the @nq noisy nodes (@idx: node
  * -> row, monotone) on round @r's unknown edges; @Q is nq x nq scratch. */
-static gboolean diag_inverse(const PrivStructCtx *c, guint r, const guint *idx, double *Q, double *d,
-                             GError **error) {
+static gboolean diag_inverse(const PrivStructCtx *c, guint r, const guint *idx, double *Q,
+                             double *d, GError **error) {
   gsize nq = c->n_noisy;
   memset(Q, 0, sizeof(double) * nq * nq);
   for (gsize i = 0; i < nq; i++)

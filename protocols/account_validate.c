@@ -227,8 +227,8 @@ static gboolean check_protocol(const ProtoAccountRequest *r, ProtoAccountJob *j,
   j->sigma = r->sigma;
   /* DECOR's secrets without local noise: the structured path accounts in
    * units of the local noise, the observer path does it. */
-  if (j->proto.protocol == PRIV_PROTOCOL_DECOR && j->sigma == 0 &&
-      !isnan(j->proto.sigma_secret) && j->proto.sigma_secret > 0)
+  if (j->proto.protocol == PRIV_PROTOCOL_DECOR && j->sigma == 0 && !isnan(j->proto.sigma_secret) &&
+      j->proto.sigma_secret > 0)
     j->proto.structured = FALSE;
   j->clip = r->clip;
   j->alpha = r->alpha;

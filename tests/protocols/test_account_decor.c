@@ -146,7 +146,7 @@ static double innovation_kappa(const Case *c, const Gossip *G, const ObsView *v)
   gboolean *att = g_new0(gboolean, n);
   for (guint i = 0; i < v->n_members; i++)
     att[v->members[i]] = TRUE;
-  double *P = g_new0(double, (gsize)n * n), *Pn = g_new0(double, (gsize)n * n);
+  double *P = g_new0(double, (gsize)n *n), *Pn = g_new0(double, (gsize)n *n);
   double kappa = 1.0;
   for (guint t = 0; t < T; t++) {
     double *W = topo_gossip_dense(G->ws[G->n_ws == 1 ? 0 : t]);
@@ -182,20 +182,19 @@ static double innovation_kappa(const Case *c, const Gossip *G, const ObsView *v)
         rv[q++] = u;
     }
     if (q > 0) {
-      double *S = g_new(double, (gsize)q * q), *lam = g_new(double, q);
+      double *S = g_new(double, (gsize)q *q), *lam = g_new(double, q);
       for (guint i = 0; i < q; i++)
         for (guint j = 0; j < q; j++)
           S[(gsize)i * q + j] = P[(gsize)rv[i] * n + rv[j]];
-      g_assert_cmpint(LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)q, S, (lapack_int)q,
-                                     lam),
-                      ==, 0);
+      g_assert_cmpint(
+          LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)q, S, (lapack_int)q, lam), ==, 0);
       double lmax = lam[q - 1], lmin = lmax;
       for (guint i = 0; i < q; i++)
         if (lam[i] > 1e-11 * lmax)
           lmin = MIN(lmin, lam[i]);
       kappa = MAX(kappa, lmax / lmin);
       /* Condition: P -= P E^T Sigma^+ E P over the kept eigenpairs. */
-      double *Y = g_new0(double, (gsize)n * q);
+      double *Y = g_new0(double, (gsize)n *q);
       guint k = 0;
       for (guint e = q; e-- > 0;) {
         if (!(lam[e] > 1e-11 * lmax))
@@ -208,8 +207,8 @@ static double innovation_kappa(const Case *c, const Gossip *G, const ObsView *v)
         }
         k++;
       }
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)k, -1.0, Y,
-                  (int)q, Y, (int)q, 1.0, P, (int)n);
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)k, -1.0, Y, (int)q,
+                  Y, (int)q, 1.0, P, (int)n);
       g_free(Y);
       g_free(S);
       g_free(lam);
@@ -218,8 +217,8 @@ static double innovation_kappa(const Case *c, const Gossip *G, const ObsView *v)
     /* P <- W P W^T. */
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, W, (int)n,
                 P, (int)n, 0.0, Pn, (int)n);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)n, 1.0, Pn, (int)n,
-                W, (int)n, 0.0, P, (int)n);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)n, 1.0, Pn, (int)n, W,
+                (int)n, 0.0, P, (int)n);
     g_free(W);
   }
   g_free(P);
@@ -258,9 +257,10 @@ static void compare(gconstpointer data) {
   for (guint v = 0; v < N_VIEWS; v++) {
     double kappa = innovation_kappa(c, &G, &views[v]);
     double tol = 16.0 * c->T * kappa * DBL_EPSILON;
-    g_test_message("%s%s%s view %u: kappa %.3g, tolerance %.3g", c->graph,
-                   c->schedule ? " " : "", c->schedule ? c->schedule : "", v, kappa, tol);
-    PrivBlocks *st = structured(c, &G, &views[v], PRIV_PROTOCOL_DECOR, c->sigma_s, PRIV_ENGINE_AUTO);
+    g_test_message("%s%s%s view %u: kappa %.3g, tolerance %.3g", c->graph, c->schedule ? " " : "",
+                   c->schedule ? c->schedule : "", v, kappa, tol);
+    PrivBlocks *st = structured(c, &G, &views[v], PRIV_PROTOCOL_DECOR, c->sigma_s,
+                                PRIV_ENGINE_AUTO);
     g_assert_cmpuint(assert_same(obs[v], st, tol), >, 0);
     /* The closed form (LDP, SecLDP) against the Kalman engine it bypasses;
      * PNDP: the sparse Kalman engine against the dense-propagator one. */
