@@ -108,7 +108,8 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
         if (m->ptr[u + 1] < m->ptr[u])
           return fail(error, "a round's message offsets decrease");
         for (guint i = m->ptr[u]; i < m->ptr[u + 1]; i++)
-          if (m->from[i] >= n || m->from[i] == u || (i > m->ptr[u] && m->from[i] <= m->from[i - 1])) {
+          if (m->from[i] >= n || m->from[i] == u ||
+              (i > m->ptr[u] && m->from[i] <= m->from[i - 1])) {
             g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                         "round %u's messages to node %u: senders out of range, out of order "
                         "or the node itself",

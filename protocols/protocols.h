@@ -1087,7 +1087,7 @@ typedef struct {
   TopoSchedule *schedule_given; /* the request's built_schedule (borrowed) */
   double *C_local;
   ProtoDeliveries *deliveries; /* deadline mode on the structured path, after prepare */
-  gboolean no_record; /* a training run's job: deadline mode stays on the observer path */
+  gboolean no_record;          /* a training run's job: deadline mode stays on the observer path */
   TopoGossip *w, *wm;
   gboolean prepared;
   ProtoObservedView *views;

@@ -749,8 +749,9 @@ static void check_deliveries(const char *gspec, gboolean every_trust, const guin
     PrivProtocol protocol;
     guint K;
   } protos[] = {{"dsgd", PRIV_PROTOCOL_DSGD, 1}, {"muffliato:K=2", PRIV_PROTOCOL_MUFFLIATO, 2}};
-  ObsView views[] = {{PRIV_TRUST_PNDP, a, 1},   {PRIV_TRUST_PNDP, c, nc},  {PRIV_TRUST_LDP, a, 1},
-                     {PRIV_TRUST_SECLDP, c, nc}, {PRIV_TRUST_LDP, c, nc}, {PRIV_TRUST_SECLDP, a, 1}};
+  ObsView views[] = {{PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_PNDP, c, nc},
+                     {PRIV_TRUST_LDP, a, 1},  {PRIV_TRUST_SECLDP, c, nc},
+                     {PRIV_TRUST_LDP, c, nc}, {PRIV_TRUST_SECLDP, a, 1}};
   guint nv = every_trust ? G_N_ELEMENTS(views) : 2;
   for (guint p = 0; p < G_N_ELEMENTS(protos); p++) {
     ProtoRunConfig cfg;
