@@ -30,6 +30,7 @@ typedef struct {
  * its values to do as much). */
 typedef struct {
   PrivTrust trust;
+  const PrivTrustModel *model; /* its row (privacy/trust.c) */
   const gboolean *is_member;
   guint n;
   gsize p;

@@ -39,16 +39,20 @@ static void on_event(const SimBusEvent *ev, gpointer data) {
   if (ev->message == NULL)
     return;
   gboolean own = ev->kind == SIM_BUS_MESSAGE_SENT && ev->from < s->n && s->is_member[ev->from];
-  gboolean wants = s->trust == PRIV_TRUST_PNDP ? own || (ev->kind == SIM_BUS_MESSAGE_DELIVERED &&
-                                                         ev->to < s->n && s->is_member[ev->to])
-                                               : ev->kind == SIM_BUS_MESSAGE_SENT;
+  /* The observer's rule (privacy/trust.c's row), plus the attackers' own
+   * messages for a model that sees only what it receives: they are marked
+   * own below and enter no unknown. */
+  gboolean received = s->model->sees == PRIV_SEES_RECEIVED;
+  gboolean wants = received ? own || (ev->kind == SIM_BUS_MESSAGE_DELIVERED && ev->to < s->n &&
+                                      s->is_member[ev->to])
+                            : ev->kind == SIM_BUS_MESSAGE_SENT;
   const SimLinvec *payload = sim_message_provenance(ev->message);
   if (!wants || payload == NULL || sim_linvec_dim(payload) != s->p)
     return;
   g_array_append_vals(s->values, sim_linvec_const_data(payload), s->p);
   if (s->rows != NULL) {
     g_ptr_array_add(s->rows, sim_linvec_dup(payload));
-    own = own && s->trust == PRIV_TRUST_PNDP;
+    own = own && received;
     g_array_append_val(s->own, own);
   }
   s->count++;
@@ -159,6 +163,7 @@ gboolean audit_run_once(const AuditConfig *a, TopoSchedule *sched, double sigma,
 void audit_seen_init(AuditSeen *s, const AuditConfig *a, const gboolean *is_member, gboolean rows) {
   memset(s, 0, sizeof *s);
   s->trust = a->trust;
+  s->model = priv_trust_model(a->trust);
   s->is_member = is_member;
   s->n = topo_graph_n_nodes(a->graph);
   s->p = (gsize)a->dim + 1;
@@ -229,7 +234,7 @@ static gboolean account(const AuditConfig *a, GPtrArray *rows, const GArray *own
   for (guint i = 0; i < a->n_attackers; i++)
     if (!priv_knowledge_add_attacker(k, a->attackers[i], error))
       return FALSE;
-  if (a->trust != PRIV_TRUST_LDP)
+  if (priv_trust_model(a->trust)->knows_own_noise)
     for (SimNoiseId id = 0; id < sim_noise_registry_count(reg); id++)
       for (guint j = 0; j < sim_noise_n_owners(reg, id); j++) {
         guint owner = sim_noise_owner(reg, id, j);
@@ -346,7 +351,8 @@ static double *known_secrets(const AuditConfig *a, SimNoiseRegistry *reg, const 
                              double *B, AuditView *v) {
   guint n = topo_graph_n_nodes(a->graph), m = v->m, r = v->n_msg;
   GArray *known = g_array_new(FALSE, FALSE, sizeof(guint));
-  for (SimNoiseId id = 0; a->trust != PRIV_TRUST_LDP && id < m; id++) {
+  gboolean knows = priv_trust_model(a->trust)->knows_own_noise;
+  for (SimNoiseId id = 0; knows && id < m; id++) {
     if (sim_noise_kind(reg, id) != SIM_NOISE_KIND_EDGE_SECRET || sim_noise_n_owners(reg, id) != 2)
       continue;
     guint u = sim_noise_owner(reg, id, 0), w = sim_noise_owner(reg, id, 1);

@@ -18,30 +18,14 @@ guint cli_account_count_unresolved(const PrivReport *r) {
   return k;
 }
 
-/* A trust model in words: the observer path reads what each attacker set
- * saw of a simulated run (dropped and late messages included), the
- * structured path describes a synchronous run. */
+/* A trust model in words (its row in privacy/trust.c): the observer path
+ * reads what each attacker set saw of a simulated run (dropped and late
+ * messages included), the structured path describes a synchronous run. */
 static const char *trust_assumption(PrivTrust t, ProtoAccountPath path) {
-  gboolean obs = path == PROTO_ACCOUNT_OBSERVER;
-  switch (t) {
-  case PRIV_TRUST_LDP:
-    return obs ? "trust ldp: the attackers see every message sent (dropped ones included) and "
-                 "know nothing else"
-               : "trust ldp: the attackers see every message and know nothing else";
-  case PRIV_TRUST_PNDP:
-    return obs ? "trust pndp: the attackers see every message delivered to them (late ones "
-                 "included) and know their own gradients and every noise variable they own "
-                 "(their noise; edge secrets on their edges)"
-               : "trust pndp: the attackers see the messages they receive and know their own "
-                 "gradients and noise";
-  case PRIV_TRUST_SECLDP:
-    return obs ? "trust secldp: the attackers see every message sent and know their own "
-                 "gradients and every noise variable they own (their noise; edge secrets on "
-                 "their edges)"
-               : "trust secldp: the attackers see every message and know their own gradients, "
-                 "noise and edge secrets";
-  }
-  return "";
+  const PrivTrustModel *m = priv_trust_model(t);
+  if (m == NULL)
+    return "";
+  return path == PROTO_ACCOUNT_OBSERVER ? m->observer : m->structured;
 }
 
 /* The noise as the path accounts it. */

@@ -41,15 +41,13 @@ static char *num_up(double x, int digits) {
   return s;
 }
 
-/* What a trust model lets the attackers see, for the summary's last lines. */
+/* What a trust model lets the attackers see, for the summary's last lines
+ * (its row in privacy/trust.c), or NULL for a name no row has. */
 static const char *trust_meaning(const char *trust) {
-  if (strcmp(trust, "ldp") == 0)
-    return "every message is public, the attackers know no noise";
-  if (strcmp(trust, "pndp") == 0)
-    return "the attackers see the messages they receive and know their own noise";
-  if (strcmp(trust, "secldp") == 0)
-    return "every message is public, the attackers know their noise and their edges' secrets";
-  return NULL;
+  PrivTrust t;
+  if (!priv_trust_parse(trust, &t, NULL))
+    return NULL;
+  return priv_trust_model(t)->meaning;
 }
 
 /* The sweep as the summary reads it: groups.csv's rows, which group each

@@ -1,6 +1,6 @@
 /*
  * privacy/gdp.c: conversions of mu-GDP into Renyi DP and (eps, delta)-DP
- * (Dong, Roth & Su 2022, Cor. 1), and the names of trust models.
+ * (Dong, Roth & Su 2022, Cor. 1).
  */
 #include "privacy/internal.h"
 #include "spec/spec.h"
@@ -11,29 +11,6 @@
 #include <gsl/gsl_sf_erf.h>
 #include <float.h>
 #include <math.h>
-
-gboolean priv_trust_parse(const char *name, PrivTrust *out, GError **error) {
-  static const char *const names[] = {"ldp", "pndp", "secldp"};
-  static const PrivTrust trusts[] = {PRIV_TRUST_LDP, PRIV_TRUST_PNDP, PRIV_TRUST_SECLDP};
-  guint i;
-  if (!spec_choose(name, "trust model", names, G_N_ELEMENTS(names), &i, PRIV_ERROR,
-                   PRIV_ERROR_INVALID_ARGUMENT, error))
-    return FALSE;
-  *out = trusts[i];
-  return TRUE;
-}
-
-const char *priv_trust_name(PrivTrust trust) {
-  switch (trust) {
-  case PRIV_TRUST_LDP:
-    return "ldp";
-  case PRIV_TRUST_PNDP:
-    return "pndp";
-  case PRIV_TRUST_SECLDP:
-    return "secldp";
-  }
-  return "unknown";
-}
 
 double priv_gdp_rdp(double mu, double alpha) {
   if (isnan(mu) || mu < 0 || !(alpha > 1))

@@ -10,6 +10,7 @@
 
 typedef struct {
   PrivTrust trust;
+  const PrivTrustModel *model; /* its row: what it sees and knows */
   guint *members;
   guint n_members;
   gboolean *is_member; /* n */
@@ -38,7 +39,8 @@ struct PrivObserver {
 
 gboolean priv_trust_knows_noise(PrivTrust trust, const gboolean *is_member, guint n,
                                 const SimNoiseRegistry *reg, SimNoiseId id) {
-  if (trust == PRIV_TRUST_LDP)
+  const PrivTrustModel *model = priv_trust_model(trust);
+  if (model == NULL || !model->knows_own_noise)
     return FALSE;
   guint no = sim_noise_n_owners(reg, id);
   for (guint j = 0; j < no; j++) {
@@ -86,7 +88,7 @@ void priv_observer_free(PrivObserver *o) {
 guint priv_observer_add_view(PrivObserver *o, PrivTrust trust, const guint *members,
                              guint n_members, GError **error) {
   g_return_val_if_fail(o != NULL, G_MAXUINT);
-  if (trust != PRIV_TRUST_LDP && trust != PRIV_TRUST_PNDP && trust != PRIV_TRUST_SECLDP) {
+  if (priv_trust_model(trust) == NULL) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "unknown trust model %d",
                 (int)trust);
     return G_MAXUINT;
@@ -110,6 +112,7 @@ guint priv_observer_add_view(PrivObserver *o, PrivTrust trust, const guint *memb
   }
   View *v = g_new0(View, 1);
   v->trust = trust;
+  v->model = priv_trust_model(trust);
   v->members = g_memdup2(members, sizeof(guint) * n_members);
   v->n_members = n_members;
   v->is_member = is_member;
@@ -176,9 +179,10 @@ void priv_observer_observe(PrivObserver *o, const SimBusEvent *ev) {
   guint id = G_MAXUINT;
   for (guint i = 0; i < o->views->len; i++) {
     View *v = g_ptr_array_index(o->views, i);
-    gboolean wants = v->trust == PRIV_TRUST_PNDP ? ev->kind == SIM_BUS_MESSAGE_DELIVERED &&
-                                                       ev->to < o->n && v->is_member[ev->to]
-                                                 : ev->kind == SIM_BUS_MESSAGE_SENT;
+    gboolean wants = v->model->sees == PRIV_SEES_RECEIVED
+                         ? ev->kind == SIM_BUS_MESSAGE_DELIVERED && ev->to < o->n &&
+                               v->is_member[ev->to]
+                         : ev->kind == SIM_BUS_MESSAGE_SENT;
     if (!wants)
       continue;
     if (id == G_MAXUINT) {

@@ -786,7 +786,7 @@ static gboolean check_losses(const double *x, gsize n, const char *what, GError 
 
 gboolean stream_publish_privacy(Stream *s, SimTime t, const StreamPrivacy *p, GError **error) {
   g_return_val_if_fail(s != NULL && p != NULL, FALSE);
-  if (p->collusion == NULL || (guint)p->trust > PRIV_TRUST_SECLDP || p->n_attackers == 0 ||
+  if (p->collusion == NULL || priv_trust_model(p->trust) == NULL || p->n_attackers == 0 ||
       p->attackers == NULL || p->n_victims == 0 || p->victims == NULL || p->mu == NULL) {
     g_set_error(error, STREAM_ERROR, STREAM_ERROR_INVALID_ARGUMENT,
                 "stream_publish_privacy: needs a collusion name, a trust model, "
