@@ -91,7 +91,8 @@ static int cmp_u64(const void *a, const void *b) {
 static gboolean finish_round(ProtoDeliveries *d, guint r, GError **error) {
   guint n = d->n;
   GArray *a = d->applied[r];
-  qsort(a->data, a->len, sizeof(Entry), cmp_entry);
+  if (a->len > 1)
+    qsort(a->data, a->len, sizeof(Entry), cmp_entry);
   guint *ptr = g_new0(guint, (gsize)n + 1), *cols = g_new(guint, MAX(a->len, 1));
   double *vals = g_new(double, MAX(a->len, 1));
   for (guint i = 0; i < a->len; i++) {
@@ -121,8 +122,10 @@ static gboolean finish_round(ProtoDeliveries *d, guint r, GError **error) {
     return FALSE;
 
   GArray *s = d->sent[r], *x = d->dropped[r];
-  qsort(s->data, s->len, sizeof(guint64), cmp_u64);
-  qsort(x->data, x->len, sizeof(guint64), cmp_u64);
+  if (s->len > 1) /* an empty GArray's data may be NULL, which qsort must not see */
+    qsort(s->data, s->len, sizeof(guint64), cmp_u64);
+  if (x->len > 1)
+    qsort(x->data, x->len, sizeof(guint64), cmp_u64);
   d->ptr[r] = g_new0(guint, (gsize)n + 1);
   d->from[r] = g_new(guint, MAX(s->len, 1));
   d->delivered[r] = g_new(guint8, MAX(s->len, 1));
