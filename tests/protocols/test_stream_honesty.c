@@ -6,7 +6,8 @@
  * scale-free accounting of sigma and clip far from 1 (the dense
  * priv_knowledge_blocks_scaled: sigma = 1e200 has mu ~ 1e-200, not inf).
  * Each case runs the same spec and seed twice and compares the per-victim
- * block statuses, the report's statuses and mu (1e-9 relative). Before the
+ * block statuses, the report's statuses and mu (to eps x the rows'
+ * conditioning, rows_cond below). Before the
  * streaming accountant followed these rules, sigma = 1e100 and 1e200 gave
  * mu = inf (truth: 1e-100, 1e-200), and a near-dependency inside a period
  * was called UNPROTECTED where the dense accountant says UNRESOLVED.
@@ -17,6 +18,7 @@
 #include "observe_test.h"
 #include "privacy/stream_internal.h"
 #include "protocols/protocols.h"
+#include "tests/common/tolerance.h"
 #include "topologies/topologies.h"
 
 typedef struct {
@@ -26,7 +28,7 @@ typedef struct {
   double sigma, clip;
   guint T, b;
   guint64 seed;
-  double tol; /* relative, on mu */
+  guint K; /* gossip rounds per step (Muffliato's K; 1 otherwise) */
 } Case;
 
 /* The blocks of one run on Florentine, dense (priv_knowledge_blocks_scaled,
@@ -50,6 +52,33 @@ static PrivBlocks *account(const Case *c, gboolean streaming) {
   return b;
 }
 
+/* The condition number of the rows the dense accountant factors, estimated
+ * from the gossip: uniform gossip amplifies node v's view by its column sum
+ * s_v = sum_w W[w, v] per round, so after the K T rounds of @c the rows of
+ * the most amplified node are s_max^(K T) times the least amplified ones
+ * (docs/guide.md: node 1, s = 2.06, 2.06^40 = 3.6e12). Both accountants
+ * solve with these rows; mu's relative error is then at most about
+ * eps x rows_cond to first order. Measured over the OpenBLAS kernels
+ * Prescott, Nehalem, Sandybridge, Haswell, SkylakeX and Zen: at most 0.16
+ * eps rows_cond (T = 4), 6e-6 (T = 30), 6.3e-5 (T = 40, where node 1 is
+ * UNRESOLVED and the others agree to 5e-8). */
+static double rows_cond(const Case *c, const TopoGraph *g) {
+  GError *err = NULL;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  guint n = topo_graph_n_nodes(g);
+  double *W = topo_gossip_dense(w), smax = 0.0;
+  for (guint v = 0; v < n; v++) {
+    double s = 0.0;
+    for (guint a = 0; a < n; a++)
+      s += W[(gsize)a * n + v];
+    smax = MAX(smax, s);
+  }
+  g_free(W);
+  topo_gossip_free(w);
+  return pow(MAX(smax, 1.0), (double)c->K * c->T);
+}
+
 /* Compares the two accountants on @c; returns the dense report (the caller
  * checks the expected values) after the comparison. */
 static PrivReport *compare(const Case *c) {
@@ -58,6 +87,8 @@ static PrivReport *compare(const Case *c) {
   g_assert_no_error(err);
   PrivBlocks *d = account(c, FALSE), *s = account(c, TRUE);
   PrivAccountOptions ao = {.b = c->b};
+  double cond = rows_cond(c, g);
+  g_test_message("rows' condition estimate %.3e", cond);
   PrivReport *rd = priv_account_report(d, g, &ao, &err);
   g_assert_no_error(err);
   PrivReport *rs = priv_account_report(s, g, &ao, &err);
@@ -83,7 +114,8 @@ static PrivReport *compare(const Case *c) {
       g_assert_true(isinf(y->mu));
     } else {
       g_assert_cmpfloat(x->mu, >, 0.0);
-      g_assert_cmpfloat(fabs(x->mu - y->mu), <=, c->tol * x->mu);
+      dpg_test_assert_close(y->mu, x->mu, dpg_tol(cond, 1.0),
+                            "eps x cond of the factored rows (s_max^(K T), rows_cond)");
     }
   }
   priv_report_free(rs);
@@ -106,15 +138,12 @@ static const PrivVictim *victim(const PrivReport *r, guint node) {
  * cannot resolve it at T = 40 (b = 4), nor at T = 30 (b = 1: 4 does not
  * divide 30). At T = 40 the rows the dense accountant factors have a
  * condition number of about 2.06^40 = 4e12 (node 1's near-dependency), and
- * the other victims' mu agree to 1.4e-8 (measured: the streaming engine
- * steps the rows back through the periods; 6.4e-9 carrying Gamma forward)
- * instead of 1e-12, far inside eps times the condition number: the
- * tolerance there is 3e-8. */
+ * the other victims' mu agree to 5e-8 (measured over six OpenBLAS kernels)
+ * instead of 1e-12, inside eps times the condition number (rows_cond). */
 static void test_zipdl_ldp(void) {
   const guint Ts[] = {30, 40}, bs[] = {1, 4};
-  const double tols[] = {1e-9, 3e-8};
   for (guint i = 0; i < 2; i++) {
-    Case c = {"zipdl", PRIV_TRUST_LDP, 9, 1.0, 1.0, Ts[i], bs[i], 2, tols[i]};
+    Case c = {"zipdl", PRIV_TRUST_LDP, 9, 1.0, 1.0, Ts[i], bs[i], 2, 1};
     PrivReport *r = compare(&c);
     g_assert_true(victim(r, 1)->unresolved);
     g_assert_true(isinf(victim(r, 1)->mu));
@@ -131,8 +160,15 @@ static void test_extremes(void) {
   const char *protocols[] = {"dsgd", "muffliato:K=2"};
   const double sigmas[] = {1e-200, 1e-100, 1e100, 1e200};
   for (guint p = 0; p < 2; p++) {
-    Case one = {protocols[p], PRIV_TRUST_PNDP, 0, 1.0, 1.0, 4, 1, 1, 1e-9};
+    Case one = {protocols[p], PRIV_TRUST_PNDP, 0, 1.0, 1.0, 4, 1, 1, p + 1};
     PrivReport *r1 = compare(&one);
+    /* Same rows up to the scale: each run within eps x rows_cond of the
+     * truth, so the two within twice that. */
+    GError *err = NULL;
+    TopoGraph *g = topo_graph_generate("florentine", &err);
+    g_assert_no_error(err);
+    double tol = dpg_tol(rows_cond(&one, g), 2.0);
+    topo_graph_free(g);
     for (guint k = 0; k < 5; k++) {
       Case c = one;
       if (k < 4)
@@ -146,7 +182,8 @@ static void test_extremes(void) {
         if (want > 1e8)
           g_assert_true(isinf(r->victims[i].mu) && r->victims[i].unresolved);
         else
-          g_assert_cmpfloat(fabs(r->victims[i].mu - want), <=, 1e-9 * want);
+          dpg_test_assert_close(r->victims[i].mu, want, tol,
+                                "2 eps x cond of the factored rows (rows_cond)");
       }
       priv_report_free(r);
     }
