@@ -30,31 +30,6 @@ static void assert_clean_error(const CliRun *r, const char *const *needles) {
 }
 #define assert_error(r, ...) assert_clean_error(r, (const char *const[]){__VA_ARGS__, NULL})
 
-static void limit_address_space(gpointer data) {
-  rlim_t bytes = (rlim_t)GPOINTER_TO_SIZE(data);
-  struct rlimit rl = {bytes, bytes};
-  setrlimit(RLIMIT_AS, &rl);
-}
-
-/* dpgossip under an address-space limit, so that a check against the memory
- * budget (which honours it) is exercised without a machine-sized graph. */
-static CliRun run_limited(gsize bytes, const char *const *args) {
-  GPtrArray *argv = g_ptr_array_new();
-  g_ptr_array_add(argv, (gpointer)g_getenv("DPGOSSIP"));
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add(argv, (gpointer)args[i]);
-  g_ptr_array_add(argv, NULL);
-  CliRun r = {0};
-  int wait_status = 0;
-  GError *error = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, limit_address_space,
-                             GSIZE_TO_POINTER(bytes), &r.out, &r.err, &wait_status, &error));
-  g_assert_no_error(error);
-  r.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
-  g_ptr_array_free(argv, TRUE);
-  return r;
-}
-#define cli_run_limited(bytes, ...) run_limited(bytes, (const char *const[]){__VA_ARGS__, NULL})
 
 static gboolean skip_under_asan(void) {
 #ifdef UNDER_ASAN

@@ -6,6 +6,7 @@
 #define DPG_TESTS_COMMON_RUN_H
 
 #include <glib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <json-glib/json-glib.h>
 
@@ -15,8 +16,18 @@ typedef struct {
   char *err;
 } CliRun;
 
-/* Runs `dpgossip ARGS...` (NULL-terminated). */
-static inline CliRun cli_run_v(const char *const *args) {
+/* The child's address-space limit (a gsize in @data; 0: none). */
+static inline void cli_run_limit_address_space(gpointer data) {
+  rlim_t bytes = (rlim_t)GPOINTER_TO_SIZE(data);
+  struct rlimit rl = {bytes, bytes};
+  if (bytes > 0)
+    setrlimit(RLIMIT_AS, &rl);
+}
+
+/* Runs `dpgossip ARGS...` (NULL-terminated) under an address-space limit of
+ * @bytes (0: none): dpgossip's memory budget honours it, so that a memory
+ * refusal is exercised without a machine-sized input. */
+static inline CliRun cli_run_limited_v(gsize bytes, const char *const *args) {
   const char *bin = g_getenv("DPGOSSIP");
   g_assert_nonnull(bin);
   GPtrArray *argv = g_ptr_array_new();
@@ -27,8 +38,9 @@ static inline CliRun cli_run_v(const char *const *args) {
   CliRun r = {0};
   int wait_status = 0;
   GError *error = NULL;
-  gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r.out,
-                             &r.err, &wait_status, &error);
+  gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT,
+                             bytes > 0 ? cli_run_limit_address_space : NULL,
+                             GSIZE_TO_POINTER(bytes), &r.out, &r.err, &wait_status, &error);
   g_assert_no_error(error);
   g_assert_true(ok);
   r.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
@@ -36,6 +48,13 @@ static inline CliRun cli_run_v(const char *const *args) {
   return r;
 }
 
+/* Runs `dpgossip ARGS...` (NULL-terminated). */
+static inline CliRun cli_run_v(const char *const *args) {
+  return cli_run_limited_v(0, args);
+}
+
+#define cli_run_limited(bytes, ...)                                                                \
+  cli_run_limited_v((bytes), (const char *const[]){__VA_ARGS__, NULL})
 #define cli_run(...) cli_run_v((const char *const[]){__VA_ARGS__, NULL})
 
 static inline void cli_run_clear(CliRun *r) {
