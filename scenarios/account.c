@@ -59,6 +59,7 @@ void scen_account_request_init(ScenAccountRequest *q, const ScenConfig *c, const
   r->lr = c->lr;
   r->accountant = c->dense_accountant ? "dense" : NULL;
   r->C_local = c->shape.kind == PRIV_PROTOCOL_MFDSGD ? C : NULL;
+  r->cancel = scen_cancel_flag();
 }
 
 void scen_account_request_clear(ScenAccountRequest *q) {

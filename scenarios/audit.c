@@ -71,7 +71,8 @@ static gboolean audit_pair(const ScenConfig *c, double sigma, guint k, guint t, 
                      .victim = v,
                      .trials = c->audit_trials,
                      .seed = c->seed,
-                     .threads = 1};
+                     .threads = 1,
+                     .cancel = scen_cancel_flag()};
     AuditReport rep;
     gboolean ok = audit_run(&a, c->audit_attacks, &rep, error);
     for (guint j = 0; ok && j < rep.n_rows; j++) {

@@ -345,6 +345,10 @@ char *scen_collusion_section(const char *name);
 
 /* Cancellation flag (scen_cancel sets it). */
 gboolean scen_cancelled(void);
+/* The flag itself, for the layers below that poll it (the accounting
+ * request's and the audit's cancel): a point's accounting and audit stop on
+ * scen_cancel as its run does. */
+const gint *scen_cancel_flag(void);
 
 /* ---- A sweep's results (aggregate.c: pure, no file) ---- */
 

@@ -6,7 +6,7 @@
 
 #include "scenarios/internal.h"
 
-static volatile gint cancel_flag;
+static gint cancel_flag;
 
 void scen_cancel(void) {
   g_atomic_int_set(&cancel_flag, 1);
@@ -18,6 +18,10 @@ void scen_cancel_reset(void) {
 
 gboolean scen_cancelled(void) {
   return g_atomic_int_get(&cancel_flag) != 0;
+}
+
+const gint *scen_cancel_flag(void) {
+  return &cancel_flag;
 }
 
 static ScenScenario *wrap(ScenDoc *doc) {

@@ -3,10 +3,12 @@
  * an invalid scenario (nothing run, nothing written), --seed and --set, and
  * Ctrl-C: exit 130, no file that looks complete, and a rerun that resumes.
  */
+#include <glib-unix.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/common/files.h"
 #include "tests/common/run.h"
@@ -140,17 +142,28 @@ static void test_run_invalid(void) {
   g_free(dir);
 }
 
+/* A training sweep long enough to be interrupted: a few seconds in Release. */
+static const char long_training[] =
+    "[topology]\ngenerate = erdos:n=120,p=0.08,seed=2,connected=true\n"
+    "[protocol]\nsigma = 0.1\n[task]\ndataset = "
+    "synthetic:linear,n=40000,d=60,seed=1\nepochs = 40\nbatches = 25\n"
+    "[privacy]\npath = none\n[output]\ndir = results\n[sweep]\n"
+    "simulation.seed = 1..2\n";
+
+/* A sweep whose time goes to its audits (the run and its accounting take
+ * milliseconds; 10^6 trials per world take minutes): the audit, too, must
+ * stop on a signal rather than finish and write its point. */
+static const char long_audit[] =
+    "[topology]\ngenerate = florentine\n[protocol]\nsigma = 1\n"
+    "[simulation]\nrounds = 8\n[privacy]\ntrust = pndp\n"
+    "[collusion.a]\nnodes = 0\n[audit]\nvictims = 8\ntrials = 1000000\nattack = np\n"
+    "[output]\ndir = results\n[sweep]\nsimulation.seed = 1..2\n";
+
 /* A signal mid-sweep: exit 128 + its number, the message says what finished
  * and how to resume, and nothing looks complete. */
-static void interrupt_run(int sig) {
+static void interrupt_run(int sig, const char *scenario) {
   char *dir = test_tmpdir("run");
-  /* Long enough to be interrupted: a few seconds in Release. */
-  char *ini = write_tmp(dir, "long.ini",
-                        "[topology]\ngenerate = erdos:n=120,p=0.08,seed=2,connected=true\n"
-                        "[protocol]\nsigma = 0.1\n[task]\ndataset = "
-                        "synthetic:linear,n=40000,d=60,seed=1\nepochs = 40\nbatches = 25\n"
-                        "[privacy]\npath = none\n[output]\ndir = results\n[sweep]\n"
-                        "simulation.seed = 1..2\n");
+  char *ini = write_tmp(dir, "long.ini", scenario);
   const char *bin = g_getenv("DPGOSSIP");
   g_assert_nonnull(bin);
   const char *argv[] = {bin, "run", ini, "-j", "1", NULL};
@@ -168,14 +181,37 @@ static void interrupt_run(int sig) {
     g_usleep(10000);
   g_usleep(300000);
   kill(pid, sig);
-  /* Read to the end before reaping: the child may not block on a full pipe. */
-  GIOChannel *ch = g_io_channel_unix_new(err_fd);
-  g_io_channel_set_close_on_unref(ch, TRUE);
-  char *err_text = NULL;
-  g_assert_cmpint(g_io_channel_read_to_end(ch, &err_text, NULL, NULL), ==, G_IO_STATUS_NORMAL);
-  g_io_channel_unref(ch);
+  /* Drain stderr while waiting (the child must not block on a full pipe).
+   * A run that ignores the signal would go on for minutes: give it 60 s
+   * (a loaded machine's worst case, far above the < 1 s it takes), then
+   * kill it and fail rather than hang the suite. */
+  g_assert_true(g_unix_set_fd_nonblocking(err_fd, TRUE, NULL));
+  GString *err = g_string_new(NULL);
   int status = 0;
-  g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+  pid_t done = 0;
+  for (int i = 0; i < 6000 && done == 0; i++) {
+    char buf[4096];
+    ssize_t got;
+    while ((got = read(err_fd, buf, sizeof buf)) > 0)
+      g_string_append_len(err, buf, got);
+    done = waitpid(pid, &status, WNOHANG);
+    if (done == 0)
+      g_usleep(10000);
+  }
+  if (done == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    g_error("dpgossip run did not stop within 60 s of signal %d", sig);
+  }
+  g_assert_cmpint(done, ==, pid);
+  for (char buf[4096];;) {
+    ssize_t got = read(err_fd, buf, sizeof buf);
+    if (got <= 0)
+      break;
+    g_string_append_len(err, buf, got);
+  }
+  close(err_fd);
+  char *err_text = g_string_free(err, FALSE);
   g_spawn_close_pid(pid);
   g_assert_true(WIFEXITED(status));
   g_assert_cmpint(WEXITSTATUS(status), ==, 128 + sig);
@@ -196,11 +232,15 @@ static void interrupt_run(int sig) {
 }
 
 static void test_sigint(void) {
-  interrupt_run(SIGINT);
+  interrupt_run(SIGINT, long_training);
 }
 
 static void test_sigterm(void) {
-  interrupt_run(SIGTERM);
+  interrupt_run(SIGTERM, long_training);
+}
+
+static void test_sigterm_audit(void) {
+  interrupt_run(SIGTERM, long_audit);
 }
 
 int main(int argc, char **argv) {
@@ -210,5 +250,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/run/graph-notice", test_run_graph_notice);
   g_test_add_func("/cli/run/sigint", test_sigint);
   g_test_add_func("/cli/run/sigterm", test_sigterm);
+  g_test_add_func("/cli/run/sigterm-audit", test_sigterm_audit);
   return g_test_run();
 }
