@@ -9,27 +9,32 @@
 
 /* Inflates the whole of @raw (one or more gzip members) into a NUL-terminated
  * buffer; NULL and an error naming @path when the stream is cut short,
- * corrupt or larger than SPEC_FILE_MAX. */
-static char *inflate_all(const char *path, const guint8 *raw, gsize raw_len, gsize *out_len,
-                         GError **error) {
+ * corrupt or larger than @max bytes. */
+static char *inflate_all(const char *path, const guint8 *raw, gsize raw_len, gsize max,
+                         gsize *out_len, GError **error) {
   z_stream z;
   memset(&z, 0, sizeof z);
   if (inflateInit2(&z, 15 + 16) != Z_OK) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "%s: cannot start zlib", path);
     return NULL;
   }
-  gsize cap = MAX(raw_len * 4, (gsize)4096), len = 0;
+  gsize cap = MIN(MAX(raw_len * 4, (gsize)4096), max), len = 0;
   char *buf = g_try_malloc(cap + 1);
   gsize in_done = 0;
   int rc = Z_OK;
   const char *why = NULL;
+  char too_large[96];
+  g_snprintf(too_large, sizeof too_large,
+             "inflates to more than %" G_GSIZE_FORMAT " MB, the most this table can need",
+             max >> 20);
   while (buf != NULL && why == NULL) {
     if (len == cap) {
-      if (cap >= SPEC_FILE_MAX) {
-        why = "inflates to more than the limit for files read whole";
+      if (cap >= max) {
+        why = max < SPEC_FILE_MAX ? too_large
+                                  : "inflates to more than the limit for files read whole";
         break;
       }
-      cap = MIN(cap * 2, SPEC_FILE_MAX);
+      cap = MIN(cap * 2, max);
       char *grown = g_try_realloc(buf, cap + 1);
       if (grown == NULL) {
         why = "inflates to more than the memory available";
@@ -71,16 +76,30 @@ static char *inflate_all(const char *path, const guint8 *raw, gsize raw_len, gsi
 }
 
 gboolean spec_file_read_text(const char *path, char **contents, gsize *length, GError **error) {
-  g_return_val_if_fail(path != NULL && contents != NULL, FALSE);
+  return spec_file_read_text_max(path, SPEC_FILE_MAX, contents, length, error);
+}
+
+gboolean spec_file_read_text_max(const char *path, gsize max, char **contents, gsize *length,
+                                 GError **error) {
+  g_return_val_if_fail(path != NULL && contents != NULL && max > 0, FALSE);
   *contents = NULL;
   char *raw = NULL;
   gsize raw_len = 0;
   if (!spec_file_read_lines(path, G_MAXSIZE, &raw, &raw_len, error))
     return FALSE;
+  gboolean gzipped = raw_len >= 2 && (guint8)raw[0] == 0x1f && (guint8)raw[1] == 0x8b;
+  if (!gzipped && raw_len > max) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "%s: %" G_GSIZE_FORMAT " bytes, more than %" G_GSIZE_FORMAT
+                " MB, the most this table can need",
+                path, raw_len, max >> 20);
+    g_free(raw);
+    return FALSE;
+  }
   char *text = raw;
   gsize len = raw_len;
-  if (raw_len >= 2 && (guint8)raw[0] == 0x1f && (guint8)raw[1] == 0x8b) {
-    text = inflate_all(path, (const guint8 *)raw, raw_len, &len, error);
+  if (gzipped) {
+    text = inflate_all(path, (const guint8 *)raw, raw_len, MIN(max, SPEC_FILE_MAX), &len, error);
     g_free(raw);
     if (text == NULL)
       return FALSE;

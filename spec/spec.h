@@ -225,6 +225,16 @@ gboolean spec_file_read_lines(const char *path, gsize line_max, char **contents,
 gboolean spec_file_read_text(const char *path, char **contents, gsize *length, GError **error);
 
 /**
+ * spec_file_read_text_max: spec_file_read_text for a table whose useful
+ * content is bounded (a country table lists at most every pair of two-letter
+ * codes): more than @max bytes, raw or inflated, is refused as soon as it is
+ * seen (G_FILE_ERROR_INVAL naming @path and the limit in MB) rather than
+ * after inflating gigabytes of rows the reader would skip.
+ */
+gboolean spec_file_read_text_max(const char *path, gsize max, char **contents, gsize *length,
+                                 GError **error);
+
+/**
  * spec_check_lines: FALSE (G_FILE_ERROR_INVAL, "PATH:LINE: ...") when a line
  * of @text (@len bytes) is longer than SPEC_LINE_MAX. O(@len).
  */
