@@ -11,7 +11,6 @@
  * printed guarantee is wrong: an error, exit status 1.
  */
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 
 #include "cli/audit_onerun.h"
@@ -22,18 +21,6 @@
 #include "spec/spec.h"
 
 #define CMD "audit"
-
-/* The run SIGINT cancels: nothing is printed before it ends, so a cancelled
- * audit leaves no output. */
-static ProtoRun *volatile interrupt_run;
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig) {
-  (void)sig;
-  interrupted = 1;
-  if (interrupt_run != NULL)
-    proto_run_cancel(interrupt_run);
-}
 
 typedef struct {
   char *attack, *format, *seed_text, *sigma_text;
@@ -133,18 +120,18 @@ static int audit_run(const OnerunOptions *o, const TopoGraph *g, TopoGossipKind 
    * most, checked before allocation. */
   gsize doubles = ((gsize)o->canaries + proto_context_n_nodes(ctx)) * proto_context_dim(ctx);
   if (!spec_check_memory(doubles * sizeof(double), "the canaries",
-                         "use fewer --canaries or a smaller --model",
-                         G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, error))
+                         "use fewer --canaries or a smaller --model", G_OPTION_ERROR,
+                         G_OPTION_ERROR_BAD_VALUE, error))
     goto out;
   c = cli_onerun_canaries_new((guint)o->canaries, proto_context_dim(ctx),
                               proto_context_n_nodes(ctx), (guint)o->run.batches, o->run.seed_value);
   hook = cli_onerun_attach(run, c, error);
-  interrupt_run = run;
-  gboolean ran = hook != NULL && !interrupted && proto_observed_run_run(orun, error);
-  interrupt_run = NULL;
-  if (interrupted) {
+  cli_interrupt_set_run(run);
+  gboolean ran = hook != NULL && !cli_interrupted() && proto_observed_run_run(orun, error);
+  cli_interrupt_set_run(NULL);
+  if (cli_interrupted()) {
     g_clear_error(error);
-    status = 130;
+    status = cli_interrupt_status();
     goto out;
   }
   if (!ran || !cli_train_privacy_account(priv, orun, error))
@@ -204,8 +191,8 @@ static void print_result(const OnerunOptions *o, const OnerunResult *r, const ch
          "epsilon,mu,delta,confidence,test_loss,status,seed\n");
   printf("dsgd,ldp,onerun,%.17g,%d,%d,%u,%u,%u,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,"
          "%" G_GUINT64_FORMAT "\n",
-         o->run.sigma, o->run.epochs, o->run.batches, r->m, r->r, r->v, r->eps_low, r->eps, r->mu, o->run.delta,
-         o->confidence, r->test_loss, verdict, o->run.seed_value);
+         o->run.sigma, o->run.epochs, o->run.batches, r->m, r->r, r->v, r->eps_low, r->eps, r->mu,
+         o->run.delta, o->confidence, r->test_loss, verdict, o->run.seed_value);
 }
 
 int cli_audit_onerun(int argc, char **argv) {
@@ -238,8 +225,8 @@ int cli_audit_onerun(int argc, char **argv) {
        "Canaries m, each included with probability 1/2 (default 200)", "M"},
       {"guesses", 0, 0, G_OPTION_ARG_INT, &o.guesses,
        "Guess 'in' for the K best scores and 'out' for the K worst (default m / 4)", "K"},
-      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o.run.delta,
-       "delta of both epsilons (default 1e-6)", "DELTA"},
+      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o.run.delta, "delta of both epsilons (default 1e-6)",
+       "DELTA"},
       {"confidence", 0, 0, G_OPTION_ARG_DOUBLE, &o.confidence,
        "Confidence of the lower bound (default 0.95)", "C"},
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o.seed_text,
@@ -282,15 +269,15 @@ int cli_audit_onerun(int argc, char **argv) {
     status = cli_fail(CMD, error, cli_graph_options_status(&gopt, error));
     goto out;
   }
-  struct sigaction action = {0}, old_action;
-  action.sa_handler = on_sigint;
-  sigemptyset(&action.sa_mask);
-  interrupted = 0;
-  gboolean handler = sigaction(SIGINT, &action, &old_action) == 0;
+  /* The run a signal cancels: nothing is printed before it ends, so an
+   * interrupted audit leaves no output. */
+  CliInterrupt saved = {0};
+  cli_interrupt_begin(&saved, NULL);
   status = audit_run(&o, g, kind, &res, &error);
-  if (handler)
-    sigaction(SIGINT, &old_action, NULL);
-  if (status == 130) {
+  cli_interrupt_end(&saved);
+  if (cli_interrupted()) {
+    g_clear_error(&error);
+    status = cli_interrupt_status();
     fprintf(stderr, "dpgossip %s: interrupted; no output written\n", CMD);
     goto out;
   }

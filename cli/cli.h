@@ -13,6 +13,7 @@
 #ifndef DPG_CLI_H
 #define DPG_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include <glib.h>
@@ -99,25 +100,34 @@ void cli_graph_options_clear(CliGraphOptions *o);
 
 /* -q: cli_progress_new's @quiet (run adds that it prints no summary). */
 #define CLI_QUIET_HELP "No progress line (on a terminal: refreshed; elsewhere: every 10 s)"
-#define CLI_OPTION_QUIET(var) {"quiet", 'q', 0, G_OPTION_ARG_NONE, (var), CLI_QUIET_HELP, NULL}
+#define CLI_OPTION_QUIET(var)                                                                      \
+  { "quiet", 'q', 0, G_OPTION_ARG_NONE, (var), CLI_QUIET_HELP, NULL }
 /* Delta: each example's gradient clipped to this norm (a double). */
 #define CLI_OPTION_CLIP(var)                                                                       \
-  {"clip", 0, 0, G_OPTION_ARG_DOUBLE, (var),                                                       \
-   "Per-example gradient clipping norm Delta (default 1)", "DELTA"}
+  {                                                                                                \
+    "clip", 0, 0, G_OPTION_ARG_DOUBLE, (var),                                                      \
+        "Per-example gradient clipping norm Delta (default 1)", "DELTA"                            \
+  }
 /* alpha of the reported Renyi DP (a double). */
 #define CLI_OPTION_ALPHA(var)                                                                      \
-  {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, (var), "Renyi order alpha of the RDP reported (default 2)", \
-   "ALPHA"}
+  {                                                                                                \
+    "alpha", 0, 0, G_OPTION_ARG_DOUBLE, (var),                                                     \
+        "Renyi order alpha of the RDP reported (default 2)", "ALPHA"                               \
+  }
 /* delta of the reported (epsilon, delta) guarantee (a double). */
 #define CLI_OPTION_DELTA(var)                                                                      \
-  {"delta", 0, 0, G_OPTION_ARG_DOUBLE, (var), "delta of the epsilon column (default 1e-6)",        \
-   "DELTA"}
+  {                                                                                                \
+    "delta", 0, 0, G_OPTION_ARG_DOUBLE, (var), "delta of the epsilon column (default 1e-6)",       \
+        "DELTA"                                                                                    \
+  }
 /* --radius of --path local (an int; the request's radius). */
 #define CLI_OPTION_RADIUS(var)                                                                     \
-  {"radius", 0, 0, G_OPTION_ARG_INT, (var),                                                        \
-   "--path local: hops around the attackers whose victims are bounded (>= 1); every node "         \
-   "farther away colludes with the attackers",                                                     \
-   "R"}
+  {                                                                                                \
+    "radius", 0, 0, G_OPTION_ARG_INT, (var),                                                       \
+        "--path local: hops around the attackers whose victims are bounded (>= 1); every node "    \
+        "farther away colludes with the attackers",                                                \
+        "R"                                                                                        \
+  }
 /* The gossip modes proto_mode_parse reads, for --mode's help. */
 #define CLI_MODE_GRAMMAR "sync (default), deadline:ms=D or stale:s=S"
 /* --mode, --latency and --loss: the network of the run a command simulates
@@ -125,39 +135,55 @@ void cli_graph_options_clear(CliGraphOptions *o);
  * after @where, e.g. "Observer path: " (a string literal). Three entries. */
 #define CLI_OPTIONS_NETWORK(where, mode, latency, loss)                                            \
   {"mode", 0, 0, G_OPTION_ARG_STRING, (mode), where "gossip mode " CLI_MODE_GRAMMAR, "MODE"},      \
-  {"latency", 0, 0, G_OPTION_ARG_STRING, (latency), where "link latency " SIM_LATENCY_GRAMMAR,     \
-   "SPEC"},                                                                                        \
-  {"loss", 0, 0, G_OPTION_ARG_STRING, (loss),                                                      \
-   where "message loss probability (needs an asynchronous --mode)", "P"}
+      {"latency", 0, 0, G_OPTION_ARG_STRING, (latency), where "link latency " SIM_LATENCY_GRAMMAR, \
+       "SPEC"},                                                                                    \
+  {                                                                                                \
+    "loss", 0, 0, G_OPTION_ARG_STRING, (loss),                                                     \
+        where "message loss probability (needs an asynchronous --mode)", "P"                       \
+  }
 
 /* --schedule: time-varying gossip (topo_schedule_new's spec, a string). */
 #define CLI_OPTION_SCHEDULE(var)                                                                   \
-  {"schedule", 0, 0, G_OPTION_ARG_STRING, (var),                                                   \
-   "Time-varying gossip over the graph: static (default), matching, exponential, "                 \
-   "edge-failure:p=P, churn:...",                                                                  \
-   "SPEC"}
+  {                                                                                                \
+    "schedule", 0, 0, G_OPTION_ARG_STRING, (var),                                                  \
+        "Time-varying gossip over the graph: static (default), matching, exponential, "            \
+        "edge-failure:p=P, churn:...",                                                             \
+        "SPEC"                                                                                     \
+  }
 /* -d, -m and --partition: the learning task of a training run, into the
  * ProtoTrainTask @task (GOption's copies of the strings). Three entries. */
 #define CLI_OPTIONS_TASK(task)                                                                     \
-  {"dataset", 'd', 0, G_OPTION_ARG_STRING, &(task)->dataset,                                       \
+  {"dataset",                                                                                      \
+   'd',                                                                                            \
+   0,                                                                                              \
+   G_OPTION_ARG_STRING,                                                                            \
+   &(task)->dataset,                                                                               \
    "Dataset (required): california:PATH, csv:PATH[,...], idx:DIR, synthetic:linear|logistic"       \
    "[,...]",                                                                                       \
    "SPEC"},                                                                                        \
-  {"model", 'm', 0, G_OPTION_ARG_STRING, &(task)->model,                                           \
-   "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "         \
-   "task)",                                                                                        \
-   "SPEC"},                                                                                        \
-  {"partition", 0, 0, G_OPTION_ARG_STRING, &(task)->partition,                                     \
-   "Records to nodes: uniform (default), dirichlet:alpha=A, classes:k=K", "SPEC"}
+      {"model",                                                                                    \
+       'm',                                                                                        \
+       0,                                                                                          \
+       G_OPTION_ARG_STRING,                                                                        \
+       &(task)->model,                                                                             \
+       "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "     \
+       "task)",                                                                                    \
+       "SPEC"},                                                                                    \
+  {                                                                                                \
+    "partition", 0, 0, G_OPTION_ARG_STRING, &(task)->partition,                                    \
+        "Records to nodes: uniform (default), dirichlet:alpha=A, classes:k=K", "SPEC"              \
+  }
 /* --test-fraction of the ProtoTrainTask @task. */
 #define CLI_OPTION_TEST_FRACTION(task)                                                             \
-  {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &(task)->test_fraction,                             \
-   "Fraction of the records held out for testing, in (0, 1) (default 0.2)", "F"}
+  {                                                                                                \
+    "test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &(task)->test_fraction,                            \
+        "Fraction of the records held out for testing, in (0, 1) (default 0.2)", "F"               \
+  }
 /* -k of a training run (an int, default 1) and its learning rate (a double). */
 #define CLI_OPTION_EPOCHS(var)                                                                     \
-  {"epochs", 'k', 0, G_OPTION_ARG_INT, (var), "Epochs k (default 1)", "K"}
+  { "epochs", 'k', 0, G_OPTION_ARG_INT, (var), "Epochs k (default 1)", "K" }
 #define CLI_OPTION_LR(var)                                                                         \
-  {"lr", 0, 0, G_OPTION_ARG_DOUBLE, (var), "Learning rate eta (default 0.1)", "ETA"}
+  { "lr", 0, 0, G_OPTION_ARG_DOUBLE, (var), "Learning rate eta (default 0.1)", "ETA" }
 
 /* ---- nonprivate: D-SGD without noise, the baseline every figure compares with ----
  * Scenarios run it (protocol.name = nonprivate); `train`, `account` and
@@ -183,6 +209,33 @@ gboolean cli_count_option(const char *option, const char *text, guint *out, GErr
 /* cli_eval_sample_text: "evaluation: N of M nodes (drawn with seed S) on
  * R of Q test rows ..." when @s is sampled, else NULL (g_free). O(1). */
 char *cli_eval_sample_text(const ProtoEvalSample *s);
+
+/* ---- Interruption (cli/interrupt.c) ----
+ * One handler of SIGINT and SIGTERM for the commands that stop cleanly:
+ * between cli_interrupt_begin and cli_interrupt_end a signal records its
+ * number, cancels the run set by cli_interrupt_set_run and calls @cancel
+ * (nullable; it runs in the signal handler, so it may only set flags, like
+ * scen_cancel). While a temporary output file is set (cli_interrupt_set_file),
+ * a signal removes every one set and exits at once with 128 + its number:
+ * no set of tables is left half-renamed. A second signal kills (default
+ * action). Not reentrant: one command at a time. */
+typedef struct {
+  struct sigaction old_int, old_term;
+  gboolean int_set, term_set;
+} CliInterrupt;
+void cli_interrupt_begin(CliInterrupt *saved, void (*cancel)(void));
+void cli_interrupt_end(CliInterrupt *saved);
+/* The signal caught since cli_interrupt_begin, 0 if none. */
+int cli_interrupted(void);
+/* The exit status of an interrupted command: 128 + the signal (SIGINT's when
+ * the work was cancelled otherwise). */
+int cli_interrupt_status(void);
+/* The run a signal cancels (NULL: none); set after a signal, it is
+ * cancelled at once. */
+void cli_interrupt_set_run(ProtoRun *run);
+/* Slot @i (< 4) of the temporary files a signal removes (@path borrowed
+ * until reset to NULL). */
+void cli_interrupt_set_file(guint i, const char *path);
 
 /* ---- Progress of long work (cli/progress.c) ----
  * On a terminal (stderr) one refreshing line with done/total, elapsed time

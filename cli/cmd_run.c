@@ -5,7 +5,6 @@
  * the running points stop, no file is left looking complete (each point's
  * summary.json is written last), and running again resumes.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -14,19 +13,6 @@
 #include "plot/plot.h"
 #include "ranks/ranks.h"
 #include "scenarios/scenarios.h"
-
-/* The signal that interrupted the run (SIGINT or SIGTERM), 0 if none. */
-static volatile sig_atomic_t interrupted;
-
-/* Ctrl-C and SIGTERM (a job scheduler's or a service manager's stop) end the
- * run alike: the points running stop, what finished stays and the message
- * says how to resume; the exit status is 128 + the signal's number. */
-static void on_interrupt(int sig) {
-  interrupted = sig;
-  scen_cancel();
-  /* A second signal stops at once (temporary files only are left). */
-  signal(sig, SIG_DFL);
-}
 
 /* Points done of the sweep; @fraction weighs them by their work. */
 static void on_progress(guint done, guint total, double fraction, gpointer data) {
@@ -121,7 +107,7 @@ typedef struct {
   const char *file; /* the scenario file, as given */
   ScenScenario *sc;
   ScenRunReport report;
-  double cpu0;  /* CPU seconds and monotonic time at the start, for the busy line */
+  double cpu0; /* CPU seconds and monotonic time at the start, for the busy line */
   gint64 wall0;
   RunStream rstream;
 } Run;
@@ -265,11 +251,11 @@ static int failed(const Run *r, GError *error) {
     g_clear_error(&error);
     return CLI_EXIT_FAILURE;
   }
-  if (interrupted || g_error_matches(error, SCEN_ERROR, SCEN_ERROR_CANCELLED)) {
+  if (cli_interrupted() || g_error_matches(error, SCEN_ERROR, SCEN_ERROR_CANCELLED)) {
     fprintf(stderr, "dpgossip run: interrupted%s: %s\n",
-            interrupted == SIGTERM ? " (SIGTERM)" : "", error ? error->message : "");
+            cli_interrupted() == SIGTERM ? " (SIGTERM)" : "", error ? error->message : "");
     g_clear_error(&error);
-    return 128 + (interrupted ? (int)interrupted : SIGINT);
+    return cli_interrupt_status();
   }
   return cli_fail("run", error, CLI_EXIT_FAILURE);
 }
@@ -301,7 +287,7 @@ static int execute(const Options *o, Run *r) {
     return ok ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
   }
   if (r->rstream.stream != NULL && !r->rstream.ended) /* the run failed or was cancelled */
-    cli_stream_end(r->rstream.stream, interrupted ? "interrupted" : "error", NULL);
+    cli_stream_end(r->rstream.stream, cli_interrupted() ? "interrupted" : "error", NULL);
   else if (ok && cli_stream_options_enabled(&o->stream) && r->rstream.stream == NULL)
     fprintf(stderr,
             "dpgossip run: the run was already finished in %s, so nothing was "
@@ -338,8 +324,7 @@ int cli_cmd_run(int argc, char **argv) {
   Run r = {.rstream = {.o = &o.stream}, .cpu0 = cli_cpu_seconds(), .wall0 = g_get_monotonic_time()};
   if (!cli_mpi_join("run", &r.mpi, &r.rank, &r.size, &r.local))
     return CLI_EXIT_FAILURE;
-  struct sigaction old_int, old_term;
-  gboolean handler_int = FALSE, handler_term = FALSE;
+  CliInterrupt saved = {0};
   int status = CLI_EXIT_USAGE;
   if (options_parse(&o, &argc, &argv))
     status = validate(argc, &o, &r);
@@ -347,21 +332,15 @@ int cli_cmd_run(int argc, char **argv) {
   if (status == CLI_EXIT_OK)
     status = load(&o, &r);
   if (status == CLI_EXIT_OK) {
-    struct sigaction action = {0};
-    action.sa_handler = on_interrupt;
-    sigemptyset(&action.sa_mask);
-    interrupted = 0;
+    /* Ctrl-C and SIGTERM end the run alike: the points running stop,
+     * what finished stays and the message says how to resume. */
     scen_cancel_reset();
-    handler_int = sigaction(SIGINT, &action, &old_int) == 0;
-    handler_term = sigaction(SIGTERM, &action, &old_term) == 0;
+    cli_interrupt_begin(&saved, scen_cancel);
     status = execute(&o, &r);
     if (status == CLI_EXIT_OK && r.rank == 0)
       print_report(&o, &r);
   }
-  if (handler_int)
-    sigaction(SIGINT, &old_int, NULL);
-  if (handler_term)
-    sigaction(SIGTERM, &old_term, NULL);
+  cli_interrupt_end(&saved);
   scen_run_report_clear(&r.report);
   cli_stream_free(r.rstream.stream);
   options_clear(&o);

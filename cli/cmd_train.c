@@ -19,7 +19,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,25 +31,6 @@
 #include "cli/train_privacy.h"
 #include "protocols/protocols.h"
 #include "scenarios/scenarios.h"
-
-/* What the SIGINT handler may touch: a run to cancel, a file to remove. */
-static ProtoRun *volatile interrupt_run;
-static char *volatile interrupt_tmp[3];
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig) {
-  (void)sig;
-  interrupted = 1;
-  if (interrupt_tmp[0] != NULL) {
-    /* Writing the output: drop the partial files and leave at once. */
-    for (int i = 0; i < 3; i++)
-      if (interrupt_tmp[i] != NULL)
-        unlink(interrupt_tmp[i]);
-    _exit(130);
-  }
-  if (interrupt_run != NULL)
-    proto_run_cancel(interrupt_run);
-}
 
 #define usage_error(...) cli_usage_error("train", __VA_ARGS__)
 
@@ -147,14 +127,14 @@ static gboolean write_tables(const char *path, const ProtoMetric *rows, gsize n_
   gboolean ok = TRUE;
   for (guint i = 0; ok && i < 3; i++) {
     ok = write_tmp(paths[i], text[i], &tmp[i]);
-    interrupt_tmp[i] = tmp[i];
+    cli_interrupt_set_file(i, tmp[i]);
     failed = ok ? failed : i;
   }
   for (guint i = 0; ok && i < 3; i++) {
     ok = g_rename(tmp[i], paths[i]) == 0;
     failed = ok ? failed : i;
     if (ok) {
-      interrupt_tmp[i] = NULL;
+      cli_interrupt_set_file(i, NULL);
       g_clear_pointer(&tmp[i], g_free);
     }
   }
@@ -162,7 +142,7 @@ static gboolean write_tables(const char *path, const ProtoMetric *rows, gsize n_
   for (guint i = 0; i < 3; i++) {
     if (tmp[i] != NULL)
       g_unlink(tmp[i]);
-    interrupt_tmp[i] = NULL;
+    cli_interrupt_set_file(i, NULL);
   }
   if (!ok)
     g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(saved), "cannot write %s: %s",
@@ -309,9 +289,9 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
 }
 
 static void options_clear(Options *o) {
-  char **strings[] = {
-      &o->protocol, &o->mode, &o->latency, &o->loss, &o->out, &o->seed_text, &o->sigma_text,
-      &o->eval_nodes_text, &o->eval_rows_text};
+  char **strings[] = {&o->protocol,      &o->mode,      &o->latency,    &o->loss,
+                      &o->out,           &o->seed_text, &o->sigma_text, &o->eval_nodes_text,
+                      &o->eval_rows_text};
   for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
   const char **run[] = {&o->run.task.dataset, &o->run.task.model, &o->run.task.partition,
@@ -424,22 +404,22 @@ static int execute(const Options *o, Train *t) {
                             proto_context_steps(proto_run_context(t->run))};
   if (progress.printer != NULL)
     proto_run_set_progress(t->run, on_progress, &progress);
-  interrupt_run = t->run;
-  gboolean ok = !interrupted && proto_observed_run_run(t->orun, &error);
+  cli_interrupt_set_run(t->run);
+  gboolean ok = !cli_interrupted() && proto_observed_run_run(t->orun, &error);
   cli_progress_free(progress.printer);
   if (t->stream != NULL) {
     /* The metrics went out during the run (cli_stream_publish_metrics). */
     GError *stream_error = NULL;
-    const char *how = ok ? "ok" : interrupted ? "interrupted" : "error";
+    const char *how = ok ? "ok" : cli_interrupted() ? "interrupted" : "error";
     if (!cli_stream_end(t->stream, how, &stream_error) && ok)
       return cli_fail("train", stream_error, CLI_EXIT_FAILURE);
     g_clear_error(&stream_error);
   }
   if (!ok) {
-    if (interrupted || g_error_matches(error, PROTO_ERROR, PROTO_ERROR_CANCELLED)) {
+    if (cli_interrupted() || g_error_matches(error, PROTO_ERROR, PROTO_ERROR_CANCELLED)) {
       g_clear_error(&error);
       fprintf(stderr, "dpgossip train: interrupted; no output written\n");
-      return 130;
+      return cli_interrupt_status();
     }
     return cli_fail("train", error, CLI_EXIT_FAILURE);
   }
@@ -524,8 +504,7 @@ int cli_cmd_train(int argc, char **argv) {
                        .alpha = 2.0,
                        .delta = 1e-6}};
   Train t = {0};
-  struct sigaction old_action;
-  gboolean handler = FALSE;
+  CliInterrupt saved = {0};
   int status = options_parse(&o, &argc, &argv) ? validate_options(&o) : CLI_EXIT_USAGE;
   if (status == CLI_EXIT_OK && o.list) {
     print_protocols();
@@ -536,12 +515,9 @@ int cli_cmd_train(int argc, char **argv) {
   if (status == CLI_EXIT_OK)
     status = validate_values(&o);
   if (status == CLI_EXIT_OK) {
-    /* From here on, SIGINT cancels the run (or the output being written). */
-    struct sigaction action = {0};
-    action.sa_handler = on_sigint;
-    sigemptyset(&action.sa_mask);
-    interrupted = 0;
-    handler = sigaction(SIGINT, &action, &old_action) == 0;
+    /* From here on, SIGINT or SIGTERM cancels the run (or the output
+     * being written). */
+    cli_interrupt_begin(&saved, NULL);
     status = plan(&o, &t);
   }
   if (status == CLI_EXIT_OK)
@@ -549,9 +525,7 @@ int cli_cmd_train(int argc, char **argv) {
   if (status == CLI_EXIT_OK)
     status = report(&o, &t);
 out:
-  if (handler)
-    sigaction(SIGINT, &old_action, NULL);
-  interrupt_run = NULL;
+  cli_interrupt_end(&saved);
   cli_stream_free(t.stream);
   proto_observed_run_free(t.orun);
   cli_train_privacy_free(t.priv);

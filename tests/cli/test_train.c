@@ -479,8 +479,10 @@ static void test_unwritable_table(void) {
   g_free(out);
 }
 
-/* SIGINT during a long run: exit 130, no output file. */
-static void test_sigint(void) {
+/* A signal during a long run: exit 128 + its number (130 for Ctrl-C, 143
+ * for a scheduler's SIGTERM, which used to kill without the message), no
+ * output file. */
+static void interrupt_train(int sig) {
   char *out = out_file("int.csv");
   char *graph = cli_data_path("graphs/facebook-ego-414-lcc.edges");
   char *data = cli_data_path("california/cal_housing.data");
@@ -496,18 +498,26 @@ static void test_sigint(void) {
                               NULL, NULL, &pid, &err));
   g_assert_no_error(err);
   g_usleep(500 * 1000);
-  kill(pid, SIGINT);
+  kill(pid, sig);
   int wstatus = 0;
   g_assert_cmpint(waitpid(pid, &wstatus, 0), ==, pid);
   g_spawn_close_pid(pid);
   g_assert_true(WIFEXITED(wstatus));
-  g_assert_cmpint(WEXITSTATUS(wstatus), ==, 130);
+  g_assert_cmpint(WEXITSTATUS(wstatus), ==, 128 + sig);
   g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
   assert_dir_holds(NULL);
   g_free(ds);
   g_free(data);
   g_free(graph);
   g_free(out);
+}
+
+static void test_sigint(void) {
+  interrupt_train(SIGINT);
+}
+
+static void test_sigterm(void) {
+  interrupt_train(SIGTERM);
 }
 
 int main(int argc, char **argv) {
@@ -524,6 +534,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/train/bad_inputs", test_bad_inputs);
   g_test_add_func("/train/unwritable-table", test_unwritable_table);
   g_test_add_func("/train/sigint", test_sigint);
+  g_test_add_func("/train/sigterm", test_sigterm);
   int status = g_test_run();
   g_rmdir(tmpdir);
   g_free(tmpdir);
