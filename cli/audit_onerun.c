@@ -120,8 +120,8 @@ static int audit_run(const OnerunOptions *o, const TopoGraph *g, TopoGossipKind 
    * most, checked before allocation. */
   gsize doubles = ((gsize)o->canaries + proto_context_n_nodes(ctx)) * proto_context_dim(ctx);
   if (!spec_check_memory(doubles * sizeof(double), "the canaries",
-                         "use fewer --canaries or a smaller --model", G_OPTION_ERROR,
-                         G_OPTION_ERROR_BAD_VALUE, error))
+                         "use fewer --canaries or a smaller --model",
+                         G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, error))
     goto out;
   c = cli_onerun_canaries_new((guint)o->canaries, proto_context_dim(ctx),
                               proto_context_n_nodes(ctx), (guint)o->run.batches, o->run.seed_value);
@@ -191,8 +191,8 @@ static void print_result(const OnerunOptions *o, const OnerunResult *r, const ch
          "epsilon,mu,delta,confidence,test_loss,status,seed\n");
   printf("dsgd,ldp,onerun,%.17g,%d,%d,%u,%u,%u,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%s,"
          "%" G_GUINT64_FORMAT "\n",
-         o->run.sigma, o->run.epochs, o->run.batches, r->m, r->r, r->v, r->eps_low, r->eps, r->mu,
-         o->run.delta, o->confidence, r->test_loss, verdict, o->run.seed_value);
+         o->run.sigma, o->run.epochs, o->run.batches, r->m, r->r, r->v, r->eps_low, r->eps, r->mu, o->run.delta,
+         o->confidence, r->test_loss, verdict, o->run.seed_value);
 }
 
 int cli_audit_onerun(int argc, char **argv) {
@@ -225,8 +225,8 @@ int cli_audit_onerun(int argc, char **argv) {
        "Canaries m, each included with probability 1/2 (default 200)", "M"},
       {"guesses", 0, 0, G_OPTION_ARG_INT, &o.guesses,
        "Guess 'in' for the K best scores and 'out' for the K worst (default m / 4)", "K"},
-      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o.run.delta, "delta of both epsilons (default 1e-6)",
-       "DELTA"},
+      {"delta", 0, 0, G_OPTION_ARG_DOUBLE, &o.run.delta,
+       "delta of both epsilons (default 1e-6)", "DELTA"},
       {"confidence", 0, 0, G_OPTION_ARG_DOUBLE, &o.confidence,
        "Confidence of the lower bound (default 0.95)", "C"},
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o.seed_text,

@@ -100,34 +100,25 @@ void cli_graph_options_clear(CliGraphOptions *o);
 
 /* -q: cli_progress_new's @quiet (run adds that it prints no summary). */
 #define CLI_QUIET_HELP "No progress line (on a terminal: refreshed; elsewhere: every 10 s)"
-#define CLI_OPTION_QUIET(var)                                                                      \
-  { "quiet", 'q', 0, G_OPTION_ARG_NONE, (var), CLI_QUIET_HELP, NULL }
+#define CLI_OPTION_QUIET(var) {"quiet", 'q', 0, G_OPTION_ARG_NONE, (var), CLI_QUIET_HELP, NULL}
 /* Delta: each example's gradient clipped to this norm (a double). */
 #define CLI_OPTION_CLIP(var)                                                                       \
-  {                                                                                                \
-    "clip", 0, 0, G_OPTION_ARG_DOUBLE, (var),                                                      \
-        "Per-example gradient clipping norm Delta (default 1)", "DELTA"                            \
-  }
+  {"clip", 0, 0, G_OPTION_ARG_DOUBLE, (var),                                                       \
+   "Per-example gradient clipping norm Delta (default 1)", "DELTA"}
 /* alpha of the reported Renyi DP (a double). */
 #define CLI_OPTION_ALPHA(var)                                                                      \
-  {                                                                                                \
-    "alpha", 0, 0, G_OPTION_ARG_DOUBLE, (var),                                                     \
-        "Renyi order alpha of the RDP reported (default 2)", "ALPHA"                               \
-  }
+  {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, (var), "Renyi order alpha of the RDP reported (default 2)", \
+   "ALPHA"}
 /* delta of the reported (epsilon, delta) guarantee (a double). */
 #define CLI_OPTION_DELTA(var)                                                                      \
-  {                                                                                                \
-    "delta", 0, 0, G_OPTION_ARG_DOUBLE, (var), "delta of the epsilon column (default 1e-6)",       \
-        "DELTA"                                                                                    \
-  }
+  {"delta", 0, 0, G_OPTION_ARG_DOUBLE, (var), "delta of the epsilon column (default 1e-6)",        \
+   "DELTA"}
 /* --radius of --path local (an int; the request's radius). */
 #define CLI_OPTION_RADIUS(var)                                                                     \
-  {                                                                                                \
-    "radius", 0, 0, G_OPTION_ARG_INT, (var),                                                       \
-        "--path local: hops around the attackers whose victims are bounded (>= 1); every node "    \
-        "farther away colludes with the attackers",                                                \
-        "R"                                                                                        \
-  }
+  {"radius", 0, 0, G_OPTION_ARG_INT, (var),                                                        \
+   "--path local: hops around the attackers whose victims are bounded (>= 1); every node "         \
+   "farther away colludes with the attackers",                                                     \
+   "R"}
 /* The gossip modes proto_mode_parse reads, for --mode's help. */
 #define CLI_MODE_GRAMMAR "sync (default), deadline:ms=D or stale:s=S"
 /* --mode, --latency and --loss: the network of the run a command simulates
@@ -135,55 +126,39 @@ void cli_graph_options_clear(CliGraphOptions *o);
  * after @where, e.g. "Observer path: " (a string literal). Three entries. */
 #define CLI_OPTIONS_NETWORK(where, mode, latency, loss)                                            \
   {"mode", 0, 0, G_OPTION_ARG_STRING, (mode), where "gossip mode " CLI_MODE_GRAMMAR, "MODE"},      \
-      {"latency", 0, 0, G_OPTION_ARG_STRING, (latency), where "link latency " SIM_LATENCY_GRAMMAR, \
-       "SPEC"},                                                                                    \
-  {                                                                                                \
-    "loss", 0, 0, G_OPTION_ARG_STRING, (loss),                                                     \
-        where "message loss probability (needs an asynchronous --mode)", "P"                       \
-  }
+  {"latency", 0, 0, G_OPTION_ARG_STRING, (latency), where "link latency " SIM_LATENCY_GRAMMAR,     \
+   "SPEC"},                                                                                        \
+  {"loss", 0, 0, G_OPTION_ARG_STRING, (loss),                                                      \
+   where "message loss probability (needs an asynchronous --mode)", "P"}
 
 /* --schedule: time-varying gossip (topo_schedule_new's spec, a string). */
 #define CLI_OPTION_SCHEDULE(var)                                                                   \
-  {                                                                                                \
-    "schedule", 0, 0, G_OPTION_ARG_STRING, (var),                                                  \
-        "Time-varying gossip over the graph: static (default), matching, exponential, "            \
-        "edge-failure:p=P, churn:...",                                                             \
-        "SPEC"                                                                                     \
-  }
+  {"schedule", 0, 0, G_OPTION_ARG_STRING, (var),                                                   \
+   "Time-varying gossip over the graph: static (default), matching, exponential, "                 \
+   "edge-failure:p=P, churn:...",                                                                  \
+   "SPEC"}
 /* -d, -m and --partition: the learning task of a training run, into the
  * ProtoTrainTask @task (GOption's copies of the strings). Three entries. */
 #define CLI_OPTIONS_TASK(task)                                                                     \
-  {"dataset",                                                                                      \
-   'd',                                                                                            \
-   0,                                                                                              \
-   G_OPTION_ARG_STRING,                                                                            \
-   &(task)->dataset,                                                                               \
+  {"dataset", 'd', 0, G_OPTION_ARG_STRING, &(task)->dataset,                                       \
    "Dataset (required): california:PATH, csv:PATH[,...], idx:DIR, synthetic:linear|logistic"       \
    "[,...]",                                                                                       \
    "SPEC"},                                                                                        \
-      {"model",                                                                                    \
-       'm',                                                                                        \
-       0,                                                                                          \
-       G_OPTION_ARG_STRING,                                                                        \
-       &(task)->model,                                                                             \
-       "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "     \
-       "task)",                                                                                    \
-       "SPEC"},                                                                                    \
-  {                                                                                                \
-    "partition", 0, 0, G_OPTION_ARG_STRING, &(task)->partition,                                    \
-        "Records to nodes: uniform (default), dirichlet:alpha=A, classes:k=K", "SPEC"              \
-  }
+  {"model", 'm', 0, G_OPTION_ARG_STRING, &(task)->model,                                           \
+   "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "         \
+   "task)",                                                                                        \
+   "SPEC"},                                                                                        \
+  {"partition", 0, 0, G_OPTION_ARG_STRING, &(task)->partition,                                     \
+   "Records to nodes: uniform (default), dirichlet:alpha=A, classes:k=K", "SPEC"}
 /* --test-fraction of the ProtoTrainTask @task. */
 #define CLI_OPTION_TEST_FRACTION(task)                                                             \
-  {                                                                                                \
-    "test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &(task)->test_fraction,                            \
-        "Fraction of the records held out for testing, in (0, 1) (default 0.2)", "F"               \
-  }
+  {"test-fraction", 0, 0, G_OPTION_ARG_DOUBLE, &(task)->test_fraction,                             \
+   "Fraction of the records held out for testing, in (0, 1) (default 0.2)", "F"}
 /* -k of a training run (an int, default 1) and its learning rate (a double). */
 #define CLI_OPTION_EPOCHS(var)                                                                     \
-  { "epochs", 'k', 0, G_OPTION_ARG_INT, (var), "Epochs k (default 1)", "K" }
+  {"epochs", 'k', 0, G_OPTION_ARG_INT, (var), "Epochs k (default 1)", "K"}
 #define CLI_OPTION_LR(var)                                                                         \
-  { "lr", 0, 0, G_OPTION_ARG_DOUBLE, (var), "Learning rate eta (default 0.1)", "ETA" }
+  {"lr", 0, 0, G_OPTION_ARG_DOUBLE, (var), "Learning rate eta (default 0.1)", "ETA"}
 
 /* ---- nonprivate: D-SGD without noise, the baseline every figure compares with ----
  * Scenarios run it (protocol.name = nonprivate); `train`, `account` and

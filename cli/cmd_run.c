@@ -107,7 +107,7 @@ typedef struct {
   const char *file; /* the scenario file, as given */
   ScenScenario *sc;
   ScenRunReport report;
-  double cpu0; /* CPU seconds and monotonic time at the start, for the busy line */
+  double cpu0;  /* CPU seconds and monotonic time at the start, for the busy line */
   gint64 wall0;
   RunStream rstream;
 } Run;

@@ -289,9 +289,9 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
 }
 
 static void options_clear(Options *o) {
-  char **strings[] = {&o->protocol,      &o->mode,      &o->latency,    &o->loss,
-                      &o->out,           &o->seed_text, &o->sigma_text, &o->eval_nodes_text,
-                      &o->eval_rows_text};
+  char **strings[] = {
+      &o->protocol, &o->mode, &o->latency, &o->loss, &o->out, &o->seed_text, &o->sigma_text,
+      &o->eval_nodes_text, &o->eval_rows_text};
   for (guint i = 0; i < G_N_ELEMENTS(strings); i++)
     g_clear_pointer(strings[i], g_free);
   const char **run[] = {&o->run.task.dataset, &o->run.task.model, &o->run.task.partition,

@@ -113,8 +113,7 @@ static gboolean set_key(const char *spec, const char *key, const char *val, SimL
   static const char *const geo_keys[] = {"nodes", "seed", "base", "per_km", "jitter", "max"};
   const char *const *keys = links ? links_keys : geo ? geo_keys : country_keys;
   guint n = links ? G_N_ELEMENTS(links_keys)
-            : geo ? G_N_ELEMENTS(geo_keys)
-                  : G_N_ELEMENTS(country_keys);
+                  : geo ? G_N_ELEMENTS(geo_keys) : G_N_ELEMENTS(country_keys);
   guint k = 0;
   while (k < n && g_ascii_strcasecmp(key, keys[k]) != 0)
     k++;
@@ -122,10 +121,7 @@ static gboolean set_key(const char *spec, const char *key, const char *val, SimL
     char *hint = spec_did_you_mean(key, keys, n);
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                 "latency spec \"%s\": unknown key '%s' (expected %s)%s", spec, key,
-                links ? LINKS_USAGE
-                : geo ? GEO_USAGE
-                      : COUNTRY_USAGE,
-                hint);
+                links ? LINKS_USAGE : geo ? GEO_USAGE : COUNTRY_USAGE, hint);
     g_free(hint);
     return FALSE;
   }
@@ -200,10 +196,8 @@ gboolean sim_latency_parse_measured(const char *spec, const char *params, SimLat
   }
   g_strfreev(items);
   /* Required: file and unit (links), rtt and seed (country), nodes (geo). */
-  const char *missing = !ok                    ? NULL
-                        : !(seen & 1u)         ? (links ? "file"
-                                                  : geo ? "nodes"
-                                                        : "rtt")
+  const char *missing = !ok            ? NULL
+                        : !(seen & 1u) ? (links ? "file" : geo ? "nodes" : "rtt")
                         : !(seen & 2u) && !geo ? (links ? "unit" : "seed")
                                                : NULL;
   if (missing != NULL) {
@@ -221,8 +215,8 @@ char *sim_latency_spec_rebase(const char *spec, const char *dir) {
     return g_strdup(spec);
   char *model = g_strstrip(g_strndup(spec, (gsize)(colon - spec)));
   gboolean measured = g_ascii_strcasecmp(model, "links") == 0 ||
-                      g_ascii_strcasecmp(model, "country") == 0 ||
-                      g_ascii_strcasecmp(model, "geo") == 0;
+                     g_ascii_strcasecmp(model, "country") == 0 ||
+                     g_ascii_strcasecmp(model, "geo") == 0;
   g_free(model);
   if (!measured)
     return g_strdup(spec);
@@ -349,7 +343,8 @@ static gboolean read_label(const char *file, gsize line, const char *tok, guint6
 }
 
 /* The lines of an edge list with a latency column, in file order. */
-static GArray *read_links(const char *file, char *text, gsize len, double unit_ms, GError **error) {
+static GArray *read_links(const char *file, char *text, gsize len, double unit_ms,
+                          GError **error) {
   GArray *links = g_array_new(FALSE, FALSE, sizeof(RawLink));
   char *p = text, *end = text + len;
   gsize line = 0;
@@ -516,7 +511,8 @@ static void fit_stat(SimRttStat *s) {
 }
 
 /* The statistics fields of a row, from its tokens count, avg, std, min, max. */
-static gboolean read_stat(const char *file, gsize line, char **tok, SimRttStat *s, GError **error) {
+static gboolean read_stat(const char *file, gsize line, char **tok, SimRttStat *s,
+                          GError **error) {
   double count;
   *s = (SimRttStat){0};
   if (!read_number(file, line, "rtt_cnt", tok[0], &count, error))
@@ -527,10 +523,8 @@ static gboolean read_stat(const char *file, gsize line, char **tok, SimRttStat *
   if (!read_number(file, line, "rtt_avg", tok[1], &s->mean, error))
     return FALSE;
   if (*tok[2] == '\0' && s->count > 1)
-    return fail(error, file, line,
-                "rtt_std is empty but rtt_cnt is %s: only a single ping has "
-                "no standard deviation",
-                tok[0]);
+    return fail(error, file, line, "rtt_std is empty but rtt_cnt is %s: only a single ping has "
+                "no standard deviation", tok[0]);
   if (*tok[2] != '\0' && !read_number(file, line, "rtt_std", tok[2], &s->std, error))
     return FALSE;
   if (!read_number(file, line, "rtt_min", tok[3], &s->min, error) ||
@@ -672,10 +666,8 @@ static gboolean read_rtt(const char *file, RttTable *t, GError **error) {
     gint64 key = (gint64)(((guint64)MIN(i, j) << 32) | MAX(i, j));
     gpointer seen = g_hash_table_lookup(lines, &key);
     if (seen != NULL) {
-      ok = fail(error, file, line,
-                "the pair %s,%s again (line %" G_GSIZE_FORMAT "): the table "
-                "lists each pair once, in either order",
-                tok[0], tok[1], GPOINTER_TO_SIZE(seen));
+      ok = fail(error, file, line, "the pair %s,%s again (line %" G_GSIZE_FORMAT "): the table "
+                "lists each pair once, in either order", tok[0], tok[1], GPOINTER_TO_SIZE(seen));
       break;
     }
     g_hash_table_insert(lines, pair_key(i, j), GSIZE_TO_POINTER(line));
@@ -873,9 +865,8 @@ char *sim_latency_data_describe(const SimLatencyData *d) {
   if (d->kind == SIM_LATENCY_GEO)
     return sim_geo_nodes_describe(d->geo);
   if (d->kind == SIM_LATENCY_LINKS)
-    return g_strdup_printf("links: %" G_GSIZE_FORMAT
-                           " directed links over %u nodes from %s, %" G_GSIZE_FORMAT
-                           " of them listed both ways; a direction the file "
+    return g_strdup_printf("links: %" G_GSIZE_FORMAT " directed links over %u nodes from %s, %"
+                           G_GSIZE_FORMAT " of them listed both ways; a direction the file "
                            "omits takes its reverse's latency",
                            d->n_links, d->n_nodes, d->file, d->both);
   return g_strdup_printf("country: nodes drawn into %u of %u countries (those whose pairs are all "
@@ -884,5 +875,6 @@ char *sim_latency_data_describe(const SimLatencyData *d) {
                          "log-normal matched to its pair's mean and std, truncated to "
                          "[min, max]%s",
                          d->n_countries, d->n_listed, 100.0 * d->kept_share, d->file, d->seed,
-                         d->intra ? "; same-country pairs without a row use the same-AS row" : "");
+                         d->intra ? "; same-country pairs without a row use the same-AS row"
+                                  : "");
 }

@@ -355,11 +355,9 @@ static void test_country_bad(void) {
     g_free(f);
   }
   char *rtt = test_write_file(tmpdir, "ok.csv", HEADER "AA,AA,2,2,1,1,3\n", -1);
-  static const char *intra_bad[] = {
-      "rtt_cnt,rtt_avg\n1,2\n",
-      "rtt_cnt,rtt_avg,rtt_std,rtt_min,"
-      "rtt_max\n",
-      "rtt_cnt,rtt_avg,rtt_std,rtt_min,rtt_max\n1,2,,2,2\n1,2,,2,2\n"};
+  static const char *intra_bad[] = {"rtt_cnt,rtt_avg\n1,2\n", "rtt_cnt,rtt_avg,rtt_std,rtt_min,"
+                                                              "rtt_max\n",
+                                    "rtt_cnt,rtt_avg,rtt_std,rtt_min,rtt_max\n1,2,,2,2\n1,2,,2,2\n"};
   static const char *intra_needle[] = {"i.csv:1: header", "i.csv:2: no data row",
                                        "i.csv:3: a second data row"};
   for (guint i = 0; i < G_N_ELEMENTS(intra_bad); i++) {
@@ -522,8 +520,8 @@ static void test_engine(void) {
   g_assert_cmpint(sim_engine_run(e, SIM_TIME_NEVER, &err), ==, SIM_RUN_IDLE);
   g_assert_no_error(err);
   /* Delivered at exactly the links' delays, the reverse's where omitted. */
-  static const guint64 want[][3] = {
-      {1, 0, 12000000}, {0, 1, 12000000}, {1, 2, 500000000}, {2, 1, 500000000}};
+  static const guint64 want[][3] = {{1, 0, 12000000}, {0, 1, 12000000}, {1, 2, 500000000},
+                                    {2, 1, 500000000}};
   g_assert_cmpuint(log->len, ==, 3 * G_N_ELEMENTS(want));
   for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
     gboolean found = FALSE;
