@@ -19,12 +19,9 @@
 
 G_BEGIN_DECLS
 
-/* The settings `figure` accounts with (owned: protocol_label; free it with
- * cli_account_setup_clear). */
+/* The settings `figure` accounts with (no owned field). */
 typedef struct {
-  PrivProtocol protocol;
-  char *protocol_label; /* as given, normalized: "dsgd", "muffliato:K=2", ... */
-  guint K;
+  PrivProtocol protocol; /* parsed by the registry (proto_account_resolve_protocol) */
   guint T, b;
   PrivTrust trust;
   MfSensitivity sensitivity;
@@ -63,21 +60,9 @@ gboolean cli_attacker_sets_check(CliAttackerSets *s, guint n, const char *graph,
  * nothing (its guarantee is trivial). O(n + members). */
 void cli_attacker_sets_warn_isolated(const CliAttackerSets *s, const TopoGraph *g, const char *cmd);
 
-/* Frees the owned fields of @s and zeroes them (NULL allowed). */
-void cli_account_setup_clear(CliAccountSetup *s);
-
 /* Parses a non-negative decimal integer that fits in a guint (below
  * G_MAXUINT); FALSE for anything else (sign, spaces, trailing text). */
 gboolean cli_parse_uint(const char *s, guint *out);
-
-/*
- * cli_account_parse_protocol: --protocol dsgd | muffliato[:K=k] | antipgd |
- * mfdsgd:C=FILE into s->protocol, s->K and s->protocol_label; for
- * mfdsgd:C=FILE, *c_path receives FILE (g_free it).
- * Errors: G_OPTION_ERROR_BAD_VALUE naming the valid protocols.
- */
-gboolean cli_account_parse_protocol(const char *spec, CliAccountSetup *s, char **c_path,
-                                    GError **error);
 
 /*
  * cli_account_check_numbers: --sigma >= 0, --clip > 0, --alpha > 1 and

@@ -663,7 +663,6 @@ static int validate_figure(int argc, char **argv, const Options *o, const State 
 /* T and b, the trust model and the protocol the figure compares. */
 static int validate_protocol(const Options *o, CliAccountSetup *s) {
   GError *error = NULL;
-  char *c_path = NULL;
   if (o->rounds <= 0)
     return usage_error("--rounds T must be given and positive (got %d)", o->rounds);
   if (o->interval <= 0 || o->rounds % o->interval != 0)
@@ -690,11 +689,16 @@ static int validate_protocol(const Options *o, CliAccountSetup *s) {
                        "Muffliato's bound exists for); account any other protocol with "
                        "'dpgossip account --protocol %s'",
                        protocol, protocol);
-  gboolean parsed = cli_account_parse_protocol(protocol ? protocol : "dsgd", s, &c_path, &error);
-  g_free(c_path);
+  /* The registry's parser (dsgd's parameters, if it ever has any, are
+   * checked as `account` checks them). */
+  ProtoAccountProtocol ap = {0};
+  gboolean parsed = proto_account_resolve_protocol(protocol ? protocol : "dsgd", &ap, &error);
+  gboolean dsgd = parsed && ap.structured && ap.protocol == PRIV_PROTOCOL_DSGD;
+  proto_account_protocol_clear(&ap);
   if (!parsed)
     return cli_fail(CMD, error, CLI_EXIT_USAGE);
-  if (s->protocol != PRIV_PROTOCOL_DSGD)
+  s->protocol = PRIV_PROTOCOL_DSGD;
+  if (!dsgd)
     return usage_error("--protocol %s: " FIGURE_PVD " compares with Muffliato's bound, which "
                        "is for dsgd only",
                        protocol);
@@ -867,7 +871,6 @@ int cli_cmd_figure(int argc, char **argv) {
   if (status == CLI_EXIT_OK && rank == 0)
     status = draw(&o, &st, &s, &fr);
   attacker_spec_clear(&as);
-  cli_account_setup_clear(&s);
   g_ptr_array_unref(st.panels);
   options_clear(&o);
   plot_shutdown();

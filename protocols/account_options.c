@@ -106,52 +106,60 @@ void proto_account_protocol_clear(ProtoAccountProtocol *p) {
   g_clear_pointer(&p->c_spec, g_free);
 }
 
+void proto_shape_of(const ProtoVTable *vt, const ProtoParams *params, ProtoShape *shape) {
+  *shape = (ProtoShape){.kind = PROTO_SHAPE_NONE, .K = 1, .sigma_secret = NAN};
+  /* A vtable registered directly may be of an older version, only as long
+   * as its fields: read the field only where it exists. */
+  if (vt->abi_version >= 3 && vt->accounting_shape != NULL)
+    vt->accounting_shape(params, shape);
+}
+
 gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *p, GError **error) {
   ProtoParams *params = NULL;
   if (!proto_spec_parse(spec, &p->vt, &params, error)) {
     g_prefix_error(error, "--protocol: ");
     return FALSE;
   }
-  const char *name = p->vt->name, *c = NULL;
+  ProtoShape shape;
+  proto_shape_of(p->vt, params, &shape);
   p->K = 1;
   p->structured = FALSE;
   p->sigma_secret = NAN;
-  if (g_str_equal(name, "dsgd")) {
+  gboolean ok = TRUE;
+  switch (shape.kind) {
+  case PROTO_SHAPE_NONE:
+    break;
+  case PROTO_SHAPE_DSGD:
     p->protocol = PRIV_PROTOCOL_DSGD;
     p->structured = TRUE;
-  } else if (g_str_equal(name, "muffliato")) {
+    break;
+  case PROTO_SHAPE_MUFFLIATO:
     p->protocol = PRIV_PROTOCOL_MUFFLIATO;
-    p->K = (guint)proto_params_get_int(params, "K");
+    p->K = MAX(shape.K, 1);
     p->structured = TRUE;
-  } else if (g_str_equal(name, "decor")) {
-    /* Its noise's covariance is sparse and white in time: the structured
-     * path's Kalman engine, or its closed form when every message is seen. */
+    break;
+  case PROTO_SHAPE_SECRETS:
     p->protocol = PRIV_PROTOCOL_DECOR;
+    p->sigma_secret = shape.sigma_secret;
     p->structured = TRUE;
-    if (proto_params_is_set(params, "sigma_secret"))
-      p->sigma_secret = proto_params_get_double(params, "sigma_secret");
-  } else if (g_str_equal(name, "antipgd")) {
-    c = "antipgd";
-  } else if (g_str_equal(name, "mfdsgd") || g_str_equal(name, "mafalda")) {
-    /* A C fitted to the run's gossip is built inside the run, where the
-     * graph is: observer path only. */
-    c = proto_params_get_string(params, "C");
-    if (proto_c_spec_fits_graph(c))
-      c = NULL;
-    p->band = (guint)proto_params_get_int(params, "band");
-    p->buffers = (guint)proto_params_get_int(params, "buffers");
-  }
-  gboolean ok = TRUE;
-  if (c && *c == '\0') {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--protocol: %s:C= needs a family (identity, antipgd, sr, bsr, mafalda, toeplitz, "
-                "blt) or a CSV file",
-                name);
-    ok = FALSE;
-  } else if (c) {
-    p->protocol = PRIV_PROTOCOL_MFDSGD;
-    p->c_spec = g_strdup(c);
-    p->structured = TRUE;
+    break;
+  case PROTO_SHAPE_CORRELATED:
+    p->band = shape.band;
+    p->buffers = shape.buffers;
+    if (shape.C == NULL || *shape.C == '\0') {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--protocol: %s:C= needs a family (identity, antipgd, sr, bsr, mafalda, "
+                  "toeplitz, blt) or a CSV file",
+                  p->vt->name);
+      ok = FALSE;
+    } else if (!proto_c_spec_fits_graph(shape.C)) {
+      /* A C fitted to the run's gossip is built inside the run, where the
+       * graph is: observer path only. */
+      p->protocol = PRIV_PROTOCOL_MFDSGD;
+      p->c_spec = g_strdup(shape.C);
+      p->structured = TRUE;
+    }
+    break;
   }
   proto_params_free(params);
   return ok;

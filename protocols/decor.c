@@ -89,6 +89,15 @@ static gboolean decor_noise(ProtoNode *node, guint t, GError **error) {
   return TRUE;
 }
 
+/* Its noise's covariance is sparse and white in time: the structured path's
+ * Kalman engine, or its closed form when every message is seen. */
+static void decor_shape(const ProtoParams *params, ProtoShape *shape) {
+  shape->kind = PROTO_SHAPE_SECRETS;
+  shape->sigma_secret = proto_params_is_set(params, "sigma_secret")
+                            ? proto_params_get_double(params, "sigma_secret")
+                            : NAN;
+}
+
 const ProtoVTable proto_decor_vtable = {
     .abi_version = PROTO_PLUGIN_ABI_VERSION,
     .name = "decor",
@@ -100,4 +109,5 @@ const ProtoVTable proto_decor_vtable = {
     .node_free = g_free,
     .finish = g_free,
     .noise = decor_noise,
+    .accounting_shape = decor_shape,
 };

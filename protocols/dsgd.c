@@ -14,8 +14,14 @@
 
 #include "protocols/internal.h"
 
+static void dsgd_shape(const ProtoParams *params, ProtoShape *shape) {
+  (void)params;
+  shape->kind = PROTO_SHAPE_DSGD;
+}
+
 const ProtoVTable proto_dsgd_vtable = {
     .abi_version = PROTO_PLUGIN_ABI_VERSION,
     .name = "dsgd",
     .summary = "DP-D-SGD: noisy local step (std sigma*Delta), one gossip average per step",
+    .accounting_shape = dsgd_shape,
 };

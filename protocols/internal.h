@@ -42,6 +42,10 @@ gboolean proto_vtable_check(const ProtoVTable *vt, GError **error);
  * padding differs). */
 #define PROTO_VTABLE_V1_SIZE G_STRUCT_OFFSET(ProtoVTable, step)
 
+/* The bytes of a vtable of version @v (a plugin's static object is only that
+ * long): fields up to the first one a later version appended. */
+gsize proto_vtable_size(guint v);
+
 /* The handlers a run calls (runtime_skeleton.c): @vt's, with the runtime's
  * defaults where a vtable of version 2 or later leaves one NULL; a version-1
  * vtable's are taken as they are (NULL: no handler). */

@@ -401,6 +401,19 @@ static gboolean mf_step_noise(ProtoNode *node, guint t, GError **error) {
   return !(r->nu > 0.0) || mf_noise(node, r, proto_node_state(node), t, error);
 }
 
+static void mf_shape(const ProtoParams *params, ProtoShape *shape) {
+  shape->kind = PROTO_SHAPE_CORRELATED;
+  shape->C = proto_params_get_string(params, "C");
+  shape->band = (guint)proto_params_get_int(params, "band");
+  shape->buffers = (guint)proto_params_get_int(params, "buffers");
+}
+
+static void antipgd_shape(const ProtoParams *params, ProtoShape *shape) {
+  (void)params;
+  shape->kind = PROTO_SHAPE_CORRELATED;
+  shape->C = "antipgd";
+}
+
 #define MF_HANDLERS                                                                                \
   .node_init = mf_node_init, .node_free = mf_node_free, .finish = mf_finish, .noise = mf_step_noise
 
@@ -413,6 +426,7 @@ const ProtoVTable proto_mfdsgd_vtable = {
     .n_params = G_N_ELEMENTS(mfdsgd_params),
     .init = mfdsgd_init,
     MF_HANDLERS,
+    .accounting_shape = mf_shape,
 };
 
 const ProtoVTable proto_antipgd_vtable = {
@@ -421,6 +435,7 @@ const ProtoVTable proto_antipgd_vtable = {
     .summary = "AntiPGD: MF-D-SGD with C_local = lower-triangular ones (noise z_t - z_{t-1})",
     .init = antipgd_init,
     MF_HANDLERS,
+    .accounting_shape = antipgd_shape,
 };
 
 const ProtoVTable proto_mafalda_vtable = {
@@ -431,4 +446,5 @@ const ProtoVTable proto_mafalda_vtable = {
     .n_params = G_N_ELEMENTS(mafalda_params),
     .init = mfdsgd_init,
     MF_HANDLERS,
+    .accounting_shape = mf_shape,
 };

@@ -57,6 +57,11 @@ static gboolean muff_gathered(ProtoNode *node, guint round, guint n_inputs,
   return TRUE;
 }
 
+static void muff_shape(const ProtoParams *params, ProtoShape *shape) {
+  shape->kind = PROTO_SHAPE_MUFFLIATO;
+  shape->K = (guint)proto_params_get_int(params, "K");
+}
+
 const ProtoVTable proto_muffliato_vtable = {
     .abi_version = PROTO_PLUGIN_ABI_VERSION,
     .name = "muffliato",
@@ -67,4 +72,5 @@ const ProtoVTable proto_muffliato_vtable = {
     .on_gathered = muff_gathered,
     .finish = g_free,
     .step = muff_step,
+    .accounting_shape = muff_shape,
 };

@@ -125,6 +125,17 @@ gboolean proto_name_valid(const char *name) {
   return TRUE;
 }
 
+gsize proto_vtable_size(guint v) {
+  switch (v) {
+  case 1:
+    return PROTO_VTABLE_V1_SIZE;
+  case 2:
+    return G_STRUCT_OFFSET(ProtoVTable, accounting_shape);
+  default:
+    return sizeof(ProtoVTable);
+  }
+}
+
 gboolean proto_vtable_check(const ProtoVTable *vt, GError **error) {
   if (vt == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT, "protocol: NULL vtable");

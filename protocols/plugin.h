@@ -59,7 +59,7 @@
 
 G_BEGIN_DECLS
 
-#define PROTO_PLUGIN_ABI_VERSION 2
+#define PROTO_PLUGIN_ABI_VERSION 3
 /** The oldest version still loaded: 1, the ProtoVTable up to finish, whose
  * NULL handlers have no default (init and on_start mandatory). */
 #define PROTO_PLUGIN_ABI_VERSION_OLDEST 1
@@ -132,6 +132,35 @@ typedef struct {
 } ProtoInput;
 
 /*
+ * How the accountant may see a protocol without simulating it (the
+ * structured and local paths of proto_account_*; docs/accounting-at-scale.md).
+ * Every kind is the paper's O = A G + B Z with a known structure; a protocol
+ * whose messages follow none of them stays on the observer path, which
+ * accounts any linear protocol from the provenance of a simulated run.
+ */
+typedef enum {
+  PROTO_SHAPE_NONE,       /* the observer path only */
+  PROTO_SHAPE_DSGD,       /* D-SGD: one noisy local step (std sigma Delta, white in
+                           * time), then one gossip average */
+  PROTO_SHAPE_MUFFLIATO,  /* one noisy local step, then K gossip averages */
+  PROTO_SHAPE_CORRELATED, /* MF-D-SGD: the step's noise is sum_s (C^-1)[t,s] z_s of the
+                           * node's own z, C the T x T matrix named by C */
+  PROTO_SHAPE_SECRETS,    /* DECOR: D-SGD's noise plus, on each edge of the step's
+                           * gossip support, a secret of std sigma_secret Delta added
+                           * with + at the smaller id and - at the larger */
+} ProtoShapeKind;
+
+/** A protocol's accounting shape for given parameters (ProtoVTable.accounting_shape). */
+typedef struct {
+  ProtoShapeKind kind;
+  guint K;             /* MUFFLIATO: gossip rounds per step (>= 1) */
+  const char *C;       /* CORRELATED: a C family (identity, antipgd, sr, bsr, mafalda,
+                        * toeplitz, blt) or a CSV file; borrowed from the parameters */
+  guint band, buffers; /* CORRELATED: the family's parameters */
+  double sigma_secret; /* SECRETS: the secrets' std in units of Delta, NAN: the default */
+} ProtoShape;
+
+/*
  * The vtable. Every handler may be NULL: init, node_init, node_free and
  * finish then do nothing (no state); on_start, on_gathered, step and noise
  * do what D-SGD does (the defaults above); on_timer, on_message and
@@ -185,6 +214,16 @@ typedef struct {
   /* Step @t's noise, added to the node's model right after its gradient by
    * the default step. NULL: proto_node_add_local_noise (D-SGD's). */
   gboolean (*noise)(ProtoNode *node, guint t, GError **error);
+
+  /* ---- Version 3: the accounting shape ----------------------------------- */
+
+  /* What the protocol is to the accountant for @params: fill @shape (it is
+   * zeroed first: PROTO_SHAPE_NONE). A declared shape lets the structured
+   * and local paths account the protocol at network scale, exactly, without
+   * a simulation, so it must be exactly what the handlers do (the tests
+   * compare both paths for the built-in protocols). NULL: observer path
+   * only. */
+  void (*accounting_shape)(const ProtoParams *params, ProtoShape *shape);
 } ProtoVTable;
 
 /** The entry point of a plugin shared object. */

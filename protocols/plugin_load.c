@@ -149,7 +149,7 @@ __attribute__((used)) static const AnyFunc plugin_api[] = {
 typedef struct {
   char *path; /* canonical */
   GModule *module;
-  const ProtoVTable *vt; /* the plugin's, or its version-1 shim (owned) */
+  const ProtoVTable *vt; /* the plugin's, or an older version's shim (owned) */
 } LoadedPlugin;
 
 static GMutex plugin_lock;
@@ -196,19 +196,22 @@ static gboolean adopt_module(GModule *module, const char *path, const ProtoVTabl
   /* abi_version is the first field in every version: read nothing else of a
    * vtable whose layout may differ. */
   ProtoVTable *shim = NULL;
-  if (vt->abi_version == 1) {
-    /* Version 1 is today's vtable up to finish, and the plugin's static
-     * object is only that long: copy that much into a whole one, whose
-     * abi_version 1 keeps the old meaning of its NULL handlers. */
+  if (vt->abi_version >= PROTO_PLUGIN_ABI_VERSION_OLDEST &&
+      vt->abi_version < PROTO_PLUGIN_ABI_VERSION) {
+    /* An older vtable is today's up to the fields its version had, and the
+     * plugin's static object is only that long: copy that much into a whole
+     * one (the later fields NULL); abi_version 1 keeps the old meaning of
+     * its NULL handlers. */
     shim = g_new0(ProtoVTable, 1);
-    memcpy(shim, vt, PROTO_VTABLE_V1_SIZE);
+    memcpy(shim, vt, proto_vtable_size(vt->abi_version));
     vt = shim;
   } else if (vt->abi_version != PROTO_PLUGIN_ABI_VERSION) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "plugin %s was built for plugin ABI version %u, but this dpgossip speaks "
                 "version %u: rebuild it against this dpgossip's protocols/plugin.h (plugins "
-                "of version %u still load)",
-                path, vt->abi_version, PROTO_PLUGIN_ABI_VERSION, PROTO_PLUGIN_ABI_VERSION_OLDEST);
+                "of versions %u to %u still load)",
+                path, vt->abi_version, PROTO_PLUGIN_ABI_VERSION, PROTO_PLUGIN_ABI_VERSION_OLDEST,
+                PROTO_PLUGIN_ABI_VERSION - 1);
     return FALSE;
   }
   GError *sub = NULL;

@@ -786,6 +786,15 @@ void proto_account_protocol_clear(ProtoAccountProtocol *p);
 gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *p, GError **error);
 
 /**
+ * proto_shape_of: the accounting shape of @vt with @params, the one answer
+ * to "how may the accountant see this protocol": its accounting_shape
+ * (ProtoVTable, version 3), K 1 and sigma_secret NAN unless it says
+ * otherwise; PROTO_SHAPE_NONE (observer path only) for a vtable without one.
+ * O(1).
+ */
+void proto_shape_of(const ProtoVTable *vt, const ProtoParams *params, ProtoShape *shape);
+
+/**
  * proto_account_structured: priv_structured_blocks of @p on the run's
  * gossip: the static @w (@schedule NULL), else W_r =
  * topo_schedule_gossip(@schedule, r) for the K T gossip rounds r a simulated

@@ -53,9 +53,9 @@ gboolean proto_default_on_gathered(ProtoNode *node, guint round, guint n_inputs,
 
 void proto_vtable_resolve(const ProtoVTable *vt, ProtoVTable *h) {
   *h = (ProtoVTable){0};
-  /* A version-1 vtable is only that long (plugin_load.c copies it into a
-   * full one, but one registered directly may be either). */
-  memcpy(h, vt, vt->abi_version == 1 ? PROTO_VTABLE_V1_SIZE : sizeof *h);
+  /* An older vtable is only as long as its version's fields (plugin_load.c
+   * copies it into a full one, but one registered directly may be either). */
+  memcpy(h, vt, proto_vtable_size(vt->abi_version));
   if (vt->abi_version != 1) {
     if (h->on_start == NULL)
       h->on_start = proto_default_on_start;

@@ -454,26 +454,31 @@ static void resolve_protocol(R *r, ScenConfig *c) {
     return;
   }
   c->proto_name = g_strdup(vt->name);
-  if (g_str_equal(vt->name, "dsgd")) {
+  ProtoShape shape;
+  proto_shape_of(vt, params, &shape);
+  c->shape.K = 1;
+  switch (shape.kind) {
+  case PROTO_SHAPE_NONE:
+    break;
+  case PROTO_SHAPE_DSGD:
     c->shape.kind = PRIV_PROTOCOL_DSGD;
-    c->shape.K = 1;
-  } else if (g_str_equal(vt->name, "muffliato")) {
+    break;
+  case PROTO_SHAPE_MUFFLIATO:
     c->shape.kind = PRIV_PROTOCOL_MUFFLIATO;
-    c->shape.K = (guint)proto_params_get_int(params, "K");
-  } else if (g_str_equal(vt->name, "decor")) {
+    c->shape.K = MAX(shape.K, 1);
+    break;
+  case PROTO_SHAPE_SECRETS:
     c->shape.kind = PRIV_PROTOCOL_DECOR;
-    c->shape.K = 1;
-  } else if (g_str_equal(vt->name, "antipgd")) {
+    break;
+  case PROTO_SHAPE_CORRELATED:
     c->shape.kind = PRIV_PROTOCOL_MFDSGD;
-    c->shape.C = g_strdup("antipgd");
-  } else if (g_str_equal(vt->name, "mfdsgd") || g_str_equal(vt->name, "mafalda")) {
-    c->shape.kind = PRIV_PROTOCOL_MFDSGD;
-    c->shape.C = g_strdup(proto_params_get_string(params, "C"));
-    c->shape.band = (guint)proto_params_get_int(params, "band");
-    c->shape.buffers = (guint)proto_params_get_int(params, "buffers");
+    c->shape.C = g_strdup(shape.C != NULL ? shape.C : "");
+    c->shape.band = shape.band;
+    c->shape.buffers = shape.buffers;
     if (!is_c_family(c->shape.C) && !g_file_test(c->shape.C, G_FILE_TEST_IS_REGULAR))
       problem(r, loc, what, "C file not found: %s (relative paths resolve against %s)", c->shape.C,
               r->sc->doc->dir);
+    break;
   }
   proto_params_free(params);
   g_free(what);

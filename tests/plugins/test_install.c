@@ -96,7 +96,7 @@ static void test_install_build_train_account(void) {
   char *out = must_run((const char *[]){DPG_CMAKE, "-S", DPG_EXAMPLE_DIR, "-B", build_cfg,
                                         prefix_arg, "-DCMAKE_BUILD_TYPE=Release", NULL},
                        env);
-  g_assert_nonnull(strstr(out, "dpgossip 0.1.0 (CMake package), plugin ABI 2"));
+  g_assert_nonnull(strstr(out, "dpgossip 0.1.0 (CMake package), plugin ABI 3"));
   g_free(out);
   g_free(must_run((const char *[]){DPG_CMAKE, "--build", build_cfg, NULL}, env));
 
@@ -200,7 +200,7 @@ static void test_install_build_train_account(void) {
       (const char *[]){bin, "train", "--protocol-plugin", bad, TRAIN_ARGS, "--out", csv[0], NULL},
       env);
   g_assert_cmpint(s.status, ==, 2);
-  g_assert_nonnull(strstr(s.err, "was built for plugin ABI version 3"));
+  g_assert_nonnull(strstr(s.err, "was built for plugin ABI version 4"));
   spawned_clear(&s);
   g_free(bad);
 

@@ -136,7 +136,7 @@ static void test_refused(void) {
        "'proto_plugin_vtable'"},
       {"bad-null-vtable", PROTO_ERROR_INVALID_ARGUMENT, "proto_plugin_vtable() returned NULL"},
       {"bad-abi", PROTO_ERROR_INVALID_ARGUMENT,
-       "was built for plugin ABI version 3, but this dpgossip speaks version 2: rebuild it"},
+       "was built for plugin ABI version 4, but this dpgossip speaks version 3: rebuild it"},
       {"bad-no-start", PROTO_ERROR_INVALID_ARGUMENT,
        "protocol 'bad-no-start' has no on_start handler (init and on_start are mandatory)"},
       {"bad-no-init", PROTO_ERROR_INVALID_ARGUMENT, "has no init handler"},
@@ -229,7 +229,7 @@ static void test_search_path(void) {
                          a,
                          b,
                          "broken.so",
-                         "aaa.so was built for plugin ABI version 3",
+                         "aaa.so was built for plugin ABI version 4",
                          "DPGOSSIP_PLUGIN_PATH"};
   for (guint i = 0; i < G_N_ELEMENTS(frags); i++)
     if (strstr(err->message, frags[i]) == NULL)

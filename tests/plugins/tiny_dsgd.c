@@ -2,7 +2,8 @@
  * tests/plugins/tiny_dsgd.c: DP-D-SGD as the smallest plugin there is
  * ("tiny-dsgd"): a name, every handler the runtime's default. The tests load
  * it from the search path under other file names and compare its accounting
- * with the structured formula. (tests/plugins/abi1_plugin.c is the same
+ * with the structured formula; built with TINY_SHAPED it is "tiny-shaped",
+ * which declares its accounting shape. (tests/plugins/abi1_plugin.c is the same
  * protocol written out, as plugins of ABI version 1 had to.)
  */
 #include <gmodule.h>
@@ -20,6 +21,14 @@ __attribute__((constructor)) static void tiny_marker(void) {
     g_file_set_contents(path, "loaded\n", -1, NULL);
 }
 #define TINY_NAME "tiny-marker"
+#elif defined(TINY_SHAPED)
+/* tiny-dsgd that says what it is to the accountant: the structured path
+ * takes it, with the numbers of the built-in dsgd. */
+#define TINY_NAME "tiny-shaped"
+static void tiny_shape(const ProtoParams *params, ProtoShape *shape) {
+  (void)params;
+  shape->kind = PROTO_SHAPE_DSGD;
+}
 #else
 #define TINY_NAME "tiny-dsgd"
 #endif
@@ -28,6 +37,9 @@ static const ProtoVTable tiny_vtable = {
     .abi_version = PROTO_PLUGIN_ABI_VERSION,
     .name = TINY_NAME,
     .summary = "DP-D-SGD as a plugin (test)",
+#ifdef TINY_SHAPED
+    .accounting_shape = tiny_shape,
+#endif
 };
 
 G_MODULE_EXPORT const ProtoVTable *proto_plugin_vtable(void);
