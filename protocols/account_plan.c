@@ -25,6 +25,10 @@ ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why)
     path = PROTO_ACCOUNT_STRUCTURED;
     w = "auto: a deadline-mode run of D-SGD or Muffliato: the structured path on its delivery "
         "record (the W_r its gathers applied, the messages each node received)";
+  } else if (c->recordable && c->mode == PROTO_MODE_STALE && c->n_links == 0) {
+    path = PROTO_ACCOUNT_STRUCTURED;
+    w = "auto: a stale-mode run of D-SGD or Muffliato: the structured path on its delivery "
+        "record, late messages held in a delay-augmented state";
   } else if (c->mode != PROTO_MODE_SYNC)
     w = "auto: an asynchronous mode changes the effective gossip matrices";
   else if (c->loss > 0)
