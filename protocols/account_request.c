@@ -47,6 +47,14 @@ const char *proto_account_job_path_name(const ProtoAccountJob *j) {
   return j->radius ? "local" : j->path == PROTO_ACCOUNT_STRUCTURED ? "structured" : "observer";
 }
 
+gboolean proto_account_job_recordable(const ProtoAccountJob *j) {
+  /* Stale mode's delay-augmented state: D-SGD and Muffliato only
+   * (privacy/structured.h). */
+  return !j->no_record && j->proto.structured && j->proto.protocol != PRIV_PROTOCOL_MFDSGD &&
+         (j->mode.kind != PROTO_MODE_STALE || j->proto.protocol == PRIV_PROTOCOL_DSGD ||
+          j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO);
+}
+
 /* The path asked for, or the plan's (proto_account_plan). */
 static void plan_path(ProtoAccountJob *j) {
   if (j->path_auto) {
@@ -55,13 +63,7 @@ static void plan_path(ProtoAccountJob *j) {
                            .loss = j->loss,
                            .n_links = j->links->len,
                            .run_options = j->run_options,
-                           /* Stale mode's delay-augmented state: D-SGD and
-                            * Muffliato only (privacy/structured.h). */
-                           .recordable = !j->no_record && j->proto.structured &&
-                                         j->proto.protocol != PRIV_PROTOCOL_MFDSGD &&
-                                         (j->mode.kind != PROTO_MODE_STALE ||
-                                          j->proto.protocol == PRIV_PROTOCOL_DSGD ||
-                                          j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO)};
+                           .recordable = proto_account_job_recordable(j)};
     j->path = proto_account_plan(&pc, &j->path_reason);
   } else {
     j->path_reason = j->radius                             ? "asked: --path local"

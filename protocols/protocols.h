@@ -702,10 +702,16 @@ typedef struct {
   const char *protocol; /* the protocol's spec, for the message */
   gboolean async_mode;  /* a mode other than sync */
   gboolean latency, loss, links, lr, storage, accountant;
+  /* The run's delivery record describes it (D-SGD or Muffliato; in stale
+   * mode not DECOR with secrets): --mode, --latency and --loss are taken. */
+  gboolean recordable;
+  gboolean local; /* --path local: synchronous runs only */
 } ProtoAccountStructuredAsk;
 
-/* --path structured: a protocol it knows, and nothing only a simulated run
- * has (the first message lists every such option given). */
+/* --path structured: a protocol it knows, and nothing it cannot take from
+ * the run: --lr, --storage, --accountant, --link, and --mode, --latency or
+ * --loss unless @recordable (--latency also in sync mode); --path local
+ * takes none of them (the first message lists every such option given). */
 gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GError **error);
 
 /* --compare muffliato: @compare names it, the protocol @protocol_name is
@@ -1316,6 +1322,11 @@ void proto_account_job_free(ProtoAccountJob *j);
 
 /* The path's word in outputs: structured, observer or local. O(1). */
 const char *proto_account_job_path_name(const ProtoAccountJob *j);
+
+/* Whether the structured path accounts @j's run on its delivery record in
+ * an asynchronous mode: D-SGD or Muffliato (and DECOR in deadline mode),
+ * not a training run's job. O(1). */
+gboolean proto_account_job_recordable(const ProtoAccountJob *j);
 
 /* proto_account_job_structured_problem: the structured problem of
  * accounting @a (gossip unset: proto_account_structured's). O(1). */

@@ -589,13 +589,17 @@ static void test_bad_inputs(void) {
   FAIL(2, "the structured path knows dsgd", "--trust", "pndp", "-a", "0", "--path", "structured",
        "--protocol", "zipdl");
   FAIL(2, "--mode only exists in a simulated run", "--trust", "pndp", "-a", "0", "--path",
-       "structured", "--mode", "deadline:ms=5");
-  FAIL(2, "--latency, --lr, --storage only exist", "--trust", "pndp", "-a", "0", "--path",
-       "structured", "--latency", "constant:ms=2", "--lr", "0.5", "--storage", "dense");
+       "structured", "--protocol", "mfdsgd:C=sr", "--mode", "deadline:ms=5");
+  FAIL(2, "--lr, --storage only exist", "--trust", "pndp", "-a", "0", "--path", "structured",
+       "--latency", "constant:ms=2", "--lr", "0.5", "--storage", "dense");
   FAIL(2, "--link only exists", "--trust", "pndp", "-a", "0", "--path", "structured", "--link",
        "1:0=down");
   FAIL(2, "--mode, --loss only exist in", "--trust", "pndp", "-a", "0", "--path", "structured",
-       "--mode", "stale:s=1", "--loss", "0.5");
+       "--protocol", "decor", "--mode", "stale:s=1", "--loss", "0.5");
+  FAIL(2,
+       "--path local: --path structured accounts a synchronous run without simulating it: "
+       "--mode only exists",
+       "--trust", "pndp", "-a", "0", "--path", "local", "--radius", "2", "--mode", "deadline:ms=5");
   FAIL(2, "needs an asynchronous --mode", "--trust", "pndp", "-a", "0", "--loss", "0.1");
   FAIL(2, "--mode:", "--trust", "pndp", "-a", "0", "--mode", "eventually");
   FAIL(2, "--latency:", "--trust", "pndp", "-a", "0", "--latency", "fast");
