@@ -189,6 +189,37 @@ static void test_equals_structured(void) {
                          "-a",   "2",  "-a", "1,5,7", "--protocol", protos[p]};
     compare_paths(rnd, G_N_ELEMENTS(rnd));
   }
+  /* --path structured takes a run's mode, latency and loss (the delivery
+   * record; stale mode's delay-augmented state), and a latency in sync
+   * mode: the observer path's numbers, on the same seed's run. */
+  const char *modes[] = {"deadline:ms=3", "stale:s=2", "stale:s=1"};
+  for (guint m = 0; m < G_N_ELEMENTS(modes); m++) {
+    const char *async[] = {FLORENTINE,
+                           "-T",
+                           "4",
+                           "--trust",
+                           "ldp,pndp",
+                           "-a",
+                           "0",
+                           "-a",
+                           "3+11",
+                           "--mode",
+                           modes[m],
+                           "--loss",
+                           "0.2",
+                           "--latency",
+                           "uniform:min=1,max=5",
+                           "--seed",
+                           "11",
+                           "--protocol",
+                           m == 2 ? "muffliato:K=2" : "dsgd"};
+    compare_paths(async, G_N_ELEMENTS(async));
+  }
+  const char *lat[] = {FLORENTINE,   "-T",         "4",
+                       "--trust",    "pndp",       "-a",
+                       "0",          "--latency",  "uniform:min=1,max=5",
+                       "--protocol", "mfdsgd:C=sr"};
+  compare_paths(lat, G_N_ELEMENTS(lat));
   const char *sched[] = {FLORENTINE, "-T", "5",       "--schedule", "matching",
                          "--seed",   "3",  "--trust", "pndp",       "-a",
                          "4",        "-a", "0+9",     "--protocol", "muffliato:K=2"};
