@@ -21,6 +21,9 @@
 # Deadline mode: `account --generate regular:n=ASYNC_N,d=8,seed=1 -T 100 --trust
 # pndp -a 0 -p dsgd --mode deadline:ms=100 --latency lognormal:mu=3,sigma=0.5
 # --loss 0.05` (ASYNC_N default 10000; empty skips it).
+# Stale mode: `account --generate regular:n=STALE_N,d=8,seed=1 -T 100 --trust
+# pndp -a 0 --mode stale:s=2 --latency lognormal:mu=3,sigma=0.5` (STALE_N
+# default 10000; empty skips it).
 # Correlated noise (the W-power engine with C_local; PNDP, attacker 0, all
 # victims) on regular:n=N,d=8,seed=1:
 #   in n  `-p mfdsgd:C=bsr,band=4` at T = 100 for N in MF_NS (default 1000
@@ -76,6 +79,14 @@ if [ -n "$ASYNC_N" ]; then
     --trust pndp -a 0 -p dsgd --mode deadline:ms=100 --latency lognormal:mu=3,sigma=0.5 \
     --loss 0.05)
   echo "| regular n=$ASYNC_N d=8, deadline:ms=100, lognormal:mu=3,sigma=0.5, loss 0.05 | 100 | $cpu | $rss |"
+fi
+# Stale mode (bounded staleness 2) with log-normal latency: late messages
+# enter later rounds, held in the slots of a delay-augmented state.
+STALE_N=${STALE_N-10000}
+if [ -n "$STALE_N" ]; then
+  read -r cpu rss < <(measure "stale" --generate "regular:n=$STALE_N,d=8,seed=1" -T 100 \
+    --trust pndp -a 0 --mode stale:s=2 --latency lognormal:mu=3,sigma=0.5)
+  echo "| regular n=$STALE_N d=8, stale:s=2, lognormal:mu=3,sigma=0.5 | 100 | $cpu | $rss |"
 fi
 OBS_TS=${OBS_TS-20 40 80 160 320}
 DECOR_TS=${DECOR_TS-$OBS_TS}

@@ -68,6 +68,28 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
   guint n;
   if (!priv_check_nodes(p, &n, error))
     return FALSE;
+  if (p->n_delayed > 0) {
+    /* Stale mode: the matrices act on the nodes and the delayed slots. */
+    if (p->n_delayed >= n)
+      return fail(error, "the delayed slots (n_delayed) must be fewer than the gossip "
+                         "matrices' dimension");
+    n -= p->n_delayed;
+    if (p->messages == NULL)
+      return fail(error, "a delay-augmented state (n_delayed > 0) needs the run's messages");
+    if (p->protocol != PRIV_PROTOCOL_DSGD && p->protocol != PRIV_PROTOCOL_MUFFLIATO &&
+        !(p->protocol == PRIV_PROTOCOL_DECOR && p->sigma_secret == 0))
+      return fail(error, "a delay-augmented state (stale mode) is accounted for D-SGD and "
+                         "Muffliato only");
+    if (p->engine != PRIV_ENGINE_AUTO && p->engine != PRIV_ENGINE_KALMAN &&
+        p->engine != PRIV_ENGINE_KALMAN_DENSE)
+      return fail(error, "a delay-augmented state (stale mode) needs a Kalman engine");
+    for (guint i = 0; i < p->n_attackers; i++)
+      if (p->attackers[i] >= n) {
+        g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                    "attacker %u is out of range (the graph has %u nodes)", p->attackers[i], n);
+        return FALSE;
+      }
+  }
   if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
     if (!p->C_local)
       return fail(error, "MF-D-SGD needs its T x T matrix C_local");
@@ -211,7 +233,7 @@ static void build_recv(PrivStructCtx *c, PrivTrust trust, const guint *attackers
       }
     } else {
       if (msg != NULL)
-        senders_of(msg, c->n, mark);
+        senders_of(msg, c->n_nodes, mark);
       else
         senders(w, mark);
       if (trust == PRIV_TRUST_SECLDP)
@@ -262,7 +284,7 @@ static void noiseless_status(const PrivStructCtx *c, PrivBlocks *blocks) {
       for (guint v = 0; v < c->n; v++)
         exposed[v] |= reach[v];
   }
-  for (guint v = 0; v < c->n; v++)
+  for (guint v = 0; v < c->n_nodes; v++)
     if (!c->attacker[v] && exposed[v])
       blocks->status[v] = PRIV_NODE_UNPROTECTED;
   g_free(reach);
@@ -315,11 +337,12 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
     pd.protocol = PRIV_PROTOCOL_DSGD;
   const PrivStructuredProblem *p = &pd;
   gboolean decor = p->protocol == PRIV_PROTOCOL_DECOR;
-  guint n = topo_gossip_n(p->gossip[0]), T = p->T;
+  /* N: the state (the nodes, then stale mode's delayed slots). */
+  guint N = topo_gossip_n(p->gossip[0]), n = N - p->n_delayed, T = p->T;
   PrivBlocks *blocks = priv_blocks_new(n, T, error);
   if (!blocks)
     return NULL;
-  gboolean *attacker = g_new0(gboolean, n);
+  gboolean *attacker = g_new0(gboolean, N);
   for (guint i = 0; i < p->n_attackers; i++) {
     attacker[p->attackers[i]] = TRUE;
     blocks->status[p->attackers[i]] = PRIV_NODE_ATTACKER;
@@ -399,7 +422,8 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
     goto out;
   }
 
-  c.n = n;
+  c.n = N;
+  c.n_nodes = n;
   c.T = T;
   c.K = K;
   c.R = K * T;
@@ -412,7 +436,7 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
   c.progress = p->progress;
   c.progress_data = p->progress_data;
   /* Under LDP nothing is known, the attackers' noise included. */
-  noisy = g_new(gboolean, n);
+  noisy = g_new0(gboolean, N);
   for (guint u = 0; u < n; u++)
     noisy[u] = p->trust == PRIV_TRUST_LDP || !attacker[u];
   c.noisy = noisy;

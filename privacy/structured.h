@@ -96,6 +96,14 @@ typedef struct {
    * PNDP attackers see the messages delivered to them, LDP and SecLDP
    * attackers every message sent, lost ones included. */
   const PrivRoundMessages *messages;
+  /* Stale mode (bounded staleness): with @messages, the gossip matrices act
+   * on a state of n + n_delayed entries: the n nodes' half-step models, then
+   * n_delayed slots holding copies of earlier rounds' messages that a later
+   * gather still uses (a delay-augmented state; proto_deliveries_record
+   * builds them). Slots get no injection, are never sent and are no
+   * victims; the blocks are over the n nodes. 0: none. KALMAN and
+   * KALMAN_DENSE (and AUTO) only, D-SGD and Muffliato only. */
+  guint n_delayed;
   PrivTrust trust;
   const guint *attackers; /* distinct nodes, >= 1 */
   guint n_attackers;

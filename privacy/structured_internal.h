@@ -18,6 +18,10 @@
  */
 typedef struct {
   guint n, T, K, R;
+  /* The nodes (blocks, victims, messages): n less the stale-mode slots of
+   * the state (PrivStructuredProblem.n_delayed), which get no injection and
+   * are never seen. */
+  guint n_nodes;
   const TopoGossip *const *gossip;
   guint n_gossip;           /* 1 (static) or R */
   const PrivRoundMessages *messages; /* NULL or R rounds (PrivStructuredProblem) */

@@ -23,11 +23,19 @@
 
 #include "protocols/internal.h"
 
-/* One applied weight: W_r[u, v] = w. */
+/* One applied weight: W_r[u, v] = w, on v's message of round r - delay
+ * (stale mode; 0 otherwise). */
 typedef struct {
   guint u, v;
   double w;
+  guint delay;
 } Entry;
+
+/* Stale mode: a message used after its round, held in a slot of the
+ * delay-augmented state from round `round` + 1 through `last`. */
+typedef struct {
+  guint v, round, last, slot;
+} Delayed;
 
 struct ProtoDeliveries {
   guint n, R;
@@ -39,6 +47,9 @@ struct ProtoDeliveries {
   guint **ptr, **from;
   guint8 **delivered;
   GError *error; /* the first inconsistency met while recording */
+  GHashTable *delayed_of; /* (round << 32 | v) -> 1 + index into delayed */
+  GArray *delayed;        /* Delayed */
+  guint n_slots;
   guint64 late_discarded, partial_gathers, dropped_total;
 };
 
@@ -52,14 +63,27 @@ static void on_gather(guint u, guint r, guint n_inputs, const ProtoInput *inputs
     return;
   }
   for (guint i = 0; i < n_inputs; i++) {
-    if (inputs[i].round != r) {
-      /* Stale mode: W_r would mix rounds (a delay-augmented state). */
+    if (inputs[i].round > r || (inputs[i].round < r && inputs[i].from == u)) {
       g_set_error(&d->error, PROTO_ERROR, PROTO_ERROR_FAILED,
-                  "node %u's round-%u gather used a round-%u message: not one W_r per round", u, r,
-                  inputs[i].round);
+                  "node %u's round-%u gather used a round-%u message of node %u", u, r,
+                  inputs[i].round, inputs[i].from);
       return;
     }
-    Entry e = {u, inputs[i].from, inputs[i].weight};
+    Entry e = {u, inputs[i].from, inputs[i].weight, r - inputs[i].round};
+    if (e.delay > 0) {
+      /* Stale mode: v's round-(r - delay) message is read at round r, so
+       * the state carries it until its last use. */
+      gpointer key = GSIZE_TO_POINTER(((gsize)inputs[i].round << 32) | e.v);
+      guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(d->delayed_of, key));
+      if (idx == 0) {
+        Delayed x = {e.v, inputs[i].round, r, 0};
+        g_array_append_val(d->delayed, x);
+        idx = d->delayed->len;
+        g_hash_table_insert(d->delayed_of, key, GUINT_TO_POINTER(idx));
+      }
+      Delayed *x = &g_array_index(d->delayed, Delayed, idx - 1);
+      x->last = MAX(x->last, r);
+    }
     g_array_append_val(d->applied[r], e);
   }
 }
@@ -82,19 +106,76 @@ static int cmp_entry(const void *a, const void *b) {
   return x->v < y->v ? -1 : x->v > y->v;
 }
 
+static int cmp_delayed(const void *a, const void *b) {
+  const Delayed *x = a, *y = b;
+  if (x->round != y->round)
+    return x->round < y->round ? -1 : 1;
+  return x->v < y->v ? -1 : x->v > y->v;
+}
+
+static int cmp_last(const void *a, const void *b, gpointer data) {
+  const Delayed *x = (const Delayed *)data + *(const guint *)a,
+                *y = (const Delayed *)data + *(const guint *)b;
+  if (x->last != y->last)
+    return x->last < y->last ? -1 : 1;
+  return cmp_delayed(x, y);
+}
+
+/* Stale mode: a slot of the state for every delayed message, held from the
+ * round after its own through its last use; a slot is reused by a message
+ * of round t once its previous one was last read at round t or before (W_t
+ * reads the state of round t and writes that of round t + 1). In a fixed
+ * order (round, sender), so the slots depend on the record only. */
+static void assign_slots(ProtoDeliveries *d) {
+  guint m = d->delayed->len;
+  if (m == 0)
+    return;
+  Delayed *x = (Delayed *)d->delayed->data;
+  qsort(x, m, sizeof(Delayed), cmp_delayed);
+  g_hash_table_remove_all(d->delayed_of);
+  guint *by_last = g_new(guint, m), *free_slots = g_new(guint, m);
+  for (guint i = 0; i < m; i++) {
+    by_last[i] = i;
+    g_hash_table_insert(d->delayed_of, GSIZE_TO_POINTER(((gsize)x[i].round << 32) | x[i].v),
+                        GUINT_TO_POINTER(i + 1));
+  }
+  g_qsort_with_data(by_last, (gint)m, sizeof(guint), cmp_last, x);
+  guint n_free = 0, ended = 0;
+  for (guint i = 0; i < m; i++) {
+    guint t = x[i].round;
+    while (ended < m && x[by_last[ended]].last <= t)
+      free_slots[n_free++] = x[by_last[ended++]].slot;
+    x[i].slot = n_free > 0 ? free_slots[--n_free] : d->n_slots++;
+  }
+  g_free(by_last);
+  g_free(free_slots);
+}
+
 static int cmp_u64(const void *a, const void *b) {
   guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
   return x < y ? -1 : x > y;
 }
 
-/* Round @r's applied W_r and messages from what was recorded. */
-static gboolean finish_round(ProtoDeliveries *d, guint r, GError **error) {
-  guint n = d->n;
+/* Round @r's applied W_r and messages from what was recorded. In stale
+ * mode W_r acts on the delay-augmented state (the n nodes, then the slots):
+ * a delayed input is read from its slot, and a slot row copies the node
+ * whose round-r message it starts holding, or keeps its content. */
+static gboolean finish_round(ProtoDeliveries *d, guint r, guint *first_delayed, GError **error) {
+  guint n = d->n, N = n + d->n_slots;
   GArray *a = d->applied[r];
+  const Delayed *dl = (const Delayed *)d->delayed->data;
+  for (guint i = 0; i < a->len; i++) {
+    Entry *e = &g_array_index(a, Entry, i);
+    if (e->delay > 0) {
+      gpointer key = GSIZE_TO_POINTER(((gsize)(r - e->delay) << 32) | e->v);
+      e->v = n + dl[GPOINTER_TO_UINT(g_hash_table_lookup(d->delayed_of, key)) - 1].slot;
+    }
+  }
   if (a->len > 1)
     qsort(a->data, a->len, sizeof(Entry), cmp_entry);
-  guint *ptr = g_new0(guint, (gsize)n + 1), *cols = g_new(guint, MAX(a->len, 1));
-  double *vals = g_new(double, MAX(a->len, 1));
+  gsize nnz = (gsize)a->len + d->n_slots;
+  guint *ptr = g_new0(guint, (gsize)N + 1), *cols = g_new(guint, MAX(nnz, 1));
+  double *vals = g_new(double, MAX(nnz, 1));
   for (guint i = 0; i < a->len; i++) {
     const Entry *e = &g_array_index(a, Entry, i);
     if (i > 0 && cmp_entry(e, &g_array_index(a, Entry, i - 1)) == 0) {
@@ -111,9 +192,24 @@ static gboolean finish_round(ProtoDeliveries *d, guint r, GError **error) {
       g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "node %u never gathered round %u", u, r);
     ptr[u + 1] += ptr[u];
   }
+  if (d->n_slots > 0) {
+    /* Slot rows: the identity, but e_v for the slots whose message of
+     * round r (of node v) starts here. */
+    guint m = d->delayed->len, *src = g_new(guint, d->n_slots);
+    for (guint j = 0; j < d->n_slots; j++)
+      src[j] = n + j;
+    for (; *first_delayed < m && dl[*first_delayed].round == r; (*first_delayed)++)
+      src[dl[*first_delayed].slot] = dl[*first_delayed].v;
+    for (guint j = 0; j < d->n_slots; j++) {
+      cols[ptr[n + j]] = src[j];
+      vals[ptr[n + j]] = 1.0;
+      ptr[n + j + 1] = ptr[n + j] + 1;
+    }
+    g_free(src);
+  }
   gboolean ok = error == NULL || *error == NULL;
   if (ok)
-    ok = (d->w[r] = topo_gossip_new_csr(n, ptr, cols, vals, error)) != NULL;
+    ok = (d->w[r] = topo_gossip_new_csr(N, ptr, cols, vals, error)) != NULL;
   g_free(ptr);
   g_free(cols);
   g_free(vals);
@@ -174,6 +270,8 @@ ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R, GEr
     d->sent[r] = g_array_new(FALSE, FALSE, sizeof(guint64));
     d->dropped[r] = g_array_new(FALSE, FALSE, sizeof(guint64));
   }
+  d->delayed_of = g_hash_table_new(g_direct_hash, g_direct_equal);
+  d->delayed = g_array_new(FALSE, FALSE, sizeof(Delayed));
   d->w = g_new0(TopoGossip *, R);
   d->msg = g_new0(PrivRoundMessages, R);
   d->ptr = g_new0(guint *, R);
@@ -197,8 +295,11 @@ ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R, GEr
     d->error = NULL;
     ok = FALSE;
   }
+  if (ok)
+    assign_slots(d);
+  guint first_delayed = 0;
   for (guint r = 0; ok && r < R; r++)
-    ok = finish_round(d, r, error);
+    ok = finish_round(d, r, &first_delayed, error);
   if (!ok) {
     proto_deliveries_free(d);
     return NULL;
@@ -227,11 +328,19 @@ void proto_deliveries_free(ProtoDeliveries *d) {
   g_free(d->from);
   g_free(d->delivered);
   g_clear_error(&d->error);
+  if (d->delayed_of)
+    g_hash_table_destroy(d->delayed_of);
+  if (d->delayed)
+    g_array_unref(d->delayed);
   g_free(d);
 }
 
 guint proto_deliveries_rounds(const ProtoDeliveries *d) {
   return d->R;
+}
+
+guint proto_deliveries_delayed(const ProtoDeliveries *d) {
+  return d->n_slots;
 }
 
 const TopoGossip *const *proto_deliveries_gossip(const ProtoDeliveries *d) {

@@ -25,6 +25,10 @@ ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why)
     path = PROTO_ACCOUNT_STRUCTURED;
     w = "auto: a deadline-mode run of D-SGD or Muffliato: the structured path on its delivery "
         "record (the W_r its gathers applied, the messages each node received)";
+  } else if (c->recordable && c->mode == PROTO_MODE_STALE && c->n_links == 0) {
+    path = PROTO_ACCOUNT_STRUCTURED;
+    w = "auto: a stale-mode run of D-SGD or Muffliato: the structured path on its delivery "
+        "record, late messages held in a delay-augmented state";
   } else if (c->mode != PROTO_MODE_SYNC)
     w = "auto: an asynchronous mode changes the effective gossip matrices";
   else if (c->loss > 0)
@@ -100,13 +104,21 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
                      "(with local noise), antipgd and mfdsgd/mafalda with a given C, not '%s' "
                      "(use --path observer or auto)",
                      a->protocol);
+  /* The structured path takes a run's mode, latency and loss from its
+   * delivery record (D-SGD and Muffliato; stale mode's augmented state not
+   * DECOR's secrets), and in sync mode the messages do not depend on the
+   * latency. What it cannot take is listed. */
+  gboolean by_record = a->recordable && !a->local;
   const struct {
     gboolean given;
     const char *name;
-  } only_simulated[] = {
-      {a->async_mode, "--mode"},      {a->latency, "--latency"}, {a->loss, "--loss"},
-      {a->links, "--link"},           {a->lr, "--lr"},           {a->storage, "--storage"},
-      {a->accountant, "--accountant"}};
+  } only_simulated[] = {{a->async_mode && !by_record, "--mode"},
+                        {a->latency && !(by_record || (!a->async_mode && !a->local)), "--latency"},
+                        {a->loss && !by_record, "--loss"},
+                        {a->links, "--link"},
+                        {a->lr, "--lr"},
+                        {a->storage, "--storage"},
+                        {a->accountant, "--accountant"}};
   GString *bad = g_string_new(NULL);
   for (guint i = 0; i < G_N_ELEMENTS(only_simulated); i++)
     if (only_simulated[i].given)
@@ -114,9 +126,12 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
   gboolean ok = bad->len == 0;
   if (!ok)
     bad_value(error,
-              "--path structured accounts a synchronous run without simulating "
-              "it: %s only exist%s in a simulated run (use --path observer or "
-              "auto)",
+              "--path structured accounts %s: %s only exist%s in a simulated run (use "
+              "--path observer or auto)",
+              a->local ? "a synchronous run without simulating it"
+                       : "D-SGD and Muffliato in deadline or stale mode on the run's delivery "
+                         "record (stale mode: not DECOR's secrets), other protocols synchronous "
+                         "without simulating them",
               bad->str + 2, strchr(bad->str + 2, ',') ? "" : "s");
   g_string_free(bad, TRUE);
   return ok;

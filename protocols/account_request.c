@@ -47,6 +47,14 @@ const char *proto_account_job_path_name(const ProtoAccountJob *j) {
   return j->radius ? "local" : j->path == PROTO_ACCOUNT_STRUCTURED ? "structured" : "observer";
 }
 
+gboolean proto_account_job_recordable(const ProtoAccountJob *j) {
+  /* Stale mode's delay-augmented state: D-SGD and Muffliato only
+   * (privacy/structured.h). */
+  return !j->no_record && j->proto.structured && j->proto.protocol != PRIV_PROTOCOL_MFDSGD &&
+         (j->mode.kind != PROTO_MODE_STALE || j->proto.protocol == PRIV_PROTOCOL_DSGD ||
+          j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO);
+}
+
 /* The path asked for, or the plan's (proto_account_plan). */
 static void plan_path(ProtoAccountJob *j) {
   if (j->path_auto) {
@@ -55,8 +63,7 @@ static void plan_path(ProtoAccountJob *j) {
                            .loss = j->loss,
                            .n_links = j->links->len,
                            .run_options = j->run_options,
-                           .recordable = !j->no_record && j->proto.structured &&
-                                         j->proto.protocol != PRIV_PROTOCOL_MFDSGD};
+                           .recordable = proto_account_job_recordable(j)};
     j->path = proto_account_plan(&pc, &j->path_reason);
   } else {
     j->path_reason = j->radius                             ? "asked: --path local"
@@ -154,7 +161,7 @@ gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
     if ((j->C_local = proto_c_local(&r, error)) == NULL)
       return FALSE;
   }
-  if (j->path == PROTO_ACCOUNT_STRUCTURED && j->mode.kind == PROTO_MODE_DEADLINE) {
+  if (j->path == PROTO_ACCOUNT_STRUCTURED && j->mode.kind != PROTO_MODE_SYNC) {
     /* The run's deliveries: one provenance-free simulation of it. */
     ProtoRunConfig cfg = run_config(j);
     guint K = j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(j->proto.K, 1u) : 1u;
@@ -247,6 +254,7 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
       p.gossip = proto_deliveries_gossip(j->deliveries);
       p.n_gossip = proto_deliveries_rounds(j->deliveries);
       p.messages = proto_deliveries_messages(j->deliveries);
+      p.n_delayed = proto_deliveries_delayed(j->deliveries);
       blocks = priv_structured_blocks(&p, error);
     } else {
       blocks = proto_account_structured(&p, j->w, j->schedule, error);

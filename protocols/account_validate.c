@@ -341,7 +341,9 @@ static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *
                                      .links = r->links && r->links[0],
                                      .lr = !isnan(r->lr),
                                      .storage = r->storage != NULL,
-                                     .accountant = r->accountant != NULL};
+                                     .accountant = r->accountant != NULL,
+                                     .recordable = proto_account_job_recordable(j),
+                                     .local = j->radius > 0};
     if (!proto_account_check_structured(&ask, error)) {
       if (j->radius)
         g_prefix_error(error, "--path local: ");

@@ -635,9 +635,12 @@ typedef struct ProtoDeliveries ProtoDeliveries;
  * (ProtoGatherFunc: the runtime's own renormalisation) and every message
  * sent and lost. Link overrides are not applied (the plan keeps them on the
  * observer path).
+ * Stale mode: an input of an earlier round is read from a slot of a
+ * delay-augmented state (proto_deliveries_delayed), held from the round
+ * after its own through its last use.
  * Errors: those of proto_run_new and proto_run_run; PROTO_ERROR_FAILED
- * when the run is not one W_r per round (a gather mixing rounds: stale
- * mode; a node that never gathered a round; more than @R rounds).
+ * when the record is inconsistent (a node that never gathered a round, a
+ * gather of a future message, more than @R rounds).
  * Returns: (transfer full) the record (proto_deliveries_free), or NULL.
  * Complexity: the run's events, O(messages log messages) to sort them;
  * memory O(n + messages) (about 40 bytes a message).
@@ -647,6 +650,10 @@ void proto_deliveries_free(ProtoDeliveries *d);
 /* The R applied gossip matrices and the R rounds' messages (transfer none,
  * valid while @d lives), for PrivStructuredProblem.gossip and .messages. */
 guint proto_deliveries_rounds(const ProtoDeliveries *d);
+/* Stale mode: the slots of the delay-augmented state (messages a gather
+ * uses after their round; the gossip matrices are (n + slots) square), for
+ * PrivStructuredProblem.n_delayed; 0 in the other modes. O(1). */
+guint proto_deliveries_delayed(const ProtoDeliveries *d);
 const TopoGossip *const *proto_deliveries_gossip(const ProtoDeliveries *d);
 const PrivRoundMessages *proto_deliveries_messages(const ProtoDeliveries *d);
 /* The run's late messages, partial gathers and lost messages (nullable outs). */
@@ -695,10 +702,16 @@ typedef struct {
   const char *protocol; /* the protocol's spec, for the message */
   gboolean async_mode;  /* a mode other than sync */
   gboolean latency, loss, links, lr, storage, accountant;
+  /* The run's delivery record describes it (D-SGD or Muffliato; in stale
+   * mode not DECOR with secrets): --mode, --latency and --loss are taken. */
+  gboolean recordable;
+  gboolean local; /* --path local: synchronous runs only */
 } ProtoAccountStructuredAsk;
 
-/* --path structured: a protocol it knows, and nothing only a simulated run
- * has (the first message lists every such option given). */
+/* --path structured: a protocol it knows, and nothing it cannot take from
+ * the run: --lr, --storage, --accountant, --link, and --mode, --latency or
+ * --loss unless @recordable (--latency also in sync mode); --path local
+ * takes none of them (the first message lists every such option given). */
 gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GError **error);
 
 /* --compare muffliato: @compare names it, the protocol @protocol_name is
@@ -1318,6 +1331,11 @@ void proto_account_job_free(ProtoAccountJob *j);
 
 /* The path's word in outputs: structured, observer or local. O(1). */
 const char *proto_account_job_path_name(const ProtoAccountJob *j);
+
+/* Whether the structured path accounts @j's run on its delivery record in
+ * an asynchronous mode: D-SGD or Muffliato (and DECOR in deadline mode),
+ * not a training run's job. O(1). */
+gboolean proto_account_job_recordable(const ProtoAccountJob *j);
 
 /* proto_account_job_structured_problem: the structured problem of
  * accounting @a (gossip unset: proto_account_structured's). O(1). */

@@ -189,6 +189,37 @@ static void test_equals_structured(void) {
                          "-a",   "2",  "-a", "1,5,7", "--protocol", protos[p]};
     compare_paths(rnd, G_N_ELEMENTS(rnd));
   }
+  /* --path structured takes a run's mode, latency and loss (the delivery
+   * record; stale mode's delay-augmented state), and a latency in sync
+   * mode: the observer path's numbers, on the same seed's run. */
+  const char *modes[] = {"deadline:ms=3", "stale:s=2", "stale:s=1"};
+  for (guint m = 0; m < G_N_ELEMENTS(modes); m++) {
+    const char *async[] = {FLORENTINE,
+                           "-T",
+                           "4",
+                           "--trust",
+                           "ldp,pndp",
+                           "-a",
+                           "0",
+                           "-a",
+                           "3+11",
+                           "--mode",
+                           modes[m],
+                           "--loss",
+                           "0.2",
+                           "--latency",
+                           "uniform:min=1,max=5",
+                           "--seed",
+                           "11",
+                           "--protocol",
+                           m == 2 ? "muffliato:K=2" : "dsgd"};
+    compare_paths(async, G_N_ELEMENTS(async));
+  }
+  const char *lat[] = {FLORENTINE,   "-T",         "4",
+                       "--trust",    "pndp",       "-a",
+                       "0",          "--latency",  "uniform:min=1,max=5",
+                       "--protocol", "mfdsgd:C=sr"};
+  compare_paths(lat, G_N_ELEMENTS(lat));
   const char *sched[] = {FLORENTINE, "-T", "5",       "--schedule", "matching",
                          "--seed",   "3",  "--trust", "pndp",       "-a",
                          "4",        "-a", "0+9",     "--protocol", "muffliato:K=2"};
@@ -211,7 +242,8 @@ static void test_auto(void) {
       {{"--protocol", "decor", NULL}, "structured", "synchronous run"},
       {{"--protocol", "zipdl", NULL}, "observer", "does not know this protocol"},
       {{"--mode", "deadline:ms=5", NULL}, "structured", "delivery record"},
-      {{"--mode", "stale:s=1", NULL}, "observer", "asynchronous mode"},
+      {{"--mode", "stale:s=1", NULL}, "structured", "delay-augmented"},
+      {{"--mode", "stale:s=1", "--protocol", "decor", NULL}, "observer", "asynchronous mode"},
       {{"--mode", "deadline:ms=2", "--loss", "0.1", NULL}, "structured", "delivery record"},
       {{"--mode", "deadline:ms=2", "--protocol", "mfdsgd:C=sr", NULL},
        "observer",
@@ -588,13 +620,17 @@ static void test_bad_inputs(void) {
   FAIL(2, "the structured path knows dsgd", "--trust", "pndp", "-a", "0", "--path", "structured",
        "--protocol", "zipdl");
   FAIL(2, "--mode only exists in a simulated run", "--trust", "pndp", "-a", "0", "--path",
-       "structured", "--mode", "deadline:ms=5");
-  FAIL(2, "--latency, --lr, --storage only exist", "--trust", "pndp", "-a", "0", "--path",
-       "structured", "--latency", "constant:ms=2", "--lr", "0.5", "--storage", "dense");
+       "structured", "--protocol", "mfdsgd:C=sr", "--mode", "deadline:ms=5");
+  FAIL(2, "--lr, --storage only exist", "--trust", "pndp", "-a", "0", "--path", "structured",
+       "--latency", "constant:ms=2", "--lr", "0.5", "--storage", "dense");
   FAIL(2, "--link only exists", "--trust", "pndp", "-a", "0", "--path", "structured", "--link",
        "1:0=down");
   FAIL(2, "--mode, --loss only exist in", "--trust", "pndp", "-a", "0", "--path", "structured",
-       "--mode", "stale:s=1", "--loss", "0.5");
+       "--protocol", "decor", "--mode", "stale:s=1", "--loss", "0.5");
+  FAIL(2,
+       "--path local: --path structured accounts a synchronous run without simulating it: "
+       "--mode only exists",
+       "--trust", "pndp", "-a", "0", "--path", "local", "--radius", "2", "--mode", "deadline:ms=5");
   FAIL(2, "needs an asynchronous --mode", "--trust", "pndp", "-a", "0", "--loss", "0.1");
   FAIL(2, "--mode:", "--trust", "pndp", "-a", "0", "--mode", "eventually");
   FAIL(2, "--latency:", "--trust", "pndp", "-a", "0", "--latency", "fast");

@@ -63,6 +63,7 @@ static void test_structured(void) {
   ProtoAccountStructuredAsk a = {.known = TRUE, .protocol = "dsgd"};
   EXPECT(proto_account_check_structured(&a, &e), NULL);
   a.lr = TRUE;
+  a.local = TRUE;
   EXPECT(proto_account_check_structured(&a, &e),
          "--path structured accounts a synchronous run without simulating it: --lr only "
          "exists in a simulated run (use --path observer or auto)");
@@ -70,6 +71,31 @@ static void test_structured(void) {
   EXPECT(proto_account_check_structured(&a, &e),
          "--path structured accounts a synchronous run without simulating it: --mode, --lr, "
          "--accountant only exist in a simulated run (use --path observer or auto)");
+  /* A run the delivery record describes: its mode, latency and loss are
+   * taken; --link, --lr and the others are not. */
+  ProtoAccountStructuredAsk r = {.known = TRUE,
+                                 .protocol = "dsgd",
+                                 .async_mode = TRUE,
+                                 .latency = TRUE,
+                                 .loss = TRUE,
+                                 .recordable = TRUE};
+  EXPECT(proto_account_check_structured(&r, &e), NULL);
+  r.links = TRUE;
+  EXPECT(proto_account_check_structured(&r, &e),
+         "--path structured accounts D-SGD and Muffliato in deadline or stale mode on the run's "
+         "delivery record (stale mode: not DECOR's secrets), other protocols synchronous "
+         "without simulating them: --link only exists in a simulated run (use --path observer "
+         "or auto)");
+  /* Not recordable (MF-D-SGD, or DECOR in stale mode): sync mode takes a
+   * latency (its messages do not depend on it), an asynchronous mode not. */
+  ProtoAccountStructuredAsk s = {.known = TRUE, .protocol = "mfdsgd:C=sr", .latency = TRUE};
+  EXPECT(proto_account_check_structured(&s, &e), NULL);
+  s.async_mode = TRUE;
+  EXPECT(proto_account_check_structured(&s, &e),
+         "--path structured accounts D-SGD and Muffliato in deadline or stale mode on the run's "
+         "delivery record (stale mode: not DECOR's secrets), other protocols synchronous "
+         "without simulating them: --mode, --latency only exist in a simulated run (use --path "
+         "observer or auto)");
   a.known = FALSE;
   a.protocol = "mafalda";
   EXPECT(proto_account_check_structured(&a, &e),

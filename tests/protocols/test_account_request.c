@@ -220,12 +220,20 @@ static void test_auto_observer(void) {
   TopoGraph *g = topo_graph_generate("ring:n=5", &e);
   ProtoAccountRequest r = base(node0);
   r.mode = "stale:s=1";
+  r.protocol = "decor"; /* stale mode's augmented state: D-SGD and Muffliato only */
   ProtoAccountJob *j = proto_account_validate(&r, NULL, &e);
   g_assert_true(proto_account_job_plan(j, g, "ring", NULL, &e));
   g_assert_cmpint(j->path, ==, PROTO_ACCOUNT_OBSERVER);
   g_assert_cmpstr(j->path_reason, ==,
                   "auto: an asynchronous mode changes the effective gossip matrices");
   g_assert_cmpstr(proto_account_job_path_name(j), ==, "observer");
+  proto_account_job_free(j);
+  /* Stale mode of D-SGD: the structured path on a delay-augmented state. */
+  r.protocol = NULL;
+  j = proto_account_validate(&r, NULL, &e);
+  g_assert_true(proto_account_job_plan(j, g, "ring", NULL, &e));
+  g_assert_cmpint(j->path, ==, PROTO_ACCOUNT_STRUCTURED);
+  g_assert_nonnull(strstr(j->path_reason, "delay-augmented"));
   proto_account_job_free(j);
   /* Deadline mode of D-SGD: the structured path on the run's deliveries. */
   r.mode = "deadline:ms=5";
