@@ -157,9 +157,11 @@ static ProtoAccountRequest request(const DpgAccountOptions *o) {
   return r;
 }
 
-DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err) {
-  dpg_enter();
+/* dpg_account once the plugins are loaded: @single the only one's protocol. */
+static DpgTable *account(const DpgAccountOptions *o, const char *single, DpgError *err) {
   ProtoAccountRequest r = request(o);
+  if (r.protocol == NULL)
+    r.protocol = single;
   ProtoAccountRefusal refusal;
   GError *error = NULL;
   TopoGraph *g = NULL;
@@ -186,8 +188,10 @@ DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err) {
     goto out;
   }
   if (!proto_account_job_execute(j, &error)) {
-    dpg_fail(err, error, proto_error_status(error, j->path == PROTO_ACCOUNT_STRUCTURED ? PROTO_FAILED_RUN
-                                                                      : PROTO_FAILED_PROTOCOL));
+    dpg_fail(err, error,
+             proto_error_status(error, j->path == PROTO_ACCOUNT_STRUCTURED
+                                           ? PROTO_FAILED_RUN
+                                           : PROTO_FAILED_PROTOCOL));
     goto out;
   }
   t = tabulate(j);
@@ -195,5 +199,15 @@ out:
   g_clear_error(&gossip_error);
   proto_account_job_free(j);
   topo_graph_free(g);
+  return t;
+}
+
+DpgTable *dpg_account(const DpgAccountOptions *o, DpgError *err) {
+  dpg_enter();
+  DpgPlugins plugins;
+  if (!dpg_plugins_begin(&plugins, o->plugins, err))
+    return NULL;
+  DpgTable *t = account(o, plugins.single, err);
+  dpg_plugins_end(&plugins);
   return t;
 }

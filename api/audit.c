@@ -4,7 +4,6 @@
  */
 #include <math.h>
 
-#include "api/audit_plugins.h"
 #include "api/internal.h"
 #include "audit/audit.h"
 #include "spec/spec.h"
@@ -195,31 +194,8 @@ static gboolean check_schedule(const DpgAuditOptions *o, const TopoGraph *g, Top
   return dpg_fail(err, error, usage ? 2 : 1), FALSE;
 }
 
-/* The plugins of @o loaded; @opts a copy of @o whose protocol defaults to
- * the only plugin's (*@single, g_free). */
-static gboolean load_plugins(const DpgAuditOptions *o, DpgAuditOptions *opts, char **single,
-                             DpgError *err) {
-  GError *error = NULL;
-  *opts = *o;
-  if (!dpg_plugins_load(o->plugins, single, &error)) {
-    g_prefix_error(&error, "--protocol-plugin: ");
-    return dpg_fail(err, error, 2), FALSE;
-  }
-  if (opts->protocol == NULL)
-    opts->protocol = *single;
-  return TRUE;
-}
-
-DpgTable *dpg_audit(const DpgAuditOptions *opts, DpgError *err) {
-  dpg_enter();
-  PrivTrust trust = PRIV_TRUST_PNDP;
-  guint attacks = AUDIT_ATTACK_ALL;
-  DpgAuditOptions with_plugins;
-  g_autofree char *single = NULL;
-  if (!check_options(opts, &trust, &attacks, err) ||
-      !load_plugins(opts, &with_plugins, &single, err))
-    return NULL;
-  const DpgAuditOptions *o = &with_plugins;
+/* dpg_audit once the options are checked and the plugins loaded. */
+static DpgTable *audit(const DpgAuditOptions *o, PrivTrust trust, guint attacks, DpgError *err) {
   GError *error = NULL;
   TopoGossipKind gossip;
   if (!dpg_graph_gossip(&o->graph, &gossip, &error))
@@ -254,5 +230,22 @@ DpgTable *dpg_audit(const DpgAuditOptions *opts, DpgError *err) {
   spec_attackers_clear(&sets);
   if (g != NULL)
     topo_graph_free(g);
+  return t;
+}
+
+DpgTable *dpg_audit(const DpgAuditOptions *opts, DpgError *err) {
+  dpg_enter();
+  PrivTrust trust = PRIV_TRUST_PNDP;
+  guint attacks = AUDIT_ATTACK_ALL;
+  DpgPlugins plugins;
+  if (!check_options(opts, &trust, &attacks, err) ||
+      !dpg_plugins_begin(&plugins, opts->plugins, err))
+    return NULL;
+  /* A copy of @opts whose protocol defaults to the only plugin's. */
+  DpgAuditOptions with_plugins = *opts;
+  if (with_plugins.protocol == NULL)
+    with_plugins.protocol = plugins.single;
+  DpgTable *t = audit(&with_plugins, trust, attacks, err);
+  dpg_plugins_end(&plugins);
   return t;
 }

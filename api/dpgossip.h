@@ -15,7 +15,13 @@
  * fails with status 1 and a message saying so.
  *
  * Threads: calls are independent except for the cancel flag, which is
- * process-wide: dpg_cancel stops every call in flight. Conventions:
+ * process-wide: dpg_cancel stops every call in flight.
+ *
+ * Protocol plugins: a call that runs a protocol (account, train, audit,
+ * run) sees the built-in protocols, the plugin files of its own @plugins
+ * and those its protocol name finds in $DPGOSSIP_PLUGIN_PATH or the
+ * installation's plugin folder; never one that only an earlier call
+ * loaded (plugins stay loaded in the process, but not visible). Conventions:
  * public names carry the dpg_ prefix; the library never prints or exits.
  */
 #ifndef DPG_API_DPGOSSIP_H
@@ -29,7 +35,7 @@ extern "C" {
 #endif
 
 /* Bumped when a struct below changes layout. */
-#define DPG_API_VERSION 1
+#define DPG_API_VERSION 2
 
 typedef struct {
   int status;    /* 0 ok, 1 failure, 2 bad option value (the CLI's exit status) */
@@ -116,6 +122,9 @@ typedef struct {
   double lr;                /* NaN: default 0.1 (and not "given") */
   const char *storage, *accountant;
   int radius; /* path "local": hops around the attackers (>= 1); -1: not given */
+  /* NULL-terminated protocol plugin files to load first (--protocol-plugin;
+   * runs their code); with one, @protocol defaults to its protocol. */
+  const char *const *plugins;
 } DpgAccountOptions;
 
 void dpg_account_options_init(DpgAccountOptions *o);
@@ -229,6 +238,9 @@ typedef struct {
    * (all up to 10000 nodes, else 1000 nodes and 10000 rows); DPG_EVAL_ALL:
    * every one. */
   int eval_nodes, eval_rows;
+  /* NULL-terminated protocol plugin files to load first (--protocol-plugin;
+   * runs their code); with one, @protocol defaults to its protocol. */
+  const char *const *plugins;
 } DpgTrainOptions;
 
 /* DpgTrainOptions.eval_nodes and eval_rows: every node, every test row. */
@@ -320,13 +332,15 @@ DpgTable *dpg_task_data(const char *dataset, const char *model, double test_frac
 /*
  * dpg_run: `dpgossip run SCENARIO --set ITEM... [--out DIR]`: @sets
  * NULL-terminated (nullable), @out_dir nullable ([output] dir), @threads
- * (0: the cores), @allow_plugins (--allow-plugins).
+ * (0: the cores), @allow_plugins (--allow-plugins: the scenario's own
+ * [protocol] plugin), @plugins NULL-terminated plugin files to load first
+ * (nullable; --protocol-plugin).
  * Returns: (dpg_free) the results folder (absolute), or NULL.
  * Errors: loading the scenario, a bad --set item (status 2), those of
  * scen_scenario_run (an invalid scenario lists its problems, status 2).
  */
 char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir, unsigned threads,
-              int allow_plugins, DpgError *err);
+              int allow_plugins, const char *const *plugins, DpgError *err);
 
 /* ---- Cancellation ---- */
 

@@ -18,6 +18,33 @@ G_BEGIN_DECLS
  * process-wide settings (single-threaded BLAS). */
 void dpg_enter(void);
 
+/* ---- Protocol plugins (plugins.c) ---- */
+
+typedef struct {
+  ProtoPluginScope *scope;
+  char *single; /* the protocol of the only plugin given, or NULL */
+} DpgPlugins;
+
+/*
+ * dpg_plugins_begin: what a call that runs a protocol does first: loads
+ * the plugin files @paths (NULL-terminated, nullable) and begins a plugin
+ * scope (protocols.h) on the calling thread, so that the call sees the
+ * built-in protocols, these plugins and those it finds through
+ * $DPGOSSIP_PLUGIN_PATH, and nothing an earlier call loaded. A foreign
+ * caller (Python's cffi) loads libdpgossip without RTLD_GLOBAL, so that a
+ * plugin could not resolve the plugin API (protocols/plugin.h, sim/sim.h:
+ * what libdpgossip.map exports besides dpg_*): the library first makes
+ * itself global, once, for the life of the process (plugins stay loaded
+ * too), and the plugins' host, whose installation folder is searched.
+ * p->single gets the only plugin's protocol name (with exactly one path).
+ * End with dpg_plugins_end on the same thread, whatever the call's outcome.
+ * Errors (into @err, status 2, "plugins: " first; nothing to end then):
+ * those of proto_plugin_load; the library cannot promote itself.
+ * Complexity: one dlopen per plugin.
+ */
+gboolean dpg_plugins_begin(DpgPlugins *p, const char *const *paths, DpgError *err);
+void dpg_plugins_end(DpgPlugins *p);
+
 /* ---- Tables (table.c) ---- */
 
 DpgTable *dpg_table_new(void);

@@ -5,9 +5,9 @@
 #include "api/internal.h"
 #include "scenarios/scenarios.h"
 
-char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir, unsigned threads,
-              int allow_plugins, DpgError *err) {
-  dpg_enter();
+/* dpg_run once the plugins are loaded. */
+static char *run(const char *scenario, const char *const *sets, const char *out_dir,
+                 unsigned threads, int allow_plugins, DpgError *err) {
   GError *error = NULL;
   if (!dpg_check_cancel(&error))
     return dpg_fail(err, error, 1);
@@ -30,5 +30,16 @@ char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir
   }
   scen_run_report_clear(&report);
   scen_scenario_free(sc);
+  return dir;
+}
+
+char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir, unsigned threads,
+              int allow_plugins, const char *const *plugins, DpgError *err) {
+  dpg_enter();
+  DpgPlugins loaded;
+  if (!dpg_plugins_begin(&loaded, plugins, err))
+    return NULL;
+  char *dir = run(scenario, sets, out_dir, threads, allow_plugins, err);
+  dpg_plugins_end(&loaded);
   return dir;
 }

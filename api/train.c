@@ -273,7 +273,8 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
   }
   j.n = topo_graph_n_nodes(j.g);
   if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
-      (j.sched = topo_schedule_new(o->schedule, j.g, j.run.gossip, j.run.seed_value, &error)) == NULL) {
+      (j.sched = topo_schedule_new(o->schedule, j.g, j.run.gossip, j.run.seed_value, &error)) ==
+          NULL) {
     dpg_fail(err, error, proto_error_status(error, PROTO_FAILED_INPUT));
     goto out;
   }
@@ -332,6 +333,21 @@ out:
   return t;
 }
 
+/* train with the plugins of @o loaded and shown, the protocol defaulting
+ * to the only plugin's, as the command's --protocol-plugin. */
+static DpgTable *train_plugins(const DpgTrainOptions *o, const DpgTask *task, DpgTable **means,
+                               DpgTable **privacy, DpgError *err) {
+  DpgPlugins plugins;
+  if (!dpg_plugins_begin(&plugins, o->plugins, err))
+    return NULL;
+  DpgTrainOptions with_plugins = *o;
+  if (with_plugins.protocol == NULL)
+    with_plugins.protocol = plugins.single;
+  DpgTable *t = train(&with_plugins, task, means, privacy, err);
+  dpg_plugins_end(&plugins);
+  return t;
+}
+
 DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **privacy, DpgError *err) {
   dpg_enter();
   if (means != NULL)
@@ -340,7 +356,7 @@ DpgTable *dpg_train(const DpgTrainOptions *o, DpgTable **means, DpgTable **priva
     *privacy = NULL;
   if (o == NULL || means == NULL || privacy == NULL)
     return dpg_usage(err, "dpg_train: options and both out tables are required");
-  return train(o, NULL, means, privacy, err);
+  return train_plugins(o, NULL, means, privacy, err);
 }
 
 DpgTable *dpg_train_task(const DpgTrainOptions *o, const DpgTask *task, DpgTable **means,
@@ -357,7 +373,7 @@ DpgTable *dpg_train_task(const DpgTrainOptions *o, const DpgTask *task, DpgTable
                           "at least one parameter");
   if (task->n_test == 0)
     return dpg_usage(err, "dpg_train_task: the test loss needs test records (n_test is 0)");
-  return train(o, task, means, privacy, err);
+  return train_plugins(o, task, means, privacy, err);
 }
 
 /* @ds as a table: its targets as a column, its features as the matrix. */

@@ -33,6 +33,15 @@ struct ProtoParams {
  * plugin file NAME.so: letters, digits, '_' and '-', at least one. O(length). */
 gboolean proto_name_valid(const char *name);
 
+/* The registered protocol called @name whatever the thread's plugin scope
+ * (registry.c), for the loader's clash checks. Thread-safe. */
+const ProtoVTable *proto_registry_lookup_any(const char *name);
+
+/* Whether the calling thread's plugin scope (plugin_load.c) shows @vt:
+ * always without a scope and for the built-ins, else when the scope's call
+ * loaded or found it. O(plugins of the scope). */
+gboolean proto_plugin_scope_shows(const ProtoVTable *vt);
+
 /* Checks a vtable's declaration (ABI version, name, parameter specs and
  * defaults). Errors: PROTO_ERROR_INVALID_ARGUMENT. */
 gboolean proto_vtable_check(const ProtoVTable *vt, GError **error);

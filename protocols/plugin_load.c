@@ -25,6 +25,9 @@
 #ifndef DPG_BIN_RELATIVE_DIR
 #define DPG_BIN_RELATIVE_DIR "bin"
 #endif
+#ifndef DPG_LIB_RELATIVE_DIR
+#define DPG_LIB_RELATIVE_DIR "lib"
+#endif
 
 /*
  * Plugins resolve these from the program that loads them (linked with
@@ -155,6 +158,70 @@ typedef struct {
 static GMutex plugin_lock;
 static GPtrArray *loaded; /* LoadedPlugin*, in load order; never freed (resident) */
 
+/* ---- Scopes (protocols.h): what one library call sees ---- */
+
+struct ProtoPluginScope {
+  GPtrArray *shown; /* const ProtoVTable*: loaded or found under this scope */
+  char *hint;       /* how the caller names a plugin file in errors */
+  ProtoPluginScope *outer;
+};
+
+/* The calling thread's scope (NULL: none, every protocol shown). */
+static GPrivate current_scope;
+
+ProtoPluginScope *proto_plugin_scope_begin(const char *hint) {
+  ProtoPluginScope *s = g_new0(ProtoPluginScope, 1);
+  s->shown = g_ptr_array_new();
+  s->hint = g_strdup(hint ? hint : "--protocol-plugin FILE.so");
+  s->outer = g_private_get(&current_scope);
+  g_private_set(&current_scope, s);
+  return s;
+}
+
+void proto_plugin_scope_end(ProtoPluginScope *scope) {
+  if (scope == NULL)
+    return;
+  g_warn_if_fail(g_private_get(&current_scope) == scope);
+  g_private_set(&current_scope, scope->outer);
+  g_ptr_array_unref(scope->shown);
+  g_free(scope->hint);
+  g_free(scope);
+}
+
+gboolean proto_plugin_scope_shows(const ProtoVTable *vt) {
+  const ProtoPluginScope *s = g_private_get(&current_scope);
+  if (s == NULL || proto_registry_is_builtin(vt))
+    return TRUE;
+  for (guint i = 0; i < s->shown->len; i++)
+    if (s->shown->pdata[i] == vt)
+      return TRUE;
+  return FALSE;
+}
+
+/* The calling thread's scope now shows @vt (nothing without a scope). */
+static void scope_show(const ProtoVTable *vt) {
+  ProtoPluginScope *s = g_private_get(&current_scope);
+  if (s != NULL && !proto_plugin_scope_shows(vt))
+    g_ptr_array_add(s->shown, (gpointer)vt);
+}
+
+/* How to name a plugin file in errors on this thread. */
+static const char *plugin_hint(void) {
+  const ProtoPluginScope *s = g_private_get(&current_scope);
+  return s != NULL ? s->hint : "--protocol-plugin FILE.so";
+}
+
+/* The host library's file (proto_plugin_set_host), or NULL: the program. */
+static GMutex host_lock;
+static char *host_file;
+
+void proto_plugin_set_host(const char *file) {
+  g_mutex_lock(&host_lock);
+  g_free(host_file);
+  host_file = g_strdup(file);
+  g_mutex_unlock(&host_lock);
+}
+
 static const LoadedPlugin *find_loaded_locked(const char *canonical) {
   for (guint i = 0; loaded != NULL && i < loaded->len; i++) {
     const LoadedPlugin *p = loaded->pdata[i];
@@ -222,7 +289,8 @@ static gboolean adopt_module(GModule *module, const char *path, const ProtoVTabl
     g_free(shim);
     return FALSE;
   }
-  const ProtoVTable *clash = proto_registry_lookup(vt->name);
+  /* Whatever this thread's scope shows: names are process-wide. */
+  const ProtoVTable *clash = proto_registry_lookup_any(vt->name);
   if (clash != NULL) {
     const LoadedPlugin *other = NULL;
     for (guint i = 0; i < loaded->len && other == NULL; i++)
@@ -279,6 +347,7 @@ static gboolean load_locked(const char *path, const ProtoVTable **vt_out, GError
     loaded = g_ptr_array_new();
   const LoadedPlugin *again = find_loaded_locked(canonical);
   if (again != NULL) {
+    scope_show(again->vt);
     *vt_out = again->vt;
     g_free(canonical);
     return TRUE;
@@ -312,6 +381,7 @@ static gboolean load_locked(const char *path, const ProtoVTable **vt_out, GError
   p->module = module;
   p->vt = vt;
   g_ptr_array_add(loaded, p);
+  scope_show(vt);
   *vt_out = vt;
   return TRUE;
 }
@@ -347,8 +417,26 @@ char **proto_plugin_search_path(void) {
     g_strfreev(parts);
   }
   /* A relocated installation (e.g. staged with cmake --install --prefix)
-   * finds its own plugins: PREFIX/bin/dpgossip -> PREFIX/lib/dpgossip/plugins. */
-  char *exe = g_file_read_link("/proc/self/exe", NULL);
+   * finds its own plugins: PREFIX/bin/dpgossip -> PREFIX/lib/dpgossip/plugins,
+   * and a host library PREFIX/LIBDIR/libdpgossip.so the same folder (the
+   * program, say /usr/bin/python3, tells nothing of dpgossip's prefix). */
+  g_mutex_lock(&host_lock);
+  char *host = g_strdup(host_file);
+  g_mutex_unlock(&host_lock);
+  if (host != NULL) {
+    char *libdir = g_path_get_dirname(host);
+    const char *rel = DPG_LIB_RELATIVE_DIR;
+    gsize nl = strlen(libdir), nr = strlen(rel);
+    if (!g_path_is_absolute(DPG_PLUGIN_RELATIVE_DIR) && !g_path_is_absolute(rel) && nl > nr &&
+        strcmp(libdir + nl - nr, rel) == 0 && libdir[nl - nr - 1] == G_DIR_SEPARATOR) {
+      char *prefix = g_strndup(libdir, nl - nr - 1);
+      add_dir(dirs, g_build_filename(*prefix ? prefix : "/", DPG_PLUGIN_RELATIVE_DIR, NULL));
+      g_free(prefix);
+    }
+    g_free(libdir);
+  }
+  char *exe = host == NULL ? g_file_read_link("/proc/self/exe", NULL) : NULL;
+  g_free(host);
   if (exe != NULL && !g_path_is_absolute(DPG_PLUGIN_RELATIVE_DIR)) {
     char *bindir = g_path_get_dirname(exe);
     char *base = g_path_get_basename(bindir);
@@ -466,8 +554,8 @@ gboolean proto_plugin_find(const char *name, const ProtoVTable **vtable, GError 
   else
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_UNKNOWN,
                 "no plugin provides protocol '%s' (searched %s; set " PROTO_PLUGIN_PATH_ENV
-                " or use --protocol-plugin FILE.so)%s",
-                name, joined, skipped->str);
+                " or use %s)%s",
+                name, joined, plugin_hint(), skipped->str);
 out:
   if (ok && vtable != NULL)
     *vtable = vt;

@@ -537,7 +537,8 @@ gboolean proto_plugin_load(const char *path, const ProtoVTable **vtable, GError 
  * proto_plugin_search_path: the folders searched for plugins, in order:
  * the entries of $DPGOSSIP_PLUGIN_PATH (':'-separated, empty entries
  * skipped), then LIBDIR/dpgossip/plugins of the installation this program
- * runs from (when it runs from PREFIX/bin), then the configured install
+ * runs from (when it runs from PREFIX/bin, or its host library from
+ * PREFIX/LIBDIR: proto_plugin_set_host), then the configured install
  * folder ${CMAKE_INSTALL_FULL_LIBDIR}/dpgossip/plugins; duplicates removed.
  * Folders need not exist. Returns: (transfer full) a NULL-terminated array
  * (g_strfreev). O(length of the variable).
@@ -590,6 +591,40 @@ GPtrArray *proto_plugin_load_all(void);
  * proto_registry_register). (transfer none: valid for the process.) O(loaded).
  */
 const char *proto_plugin_origin(const ProtoVTable *vt);
+
+/*
+ * Plugin scopes, for a library that runs several calls in one process
+ * (libdpgossip, api/): a plugin loaded for one call must not be found by
+ * the next one, although its code stays loaded (plugins never unload).
+ *
+ * proto_plugin_scope_begin: from now on, on the calling thread, the
+ * registry (proto_registry_lookup, _list, _names, proto_spec_parse) shows
+ * the built-in protocols and only the plugins loaded or found on the
+ * search path on this thread since the scope began (proto_plugin_load,
+ * proto_plugin_find: a plugin loaded earlier by another call is shown again
+ * when this call loads or finds it too). Threads without a scope (the
+ * command line, and the worker threads of a call, which only run protocols
+ * its own thread has already resolved) see every registered protocol.
+ * @hint: how the caller names a plugin file in errors (the command line's
+ * "--protocol-plugin FILE.so"; the library's "plugins=['FILE.so']"); copied.
+ * Scopes nest (the inner one is current until it ends).
+ * Returns: (transfer full) the scope, for proto_plugin_scope_end. O(1).
+ */
+typedef struct ProtoPluginScope ProtoPluginScope;
+ProtoPluginScope *proto_plugin_scope_begin(const char *hint);
+/* proto_plugin_scope_end: ends and frees @scope (NULL: nothing), the outer
+ * scope (or none) current again. Must be called on the thread that began it. */
+void proto_plugin_scope_end(ProtoPluginScope *scope);
+
+/*
+ * proto_plugin_set_host: the file of the shared library that hosts the
+ * plugin API (libdpgossip), process-wide, once before any search. Its
+ * installation, PREFIX when the file is in PREFIX/LIBDIR, gives the
+ * search path's installation folder instead of the program's (the
+ * program is then e.g. python3, whose prefix is not dpgossip's).
+ * @file: copied; NULL: the program's again. Thread-safe. O(length).
+ */
+void proto_plugin_set_host(const char *file);
 
 /** proto_registry_is_builtin: TRUE for the protocols dpgossip ships (dsgd, ...). O(1). */
 gboolean proto_registry_is_builtin(const ProtoVTable *vt);
@@ -1255,8 +1290,8 @@ ProtoAccountJob *proto_account_job_for_run(const ProtoAccountRequest *r, const T
  * Returns: (transfer full) the job (proto_account_job_free), or NULL.
  * Complexity: O(length of the specs + attacker ids).
  */
-ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r,
-                                        ProtoAccountRefusal *refusal, GError **error);
+ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r, ProtoAccountRefusal *refusal,
+                                        GError **error);
 
 /**
  * proto_account_job_plan: the checks that need the graph @g (borrowed, must

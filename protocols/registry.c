@@ -65,7 +65,7 @@ gboolean proto_registry_register(const ProtoVTable *vt, GError **error) {
   return ok;
 }
 
-const ProtoVTable *proto_registry_lookup(const char *name) {
+const ProtoVTable *proto_registry_lookup_any(const char *name) {
   if (name == NULL)
     return NULL;
   const ProtoVTable *found = NULL;
@@ -78,15 +78,22 @@ const ProtoVTable *proto_registry_lookup(const char *name) {
   return found;
 }
 
+const ProtoVTable *proto_registry_lookup(const char *name) {
+  const ProtoVTable *found = proto_registry_lookup_any(name);
+  return found != NULL && proto_plugin_scope_shows(found) ? found : NULL;
+}
+
 const ProtoVTable **proto_registry_list(guint *n) {
   g_mutex_lock(&registry_lock);
   ensure_locked();
   const ProtoVTable **out = g_new(const ProtoVTable *, registry->len + 1);
+  guint k = 0;
   for (guint i = 0; i < registry->len; i++)
-    out[i] = registry->pdata[i];
-  out[registry->len] = NULL;
+    if (proto_plugin_scope_shows(registry->pdata[i]))
+      out[k++] = registry->pdata[i];
+  out[k] = NULL;
   if (n != NULL)
-    *n = registry->len;
+    *n = k;
   g_mutex_unlock(&registry_lock);
   return out;
 }

@@ -171,6 +171,10 @@ TopoGraph *topo_graph_copy(const TopoGraph *g, GError **error) {
   guint *edges = topo_graph_edges(g, &m);
   TopoGraph *c = topo_graph_build(g->n, edges, m, error);
   g_free(edges);
+  if (c != NULL && g->labels != NULL && !topo_graph_take_labels(c, g_strdupv(g->labels), error)) {
+    topo_graph_free(c);
+    return NULL;
+  }
   return c;
 }
 
@@ -180,6 +184,9 @@ void topo_graph_free(TopoGraph *g) {
   igraph_destroy(&g->graph);
   g_free(g->adj_ptr);
   g_free(g->adj);
+  g_strfreev(g->labels);
+  if (g->by_label != NULL)
+    g_hash_table_unref(g->by_label);
   g_free(g);
 }
 
@@ -257,6 +264,10 @@ gboolean topo_graph_is_connected(const TopoGraph *g) {
 }
 
 TopoGraph *topo_graph_largest_component(const TopoGraph *g, GError **error) {
+  return topo_graph_largest_component_map(g, NULL, error);
+}
+
+TopoGraph *topo_graph_largest_component_map(const TopoGraph *g, guint **old_of, GError **error) {
   g_return_val_if_fail(g != NULL, NULL);
   /* Label components by BFS from the smallest unlabelled node, so component
    * ids increase with their smallest node: the first largest one wins ties. */
@@ -303,6 +314,12 @@ TopoGraph *topo_graph_largest_component(const TopoGraph *g, GError **error) {
       }
   }
   TopoGraph *out = topo_graph_build(k, edges, m, error);
+  if (out != NULL && old_of != NULL) {
+    *old_of = g_new(guint, k + 1);
+    for (guint u = 0; u < g->n; u++)
+      if (newid[u] != G_MAXUINT)
+        (*old_of)[newid[u]] = u;
+  }
   g_free(edges);
   g_free(comp);
   g_free(queue);

@@ -16,7 +16,21 @@ struct TopoGraph {
   guint *adj;          /* sorted neighbour lists, 2m entries */
   TopoLoadReport load; /* topo_graph_load: what it dropped */
   gboolean loaded;     /* ... and whether the graph came from a file */
+  /* The users' names of the nodes (labels.c): n strings, or NULL when
+   * node u is called u (generated graphs, files labelled 0..n-1). */
+  char **labels;
+  GHashTable *by_label; /* label -> id + 1 (GUINT_TO_POINTER), with @labels */
 };
+
+/* The graph of the largest connected component of @g, as
+ * topo_graph_largest_component, and *@old_of (g_free) the index in @g of
+ * each of its nodes. */
+TopoGraph *topo_graph_largest_component_map(const TopoGraph *g, guint **old_of, GError **error);
+
+/* Takes @labels (n strings, g_strfreev-able, NULL-terminated) as @g's label
+ * table; FALSE (TOPO_ERROR_INVALID_ARGUMENT, @labels freed) when two are
+ * equal or one is empty. O(n). */
+gboolean topo_graph_take_labels(TopoGraph *g, char **labels, GError **error);
 
 struct TopoGossip {
   guint n;
@@ -59,6 +73,10 @@ void topo_set_igraph_error(GError **error, const char *what, igraph_error_t code
  * about 80 per edge for erdos and complete, 117 per node of a ring). */
 #define TOPO_BYTES_PER_EDGE 96.0
 #define TOPO_BYTES_PER_NODE 64.0
+/* And per node of a label table (labels.c): the string pointer (8), the
+ * decimal label of up to 20 digits in a malloc chunk (32) and its hash
+ * table entry (hash, key and value: 24, at most half the slots used: 48). */
+#define TOPO_BYTES_PER_LABEL 88.0
 
 /* --- graph files: checks before reading (load_check.c) ----------------- */
 

@@ -148,7 +148,8 @@ static TopoGraphFormat format_of_path(const char *path) {
  * (loops already counted and dropped), the weights seen. */
 typedef struct {
   guint n;
-  GArray *edges; /* guint pairs */
+  GArray *edges;  /* guint pairs */
+  guint64 *label; /* edge lists: each node's label in the file (n), or NULL */
   TopoLoadReport report;
   gboolean weighted; /* a weight was given */
   double weight;     /* the first weight */
@@ -300,7 +301,17 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
   }
   if (ok) {
     p->n = next;
-    p->report.renumbered = p->edges->len > 0 && !keep_dense_labels(ids, next, p->edges);
+    gboolean kept = p->edges->len > 0 && keep_dense_labels(ids, next, p->edges);
+    p->report.renumbered = p->edges->len > 0 && !kept;
+    /* The file's labels, by id: once keep_dense_labels kept them, label u is u. */
+    p->label = g_new(guint64, next + 1);
+    GHashTableIter it;
+    gpointer key, val;
+    g_hash_table_iter_init(&it, ids);
+    while (g_hash_table_iter_next(&it, &key, &val)) {
+      guint64 label = *(const guint64 *)key;
+      p->label[kept ? (guint)label : GPOINTER_TO_UINT(val)] = label;
+    }
   }
   g_hash_table_unref(ids);
   return ok;
@@ -515,7 +526,8 @@ TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboo
   }
   if (ok) {
     /* The graph's build, counted exactly now that n and m are known. */
-    double bytes = TOPO_BYTES_PER_EDGE * (double)(p.edges->len / 2) + TOPO_BYTES_PER_NODE * p.n;
+    double bytes = TOPO_BYTES_PER_EDGE * (double)(p.edges->len / 2) +
+                   (TOPO_BYTES_PER_NODE + (p.report.renumbered ? TOPO_BYTES_PER_LABEL : 0)) * p.n;
     char *what = g_strdup_printf("the graph of %s (%u nodes, %u edges)", path, p.n,
                                  p.edges->len / 2);
     ok = spec_check_memory(bytes >= (double)G_MAXSIZE ? G_MAXSIZE : (gsize)bytes, what,
@@ -529,8 +541,9 @@ TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboo
     if (p.report.duplicates > 0)
       p.report.both_directions = count_both_directions(p.edges);
   }
+  guint *old_of = NULL;
   if (g != NULL && lcc) {
-    TopoGraph *c = topo_graph_largest_component(g, error);
+    TopoGraph *c = topo_graph_largest_component_map(g, &old_of, error);
     topo_graph_free(g);
     g = c;
   }
@@ -538,6 +551,23 @@ TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboo
     g->load = p.report;
     g->loaded = TRUE;
   }
+  /* The file's labels, unless node u is labelled u. */
+  if (g != NULL && p.label != NULL) {
+    gboolean identity = TRUE;
+    for (guint u = 0; identity && u < g->n; u++)
+      identity = p.label[old_of ? old_of[u] : u] == u;
+    if (!identity) {
+      char **labels = g_new0(char *, g->n + 1);
+      for (guint u = 0; u < g->n; u++)
+        labels[u] = g_strdup_printf("%" G_GUINT64_FORMAT, p.label[old_of ? old_of[u] : u]);
+      if (!topo_graph_take_labels(g, labels, error)) {
+        topo_graph_free(g);
+        g = NULL;
+      }
+    }
+  }
+  g_free(old_of);
+  g_free(p.label);
   g_array_unref(p.edges);
   return g;
 }

@@ -136,6 +136,34 @@ TopoGraph *topo_graph_largest_component(const TopoGraph *g, GError **error);
 gboolean topo_graph_write_edges(const TopoGraph *g, const char *path, GError **error);
 
 /*
+ * Node labels. The simulator numbers nodes 0..n-1 (ids: every array, matrix
+ * and RNG stream is indexed by them); users name them by their labels. A
+ * graph loaded from an edge list whose labels are not exactly 0..n-1 (or
+ * kept by lcc from a larger graph) keeps its file's labels in a label
+ * table, the one home of the mapping; a graph without a table (generated,
+ * a file labelled 0..n-1, built from ids) names node u "u".
+ *
+ * topo_graph_node_label: node @id's label, NULL without a label table
+ *   (transfer none: owned by @g). O(1).
+ * topo_graph_node_name: node @id's label, or "id" without a table
+ *   (g_free). O(1).
+ * topo_graph_node_find: the id of the node labelled @label (without a
+ *   table: decimal digits naming an id below n); FALSE when no node is.
+ *   O(length of @label).
+ * topo_graph_set_labels: gives @g a label table: @labels is n non-empty,
+ *   distinct strings (NULL-terminated; copied). Errors:
+ *   TOPO_ERROR_INVALID_ARGUMENT (a count other than n, an empty or repeated
+ *   label; the table is unchanged). O(n).
+ * topo_graph_has_labels: whether @g has a label table. O(1).
+ * topo_graph_copy keeps the table; other graphs derived from @g do not.
+ */
+const char *topo_graph_node_label(const TopoGraph *g, guint id);
+char *topo_graph_node_name(const TopoGraph *g, guint id);
+gboolean topo_graph_node_find(const TopoGraph *g, const char *label, guint *id);
+gboolean topo_graph_set_labels(TopoGraph *g, const char *const *labels, GError **error);
+gboolean topo_graph_has_labels(const TopoGraph *g);
+
+/*
  * topo_graph_load: read a graph file, its format by extension
  * (topo_graph_load_format with TOPO_FORMAT_AUTO, weights refused unless
  * equal). The edge list (SNAP format):
@@ -144,13 +172,17 @@ gboolean topo_graph_write_edges(const TopoGraph *g, const char *path, GError **e
  * trailing); blank lines allowed. Labels are non-negative decimal integers
  * (any value up to 2^64-1, leading zeros ignored). When the n labels are
  * exactly 0..n-1 they are kept as node ids (a 0-indexed file means what it
- * says); otherwise they are renumbered 0..n-1 in order of first appearance in
- * the file (the first label of a line before the second). Self-loops and duplicate edges (either orientation) are dropped; a
+ * says); otherwise the ids are 0..n-1 in order of first appearance in
+ * the file (the first label of a line before the second), and the graph
+ * keeps the file's labels (in decimal, leading zeros dropped) in its label
+ * table (topo_graph_node_label). Self-loops and duplicate edges (either orientation) are dropped; a
  * node that appears only in self-loops is kept as an isolated node. What
  * was dropped or renumbered is counted (topo_graph_load_report).
  * lcc: keep only the largest connected component, renumbered 0..k-1 in
  *    increasing order of the ids above (for renumbered files, the order of
- *    first appearance among the kept nodes; see topo_graph_largest_component).
+ *    first appearance among the kept nodes; see topo_graph_largest_component);
+ *    the kept nodes keep their labels (the file's), in the label table
+ *    whenever they are not exactly 0..k-1.
  * Errors: TOPO_ERROR_IO (missing/unreadable file), TOPO_ERROR_PARSE
  *    ("FILE:LINE: ..." saying what was wrong: one token, three or more
  *    tokens, a non-numeric or negative label, a label out of range),

@@ -26,8 +26,10 @@ process-wide: Ctrl-C stops every call in flight, in any thread.
 
 Like the command line, the library runs OpenBLAS single-threaded (results
 do not depend on the core count); numpy on the same OpenBLAS does too once
-a dpgossip function was called. Protocol plugins load into ``audit`` only
-(``plugins=``).
+a dpgossip function was called. Protocol plugins: every function that
+runs a protocol (``account``, ``train``, ``audit``, ``run``) takes
+``plugins=`` and finds a protocol name in ``DPGOSSIP_PLUGIN_PATH``, as the
+command does; a plugin is seen only by the calls that load or find it.
 
 Install: ``make install``, then ``pip install --no-build-isolation --no-index
 ./python`` (offline, over Debian's python3-setuptools, -cffi, -numpy and
@@ -228,6 +230,15 @@ def _attacker_args(attackers):
     return out
 
 
+def _plugin_paths(s, plugins):
+    """``plugins=`` (a path or a list of them) as the NULL-terminated char **
+    of the options (NULL when none)."""
+    if isinstance(plugins, (str, os.PathLike)):
+        plugins = [plugins]
+    paths = [os.fspath(p) for p in plugins or []]
+    return s.strv(paths) if paths else ffi.NULL
+
+
 def _write_matrix(C):
     """A T x T numpy C as a temporary CSV file (what mfdsgd:C=FILE reads)."""
     C = np.asarray(C, dtype=np.float64)
@@ -272,7 +283,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
             sensitivity=None, sigma=1.0, clip=1.0, alpha=2.0, delta=1e-6, compare=None,
             path=None, schedule=None, seed=None, mode=None, latency=None, loss=None,
             links=None, lr=None, storage=None, accountant=None, C=None, lcc=False,
-            gossip="uniform", nodes=None, radius=None, ignore_weights=False):
+            gossip="uniform", nodes=None, radius=None, ignore_weights=False, plugins=None):
     """Per-victim privacy guarantees of a decentralized protocol, as
     ``dpgossip account --format csv`` computes them.
 
@@ -292,7 +303,13 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
     protocol : str, optional
         Any registered protocol spec: ``"dsgd"`` (default),
         ``"muffliato:K=3"``, ``"antipgd"``, ``"mfdsgd:C=sr"``, ``"mafalda"``,
-        ``"decor"``, ``"zipdl"``...
+        ``"decor"``, ``"zipdl"``..., a plugin's protocol, or the protocol
+        of the only plugin given.
+    plugins : str, pathlib.Path or list of them, optional
+        Protocol plugin files (``.so``) to load first, as the command's
+        ``--protocol-plugin``: their code runs in this process. A plugin is
+        seen only by the call that loads it (or finds it in
+        ``DPGOSSIP_PLUGIN_PATH``), never by a later call without it.
     C : array_like (T, T), optional
         MF-D-SGD's local noise correlation as a matrix (e.g.
         ``mafalda(...).C``); the protocol defaults to ``"mfdsgd"``.
@@ -380,6 +397,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
         o.storage = s.str(storage)
         o.accountant = s.str(accountant)
         o.radius = -1 if radius is None else integer("radius", radius, 0)
+        o.plugins = _plugin_paths(s, plugins)
         cols, attrs, _ = table_columns(call(lib.dpg_account, o))
     finally:
         if c_path is not None:
@@ -422,7 +440,8 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
         ``"exponential"``...), seeded by ``seed``.
     plugins : str, pathlib.Path or list of them, optional
         Protocol plugin files (``.so``) to load first, as the command's
-        ``--protocol-plugin``: their code runs in this process.
+        ``--protocol-plugin``: their code runs in this process (seen by
+        this call only, as for ``account``).
     seed : int
         Trial i of world w draws from a seed derived from (seed, w, i).
     attack : {"np", "learned", "reconstruction", "all"}, optional
@@ -482,10 +501,7 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
     o.figure = s.str(None if figure is None else os.fspath(figure))
     o.participation_interval = integer("participation_interval", participation_interval)
     o.schedule = s.str(schedule)
-    if isinstance(plugins, (str, os.PathLike)):
-        plugins = [plugins]
-    paths = [os.fspath(p) for p in plugins or []]
-    o.plugins = s.strv(paths) if paths else ffi.NULL
+    o.plugins = _plugin_paths(s, plugins)
     cols, attrs, _ = table_columns(call(lib.dpg_audit, o))
     attrs = _typed_attrs(attrs)
     n_over = int(attrs.get("overstated", 0))
@@ -624,7 +640,7 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
           compute_ms=0.0, eval_every=0, test_fraction=0.2, seed=None, threads=1, trust=None,
           attackers=None, alpha=2.0, delta=1e-6, lcc=False, gossip="uniform", nodes=None,
           ignore_weights=False, eval_nodes=None, eval_rows=None, criterion=None,
-          test_dataset=None):
+          test_dataset=None, plugins=None):
     """Trains a model with a decentralized protocol and accounts each
     node's privacy, as ``dpgossip train`` does (same checks, same messages,
     same numbers as its three CSV tables).
@@ -641,8 +657,10 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
         spec string gives the torch model the very records, split and
         standardization the built-in models get; features come flat).
     protocol : str, optional
-        Any registered protocol spec (default ``"dsgd"``; ``"nonprivate"``:
-        D-SGD without noise).
+        Any registered protocol spec (default ``"dsgd"``, or the protocol of
+        the only plugin given; ``"nonprivate"``: D-SGD without noise).
+    plugins : str, pathlib.Path or list of them, optional
+        Protocol plugin files (``.so``) to load first, as for ``account``.
     model : str or torch.nn.Module, optional
         ``"linear"``, ``"softmax"``, ``"mlp[:hidden=H]"``, ``"cnn[:groups=G]"``
         (default: linear or softmax by task), or a torch module: its
@@ -744,6 +762,7 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
     o.alpha, o.delta = float(alpha), float(delta)
     o.eval_nodes = _eval_count("--eval-nodes", "eval_nodes", eval_nodes)
     o.eval_rows = _eval_count("--eval-rows", "eval_rows", eval_rows)
+    o.plugins = _plugin_paths(s, plugins)
     means_p = ffi.new("DpgTable **")
     privacy_p = ffi.new("DpgTable **")
     if torch_task is None:
@@ -800,7 +819,7 @@ def _set_value(v):
     return str(v)
 
 
-def run(scenario, sets=None, *, out=None, threads=None, allow_plugins=False):
+def run(scenario, sets=None, *, out=None, threads=None, allow_plugins=False, plugins=None):
     """Runs a scenario file, as ``dpgossip run SCENARIO --set ...``, and
     returns its results folder read by ``dpgossip.load``.
 
@@ -818,6 +837,9 @@ def run(scenario, sets=None, *, out=None, threads=None, allow_plugins=False):
         Sweep points run in parallel (default: the cores).
     allow_plugins : bool
         Load the scenario's protocol plugin (runs its code).
+    plugins : str, pathlib.Path or list of them, optional
+        Protocol plugin files (``.so``) to load first, as the command's
+        ``--protocol-plugin`` (the scenario names their protocol).
 
     Returns
     -------
@@ -830,7 +852,7 @@ def run(scenario, sets=None, *, out=None, threads=None, allow_plugins=False):
     p = call(lib.dpg_run, s.str(os.fspath(scenario)), s.strv(items),
              s.str(None if out is None else os.fspath(out)),
              integer("threads", threads or 0, 0, 2**32 - 1),
-             int(bool(allow_plugins)))
+             int(bool(allow_plugins)), _plugin_paths(s, plugins))
     try:
         out_dir = os.fsdecode(ffi.string(p))
     finally:

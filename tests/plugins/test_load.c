@@ -578,6 +578,63 @@ static void test_pairs_lossy(void) {
   topo_graph_free(g);
 }
 
+/* A thread without a scope (a call's worker) sees every protocol. */
+static gpointer lookup_pairs(gpointer data) {
+  (void)data;
+  return (gpointer)proto_registry_lookup("gossip-pairs");
+}
+
+/* Plugin scopes (libdpgossip's calls): a plugin loaded before the scope is
+ * hidden from it until the scope loads it again; nested scopes; the error
+ * names the scope's hint; no scope (and other threads) sees everything. */
+static void test_scope(void) {
+  if (!in_subprocess())
+    return;
+  char *path = plugin_path("gossip-pairs");
+  char *empty = test_tmpdir("plugins-scope");
+  g_setenv(PROTO_PLUGIN_PATH_ENV, empty, TRUE);
+  const ProtoVTable *vt = NULL, *again = NULL;
+  GError *err = NULL;
+  g_assert_true(proto_plugin_load(path, &vt, &err));
+  g_assert_no_error(err);
+  g_assert_true(proto_registry_lookup("gossip-pairs") == vt);
+
+  ProtoPluginScope *scope = proto_plugin_scope_begin("plugins=['FILE.so']");
+  g_assert_null(proto_registry_lookup("gossip-pairs"));
+  g_assert_nonnull(proto_registry_lookup("dsgd"));
+  char *names = proto_registry_names();
+  g_assert_null(strstr(names, "gossip-pairs"));
+  g_assert_nonnull(strstr(names, "dsgd"));
+  g_free(names);
+  GThread *worker = g_thread_new("scope", lookup_pairs, NULL);
+  g_assert_true(g_thread_join(worker) == vt);
+  ProtoParams *params = NULL;
+  g_assert_false(proto_spec_parse("gossip-pairs", &again, &params, &err));
+  g_assert_error(err, PROTO_ERROR, PROTO_ERROR_UNKNOWN);
+  g_assert_nonnull(strstr(err->message, "unknown protocol 'gossip-pairs'"));
+  g_assert_nonnull(strstr(err->message, "or use plugins=['FILE.so'])"));
+  g_assert_null(strstr(err->message, "--protocol-plugin"));
+  g_clear_error(&err);
+
+  /* Loading it again shows it: the same vtable, no second registration. */
+  g_assert_true(proto_plugin_load(path, &again, &err));
+  g_assert_no_error(err);
+  g_assert_true(again == vt);
+  g_assert_true(proto_registry_lookup("gossip-pairs") == vt);
+  ProtoPluginScope *inner = proto_plugin_scope_begin(NULL);
+  g_assert_null(proto_registry_lookup("gossip-pairs"));
+  g_assert_false(proto_plugin_find("gossip-pairs", &again, &err));
+  g_assert_nonnull(strstr(err->message, "or use --protocol-plugin FILE.so)"));
+  g_clear_error(&err);
+  proto_plugin_scope_end(inner);
+  g_assert_true(proto_registry_lookup("gossip-pairs") == vt);
+  proto_plugin_scope_end(scope);
+  g_assert_true(proto_registry_lookup("gossip-pairs") == vt);
+  g_unsetenv(PROTO_PLUGIN_PATH_ENV);
+  g_free(empty);
+  g_free(path);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   /* The tests control the search path; never pick up the user's plugins. */
@@ -589,6 +646,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/plugins/load/api-exported", test_api_exported);
   g_test_add_func("/plugins/load/conditional-handlers", test_conditional_handlers);
   g_test_add_func("/plugins/load/abi1", test_abi1);
+  g_test_add_func("/plugins/load/scope", test_scope);
   g_test_add_func("/plugins/accounting/pairs", test_accounting_pairs);
   g_test_add_func("/plugins/accounting/dsgd", test_accounting_dsgd);
   g_test_add_func("/plugins/accounting/pairs-lossy", test_pairs_lossy);

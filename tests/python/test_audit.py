@@ -101,7 +101,7 @@ def test_reconstruction_without_noise():
     (dict(victims=[]), "--attackers and --victim are required"),
     (dict(victims=1, participation_interval=3), "-b 3: the participation interval must be"),
     (dict(victims=1, schedule="wobbly"), "--schedule wobbly: unknown schedule"),
-    (dict(victims=1, plugins="no-such-plugin.so"), "--protocol-plugin: "),
+    (dict(victims=1, plugins="no-such-plugin.so"), "plugins: plugin no-such-plugin.so: no such"),
 ])
 def test_bad_arguments(kwargs, fragment):
     with pytest.raises(dpgossip.UsageError, match=fragment.replace("+", r"\+")):

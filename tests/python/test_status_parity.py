@@ -120,9 +120,12 @@ def cases(f):
 
 
 def same_search(message):
-    """@message without the plugin folders searched: the library adds its
-    own install folder to the command's (protocols/plugin_load.c)."""
-    return re.sub(r"\(searched [^;]*;", "(searched ...;", message)
+    """@message without the plugin folders searched and the way to give a
+    plugin: the library searches its own installation folder, not the
+    program's, and names plugins= where the command names --protocol-plugin
+    (protocols/plugin_load.c)."""
+    message = re.sub(r"\(searched [^;]*;", "(searched ...;", message)
+    return message.replace("plugins=['FILE.so']", "--protocol-plugin FILE.so")
 
 
 def dpgossip_path(p):

@@ -261,6 +261,85 @@ static void test_load_report(void) {
   g_free(path);
 }
 
+/* The file's labels are kept (issue 36): a file labelled 20, 3, 6, ...
+ * gets ids by first appearance and a label table mapping them back; lcc
+ * keeps the kept nodes' labels (also of a 0..n-1 file whose component is
+ * renumbered); a file labelled 0..n-1 and generated graphs have no table
+ * and name node u "u". */
+static void test_labels_kept(void) {
+  char *dir = test_tmpdir("topo-labels");
+  char *path = g_build_filename(dir, "labelled.edges", NULL);
+  /* 20-3-6-20 triangle, 6-41; a separate edge 7-8 (dropped by lcc). */
+  g_assert_true(g_file_set_contents(path, "20 3\n3 6\n6 20\n006 41\n7 8\n", -1, NULL));
+  GError *err = NULL;
+  const char *want[] = {"20", "3", "6", "41", "7", "8"};
+  for (int lcc = 0; lcc < 2; lcc++) {
+    TopoGraph *g = topo_graph_load(path, lcc, &err);
+    g_assert_no_error(err);
+    guint n = lcc ? 4 : 6;
+    g_assert_cmpuint(topo_graph_n_nodes(g), ==, n);
+    g_assert_true(topo_graph_has_labels(g));
+    for (guint u = 0; u < n; u++) {
+      g_assert_cmpstr(topo_graph_node_label(g, u), ==, want[u]);
+      guint id = G_MAXUINT;
+      g_assert_true(topo_graph_node_find(g, want[u], &id));
+      g_assert_cmpuint(id, ==, u);
+      char *name = topo_graph_node_name(g, u);
+      g_assert_cmpstr(name, ==, want[u]);
+      g_free(name);
+    }
+    guint id = G_MAXUINT;
+    g_assert_false(topo_graph_node_find(g, "0", &id));   /* an id, not a label */
+    g_assert_false(topo_graph_node_find(g, "006", &id)); /* labels are canonical decimals */
+    g_assert_cmpuint(id, ==, G_MAXUINT);
+    char *t = edges_text(g);
+    g_assert_cmpstr(t, ==, lcc ? "0 1\n0 2\n1 2\n2 3\n" : "0 1\n0 2\n1 2\n2 3\n4 5\n");
+    g_free(t);
+    TopoGraph *c = topo_graph_copy(g, &err);
+    g_assert_no_error(err);
+    g_assert_cmpstr(topo_graph_node_label(c, 3), ==, "41");
+    topo_graph_free(c);
+    topo_graph_free(g);
+  }
+  /* 0..n-1 labels: no table; lcc dropping node 0 keeps the labels 1..3. */
+  g_assert_true(g_file_set_contents(path, "1 2\n2 3\n3 1\n0 4\n", -1, NULL));
+  TopoGraph *g = topo_graph_load(path, FALSE, &err);
+  g_assert_no_error(err);
+  g_assert_false(topo_graph_has_labels(g));
+  g_assert_null(topo_graph_node_label(g, 4));
+  guint id = 0;
+  g_assert_true(topo_graph_node_find(g, "4", &id) && id == 4);
+  g_assert_false(topo_graph_node_find(g, "5", &id) || topo_graph_node_find(g, "-1", &id));
+  topo_graph_free(g);
+  g = topo_graph_load(path, TRUE, &err);
+  g_assert_no_error(err);
+  g_assert_cmpstr(topo_graph_node_label(g, 0), ==, "1");
+  g_assert_cmpstr(topo_graph_node_label(g, 2), ==, "3");
+  topo_graph_free(g);
+  /* Labels given by a caller: checked. */
+  g = topo_graph_generate("path:n=3", &err);
+  g_assert_no_error(err);
+  g_assert_false(topo_graph_has_labels(g));
+  const char *dup[] = {"a", "b", "a", NULL};
+  g_assert_false(topo_graph_set_labels(g, dup, &err));
+  g_assert_error(err, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "two nodes are labelled 'a'"));
+  g_clear_error(&err);
+  const char *few[] = {"a", "b", NULL};
+  g_assert_false(topo_graph_set_labels(g, few, &err));
+  g_assert_nonnull(strstr(err->message, "2 node labels for a graph of 3 nodes"));
+  g_clear_error(&err);
+  const char *ok[] = {"n0", "n1", "n2", NULL};
+  g_assert_true(topo_graph_set_labels(g, ok, &err));
+  g_assert_true(topo_graph_node_find(g, "n2", &id) && id == 2);
+  g_assert_false(topo_graph_node_find(g, "2", &id));
+  topo_graph_free(g);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/topo/load/snap-format", test_snap_format);
@@ -271,5 +350,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/topo/load/missing-file", test_missing_file);
   g_test_add_func("/topo/load/write-error", test_write_error);
   g_test_add_func("/topo/load/report", test_load_report);
+  g_test_add_func("/topo/load/labels", test_labels_kept);
   return g_test_run();
 }
