@@ -54,6 +54,12 @@ typedef struct {
   double *X;              /* n * T * T doubles */
   PrivNodeStatus *status; /* n entries */
   double scale;           /* > 0; the true blocks are X / scale^2 (usually 1) */
+  /* The largest condition number (largest over smallest kept eigenvalue or
+   * pivot^2) of the message covariances the engine factored, 0 where the
+   * engine does not measure it. The blocks' rounding error relative to their
+   * largest entry is of the order of DBL_EPSILON * cond: what tests and
+   * cross-engine comparisons derive their tolerance from. Diagnostic only. */
+  double cond;
 } PrivBlocks;
 
 /* priv_blocks_new: zero blocks, every node PROTECTED, scale 1. Errors:

@@ -111,6 +111,12 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
     ok = TRUE;
     goto out;
   }
+  /* cond(K11) ~ (L_11 / L_rr)^2, the pivoted Cholesky's estimate. */
+  {
+    double l0 = Km[0], lr = Km[(gsize)(rank - 1) * N + (rank - 1)];
+    if (lr > 0.0)
+      blocks->cond = MAX(blocks->cond, (l0 / lr) * (l0 / lr));
+  }
   /* Z = L11^{-1} M[selected rows]. */
   if (!(Z = priv_matrix_new((gsize)rank, cols, error)))
     goto out;

@@ -127,6 +127,13 @@ gsize priv_struct_dense_bytes(const PrivStructCtx *c);
 gint priv_struct_whiten(const double *P, guint n, const guint *rv, guint q0, guint r, double *S,
                         double *lam, double *Lw, GError **error);
 
+/* Raises *@cond (PrivBlocks.cond) to the condition number of the @q
+ * directions priv_struct_whiten kept of @q0, from its ascending @lam. O(1). */
+static inline void priv_struct_note_cond(double *cond, const double *lam, guint q0, guint q) {
+  if (q > 0 && lam[q0 - q] > 0.0)
+    *cond = MAX(*cond, lam[q0 - 1] / lam[q0 - q]);
+}
+
 /* The scratch of one round's whitening and gain in the Kalman engines, for
  * rounds of at most @qm received nodes among @n: @S, @lam and @Lw for
  * priv_struct_whiten, @PR for priv_struct_gain. */

@@ -122,6 +122,7 @@ static gboolean forward(Kalman *k, GError **error) {
     if (kept < 0)
       goto out;
     q = (guint)kept;
+    priv_struct_note_cond(&k->blocks->cond, w.lam, q0, q);
     k->q_start[r + 1] = k->q_start[r] + q;
     if (q > 0) {
       /* P+ = P - Y Y^T (lower). */

@@ -77,6 +77,7 @@ static gboolean forward(Dense *d, GError **error) {
     if (kept < 0)
       goto out;
     q = (guint)kept;
+    priv_struct_note_cond(&d->blocks->cond, w.lam, q0, q);
     d->om_start[r + 1] = d->om_start[r] + q;
     if (q > 0) {
       /* P+ = P - Y Y^T; G = Y Lw (n x q0). P is symmetric here, so the

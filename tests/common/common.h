@@ -11,5 +11,6 @@
 #include "tests/common/checks.h"
 #include "tests/common/files.h"
 #include "tests/common/graphs.h"
+#include "tests/common/tolerance.h"
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "privacy/privacy.h"
+#include "tests/common/tolerance.h"
 #include "tests/privacy/blocks_diff.h"
 
 typedef struct {

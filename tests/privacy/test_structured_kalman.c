@@ -9,13 +9,24 @@
  */
 #include "test_account_util.h"
 
-/* KALMAN equals KALMAN_DENSE and DENSE to 1e-9 (statuses included). */
+/* KALMAN equals KALMAN_DENSE and DENSE (statuses included) to the rounding
+ * of the message covariances they factor: relative to the blocks' largest
+ * entry, eps x cond x n, cond the largest condition number of a covariance
+ * any of the three engines factored (PrivBlocks.cond: eigenvalues kept by
+ * the Kalman whitenings, pivots of the dense engine's Cholesky), n the
+ * dimension of the n x n state covariance each round updates. Measured on
+ * these cases: cond from 1.2 to 2.5e6, differences up to 8.5 eps cond
+ * (OpenBLAS Haswell and Prescott kernels), inside the bound's n >= 8. */
 static void check_engines(const HandRun *run, PrivTrust trust, const guint *S, guint nS) {
   PrivBlocks *kal = fast_blocks(run, trust, S, nS, PRIV_ENGINE_KALMAN);
   PrivBlocks *ref = fast_blocks(run, trust, S, nS, PRIV_ENGINE_KALMAN_DENSE);
   PrivBlocks *den = fast_blocks(run, trust, S, nS, PRIV_ENGINE_DENSE);
-  g_assert_cmpfloat(blocks_rel_diff(kal, ref), <, 1e-9);
-  g_assert_cmpfloat(blocks_rel_diff(kal, den), <, 1e-9);
+  double cond = MAX(kal->cond, MAX(ref->cond, den->cond));
+  g_assert_cmpfloat(kal->cond, >=, 1.0); /* measured, not a default */
+  g_test_message("cond %.3e n %u", cond, kal->n);
+  const char *why = "eps x cond(message covariances) x n";
+  dpg_test_assert_le(blocks_rel_diff(kal, ref), dpg_tol(cond, kal->n), why);
+  dpg_test_assert_le(blocks_rel_diff(kal, den), dpg_tol(cond, kal->n), why);
   /* Not a vacuous comparison: some victim learns something. */
   double mx = 0.0;
   for (gsize i = 0; i < (gsize)kal->n * kal->T * kal->T; i++)
