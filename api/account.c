@@ -93,6 +93,16 @@ static DpgTable *tabulate(const ProtoAccountJob *j) {
   if (j->radius)
     dpg_table_set_attr_printf(t, "radius", "%u", j->radius);
   dpg_table_set_attr(t, "schedule", j->schedule ? j->schedule_spec : "static");
+  dpg_table_set_attr(t, "distance_graph", proto_account_job_distance_graph(j));
+  /* The command line's stderr warnings, one per line (Python warns). */
+  GPtrArray *ws = proto_account_job_warnings(j);
+  if (ws->len > 0) {
+    g_ptr_array_add(ws, NULL);
+    char *all = g_strjoinv("\n", (char **)ws->pdata);
+    dpg_table_set_attr(t, "warnings", all);
+    g_free(all);
+  }
+  g_ptr_array_unref(ws);
   dpg_table_set_attr_printf(t, "seed", "%" G_GUINT64_FORMAT, j->seed);
   if (j->path == PROTO_ACCOUNT_OBSERVER) {
     dpg_table_set_attr(t, "mode", j->mode_spec ? j->mode_spec : "sync");

@@ -55,10 +55,15 @@ char *cli_attacker_sets_label(const CliAttackerSets *s, guint i);
  * G_OPTION_ERROR_BAD_VALUE. O(n + members). */
 gboolean cli_attacker_sets_check(CliAttackerSets *s, guint n, const char *graph, GError **error);
 /* Warns on stderr ("dpgossip @cmd: warning: ...") about the nodes of @g
- * without an edge, as `graph` notes a disconnected graph: an attacker of
- * @s (nullable: no sets) that receives nothing, a victim that shares
- * nothing (its guarantee is trivial). O(n + members). */
+ * without an edge outside the sets of @s (nullable: no sets), as `graph`
+ * notes a disconnected graph: a victim that shares nothing (its guarantee
+ * is trivial). Attackers that receive nothing are the run's warning
+ * (cli_account_warn_job), whatever the cause. O(n + members). */
 void cli_attacker_sets_warn_isolated(const CliAttackerSets *s, const TopoGraph *g, const char *cmd);
+/* Prints proto_account_job_warnings(@j) on stderr, one "dpgossip @cmd:
+ * warning: ..." line each, whatever the output format. O(accountings x
+ * victims). */
+void cli_account_warn_job(const ProtoAccountJob *j, const char *cmd);
 
 /* Parses a non-negative decimal integer that fits in a guint (below
  * G_MAXUINT); FALSE for anything else (sign, spaces, trailing text). */

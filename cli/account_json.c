@@ -118,6 +118,14 @@ void cli_account_print_json(const CliAccountOutput *c) {
     cli_json_string(jb, NULL, g_ptr_array_index(as, i));
   g_ptr_array_unref(as);
   json_builder_end_array(jb);
+  /* What stderr warns about, for a reader of the JSON alone. */
+  cli_json_begin_array(jb, "warnings");
+  GPtrArray *ws = proto_account_job_warnings(j);
+  for (guint i = 0; i < ws->len; i++)
+    cli_json_string(jb, NULL, g_ptr_array_index(ws, i));
+  g_ptr_array_unref(ws);
+  json_builder_end_array(jb);
+  cli_json_string(jb, "distance_graph", proto_account_job_distance_graph(j));
   if (j->n_acs == 1) {
     json_accounting(jb, &j->acs[0], j->radius);
   } else {

@@ -36,6 +36,9 @@ static void print_header(const CliAccountOutput *c) {
            j->stats.engine.messages_dropped, j->stats.late_discarded);
   printf("participation  every %u step%s (k = %u), %s sensitivity\n", j->b, j->b == 1 ? "" : "s",
          j->T / j->b, mf_sensitivity_name(j->sensitivity));
+  /* Under a schedule, which graph the distance column counts hops in. */
+  if (sched)
+    printf("distance       hops in the %s\n", proto_account_job_distance_graph(j));
 }
 
 /* One victim's row. */

@@ -67,20 +67,13 @@ void cli_attacker_sets_warn_isolated(const CliAttackerSets *s, const TopoGraph *
       if (m[j] < n)
         attacker[m[j]] = TRUE;
   }
-  GArray *att = g_array_new(FALSE, FALSE, sizeof(guint)),
-         *vic = g_array_new(FALSE, FALSE, sizeof(guint));
+  /* Isolated attackers are warned about after the run, by the one rule
+   * for attackers that received nothing (proto_account_job_warnings),
+   * whatever the cause: no edge, churn, the schedule, losses. */
+  GArray *vic = g_array_new(FALSE, FALSE, sizeof(guint));
   for (guint u = 0; u < n; u++)
-    if (topo_graph_degree(g, u) == 0)
-      g_array_append_val(attacker[u] ? att : vic, u);
-  if (att->len > 0) {
-    char *ids = id_list(att);
-    fprintf(stderr,
-            "dpgossip %s: warning: attacker%s %s %s no edge: %s no message and observe%s "
-            "nothing\n",
-            cmd, att->len == 1 ? "" : "s", ids, att->len == 1 ? "has" : "have",
-            att->len == 1 ? "it receives" : "they receive", att->len == 1 ? "s" : "");
-    g_free(ids);
-  }
+    if (topo_graph_degree(g, u) == 0 && !attacker[u])
+      g_array_append_val(vic, u);
   if (vic->len > 0) {
     char *ids = id_list(vic);
     fprintf(stderr,
@@ -92,7 +85,6 @@ void cli_attacker_sets_warn_isolated(const CliAttackerSets *s, const TopoGraph *
             vic->len == 1 ? "it takes" : "they take");
     g_free(ids);
   }
-  g_array_unref(att);
   g_array_unref(vic);
   g_free(attacker);
 }
@@ -104,4 +96,11 @@ gboolean cli_attacker_sets_check(CliAttackerSets *s, guint n, const char *graph,
   }
   spec_attackers_expand(s, n);
   return TRUE;
+}
+
+void cli_account_warn_job(const ProtoAccountJob *j, const char *cmd) {
+  GPtrArray *w = proto_account_job_warnings(j);
+  for (guint i = 0; i < w->len; i++)
+    fprintf(stderr, "dpgossip %s: warning: %s\n", cmd, (const char *)g_ptr_array_index(w, i));
+  g_ptr_array_unref(w);
 }

@@ -134,8 +134,8 @@ void cli_graph_options_clear(CliGraphOptions *o);
 /* --schedule: time-varying gossip (topo_schedule_new's spec, a string). */
 #define CLI_OPTION_SCHEDULE(var)                                                                   \
   {"schedule", 0, 0, G_OPTION_ARG_STRING, (var),                                                   \
-   "Time-varying gossip over the graph: static (default), matching, exponential, "                 \
-   "edge-failure:p=P, churn:...",                                                                  \
+   "Time-varying gossip over the graph: static (default), matching (neighbours paired; "           \
+   "matching:complete=true pairs any two nodes), exponential, edge-failure:p=P, churn:...",        \
    "SPEC"}
 /* -d, -m and --partition: the learning task of a training run, into the
  * ProtoTrainTask @task (GOption's copies of the strings). Three entries. */

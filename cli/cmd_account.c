@@ -309,6 +309,7 @@ int cli_cmd_account(int argc, char **argv) {
   if (status == CLI_EXIT_OK && rank == 0) {
     out.job = j;
     cli_account_warn_unresolved(j);
+    cli_account_warn_job(j, CMD);
     if (format == CLI_FORMAT_JSON)
       cli_account_print_json(&out);
     else if (format == CLI_FORMAT_CSV)

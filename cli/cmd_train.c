@@ -257,7 +257,8 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
       CLI_OPTION_DELTA(&o->run.delta),
       CLI_OPTION_ALPHA(&o->run.alpha),
       {"out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out,
-       "Output CSV of the metrics (required); FILE_mean.csv and FILE_privacy.csv beside it",
+       "Output CSV of the metrics (required; .csv is added to a name without an extension); "
+       "FILE_mean.csv and FILE_privacy.csv beside it",
        "FILE"},
       CLI_OPTION_QUIET(&o->quiet),
       G_OPTION_ENTRY_NULL};
@@ -314,6 +315,17 @@ static int validate_run(Options *o) {
     return usage_error("--dataset is required");
   if (o->out == NULL)
     return usage_error("--out is required");
+  /* The metrics are a CSV table: "--out overlay" writes overlay.csv, as its
+   * tables beside it end in .csv (a name with an extension is kept). */
+  char *base = g_path_get_basename(o->out);
+  gboolean bare = strchr(base, '.') == NULL && !g_str_has_suffix(o->out, G_DIR_SEPARATOR_S) &&
+                  !g_file_test(o->out, G_FILE_TEST_IS_DIR); /* a folder: refused below */
+  g_free(base);
+  if (bare) {
+    char *with = g_strconcat(o->out, ".csv", NULL);
+    g_free(o->out);
+    o->out = with;
+  }
   /* Before the training: a run is no use if its CSV cannot be written. */
   if (!cli_output_check("--out", o->out, FALSE, &error))
     return cli_fail("train", error, CLI_EXIT_FAILURE);

@@ -54,8 +54,12 @@ const ProtoObserveOptions *cli_train_privacy_observe(CliTrainPrivacy *p) {
 }
 
 gboolean cli_train_privacy_account(CliTrainPrivacy *p, ProtoObservedRun *run, GError **error) {
-  if (p->job == NULL || proto_account_job_execute_observed(p->job, run, error))
+  if (p->job == NULL)
     return TRUE;
+  if (proto_account_job_execute_observed(p->job, run, error)) {
+    cli_account_warn_job(p->job, "train");
+    return TRUE;
+  }
   g_prefix_error(error, "privacy accounting: ");
   return FALSE;
 }
@@ -130,8 +134,14 @@ static void summary_line(const CliTrainPrivacy *p, const ProtoAccounting *a, GSt
   else
     g_string_append_printf(s, "privacy: %s, attackers %s, %u victims", priv_trust_name(a->trust),
                            set_label, r->n_victims);
-  g_string_append_printf(s, ": epsilon at delta = %g from %s (node %u) to %s (node %u)\n",
-                         p->delta, ls, lo_node, hs, hi_node);
+  /* One value (LDP, a vertex-transitive graph): said once, not as a range
+   * from a node to itself. */
+  if (g_str_equal(ls, hs))
+    g_string_append_printf(s, ": epsilon at delta = %g is %s for every %s\n", p->delta, hs,
+                           p->job->every_node ? "node" : "victim");
+  else
+    g_string_append_printf(s, ": epsilon at delta = %g from %s (node %u) to %s (node %u)\n",
+                           p->delta, ls, lo_node, hs, hi_node);
   g_free(set_label);
   g_free(hs);
   g_free(ls);

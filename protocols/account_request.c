@@ -55,6 +55,61 @@ gboolean proto_account_job_recordable(const ProtoAccountJob *j) {
           j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO);
 }
 
+const char *proto_account_job_distance_graph(const ProtoAccountJob *j) {
+  g_return_val_if_fail(j != NULL, NULL);
+  if (j->schedule == NULL)
+    return "static graph";
+  return topo_schedule_within_base(j->schedule) ? "static support" : "static graph, not the rounds";
+}
+
+gboolean proto_accounting_observed_nothing(const ProtoAccounting *ac) {
+  g_return_val_if_fail(ac != NULL, FALSE);
+  const PrivReport *r = ac->report;
+  if (ac->trust == PRIV_TRUST_LDP || r == NULL || r->n_victims == 0)
+    return FALSE;
+  for (guint i = 0; i < r->n_victims; i++) {
+    const PrivVictim *v = &r->victims[i];
+    if (v->unprotected || v->unresolved || !(v->mu == 0.0))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Why attackers @m (@k of them) observed nothing, as far as @j tells. */
+static const char *observed_nothing_cause(const ProtoAccountJob *j, const guint *m, guint k) {
+  gboolean isolated = TRUE;
+  for (guint i = 0; i < k && isolated; i++)
+    isolated = m[i] < j->n && topo_graph_degree(j->graph, m[i]) == 0;
+  if (isolated)
+    return k == 1 ? "it has no edge in the graph" : "none of them has an edge in the graph";
+  if (j->schedule != NULL)
+    return "no round of the schedule linked the set to a victim while both were online "
+           "(churn, matchings or failed edges)";
+  if (j->path == PROTO_ACCOUNT_OBSERVER)
+    return "every message to the set was lost or arrived too late";
+  return "no message carries a victim's data to the set";
+}
+
+GPtrArray *proto_account_job_warnings(const ProtoAccountJob *j) {
+  g_return_val_if_fail(j != NULL, NULL);
+  GPtrArray *w = g_ptr_array_new_with_free_func(g_free);
+  for (guint a = 0; a < j->n_acs; a++) {
+    const ProtoAccounting *ac = &j->acs[a];
+    if (!proto_accounting_observed_nothing(ac))
+      continue;
+    char *label = spec_attackers_label(&j->sets, ac->set);
+    g_ptr_array_add(
+        w, g_strdup_printf("trust %s, attacker%s %s received no message carrying a victim's "
+                           "data in the whole run: %s; every victim's eps = 0 says %s saw "
+                           "nothing, not that the gossip protects",
+                           priv_trust_name(ac->trust), ac->n_attackers == 1 ? "" : "s", label,
+                           observed_nothing_cause(j, ac->attackers, ac->n_attackers),
+                           ac->n_attackers == 1 ? "it" : "they"));
+    g_free(label);
+  }
+  return w;
+}
+
 /* The path asked for, or the plan's (proto_account_plan). */
 static void plan_path(ProtoAccountJob *j) {
   if (j->path_auto) {

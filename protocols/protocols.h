@@ -1372,6 +1372,39 @@ const char *proto_account_job_path_name(const ProtoAccountJob *j);
  * not a training run's job. O(1). */
 gboolean proto_account_job_recordable(const ProtoAccountJob *j);
 
+/*
+ * proto_account_job_distance_graph: what the victims' distance measures,
+ * for every output to say: "static graph" (no schedule: the graph
+ * gossiped on), "static support" (a schedule whose rounds keep edges of
+ * the graph: matching, edge-failure, churn; hops there never exceed hops
+ * in the union over rounds) or "static graph, not the rounds" (resample,
+ * exponential, matching:complete=true draw other edges: the hops are the
+ * given graph's, not those of any round). A static string. O(1).
+ */
+const char *proto_account_job_distance_graph(const ProtoAccountJob *j);
+
+/*
+ * proto_accounting_observed_nothing: TRUE when accounting @ac, under a
+ * trust model other than LDP, learned nothing of any victim: every victim
+ * protected with mu = 0 (its attackers received no message carrying a
+ * victim's data in the whole run: no edge, offline under churn, never
+ * paired by the schedule, every message lost or late). Such a run's eps =
+ * 0 says the attackers saw nothing, not that the gossip protects: every
+ * output warns (one rule, whatever the cause). O(victims).
+ */
+gboolean proto_accounting_observed_nothing(const ProtoAccounting *ac);
+
+/*
+ * proto_account_job_warnings: the sentences every output of an executed
+ * job @j carries (stderr lines, JSON's "warnings", Python's warnings): one
+ * per accounting whose attackers observed nothing
+ * (proto_accounting_observed_nothing), naming the set, the trust model and
+ * the cause when it is known (no edge in the graph; the schedule; losses
+ * or deadlines of the simulated run). Returns: (transfer full) a
+ * GPtrArray of strings, possibly empty. O(accountings x victims).
+ */
+GPtrArray *proto_account_job_warnings(const ProtoAccountJob *j);
+
 /* proto_account_job_structured_problem: the structured problem of
  * accounting @a (gossip unset: proto_account_structured's). O(1). */
 PrivStructuredProblem proto_account_job_problem(const ProtoAccountJob *j, guint a);

@@ -36,7 +36,8 @@ static const ScenKeyInfo keys[] = {
     {"topology", "gossip", SCEN_TYPE_ENUM, "uniform", NO_RANGE, 0, "uniform|metropolis|maxdegree",
      "gossip weights"},
     {"topology", "schedule", SCEN_TYPE_SPEC, "static", NO_RANGE, 0, NULL,
-     "static, resample:GENSPEC, matching, exponential, edge-failure:p=P, churn:FILE, "
+     "static, resample:GENSPEC, matching (the graph's neighbours paired each round; "
+     "matching:complete=true pairs any two nodes), exponential, edge-failure:p=P, churn:FILE, "
      "churn:leave=P,join=Q or churn:trace=FILE[,format=sessions|stunner,scale=S,start=S,seed=N,"
      "map=seed|identity] (session traces; paths relative to the scenario file)"},
     /* [network] */

@@ -38,7 +38,7 @@ struct TopoSchedule {
   guint n;
   TopoGraph *base;     /* NULL only for resample without a base */
   char *gen_spec;      /* resample */
-  gboolean match_base; /* matching among base's edges */
+  gboolean match_complete; /* matching among all pairs, not base's edges */
   guint tau;           /* exponential: ceil(log2 n) */
   double p;            /* edge failure probability */
   GArray *intervals;   /* churn file: TopoChurnInterval */
@@ -141,8 +141,18 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
     }
   } else if (strcmp(name, "matching") == 0) {
     s->type = SCHED_MATCHING;
-    ok = parse_params(spec, KEYS("base"), NULL, &ps, error) &&
-         spec_bool(ps, "base", FALSE, &s->match_base, error) && need_base(s, name, error);
+    /* The graph's edges by default: "gossip over the graph" pairs
+     * neighbours. base= chose that before it was the default: refused with
+     * the way to either meaning rather than read silently. */
+    ok = parse_params(spec, KEYS("complete", "base"), NULL, &ps, error);
+    if (ok && spec_get(ps, "base") != NULL) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                  "schedule 'matching': base= is no longer an option: 'matching' pairs the "
+                  "graph's neighbours by default; 'matching:complete=true' pairs any two nodes");
+      ok = FALSE;
+    }
+    ok = ok && spec_bool(ps, "complete", FALSE, &s->match_complete, error) &&
+         need_base(s, name, error);
     if (ok && s->n < 2) {
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
                   "schedule 'matching' needs at least 2 nodes");
@@ -214,6 +224,19 @@ gboolean topo_schedule_is_static(const TopoSchedule *s) {
   return s->type == SCHED_STATIC;
 }
 
+gboolean topo_schedule_within_base(const TopoSchedule *s) {
+  g_return_val_if_fail(s != NULL, FALSE);
+  switch (s->type) {
+  case SCHED_RESAMPLE:
+  case SCHED_EXPONENTIAL:
+    return FALSE;
+  case SCHED_MATCHING:
+    return !s->match_complete;
+  default: /* static, edge failures, churn: base minus what a round removes */
+    return s->base != NULL;
+  }
+}
+
 /* Markov churn: extend the state cache through round t. */
 static const guint8 *markov_states(TopoSchedule *s, guint round) {
   while (s->n_states <= round) {
@@ -273,7 +296,7 @@ static guint8 *presence(TopoSchedule *s, guint round) {
 static TopoGraph *matching_graph(const TopoSchedule *s, guint round, GError **error) {
   gsl_rng *rng = topo_rng_new(s->seed, round, PURPOSE_MATCHING);
   GArray *edges = g_array_new(FALSE, FALSE, sizeof(guint));
-  if (!s->match_base) {
+  if (s->match_complete) {
     guint *perm = g_new(guint, s->n);
     for (guint u = 0; u < s->n; u++)
       perm[u] = u;

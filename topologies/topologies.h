@@ -492,11 +492,14 @@ typedef struct TopoSchedule TopoSchedule;
  *   resample:GENSPEC       round t's graph is topo_graph_generate_seeded(
  *                          GENSPEC, hash(seed, t)); base may be NULL (n comes
  *                          from the generator)
- *   matching[:base=BOOL]   a uniformly random perfect matching of the n nodes
- *                          each round (n odd: one random node idle), W = 1/2
- *                          on matched pairs, 1 on idle nodes; base=true draws
- *                          a random maximal matching among base's edges
- *                          instead (edges visited in random order, greedy)
+ *   matching[:complete=BOOL]
+ *                          a random maximal matching among base's edges each
+ *                          round (edges visited in random order, greedy),
+ *                          W = 1/2 on matched pairs, 1 on idle nodes;
+ *                          complete=true draws a uniformly random perfect
+ *                          matching of all n nodes instead (n odd: one
+ *                          random node idle), pairs that need no edge of
+ *                          base (base= is refused: it chose the default)
  *   exponential            one-peer exponential graph (Ying et al. 2021):
  *                          tau = ceil(log2 n), hop h = 2^(t mod tau); row i of
  *                          W_t is 1/2 on i and 1/2 on (i + h) mod n, i.e. node
@@ -556,6 +559,13 @@ guint topo_schedule_n(const TopoSchedule *s);
 
 /* topo_schedule_is_static: TRUE when W_t does not depend on t. */
 gboolean topo_schedule_is_static(const TopoSchedule *s);
+
+/* topo_schedule_within_base: TRUE when every round's edges are edges of the
+ * base graph (static, matching, edge-failure, churn), so that hops in the
+ * base are a lower bound on hops in any round or their union; FALSE when
+ * rounds draw other edges (resample, exponential, matching:complete=true).
+ * What outputs say the distance column measures. O(1). */
+gboolean topo_schedule_within_base(const TopoSchedule *s);
 
 /*
  * topo_schedule_graph: the (undirected) topology of round t (new graph,

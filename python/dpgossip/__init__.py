@@ -263,6 +263,17 @@ def _typed_attrs(attrs):
     return out
 
 
+def _warned(attrs, fn):
+    """@attrs typed, its "warnings" (what the command line prints on
+    stderr, one per line) raised as Python warnings and kept as a list."""
+    out = _typed_attrs(attrs)
+    ws = out.pop("warnings", "")
+    out["warnings"] = [w for w in str(ws).split("\n") if w]
+    for w in out["warnings"]:
+        warnings.warn(f"dpgossip.{fn}: {w}", stacklevel=3)
+    return out
+
+
 def _frame(cols, attrs, int_missing=()):
     """A DataFrame (numpy structured array without pandas) of @cols."""
     if _pd is None:
@@ -332,7 +343,9 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
         ``path="local"``: the hops around the attackers whose victims are
         bounded (>= 1); every node farther away colludes with them.
     schedule : str, optional
-        Time-varying gossip: ``"matching"``, ``"exponential"``,
+        Time-varying gossip: ``"matching"`` (neighbours of the graph paired
+        each round; ``"matching:complete=true"`` pairs any two nodes),
+        ``"exponential"``,
         ``"edge-failure:p=0.1"``, ``"churn:..."``.
     seed : int, optional
         Seed of the schedule and of the simulated run (default 0).
@@ -357,7 +370,9 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
         ``unprotected``, ``unresolved``), ``alpha``, ``delta``, ``path``,
         ``seed``. ``df.attrs`` holds the setting
         (``path``, ``path_reason``, ``nodes``, the simulated run's message
-        counters...). Without pandas: a numpy record array (distance -2**63
+        counters..., ``distance_graph``: the graph the distance counts hops
+        in, ``warnings``: what the command line warns about on stderr, also
+        raised as Python warnings, e.g. attackers that received nothing). Without pandas: a numpy record array (distance -2**63
         when missing).
 
     Examples
@@ -402,7 +417,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
     finally:
         if c_path is not None:
             os.unlink(c_path)
-    return _frame(cols, _typed_attrs(attrs), int_missing=("distance",))
+    return _frame(cols, _warned(attrs, "account"), int_missing=("distance",))
 
 
 # ---- Audits --------------------------------------------------------------------
@@ -787,9 +802,9 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
     finally:
         for t in tables[len(read) + 1:]:
             lib.dpg_table_free(t)
-    (cols, attrs, _), (mcols, _, _), (pcols, _, _) = read
+    (cols, attrs, _), (mcols, _, _), (pcols, pattrs, _) = read
     return TrainResult(metrics=_frame(cols, {}), means=_frame(mcols, {}),
-                       privacy=_frame(pcols, {}, int_missing=("distance",)),
+                       privacy=_frame(pcols, _warned(pattrs, "train"), int_missing=("distance",)),
                        info=_typed_attrs(attrs))
 
 

@@ -77,8 +77,19 @@ static void test_isolated(void) {
   char *graph = path_in("iso.edges");
   CliRun r = cli_run("account", "--graph", graph, "-T", "4", "--trust", "pndp", "-a", "3");
   g_assert_cmpint(r.status, ==, 0);
-  g_assert_nonnull(strstr(r.err, "dpgossip account: warning: attacker 3 has no edge: it receives "
-                                 "no message and observes nothing\n"));
+  const char *nothing = "dpgossip account: warning: trust pndp, attacker 3 received no message "
+                        "carrying a victim's data in the whole run: it has no edge in the graph; "
+                        "every victim's eps = 0 says it saw nothing, not that the gossip "
+                        "protects\n";
+  g_assert_nonnull(strstr(r.err, nothing));
+  cli_run_clear(&r);
+  /* JSON carries it too, for a reader of stdout alone. */
+  r = cli_run("account", "--graph", graph, "-T", "4", "--trust", "pndp", "-a", "3", "--format",
+              "json");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.err, nothing));
+  g_assert_nonnull(strstr(r.out, "\"warnings\" : [\n    \"trust pndp, attacker 3 received no "
+                                 "message"));
   cli_run_clear(&r);
   const char *victim = "warning: node 3 has no edge: it shares nothing, so its guarantee is "
                        "trivial (mu = 0) and it takes no part in the gossip (--lcc keeps the "
@@ -93,6 +104,30 @@ static void test_isolated(void) {
   g_assert_cmpint(r.status, ==, 0);
   g_assert_nonnull(strstr(r.err, victim));
   cli_run_clear(&r);
+  /* Not isolated, but offline for the whole run under churn (a measured
+   * session trace): the same rule, every format, with the cause. */
+  char *trace = cli_data_path("real/stunner-sessions-100.txt.gz");
+  char *churn = g_strdup_printf("churn:trace=%s,format=stunner,scale=600", trace);
+  const char *formats[] = {"table", "csv", "json"};
+  for (guint f = 0; f < G_N_ELEMENTS(formats); f++) {
+    r = cli_run("account", "--generate", "regular:n=200,d=6,seed=1", "-T", "20", "-b", "10",
+                "--schedule", churn, "--seed", "1", "-a", "0", "--trust", "pndp", "--format",
+                formats[f]);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_nonnull(strstr(r.err, "dpgossip account: warning: trust pndp, attacker 0 received "
+                                   "no message carrying a victim's data in the whole run: no "
+                                   "round of the schedule linked the set to a victim while both "
+                                   "were online"));
+    cli_run_clear(&r);
+  }
+  /* Online but under LDP: every message is seen, nothing to warn about. */
+  r = cli_run("account", "--generate", "regular:n=200,d=6,seed=1", "-T", "20", "-b", "10",
+              "--schedule", churn, "--seed", "1", "-a", "0", "--trust", "ldp");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_null(strstr(r.err, "warning"));
+  cli_run_clear(&r);
+  g_free(churn);
+  g_free(trace);
   /* A connected graph: no warning. */
   r = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a", "0");
   g_assert_cmpint(r.status, ==, 0);

@@ -255,6 +255,36 @@ static void test_privacy_vs_account(void) {
 
 /* Little noise: the summary says what such an epsilon means; no noise: inf
  * and every row unprotected. Classification: the accuracy in the summary. */
+/* "--out overlay" writes overlay.csv beside overlay_mean.csv and
+ * overlay_privacy.csv, and says so; a name with an extension is kept. */
+static void test_out_extension(void) {
+  char *bare = out_file("overlay"), *csv = out_file("overlay.csv"), *txt = out_file("m.txt");
+  CliRun r = cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=40", "-q",
+                     "--out", bare);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_file_test(csv, G_FILE_TEST_IS_REGULAR));
+  g_assert_false(g_file_test(bare, G_FILE_TEST_EXISTS));
+  char *said = g_strdup_printf("tables: %s, ", csv);
+  g_assert_nonnull(strstr(r.out, said));
+  g_free(said);
+  cli_run_clear(&r);
+  r = cli_run("train", "--generate", "ring:n=4", "--dataset", "synthetic:linear,n=40", "-q",
+              "--out", txt);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_file_test(txt, G_FILE_TEST_IS_REGULAR));
+  cli_run_clear(&r);
+  remove_file(csv);
+  g_remove(txt);
+  for (guint i = 0; i < 2; i++) {
+    char *p = g_strconcat(txt, i ? "_privacy.csv" : "_mean.csv", NULL);
+    g_remove(p);
+    g_free(p);
+  }
+  g_free(bare);
+  g_free(csv);
+  g_free(txt);
+}
+
 static void test_privacy_summary(void) {
   char *out = out_file("q.csv");
   CliRun r = cli_run("train", "--generate", "ring:n=4", "--dataset",
@@ -263,8 +293,10 @@ static void test_privacy_summary(void) {
   /* LDP, T = b = 1: mu = 1 / 0.05 = 20; epsilon(1e-6) = 294.2 (mu^2 / 2 plus
    * about mu z, z the 1e-6 normal quantile). */
   g_assert_nonnull(strstr(r.out, ", accuracy "));
+  /* Every node has the same value: said once, not "from 294.2 (node 0)
+   * to 294.2 (node 0)". */
   g_assert_nonnull(strstr(r.out, "privacy: ldp (every node), 4 nodes: epsilon at delta = 1e-06 "
-                                 "from 294.2 (node 0) to 294.2 (node 0)\n"));
+                                 "is 294.2 for every node\n"));
   char *q = read_file(out);
   g_assert_nonnull(strstr(q, "\n1,3,"));
   g_free(q);
@@ -529,6 +561,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/train/classification", test_classification);
   g_test_add_func("/train/privacy-vs-account", test_privacy_vs_account);
   g_test_add_func("/train/privacy-summary", test_privacy_summary);
+  g_test_add_func("/train/out-extension", test_out_extension);
   g_test_add_func("/train/deterministic", test_deterministic);
   g_test_add_func("/train/stale_loss", test_stale_loss);
   g_test_add_func("/train/bad_inputs", test_bad_inputs);

@@ -279,7 +279,7 @@ static void test_time_varying_ldp(void) {
        PRIV_TRUST_LDP,
        {4, 15},
        2,
-       "matching:base=true",
+       "matching",
        FALSE},
       {"watts:n=22,k=1,p=0.1,seed=3",
        PRIV_PROTOCOL_DSGD,

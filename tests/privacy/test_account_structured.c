@@ -268,7 +268,7 @@ static void test_time_varying(void) {
   GError *err = NULL;
   TopoGraph *base = topo_graph_generate("erdos:n=10,p=0.4,seed=2,connected=true", &err);
   g_assert_no_error(err);
-  const char *specs[] = {"edge-failure:p=0.3", "matching:base=true", "exponential"};
+  const char *specs[] = {"edge-failure:p=0.3", "matching", "exponential"};
   for (guint si = 0; si < G_N_ELEMENTS(specs); si++) {
     TopoSchedule *sch = topo_schedule_new(specs[si], base, TOPO_GOSSIP_UNIFORM, 9, &err);
     g_assert_no_error(err);

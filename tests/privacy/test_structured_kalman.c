@@ -47,8 +47,8 @@ static void test_time_varying(void) {
     const char *base, *sched;
     guint S[2], nS;
   } cases[] = {
-      {"erdos:n=30,p=0.15,seed=3,connected=true", "matching", {0}, 1},
-      {"regular:n=60,d=4,seed=2", "matching:base=true", {5, 9}, 2},
+      {"erdos:n=30,p=0.15,seed=3,connected=true", "matching:complete=true", {0}, 1},
+      {"regular:n=60,d=4,seed=2", "matching", {5, 9}, 2},
       {"barabasi:n=50,m=2,seed=8", "edge-failure:p=0.4", {0}, 1},
       {NULL, "resample:erdos:n=40,p=0.08", {2}, 1},
       {"ring:n=24", "exponential", {1, 13}, 2},

@@ -84,6 +84,24 @@ def test_schedule_and_protocols(cli):
     compare(cli, got, "--generate", "karate", "-T", "4", "--trust", "pndp", "-a", "0",
             "--schedule", "matching", "--seed", "7")
     assert got.attrs["schedule"] == "matching" and got.attrs["seed"] == 7
+    assert got.attrs["distance_graph"] == "static support"
+    assert got.attrs["warnings"] == []
+
+
+def test_attacker_that_receives_nothing_warns():
+    """An attacker offline for the whole run (churn from a measured trace):
+    eps = 0 for every victim, and a warning saying why, as on stderr."""
+    data = os.environ.get("DPG_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..",
+                                                       "data"))
+    trace = os.path.join(data, "real", "stunner-sessions-100.txt.gz")
+    with pytest.warns(UserWarning, match=r"dpgossip.account: trust pndp, attacker 0 received no "
+                      r"message carrying a victim's data in the whole run: no round of the "
+                      r"schedule"):
+        got = dpgossip.account("regular:n=200,d=6,seed=1", rounds=20, participation_interval=10,
+                               schedule=f"churn:trace={trace},format=stunner,scale=600", seed=1,
+                               attackers=0, trust="pndp")
+    assert (got["epsilon"] == 0).all()
+    assert len(got.attrs["warnings"]) == 1
 
 
 def test_observer_path_with_links(cli):

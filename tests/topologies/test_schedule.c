@@ -223,9 +223,11 @@ static void test_resample(void) {
 }
 
 static void test_matching(void) {
-  TopoGraph *base = gen("complete:n=10");
-  check_determinism("matching", base, 6);
-  TopoSchedule *s = sched("matching", base, 5);
+  /* complete=true: a perfect matching of all the nodes, on a base whose
+   * edges it never needs (a path: most pairs are not neighbours). */
+  TopoGraph *base = gen("path:n=10");
+  check_determinism("matching:complete=true", base, 6);
+  TopoSchedule *s = sched("matching:complete=true", base, 5);
   GError *error = NULL;
   for (guint t = 0; t < 10; t++) {
     TopoGraph *g = topo_schedule_graph(s, t, &error);
@@ -249,7 +251,7 @@ static void test_matching(void) {
 
   /* Odd n: exactly one idle node, weight 1 on itself. */
   base = gen("ring:n=9");
-  s = sched("matching", base, 1);
+  s = sched("matching:complete=true", base, 1);
   for (guint t = 0; t < 5; t++) {
     TopoGraph *g = topo_schedule_graph(s, t, &error);
     TopoGossip *w = topo_schedule_gossip(s, t, &error);
@@ -269,10 +271,11 @@ static void test_matching(void) {
   topo_schedule_free(s);
   topo_graph_free(base);
 
-  /* base=true: a maximal matching among the base's edges. */
+  /* The default: a maximal matching among the base's edges (gossip over
+   * the graph pairs neighbours only). */
   base = gen("florentine");
-  check_determinism("matching:base=true", base, 6);
-  s = sched("matching:base=true", base, 2);
+  check_determinism("matching", base, 6);
+  s = sched("matching", base, 2);
   for (guint t = 0; t < 8; t++) {
     TopoGraph *g = topo_schedule_graph(s, t, &error);
     gsize m;
@@ -559,6 +562,12 @@ static void test_errors(void) {
   TopoGraph *one = topo_graph_new_from_edges(1, none, 0, &error);
   g_assert_no_error(error);
   expect_schedule_error("matching", one, TOPO_ERROR_INVALID_ARGUMENT, TEST_NEEDLES("at least 2"));
+  /* base= chose today's default: refused with both spellings to use. */
+  expect_schedule_error("matching:base=true", one, TOPO_ERROR_INVALID_ARGUMENT,
+                        TEST_NEEDLES("base= is no longer an option",
+                                     "'matching' pairs the graph's "
+                                     "neighbours",
+                                     "matching:complete=true"));
   expect_schedule_error("exponential", one, TOPO_ERROR_INVALID_ARGUMENT,
                         TEST_NEEDLES("at least 2"));
   topo_graph_free(one);
