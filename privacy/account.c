@@ -176,6 +176,7 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
     PrivVictim *v = &r->victims[r->n_victims++];
     v->node = u;
     v->distance = dist[u];
+    v->mu_lower = NAN; /* set by the local path only */
     if (blocks->status[u] == PRIV_NODE_UNPROTECTED) {
       /* Never a finite number for a victim seen without noise. */
       v->unprotected = TRUE;

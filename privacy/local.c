@@ -293,6 +293,9 @@ PrivReport *priv_local_report_shell(const PrivStructuredProblem *p, guint radius
     v->node = s.node[v->node];
     v->distance = (gint)dist[v->node];
   }
+  if (report && !priv_local_lower(p, (const guint *)(void *)ball->data, ball->len, report,
+                                  error))
+    g_clear_pointer(&report, priv_report_free);
   if (report && info)
     *info = (PrivLocalInfo){.radius = radius,
                             .ball = ball->len,

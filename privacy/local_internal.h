@@ -25,4 +25,21 @@ PrivReport *priv_local_report_shell(const PrivStructuredProblem *problem, guint 
                                     const PrivAccountOptions *opt, PrivLocalShell shell,
                                     PrivLocalInfo *info, GError **error);
 
+/*
+ * priv_local_lower: sets report->victims[i].mu_lower, a certified lower
+ * bound of each victim's exact mu, from the @nb nodes @ball (increasing,
+ * the attackers included) alone: the Fisher information of a linear
+ * function of the attackers' view that does not depend on anything beyond
+ * the ball (PNDP: the view with the shell's inflow projected out; LDP and
+ * SecLDP: the victim's own injections), priced with a primal point of the
+ * exact sensitivity's semidefinite program (never above it); min with mu.
+ * The victims' nodes are original ids in @ball; @report's b is used.
+ * Errors: PRIV_ERROR_MEMORY (sizes named), PRIV_ERROR_NUMERICAL (LAPACK).
+ * Cost (PNDP, m messages seen, nb ball nodes, R = K T rounds): O(R^2 nnz nb)
+ * propagation, O(m^2 nb T + m^3) dense algebra, O(m nb T + m^2) memory;
+ * (Sec)LDP: O(nb T (deg + T^2)). Plus one SDP per victim.
+ */
+gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, guint nb,
+                          PrivReport *report, GError **error);
+
 #endif /* DPG_PRIVACY_LOCAL_INTERNAL_H */

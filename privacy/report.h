@@ -34,6 +34,10 @@ typedef struct {
   gboolean unprotected;
   double sensitivity; /* sqrt(sens^2); +inf when unprotected or unresolved */
   double mu;          /* = sensitivity (units: see above) */
+  /* The local path (priv_local_report): a certified lower bound of the
+   * exact mu, mu_lower <= exact <= mu (docs/local-bounds.md); elsewhere
+   * NaN (not computed). */
+  double mu_lower;
   double rdp;         /* alpha mu^2 / 2 */
   double epsilon;     /* eps(delta) of mu-GDP */
   /* PRIV_NODE_UNRESOLVED blocks, or mu > PRIV_MU_RESOLVABLE_MAX: no

@@ -8,6 +8,8 @@
 #include <math.h>
 
 #include "privacy/local_internal.h"
+#include "privacy/structured_internal.h"
+#include "tests/common/tolerance.h"
 
 #define TOL 1e-9
 
@@ -66,6 +68,37 @@ static void assert_close(double a, double b) {
     g_assert_true(isinf(a) && isinf(b));
   else
     g_assert_cmpfloat(fabs(a - b), <=, TOL * MAX(fabs(b), 1e-12));
+}
+
+/* mu_lower <= exact: both are rounded. Each engine whitens its messages
+ * with pivots down to PRIV_STRUCT_RANK_TOL (the lower bound: 1e-9) of the
+ * largest, so rounding in the message columns is amplified by at most
+ * 1 / sqrt(PRIV_STRUCT_RANK_TOL) ~ 3e5 over sums of @m terms (messages); the
+ * exact sensitivity is a dual certificate (>= the optimum), the lower one a
+ * primal point (<= it). */
+static double lower_rtol(guint m) {
+  return dpg_tol(1.0 / sqrt(PRIV_STRUCT_RANK_TOL), m);
+}
+
+/* The interval holds the exact value: mu_lower <= exact (<= mu is checked
+ * by the callers); covered: equal, within the SDP stopping gap too (the
+ * lower bound's primal stops 1e-7 max(1, sens^2) below the dual; the exact
+ * report's dual 1e-9 above the optimum). */
+static void check_lower(const PrivVictim *v, double exact, gboolean covered, double sigma,
+                        guint m) {
+  g_assert_false(isnan(v->mu_lower));
+  g_assert_cmpfloat(v->mu_lower, >=, 0.0);
+  g_assert_cmpfloat(v->mu_lower, <=, v->mu);
+  if (isinf(exact))
+    return;
+  g_assert_false(isinf(v->mu_lower));
+  dpg_test_assert_le(v->mu_lower - exact, lower_rtol(m) * exact,
+                     "whitening at pivots >= 1e-11 of the largest, m terms");
+  if (covered && sigma > 0) {
+    double s2 = exact * exact * sigma * sigma, l2 = v->mu_lower * v->mu_lower * sigma * sigma;
+    dpg_test_assert_le(fabs(s2 - l2), 1.1e-7 * MAX(1.0, s2) + 4 * lower_rtol(m) * s2,
+                       "SDP gaps 1e-7 (primal) and 1e-9 (dual) of max(1, sens^2), plus whitening");
+  }
 }
 
 static void check_case(const Case *c) {
@@ -138,6 +171,9 @@ static void check_case(const Case *c) {
         assert_geq(prev[v->node], v->mu); /* non-increasing in the radius */
       if (covered)
         assert_close(v->mu, mu0[v->node]);
+      guint m = info.ball * K * c->T; /* at most this many messages seen */
+      check_lower(v, mu0[v->node], covered, p.sigma, m);
+      check_lower(&lb->victims[i], mu0[v->node], covered, p.sigma, m);
     }
     /* Covered: the victims left out are not connected to the attackers
      * (other components); under PNDP they send them nothing, mu = 0 (under
@@ -156,6 +192,23 @@ static void check_case(const Case *c) {
         assert_close(full->victims[i].mu, le->victims[i].mu);
       }
       priv_report_free(full);
+    }
+    if (g_test_verbose()) {
+      double lo = INFINITY, hi = 0.0, sum = 0.0;
+      guint cnt = 0;
+      for (guint i = 0; i < le->n_victims; i++) {
+        double e = mu0[le->victims[i].node];
+        if (!(e > 0) || isinf(e))
+          continue;
+        double q = le->victims[i].mu_lower / e;
+        lo = MIN(lo, q);
+        hi = MAX(hi, q);
+        sum += q;
+        cnt++;
+      }
+      g_test_message("%s radius %u%s: mu_lower / exact min %.3g mean %.3g max %.3g (%u victims)",
+                     c->graph, radius, covered ? " (covered)" : "", lo, cnt ? sum / cnt : 0.0, hi,
+                     cnt);
     }
     g_free(prev);
     prev = mu;
@@ -326,6 +379,38 @@ static void test_noiseless(void) {
     check_case(&cases[i]);
 }
 
+/* The interval [mu_lower, mu] on random graphs: regular, barabasi and
+ * erdos families, seeds 1 to 3, every trust model, D-SGD, Muffliato and
+ * MF-D-SGD, one attacker and a pair, b = 1 and 2 (check_case checks
+ * mu_lower <= exact <= mu for every victim at every radius, equality once
+ * the ball covers the graph). */
+static void test_lower_random(void) {
+  const char *families[] = {"regular:n=%u,d=3,seed=%u", "barabasi:n=%u,m=2,seed=%u",
+                            "erdos:n=%u,p=0.06,seed=%u,connected=true"};
+  const PrivTrust trusts[] = {PRIV_TRUST_PNDP, PRIV_TRUST_LDP, PRIV_TRUST_SECLDP};
+  const PrivProtocol protos[] = {PRIV_PROTOCOL_DSGD, PRIV_PROTOCOL_MUFFLIATO,
+                                 PRIV_PROTOCOL_MFDSGD};
+  guint i = 0;
+  for (guint f = 0; f < G_N_ELEMENTS(families); f++)
+    for (guint seed = 1; seed <= 3; seed++, i++) {
+      guint n = 40 + 20 * seed;
+      char *graph = g_strdup_printf(families[f], n, seed);
+      PrivProtocol proto = protos[i % 3];
+      Case c = {.graph = graph,
+                .protocol = proto,
+                .K = proto == PRIV_PROTOCOL_MUFFLIATO ? 2 : 1,
+                .T = 4,
+                .b = i % 2 ? 2 : 1,
+                .trust = trusts[(i / 3 + seed) % 3],
+                .attackers = {seed, 2 * seed + 7},
+                .n_attackers = 1 + i % 2};
+      if (g_test_verbose())
+        g_test_message("%s protocol %d trust %d", graph, proto, c.trust);
+      check_case(&c);
+      g_free(graph);
+    }
+}
+
 static void test_errors(void) {
   GError *err = NULL;
   TopoGraph *g = topo_graph_generate("ring:n=8", &err);
@@ -411,6 +496,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/account/local/muffliato-mfdsgd", test_muffliato_mfdsgd);
   g_test_add_func("/privacy/account/local/time-varying-ldp", test_time_varying_ldp);
   g_test_add_func("/privacy/account/local/noiseless", test_noiseless);
+  g_test_add_func("/privacy/account/local/lower-random", test_lower_random);
   g_test_add_func("/privacy/account/local/errors", test_errors);
   return g_test_run();
 }

@@ -1,0 +1,568 @@
+/*
+ * privacy/local_lower.c: certified LOWER bounds of the local path
+ * (docs/local-bounds.md, "The lower bound"). An attacker that knows less
+ * can only learn less: any function f(Y) of the attackers' view Y has
+ * mu(f(Y)) <= mu(Y). We take linear functions of Y that do not depend on
+ * anything beyond the ball B_r, so their Fisher information is computable
+ * from the ball alone and is Loewner-below the exact X_u.
+ *
+ * PNDP: the view is Y = M g + M_z z + N phi, where phi is what flows into
+ * the ball's edge nodes from the shell in each round (it depends on
+ * everything, the victim included). Projecting Y onto the orthogonal
+ * complement of range(N) kills phi; the projected view depends on the
+ * ball's gradients and noise only, through the ball's own rows of W_r.
+ *
+ * LDP and SecLDP: the attackers see every message in the graph, so the
+ * victim's own injection g + noise is the difference of its message and
+ * the weighted messages of its row one round earlier; that statistic alone
+ * gives the lower bound (the exact value when every node sends).
+ */
+#include "privacy/local_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#define FAR G_MAXUINT
+
+/* The ball's rows of one W_k, only the ball's columns (original weights). */
+typedef struct {
+  guint *ptr, *col;
+  double *val;
+  gboolean *edge; /* the row lists a node outside the ball: inflow enters it */
+} BallRows;
+
+static void ball_rows(const TopoGossip *w, const guint *ball, guint nb, const guint *sub,
+                      BallRows *out) {
+  GArray *col = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *val = g_array_new(FALSE, FALSE, sizeof(double));
+  out->ptr = g_new(guint, nb + 1);
+  out->edge = g_new0(gboolean, nb);
+  for (guint i = 0; i < nb; i++) {
+    out->ptr[i] = col->len;
+    const guint *c;
+    const double *v;
+    guint len = topo_gossip_row(w, ball[i], &c, &v);
+    for (guint j = 0; j < len; j++) {
+      if (sub[c[j]] == FAR) {
+        out->edge[i] = TRUE;
+        continue;
+      }
+      g_array_append_val(col, sub[c[j]]);
+      g_array_append_val(val, v[j]);
+    }
+  }
+  out->ptr[nb] = col->len;
+  out->col = (guint *)(void *)g_array_free(col, FALSE);
+  out->val = (double *)(void *)g_array_free(val, FALSE);
+}
+
+static void ball_rows_clear(BallRows *b) {
+  g_free(b->ptr);
+  g_free(b->col);
+  g_free(b->val);
+  g_free(b->edge);
+}
+
+/* y = W_ball x for nb x width row-major x, y. */
+static void apply(const BallRows *w, guint nb, const double *x, double *y, guint width) {
+  for (guint i = 0; i < nb; i++) {
+    double *yi = y + (gsize)i * width;
+    memset(yi, 0, sizeof(double) * width);
+    for (guint e = w->ptr[i]; e < w->ptr[i + 1]; e++) {
+      const double *xj = x + (gsize)w->col[e] * width;
+      double a = w->val[e];
+      for (guint k = 0; k < width; k++)
+        yi[k] += a * xj[k];
+    }
+  }
+}
+
+/* The ball problem: nodes (sub indices 0 .. nb-1), rounds, seen messages. */
+typedef struct {
+  guint nb, T, K, R, n_w;
+  BallRows *w;
+  guint *recv_start, *recv; /* PNDP: per round, the attackers' neighbours (ball indices) */
+  guint *noisy;
+  guint nz;
+  const gboolean *attacker; /* ball indices */
+} Ball;
+
+static const BallRows *ball_w(const Ball *b, guint r) {
+  return &b->w[b->n_w == 1 ? 0 : r];
+}
+
+/* Copies rows of Phi (nb x width) seen in round r into rows e of out. */
+static void collect(const Ball *b, guint r, const double *Phi, guint width, double *out, gsize ld,
+                    gsize row0) {
+  for (guint e = b->recv_start[r]; e < b->recv_start[r + 1]; e++)
+    memcpy(out + (e - row0) * ld, Phi + (gsize)b->recv[e] * width, sizeof(double) * width);
+}
+
+/* Relative pivot below which a projected message counts as noiseless and is
+ * dropped. Dropping a message is post-processing, so any threshold is sound;
+ * this one keeps the solve L^-1 M well conditioned (errors of rounding in M
+ * amplified by at most 1 / sqrt(1e-9) ~ 3e4). */
+#define LOWER_PIVOT_TOL 1e-9
+
+/* (Sec)LDP: the dense projected view of every ball message only up to this
+ * many messages (its m x m matrices; the injection statistic covers the
+ * rest). */
+#define LOWER_DENSE_LDP_MAX 3000
+
+/*
+ * The projected lower blocks (unit noise; @unit scales them as in
+ * priv_structured_blocks): X[i] for every ball node i (T x T, zero for
+ * attackers). See the file comment and docs/local-bounds.md.
+ */
+static gboolean projected_blocks(const Ball *b, const double *Cinv, double unit, double *X,
+                                 gsize max_bytes, GError **error) {
+  guint nb = b->nb, T = b->T, K = b->K, R = b->R, nz = b->nz;
+  gsize m = b->recv_start[R], cols = (gsize)nz * T;
+  if (m == 0 || nz == 0)
+    return TRUE;
+  /* M (and its noise version), G and its eigenvectors, the projected M,
+   * the propagation buffers (nb x nb at most each). */
+  gsize count = priv_size_sum3(m, cols * (Cinv ? 3 : 2), m, 3 * m, 4 * (gsize)nb, nb);
+  if (!priv_check_budget(mf_doubles_bytes(count), max_bytes, "the local lower bound", error))
+    return FALSE;
+  gboolean ok = FALSE;
+  double *M = g_new0(double, m *cols);
+  double *Phi = g_new(double, (gsize)nb *MAX(nz, nb)),
+         *Phi2 = g_new(double, (gsize)nb *MAX(nz, nb));
+  double *G = g_new0(double, m *m), *lam = g_new(double, m);
+  double *Mp = NULL, *Mn = NULL, *Km = NULL, *Z = NULL, *Ns = NULL;
+  lapack_int *piv = NULL;
+
+  /* Column (i, k): noisy node i's injection at step k through the ball. */
+  for (guint k = 0; k < T; k++) {
+    memset(Phi, 0, sizeof(double) * nb * nz);
+    for (guint i = 0; i < nz; i++)
+      Phi[(gsize)b->noisy[i] * nz + i] = 1.0;
+    for (guint r = k * K; r < R; r++) {
+      for (guint e = b->recv_start[r]; e < b->recv_start[r + 1]; e++) {
+        const double *src = Phi + (gsize)b->recv[e] * nz;
+        double *dst = M + (gsize)e * cols + k;
+        for (guint i = 0; i < nz; i++)
+          dst[(gsize)i * T] = src[i];
+      }
+      if (r + 1 < R) {
+        apply(ball_w(b, r), nb, Phi, Phi2, nz);
+        double *t = Phi;
+        Phi = Phi2;
+        Phi2 = t;
+      }
+    }
+  }
+
+  /* G = sum_s N_s N_s^T / |N_s|^2: the span of the inflow's effect on the
+   * messages. N_s: a unit inflow into each edge node in round s (into
+   * x_s), s >= 1, propagated. Each round is scaled to unit norm (the span
+   * does not change) so that early, attenuated rounds keep their weight in
+   * the rank decision below. Inflow into every edge node separately spans
+   * at least what the shell's states can send (more nuisance: sound). */
+  gboolean any = FALSE;
+  for (guint s = 1; s < R; s++) {
+    const BallRows *w = ball_w(b, s - 1);
+    guint nd = 0;
+    for (guint i = 0; i < nb; i++)
+      nd += w->edge[i];
+    gsize rows = m - b->recv_start[s];
+    if (nd == 0 || rows == 0)
+      continue;
+    memset(Phi, 0, sizeof(double) * nb * nd);
+    for (guint i = 0, j = 0; i < nb; i++)
+      if (w->edge[i])
+        Phi[(gsize)i * nd + j++] = 1.0;
+    Ns = g_renew(double, Ns, rows *nd);
+    for (guint r = s; r < R; r++) {
+      collect(b, r, Phi, nd, Ns, nd, b->recv_start[s]);
+      if (r + 1 < R) {
+        apply(ball_w(b, r), nb, Phi, Phi2, nd);
+        double *t = Phi;
+        Phi = Phi2;
+        Phi2 = t;
+      }
+    }
+    double f = 0.0;
+    for (gsize i = 0; i < rows * nd; i++)
+      f += Ns[i] * Ns[i];
+    if (f == 0.0)
+      continue;
+    any = TRUE;
+    gsize o = b->recv_start[s];
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)rows, (int)nd, 1.0 / f, Ns, (int)nd,
+                1.0, G + o * m + o, (int)m);
+  }
+
+  /* Q: the eigenvectors of G whose eigenvalue is numerically zero, i.e.
+   * at most 16 m eps lambda_max (the rounding of the products and of the
+   * eigensolver). Anything above is treated as inflow and projected out:
+   * killing more directions is still post-processing, so the decision errs
+   * on the sound side; a direction kept carries inflow of relative weight
+   * at most sqrt(16 m eps), below what double precision resolves. */
+  gsize p = m;
+  const double *Mq = M;
+  if (any) {
+    lapack_int info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)m, G, (lapack_int)m,
+                                    lam);
+    if (info != 0) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                  "the local lower bound: the eigensolver failed on the inflow's span "
+                  "(LAPACK info %d)",
+                  (int)info);
+      goto out;
+    }
+    double thr = 16.0 * (double)m * DBL_EPSILON * lam[m - 1];
+    p = 0;
+    while (p < m && lam[p] <= thr)
+      p++;
+    if (p == 0) {
+      ok = TRUE; /* the inflow spans every message: nothing is certified */
+      goto out;
+    }
+    /* Mp = Q^T M, Q = the first p columns of the eigenvectors (ascending). */
+    Mp = g_new(double, p *cols);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)p, (int)cols, (int)m, 1.0, G, (int)m,
+                M, (int)cols, 0.0, Mp, (int)cols);
+    Mq = Mp;
+  }
+
+  /* As the dense engine: K = (projected noise columns) Gram, pivoted
+   * Cholesky, X_u = (L^-1 M_u)^T (L^-1 M_u). */
+  const double *Mnoise = Mq;
+  if (Cinv) {
+    Mn = g_new(double, p *cols);
+    for (guint i = 0; i < nz; i++)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)p, (int)T, (int)T, 1.0,
+                  Mq + (gsize)i * T, (int)cols, Cinv, (int)T, 0.0, Mn + (gsize)i * T, (int)cols);
+    Mnoise = Mn;
+  }
+  Km = g_new0(double, p *p);
+  cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)p, (int)cols, 1.0, Mnoise, (int)cols,
+              0.0, Km, (int)p);
+  double dmax = 0.0;
+  for (gsize i = 0; i < p; i++)
+    dmax = MAX(dmax, Km[i * p + i]);
+  if (dmax == 0.0) {
+    ok = TRUE;
+    goto out;
+  }
+  piv = g_new(lapack_int, p);
+  lapack_int rank = 0;
+  lapack_int info = LAPACKE_dpstrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)p, Km, (lapack_int)p, piv,
+                                   &rank, LOWER_PIVOT_TOL * dmax);
+  if (info < 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "the local lower bound: the pivoted Cholesky factorization failed "
+                "(LAPACK info %d)",
+                (int)info);
+    goto out;
+  }
+  /* dpstrf stops at the first pivot below the tolerance: rows beyond
+   * `rank` are dropped (a sub-statistic). */
+  if (rank == 0) {
+    ok = TRUE;
+    goto out;
+  }
+  Z = g_new(double, (gsize)rank *cols);
+  for (lapack_int i = 0; i < rank; i++)
+    memcpy(Z + (gsize)i * cols, Mq + (gsize)(piv[i] - 1) * cols, sizeof(double) * cols);
+  cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)rank,
+              (int)cols, 1.0, Km, (int)p, Z, (int)cols);
+  for (guint i = 0; i < nz; i++) {
+    guint u = b->noisy[i];
+    if (b->attacker[u])
+      continue;
+    double *Xu = X + (gsize)u * T * T;
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)T, (int)rank, unit, Z + (gsize)i * T,
+                (int)cols, 0.0, Xu, (int)T);
+    mf_fill_upper_from_lower(Xu, T);
+  }
+  ok = TRUE;
+out:
+  g_free(M);
+  g_free(Phi);
+  g_free(Phi2);
+  g_free(G);
+  g_free(lam);
+  g_free(Mp);
+  g_free(Mn);
+  g_free(Km);
+  g_free(Z);
+  g_free(Ns);
+  g_free(piv);
+  return ok;
+}
+
+/* Whether node v's round-r state is known to LDP/SecLDP attackers: it sends
+ * (every message is seen), or it is an attacker under SecLDP (its own). */
+static gboolean known_state(const TopoGossip *w, guint v, gboolean own) {
+  if (own)
+    return TRUE;
+  const guint *c;
+  const double *x;
+  guint len = topo_gossip_row(w, v, &c, &x);
+  /* By the symmetric support (checked), v sends iff its row lists another node. */
+  for (guint j = 0; j < len; j++)
+    if (c[j] != v)
+      return TRUE;
+  return FALSE;
+}
+
+/*
+ * LDP and SecLDP: X[u] = the Fisher information of u's injections at the
+ * steps k where x_{kK}[u] and every state in row u of W_{kK-1} are known:
+ * g_{u,k} + noise, noise covariance I (white) or Cinv Cinv^T (MF-D-SGD).
+ */
+static gboolean injection_blocks(const PrivStructuredProblem *p, guint K, const guint *ball,
+                                 guint nb, const gboolean *att_node, const double *Cinv,
+                                 double unit, double *X, GError **error) {
+  guint T = p->T;
+  guint *obs = g_new(guint, T);
+  double *S = g_new(double, (gsize)T *T);
+  gboolean ok = TRUE;
+  gboolean secldp = p->trust == PRIV_TRUST_SECLDP;
+  for (guint i = 0; i < nb && ok; i++) {
+    guint u = ball[i];
+    if (att_node[i])
+      continue;
+    guint no = 0;
+    for (guint k = 0; k < T; k++) {
+      guint r = k * K;
+      const TopoGossip *w = p->gossip[p->n_gossip == 1 ? 0 : r];
+      gboolean seen = known_state(w, u, FALSE);
+      if (seen && r > 0) {
+        const TopoGossip *w0 = p->gossip[p->n_gossip == 1 ? 0 : r - 1];
+        const guint *c;
+        const double *x;
+        guint len = topo_gossip_row(w0, u, &c, &x);
+        for (guint j = 0; j < len && seen; j++) {
+          /* A node is an attacker iff it is in p->attackers (few). */
+          gboolean own = FALSE;
+          for (guint a = 0; secldp && a < p->n_attackers; a++)
+            own = own || p->attackers[a] == c[j];
+          seen = x[j] == 0.0 || known_state(w0, c[j], own);
+        }
+      }
+      if (seen)
+        obs[no++] = k;
+    }
+    if (no == 0)
+      continue;
+    double *Xu = X + (gsize)i * T * T;
+    if (!Cinv) {
+      for (guint a = 0; a < no; a++)
+        Xu[(gsize)obs[a] * T + obs[a]] = unit;
+      continue;
+    }
+    /* S = (Cinv Cinv^T)[obs, obs], inverted by Cholesky. */
+    for (guint a = 0; a < no; a++)
+      for (guint c2 = 0; c2 < no; c2++)
+        S[(gsize)a * no + c2] = cblas_ddot((int)T, Cinv + (gsize)obs[a] * T, 1,
+                                           Cinv + (gsize)obs[c2] * T, 1);
+    lapack_int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)no, S, (lapack_int)no);
+    if (info == 0)
+      info = LAPACKE_dpotri(LAPACK_ROW_MAJOR, 'L', (lapack_int)no, S, (lapack_int)no);
+    if (info != 0) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                  "the local lower bound: the noise covariance of node %u's steps is singular "
+                  "(LAPACK info %d)",
+                  u, (int)info);
+      ok = FALSE;
+      break;
+    }
+    for (guint a = 0; a < no; a++)
+      for (guint c2 = 0; c2 <= a; c2++) {
+        double v = unit * S[(gsize)a * no + c2];
+        Xu[(gsize)obs[a] * T + obs[c2]] = v;
+        Xu[(gsize)obs[c2] * T + obs[a]] = v;
+      }
+  }
+  g_free(obs);
+  g_free(S);
+  return ok;
+}
+
+/* C^{-1} by LU (C already checked invertible by the structured path). */
+static double *inverse(const double *C, guint T) {
+  double *inv = g_memdup2(C, sizeof(double) * T * T);
+  lapack_int *ipiv = g_new(lapack_int, T);
+  lapack_int info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, (lapack_int)T, (lapack_int)T, inv,
+                                   (lapack_int)T, ipiv);
+  if (info == 0)
+    info = LAPACKE_dgetri(LAPACK_ROW_MAJOR, (lapack_int)T, inv, (lapack_int)T, ipiv);
+  g_free(ipiv);
+  if (info != 0)
+    g_clear_pointer(&inv, g_free);
+  return inv;
+}
+
+/* Largest primal value of the exact sensitivity SDP found: a feasible U, so
+ * <X[pi_j], U> <= sens^2(X) (never above the truth). */
+static gboolean sens2_lower(const double *X, guint T, guint b, double *out, GError **error) {
+  guint k = T / b;
+  double *Xj = g_new(double, (gsize)k *k), best = 0.0;
+  gboolean ok = TRUE;
+  for (guint j = 0; j < b && ok; j++) {
+    gboolean zero = TRUE;
+    for (guint s = 0; s < k; s++)
+      for (guint t = 0; t < k; t++) {
+        Xj[(gsize)s * k + t] = X[(gsize)(j + s * b) * T + (j + t * b)];
+        zero = zero && Xj[(gsize)s * k + t] == 0.0;
+      }
+    if (zero)
+      continue;
+    MfSdpInfo info;
+    double v = mf_sdp_max(Xj, k, 1e-7, &info, error);
+    if (isnan(v)) {
+      ok = FALSE;
+      break;
+    }
+    best = MAX(best, info.lower);
+  }
+  g_free(Xj);
+  *out = best;
+  return ok;
+}
+
+gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, guint nb,
+                          PrivReport *report, GError **error) {
+  guint T = p->T, K = p->K ? p->K : 1, bpart = report->b ? report->b : 1;
+  guint n = topo_gossip_n(p->gossip[0]);
+  if (!priv_check_budget(sizeof(guint) * (gsize)n, p->max_bytes,
+                         "the ball indices of the local lower bound", error))
+    return FALSE;
+  guint *sub = g_new(guint, n);
+  memset(sub, 0xff, sizeof(guint) * n);
+  for (guint i = 0; i < nb; i++)
+    sub[ball[i]] = i;
+  guint *mark = g_new0(guint, nb);
+  gboolean *att = g_new0(gboolean, nb);
+  for (guint i = 0; i < p->n_attackers; i++)
+    att[sub[p->attackers[i]]] = TRUE;
+  double unit = 1.0, *C = NULL, *Cinv = NULL;
+  gboolean ok = TRUE;
+  if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
+    /* The structured path's units: C / 2^e, noise nu' = sigma sens(C) C^-1 z. */
+    C = mf_normalized_copy(p->C_local, (gsize)T * T);
+    unit = 1.0 / mf_sensitivity2(C, T, T / (p->b ? p->b : 1), p->b ? p->b : 1);
+    Cinv = inverse(C, T);
+    if (!Cinv || !isfinite(unit)) {
+      g_set_error_literal(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                          "the local lower bound: C_local cannot be inverted");
+      ok = FALSE;
+    }
+  }
+  double *X = NULL;
+  if (ok && !priv_check_budget(mf_doubles_bytes((gsize)nb * T * T), p->max_bytes,
+                               "the local lower bound's blocks", error))
+    ok = FALSE;
+  if (ok)
+    X = g_new0(double, (gsize)nb *T *T);
+  gboolean noiseless = p->sigma == 0;
+  /* PNDP: the projected view. (Sec)LDP: the victims' own injections and,
+   * when the ball's messages are few enough for the dense algebra, the
+   * projected view of the ball's messages too (the better of the two
+   * lower bounds is one). */
+  double *X2 = NULL;
+  if (ok && p->trust != PRIV_TRUST_PNDP) {
+    ok = injection_blocks(p, K, ball, nb, att, Cinv, unit, X, error);
+    for (gsize i = 0; noiseless && ok && i < (gsize)nb * T * T; i++)
+      if (X[i] != 0.0)
+        X[i] = INFINITY;
+  }
+  if (ok && !noiseless) {
+    Ball b = {.nb = nb, .T = T, .K = K, .R = K * T, .n_w = p->n_gossip, .attacker = att};
+    b.w = g_new0(BallRows, p->n_gossip);
+    for (guint k = 0; k < p->n_gossip; k++)
+      ball_rows(p->gossip[k], ball, nb, sub, &b.w[k]);
+    /* Seen: PNDP, the attackers' neighbours in each round (within one
+     * hop); (Sec)LDP, every ball node that sends (SecLDP: not the
+     * attackers, whose states they know); the messages from beyond the
+     * ball are dropped (post-processing). */
+    GArray *all = g_array_new(FALSE, FALSE, sizeof(guint));
+    b.recv_start = g_new(guint, b.R + 1);
+    for (guint r = 0; r < b.R; r++) {
+      b.recv_start[r] = all->len;
+      const TopoGossip *w = p->gossip[p->n_gossip == 1 ? 0 : r];
+      if (p->trust == PRIV_TRUST_PNDP) {
+        for (guint a = 0; a < p->n_attackers; a++) {
+          const guint *c;
+          const double *x;
+          guint len = topo_gossip_row(w, p->attackers[a], &c, &x);
+          for (guint j = 0; j < len; j++)
+            if (!att[sub[c[j]]])
+              mark[sub[c[j]]] = r + 1;
+        }
+      } else {
+        for (guint i = 0; i < nb; i++)
+          if (known_state(w, ball[i], FALSE) && !(att[i] && p->trust == PRIV_TRUST_SECLDP))
+            mark[i] = r + 1;
+      }
+      for (guint i = 0; i < nb; i++)
+        if (mark[i] == r + 1)
+          g_array_append_val(all, i);
+    }
+    b.recv_start[b.R] = all->len;
+    b.recv = (guint *)(void *)g_array_free(all, FALSE);
+    b.noisy = g_new(guint, nb);
+    for (guint i = 0; i < nb; i++)
+      if (!att[i] || p->trust == PRIV_TRUST_LDP)
+        b.noisy[b.nz++] = i;
+    if (p->trust == PRIV_TRUST_PNDP) {
+      ok = projected_blocks(&b, Cinv, unit, X, p->max_bytes, error);
+    } else if (b.recv_start[b.R] <= LOWER_DENSE_LDP_MAX) {
+      X2 = g_new0(double, (gsize)nb *T *T);
+      ok = projected_blocks(&b, Cinv, unit, X2, p->max_bytes, error);
+    }
+    for (guint k = 0; k < p->n_gossip; k++)
+      ball_rows_clear(&b.w[k]);
+    g_free(b.w);
+    g_free(b.recv_start);
+    g_free(b.recv);
+    g_free(b.noisy);
+  } else if (ok && p->trust == PRIV_TRUST_PNDP) {
+    /* Without noise, a victim heard in round 0 shows g_{u,0} itself
+     * (nothing else is unknown then): mu = inf. Otherwise 0 is sound. */
+    const TopoGossip *w = p->gossip[0];
+    for (guint a = 0; a < p->n_attackers; a++) {
+      const guint *c;
+      const double *x;
+      guint len = topo_gossip_row(w, p->attackers[a], &c, &x);
+      for (guint j = 0; j < len; j++)
+        if (!att[sub[c[j]]])
+          X[(gsize)sub[c[j]] * T * T] = INFINITY;
+    }
+  }
+  /* mu_lower = sqrt(primal sens^2) / sigma, never above the upper bound
+   * (both enclose the exact value; the min only removes rounding). */
+  for (guint v = 0; ok && v < report->n_victims; v++) {
+    PrivVictim *pv = &report->victims[v];
+    const double *Xu = X + (gsize)sub[pv->node] * T * T;
+    gboolean inf = FALSE;
+    for (gsize i = 0; i < (gsize)T * T; i++)
+      inf = inf || isinf(Xu[i]);
+    double s2 = 0.0, s2b = 0.0;
+    if (inf)
+      s2 = INFINITY;
+    else if (!noiseless)
+      ok = sens2_lower(Xu, T, bpart, &s2, error);
+    if (ok && X2 && !inf) {
+      ok = sens2_lower(X2 + (gsize)sub[pv->node] * T * T, T, bpart, &s2b, error);
+      s2 = MAX(s2, s2b);
+    }
+    double low = noiseless ? s2 : sqrt(s2) / p->sigma;
+    if (!(low >= 0))
+      low = 0.0; /* NaN from an overflow: claim nothing */
+    pv->mu_lower = MIN(low, pv->mu);
+  }
+  g_free(X);
+  g_free(X2);
+  g_free(C);
+  g_free(Cinv);
+  g_free(mark);
+  g_free(att);
+  g_free(sub);
+  return ok;
+}
