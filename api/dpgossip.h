@@ -116,6 +116,9 @@ typedef struct {
   double lr;                /* NaN: default 0.1 (and not "given") */
   const char *storage, *accountant;
   int radius; /* path "local": hops around the attackers (>= 1); -1: not given */
+  /* path "local" without a radius: grow it until every victim's
+   * mu / mu_lower <= tightness (>= 1); 0: not given. */
+  double tightness;
 } DpgAccountOptions;
 
 void dpg_account_options_init(DpgAccountOptions *o);
