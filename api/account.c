@@ -47,6 +47,7 @@ static DpgTable *tabulate(const ProtoAccountJob *j) {
   guint c_delta = dpg_table_add_col(t, "delta", DPG_COL_DOUBLE);
   guint c_path = dpg_table_add_col(t, "path", DPG_COL_STRING);
   guint c_seed = dpg_table_add_col(t, "seed", DPG_COL_INT);
+  guint c_low = dpg_table_add_col(t, "mu_lower", DPG_COL_DOUBLE);
   /* Local bounds say so in the path column, with their radius. */
   const char *path = proto_account_job_path_name(j);
   char *path_label = j->radius ? g_strdup_printf("local:radius=%u", j->radius) : g_strdup(path);
@@ -72,6 +73,7 @@ static DpgTable *tabulate(const ProtoAccountJob *j) {
       dpg_table_push_double(t, c_delta, r->delta);
       dpg_table_push_string(t, c_path, path_label);
       dpg_table_push_int(t, c_seed, (gint64)j->seed);
+      dpg_table_push_double(t, c_low, v->mu_lower); /* NaN (empty) but on the local path */
       dpg_table_end_row(t);
     }
     g_free(label);
@@ -92,6 +94,12 @@ static DpgTable *tabulate(const ProtoAccountJob *j) {
   dpg_table_set_attr(t, "path_reason", j->path_reason);
   if (j->radius)
     dpg_table_set_attr_printf(t, "radius", "%u", j->radius);
+  if (j->tightness > 0) {
+    dpg_table_set_attr(t, "tightness", g_ascii_dtostr(buf, sizeof buf, j->tightness));
+    dpg_table_set_attr(t, "tightness_met", j->tightness_met ? "true" : "false");
+    if (!j->tightness_met)
+      dpg_table_set_attr(t, "tightness_stopped", j->tightness_stop);
+  }
   dpg_table_set_attr(t, "schedule", j->schedule ? j->schedule_spec : "static");
   dpg_table_set_attr(t, "distance_graph", proto_account_job_distance_graph(j));
   /* The command line's stderr warnings, one per line (Python warns). */
@@ -154,6 +162,7 @@ static ProtoAccountRequest request(const DpgAccountOptions *o) {
   r.seed = o->seed;
   r.path = o->path;
   r.radius = o->radius;
+  r.tightness = o->tightness;
   r.mode = o->mode;
   r.latency = o->latency;
   r.loss = o->loss;
@@ -165,6 +174,12 @@ static ProtoAccountRequest request(const DpgAccountOptions *o) {
   r.cancel = dpg_cancel_flag();
   r.on_run = on_run;
   return r;
+}
+
+/* One radius of a --tightness job. */
+static gboolean execute_once(ProtoAccountJob *j, gpointer data, GError **error) {
+  (void)data;
+  return proto_account_job_execute(j, error);
 }
 
 /* dpg_account once the plugins are loaded: @single the only one's protocol. */
@@ -197,7 +212,8 @@ static DpgTable *account(const DpgAccountOptions *o, const char *single, DpgErro
     dpg_fail(err, error, proto_refusal_status(error, refusal));
     goto out;
   }
-  if (!proto_account_job_execute(j, &error)) {
+  if (j->tightness > 0 ? !proto_account_job_execute_tightness(j, execute_once, NULL, NULL, &error)
+                       : !proto_account_job_execute(j, &error)) {
     dpg_fail(err, error,
              proto_error_status(error, j->path == PROTO_ACCOUNT_STRUCTURED
                                            ? PROTO_FAILED_RUN

@@ -125,6 +125,9 @@ typedef struct {
   /* NULL-terminated protocol plugin files to load first (--protocol-plugin;
    * runs their code); with one, @protocol defaults to its protocol. */
   const char *const *plugins;
+  /* path "local" without a radius: grow it until every victim's
+   * mu / mu_lower <= tightness (>= 1); 0: not given. */
+  double tightness;
 } DpgAccountOptions;
 
 void dpg_account_options_init(DpgAccountOptions *o);

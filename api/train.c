@@ -198,6 +198,7 @@ static void privacy_row(DpgTable *t, const guint *c, const char *label, PrivTrus
   dpg_table_push_double(t, c[12], r->delta);
   dpg_table_push_string(t, c[13], proto_account_job_path_name(j->privacy));
   dpg_table_push_int(t, c[14], (gint64)j->run.seed_value);
+  dpg_table_push_double(t, c[15], v->mu_lower);
   dpg_table_end_row(t);
 }
 
@@ -207,11 +208,13 @@ static void privacy_row(DpgTable *t, const guint *c, const char *label, PrivTrus
 static DpgTable *privacy_table(const Job *j) {
   static const char *const names[] = {
       "collusion",     "trust",  "victim",    "distance", "sensitivity", "mu",   "rdp", "epsilon",
-      "muffliato_rdp", "status", "attackers", "alpha",    "delta",       "path", "seed"};
+      "muffliato_rdp", "status", "attackers", "alpha",    "delta",       "path", "seed",
+      "mu_lower"};
   static const DpgColType types[] = {DPG_COL_STRING, DPG_COL_STRING, DPG_COL_INT,    DPG_COL_INT,
                                      DPG_COL_DOUBLE, DPG_COL_DOUBLE, DPG_COL_DOUBLE, DPG_COL_DOUBLE,
                                      DPG_COL_DOUBLE, DPG_COL_STRING, DPG_COL_STRING, DPG_COL_DOUBLE,
-                                     DPG_COL_DOUBLE, DPG_COL_STRING, DPG_COL_INT};
+                                     DPG_COL_DOUBLE, DPG_COL_STRING, DPG_COL_INT,
+                                     DPG_COL_DOUBLE};
   DpgTable *t = dpg_table_new();
   guint c[G_N_ELEMENTS(names)];
   for (guint k = 0; k < G_N_ELEMENTS(names); k++)

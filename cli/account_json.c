@@ -55,6 +55,8 @@ static void json_accounting(JsonBuilder *jb, const ProtoAccounting *ac, guint ra
       cli_json_null(jb, "distance"); /* not connected to any attacker */
     cli_json_number(jb, "sensitivity", v->sensitivity);
     cli_json_number(jb, "mu", v->mu);
+    if (radius)
+      cli_json_number(jb, "mu_lower", v->mu_lower);
     cli_json_number(jb, "rdp", v->rdp);
     cli_json_number(jb, "epsilon", v->epsilon);
     if (ac->muff)
@@ -106,6 +108,19 @@ void cli_account_print_json(const CliAccountOutput *c) {
   cli_json_string(jb, "path", proto_account_job_path_name(j));
   if (j->radius)
     cli_json_int(jb, "radius", j->radius);
+  if (j->tightness > 0) {
+    /* --tightness: the target, the radius reached, whether every victim's
+     * mu / mu_lower meets it, and where and why it stopped when not. */
+    cli_json_begin_object(jb, "tightness");
+    cli_json_number(jb, "target", j->tightness);
+    cli_json_int(jb, "radius", j->radius);
+    cli_json_bool(jb, "met", j->tightness_met);
+    if (j->tightness_met)
+      cli_json_null(jb, "stopped");
+    else
+      cli_json_string(jb, "stopped", j->tightness_stop);
+    json_builder_end_object(jb);
+  }
   cli_json_string(jb, "path_reason", j->path_reason);
   cli_json_string(jb, "schedule", sched ? sched : "static");
   if (sched || observer)

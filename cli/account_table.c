@@ -21,8 +21,7 @@ static void print_header(const CliAccountOutput *c) {
   const char *sched = cli_account_schedule(j);
   printf("graph          %u nodes, %s gossip, schedule %s\n", j->n,
          topo_gossip_kind_name(j->gossip), sched ? sched : "static");
-  printf("protocol       %s, %u steps, sigma = %g, clip = %g\n", j->label, j->T, j->sigma,
-         j->clip);
+  printf("protocol       %s, %u steps, sigma = %g, clip = %g\n", j->label, j->T, j->sigma, j->clip);
   if (c->nonprivate)
     printf("note           nonprivate adds no noise: no protection (mu = inf) for any victim "
            "the attackers hear from\n");
@@ -31,9 +30,16 @@ static void print_header(const CliAccountOutput *c) {
     printf("run            mode %s, latency %s, loss %s, seed %" G_GUINT64_FORMAT
            ", %" G_GUINT64_FORMAT " messages sent, %" G_GUINT64_FORMAT
            " dropped, %" G_GUINT64_FORMAT " late\n",
-           j->mode_spec ? j->mode_spec : "sync", j->latency_spec ? j->latency_spec : "constant:ms=0",
-           j->loss_spec ? j->loss_spec : "0", j->seed, j->stats.engine.messages_sent,
-           j->stats.engine.messages_dropped, j->stats.late_discarded);
+           j->mode_spec ? j->mode_spec : "sync",
+           j->latency_spec ? j->latency_spec : "constant:ms=0", j->loss_spec ? j->loss_spec : "0",
+           j->seed, j->stats.engine.messages_sent, j->stats.engine.messages_dropped,
+           j->stats.late_discarded);
+  if (j->tightness > 0) {
+    if (j->tightness_met)
+      printf("tightness      every mu / mu_lower <= %g at radius %u\n", j->tightness, j->radius);
+    else
+      printf("tightness      mu / mu_lower <= %g not met: %s\n", j->tightness, j->tightness_stop);
+  }
   printf("participation  every %u step%s (k = %u), %s sensitivity\n", j->b, j->b == 1 ? "" : "s",
          j->T / j->b, mf_sensitivity_name(j->sensitivity));
   /* Under a schedule, which graph the distance column counts hops in. */
@@ -42,8 +48,7 @@ static void print_header(const CliAccountOutput *c) {
 }
 
 /* One victim's row. */
-static void print_victim(const ProtoAccountJob *j, const ProtoAccounting *ac,
-                         const PrivVictim *v) {
+static void print_victim(const ProtoAccountJob *j, const ProtoAccounting *ac, const PrivVictim *v) {
   char b[5][G_ASCII_DTOSTR_BUF_SIZE];
   char dist[16] = "-";
   if (v->distance >= 0)
@@ -51,8 +56,12 @@ static void print_victim(const ProtoAccountJob *j, const ProtoAccounting *ac,
   char mu[G_ASCII_DTOSTR_BUF_SIZE + 3];
   g_snprintf(mu, sizeof mu, "%s%s", j->radius && !ac->local.covered ? "<=" : "",
              fmt_num(b[1], sizeof b[1], v->mu));
-  printf("%6u %8s %12s %12s %12s %12s", v->node, dist, fmt_num(b[0], sizeof b[0], v->sensitivity),
-         mu, fmt_num(b[2], sizeof b[2], v->rdp), fmt_num(b[3], sizeof b[3], v->epsilon));
+  printf("%6u %8s %12s %12s", v->node, dist, fmt_num(b[0], sizeof b[0], v->sensitivity), mu);
+  if (j->radius) {
+    char lo[G_ASCII_DTOSTR_BUF_SIZE];
+    printf(" %12s", fmt_num(lo, sizeof lo, v->mu_lower));
+  }
+  printf(" %12s %12s", fmt_num(b[2], sizeof b[2], v->rdp), fmt_num(b[3], sizeof b[3], v->epsilon));
   if (ac->muff)
     printf(" %14s", fmt_num(b[4], sizeof b[4], ac->muff[v->node]));
   if (v->unresolved)
@@ -73,13 +82,17 @@ static void print_accounting(const ProtoAccountJob *j, const ProtoAccounting *ac
   if (j->radius)
     printf("ball           %u nodes within %u hops, %u colluding at %u hops: %s\n", ac->local.ball,
            j->radius, ac->local.shell, j->radius + 1,
-           ac->local.covered ? "covers the graph, exact values" : "certified upper bounds (mu <=)");
+           ac->local.covered ? "covers the graph, exact values"
+                             : "certified bounds mu_lower <= exact mu <= mu");
   guint unresolved = cli_account_count_unresolved(r);
   if (unresolved)
     printf("unresolved     %u victim%s (%s)\n", unresolved, unresolved == 1 ? "" : "s",
            PRIV_UNRESOLVED_NOTE);
   printf("\n");
-  printf("%6s %8s %12s %12s %12s %12s", "node", "distance", "sensitivity", "mu", "rdp", "epsilon");
+  printf("%6s %8s %12s %12s", "node", "distance", "sensitivity", "mu");
+  if (j->radius)
+    printf(" %12s", "mu_lower");
+  printf(" %12s %12s", "rdp", "epsilon");
   if (ac->muff)
     printf(" %14s", "muffliato_rdp");
   printf("\n");

@@ -88,6 +88,10 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "victims within --radius hops, from that ball alone)",
        "PATH"},
       CLI_OPTION_RADIUS(&o->r.radius),
+      {"tightness", 0, 0, G_OPTION_ARG_DOUBLE, &o->r.tightness,
+       "--path local without --radius: grow the radius from 1 until every victim's certified "
+       "interval is that narrow, mu / mu_lower <= X (>= 1), or say where and why it stopped",
+       "X"},
       CLI_OPTION_SCHEDULE(&o->r.schedule),
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->r.seed,
        "Seed of the schedule and of the simulated run (default 0)", "N"},
@@ -201,7 +205,7 @@ static int noise(const Options *o, ProtoAccountRequest *r, gboolean *nonprivate)
   if (*nonprivate && !isnan(given) && given != 0)
     return usage_error("--protocol nonprivate adds no noise: drop --sigma %g", given);
   r->sigma = *nonprivate ? 0.0 : isnan(given) ? 1.0 : given;
-  r->protocol = *nonprivate       ? "dsgd"
+  r->protocol = *nonprivate         ? "dsgd"
                 : o->protocol       ? o->protocol
                 : o->plugins.single ? o->plugins.single
                                     : "dsgd";
@@ -230,11 +234,10 @@ static int validate(Options *o, guint threads, Progress *progress, ProtoAccountJ
   ProtoAccountRefusal refusal;
   if ((*job = proto_account_validate(&r, &refusal, &error)) == NULL)
     status = refused(error, refusal);
-  else if (o->format &&
-           !cli_format_parse(o->format,
-                             (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON) |
-                                 (1u << CLI_FORMAT_CSV),
-                             format, &error))
+  else if (o->format && !cli_format_parse(o->format,
+                                          (1u << CLI_FORMAT_TABLE) | (1u << CLI_FORMAT_JSON) |
+                                              (1u << CLI_FORMAT_CSV),
+                                          format, &error))
     status = cli_fail(CMD, error, CLI_EXIT_USAGE);
   else if (!gossip_ok)
     status = cli_fail(CMD, g_steal_pointer(&gossip_error), CLI_EXIT_USAGE);
@@ -265,14 +268,36 @@ static void warn_isolated(const ProtoAccountJob *j) {
 
 /* The accountings: shared out under mpirun (structured path), or the
  * observer path's one simulation, rank 0's alone. */
+static gboolean execute_tightness(ProtoAccountJob *j, const Progress *progress, GError **error);
+
 static int execute(ProtoAccountJob *j, const Progress *progress) {
   GError *error = NULL;
   gboolean structured = j->path == PROTO_ACCOUNT_STRUCTURED;
-  gboolean ok = structured ? cli_account_execute_shared(j, progress->printer != NULL, &error)
-                           : proto_account_job_execute(j, &error);
+  gboolean ok = j->tightness > 0 ? execute_tightness(j, progress, &error)
+                : structured     ? cli_account_execute_shared(j, progress->printer != NULL, &error)
+                                 : proto_account_job_execute(j, &error);
   if (ok)
     return CLI_EXIT_OK;
-  return cli_fail(CMD, error, proto_error_status(error, structured ? PROTO_FAILED_RUN : PROTO_FAILED_PROTOCOL));
+  return cli_fail(CMD, error,
+                  proto_error_status(error, structured ? PROTO_FAILED_RUN : PROTO_FAILED_PROTOCOL));
+}
+
+/* One radius of --tightness: the accountings shared out under mpirun. */
+static gboolean execute_once(ProtoAccountJob *j, gpointer data, GError **error) {
+  const Progress *progress = data;
+  return cli_account_execute_shared(j, progress->printer != NULL, error);
+}
+
+/* --tightness's line per radius on stderr (not under -q). */
+static void say_radius(const char *line, gpointer data) {
+  const Progress *progress = data;
+  if (progress->printer != NULL)
+    fprintf(stderr, "dpgossip account: %s\n", line);
+}
+
+static gboolean execute_tightness(ProtoAccountJob *j, const Progress *progress, GError **error) {
+  return proto_account_job_execute_tightness(j, execute_once, say_radius, (gpointer)progress,
+                                             error);
 }
 
 int cli_cmd_account(int argc, char **argv) {
@@ -310,6 +335,9 @@ int cli_cmd_account(int argc, char **argv) {
     out.job = j;
     cli_account_warn_unresolved(j);
     cli_account_warn_job(j, CMD);
+    if (j->tightness > 0 && !j->tightness_met)
+      fprintf(stderr, "dpgossip account: warning: --tightness %g not met: %s\n", j->tightness,
+              j->tightness_stop);
     if (format == CLI_FORMAT_JSON)
       cli_account_print_json(&out);
     else if (format == CLI_FORMAT_CSV)

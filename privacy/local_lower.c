@@ -121,9 +121,10 @@ static gboolean projected_blocks(const Ball *b, const double *Cinv, double unit,
   gsize m = b->recv_start[R], cols = (gsize)nz * T;
   if (m == 0 || nz == 0)
     return TRUE;
-  /* M (and its noise version), G and its eigenvectors, the projected M,
-   * the propagation buffers (nb x nb at most each). */
-  gsize count = priv_size_sum3(m, cols * (Cinv ? 3 : 2), m, 3 * m, 4 * (gsize)nb, nb);
+  /* M, the projected M, its noise version (MF-D-SGD) and Z (m x cols
+   * each at most), an inflow block (m x nb at most), G, its eigenvalues
+   * and K (m x m each), the two propagation buffers (nb x nb at most). */
+  gsize count = priv_size_sum3(m, cols * (Cinv ? 4 : 3) + nb, m, 3 * m, 2 * (gsize)nb, nb);
   if (!priv_check_budget(mf_doubles_bytes(count), max_bytes, "the local lower bound", error))
     return FALSE;
   gboolean ok = FALSE;

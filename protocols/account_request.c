@@ -20,6 +20,7 @@ void proto_account_job_free(ProtoAccountJob *j) {
     priv_report_free(j->acs[a].report);
   }
   g_free(j->acs);
+  g_free(j->tightness_stop);
   g_free(j->protocol);
   g_free(j->label);
   proto_account_protocol_clear(&j->proto);

@@ -253,14 +253,31 @@ static gboolean check_path(const ProtoAccountRequest *r, ProtoAccountJob *j,
                   "--radius %d: the radius is for --path local (certified bounds around the "
                   "attackers)",
                   r->radius);
-  if (local && r->radius == -1)
+  if (r->tightness != 0 && !local)
     return refuse(refusal, PROTO_REFUSED_RULE, error,
-                  "--path local needs --radius R: the hops around the attackers whose victims "
-                  "are bounded (R >= 1; larger is tighter and slower)");
-  if (local && r->radius < 1)
+                  "--tightness %g: the target mu / mu_lower is for --path local (certified "
+                  "bounds around the attackers)",
+                  r->tightness);
+  if (r->tightness != 0 && r->radius != -1)
+    return refuse(refusal, PROTO_REFUSED_RULE, error,
+                  "--tightness and --radius %d: give one (--tightness grows the radius from 1 "
+                  "until every victim's mu / mu_lower is at most the target)",
+                  r->radius);
+  if (r->tightness != 0 && !(r->tightness >= 1 && isfinite(r->tightness)))
+    return refuse(refusal, PROTO_REFUSED_RULE, error,
+                  "--tightness must be a finite number >= 1 (got %g): the target ratio "
+                  "mu / mu_lower of each victim's certified interval",
+                  r->tightness);
+  if (local && r->radius == -1 && r->tightness == 0)
+    return refuse(refusal, PROTO_REFUSED_RULE, error,
+                  "--path local needs --radius R (the hops around the attackers whose victims "
+                  "are bounded, R >= 1; larger is tighter and slower) or --tightness X (grow "
+                  "the radius until every victim's mu / mu_lower <= X)");
+  if (local && r->tightness == 0 && r->radius < 1)
     return refuse(refusal, PROTO_REFUSED_RULE, error,
                   "--radius must be at least 1 (got %d): radius 0 holds no victim", r->radius);
-  j->radius = local ? (guint)r->radius : 0;
+  j->tightness = local ? r->tightness : 0;
+  j->radius = !local ? 0 : r->tightness != 0 ? 1 : (guint)r->radius;
   return TRUE;
 }
 
@@ -361,8 +378,8 @@ static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *
   return TRUE;
 }
 
-ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r,
-                                        ProtoAccountRefusal *refusal, GError **error) {
+ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r, ProtoAccountRefusal *refusal,
+                                        GError **error) {
   ProtoAccountRefusal scratch;
   if (refusal == NULL)
     refusal = &scratch;
@@ -379,8 +396,8 @@ ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r,
   j->storage = SIM_LIN_SPARSE;
   j->sensitivity = MF_SENSITIVITY_BOUND;
   j->gossip = r->gossip;
-  j->schedule_spec =
-      r->schedule && !g_str_equal(r->schedule, "static") ? g_strdup(r->schedule) : NULL;
+  j->schedule_spec = r->schedule && !g_str_equal(r->schedule, "static") ? g_strdup(r->schedule)
+                                                                        : NULL;
   j->schedule_given = j->schedule_spec ? r->built_schedule : NULL;
   j->threads = r->threads;
   j->no_epsilon = r->no_epsilon;

@@ -1050,6 +1050,10 @@ typedef struct {
   const char *seed;             /* decimal; NULL: 0 */
   const char *path;             /* auto (NULL), structured, observer or local */
   gint radius;                  /* path local: hops (>= 1); -1: not given */
+  /* path local without a radius: grow the radius from 1 until every
+   * victim's mu / mu_lower <= tightness (>= 1; the caller's loop, see
+   * ProtoAccountJob.tightness); 0: not given. */
+  double tightness;
   /* The observer path's simulated run (NULL / NAN: not given). */
   const char *mode, *latency, *loss;
   const char *const *links; /* FROM:TO=down|LATENCY, NULL-terminated */
@@ -1110,6 +1114,12 @@ typedef struct {
   gboolean path_auto;   /* auto: the plan decides */
   ProtoAccountPath path;
   guint radius;         /* path local (the structured path's certified bounds), else 0 */
+  /* --tightness: the target mu / mu_lower (0: none; radius then starts at
+   * 1 and the caller re-executes with larger radii), whether the reports
+   * held meet it, and why the caller stopped short (owned; NULL: met). */
+  double tightness;
+  gboolean tightness_met;
+  char *tightness_stop;
   ProtoMode mode;
   char *mode_spec, *latency_spec, *loss_spec; /* as given, NULL: not */
   double loss;          /* the loss probability */
@@ -1360,6 +1370,26 @@ const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j);
  */
 gboolean proto_account_job_execute_observed(ProtoAccountJob *j, ProtoObservedRun *run,
                                             GError **error);
+
+/* One execution of a job's accountings (e.g. shared out under mpirun). */
+typedef gboolean (*ProtoAccountOnce)(ProtoAccountJob *j, gpointer data, GError **error);
+/* A line of progress (no newline). */
+typedef void (*ProtoAccountSay)(const char *line, gpointer data);
+
+/**
+ * proto_account_job_execute_tightness: for a job with tightness > 0
+ * (--path local without a radius): runs @once at radius 1, 2, ... until
+ * every victim's mu / mu_lower <= tightness (tightness_met), or stops
+ * short with the reports of the last radius that ran and tightness_stop
+ * saying where and why: the ball covers the graph, the next radius is
+ * estimated over 600 s (this radius's wall time x the ball's growth
+ * squared, static gossip), or it fails for memory (PRIV_ERROR_MEMORY: the
+ * previous radius is kept). @say (nullable) gets one line per radius.
+ * Errors: those of @once (but memory after a first radius).
+ * Cost: the accountings of each radius tried.
+ */
+gboolean proto_account_job_execute_tightness(ProtoAccountJob *j, ProtoAccountOnce once,
+                                             ProtoAccountSay say, gpointer data, GError **error);
 
 /** proto_account_job_free: frees @j and its reports (NULL allowed). */
 void proto_account_job_free(ProtoAccountJob *j);

@@ -52,7 +52,8 @@ void scen_account_request_init(ScenAccountRequest *q, const ScenConfig *c, const
             : c->path == SCEN_PATH_STRUCTURED ? "structured"
             : c->path == SCEN_PATH_OBSERVER   ? "observer"
                                               : NULL;
-  r->radius = c->path == SCEN_PATH_LOCAL ? (gint)c->radius : -1;
+  r->radius = c->path == SCEN_PATH_LOCAL && c->tightness == 0 ? (gint)c->radius : -1;
+  r->tightness = c->path == SCEN_PATH_LOCAL ? c->tightness : 0;
   r->mode = c->mode;
   r->latency = c->latency;
   r->loss = c->loss;
@@ -123,7 +124,7 @@ static void json_num(JsonBuilder *jb, const char *key, double x) {
 
 /* One accounting's summary: its set, the worst and mean values. */
 static void summary(JsonBuilder *jb, const ScenCollusion *col, PrivTrust trust, const char *path,
-                    const PrivReport *rep, ScenRunOutput *out) {
+                    const PrivReport *rep, const ProtoAccountJob *job, ScenRunOutput *out) {
   double max_eps = 0, sum_eps = 0, max_mu = 0, max_rdp = 0;
   guint unprotected = 0, unresolved = 0;
   for (guint v = 0; v < rep->n_victims; v++) {
@@ -147,6 +148,23 @@ static void summary(JsonBuilder *jb, const ScenCollusion *col, PrivTrust trust, 
   json_builder_add_string_value(jb, priv_trust_name(trust));
   json_builder_set_member_name(jb, "path");
   json_builder_add_string_value(jb, path);
+  if (job->tightness > 0) {
+    /* privacy.tightness: whether every mu / mu_lower met it, else why not. */
+    json_builder_set_member_name(jb, "tightness");
+    json_builder_begin_object(jb);
+    json_builder_set_member_name(jb, "target");
+    json_builder_add_double_value(jb, job->tightness);
+    json_builder_set_member_name(jb, "radius");
+    json_builder_add_int_value(jb, job->radius);
+    json_builder_set_member_name(jb, "met");
+    json_builder_add_boolean_value(jb, job->tightness_met);
+    json_builder_set_member_name(jb, "stopped");
+    if (job->tightness_met)
+      json_builder_add_null_value(jb);
+    else
+      json_builder_add_string_value(jb, job->tightness_stop);
+    json_builder_end_object(jb);
+  }
   json_builder_set_member_name(jb, "victims");
   json_builder_add_int_value(jb, rep->n_victims);
   json_builder_set_member_name(jb, "unprotected");
@@ -166,11 +184,19 @@ static void summary(JsonBuilder *jb, const ScenCollusion *col, PrivTrust trust, 
   json_builder_end_object(jb);
 }
 
+/* One radius of privacy.tightness. */
+static gboolean execute_once(ProtoAccountJob *j, gpointer data, GError **error) {
+  (void)data;
+  return proto_account_job_execute(j, error);
+}
+
 /* The job's accountings: on its path, or from @obs's views. */
 static gboolean execute(const ScenConfig *c, ProtoAccountJob *job, ProtoObservedRun *obs,
                         GError **error) {
   if (c->path == SCEN_PATH_OBSERVER ? proto_account_job_execute_observed(job, obs, error)
-                                    : proto_account_job_execute(job, error))
+      : job->tightness > 0
+          ? proto_account_job_execute_tightness(job, execute_once, NULL, NULL, error)
+          : proto_account_job_execute(job, error))
     return TRUE;
   const ProtoAccounting *ac = &job->acs[job->at];
   if (ac->report == NULL)
@@ -187,7 +213,8 @@ gboolean scen_account(const ScenConfig *c, ProtoAccountJob *job, ProtoObservedRu
   json_builder_begin_array(jb);
   gboolean ok = job == NULL || execute(c, job, obs, error);
   /* Local bounds say so in the path column, with their radius. */
-  char *path = c->path == SCEN_PATH_LOCAL        ? g_strdup_printf("local:radius=%u", c->radius)
+  char *path = c->path == SCEN_PATH_LOCAL
+                   ? g_strdup_printf("local:radius=%u", job != NULL ? job->radius : c->radius)
                : c->path == SCEN_PATH_STRUCTURED ? g_strdup("structured")
                                                  : g_strdup("observer");
   /* Set-major: collusion set i under its j-th trust model is a = i n_trust + j. */
@@ -215,7 +242,7 @@ gboolean scen_account(const ScenConfig *c, ProtoAccountJob *job, ProtoObservedRu
                            .mu = pv->mu};
       g_array_append_val(out->victims, row);
     }
-    summary(jb, col, ac->trust, path, rep, out);
+    summary(jb, col, ac->trust, path, rep, job, out);
   }
   g_free(path);
   json_builder_end_array(jb);

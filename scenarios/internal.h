@@ -87,6 +87,7 @@ typedef struct {
   ScenPath path_requested;
   ScenPath path;             /* effective: structured, observer, local or none */
   guint radius;              /* privacy.radius (path local), else 0 */
+  double tightness;          /* privacy.tightness (path local, no radius), else 0 */
   const char *path_reason;   /* proto_account_plan's (static) or "asked: ..." */
   gboolean dense_accountant; /* privacy.accountant = dense (observer path) */
   ScenCollusion *collusions;

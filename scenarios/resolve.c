@@ -709,6 +709,7 @@ static void resolve_privacy(R *r, ScenConfig *c) {
                                                    : SCEN_PATH_AUTO;
   g_free(v);
   c->radius = (guint)get_u64(r, "privacy", "radius", 0, NULL);
+  c->tightness = get_double(r, "privacy", "tightness", 0.0, NULL);
   v = get_string(r, "privacy", "accountant", "streaming", NULL);
   c->dense_accountant = g_str_equal(v, "dense");
   g_free(v);
@@ -741,8 +742,8 @@ static void resolve_audit(R *r, ScenConfig *c) {
   SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};
   /* A schedule's W_t depend on the seed only, the same in every trial; a
    * random delay or loss would change the messages from trial to trial. */
-  if (c->loss_p > 0.0 || (c->latency && sim_latency_parse(c->latency, &lat, NULL) &&
-                          lat.kind != SIM_LATENCY_CONSTANT))
+  if (c->loss_p > 0.0 ||
+      (c->latency && sim_latency_parse(c->latency, &lat, NULL) && lat.kind != SIM_LATENCY_CONSTANT))
     problem(r, loc, what,
             "an audit needs every trial to receive the same messages: a constant latency and "
             "no loss");
@@ -929,13 +930,14 @@ static void resolve_path(R *r, ScenConfig *c) {
   gboolean covered = proto_account_plan(&pc, &why) == PROTO_ACCOUNT_STRUCTURED;
   /* What the structured path (and so the local one) covers, and why this
    * run is not in it. */
-  char *uncovered = covered ? NULL
-                            : g_strdup_printf(
-                                  "covers dsgd, muffliato, decor, mfdsgd, antipgd, mafalda and nonprivate "
-                                  "in sync mode without message loss; this run is %s in mode %s "
-                                  "(%s): use auto or observer",
-                                  c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?",
-                                  why + strlen("auto: "));
+  char *uncovered =
+      covered ? NULL
+              : g_strdup_printf(
+                    "covers dsgd, muffliato, decor, mfdsgd, antipgd, mafalda and nonprivate "
+                    "in sync mode without message loss; this run is %s in mode %s "
+                    "(%s): use auto or observer",
+                    c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?",
+                    why + strlen("auto: "));
   switch (c->path_requested) {
   case SCEN_PATH_AUTO:
     c->path = covered ? SCEN_PATH_STRUCTURED : SCEN_PATH_OBSERVER;
@@ -956,10 +958,15 @@ static void resolve_path(R *r, ScenConfig *c) {
       problem_key(r, "privacy", "path",
                   "local bounds do not cover DECOR's edge secrets yet: use auto, structured or "
                   "observer");
-    else if (c->radius == 0)
+    else if (c->radius == 0 && c->tightness == 0)
       problem_key(r, "privacy", "path",
-                  "privacy.path = local needs privacy.radius: the hops around each collusion "
-                  "set whose victims are bounded (>= 1)");
+                  "privacy.path = local needs privacy.radius (the hops around each collusion "
+                  "set whose victims are bounded, >= 1) or privacy.tightness (grow the radius "
+                  "until every victim's mu / mu_lower is at most it)");
+    else if (c->radius > 0 && c->tightness > 0)
+      problem_key(r, "privacy", "tightness",
+                  "give privacy.radius or privacy.tightness, not both (tightness grows the "
+                  "radius from 1)");
     break;
   default:
     c->path = c->path_requested;
@@ -967,6 +974,9 @@ static void resolve_path(R *r, ScenConfig *c) {
                                                    : "asked: privacy.path = none";
   }
   g_free(uncovered);
+  if (c->tightness > 0 && c->path_requested != SCEN_PATH_LOCAL)
+    problem_key(r, "privacy", "tightness",
+                "privacy.tightness is for privacy.path = local (certified bounds)");
   if (c->radius > 0 && c->path_requested != SCEN_PATH_LOCAL)
     problem_key(r, "privacy", "radius",
                 "privacy.radius is for privacy.path = local (certified bounds)");
@@ -1147,7 +1157,9 @@ char *scen_config_to_ini(const ScenConfig *c) {
   kv(s, "compare", c->compare_muffliato ? "muffliato" : "none");
   static const char *const paths[] = {"auto", "structured", "observer", "none", "local"};
   kv(s, "path", paths[c->path_requested]);
-  if (c->path_requested == SCEN_PATH_LOCAL)
+  if (c->path_requested == SCEN_PATH_LOCAL && c->tightness > 0)
+    kv_d(s, "tightness", c->tightness);
+  else if (c->path_requested == SCEN_PATH_LOCAL)
     g_string_append_printf(s, "radius = %u\n", c->radius);
   for (guint i = 0; i < c->n_collusions; i++) {
     g_string_append_printf(s, "\n[collusion.%s]\nnodes = ", c->collusions[i].name);

@@ -214,12 +214,13 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
  * muffliato_rdp (Muffliato's bound when asked, else empty), status
  * (protected, unprotected: seen without noise, unresolved: no number could
  * be given; both have inf in the numeric columns), attackers (members joined
- * by '+'), alpha, delta, path (structured or observer), seed. Always every
- * column, whatever the values.
+ * by '+'), alpha, delta, path (structured or observer), seed, mu_lower
+ * (path local: a certified lower bound of the exact mu, mu the upper one;
+ * else empty). Always every column, whatever the values.
  */
 #define SCEN_PRIVACY_CSV_COLUMNS                                                                   \
   "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers,"     \
-  "alpha,delta,path,seed"
+  "alpha,delta,path,seed,mu_lower"
 
 /**
  * SCEN_METRICS_CSV_COLUMNS: the columns of a metrics table: one row per

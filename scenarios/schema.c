@@ -101,11 +101,15 @@ static const ScenKeyInfo keys[] = {
      "another accounting next to ours (muffliato: Cyffers et al. 2022, D-SGD under PNDP)"},
     {"privacy", "path", SCEN_TYPE_ENUM, "auto", NO_RANGE, 0, "auto|structured|observer|local|none",
      "how to account: structured (fast, sync D-SGD/Muffliato/MF-D-SGD), observer (what the "
-     "attackers saw on the bus), local (certified upper bounds within privacy.radius hops), "
-     "auto, or none"},
+     "attackers saw on the bus), local (certified bounds mu_lower <= exact <= mu within "
+     "privacy.radius hops), auto, or none"},
     {"privacy", "radius", SCEN_TYPE_UINT, NULL, 1, 1000000, SCEN_KEY_OPTIONAL, NULL,
-     "path local: hops around each collusion set whose victims get certified upper bounds "
+     "path local: hops around each collusion set whose victims get certified bounds "
      "(every node farther away colludes)"},
+    {"privacy", "tightness", SCEN_TYPE_DOUBLE, NULL, 1, 1e300, SCEN_KEY_OPTIONAL, NULL,
+     "path local without privacy.radius: grow the radius from 1 until every victim's "
+     "mu / mu_lower is at most this (or the ball covers the graph, the next radius would take "
+     "over 600 s or is refused for memory: privacy.json says where and why)"},
     {"privacy", "accountant", SCEN_TYPE_ENUM, "streaming", NO_RANGE, 0, "streaming|dense",
      "observer path: streaming (per round, flat memory) or dense (every row, factorized at "
      "the end; the reference)"},
@@ -134,8 +138,8 @@ static const ScenKeyInfo keys[] = {
      "PNG resolution in dots per inch"},
 };
 
-static const char *const sections[] = {"simulation", "topology", "network",     "protocol",
-                                       "task",       "privacy",  "audit",       "collusion.*",
+static const char *const sections[] = {"simulation", "topology", "network", "protocol",
+                                       "task",       "privacy",  "audit",   "collusion.*",
                                        "sweep",      "output",   NULL};
 
 const ScenKeyInfo *scen_schema_keys(guint *n) {

@@ -61,7 +61,9 @@ void scen_privacy_csv_rows(GString *s, const ScenPrivacyCsvSet *set, const PrivR
     scen_csv_number(s, r->alpha);
     g_string_append_c(s, ',');
     scen_csv_number(s, r->delta);
-    g_string_append_printf(s, ",%s,%" G_GUINT64_FORMAT "\n", set->path, set->seed);
+    g_string_append_printf(s, ",%s,%" G_GUINT64_FORMAT ",", set->path, set->seed);
+    scen_csv_number(s, v->mu_lower);
+    g_string_append_c(s, '\n');
   }
 }
 

@@ -294,7 +294,8 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
             sensitivity=None, sigma=1.0, clip=1.0, alpha=2.0, delta=1e-6, compare=None,
             path=None, schedule=None, seed=None, mode=None, latency=None, loss=None,
             links=None, lr=None, storage=None, accountant=None, C=None, lcc=False,
-            gossip="uniform", nodes=None, radius=None, ignore_weights=False, plugins=None):
+            gossip="uniform", nodes=None, radius=None, tightness=None,
+            ignore_weights=False, plugins=None):
     """Per-victim privacy guarantees of a decentralized protocol, as
     ``dpgossip account --format csv`` computes them.
 
@@ -336,12 +337,21 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
     path : {"auto", "structured", "observer", "local"}, optional
         Structured (no simulation) when it describes the run exactly (auto),
         or simulate and account from what each attacker set saw (observer),
-        or certified upper bounds for the victims within ``radius`` hops,
-        from that ball alone (local: the ``path`` column reads
-        ``"local:radius=R"``).
+        or certified bounds for the victims within ``radius`` hops, from
+        that ball alone (local: the ``path`` column reads
+        ``"local:radius=R"``; ``mu`` is an upper bound and the
+        ``mu_lower`` column a lower one, mu_lower <= exact <= mu; on
+        the other paths ``mu_lower`` is NaN).
     radius : int, optional
         ``path="local"``: the hops around the attackers whose victims are
         bounded (>= 1); every node farther away colludes with them.
+    tightness : float, optional
+        ``path="local"`` without ``radius``: grow the radius from 1 until
+        every victim's ``mu / mu_lower <= tightness`` (>= 1), or stop where
+        the ball covers the graph, the next radius would take over 600 s
+        or is refused for memory; the attributes ``radius``,
+        ``tightness_met`` and ``tightness_stopped`` (why, when not met)
+        say what happened.
     schedule : str, optional
         Time-varying gossip: ``"matching"`` (neighbours of the graph paired
         each round; ``"matching:complete=true"`` pairs any two nodes),
@@ -413,6 +423,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
         o.accountant = s.str(accountant)
         o.radius = -1 if radius is None else integer("radius", radius, 0)
         o.plugins = _plugin_paths(s, plugins)
+        o.tightness = 0.0 if tightness is None else float(tightness)
         cols, attrs, _ = table_columns(call(lib.dpg_account, o))
     finally:
         if c_path is not None:

@@ -87,11 +87,11 @@ static void test_formats(void) {
   char **lines = g_strsplit(c.out, "\n", -1);
   g_assert_cmpstr(lines[0], ==,
                   "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,"
-                  "attackers,alpha,delta,path,seed");
+                  "attackers,alpha,delta,path,seed,mu_lower");
   g_assert_cmpuint(json_array_get_length(vic), ==, 13);
   for (guint i = 0; i < 13; i++) {
     char **f = g_strsplit(lines[i + 1], ",", -1);
-    g_assert_cmpuint(g_strv_length(f), ==, 15);
+    g_assert_cmpuint(g_strv_length(f), ==, 16);
     JsonObject *v = json_array_get_object_element(vic, i);
     g_assert_cmpstr(f[0], ==, "3+11");
     g_assert_cmpint(atoi(f[2]), ==, json_object_get_int_member(v, "node"));
@@ -143,7 +143,7 @@ static void test_unprotected(void) {
               "--format", "csv");
   g_assert_cmpint(r.status, ==, 0);
   g_assert_nonnull(
-      strstr(r.out, "\n0,pndp,1,1,inf,inf,inf,inf,,unprotected,0,2,1e-06,structured,0\n"));
+      strstr(r.out, "\n0,pndp,1,1,inf,inf,inf,inf,,unprotected,0,2,1e-06,structured,0,\n"));
   cli_run_clear(&r);
 }
 

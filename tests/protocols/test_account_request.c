@@ -57,8 +57,9 @@ static void test_refusals(void) {
   r = base(node0);
   r.path = "local";
   refused(&r, PROTO_REFUSED_RULE,
-          "--path local needs --radius R: the hops around the attackers whose victims are "
-          "bounded (R >= 1; larger is tighter and slower)");
+          "--path local needs --radius R (the hops around the attackers whose victims are "
+          "bounded, R >= 1; larger is tighter and slower) or --tightness X (grow the radius "
+          "until every victim's mu / mu_lower <= X)");
   r = base(node0);
   r.radius = 2;
   refused(&r, PROTO_REFUSED_RULE,

@@ -26,12 +26,30 @@ def test_local_matches_cli_and_bounds_exact(cli):
     both = got.merge(exact, on=key, suffixes=("_local", "_exact"))
     assert len(both) == len(got)
     assert (both["mu_local"] >= both["mu_exact"] * (1 - 1e-9)).all()
+    # The lower end: the CLI's numbers, never above the exact value (the
+    # library test derives the 1e-9: whitening at pivots >= 1e-11).
+    np.testing.assert_array_equal(got["mu_lower"].to_numpy(float),
+                                  want["mu_lower"].to_numpy(float))
+    assert (both["mu_lower_local"] <= both["mu_exact"] * (1 + 1e-9)).all()
+    assert both["mu_lower_exact"].isna().all()  # not computed on the structured path
+
+
+def test_tightness_matches_cli():
+    got = dpgossip.account(GRAPH, rounds=5, trust="pndp", attackers=0, sensitivity="exact",
+                           path="local", tightness=2.0)
+    assert got.attrs["tightness_met"] in (True, "true")
+    assert (got["mu"] <= 2.0 * got["mu_lower"]).all()
+    radius = got.attrs["radius"]
+    assert set(got["path"]) == {f"local:radius={radius}"}
 
 
 @pytest.mark.parametrize("args,kwargs", [
     (["--path", "local"], dict(path="local")),
     (["--path", "local", "--radius", "0"], dict(path="local", radius=0)),
     (["--radius", "3"], dict(radius=3)),
+    (["--path", "local", "--tightness", "0.5"], dict(path="local", tightness=0.5)),
+    (["--path", "local", "--radius", "2", "--tightness", "2"],
+     dict(path="local", radius=2, tightness=2)),
     (["--path", "local", "--radius", "1", "--protocol", "decor"],
      dict(path="local", radius=1, protocol="decor")),
 ])

@@ -1,0 +1,150 @@
+/*
+ * protocols/account_tightness.c: --tightness X (docs/local-bounds.md): the
+ * local path's accountings at radius 1, 2, ... until every victim's
+ * certified interval [mu_lower, mu] is that narrow, or a stop with its
+ * where and why. Shared by `dpgossip account` and dpg_account.
+ */
+#include <math.h>
+
+#include "protocols/internal.h"
+
+/* Above this estimated wall time for the next radius, --tightness stops. */
+#define TIGHTNESS_MAX_SECONDS 600.0
+
+/* The widest interval of the job's reports: max over victims of
+ * mu / mu_lower (1 where both are equal: 0, inf or a covered exact value),
+ * its victim in @node. */
+static double widest(const ProtoAccountJob *j, guint *node) {
+  double worst = 1.0;
+  *node = G_MAXUINT;
+  for (guint a = 0; a < j->n_acs; a++) {
+    const PrivReport *r = j->acs[a].report;
+    for (guint i = 0; i < r->n_victims; i++) {
+      const PrivVictim *v = &r->victims[i];
+      double q = v->mu == v->mu_lower ? 1.0 : v->mu_lower > 0 ? v->mu / v->mu_lower : INFINITY;
+      if (v->unresolved || isnan(q))
+        q = INFINITY;
+      if (q > worst) {
+        worst = q;
+        *node = v->node;
+      }
+    }
+  }
+  return worst;
+}
+
+/* The reports of one radius, kept while the next one is tried. */
+typedef struct {
+  PrivReport *report;
+  double *muff;
+  PrivLocalInfo local;
+} Kept;
+
+static void keep(ProtoAccountJob *j, Kept *k) {
+  for (guint a = 0; a < j->n_acs; a++) {
+    k[a] = (Kept){j->acs[a].report, j->acs[a].muff, j->acs[a].local};
+    j->acs[a].report = NULL;
+    j->acs[a].muff = NULL;
+  }
+}
+
+static void drop_kept(Kept *k, guint n) {
+  for (guint a = 0; a < n; a++) {
+    priv_report_free(k[a].report);
+    g_free(k[a].muff);
+    k[a].report = NULL;
+    k[a].muff = NULL;
+  }
+}
+
+/* The kept reports back in the job (the ones of the failed radius freed). */
+static void restore(ProtoAccountJob *j, Kept *k) {
+  for (guint a = 0; a < j->n_acs; a++) {
+    priv_report_free(j->acs[a].report);
+    g_free(j->acs[a].muff);
+    j->acs[a].report = k[a].report;
+    j->acs[a].muff = k[a].muff;
+    j->acs[a].local = k[a].local;
+    k[a] = (Kept){0};
+  }
+}
+
+gboolean proto_account_job_execute_tightness(ProtoAccountJob *j, ProtoAccountOnce once,
+                                             ProtoAccountSay say, gpointer data, GError **error) {
+  g_return_val_if_fail(j != NULL && j->tightness > 0 && j->radius >= 1 && once != NULL, FALSE);
+  Kept *kept = g_new0(Kept, MAX(j->n_acs, 1));
+  gboolean ok = TRUE, have = FALSE;
+  for (;;) {
+    GTimer *timer = g_timer_new();
+    GError *err = NULL;
+    gboolean done = once(j, data, &err);
+    double secs = g_timer_elapsed(timer, NULL);
+    g_timer_destroy(timer);
+    if (!done) {
+      if (have && g_error_matches(err, PRIV_ERROR, PRIV_ERROR_MEMORY)) {
+        j->tightness_stop = g_strdup_printf("radius %u refused: %s; radius %u printed", j->radius,
+                                            err->message, j->radius - 1);
+        g_error_free(err);
+        restore(j, kept);
+        j->radius--;
+        break;
+      }
+      g_propagate_error(error, err);
+      ok = FALSE;
+      break;
+    }
+    drop_kept(kept, j->n_acs);
+    have = FALSE;
+    guint node, ball = 0;
+    double worst = widest(j, &node);
+    gboolean covered = TRUE;
+    for (guint a = 0; a < j->n_acs; a++) {
+      covered = covered && j->acs[a].local.covered;
+      ball = MAX(ball, j->acs[a].local.ball);
+    }
+    if (say != NULL) {
+      char *line = g_strdup_printf("--tightness %g: radius %u (%u nodes, %.1f s): widest "
+                                   "mu / mu_lower %.3g%s",
+                                   j->tightness, j->radius, ball, secs, worst,
+                                   worst <= j->tightness ? ", target met" : "");
+      say(line, data);
+      g_free(line);
+    }
+    if (worst <= j->tightness) {
+      j->tightness_met = TRUE;
+      break;
+    }
+    if (covered) {
+      j->tightness_stop = g_strdup_printf(
+          "radius %u covers the graph (exact values up to rounding and the sensitivity's "
+          "slack); widest mu / mu_lower %.6g (victim %u)",
+          j->radius, worst, node);
+      break;
+    }
+    /* The next ball's size, for the time estimate (static gossip). */
+    if (j->w != NULL && ball > 0) {
+      const TopoGossip *ws[] = {j->w};
+      PrivStructuredProblem q = proto_account_job_problem(j, 0);
+      q.gossip = ws;
+      q.n_gossip = 1;
+      PrivLocalInfo next;
+      if (priv_local_ball(&q, j->radius + 1, &next, NULL)) {
+        double f = (double)next.ball / ball, est = secs * f * f;
+        if (est > TIGHTNESS_MAX_SECONDS) {
+          j->tightness_stop = g_strdup_printf(
+              "radius %u: widest mu / mu_lower %.6g (victim %u); radius %u (%u nodes) would "
+              "take about %.0f s (this radius's %.1f s x (%u / %u)^2), over the %.0f s limit",
+              j->radius, worst, node, j->radius + 1, next.ball, est, secs, next.ball, ball,
+              TIGHTNESS_MAX_SECONDS);
+          break;
+        }
+      }
+    }
+    keep(j, kept);
+    have = TRUE;
+    j->radius++;
+  }
+  drop_kept(kept, j->n_acs);
+  g_free(kept);
+  return ok;
+}
