@@ -102,15 +102,7 @@ static DpgTable *tabulate(const ProtoAccountJob *j) {
   }
   dpg_table_set_attr(t, "schedule", j->schedule ? j->schedule_spec : "static");
   dpg_table_set_attr(t, "distance_graph", proto_account_job_distance_graph(j));
-  /* The command line's stderr warnings, one per line (Python warns). */
-  GPtrArray *ws = proto_account_job_warnings(j);
-  if (ws->len > 0) {
-    g_ptr_array_add(ws, NULL);
-    char *all = g_strjoinv("\n", (char **)ws->pdata);
-    dpg_table_set_attr(t, "warnings", all);
-    g_free(all);
-  }
-  g_ptr_array_unref(ws);
+  dpg_table_set_job_warnings(t, j);
   dpg_table_set_attr_printf(t, "seed", "%" G_GUINT64_FORMAT, j->seed);
   if (j->path == PROTO_ACCOUNT_OBSERVER) {
     dpg_table_set_attr(t, "mode", j->mode_spec ? j->mode_spec : "sync");
@@ -174,6 +166,17 @@ static ProtoAccountRequest request(const DpgAccountOptions *o) {
   r.cancel = dpg_cancel_flag();
   r.on_run = on_run;
   return r;
+}
+
+void dpg_table_set_job_warnings(DpgTable *t, const ProtoAccountJob *j) {
+  GPtrArray *ws = proto_account_job_warnings(j);
+  if (ws->len > 0) {
+    g_ptr_array_add(ws, NULL);
+    char *all = g_strjoinv("\n", (char **)ws->pdata);
+    dpg_table_set_attr(t, "warnings", all);
+    g_free(all);
+  }
+  g_ptr_array_unref(ws);
 }
 
 /* One radius of a --tightness job. */

@@ -56,6 +56,10 @@ void dpg_table_push_string(DpgTable *t, guint col, const char *v); /* copied; NU
 /* Closes a row: every column must have received one value. */
 void dpg_table_end_row(DpgTable *t);
 void dpg_table_set_attr(DpgTable *t, const char *key, const char *value);
+/* The attribute "warnings": the job's warnings (proto_account_job_warnings),
+ * one per line, as the command line prints them on stderr (Python warns);
+ * unset when there are none. */
+void dpg_table_set_job_warnings(DpgTable *t, const ProtoAccountJob *j);
 void dpg_table_set_attr_printf(DpgTable *t, const char *key, const char *fmt, ...)
     G_GNUC_PRINTF(3, 4);
 /* Takes @m (g_malloc'd, rows x cols row-major). */

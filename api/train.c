@@ -227,17 +227,8 @@ static DpgTable *privacy_table(const Job *j) {
       privacy_row(t, c, label, a->trust, &a->report->victims[v], all, a->report, j);
     g_free(label);
   }
-  if (j->privacy != NULL) {
-    /* `train`'s stderr warnings, one per line (Python warns). */
-    GPtrArray *ws = proto_account_job_warnings(j->privacy);
-    if (ws->len > 0) {
-      g_ptr_array_add(ws, NULL);
-      char *all = g_strjoinv("\n", (char **)ws->pdata);
-      dpg_table_set_attr(t, "warnings", all);
-      g_free(all);
-    }
-    g_ptr_array_unref(ws);
-  }
+  if (j->privacy != NULL)
+    dpg_table_set_job_warnings(t, j->privacy);
   return t;
 }
 
