@@ -89,6 +89,13 @@ void topo_set_igraph_error(GError **error, const char *what, igraph_error_t code
  * (GML), else a line ends it (Pajek). Streams the file: O(size), O(1) memory. */
 gboolean topo_check_quoted_strings(const char *path, gboolean multiline, GError **error);
 
+/* FALSE with FILE:LINE (TOPO_ERROR_INVALID_ARGUMENT) when the Pajek file
+ * @path's "*Vertices N" line declares more nodes than dpgossip supports or
+ * than the memory budget can hold: igraph's reader allocates for N before
+ * reading a vertex, so a 20-byte file could ask for any amount. Reads the
+ * lines up to that one: O(header), O(1) memory. */
+gboolean topo_check_pajek_vertices(const char *path, GError **error);
+
 /* FALSE (TOPO_ERROR_INVALID_ARGUMENT, the size needed) when parsing the edge
  * list @path and building its graph would exceed the memory budget. Counts
  * the file's lines by streaming it before anything is allocated: each line

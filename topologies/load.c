@@ -516,6 +516,7 @@ TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboo
     ok = (format == TOPO_FORMAT_GRAPHML ? topo_check_graphml(path, error)
                                         : topo_check_quoted_strings(path, format == TOPO_FORMAT_GML,
                                                                     error)) &&
+         (format != TOPO_FORMAT_PAJEK || topo_check_pajek_vertices(path, error)) &&
          read_igraph(path, format, &p, error);
   }
   ok = ok && check_weights(path, &p, ignore_weights, error);

@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "tests/common/files.h"
+#include "spec/spec.h"
 #include "topologies/topologies.h"
 #include "tests/common/checks.h"
 
@@ -308,6 +309,32 @@ static void test_long_strings(void) {
   }
 }
 
+/* A Pajek "*Vertices N" header is checked before igraph's reader allocates
+ * for N: a count beyond the supported node ids, or beyond any memory budget
+ * (2^31 - 2 nodes at 128 bytes each is 275 GB; the check's own constant),
+ * is refused at its line, after comments and the "*Network" title. */
+static void test_pajek_vertex_count(void) {
+  expect_load_error("ids.net", "*Vertices 99999999999999999999999\n*Edges\n1 2\n",
+                    TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_INVALID_ARGUMENT,
+                    TEST_NEEDLES("ids.net:1:", "more than 2^64", "at most 2147483647"));
+  expect_load_error("over.net", "*vertices 2147483648\n*Edges\n1 2\n", TOPO_FORMAT_AUTO, FALSE,
+                    TOPO_ERROR_INVALID_ARGUMENT,
+                    TEST_NEEDLES("over.net:1:", "declares 2147483648 nodes"));
+  if (spec_memory_limit() < (gsize)275e9)
+    expect_load_error("mem.net", "% made by hand\n\n*Network big\n*Vertices 2147483646\n*Edges\n1 2\n",
+                      TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_INVALID_ARGUMENT,
+                      TEST_NEEDLES("mem.net:4:", "2147483646 nodes that *Vertices declares",
+                                   "would need 274.9 GB"));
+  /* A count that fits is read as before: two declared, one edge. */
+  char *path = test_write_file(dir, "fits.net", "*Network x\n*Vertices 2\n*Edges\n1 2\n", -1);
+  GError *error = NULL;
+  TopoGraph *g = topo_graph_load_format(path, TOPO_FORMAT_AUTO, FALSE, FALSE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(topo_graph_n_nodes(g), ==, 2);
+  topo_graph_free(g);
+  g_free(path);
+}
+
 static void test_bad_files(void) {
   /* A header is a CSV's privilege: in a plain edge list it is an error. */
   expect_load_error("h.edges", "source target\n0 1\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
@@ -344,6 +371,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/topologies/load/bad-weights", test_bad_weights);
   g_test_add_func("/topologies/load/structure", test_structure);
   g_test_add_func("/topologies/load/long-strings", test_long_strings);
+  g_test_add_func("/topologies/load/pajek-vertex-count", test_pajek_vertex_count);
   int rc = g_test_run();
   test_rmtree(dir);
   g_free(dir);
