@@ -355,7 +355,8 @@ static gboolean resolve_plugin(R *r, ScenConfig *c) {
       problem(r, loc, what,
               "not loaded: a plugin is code that runs with your rights, so a scenario's "
               "plugin is loaded only when you allow it (dpgossip run --allow-plugins, "
-              "after checking %s is what you expect; docs/plugins.md)",
+              "or dpgossip.run(..., allow_plugins=True) from Python, after checking %s is "
+              "what you expect; docs/plugins.md)",
               shown);
     } else {
       unloaded = TRUE;

@@ -135,3 +135,18 @@ def test_unknown_protocol_speaks_python():
     with pytest.raises(dpgossip.UsageError, match="^plugins: plugin no-such.so: no such file"):
         dpgossip.account("florentine", rounds=4, trust="pndp", attackers=0,
                          plugins="no-such.so")
+
+
+def test_scenario_plugin_consent_speaks_python(tmp_path):
+    """A scenario's protocol.plugin is not loaded without consent; the
+    refusal tells a Python user the argument that gives it, and with it the
+    run goes through."""
+    ini = tmp_path / "p.ini"
+    ini.write_text("[topology]\ngenerate = florentine\n[simulation]\nrounds = 3\n"
+                   f"[protocol]\nplugin = {TINY}\nname = tiny-dsgd\n"
+                   "[privacy]\ntrust = ldp\ncompare = none\n")
+    with pytest.raises(dpgossip.Error) as e:  # an invalid scenario: `run` exits 1 too
+        dpgossip.run(str(ini), out=tmp_path / "refused", threads=1)
+    assert "allow_plugins=True" in str(e.value)
+    res = dpgossip.run(str(ini), out=tmp_path / "allowed", threads=1, allow_plugins=True)
+    assert set(res["privacy"]["trust"]) == {"ldp"}
