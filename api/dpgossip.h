@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 /* Bumped when a struct below changes layout. */
-#define DPG_API_VERSION 2
+#define DPG_API_VERSION 3
 
 typedef struct {
   int status;    /* 0 ok, 1 failure, 2 bad option value (the CLI's exit status) */
@@ -302,6 +302,13 @@ typedef struct {
   DpgGradientFunc gradient;
   DpgEvalFunc evaluate;
   void *user_data;
+  /* The caller's partition, or both NULL for DpgTrainOptions.partition (then
+   * NULL too when these are given): node u holds the training records
+   * partition_records[partition_offsets[u] .. partition_offsets[u+1]), in
+   * that order (batch j: positions [j m/b, (j+1) m/b) of its m records);
+   * a record may be held by several nodes, not twice by one. */
+  const size_t *partition_offsets; /* nodes + 1, from 0 */
+  const size_t *partition_records;
 } DpgTask;
 
 /*

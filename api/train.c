@@ -64,6 +64,10 @@ static gboolean check_options(Job *j, DpgError *err) {
     return dpg_usage(err, "a task of the caller's takes no dataset or model option"), FALSE;
   if (j->task == NULL && o->dataset == NULL)
     return dpg_usage(err, "--dataset is required"), FALSE;
+  if (j->task != NULL && j->task->partition_offsets != NULL && o->partition != NULL)
+    return dpg_usage(err, "a partition rule (%s) and the task's partition lists: give one",
+                     o->partition),
+           FALSE;
   j->run = (ProtoTrainOptions){.protocol = o->protocol,
                                .epochs = o->epochs,
                                .batches = o->batches,
@@ -277,6 +281,19 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
     goto out;
   }
   j.n = topo_graph_n_nodes(j.g);
+  /* The caller's lists are the caller's input (status 2): checked here by
+   * the one function that deals them, before the run, which would only
+   * report a start that failed. */
+  if (task != NULL && task->partition_offsets != NULL) {
+    LearnPartition *lists =
+        learn_partition_lists(task->n_train, j.n, o->batches, task->partition_offsets,
+                              task->partition_records, &error);
+    if (lists == NULL) {
+      dpg_fail(err, error, 2);
+      goto out;
+    }
+    learn_partition_free(lists);
+  }
   if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
       (j.sched = topo_schedule_new(o->schedule, j.g, j.run.gossip, j.run.seed_value, &error)) ==
           NULL) {
@@ -305,7 +322,9 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
                                      .init = task->init,
                                      .gradient = task_gradient,
                                      .evaluate = task->evaluate ? task_evaluate : NULL,
-                                     .user_data = &j};
+                                     .user_data = &j,
+                                     .partition_offsets = task->partition_offsets,
+                                     .partition_records = task->partition_records};
     cfg.external = &j.external;
   }
   if ((run = proto_observed_run_new(&cfg, observe, &error)) == NULL) {

@@ -352,6 +352,20 @@ LearnPartition *learn_partition_users(const LearnDataset *train, guint n_nodes, 
                                       guint k, guint64 seed, GError **error);
 
 /*
+ * learn_partition_lists: the caller's partition: node u holds records
+ * records[offsets[u] .. offsets[u+1]) (indices into the n_available
+ * training records), in that order; its batch j is the slice of
+ * learn_partition_batch. A record may be held by several nodes, not twice
+ * by one; records in no list are not used. Copies both arrays.
+ * Errors: LEARN_ERROR_INVALID_ARGUMENT for no node or batch, offsets[0] != 0,
+ * a node with fewer records than n_batches, an index >= n_available or a
+ * record twice in one node (the message names the node and position).
+ * O(n_available + offsets[n_nodes]).
+ */
+LearnPartition *learn_partition_lists(gsize n_available, guint n_nodes, guint n_batches,
+                                      const gsize *offsets, const gsize *records, GError **error);
+
+/*
  * learn_partition_new: the partition of a spec: "uniform" (NULL too),
  * "dirichlet:alpha=A" (learn_partition_dirichlet), "classes:k=K"
  * (learn_partition_classes) or "users:k=K" (learn_partition_users), of

@@ -258,6 +258,78 @@ out:
   return p;
 }
 
+LearnPartition *learn_partition_lists(gsize n_available, guint n_nodes, guint n_batches,
+                                      const gsize *offsets, const gsize *records, GError **error) {
+  g_return_val_if_fail(offsets != NULL && (records != NULL || offsets[n_nodes] == 0), NULL);
+  if (n_nodes == 0 || n_batches == 0) {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                "a partition needs at least one node and one batch (got %u nodes, %u batches)",
+                n_nodes, n_batches);
+    return NULL;
+  }
+  if (offsets[0] != 0) {
+    g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                "partition lists: the first node's list must start at 0 (got %" G_GSIZE_FORMAT
+                ")",
+                offsets[0]);
+    return NULL;
+  }
+  /* Every check before anything is kept: a node's count, then its records
+   * (in range, none twice in one node: a record repeated in a batch would be
+   * counted twice against the clip the accountant assumes one record moves
+   * the sum by). Across nodes a record may repeat: each node's guarantee is
+   * about its own list. */
+  guint8 *seen = g_new0(guint8, MAX(n_available, 1));
+  gboolean ok = TRUE;
+  for (guint u = 0; ok && u < n_nodes; u++) {
+    if (offsets[u + 1] < offsets[u]) {
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                  "partition lists: node %u's list ends (%" G_GSIZE_FORMAT ") before it starts (%"
+                  G_GSIZE_FORMAT "): offsets must not decrease",
+                  u, offsets[u + 1], offsets[u]);
+      ok = FALSE;
+    } else if (offsets[u + 1] - offsets[u] < n_batches) {
+      g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                  "partition lists: node %u holds %" G_GSIZE_FORMAT " records but every node "
+                  "needs at least one per batch (%u batches)",
+                  u, offsets[u + 1] - offsets[u], n_batches);
+      ok = FALSE;
+    }
+    if (!ok)
+      break;
+    for (gsize i = offsets[u]; ok && i < offsets[u + 1]; i++) {
+      gsize r = records[i];
+      if (r >= n_available) {
+        g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                    "partition lists: node %u's record %" G_GSIZE_FORMAT " (position %" G_GSIZE_FORMAT
+                    " of its list) is not a training record: indices go from 0 to %" G_GSIZE_FORMAT,
+                    u, r, i - offsets[u], n_available - 1);
+        ok = FALSE;
+      } else if (seen[r]) {
+        g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
+                    "partition lists: node %u lists record %" G_GSIZE_FORMAT " twice (position %"
+                    G_GSIZE_FORMAT " of its list): a record can be held once by a node",
+                    u, r, i - offsets[u]);
+        ok = FALSE;
+      } else {
+        seen[r] = 1;
+      }
+    }
+    for (gsize i = offsets[u]; ok && i < offsets[u + 1]; i++)
+      seen[records[i]] = 0; /* the next node starts from none seen */
+  }
+  g_free(seen);
+  if (!ok)
+    return NULL;
+  LearnPartition *p = g_new0(LearnPartition, 1);
+  p->n_nodes = n_nodes;
+  p->n_batches = n_batches;
+  p->n_records = offsets[n_nodes];
+  p->offsets = g_memdup2(offsets, ((gsize)n_nodes + 1) * sizeof(gsize));
+  p->records = g_memdup2(records, MAX(p->n_records, 1) * sizeof(gsize));
+  return p;
+}
+
 /* The parsed options of a partition spec. */
 typedef struct {
   enum { PART_UNIFORM, PART_DIRICHLET, PART_CLASSES, PART_USERS } kind;

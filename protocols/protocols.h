@@ -223,6 +223,10 @@ typedef struct ProtoExternalTask {
   ProtoExternalGradFunc gradient;
   ProtoExternalEvalFunc evaluate; /* nullable: metrics stay NAN */
   gpointer user_data;
+  /* The caller's partition (learn_partition_lists), or both NULL for the
+   * run's partition rule (which must then be the only one given). */
+  const gsize *partition_offsets; /* nodes + 1 */
+  const gsize *partition_records; /* partition_offsets[nodes] indices < n_train */
 } ProtoExternalTask;
 
 /*

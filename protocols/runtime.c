@@ -173,8 +173,16 @@ static gboolean load_external(ProtoContext *ctx, const ProtoRunConfig *cfg, GErr
                  x->train_labels[i], i, x->n_classes - 1);
     ctx->train->targets[i] = x->train_labels[i];
   }
-  ctx->partition = learn_partition_new(cfg->partition, ctx->train, ctx->n, ctx->b,
-                                       derived_seed(ctx->seed, SEED_PARTITION), error);
+  if (x->partition_offsets != NULL) {
+    if (cfg->partition != NULL)
+      return bad(error, "a partition rule (%s) and the caller's partition lists: give one",
+                 cfg->partition);
+    ctx->partition = learn_partition_lists(x->n_train, ctx->n, ctx->b, x->partition_offsets,
+                                           x->partition_records, error);
+  } else {
+    ctx->partition = learn_partition_new(cfg->partition, ctx->train, ctx->n, ctx->b,
+                                         derived_seed(ctx->seed, SEED_PARTITION), error);
+  }
   if (ctx->partition == NULL)
     return FALSE;
   /* The same step as a built-in model's (load_task). */

@@ -702,9 +702,13 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
         losses or integer targets).
     test_dataset : Dataset or (X, y), optional
         With a torch ``model``: the test records (default: split off).
-    partition : str, optional
+    partition : str or list of index arrays, optional
         Records to nodes: ``"uniform"`` (default), ``"dirichlet:alpha=A"``,
-        ``"classes:k=K"``.
+        ``"classes:k=K"``; with a torch ``model``, data given as a Dataset
+        or (X, y) and ``test_dataset``, also one sequence of record indices
+        per node, in node order (a record may serve several nodes, not one
+        node twice; node u's batch j is the j-th of b consecutive slices of
+        its list, in the order given).
     epochs, batches : int
         k and b: T = k b local steps, a record used every b steps.
     lr, sigma, clip : float
@@ -756,15 +760,20 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
     o.protocol = s.str(protocol)
     o.schedule = s.str(schedule)
     torch_task = None
+    lists = partition is not None and not isinstance(partition, str)
+    if lists and not _torch.is_module(model):
+        raise UsageError("partition: index lists go with a torch.nn.Module model (a built-in "
+                         "model's records are dealt by a rule: uniform, dirichlet:alpha=A, "
+                         "classes:k=K, users:k=K)", 2)
     if _torch.is_module(model):
         torch_task = _torch_task(s, o, model, dataset, criterion, test_dataset, test_fraction,
-                                 seed, batches)
+                                 seed, batches, partition if lists else None)
     elif criterion is not None or test_dataset is not None:
         raise UsageError("criterion and test_dataset go with a torch.nn.Module model", 2)
     else:
         o.dataset = s.str(dataset)
         o.model = s.str(model)
-    o.partition = s.str(partition)
+    o.partition = ffi.NULL if lists else s.str(partition)
     o.epochs, o.batches = integer("epochs", epochs), integer("batches", batches)
     o.lr = float(lr)
     # NaN is how the C options say "not given" (sigma 1): a NaN the caller
@@ -819,9 +828,11 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
                        info=_typed_attrs(attrs))
 
 
-def _torch_task(s, o, model, dataset, criterion, test_dataset, test_fraction, seed, batches):
+def _torch_task(s, o, model, dataset, criterion, test_dataset, test_fraction, seed, batches,
+                lists=None):
     """(the _Task, its DpgTask) for a torch model, every input checked
-    before any work (the graph's node count read first)."""
+    before any work (the graph's node count read first); @lists the
+    caller's per-node index lists or None."""
     n_nodes = ffi.new("unsigned *")
     n_edges = ffi.new("size_t *")
     p = call(lib.dpg_graph_edges, ffi.addressof(o, "graph"), n_nodes, n_edges)
@@ -829,9 +840,10 @@ def _torch_task(s, o, model, dataset, criterion, test_dataset, test_fraction, se
         lib.dpg_free(p)
     task, n_classes, labels, init, n_test = _torch.prepare(
         model, dataset, criterion, test_dataset, test_fraction, seed, n_nodes[0],
-        integer("batches", batches))
+        integer("batches", batches), lists is not None)
+    dealt = _torch.partition_lists(lists, n_nodes[0]) if lists is not None else None
     t = s.keep(ffi.new("DpgTask *"))
-    _torch.fill_task(s, t, task, n_classes, labels, init, n_test)
+    _torch.fill_task(s, t, task, n_classes, labels, init, n_test, dealt)
     return task, t
 
 

@@ -207,10 +207,45 @@ def check_model(torch, model, criterion, Xtr, ytr, batch_min, n_nodes, batches):
                          "sum reduction", 2)
 
 
-def prepare(model, dataset, criterion, test_dataset, test_fraction, seed, n_nodes, batches):
+def partition_lists(lists, n_nodes):
+    """(offsets, records) as uint64 arrays from the user's @lists, one
+    sequence of record indices per node; the library checks the indices
+    against the records and the batches (learn_partition_lists)."""
+    try:
+        lists = list(lists)
+    except TypeError:
+        raise UsageError("partition: a rule string or one list of record indices per node is "
+                         f"needed, got {type(lists).__name__}", 2) from None
+    if len(lists) != n_nodes:
+        raise UsageError(f"partition: {len(lists)} index lists for a graph of {n_nodes} nodes: "
+                         "give one per node, in node order", 2)
+    parts = []
+    for u, rows in enumerate(lists):
+        a = np.asarray(rows.numpy() if hasattr(rows, "numpy") else rows)
+        if a.ndim != 1 or (a.size > 0 and (a.dtype == np.bool_ or
+                                           not np.issubdtype(a.dtype, np.integer))):
+            raise UsageError(f"partition: node {u}'s list is not a 1-D sequence of integer "
+                             f"record indices (got {a.dtype}, shape {a.shape})", 2)
+        if a.size > 0 and int(a.min()) < 0:
+            raise UsageError(f"partition: node {u}'s list holds a negative index "
+                             f"({int(a.min())}); indices go from 0", 2)
+        parts.append(a.astype(np.uint64))
+    offsets = np.zeros(n_nodes + 1, dtype=np.uint64)
+    offsets[1:] = np.cumsum([a.size for a in parts])
+    records = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+    return offsets, np.ascontiguousarray(records, dtype=np.uint64)
+
+
+def prepare(model, dataset, criterion, test_dataset, test_fraction, seed, n_nodes, batches,
+            lists=False):
     """(task, DpgTask fields): checks every input, splits the data, builds
-    the callbacks."""
+    the callbacks. @lists: the caller deals the records itself (index lists
+    into the dataset as given, so no split may move them)."""
     import torch
+    if lists and (isinstance(dataset, str) or test_dataset is None):
+        raise UsageError("partition: index lists point into your dataset's records: pass the "
+                         "data as a Dataset or (X, y) with test_dataset= (a held-out split "
+                         "would take records out from under the lists)", 2)
     if criterion is None:
         raise UsageError("criterion: a torch loss (e.g. torch.nn.CrossEntropyLoss()) is needed "
                          "with a torch model", 2)
@@ -241,7 +276,10 @@ def prepare(model, dataset, criterion, test_dataset, test_fraction, seed, n_node
         ytr, yte = ytr.long(), yte.long()
     else:
         ytr, yte = ytr.to(dtype), yte.to(dtype)
-    check_model(torch, model, criterion, Xtr, ytr, 1, n_nodes, batches)
+    # With lists, a record may serve several nodes: the library checks each
+    # node's own count against the batches.
+    check_model(torch, model, criterion, Xtr, ytr, 1, 1 if lists else n_nodes,
+                1 if lists else batches)
     task = _Task(torch, model, criterion, Xtr, ytr, Xte, yte, classify, None)
     n_classes = 0
     labels = None
@@ -255,8 +293,14 @@ def prepare(model, dataset, criterion, test_dataset, test_fraction, seed, n_node
     return task, n_classes, labels, init, Xte.shape[0]
 
 
-def fill_task(s, t, task, n_classes, labels, init, n_test):
-    """The DpgTask @t from @task, its buffers kept alive by @s."""
+def fill_task(s, t, task, n_classes, labels, init, n_test, lists=None):
+    """The DpgTask @t from @task, its buffers kept alive by @s; @lists the
+    (offsets, records) of partition_lists or None."""
+    if lists is not None:
+        offsets, records = s.keep(lists[0]), s.keep(lists[1])
+        t.partition_offsets = s.keep(ffi.from_buffer("size_t[]", offsets))
+        t.partition_records = s.keep(ffi.from_buffer("size_t[]", records)) if records.size \
+            else ffi.NULL
     t.n_train = task.Xtr.shape[0]
     t.n_test = n_test
     t.n_classes = n_classes

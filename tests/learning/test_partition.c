@@ -206,11 +206,51 @@ static void test_dirichlet(void) {
   learn_dataset_free(ds);
 }
 
+/* The caller's lists: kept as given (batch j the j-th slice), a record
+ * shared by two nodes, and each malformed list refused with its node. */
+static void test_lists(void) {
+  const gsize offsets[] = {0, 3, 5, 7}, records[] = {4, 0, 2, 1, 3, 1, 3};
+  GError *error = NULL;
+  LearnPartition *p = learn_partition_lists(5, 3, 2, offsets, records, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(p->n_records, ==, 7);
+  gsize count = 0;
+  const gsize *b = learn_partition_batch(p, 0, 0, &count); /* [0, 3/2) of 4 0 2 */
+  g_assert_cmpuint(count, ==, 1);
+  g_assert_cmpuint(b[0], ==, 4);
+  b = learn_partition_batch(p, 0, 3, &count); /* step 3: batch 1, [1, 3) */
+  g_assert_cmpuint(count, ==, 2);
+  g_assert_cmpuint(b[0], ==, 0);
+  g_assert_cmpuint(b[1], ==, 2);
+  b = learn_partition_node(p, 2, &count);
+  g_assert_cmpuint(count, ==, 2);
+  g_assert_cmpuint(b[0], ==, 1);
+  learn_partition_free(p);
+  static const struct {
+    gsize offsets[4], records[7];
+    const char *needle;
+  } bad[] = {
+      {{1, 3, 5, 7}, {4, 0, 2, 1, 3, 1, 3}, "must start at 0 (got 1)"},
+      {{0, 3, 2, 7}, {4, 0, 2, 1, 3, 1, 3}, "node 1's list ends (2) before it starts (3)"},
+      {{0, 3, 4, 7}, {4, 0, 2, 1, 3, 1, 3}, "node 1 holds 1 records"},
+      {{0, 3, 5, 7}, {4, 0, 5, 1, 3, 1, 3}, "node 0's record 5 (position 2 of its list)"},
+      {{0, 3, 5, 7}, {4, 0, 2, 1, 3, 3, 3}, "node 2 lists record 3 twice (position 1"},
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_assert_null(learn_partition_lists(5, 3, 2, bad[i].offsets, bad[i].records, &error));
+    g_assert_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT);
+    if (strstr(error->message, bad[i].needle) == NULL)
+      g_error("case %" G_GSIZE_FORMAT ": '%s' lacks '%s'", i, error->message, bad[i].needle);
+    g_clear_error(&error);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/learning/partition/uniform", test_uniform);
   g_test_add_func("/learning/partition/uniform-is-random", test_uniform_is_random);
   g_test_add_func("/learning/partition/errors", test_errors);
   g_test_add_func("/learning/partition/dirichlet", test_dirichlet);
+  g_test_add_func("/learning/partition/lists", test_lists);
   return g_test_run();
 }

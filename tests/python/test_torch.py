@@ -183,6 +183,79 @@ def test_nan_loss_stops_with_node_and_step():
     assert 0 <= node < 15 and 0 <= record < 32
 
 
+def _lists_run(lists, batches=2, **kw):
+    """A florentine run with the caller's @lists; returns (result, calls)
+    with calls[(node, step)] the record indices its gradient was asked for."""
+    X, y = _pair(n=90)
+    Xt, yt = _pair(n=20, seed=1)
+    calls = {}
+    original = _torch._Task.gradient
+
+    def spy(self, node, step, p, batch, count, clip, g, d, user):
+        calls[(node, step)] = list(np.frombuffer(_torch.ffi.buffer(batch, 8 * count),
+                                                 dtype=np.uint64))
+        return original(self, node, step, p, batch, count, clip, g, d, user)
+
+    _torch._Task.gradient = spy
+    try:
+        res = dpgossip.train("florentine", model=torch.nn.Linear(3, 2).double(), dataset=(X, y),
+                             test_dataset=(Xt, yt), criterion=torch.nn.CrossEntropyLoss(),
+                             partition=lists, epochs=2, batches=batches, seed=SEED, **kw)
+    finally:
+        _torch._Task.gradient = original
+    return res, calls
+
+
+def test_partition_lists():
+    """Node u trains on its own list only, batch j being the j-th of b
+    consecutive slices in the order given, every record once an epoch;
+    a record may serve two nodes; the privacy table is the rule
+    partition's (the accounting reads no data)."""
+    g = np.random.default_rng(7)
+    lists = [g.permutation(90)[:3 + u % 4] for u in range(15)]
+    lists[4] = np.array(lists[3])  # two nodes share their records
+    lists[9] = torch.tensor([89, 0, 45])  # a tensor is a sequence too
+    res, calls = _lists_run(lists, trust="pndp", attackers=0)
+    for u in range(15):
+        mine = [int(r) for r in lists[u]]
+        m = len(mine)
+        for t in range(4):  # 2 epochs of 2 batches
+            j = t % 2
+            assert calls[(u, t)] == mine[j * m // 2:(j + 1) * m // 2], (u, t)
+    ref, _ = _lists_run("uniform", trust="pndp", attackers=0)
+    pd.testing.assert_frame_equal(res.privacy, ref.privacy, check_exact=True)
+
+
+@pytest.mark.parametrize("lists,match", [
+    ([[0, 1]] * 14, "partition: 14 index lists for a graph of 15 nodes"),
+    ([[0, 1]] * 14 + [[2, 90]], "node 14's record 90 (position 1 of its list) is not a "
+     "training record: indices go from 0 to 89"),
+    ([[0, 1]] * 14 + [[5, 5]], "node 14 lists record 5 twice (position 1 of its list)"),
+    ([[0, 1]] * 14 + [[3]], "node 14 holds 1 records but every node needs at least one per "
+     "batch (2 batches)"),
+    ([[0, 1]] * 14 + [[-1, 2]], "node 14's list holds a negative index"),
+    ([[0, 1]] * 14 + [[True, False]], "node 14's list is not a 1-D sequence of integer"),
+    ([[0, 1]] * 14 + [[0.5, 2]], "node 14's list is not a 1-D sequence of integer"),
+    (7, "a rule string or one list of record indices per node"),
+])
+def test_partition_lists_refused(lists, match):
+    with pytest.raises(dpgossip.UsageError, match=re.escape(match)) as e:
+        _lists_run(lists)
+    assert e.value.status == 2
+
+
+def test_partition_lists_need_the_callers_records():
+    """Lists index the data as given: a spec string's split, a held-out
+    split or a built-in model would move the records under them."""
+    lists = [[0, 1]] * 15
+    with pytest.raises(dpgossip.UsageError, match="pass the data as a Dataset or .X, y. with "
+                       "test_dataset="):
+        dpgossip.train("florentine", model=torch.nn.Linear(3, 2).double(), dataset=_pair(),
+                       criterion=torch.nn.CrossEntropyLoss(), partition=lists)
+    with pytest.raises(dpgossip.UsageError, match="index lists go with a torch.nn.Module"):
+        dpgossip.train("florentine", dataset=SPEC, partition=lists)
+
+
 def test_fashion_mnist_example_small():
     """examples/torch_fashion_mnist.py on a small size: both protocols run
     the CNN at the target mu (their privacy tables' largest mu)."""
