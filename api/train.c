@@ -285,9 +285,8 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
    * the one function that deals them, before the run, which would only
    * report a start that failed. */
   if (task != NULL && task->partition_offsets != NULL) {
-    LearnPartition *lists =
-        learn_partition_lists(task->n_train, j.n, o->batches, task->partition_offsets,
-                              task->partition_records, &error);
+    LearnPartition *lists = learn_partition_lists(
+        task->n_train, j.n, o->batches, task->partition_offsets, task->partition_records, &error);
     if (lists == NULL) {
       dpg_fail(err, error, 2);
       goto out;

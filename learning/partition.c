@@ -269,8 +269,7 @@ LearnPartition *learn_partition_lists(gsize n_available, guint n_nodes, guint n_
   }
   if (offsets[0] != 0) {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
-                "partition lists: the first node's list must start at 0 (got %" G_GSIZE_FORMAT
-                ")",
+                "partition lists: the first node's list must start at 0 (got %" G_GSIZE_FORMAT ")",
                 offsets[0]);
     return NULL;
   }
@@ -284,8 +283,8 @@ LearnPartition *learn_partition_lists(gsize n_available, guint n_nodes, guint n_
   for (guint u = 0; ok && u < n_nodes; u++) {
     if (offsets[u + 1] < offsets[u]) {
       g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
-                  "partition lists: node %u's list ends (%" G_GSIZE_FORMAT ") before it starts (%"
-                  G_GSIZE_FORMAT "): offsets must not decrease",
+                  "partition lists: node %u's list ends (%" G_GSIZE_FORMAT
+                  ") before it starts (%" G_GSIZE_FORMAT "): offsets must not decrease",
                   u, offsets[u + 1], offsets[u]);
       ok = FALSE;
     } else if (offsets[u + 1] - offsets[u] < n_batches) {
@@ -301,14 +300,16 @@ LearnPartition *learn_partition_lists(gsize n_available, guint n_nodes, guint n_
       gsize r = records[i];
       if (r >= n_available) {
         g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
-                    "partition lists: node %u's record %" G_GSIZE_FORMAT " (position %" G_GSIZE_FORMAT
+                    "partition lists: node %u's record %" G_GSIZE_FORMAT
+                    " (position %" G_GSIZE_FORMAT
                     " of its list) is not a training record: indices go from 0 to %" G_GSIZE_FORMAT,
                     u, r, i - offsets[u], n_available - 1);
         ok = FALSE;
       } else if (seen[r]) {
         g_set_error(error, LEARN_ERROR, LEARN_ERROR_INVALID_ARGUMENT,
-                    "partition lists: node %u lists record %" G_GSIZE_FORMAT " twice (position %"
-                    G_GSIZE_FORMAT " of its list): a record can be held once by a node",
+                    "partition lists: node %u lists record %" G_GSIZE_FORMAT
+                    " twice (position %" G_GSIZE_FORMAT
+                    " of its list): a record can be held once by a node",
                     u, r, i - offsets[u]);
         ok = FALSE;
       } else {
