@@ -196,6 +196,8 @@ void cli_progress_phase(CliProgress *p, const char *what) {
   g_mutex_lock(&p->lock);
   g_free(p->phase);
   p->phase = g_strdup(what);
+  if (what != NULL && p->interval_us == 0)
+    report(p, -1, what, FALSE); /* interval 0: a line at every change too */
   if (p->heartbeat == NULL)
     p->heartbeat = g_thread_try_new("progress", heartbeat, p, NULL); /* none: no heartbeat */
   g_mutex_unlock(&p->lock);

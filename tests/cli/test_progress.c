@@ -71,6 +71,21 @@ static void test_train(void) {
   char *a = path_in("a.csv"), *b = path_in("b.csv");
   check("train", (const char *const[]){TRAIN(a), NULL}, (const char *const[]){TRAIN(b), "-q", NULL},
         a, b, "/160 steps (");
+  /* What follows the last step (the evaluation, the observer's accounting)
+   * is named, with no ETA: it printed "ETA 0:00" for seconds. */
+  g_setenv("DPGOSSIP_PROGRESS_INTERVAL", "0", TRUE);
+  CliRun after = cli_run("train", "--generate", "regular:n=300,d=6,seed=1", "--dataset",
+                         "synthetic:linear,n=3000,d=10,seed=1", "--model", "linear", "-k", "4",
+                         "-b", "4", "--trust", "pndp", "-a", "0", "--out", a);
+  g_unsetenv("DPGOSSIP_PROGRESS_INTERVAL");
+  g_assert_cmpint(after.status, ==, 0);
+  const char *line = strstr(after.err, "dpgossip train: after the last step: evaluation and "
+                                       "privacy accounting, ");
+  const char *end = line ? strchr(line, '\n') : NULL;
+  if (end == NULL || strncmp(end - 6, " ETA ?\n", 7) != 0 ||
+      strstr(after.err, "dpgossip train: building the graph, ") == NULL)
+    g_error("the phases around the steps are not named:\n%s", after.err);
+  cli_run_clear(&after);
   /* At the default interval (10 s) a short run prints no progress line. */
   CliRun r = cli_run(TRAIN(a));
   g_assert_cmpint(r.status, ==, 0);
