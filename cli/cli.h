@@ -235,6 +235,12 @@ void cli_progress_account(const ProtoAccountProgress *pr, gpointer printer);
  * at work (a thread of @p's, stopped by cli_progress_free). Updates still
  * print as usual. */
 void cli_progress_phase(CliProgress *p, const char *what);
+/* Work whose updates can pause for long (a sweep's point reading its graph
+ * or accounting after its last step): whenever nothing was printed for one
+ * interval, the last update's line is printed again with the time elapsed
+ * and its ETA recomputed at the rate so far (a heartbeat thread, as for
+ * cli_progress_phase, whose phase takes precedence). */
+void cli_progress_keepalive(CliProgress *p);
 /* Ends a terminal line (the next output goes below it) and frees @p. */
 void cli_progress_free(CliProgress *p);
 

@@ -129,7 +129,7 @@ int cli_cmd_graph(int argc, char **argv) {
   CliGraphOptions gopt = {0};
   char *format = NULL;
   char *write_edges = NULL, *schedule = NULL, *latency = NULL;
-  gboolean exact = FALSE;
+  gboolean exact = FALSE, quiet = FALSE;
   gint rounds = 100;
   guint64 seed = 0;
   GOptionEntry entries[] = {
@@ -148,6 +148,7 @@ int cli_cmd_graph(int argc, char **argv) {
       {"rounds", 'T', 0, G_OPTION_ARG_INT, &rounds, "Rounds --schedule is shown over (default 100)",
        "T"},
       {"seed", 0, 0, G_OPTION_ARG_INT64, &seed, "The run's seed for --schedule (default 0)", "N"},
+      CLI_OPTION_QUIET(&quiet),
       {"latency", 0, 0, G_OPTION_ARG_STRING, &latency,
        "Also show a measured latency model's delays on the graph's links and the nodes it "
        "places (links:, country: or geo:nodes=FILE)",
@@ -174,6 +175,7 @@ int cli_cmd_graph(int argc, char **argv) {
   TopoSummary summary;
   TopoChurnStats churn = {0};
   CliGraphLatency links = {0};
+  CliProgress *progress = NULL;
 
   if (!cli_options_parse(&spec, &argc, &argv))
     goto out;
@@ -194,7 +196,12 @@ int cli_cmd_graph(int argc, char **argv) {
     status = cli_fail("graph", error, CLI_EXIT_FAILURE);
     goto out;
   }
+  /* Reading the 10,000-node overlay, its diameter and gap, a trace or a
+   * latency model each take seconds: the phase is named as they pass. */
+  progress = cli_progress_new("graph", quiet);
+  cli_progress_phase(progress, "building the graph");
   g = cli_graph_options_build(&gopt, &error);
+  cli_progress_phase(progress, "the diameter and the spectral gap");
   if (g == NULL) {
     status = cli_fail("graph", error, cli_graph_options_status(&gopt, error));
     goto out;
@@ -203,21 +210,28 @@ int cli_cmd_graph(int argc, char **argv) {
     status = cli_fail("graph", error, CLI_EXIT_FAILURE);
     goto out;
   }
+  if (schedule != NULL)
+    cli_progress_phase(progress, "the schedule's churn");
   if (schedule != NULL &&
       !cli_graph_churn_stats(g, schedule, kind, seed, (guint)rounds, &churn, &error)) {
     g_prefix_error(&error, "--schedule: ");
     status = cli_fail("graph", error, cli_error_status(error));
     goto out;
   }
+  if (latency != NULL)
+    cli_progress_phase(progress, "the latency model's delays");
   if (latency != NULL && !cli_graph_latency_stats(g, latency, &links, &error)) {
     g_prefix_error(&error, "--latency: ");
     status = cli_fail("graph", error, cli_error_status(error));
     goto out;
   }
+  if (write_edges != NULL)
+    cli_progress_phase(progress, "writing the edges");
   if (write_edges != NULL && !topo_graph_write_edges(g, write_edges, &error)) {
     status = cli_fail("graph", error, CLI_EXIT_FAILURE);
     goto out;
   }
+  g_clear_pointer(&progress, cli_progress_free); /* its line ends before the output */
   if (fmt == CLI_FORMAT_JSON) {
     print_json(&summary, kind, g, schedule != NULL ? &churn : NULL, schedule, &links);
   } else {
@@ -230,6 +244,7 @@ int cli_cmd_graph(int argc, char **argv) {
   status = CLI_EXIT_OK;
 
 out:
+  cli_progress_free(progress);
   if (g != NULL)
     topo_graph_free(g);
   g_free(format);

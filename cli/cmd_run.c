@@ -5,6 +5,7 @@
  * the running points stop, no file is left looking complete (each point's
  * summary.json is written last), and running again resumes.
  */
+#include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -15,9 +16,13 @@
 #include "scenarios/scenarios.h"
 
 /* Points done of the sweep; @fraction weighs them by their work. */
-static void on_progress(guint done, guint total, double fraction, gpointer data) {
-  char what[96];
-  g_snprintf(what, sizeof what, "%u/%u point%s", done, total, total == 1 ? "" : "s");
+static void on_progress(guint done, guint total, double fraction, double steps, gpointer data) {
+  char what[128];
+  if (isnan(steps))
+    g_snprintf(what, sizeof what, "%u/%u point%s", done, total, total == 1 ? "" : "s");
+  else
+    g_snprintf(what, sizeof what, "%u/%u point%s, the running ones %d%% through their steps", done,
+               total, total == 1 ? "" : "s", (int)floor(CLAMP(steps, 0, 1) * 100));
   cli_progress_update_fraction(data, fraction, what);
 }
 
@@ -265,6 +270,9 @@ static int execute(const Options *o, Run *r) {
   GError *error = NULL;
   /* Under MPI the line would only follow rank 0's own points. */
   CliProgress *progress = cli_progress_new("run", o->quiet || r->mpi);
+  /* A point's setup (reading a large graph) and its accounting after its
+   * last step report nothing: the line is repeated meanwhile. */
+  cli_progress_keepalive(progress);
   ScenRunOptions opt = {.out_dir = o->out_dir,
                         .threads = (guint)o->threads,
                         .progress = progress ? on_progress : NULL,

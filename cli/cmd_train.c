@@ -43,6 +43,10 @@ typedef struct {
 static void on_progress(double fraction, gpointer data) {
   TrainProgress *tp = data;
   cli_progress_update(tp->printer, (guint64)llround(fraction * tp->steps), tp->steps, "steps");
+  /* What follows the last step (evaluating every node, the observer's last
+   * messages, the accounting) is not measured: no "ETA 0:00" meanwhile. */
+  if (fraction >= 1)
+    cli_progress_phase(tp->printer, "after the last step: evaluation and privacy accounting");
 }
 
 static void print_protocols(void) {
@@ -203,6 +207,7 @@ typedef struct {
   ProtoRun *run; /* orun's */
   CliStream *stream;
   gint64 start;
+  CliProgress *printer; /* from the graph's building to the accounting's end */
 } Train;
 
 /* Parses the command line into @o (cli_options_parse). */
@@ -373,8 +378,13 @@ static int validate_values(Options *o) {
 static int plan(const Options *o, Train *t) {
   GError *error = NULL;
   guint64 seed = o->run.seed_value;
+  /* Reading a large graph (the 10,000-node overlay) or dataset takes
+   * seconds: the phase is named as they pass. */
+  t->printer = cli_progress_new("train", o->quiet);
+  cli_progress_phase(t->printer, "building the graph");
   if ((t->g = cli_graph_options_build(&o->graph, &error)) == NULL)
     return cli_fail("train", error, cli_graph_options_status(&o->graph, error));
+  cli_progress_phase(t->printer, "setting up the run (schedule, dataset, models)");
   if (o->run.schedule != NULL && strcmp(o->run.schedule, "static") != 0 &&
       (t->sched = topo_schedule_new(o->run.schedule, t->g, o->run.gossip, seed, &error)) == NULL)
     return cli_fail("train", error, cli_error_status(error));
@@ -394,6 +404,10 @@ static int plan(const Options *o, Train *t) {
     return cli_fail("train", error, cli_error_status(error));
   }
   t->run = proto_observed_run_proto(t->orun);
+  /* The run reports its steps; a long one (the last step's evaluation of
+   * every node) repeats its line meanwhile. */
+  cli_progress_phase(t->printer, NULL);
+  cli_progress_keepalive(t->printer);
   if (!cli_stream_options_enabled(&o->stream))
     return CLI_EXIT_OK;
   /* Attached before the run: the stream hears every transmission and the
@@ -410,15 +424,17 @@ static int plan(const Options *o, Train *t) {
 }
 
 /* The run (SIGINT cancels it), the stream's end, the privacy accounting. */
-static int execute(const Options *o, Train *t) {
+static int execute(Train *t) {
   GError *error = NULL;
-  TrainProgress progress = {cli_progress_new("train", o->quiet),
-                            proto_context_steps(proto_run_context(t->run))};
+  TrainProgress progress = {t->printer, proto_context_steps(proto_run_context(t->run))};
   if (progress.printer != NULL)
     proto_run_set_progress(t->run, on_progress, &progress);
   cli_interrupt_set_run(t->run);
   gboolean ok = !cli_interrupted() && proto_observed_run_run(t->orun, &error);
-  cli_progress_free(progress.printer);
+  /* The accounting after the last step reports nothing of its own. */
+  cli_progress_phase(t->printer, "after the last step: privacy accounting");
+  if (!ok)
+    g_clear_pointer(&t->printer, cli_progress_free); /* before the error */
   if (t->stream != NULL) {
     /* The metrics went out during the run (cli_stream_publish_metrics). */
     GError *stream_error = NULL;
@@ -435,7 +451,9 @@ static int execute(const Options *o, Train *t) {
     }
     return cli_fail("train", error, CLI_EXIT_FAILURE);
   }
-  if (!cli_train_privacy_account(t->priv, t->orun, &error)) {
+  gboolean accounted = cli_train_privacy_account(t->priv, t->orun, &error);
+  g_clear_pointer(&t->printer, cli_progress_free); /* its line ends before the output */
+  if (!accounted) {
     if (g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
       g_prefix_error(&error, "(--trust none skips the accounting) ");
     return cli_fail("train", error, CLI_EXIT_FAILURE);
@@ -533,10 +551,11 @@ int cli_cmd_train(int argc, char **argv) {
     status = plan(&o, &t);
   }
   if (status == CLI_EXIT_OK)
-    status = execute(&o, &t);
+    status = execute(&t);
   if (status == CLI_EXIT_OK)
     status = report(&o, &t);
 out:
+  cli_progress_free(t.printer);
   cli_interrupt_end(&saved);
   cli_stream_free(t.stream);
   proto_observed_run_free(t.orun);

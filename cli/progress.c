@@ -44,6 +44,10 @@ struct CliProgress {
   GThread *heartbeat;
   char *phase;
   gboolean stop;
+  /* cli_progress_keepalive: the last update, repeated by the heartbeat. */
+  gboolean keepalive;
+  char *last_what;
+  double last_fraction;
   GCond wake;
 };
 
@@ -129,6 +133,15 @@ static void report(CliProgress *p, double fraction, const char *what, gboolean f
   g_free(line);
 }
 
+/* Keeps the update for the keepalive heartbeat. Under p->lock. */
+static void remember(CliProgress *p, double fraction, const char *what) {
+  if (!p->keepalive)
+    return;
+  g_free(p->last_what);
+  p->last_what = g_strdup(what);
+  p->last_fraction = fraction;
+}
+
 void cli_progress_update(CliProgress *p, guint64 done, guint64 total, const char *unit) {
   if (p == NULL)
     return;
@@ -137,6 +150,7 @@ void cli_progress_update(CliProgress *p, guint64 done, guint64 total, const char
   double fraction = total > 0 ? (double)done / (double)total : 0;
   g_snprintf(what, sizeof what, "%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " %s (%d%%)", done,
              total, unit, (int)floor(fraction * 100));
+  remember(p, fraction, what);
   report(p, fraction, what, FALSE);
   g_mutex_unlock(&p->lock);
 }
@@ -154,6 +168,7 @@ void cli_progress_update_fraction(CliProgress *p, double fraction, const char *w
   g_mutex_lock(&p->lock);
   char buf[160];
   g_snprintf(buf, sizeof buf, "%s (~%d%%)", what, (int)floor(CLAMP(fraction, 0, 1) * 100));
+  remember(p, fraction, buf);
   report(p, fraction, buf, FALSE);
   g_mutex_unlock(&p->lock);
 }
@@ -168,6 +183,8 @@ static gpointer heartbeat(gpointer data) {
     g_cond_wait_until(&p->wake, &p->lock, g_get_monotonic_time() + wait);
     if (!p->stop && p->phase != NULL)
       report(p, -1, p->phase, FALSE);
+    else if (!p->stop && p->last_what != NULL)
+      report(p, p->last_fraction, p->last_what, FALSE);
   }
   g_mutex_unlock(&p->lock);
   return NULL;
@@ -179,6 +196,18 @@ void cli_progress_phase(CliProgress *p, const char *what) {
   g_mutex_lock(&p->lock);
   g_free(p->phase);
   p->phase = g_strdup(what);
+  if (what != NULL && p->interval_us == 0)
+    report(p, -1, what, FALSE); /* interval 0: a line at every change too */
+  if (p->heartbeat == NULL)
+    p->heartbeat = g_thread_try_new("progress", heartbeat, p, NULL); /* none: no heartbeat */
+  g_mutex_unlock(&p->lock);
+}
+
+void cli_progress_keepalive(CliProgress *p) {
+  if (p == NULL)
+    return;
+  g_mutex_lock(&p->lock);
+  p->keepalive = TRUE;
   if (p->heartbeat == NULL)
     p->heartbeat = g_thread_try_new("progress", heartbeat, p, NULL); /* none: no heartbeat */
   g_mutex_unlock(&p->lock);
@@ -199,6 +228,7 @@ void cli_progress_free(CliProgress *p) {
   g_mutex_clear(&p->lock);
   g_cond_clear(&p->wake);
   g_free(p->phase);
+  g_free(p->last_what);
   g_free(p->cmd);
   g_free(p);
 }

@@ -107,8 +107,13 @@ char **scen_scenario_notes(ScenScenario *sc);
 /** Number of points (1 without a sweep; 0 when the sweep is invalid). */
 guint64 scen_scenario_n_points(ScenScenario *sc);
 
-/** Progress: @done of @total points finished, @fraction of the whole work in [0, 1]. */
-typedef void (*ScenProgressFunc)(guint done, guint total, double fraction, gpointer data);
+/** Progress: @done of @total points finished, @fraction of the whole work in
+ * [0, 1] (the points weighed by a cost model; a point under way counts only
+ * once the share of its run in a point has been measured on an ended one),
+ * @steps the mean fraction of the running points' steps done (NAN: none
+ * running). */
+typedef void (*ScenProgressFunc)(guint done, guint total, double fraction, double steps,
+                                 gpointer data);
 
 /** One accounting result (ScenRunHookInfo): the privacy loss of victims
  * towards one collusion set under one trust model. Pointers are borrowed

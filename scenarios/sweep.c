@@ -40,7 +40,15 @@ struct ScenSweep {
   Job *jobs;
   guint n_jobs, n_todo;
   GMutex lock;
-  double *fraction; /* per job */
+  /* Progress, per job: the fraction of its run's steps done, whether it
+   * ended, its cost (job_cost), when it started and when its run reached
+   * its last step (0: not yet); and over the ended jobs run here, the
+   * seconds of their runs and of their whole points (run_us / point_us:
+   * the share of a point that its run's steps measure). */
+  double *fraction, *cost;
+  gboolean *ended;
+  gint64 *start_us, *run_end_us;
+  gint64 run_us, point_us;
   guint finished;
   guint total_points;
   const ScenRunOptions *opt;
@@ -92,14 +100,36 @@ static char **point_names(const GPtrArray *axes, guint n) {
 
 /* ---- Jobs ---- */
 
+/* The cost model of a job (its first point's configuration): engine events
+ * grow with steps x nodes; the observer path keeps every message's
+ * provenance, several times the work of the structured one. It orders the
+ * jobs (longest first) and weighs them in the progress. */
+static double job_cost(const ScenConfig *c) {
+  return (double)c->rounds * MAX(c->n, 1) * (c->path == SCEN_PATH_OBSERVER ? 4 : 1);
+}
+
+/* The fraction of the sweep's work done: each job weighed by its cost, an
+ * ended one whole, a running one by its run's steps times the share of a
+ * point that the run took in the points ended so far. Before a point has
+ * ended that share is unknown (a point's accounting, after its last step,
+ * can take longer than its run) and running points count for nothing: the
+ * ETA stays unknown rather than too short. Under sh->lock. */
 static void report_progress(Shared *sh) {
   if (sh->opt->progress == NULL)
     return;
-  double sum = 0;
-  for (guint j = 0; j < sh->n_jobs; j++)
-    sum += sh->fraction[j];
-  sh->opt->progress(sh->finished, sh->total_points, sh->n_todo ? sum / sh->n_todo : 1.0,
-                    sh->opt->progress_data);
+  double share = sh->point_us > 0 ? (double)sh->run_us / (double)sh->point_us : 0;
+  double done = 0, total = 0, steps = 0;
+  guint running = 0;
+  for (guint j = 0; j < sh->n_jobs; j++) {
+    total += sh->cost[j];
+    done += sh->cost[j] * (sh->ended[j] ? 1 : sh->fraction[j] * share);
+    if (!sh->ended[j] && sh->start_us[j] > 0) {
+      steps += sh->fraction[j];
+      running++;
+    }
+  }
+  sh->opt->progress(sh->finished, sh->total_points, total > 0 ? done / total : 1.0,
+                    running ? steps / running : NAN, sh->opt->progress_data);
 }
 
 typedef struct {
@@ -112,6 +142,8 @@ static void on_point_progress(guint point, double fraction, gpointer data) {
   JobCtx *jc = data;
   g_mutex_lock(&jc->sh->lock);
   jc->sh->fraction[jc->job] = fraction;
+  if (fraction >= 1 && jc->sh->run_end_us[jc->job] == 0)
+    jc->sh->run_end_us[jc->job] = g_get_monotonic_time();
   report_progress(jc->sh);
   g_mutex_unlock(&jc->sh->lock);
 }
@@ -176,6 +208,10 @@ static void run_job(gpointer data, gpointer user_data) {
   JobCtx jc = {sh, j};
   GError *error = NULL;
   gint64 start = g_get_monotonic_time();
+  g_mutex_lock(&sh->lock);
+  sh->start_us[j] = start;
+  report_progress(sh); /* a point under way */
+  g_mutex_unlock(&sh->lock);
   run_points(sh, job->points, job->n_points, job->C, job->C_file, &jc, &error);
   scen_sweep_job_done(sh, j, error ? error->message : NULL);
   g_clear_error(&error);
@@ -245,6 +281,10 @@ void scen_sweep_free(ScenSweep *sh) {
   if (sh->job_array)
     g_array_unref(sh->job_array);
   g_free(sh->fraction);
+  g_free(sh->cost);
+  g_free(sh->ended);
+  g_free(sh->start_us);
+  g_free(sh->run_end_us);
   for (guint p = 0; sh->cfg && p < sh->total_points; p++)
     scen_config_free(sh->cfg[p]);
   for (guint p = 0; sh->res && p < sh->total_points; p++)
@@ -424,6 +464,12 @@ static gboolean plan_jobs(Shared *sh, ScenRunReport *report, GError **error) {
   sh->n_todo = jobs->len;
   sh->jobs = (Job *)jobs->data;
   sh->fraction = g_new0(double, MAX(sh->n_jobs, 1));
+  sh->cost = g_new0(double, MAX(sh->n_jobs, 1));
+  sh->ended = g_new0(gboolean, MAX(sh->n_jobs, 1));
+  sh->start_us = g_new0(gint64, MAX(sh->n_jobs, 1));
+  sh->run_end_us = g_new0(gint64, MAX(sh->n_jobs, 1));
+  for (guint j = 0; j < sh->n_jobs; j++)
+    sh->cost[j] = job_cost(sh->cfg[sh->jobs[j].points[0]]);
   guint threads = opt->threads ? opt->threads : g_get_num_processors();
   threads = MAX(1, MIN(threads, MAX(sh->n_jobs, 1)));
   report->threads = sh->threads = threads;
@@ -608,10 +654,7 @@ static int by_cost_desc(const void *a, const void *b) {
 guint *scen_sweep_job_order(const ScenSweep *sh) {
   JobCost *jc = g_new(JobCost, MAX(sh->n_jobs, 1));
   for (guint j = 0; j < sh->n_jobs; j++) {
-    const ScenConfig *c = sh->cfg[sh->jobs[j].points[0]];
-    /* Engine events grow with steps x nodes; the observer path keeps every
-     * message's provenance, several times the work of the structured one. */
-    jc[j].cost = (double)c->rounds * MAX(c->n, 1) * (c->path == SCEN_PATH_OBSERVER ? 4 : 1);
+    jc[j].cost = sh->cost[j];
     jc[j].job = j;
   }
   qsort(jc, sh->n_jobs, sizeof *jc, by_cost_desc);
@@ -643,6 +686,12 @@ void scen_sweep_job_done(ScenSweep *sh, guint j, const char *error) {
   job->error = g_strdup(error);
   job->done = error == NULL;
   sh->fraction[j] = 1.0;
+  sh->ended[j] = TRUE;
+  gint64 now = g_get_monotonic_time();
+  if (sh->start_us[j] > 0 && sh->run_end_us[j] > 0 && error == NULL) {
+    sh->run_us += sh->run_end_us[j] - sh->start_us[j];
+    sh->point_us += MAX(now - sh->start_us[j], 1);
+  }
   sh->finished += job->n_points;
   report_progress(sh);
   g_mutex_unlock(&sh->lock);

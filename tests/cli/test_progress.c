@@ -71,6 +71,21 @@ static void test_train(void) {
   char *a = path_in("a.csv"), *b = path_in("b.csv");
   check("train", (const char *const[]){TRAIN(a), NULL}, (const char *const[]){TRAIN(b), "-q", NULL},
         a, b, "/160 steps (");
+  /* What follows the last step (the evaluation, the observer's accounting)
+   * is named, with no ETA: it printed "ETA 0:00" for seconds. */
+  g_setenv("DPGOSSIP_PROGRESS_INTERVAL", "0", TRUE);
+  CliRun after = cli_run("train", "--generate", "regular:n=300,d=6,seed=1", "--dataset",
+                         "synthetic:linear,n=3000,d=10,seed=1", "--model", "linear", "-k", "4",
+                         "-b", "4", "--trust", "pndp", "-a", "0", "--out", a);
+  g_unsetenv("DPGOSSIP_PROGRESS_INTERVAL");
+  g_assert_cmpint(after.status, ==, 0);
+  const char *line = strstr(after.err, "dpgossip train: after the last step: evaluation and "
+                                       "privacy accounting, ");
+  const char *end = line ? strchr(line, '\n') : NULL;
+  if (end == NULL || strncmp(end - 6, " ETA ?\n", 7) != 0 ||
+      strstr(after.err, "dpgossip train: building the graph, ") == NULL)
+    g_error("the phases around the steps are not named:\n%s", after.err);
+  cli_run_clear(&after);
   /* At the default interval (10 s) a short run prints no progress line. */
   CliRun r = cli_run(TRAIN(a));
   g_assert_cmpint(r.status, ==, 0);
@@ -195,6 +210,73 @@ static void test_run(void) {
   g_free(ini);
 }
 
+/* A sweep's ETA tells the truth: a point's accounting comes after its last
+ * step, so until one point has ended (and measured the share of its run)
+ * no ETA is printed; the running points' steps are named instead. Once
+ * points have ended, the ETA is estimated. */
+static void test_run_eta(void) {
+  const char *src = g_getenv("DPG_SOURCE_DIR");
+  g_assert_nonnull(src);
+  char *ini = g_build_filename(src, "scenarios", "default.ini", NULL), *o = path_in("r3");
+  g_setenv("DPGOSSIP_PROGRESS_INTERVAL", "0", TRUE);
+  CliRun r = cli_run("run", ini, "--out", o, "-j", "1");
+  g_unsetenv("DPGOSSIP_PROGRESS_INTERVAL");
+  g_assert_cmpint(r.status, ==, 0);
+  char **lines = g_strsplit(r.err, "\n", -1);
+  guint before = 0, steps = 0, estimated = 0;
+  for (guint i = 0; lines[i] != NULL; i++) {
+    if (!g_str_has_prefix(lines[i], "dpgossip run: "))
+      continue;
+    steps += strstr(lines[i], " through their steps (~") != NULL;
+    if (g_str_has_prefix(lines[i], "dpgossip run: 0/8 points")) {
+      before++;
+      if (!g_str_has_suffix(lines[i], " elapsed, ETA ?"))
+        g_error("an ETA before any point ended: %s", lines[i]);
+    } else if (!g_str_has_suffix(lines[i], "ETA ?")) {
+      estimated++;
+    }
+  }
+  g_strfreev(lines);
+  if (before == 0 || steps == 0 || estimated == 0)
+    g_error("%u lines before a point ended, %u naming the steps, %u with an ETA:\n%s", before,
+            steps, estimated, r.err);
+  cli_run_clear(&r);
+  char *rm = g_strdup_printf("rm -rf '%s'", o);
+  g_assert_cmpint(system(rm), ==, 0);
+  g_free(rm);
+  g_free(o);
+  g_free(ini);
+}
+
+/* --format json: progress on stderr, stdout JSON and nothing else (graph
+ * printed no progress at all: 38 s of silence on the overlay). */
+static void test_json(void) {
+  const char *const commands[][24] = {
+      {"account", "--generate", "regular:n=100000,d=8,seed=1", "-T", "4", "--trust", "pndp", "-a",
+       "0", "--path", "local", "--radius", "2", "--format", "json", NULL},
+      {"account", "--generate", "karate", "-T", "40", "--trust", "pndp", "-a", "0", "--path",
+       "observer", "--format", "json", NULL},
+      {"mafalda", "--generate", "florentine", "-k", "5", "-b", "16", "--format", "json", NULL},
+      /* graph's diameter (a BFS per node) and spectral gap: about a second */
+      {"graph", "--generate", "regular:n=4000,d=8,seed=1", "--format", "json", NULL},
+  };
+  for (guint c = 0; c < G_N_ELEMENTS(commands); c++) {
+    g_setenv("DPGOSSIP_PROGRESS_INTERVAL", "0", TRUE);
+    CliRun r = cli_run_v(commands[c]);
+    g_unsetenv("DPGOSSIP_PROGRESS_INTERVAL");
+    g_assert_cmpint(r.status, ==, 0);
+    if (progress_lines(r.err, commands[c][0]) < 2)
+      g_error("%s --format json: fewer than 2 progress lines:\n%s", commands[c][0], r.err);
+    GError *error = NULL;
+    JsonNode *root = json_from_string(r.out, &error);
+    g_assert_no_error(error);
+    g_assert_nonnull(root);
+    g_assert_true(JSON_NODE_HOLDS_OBJECT(root));
+    json_node_unref(root);
+    cli_run_clear(&r);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   dir = g_dir_make_tmp("cli-progress-XXXXXX", NULL);
@@ -205,6 +287,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/progress/figure", test_figure);
   g_test_add_func("/cli/progress/figure-structured", test_figure_structured);
   g_test_add_func("/cli/progress/run", test_run);
+  g_test_add_func("/cli/progress/run-eta", test_run_eta);
+  g_test_add_func("/cli/progress/json", test_json);
   int rc = g_test_run();
   g_rmdir(dir);
   g_free(dir);

@@ -15,4 +15,11 @@ char *test_tmpdir(const char *what);
  * fine. Links are removed, not followed. */
 void test_rmtree(const char *path);
 
+/* A new folder laid out as the repository root for commands a document
+ * shows (g_free; test_rmtree when done): data/ linked to @src's, build/
+ * linked to the folder of the binary @bin, the scenarios copied (results
+ * of `run` land in the folder, not in @src) and an empty docs/figures/ for
+ * commands that write figures. The test fails when it cannot be made. */
+char *test_repository_root(const char *src, const char *bin);
+
 #endif

@@ -7,9 +7,6 @@
  * shown to the reader and not run.
  */
 #include <string.h>
-#include <unistd.h>
-
-#include <glib/gstdio.h>
 
 #include "tests/common/files.h"
 #include "tests/common/run.h"
@@ -66,43 +63,6 @@ static Tour tour_parse(const char *text) {
   return t;
 }
 
-/* A folder that looks like the repository root to the tour's commands. */
-static char *tour_root(const char *src, const char *bin) {
-  GError *error = NULL;
-  char *dir = test_tmpdir("tour");
-  g_assert_no_error(error);
-  char *data = g_build_filename(src, "data", NULL), *link = g_build_filename(dir, "data", NULL);
-  g_assert_cmpint(symlink(data, link), ==, 0);
-  g_free(data);
-  g_free(link);
-  char *build = g_path_get_dirname(bin);
-  link = g_build_filename(dir, "build", NULL);
-  g_assert_cmpint(symlink(build, link), ==, 0);
-  g_free(build);
-  g_free(link);
-  char *from = g_build_filename(src, "scenarios", NULL);
-  char *to = g_build_filename(dir, "scenarios", NULL);
-  g_assert_cmpint(g_mkdir(to, 0755), ==, 0);
-  GDir *d = g_dir_open(from, 0, &error);
-  g_assert_no_error(error);
-  const char *name;
-  while ((name = g_dir_read_name(d)) != NULL) {
-    if (!g_str_has_suffix(name, ".ini"))
-      continue;
-    char *a = g_build_filename(from, name, NULL), *b = g_build_filename(to, name, NULL), *text;
-    gsize n;
-    g_assert_true(g_file_get_contents(a, &text, &n, NULL));
-    g_assert_true(g_file_set_contents(b, text, (gssize)n, NULL));
-    g_free(text);
-    g_free(a);
-    g_free(b);
-  }
-  g_dir_close(d);
-  g_free(from);
-  g_free(to);
-  return dir;
-}
-
 static void test_parse(void) {
   Tour t = tour_parse("# Guide\n## Tour\n```sh\nbuild/dpgossip a \\\n    --b c\n# note\n\n"
                       "build/dpgossip d   # comment\n```\n```sh norun\nbuild/dpgossip viz &\n```\n"
@@ -124,7 +84,7 @@ static void test_tour(void) {
   /* The tour covers every command; a renamed heading must not pass empty. */
   g_assert_cmpuint(t.commands->len, >=, 15);
   g_assert_cmpuint(t.skipped_blocks, >=, 1);
-  char *root = tour_root(src, bin);
+  char *root = test_repository_root(src, bin);
   for (guint i = 0; i < t.commands->len; i++) {
     const char *cmd = g_ptr_array_index(t.commands, i);
     const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
