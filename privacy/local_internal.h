@@ -20,10 +20,23 @@ typedef enum {
   PRIV_LOCAL_SHELL_FULL,
 } PrivLocalShell;
 
+/* Which certified lower bounds priv_local_lower computes (each is sound;
+ * the tests compare them). */
+typedef enum {
+  PRIV_LOCAL_LOWER_BEST,       /* the largest of all below */
+  PRIV_LOCAL_LOWER_PROJECTION, /* inflow projected out; (Sec)LDP: injections */
+  PRIV_LOCAL_LOWER_DOMINATION, /* covariance domination only */
+} PrivLocalLower;
+
 /* priv_local_report with the shell given as @shell. */
 PrivReport *priv_local_report_shell(const PrivStructuredProblem *problem, guint radius,
                                     const PrivAccountOptions *opt, PrivLocalShell shell,
                                     PrivLocalInfo *info, GError **error);
+
+/* priv_local_report_shell with mu_lower from @lower only. */
+PrivReport *priv_local_report_lower(const PrivStructuredProblem *problem, guint radius,
+                                    const PrivAccountOptions *opt, PrivLocalShell shell,
+                                    PrivLocalLower lower, PrivLocalInfo *info, GError **error);
 
 /*
  * priv_local_lower: sets report->victims[i].mu_lower, a certified lower
@@ -40,6 +53,6 @@ PrivReport *priv_local_report_shell(const PrivStructuredProblem *problem, guint 
  * (Sec)LDP: O(nb T (deg + T^2)). Plus one SDP per victim.
  */
 gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, guint nb,
-                          PrivReport *report, GError **error);
+                          PrivLocalLower which, PrivReport *report, GError **error);
 
 #endif /* DPG_PRIVACY_LOCAL_INTERNAL_H */
