@@ -330,25 +330,87 @@ static double norm2_bound(const TopoGossip *w, double *colsum) {
   return sqrt(rmax * cmax) * (1.0 + 1e-12);
 }
 
+/* W[i, j], 0 when row i does not list j (rows are sorted). */
+static double entry(const TopoGossip *w, guint i, guint j) {
+  const guint *c;
+  const double *v;
+  guint len = topo_gossip_row(w, i, &c, &v);
+  gsize at = sim_sorted_search(c, 0, len, j);
+  return at < len && c[at] == j ? v[at] : 0.0;
+}
+
+/* Whether @w is nonnegative, row-stochastic and reversible with respect to
+ * @pi (pi_i W[i, j] = pi_j W[j, i]; pi = NULL: all ones, W symmetric), each
+ * to 1e-12 relative. O(nnz log degree). */
+static gboolean reversible(const TopoGossip *w, const double *pi) {
+  guint n = topo_gossip_n(w);
+  for (guint i = 0; i < n; i++) {
+    const guint *c;
+    const double *v;
+    guint len = topo_gossip_row(w, i, &c, &v);
+    double rs = 0.0;
+    for (guint j = 0; j < len; j++) {
+      if (!(v[j] >= 0.0))
+        return FALSE;
+      rs += v[j];
+      double pij = (pi ? pi[i] : 1.0) * v[j], pji = (pi ? pi[c[j]] : 1.0) * entry(w, c[j], i);
+      if (fabs(pij - pji) > 1e-12 * MAX(pij, pji))
+        return FALSE;
+    }
+    if (fabs(rs - 1.0) > 1e-12)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /*
- * lambda: a^T Cov(s) a <= lambda |a|^2 for the noise part s of the states
- * x_q, q = 0 .. R - 2, of ANY set of nodes (the shell's), in units of one
- * injection's variance (docs/local-bounds.md, "Covariance domination").
- * x_q = sum_{k: kK <= q} P_{q,kK} xi_k, P = W_{q-1} ... W_{kK}, so
- * |F^T a|^2 <= sum_k (sum_{q >= kK} pi(q, kK) |a_q|)^2 = beta^T G beta with
- * pi the products of the norm bounds rho_i, G[q, q'] = sum_k pi(q, kK)
- * pi(q', kK), beta_q = |a_q|; beta^T G beta <= lambda_max(G) |beta|^2.
- * O(R^3 + n_gossip nnz).
+ * lambda and omega: Cov(s) <= lambda diag(omega) (x I over rounds) for the
+ * noise part s of the states x_q, q = 0 .. R - 2, of ANY set of nodes (the
+ * ones next to the ball), in units of one injection's variance
+ * (docs/local-bounds.md, "Covariance domination"). x_q = sum_{k: kK <= q}
+ * P_{q,kK} xi_k, P = W_{q-1} ... W_{kK}, so for a = (a_q)
+ * |F^T a| <= sum_k (sum_{q >= kK} |P_{q,kK}^T a_q|)^2 and:
+ * - every W_r nonnegative, row-stochastic and reversible for one pi
+ *   (symmetric: pi = 1; uniform weights on a static graph: pi_i = its row's
+ *   length): P P^T <= pi_max Pi^-1, so |P^T a_q|^2 <= sum_t omega_t a_qt^2
+ *   with omega_t = pi_max / pi_t, and lambda = lambda_max(G), G[q, q'] the
+ *   number of steps k with kK <= min(q, q');
+ * - otherwise |P^T| <= prod rho_i (Holder, norm2_bound), omega = 1 and G
+ *   carries the products.
+ * Then sum_k (...)^2 = beta^T G beta <= lambda |beta|^2, beta_q = |omega^1/2 a_q|.
+ * @omega: n values (written). O(R^3 + n_gossip nnz log degree).
  */
 static gboolean energy_bound(const PrivStructuredProblem *p, guint K, guint R, double *out,
-                             GError **error) {
+                             double *omega, GError **error) {
   guint n = topo_gossip_n(p->gossip[0]);
-  guint Q = R - 1; /* shell rounds 0 .. R - 2 feed inflows 1 .. R - 1 */
+  guint Q = R - 1; /* outside rounds 0 .. R - 2 feed inflows 1 .. R - 1 */
   double *colsum = g_new(double, n), *rho = g_new(double, MAX(Q, 1u));
   double *G = g_new0(double, (gsize)Q *Q), *lam = g_new(double, Q), *pi = g_new(double, Q);
+  guint nw = MIN(p->n_gossip, Q);
+  gboolean rev = TRUE;
+  for (guint i = 0; i < nw && rev; i++)
+    rev = reversible(p->gossip[i], NULL);
+  for (guint i = 0; i < n; i++)
+    omega[i] = 1.0;
+  if (!rev) { /* pi_i = the length of row i of W_0 */
+    double pmax = 0.0;
+    for (guint i = 0; i < n; i++) {
+      const guint *c;
+      const double *v;
+      colsum[i] = topo_gossip_row(p->gossip[0], i, &c, &v);
+      pmax = MAX(pmax, colsum[i]);
+    }
+    rev = TRUE;
+    for (guint i = 0; i < nw && rev; i++)
+      rev = reversible(p->gossip[i], colsum);
+    /* 1e-9 covers the 1e-12 tolerance of the reversibility check. */
+    for (guint i = 0; rev && i < n; i++)
+      omega[i] = pmax / colsum[i] * (1.0 + 1e-9);
+  }
   for (guint i = 0; i < Q; i++)
-    rho[i] = i == 0 || p->n_gossip > 1 ? norm2_bound(p->gossip[p->n_gossip == 1 ? 0 : i], colsum)
-                                       : rho[0];
+    rho[i] = rev                         ? 1.0
+             : i == 0 || p->n_gossip > 1 ? norm2_bound(p->gossip[p->n_gossip == 1 ? 0 : i], colsum)
+                                         : rho[0];
   for (guint k = 0; k * K < Q; k++) {
     /* pi[q] = prod_{i = kK}^{q - 1} rho_i for q >= kK. */
     double acc = 1.0;
@@ -430,8 +492,11 @@ static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, 
     return TRUE;
   }
   double lambda = 0.0;
-  if (R > 1 && !energy_bound(p, K, R, &lambda, error))
+  double *omega = g_new(double, n);
+  if (R > 1 && !energy_bound(p, K, R, &lambda, omega, error)) {
+    g_free(omega);
     return FALSE;
+  }
   gboolean ok = FALSE;
   double *A = g_new0(double, m *cols), *M = g_new0(double, m *cols);
   double *Sa = g_new0(double, m *m), *Sb = g_new0(double, m *m), *Cm = NULL;
@@ -521,7 +586,7 @@ static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, 
         guint len = topo_gossip_row(w, ball[i], &c, &v);
         for (guint j = 0; j < len; j++)
           if (sub[c[j]] == FAR)
-            P1[(gsize)i * ns + oidx[c[j]]] = v[j];
+            P1[(gsize)i * ns + oidx[c[j]]] = v[j] * sqrt(omega[c[j]]);
       }
       for (guint r = s; r < R; r++) {
         collect(b, r, P1, ns, Ns, ns, b->recv_start[s]);
@@ -679,6 +744,7 @@ out:
   g_free(Phi);
   g_free(Phi2);
   g_free(oidx);
+  g_free(omega);
   g_free(Ns);
   g_free(Mn);
   g_free(lam);
