@@ -16,6 +16,13 @@
  * victim's own injection g + noise is the difference of its message and
  * the weighted messages of its row one round earlier; that statistic alone
  * gives the lower bound (the exact value when every node sends).
+ *
+ * Covariance domination (dominated_blocks, every trust model): the view
+ * plus independent Gaussian noise that tops its covariance up to a
+ * computable Sigma' >= Cov(view), with the exact full-graph mean. Sigma'
+ * keeps the inflow as noise: (1 + c) Cov(ball's own noise) + (1 + 1/c)
+ * (an energy bound on the outside states' covariance, propagated). The
+ * printed mu_lower is the largest of the bounds computed.
  */
 #include "privacy/local_internal.h"
 
