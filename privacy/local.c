@@ -211,6 +211,12 @@ static TopoGossip *sub_gossip(const Sub *s, const TopoGossip *w, GError **error)
 PrivReport *priv_local_report_shell(const PrivStructuredProblem *p, guint radius,
                                     const PrivAccountOptions *opt, PrivLocalShell shell,
                                     PrivLocalInfo *info, GError **error) {
+  return priv_local_report_lower(p, radius, opt, shell, PRIV_LOCAL_LOWER_BEST, info, error);
+}
+
+PrivReport *priv_local_report_lower(const PrivStructuredProblem *p, guint radius,
+                                    const PrivAccountOptions *opt, PrivLocalShell shell,
+                                    PrivLocalLower lower, PrivLocalInfo *info, GError **error) {
   g_return_val_if_fail(p != NULL && opt != NULL, NULL);
   if (!check(p, radius, error))
     return NULL;
@@ -293,8 +299,8 @@ PrivReport *priv_local_report_shell(const PrivStructuredProblem *p, guint radius
     v->node = s.node[v->node];
     v->distance = (gint)dist[v->node];
   }
-  if (report && !priv_local_lower(p, (const guint *)(void *)ball->data, ball->len, report,
-                                  error))
+  if (report &&
+      !priv_local_lower(p, (const guint *)(void *)ball->data, ball->len, lower, report, error))
     g_clear_pointer(&report, priv_report_free);
   if (report && info)
     *info = (PrivLocalInfo){.radius = radius,

@@ -20,10 +20,23 @@ typedef enum {
   PRIV_LOCAL_SHELL_FULL,
 } PrivLocalShell;
 
+/* Which certified lower bounds priv_local_lower computes (each is sound;
+ * the tests compare them). */
+typedef enum {
+  PRIV_LOCAL_LOWER_BEST,       /* the largest of all below */
+  PRIV_LOCAL_LOWER_PROJECTION, /* inflow projected out; (Sec)LDP: injections */
+  PRIV_LOCAL_LOWER_DOMINATION, /* covariance domination only */
+} PrivLocalLower;
+
 /* priv_local_report with the shell given as @shell. */
 PrivReport *priv_local_report_shell(const PrivStructuredProblem *problem, guint radius,
                                     const PrivAccountOptions *opt, PrivLocalShell shell,
                                     PrivLocalInfo *info, GError **error);
+
+/* priv_local_report_shell with mu_lower from @lower only. */
+PrivReport *priv_local_report_lower(const PrivStructuredProblem *problem, guint radius,
+                                    const PrivAccountOptions *opt, PrivLocalShell shell,
+                                    PrivLocalLower lower, PrivLocalInfo *info, GError **error);
 
 /*
  * priv_local_lower: sets report->victims[i].mu_lower, a certified lower
@@ -33,13 +46,17 @@ PrivReport *priv_local_report_shell(const PrivStructuredProblem *problem, guint 
  * the ball (PNDP: the view with the shell's inflow projected out; LDP and
  * SecLDP: the victim's own injections), priced with a primal point of the
  * exact sensitivity's semidefinite program (never above it); min with mu.
+ * @which: the largest of the bounds, or one of them (tests). Covariance
+ * domination (docs/local-bounds.md) adds a pass over the full graph.
  * The victims' nodes are original ids in @ball; @report's b is used.
  * Errors: PRIV_ERROR_MEMORY (sizes named), PRIV_ERROR_NUMERICAL (LAPACK).
  * Cost (PNDP, m messages seen, nb ball nodes, R = K T rounds): O(R^2 nnz nb)
  * propagation, O(m^2 nb T + m^3) dense algebra, O(m nb T + m^2) memory;
- * (Sec)LDP: O(nb T (deg + T^2)). Plus one SDP per victim.
+ * (Sec)LDP: O(nb T (deg + T^2)). Covariance domination: O(R nnz m) on the
+ * full graph (skipped over 5e10 flops or the memory budget), O(n m)
+ * memory. Plus one SDP per victim and bound.
  */
 gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, guint nb,
-                          PrivReport *report, GError **error);
+                          PrivLocalLower which, PrivReport *report, GError **error);
 
 #endif /* DPG_PRIVACY_LOCAL_INTERNAL_H */

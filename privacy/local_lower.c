@@ -16,6 +16,13 @@
  * victim's own injection g + noise is the difference of its message and
  * the weighted messages of its row one round earlier; that statistic alone
  * gives the lower bound (the exact value when every node sends).
+ *
+ * Covariance domination (dominated_blocks, every trust model): the view
+ * plus independent Gaussian noise that tops its covariance up to a
+ * computable Sigma' >= Cov(view), with the exact full-graph mean. Sigma'
+ * keeps the inflow as noise: (1 + c) Cov(ball's own noise) + (1 + 1/c)
+ * (an energy bound on the outside states' covariance, propagated). The
+ * printed mu_lower is the largest of the bounds computed.
  */
 #include "privacy/local_internal.h"
 
@@ -110,32 +117,12 @@ static void collect(const Ball *b, guint r, const double *Phi, guint width, doub
  * rest). */
 #define LOWER_DENSE_LDP_MAX 3000
 
-/*
- * The projected lower blocks (unit noise; @unit scales them as in
- * priv_structured_blocks): X[i] for every ball node i (T x T, zero for
- * attackers). See the file comment and docs/local-bounds.md.
- */
-static gboolean projected_blocks(const Ball *b, const double *Cinv, double unit, double *X,
-                                 gsize max_bytes, GError **error) {
+/* Column (i, k) of @M (m x nz T, zeroed by the caller): noisy node i's unit
+ * injection at step k propagated through the ball's own rows of W_r, read
+ * at the seen messages. @Phi, @Phi2: nb x nz scratch. */
+static void ball_response(const Ball *b, double *M, double *Phi, double *Phi2) {
   guint nb = b->nb, T = b->T, K = b->K, R = b->R, nz = b->nz;
-  gsize m = b->recv_start[R], cols = (gsize)nz * T;
-  if (m == 0 || nz == 0)
-    return TRUE;
-  /* M, the projected M, its noise version (MF-D-SGD) and Z (m x cols
-   * each at most), an inflow block (m x nb at most), G, its eigenvalues
-   * and K (m x m each), the two propagation buffers (nb x nb at most). */
-  gsize count = priv_size_sum3(m, cols * (Cinv ? 4 : 3) + nb, m, 3 * m, 2 * (gsize)nb, nb);
-  if (!priv_check_budget(mf_doubles_bytes(count), max_bytes, "the local lower bound", error))
-    return FALSE;
-  gboolean ok = FALSE;
-  double *M = g_new0(double, m *cols);
-  double *Phi = g_new(double, (gsize)nb *MAX(nz, nb)),
-         *Phi2 = g_new(double, (gsize)nb *MAX(nz, nb));
-  double *G = g_new0(double, m *m), *lam = g_new(double, m);
-  double *Mp = NULL, *Mn = NULL, *Km = NULL, *Z = NULL, *Ns = NULL;
-  lapack_int *piv = NULL;
-
-  /* Column (i, k): noisy node i's injection at step k through the ball. */
+  gsize cols = (gsize)nz * T;
   for (guint k = 0; k < T; k++) {
     memset(Phi, 0, sizeof(double) * nb * nz);
     for (guint i = 0; i < nz; i++)
@@ -155,6 +142,35 @@ static gboolean projected_blocks(const Ball *b, const double *Cinv, double unit,
       }
     }
   }
+}
+
+/*
+ * The projected lower blocks (unit noise; @unit scales them as in
+ * priv_structured_blocks): X[i] for every ball node i (T x T, zero for
+ * attackers). See the file comment and docs/local-bounds.md.
+ */
+static gboolean projected_blocks(const Ball *b, const double *Cinv, double unit, double *X,
+                                 gsize max_bytes, GError **error) {
+  guint nb = b->nb, T = b->T, R = b->R, nz = b->nz;
+  gsize m = b->recv_start[R], cols = (gsize)nz * T;
+  if (m == 0 || nz == 0)
+    return TRUE;
+  /* M, the projected M, its noise version (MF-D-SGD) and Z (m x cols
+   * each at most), an inflow block (m x nb at most), G, its eigenvalues
+   * and K (m x m each), the two propagation buffers (nb x nb at most). */
+  gsize count = priv_size_sum3(m, cols * (Cinv ? 4 : 3) + nb, m, 3 * m, 2 * (gsize)nb, nb);
+  if (!priv_check_budget(mf_doubles_bytes(count), max_bytes, "the local lower bound", error))
+    return FALSE;
+  gboolean ok = FALSE;
+  double *M = g_new0(double, m *cols);
+  double *Phi = g_new(double, (gsize)nb *MAX(nz, nb)),
+         *Phi2 = g_new(double, (gsize)nb *MAX(nz, nb));
+  double *G = g_new0(double, m *m), *lam = g_new(double, m);
+  double *Mp = NULL, *Mn = NULL, *Km = NULL, *Z = NULL, *Ns = NULL;
+  lapack_int *piv = NULL;
+
+  /* Column (i, k): noisy node i's injection at step k through the ball. */
+  ball_response(b, M, Phi, Phi2);
 
   /* G = sum_s N_s N_s^T / |N_s|^2: the span of the inflow's effect on the
    * messages. N_s: a unit inflow into each edge node in round s (into
@@ -296,6 +312,455 @@ out:
   return ok;
 }
 
+/* ||W||_2 <= sqrt(max absolute row sum x max absolute column sum) (Holder:
+ * ||W||_2^2 <= ||W||_1 ||W||_inf): 1 for a doubly stochastic W. @colsum: n
+ * scratch. O(nnz). */
+static double norm2_bound(const TopoGossip *w, double *colsum) {
+  guint n = topo_gossip_n(w);
+  double rmax = 0.0, cmax = 0.0;
+  memset(colsum, 0, sizeof(double) * n);
+  for (guint i = 0; i < n; i++) {
+    const guint *c;
+    const double *v;
+    guint len = topo_gossip_row(w, i, &c, &v);
+    double rs = 0.0;
+    for (guint j = 0; j < len; j++) {
+      rs += fabs(v[j]);
+      colsum[c[j]] += fabs(v[j]);
+    }
+    rmax = MAX(rmax, rs);
+  }
+  for (guint i = 0; i < n; i++)
+    cmax = MAX(cmax, colsum[i]);
+  /* Each sum of len terms is rounded by at most len eps relative; 1e-12
+   * covers rows of up to 4,000 entries with room. */
+  return sqrt(rmax * cmax) * (1.0 + 1e-12);
+}
+
+/* W[i, j], 0 when row i does not list j (rows are sorted). */
+static double entry(const TopoGossip *w, guint i, guint j) {
+  const guint *c;
+  const double *v;
+  guint len = topo_gossip_row(w, i, &c, &v);
+  gsize at = sim_sorted_search(c, 0, len, j);
+  return at < len && c[at] == j ? v[at] : 0.0;
+}
+
+/* Whether @w is nonnegative, row-stochastic and reversible with respect to
+ * @pi (pi_i W[i, j] = pi_j W[j, i]; pi = NULL: all ones, W symmetric), each
+ * to 1e-12 relative. O(nnz log degree). */
+static gboolean reversible(const TopoGossip *w, const double *pi) {
+  guint n = topo_gossip_n(w);
+  for (guint i = 0; i < n; i++) {
+    const guint *c;
+    const double *v;
+    guint len = topo_gossip_row(w, i, &c, &v);
+    double rs = 0.0;
+    for (guint j = 0; j < len; j++) {
+      if (!(v[j] >= 0.0))
+        return FALSE;
+      rs += v[j];
+      double pij = (pi ? pi[i] : 1.0) * v[j], pji = (pi ? pi[c[j]] : 1.0) * entry(w, c[j], i);
+      if (fabs(pij - pji) > 1e-12 * MAX(pij, pji))
+        return FALSE;
+    }
+    if (fabs(rs - 1.0) > 1e-12)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/*
+ * lambda and omega: Cov(s) <= lambda diag(omega) (x I over rounds) for the
+ * noise part s of the states x_q, q = 0 .. R - 2, of ANY set of nodes (the
+ * ones next to the ball), in units of one injection's variance
+ * (docs/local-bounds.md, "Covariance domination"). x_q = sum_{k: kK <= q}
+ * P_{q,kK} xi_k, P = W_{q-1} ... W_{kK}, so for a = (a_q)
+ * |F^T a| <= sum_k (sum_{q >= kK} |P_{q,kK}^T a_q|)^2 and:
+ * - every W_r nonnegative, row-stochastic and reversible for one pi
+ *   (symmetric: pi = 1; uniform weights on a static graph: pi_i = its row's
+ *   length): P P^T <= pi_max Pi^-1, so |P^T a_q|^2 <= sum_t omega_t a_qt^2
+ *   with omega_t = pi_max / pi_t, and lambda = lambda_max(G), G[q, q'] the
+ *   number of steps k with kK <= min(q, q');
+ * - otherwise |P^T| <= prod rho_i (Holder, norm2_bound), omega = 1 and G
+ *   carries the products.
+ * Then sum_k (...)^2 = beta^T G beta <= lambda |beta|^2, beta_q = |omega^1/2 a_q|.
+ * @omega: n values (written). O(R^3 + n_gossip nnz log degree).
+ */
+static gboolean energy_bound(const PrivStructuredProblem *p, guint K, guint R, double *out,
+                             double *omega, GError **error) {
+  guint n = topo_gossip_n(p->gossip[0]);
+  guint Q = R - 1; /* outside rounds 0 .. R - 2 feed inflows 1 .. R - 1 */
+  double *colsum = g_new(double, n), *rho = g_new(double, MAX(Q, 1u));
+  double *G = g_new0(double, (gsize)Q *Q), *lam = g_new(double, Q), *pi = g_new(double, Q);
+  guint nw = MIN(p->n_gossip, Q);
+  gboolean rev = TRUE;
+  for (guint i = 0; i < nw && rev; i++)
+    rev = reversible(p->gossip[i], NULL);
+  for (guint i = 0; i < n; i++)
+    omega[i] = 1.0;
+  if (!rev) { /* pi_i = the length of row i of W_0 */
+    double pmax = 0.0;
+    for (guint i = 0; i < n; i++) {
+      const guint *c;
+      const double *v;
+      colsum[i] = topo_gossip_row(p->gossip[0], i, &c, &v);
+      pmax = MAX(pmax, colsum[i]);
+    }
+    rev = TRUE;
+    for (guint i = 0; i < nw && rev; i++)
+      rev = reversible(p->gossip[i], colsum);
+    /* 1e-9 covers the 1e-12 tolerance of the reversibility check. */
+    for (guint i = 0; rev && i < n; i++)
+      omega[i] = pmax / colsum[i] * (1.0 + 1e-9);
+  }
+  for (guint i = 0; i < Q; i++)
+    rho[i] = rev                         ? 1.0
+             : i == 0 || p->n_gossip > 1 ? norm2_bound(p->gossip[p->n_gossip == 1 ? 0 : i], colsum)
+                                         : rho[0];
+  for (guint k = 0; k * K < Q; k++) {
+    /* pi[q] = prod_{i = kK}^{q - 1} rho_i for q >= kK. */
+    double acc = 1.0;
+    for (guint q = k * K; q < Q; q++) {
+      pi[q] = acc;
+      acc *= rho[q];
+    }
+    cblas_dsyr(CblasRowMajor, CblasLower, (int)(Q - k * K), 1.0, pi + k * K, 1,
+               G + (gsize)(k * K) * Q + k * K, (int)Q);
+  }
+  lapack_int info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'L', (lapack_int)Q, G, (lapack_int)Q, lam);
+  gboolean ok = info == 0;
+  if (!ok)
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "the local lower bound: the eigensolver failed on the inflow's energy bound "
+                "(LAPACK info %d)",
+                (int)info);
+  else /* dsyev's error is a few Q eps lambda_max (backward stable). */
+    *out = lam[Q - 1] * (1.0 + 16.0 * Q * DBL_EPSILON);
+  g_free(colsum);
+  g_free(rho);
+  g_free(G);
+  g_free(lam);
+  g_free(pi);
+  return ok;
+}
+
+/* Flops beyond which the full-graph mean response (R nnz m / 2) is not
+ * computed and the covariance-domination bound is skipped (the projection
+ * bound stands): about a minute on one core. */
+#define LOWER_DOMINATION_MAX_FLOPS 5e10
+
+/* Grid of c for (1 + c) Cov(a) + (1 + 1/c) Cov(b): 10^-6 .. 10^3 by tenths of a decade. */
+#define LOWER_C_GRID 91
+
+/*
+ * The covariance-domination lower blocks (docs/local-bounds.md): the seen
+ * messages are Y = A g + M z_B + N s, A the FULL graph's response to the
+ * gradients (exact), M z_B the ball's own noise through the ball's rows, s
+ * the noise part of the states beyond the ball in rounds 0 .. R - 2, N its
+ * response through the ball. Cov(Y) <= Sigma_c = (1 + c) Cov(M z_B) +
+ * (1 + 1/c) lambda N N^T (energy_bound), so Y plus independent Gaussian
+ * noise of covariance Sigma_c - Cov(Y) (a post-processing) has Fisher
+ * information A_u^T Sigma_c^-1 A_u <= X_u for every c > 0. Writes X3[i]
+ * for every ball index i (unit noise, scaled by @unit); leaves it zero when
+ * the full-graph response would exceed the memory budget or
+ * LOWER_DOMINATION_MAX_FLOPS. Errors: PRIV_ERROR_MEMORY (the ball's dense
+ * matrices), PRIV_ERROR_NUMERICAL (LAPACK).
+ * Cost: O(R nnz m) propagation on the full graph (m seen messages),
+ * O(R^2 nnz_B (nz + ns) + R m^2 ns + m^2 nz T + m^3) on the ball (ns
+ * outside neighbours of the ball), O(n m + m (m + nz T)) memory.
+ */
+static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, const guint *ball,
+                                 const guint *sub, const double *Cinv, double unit, double *X3,
+                                 GError **error) {
+  guint nb = b->nb, T = b->T, K = b->K, R = b->R, nz = b->nz;
+  guint n = topo_gossip_n(p->gossip[0]);
+  gsize m = b->recv_start[R], cols = (gsize)nz * T;
+  if (m == 0 || nz == 0)
+    return TRUE;
+  gsize nnz = 0;
+  for (guint k = 0; k < p->n_gossip; k++)
+    for (guint i = 0; i < n; i++) {
+      const guint *c;
+      const double *v;
+      nnz += topo_gossip_row(p->gossip[k], i, &c, &v);
+    }
+  if (p->n_gossip == 1)
+    nnz *= R;
+  if ((double)nnz * (double)m / 2 > LOWER_DOMINATION_MAX_FLOPS)
+    return TRUE;
+  /* Full graph: two n x m propagation buffers and an n outside index; the
+   * ball: M and A (m x cols), Sigma_a, Sigma_b, C (m x m), the inflow's
+   * propagation (nb x ns and its seen rows, ns <= n). */
+  gsize count = priv_size_sum3(2 * (gsize)n + 2 * nb, m, m, 2 * cols + 3 * m, 2, n);
+  GError *budget = NULL;
+  if (!priv_check_budget(mf_doubles_bytes(count), p->max_bytes, "", &budget)) {
+    g_error_free(budget); /* the projection bound stands */
+    return TRUE;
+  }
+  double lambda = 0.0;
+  double *omega = g_new(double, n);
+  if (R > 1 && !energy_bound(p, K, R, &lambda, omega, error)) {
+    g_free(omega);
+    return FALSE;
+  }
+  gboolean ok = FALSE;
+  double *A = g_new0(double, m *cols), *M = g_new0(double, m *cols);
+  double *Sa = g_new0(double, m *m), *Sb = g_new0(double, m *m), *Cm = NULL;
+  double *H = g_new0(double, (gsize)n *m),
+         *H2 = g_new0(double, (gsize)n *m); /* columns below lo stay 0 */
+  double *Phi = g_new(double, (gsize)nb *MAX(nz, 1u)),
+         *Phi2 = g_new(double, (gsize)nb *MAX(nz, 1u));
+  guint *oidx = g_new(guint, n);
+  double *Ns = NULL, *Mn = NULL, *lam = NULL, *Z = NULL, *Zw = NULL;
+  lapack_int *piv = NULL;
+  memset(oidx, 0xff, sizeof(guint) * n);
+
+  /* A: backwards on the full graph. Column e of H at round q is row v_e of
+   * W_{r_e - 1} ... W_q (message e = x_{r_e}[v_e]); messages are sorted by
+   * round, so only columns lo .. m - 1 are non-zero at round q. */
+  for (guint q = R; q-- > 0;) {
+    gsize lo = b->recv_start[q];
+    for (gsize e = lo; e < b->recv_start[q + 1]; e++)
+      H[(gsize)ball[b->recv[e]] * m + e] = 1.0;
+    if (q % K == 0)
+      for (guint i = 0; i < nz; i++) {
+        const double *h = H + (gsize)ball[b->noisy[i]] * m;
+        for (gsize e = lo; e < m; e++)
+          A[e * cols + (gsize)i * T + q / K] = h[e];
+      }
+    if (q == 0)
+      break;
+    const TopoGossip *w = p->gossip[p->n_gossip == 1 ? 0 : q - 1];
+    for (guint j = 0; j < n; j++)
+      memset(H2 + (gsize)j * m + lo, 0, sizeof(double) * (m - lo));
+    for (guint j = 0; j < n; j++) {
+      const guint *c;
+      const double *v;
+      guint len = topo_gossip_row(w, j, &c, &v);
+      const double *hj = H + (gsize)j * m;
+      for (guint t = 0; t < len; t++) {
+        double *dst = H2 + (gsize)c[t] * m, a = v[t];
+        for (gsize e = lo; e < m; e++)
+          dst[e] += a * hj[e];
+      }
+    }
+    double *t = H;
+    H = H2;
+    H2 = t;
+  }
+  g_clear_pointer(&H, g_free);
+  g_clear_pointer(&H2, g_free);
+
+  /* Sigma_a = M (I x Cinv Cinv^T) M^T: the ball's own noise through the ball. */
+  ball_response(b, M, Phi, Phi2);
+  const double *Mnoise = M;
+  if (Cinv) {
+    Mn = g_new(double, m *cols);
+    for (guint i = 0; i < nz; i++)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)T, (int)T, 1.0,
+                  M + (gsize)i * T, (int)cols, Cinv, (int)T, 0.0, Mn + (gsize)i * T, (int)cols);
+    Mnoise = Mn;
+  }
+  cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)m, (int)cols, 1.0, Mnoise, (int)cols,
+              0.0, Sa, (int)m);
+  g_clear_pointer(&Mn, g_free);
+
+  /* Sigma_b / lambda = sum_s N_s N_s^T: N_s the seen messages' response to
+   * a unit state at each outside node t in round s - 1, entering the ball
+   * as the column W_{s-1}[B, t] in round s. */
+  for (guint s = 1; s < R && lambda > 0; s++) {
+    const TopoGossip *w = p->gossip[p->n_gossip == 1 ? 0 : s - 1];
+    guint ns = 0;
+    GArray *outs = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint i = 0; i < nb; i++) {
+      const guint *c;
+      const double *v;
+      guint len = topo_gossip_row(w, ball[i], &c, &v);
+      for (guint j = 0; j < len; j++)
+        if (sub[c[j]] == FAR && oidx[c[j]] == FAR) {
+          oidx[c[j]] = ns++;
+          g_array_append_val(outs, c[j]);
+        }
+    }
+    gsize rows = m - b->recv_start[s];
+    if (ns > 0 && rows > 0) {
+      double *P1 = g_new0(double, (gsize)nb *ns), *P2 = g_new(double, (gsize)nb *ns);
+      Ns = g_renew(double, Ns, rows *ns);
+      for (guint i = 0; i < nb; i++) {
+        const guint *c;
+        const double *v;
+        guint len = topo_gossip_row(w, ball[i], &c, &v);
+        for (guint j = 0; j < len; j++)
+          if (sub[c[j]] == FAR)
+            P1[(gsize)i * ns + oidx[c[j]]] = v[j] * sqrt(omega[c[j]]);
+      }
+      for (guint r = s; r < R; r++) {
+        collect(b, r, P1, ns, Ns, ns, b->recv_start[s]);
+        if (r + 1 < R) {
+          apply(ball_w(b, r), nb, P1, P2, ns);
+          double *t = P1;
+          P1 = P2;
+          P2 = t;
+        }
+      }
+      gsize o = b->recv_start[s];
+      cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)rows, (int)ns, 1.0, Ns, (int)ns,
+                  1.0, Sb + o * m + o, (int)m);
+      g_free(P1);
+      g_free(P2);
+    }
+    for (guint j = 0; j < outs->len; j++)
+      oidx[g_array_index(outs, guint, j)] = FAR;
+    g_array_free(outs, TRUE);
+  }
+  /* The noise per injection is I (white) or Cinv Cinv^T <= |Cinv|_2^2 I. */
+  double cn = 1.0;
+  if (Cinv) {
+    double *CC = g_new(double, (gsize)T *T), *ev = g_new(double, T);
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)T, (int)T, 1.0, Cinv, (int)T, 0.0, CC,
+                (int)T);
+    lapack_int info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'L', (lapack_int)T, CC, (lapack_int)T,
+                                    ev);
+    cn = info == 0 ? ev[T - 1] * (1.0 + 16.0 * T * DBL_EPSILON) : NAN;
+    g_free(CC);
+    g_free(ev);
+    if (info != 0) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                  "the local lower bound: the eigensolver failed on C^-1 (LAPACK info %d)",
+                  (int)info);
+      goto out;
+    }
+  }
+
+  /* Messages kept: a pivoted Cholesky of Sigma_a down to LOWER_PIVOT_TOL of
+   * its largest pivot (dropping messages is post-processing). */
+  double dmax = 0.0;
+  for (gsize i = 0; i < m; i++)
+    dmax = MAX(dmax, Sa[i * m + i]);
+  if (dmax == 0.0) {
+    ok = TRUE;
+    goto out;
+  }
+  piv = g_new(lapack_int, m);
+  lapack_int rank = 0;
+  lapack_int info = LAPACKE_dpstrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)m, Sa, (lapack_int)m, piv,
+                                   &rank, LOWER_PIVOT_TOL * dmax);
+  if (info < 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "the local lower bound: the pivoted Cholesky factorization failed "
+                "(LAPACK info %d)",
+                (int)info);
+    goto out;
+  }
+  if (rank == 0) {
+    ok = TRUE;
+    goto out;
+  }
+  gsize rk = (gsize)rank;
+  /* C = L^-1 Sigma_b[J, J] L^-T (scaled by lambda cn), into M's storage. */
+  Cm = g_new(double, rk *rk);
+  for (gsize i = 0; i < rk; i++)
+    for (gsize j = 0; j < rk; j++) {
+      gsize a = (gsize)piv[i] - 1, c = (gsize)piv[j] - 1;
+      Cm[i * rk + j] = lambda * cn * (a >= c ? Sb[a * m + c] : Sb[c * m + a]);
+    }
+  cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)rk, (int)rk,
+              1.0, Sa, (int)m, Cm, (int)rk);
+  cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, (int)rk, (int)rk,
+              1.0, Sa, (int)m, Cm, (int)rk);
+  lam = g_new(double, rk);
+  double lmax = 0.0;
+  if (lambda > 0) {
+    info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)rk, Cm, (lapack_int)rk, lam);
+    if (info != 0) {
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                  "the local lower bound: the eigensolver failed on the inflow's covariance "
+                  "(LAPACK info %d)",
+                  (int)info);
+      goto out;
+    }
+    lmax = MAX(lam[rk - 1], 0.0);
+    /* Rounding of the whitening and of the eigensolver: every eigenvalue
+     * raised by 16 rk eps lambda_max (a larger bound is still a bound). */
+    for (gsize i = 0; i < rk; i++)
+      lam[i] = MAX(lam[i], 0.0) + 16.0 * (double)rk * DBL_EPSILON * lmax;
+  }
+  /* Z = Q^T L^-1 A[J, :] (Q = I when there is no inflow). */
+  Z = g_new(double, rk *cols);
+  for (gsize i = 0; i < rk; i++)
+    memcpy(Z + i * cols, A + ((gsize)piv[i] - 1) * cols, sizeof(double) * cols);
+  cblas_dtrsm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)rk, (int)cols,
+              1.0, Sa, (int)m, Z, (int)cols);
+  if (lmax > 0) {
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)rk, (int)cols, (int)rk, 1.0, Cm,
+                (int)rk, Z, (int)cols, 0.0, A, (int)cols);
+    memcpy(Z, A, sizeof(double) * rk * cols);
+  }
+  /* Per victim: c from the grid maximizing max(trace, 1^T X 1) (any c is
+   * sound; this picks a good one cheaply), then X = Z_u^T D_c Z_u. */
+  Zw = g_new(double, rk *T);
+  double *nrm = g_new(double, rk), *sum = g_new(double, rk);
+  for (guint i = 0; i < nz; i++) {
+    guint u = b->noisy[i];
+    if (b->attacker[u])
+      continue;
+    for (gsize j = 0; j < rk; j++) {
+      const double *z = Z + j * cols + (gsize)i * T;
+      nrm[j] = cblas_ddot((int)T, z, 1, z, 1);
+      sum[j] = 0.0;
+      for (guint t = 0; t < T; t++)
+        sum[j] += z[t];
+    }
+    double best = -1.0, cbest = 0.0;
+    for (guint g = 0; lmax > 0 && g < LOWER_C_GRID; g++) {
+      double c = pow(10.0, -6.0 + 0.1 * g), tr = 0.0, all = 0.0;
+      for (gsize j = 0; j < rk; j++) {
+        double wj = 1.0 / ((1.0 + c) + (1.0 + 1.0 / c) * lam[j]);
+        tr += wj * nrm[j];
+        all += wj * sum[j] * sum[j];
+      }
+      if (MAX(tr, all) > best) {
+        best = MAX(tr, all);
+        cbest = c;
+      }
+    }
+    for (gsize j = 0; j < rk; j++) {
+      double wj = lmax > 0 ? 1.0 / ((1.0 + cbest) + (1.0 + 1.0 / cbest) * lam[j]) : 1.0;
+      double sw = sqrt(wj);
+      const double *z = Z + j * cols + (gsize)i * T;
+      for (guint t = 0; t < T; t++)
+        Zw[j * T + t] = sw * z[t];
+    }
+    double *Xu = X3 + (gsize)u * T * T;
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)T, (int)rk, unit, Zw, (int)T, 0.0, Xu,
+                (int)T);
+    mf_fill_upper_from_lower(Xu, T);
+  }
+  g_free(nrm);
+  g_free(sum);
+  ok = TRUE;
+out:
+  g_free(A);
+  g_free(M);
+  g_free(Sa);
+  g_free(Sb);
+  g_free(Cm);
+  g_free(H);
+  g_free(H2);
+  g_free(Phi);
+  g_free(Phi2);
+  g_free(oidx);
+  g_free(omega);
+  g_free(Ns);
+  g_free(Mn);
+  g_free(lam);
+  g_free(Z);
+  g_free(Zw);
+  g_free(piv);
+  return ok;
+}
+
 /* Whether node v's round-r state is known to LDP/SecLDP attackers: it sends
  * (every message is seen), or it is an attacker under SecLDP (its own). */
 static gboolean known_state(const TopoGossip *w, guint v, gboolean own) {
@@ -428,7 +893,7 @@ static gboolean sens2_lower(const double *X, guint T, guint b, double *out, GErr
 }
 
 gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, guint nb,
-                          PrivReport *report, GError **error) {
+                          PrivLocalLower which, PrivReport *report, GError **error) {
   guint T = p->T, K = p->K ? p->K : 1, bpart = report->b ? report->b : 1;
   guint n = topo_gossip_n(p->gossip[0]);
   if (!priv_check_budget(sizeof(guint) * (gsize)n, p->max_bytes,
@@ -466,8 +931,8 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
    * when the ball's messages are few enough for the dense algebra, the
    * projected view of the ball's messages too (the better of the two
    * lower bounds is one). */
-  double *X2 = NULL;
-  if (ok && p->trust != PRIV_TRUST_PNDP) {
+  double *X2 = NULL, *X3 = NULL;
+  if (ok && p->trust != PRIV_TRUST_PNDP && which != PRIV_LOCAL_LOWER_DOMINATION) {
     ok = injection_blocks(p, K, ball, nb, att, Cinv, unit, X, error);
     for (gsize i = 0; noiseless && ok && i < (gsize)nb * T * T; i++)
       if (X[i] != 0.0)
@@ -511,11 +976,21 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
     for (guint i = 0; i < nb; i++)
       if (!att[i] || p->trust == PRIV_TRUST_LDP)
         b.noisy[b.nz++] = i;
+    gboolean proj = which != PRIV_LOCAL_LOWER_DOMINATION;
+    gboolean dom = which != PRIV_LOCAL_LOWER_PROJECTION;
     if (p->trust == PRIV_TRUST_PNDP) {
-      ok = projected_blocks(&b, Cinv, unit, X, p->max_bytes, error);
+      if (proj)
+        ok = projected_blocks(&b, Cinv, unit, X, p->max_bytes, error);
     } else if (b.recv_start[b.R] <= LOWER_DENSE_LDP_MAX) {
       X2 = g_new0(double, (gsize)nb *T *T);
-      ok = projected_blocks(&b, Cinv, unit, X2, p->max_bytes, error);
+      if (proj)
+        ok = projected_blocks(&b, Cinv, unit, X2, p->max_bytes, error);
+    } else {
+      dom = FALSE; /* too many messages for the dense algebra */
+    }
+    if (ok && dom) {
+      X3 = g_new0(double, (gsize)nb *T *T);
+      ok = dominated_blocks(p, &b, ball, sub, Cinv, unit, X3, error);
     }
     for (guint k = 0; k < p->n_gossip; k++)
       ball_rows_clear(&b.w[k]);
@@ -553,6 +1028,10 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
       ok = sens2_lower(X2 + (gsize)sub[pv->node] * T * T, T, bpart, &s2b, error);
       s2 = MAX(s2, s2b);
     }
+    if (ok && X3 && !inf) {
+      ok = sens2_lower(X3 + (gsize)sub[pv->node] * T * T, T, bpart, &s2b, error);
+      s2 = MAX(s2, s2b);
+    }
     double low = noiseless ? s2 : sqrt(s2) / p->sigma;
     if (!(low >= 0))
       low = 0.0; /* NaN from an overflow: claim nothing */
@@ -560,6 +1039,7 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
   }
   g_free(X);
   g_free(X2);
+  g_free(X3);
   g_free(C);
   g_free(Cinv);
   g_free(mark);

@@ -21,6 +21,9 @@ typedef struct {
   guint attackers[3], n_attackers;
   const char *schedule; /* NULL: static */
   gboolean noiseless;   /* sigma = 0: who is unprotected */
+  gboolean uniform;     /* static uniform weights (row-stochastic) instead of Metropolis */
+  guint dominates;      /* > 0: at radius >= this, the domination bound is >= the projection
+                           one for every victim at distance 1 (checked) */
 } Case;
 
 static double *random_lower(guint T, guint seed) {
@@ -120,7 +123,7 @@ static void check_case(const Case *c) {
     }
   } else {
     ws = g_new(TopoGossip *, 1);
-    ws[0] = topo_gossip_new(g, TOPO_GOSSIP_METROPOLIS, &err);
+    ws[0] = topo_gossip_new(g, c->uniform ? TOPO_GOSSIP_UNIFORM : TOPO_GOSSIP_METROPOLIS, &err);
     g_assert_no_error(err);
   }
   double *C = c->protocol == PRIV_PROTOCOL_MFDSGD ? random_lower(c->T, n) : NULL;
@@ -175,6 +178,28 @@ static void check_case(const Case *c) {
       check_lower(v, mu0[v->node], covered, p.sigma, m);
       check_lower(&lb->victims[i], mu0[v->node], covered, p.sigma, m);
     }
+    /* Each lower bound alone holds the exact value too (the best one is
+     * their maximum, so a defect in one would hide behind the other). */
+    PrivReport *only[2];
+    PrivLocalLower kinds[2] = {PRIV_LOCAL_LOWER_PROJECTION, PRIV_LOCAL_LOWER_DOMINATION};
+    for (guint k = 0; k < 2; k++) {
+      PrivAccountOptions o = {.b = p.b, .sensitivity = MF_SENSITIVITY_EXACT};
+      only[k] = priv_local_report_lower(&p, radius, &o, PRIV_LOCAL_SHELL_MERGED, kinds[k], NULL,
+                                        &err);
+      g_assert_no_error(err);
+      g_assert_cmpuint(only[k]->n_victims, ==, le->n_victims);
+      for (guint i = 0; i < le->n_victims; i++) {
+        const PrivVictim *v = &only[k]->victims[i];
+        check_lower(v, mu0[v->node], covered, p.sigma, info.ball * K * c->T);
+        /* The best is the larger of the two (the same SDP runs). */
+        g_assert_cmpfloat(le->victims[i].mu_lower, >=, v->mu_lower);
+      }
+    }
+    for (guint i = 0; c->dominates && radius >= c->dominates && i < le->n_victims; i++)
+      if (le->victims[i].distance == 1 && !covered)
+        g_assert_cmpfloat(only[1]->victims[i].mu_lower, >, only[0]->victims[i].mu_lower);
+    priv_report_free(only[0]);
+    priv_report_free(only[1]);
     /* Covered: the victims left out are not connected to the attackers
      * (other components); under PNDP they send them nothing, mu = 0 (under
      * (Sec)LDP their messages are seen: they are simply not reported). */
@@ -238,7 +263,9 @@ static void test_dsgd(void) {
        {0},
        1,
        NULL,
-       FALSE},
+       FALSE,
+       FALSE,
+       0},
       {"barabasi:n=60,m=1,seed=2",
        PRIV_PROTOCOL_DSGD,
        1,
@@ -248,7 +275,9 @@ static void test_dsgd(void) {
        {5, 31},
        2,
        NULL,
-       FALSE},
+       FALSE,
+       FALSE,
+       0},
       {"watts:n=40,k=2,p=0.1,seed=4",
        PRIV_PROTOCOL_DSGD,
        1,
@@ -258,7 +287,9 @@ static void test_dsgd(void) {
        {7},
        1,
        NULL,
-       FALSE},
+       FALSE,
+       FALSE,
+       0},
       {"regular:n=300,d=3,seed=1",
        PRIV_PROTOCOL_DSGD,
        1,
@@ -268,7 +299,9 @@ static void test_dsgd(void) {
        {0},
        1,
        NULL,
-       FALSE},
+       FALSE,
+       FALSE,
+       0},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
     check_case(&cases[i]);
@@ -285,7 +318,9 @@ static void test_muffliato_mfdsgd(void) {
        {1, 9},
        2,
        NULL,
-       FALSE},
+       FALSE,
+       FALSE,
+       0},
       {"watts:n=30,k=1,p=0.2,seed=6",
        PRIV_PROTOCOL_MFDSGD,
        1,
@@ -295,7 +330,9 @@ static void test_muffliato_mfdsgd(void) {
        {2},
        1,
        NULL,
-       FALSE},
+       FALSE,
+       FALSE,
+       0},
       {"watts:n=25,k=1,p=0.3,seed=2",
        PRIV_PROTOCOL_MFDSGD,
        1,
@@ -305,7 +342,9 @@ static void test_muffliato_mfdsgd(void) {
        {0, 12},
        2,
        NULL,
-       FALSE},
+       FALSE,
+       FALSE,
+       0},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
     check_case(&cases[i]);
@@ -323,7 +362,9 @@ static void test_time_varying_ldp(void) {
        {3},
        1,
        "edge-failure:p=0.3",
-       FALSE},
+       FALSE,
+       FALSE,
+       0},
       {"watts:n=24,k=1,p=0.2,seed=1",
        PRIV_PROTOCOL_MUFFLIATO,
        2,
@@ -333,7 +374,9 @@ static void test_time_varying_ldp(void) {
        {4, 15},
        2,
        "matching",
-       FALSE},
+       FALSE,
+       FALSE,
+       0},
       {"watts:n=22,k=1,p=0.1,seed=3",
        PRIV_PROTOCOL_DSGD,
        1,
@@ -343,8 +386,10 @@ static void test_time_varying_ldp(void) {
        {0},
        1,
        "edge-failure:p=0.4",
-       FALSE},
-      {"ring:n=21", PRIV_PROTOCOL_DSGD, 1, 4, 1, PRIV_TRUST_LDP, {0}, 1, NULL, FALSE},
+       FALSE,
+       FALSE,
+       0},
+      {"ring:n=21", PRIV_PROTOCOL_DSGD, 1, 4, 1, PRIV_TRUST_LDP, {0}, 1, NULL, FALSE, FALSE, 0},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
     check_case(&cases[i]);
@@ -363,7 +408,9 @@ static void test_noiseless(void) {
        {2},
        1,
        NULL,
-       TRUE},
+       TRUE,
+       FALSE,
+       0},
       {"watts:n=26,k=1,p=0.2,seed=7",
        PRIV_PROTOCOL_MUFFLIATO,
        2,
@@ -373,7 +420,9 @@ static void test_noiseless(void) {
        {0, 9},
        2,
        "edge-failure:p=0.5",
-       TRUE},
+       TRUE,
+       FALSE,
+       0},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
     check_case(&cases[i]);
@@ -409,6 +458,91 @@ static void test_lower_random(void) {
       check_case(&c);
       g_free(graph);
     }
+}
+
+/* The covariance-domination bound (docs/local-bounds.md): regular,
+ * barabasi (uniform weights: reversible, not symmetric) and erdos graphs,
+ * T = 8, PNDP, LDP and SecLDP, D-SGD, Muffliato and MF-D-SGD, one attacker
+ * and a pair, b = 1 and 2. check_case checks each bound alone against the
+ * exact value at every radius; where `dominates` is set, it also checks
+ * that the new bound beats the projection at distance 1. */
+static void test_lower_domination(void) {
+  const Case cases[] = {
+      {"regular:n=120,d=4,seed=3",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       8,
+       1,
+       PRIV_TRUST_PNDP,
+       {0},
+       1,
+       NULL,
+       FALSE,
+       FALSE,
+       2},
+      {"barabasi:n=150,m=2,seed=4",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       8,
+       2,
+       PRIV_TRUST_PNDP,
+       {3, 40},
+       2,
+       NULL,
+       FALSE,
+       TRUE,
+       3},
+      {"erdos:n=100,p=0.05,seed=5,connected=true",
+       PRIV_PROTOCOL_MUFFLIATO,
+       2,
+       4,
+       1,
+       PRIV_TRUST_PNDP,
+       {7},
+       1,
+       NULL,
+       FALSE,
+       TRUE,
+       0},
+      {"regular:n=90,d=3,seed=6",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       8,
+       2,
+       PRIV_TRUST_PNDP,
+       {2},
+       1,
+       NULL,
+       FALSE,
+       FALSE,
+       0},
+      {"barabasi:n=80,m=2,seed=7",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       6,
+       1,
+       PRIV_TRUST_SECLDP,
+       {1},
+       1,
+       NULL,
+       FALSE,
+       TRUE,
+       0},
+      {"erdos:n=70,p=0.06,seed=8,connected=true",
+       PRIV_PROTOCOL_DSGD,
+       1,
+       6,
+       1,
+       PRIV_TRUST_LDP,
+       {4, 9},
+       2,
+       "edge-failure:p=0.3",
+       FALSE,
+       FALSE,
+       0},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    check_case(&cases[i]);
 }
 
 static void test_errors(void) {
@@ -497,6 +631,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/account/local/time-varying-ldp", test_time_varying_ldp);
   g_test_add_func("/privacy/account/local/noiseless", test_noiseless);
   g_test_add_func("/privacy/account/local/lower-random", test_lower_random);
+  g_test_add_func("/privacy/account/local/lower-domination", test_lower_domination);
   g_test_add_func("/privacy/account/local/errors", test_errors);
   return g_test_run();
 }
