@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE      ?= cmake
 
-.PHONY: all deps build run test test-release test-sanitize bench docs install clean
+.PHONY: all deps build run test test-release test-sanitize test-kernels bench docs install clean
 
 all: build
 
@@ -35,6 +35,12 @@ test-sanitize: deps $(ASAN_BUILD)/CMakeCache.txt
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE nosanitize
+
+# The numerical tests (ctest -L numerical) under every OpenBLAS kernel this
+# CPU can execute (OPENBLAS_CORETYPE), or only under OPENBLAS_CORETYPE when it
+# is set: what a numerical change runs before it lands. Not part of `test`.
+test-kernels: build
+	bash scripts/test-kernels.sh $(BUILD)
 
 bench: build
 	bash bench/run.sh $(BUILD)

@@ -370,6 +370,13 @@ void dpg_cancel_reset(void);
  * of a copy that could drift. Returns: a static string (never free it). O(1). */
 const char *dpg_api_header(void);
 
+/* dpg_blas_note: the line the command line prints on stderr when OpenBLAS
+ * runs a kernel without AVX2 on a CPU that has AVX2 or AVX-512 (slower than
+ * the CPU allows; docs/performance.md, "OpenBLAS kernels"), or NULL. The
+ * Python package raises it as a warning once, on import. Never sets
+ * OPENBLAS_CORETYPE. Returns: a static string (never free it) or NULL. O(1). */
+const char *dpg_blas_note(void);
+
 #ifdef __cplusplus
 }
 #endif

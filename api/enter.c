@@ -4,6 +4,7 @@
 #include <cblas.h>
 
 #include "api/internal.h"
+#include "sim/blas.h"
 
 void dpg_enter(void) {
   /* Single-threaded BLAS, as cli/main.c sets it: OpenBLAS splits products
@@ -12,4 +13,8 @@ void dpg_enter(void) {
    * machine's core count. Process-wide: numpy on the same OpenBLAS runs
    * single-threaded from then on too. */
   openblas_set_num_threads(1);
+}
+
+const char *dpg_blas_note(void) {
+  return sim_blas_kernel_note();
 }

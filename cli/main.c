@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cblas.h>
 
 #include "cli/cli.h"
+#include "sim/blas.h"
 
 #ifndef DPG_VERSION
 #define DPG_VERSION "unknown"
@@ -118,6 +120,24 @@ static int close_stdout(int status) {
   return status == CLI_EXIT_OK ? CLI_EXIT_FAILURE : status;
 }
 
+/* sim_blas_kernel_note's line, once on stderr before a command computes:
+ * not for --help, and under mpirun only by rank 0 (every rank runs the same
+ * OpenBLAS on the same kind of machine). */
+static void print_blas_note(int argc, char **argv) {
+  for (int i = 2; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+      return;
+  static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+  for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
+    const char *r = getenv(rank_vars[i]);
+    if (r != NULL && strcmp(r, "0") != 0)
+      return;
+  }
+  const char *note = sim_blas_kernel_note();
+  if (note != NULL)
+    fprintf(stderr, "%s\n", note);
+}
+
 int main(int argc, char **argv) {
   return close_stdout(run_command(argc, argv));
 }
@@ -158,5 +178,6 @@ static int run_command(int argc, char **argv) {
   const CliCommand *cmd = find_command(name);
   if (cmd == NULL)
     return unknown_command(name);
+  print_blas_note(argc, argv);
   return cmd->func(argc - 1, argv + 1);
 }

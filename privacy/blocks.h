@@ -55,7 +55,9 @@ typedef struct {
   PrivNodeStatus *status; /* n entries */
   double scale;           /* > 0; the true blocks are X / scale^2 (usually 1) */
   /* The largest condition number (largest over smallest kept eigenvalue or
-   * pivot^2) of the message covariances the engine factored, 0 where the
+   * pivot^2) of the message covariances the engine factored (the W-power
+   * engine: largest message variance over smallest kept innovation
+   * eigenvalue, since it forms innovations by subtraction), 0 where the
    * engine does not measure it. The blocks' rounding error relative to their
    * largest entry is of the order of DBL_EPSILON * cond: what tests and
    * cross-engine comparisons derive their tolerance from. Diagnostic only. */

@@ -95,6 +95,11 @@ typedef struct {
   double *D;     /* dropped ambiguous rows x q */
   guint drows;   /* their number */
   guint *dfirst; /* R + 1 */
+  /* Largest message variance over smallest kept innovation eigenvalue of a
+   * round: the innovations are formed by subtracting from the messages'
+   * covariance (S = Sigma_rr - C^T C), so their rounding relative to what
+   * is kept is eps times this (PrivBlocks.cond). */
+  double cond;
 } Whitened;
 
 static void whitened_clear(Whitened *w) {
@@ -162,6 +167,8 @@ static gboolean whiten_rounds(const double *Sig, guint R, guint m, Whitened *w, 
       ok = FALSE;
       break;
     }
+    if (kept > 0 && lam[m - kept] > 0.0)
+      w->cond = MAX(w->cond, MAX(dmax, lam[m - 1]) / lam[m - kept]);
     double lmax = m > 0 ? lam[m - 1] : 0.0, tol = PRIV_STRUCT_RANK_TOL * lmax;
     /* Innovations at the rounding level of the messages themselves: every
      * direction of the round is a guess. */
@@ -420,6 +427,7 @@ gboolean priv_struct_powers(const PrivStructCtx *c, const double *Cinv, double s
     c->progress(0.25, "structured accounting (W powers)", c->progress_data);
   if (!whiten_rounds(Sig, R, m, &w, error))
     goto out;
+  blocks->cond = MAX(blocks->cond, w.cond);
   if (c->progress)
     c->progress(0.5, "structured accounting (W powers)", c->progress_data);
   victims_blocks(c, &w, Vall, m, scale, blocks);

@@ -63,6 +63,19 @@ __all__ = ["graph", "account", "audit", "mafalda", "train", "run", "load", "Erro
 __version__ = "0.1.0"
 
 
+def _blas_note():
+    """The command line's stderr note when OpenBLAS runs a kernel without
+    AVX2 on a CPU that has AVX2 or AVX-512 (dpg_blas_note), once, as a
+    warning; DPGOSSIP_BLAS_NOTE=0 silences it."""
+    fn = getattr(lib, "dpg_blas_note", None)  # None: a library older than the note
+    note = fn() if fn is not None else ffi.NULL
+    if note != ffi.NULL:
+        warnings.warn(ffi.string(note).decode(), RuntimeWarning, stacklevel=3)
+
+
+_blas_note()
+
+
 # ---- Graphs ------------------------------------------------------------------
 
 def _networkx_edges(g, ignore_weights):
