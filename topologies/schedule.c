@@ -743,11 +743,13 @@ gboolean topo_schedule_round_law(const TopoSchedule *s, guint64 max_outcomes,
 typedef struct {
   guint n;
   double *M, *Q;
+  guint64 outcomes;
 } Moments;
 
 static void add_moments(double prob, const TopoGossip *w, gpointer data) {
   Moments *mo = data;
   gsize n = mo->n;
+  mo->outcomes++;
   for (guint c = 0; c < n; c++)
     for (guint i = w->row_ptr[c]; i < w->row_ptr[c + 1]; i++) {
       guint a = w->col[i];
@@ -760,7 +762,7 @@ static void add_moments(double prob, const TopoGossip *w, gpointer data) {
 }
 
 gboolean topo_schedule_round_moments(const TopoSchedule *s, guint64 max_outcomes, gsize max_bytes,
-                                     double **M, double **Q, GError **error) {
+                                     double **M, double **Q, guint64 *n_outcomes, GError **error) {
   g_return_val_if_fail(s != NULL && M != NULL && Q != NULL, FALSE);
   guint64 n = s->n, n4 = n * n * n * n;
   guint64 bytes = n4 / (n * n) == n * n && n4 < G_MAXUINT64 / 8 ? 8 * (n4 + n * n) : G_MAXUINT64;
@@ -775,7 +777,7 @@ gboolean topo_schedule_round_moments(const TopoSchedule *s, guint64 max_outcomes
                 s->n, bytes, max_bytes);
     return FALSE;
   }
-  Moments mo = {s->n, g_try_new0(double, (gsize)(n * n)), g_try_new0(double, (gsize)n4)};
+  Moments mo = {s->n, g_try_new0(double, (gsize)(n * n)), g_try_new0(double, (gsize)n4), 0};
   if (mo.M == NULL || mo.Q == NULL) {
     g_free(mo.M);
     g_free(mo.Q);
@@ -790,5 +792,7 @@ gboolean topo_schedule_round_moments(const TopoSchedule *s, guint64 max_outcomes
   }
   *M = mo.M;
   *Q = mo.Q;
+  if (n_outcomes != NULL)
+    *n_outcomes = mo.outcomes;
   return TRUE;
 }

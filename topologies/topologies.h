@@ -633,14 +633,16 @@ gboolean topo_schedule_round_law(const TopoSchedule *s, guint64 max_outcomes,
 /*
  * topo_schedule_round_moments: E[W] (*@M, n x n) and E[W kron W] (*@Q,
  * n^2 x n^2 row-major, Q[((c n + d) n + a) n + b] = E[W_ca W_db]) over
- * topo_schedule_round_law (both g_free), exactly (sums of the outcomes).
+ * topo_schedule_round_law (both g_free), exactly (sums of the outcomes);
+ * *@n_outcomes (nullable): how many outcomes of positive probability (one:
+ * *@M is that W to the bit).
  * @max_bytes: limit for the n^4 + n^2 doubles (0: physical memory).
  * Errors: those of topo_schedule_round_law; TOPO_ERROR_INVALID_ARGUMENT
  * naming the bytes needed when they exceed @max_bytes.
  * Complexity: O(outcomes nnz(W)^2) time, O(n^4) memory.
  */
 gboolean topo_schedule_round_moments(const TopoSchedule *s, guint64 max_outcomes, gsize max_bytes,
-                                     double **M, double **Q, GError **error);
+                                     double **M, double **Q, guint64 *n_outcomes, GError **error);
 
 /* What a schedule's churn looks like over its first rounds
  * (topo_schedule_churn_stats). Sessions are maximal runs of rounds a node is

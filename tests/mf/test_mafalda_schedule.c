@@ -127,7 +127,7 @@ static void check_expected_gram(TopoSchedule *s, const Law *l, guint T) {
   guint n = l->n;
   double *M, *Q;
   GError *err = NULL;
-  g_assert_true(topo_schedule_round_moments(s, 1u << 20, 0, &M, &Q, &err));
+  g_assert_true(topo_schedule_round_moments(s, 1u << 20, 0, &M, &Q, NULL, &err));
   g_assert_no_error(err);
   for (int wl = 0; wl < 2; wl++) {
     double *EH = mf_gram_iid(n, T, wl, M, Q, 0, &err);
@@ -257,7 +257,7 @@ static void test_matching_complete_closed_form(void) {
     g_assert_no_error(err);
     TopoSchedule *s = schedule("matching:complete=true", g, 1);
     double *M, *Q;
-    g_assert_true(topo_schedule_round_moments(s, 1000, 0, &M, &Q, &err));
+    g_assert_true(topo_schedule_round_moments(s, 1000, 0, &M, &Q, NULL, &err));
     g_assert_no_error(err);
     double off = n % 2 ? 1.0 / (2.0 * n) : 1.0 / (2.0 * (n - 1.0));
     double diag = n % 2 ? 1.0 / n + (n - 1.0) / (2.0 * n) : 0.5;
@@ -286,7 +286,7 @@ static void test_law_is_the_samplers(void) {
     TopoSchedule *s = schedule(specs[k], g, 77);
     double *M, *Q;
     GError *err = NULL;
-    g_assert_true(topo_schedule_round_moments(s, 1000, 0, &M, &Q, &err));
+    g_assert_true(topo_schedule_round_moments(s, 1000, 0, &M, &Q, NULL, &err));
     double *m = g_new0(double, n *n), *q = g_new0(double, n *n *n *n);
     for (guint r = 0; r < R; r++) {
       TopoGossip *w = topo_schedule_gossip(s, r, &err);
@@ -352,7 +352,7 @@ static void test_estimator_coverage(void) {
   TopoSchedule *s = schedule("edge-failure:p=0.3", g, 1);
   double *M, *Q;
   GError *err = NULL;
-  g_assert_true(topo_schedule_round_moments(s, 1000, 0, &M, &Q, &err));
+  g_assert_true(topo_schedule_round_moments(s, 1000, 0, &M, &Q, NULL, &err));
   double *EH = mf_gram_iid(5, T, MF_WORKLOAD_POST_AVERAGE, M, Q, 0, &err);
   g_assert_no_error(err);
   const MfBaseline which[] = {MF_BASELINE_IDENTITY, MF_BASELINE_ANTIPGD};
@@ -407,12 +407,12 @@ static void test_laws_and_refusals(void) {
   s = schedule("edge-failure:p=0.3", g, 1);
   g_assert_cmpint(topo_schedule_randomness(s), ==, TOPO_SCHEDULE_IID);
   double *M = NULL, *Q = NULL;
-  g_assert_false(topo_schedule_round_moments(s, 31, 0, &M, &Q, &err));
+  g_assert_false(topo_schedule_round_moments(s, 31, 0, &M, &Q, NULL, &err));
   g_assert_error(err, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "32 outcomes"));
   g_assert_nonnull(strstr(err->message, "sampled schedules"));
   g_clear_error(&err);
-  g_assert_false(topo_schedule_round_moments(s, 1000, 100, &M, &Q, &err));
+  g_assert_false(topo_schedule_round_moments(s, 1000, 100, &M, &Q, NULL, &err));
   g_assert_nonnull(strstr(err->message, "5200 bytes"));
   g_clear_error(&err);
   topo_schedule_free(s);
