@@ -6,8 +6,10 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "cli/cli.h"
+#include "cli/mafalda_schedule.h"
 #include "mf/mf.h"
 #include "privacy/privacy.h"
 
@@ -19,20 +21,46 @@ typedef struct {
    * report (they run side by side, so total < the sum of the parts). */
   double seconds_load, seconds_write, seconds_total;
   CliProgress *progress; /* Mafalda's iterations (NULL: -q) */
+  /* --schedule (NULL: none, today's output): the expected Gram matrix, and
+   * the static graph's C scored on it as the strategy mafalda-static. */
+  CliMafaldaSchedule *sched;
+  double static_loss, static_sensitivity, static_cpu, static_se;
+  double se[MF_MAFALDA_N_STRATEGIES]; /* --samples: standard errors, else NaN */
 } Report;
 
 static double seconds_since(gint64 start) {
   return (double)(g_get_monotonic_time() - start) / 1e6;
 }
 
-static void add_strategies(JsonBuilder *jb, const char *name, const double *v) {
+/* @stat: mafalda-static's value, after mafalda's, when @with_static
+ * (--schedule). */
+static void add_strategies(JsonBuilder *jb, const char *name, const double *v, gboolean with_static,
+                           double stat) {
   cli_json_begin_object(jb, name);
   for (int i = 0; i < MF_MAFALDA_N_STRATEGIES; i++) {
     if (isnan(v[i]))
       cli_json_null(jb, mf_mafalda_strategy_name(i)); /* not computed (--skip-dense) */
     else
       cli_json_number(jb, mf_mafalda_strategy_name(i), v[i]);
+    if (i == MF_MAFALDA_MAFALDA && with_static && isnan(stat))
+      cli_json_null(jb, "mafalda-static");
+    else if (i == MF_MAFALDA_MAFALDA && with_static)
+      cli_json_number(jb, "mafalda-static", stat);
   }
+  json_builder_end_object(jb);
+}
+
+/* The schedule's JSON object: its spec, how the expectation was taken. */
+static void add_schedule(JsonBuilder *jb, const CliMafaldaSchedule *ms) {
+  cli_json_begin_object(jb, "schedule");
+  cli_json_string(jb, "spec", ms->spec);
+  cli_json_string(jb, "expectation", cli_expectation_name(ms->how));
+  cli_json_int(jb, "seed", (gint64)ms->seed);
+  if (ms->how == CLI_EXPECT_IID)
+    cli_json_int(jb, "round_outcomes", (gint64)ms->outcomes);
+  if (ms->how == CLI_EXPECT_SAMPLED)
+    cli_json_int(jb, "samples", ms->samples);
+  cli_json_number(jb, "seconds", ms->seconds);
   json_builder_end_object(jb);
 }
 
@@ -43,6 +71,8 @@ static void print_json(const Report *r) {
   cli_json_int(jb, "nodes", p->n);
   cli_json_string(jb, "gossip", topo_gossip_kind_name(r->gossip));
   cli_json_string(jb, "workload", mf_workload_name(r->opt.workload));
+  if (r->sched)
+    add_schedule(jb, r->sched);
   cli_json_int(jb, "rounds", p->T);
   cli_json_int(jb, "epochs", p->k);
   cli_json_int(jb, "batches", p->b);
@@ -53,9 +83,12 @@ static void print_json(const Report *r) {
   cli_json_int(jb, "toeplitz_band", p->toeplitz_band);
   cli_json_int(jb, "blt_buffers", p->blt_buffers);
   cli_json_number(jb, "trace_H", p->trace_H);
-  add_strategies(jb, "loss", p->loss);
-  add_strategies(jb, "sensitivity", p->sensitivity);
-  add_strategies(jb, "strategy_seconds", p->cpu_seconds);
+  gboolean st = r->sched != NULL;
+  add_strategies(jb, "loss", p->loss, st, r->static_loss);
+  if (st && r->sched->how == CLI_EXPECT_SAMPLED)
+    add_strategies(jb, "loss_std_error", r->se, st, r->static_se);
+  add_strategies(jb, "sensitivity", p->sensitivity, st, r->static_sensitivity);
+  add_strategies(jb, "strategy_seconds", p->cpu_seconds, st, r->static_cpu);
   cli_json_int(jb, "iterations", p->iterations);
   cli_json_begin_object(jb, "seconds");
   const struct {
@@ -72,11 +105,64 @@ static void print_json(const Report *r) {
   cli_json_print(jb);
 }
 
+static void print_schedule(const Report *r) {
+  const CliMafaldaSchedule *ms = r->sched;
+  printf("schedule       %s (seed %" G_GUINT64_FORMAT "): ", ms->spec, ms->seed);
+  switch (ms->how) {
+  case CLI_EXPECT_STATIC:
+    printf("every round gives the static W: today's objective\n");
+    break;
+  case CLI_EXPECT_TRACE:
+    printf("one sequence W_0 .. W_T-1: its exact objective\n");
+    break;
+  case CLI_EXPECT_IID:
+    printf("independent rounds, exact expectation over %" G_GUINT64_FORMAT " outcomes each\n",
+           ms->outcomes);
+    break;
+  case CLI_EXPECT_SAMPLED:
+    printf("expectation estimated: C fitted on %u sampled schedules, every strategy scored on "
+           "%u others (loss: mean +- standard error)\n",
+           ms->samples, ms->samples);
+    break;
+  }
+  printf("expectation    %.3f s\n", ms->seconds);
+}
+
+static void print_schedule_row(const Report *r, const char *key, double loss, double err,
+                               double sens, double cpu, gboolean se) {
+  if (isnan(loss)) {
+    printf("%-14s %18s\n", key, "(skipped)");
+    return;
+  }
+  printf("%-14s %18.10g", key, loss);
+  if (se)
+    printf(" %11.4g", err);
+  printf(" %12.6g %10.4f %10.3f\n", sens, loss / r->rep->loss[MF_MAFALDA_MAFALDA], cpu);
+}
+
+/* The strategies under --schedule: mafalda-static after mafalda; with
+ * --samples, each loss's standard error. */
+static void print_schedule_strategies(const Report *r) {
+  const MfMafaldaReport *p = r->rep;
+  gboolean se = r->sched->how == CLI_EXPECT_SAMPLED;
+  printf("\n%-14s %18s%s %12s %10s %10s\n", "strategy", "expected loss", se ? "   std error" : "",
+         "sensitivity", "vs mafalda", "seconds");
+  for (int i = 0; i < MF_MAFALDA_N_STRATEGIES; i++) {
+    print_schedule_row(r, mf_mafalda_strategy_name(i), p->loss[i], r->se[i], p->sensitivity[i],
+                       p->cpu_seconds[i], se);
+    if (i == MF_MAFALDA_MAFALDA)
+      print_schedule_row(r, "mafalda-static", r->static_loss, r->static_se, r->static_sensitivity,
+                         r->static_cpu, se);
+  }
+}
+
 static void print_table(const Report *r) {
   const MfMafaldaReport *p = r->rep;
   const double *loss = p->loss;
   printf("nodes          %u (%s gossip)\n", p->n, topo_gossip_kind_name(r->gossip));
   printf("workload       %s\n", mf_workload_name(r->opt.workload));
+  if (r->sched)
+    print_schedule(r);
   printf("rounds         %u = %u epochs x %u batches\n", p->T, p->k, p->b);
   if (p->band)
     printf("band           %u\n", p->band);
@@ -92,6 +178,10 @@ static void print_table(const Report *r) {
          "(alongside the optimizer), write %.3f\n",
          r->seconds_total, r->seconds_load, p->seconds_gram, p->seconds_baselines,
          r->seconds_write);
+  if (r->sched) {
+    print_schedule_strategies(r);
+    return;
+  }
   printf("\n%-10s %18s %12s %10s %10s\n", "strategy", "loss", "sensitivity", "vs mafalda",
          "seconds");
   for (int i = 0; i < MF_MAFALDA_N_STRATEGIES; i++) {
@@ -146,6 +236,85 @@ static gboolean on_stage(MfMafaldaStage stage, gpointer data, GError **error) {
   return TRUE;
 }
 
+static double thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The static graph's C, exactly as mf_mafalda_report fits it on @W's H
+ * (same Gram path, same optimizer options). */
+static double *static_c(const double *W, guint n, const MfMafaldaReportOptions *o, GError **error) {
+  guint T = o->k * o->b;
+  double *H = mf_gram_static(W, n, T, o->workload, MF_GRAM_AUTO, 0, error);
+  if (H == NULL)
+    return NULL;
+  MfOptions opt;
+  mf_options_init(&opt);
+  opt.band = o->band;
+  if (o->band)
+    opt.ftol = 1e-10;
+  MfResult *res = NULL;
+  double *C = NULL;
+  if (mf_optimize(H, T, o->k, o->b, &opt, &res, error))
+    C = g_steal_pointer(&res->C);
+  mf_result_free(res);
+  g_free(H);
+  return C;
+}
+
+/* --schedule: mafalda-static (the static graph's C) scored on the expected
+ * objective; with --samples, every strategy rescored on the scoring
+ * samples (mean and standard error). @W: the static graph's gossip. */
+static gboolean score_schedule(Report *r, MfMafaldaReport *p, const double *W, guint n,
+                               GError **error) {
+  const CliMafaldaSchedule *ms = r->sched;
+  guint T = p->T, k = p->k, b = p->b;
+  for (int i = 0; i < MF_MAFALDA_N_STRATEGIES; i++)
+    r->se[i] = NAN;
+  r->static_se = NAN;
+  if (ms->how == CLI_EXPECT_STATIC) { /* the static C is Mafalda's own */
+    r->static_loss = p->loss[MF_MAFALDA_MAFALDA];
+    r->static_sensitivity = p->sensitivity[MF_MAFALDA_MAFALDA];
+    r->static_cpu = p->cpu_seconds[MF_MAFALDA_MAFALDA];
+    return TRUE;
+  }
+  double cpu = thread_cpu();
+  double *Cs = static_c(W, n, &r->opt, error);
+  if (Cs == NULL)
+    return FALSE;
+  r->static_sensitivity = sqrt(mf_sensitivity2(Cs, T, k, b));
+  const double *const *score = (const double *const *)ms->score;
+  gboolean ok;
+  if (ms->how != CLI_EXPECT_SAMPLED) {
+    r->static_loss = mf_loss(ms->H, Cs, T, k, b, error);
+    ok = !isnan(r->static_loss);
+  } else {
+    ok = mf_loss_samples(score, ms->samples, Cs, T, k, b, &r->static_loss, &r->static_se, error);
+  }
+  g_free(Cs);
+  r->static_cpu = thread_cpu() - cpu;
+  if (ms->how != CLI_EXPECT_SAMPLED || !ok)
+    return ok;
+  /* The report scored on the fitted mean: rescore on the other samples. */
+  static const MfBaseline fixed[MF_MAFALDA_N_STRATEGIES] = {
+      [MF_MAFALDA_DPDSGD] = MF_BASELINE_IDENTITY,
+      [MF_MAFALDA_ANTIPGD] = MF_BASELINE_ANTIPGD,
+      [MF_MAFALDA_SR] = MF_BASELINE_SR,
+      [MF_MAFALDA_BSR] = MF_BASELINE_BSR};
+  for (int i = 0; ok && i < MF_MAFALDA_N_STRATEGIES; i++) {
+    if (isnan(p->loss[i]))
+      continue;
+    double *C = i == MF_MAFALDA_MAFALDA
+                    ? g_memdup2(p->C, (gsize)T * T * sizeof(double))
+                    : mf_baseline(fixed[i], T, i == MF_MAFALDA_BSR ? b : 0, error);
+    ok = C != NULL &&
+         mf_loss_samples(score, ms->samples, C, T, k, b, &p->loss[i], &r->se[i], error);
+    g_free(C);
+  }
+  return ok;
+}
+
 /* @start: when the command began (the graph was built since). */
 static gboolean run(const TopoGraph *g, gint64 start, Report *r, MfMafaldaReport **rep,
                     const char *out_path, GError **error) {
@@ -157,6 +326,16 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, MfMafaldaReport
   if (!w)
     return FALSE;
   double *W = topo_gossip_dense(w);
+  const double *W_fit = W;
+  if (r->sched) {
+    cli_progress_phase(r->progress, "the schedule's expected Gram matrix");
+    r->sched->workload = r->opt.workload;
+    if (!cli_mafalda_schedule_gram(r->sched, g, r->gossip, T, error))
+      goto out;
+    r->opt.H = r->sched->H; /* NULL when every round is one W */
+    if (r->sched->W)
+      W_fit = r->sched->W;
+  }
   r->seconds_load = seconds_since(start);
   if (r->progress != NULL) {
     r->opt.progress = on_iteration;
@@ -167,7 +346,11 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, MfMafaldaReport
   r->opt.checkpoint = on_stage;
   r->opt.checkpoint_data = r;
   cli_progress_phase(r->progress, "the workload's Gram matrix");
-  gboolean reported = mf_mafalda_report(W, n, &r->opt, rep, error);
+  gboolean reported = mf_mafalda_report(W_fit, n, &r->opt, rep, error);
+  if (reported && r->sched) {
+    cli_progress_phase(r->progress, "the static graph's C on the expected objective");
+    reported = score_schedule(r, *rep, W, n, error);
+  }
   g_clear_pointer(&r->progress, cli_progress_free); /* its line ends before any output */
   if (!reported)
     goto out;
@@ -200,6 +383,8 @@ typedef struct {
   gint epochs, batches, rounds, band, toeplitz_band, blt_buffers;
   gboolean skip_dense, quiet;
   char *workload, *format, *out_path, *baselines;
+  char *schedule, *seed; /* --schedule SPEC, --seed N */
+  gint samples;          /* --samples S */
 } Options;
 
 /* Parses the command line into @o (cli_options_parse). */
@@ -235,6 +420,14 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "Write C_local as CSV (T rows of T values, %.17g)", "FILE"},
       {"format", 0, 0, G_OPTION_ARG_STRING, &o->format, "Output format: table (default) or json",
        "FORMAT"},
+      CLI_OPTION_SCHEDULE(&o->schedule),
+      {"samples", 0, 0, G_OPTION_ARG_INT, &o->samples,
+       "With --schedule: estimate the expected objective from S sampled schedules (C fitted on "
+       "S, every strategy scored on S others, with standard errors; S >= 2) instead of "
+       "exactly",
+       "S"},
+      {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed,
+       "The schedule's seed (default 1; sample i uses seed + i)", "N"},
       CLI_OPTION_QUIET(&o->quiet),
       G_OPTION_ENTRY_NULL};
   const CliOptionsSpec spec = {
@@ -255,6 +448,13 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
           "  blt       buffered-linear-Toeplitz C (c_0 = 1, c_j = sum_i w_i theta_i^(j-1), d =\n"
           "            --blt-buffers) fitted to H: each node keeps d noise buffers whatever T\n"
           "            (same conditions as toeplitz)\n"
+          "\n"
+          "With --schedule SPEC the objective is the expected one over the schedule's\n"
+          "randomness, sens^2 tr(E[H] (C^T C)^-1): exact for a fixed sequence (its trace)\n"
+          "and for independent rounds (matching, edge-failure: their law enumerated),\n"
+          "estimated with --samples S otherwise. mafalda is fitted to E[H]; the strategy\n"
+          "mafalda-static is the static graph's C scored on the same E[H]. The toeplitz\n"
+          "and blt fits need a static W and are not run.\n"
           "\n"
           "Timings (JSON \"seconds\", wall clock): load (graph and gossip matrix), gram,\n"
           "optimize (Mafalda), baselines (DMF and every score, run alongside optimize),\n"
@@ -279,6 +479,8 @@ static void options_clear(Options *o) {
   g_free(o->format);
   g_free(o->out_path);
   g_free(o->baselines);
+  g_free(o->schedule);
+  g_free(o->seed);
   cli_graph_options_clear(&o->graph);
 }
 
@@ -329,6 +531,27 @@ static int validate_rest(const Options *o, Report *r, CliFormat *fmt) {
     if (o->blt_buffers == 0 && asked(r, MF_MAFALDA_BLT))
       return usage_error("--baselines names blt but --blt-buffers 0 asks for no BLT strategy");
   }
+  if (o->samples != CLI_UNSET && o->schedule == NULL)
+    return usage_error("--samples estimates the objective over a --schedule; give one");
+  if (o->seed != NULL && o->schedule == NULL)
+    return usage_error("--seed draws a --schedule; give one");
+  if (o->schedule != NULL) {
+    if (o->samples != CLI_UNSET && o->samples < 2)
+      return usage_error("--samples %d: an estimate with a standard error needs at least 2 "
+                         "samples",
+                         o->samples);
+    if (o->skip_dense)
+      return usage_error("--skip-dense scores a static W's spectral form; --schedule needs "
+                         "the dense expected Gram matrix (drop one of the two)");
+    if (o->baselines == NULL)
+      r->opt.baselines &= ~((1u << MF_MAFALDA_TOEPLITZ) | (1u << MF_MAFALDA_BLT));
+    if (asked(r, MF_MAFALDA_TOEPLITZ) || asked(r, MF_MAFALDA_BLT))
+      return usage_error("--baselines: toeplitz and blt are fitted to a static W's spectral "
+                         "form, which --schedule does not have");
+    if (o->samples != CLI_UNSET && asked(r, MF_MAFALDA_DMF))
+      return usage_error("--baselines dmf with --samples: not supported yet (DMF's C is not "
+                         "rescored on the scoring samples); drop one of the two");
+  }
   if (o->skip_dense && asked(r, MF_MAFALDA_DMF))
     return usage_error("--baselines: dmf is a dense T x T optimization, which --skip-dense "
                        "skips (drop one of the two)");
@@ -370,7 +593,8 @@ static int execute(const Options *o, Report *r, TopoGraph **g, MfMafaldaReport *
 }
 
 int cli_cmd_mafalda(int argc, char **argv) {
-  Options o = {.epochs = CLI_UNSET,
+  Options o = {.samples = CLI_UNSET,
+               .epochs = CLI_UNSET,
                .batches = CLI_UNSET,
                .rounds = CLI_UNSET,
                .band = CLI_UNSET,
@@ -379,9 +603,19 @@ int cli_cmd_mafalda(int argc, char **argv) {
   CliFormat fmt = CLI_FORMAT_TABLE;
   Report r = {0};
   MfMafaldaReport *rep = NULL;
+  CliMafaldaSchedule sched = {0};
   int status = options_parse(&o, &argc, &argv) ? validate_horizon(&o, &r) : CLI_EXIT_USAGE;
   if (status == CLI_EXIT_OK)
     status = validate_rest(&o, &r, &fmt);
+  if (status == CLI_EXIT_OK && o.schedule != NULL) {
+    sched.spec = o.schedule;
+    sched.samples = o.samples == CLI_UNSET ? 0 : (guint)o.samples;
+    sched.seed = 1;
+    if (o.seed != NULL &&
+        !g_ascii_string_to_unsigned(o.seed, 10, 0, G_MAXUINT64, &sched.seed, NULL))
+      status = usage_error("--seed '%s': a non-negative integer", o.seed);
+    r.sched = &sched;
+  }
   if (status == CLI_EXIT_OK)
     status = execute(&o, &r, &g, &rep);
   if (status == CLI_EXIT_OK && fmt == CLI_FORMAT_JSON)
@@ -390,6 +624,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
     print_table(&r);
   cli_progress_free(r.progress);
   mf_mafalda_report_free(rep);
+  cli_mafalda_schedule_clear(&sched);
   topo_graph_free(g);
   options_clear(&o);
   return status;

@@ -125,6 +125,41 @@ double *mf_gram_time_varying(guint n, guint T, MfWorkload workload, MfGossipAtFu
                              gpointer user_data, GError **error);
 
 /*
+ * mf_gram_iid:
+ * @n, @T, @workload: as for mf_gram_static.
+ * @M: E[W], n x n row-major, for a round's random gossip matrix W.
+ * @Q: E[W kron W], n^2 x n^2 row-major: Q[((c n + d) n + a) n + b] =
+ *   E[W_ca W_db] (the second moment of one round).
+ * @max_bytes: memory budget (0 = physical memory), MF_ERROR_MEMORY beyond.
+ * @error: return location for a GError, or NULL.
+ *
+ * E[H] when W_0 .. W_{T-1} are independent and identically distributed
+ * (random matchings, i.i.d. edge failures): the recursion of
+ * mf_gram_time_varying in expectation, E[G_s] = Phi(I + E[G_{s+1}])
+ * (post-average) or I + Phi(E[G_{s+1}]) (messages) with Phi(Y) = E[W^T Y W],
+ * and E[H][s,s'] = <M^{s'-s}, E[G_{s'}]>_F for s <= s' (docs/design.md,
+ * "Mafalda over a changing network"). Exact: no sampling.
+ * O(T n^4 + T n^3 + T^2 n^2) time, O(T n^2 + T^2) memory besides @Q.
+ *
+ * Returns: E[H] (T x T, g_free), or NULL with @error set
+ * (MF_ERROR_INVALID_ARGUMENT, MF_ERROR_MEMORY, MF_ERROR_NUMERICAL).
+ */
+double *mf_gram_iid(guint n, guint T, MfWorkload workload, const double *M, const double *Q,
+                    gsize max_bytes, GError **error);
+
+/*
+ * mf_loss_samples: the loss of @C (mf_loss) on each of the @S >= 2 Gram
+ * matrices @H[i] (T x T, e.g. of independently sampled schedules): *@mean is
+ * their mean (an unbiased estimate of the expected loss when the H[i] are
+ * independent draws, and the loss on their mean H, by linearity) and
+ * *@std_error its standard error, the samples' standard deviation over
+ * sqrt(S). Errors: MF_ERROR_INVALID_ARGUMENT (S < 2), those of mf_loss.
+ * O(S T^3).
+ */
+gboolean mf_loss_samples(const double *const *H, guint S, const double *C, guint T, guint k,
+                         guint b, double *mean, double *std_error, GError **error);
+
+/*
  * mf_gram_node: node @node's own Gram matrix H_i = A_i^T A_i (static W),
  * for per-node Mafalda; the sum over nodes of H_i is mf_gram_static's H.
  * F_i[a,c] = <W^{a+e} e_i, W^{c+e} e_i> from the T vectors W^a e_i:

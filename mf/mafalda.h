@@ -130,6 +130,11 @@ typedef struct {
    * between two iterations' checks, a progress line to end). */
   gboolean (*checkpoint)(MfMafaldaStage stage, gpointer data, GError **error);
   gpointer checkpoint_data;
+  /* Nullable: the T x T Gram matrix to fit and score on instead of W's (an
+   * expected one over a random schedule, mf_gram_iid; borrowed). W is then
+   * not read; no spectral form: the fixed strategies are scored on this H
+   * and the Toeplitz and BLT fits are skipped (NaN); skip_dense is refused. */
+  const double *H;
 } MfMafaldaReportOptions;
 
 /* The BLT strategy's buffers by default (the report, `mafalda`, dpg_mafalda). */
@@ -205,8 +210,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(MfMafaldaReport, mf_mafalda_report_free)
  * under the same conditions as the Toeplitz one. Only the baselines in
  * @opt->baselines are computed (the others NaN).
  *
- * Errors: MF_ERROR_INVALID_ARGUMENT (k, b, toeplitz_band, blt_buffers),
- * those of mf_gram_spectral_new prefixed "--skip-dense: " when
+ * With @opt->H, @W may be NULL and @n is only reported.
+ *
+ * Errors: MF_ERROR_INVALID_ARGUMENT (k, b, toeplitz_band, blt_buffers,
+ * H with skip_dense), those of mf_gram_spectral_new prefixed "--skip-dense: " when
  * @opt->skip_dense, of mf_gram_static, mf_optimize (Mafalda's first;
  * not converging and cancelled included), mf_loss,
  * mf_mafalda_toeplitz, mf_mafalda_blt, and the checkpoint's.

@@ -274,8 +274,14 @@ gboolean mf_mafalda_baselines_parse(const char *list, guint *baselines, GError *
 
 gboolean mf_mafalda_report(const double *W, guint n, const MfMafaldaReportOptions *opt,
                            MfMafaldaReport **report, GError **error) {
-  g_return_val_if_fail(W != NULL && opt != NULL && report != NULL, FALSE);
+  g_return_val_if_fail((W != NULL || opt->H != NULL) && opt != NULL && report != NULL, FALSE);
   *report = NULL;
+  if (opt->H != NULL && opt->skip_dense) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+                "Mafalda's report: a given Gram matrix is dense; skip_dense has no spectral form "
+                "to score on");
+    return FALSE;
+  }
   if (opt->k == 0 || opt->b == 0 || (guint64)opt->k * opt->b > G_MAXUINT) {
     g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
                 "Mafalda's report: epochs x batches = %u x %u must be positive and fit a guint",
@@ -314,7 +320,8 @@ gboolean mf_mafalda_report(const double *W, guint n, const MfMafaldaReportOption
   /* The fixed strategies are scored from the spectral form when W is
    * reversible; skip_dense needs it (no dense H at all). */
   GError *sub = NULL;
-  MfGramSpectral *spectral = mf_gram_spectral_new(W, n, T, opt->workload, &sub);
+  MfGramSpectral *spectral = opt->H == NULL ? mf_gram_spectral_new(W, n, T, opt->workload, &sub)
+                                            : NULL;
   wk.spectral = spectral;
   if (!spectral && opt->skip_dense) {
     g_propagate_prefixed_error(error, sub, "--skip-dense: ");
@@ -324,8 +331,9 @@ gboolean mf_mafalda_report(const double *W, guint n, const MfMafaldaReportOption
   if (!opt->skip_dense) {
     /* From the spectral form when there is one: W's eigendecomposition, the
      * O(n^3) of both, once. */
-    H = spectral != NULL ? mf_gram_spectral_dense(spectral, error)
-                         : mf_gram_static(W, n, T, opt->workload, MF_GRAM_AUTO, 0, error);
+    H = opt->H != NULL     ? g_memdup2(opt->H, (gsize)T * T * sizeof(double))
+        : spectral != NULL ? mf_gram_spectral_dense(spectral, error)
+                           : mf_gram_static(W, n, T, opt->workload, MF_GRAM_AUTO, 0, error);
     if (!H)
       goto out;
     r->trace_H = 0.0;

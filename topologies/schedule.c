@@ -8,7 +8,10 @@
  * of queries).
  */
 #include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "topologies/internal.h"
 
@@ -487,4 +490,309 @@ GArray *topo_schedule_changes(TopoSchedule *s, guint round, GError **error) {
   topo_graph_free(b);
   g_array_sort(out, cmp_change);
   return out;
+}
+
+/* ---- The law of one round (i.i.d. schedules): docs/design.md, "Mafalda over
+ * a changing network". ---- */
+
+TopoScheduleRandomness topo_schedule_randomness(const TopoSchedule *s) {
+  g_return_val_if_fail(s != NULL, TOPO_SCHEDULE_RANDOM);
+  switch (s->type) {
+  case SCHED_STATIC:
+  case SCHED_EXPONENTIAL:
+  case SCHED_CHURN_FILE:
+  case SCHED_CHURN_TRACE:
+    return TOPO_SCHEDULE_FIXED;
+  case SCHED_MATCHING:
+  case SCHED_EDGE_FAILURE:
+    return TOPO_SCHEDULE_IID;
+  default: /* resample: i.i.d. but no finite law; Markov churn: a chain */
+    return TOPO_SCHEDULE_RANDOM;
+  }
+}
+
+/* Visits the round whose graph has the @k edges @e (pairs) with
+ * probability @prob. */
+static gboolean visit_edges(const TopoSchedule *s, const guint *e, gsize k, double prob,
+                            TopoRoundLawFunc visit, gpointer data, GError **error) {
+  TopoGraph *g = topo_graph_build(s->n, e, k, error);
+  if (g == NULL)
+    return FALSE;
+  TopoGossip *w = topo_gossip_new(g, s->kind, error);
+  topo_graph_free(g);
+  if (w == NULL)
+    return FALSE;
+  visit(prob, w, data);
+  topo_gossip_free(w);
+  return TRUE;
+}
+
+static gboolean too_many(const char *what, double outcomes, guint64 max_outcomes, GError **error) {
+  if (outcomes <= (double)max_outcomes)
+    return FALSE;
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+              "the exact law of a round of schedule '%s' has %.4g outcomes, more than the "
+              "%" G_GUINT64_FORMAT
+              " allowed: estimate the expectation from sampled schedules instead",
+              what, outcomes, max_outcomes);
+  return TRUE;
+}
+
+/* Edge failure: every up/down pattern of the base's m edges, with
+ * probability p^down (1-p)^up; patterns of probability 0 are skipped. */
+static gboolean law_edge_failure(const TopoSchedule *s, guint64 max_outcomes,
+                                 TopoRoundLawFunc visit, gpointer data, GError **error) {
+  gsize m;
+  guint *e = topo_graph_edges(s->base, &m);
+  gboolean ok = !too_many("edge-failure", ldexp(1.0, (int)MIN(m, 1000)), max_outcomes, error);
+  guint *up = g_new(guint, 2 * m + 2);
+  for (guint64 pattern = 0; ok && pattern < ((guint64)1 << m); pattern++) {
+    gsize k = 0, down = 0;
+    for (gsize i = 0; i < m; i++) {
+      if ((pattern >> i) & 1u) {
+        down++;
+      } else {
+        up[2 * k] = e[2 * i];
+        up[2 * k + 1] = e[2 * i + 1];
+        k++;
+      }
+    }
+    double prob = pow(s->p, (double)down) * pow(1.0 - s->p, (double)k);
+    if (prob > 0.0)
+      ok = visit_edges(s, up, k, prob, visit, data, error);
+  }
+  g_free(up);
+  g_free(e);
+  return ok;
+}
+
+static gint cmp_u64(gconstpointer a, gconstpointer b) {
+  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+  return (x > y) - (x < y);
+}
+
+/* Matching over the base's edges: the greedy scan of a uniformly shuffled
+ * edge list takes the first edge, then scans the rest in uniform relative
+ * order, so its law is: a uniform edge among those still free, recursively.
+ * Partial matchings (bit sets of edges) are carried level by level with
+ * their probabilities; a matching with no free edge left is an outcome. */
+static gboolean law_matching_base(const TopoSchedule *s, guint64 max_outcomes,
+                                  TopoRoundLawFunc visit, gpointer data, GError **error) {
+  gsize m;
+  guint *e = topo_graph_edges(s->base, &m);
+  if (m > 64) {
+    g_free(e);
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                "the exact law of a round of schedule 'matching' is computed for at most 64 "
+                "edges (the base graph has %" G_GSIZE_FORMAT
+                "): estimate the expectation from sampled schedules instead",
+                m);
+    return FALSE;
+  }
+  GHashTable *level = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+  guint64 *key0 = g_new0(guint64, 1);
+  double *p0 = g_new(double, 1);
+  *p0 = 1.0;
+  g_hash_table_insert(level, key0, p0);
+  guint8 *used = g_new(guint8, s->n);
+  guint *pairs = g_new(guint, 2 * m + 2);
+  gsize *avail = g_new(gsize, m + 1);
+  guint64 states = 0;
+  gboolean ok = TRUE;
+  while (ok && g_hash_table_size(level) > 0) {
+    /* In increasing key order: the sums below never depend on hashing. */
+    guint len;
+    gpointer *keys = g_hash_table_get_keys_as_array(level, &len);
+    guint64 *sorted = g_new(guint64, len);
+    for (guint i = 0; i < len; i++)
+      sorted[i] = *(guint64 *)keys[i];
+    g_free(keys);
+    qsort(sorted, len, sizeof(guint64), cmp_u64);
+    GHashTable *next = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+    for (guint i = 0; ok && i < len; i++) {
+      guint64 set = sorted[i];
+      double prob = *(double *)g_hash_table_lookup(level, &set);
+      memset(used, 0, s->n);
+      gsize k = 0, na = 0;
+      for (gsize j = 0; j < m; j++)
+        if ((set >> j) & 1u) {
+          used[e[2 * j]] = used[e[2 * j + 1]] = 1;
+          pairs[2 * k] = e[2 * j];
+          pairs[2 * k + 1] = e[2 * j + 1];
+          k++;
+        }
+      for (gsize j = 0; j < m; j++)
+        if (!used[e[2 * j]] && !used[e[2 * j + 1]])
+          avail[na++] = j;
+      if (na == 0) {
+        ok = !too_many("matching", (double)++states, max_outcomes, error) &&
+             visit_edges(s, pairs, k, prob, visit, data, error);
+        continue;
+      }
+      for (gsize j = 0; j < na; j++) {
+        guint64 child = set | ((guint64)1 << avail[j]);
+        double *pc = g_hash_table_lookup(next, &child);
+        if (pc == NULL) {
+          ok = !too_many("matching", (double)++states, max_outcomes, error);
+          guint64 *kc = g_memdup2(&child, sizeof child);
+          pc = g_new0(double, 1);
+          g_hash_table_insert(next, kc, pc);
+        }
+        *pc += prob / (double)na;
+      }
+    }
+    g_free(sorted);
+    g_hash_table_unref(level);
+    level = next;
+  }
+  g_hash_table_unref(level);
+  g_free(used);
+  g_free(pairs);
+  g_free(avail);
+  g_free(e);
+  return ok;
+}
+
+/* Matching among all pairs: pairing a uniform shuffle two by two gives every
+ * perfect matching (n even; n odd: a uniform idle node, then a perfect
+ * matching of the others) the same probability. Enumerated by pairing the
+ * lowest unpaired node with each other one. */
+typedef struct {
+  const TopoSchedule *s;
+  guint8 *paired;
+  guint *pairs;
+  gsize k;
+  double prob;
+  TopoRoundLawFunc visit;
+  gpointer data;
+} CompleteEnum;
+
+static gboolean enum_complete(CompleteEnum *c, GError **error) {
+  guint u = 0;
+  while (u < c->s->n && c->paired[u])
+    u++;
+  if (u == c->s->n)
+    return visit_edges(c->s, c->pairs, c->k, c->prob, c->visit, c->data, error);
+  c->paired[u] = 1;
+  gboolean ok = TRUE;
+  for (guint v = u + 1; ok && v < c->s->n; v++) {
+    if (c->paired[v])
+      continue;
+    c->paired[v] = 1;
+    c->pairs[2 * c->k] = u;
+    c->pairs[2 * c->k + 1] = v;
+    c->k++;
+    ok = enum_complete(c, error);
+    c->k--;
+    c->paired[v] = 0;
+  }
+  c->paired[u] = 0;
+  return ok;
+}
+
+static gboolean law_matching_complete(const TopoSchedule *s, guint64 max_outcomes,
+                                      TopoRoundLawFunc visit, gpointer data, GError **error) {
+  guint n = s->n, even = n - n % 2;
+  double count = n % 2 ? (double)n : 1.0; /* the idle node */
+  for (guint j = even - 1; j > 1; j -= 2)
+    count *= (double)j; /* (even - 1)!! perfect matchings */
+  if (too_many("matching:complete=true", count, max_outcomes, error))
+    return FALSE;
+  CompleteEnum c = {s, g_new0(guint8, n), g_new(guint, n + 2), 0, 1.0 / count, visit, data};
+  gboolean ok = TRUE;
+  for (guint idle = 0; ok && idle < (n % 2 ? n : 1); idle++) {
+    if (n % 2)
+      c.paired[idle] = 1;
+    ok = enum_complete(&c, error);
+    if (n % 2)
+      c.paired[idle] = 0;
+  }
+  g_free(c.paired);
+  g_free(c.pairs);
+  return ok;
+}
+
+gboolean topo_schedule_round_law(const TopoSchedule *s, guint64 max_outcomes,
+                                 TopoRoundLawFunc visit, gpointer data, GError **error) {
+  g_return_val_if_fail(s != NULL && visit != NULL, FALSE);
+  switch (s->type) {
+  case SCHED_STATIC: {
+    TopoGossip *w = topo_gossip_new(s->base, s->kind, error);
+    if (w == NULL)
+      return FALSE;
+    visit(1.0, w, data);
+    topo_gossip_free(w);
+    return TRUE;
+  }
+  case SCHED_EDGE_FAILURE:
+    return law_edge_failure(s, max_outcomes, visit, data, error);
+  case SCHED_MATCHING:
+    return s->match_complete ? law_matching_complete(s, max_outcomes, visit, data, error)
+                             : law_matching_base(s, max_outcomes, visit, data, error);
+  default:
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                "schedule %s: its rounds are not independent draws of one finite law "
+                "(%s): take its expectation over its trace or from sampled schedules",
+                s->type == SCHED_RESAMPLE ? "'resample'" : "'churn:leave,join'",
+                s->type == SCHED_RESAMPLE ? "a generated graph per round" : "a Markov chain");
+    return FALSE;
+  }
+}
+
+/* Accumulates E[W] and E[W kron W] from the outcomes. */
+typedef struct {
+  guint n;
+  double *M, *Q;
+  guint64 outcomes;
+} Moments;
+
+static void add_moments(double prob, const TopoGossip *w, gpointer data) {
+  Moments *mo = data;
+  gsize n = mo->n;
+  mo->outcomes++;
+  for (guint c = 0; c < n; c++)
+    for (guint i = w->row_ptr[c]; i < w->row_ptr[c + 1]; i++) {
+      guint a = w->col[i];
+      double pw = prob * w->val[i];
+      mo->M[c * n + a] += pw;
+      for (guint d = 0; d < n; d++)
+        for (guint j = w->row_ptr[d]; j < w->row_ptr[d + 1]; j++)
+          mo->Q[((c * n + d) * n + a) * n + w->col[j]] += pw * w->val[j];
+    }
+}
+
+gboolean topo_schedule_round_moments(const TopoSchedule *s, guint64 max_outcomes, gsize max_bytes,
+                                     double **M, double **Q, guint64 *n_outcomes, GError **error) {
+  g_return_val_if_fail(s != NULL && M != NULL && Q != NULL, FALSE);
+  guint64 n = s->n, n4 = n * n * n * n;
+  guint64 bytes = n4 / (n * n) == n * n && n4 < G_MAXUINT64 / 8 ? 8 * (n4 + n * n) : G_MAXUINT64;
+  if (max_bytes == 0)
+    max_bytes = (gsize)MIN((guint64)G_MAXSIZE,
+                           (guint64)sysconf(_SC_PHYS_PAGES) * (guint64)sysconf(_SC_PAGESIZE));
+  if (bytes > max_bytes) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                "the second moment E[W kron W] of a round on %u nodes needs %" G_GUINT64_FORMAT
+                " bytes (n^4 doubles), more than the %" G_GSIZE_FORMAT
+                " allowed: estimate the expectation from sampled schedules instead",
+                s->n, bytes, max_bytes);
+    return FALSE;
+  }
+  Moments mo = {s->n, g_try_new0(double, (gsize)(n * n)), g_try_new0(double, (gsize)n4), 0};
+  if (mo.M == NULL || mo.Q == NULL) {
+    g_free(mo.M);
+    g_free(mo.Q);
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                "out of memory for the %" G_GUINT64_FORMAT " bytes of a round's moments", bytes);
+    return FALSE;
+  }
+  if (!topo_schedule_round_law(s, max_outcomes, add_moments, &mo, error)) {
+    g_free(mo.M);
+    g_free(mo.Q);
+    return FALSE;
+  }
+  *M = mo.M;
+  *Q = mo.Q;
+  if (n_outcomes != NULL)
+    *n_outcomes = mo.outcomes;
+  return TRUE;
 }

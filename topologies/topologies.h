@@ -594,6 +594,56 @@ TopoGossip *topo_schedule_gossip(TopoSchedule *s, guint round, GError **error);
  */
 GArray *topo_schedule_changes(TopoSchedule *s, guint round, GError **error);
 
+/* How W_0, W_1, ... vary (topo_schedule_randomness). */
+typedef enum {
+  /* One sequence: static, exponential, churn:FILE, churn:trace (for one
+   * seed); the expectation over the schedule is its trace. */
+  TOPO_SCHEDULE_FIXED,
+  /* Independent rounds drawn from one finite law: matching, edge-failure
+   * (topo_schedule_round_law enumerates it). */
+  TOPO_SCHEDULE_IID,
+  /* Random without a finite per-round law: resample, churn:leave,join
+   * (a Markov chain); its expectation must be sampled. */
+  TOPO_SCHEDULE_RANDOM,
+} TopoScheduleRandomness;
+
+/* topo_schedule_randomness: which of the above @s is. O(1). */
+TopoScheduleRandomness topo_schedule_randomness(const TopoSchedule *s);
+
+/* Called once per outcome of a round: its probability (> 0) and its W
+ * (owned by the caller, valid during the call). */
+typedef void (*TopoRoundLawFunc)(double prob, const TopoGossip *w, gpointer data);
+
+/*
+ * topo_schedule_round_law: enumerates the law of one round of the i.i.d.
+ * schedule @s (and of static, a single outcome): edge-failure, every up/down
+ * pattern of the base's m edges (2^m, those of probability 0 skipped);
+ * matching, every maximal matching the greedy scan of a shuffled edge list
+ * can give, with its probability (computed over partial matchings, at most
+ * 64 edges); matching:complete=true, every perfect matching (n odd: with a
+ * uniform idle node), all equally likely. Each W is built as
+ * topo_schedule_gossip builds it. The probabilities sum to 1 up to rounding.
+ * Errors: TOPO_ERROR_INVALID_ARGUMENT for the other schedules, for more than
+ * @max_outcomes outcomes (or partial matchings), and a graph's errors.
+ * Complexity: O(outcomes (n + m)).
+ */
+gboolean topo_schedule_round_law(const TopoSchedule *s, guint64 max_outcomes,
+                                 TopoRoundLawFunc visit, gpointer data, GError **error);
+
+/*
+ * topo_schedule_round_moments: E[W] (*@M, n x n) and E[W kron W] (*@Q,
+ * n^2 x n^2 row-major, Q[((c n + d) n + a) n + b] = E[W_ca W_db]) over
+ * topo_schedule_round_law (both g_free), exactly (sums of the outcomes);
+ * *@n_outcomes (nullable): how many outcomes of positive probability (one:
+ * *@M is that W to the bit).
+ * @max_bytes: limit for the n^4 + n^2 doubles (0: physical memory).
+ * Errors: those of topo_schedule_round_law; TOPO_ERROR_INVALID_ARGUMENT
+ * naming the bytes needed when they exceed @max_bytes.
+ * Complexity: O(outcomes nnz(W)^2) time, O(n^4) memory.
+ */
+gboolean topo_schedule_round_moments(const TopoSchedule *s, guint64 max_outcomes, gsize max_bytes,
+                                     double **M, double **Q, guint64 *n_outcomes, GError **error);
+
 /* What a schedule's churn looks like over its first rounds
  * (topo_schedule_churn_stats). Sessions are maximal runs of rounds a node is
  * present (online) or absent (offline) in; runs cut by round 0 or by the
