@@ -131,12 +131,15 @@ void cli_graph_options_clear(CliGraphOptions *o);
   {"loss", 0, 0, G_OPTION_ARG_STRING, (loss),                                                      \
    where "message loss probability (needs an asynchronous --mode)", "P"}
 
-/* --schedule: time-varying gossip (topo_schedule_new's spec, a string). */
+/* --schedule: time-varying gossip (topo_schedule_new's spec, a string); its
+ * help lists the schedule table's kinds (cli_schedule_help). */
 #define CLI_OPTION_SCHEDULE(var)                                                                   \
-  {"schedule", 0, 0, G_OPTION_ARG_STRING, (var),                                                   \
-   "Time-varying gossip over the graph: static (default), matching (neighbours paired; "           \
-   "matching:complete=true pairs any two nodes), exponential, edge-failure:p=P, churn:...",        \
-   "SPEC"}
+  {"schedule", 0, 0, G_OPTION_ARG_STRING, (var), cli_schedule_help(NULL), "SPEC"}
+
+/* cli_schedule_help: "Time-varying gossip over the graph (default static): "
+ * and every kind of topologies/'s schedule table (topo_schedule_kinds_text),
+ * then "; @tail" when @tail is not NULL. An interned string: never freed. */
+const char *cli_schedule_help(const char *tail);
 /* -d, -m and --partition: the learning task of a training run, into the
  * ProtoTrainTask @task (GOption's copies of the strings). Three entries. */
 #define CLI_OPTIONS_TASK(task)                                                                     \

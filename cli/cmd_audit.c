@@ -359,10 +359,7 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
       {"epochs", 'k', 0, G_OPTION_ARG_INT, &o->epochs,
        "uses of the victim's record, k: T = k b (instead of -T, or checked against it)", "K"},
       {"schedule", 0, 0, G_OPTION_ARG_STRING, &o->schedule,
-       "time-varying gossip, as for account: static (default), matching (neighbours; "
-       "matching:complete=true: any two nodes), exponential, "
-       "edge-failure:p=P, churn:...; seeded by --seed, the same in every trial",
-       "SPEC"},
+       cli_schedule_help("seeded by --seed, the same in every trial"), "SPEC"},
       {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o->a.sigma, "noise multiplier (default 1)", "S"},
       CLI_OPTION_LR(&o->a.lr),
       {"trust", 0, 0, G_OPTION_ARG_STRING, &o->a.trust, "ldp|pndp|secldp (default pndp)", "MODEL"},

@@ -46,3 +46,11 @@ gboolean cli_options_parse(const CliOptionsSpec *spec, int *argc, char ***argv) 
   g_option_context_free(ctx);
   return parsed;
 }
+
+const char *cli_schedule_help(const char *tail) {
+  char *text = g_strconcat("Time-varying gossip over the graph (default static): ",
+                           topo_schedule_kinds_text(TRUE), tail != NULL ? "; " : NULL, tail, NULL);
+  const char *interned = g_intern_string(text);
+  g_free(text);
+  return interned;
+}

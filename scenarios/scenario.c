@@ -133,6 +133,15 @@ char **scen_scenario_notes(ScenScenario *sc) {
   return out;
 }
 
+/* Spec-valued keys whose kinds a module's table lists: their help is that
+ * list, then the schema row's help after "; ". */
+static const struct {
+  const char *section, *key;
+  const char *(*kinds)(gboolean help);
+} listed_keys[] = {
+    {"topology", "schedule", topo_schedule_kinds_text},
+};
+
 char *scen_keys_describe(void) {
   guint n;
   const ScenKeyInfo *k = scen_schema_keys(&n);
@@ -148,7 +157,13 @@ char *scen_keys_describe(void) {
                       : (k[i].flags & SCEN_KEY_REQUIRED) ? "(required)"
                       : (k[i].flags & SCEN_KEY_DERIVED)  ? "(derived)"
                                                          : "(unset)";
-    g_string_append_printf(s, "  %-24s %-16s %s\n", k[i].key, def, k[i].help);
+    const char *kinds = NULL;
+    for (guint j = 0; j < G_N_ELEMENTS(listed_keys); j++)
+      if (g_str_equal(listed_keys[j].section, k[i].section) &&
+          g_str_equal(listed_keys[j].key, k[i].key))
+        kinds = listed_keys[j].kinds(TRUE);
+    g_string_append_printf(s, "  %-24s %-16s %s%s%s\n", k[i].key, def, kinds ? kinds : "",
+                           kinds ? "; " : "", k[i].help);
   }
   g_string_append(s, "\n[sweep]\n  section.key = a;b;c    cartesian product over any keys above; "
                      "integers also A..B;\n"

@@ -1,8 +1,8 @@
 /*
  * scenarios/schema.c: the scenario key table and the checks it supports
  * alone (see schema.h). Module specs (protocol, mode, latency, dataset...)
- * are only checked for being non-empty here; validate.c hands them to their
- * modules' parsers.
+ * are only checked for being non-empty here; resolve.c (scen_config_resolve)
+ * hands them to their modules' parsers.
  */
 #include <errno.h>
 #include <math.h>
@@ -35,11 +35,9 @@ static const ScenKeyInfo keys[] = {
      "keep only the largest connected component"},
     {"topology", "gossip", SCEN_TYPE_ENUM, "uniform", NO_RANGE, 0, "uniform|metropolis|maxdegree",
      "gossip weights"},
+    /* Its help follows the list of topologies/' schedule table (scen_keys_describe). */
     {"topology", "schedule", SCEN_TYPE_SPEC, "static", NO_RANGE, 0, NULL,
-     "static, resample:GENSPEC, matching (the graph's neighbours paired each round; "
-     "matching:complete=true pairs any two nodes), exponential, edge-failure:p=P, churn:FILE, "
-     "churn:leave=P,join=Q or churn:trace=FILE[,format=sessions|stunner,scale=S,start=S,seed=N,"
-     "map=seed|identity] (session traces; paths relative to the scenario file)"},
+     "paths relative to the scenario file"},
     /* [network] */
     {"network", "latency", SCEN_TYPE_SPEC, "constant:ms=0", NO_RANGE, 0, NULL,
      "link latency: constant:ms=X, uniform:min=A,max=B, lognormal:mu=M,sigma=S; measured: "

@@ -23,19 +23,18 @@ enum {
   PURPOSE_CHURN = 0x6368,
 };
 
-typedef enum {
-  SCHED_STATIC,
-  SCHED_RESAMPLE,
-  SCHED_MATCHING,
-  SCHED_EXPONENTIAL,
-  SCHED_EDGE_FAILURE,
-  SCHED_CHURN_FILE,
-  SCHED_CHURN_MARKOV,
-  SCHED_CHURN_TRACE,
-} SchedType;
+/*
+ * The kinds of schedule, one row each (the table is below, after the
+ * functions its rows name). A row binds a spec's name (and, for kinds that
+ * share one, the start of its argument) to its parser, its step (round t's
+ * graph and W_t) and its texts, so that the parser, the error's list of valid
+ * specs and every help text (topo_schedule_kinds_text) read the one row.
+ * Adding a kind: its fields in TopoSchedule, its functions, its row.
+ */
+typedef struct SchedKind SchedKind;
 
 struct TopoSchedule {
-  SchedType type;
+  const SchedKind *row;
   TopoGossipKind kind;
   guint64 seed;
   guint n;
@@ -51,9 +50,28 @@ struct TopoSchedule {
   TopoTraceChurn *tc;  /* churn replayed from a session trace */
 };
 
-static const char *const schedule_names =
-    "static, resample:GENSPEC, matching, exponential, edge-failure:p=P, churn:FILE, "
-    "churn:leave=P,join=Q, churn:trace=FILE[,format=..,scale=..,start=..,seed=..,map=..]";
+struct SchedKind {
+  const char *name;     /* the spec's name, before ':' */
+  /* '|'-separated starts of the argument that select this row among rows
+   * of one name; NULL: any other argument. */
+  const char *starts;
+  const char *synopsis; /* in the list of valid specs, e.g. "edge-failure:p=P" */
+  const char *usage;    /* in help texts: the full grammar (NULL: synopsis) */
+  const char *note;     /* in help texts, in parentheses after it (nullable) */
+  gboolean fixed;       /* W_t is the base's W for every t */
+  /* Parses @spec (its argument @arg, NULL without ':') into @s, whose kind,
+   * seed, base and n are set (base may be NULL). */
+  gboolean (*parse)(TopoSchedule *s, const char *spec, const char *arg, GError **error);
+  /* Round @round's topology (a new graph). */
+  TopoGraph *(*graph)(TopoSchedule *s, guint round, GError **error);
+  /* W_t when it is not topo_gossip_new of the graph (nullable). */
+  TopoGossip *(*gossip)(TopoSchedule *s, guint round, GError **error);
+  /* Whether node u is present; every node's presence (g_free). NULL: all. */
+  gboolean (*present)(TopoSchedule *s, guint round, guint u);
+  guint8 *(*presence)(TopoSchedule *s, guint round);
+  /* Whether every round's edges are base edges (NULL: when there is a base). */
+  gboolean (*within_base)(const TopoSchedule *s);
+};
 
 void topo_schedule_free(TopoSchedule *s) {
   if (s == NULL)
@@ -85,218 +103,96 @@ static gboolean parse_params(const char *spec, const char *const *valid,
 
 #define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-static gboolean need_base(const TopoSchedule *s, const char *name, GError **error) {
+static gboolean need_base(const TopoSchedule *s, GError **error) {
   if (s->base != NULL)
     return TRUE;
   g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "schedule '%s' needs a base graph",
-              name);
+              s->row->name);
   return FALSE;
 }
 
-TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGossipKind kind,
-                                guint64 seed, GError **error) {
-  if (spec == NULL || *spec == '\0') {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "empty schedule spec (valid: %s)",
-                schedule_names);
-    return NULL;
-  }
-  if (!topo_gossip_kind_check(kind, error))
-    return NULL;
-  TopoSchedule *s = g_new0(TopoSchedule, 1);
-  s->kind = kind;
-  s->seed = seed;
-  if (base != NULL) {
-    s->base = topo_graph_copy(base, error);
-    if (s->base == NULL)
-      goto fail;
-    s->n = topo_graph_n_nodes(base);
-  }
-  const char *colon = strchr(spec, ':');
-  char *name = colon ? g_strndup(spec, (gsize)(colon - spec)) : g_strdup(spec);
-  const char *arg = colon ? colon + 1 : NULL;
-  gboolean ok = FALSE;
+static gboolean need_two(const TopoSchedule *s, GError **error) {
+  if (s->n >= 2)
+    return TRUE;
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+              "schedule '%s' needs at least 2 nodes", s->row->name);
+  return FALSE;
+}
+
+/* A kind with no parameters, on the base graph. */
+static gboolean parse_plain(TopoSchedule *s, const char *spec, const char *arg, GError **error) {
+  (void)arg;
   Spec *ps = NULL;
-
-  if (strcmp(name, "static") == 0) {
-    s->type = SCHED_STATIC;
-    ok = parse_params(spec, NULL, NULL, &ps, error) && need_base(s, name, error);
-  } else if (strcmp(name, "resample") == 0) {
-    s->type = SCHED_RESAMPLE;
-    if (arg == NULL || *arg == '\0') {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "schedule 'resample' needs a generator spec, e.g. resample:erdos:n=100,p=0.05");
-    } else {
-      /* Round 0 validates the spec and fixes n. */
-      TopoGraph *g0 = topo_graph_generate_seeded(arg, topo_hash3(seed, 0, PURPOSE_RESAMPLE), error);
-      if (g0 != NULL) {
-        guint n0 = topo_graph_n_nodes(g0);
-        if (base != NULL && n0 != s->n)
-          g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
-                      "schedule 'resample': generator makes %u nodes but the base graph has %u", n0,
-                      s->n);
-        else {
-          s->n = n0;
-          s->gen_spec = g_strdup(arg);
-          ok = TRUE;
-        }
-        topo_graph_free(g0);
-      }
-    }
-  } else if (strcmp(name, "matching") == 0) {
-    s->type = SCHED_MATCHING;
-    /* The graph's edges by default: "gossip over the graph" pairs
-     * neighbours. base= chose that before it was the default: refused with
-     * the way to either meaning rather than read silently. */
-    ok = parse_params(spec, KEYS("complete", "base"), NULL, &ps, error);
-    if (ok && spec_get(ps, "base") != NULL) {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
-                  "schedule 'matching': base= is no longer an option: 'matching' pairs the "
-                  "graph's neighbours by default; 'matching:complete=true' pairs any two nodes");
-      ok = FALSE;
-    }
-    ok = ok && spec_bool(ps, "complete", FALSE, &s->match_complete, error) &&
-         need_base(s, name, error);
-    if (ok && s->n < 2) {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
-                  "schedule 'matching' needs at least 2 nodes");
-      ok = FALSE;
-    }
-  } else if (strcmp(name, "exponential") == 0) {
-    s->type = SCHED_EXPONENTIAL;
-    ok = parse_params(spec, NULL, NULL, &ps, error) && need_base(s, name, error);
-    if (ok && s->n < 2) {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
-                  "schedule 'exponential' needs at least 2 nodes");
-      ok = FALSE;
-    }
-    while (ok && ((guint64)1 << s->tau) < s->n)
-      s->tau++;
-  } else if (strcmp(name, "edge-failure") == 0) {
-    s->type = SCHED_EDGE_FAILURE;
-    ok = parse_params(spec, KEYS("p"), KEYS("p"), &ps, error) &&
-         spec_double(ps, "p", 0.0, 0.0, 1.0, &s->p, error) && need_base(s, name, error);
-  } else if (strcmp(name, "churn") == 0) {
-    if (arg == NULL || *arg == '\0') {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
-                  "schedule 'churn' needs a FILE, leave=P,join=Q or trace=FILE");
-    } else if (g_str_has_prefix(arg, "leave=") || g_str_has_prefix(arg, "join=")) {
-      s->type = SCHED_CHURN_MARKOV;
-      ok = parse_params(spec, KEYS("leave", "join"), KEYS("leave", "join"), &ps, error) &&
-           spec_double(ps, "leave", 0.0, 0.0, 1.0, &s->leave, error) &&
-           spec_double(ps, "join", 0.0, 0.0, 1.0, &s->join, error) && need_base(s, name, error);
-      if (ok) {
-        s->states = g_byte_array_new();
-        g_byte_array_set_size(s->states, s->n);
-        memset(s->states->data, 1, s->n); /* everyone present at round 0 */
-        s->n_states = 1;
-      }
-    } else if (g_str_has_prefix(arg, "trace=")) {
-      s->type = SCHED_CHURN_TRACE;
-      ok = parse_params(spec, KEYS("trace", "format", "scale", "start", "seed", "map"),
-                        KEYS("trace"), &ps, error) &&
-           need_base(s, name, error) &&
-           (s->tc = topo_trace_churn_new(ps, s->n, seed, error)) != NULL;
-    } else {
-      s->type = SCHED_CHURN_FILE;
-      ok = need_base(s, name, error) && (s->intervals = topo_churn_load(arg, s->n, error)) != NULL;
-    }
-  } else {
-    static const char *const kinds[] = {"static",      "resample",     "matching",
-                                        "exponential", "edge-failure", "churn"};
-    char *hint = spec_did_you_mean(name, kinds, G_N_ELEMENTS(kinds));
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "unknown schedule '%s' (valid: %s)%s", name,
-                schedule_names, hint);
-    g_free(hint);
-  }
+  gboolean ok = parse_params(spec, NULL, NULL, &ps, error) && need_base(s, error);
   spec_free(ps);
-  g_free(name);
-  if (ok)
-    return s;
-fail:
-  topo_schedule_free(s);
-  return NULL;
+  return ok;
 }
 
-guint topo_schedule_n(const TopoSchedule *s) {
-  g_return_val_if_fail(s != NULL, 0);
-  return s->n;
+/* ---- static ---- */
+
+static TopoGraph *static_graph(TopoSchedule *s, guint round, GError **error) {
+  (void)round;
+  return topo_graph_copy(s->base, error);
 }
 
-gboolean topo_schedule_is_static(const TopoSchedule *s) {
-  g_return_val_if_fail(s != NULL, FALSE);
-  return s->type == SCHED_STATIC;
-}
+/* ---- resample:GENSPEC ---- */
 
-gboolean topo_schedule_within_base(const TopoSchedule *s) {
-  g_return_val_if_fail(s != NULL, FALSE);
-  switch (s->type) {
-  case SCHED_RESAMPLE:
-  case SCHED_EXPONENTIAL:
+static gboolean resample_parse(TopoSchedule *s, const char *spec, const char *arg, GError **error) {
+  (void)spec;
+  if (arg == NULL || *arg == '\0') {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+                "schedule 'resample' needs a generator spec, e.g. resample:erdos:n=100,p=0.05");
     return FALSE;
-  case SCHED_MATCHING:
-    return !s->match_complete;
-  default: /* static, edge failures, churn: base minus what a round removes */
-    return s->base != NULL;
   }
-}
-
-/* Markov churn: extend the state cache through round t. */
-static const guint8 *markov_states(TopoSchedule *s, guint round) {
-  while (s->n_states <= round) {
-    guint r = s->n_states;
-    g_byte_array_set_size(s->states, (guint)((gsize)(r + 1) * s->n));
-    const guint8 *prev = s->states->data + (gsize)(r - 1) * s->n;
-    guint8 *cur = s->states->data + (gsize)r * s->n;
-    gsl_rng *rng = topo_rng_new(s->seed, r, PURPOSE_CHURN);
-    for (guint u = 0; u < s->n; u++) {
-      /* One draw per node per round whatever its state: streams stay aligned. */
-      double x = gsl_rng_uniform(rng);
-      cur[u] = prev[u] ? x >= s->leave : x < s->join;
-    }
-    gsl_rng_free(rng);
-    s->n_states++;
+  /* Round 0 validates the spec and fixes n. */
+  TopoGraph *g0 = topo_graph_generate_seeded(arg, topo_hash3(s->seed, 0, PURPOSE_RESAMPLE), error);
+  if (g0 == NULL)
+    return FALSE;
+  guint n0 = topo_graph_n_nodes(g0);
+  topo_graph_free(g0);
+  if (s->base != NULL && n0 != s->n) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                "schedule 'resample': generator makes %u nodes but the base graph has %u", n0,
+                s->n);
+    return FALSE;
   }
-  return s->states->data + (gsize)round * s->n;
-}
-
-gboolean topo_schedule_node_present(TopoSchedule *s, guint round, guint u) {
-  g_return_val_if_fail(s != NULL && u < s->n, FALSE);
-  if (s->type == SCHED_CHURN_MARKOV)
-    return markov_states(s, round)[u] != 0;
-  if (s->type == SCHED_CHURN_TRACE)
-    return topo_trace_churn_present(s->tc, round, u);
-  if (s->type == SCHED_CHURN_FILE)
-    for (guint i = 0; i < s->intervals->len; i++) {
-      const TopoChurnInterval *iv = &g_array_index(s->intervals, TopoChurnInterval, i);
-      if (iv->node == u && iv->leave <= round && round < iv->join)
-        return FALSE;
-    }
+  s->n = n0;
+  s->gen_spec = g_strdup(arg);
   return TRUE;
 }
 
-/* Presence of every node at round t (g_free), or NULL when all are present. */
-static guint8 *presence(TopoSchedule *s, guint round) {
-  if (s->type == SCHED_CHURN_MARKOV)
-    return g_memdup2(markov_states(s, round), s->n);
-  if (s->type == SCHED_CHURN_TRACE) {
-    guint8 *p = g_malloc(s->n);
-    for (guint u = 0; u < s->n; u++)
-      p[u] = (guint8)topo_trace_churn_present(s->tc, round, u);
-    return p;
-  }
-  if (s->type != SCHED_CHURN_FILE)
-    return NULL;
-  guint8 *p = g_malloc(s->n);
-  memset(p, 1, s->n);
-  for (guint i = 0; i < s->intervals->len; i++) {
-    const TopoChurnInterval *iv = &g_array_index(s->intervals, TopoChurnInterval, i);
-    if (iv->leave <= round && round < iv->join)
-      p[iv->node] = 0;
-  }
-  return p;
+static TopoGraph *resample_graph(TopoSchedule *s, guint round, GError **error) {
+  return topo_graph_generate_seeded(s->gen_spec, topo_hash3(s->seed, round, PURPOSE_RESAMPLE),
+                                    error);
 }
 
-static TopoGraph *matching_graph(const TopoSchedule *s, guint round, GError **error) {
+static gboolean never_within_base(const TopoSchedule *s) {
+  (void)s;
+  return FALSE;
+}
+
+/* ---- matching[:complete=BOOL] ---- */
+
+static gboolean matching_parse(TopoSchedule *s, const char *spec, const char *arg, GError **error) {
+  (void)arg;
+  Spec *ps = NULL;
+  /* The graph's edges by default: "gossip over the graph" pairs
+   * neighbours. base= chose that before it was the default: refused with
+   * the way to either meaning rather than read silently. */
+  gboolean ok = parse_params(spec, KEYS("complete", "base"), NULL, &ps, error);
+  if (ok && spec_get(ps, "base") != NULL) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                "schedule 'matching': base= is no longer an option: 'matching' pairs the "
+                "graph's neighbours by default; 'matching:complete=true' pairs any two nodes");
+    ok = FALSE;
+  }
+  ok = ok && spec_bool(ps, "complete", FALSE, &s->match_complete, error) && need_base(s, error) &&
+       need_two(s, error);
+  spec_free(ps);
+  return ok;
+}
+
+static TopoGraph *matching_graph(TopoSchedule *s, guint round, GError **error) {
   gsl_rng *rng = topo_rng_new(s->seed, round, PURPOSE_MATCHING);
   GArray *edges = g_array_new(FALSE, FALSE, sizeof(guint));
   if (s->match_complete) {
@@ -332,13 +228,58 @@ static TopoGraph *matching_graph(const TopoSchedule *s, guint round, GError **er
   return g;
 }
 
-/* Base graph minus what round t removes (failed edges, absent nodes). */
-static TopoGraph *filtered_base(TopoSchedule *s, guint round, GError **error) {
+static gboolean matching_within_base(const TopoSchedule *s) {
+  return !s->match_complete;
+}
+
+/* ---- exponential ---- */
+
+static gboolean exponential_parse(TopoSchedule *s, const char *spec, const char *arg,
+                                  GError **error) {
+  if (!parse_plain(s, spec, arg, error) || !need_two(s, error))
+    return FALSE;
+  while (((guint64)1 << s->tau) < s->n)
+    s->tau++;
+  return TRUE;
+}
+
+static TopoGraph *exponential_graph(TopoSchedule *s, guint round, GError **error) {
+  guint hop = 1u << (round % s->tau);
+  guint *e = g_new(guint, 2 * (gsize)s->n);
+  for (guint i = 0; i < s->n; i++) {
+    e[2 * i] = i;
+    e[2 * i + 1] = (guint)(((guint64)i + hop) % s->n);
+  }
+  TopoGraph *g = topo_graph_build(s->n, e, s->n, error);
+  g_free(e);
+  return g;
+}
+
+static TopoGossip *exponential_gossip(TopoSchedule *s, guint round, GError **error) {
+  (void)error;
+  /* Directed: row i averages itself with its one peer i + hop. */
+  guint hop = 1u << (round % s->tau);
+  TopoGossip *w = topo_gossip_alloc(s->n, 2 * (gsize)s->n);
+  for (guint i = 0; i < s->n; i++) {
+    guint j = (guint)(((guint64)i + hop) % s->n);
+    w->col[2 * i] = MIN(i, j);
+    w->col[2 * i + 1] = MAX(i, j);
+    w->val[2 * i] = w->val[2 * i + 1] = 0.5;
+    w->row_ptr[i + 1] = 2 * (i + 1);
+  }
+  w->symmetric = 2 * hop == s->n; /* i + n/2 and i - n/2 are the same peer */
+  return w;
+}
+
+/* ---- The base minus what a round removes: edge failures, churn ---- */
+
+/* Base graph minus round t's absent nodes and, with @failures, minus the
+ * edges that fail (each down with probability s->p). */
+static TopoGraph *filtered_base(TopoSchedule *s, guint round, gboolean failures, GError **error) {
   gsize m;
   guint *e = topo_graph_edges(s->base, &m);
-  guint8 *present = presence(s, round);
-  gsl_rng *rng = s->type == SCHED_EDGE_FAILURE ? topo_rng_new(s->seed, round, PURPOSE_EDGE_FAILURE)
-                                               : NULL;
+  guint8 *present = s->row->presence != NULL ? s->row->presence(s, round) : NULL;
+  gsl_rng *rng = failures ? topo_rng_new(s->seed, round, PURPOSE_EDGE_FAILURE) : NULL;
   gsize k = 0;
   for (gsize i = 0; i < m; i++) {
     guint u = e[2 * i], v = e[2 * i + 1];
@@ -360,38 +301,309 @@ static TopoGraph *filtered_base(TopoSchedule *s, guint round, GError **error) {
   return g;
 }
 
+static gboolean edge_failure_parse(TopoSchedule *s, const char *spec, const char *arg,
+                                   GError **error) {
+  (void)arg;
+  Spec *ps = NULL;
+  gboolean ok = parse_params(spec, KEYS("p"), KEYS("p"), &ps, error) &&
+                spec_double(ps, "p", 0.0, 0.0, 1.0, &s->p, error) && need_base(s, error);
+  spec_free(ps);
+  return ok;
+}
+
+static TopoGraph *edge_failure_graph(TopoSchedule *s, guint round, GError **error) {
+  return filtered_base(s, round, TRUE, error);
+}
+
+static TopoGraph *churn_graph(TopoSchedule *s, guint round, GError **error) {
+  return filtered_base(s, round, FALSE, error);
+}
+
+/* churn:FILE */
+
+static gboolean churn_file_parse(TopoSchedule *s, const char *spec, const char *arg,
+                                 GError **error) {
+  (void)spec;
+  if (arg == NULL || *arg == '\0') {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE,
+                "schedule 'churn' needs a FILE, leave=P,join=Q or trace=FILE");
+    return FALSE;
+  }
+  return need_base(s, error) && (s->intervals = topo_churn_load(arg, s->n, error)) != NULL;
+}
+
+static gboolean churn_file_present(TopoSchedule *s, guint round, guint u) {
+  for (guint i = 0; i < s->intervals->len; i++) {
+    const TopoChurnInterval *iv = &g_array_index(s->intervals, TopoChurnInterval, i);
+    if (iv->node == u && iv->leave <= round && round < iv->join)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static guint8 *churn_file_presence(TopoSchedule *s, guint round) {
+  guint8 *p = g_malloc(s->n);
+  memset(p, 1, s->n);
+  for (guint i = 0; i < s->intervals->len; i++) {
+    const TopoChurnInterval *iv = &g_array_index(s->intervals, TopoChurnInterval, i);
+    if (iv->leave <= round && round < iv->join)
+      p[iv->node] = 0;
+  }
+  return p;
+}
+
+/* churn:leave=P,join=Q */
+
+static gboolean markov_parse(TopoSchedule *s, const char *spec, const char *arg, GError **error) {
+  (void)arg;
+  Spec *ps = NULL;
+  gboolean ok = parse_params(spec, KEYS("leave", "join"), KEYS("leave", "join"), &ps, error) &&
+                spec_double(ps, "leave", 0.0, 0.0, 1.0, &s->leave, error) &&
+                spec_double(ps, "join", 0.0, 0.0, 1.0, &s->join, error) && need_base(s, error);
+  spec_free(ps);
+  if (ok) {
+    s->states = g_byte_array_new();
+    g_byte_array_set_size(s->states, s->n);
+    memset(s->states->data, 1, s->n); /* everyone present at round 0 */
+    s->n_states = 1;
+  }
+  return ok;
+}
+
+/* Markov churn: extend the state cache through round t. */
+static const guint8 *markov_states(TopoSchedule *s, guint round) {
+  while (s->n_states <= round) {
+    guint r = s->n_states;
+    g_byte_array_set_size(s->states, (guint)((gsize)(r + 1) * s->n));
+    const guint8 *prev = s->states->data + (gsize)(r - 1) * s->n;
+    guint8 *cur = s->states->data + (gsize)r * s->n;
+    gsl_rng *rng = topo_rng_new(s->seed, r, PURPOSE_CHURN);
+    for (guint u = 0; u < s->n; u++) {
+      /* One draw per node per round whatever its state: streams stay aligned. */
+      double x = gsl_rng_uniform(rng);
+      cur[u] = prev[u] ? x >= s->leave : x < s->join;
+    }
+    gsl_rng_free(rng);
+    s->n_states++;
+  }
+  return s->states->data + (gsize)round * s->n;
+}
+
+static gboolean markov_present(TopoSchedule *s, guint round, guint u) {
+  return markov_states(s, round)[u] != 0;
+}
+
+static guint8 *markov_presence(TopoSchedule *s, guint round) {
+  return g_memdup2(markov_states(s, round), s->n);
+}
+
+/* churn:trace=FILE[,...] */
+
+static gboolean trace_parse(TopoSchedule *s, const char *spec, const char *arg, GError **error) {
+  (void)arg;
+  Spec *ps = NULL;
+  gboolean ok = parse_params(spec, KEYS("trace", "format", "scale", "start", "seed", "map"),
+                             KEYS("trace"), &ps, error) &&
+                need_base(s, error) &&
+                (s->tc = topo_trace_churn_new(ps, s->n, s->seed, error)) != NULL;
+  spec_free(ps);
+  return ok;
+}
+
+static gboolean trace_present(TopoSchedule *s, guint round, guint u) {
+  return topo_trace_churn_present(s->tc, round, u);
+}
+
+static guint8 *trace_presence(TopoSchedule *s, guint round) {
+  guint8 *p = g_malloc(s->n);
+  for (guint u = 0; u < s->n; u++)
+    p[u] = (guint8)topo_trace_churn_present(s->tc, round, u);
+  return p;
+}
+
+/* ---- The table ---- */
+
+static const SchedKind kinds[] = {
+    {.name = "static",
+     .synopsis = "static",
+     .fixed = TRUE,
+     .parse = parse_plain,
+     .graph = static_graph},
+    {.name = "resample",
+     .synopsis = "resample:GENSPEC",
+     .parse = resample_parse,
+     .graph = resample_graph,
+     .within_base = never_within_base},
+    {.name = "matching",
+     .synopsis = "matching",
+     .note = "the graph's neighbours paired each round; matching:complete=true pairs any two "
+             "nodes",
+     .parse = matching_parse,
+     .graph = matching_graph,
+     .within_base = matching_within_base},
+    {.name = "exponential",
+     .synopsis = "exponential",
+     .parse = exponential_parse,
+     .graph = exponential_graph,
+     .gossip = exponential_gossip,
+     .within_base = never_within_base},
+    {.name = "edge-failure",
+     .synopsis = "edge-failure:p=P",
+     .parse = edge_failure_parse,
+     .graph = edge_failure_graph},
+    {.name = "churn",
+     .synopsis = "churn:FILE",
+     .parse = churn_file_parse,
+     .graph = churn_graph,
+     .present = churn_file_present,
+     .presence = churn_file_presence},
+    {.name = "churn",
+     .starts = "leave=|join=",
+     .synopsis = "churn:leave=P,join=Q",
+     .parse = markov_parse,
+     .graph = churn_graph,
+     .present = markov_present,
+     .presence = markov_presence},
+    {.name = "churn",
+     .starts = "trace=",
+     .synopsis = "churn:trace=FILE[,format=..,scale=..,start=..,seed=..,map=..]",
+     .usage = "churn:trace=FILE[,format=sessions|stunner,scale=S,start=S,seed=N,map=seed|identity]",
+     .note = "session traces",
+     .parse = trace_parse,
+     .graph = churn_graph,
+     .present = trace_present,
+     .presence = trace_presence},
+};
+
+/* TRUE when @arg starts with one of the '|'-separated @starts. */
+static gboolean arg_selects(const char *starts, const char *arg) {
+  if (arg == NULL)
+    return FALSE;
+  for (const char *p = starts; *p != '\0';) {
+    gsize len = strcspn(p, "|");
+    if (strncmp(arg, p, len) == 0)
+      return TRUE;
+    p += len + (p[len] == '|');
+  }
+  return FALSE;
+}
+
+/* The row of a spec named @name with argument @arg (nullable), or NULL. */
+static const SchedKind *find_kind(const char *name, const char *arg) {
+  const SchedKind *any = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS(kinds); i++) {
+    if (strcmp(kinds[i].name, name) != 0)
+      continue;
+    if (kinds[i].starts == NULL)
+      any = any != NULL ? any : &kinds[i];
+    else if (arg_selects(kinds[i].starts, arg))
+      return &kinds[i];
+  }
+  return any;
+}
+
+const char *const *topo_schedule_kind_names(void) {
+  static const char *names[G_N_ELEMENTS(kinds) + 1];
+  static gsize once = 0;
+  if (g_once_init_enter(&once)) {
+    guint k = 0;
+    for (guint i = 0; i < G_N_ELEMENTS(kinds); i++)
+      if (!g_strv_contains(names, kinds[i].name)) /* rows of one name are listed once */
+        names[k++] = kinds[i].name;
+    g_once_init_leave(&once, 1);
+  }
+  return names;
+}
+
+const char *topo_schedule_kinds_text(gboolean help) {
+  static char *text[2];
+  static gsize once = 0;
+  if (g_once_init_enter(&once)) {
+    for (int h = 0; h < 2; h++) {
+      GString *s = g_string_new(NULL);
+      for (guint i = 0; i < G_N_ELEMENTS(kinds); i++) {
+        const SchedKind *k = &kinds[i];
+        if (i > 0)
+          g_string_append(s, h && i + 1 == G_N_ELEMENTS(kinds) ? " or " : ", ");
+        g_string_append(s, h && k->usage != NULL ? k->usage : k->synopsis);
+        if (h && k->note != NULL)
+          g_string_append_printf(s, " (%s)", k->note);
+      }
+      text[h] = g_string_free(s, FALSE);
+    }
+    g_once_init_leave(&once, 1);
+  }
+  return text[help ? 1 : 0];
+}
+
+TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGossipKind kind,
+                                guint64 seed, GError **error) {
+  if (spec == NULL || *spec == '\0') {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "empty schedule spec (valid: %s)",
+                topo_schedule_kinds_text(FALSE));
+    return NULL;
+  }
+  if (!topo_gossip_kind_check(kind, error))
+    return NULL;
+  const char *colon = strchr(spec, ':');
+  char *name = colon ? g_strndup(spec, (gsize)(colon - spec)) : g_strdup(spec);
+  const char *arg = colon ? colon + 1 : NULL;
+  const SchedKind *row = find_kind(name, arg);
+  if (row == NULL) {
+    const char *const *names = topo_schedule_kind_names();
+    char *hint = spec_did_you_mean(name, names, g_strv_length((char **)names));
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_PARSE, "unknown schedule '%s' (valid: %s)%s", name,
+                topo_schedule_kinds_text(FALSE), hint);
+    g_free(hint);
+    g_free(name);
+    return NULL;
+  }
+  g_free(name);
+  TopoSchedule *s = g_new0(TopoSchedule, 1);
+  s->row = row;
+  s->kind = kind;
+  s->seed = seed;
+  if (base != NULL) {
+    s->base = topo_graph_copy(base, error);
+    if (s->base == NULL)
+      goto fail;
+    s->n = topo_graph_n_nodes(base);
+  }
+  if (row->parse(s, spec, arg, error))
+    return s;
+fail:
+  topo_schedule_free(s);
+  return NULL;
+}
+
+guint topo_schedule_n(const TopoSchedule *s) {
+  g_return_val_if_fail(s != NULL, 0);
+  return s->n;
+}
+
+gboolean topo_schedule_is_static(const TopoSchedule *s) {
+  g_return_val_if_fail(s != NULL, FALSE);
+  return s->row->fixed;
+}
+
+gboolean topo_schedule_within_base(const TopoSchedule *s) {
+  g_return_val_if_fail(s != NULL, FALSE);
+  if (s->row->within_base != NULL)
+    return s->row->within_base(s);
+  return s->base != NULL; /* static, edge failures, churn: base minus what a round removes */
+}
+
+gboolean topo_schedule_node_present(TopoSchedule *s, guint round, guint u) {
+  g_return_val_if_fail(s != NULL && u < s->n, FALSE);
+  return s->row->present == NULL || s->row->present(s, round, u);
+}
+
 TopoGraph *topo_schedule_graph(TopoSchedule *s, guint round, GError **error) {
   if (s == NULL) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "schedule is NULL");
     return NULL;
   }
-  switch (s->type) {
-  case SCHED_STATIC:
-    return topo_graph_copy(s->base, error);
-  case SCHED_RESAMPLE:
-    return topo_graph_generate_seeded(s->gen_spec, topo_hash3(s->seed, round, PURPOSE_RESAMPLE),
-                                      error);
-  case SCHED_MATCHING:
-    return matching_graph(s, round, error);
-  case SCHED_EXPONENTIAL: {
-    guint hop = 1u << (round % s->tau);
-    guint *e = g_new(guint, 2 * (gsize)s->n);
-    for (guint i = 0; i < s->n; i++) {
-      e[2 * i] = i;
-      e[2 * i + 1] = (guint)(((guint64)i + hop) % s->n);
-    }
-    TopoGraph *g = topo_graph_build(s->n, e, s->n, error);
-    g_free(e);
-    return g;
-  }
-  case SCHED_EDGE_FAILURE:
-  case SCHED_CHURN_FILE:
-  case SCHED_CHURN_MARKOV:
-  case SCHED_CHURN_TRACE:
-    return filtered_base(s, round, error);
-  }
-  g_set_error(error, TOPO_ERROR, TOPO_ERROR_FAILED, "corrupt schedule");
-  return NULL;
+  return s->row->graph(s, round, error);
 }
 
 TopoGossip *topo_schedule_gossip(TopoSchedule *s, guint round, GError **error) {
@@ -399,20 +611,8 @@ TopoGossip *topo_schedule_gossip(TopoSchedule *s, guint round, GError **error) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, "schedule is NULL");
     return NULL;
   }
-  if (s->type == SCHED_EXPONENTIAL) {
-    /* Directed: row i averages itself with its one peer i + hop. */
-    guint hop = 1u << (round % s->tau);
-    TopoGossip *w = topo_gossip_alloc(s->n, 2 * (gsize)s->n);
-    for (guint i = 0; i < s->n; i++) {
-      guint j = (guint)(((guint64)i + hop) % s->n);
-      w->col[2 * i] = MIN(i, j);
-      w->col[2 * i + 1] = MAX(i, j);
-      w->val[2 * i] = w->val[2 * i + 1] = 0.5;
-      w->row_ptr[i + 1] = 2 * (i + 1);
-    }
-    w->symmetric = 2 * hop == s->n; /* i + n/2 and i - n/2 are the same peer */
-    return w;
-  }
+  if (s->row->gossip != NULL)
+    return s->row->gossip(s, round, error);
   /* Matching: every kind gives 1/2 on a pair (all degrees <= 1). */
   TopoGraph *g = topo_schedule_graph(s, round, error);
   if (g == NULL)
@@ -442,7 +642,7 @@ GArray *topo_schedule_changes(TopoSchedule *s, guint round, GError **error) {
     return NULL;
   }
   GArray *out = g_array_new(FALSE, FALSE, sizeof(TopoChange));
-  if (round == 0 || s->type == SCHED_STATIC)
+  if (round == 0 || s->row->fixed)
     return out;
   TopoGraph *a = topo_schedule_graph(s, round - 1, error);
   TopoGraph *b = a != NULL ? topo_schedule_graph(s, round, error) : NULL;
@@ -451,7 +651,11 @@ GArray *topo_schedule_changes(TopoSchedule *s, guint round, GError **error) {
     g_array_unref(out);
     return NULL;
   }
-  guint8 *pa = presence(s, round - 1), *pb = presence(s, round);
+  guint8 *pa = NULL, *pb = NULL;
+  if (s->row->presence != NULL) {
+    pa = s->row->presence(s, round - 1);
+    pb = s->row->presence(s, round);
+  }
   for (guint u = 0; pa != NULL && u < s->n; u++) {
     if (pa[u] && !pb[u])
       push(out, TOPO_CHANGE_NODE_LEFT, u, G_MAXUINT);

@@ -551,6 +551,17 @@ typedef struct TopoSchedule TopoSchedule;
 TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGossipKind kind,
                                 guint64 seed, GError **error);
 
+/* topo_schedule_kinds_text: the schedule specs topo_schedule_new accepts,
+ * one per kind of its table, in the table's order. @help FALSE: the short
+ * list of an error's "(valid: ...)"; TRUE: the help text, full grammars and
+ * notes ("..., churn:leave=P,join=Q or churn:trace=FILE[...] (...)"). A
+ * static string (built once, thread-safe). */
+const char *topo_schedule_kinds_text(gboolean help);
+
+/* topo_schedule_kind_names: the distinct names of the kinds ("static",
+ * "resample", ..., "churn"), NULL-terminated, static. */
+const char *const *topo_schedule_kind_names(void);
+
 /* topo_schedule_free: free s (NULL allowed). */
 void topo_schedule_free(TopoSchedule *s);
 

@@ -2,8 +2,9 @@
  * tests/cli/test_help_lists.c: what the help and the error messages list
  * is what the tables hold: every trust model of privacy/trust.c's table in
  * each command's --trust help, every protocol of the registry in
- * --list-protocols and in the unknown-protocol message, every schedule kind
- * of the unknown-schedule message in the scenario schema's help. A row
+ * --list-protocols and in the unknown-protocol message, exactly the schedule
+ * kinds of topologies/schedule.c's table in the unknown-schedule message,
+ * each command's --schedule help and the scenario schema's help. A row
  * added to a table and missed by a help text fails here, naming both.
  */
 #include <string.h>
@@ -104,33 +105,106 @@ static void test_protocols(void) {
   cli_run_clear(&listed);
 }
 
-/* The schedule kinds the parser names in its refusal are the ones the
- * scenario schema documents (`dpgossip validate --keys`). */
+/* The distinct kind names of a list of schedule specs as the help texts
+ * write it, "static, resample:GENSPEC, matching (a note, with commas), ...,
+ * churn:FILE or churn:trace=FILE[,format=..]; a tail": notes in parentheses
+ * and the tail after the list dropped, items split at ", " and " or ", each
+ * name up to its first ':' or '['. A g_strv, in the list's order. */
+static char **kind_names(const char *list) {
+  GString *bare = g_string_new(NULL);
+  int depth = 0;
+  for (const char *p = list; *p != '\0'; p++) {
+    if (*p == '(')
+      depth++;
+    else if (*p == ')')
+      depth--;
+    else if (depth == 0 && *p == ';')
+      break;
+    else if (depth == 0)
+      g_string_append_c(bare, *p);
+  }
+  GPtrArray *names = g_ptr_array_new();
+  char **items = g_strsplit(bare->str, ", ", -1);
+  for (guint i = 0; items[i] != NULL; i++) {
+    char **alt = g_strsplit(items[i], " or ", -1);
+    for (guint j = 0; alt[j] != NULL; j++) {
+      char *name = g_strstrip(g_strndup(alt[j], strcspn(alt[j], ":[")));
+      gboolean seen = name[0] == '\0';
+      for (guint k = 0; k < names->len && !seen; k++)
+        seen = g_str_equal(g_ptr_array_index(names, k), name);
+      if (seen)
+        g_free(name);
+      else
+        g_ptr_array_add(names, name);
+    }
+    g_strfreev(alt);
+  }
+  g_strfreev(items);
+  g_string_free(bare, TRUE);
+  g_ptr_array_add(names, NULL);
+  return (char **)g_ptr_array_free(names, FALSE);
+}
+
+static void expect_kinds(const char *where, const char *list, const char *const *table) {
+  char **names = kind_names(list);
+  char *got = g_strjoinv(" ", names), *want = g_strjoinv(" ", (char **)table);
+  if (!g_str_equal(got, want))
+    g_error("%s lists the schedule kinds '%s', the table has '%s' (in: %s)", where, got, want,
+            list);
+  g_free(got);
+  g_free(want);
+  g_strfreev(names);
+}
+
+/* Every schedule list the user reads names exactly the kinds of the
+ * schedule table, in its order, and the parser takes each of them. */
 static void test_schedules(void) {
+  const char *const *table = topo_schedule_kind_names();
+  /* The table itself, against the kinds topo_schedule_new documents. */
+  const char *const documented[] = {"static",       "resample", "matching", "exponential",
+                                    "edge-failure", "churn",    NULL};
+  g_assert_cmpuint(g_strv_length((char **)table), ==, G_N_ELEMENTS(documented) - 1);
+  for (guint i = 0; documented[i] != NULL; i++)
+    g_assert_cmpstr(table[i], ==, documented[i]);
   CliRun bad = cli_run("account", "--generate", "florentine", "-T", "2", "-a", "0", "--trust",
                        "pndp", "--schedule", "nosuch");
   g_assert_cmpint(bad.status, ==, 2);
   const char *open = strstr(bad.err, "(valid: ");
   g_assert_nonnull(open);
-  open += strlen("(valid: ");
-  char *list = g_strndup(open, strcspn(open, ")"));
+  char *list = g_strndup(open + strlen("(valid: "), strcspn(open, "\n") - strlen("(valid: ") - 1);
+  expect_kinds("the unknown-schedule message", list, table);
+  g_free(list);
+  cli_run_clear(&bad);
+  const char *const cmds[] = {"account", "train", "audit"};
+  for (guint c = 0; c < G_N_ELEMENTS(cmds); c++) {
+    CliRun h = cli_run(cmds[c], "--help");
+    g_assert_cmpint(h.status, ==, 0);
+    char *line = line_with(h.out, "--schedule=SPEC");
+    if (line == NULL)
+      g_error("dpgossip %s --help has no --schedule", cmds[c]);
+    const char *text = strstr(line, "(default static): ");
+    g_assert_nonnull(text);
+    expect_kinds(line, text + strlen("(default static): "), table);
+    g_free(line);
+    cli_run_clear(&h);
+  }
   CliRun keys = cli_run("validate", "--keys");
   g_assert_cmpint(keys.status, ==, 0);
   char *schema = line_with(keys.out, "  schedule ");
   g_assert_nonnull(schema);
-  char **kinds = g_strsplit(list, ", ", -1);
-  for (guint i = 0; kinds[i] != NULL; i++) {
-    /* The kind's name: up to its first ':' or '['. */
-    char *name = g_strndup(kinds[i], strcspn(kinds[i], ":["));
-    if (strstr(schema, name) == NULL)
-      g_error("validate --keys: the schedule key '%s' lacks the kind '%s'", schema, name);
-    g_free(name);
-  }
-  g_strfreev(kinds);
+  const char *text = strstr(schema, "static ");
+  g_assert_nonnull(text);
+  expect_kinds("validate --keys", g_strchug((char *)text + strlen("static ")), table);
   g_free(schema);
-  g_free(list);
   cli_run_clear(&keys);
-  cli_run_clear(&bad);
+  /* The parser takes every name the table lists (an argument may be missing). */
+  for (guint i = 0; table[i] != NULL; i++) {
+    CliRun r = cli_run("account", "--generate", "florentine", "-T", "2", "-a", "0", "--trust",
+                       "pndp", "--schedule", table[i]);
+    if (strstr(r.err, "unknown schedule") != NULL)
+      g_error("--schedule %s: %s", table[i], r.err);
+    cli_run_clear(&r);
+  }
 }
 
 int main(int argc, char **argv) {

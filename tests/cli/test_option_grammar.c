@@ -173,8 +173,11 @@ static void test_shared_help(void) {
        {"account", "figure", "train", NULL}},
       {"delta=DELTA", "delta of the epsilon column (default 1e-6)", {"account", "train", NULL}},
       {"schedule=SPEC",
-       "Time-varying gossip over the graph: static (default), matching (neighbours paired; "
-       "matching:complete=true pairs any two nodes), exponential, edge-failure:p=P, churn:...",
+       "Time-varying gossip over the graph (default static): static, resample:GENSPEC, matching "
+       "(the graph's neighbours paired each round; matching:complete=true pairs any two nodes), "
+       "exponential, edge-failure:p=P, churn:FILE, churn:leave=P,join=Q or "
+       "churn:trace=FILE[,format=sessions|stunner,scale=S,start=S,seed=N,map=seed|identity] "
+       "(session traces)",
        {"account", "train", NULL}},
       {"dataset=SPEC",
        "Dataset (required): california:PATH, csv:PATH[,...], idx:DIR, "
