@@ -34,7 +34,9 @@ static gboolean check_options(const DpgAuditOptions *o, PrivTrust *trust, guint 
                                 .threads = o->threads,
                                 .seed = o->seed,
                                 .sigma = o->sigma,
+                                .mode = o->mode,
                                 .latency = o->latency,
+                                .loss = o->loss,
                                 .has_attackers = o->attackers != NULL && o->attackers[0] != NULL,
                                 .has_victims = o->victims != NULL && o->victims[0] != NULL};
   if ((o->attack != NULL && !audit_attack_parse(o->attack, attacks, &error)) ||
@@ -142,6 +144,7 @@ static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGoss
                        .protocol = o->protocol ? o->protocol : "dsgd",
                        .mode = o->mode,
                        .latency = o->latency,
+                       .loss = o->loss,
                        .schedule = o->schedule,
                        .sigma = o->sigma,
                        .T = (guint)o->rounds,

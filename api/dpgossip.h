@@ -170,13 +170,17 @@ typedef struct {
   const char *attack;           /* np, learned, reconstruction or all (NULL) */
   int dim;                      /* 0: what the canary needs */
   int threads;                  /* default 1; results do not depend on it */
-  const char *mode, *latency;   /* NULL: sync; constant:ms=0 */
+  const char *mode, *latency;   /* NULL: sync; constant:ms=0 (any latency model) */
   const char *figure;           /* NULL, or the trade-off figure's file */
   /* NULL-terminated protocol plugin files to load first (--protocol-plugin;
    * runs their code); with one, @protocol defaults to its protocol. */
   const char *const *plugins;
   int participation_interval; /* b (divides T), default 1 */
   const char *schedule;       /* NULL: static; seeded by @seed */
+  /* NULL: no loss. The latencies and losses of every run are drawn from
+   * @seed (the same deliveries in every trial, those of dpg_account's run
+   * of that seed). */
+  const char *loss;
 } DpgAuditOptions;
 
 void dpg_audit_options_init(DpgAuditOptions *o);

@@ -126,16 +126,11 @@ static gboolean check(const AuditConfig *a, GError **error) {
                 a->T, q - 1);
     return FALSE;
   }
-  SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};
-  if (a->latency != NULL && !sim_latency_parse(a->latency, &lat, error))
+  SimLatency lat;
+  double loss;
+  if ((a->latency != NULL && !sim_latency_parse(a->latency, &lat, error)) ||
+      (a->loss != NULL && !sim_loss_parse(a->loss, &loss, error)))
     return FALSE;
-  if (lat.kind != SIM_LATENCY_CONSTANT) {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                "audit: latency '%s' is random: every trial must receive the same messages "
-                "(give a constant:ms=D latency)",
-                a->latency);
-    return FALSE;
-  }
   for (guint i = 0; i < a->n_attackers; i++)
     if (a->attackers[i] >= n || a->attackers[i] == a->victim) {
       g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
@@ -433,6 +428,7 @@ gboolean audit_run(const AuditConfig *cfg, guint attacks, AuditReport *out, GErr
   AuditConfig a = *cfg;
   if (a.dim == 0)
     a.dim = audit_default_dim(a.T);
+  a.c_cache = proto_c_cache_new();
   gboolean every = attacks == AUDIT_ATTACK_ALL;
   gboolean *is_member = g_new0(gboolean, topo_graph_n_nodes(a.graph));
   for (guint i = 0; i < a.n_attackers; i++)
@@ -466,6 +462,7 @@ gboolean audit_run(const AuditConfig *cfg, guint attacks, AuditReport *out, GErr
   }
   audit_view_clear(&v);
   topo_schedule_free(sched);
+  proto_c_cache_free(a.c_cache);
   g_free(is_member);
   return ok;
 }

@@ -53,8 +53,15 @@ typedef struct {
   TopoGossipKind gossip;
   const char *protocol; /* registry spec */
   const char *mode;     /* NULL: sync */
-  const char *latency;  /* NULL: constant:ms=0; only constant latencies: every
-                         * trial must see the same messages */
+  /* Link latency (NULL: constant:ms=0; any sim_latency_parse spec) and
+   * message loss (NULL: none; sim_loss_parse). Every run of the audit
+   * draws its latencies and losses from the streams of @seed itself (the
+   * delivery seed, ProtoRunConfig.delivery_seed), and only its noise from
+   * its own trial seed: every trial receives the same messages in the same
+   * gathers, those of `account`'s run of seed @seed, whose accounted mu the
+   * audit therefore prints. */
+  const char *latency;
+  const char *loss;
   double sigma;         /* >= 0 */
   /* Learning rate eta (> 0; 0 or NAN: the default of `account`'s request).
    * A protocol whose noise is added after the step (Zip-DL) is accounted in
@@ -77,7 +84,9 @@ typedef struct {
   guint n_attackers;
   guint victim;
   guint trials;               /* per world, >= 20 */
-  guint64 seed;               /* trial i of world w runs with a seed derived from (seed, w, i) */
+  /* Trial i of world w draws its noise from a seed derived from (seed, w,
+   * i); the schedule, latencies and losses of every run from @seed. */
+  guint64 seed;
   guint threads;              /* >= 1; results do not depend on it */
   AuditProgressFunc progress; /* nullable */
   gpointer progress_data;
@@ -88,6 +97,11 @@ typedef struct {
    * here. Every rank runs the view and the learned attack's fit itself. */
   AuditMapFunc map;
   gpointer map_data;
+  /* Internal: audit_run's memo of the protocol's C_local fit, shared by
+   * every run of the audit (ProtoRunConfig.c_cache): a fitted strategy
+   * (BLT, Mafalda, Toeplitz) is fitted once per audit, not once per trial.
+   * Leave NULL. */
+  struct ProtoCCache *c_cache;
 } AuditConfig;
 
 typedef enum {
@@ -145,7 +159,7 @@ typedef struct {
  * audit_report_clear, also after a failure).
  * Errors: PROTO_ERROR_INVALID_ARGUMENT (no graph or protocol, T, dim,
  * threads, trials, sigma, victim or attackers out of range, b not dividing
- * T, a latency that is not constant), SIM_ERROR_PARSE (a latency spec),
+ * T, loss in sync mode), SIM_ERROR_PARSE (a latency or loss spec),
  * TOPO_ERROR_* (the schedule's), those of the
  * runs (PROTO_ERROR, ...), PRIV_ERROR_* from the accountant,
  * PROTO_ERROR_FAILED when a trial observes other messages than the
@@ -189,7 +203,9 @@ typedef struct {
   gint64 seed;
   double sigma;
   double lr;                   /* 0 or NAN: the default of account's request */
+  const char *mode;            /* NULL: sync */
   const char *latency;         /* NULL: constant:ms=0 */
+  const char *loss;            /* NULL: none */
   gboolean has_attackers, has_victims;
 } AuditOptions;
 
@@ -198,13 +214,15 @@ typedef struct {
  * messages a user fixes, each naming the command line's option: b positive
  * and dividing T, the trust model (into *@trust; PRIV_TRUST_PNDP when
  * NULL), T >= 1, trials >= 20, dim >= 0, threads >= 1, seed >= 0, sigma
- * finite and >= 0, lr finite and > 0 when given, a dim the canary fits in (audit_default_dim), a
- * constant latency (every trial must receive the same messages), attackers
- * and victims given. The attack (audit_attack_parse) is the front end's:
+ * finite and >= 0, lr finite and > 0 when given, a dim the canary fits in (audit_default_dim),
+ * mode, latency and loss specs that parse, no loss in sync mode, attackers and victims
+ * given. The attack (audit_attack_parse) is the front end's:
  * the command line has one more (onerun).
  * Errors: G_OPTION_ERROR_BAD_VALUE for the rules; priv_trust_parse's
- * prefixed "--trust: ", sim_latency_parse's prefixed "--latency: "; all of
- * them the user's options (exit status 2). O(length of the specs).
+ * prefixed "--trust: ", sim_latency_parse's prefixed "--latency: ",
+ * sim_loss_parse's prefixed "--loss: ", proto_mode_parse's prefixed
+ * "--mode: "; all of them the user's options
+ * (exit status 2). O(length of the specs).
  */
 gboolean audit_options_check(const AuditOptions *o, PrivTrust *trust, GError **error);
 

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "audit/internal.h"
+#include "protocols/protocols.h"
 #include "sim/link.h"
 
 /* A rule on the values broken: the user's option (exit status 2). */
@@ -32,17 +33,27 @@ gboolean audit_options_check(const AuditOptions *o, PrivTrust *trust, GError **e
     return BAD("--dim %d: the canary at T = %d needs models of %u parameters: --dim %u or more "
                "(or leave it out)",
                o->dim, o->rounds, need + 1, need);
-  /* Every trial must see the same messages: only a constant latency keeps
-   * the delivery order fixed while the noise is redrawn. */
-  SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};
+  /* Any latency and loss: every run of the audit draws them from the
+   * delivery seed (audit/audit.h), so every trial sees the same messages. */
+  SimLatency lat;
   if (o->latency != NULL && !sim_latency_parse(o->latency, &lat, error)) {
     g_prefix_error(error, "--latency: ");
     return FALSE;
   }
-  if (lat.kind != SIM_LATENCY_CONSTANT)
-    return BAD("--latency %s: every trial must receive the same messages: give a constant "
-               "latency (constant:ms=D)",
-               o->latency);
+  double p = 0.0;
+  if (o->loss != NULL && !sim_loss_parse(o->loss, &p, error)) {
+    g_prefix_error(error, "--loss: ");
+    return FALSE;
+  }
+  ProtoMode mode;
+  if (!proto_mode_parse(o->mode, &mode, error)) {
+    g_prefix_error(error, "--mode: ");
+    return FALSE;
+  }
+  if (p > 0.0 && mode.kind == PROTO_MODE_SYNC)
+    return BAD("--loss %s: a synchronous run waits for every message and a lost one would "
+               "block it: give an asynchronous --mode (deadline:ms=D or stale:s=S)",
+               o->loss);
   if (!o->has_attackers || !o->has_victims)
     return BAD("--attackers and --victim are required");
   return TRUE;

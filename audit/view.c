@@ -122,6 +122,7 @@ static gboolean run_keep(const AuditConfig *a, TopoSchedule *sched, double sigma
     r.lr = a->lr;
   r.mode = a->mode;
   r.latency = a->latency;
+  r.loss = a->loss;
   proto_account_request_run_config(&r, &cfg);
   cfg.graph = a->graph;
   cfg.dataset = dataset;
@@ -129,6 +130,11 @@ static gboolean run_keep(const AuditConfig *a, TopoSchedule *sched, double sigma
   cfg.model = "linear";
   cfg.storage = storage;
   cfg.seed = seed;
+  /* The deliveries of `account`'s run of seed a->seed in every run: only
+   * the noise changes from run to run. */
+  cfg.delivery_seed_set = TRUE;
+  cfg.delivery_seed = a->seed;
+  cfg.c_cache = a->c_cache;
 
   run_shape(a, sched, &cfg);
   ProtoRun *run = proto_run_new(&cfg, error);

@@ -49,6 +49,12 @@ static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
       cli_json_int(jb, "b", o->a.interval);
     if (o->schedule != NULL)
       cli_json_string(jb, "schedule", o->schedule);
+    if (o->mode != NULL)
+      cli_json_string(jb, "mode", o->mode);
+    if (o->a.latency != NULL)
+      cli_json_string(jb, "latency", o->a.latency);
+    if (o->a.loss != NULL)
+      cli_json_string(jb, "loss", o->a.loss);
     cli_json_number(jb, "sigma", o->a.sigma);
     cli_json_int(jb, "seed", o->a.seed);
     cli_json_string(jb, "confidence", "95% per row; overstated: one-sided, Bonferroni over the np and learned rows (family-wise 2.5%)");
@@ -102,6 +108,7 @@ static void options_clear(Options *o) {
   g_free(o->protocol);
   g_free(o->mode);
   g_free((char *)o->a.latency);
+  g_free((char *)o->a.loss);
   g_free(o->schedule);
   g_free((char *)o->a.trust);
   g_free(o->attack);
@@ -169,6 +176,7 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
       !cli_format_parse(o->format, 1u << CLI_FORMAT_TABLE | 1u << CLI_FORMAT_JSON | 1u << CLI_FORMAT_CSV,
                         fmt, &err))
     status = cli_usage_error(CMD, "%s", err->message);
+  o->a.mode = o->mode;
   o->a.has_attackers = o->attackers != NULL;
   o->a.has_victims = o->victims != NULL;
   if (status == CLI_EXIT_OK && !audit_options_check(&o->a, trust, &err))
@@ -190,10 +198,30 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
 /* The options only one of the two audits takes (the distinguishing ones on
  * simulated runs, the one-run audit of a training run), named in the usage
  * error when given to the other. */
-static const char *const DISTINGUISHING_ONLY[] = {
-    "--attackers", "-a", "--victim", "-v", "--trust", "--trials", "-n", "--protocol", "-p",
-    "--rounds", "-T", "--participation-interval", "--schedule", "--mode", "--latency", "--dim",
-    "--threads", "-j", "--figure", "--quiet", "-q", "--protocol-plugin", NULL};
+static const char *const DISTINGUISHING_ONLY[] = {"--attackers",
+                                                  "-a",
+                                                  "--victim",
+                                                  "-v",
+                                                  "--trust",
+                                                  "--trials",
+                                                  "-n",
+                                                  "--protocol",
+                                                  "-p",
+                                                  "--rounds",
+                                                  "-T",
+                                                  "--participation-interval",
+                                                  "--schedule",
+                                                  "--mode",
+                                                  "--latency",
+                                                  "--loss",
+                                                  "--dim",
+                                                  "--threads",
+                                                  "-j",
+                                                  "--figure",
+                                                  "--quiet",
+                                                  "-q",
+                                                  "--protocol-plugin",
+                                                  NULL};
 static const char *const ONERUN_ONLY[] = {
     "--dataset",       "-d",         "--model",   "-m",      "--partition",  "--batches", "--clip",
     "--test-fraction", "--canaries", "--guesses", "--delta", "--confidence", NULL};
@@ -278,6 +306,7 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
                        .protocol = o->protocol,
                        .mode = o->mode,
                        .latency = o->a.latency,
+                       .loss = o->a.loss,
                        .schedule = o->schedule,
                        .sigma = o->a.sigma,
                        .lr = o->a.lr,
@@ -367,10 +396,9 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "attacker sets, as for account (required)", "SETS"},
       {"victim", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &o->victims,
        "victim node (repeatable) or all (required)", "V"},
-      {"mode", 0, 0, G_OPTION_ARG_STRING, &o->mode, "sync|deadline:ms=D|stale:s=S (default sync)",
-       "MODE"},
-      {"latency", 0, 0, G_OPTION_ARG_STRING, &o->a.latency,
-       "constant:ms=D (default 0; deadline mode with D above the deadline)", "SPEC"},
+      CLI_OPTIONS_NETWORK("Every run, the deliveries drawn once from --seed as account draws "
+                          "them: ",
+                          &o->mode, &o->a.latency, &o->a.loss),
       {"trials", 'n', 0, G_OPTION_ARG_INT, &o->a.trials, "runs per world (default 1000, >= 20)",
        "N"},
       {"seed", 's', 0, G_OPTION_ARG_INT64, &o->a.seed, "seed (default 1)", "SEED"},

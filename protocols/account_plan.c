@@ -105,8 +105,8 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
                      "(use --path observer or auto)",
                      a->protocol);
   /* The structured path takes a run's mode, latency and loss from its
-   * delivery record (D-SGD and Muffliato; stale mode's augmented state not
-   * DECOR's secrets), and in sync mode the messages do not depend on the
+   * delivery record (D-SGD and Muffliato, proto_account_job_recordable),
+   * and in sync mode the messages do not depend on the
    * latency. What it cannot take is listed. */
   gboolean by_record = a->recordable && !a->local;
   const struct {
@@ -130,7 +130,7 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
               "--path observer or auto)",
               a->local ? "a synchronous run without simulating it"
                        : "D-SGD and Muffliato in deadline or stale mode on the run's delivery "
-                         "record (stale mode: not DECOR's secrets), other protocols synchronous "
+                         "record (not DECOR), other protocols synchronous "
                          "without simulating them",
               bad->str + 2, strchr(bad->str + 2, ',') ? "" : "s");
   g_string_free(bad, TRUE);

@@ -52,6 +52,72 @@ guint proto_cmatrix_bandwidth(const double *M, guint T) {
   return bw;
 }
 
+struct ProtoCCache {
+  GMutex lock;
+  GHashTable *fits; /* key (g_free) -> GBytes of doubles */
+  guint n_fits;
+};
+
+ProtoCCache *proto_c_cache_new(void) {
+  ProtoCCache *c = g_new0(ProtoCCache, 1);
+  g_mutex_init(&c->lock);
+  c->fits = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_bytes_unref);
+  return c;
+}
+
+void proto_c_cache_free(ProtoCCache *c) {
+  if (c == NULL)
+    return;
+  g_hash_table_unref(c->fits);
+  g_mutex_clear(&c->lock);
+  g_free(c);
+}
+
+guint proto_c_cache_fits(const ProtoCCache *c) {
+  return c != NULL ? c->n_fits : 0;
+}
+
+/* The memo's key of recipe @r (its topology is the cache's). */
+static char *cache_key(const ProtoCRecipe *r) {
+  return g_strdup_printf("%s|%u|%u|%u|%u|%u", r->spec, r->T, r->k, r->b, r->band, r->buffers);
+}
+
+/* The fit of @r from @ctx's memo, or computed by @fit into @len doubles at
+ * @out (allocated here, g_free) and remembered; without a memo, computed.
+ * The lock is held while fitting: the runs waiting would fit the same. */
+typedef gboolean (*FitFunc)(const ProtoCRecipe *r, double **out, gsize *len, GError **error);
+
+static gboolean cached_fit(ProtoContext *ctx, const ProtoCRecipe *r, FitFunc fit, double **out,
+                           gsize *len, GError **error) {
+  ProtoCCache *c = ctx->c_cache;
+  if (c == NULL || !proto_c_spec_fits_graph(r->spec))
+    return fit(r, out, len, error);
+  char *key = cache_key(r);
+  g_mutex_lock(&c->lock);
+  GBytes *got = g_hash_table_lookup(c->fits, key);
+  gboolean ok = TRUE;
+  if (got != NULL) {
+    gsize bytes;
+    const void *data = g_bytes_get_data(got, &bytes);
+    *out = g_memdup2(data, bytes);
+    *len = bytes / sizeof(double);
+    g_free(key);
+  } else if ((ok = fit(r, out, len, error))) {
+    g_hash_table_insert(c->fits, key, g_bytes_new(*out, *len * sizeof(double)));
+    c->n_fits++;
+  } else {
+    g_free(key);
+  }
+  g_mutex_unlock(&c->lock);
+  return ok;
+}
+
+static gboolean fit_c(const ProtoCRecipe *r, double **out, gsize *len, GError **error) {
+  *out = proto_c_local(r, error);
+  *len = (gsize)r->T * r->T;
+  return *out != NULL;
+}
+
 double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, guint buffers,
                             GError **error) {
   ProtoCRecipe r = {.spec = spec,
@@ -61,7 +127,9 @@ double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, gui
                     .band = band,
                     .buffers = buffers,
                     .schedule = ctx->schedule}; /* "static" for a graph */
-  return proto_c_local(&r, error);
+  double *C = NULL;
+  gsize len = 0;
+  return cached_fit(ctx, &r, fit_c, &C, &len, error) ? C : NULL;
 }
 
 /* The recipe's static gossip matrix (n x n, g_free), or NULL with @error
@@ -83,6 +151,16 @@ static double *static_gossip(const ProtoCRecipe *r, const char *what, guint *n, 
   return W;
 }
 
+/* The BLT fit as one array: theta, then w (buffers each). */
+static gboolean fit_blt(const ProtoCRecipe *r, double **out, gsize *len, GError **error) {
+  *len = 2 * (gsize)MAX(r->buffers, 1);
+  *out = g_new0(double, *len);
+  if (proto_cmatrix_blt_fit(r, *out, *out + *len / 2, error))
+    return TRUE;
+  g_clear_pointer(out, g_free);
+  return FALSE;
+}
+
 gboolean proto_cmatrix_build_blt(ProtoContext *ctx, guint buffers, double *theta, double *w,
                                  GError **error) {
   ProtoCRecipe r = {.spec = "blt",
@@ -91,7 +169,14 @@ gboolean proto_cmatrix_build_blt(ProtoContext *ctx, guint buffers, double *theta
                     .b = ctx->b,
                     .buffers = buffers,
                     .schedule = ctx->schedule};
-  return proto_cmatrix_blt_fit(&r, theta, w, error);
+  double *fit = NULL;
+  gsize len = 0;
+  if (!cached_fit(ctx, &r, fit_blt, &fit, &len, error))
+    return FALSE;
+  memcpy(theta, fit, buffers * sizeof(double));
+  memcpy(w, fit + len / 2, buffers * sizeof(double));
+  g_free(fit);
+  return TRUE;
 }
 
 double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error) {

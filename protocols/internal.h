@@ -158,6 +158,7 @@ struct ProtoContext {
   double sigma, clip, lr, compute_ms;
   double step; /* lr / expected batch size: see proto_context_step_size */
   guint64 seed;
+  ProtoCCache *c_cache; /* borrowed, nullable (ProtoRunConfig.c_cache) */
   ProtoMode mode;
   guint threads;
   guint eval_every;
@@ -287,7 +288,8 @@ double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error);
  * MF_BLT_MAX_BUFFERS, time-varying schedule), PROTO_ERROR_FAILED (the
  * fit's error: a non-reversible W among them), the gossip's. */
 gboolean proto_cmatrix_blt_fit(const ProtoCRecipe *r, double *theta, double *w, GError **error);
-/* proto_cmatrix_blt_fit for the run of @ctx. */
+/* proto_cmatrix_blt_fit for the run of @ctx (from its C memo when it has
+ * one: ProtoRunConfig.c_cache). */
 gboolean proto_cmatrix_build_blt(ProtoContext *ctx, guint buffers, double *theta, double *w,
                                  GError **error);
 /* The same as the dense T x T lower-triangular C_local (g_free), for the

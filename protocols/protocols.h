@@ -234,6 +234,9 @@ typedef struct ProtoExternalTask {
  * and objects are borrowed for the duration of proto_run_new only (the run
  * copies what it keeps), except @schedule: see below.
  */
+/* A memo of C_local fits shared by runs (proto_c_cache_new, below). */
+typedef struct ProtoCCache ProtoCCache;
+
 typedef struct {
   /* Topology: exactly one of @graph (static W = topo_gossip_new(graph,
    * gossip)) or @schedule (W_r = topo_schedule_gossip(schedule, r), r the
@@ -255,6 +258,15 @@ typedef struct {
   const char *loss;    /* NULL: 0 (sim_loss_parse spec) */
   double compute_ms;   /* local compute time per step, >= 0, default 0 */
   guint64 seed;
+  /* Nullable, borrowed: the memo of C_local fits this run shares with the
+   * other runs of its topology (ProtoCCache); NULL: the run fits its own. */
+  ProtoCCache *c_cache;
+  /* With @delivery_seed_set, every latency and loss draw comes from the
+   * streams of @delivery_seed (sim_engine_set_delivery_seed), every other
+   * draw from @seed's: runs of several seeds then share one delivery
+   * pattern (the runs of an audit). Otherwise @seed draws them too. */
+  gboolean delivery_seed_set;
+  guint64 delivery_seed;
 
   /* Optional learning task: without @dataset (or @external) the run is
    * accounting-only (d = 0). */
@@ -889,6 +901,22 @@ typedef struct {
   TopoGossipKind gossip;  /* fitted families: the gossip weights on @graph */
 } ProtoCRecipe;
 
+/*
+ * A memo of the C_local fits (mafalda, toeplitz, blt: optimizations on the
+ * gossip) shared by runs of one topology (the same graph and gossip, or
+ * schedule), so that a batch of runs (an audit's trials) fits once: set
+ * ProtoRunConfig.c_cache. Entries are keyed by the recipe's spec, T, k, b,
+ * band and buffers; the caller guarantees the topology. Thread-safe.
+ * (The type is declared before ProtoRunConfig.)
+ */
+
+/** proto_c_cache_new: an empty memo. O(1). */
+ProtoCCache *proto_c_cache_new(void);
+/** proto_c_cache_free: frees @c and its entries (NULL ignored). */
+void proto_c_cache_free(ProtoCCache *c);
+/** proto_c_cache_fits: the fits @c computed (not counting hits). O(1). */
+guint proto_c_cache_fits(const ProtoCCache *c);
+
 /**
  * proto_c_local: the T x T lower-triangular C_local of @r (g_free): the
  * families by formula (mf_baseline), Mafalda's optimum for the
@@ -1402,7 +1430,7 @@ void proto_account_job_free(ProtoAccountJob *j);
 const char *proto_account_job_path_name(const ProtoAccountJob *j);
 
 /* Whether the structured path accounts @j's run on its delivery record in
- * an asynchronous mode: D-SGD or Muffliato (and DECOR in deadline mode),
+ * an asynchronous mode: D-SGD or Muffliato (not DECOR: see account_request.c),
  * not a training run's job. O(1). */
 gboolean proto_account_job_recordable(const ProtoAccountJob *j);
 

@@ -372,6 +372,7 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
   ctx->step = cfg->lr; /* no task: a gradient slot is one unit vector */
   ctx->compute_ms = cfg->compute_ms;
   ctx->seed = cfg->seed;
+  ctx->c_cache = cfg->c_cache;
   ctx->threads = cfg->threads;
   ctx->eval_every = cfg->eval_every;
   ctx->eval_nodes_asked = cfg->eval_nodes;
@@ -429,7 +430,10 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
   if (ctx->space == NULL)
     goto fail;
   ctx->engine = sim_engine_new(ctx->n, ctx->seed, &proto_runtime_handlers, ctx, error);
-  if (ctx->engine == NULL || !setup_links(ctx, cfg, error))
+  if (ctx->engine == NULL ||
+      (cfg->delivery_seed_set &&
+       !sim_engine_set_delivery_seed(ctx->engine, cfg->delivery_seed, error)) ||
+      !setup_links(ctx, cfg, error))
     goto fail;
   if (proto_round_w_get(ctx, 0, error) == NULL) /* fails early on a bad schedule */
     goto fail;

@@ -45,6 +45,9 @@ struct SimEngine {
   gpointer *node_state;
   gpointer user_data;
   SimRngSet *rng;
+  /* The latency and loss streams when a delivery seed was set
+   * (sim_engine_set_delivery_seed); NULL: @rng's. */
+  SimRngSet *delivery_rng;
   SimLinkTable links;
   SimEngineStats stats;
 };
@@ -175,6 +178,7 @@ void sim_engine_free(SimEngine *e) {
   sim_queue_free(e->queue);
   sim_bus_clear(&e->bus);
   sim_rng_set_free(e->rng);
+  sim_rng_set_free(e->delivery_rng);
   sim_link_table_clear(&e->links);
   g_free(e->node_handlers);
   g_free(e->node_state);
@@ -239,6 +243,21 @@ gsl_rng *sim_engine_rng(SimEngine *e, guint32 node, guint32 purpose, GError **er
   return sim_rng_set_get(e->rng, node, purpose, error);
 }
 
+gboolean sim_engine_set_delivery_seed(SimEngine *e, guint64 seed, GError **error) {
+  g_return_val_if_fail(e != NULL, FALSE);
+  if (e->started) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "sim_engine_set_delivery_seed: the engine has already run");
+    return FALSE;
+  }
+  SimRngSet *set = sim_rng_set_new(seed, e->n_nodes, NULL, error);
+  if (set == NULL)
+    return FALSE;
+  sim_rng_set_free(e->delivery_rng);
+  e->delivery_rng = set;
+  return TRUE;
+}
+
 /* ---- Links ---- */
 
 gboolean sim_engine_set_default_link(SimEngine *e, const SimLinkParams *params, GError **error) {
@@ -299,10 +318,12 @@ static gboolean no_stream(guint32 node, guint32 purpose, GError **error) {
 }
 
 /* One transmission; nodes already checked. Order of draws, all from the
- * sender's streams: loss (only when 0 < p < 1), then latency (only when not
- * constant). A down link draws nothing. */
+ * sender's streams (of the delivery seed when one is set): loss (only when
+ * 0 < p < 1), then latency (only when not constant). A down link draws
+ * nothing. */
 static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error) {
   const guint32 from = m->from;
+  SimRngSet *delivery = e->delivery_rng != NULL ? e->delivery_rng : e->rng;
   gboolean down;
   const SimLinkModel *lm = sim_link_table_lookup(&e->links, from, to, &down);
   SimDropReason reason = SIM_DROP_NONE;
@@ -310,7 +331,7 @@ static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error
     reason = SIM_DROP_LINK_DOWN;
   } else if (lm->params.loss > 0) {
     gsl_rng *r = NULL;
-    if (lm->params.loss < 1 && !(r = sim_rng_set_get_inline(e->rng, from, SIM_RNG_LOSS)))
+    if (lm->params.loss < 1 && !(r = sim_rng_set_get_inline(delivery, from, SIM_RNG_LOSS)))
       return no_stream(from, SIM_RNG_LOSS, error);
     if (sim_loss_sample(lm->params.loss, r))
       reason = SIM_DROP_LOSS;
@@ -338,7 +359,7 @@ static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error
       return FALSE;
     }
   } else {
-    gsl_rng *r = sim_rng_set_get_inline(e->rng, from, SIM_RNG_LATENCY);
+    gsl_rng *r = sim_rng_set_get_inline(delivery, from, SIM_RNG_LATENCY);
     if (!r) {
       e->stats.messages_sent--;
       e->stats.bytes_sent -= m->bytes;

@@ -104,6 +104,18 @@ SimBus *sim_engine_bus(SimEngine *engine);
 gsl_rng *sim_engine_rng(SimEngine *engine, guint32 node, guint32 purpose, GError **error);
 
 /**
+ * sim_engine_set_delivery_seed: draws every latency and loss from the
+ * streams (sender, SIM_RNG_LATENCY / SIM_RNG_LOSS) of @seed instead of the
+ * engine's seed: the delivery pattern of an engine of seed S with delivery
+ * seed D is that of an engine of seed D (same sends), whatever S, while
+ * every other stream (noise, data) stays S's. Audits use it to redraw the
+ * noise of a run while keeping its deliveries (audit/audit.h). Call before
+ * sim_engine_run. Errors: SIM_ERROR_INVALID_ARGUMENT once the engine has
+ * run; SIM_ERROR_CAPACITY from the streams. O(n_nodes).
+ */
+gboolean sim_engine_set_delivery_seed(SimEngine *engine, guint64 seed, GError **error);
+
+/**
  * sim_engine_set_default_link: the parameters of every link without an
  * override. A measured latency (links:, country:) loads its file here, once
  * per engine and spec. Errors: SIM_ERROR_INVALID_ARGUMENT on an invalid

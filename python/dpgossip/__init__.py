@@ -449,7 +449,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
 def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, sigma=1.0,
           trials=1000, seed=1, attack=None, dim=None, threads=1, mode=None, latency=None,
           figure=None, participation_interval=1, schedule=None, plugins=None, lcc=False,
-          gossip="uniform", nodes=None, ignore_weights=False):
+          gossip="uniform", nodes=None, ignore_weights=False, loss=None):
     """Attacks on simulated runs that confirm or refute the guarantees
     ``account`` prints, as ``dpgossip audit --format csv`` computes them.
 
@@ -482,7 +482,9 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
         ``--protocol-plugin``: their code runs in this process (seen by
         this call only, as for ``account``).
     seed : int
-        Trial i of world w draws from a seed derived from (seed, w, i).
+        Trial i of world w draws its noise from a seed derived from
+        (seed, w, i); the schedule, latencies and losses of every run are
+        drawn from ``seed`` itself (as ``account`` draws them).
     attack : {"np", "learned", "reconstruction", "all"}, optional
         Default: every attack that applies (np and learned on protected
         victims, reconstruction on unprotected ones), one row each.
@@ -490,9 +492,11 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
         Synthetic features (default: what the canary needs).
     threads : int
         Threads; the results do not depend on them.
-    mode, latency : str, optional
-        Gossip mode (``"deadline:ms=5"``) and a constant latency
-        (``"constant:ms=10"``).
+    mode, latency, loss : str, optional
+        Gossip mode (``"deadline:ms=5"``, ``"stale:s=2"``), link latency
+        (``"constant:ms=10"``, ``"lognormal:mu=3,sigma=0.5"``...) and
+        message loss probability: every trial receives the same messages,
+        those of ``account``'s run with the same options and seed.
     figure : str or pathlib.Path, optional
         Writes the first np row's empirical trade-off curve over the GDP
         curve of the accounted mu (.svg, .png or .pdf).
@@ -537,6 +541,7 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
     o.threads = integer("threads", threads, 1)
     o.mode = s.str(mode)
     o.latency = s.str(latency)
+    o.loss = s.str(loss)
     o.figure = s.str(None if figure is None else os.fspath(figure))
     o.participation_interval = integer("participation_interval", participation_interval)
     o.schedule = s.str(schedule)

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "audit/audit.h"
+#include "protocols/protocols.h"
 
 static AuditOptions good(void) {
   return (AuditOptions){.trust = "secldp",
@@ -30,6 +31,13 @@ static void refused(AuditOptions o, const char *message) {
   g_assert_nonnull(error);
   g_assert_cmpstr(error->message, ==, message);
   g_error_free(error);
+}
+
+static void accepted(AuditOptions o) {
+  GError *error = NULL;
+  PrivTrust trust;
+  g_assert_true(audit_options_check(&o, &trust, &error));
+  g_assert_no_error(error);
 }
 
 static void test_accepts(void) {
@@ -89,10 +97,29 @@ static void test_refusals(void) {
   o.dim = 3;
   refused(o, "--dim 3: the canary at T = 6 needs models of 5 parameters: --dim 4 or more "
              "(or leave it out)");
+  /* Any latency model: the deliveries are drawn from the seed alone. */
   o = good();
   o.latency = "uniform:min=1,max=5";
-  refused(o, "--latency uniform:min=1,max=5: every trial must receive the same messages: give "
-             "a constant latency (constant:ms=D)");
+  accepted(o);
+  o.latency = "lognormal:mu=1";
+  refused(o, "--latency: latency spec \"lognormal:mu=1\": missing key 'sigma' (expected "
+             "lognormal:mu=M,sigma=S with ln(latency in ms) ~ N(M, S^2))");
+  o = good();
+  o.loss = "1.5";
+  refused(o, "--loss: loss spec \"1.5\": probability 1.5 is outside [0, 1]");
+  o = good();
+  o.loss = "0.05";
+  refused(o, "--loss 0.05: a synchronous run waits for every message and a lost one would "
+             "block it: give an asynchronous --mode (deadline:ms=D or stale:s=S)");
+  o.mode = "deadline:ms=5";
+  accepted(o);
+  o.mode = "later";
+  GError *error = NULL;
+  PrivTrust trust;
+  g_assert_false(audit_options_check(&o, &trust, &error));
+  g_assert_error(error, PROTO_ERROR, PROTO_ERROR_PARSE);
+  g_assert_true(g_str_has_prefix(error->message, "--mode: "));
+  g_error_free(error);
   o = good();
   o.has_victims = FALSE;
   refused(o, "--attackers and --victim are required");

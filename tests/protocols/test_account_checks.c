@@ -83,7 +83,7 @@ static void test_structured(void) {
   r.links = TRUE;
   EXPECT(proto_account_check_structured(&r, &e),
          "--path structured accounts D-SGD and Muffliato in deadline or stale mode on the run's "
-         "delivery record (stale mode: not DECOR's secrets), other protocols synchronous "
+         "delivery record (not DECOR), other protocols synchronous "
          "without simulating them: --link only exists in a simulated run (use --path observer "
          "or auto)");
   /* Not recordable (MF-D-SGD, or DECOR in stale mode): sync mode takes a
@@ -93,7 +93,7 @@ static void test_structured(void) {
   s.async_mode = TRUE;
   EXPECT(proto_account_check_structured(&s, &e),
          "--path structured accounts D-SGD and Muffliato in deadline or stale mode on the run's "
-         "delivery record (stale mode: not DECOR's secrets), other protocols synchronous "
+         "delivery record (not DECOR), other protocols synchronous "
          "without simulating them: --mode, --latency only exist in a simulated run (use --path "
          "observer or auto)");
   a.known = FALSE;

@@ -97,7 +97,7 @@ def test_reconstruction_without_noise():
     (dict(victims=0), "is in the attacker set"),
     (dict(victims=1, trials=5), "--trials >= 20"),
     (dict(victims=1, attack="guess"), "'guess' is not np, learned, reconstruction or all"),
-    (dict(victims=1, latency="uniform:min=1,max=3"), "give a constant latency"),
+    (dict(victims=1, loss="0.05"), "--loss 0.05: a synchronous run waits for every message"),
     (dict(victims=[]), "--attackers and --victim are required"),
     (dict(victims=1, participation_interval=3), "-b 3: the participation interval must be"),
     (dict(victims=1, schedule="wobbly"), "--schedule wobbly: unknown schedule"),

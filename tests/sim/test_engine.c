@@ -161,15 +161,84 @@ static SimTime arrival_of(const Senders *s, guint32 from, guint32 k) {
   return 0;
 }
 
-static void run_senders(Senders *s, guint64 seed, double loss) {
+/* @delivery: NULL, or the delivery seed (sim_engine_set_delivery_seed). */
+static void run_senders_with(Senders *s, guint64 seed, const guint64 *delivery, double loss) {
   SimNodeHandlers h = {.on_start = start_senders, .on_message = senders_arrival};
   s->arrivals = g_array_new(FALSE, FALSE, sizeof(guint64));
   s->drops = g_array_new(FALSE, FALSE, sizeof(guint64));
   SimEngine *e = engine_new(s->n_senders + 1, seed, &h, s);
+  if (delivery != NULL) {
+    GError *err = NULL;
+    g_assert_true(sim_engine_set_delivery_seed(e, *delivery, &err));
+    g_assert_no_error(err);
+  }
   set_default_link(e, "uniform:min=1,max=20", loss);
   sim_bus_subscribe(sim_engine_bus(e), record_drop, s->drops, NULL, NULL);
   run(e, SIM_TIME_NEVER);
   sim_engine_free(e);
+}
+
+static void run_senders(Senders *s, guint64 seed, double loss) {
+  run_senders_with(s, seed, NULL, loss);
+}
+
+/* The arrivals and losses of @s are those the streams of @seed draw. */
+static void check_streams(const Senders *s, guint64 seed, double loss) {
+  SimLatency lat;
+  g_assert_true(sim_latency_parse("uniform:min=1,max=20", &lat, NULL));
+  guint n_lost = 0;
+  for (guint32 u = 0; u < s->n_senders; u++) {
+    gsl_rng *rl = sim_rng_stream_new(seed, u, SIM_RNG_LOSS, NULL, NULL);
+    gsl_rng *rt = sim_rng_stream_new(seed, u, SIM_RNG_LATENCY, NULL, NULL);
+    for (guint32 k = 0; k < s->n_each; k++) {
+      gboolean lost = gsl_rng_uniform(rl) < loss;
+      SimTime got = arrival_of(s, u, k);
+      if (lost)
+        g_assert_cmpuint(got, ==, 0);
+      else
+        g_assert_cmpuint(got, ==, sim_latency_sample(&lat, rt));
+      n_lost += lost;
+    }
+    gsl_rng_free(rl);
+    gsl_rng_free(rt);
+  }
+  g_assert_cmpuint(s->drops->len, ==, 2 * n_lost);
+  g_assert_cmpuint(n_lost, >, 100); /* 600 x 0.25 = 150 expected */
+}
+
+/* A delivery seed D: the latencies and losses of an engine of seed D,
+ * whatever the engine's own seed, whose other streams stay its own. */
+static void test_delivery_seed(void) {
+  const guint64 seed = 5, delivery = 77;
+  const double loss = 0.25;
+  Senders s = {.n_senders = 3, .n_each = 200};
+  run_senders_with(&s, seed, &delivery, loss);
+  check_streams(&s, delivery, loss);
+  Senders plain = {.n_senders = 3, .n_each = 200};
+  run_senders(&plain, delivery, loss);
+  g_assert_cmpuint(plain.arrivals->len, ==, s.arrivals->len);
+  g_assert_cmpmem(plain.arrivals->data, plain.arrivals->len * sizeof(guint64), s.arrivals->data,
+                  s.arrivals->len * sizeof(guint64));
+  /* Without it the engine's seed draws them: other arrivals. */
+  Senders own = {.n_senders = 3, .n_each = 200};
+  run_senders(&own, seed, loss);
+  gboolean differ = own.arrivals->len != s.arrivals->len ||
+                    memcmp(own.arrivals->data, s.arrivals->data,
+                           s.arrivals->len * sizeof(guint64)) != 0;
+  g_assert_true(differ);
+  /* Set after the run started: refused. */
+  GError *err = NULL;
+  SimEngine *e = engine_new(2, seed, NULL, NULL);
+  run(e, SIM_TIME_NEVER);
+  g_assert_false(sim_engine_set_delivery_seed(e, delivery, &err));
+  g_assert_error(err, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  g_clear_error(&err);
+  sim_engine_free(e);
+  Senders *all[] = {&s, &plain, &own};
+  for (guint i = 0; i < G_N_ELEMENTS(all); i++) {
+    g_array_free(all[i]->arrivals, TRUE);
+    g_array_free(all[i]->drops, TRUE);
+  }
 }
 
 static void test_sender_streams(void) {
@@ -878,6 +947,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/sim/engine/delivery-time", test_delivery_time);
   g_test_add_func("/sim/engine/sender-streams", test_sender_streams);
+  g_test_add_func("/sim/engine/delivery-seed", test_delivery_seed);
   g_test_add_func("/sim/engine/broadcast-shared", test_broadcast_shared);
   g_test_add_func("/sim/engine/free-pending", test_free_pending);
   g_test_add_func("/sim/engine/timers", test_timers);
