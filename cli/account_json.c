@@ -8,7 +8,8 @@
 /* trust, attackers, unprotected, victims: the per-accounting fields
  * ("unresolved" and each such victim's "status" and "note" only when some
  * victim is). */
-static void json_accounting(JsonBuilder *jb, const ProtoAccounting *ac, guint radius) {
+static void json_accounting(JsonBuilder *jb, const ProtoAccountJob *j, const ProtoAccounting *ac,
+                            guint radius) {
   cli_json_string(jb, "trust", priv_trust_name(ac->trust));
   cli_json_begin_array(jb, "attackers");
   for (guint i = 0; i < ac->n_attackers; i++)
@@ -41,10 +42,9 @@ static void json_accounting(JsonBuilder *jb, const ProtoAccounting *ac, guint ra
     const PrivVictim *v = &r->victims[i];
     json_builder_begin_object(jb);
     cli_json_int(jb, "node", v->node);
-    if (radius) {
-      cli_json_string(jb, "bound", "local");
+    cli_json_string(jb, "bound", cli_account_bound_name(j, v));
+    if (radius)
       cli_json_int(jb, "radius", radius);
-    }
     if (v->unresolved) {
       cli_json_string(jb, "status", "unresolved");
       cli_json_string(jb, "note", PRIV_UNRESOLVED_NOTE);
@@ -142,12 +142,12 @@ void cli_account_print_json(const CliAccountOutput *c) {
   json_builder_end_array(jb);
   cli_json_string(jb, "distance_graph", proto_account_job_distance_graph(j));
   if (j->n_acs == 1) {
-    json_accounting(jb, &j->acs[0], j->radius);
+    json_accounting(jb, j, &j->acs[0], j->radius);
   } else {
     cli_json_begin_array(jb, "accountings");
     for (guint i = 0; i < j->n_acs; i++) {
       json_builder_begin_object(jb);
-      json_accounting(jb, &j->acs[i], j->radius);
+      json_accounting(jb, j, &j->acs[i], j->radius);
       json_builder_end_object(jb);
     }
     json_builder_end_array(jb);

@@ -24,6 +24,15 @@ typedef struct {
 /* The schedule's spec, or NULL when static. O(1). */
 const char *cli_account_schedule(const ProtoAccountJob *j);
 
+/*
+ * cli_account_bound_name: which bound victim @v's numbers are, as the table's
+ * bound column and JSON's "bound" say it: "ldp-cap" (the LDP cap of
+ * docs/design.md, below the accountant's own value), "local" (--path local),
+ * "exact" (the SDP sensitivity) or "thm5.2" (the paper's Thm 5.2 bound).
+ * O(1).
+ */
+const char *cli_account_bound_name(const ProtoAccountJob *j, const PrivVictim *v);
+
 /* Victims of @r reported unresolved (no protection, no number). O(victims). */
 guint cli_account_count_unresolved(const PrivReport *r);
 

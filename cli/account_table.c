@@ -64,6 +64,7 @@ static void print_victim(const ProtoAccountJob *j, const ProtoAccounting *ac, co
   printf(" %12s %12s", fmt_num(b[2], sizeof b[2], v->rdp), fmt_num(b[3], sizeof b[3], v->epsilon));
   if (ac->muff)
     printf(" %14s", fmt_num(b[4], sizeof b[4], ac->muff[v->node]));
+  printf(" %8s", cli_account_bound_name(j, v));
   if (v->unresolved)
     printf("  unresolved");
   printf("\n");
@@ -95,9 +96,17 @@ static void print_accounting(const ProtoAccountJob *j, const ProtoAccounting *ac
   printf(" %12s %12s", "rdp", "epsilon");
   if (ac->muff)
     printf(" %14s", "muffliato_rdp");
-  printf("\n");
+  printf(" %8s\n", "bound");
   for (guint i = 0; i < r->n_victims; i++)
     print_victim(j, ac, &r->victims[i]);
+}
+
+const char *cli_account_bound_name(const ProtoAccountJob *j, const PrivVictim *v) {
+  if (v->ldp_capped)
+    return "ldp-cap";
+  if (j->radius)
+    return "local";
+  return j->sensitivity == MF_SENSITIVITY_EXACT ? "exact" : "thm5.2";
 }
 
 void cli_account_print_table(const CliAccountOutput *c) {

@@ -234,3 +234,58 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
   }
   return r;
 }
+
+double priv_release_mu(PrivProtocol protocol, const double *C_local, guint T, guint calib_b,
+                       double sigma, const PrivAccountOptions *opt, GError **error) {
+  g_return_val_if_fail(opt != NULL && T > 0, NAN);
+  if (protocol != PRIV_PROTOCOL_DSGD && protocol != PRIV_PROTOCOL_MUFFLIATO &&
+      protocol != PRIV_PROTOCOL_MFDSGD)
+    return NAN;
+  if (protocol == PRIV_PROTOCOL_MFDSGD && C_local == NULL)
+    return NAN;
+  if (!(sigma > 0))
+    return INFINITY;
+  guint b = opt->b ? opt->b : 1;
+  double *X = g_new0(double, (gsize)T * T);
+  if (protocol == PRIV_PROTOCOL_MFDSGD) {
+    /* As the structured accountant's LDP block: normalized C, 1 / sens^2. */
+    double *C = mf_normalized_copy(C_local, (gsize)T * T);
+    guint cb = calib_b ? calib_b : 1;
+    double s2 = mf_sensitivity2(C, T, T / cb, cb);
+    if (s2 > 0 && isfinite(s2))
+      cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)T, (int)T, (int)T, 1.0 / s2, C,
+                  (int)T, C, (int)T, 0.0, X, (int)T);
+    g_free(C);
+    if (!(s2 > 0 && isfinite(s2))) {
+      g_free(X);
+      return NAN;
+    }
+  } else {
+    for (guint t = 0; t < T; t++)
+      X[(gsize)t * T + t] = 1.0;
+  }
+  double s2;
+  gboolean ok = mf_gram_sensitivity2(X, T, b, opt->sensitivity, &s2, error);
+  g_free(X);
+  if (!ok)
+    return NAN;
+  return sqrt(MAX(s2, 0.0)) / sigma;
+}
+
+guint priv_report_cap_ldp(PrivReport *r, double cap, const PrivAccountOptions *opt) {
+  g_return_val_if_fail(r != NULL && opt != NULL, 0);
+  if (!(cap < INFINITY))
+    return 0;
+  guint capped = 0;
+  for (guint i = 0; i < r->n_victims; i++) {
+    PrivVictim *v = &r->victims[i];
+    if (v->unprotected || v->unresolved || !(v->mu > cap))
+      continue;
+    v->sensitivity = v->mu = cap;
+    v->rdp = priv_gdp_rdp(cap, opt->alpha > 0 ? opt->alpha : 2.0);
+    v->epsilon = opt->no_epsilon ? NAN : priv_gdp_epsilon(cap, opt->delta > 0 ? opt->delta : 1e-6);
+    v->ldp_capped = TRUE;
+    capped++;
+  }
+  return capped;
+}

@@ -9,6 +9,7 @@
 
 #include "mf/sensitivity.h"
 #include "privacy/blocks.h"
+#include "privacy/structured.h"
 #include "topologies/topologies.h"
 
 G_BEGIN_DECLS
@@ -43,6 +44,9 @@ typedef struct {
   /* PRIV_NODE_UNRESOLVED blocks, or mu > PRIV_MU_RESOLVABLE_MAX: no
    * protection (+inf everywhere, unprotected FALSE), PRIV_UNRESOLVED_NOTE. */
   gboolean unresolved;
+  /* The numbers are the LDP cap (priv_report_cap_ldp): the accountant's
+   * own value was larger. */
+  gboolean ldp_capped;
 } PrivVictim;
 
 typedef struct {
@@ -72,6 +76,32 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivReport, priv_report_free)
  */
 PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph,
                                 const PrivAccountOptions *opt, GError **error);
+
+/*
+ * priv_release_mu: the mu of one node's whole release sequence, the
+ * vectors g_t + noise every message of D-SGD, Muffliato and MF-D-SGD is a
+ * function of: the block I / sigma^2 (D-SGD, Muffliato) or
+ * C^T C / (sens(C)^2 sigma^2) (MF-D-SGD, @C_local T x T, row-major, its
+ * noise calibrated for participation every @calib_b steps), priced
+ * as priv_account_report prices a victim (@opt's b and sensitivity). It is
+ * the value trust LDP gives on a static graph where every node sends, and
+ * it bounds every view that is a function of all the releases (the proof:
+ * docs/design.md "The LDP cap"). @protocol DECOR (edge secrets are not a
+ * function of the releases) or MF-D-SGD without @C_local: NaN, no error.
+ * Errors: those of mf_gram_sensitivity2. O(T^3) (MF-D-SGD) or the
+ * sensitivity of a T x T block.
+ */
+double priv_release_mu(PrivProtocol protocol, const double *C_local, guint T, guint calib_b,
+                       double sigma, const PrivAccountOptions *opt, GError **error);
+
+/*
+ * priv_report_cap_ldp: every protected victim of @r whose mu exceeds @cap
+ * gets mu = @cap (sensitivity, rdp and epsilon with it, @opt's alpha and
+ * delta) and ldp_capped; unprotected and unresolved victims are left as
+ * they are. @cap NaN or +inf: nothing. Returns the victims capped.
+ * O(victims).
+ */
+guint priv_report_cap_ldp(PrivReport *r, double cap, const PrivAccountOptions *opt);
 
 G_END_DECLS
 

@@ -281,6 +281,43 @@ static gboolean muffliato(const ProtoAccountJob *j, ProtoAccounting *ac, GError 
   return ac->muff != NULL;
 }
 
+/* The LDP cap of @j's PNDP and SecLDP values (priv_release_mu): D-SGD,
+ * Muffliato and MF-D-SGD with a known C, whose every message is a
+ * function of the nodes' releases; NaN (no cap) for any other protocol:
+ * DECOR's and Zip-DL's attackers know secrets no release carries
+ * (docs/design.md "The LDP cap"). Computed once per job. */
+static gboolean ldp_cap(ProtoAccountJob *j, const PrivAccountOptions *opt, double *cap,
+                        GError **error) {
+  if (!j->ldp_cap_known) {
+    j->ldp_cap = NAN;
+    /* A plugin's shape is its own claim: the structured path accounts it
+     * on that claim alone, so the cap adds no trust there; the observer
+     * path reads its real messages, and the cap rests on what they are
+     * made of, which only the built-ins guarantee. */
+    if (j->proto.structured &&
+        (proto_registry_is_builtin(j->proto.vt) || j->path == PROTO_ACCOUNT_STRUCTURED))
+      j->ldp_cap = priv_release_mu(j->proto.protocol, j->C_given ? j->C_given : j->C_local, j->T,
+                                   j->run_b, j->sigma, opt, error);
+    if (error != NULL && *error != NULL)
+      return FALSE;
+    j->ldp_cap_known = TRUE;
+  }
+  *cap = j->ldp_cap;
+  return TRUE;
+}
+
+/* Accounting @ac's victims never above the LDP cap (PNDP, SecLDP). */
+static gboolean cap_report(ProtoAccountJob *j, ProtoAccounting *ac, const PrivAccountOptions *opt,
+                           GError **error) {
+  double cap;
+  if (ac->trust == PRIV_TRUST_LDP || ac->report == NULL)
+    return TRUE;
+  if (!ldp_cap(j, opt, &cap, error))
+    return FALSE;
+  priv_report_cap_ldp(ac->report, cap, opt);
+  return TRUE;
+}
+
 static PrivAccountOptions report_options(const ProtoAccountJob *j) {
   return (PrivAccountOptions){
       .b = j->b,
@@ -323,7 +360,8 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
       ac->report = priv_account_report(blocks, j->graph, &opt, error);
     priv_blocks_free(blocks);
   }
-  return ac->report != NULL && muffliato(j, ac, error);
+  opt.progress = NULL;
+  return ac->report != NULL && cap_report(j, ac, &opt, error) && muffliato(j, ac, error);
 }
 
 /* Long observer accountings take minutes: the streaming accountant reports
@@ -421,7 +459,7 @@ static gboolean view_report(ProtoAccountJob *j, guint a, PrivBlocks *blocks, GEr
   j->at = a;
   gboolean ok = blocks != NULL &&
                 (j->acs[a].report = priv_account_report(blocks, j->graph, &opt, error)) != NULL &&
-                muffliato(j, &j->acs[a], error);
+                cap_report(j, &j->acs[a], &opt, error) && muffliato(j, &j->acs[a], error);
   priv_blocks_free(blocks);
   return ok;
 }

@@ -1181,6 +1181,8 @@ typedef struct {
   /* After execution on the observer path. */
   ProtoRunStats stats;
   guint at; /* the accounting executing; after an error, the one that failed */
+  double ldp_cap;         /* the LDP cap of PNDP and SecLDP values, NaN: none */
+  gboolean ldp_cap_known; /* ldp_cap computed */
   /* Private to the request. */
   const double *C_given; /* the request's C_local (borrowed) */
   TopoSchedule *schedule_given; /* the request's built_schedule (borrowed) */

@@ -71,7 +71,20 @@ struct SchedKind {
   guint8 *(*presence)(TopoSchedule *s, guint round);
   /* Whether every round's edges are base edges (NULL: when there is a base). */
   gboolean (*within_base)(const TopoSchedule *s);
+  /* What drives W_t (FIXED by default): mafalda's expected Gram reads it. */
+  TopoScheduleRandomness randomness;
+  /* The law of one round of an i.i.d. (or fixed) kind as a finite list of
+   * outcomes (topo_schedule_round_law); NULL: none. */
+  gboolean (*law)(const TopoSchedule *s, guint64 max_outcomes, TopoRoundLawFunc visit,
+                  gpointer data, GError **error);
 };
+
+static gboolean law_static(const TopoSchedule *s, guint64 max_outcomes, TopoRoundLawFunc visit,
+                           gpointer data, GError **error);
+static gboolean law_edge_failure(const TopoSchedule *s, guint64 max_outcomes,
+                                 TopoRoundLawFunc visit, gpointer data, GError **error);
+static gboolean law_matching(const TopoSchedule *s, guint64 max_outcomes, TopoRoundLawFunc visit,
+                             gpointer data, GError **error);
 
 void topo_schedule_free(TopoSchedule *s) {
   if (s == NULL)
@@ -428,19 +441,23 @@ static const SchedKind kinds[] = {
      .synopsis = "static",
      .fixed = TRUE,
      .parse = parse_plain,
-     .graph = static_graph},
+     .graph = static_graph,
+     .law = law_static},
     {.name = "resample",
      .synopsis = "resample:GENSPEC",
      .parse = resample_parse,
      .graph = resample_graph,
-     .within_base = never_within_base},
+     .within_base = never_within_base,
+     .randomness = TOPO_SCHEDULE_RANDOM},
     {.name = "matching",
      .synopsis = "matching",
      .note = "the graph's neighbours paired each round; matching:complete=true pairs any two "
              "nodes",
      .parse = matching_parse,
      .graph = matching_graph,
-     .within_base = matching_within_base},
+     .within_base = matching_within_base,
+     .randomness = TOPO_SCHEDULE_IID,
+     .law = law_matching},
     {.name = "exponential",
      .synopsis = "exponential",
      .parse = exponential_parse,
@@ -450,7 +467,9 @@ static const SchedKind kinds[] = {
     {.name = "edge-failure",
      .synopsis = "edge-failure:p=P",
      .parse = edge_failure_parse,
-     .graph = edge_failure_graph},
+     .graph = edge_failure_graph,
+     .randomness = TOPO_SCHEDULE_IID,
+     .law = law_edge_failure},
     {.name = "churn",
      .synopsis = "churn:FILE",
      .parse = churn_file_parse,
@@ -463,7 +482,8 @@ static const SchedKind kinds[] = {
      .parse = markov_parse,
      .graph = churn_graph,
      .present = markov_present,
-     .presence = markov_presence},
+     .presence = markov_presence,
+     .randomness = TOPO_SCHEDULE_RANDOM},
     {.name = "churn",
      .starts = "trace=",
      .synopsis = "churn:trace=FILE[,format=..,scale=..,start=..,seed=..,map=..]",
@@ -701,18 +721,7 @@ GArray *topo_schedule_changes(TopoSchedule *s, guint round, GError **error) {
 
 TopoScheduleRandomness topo_schedule_randomness(const TopoSchedule *s) {
   g_return_val_if_fail(s != NULL, TOPO_SCHEDULE_RANDOM);
-  switch (s->type) {
-  case SCHED_STATIC:
-  case SCHED_EXPONENTIAL:
-  case SCHED_CHURN_FILE:
-  case SCHED_CHURN_TRACE:
-    return TOPO_SCHEDULE_FIXED;
-  case SCHED_MATCHING:
-  case SCHED_EDGE_FAILURE:
-    return TOPO_SCHEDULE_IID;
-  default: /* resample: i.i.d. but no finite law; Markov churn: a chain */
-    return TOPO_SCHEDULE_RANDOM;
-  }
+  return s->row->randomness;
 }
 
 /* Visits the round whose graph has the @k edges @e (pairs) with
@@ -916,31 +925,36 @@ static gboolean law_matching_complete(const TopoSchedule *s, guint64 max_outcome
   return ok;
 }
 
+static gboolean law_static(const TopoSchedule *s, guint64 max_outcomes, TopoRoundLawFunc visit,
+                           gpointer data, GError **error) {
+  (void)max_outcomes;
+  TopoGossip *w = topo_gossip_new(s->base, s->kind, error);
+  if (w == NULL)
+    return FALSE;
+  visit(1.0, w, data);
+  topo_gossip_free(w);
+  return TRUE;
+}
+
+static gboolean law_matching(const TopoSchedule *s, guint64 max_outcomes, TopoRoundLawFunc visit,
+                             gpointer data, GError **error) {
+  return s->match_complete ? law_matching_complete(s, max_outcomes, visit, data, error)
+                           : law_matching_base(s, max_outcomes, visit, data, error);
+}
+
 gboolean topo_schedule_round_law(const TopoSchedule *s, guint64 max_outcomes,
                                  TopoRoundLawFunc visit, gpointer data, GError **error) {
   g_return_val_if_fail(s != NULL && visit != NULL, FALSE);
-  switch (s->type) {
-  case SCHED_STATIC: {
-    TopoGossip *w = topo_gossip_new(s->base, s->kind, error);
-    if (w == NULL)
-      return FALSE;
-    visit(1.0, w, data);
-    topo_gossip_free(w);
-    return TRUE;
-  }
-  case SCHED_EDGE_FAILURE:
-    return law_edge_failure(s, max_outcomes, visit, data, error);
-  case SCHED_MATCHING:
-    return s->match_complete ? law_matching_complete(s, max_outcomes, visit, data, error)
-                             : law_matching_base(s, max_outcomes, visit, data, error);
-  default:
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
-                "schedule %s: its rounds are not independent draws of one finite law "
-                "(%s): take its expectation over its trace or from sampled schedules",
-                s->type == SCHED_RESAMPLE ? "'resample'" : "'churn:leave,join'",
-                s->type == SCHED_RESAMPLE ? "a generated graph per round" : "a Markov chain");
-    return FALSE;
-  }
+  if (s->row->law != NULL)
+    return s->row->law(s, max_outcomes, visit, data, error);
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+              "schedule '%s': its rounds are not independent draws of one finite law (%s): "
+              "take its expectation over its trace or from sampled schedules",
+              s->row->synopsis,
+              s->row->randomness == TOPO_SCHEDULE_FIXED ? "a fixed sequence of graphs"
+              : s->row->fixed == FALSE && s->row->present != NULL ? "a Markov chain"
+                                                                  : "a generated graph per round");
+  return FALSE;
 }
 
 /* Accumulates E[W] and E[W kron W] from the outcomes. */
