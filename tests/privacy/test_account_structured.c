@@ -43,11 +43,12 @@ static void test_florentine_reference(void) {
   PrivBlocks *den = fast_blocks(&run, PRIV_TRUST_PNDP, S, 1, PRIV_ENGINE_DENSE);
   PrivBlocks *gen = hand_blocks(&run, PRIV_TRUST_PNDP, S, 1);
   /* The three factor the same message covariances; the generic path does
-   * not measure their conditioning, the fast engines do (PrivBlocks.cond). */
+   * not measure their conditioning, the fast engines do (PrivBlocks.cond),
+   * and it factors the knowledge of all n T messages jointly: size n T. */
   double cond = MAX(kal->cond, den->cond);
   g_assert_cmpfloat(cond, >=, 1.0); /* measured, not a default */
-  double tau = dpg_tol(cond, kal->n);
-  const char *why = "eps x cond(message covariances) x n";
+  double tau = dpg_tol(cond, (double)kal->n * kal->T);
+  const char *why = "eps x cond(message covariances) x n T";
   dpg_test_assert_le(blocks_rel_diff(kal, gen), tau, why);
   dpg_test_assert_le(blocks_rel_diff(den, gen), tau, why);
 
@@ -122,7 +123,7 @@ static gboolean nontrivial(const PrivBlocks *b) {
     for (guint s = 0; s < T; s++)
       for (guint t = 0; t < T; t++)
         /* A decision, not a comparison: structure at 1e-6 of the diagonal
-         * is far above any rounding (eps x cond x n <= 1e-9 here). */
+         * is far above any rounding (the eps x cond x n the comparisons below allow). */
         if ((s != t && fabs(X[s * T + t]) > 1e-6) ||
             (s == t && fabs(X[s * T + t] - X[0]) > 1e-6 * fabs(X[0])))
           return TRUE;
@@ -139,13 +140,14 @@ static void check_all_paths(const HandRun *run, PrivTrust trust, const guint *S,
   PrivBlocks *den = fast_blocks(run, trust, S, nS, PRIV_ENGINE_DENSE);
   PrivBlocks *kal = kalman ? fast_blocks(run, trust, S, nS, PRIV_ENGINE_KALMAN) : NULL;
   PrivBlocks *aut = fast_blocks(run, trust, S, nS, PRIV_ENGINE_AUTO);
-  /* eps x cond x n, cond the largest any fast engine measured on the
-   * covariances all of them (and the generic path) factor. */
+  /* eps x cond x n T, cond the largest any fast engine measured on the
+   * covariances all of them (and the generic path) factor, n T the
+   * messages the generic path factors jointly. */
   double cond = MAX(den->cond, aut->cond);
   if (kal)
     cond = MAX(cond, kal->cond);
-  double tau = dpg_tol(cond, den->n);
-  const char *why = "eps x cond(message covariances) x n";
+  double tau = dpg_tol(cond, (double)den->n * den->T);
+  const char *why = "eps x cond(message covariances) x n T";
   dpg_test_assert_le(blocks_rel_diff(den, gen), tau, why);
   if (kal) {
     dpg_test_assert_le(blocks_rel_diff(kal, gen), tau, why);
