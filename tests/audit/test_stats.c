@@ -10,8 +10,10 @@
 #include <math.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
 
 #include "audit/internal.h"
+#include "tests/common/tolerance.h"
 
 static void test_clopper_pearson(void) {
   enum { N = 2000, H = N / 2 };
@@ -30,7 +32,15 @@ static void test_clopper_pearson(void) {
   double fnr = -expm1(log(0.025) / H); /* x = 0: (1 - p)^n = 0.025 */
   double fpr = 1.0 - gsl_cdf_ugaussian_P(mu + gsl_cdf_ugaussian_Pinv(fnr));
   /* The upper bound u on FPR solves P(Bin(n, u) <= 31) = 0.025. */
-  g_assert_cmpfloat_with_epsilon(gsl_cdf_binomial_P(31, fpr, H), 0.025, 1e-9);
+  /* Not statistical either: the bisection stops at a 1e-15 interval on u
+   * (audit/stats.c) and the round trip through mu = Pinv(1 - u) -
+   * Pinv(fnr) and back costs P and Pinv's few ulps each (4 eps, relative
+   * to 1 on 1 - u); the CDF moves by its slope in p, n x P[Bin(n - 1, p) =
+   * 31], times that, and is itself evaluated to a few ulps. */
+  double slope = H * gsl_ran_binomial_pdf(31, fpr, H - 1);
+  dpg_test_assert_le(fabs(gsl_cdf_binomial_P(31, fpr, H) - 0.025),
+                     slope * (1e-15 + 4 * 4 * DBL_EPSILON) + 4 * DBL_EPSILON * 0.025,
+                     "the bisection's 1e-15 and a few ulps of P and Pinv, times the CDF's slope");
   g_assert_cmpfloat(fpr, >, 31.0 / H);
 }
 
@@ -39,9 +49,16 @@ static void test_estimate(void) {
   AuditResult r;
   audit_estimate(s0, s1, 4, &r);
   /* Means 0 and 2, sample variances 4/3: mu = 2 / sqrt(4/3). */
-  g_assert_cmpfloat_with_epsilon(r.mu_emp, sqrt(3.0), 1e-15);
-  g_assert_cmpfloat_with_epsilon(r.mu_emp_se, sqrt(2.0 / 4 + 3.0 / 16), 1e-15);
-  g_assert_cmpfloat_with_epsilon(r.mu_emp_high - r.mu_emp, 1.959963984540054 * r.mu_emp_se, 1e-15);
+  /* Not statistical: closed forms of 4 small integers (means and sums of
+   * squares exact), then a handful of roundings (division, sqrt, the
+   * standard error's sum): eps x 4 relative, each side. */
+  const char *why = "a few roundings of exact sums: 2 x eps x 4 relative";
+  dpg_test_assert_close(r.mu_emp, sqrt(3.0), 2.0 * dpg_tol(1.0, 4), why);
+  dpg_test_assert_close(r.mu_emp_se, sqrt(2.0 / 4 + 3.0 / 16), 2.0 * dpg_tol(1.0, 4), why);
+  /* z_0.975 to 16 digits (half an ulp) times se: two more roundings. */
+  dpg_test_assert_close(r.mu_emp_high - r.mu_emp, 1.959963984540054 * r.mu_emp_se,
+                        2.0 * dpg_tol(1.0, 4) * (1.0 + r.mu_emp / (r.mu_emp_high - r.mu_emp)),
+                        "the subtraction of mu_emp's rounding, and a few roundings");
   g_assert_cmpuint(r.trials, ==, 4);
   const double z[] = {0, 0, 0, 0}, one[] = {1, 1, 1, 1};
   audit_estimate(z, z, 4, &r);

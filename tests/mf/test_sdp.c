@@ -9,10 +9,29 @@
 #include <string.h>
 
 #include "mf/mf.h"
+#include "tests/common/tolerance.h"
 
-static double rel(double a, double b) {
-  return fabs(a - b) / MAX(1e-300, MAX(fabs(a), fabs(b)));
+#define SDP_TOL 1e-9 /* the stopping tolerance every call here passes */
+
+static double max_abs(const double *X, guint k) {
+  double m = 0.0;
+  for (guint i = 0; i < k * k; i++)
+    m = MAX(m, fabs(X[i]));
+  return m;
 }
+
+/* How far mf_sdp_max's value @v may be from the optimum, by its documented
+ * stopping rule: it solves X / 2^e (max |X / 2^e| in [1/2, 1), exact) until
+ * upper - lower <= tol max(1, upper), so scaled back the gap is
+ * tol max(2^e, v); plus the rounding of the certificate, whose <X, U> sums
+ * k^2 terms: eps k^2 max |X|. */
+static double sdp_gap(const double *X, guint k, double v) {
+  int e;
+  double amax = max_abs(X, k);
+  frexp(amax, &e);
+  return SDP_TOL * MAX(ldexp(1.0, e), fabs(v)) + dpg_tol(1.0, (double)k * k) * amax;
+}
+#define GAP_WHY "the SDP's stopping gap tol max(2^e, v) and eps k^2 max|X|"
 
 static double abs_sum(const double *X, guint k) {
   double s = 0.0;
@@ -36,7 +55,7 @@ static double *random_gram(GRand *r, guint k, guint d, double lo, double hi) {
 
 static double sdp(const double *X, guint k, MfSdpInfo *info) {
   GError *err = NULL;
-  double v = mf_sdp_max(X, k, 1e-9, info, &err);
+  double v = mf_sdp_max(X, k, SDP_TOL, info, &err);
   g_assert_no_error(err);
   return v;
 }
@@ -45,12 +64,12 @@ static void test_closed_forms(void) {
   MfSdpInfo info;
   /* Anti-correlated pair: U = [1 -1; -1 1] reaches the bound 4. */
   double X2[] = {1, -1, -1, 1};
-  g_assert_cmpfloat(rel(sdp(X2, 2, &info), 4.0), <, 1e-12);
+  dpg_test_assert_le(fabs(sdp(X2, 2, &info) - 4.0), sdp_gap(X2, 2, 4.0), GAP_WHY);
   /* Three unit vectors at 120 degrees: 1^T X 1 = 0, so <X, U> = 1.5 tr U
    * - 0.5 1^T U 1 <= 4.5, reached by U = X; the bound says 6. */
   double X3[] = {1, -0.5, -0.5, -0.5, 1, -0.5, -0.5, -0.5, 1};
   double v3 = sdp(X3, 3, &info);
-  g_assert_cmpfloat(rel(v3, 4.5), <, 1e-8);
+  dpg_test_assert_le(fabs(v3 - 4.5), sdp_gap(X3, 3, 4.5), GAP_WHY);
   g_assert_true(info.converged);
   g_assert_cmpfloat(info.lower, <=, v3);
   g_assert_cmpfloat(abs_sum(X3, 3), ==, 6.0);
@@ -58,14 +77,17 @@ static void test_closed_forms(void) {
   double I5[25] = {0};
   for (guint i = 0; i < 5; i++)
     I5[i * 5 + i] = 1.0;
-  g_assert_cmpfloat(rel(sdp(I5, 5, &info), 5.0), <, 1e-8);
+  dpg_test_assert_le(fabs(sdp(I5, 5, &info) - 5.0), sdp_gap(I5, 5, 5.0), GAP_WHY);
   /* Rank one a a^T with mixed signs: U = sign(a) sign(a)^T gives (sum |a|)^2,
    * which is also the bound. */
   double a[] = {0.3, -1.2, 0.7, -0.1, 2.0, -0.4}, A[36];
   for (guint i = 0; i < 6; i++)
     for (guint j = 0; j < 6; j++)
       A[i * 6 + j] = a[i] * a[j];
-  g_assert_cmpfloat(rel(sdp(A, 6, &info), abs_sum(A, 6)), <, 1e-8);
+  /* abs_sum: 36 nonnegative terms, 36 eps relative. */
+  double want = abs_sum(A, 6);
+  dpg_test_assert_le(fabs(sdp(A, 6, &info) - want), sdp_gap(A, 6, want) + dpg_tol(1, 36) * want,
+                     GAP_WHY);
   /* k = 1: max(X, 0). */
   double one = 2.5;
   g_assert_cmpfloat(sdp(&one, 1, NULL), ==, 2.5);
@@ -82,13 +104,26 @@ static void test_random_certified(void) {
       MfSdpInfo info;
       double v = sdp(X, k, &info);
       g_assert_true(info.converged);
-      g_assert_cmpfloat(v - info.lower, <=, 1e-9 * MAX(1.0, v));
-      g_assert_cmpfloat(v, <=, abs_sum(X, k) * (1 + 1e-15));
+      /* The stopping rule itself (scaling by 2^e is exact). */
+      int e;
+      frexp(max_abs(X, k), &e);
+      dpg_test_assert_le(v - info.lower, SDP_TOL * MAX(ldexp(1.0, e), v),
+                         "the stopping rule: tol max(2^e, v)");
+      /* v is at most the solver's own bound, the same k^2 nonnegative terms
+       * summed in another order: k^2 eps relative each. */
+      double bsum = abs_sum(X, k);
+      dpg_test_assert_le(v - bsum, dpg_tol(1.0, 2.0 * k * k) * bsum,
+                         "two sums of k^2 nonnegative terms");
+      /* Feasible points: v is a certified upper bound on the optimum, up to
+       * its certificate's rounding (eps k^2 max|X|); tr and q round by at
+       * most that much too. */
+      double slack = dpg_tol(1.0, 2.0 * k * k) * max_abs(X, k);
+      const char *why = "certificate and feasible value rounding, eps k^2 max|X| each";
       /* Feasible points: U = I, and U = s s^T for sign vectors s. */
       double tr = 0.0;
       for (guint i = 0; i < k; i++)
         tr += X[i * k + i];
-      g_assert_cmpfloat(v, >=, tr * (1 - 1e-12));
+      dpg_test_assert_le(tr - v, slack, why);
       for (guint t = 0; t < 20; t++) {
         double q = 0.0;
         gint s[64];
@@ -97,7 +132,7 @@ static void test_random_certified(void) {
         for (guint i = 0; i < k; i++)
           for (guint j = 0; j < k; j++)
             q += s[i] * s[j] * X[i * k + j];
-        g_assert_cmpfloat(v, >=, q * (1 - 1e-12));
+        dpg_test_assert_le(q - v, slack, why);
       }
       g_free(X);
     }
@@ -110,7 +145,9 @@ static void test_nonnegative_equals_bound(void) {
   GRand *r = g_rand_new_with_seed(3);
   for (guint k = 2; k <= 40; k += 6) {
     double *X = random_gram(r, k, 3, 0.0, 1.0);
-    g_assert_cmpfloat(rel(sdp(X, k, NULL), abs_sum(X, k)), <, 1e-9);
+    double want = abs_sum(X, k);
+    dpg_test_assert_le(fabs(sdp(X, k, NULL) - want),
+                       sdp_gap(X, k, want) + dpg_tol(1.0, (double)k * k) * want, GAP_WHY);
     g_free(X);
   }
   g_rand_free(r);
@@ -133,15 +170,18 @@ static void test_patterns(void) {
   double s2;
   GError *err = NULL;
   g_assert_true(mf_gram_sensitivity2(X, T, b, MF_SENSITIVITY_BOUND, &s2, &err));
-  g_assert_cmpfloat(rel(s2, 6.0), <, 1e-14);
+  /* Bound: a sum of k^2 = 9 absolute values, 9 eps relative. */
+  dpg_test_assert_close(s2, 6.0, dpg_tol(1.0, 9), "a sum of 9 nonnegative terms");
   g_assert_true(mf_gram_sensitivity2(X, T, b, MF_SENSITIVITY_EXACT, &s2, &err));
-  g_assert_cmpfloat(rel(s2, 4.8), <, 1e-8);
+  double sub1[9] = {1.6, 0, 0, 0, 1.6, 0, 0, 0, 1.6};
+  dpg_test_assert_le(fabs(s2 - 4.8), sdp_gap(sub1, 3, 4.8), GAP_WHY);
   /* b = 1: one pattern with everything. */
   g_assert_true(mf_gram_sensitivity2(X, T, 1, MF_SENSITIVITY_BOUND, &s2, &err));
-  g_assert_cmpfloat(rel(s2, 6.0 + 4.8 + 14.0), <, 1e-14);
+  dpg_test_assert_close(s2, 6.0 + 4.8 + 14.0, dpg_tol(1.0, 36), "a sum of 36 nonnegative terms");
   /* b = T: single steps, max diagonal. */
   g_assert_true(mf_gram_sensitivity2(X, T, T, MF_SENSITIVITY_EXACT, &s2, &err));
-  g_assert_cmpfloat(rel(s2, 1.6), <, 1e-12);
+  /* k = 1: max(X_jj, 0) read off, scaled by 2^-e and back: exact. */
+  g_assert_cmpfloat(s2, ==, 1.6);
   g_assert_false(mf_gram_sensitivity2(X, T, 4, MF_SENSITIVITY_BOUND, &s2, &err));
   g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull(strstr(err->message, "divide"));

@@ -254,6 +254,16 @@ static inline void run_static_cases(CheckEngines check) {
   }
 }
 
+/* The largest |entry| of victim @u's block in @x: the scale that
+ * blocks_rel_diff's tolerance and report_mu_tol refer to. */
+static inline double blocks_victim_max(const PrivBlocks *x, guint u) {
+  const double *X = priv_blocks_get(x, u);
+  double xmax = 0.0;
+  for (guint e = 0; e < x->T * x->T; e++)
+    xmax = MAX(xmax, fabs(X[e]));
+  return xmax;
+}
+
 /* The largest |mu_a - mu_b| that two reports of victim blocks agreeing to
  * @tau relative to their largest entry @xmax can show, mu = sqrt(s2) with s2
  * the pattern value of k = T / b participations: s2 is a sum of at most k^2

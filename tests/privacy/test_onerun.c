@@ -12,6 +12,11 @@
 #include <string.h>
 
 #include "privacy/privacy.h"
+#include "tests/common/tolerance.h"
+
+/* priv_onerun_epsilon_lower bisects until hi - lo <= 1e-10 and returns lo
+ * (privacy/onerun.c): at most this far below the root. */
+#define BISECT_GAP 1e-10
 
 static double bound(guint m, guint r, guint v, double delta) {
   double eps = NAN;
@@ -26,10 +31,19 @@ static void test_all_right(void) {
   for (guint i = 0; i < G_N_ELEMENTS(rs); i++) {
     double q = pow(0.05, 1.0 / rs[i]);
     double closed = log(q / (1 - q));
-    g_assert_cmpfloat_with_epsilon(bound(1000, rs[i], rs[i], 0), closed, 1e-8);
+    /* The bisection's gap, plus the closed form's rounding: 1 - q cancels,
+     * eps / (1 - q) relative, and p = q^r rounds r eps relative, moving the
+     * root by that over d log p / d eps = r (1 - q): both eps_mach / (1 - q)
+     * in eps. */
+    dpg_test_assert_le(fabs(bound(1000, rs[i], rs[i], 0) - closed),
+                       BISECT_GAP + dpg_tol(1.0 / (1.0 - q), 4.0),
+                       "bisection gap 1e-10 and the closed form's rounding eps / (1 - q)");
   }
-  /* r = 10: q = 0.05^0.1 = 0.741134, eps = ln(0.741134 / 0.258866) = 1.05188. */
-  g_assert_cmpfloat_with_epsilon(bound(10, 10, 10, 0), 1.05188, 1e-5);
+  /* r = 10: q = 0.05^0.1 = 0.74113444910694772, eps = ln(q / (1 - q)) =
+   * 1.0518732332317090 (40-digit decimal arithmetic; the 1.05188 this test
+   * had came from q rounded to 6 decimals): to 17 digits, half an ulp. */
+  dpg_test_assert_le(fabs(bound(10, 10, 10, 0) - 1.0518732332317090), BISECT_GAP + DBL_EPSILON,
+                     "the bisection gap and the reference's rounding");
 }
 
 /* m = 4, r = v = 2, eps = ln 3 (q = 3/4), delta = 0.01: beta = q^2 = 0.5625;
@@ -51,7 +65,9 @@ static void test_root(void) {
     double eps = bound(m, r, v, deltas[i]);
     g_assert_cmpfloat(eps, >, 0);
     g_assert_cmpfloat(priv_onerun_p_value(m, r, v, eps, deltas[i]), <, 0.05);
-    g_assert_cmpfloat(priv_onerun_p_value(m, r, v, eps + 1e-8, deltas[i]), >=, 0.05);
+    /* hi = lo + at most BISECT_GAP had p >= 5%; the sum rounds by an ulp. */
+    double hi = eps + BISECT_GAP * (1.0 + 4.0 * DBL_EPSILON) + 2.0 * DBL_EPSILON * eps;
+    g_assert_cmpfloat(priv_onerun_p_value(m, r, v, hi, deltas[i]), >=, 0.05);
   }
 }
 

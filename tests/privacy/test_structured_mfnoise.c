@@ -130,6 +130,10 @@ static double sigma_kappa(const HandRun *run, PrivTrust trust, const guint *S, g
                   ==, 0);
   double lmax = lam[q - 1], lmin = lmax;
   for (guint i = 0; i < q; i++) {
+    /* Decisions: below 1e-13 lmax is rounding (dsyev errs by about
+     * eps x q x lmax, q the observed rows); above 1e-9 lmax is a direction the
+     * engines keep at their 1e-11 with 100x margin either side; nothing in
+     * between means the cases are not near the engines' rank decision. */
     g_assert_false(lam[i] > 1e-13 * lmax && lam[i] <= 1e-9 * lmax);
     if (lam[i] > 1e-9 * lmax)
       lmin = MIN(lmin, lam[i]);

@@ -189,6 +189,10 @@ static double innovation_kappa(const Case *c, const Gossip *G, const ObsView *v)
       g_assert_cmpint(
           LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)q, S, (lapack_int)q, lam), ==, 0);
       double lmax = lam[q - 1], lmin = lmax;
+      /* A decision, the engines' own (PRIV_STRUCT_RANK_TOL = 1e-11): the
+       * eigensolver's rounding is eps q lmax ~ 1e-14 lmax, so a kept
+       * direction is at least ~1000x above it, and the reference keeps what
+       * the engines keep. */
       for (guint i = 0; i < q; i++)
         if (lam[i] > 1e-11 * lmax)
           lmin = MIN(lmin, lam[i]);
@@ -197,7 +201,7 @@ static double innovation_kappa(const Case *c, const Gossip *G, const ObsView *v)
       double *Y = g_new0(double, (gsize)n *q);
       guint k = 0;
       for (guint e = q; e-- > 0;) {
-        if (!(lam[e] > 1e-11 * lmax))
+        if (!(lam[e] > 1e-11 * lmax)) /* the same decision as above */
           break;
         for (guint x = 0; x < n; x++) {
           double acc = 0.0;
