@@ -511,6 +511,28 @@ static void test_unwritable_table(void) {
   g_free(out);
 }
 
+/* Waits until process @pid catches @sig (its handler is installed: bit
+ * sig - 1 of SigCgt in /proc/PID/status), so that the signal tests what
+ * the handler does and not a start slowed by load or a sanitizer; at most
+ * 120 s. */
+static void wait_for_handler(GPid pid, int sig) {
+  char *path = g_strdup_printf("/proc/%d/status", (int)pid);
+  for (int tries = 0; tries < 12000; tries++) {
+    char *text = NULL;
+    if (g_file_get_contents(path, &text, NULL, NULL)) {
+      const char *line = strstr(text, "SigCgt:");
+      guint64 mask = line ? g_ascii_strtoull(line + 7, NULL, 16) : 0;
+      g_free(text);
+      if (mask & (G_GUINT64_CONSTANT(1) << (sig - 1))) {
+        g_free(path);
+        return;
+      }
+    }
+    g_usleep(10 * 1000);
+  }
+  g_error("the child never installed its handler for signal %d", sig);
+}
+
 /* A signal during a long run: exit 128 + its number (130 for Ctrl-C, 143
  * for a scheduler's SIGTERM, which used to kill without the message), no
  * output file. */
@@ -529,7 +551,8 @@ static void interrupt_train(int sig) {
                                   G_SPAWN_STDERR_TO_DEV_NULL,
                               NULL, NULL, &pid, &err));
   g_assert_no_error(err);
-  g_usleep(500 * 1000);
+  wait_for_handler(pid, sig);
+  g_usleep(200 * 1000); /* into the run */
   kill(pid, sig);
   int wstatus = 0;
   g_assert_cmpint(waitpid(pid, &wstatus, 0), ==, pid);
