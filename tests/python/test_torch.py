@@ -44,16 +44,19 @@ def _data():
 COMMON = dict(epochs=2, batches=3, lr=0.05, sigma=1.5, clip=0.7, seed=SEED, eval_every=1)
 
 
-@pytest.mark.parametrize("protocol,trust,attackers", [
-    ("dsgd", "ldp", None),
-    ("dsgd", ["pndp", "secldp"], [0, "3+5"]),
-    ("muffliato:K=2", "pndp", 2),
+@pytest.mark.parametrize("protocol,trust,attackers,extra", [
+    ("dsgd", "ldp", None, {}),
+    ("dsgd", ["pndp", "secldp"], [0, "3+5"], {}),
+    ("muffliato:K=2", "pndp", 2, {}),
+    # A time-varying schedule (the issue names it): a random matching.
+    ("mafalda", "pndp", 0, {"schedule": "matching"}),
 ])
-def test_privacy_table_equals_builtin(protocol, trust, attackers):
-    """The accounting reads the protocol, graph, horizon, clip, sigma and
-    seed, never the model: the tables are equal, value for value."""
+def test_privacy_table_equals_builtin(protocol, trust, attackers, extra):
+    """The accounting reads the protocol, graph, schedule, horizon, clip,
+    sigma and seed, never the model: the tables are equal, value for
+    value."""
     Xtr, ytr, Xte, yte, init = _data()
-    kw = dict(COMMON, protocol=protocol, trust=trust, attackers=attackers)
+    kw = dict(COMMON, protocol=protocol, trust=trust, attackers=attackers, **extra)
     ref = dpgossip.train("florentine", dataset=SPEC, **kw)
     got = dpgossip.train("florentine", dataset=SPEC, model=_linear(Xtr.shape[1]),
                          criterion=torch.nn.MSELoss(), **kw)
