@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 /* Bumped when a struct below changes layout. */
-#define DPG_API_VERSION 3
+#define DPG_API_VERSION 4
 
 typedef struct {
   int status;    /* 0 ok, 1 failure, 2 bad option value (the CLI's exit status) */
@@ -222,6 +222,17 @@ DpgTable *dpg_mafalda(const DpgMafaldaOptions *o, DpgError *err);
 
 /* ---- Training ---- */
 
+/*
+ * The progress of a long call, as `dpgossip train` prints it (-q: none):
+ * @phase names what runs ("building the graph", "setting up the run
+ * (schedule, dataset, models)", "steps", "after the last step: evaluation
+ * and privacy accounting", "after the last step: privacy accounting"); for
+ * "steps", @done of @total steps (at each percent), else both 0: a phase
+ * that reports nothing itself until the next call. Called on the calling
+ * thread; the library prints nothing.
+ */
+typedef void (*DpgProgressFunc)(const char *phase, uint64_t done, uint64_t total, void *user_data);
+
 /* `dpgossip train`'s options (dpg_train_options_init: its defaults). */
 typedef struct {
   DpgGraphSpec graph;
@@ -248,6 +259,9 @@ typedef struct {
   /* NULL-terminated protocol plugin files to load first (--protocol-plugin;
    * runs their code); with one, @protocol defaults to its protocol. */
   const char *const *plugins;
+  /* Progress (nullable: none), with its @user_data. */
+  DpgProgressFunc progress;
+  void *progress_data;
 } DpgTrainOptions;
 
 /* DpgTrainOptions.eval_nodes and eval_rows: every node, every test row. */

@@ -44,6 +44,8 @@ typedef struct {
   TopoSchedule *sched;
   ProtoAccountJob *privacy; /* NULL: trust "none", nothing accounted */
   ProtoRunStats stats;
+  guint64 progress_done; /* the last count told DpgTrainOptions.progress */
+  gboolean progress_end; /* the phase after the last step told */
 } Job;
 
 /* --eval-nodes or --eval-rows of @v: 0 the default, DPG_EVAL_ALL every
@@ -99,6 +101,30 @@ static gboolean check_options(Job *j, DpgError *err) {
     return dpg_fail(err, error, 2), FALSE;
   j->T = (guint)(o->epochs * o->batches);
   return TRUE;
+}
+
+/* The caller's DpgTrainOptions.progress told @phase (no count). */
+static void phase(const Job *j, const char *what) {
+  if (j->o->progress != NULL)
+    j->o->progress(what, 0, 0, j->o->progress_data);
+}
+
+/* The runtime's progress (each percent of the node steps, and 1 again
+ * at the end) as steps of T, as `dpgossip train` prints it
+ * (cli/cmd_train.c's on_progress); each count told once, so that a caller
+ * in another language is not called a hundred times for T = 2. */
+static void run_progress(double fraction, gpointer data) {
+  Job *j = data;
+  guint64 done = (guint64)llround(fraction * j->T);
+  if (done != j->progress_done) {
+    j->progress_done = done;
+    j->o->progress("steps", done, j->T, j->o->progress_data);
+  }
+  /* The count reaches T before the last node's step (rounding). */
+  if (fraction >= 1 && !j->progress_end) {
+    j->progress_end = TRUE;
+    phase(j, "after the last step: evaluation and privacy accounting");
+  }
 }
 
 /* The caller's gradient (DpgTask.gradient), checked finite: a NaN would
@@ -266,7 +292,7 @@ static void set_attrs(DpgTable *t, const Job *j) {
 
 static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable **means,
                        DpgTable **privacy, DpgError *err) {
-  Job j = {.o = o, .task = task};
+  Job j = {.o = o, .task = task, .progress_done = G_MAXUINT64};
   GError *error = NULL;
   ProtoObservedRun *run = NULL;
   DpgTable *t = NULL;
@@ -276,11 +302,13 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
   }
   if (!check_options(&j, err))
     goto out;
+  phase(&j, "building the graph");
   if ((j.g = dpg_graph_build(&o->graph, &error)) == NULL) {
     dpg_fail(err, error, dpg_graph_status(&o->graph, error));
     goto out;
   }
   j.n = topo_graph_n_nodes(j.g);
+  phase(&j, "setting up the run (schedule, dataset, models)");
   /* The caller's lists are the caller's input (status 2): checked here by
    * the one function that deals them, before the run, which would only
    * report a start that failed. */
@@ -333,9 +361,13 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
     goto out;
   }
   ProtoRun *pr = proto_observed_run_proto(run);
+  if (o->progress != NULL)
+    proto_run_set_progress(pr, run_progress, &j);
   dpg_cancel_register(pr);
   gboolean ok = proto_observed_run_run(run, &error);
   dpg_cancel_unregister(pr);
+  if (ok)
+    phase(&j, "after the last step: privacy accounting");
   if (!ok || !account(&j, run, &error)) {
     if (g_error_matches(error, PRIV_ERROR, PRIV_ERROR_MEMORY))
       g_prefix_error(&error, "(--trust none skips the accounting) ");

@@ -588,7 +588,8 @@ static int execute(const Options *o, Report *r, TopoGraph **g, MfMafaldaReport *
   }
   r->progress = cli_progress_new("mafalda", o->quiet);
   if (!run(*g, start, r, rep, o->out_path, &error))
-    return cli_fail("mafalda", error, CLI_EXIT_FAILURE);
+    return cli_fail("mafalda", error,
+                    r->sched && r->sched->bad_spec ? cli_error_status(error) : CLI_EXIT_FAILURE);
   return CLI_EXIT_OK;
 }
 

@@ -108,8 +108,11 @@ gboolean cli_mafalda_schedule_gram(CliMafaldaSchedule *ms, const TopoGraph *g, T
   guint n = topo_graph_n_nodes(g);
   gboolean ok = FALSE;
   TopoSchedule *s = topo_schedule_new(ms->spec, g, kind, ms->seed, error);
-  if (s == NULL)
+  if (s == NULL) {
+    ms->bad_spec = TRUE;
+    g_prefix_error(error, "--schedule: ");
     return FALSE;
+  }
   if (ms->samples > 0) {
     ok = sampled(ms, g, kind, T, error);
   } else if (topo_schedule_is_static(s)) {

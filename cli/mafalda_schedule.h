@@ -30,6 +30,7 @@ typedef struct {
   double *H;        /* the T x T Gram matrix to fit (NULL when STATIC) */
   double **score;   /* CLI_EXPECT_SAMPLED: the S scoring Gram matrices */
   double seconds;   /* wall seconds to compute the above */
+  gboolean bad_spec; /* the failure was @spec's (prefixed "--schedule: ") */
 } CliMafaldaSchedule;
 
 /*
@@ -39,7 +40,9 @@ typedef struct {
  * one outcome), the Gram matrix of a fixed sequence (for @ms->seed), the
  * expectation over i.i.d. rounds from their law (mf_gram_iid). Errors: the
  * schedule's; a random schedule without a finite law, or a law too large
- * to enumerate, asks for --samples; memory refusals name the bytes.
+ * to enumerate, asks for --samples; memory refusals name the bytes; a spec
+ * topo_schedule_new refuses, prefixed "--schedule: " with @ms->bad_spec set
+ * (its status: cli_error_status, as account's).
  */
 gboolean cli_mafalda_schedule_gram(CliMafaldaSchedule *ms, const TopoGraph *g, TopoGossipKind kind,
                                    guint T, GError **error);

@@ -11,10 +11,16 @@ protocol, its noise, the gossip and the exact accounting are dpgossip's.
 
 Prints, per protocol and seed, the noise multiplier that gives the target
 mu, the run's largest mu (its privacy table), the final mean test loss and
-accuracy over the nodes; --csv FILE writes the per-round means.
+accuracy over the nodes; --csv FILE writes the per-round means, --figure
+FILE (default torch_fashion_mnist.png; "" for none) draws the mean test
+loss over the seeds per round, one curve per protocol (matplotlib's Agg
+backend: the same PNG bytes for the same means). The PNG carries the
+curves it draws and where its axes are (tEXt chunk "dpgossip-curves",
+JSON), which tests/python/test_torch.py reads back against the pixels.
 """
 
 import argparse
+import json
 import os
 
 import pandas as pd
@@ -47,6 +53,64 @@ def sigma_for(graph, protocol, mu, epochs, batches):
     return float(p["mu"].max()) / mu
 
 
+# Each protocol's marker colour (exact in the PNG: a filled marker's
+# interior is not antialiased), its line a lighter tint of it, and its
+# marker diameter in points: D-SGD drawn first and larger, so that where
+# both curves meet, D-SGD's ring shows around Mafalda's marker.
+STYLE = {"dsgd": ("#1f77b4", "#9ecae1", 10, "DP-D-SGD"),
+         "mafalda": ("#d62728", "#fc9272", 5, "Mafalda")}
+
+
+def curves(means):
+    """{protocol: (rounds, mean test loss over the seeds)} of the per-round
+    means (the --csv table: round, test_loss, protocol, ...), in the
+    order the protocols first appear."""
+    out = {}
+    for p in dict.fromkeys(means["protocol"]):
+        m = means[means["protocol"] == p].groupby("round", sort=True).test_loss.mean()
+        out[p] = ([int(r) for r in m.index], [float(v) for v in m.values])
+    return out
+
+
+def figure(means, path, title):
+    """Draws curves(@means) into the PNG @path (640 x 400 pixels, Agg,
+    deterministic: no date or version in the file) and embeds the curves,
+    the axes' pixel box (origin top left) and limits as JSON."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise SystemExit("the figure needs matplotlib (Debian's python3-matplotlib, installed "
+                         "by scripts/install-deps.sh); pass --figure '' to skip it") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+    c = curves(means)
+    dpi = 100
+    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=dpi)
+    fig.subplots_adjust(left=0.12, right=0.74, bottom=0.13, top=0.9)
+    for z, (p, (x, y)) in enumerate(c.items()):
+        marker, line, size, label = STYLE.get(p, ("#000000", "#999999", 6, p))
+        ax.plot(x, y, color=line, lw=1.5, zorder=1)
+        ax.plot(x, y, ls="none", marker="o", ms=size, color=marker, mec=marker, mew=0,
+                zorder=2 + z, label=label)
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    ax.set_xlabel("round (local steps)")
+    ax.set_ylabel("mean test loss over the nodes")
+    ax.set_title(title, fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
+    fig.canvas.draw()
+    box = ax.get_window_extent()  # pixels, origin bottom left
+    height = fig.canvas.get_width_height()[1]
+    meta = {"curves": c,
+            "axes": [box.x0, height - box.y1, box.x1, height - box.y0],
+            "xlim": list(ax.get_xlim()), "ylim": list(ax.get_ylim()),
+            "style": {p: {"colour": STYLE[p][0], "diameter_px": STYLE[p][2] * dpi / 72}
+                      for p in c if p in STYLE}}
+    fig.savefig(path, dpi=dpi, metadata={"Software": None,
+                                         "dpgossip-curves": json.dumps(meta)})
+    plt.close(fig)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graph", default=EGO)
@@ -57,6 +121,8 @@ def main():
     ap.add_argument("--lr", type=float, default=0.5)
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--csv", help="write the per-round means here")
+    ap.add_argument("--figure", default="torch_fashion_mnist.png",
+                    help="the PNG of the mean test loss per round ('' for none)")
     a = ap.parse_args()
     dataset = f"idx:{FASHION},limit={a.limit}"
     rows, means = [], []
@@ -76,8 +142,13 @@ def main():
           f"{'accuracy':>8}")
     for p, s, sg, mu, loss, acc in rows:
         print(f"{p:<8} {s:>4} {sg:>8.4f} {mu:>8.4f} {loss:>9.4f} {acc:>8.4f}")
+    table = pd.concat(means)
     if a.csv:
-        pd.concat(means).to_csv(a.csv, index=False)
+        table.to_csv(a.csv, index=False)
+    if a.figure:
+        figure(table, a.figure, f"{os.path.basename(a.graph)}, mu = {a.mu:g} (LDP), "
+               f"{a.seeds} seed{'s' if a.seeds > 1 else ''}, {a.epochs} x {a.batches} steps")
+        print(f"figure: {a.figure}")
 
 
 if __name__ == "__main__":

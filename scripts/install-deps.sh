@@ -21,6 +21,8 @@ PACKAGES=(
   python3-cffi python3-numpy python3-pandas python3-pytest python3-networkx
   # dpgossip.train(model=torch.nn.Module): PyTorch 1.13 (CPU) and torchvision
   python3-torch python3-torchvision
+  # examples/torch_fashion_mnist.py's figure (PNG, Agg backend)
+  python3-matplotlib
   # pip install --no-build-isolation --no-index ./python (offline), into a venv
   python3-pip python3-setuptools python3-wheel python3-venv
 )

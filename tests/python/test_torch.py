@@ -3,6 +3,7 @@ library's dpg_train_task): the same privacy table as the built-in model,
 the built-in linear model's trajectory with torch.nn.Linear, and every bad
 input refused before any work with its message."""
 
+import json
 import math
 import re
 
@@ -43,16 +44,19 @@ def _data():
 COMMON = dict(epochs=2, batches=3, lr=0.05, sigma=1.5, clip=0.7, seed=SEED, eval_every=1)
 
 
-@pytest.mark.parametrize("protocol,trust,attackers", [
-    ("dsgd", "ldp", None),
-    ("dsgd", ["pndp", "secldp"], [0, "3+5"]),
-    ("muffliato:K=2", "pndp", 2),
+@pytest.mark.parametrize("protocol,trust,attackers,extra", [
+    ("dsgd", "ldp", None, {}),
+    ("dsgd", ["pndp", "secldp"], [0, "3+5"], {}),
+    ("muffliato:K=2", "pndp", 2, {}),
+    # A time-varying schedule (the issue names it): a random matching.
+    ("mafalda", "pndp", 0, {"schedule": "matching"}),
 ])
-def test_privacy_table_equals_builtin(protocol, trust, attackers):
-    """The accounting reads the protocol, graph, horizon, clip, sigma and
-    seed, never the model: the tables are equal, value for value."""
+def test_privacy_table_equals_builtin(protocol, trust, attackers, extra):
+    """The accounting reads the protocol, graph, schedule, horizon, clip,
+    sigma and seed, never the model: the tables are equal, value for
+    value."""
     Xtr, ytr, Xte, yte, init = _data()
-    kw = dict(COMMON, protocol=protocol, trust=trust, attackers=attackers)
+    kw = dict(COMMON, protocol=protocol, trust=trust, attackers=attackers, **extra)
     ref = dpgossip.train("florentine", dataset=SPEC, **kw)
     got = dpgossip.train("florentine", dataset=SPEC, model=_linear(Xtr.shape[1]),
                          criterion=torch.nn.MSELoss(), **kw)
@@ -256,9 +260,31 @@ def test_partition_lists_need_the_callers_records():
         dpgossip.train("florentine", dataset=SPEC, partition=lists)
 
 
-def test_fashion_mnist_example_small():
-    """examples/torch_fashion_mnist.py on a small size: both protocols run
-    the CNN at the target mu (their privacy tables' largest mu)."""
+def _png(path):
+    """(width, height, {tEXt key: text}) of the PNG @path, every chunk's
+    CRC checked and the chunk sequence a valid PNG's (IHDR first, IDAT,
+    IEND last): a file that only exists or is cut short fails here."""
+    import struct
+    import zlib
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    i, kinds, texts = 8, [], {}
+    while i < len(data):
+        n, = struct.unpack(">I", data[i:i + 4])
+        kind, body = data[i + 4:i + 8], data[i + 8:i + 8 + n]
+        crc, = struct.unpack(">I", data[i + 8 + n:i + 12 + n])
+        assert len(body) == n and zlib.crc32(kind + body) == crc, kind
+        kinds.append(kind)
+        if kind == b"tEXt":
+            k, v = body.split(b"\0", 1)
+            texts[k.decode("latin-1")] = v.decode("latin-1")
+        i += 12 + n
+    assert kinds[0] == b"IHDR" and kinds[-1] == b"IEND" and b"IDAT" in kinds
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height, texts
+
+
+def _example(args):
     import os
     import subprocess
     import sys
@@ -266,11 +292,85 @@ def test_fashion_mnist_example_small():
         pytest.skip("dataset-fashion-mnist is not installed (scripts/install-deps.sh)")
     script = os.path.join(os.environ.get("DPG_SOURCE_DIR", "."), "examples",
                           "torch_fashion_mnist.py")
-    out = subprocess.run([sys.executable, script, "--graph", "florentine", "--limit", "600",
-                          "--epochs", "2", "--batches", "2", "--seeds", "1", "--mu", "4"],
-                         capture_output=True, text=True, check=True, env=os.environ).stdout
-    rows = [line.split() for line in out.splitlines()[1:]]
-    assert [r[0] for r in rows] == ["dsgd", "mafalda"]
+    return script, subprocess.run([sys.executable, script] + args, capture_output=True,
+                                  text=True, check=True, env=os.environ).stdout
+
+
+def test_fashion_mnist_example_small(tmp_path):
+    """examples/torch_fashion_mnist.py on a small size, two seeds: both
+    protocols run the CNN at the target mu (their privacy tables' largest
+    mu), and its figure is a valid PNG that draws the mean test loss over
+    the seeds, per round and protocol, of its own --csv table: each point
+    where the axes put it, in the protocol's colour; the same bytes again
+    from that table."""
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+    png, csv = tmp_path / "f.png", tmp_path / "means.csv"
+    script, out = _example(["--graph", "florentine", "--limit", "600", "--epochs", "2",
+                            "--batches", "2", "--seeds", "2", "--mu", "4", "--csv", str(csv),
+                            "--figure", str(png)])
+    rows = [line.split() for line in out.splitlines()[1:5]]
+    assert [(r[0], r[1]) for r in rows] == [("dsgd", "1"), ("dsgd", "2"), ("mafalda", "1"),
+                                            ("mafalda", "2")]
     for r in rows:
         assert abs(float(r[3]) - 4.0) <= 1e-4  # printed to 4 decimals
         assert 0 <= float(r[5]) <= 1 and math.isfinite(float(r[4]))
+    assert out.splitlines()[5] == f"figure: {png}"
+
+    width, height, texts = _png(png)
+    assert (width, height) == (640, 400)  # 6.4 x 4 in at 100 dpi
+    assert "Software" not in texts  # no version in the file: the same bytes anywhere
+    meta = json.loads(texts["dpgossip-curves"])
+    # The curves, recomputed here from the --csv table (its floats are
+    # written to round-trip): for each protocol, per round, the mean over
+    # the two seeds, summed in seed order as pandas sums them: bit-equal.
+    means = pd.read_csv(csv, float_precision="round_trip")
+    assert sorted(set(means["round"])) == [2, 4] and sorted(set(means["seed"])) == [1, 2]
+    want = {}
+    for p in ("dsgd", "mafalda"):
+        m = means[means["protocol"] == p]
+        want[p] = [[2, 4], [(m[(m["round"] == r) & (m["seed"] == 1)].test_loss.iloc[0] +
+                             m[(m["round"] == r) & (m["seed"] == 2)].test_loss.iloc[0]) / 2
+                            for r in (2, 4)]]
+    assert meta["curves"] == want
+    # Every point is drawn where the axes map it: its protocol's marker
+    # colour at the mapped pixel (within one pixel of rounding), or, where
+    # a marker drawn later covers that pixel, in the ring around it.
+    px = np.asarray(Image.open(png).convert("RGB"))
+    assert px.shape == (height, width, 3)
+    x0, y0, x1, y1 = meta["axes"]
+    (xa, xb), (ya, yb) = meta["xlim"], meta["ylim"]
+
+    def where(x, y):
+        return (x0 + (x - xa) / (xb - xa) * (x1 - x0), y1 - (y - ya) / (yb - ya) * (y1 - y0))
+
+    def rgb(colour):
+        return tuple(int(colour[k:k + 2], 16) for k in (1, 3, 5))
+
+    order = list(want)
+    for i, p in enumerate(order):
+        colour, radius = rgb(meta["style"][p]["colour"]), meta["style"][p]["diameter_px"] / 2
+        for x, y in zip(*want[p]):
+            cx, cy = where(x, y)
+            covered = any(math.hypot(*np.subtract(where(qx, qy), (cx, cy))) < radius
+                          for q in order[i + 1:] for qx, qy in zip(*want[q]))
+            r = int(radius) - 1 if covered else 1
+            window = px[max(0, int(cy) - r):int(cy) + r + 2, max(0, int(cx) - r):int(cx) + r + 2]
+            assert (window == colour).all(axis=2).any(), (p, x, y, cx, cy)
+    # Nowhere else in the axes: each protocol's colour only near its points.
+    for p in order:
+        colour, radius = rgb(meta["style"][p]["colour"]), meta["style"][p]["diameter_px"] / 2
+        ys, xs = np.nonzero((px == colour).all(axis=2))
+        inside = (xs > x0) & (xs < x1) & (ys > y0) & (ys < y1)
+        for u, v in zip(xs[inside], ys[inside]):
+            assert min(math.hypot(u + 0.5 - cx, v + 0.5 - cy) for cx, cy in
+                       (where(x, y) for x, y in zip(*want[p]))) <= radius + 1, (p, u, v)
+    # Deterministic: the example's own figure function on the --csv table
+    # gives the very bytes.
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("torch_fashion_mnist", script)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    again = tmp_path / "again.png"
+    example.figure(means, again, "florentine, mu = 4 (LDP), 2 seeds, 2 x 2 steps")
+    assert again.read_bytes() == png.read_bytes()
