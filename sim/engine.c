@@ -45,9 +45,11 @@ struct SimEngine {
   gpointer *node_state;
   gpointer user_data;
   SimRngSet *rng;
-  /* The latency and loss streams when a delivery seed was set
-   * (sim_engine_set_delivery_seed); NULL: @rng's. */
-  SimRngSet *delivery_rng;
+  /* The seed of the latency and loss draws (sim_engine_set_delivery_seed;
+   * the engine's seed by default), and the generator reseeded for each
+   * message with sim_rng_message_seed. */
+  guint64 delivery_seed;
+  gsl_rng *draw;
   SimLinkTable links;
   SimEngineStats stats;
 };
@@ -148,8 +150,17 @@ SimEngine *sim_engine_new(guint32 n_nodes, guint64 seed, const SimNodeHandlers *
     sim_rng_set_free(rng);
     return NULL;
   }
+  gsl_rng *draw = gsl_rng_alloc(sim_rng_default_type());
+  if (!draw) {
+    sim_rng_set_free(rng);
+    sim_queue_free(queue);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY, "engine: cannot allocate a generator");
+    return NULL;
+  }
   SimEngine *e = g_new0(SimEngine, 1);
   sim_bus_init(&e->bus);
+  e->draw = draw;
+  e->delivery_seed = seed;
   e->queue = queue;
   e->rng = rng;
   e->n_nodes = n_nodes;
@@ -178,7 +189,7 @@ void sim_engine_free(SimEngine *e) {
   sim_queue_free(e->queue);
   sim_bus_clear(&e->bus);
   sim_rng_set_free(e->rng);
-  sim_rng_set_free(e->delivery_rng);
+  gsl_rng_free(e->draw);
   sim_link_table_clear(&e->links);
   g_free(e->node_handlers);
   g_free(e->node_state);
@@ -250,11 +261,8 @@ gboolean sim_engine_set_delivery_seed(SimEngine *e, guint64 seed, GError **error
                 "sim_engine_set_delivery_seed: the engine has already run");
     return FALSE;
   }
-  SimRngSet *set = sim_rng_set_new(seed, e->n_nodes, NULL, error);
-  if (set == NULL)
-    return FALSE;
-  sim_rng_set_free(e->delivery_rng);
-  e->delivery_rng = set;
+  (void)error;
+  e->delivery_seed = seed;
   return TRUE;
 }
 
@@ -311,28 +319,26 @@ gboolean sim_engine_link_is_down(const SimEngine *e, guint32 from, guint32 to) {
 
 /* ---- Sending ---- */
 
-static gboolean no_stream(guint32 node, guint32 purpose, GError **error) {
-  g_set_error(error, SIM_ERROR, SIM_ERROR_CAPACITY,
-              "cannot allocate the random stream of node %u, purpose %u", node, purpose);
-  return FALSE;
+/* The generator of @m's draws for @purpose on the link to @to. */
+static gsl_rng *message_draw(SimEngine *e, const SimMessage *m, guint32 to, guint32 purpose) {
+  gsl_rng_set(e->draw,
+              sim_rng_message_seed(e->delivery_seed, m->from, to, m->round, m->tag, purpose));
+  return e->draw;
 }
 
-/* One transmission; nodes already checked. Order of draws, all from the
- * sender's streams (of the delivery seed when one is set): loss (only when
- * 0 < p < 1), then latency (only when not constant). A down link draws
- * nothing. */
+/* One transmission; nodes already checked. Loss (only when 0 < p < 1) and
+ * latency (only when random) are each drawn from a generator seeded by the
+ * message's key (sim_rng_message_seed: delivery seed, link, round, tag), so
+ * they depend on nothing else the run does. A down link draws nothing. */
 static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error) {
   const guint32 from = m->from;
-  SimRngSet *delivery = e->delivery_rng != NULL ? e->delivery_rng : e->rng;
   gboolean down;
   const SimLinkModel *lm = sim_link_table_lookup(&e->links, from, to, &down);
   SimDropReason reason = SIM_DROP_NONE;
   if (G_UNLIKELY(down)) {
     reason = SIM_DROP_LINK_DOWN;
   } else if (lm->params.loss > 0) {
-    gsl_rng *r = NULL;
-    if (lm->params.loss < 1 && !(r = sim_rng_set_get_inline(delivery, from, SIM_RNG_LOSS)))
-      return no_stream(from, SIM_RNG_LOSS, error);
+    gsl_rng *r = lm->params.loss < 1 ? message_draw(e, m, to, SIM_RNG_LOSS) : NULL;
     if (sim_loss_sample(lm->params.loss, r))
       reason = SIM_DROP_LOSS;
   }
@@ -359,13 +365,7 @@ static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error
       return FALSE;
     }
   } else {
-    gsl_rng *r = sim_rng_set_get_inline(delivery, from, SIM_RNG_LATENCY);
-    if (!r) {
-      e->stats.messages_sent--;
-      e->stats.bytes_sent -= m->bytes;
-      return no_stream(from, SIM_RNG_LATENCY, error);
-    }
-    latency = sim_latency_sample(&lm->params.latency, r);
+    latency = sim_latency_sample(&lm->params.latency, message_draw(e, m, to, SIM_RNG_LATENCY));
   }
   /* Saturate rather than wrap: an arrival past the end of time never comes. */
   SimTime at = latency < SIM_TIME_NEVER - 1 - e->now ? e->now + latency : SIM_TIME_NEVER - 1;

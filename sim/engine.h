@@ -104,14 +104,13 @@ SimBus *sim_engine_bus(SimEngine *engine);
 gsl_rng *sim_engine_rng(SimEngine *engine, guint32 node, guint32 purpose, GError **error);
 
 /**
- * sim_engine_set_delivery_seed: draws every latency and loss from the
- * streams (sender, SIM_RNG_LATENCY / SIM_RNG_LOSS) of @seed instead of the
- * engine's seed: the delivery pattern of an engine of seed S with delivery
- * seed D is that of an engine of seed D (same sends), whatever S, while
- * every other stream (noise, data) stays S's. Audits use it to redraw the
- * noise of a run while keeping its deliveries (audit/audit.h). Call before
- * sim_engine_run. Errors: SIM_ERROR_INVALID_ARGUMENT once the engine has
- * run; SIM_ERROR_CAPACITY from the streams. O(n_nodes).
+ * sim_engine_set_delivery_seed: draws every latency and loss under @seed
+ * instead of the engine's seed (sim_rng_message_seed(@seed, ...)): the
+ * delivery pattern of an engine of seed S with delivery seed D is that of an
+ * engine of seed D (same sends), whatever S, while every other stream
+ * (noise, data) stays S's. Audits use it to redraw the noise of a run while
+ * keeping its deliveries (audit/audit.h). Call before sim_engine_run.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT once the engine has run. O(1).
  */
 gboolean sim_engine_set_delivery_seed(SimEngine *engine, guint64 seed, GError **error);
 
@@ -156,11 +155,14 @@ gboolean sim_engine_link_is_down(const SimEngine *engine, guint32 from, guint32 
 
 /**
  * sim_engine_send: transmits @msg (the engine takes its own reference) from
- * sim_message_from(@msg) to @to. Down link: dropped. Otherwise, from the
- * SENDER's streams: loss drawn from SIM_RNG_LOSS, then latency from
- * SIM_RNG_LATENCY (a measured latency draws nothing: the link's own delay);
- * delivered at now + latency (after the events already scheduled at that
- * time). Publishes SENT, then DROPPED if dropped.
+ * sim_message_from(@msg) to @to. Down link: dropped. Otherwise loss, then
+ * latency (a measured latency draws nothing: the link's own delay), each
+ * from a generator seeded with sim_rng_message_seed(delivery seed, sender,
+ * @to, round, tag, SIM_RNG_LOSS / SIM_RNG_LATENCY): a message's draws are a
+ * function of its link and (round, tag) alone, never of the order of sends
+ * or of other messages (two messages of one link with equal round and tag
+ * draw the same values); delivered at now + latency (after the events
+ * already scheduled at that time). Publishes SENT, then DROPPED if dropped.
  * Errors: SIM_ERROR_INVALID_ARGUMENT when sender or @to is out of range, or
  * the link has no measured latency (sim_engine_check_link);
  * SIM_ERROR_CAPACITY when the queue cannot grow. O(log_4 pending).

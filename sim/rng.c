@@ -36,6 +36,16 @@ guint64 sim_rng_stream_seed(guint64 seed, guint32 node, guint32 purpose) {
   return mix64(mix64(seed + GOLDEN_GAMMA) ^ mix64(key + 2 * GOLDEN_GAMMA));
 }
 
+guint64 sim_rng_message_seed(guint64 seed, guint32 from, guint32 to, guint32 round, guint32 tag,
+                             guint32 purpose) {
+  /* The stream seed of (from, purpose), then the link's other end with the
+   * round, then the tag, each word mixed on its own and xored in: a chain of
+   * bijections of the running word for a fixed key prefix. */
+  guint64 h = sim_rng_stream_seed(seed, from, purpose);
+  h = mix64(h ^ mix64((((guint64)to << 32) | round) + 3 * GOLDEN_GAMMA));
+  return mix64(h ^ mix64((guint64)tag + 4 * GOLDEN_GAMMA));
+}
+
 /* ---- xoshiro256** as a gsl_rng_type ---- */
 
 typedef struct {

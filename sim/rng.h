@@ -18,8 +18,8 @@ G_BEGIN_DECLS
 typedef enum {
   SIM_RNG_NOISE = 0,      /* privacy noise */
   SIM_RNG_DATA = 1,       /* local data: sampling, shuffling, batches */
-  SIM_RNG_LATENCY = 2,    /* link latency of messages the node sends */
-  SIM_RNG_LOSS = 3,       /* message loss of messages the node sends */
+  SIM_RNG_LATENCY = 2,    /* link latency (a key of sim_rng_message_seed) */
+  SIM_RNG_LOSS = 3,       /* message loss (a key of sim_rng_message_seed) */
   SIM_RNG_TOPOLOGY = 4,   /* random graphs, peer sampling */
   SIM_RNG_PROTOCOL = 5,   /* protocol decisions (e.g. a random neighbour) */
   SIM_RNG_INIT = 6,       /* model initialization */
@@ -34,6 +34,21 @@ typedef enum {
  * global stream. Complexity: O(1).
  */
 guint64 sim_rng_stream_seed(guint64 seed, guint32 node, guint32 purpose);
+
+/**
+ * sim_rng_message_seed: the 64-bit seed of the draws of one message, for
+ * purpose @purpose (SIM_RNG_LATENCY, SIM_RNG_LOSS) under global @seed: a
+ * counter-based hash of the link (@from, @to, original node ids), the message
+ * (@round, @tag) and @purpose. The engine seeds a generator with it for each
+ * transmission, so a message's latency and loss are the same whatever else is
+ * sent, in whatever order: a simulation of part of a graph (the nodes near
+ * the attackers, privacy/local.c) draws, on its links, the values of the full
+ * run. Distinct keys of one @seed collide with probability about 2^-64 per
+ * pair (mix64 of a xor of mixed words; the packed (@from, @purpose) word is
+ * sim_rng_stream_seed's). Complexity: O(1).
+ */
+guint64 sim_rng_message_seed(guint64 seed, guint32 from, guint32 to, guint32 round, guint32 tag,
+                             guint32 purpose);
 
 /**
  * sim_rng_default_type: the generator every engine stream uses: xoshiro256**

@@ -118,11 +118,13 @@ static void test_delivery_time(void) {
   g_array_free(a.arrivals, TRUE);
 }
 
-/* ---- Latency and loss come from the sender's streams ---- */
+/* ---- Latency and loss are keyed by the message (sim_rng_message_seed) ---- */
 
 typedef struct {
   guint32 n_senders;
   guint32 n_each;
+  gboolean reverse; /* send rounds n_each - 1 .. 0 instead of 0 .. n_each - 1 */
+  guint32 n_active; /* when > 0, only nodes below it send */
   GArray *arrivals;
   GArray *drops; /* (from, round) */
 } Senders;
@@ -130,10 +132,11 @@ typedef struct {
 static void start_senders(SimEngine *e, guint32 node, gpointer state) {
   (void)state;
   Senders *s = sim_engine_get_user_data(e);
-  if (node >= s->n_senders)
+  if (node >= s->n_senders || (s->n_active > 0 && node >= s->n_active))
     return;
   for (guint32 k = 0; k < s->n_each; k++)
-    send(e, node, s->n_senders, k, 0, 1); /* the last node receives */
+    send(e, node, s->n_senders, s->reverse ? s->n_each - 1 - k : k, 0,
+         1); /* the last node receives */
 }
 
 static void senders_arrival(SimEngine *e, guint32 node, gpointer state, SimMessage *m) {
@@ -159,6 +162,18 @@ static SimTime arrival_of(const Senders *s, guint32 from, guint32 k) {
       return q[1];
   }
   return 0;
+}
+
+/* A generator at the draws of message (@from -> @to, round @round, tag 0)
+ * for @purpose under @seed: the engine's keyed draws, rebuilt independently
+ * of it (one xoshiro generator, reseeded per call, allocated once). */
+static gsl_rng *message_rng(guint64 seed, guint32 from, guint32 to, guint32 round,
+                            guint32 purpose) {
+  static gsl_rng *r;
+  if (r == NULL)
+    r = gsl_rng_alloc(sim_rng_default_type());
+  gsl_rng_set(r, sim_rng_message_seed(seed, from, to, round, 0, purpose));
+  return r;
 }
 
 /* @delivery: NULL, or the delivery seed (sim_engine_set_delivery_seed). */
@@ -188,19 +203,17 @@ static void check_streams(const Senders *s, guint64 seed, double loss) {
   g_assert_true(sim_latency_parse("uniform:min=1,max=20", &lat, NULL));
   guint n_lost = 0;
   for (guint32 u = 0; u < s->n_senders; u++) {
-    gsl_rng *rl = sim_rng_stream_new(seed, u, SIM_RNG_LOSS, NULL, NULL);
-    gsl_rng *rt = sim_rng_stream_new(seed, u, SIM_RNG_LATENCY, NULL, NULL);
     for (guint32 k = 0; k < s->n_each; k++) {
-      gboolean lost = gsl_rng_uniform(rl) < loss;
+      gboolean lost = gsl_rng_uniform(message_rng(seed, u, s->n_senders, k, SIM_RNG_LOSS)) < loss;
       SimTime got = arrival_of(s, u, k);
       if (lost)
         g_assert_cmpuint(got, ==, 0);
       else
-        g_assert_cmpuint(got, ==, sim_latency_sample(&lat, rt));
+        g_assert_cmpuint(
+            got, ==,
+            sim_latency_sample(&lat, message_rng(seed, u, s->n_senders, k, SIM_RNG_LATENCY)));
       n_lost += lost;
     }
-    gsl_rng_free(rl);
-    gsl_rng_free(rt);
   }
   g_assert_cmpuint(s->drops->len, ==, 2 * n_lost);
   g_assert_cmpuint(n_lost, >, 100); /* 600 x 0.25 = 150 expected */
@@ -250,20 +263,18 @@ static void test_sender_streams(void) {
   g_assert_true(sim_latency_parse("uniform:min=1,max=20", &lat, NULL));
   guint n_lost = 0;
   for (guint32 u = 0; u < s.n_senders; u++) {
-    gsl_rng *rl = sim_rng_stream_new(seed, u, SIM_RNG_LOSS, NULL, NULL);
-    gsl_rng *rt = sim_rng_stream_new(seed, u, SIM_RNG_LATENCY, NULL, NULL);
     for (guint32 k = 0; k < s.n_each; k++) {
-      gboolean lost = gsl_rng_uniform(rl) < loss;
+      gboolean lost = gsl_rng_uniform(message_rng(seed, u, s.n_senders, k, SIM_RNG_LOSS)) < loss;
       SimTime got = arrival_of(&s, u, k);
       if (lost) {
         g_assert_cmpuint(got, ==, 0);
         n_lost++;
       } else {
-        g_assert_cmpuint(got, ==, sim_latency_sample(&lat, rt));
+        g_assert_cmpuint(
+            got, ==,
+            sim_latency_sample(&lat, message_rng(seed, u, s.n_senders, k, SIM_RNG_LATENCY)));
       }
     }
-    gsl_rng_free(rl);
-    gsl_rng_free(rt);
   }
   g_assert_cmpuint(s.drops->len, ==, 2 * n_lost);
   g_assert_cmpuint(s.arrivals->len, ==, 4 * (s.n_senders * s.n_each - n_lost));
@@ -271,10 +282,19 @@ static void test_sender_streams(void) {
 
   /* Node 0's draws do not depend on whether nodes 1 and 2 send: a run with
    * node 0 alone gives node 0 the same arrivals. */
-  Senders alone = {.n_senders = 1, .n_each = 200};
+  Senders alone = {.n_senders = 3, .n_each = 200, .n_active = 1};
   run_senders(&alone, seed, loss);
   for (guint32 k = 0; k < s.n_each; k++)
     g_assert_cmpuint(arrival_of(&alone, 0, k), ==, arrival_of(&s, 0, k));
+  /* Nor on the order of the sender's own messages (the draws are keyed by
+   * the message, not drawn in sequence): sent in reverse, same arrivals. */
+  Senders reversed = {.n_senders = 3, .n_each = 200, .reverse = TRUE};
+  run_senders(&reversed, seed, loss);
+  for (guint32 u = 0; u < s.n_senders; u++)
+    for (guint32 k = 0; k < s.n_each; k++)
+      g_assert_cmpuint(arrival_of(&reversed, u, k), ==, arrival_of(&s, u, k));
+  g_array_free(reversed.arrivals, TRUE);
+  g_array_free(reversed.drops, TRUE);
   g_array_free(s.arrivals, TRUE);
   g_array_free(s.drops, TRUE);
   g_array_free(alone.arrivals, TRUE);

@@ -52,6 +52,33 @@ static void test_seeding_reference(void) {
   gsl_rng_free(r);
 }
 
+/* Message seeds: reference values computed outside the project (Python,
+ * the same splitmix64 mixing as sim_rng_stream_seed, chained over (to,
+ * round) and tag), and every key of a small grid, the link reversed
+ * included, gets its own seed. */
+static void test_message_seed(void) {
+  g_assert_cmpuint(sim_rng_message_seed(42, 7, 3, 5, 0, SIM_RNG_LATENCY), ==,
+                   UINT64_C(0xd29e6797e194203d));
+  g_assert_cmpuint(sim_rng_message_seed(0, 0, 0, 0, 0, 0), ==, UINT64_C(0xa093752749b96149));
+  g_assert_cmpuint(sim_rng_message_seed(1, 3, 7, 5, 0, SIM_RNG_LOSS), ==,
+                   UINT64_C(0xa0d8d546d9299315));
+  GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+  static guint64 keys[6 * 6 * 5 * 3 * 2];
+  guint n = 0;
+  for (guint32 from = 0; from < 6; from++)
+    for (guint32 to = 0; to < 6; to++)
+      for (guint32 round = 0; round < 5; round++)
+        for (guint32 tag = 0; tag < 3; tag++)
+          for (guint32 p = SIM_RNG_LATENCY; p <= SIM_RNG_LOSS; p++) {
+            keys[n] = sim_rng_message_seed(9, from, to, round, tag, p);
+            g_assert_false(g_hash_table_contains(seen, &keys[n]));
+            g_hash_table_add(seen, &keys[n]);
+            n++;
+          }
+  g_assert_cmpuint(n, ==, G_N_ELEMENTS(keys));
+  g_hash_table_destroy(seen);
+}
+
 static void test_reproducible(void) {
   gsl_rng *a = stream(7, 3, SIM_RNG_NOISE), *b = stream(7, 3, SIM_RNG_NOISE);
   for (int i = 0; i < 1000; i++)
@@ -285,6 +312,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/sim/rng/xoshiro-vectors", test_xoshiro_vectors);
   g_test_add_func("/sim/rng/seeding-reference", test_seeding_reference);
+  g_test_add_func("/sim/rng/message-seed", test_message_seed);
   g_test_add_func("/sim/rng/reproducible", test_reproducible);
   g_test_add_func("/sim/rng/distinct", test_distinct);
   g_test_add_func("/sim/rng/independent-of-others", test_independent_of_others);
