@@ -143,6 +143,10 @@ typedef struct {
   guint n_scores;     /* per world */
   gboolean elsewhere; /* the rows are on another rank of the MPI job (AuditConfig.map):
                        * none here */
+  /* Why the distinguishing attacks were refused (an unresolved victim, as
+   * `account` warns, or a noise scale outside the double range), for the
+   * front end's warning; NULL when they ran or did not apply. */
+  char *note;
 } AuditReport;
 
 /*

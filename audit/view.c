@@ -200,6 +200,13 @@ void audit_view_clear(AuditView *v) {
   memset(v, 0, sizeof *v);
 }
 
+gboolean audit_view_attackable(const AuditView *v) {
+  for (guint j = 0; j < v->k; j++)
+    if (!(v->lam[j] >= 1e-200 && v->lam[j] <= 1e200))
+      return FALSE;
+  return TRUE;
+}
+
 /* The participation pattern whose exact value is the sensitivity (the
  * first of the largest), by the accountant's own computation per pattern
  * (mf_gram_sensitivity2's). O(b k^3) per certificate. */
@@ -247,14 +254,23 @@ static gboolean account(const AuditConfig *a, GPtrArray *rows, const GArray *own
         if (owner < n && is_member[owner])
           priv_knowledge_know_noise(k, id);
       }
+  /* The observer path's scale-free blocks, as `account` computes them: at
+   * sigma far from 1 (1e-300, 1e200) the plain blocks under- or overflow and
+   * X / scale^2 gave mu = 0, a privacy number below the truth (issue 37). Xv
+   * stays in the blocks' units; mu = sqrt(s2) / scale, as
+   * priv_account_report's. */
   PrivKnowledgeOptions opt = {.T = a->T, .clip = 1.0};
-  g_autoptr(PrivBlocks) blocks = priv_knowledge_blocks(k, &opt, error);
+  g_autoptr(PrivBlocks) blocks = priv_knowledge_blocks_scaled(k, &opt, error);
   if (blocks == NULL)
     return FALSE;
   v->status = blocks->status[a->victim];
+  v->xscale = blocks->scale;
   v->Xv = g_memdup2(priv_blocks_get(blocks, a->victim), sizeof(double) * a->T * (gsize)a->T);
-  for (gsize i = 0; i < a->T * (gsize)a->T; i++)
-    v->Xv[i] /= blocks->scale * blocks->scale;
+  gboolean finite = TRUE;
+  for (gsize i = 0; i < a->T * (gsize)a->T && finite; i++)
+    finite = isfinite(v->Xv[i]);
+  if (v->status == PRIV_NODE_PROTECTED && !finite)
+    v->status = PRIV_NODE_UNPROTECTED; /* priv_account_report's rule: mu = inf */
   if (v->status != PRIV_NODE_PROTECTED) {
     v->mu = v->status == PRIV_NODE_UNPROTECTED ? INFINITY : NAN;
     return TRUE;
@@ -263,7 +279,21 @@ static gboolean account(const AuditConfig *a, GPtrArray *rows, const GArray *own
   v->b = audit_interval(a);
   if (!mf_gram_sensitivity2(v->Xv, a->T, v->b, MF_SENSITIVITY_EXACT, &s2, error))
     return FALSE;
-  v->mu = sqrt(s2);
+  if (isnan(s2)) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "audit: the sensitivity of victim %u is not a number", a->victim);
+    return FALSE;
+  }
+  double sens = sqrt(MAX(s2, 0.0));
+  v->mu = sens / v->xscale;
+  if (sens > 0 && v->mu == 0.0)
+    v->mu = 4.9406564584124654e-324; /* never 0 for a positive truth (priv_no_zero) */
+  if (!(v->mu <= PRIV_MU_RESOLVABLE_MAX)) {
+    /* What `account` says: no number the conditioning can support. */
+    v->status = PRIV_NODE_UNRESOLVED;
+    v->mu = NAN;
+    return TRUE;
+  }
   return best_offset(v, a->T, error);
 }
 
@@ -311,6 +341,7 @@ static gboolean noise_range(double *B, guint r, guint m, AuditView *v, GError **
     g_free(s);
     return FALSE;
   }
+  v->smax = kmin > 0 ? s[0] : 0.0;
   /* Singular values come in decreasing order. */
   while (v->k < kmin && s[0] > 0.0 && s[v->k] > RANK_TOL * s[0])
     v->k++;

@@ -330,6 +330,11 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
         status = cli_error_status(err);
         g_clear_error(&err);
       }
+      if (status == CLI_EXIT_OK && rep.note != NULL && ranks_rank() == 0) {
+        char *label = cli_attacker_sets_label(sets, s);
+        fprintf(stderr, "dpgossip %s: warning: attackers %s, %s\n", CMD, label, rep.note);
+        g_free(label);
+      }
       for (guint k = 0; status == CLI_EXIT_OK && k < rep.n_rows; k++) {
         Row row = {.attackers = cli_attacker_sets_label(sets, s), .victim = a.victim,
                    .r = rep.rows[k]};
