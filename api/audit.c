@@ -34,11 +34,13 @@ static gboolean check_options(const DpgAuditOptions *o, PrivTrust *trust, guint 
                                 .threads = o->threads,
                                 .seed = o->seed,
                                 .sigma = o->sigma,
+                                .lr = o->lr,
                                 .mode = o->mode,
                                 .latency = o->latency,
                                 .loss = o->loss,
                                 .has_attackers = o->attackers != NULL && o->attackers[0] != NULL,
-                                .has_victims = o->victims != NULL && o->victims[0] != NULL};
+                                .has_victims = o->victims != NULL && o->victims[0] != NULL,
+                                .figure = o->figure};
   if ((o->attack != NULL && !audit_attack_parse(o->attack, attacks, &error)) ||
       !audit_options_check(&checked, trust, &error))
     return dpg_fail(err, error, 2), FALSE;
@@ -147,6 +149,7 @@ static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGoss
                        .loss = o->loss,
                        .schedule = o->schedule,
                        .sigma = o->sigma,
+                       .lr = o->lr,
                        .T = (guint)o->rounds,
                        .b = (guint)o->participation_interval,
                        .dim = (guint)o->dim,
@@ -248,7 +251,16 @@ DpgTable *dpg_audit(const DpgAuditOptions *opts, DpgError *err) {
   DpgAuditOptions with_plugins = *opts;
   if (with_plugins.protocol == NULL)
     with_plugins.protocol = plugins.single;
-  DpgTable *t = audit(&with_plugins, trust, attacks, err);
+  /* The spec as dpg_account resolves it, with its status, before any run. */
+  ProtoAccountProtocol proto = {0};
+  GError *error = NULL;
+  DpgTable *t = NULL;
+  if (!proto_account_resolve_protocol(with_plugins.protocol ? with_plugins.protocol : "dsgd",
+                                      &proto, &error))
+    dpg_fail(err, error, proto_error_status(error, PROTO_FAILED_PROTOCOL));
+  else
+    t = audit(&with_plugins, trust, attacks, err);
+  proto_account_protocol_clear(&proto);
   dpg_plugins_end(&plugins);
   return t;
 }

@@ -181,6 +181,9 @@ typedef struct {
    * @seed (the same deliveries in every trial, those of dpg_account's run
    * of that seed). */
   const char *loss;
+  /* 0: the protocol's default step size, as dpg_account's; else the run's
+   * (Zip-DL's noise is in units of it): the audit tests the run it accounts. */
+  double lr;
 } DpgAuditOptions;
 
 void dpg_audit_options_init(DpgAuditOptions *o);

@@ -211,6 +211,7 @@ typedef struct {
   const char *latency;         /* NULL: constant:ms=0 */
   const char *loss;            /* NULL: none */
   gboolean has_attackers, has_victims;
+  const char *figure; /* NULL, or the trade-off figure's file */
 } AuditOptions;
 
 /*
@@ -220,7 +221,8 @@ typedef struct {
  * NULL), T >= 1, trials >= 20, dim >= 0, threads >= 1, seed >= 0, sigma
  * finite and >= 0, lr finite and > 0 when given, a dim the canary fits in (audit_default_dim),
  * mode, latency and loss specs that parse, no loss in sync mode, attackers and victims
- * given. The attack (audit_attack_parse) is the front end's:
+ * given, a figure's extension plot_format_from_path knows (before the runs,
+ * whose table an unknown extension lost). The attack (audit_attack_parse) is the front end's:
  * the command line has one more (onerun).
  * Errors: G_OPTION_ERROR_BAD_VALUE for the rules; priv_trust_parse's
  * prefixed "--trust: ", sim_latency_parse's prefixed "--latency: ",

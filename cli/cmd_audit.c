@@ -153,6 +153,8 @@ static gboolean victims_of(const Options *o, guint n, const guint *set, guint se
 static int horizon(Options *o) {
   GError *err = NULL;
   gint T = o->a.rounds, k = o->epochs, b = o->a.interval;
+  if (k != CLI_UNSET && k <= 0) /* account's rule and words */
+    return cli_usage_error(CMD, "--epochs k must be positive (got %d)", k);
   if (k != CLI_UNSET && T == CLI_UNSET && b == CLI_UNSET)
     b = 1;
   if (!cli_horizon_resolve(&T, &k, &b, &err)) {
@@ -179,6 +181,7 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
   o->a.mode = o->mode;
   o->a.has_attackers = o->attackers != NULL;
   o->a.has_victims = o->victims != NULL;
+  o->a.figure = o->figure;
   if (status == CLI_EXIT_OK && !audit_options_check(&o->a, trust, &err))
     status = cli_usage_error(CMD, "%s", err->message);
   if (status == CLI_EXIT_OK && o->figure != NULL &&
@@ -192,6 +195,12 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
   g_clear_error(&err);
   if (o->protocol == NULL)
     o->protocol = g_strdup(o->plugins.single != NULL ? o->plugins.single : "dsgd");
+  /* The spec as `account` resolves it, with its status (a value out of
+   * range is the user's: 2), before any run. */
+  ProtoAccountProtocol proto = {0};
+  if (status == CLI_EXIT_OK && !proto_account_resolve_protocol(o->protocol, &proto, &err))
+    status = cli_fail(CMD, err, proto_error_status(err, PROTO_FAILED_PROTOCOL));
+  proto_account_protocol_clear(&proto);
   return status;
 }
 

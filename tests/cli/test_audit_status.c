@@ -9,7 +9,7 @@
  *     the same mu;
  *   - the options `account` refuses as usage errors are refused by the audit
  *     before any run, exit status 2 (-k 0, --figure with a wrong extension,
- *     a protocol spec out of range).
+ *     a protocol spec out of range), as `account` refuses them.
  */
 #include <math.h>
 #include <string.h>
@@ -87,8 +87,41 @@ static void test_sigma_agrees(void) {
   }
 }
 
+/* What `account` refuses as the user's, the audit refuses before any run,
+ * exit 2, in account's words (the figure's extension was checked after the
+ * whole audit, exit 1, its table lost; -k 0 was accepted; muffliato:K=0
+ * failed in the first run, exit 1). */
+static void test_refused_before_running(void) {
+  const struct {
+    const char *opt, *val, *fragment;
+  } cases[] = {
+      {"--figure", "f.txt", "--figure: unknown extension in 'f.txt' (use .svg, .png or .pdf)"},
+      {"-k", "0", "--epochs k must be positive (got 0)"},
+      {"-p", "muffliato:K=0", "--protocol: muffliato: parameter K=0 is out of range"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    CliRun r = cli_run("audit", "--generate", "florentine", "-T", "4", "-a", "0", "--victim", "1",
+                       "--trials", "20", cases[i].opt, cases[i].val);
+    if (r.status != 2 || strstr(r.err, cases[i].fragment) == NULL)
+      g_error("%s %s: exit %d, '%s' (want 2 and '%s')", cases[i].opt, cases[i].val, r.status, r.err,
+              cases[i].fragment);
+    /* Refused before the runs: no progress line, no table. */
+    g_assert_null(strstr(r.err, "trial runs"));
+    g_assert_cmpstr(r.out, ==, "");
+    cli_run_clear(&r);
+    if (i == 0)
+      continue;
+    /* account: the same status for the same option. */
+    CliRun a = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a",
+                       "0", cases[i].opt, cases[i].val);
+    g_assert_cmpint(a.status, ==, 2);
+    cli_run_clear(&a);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/audit_status/sigma_agrees", test_sigma_agrees);
+  g_test_add_func("/audit_status/refused_before_running", test_refused_before_running);
   return g_test_run();
 }
