@@ -196,7 +196,10 @@ size_t dpg_audit_options_size(void); /* sizeof, for a foreign declaration's chec
  * mu_clopper_pearson_low, trials, reconstruction_error, status.
  * Attributes: protocol, trust, rounds, sigma, seed, confidence, overstated
  * (how many rows are: where the command exits 1, this call succeeds with
- * the count, so that the caller sees the rows).
+ * the count, so that the caller sees the rows), warnings when any (what
+ * the command prints on stderr, one a line: attacks refused on an
+ * unresolved victim or out of the double range, an attacker set that
+ * receives nothing).
  * Errors: those of `dpgossip audit`, same messages and statuses;
  * cancellation (at the next trial). Complexity: the command's.
  */

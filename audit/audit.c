@@ -448,7 +448,23 @@ gboolean audit_run(const AuditConfig *cfg, guint attacks, AuditReport *out, GErr
                                 "precision (status unresolved, as `account` says); the "
                                 "distinguishing attacks are refused",
                                 a.victim, PRIV_MU_RESOLVABLE_MAX);
-  if (ok && v.status == PRIV_NODE_PROTECTED && !audit_view_attackable(&v)) {
+  if (ok && v.silent) {
+    /* What `account` says: mu = 0. The rows of the attacks asked, with no
+     * trial: every test of an empty view has the power of its size. */
+    out->note = g_strdup_printf("victim %u: the attacker set receives no message: mu = 0 (as "
+                                "`account` reports); nothing to attack",
+                                a.victim);
+    for (guint bit = AUDIT_ATTACK_NP; bit <= AUDIT_ATTACK_LEARNED; bit <<= 1)
+      if (attacks & bit) {
+        AuditResult r = result_new((AuditAttack)bit, 0.0, AUDIT_CONSISTENT);
+        r.mu_canary = r.mu_test = 0.0;
+        out->rows[out->n_rows++] = r;
+      }
+    if (!every && (attacks & AUDIT_ATTACK_RECONSTRUCTION))
+      out->rows[out->n_rows++] = result_new(AUDIT_ATTACK_RECONSTRUCTION, 0.0, AUDIT_REFUSED);
+    attacks = distinguishing = 0; /* nothing more to run */
+  }
+  if (ok && v.status == PRIV_NODE_PROTECTED && !v.silent && !audit_view_attackable(&v)) {
     /* The accounted mu stands (scale-free), but the trials' values and the
      * noise's eigenvalues leave the double range: no attack to run. */
     out->note = g_strdup_printf(

@@ -185,8 +185,9 @@ guint audit_default_dim(guint T);
  * audit_schedule_check: builds the schedule @spec (NULL: none, TRUE) on
  * @graph once, as every run of an audit of @seed will, so that a front
  * end refuses it before any run. *@usage is TRUE when the spec itself is
- * wrong (TOPO_ERROR_PARSE or TOPO_ERROR_INVALID_ARGUMENT: the user's
- * option), FALSE when a file it names fails. Errors: topo_schedule_new's,
+ * wrong (proto_error_is_usage: a spec that does not parse, a value out of
+ * range), FALSE when a file it names fails or the schedule does not fit
+ * the graph or the memory (`account`'s rule). Errors: topo_schedule_new's,
  * prefixed with "--schedule SPEC: ". O(topo_schedule_new).
  */
 gboolean audit_schedule_check(const char *spec, const TopoGraph *graph, TopoGossipKind gossip,

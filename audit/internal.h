@@ -61,6 +61,7 @@ typedef struct {
   double mu;  /* accounted, exact sensitivity */
   double *Xv; /* T x T, the accountant's block times xscale^2 */
   double xscale; /* the blocks' scale (privacy/blocks.h): X_v = Xv / xscale^2 */
+  gboolean silent; /* the set receives no message: mu = 0, no matrix, nothing to attack */
   guint b;      /* participation interval */
   guint offset; /* the participation pattern {offset, offset + b, ...} of the
                  * exact sensitivity (the first of the largest) */

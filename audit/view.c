@@ -79,8 +79,10 @@ gboolean audit_schedule_check(const char *spec, const TopoGraph *graph, TopoGoss
     topo_schedule_free(s);
     return TRUE;
   }
-  *usage = (*error)->domain == TOPO_ERROR &&
-           ((*error)->code == TOPO_ERROR_PARSE || (*error)->code == TOPO_ERROR_INVALID_ARGUMENT);
+  /* The one rule of every front end (proto_error_is_usage): a spec that
+   * does not parse or a value out of range is the user's; a file it names,
+   * or a memory refusal, the run's. */
+  *usage = proto_error_is_usage(*error);
   g_prefix_error(error, "--schedule %s: ", spec);
   return FALSE;
 }
@@ -450,13 +452,19 @@ gboolean audit_view_new(const AuditConfig *a, TopoSchedule *sched, const gboolea
     ok = FALSE;
   }
   if (ok && prov.count == 0) {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
-                "audit: the attacker set receives no message");
-    ok = FALSE;
+    /* Nothing reaches the set: no information, mu = 0, what `account`
+     * reports (it failed here, exit 1); nothing to attack. */
+    v->silent = TRUE;
+    v->status = PRIV_NODE_PROTECTED;
+    v->mu = 0.0;
+    v->T = a->T;
+    v->p = (gsize)a->dim + 1;
+    v->xscale = 1.0;
   }
   SimNoiseRegistry *reg = run ? proto_context_noise(proto_run_context(run)) : NULL;
-  ok = ok && account(a, prov.rows, prov.own, reg, is_member, v, error) &&
-       view_matrices(a, prov.rows, reg, is_member, (double *)pub.values->data, init_pub, v, error);
+  ok = ok && (v->silent || (account(a, prov.rows, prov.own, reg, is_member, v, error) &&
+                            view_matrices(a, prov.rows, reg, is_member, (double *)pub.values->data,
+                                          init_pub, v, error)));
   proto_run_free(run);
   audit_seen_clear(&prov);
   audit_seen_clear(&pub);

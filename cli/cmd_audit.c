@@ -279,8 +279,17 @@ static gboolean mpi_map(guint n, AuditItemFunc func, gpointer func_data, GBytes 
   return ranks_map(n, func, func_data, results, error);
 }
 
+/* The progress of the whole command: audit @index of @count, each of the
+ * same 2 trials runs, so that the ETA covers every victim (it covered the
+ * current one: --victim all restarted it at each). */
+typedef struct {
+  CliProgress *printer;
+  guint64 index, count;
+} Progress;
+
 static void on_progress(guint64 done, guint64 total, gpointer data) {
-  cli_progress_update(data, done, total, "trial runs");
+  const Progress *p = data;
+  cli_progress_update(p->printer, p->index * total + done, p->count * total, "trial runs");
 }
 
 /* The figure of the first row's victim with np scores. */
@@ -302,7 +311,14 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
                      guint attacks, const CliAttackerSets *sets, gboolean mpi, GArray *rows) {
   int status = CLI_EXIT_OK;
   gboolean figured = o->figure == NULL || ranks_rank() != 0; /* rank 0 draws */
-  CliProgress *progress = cli_progress_new(CMD, o->quiet);
+  Progress progress = {.printer = cli_progress_new(CMD, o->quiet)};
+  /* Every (set, victim) first, for the total; a bad --victim is said in
+   * the loop below. */
+  for (guint s = 0; s < cli_attacker_sets_n(sets); s++)
+    for (guint i = 0; o->victims[i] != NULL; i++)
+      progress.count += g_str_equal(o->victims[i], "all")
+                            ? topo_graph_n_nodes(g) - cli_attacker_sets_size(sets, s)
+                            : 1;
   for (guint s = 0; status == CLI_EXIT_OK && s < cli_attacker_sets_n(sets); s++) {
     const guint *set = cli_attacker_sets_members(sets, s);
     guint set_n = cli_attacker_sets_size(sets, s);
@@ -330,7 +346,7 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
                        .seed = (guint64)o->a.seed,
                        .threads = (guint)o->a.threads,
                        .progress = on_progress,
-                       .progress_data = progress,
+                       .progress_data = &progress,
                        .map = mpi ? mpi_map : NULL};
       AuditReport rep;
       GError *err = NULL;
@@ -356,10 +372,11 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
         figured = TRUE;
       }
       audit_report_clear(&rep);
+      progress.index++;
     }
     g_array_unref(victims);
   }
-  cli_progress_free(progress);
+  cli_progress_free(progress.printer);
   if (status == CLI_EXIT_OK && !figured) {
     fprintf(stderr, "dpgossip %s: --figure %s: no protected victim was audited by the np "
                     "attack: nothing to draw\n", CMD, o->figure);

@@ -575,7 +575,7 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
     o.schedule = s.str(schedule)
     o.plugins = _plugin_paths(s, plugins)
     cols, attrs, _ = table_columns(call(lib.dpg_audit, o))
-    attrs = _typed_attrs(attrs)
+    attrs = _warned(attrs, "audit")  # the command's warnings (refused attacks)
     n_over = int(attrs.get("overstated", 0))
     if n_over:
         warnings.warn(f"dpgossip.audit: {n_over} row(s) overstated: an attack reaches a mu "

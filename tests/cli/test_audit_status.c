@@ -9,9 +9,14 @@
  *     the same mu;
  *   - the options `account` refuses as usage errors are refused by the audit
  *     before any run, exit status 2 (-k 0, --figure with a wrong extension,
- *     a protocol spec out of range), as `account` refuses them.
+ *     a protocol spec out of range), as `account` refuses them;
+ *   - an attacker set that receives nothing: mu = 0, as `account` says;
+ *   - --victim given twice: one progress over both victims' trial runs;
+ *   - a scenario's [audit] that would audit nothing (its victims all
+ *     attackers, or trials without victims) is a problem at its line.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -119,9 +124,115 @@ static void test_refused_before_running(void) {
   }
 }
 
+/* An attacker offline for the whole run (a churn file: node 0 leaves at
+ * round 0) receives nothing: `account` reports mu = 0 and so does the
+ * audit, exit 0 (it failed, exit 1, "receives no message"). */
+static void test_attacker_hears_nothing(void) {
+  char *dir = g_dir_make_tmp("dpg-audit-silent-XXXXXX", NULL);
+  char *churn = g_build_filename(dir, "churn.txt", NULL);
+  g_assert_true(g_file_set_contents(churn, "0 0\n", -1, NULL));
+  char *spec = g_strdup_printf("churn:%s", churn);
+  CliRun a = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a", "0",
+                     "--schedule", spec, "--format", "csv", "-q");
+  g_assert_cmpint(a.status, ==, 0);
+  g_assert_nonnull(strstr(a.out, "\n0,pndp,1,1,0,0,0,0,,protected,"));
+  cli_run_clear(&a);
+  CliRun r = cli_run("audit", "--generate", "florentine", "-T", "4", "-a", "0", "--victim", "1",
+                     "--trials", "20", "--schedule", spec, "--format", "csv", "-q");
+  if (r.status != 0)
+    g_error("exit %d: %s", r.status, r.err);
+  g_assert_nonnull(strstr(r.err, "the attacker set receives no message: mu = 0"));
+  gchar **lines = g_strsplit(r.out, "\n", -1);
+  g_assert_cmpuint(g_strv_length(lines), ==, 4); /* header, np, learned, "" */
+  for (guint l = 1; l <= 2; l++) {
+    gchar **f = g_strsplit(lines[l], ",", -1);
+    g_assert_cmpfloat(g_ascii_strtod(f[3], NULL), ==, 0.0);
+    g_assert_cmpstr(f[12], ==, "consistent");
+    g_strfreev(f);
+  }
+  g_strfreev(lines);
+  cli_run_clear(&r);
+  g_free(spec);
+  g_unlink(churn);
+  g_rmdir(dir);
+  g_free(churn);
+  g_free(dir);
+}
+
+/* A scenario whose [audit] would audit nothing is refused at validation,
+ * at the line of the key (it ran nothing, silently). */
+static void test_scenario_audits_something(void) {
+  char *dir = g_dir_make_tmp("dpg-audit-status-XXXXXX", NULL);
+  char *ini = g_build_filename(dir, "a.ini", NULL);
+  const struct {
+    const char *audit, *fragment;
+  } cases[] = {
+      {"victims = 0\n", "a.ini:6: audit.victims: victim 0 is in every collusion set"},
+      {"victims = 1;0\n", "a.ini:6: audit.victims: victim 0 is in every collusion set"},
+      {"trials = 40\n", "a.ini:6: audit.trials: [audit] trials without victims"},
+      {"attack = np\n", "a.ini:6: audit.attack: [audit] attack without victims"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    char *text = g_strdup_printf("[topology]\ngenerate = florentine\n[collusion.x]\nnodes = 0\n"
+                                 "[audit]\n%s",
+                                 cases[i].audit);
+    g_assert_true(g_file_set_contents(ini, text, -1, NULL));
+    CliRun r = cli_run("validate", ini);
+    if (r.status != 1 || strstr(r.err, cases[i].fragment) == NULL)
+      g_error("%s: exit %d, '%s' (want 1 and '%s')", cases[i].audit, r.status, r.err,
+              cases[i].fragment);
+    cli_run_clear(&r);
+    g_free(text);
+  }
+  /* Victims outside the set still validate. */
+  g_assert_true(g_file_set_contents(ini,
+                                    "[topology]\ngenerate = florentine\n[collusion.x]\nnodes = "
+                                    "0\n[audit]\nvictims = 1\n",
+                                    -1, NULL));
+  CliRun r = cli_run("validate", ini);
+  if (r.status != 0)
+    g_error("valid [audit]: exit %d, '%s'", r.status, r.err);
+  cli_run_clear(&r);
+  char *rm[] = {"rm", "-rf", dir, NULL};
+  g_spawn_sync(NULL, rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+  g_free(ini);
+  g_free(dir);
+}
+
+/* --victim given twice: the progress counts both victims' trial runs, so
+ * that its ETA is the command's (it restarted at 0/40 for the second). */
+static void test_progress_covers_every_victim(void) {
+  g_setenv("DPGOSSIP_PROGRESS_INTERVAL", "0", TRUE);
+  CliRun r = cli_run("audit", "--generate", "florentine", "-T", "4", "-a", "0", "--victim", "1",
+                     "--victim", "8", "--trials", "20", "--attack", "np");
+  g_unsetenv("DPGOSSIP_PROGRESS_INTERVAL");
+  g_assert_cmpint(r.status, ==, 0);
+  gchar **lines = g_strsplit(r.err, "\n", -1);
+  guint64 last = 0, n = 0;
+  for (guint i = 0; lines[i] != NULL; i++) {
+    guint64 done = 0, total = 0;
+    if (sscanf(lines[i], "dpgossip audit: %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " trial runs",
+               &done, &total) != 2)
+      continue;
+    /* 2 victims x 2 worlds x 20 trials, never going back. */
+    g_assert_cmpuint(total, ==, 80);
+    g_assert_cmpuint(done, >=, last);
+    last = done;
+    n++;
+  }
+  if (n < 2 || last != 80)
+    g_error("%" G_GUINT64_FORMAT " progress lines, last at %" G_GUINT64_FORMAT "/80:\n%s", n, last,
+            r.err);
+  g_strfreev(lines);
+  cli_run_clear(&r);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/audit_status/sigma_agrees", test_sigma_agrees);
   g_test_add_func("/audit_status/refused_before_running", test_refused_before_running);
+  g_test_add_func("/audit_status/scenario_audits_something", test_scenario_audits_something);
+  g_test_add_func("/audit_status/attacker_hears_nothing", test_attacker_hears_nothing);
+  g_test_add_func("/audit_status/progress_covers_every_victim", test_progress_covers_every_victim);
   return g_test_run();
 }

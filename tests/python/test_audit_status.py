@@ -76,3 +76,19 @@ def test_cli_statuses(cli):
         status, _, err = cli("audit", "--generate", "florentine", "-a", "0", "--victim", "1",
                              "-q", *extra)
         assert status == 2, (extra, err)
+
+
+def test_unresolved_and_silent_warn(tmp_path):
+    # sigma 1e-8: account says unresolved; the audit's rows are refused and
+    # the reason is a warning, as the command's stderr.
+    with pytest.warns(UserWarning, match="status unresolved"):
+        df = dpgossip.audit("florentine", rounds=4, attackers=0, victims=1, trials=20,
+                            sigma=1e-8)
+    assert list(df["status"]) == ["refused", "refused"]
+    # An attacker offline for the whole run: mu = 0, as account reports.
+    churn = tmp_path / "churn.txt"
+    churn.write_text("0 0\n")
+    with pytest.warns(UserWarning, match="receives no message: mu = 0"):
+        df = dpgossip.audit("florentine", rounds=4, attackers=0, victims=1, trials=20,
+                            schedule=f"churn:{churn}")
+    assert list(df["mu"]) == [0.0, 0.0]
