@@ -34,11 +34,13 @@ static gboolean check_options(const DpgAuditOptions *o, PrivTrust *trust, guint 
                                 .threads = o->threads,
                                 .seed = o->seed,
                                 .sigma = o->sigma,
+                                .lr = o->lr,
                                 .mode = o->mode,
                                 .latency = o->latency,
                                 .loss = o->loss,
                                 .has_attackers = o->attackers != NULL && o->attackers[0] != NULL,
-                                .has_victims = o->victims != NULL && o->victims[0] != NULL};
+                                .has_victims = o->victims != NULL && o->victims[0] != NULL,
+                                .figure = o->figure};
   if ((o->attack != NULL && !audit_attack_parse(o->attack, attacks, &error)) ||
       !audit_options_check(&checked, trust, &error))
     return dpg_fail(err, error, 2), FALSE;
@@ -76,7 +78,7 @@ typedef struct {
   AuditResult r;
 } Row;
 
-static DpgTable *tabulate(const DpgAuditOptions *o, GArray *rows) {
+static DpgTable *tabulate(const DpgAuditOptions *o, GArray *rows, const GString *notes) {
   AuditResult **r = g_new(AuditResult *, MAX(rows->len, 1));
   for (guint i = 0; i < rows->len; i++)
     r[i] = &g_array_index(rows, Row, i).r;
@@ -123,13 +125,17 @@ static DpgTable *tabulate(const DpgAuditOptions *o, GArray *rows) {
                      "95% per row; overstated: one-sided, Bonferroni over the "
                      "np and learned rows (family-wise 2.5%)");
   dpg_table_set_attr_printf(t, "overstated", "%u", overstated);
+  /* Why attacks were refused (unresolved victims, as account warns), one a
+   * line: the command's warnings. */
+  if (notes->len > 0)
+    dpg_table_set_attr(t, "warnings", notes->str);
   return t;
 }
 
 /* Every (attacker set, victim) audit into @rows; FALSE with @err set. */
 static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGossipKind gossip,
                           PrivTrust trust, guint attacks, SpecAttackers *sets, GArray *rows,
-                          DpgError *err) {
+                          GString *notes, DpgError *err) {
   guint n = topo_graph_n_nodes(g);
   gboolean figured = o->figure == NULL;
   for (guint s = 0; s < spec_attackers_n_sets(sets, n); s++) {
@@ -147,6 +153,7 @@ static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGoss
                        .loss = o->loss,
                        .schedule = o->schedule,
                        .sigma = o->sigma,
+                       .lr = o->lr,
                        .T = (guint)o->rounds,
                        .b = (guint)o->participation_interval,
                        .dim = (guint)o->dim,
@@ -161,6 +168,12 @@ static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGoss
       AuditReport rep;
       GError *error = NULL;
       gboolean ok = audit_run(&a, attacks, &rep, &error);
+      if (ok && rep.note != NULL) {
+        char *label = spec_attackers_label(sets, s);
+        g_string_append_printf(notes, "%sattackers %s, %s", notes->len ? "\n" : "", label,
+                               rep.note);
+        g_free(label);
+      }
       if (ok && !figured && rep.scores != NULL && isfinite(rep.mu)) {
         ok = audit_figure_save(&rep, NULL, o->figure, &error);
         figured = TRUE;
@@ -224,8 +237,10 @@ static DpgTable *audit(const DpgAuditOptions *o, PrivTrust trust, guint attacks,
     dpg_fail(err, error, 2);
   } else if (check_schedule(o, g, gossip, err)) {
     spec_attackers_expand(&sets, topo_graph_n_nodes(g));
-    if (audit_all(o, g, gossip, trust, attacks, &sets, rows, err))
-      t = tabulate(o, rows);
+    GString *notes = g_string_new(NULL);
+    if (audit_all(o, g, gossip, trust, attacks, &sets, rows, notes, err))
+      t = tabulate(o, rows, notes);
+    g_string_free(notes, TRUE);
   }
   for (guint i = 0; i < rows->len; i++)
     g_free(g_array_index(rows, Row, i).attackers);
@@ -248,7 +263,16 @@ DpgTable *dpg_audit(const DpgAuditOptions *opts, DpgError *err) {
   DpgAuditOptions with_plugins = *opts;
   if (with_plugins.protocol == NULL)
     with_plugins.protocol = plugins.single;
-  DpgTable *t = audit(&with_plugins, trust, attacks, err);
+  /* The spec as dpg_account resolves it, with its status, before any run. */
+  ProtoAccountProtocol proto = {0};
+  GError *error = NULL;
+  DpgTable *t = NULL;
+  if (!proto_account_resolve_protocol(with_plugins.protocol ? with_plugins.protocol : "dsgd",
+                                      &proto, &error))
+    dpg_fail(err, error, proto_error_status(error, PROTO_FAILED_PROTOCOL));
+  else
+    t = audit(&with_plugins, trust, attacks, err);
+  proto_account_protocol_clear(&proto);
   dpg_plugins_end(&plugins);
   return t;
 }

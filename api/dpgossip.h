@@ -181,6 +181,9 @@ typedef struct {
    * @seed (the same deliveries in every trial, those of dpg_account's run
    * of that seed). */
   const char *loss;
+  /* 0: the protocol's default step size, as dpg_account's; else the run's
+   * (Zip-DL's noise is in units of it): the audit tests the run it accounts. */
+  double lr;
 } DpgAuditOptions;
 
 void dpg_audit_options_init(DpgAuditOptions *o);
@@ -193,7 +196,10 @@ size_t dpg_audit_options_size(void); /* sizeof, for a foreign declaration's chec
  * mu_clopper_pearson_low, trials, reconstruction_error, status.
  * Attributes: protocol, trust, rounds, sigma, seed, confidence, overstated
  * (how many rows are: where the command exits 1, this call succeeds with
- * the count, so that the caller sees the rows).
+ * the count, so that the caller sees the rows), warnings when any (what
+ * the command prints on stderr, one a line: attacks refused on an
+ * unresolved victim or out of the double range, an attacker set that
+ * receives nothing).
  * Errors: those of `dpgossip audit`, same messages and statuses;
  * cancellation (at the next trial). Complexity: the command's.
  */

@@ -90,6 +90,7 @@ void audit_report_clear(AuditReport *r) {
   if (r == NULL)
     return;
   g_free(r->scores);
+  g_free(r->note);
   memset(r, 0, sizeof *r);
 }
 
@@ -282,7 +283,7 @@ static double canary_mu(const AuditView *v, const double *delta) {
     for (guint t = 0; t < v->T; t++)
       c2 += v->Xv[(gsize)s * v->T + t] *
             cblas_ddot((int)v->p, delta + (gsize)s * v->p, 1, delta + (gsize)t * v->p, 1);
-  return sqrt(MAX(c2, 0.0));
+  return sqrt(MAX(c2, 0.0)) / v->xscale;
 }
 
 /* Scored trials per world in one work item: fixed, so that the items and
@@ -441,11 +442,43 @@ gboolean audit_run(const AuditConfig *cfg, guint attacks, AuditReport *out, GErr
     out->mu = v.mu;
   }
   guint distinguishing = attacks & (AUDIT_ATTACK_NP | AUDIT_ATTACK_LEARNED);
-  if (ok && distinguishing != 0 && v.status == PRIV_NODE_PROTECTED) {
+  gboolean unresolved = ok && v.status == PRIV_NODE_UNRESOLVED;
+  if (unresolved)
+    out->note = g_strdup_printf("victim %u: no protection: mu > %g or not resolvable in double "
+                                "precision (status unresolved, as `account` says); the "
+                                "distinguishing attacks are refused",
+                                a.victim, PRIV_MU_RESOLVABLE_MAX);
+  if (ok && v.silent) {
+    /* What `account` says: mu = 0. The rows of the attacks asked, with no
+     * trial: every test of an empty view has the power of its size. */
+    out->note = g_strdup_printf("victim %u: the attacker set receives no message: mu = 0 (as "
+                                "`account` reports); nothing to attack",
+                                a.victim);
+    for (guint bit = AUDIT_ATTACK_NP; bit <= AUDIT_ATTACK_LEARNED; bit <<= 1)
+      if (attacks & bit) {
+        AuditResult r = result_new((AuditAttack)bit, 0.0, AUDIT_CONSISTENT);
+        r.mu_canary = r.mu_test = 0.0;
+        out->rows[out->n_rows++] = r;
+      }
+    if (!every && (attacks & AUDIT_ATTACK_RECONSTRUCTION))
+      out->rows[out->n_rows++] = result_new(AUDIT_ATTACK_RECONSTRUCTION, 0.0, AUDIT_REFUSED);
+    attacks = distinguishing = 0; /* nothing more to run */
+  }
+  if (ok && v.status == PRIV_NODE_PROTECTED && !v.silent && !audit_view_attackable(&v)) {
+    /* The accounted mu stands (scale-free), but the trials' values and the
+     * noise's eigenvalues leave the double range: no attack to run. */
+    out->note = g_strdup_printf(
+        "victim %u: accounted mu = %.4g; the noise's scale (largest singular value %.3g) is "
+        "outside [1e-100, 1e100], where the trials' arithmetic in double precision fails: the "
+        "distinguishing attacks are refused",
+        a.victim, v.mu, v.smax);
+    unresolved = TRUE;
+  }
+  if (ok && distinguishing != 0 && v.status == PRIV_NODE_PROTECTED && !unresolved) {
     ok = distinguish(&a, &v, is_member, attacks, out, error);
     if (ok && !out->elsewhere && !(attacks & AUDIT_ATTACK_NP)) /* the np row came for free */
       out->rows[0] = out->rows[--out->n_rows];
-  } else if (ok && distinguishing != 0 && !every) {
+  } else if (ok && distinguishing != 0 && (!every || unresolved)) {
     /* No finite mu to audit: unprotected (reconstruction applies), or
      * unresolved (the accountant gives no number). */
     AuditStatus st = v.status == PRIV_NODE_UNPROTECTED ? AUDIT_EXPOSED : AUDIT_REFUSED;

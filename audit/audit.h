@@ -143,6 +143,10 @@ typedef struct {
   guint n_scores;     /* per world */
   gboolean elsewhere; /* the rows are on another rank of the MPI job (AuditConfig.map):
                        * none here */
+  /* Why the distinguishing attacks were refused (an unresolved victim, as
+   * `account` warns, or a noise scale outside the double range), for the
+   * front end's warning; NULL when they ran or did not apply. */
+  char *note;
 } AuditReport;
 
 /*
@@ -181,8 +185,9 @@ guint audit_default_dim(guint T);
  * audit_schedule_check: builds the schedule @spec (NULL: none, TRUE) on
  * @graph once, as every run of an audit of @seed will, so that a front
  * end refuses it before any run. *@usage is TRUE when the spec itself is
- * wrong (TOPO_ERROR_PARSE or TOPO_ERROR_INVALID_ARGUMENT: the user's
- * option), FALSE when a file it names fails. Errors: topo_schedule_new's,
+ * wrong (proto_error_is_usage: a spec that does not parse, a value out of
+ * range), FALSE when a file it names fails or the schedule does not fit
+ * the graph or the memory (`account`'s rule). Errors: topo_schedule_new's,
  * prefixed with "--schedule SPEC: ". O(topo_schedule_new).
  */
 gboolean audit_schedule_check(const char *spec, const TopoGraph *graph, TopoGossipKind gossip,
@@ -207,6 +212,7 @@ typedef struct {
   const char *latency;         /* NULL: constant:ms=0 */
   const char *loss;            /* NULL: none */
   gboolean has_attackers, has_victims;
+  const char *figure; /* NULL, or the trade-off figure's file */
 } AuditOptions;
 
 /*
@@ -216,7 +222,8 @@ typedef struct {
  * NULL), T >= 1, trials >= 20, dim >= 0, threads >= 1, seed >= 0, sigma
  * finite and >= 0, lr finite and > 0 when given, a dim the canary fits in (audit_default_dim),
  * mode, latency and loss specs that parse, no loss in sync mode, attackers and victims
- * given. The attack (audit_attack_parse) is the front end's:
+ * given, a figure's extension plot_format_from_path knows (before the runs,
+ * whose table an unknown extension lost). The attack (audit_attack_parse) is the front end's:
  * the command line has one more (onerun).
  * Errors: G_OPTION_ERROR_BAD_VALUE for the rules; priv_trust_parse's
  * prefixed "--trust: ", sim_latency_parse's prefixed "--latency: ",

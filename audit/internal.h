@@ -55,16 +55,25 @@ typedef struct {
   double *Q;     /* r x k: orthonormal basis of range(B) */
   double *lam;   /* k eigenvalues of B B^T on it */
   guint k;
+  double smax; /* B's largest singular value */
   double *pub; /* r: weight of the initial model in each message */
   PrivNodeStatus status;
   double mu;  /* accounted, exact sensitivity */
-  double *Xv; /* T x T, the accountant's block */
+  double *Xv; /* T x T, the accountant's block times xscale^2 */
+  double xscale; /* the blocks' scale (privacy/blocks.h): X_v = Xv / xscale^2 */
+  gboolean silent; /* the set receives no message: mu = 0, no matrix, nothing to attack */
   guint b;      /* participation interval */
   guint offset; /* the participation pattern {offset, offset + b, ...} of the
                  * exact sensitivity (the first of the largest) */
 } AuditView;
 
 void audit_view_clear(AuditView *v);
+
+/* Whether the distinguishing attacks can run on @v in double precision: the
+ * noise's singular values within [1e-100, 1e100], so that the trials'
+ * values, their squares and 1 / lam stay in range (the accounted mu is
+ * scale-free and holds outside). O(1). */
+gboolean audit_view_attackable(const AuditView *v);
 
 /*
  * audit_schedule_new: a new object of @a's schedule in *@out (NULL for the

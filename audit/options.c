@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "audit/internal.h"
+#include "plot/plot.h"
 #include "protocols/protocols.h"
 #include "sim/link.h"
 
@@ -56,5 +57,7 @@ gboolean audit_options_check(const AuditOptions *o, PrivTrust *trust, GError **e
                o->loss);
   if (!o->has_attackers || !o->has_victims)
     return BAD("--attackers and --victim are required");
+  if (o->figure != NULL && !plot_format_from_path(o->figure, NULL))
+    return BAD("--figure: unknown extension in '%s' (use .svg, .png or .pdf)", o->figure);
   return TRUE;
 }

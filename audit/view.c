@@ -79,8 +79,10 @@ gboolean audit_schedule_check(const char *spec, const TopoGraph *graph, TopoGoss
     topo_schedule_free(s);
     return TRUE;
   }
-  *usage = (*error)->domain == TOPO_ERROR &&
-           ((*error)->code == TOPO_ERROR_PARSE || (*error)->code == TOPO_ERROR_INVALID_ARGUMENT);
+  /* The one rule of every front end (proto_error_is_usage): a spec that
+   * does not parse or a value out of range is the user's; a file it names,
+   * or a memory refusal, the run's. */
+  *usage = proto_error_is_usage(*error);
   g_prefix_error(error, "--schedule %s: ", spec);
   return FALSE;
 }
@@ -200,6 +202,13 @@ void audit_view_clear(AuditView *v) {
   memset(v, 0, sizeof *v);
 }
 
+gboolean audit_view_attackable(const AuditView *v) {
+  for (guint j = 0; j < v->k; j++)
+    if (!(v->lam[j] >= 1e-200 && v->lam[j] <= 1e200))
+      return FALSE;
+  return TRUE;
+}
+
 /* The participation pattern whose exact value is the sensitivity (the
  * first of the largest), by the accountant's own computation per pattern
  * (mf_gram_sensitivity2's). O(b k^3) per certificate. */
@@ -247,14 +256,23 @@ static gboolean account(const AuditConfig *a, GPtrArray *rows, const GArray *own
         if (owner < n && is_member[owner])
           priv_knowledge_know_noise(k, id);
       }
+  /* The observer path's scale-free blocks, as `account` computes them: at
+   * sigma far from 1 (1e-300, 1e200) the plain blocks under- or overflow and
+   * X / scale^2 gave mu = 0, a privacy number below the truth (issue 37). Xv
+   * stays in the blocks' units; mu = sqrt(s2) / scale, as
+   * priv_account_report's. */
   PrivKnowledgeOptions opt = {.T = a->T, .clip = 1.0};
-  g_autoptr(PrivBlocks) blocks = priv_knowledge_blocks(k, &opt, error);
+  g_autoptr(PrivBlocks) blocks = priv_knowledge_blocks_scaled(k, &opt, error);
   if (blocks == NULL)
     return FALSE;
   v->status = blocks->status[a->victim];
+  v->xscale = blocks->scale;
   v->Xv = g_memdup2(priv_blocks_get(blocks, a->victim), sizeof(double) * a->T * (gsize)a->T);
-  for (gsize i = 0; i < a->T * (gsize)a->T; i++)
-    v->Xv[i] /= blocks->scale * blocks->scale;
+  gboolean finite = TRUE;
+  for (gsize i = 0; i < a->T * (gsize)a->T && finite; i++)
+    finite = isfinite(v->Xv[i]);
+  if (v->status == PRIV_NODE_PROTECTED && !finite)
+    v->status = PRIV_NODE_UNPROTECTED; /* priv_account_report's rule: mu = inf */
   if (v->status != PRIV_NODE_PROTECTED) {
     v->mu = v->status == PRIV_NODE_UNPROTECTED ? INFINITY : NAN;
     return TRUE;
@@ -263,7 +281,21 @@ static gboolean account(const AuditConfig *a, GPtrArray *rows, const GArray *own
   v->b = audit_interval(a);
   if (!mf_gram_sensitivity2(v->Xv, a->T, v->b, MF_SENSITIVITY_EXACT, &s2, error))
     return FALSE;
-  v->mu = sqrt(s2);
+  if (isnan(s2)) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "audit: the sensitivity of victim %u is not a number", a->victim);
+    return FALSE;
+  }
+  double sens = sqrt(MAX(s2, 0.0));
+  v->mu = sens / v->xscale;
+  if (sens > 0 && v->mu == 0.0)
+    v->mu = 4.9406564584124654e-324; /* never 0 for a positive truth (priv_no_zero) */
+  if (!(v->mu <= PRIV_MU_RESOLVABLE_MAX)) {
+    /* What `account` says: no number the conditioning can support. */
+    v->status = PRIV_NODE_UNRESOLVED;
+    v->mu = NAN;
+    return TRUE;
+  }
   return best_offset(v, a->T, error);
 }
 
@@ -311,6 +343,7 @@ static gboolean noise_range(double *B, guint r, guint m, AuditView *v, GError **
     g_free(s);
     return FALSE;
   }
+  v->smax = kmin > 0 ? s[0] : 0.0;
   /* Singular values come in decreasing order. */
   while (v->k < kmin && s[0] > 0.0 && s[v->k] > RANK_TOL * s[0])
     v->k++;
@@ -419,13 +452,19 @@ gboolean audit_view_new(const AuditConfig *a, TopoSchedule *sched, const gboolea
     ok = FALSE;
   }
   if (ok && prov.count == 0) {
-    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
-                "audit: the attacker set receives no message");
-    ok = FALSE;
+    /* Nothing reaches the set: no information, mu = 0, what `account`
+     * reports (it failed here, exit 1); nothing to attack. */
+    v->silent = TRUE;
+    v->status = PRIV_NODE_PROTECTED;
+    v->mu = 0.0;
+    v->T = a->T;
+    v->p = (gsize)a->dim + 1;
+    v->xscale = 1.0;
   }
   SimNoiseRegistry *reg = run ? proto_context_noise(proto_run_context(run)) : NULL;
-  ok = ok && account(a, prov.rows, prov.own, reg, is_member, v, error) &&
-       view_matrices(a, prov.rows, reg, is_member, (double *)pub.values->data, init_pub, v, error);
+  ok = ok && (v->silent || (account(a, prov.rows, prov.own, reg, is_member, v, error) &&
+                            view_matrices(a, prov.rows, reg, is_member, (double *)pub.values->data,
+                                          init_pub, v, error)));
   proto_run_free(run);
   audit_seen_clear(&prov);
   audit_seen_clear(&pub);

@@ -224,6 +224,11 @@ static int validate(Options *o, guint threads, Progress *progress, ProtoAccountJ
   if (!cli_plugin_options_load(&o->plugins, &error))
     return cli_fail(CMD, error, CLI_EXIT_USAGE);
   ProtoAccountRequest r = o->r;
+  if (r.radius != CLI_UNSET && r.radius < 0)
+    return usage_error("--radius %d is out of range: give R >= 1 hops around the attackers",
+                       r.radius);
+  if (r.radius == CLI_UNSET)
+    r.radius = -1;
   int status = horizon(o, &r);
   if (status == CLI_EXIT_OK)
     status = noise(o, &r, nonprivate);
@@ -312,6 +317,7 @@ int cli_cmd_account(int argc, char **argv) {
     return CLI_EXIT_FAILURE;
   Options o = {.interval = CLI_UNSET, .epochs = CLI_UNSET};
   proto_account_request_init(&o.r);
+  o.r.radius = CLI_UNSET; /* -1 is the request's "not given": a typed -1 must be refused */
   Progress progress = {NULL};
   ProtoAccountJob *j = NULL;
   TopoGraph *g = NULL;

@@ -153,6 +153,8 @@ static gboolean victims_of(const Options *o, guint n, const guint *set, guint se
 static int horizon(Options *o) {
   GError *err = NULL;
   gint T = o->a.rounds, k = o->epochs, b = o->a.interval;
+  if (k != CLI_UNSET && k <= 0) /* account's rule and words */
+    return cli_usage_error(CMD, "--epochs k must be positive (got %d)", k);
   if (k != CLI_UNSET && T == CLI_UNSET && b == CLI_UNSET)
     b = 1;
   if (!cli_horizon_resolve(&T, &k, &b, &err)) {
@@ -179,6 +181,7 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
   o->a.mode = o->mode;
   o->a.has_attackers = o->attackers != NULL;
   o->a.has_victims = o->victims != NULL;
+  o->a.figure = o->figure;
   if (status == CLI_EXIT_OK && !audit_options_check(&o->a, trust, &err))
     status = cli_usage_error(CMD, "%s", err->message);
   if (status == CLI_EXIT_OK && o->figure != NULL &&
@@ -192,6 +195,12 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
   g_clear_error(&err);
   if (o->protocol == NULL)
     o->protocol = g_strdup(o->plugins.single != NULL ? o->plugins.single : "dsgd");
+  /* The spec as `account` resolves it, with its status (a value out of
+   * range is the user's: 2), before any run. */
+  ProtoAccountProtocol proto = {0};
+  if (status == CLI_EXIT_OK && !proto_account_resolve_protocol(o->protocol, &proto, &err))
+    status = cli_fail(CMD, err, proto_error_status(err, PROTO_FAILED_PROTOCOL));
+  proto_account_protocol_clear(&proto);
   return status;
 }
 
@@ -270,8 +279,17 @@ static gboolean mpi_map(guint n, AuditItemFunc func, gpointer func_data, GBytes 
   return ranks_map(n, func, func_data, results, error);
 }
 
+/* The progress of the whole command: audit @index of @count, each of the
+ * same 2 trials runs, so that the ETA covers every victim (it covered the
+ * current one: --victim all restarted it at each). */
+typedef struct {
+  CliProgress *printer;
+  guint64 index, count;
+} Progress;
+
 static void on_progress(guint64 done, guint64 total, gpointer data) {
-  cli_progress_update(data, done, total, "trial runs");
+  const Progress *p = data;
+  cli_progress_update(p->printer, p->index * total + done, p->count * total, "trial runs");
 }
 
 /* The figure of the first row's victim with np scores. */
@@ -293,7 +311,14 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
                      guint attacks, const CliAttackerSets *sets, gboolean mpi, GArray *rows) {
   int status = CLI_EXIT_OK;
   gboolean figured = o->figure == NULL || ranks_rank() != 0; /* rank 0 draws */
-  CliProgress *progress = cli_progress_new(CMD, o->quiet);
+  Progress progress = {.printer = cli_progress_new(CMD, o->quiet)};
+  /* Every (set, victim) first, for the total; a bad --victim is said in
+   * the loop below. */
+  for (guint s = 0; s < cli_attacker_sets_n(sets); s++)
+    for (guint i = 0; o->victims[i] != NULL; i++)
+      progress.count += g_str_equal(o->victims[i], "all")
+                            ? topo_graph_n_nodes(g) - cli_attacker_sets_size(sets, s)
+                            : 1;
   for (guint s = 0; status == CLI_EXIT_OK && s < cli_attacker_sets_n(sets); s++) {
     const guint *set = cli_attacker_sets_members(sets, s);
     guint set_n = cli_attacker_sets_size(sets, s);
@@ -321,7 +346,7 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
                        .seed = (guint64)o->a.seed,
                        .threads = (guint)o->a.threads,
                        .progress = on_progress,
-                       .progress_data = progress,
+                       .progress_data = &progress,
                        .map = mpi ? mpi_map : NULL};
       AuditReport rep;
       GError *err = NULL;
@@ -329,6 +354,11 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
         fprintf(stderr, "dpgossip %s: %s\n", CMD, err->message);
         status = cli_error_status(err);
         g_clear_error(&err);
+      }
+      if (status == CLI_EXIT_OK && rep.note != NULL && ranks_rank() == 0) {
+        char *label = cli_attacker_sets_label(sets, s);
+        fprintf(stderr, "dpgossip %s: warning: attackers %s, %s\n", CMD, label, rep.note);
+        g_free(label);
       }
       for (guint k = 0; status == CLI_EXIT_OK && k < rep.n_rows; k++) {
         Row row = {.attackers = cli_attacker_sets_label(sets, s), .victim = a.victim,
@@ -342,10 +372,11 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
         figured = TRUE;
       }
       audit_report_clear(&rep);
+      progress.index++;
     }
     g_array_unref(victims);
   }
-  cli_progress_free(progress);
+  cli_progress_free(progress.printer);
   if (status == CLI_EXIT_OK && !figured) {
     fprintf(stderr, "dpgossip %s: --figure %s: no protected victim was audited by the np "
                     "attack: nothing to draw\n", CMD, o->figure);

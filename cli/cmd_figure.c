@@ -742,7 +742,11 @@ static int check_path(const Options *o) {
   r.trust = "pndp";
   r.attackers = any_set;
   r.path = o->path;
-  r.radius = o->radius;
+  /* -1 is the request's "not given": a typed -1 is out of range. */
+  if (o->radius != CLI_UNSET && o->radius < 0)
+    return usage_error("--radius %d is out of range: give R >= 1 hops around the attackers",
+                       o->radius);
+  r.radius = o->radius == CLI_UNSET ? -1 : o->radius;
   r.mode = local ? o->mode : NULL;
   GError *error = NULL;
   ProtoAccountRefusal refusal;
@@ -850,7 +854,7 @@ int cli_cmd_figure(int argc, char **argv) {
   if (!cli_mpi_join(CMD, &mpi, &rank, &size, &local))
     return CLI_EXIT_FAILURE;
   State st = {.panels = g_ptr_array_new_with_free_func(panel_free)};
-  Options o = {.interval = 1, .radius = -1, .sigma = 1.0, .clip = 1.0, .alpha = 2.0};
+  Options o = {.interval = 1, .radius = CLI_UNSET, .sigma = 1.0, .clip = 1.0, .alpha = 2.0};
   CliAccountSetup s = {0};
   AttackerSpec as = {0};
   FigureRun fr = {0};

@@ -272,7 +272,9 @@ LearnDataset *learn_dataset_load_csv(const char *path, const LearnCsvOptions *op
   char *text = NULL;
   gsize size = 0;
   GError *local = NULL;
-  if (!spec_file_read(path, &text, &size, &local)) {
+  /* Plain or gzip, as every other reader of a file the user names
+   * (a gzipped CSV read raw was "1 column", issue 37). */
+  if (!spec_file_read_text(path, &text, &size, &local)) {
     g_set_error(error, LEARN_ERROR, LEARN_ERROR_IO, "cannot read CSV file: %s", local->message);
     g_error_free(local);
     return NULL;

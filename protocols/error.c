@@ -19,7 +19,7 @@ gboolean proto_error_is_usage(const GError *e) {
   if (e->domain == SIM_ERROR)
     return e->code == SIM_ERROR_PARSE;
   if (e->domain == TOPO_ERROR)
-    return e->code == TOPO_ERROR_PARSE;
+    return e->code == TOPO_ERROR_PARSE || e->code == TOPO_ERROR_RANGE;
   return FALSE;
 }
 

@@ -78,7 +78,8 @@ typedef enum {
  * proto_error_is_usage: whether @e is the user's input rather than a run
  * that failed: an option value (G_OPTION_ERROR), or a spec that does not
  * parse or names nothing known (PROTO_ERROR_PARSE or _UNKNOWN, LEARN_,
- * SIM_ and TOPO_ERROR_PARSE). The front ends map it to their usage status
+ * SIM_ and TOPO_ERROR_PARSE, TOPO_ERROR_RANGE: a schedule parameter out of
+ * range). The front ends map it to their usage status
  * (exit status 2) and everything else, a NULL @e included, to a failure
  * (1), so the command line and libdpgossip agree. O(1).
  */

@@ -723,6 +723,24 @@ static void resolve_audit(R *r, ScenConfig *c) {
   char *what = NULL, *v = NULL;
   if (!get_typed(r, "audit", "victims", &v, &loc, &what)) {
     g_free(what); /* named even when the key is absent */
+    if (get(r, "audit", "victims", &loc, &what) == NULL) {
+      /* trials or attack without victims audited nothing, silently. */
+      static const char *const keys[] = {"trials", "attack"};
+      for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
+        char *kw = NULL;
+        ScenLoc kl;
+        gboolean set = get(r, "audit", keys[i], &kl, &kw) != NULL;
+        if (set)
+          problem(r, kl, kw,
+                  "[audit] %s without victims: the audit would run nothing; add victims = "
+                  "ID;ID... or all",
+                  keys[i]);
+        g_free(kw);
+        if (set)
+          break;
+      }
+    }
+    g_free(what);
     return;
   }
   c->audit = TRUE;
@@ -738,6 +756,18 @@ static void resolve_audit(R *r, ScenConfig *c) {
     if (!g_ascii_string_to_unsigned(items[i], 10, 0, c->n ? c->n - 1 : G_MAXUINT, &id, NULL))
       problem(r, loc, what, "'%s' is not a node id below %u (or all)", items[i], c->n);
     c->audit_victims[c->n_audit_victims++] = (guint)id;
+    /* A victim in every collusion set is an attacker in every audit: it
+     * was skipped, silently, and a victims list of such nodes ran nothing. */
+    gboolean outside = c->n_collusions == 0;
+    for (guint k = 0; k < c->n_collusions && !outside; k++) {
+      outside = TRUE;
+      for (guint j = 0; j < c->collusions[k].n_nodes; j++)
+        outside &= c->collusions[k].nodes[j] != (guint)id;
+    }
+    if (!outside)
+      problem(r, loc, what,
+              "victim %u is in every collusion set (an attacker): a victim must be another node",
+              (guint)id);
   }
   g_strfreev(items);
   SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};

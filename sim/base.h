@@ -33,6 +33,9 @@ typedef enum {
   SIM_ERROR_INVALID_ARGUMENT, /* a parameter out of its documented range */
   SIM_ERROR_PARSE,            /* a textual spec that does not parse */
   SIM_ERROR_CAPACITY,         /* a size that cannot be represented or allocated */
+  SIM_ERROR_FILE,             /* a data file (links, country, geo) whose content does not
+                                 parse: FILE:LINE; the run's failure (exit status 1), as
+                                 TOPO_ERROR_FILE, in every front end */
 } SimError;
 
 /** "No node": the sender of a run event, the node of a global RNG stream, the

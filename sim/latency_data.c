@@ -68,10 +68,21 @@ struct SimLatencyData {
 static gboolean check_path(const char *spec, const char *key, const char *path, GError **error) {
   if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
     return TRUE;
-  g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-              "latency spec \"%s\": %s=: file not found: %s (relative paths resolve against "
-              "the working directory; in a scenario file, against its folder)",
-              spec, key, path);
+  /* Say what the path is: a folder or a device (/dev/zero) exists, and
+   * "not found" sent the user looking for a typo (issue 37). */
+  if (g_file_test(path, G_FILE_TEST_IS_DIR))
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "latency spec \"%s\": %s=%s is a folder, not a file", spec, key, path);
+  else if (g_file_test(path, G_FILE_TEST_EXISTS))
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "latency spec \"%s\": %s=%s is not a regular file (a device, a pipe or a "
+                "socket): give a file",
+                spec, key, path);
+  else
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "latency spec \"%s\": %s=: file not found: %s (relative paths resolve against "
+                "the working directory; in a scenario file, against its folder)",
+                spec, key, path);
   return FALSE;
 }
 
@@ -276,9 +287,9 @@ void sim_latency_data_unref(SimLatencyData *d) {
   g_free(d);
 }
 
-/* SIM_ERROR_PARSE "FILE:LINE: ..." (always FALSE). */
+/* SIM_ERROR_FILE "FILE:LINE: ..." (always FALSE). */
 #define fail(error, file, line, ...)                                                               \
-  spec_error_at(error, SIM_ERROR, SIM_ERROR_PARSE, file, line, __VA_ARGS__)
+  spec_error_at(error, SIM_ERROR, SIM_ERROR_FILE, file, line, __VA_ARGS__)
 
 /* A number token (NUL-terminated): finite and >= 0. */
 static gboolean read_number(const char *file, gsize line, const char *what, const char *tok,
@@ -287,7 +298,7 @@ static gboolean read_number(const char *file, gsize line, const char *what, cons
   errno = 0;
   double v = g_ascii_strtod(tok, &end);
   if (end == tok || *end || errno == ERANGE || !isfinite(v) || v < 0)
-    return spec_error_token(error, SIM_ERROR, SIM_ERROR_PARSE, file, line, what, tok,
+    return spec_error_token(error, SIM_ERROR, SIM_ERROR_FILE, file, line, what, tok,
                             MIN((gssize)strlen(tok), 64), " is not a finite number >= 0");
   *out = v;
   return TRUE;
@@ -336,7 +347,7 @@ static gboolean read_label(const char *file, gsize line, const char *tok, guint6
   errno = 0;
   guint64 v = g_ascii_strtoull(tok, &end, 10);
   if (*tok < '0' || *tok > '9' || *end || errno == ERANGE)
-    return spec_error_token(error, SIM_ERROR, SIM_ERROR_PARSE, file, line, "node label", tok,
+    return spec_error_token(error, SIM_ERROR, SIM_ERROR_FILE, file, line, "node label", tok,
                             MIN((gssize)strlen(tok), 64), " is not a non-negative integer");
   *out = v;
   return TRUE;
@@ -576,7 +587,7 @@ static gboolean check_header(const char *file, char *line, const char *want, GEr
   if (line != NULL && g_str_equal(g_strstrip(line), want))
     return TRUE;
   const char *got = line != NULL ? line : "";
-  return spec_error_token(error, SIM_ERROR, SIM_ERROR_PARSE, file, 1, "header", got,
+  return spec_error_token(error, SIM_ERROR, SIM_ERROR_FILE, file, 1, "header", got,
                           (gssize)MIN(strlen(got), 80), ", expected '%s'", want);
 }
 
@@ -753,7 +764,7 @@ static SimLatencyData *load_country(const SimLatency *lat, GError **error) {
   keep_countries(d, &t, lat->intra != NULL ? &intra : NULL);
   rtt_table_clear(&t);
   if (d->n_countries == 0) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, SIM_ERROR, SIM_ERROR_FILE,
                 "%s: no country has a same-country row: give the same-AS table (intra=PATH)",
                 lat->file);
     sim_latency_data_unref(d);

@@ -65,9 +65,9 @@ void sim_geo_nodes_free(SimGeoNodes *g) {
 
 /* ---- The node file ---- */
 
-/* SIM_ERROR_PARSE "FILE:LINE: MESSAGE" (always FALSE). */
+/* SIM_ERROR_FILE "FILE:LINE: MESSAGE" (always FALSE). */
 static gboolean bad_line(GError **error, const char *file, gsize line, char *message) {
-  g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%" G_GSIZE_FORMAT ": %s", file, line, message);
+  g_set_error(error, SIM_ERROR, SIM_ERROR_FILE, "%s:%" G_GSIZE_FORMAT ": %s", file, line, message);
   g_free(message);
   return FALSE;
 }

@@ -142,7 +142,7 @@ typedef struct SimLatencyData SimLatencyData;
  * longitude; lat or latitude) and optionally an id column (index, id or
  * node: ids 0..n-1, each once; without it row k is node k), in degrees.
  * Errors: SIM_ERROR_INVALID_ARGUMENT for a model that is not measured,
- * SIM_ERROR_PARSE with FILE:LINE for a bad line, G_FILE_ERROR for a file
+ * SIM_ERROR_FILE with FILE:LINE for a bad line, G_FILE_ERROR for a file
  * that cannot be read. O(file size + L log L) for L links.
  */
 SimLatencyData *sim_latency_data_load(const SimLatency *latency, GError **error);

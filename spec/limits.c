@@ -117,10 +117,19 @@ gboolean spec_check_text_rows(const char *path, const char *text, gsize len, gsi
 
 double *spec_doubles_new(gsize rows, gsize cols, GQuark domain, gint code, GError **error) {
   gsize bytes = spec_size_mul(spec_size_mul(rows, cols), sizeof(double));
-  double *m = bytes != G_MAXSIZE ? g_try_malloc0(MAX(bytes, 1)) : NULL;
-  if (m == NULL)
-    g_set_error(error, domain, code,
-                "cannot allocate a %" G_GSIZE_FORMAT " x %" G_GSIZE_FORMAT " matrix", rows, cols);
+  char *what = g_strdup_printf("a %" G_GSIZE_FORMAT " x %" G_GSIZE_FORMAT " matrix", rows, cols);
+  /* Checked against the budget before allocating, as every big allocation
+   * (the message names the bytes); the small ones, many in a loop, only by
+   * their malloc. */
+  double *m = NULL;
+  if ((bytes < SPEC_DOUBLES_CHECKED || spec_check_memory(bytes, what, NULL, domain, code, error)) &&
+      (m = bytes != G_MAXSIZE ? g_try_malloc0(MAX(bytes, 1)) : NULL) == NULL &&
+      (error == NULL || *error == NULL)) {
+    char *size = spec_format_bytes(bytes);
+    g_set_error(error, domain, code, "cannot allocate %s (%s): not enough memory", what, size);
+    g_free(size);
+  }
+  g_free(what);
   return m;
 }
 

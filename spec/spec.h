@@ -195,8 +195,11 @@ gboolean spec_check_text_rows(const char *path, const char *text, gsize len, gsi
                               GError **error);
 
 /* spec_doubles_new: @rows x @cols zeroed doubles (g_free; one byte when
- * empty), or NULL with (@domain, @code) "cannot allocate a ROWS x COLS
- * matrix" when the size overflows or the memory is not there. O(rows cols). */
+ * empty), or NULL with (@domain, @code) when the size overflows or the
+ * memory is not there: from SPEC_DOUBLES_CHECKED bytes up, spec_check_memory
+ * first (its message: the matrix and the bytes it would need), else "cannot
+ * allocate a ROWS x COLS matrix (BYTES)". O(rows cols). */
+#define SPEC_DOUBLES_CHECKED ((gsize)1 << 26)
 double *spec_doubles_new(gsize rows, gsize cols, GQuark domain, gint code, GError **error);
 
 /**

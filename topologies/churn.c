@@ -18,7 +18,9 @@ static gboolean parse_round(const char *path, gsize line, const char *what, cons
 GArray *topo_churn_load(const char *path, guint n, GError **error) {
   char *text = NULL;
   GError *local = NULL;
-  if (!spec_file_read(path, &text, NULL, &local)) {
+  /* Plain or gzip, as every other reader of a file the user names (a
+   * gzipped churn file read raw was "only one token", issue 37). */
+  if (!spec_file_read_text(path, &text, NULL, &local)) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_IO, "cannot read churn file: %s", local->message);
     g_error_free(local);
     return NULL;

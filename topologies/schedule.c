@@ -102,8 +102,10 @@ void topo_schedule_free(TopoSchedule *s) {
 /* Parse the part after "name:" as key=value parameters of schedule name. */
 static gboolean parse_params(const char *spec, const char *const *valid,
                              const char *const *required, Spec **out, GError **error) {
-  Spec *ps = spec_parse(spec, "schedule", FALSE, TOPO_ERROR, TOPO_ERROR_PARSE,
-                        TOPO_ERROR_INVALID_ARGUMENT, error);
+  /* A value out of range is the user's typing, as one that does not parse
+   * (TOPO_ERROR_RANGE: exit status 2 in every front end, issue 37). */
+  Spec *ps = spec_parse(spec, "schedule", FALSE, TOPO_ERROR, TOPO_ERROR_PARSE, TOPO_ERROR_RANGE,
+                        error);
   if (ps == NULL)
     return FALSE;
   if (!spec_check(ps, "schedule", valid, required, error)) {

@@ -137,7 +137,7 @@ TopoTraceChurn *topo_trace_churn_new(const Spec *ps, guint n, guint64 seed, GErr
       !spec_uint(ps, "seed", seed, 0, G_MAXUINT64, &map_seed, error))
     return NULL;
   if (scale <= 0.0) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_RANGE,
                 "churn:trace: scale (trace seconds per round) must be positive");
     return NULL;
   }

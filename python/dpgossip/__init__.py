@@ -41,6 +41,7 @@ libdpgossip beside the installed ``dpgossip`` command on PATH;
 
 import json
 import math
+import numbers
 import os
 import tempfile
 import warnings
@@ -53,7 +54,7 @@ try:
 except ImportError:  # numpy structured arrays instead
     _pd = None
 
-from ._lib import (Error, UsageError, INT_MISSING, Strings, call, ffi, integer, lib,
+from ._lib import (Error, UsageError, INT_MISSING, Strings, call, ffi, integer, lib, real,
                    table_columns)
 from ._results import Results, load
 from . import _progress, _torch
@@ -446,10 +447,35 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
 
 # ---- Audits --------------------------------------------------------------------
 
+def _victim_args(victims):
+    """The victims as the command's strings: "all" (or any string, checked
+    by the library), an integer, or a list, tuple or 1-D integer array of
+    them; UsageError for anything else (a bool, 1.5, a float array), never
+    a raw TypeError or ValueError."""
+    if isinstance(victims, np.ndarray):
+        if victims.ndim > 1 or (victims.size and not np.issubdtype(victims.dtype, np.integer)):
+            raise UsageError(f"victims: node ids are needed, got an array of {victims.dtype} "
+                             f"and shape {victims.shape}", 2)
+        victims = victims.reshape(-1).tolist()
+    elif isinstance(victims, (str, numbers.Number, np.generic)):
+        victims = [victims]
+    elif not isinstance(victims, (list, tuple, range)):
+        raise UsageError(f"victims: a node id, 'all' or a list of node ids is needed, got "
+                         f"{victims!r}", 2)
+    out = []
+    for v in victims:
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+            raise UsageError(f"victims: a node id is needed, got {v!r}", 2)
+        else:
+            out.append(str(integer("victims", v, 0)))
+    return out
+
 def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, sigma=1.0,
           trials=1000, seed=1, attack=None, dim=None, threads=1, mode=None, latency=None,
           figure=None, participation_interval=1, schedule=None, plugins=None, lcc=False,
-          gossip="uniform", nodes=None, ignore_weights=False, loss=None):
+          gossip="uniform", nodes=None, ignore_weights=False, loss=None, lr=None):
     """Attacks on simulated runs that confirm or refute the guarantees
     ``account`` prints, as ``dpgossip audit --format csv`` computes them.
 
@@ -459,7 +485,7 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
         Generator spec, edge-list file, graph or edges (see ``dpgossip.graph``).
     attackers : int, str, tuple or list
         Attacker sets as for ``account`` (``0``, ``"0+5"``, ``(0, 5)``...).
-    victims : int, "all" or list of int
+    victims : int, "all", list of int or 1-D integer numpy array
         The audited nodes (outside the attacker set).
     rounds : int
         Steps T.
@@ -469,6 +495,9 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
         the only plugin given).
     sigma : float
         Noise multiplier.
+    lr : float, optional
+        The step size of the audited run (default: the protocol's, as
+        ``account``'s; Zip-DL's noise is in units of it).
     trials : int
         Simulated runs per world (>= 20).
     participation_interval : int
@@ -529,11 +558,10 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
     o.trust = s.str(trust)
     att = _attacker_args(attackers)
     o.attackers = s.strv(att) if att else ffi.NULL
-    if isinstance(victims, (str, int, np.integer)):
-        victims = [victims]
-    vic = [v if isinstance(v, str) else str(integer("victims", v, 0)) for v in victims or []]
+    vic = _victim_args(victims) if victims is not None else []
     o.victims = s.strv(vic) if vic else ffi.NULL
-    o.sigma = float(sigma)
+    o.sigma = real("sigma", sigma)
+    o.lr = 0.0 if lr is None else real("lr", lr)
     o.trials = integer("trials", trials)
     o.seed = integer("seed", seed, 0, 2**63 - 1)
     o.attack = s.str(attack)
@@ -547,7 +575,7 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
     o.schedule = s.str(schedule)
     o.plugins = _plugin_paths(s, plugins)
     cols, attrs, _ = table_columns(call(lib.dpg_audit, o))
-    attrs = _typed_attrs(attrs)
+    attrs = _warned(attrs, "audit")  # the command's warnings (refused attacks)
     n_over = int(attrs.get("overstated", 0))
     if n_over:
         warnings.warn(f"dpgossip.audit: {n_over} row(s) overstated: an attack reaches a mu "

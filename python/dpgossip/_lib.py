@@ -208,6 +208,15 @@ def integer(name, v, lo=-2**31, hi=2**31 - 1):
     return i
 
 
+def real(name, v):
+    """@v as a float for the C option @name: a real number (int, float,
+    numpy scalars), else UsageError: a bool or a string is refused, not read
+    as a number (True is not 1, '1' is not 1.0)."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        raise UsageError(f"{name}: a number is needed, got {v!r}", 2)
+    return float(v)
+
+
 class Strings:
     """Keeps C strings (and NULL-terminated arrays of them) alive for a call."""
 

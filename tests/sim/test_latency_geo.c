@@ -219,7 +219,7 @@ static void test_bad_files(void) {
     g_assert_true(sim_latency_parse(spec, &l, NULL));
     GError *err = NULL;
     g_assert_null(sim_latency_data_load(&l, &err));
-    g_assert_error(err, SIM_ERROR, SIM_ERROR_PARSE);
+    g_assert_error(err, SIM_ERROR, SIM_ERROR_FILE);
     if (strstr(err->message, bad[i].needle) == NULL)
       g_error("\"%s\" lacks \"%s\"", err->message, bad[i].needle);
     g_error_free(err);

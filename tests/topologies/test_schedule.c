@@ -523,7 +523,7 @@ static void test_errors(void) {
                         TEST_NEEDLES("unknown schedule 'shuffle'", "matching", "exponential"));
   expect_schedule_error("edge-failure", base, TOPO_ERROR_PARSE,
                         TEST_NEEDLES("requires parameter 'p'"));
-  expect_schedule_error("edge-failure:p=2", base, TOPO_ERROR_INVALID_ARGUMENT, TEST_NEEDLES("p=2"));
+  expect_schedule_error("edge-failure:p=2", base, TOPO_ERROR_RANGE, TEST_NEEDLES("p=2"));
   expect_schedule_error("edge-failure:q=0.1", base, TOPO_ERROR_PARSE,
                         TEST_NEEDLES("'q'", "valid parameters: p"));
   expect_schedule_error("static", NULL, TOPO_ERROR_INVALID_ARGUMENT,

@@ -309,7 +309,7 @@ static void test_errors(void) {
   expect_trace_error(
       stunner, ",format=stunnr", 3, TOPO_ERROR_PARSE,
       TEST_NEEDLES("unknown format 'stunnr' (valid: sessions, stunner)", "did you mean 'stunner'"));
-  expect_trace_error(stunner, ",format=stunner,scale=0", 3, TOPO_ERROR_INVALID_ARGUMENT,
+  expect_trace_error(stunner, ",format=stunner,scale=0", 3, TOPO_ERROR_RANGE,
                      TEST_NEEDLES("scale", "positive"));
   expect_trace_error(stunner, ",scal=2", 3, TOPO_ERROR_PARSE, TEST_NEEDLES("'scal'"));
   expect_trace_error(stunner, ",format=stunner,map=identity", 4, TOPO_ERROR_INVALID_ARGUMENT,
