@@ -34,7 +34,8 @@ static DpgTable *tabulate(const ProtoAccountJob *j) {
   DpgTable *t = dpg_table_new();
   guint c_coll = dpg_table_add_col(t, "collusion", DPG_COL_STRING);
   guint c_trust = dpg_table_add_col(t, "trust", DPG_COL_STRING);
-  guint c_node = dpg_table_add_col(t, "victim", DPG_COL_INT);
+  gboolean labelled = topo_graph_has_labels(j->graph);
+  guint c_node = dpg_table_add_col(t, "victim", labelled ? DPG_COL_STRING : DPG_COL_INT);
   guint c_dist = dpg_table_add_col(t, "distance", DPG_COL_INT);
   guint c_sens = dpg_table_add_col(t, "sensitivity", DPG_COL_DOUBLE);
   guint c_mu = dpg_table_add_col(t, "mu", DPG_COL_DOUBLE);
@@ -48,18 +49,22 @@ static DpgTable *tabulate(const ProtoAccountJob *j) {
   guint c_path = dpg_table_add_col(t, "path", DPG_COL_STRING);
   guint c_seed = dpg_table_add_col(t, "seed", DPG_COL_INT);
   guint c_low = dpg_table_add_col(t, "mu_lower", DPG_COL_DOUBLE);
+  guint c_bound = dpg_table_add_col(t, "bound", DPG_COL_STRING);
   /* Local bounds say so in the path column, with their radius. */
   const char *path = proto_account_job_path_name(j);
   char *path_label = j->radius ? g_strdup_printf("local:radius=%u", j->radius) : g_strdup(path);
   for (guint a = 0; a < j->n_acs; a++) {
     const ProtoAccounting *ac = &j->acs[a];
     const PrivReport *r = ac->report;
-    char *label = spec_attackers_label(&j->sets, ac->set);
+    char *label = topo_graph_attackers_label(j->graph, &j->sets, ac->set);
     for (guint i = 0; i < r->n_victims; i++) {
       const PrivVictim *v = &r->victims[i];
       dpg_table_push_string(t, c_coll, label); /* a set is named by its members */
       dpg_table_push_string(t, c_trust, priv_trust_name(ac->trust));
-      dpg_table_push_int(t, c_node, v->node);
+      if (labelled)
+        dpg_table_push_string(t, c_node, topo_graph_node_label(j->graph, v->node));
+      else
+        dpg_table_push_int(t, c_node, v->node);
       dpg_table_push_int(t, c_dist, v->distance >= 0 ? v->distance : G_MININT64);
       dpg_table_push_double(t, c_sens, v->sensitivity);
       dpg_table_push_double(t, c_mu, v->mu);
@@ -74,6 +79,7 @@ static DpgTable *tabulate(const ProtoAccountJob *j) {
       dpg_table_push_string(t, c_path, path_label);
       dpg_table_push_int(t, c_seed, (gint64)j->seed);
       dpg_table_push_double(t, c_low, v->mu_lower); /* NaN (empty) but on the local path */
+      dpg_table_push_string(t, c_bound, proto_account_job_bound_name(j, v));
       dpg_table_end_row(t);
     }
     g_free(label);

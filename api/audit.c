@@ -48,12 +48,20 @@ static gboolean check_options(const DpgAuditOptions *o, PrivTrust *trust, guint 
 }
 
 /* The victims of @o outside @set (ids or "all"), or FALSE with a usage error. */
-static gboolean victims_of(const DpgAuditOptions *o, guint n, const guint *set, guint size,
-                           GArray *out, DpgError *err) {
+static gboolean victims_of(const DpgAuditOptions *o, const TopoGraph *g, const guint *set,
+                           guint size, GArray *out, DpgError *err) {
+  guint n = topo_graph_n_nodes(g);
   for (guint i = 0; o->victims[i] != NULL; i++) {
     guint64 v = 0;
     gboolean all = g_str_equal(o->victims[i], "all");
-    if (!all && (!g_ascii_string_to_unsigned(o->victims[i], 10, 0, n - 1, &v, NULL)))
+    if (!all && topo_graph_has_labels(g)) {
+      GError *e = NULL;
+      guint id = 0;
+      if (!topo_graph_node_parse(g, o->victims[i], "--victim", G_OPTION_ERROR,
+                                 G_OPTION_ERROR_BAD_VALUE, &id, &e))
+        return dpg_fail(err, e, 2), FALSE;
+      v = id;
+    } else if (!all && (!g_ascii_string_to_unsigned(o->victims[i], 10, 0, n - 1, &v, NULL)))
       return dpg_usage(err, "--victim: '%s' is not a node id below %u (or 'all')", o->victims[i],
                        n),
              FALSE;
@@ -75,10 +83,13 @@ static gboolean victims_of(const DpgAuditOptions *o, guint n, const guint *set, 
 typedef struct {
   char *attackers;
   guint victim;
+  char *victim_name; /* its label: a labelled graph's victims are strings */
   AuditResult r;
 } Row;
 
-static DpgTable *tabulate(const DpgAuditOptions *o, GArray *rows, const GString *notes) {
+static DpgTable *tabulate(const DpgAuditOptions *o, const TopoGraph *g, GArray *rows,
+                          const GString *notes) {
+  gboolean labelled = topo_graph_has_labels(g);
   AuditResult **r = g_new(AuditResult *, MAX(rows->len, 1));
   for (guint i = 0; i < rows->len; i++)
     r[i] = &g_array_index(rows, Row, i).r;
@@ -93,7 +104,7 @@ static DpgTable *tabulate(const DpgAuditOptions *o, GArray *rows, const GString 
                                      "mu_empirical_high",
                                      "mu_clopper_pearson_low"};
   guint ca = dpg_table_add_col(t, "attackers", DPG_COL_STRING);
-  guint cv = dpg_table_add_col(t, "victim", DPG_COL_INT);
+  guint cv = dpg_table_add_col(t, "victim", labelled ? DPG_COL_STRING : DPG_COL_INT);
   guint ck = dpg_table_add_col(t, "attack", DPG_COL_STRING);
   guint cn[G_N_ELEMENTS(nums)];
   for (guint j = 0; j < G_N_ELEMENTS(nums); j++)
@@ -106,7 +117,10 @@ static DpgTable *tabulate(const DpgAuditOptions *o, GArray *rows, const GString 
     const double v[] = {row->r.mu,         row->r.mu_canary,   row->r.mu_test,  row->r.mu_emp,
                         row->r.mu_emp_low, row->r.mu_emp_high, row->r.mu_cp_low};
     dpg_table_push_string(t, ca, row->attackers);
-    dpg_table_push_int(t, cv, row->victim);
+    if (labelled)
+      dpg_table_push_string(t, cv, row->victim_name);
+    else
+      dpg_table_push_int(t, cv, row->victim);
     dpg_table_push_string(t, ck, audit_attack_name(row->r.attack));
     for (guint j = 0; j < G_N_ELEMENTS(nums); j++)
       dpg_table_push_double(t, cn[j], v[j]);
@@ -142,7 +156,7 @@ static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGoss
     guint size = 0;
     const guint *set = spec_attackers_members(sets, s, NULL, &size);
     g_autoptr(GArray) victims = g_array_new(FALSE, FALSE, sizeof(guint));
-    if (!victims_of(o, n, set, size, victims, err))
+    if (!victims_of(o, g, set, size, victims, err))
       return FALSE;
     for (guint i = 0; i < victims->len; i++) {
       AuditConfig a = {.graph = g,
@@ -179,8 +193,10 @@ static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGoss
         figured = TRUE;
       }
       for (guint k = 0; ok && k < rep.n_rows; k++) {
-        Row row = {
-            .attackers = spec_attackers_label(sets, s), .victim = a.victim, .r = rep.rows[k]};
+        Row row = {.attackers = topo_graph_attackers_label(g, sets, s),
+                   .victim = a.victim,
+                   .victim_name = topo_graph_node_name(g, a.victim),
+                   .r = rep.rows[k]};
         g_array_append_val(rows, row);
       }
       audit_report_clear(&rep);
@@ -230,7 +246,10 @@ static DpgTable *audit(const DpgAuditOptions *o, PrivTrust trust, guint attacks,
   GArray *rows = g_array_new(FALSE, TRUE, sizeof(Row));
   if (g == NULL) {
     dpg_fail(err, error, dpg_graph_status(&o->graph, error));
-  } else if (!spec_attackers_check(&sets, topo_graph_n_nodes(g),
+  } else if (!topo_graph_resolve_attackers(g, &sets,
+                                           o->graph.path ? o->graph.path : o->graph.generate, 0,
+                                           G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, &error) ||
+             !spec_attackers_check(&sets, topo_graph_n_nodes(g),
                                    o->graph.path ? o->graph.path : o->graph.generate,
                                    G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, &error)) {
     g_prefix_error(&error, "--attackers: ");
@@ -239,11 +258,13 @@ static DpgTable *audit(const DpgAuditOptions *o, PrivTrust trust, guint attacks,
     spec_attackers_expand(&sets, topo_graph_n_nodes(g));
     GString *notes = g_string_new(NULL);
     if (audit_all(o, g, gossip, trust, attacks, &sets, rows, notes, err))
-      t = tabulate(o, rows, notes);
+      t = tabulate(o, g, rows, notes);
     g_string_free(notes, TRUE);
   }
-  for (guint i = 0; i < rows->len; i++)
+  for (guint i = 0; i < rows->len; i++) {
     g_free(g_array_index(rows, Row, i).attackers);
+    g_free(g_array_index(rows, Row, i).victim_name);
+  }
   g_array_unref(rows);
   spec_attackers_clear(&sets);
   if (g != NULL)

@@ -80,6 +80,11 @@ typedef struct {
   unsigned n_nodes;   /* with @edges: nodes 0..n_nodes-1 (0: max id + 1) */
   int lcc;            /* keep the largest connected component */
   const char *gossip; /* uniform (NULL), metropolis or maxdegree */
+  /* With @edges, optional: the users' names of nodes 0..n_nodes-1 (n_nodes
+   * distinct non-empty strings; NULL: node u is "u"). Attackers, victims
+   * and churn files name nodes by them; tables print them. --lcc keeps the
+   * labels of the nodes it keeps. */
+  const char *const *labels;
 } DpgGraphSpec;
 
 /*

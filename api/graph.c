@@ -45,9 +45,21 @@ TopoGraph *dpg_graph_build(const DpgGraphSpec *spec, GError **error) {
     if (!check_edges_memory(n, spec->n_edges, error))
       return NULL;
     g = topo_graph_new_from_edges(n, spec->edges, spec->n_edges, error);
+    if (g != NULL && spec->labels != NULL) {
+      char **labels = g_new0(char *, (gsize)n + 1);
+      for (guint u = 0; u < n; u++)
+        labels[u] = g_strdup(spec->labels[u] != NULL ? spec->labels[u] : "");
+      gboolean ok = topo_graph_set_labels(g, (const char *const *)labels, error);
+      g_strfreev(labels);
+      if (!ok) {
+        g_prefix_error(error, "graph labels: ");
+        topo_graph_free(g);
+        return NULL;
+      }
+    }
   }
   if (g != NULL && spec->lcc) {
-    TopoGraph *l = topo_graph_largest_component(g, error);
+    TopoGraph *l = topo_graph_largest_component(g, error); /* keeps the labels */
     topo_graph_free(g);
     g = l;
   }

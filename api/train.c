@@ -217,7 +217,11 @@ static void privacy_row(DpgTable *t, const guint *c, const char *label, PrivTrus
                         const PrivVictim *v, gboolean all, const PrivReport *r, const Job *j) {
   dpg_table_push_string(t, c[0], label);
   dpg_table_push_string(t, c[1], priv_trust_name(trust));
-  dpg_table_push_int(t, c[2], v->node);
+  const char *name = topo_graph_node_label(j->privacy->graph, v->node);
+  if (name != NULL)
+    dpg_table_push_string(t, c[2], name);
+  else
+    dpg_table_push_int(t, c[2], v->node);
   dpg_table_push_int(t, c[3], v->distance >= 0 && !all ? v->distance : G_MININT64);
   const double cells[] = {v->sensitivity, v->mu, v->rdp, v->epsilon, NAN};
   for (guint k = 0; k < G_N_ELEMENTS(cells); k++)
@@ -229,6 +233,7 @@ static void privacy_row(DpgTable *t, const guint *c, const char *label, PrivTrus
   dpg_table_push_string(t, c[13], proto_account_job_path_name(j->privacy));
   dpg_table_push_int(t, c[14], (gint64)j->run.seed_value);
   dpg_table_push_double(t, c[15], v->mu_lower);
+  dpg_table_push_string(t, c[16], proto_account_job_bound_name(j->privacy, v));
   dpg_table_end_row(t);
 }
 
@@ -237,14 +242,18 @@ static void privacy_row(DpgTable *t, const guint *c, const char *label, PrivTrus
  * under LDP without attackers (no set, no distance: missing). */
 static DpgTable *privacy_table(const Job *j) {
   static const char *const names[] = {
-      "collusion",     "trust",  "victim",    "distance", "sensitivity", "mu",   "rdp", "epsilon",
-      "muffliato_rdp", "status", "attackers", "alpha",    "delta",       "path", "seed",
-      "mu_lower"};
-  static const DpgColType types[] = {DPG_COL_STRING, DPG_COL_STRING, DPG_COL_INT,    DPG_COL_INT,
-                                     DPG_COL_DOUBLE, DPG_COL_DOUBLE, DPG_COL_DOUBLE, DPG_COL_DOUBLE,
-                                     DPG_COL_DOUBLE, DPG_COL_STRING, DPG_COL_STRING, DPG_COL_DOUBLE,
-                                     DPG_COL_DOUBLE, DPG_COL_STRING, DPG_COL_INT,
-                                     DPG_COL_DOUBLE};
+      "collusion", "trust",   "victim",        "distance", "sensitivity", "mu",
+      "rdp",       "epsilon", "muffliato_rdp", "status",   "attackers",   "alpha",
+      "delta",     "path",    "seed",          "mu_lower", "bound"};
+  DpgColType types[] = {DPG_COL_STRING, DPG_COL_STRING, DPG_COL_INT,    DPG_COL_INT,
+                        DPG_COL_DOUBLE, DPG_COL_DOUBLE, DPG_COL_DOUBLE, DPG_COL_DOUBLE,
+                        DPG_COL_DOUBLE, DPG_COL_STRING, DPG_COL_STRING, DPG_COL_DOUBLE,
+                        DPG_COL_DOUBLE, DPG_COL_STRING, DPG_COL_INT,    DPG_COL_DOUBLE,
+                        DPG_COL_STRING};
+  G_STATIC_ASSERT(G_N_ELEMENTS(names) == G_N_ELEMENTS(types));
+  /* A labelled graph's victims go by their labels, strings. */
+  if (j->privacy != NULL && topo_graph_has_labels(j->privacy->graph))
+    types[2] = DPG_COL_STRING;
   DpgTable *t = dpg_table_new();
   guint c[G_N_ELEMENTS(names)];
   for (guint k = 0; k < G_N_ELEMENTS(names); k++)
@@ -252,7 +261,8 @@ static DpgTable *privacy_table(const Job *j) {
   for (guint i = 0; j->privacy != NULL && i < j->privacy->n_acs; i++) {
     const ProtoAccounting *a = &j->privacy->acs[i];
     gboolean all = j->privacy->every_node;
-    char *label = all ? NULL : spec_attackers_label(&j->privacy->sets, a->set);
+    char *label = all ? NULL
+                      : topo_graph_attackers_label(j->privacy->graph, &j->privacy->sets, a->set);
     for (guint v = 0; v < a->report->n_victims; v++)
       privacy_row(t, c, label, a->trust, &a->report->victims[v], all, a->report, j);
     g_free(label);

@@ -16,9 +16,13 @@ void cli_account_print_csv(const CliAccountOutput *c) {
                          : g_strdup(proto_account_job_path_name(j));
   for (guint a = 0; a < j->n_acs; a++) {
     const ProtoAccounting *ac = &j->acs[a];
-    char *label = spec_attackers_label(&j->sets, ac->set);
-    ScenPrivacyCsvSet set = {
-        .collusion = label, .attackers = label, .trust = ac->trust, .path = path, .seed = j->seed};
+    char *label = topo_graph_attackers_label(j->graph, &j->sets, ac->set);
+    ScenPrivacyCsvSet set = {.collusion = label,
+                             .attackers = label,
+                             .trust = ac->trust,
+                             .path = path,
+                             .seed = j->seed,
+                             .job = j};
     scen_privacy_csv_rows(s, &set, ac->report, ac->muff);
     g_free(label);
   }

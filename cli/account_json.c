@@ -13,20 +13,20 @@ static void json_accounting(JsonBuilder *jb, const ProtoAccountJob *j, const Pro
   cli_json_string(jb, "trust", priv_trust_name(ac->trust));
   cli_json_begin_array(jb, "attackers");
   for (guint i = 0; i < ac->n_attackers; i++)
-    cli_json_int(jb, NULL, ac->attackers[i]);
+    cli_json_node(jb, NULL, j->graph, ac->attackers[i]);
   json_builder_end_array(jb);
   const PrivReport *r = ac->report;
   cli_json_begin_array(jb, "unprotected");
   for (guint i = 0; i < r->n_victims; i++)
     if (r->victims[i].unprotected)
-      cli_json_int(jb, NULL, r->victims[i].node);
+      cli_json_node(jb, NULL, j->graph, r->victims[i].node);
   json_builder_end_array(jb);
   if (cli_account_count_unresolved(r) > 0) {
     /* Only when there are some: outputs without any stay as they were. */
     cli_json_begin_array(jb, "unresolved");
     for (guint i = 0; i < r->n_victims; i++)
       if (r->victims[i].unresolved)
-        cli_json_int(jb, NULL, r->victims[i].node);
+        cli_json_node(jb, NULL, j->graph, r->victims[i].node);
     json_builder_end_array(jb);
   }
   if (radius) {
@@ -41,7 +41,7 @@ static void json_accounting(JsonBuilder *jb, const ProtoAccountJob *j, const Pro
   for (guint i = 0; i < r->n_victims; i++) {
     const PrivVictim *v = &r->victims[i];
     json_builder_begin_object(jb);
-    cli_json_int(jb, "node", v->node);
+    cli_json_node(jb, "node", j->graph, v->node);
     cli_json_string(jb, "bound", cli_account_bound_name(j, v));
     if (radius)
       cli_json_int(jb, "radius", radius);

@@ -56,7 +56,9 @@ static void print_victim(const ProtoAccountJob *j, const ProtoAccounting *ac, co
   char mu[G_ASCII_DTOSTR_BUF_SIZE + 3];
   g_snprintf(mu, sizeof mu, "%s%s", j->radius && !ac->local.covered ? "<=" : "",
              fmt_num(b[1], sizeof b[1], v->mu));
-  printf("%6u %8s %12s %12s", v->node, dist, fmt_num(b[0], sizeof b[0], v->sensitivity), mu);
+  char *node = topo_graph_node_name(j->graph, v->node);
+  printf("%6s %8s %12s %12s", node, dist, fmt_num(b[0], sizeof b[0], v->sensitivity), mu);
+  g_free(node);
   if (j->radius) {
     char lo[G_ASCII_DTOSTR_BUF_SIZE];
     printf(" %12s", fmt_num(lo, sizeof lo, v->mu_lower));
@@ -73,7 +75,7 @@ static void print_victim(const ProtoAccountJob *j, const ProtoAccounting *ac, co
 /* One accounting: its set, its counts, its victims. */
 static void print_accounting(const ProtoAccountJob *j, const ProtoAccounting *ac) {
   const PrivReport *r = ac->report;
-  char *label = spec_attackers_label(&j->sets, ac->set);
+  char *label = topo_graph_attackers_label(j->graph, &j->sets, ac->set);
   printf("\ntrust          %s, attackers %s\n", priv_trust_name(ac->trust), label);
   g_free(label);
   guint unprotected = 0;
@@ -102,11 +104,7 @@ static void print_accounting(const ProtoAccountJob *j, const ProtoAccounting *ac
 }
 
 const char *cli_account_bound_name(const ProtoAccountJob *j, const PrivVictim *v) {
-  if (v->ldp_capped)
-    return "ldp-cap";
-  if (j->radius)
-    return "local";
-  return j->sensitivity == MF_SENSITIVITY_EXACT ? "exact" : "thm5.2";
+  return proto_account_job_bound_name(j, v);
 }
 
 void cli_account_print_table(const CliAccountOutput *c) {
@@ -125,9 +123,12 @@ void cli_account_warn_unresolved(const ProtoAccountJob *j) {
       continue;
     GString *nodes = g_string_new(NULL);
     for (guint i = 0; i < r->n_victims; i++)
-      if (r->victims[i].unresolved)
-        g_string_append_printf(nodes, "%s%u", nodes->len ? ", " : "", r->victims[i].node);
-    char *label = spec_attackers_label(&j->sets, j->acs[a].set);
+      if (r->victims[i].unresolved) {
+        char *name = topo_graph_node_name(j->graph, r->victims[i].node);
+        g_string_append_printf(nodes, "%s%s", nodes->len ? ", " : "", name);
+        g_free(name);
+      }
+    char *label = topo_graph_attackers_label(j->graph, &j->sets, j->acs[a].set);
     fprintf(stderr,
             "dpgossip account: warning: trust %s, attackers %s: victim%s %s: %s (status "
             "unresolved)\n",

@@ -42,16 +42,16 @@ gboolean cli_attacker_sets_parse(CliAttackerSets *s, const char *spec, GError **
   return FALSE;
 }
 
-/* "3, 7 and 9" of the first ids of @ids (at most 10 named). */
-static char *id_list(const GArray *ids) {
+/* "3, 7 and 9" of the first nodes of @ids (at most 10 named), by their
+ * labels in @g. */
+static char *id_list(const TopoGraph *g, const GArray *ids) {
   GString *s = g_string_new(NULL);
   guint shown = MIN(ids->len, 10);
-  for (guint i = 0; i < shown; i++)
-    g_string_append_printf(s, "%s%u",
-                           i == 0              ? ""
-                           : i + 1 == ids->len ? " and "
-                                               : ", ",
-                           g_array_index(ids, guint, i));
+  for (guint i = 0; i < shown; i++) {
+    char *name = topo_graph_node_name(g, g_array_index(ids, guint, i));
+    g_string_append_printf(s, "%s%s", i == 0 ? "" : i + 1 == ids->len ? " and " : ", ", name);
+    g_free(name);
+  }
   if (shown < ids->len)
     g_string_append_printf(s, " and %u more", ids->len - shown);
   return g_string_free(s, FALSE);
@@ -75,7 +75,7 @@ void cli_attacker_sets_warn_isolated(const CliAttackerSets *s, const TopoGraph *
     if (topo_graph_degree(g, u) == 0 && !attacker[u])
       g_array_append_val(vic, u);
   if (vic->len > 0) {
-    char *ids = id_list(vic);
+    char *ids = id_list(g, vic);
     fprintf(stderr,
             "dpgossip %s: warning: node%s %s %s no edge: %s nothing, so %s guarantee is "
             "trivial (mu = 0) and %s no part in the gossip (--lcc keeps the largest "

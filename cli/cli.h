@@ -144,8 +144,9 @@ const char *cli_schedule_help(const char *tail);
  * ProtoTrainTask @task (GOption's copies of the strings). Three entries. */
 #define CLI_OPTIONS_TASK(task)                                                                     \
   {"dataset", 'd', 0, G_OPTION_ARG_STRING, &(task)->dataset,                                       \
-   "Dataset (required): california:PATH, csv:PATH[,...], idx:DIR, synthetic:linear|logistic"       \
-   "[,...]",                                                                                       \
+   "Dataset (required): california:PATH, csv:PATH[,target=COL][,header=auto|yes|no]"               \
+   "[,classes=N|auto][,standardize=yes|no|all] (target: the last column unless named or "          \
+   "numbered; classes=0, the default: regression), idx:DIR, synthetic:linear|logistic[,...]",      \
    "SPEC"},                                                                                        \
   {"model", 'm', 0, G_OPTION_ARG_STRING, &(task)->model,                                           \
    "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "         \
@@ -273,6 +274,9 @@ gboolean cli_format_parse(const char *name, guint allowed, CliFormat *out, GErro
  * Each adds one value under key @k of the object being built, or as the
  * next element of the array being built when @k is NULL. */
 void cli_json_int(JsonBuilder *b, const char *k, gint64 v);
+/* cli_json_node: node @id of @g as users name it: its label (a string)
+ * when @g has a label table, else the id (a number, as before labels). */
+void cli_json_node(JsonBuilder *b, const char *k, const TopoGraph *g, guint id);
 /* A number; null when @v is not finite (inf: unprotected; NaN). */
 void cli_json_number(JsonBuilder *b, const char *k, double v);
 /* A string; null when @v is NULL. */

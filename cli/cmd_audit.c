@@ -35,6 +35,8 @@ typedef struct {
 typedef struct {
   char *attackers; /* label */
   guint victim;
+  char *victim_name; /* its label (topo_graph_node_name) */
+  gboolean labelled; /* the graph has a label table: JSON names nodes by strings */
   AuditResult r;
 } Row;
 
@@ -63,7 +65,10 @@ static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
       const Row *r = &g_array_index(rows, Row, i);
       json_builder_begin_object(jb);
       cli_json_string(jb, "attackers", r->attackers);
-      cli_json_int(jb, "victim", r->victim);
+      if (r->labelled)
+        cli_json_string(jb, "victim", r->victim_name);
+      else
+        cli_json_int(jb, "victim", r->victim);
       cli_json_string(jb, "attack", audit_attack_name(r->r.attack));
       cli_json_number(jb, "mu", r->r.mu);
       cli_json_number(jb, "mu_canary", r->r.mu_canary);
@@ -93,7 +98,7 @@ static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
     const double v[] = {r->r.mu,         r->r.mu_canary,   r->r.mu_test,
                         r->r.mu_emp,     r->r.mu_emp_low,  r->r.mu_emp_high,
                         r->r.mu_cp_low};
-    printf(csv ? "%s,%u,%s" : "%-10s %6u %-14s", r->attackers, r->victim,
+    printf(csv ? "%s,%s,%s" : "%-10s %6s %-14s", r->attackers, r->victim_name,
            audit_attack_name(r->r.attack));
     for (guint j = 0; j < G_N_ELEMENTS(v); j++)
       printf(csv ? ",%.17g" : " %10.4g", v[j]);
@@ -119,7 +124,9 @@ static void options_clear(Options *o) {
 }
 
 /* --victim V (repeatable) or all: every node outside the set. */
-static gboolean victims_of(const Options *o, guint n, const guint *set, guint set_n, GArray *out) {
+static gboolean victims_of(const Options *o, const TopoGraph *g, const guint *set, guint set_n,
+                           GArray *out) {
+  guint n = topo_graph_n_nodes(g);
   for (guint i = 0; o->victims[i] != NULL; i++) {
     if (g_str_equal(o->victims[i], "all")) {
       for (guint v = 0; v < n; v++) {
@@ -132,7 +139,15 @@ static gboolean victims_of(const Options *o, guint n, const guint *set, guint se
       continue;
     }
     guint v;
-    if (!cli_parse_uint(o->victims[i], &v) || v >= n) {
+    if (topo_graph_has_labels(g)) {
+      GError *e = NULL;
+      if (!topo_graph_node_parse(g, o->victims[i], "--victim", G_OPTION_ERROR,
+                                 G_OPTION_ERROR_BAD_VALUE, &v, &e)) {
+        cli_usage_error(CMD, "%s", e->message);
+        g_error_free(e);
+        return FALSE;
+      }
+    } else if (!cli_parse_uint(o->victims[i], &v) || v >= n) {
       cli_usage_error(CMD, "--victim: '%s' is not a node id below %u (or 'all')", o->victims[i],
                       n);
       return FALSE;
@@ -293,8 +308,9 @@ static void on_progress(guint64 done, guint64 total, gpointer data) {
 }
 
 /* The figure of the first row's victim with np scores. */
-static int save_figure(const Options *o, const AuditReport *rep, const char *set, guint victim) {
-  char *title = g_strdup_printf("%s, trust %s, attackers %s, victim %u", o->protocol, o->a.trust,
+static int save_figure(const Options *o, const AuditReport *rep, const char *set,
+                       const char *victim) {
+  char *title = g_strdup_printf("%s, trust %s, attackers %s, victim %s", o->protocol, o->a.trust,
                                 set, victim);
   GError *err = NULL;
   gboolean ok = audit_figure_save(rep, title, o->figure, &err);
@@ -323,7 +339,7 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
     const guint *set = cli_attacker_sets_members(sets, s);
     guint set_n = cli_attacker_sets_size(sets, s);
     GArray *victims = g_array_new(FALSE, FALSE, sizeof(guint));
-    if (!victims_of(o, topo_graph_n_nodes(g), set, set_n, victims))
+    if (!victims_of(o, g, set, set_n, victims))
       status = CLI_EXIT_USAGE;
     for (guint i = 0; status == CLI_EXIT_OK && i < victims->len; i++) {
       AuditConfig a = {.graph = g,
@@ -361,13 +377,18 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
         g_free(label);
       }
       for (guint k = 0; status == CLI_EXIT_OK && k < rep.n_rows; k++) {
-        Row row = {.attackers = cli_attacker_sets_label(sets, s), .victim = a.victim,
+        Row row = {.attackers = topo_graph_attackers_label(g, sets, s),
+                   .victim = a.victim,
+                   .victim_name = topo_graph_node_name(g, a.victim),
+                   .labelled = topo_graph_has_labels(g),
                    .r = rep.rows[k]};
         g_array_append_val(rows, row);
       }
       if (status == CLI_EXIT_OK && !figured && rep.scores != NULL && isfinite(rep.mu)) {
-        char *label = cli_attacker_sets_label(sets, s);
-        status = save_figure(o, &rep, label, a.victim);
+        char *label = topo_graph_attackers_label(g, sets, s);
+        char *victim = topo_graph_node_name(g, a.victim);
+        status = save_figure(o, &rep, label, victim);
+        g_free(victim);
         g_free(label);
         figured = TRUE;
       }
@@ -397,10 +418,10 @@ static gboolean decide(GArray *rows) {
     const Row *row = &g_array_index(rows, Row, i);
     if (row->r.status == AUDIT_OVERSTATED)
       fprintf(stderr,
-              "dpgossip %s: error: attackers %s, victim %u: the %s attack reaches mu in "
+              "dpgossip %s: error: attackers %s, victim %s: the %s attack reaches mu in "
               "[%.4g, %.4g] (95%%), above the accounted mu = %.4g: the printed guarantee is "
               "wrong\n",
-              CMD, row->attackers, row->victim, audit_attack_name(row->r.attack),
+              CMD, row->attackers, row->victim_name, audit_attack_name(row->r.attack),
               row->r.mu_emp_low, row->r.mu_emp_high, row->r.mu);
   }
   return overstated > 0;
@@ -523,7 +544,10 @@ int cli_cmd_audit(int argc, char **argv) {
     if (!cli_attacker_sets_parse(&sets, o.attackers[i], &err))
       status = cli_usage_error(CMD, "%s", err->message);
   if (status == CLI_EXIT_OK &&
-      !cli_attacker_sets_check(&sets, topo_graph_n_nodes(g), cli_graph_options_label(&o.graph), &err))
+      (!topo_graph_resolve_attackers(g, &sets, cli_graph_options_label(&o.graph), 0, G_OPTION_ERROR,
+                                     G_OPTION_ERROR_BAD_VALUE, &err) ||
+       !cli_attacker_sets_check(&sets, topo_graph_n_nodes(g), cli_graph_options_label(&o.graph),
+                                &err)))
     status = cli_usage_error(CMD, "%s", err->message);
   g_clear_error(&err);
   GArray *rows = g_array_new(FALSE, TRUE, sizeof(Row));
@@ -534,8 +558,10 @@ int cli_cmd_audit(int argc, char **argv) {
     print_rows(&o, fmt, rows);
   if (status == CLI_EXIT_OK && overstated)
     status = CLI_EXIT_FAILURE;
-  for (guint i = 0; i < rows->len; i++)
+  for (guint i = 0; i < rows->len; i++) {
     g_free(g_array_index(rows, Row, i).attackers);
+    g_free(g_array_index(rows, Row, i).victim_name);
+  }
   g_array_unref(rows);
   cli_attacker_sets_clear(&sets);
   if (g)

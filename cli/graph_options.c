@@ -109,8 +109,8 @@ void cli_graph_load_notice(const char *path, const TopoGraph *g) {
   fprintf(stderr, "dpgossip: %s: %s%s%s%s%s%s\n", path, s->len ? "dropped " : "", s->str,
           s->len && both ? "; " : "", both ? both : "",
           (s->len || both) && r->renumbered ? "; " : "",
-          r->renumbered ? "node labels are not 0..n-1: renumbered 0..n-1 in order of first "
-                          "appearance"
+          r->renumbered ? "node labels are not 0..n-1: kept as the nodes' names (options, "
+                          "churn files and tables use them)"
                         : "");
   g_free(both);
   g_string_free(s, TRUE);

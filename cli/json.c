@@ -18,6 +18,14 @@ void cli_json_int(JsonBuilder *b, const char *k, gint64 v) {
   json_builder_add_int_value(b, v);
 }
 
+void cli_json_node(JsonBuilder *b, const char *k, const TopoGraph *g, guint id) {
+  const char *label = g != NULL ? topo_graph_node_label(g, id) : NULL;
+  if (label != NULL)
+    cli_json_string(b, k, label);
+  else
+    cli_json_int(b, k, id);
+}
+
 void cli_json_number(JsonBuilder *b, const char *k, double v) {
   key(b, k);
   if (isfinite(v))

@@ -658,12 +658,12 @@ void cli_run_graph_notice(const char *out_dir) {
     gint64 dups = json_object_get_int_member_with_default(o, "duplicate_edges_dropped", 0);
     gboolean renum = json_object_get_boolean_member_with_default(o, "renumbered", FALSE);
     if (loops > 0 || dups > 0 || renum)
-      fprintf(
-          stderr,
-          "dpgossip run: the graph file had %" G_GINT64_FORMAT " self-loop%s and %" G_GINT64_FORMAT
-          " duplicate edge%s (dropped)%s (summary.json: graph_load)\n",
-          loops, loops == 1 ? "" : "s", dups, dups == 1 ? "" : "s",
-          renum ? "; its node labels are not 0..n-1: renumbered in order of first appearance" : "");
+      fprintf(stderr,
+              "dpgossip run: the graph file had %" G_GINT64_FORMAT
+              " self-loop%s and %" G_GINT64_FORMAT
+              " duplicate edge%s (dropped)%s (summary.json: graph_load)\n",
+              loops, loops == 1 ? "" : "s", dups, dups == 1 ? "" : "s",
+              renum ? "; its node labels are not 0..n-1: kept as the nodes' names" : "");
   }
   g_object_unref(parser);
 }

@@ -66,7 +66,8 @@ gboolean cli_train_privacy_account(CliTrainPrivacy *p, ProtoObservedRun *run, GE
 
 /* Accounting @a's set: its members, "" for every node (g_free). */
 static char *label(const CliTrainPrivacy *p, const ProtoAccounting *a) {
-  return p->job->every_node ? g_strdup("") : spec_attackers_label(&p->job->sets, a->set);
+  return p->job->every_node ? g_strdup("")
+                            : topo_graph_attackers_label(p->job->graph, &p->job->sets, a->set);
 }
 
 void cli_train_privacy_csv_rows(const CliTrainPrivacy *p, GString *s) {
@@ -77,7 +78,8 @@ void cli_train_privacy_csv_rows(const CliTrainPrivacy *p, GString *s) {
                              .attackers = set_label,
                              .trust = a->trust,
                              .path = proto_account_job_path_name(p->job),
-                             .seed = p->job->seed};
+                             .seed = p->job->seed,
+                             .job = p->job};
     scen_privacy_csv_rows(s, &set, a->report, NULL);
     g_free(set_label);
   }
@@ -139,9 +141,14 @@ static void summary_line(const CliTrainPrivacy *p, const ProtoAccounting *a, GSt
   if (g_str_equal(ls, hs))
     g_string_append_printf(s, ": epsilon at delta = %g is %s for every %s\n", p->delta, hs,
                            p->job->every_node ? "node" : "victim");
-  else
-    g_string_append_printf(s, ": epsilon at delta = %g from %s (node %u) to %s (node %u)\n",
-                           p->delta, ls, lo_node, hs, hi_node);
+  else {
+    char *lo_name = topo_graph_node_name(p->job->graph, lo_node);
+    char *hi_name = topo_graph_node_name(p->job->graph, hi_node);
+    g_string_append_printf(s, ": epsilon at delta = %g from %s (node %s) to %s (node %s)\n",
+                           p->delta, ls, lo_name, hs, hi_name);
+    g_free(lo_name);
+    g_free(hi_name);
+  }
   g_free(set_label);
   g_free(hs);
   g_free(ls);

@@ -48,6 +48,15 @@ const char *proto_account_job_path_name(const ProtoAccountJob *j) {
   return j->radius ? "local" : j->path == PROTO_ACCOUNT_STRUCTURED ? "structured" : "observer";
 }
 
+const char *proto_account_job_bound_name(const ProtoAccountJob *j, const PrivVictim *v) {
+  g_return_val_if_fail(j != NULL && v != NULL, NULL);
+  if (v->ldp_capped)
+    return "ldp-cap";
+  if (j->radius)
+    return "local";
+  return j->sensitivity == MF_SENSITIVITY_EXACT ? "exact" : "thm5.2";
+}
+
 gboolean proto_account_job_recordable(const ProtoAccountJob *j) {
   /* D-SGD and Muffliato only (stale mode's delay-augmented state:
    * privacy/structured.h). Not DECOR: on a deadline run's record the
@@ -101,7 +110,7 @@ GPtrArray *proto_account_job_warnings(const ProtoAccountJob *j) {
     const ProtoAccounting *ac = &j->acs[a];
     if (!proto_accounting_observed_nothing(ac))
       continue;
-    char *label = spec_attackers_label(&j->sets, ac->set);
+    char *label = topo_graph_attackers_label(j->graph, &j->sets, ac->set);
     g_ptr_array_add(
         w, g_strdup_printf("trust %s, attacker%s %s received no message carrying a victim's "
                            "data in the whole run: %s; every victim's eps = 0 says %s saw "
@@ -146,7 +155,9 @@ gboolean proto_account_job_plan(ProtoAccountJob *j, const TopoGraph *g, const ch
                 "--trust ldp: the graph has a single node, nobody to observe it");
     return FALSE;
   }
-  if (!spec_attackers_check(&j->sets, j->n, label, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+  if (!topo_graph_resolve_attackers(g, &j->sets, label, 0, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                                    error) ||
+      !spec_attackers_check(&j->sets, j->n, label, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                             error)) {
     g_prefix_error(error, "--attackers: ");
     return FALSE;

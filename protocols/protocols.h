@@ -1432,6 +1432,15 @@ void proto_account_job_free(ProtoAccountJob *j);
 /* The path's word in outputs: structured, observer or local. O(1). */
 const char *proto_account_job_path_name(const ProtoAccountJob *j);
 
+/*
+ * proto_account_job_bound_name: which bound victim @v's numbers are, the
+ * word of every output's bound column: "ldp-cap" (capped at the LDP
+ * value, the smaller), "local" (--path local's certified upper bound),
+ * "exact" (--sensitivity exact) or "thm5.2" (Theorem 5.2's sensitivity
+ * bound). A static string. O(1).
+ */
+const char *proto_account_job_bound_name(const ProtoAccountJob *j, const PrivVictim *v);
+
 /* Whether the structured path accounts @j's run on its delivery record in
  * an asynchronous mode: D-SGD or Muffliato (not DECOR: see account_request.c),
  * not a training run's job. O(1). */

@@ -222,12 +222,13 @@ gboolean scen_account(const ScenConfig *c, ProtoAccountJob *job, ProtoObservedRu
     const ProtoAccounting *ac = &job->acs[a];
     const ScenCollusion *col = &c->collusions[ac->set];
     const PrivReport *rep = ac->report;
-    char *members = scen_privacy_members_label(col->nodes, col->n_nodes);
+    char *members = scen_privacy_members_label(job->graph, col->nodes, col->n_nodes);
     ScenPrivacyCsvSet set = {.collusion = col->name,
                              .attackers = members,
                              .trust = ac->trust,
                              .path = path,
-                             .seed = c->seed};
+                             .seed = c->seed,
+                             .job = job};
     scen_privacy_csv_rows(out->privacy_csv, &set, rep, ac->muff);
     g_free(members);
     for (guint v = 0; v < rep->n_victims; v++) {

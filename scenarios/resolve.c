@@ -753,7 +753,17 @@ static void resolve_audit(R *r, ScenConfig *c) {
   c->audit_victims = items ? g_new(guint, g_strv_length(items) + 1) : NULL;
   for (guint i = 0; items != NULL && items[i] != NULL; i++) {
     guint64 id = 0;
-    if (!g_ascii_string_to_unsigned(items[i], 10, 0, c->n ? c->n - 1 : G_MAXUINT, &id, NULL))
+    guint named = 0;
+    if (c->g != NULL && topo_graph_has_labels(c->g)) {
+      /* A labelled graph's victims go by their labels (topologies.h). */
+      GError *e = NULL;
+      if (topo_graph_node_parse(c->g, items[i], "victims", SCEN_ERROR, SCEN_ERROR_INVALID, &named,
+                                &e))
+        id = named;
+      else
+        problem(r, loc, what, "%s", e->message);
+      g_clear_error(&e);
+    } else if (!g_ascii_string_to_unsigned(items[i], 10, 0, c->n ? c->n - 1 : G_MAXUINT, &id, NULL))
       problem(r, loc, what, "'%s' is not a node id below %u (or all)", items[i], c->n);
     c->audit_victims[c->n_audit_victims++] = (guint)id;
     /* A victim in every collusion set is an attacker in every audit: it
@@ -828,6 +838,8 @@ static void resolve_collusions(R *r, ScenConfig *c) {
     /* get_typed checked the grammar; the graph is checked here. */
     gboolean ok = spec_attackers_parse(&sets, v, SPEC_ATTACKERS_SEMICOLON, SCEN_ERROR,
                                        SCEN_ERROR_INVALID, &e) &&
+                  topo_graph_resolve_attackers(c->g, &sets, NULL, SPEC_ATTACKERS_SEMICOLON,
+                                               SCEN_ERROR, SCEN_ERROR_INVALID, &e) &&
                   (c->g == NULL ||
                    spec_attackers_check(&sets, c->n, NULL, SCEN_ERROR, SCEN_ERROR_INVALID, &e));
     if (!ok)
@@ -837,7 +849,7 @@ static void resolve_collusions(R *r, ScenConfig *c) {
     for (guint j = 0; j < n_sets; j++) {
       guint scratch, size;
       const guint *m = spec_attackers_members(&sets, j, &scratch, &size);
-      char *label = spec_attackers_label(&sets, j);
+      char *label = topo_graph_attackers_label(c->g, &sets, j);
       ScenCollusion col = {.name = n_sets == 1 && !sets.all
                                        ? g_strdup(sec + 10)
                                        : g_strdup_printf("%s:%s", sec + 10, label),

@@ -213,7 +213,7 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
 /**
  * SCEN_PRIVACY_CSV_COLUMNS: the columns of a privacy table, one row per
  * (collusion set, trust model, victim): collusion (the set's name; the
- * members for `account`), trust (ldp, pndp, secldp), victim (node id),
+ * members for `account`), trust (ldp, pndp, secldp), victim (node label),
  * distance (hops to the nearest attacker, empty when unreachable),
  * sensitivity, mu (mu-GDP), rdp (Renyi DP at alpha), epsilon (at delta),
  * muffliato_rdp (Muffliato's bound when asked, else empty), status
@@ -221,11 +221,13 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
  * be given; both have inf in the numeric columns), attackers (members joined
  * by '+'), alpha, delta, path (structured or observer), seed, mu_lower
  * (path local: a certified lower bound of the exact mu, mu the upper one;
- * else empty). Always every column, whatever the values.
+ * else empty), bound (which bound the numbers are: thm5.2, exact, local or
+ * ldp-cap, as account's table says). Always every column, whatever the
+ * values. Victims and attackers go by the graph's labels when it has them.
  */
 #define SCEN_PRIVACY_CSV_COLUMNS                                                                   \
   "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers,"     \
-  "alpha,delta,path,seed,mu_lower"
+  "alpha,delta,path,seed,mu_lower,bound"
 
 /**
  * SCEN_METRICS_CSV_COLUMNS: the columns of a metrics table: one row per
@@ -251,6 +253,9 @@ typedef struct {
   PrivTrust trust;
   const char *path; /* "structured" or "observer" */
   guint64 seed;
+  /* nullable: the job, for each victim's bound (proto_account_job_bound_name;
+   * empty cells without) and its graph's labels (victims by id without) */
+  const ProtoAccountJob *job;
 } ScenPrivacyCsvSet;
 
 /**
@@ -272,8 +277,9 @@ void scen_metrics_csv_rows(GString *s, GString *means, guint64 seed, const Proto
 
 /** "protected", "unprotected" or "unresolved" (the status column). */
 const char *scen_privacy_victim_status(const PrivVictim *v);
-/** @nodes joined by '+' ("0+5"; the attackers column). (g_free) */
-char *scen_privacy_members_label(const guint *nodes, guint n);
+/** @nodes joined by '+' ("0+5"; the attackers column), by their labels in
+ * @g when it has them (@g nullable). (g_free) */
+char *scen_privacy_members_label(const TopoGraph *g, const guint *nodes, guint n);
 /** Appends @v as a CSV cell, quoted when it holds a comma, quote or newline. */
 void scen_csv_text(GString *s, const char *v);
 /** Appends @x in its shortest round-trip form ("inf" when infinite); nothing for NaN. */

@@ -46,7 +46,15 @@ void scen_privacy_csv_rows(GString *s, const ScenPrivacyCsvSet *set, const PrivR
     scen_csv_text(s, set->collusion);
     g_string_append_c(s, ',');
     scen_csv_text(s, priv_trust_name(set->trust));
-    g_string_append_printf(s, ",%u,", v->node);
+    const char *label = set->job != NULL && set->job->graph != NULL
+                            ? topo_graph_node_label(set->job->graph, v->node)
+                            : NULL;
+    g_string_append_c(s, ',');
+    if (label != NULL)
+      scen_csv_text(s, label);
+    else
+      g_string_append_printf(s, "%u", v->node);
+    g_string_append_c(s, ',');
     if (v->distance >= 0)
       g_string_append_printf(s, "%d", v->distance);
     const double cells[] = {v->sensitivity, v->mu, v->rdp, v->epsilon,
@@ -63,14 +71,22 @@ void scen_privacy_csv_rows(GString *s, const ScenPrivacyCsvSet *set, const PrivR
     scen_csv_number(s, r->delta);
     g_string_append_printf(s, ",%s,%" G_GUINT64_FORMAT ",", set->path, set->seed);
     scen_csv_number(s, v->mu_lower);
+    g_string_append_c(s, ',');
+    if (set->job != NULL)
+      g_string_append(s, proto_account_job_bound_name(set->job, v));
     g_string_append_c(s, '\n');
   }
 }
 
-char *scen_privacy_members_label(const guint *nodes, guint n) {
+char *scen_privacy_members_label(const TopoGraph *g, const guint *nodes, guint n) {
   GString *s = g_string_new(NULL);
-  for (guint i = 0; i < n; i++)
-    g_string_append_printf(s, "%s%u", i ? "+" : "", nodes[i]);
+  for (guint i = 0; i < n; i++) {
+    const char *label = g != NULL ? topo_graph_node_label(g, nodes[i]) : NULL;
+    if (label != NULL)
+      g_string_append_printf(s, "%s%s", i ? "+" : "", label);
+    else
+      g_string_append_printf(s, "%s%u", i ? "+" : "", nodes[i]);
+  }
   return g_string_free(s, FALSE);
 }
 

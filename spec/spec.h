@@ -287,6 +287,10 @@ typedef struct {
   gboolean all; /* "all": every node in turn, alone (ids and off then empty) */
   GArray *ids;  /* guint: the members of the listed sets, set after set, each sorted */
   GArray *off;  /* guint, n_sets + 1: set i is ids[off[i] .. off[i + 1]) */
+  /* char *, one per id (or fewer): each member as written, NULL for one
+   * given as an id; an id is G_MAXUINT until spec_attackers_resolve when
+   * its text is not decimal digits (a label). */
+  GPtrArray *tokens;
 } SpecAttackers;
 
 /* spec_attackers_init, spec_attackers_clear: an empty container; frees and
@@ -298,15 +302,37 @@ void spec_attackers_clear(SpecAttackers *a);
  * spec_attackers_parse: appends the sets of @text (SPEC_ATTACKERS_GRAMMAR)
  * to @a, each set sorted; called again it appends more (a repeated option).
  * Spaces around ids, ',' and '+' are ignored. @flags: SpecAttackersFlags.
+ * A member is a node id (a decimal integer below G_MAXUINT, no sign) or a
+ * node's label (any text without blank or control byte), which
+ * spec_attackers_resolve looks up once the graph is known.
  * Errors (@domain, @code; the message quotes the offending part and names
- * the grammar): empty text or empty item, a token that is not a node id (a
- * decimal integer below G_MAXUINT, no sign), a node twice in one set, a set
+ * the grammar): empty text or empty item, a member with a blank or control
+ * byte, a node twice in one set, a set
  * given twice (in any order, across calls too), "all" next to other sets.
  * On error @a keeps the sets parsed before the bad one.
  * Complexity: O(length of @text + sets^2 x set size) (the repeat check).
  */
 gboolean spec_attackers_parse(SpecAttackers *a, const char *text, guint flags, GQuark domain,
                               gint code, GError **error);
+
+/* How a graph names its nodes: the id of the node labelled @label, FALSE
+ * when none is (topo_graph_node_find's signature, graph-agnostic here). */
+typedef gboolean (*SpecNodeFind)(gconstpointer graph, const char *label, guint *id);
+
+/**
+ * spec_attackers_resolve: the members as the graph names them. With @find
+ * (a graph whose nodes have labels) every member written as text becomes
+ * the id of the node it labels, and each set is sorted again; without
+ * (nodes named by their ids) a member that is not a decimal id below
+ * G_MAXUINT is refused. Call it once, before spec_attackers_check. @graph
+ * names the graph in messages (NULL: "the graph"). Errors (@domain,
+ * @code): a member no node is labelled with ("no node of graph 'G' is
+ * labelled 'x'"), or not an id ("'x' is not a node id (expected ...)").
+ * Complexity: O(members x set size log set size + cost of @find).
+ */
+gboolean spec_attackers_resolve(SpecAttackers *a, SpecNodeFind find, gconstpointer data,
+                                const char *graph, guint flags, GQuark domain, gint code,
+                                GError **error);
 
 /* spec_attackers_n_sets: the number of sets on a graph of @n_nodes nodes
  * (@n_nodes for "all"). O(1). */

@@ -15,7 +15,29 @@ static gboolean parse_round(const char *path, gsize line, const char *what, cons
   return TRUE;
 }
 
-GArray *topo_churn_load(const char *path, guint n, GError **error) {
+/* The node a churn file's first token names: its label when @g has a
+ * label table (the file speaks the graph file's language), else its id. */
+static gboolean parse_node(const char *path, gsize line, const TopoGraph *g, const char *tok,
+                           guint *out, GError **error) {
+  guint n = topo_graph_n_nodes(g);
+  if (topo_graph_has_labels(g)) {
+    if (topo_graph_node_find(g, tok, out))
+      return TRUE;
+    return spec_error_token(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, path, line, "node", tok,
+                            -1,
+                            " is not in the graph (its nodes go by the labels of its file, "
+                            "such as %s)",
+                            topo_graph_node_label(g, 0));
+  }
+  if (!parse_round(path, line, "node", tok, out, error))
+    return FALSE;
+  if (*out >= n)
+    return spec_error_at(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, path, line,
+                         "node %u is not in the graph (nodes 0..%u)", *out, n - 1);
+  return TRUE;
+}
+
+GArray *topo_churn_load(const char *path, const TopoGraph *g, GError **error) {
   char *text = NULL;
   GError *local = NULL;
   /* Plain or gzip, as every other reader of a file the user names (a
@@ -52,15 +74,11 @@ GArray *topo_churn_load(const char *path, guint n, GError **error) {
       ok = FALSE;
     } else if (nt >= 2) {
       TopoChurnInterval iv = {0, 0, G_MAXUINT};
-      ok = parse_round(path, line, "node", t[0], &iv.node, error) &&
+      ok = parse_node(path, line, g, t[0], &iv.node, error) &&
            parse_round(path, line, "leave round", t[1], &iv.leave, error) &&
            (nt == 2 || strcmp(t[2], "-") == 0 ||
             parse_round(path, line, "join round", t[2], &iv.join, error));
-      if (ok && iv.node >= n) {
-        spec_error_at(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, path, line,
-                      "node %u is not in the graph (nodes 0..%u)", iv.node, n - 1);
-        ok = FALSE;
-      } else if (ok && iv.join <= iv.leave) {
+      if (ok && iv.join <= iv.leave) {
         spec_error_at(error, TOPO_ERROR, TOPO_ERROR_FILE, path, line,
                       "join round %u is not after leave round %u", iv.join, iv.leave);
         ok = FALSE;

@@ -314,6 +314,15 @@ TopoGraph *topo_graph_largest_component_map(const TopoGraph *g, guint **old_of, 
       }
   }
   TopoGraph *out = topo_graph_build(k, edges, m, error);
+  if (out != NULL && g->labels != NULL) {
+    /* The kept nodes keep their names. */
+    char **labels = g_new0(char *, (gsize)k + 1);
+    for (guint u = 0; u < g->n; u++)
+      if (newid[u] != G_MAXUINT)
+        labels[newid[u]] = g_strdup(g->labels[u]);
+    if (!topo_graph_take_labels(out, labels, error))
+      g_clear_pointer(&out, topo_graph_free);
+  }
   if (out != NULL && old_of != NULL) {
     *old_of = g_new(guint, k + 1);
     for (guint u = 0; u < g->n; u++)

@@ -145,9 +145,10 @@ typedef struct {
   guint node, leave, join;
 } TopoChurnInterval;
 
-/* Parse a churn file into intervals (GArray of TopoChurnInterval) for a
- * graph of n nodes; errors carry FILE:LINE. */
-GArray *topo_churn_load(const char *path, guint n, GError **error);
+/* Parse a churn file into intervals (GArray of TopoChurnInterval) for
+ * graph @g, whose nodes the file names by their labels (topo_graph_node_find;
+ * ids without a label table); errors carry FILE:LINE. */
+GArray *topo_churn_load(const char *path, const TopoGraph *g, GError **error);
 
 /* --- session traces (trace.c, trace_churn.c) ---------------------------- */
 

@@ -84,3 +84,46 @@ gboolean topo_graph_node_find(const TopoGraph *g, const char *label, guint *id) 
   *id = (guint)v;
   return TRUE;
 }
+
+static gboolean find_node(gconstpointer g, const char *label, guint *id) {
+  return topo_graph_node_find(g, label, id);
+}
+
+gboolean topo_graph_resolve_attackers(const TopoGraph *g, SpecAttackers *a, const char *graph,
+                                      guint flags, GQuark domain, gint code, GError **error) {
+  g_return_val_if_fail(a != NULL, FALSE);
+  return spec_attackers_resolve(a, g != NULL && g->labels != NULL ? find_node : NULL, g, graph,
+                                flags, domain, code, error);
+}
+
+char *topo_graph_attackers_label(const TopoGraph *g, const SpecAttackers *a, guint i) {
+  if (g == NULL || g->labels == NULL)
+    return spec_attackers_label(a, i);
+  guint scratch, size;
+  const guint *m = spec_attackers_members(a, i, &scratch, &size);
+  GString *b = g_string_new(NULL);
+  for (guint j = 0; j < size; j++) {
+    if (j)
+      g_string_append_c(b, '+');
+    g_string_append(b, m[j] < g->n ? g->labels[m[j]] : "?");
+  }
+  return g_string_free(b, FALSE);
+}
+
+gboolean topo_graph_node_parse(const TopoGraph *g, const char *text, const char *what,
+                               GQuark domain, gint code, guint *id, GError **error) {
+  g_return_val_if_fail(g != NULL && text != NULL && id != NULL, FALSE);
+  if (topo_graph_node_find(g, text, id))
+    return TRUE;
+  char *shown = spec_escape(text, -1);
+  if (g->labels == NULL)
+    g_set_error(error, domain, code, "%s: node '%s' is not in the graph (its %u nodes are 0 to %u)",
+                what, shown, g->n, g->n ? g->n - 1 : 0);
+  else
+    g_set_error(error, domain, code,
+                "%s: node '%s' is not in the graph (its nodes go by the labels of its file: "
+                "%s, %s%s)",
+                what, shown, g->labels[0], g->n > 1 ? g->labels[1] : "", g->n > 2 ? ", ..." : "");
+  g_free(shown);
+  return FALSE;
+}

@@ -344,7 +344,7 @@ static gboolean churn_file_parse(TopoSchedule *s, const char *spec, const char *
                 "schedule 'churn' needs a FILE, leave=P,join=Q or trace=FILE");
     return FALSE;
   }
-  return need_base(s, error) && (s->intervals = topo_churn_load(arg, s->n, error)) != NULL;
+  return need_base(s, error) && (s->intervals = topo_churn_load(arg, s->base, error)) != NULL;
 }
 
 static gboolean churn_file_present(TopoSchedule *s, guint round, guint u) {

@@ -21,6 +21,7 @@
 #include <igraph.h>
 
 #include "sim/sim.h"
+#include "spec/spec.h"
 
 G_BEGIN_DECLS
 
@@ -126,6 +127,7 @@ gboolean topo_graph_is_connected(const TopoGraph *g);
  * renumbered 0..k-1 in increasing order of their index in g (which for a
  * loaded graph is the order of first appearance in the file). Ties between
  * components of the same size go to the one holding the smallest node index.
+ * A label table goes along: the kept nodes keep their labels.
  * Errors: TOPO_ERROR_FAILED. O(n + m log m).
  */
 TopoGraph *topo_graph_largest_component(const TopoGraph *g, GError **error);
@@ -158,13 +160,34 @@ gboolean topo_graph_write_edges(const TopoGraph *g, const char *path, GError **e
  *   TOPO_ERROR_INVALID_ARGUMENT (a count other than n, an empty or repeated
  *   label; the table is unchanged). O(n).
  * topo_graph_has_labels: whether @g has a label table. O(1).
- * topo_graph_copy keeps the table; other graphs derived from @g do not.
+ * topo_graph_copy and topo_graph_largest_component keep the table; other
+ * graphs derived from @g do not.
  */
 const char *topo_graph_node_label(const TopoGraph *g, guint id);
 char *topo_graph_node_name(const TopoGraph *g, guint id);
 gboolean topo_graph_node_find(const TopoGraph *g, const char *label, guint *id);
 gboolean topo_graph_set_labels(TopoGraph *g, const char *const *labels, GError **error);
 gboolean topo_graph_has_labels(const TopoGraph *g);
+
+/*
+ * topo_graph_resolve_attackers: attacker sets (spec/'s grammar) as @g names
+ * its nodes: with a label table every member is looked up by its label,
+ * without one it must be an id (spec_attackers_resolve). Call before
+ * spec_attackers_check. @graph names @g in messages (NULL: "the graph");
+ * @flags: spec_attackers_parse's (the grammar the messages name). @g NULL:
+ * no graph to look labels up in, every member must be an id.
+ * Errors (@domain, @code): a member that names no node. O(members).
+ * topo_graph_attackers_label: set @i of @a as @g names it, "3+11"
+ *   (members joined by '+', in id order; g_free). O(set size).
+ * topo_graph_node_parse: the node @text names (its label; without a table
+ *   its id), else the error (@domain, @code) "@what: node 'x' is not in
+ *   the graph (...)" that lists the valid range or a few labels. O(1).
+ */
+gboolean topo_graph_resolve_attackers(const TopoGraph *g, SpecAttackers *a, const char *graph,
+                                      guint flags, GQuark domain, gint code, GError **error);
+char *topo_graph_attackers_label(const TopoGraph *g, const SpecAttackers *a, guint i);
+gboolean topo_graph_node_parse(const TopoGraph *g, const char *text, const char *what,
+                               GQuark domain, gint code, guint *id, GError **error);
 
 /*
  * topo_graph_load: read a graph file, its format by extension

@@ -115,38 +115,60 @@ def _networkx_edges(g, ignore_weights):
     return e
 
 
+def _node_names(nodes):
+    """The users' names of nodes 0..n-1 (a networkx graph's nodes, an igraph
+    graph's 'name' attribute): None when they are exactly the ints 0..n-1 in
+    order (node u is u, as before labels), else the list itself."""
+    nodes = list(nodes)
+    if all(isinstance(u, (int, np.integer)) and not isinstance(u, bool) and int(u) == i
+           for i, u in enumerate(nodes)):
+        return None
+    return nodes
+
+
 def _edges_of(g, ignore_weights=False):
-    """(edges as a uint32 (m, 2) array, node count or 0) of a networkx or
-    igraph graph or an edge array; None for anything else."""
+    """(edges as a uint32 (m, 2) array, node count or 0, node names or None)
+    of a networkx or igraph graph or an edge array; None for anything else."""
     if hasattr(g, "get_edgelist") and hasattr(g, "vcount"):  # igraph
         e = np.asarray(g.get_edgelist(), dtype=np.int64).reshape(-1, 2)
-        return e, g.vcount()
+        names = g.vs["name"] if "name" in g.vs.attributes() else None
+        return e, g.vcount(), None if names is None else _node_names(names)
     if hasattr(g, "nodes") and hasattr(g, "edges") and hasattr(g, "number_of_nodes"):
-        return _networkx_edges(g, ignore_weights), g.number_of_nodes()
+        return _networkx_edges(g, ignore_weights), g.number_of_nodes(), _node_names(g.nodes)
     if isinstance(g, (str, os.PathLike)):
         return None
     e = np.asarray(g)
     if e.ndim == 2 and e.shape[1] == 2 and (e.size == 0 or np.issubdtype(e.dtype, np.integer)):
-        return e.astype(np.int64), 0
+        return e.astype(np.int64), 0, None
     return None
 
 
+def _node_text(u):
+    """A node as the C side names it: an int's decimal digits, else str()."""
+    if isinstance(u, (int, np.integer)) and not isinstance(u, bool):
+        return str(int(u))
+    return str(u)
+
+
 def _graph_spec(s, spec, g, lcc, gossip, nodes, ignore_weights=False):
-    """Fills the DpgGraphSpec @spec from the Python graph @g."""
+    """Fills the DpgGraphSpec @spec from the Python graph @g. Returns the
+    graph's node names as {text: node} (networkx nodes, igraph 'name's)
+    when they are not 0..n-1, for _named to give results their nodes back;
+    else None."""
     spec.lcc = bool(lcc)
     spec.gossip = s.str(gossip)
     if isinstance(g, os.PathLike):
         spec.path = s.str(g)
-        return
+        return None
     if isinstance(g, str):
         spec.generate = s.str(g)
-        return
+        return None
     got = _edges_of(g, ignore_weights)
     if got is None:
         raise TypeError("graph: give a generator spec (str), a pathlib.Path to an edge list, "
                         "a networkx or igraph graph or an (m, 2) integer array of edges, not "
                         f"{type(g).__name__}")
-    e, n = got
+    e, n, names = got
     if e.size and (e.min() < 0 or e.max() >= 2**32 - 1):
         raise UsageError("graph: node ids must be between 0 and 2^32 - 2", 2)
     e = np.ascontiguousarray(e, dtype=np.uint32)
@@ -154,6 +176,30 @@ def _graph_spec(s, spec, g, lcc, gossip, nodes, ignore_weights=False):
         s.keep(ffi.new("unsigned[]", 1))
     spec.n_edges = e.shape[0]
     spec.n_nodes = n if nodes is None else integer("nodes", nodes, 0, 2**32 - 1)
+    if names is None:
+        return None
+    text = [_node_text(u) for u in names]
+    by_text = dict(zip(text, names))
+    if len(by_text) != len(text):
+        raise UsageError("graph: two nodes have the same name as text "
+                         f"({len(text) - len(by_text)} repeated): dpgossip names nodes by "
+                         "str(node)", 2)
+    spec.labels = s.strv(text)
+    return by_text
+
+
+def _named(cols, names, columns=("victim",)):
+    """The columns naming nodes given back the graph's own nodes (@names
+    from _graph_spec): labels in, labels out."""
+    if names is None:
+        return cols
+    for c in columns:
+        if c in cols:
+            got = [names.get(x, x) for x in cols[c].tolist()]
+            ints = all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                       for x in got)
+            cols[c] = np.array(got, dtype=np.int64 if ints and got else object)
+    return cols
 
 
 def graph(g, *, lcc=False, gossip="uniform", exact=False, nodes=None, ignore_weights=False):
@@ -239,8 +285,8 @@ def _attacker_args(attackers):
             out.append(a)
         elif isinstance(a, (int, np.integer)):
             out.append(str(int(a)))
-        else:
-            out.append("+".join(str(int(x)) for x in a))
+        else:  # a collusion set of node ids or the graph's own nodes
+            out.append("+".join(_node_text(x) for x in a))
     return out
 
 
@@ -408,7 +454,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
     s = Strings()
     o = ffi.new("DpgAccountOptions *")
     lib.dpg_account_options_init(o)
-    _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
+    names = _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
     c_path = None
     try:
         if C is not None:
@@ -442,16 +488,17 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
     finally:
         if c_path is not None:
             os.unlink(c_path)
-    return _frame(cols, _warned(attrs, "account"), int_missing=("distance",))
+    return _frame(_named(cols, names), _warned(attrs, "account"), int_missing=("distance",))
 
 
 # ---- Audits --------------------------------------------------------------------
 
-def _victim_args(victims):
+def _victim_args(victims, names=None):
     """The victims as the command's strings: "all" (or any string, checked
     by the library), an integer, or a list, tuple or 1-D integer array of
     them; UsageError for anything else (a bool, 1.5, a float array), never
-    a raw TypeError or ValueError."""
+    a raw TypeError or ValueError. On a graph with labels (@names not None)
+    a non-string victim is a node label, named as the C side names it."""
     if isinstance(victims, np.ndarray):
         if victims.ndim > 1 or (victims.size and not np.issubdtype(victims.dtype, np.integer)):
             raise UsageError(f"victims: node ids are needed, got an array of {victims.dtype} "
@@ -466,6 +513,8 @@ def _victim_args(victims):
     for v in victims:
         if isinstance(v, str):
             out.append(v)
+        elif names is not None and not isinstance(v, (bool, np.bool_)):
+            out.append(_node_text(v))
         elif isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
             raise UsageError(f"victims: a node id is needed, got {v!r}", 2)
         else:
@@ -552,13 +601,13 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
     s = Strings()
     o = ffi.new("DpgAuditOptions *")
     lib.dpg_audit_options_init(o)
-    _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
+    names = _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
     o.protocol = s.str(protocol)
     o.rounds = integer("rounds", rounds)
     o.trust = s.str(trust)
     att = _attacker_args(attackers)
     o.attackers = s.strv(att) if att else ffi.NULL
-    vic = _victim_args(victims) if victims is not None else []
+    vic = _victim_args(victims, names) if victims is not None else []
     o.victims = s.strv(vic) if vic else ffi.NULL
     o.sigma = real("sigma", sigma)
     o.lr = 0.0 if lr is None else real("lr", lr)
@@ -575,6 +624,7 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
     o.schedule = s.str(schedule)
     o.plugins = _plugin_paths(s, plugins)
     cols, attrs, _ = table_columns(call(lib.dpg_audit, o))
+    cols = _named(cols, names)
     attrs = _warned(attrs, "audit")  # the command's warnings (refused attacks)
     n_over = int(attrs.get("overstated", 0))
     if n_over:
@@ -641,7 +691,7 @@ def mafalda(graph, *, epochs, batches, workload=None, band=None, lcc=False, goss
     """
     s = Strings()
     o = ffi.new("DpgMafaldaOptions *")
-    _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
+    names = _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
     o.epochs, o.batches = integer("epochs", epochs), integer("batches", batches)
     o.workload = s.str(workload)
     o.band = -1 if band is None else integer("band", band)
@@ -837,7 +887,7 @@ def _train(printer, graph, dataset, protocol, model, partition, epochs, batches,
     s = Strings()
     o = ffi.new("DpgTrainOptions *")
     lib.dpg_train_options_init(o)
-    _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
+    names = _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
     o.protocol = s.str(protocol)
     o.schedule = s.str(schedule)
     if printer is not None:
@@ -856,6 +906,12 @@ def _train(printer, graph, dataset, protocol, model, partition, epochs, batches,
     elif criterion is not None or test_dataset is not None:
         raise UsageError("criterion and test_dataset go with a torch.nn.Module model", 2)
     else:
+        if not isinstance(dataset, (str, os.PathLike)):
+            # str(dataset) of arrays is kilobytes of numbers: say what it is.
+            raise UsageError(f"dataset: {_describe(dataset)} goes with a torch.nn.Module model; "
+                             "a built-in model (model=None, 'linear', 'mlp:...') takes a spec "
+                             "string: 'csv:PATH', 'california:PATH', 'idx:DIR' or "
+                             "'synthetic:linear' (write X and y to a CSV for csv:)", 2)
         o.dataset = s.str(dataset)
         o.model = s.str(model)
     o.partition = ffi.NULL if lists else s.str(partition)
@@ -909,8 +965,20 @@ def _train(printer, graph, dataset, protocol, model, partition, epochs, batches,
             lib.dpg_table_free(t)
     (cols, attrs, _), (mcols, _, _), (pcols, pattrs, _) = read
     return TrainResult(metrics=_frame(cols, {}), means=_frame(mcols, {}),
-                       privacy=_frame(pcols, _warned(pattrs, "train"), int_missing=("distance",)),
+                       privacy=_frame(_named(pcols, names), _warned(pattrs, "train"),
+                                      int_missing=("distance",)),
                        info=_typed_attrs(attrs))
+
+
+def _describe(x):
+    """A short description of a dataset argument: its type, and shape and
+    dtype for arrays and (X, y) pairs, never the values."""
+    if isinstance(x, (tuple, list)):
+        return "(" + ", ".join(_describe(v) for v in x) + ")"
+    shape, dtype = getattr(x, "shape", None), getattr(x, "dtype", None)
+    if shape is not None:
+        return f"{type(x).__name__} of shape {tuple(shape)} and dtype {dtype}"
+    return type(x).__name__
 
 
 def _torch_task(s, o, model, dataset, criterion, test_dataset, test_fraction, seed, batches,

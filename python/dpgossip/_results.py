@@ -46,6 +46,15 @@ class Results(dict):
         return (f"Results({self.dir!r}, tables={sorted(self)}, "
                 f"points={len(self.points)})")
 
+    def __getattr__(self, name):
+        """A table as an attribute too (``res.metrics`` is
+        ``res["metrics"]``), as ``res.points`` is; an unknown name lists
+        the tables there are."""
+        if not name.startswith("_") and name in self:
+            return self[name]
+        raise AttributeError(f"{type(self).__name__} has no attribute or table {name!r} "
+                             f"(tables: {', '.join(sorted(self)) or 'none'})")
+
 
 class _Points(Mapping):
     """The points of a sweep, by folder name, each read on first access."""

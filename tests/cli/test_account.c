@@ -94,11 +94,11 @@ static void test_formats(void) {
   char **lines = g_strsplit(c.out, "\n", -1);
   g_assert_cmpstr(lines[0], ==,
                   "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,"
-                  "attackers,alpha,delta,path,seed,mu_lower");
+                  "attackers,alpha,delta,path,seed,mu_lower,bound");
   g_assert_cmpuint(json_array_get_length(vic), ==, 13);
   for (guint i = 0; i < 13; i++) {
     char **f = g_strsplit(lines[i + 1], ",", -1);
-    g_assert_cmpuint(g_strv_length(f), ==, 16);
+    g_assert_cmpuint(g_strv_length(f), ==, 17);
     JsonObject *v = json_array_get_object_element(vic, i);
     g_assert_cmpstr(f[0], ==, "3+11");
     g_assert_cmpint(atoi(f[2]), ==, json_object_get_int_member(v, "node"));
@@ -106,6 +106,7 @@ static void test_formats(void) {
     g_assert_cmpfloat(g_ascii_strtod(f[6], NULL), ==, json_object_get_double_member(v, "rdp"));
     g_assert_cmpfloat(g_ascii_strtod(f[7], NULL), ==, json_object_get_double_member(v, "epsilon"));
     g_assert_cmpstr(f[9], ==, "protected");
+    g_assert_cmpstr(f[16], ==, json_object_get_string_member(v, "bound")); /* the same word */
     g_strfreev(f);
   }
   g_assert_cmpstr(lines[14], ==, "");
@@ -150,7 +151,7 @@ static void test_unprotected(void) {
               "--format", "csv");
   g_assert_cmpint(r.status, ==, 0);
   g_assert_nonnull(
-      strstr(r.out, "\n0,pndp,1,1,inf,inf,inf,inf,,unprotected,0,2,1e-06,structured,0,\n"));
+      strstr(r.out, "\n0,pndp,1,1,inf,inf,inf,inf,,unprotected,0,2,1e-06,structured,0,,thm5.2\n"));
   cli_run_clear(&r);
 }
 

@@ -538,10 +538,10 @@ static void test_unresolved(void) {
   char **lines = g_strsplit(c.out, "\n", -1);
   g_assert_cmpstr(lines[0], ==,
                   "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,"
-                  "attackers,alpha,delta,path,seed,mu_lower");
-  g_assert_cmpstr(lines[2], ==, "9,ldp,1,1,inf,inf,inf,inf,,unresolved,9,2,1e-06,observer,0,");
+                  "attackers,alpha,delta,path,seed,mu_lower,bound");
+  g_assert_cmpstr(lines[2], ==, "9,ldp,1,1,inf,inf,inf,inf,,unresolved,9,2,1e-06,observer,0,,thm5.2");
   g_assert_true(g_str_has_prefix(lines[1], "9,ldp,0,2,50939954."));
-  g_assert_true(g_str_has_suffix(lines[1], ",protected,9,2,1e-06,observer,0,"));
+  g_assert_true(g_str_has_suffix(lines[1], ",protected,9,2,1e-06,observer,0,,thm5.2"));
   g_strfreev(lines);
   JsonParser *p;
   JsonObject *o = run_json(&j, &p);
@@ -575,7 +575,7 @@ static void test_formats(void) {
   char **lines = g_strsplit(c.out, "\n", -1);
   g_assert_cmpstr(lines[0], ==,
                   "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,"
-                  "attackers,alpha,delta,path,seed,mu_lower");
+                  "attackers,alpha,delta,path,seed,mu_lower,bound");
   /* 14 + 14 + 13 + 13 victims, then the final empty line. */
   g_assert_cmpuint(g_strv_length(lines), ==, 1 + 54 + 1);
   g_assert_true(g_str_has_prefix(lines[1], "0,ldp,1,1,"));

@@ -243,7 +243,7 @@ static void add_account_run(Stats *want, const char *attackers) {
   char **lines = g_strsplit(r.out, "\n", -1);
   g_assert_cmpstr(lines[0], ==,
                   "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,"
-                  "attackers,alpha,delta,path,seed,mu_lower");
+                  "attackers,alpha,delta,path,seed,mu_lower,bound");
   for (guint i = 1; lines[i] && *lines[i]; i++) {
     char **f = g_strsplit(lines[i], ",", -1);
     guint d = (guint)atoi(f[3]);
@@ -326,10 +326,10 @@ static void add_account_csv(Stats *want, int m, guint col, const char *const *ar
   char **lines = g_strsplit(r.out, "\n", -1);
   g_assert_cmpstr(lines[0], ==,
                   "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,"
-                  "attackers,alpha,delta,path,seed,mu_lower");
+                  "attackers,alpha,delta,path,seed,mu_lower,bound");
   for (guint i = 1; lines[i] && *lines[i]; i++) {
     char **f = g_strsplit(lines[i], ",", -1);
-    g_assert_cmpuint(g_strv_length(f), ==, 16);
+    g_assert_cmpuint(g_strv_length(f), ==, 17);
     stat_add(&want->s[atoi(f[3])][m], g_ascii_strtod(f[col], NULL));
     g_strfreev(f);
   }

@@ -180,8 +180,9 @@ static void test_shared_help(void) {
        "(session traces)",
        {"account", "train", NULL}},
       {"dataset=SPEC",
-       "Dataset (required): california:PATH, csv:PATH[,...], idx:DIR, "
-       "synthetic:linear|logistic[,...]",
+       "Dataset (required): california:PATH, csv:PATH[,target=COL][,header=auto|yes|no]"
+       "[,classes=N|auto][,standardize=yes|no|all] (target: the last column unless named or "
+       "numbered; classes=0, the default: regression), idx:DIR, synthetic:linear|logistic[,...]",
        {"train", "onerun", NULL}},
       {"model=SPEC",
        "Model: linear, softmax, mlp[:hidden=H], cnn[:groups=G] (default linear or softmax by "

@@ -86,7 +86,7 @@ static void test_run_graph_notice(void) {
                                edges);
   char *ini = write_tmp(dir, "s.ini", text);
   const char *notice = "dpgossip run: the graph file had 2 self-loops and 2 duplicate edges "
-                       "(dropped); its node labels are not 0..n-1: renumbered";
+                       "(dropped); its node labels are not 0..n-1: kept as the nodes' names";
   for (int sweep = 0; sweep < 2; sweep++) {
     CliRun r = sweep ? cli_run("run", ini, "-q", "--set", "sweep.protocol.sigma=1;2")
                      : cli_run("run", ini, "-q");

@@ -22,7 +22,7 @@ static char *tmpdir;
 /* The privacy table's columns, as `dpgossip account --format csv` has them. */
 #define PRIVACY_HEADER                                                                             \
   "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,attackers,"     \
-  "alpha,delta,path,seed,mu_lower"
+  "alpha,delta,path,seed,mu_lower,bound"
 
 static char *out_file(const char *name) {
   return g_build_filename(tmpdir, name, NULL);
@@ -129,7 +129,7 @@ static void test_csv(void) {
   g_assert_cmpuint(g_strv_length(lines), ==, 1 + 8 + 1);
   for (guint u = 0; u < 8; u++) {
     char **cells = g_strsplit(lines[1 + u], ",", -1);
-    g_assert_cmpuint(g_strv_length(cells), ==, 16);
+    g_assert_cmpuint(g_strv_length(cells), ==, 17);
     g_assert_cmpstr(cells[0], ==, "");
     g_assert_cmpstr(cells[1], ==, "ldp");
     g_assert_cmpint(atoi(cells[2]), ==, (int)u);
@@ -313,7 +313,8 @@ static void test_privacy_summary(void) {
   g_assert_nonnull(strstr(r.out, "epsilon up to inf"));
   g_assert_nonnull(strstr(r.out, "epsilon inf: no protection"));
   char *text = read_file(priv_path);
-  g_assert_nonnull(strstr(text, "\n,ldp,0,,inf,inf,inf,inf,,unprotected,,2,1e-06,structured,0,\n"));
+  g_assert_nonnull(
+      strstr(text, "\n,ldp,0,,inf,inf,inf,inf,,unprotected,,2,1e-06,structured,0,,thm5.2\n"));
   g_free(text);
   cli_run_clear(&r);
   /* --trust none: no accounting, said so. */

@@ -189,7 +189,7 @@ def test_without_pandas_numpy_record_arrays(cli):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.splitlines()
     assert out[0] == ("collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,"
-                      "status,attackers,alpha,delta,path,seed,mu_lower")
+                      "status,attackers,alpha,delta,path,seed,mu_lower,bound")
     want = cli.csv("account", "--generate", "florentine", "-T", "10", "--trust", "pndp",
                    "-a", "0")
     assert out[1] == f"{want['rdp'][0]!r} 1"

@@ -95,3 +95,17 @@ def test_multigraph_edges_are_merged_with_a_warning():
         got = dpgossip.graph(g)
     assert got["edges"] == 3
     np.testing.assert_array_equal(got["edge_list"], [[0, 1], [0, 2], [1, 2]])
+
+
+def test_an_array_dataset_without_a_torch_model_says_its_shape_not_its_values():
+    """dataset=(X, y) with a built-in model: the message names the arrays'
+    shapes and dtypes and the specs a built-in model takes; it used to
+    print every value (12 KB for 100 x 3)."""
+    X, y = np.arange(300.0).reshape(100, 3), np.zeros(100, dtype=np.int64)
+    with pytest.raises(dpgossip.UsageError) as e:
+        dpgossip.train("ring:n=4", dataset=(X, y), epochs=1)
+    msg = str(e.value)
+    assert len(msg) < 600, msg
+    assert "ndarray of shape (100, 3) and dtype float64" in msg
+    assert "ndarray of shape (100,) and dtype int64" in msg
+    assert "csv:PATH" in msg

@@ -88,6 +88,17 @@ def test_load_reads_any_csv(tmp_path):
         dpgossip.load(tmp_path / "nope")
 
 
+def test_tables_are_attributes_too(tmp_path):
+    """res.metrics as res.points: a table by attribute; an unknown name an
+    AttributeError that lists the tables."""
+    (tmp_path / "metrics.csv").write_text("round,node\n1,0\n")
+    res = dpgossip.load(tmp_path)
+    assert res.metrics is res["metrics"]
+    assert list(res.metrics["node"]) == [0]
+    with pytest.raises(AttributeError, match=r"no attribute or table 'privacy' \(tables: metrics\)"):
+        res.privacy
+
+
 def test_errors_are_the_cli_messages(cli, tmp_path):
     ini = scenario("figure2-florentine.ini")
     status, message = cli.error("run", ini, "--set", "nodot", "--out", tmp_path)

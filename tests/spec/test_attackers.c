@@ -46,6 +46,24 @@ static void bad(const char *text, guint flags, const char *needle) {
   g_error_free(err);
 }
 
+/* Parsed (it may be a label), refused without a labelled graph. */
+static void bad_id(const char *text, guint flags, const char *needle) {
+  SpecAttackers a;
+  GError *err = NULL;
+  spec_attackers_init(&a);
+  g_assert_true(spec_attackers_parse(&a, text, flags, DOMAIN, CODE, &err));
+  g_assert_false(spec_attackers_resolve(&a, NULL, NULL, NULL, flags, DOMAIN, CODE, &err));
+  g_assert_error(err, DOMAIN, CODE);
+  if (strstr(err->message, needle) == NULL)
+    g_error("'%s': '%s' lacks '%s'", text, err->message, needle);
+  g_clear_error(&err);
+  /* spec_attackers_check says the same to a caller that never resolved. */
+  g_assert_false(spec_attackers_check(&a, 10, NULL, DOMAIN, CODE, &err));
+  g_assert_nonnull(strstr(err->message, "is not a node id"));
+  spec_attackers_clear(&a);
+  g_error_free(err);
+}
+
 static void test_forms(void) {
   good("0", 0, "0");
   good("0,5", 0, "0|5");
@@ -65,26 +83,26 @@ static void test_refused(void) {
   bad("", 0, "give at least one node id (" SPEC_ATTACKERS_GRAMMAR ")");
   bad("  ", 0, "give at least one node id");
   bad(NULL, 0, "give at least one node id");
-  bad("x", 0, "'x' is not a node id (expected " SPEC_ATTACKERS_GRAMMAR ")");
+  bad_id("x", 0, "'x' is not a node id (expected " SPEC_ATTACKERS_GRAMMAR ")");
   bad("0,", 0, "'' is not a node id");
   bad(",0", 0, "'' is not a node id");
   bad("0++5", 0, "'' is not a node id");
-  bad("-1", 0, "'-1' is not a node id");
+  bad_id("-1", 0, "'-1' is not a node id");
   bad("+1", 0, "'' is not a node id");
-  bad("1.5", 0, "'1.5' is not a node id");
-  bad("4294967295", 0, "'4294967295' is not a node id"); /* G_MAXUINT: "no node" */
-  bad("99999999999999999999", 0, "is not a node id");
+  bad_id("1.5", 0, "'1.5' is not a node id");
+  bad_id("4294967295", 0, "'4294967295' is not a node id"); /* G_MAXUINT: "no node" */
+  bad_id("99999999999999999999", 0, "is not a node id");
   bad("0 5", 0, "'0 5' is not a node id");
   bad("3+3", 0, "node 3 appears twice in the collusion set '3+3'");
   bad("0+5,5+0", 0, "the set '5+0' is given twice");
   bad("all,3", 0, "'all' stands alone");
   bad("3+all", 0, "'all' stands alone");
-  bad("ALL", 0, "'ALL' is not a node id");
+  bad_id("ALL", 0, "'ALL' is not a node id");
   /* ';' is the scenario files' alone: on the command line it is an error. */
-  bad("0;8", 0, "'0;8' is not a node id (expected " SPEC_ATTACKERS_GRAMMAR ")");
-  bad("0;x", SPEC_ATTACKERS_SEMICOLON,
-      "'x' is not a node id (expected " SPEC_ATTACKERS_GRAMMAR
-      "; ';' joins like '+' (the older form 0;8))");
+  bad_id("0;8", 0, "'0;8' is not a node id (expected " SPEC_ATTACKERS_GRAMMAR ")");
+  bad_id("0;x", SPEC_ATTACKERS_SEMICOLON,
+         "'x' is not a node id (expected " SPEC_ATTACKERS_GRAMMAR
+         "; ';' joins like '+' (the older form 0;8))");
   bad("2;2", SPEC_ATTACKERS_SEMICOLON, "node 2 appears twice in the collusion set '2;2'");
   bad(";", SPEC_ATTACKERS_SEMICOLON, "give at least one node id");
   bad("0;;8", SPEC_ATTACKERS_SEMICOLON, "'' is not a node id");
@@ -167,11 +185,59 @@ static void test_check_expand(void) {
   g_assert_no_error(err);
 }
 
+/* A graph whose nodes 0, 1, 2 are labelled "n0", "20", "x". */
+static const char *const LABELS[] = {"n0", "20", "x"};
+
+static gboolean find_label(gconstpointer data, const char *label, guint *id) {
+  (void)data;
+  for (guint u = 0; u < G_N_ELEMENTS(LABELS); u++)
+    if (g_str_equal(LABELS[u], label)) {
+      *id = u;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Labels resolve to ids, sets sorted by id; a label no node has is refused
+ * naming it; a digit string is a label, not an id, on a labelled graph. */
+static void test_labels(void) {
+  SpecAttackers a;
+  GError *err = NULL;
+  spec_attackers_init(&a);
+  g_assert_true(spec_attackers_parse(&a, "x+n0,20", 0, DOMAIN, CODE, &err));
+  g_assert_true(spec_attackers_resolve(&a, find_label, NULL, "g", 0, DOMAIN, CODE, &err));
+  g_assert_true(spec_attackers_check(&a, 3, "g", DOMAIN, CODE, &err));
+  char *t = sets_text(&a, 3);
+  g_assert_cmpstr(t, ==, "0+2|1"); /* {n0, x} by id, then {20} = node 1 */
+  g_free(t);
+  spec_attackers_clear(&a);
+
+  spec_attackers_init(&a);
+  g_assert_true(spec_attackers_parse(&a, "1", 0, DOMAIN, CODE, &err));
+  g_assert_false(spec_attackers_resolve(&a, find_label, NULL, "g", 0, DOMAIN, CODE, &err));
+  g_assert_cmpstr(err->message, ==,
+                  "no node of graph 'g' is labelled '1' (its nodes go by their labels, not by "
+                  "0..n-1)");
+  g_clear_error(&err);
+  spec_attackers_clear(&a);
+
+  /* The same label twice in a set, or a set twice, is refused at parse. */
+  spec_attackers_init(&a);
+  g_assert_false(spec_attackers_parse(&a, "n0+n0", 0, DOMAIN, CODE, &err));
+  g_assert_cmpstr(err->message, ==, "node n0 appears twice in the collusion set 'n0+n0'");
+  g_clear_error(&err);
+  g_assert_false(spec_attackers_parse(&a, "x+n0,n0+x", 0, DOMAIN, CODE, &err));
+  g_assert_nonnull(strstr(err->message, "the set 'n0+x' is given twice"));
+  g_clear_error(&err);
+  spec_attackers_clear(&a);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/spec/attackers/forms", test_forms);
   g_test_add_func("/spec/attackers/refused", test_refused);
   g_test_add_func("/spec/attackers/append", test_append);
   g_test_add_func("/spec/attackers/check-expand", test_check_expand);
+  g_test_add_func("/spec/attackers/labels", test_labels);
   return g_test_run();
 }
