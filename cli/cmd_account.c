@@ -66,7 +66,8 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
       {"epochs", 'k', 0, G_OPTION_ARG_INT, &o->epochs,
        "Uses of each record, k: T = k b (instead of -T, or checked against it)", "K"},
       {"trust", 0, 0, G_OPTION_ARG_STRING, &o->r.trust,
-       "Trust model: ldp, pndp or secldp, or a comma-separated list (required)", "MODEL"},
+       cli_trust_help("Trust model: ", ", ", " or ", ", or a comma-separated list (required)"),
+       "MODEL"},
       {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o->r.attackers,
        "Attacker sets: all (every node in turn, alone), ids separated by ',' are accounted "
        "each alone, ids joined by '+' form one collusion set: 0,5 or 0+5 (required; "

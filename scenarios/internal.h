@@ -82,7 +82,7 @@ typedef struct ScenConfig {
   guint eval_nodes, eval_rows; /* ProtoRunConfig's: 0 the default */
   char *partition; /* NULL: uniform */
   /* privacy */
-  PrivTrust trust[3];
+  PrivTrust *trust; /* n_trust distinct models, in the order given */
   guint n_trust;
   MfSensitivity sensitivity;
   guint b;
@@ -162,6 +162,8 @@ void scen_write_victims(GString *out, const ScenConfig *c, const ScenKeyInfo *k)
 void scen_write_attack(GString *out, const ScenConfig *c, const ScenKeyInfo *k);
 void scen_write_out_dir(GString *out, const ScenConfig *c, const ScenKeyInfo *k);
 void scen_write_figure_size(GString *out, const ScenConfig *c, const ScenKeyInfo *k);
+/* privacy.trust's names: privacy/'s trust table ("ldp|pndp|secldp"; static). */
+const char *scen_trust_choices(void);
 
 /* ---- Noise correlations ---- */
 

@@ -36,6 +36,7 @@ void scen_config_free(ScenConfig *c) {
   g_free(c->dataset);
   g_free(c->model);
   g_free(c->partition);
+  g_free(c->trust);
   for (guint i = 0; i < c->n_collusions; i++) {
     g_free(c->collusions[i].name);
     g_free(c->collusions[i].nodes);
@@ -748,12 +749,15 @@ static void resolve_privacy(R *r, ScenConfig *c) {
   char *what = NULL, *v = NULL;
   if (get_typed(r, "privacy", "trust", &v, &loc, &what)) {
     char **items = scen_split_list(v);
-    for (guint i = 0; items[i] && c->n_trust < 3; i++)
+    c->trust = g_new0(PrivTrust, g_strv_length(items) + 1);
+    for (guint i = 0; items[i]; i++)
       if (priv_trust_parse(items[i], &c->trust[c->n_trust], NULL))
         c->n_trust++;
     g_strfreev(items);
   }
   if (c->n_trust == 0) {
+    g_free(c->trust);
+    c->trust = g_new0(PrivTrust, 1);
     c->trust[0] = PRIV_TRUST_LDP;
     c->n_trust = 1;
   }
@@ -1202,6 +1206,16 @@ void scen_write_sigma(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
 void scen_write_mu(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
   if (c->has_mu)
     kv_d(out, k->key, c->mu);
+}
+
+const char *scen_trust_choices(void) {
+  static const char *names = NULL;
+  if (g_once_init_enter(&names)) {
+    char *list = priv_trust_list("|", "|");
+    g_once_init_leave(&names, g_intern_string(list));
+    g_free(list);
+  }
+  return names;
 }
 
 void scen_write_trust(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {

@@ -25,6 +25,7 @@
 #define FIELD(f, st) .store = SCEN_STORE_NONE
 #define NO_FIELD .store = SCEN_STORE_NONE
 #define WRITE(fn) .write = NULL
+#define CHOICES_OF(fn) .choices_of = NULL
 #else
 #include <stddef.h>
 
@@ -41,6 +42,7 @@
             0 * sizeof(char[sizeof(((ScenConfig *)0)->f) == STORE_SIZE_##st ? 1 : -1])
 #define NO_FIELD .store = SCEN_STORE_NONE
 #define WRITE(fn) .write = fn
+#define CHOICES_OF(fn) .choices_of = fn
 #endif
 
 #define NO_RANGE 1, 0
@@ -132,8 +134,9 @@ static const ScenKeyInfo keys[] = {
      "10000; as many as the rows: all)",
      FIELD(eval_rows, UINT)},
     /* [privacy] */
-    {"privacy", "trust", SCEN_TYPE_ENUM_LIST, "ldp", NO_RANGE, 0, "ldp|pndp|secldp",
-     "trust models, e.g. pndp;ldp", NO_FIELD, WRITE(scen_write_trust)},
+    {"privacy", "trust", SCEN_TYPE_ENUM_LIST, "ldp", NO_RANGE, 0, NULL,
+     "trust models, e.g. pndp;ldp", NO_FIELD, WRITE(scen_write_trust),
+     CHOICES_OF(scen_trust_choices)},
     {"privacy", "sensitivity", SCEN_TYPE_ENUM, "bound", NO_RANGE, 0, "bound|exact",
      "bound (paper Thm 5.2) or exact (SDP)", FIELD(sensitivity, CHOICE)},
     {"privacy", "participation_interval", SCEN_TYPE_UINT, NULL, 1, MAX_STEPS, SCEN_KEY_DERIVED,
@@ -407,7 +410,12 @@ static char *suggest_choice(const char *choices, const char *v) {
   return s;
 }
 
+const char *scen_key_choices(const ScenKeyInfo *k) {
+  return k->choices != NULL ? k->choices : k->choices_of != NULL ? k->choices_of() : NULL;
+}
+
 gboolean scen_value_check(const ScenKeyInfo *k, const char *raw, char **msg) {
+  const char *choices = scen_key_choices(k);
   char *v = scen_unescape(raw);
   gboolean ok = TRUE;
   switch (k->type) {
@@ -453,8 +461,8 @@ gboolean scen_value_check(const ScenKeyInfo *k, const char *raw, char **msg) {
     break;
   }
   case SCEN_TYPE_ENUM:
-    if (!is_choice(k->choices, v)) {
-      char *c = choices_text(k->choices), *s = suggest_choice(k->choices, v);
+    if (choices != NULL && !is_choice(choices, v)) {
+      char *c = choices_text(choices), *s = suggest_choice(choices, v);
       *msg = g_strdup_printf("unknown value '%s' (valid: %s)%s", v, c, s);
       g_free(c);
       g_free(s);
@@ -484,8 +492,8 @@ gboolean scen_value_check(const ScenKeyInfo *k, const char *raw, char **msg) {
       ok = FALSE;
     }
     for (guint i = 0; ok && i < n; i++) {
-      if (!is_choice(k->choices, items[i])) {
-        char *c = choices_text(k->choices), *s = suggest_choice(k->choices, items[i]);
+      if (choices != NULL && !is_choice(choices, items[i])) {
+        char *c = choices_text(choices), *s = suggest_choice(choices, items[i]);
         *msg = g_strdup_printf("unknown value '%s' (valid: %s)%s", items[i], c, s);
         g_free(c);
         g_free(s);

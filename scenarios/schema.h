@@ -78,6 +78,9 @@ struct ScenKeyInfo {
   ScenStore store;    /* the field's type, or NONE */
   gsize offset;       /* the field: offsetof(ScenConfig, ...) */
   ScenKeyWrite write; /* nullable: writes the key instead of its store */
+  /* Nullable: instead of choices, the module table that names them ("a|b|c",
+   * static), so that a value added there needs no edit here. */
+  const char *(*choices_of)(void);
 };
 
 /* The table, in the order the resolved file lists it. */
@@ -98,6 +101,10 @@ char *scen_schema_suggest_key(const char *section, const char *key);
 gboolean scen_parse_bool(const char *v, gboolean *out, char **msg);
 gboolean scen_parse_uint64(const char *v, guint64 *out, char **msg);
 gboolean scen_parse_double(const char *v, double *out, char **msg);
+
+/* The names @k's value is chosen from ("a|b|c"), or NULL: any (a row whose
+ * module table is not linked, in the fuzz targets). */
+const char *scen_key_choices(const ScenKeyInfo *k);
 
 /* scen_value_check: type and range of @raw (as in the file) for @k. */
 gboolean scen_value_check(const ScenKeyInfo *k, const char *raw, char **msg);
