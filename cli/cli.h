@@ -141,6 +141,10 @@ void cli_graph_options_clear(CliGraphOptions *o);
  * then "; @tail" when @tail is not NULL. An interned string: never freed. */
 const char *cli_schedule_help(const char *tail);
 
+/* cli_protocols_help: @head, the names of the protocol registry
+ * (proto_registry_names), then @tail. An interned string: never freed. */
+const char *cli_protocols_help(const char *head, const char *tail);
+
 /* cli_trust_help: @head, the names of privacy/'s trust table joined by @sep
  * and, before the last, @last (priv_trust_list), then @tail: a --trust help
  * that lists every model of the table. An interned string: never freed. */

@@ -55,9 +55,9 @@ static void on_progress(const ProtoAccountProgress *p, gpointer data) {
 static gboolean options_parse(Options *o, int *argc, char ***argv) {
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o->protocol,
-       "Any registered protocol spec: dsgd (default), nonprivate, muffliato:K=k, antipgd, "
-       "mfdsgd:C=FAMILY|FILE, mafalda, decor[:sigma_secret=S], zipdl[:units=gradient], or a "
-       "plugin's (dpgossip protocols lists them)",
+       cli_protocols_help("Any registered protocol spec NAME[:key=value,...] (default dsgd; "
+                          "nonprivate: dsgd without noise): ",
+                          ", or a plugin's (dpgossip protocols lists them and their parameters)"),
        "SPEC"},
       {"rounds", 'T', 0, G_OPTION_ARG_INT, &o->rounds,
        "Gradient steps T (required; Muffliato gossips K rounds per step)", "T"},

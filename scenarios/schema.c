@@ -86,9 +86,10 @@ static const ScenKeyInfo keys[] = {
     {"network", "loss", SCEN_TYPE_SPEC, "0", NO_RANGE, 0, NULL,
      "message loss probability (not in sync mode)", FIELD(loss, STRING)},
     /* [protocol] */
+    /* Its help follows the protocol registry's names (scen_keys_describe). */
     {"protocol", "name", SCEN_TYPE_SPEC, "dsgd", NO_RANGE, 0, NULL,
-     "dsgd, muffliato:K=k, antipgd, mfdsgd:C=..., mafalda, decor, zipdl, or nonprivate "
-     "(D-SGD without noise)",
+     "NAME[:key=value,...] (dpgossip protocols lists the parameters), or nonprivate (D-SGD "
+     "without noise)",
      FIELD(protocol, STRING)},
     {"protocol", "plugin", SCEN_TYPE_PATH, NULL, NO_RANGE, SCEN_KEY_OPTIONAL, NULL,
      "a protocol plugin (.so built against protocols/plugin.h) to load; name may then be "

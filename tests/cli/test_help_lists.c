@@ -111,6 +111,20 @@ static void test_protocols(void) {
   g_assert_cmpint(unknown.status, ==, 2);
   char *valid = line_with(unknown.err, "(valid: ");
   g_assert_nonnull(valid);
+  /* The --protocol help and the schema's protocol.name list the registry. */
+  char *names = proto_registry_names();
+  char *option = help_line("account", "--protocol=");
+  if (strstr(option, names) == NULL)
+    g_error("account --help: '%s' lacks the registry's '%s'", option, names);
+  CliRun keys = cli_run("validate", "--keys");
+  g_assert_cmpint(keys.status, ==, 0);
+  char *want = g_strdup_printf("  name                     dsgd             %s; ", names);
+  if (strstr(keys.out, want) == NULL)
+    g_error("validate --keys: protocol.name lacks the registry's '%s':\n%s", names, keys.out);
+  g_free(want);
+  cli_run_clear(&keys);
+  g_free(option);
+  g_free(names);
   for (guint i = 0; i < n; i++) {
     if (!proto_registry_is_builtin(list[i]))
       continue;
