@@ -128,33 +128,22 @@ static gboolean get_typed(R *r, const char *sec, const char *key, char **value, 
   return TRUE;
 }
 
-typedef enum { VALUE_U64, VALUE_DOUBLE, VALUE_BOOL } ValueKind;
-
-/* section.key parsed as @kind into *@out (a guint64, double or gboolean).
- * FALSE when absent, or malformed (a problem reported); *@out is then left
- * as it was, so callers preset it to the default. */
-static gboolean get_value(R *r, const char *sec, const char *key, ValueKind kind, void *out) {
+/* section.key as an unsigned integer (the keys whose default is derived
+ * from others: rounds, participation_interval, eval_every), @def when
+ * absent or malformed (a problem reported); *@given (may be NULL) says
+ * whether a valid value was set. */
+static guint64 get_u64(R *r, const char *sec, const char *key, guint64 def, gboolean *given) {
   ScenLoc loc;
   char *what = NULL, *v = NULL, *msg = NULL;
+  guint64 x = def;
   gboolean ok = get_typed(r, sec, key, &v, &loc, &what);
-  if (ok) {
-    ok = kind == VALUE_U64      ? scen_parse_uint64(v, out, &msg)
-         : kind == VALUE_DOUBLE ? scen_parse_double(v, out, &msg)
-                                : scen_parse_bool(v, out, &msg);
-    if (!ok)
-      problem(r, loc, what, "%s", msg);
-  }
+  if (ok && !(ok = scen_parse_uint64(v, &x, &msg)))
+    problem(r, loc, what, "%s", msg);
+  if (!ok)
+    x = def;
   g_free(msg);
   g_free(v);
   g_free(what);
-  return ok;
-}
-
-/* Typed getters over get_value: @def when absent or malformed; *@given
- * (may be NULL) says whether a valid value was set. */
-static guint64 get_u64(R *r, const char *sec, const char *key, guint64 def, gboolean *given) {
-  guint64 x = def;
-  gboolean ok = get_value(r, sec, key, VALUE_U64, &x);
   if (given)
     *given = ok;
   return x;
