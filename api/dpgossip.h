@@ -406,6 +406,15 @@ const char *dpg_api_header(void);
  * OPENBLAS_CORETYPE. Returns: a static string (never free it) or NULL. O(1). */
 const char *dpg_blas_note(void);
 
+/* dpg_schedule_kinds: the schedule specs a schedule option takes, one per
+ * kind of the schedule table, as the command's --schedule help lists them
+ * ("static, resample:GENSPEC, ..."); dpg_trust_models: the trust models of
+ * the trust table ("ldp, pndp or secldp"). The Python package writes its
+ * help from them, so a kind or a model added to its table needs no edit
+ * there. Returns: a static string (never free it). O(1) after the first call. */
+const char *dpg_schedule_kinds(void);
+const char *dpg_trust_models(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -140,6 +140,15 @@ void cli_graph_options_clear(CliGraphOptions *o);
  * and every kind of topologies/'s schedule table (topo_schedule_kinds_text),
  * then "; @tail" when @tail is not NULL. An interned string: never freed. */
 const char *cli_schedule_help(const char *tail);
+
+/* cli_protocols_help: @head, the names of the protocol registry
+ * (proto_registry_names), then @tail. An interned string: never freed. */
+const char *cli_protocols_help(const char *head, const char *tail);
+
+/* cli_trust_help: @head, the names of privacy/'s trust table joined by @sep
+ * and, before the last, @last (priv_trust_list), then @tail: a --trust help
+ * that lists every model of the table. An interned string: never freed. */
+const char *cli_trust_help(const char *head, const char *sep, const char *last, const char *tail);
 /* -d, -m and --partition: the learning task of a training run, into the
  * ProtoTrainTask @task (GOption's copies of the strings). Three entries. */
 #define CLI_OPTIONS_TASK(task)                                                                     \

@@ -55,9 +55,9 @@ static void on_progress(const ProtoAccountProgress *p, gpointer data) {
 static gboolean options_parse(Options *o, int *argc, char ***argv) {
   GOptionEntry entries[] = {
       {"protocol", 'p', 0, G_OPTION_ARG_STRING, &o->protocol,
-       "Any registered protocol spec: dsgd (default), nonprivate, muffliato:K=k, antipgd, "
-       "mfdsgd:C=FAMILY|FILE, mafalda, decor[:sigma_secret=S], zipdl[:units=gradient], or a "
-       "plugin's (dpgossip protocols lists them)",
+       cli_protocols_help("Any registered protocol spec NAME[:key=value,...] (default dsgd; "
+                          "nonprivate: dsgd without noise): ",
+                          ", or a plugin's (dpgossip protocols lists them and their parameters)"),
        "SPEC"},
       {"rounds", 'T', 0, G_OPTION_ARG_INT, &o->rounds,
        "Gradient steps T (required; Muffliato gossips K rounds per step)", "T"},
@@ -66,7 +66,8 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
       {"epochs", 'k', 0, G_OPTION_ARG_INT, &o->epochs,
        "Uses of each record, k: T = k b (instead of -T, or checked against it)", "K"},
       {"trust", 0, 0, G_OPTION_ARG_STRING, &o->r.trust,
-       "Trust model: ldp, pndp or secldp, or a comma-separated list (required)", "MODEL"},
+       cli_trust_help("Trust model: ", ", ", " or ", ", or a comma-separated list (required)"),
+       "MODEL"},
       {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o->r.attackers,
        "Attacker sets: all (every node in turn, alone), ids separated by ',' are accounted "
        "each alone, ids joined by '+' form one collusion set: 0,5 or 0+5 (required; "

@@ -251,9 +251,9 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
       {"threads", 'j', 0, G_OPTION_ARG_INT, &o->run.threads,
        "Evaluation threads (default 1; results do not depend on it)", "N"},
       {"trust", 0, 0, G_OPTION_ARG_STRING, &o->run.trust,
-       "Privacy reported per node: ldp (default: every node), pndp or secldp (need "
-       "--attackers), a comma-separated list, or none (no accounting: its time and memory "
-       "saved)",
+       cli_trust_help("Privacy reported per node: ", ", ", " or ",
+                      " (ldp, the default, reports every node; the others need --attackers), a "
+                      "comma-separated list, or none (no accounting: its time and memory saved)"),
        "MODEL"},
       {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o->run.attackers,
        "Attacker sets of the privacy columns, as for dpgossip account: 0,5 (each alone) or "

@@ -47,6 +47,24 @@ gboolean cli_options_parse(const CliOptionsSpec *spec, int *argc, char ***argv) 
   return parsed;
 }
 
+const char *cli_protocols_help(const char *head, const char *tail) {
+  char *names = proto_registry_names();
+  char *text = g_strconcat(head, names, tail, NULL);
+  const char *interned = g_intern_string(text);
+  g_free(text);
+  g_free(names);
+  return interned;
+}
+
+const char *cli_trust_help(const char *head, const char *sep, const char *last, const char *tail) {
+  char *models = priv_trust_list(sep, last);
+  char *text = g_strconcat(head, models, tail, NULL);
+  const char *interned = g_intern_string(text);
+  g_free(text);
+  g_free(models);
+  return interned;
+}
+
 const char *cli_schedule_help(const char *tail) {
   char *text = g_strconcat("Time-varying gossip over the graph (default static): ",
                            topo_schedule_kinds_text(TRUE), tail != NULL ? "; " : NULL, tail, NULL);

@@ -49,8 +49,15 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
     return fail(error, "K (gossip rounds per step) applies to Muffliato only");
   if (p->T == 0)
     return fail(error, "the number of steps T must be at least 1");
-  if (p->trust != PRIV_TRUST_LDP && p->trust != PRIV_TRUST_PNDP && p->trust != PRIV_TRUST_SECLDP)
-    return fail(error, "unknown trust model");
+  if (p->trust != PRIV_TRUST_LDP && p->trust != PRIV_TRUST_PNDP && p->trust != PRIV_TRUST_SECLDP) {
+    /* A model of the trust table without a closed form here yet: the
+     * observer path accounts any model from its row. */
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "trust %s has no structured accounting (ldp, pndp and secldp have): use the "
+                "observer path (--path observer; privacy.path = observer)",
+                priv_trust_name(p->trust));
+    return FALSE;
+  }
   if (!(p->sigma >= 0) || !isfinite(p->sigma))
     return fail(error, "the noise multiplier sigma must be finite and >= 0");
   if (!p->gossip || p->n_gossip == 0 || !p->gossip[0])

@@ -24,9 +24,12 @@ static gboolean parse_node(const char *s, guint *out) {
 gboolean proto_account_parse_trusts(const char *spec, GArray *out, GError **error) {
   char **parts = g_strsplit(spec, ",", -1);
   gboolean ok = parts[0] != NULL;
-  if (!ok)
+  if (!ok) {
+    char *models = priv_trust_list(", ", " or ");
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--trust: give ldp, pndp or secldp (or a comma-separated list)");
+                "--trust: give %s (or a comma-separated list)", models);
+    g_free(models);
+  }
   for (guint i = 0; parts[i] && ok; i++) {
     PrivTrust t;
     if (!priv_trust_parse(g_strstrip(parts[i]), &t, error)) {

@@ -178,8 +178,12 @@ static gboolean check_what(const ProtoAccountRequest *r, ProtoAccountJob *j,
                   "--batches %u must divide --rounds T = %u (the run's T/batches epochs)",
                   r->batches, j->T);
   j->run_b = r->batches ? r->batches : j->b;
-  if (!r->trust)
-    return refuse(refusal, PROTO_REFUSED_RULE, error, "--trust is required: ldp, pndp or secldp");
+  if (!r->trust) {
+    char *models = priv_trust_list(", ", " or ");
+    refuse(refusal, PROTO_REFUSED_RULE, error, "--trust is required: %s", models);
+    g_free(models);
+    return FALSE;
+  }
   if (!proto_account_parse_trusts(r->trust, j->trusts, error))
     return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
   if (r->n_sets > 0)

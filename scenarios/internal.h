@@ -14,12 +14,14 @@
 
 G_BEGIN_DECLS
 
+/* In the order of privacy.path's choices (scenarios/schema.c), which name
+ * them. */
 typedef enum {
   SCEN_PATH_AUTO,
   SCEN_PATH_STRUCTURED,
   SCEN_PATH_OBSERVER,
-  SCEN_PATH_NONE,
   SCEN_PATH_LOCAL, /* certified bounds around each collusion set (privacy.radius) */
+  SCEN_PATH_NONE,
 } ScenPath;
 
 typedef struct {
@@ -38,8 +40,10 @@ typedef struct {
   guint buffers; /* MF: blt's buffers parameter */
 } ScenProtoShape;
 
-/* One run, every value resolved (defaults filled, paths absolute). */
-typedef struct {
+/* One run, every value resolved (defaults filled, paths absolute). A
+ * scenario key's field is named by its row of the schema (scenarios/schema.c),
+ * which resolves and writes it. */
+typedef struct ScenConfig {
   /* simulation */
   char *name;
   guint64 seed;
@@ -78,7 +82,7 @@ typedef struct {
   guint eval_nodes, eval_rows; /* ProtoRunConfig's: 0 the default */
   char *partition; /* NULL: uniform */
   /* privacy */
-  PrivTrust trust[3];
+  PrivTrust *trust; /* n_trust distinct models, in the order given */
   guint n_trust;
   MfSensitivity sensitivity;
   guint b;
@@ -140,8 +144,26 @@ struct ScenScenario {
  */
 ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, ScenProblems *ps);
 
-/* The resolved scenario file of @c (every default written). (g_free) */
+/* The resolved scenario file of @c (every default written): the keys in the
+ * schema's order, each written from its row (its field, or its write hook
+ * below). (g_free) */
 char *scen_config_to_ini(const ScenConfig *c);
+
+/* The write hooks of the schema's rows whose lines their field alone does
+ * not give (ScenKeyWrite): rounds without a task only, sigma or mu, the
+ * trust list, every [collusion.NAME], the audit's victims and attacks, the
+ * output folder's comment, the panel size when not the default. */
+void scen_write_rounds(GString *out, const ScenConfig *c, const ScenKeyInfo *k);
+void scen_write_sigma(GString *out, const ScenConfig *c, const ScenKeyInfo *k);
+void scen_write_mu(GString *out, const ScenConfig *c, const ScenKeyInfo *k);
+void scen_write_trust(GString *out, const ScenConfig *c, const ScenKeyInfo *k);
+void scen_write_collusions(GString *out, const ScenConfig *c, const ScenKeyInfo *k);
+void scen_write_victims(GString *out, const ScenConfig *c, const ScenKeyInfo *k);
+void scen_write_attack(GString *out, const ScenConfig *c, const ScenKeyInfo *k);
+void scen_write_out_dir(GString *out, const ScenConfig *c, const ScenKeyInfo *k);
+void scen_write_figure_size(GString *out, const ScenConfig *c, const ScenKeyInfo *k);
+/* privacy.trust's names: privacy/'s trust table ("ldp|pndp|secldp"; static). */
+const char *scen_trust_choices(void);
 
 /* ---- Noise correlations ---- */
 

@@ -36,6 +36,7 @@ void scen_config_free(ScenConfig *c) {
   g_free(c->dataset);
   g_free(c->model);
   g_free(c->partition);
+  g_free(c->trust);
   for (guint i = 0; i < c->n_collusions; i++) {
     g_free(c->collusions[i].name);
     g_free(c->collusions[i].nodes);
@@ -127,50 +128,113 @@ static gboolean get_typed(R *r, const char *sec, const char *key, char **value, 
   return TRUE;
 }
 
-typedef enum { VALUE_U64, VALUE_DOUBLE, VALUE_BOOL } ValueKind;
-
-/* section.key parsed as @kind into *@out (a guint64, double or gboolean).
- * FALSE when absent, or malformed (a problem reported); *@out is then left
- * as it was, so callers preset it to the default. */
-static gboolean get_value(R *r, const char *sec, const char *key, ValueKind kind, void *out) {
+/* section.key as an unsigned integer (the keys whose default is derived
+ * from others: rounds, participation_interval, eval_every), @def when
+ * absent or malformed (a problem reported); *@given (may be NULL) says
+ * whether a valid value was set. */
+static guint64 get_u64(R *r, const char *sec, const char *key, guint64 def, gboolean *given) {
   ScenLoc loc;
   char *what = NULL, *v = NULL, *msg = NULL;
+  guint64 x = def;
   gboolean ok = get_typed(r, sec, key, &v, &loc, &what);
-  if (ok) {
-    ok = kind == VALUE_U64      ? scen_parse_uint64(v, out, &msg)
-         : kind == VALUE_DOUBLE ? scen_parse_double(v, out, &msg)
-                                : scen_parse_bool(v, out, &msg);
-    if (!ok)
-      problem(r, loc, what, "%s", msg);
-  }
+  if (ok && !(ok = scen_parse_uint64(v, &x, &msg)))
+    problem(r, loc, what, "%s", msg);
+  if (!ok)
+    x = def;
   g_free(msg);
   g_free(v);
+  g_free(what);
+  if (given)
+    *given = ok;
+  return x;
+}
+
+/* ---- Keys their schema row resolves ---- */
+
+/* Whether section.key has a valid value at this point. */
+static gboolean given(R *r, const char *sec, const char *key) {
+  ScenLoc loc;
+  char *what = NULL, *msg = NULL;
+  const char *raw = get(r, sec, key, &loc, &what);
+  const ScenKeyInfo *k = scen_schema_find(sec, key);
+  gboolean ok = raw != NULL && (k == NULL || scen_value_check(k, raw, &msg));
+  g_free(msg);
   g_free(what);
   return ok;
 }
 
-/* Typed getters over get_value: @def when absent or malformed; *@given
- * (may be NULL) says whether a valid value was set. */
-static guint64 get_u64(R *r, const char *sec, const char *key, guint64 def, gboolean *given) {
-  guint64 x = def;
-  gboolean ok = get_value(r, sec, key, VALUE_U64, &x);
-  if (given)
-    *given = ok;
-  return x;
+/* Whether row @k alone resolves its key: stored in a field, a scalar or a
+ * choice with its default in the row. A path or a spec (checked by its
+ * module), a derived default and a list are resolved by hand below. */
+static gboolean resolved_by_row(const ScenKeyInfo *k) {
+  return k->store != SCEN_STORE_NONE && !(k->flags & SCEN_KEY_DERIVED) &&
+         k->type != SCEN_TYPE_PATH && k->type != SCEN_TYPE_SPEC;
 }
 
-static double get_double(R *r, const char *sec, const char *key, double def, gboolean *given) {
-  double x = def;
-  gboolean ok = get_value(r, sec, key, VALUE_DOUBLE, &x);
-  if (given)
-    *given = ok;
-  return x;
+/* The position of @v among @choices ("a|b|c"), or 0 (the value was
+ * checked against them). */
+static gint choice_index(const char *choices, const char *v) {
+  char **c = g_strsplit(choices, "|", -1);
+  gint at = 0;
+  for (gint i = 0; c[i] != NULL; i++)
+    if (g_str_equal(c[i], v))
+      at = i;
+  g_strfreev(c);
+  return at;
 }
 
-static gboolean get_bool(R *r, const char *sec, const char *key, gboolean def) {
-  gboolean x = def;
-  get_value(r, sec, key, VALUE_BOOL, &x);
-  return x;
+/* Stores the text @v (unescaped, checked by scen_value_check) of row @k in
+ * its field of @c. */
+static void store_text(ScenConfig *c, const ScenKeyInfo *k, const char *v) {
+  void *f = (char *)c + k->offset;
+  guint64 u = 0;
+  char *msg = NULL;
+  switch (k->store) {
+  case SCEN_STORE_NONE:
+    break;
+  case SCEN_STORE_STRING:
+    g_free(*(char **)f);
+    *(char **)f = g_strdup(v);
+    break;
+  case SCEN_STORE_UINT:
+    scen_parse_uint64(v, &u, &msg);
+    *(guint *)f = (guint)u;
+    break;
+  case SCEN_STORE_U64:
+    scen_parse_uint64(v, (guint64 *)f, &msg);
+    break;
+  case SCEN_STORE_DOUBLE:
+    scen_parse_double(v, (double *)f, &msg);
+    break;
+  case SCEN_STORE_BOOL:
+    scen_parse_bool(v, (gboolean *)f, &msg);
+    break;
+  case SCEN_STORE_CHOICE:
+    *(gint *)f = choice_index(k->choices, v);
+    break;
+  }
+  g_free(msg); /* none: the value was checked */
+}
+
+/* Every key of [@section] that its row resolves alone (resolved_by_row):
+ * the row's default (none: zero), then the value given, checked against the
+ * row (a bad one is reported and the default kept). */
+static void resolve_stored(R *r, ScenConfig *c, const char *section) {
+  guint n;
+  const ScenKeyInfo *keys = scen_schema_keys(&n);
+  for (guint i = 0; i < n; i++) {
+    const ScenKeyInfo *k = &keys[i];
+    if (!g_str_equal(k->section, section) || !resolved_by_row(k))
+      continue;
+    if (k->def != NULL)
+      store_text(c, k, k->def);
+    ScenLoc loc;
+    char *what = NULL, *v = NULL;
+    if (get_typed(r, section, k->key, &v, &loc, &what))
+      store_text(c, k, v);
+    g_free(v);
+    g_free(what);
+  }
 }
 
 static char *abs_path(const ScenDoc *doc, const char *p) {
@@ -511,14 +575,8 @@ static void resolve_topology(R *r, ScenConfig *c) {
   char *gwhat = NULL, *nwhat = NULL, *swhat = NULL, *graph = NULL, *gen = NULL;
   gboolean has_graph = get_typed(r, "topology", "graph", &graph, &gloc, &gwhat);
   gboolean has_gen = get_typed(r, "topology", "generate", &gen, &nloc, &nwhat);
-  c->lcc = get_bool(r, "topology", "lcc", FALSE);
-  char *gossip = get_string(r, "topology", "gossip", "uniform", NULL);
+  resolve_stored(r, c, "topology"); /* lcc, gossip */
   GError *error = NULL;
-  if (!topo_gossip_kind_parse(gossip, &c->gossip, &error)) {
-    g_clear_error(&error); /* the schema check reported it */
-    r->bad = TRUE;
-  }
-  g_free(gossip);
   if (has_graph && has_gen) {
     problem(r, nloc, nwhat, "give graph or generate, not both (graph is on line %u)", gloc.line);
   } else if (!has_graph && !has_gen) {
@@ -665,9 +723,7 @@ static void resolve_task(R *r, ScenConfig *c) {
     c->model = g_strdup(c->dataset ? default_model(c->dataset) : "linear");
   }
   g_free(what);
-  c->epochs = (guint)get_u64(r, "task", "epochs", 1, NULL);
-  c->batches = (guint)get_u64(r, "task", "batches", 1, NULL);
-  c->test_fraction = get_double(r, "task", "test_fraction", 0.2, NULL);
+  resolve_stored(r, c, "task"); /* epochs, batches, test_fraction, eval_nodes, eval_rows */
   if (get_typed(r, "task", "partition", &c->partition, &loc, &what)) {
     GError *e = NULL;
     if (!learn_partition_spec_check(c->partition, &e))
@@ -682,38 +738,22 @@ static void resolve_privacy(R *r, ScenConfig *c) {
   char *what = NULL, *v = NULL;
   if (get_typed(r, "privacy", "trust", &v, &loc, &what)) {
     char **items = scen_split_list(v);
-    for (guint i = 0; items[i] && c->n_trust < 3; i++)
+    c->trust = g_new0(PrivTrust, g_strv_length(items) + 1);
+    for (guint i = 0; items[i]; i++)
       if (priv_trust_parse(items[i], &c->trust[c->n_trust], NULL))
         c->n_trust++;
     g_strfreev(items);
   }
   if (c->n_trust == 0) {
+    g_free(c->trust);
+    c->trust = g_new0(PrivTrust, 1);
     c->trust[0] = PRIV_TRUST_LDP;
     c->n_trust = 1;
   }
   g_free(v);
   g_free(what);
-  v = get_string(r, "privacy", "sensitivity", "bound", NULL);
-  if (!mf_sensitivity_parse(v, &c->sensitivity, NULL))
-    r->bad = TRUE;
-  g_free(v);
-  c->alpha = get_double(r, "privacy", "alpha", 2.0, NULL);
-  c->delta = get_double(r, "privacy", "delta", 1e-6, NULL);
-  v = get_string(r, "privacy", "compare", "none", NULL);
-  c->compare_muffliato = g_str_equal(v, "muffliato");
-  g_free(v);
-  v = get_string(r, "privacy", "path", "auto", NULL);
-  c->path_requested = g_str_equal(v, "structured") ? SCEN_PATH_STRUCTURED
-                      : g_str_equal(v, "observer") ? SCEN_PATH_OBSERVER
-                      : g_str_equal(v, "none")     ? SCEN_PATH_NONE
-                      : g_str_equal(v, "local")    ? SCEN_PATH_LOCAL
-                                                   : SCEN_PATH_AUTO;
-  g_free(v);
-  c->radius = (guint)get_u64(r, "privacy", "radius", 0, NULL);
-  c->tightness = get_double(r, "privacy", "tightness", 0.0, NULL);
-  v = get_string(r, "privacy", "accountant", "streaming", NULL);
-  c->dense_accountant = g_str_equal(v, "dense");
-  g_free(v);
+  /* sensitivity, alpha, delta, compare, path, radius, tightness, accountant */
+  resolve_stored(r, c, "privacy");
 }
 
 /* [audit]: the victims (ids below n, or all) and what the audit needs of
@@ -744,7 +784,7 @@ static void resolve_audit(R *r, ScenConfig *c) {
     return;
   }
   c->audit = TRUE;
-  c->audit_trials = (guint)get_u64(r, "audit", "trials", 1000, NULL);
+  resolve_stored(r, c, "audit"); /* trials */
   char *attack = get_string(r, "audit", "attack", "all", NULL);
   if (!audit_attack_parse(attack, &c->audit_attacks, NULL))
     c->audit_attacks = AUDIT_ATTACK_ALL;
@@ -931,17 +971,12 @@ static void resolve_steps(R *r, ScenConfig *c) {
                 c->b, c->rounds);
   g_free(what);
   c->eval_every = (guint)get_u64(r, "task", "eval_every", MAX(1, c->rounds / 20), NULL);
-  c->eval_nodes = (guint)get_u64(r, "task", "eval_nodes", 0, NULL);
-  c->eval_rows = (guint)get_u64(r, "task", "eval_rows", 0, NULL);
 }
 
 /* sigma or mu (not both; mu only where it calibrates), clip and lr. */
 static void resolve_noise(R *r, ScenConfig *c) {
-  gboolean sigma_given = FALSE, mu_given = FALSE;
-  c->sigma = get_double(r, "protocol", "sigma", 1.0, &sigma_given);
-  c->mu = get_double(r, "protocol", "mu", 0.0, &mu_given);
-  c->clip = get_double(r, "protocol", "clip", 1.0, NULL);
-  c->lr = get_double(r, "protocol", "lr", 0.1, NULL);
+  resolve_stored(r, c, "protocol"); /* sigma, mu, clip, lr */
+  gboolean sigma_given = given(r, "protocol", "sigma"), mu_given = given(r, "protocol", "mu");
   if (c->nonprivate) {
     c->sigma = 0.0; /* sigma and mu do not apply */
     return;
@@ -1041,9 +1076,7 @@ static void resolve_output(R *r, ScenConfig *c) {
   g_free(dir);
   g_free(owhat);
   owhat = NULL;
-  c->plots = get_bool(r, "output", "plots", TRUE);
-  c->figure_ext = get_string(r, "output", "figure_format", "svg", NULL);
-  c->figure_dpi = get_double(r, "output", "figure_dpi", 144, NULL);
+  resolve_stored(r, c, "output"); /* plots, figure_format, figure_dpi */
   c->panel_w = 420;
   c->panel_h = 290;
   char *fsize = NULL;
@@ -1067,8 +1100,7 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
   c->name = get_string(&r, "simulation", "name", base, &name_given);
   g_free(base);
   check_name(&r, c->name, name_given);
-  c->seed = get_u64(&r, "simulation", "seed", 0, NULL);
-  c->compute_ms = get_double(&r, "simulation", "compute_ms", 0.0, NULL);
+  resolve_stored(&r, c, "simulation"); /* seed, compute_ms */
 
   resolve_network(&r, c);
   resolve_topology(&r, c);
@@ -1141,97 +1173,158 @@ static void kv_d(GString *s, const char *key, double x) {
   g_free(v);
 }
 
-char *scen_config_to_ini(const ScenConfig *c) {
-  GString *s = g_string_new("# Resolved by dpgossip: every default filled in, paths absolute.\n"
-                            "# Running this file again reproduces the run byte for byte.\n");
-  g_string_append(s, "\n[simulation]\n");
-  kv(s, "name", c->name);
-  g_string_append_printf(s, "seed = %" G_GUINT64_FORMAT "\n", c->seed);
-  if (!c->has_task)
-    g_string_append_printf(s, "rounds = %u\n", c->rounds);
-  kv(s, "mode", c->mode);
-  kv_d(s, "compute_ms", c->compute_ms);
-  g_string_append(s, "\n[topology]\n");
-  if (c->graph)
-    kv(s, "graph", c->graph);
-  else
-    kv(s, "generate", c->generate);
-  kv(s, "lcc", c->lcc ? "true" : "false");
-  kv(s, "gossip", topo_gossip_kind_name(c->gossip));
-  kv(s, "schedule", c->schedule);
-  g_string_append(s, "\n[network]\n");
-  kv(s, "latency", c->latency);
-  kv(s, "loss", c->loss);
-  g_string_append(s, "\n[protocol]\n");
-  kv(s, "name", c->protocol);
-  if (c->plugin != NULL)
-    kv(s, "plugin", c->plugin);
-  if (c->has_mu)
-    kv_d(s, "mu", c->mu);
-  else
-    kv_d(s, "sigma", c->sigma);
-  kv_d(s, "clip", c->clip);
-  kv_d(s, "lr", c->lr);
-  if (c->has_task) {
-    g_string_append(s, "\n[task]\n");
-    kv(s, "dataset", c->dataset);
-    kv(s, "model", c->model);
-    g_string_append_printf(s, "epochs = %u\nbatches = %u\n", c->epochs, c->batches);
-    kv_d(s, "test_fraction", c->test_fraction);
-    if (c->partition != NULL)
-      kv(s, "partition", c->partition);
-    g_string_append_printf(s, "eval_every = %u\n", c->eval_every);
-    /* Given only: the files of runs that evaluate by default stay as they were. */
-    if (c->eval_nodes > 0)
-      g_string_append_printf(s, "eval_nodes = %u\n", c->eval_nodes);
-    if (c->eval_rows > 0)
-      g_string_append_printf(s, "eval_rows = %u\n", c->eval_rows);
+/* ---- The rows' writers ---- */
+
+/* Row @k's value in its field of @c as the resolved file writes it, or NULL
+ * when it has none there: unset, or the default of an IF_CHANGED key.
+ * (g_free) */
+static char *stored_text(const ScenConfig *c, const ScenKeyInfo *k) {
+  const void *f = (const char *)c + k->offset;
+  char *v = NULL;
+  switch (k->store) {
+  case SCEN_STORE_NONE:
+    return NULL;
+  case SCEN_STORE_STRING:
+    v = g_strdup(*(char *const *)f);
+    break;
+  case SCEN_STORE_UINT:
+    v = g_strdup_printf("%u", *(const guint *)f);
+    break;
+  case SCEN_STORE_U64:
+    v = g_strdup_printf("%" G_GUINT64_FORMAT, *(const guint64 *)f);
+    break;
+  case SCEN_STORE_DOUBLE:
+    v = scen_format_double(*(const double *)f);
+    break;
+  case SCEN_STORE_BOOL:
+    v = g_strdup(*(const gboolean *)f ? "true" : "false");
+    break;
+  case SCEN_STORE_CHOICE: {
+    char **names = g_strsplit(k->choices, "|", -1);
+    gint at = *(const gint *)f;
+    g_assert(at >= 0 && at < (gint)g_strv_length(names));
+    v = g_strdup(names[at]);
+    g_strfreev(names);
+    break;
   }
-  g_string_append(s, "\n[privacy]\n");
+  }
+  if (v != NULL && (k->flags & SCEN_KEY_IF_CHANGED)) {
+    /* The default as stored: the row's text, or zero when it has none. */
+    ScenConfig d = {0};
+    const ScenKeyInfo dk = {.store = k->store, .offset = k->offset, .choices = k->choices};
+    if (k->def != NULL)
+      store_text(&d, &dk, k->def);
+    char *dv = k->store == SCEN_STORE_STRING && k->def == NULL ? NULL : stored_text(&d, &dk);
+    if (dv != NULL && g_str_equal(dv, v))
+      g_clear_pointer(&v, g_free);
+    g_free(dv);
+    if (k->store == SCEN_STORE_STRING)
+      g_free(*(char **)((char *)&d + k->offset));
+  }
+  return v;
+}
+
+void scen_write_rounds(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
+  if (!c->has_task) /* else it is epochs x batches, written there */
+    g_string_append_printf(out, "%s = %u\n", k->key, c->rounds);
+}
+
+void scen_write_sigma(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
+  if (!c->has_mu) /* else sigma is calibrated from mu */
+    kv_d(out, k->key, c->sigma);
+}
+
+void scen_write_mu(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
+  if (c->has_mu)
+    kv_d(out, k->key, c->mu);
+}
+
+const char *scen_trust_choices(void) {
+  static const char *names = NULL;
+  if (g_once_init_enter(&names)) {
+    char *list = priv_trust_list("|", "|");
+    g_once_init_leave(&names, g_intern_string(list));
+    g_free(list);
+  }
+  return names;
+}
+
+void scen_write_trust(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
   GString *t = g_string_new(NULL);
   for (guint i = 0; i < c->n_trust; i++)
     g_string_append_printf(t, "%s%s", i ? ";" : "", priv_trust_name(c->trust[i]));
-  kv(s, "trust", t->str);
+  kv(out, k->key, t->str);
   g_string_free(t, TRUE);
-  kv(s, "sensitivity", mf_sensitivity_name(c->sensitivity));
-  g_string_append_printf(s, "participation_interval = %u\n", c->b);
-  kv_d(s, "alpha", c->alpha);
-  kv_d(s, "delta", c->delta);
-  kv(s, "compare", c->compare_muffliato ? "muffliato" : "none");
-  static const char *const paths[] = {"auto", "structured", "observer", "none", "local"};
-  kv(s, "path", paths[c->path_requested]);
-  if (c->path_requested == SCEN_PATH_LOCAL && c->tightness > 0)
-    kv_d(s, "tightness", c->tightness);
-  else if (c->path_requested == SCEN_PATH_LOCAL)
-    g_string_append_printf(s, "radius = %u\n", c->radius);
+}
+
+/* Every collusion set as a section of its own, its nodes expanded. */
+void scen_write_collusions(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
   for (guint i = 0; i < c->n_collusions; i++) {
-    g_string_append_printf(s, "\n[collusion.%s]\nnodes = ", c->collusions[i].name);
+    g_string_append_printf(out, "\n[collusion.%s]\n%s = ", c->collusions[i].name, k->key);
     for (guint j = 0; j < c->collusions[i].n_nodes; j++)
-      g_string_append_printf(s, "%s%u", j ? ";" : "", c->collusions[i].nodes[j]);
-    g_string_append_c(s, '\n');
+      g_string_append_printf(out, "%s%u", j ? ";" : "", c->collusions[i].nodes[j]);
+    g_string_append_c(out, '\n');
   }
-  if (c->audit) {
-    g_string_append(s, "\n[audit]\nvictims = ");
-    for (guint i = 0; i < c->n_audit_victims; i++)
-      g_string_append_printf(s, "%s%u", i ? ";" : "", c->audit_victims[i]);
-    g_string_append_printf(s, "%s\ntrials = %u\n", c->audit_victims ? "" : "all", c->audit_trials);
-    kv(s, "attack",
-       c->audit_attacks == AUDIT_ATTACK_ALL ? "all" : audit_attack_name(c->audit_attacks));
-  }
-  g_string_append(s, "\n[output]\n# dir is where this file was written; give --out to choose.\n");
-  kv(s, "plots", c->plots ? "true" : "false");
-  /* Figure settings only when not the defaults (older resolved files stay
-   * byte-identical). */
-  if (!g_str_equal(c->figure_ext, "svg"))
-    kv(s, "figure_format", c->figure_ext);
-  if (c->panel_w != 420 || c->panel_h != 290) {
-    char *v = g_strdup_printf("%.17gx%.17g", c->panel_w, c->panel_h);
-    kv(s, "figure_size", v);
-    g_free(v);
-  }
-  if (c->figure_dpi != 144) {
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    kv(s, "figure_dpi", g_ascii_dtostr(buf, sizeof buf, c->figure_dpi));
+}
+
+void scen_write_victims(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
+  g_string_append_printf(out, "%s = ", k->key);
+  for (guint i = 0; i < c->n_audit_victims; i++)
+    g_string_append_printf(out, "%s%u", i ? ";" : "", c->audit_victims[i]);
+  g_string_append_printf(out, "%s\n", c->audit_victims ? "" : "all");
+}
+
+void scen_write_attack(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
+  kv(out, k->key,
+     c->audit_attacks == AUDIT_ATTACK_ALL ? "all" : audit_attack_name(c->audit_attacks));
+}
+
+/* Not the folder: a run writes it where it is asked to. */
+void scen_write_out_dir(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
+  (void)c;
+  g_string_append_printf(out, "# %s is where this file was written; give --out to choose.\n",
+                         k->key);
+}
+
+void scen_write_figure_size(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
+  if (c->panel_w == 420 && c->panel_h == 290)
+    return; /* the default, unwritten (older resolved files stay byte-identical) */
+  char *v = g_strdup_printf("%.17gx%.17g", c->panel_w, c->panel_h);
+  kv(out, k->key, v);
+  g_free(v);
+}
+
+/* Whether [@section] is in @c's resolved file: [task] with a task, [audit]
+ * with victims; every [collusion.NAME] is written by its row's hook. */
+static gboolean section_written(const ScenConfig *c, const char *section) {
+  if (g_str_equal(section, "task"))
+    return c->has_task;
+  if (g_str_equal(section, "audit"))
+    return c->audit;
+  return TRUE;
+}
+
+char *scen_config_to_ini(const ScenConfig *c) {
+  GString *s = g_string_new("# Resolved by dpgossip: every default filled in, paths absolute.\n"
+                            "# Running this file again reproduces the run byte for byte.\n");
+  guint n;
+  const ScenKeyInfo *keys = scen_schema_keys(&n);
+  const char *sec = NULL;
+  for (guint i = 0; i < n; i++) {
+    const ScenKeyInfo *k = &keys[i];
+    if (!section_written(c, k->section))
+      continue;
+    if ((sec == NULL || !g_str_equal(sec, k->section)) && !g_str_equal(k->section, "collusion.*"))
+      g_string_append_printf(s, "\n[%s]\n", k->section);
+    sec = k->section;
+    if (k->write != NULL) {
+      k->write(s, c, k);
+    } else {
+      char *v = stored_text(c, k);
+      if (v != NULL)
+        kv(s, k->key, v);
+      g_free(v);
+    }
   }
   return g_string_free(s, FALSE);
 }

@@ -133,6 +133,18 @@ char **scen_scenario_notes(ScenScenario *sc) {
   return out;
 }
 
+/* The protocol registry's names, as listed_keys takes them (static). */
+static const char *protocol_names(gboolean help) {
+  static const char *names = NULL;
+  (void)help;
+  if (g_once_init_enter(&names)) {
+    char *list = proto_registry_names();
+    g_once_init_leave(&names, g_intern_string(list));
+    g_free(list);
+  }
+  return names;
+}
+
 /* Spec-valued keys whose kinds a module's table lists: their help is that
  * list, then the schema row's help after "; ". */
 static const struct {
@@ -140,6 +152,7 @@ static const struct {
   const char *(*kinds)(gboolean help);
 } listed_keys[] = {
     {"topology", "schedule", topo_schedule_kinds_text},
+    {"protocol", "name", protocol_names},
 };
 
 char *scen_keys_describe(void) {

@@ -11,129 +11,195 @@
 #include "scenarios/schema.h"
 #include "spec/spec.h"
 
+/*
+ * Each row binds its key to the field of the resolved configuration that
+ * holds it (FIELD(name, STORE)), so that its default, its parsing, its
+ * check and its line of the resolved file all come from the row
+ * (resolve.c's scen_config_resolve_stored and scen_config_to_ini); a key
+ * the row alone cannot write names its writer (WRITE). FIELD checks at
+ * compile time that the field has the size its store writes. The fuzz
+ * targets build this file alone (GLib only, no ScenConfig): there the rows
+ * are unbound, which the checks do not read.
+ */
+#ifdef SCEN_SCHEMA_GLIB_ONLY
+#define FIELD(f, st) .store = SCEN_STORE_NONE
+#define NO_FIELD .store = SCEN_STORE_NONE
+#define WRITE(fn) .write = NULL
+#define CHOICES_OF(fn) .choices_of = NULL
+#else
+#include <stddef.h>
+
+#include "scenarios/internal.h"
+#define STORE_SIZE_STRING sizeof(char *)
+#define STORE_SIZE_UINT sizeof(guint)
+#define STORE_SIZE_U64 sizeof(guint64)
+#define STORE_SIZE_DOUBLE sizeof(double)
+#define STORE_SIZE_BOOL sizeof(gboolean)
+#define STORE_SIZE_CHOICE sizeof(gint)
+#define FIELD(f, st)                                                                               \
+  .store = SCEN_STORE_##st,                                                                        \
+  .offset = offsetof(ScenConfig, f) +                                                              \
+            0 * sizeof(char[sizeof(((ScenConfig *)0)->f) == STORE_SIZE_##st ? 1 : -1])
+#define NO_FIELD .store = SCEN_STORE_NONE
+#define WRITE(fn) .write = fn
+#define CHOICES_OF(fn) .choices_of = fn
+#endif
+
 #define NO_RANGE 1, 0
 #define MAX_STEPS 10000000.0
 
 static const ScenKeyInfo keys[] = {
     /* [simulation] */
     {"simulation", "name", SCEN_TYPE_STRING, NULL, NO_RANGE, SCEN_KEY_DERIVED, NULL,
-     "the run's name (default: the file name without .ini)"},
+     "the run's name (default: the file name without .ini)", FIELD(name, STRING)},
     {"simulation", "seed", SCEN_TYPE_SEED, "0", NO_RANGE, 0, NULL,
-     "seed of every random choice (data split, partition, noise, latencies, graphs)"},
+     "seed of every random choice (data split, partition, noise, latencies, graphs)",
+     FIELD(seed, U64)},
     {"simulation", "rounds", SCEN_TYPE_UINT, NULL, 1, MAX_STEPS, SCEN_KEY_DERIVED, NULL,
-     "T, the local steps (default: epochs x batches with a [task], else 10)"},
+     "T, the local steps (default: epochs x batches with a [task], else 10)", FIELD(rounds, UINT),
+     WRITE(scen_write_rounds)},
     {"simulation", "mode", SCEN_TYPE_SPEC, "sync", NO_RANGE, 0, NULL,
-     "gossip mode: sync, deadline:ms=D or stale:s=S"},
+     "gossip mode: sync, deadline:ms=D or stale:s=S", FIELD(mode, STRING)},
     {"simulation", "compute_ms", SCEN_TYPE_DOUBLE, "0", 0, 1e12, 0, NULL,
-     "local compute time of each step, in ms"},
+     "local compute time of each step, in ms", FIELD(compute_ms, DOUBLE)},
     /* [topology] */
     {"topology", "graph", SCEN_TYPE_PATH, NULL, NO_RANGE, SCEN_KEY_OPTIONAL, NULL,
-     "an edge-list file (exactly one of graph and generate)"},
+     "an edge-list file (exactly one of graph and generate)", FIELD(graph, STRING)},
     {"topology", "generate", SCEN_TYPE_SPEC, NULL, NO_RANGE, SCEN_KEY_OPTIONAL, NULL,
-     "a generator spec: florentine, karate, ring:n=N, erdos:n=N,p=P,seed=S, ..."},
+     "a generator spec: florentine, karate, ring:n=N, erdos:n=N,p=P,seed=S, ...",
+     FIELD(generate, STRING)},
     {"topology", "lcc", SCEN_TYPE_BOOL, "false", NO_RANGE, 0, NULL,
-     "keep only the largest connected component"},
+     "keep only the largest connected component", FIELD(lcc, BOOL)},
     {"topology", "gossip", SCEN_TYPE_ENUM, "uniform", NO_RANGE, 0, "uniform|metropolis|maxdegree",
-     "gossip weights"},
+     "gossip weights", FIELD(gossip, CHOICE)},
     /* Its help follows the list of topologies/' schedule table (scen_keys_describe). */
     {"topology", "schedule", SCEN_TYPE_SPEC, "static", NO_RANGE, 0, NULL,
-     "paths relative to the scenario file"},
+     "paths relative to the scenario file", FIELD(schedule, STRING)},
     /* [network] */
     {"network", "latency", SCEN_TYPE_SPEC, "constant:ms=0", NO_RANGE, 0, NULL,
      "link latency: constant:ms=X, uniform:min=A,max=B, lognormal:mu=M,sigma=S; measured: "
      "links:file=PATH,unit=ms|s (an edge list's latency column), "
      "country:rtt=PATH,seed=S[,intra=PATH] (RIPE Atlas country RTTs) or "
      "geo:nodes=PATH[,base=MS,per_km=MS,jitter=S,max=MS,seed=S] (node coordinates, great-circle "
-     "distance); paths relative to the scenario file"},
+     "distance); paths relative to the scenario file",
+     FIELD(latency, STRING)},
     {"network", "loss", SCEN_TYPE_SPEC, "0", NO_RANGE, 0, NULL,
-     "message loss probability (not in sync mode)"},
+     "message loss probability (not in sync mode)", FIELD(loss, STRING)},
     /* [protocol] */
+    /* Its help follows the protocol registry's names (scen_keys_describe). */
     {"protocol", "name", SCEN_TYPE_SPEC, "dsgd", NO_RANGE, 0, NULL,
-     "dsgd, muffliato:K=k, antipgd, mfdsgd:C=..., mafalda, decor, zipdl, or nonprivate "
-     "(D-SGD without noise)"},
+     "NAME[:key=value,...] (dpgossip protocols lists the parameters), or nonprivate (D-SGD "
+     "without noise)",
+     FIELD(protocol, STRING)},
     {"protocol", "plugin", SCEN_TYPE_PATH, NULL, NO_RANGE, SCEN_KEY_OPTIONAL, NULL,
      "a protocol plugin (.so built against protocols/plugin.h) to load; name may then be "
-     "its protocol. Code: validate never loads it, run only with --allow-plugins"},
+     "its protocol. Code: validate never loads it, run only with --allow-plugins",
+     FIELD(plugin, STRING)},
     {"protocol", "sigma", SCEN_TYPE_DOUBLE, "1", 0, 1e300, 0, NULL,
-     "noise multiplier (noise std sigma x clip; MF protocols: x sens(C))"},
+     "noise multiplier (noise std sigma x clip; MF protocols: x sens(C))", FIELD(sigma, DOUBLE),
+     WRITE(scen_write_sigma)},
     {"protocol", "mu", SCEN_TYPE_DOUBLE, NULL, 0, 1e300, SCEN_KEY_OPTIONAL | SCEN_KEY_MIN_OPEN,
      NULL,
      "instead of sigma: the noise that makes every node mu-GDP under LDP (participation of "
-     "[privacy])"},
+     "[privacy])",
+     FIELD(mu, DOUBLE), WRITE(scen_write_mu)},
     {"protocol", "clip", SCEN_TYPE_DOUBLE, "1", 0, 1e300, SCEN_KEY_MIN_OPEN, NULL,
-     "clipping norm Delta"},
-    {"protocol", "lr", SCEN_TYPE_DOUBLE, "0.1", 0, 1e300, SCEN_KEY_MIN_OPEN, NULL, "step size eta"},
+     "clipping norm Delta", FIELD(clip, DOUBLE)},
+    {"protocol", "lr", SCEN_TYPE_DOUBLE, "0.1", 0, 1e300, SCEN_KEY_MIN_OPEN, NULL, "step size eta",
+     FIELD(lr, DOUBLE)},
     /* [task] */
     {"task", "dataset", SCEN_TYPE_SPEC, NULL, NO_RANGE, SCEN_KEY_REQUIRED, NULL,
-     "california:PATH, csv:PATH[,...], idx:DIR[,limit=N], synthetic:linear|logistic[,...]"},
+     "california:PATH, csv:PATH[,...], idx:DIR[,limit=N], synthetic:linear|logistic[,...]",
+     FIELD(dataset, STRING)},
     {"task", "model", SCEN_TYPE_SPEC, NULL, NO_RANGE, SCEN_KEY_DERIVED, NULL,
-     "linear, softmax or mlp:hidden=H (default: linear for regression, softmax for classes)"},
-    {"task", "epochs", SCEN_TYPE_UINT, "1", 1, MAX_STEPS, 0, NULL, "k, passes over the data"},
+     "linear, softmax or mlp:hidden=H (default: linear for regression, softmax for classes)",
+     FIELD(model, STRING)},
+    {"task", "epochs", SCEN_TYPE_UINT, "1", 1, MAX_STEPS, 0, NULL, "k, passes over the data",
+     FIELD(epochs, UINT)},
     {"task", "batches", SCEN_TYPE_UINT, "1", 1, MAX_STEPS, 0, NULL,
-     "b, batches per node per epoch (T = k x b)"},
+     "b, batches per node per epoch (T = k x b)", FIELD(batches, UINT)},
+    {"task", "test_fraction", SCEN_TYPE_DOUBLE, "0.2", 0, 1, SCEN_KEY_MAX_OPEN, NULL,
+     "records held out for testing", FIELD(test_fraction, DOUBLE)},
     {"task", "partition", SCEN_TYPE_SPEC, "uniform", NO_RANGE, 0, NULL,
      "records to nodes: uniform, dirichlet:alpha=A (label skew) or classes:k=K (K labels "
-     "per node)"},
-    {"task", "test_fraction", SCEN_TYPE_DOUBLE, "0.2", 0, 1, SCEN_KEY_MAX_OPEN, NULL,
-     "records held out for testing"},
+     "per node)",
+     FIELD(partition, STRING)},
     {"task", "eval_every", SCEN_TYPE_UINT, NULL, 0, MAX_STEPS, SCEN_KEY_DERIVED, NULL,
-     "evaluate every N steps and at T (default: T/20; 0: at T only)"},
-    {"task", "eval_nodes", SCEN_TYPE_UINT, "0", 0, 4294967294.0, 0, NULL,
+     "evaluate every N steps and at T (default: T/20; 0: at T only)", FIELD(eval_every, UINT)},
+    {"task", "eval_nodes", SCEN_TYPE_UINT, "0", 0, 4294967294.0, SCEN_KEY_IF_CHANGED, NULL,
      "nodes evaluated, drawn with the seed (0: every node up to 10000 nodes, else 1000; as many "
-     "as the nodes: all)"},
-    {"task", "eval_rows", SCEN_TYPE_UINT, "0", 0, 4294967294.0, 0, NULL,
+     "as the nodes: all)",
+     FIELD(eval_nodes, UINT)},
+    {"task", "eval_rows", SCEN_TYPE_UINT, "0", 0, 4294967294.0, SCEN_KEY_IF_CHANGED, NULL,
      "test rows each evaluation uses, drawn with the seed (0: all up to 10000 nodes, else "
-     "10000; as many as the rows: all)"},
+     "10000; as many as the rows: all)",
+     FIELD(eval_rows, UINT)},
     /* [privacy] */
-    {"privacy", "trust", SCEN_TYPE_ENUM_LIST, "ldp", NO_RANGE, 0, "ldp|pndp|secldp",
-     "trust models, e.g. pndp;ldp"},
+    {"privacy", "trust", SCEN_TYPE_ENUM_LIST, "ldp", NO_RANGE, 0, NULL,
+     "trust models, e.g. pndp;ldp", NO_FIELD, WRITE(scen_write_trust),
+     CHOICES_OF(scen_trust_choices)},
     {"privacy", "sensitivity", SCEN_TYPE_ENUM, "bound", NO_RANGE, 0, "bound|exact",
-     "bound (paper Thm 5.2) or exact (SDP)"},
+     "bound (paper Thm 5.2) or exact (SDP)", FIELD(sensitivity, CHOICE)},
     {"privacy", "participation_interval", SCEN_TYPE_UINT, NULL, 1, MAX_STEPS, SCEN_KEY_DERIVED,
-     NULL, "b, steps between two uses of a record; divides T (default: task batches, else 1)"},
+     NULL, "b, steps between two uses of a record; divides T (default: task batches, else 1)",
+     FIELD(b, UINT)},
     {"privacy", "alpha", SCEN_TYPE_DOUBLE, "2", 1, 1e300, SCEN_KEY_MIN_OPEN, NULL,
-     "Renyi order of the rdp column"},
+     "Renyi order of the rdp column", FIELD(alpha, DOUBLE)},
     {"privacy", "delta", SCEN_TYPE_DOUBLE, "1e-06", 0, 1, SCEN_KEY_MIN_OPEN | SCEN_KEY_MAX_OPEN,
-     NULL, "delta of the epsilon column"},
+     NULL, "delta of the epsilon column", FIELD(delta, DOUBLE)},
     {"privacy", "compare", SCEN_TYPE_ENUM, "none", NO_RANGE, 0, "none|muffliato",
-     "another accounting next to ours (muffliato: Cyffers et al. 2022, D-SGD under PNDP)"},
+     "another accounting next to ours (muffliato: Cyffers et al. 2022, D-SGD under PNDP)",
+     FIELD(compare_muffliato, CHOICE)},
     {"privacy", "path", SCEN_TYPE_ENUM, "auto", NO_RANGE, 0, "auto|structured|observer|local|none",
      "how to account: structured (fast, sync D-SGD/Muffliato/MF-D-SGD), observer (what the "
      "attackers saw on the bus), local (certified bounds mu_lower <= exact <= mu within "
-     "privacy.radius hops), auto, or none"},
-    {"privacy", "radius", SCEN_TYPE_UINT, NULL, 1, 1000000, SCEN_KEY_OPTIONAL, NULL,
+     "privacy.radius hops), auto, or none",
+     FIELD(path_requested, CHOICE)},
+    {"privacy", "radius", SCEN_TYPE_UINT, NULL, 1, 1000000, SCEN_KEY_OPTIONAL | SCEN_KEY_IF_CHANGED,
+     NULL,
      "path local: hops around each collusion set whose victims get certified bounds "
-     "(every node farther away colludes)"},
-    {"privacy", "tightness", SCEN_TYPE_DOUBLE, NULL, 1, 1e300, SCEN_KEY_OPTIONAL, NULL,
+     "(every node farther away colludes)",
+     FIELD(radius, UINT)},
+    {"privacy", "tightness", SCEN_TYPE_DOUBLE, NULL, 1, 1e300,
+     SCEN_KEY_OPTIONAL | SCEN_KEY_IF_CHANGED, NULL,
      "path local without privacy.radius: grow the radius from 1 until every victim's "
      "mu / mu_lower is at most this (or the ball covers the graph, the next radius would take "
-     "over 600 s or is refused for memory: privacy.json says where and why)"},
-    {"privacy", "accountant", SCEN_TYPE_ENUM, "streaming", NO_RANGE, 0, "streaming|dense",
+     "over 600 s or is refused for memory: privacy.json says where and why)",
+     FIELD(tightness, DOUBLE)},
+    {"privacy", "accountant", SCEN_TYPE_ENUM, "streaming", NO_RANGE, SCEN_KEY_IF_CHANGED,
+     "streaming|dense",
      "observer path: streaming (per round, flat memory) or dense (every row, factorized at "
-     "the end; the reference)"},
+     "the end; the reference)",
+     FIELD(dense_accountant, CHOICE)},
+    /* [collusion.NAME] */
+    {"collusion.*", "nodes", SCEN_TYPE_NODE_LIST, NULL, NO_RANGE, SCEN_KEY_REQUIRED, NULL,
+     "the attacker sets: " SPEC_ATTACKERS_GRAMMAR " (7;40, the older form, is 7+40)", NO_FIELD,
+     WRITE(scen_write_collusions)},
     /* [audit] */
     {"audit", "victims", SCEN_TYPE_STRING, NULL, NO_RANGE, SCEN_KEY_OPTIONAL, NULL,
      "audit these victims (node ids joined by ';', or all: every node outside the set) "
      "against each collusion set and trust model by attacks on simulated runs "
      "(docs/audits.md); audit.csv. Needs a constant latency and no loss (schedules and b > 1 are "
-     "audited as accounted)"},
-    {"audit", "trials", SCEN_TYPE_UINT, "1000", 20, 1e9, 0, NULL, "simulated runs per world"},
+     "audited as accounted)",
+     NO_FIELD, WRITE(scen_write_victims)},
+    {"audit", "trials", SCEN_TYPE_UINT, "1000", 20, 1e9, 0, NULL, "simulated runs per world",
+     FIELD(audit_trials, UINT)},
     {"audit", "attack", SCEN_TYPE_ENUM, "all", NO_RANGE, 0, "np|learned|reconstruction|all",
-     "the attack (all: every one that applies)"},
-    /* [collusion.NAME] */
-    {"collusion.*", "nodes", SCEN_TYPE_NODE_LIST, NULL, NO_RANGE, SCEN_KEY_REQUIRED, NULL,
-     "the attacker sets: " SPEC_ATTACKERS_GRAMMAR " (7;40, the older form, is 7+40)"},
+     "the attack (all: every one that applies)", NO_FIELD, WRITE(scen_write_attack)},
     /* [output] */
     {"output", "dir", SCEN_TYPE_PATH, NULL, NO_RANGE, SCEN_KEY_DERIVED, NULL,
-     "output folder (default: results/NAME next to the scenario)"},
-    {"output", "plots", SCEN_TYPE_BOOL, "true", NO_RANGE, 0, NULL, "write the figures"},
-    {"output", "figure_format", SCEN_TYPE_ENUM, "svg", NO_RANGE, 0, "svg|png|pdf",
-     "file format of the figures"},
+     "output folder (default: results/NAME next to the scenario)", FIELD(out_dir, STRING),
+     WRITE(scen_write_out_dir)},
+    {"output", "plots", SCEN_TYPE_BOOL, "true", NO_RANGE, 0, NULL, "write the figures",
+     FIELD(plots, BOOL)},
+    {"output", "figure_format", SCEN_TYPE_ENUM, "svg", NO_RANGE, SCEN_KEY_IF_CHANGED, "svg|png|pdf",
+     "file format of the figures", FIELD(figure_ext, STRING)},
     {"output", "figure_size", SCEN_TYPE_STRING, NULL, NO_RANGE, SCEN_KEY_OPTIONAL, NULL,
      "size of one panel, WxH in points or with a unit: 5x3.5in, 12x9cm (default 420x290; a "
-     "figure of R x C panels is R x C of them, its title included)"},
-    {"output", "figure_dpi", SCEN_TYPE_DOUBLE, "144", 18, 1152, 0, NULL,
-     "PNG resolution in dots per inch"},
+     "figure of R x C panels is R x C of them, its title included)",
+     NO_FIELD, WRITE(scen_write_figure_size)},
+    {"output", "figure_dpi", SCEN_TYPE_DOUBLE, "144", 18, 1152, SCEN_KEY_IF_CHANGED, NULL,
+     "PNG resolution in dots per inch", FIELD(figure_dpi, DOUBLE)},
 };
 
 static const char *const sections[] = {"simulation", "topology", "network", "protocol",
@@ -345,7 +411,12 @@ static char *suggest_choice(const char *choices, const char *v) {
   return s;
 }
 
+const char *scen_key_choices(const ScenKeyInfo *k) {
+  return k->choices != NULL ? k->choices : k->choices_of != NULL ? k->choices_of() : NULL;
+}
+
 gboolean scen_value_check(const ScenKeyInfo *k, const char *raw, char **msg) {
+  const char *choices = scen_key_choices(k);
   char *v = scen_unescape(raw);
   gboolean ok = TRUE;
   switch (k->type) {
@@ -391,8 +462,8 @@ gboolean scen_value_check(const ScenKeyInfo *k, const char *raw, char **msg) {
     break;
   }
   case SCEN_TYPE_ENUM:
-    if (!is_choice(k->choices, v)) {
-      char *c = choices_text(k->choices), *s = suggest_choice(k->choices, v);
+    if (choices != NULL && !is_choice(choices, v)) {
+      char *c = choices_text(choices), *s = suggest_choice(choices, v);
       *msg = g_strdup_printf("unknown value '%s' (valid: %s)%s", v, c, s);
       g_free(c);
       g_free(s);
@@ -422,8 +493,8 @@ gboolean scen_value_check(const ScenKeyInfo *k, const char *raw, char **msg) {
       ok = FALSE;
     }
     for (guint i = 0; ok && i < n; i++) {
-      if (!is_choice(k->choices, items[i])) {
-        char *c = choices_text(k->choices), *s = suggest_choice(k->choices, items[i]);
+      if (choices != NULL && !is_choice(choices, items[i])) {
+        char *c = choices_text(choices), *s = suggest_choice(choices, items[i]);
         *msg = g_strdup_printf("unknown value '%s' (valid: %s)%s", items[i], c, s);
         g_free(c);
         g_free(s);

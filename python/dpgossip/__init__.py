@@ -366,7 +366,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
     rounds : int
         Gradient steps T (Muffliato gossips K rounds per step).
     trust : str or list of str
-        Trust models: ``"ldp"``, ``"pndp"``, ``"secldp"`` or a list of them.
+        Trust models: @TRUST_MODELS@, or a list of them.
     attackers : "all", int, str, tuple or list
         Attacker sets: ``"all"`` (every node in turn, alone), a node id,
         ``"0+5"`` or ``(0, 5)`` (one collusion set), ``"0,5"`` (each alone),
@@ -413,10 +413,7 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
         ``tightness_met`` and ``tightness_stopped`` (why, when not met)
         say what happened.
     schedule : str, optional
-        Time-varying gossip: ``"matching"`` (neighbours of the graph paired
-        each round; ``"matching:complete=true"`` pairs any two nodes),
-        ``"exponential"``,
-        ``"edge-failure:p=0.1"``, ``"churn:..."``.
+        Time-varying gossip (default static): @SCHEDULE_KINDS@.
     seed : int, optional
         Seed of the schedule and of the simulated run (default 0).
     mode, latency, loss, links, lr, storage, accountant : optional
@@ -538,7 +535,8 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
         The audited nodes (outside the attacker set).
     rounds : int
         Steps T.
-    trust : {"ldp", "pndp", "secldp"}
+    trust : str
+        A trust model: @TRUST_MODELS@ (default pndp).
     protocol : str, optional
         Any registered protocol spec (default ``"dsgd"``, or the protocol of
         the only plugin given).
@@ -553,8 +551,8 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
         Steps b between two uses of the victim's record (divides T); the
         canary takes the participation pattern of the exact sensitivity.
     schedule : str, optional
-        Time-varying gossip as for ``account`` (``"matching"``,
-        ``"exponential"``...), seeded by ``seed``.
+        Time-varying gossip (default static), seeded by ``seed``:
+        @SCHEDULE_KINDS@.
     plugins : str, pathlib.Path or list of them, optional
         Protocol plugin files (``.so``) to load first, as the command's
         ``--protocol-plugin``: their code runs in this process (seen by
@@ -809,9 +807,11 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
         k and b: T = k b local steps, a record used every b steps.
     lr, sigma, clip : float
         Learning rate, noise multiplier (default 1), clipping norm.
-    schedule, mode, latency, loss : str, optional
-        Time-varying gossip, gossip mode (``"sync"``, ``"deadline:ms=D"``,
-        ``"stale:s=S"``), link latency and message loss probability.
+    schedule : str, optional
+        Time-varying gossip (default static): @SCHEDULE_KINDS@.
+    mode, latency, loss : str, optional
+        Gossip mode (``"sync"``, ``"deadline:ms=D"``, ``"stale:s=S"``), link
+        latency and message loss probability.
     compute_ms : float
         Local compute time per step (simulated).
     eval_every : int
@@ -823,8 +823,9 @@ def train(graph, *, dataset, protocol=None, model=None, partition=None, epochs=1
     threads : int
         Evaluation threads (results do not depend on it).
     trust : str or list of str, optional
-        ``"ldp"`` (default: every node's LDP guarantee), ``"pndp"``,
-        ``"secldp"`` (those need ``attackers``), a list, or ``"none"``.
+        A trust model: @TRUST_MODELS@ (ldp, the default, reports every
+        node's LDP guarantee; the others need ``attackers``), a list, or
+        ``"none"``.
     attackers : int, str, tuple or list, optional
         Attacker sets, as for ``dpgossip.account``.
     alpha, delta : float
@@ -1049,3 +1050,24 @@ def run(scenario, sets=None, *, out=None, threads=None, allow_plugins=False, plu
     finally:
         lib.dpg_free(p)
     return load(out_dir)
+
+
+def _help_from_tables():
+    """Writes the library's tables into the help above: the schedule kinds
+    (dpg_schedule_kinds, the list of ``dpgossip account --help``) and the
+    trust models (dpg_trust_models), so that a kind or a model added to its
+    table needs no edit here. A library older than these calls leaves the
+    placeholders' words."""
+    lists = {"@SCHEDULE_KINDS@": ("dpg_schedule_kinds", "see ``dpgossip account --help``"),
+             "@TRUST_MODELS@": ("dpg_trust_models", "ldp, pndp or secldp")}
+    for fn in (account, audit, train):
+        doc = fn.__doc__
+        if doc is None:  # python -OO
+            continue
+        for mark, (name, fallback) in lists.items():
+            call_ = getattr(lib, name, None)
+            doc = doc.replace(mark, ffi.string(call_()).decode() if call_ else fallback)
+        fn.__doc__ = doc
+
+
+_help_from_tables()

@@ -5,7 +5,10 @@
  * --list-protocols and in the unknown-protocol message, exactly the schedule
  * kinds of topologies/schedule.c's table in the unknown-schedule message,
  * each command's --schedule help and the scenario schema's help. A row
- * added to a table and missed by a help text fails here, naming both.
+ * added to a table and missed by a help text fails here, naming both. The
+ * Python package's help is held to the same lists by
+ * tests/python/test_help_lists.py (python cannot load the sanitizer build's
+ * library, which runs this test).
  */
 #include <string.h>
 
@@ -64,12 +67,31 @@ static void test_trust_models(void) {
     PrivTrust t;
     g_assert_true(priv_trust_parse(m[i].name, &t, NULL) && t == m[i].trust);
   }
-  /* A name no row has is refused with the table's list. */
+  /* A name no row has is refused with the table's list, and so is a missing
+   * one; a scenario's privacy.trust takes its names from the table too. */
   CliRun r = cli_run("account", "--generate", "florentine", "-T", "2", "-a", "0", "--trust",
                      "nosuch");
   g_assert_cmpint(r.status, ==, 2);
   g_assert_nonnull(strstr(r.err, prose));
   cli_run_clear(&r);
+  r = cli_run("account", "--generate", "florentine", "-T", "2", "-a", "0");
+  g_assert_cmpint(r.status, ==, 2);
+  char *required = g_strdup_printf("--trust is required: %s\n", prose);
+  if (strstr(r.err, required) == NULL)
+    g_error("the missing --trust message lacks '%s': %s", prose, r.err);
+  g_free(required);
+  cli_run_clear(&r);
+  char *commas = priv_trust_list(", ", ", ");
+  char *scenario = g_build_filename(g_getenv("DPG_SOURCE_DIR"), "scenarios", "default.ini", NULL);
+  r = cli_run("validate", scenario, "--set", "privacy.trust=nosuch");
+  g_assert_cmpint(r.status, ==, 1);
+  char *valid = g_strdup_printf("unknown value 'nosuch' (valid: %s)", commas);
+  if (strstr(r.err, valid) == NULL)
+    g_error("privacy.trust's message lacks '%s': %s", valid, r.err);
+  cli_run_clear(&r);
+  g_free(valid);
+  g_free(scenario);
+  g_free(commas);
   g_free(train);
   g_free(audit);
   g_free(want);
@@ -89,6 +111,20 @@ static void test_protocols(void) {
   g_assert_cmpint(unknown.status, ==, 2);
   char *valid = line_with(unknown.err, "(valid: ");
   g_assert_nonnull(valid);
+  /* The --protocol help and the schema's protocol.name list the registry. */
+  char *names = proto_registry_names();
+  char *option = help_line("account", "--protocol=");
+  if (strstr(option, names) == NULL)
+    g_error("account --help: '%s' lacks the registry's '%s'", option, names);
+  CliRun keys = cli_run("validate", "--keys");
+  g_assert_cmpint(keys.status, ==, 0);
+  char *want = g_strdup_printf("  name                     dsgd             %s; ", names);
+  if (strstr(keys.out, want) == NULL)
+    g_error("validate --keys: protocol.name lacks the registry's '%s':\n%s", names, keys.out);
+  g_free(want);
+  cli_run_clear(&keys);
+  g_free(option);
+  g_free(names);
   for (guint i = 0; i < n; i++) {
     if (!proto_registry_is_builtin(list[i]))
       continue;

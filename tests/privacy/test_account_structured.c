@@ -558,6 +558,17 @@ static void test_errors(void) {
   g_assert_null(priv_structured_blocks(&p, &err)); /* duplicate member */
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
+  /* A trust model without a closed form here (a row added to the trust
+   * table) is sent to the observer path. */
+  p.trust = (PrivTrust)(PRIV_TRUST_SECLDP + 1);
+  p.n_attackers = 1;
+  g_assert_null(priv_structured_blocks(&p, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "has no structured accounting"));
+  g_assert_nonnull(strstr(err->message, "--path observer"));
+  g_clear_error(&err);
+  p.trust = PRIV_TRUST_PNDP;
+  p.n_attackers = 2;
   p.attackers = out;
   p.n_attackers = 1;
   g_assert_null(priv_structured_blocks(&p, &err)); /* out of range */
