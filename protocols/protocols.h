@@ -666,9 +666,9 @@ typedef struct {
   double loss;          /* message loss probability */
   guint n_links;        /* per-link overrides of the simulated run */
   gboolean run_options; /* options only a simulation reads were given (latency, lr, storage) */
-  /* D-SGD or Muffliato, and the caller accounts a deadline-mode run on its
-   * delivery record (proto_deliveries_record): `dpgossip account` does,
-   * the scenarios not yet. */
+  /* The caller accounts an asynchronous run on its delivery record
+   * (proto_deliveries_record) and proto_account_recordable says the
+   * structured path takes this protocol in this mode. */
   gboolean recordable;
 } ProtoAccountCase;
 
@@ -758,6 +758,13 @@ typedef struct {
   gboolean recordable;
   gboolean local; /* --path local: synchronous runs only */
 } ProtoAccountStructuredAsk;
+
+/* Whether the structured path accounts a run of @protocol in @mode on its
+ * delivery record (proto_deliveries_record): D-SGD and Muffliato in
+ * deadline and stale mode, MF-D-SGD (and so Mafalda with a given C) in
+ * deadline mode; not DECOR (see account_request.c). The one answer `dpgossip
+ * account`, dpg_account and the scenarios use. O(1). */
+gboolean proto_account_recordable(PrivProtocol protocol, ProtoModeKind mode);
 
 /* --path structured: a protocol it knows, and nothing it cannot take from
  * the run: --lr, --storage, --accountant, --link, and --mode, --latency or
@@ -1432,8 +1439,8 @@ void proto_account_job_free(ProtoAccountJob *j);
 const char *proto_account_job_path_name(const ProtoAccountJob *j);
 
 /* Whether the structured path accounts @j's run on its delivery record in
- * an asynchronous mode: D-SGD or Muffliato (not DECOR: see account_request.c),
- * not a training run's job. O(1). */
+ * its asynchronous mode (proto_account_recordable), not a training run's
+ * job. O(1). */
 gboolean proto_account_job_recordable(const ProtoAccountJob *j);
 
 /*
