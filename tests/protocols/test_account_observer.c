@@ -936,7 +936,8 @@ static void test_deadline_deliveries(void) {
  * and Mafalda) in deadline mode: the W-product engine (PRIV_ENGINE_DENSE,
  * the one AUTO takes for correlated noise on time-varying W_r) on the run's
  * delivery record equals the observer path on the same run, block by block
- * and report by report, statuses included. Three runs on random graphs:
+ * and report by report, statuses included; and D-SGD's Kalman engine with
+ * the same latency models and churn (@mf FALSE). Three runs on random graphs:
  *   - Erdos 20: log-normal latency (median e^3 = 20 ms against a 25 ms
  *     deadline), 5% loss; PNDP, LDP and SecLDP;
  *   - regular 40: a measured latency model (links:file, each link its own
@@ -967,7 +968,7 @@ static void write_links(const TopoGraph *g, const char *path) {
   g_string_free(s, TRUE);
 }
 
-static void check_mf_deliveries(const char *gspec, gboolean links, const char *churn,
+static void check_mf_deliveries(gboolean mf, const char *gspec, gboolean links, const char *churn,
                                 gboolean every_trust, const guint *a, const guint *c, guint nc,
                                 guint *differs) {
   TopoGraph *g = graph(gspec);
@@ -990,7 +991,7 @@ static void check_mf_deliveries(const char *gspec, gboolean links, const char *c
                      {PRIV_TRUST_LDP, c, nc}, {PRIV_TRUST_SECLDP, a, 1}};
   guint nv = every_trust ? G_N_ELEMENTS(views) : 2;
   ProtoRunConfig cfg;
-  base_config(&cfg, g, mfspec, T, 1, 0.8);
+  base_config(&cfg, g, mf ? mfspec : "dsgd", T, 1, 0.8);
   if (sched) {
     cfg.graph = NULL;
     cfg.schedule = sched;
@@ -1011,8 +1012,8 @@ static void check_mf_deliveries(const char *gspec, gboolean links, const char *c
   g_assert_cmpuint(lost, >, 0);
   g_assert_cmpuint(partial, >, 0);
   for (guint v = 0; v < nv; v++) {
-    PrivStructuredProblem pr = {.protocol = PRIV_PROTOCOL_MFDSGD,
-                                .C_local = C,
+    PrivStructuredProblem pr = {.protocol = mf ? PRIV_PROTOCOL_MFDSGD : PRIV_PROTOCOL_DSGD,
+                                .C_local = mf ? C : NULL,
                                 .T = T,
                                 .b = 1,
                                 .gossip = proto_deliveries_gossip(d),
@@ -1022,7 +1023,7 @@ static void check_mf_deliveries(const char *gspec, gboolean links, const char *c
                                 .attackers = views[v].members,
                                 .n_attackers = views[v].n_members,
                                 .sigma = 0.8,
-                                .engine = PRIV_ENGINE_DENSE};
+                                .engine = mf ? PRIV_ENGINE_DENSE : PRIV_ENGINE_KALMAN};
     PrivBlocks *sb = priv_structured_blocks(&pr, &err);
     g_assert_no_error(err);
     double tau = blocks_tol(obs[v], sb, (double)n * T * T + (double)n * T);
@@ -1051,7 +1052,7 @@ static void check_mf_deliveries(const char *gspec, gboolean links, const char *c
       TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
       g_assert_no_error(err);
       const TopoGossip *wn[] = {w};
-      PrivBlocks *nb = structured(PRIV_PROTOCOL_MFDSGD, 1, C, T, 1, wn, 1, &views[v], 0.8);
+      PrivBlocks *nb = structured(pr.protocol, 1, pr.C_local, T, 1, wn, 1, &views[v], 0.8);
       double diff = 0.0;
       for (gsize i = 0; i < (gsize)n * T * T; i++)
         diff = MAX(diff, fabs(nb->X[i] - sb->X[i]));
@@ -1077,17 +1078,19 @@ static void check_mf_deliveries(const char *gspec, gboolean links, const char *c
 }
 
 static void test_deadline_mf_deliveries(void) {
-  guint differs = 0;
-  const guint a1[] = {2}, c1[] = {1, 5, 7};
-  check_mf_deliveries("erdos:n=20,p=0.3,seed=4,connected=true", FALSE, NULL, TRUE, a1, c1, 3,
-                      &differs);
-  const guint a2[] = {9}, c2[] = {0, 30};
-  check_mf_deliveries("regular:n=40,d=4,seed=3", TRUE, "churn:leave=0.2,join=0.5", TRUE, a2, c2, 2,
-                      &differs);
-  const guint a3[] = {17}, c3[] = {3, 50};
-  check_mf_deliveries("barabasi:n=60,m=2,seed=5", FALSE, "churn:leave=0.2,join=0.5", FALSE, a3, c3,
-                      2, &differs);
-  g_assert_cmpuint(differs, >=, 1);
+  const guint a1[] = {2}, c1[] = {1, 5, 7}, a2[] = {9}, c2[] = {0, 30}, a3[] = {17}, c3[] = {3, 50};
+  /* MF-D-SGD on the W-product engine, then D-SGD on the Kalman engine
+   * with the same latency models and churn. */
+  for (gint mf = 1; mf >= 0; mf--) {
+    guint differs = 0;
+    check_mf_deliveries(mf, "erdos:n=20,p=0.3,seed=4,connected=true", FALSE, NULL, TRUE, a1, c1, 3,
+                        &differs);
+    check_mf_deliveries(mf, "regular:n=40,d=4,seed=3", TRUE, "churn:leave=0.2,join=0.5", TRUE, a2,
+                        c2, 2, &differs);
+    check_mf_deliveries(mf, "barabasi:n=60,m=2,seed=5", FALSE, "churn:leave=0.2,join=0.5", FALSE,
+                        a3, c3, 2, &differs);
+    g_assert_cmpuint(differs, >=, 1);
+  }
 }
 
 /*
