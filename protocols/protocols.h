@@ -715,9 +715,10 @@ void proto_deliveries_counts(const ProtoDeliveries *d, guint64 *late, guint64 *p
  * proto_account_plan: the path `--path auto` (and a scenario's
  * privacy.path = auto) takes: structured whenever it describes the run
  * exactly, i.e. a protocol it knows in sync mode with no loss and no link
- * override, or (@c->recordable) D-SGD or Muffliato in deadline mode, with
- * or without loss, no link override: the structured path then takes the
- * run's delivery record. Any schedule qualifies, churn included: the structured path
+ * override, or (@c->recordable, proto_account_recordable) D-SGD or
+ * Muffliato in deadline or stale mode, MF-D-SGD in deadline mode, with or
+ * without loss, no link override: the structured path then takes the run's
+ * delivery record. Any schedule qualifies, churn included: the structured path
  * multiplies the time-varying W_{t-1} ... W_s, and an absent node's W_t row
  * and column are e_u (it neither sends nor receives, keeps its model,
  * steps and adds its noise as the simulated run does).
