@@ -23,8 +23,8 @@ ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why)
     w = "auto: the structured path does not know this protocol";
   else if (c->recordable && c->mode == PROTO_MODE_DEADLINE && c->n_links == 0) {
     path = PROTO_ACCOUNT_STRUCTURED;
-    w = "auto: a deadline-mode run of D-SGD or Muffliato: the structured path on its delivery "
-        "record (the W_r its gathers applied, the messages each node received)";
+    w = "auto: a deadline-mode run of D-SGD, Muffliato or MF-D-SGD: the structured path on its "
+        "delivery record (the W_r its gathers applied, the messages each node received)";
   } else if (c->recordable && c->mode == PROTO_MODE_STALE && c->n_links == 0) {
     path = PROTO_ACCOUNT_STRUCTURED;
     w = "auto: a stale-mode run of D-SGD or Muffliato: the structured path on its delivery "
@@ -105,7 +105,7 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
                      "(use --path observer or auto)",
                      a->protocol);
   /* The structured path takes a run's mode, latency and loss from its
-   * delivery record (D-SGD and Muffliato, proto_account_job_recordable),
+   * delivery record (proto_account_recordable),
    * and in sync mode the messages do not depend on the
    * latency. What it cannot take is listed. */
   gboolean by_record = a->recordable && !a->local;
@@ -129,8 +129,9 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
               "--path structured accounts %s: %s only exist%s in a simulated run (use "
               "--path observer or auto)",
               a->local ? "a synchronous run without simulating it"
-                       : "D-SGD and Muffliato in deadline or stale mode on the run's delivery "
-                         "record (not DECOR), other protocols synchronous "
+                       : "D-SGD and Muffliato in deadline or stale mode and MF-D-SGD in "
+                         "deadline mode on the run's delivery record (not DECOR), other "
+                         "protocols synchronous "
                          "without simulating them",
               bad->str + 2, strchr(bad->str + 2, ',') ? "" : "s");
   g_string_free(bad, TRUE);

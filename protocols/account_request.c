@@ -58,14 +58,9 @@ const char *proto_account_job_bound_name(const ProtoAccountJob *j, const PrivVic
 }
 
 gboolean proto_account_job_recordable(const ProtoAccountJob *j) {
-  /* D-SGD and Muffliato only (stale mode's delay-augmented state:
-   * privacy/structured.h). Not DECOR: on a deadline run's record the
-   * structured path printed more than the observer path, which the audit
-   * attains (Florentine, T = 4, PNDP, attacker 0, victim 1, every message
-   * late: 2 against 0.816; log-normal latency and 5% loss: 0.954 against
-   * 0.888; tests/audit/test_async.c). */
+  /* Which protocols in which modes: proto_account_recordable. */
   return !j->no_record && j->proto.structured &&
-         (j->proto.protocol == PRIV_PROTOCOL_DSGD || j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO);
+         proto_account_recordable(j->proto.protocol, j->mode.kind);
 }
 
 const char *proto_account_job_distance_graph(const ProtoAccountJob *j) {

@@ -667,9 +667,9 @@ typedef struct {
   double loss;          /* message loss probability */
   guint n_links;        /* per-link overrides of the simulated run */
   gboolean run_options; /* options only a simulation reads were given (latency, lr, storage) */
-  /* D-SGD or Muffliato, and the caller accounts a deadline-mode run on its
-   * delivery record (proto_deliveries_record): `dpgossip account` does,
-   * the scenarios not yet. */
+  /* The caller accounts an asynchronous run on its delivery record
+   * (proto_deliveries_record) and proto_account_recordable says the
+   * structured path takes this protocol in this mode. */
   gboolean recordable;
 } ProtoAccountCase;
 
@@ -716,9 +716,10 @@ void proto_deliveries_counts(const ProtoDeliveries *d, guint64 *late, guint64 *p
  * proto_account_plan: the path `--path auto` (and a scenario's
  * privacy.path = auto) takes: structured whenever it describes the run
  * exactly, i.e. a protocol it knows in sync mode with no loss and no link
- * override, or (@c->recordable) D-SGD or Muffliato in deadline mode, with
- * or without loss, no link override: the structured path then takes the
- * run's delivery record. Any schedule qualifies, churn included: the structured path
+ * override, or (@c->recordable, proto_account_recordable) D-SGD or
+ * Muffliato in deadline or stale mode, MF-D-SGD in deadline mode, with or
+ * without loss, no link override: the structured path then takes the run's
+ * delivery record. Any schedule qualifies, churn included: the structured path
  * multiplies the time-varying W_{t-1} ... W_s, and an absent node's W_t row
  * and column are e_u (it neither sends nor receives, keeps its model,
  * steps and adds its noise as the simulated run does).
@@ -759,6 +760,13 @@ typedef struct {
   gboolean recordable;
   gboolean local; /* --path local: synchronous runs only */
 } ProtoAccountStructuredAsk;
+
+/* Whether the structured path accounts a run of @protocol in @mode on its
+ * delivery record (proto_deliveries_record): D-SGD and Muffliato in
+ * deadline and stale mode, MF-D-SGD (and so Mafalda with a given C) in
+ * deadline mode; not DECOR (see account_request.c). The one answer `dpgossip
+ * account`, dpg_account and the scenarios use. O(1). */
+gboolean proto_account_recordable(PrivProtocol protocol, ProtoModeKind mode);
 
 /* --path structured: a protocol it knows, and nothing it cannot take from
  * the run: --lr, --storage, --accountant, --link, and --mode, --latency or
@@ -1442,8 +1450,8 @@ const char *proto_account_job_path_name(const ProtoAccountJob *j);
 const char *proto_account_job_bound_name(const ProtoAccountJob *j, const PrivVictim *v);
 
 /* Whether the structured path accounts @j's run on its delivery record in
- * an asynchronous mode: D-SGD or Muffliato (not DECOR: see account_request.c),
- * not a training run's job. O(1). */
+ * its asynchronous mode (proto_account_recordable), not a training run's
+ * job. O(1). */
 gboolean proto_account_job_recordable(const ProtoAccountJob *j);
 
 /*

@@ -72,9 +72,23 @@ void scen_account_request_clear(ScenAccountRequest *q) {
 ProtoAccountJob *scen_account_job(const ScenConfig *c, const ScenAccountRequest *q,
                                   GError **error) {
   ProtoAccountRequest r = q->r;
-  if (c->path != SCEN_PATH_OBSERVER)
-    r.mode = r.latency = r.loss = r.accountant = NULL, r.lr = NAN;
+  /* The structured path takes an asynchronous run's mode, latency and loss
+   * where it accounts it on the run's delivery record
+   * (proto_account_recordable); otherwise it accounts a synchronous run,
+   * whose messages do not depend on them. */
+  gboolean by_record = c->path == SCEN_PATH_STRUCTURED && c->shape.kind >= 0 &&
+                       c->mode_parsed.kind != PROTO_MODE_SYNC &&
+                       proto_account_recordable((PrivProtocol)c->shape.kind, c->mode_parsed.kind);
+  if (c->path != SCEN_PATH_OBSERVER) {
+    if (!by_record)
+      r.mode = r.latency = r.loss = NULL;
+    r.accountant = NULL, r.lr = NAN;
+  }
   ProtoAccountJob *j = proto_account_validate(&r, NULL, error);
+  /* The record's run has the training run's timing: its compute time (the
+   * only part of a step's duration a run adds; data never sets a time). */
+  if (j != NULL)
+    j->run.compute_ms = c->compute_ms;
   if (j != NULL && !proto_account_job_plan(j, c->g, NULL, NULL, error))
     g_clear_pointer(&j, proto_account_job_free);
   return j;
@@ -212,6 +226,24 @@ gboolean scen_account(const ScenConfig *c, ProtoAccountJob *job, ProtoObservedRu
   JsonBuilder *jb = json_builder_new();
   json_builder_begin_array(jb);
   gboolean ok = job == NULL || execute(c, job, obs, error);
+  if (ok && job != NULL && job->deliveries != NULL) {
+    /* The record is of the accounting's own simulation of the run: it must
+     * be the trained run's (same late, partial and lost messages), or the
+     * privacy printed would be another run's. */
+    guint64 late, partial, lost;
+    proto_deliveries_counts(job->deliveries, &late, &partial, &lost);
+    if (late != out->stats.late_discarded || partial != out->stats.partial_gathers ||
+        lost != out->stats.engine.dropped_loss) {
+      g_set_error(error, SCEN_ERROR, SCEN_ERROR_FAILED,
+                  "the delivery record the structured path accounted (%" G_GUINT64_FORMAT
+                  " late, %" G_GUINT64_FORMAT " partial gathers, %" G_GUINT64_FORMAT
+                  " lost) is not the trained run's (%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+                  ", %" G_GUINT64_FORMAT "): use privacy.path = observer",
+                  late, partial, lost, out->stats.late_discarded, out->stats.partial_gathers,
+                  out->stats.engine.dropped_loss);
+      ok = FALSE;
+    }
+  }
   /* Local bounds say so in the path column, with their radius. */
   char *path = c->path == SCEN_PATH_LOCAL
                    ? g_strdup_printf("local:radius=%u", job != NULL ? job->radius : c->radius)

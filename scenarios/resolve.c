@@ -1003,7 +1003,11 @@ static void resolve_noise(R *r, ScenConfig *c) {
  * an asked path the plan does not cover is a problem. */
 static void resolve_path(R *r, ScenConfig *c) {
   ProtoAccountCase pc = {
-      .known = c->shape.kind >= 0, .mode = c->mode_parsed.kind, .loss = c->loss_p};
+      .known = c->shape.kind >= 0,
+      .mode = c->mode_parsed.kind,
+      .loss = c->loss_p,
+      .recordable = c->shape.kind >= 0 &&
+                    proto_account_recordable((PrivProtocol)c->shape.kind, c->mode_parsed.kind)};
   const char *why = NULL;
   gboolean covered = proto_account_plan(&pc, &why) == PROTO_ACCOUNT_STRUCTURED;
   /* What the structured path (and so the local one) covers, and why this
@@ -1012,7 +1016,8 @@ static void resolve_path(R *r, ScenConfig *c) {
       covered ? NULL
               : g_strdup_printf(
                     "covers dsgd, muffliato, decor, mfdsgd, antipgd, mafalda and nonprivate "
-                    "in sync mode without message loss; this run is %s in mode %s "
+                    "in sync mode without message loss, dsgd and muffliato in deadline and "
+                    "stale mode, mfdsgd and mafalda in deadline mode; this run is %s in mode %s "
                     "(%s): use auto or observer",
                     c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?",
                     why + strlen("auto: "));
@@ -1032,6 +1037,11 @@ static void resolve_path(R *r, ScenConfig *c) {
     c->path_reason = "asked: privacy.path = local";
     if (!covered)
       problem_key(r, "privacy", "path", "local bounds are the structured path's: it %s", uncovered);
+    else if (c->mode_parsed.kind != PROTO_MODE_SYNC)
+      problem_key(r, "privacy", "path",
+                  "local bounds account synchronous runs only; this run is in mode %s: use "
+                  "auto, structured or observer",
+                  c->mode ? c->mode : "?");
     else if (c->shape.kind == PRIV_PROTOCOL_DECOR)
       problem_key(r, "privacy", "path",
                   "local bounds do not cover DECOR's edge secrets yet: use auto, structured or "

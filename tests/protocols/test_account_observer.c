@@ -932,6 +932,168 @@ static void test_deadline_deliveries(void) {
 }
 
 /*
+ * MF-D-SGD (a random lower-triangular C, the correlated noise of MF-D-SGD
+ * and Mafalda) in deadline mode: the W-product engine (PRIV_ENGINE_DENSE,
+ * the one AUTO takes for correlated noise on time-varying W_r) on the run's
+ * delivery record equals the observer path on the same run, block by block
+ * and report by report, statuses included; and D-SGD's Kalman engine with
+ * the same latency models and churn (@mf FALSE). Three runs on random graphs:
+ *   - Erdos 20: log-normal latency (median e^3 = 20 ms against a 25 ms
+ *     deadline), 5% loss; PNDP, LDP and SecLDP;
+ *   - regular 40: a measured latency model (links:file, each link its own
+ *     delay, 2 to 40 ms), 5% loss and Markov churn (offline nodes neither
+ *     send nor gather); PNDP, LDP and SecLDP;
+ *   - Barabasi 60: log-normal latency, 5% loss and churn; PNDP.
+ * One attacker and a collusion set; reports for b = 1 and 2. Each record is
+ * checked to be the observed run's (late, partial and lost counts) and not
+ * the nominal gossip (partial gathers, losses).
+ *
+ * Tolerance: as tests/privacy/test_structured_mfnoise.c, both sides solve
+ * the same Fisher information through backward-stable factorizations of
+ * the messages' noise covariance, whose entries are sums over n nodes and
+ * T^2 pairs of steps (Q = C^-1 C^-T is dense): eps x cond x (n T^2 + n T),
+ * cond the pivoted Cholesky's estimate the engine records (PrivBlocks.cond).
+ */
+static void write_links(const TopoGraph *g, const char *path) {
+  GString *s = g_string_new("source,target,latency\n");
+  gsize m = 0;
+  guint *e = topo_graph_edges(g, &m);
+  GRand *r = g_rand_new_with_seed(7);
+  for (gsize i = 0; i < m; i++)
+    g_string_append_printf(s, "%u,%u,%.3f\n", e[2 * i], e[2 * i + 1],
+                           g_rand_double_range(r, 2.0, 40.0));
+  g_assert_true(g_file_set_contents(path, s->str, -1, NULL));
+  g_rand_free(r);
+  g_free(e);
+  g_string_free(s, TRUE);
+}
+
+static void check_mf_deliveries(gboolean mf, const char *gspec, gboolean links, const char *churn,
+                                gboolean every_trust, const guint *a, const guint *c, guint nc,
+                                guint *differs) {
+  TopoGraph *g = graph(gspec);
+  guint n = topo_graph_n_nodes(g), T = 4;
+  GError *err = NULL;
+  char *dir = g_dir_make_tmp("obs-mf-deadline-XXXXXX", &err);
+  g_assert_no_error(err);
+  char *cpath = g_build_filename(dir, "C.csv", NULL);
+  char *lpath = g_build_filename(dir, "links.csv", NULL);
+  double *C = random_c(T, cpath);
+  char *mfspec = g_strdup_printf("mfdsgd:C=%s", cpath);
+  char *latency = links ? g_strdup_printf("links:file=%s,unit=ms", lpath)
+                        : g_strdup("lognormal:mu=3,sigma=0.5");
+  if (links)
+    write_links(g, lpath);
+  TopoSchedule *sched = churn ? topo_schedule_new(churn, g, TOPO_GOSSIP_UNIFORM, 5, &err) : NULL;
+  g_assert_no_error(err);
+  ObsView views[] = {{PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_PNDP, c, nc},
+                     {PRIV_TRUST_LDP, a, 1},  {PRIV_TRUST_SECLDP, c, nc},
+                     {PRIV_TRUST_LDP, c, nc}, {PRIV_TRUST_SECLDP, a, 1}};
+  guint nv = every_trust ? G_N_ELEMENTS(views) : 2;
+  ProtoRunConfig cfg;
+  base_config(&cfg, g, mf ? mfspec : "dsgd", T, 1, 0.8);
+  if (sched) {
+    cfg.graph = NULL;
+    cfg.schedule = sched;
+  }
+  cfg.mode = "deadline:ms=25";
+  cfg.latency = latency;
+  cfg.loss = "0.05";
+  cfg.seed = 13;
+  ProtoRunStats st;
+  PrivBlocks **obs = observe(&cfg, views, nv, &st);
+  ProtoDeliveries *d = proto_deliveries_record(&cfg, T, &err);
+  g_assert_no_error(err);
+  guint64 late, partial, lost;
+  proto_deliveries_counts(d, &late, &partial, &lost);
+  g_assert_cmpuint(late, ==, st.late_discarded);
+  g_assert_cmpuint(partial, ==, st.partial_gathers);
+  g_assert_cmpuint(lost, ==, st.engine.dropped_loss);
+  g_assert_cmpuint(lost, >, 0);
+  g_assert_cmpuint(partial, >, 0);
+  for (guint v = 0; v < nv; v++) {
+    PrivStructuredProblem pr = {.protocol = mf ? PRIV_PROTOCOL_MFDSGD : PRIV_PROTOCOL_DSGD,
+                                .C_local = mf ? C : NULL,
+                                .T = T,
+                                .b = 1,
+                                .gossip = proto_deliveries_gossip(d),
+                                .n_gossip = T,
+                                .messages = proto_deliveries_messages(d),
+                                .trust = views[v].trust,
+                                .attackers = views[v].members,
+                                .n_attackers = views[v].n_members,
+                                .sigma = 0.8,
+                                .engine = mf ? PRIV_ENGINE_DENSE : PRIV_ENGINE_KALMAN};
+    PrivBlocks *sb = priv_structured_blocks(&pr, &err);
+    g_assert_no_error(err);
+    double tau = blocks_tol(obs[v], sb, (double)n * T * T + (double)n * T);
+    assert_blocks_equal(obs[v], sb, tau);
+    for (guint b = 1; b <= 2; b++) {
+      PrivAccountOptions ao = {.b = b};
+      PrivReport *ro = priv_account_report(obs[v], g, &ao, &err);
+      g_assert_no_error(err);
+      PrivReport *rs = priv_account_report(sb, g, &ao, &err);
+      g_assert_no_error(err);
+      g_assert_cmpuint(ro->n_victims, ==, rs->n_victims);
+      for (guint i = 0; i < ro->n_victims; i++) {
+        const PrivVictim *x = &ro->victims[i], *y = &rs->victims[i];
+        g_assert_cmpint(x->unprotected, ==, y->unprotected);
+        g_assert_cmpint(x->unresolved, ==, y->unresolved);
+        dpg_test_assert_le(fabs(x->mu - y->mu),
+                           mu_tol(tau, max_abs(priv_blocks_get(sb, y->node), (gsize)T * T), T / b,
+                                  ao.sensitivity == MF_SENSITIVITY_EXACT, x->mu, y->mu),
+                           "blocks' tolerance through mu = sqrt(s2)");
+      }
+      priv_report_free(ro);
+      priv_report_free(rs);
+    }
+    if (views[v].trust == PRIV_TRUST_PNDP && sched == NULL) {
+      /* Not the synchronous run's accounting on the nominal W. */
+      TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+      g_assert_no_error(err);
+      const TopoGossip *wn[] = {w};
+      PrivBlocks *nb = structured(pr.protocol, 1, pr.C_local, T, 1, wn, 1, &views[v], 0.8);
+      double diff = 0.0;
+      for (gsize i = 0; i < (gsize)n * T * T; i++)
+        diff = MAX(diff, fabs(nb->X[i] - sb->X[i]));
+      *differs += diff > 1e-6; /* a decision: far above eps x cond x N */
+      priv_blocks_free(nb);
+      topo_gossip_free(w);
+    }
+    priv_blocks_free(sb);
+  }
+  proto_deliveries_free(d);
+  obs_blocks_free(obs, nv);
+  topo_schedule_free(sched);
+  g_remove(cpath);
+  g_remove(lpath);
+  g_rmdir(dir);
+  g_free(latency);
+  g_free(mfspec);
+  g_free(cpath);
+  g_free(lpath);
+  g_free(dir);
+  g_free(C);
+  topo_graph_free(g);
+}
+
+static void test_deadline_mf_deliveries(void) {
+  const guint a1[] = {2}, c1[] = {1, 5, 7}, a2[] = {9}, c2[] = {0, 30}, a3[] = {17}, c3[] = {3, 50};
+  /* MF-D-SGD on the W-product engine, then D-SGD on the Kalman engine
+   * with the same latency models and churn. */
+  for (gint mf = 1; mf >= 0; mf--) {
+    guint differs = 0;
+    check_mf_deliveries(mf, "erdos:n=20,p=0.3,seed=4,connected=true", FALSE, NULL, TRUE, a1, c1, 3,
+                        &differs);
+    check_mf_deliveries(mf, "regular:n=40,d=4,seed=3", TRUE, "churn:leave=0.2,join=0.5", TRUE, a2,
+                        c2, 2, &differs);
+    check_mf_deliveries(mf, "barabasi:n=60,m=2,seed=5", FALSE, "churn:leave=0.2,join=0.5", FALSE,
+                        a3, c3, 2, &differs);
+    g_assert_cmpuint(differs, >=, 1);
+  }
+}
+
+/*
  * Stale mode (stale:s=2) with log-normal latency and 5% loss: late messages
  * enter later rounds, so the record's W_r read a delay-augmented state (the
  * nodes, then slots holding earlier rounds' messages until their last use).
@@ -1052,6 +1214,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/account-observer/deadline/effective-w", test_deadline_effective_w);
   g_test_add_func("/account-observer/deadline/link-down", test_deadline_link_down);
   g_test_add_func("/account-observer/deadline/deliveries", test_deadline_deliveries);
+  g_test_add_func("/account-observer/deadline/mf-deliveries", test_deadline_mf_deliveries);
   g_test_add_func("/account-observer/stale/deliveries", test_stale_deliveries);
   g_test_add_func("/account-observer/noiseless", test_noiseless);
   g_test_add_func("/account-observer/relabel-storage", test_relabel_and_storage);

@@ -6,6 +6,8 @@
  * one longer than all of them mixes every one; a missing file or a
  * misspelt model is a problem at its line.
  */
+#include <math.h>
+
 #include "scen_test.h"
 
 typedef ScenTestFix Fix;
@@ -151,10 +153,79 @@ static void test_country_and_problems(Fix *f, gconstpointer data) {
   }
 }
 
+/* A deadline run of D-SGD and of MF-D-SGD with a links: latency, loss and
+ * churn, accounted on the structured path (the run's delivery record),
+ * equals the observer path on the trained run itself, victim by victim,
+ * statuses included; the path column says which. */
+#define DEADLINE_RUN                                                                               \
+  "[simulation]\nseed = 5\nmode = deadline:ms=20\n[topology]\ngenerate = florentine\n"             \
+  "schedule = churn:leave=0.2,join=0.5\n[network]\nlatency = links:file=lat.csv,unit=ms\n"         \
+  "loss = 0.05\n[protocol]\nname = %s\nsigma = 1\nlr = 0.2\n"                                      \
+  "[task]\ndataset = synthetic:linear,n=600,d=4,seed=2\nepochs = 2\nbatches = 2\n"                 \
+  "[privacy]\ntrust = pndp;ldp\npath = %s\n[collusion.node8]\nnodes = 8\n"                         \
+  "[collusion.pair]\nnodes = 1;12\n[output]\nplots = false\n"
+
+static void test_structured_deadline(Fix *f, gconstpointer data) {
+  (void)data;
+  g_free(scen_test_write(f->dir, "lat.csv", florentine_latencies));
+  static const char *protos[] = {"dsgd", "mfdsgd:C=bsr,band=2"};
+  static const char *paths[] = {"structured", "observer"};
+  for (guint p = 0; p < G_N_ELEMENTS(protos); p++) {
+    GPtrArray *rows[2];
+    for (guint k = 0; k < 2; k++) {
+      char *text = g_strdup_printf(DEADLINE_RUN, protos[p], paths[k]);
+      char *path = scen_test_write(f->dir, "s.ini", text);
+      GError *error = NULL;
+      ScenScenario *sc = scen_scenario_load(path, &error);
+      g_assert_no_error(error);
+      char **problems = scen_scenario_validate(sc);
+      g_assert_cmpuint(g_strv_length(problems), ==, 0);
+      g_strfreev(problems);
+      char *out = g_build_filename(f->dir, paths[k], NULL);
+      run_ok(sc, out, 1);
+      rows[k] = scen_test_csv(out, "privacy.csv");
+      scen_scenario_free(sc);
+      g_free(out);
+      g_free(path);
+      g_free(text);
+    }
+    g_assert_cmpuint(rows[0]->len, ==, rows[1]->len);
+    g_assert_cmpuint(rows[0]->len, >, 1 + 14);
+    guint positive = 0;
+    for (guint r = 1; r < rows[0]->len; r++) {
+      /* collusion, trust, victim, distance, sensitivity, mu, rdp, eps, muff, status, ..., path */
+      char **a = g_ptr_array_index(rows[0], r), **b = g_ptr_array_index(rows[1], r);
+      for (guint c = 0; c < 4; c++)
+        g_assert_cmpstr(a[c], ==, b[c]);
+      g_assert_cmpstr(a[9], ==, b[9]);
+      g_assert_cmpstr(a[13], ==, "structured");
+      g_assert_cmpstr(b[13], ==, "observer");
+      double x = g_ascii_strtod(a[5], NULL), y = g_ascii_strtod(b[5], NULL);
+      /* The blocks agree to tau = eps x cond x (n T^2 + n T) of their
+       * largest entry (/account-observer/deadline/mf-deliveries derives
+       * it; cond, the messages' noise covariance's, stays below 1e3 on
+       * graphs of this size there: tau < 2.2e-16 x 1e3 x 75 = 1.7e-11;
+       * 1e-9 leaves room for cond up to 6e4). Through mu = sqrt(s2), s2 a
+       * sum of at most k^2 = 4 entries of at most 1 / sigma^2 = 1:
+       * |dmu| <= min(ds2 / (mu_a + mu_b), sqrt(ds2)), ds2 = 4 tau.
+       * Modelling slips (late messages left out, white noise for C) move
+       * mu by more than 1e-2. */
+      double ds2 = 4 * 1e-9;
+      if (isfinite(y))
+        g_assert_cmpfloat(fabs(x - y), <=, x + y > 0 ? MIN(ds2 / (x + y), sqrt(ds2)) : 0.0);
+      positive += y > 0.01;
+    }
+    g_assert_cmpuint(positive, >, 0);
+    g_ptr_array_unref(rows[0]);
+    g_ptr_array_unref(rows[1]);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   SCEN_TEST_ADD("/scenarios/latency/links-threads", test_links_threads);
   SCEN_TEST_ADD("/scenarios/latency/links-deadline", test_links_deadline);
   SCEN_TEST_ADD("/scenarios/latency/country-problems", test_country_and_problems);
+  SCEN_TEST_ADD("/scenarios/latency/structured-deadline", test_structured_deadline);
   return g_test_run();
 }

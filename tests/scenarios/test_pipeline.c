@@ -60,7 +60,7 @@ static void test_churn_same_path(void) {
     const char *mode; /* NULL: sync */
     const char *path;
     const char *account_path; /* `account --path auto`'s */
-  } cases[] = {{NULL, "structured", "structured"}, {"deadline:ms=5", "observer", "structured"}};
+  } cases[] = {{NULL, "structured", "structured"}, {"deadline:ms=5", "structured", "structured"}};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     char *set = cases[i].mode ? g_strdup_printf("simulation.mode = %s", cases[i].mode) : NULL;
     const char *sets[] = {set, NULL};
@@ -79,9 +79,8 @@ static void test_churn_same_path(void) {
     g_assert_cmpint(r.status, ==, 0);
     JsonParser *parser = NULL;
     JsonObject *o = cli_run_json(&r, &parser);
-    /* Deadline mode: `account` takes the structured path on the run's
-     * delivery record; a scenario accounts its own (training) run, whose
-     * timing has its compute time, on the observer path (not routed yet). */
+    /* Deadline mode: `account` and a scenario both take the structured
+     * path on the run's delivery record, for the same reason. */
     g_assert_cmpstr(json_object_get_string_member(o, "path"), ==, cases[i].account_path);
     if (g_str_equal(cases[i].path, cases[i].account_path))
       g_assert_cmpstr(json_object_get_string_member(o, "path_reason"), ==, why);
