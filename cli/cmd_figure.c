@@ -478,6 +478,17 @@ static gboolean draw_figure(const GPtrArray *panels, const CliAccountSetup *s, c
  * ratio (synchronous figure: Muffliato / ours, how many times tighter this
  * accounting is; asynchronous: ours / sync, how many times more the
  * asynchronous run loses). */
+/* @s left-aligned in @width characters, as printf's %-Ns, but counting
+ * characters rather than bytes: "Erdős–Rényi" is 11 characters in 14 bytes,
+ * and byte padding would leave its row 3 columns short. Text that is not
+ * UTF-8 counts its bytes. O(length). */
+static void print_padded(const char *s, glong width) {
+  fputs(s, stdout);
+  glong n = g_utf8_validate(s, -1, NULL) ? g_utf8_strlen(s, -1) : (glong)strlen(s);
+  for (; n < width; n++)
+    putchar(' ');
+}
+
 static void print_summary(const GPtrArray *panels, const FigureRun *fr) {
   if (fr->radius)
     printf("# --path local --radius %u: ours are certified upper bounds (every node beyond %u "
@@ -505,8 +516,8 @@ static void print_summary(const GPtrArray *panels, const FigureRun *fr) {
       char rbuf[32] = "-";
       if (!isnan(ratio))
         g_snprintf(rbuf, sizeof rbuf, "%.4g", ratio);
-      printf("%-24s %8u %6u %14.6g %14.6g %10s\n", p->label, d, scen_dist_stat_total(o), om, mm,
-             rbuf);
+      print_padded(p->label, 24);
+      printf(" %8u %6u %14.6g %14.6g %10s\n", d, scen_dist_stat_total(o), om, mm, rbuf);
     }
     if (pool->n_unreachable)
       fprintf(stderr,

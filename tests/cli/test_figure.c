@@ -259,6 +259,34 @@ static void test_pooling(void) {
   g_free(dir);
 }
 
+/* A label of non-ASCII characters is padded by characters, not bytes:
+ * every summary row as wide as the header in characters, and the distance
+ * field ending where the header's does (character 24 + 1 + 8). Byte
+ * padding left "Erdős–Rényi" (11 characters, 14 bytes) 3 columns short. */
+static void test_label_padding(void) {
+  char *dir = test_tmpdir("figure-cli");
+  char *svg = g_build_filename(dir, "f.svg", NULL);
+  CliRun r = cli_run(PVD, FLORENTINE, "--label", "Erdős–Rényi", "-T", "10", "--trust", "pndp",
+                     "-a", "0", "--out", svg);
+  g_assert_cmpint(r.status, ==, 0);
+  char **lines = g_strsplit(r.out, "\n", -1);
+  g_assert_true(g_str_has_prefix(lines[0], "graph "));
+  glong width = g_utf8_strlen(lines[0], -1);
+  guint rows = 0;
+  for (guint i = 1; lines[i] != NULL && *lines[i] != '\0'; i++, rows++) {
+    g_assert_true(g_str_has_prefix(lines[i], "Erdős–Rényi "));
+    g_assert_cmpint(g_utf8_strlen(lines[i], -1), ==, width);
+    const char *end = g_utf8_offset_to_pointer(lines[i], 24 + 1 + 8);
+    g_assert_true(g_ascii_isdigit(end[-1]) && end[0] == ' ');
+  }
+  g_assert_cmpuint(rows, >, 0);
+  g_strfreev(lines);
+  cli_run_clear(&r);
+  g_free(svg);
+  test_rmtree(dir);
+  g_free(dir);
+}
+
 /* --attackers all: every ordered (attacker, victim) pair once, n (n - 1) in
  * all, and distance 1 holds the 2m ordered edges (Florentine: 15 nodes, 20
  * edges); --label names the panel in the CSV, quoted when it holds a comma. */
@@ -710,6 +738,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/figure/outputs", test_outputs);
   g_test_add_func("/cli/figure/pooling", test_pooling);
   g_test_add_func("/cli/figure/all-attackers", test_all_attackers);
+  g_test_add_func("/cli/figure/label-padding", test_label_padding);
   g_test_add_func("/cli/figure/bad-input", test_bad_input);
   g_test_add_func("/cli/figure/async", test_async);
   g_test_add_func("/cli/figure/sync-unchanged", test_sync_unchanged);
