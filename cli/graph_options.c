@@ -5,7 +5,6 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
-#include "spec/spec.h"
 
 void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o) {
   GOptionEntry entries[] = {

@@ -276,8 +276,8 @@ typedef struct {
   const char *generate;    /* a generator spec (topo_graph_generate) */
   const guint *edges;      /* @n_edges (u, v) pairs in memory */
   gsize n_edges;
-  guint n_nodes;           /* nodes of @edges (0: one more than the largest id) */
-  gboolean lcc;            /* keep the largest connected component */
+  guint n_nodes; /* nodes of @edges (0: one more than the largest id) */
+  gboolean lcc;  /* keep the largest connected component */
 } TopoGraphSource;
 
 /*

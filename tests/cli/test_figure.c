@@ -266,8 +266,8 @@ static void test_pooling(void) {
 static void test_label_padding(void) {
   char *dir = test_tmpdir("figure-cli");
   char *svg = g_build_filename(dir, "f.svg", NULL);
-  CliRun r = cli_run(PVD, FLORENTINE, "--label", "Erdős–Rényi", "-T", "10", "--trust", "pndp",
-                     "-a", "0", "--out", svg);
+  CliRun r = cli_run(PVD, FLORENTINE, "--label", "Erdős–Rényi", "-T", "10", "--trust", "pndp", "-a",
+                     "0", "--out", svg);
   g_assert_cmpint(r.status, ==, 0);
   char **lines = g_strsplit(r.out, "\n", -1);
   g_assert_true(g_str_has_prefix(lines[0], "graph "));
