@@ -324,8 +324,8 @@ static gboolean account_panel_observer(Panel *p, const CliAccountSetup *s, const
 static gboolean write_data(const GPtrArray *panels, const FigureRun *fr, const char *path,
                            GError **error) {
   GString *out = g_string_new(SCEN_DIST_CSV_COLUMNS "\n");
-  const char *const series[N_METHODS] = {[METHOD_OURS] = method_name(fr, METHOD_OURS),
-                                         [METHOD_OTHER] = method_name(fr, METHOD_OTHER)};
+  const char *const series[N_METHODS] = {
+      [METHOD_OURS] = method_name(fr, METHOD_OURS), [METHOD_OTHER] = method_name(fr, METHOD_OTHER)};
   for (guint i = 0; i < panels->len; i++) {
     const Panel *p = g_ptr_array_index(panels, i);
     scen_dist_pool_csv(out, p->label, p->pool, series);
