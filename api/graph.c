@@ -5,65 +5,16 @@
 #include <igraph.h>
 
 #include "api/internal.h"
-#include "spec/spec.h"
-
-/* Peak bytes per node and per edge of building a graph, the generators'
- * estimate (topologies/generate.c): igraph's vectors and adjacency cache. */
-#define GRAPH_BYTES_PER_NODE 64
-#define GRAPH_BYTES_PER_EDGE 96
-
-/* An edge list's graph must fit before igraph allocates its n nodes: an
- * allocation failure aborts the process (and the Python interpreter). */
-static gboolean check_edges_memory(guint n, gsize m, GError **error) {
-  gsize bytes = spec_size_add(spec_size_mul(n, GRAPH_BYTES_PER_NODE),
-                              spec_size_mul(m, GRAPH_BYTES_PER_EDGE));
-  char *what = g_strdup_printf("a graph of %u nodes and %" G_GSIZE_FORMAT " edges", n, m);
-  gboolean ok = spec_check_memory(bytes, what, "give fewer nodes", G_OPTION_ERROR,
-                                  G_OPTION_ERROR_BAD_VALUE, error);
-  g_free(what);
-  return ok;
-}
 
 TopoGraph *dpg_graph_build(const DpgGraphSpec *spec, GError **error) {
-  guint given = (spec->path != NULL) + (spec->generate != NULL) + (spec->edges != NULL);
-  if (given != 1) {
-    /* The command line's message: an edge list is the third way here. */
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "give exactly one of --graph FILE or --generate SPEC");
-    return NULL;
-  }
-  if (spec->path != NULL)
-    return topo_graph_load(spec->path, spec->lcc, error);
-  TopoGraph *g = NULL;
-  if (spec->generate != NULL) {
-    g = topo_graph_generate(spec->generate, error);
-  } else {
-    guint n = spec->n_nodes;
-    if (n == 0)
-      for (gsize i = 0; i < 2 * spec->n_edges; i++)
-        n = MAX(n, spec->edges[i] + 1);
-    if (!check_edges_memory(n, spec->n_edges, error))
-      return NULL;
-    g = topo_graph_new_from_edges(n, spec->edges, spec->n_edges, error);
-    if (g != NULL && spec->labels != NULL) {
-      char **labels = g_new0(char *, (gsize)n + 1);
-      for (guint u = 0; u < n; u++)
-        labels[u] = g_strdup(spec->labels[u] != NULL ? spec->labels[u] : "");
-      gboolean ok = topo_graph_set_labels(g, (const char *const *)labels, error);
-      g_strfreev(labels);
-      if (!ok) {
-        g_prefix_error(error, "graph labels: ");
-        topo_graph_free(g);
-        return NULL;
-      }
-    }
-  }
-  if (g != NULL && spec->lcc) {
-    TopoGraph *l = topo_graph_largest_component(g, error); /* keeps the labels */
-    topo_graph_free(g);
-    g = l;
-  }
-  return g;
+  TopoGraphSource src = {.path = spec->path,
+                         .generate = spec->generate,
+                         .edges = spec->edges,
+                         .n_edges = spec->n_edges,
+                         .n_nodes = spec->n_nodes,
+                         .labels = spec->labels,
+                         .lcc = spec->lcc != 0};
+  return topo_graph_from_source(&src, error);
 }
 
 int dpg_graph_status(const DpgGraphSpec *spec, const GError *e) {

@@ -76,9 +76,9 @@ gpointer dpg_usage(DpgError *err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
 /* ---- Graphs (graph.c) ---- */
 
-/* The graph of @spec (the command line's cli_graph_options_build, or the
- * edges in memory). Errors: G_OPTION_ERROR for a spec giving none or more
- * than one source, the loader's and generator's. */
+/* The graph of @spec: topo_graph_from_source, where the command line's
+ * cli_graph_options_build lands too. Errors: those of
+ * topo_graph_from_source. */
 TopoGraph *dpg_graph_build(const DpgGraphSpec *spec, GError **error);
 /* The status of a failed dpg_graph_build (cli_graph_options_status): a
  * file that cannot be loaded is a failure (1), a bad spec a usage error. */

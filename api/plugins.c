@@ -49,18 +49,13 @@ gboolean dpg_plugins_begin(DpgPlugins *p, const char *const *paths, DpgError *er
   p->scope = proto_plugin_scope_begin(PLUGINS_HINT);
   if (!given)
     return TRUE;
-  guint n = 0;
-  const ProtoVTable *last = NULL;
-  for (; global && paths[n] != NULL; n++)
-    if (!proto_plugin_load(paths[n], &last, &error))
-      break;
+  if (global)
+    proto_plugin_load_paths(paths, &p->single, &error);
   if (error != NULL) {
     g_prefix_error(&error, "plugins: ");
     dpg_plugins_end(p);
     return dpg_fail(err, error, 2), FALSE;
   }
-  if (n == 1)
-    p->single = g_strdup(last->name);
   return TRUE;
 }
 

@@ -76,9 +76,9 @@ typedef struct {
 /* Adds --graph, --graph-format, --ignore-weights, --generate, --lcc and
  * --gossip to @ctx as its main group (which does not own @o). */
 void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o);
-/* Loads (topo_graph_load_format) or generates the graph; exactly one of
- * --graph/--generate must be given; a bad --graph-format is
- * G_OPTION_ERROR_BAD_VALUE. */
+/* The graph the options name (topo_graph_from_source, where the library's
+ * DpgGraphSpec lands too), with cli_graph_load_notice for a file. Errors:
+ * those of topo_graph_from_source. */
 TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error);
 gboolean cli_graph_options_gossip(const CliGraphOptions *o, TopoGossipKind *kind, GError **error);
 /* One line on stderr, "dpgossip: PATH: dropped ...; labels renumbered ...",
@@ -349,9 +349,6 @@ void cli_plugin_options_add(GOptionContext *ctx, CliPluginOptions *o);
  * is the user's option).
  */
 gboolean cli_plugin_options_load(CliPluginOptions *o, GError **error);
-/* cli_plugin_load_paths: the same for a NULL-terminated list of paths
- * (nullable), e.g. from a scenario; *@single as above (nullable, g_free). */
-gboolean cli_plugin_load_paths(char *const *paths, char **single, GError **error);
 void cli_plugin_options_clear(CliPluginOptions *o);
 
 /* ---- Stream options (cli/stream_options.c) ----

@@ -319,49 +319,16 @@ static gboolean account_panel_observer(Panel *p, const CliAccountSetup *s, const
 
 /* ---- Outputs ---- */
 
-static const char *fmt_num(char *buf, gsize len, double v) {
-  if (isnan(v))
-    return "nan";
-  if (!isfinite(v))
-    return "inf";
-  return g_ascii_formatd(buf, (int)len, "%.17g", v);
-}
-
-/* RFC 4180: quote a field holding a comma, a quote or a line break. */
-static void csv_field(GString *out, const char *s) {
-  if (!strpbrk(s, ",\"\r\n")) {
-    g_string_append(out, s);
-    return;
-  }
-  g_string_append_c(out, '"');
-  for (const char *c = s; *c; c++) {
-    if (*c == '"')
-      g_string_append_c(out, '"');
-    g_string_append_c(out, *c);
-  }
-  g_string_append_c(out, '"');
-}
-
 /* The plotted numbers, written atomically (temporary file renamed over
  * @path by g_file_set_contents). */
 static gboolean write_data(const GPtrArray *panels, const FigureRun *fr, const char *path,
                            GError **error) {
-  GString *out = g_string_new("graph,distance,method,mean,min,max,count\n");
-  char b[3][G_ASCII_DTOSTR_BUF_SIZE];
+  GString *out = g_string_new(SCEN_DIST_CSV_COLUMNS "\n");
+  const char *const series[N_METHODS] = {
+      [METHOD_OURS] = method_name(fr, METHOD_OURS), [METHOD_OTHER] = method_name(fr, METHOD_OTHER)};
   for (guint i = 0; i < panels->len; i++) {
     const Panel *p = g_ptr_array_index(panels, i);
-    for (guint d = 1; d <= p->pool->max_distance; d++)
-      for (guint m = 0; m < N_METHODS; m++) {
-        const ScenDistStat *s = &p->pool->stat[m][d];
-        if (scen_dist_stat_total(s) == 0)
-          continue;
-        csv_field(out, p->label);
-        g_string_append_printf(out, ",%u,%s,%s,%s,%s,%u\n", d, method_name(fr, m),
-                               fmt_num(b[0], sizeof b[0], scen_dist_stat_mean(s)),
-                               fmt_num(b[1], sizeof b[1], scen_dist_stat_min(s)),
-                               fmt_num(b[2], sizeof b[2], scen_dist_stat_max(s)),
-                               scen_dist_stat_total(s));
-      }
+    scen_dist_pool_csv(out, p->label, p->pool, series);
   }
   gboolean ok = g_file_set_contents(path, out->str, (gssize)out->len, error);
   if (!ok)
@@ -478,6 +445,17 @@ static gboolean draw_figure(const GPtrArray *panels, const CliAccountSetup *s, c
  * ratio (synchronous figure: Muffliato / ours, how many times tighter this
  * accounting is; asynchronous: ours / sync, how many times more the
  * asynchronous run loses). */
+/* @s left-aligned in @width characters, as printf's %-Ns, but counting
+ * characters rather than bytes: "Erdős–Rényi" is 11 characters in 14 bytes,
+ * and byte padding would leave its row 3 columns short. Text that is not
+ * UTF-8 counts its bytes. O(length). */
+static void print_padded(const char *s, glong width) {
+  fputs(s, stdout);
+  glong n = g_utf8_validate(s, -1, NULL) ? g_utf8_strlen(s, -1) : (glong)strlen(s);
+  for (; n < width; n++)
+    putchar(' ');
+}
+
 static void print_summary(const GPtrArray *panels, const FigureRun *fr) {
   if (fr->radius)
     printf("# --path local --radius %u: ours are certified upper bounds (every node beyond %u "
@@ -505,8 +483,8 @@ static void print_summary(const GPtrArray *panels, const FigureRun *fr) {
       char rbuf[32] = "-";
       if (!isnan(ratio))
         g_snprintf(rbuf, sizeof rbuf, "%.4g", ratio);
-      printf("%-24s %8u %6u %14.6g %14.6g %10s\n", p->label, d, scen_dist_stat_total(o), om, mm,
-             rbuf);
+      print_padded(p->label, 24);
+      printf(" %8u %6u %14.6g %14.6g %10s\n", d, scen_dist_stat_total(o), om, mm, rbuf);
     }
     if (pool->n_unreachable)
       fprintf(stderr,

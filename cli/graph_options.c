@@ -5,7 +5,6 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
-#include "spec/spec.h"
 
 void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o) {
   GOptionEntry entries[] = {
@@ -37,34 +36,14 @@ void cli_graph_options_add(GOptionContext *ctx, CliGraphOptions *o) {
 }
 
 TopoGraph *cli_graph_options_build(const CliGraphOptions *o, GError **error) {
-  if ((o->graph_path == NULL) == (o->generate == NULL)) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "give exactly one of --graph FILE or --generate SPEC");
-    return NULL;
-  }
-  if (o->graph_path != NULL) {
-    TopoGraphFormat format = TOPO_FORMAT_AUTO;
-    if (o->format != NULL && !topo_graph_format_parse(o->format, &format, NULL)) {
-      const char *const formats[] = {"auto", "edges", "csv", "graphml", "gml", "pajek"};
-      char *hint = spec_did_you_mean(o->format, formats, G_N_ELEMENTS(formats));
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--graph-format: unknown format '%s' (valid: auto, edges, csv, graphml, gml, "
-                  "pajek)%s",
-                  o->format, hint);
-      g_free(hint);
-      return NULL;
-    }
-    TopoGraph *g = topo_graph_load_format(o->graph_path, format, o->lcc, o->ignore_weights, error);
-    if (g != NULL)
-      cli_graph_load_notice(o->graph_path, g);
-    return g;
-  }
-  TopoGraph *g = topo_graph_generate(o->generate, error);
-  if (g != NULL && o->lcc) {
-    TopoGraph *l = topo_graph_largest_component(g, error);
-    topo_graph_free(g);
-    g = l;
-  }
+  TopoGraphSource src = {.path = o->graph_path,
+                         .format = o->format,
+                         .ignore_weights = o->ignore_weights,
+                         .generate = o->generate,
+                         .lcc = o->lcc};
+  TopoGraph *g = topo_graph_from_source(&src, error);
+  if (g != NULL && o->graph_path != NULL)
+    cli_graph_load_notice(o->graph_path, g);
   return g;
 }
 

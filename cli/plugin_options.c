@@ -15,21 +15,8 @@ void cli_plugin_options_add(GOptionContext *ctx, CliPluginOptions *o) {
   g_option_context_add_main_entries(ctx, entries, NULL);
 }
 
-gboolean cli_plugin_load_paths(char *const *paths, char **single, GError **error) {
-  guint n = 0;
-  const ProtoVTable *last = NULL;
-  for (; paths != NULL && paths[n] != NULL; n++)
-    if (!proto_plugin_load(paths[n], &last, error))
-      return FALSE;
-  if (single != NULL) {
-    g_free(*single);
-    *single = n == 1 ? g_strdup(last->name) : NULL;
-  }
-  return TRUE;
-}
-
 gboolean cli_plugin_options_load(CliPluginOptions *o, GError **error) {
-  if (!cli_plugin_load_paths(o->paths, &o->single, error)) {
+  if (!proto_plugin_load_paths((const char *const *)o->paths, &o->single, error)) {
     g_prefix_error(error, "--protocol-plugin: ");
     return FALSE;
   }

@@ -396,6 +396,19 @@ gboolean proto_plugin_load(const char *path, const ProtoVTable **vtable, GError 
   return ok;
 }
 
+gboolean proto_plugin_load_paths(const char *const *paths, char **single, GError **error) {
+  guint n = 0;
+  const ProtoVTable *last = NULL;
+  for (; paths != NULL && paths[n] != NULL; n++)
+    if (!proto_plugin_load(paths[n], &last, error))
+      return FALSE;
+  if (single != NULL) {
+    g_free(*single);
+    *single = n == 1 ? g_strdup(last->name) : NULL;
+  }
+  return TRUE;
+}
+
 /* Appends @dir unless it is already listed. */
 static void add_dir(GPtrArray *dirs, char *dir) {
   for (guint i = 0; i < dirs->len; i++)

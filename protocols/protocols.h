@@ -551,6 +551,19 @@ void proto_run_get_stats(ProtoRun *run, ProtoRunStats *stats);
 gboolean proto_plugin_load(const char *path, const ProtoVTable **vtable, GError **error);
 
 /**
+ * proto_plugin_load_paths: loads each plugin of @paths (NULL-terminated,
+ * nullable) in order with proto_plugin_load, stopping at the first that
+ * fails: what a front end does with the plugin files its options name
+ * (the command line's --protocol-plugin, the library's plugins=), in one
+ * place. With exactly one path, *@single receives its protocol's name, the
+ * default protocol of a command given one plugin; otherwise NULL.
+ * @single: (out) (optional) (transfer full): its old value is freed.
+ * Errors: those of proto_plugin_load; the plugins loaded before the one
+ * that failed stay loaded. Complexity: that of each load.
+ */
+gboolean proto_plugin_load_paths(const char *const *paths, char **single, GError **error);
+
+/**
  * proto_plugin_search_path: the folders searched for plugins, in order:
  * the entries of $DPGOSSIP_PLUGIN_PATH (':'-separated, empty entries
  * skipped), then LIBDIR/dpgossip/plugins of the installation this program

@@ -150,3 +150,22 @@ gboolean scen_dist_pool_add_sets(ScenDistPool *p, GBytes *const *sets, guint n_s
       return FALSE;
   return TRUE;
 }
+
+void scen_dist_pool_csv(GString *out, const char *label, const ScenDistPool *p,
+                        const char *const *series) {
+  g_return_if_fail(out != NULL && label != NULL && p != NULL && series != NULL);
+  for (guint d = 1; d <= p->max_distance; d++)
+    for (guint m = 0; m < SCEN_DIST_N_SERIES; m++) {
+      const ScenDistStat *s = &p->stat[m][d];
+      if (scen_dist_stat_total(s) == 0)
+        continue;
+      scen_csv_text(out, label);
+      g_string_append_printf(out, ",%u,%s,", d, series[m]);
+      scen_csv_number17(out, scen_dist_stat_mean(s));
+      g_string_append_c(out, ',');
+      scen_csv_number17(out, scen_dist_stat_min(s));
+      g_string_append_c(out, ',');
+      scen_csv_number17(out, scen_dist_stat_max(s));
+      g_string_append_printf(out, ",%u\n", scen_dist_stat_total(s));
+    }
+}

@@ -284,6 +284,10 @@ char *scen_privacy_members_label(const TopoGraph *g, const guint *nodes, guint n
 void scen_csv_text(GString *s, const char *v);
 /** Appends @x in its shortest round-trip form ("inf" when infinite); nothing for NaN. */
 void scen_csv_number(GString *s, double x);
+/** scen_csv_number with 17 significant digits (%.17g) rather than the
+ * shortest form, for a table whose format was fixed with them (the figure's
+ * --data): the same NaN (an empty cell) and infinities. O(1). */
+void scen_csv_number17(GString *s, double x);
 
 /**
  * scen_csv_parse: the records of RFC 4180 text @text: fields separated by
@@ -389,6 +393,19 @@ typedef struct {
   guint n_unreachable;                    /* pairs in another component (not pooled) */
   guint n_zero; /* pairs with a zero loss in either series (a log axis cannot show it) */
 } ScenDistPool;
+
+/** The header of scen_dist_pool_csv's table (`dpgossip figure --data`). */
+#define SCEN_DIST_CSV_COLUMNS "graph,distance,method,mean,min,max,count"
+
+/**
+ * scen_dist_pool_csv: appends @p's rows under SCEN_DIST_CSV_COLUMNS to
+ * @out: for each distance from 1 and each series with a pair there, @label
+ * (scen_csv_text), the distance, @series[s] (SCEN_DIST_N_SERIES names), the
+ * mean, min and max (scen_csv_number17) and the pair count. The one writer
+ * of the pooled statistics as a table. O(max_distance).
+ */
+void scen_dist_pool_csv(GString *out, const char *label, const ScenDistPool *p,
+                        const char *const *series);
 
 /**
  * scen_dist_pool_new: an empty pool for distances below @n_distances (the

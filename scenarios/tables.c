@@ -32,6 +32,17 @@ void scen_csv_number(GString *s, double x) {
   g_free(v);
 }
 
+void scen_csv_number17(GString *s, double x) {
+  if (isnan(x))
+    return; /* as scen_csv_number: one NaN convention for every table */
+  if (isinf(x)) {
+    g_string_append(s, x > 0 ? "inf" : "-inf");
+    return;
+  }
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append(s, g_ascii_formatd(buf, sizeof buf, "%.17g", x));
+}
+
 const char *scen_privacy_victim_status(const PrivVictim *v) {
   return v->unresolved ? "unresolved" : v->unprotected ? "unprotected" : "protected";
 }

@@ -293,6 +293,34 @@ TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboo
  */
 const TopoLoadReport *topo_graph_load_report(const TopoGraph *g);
 
+/* Where a graph comes from, as a front end's options give it: exactly one
+ * of @path, @generate and @edges. Borrowed pointers. */
+typedef struct {
+  const char *path;        /* a graph file (topo_graph_load_format) */
+  const char *format;      /* its format's name (NULL: by extension) */
+  gboolean ignore_weights; /* load a weighted file's structure alone */
+  const char *generate;    /* a generator spec (topo_graph_generate) */
+  const guint *edges;      /* @n_edges (u, v) pairs in memory */
+  gsize n_edges;
+  guint n_nodes; /* nodes of @edges (0: one more than the largest id) */
+  const char *const *labels; /* with @edges: node u's label (NULL: none), or NULL */
+  gboolean lcc;              /* keep the largest connected component */
+} TopoGraphSource;
+
+/*
+ * topo_graph_from_source: the graph @src names: the one home of building a
+ * graph from options, for the command line (--graph, --graph-format,
+ * --ignore-weights, --generate, --lcc) and libdpgossip (DpgGraphSpec).
+ * Returns: (transfer full) the graph (topo_graph_free).
+ * Errors: G_OPTION_ERROR_BAD_VALUE for none or several sources, an unknown
+ * format name (with a did-you-mean hint) and an edge list whose graph
+ * would not fit in memory (the bytes named, checked before igraph
+ * allocates); those of topo_graph_load_format, topo_graph_generate,
+ * topo_graph_new_from_edges and topo_graph_largest_component.
+ * Complexity: that of the load or generator, plus O(n + m) for @lcc.
+ */
+TopoGraph *topo_graph_from_source(const TopoGraphSource *src, GError **error);
+
 /*
  * topo_graph_generate: build a graph from a spec "name[:key=value,...]".
  * Deterministic generators:

@@ -13,6 +13,7 @@
 
 #include "tests/common/run.h"
 #include "tests/common/checks.h"
+#include "tests/common/files.h"
 
 static JsonObject *reference(JsonParser **p) {
   char *path = cli_test_data_path("reference/pndp-florentine-T10-attacker0.json");
@@ -186,9 +187,7 @@ static double victim_value(const char *out, guint i, const char *key) {
  * divided by k = T exactly, from a CSV file or the identity family; exact
  * sensitivity never above the bound; Muffliato, AntiPGD, SR and BSR run. */
 static void test_protocols(void) {
-  GError *err = NULL;
-  char *dir = g_dir_make_tmp("account-cli-XXXXXX", &err);
-  g_assert_no_error(err);
+  char *dir = test_tmpdir("account-cli");
   char *cfile = g_build_filename(dir, "C.csv", NULL);
   g_assert_true(g_file_set_contents(cfile, "1,0,0,0\n0,1,0,0\n0,0,1,0\n0,0,0,1\n", -1, NULL));
   char *proto = g_strdup_printf("mfdsgd:C=%s", cfile);

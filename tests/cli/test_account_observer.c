@@ -27,6 +27,7 @@
 
 #include "tests/common/run.h"
 #include "tests/common/checks.h"
+#include "tests/common/files.h"
 
 #define FLORENTINE "--generate", "florentine"
 #define RANDOM "--generate", "erdos:n=12,p=0.35,seed=3,connected=true"
@@ -165,9 +166,7 @@ static void compare_paths(const char *const *base, guint n_base) {
 
 /* A random lower-triangular 4 x 4 C. */
 static char *write_c(char **dir) {
-  GError *err = NULL;
-  *dir = g_dir_make_tmp("account-obs-XXXXXX", &err);
-  g_assert_no_error(err);
+  *dir = test_tmpdir("account-obs");
   char *path = g_build_filename(*dir, "C.csv", NULL);
   g_assert_true(g_file_set_contents(path,
                                     "1.3,0,0,0\n"
@@ -445,8 +444,7 @@ static void test_relabel(void) {
   GError *err = NULL;
   char *orig = cli_data_path("graphs/florentine.edges"), *text = NULL;
   g_assert_true(g_file_get_contents(orig, &text, NULL, &err));
-  char *dir = g_dir_make_tmp("account-relabel-XXXXXX", &err);
-  g_assert_no_error(err);
+  char *dir = test_tmpdir("account-relabel");
   char *perm = g_build_filename(dir, "h.edges", NULL);
   GString *b = g_string_new(NULL);
   guint pi[15];

@@ -28,6 +28,7 @@
 #include <glib/gstdio.h>
 
 #include "tests/common/run.h"
+#include "tests/common/files.h"
 
 static JsonObject *row_of(JsonObject *root, guint i) {
   JsonArray *v = json_object_get_array_member(root, "victims");
@@ -165,7 +166,7 @@ static void test_reconstruction(void) {
 }
 
 static void test_learned_and_figure(void) {
-  char *dir = g_dir_make_tmp("dpg-audit-XXXXXX", NULL);
+  char *dir = test_tmpdir("dpg-audit");
   char *svg = g_build_filename(dir, "tradeoff.svg", NULL);
   CliRun r = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0", "--victim", "1",
                      "--trials", "60", "--attack", "learned", "--figure", svg, "--format", "csv");
@@ -228,7 +229,7 @@ static void scenario_matches_command(const char *dir, const char *name, const ch
 }
 
 static void test_scenario_section(void) {
-  char *dir = g_dir_make_tmp("dpg-audit-scen-XXXXXX", NULL);
+  char *dir = test_tmpdir("dpg-audit-scen");
   char *ini = g_build_filename(dir, "a.ini", NULL);
   scenario_matches_command(
       dir, "a",

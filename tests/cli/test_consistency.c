@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 
 #include "tests/common/run.h"
+#include "tests/common/files.h"
 
 #define FLORENTINE "--generate", "florentine"
 #define TRAIN_ARGS                                                                                 \
@@ -19,13 +20,6 @@
 static void assert_has(const char *text, const char *fragment) {
   if (strstr(text, fragment) == NULL)
     g_error("lacks '%s':\n%s", fragment, text);
-}
-
-static char *tmp_dir(void) {
-  GError *error = NULL;
-  char *d = g_dir_make_tmp("cli-consistency-XXXXXX", &error);
-  g_assert_no_error(error);
-  return d;
 }
 
 static void test_help_help(void) {
@@ -76,7 +70,7 @@ static void expect_status(int want, const char *fragment, const char *const *arg
 
 /* The same kind of error, the same status, in every command. */
 static void test_exit_policy(void) {
-  char *dir = tmp_dir();
+  char *dir = test_tmpdir("cli-consistency");
   char *out = g_build_filename(dir, "t.csv", NULL);
   /* A --generate spec that does not parse: a usage error everywhere. */
   expect_status(2, "unknown generator",
@@ -191,7 +185,7 @@ static void test_nonprivate(void) {
   cli_run_clear(&r);
 
   /* train: runs D-SGD without noise, the same numbers as dsgd --sigma 0. */
-  char *dir = tmp_dir();
+  char *dir = test_tmpdir("cli-consistency");
   char *a = g_build_filename(dir, "a.csv", NULL), *b = g_build_filename(dir, "b.csv", NULL);
   r = cli_run("train", FLORENTINE, TRAIN_ARGS, "--protocol", "nonprivate", "--out", a);
   g_assert_cmpint(r.status, ==, 0);
@@ -243,7 +237,7 @@ static void test_json_numbers(void) {
 }
 
 static void test_out_said(void) {
-  char *dir = tmp_dir();
+  char *dir = test_tmpdir("cli-consistency");
   char *c = g_build_filename(dir, "C.csv", NULL), *svg = g_build_filename(dir, "f.svg", NULL);
   CliRun r = cli_run("mafalda", FLORENTINE, "-k", "1", "-b", "2", "--out", c);
   g_assert_cmpint(r.status, ==, 0);
@@ -269,7 +263,7 @@ static void test_out_said(void) {
 
 /* replay --speed 10 said "at 10": the unit is rounds per second. */
 static void test_replay_speed_unit(void) {
-  char *dir = tmp_dir();
+  char *dir = test_tmpdir("cli-consistency");
   char *trace = g_build_filename(dir, "d.trace", NULL);
   CliRun r = cli_run("demo", "--record", trace);
   g_assert_cmpint(r.status, ==, 0);

@@ -21,6 +21,7 @@
 
 #include "tests/common/run.h"
 #include "tests/common/checks.h"
+#include "tests/common/files.h"
 
 #define FLORENTINE "--generate", "florentine"
 #define PVD "figure", "privacy-vs-distance"
@@ -98,30 +99,9 @@ static void assert_stats_equal(const Stats *got, const Stats *want) {
     }
 }
 
-static char *tmp_dir(void) {
-  GError *err = NULL;
-  char *dir = g_dir_make_tmp("figure-cli-XXXXXX", &err);
-  g_assert_no_error(err);
-  return dir;
-}
-
-static void rm_dir(char *dir) {
-  GDir *d = g_dir_open(dir, 0, NULL);
-  const char *name;
-  while (d && (name = g_dir_read_name(d))) {
-    char *p = g_build_filename(dir, name, NULL);
-    g_unlink(p);
-    g_free(p);
-  }
-  if (d)
-    g_dir_close(d);
-  g_rmdir(dir);
-  g_free(dir);
-}
-
 /* The paper's Figure 2 setting: the reference rows grouped by distance. */
 static void test_florentine_reference(void) {
-  char *dir = tmp_dir();
+  char *dir = test_tmpdir("figure-cli");
   char *svg = g_build_filename(dir, "f.svg", NULL), *csv = g_build_filename(dir, "f.csv", NULL);
   CliRun r = cli_run(PVD, FLORENTINE, "--rounds", "10", "--trust", "pndp", "--attackers", "0",
                      "--out", svg, "--data", csv);
@@ -155,7 +135,8 @@ static void test_florentine_reference(void) {
   cli_run_clear(&r);
   g_free(svg);
   g_free(csv);
-  rm_dir(dir);
+  test_rmtree(dir);
+  g_free(dir);
 }
 
 typedef struct {
@@ -180,7 +161,7 @@ static void on_start(GMarkupParseContext *ctx, const char *name, const char **an
  * series with bars, glyphs for the labels); a PNG with its signature; the
  * same inputs give the same bytes. */
 static void test_outputs(void) {
-  char *dir = tmp_dir();
+  char *dir = test_tmpdir("figure-cli");
   char *svg = g_build_filename(dir, "f.svg", NULL), *svg2 = g_build_filename(dir, "g.svg", NULL),
        *png = g_build_filename(dir, "f.png", NULL), *csv = g_build_filename(dir, "f.csv", NULL),
        *csv2 = g_build_filename(dir, "g.csv", NULL);
@@ -232,7 +213,8 @@ static void test_outputs(void) {
   g_free(png);
   g_free(csv);
   g_free(csv2);
-  rm_dir(dir);
+  test_rmtree(dir);
+  g_free(dir);
 }
 
 /* Adds the victims of one `dpgossip account --format csv` run. */
@@ -258,7 +240,7 @@ static void add_account_run(Stats *want, const char *attackers) {
 /* Several attackers pool their (attacker, victim) pairs; a '+' set is one
  * collusion set. Checked against separate `dpgossip account` runs. */
 static void test_pooling(void) {
-  char *dir = tmp_dir();
+  char *dir = test_tmpdir("figure-cli");
   char *svg = g_build_filename(dir, "f.svg", NULL), *csv = g_build_filename(dir, "f.csv", NULL);
   CliRun r = cli_run(PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0,7,3+11", "--out", svg,
                      "--data", csv);
@@ -273,14 +255,43 @@ static void test_pooling(void) {
   assert_stats_equal(&got, &want);
   g_free(svg);
   g_free(csv);
-  rm_dir(dir);
+  test_rmtree(dir);
+  g_free(dir);
+}
+
+/* A label of non-ASCII characters is padded by characters, not bytes:
+ * every summary row as wide as the header in characters, and the distance
+ * field ending where the header's does (character 24 + 1 + 8). Byte
+ * padding left "Erdős–Rényi" (11 characters, 14 bytes) 3 columns short. */
+static void test_label_padding(void) {
+  char *dir = test_tmpdir("figure-cli");
+  char *svg = g_build_filename(dir, "f.svg", NULL);
+  CliRun r = cli_run(PVD, FLORENTINE, "--label", "Erdős–Rényi", "-T", "10", "--trust", "pndp", "-a",
+                     "0", "--out", svg);
+  g_assert_cmpint(r.status, ==, 0);
+  char **lines = g_strsplit(r.out, "\n", -1);
+  g_assert_true(g_str_has_prefix(lines[0], "graph "));
+  glong width = g_utf8_strlen(lines[0], -1);
+  guint rows = 0;
+  for (guint i = 1; lines[i] != NULL && *lines[i] != '\0'; i++, rows++) {
+    g_assert_true(g_str_has_prefix(lines[i], "Erdős–Rényi "));
+    g_assert_cmpint(g_utf8_strlen(lines[i], -1), ==, width);
+    const char *end = g_utf8_offset_to_pointer(lines[i], 24 + 1 + 8);
+    g_assert_true(g_ascii_isdigit(end[-1]) && end[0] == ' ');
+  }
+  g_assert_cmpuint(rows, >, 0);
+  g_strfreev(lines);
+  cli_run_clear(&r);
+  g_free(svg);
+  test_rmtree(dir);
+  g_free(dir);
 }
 
 /* --attackers all: every ordered (attacker, victim) pair once, n (n - 1) in
  * all, and distance 1 holds the 2m ordered edges (Florentine: 15 nodes, 20
  * edges); --label names the panel in the CSV, quoted when it holds a comma. */
 static void test_all_attackers(void) {
-  char *dir = tmp_dir();
+  char *dir = test_tmpdir("figure-cli");
   char *svg = g_build_filename(dir, "f.svg", NULL), *csv = g_build_filename(dir, "f.csv", NULL);
   CliRun r = cli_run(PVD, FLORENTINE, "--label", "Florentine, families", "-T", "10", "--trust",
                      "pndp", "-a", "all", "--out", svg, "--data", csv);
@@ -309,7 +320,8 @@ static void test_all_attackers(void) {
   g_free(text);
   g_free(svg);
   g_free(csv);
-  rm_dir(dir);
+  test_rmtree(dir);
+  g_free(dir);
 }
 
 /* The deadline mode of scenarios/async-deadline.ini: about a third of the
@@ -345,7 +357,7 @@ static void add_account_csv(Stats *want, int m, guint col, const char *const *ar
  * accounting; the deadline drops messages and changes the numbers; the
  * outputs are byte-identical on a rerun. */
 static void test_async(void) {
-  char *dir = tmp_dir();
+  char *dir = test_tmpdir("figure-cli");
   char *svg = g_build_filename(dir, "f.svg", NULL), *csv = g_build_filename(dir, "f.csv", NULL),
        *svg2 = g_build_filename(dir, "g.svg", NULL), *csv2 = g_build_filename(dir, "g.csv", NULL);
   CliRun r = cli_run(PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "all", ASYNC, "--out",
@@ -406,7 +418,8 @@ static void test_async(void) {
   g_free(csv);
   g_free(svg2);
   g_free(csv2);
-  rm_dir(dir);
+  test_rmtree(dir);
+  g_free(dir);
 }
 
 /* The two CSV texts: same lines, same text fields, numbers to 1e-12
@@ -438,7 +451,7 @@ static void assert_csv_same(const char *got, const char *want) {
  * simulates the synchronous run and gets the same numbers (to 1e-9) and
  * Muffliato's bound. */
 static void test_sync_unchanged(void) {
-  char *dir = tmp_dir();
+  char *dir = test_tmpdir("figure-cli");
   char *svg = g_build_filename(dir, "f.svg", NULL), *csv = g_build_filename(dir, "f.csv", NULL);
   char *ref_csv = cli_test_data_path("figure-florentine-T10-all.csv");
   char *ref_out = cli_test_data_path("figure-florentine-T10-all.out");
@@ -482,7 +495,8 @@ static void test_sync_unchanged(void) {
   g_free(ref_out);
   g_free(svg);
   g_free(csv);
-  rm_dir(dir);
+  test_rmtree(dir);
+  g_free(dir);
 }
 
 static void expect_usage(const char *const *args, const char *needle, const char *out) {
@@ -562,7 +576,7 @@ static void local_figure(const char *csv, const char *svg, const char *path, con
  * exact one, only distances up to R; a ball covering the graph (Florentine's
  * diameter is 5) gives the exact figure. Both radii need --path local. */
 static void test_local(void) {
-  char *dir = tmp_dir();
+  char *dir = test_tmpdir("figure-cli");
   char *svg = g_build_filename(dir, "f.svg", NULL), *csv = g_build_filename(dir, "f.csv", NULL);
   Stats exact, r2, r5;
   local_figure(csv, svg, NULL, NULL, &exact);
@@ -598,11 +612,12 @@ static void test_local(void) {
   same_refusal(svg, "--path", "local", "--radius", "2", "--mode", "deadline:ms=5", NULL);
   g_free(svg);
   g_free(csv);
-  rm_dir(dir);
+  test_rmtree(dir);
+  g_free(dir);
 }
 
 static void test_bad_input(void) {
-  char *dir = tmp_dir();
+  char *dir = test_tmpdir("figure-cli");
   char *svg = g_build_filename(dir, "f.svg", NULL);
   char *pdf = g_build_filename(dir, "f.eps", NULL);
   USAGE("name the figure", "figure", FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0", "--out",
@@ -678,13 +693,14 @@ static void test_bad_input(void) {
   g_free(missing);
   g_free(pdf);
   g_free(svg);
-  rm_dir(dir);
+  test_rmtree(dir);
+  g_free(dir);
 }
 
 /* --size and --dpi: a 5 x 4 in figure at 100 dpi is a 500 x 400 PNG (the
  * IHDR's width and height), and a PDF of 360 x 288 pt. */
 static void test_size_dpi_pdf(void) {
-  char *dir = tmp_dir();
+  char *dir = test_tmpdir("figure-cli");
   char *png = g_build_filename(dir, "f.png", NULL), *pdf = g_build_filename(dir, "f.pdf", NULL);
   CliRun r = cli_run(PVD, FLORENTINE, "-T", "4", "--trust", "pndp", "-a", "0", "--size", "5x4in",
                      "--dpi", "100", "--out", png);
@@ -712,7 +728,8 @@ static void test_size_dpi_pdf(void) {
   cli_run_clear(&r);
   g_free(png);
   g_free(pdf);
-  rm_dir(dir);
+  test_rmtree(dir);
+  g_free(dir);
 }
 
 int main(int argc, char **argv) {
@@ -721,6 +738,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/figure/outputs", test_outputs);
   g_test_add_func("/cli/figure/pooling", test_pooling);
   g_test_add_func("/cli/figure/all-attackers", test_all_attackers);
+  g_test_add_func("/cli/figure/label-padding", test_label_padding);
   g_test_add_func("/cli/figure/bad-input", test_bad_input);
   g_test_add_func("/cli/figure/async", test_async);
   g_test_add_func("/cli/figure/sync-unchanged", test_sync_unchanged);

@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "tests/common/run.h"
+#include "tests/common/files.h"
 
 static char *dir;
 
@@ -279,8 +280,7 @@ static void test_json(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  dir = g_dir_make_tmp("cli-progress-XXXXXX", NULL);
-  g_assert_nonnull(dir);
+  dir = test_tmpdir("cli-progress");
   g_test_add_func("/cli/progress/train", test_train);
   g_test_add_func("/cli/progress/account", test_account);
   g_test_add_func("/cli/progress/mafalda", test_mafalda);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tests/common/run.h"
+#include "tests/common/files.h"
 
 /* `dpgossip account` on ring:n=4, T = 10, attackers @attackers, as CSV. */
 static char *account(const char *schedule, const char *mode, const char *attackers) {
@@ -58,7 +59,7 @@ static char *drop_first_column(const char *text) {
 }
 
 static void test_scenario(void) {
-  char *dir = g_dir_make_tmp("dpg-trace-XXXXXX", NULL);
+  char *dir = test_tmpdir("dpg-trace");
   char *src = cli_test_data_path("topo-trace-sessions.txt");
   char *text = NULL;
   g_assert_true(g_file_get_contents(src, &text, NULL, NULL));

@@ -10,6 +10,7 @@
 
 #include "learning/learning.h"
 #include "tests/common/checks.h"
+#include "tests/common/files.h"
 
 enum { N = 5, ROWS = 3, COLS = 2 };
 
@@ -55,13 +56,6 @@ static GByteArray *label_file(guint n) {
   return b;
 }
 
-static char *tmpdir(void) {
-  GError *error = NULL;
-  char *d = g_dir_make_tmp("learn-idx-XXXXXX", &error);
-  g_assert_no_error(error);
-  return d;
-}
-
 static void rmdir_all(char *dir) {
   GDir *d = g_dir_open(dir, 0, NULL);
   const char *name;
@@ -86,7 +80,7 @@ static void check_values(const LearnDataset *ds, guint n) {
 }
 
 static void test_roundtrip(gconstpointer gz) {
-  char *dir = tmpdir();
+  char *dir = test_tmpdir("learn-idx");
   GByteArray *img = image_file(N), *lab = label_file(N);
   const char *sfx = gz != NULL ? ".gz" : "";
   char *ni = g_strconcat("img", sfx, NULL), *nl = g_strconcat("lab", sfx, NULL);
@@ -117,7 +111,7 @@ static void test_roundtrip(gconstpointer gz) {
 /* Truncated pixel data, plain and gzip (a complete gzip stream of short
  * content, and a gzip stream cut in the middle). */
 static void test_truncated(void) {
-  char *dir = tmpdir();
+  char *dir = test_tmpdir("learn-idx");
   GByteArray *img = image_file(N), *lab = label_file(N);
   char *pl = test_write_file(dir, "lab", lab->data, lab->len);
   gsize short_len = img->len - 4;
@@ -165,7 +159,7 @@ static void test_truncated(void) {
 /* Bytes after what the header announces (plain and gzip images, plain
  * labels) were ignored: a wrong header or two files joined. */
 static void test_trailing(void) {
-  char *dir = tmpdir();
+  char *dir = test_tmpdir("learn-idx");
   GByteArray *img = image_file(N), *lab = label_file(N);
   char *pl = test_write_file(dir, "lab", lab->data, lab->len);
   static const guint8 extra[3] = {1, 2, 3};
@@ -203,7 +197,7 @@ static void test_trailing(void) {
 }
 
 static void test_format_errors(void) {
-  char *dir = tmpdir();
+  char *dir = test_tmpdir("learn-idx");
   GByteArray *img = image_file(N), *lab = label_file(N), *lab4 = label_file(N - 1);
   char *pi = test_write_file(dir, "img", img->data, img->len);
   char *pl = test_write_file(dir, "lab", lab->data, lab->len);
@@ -238,7 +232,7 @@ static void test_format_errors(void) {
 /* MNIST layout: train plain + t10k gzipped; then without t10k the spec
  * falls back to a random split; half a t10k pair is an error. */
 static void test_dir(void) {
-  char *dir = tmpdir();
+  char *dir = test_tmpdir("learn-idx");
   GByteArray *img = image_file(N), *lab = label_file(N), *img3 = image_file(3),
              *lab3 = label_file(3);
   char *p[4] = {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plot/plot.h"
+#include "tests/common/files.h"
 
 typedef struct {
   const guint8 *data;
@@ -148,7 +149,7 @@ static void test_pdf(void) {
   g_assert_true(plot_format_from_path("x/Fig.PDF", &f));
   g_assert_cmpint(f, ==, PLOT_FORMAT_PDF);
   g_assert_false(plot_format_from_path("fig.eps", &f));
-  char *dir = g_dir_make_tmp("plot-fit-XXXXXX", NULL);
+  char *dir = test_tmpdir("plot-fit");
   char *path = g_build_filename(dir, "f.pdf", NULL);
   g_assert_true(plot_figure_save(fig, path, &error));
   g_assert_no_error(error);

@@ -368,8 +368,7 @@ static char *dir_listing(const char *dir) {
 
 static void test_save(void) {
   GError *err = NULL;
-  char *dir = g_dir_make_tmp("plot-test-XXXXXX", &err);
-  g_assert_no_error(err);
+  char *dir = test_tmpdir("plot-test");
   PlotFigure *fig = known_figure(TRUE, PLOT_LEGEND_BEST);
 
   char *svg_path = g_build_filename(dir, "a.svg", NULL);

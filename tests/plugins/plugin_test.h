@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 
 #include "protocols/protocols.h"
+#include "tests/common/files.h"
 #include "tests/privacy/blocks_diff.h"
 
 typedef struct {
@@ -223,24 +224,6 @@ static inline guint pt_check_pairs_accounting(const PtObserved *o, const TopoGra
     topo_gossip_free(W[t]);
   g_free(W);
   return finite;
-}
-
-/* Removes @path and everything under it (test scratch folders). */
-static inline void pt_rm_rf(const char *path) {
-  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
-    GDir *d = g_dir_open(path, 0, NULL);
-    const char *name;
-    while (d != NULL && (name = g_dir_read_name(d)) != NULL) {
-      char *child = g_build_filename(path, name, NULL);
-      pt_rm_rf(child);
-      g_free(child);
-    }
-    if (d != NULL)
-      g_dir_close(d);
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
 }
 
 /* Copies file @from to @to (byte for byte). */

@@ -232,7 +232,7 @@ static void test_install_build_train_account(void) {
   topo_gossip_free(w);
   topo_graph_free(g);
 
-  pt_rm_rf(stage);
+  test_rmtree(stage);
   for (guint i = 0; i < 3; i++)
     g_free(csv[i]);
   g_free(cfg_plugin);

@@ -172,7 +172,7 @@ static void test_refused(void) {
   char *copy = g_build_filename(dir, "copy.so", NULL);
   pt_copy(original, copy);
   expect_refused(copy, PROTO_ERROR_INVALID_ARGUMENT, "is already provided by plugin");
-  pt_rm_rf(dir);
+  test_rmtree(dir);
   g_free(original);
   g_free(copy);
   g_free(text);
@@ -250,8 +250,8 @@ static void test_search_path(void) {
   g_assert_true(g_str_has_suffix(((ProtoPluginFailure *)failures->pdata[0])->path, "aaa.so"));
   g_assert_true(g_str_has_suffix(((ProtoPluginFailure *)failures->pdata[1])->path, "broken.so"));
   g_ptr_array_unref(failures);
-  pt_rm_rf(a);
-  pt_rm_rf(b);
+  test_rmtree(a);
+  test_rmtree(b);
   g_free(broken);
   g_free(abi);
   g_free(renamed);
@@ -295,7 +295,7 @@ static void test_name_convention(void) {
   vt = proto_registry_lookup("gossip-pairs");
   g_assert_nonnull(vt);
   g_assert_true(g_str_has_suffix(proto_plugin_origin(vt), "/aaa-other.so"));
-  pt_rm_rf(dir);
+  test_rmtree(dir);
   g_free(pairs);
   g_free(tiny);
   g_free(broken);

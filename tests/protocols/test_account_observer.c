@@ -38,6 +38,7 @@
 #include "proto_test.h"
 #include "protocols/protocols.h"
 #include "tests/common/tolerance.h"
+#include "tests/common/files.h"
 
 /* One run of @cfg with the views attached; the blocks of each view. */
 static PrivBlocks **observe(const ProtoRunConfig *cfg, const ObsView *views, guint n_views,
@@ -164,8 +165,7 @@ static void check_equals_structured(const char *gspec, const guint *set1, guint 
   g_assert_no_error(err);
   const TopoGossip *ws[] = {w};
   guint T = 4;
-  char *dir = g_dir_make_tmp("obs-account-XXXXXX", &err);
-  g_assert_no_error(err);
+  char *dir = test_tmpdir("obs-account");
   char *cpath = g_build_filename(dir, "C.csv", NULL);
   double *C = random_c(T, cpath);
   double *Canti = mf_baseline(MF_BASELINE_ANTIPGD, T, 0, &err);

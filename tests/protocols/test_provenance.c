@@ -20,6 +20,7 @@
 #include "mf/mf.h"
 #include "proto_test.h"
 #include "tests/common/graphs.h"
+#include "tests/common/files.h"
 
 #define TOL 1e-12
 
@@ -306,8 +307,7 @@ static void normalize_c(double *C, guint T) {
 /* Writes C to a CSV file in a fresh directory; returns its path. */
 static char *write_c(const double *C, guint T) {
   GError *err = NULL;
-  char *dir = g_dir_make_tmp("proto-c-XXXXXX", &err);
-  g_assert_no_error(err);
+  char *dir = test_tmpdir("proto-c");
   char *path = g_build_filename(dir, "C.csv", NULL);
   GString *s = g_string_new(NULL);
   for (guint i = 0; i < T; i++)

@@ -12,31 +12,6 @@
 #include "scenarios/scenarios.h"
 #include "tests/common/files.h"
 
-/* A fresh temporary folder (removed by scen_test_rmtree). */
-static inline char *scen_test_tmpdir(void) {
-  GError *error = NULL;
-  char *dir = test_tmpdir("scen");
-  g_assert_no_error(error);
-  return dir;
-}
-
-static inline void scen_test_rmtree(const char *path) {
-  if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
-    GDir *d = g_dir_open(path, 0, NULL);
-    const char *name;
-    while (d && (name = g_dir_read_name(d)) != NULL) {
-      char *p = g_build_filename(path, name, NULL);
-      scen_test_rmtree(p);
-      g_free(p);
-    }
-    if (d)
-      g_dir_close(d);
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
-}
-
 /* Writes @text to DIR/NAME and returns the path. */
 static inline char *scen_test_write(const char *dir, const char *name, const char *text) {
   char *path = g_build_filename(dir, name, NULL);
@@ -117,13 +92,13 @@ typedef struct {
 
 static inline void scen_test_fix_setup(ScenTestFix *f, gconstpointer data) {
   (void)data;
-  f->dir = scen_test_tmpdir();
+  f->dir = test_tmpdir("scen");
   scen_cancel_reset();
 }
 
 static inline void scen_test_fix_teardown(ScenTestFix *f, gconstpointer data) {
   (void)data;
-  scen_test_rmtree(f->dir);
+  test_rmtree(f->dir);
   g_free(f->dir);
 }
 

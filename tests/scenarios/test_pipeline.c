@@ -53,7 +53,7 @@ static ScenPath scenario_path(const char *dir, const char *const *sets, const ch
 }
 
 static void test_churn_same_path(void) {
-  char *dir = scen_test_tmpdir();
+  char *dir = test_tmpdir("scen");
   char *churn = write_setup(dir, "");
   char *sched = g_strdup_printf("churn:%s", churn);
   const struct {
@@ -96,7 +96,7 @@ static void test_churn_same_path(void) {
   g_assert_cmpstr(why, ==, "auto: a synchronous run of a protocol the structured path knows");
   g_free(sched);
   g_free(churn);
-  scen_test_rmtree(dir);
+  test_rmtree(dir);
   g_free(dir);
 }
 
@@ -122,7 +122,7 @@ static double num(const char *s) {
  * but the set's name (the scenario's [collusion] name, the members for the
  * CLI); every number the same double. */
 static void test_same_numbers(void) {
-  char *dir = scen_test_tmpdir();
+  char *dir = test_tmpdir("scen");
   char *churn = write_setup(dir, "");
   char *sched = g_strdup_printf("churn:%s", churn);
   char *ini = g_build_filename(dir, "s.ini", NULL);
@@ -185,7 +185,7 @@ static void test_same_numbers(void) {
   g_free(ini);
   g_free(sched);
   g_free(churn);
-  scen_test_rmtree(dir);
+  test_rmtree(dir);
   g_free(dir);
 }
 
@@ -194,7 +194,7 @@ static void test_same_numbers(void) {
  * its named column (the worst victim of each set x trust), a legend says
  * which is which, and a note says what a huge epsilon means. */
 static void test_summary_epsilons(void) {
-  char *dir = scen_test_tmpdir();
+  char *dir = test_tmpdir("scen");
   char *ini = scen_test_source("scenarios/collusion.ini");
   char *out = g_build_filename(dir, "out", NULL);
   CliRun r = cli_run("run", ini, "--out", out, "--set", "simulation.rounds=4");
@@ -235,7 +235,7 @@ static void test_summary_epsilons(void) {
   g_free(def);
   g_free(out);
   g_free(ini);
-  scen_test_rmtree(dir);
+  test_rmtree(dir);
   g_free(dir);
 }
 

@@ -205,7 +205,7 @@ static guint svg_frames(const char *path) {
 /* `nodes = all` gives eight attacker sets each:0..each:7: one pooled panel,
  * as a single set's scenario has (was: eight panels). */
 static void test_pooled_sets(void) {
-  char *dir = scen_test_tmpdir();
+  char *dir = test_tmpdir("scen");
   const char *texts[2] = {RING "[collusion.one]\nnodes = 0\n",
                           RING "[collusion.each]\nnodes = all\n"};
   guint frames[2];
@@ -229,14 +229,14 @@ static void test_pooled_sets(void) {
   }
   g_assert_cmpuint(frames[0], >=, 1);
   g_assert_cmpuint(frames[1], ==, frames[0]);
-  scen_test_rmtree(dir);
+  test_rmtree(dir);
   g_free(dir);
 }
 
 /* A sweep over sigma and two seeds of a classification task: one loss
  * figure (not one panel per sigma) and an accuracy figure. */
 static void test_sweep_figures(void) {
-  char *dir = scen_test_tmpdir();
+  char *dir = test_tmpdir("scen");
   char *ini = scen_test_write(
       dir, "s.ini",
       "[topology]\ngenerate = ring:n=4\n[protocol]\nname = dsgd\nsigma = 0.5\nlr = 0.2\n"
@@ -266,14 +266,14 @@ static void test_sweep_figures(void) {
   scen_scenario_free(sc);
   g_free(out);
   g_free(ini);
-  scen_test_rmtree(dir);
+  test_rmtree(dir);
   g_free(dir);
 }
 
 /* [output] figure_format, figure_size (one panel) and figure_dpi: a PNG of
  * 200 x 150 pt at 144 dpi is 400 x 300 pixels; PDF by format. */
 static void test_output_keys(void) {
-  char *dir = scen_test_tmpdir();
+  char *dir = test_tmpdir("scen");
   const char *texts[2] = {
       RING "[collusion.one]\nnodes = 0\n[output]\nfigure_format = png\nfigure_size = 200x150\n"
            "figure_dpi = 144\n",
@@ -329,14 +329,14 @@ static void test_output_keys(void) {
   scen_scenario_free(sc);
   g_free(out);
   g_free(ini);
-  scen_test_rmtree(dir);
+  test_rmtree(dir);
   g_free(dir);
 }
 
 /* 2 learning rates x 9 noise levels: 18 lines would reuse colours, so
  * one panel per learning rate with a line per sigma. */
 static void test_sweep_split(void) {
-  char *dir = scen_test_tmpdir();
+  char *dir = test_tmpdir("scen");
   char *ini = scen_test_write(
       dir, "s.ini",
       "[topology]\ngenerate = ring:n=4\n[protocol]\nname = dsgd\nsigma = 0.5\nlr = 0.2\n"
@@ -358,7 +358,7 @@ static void test_sweep_split(void) {
   scen_scenario_free(sc);
   g_free(out);
   g_free(ini);
-  scen_test_rmtree(dir);
+  test_rmtree(dir);
   g_free(dir);
 }
 
@@ -432,7 +432,7 @@ static const Seen *seen(GPtrArray *all, const char *base) {
 /* Runs the shipped default scenario with @sets (key=value, NULL-ended) and
  * returns what its figures hold. */
 static GPtrArray *default_figures(const char *const *sets) {
-  char *dir = scen_test_tmpdir();
+  char *dir = test_tmpdir("scen");
   char *ini = scen_test_source("scenarios/default.ini");
   GError *error = NULL;
   ScenScenario *sc = scen_scenario_load(ini, &error);
@@ -455,7 +455,7 @@ static GPtrArray *default_figures(const char *const *sets) {
   scen_scenario_free(sc);
   g_free(out);
   g_free(ini);
-  scen_test_rmtree(dir);
+  test_rmtree(dir);
   g_free(dir);
   return all;
 }

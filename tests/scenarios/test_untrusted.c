@@ -7,7 +7,7 @@
 #include "scen_test.h"
 
 static void test_names_are_not_paths(void) {
-  char *dir = scen_test_tmpdir();
+  char *dir = test_tmpdir("scen");
   static const struct {
     const char *value, *why;
   } bad[] = {
@@ -48,13 +48,13 @@ static void test_names_are_not_paths(void) {
   g_assert_cmpuint(g_strv_length(p), ==, 1);
   g_assert_nonnull(strstr(p[0], "simulation.name: '../escape' holds a path separator"));
   g_strfreev(p);
-  scen_test_rmtree(dir);
+  test_rmtree(dir);
   g_free(dir);
 }
 
 /* The run refuses such a name before writing anything. */
 static void test_run_writes_nothing_outside(void) {
-  char *root = scen_test_tmpdir();
+  char *root = test_tmpdir("scen");
   char *inner = g_build_filename(root, "a", "b", NULL);
   g_assert_cmpint(g_mkdir_with_parents(inner, 0777), ==, 0);
   char *path = scen_test_write(inner, "s.ini",
@@ -77,7 +77,7 @@ static void test_run_writes_nothing_outside(void) {
   g_free(escaped);
   g_free(path);
   g_free(inner);
-  scen_test_rmtree(root);
+  test_rmtree(root);
   g_free(root);
 }
 

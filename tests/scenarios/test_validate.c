@@ -14,12 +14,12 @@ typedef struct {
 
 static void fix_setup(Fix *f, gconstpointer data) {
   (void)data;
-  f->dir = scen_test_tmpdir();
+  f->dir = test_tmpdir("scen");
 }
 
 static void fix_teardown(Fix *f, gconstpointer data) {
   (void)data;
-  scen_test_rmtree(f->dir);
+  test_rmtree(f->dir);
   g_free(f->dir);
 }
 

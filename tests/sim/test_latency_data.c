@@ -19,6 +19,7 @@
 
 #include "sim/sim.h"
 #include "tests/common/checks.h"
+#include "tests/common/files.h"
 
 static char *tmpdir;
 
@@ -546,7 +547,7 @@ static void test_engine(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  tmpdir = g_dir_make_tmp("dpg-latency-XXXXXX", NULL);
+  tmpdir = test_tmpdir("dpg-latency");
   g_test_add_func("/latency/spec", test_spec);
   g_test_add_func("/latency/links", test_links);
   g_test_add_func("/latency/links-bad", test_links_bad);

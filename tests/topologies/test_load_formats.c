@@ -363,8 +363,7 @@ static void test_bad_files(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  dir = g_dir_make_tmp("topo-formats-XXXXXX", NULL);
-  g_assert_nonnull(dir);
+  dir = test_tmpdir("topo-formats");
   g_test_add_func("/topologies/load/formats", test_formats);
   g_test_add_func("/topologies/load/weights", test_weights);
   g_test_add_func("/topologies/load/bad-files", test_bad_files);

@@ -15,6 +15,7 @@
 #include "sim/sim.h"
 #include "topologies/topologies.h"
 #include "tests/common/checks.h"
+#include "tests/common/files.h"
 
 static char *dir;
 
@@ -128,7 +129,7 @@ static void test_gzip_cut(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  dir = g_dir_make_tmp("dpg-overlay-XXXXXX", NULL);
+  dir = test_tmpdir("dpg-overlay");
   g_test_add_func("/topologies/overlay/pseudo-mainnet", test_pseudo_mainnet);
   g_test_add_func("/topologies/overlay/gzip-latency-column", test_gzip_and_latency_column);
   g_test_add_func("/topologies/overlay/gzip-cut", test_gzip_cut);

@@ -8,6 +8,7 @@
 
 #include "topologies/topologies.h"
 #include "tests/common/checks.h"
+#include "tests/common/files.h"
 
 static TopoGraph *gen(const char *spec) {
   GError *error = NULL;
@@ -142,7 +143,7 @@ static void test_stunner_replay(void) {
   check_table(s, ROWS("0001111111111111111111110001", "0000000000111111111111000000"), 2);
   topo_schedule_free(s);
   /* The same file gzipped replays the same. */
-  char *dir = g_dir_make_tmp("dpg-trace-XXXXXX", NULL);
+  char *dir = test_tmpdir("dpg-trace");
   char *gz = g_build_filename(dir, "stunner.txt.gz", NULL);
   gzip_file(path, gz);
   s = trace_sched(gz, ",format=stunner,map=identity,scale=3600", base, 0);
@@ -295,7 +296,7 @@ static void test_errors(void) {
   g_free(p);
   expect_trace_error(stunner, "", 3, TOPO_ERROR_FILE,
                      TEST_NEEDLES("topo-trace-stunner.txt:1:", "format=stunner"));
-  char *dir = g_dir_make_tmp("dpg-trace-XXXXXX", NULL);
+  char *dir = test_tmpdir("dpg-trace");
   for (int cut = 0; cut < 2; cut++) {
     char *gz = broken_gzip(dir, stunner, cut);
     expect_trace_error(gz, ",format=stunner", 3, TOPO_ERROR_FILE, TEST_NEEDLES(gz, "gzip file"));
