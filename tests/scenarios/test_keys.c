@@ -204,7 +204,7 @@ static void test_resolved_file(void) {
       g_error("%s is in no case of this test with a value other than its default", dotted);
     g_free(dotted);
   }
-  char *dir = scen_test_tmpdir();
+  char *dir = test_tmpdir("keys");
   char *path = scen_test_write(dir, "task.ini", scenario_task);
   /* The values reach their fields: the enums by their names' positions. */
   ScenConfig *c = resolved_config(path);
@@ -253,7 +253,7 @@ static void test_resolved_file(void) {
   g_free(path);
   g_free(line);
   g_free(graph);
-  scen_test_rmtree(dir);
+  test_rmtree(dir);
   g_free(dir);
 }
 
