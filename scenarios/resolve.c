@@ -1267,12 +1267,23 @@ void scen_write_trust(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
   g_string_free(t, TRUE);
 }
 
+/* Node @id as the scenario names it: its label on a labelled graph (the
+ * resolved file must resolve to the same nodes), else its id. */
+static void write_node(GString *out, const ScenConfig *c, guint id, gboolean first) {
+  if (!first)
+    g_string_append_c(out, ';');
+  if (c->g != NULL && topo_graph_has_labels(c->g))
+    g_string_append(out, topo_graph_node_label(c->g, id));
+  else
+    g_string_append_printf(out, "%u", id);
+}
+
 /* Every collusion set as a section of its own, its nodes expanded. */
 void scen_write_collusions(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
   for (guint i = 0; i < c->n_collusions; i++) {
     g_string_append_printf(out, "\n[collusion.%s]\n%s = ", c->collusions[i].name, k->key);
     for (guint j = 0; j < c->collusions[i].n_nodes; j++)
-      g_string_append_printf(out, "%s%u", j ? ";" : "", c->collusions[i].nodes[j]);
+      write_node(out, c, c->collusions[i].nodes[j], j == 0);
     g_string_append_c(out, '\n');
   }
 }
@@ -1280,7 +1291,7 @@ void scen_write_collusions(GString *out, const ScenConfig *c, const ScenKeyInfo 
 void scen_write_victims(GString *out, const ScenConfig *c, const ScenKeyInfo *k) {
   g_string_append_printf(out, "%s = ", k->key);
   for (guint i = 0; i < c->n_audit_victims; i++)
-    g_string_append_printf(out, "%s%u", i ? ";" : "", c->audit_victims[i]);
+    write_node(out, c, c->audit_victims[i], i == 0);
   g_string_append_printf(out, "%s\n", c->audit_victims ? "" : "all");
 }
 

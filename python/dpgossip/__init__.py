@@ -131,7 +131,8 @@ def _edges_of(g, ignore_weights=False):
     of a networkx or igraph graph or an edge array; None for anything else."""
     if hasattr(g, "get_edgelist") and hasattr(g, "vcount"):  # igraph
         e = np.asarray(g.get_edgelist(), dtype=np.int64).reshape(-1, 2)
-        names = g.vs["name"] if "name" in g.vs.attributes() else None
+        vs = getattr(g, "vs", None)  # an igraph-like graph may have no vertex sequence
+        names = vs["name"] if vs is not None and "name" in vs.attributes() else None
         return e, g.vcount(), None if names is None else _node_names(names)
     if hasattr(g, "nodes") and hasattr(g, "edges") and hasattr(g, "number_of_nodes"):
         return _networkx_edges(g, ignore_weights), g.number_of_nodes(), _node_names(g.nodes)

@@ -175,8 +175,8 @@ static void test_install_build_train_account(void) {
   g_assert_cmpuint(g_strv_length(la), ==, g_strv_length(lb));
   for (guint i = 1; la[i] != NULL && la[i][0] != '\0'; i++) {
     char **fa = g_strsplit(la[i], ",", -1), **fb = g_strsplit(lb[i], ",", -1);
-    g_assert_cmpuint(g_strv_length(fa), ==, 16);
-    for (guint k = 0; k < 16; k++)
+    g_assert_cmpuint(g_strv_length(fa), ==, 17);
+    for (guint k = 0; k < 17; k++)
       if (k >= 4 && k <= 7) /* sensitivity, mu, rdp, epsilon */
         g_assert_cmpfloat(fabs(g_ascii_strtod(fa[k], NULL) / g_ascii_strtod(fb[k], NULL) - 1), <,
                           1e-12);
