@@ -125,14 +125,13 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
       g_string_append_printf(bad, ", %s", only_simulated[i].name);
   gboolean ok = bad->len == 0;
   if (!ok)
-    bad_value(error,
-              "--path structured accounts %s: %s only exist%s in a simulated run (use "
-              "--path observer or auto)",
-              a->local ? "a synchronous run without simulating it"
-                       : "D-SGD and Muffliato in deadline or stale mode and MF-D-SGD in "
-                         "deadline mode on the run's delivery record (not DECOR), other "
-                         "protocols synchronous "
-                         "without simulating them",
+    bad_value(error, "%s: %s only exist%s in a simulated run (use --path observer or auto)",
+              a->local ? "--path local bounds a synchronous run without simulating it (an "
+                         "asynchronous ball's deliveries depend on the whole graph's timing: "
+                         "docs/local-bounds.md)"
+                       : "--path structured accounts D-SGD and Muffliato in deadline or stale "
+                         "mode and MF-D-SGD in deadline mode on the run's delivery record (not "
+                         "DECOR), other protocols synchronous without simulating them",
               bad->str + 2, strchr(bad->str + 2, ',') ? "" : "s");
   g_string_free(bad, TRUE);
   return ok;

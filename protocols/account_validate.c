@@ -365,11 +365,8 @@ static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *
                                      .accountant = r->accountant != NULL,
                                      .recordable = proto_account_job_recordable(j),
                                      .local = j->radius > 0};
-    if (!proto_account_check_structured(&ask, error)) {
-      if (j->radius)
-        g_prefix_error(error, "--path local: ");
+    if (!proto_account_check_structured(&ask, error))
       return kind_of(FALSE, refusal, PROTO_REFUSED_RULE);
-    }
   }
   if (r->compare) {
     gboolean pndp = FALSE;

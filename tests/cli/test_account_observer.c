@@ -634,8 +634,8 @@ static void test_bad_inputs(void) {
   FAIL(2, "--mode, --loss only exist in", "--trust", "pndp", "-a", "0", "--path", "structured",
        "--protocol", "decor", "--mode", "stale:s=1", "--loss", "0.5");
   FAIL(2,
-       "--path local: --path structured accounts a synchronous run without simulating it: "
-       "--mode only exists",
+       "--path local bounds a synchronous run without simulating it (an asynchronous ball's "
+       "deliveries depend on the whole graph's timing: docs/local-bounds.md): --mode only exists",
        "--trust", "pndp", "-a", "0", "--path", "local", "--radius", "2", "--mode", "deadline:ms=5");
   FAIL(2, "needs an asynchronous --mode", "--trust", "pndp", "-a", "0", "--loss", "0.1");
   FAIL(2, "--mode:", "--trust", "pndp", "-a", "0", "--mode", "eventually");

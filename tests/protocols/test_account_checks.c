@@ -65,11 +65,13 @@ static void test_structured(void) {
   a.lr = TRUE;
   a.local = TRUE;
   EXPECT(proto_account_check_structured(&a, &e),
-         "--path structured accounts a synchronous run without simulating it: --lr only "
+         "--path local bounds a synchronous run without simulating it (an asynchronous ball's "
+         "deliveries depend on the whole graph's timing: docs/local-bounds.md): --lr only "
          "exists in a simulated run (use --path observer or auto)");
   a.async_mode = a.accountant = TRUE;
   EXPECT(proto_account_check_structured(&a, &e),
-         "--path structured accounts a synchronous run without simulating it: --mode, --lr, "
+         "--path local bounds a synchronous run without simulating it (an asynchronous ball's "
+         "deliveries depend on the whole graph's timing: docs/local-bounds.md): --mode, --lr, "
          "--accountant only exist in a simulated run (use --path observer or auto)");
   /* A run the delivery record describes: its mode, latency and loss are
    * taken; --link, --lr and the others are not. */
