@@ -112,6 +112,34 @@ static void collect(const Ball *b, guint r, const double *Phi, guint width, doub
  * amplified by at most 1 / sqrt(1e-9) ~ 3e4). */
 #define LOWER_PIVOT_TOL 1e-9
 
+/* The messages both bounds keep: a pivoted Cholesky of the p x p symmetric
+ * @K (row-major, lower triangle read and overwritten by its factor) down to
+ * LOWER_PIVOT_TOL of its largest diagonal entry; dpstrf stops at the first
+ * pivot below it, so the rows beyond *@rank are dropped (a sub-statistic,
+ * which can only lower the bound). *@rank = 0 when @K is zero. *@piv
+ * (g_free) holds the pivots, or NULL when @K is zero. FALSE with
+ * PRIV_ERROR_NUMERICAL when LAPACK rejects its arguments. */
+static gboolean lower_kept_messages(double *K, gsize p, lapack_int **piv, lapack_int *rank,
+                                    GError **error) {
+  double dmax = 0.0;
+  for (gsize i = 0; i < p; i++)
+    dmax = MAX(dmax, K[i * p + i]);
+  *rank = 0;
+  if (dmax == 0.0)
+    return TRUE;
+  *piv = g_new(lapack_int, p);
+  lapack_int info = LAPACKE_dpstrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)p, K, (lapack_int)p, *piv,
+                                   rank, LOWER_PIVOT_TOL * dmax);
+  if (info < 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "the local lower bound: the pivoted Cholesky factorization failed "
+                "(LAPACK info %d)",
+                (int)info);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* (Sec)LDP: the dense projected view of every ball message only up to this
  * many messages (its m x m matrices; the injection statistic covers the
  * rest). */
@@ -258,26 +286,9 @@ static gboolean projected_blocks(const Ball *b, const double *Cinv, double unit,
   Km = g_new0(double, p *p);
   cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)p, (int)cols, 1.0, Mnoise, (int)cols,
               0.0, Km, (int)p);
-  double dmax = 0.0;
-  for (gsize i = 0; i < p; i++)
-    dmax = MAX(dmax, Km[i * p + i]);
-  if (dmax == 0.0) {
-    ok = TRUE;
-    goto out;
-  }
-  piv = g_new(lapack_int, p);
   lapack_int rank = 0;
-  lapack_int info = LAPACKE_dpstrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)p, Km, (lapack_int)p, piv,
-                                   &rank, LOWER_PIVOT_TOL * dmax);
-  if (info < 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                "the local lower bound: the pivoted Cholesky factorization failed "
-                "(LAPACK info %d)",
-                (int)info);
+  if (!lower_kept_messages(Km, p, &piv, &rank, error))
     goto out;
-  }
-  /* dpstrf stops at the first pivot below the tolerance: rows beyond
-   * `rank` are dropped (a sub-statistic). */
   if (rank == 0) {
     ok = TRUE;
     goto out;
@@ -633,26 +644,10 @@ static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, 
     }
   }
 
-  /* Messages kept: a pivoted Cholesky of Sigma_a down to LOWER_PIVOT_TOL of
-   * its largest pivot (dropping messages is post-processing). */
-  double dmax = 0.0;
-  for (gsize i = 0; i < m; i++)
-    dmax = MAX(dmax, Sa[i * m + i]);
-  if (dmax == 0.0) {
-    ok = TRUE;
-    goto out;
-  }
-  piv = g_new(lapack_int, m);
+  /* Messages kept: dropping messages is post-processing. */
   lapack_int rank = 0;
-  lapack_int info = LAPACKE_dpstrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)m, Sa, (lapack_int)m, piv,
-                                   &rank, LOWER_PIVOT_TOL * dmax);
-  if (info < 0) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                "the local lower bound: the pivoted Cholesky factorization failed "
-                "(LAPACK info %d)",
-                (int)info);
+  if (!lower_kept_messages(Sa, m, &piv, &rank, error))
     goto out;
-  }
   if (rank == 0) {
     ok = TRUE;
     goto out;
@@ -672,7 +667,7 @@ static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, 
   lam = g_new(double, rk);
   double lmax = 0.0;
   if (lambda > 0) {
-    info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)rk, Cm, (lapack_int)rk, lam);
+    lapack_int info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)rk, Cm, (lapack_int)rk, lam);
     if (info != 0) {
       g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
                   "the local lower bound: the eigensolver failed on the inflow's covariance "
