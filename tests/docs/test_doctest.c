@@ -9,6 +9,12 @@
  *   <!-- doctest exit=1 -->         ... and its commands exit with status 1
  *   <!-- doctest $ COMMAND -->      the block is COMMAND's output alone
  *   <!-- doctest skip: REASON -->   shown, not run (the test lists it)
+ *   <!-- doctest rel=R on WORD: REASON -->
+ *                                   ... and on the lines whose first word is
+ *                                   WORD, numbers also match within R of
+ *                                   their value (relative): for a result
+ *                                   that rounding moves by more than its
+ *                                   printed digits, e.g. a non-convex fit
  *
  * In a run block, a line "$ COMMAND" (continued by trailing backslashes)
  * runs with /bin/sh in a fresh folder laid out as the repository root
@@ -42,6 +48,8 @@ typedef struct {
   char *skip;        /* the reason it is not run, or NULL */
   int exit_status;   /* every command's expected exit status */
   char *hidden;      /* the marker's command, or NULL */
+  double rel;        /* rel=R: the relative slack of the lines below, or 0 */
+  char *rel_word;    /* ... on the lines whose first word is this */
   GPtrArray *cmds;   /* char*: the commands */
   GPtrArray *expect; /* char*: the expected stdout of each command, '\n'-joined */
 } DocBlock;
@@ -51,6 +59,7 @@ static void doc_block_free(gpointer p) {
   g_free(b->where);
   g_free(b->skip);
   g_free(b->hidden);
+  g_free(b->rel_word);
   g_ptr_array_unref(b->cmds);
   g_ptr_array_unref(b->expect);
   g_free(b);
@@ -75,7 +84,28 @@ static gboolean marker_parse(const char *line, DocBlock *b, GString *errors, con
         while (*p == ' ')
           p++;
       }
-      if (g_str_has_prefix(p, "skip:") && p[5] != '\0') {
+      if (g_str_has_prefix(p, "rel=")) {
+        /* "rel=R on WORD: REASON": a reason is required, as for skip */
+        char *end;
+        b->rel = g_ascii_strtod(p + 4, &end);
+        const char *colon = strchr(end, ':');
+        char *word = g_str_has_prefix(end, " on ") && colon != NULL
+                         ? g_strstrip(g_strndup(end + 4, (gsize)(colon - end - 4)))
+                         : NULL;
+        const char *reason = colon != NULL ? colon + 1 : "";
+        while (*reason == ' ')
+          reason++;
+        if (!(b->rel > 0 && b->rel < 1) || word == NULL || word[0] == '\0' ||
+            strchr(word, ' ') != NULL || *reason == '\0') {
+          g_string_append_printf(errors,
+                                 "%s: doctest marker's rel= must read 'rel=R on WORD: REASON' "
+                                 "with 0 < R < 1: %s\n",
+                                 where, line);
+          g_free(word);
+          word = NULL;
+        }
+        b->rel_word = word;
+      } else if (g_str_has_prefix(p, "skip:") && p[5] != '\0') {
         b->skip = g_strstrip(g_strdup(p + 5));
       } else if (g_str_has_prefix(p, "$ ")) {
         b->hidden = g_strdup(p + 2);
@@ -206,8 +236,9 @@ static gboolean number_scan(const char *s, const char **end, double *value, doub
 }
 
 /* Whether the printed word @a matches the document's word @e (no "..."):
- * the same text, numbers within half a unit of @e's last digit. */
-static gboolean word_match(const char *e, const char *a) {
+ * the same text, numbers within half a unit of @e's last digit, or
+ * within @rel of @e's value (relative; 0 outside a rel= line). */
+static gboolean word_match(const char *e, const char *a, double rel) {
   while (*e != '\0' && *a != '\0') {
     const char *ee, *ae;
     double ev, eh, av, ah;
@@ -217,7 +248,7 @@ static gboolean word_match(const char *e, const char *a) {
     if (en) {
       /* @e stands for every value that rounds to it; the slack covers the
        * decimal-to-double rounding of the three numbers (a few ulps). */
-      if (!(fabs(av - ev) <= eh + 8 * DBL_EPSILON * (fabs(ev) + eh)))
+      if (!(fabs(av - ev) <= eh + 8 * DBL_EPSILON * (fabs(ev) + eh) + rel * fabs(ev)))
         return FALSE;
       e = ee, a = ae;
       continue;
@@ -230,26 +261,26 @@ static gboolean word_match(const char *e, const char *a) {
 
 /* @e with "..." inside a word: the parts around the first "..." are a
  * prefix and a suffix of @a (exact text). */
-static gboolean word_match_masked(const char *e, const char *a) {
+static gboolean word_match_masked(const char *e, const char *a, double rel) {
   const char *dots = strstr(e, "...");
   if (dots == NULL)
-    return word_match(e, a);
+    return word_match(e, a, rel);
   gsize pre = (gsize)(dots - e), post = strlen(dots + 3), n = strlen(a);
   return n >= pre + post && strncmp(e, a, pre) == 0 && strcmp(dots + 3, a + n - post) == 0;
 }
 
-static gboolean words_match(char **e, char **a) {
+static gboolean words_match(char **e, char **a, double rel) {
   if (*e == NULL)
     return *a == NULL;
   if (g_str_equal(*e, "...")) {
     for (char **k = a;; k++) {
-      if (words_match(e + 1, k))
+      if (words_match(e + 1, k, rel))
         return TRUE;
       if (*k == NULL)
         return FALSE;
     }
   }
-  return *a != NULL && word_match_masked(*e, *a) && words_match(e + 1, a + 1);
+  return *a != NULL && word_match_masked(*e, *a, rel) && words_match(e + 1, a + 1, rel);
 }
 
 static char **words(const char *line) {
@@ -265,15 +296,22 @@ static char **words(const char *line) {
   return w;
 }
 
-static gboolean line_match(const char *e, const char *a) {
+/* The relative slack of a block's rel= marker, and the lines it covers. */
+typedef struct {
+  double rel;
+  const char *first; /* the first word of the lines it covers, or NULL */
+} Slack;
+
+static gboolean line_match(const char *e, const char *a, const Slack *slack) {
   char **we = words(e), **wa = words(a);
-  gboolean ok = words_match(we, wa);
+  gboolean covered = slack->first != NULL && we[0] != NULL && g_str_equal(we[0], slack->first);
+  gboolean ok = words_match(we, wa, covered ? slack->rel : 0.0);
   g_strfreev(we);
   g_strfreev(wa);
   return ok;
 }
 
-static gboolean lines_match(char **e, char **a) {
+static gboolean lines_match(char **e, char **a, const Slack *slack) {
   if (*e == NULL)
     return *a == NULL;
   char *t = g_strstrip(g_strdup(*e));
@@ -281,13 +319,13 @@ static gboolean lines_match(char **e, char **a) {
   g_free(t);
   if (dots) {
     for (char **k = a;; k++) {
-      if (lines_match(e + 1, k))
+      if (lines_match(e + 1, k, slack))
         return TRUE;
       if (*k == NULL)
         return FALSE;
     }
   }
-  return *a != NULL && line_match(*e, *a) && lines_match(e + 1, a + 1);
+  return *a != NULL && line_match(*e, *a, slack) && lines_match(e + 1, a + 1, slack);
 }
 
 /* @text's lines without trailing blanks or trailing empty lines. */
@@ -303,13 +341,19 @@ static char **text_lines(const char *text) {
   return l;
 }
 
-/* Whether the printed @actual matches the document's @expected. */
-static gboolean output_match(const char *expected, const char *actual) {
+/* Whether the printed @actual matches the document's @expected, numbers
+ * on @slack's lines within its relative slack too. */
+static gboolean output_match_slack(const char *expected, const char *actual, const Slack *slack) {
   char **e = text_lines(expected), **a = text_lines(actual);
-  gboolean ok = lines_match(e, a);
+  gboolean ok = lines_match(e, a, slack);
   g_strfreev(e);
   g_strfreev(a);
   return ok;
+}
+
+static gboolean output_match(const char *expected, const char *actual) {
+  const Slack none = {0.0, NULL};
+  return output_match_slack(expected, actual, &none);
 }
 
 /* Runs @b's commands in @root; a mismatch is appended to @failures. */
@@ -333,7 +377,7 @@ static void block_run(const DocBlock *b, const char *root, const char *bin, GStr
     if (status != b->exit_status)
       g_string_append_printf(failures, "%s: `%s` exited with %d, not %d:\n%s\n", b->where, cmd,
                              status, b->exit_status, err);
-    else if (!output_match(expect, out))
+    else if (!output_match_slack(expect, out, &(Slack){b->rel, b->rel_word}))
       g_string_append_printf(failures,
                              "%s: `%s` prints what the block does not show\n"
                              "--- the block\n%s--- printed\n%s---\n",
@@ -369,6 +413,12 @@ static void test_match(void) {
   g_assert_true(output_match("results: /tmp/...\n", "results: /tmp/dpg-x1\n"));
   g_assert_false(output_match("results: /tmp/...\n", "results: /var/x\n"));
   g_assert_false(output_match("a\nb\n", "a\nb\nc\n"));
+  /* rel=: relative slack on the lines of one first word, only there */
+  const Slack blt = {2e-3, "blt"};
+  g_assert_true(output_match_slack("blt 6166.75 2.82966\n", "blt 6172.78 2.83231\n", &blt));
+  g_assert_false(output_match_slack("blt 6166.75\n", "blt 6180\n", &blt)); /* 2.2e-3 */
+  g_assert_false(output_match_slack("bsr 6166.75\n", "bsr 6172.78\n", &blt));
+  g_assert_false(output_match_slack("blt 6166.75 ok\n", "blt 6166.75 bad\n", &blt));
   g_assert_true(output_match("a\n\n", "a\n\n\n"));
 }
 
@@ -378,10 +428,11 @@ static void test_parse(void) {
                            "x\n<!-- doctest -->\n```console\n$ dpgossip a \\\n  --b\nout 1\n"
                            "\n$ dpgossip c\nout 2\n```\n<!-- doctest skip: too slow -->\n"
                            "```console\n$ dpgossip big\n```\n<!-- doctest exit=1 $ dpgossip h -->\n"
-                           "```console\nhidden 3\n```\n```sh\n$ not checked\n```\n",
+                           "```console\nhidden 3\n```\n```sh\n$ not checked\n```\n"
+                           "<!-- doctest rel=2e-3 on blt: a fit -->\n```console\n$ x\nblt 1\n```\n",
                            errors);
   g_assert_cmpstr(errors->str, ==, "");
-  g_assert_cmpuint(b->len, ==, 3);
+  g_assert_cmpuint(b->len, ==, 4);
   DocBlock *b0 = g_ptr_array_index(b, 0), *b1 = g_ptr_array_index(b, 1),
            *b2 = g_ptr_array_index(b, 2);
   g_assert_cmpstr(b0->where, ==, "d.md:3");
@@ -394,6 +445,9 @@ static void test_parse(void) {
   g_assert_cmpint(b2->exit_status, ==, 1);
   g_assert_cmpstr(g_ptr_array_index(b2->cmds, 0), ==, "dpgossip h");
   g_assert_cmpstr(g_ptr_array_index(b2->expect, 0), ==, "hidden 3\n");
+  DocBlock *b3 = g_ptr_array_index(b, 3);
+  g_assert_cmpfloat(b3->rel, ==, 2e-3);
+  g_assert_cmpstr(b3->rel_word, ==, "blt");
   g_ptr_array_unref(b);
   /* what no block may do */
   const char *bad[] = {
@@ -404,6 +458,9 @@ static void test_parse(void) {
       "<!-- doctest -->\n```console\nout\n```\n",             /* output, no command */
       "<!-- doctest fast -->\n```console\n$ dpgossip\n```\n", /* unknown option */
       "<!-- doctest -->\n\n```console\n$ dpgossip\n```\n",    /* marker apart */
+      "<!-- doctest rel=2e-3 on blt -->\n```console\n$ x\n```\n",    /* no reason */
+      "<!-- doctest rel=2 on blt: r -->\n```console\n$ x\n```\n",    /* not below 1 */
+      "<!-- doctest rel=2e-3: r -->\n```console\n$ x\n```\n",        /* no word */
   };
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_string_truncate(errors, 0);
