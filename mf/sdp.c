@@ -58,6 +58,21 @@ static gboolean certificate(const double *X, const double *XV, const double *V, 
   return TRUE;
 }
 
+gboolean mf_sdp_certify(const double *X, guint k, const double *V, guint p, double *upper,
+                        GError **error) {
+  g_return_val_if_fail(X != NULL && V != NULL && upper != NULL && k > 0 && p > 0, FALSE);
+  double *XV = g_new(double, (gsize)k * p), *S = g_new(double, (gsize)k * k), *w = g_new(double, k);
+  cblas_dsymm(CblasRowMajor, CblasLeft, CblasLower, (int)k, (int)p, 1.0, X, (int)k, V, (int)p, 0.0,
+              XV, (int)p);
+  gboolean ok = certificate(X, XV, V, k, p, S, w, upper, error);
+  if (ok)
+    *upper = MIN(*upper, abs_sum(X, k));
+  g_free(XV);
+  g_free(S);
+  g_free(w);
+  return ok;
+}
+
 double mf_sdp_max(const double *X, guint k, double tol, MfSdpInfo *info, GError **error) {
   MfSdpInfo local = {0};
   if (!info)

@@ -73,6 +73,18 @@ typedef struct {
 double mf_sdp_max(const double *X, guint k, double tol, MfSdpInfo *info, GError **error);
 
 /*
+ * mf_sdp_certify: the dual certificate of mf_sdp_max for a given factor:
+ * with y_i = max(0, (X V V^T)_ii) and l = lambda_min(Diag(y) - X), *@upper
+ * = min(sum_i y_i + k max(0, -l), sum_{s,t} |X[s,t]|) >= max { <X, U> : U
+ * psd, diag(U) <= 1 }, for any k x p @V (row-major) with rows of norm <= 1.
+ * So <X, V V^T> <= optimum <= *@upper bounds how far V is from optimal.
+ * Returns: FALSE with MF_ERROR_NUMERICAL when the eigensolver fails.
+ * O(k^2 p + k^3).
+ */
+gboolean mf_sdp_certify(const double *X, guint k, const double *V, guint p, double *upper,
+                        GError **error);
+
+/*
  * mf_gram_sensitivity2: sens^2 of a victim's T x T block @X under cyclic
  * (k,b)-participation, T = k * @b: the max over offsets j in [0, b) of the
  * pattern value on pi_j = {j, j+b, ..., j+(k-1)b}: the Thm 5.2 bound

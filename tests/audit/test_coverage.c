@@ -8,7 +8,9 @@
  *   - np: the interval reaches the accounted mu or lies below it within
  *     10% (mu_test >= 0.9 mu), and never lies above it;
  *   - learned: never lies above the accounted mu;
- *   - the canary attains the accounted mu (the SDP's optimum);
+ *   - the canary attains the accounted mu (the SDP's optimum), within the
+ *     gap its dual certificate proves (audit_slack), and the np test's own
+ *     mu stays below it within the view's rounding;
  *   - without noise, the reconstruction of every victim the accountant
  *     calls unprotected is exact (relative error < 1e-8; over the steps
  *     that reach the attackers when some do not);
@@ -30,7 +32,10 @@
 #include <gsl/gsl_cdf.h>
 
 #include "audit/audit.h"
+#include "audit/internal.h"
+#include "mf/sensitivity.h"
 #include "protocols/protocols.h"
+#include "tests/common/tolerance.h"
 
 typedef struct {
   const char *protocol;
@@ -82,6 +87,87 @@ static AuditConfig config(const TopoGraph *g, const Case *c, const guint *att, d
                        .threads = 2};
 }
 
+/*
+ * What the numbers of an audit may differ by, measured on its own view:
+ * - canary: how far mu_canary may lie below mu. The canary V is a primal
+ *   point, c = <X, V V^T> <= opt, and mf_sdp_certify gives u >= opt; the
+ *   accountant's mu^2 is mf_sdp_max's certified upper bound, within 1e-9 x
+ *   max(1, value) of its primal on X scaled to entries in [1/2, 1), where
+ *   the value is >= 1/2 (X is psd, so its largest entry is diagonal):
+ *   mu^2 <= opt (1 + 2e-9). So (mu - mu_canary) / mu <= (u - c) / c + 2e-9,
+ *   plus the rounding of the k-term sums (k^2 ulps);
+ * - view_cond: the condition of the test's noise basis, B's largest over
+ *   its smallest kept squared singular value. mu_test is computed through
+ *   that pseudo-inverse, mu through the accountant's; each carries rounding
+ *   relative to about cond x eps.
+ */
+typedef struct {
+  double canary; /* relative: mu_canary >= mu (1 - canary) */
+  double view_cond;
+  double terms; /* r p: the received values the test sums */
+} AuditSlack;
+
+static AuditSlack audit_slack(const AuditConfig *a0) {
+  GError *err = NULL;
+  AuditConfig resolved = *a0, *a = &resolved; /* the model size audit_run uses */
+  if (resolved.dim == 0)
+    resolved.dim = audit_default_dim(resolved.T);
+  guint n = topo_graph_n_nodes(a->graph);
+  gboolean *is_member = g_new0(gboolean, n);
+  for (guint i = 0; i < a->n_attackers; i++)
+    is_member[a->attackers[i]] = TRUE;
+  TopoSchedule *sched = NULL;
+  AuditView v = {0};
+  if (!audit_schedule_new(a, &sched, &err) || !audit_view_new(a, sched, is_member, &v, &err))
+    g_error("audit_slack: %s", err->message);
+  guint T = v.T, b = MAX(v.b, 1), k = T / b, q = audit_canary_width(k);
+  double *sub = g_new(double, (gsize)k * k), *V = g_new(double, (gsize)k * q);
+  for (guint i = 0; i < k; i++)
+    for (guint j = 0; j < k; j++)
+      sub[i * k + j] = v.Xv[(gsize)(v.offset + i * b) * T + (v.offset + j * b)];
+  double *D = audit_canary_pattern(&v, q);
+  for (guint i = 0; i < k; i++)
+    memcpy(V + (gsize)i * q, D + (gsize)(v.offset + i * b) * q, q * sizeof(double));
+  double c = 0.0, u = 0.0;
+  for (guint i = 0; i < k; i++)
+    for (guint j = 0; j < k; j++) {
+      double dot = 0.0;
+      for (guint l = 0; l < q; l++)
+        dot += V[(gsize)i * q + l] * V[(gsize)j * q + l];
+      c += sub[i * k + j] * dot;
+    }
+  if (!mf_sdp_certify(sub, k, V, q, &u, &err))
+    g_error("audit_slack: %s", err->message);
+  AuditSlack slack = {
+      .canary = (u > c ? (u - c) / c : 0.0) + 2e-9 + dpg_tol(1.0, (double)k * k),
+      .view_cond = v.k > 0 && v.lam[v.k - 1] > 0 ? v.smax * v.smax / v.lam[v.k - 1] : 1.0,
+      .terms = (double)v.r * (double)v.p};
+  g_free(D);
+  g_free(V);
+  g_free(sub);
+  audit_view_clear(&v);
+  topo_schedule_free(sched);
+  g_free(is_member);
+  return slack;
+}
+
+/* mu_canary <= mu up to rounding (the canary is a feasible point of the SDP
+ * whose certified upper bound mu^2 is), and >= mu less the slack. */
+static void assert_canary(const AuditResult *r, double mu, const AuditSlack *s) {
+  dpg_test_assert_le(r->mu_canary - mu, mu * dpg_tol(1.0, 16.0),
+                     "a feasible point of the SDP, rounded");
+  dpg_test_assert_le(mu - r->mu_canary, mu * s->canary,
+                     "the canary's certified gap plus the accountant's 2e-9 (audit_slack)");
+}
+
+/* mu_test <= mu_canary: the test reads the canary through the view's kept
+ * noise directions, a subset of the accountant's; each side rounds within
+ * cond x eps of the view (r p terms). */
+static void assert_test(const AuditResult *r, double mu, const AuditSlack *s) {
+  dpg_test_assert_le(r->mu_test - mu, mu * dpg_tol(s->view_cond, s->terms),
+                     "the view's condition x eps x its r p terms");
+}
+
 static void test_distinguishing(void) {
   GError *err = NULL;
   TopoGraph *g = topo_graph_generate("florentine", &err);
@@ -101,17 +187,18 @@ static void test_distinguishing(void) {
       g_assert_cmpint(rep.victim_status, ==, PRIV_NODE_PROTECTED);
       g_assert_cmpuint(rep.n_rows, ==, 2);
       double mu = rep.mu;
+      AuditSlack slack = audit_slack(&a);
       for (guint k = 0; k < 2; k++) {
         const AuditResult *r = &rep.rows[k];
         double lo = r->mu_emp - z * r->mu_emp_se, hi = r->mu_emp + z * r->mu_emp_se;
-        g_assert_cmpfloat_with_epsilon(r->mu_canary, mu, 1e-6 * MAX(mu, 1.0));
+        assert_canary(r, mu, &slack);
         if (lo > mu)
           g_error("%s trust %d %s victim %u %s: [%g, %g] above the accounted %g", c->protocol,
                   c->trust, c->deadline ? "deadline" : "sync", a.victim,
                   audit_attack_name(r->attack), lo, hi, mu);
         if (r->attack != AUDIT_ATTACK_NP)
           continue;
-        g_assert_cmpfloat(r->mu_test, <=, mu * (1.0 + 1e-9) + 1e-12);
+        assert_test(r, mu, &slack);
         if (r->mu_test < 0.9 * mu)
           g_error("%s trust %d victim %u: the test attains %g of the accounted %g", c->protocol,
                   c->trust, a.victim, r->mu_test, mu);
@@ -146,7 +233,9 @@ static void test_known_secrets(void) {
       const AuditResult *r = &rep.rows[0];
       double mu = rep.mu, lo = r->mu_emp - z * r->mu_emp_se, hi = r->mu_emp + z * r->mu_emp_se;
       g_assert_cmpfloat(mu, >, 0.1);
-      g_assert_cmpfloat_with_epsilon(r->mu_test, mu, 1e-9 * mu);
+      AuditSlack slack = audit_slack(&a);
+      dpg_test_assert_le(fabs(r->mu_test - mu), mu * dpg_tol(slack.view_cond, slack.terms),
+                         "the view's condition x eps x its r p terms");
       if (lo > mu || hi < 0.9 * mu)
         g_error("trust %d victim %u: [%g, %g] against the accounted %g", c.trust, a.victim, lo, hi,
                 mu);
@@ -187,8 +276,9 @@ static void test_participation(void) {
       g_assert_cmpint(rep.victim_status, ==, PRIV_NODE_PROTECTED);
       const AuditResult *r = &rep.rows[0];
       double mu = rep.mu, lo = r->mu_emp - z * r->mu_emp_se, hi = r->mu_emp + z * r->mu_emp_se;
-      g_assert_cmpfloat_with_epsilon(r->mu_canary, mu, 1e-6 * MAX(mu, 1.0));
-      g_assert_cmpfloat(r->mu_test, <=, mu * (1.0 + 1e-9) + 1e-12);
+      AuditSlack slack = audit_slack(&a);
+      assert_canary(r, mu, &slack);
+      assert_test(r, mu, &slack);
       if (r->mu_test < 0.9 * mu || lo > mu || hi < 0.9 * mu)
         g_error("%s %s victim %u: test %g, [%g, %g] against the accounted %g", c.protocol,
                 a.schedule ? a.schedule : "static", a.victim, r->mu_test, lo, hi, mu);
@@ -230,7 +320,9 @@ static void test_nearly_cancelled(void) {
   g_assert_cmpuint(rep.n_rows, ==, 1);
   const AuditResult *r = &rep.rows[0];
   g_assert_cmpfloat(rep.mu, >, 1e5);
-  g_assert_cmpfloat_with_epsilon(r->mu_test, rep.mu, 1e-6 * rep.mu);
+  AuditSlack slack = audit_slack(&a);
+  dpg_test_assert_le(fabs(r->mu_test - rep.mu), rep.mu * dpg_tol(slack.view_cond, slack.terms),
+                     "the view's condition (about 1e10 here) x eps x its r p terms");
   g_assert_cmpfloat(r->mu_emp_low, <=, rep.mu);
   g_assert_cmpfloat(r->mu_emp_high, >=, rep.mu);
   audit_report_clear(&rep);
