@@ -636,8 +636,8 @@ static void test_errors(void) {
 }
 
 /* DECOR's edge secrets: a colluder knows the secrets of its own edges, so
- * the ball-shell secrets are known and the ball-ball ones are not. PNDP and
- * SecLDP, one attacker and a collusion set, b = 1 and b > 1, regular,
+ * the ball-shell secrets are known and the ball-ball ones are not. PNDP,
+ * SecLDP and LDP, one attacker and a collusion set, b = 1 and b > 1, regular,
  * Barabasi and Erdos graphs of 20 to 300 nodes. */
 static void test_decor(void) {
   const Case cases[] = {
@@ -701,8 +701,21 @@ static void test_decor(void) {
        FALSE,
        FALSE,
        0},
+      /* LDP: the colluders are given their noise and secrets (SecLDP). */
+      {"erdos:n=24,p=0.15,seed=2,connected=true",
+       PRIV_PROTOCOL_DECOR,
+       1,
+       3,
+       1,
+       PRIV_TRUST_LDP,
+       {4},
+       1,
+       NULL,
+       FALSE,
+       FALSE,
+       0},
   };
-  const double secret[] = {0.7, 1.3, 1.0, 0.5, 0.9};
+  const double secret[] = {0.7, 1.3, 1.0, 0.5, 0.9, 0.8};
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
     check_case_secret(&cases[i], secret[i]);
 }
