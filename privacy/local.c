@@ -47,9 +47,6 @@ static gboolean check(const PrivStructuredProblem *p, guint radius, GError **err
     return fail(error, "the radius must be at least 1 (radius 0 holds no victim)");
   if (!p->gossip || p->n_gossip == 0)
     return fail(error, "a gossip matrix is needed");
-  if (p->protocol == PRIV_PROTOCOL_DECOR && p->sigma_secret > 0)
-    return fail(error, "local bounds do not cover DECOR's edge secrets yet (the ball's "
-                       "boundary would have to carry them): use the structured or observer path");
   guint n;
   gboolean ok = priv_check_nodes(p, &n, error);
   for (guint i = 0; i < p->n_gossip && ok; i++)

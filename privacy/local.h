@@ -31,7 +31,10 @@ typedef struct {
  * S_{r+1} (merged into one observing node) seeing what it receives. Trust:
  * PNDP and SecLDP are kept; LDP becomes SecLDP for the enlarged set (its
  * colluders must know their own noise), unless the ball covers everything
- * the attackers hear from (the exact problem). Hops are counted on the union
+ * the attackers hear from (the exact problem). DECOR: a colluder knows the
+ * secrets of its own edges, so the ball-shell secrets are known (the ball
+ * nodes' edges to the merged shell, an attacker) and the ball-ball ones
+ * are not, as on the full graph. Hops are counted on the union
  * over rounds of the supports of W_r.
  * With exact sensitivity the values are >= the exact ones and
  * non-increasing in @radius; with the Thm 5.2 bound they are still >= the

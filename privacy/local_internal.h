@@ -44,7 +44,10 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *problem, guint 
  * the attackers included) alone: the Fisher information of a linear
  * function of the attackers' view that does not depend on anything beyond
  * the ball (PNDP: the view with the shell's inflow projected out; LDP and
- * SecLDP: the victim's own injections), priced with a primal point of the
+ * SecLDP: the victim's own injections; DECOR: the ball's seen injections
+ * jointly, their noise the local noise plus the unknown secrets, and the
+ * projected view with those secrets in its covariance; no covariance
+ * domination bound), priced with a primal point of the
  * exact sensitivity's semidefinite program (never above it); min with mu.
  * @which: the largest of the bounds, or one of them (tests). Covariance
  * domination (docs/local-bounds.md) adds a pass over the full graph.

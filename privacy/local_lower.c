@@ -93,6 +93,12 @@ typedef struct {
   guint *noisy;
   guint nz;
   const gboolean *attacker; /* ball indices */
+  /* DECOR: the secrets' variance in units of the local noise's (0: none),
+   * the full problem (its rows list the nodes beyond the ball) and the
+   * ball's node ids. */
+  double secret_var;
+  const PrivStructuredProblem *p;
+  const guint *ball, *sub; /* ball index -> node, node -> ball index (FAR outside) */
 } Ball;
 
 static const BallRows *ball_w(const Ball *b, guint r) {
@@ -138,6 +144,74 @@ static gboolean lower_kept_messages(double *K, gsize p, lapack_int **piv, lapack
     return FALSE;
   }
   return TRUE;
+}
+
+/* Whether the attackers know the secrets of @v's edges: PNDP and SecLDP
+ * attackers know their own edges' secrets, LDP ones none. O(attackers). */
+static gboolean secret_known(const PrivStructuredProblem *p, guint v) {
+  if (p->trust == PRIV_TRUST_LDP)
+    return FALSE;
+  for (guint a = 0; a < p->n_attackers; a++)
+    if (p->attackers[a] == v)
+      return TRUE;
+  return FALSE;
+}
+
+/* DECOR: secret_var over the local noise variance, 0 when the run has no
+ * edge secrets. */
+static double decor_secret_var(const PrivStructuredProblem *p) {
+  if (p->protocol != PRIV_PROTOCOL_DECOR || !(p->sigma_secret > 0) || !(p->sigma > 0))
+    return 0.0;
+  double ratio = p->sigma_secret / p->sigma;
+  return ratio * ratio;
+}
+
+/*
+ * DECOR: Y := Mq Cov, where Mq (p x nz T, column (i, k): noisy node i's
+ * unit injection at step k) and Cov = I + secret_var sum_e d_e d_e^T over
+ * the secrets the attackers do not know: per step k, each edge of W_{kK}'s
+ * support without an end whose secrets they know, d_e = e_(a,k) - e_(b,k)
+ * (+ at one end, - at the other; the sign convention does not change the
+ * covariance). An edge to a node beyond the ball has one end in the ball:
+ * d_e = e_(a,k), the secret's other side is in the inflow (or not seen at
+ * all); it stays noise here, which is what the original attackers face.
+ * @nidx: ball index -> noisy index (FAR: not noisy). O(T edges p).
+ */
+static void secret_cov_apply(const Ball *b, const guint *nidx, const double *Mq, gsize p,
+                             double *Y) {
+  const guint *sub = b->sub;
+  guint T = b->T, K = b->K;
+  gsize cols = (gsize)b->nz * T;
+  memcpy(Y, Mq, sizeof(double) * p * cols);
+  double s2 = b->secret_var;
+  for (guint k = 0; k < T; k++) {
+    guint r = k * K;
+    const TopoGossip *w = b->p->gossip[b->p->n_gossip == 1 ? 0 : r];
+    for (guint i = 0; i < b->nb; i++) {
+      guint ia = nidx[i], va = b->ball[i];
+      if (ia == FAR || secret_known(b->p, va))
+        continue;
+      const guint *c;
+      const double *x;
+      guint len = topo_gossip_row(w, va, &c, &x);
+      for (guint j = 0; j < len; j++) {
+        guint vb = c[j], jb = sub[vb];
+        /* Each ball-ball edge once (from its smaller end); by the
+         * symmetric support both ends list it. */
+        if (vb == va || (jb != FAR && jb < i) || secret_known(b->p, vb))
+          continue;
+        guint ib = jb == FAR ? FAR : nidx[jb];
+        gsize ca = (gsize)ia * T + k, cb = ib == FAR ? 0 : (gsize)ib * T + k;
+        for (gsize row = 0; row < p; row++) {
+          const double *m = Mq + row * cols;
+          double d = s2 * (m[ca] - (ib == FAR ? 0.0 : m[cb]));
+          Y[row * cols + ca] += d;
+          if (ib != FAR)
+            Y[row * cols + cb] -= d;
+        }
+      }
+    }
+  }
 }
 
 /* (Sec)LDP: the dense projected view of every ball message only up to this
@@ -186,7 +260,8 @@ static gboolean projected_blocks(const Ball *b, const double *Cinv, double unit,
   /* M, the projected M, its noise version (MF-D-SGD) and Z (m x cols
    * each at most), an inflow block (m x nb at most), G, its eigenvalues
    * and K (m x m each), the two propagation buffers (nb x nb at most). */
-  gsize count = priv_size_sum3(m, cols * (Cinv ? 4 : 3) + nb, m, 3 * m, 2 * (gsize)nb, nb);
+  gsize count = priv_size_sum3(m, cols * (Cinv || b->secret_var > 0 ? 4 : 3) + nb, m, 3 * m,
+                               2 * (gsize)nb, nb);
   if (!priv_check_budget(mf_doubles_bytes(count), max_bytes, "the local lower bound", error))
     return FALSE;
   gboolean ok = FALSE;
@@ -284,8 +359,22 @@ static gboolean projected_blocks(const Ball *b, const double *Cinv, double unit,
     Mnoise = Mn;
   }
   Km = g_new0(double, p *p);
-  cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)p, (int)cols, 1.0, Mnoise, (int)cols,
-              0.0, Km, (int)p);
+  if (b->secret_var > 0) {
+    /* DECOR: K = Mq Cov Mq^T, Cov the local noise plus the unknown
+     * secrets (white in time, so no Cinv). */
+    guint *nidx = g_new(guint, nb);
+    memset(nidx, 0xff, sizeof(guint) * nb);
+    for (guint i = 0; i < nz; i++)
+      nidx[b->noisy[i]] = i;
+    Mn = g_new(double, p *cols);
+    secret_cov_apply(b, nidx, Mq, p, Mn);
+    g_free(nidx);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)p, (int)p, (int)cols, 1.0, Mn,
+                (int)cols, Mq, (int)cols, 0.0, Km, (int)p);
+  } else {
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)p, (int)cols, 1.0, Mnoise, (int)cols,
+                0.0, Km, (int)p);
+  }
   lapack_int rank = 0;
   if (!lower_kept_messages(Km, p, &piv, &rank, error))
     goto out;
@@ -771,6 +860,124 @@ static gboolean known_state(const TopoGossip *w, guint v, gboolean own) {
   return FALSE;
 }
 
+/* Whether LDP/SecLDP attackers know node @u's step-@k injection g + noise:
+ * x_{kK}[u] - sum_v W_{kK-1}[u, v] x_{kK-1}[v], every state of which is
+ * known (x_0 = the common start at k = 0). O(row length attackers). */
+static gboolean injection_seen(const PrivStructuredProblem *p, guint K, guint u, guint k) {
+  gboolean secldp = p->trust == PRIV_TRUST_SECLDP;
+  guint r = k * K;
+  const TopoGossip *w = p->gossip[p->n_gossip == 1 ? 0 : r];
+  gboolean seen = known_state(w, u, FALSE);
+  if (seen && r > 0) {
+    const TopoGossip *w0 = p->gossip[p->n_gossip == 1 ? 0 : r - 1];
+    const guint *c;
+    const double *x;
+    guint len = topo_gossip_row(w0, u, &c, &x);
+    for (guint j = 0; j < len && seen; j++) {
+      /* A node is an attacker iff it is in p->attackers (few). */
+      gboolean own = FALSE;
+      for (guint a = 0; secldp && a < p->n_attackers; a++)
+        own = own || p->attackers[a] == c[j];
+      seen = x[j] == 0.0 || known_state(w0, c[j], own);
+    }
+  }
+  return seen;
+}
+
+/*
+ * DECOR under LDP and SecLDP: X[u][k, k] = ((I + secret_var L_S)^-1)_uu,
+ * the information of the seen injections of the ball's noisy nodes S at
+ * step k (S: those injection_seen, not the SecLDP attackers, whose own
+ * noise and secrets they know) on g_{u,k}. Their noise is the local noise
+ * plus, per edge of W_{kK}'s support whose secret the attackers do not
+ * know, +s at one end and -s at the other: covariance I + secret_var L_S,
+ * L_S the rows and columns S of that Laplacian over the WHOLE graph (a
+ * node's degree counts its edges beyond the ball too). Other nodes'
+ * injections are dropped (post-processing); with every node in S it is the
+ * exact closed form of the structured path. White in time: X[u] is
+ * diagonal. One Cholesky per distinct (W_{kK}, S): O(|S|^3 / 3) each,
+ * |S|^2 doubles.
+ */
+static gboolean decor_injection_blocks(const PrivStructuredProblem *p, guint K, const guint *ball,
+                                       guint nb, const guint *sub, const gboolean *att_node,
+                                       double unit, double *X, GError **error) {
+  guint T = p->T;
+  double s2 = decor_secret_var(p);
+  if (!priv_check_budget(mf_doubles_bytes((gsize)nb * nb + 2 * (gsize)nb), p->max_bytes,
+                         "the local lower bound of DECOR (the ball's injection covariance)", error))
+    return FALSE;
+  guint *S = g_new(guint, MAX(nb, 1)), *prevS = g_new(guint, MAX(nb, 1));
+  guint *idx = g_new(guint, MAX(nb, 1)); /* ball index -> position in S */
+  double *Q = g_new(double, (gsize)MAX(nb, 1) * MAX(nb, 1)), *d = g_new(double, MAX(nb, 1));
+  guint ns = 0, nprev = 0;
+  const TopoGossip *wprev = NULL;
+  gboolean ok = TRUE;
+  for (guint k = 0; k < T && ok; k++) {
+    guint r = k * K;
+    const TopoGossip *w = p->gossip[p->n_gossip == 1 ? 0 : r];
+    ns = 0;
+    for (guint i = 0; i < nb; i++) {
+      idx[i] = FAR;
+      if ((att_node[i] && p->trust == PRIV_TRUST_SECLDP) || !injection_seen(p, K, ball[i], k))
+        continue;
+      idx[i] = ns;
+      S[ns++] = i;
+    }
+    if (ns == 0)
+      continue;
+    if (w != wprev || ns != nprev || memcmp(S, prevS, sizeof(guint) * ns) != 0) {
+      memset(Q, 0, sizeof(double) * ns * ns);
+      for (guint a = 0; a < ns; a++) {
+        guint va = ball[S[a]];
+        Q[(gsize)a * ns + a] += 1.0;
+        if (secret_known(p, va))
+          continue;
+        const guint *c;
+        const double *x;
+        guint len = topo_gossip_row(w, va, &c, &x);
+        for (guint j = 0; j < len; j++) {
+          guint vb = c[j];
+          if (vb == va || secret_known(p, vb))
+            continue;
+          Q[(gsize)a * ns + a] += s2;
+          guint jb = sub[vb];
+          if (jb != FAR && idx[jb] != FAR)
+            Q[(gsize)a * ns + idx[jb]] -= s2; /* both triangles; dpotrf reads the lower */
+        }
+      }
+      /* Q's eigenvalues lie in [1, 1 + 2 s2 max degree] (Gershgorin):
+       * well conditioned. (Q^-1)_aa = |column a of L^-1|^2. */
+      lapack_int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)ns, Q, (lapack_int)ns);
+      if (info == 0)
+        info = LAPACKE_dtrtri(LAPACK_ROW_MAJOR, 'L', 'N', (lapack_int)ns, Q, (lapack_int)ns);
+      if (info != 0) {
+        g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                    "the local lower bound of DECOR: step %u's noise covariance (%u nodes): "
+                    "LAPACK failed (info %d)",
+                    k, ns, (int)info);
+        ok = FALSE;
+        break;
+      }
+      memset(d, 0, sizeof(double) * ns);
+      for (guint a = 0; a < ns; a++)
+        for (guint c2 = 0; c2 <= a; c2++)
+          d[c2] += Q[(gsize)a * ns + c2] * Q[(gsize)a * ns + c2];
+      wprev = w;
+      nprev = ns;
+      memcpy(prevS, S, sizeof(guint) * ns);
+    }
+    for (guint a = 0; a < ns; a++)
+      if (!att_node[S[a]])
+        X[((gsize)S[a] * T + k) * T + k] = unit * d[a];
+  }
+  g_free(S);
+  g_free(prevS);
+  g_free(idx);
+  g_free(Q);
+  g_free(d);
+  return ok;
+}
+
 /*
  * LDP and SecLDP: X[u] = the Fisher information of u's injections at the
  * steps k where x_{kK}[u] and every state in row u of W_{kK-1} are known:
@@ -783,32 +990,14 @@ static gboolean injection_blocks(const PrivStructuredProblem *p, guint K, const 
   guint *obs = g_new(guint, T);
   double *S = g_new(double, (gsize)T *T);
   gboolean ok = TRUE;
-  gboolean secldp = p->trust == PRIV_TRUST_SECLDP;
   for (guint i = 0; i < nb && ok; i++) {
     guint u = ball[i];
     if (att_node[i])
       continue;
     guint no = 0;
-    for (guint k = 0; k < T; k++) {
-      guint r = k * K;
-      const TopoGossip *w = p->gossip[p->n_gossip == 1 ? 0 : r];
-      gboolean seen = known_state(w, u, FALSE);
-      if (seen && r > 0) {
-        const TopoGossip *w0 = p->gossip[p->n_gossip == 1 ? 0 : r - 1];
-        const guint *c;
-        const double *x;
-        guint len = topo_gossip_row(w0, u, &c, &x);
-        for (guint j = 0; j < len && seen; j++) {
-          /* A node is an attacker iff it is in p->attackers (few). */
-          gboolean own = FALSE;
-          for (guint a = 0; secldp && a < p->n_attackers; a++)
-            own = own || p->attackers[a] == c[j];
-          seen = x[j] == 0.0 || known_state(w0, c[j], own);
-        }
-      }
-      if (seen)
+    for (guint k = 0; k < T; k++)
+      if (injection_seen(p, K, u, k))
         obs[no++] = k;
-    }
     if (no == 0)
       continue;
     double *Xu = X + (gsize)i * T * T;
@@ -928,13 +1117,23 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
    * lower bounds is one). */
   double *X2 = NULL, *X3 = NULL;
   if (ok && p->trust != PRIV_TRUST_PNDP && which != PRIV_LOCAL_LOWER_DOMINATION) {
-    ok = injection_blocks(p, K, ball, nb, att, Cinv, unit, X, error);
+    ok = decor_secret_var(p) > 0 ? decor_injection_blocks(p, K, ball, nb, sub, att, unit, X, error)
+                                 : injection_blocks(p, K, ball, nb, att, Cinv, unit, X, error);
     for (gsize i = 0; noiseless && ok && i < (gsize)nb * T * T; i++)
       if (X[i] != 0.0)
         X[i] = INFINITY;
   }
   if (ok && !noiseless) {
-    Ball b = {.nb = nb, .T = T, .K = K, .R = K * T, .n_w = p->n_gossip, .attacker = att};
+    Ball b = {.nb = nb,
+              .T = T,
+              .K = K,
+              .R = K * T,
+              .n_w = p->n_gossip,
+              .attacker = att,
+              .secret_var = decor_secret_var(p),
+              .p = p,
+              .ball = ball,
+              .sub = sub};
     b.w = g_new0(BallRows, p->n_gossip);
     for (guint k = 0; k < p->n_gossip; k++)
       ball_rows(p->gossip[k], ball, nb, sub, &b.w[k]);
@@ -972,7 +1171,11 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
       if (!att[i] || p->trust == PRIV_TRUST_LDP)
         b.noisy[b.nz++] = i;
     gboolean proj = which != PRIV_LOCAL_LOWER_DOMINATION;
-    gboolean dom = which != PRIV_LOCAL_LOWER_PROJECTION;
+    /* Covariance domination bounds the outside's noise as white
+     * (kappa I per step); DECOR's secrets correlate neighbours, and that
+     * bound is not derived for them: no domination bound (the others
+     * stand). */
+    gboolean dom = which != PRIV_LOCAL_LOWER_PROJECTION && b.secret_var == 0;
     if (p->trust == PRIV_TRUST_PNDP) {
       if (proj)
         ok = projected_blocks(&b, Cinv, unit, X, p->max_bytes, error);

@@ -344,10 +344,10 @@ static gboolean check_run(const ProtoAccountRequest *r, ProtoAccountJob *j,
 static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *j,
                                  ProtoAccountRefusal *refusal, GError **error) {
   if (!j->path_auto && j->path == PROTO_ACCOUNT_STRUCTURED) {
-    if (j->radius && j->proto.structured && j->proto.protocol == PRIV_PROTOCOL_DECOR)
+    if (j->radius && j->proto.protocol == PRIV_PROTOCOL_DECOR && !j->proto.structured)
       return refuse(refusal, PROTO_REFUSED_RULE, error,
-                    "--path local does not bound DECOR's edge secrets yet (the ball's boundary "
-                    "would have to carry them): use --path structured, observer or auto");
+                    "--path local bounds DECOR in units of its local noise: edge secrets without "
+                    "local noise (sigma = 0 < sigma_secret) need --path observer or auto");
     if (j->radius && !j->proto.structured)
       return refuse(refusal, PROTO_REFUSED_RULE, error,
                     "--path local bounds the structured path's accounting: it knows dsgd, "

@@ -1042,10 +1042,6 @@ static void resolve_path(R *r, ScenConfig *c) {
                   "local bounds account synchronous runs only; this run is in mode %s: use "
                   "auto, structured or observer",
                   c->mode ? c->mode : "?");
-    else if (c->shape.kind == PRIV_PROTOCOL_DECOR)
-      problem_key(r, "privacy", "path",
-                  "local bounds do not cover DECOR's edge secrets yet: use auto, structured or "
-                  "observer");
     else if (c->radius == 0 && c->tightness == 0)
       problem_key(r, "privacy", "path",
                   "privacy.path = local needs privacy.radius (the hops around each collusion "

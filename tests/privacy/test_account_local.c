@@ -104,7 +104,8 @@ static void check_lower(const PrivVictim *v, double exact, gboolean covered, dou
   }
 }
 
-static void check_case(const Case *c) {
+/* @c with DECOR's secrets of noise multiplier @sigma_secret (0: none). */
+static void check_case_secret(const Case *c, double sigma_secret) {
   GError *err = NULL;
   TopoGraph *g = topo_graph_generate(c->graph, &err);
   g_assert_no_error(err);
@@ -137,6 +138,7 @@ static void check_case(const Case *c) {
                              .attackers = c->attackers,
                              .n_attackers = c->n_attackers,
                              .sigma = c->noiseless ? 0.0 : 0.9,
+                             .sigma_secret = sigma_secret,
                              .b = c->b};
   PrivBlocks *bl = priv_structured_blocks(&p, &err);
   g_assert_no_error(err);
@@ -190,6 +192,11 @@ static void check_case(const Case *c) {
       g_assert_cmpuint(only[k]->n_victims, ==, le->n_victims);
       for (guint i = 0; i < le->n_victims; i++) {
         const PrivVictim *v = &only[k]->victims[i];
+        if (k == 1 && sigma_secret > 0) {
+          /* DECOR's secrets: no domination bound (docs/local-bounds.md). */
+          g_assert_cmpfloat(v->mu_lower, ==, 0.0);
+          continue;
+        }
         check_lower(v, mu0[v->node], covered, p.sigma, info.ball * K * c->T);
         /* The best is the larger of the two (the same SDP runs). */
         g_assert_cmpfloat(le->victims[i].mu_lower, >=, v->mu_lower);
@@ -250,6 +257,10 @@ static void check_case(const Case *c) {
   g_free(ws);
   topo_schedule_free(sch);
   topo_graph_free(g);
+}
+
+static void check_case(const Case *c) {
+  check_case_secret(c, 0.0);
 }
 
 static void test_dsgd(void) {
@@ -624,6 +635,91 @@ static void test_errors(void) {
   topo_graph_free(g);
 }
 
+/* DECOR's edge secrets: a colluder knows the secrets of its own edges, so
+ * the ball-shell secrets are known and the ball-ball ones are not. PNDP,
+ * SecLDP and LDP, one attacker and a collusion set, b = 1 and b > 1, regular,
+ * Barabasi and Erdos graphs of 20 to 300 nodes. */
+static void test_decor(void) {
+  const Case cases[] = {
+      {"regular:n=20,d=3,seed=2",
+       PRIV_PROTOCOL_DECOR,
+       1,
+       4,
+       1,
+       PRIV_TRUST_PNDP,
+       {0},
+       1,
+       NULL,
+       FALSE,
+       FALSE,
+       0},
+      {"barabasi:n=60,m=1,seed=2",
+       PRIV_PROTOCOL_DECOR,
+       1,
+       4,
+       2,
+       PRIV_TRUST_PNDP,
+       {5, 31},
+       2,
+       NULL,
+       FALSE,
+       FALSE,
+       0},
+      {"erdos:n=30,p=0.1,seed=5,connected=true",
+       PRIV_PROTOCOL_DECOR,
+       1,
+       4,
+       2,
+       PRIV_TRUST_SECLDP,
+       {1, 7},
+       2,
+       NULL,
+       FALSE,
+       TRUE,
+       0},
+      {"barabasi:n=40,m=2,seed=3",
+       PRIV_PROTOCOL_DECOR,
+       1,
+       3,
+       1,
+       PRIV_TRUST_SECLDP,
+       {0},
+       1,
+       NULL,
+       FALSE,
+       FALSE,
+       0},
+      {"regular:n=300,d=3,seed=1",
+       PRIV_PROTOCOL_DECOR,
+       1,
+       3,
+       1,
+       PRIV_TRUST_PNDP,
+       {0},
+       1,
+       NULL,
+       FALSE,
+       FALSE,
+       0},
+      /* LDP: the colluders are given their noise and secrets (SecLDP). */
+      {"erdos:n=24,p=0.15,seed=2,connected=true",
+       PRIV_PROTOCOL_DECOR,
+       1,
+       3,
+       1,
+       PRIV_TRUST_LDP,
+       {4},
+       1,
+       NULL,
+       FALSE,
+       FALSE,
+       0},
+  };
+  const double secret[] = {0.7, 1.3, 1.0, 0.5, 0.9, 0.8};
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    check_case_secret(&cases[i], secret[i]);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/privacy/account/local/dsgd", test_dsgd);
@@ -633,5 +729,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/account/local/lower-random", test_lower_random);
   g_test_add_func("/privacy/account/local/lower-domination", test_lower_domination);
   g_test_add_func("/privacy/account/local/errors", test_errors);
+  g_test_add_func("/privacy/account/local/decor", test_decor);
   return g_test_run();
 }

@@ -33,15 +33,21 @@ static GPtrArray *run_csv(ScenTestFix *f, const char *name, const char *text, ch
   return rows;
 }
 
-#define PRIVACY                                                                                    \
-  "[protocol]\nsigma = 1.1\n[collusion.a]\nnodes = 3\n[output]\nplots = false\n"                   \
+#define PRIVACY_OF(PROTO)                                                                          \
+  "[protocol]\n" PROTO "sigma = 1.1\n[collusion.a]\nnodes = 3\n[output]\nplots = false\n"          \
   "[privacy]\ntrust = pndp;ldp\nsensitivity = exact\n"
 
+/* D-SGD, and DECOR with its edge secrets (data: "decor"). */
 static void test_bounds(ScenTestFix *f, gconstpointer data) {
-  (void)data;
+  gboolean decor = data != NULL;
+  const char *privacy = decor ? BASE PRIVACY_OF("name = decor\n") : BASE PRIVACY_OF("");
   char *resolved = NULL;
-  GPtrArray *ex = run_csv(f, "exact.ini", BASE PRIVACY "path = structured\n", NULL);
-  GPtrArray *lo = run_csv(f, "local.ini", BASE PRIVACY "path = local\nradius = 2\n", &resolved);
+  char *ex_text = g_strconcat(privacy, "path = structured\n", NULL);
+  char *lo_text = g_strconcat(privacy, "path = local\nradius = 2\n", NULL);
+  GPtrArray *ex = run_csv(f, "exact.ini", ex_text, NULL);
+  GPtrArray *lo = run_csv(f, "local.ini", lo_text, &resolved);
+  g_free(ex_text);
+  g_free(lo_text);
   /* Columns: 1 trust, 2 victim, 3 distance, 5 mu, 13 path. */
   guint checked = 0;
   for (guint r = 1; r < lo->len; r++) {
@@ -84,12 +90,6 @@ static void test_problems(ScenTestFix *f, gconstpointer data) {
                     "local bounds are the structured path's");
   g_strfreev(p);
   g_free(path);
-  p = scen_test_problems(
-      f->dir, BASE "[protocol]\nname = decor\n[privacy]\npath = local\nradius = 1\n", NULL, &path);
-  scen_assert_match(p, g_strdup_printf("%s:8: privacy.path: ", path),
-                    "local bounds do not cover DECOR's edge secrets yet");
-  g_strfreev(p);
-  g_free(path);
   p = scen_test_problems(f->dir, BASE "[privacy]\npath = local\nradius = 0\n", NULL, &path);
   scen_assert_match(p, g_strdup_printf("%s:7: privacy.radius", path), "");
   g_strfreev(p);
@@ -99,6 +99,8 @@ static void test_problems(ScenTestFix *f, gconstpointer data) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   SCEN_TEST_ADD("/scenarios/local/bounds", test_bounds);
+  g_test_add("/scenarios/local/bounds-decor", ScenTestFix, "decor", scen_test_fix_setup,
+             test_bounds, scen_test_fix_teardown);
   SCEN_TEST_ADD("/scenarios/local/problems", test_problems);
   return g_test_run();
 }
