@@ -429,6 +429,40 @@ void scen_dist_pool_free(ScenDistPool *p);
 gboolean scen_dist_pool_add_sets(ScenDistPool *p, GBytes *const *sets, guint n_sets,
                                  GError **error);
 
+/** One panel of scen_dist_figure_save: a graph's pool (borrowed). */
+typedef struct {
+  const char *label;        /* the panel's title, before "(N nodes)" */
+  guint n_nodes;            /* the graph's */
+  const ScenDistPool *pool; /* its pairs by distance, both series */
+} ScenDistPanel;
+
+/** What the privacy-vs-distance figure says about the run it shows
+ * (strings borrowed). */
+typedef struct {
+  guint T, b;                 /* steps, and the batches (1: user level) */
+  double sigma, alpha;        /* the noise multiplier; the Rényi order drawn */
+  gboolean exact_sensitivity; /* the exact sensitivity, else the Thm 5.2 bound */
+  guint radius;               /* --path local's radius (0: the exact accounting) */
+  const char *mode;           /* an asynchronous run's mode, NULL when synchronous */
+  const char *latency, *loss; /* its latency and loss (NULL: constant:ms=0, none) */
+  const char *attackers;      /* the attacker sets as typed, or "all" */
+  const char *size;           /* "WxH" in points (plot_parse_size), NULL: 300 x 300 a panel */
+  double dpi;                 /* PNG resolution, 0 for plot/'s default */
+} ScenDistFigure;
+
+/**
+ * scen_dist_figure_save: draws the paper's Figure 2 to @path (SVG, PNG or
+ * PDF by its extension; plot_figure_save): a panel per @panels entry, the
+ * RDP at @f->alpha on a log axis against the hop distance, the mean with
+ * min/max bars of each series (SCEN_DIST_OURS solid, SCEN_DIST_OTHER
+ * dashed: Muffliato's bound, or the synchronous accounting when @f->mode is
+ * set), the legend on the first panel and a title naming the run.
+ * Errors: those of plot_parse_size and plot/ (a size, a file that cannot be
+ * written). Cost: O(panels x distances) and the rendering.
+ */
+gboolean scen_dist_figure_save(const ScenDistFigure *f, const ScenDistPanel *panels, guint n_panels,
+                               const char *path, GError **error);
+
 /**
  * ScenDistAcc: one accounting's victims of privacy.csv pooled by hop
  * distance: the rows of one (group, attacker set, trust model), a
