@@ -305,6 +305,7 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
   Job j = {.o = o, .task = task, .progress_done = G_MAXUINT64};
   GError *error = NULL;
   ProtoObservedRun *run = NULL;
+  LearnPartition *lists = NULL; /* the caller's partition lists, dealt once */
   DpgTable *t = NULL;
   if (!dpg_check_cancel(&error)) {
     dpg_fail(err, error, 1);
@@ -319,17 +320,14 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
   }
   j.n = topo_graph_n_nodes(j.g);
   phase(&j, "setting up the run (schedule, dataset, models)");
-  /* The caller's lists are the caller's input (status 2): checked here by
-   * the one function that deals them, before the run, which would only
-   * report a start that failed. */
-  if (task != NULL && task->partition_offsets != NULL) {
-    LearnPartition *lists = learn_partition_lists(
-        task->n_train, j.n, o->batches, task->partition_offsets, task->partition_records, &error);
-    if (lists == NULL) {
-      dpg_fail(err, error, 2);
-      goto out;
-    }
-    learn_partition_free(lists);
+  /* The caller's lists are the caller's input (status 2): dealt and checked
+   * here, once, before the run (which would only report a start that
+   * failed), and handed to the run as they are. */
+  if (task != NULL && task->partition_offsets != NULL &&
+      (lists = learn_partition_lists(task->n_train, j.n, o->batches, task->partition_offsets,
+                                     task->partition_records, &error)) == NULL) {
+    dpg_fail(err, error, 2);
+    goto out;
   }
   if (o->schedule != NULL && strcmp(o->schedule, "static") != 0 &&
       (j.sched = topo_schedule_new(o->schedule, j.g, j.run.gossip, j.run.seed_value, &error)) ==
@@ -360,8 +358,7 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
                                      .gradient = task_gradient,
                                      .evaluate = task->evaluate ? task_evaluate : NULL,
                                      .user_data = &j,
-                                     .partition_offsets = task->partition_offsets,
-                                     .partition_records = task->partition_records};
+                                     .partition = lists};
     cfg.external = &j.external;
   }
   if ((run = proto_observed_run_new(&cfg, observe, &error)) == NULL) {
@@ -392,6 +389,7 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
   set_attrs(t, &j);
 out:
   proto_observed_run_free(run);
+  learn_partition_free(lists);
   proto_account_job_free(j.privacy);
   topo_schedule_free(j.sched);
   topo_graph_free(j.g);

@@ -11,8 +11,10 @@
  * 2022, corrected Thm 11) dashed. One panel per graph. The plotted numbers
  * can be written as CSV, and a per-distance summary of the gap between the
  * two accountings is printed on stdout. The statistic (victim rows, pooled
- * by distance) is the scenarios' (scen_dist_rows, ScenDistPool); this file
- * holds the options, one accounting request per panel, and the outputs.
+ * by distance) is the scenarios' (scen_dist_rows, ScenDistPool), and so are
+ * its table (scen_dist_pool_csv) and its drawing (scen_dist_figure_save,
+ * scenarios/distance_figure.c); this file holds the options, one accounting
+ * request per panel, and the summary it prints.
  *
  * Each listed attacker is accounted on its own (one structured accounting
  * per attacker); a collusion set is written with '+' (0+5) and its distance
@@ -337,107 +339,30 @@ static gboolean write_data(const GPtrArray *panels, const FigureRun *fr, const c
   return ok;
 }
 
-/* One panel: our accounting solid with circles, the other (Muffliato, or
- * the synchronous accounting) dashed with squares, each with min/max bars;
- * the two series are nudged apart horizontally so their bars never hide
- * each other. */
-static gboolean draw_panel(PlotAxes *ax, const Panel *p, const CliAccountSetup *s,
-                           const FigureRun *fr, gboolean legend, GError **error) {
-  static const double nudge[N_METHODS] = {-0.07, 0.07};
-  const char *sens = s->sensitivity == MF_SENSITIVITY_EXACT ? "exact sensitivity"
-                                                              : "Thm 5.2 bound";
-  char *ours = fr->async ? g_strdup_printf("async: latency %s%s%s",
-                                           fr->latency ? fr->latency : "constant:ms=0",
-                                           fr->loss ? ", loss " : "", fr->loss ? fr->loss : "")
-               : fr->radius ? g_strdup_printf("local bound, radius %u (%s)", fr->radius, sens)
-                            : g_strdup_printf("this accounting (%s)", sens);
-  char *sync = g_strdup_printf("synchronous (%s; Muffliato: sync only)", sens);
-  const char *labels[N_METHODS] = {ours, fr->async ? sync : "Muffliato (Cyffers et al. 2022)"};
-  /* The synchronous series keeps the sync figure's colour of ours. */
-  const PlotColor colors[N_METHODS] = {fr->async ? plot_palette(2) : plot_palette(0),
-                                       fr->async ? plot_palette(0) : plot_palette(1)};
-  guint nd = p->pool->max_distance;
-  double *x = g_new(double, nd), *mean = g_new(double, nd), *lo = g_new(double, nd),
-         *hi = g_new(double, nd);
-  gboolean ok = TRUE;
-  for (guint m = 0; m < N_METHODS && ok; m++) {
-    for (guint d = 1; d <= nd; d++) {
-      const ScenDistStat *st = &p->pool->stat[m][d];
-      x[d - 1] = d + nudge[m];
-      mean[d - 1] = scen_dist_stat_mean(st);
-      lo[d - 1] = scen_dist_stat_min(st);
-      hi[d - 1] = scen_dist_stat_max(st);
-    }
-    PlotStyle line = {.color = colors[m],
-                      .dash = m == METHOD_OURS ? PLOT_DASH_SOLID : PLOT_DASH_DASHED,
-                      .marker = m == METHOD_OURS ? PLOT_MARKER_CIRCLE : PLOT_MARKER_SQUARE,
-                      .width = 1.8};
-    PlotStyle bars = {.color = colors[m], .width = 1.1, .cap = 5};
-    ok = plot_axes_add_errorbars(ax, NULL, nd, x, lo, hi, &bars, error) &&
-         plot_axes_add_line(ax, legend ? labels[m] : NULL, nd, x, mean, &line, error);
-  }
-  g_free(x);
-  g_free(mean);
-  g_free(lo);
-  g_free(hi);
-  g_free(ours);
-  g_free(sync);
-  if (!ok)
-    return FALSE;
-  char *title = g_strdup_printf("%s (%u nodes)", p->label, topo_graph_n_nodes(p->g));
-  plot_axes_set_title(ax, title);
-  g_free(title);
-  plot_axes_set_xlabel(ax, "hop distance to the attacker (mean, bars: min–max)");
-  char *ylabel = g_strdup_printf("Rényi DP at α = %g", s->alpha);
-  plot_axes_set_ylabel(ax, ylabel);
-  g_free(ylabel);
-  plot_axes_set_yscale(ax, PLOT_SCALE_LOG10);
-  /* Tight limits: the data's range (5% margin), ticks inside; the x axis
-   * ends half a hop past the last distance, ticks on whole distances. */
-  plot_axes_set_integer_ticks(ax, TRUE, FALSE);
-  if (!plot_axes_set_xlim(ax, 0.5, nd + 0.5, error))
-    return FALSE;
-  if (legend)
-    plot_axes_set_legend(ax, PLOT_LEGEND_BEST);
-  return TRUE;
-}
-
-/* @size: "WxH" (plot_parse_size) or NULL: 300 x 300 pt per panel; @dpi:
- * PNG resolution, 0 for the default 144. */
+/* The figure (scenarios/distance_figure.c draws it): a panel per graph,
+ * the run named as the options gave it. */
 static gboolean draw_figure(const GPtrArray *panels, const CliAccountSetup *s, const FigureRun *fr,
                             const char *attackers, const char *path, const char *size, double dpi,
                             GError **error) {
-  guint np = panels->len;
-  double w = 40 + 300.0 * np, h = 300;
-  if (size && !plot_parse_size(size, &w, &h, error))
-    return FALSE;
-  PlotFigure *fig = plot_figure_new(w, h, 1, np, error);
-  if (!fig)
-    return FALSE;
-  if (dpi > 0 && !plot_figure_set_png_scale(fig, dpi / 72.0, error)) {
-    plot_figure_free(fig);
-    return FALSE;
+  ScenDistPanel *dp = g_new0(ScenDistPanel, MAX(panels->len, 1));
+  for (guint i = 0; i < panels->len; i++) {
+    const Panel *p = g_ptr_array_index(panels, i);
+    dp[i] = (ScenDistPanel){p->label, topo_graph_n_nodes(p->g), p->pool};
   }
-  gboolean ok = TRUE;
-  for (guint i = 0; i < np && ok; i++)
-    ok = draw_panel(plot_figure_axes(fig, 0, i), g_ptr_array_index(panels, i), s, fr, i == 0,
-                    error);
-  if (ok) {
-    char *who = g_str_equal(attackers, "all") ? g_strdup("all attackers")
-                                              : g_strdup_printf("attackers %s", attackers);
-    char *title = fr->async
-                      ? g_strdup_printf("PNDP loss of DP-D-SGD under %s: T = %u, σ = %g, %s, %s",
-                                        fr->mode, s->T, s->sigma,
-                                        s->b == 1 ? "user level" : "cyclic participation", who)
-                      : g_strdup_printf("PNDP privacy loss of DP-D-SGD: T = %u, σ = %g, %s, %s",
-                                        s->T, s->sigma,
-                                        s->b == 1 ? "user level" : "cyclic participation", who);
-    plot_figure_set_title(fig, title);
-    g_free(title);
-    g_free(who);
-    ok = plot_figure_save(fig, path, error);
-  }
-  plot_figure_free(fig);
+  ScenDistFigure f = {.T = s->T,
+                      .b = s->b,
+                      .sigma = s->sigma,
+                      .alpha = s->alpha,
+                      .exact_sensitivity = s->sensitivity == MF_SENSITIVITY_EXACT,
+                      .radius = fr->radius,
+                      .mode = fr->async ? fr->mode : NULL,
+                      .latency = fr->latency,
+                      .loss = fr->loss,
+                      .attackers = attackers,
+                      .size = size,
+                      .dpi = dpi};
+  gboolean ok = scen_dist_figure_save(&f, dp, panels->len, path, error);
+  g_free(dp);
   return ok;
 }
 

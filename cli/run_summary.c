@@ -321,188 +321,93 @@ static void print_groups(const Sweep *s) {
   g_array_unref(c.eps);
 }
 
-typedef struct {
-  char *collusion, *trust;
-  guint order; /* first appearance of (collusion, trust) */
-  double distance, rdp, eps;
-  guint k;
-} PrivGroup;
-
-static gint cmp_group(gconstpointer a, gconstpointer b) {
-  const PrivGroup *x = a, *y = b;
-  if (x->order != y->order)
-    return x->order < y->order ? -1 : 1;
-  return (x->distance > y->distance) - (x->distance < y->distance);
-}
-
-/* Mean RDP and epsilon per (collusion, trust, distance). */
+/* Mean RDP and epsilon per (collusion, trust, distance) of a point's
+ * privacy.csv, pooled by scenarios/distance_stats.c. */
 static void print_privacy(GPtrArray *rows) {
   char **header = g_ptr_array_index(rows, 0);
-  int cc = scen_csv_column(header, "collusion"), ct = scen_csv_column(header, "trust"),
-      cd = scen_csv_column(header, "distance"), cr = scen_csv_column(header, "rdp"),
-      ce = scen_csv_column(header, "epsilon");
-  if (cc < 0 || ct < 0 || cd < 0 || cr < 0 || ce < 0)
-    return;
-  GArray *groups = g_array_new(FALSE, TRUE, sizeof(PrivGroup));
-  guint n_pairs = 0, unresolved = 0;
-  int cs = scen_csv_column(header, "status"); /* only when some victim is unresolved */
-  for (guint r = 1; r < rows->len; r++) {
-    char **row = g_ptr_array_index(rows, r);
-    if (cs >= 0 && g_strv_length(row) > (guint)cs && strcmp(row[cs], "unresolved") == 0)
-      unresolved++;
-    double d = g_ascii_strtod(row[cd], NULL);
-    PrivGroup *g = NULL;
-    guint order = G_MAXUINT;
-    for (guint i = 0; i < groups->len; i++) {
-      PrivGroup *h = &g_array_index(groups, PrivGroup, i);
-      if (strcmp(h->collusion, row[cc]) == 0 && strcmp(h->trust, row[ct]) == 0) {
-        order = h->order;
-        if (h->distance == d)
-          g = h;
-      }
-    }
-    if (g == NULL) {
-      PrivGroup fresh = {
-          g_strdup(row[cc]), g_strdup(row[ct]), order != G_MAXUINT ? order : n_pairs++, d, 0, 0, 0};
-      g_array_append_val(groups, fresh);
-      g = &g_array_index(groups, PrivGroup, groups->len - 1);
-    }
-    g->rdp += g_ascii_strtod(row[cr], NULL); /* "inf" parses as infinity */
-    g->eps += g_ascii_strtod(row[ce], NULL);
-    g->k++;
-  }
-  g_array_sort(groups, cmp_group);
-  if (unresolved)
+  const char *need[] = {"collusion", "trust", "distance", "rdp", "epsilon"};
+  for (guint i = 0; i < G_N_ELEMENTS(need); i++)
+    if (scen_csv_column(header, need[i]) < 0)
+      return;
+  ScenDistCsv *p = scen_dist_csv_new();
+  scen_dist_csv_add(p, rows, NULL, NULL);
+  if (p->n_unresolved)
     fprintf(stderr, "dpgossip run: warning: %u victim%s in privacy.csv: %s (status unresolved)\n",
-            unresolved, unresolved == 1 ? "" : "s", PRIV_UNRESOLVED_NOTE);
+            p->n_unresolved, p->n_unresolved == 1 ? "" : "s", PRIV_UNRESOLVED_NOTE);
   printf("\nprivacy by hop distance (privacy.csv; means over victims):\n");
   printf("  %-14s %-7s %8s %8s %12s %12s\n", "collusion", "trust", "distance", "victims", "rdp",
          "epsilon");
-  for (guint i = 0; i < groups->len; i++) {
-    PrivGroup *g = &g_array_index(groups, PrivGroup, i);
-    char *rdp = num_up(g->rdp / g->k, 4), *eps = num_up(g->eps / g->k, 4);
-    printf("  %-14.14s %-7.7s %8.0f %8u %12s %12s\n", g->collusion, g->trust, g->distance, g->k,
-           rdp, eps);
-    g_free(rdp);
-    g_free(eps);
-    g_free(g->collusion);
-    g_free(g->trust);
+  for (guint i = 0; i < p->accs->len; i++) {
+    const ScenDistAcc *a = g_ptr_array_index(p->accs, i);
+    for (guint d = 0; d <= p->max_distance; d++) {
+      const ScenDistStat *sr = scen_dist_csv_stat(a, d, TRUE),
+                         *se = scen_dist_csv_stat(a, d, FALSE);
+      if (se == NULL)
+        continue;
+      char *rdp = num_up(scen_dist_stat_mean(sr), 4), *eps = num_up(scen_dist_stat_mean(se), 4);
+      printf("  %-14.14s %-7.7s %8u %8u %12s %12s\n", a->collusion, a->trust, d,
+             scen_dist_stat_total(se), rdp, eps);
+      g_free(rdp);
+      g_free(eps);
+    }
   }
-  g_array_unref(groups);
+  scen_dist_csv_free(p);
 }
 
-/* One row of the sweep's distance table: a group's privacy under one trust
- * model against one attacker set, summed per distance. */
-typedef struct {
-  guint group;
-  char *collusion, *trust, *attackers;
-  guint order;       /* first appearance in privacy.csv */
-  GArray *sum, *cnt; /* double, guint per distance 0..dmax */
-} DistRow;
-
-static gint cmp_dist_row(gconstpointer a, gconstpointer b) {
-  const DistRow *x = *(DistRow *const *)a, *y = *(DistRow *const *)b;
+/* The sweep's accountings, by group then first appearance in privacy.csv. */
+static gint cmp_acc(gconstpointer a, gconstpointer b) {
+  const ScenDistAcc *x = *(ScenDistAcc *const *)a, *y = *(ScenDistAcc *const *)b;
   if (x->group != y->group)
     return x->group < y->group ? -1 : 1;
   return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void dist_row_free(gpointer p) {
-  DistRow *d = p;
-  g_free(d->collusion);
-  g_free(d->trust);
-  g_free(d->attackers);
-  g_array_unref(d->sum);
-  g_array_unref(d->cnt);
-  g_free(d);
-}
-
-/* Privacy by hop distance for a sweep: per group, trust model and attacker
- * set, the mean epsilon over the victims at each distance (and seeds), one
- * column per distance, the number of victims on a line of its own; then
- * what each trust model lets the attackers see. */
-/* privacy.csv's epsilons by (group, collusion, trust) and distance. */
+/* privacy.csv's epsilons by (group, collusion, trust) and distance
+ * (scenarios/distance_stats.c's pool), in the table's row order. */
 typedef struct {
-  GPtrArray *rows;  /* DistRow, sorted */
-  GArray *victims;  /* guint per distance: the first point's first accounting */
-  guint dmax;
-  gboolean one_set; /* a single collusion set */
+  ScenDistCsv *pool;
+  GPtrArray *rows;    /* the pool's ScenDistAcc (borrowed), sorted */
+  ScenDistCsv *first; /* the first point's rows: its first accounting counts the victims */
+  gboolean one_set;   /* a single collusion set */
 } DistTable;
 
-/* The row of (group @g, collusion @col, trust @tr), made when new. */
-static DistRow *dist_row(GPtrArray *rows, guint g, const char *col, const char *tr,
-                         const char *attackers) {
-  for (guint i = 0; i < rows->len; i++) {
-    DistRow *x = g_ptr_array_index(rows, i);
-    if (x->group == g && strcmp(x->collusion, col) == 0 && strcmp(x->trust, tr) == 0)
-      return x;
-  }
-  DistRow *dr = g_new0(DistRow, 1);
-  dr->group = g;
-  dr->collusion = g_strdup(col);
-  dr->trust = g_strdup(tr);
-  dr->attackers = g_strdup(attackers);
-  dr->order = rows->len;
-  dr->sum = g_array_new(FALSE, TRUE, sizeof(double));
-  dr->cnt = g_array_new(FALSE, TRUE, sizeof(guint));
-  g_ptr_array_add(rows, dr);
-  return dr;
+static void dist_table_clear(DistTable *dt) {
+  g_ptr_array_unref(dt->rows);
+  scen_dist_csv_free(dt->pool);
+  scen_dist_csv_free(dt->first);
 }
 
-/* Reads privacy.csv into @dt; FALSE (nothing allocated) without it or
+/* How many victims the first point's first accounting has at distance @d. */
+static guint dist_victims(const DistTable *dt, guint d) {
+  const ScenDistAcc *a = dt->first->accs->len ? g_ptr_array_index(dt->first->accs, 0) : NULL;
+  const ScenDistStat *st = a ? scen_dist_csv_stat(a, d, FALSE) : NULL;
+  return st ? scen_dist_stat_total(st) : 0;
+}
+
+/* Pools privacy.csv into @dt; FALSE (nothing allocated) without it or
  * without any victim at a distance. */
 static gboolean dist_collect(const Sweep *s, DistTable *dt) {
-  if (s->privacy == NULL || s->privacy->len < 2)
+  if (s->privacy == NULL || s->privacy->len < 2 ||
+      scen_csv_column(g_ptr_array_index(s->privacy, 0), "point") < 0)
     return FALSE;
-  char **h = g_ptr_array_index(s->privacy, 0);
-  int cp = scen_csv_column(h, "point"), cc = scen_csv_column(h, "collusion"),
-      ct = scen_csv_column(h, "trust"), cd = scen_csv_column(h, "distance"),
-      ce = scen_csv_column(h, "epsilon"), ca = scen_csv_column(h, "attackers");
-  if (cp < 0 || cc < 0 || ct < 0 || cd < 0 || ce < 0)
+  ScenDistCsv *pool = scen_dist_csv_new();
+  scen_dist_csv_add(pool, s->privacy, s->group_of, NULL);
+  if (pool->accs->len == 0) {
+    scen_dist_csv_free(pool);
     return FALSE;
-  *dt = (DistTable){g_ptr_array_new_with_free_func(dist_row_free),
-                    g_array_new(FALSE, TRUE, sizeof(guint)), 0, FALSE};
-  const char *point0 = scen_csv_cell(g_ptr_array_index(s->privacy, 1), cp);
-  const char *key0 = NULL; /* first (collusion, trust) of the first point */
-  GHashTable *sets = g_hash_table_new(g_str_hash, g_str_equal);
-  for (guint r = 1; r < s->privacy->len; r++) {
-    char **row = g_ptr_array_index(s->privacy, r);
-    double d, e;
-    if (!is_number(scen_csv_cell(row, cd), &d) || !isfinite(d) || d < 0 || d > 1e6 ||
-        !is_number(scen_csv_cell(row, ce), &e))
-      continue; /* unreachable victims have no distance column */
-    guint g = GPOINTER_TO_UINT(g_hash_table_lookup(s->group_of, scen_csv_cell(row, cp)));
-    const char *col = scen_csv_cell(row, cc), *tr = scen_csv_cell(row, ct);
-    g_hash_table_add(sets, (gpointer)col);
-    DistRow *dr = dist_row(dt->rows, g, col, tr, scen_csv_cell(row, ca));
-    guint k = (guint)d;
-    dt->dmax = MAX(dt->dmax, k);
-    if (dr->sum->len <= k) {
-      g_array_set_size(dr->sum, k + 1);
-      g_array_set_size(dr->cnt, k + 1);
-    }
-    g_array_index(dr->sum, double, k) += e;
-    g_array_index(dr->cnt, guint, k)++;
-    if (strcmp(scen_csv_cell(row, cp), point0) == 0) {
-      char *key = g_strconcat(col, ",", tr, NULL);
-      if (key0 == NULL)
-        key0 = g_intern_string(key);
-      if (g_intern_string(key) == key0) {
-        if (dt->victims->len <= k)
-          g_array_set_size(dt->victims, k + 1);
-        g_array_index(dt->victims, guint, k)++;
-      }
-      g_free(key);
-    }
   }
-  g_ptr_array_sort(dt->rows, cmp_dist_row);
-  dt->one_set = g_hash_table_size(sets) == 1;
-  g_hash_table_unref(sets);
-  if (dt->rows->len > 0)
-    return TRUE;
-  g_ptr_array_unref(dt->rows);
-  g_array_unref(dt->victims);
-  return FALSE;
+  char **h = g_ptr_array_index(s->privacy, 0);
+  const char *point0 = scen_csv_cell(g_ptr_array_index(s->privacy, 1), scen_csv_column(h, "point"));
+  *dt = (DistTable){pool, g_ptr_array_new(), scen_dist_csv_new(), TRUE};
+  scen_dist_csv_add(dt->first, s->privacy, NULL, point0);
+  for (guint i = 0; i < pool->accs->len; i++) {
+    ScenDistAcc *a = g_ptr_array_index(pool->accs, i);
+    g_ptr_array_add(dt->rows, a);
+    dt->one_set &= strcmp(a->collusion,
+                          ((ScenDistAcc *)g_ptr_array_index(pool->accs, 0))->collusion) == 0;
+  }
+  g_ptr_array_sort(dt->rows, cmp_acc);
+  return TRUE;
 }
 
 /* The table from distance @d0 on (the attackers themselves, at distance 0,
@@ -510,6 +415,7 @@ static gboolean dist_collect(const Sweep *s, DistTable *dt) {
 static CliTable *dist_table(const Sweep *s, const DistTable *dt, guint d0, GPtrArray *trusts) {
   char **gh = g_ptr_array_index(s->groups, 0);
   int n_axes = s->n_axes;
+  guint dmax = dt->pool->max_distance;
   guint n_text = (guint)n_axes + (dt->one_set ? 1 : 2);
   CliTable *t = cli_table_new(n_text);
   cli_table_row(t);
@@ -518,7 +424,7 @@ static CliTable *dist_table(const Sweep *s, const DistTable *dt, guint d0, GPtrA
   if (!dt->one_set)
     cli_table_cell(t, "attackers");
   cli_table_cell(t, "trust");
-  for (guint d = d0; d <= dt->dmax; d++)
+  for (guint d = d0; d <= dmax; d++)
     cli_table_cell(t, "d=%u", d);
   /* How many victims each distance has (one attacker set: several have
    * their own). */
@@ -527,11 +433,11 @@ static CliTable *dist_table(const Sweep *s, const DistTable *dt, guint d0, GPtrA
     cli_table_cell(t, "victims");
     for (guint c = 1; c < n_text; c++)
       cli_table_cell(t, "%s", "");
-    for (guint d = d0; d <= dt->dmax; d++)
-      cli_table_cell(t, "%u", d < dt->victims->len ? g_array_index(dt->victims, guint, d) : 0);
+    for (guint d = d0; d <= dmax; d++)
+      cli_table_cell(t, "%u", dist_victims(dt, d));
   }
   for (guint i = 0; i < dt->rows->len && i < 40; i++) {
-    DistRow *dr = g_ptr_array_index(dt->rows, i);
+    const ScenDistAcc *dr = g_ptr_array_index(dt->rows, i);
     cli_table_row(t);
     char **grow = dr->group ? g_ptr_array_index(s->groups, dr->group) : NULL;
     for (int a = 1; a <= n_axes; a++)
@@ -544,9 +450,9 @@ static CliTable *dist_table(const Sweep *s, const DistTable *dt, guint d0, GPtrA
       seen |= strcmp(g_ptr_array_index(trusts, k), dr->trust) == 0;
     if (!seen)
       g_ptr_array_add(trusts, dr->trust);
-    for (guint d = d0; d <= dt->dmax; d++) {
-      guint n = d < dr->cnt->len ? g_array_index(dr->cnt, guint, d) : 0;
-      char *v = n ? num_up(g_array_index(dr->sum, double, d) / n, 4) : g_strdup("");
+    for (guint d = d0; d <= dmax; d++) {
+      const ScenDistStat *st = scen_dist_csv_stat(dr, d, FALSE);
+      char *v = st ? num_up(scen_dist_stat_mean(st), 4) : g_strdup("");
       cli_table_cell(t, "%s", v);
       g_free(v);
     }
@@ -559,11 +465,11 @@ static void print_distance(const Sweep *s) {
   if (!dist_collect(s, &dt))
     return;
   guint d0 = 0; /* the attackers themselves (distance 0) are no victims */
-  while (d0 < dt.victims->len && g_array_index(dt.victims, guint, d0) == 0)
+  while (dt.first->accs->len > 0 && d0 <= dt.first->max_distance && dist_victims(&dt, d0) == 0)
     d0++;
   GPtrArray *trusts = g_ptr_array_new();
   CliTable *t = dist_table(s, &dt, d0, trusts);
-  DistRow *first = g_ptr_array_index(dt.rows, 0);
+  const ScenDistAcc *first = g_ptr_array_index(dt.rows, 0);
   char **h = g_ptr_array_index(s->privacy, 0);
   const char *delta =
       scen_csv_cell(g_ptr_array_index(s->privacy, 1), scen_csv_column(h, "delta"));
@@ -585,8 +491,7 @@ static void print_distance(const Sweep *s) {
   }
   g_ptr_array_unref(trusts);
   cli_table_free(t);
-  g_ptr_array_unref(dt.rows);
-  g_array_unref(dt.victims);
+  dist_table_clear(&dt);
 }
 
 void cli_run_print_summary(const char *out_dir) {

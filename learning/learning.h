@@ -366,6 +366,12 @@ LearnPartition *learn_partition_lists(gsize n_available, guint n_nodes, guint n_
                                       const gsize *offsets, const gsize *records, GError **error);
 
 /*
+ * learn_partition_copy: a copy of @p (learn_partition_free), for a holder
+ * that outlives @p's owner. O(n_nodes + n_records).
+ */
+LearnPartition *learn_partition_copy(const LearnPartition *p);
+
+/*
  * learn_partition_new: the partition of a spec: "uniform" (NULL too),
  * "dirichlet:alpha=A" (learn_partition_dirichlet), "classes:k=K"
  * (learn_partition_classes) or "users:k=K" (learn_partition_users), of

@@ -56,6 +56,15 @@ void learn_partition_free(LearnPartition *p) {
   g_free(p);
 }
 
+LearnPartition *learn_partition_copy(const LearnPartition *p) {
+  g_return_val_if_fail(p != NULL, NULL);
+  LearnPartition *c = g_new(LearnPartition, 1);
+  *c = *p;
+  c->offsets = g_memdup2(p->offsets, (p->n_nodes + 1) * sizeof *p->offsets);
+  c->records = g_memdup2(p->records, p->n_records * sizeof *p->records);
+  return c;
+}
+
 LearnPartition *learn_partition_uniform(gsize n_records, guint n_nodes, guint n_batches,
                                         guint64 seed, GError **error) {
   LearnPartition *p = partition_alloc(n_records, n_nodes, n_batches, error);

@@ -224,10 +224,11 @@ typedef struct ProtoExternalTask {
   ProtoExternalGradFunc gradient;
   ProtoExternalEvalFunc evaluate; /* nullable: metrics stay NAN */
   gpointer user_data;
-  /* The caller's partition (learn_partition_lists), or both NULL for the
+  /* The caller's partition, built and checked by the caller
+   * (learn_partition_lists, once: its errors are the caller's input) for
+   * the run's nodes and batches, copied by proto_run_new; or NULL for the
    * run's partition rule (which must then be the only one given). */
-  const gsize *partition_offsets; /* nodes + 1 */
-  const gsize *partition_records; /* partition_offsets[nodes] indices < n_train */
+  const LearnPartition *partition;
 } ProtoExternalTask;
 
 /*

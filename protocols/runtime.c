@@ -173,12 +173,16 @@ static gboolean load_external(ProtoContext *ctx, const ProtoRunConfig *cfg, GErr
                  x->train_labels[i], i, x->n_classes - 1);
     ctx->train->targets[i] = x->train_labels[i];
   }
-  if (x->partition_offsets != NULL) {
+  if (x->partition != NULL) {
     if (cfg->partition != NULL)
       return bad(error, "a partition rule (%s) and the caller's partition lists: give one",
                  cfg->partition);
-    ctx->partition = learn_partition_lists(x->n_train, ctx->n, ctx->b, x->partition_offsets,
-                                           x->partition_records, error);
+    if (x->partition->n_nodes != ctx->n || x->partition->n_batches != ctx->b)
+      return bad(error,
+                 "the caller's partition is for %u nodes and %u batches, the run has %u "
+                 "and %u",
+                 x->partition->n_nodes, x->partition->n_batches, ctx->n, ctx->b);
+    ctx->partition = learn_partition_copy(x->partition);
   } else {
     ctx->partition = learn_partition_new(cfg->partition, ctx->train, ctx->n, ctx->b,
                                          derived_seed(ctx->seed, SEED_PARTITION), error);

@@ -5,9 +5,12 @@
  * each distance. `dpgossip figure` pools each attacker set's victim rows
  * (computed on any MPI rank) here; the scenario figures pool their victims
  * with the same ScenDistStat, so both figures draw the same numbers from
- * the same values.
+ * the same values. The victims a run wrote to privacy.csv are pooled by
+ * accounting and distance here too (ScenDistCsv), for the run summary and
+ * the scenario figures.
  */
 #include <math.h>
+#include <string.h>
 
 #include "scenarios/scenarios.h"
 
@@ -168,4 +171,106 @@ void scen_dist_pool_csv(GString *out, const char *label, const ScenDistPool *p,
       scen_csv_number17(out, scen_dist_stat_max(s));
       g_string_append_printf(out, ",%u\n", scen_dist_stat_total(s));
     }
+}
+
+/* ---- privacy.csv's victims by accounting and distance ---- */
+
+ScenDistCsv *scen_dist_csv_new(void) {
+  ScenDistCsv *p = g_new0(ScenDistCsv, 1);
+  p->accs = g_ptr_array_new();
+  return p;
+}
+
+void scen_dist_csv_free(ScenDistCsv *p) {
+  if (p == NULL)
+    return;
+  for (guint i = 0; i < p->accs->len; i++) {
+    ScenDistAcc *a = g_ptr_array_index(p->accs, i);
+    g_free(a->collusion);
+    g_free(a->trust);
+    g_free(a->attackers);
+    g_array_unref(a->rdp);
+    g_array_unref(a->epsilon);
+    g_free(a);
+  }
+  g_ptr_array_unref(p->accs);
+  g_free(p);
+}
+
+/* Whether the whole of @v is a number (then in *@x); "inf" is one. */
+static gboolean csv_number(const char *v, double *x) {
+  char *end = NULL;
+  *x = g_ascii_strtod(v, &end);
+  return *v != '\0' && end != NULL && *end == '\0';
+}
+
+/* The accounting of (@group, @col, @tr) in @p, made when new. A linear
+ * search: a file has a few accountings per group. */
+static ScenDistAcc *csv_acc(ScenDistCsv *p, guint group, const char *col, const char *tr,
+                            const char *attackers) {
+  for (guint i = 0; i < p->accs->len; i++) {
+    ScenDistAcc *a = g_ptr_array_index(p->accs, i);
+    if (a->group == group && strcmp(a->collusion, col) == 0 && strcmp(a->trust, tr) == 0)
+      return a;
+  }
+  ScenDistAcc *a = g_new0(ScenDistAcc, 1);
+  *a = (ScenDistAcc){group,
+                     g_strdup(col),
+                     g_strdup(tr),
+                     g_strdup(attackers),
+                     p->accs->len,
+                     g_array_new(FALSE, TRUE, sizeof(ScenDistStat)),
+                     g_array_new(FALSE, TRUE, sizeof(ScenDistStat))};
+  g_ptr_array_add(p->accs, a);
+  return a;
+}
+
+void scen_dist_csv_add(ScenDistCsv *p, GPtrArray *rows, GHashTable *group_of, const char *point) {
+  g_return_if_fail(p != NULL);
+  if (rows == NULL || rows->len == 0)
+    return;
+  char **h = g_ptr_array_index(rows, 0);
+  int cp = scen_csv_column(h, "point"), cc = scen_csv_column(h, "collusion"),
+      ct = scen_csv_column(h, "trust"), cd = scen_csv_column(h, "distance"),
+      cr = scen_csv_column(h, "rdp"), ce = scen_csv_column(h, "epsilon"),
+      ca = scen_csv_column(h, "attackers"), cs = scen_csv_column(h, "status");
+  if (cc < 0 || ct < 0 || cd < 0 || cr < 0 || ce < 0)
+    return;
+  for (guint r = 1; r < rows->len; r++) {
+    char **row = g_ptr_array_index(rows, r);
+    const char *pt = scen_csv_cell(row, cp);
+    if (point != NULL && strcmp(pt, point) != 0)
+      continue;
+    if (strcmp(scen_csv_cell(row, cs), "unresolved") == 0)
+      p->n_unresolved++;
+    double d, e, rdp;
+    if (!csv_number(scen_csv_cell(row, cd), &d) || !isfinite(d) || d < 0 || d > 1e6 ||
+        d != floor(d)) {
+      p->n_unreachable++; /* privacy.csv leaves an unreachable victim's distance empty */
+      continue;
+    }
+    if (!csv_number(scen_csv_cell(row, ce), &e))
+      continue;
+    if (!csv_number(scen_csv_cell(row, cr), &rdp))
+      rdp = INFINITY;
+    guint group = group_of ? GPOINTER_TO_UINT(g_hash_table_lookup(group_of, pt)) : 0;
+    ScenDistAcc *a = csv_acc(p, group, scen_csv_cell(row, cc), scen_csv_cell(row, ct),
+                             scen_csv_cell(row, ca));
+    guint k = (guint)d;
+    if (a->epsilon->len <= k) {
+      g_array_set_size(a->rdp, k + 1);
+      g_array_set_size(a->epsilon, k + 1);
+    }
+    scen_dist_stat_add(&g_array_index(a->rdp, ScenDistStat, k), rdp);
+    scen_dist_stat_add(&g_array_index(a->epsilon, ScenDistStat, k), e);
+    p->max_distance = MAX(p->max_distance, k);
+  }
+}
+
+const ScenDistStat *scen_dist_csv_stat(const ScenDistAcc *acc, guint d, gboolean rdp) {
+  g_return_val_if_fail(acc != NULL, NULL);
+  const GArray *a = rdp ? acc->rdp : acc->epsilon;
+  if (d >= a->len || scen_dist_stat_total(&g_array_index(a, ScenDistStat, d)) == 0)
+    return NULL;
+  return &g_array_index(a, ScenDistStat, d);
 }

@@ -501,55 +501,14 @@ static gboolean same_group(const GPtrArray *axes, gint seed_axis, guint p, guint
   return TRUE;
 }
 
-/* One accounting's epsilons by distance, pooled over a group's points. */
-typedef struct {
-  char *collusion, *trust;
-  GArray *pools; /* ScenDistStat per distance */
-} DistAcc;
-
-static void dist_acc_free(gpointer p) {
-  DistAcc *d = p;
-  g_free(d->collusion);
-  g_free(d->trust);
-  g_array_unref(d->pools);
-  g_free(d);
-}
-
-/* Adds the rows of @dir/privacy.csv to @accs (DistAcc, first appearance
- * order). A point without the file adds nothing. */
-static void add_point_privacy(const char *dir, GPtrArray *accs) {
+/* Adds the rows of @dir/privacy.csv to @pool (scen_dist_csv_add: by
+ * accounting in first-appearance order). A point without the file adds
+ * nothing. */
+static void add_point_privacy(const char *dir, ScenDistCsv *pool) {
   GPtrArray *rows = scen_csv_read(dir, "privacy.csv");
   if (rows == NULL)
     return;
-  char **h = g_ptr_array_index(rows, 0);
-  int cc = scen_csv_column(h, "collusion"), ct = scen_csv_column(h, "trust"),
-      cd = scen_csv_column(h, "distance"), ce = scen_csv_column(h, "epsilon");
-  for (guint r = 1; cc >= 0 && ct >= 0 && cd >= 0 && ce >= 0 && r < rows->len; r++) {
-    char **row = g_ptr_array_index(rows, r);
-    char *end = NULL;
-    const char *ds = scen_csv_cell(row, cd);
-    double d = g_ascii_strtod(ds, &end), e = g_ascii_strtod(scen_csv_cell(row, ce), NULL);
-    if (end == ds || !isfinite(d) || d < 1 || d > 1e6 || isnan(e))
-      continue; /* an attacker, or a victim no path reaches */
-    const char *col = scen_csv_cell(row, cc), *tr = scen_csv_cell(row, ct);
-    DistAcc *acc = NULL;
-    for (guint i = 0; i < accs->len && acc == NULL; i++) {
-      DistAcc *x = g_ptr_array_index(accs, i);
-      if (g_str_equal(x->collusion, col) && g_str_equal(x->trust, tr))
-        acc = x;
-    }
-    if (acc == NULL) {
-      acc = g_new0(DistAcc, 1);
-      acc->collusion = g_strdup(col);
-      acc->trust = g_strdup(tr);
-      acc->pools = g_array_new(FALSE, TRUE, sizeof(ScenDistStat));
-      g_ptr_array_add(accs, acc);
-    }
-    guint k = (guint)d;
-    if (acc->pools->len <= k)
-      g_array_set_size(acc->pools, k + 1);
-    scen_dist_stat_add(&g_array_index(acc->pools, ScenDistStat, k), e);
-  }
+  scen_dist_csv_add(pool, rows, NULL, NULL);
   g_ptr_array_unref(rows);
 }
 
@@ -567,26 +526,28 @@ static gboolean plot_sweep_distance(const ScenSweepResults *r, GPtrArray *figure
   gboolean any = FALSE;
   for (guint gi = 0; gi < np; gi++) {
     const ScenGroup *g = &g_array_index(groups, ScenGroup, gi);
-    GPtrArray *accs = g_ptr_array_new_with_free_func(dist_acc_free);
+    ScenDistCsv *pool = scen_dist_csv_new();
     for (guint p = 0; p < r->n; p++)
       if (same_group(r->axes, r->ag->seed_axis, p, g->first, items, items0))
-        add_point_privacy(r->dirs[p], accs);
+        add_point_privacy(r->dirs[p], pool);
+    GPtrArray *accs = pool->accs;
     gboolean one_set = TRUE;
     for (guint i = 1; i < accs->len; i++)
-      one_set &= g_str_equal(((DistAcc *)g_ptr_array_index(accs, i))->collusion,
-                             ((DistAcc *)g_ptr_array_index(accs, 0))->collusion);
+      one_set &= g_str_equal(((ScenDistAcc *)g_ptr_array_index(accs, i))->collusion,
+                             ((ScenDistAcc *)g_ptr_array_index(accs, 0))->collusion);
     panels[gi] = g_ptr_array_new_with_free_func(free_curve);
     for (guint i = 0; i < accs->len; i++) {
-      const DistAcc *acc = g_ptr_array_index(accs, i);
+      const ScenDistAcc *acc = g_ptr_array_index(accs, i);
       ScenCurve *cv = g_new0(ScenCurve, 1);
       cv->label = one_set ? g_strdup(acc->trust)
                           : g_strdup_printf("%s, attackers %s", acc->trust, acc->collusion);
       cv->markers = cv->errorbars = TRUE;
       Points pt;
       points_init(&pt);
-      for (guint k = 0; k < acc->pools->len; k++) {
-        const ScenDistStat *p = &g_array_index(acc->pools, ScenDistStat, k);
-        if (scen_dist_stat_total(p) > 0)
+      /* From distance 1: the attackers themselves are no victims. */
+      for (guint k = 1; k < acc->epsilon->len; k++) {
+        const ScenDistStat *p = scen_dist_csv_stat(acc, k, FALSE);
+        if (p != NULL)
           points_add_stat(&pt, k, p);
       }
       points_take(&pt, cv);
@@ -595,7 +556,7 @@ static gboolean plot_sweep_distance(const ScenSweepResults *r, GPtrArray *figure
     }
     char *label = group_label(r->axes, items0, r->ag->seed_axis, r->ag->noise_axis, FALSE);
     titles[gi] = label[0] ? label : (g_free(label), g_strdup(c0->name));
-    g_ptr_array_unref(accs);
+    scen_dist_csv_free(pool);
   }
   gboolean ok = TRUE;
   if (any) {

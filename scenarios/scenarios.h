@@ -429,6 +429,91 @@ void scen_dist_pool_free(ScenDistPool *p);
 gboolean scen_dist_pool_add_sets(ScenDistPool *p, GBytes *const *sets, guint n_sets,
                                  GError **error);
 
+/** One panel of scen_dist_figure_save: a graph's pool (borrowed). */
+typedef struct {
+  const char *label;        /* the panel's title, before "(N nodes)" */
+  guint n_nodes;            /* the graph's */
+  const ScenDistPool *pool; /* its pairs by distance, both series */
+} ScenDistPanel;
+
+/** What the privacy-vs-distance figure says about the run it shows
+ * (strings borrowed). */
+typedef struct {
+  guint T, b;                 /* steps, and the batches (1: user level) */
+  double sigma, alpha;        /* the noise multiplier; the Rényi order drawn */
+  gboolean exact_sensitivity; /* the exact sensitivity, else the Thm 5.2 bound */
+  guint radius;               /* --path local's radius (0: the exact accounting) */
+  const char *mode;           /* an asynchronous run's mode, NULL when synchronous */
+  const char *latency, *loss; /* its latency and loss (NULL: constant:ms=0, none) */
+  const char *attackers;      /* the attacker sets as typed, or "all" */
+  const char *size;           /* "WxH" in points (plot_parse_size), NULL: 300 x 300 a panel */
+  double dpi;                 /* PNG resolution, 0 for plot/'s default */
+} ScenDistFigure;
+
+/**
+ * scen_dist_figure_save: draws the paper's Figure 2 to @path (SVG, PNG or
+ * PDF by its extension; plot_figure_save): a panel per @panels entry, the
+ * RDP at @f->alpha on a log axis against the hop distance, the mean with
+ * min/max bars of each series (SCEN_DIST_OURS solid, SCEN_DIST_OTHER
+ * dashed: Muffliato's bound, or the synchronous accounting when @f->mode is
+ * set), the legend on the first panel and a title naming the run.
+ * Errors: those of plot_parse_size and plot/ (a size, a file that cannot be
+ * written). Cost: O(panels x distances) and the rendering.
+ */
+gboolean scen_dist_figure_save(const ScenDistFigure *f, const ScenDistPanel *panels, guint n_panels,
+                               const char *path, GError **error);
+
+/**
+ * ScenDistAcc: one accounting's victims of privacy.csv pooled by hop
+ * distance: the rows of one (group, attacker set, trust model), a
+ * ScenDistStat of their RDP and one of their epsilon per distance.
+ */
+typedef struct {
+  guint group;                         /* the caller's group of the rows' point (0: none) */
+  char *collusion, *trust, *attackers; /* the cells of its first row */
+  guint order;                         /* its place in first-appearance order */
+  GArray *rdp, *epsilon;               /* ScenDistStat per distance 0 .. max_distance */
+} ScenDistAcc;
+
+/**
+ * ScenDistCsv: privacy.csv's rows (of a point, or the tidy table of a
+ * sweep) pooled by accounting and distance: the one reader of the file's
+ * victims by distance, for the run summary and the scenario figures.
+ */
+typedef struct {
+  GPtrArray *accs;     /* ScenDistAcc, in the order their first row appears */
+  guint max_distance;  /* largest distance pooled (0: none, or only distance 0) */
+  guint n_unreachable; /* rows without a distance (no path from the attackers): not pooled */
+  guint n_unresolved;  /* rows whose status is "unresolved" (pooled, as +inf when so) */
+} ScenDistCsv;
+
+/** scen_dist_csv_new: an empty pool (scen_dist_csv_free). O(1). */
+ScenDistCsv *scen_dist_csv_new(void);
+
+/** scen_dist_csv_free: frees @p and its accounting rows (NULL allowed). */
+void scen_dist_csv_free(ScenDistCsv *p);
+
+/**
+ * scen_dist_csv_add: adds the victims of @rows (scen_csv_read of a
+ * privacy.csv: row 0 the header, which needs the collusion, trust, distance,
+ * rdp and epsilon columns; without one nothing is added) to @p. A row goes to
+ * the accounting of (group, collusion, trust), made on its first row: its
+ * group is @group_of's value for the row's point column (a GUINT_TO_POINTER;
+ * 0 when @group_of is NULL or lacks the point). A row is pooled at its
+ * distance when that is a whole number of hops 0 .. 1e6 and its epsilon is
+ * a number ("inf" is one; an rdp that is none is pooled as +inf, never as a
+ * smaller loss); a row without a distance counts in n_unreachable. When @point is not NULL, only the rows of that point (the
+ * point column) are read. Values are added in row order, so the means are
+ * the same bits as a sum over the file. O(rows x accountings).
+ */
+void scen_dist_csv_add(ScenDistCsv *p, GPtrArray *rows, GHashTable *group_of, const char *point);
+
+/**
+ * scen_dist_csv_stat: @acc's statistic at distance @d: its epsilon, or its
+ * RDP when @rdp; NULL when no row was pooled there. O(1).
+ */
+const ScenDistStat *scen_dist_csv_stat(const ScenDistAcc *acc, guint d, gboolean rdp);
+
 /* ---- Sweeps across the ranks of an MPI job (sweep_mpi.c, over ranks/) ---- */
 
 typedef struct {

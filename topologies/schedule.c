@@ -73,6 +73,10 @@ struct SchedKind {
   gboolean (*within_base)(const TopoSchedule *s);
   /* What drives W_t (FIXED by default): mafalda's expected Gram reads it. */
   TopoScheduleRandomness randomness;
+  /* For a kind without a law, what its rounds are instead, as
+   * topo_schedule_round_law's refusal says it (NULL: "a fixed sequence of
+   * graphs" for a FIXED kind, "random rounds" for a RANDOM one). */
+  const char *no_law;
   /* The law of one round of an i.i.d. (or fixed) kind as a finite list of
    * outcomes (topo_schedule_round_law); NULL: none. */
   gboolean (*law)(const TopoSchedule *s, guint64 max_outcomes, TopoRoundLawFunc visit,
@@ -450,7 +454,8 @@ static const SchedKind kinds[] = {
      .parse = resample_parse,
      .graph = resample_graph,
      .within_base = never_within_base,
-     .randomness = TOPO_SCHEDULE_RANDOM},
+     .randomness = TOPO_SCHEDULE_RANDOM,
+     .no_law = "a generated graph per round"},
     {.name = "matching",
      .synopsis = "matching",
      .note = "the graph's neighbours paired each round; matching:complete=true pairs any two "
@@ -485,7 +490,8 @@ static const SchedKind kinds[] = {
      .graph = churn_graph,
      .present = markov_present,
      .presence = markov_presence,
-     .randomness = TOPO_SCHEDULE_RANDOM},
+     .randomness = TOPO_SCHEDULE_RANDOM,
+     .no_law = "a Markov chain"},
     {.name = "churn",
      .starts = "trace=",
      .synopsis = "churn:trace=FILE[,format=..,scale=..,start=..,seed=..,map=..]",
@@ -953,9 +959,9 @@ gboolean topo_schedule_round_law(const TopoSchedule *s, guint64 max_outcomes,
               "schedule '%s': its rounds are not independent draws of one finite law (%s): "
               "take its expectation over its trace or from sampled schedules",
               s->row->synopsis,
-              s->row->randomness == TOPO_SCHEDULE_FIXED ? "a fixed sequence of graphs"
-              : s->row->fixed == FALSE && s->row->present != NULL ? "a Markov chain"
-                                                                  : "a generated graph per round");
+              s->row->no_law != NULL                      ? s->row->no_law
+              : s->row->randomness == TOPO_SCHEDULE_FIXED ? "a fixed sequence of graphs"
+                                                          : "random rounds");
   return FALSE;
 }
 

@@ -9,7 +9,12 @@
 #include <sys/resource.h>
 #include <glib/gstdio.h>
 
+#include "tests/common/files.h"
 #include "tests/common/run.h"
+
+/* This run's own folder (test_tmpdir), made in main: two runs at once
+ * never write the same file. */
+static char *tmp_dir;
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -78,7 +83,7 @@ static void test_graph_generator_budget(void) {
 }
 
 static char *write_temp(const char *name, const char *text) {
-  char *path = g_build_filename(g_get_tmp_dir(), name, NULL);
+  char *path = g_build_filename(tmp_dir, name, NULL);
   g_assert_true(g_file_set_contents(path, text, -1, NULL));
   return path;
 }
@@ -97,7 +102,7 @@ static void test_csv_classes(void) {
   g_string_free(csv, TRUE);
   char *auto_spec = g_strdup_printf("csv:%s,classes=auto", path);
   char *max_spec = g_strdup_printf("csv:%s,classes=2147483647", path);
-  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-train.csv", NULL);
+  char *out = g_build_filename(tmp_dir, "dpg-bounds-train.csv", NULL);
   CliRun r = cli_run("train", "--generate", "florentine", "--dataset", auto_spec, "--out", out);
   assert_error(&r, "2000000001 outputs", "would need", "classes=auto counts");
   cli_run_clear(&r);
@@ -116,7 +121,7 @@ static void test_csv_classes(void) {
  * a 100-million-parameter MLP (each 0.8 GB of parameters, gradient and
  * scratch). */
 static void test_train_models_budget(void) {
-  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-train.csv", NULL);
+  char *out = g_build_filename(tmp_dir, "dpg-bounds-train.csv", NULL);
   CliRun r = cli_run("train", "--generate", "ring:n=1000", "--dataset",
                      "synthetic:linear,n=2000,d=1000", "--model", "mlp:hidden=100000", "--out",
                      out);
@@ -186,7 +191,7 @@ static void test_validate_synthetic(void) {
 static void test_edge_list_budget(void) {
   if (skip_under_asan())
     return;
-  char *path = g_build_filename(g_get_tmp_dir(), "dpg-bounds-chain.edges", NULL);
+  char *path = g_build_filename(tmp_dir, "dpg-bounds-chain.edges", NULL);
   FILE *f = fopen(path, "w");
   g_assert_nonnull(f);
   for (guint i = 0; i < 4000000; i++)
@@ -207,7 +212,7 @@ static void test_edge_list_budget(void) {
 static void test_synthetic_budget(void) {
   if (skip_under_asan())
     return;
-  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-synthetic.csv", NULL);
+  char *out = g_build_filename(tmp_dir, "dpg-bounds-synthetic.csv", NULL);
   CliRun r = cli_run_limited((gsize)2 << 30, "train", "--generate", "florentine", "--dataset",
                              "synthetic:linear,n=11000000,d=10", "--out", out, "-q");
   assert_error(&r, "11000000 records x 10 features would need 2.0 GB of memory");
@@ -227,7 +232,7 @@ static void test_toeplitz_band(void) {
   g_assert_cmpint(r.status, ==, 2); /* account: a protocol parameter out of range */
   g_assert_nonnull(strstr(r.err, "C=toeplitz: band=1000000000 must be between 1 and T = 6"));
   cli_run_clear(&r);
-  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-toeplitz.csv", NULL);
+  char *out = g_build_filename(tmp_dir, "dpg-bounds-toeplitz.csv", NULL);
   r = cli_run_limited((gsize)2 << 30, "train", "--generate", "florentine", "--dataset",
                       "synthetic:linear,n=100,d=2", "-k", "1", "-b", "3", "-p",
                       "mfdsgd:C=toeplitz,band=1000000000", "--out", out, "-q");
@@ -240,8 +245,8 @@ static void test_toeplitz_band(void) {
 /* A churn file that does not parse is a run failure (exit 1) with FILE:LINE
  * in train and account alike; a misspelled schedule stays a usage error. */
 static void test_churn_file_status(void) {
-  char *path = g_build_filename(g_get_tmp_dir(), "dpg-bounds-churn.txt", NULL);
-  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-churn.csv", NULL);
+  char *path = g_build_filename(tmp_dir, "dpg-bounds-churn.txt", NULL);
+  char *out = g_build_filename(tmp_dir, "dpg-bounds-churn.csv", NULL);
   g_assert_true(g_file_set_contents(path, "3 2\n0 x\n", -1, NULL));
   char *churn = g_strdup_printf("churn:%s", path);
   char *where = g_strdup_printf("%s:2:", path);
@@ -268,7 +273,7 @@ static void test_churn_file_status(void) {
 
 static void test_devices_and_long_lines(void) {
   const char *dev[] = {"/dev/zero", "/dev/urandom"};
-  char *out = g_build_filename(g_get_tmp_dir(), "dpg-bounds-train.csv", NULL);
+  char *out = g_build_filename(tmp_dir, "dpg-bounds-train.csv", NULL);
   for (guint i = 0; i < G_N_ELEMENTS(dev); i++) {
     char *csv = g_strdup_printf("csv:%s", dev[i]);
     char *c = g_strdup_printf("mfdsgd:C=%s", dev[i]);
@@ -315,7 +320,7 @@ static void test_devices_and_long_lines(void) {
   g_free(path);
   g_free(where);
   /* A sparse file of 5 GiB (no disk used) is over the 4 GiB limit. */
-  path = g_build_filename(g_get_tmp_dir(), "dpg-bounds-huge.edges", NULL);
+  path = g_build_filename(tmp_dir, "dpg-bounds-huge.edges", NULL);
   FILE *f = fopen(path, "w");
   g_assert_nonnull(f);
   g_assert_cmpint(ftruncate(fileno(f), (off_t)5 << 30), ==, 0);
@@ -330,6 +335,7 @@ static void test_devices_and_long_lines(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
+  tmp_dir = test_tmpdir("bounds");
   g_test_add_func("/cli/bounds/graph-large-summary", test_graph_large_summary);
   g_test_add_func("/cli/bounds/graph-generator-budget", test_graph_generator_budget);
   g_test_add_func("/cli/bounds/csv-classes", test_csv_classes);
@@ -341,5 +347,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/bounds/edge-list-budget", test_edge_list_budget);
   g_test_add_func("/cli/bounds/toeplitz-band", test_toeplitz_band);
   g_test_add_func("/cli/bounds/synthetic-budget", test_synthetic_budget);
-  return g_test_run();
+  int status = g_test_run();
+  test_rmtree(tmp_dir);
+  g_free(tmp_dir);
+  return status;
 }

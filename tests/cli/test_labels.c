@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "tests/common/checks.h"
 #include "tests/common/files.h"
 #include "tests/common/run.h"
 
@@ -22,17 +23,11 @@ typedef struct {
   char *dir, *labelled, *twin;
 } Files;
 
-static char *write_file(const char *dir, const char *name, const char *text) {
-  char *path = g_build_filename(dir, name, NULL);
-  g_assert_true(g_file_set_contents(path, text, -1, NULL));
-  return path;
-}
-
 static Files files_new(void) {
   Files f;
   f.dir = test_tmpdir("labels");
-  f.labelled = write_file(f.dir, "g.txt", LABELLED);
-  f.twin = write_file(f.dir, "twin.txt", TWIN);
+  f.labelled = test_write_file(f.dir, "g.txt", LABELLED, -1);
+  f.twin = test_write_file(f.dir, "twin.txt", TWIN, -1);
   return f;
 }
 
@@ -148,8 +143,8 @@ static void test_account(void) {
  * line. */
 static void test_churn(void) {
   Files f = files_new();
-  char *churn = write_file(f.dir, "c.txt", "20 3 6\n# node 7 leaves for good\n7 2\n");
-  char *churn_twin = write_file(f.dir, "c-twin.txt", "0 3 6\n3 2\n");
+  char *churn = test_write_file(f.dir, "c.txt", "20 3 6\n# node 7 leaves for good\n7 2\n", -1);
+  char *churn_twin = test_write_file(f.dir, "c-twin.txt", "0 3 6\n3 2\n", -1);
   char *spec = g_strdup_printf("churn:%s", churn),
        *spec_twin = g_strdup_printf("churn:%s", churn_twin);
   CliRun a = cli_run("account", "--graph", f.labelled, "-T", "8", "--trust", "pndp", "-a", "3",
@@ -168,7 +163,7 @@ static void test_churn(void) {
   cli_run_clear(&still);
   cli_run_clear(&a);
 
-  char *bad = write_file(f.dir, "bad.txt", "20 3 6\n1 2\n");
+  char *bad = test_write_file(f.dir, "bad.txt", "20 3 6\n1 2\n", -1);
   char *bad_spec = g_strdup_printf("churn:%s", bad);
   a = cli_run("account", "--graph", f.labelled, "-T", "8", "--trust", "pndp", "-a", "3",
               "--schedule", bad_spec);

@@ -338,7 +338,8 @@ static void test_noise_std_range(void) {
  * used to fail with "LAPACK info -4"); 1e150 (variance 1e300 x 15) still
  * runs. */
 static void test_zipdl_variance(void) {
-  char *out = g_build_filename(g_get_tmp_dir(), "dpg-extremes-zipdl.csv", NULL);
+  char *dir = test_tmpdir("cli-extremes");
+  char *out = g_build_filename(dir, "zipdl.csv", NULL);
   CliRun r = cli_run("train", "--generate", "florentine", "--dataset",
                      "synthetic:linear,n=300,d=4,seed=1", "--epochs", "1", "--batches", "2",
                      "--protocol", "zipdl", "--sigma", "1e308", "--out", out, "-q");
@@ -351,12 +352,8 @@ static void test_zipdl_variance(void) {
               "zipdl", "--sigma", "1e150", "--out", out, "-q");
   g_assert_cmpint(r.status, ==, 0);
   cli_run_clear(&r);
-  const char *suffixes[] = {".csv", "_mean.csv", "_privacy.csv"};
-  for (guint i = 0; i < G_N_ELEMENTS(suffixes); i++) {
-    char *p = g_strdup_printf("%s/dpg-extremes-zipdl%s", g_get_tmp_dir(), suffixes[i]);
-    g_unlink(p);
-    g_free(p);
-  }
+  test_rmtree(dir); /* zipdl.csv, zipdl_mean.csv, zipdl_privacy.csv */
+  g_free(dir);
   g_free(out);
 }
 
@@ -364,8 +361,9 @@ static void test_zipdl_variance(void) {
  * refused by train and account naming the spec and what to change (both
  * used to say only "C_local is singular (LAPACK info 3)"). */
 static void test_train_singular_c(void) {
-  char *c = g_build_filename(g_get_tmp_dir(), "dpg-extremes-tiny-c.csv", NULL);
-  char *out = g_build_filename(g_get_tmp_dir(), "dpg-extremes-tiny.csv", NULL);
+  char *dir = test_tmpdir("cli-extremes");
+  char *c = g_build_filename(dir, "tiny-c.csv", NULL);
+  char *out = g_build_filename(dir, "tiny.csv", NULL);
   g_assert_true(g_file_set_contents(c, "1e-300,0,0\n1,1e-300,0\n0,1,1e-300\n", -1, NULL));
   char *proto = g_strdup_printf("mfdsgd:C=%s", c);
   char *want = g_strdup_printf("C=%s: C_local is singular to double precision: its inverse "
@@ -388,7 +386,8 @@ static void test_train_singular_c(void) {
   if (strstr(r.err, want) == NULL || strstr(r.err, "give a better-conditioned C") == NULL)
     g_error("stderr lacks '%s' and the way out: %s", want, r.err);
   cli_run_clear(&r);
-  g_unlink(c);
+  test_rmtree(dir);
+  g_free(dir);
   g_free(want);
   g_free(proto);
   g_free(out);

@@ -10,7 +10,12 @@
 #include <glib/gstdio.h>
 #include <zlib.h>
 
+#include "tests/common/files.h"
 #include "tests/common/run.h"
+
+/* This run's own folder (test_tmpdir), made in main: two runs at once
+ * never write the same file. */
+static char *tmp_dir;
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -40,7 +45,7 @@ static void assert_memory_refusal(CliRun *r, const char *needle) {
 }
 
 static char *temp_path(const char *name) {
-  return g_build_filename(g_get_tmp_dir(), name, NULL);
+  return g_build_filename(tmp_dir, name, NULL);
 }
 
 /* @head then @rows copies of @row, gzipped: a small file of many rows. */
@@ -257,11 +262,15 @@ static void test_byte_order_mark(void) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
+  tmp_dir = test_tmpdir("reliability");
   g_test_add_func("/cli/reliability/audit-budget", test_audit_budget);
   g_test_add_func("/cli/reliability/reader-budgets", test_reader_budgets);
   g_test_add_func("/cli/reliability/schedule-budget", test_schedule_budget);
   g_test_add_func("/cli/reliability/train-steps-budget", test_train_steps_budget);
   g_test_add_func("/cli/reliability/audit-accounts-as-account", test_audit_accounts_as_account);
   g_test_add_func("/cli/reliability/byte-order-mark", test_byte_order_mark);
-  return g_test_run();
+  int status = g_test_run();
+  test_rmtree(tmp_dir);
+  g_free(tmp_dir);
+  return status;
 }

@@ -9,6 +9,7 @@
 
 #include "privacy/local_internal.h"
 #include "privacy/structured_internal.h"
+#include "tests/common/checks.h"
 #include "tests/common/tolerance.h"
 
 #define TOL 1e-9
@@ -556,6 +557,17 @@ static void test_lower_domination(void) {
     check_case(&cases[i]);
 }
 
+/* priv_local_report(@p, @radius) refused with @code, its message holding
+ * @needle (NULL: any): the one check of every case of test_errors. */
+static void expect_refused(const PrivStructuredProblem *p, guint radius, int code,
+                           const char *needle) {
+  GError *err = NULL;
+  PrivAccountOptions opt = {0};
+  g_assert_null(priv_local_report(p, radius, &opt, NULL, &err));
+  test_expect_error(err, PRIV_ERROR, code, "priv_local_report",
+                    needle ? TEST_NEEDLES(needle) : NULL);
+}
+
 static void test_errors(void) {
   GError *err = NULL;
   TopoGraph *g = topo_graph_generate("ring:n=8", &err);
@@ -571,19 +583,11 @@ static void test_errors(void) {
                              .attackers = A,
                              .n_attackers = 1,
                              .sigma = 1.0};
-  PrivAccountOptions opt = {0};
-  g_assert_null(priv_local_report(&p, 0, &opt, NULL, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
-  g_assert_nonnull(strstr(err->message, "radius"));
-  g_clear_error(&err);
+  expect_refused(&p, 0, PRIV_ERROR_INVALID_ARGUMENT, "radius");
   p.n_attackers = 2; /* twice the same node */
-  g_assert_null(priv_local_report(&p, 1, &opt, NULL, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
-  g_clear_error(&err);
+  expect_refused(&p, 1, PRIV_ERROR_INVALID_ARGUMENT, NULL);
   A[1] = 8;
-  g_assert_null(priv_local_report(&p, 1, &opt, NULL, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
-  g_clear_error(&err);
+  expect_refused(&p, 1, PRIV_ERROR_INVALID_ARGUMENT, NULL);
   /* A directed support: node 0 hears node 1, node 1 does not hear node 0. */
   guint rp[] = {0, 2, 3, 4}, cols[] = {0, 1, 1, 2};
   double vals[] = {0.5, 0.5, 1.0, 1.0};
@@ -594,16 +598,11 @@ static void test_errors(void) {
   p.gossip = ds;
   p.attackers = a0;
   p.n_attackers = 1;
-  g_assert_null(priv_local_report(&p, 1, &opt, NULL, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
-  g_assert_nonnull(strstr(err->message, "symmetric"));
-  g_clear_error(&err);
+  expect_refused(&p, 1, PRIV_ERROR_INVALID_ARGUMENT, "symmetric");
   /* The structured path's own checks still apply (T = 0). */
   p.gossip = ws;
   p.T = 0;
-  g_assert_null(priv_local_report(&p, 1, &opt, NULL, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
-  g_clear_error(&err);
+  expect_refused(&p, 1, PRIV_ERROR_INVALID_ARGUMENT, NULL);
   /* The memory budget: refused before the accounting, naming the ball. */
   TopoGraph *big = topo_graph_generate("regular:n=400,d=4,seed=2", &err);
   TopoGossip *wb = topo_gossip_new(big, TOPO_GOSSIP_UNIFORM, &err);
@@ -619,15 +618,9 @@ static void test_errors(void) {
                               .n_attackers = 1,
                               .sigma = 1.0,
                               .max_bytes = 200000};
-  g_assert_null(priv_local_report(&p, 3, &opt, NULL, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
-  g_assert_nonnull(strstr(err->message, "the ball of radius 3"));
-  g_clear_error(&err);
+  expect_refused(&p, 3, PRIV_ERROR_MEMORY, "the ball of radius 3");
   p.max_bytes = 1000; /* not even the hop counts */
-  g_assert_null(priv_local_report(&p, 3, &opt, NULL, &err));
-  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
-  g_assert_nonnull(strstr(err->message, "hop counts"));
-  g_clear_error(&err);
+  expect_refused(&p, 3, PRIV_ERROR_MEMORY, "hop counts");
   topo_gossip_free(wb);
   topo_graph_free(big);
   topo_gossip_free(d);

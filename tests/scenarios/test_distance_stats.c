@@ -212,6 +212,79 @@ static void test_pool_malformed(void) {
   g_bytes_unref(sets[1]);
 }
 
+/* privacy.csv's victims pooled by (group, collusion, trust) and distance:
+ * means are sums over the file's rows in order, an unreachable victim (no
+ * distance) is counted apart, "inf" is pooled as an unbounded loss, and a
+ * point filter keeps one point's rows. Values chosen exact in binary (1/4,
+ * 3/4, ...), so the means are exact. */
+static void test_csv(void) {
+  GPtrArray *rows = scen_csv_parse(
+      "point,collusion,trust,victim,distance,rdp,epsilon,status,attackers\n"
+      "p1,a,pndp,1,1,0.25,1.5,protected,0\n"
+      "p1,a,pndp,2,2,0.5,0.75,protected,0\n"
+      "p1,a,pndp,3,1,0.75,2.5,protected,0\n"
+      "p1,a,ldp,1,1,1,4,protected,0\n"
+      "p1,a,pndp,4,,0,0,protected,0\n"
+      "p2,a,pndp,1,1,inf,inf,unresolved,0\n"
+      "p2,b,pndp,1,2,x,3,protected,0+5\n"
+      "p3,a,pndp,1,1,0.125,0.5,protected,0\n");
+  g_assert_nonnull(rows);
+  /* p1 and p2 in group 1, p3 in group 2. */
+  GHashTable *group_of = g_hash_table_new(g_str_hash, g_str_equal);
+  g_hash_table_insert(group_of, "p1", GUINT_TO_POINTER(1));
+  g_hash_table_insert(group_of, "p2", GUINT_TO_POINTER(1));
+  g_hash_table_insert(group_of, "p3", GUINT_TO_POINTER(2));
+  ScenDistCsv *p = scen_dist_csv_new();
+  scen_dist_csv_add(p, rows, group_of, NULL);
+  g_assert_cmpuint(p->accs->len, ==, 4);
+  g_assert_cmpuint(p->n_unreachable, ==, 1);
+  g_assert_cmpuint(p->n_unresolved, ==, 1);
+  g_assert_cmpuint(p->max_distance, ==, 2);
+  const ScenDistAcc *a = g_ptr_array_index(p->accs, 0);
+  g_assert_cmpuint(a->group, ==, 1);
+  g_assert_cmpstr(a->collusion, ==, "a");
+  g_assert_cmpstr(a->trust, ==, "pndp");
+  g_assert_null(scen_dist_csv_stat(a, 0, FALSE));
+  /* Distance 1 of (1, a, pndp): 1.5, 2.5 and p2's inf. */
+  const ScenDistStat *e1 = scen_dist_csv_stat(a, 1, FALSE), *r1 = scen_dist_csv_stat(a, 1, TRUE);
+  g_assert_cmpuint(scen_dist_stat_total(e1), ==, 3);
+  g_assert_true(isinf(scen_dist_stat_mean(e1)) && isinf(scen_dist_stat_mean(r1)));
+  g_assert_cmpfloat(scen_dist_stat_min(e1), ==, 1.5);
+  g_assert_cmpfloat(scen_dist_stat_mean(scen_dist_csv_stat(a, 2, TRUE)), ==, 0.5);
+  const ScenDistAcc *ldp = g_ptr_array_index(p->accs, 1), *b = g_ptr_array_index(p->accs, 2),
+                    *g2 = g_ptr_array_index(p->accs, 3);
+  g_assert_cmpstr(ldp->trust, ==, "ldp");
+  g_assert_cmpfloat(scen_dist_stat_mean(scen_dist_csv_stat(ldp, 1, FALSE)), ==, 4);
+  /* An rdp that is no number is pooled as unbounded, never as 0. */
+  g_assert_cmpstr(b->attackers, ==, "0+5");
+  g_assert_cmpfloat(scen_dist_stat_mean(scen_dist_csv_stat(b, 2, FALSE)), ==, 3);
+  g_assert_true(isinf(scen_dist_stat_mean(scen_dist_csv_stat(b, 2, TRUE))));
+  g_assert_cmpuint(g2->group, ==, 2);
+  g_assert_cmpfloat(scen_dist_stat_mean(scen_dist_csv_stat(g2, 1, TRUE)), ==, 0.125);
+  scen_dist_csv_free(p);
+
+  /* One point, without groups: p1's finite means, (0.25 + 0.75) / 2. */
+  p = scen_dist_csv_new();
+  scen_dist_csv_add(p, rows, NULL, "p1");
+  g_assert_cmpuint(p->accs->len, ==, 2);
+  a = g_ptr_array_index(p->accs, 0);
+  g_assert_cmpuint(a->group, ==, 0);
+  g_assert_cmpfloat(scen_dist_stat_mean(scen_dist_csv_stat(a, 1, TRUE)), ==, 0.5);
+  g_assert_cmpfloat(scen_dist_stat_mean(scen_dist_csv_stat(a, 1, FALSE)), ==, 2);
+  g_assert_cmpuint(p->n_unresolved, ==, 0);
+  scen_dist_csv_free(p);
+
+  /* A file without an rdp column adds nothing. */
+  GPtrArray *bare = scen_csv_parse("collusion,trust,distance,epsilon\na,pndp,1,2\n");
+  p = scen_dist_csv_new();
+  scen_dist_csv_add(p, bare, NULL, NULL);
+  g_assert_cmpuint(p->accs->len, ==, 0);
+  scen_dist_csv_free(p);
+  g_ptr_array_unref(bare);
+  g_hash_table_unref(group_of);
+  g_ptr_array_unref(rows);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/scenarios/distance-stats/finite", test_stat_finite);
@@ -221,5 +294,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/scenarios/distance-stats/pool", test_pool);
   g_test_add_func("/scenarios/distance-stats/pool-ranks", test_pool_ranks);
   g_test_add_func("/scenarios/distance-stats/pool-malformed", test_pool_malformed);
+  g_test_add_func("/scenarios/distance-stats/csv", test_csv);
   return g_test_run();
 }

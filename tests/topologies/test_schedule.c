@@ -573,6 +573,35 @@ static void test_errors(void) {
   topo_graph_free(one);
 }
 
+static void count_outcome(double prob, const TopoGossip *w, gpointer data) {
+  (void)prob;
+  (void)w;
+  (*(guint *)data)++;
+}
+
+/* A kind without a finite round law is refused with what its rounds are
+ * instead, as its row says (or its randomness when the row is silent). */
+static void test_no_law(void) {
+  TopoGraph *base = gen("ring:n=6");
+  const struct {
+    const char *spec, *what;
+  } cases[] = {{"exponential", "(a fixed sequence of graphs)"},
+               {"resample:ring:n=6", "(a generated graph per round)"},
+               {"churn:leave=0.1,join=0.5", "(a Markov chain)"}};
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    TopoSchedule *s = sched(cases[i].spec, base, 1);
+    GError *error = NULL;
+    guint n = 0;
+    g_assert_false(topo_schedule_round_law(s, 1000, count_outcome, &n, &error));
+    g_assert_cmpuint(n, ==, 0);
+    test_expect_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, cases[i].spec,
+                      TEST_NEEDLES("its rounds are not independent draws of one finite law",
+                                   cases[i].what, "from sampled schedules"));
+    topo_schedule_free(s);
+  }
+  topo_graph_free(base);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/topo/schedule/static", test_static);
@@ -583,5 +612,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/topo/schedule/churn-file", test_churn_file);
   g_test_add_func("/topo/schedule/churn-markov", test_churn_markov);
   g_test_add_func("/topo/schedule/errors", test_errors);
+  g_test_add_func("/topo/schedule/no-law", test_no_law);
   return g_test_run();
 }
