@@ -287,12 +287,10 @@ static void on_record_step(double fraction, gpointer data) {
 ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R,
                                          ProtoDeliveriesProgressFunc progress,
                                          gpointer progress_data, GError **error) {
-  g_return_val_if_fail(cfg != NULL && R > 0 && (cfg->graph != NULL || cfg->schedule != NULL),
-                       NULL);
+  g_return_val_if_fail(cfg != NULL && R > 0 && (cfg->graph != NULL || cfg->schedule != NULL), NULL);
   gsize messages = 0, bytes = record_bytes(cfg, R, &messages);
-  char *what = g_strdup_printf("the delivery record of %u gossip rounds (%" G_GSIZE_FORMAT
-                               " messages)",
-                               R, messages);
+  char *what = g_strdup_printf(
+      "the delivery record of %u gossip rounds (%" G_GSIZE_FORMAT " messages)", R, messages);
   gboolean fits = spec_check_memory(bytes, what, "use fewer steps (-T) or a smaller graph",
                                     PRIV_ERROR, PRIV_ERROR_MEMORY, error);
   g_free(what);

@@ -268,9 +268,8 @@ gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
     /* The run's deliveries: one provenance-free simulation of it. */
     ProtoRunConfig cfg = run_config(j);
     guint K = j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(j->proto.K, 1u) : 1u;
-    if ((j->deliveries = proto_deliveries_record(&cfg, K * j->T,
-                                                 j->progress ? on_recorded : NULL, j, error)) ==
-        NULL)
+    if ((j->deliveries = proto_deliveries_record(&cfg, K * j->T, j->progress ? on_recorded : NULL,
+                                                 j, error)) == NULL)
       return FALSE;
   } else if (j->path == PROTO_ACCOUNT_STRUCTURED && j->schedule == NULL &&
              (j->w = topo_gossip_new(j->graph, j->gossip, error)) == NULL)

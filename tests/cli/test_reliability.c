@@ -143,7 +143,8 @@ static void test_structured_budget(void) {
                             "time-varying schedule would need 6.5 GB");
   r = cli_run_limited(LIMIT, "account", "--generate", "regular:n=20000,d=4,seed=1", "-T", "100",
                       "--trust", "pndp", "-a", "0", "--path", "structured", "-q");
-  assert_memory_refusal(&r, "--path structured on 20000 nodes over T = 100 steps would need 1.6 GB");
+  assert_memory_refusal(&r,
+                        "--path structured on 20000 nodes over T = 100 steps would need 1.6 GB");
 }
 
 /* The asynchronous structured path's delivery record (about 50 bytes a
@@ -155,8 +156,8 @@ static void test_delivery_record_budget(void) {
     return;
   CliRun r = cli_run_limited(LIMIT, "account", "--generate", "regular:n=20000,d=8,seed=1", "-T",
                              "4", "-p", "muffliato:K=50", "--trust", "pndp", "-a", "0", "--path",
-                             "structured", "--mode", "deadline:ms=5", "--latency",
-                             "constant:ms=1", "-q");
+                             "structured", "--mode", "deadline:ms=5", "--latency", "constant:ms=1",
+                             "-q");
   assert_memory_refusal(&r, "the delivery record of 200 gossip rounds (32000000 messages)");
 }
 
