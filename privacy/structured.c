@@ -333,6 +333,15 @@ static gboolean every_round_all_send(const PrivStructuredProblem *p, guint n) {
   return all;
 }
 
+gsize priv_structured_bytes_least(guint n, guint T, guint n_gossip, PrivProtocol protocol,
+                                  double sigma) {
+  gsize blocks = spec_size_mul(spec_size_mul(n, T), T);
+  gboolean kalman = n_gossip > 1 && sigma > 0 &&
+                    (protocol == PRIV_PROTOCOL_DSGD || protocol == PRIV_PROTOCOL_MUFFLIATO);
+  gsize count = priv_size_sum3(blocks, 1, kalman ? 2 : 0, spec_size_mul(n, n), 0, 0);
+  return spec_size_add(mf_doubles_bytes(count), spec_size_mul(n, sizeof(PrivNodeStatus)));
+}
+
 PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError **error) {
   g_return_val_if_fail(problem != NULL, NULL);
   guint K;

@@ -160,6 +160,19 @@ typedef struct {
  */
 PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError **error);
 
+/*
+ * priv_structured_bytes_least: the memory priv_structured_blocks needs at
+ * the least for a problem on @n nodes over @T steps with @n_gossip gossip
+ * matrices (1: a static W) of @protocol and noise multiplier @sigma, before
+ * any gossip matrix exists: the blocks (n T x T doubles), and, for D-SGD and
+ * Muffliato with noise on a time-varying W, where KALMAN is the only engine,
+ * its forward pass's P and W P (n x n doubles each). A lower bound, so a
+ * caller that refuses above its budget never refuses a run that fits; the
+ * engines check their full needs again. Saturates at G_MAXSIZE. O(1).
+ */
+gsize priv_structured_bytes_least(guint n, guint T, guint n_gossip, PrivProtocol protocol,
+                                  double sigma);
+
 G_END_DECLS
 
 #endif /* DPG_PRIVACY_STRUCTURED_H */

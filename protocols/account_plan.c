@@ -152,6 +152,15 @@ gboolean proto_account_check_compare(const char *compare, const char *protocol_n
   return TRUE;
 }
 
+gsize proto_schedule_gossips_bytes(guint64 n_gossip, gsize nodes) {
+  /* All K T matrices are held at once: each at least its pointer, its
+   * header, n + 1 row offsets and the n diagonal entries (a column and a
+   * value) every W_t keeps. T = 2e9 aborted in g_malloc0 here. */
+  gsize each = spec_size_add(8 * sizeof(gpointer) + sizeof(guint),
+                             spec_size_mul(nodes, 2 * sizeof(guint) + sizeof(double)));
+  return spec_size_mul(n_gossip > G_MAXSIZE ? G_MAXSIZE : (gsize)n_gossip, each);
+}
+
 /* The K T gossip matrices of @schedule a simulated run of @p uses (free
  * with free_gossips), or NULL with @error set. */
 static TopoGossip **schedule_gossips(const PrivStructuredProblem *p, TopoSchedule *schedule,
@@ -163,16 +172,11 @@ static TopoGossip **schedule_gossips(const PrivStructuredProblem *p, TopoSchedul
                 "%u steps x %u gossip rounds are too many gossip matrices", p->T, K);
     return NULL;
   }
-  /* All K T matrices are held at once: each at least its pointer, its
-   * header, n + 1 row offsets and the n diagonal entries (a column and a
-   * value) every W_t keeps. T = 2e9 aborted in g_malloc0 here. */
   gsize nodes = topo_schedule_n(schedule);
-  gsize each = 8 * sizeof(gpointer) + sizeof(guint) * (nodes + 1) +
-               nodes * (sizeof(guint) + sizeof(double));
   char *what = g_strdup_printf("the %" G_GUINT64_FORMAT " gossip matrices of a time-varying "
                                "schedule on %" G_GSIZE_FORMAT " nodes",
                                n_gossip, nodes);
-  gboolean fits = spec_check_memory(spec_size_mul((gsize)n_gossip, each), what,
+  gboolean fits = spec_check_memory(proto_schedule_gossips_bytes(n_gossip, nodes), what,
                                     "use fewer steps (-T), or a static schedule", PRIV_ERROR,
                                     PRIV_ERROR_MEMORY, error);
   g_free(what);

@@ -58,6 +58,8 @@ int proto_refusal_status(const GError *e, ProtoAccountRefusal refusal) {
     return proto_error_status(e, PROTO_FAILED_PROTOCOL);
   case PROTO_REFUSED_SCHEDULE:
     return proto_error_status(e, PROTO_FAILED_INPUT);
+  case PROTO_REFUSED_MEMORY:
+    return 1;
   }
   return 1;
 }

@@ -268,6 +268,11 @@ void proto_secrets_free(ProtoContext *ctx);
 /* C_local of a named family (identity, antipgd, sr, bsr, mafalda) or a CSV
  * file (T x T lower triangular with a nonzero diagonal). @band: bsr's band
  * (0: b) or mafalda's band (0: none). Returns the T x T row-major C (g_free). */
+/* The least memory of @n_gossip gossip matrices on @nodes nodes held at
+ * once (a time-varying schedule's K T rounds on the structured path): each
+ * its header, its row offsets and its diagonal. Saturates. O(1). */
+gsize proto_schedule_gossips_bytes(guint64 n_gossip, gsize nodes);
+
 /* W_round of @schedule as an n x n row-major array (g_free): what
  * proto_context_gossip_dense gives a protocol, for callers without a run
  * (the accounting plan). Errors: PROTO_ERROR_FAILED naming the round. O(n^2). */

@@ -707,11 +707,18 @@ typedef struct ProtoDeliveries ProtoDeliveries;
  * Errors: those of proto_run_new and proto_run_run; PROTO_ERROR_FAILED
  * when the record is inconsistent (a node that never gathered a round, a
  * gather of a future message, more than @R rounds).
+ * The record's memory is estimated before the run (every node sending to
+ * each neighbour every round) and refused over the budget with the bytes
+ * (PRIV_ERROR_MEMORY). @progress (nullable) is called from the simulation
+ * with the rounds simulated so far of @R.
  * Returns: (transfer full) the record (proto_deliveries_free), or NULL.
  * Complexity: the run's events, O(messages log messages) to sort them;
  * memory O(n + messages) (about 40 bytes a message).
  */
-ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R, GError **error);
+typedef void (*ProtoDeliveriesProgressFunc)(guint done, guint R, gpointer data);
+ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R,
+                                         ProtoDeliveriesProgressFunc progress,
+                                         gpointer progress_data, GError **error);
 void proto_deliveries_free(ProtoDeliveries *d);
 /* The R applied gossip matrices and the R rounds' messages (transfer none,
  * valid while @d lives), for PrivStructuredProblem.gossip and .messages. */
@@ -1034,6 +1041,7 @@ typedef enum {
   PROTO_REFUSED_VALUE,    /* a value its parser refused (usage error) */
   PROTO_REFUSED_PROTOCOL, /* the protocol registry's: usage or failure by the error */
   PROTO_REFUSED_SCHEDULE, /* the schedule's: a bad spec or a file that failed */
+  PROTO_REFUSED_MEMORY,   /* the path's estimate is over the memory budget (the run's) */
 } ProtoAccountRefusal;
 
 /**
@@ -1041,7 +1049,8 @@ typedef enum {
  * @e refused by a request's validate or plan as @refusal: a rule or value
  * is the user's; the protocol's by PROTO_FAILED_PROTOCOL; the schedule's
  * by PROTO_FAILED_INPUT (a spec that does not parse is the user's, a churn
- * or trace file that is missing or malformed the run's). O(1).
+ * or trace file that is missing or malformed the run's); a memory estimate
+ * over the budget the run's (1). O(1).
  */
 int proto_refusal_status(const GError *e, ProtoAccountRefusal refusal);
 

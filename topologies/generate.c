@@ -88,7 +88,7 @@ static TopoGraph *gen_grid(const Spec *spec, GError **error) {
   if (!spec_bool(spec, "torus", FALSE, &torus, error))
     return NULL;
   if (rows * cols < 2 || rows * cols > MAX_NODES) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_RANGE,
                 "grid: rows*cols=%" G_GUINT64_FORMAT " is out of range [2, %" G_GUINT64_FORMAT "]",
                 rows * cols, MAX_NODES);
     return NULL;
@@ -311,8 +311,10 @@ static TopoGraph *generate_random(const GenDef *def, const Spec *spec, const cha
 
 static TopoGraph *generate(const char *text, gboolean use_extra, guint64 extra_seed,
                            GError **error) {
+  /* A value out of its range is the user's typing (TOPO_ERROR_RANGE, exit
+   * 2), in --generate as in a resample:GENSPEC schedule (issue 37). */
   Spec *spec = spec_parse(text, "generator", FALSE, TOPO_ERROR, TOPO_ERROR_PARSE,
-                          TOPO_ERROR_INVALID_ARGUMENT, error);
+                          TOPO_ERROR_RANGE, error);
   if (spec == NULL)
     return NULL;
   const GenDef *def = NULL;

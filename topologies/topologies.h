@@ -37,9 +37,10 @@ typedef enum {
   TOPO_ERROR_FAILED,           /* igraph or LAPACK failed (out of memory...) */
   TOPO_ERROR_FILE,             /* a data file (churn, trace) whose content does not parse:
                                   FILE:LINE; a run failure, not a usage error */
-  TOPO_ERROR_RANGE,            /* a schedule spec's parameter out of its range (churn
-                                  scale=-1): the user's typing, a usage error as a
-                                  value that does not parse (proto_error_is_usage) */
+  TOPO_ERROR_RANGE,            /* a schedule's or generator's parameter out of its range
+                                  (churn scale=-1, erdos p=2): the user's typing, a usage
+                                  error as a value that does not parse
+                                  (proto_error_is_usage) */
 } TopoError;
 
 /* ===================================================================== */

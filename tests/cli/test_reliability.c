@@ -127,7 +127,43 @@ static void test_reader_budgets(void) {
 static void test_schedule_budget(void) {
   CliRun r = cli_run("account", "--generate", "florentine", "-T", "2000000000", "--trust", "pndp",
                      "-a", "0", "--schedule", "matching");
-  assert_memory_refusal(&r, "gossip matrices");
+  /* Refused by the plan's estimate of the structured path, which counts
+   * the K T gossip matrices (proto_schedule_gossips_bytes). */
+  assert_memory_refusal(&r, "T = 2000000000 steps of a time-varying schedule");
+}
+
+/* --path structured's least memory, estimated before anything is built:
+ * at 10^6 nodes with --schedule matching the 4 GB of blocks were allocated
+ * after 22 s before KALMAN's n x n pair was refused. Here KALMAN's pair is
+ * 2 x 20000^2 doubles = 6.4 GB (6.5 with the blocks), the static path's blocks 20000 x 100^2
+ * doubles = 1.6 GB, both over the 1 GiB limit: refused by the plan, naming
+ * the path, the nodes and the steps. */
+static void test_structured_budget(void) {
+  if (skip_under_asan())
+    return;
+  CliRun r = cli_run_limited(LIMIT, "account", "--generate", "regular:n=20000,d=4,seed=1", "-T",
+                             "20", "--trust", "pndp", "-a", "0", "--path", "structured",
+                             "--schedule", "matching", "-q");
+  assert_memory_refusal(&r, "--path structured on 20000 nodes over T = 20 steps of a "
+                            "time-varying schedule would need 6.5 GB");
+  r = cli_run_limited(LIMIT, "account", "--generate", "regular:n=20000,d=4,seed=1", "-T", "100",
+                      "--trust", "pndp", "-a", "0", "--path", "structured", "-q");
+  assert_memory_refusal(&r,
+                        "--path structured on 20000 nodes over T = 100 steps would need 1.6 GB");
+}
+
+/* The asynchronous structured path's delivery record (about 50 bytes a
+ * message), estimated before its simulation: 200 rounds of Muffliato(50)
+ * on 20000 nodes of degree 8 are 3.2e7 messages, about 1.7 GB. It grew
+ * until the allocator aborted. */
+static void test_delivery_record_budget(void) {
+  if (skip_under_asan())
+    return;
+  CliRun r = cli_run_limited(LIMIT, "account", "--generate", "regular:n=20000,d=8,seed=1", "-T",
+                             "4", "-p", "muffliato:K=50", "--trust", "pndp", "-a", "0", "--path",
+                             "structured", "--mode", "deadline:ms=5", "--latency", "constant:ms=1",
+                             "-q");
+  assert_memory_refusal(&r, "the delivery record of 200 gossip rounds (32000000 messages)");
 }
 
 /* Item 5: train's noise registry grows by every node's variable each step,
@@ -266,6 +302,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/reliability/audit-budget", test_audit_budget);
   g_test_add_func("/cli/reliability/reader-budgets", test_reader_budgets);
   g_test_add_func("/cli/reliability/schedule-budget", test_schedule_budget);
+  g_test_add_func("/cli/reliability/structured-budget", test_structured_budget);
+  g_test_add_func("/cli/reliability/delivery-record-budget", test_delivery_record_budget);
   g_test_add_func("/cli/reliability/train-steps-budget", test_train_steps_budget);
   g_test_add_func("/cli/reliability/audit-accounts-as-account", test_audit_accounts_as_account);
   g_test_add_func("/cli/reliability/byte-order-mark", test_byte_order_mark);

@@ -54,6 +54,46 @@ static void test_churn_ranges(void) {
   g_free(trace);
 }
 
+/* Issue 37, item 4: every schedule kind's numeric parameter out of its
+ * range is the user's typing: exit 2 from account, mafalda and graph alike,
+ * the message naming the parameter and its range. resample:GENSPEC's are
+ * its generator's (they exited 1, as --generate's did). */
+static void test_schedule_ranges(void) {
+  char *trace = test_write_file(tmpdir, "ranges.txt", "0 0 100\n1 0 100\n", -1);
+  char *scale = g_strdup_printf("churn:trace=%s,scale=2e12", trace);
+  char *start = g_strdup_printf("churn:trace=%s,start=-5", trace);
+  const struct {
+    const char *spec, *fragment;
+  } cases[] = {
+      {"edge-failure:p=1.5", "edge-failure: parameter p=1.5 is out of range [0, 1]"},
+      {"edge-failure:p=-0.1", "edge-failure: parameter p=-0.1 is out of range [0, 1]"},
+      {"churn:leave=2,join=0.5", "churn: parameter leave=2 is out of range [0, 1]"},
+      {"churn:leave=0.5,join=-1", "churn: parameter join=-1 is out of range [0, 1]"},
+      {scale, "churn: parameter scale=2e+12 is out of range [0, 1e+12]"},
+      {start, "churn: parameter start=-5 is out of range [0, 1e+12]"},
+      {"resample:erdos:n=15,p=2", "erdos: parameter p=2 is out of range [0, 1]"},
+      {"resample:regular:n=15,d=100", "regular: parameter d=100 is out of range [0, 14]"},
+      {"resample:ring:n=2", "ring: parameter n=2 is out of range [3, "},
+      {"resample:grid:rows=1,cols=1", "grid: rows*cols=1 is out of range [2, "},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    CliRun r = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a",
+                       "0", "-q", "--schedule", cases[i].spec);
+    expect(&r, 2, cases[i].fragment, cases[i].spec);
+    r = cli_run("mafalda", "--generate", "florentine", "--epochs", "2", "--batches", "2", "-q",
+                "--schedule", cases[i].spec);
+    expect(&r, 2, cases[i].fragment, cases[i].spec);
+    r = cli_run("graph", "--generate", "florentine", "-q", "--schedule", cases[i].spec);
+    expect(&r, 2, cases[i].fragment, cases[i].spec);
+  }
+  /* --generate's own ranges: the same rule. */
+  CliRun r = cli_run("graph", "--generate", "erdos:n=15,p=2", "-q");
+  expect(&r, 2, "erdos: parameter p=2 is out of range [0, 1]", "--generate erdos:n=15,p=2");
+  g_free(scale);
+  g_free(start);
+  g_free(trace);
+}
+
 static void test_geo_file_status(void) {
   char *bad = test_write_file(tmpdir, "geo-bad.csv", "long,lat\n0,x\n", -1);
   char *spec = g_strdup_printf("geo:nodes=%s", bad);
@@ -164,6 +204,7 @@ int main(int argc, char **argv) {
   tmpdir = g_dir_make_tmp("dpg-status-XXXXXX", NULL);
   g_assert_nonnull(tmpdir);
   g_test_add_func("/status_messages/churn_ranges", test_churn_ranges);
+  g_test_add_func("/status_messages/schedule_ranges", test_schedule_ranges);
   g_test_add_func("/status_messages/geo_file_status", test_geo_file_status);
   g_test_add_func("/status_messages/radius_out_of_range", test_radius_out_of_range);
   g_test_add_func("/status_messages/gzip_inputs", test_gzip_inputs);

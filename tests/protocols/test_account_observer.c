@@ -837,7 +837,7 @@ static void check_deliveries(const char *gspec, const char *mode, gboolean every
     ProtoRunStats st;
     PrivBlocks **obs = observe(&cfg, views, nv, &st);
     guint R = protos[p].K * T;
-    ProtoDeliveries *d = proto_deliveries_record(&cfg, R, &err);
+    ProtoDeliveries *d = proto_deliveries_record(&cfg, R, NULL, NULL, &err);
     g_assert_no_error(err);
     guint64 late, partial, lost;
     proto_deliveries_counts(d, &late, &partial, &lost);
@@ -1002,7 +1002,7 @@ static void check_mf_deliveries(gboolean mf, const char *gspec, gboolean links, 
   cfg.seed = 13;
   ProtoRunStats st;
   PrivBlocks **obs = observe(&cfg, views, nv, &st);
-  ProtoDeliveries *d = proto_deliveries_record(&cfg, T, &err);
+  ProtoDeliveries *d = proto_deliveries_record(&cfg, T, NULL, NULL, &err);
   g_assert_no_error(err);
   guint64 late, partial, lost;
   proto_deliveries_counts(d, &late, &partial, &lost);

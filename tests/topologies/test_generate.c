@@ -253,23 +253,23 @@ static void test_errors(void) {
                         TEST_NEEDLES("'q'", "n, p, seed, connected, tries"));
   expect_generate_error("erdos:n=10", TOPO_ERROR_PARSE,
                         TEST_NEEDLES("requires parameter 'p'", "n, p"));
-  expect_generate_error("erdos:n=10,p=1.5", TOPO_ERROR_INVALID_ARGUMENT,
+  expect_generate_error("erdos:n=10,p=1.5", TOPO_ERROR_RANGE,
                         TEST_NEEDLES("p=1.5", "[0, 1]"));
   expect_generate_error("erdos:n=ten,p=0.5", TOPO_ERROR_PARSE, TEST_NEEDLES("n='ten'"));
   expect_generate_error("erdos:n=10,p=0.5,p=0.1", TOPO_ERROR_PARSE,
                         TEST_NEEDLES("'p' given twice"));
   expect_generate_error("erdos:n=10,p", TOPO_ERROR_PARSE, TEST_NEEDLES("key=value"));
-  expect_generate_error("ring:n=2", TOPO_ERROR_INVALID_ARGUMENT, TEST_NEEDLES("n=2", "[3,"));
+  expect_generate_error("ring:n=2", TOPO_ERROR_RANGE, TEST_NEEDLES("n=2", "[3,"));
   expect_generate_error("ring:n=-4", TOPO_ERROR_PARSE, TEST_NEEDLES("n='-4'"));
   expect_generate_error("regular:n=9,d=3", TOPO_ERROR_INVALID_ARGUMENT, TEST_NEEDLES("even"));
-  expect_generate_error("regular:n=9,d=9", TOPO_ERROR_INVALID_ARGUMENT, TEST_NEEDLES("d=9"));
-  expect_generate_error("gnm:n=5,m=11", TOPO_ERROR_INVALID_ARGUMENT,
+  expect_generate_error("regular:n=9,d=9", TOPO_ERROR_RANGE, TEST_NEEDLES("d=9"));
+  expect_generate_error("gnm:n=5,m=11", TOPO_ERROR_RANGE,
                         TEST_NEEDLES("m=11", "[0, 10]"));
-  expect_generate_error("watts:n=10,k=5,p=0.1", TOPO_ERROR_INVALID_ARGUMENT, TEST_NEEDLES("k=5"));
+  expect_generate_error("watts:n=10,k=5,p=0.1", TOPO_ERROR_RANGE, TEST_NEEDLES("k=5"));
   expect_generate_error("grid:rows=3", TOPO_ERROR_PARSE, TEST_NEEDLES("requires parameter 'cols'"));
   expect_generate_error("grid:rows=3,cols=3,torus=maybe", TOPO_ERROR_PARSE,
                         TEST_NEEDLES("torus", "boolean"));
-  expect_generate_error("hypercube:dim=0", TOPO_ERROR_INVALID_ARGUMENT, TEST_NEEDLES("dim=0"));
+  expect_generate_error("hypercube:dim=0", TOPO_ERROR_RANGE, TEST_NEEDLES("dim=0"));
   expect_generate_error("karate:n=3", TOPO_ERROR_PARSE, TEST_NEEDLES("'n'", "none"));
   expect_generate_error("ring:seed=3,n=5", TOPO_ERROR_PARSE, TEST_NEEDLES("'seed'"));
   expect_generate_error("", TOPO_ERROR_PARSE, TEST_NEEDLES("empty"));
