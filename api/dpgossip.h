@@ -195,7 +195,9 @@ void dpg_audit_options_init(DpgAuditOptions *o);
 size_t dpg_audit_options_size(void); /* sizeof, for a foreign declaration's check */
 
 /*
- * dpg_audit: `dpgossip audit --format csv` as a table: one row per
+ * dpg_audit: `dpgossip audit --format csv` as a table for one trust model
+ * (the attribute trust; the command's trust column, for a list of models,
+ * is left out): one row per
  * (attacker set, victim, attack): attackers, victim, attack, mu, mu_canary,
  * mu_test, mu_empirical, mu_empirical_low, mu_empirical_high,
  * mu_clopper_pearson_low, trials, reconstruction_error, status.

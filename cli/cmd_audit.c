@@ -28,12 +28,14 @@ typedef struct {
    * and latency are GOption's copies); rounds and interval CLI_UNSET until
    * horizon resolves them with -k. */
   AuditOptions a;
-  gint epochs; /* k: CLI_UNSET when not given */
+  GArray *trusts; /* PrivTrust: --trust's models, in order (account's list) */
+  gint epochs;    /* k: CLI_UNSET when not given */
   gboolean quiet;
 } Options;
 
 typedef struct {
   char *attackers; /* label */
+  PrivTrust trust;
   guint victim;
   char *victim_name; /* its label (topo_graph_node_name) */
   gboolean labelled; /* the graph has a label table: JSON names nodes by strings */
@@ -65,6 +67,7 @@ static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
       const Row *r = &g_array_index(rows, Row, i);
       json_builder_begin_object(jb);
       cli_json_string(jb, "attackers", r->attackers);
+      cli_json_string(jb, "trust", priv_trust_name(r->trust));
       if (r->labelled)
         cli_json_string(jb, "victim", r->victim_name);
       else
@@ -88,18 +91,19 @@ static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
     return;
   }
   gboolean csv = fmt == CLI_FORMAT_CSV;
-  printf(csv ? "attackers,victim,attack,mu,mu_canary,mu_test,mu_empirical,mu_empirical_low,"
-               "mu_empirical_high,mu_clopper_pearson_low,trials,reconstruction_error,status\n"
-             : "%-10s %6s %-14s %10s %10s %10s %10s %10s %10s %10s %7s %10s %s\n",
-         "attackers", "victim", "attack", "mu", "mu_canary", "mu_test", "mu_emp", "emp_low",
-         "emp_high", "cp_low", "trials", "recon_err", "status");
+  printf(csv ? "attackers,trust,victim,attack,mu,mu_canary,mu_test,mu_empirical,"
+               "mu_empirical_low,mu_empirical_high,mu_clopper_pearson_low,trials,"
+               "reconstruction_error,status\n"
+             : "%-10s %-6s %6s %-14s %10s %10s %10s %10s %10s %10s %10s %7s %10s %s\n",
+         "attackers", "trust", "victim", "attack", "mu", "mu_canary", "mu_test", "mu_emp",
+         "emp_low", "emp_high", "cp_low", "trials", "recon_err", "status");
   for (guint i = 0; i < rows->len; i++) {
     const Row *r = &g_array_index(rows, Row, i);
     const double v[] = {r->r.mu,         r->r.mu_canary,   r->r.mu_test,
                         r->r.mu_emp,     r->r.mu_emp_low,  r->r.mu_emp_high,
                         r->r.mu_cp_low};
-    printf(csv ? "%s,%s,%s" : "%-10s %6s %-14s", r->attackers, r->victim_name,
-           audit_attack_name(r->r.attack));
+    printf(csv ? "%s,%s,%s,%s" : "%-10s %-6s %6s %-14s", r->attackers, priv_trust_name(r->trust),
+           r->victim_name, audit_attack_name(r->r.attack));
     for (guint j = 0; j < G_N_ELEMENTS(v); j++)
       printf(csv ? ",%.17g" : " %10.4g", v[j]);
     printf(csv ? ",%u,%.17g,%s\n" : " %7u %10.3g %s\n", r->r.trials, r->r.reconstruction_error,
@@ -116,6 +120,8 @@ static void options_clear(Options *o) {
   g_free((char *)o->a.loss);
   g_free(o->schedule);
   g_free((char *)o->a.trust);
+  if (o->trusts != NULL)
+    g_array_unref(o->trusts);
   g_free(o->attack);
   g_free(o->format);
   g_free(o->figure);
@@ -182,8 +188,10 @@ static int horizon(Options *o) {
   return CLI_EXIT_OK;
 }
 
-/* The options' own checks; returns a CLI exit status. */
-static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *attacks) {
+/* The options' own checks; returns a CLI exit status. --trust takes a
+ * list as account's does (proto_account_parse_trusts, into o->trusts): one
+ * table, a row per set, trust model and victim. */
+static int check_options(Options *o, CliFormat *fmt, guint *attacks) {
   GError *err = NULL;
   int status = horizon(o);
   if (status == CLI_EXIT_OK && o->attack != NULL && !audit_attack_parse(o->attack, attacks, &err))
@@ -197,8 +205,19 @@ static int check_options(Options *o, CliFormat *fmt, PrivTrust *trust, guint *at
   o->a.has_attackers = o->attackers != NULL;
   o->a.has_victims = o->victims != NULL;
   o->a.figure = o->figure;
-  if (status == CLI_EXIT_OK && !audit_options_check(&o->a, trust, &err))
+  o->trusts = g_array_new(FALSE, FALSE, sizeof(PrivTrust));
+  if (status == CLI_EXIT_OK && o->a.trust != NULL &&
+      !proto_account_parse_trusts(o->a.trust, o->trusts, &err))
     status = cli_usage_error(CMD, "%s", err->message);
+  /* The other checks on one model: the list was checked just above. */
+  const char *given = o->a.trust;
+  PrivTrust first;
+  o->a.trust = NULL;
+  if (status == CLI_EXIT_OK && !audit_options_check(&o->a, &first, &err))
+    status = cli_usage_error(CMD, "%s", err->message);
+  o->a.trust = given;
+  if (o->trusts->len == 0)
+    g_array_append_val(o->trusts, first);
   if (status == CLI_EXIT_OK && o->figure != NULL &&
       !cli_output_check("--figure", o->figure, FALSE, &err))
     status = cli_usage_error(CMD, "%s", err->message);
@@ -308,10 +327,10 @@ static void on_progress(guint64 done, guint64 total, gpointer data) {
 }
 
 /* The figure of the first row's victim with np scores. */
-static int save_figure(const Options *o, const AuditReport *rep, const char *set,
+static int save_figure(const Options *o, const AuditReport *rep, PrivTrust trust, const char *set,
                        const char *victim) {
-  char *title = g_strdup_printf("%s, trust %s, attackers %s, victim %s", o->protocol, o->a.trust,
-                                set, victim);
+  char *title = g_strdup_printf("%s, trust %s, attackers %s, victim %s", o->protocol,
+                                priv_trust_name(trust), set, victim);
   GError *err = NULL;
   gboolean ok = audit_figure_save(rep, title, o->figure, &err);
   g_free(title);
@@ -322,9 +341,10 @@ static int save_figure(const Options *o, const AuditReport *rep, const char *set
   return CLI_EXIT_FAILURE;
 }
 
-/* Every (attacker set, victim) audit, its rows appended to @rows. */
-static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip, PrivTrust trust,
-                     guint attacks, const CliAttackerSets *sets, gboolean mpi, GArray *rows) {
+/* Every (attacker set, trust model, victim) audit, its rows appended to
+ * @rows in that order (account's). */
+static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip, guint attacks,
+                     const CliAttackerSets *sets, gboolean mpi, GArray *rows) {
   int status = CLI_EXIT_OK;
   gboolean figured = o->figure == NULL || ranks_rank() != 0; /* rank 0 draws */
   Progress progress = {.printer = cli_progress_new(CMD, o->quiet)};
@@ -332,10 +352,14 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
    * the loop below. */
   for (guint s = 0; s < cli_attacker_sets_n(sets); s++)
     for (guint i = 0; o->victims[i] != NULL; i++)
-      progress.count += g_str_equal(o->victims[i], "all")
-                            ? topo_graph_n_nodes(g) - cli_attacker_sets_size(sets, s)
-                            : 1;
-  for (guint s = 0; status == CLI_EXIT_OK && s < cli_attacker_sets_n(sets); s++) {
+      progress.count += o->trusts->len *
+                        (g_str_equal(o->victims[i], "all")
+                             ? topo_graph_n_nodes(g) - cli_attacker_sets_size(sets, s)
+                             : 1);
+  guint n_sets = cli_attacker_sets_n(sets);
+  for (guint st = 0; status == CLI_EXIT_OK && st < n_sets * o->trusts->len; st++) {
+    guint s = st / o->trusts->len;
+    PrivTrust trust = g_array_index(o->trusts, PrivTrust, st % o->trusts->len);
     const guint *set = cli_attacker_sets_members(sets, s);
     guint set_n = cli_attacker_sets_size(sets, s);
     GArray *victims = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -373,11 +397,16 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
       }
       if (status == CLI_EXIT_OK && rep.note != NULL && ranks_rank() == 0) {
         char *label = cli_attacker_sets_label(sets, s);
-        fprintf(stderr, "dpgossip %s: warning: attackers %s, %s\n", CMD, label, rep.note);
+        if (o->trusts->len > 1)
+          fprintf(stderr, "dpgossip %s: warning: attackers %s, trust %s, %s\n", CMD, label,
+                  priv_trust_name(trust), rep.note);
+        else
+          fprintf(stderr, "dpgossip %s: warning: attackers %s, %s\n", CMD, label, rep.note);
         g_free(label);
       }
       for (guint k = 0; status == CLI_EXIT_OK && k < rep.n_rows; k++) {
         Row row = {.attackers = topo_graph_attackers_label(g, sets, s),
+                   .trust = trust,
                    .victim = a.victim,
                    .victim_name = topo_graph_node_name(g, a.victim),
                    .labelled = topo_graph_has_labels(g),
@@ -387,7 +416,7 @@ static int audit_all(const Options *o, const TopoGraph *g, TopoGossipKind gossip
       if (status == CLI_EXIT_OK && !figured && rep.scores != NULL && isfinite(rep.mu)) {
         char *label = topo_graph_attackers_label(g, sets, s);
         char *victim = topo_graph_node_name(g, a.victim);
-        status = save_figure(o, &rep, label, victim);
+        status = save_figure(o, &rep, trust, label, victim);
         g_free(victim);
         g_free(label);
         figured = TRUE;
@@ -418,11 +447,11 @@ static gboolean decide(GArray *rows) {
     const Row *row = &g_array_index(rows, Row, i);
     if (row->r.status == AUDIT_OVERSTATED)
       fprintf(stderr,
-              "dpgossip %s: error: attackers %s, victim %s: the %s attack reaches mu in "
-              "[%.4g, %.4g] (95%%), above the accounted mu = %.4g: the printed guarantee is "
+              "dpgossip %s: error: attackers %s, trust %s, victim %s: the %s attack reaches mu "
+              "in [%.4g, %.4g] (95%%), above the accounted mu = %.4g: the printed guarantee is "
               "wrong\n",
-              CMD, row->attackers, row->victim_name, audit_attack_name(row->r.attack),
-              row->r.mu_emp_low, row->r.mu_emp_high, row->r.mu);
+              CMD, row->attackers, priv_trust_name(row->trust), row->victim_name,
+              audit_attack_name(row->r.attack), row->r.mu_emp_low, row->r.mu_emp_high, row->r.mu);
   }
   return overstated > 0;
 }
@@ -444,7 +473,8 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
       {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o->a.sigma, "noise multiplier (default 1)", "S"},
       CLI_OPTION_LR(&o->a.lr),
       {"trust", 0, 0, G_OPTION_ARG_STRING, &o->a.trust,
-       cli_trust_help("", "|", "|", " (default pndp)"), "MODEL"},
+       cli_trust_help("", "|", "|", ", or a comma-separated list as for account (default pndp)"),
+       "MODEL"},
       {"attackers", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &o->attackers,
        "attacker sets, as for account (required)", "SETS"},
       {"victim", 'v', 0, G_OPTION_ARG_STRING_ARRAY, &o->victims,
@@ -522,9 +552,8 @@ int cli_cmd_audit(int argc, char **argv) {
   }
   GError *err = NULL;
   CliFormat fmt = CLI_FORMAT_TABLE;
-  PrivTrust trust = PRIV_TRUST_PNDP;
   guint attacks = AUDIT_ATTACK_ALL;
-  int status = check_options(&o, &fmt, &trust, &attacks);
+  int status = check_options(&o, &fmt, &attacks);
   TopoGraph *g = NULL;
   TopoGossipKind gossip = TOPO_GOSSIP_UNIFORM;
   CliAttackerSets sets;
@@ -553,7 +582,7 @@ int cli_cmd_audit(int argc, char **argv) {
   g_clear_error(&err);
   GArray *rows = g_array_new(FALSE, TRUE, sizeof(Row));
   if (status == CLI_EXIT_OK)
-    status = audit_all(&o, g, gossip, trust, attacks, &sets, mpi, rows);
+    status = audit_all(&o, g, gossip, attacks, &sets, mpi, rows);
   gboolean overstated = status == CLI_EXIT_OK && rank == 0 && decide(rows);
   if (status == CLI_EXIT_OK && rank == 0)
     print_rows(&o, fmt, rows);

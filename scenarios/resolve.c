@@ -70,6 +70,26 @@ static const char *get(R *r, const char *sec, const char *key, ScenLoc *loc, cha
   return v;
 }
 
+/* Which item (1, 2, ...) of a [sweep] axis section.key takes at this point;
+ * 0 when the key is not swept. Problems found only once the graph is
+ * known (a label it lacks) name the item, as the schema's checks do. */
+static guint swept_item(const R *r, const char *sec, const char *key) {
+  if (r->pv == NULL || r->pv->axes == NULL)
+    return 0;
+  for (guint i = 0; i < r->pv->axes->len; i++) {
+    const ScenSweepAxis *a = g_ptr_array_index(r->pv->axes, i);
+    if (g_str_equal(a->section, sec) && g_str_equal(a->key, key))
+      return r->pv->items[i] + 1;
+  }
+  return 0;
+}
+
+/* "item N: " for a swept key's item, "" for a key set once (g_free). */
+static char *item_prefix(const R *r, const char *sec, const char *key) {
+  guint item = swept_item(r, sec, key);
+  return item ? g_strdup_printf("item %u: ", item) : g_strdup("");
+}
+
 static void problem(R *r, ScenLoc loc, const char *what, const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 static void problem(R *r, ScenLoc loc, const char *what, const char *fmt, ...) {
   va_list ap;
@@ -791,6 +811,7 @@ static void resolve_audit(R *r, ScenConfig *c) {
   g_free(attack);
   char **items = g_str_equal(v, "all") ? NULL : scen_split_list(v);
   c->audit_victims = items ? g_new(guint, g_strv_length(items) + 1) : NULL;
+  char *item = item_prefix(r, "audit", "victims");
   for (guint i = 0; items != NULL && items[i] != NULL; i++) {
     guint64 id = 0;
     guint named = 0;
@@ -801,10 +822,10 @@ static void resolve_audit(R *r, ScenConfig *c) {
                                 &e))
         id = named;
       else
-        problem(r, loc, what, "%s", e->message);
+        problem(r, loc, what, "%s%s", item, e->message);
       g_clear_error(&e);
     } else if (!g_ascii_string_to_unsigned(items[i], 10, 0, c->n ? c->n - 1 : G_MAXUINT, &id, NULL))
-      problem(r, loc, what, "'%s' is not a node id below %u (or all)", items[i], c->n);
+      problem(r, loc, what, "%s'%s' is not a node id below %u (or all)", item, items[i], c->n);
     c->audit_victims[c->n_audit_victims++] = (guint)id;
     /* A victim in every collusion set is an attacker in every audit: it
      * was skipped, silently, and a victims list of such nodes ran nothing. */
@@ -819,6 +840,7 @@ static void resolve_audit(R *r, ScenConfig *c) {
               "victim %u is in every collusion set (an attacker): a victim must be another node",
               (guint)id);
   }
+  g_free(item);
   g_strfreev(items);
   SimLatency lat = {.kind = SIM_LATENCY_CONSTANT};
   /* A schedule's W_t depend on the seed only, the same in every trial; a
@@ -882,8 +904,11 @@ static void resolve_collusions(R *r, ScenConfig *c) {
                                                SCEN_ERROR, SCEN_ERROR_INVALID, &e) &&
                   (c->g == NULL ||
                    spec_attackers_check(&sets, c->n, NULL, SCEN_ERROR, SCEN_ERROR_INVALID, &e));
-    if (!ok)
-      problem(r, loc, what, "%s", e->message);
+    if (!ok) {
+      char *item = item_prefix(r, sec, "nodes");
+      problem(r, loc, what, "%s%s", item, e->message);
+      g_free(item);
+    }
     g_clear_error(&e);
     guint n_sets = ok ? spec_attackers_n_sets(&sets, c->g ? c->n : 0) : 0;
     for (guint j = 0; j < n_sets; j++) {

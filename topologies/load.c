@@ -2,7 +2,8 @@
  * topologies/load.c: graph files. Edge lists (SNAP style: whitespace or
  * commas, '#' comments, an optional third weight column; CSV with an
  * optional header) are parsed here, with FILE:LINE errors; GraphML, GML and
- * Pajek go through igraph's readers.
+ * Pajek go through igraph's readers, their nodes named by the file's name,
+ * label or id attribute (vertex_names).
  *
  * Nodes labelled exactly 0..n-1 keep their labels; any other labelling is
  * renumbered by first appearance so that a file's numbering is reproducible
@@ -150,6 +151,7 @@ typedef struct {
   guint n;
   GArray *edges;  /* guint pairs */
   guint64 *label; /* edge lists: each node's label in the file (n), or NULL */
+  char **names;   /* igraph formats: each node's name in the file (n), or NULL */
   TopoLoadReport report;
   gboolean weighted; /* a weight was given */
   double weight;     /* the first weight */
@@ -204,11 +206,63 @@ static gboolean parse_latency(const char *path, gsize line, const char *s, gsize
   return ok;
 }
 
+/* Whether token [s, s+len) is a number (decimal digits): a label
+ * parse_label reads; anything else in a CSV file is a name. */
+static gboolean is_number(const char *s, gsize len) {
+  for (gsize i = 0; i < len; i++)
+    if (s[i] < '0' || s[i] > '9')
+      return FALSE;
+  return len > 0;
+}
+
+/* A CSV node named by text (not a number): its id in @names (text ->
+ * id + 1), the next one on first sight; surrounding double quotes go
+ * ("alice" names alice). */
+static gboolean intern_name(GHashTable *names, const char *s, gsize len, guint *next, guint *out,
+                            const char *path, gsize line, GError **error) {
+  if (len >= 2 && s[0] == '"' && s[len - 1] == '"') {
+    s++;
+    len -= 2;
+  }
+  if (len == 0)
+    return spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line,
+                         "an empty node name (\"\"): name every node");
+  char *key = g_strndup(s, len);
+  gpointer val = g_hash_table_lookup(names, key);
+  if (val != NULL) {
+    g_free(key);
+    *out = GPOINTER_TO_UINT(val) - 1;
+    return TRUE;
+  }
+  if (*next >= G_MAXUINT / 2) {
+    g_free(key);
+    spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, line, "too many nodes");
+    return FALSE;
+  }
+  g_hash_table_insert(names, key, GUINT_TO_POINTER(*next + 1));
+  *out = (*next)++;
+  return TRUE;
+}
+
+/* One node token of an edge list: a number (its label), or in a CSV file a
+ * name (networkx and pandas write their nodes' names: "alice,bob"). */
+static gboolean intern_token(GHashTable *ids, GHashTable *names, const char *s, gsize len,
+                             guint *next, guint *out, const char *path, gsize line,
+                             GError **error) {
+  guint64 label;
+  if (names != NULL && !is_number(s, len))
+    return intern_name(names, s, len, next, out, path, line, error);
+  return parse_label(path, line, s, len, &label, error) &&
+         intern_label(ids, label, next, out, path, line, error);
+}
+
 /* The edge-list formats (edges, csv): "u v" or "u v weight" per line. A CSV
- * file may start with a header line ("source,target,weight"). */
+ * file may start with a header line ("source,target,weight"); its nodes may
+ * be names as well as numbers. */
 static gboolean parse_edge_list(const char *path, const char *text, gsize size, gboolean csv,
                                 Parsed *p, GError **error) {
   GHashTable *ids = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  GHashTable *names = csv ? g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL) : NULL;
   guint next = 0;
   gsize line = 0;
   gboolean ok = TRUE, content = FALSE;
@@ -279,15 +333,14 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
       ok = FALSE;
       break;
     }
-    guint64 a, b;
     guint ia, ib;
     double w = 0;
-    ok = parse_label(path, line, tok[0], len[0], &a, error) &&
-         parse_label(path, line, tok[1], len[1], &b, error) &&
+    ok = (names != NULL || (parse_label(path, line, tok[0], len[0], &(guint64){0}, error) &&
+                            parse_label(path, line, tok[1], len[1], &(guint64){0}, error))) &&
          (nt < 3 || (latency ? parse_latency(path, line, tok[2], len[2], error)
                              : parse_weight(path, line, tok[2], len[2], &w, error))) &&
-         intern_label(ids, a, &next, &ia, path, line, error) &&
-         intern_label(ids, b, &next, &ib, path, line, error);
+         intern_token(ids, names, tok[0], len[0], &next, &ia, path, line, error) &&
+         intern_token(ids, names, tok[1], len[1], &next, &ib, path, line, error);
     if (!ok)
       break;
     if (nt == 3 && !latency)
@@ -299,7 +352,23 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
       p->report.self_loops++;
     }
   }
-  if (ok) {
+  gboolean named = ok && names != NULL && g_hash_table_size(names) > 0;
+  if (named) {
+    /* Names and numbers: every node is named by its text, numbers in
+     * decimal (leading zeros dropped, as an edge list's). */
+    p->n = next;
+    p->report.renumbered = TRUE;
+    p->names = g_new0(char *, next + 1);
+    GHashTableIter it;
+    gpointer key, val;
+    g_hash_table_iter_init(&it, names);
+    while (g_hash_table_iter_next(&it, &key, &val))
+      p->names[GPOINTER_TO_UINT(val) - 1] = g_strdup(key);
+    g_hash_table_iter_init(&it, ids);
+    while (g_hash_table_iter_next(&it, &key, &val))
+      p->names[GPOINTER_TO_UINT(val)] = g_strdup_printf("%" G_GUINT64_FORMAT,
+                                                        *(const guint64 *)key);
+  } else if (ok) {
     p->n = next;
     gboolean kept = p->edges->len > 0 && keep_dense_labels(ids, next, p->edges);
     p->report.renumbered = p->edges->len > 0 && !kept;
@@ -314,6 +383,8 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
     }
   }
   g_hash_table_unref(ids);
+  if (names != NULL)
+    g_hash_table_unref(names);
   return ok;
 }
 
@@ -337,6 +408,103 @@ static const char *weight_attribute(const igraph_t *g) {
     if (igraph_cattribute_has_attr(g, IGRAPH_ATTRIBUTE_EDGE, names[i]))
       return names[i];
   return NULL;
+}
+
+/* The type of vertex attribute @attr; IGRAPH_ATTRIBUTE_UNSPECIFIED when
+ * @g has none (igraph 0.10's C handler lists them, it has no getter). */
+static igraph_attribute_type_t vertex_attribute_type(const igraph_t *g, const char *attr) {
+  igraph_attribute_type_t type = IGRAPH_ATTRIBUTE_UNSPECIFIED;
+  igraph_strvector_t names;
+  igraph_vector_int_t types;
+  if (igraph_strvector_init(&names, 0) != IGRAPH_SUCCESS)
+    return type;
+  if (igraph_vector_int_init(&types, 0) == IGRAPH_SUCCESS) {
+    if (igraph_cattribute_list(g, NULL, NULL, &names, &types, NULL, NULL) == IGRAPH_SUCCESS)
+      for (igraph_integer_t i = 0; i < igraph_strvector_size(&names); i++)
+        if (strcmp(igraph_strvector_get(&names, i), attr) == 0)
+          type = (igraph_attribute_type_t)VECTOR(types)[i];
+    igraph_vector_int_destroy(&types);
+  }
+  igraph_strvector_destroy(&names);
+  return type;
+}
+
+/* Vertex attribute @attr of @g as text, one string per node (NULL ended,
+ * g_strfreev), or NULL when some node has none (an empty string, igraph's
+ * NaN) or two nodes share one: such an attribute names no node. A numeric
+ * value prints as the integer it is (GML ids), else with every digit. */
+static char **vertex_attribute_names(const igraph_t *g, const char *attr) {
+  igraph_attribute_type_t type = vertex_attribute_type(g, attr);
+  if (type != IGRAPH_ATTRIBUTE_STRING && type != IGRAPH_ATTRIBUTE_NUMERIC)
+    return NULL;
+  igraph_integer_t n = igraph_vcount(g);
+  char **names = g_new0(char *, n + 1);
+  GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+  gboolean ok = TRUE;
+  for (igraph_integer_t v = 0; ok && v < n; v++) {
+    if (type == IGRAPH_ATTRIBUTE_STRING) {
+      const char *s = VAS(g, attr, v);
+      names[v] = g_strdup(s ? s : "");
+    } else {
+      double x = VAN(g, attr, v);
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      if (isfinite(x) && x == floor(x) && fabs(x) < 0x1p53)
+        g_snprintf(buf, sizeof buf, "%.0f", x);
+      else if (isfinite(x))
+        g_ascii_formatd(buf, sizeof buf, "%.17g", x);
+      else
+        buf[0] = '\0';
+      names[v] = g_strdup(buf);
+    }
+    ok = names[v][0] != '\0' && g_hash_table_add(seen, names[v]);
+  }
+  g_hash_table_unref(seen);
+  if (!ok)
+    g_clear_pointer(&names, g_strfreev);
+  return names;
+}
+
+/*
+ * The names a GraphML, GML or Pajek file gives its nodes: igraph's "name",
+ * else "label" (GML and GraphML files written by networkx carry the node in
+ * it, next to an id 0..n-1), else "id" (GraphML node ids, Pajek vertex
+ * labels, GML ids); the first attribute that names every node once. NULL
+ * when none does (nodes are then the file's order 0..n-1).
+ */
+static char **vertex_names(const igraph_t *g) {
+  static const char *const attrs[] = {"name", "label", "id"};
+  char **names = NULL;
+  for (guint i = 0; names == NULL && i < G_N_ELEMENTS(attrs); i++)
+    names = vertex_attribute_names(g, attrs[i]);
+  return names;
+}
+
+/* Names that are exactly 0..n-1 in some order (decimal, no sign or leading
+ * zero) are the nodes' ids, as an edge list's are: the edges are renumbered
+ * so that node u is the one named u and the names go. FALSE (nothing
+ * changed) for any other naming. O(n + m). */
+static gboolean names_are_ids(char **names, guint n, GArray *edges) {
+  guint *id_of = g_new(guint, MAX(n, 1));
+  gboolean *seen = g_new0(gboolean, MAX(n, 1));
+  gboolean ok = TRUE;
+  for (guint u = 0; ok && u < n; u++) {
+    guint64 v;
+    const char *s = names[u];
+    ok = g_ascii_isdigit(s[0]) && (s[0] != '0' || s[1] == '\0') &&
+         g_ascii_string_to_unsigned(s, 10, 0, n - 1, &v, NULL) && !seen[v];
+    if (ok) {
+      seen[v] = TRUE;
+      id_of[u] = (guint)v;
+    }
+  }
+  if (ok) {
+    guint *e = (guint *)(void *)edges->data;
+    for (guint i = 0; i < edges->len; i++)
+      e[i] = id_of[e[i]];
+  }
+  g_free(seen);
+  g_free(id_of);
+  return ok;
 }
 
 /* GraphML, GML and Pajek through igraph's readers, with the C attribute
@@ -404,6 +572,13 @@ static gboolean read_igraph(const char *path, TopoGraphFormat format, Parsed *p,
       p->other = NAN; /* no other weight: edges without one */
     }
     p->n = (guint)igraph_vcount(&g);
+    /* The file's names for its nodes, kept unless they are 0..n-1. */
+    if (rc == IGRAPH_SUCCESS) {
+      p->names = vertex_names(&g);
+      if (p->names != NULL && names_are_ids(p->names, p->n, p->edges))
+        g_clear_pointer(&p->names, g_strfreev);
+      p->report.renumbered = p->names != NULL;
+    }
     igraph_destroy(&g);
   }
   igraph_set_attribute_table(old);
@@ -553,14 +728,17 @@ TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboo
     g->loaded = TRUE;
   }
   /* The file's labels, unless node u is labelled u. */
-  if (g != NULL && p.label != NULL) {
-    gboolean identity = TRUE;
+  if (g != NULL && (p.label != NULL || p.names != NULL)) {
+    gboolean identity = p.names == NULL;
     for (guint u = 0; identity && u < g->n; u++)
       identity = p.label[old_of ? old_of[u] : u] == u;
     if (!identity) {
       char **labels = g_new0(char *, g->n + 1);
-      for (guint u = 0; u < g->n; u++)
-        labels[u] = g_strdup_printf("%" G_GUINT64_FORMAT, p.label[old_of ? old_of[u] : u]);
+      for (guint u = 0; u < g->n; u++) {
+        guint old = old_of ? old_of[u] : u;
+        labels[u] = p.names != NULL ? g_strdup(p.names[old])
+                                    : g_strdup_printf("%" G_GUINT64_FORMAT, p.label[old]);
+      }
       if (!topo_graph_take_labels(g, labels, error)) {
         topo_graph_free(g);
         g = NULL;
@@ -569,6 +747,7 @@ TopoGraph *topo_graph_load_format(const char *path, TopoGraphFormat format, gboo
   }
   g_free(old_of);
   g_free(p.label);
+  g_strfreev(p.names);
   g_array_unref(p.edges);
   return g;
 }

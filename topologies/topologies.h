@@ -144,9 +144,10 @@ gboolean topo_graph_write_edges(const TopoGraph *g, const char *path, GError **e
 /*
  * Node labels. The simulator numbers nodes 0..n-1 (ids: every array, matrix
  * and RNG stream is indexed by them); users name them by their labels. A
- * graph loaded from an edge list whose labels are not exactly 0..n-1 (or
- * kept by lcc from a larger graph) keeps its file's labels in a label
- * table, the one home of the mapping; a graph without a table (generated,
+ * graph loaded from an edge list whose labels are not exactly 0..n-1, or
+ * from a GraphML, GML or Pajek file whose nodes' name, label or id
+ * attribute is not (or kept by lcc from a larger graph), keeps its file's
+ * labels in a label table, the one home of the mapping; a graph without a table (generated,
  * a file labelled 0..n-1, built from ids) names node u "u".
  *
  * topo_graph_node_label: node @id's label, NULL without a label table
@@ -225,7 +226,7 @@ typedef struct {
   /* Of those, the edges listed exactly once in each direction ("u v" and
    * "v u"): a directed listing of an undirected graph, not a repetition. */
   guint64 both_directions;
-  gboolean renumbered;      /* the labels were not exactly 0..n-1: renumbered by first appearance */
+  gboolean renumbered;      /* the labels were not exactly 0..n-1: kept as the nodes' labels */
   gboolean weights_ignored; /* unequal edge weights dropped (ignore_weights asked for it) */
   /* The file declared a directed graph (GraphML edgedefault="directed" or
    * directed edges, GML "directed 1", Pajek *Arcs): each arc read as an
@@ -259,7 +260,10 @@ const char *topo_graph_format_name(TopoGraphFormat format);
  * topo_graph_load says, with an optional third column: the edge's weight (a
  * positive finite number). GraphML, GML and Pajek go through igraph's
  * readers: nodes keep the file's order (ids 0..n-1, isolated nodes
- * included), self-loops and duplicates are dropped and counted; their
+ * included) and are labelled by the first vertex attribute among name,
+ * label and id that names every node once (non-empty, distinct); names
+ * exactly 0..n-1 are ids instead (node u is the one named u), as an edge
+ * list's; self-loops and duplicates are dropped and counted; their
  * weights are the numeric edge attribute "weight" (GML also "value"). A
  * directed file (GraphML, GML "directed 1", Pajek *Arcs) is read as
  * undirected and said so (directed in the load report). Before igraph reads

@@ -155,12 +155,12 @@ static void test_reconstruction(void) {
   r = cli_run("audit", "--generate", "florentine", "-T", "4", "-a", "0", "--victim", "2",
               "--sigma", "0", "--format", "csv");
   g_assert_cmpint(r.status, ==, 0);
-  const char *line = strstr(r.out, "0,2,reconstruction,inf,");
+  const char *line = strstr(r.out, "0,pndp,2,reconstruction,inf,");
   g_assert_nonnull(line);
   g_assert_nonnull(strstr(line, ",partial\n"));
   /* The steps that do reach it are recovered exactly. */
   double x[9];
-  csv_numbers(line, 3, x, 9);
+  csv_numbers(line, 4, x, 9);
   g_assert_cmpfloat(x[8], <, 1e-8);
   cli_run_clear(&r);
 }
@@ -173,7 +173,7 @@ static void test_learned_and_figure(void) {
   g_assert_cmpint(r.status, ==, 0);
   gchar **lines = g_strsplit(r.out, "\n", -1);
   g_assert_cmpuint(g_strv_length(lines), ==, 3); /* header, one row, "" */
-  g_assert_true(g_str_has_prefix(lines[1], "0,1,learned,"));
+  g_assert_true(g_str_has_prefix(lines[1], "0,pndp,1,learned,"));
   g_strfreev(lines);
   cli_run_clear(&r);
   gchar *text = NULL;
@@ -215,7 +215,7 @@ static void scenario_matches_command(const char *dir, const char *name, const ch
     g_assert_true(g_str_has_prefix(a[i], i == 1 ? "pair,0+5,pndp,1,np," : "pair,0+5,pndp,1,learned,"));
     double x[9], y[9];
     csv_numbers(a[i], 5, x, 9); /* mu ... reconstruction_error */
-    csv_numbers(b[i], 3, y, 9);
+    csv_numbers(b[i], 4, y, 9);
     for (guint j = 0; j < 9; j++)
       g_assert_true(x[j] == y[j] || (isnan(x[j]) && isnan(y[j])));
   }
@@ -354,6 +354,58 @@ static void test_bad_inputs(void) {
   cli_run_clear(&r);
 }
 
+/* The CSV rows of @out without their last column (the status, decided over
+ * the whole table's family of rows), header dropped (g_free). */
+static char *rows_but_status(const char *out) {
+  char **lines = g_strsplit(out, "\n", -1);
+  GString *s = g_string_new(NULL);
+  for (guint l = 1; lines[l] && *lines[l]; l++) {
+    const char *last = strrchr(lines[l], ',');
+    g_string_append_len(s, lines[l], last - lines[l]);
+    g_string_append_c(s, '\n');
+  }
+  g_strfreev(lines);
+  return g_string_free(s, FALSE);
+}
+
+/* --trust takes account's list (issue 36 item 8): one table whose trust
+ * column says each row's model, the rows of every model run alone, in the
+ * order given; a model listed twice is refused in account's words. */
+static void test_trust_list(void) {
+  CliRun both = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0", "--victim", "9",
+                        "--trust", "pndp,ldp", "--trials", "40", "--format", "csv", "-q");
+  CliRun p = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0", "--victim", "9",
+                     "--trust", "pndp", "--trials", "40", "--format", "csv", "-q");
+  CliRun l = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0", "--victim", "9",
+                     "--trust", "ldp", "--trials", "40", "--format", "csv", "-q");
+  g_assert_cmpint(both.status, ==, 0);
+  g_assert_cmpint(p.status, ==, 0);
+  g_assert_cmpint(l.status, ==, 0);
+  g_assert_true(g_str_has_prefix(both.out, "attackers,trust,victim,attack,mu,"));
+  char *got = rows_but_status(both.out), *a = rows_but_status(p.out), *b = rows_but_status(l.out);
+  char *want = g_strconcat(a, b, NULL);
+  g_assert_cmpstr(got, ==, want);
+  g_assert_nonnull(strstr(got, "0,pndp,9,np,"));
+  /* LDP's closed form mu = sqrt(T) / sigma = sqrt(3), to 15 digits. */
+  g_assert_nonnull(strstr(got, "0,ldp,9,np,1.73205080756887"));
+  g_free(got);
+  g_free(want);
+  g_free(a);
+  g_free(b);
+  cli_run_clear(&both);
+  cli_run_clear(&p);
+  cli_run_clear(&l);
+  CliRun twice = cli_run("audit", "--generate", "florentine", "-T", "3", "-a", "0", "--victim", "9",
+                         "--trust", "pndp,pndp", "--trials", "40");
+  CliRun account = cli_run("account", "--generate", "florentine", "-T", "3", "-a", "0", "--trust",
+                           "pndp,pndp");
+  g_assert_cmpint(twice.status, ==, 2);
+  g_assert_nonnull(strstr(twice.err, "dpgossip audit: --trust: pndp is listed twice"));
+  g_assert_nonnull(strstr(account.err, "dpgossip account: --trust: pndp is listed twice"));
+  cli_run_clear(&twice);
+  cli_run_clear(&account);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/audit/ldp", test_ldp);
@@ -365,5 +417,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/audit/participation", test_participation);
   g_test_add_func("/audit/threads", test_threads);
   g_test_add_func("/audit/bad_inputs", test_bad_inputs);
+  g_test_add_func("/audit/trust_list", test_trust_list);
   return g_test_run();
 }

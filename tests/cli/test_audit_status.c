@@ -62,12 +62,12 @@ static void test_sigma_agrees(void) {
     g_assert_cmpuint(g_strv_length(lines), >=, 3);
     for (guint l = 1; l <= 2; l++) {
       gchar **f = g_strsplit(lines[l], ",", -1);
-      g_assert_cmpuint(g_strv_length(f), ==, 13);
-      double mu = g_ascii_strtod(f[3], NULL);
+      g_assert_cmpuint(g_strv_length(f), ==, 14);
+      double mu = g_ascii_strtod(f[4], NULL);
       if (g_str_equal(want_status, "unresolved")) {
         /* account: no protection, not resolvable; the audit the same, its
          * attacks refused and the reason said. */
-        g_assert_cmpstr(f[12], ==, "refused");
+        g_assert_cmpstr(f[13], ==, "refused");
         g_assert_true(isnan(mu));
         g_assert_nonnull(strstr(r.err, "status unresolved"));
       } else {
@@ -80,9 +80,9 @@ static void test_sigma_agrees(void) {
                               "T^2 = 16 roundings of X_v's entries, condition 1");
         g_assert_cmpfloat(mu, >, 0.0);
         if (want < 1e-100) /* the attacks cannot run in double precision */
-          g_assert_cmpstr(f[12], ==, "refused");
+          g_assert_cmpstr(f[13], ==, "refused");
         else
-          g_assert_cmpstr(f[12], ==, "consistent");
+          g_assert_cmpstr(f[13], ==, "consistent");
       }
       g_strfreev(f);
     }
@@ -146,8 +146,8 @@ static void test_attacker_hears_nothing(void) {
   g_assert_cmpuint(g_strv_length(lines), ==, 4); /* header, np, learned, "" */
   for (guint l = 1; l <= 2; l++) {
     gchar **f = g_strsplit(lines[l], ",", -1);
-    g_assert_cmpfloat(g_ascii_strtod(f[3], NULL), ==, 0.0);
-    g_assert_cmpstr(f[12], ==, "consistent");
+    g_assert_cmpfloat(g_ascii_strtod(f[4], NULL), ==, 0.0);
+    g_assert_cmpstr(f[13], ==, "consistent");
     g_strfreev(f);
   }
   g_strfreev(lines);

@@ -38,6 +38,10 @@ static void files_free(Files *f) {
   g_free(f->twin);
 }
 
+/* The labels of the twin's ids 0..n-1 (NULL ended), LABEL_OF by default. */
+static const char *const *label_of = LABEL_OF;
+static guint n_labels = G_N_ELEMENTS(LABEL_OF);
+
 /* Cell @text of the twin's output as the labelled file names it: an id
  * (or ids joined by '+') become labels; anything else stays. */
 static char *relabel_cell(const char *text) {
@@ -46,9 +50,9 @@ static char *relabel_cell(const char *text) {
   gboolean ok = TRUE;
   for (guint i = 0; ok && ids[i]; i++) {
     guint64 v;
-    ok = g_ascii_string_to_unsigned(ids[i], 10, 0, G_N_ELEMENTS(LABEL_OF) - 1, &v, NULL);
+    ok = g_ascii_string_to_unsigned(ids[i], 10, 0, n_labels - 1, &v, NULL);
     if (ok)
-      g_string_append_printf(s, "%s%s", i ? "+" : "", LABEL_OF[v]);
+      g_string_append_printf(s, "%s%s", i ? "+" : "", label_of[v]);
   }
   g_strfreev(ids);
   if (!ok) {
@@ -193,9 +197,9 @@ static void test_audit(void) {
                      "--victim", "6", "--victim", "7", "--trials", "200", "--format", "csv");
   CliRun b = cli_run("audit", "--graph", f.twin, "-T", "4", "--trust", "pndp", "-a", "0",
                      "--victim", "2", "--victim", "3", "--trials", "200", "--format", "csv");
-  static const int cols[] = {0, 1, -1};
+  static const int cols[] = {0, 2, -1};
   expect_twins(&a, &b, cols);
-  g_assert_nonnull(strstr(a.out, "\n20,6,"));
+  g_assert_nonnull(strstr(a.out, "\n20,pndp,6,"));
   cli_run_clear(&a);
   cli_run_clear(&b);
   a = cli_run("audit", "--graph", f.labelled, "-T", "4", "--trust", "pndp", "-a", "20", "--victim",
@@ -266,11 +270,76 @@ static void test_bound_column(void) {
   }
 }
 
+/* The Florentine families (tests/data/topo-florentine.*, networkx's
+ * florentine_families_graph) in the node order of --generate florentine. */
+static const char *const FAMILY[] = {"Acciaiuoli", "Medici",    "Castellani",  "Peruzzi",
+                                     "Strozzi",    "Barbadori", "Ridolfi",     "Tornabuoni",
+                                     "Albizzi",    "Salviati",  "Pazzi",       "Bischeri",
+                                     "Guadagni",   "Ginori",    "Lamberteschi"};
+
+/* GraphML (node ids), GML (a label next to ids 0..n-1, as networkx writes
+ * it), Pajek (vertex labels) and CSV (names in the columns) name their
+ * nodes: every one of them gives
+ * the numbers of the embedded graph on the families its ids stand for, and
+ * a family the graph lacks is refused by name. */
+static void test_igraph_formats(void) {
+  static const char *const files[] = {"topo-florentine.graphml", "topo-florentine.gml",
+                                      "topo-florentine.net", "topo-florentine.csv"};
+  CliRun b = cli_run("account", "--generate", "florentine", "-T", "6", "--trust", "ldp,pndp", "-a",
+                     "1,4+12", "--format", "csv");
+  label_of = FAMILY;
+  n_labels = G_N_ELEMENTS(FAMILY);
+  for (guint i = 0; i < G_N_ELEMENTS(files); i++) {
+    char *path = cli_test_data_path(files[i]);
+    CliRun a = cli_run("account", "--graph", path, "-T", "6", "--trust", "ldp,pndp", "-a",
+                       "Medici,Strozzi+Guadagni", "--format", "csv");
+    expect_twins(&a, &b, ACCOUNT_NODES);
+    g_assert_nonnull(strstr(a.out, "\nStrozzi+Guadagni,pndp,Medici,"));
+    g_assert_nonnull(strstr(a.err, "node labels are not 0..n-1: kept as the nodes' names"));
+    cli_run_clear(&a);
+    a = cli_run("audit", "--graph", path, "-T", "4", "--trust", "pndp", "-a", "Medici", "--victim",
+                "Pucci", "--trials", "20");
+    g_assert_cmpint(a.status, ==, 2);
+    g_assert_nonnull(strstr(a.err, "--victim: node 'Pucci' is not in the graph (its nodes go by "
+                                   "the labels of its file: Acciaiuoli, Medici, ...)"));
+    cli_run_clear(&a);
+    g_free(path);
+  }
+  label_of = LABEL_OF;
+  n_labels = G_N_ELEMENTS(LABEL_OF);
+  cli_run_clear(&b);
+
+  /* Names exactly 0..n-1, in another order than the file's, are ids (as an
+   * edge list's): node 2 is the one named 2, whatever its position. */
+  char *dir = test_tmpdir("labels-ids");
+  char *ids = write_file(dir, "ids.graphml",
+                         "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+                         "<graph edgedefault=\"undirected\">\n"
+                         "<node id=\"2\"/><node id=\"0\"/><node id=\"1\"/>\n"
+                         "<edge source=\"2\" target=\"0\"/><edge source=\"0\" target=\"1\"/>\n"
+                         "</graph></graphml>\n");
+  char *edges = write_file(dir, "ids.txt", "2 0\n0 1\n");
+  CliRun a = cli_run("account", "--graph", ids, "-T", "4", "--trust", "pndp", "-a", "2", "--format",
+                     "csv");
+  b = cli_run("account", "--graph", edges, "-T", "4", "--trust", "pndp", "-a", "2", "--format",
+              "csv");
+  static const int none[] = {-1};
+  expect_twins(&a, &b, none);
+  g_assert_null(strstr(a.err, "node labels"));
+  cli_run_clear(&a);
+  cli_run_clear(&b);
+  test_rmtree(dir);
+  g_free(dir);
+  g_free(ids);
+  g_free(edges);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/labels/account", test_account);
   g_test_add_func("/cli/labels/churn", test_churn);
   g_test_add_func("/cli/labels/audit", test_audit);
   g_test_add_func("/cli/labels/bound-column", test_bound_column);
+  g_test_add_func("/cli/labels/igraph-formats", test_igraph_formats);
   return g_test_run();
 }
