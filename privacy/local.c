@@ -460,8 +460,8 @@ typedef struct {
   guint8 *delivered;
 } MergedMessages;
 
-static void merged_messages(const Merged *g, const PrivRoundMessages *m, const guint *dist,
-                            guint r, guint8 *mark, MergedMessages *out) {
+static void merged_messages(const Merged *g, const PrivRoundMessages *m, const guint *dist, guint r,
+                            guint8 *mark, MergedMessages *out) {
   guint n_sub = g->nb + (g->star != FAR);
   GArray *from = g_array_new(FALSE, FALSE, sizeof(guint));
   GArray *del = g_array_new(FALSE, FALSE, sizeof(guint8));
@@ -519,19 +519,16 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint
     fail(error, "the radius must be at least 1 (radius 0 holds no victim)");
     return NULL;
   }
-  if (p->messages == NULL || p->gossip == NULL || p->n_gossip == 0)
-    {
+  if (p->messages == NULL || p->gossip == NULL || p->n_gossip == 0) {
     fail(error, "a ball's record needs its gossip matrices and messages");
     return NULL;
   }
-  if (p->protocol == PRIV_PROTOCOL_DECOR && p->sigma_secret > 0)
-    {
+  if (p->protocol == PRIV_PROTOCOL_DECOR && p->sigma_secret > 0) {
     fail(error, "local bounds do not cover DECOR's edge secrets yet");
     return NULL;
   }
   guint N = topo_gossip_n(p->gossip[0]);
-  if (p->n_delayed >= N)
-    {
+  if (p->n_delayed >= N) {
     fail(error, "the record has more slots than entries");
     return NULL;
   }
@@ -596,8 +593,8 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint
       q.trust = PRIV_TRUST_SECLDP;
     blocks = priv_structured_blocks(&q, error);
     if (!blocks && error && *error && (*error)->code == PRIV_ERROR_MEMORY)
-      g_prefix_error(error, "the ball of radius %u (%u nodes; a smaller radius needs less): ",
-                     radius, g.nb);
+      g_prefix_error(
+          error, "the ball of radius %u (%u nodes; a smaller radius needs less): ", radius, g.nb);
   }
   if (blocks)
     report = priv_account_report(blocks, NULL, opt, error);
@@ -610,11 +607,8 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint
     v->mu_lower = covered ? v->mu : 0.0;
   }
   if (report && info)
-    *info = (PrivLocalInfo){.radius = radius,
-                            .ball = g.nb,
-                            .shell = n_shell,
-                            .sub_nodes = n_sub,
-                            .covered = covered};
+    *info = (PrivLocalInfo){
+        .radius = radius, .ball = g.nb, .shell = n_shell, .sub_nodes = n_sub, .covered = covered};
   for (guint k = 0; k < p->n_gossip; k++) {
     topo_gossip_free(ws[k]);
     g_free(mm[k].ptr);

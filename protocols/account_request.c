@@ -381,10 +381,9 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, const PrivStructured
     att[i] = keep[p->attackers[i]];
   ProtoRunConfig cfg = run_config(j);
   guint K = j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(j->proto.K, 1u) : 1u;
-  ProtoDeliveries *d =
-      proto_deliveries_record_ball(&cfg, K * j->T, keep, m, rows,
-                                   opt->progress ? timing_progress : NULL, opt->progress_data,
-                                   error);
+  ProtoDeliveries *d = proto_deliveries_record_ball(&cfg, K * j->T, keep, m, rows,
+                                                    opt->progress ? timing_progress : NULL,
+                                                    opt->progress_data, error);
   if (d != NULL) {
     q.gossip = proto_deliveries_gossip(d);
     q.n_gossip = proto_deliveries_rounds(d);
