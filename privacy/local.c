@@ -607,8 +607,12 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint
     v->mu_lower = covered ? v->mu : 0.0;
   }
   if (report && info)
-    *info = (PrivLocalInfo){
-        .radius = radius, .ball = g.nb, .shell = n_shell, .sub_nodes = n_sub, .covered = covered};
+    *info = (PrivLocalInfo){.radius = radius,
+                            .ball = g.nb,
+                            .shell = n_shell,
+                            .sub_nodes = n_sub,
+                            .covered = covered,
+                            .cond = blocks->cond};
   for (guint k = 0; k < p->n_gossip; k++) {
     topo_gossip_free(ws[k]);
     g_free(mm[k].ptr);

@@ -18,6 +18,7 @@ typedef struct {
   guint shell;      /* |S_{r+1}|: the nodes at radius + 1 hops, made colluders */
   guint sub_nodes;  /* nodes of the subproblem given to priv_structured_blocks */
   gboolean covered; /* the shell is empty: the values are the exact ones */
+  double cond;      /* priv_local_report_record: the ball's PrivBlocks.cond (else 0) */
 } PrivLocalInfo;
 
 /*
