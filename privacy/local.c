@@ -347,3 +347,282 @@ PrivReport *priv_local_report(const PrivStructuredProblem *problem, guint radius
                               const PrivAccountOptions *opt, PrivLocalInfo *info, GError **error) {
   return priv_local_report_shell(problem, radius, opt, PRIV_LOCAL_SHELL_MERGED, info, error);
 }
+
+guint *priv_local_distances(const PrivStructuredProblem *p, guint radius, GArray *ball,
+                            GArray *shell, GError **error) {
+  g_return_val_if_fail(p != NULL && ball != NULL && shell != NULL, NULL);
+  if (!check(p, radius, error))
+    return NULL;
+  guint n = topo_gossip_n(p->gossip[0]);
+  if (!priv_check_budget(sizeof(guint) * (gsize)n, p->max_bytes,
+                         "the hop counts of the local bound", error))
+    return NULL;
+  guint *dist = g_new(guint, n);
+  memset(dist, 0xff, sizeof(guint) * n);
+  hops(p, MIN(radius, n), dist, ball, shell);
+  return dist;
+}
+
+/* The record's ball, merged: the ball nodes (their index in the record,
+ * increasing), then the merged shell, then the record's slots. */
+typedef struct {
+  guint m, nb, star, L; /* record nodes, ball nodes, star index (FAR: none), slots */
+  const guint *ball;    /* nb record indices */
+  guint *sub;           /* record node or slot (m + j) -> merged index */
+} Merged;
+
+/* Row @i (a ball node) of the merged W_k: the record's row, its shell
+ * columns summed into the merged shell, slots renumbered. The record's
+ * columns are increasing, nodes before slots, so the output is too. */
+static void merged_ball_row(const Merged *g, const TopoGossip *w, guint i, GArray *cols,
+                            GArray *vals) {
+  const guint *c;
+  const double *v;
+  guint len = topo_gossip_row(w, g->ball[i], &c, &v);
+  double star = 0.0;
+  gboolean has_star = FALSE;
+  for (guint j = 0; j < len; j++) {
+    guint k = g->sub[c[j]];
+    if (k == g->star) {
+      star += v[j];
+      has_star = TRUE;
+      continue;
+    }
+    if (has_star && c[j] >= g->m) { /* the first slot: the shell comes before */
+      g_array_append_val(cols, g->star);
+      g_array_append_val(vals, star);
+      has_star = FALSE;
+    }
+    g_array_append_val(cols, k);
+    g_array_append_val(vals, v[j]);
+  }
+  if (has_star) {
+    g_array_append_val(cols, g->star);
+    g_array_append_val(vals, star);
+  }
+}
+
+/* The merged W_k: ball rows as above; the merged shell keeps its own state
+ * (its messages are what it receives in @messages, whatever its row); a
+ * slot row copies a ball node (its message starts being held) or the
+ * merged shell (a shell node's late message: known to the colluders), or
+ * keeps its content. */
+static TopoGossip *merged_gossip(const Merged *g, const TopoGossip *w, GError **error) {
+  guint N = g->nb + (g->star != FAR) + g->L;
+  GArray *cols = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *vals = g_array_new(FALSE, FALSE, sizeof(double));
+  guint *row_ptr = g_new(guint, N + 1);
+  guint at = 0;
+  for (guint i = 0; i < g->nb; i++) {
+    row_ptr[at++] = cols->len;
+    merged_ball_row(g, w, i, cols, vals);
+  }
+  if (g->star != FAR) {
+    row_ptr[at++] = cols->len;
+    double one = 1.0;
+    g_array_append_val(cols, g->star);
+    g_array_append_val(vals, one);
+  }
+  for (guint j = 0; j < g->L; j++) {
+    row_ptr[at++] = cols->len;
+    const guint *c;
+    const double *v;
+    guint len = topo_gossip_row(w, g->m + j, &c, &v);
+    for (guint e = 0; e < len; e++) {
+      double x = v[e];
+      g_array_append_val(cols, g->sub[c[e]]);
+      g_array_append_val(vals, x);
+    }
+  }
+  row_ptr[N] = cols->len;
+  GError *sub_error = NULL;
+  TopoGossip *out = topo_gossip_new_csr(N, row_ptr, (const guint *)(void *)cols->data,
+                                        (const double *)(void *)vals->data, &sub_error);
+  if (!out) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL, "the ball's recorded gossip matrix: %s",
+                sub_error->message);
+    g_error_free(sub_error);
+  }
+  g_free(row_ptr);
+  g_array_free(cols, TRUE);
+  g_array_free(vals, TRUE);
+  return out;
+}
+
+/* The merged messages of one round: a ball node receives what it received
+ * (the shell's messages as one from the merged shell, delivered when one
+ * was); the merged shell receives the ball's messages to any shell node. */
+typedef struct {
+  guint *ptr, *from;
+  guint8 *delivered;
+} MergedMessages;
+
+static void merged_messages(const Merged *g, const PrivRoundMessages *m, const guint *dist, guint r,
+                            guint8 *mark, MergedMessages *out) {
+  guint n_sub = g->nb + (g->star != FAR);
+  GArray *from = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *del = g_array_new(FALSE, FALSE, sizeof(guint8));
+  out->ptr = g_new(guint, n_sub + 1);
+  for (guint i = 0; i < g->nb; i++) {
+    out->ptr[i] = from->len;
+    guint u = g->ball[i];
+    guint8 star = 0;
+    gboolean has_star = FALSE;
+    for (guint e = m->ptr[u]; e < m->ptr[u + 1]; e++) {
+      guint k = g->sub[m->from[e]];
+      if (k == g->star) {
+        has_star = TRUE;
+        star |= m->delivered[e];
+        continue;
+      }
+      g_array_append_val(from, k);
+      g_array_append_val(del, m->delivered[e]);
+    }
+    if (has_star) {
+      g_array_append_val(from, g->star);
+      g_array_append_val(del, star);
+    }
+  }
+  if (g->star != FAR) {
+    out->ptr[g->nb] = from->len;
+    /* mark[i]: 1 + delivered of ball node i's messages to the shell. */
+    memset(mark, 0, g->nb);
+    for (guint u = 0; u < g->m; u++) {
+      if (dist[u] <= r)
+        continue;
+      for (guint e = m->ptr[u]; e < m->ptr[u + 1]; e++) {
+        guint k = g->sub[m->from[e]];
+        if (k < g->nb)
+          mark[k] = (guint8)(1 + ((mark[k] == 2) | m->delivered[e]));
+      }
+    }
+    for (guint i = 0; i < g->nb; i++)
+      if (mark[i]) {
+        guint8 d = mark[i] == 2;
+        g_array_append_val(from, i);
+        g_array_append_val(del, d);
+      }
+  }
+  out->ptr[n_sub] = from->len;
+  out->from = (guint *)(void *)g_array_free(from, FALSE);
+  out->delivered = (guint8 *)(void *)g_array_free(del, FALSE);
+}
+
+PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint *dist,
+                                     guint radius, const PrivAccountOptions *opt,
+                                     PrivLocalInfo *info, GError **error) {
+  g_return_val_if_fail(p != NULL && dist != NULL && opt != NULL, NULL);
+  if (radius == 0) {
+    fail(error, "the radius must be at least 1 (radius 0 holds no victim)");
+    return NULL;
+  }
+  if (p->messages == NULL || p->gossip == NULL || p->n_gossip == 0) {
+    fail(error, "a ball's record needs its gossip matrices and messages");
+    return NULL;
+  }
+  if (p->protocol == PRIV_PROTOCOL_DECOR && p->sigma_secret > 0) {
+    fail(error, "local bounds do not cover DECOR's edge secrets yet");
+    return NULL;
+  }
+  guint N = topo_gossip_n(p->gossip[0]);
+  if (p->n_delayed >= N) {
+    fail(error, "the record has more slots than entries");
+    return NULL;
+  }
+  Merged g = {.m = N - p->n_delayed, .L = p->n_delayed, .star = FAR};
+  guint *ball = g_new(guint, g.m), n_shell = 0;
+  for (guint u = 0; u < g.m; u++) {
+    if (dist[u] <= radius)
+      ball[g.nb++] = u;
+    else if (dist[u] == radius + 1)
+      n_shell++;
+    else {
+      g_free(ball);
+      g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                  "node %u of a ball's record is %u hops away, beyond radius %u + 1", u, dist[u],
+                  radius);
+      return NULL;
+    }
+  }
+  g.ball = ball;
+  gboolean covered = n_shell == 0;
+  if (!covered)
+    g.star = g.nb;
+  guint n_sub = g.nb + !covered;
+  g.sub = g_new(guint, N);
+  for (guint u = 0, i = 0; u < g.m; u++)
+    g.sub[u] = dist[u] <= radius ? i++ : g.star;
+  for (guint j = 0; j < g.L; j++)
+    g.sub[g.m + j] = n_sub + j;
+
+  GArray *att = g_array_new(FALSE, FALSE, sizeof(guint));
+  gboolean ok = TRUE;
+  for (guint i = 0; i < p->n_attackers && ok; i++) {
+    guint a = p->attackers[i];
+    ok = a < g.m && dist[a] == 0;
+    if (ok)
+      g_array_append_val(att, g.sub[a]);
+  }
+  if (!ok)
+    fail(error, "an attacker of a ball's record is not at distance 0");
+  if (g.star != FAR)
+    g_array_append_val(att, g.star);
+
+  TopoGossip **ws = g_new0(TopoGossip *, p->n_gossip);
+  MergedMessages *mm = g_new0(MergedMessages, p->n_gossip);
+  PrivRoundMessages *msg = g_new0(PrivRoundMessages, p->n_gossip);
+  guint8 *mark = g_new(guint8, MAX(g.nb, 1u));
+  for (guint k = 0; k < p->n_gossip && ok; k++) {
+    ok = (ws[k] = merged_gossip(&g, p->gossip[k], error)) != NULL;
+    merged_messages(&g, &p->messages[k], dist, radius, mark, &mm[k]);
+    msg[k] = (PrivRoundMessages){mm[k].ptr, mm[k].from, mm[k].delivered};
+  }
+  PrivReport *report = NULL;
+  PrivBlocks *blocks = NULL;
+  if (ok) {
+    PrivStructuredProblem q = *p;
+    q.gossip = (const TopoGossip *const *)ws;
+    q.messages = msg;
+    q.attackers = (const guint *)(void *)att->data;
+    q.n_attackers = att->len;
+    /* As priv_local_report: LDP colluders are given their own noise. */
+    if (!covered && q.trust == PRIV_TRUST_LDP)
+      q.trust = PRIV_TRUST_SECLDP;
+    blocks = priv_structured_blocks(&q, error);
+    if (!blocks && error && *error && (*error)->code == PRIV_ERROR_MEMORY)
+      g_prefix_error(
+          error, "the ball of radius %u (%u nodes; a smaller radius needs less): ", radius, g.nb);
+  }
+  if (blocks)
+    report = priv_account_report(blocks, NULL, opt, error);
+  for (guint i = 0; report && i < report->n_victims; i++) {
+    PrivVictim *v = &report->victims[i];
+    v->node = ball[v->node]; /* the record's index; the caller maps it to the graph */
+    v->distance = (gint)dist[v->node];
+    /* No lower bound of a recorded run is built yet: 0 is sound; the
+     * exact value when the ball covers the graph. */
+    v->mu_lower = covered ? v->mu : 0.0;
+  }
+  if (report && info)
+    *info = (PrivLocalInfo){.radius = radius,
+                            .ball = g.nb,
+                            .shell = n_shell,
+                            .sub_nodes = n_sub,
+                            .covered = covered,
+                            .cond = blocks->cond};
+  for (guint k = 0; k < p->n_gossip; k++) {
+    topo_gossip_free(ws[k]);
+    g_free(mm[k].ptr);
+    g_free(mm[k].from);
+    g_free(mm[k].delivered);
+  }
+  g_free(ws);
+  g_free(mm);
+  g_free(msg);
+  g_free(mark);
+  priv_blocks_free(blocks);
+  g_array_free(att, TRUE);
+  g_free(g.sub);
+  g_free(ball);
+  return report;
+}

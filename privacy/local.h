@@ -18,6 +18,7 @@ typedef struct {
   guint shell;      /* |S_{r+1}|: the nodes at radius + 1 hops, made colluders */
   guint sub_nodes;  /* nodes of the subproblem given to priv_structured_blocks */
   gboolean covered; /* the shell is empty: the values are the exact ones */
+  double cond;      /* priv_local_report_record: the ball's PrivBlocks.cond (else 0) */
 } PrivLocalInfo;
 
 /*
@@ -60,6 +61,47 @@ PrivReport *priv_local_report(const PrivStructuredProblem *problem, guint radius
  */
 gboolean priv_local_ball(const PrivStructuredProblem *problem, guint radius, PrivLocalInfo *info,
                          GError **error);
+
+/*
+ * priv_local_distances: the hops from @problem's attackers over the union of
+ * the supports of its W_r, as priv_local_report counts them: an array of n
+ * (G_MAXUINT beyond @radius + 1 hops; free with g_free), the ball (hops <=
+ * @radius) appended to @ball and the shell (@radius + 1) to @shell, both
+ * GArrays of guint, increasing. To cut a run's delivery record to the ball
+ * before simulating it (priv_local_report_record).
+ * Errors: priv_local_report's checks, PRIV_ERROR_MEMORY. Complexity: O(ball
+ * edges K T) after the checks.
+ */
+guint *priv_local_distances(const PrivStructuredProblem *problem, guint radius, GArray *ball,
+                            GArray *shell, GError **error);
+
+/*
+ * priv_local_report_record: priv_local_report of an asynchronous run from
+ * its ball's delivery record (docs/local-bounds.md, "Asynchronous runs"):
+ * @problem's K T gossip matrices and messages are the run's on the record's
+ * m nodes (the ball and its shell, renumbered in node order), then
+ * n_delayed slots (stale mode); its ball rows of W_r are the run's own,
+ * its messages those with an end in the ball; its attackers are record
+ * indices. @dist: the m nodes' hops from the attackers on the graph (<=
+ * @radius: the ball; @radius + 1: the shell). The shell colludes and is
+ * merged into one attacker: it keeps its own state, receives the ball's
+ * messages to any shell node (delivered when one was), and its weight in a
+ * ball row is the row's shell weights summed; slots holding a shell node's
+ * message hold the merged shell's (known to the colluders either way).
+ * Then priv_structured_blocks on ball + 1 nodes + slots.
+ * mu_lower is 0 (no lower bound of a recorded run yet) unless the ball
+ * covers the graph, where the values are the exact ones.
+ * Returns: (transfer full) the report of the ball's victims, node = the
+ * record's index (the caller maps it back), or NULL with @error set:
+ * PRIV_ERROR_INVALID_ARGUMENT (radius 0, no messages, DECOR's secrets, a
+ * node of the record beyond the shell, an attacker not at distance 0,
+ * priv_structured_blocks's), PRIV_ERROR_MEMORY, PRIV_ERROR_NUMERICAL.
+ * Complexity: O(K T (nnz of the record)) to merge, then
+ * priv_structured_blocks on it.
+ */
+PrivReport *priv_local_report_record(const PrivStructuredProblem *problem, const guint *dist,
+                                     guint radius, const PrivAccountOptions *opt,
+                                     PrivLocalInfo *info, GError **error);
 
 G_END_DECLS
 

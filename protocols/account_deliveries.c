@@ -51,7 +51,24 @@ struct ProtoDeliveries {
   GArray *delayed;        /* Delayed */
   guint n_slots;
   guint64 late_discarded, partial_gathers, dropped_total;
+  /* A ball's record (proto_deliveries_record_ball): node -> kept index
+   * (G_MAXUINT: not kept), and which kept nodes' gathers are recorded;
+   * NULL: every node, every gather. */
+  const guint *keep;
+  const guint8 *rows;
 };
+
+#define NOT_KEPT G_MAXUINT
+
+/* @v's index in the record, NOT_KEPT when the record leaves it out. */
+static guint kept(const ProtoDeliveries *d, guint v) {
+  return d->keep ? d->keep[v] : v;
+}
+
+/* Whether the gathers of kept node @k are recorded. */
+static gboolean row_kept(const ProtoDeliveries *d, guint k) {
+  return k != NOT_KEPT && (d->rows == NULL || d->rows[k]);
+}
 
 static void on_gather(guint u, guint r, guint n_inputs, const ProtoInput *inputs, gpointer data) {
   ProtoDeliveries *d = data;
@@ -62,6 +79,9 @@ static void on_gather(guint u, guint r, guint n_inputs, const ProtoInput *inputs
                 "node %u gathered round %u of a run of %u gossip rounds", u, r, d->R);
     return;
   }
+  guint ku = kept(d, u);
+  if (!row_kept(d, ku))
+    return;
   for (guint i = 0; i < n_inputs; i++) {
     if (inputs[i].round > r || (inputs[i].round < r && inputs[i].from == u)) {
       g_set_error(&d->error, PROTO_ERROR, PROTO_ERROR_FAILED,
@@ -69,7 +89,16 @@ static void on_gather(guint u, guint r, guint n_inputs, const ProtoInput *inputs
                   inputs[i].round, inputs[i].from);
       return;
     }
-    Entry e = {u, inputs[i].from, inputs[i].weight, r - inputs[i].round};
+    guint kv = kept(d, inputs[i].from);
+    if (kv == NOT_KEPT) {
+      /* A ball's rows read the ball and its shell only: the graph's hops
+       * and the run's links disagree. */
+      g_set_error(&d->error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                  "node %u's round-%u gather used node %u, which the record leaves out", u, r,
+                  inputs[i].from);
+      return;
+    }
+    Entry e = {ku, kv, inputs[i].weight, r - inputs[i].round};
     if (e.delay > 0) {
       /* Stale mode: v's round-(r - delay) message is read at round r, so
        * the state carries it until its last use. */
@@ -92,7 +121,11 @@ static void on_bus(const SimBusEvent *ev, gpointer data) {
   ProtoDeliveries *d = data;
   if (ev->message == NULL || sim_message_tag(ev->message) != 0 || ev->round >= d->R)
     return;
-  guint64 key = ((guint64)ev->to << 32) | ev->from;
+  guint to = kept(d, ev->to), from = kept(d, ev->from);
+  /* A ball's record: the messages of its rows' links. */
+  if (to == NOT_KEPT || from == NOT_KEPT || !(row_kept(d, to) || row_kept(d, from)))
+    return;
+  guint64 key = ((guint64)to << 32) | from;
   if (ev->kind == SIM_BUS_MESSAGE_SENT)
     g_array_append_val(d->sent[ev->round], key);
   else if (ev->kind == SIM_BUS_MESSAGE_DROPPED)
@@ -163,6 +196,13 @@ static int cmp_u64(const void *a, const void *b) {
 static gboolean finish_round(ProtoDeliveries *d, guint r, guint *first_delayed, GError **error) {
   guint n = d->n, N = n + d->n_slots;
   GArray *a = d->applied[r];
+  /* A ball's record: the rows it does not record keep their own state
+   * (any row would do; the accounting gives those nodes to the attackers). */
+  for (guint u = 0; d->rows != NULL && u < n; u++)
+    if (!d->rows[u]) {
+      Entry e = {u, u, 1.0, 0};
+      g_array_append_val(a, e);
+    }
   const Delayed *dl = (const Delayed *)d->delayed->data;
   for (guint i = 0; i < a->len; i++) {
     Entry *e = &g_array_index(a, Entry, i);
@@ -284,18 +324,9 @@ static void on_record_step(double fraction, gpointer data) {
   p->func((guint)MIN(fraction * p->R, (double)p->R), p->R, p->data);
 }
 
-ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R,
-                                         ProtoDeliveriesProgressFunc progress,
-                                         gpointer progress_data, GError **error) {
-  g_return_val_if_fail(cfg != NULL && R > 0 && (cfg->graph != NULL || cfg->schedule != NULL), NULL);
-  gsize messages = 0, bytes = record_bytes(cfg, R, &messages);
-  char *what = g_strdup_printf(
-      "the delivery record of %u gossip rounds (%" G_GSIZE_FORMAT " messages)", R, messages);
-  gboolean fits = spec_check_memory(bytes, what, "use fewer steps (-T) or a smaller graph",
-                                    PRIV_ERROR, PRIV_ERROR_MEMORY, error);
-  g_free(what);
-  if (!fits)
-    return NULL;
+static ProtoDeliveries *record(const ProtoRunConfig *cfg, guint R, const guint *keep, guint n_kept,
+                               const guint8 *rows, ProtoProgressFunc progress,
+                               gpointer progress_data, GError **error) {
   ProtoRunConfig rc = *cfg;
   rc.storage = SIM_LIN_NONE; /* numbers only: the timing is the run's */
   rc.rebased = FALSE;
@@ -303,8 +334,12 @@ ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R,
   if (run == NULL)
     return NULL;
   ProtoDeliveries *d = g_new0(ProtoDeliveries, 1);
-  d->n = proto_context_n_nodes(proto_run_context(run));
+  d->n = keep ? n_kept : proto_context_n_nodes(proto_run_context(run));
+  d->keep = keep;
+  d->rows = rows;
   d->R = R;
+  if (progress)
+    proto_run_set_progress(run, progress, progress_data);
   d->applied = g_new(GArray *, R);
   d->sent = g_new(GArray *, R);
   d->dropped = g_new(GArray *, R);
@@ -321,9 +356,6 @@ ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R,
   d->from = g_new0(guint *, R);
   d->delivered = g_new0(guint8 *, R);
   proto_run_set_gather_func(run, on_gather, d);
-  RecordProgress rp = {progress, progress_data, R};
-  if (progress != NULL)
-    proto_run_set_progress(run, on_record_step, &rp);
   gboolean ok = sim_bus_subscribe_kinds(sim_engine_bus(proto_run_engine(run)),
                                         SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
                                             SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED),
@@ -346,11 +378,37 @@ ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R,
   guint first_delayed = 0;
   for (guint r = 0; ok && r < R; r++)
     ok = finish_round(d, r, &first_delayed, error);
+  d->keep = NULL; /* the caller's */
+  d->rows = NULL;
   if (!ok) {
     proto_deliveries_free(d);
     return NULL;
   }
   return d;
+}
+
+ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R,
+                                         ProtoDeliveriesProgressFunc progress,
+                                         gpointer progress_data, GError **error) {
+  g_return_val_if_fail(cfg != NULL && R > 0 && (cfg->graph != NULL || cfg->schedule != NULL), NULL);
+  gsize messages = 0, bytes = record_bytes(cfg, R, &messages);
+  char *what = g_strdup_printf(
+      "the delivery record of %u gossip rounds (%" G_GSIZE_FORMAT " messages)", R, messages);
+  gboolean fits = spec_check_memory(bytes, what, "use fewer steps (-T) or a smaller graph",
+                                    PRIV_ERROR, PRIV_ERROR_MEMORY, error);
+  g_free(what);
+  if (!fits)
+    return NULL;
+  RecordProgress rp = {progress, progress_data, R};
+  return record(cfg, R, NULL, 0, NULL, progress ? on_record_step : NULL, &rp, error);
+}
+
+ProtoDeliveries *proto_deliveries_record_ball(const ProtoRunConfig *cfg, guint R, const guint *keep,
+                                              guint n_kept, const guint8 *rows,
+                                              ProtoProgressFunc progress, gpointer progress_data,
+                                              GError **error) {
+  g_return_val_if_fail(cfg != NULL && R > 0 && keep != NULL && rows != NULL && n_kept > 0, NULL);
+  return record(cfg, R, keep, n_kept, rows, progress, progress_data, error);
 }
 
 void proto_deliveries_free(ProtoDeliveries *d) {

@@ -108,7 +108,9 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
    * delivery record (proto_account_recordable),
    * and in sync mode the messages do not depend on the
    * latency. What it cannot take is listed. */
-  gboolean by_record = a->recordable && !a->local;
+  /* The local path reads its ball's part of the same record (a timing run
+   * of the whole graph: proto_deliveries_record_ball). */
+  gboolean by_record = a->recordable;
   const struct {
     gboolean given;
     const char *name;
@@ -126,9 +128,9 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
   gboolean ok = bad->len == 0;
   if (!ok)
     bad_value(error, "%s: %s only exist%s in a simulated run (use --path observer or auto)",
-              a->local ? "--path local bounds a synchronous run without simulating it (an "
-                         "asynchronous ball's deliveries depend on the whole graph's timing: "
-                         "docs/local-bounds.md)"
+              a->local ? "--path local bounds D-SGD and Muffliato in deadline or stale mode "
+                         "on its ball's part of the run's delivery record (docs/local-bounds.md), "
+                         "other runs synchronous without simulating them"
                        : "--path structured accounts D-SGD and Muffliato in deadline or stale "
                          "mode and MF-D-SGD in deadline mode on the run's delivery record (not "
                          "DECOR), other protocols synchronous without simulating them",

@@ -9,6 +9,7 @@
 #define G_LOG_DOMAIN "dpg-protocols"
 
 #include <math.h>
+#include <string.h>
 
 #include "protocols/internal.h"
 
@@ -264,7 +265,7 @@ gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
     if ((j->C_local = proto_c_local(&r, error)) == NULL)
       return FALSE;
   }
-  if (j->path == PROTO_ACCOUNT_STRUCTURED && j->mode.kind != PROTO_MODE_SYNC) {
+  if (j->path == PROTO_ACCOUNT_STRUCTURED && j->mode.kind != PROTO_MODE_SYNC && !j->radius) {
     /* The run's deliveries: one provenance-free simulation of it. */
     ProtoRunConfig cfg = run_config(j);
     guint K = j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(j->proto.K, 1u) : 1u;
@@ -372,6 +373,81 @@ static PrivAccountOptions report_options(const ProtoAccountJob *j) {
       .no_epsilon = j->no_epsilon};
 }
 
+/* The timing run's progress, as the first half of the accounting's. */
+static void timing_progress(double fraction, gpointer data) {
+  ItemProgress *ip = data;
+  item_progress(fraction / 2, "timing run of the whole graph (the ball's deliveries)", ip);
+}
+
+/* The accounting's own progress, as the second half. */
+static void ball_progress(double fraction, const char *what, gpointer data) {
+  item_progress(0.5 + fraction / 2, what, data);
+}
+
+/* The local bound of an asynchronous run (docs/local-bounds.md,
+ * "Asynchronous runs"): the ball and shell from the graph's hops, one run
+ * of the whole graph without models recording the ball's deliveries
+ * (proto_deliveries_record_ball: the same engine, seed and draws, so the
+ * ball's rows of W_r are the full run's), then priv_local_report_record.
+ * @p: the accounting's problem (gossip unset). Returns the report with
+ * graph node ids, or NULL with @error set. */
+static PrivReport *local_recorded(const ProtoAccountJob *j, const PrivStructuredProblem *p,
+                                  PrivAccountOptions *opt, PrivLocalInfo *info, GError **error) {
+  PrivStructuredProblem q = *p;
+  const TopoGossip *ws[] = {j->w};
+  q.gossip = ws;
+  q.n_gossip = 1;
+  GArray *ball = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *shell = g_array_new(FALSE, FALSE, sizeof(guint));
+  guint *dist = priv_local_distances(&q, j->radius, ball, shell, error);
+  PrivReport *report = NULL;
+  if (dist == NULL)
+    goto out;
+  /* The record's nodes: ball and shell, in node order. */
+  guint m = ball->len + shell->len, *node = g_new(guint, m), *keep = g_new(guint, j->n);
+  guint *dist_rec = g_new(guint, m), *att = g_new(guint, MAX(p->n_attackers, 1u));
+  guint8 *rows = g_new(guint8, m);
+  memset(keep, 0xff, sizeof(guint) * j->n);
+  for (guint i = 0, x = 0, y = 0; i < m; i++) {
+    gboolean from_ball = y >= shell->len || (x < ball->len && g_array_index(ball, guint, x) <
+                                                                  g_array_index(shell, guint, y));
+    node[i] = from_ball ? g_array_index(ball, guint, x++) : g_array_index(shell, guint, y++);
+    keep[node[i]] = i;
+    rows[i] = (guint8)from_ball;
+    dist_rec[i] = dist[node[i]];
+  }
+  for (guint i = 0; i < p->n_attackers; i++)
+    att[i] = keep[p->attackers[i]];
+  ProtoRunConfig cfg = run_config(j);
+  guint K = j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(j->proto.K, 1u) : 1u;
+  ProtoDeliveries *d = proto_deliveries_record_ball(&cfg, K * j->T, keep, m, rows,
+                                                    opt->progress ? timing_progress : NULL,
+                                                    opt->progress_data, error);
+  if (d != NULL) {
+    q.gossip = proto_deliveries_gossip(d);
+    q.n_gossip = proto_deliveries_rounds(d);
+    q.messages = proto_deliveries_messages(d);
+    q.n_delayed = proto_deliveries_delayed(d);
+    q.attackers = att;
+    if (q.progress)
+      q.progress = ball_progress;
+    report = priv_local_report_record(&q, dist_rec, j->radius, opt, info, error);
+  }
+  for (guint i = 0; report && i < report->n_victims; i++)
+    report->victims[i].node = node[report->victims[i].node];
+  proto_deliveries_free(d);
+  g_free(node);
+  g_free(keep);
+  g_free(dist_rec);
+  g_free(att);
+  g_free(rows);
+out:
+  g_free(dist);
+  g_array_free(ball, TRUE);
+  g_array_free(shell, TRUE);
+  return report;
+}
+
 gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **error) {
   g_return_val_if_fail(j != NULL && j->prepared && a < j->n_acs, FALSE);
   g_return_val_if_fail(j->path == PROTO_ACCOUNT_STRUCTURED, FALSE);
@@ -387,7 +463,9 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
     p.progress = opt.progress = item_progress;
     p.progress_data = opt.progress_data = &ip;
   }
-  if (j->radius) {
+  if (j->radius && j->mode.kind != PROTO_MODE_SYNC) {
+    ac->report = local_recorded(j, &p, &opt, &ac->local, error);
+  } else if (j->radius) {
     ac->report = proto_account_local(&p, j->w, j->schedule, j->radius, &opt, &ac->local, error);
   } else {
     PrivBlocks *blocks = NULL;

@@ -354,9 +354,28 @@ static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *
                     "muffliato, decor, antipgd and mfdsgd/mafalda with a given C, not '%s' (use "
                     "--path observer or auto)",
                     j->protocol);
+    gboolean async = r->mode && j->mode.kind != PROTO_MODE_SYNC;
+    if (j->radius && async && j->proto.structured && proto_account_job_recordable(j)) {
+      /* The ball's part of the run's record (docs/local-bounds.md). */
+      if (j->proto.protocol == PRIV_PROTOCOL_MFDSGD)
+        return refuse(refusal, PROTO_REFUSED_RULE, error,
+                      "--path local bounds D-SGD and Muffliato in deadline or stale mode, not "
+                      "'%s' (use --path structured or auto)",
+                      j->protocol);
+      if (j->schedule_spec)
+        return refuse(refusal, PROTO_REFUSED_RULE, error,
+                      "--path local with --mode %s counts hops on the static graph: drop "
+                      "--schedule %s, or use --path structured or auto",
+                      r->mode, j->schedule_spec);
+      if (r->tightness != 0)
+        return refuse(refusal, PROTO_REFUSED_RULE, error,
+                      "--tightness %g: an asynchronous run's local bound has no lower bound "
+                      "yet (mu_lower is 0): give --radius R",
+                      r->tightness);
+    }
     ProtoAccountStructuredAsk ask = {.known = j->proto.structured,
                                      .protocol = j->protocol,
-                                     .async_mode = r->mode && j->mode.kind != PROTO_MODE_SYNC,
+                                     .async_mode = async,
                                      .latency = r->latency != NULL,
                                      .loss = r->loss != NULL,
                                      .links = r->links && r->links[0],

@@ -719,6 +719,28 @@ typedef void (*ProtoDeliveriesProgressFunc)(guint done, guint R, gpointer data);
 ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R,
                                          ProtoDeliveriesProgressFunc progress,
                                          gpointer progress_data, GError **error);
+
+/**
+ * proto_deliveries_record_ball: proto_deliveries_record's run, the whole
+ * graph's (the timing of every node decides what a ball receives:
+ * docs/local-bounds.md, "Asynchronous runs"), recording only a ball's part:
+ * the nodes v with @keep[v] != G_MAXUINT, renumbered @keep[v] (0 to
+ * @n_kept - 1), the gathers of the kept nodes i with @rows[i] (the ball:
+ * their rows of W_r are the run's, bit for bit; every other kept row is the
+ * identity), and the messages between kept nodes with at least one end in
+ * @rows. Stale mode: slots only for the late messages those gathers read.
+ * @keep: n entries, @rows: @n_kept (both the caller's, read during the
+ * call). @progress (nullable): the run's steps, as proto_run_set_progress.
+ * Errors: proto_deliveries_record's, and PROTO_ERROR_FAILED when a recorded
+ * gather reads a node that is not kept (@keep is not closed over the
+ * graph's links).
+ * Complexity: the whole run's events (O(messages log n) time), O(n) memory
+ * for the run plus about 40 bytes a recorded message.
+ */
+ProtoDeliveries *proto_deliveries_record_ball(const ProtoRunConfig *cfg, guint R, const guint *keep,
+                                              guint n_kept, const guint8 *rows,
+                                              ProtoProgressFunc progress, gpointer progress_data,
+                                              GError **error);
 void proto_deliveries_free(ProtoDeliveries *d);
 /* The R applied gossip matrices and the R rounds' messages (transfer none,
  * valid while @d lives), for PrivStructuredProblem.gossip and .messages. */
@@ -779,7 +801,7 @@ typedef struct {
   /* The run's delivery record describes it (D-SGD or Muffliato; in stale
    * mode not DECOR with secrets): --mode, --latency and --loss are taken. */
   gboolean recordable;
-  gboolean local; /* --path local: synchronous runs only */
+  gboolean local; /* --path local: synchronous runs, or recordable ones on the ball's record */
 } ProtoAccountStructuredAsk;
 
 /* Whether the structured path accounts a run of @protocol in @mode on its

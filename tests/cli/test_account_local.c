@@ -208,10 +208,11 @@ static void test_errors(void) {
   g_assert_nonnull(strstr(r.err, "--path local bounds the structured path's accounting"));
   cli_run_clear(&r);
   r = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a", "0",
-              "--path", "local", "--radius", "2", "--mode", "deadline:ms=5");
+              "--path", "local", "--radius", "2", "--mode", "deadline:ms=5", "--protocol",
+              "mfdsgd:C=sr");
   g_assert_cmpint(r.status, ==, 2);
-  g_assert_nonnull(strstr(r.err, "--path local bounds a synchronous run"));
-  g_assert_nonnull(strstr(r.err, "--mode"));
+  g_assert_nonnull(strstr(r.err, "--path local bounds D-SGD and Muffliato in deadline or stale "
+                                 "mode, not 'mfdsgd:C=sr'"));
   cli_run_clear(&r);
 }
 

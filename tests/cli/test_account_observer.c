@@ -634,9 +634,21 @@ static void test_bad_inputs(void) {
   FAIL(2, "--mode, --loss only exist in", "--trust", "pndp", "-a", "0", "--path", "structured",
        "--protocol", "decor", "--mode", "stale:s=1", "--loss", "0.5");
   FAIL(2,
-       "--path local bounds a synchronous run without simulating it (an asynchronous ball's "
-       "deliveries depend on the whole graph's timing: docs/local-bounds.md): --mode only exists",
-       "--trust", "pndp", "-a", "0", "--path", "local", "--radius", "2", "--mode", "deadline:ms=5");
+       "--path local bounds D-SGD and Muffliato in deadline or stale mode on its ball's part of "
+       "the run's delivery record (docs/local-bounds.md), other runs synchronous without "
+       "simulating them: --link only exists",
+       "--trust", "pndp", "-a", "0", "--path", "local", "--radius", "2", "--mode", "deadline:ms=5",
+       "--link", "1:0=down");
+  FAIL(2, "--path local bounds D-SGD and Muffliato in deadline or stale mode, not 'mfdsgd:C=sr'",
+       "--trust", "pndp", "-a", "0", "--path", "local", "--radius", "2", "--protocol",
+       "mfdsgd:C=sr", "--mode", "deadline:ms=5");
+  FAIL(2, "--tightness 1.5: an asynchronous run's local bound has no lower bound yet", "--trust",
+       "pndp", "-a", "0", "--path", "local", "--tightness", "1.5", "--mode", "stale:s=2");
+  FAIL(2,
+       "--path local with --mode deadline:ms=5 counts hops on the static graph: drop "
+       "--schedule matching",
+       "--trust", "pndp", "-a", "0", "--path", "local", "--radius", "2", "--schedule", "matching",
+       "--mode", "deadline:ms=5");
   FAIL(2, "needs an asynchronous --mode", "--trust", "pndp", "-a", "0", "--loss", "0.1");
   FAIL(2, "--mode:", "--trust", "pndp", "-a", "0", "--mode", "eventually");
   FAIL(2, "--latency:", "--trust", "pndp", "-a", "0", "--latency", "fast");

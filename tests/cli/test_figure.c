@@ -609,7 +609,6 @@ static void test_local(void) {
   USAGE("--radius must be at least 1 (got 0)", PVD, FLORENTINE, "-T", "10", "--trust", "pndp", "-a",
         "0", "--path", "local", "--radius", "0", "--out", svg);
   same_refusal(svg, "--radius", "2", NULL);
-  same_refusal(svg, "--path", "local", "--radius", "2", "--mode", "deadline:ms=5", NULL);
   g_free(svg);
   g_free(csv);
   test_rmtree(dir);

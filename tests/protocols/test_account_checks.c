@@ -65,14 +65,15 @@ static void test_structured(void) {
   a.lr = TRUE;
   a.local = TRUE;
   EXPECT(proto_account_check_structured(&a, &e),
-         "--path local bounds a synchronous run without simulating it (an asynchronous ball's "
-         "deliveries depend on the whole graph's timing: docs/local-bounds.md): --lr only "
-         "exists in a simulated run (use --path observer or auto)");
+         "--path local bounds D-SGD and Muffliato in deadline or stale mode on its ball's part "
+         "of the run's delivery record (docs/local-bounds.md), other runs synchronous without "
+         "simulating them: --lr only exists in a simulated run (use --path observer or auto)");
   a.async_mode = a.accountant = TRUE;
   EXPECT(proto_account_check_structured(&a, &e),
-         "--path local bounds a synchronous run without simulating it (an asynchronous ball's "
-         "deliveries depend on the whole graph's timing: docs/local-bounds.md): --mode, --lr, "
-         "--accountant only exist in a simulated run (use --path observer or auto)");
+         "--path local bounds D-SGD and Muffliato in deadline or stale mode on its ball's part "
+         "of the run's delivery record (docs/local-bounds.md), other runs synchronous without "
+         "simulating them: --mode, --lr, --accountant only exist in a simulated run (use --path "
+         "observer or auto)");
   /* A run the delivery record describes: its mode, latency and loss are
    * taken; --link, --lr and the others are not. */
   ProtoAccountStructuredAsk r = {.known = TRUE,
@@ -82,6 +83,9 @@ static void test_structured(void) {
                                  .loss = TRUE,
                                  .recordable = TRUE};
   EXPECT(proto_account_check_structured(&r, &e), NULL);
+  r.local = TRUE; /* the local path reads the ball's part of the same record */
+  EXPECT(proto_account_check_structured(&r, &e), NULL);
+  r.local = FALSE;
   r.links = TRUE;
   EXPECT(proto_account_check_structured(&r, &e),
          "--path structured accounts D-SGD and Muffliato in deadline or stale mode and MF-D-SGD "

@@ -1115,6 +1115,263 @@ static void test_stale_deliveries(void) {
   g_assert_cmpuint(differs, >=, 1);
 }
 
+/* ---- Local bounds of asynchronous runs ---- */
+
+/* One read of a resolved row: node @v's message of round @round, weight @w. */
+typedef struct {
+  guint v, round;
+  double w;
+} Read;
+
+static int cmp_read(const void *a, const void *b) {
+  const Read *x = a, *y = b;
+  if (x->v != y->v)
+    return x->v < y->v ? -1 : 1;
+  return x->round < y->round ? -1 : x->round > y->round;
+}
+
+/* Row @u of round @r's W_r with its slot columns resolved to the message
+ * they hold (@src: slot -> (node, round), from earlier rounds), node ids
+ * through @node (NULL: identity); sorted. */
+static GArray *resolved_row(const TopoGossip *w, guint u, guint r, guint m, const Read *src,
+                            const guint *node) {
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(Read));
+  const guint *c;
+  const double *x;
+  guint len = topo_gossip_row(w, u, &c, &x);
+  for (guint j = 0; j < len; j++) {
+    Read e = c[j] < m ? (Read){node ? node[c[j]] : c[j], r, x[j]}
+                      : (Read){src[c[j] - m].v, src[c[j] - m].round, x[j]};
+    g_array_append_val(out, e);
+  }
+  g_array_sort(out, cmp_read);
+  return out;
+}
+
+/* After round @r: a slot row e_v (v a node) starts holding v's round-r message. */
+static void advance_slots(const TopoGossip *w, guint r, guint m, Read *src, const guint *node) {
+  guint N = topo_gossip_n(w);
+  for (guint j = m; j < N; j++) {
+    const guint *c;
+    const double *x;
+    g_assert_cmpuint(topo_gossip_row(w, j, &c, &x), ==, 1);
+    g_assert_cmpfloat(x[0], ==, 1.0);
+    if (c[0] < m)
+      src[j - m] = (Read){node ? node[c[0]] : c[0], r, 1.0};
+  }
+}
+
+/*
+ * The ball's record equals the full run's record restricted to the ball,
+ * compared directly: every ball row of every W_r, its late inputs resolved
+ * to (sender, round) through the slots, weights bit for bit; the other kept
+ * rows the identity; the messages of every kept receiver: those of the full
+ * run between kept nodes with an end in the ball, deliveries included.
+ */
+static void assert_ball_record(const ProtoDeliveries *full, const ProtoDeliveries *ball,
+                               const guint *node, const guint *keep, guint m, const guint8 *rows,
+                               guint n) {
+  guint R = proto_deliveries_rounds(full);
+  g_assert_cmpuint(proto_deliveries_rounds(ball), ==, R);
+  const TopoGossip *const *wf = proto_deliveries_gossip(full);
+  const TopoGossip *const *wb = proto_deliveries_gossip(ball);
+  const PrivRoundMessages *mf = proto_deliveries_messages(full);
+  const PrivRoundMessages *mb = proto_deliveries_messages(ball);
+  Read *sf = g_new0(Read, proto_deliveries_delayed(full) + 1);
+  Read *sb = g_new0(Read, proto_deliveries_delayed(ball) + 1);
+  for (guint r = 0; r < R; r++) {
+    for (guint i = 0; i < m; i++) {
+      GArray *b = resolved_row(wb[r], i, r, m, sb, node);
+      if (!rows[i]) {
+        g_assert_cmpuint(b->len, ==, 1);
+        g_assert_cmpuint(g_array_index(b, Read, 0).v, ==, node[i]);
+      } else {
+        GArray *a = resolved_row(wf[r], node[i], r, n, sf, NULL);
+        g_assert_cmpuint(a->len, ==, b->len);
+        for (guint k = 0; k < a->len; k++) {
+          const Read *x = &g_array_index(a, Read, k), *y = &g_array_index(b, Read, k);
+          g_assert_cmpuint(x->v, ==, y->v);
+          g_assert_cmpuint(x->round, ==, y->round);
+          g_assert_cmpfloat(x->w, ==, y->w);
+        }
+        g_array_free(a, TRUE);
+      }
+      g_array_free(b, TRUE);
+      /* Messages to kept node i. */
+      guint u = node[i], e = mb[r].ptr[i];
+      for (guint k = mf[r].ptr[u]; k < mf[r].ptr[u + 1]; k++) {
+        guint v = mf[r].from[k];
+        if (keep[v] == G_MAXUINT || !(rows[i] || rows[keep[v]]))
+          continue;
+        g_assert_cmpuint(e, <, mb[r].ptr[i + 1]);
+        g_assert_cmpuint(node[mb[r].from[e]], ==, v);
+        g_assert_cmpuint(mb[r].delivered[e], ==, mf[r].delivered[k]);
+        e++;
+      }
+      g_assert_cmpuint(e, ==, mb[r].ptr[i + 1]);
+    }
+    advance_slots(wf[r], r, n, sf, NULL);
+    advance_slots(wb[r], r, m, sb, node);
+  }
+  g_free(sf);
+  g_free(sb);
+}
+
+/*
+ * --path local of an asynchronous run (deadline mode, log-normal latency
+ * and 5% loss; stale:s=2 with the same): one timing run of the whole graph
+ * records the ball's part (proto_deliveries_record_ball), checked equal to
+ * the full record cut to the ball (assert_ball_record); the ball accounted
+ * from it (priv_local_report_record) is >= the observer path's exact value
+ * on the same run for every victim, and equal when the ball covers the
+ * graph; D-SGD and Muffliato(K = 2); PNDP with one attacker and a set,
+ * SecLDP with a set, LDP with one attacker (a SecLDP set outside the ball);
+ * b = 1 and 2, exact sensitivity. Radii 1, 2 and one that covers the graph.
+ *
+ * Tolerance: both sides solve a Fisher information of at most n T
+ * messages; each errs by eps x cond x n T relative to its largest entry
+ * (blocks_tol, cond the larger of the full record's and the ball's
+ * PrivBlocks.cond), through mu as mu_tol. The local block's largest entry
+ * is at most its s2 (U = e_i e_i^T is feasible: max |X_ij| <= max X_ii <=
+ * s2), so xmax = max(exact block, (sigma mu_local)^2).
+ */
+static void check_local_deliveries(const char *gspec, const char *mode, const guint *a,
+                                   const guint *c, guint nc, guint *bounded) {
+  TopoGraph *g = graph(gspec);
+  guint n = topo_graph_n_nodes(g), T = 4;
+  double sigma = 0.8;
+  GError *err = NULL;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  const struct {
+    const char *spec;
+    PrivProtocol protocol;
+    guint K;
+  } protos[] = {{"dsgd", PRIV_PROTOCOL_DSGD, 1}, {"muffliato:K=2", PRIV_PROTOCOL_MUFFLIATO, 2}};
+  ObsView views[] = {{PRIV_TRUST_PNDP, a, 1},
+                     {PRIV_TRUST_PNDP, c, nc},
+                     {PRIV_TRUST_SECLDP, c, nc},
+                     {PRIV_TRUST_LDP, a, 1}};
+  guint nv = G_N_ELEMENTS(views), radii[] = {1, 2, n};
+  for (guint p = 0; p < G_N_ELEMENTS(protos); p++) {
+    ProtoRunConfig cfg;
+    base_config(&cfg, g, protos[p].spec, T, 1, sigma);
+    cfg.mode = mode;
+    cfg.latency = "lognormal:mu=3,sigma=0.5";
+    cfg.loss = "0.05";
+    cfg.seed = 21 + p;
+    PrivBlocks **obs = observe(&cfg, views, nv, NULL);
+    guint R = protos[p].K * T;
+    ProtoDeliveries *full = proto_deliveries_record(&cfg, R, NULL, NULL, &err);
+    g_assert_no_error(err);
+    for (guint v = 0; v < nv; v++) {
+      PrivStructuredProblem pr = {.protocol = protos[p].protocol,
+                                  .K = protos[p].K,
+                                  .T = T,
+                                  .trust = views[v].trust,
+                                  .attackers = views[v].members,
+                                  .n_attackers = views[v].n_members,
+                                  .sigma = sigma};
+      for (guint ri = 0; ri < G_N_ELEMENTS(radii); ri++) {
+        guint radius = radii[ri];
+        const TopoGossip *ws[] = {w};
+        PrivStructuredProblem q = pr;
+        q.gossip = ws;
+        q.n_gossip = 1;
+        GArray *ball = g_array_new(FALSE, FALSE, sizeof(guint));
+        GArray *shell = g_array_new(FALSE, FALSE, sizeof(guint));
+        guint *dist = priv_local_distances(&q, radius, ball, shell, &err);
+        g_assert_no_error(err);
+        guint m = 0, *node = g_new(guint, n), *keep = g_new(guint, n), *drec = g_new(guint, n);
+        guint8 *rows = g_new(guint8, n);
+        guint att[8];
+        for (guint u = 0; u < n; u++) {
+          keep[u] = dist[u] <= radius + 1 ? m : G_MAXUINT;
+          if (keep[u] != G_MAXUINT) {
+            node[m] = u;
+            drec[m] = dist[u];
+            rows[m++] = dist[u] <= radius;
+          }
+        }
+        g_assert_cmpuint(m, ==, ball->len + shell->len);
+        for (guint i = 0; i < views[v].n_members; i++)
+          att[i] = keep[views[v].members[i]];
+        ProtoDeliveries *d = proto_deliveries_record_ball(&cfg, R, keep, m, rows, NULL, NULL, &err);
+        g_assert_no_error(err);
+        assert_ball_record(full, d, node, keep, m, rows, n);
+        q.gossip = proto_deliveries_gossip(d);
+        q.n_gossip = R;
+        q.messages = proto_deliveries_messages(d);
+        q.n_delayed = proto_deliveries_delayed(d);
+        q.attackers = att;
+        for (guint b = 1; b <= 2; b++) {
+          PrivAccountOptions ao = {.b = b, .sensitivity = MF_SENSITIVITY_EXACT};
+          PrivLocalInfo info;
+          PrivReport *rl = priv_local_report_record(&q, drec, radius, &ao, &info, &err);
+          g_assert_no_error(err);
+          PrivReport *ro = priv_account_report(obs[v], g, &ao, &err);
+          g_assert_no_error(err);
+          g_assert_cmpint(info.covered, ==, shell->len == 0);
+          g_assert_cmpuint(info.ball, ==, ball->len);
+          if (info.covered)
+            g_assert_cmpuint(rl->n_victims, ==, ro->n_victims);
+          double tau = dpg_tol(MAX(info.cond, obs[v]->cond), (double)n * T);
+          for (guint i = 0; i < rl->n_victims; i++) {
+            const PrivVictim *y = &rl->victims[i], *x = NULL;
+            guint u = node[y->node];
+            for (guint k = 0; k < ro->n_victims && !x; k++)
+              if (ro->victims[k].node == u)
+                x = &ro->victims[k];
+            g_assert_nonnull(x);
+            g_assert_cmpint(y->distance, ==, (gint)dist[u]);
+            if (x->unprotected) {
+              g_assert_true(y->unprotected);
+              continue;
+            }
+            if (y->unprotected)
+              continue; /* an upper bound of infinity */
+            double xmax = MAX(max_abs(priv_blocks_get(obs[v], u), (gsize)T * T),
+                              sigma * sigma * y->mu * y->mu);
+            double tol = mu_tol(tau, xmax, T / b, TRUE, x->mu, y->mu);
+            if (info.covered)
+              dpg_test_assert_le(fabs(x->mu - y->mu), tol,
+                                 "eps x cond x nT through mu (covered ball: exact)");
+            else
+              dpg_test_assert_le(x->mu - y->mu, tol, "local bound >= exact, to eps x cond x nT");
+            *bounded += !info.covered;
+          }
+          priv_report_free(rl);
+          priv_report_free(ro);
+        }
+        proto_deliveries_free(d);
+        g_free(dist);
+        g_free(node);
+        g_free(keep);
+        g_free(drec);
+        g_free(rows);
+        g_array_free(ball, TRUE);
+        g_array_free(shell, TRUE);
+      }
+    }
+    proto_deliveries_free(full);
+    obs_blocks_free(obs, nv);
+  }
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
+static void test_local_deliveries(void) {
+  const guint a1[] = {2}, c1[] = {1, 5, 7};
+  const guint a2[] = {9}, c2[] = {0, 30};
+  const char *modes[] = {"deadline:ms=25", "stale:s=2"};
+  guint bounded = 0; /* victims of a ball that does not cover the graph */
+  for (guint k = 0; k < G_N_ELEMENTS(modes); k++) {
+    check_local_deliveries("erdos:n=20,p=0.3,seed=4,connected=true", modes[k], a1, c1, 3, &bounded);
+    check_local_deliveries("regular:n=60,d=4,seed=3", modes[k], a2, c2, 2, &bounded);
+  }
+  g_assert_cmpuint(bounded, >, 100);
+}
+
 /* ---- Noiseless runs ---- */
 
 static void test_noiseless(void) {
@@ -1216,6 +1473,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/account-observer/deadline/deliveries", test_deadline_deliveries);
   g_test_add_func("/account-observer/deadline/mf-deliveries", test_deadline_mf_deliveries);
   g_test_add_func("/account-observer/stale/deliveries", test_stale_deliveries);
+  g_test_add_func("/account-observer/local/deliveries", test_local_deliveries);
   g_test_add_func("/account-observer/noiseless", test_noiseless);
   g_test_add_func("/account-observer/relabel-storage", test_relabel_and_storage);
   return g_test_run();
