@@ -9,9 +9,17 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "cli/mafalda_schedule.h"
 #include "mf/mf.h"
 #include "privacy/privacy.h"
+
+/* --schedule: the spec and seed as given, and the expected Gram matrix
+ * (proto_schedule_gram: the one `-p mafalda` fits its C to). */
+typedef struct {
+  const char *spec;
+  guint64 seed;        /* the schedule's seed (sample i: seed + i) */
+  gboolean bad_spec;   /* the failure was the spec's (prefixed "--schedule: ") */
+  ProtoScheduleGram g; /* in: samples, workload (seed: set from @seed) */
+} CliSchedule;
 
 typedef struct {
   TopoGossipKind gossip;
@@ -23,7 +31,7 @@ typedef struct {
   CliProgress *progress; /* Mafalda's iterations (NULL: -q) */
   /* --schedule (NULL: none, today's output): the expected Gram matrix, and
    * the static graph's C scored on it as the strategy mafalda-static. */
-  CliMafaldaSchedule *sched;
+  CliSchedule *sched;
   double static_loss, static_sensitivity, static_cpu, static_se;
   double se[MF_MAFALDA_N_STRATEGIES]; /* --samples: standard errors, else NaN */
 } Report;
@@ -51,16 +59,16 @@ static void add_strategies(JsonBuilder *jb, const char *name, const double *v, g
 }
 
 /* The schedule's JSON object: its spec, how the expectation was taken. */
-static void add_schedule(JsonBuilder *jb, const CliMafaldaSchedule *ms) {
+static void add_schedule(JsonBuilder *jb, const CliSchedule *ms) {
   cli_json_begin_object(jb, "schedule");
   cli_json_string(jb, "spec", ms->spec);
-  cli_json_string(jb, "expectation", cli_expectation_name(ms->how));
+  cli_json_string(jb, "expectation", proto_expectation_name(ms->g.how));
   cli_json_int(jb, "seed", (gint64)ms->seed);
-  if (ms->how == CLI_EXPECT_IID)
-    cli_json_int(jb, "round_outcomes", (gint64)ms->outcomes);
-  if (ms->how == CLI_EXPECT_SAMPLED)
-    cli_json_int(jb, "samples", ms->samples);
-  cli_json_number(jb, "seconds", ms->seconds);
+  if (ms->g.how == PROTO_EXPECT_IID)
+    cli_json_int(jb, "round_outcomes", (gint64)ms->g.outcomes);
+  if (ms->g.how == PROTO_EXPECT_SAMPLED)
+    cli_json_int(jb, "samples", ms->g.samples);
+  cli_json_number(jb, "seconds", ms->g.seconds);
   json_builder_end_object(jb);
 }
 
@@ -85,7 +93,7 @@ static void print_json(const Report *r) {
   cli_json_number(jb, "trace_H", p->trace_H);
   gboolean st = r->sched != NULL;
   add_strategies(jb, "loss", p->loss, st, r->static_loss);
-  if (st && r->sched->how == CLI_EXPECT_SAMPLED)
+  if (st && r->sched->g.how == PROTO_EXPECT_SAMPLED)
     add_strategies(jb, "loss_std_error", r->se, st, r->static_se);
   add_strategies(jb, "sensitivity", p->sensitivity, st, r->static_sensitivity);
   add_strategies(jb, "strategy_seconds", p->cpu_seconds, st, r->static_cpu);
@@ -106,26 +114,26 @@ static void print_json(const Report *r) {
 }
 
 static void print_schedule(const Report *r) {
-  const CliMafaldaSchedule *ms = r->sched;
+  const CliSchedule *ms = r->sched;
   printf("schedule       %s (seed %" G_GUINT64_FORMAT "): ", ms->spec, ms->seed);
-  switch (ms->how) {
-  case CLI_EXPECT_STATIC:
+  switch (ms->g.how) {
+  case PROTO_EXPECT_STATIC:
     printf("every round gives the static W: today's objective\n");
     break;
-  case CLI_EXPECT_TRACE:
+  case PROTO_EXPECT_TRACE:
     printf("one sequence W_0 .. W_T-1: its exact objective\n");
     break;
-  case CLI_EXPECT_IID:
+  case PROTO_EXPECT_IID:
     printf("independent rounds, exact expectation over %" G_GUINT64_FORMAT " outcomes each\n",
-           ms->outcomes);
+           ms->g.outcomes);
     break;
-  case CLI_EXPECT_SAMPLED:
+  case PROTO_EXPECT_SAMPLED:
     printf("expectation estimated: C fitted on %u sampled schedules, every strategy scored on "
            "%u others (loss: mean +- standard error)\n",
-           ms->samples, ms->samples);
+           ms->g.samples, ms->g.samples);
     break;
   }
-  printf("expectation    %.3f s\n", ms->seconds);
+  printf("expectation    %.3f s\n", ms->g.seconds);
 }
 
 static void print_schedule_row(const Report *r, const char *key, double loss, double err,
@@ -144,7 +152,7 @@ static void print_schedule_row(const Report *r, const char *key, double loss, do
  * --samples, each loss's standard error. */
 static void print_schedule_strategies(const Report *r) {
   const MfMafaldaReport *p = r->rep;
-  gboolean se = r->sched->how == CLI_EXPECT_SAMPLED;
+  gboolean se = r->sched->g.how == PROTO_EXPECT_SAMPLED;
   printf("\n%-14s %18s%s %12s %10s %10s\n", "strategy", "expected loss", se ? "   std error" : "",
          "sensitivity", "vs mafalda", "seconds");
   for (int i = 0; i < MF_MAFALDA_N_STRATEGIES; i++) {
@@ -247,18 +255,7 @@ static double thread_cpu(void) {
 static double *static_c(const double *W, guint n, const MfMafaldaReportOptions *o, GError **error) {
   guint T = o->k * o->b;
   double *H = mf_gram_static(W, n, T, o->workload, MF_GRAM_AUTO, 0, error);
-  if (H == NULL)
-    return NULL;
-  MfOptions opt;
-  mf_options_init(&opt);
-  opt.band = o->band;
-  if (o->band)
-    opt.ftol = 1e-10;
-  MfResult *res = NULL;
-  double *C = NULL;
-  if (mf_optimize(H, T, o->k, o->b, &opt, &res, error))
-    C = g_steal_pointer(&res->C);
-  mf_result_free(res);
+  double *C = H != NULL ? mf_mafalda_c_gram(H, T, o->k, o->b, o->band, error) : NULL;
   g_free(H);
   return C;
 }
@@ -268,12 +265,12 @@ static double *static_c(const double *W, guint n, const MfMafaldaReportOptions *
  * samples (mean and standard error). @W: the static graph's gossip. */
 static gboolean score_schedule(Report *r, MfMafaldaReport *p, const double *W, guint n,
                                GError **error) {
-  const CliMafaldaSchedule *ms = r->sched;
+  const ProtoScheduleGram *ms = &r->sched->g;
   guint T = p->T, k = p->k, b = p->b;
   for (int i = 0; i < MF_MAFALDA_N_STRATEGIES; i++)
     r->se[i] = NAN;
   r->static_se = NAN;
-  if (ms->how == CLI_EXPECT_STATIC) { /* the static C is Mafalda's own */
+  if (ms->how == PROTO_EXPECT_STATIC) { /* the static C is Mafalda's own */
     r->static_loss = p->loss[MF_MAFALDA_MAFALDA];
     r->static_sensitivity = p->sensitivity[MF_MAFALDA_MAFALDA];
     r->static_cpu = p->cpu_seconds[MF_MAFALDA_MAFALDA];
@@ -286,7 +283,7 @@ static gboolean score_schedule(Report *r, MfMafaldaReport *p, const double *W, g
   r->static_sensitivity = sqrt(mf_sensitivity2(Cs, T, k, b));
   const double *const *score = (const double *const *)ms->score;
   gboolean ok;
-  if (ms->how != CLI_EXPECT_SAMPLED) {
+  if (ms->how != PROTO_EXPECT_SAMPLED) {
     r->static_loss = mf_loss(ms->H, Cs, T, k, b, error);
     ok = !isnan(r->static_loss);
   } else {
@@ -294,7 +291,7 @@ static gboolean score_schedule(Report *r, MfMafaldaReport *p, const double *W, g
   }
   g_free(Cs);
   r->static_cpu = thread_cpu() - cpu;
-  if (ms->how != CLI_EXPECT_SAMPLED || !ok)
+  if (ms->how != PROTO_EXPECT_SAMPLED || !ok)
     return ok;
   /* The report scored on the fitted mean: rescore on the other samples. */
   static const MfBaseline fixed[MF_MAFALDA_N_STRATEGIES] = {
@@ -315,6 +312,37 @@ static gboolean score_schedule(Report *r, MfMafaldaReport *p, const double *W, g
   return ok;
 }
 
+/* @ms's expected Gram matrix for the graph @g, gossip @kind and T rounds.
+ * Errors: a spec topo_schedule_new refuses, prefixed "--schedule: " with
+ * @ms->bad_spec set (its status: cli_error_status, as account's); a random
+ * schedule without a finite law, or a law too large to enumerate, asks for
+ * --samples; proto_schedule_gram's. */
+static gboolean schedule_gram(CliSchedule *ms, const TopoGraph *g, TopoGossipKind kind, guint T,
+                              GError **error) {
+  TopoSchedule *s = topo_schedule_new(ms->spec, g, kind, ms->seed, error);
+  if (s == NULL) {
+    ms->bad_spec = TRUE;
+    g_prefix_error(error, "--schedule: ");
+    return FALSE;
+  }
+  gboolean ok = FALSE;
+  ms->g.seed = ms->seed;
+  if (ms->g.samples == 0 && !topo_schedule_is_static(s) &&
+      topo_schedule_randomness(s) == TOPO_SCHEDULE_RANDOM)
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                "--schedule %s: a random schedule without a finite per-round law; estimate "
+                "its expectation with --samples S (e.g. --samples 100)",
+                ms->spec);
+  else if (!(ok = proto_schedule_gram(&ms->g, s, T, error)) && error != NULL && *error != NULL &&
+           (*error)->domain == TOPO_ERROR && topo_schedule_randomness(s) == TOPO_SCHEDULE_IID) {
+    char *msg = g_strdup_printf("--schedule %s: %s (--samples S)", ms->spec, (*error)->message);
+    g_free((*error)->message);
+    (*error)->message = msg;
+  }
+  topo_schedule_free(s);
+  return ok;
+}
+
 /* @start: when the command began (the graph was built since). */
 static gboolean run(const TopoGraph *g, gint64 start, Report *r, MfMafaldaReport **rep,
                     const char *out_path, GError **error) {
@@ -329,12 +357,12 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, MfMafaldaReport
   const double *W_fit = W;
   if (r->sched) {
     cli_progress_phase(r->progress, "the schedule's expected Gram matrix");
-    r->sched->workload = r->opt.workload;
-    if (!cli_mafalda_schedule_gram(r->sched, g, r->gossip, T, error))
+    r->sched->g.workload = r->opt.workload;
+    if (!schedule_gram(r->sched, g, r->gossip, T, error))
       goto out;
-    r->opt.H = r->sched->H; /* NULL when every round is one W */
-    if (r->sched->W)
-      W_fit = r->sched->W;
+    r->opt.H = r->sched->g.H; /* NULL when every round is one W */
+    if (r->sched->g.W)
+      W_fit = r->sched->g.W;
   }
   r->seconds_load = seconds_since(start);
   if (r->progress != NULL) {
@@ -604,13 +632,13 @@ int cli_cmd_mafalda(int argc, char **argv) {
   CliFormat fmt = CLI_FORMAT_TABLE;
   Report r = {0};
   MfMafaldaReport *rep = NULL;
-  CliMafaldaSchedule sched = {0};
+  CliSchedule sched = {0};
   int status = options_parse(&o, &argc, &argv) ? validate_horizon(&o, &r) : CLI_EXIT_USAGE;
   if (status == CLI_EXIT_OK)
     status = validate_rest(&o, &r, &fmt);
   if (status == CLI_EXIT_OK && o.schedule != NULL) {
     sched.spec = o.schedule;
-    sched.samples = o.samples == CLI_UNSET ? 0 : (guint)o.samples;
+    sched.g.samples = o.samples == CLI_UNSET ? 0 : (guint)o.samples;
     sched.seed = 1;
     if (o.seed != NULL &&
         !g_ascii_string_to_unsigned(o.seed, 10, 0, G_MAXUINT64, &sched.seed, NULL))
@@ -625,7 +653,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
     print_table(&r);
   cli_progress_free(r.progress);
   mf_mafalda_report_free(rep);
-  cli_mafalda_schedule_clear(&sched);
+  proto_schedule_gram_clear(&sched.g);
   topo_graph_free(g);
   options_clear(&o);
   return status;

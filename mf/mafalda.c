@@ -29,6 +29,25 @@ double *mf_mafalda_c(guint n, guint T, guint k, guint b, guint band, const doubl
   return C;
 }
 
+void mf_mafalda_options_init(MfOptions *opt, guint band) {
+  mf_options_init(opt);
+  opt->band = band;
+  if (band)
+    opt->ftol = 1e-10;
+}
+
+double *mf_mafalda_c_gram(const double *H, guint T, guint k, guint b, guint band, GError **error) {
+  g_return_val_if_fail(H != NULL, NULL);
+  MfOptions opt;
+  mf_mafalda_options_init(&opt, band);
+  MfResult *res = NULL;
+  double *C = NULL;
+  if (mf_optimize(H, T, k, b, &opt, &res, error))
+    C = g_steal_pointer(&res->C);
+  mf_result_free(res);
+  return C;
+}
+
 /* The fit at k epochs, started from the fit at k / 4 (recursively) when
  * k >= 8 and it does better: the stationary part of the optimum is then
  * already there, and the shorter fits cost a quarter each. @c: in the

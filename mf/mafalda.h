@@ -30,6 +30,25 @@ double *mf_mafalda_c(guint n, guint T, guint k, guint b, guint band, const doubl
                      MfGossipAtFunc gossip_at, gpointer user_data, GError **error);
 
 /*
+ * mf_mafalda_options_init: the optimizer's options of Mafalda's report for
+ * @band (0: none): mf_options_init's, and with a band, a stop once the
+ * objective settles (ftol 1e-10: the last iterations to the gradient
+ * tolerance move the loss by under 1e-10 relative). The one setting that
+ * `dpgossip mafalda` and mf_mafalda_c_gram share, so that they give the same
+ * C to the bit for the same Gram matrix. O(1).
+ */
+void mf_mafalda_options_init(MfOptions *opt, guint band);
+
+/*
+ * mf_mafalda_c_gram: Mafalda's C_local for the T x T Gram matrix @H (e.g.
+ * the expected one over a gossip schedule), T = @k * @b: mf_optimize with
+ * mf_mafalda_options_init(@band), as mf_mafalda_report fits it.
+ * Errors: those of mf_optimize. Returns: the T x T lower-triangular C
+ * (g_free), or NULL. Complexity: the optimizer's.
+ */
+double *mf_mafalda_c_gram(const double *H, guint T, guint k, guint b, guint band, GError **error);
+
+/*
  * mf_mafalda_toeplitz: the banded Toeplitz strategy of band @w <= T
  * fitted to the post-average workload of the static reversible @W (n x n)
  * over T = @k @b steps (mf_toeplitz_fit from BSR's coefficients of

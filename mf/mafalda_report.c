@@ -151,13 +151,8 @@ static gboolean optimize_all(const Work *wk, const double *H, const MfMafaldaRep
                              MfResult **maf, double *cpu_optimize, GError **error) {
   MfMafaldaReport *r = wk->r;
   OptimizeJob job = {.H = H, .T = r->T, .k = r->k, .b = r->b};
-  mf_options_init(&job.opt);
-  job.opt.band = r->band;
-  /* Banded: stop once f settles, as DMF (the last ~60% of the iterations
-   * to the gradient tolerance move the loss by under 1e-10 relative; it is
-   * scored exactly on H anyway). */
-  if (r->band)
-    job.opt.ftol = 1e-10;
+  /* Banded: stop once f settles, as DMF (scored exactly on H anyway). */
+  mf_mafalda_options_init(&job.opt, r->band);
   job.opt.cancel = o->cancel;
   MfOptions base_opt = job.opt; /* DMF's optimizer alongside */
   base_opt.progress = o->dmf_progress;

@@ -257,57 +257,60 @@ PrivReport *proto_account_local(const PrivStructuredProblem *p, const TopoGossip
   return on_gossip(p, w, schedule, local_of, &l, error);
 }
 
-/* Gives mf_mafalda_c the dense W_t of the schedule. */
-typedef struct {
-  TopoSchedule *s;
-  guint n;
-  double *W;
-  GError *error;
-} GossipAt;
-
-static const double *gossip_at(guint t, gpointer data) {
-  GossipAt *g = data;
-  g_free(g->W);
-  g->W = NULL;
-  if (g->error == NULL)
-    g->W = proto_schedule_gossip_dense(g->s, t, &g->error);
-  if (g->W == NULL) /* keep the recursion defined; the error is reported after */
-    g->W = g_new0(double, (gsize)g->n * g->n);
-  return g->W;
+/* The C of a schedule that varies: fitted to the expected objective over
+ * its randomness, never to the rounds this run draws (that would be an
+ * oracle knowing the run's matchings): exact over independent rounds
+ * (matching, edge failure: their law, whatever the seed) and over a fixed
+ * sequence (exponential, a churn file or trace: known in advance); a
+ * random schedule without a finite law is refused. The same C to the bit
+ * as `dpgossip mafalda --schedule` (proto_schedule_gram, mf_mafalda_c_gram). */
+static double *mafalda_expected(const ProtoCRecipe *r, GError **error) {
+  if (topo_schedule_randomness(r->schedule) == TOPO_SCHEDULE_RANDOM) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "C=mafalda under a random schedule without a finite per-round law (resample, "
+                "churn:leave,join): its expected objective must be sampled, independently of "
+                "the run's draws; fit it with `dpgossip mafalda --schedule SPEC --samples S "
+                "--out C.csv` and give C=C.csv");
+    return NULL;
+  }
+  ProtoScheduleGram sg = {.workload = MF_WORKLOAD_POST_AVERAGE};
+  GError *sub = NULL;
+  double *C = NULL;
+  guint n = topo_schedule_n(r->schedule);
+  if (mf_gram_check_memory(n, r->T, 0, &sub) && proto_schedule_gram(&sg, r->schedule, r->T, &sub))
+    C = sg.W != NULL ? mf_mafalda_c(n, r->T, r->k, r->b, r->band, sg.W, NULL, NULL, &sub)
+                     : mf_mafalda_c_gram(sg.H, r->T, r->k, r->b, r->band, &sub);
+  proto_schedule_gram_clear(&sg);
+  if (C == NULL) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                "Mafalda's correlation for this schedule's expected objective: %s", sub->message);
+    g_error_free(sub);
+  }
+  return C;
 }
 
 /* Mafalda: C optimized for this graph's post-average workload (paper
- * Alg. 2; docs/design.md "Mafalda"). */
+ * Alg. 2; docs/design.md "Mafalda"), or for its expectation over a
+ * schedule that varies. */
 static double *mafalda(const ProtoCRecipe *r, GError **error) {
+  if (r->schedule != NULL && !topo_schedule_is_static(r->schedule))
+    return mafalda_expected(r, error);
   GError *sub = NULL;
-  double *C = NULL;
-  if (r->schedule == NULL || topo_schedule_is_static(r->schedule)) {
-    guint n = 0;
-    double *W = NULL;
-    if (r->schedule != NULL) {
-      n = topo_schedule_n(r->schedule);
-      W = proto_schedule_gossip_dense(r->schedule, 0, error);
-    } else {
-      TopoGossip *w = topo_gossip_new(r->graph, r->gossip, error);
-      n = topo_graph_n_nodes(r->graph);
-      W = w ? topo_gossip_dense(w) : NULL;
-      topo_gossip_free(w);
-    }
-    if (W == NULL)
-      return NULL;
-    C = mf_mafalda_c(n, r->T, r->k, r->b, r->band, W, NULL, NULL, &sub);
-    g_free(W);
+  guint n = 0;
+  double *W = NULL;
+  if (r->schedule != NULL) {
+    n = topo_schedule_n(r->schedule);
+    W = proto_schedule_gossip_dense(r->schedule, 0, error);
   } else {
-    GossipAt g = {r->schedule, topo_schedule_n(r->schedule), NULL, NULL};
-    C = mf_mafalda_c(g.n, r->T, r->k, r->b, r->band, NULL, gossip_at, &g, &sub);
-    g_free(g.W);
-    if (g.error != NULL) {
-      g_free(C);
-      g_clear_error(&sub);
-      g_propagate_error(error, g.error);
-      return NULL;
-    }
+    TopoGossip *w = topo_gossip_new(r->graph, r->gossip, error);
+    n = topo_graph_n_nodes(r->graph);
+    W = w ? topo_gossip_dense(w) : NULL;
+    topo_gossip_free(w);
   }
+  if (W == NULL)
+    return NULL;
+  double *C = mf_mafalda_c(n, r->T, r->k, r->b, r->band, W, NULL, NULL, &sub);
+  g_free(W);
   if (C == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "Mafalda's correlation for this graph: %s",
                 sub->message);

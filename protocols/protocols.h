@@ -972,18 +972,68 @@ guint proto_c_cache_fits(const ProtoCCache *c);
 /**
  * proto_c_local: the T x T lower-triangular C_local of @r (g_free): the
  * families by formula (mf_baseline), Mafalda's optimum for the
- * post-average workload of the run's gossip (static or time-varying W_t,
- * paper Alg. 2), or the T x T CSV file @r->spec names. The one recipe the
+ * post-average workload of the run's static gossip (paper Alg. 2) or, under
+ * a schedule that varies, for its expectation over the schedule
+ * (proto_schedule_gram: never the rounds this run draws; a random schedule
+ * without a finite law is refused), or the T x T CSV file @r->spec names. The one recipe the
  * protocol, `dpgossip account` and the scenarios use, so all see the same C.
  * Errors: PROTO_ERROR_INVALID_ARGUMENT (empty spec; a family fitted to
- * the gossip, proto_c_spec_fits_graph, with neither graph nor schedule), PROTO_ERROR_FAILED
+ * the gossip, proto_c_spec_fits_graph, with neither graph nor schedule;
+ * C=mafalda under resample or Markov churn), PROTO_ERROR_FAILED
  * (a family's or Mafalda's failure, a gossip matrix of the schedule),
  * PROTO_ERROR_IO (neither a family nor an existing file, unreadable file),
  * PROTO_ERROR_FORMAT (FILE:LINE of a malformed CSV).
  * Complexity: O(T^2) for a family or a file; Mafalda: that of
- * mf_mafalda_c plus O(T n^2) for the dense W_t.
+ * mf_mafalda_c (static) or of proto_schedule_gram, plus the optimizer's.
  */
 double *proto_c_local(const ProtoCRecipe *r, GError **error);
+
+/* How proto_schedule_gram took the expectation over a schedule. */
+typedef enum {
+  PROTO_EXPECT_STATIC,  /* every round is one W: today's static Gram matrix */
+  PROTO_EXPECT_TRACE,   /* a fixed sequence W_0 .. W_{T-1}: its Gram matrix */
+  PROTO_EXPECT_IID,     /* independent rounds: exact, from one round's law */
+  PROTO_EXPECT_SAMPLED, /* the mean over sampled schedules */
+} ProtoExpectation;
+
+/* The expected workload Gram matrix of a schedule (proto_schedule_gram). */
+typedef struct {
+  /* In. */
+  guint samples; /* 0: exact; >= 2: S schedules fitted, S others scored */
+  guint64 seed;  /* sampled: schedule i is the schedule reseeded with seed + i */
+  MfWorkload workload;
+  /* Out. */
+  ProtoExpectation how;
+  guint64 outcomes; /* PROTO_EXPECT_IID: outcomes of a round */
+  double *W;        /* PROTO_EXPECT_STATIC: the one W (n x n), else NULL */
+  double *H;        /* the T x T Gram matrix to fit (NULL when STATIC) */
+  double **score;   /* PROTO_EXPECT_SAMPLED: the S scoring Gram matrices */
+  double seconds;   /* wall seconds to compute the above */
+} ProtoScheduleGram;
+
+/**
+ * proto_schedule_gram: fills @sg's outputs for the schedule @s over T
+ * rounds (docs/design.md, "Mafalda over a changing network"). Exact unless
+ * @sg->samples: the one W of a schedule whose rounds all give it (static,
+ * or a law of one outcome), the Gram matrix of the fixed sequence @s draws
+ * (its own seed: a trace known in advance), the expectation over i.i.d.
+ * rounds from their law (mf_gram_iid; @s's seed plays no part). With
+ * @sg->samples = S, the mean over the schedules topo_schedule_reseeded(@s,
+ * seed + i), i < S, and the S next ones as a scoring set. The one
+ * computation behind `dpgossip mafalda --schedule` and `-p mafalda`.
+ * Errors: TOPO_ERROR_INVALID_ARGUMENT for a random schedule without a
+ * finite law (and no samples) or a law of more than 2^22 outcomes, the
+ * schedule's errors, MF_ERROR_MEMORY naming the bytes.
+ * Complexity: trace and sampled O(n^3 T^2) per sequence; i.i.d.
+ * O(outcomes nnz^2 + T n^4) time, O(n^4 + T n^2) memory.
+ */
+gboolean proto_schedule_gram(ProtoScheduleGram *sg, TopoSchedule *s, guint T, GError **error);
+
+/** proto_schedule_gram_clear: frees @sg's outputs (not @sg). */
+void proto_schedule_gram_clear(ProtoScheduleGram *sg);
+
+/** proto_expectation_name: "static", "trace", "iid" or "sampled". */
+const char *proto_expectation_name(ProtoExpectation how);
 
 /* One attacker view of an observed run (members borrowed, sorted). */
 typedef struct {

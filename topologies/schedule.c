@@ -35,6 +35,7 @@ typedef struct SchedKind SchedKind;
 
 struct TopoSchedule {
   const SchedKind *row;
+  char *spec; /* as given: topo_schedule_reseeded parses it again */
   TopoGossipKind kind;
   guint64 seed;
   guint n;
@@ -94,6 +95,7 @@ void topo_schedule_free(TopoSchedule *s) {
   if (s == NULL)
     return;
   topo_graph_free(s->base);
+  g_free(s->spec);
   g_free(s->gen_spec);
   if (s->intervals != NULL)
     g_array_unref(s->intervals);
@@ -589,6 +591,7 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
   g_free(name);
   TopoSchedule *s = g_new0(TopoSchedule, 1);
   s->row = row;
+  s->spec = g_strdup(spec);
   s->kind = kind;
   s->seed = seed;
   if (base != NULL) {
@@ -602,6 +605,11 @@ TopoSchedule *topo_schedule_new(const char *spec, const TopoGraph *base, TopoGos
 fail:
   topo_schedule_free(s);
   return NULL;
+}
+
+TopoSchedule *topo_schedule_reseeded(const TopoSchedule *s, guint64 seed, GError **error) {
+  g_return_val_if_fail(s != NULL, NULL);
+  return topo_schedule_new(s->spec, s->base, s->kind, seed, error);
 }
 
 guint topo_schedule_n(const TopoSchedule *s) {

@@ -624,6 +624,13 @@ const char *const *topo_schedule_kind_names(void);
 /* topo_schedule_free: free s (NULL allowed). */
 void topo_schedule_free(TopoSchedule *s);
 
+/* topo_schedule_reseeded: the schedule of @s's spec, base and gossip kind
+ * drawn with another @seed (new, topo_schedule_free): independent draws of
+ * the same schedule, as an expectation sampled over schedules needs.
+ * Errors: those of topo_schedule_new (a churn file read again may have
+ * changed). Complexity: topo_schedule_new's. */
+TopoSchedule *topo_schedule_reseeded(const TopoSchedule *s, guint64 seed, GError **error);
+
 /* topo_schedule_n: number of nodes. O(1). */
 guint topo_schedule_n(const TopoSchedule *s);
 

@@ -5,7 +5,8 @@
  * k tr(E[H])), its independence of the seed, the mafalda-static row in the
  * table and the JSON; the sampled estimate's JSON (standard errors, the
  * exact value within a few of them); and every bad option with its status
- * and message, a schedule spec refused as `account` refuses it.
+ * and message, a schedule spec refused as `account` refuses it; and
+ * `account -p mafalda --schedule` accounting the C that `mafalda` writes.
  */
 #include <math.h>
 #include <string.h>
@@ -211,11 +212,115 @@ static void test_errors(void) {
   }
 }
 
+/* The victims' mu of `account -p @protocol --schedule @spec --seed @seed`
+ * on Florentine (T = 12, b = 4, PNDP against node 8, the Medici, the observer
+ * path), in victim order (g_free). */
+static double *account_mu(const char *protocol, const char *spec, const char *seed, guint *n) {
+  CliRun r = cli_run("account", "-p", protocol, "--generate", "florentine", "--schedule", spec,
+                     "--seed", seed, "-T", "12", "-b", "4", "--trust", "pndp", "-a", "8", "--sigma",
+                     "2", "--path", "observer", "--format", "json");
+  JsonParser *p;
+  JsonArray *v = json_object_get_array_member(ok_json(&r, &p), "victims");
+  *n = json_array_get_length(v);
+  double *mu = g_new(double, *n);
+  for (guint i = 0; i < *n; i++)
+    mu[i] = json_object_get_double_member(json_array_get_object_element(v, i), "mu");
+  g_object_unref(p);
+  cli_run_clear(&r);
+  return mu;
+}
+
+/* kappa_1(C) = ||C||_1 ||C^-1||_1 of the n x n lower-triangular CSV @path
+ * (C^-1 by forward substitution, exact enough for an estimate). */
+static double cond1_csv(const char *path, guint n) {
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  double *C = g_new0(double, n *n), *X = g_new0(double, n *n);
+  char *p = text;
+  for (guint i = 0; i < n * n; i++) {
+    C[i] = g_ascii_strtod(p, &p);
+    p += (*p == ',' || *p == '\n');
+  }
+  for (guint j = 0; j < n; j++) {
+    X[j * n + j] = 1.0 / C[j * n + j];
+    for (guint i = j + 1; i < n; i++) {
+      double acc = 0.0;
+      for (guint k = j; k < i; k++)
+        acc += C[i * n + k] * X[k * n + j];
+      X[i * n + j] = -acc / C[i * n + i];
+    }
+  }
+  double nc = 0.0, nx = 0.0;
+  for (guint j = 0; j < n; j++) {
+    double sc = 0.0, sx = 0.0;
+    for (guint i = 0; i < n; i++) {
+      sc += fabs(C[i * n + j]);
+      sx += fabs(X[i * n + j]);
+    }
+    nc = MAX(nc, sc);
+    nx = MAX(nx, sx);
+  }
+  g_free(C);
+  g_free(X);
+  g_free(text);
+  return nc * nx;
+}
+
+/* `-p mafalda --schedule SPEC` fits the C that `dpgossip mafalda --schedule
+ * SPEC` writes, for the same options (the one proto_schedule_gram;
+ * tests/protocols/test_mafalda_expected.c checks the two C to the bit): the
+ * accountant's numbers of a run with -p mafalda are those of the same run
+ * given mafalda's C as a file, for two seeds of a random matching (whose C
+ * depends on neither run's draws: before issue #40's fix each run's C was
+ * fitted to its own matchings and mu moved by about 2%) and for the
+ * exponential graph (a fixed sequence, exact). Not to the bit: a C read
+ * from a file is divided by its largest entry (the same mechanism, C and
+ * cC, mf_read_c), one rounding per entry, a relative perturbation eps of C
+ * that moves mu, a function of C^T C through n T = 180 provenance columns,
+ * by at most kappa(C)^2 eps (n T) relative. */
+static void test_protocol_same_c(void) {
+  char *dir = g_dir_make_tmp("dpg-msched-XXXXXX", NULL);
+  const struct {
+    const char *spec, *seed;
+  } cases[] = {{"matching", "1"}, {"matching", "2"}, {"exponential", "1"}};
+  for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+    char *csv = g_build_filename(dir, "C.csv", NULL);
+    CliRun m = cli_run("mafalda", "--generate", "florentine", "-k", "3", "-b", "4", "-q",
+                       "--schedule", cases[c].spec, "--seed", cases[c].seed, "--out", csv,
+                       "--baselines", "none");
+    if (m.status != 0)
+      g_error("exit %d: %s", m.status, m.err);
+    double kappa = cond1_csv(csv, 12);
+    char *given = g_strdup_printf("mafalda:C=%s", csv);
+    guint n1, n2;
+    double *fitted = account_mu("mafalda", cases[c].spec, cases[c].seed, &n1);
+    double *ref = account_mu(given, cases[c].spec, cases[c].seed, &n2);
+    g_assert_cmpuint(n1, ==, 14); /* every node but the attacker */
+    g_assert_cmpuint(n2, ==, n1);
+    guint seen = 0; /* victims the attacker heard from: mu > 0 depends on C */
+    for (guint i = 0; i < n1; i++) {
+      dpg_test_assert_close(fitted[i], ref[i], dpg_tol(kappa * kappa, 15 * 12),
+                            "one rounding of each entry of C (its scaling), kappa(C)^2 eps n T");
+      seen += fitted[i] > 0.0;
+    }
+    g_assert_cmpuint(seen, >=, 10);
+    g_free(fitted);
+    g_free(ref);
+    g_free(given);
+    g_remove(csv);
+    g_free(csv);
+    cli_run_clear(&m);
+  }
+  g_rmdir(dir);
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/mafalda-schedule/static", test_static);
   g_test_add_func("/cli/mafalda-schedule/matching", test_matching);
   g_test_add_func("/cli/mafalda-schedule/samples", test_samples);
   g_test_add_func("/cli/mafalda-schedule/errors", test_errors);
+  g_test_add_func("/cli/mafalda-schedule/protocol-same-c", test_protocol_same_c);
   return g_test_run();
 }

@@ -1,0 +1,194 @@
+/*
+ * tests/protocols/test_mafalda_expected.c: `-p mafalda` under a schedule
+ * that varies fits C to the expected objective over the schedule's
+ * randomness (proto_c_local, the recipe account, train, audit, scenarios and
+ * the Python package share), not to the rounds the run draws: for random
+ * matchings the C is the same to the bit for every seed and differs from
+ * the C fitted to one seed's own matchings (the oracle main used); a fixed
+ * sequence (exponential graph) is known in advance and its C is the one
+ * fitted to its exact trace, computed here by mf_mafalda_c's own
+ * time-varying path; a random schedule without a finite law is refused;
+ * the sampled expectation is the mean of the reseeded schedules' traces.
+ * (tests/cli/test_mafalda_schedule.c: the same C as `dpgossip mafalda
+ * --schedule`, through account.)
+ */
+#include <string.h>
+
+#include "protocols/protocols.h"
+
+#define EPOCHS 2
+#define BATCHES 4
+#define ROUNDS (EPOCHS * BATCHES)
+
+static TopoGraph *graph(const char *spec) {
+  GError *e = NULL;
+  TopoGraph *g = topo_graph_generate(spec, &e);
+  g_assert_no_error(e);
+  return g;
+}
+
+static TopoSchedule *schedule(const char *spec, const TopoGraph *g, guint64 seed) {
+  GError *e = NULL;
+  TopoSchedule *s = topo_schedule_new(spec, g, TOPO_GOSSIP_UNIFORM, seed, &e);
+  g_assert_no_error(e);
+  return s;
+}
+
+/* proto_c_local's C=mafalda for the run's schedule @s. */
+static double *c_of(TopoSchedule *s) {
+  GError *e = NULL;
+  ProtoCRecipe r = {.spec = "mafalda", .T = ROUNDS, .k = EPOCHS, .b = BATCHES, .schedule = s};
+  double *C = proto_c_local(&r, &e);
+  g_assert_no_error(e);
+  return C;
+}
+
+/* Gives mf_mafalda_c the dense W_t that @data (a schedule) draws. */
+typedef struct {
+  TopoSchedule *s;
+  double *W;
+} Rounds;
+
+static const double *round_at(guint t, gpointer data) {
+  Rounds *r = data;
+  GError *e = NULL;
+  g_free(r->W);
+  TopoGossip *w = topo_schedule_gossip(r->s, t, &e);
+  g_assert_no_error(e);
+  r->W = topo_gossip_dense(w);
+  topo_gossip_free(w);
+  return r->W;
+}
+
+/* The C fitted to the W_t that @s draws (what main's -p mafalda did). */
+static double *c_of_trace(TopoSchedule *s) {
+  GError *e = NULL;
+  Rounds r = {s, NULL};
+  double *C = mf_mafalda_c(topo_schedule_n(s), ROUNDS, EPOCHS, BATCHES, 0, NULL, round_at, &r, &e);
+  g_assert_no_error(e);
+  g_free(r.W);
+  return C;
+}
+
+static void test_matching_seed_free(void) {
+  TopoGraph *g = graph("florentine");
+  TopoSchedule *s1 = schedule("matching", g, 1), *s2 = schedule("matching", g, 2);
+  double *C1 = c_of(s1), *C2 = c_of(s2), *oracle = c_of_trace(s1);
+  gsize bytes = (gsize)ROUNDS * ROUNDS * sizeof(double);
+  /* Exact over the round's law: no draw of either run plays a part. */
+  g_assert_cmpint(memcmp(C1, C2, bytes), ==, 0);
+  /* ... and not the C of seed 1's own matchings. */
+  g_assert_cmpint(memcmp(C1, oracle, bytes), !=, 0);
+  g_free(C1);
+  g_free(C2);
+  g_free(oracle);
+  topo_schedule_free(s1);
+  topo_schedule_free(s2);
+  topo_graph_free(g);
+}
+
+/* The C of `dpgossip mafalda --schedule matching` (its path: the expected
+ * Gram matrix of proto_schedule_gram given to mf_mafalda_report) and the C
+ * of -p mafalda under the same schedule: the same doubles, with and
+ * without a band. */
+static void test_same_c_as_report(void) {
+  TopoGraph *g = graph("florentine");
+  TopoSchedule *s = schedule("matching", g, 7);
+  for (guint band = 0; band <= 3; band += 3) {
+    GError *e = NULL;
+    ProtoScheduleGram sg = {.workload = MF_WORKLOAD_POST_AVERAGE};
+    g_assert_true(proto_schedule_gram(&sg, s, ROUNDS, &e));
+    g_assert_cmpint(sg.how, ==, PROTO_EXPECT_IID);
+    MfMafaldaReportOptions o;
+    mf_mafalda_report_options_init(&o);
+    o.k = EPOCHS;
+    o.b = BATCHES;
+    o.band = band;
+    o.H = sg.H;
+    o.baselines = 0;
+    MfMafaldaReport *rep = NULL;
+    g_assert_true(mf_mafalda_report(NULL, topo_schedule_n(s), &o, &rep, &e));
+    g_assert_no_error(e);
+    ProtoCRecipe r = {
+        .spec = "mafalda", .T = ROUNDS, .k = EPOCHS, .b = BATCHES, .band = band, .schedule = s};
+    double *C = proto_c_local(&r, &e);
+    g_assert_no_error(e);
+    g_assert_cmpint(memcmp(C, rep->C, (gsize)ROUNDS * ROUNDS * sizeof(double)), ==, 0);
+    g_free(C);
+    mf_mafalda_report_free(rep);
+    proto_schedule_gram_clear(&sg);
+  }
+  topo_schedule_free(s);
+  topo_graph_free(g);
+}
+
+static void test_fixed_sequence_exact(void) {
+  TopoGraph *g = graph("ring:n=8");
+  TopoSchedule *s = schedule("exponential", g, 3);
+  double *C = c_of(s), *ref = c_of_trace(s);
+  /* mf_mafalda_c's default options are mf_mafalda_options_init's at band 0. */
+  g_assert_cmpint(memcmp(C, ref, (gsize)ROUNDS * ROUNDS * sizeof(double)), ==, 0);
+  g_free(C);
+  g_free(ref);
+  topo_schedule_free(s);
+  topo_graph_free(g);
+}
+
+static void test_random_refused(void) {
+  TopoGraph *g = graph("ring:n=6");
+  TopoSchedule *s = schedule("churn:leave=0.1,join=0.5", g, 1);
+  GError *e = NULL;
+  ProtoCRecipe r = {.spec = "mafalda", .T = ROUNDS, .k = EPOCHS, .b = BATCHES, .schedule = s};
+  g_assert_null(proto_c_local(&r, &e));
+  g_assert_error(e, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(e->message, "--samples S --out C.csv` and give C=C.csv"));
+  g_error_free(e);
+  topo_schedule_free(s);
+  topo_graph_free(g);
+}
+
+/* The sampled expectation is the mean of the traces of the schedules
+ * reseeded seed .. seed+S-1, its scoring set the S next ones: each checked
+ * against mf_gram_time_varying on topo_schedule_new with that seed. The
+ * mean divides each term by S before adding, as the sampler does, so the
+ * comparison is to the bit. */
+static void test_sampled_reseeded(void) {
+  TopoGraph *g = graph("ring:n=6");
+  TopoSchedule *s = schedule("churn:leave=0.2,join=0.5", g, 99);
+  enum { S = 2, SEED = 5 };
+  ProtoScheduleGram sg = {.samples = S, .seed = SEED, .workload = MF_WORKLOAD_POST_AVERAGE};
+  GError *e = NULL;
+  g_assert_true(proto_schedule_gram(&sg, s, ROUNDS, &e));
+  g_assert_no_error(e);
+  g_assert_cmpint(sg.how, ==, PROTO_EXPECT_SAMPLED);
+  g_assert_cmpstr(proto_expectation_name(sg.how), ==, "sampled");
+  double mean[ROUNDS * ROUNDS] = {0};
+  for (guint i = 0; i < 2 * S; i++) {
+    TopoSchedule *si = schedule("churn:leave=0.2,join=0.5", g, SEED + i);
+    Rounds r = {si, NULL};
+    double *H = mf_gram_time_varying(6, ROUNDS, MF_WORKLOAD_POST_AVERAGE, round_at, &r, &e);
+    g_assert_no_error(e);
+    if (i < S)
+      for (guint j = 0; j < ROUNDS * ROUNDS; j++)
+        mean[j] += H[j] / S;
+    else
+      g_assert_cmpint(memcmp(H, sg.score[i - S], sizeof mean), ==, 0);
+    g_free(H);
+    g_free(r.W);
+    topo_schedule_free(si);
+  }
+  g_assert_cmpint(memcmp(mean, sg.H, sizeof mean), ==, 0);
+  proto_schedule_gram_clear(&sg);
+  topo_schedule_free(s);
+  topo_graph_free(g);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/protocols/mafalda-expected/matching-seed-free", test_matching_seed_free);
+  g_test_add_func("/protocols/mafalda-expected/same-c-as-report", test_same_c_as_report);
+  g_test_add_func("/protocols/mafalda-expected/fixed-sequence-exact", test_fixed_sequence_exact);
+  g_test_add_func("/protocols/mafalda-expected/random-refused", test_random_refused);
+  g_test_add_func("/protocols/mafalda-expected/sampled-reseeded", test_sampled_reseeded);
+  return g_test_run();
+}
