@@ -29,6 +29,7 @@
 
 #include "tests/common/run.h"
 #include "tests/common/files.h"
+#include "tests/common/tolerance.h"
 
 static JsonObject *row_of(JsonObject *root, guint i) {
   JsonArray *v = json_object_get_array_member(root, "victims");
@@ -70,7 +71,7 @@ static void audit_dsgd(const char *trust, double closed_form_1) {
     /* The distribution-free bound is a lower bound. */
     g_assert_cmpfloat(num(row, "mu_clopper_pearson_low"), <=, mu);
     if (i == 0 && !isnan(closed_form_1))
-      g_assert_cmpfloat_with_epsilon(mu, closed_form_1, 1e-9);
+      dpg_test_assert_close(mu, closed_form_1, dpg_tol(1, 2), "sqrt(T) / sigma: two roundings");
     /* The learned attack: fitted on half the trials, scored on the rest; a
      * lower bound that never lies above the accounted mu. */
     JsonObject *l = row_of(root, 2 * i + 1);
@@ -112,7 +113,7 @@ static void test_broken_plugin(void) {
     JsonObject *row = row_of(root, i);
     g_assert_cmpstr(json_object_get_string_member(row, "attack"), ==, i == 0 ? "np" : "learned");
     g_assert_cmpstr(json_object_get_string_member(row, "status"), ==, "overstated");
-    g_assert_cmpfloat_with_epsilon(num(row, "mu"), 2.0, 1e-9);
+    dpg_test_assert_close(num(row, "mu"), 2.0, dpg_tol(1, 2), "sqrt(T) / sigma: two roundings");
     g_assert_cmpfloat(num(row, "mu_empirical_low"), >, 2.0);
   }
   g_object_unref(p);
@@ -148,7 +149,7 @@ static void test_reconstruction(void) {
   row = row_of(cli_run_json(&r, &p), 0);
   g_assert_cmpstr(json_object_get_string_member(row, "status"), ==, "refused");
   g_assert_true(isnan(num(row, "reconstruction_error")));
-  g_assert_cmpfloat_with_epsilon(num(row, "mu"), 2.0, 1e-9);
+  dpg_test_assert_close(num(row, "mu"), 2.0, dpg_tol(1, 2), "sqrt(T) / sigma: two roundings");
   g_object_unref(p);
   cli_run_clear(&r);
   /* PNDP without noise: victim 2's last steps never reach attacker 0. */

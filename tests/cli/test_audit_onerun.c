@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "tests/common/run.h"
+#include "tests/common/tolerance.h"
 
 static double num(JsonObject *o, const char *k) {
   g_assert_true(json_object_has_member(o, k));
@@ -36,7 +37,8 @@ static JsonObject *row(CliRun *r, JsonParser **p, double sigma) {
   g_assert_cmpint(json_object_get_int_member(o, "canaries"), ==, 200);
   g_assert_cmpint(json_object_get_int_member(o, "guesses"), ==, 100);
   g_assert_cmpstr(json_object_get_string_member(o, "status"), ==, "consistent");
-  g_assert_cmpfloat_with_epsilon(num(o, "mu"), 2.0 / sigma, 1e-9 * (2.0 / sigma));
+  dpg_test_assert_close(num(o, "mu"), 2.0 / sigma, dpg_tol(1, 3),
+                        "sqrt(k) / sigma: a sqrt, a parse, a division");
   g_assert_cmpfloat(num(o, "epsilon_lower"), <=, num(o, "epsilon"));
   return o;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "learning/learning.h"
+#include "tests/common/tolerance.h"
 
 static gboolean same_dataset(const LearnDataset *a, const LearnDataset *b) {
   return a->n == b->n && a->n_features == b->n_features && a->n_classes == b->n_classes &&
@@ -166,12 +167,15 @@ static void test_standardize(void) {
   learn_dataset_standardize(tr, te, mean, sd);
   g_assert_cmpfloat(mean[0], ==, 3.0);
   g_assert_cmpfloat(mean[1], ==, 5.0);
-  g_assert_cmpfloat_with_epsilon(sd[0], sqrt(14.0 / 3.0), 1e-15);
+  /* The deviations (mean exact) and their squares sum exactly to 14; one
+   * division and one sqrt on each side: 4 roundings. */
+  const char *why = "a few flops on exact integers: <= 3 roundings on each side";
+  dpg_test_assert_close(sd[0], sqrt(14.0 / 3.0), dpg_tol(1, 6), why);
   g_assert_cmpfloat(sd[1], ==, 0.0);
-  g_assert_cmpfloat_with_epsilon(tr->features[0], -2.0 / sqrt(14.0 / 3.0), 1e-15);
-  g_assert_cmpfloat_with_epsilon(tr->features[4], 3.0 / sqrt(14.0 / 3.0), 1e-15);
+  dpg_test_assert_close(tr->features[0], -2.0 / sqrt(14.0 / 3.0), dpg_tol(1, 6), why);
+  dpg_test_assert_close(tr->features[4], 3.0 / sqrt(14.0 / 3.0), dpg_tol(1, 6), why);
   g_assert_cmpfloat(tr->features[1], ==, 0.0); /* constant: centered only */
-  g_assert_cmpfloat_with_epsilon(te->features[0], 7.0 / sqrt(14.0 / 3.0), 1e-15);
+  dpg_test_assert_close(te->features[0], 7.0 / sqrt(14.0 / 3.0), dpg_tol(1, 6), why);
   g_assert_cmpfloat(te->features[1], ==, 2.0);
   g_assert_cmpfloat(te->targets[0], ==, 123);
   learn_dataset_free(tr);
@@ -275,11 +279,15 @@ static void test_california(void) {
                           1387,   1387.0 / 530, 39.37,        -121.24};
   const double *xl = ds->features + (ds->n - 1) * 8;
   for (int j = 0; j < 8; j++) {
-    g_assert_cmpfloat_with_epsilon(ds->features[j], first[j], 1e-12 * fabs(first[j]));
-    g_assert_cmpfloat_with_epsilon(xl[j], last[j], 1e-12 * fabs(last[j]));
+    /* strtod is correctly rounded, a ratio of two parsed integers is one
+     * rounding, and the 16-digit literals above are within an ulp of theirs. */
+    const char *why = "a parse and at most one division, against a literal: 2 ulps";
+    dpg_test_assert_close(ds->features[j], first[j], dpg_tol(1, 2), why);
+    dpg_test_assert_close(xl[j], last[j], dpg_tol(1, 2), why);
   }
-  g_assert_cmpfloat_with_epsilon(ds->targets[0], 4.526, 1e-12);
-  g_assert_cmpfloat_with_epsilon(ds->targets[ds->n - 1], 0.894, 1e-12);
+  /* The target is the parsed value / 100000: two roundings. */
+  dpg_test_assert_close(ds->targets[0], 4.526, dpg_tol(1, 2), "a parse and one division");
+  dpg_test_assert_close(ds->targets[ds->n - 1], 0.894, dpg_tol(1, 2), "a parse and one division");
 
   /* Through the spec: 80/20 split, standardized with train statistics. */
   char *spec = g_strdup_printf("california:%s", path);
@@ -313,7 +321,9 @@ static void test_california(void) {
     sum_split += tr->targets[i];
   for (gsize i = 0; i < te->n; i++)
     sum_split += te->targets[i];
-  g_assert_cmpfloat_with_epsilon(sum, sum_split, 1e-9 * sum);
+  /* Two sums of the same n positive values in different orders. */
+  dpg_test_assert_close(sum, sum_split, 2 * dpg_tol(1, ds->n),
+                        "two sums of n positive terms: n eps relative each");
   learn_dataset_free(tr);
   learn_dataset_free(te);
   g_free(spec);

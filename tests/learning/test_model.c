@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "learning/learning.h"
+#include "tests/common/tolerance.h"
 
 static LearnModel *model(const char *spec, gsize d, guint classes) {
   GError *error = NULL;
@@ -108,8 +109,10 @@ static void test_predict(void) {
   LearnModel *sm = model("softmax", 2, 2);
   const double ws[] = {1, 0, 0, 1, 0, 0}, xs[] = {log(2.0), 0};
   learn_model_predict(sm, ws, xs, out, NULL);
-  g_assert_cmpfloat_with_epsilon(out[0], 2.0 / 3.0, 1e-15);
-  g_assert_cmpfloat_with_epsilon(out[1], 1.0 / 3.0, 1e-15);
+  /* log, exp (each within an ulp, exp(log 2) within 2), a sum of 2 and a
+   * division: 4 eps relative, against one rounding of the want. */
+  dpg_test_assert_close(out[0], 2.0 / 3.0, dpg_tol(1, 5), "log, exp, a sum of 2, a division");
+  dpg_test_assert_close(out[1], 1.0 / 3.0, dpg_tol(1, 5), "log, exp, a sum of 2, a division");
   learn_model_free(sm);
 
   /* Hidden unit 0 weighs inputs (1, -1), unit 1 weighs (2, 1); stored
@@ -141,9 +144,11 @@ static void test_evaluate(void) {
   g_assert_cmpfloat(learn_model_clipped_grad(lin, wl, ds, all, 3, INFINITY, grad, NULL), ==,
                     17.0 / 3.0);
   /* Mean of 2 (f - y) (x, 1): (0 + 2*(1,1,1) + 8*(2,0,1)) / 3. */
-  g_assert_cmpfloat_with_epsilon(grad[0], 18.0 / 3, 1e-14);
-  g_assert_cmpfloat_with_epsilon(grad[1], 2.0 / 3, 1e-14);
-  g_assert_cmpfloat_with_epsilon(grad[2], 10.0 / 3, 1e-14);
+  /* Integer products and a sum of 3 with one division by 3 (or 3 divisions
+   * then a sum): <= 4 roundings of a sum of positive terms. */
+  dpg_test_assert_close(grad[0], 18.0 / 3, dpg_tol(1, 4), "a mean of 3 exact integers");
+  dpg_test_assert_close(grad[1], 2.0 / 3, dpg_tol(1, 4), "a mean of 3 exact integers");
+  dpg_test_assert_close(grad[2], 10.0 / 3, dpg_tol(1, 4), "a mean of 3 exact integers");
   learn_model_evaluate(lin, wl, ds, two, 1, &loss, NULL);
   g_assert_cmpfloat(loss, ==, 16.0);
   learn_model_evaluate(lin, wl, ds, two, 0, &loss, &acc);
@@ -158,7 +163,12 @@ static void test_evaluate(void) {
   memcpy(ds->features, xs, sizeof xs);
   /* Both labelled 0: p0 = 3/4 (right) and 1/4 (wrong). */
   learn_model_evaluate(sm, ws, ds, NULL, 0, &loss, &acc);
-  g_assert_cmpfloat_with_epsilon(loss, (log(4.0 / 3.0) + log(4.0)) / 2, 1e-15);
+  /* -log p has absolute error = p's relative error (log, exp, a sum of 2,
+   * a division: 4 eps) plus log's ulp of |log p| <= 1.4; the same on the
+   * want's side, the mean of 2 one more rounding. */
+  dpg_test_assert_le(fabs(loss - (log(4.0 / 3.0) + log(4.0)) / 2), dpg_tol(1, 12),
+                     "-log of a softmax probability: absolute error <= its relative error + "
+                     "an ulp, both sides");
   g_assert_cmpfloat(acc, ==, 0.5);
   learn_dataset_free(ds);
   learn_model_free(sm);
@@ -364,9 +374,13 @@ static void test_clipping_explicit(void) {
     for (gsize e = 0; e < B; e++) {
       double c = norms[e] / 2;
       learn_model_clipped_grad(m, p, ds, batch + e, 1, c, got, NULL);
-      g_assert_cmpfloat_with_epsilon(norm(got, np), c, 1e-14 * c);
+      /* got = g c / ||g||_model; the model's norm and ours (np squares) differ
+       * by np eps relative; the scale and the products add a few roundings. */
+      dpg_test_assert_close(norm(got, np), c, dpg_tol(1, 2.0 * np + 4),
+                            "two norms of np terms (model's, ours), the scale, products");
       for (gsize i = 0; i < np; i++)
-        g_assert_cmpfloat_with_epsilon(got[i], gi[e * np + i] / 2, 1e-14 * norms[e]);
+        dpg_test_assert_le(fabs(got[i] - gi[e * np + i] / 2), dpg_tol(1, np + 4.0) * norms[e],
+                           "the scale c / ||g|| within (np + 3) eps of 1/2, times |g_i| <= ||g||");
     }
     g_free(p);
     g_free(gi);
@@ -412,8 +426,17 @@ static void test_clipping_huge_example(void) {
     g[i] = 4 * batch_g[i] - rest[i]; /* the huge example's contribution */
     dot += g[i] * huge[i];
   }
-  g_assert_cmpfloat_with_epsilon(norm(g, np), clip, 1e-12 * clip);
-  g_assert_cmpfloat_with_epsilon(dot / (norm(g, np) * hn), 1.0, 1e-12);
+  /* g = 4 batch_g - rest recovers the clipped huge gradient up to the
+   * roundings of a sum of 4 terms, the / 4 and x 4 (exact) and the
+   * subtraction, relative to |rest| + |h|; the clipping adds the model's
+   * norm (np eps) and the scale; our norm np eps more. */
+  double rn = norm(rest, np);
+  double tol = dpg_tol(1, 6) * (rn + clip) + dpg_tol(1, 2.0 * np + 3) * clip;
+  dpg_test_assert_le(fabs(norm(g, np) - clip), tol,
+                     "a sum of 4 with cancellation against |rest| + clip, two norms of np");
+  /* 1 - cos <= ||error|| / ||g||, plus a dot and two norms of np terms. */
+  dpg_test_assert_le(fabs(dot / (norm(g, np) * hn) - 1.0), tol / clip + dpg_tol(1, 3.0 * np),
+                     "the error above relative to clip, a dot and two norms of np terms");
 
   double *none = g_new(double, np), *zero = g_new(double, np), *neg = g_new(double, np);
   learn_model_clipped_grad(m, p, ds, batch, 4, INFINITY, none, NULL);

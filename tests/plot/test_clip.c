@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "plot/internal.h"
+#include "tests/common/tolerance.h"
 
 static void test_segment(void) {
   double x0, y0, x1, y1;
@@ -23,8 +24,9 @@ static void test_segment(void) {
   /* One end far away (1e300): the kept part has the exact slope 1/2. */
   x0 = 1, y0 = 1, x1 = 1e300, y1 = 0.5e300;
   g_assert_true(plot_clip_segment(&x0, &y0, &x1, &y1, 0, 0, 4, 4));
-  g_assert_cmpfloat_with_epsilon(x1, 4, 1e-12);
-  g_assert_cmpfloat_with_epsilon(y1, 2.5, 1e-12);
+  /* A few flops (a ratio, a product, a sum) on the box's values <= 4. */
+  dpg_test_assert_le(fabs(x1 - 4), dpg_tol(1, 8) * 4, "a few flops on values <= 4");
+  dpg_test_assert_le(fabs(y1 - 2.5), dpg_tol(1, 8) * 4, "a few flops on values <= 4");
   /* Outside, and parallel outside. */
   x0 = 5, y0 = 0, x1 = 6, y1 = 4;
   g_assert_false(plot_clip_segment(&x0, &y0, &x1, &y1, 0, 0, 4, 4));
@@ -53,7 +55,10 @@ static void test_polygon(void) {
   gsize m;
   double *out = plot_clip_polygon(sq, 4, 0, 0, 2, 2, &m);
   g_assert_nonnull(out);
-  g_assert_cmpfloat_with_epsilon(area(out, m), 4, 1e-12);
+  /* The shoelace sum of m cross products of coordinates <= 2 (vertices a
+   * few flops each): (8 + m) eps x sum |terms| <= 4 m. */
+  dpg_test_assert_le(fabs(area(out, m) - 4), dpg_tol(1, 8.0 + m) * 4 * m,
+                     "a shoelace sum of m terms <= 4 of a few flops each");
   g_free(out);
   /* A band-like (non-convex) polygon: lo = 0, hi = 1 + x along x in
    * [-1, 3], clipped to [0, 2] x [0, 2]: area of {0<=x<=2, 0<=y<=min(2,
@@ -61,7 +66,8 @@ static void test_polygon(void) {
   const double band[12] = {-1, 0, 1, 0, 3, 0, 3, 4, 1, 2, -1, 0};
   out = plot_clip_polygon(band, 6, 0, 0, 2, 2, &m);
   g_assert_nonnull(out);
-  g_assert_cmpfloat_with_epsilon(area(out, m), 3.5, 1e-12);
+  dpg_test_assert_le(fabs(area(out, m) - 3.5), dpg_tol(1, 8.0 + m) * 4 * m,
+                     "a shoelace sum of m terms <= 4 of a few flops each");
   g_free(out);
   /* Entirely outside. */
   const double far[6] = {5, 5, 6, 5, 6, 6};
@@ -102,6 +108,11 @@ static char *find_path(GBytes *svg, const char *needle) {
   return out;
 }
 
+/* cairo writes SVG coordinates in 1/256 pt steps (its 24.8 fixed point),
+ * printed with %f (6 decimals): a formatting tolerance of half a step plus
+ * half the last decimal. */
+#define CAIRO_HALF_STEP (1.0 / 512 + 0.5e-6)
+
 static void test_far_points(void) {
   PlotFigure *fig = plot_figure_new(300, 200, 1, 1, NULL);
   PlotAxes *ax = plot_figure_axes(fig, 0, 0);
@@ -134,9 +145,15 @@ static void test_far_points(void) {
        * 1/256 pt steps, hence the tolerances). */
       double x0 = g_array_index(v, double, 0), y0 = g_array_index(v, double, 1);
       double x1 = g_array_index(v, double, 2), y1 = g_array_index(v, double, 3);
-      g_assert_cmpfloat_with_epsilon(x0, px0, 0.005);
-      g_assert_cmpfloat_with_epsilon(y0, py0, 0.005);
-      g_assert_cmpfloat_with_epsilon((y1 - y0) / (x1 - x0), (py1 - py0) / (px1 - px0), 1e-3);
+      const char *why = "formatting: cairo's 1/256 pt steps printed with %f";
+      dpg_test_assert_le(fabs(x0 - px0), CAIRO_HALF_STEP, why);
+      dpg_test_assert_le(fabs(y0 - py0), CAIRO_HALF_STEP, why);
+      /* Each end off by <= q in x and y: the slope by <= 2q (1 + |s|) / |dx|
+       * to first order. */
+      double s = (py1 - py0) / (px1 - px0);
+      dpg_test_assert_le(fabs((y1 - y0) / (x1 - x0) - s),
+                         2 * CAIRO_HALF_STEP * (1 + fabs(s)) / fabs(x1 - x0),
+                         "formatting: both ends within cairo's half step, 2q (1 + |s|) / |dx|");
       g_assert_cmpfloat(x1, >, px1); /* runs past the corner into the margin */
     }
     g_array_unref(v);

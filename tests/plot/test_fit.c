@@ -8,6 +8,7 @@
 
 #include "plot/plot.h"
 #include "tests/common/files.h"
+#include "tests/common/tolerance.h"
 
 typedef struct {
   const guint8 *data;
@@ -174,8 +175,9 @@ static void test_parse_size(void) {
   g_assert_cmpfloat(w, ==, 432);
   g_assert_cmpfloat(h, ==, 288);
   g_assert_true(plot_parse_size("2.54x5.08cm", &w, &h, NULL));
-  g_assert_cmpfloat_with_epsilon(w, 72, 1e-9);
-  g_assert_cmpfloat_with_epsilon(h, 144, 1e-9);
+  /* Two parses, a product by 72 and a division by 2.54: 4 roundings. */
+  dpg_test_assert_close(w, 72, dpg_tol(1, 4), "two parses, x 72, / 2.54");
+  dpg_test_assert_close(h, 144, dpg_tol(1, 4), "two parses, x 72, / 2.54");
   const char *bad[] = {"", "360", "360x", "x260", "360x260px", "5x20000", "0.1x1in", "axb"};
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
     GError *error = NULL;

@@ -14,6 +14,7 @@
 #include "plot/plot.h"
 #include "scen_test.h"
 #include "scenarios/internal.h"
+#include "tests/common/tolerance.h"
 
 typedef ScenTestFix Fix;
 
@@ -143,7 +144,8 @@ static void test_point_outputs_reference(Fix *f, gconstpointer data) {
   for (guint r = 1; r < rows->len; r++) {
     char **row = g_ptr_array_index(rows, r);
     if (g_str_equal(row[1], "ldp")) {
-      g_assert_cmpfloat_with_epsilon(cell(rows, r, 5), sqrt(10.0), 1e-9);
+      dpg_test_assert_close(cell(rows, r, 5), sqrt(10.0), dpg_tol(1, 2),
+                            "sqrt(T) / sigma: a sqrt and a division; %.17g exact");
       g_assert_cmpstr(row[8], ==, ""); /* Muffliato's bound is for PNDP only */
     }
   }
@@ -314,10 +316,24 @@ static void test_sweep_determinism_replay_resume(Fix *f, gconstpointer data) {
   /* test_loss_mean, then the geometric mean and its interval on log10: the
    * half-width of two values is t |log10 x0 - log10 x1| / 2. */
   double mean = cell(agg, 1, 5), gm = cell(agg, 1, 6), lo = cell(agg, 1, 7), hi = cell(agg, 1, 8);
-  g_assert_cmpfloat_with_epsilon(mean, (x[0] + x[1]) / 2, 1e-9);
-  g_assert_cmpfloat_with_epsilon(gm, sqrt(x[0] * x[1]), 1e-9);
-  g_assert_cmpfloat_with_epsilon(log10(hi / gm), 12.7062047 * fabs(log10(x[0] / x[1])) / 2, 1e-6);
-  g_assert_cmpfloat_with_epsilon(log10(gm / lo), log10(hi / gm), 1e-9);
+  /* Means of 6 then of 2 positive losses, in another order here: 8 eps. */
+  dpg_test_assert_close(mean, (x[0] + x[1]) / 2, 2 * dpg_tol(1, 8),
+                        "two means of 12 positive terms in different orders");
+  /* 10^(mean of log10): ln 10 x the logs' absolute error |log10 x| eps. */
+  double L = fabs(log10(x[0])) + fabs(log10(x[1])) + 1;
+  dpg_test_assert_close(gm, sqrt(x[0] * x[1]), dpg_tol(1, 8) * log(10.0) * L,
+                        "10^(mean of 2 log10s) against sqrt(x0 x1)");
+  /* The literal t is 9 significant digits: half a unit of its 9th digit
+   * (formatting) times |log10(x0/x1)| / 2, plus the logs' roundings. */
+  double spread = fabs(log10(x[0] / x[1])) / 2;
+  dpg_test_assert_le(fabs(log10(hi / gm) - 12.7062047 * spread),
+                     0.5e-7 * spread + dpg_tol(1, 16) * 12.8 * L,
+                     "formatting: t(0.975, 1) to 9 digits, plus the logs' roundings");
+  /* Symmetric on log10 in exact arithmetic: the roundings of log10 and 10^x
+   * at magnitude |log10 gm| + the half-width, both sides. */
+  double mag = fabs(log10(gm)) + fabs(log10(hi / gm)) + 1;
+  dpg_test_assert_le(fabs(log10(gm / lo) - log10(hi / gm)), 2 * dpg_tol(1, 8) * log(10.0) * mag,
+                     "log10 and 10^x at magnitude |log10 gm| + half-width, twice");
   g_ptr_array_unref(agg);
 
   /* Resume: nothing left to run; one point lost its summary: only it runs. */
@@ -677,8 +693,9 @@ static void test_shared_runs(Fix *f, gconstpointer data) {
   /* nonprivate: no finite epsilon. dsgd mu=1: sigma = sqrt(k)/mu = sqrt(2)
    * (and the calibration's 1e-12 relative margin). */
   g_assert_cmpstr(((char **)g_ptr_array_index(g, 1))[5], ==, "inf");
-  g_assert_cmpfloat_with_epsilon(cell(g, 3, 4), sqrt(2.0) * (1 + 1e-12), 1e-14);
-  g_assert_cmpfloat_with_epsilon(cell(g, 4, 4), sqrt(2.0) / 2 * (1 + 1e-12), 1e-14);
+  const char *why = "sqrt(k) / mu x (1 + margin): a few flops, %.17g exact";
+  dpg_test_assert_close(cell(g, 3, 4), sqrt(2.0) * (1 + 1e-12), dpg_tol(1, 4), why);
+  dpg_test_assert_close(cell(g, 4, 4), sqrt(2.0) / 2 * (1 + 1e-12), dpg_tol(1, 4), why);
   g_ptr_array_unref(g);
   g_free(p1);
   g_free(p2);

@@ -83,7 +83,9 @@ static void test_figure2_ego(Fix *f, gconstpointer data) {
     g_assert_cmpstr(shipped_cell(p, l, 1), ==, "ldp");
     /* Ours is never looser than LDP (sqrt(T) / sigma) nor than Muffliato's bound. */
     g_assert_cmpfloat(shipped_num(p, r, 6), <=, shipped_num(p, l, 6) * (1 + 1e-9));
-    g_assert_cmpfloat_with_epsilon(shipped_num(p, l, 6), 10.0, 1e-9);
+    dpg_test_assert_close(shipped_num(p, l, 6), 10.0, dpg_tol(1, 4),
+                          "the LDP RDP T / sigma^2 (or alpha mu^2 / 2), a few flops; %.17g in "
+                          "the CSV is exact");
     g_assert_cmpfloat(shipped_num(p, r, 6), <=, shipped_num(p, r, 8) * (1 + 1e-9));
   }
   g_ptr_array_unref(p);
@@ -222,12 +224,14 @@ static void test_figure3_tiny(Fix *f, gconstpointer data) {
   g_assert_true(isinf(shipped_num(g, 1, 5)));
   for (guint r = 2; r < 5; r++) {
     /* Every private method is calibrated to mu = 1 under LDP: eps(1e-6) = 4.88655. */
-    g_assert_cmpfloat_with_epsilon(shipped_num(g, r, 5), 4.88655, 1e-5);
+    dpg_test_assert_le(fabs(shipped_num(g, r, 5) - SHIPPED_EPS_MU1), SHIPPED_EPS_MU1_TOL,
+                       SHIPPED_EPS_MU1_WHY);
     g_assert_true(isfinite(shipped_num(g, r, 6)));
   }
   /* D-SGD: sigma = sqrt(k)/mu = 1 with k = 1 (and the calibration's 1e-12
    * relative margin); the MF ones: 1/mu. */
-  g_assert_cmpfloat_with_epsilon(shipped_num(g, 2, 4), 1.0 + 1e-12, 1e-14);
+  dpg_test_assert_close(shipped_num(g, 2, 4), 1.0 + 1e-12, dpg_tol(1, 4),
+                        "sqrt(k) / mu x (1 + margin): a few flops, %.17g exact");
   g_ptr_array_unref(g);
 }
 

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "tests/common/tolerance.h"
 
 #define STORAGE(data) ((SimLinStorage)GPOINTER_TO_INT(data))
 #define EXPECT_CRITICAL() g_test_expect_message("dpg-sim", G_LOG_LEVEL_CRITICAL, "*failed*")
@@ -787,19 +788,25 @@ static void test_combine(gconstpointer data) {
   g_assert_cmpmem(before, sizeof before, sim_linvec_const_data(x[1]), DIM * sizeof(double));
 
   /* add_noise_sum against add_noise */
-  double coeffs[5] = {0.3, -1.25, 2.0, 0.0, 0.7}, sum[DIM] = {0};
+  double coeffs[5] = {0.3, -1.25, 2.0, 0.0, 0.7}, sum[DIM] = {0}, mag[DIM] = {0};
   SimNoiseId terms[5] = {ids[1], ids[3], ids[1], ids[4], ids[5]};
   SimLinvec *a = sim_linvec_new(sp), *b = sim_linvec_new(sp);
   for (guint t = 0; t < 5; t++) {
     double c = coeffs[t] * sim_noise_std(reg, terms[t]) / 3.0;
-    for (guint i = 0; i < DIM; i++)
+    for (guint i = 0; i < DIM; i++) {
       sum[i] += c * z[terms[t]][i];
+      mag[i] += fabs(3.0 * c * z[terms[t]][i]);
+    }
     g_assert_true(sim_linvec_add_noise(b, coeffs[t], terms[t], z[terms[t]], &err));
   }
   g_assert_true(sim_linvec_add_noise_sum(a, 5, coeffs, terms, 3.0, sum, &err));
   g_assert_no_error(err);
   for (guint i = 0; i < DIM; i++)
-    g_assert_cmpfloat_with_epsilon(sim_linvec_const_data(a)[i], sim_linvec_const_data(b)[i], 1e-13);
+    /* Two sums of 5 products (each a few roundings: coeff x std, / 3, x z,
+     * x 3), both bounded by 8 eps per term: 2 x 8 eps x sum |terms|. */
+    dpg_test_assert_le(fabs(sim_linvec_const_data(a)[i] - sim_linvec_const_data(b)[i]),
+                       2 * dpg_tol(1, 8) * mag[i],
+                       "two sums of 5 terms, <= 8 roundings each, of total magnitude mag");
   for (guint k = 0; k < 6; k++)
     g_assert_cmpfloat(sim_linvec_noise_coeff(a, ids[k]), ==, sim_linvec_noise_coeff(b, ids[k]));
   SimNoiseId unknown = 99;

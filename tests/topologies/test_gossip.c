@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "topologies/topologies.h"
+#include "tests/common/tolerance.h"
 
 static TopoGraph *gen(const char *spec) {
   GError *error = NULL;
@@ -57,9 +58,13 @@ static void test_stochastic(void) {
           row += x;
           col += d[v * n + u];
         }
-        g_assert_cmpfloat_with_epsilon(row, 1.0, 1e-12);
+        /* Weights in [0, 1] each within an ulp, the diagonal 1 minus <= n others,
+         * summed again here: twice a sum of n terms of magnitude <= 1. */
+        double tol = 2 * dpg_tol(1, n);
+        dpg_test_assert_le(fabs(row - 1.0), tol, "two sums of n weights in [0, 1]");
         if (kinds[k] != TOPO_GOSSIP_UNIFORM) {
-          g_assert_cmpfloat_with_epsilon(col, 1.0, 1e-12); /* doubly stochastic */
+          /* doubly stochastic; symmetric, so the column is a row */
+          dpg_test_assert_le(fabs(col - 1.0), tol, "two sums of n weights in [0, 1]");
           for (guint v = 0; v < n; v++)
             g_assert_cmpfloat(d[u * n + v], ==, d[v * n + u]);
         }
@@ -120,16 +125,19 @@ static void test_uniform_florentine_entries(void) {
 
   /* Metropolis: W[0,1] = 1/(1+max(1,6)); maxdegree: dmax = 6. */
   w = gossip(g, TOPO_GOSSIP_METROPOLIS);
-  g_assert_cmpfloat_with_epsilon(topo_gossip_get(w, 0, 1), 1.0 / 7, 1e-15);
-  g_assert_cmpfloat_with_epsilon(topo_gossip_get(w, 0, 0), 6.0 / 7, 1e-15);
+  /* Off-diagonals are one correctly rounded division 1/(1 + d): exact. The
+   * diagonal is 1 minus <= 6 of them: a sum of 7 terms of magnitude <= 1. */
+  const char *why = "diagonal = 1 - sum of <= dmax = 6 off-diagonal weights";
+  g_assert_cmpfloat(topo_gossip_get(w, 0, 1), ==, 1.0 / 7);
+  dpg_test_assert_le(fabs(topo_gossip_get(w, 0, 0) - 6.0 / 7), dpg_tol(1, 7), why);
   /* node 12 (deg 4): neighbours 7 (3), 8 (3), 11 (3), 14 (1) -> all 1/5 */
-  g_assert_cmpfloat_with_epsilon(topo_gossip_get(w, 12, 14), 1.0 / 5, 1e-15);
-  g_assert_cmpfloat_with_epsilon(topo_gossip_get(w, 12, 12), 1.0 / 5, 1e-15);
+  g_assert_cmpfloat(topo_gossip_get(w, 12, 14), ==, 1.0 / 5);
+  dpg_test_assert_le(fabs(topo_gossip_get(w, 12, 12) - 1.0 / 5), dpg_tol(1, 7), why);
   topo_gossip_free(w);
   w = gossip(g, TOPO_GOSSIP_MAXDEGREE);
-  g_assert_cmpfloat_with_epsilon(topo_gossip_get(w, 1, 1), 1.0 / 7, 1e-15);
-  g_assert_cmpfloat_with_epsilon(topo_gossip_get(w, 0, 0), 6.0 / 7, 1e-15);
-  g_assert_cmpfloat_with_epsilon(topo_gossip_get(w, 12, 12), 3.0 / 7, 1e-15);
+  dpg_test_assert_le(fabs(topo_gossip_get(w, 1, 1) - 1.0 / 7), dpg_tol(1, 7), why);
+  dpg_test_assert_le(fabs(topo_gossip_get(w, 0, 0) - 6.0 / 7), dpg_tol(1, 7), why);
+  dpg_test_assert_le(fabs(topo_gossip_get(w, 12, 12) - 3.0 / 7), dpg_tol(1, 7), why);
   topo_gossip_free(w);
   topo_graph_free(g);
 }
@@ -148,16 +156,23 @@ static void test_apply(void) {
       double s = 0;
       for (guint v = 0; v < n; v++)
         s += dense[u * n + v] * x[v * d + j];
-      g_assert_cmpfloat_with_epsilon(y[u * d + j], s, 1e-13);
+      /* Both are sums of <= n products w x with sum w = 1, |x| <= 1. */
+      dpg_test_assert_le(fabs(y[u * d + j] - s), 2 * dpg_tol(1, n),
+                         "two dot products of n terms, sum |w x| <= 1");
     }
   /* Doubly stochastic: the column sums (network average) are preserved. */
   for (guint j = 0; j < d; j++) {
-    double sx = 0, sy = 0;
+    double sx = 0, sy = 0, ax = 0;
     for (guint u = 0; u < n; u++) {
+      ax += fabs(x[u * d + j]);
       sx += x[u * d + j];
       sy += y[u * d + j];
     }
-    g_assert_cmpfloat_with_epsilon(sx, sy, 1e-12);
+    /* sum(Wx) = sum(x) up to: the two sums (n terms each, |y| <= max|x|),
+     * the rounding of each y (n terms), and W's column sums (1 within
+     * n eps each), each at most n eps sum|x|. */
+    dpg_test_assert_le(fabs(sx - sy), 3 * dpg_tol(1, n) * ax,
+                       "3 x n eps x sum |x|: two sums, W x, W's column sums");
   }
   g_free(dense);
   g_free(x);
@@ -208,23 +223,27 @@ static void test_csr_and_kinds(void) {
 
 static void test_spectral_closed_forms(void) {
   /* Complete graph, uniform: W = J/n, eigenvalues 1, 0, ..., 0. */
-  g_assert_cmpfloat_with_epsilon(gap_of("complete:n=8", TOPO_GOSSIP_UNIFORM), 1.0, 1e-12);
+  /* dsyevd on the symmetrised W (||S|| = 1): eigenvalues within n eps. */
+  const char *why = "symmetric eigenvalue of n x n S with ||S|| = 1: n eps";
+  dpg_test_assert_le(fabs(gap_of("complete:n=8", TOPO_GOSSIP_UNIFORM) - 1.0), dpg_tol(1, 8), why);
   /* Ring, uniform: eigenvalues (1 + 2 cos(2 pi k / n)) / 3; |lambda_2| at k=1. */
   for (guint n = 5; n <= 13; n += 4) {
     char *spec = g_strdup_printf("ring:n=%u", n);
     double want = 1.0 - (1.0 + 2.0 * cos(2.0 * G_PI / n)) / 3.0;
     for (gsize k = 0; k < G_N_ELEMENTS(kinds); k++) /* regular: all kinds equal */
-      g_assert_cmpfloat_with_epsilon(gap_of(spec, kinds[k]), want, 1e-12);
+      dpg_test_assert_le(fabs(gap_of(spec, kinds[k]) - want), dpg_tol(1, n) + 4 * DBL_EPSILON,
+                         "n eps for dsyevd (||S|| = 1), 4 eps for the closed form's cos");
     g_free(spec);
   }
   /* Hypercube Q_d: A has eigenvalues d - 2j, W = (I + A)/(d+1): gap 2/(d+1). */
-  g_assert_cmpfloat_with_epsilon(gap_of("hypercube:dim=4", TOPO_GOSSIP_MAXDEGREE), 2.0 / 5, 1e-12);
+  dpg_test_assert_le(fabs(gap_of("hypercube:dim=4", TOPO_GOSSIP_MAXDEGREE) - 2.0 / 5),
+                     dpg_tol(1, 16), why);
   /* Star S_n, uniform: leaf differences (centre 0, leaves summing to 0) have
    * eigenvalue 1/2 (multiplicity n-2); on (centre, common leaf value) W acts
    * as [[1/n, (n-1)/n], [1/2, 1/2]], eigenvalues 1 and 1/n - 1/2. */
   double n = 7;
   double want = 1.0 - MAX(0.5, fabs(1.0 / n - 0.5));
-  g_assert_cmpfloat_with_epsilon(gap_of("star:n=7", TOPO_GOSSIP_UNIFORM), want, 1e-12);
+  dpg_test_assert_le(fabs(gap_of("star:n=7", TOPO_GOSSIP_UNIFORM) - want), dpg_tol(1, 7), why);
   /* Disconnected: lambda_2 = 1. */
   GError *error = NULL;
   const guint e[] = {0, 1, 1, 2, 2, 0, 3, 4, 4, 5, 5, 3};
@@ -232,7 +251,7 @@ static void test_spectral_closed_forms(void) {
   TopoGossip *w = gossip(g, TOPO_GOSSIP_UNIFORM);
   double gap;
   g_assert_true(topo_gossip_spectral_gap(w, &gap, &error));
-  g_assert_cmpfloat_with_epsilon(gap, 0.0, 1e-12);
+  dpg_test_assert_le(gap, dpg_tol(1, 6), why);
   topo_gossip_free(w);
   topo_graph_free(g);
 }
@@ -257,7 +276,23 @@ static void test_spectral_two_methods(void) {
     double g1, g2;
     g_assert_true(topo_gossip_spectral_gap(w, &g1, &error));
     g_assert_true(topo_gossip_spectral_gap(general, &g2, &error));
-    g_assert_cmpfloat_with_epsilon(g1, g2, 1e-9);
+    /* W = (D+I)^-1 (A+I) is similar to the symmetric S by (D+I)^1/2, so
+     * dgeev's eigenvalues move by at most kappa((D+I)^1/2) x its backward
+     * error n eps ||W||_2 (Bauer-Fike), ||W||_2 <= sqrt(||W||_1 ||W||_inf),
+     * ||W||_inf = 1; dsyevd adds n eps. */
+    guint dmin = G_MAXUINT, dmax = 0;
+    double norm1 = 0;
+    for (guint v = 0; v < n; v++) {
+      dmin = MIN(dmin, topo_graph_degree(g, v));
+      dmax = MAX(dmax, topo_graph_degree(g, v));
+      double col = 0;
+      for (guint u = 0; u < n; u++)
+        col += topo_gossip_get(w, u, v);
+      norm1 = MAX(norm1, col);
+    }
+    double kappa = sqrt((dmax + 1.0) / (dmin + 1.0));
+    dpg_test_assert_le(fabs(g1 - g2), dpg_tol(kappa, n) * sqrt(norm1) + dpg_tol(1, n),
+                       "dgeev: kappa(V) n eps ||W||_2 (Bauer-Fike); dsyevd: n eps");
     g_assert_cmpfloat(g1, >, 0.0);
     g_assert_cmpfloat(g1, <, 1.0);
     g_free(rp);
@@ -277,7 +312,7 @@ static void test_summary(void) {
   g_assert_cmpuint(s.edges, ==, 20);
   g_assert_cmpuint(s.deg_min, ==, 1);
   g_assert_cmpuint(s.deg_max, ==, 6);
-  g_assert_cmpfloat_with_epsilon(s.deg_mean, 40.0 / 15, 1e-15);
+  g_assert_cmpfloat(s.deg_mean, ==, 40.0 / 15); /* exact: 2m / n, one division */
   g_assert_cmpint(s.diameter, ==, 5);
   g_assert_true(s.connected);
   topo_graph_free(g);
@@ -305,13 +340,15 @@ static void test_summary(void) {
   g_assert_false(s.connected);
   g_assert_cmpint(s.diameter, ==, -1);
   g_assert_cmpuint(s.deg_min, ==, 0);
-  g_assert_cmpfloat_with_epsilon(s.spectral_gap, 0.0, 1e-12);
+  dpg_test_assert_le(s.spectral_gap, dpg_tol(1, topo_graph_n_nodes(g)),
+                     "symmetric eigenvalue, ||S|| = 1: n eps");
   topo_graph_free(g);
 
   g = gen("complete:n=5");
   g_assert_true(topo_graph_summary(g, TOPO_GOSSIP_UNIFORM, &s, &error));
   g_assert_cmpint(s.diameter, ==, 1);
-  g_assert_cmpfloat_with_epsilon(s.spectral_gap, 1.0, 1e-12);
+  dpg_test_assert_le(fabs(s.spectral_gap - 1.0), dpg_tol(1, 5),
+                     "symmetric eigenvalue, ||S|| = 1: n eps");
   topo_graph_free(g);
 }
 

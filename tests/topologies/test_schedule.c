@@ -4,6 +4,7 @@
 
 #include "topologies/topologies.h"
 #include "tests/common/checks.h"
+#include "tests/common/tolerance.h"
 
 static TopoGraph *gen(const char *spec) {
   GError *error = NULL;
@@ -101,7 +102,9 @@ static void check_rows(TopoSchedule *s, guint t) {
       if (v[i] > 0)
         g_assert_true(c[i] == u || topo_graph_has_edge(g, u, c[i]));
     }
-    g_assert_cmpfloat_with_epsilon(sum, 1.0, 1e-12);
+    dpg_test_assert_le(fabs(sum - 1.0), 2 * dpg_tol(1, len),
+                       "weights in [0, 1], each within an ulp, the diagonal 1 minus <= len "
+                       "others, summed again here: twice a sum of len terms of magnitude 1");
   }
   topo_gossip_free(w);
   topo_graph_free(g);
@@ -334,7 +337,7 @@ static void test_exponential(void) {
     topo_gossip_free(w);
   }
   for (guint i = 0; i < 64; i++)
-    g_assert_cmpfloat_with_epsilon(prod[i], 1.0 / 8, 1e-15);
+    g_assert_cmpfloat(prod[i], ==, 1.0 / 8); /* exact: sums of products of binary fractions */
   /* Topology: the undirected support {i, i+h}; for h = n/2 pairs coincide. */
   TopoGraph *g = topo_schedule_graph(s, 2, &error);
   g_assert_cmpuint(topo_graph_n_edges(g), ==, 4);
@@ -358,13 +361,17 @@ static void test_exponential(void) {
   /* i -> i+4 mod 6 splits into two 3-cycles: lambda = 1 twice, gap 0. */
   double gap;
   g_assert_true(topo_gossip_spectral_gap(w, &gap, &error)); /* general (dgeev) path */
-  g_assert_cmpfloat_with_epsilon(gap, 0.0, 1e-12);
+  dpg_test_assert_le(gap, 2 * dpg_tol(1, 6),
+                     "dgeev backward error n eps ||W|| (||W|| = 1), W normal so the "
+                     "eigenvalues move by no more (Bauer-Fike), plus the modulus");
   topo_gossip_free(w);
   /* Hop 1: W = (I + P)/2 for the cyclic shift P, eigenvalues (1 + w^k)/2 of
    * modulus |cos(pi k / n)|: gap 1 - cos(pi/6). */
   w = topo_schedule_gossip(s, 3, &error);
   g_assert_true(topo_gossip_spectral_gap(w, &gap, &error));
-  g_assert_cmpfloat_with_epsilon(gap, 1.0 - cos(G_PI / 6), 1e-12);
+  dpg_test_assert_le(fabs(gap - (1.0 - cos(G_PI / 6))), 2 * dpg_tol(1, 6) + 2 * DBL_EPSILON,
+                     "dgeev on the normal W = (I + P)/2, ||W|| = 1: n eps (Bauer-Fike) plus "
+                     "the modulus, and 2 eps for the closed form's cos");
   topo_gossip_free(w);
   topo_schedule_free(s);
   topo_graph_free(base);
@@ -431,7 +438,7 @@ static void test_churn_file(void) {
   TopoGossip *w = topo_schedule_gossip(s, 5, &error);
   g_assert_cmpfloat(topo_gossip_get(w, 2, 2), ==, 1.0);
   g_assert_cmpfloat(topo_gossip_get(w, 3, 3), ==, 1.0);
-  g_assert_cmpfloat_with_epsilon(topo_gossip_get(w, 0, 5), 1.0 / 3, 1e-15);
+  g_assert_cmpfloat(topo_gossip_get(w, 0, 5), ==, 1.0 / 3); /* exact: one division 1/(1 + 2) */
   topo_gossip_free(w);
 
   GArray *ch = topo_schedule_changes(s, 1, &error);

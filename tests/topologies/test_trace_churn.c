@@ -94,7 +94,9 @@ static void test_stats(void) {
   const guint online[] = {2, 3, 4, 3, 2, 3, 2, 2, 1, 1, 2, 3};
   for (guint t = 0; t < 12; t++)
     g_assert_cmpfloat(st.online[t], ==, online[t] / 4.0);
-  g_assert_cmpfloat_with_epsilon(st.online_mean, 28.0 / 48, 1e-15);
+  /* Exact: a sum of exact quarters (7) over 12 rounds, one correctly rounded
+   * division, the same real as 28 / 48. */
+  g_assert_cmpfloat(st.online_mean, ==, 28.0 / 48);
   g_assert_cmpuint(st.online_min_round, ==, 8);
   g_assert_cmpuint(st.online_max_round, ==, 2);
   g_assert_cmpuint(st.online_sessions, ==, 7);
@@ -102,7 +104,8 @@ static void test_stats(void) {
   g_assert_cmpuint(st.online_median_rounds, ==, 3);
   g_assert_cmpuint(st.online_max_rounds, ==, 12);
   g_assert_cmpuint(st.offline_sessions, ==, 6);
-  g_assert_cmpfloat_with_epsilon(st.offline_mean_rounds, 20.0 / 6, 1e-15);
+  /* Exact: integer total over integer count, one correctly rounded division. */
+  g_assert_cmpfloat(st.offline_mean_rounds, ==, 20.0 / 6);
   g_assert_cmpuint(st.never_online, ==, 0);
   g_assert_cmpuint(st.always_online, ==, 1);
   topo_churn_stats_clear(&st);
