@@ -312,13 +312,13 @@ static void test_igraph_formats(void) {
   /* Names exactly 0..n-1, in another order than the file's, are ids (as an
    * edge list's): node 2 is the one named 2, whatever its position. */
   char *dir = test_tmpdir("labels-ids");
-  char *ids = write_file(dir, "ids.graphml",
+  char *ids = test_write_file(dir, "ids.graphml",
                          "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
                          "<graph edgedefault=\"undirected\">\n"
                          "<node id=\"2\"/><node id=\"0\"/><node id=\"1\"/>\n"
                          "<edge source=\"2\" target=\"0\"/><edge source=\"0\" target=\"1\"/>\n"
-                         "</graph></graphml>\n");
-  char *edges = write_file(dir, "ids.txt", "2 0\n0 1\n");
+                         "</graph></graphml>\n", -1);
+  char *edges = test_write_file(dir, "ids.txt", "2 0\n0 1\n", -1);
   CliRun a = cli_run("account", "--graph", ids, "-T", "4", "--trust", "pndp", "-a", "2", "--format",
                      "csv");
   b = cli_run("account", "--graph", edges, "-T", "4", "--trust", "pndp", "-a", "2", "--format",
