@@ -551,7 +551,7 @@ static void test_audit_trials(void) {
   if (b.status != 0)
     g_error("mpirun failed (%d): %s", b.status, b.err);
   g_assert_cmpstr(a.out, ==, b.out);
-  g_assert_nonnull(strstr(a.out, "\n0,1,np,"));
+  g_assert_nonnull(strstr(a.out, "\n0,pndp,1,np,"));
   cli_run_clear(&a);
   cli_run_clear(&b);
 }
