@@ -178,6 +178,24 @@ static void star_row(const Sub *s, const TopoGossip *w, GArray *cols, GArray *va
     g_array_append_val(vals, x);
 }
 
+/* The @n x @n gossip matrix of CSR rows @row_ptr, @cols (guint) and @vals
+ * (double), which it frees; @what names it in the error. Its rows come from
+ * valid gossip rows, so an error means a bug (PRIV_ERROR_NUMERICAL). */
+static TopoGossip *gossip_take_rows(guint n, guint *row_ptr, GArray *cols, GArray *vals,
+                                    const char *what, GError **error) {
+  GError *sub_error = NULL;
+  TopoGossip *out = topo_gossip_new_csr(n, row_ptr, (const guint *)(void *)cols->data,
+                                        (const double *)(void *)vals->data, &sub_error);
+  if (!out) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL, "%s: %s", what, sub_error->message);
+    g_error_free(sub_error);
+  }
+  g_free(row_ptr);
+  g_array_free(cols, TRUE);
+  g_array_free(vals, TRUE);
+  return out;
+}
+
 static TopoGossip *sub_gossip(const Sub *s, const TopoGossip *w, GError **error) {
   GArray *cols = g_array_new(FALSE, FALSE, sizeof(guint));
   GArray *vals = g_array_new(FALSE, FALSE, sizeof(double));
@@ -190,19 +208,7 @@ static TopoGossip *sub_gossip(const Sub *s, const TopoGossip *w, GError **error)
       sub_row(s, w, i, cols, vals);
   }
   row_ptr[s->n_sub] = cols->len;
-  GError *sub_error = NULL;
-  TopoGossip *out = topo_gossip_new_csr(s->n_sub, row_ptr, (const guint *)(void *)cols->data,
-                                        (const double *)(void *)vals->data, &sub_error);
-  if (!out) {
-    /* The original rows were valid: only a bug gets here. */
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL, "the ball's gossip matrix: %s",
-                sub_error->message);
-    g_error_free(sub_error);
-  }
-  g_free(row_ptr);
-  g_array_free(cols, TRUE);
-  g_array_free(vals, TRUE);
-  return out;
+  return gossip_take_rows(s->n_sub, row_ptr, cols, vals, "the ball's gossip matrix", error);
 }
 
 PrivReport *priv_local_report_shell(const PrivStructuredProblem *p, guint radius,
@@ -435,18 +441,7 @@ static TopoGossip *merged_gossip(const Merged *g, const TopoGossip *w, GError **
     }
   }
   row_ptr[N] = cols->len;
-  GError *sub_error = NULL;
-  TopoGossip *out = topo_gossip_new_csr(N, row_ptr, (const guint *)(void *)cols->data,
-                                        (const double *)(void *)vals->data, &sub_error);
-  if (!out) {
-    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL, "the ball's recorded gossip matrix: %s",
-                sub_error->message);
-    g_error_free(sub_error);
-  }
-  g_free(row_ptr);
-  g_array_free(cols, TRUE);
-  g_array_free(vals, TRUE);
-  return out;
+  return gossip_take_rows(N, row_ptr, cols, vals, "the ball's recorded gossip matrix", error);
 }
 
 /* The merged messages of one round: a ball node receives what it received
