@@ -138,6 +138,13 @@ double *audit_canary(const double *X, guint T, guint q, gsize p);
 guint audit_canary_width(guint T);
 
 /*
+ * audit_pattern_block: the k x k block of @v->Xv over the steps of @v's
+ * participation pattern {offset, offset + b, ...} (k = T / b, set in
+ * *@k_out; g_free). O(k^2).
+ */
+double *audit_pattern_block(const AuditView *v, guint *k_out);
+
+/*
  * audit_canary_pattern: audit_canary on the k x k block of @v->Xv over the
  * steps of @v's participation pattern (k = T / b), those rows of a T x @p
  * array, zero elsewhere (g_free): the direction and participation pattern

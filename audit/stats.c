@@ -154,12 +154,19 @@ double *audit_canary(const double *X0, guint T, guint q, gsize p) {
   return D;
 }
 
-double *audit_canary_pattern(const AuditView *v, gsize p) {
+double *audit_pattern_block(const AuditView *v, guint *k_out) {
   guint T = v->T, b = MAX(v->b, 1), k = T / b;
   double *sub = g_new(double, (gsize)k * k);
   for (guint i = 0; i < k; i++)
     for (guint j = 0; j < k; j++)
       sub[(gsize)i * k + j] = v->Xv[(gsize)(v->offset + i * b) * T + (v->offset + j * b)];
+  *k_out = k;
+  return sub;
+}
+
+double *audit_canary_pattern(const AuditView *v, gsize p) {
+  guint T = v->T, b = MAX(v->b, 1), k;
+  double *sub = audit_pattern_block(v, &k);
   double *Dk = audit_canary(sub, k, audit_canary_width(k), p);
   double *D = g_new0(double, (gsize)T * p);
   for (guint i = 0; i < k; i++)

@@ -120,11 +120,10 @@ static AuditSlack audit_slack(const AuditConfig *a0) {
   AuditView v = {0};
   if (!audit_schedule_new(a, &sched, &err) || !audit_view_new(a, sched, is_member, &v, &err))
     g_error("audit_slack: %s", err->message);
-  guint T = v.T, b = MAX(v.b, 1), k = T / b, q = audit_canary_width(k);
-  double *sub = g_new(double, (gsize)k * k), *V = g_new(double, (gsize)k * q);
-  for (guint i = 0; i < k; i++)
-    for (guint j = 0; j < k; j++)
-      sub[i * k + j] = v.Xv[(gsize)(v.offset + i * b) * T + (v.offset + j * b)];
+  guint b = MAX(v.b, 1), k;
+  double *sub = audit_pattern_block(&v, &k);
+  guint q = audit_canary_width(k);
+  double *V = g_new(double, (gsize)k * q);
   double *D = audit_canary_pattern(&v, q);
   for (guint i = 0; i < k; i++)
     memcpy(V + (gsize)i * q, D + (gsize)(v.offset + i * b) * q, q * sizeof(double));
