@@ -113,10 +113,12 @@ static void test_shipped_valid(void) {
         !g_file_test("/usr/share/datasets/fashion-mnist", G_FILE_TEST_IS_DIR))
       continue;
     char *p = g_build_filename(sdir, name, NULL);
-    /* validate sets up each seed's run (its partition): the CNN sweep's 20
-     * loads of Fashion-MNIST take most of a minute; two seeds check as much. */
+    /* validate sets up each seed's run (its partition), loading
+     * Fashion-MNIST for each of the seed's distinct checks: the CNN sweep's
+     * 20 seeds take two minutes. The seeds differ only in the partition's
+     * draw, so one seed checks every setup the sweep makes. */
     CliRun r = g_str_equal(name, "figure4-cnn-ego.ini")
-                   ? cli_run("validate", p, "--set", "sweep.simulation.seed=1..2")
+                   ? cli_run("validate", p, "--set", "sweep.simulation.seed=1")
                    : cli_run("validate", p);
     if (r.status != 0)
       g_error("%s: %s", name, r.err);
