@@ -107,10 +107,9 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
       if (!isfinite(p->C_local[i]))
         return fail(error, "C_local has a non-finite entry");
   }
-  if ((p->engine == PRIV_ENGINE_KALMAN || p->engine == PRIV_ENGINE_KALMAN_DENSE) &&
-      p->protocol == PRIV_PROTOCOL_MFDSGD)
-    return fail(error, "the Kalman engines need white noise: use the W-power or the dense "
-                       "engine for MF-D-SGD");
+  if (p->engine == PRIV_ENGINE_KALMAN_DENSE && p->protocol == PRIV_PROTOCOL_MFDSGD)
+    return fail(error, "the dense-propagator Kalman engine needs white noise: use the Kalman "
+                       "(with the noise's state), W-power or dense engine for MF-D-SGD");
   if (p->protocol == PRIV_PROTOCOL_DECOR) {
     if (!(p->sigma_secret >= 0) || !isfinite(p->sigma_secret))
       return fail(error, "DECOR's secret noise multiplier sigma_secret must be finite and >= 0");
@@ -299,13 +298,33 @@ static void noiseless_status(const PrivStructCtx *c, PrivBlocks *blocks) {
   g_free(exposed);
 }
 
+/* An engine AUTO weighs: its estimated work and memory, whether that fits. */
+typedef struct {
+  PrivEngine engine;
+  double work;
+  gsize bytes;
+  gboolean fits;
+} Candidate;
+
+static Candidate candidate(const PrivStructCtx *c, PrivEngine e, double work, gsize bytes) {
+  return (Candidate){e, work, bytes, priv_check_budget(bytes, c->max_bytes, "", NULL)};
+}
+
+/* Whether @a is a better choice than @b: fits when @b does not, else the
+ * cheaper when both fit, the smaller when neither does. */
+static gboolean better(Candidate a, Candidate b) {
+  if (a.fits != b.fits)
+    return a.fits;
+  return a.fits ? a.work < b.work : a.bytes < b.bytes;
+}
+
 /*
  * AUTO's engine. White noise: POWERS on a static W when its estimated cost
- * is below KALMAN's, else KALMAN. Correlated noise (MF-D-SGD): POWERS on a
- * static W when its cost is at most DENSE's (the reference, which also
- * takes time-varying W) and its memory fits the budget or is at most
- * DENSE's (its fixed chunk buffers outweigh DENSE's matrices on small
- * problems), else DENSE. O(R q).
+ * is below KALMAN's, else KALMAN. Correlated noise (MF-D-SGD): of DENSE
+ * (the reference: any C, time-varying W), POWERS (a static W) and KALMAN
+ * with the noise's state (when c->noise: a C whose inverse has a low-order
+ * state-space form), the cheapest in estimated work among those whose
+ * memory fits the budget (DENSE on ties), else the smallest. O(R q).
  */
 static PrivEngine choose_engine(const PrivStructCtx *c, gboolean correlated) {
   gboolean powers = priv_struct_powers_applies(c);
@@ -313,12 +332,21 @@ static PrivEngine choose_engine(const PrivStructCtx *c, gboolean correlated) {
     return powers && priv_struct_powers_work(c, FALSE) < priv_struct_kalman_work(c)
                ? PRIV_ENGINE_POWERS
                : PRIV_ENGINE_KALMAN;
-  if (!powers || priv_struct_powers_work(c, TRUE) > priv_struct_dense_work(c, TRUE))
-    return PRIV_ENGINE_DENSE;
-  gsize bytes = priv_struct_powers_bytes(c);
-  return bytes <= priv_struct_dense_bytes(c) || priv_check_budget(bytes, c->max_bytes, "", NULL)
-             ? PRIV_ENGINE_POWERS
-             : PRIV_ENGINE_DENSE;
+  Candidate best = candidate(c, PRIV_ENGINE_DENSE, priv_struct_dense_work(c, TRUE),
+                             priv_struct_dense_bytes(c));
+  if (powers) {
+    Candidate pw = candidate(c, PRIV_ENGINE_POWERS, priv_struct_powers_work(c, TRUE),
+                             priv_struct_powers_bytes(c));
+    if (better(pw, best))
+      best = pw;
+  }
+  if (c->noise) {
+    Candidate k = candidate(c, PRIV_ENGINE_KALMAN, priv_struct_kalman_work(c),
+                            priv_struct_kalman_bytes(c));
+    if (better(k, best))
+      best = k;
+  }
+  return best.engine;
 }
 
 /* Whether every node sends in every round of @p (a static W or each W_r). */
@@ -374,6 +402,7 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
   double unit = 1.0;
   gboolean ok = FALSE;
   PrivStructCtx c = {0};
+  PrivNoiseState noise = {0};
   if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
     guint b = p->b ? p->b : 1;
     /* C and any positive multiple of it are the same mechanism. */
@@ -488,6 +517,21 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
   }
   if (engine == PRIV_ENGINE_AUTO && decor)
     engine = PRIV_ENGINE_KALMAN;
+  if (p->protocol == PRIV_PROTOCOL_MFDSGD &&
+      (engine == PRIV_ENGINE_AUTO || engine == PRIV_ENGINE_KALMAN)) {
+    /* The Kalman engine carries the noise's state when C^-1 has a
+     * low-order one (banded C, BLT); AUTO weighs it, KALMAN asked for
+     * without one is refused with the reason. */
+    GError *why = NULL;
+    if (priv_noise_state_of(C, Cinv, T, PRIV_NOISE_STATE_MAX, &noise, &why)) {
+      c.noise = &noise;
+    } else if (engine == PRIV_ENGINE_KALMAN) {
+      g_propagate_prefixed_error(error, why, "the Kalman engine cannot carry MF-D-SGD's noise: ");
+      goto out;
+    } else {
+      g_clear_error(&why);
+    }
+  }
   if (engine == PRIV_ENGINE_AUTO)
     engine = choose_engine(&c, p->protocol == PRIV_PROTOCOL_MFDSGD);
   if (engine == PRIV_ENGINE_POWERS)
@@ -509,6 +553,7 @@ out:
   g_free(c.noisy_nodes);
   g_free(c.recv_start);
   g_free(c.recv);
+  priv_noise_state_clear(&noise);
   if (!ok) {
     priv_blocks_free(blocks);
     return NULL;

@@ -27,10 +27,11 @@ typedef enum {
 /* How priv_structured_blocks computes the blocks when no closed form applies. */
 typedef enum {
   /* D-SGD and Muffliato: POWERS on a static W when its estimated cost is
-   * below KALMAN's, else KALMAN. MF-D-SGD: POWERS on a static W when its
-   * estimated cost and memory are at most DENSE's, else DENSE (time-varying
-   * W included). DECOR (edge secrets): KALMAN, or its closed form when
-   * every message is seen. */
+   * below KALMAN's, else KALMAN. MF-D-SGD: of DENSE, POWERS (a static W)
+   * and KALMAN (a C whose inverse has a state-space form of at most 16
+   * values per node: banded C, BLT), the cheapest in estimated work whose
+   * memory fits the budget, else the smallest. DECOR (edge secrets):
+   * KALMAN, or its closed form when every message is seen. */
   PRIV_ENGINE_AUTO,
   /* White noise in time only (D-SGD, Muffliato, DECOR: the step's unknown
    * noise has covariance Q_t = D + (sigma_secret/sigma)^2 L'_t, L'_t the
@@ -42,7 +43,12 @@ typedef enum {
    * applied sparse, per round only the gain (n x q) and whitening (q x q):
    * O(R n nnz + R n^2 q + R^2 q (nnz + n q) + n q R T^2) time (R = K T
    * gossip rounds, q messages seen per round, nnz of W) and
-   * O(n^2 + R n q + n T^2) memory. */
+   * O(n^2 + R n q + n T^2) memory.
+   * MF-D-SGD: the state also carries each noisy node's noise state, p
+   * values with nu_k = h_k . s_k + d_k z_k, s_{k+1} = A_k s_k + b_k z_k
+   * (the realization of C^-1 from its Hankel blocks: p = band - 1 for a
+   * banded C, the buffers of a BLT); n becomes n + p n_noisy above. A C
+   * whose inverse needs more than 16 values per node is refused. */
   PRIV_ENGINE_KALMAN,
   /* Any per-node noise correlation: forms the seen messages' columns M_v from
    * W products, K = sum_v M_v (C^-1 C^-T) M_v^T (rows x rows, rows = the

@@ -39,11 +39,43 @@ typedef struct {
    * secrets the attackers know (NULL: none, LDP). */
   double secret_var;
   const gboolean *secret_known;
+  /* MF-D-SGD on the Kalman engine: the noise's state-space form, its state
+   * carried as p values per noisy node after the n entries (NULL: white
+   * noise). */
+  const struct PrivNoiseState *noise;
   gsize max_bytes;
   guint threads;
   void (*progress)(double fraction, const char *what, gpointer data);
   gpointer progress_data;
 } PrivStructCtx;
+
+/*
+ * The state-space form of one node's correlated noise nu = C^-1 z over its
+ * T steps (priv_noise_state_of): nu_k = h_k . s_k + d_k z_k,
+ * s_{k+1} = A_k s_k + b_k z_k, s_0 = 0, z white, p values of state (the
+ * unused ones of a step zero).
+ */
+typedef struct PrivNoiseState {
+  guint T, p;
+  double *A;  /* T x p x p (row-major per step) */
+  double *b;  /* T x p */
+  double *h;  /* T x p */
+  double *d;  /* T */
+  double err; /* largest |entry| by which it misses C^-1 (the rebuild check) */
+} PrivNoiseState;
+
+/*
+ * priv_noise_state_of: the realization of C^-1 (@Cinv, of the lower-
+ * triangular T x T @C) from the row bases of its Hankel blocks, of order at
+ * most @p_max, into @s (priv_noise_state_clear frees it); rebuilds C^-1 from
+ * it and checks the difference against the rounding level.
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (C not lower triangular; order above
+ * @p_max, the reason in the message), PRIV_ERROR_NUMERICAL (SVD failure,
+ * the rebuild off). O(T^4 / 12) for the T SVDs, T^2 doubles.
+ */
+gboolean priv_noise_state_of(const double *C, const double *Cinv, guint T, guint p_max,
+                             PrivNoiseState *s, GError **error);
+void priv_noise_state_clear(PrivNoiseState *s);
 
 /* W_r of round r. */
 static inline const TopoGossip *priv_struct_gossip(const PrivStructCtx *c, guint r) {
@@ -62,6 +94,15 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
 
 /* Its estimated cost in multiply-adds (to choose an engine). O(1). */
 double priv_struct_kalman_work(const PrivStructCtx *c);
+/* The size of its state: n, plus p per noisy node with c->noise. O(1). */
+guint priv_struct_kalman_state(const PrivStructCtx *c);
+/* The bytes its memory pre-check asks for (the result included). O(1). */
+gsize priv_struct_kalman_bytes(const PrivStructCtx *c);
+
+/* The largest state per node of correlated noise the Kalman engine takes
+ * (priv_noise_state_of's p_max): a banded C of band up to 17, a BLT of up
+ * to 16 buffers. Beyond, the state costs more than the W-product engines. */
+#define PRIV_NOISE_STATE_MAX 16u
 
 /*
  * The same blocks from the powers of a static W applied to the nodes the

@@ -64,12 +64,18 @@ static void report(const PrivStructCtx *c, double done, double total) {
  * backward steps of each row (about R / 2 of *@row_step each), the
  * victims' updates (about T^2 / 3 per row). */
 static double kalman_work(const PrivStructCtx *c, double *fwd_round, double *row_step) {
-  double n = c->n, qm = MAX(c->max_recv, 1), R = c->R, T = c->T;
+  double n = priv_struct_kalman_state(c), qm = MAX(c->max_recv, 1), R = c->R, T = c->T;
   double seen = c->recv_start[c->R], nv = c->n_victims;
   double nnz = (double)topo_gossip_nnz(priv_struct_gossip(c, 0));
+  if (c->noise) /* each noisy node's h_k and A_k */
+    nnz += (double)c->n_noisy * c->noise->p * (c->noise->p + 1);
   *fwd_round = PRIV_SPARSE_WEIGHT * 2.0 * n * nnz + n * n * qm / 2.0;
   *row_step = PRIV_SPARSE_WEIGHT * nnz + 2.0 * n * qm;
   return R * *fwd_round + seen * (R / 2.0) * *row_step + seen * nv * (T * T / 3.0) + 1.0;
+}
+
+guint priv_struct_kalman_state(const PrivStructCtx *c) {
+  return c->n + (c->noise ? c->noise->p * c->n_noisy : 0);
 }
 
 double priv_struct_kalman_work(const PrivStructCtx *c) {
@@ -81,6 +87,7 @@ double priv_struct_kalman_work(const PrivStructCtx *c) {
  * stack, buffers and progress. */
 typedef struct {
   const PrivStructCtx *c;
+  guint ns;        /* the state: the n entries, then the noise's (c->noise) */
   RoundGain *gain; /* R */
   guint *q_start;  /* R + 1: round r's rows are q_start[r] .. q_start[r + 1] */
   PrivCsr csr;     /* W_r or W_r^T of csr_src */
@@ -94,9 +101,118 @@ typedef struct {
   double done, total, fwd_round, row_step;
 } Kalman;
 
-/* @k->csr = W (@transpose FALSE) or W^T of round @r's gossip, when not
- * already. */
+/*
+ * @m = the transition from round @r to r + 1 of the state with the noise's
+ * (c->noise): rows of the n entries are W_r's, plus, at an injection round
+ * r + 1 = k K and for a noisy node, its noise's h_k on its p state columns
+ * (x_{r+1} = W_r x_r + h_k . s_k + ...); the p rows of a noisy node's state
+ * are A_k's (identity between injections). Transposed when @transpose.
+ * O(n + nnz(W_r) + n_noisy p^2).
+ */
+static void augmented_csr(const PrivStructCtx *c, guint r, gboolean transpose, PrivCsr *m) {
+  const PrivNoiseState *ns = c->noise;
+  guint n = c->n, p = ns->p, pp = MAX(p, 1u), N = priv_struct_kalman_state(c);
+  gboolean inj = (r + 1) % c->K == 0 && (r + 1) / c->K < c->T;
+  guint k = (r + 1) / c->K;
+  PrivCsr a = {0};
+  priv_csr_of(priv_struct_gossip(c, r), FALSE, &a);
+  gsize nnz = a.ptr[n] + (gsize)c->n_noisy * p * (p + 1);
+  PrivCsr t = {.n = N,
+               .ptr = g_new0(guint, (gsize)N + 1),
+               .col = g_new(guint, MAX(nnz, 1)),
+               .val = g_new(double, MAX(nnz, 1))};
+  guint *slot = g_new(guint, n); /* noisy node -> its first state column */
+  for (guint v = 0; v < n; v++)
+    slot[v] = G_MAXUINT;
+  for (guint i = 0; i < c->n_noisy; i++)
+    slot[c->noisy_nodes[i]] = n + i * p;
+  gsize e = 0;
+  for (guint v = 0; v < n; v++) {
+    for (guint j = a.ptr[v]; j < a.ptr[v + 1]; j++, e++) {
+      t.col[e] = a.col[j];
+      t.val[e] = a.val[j];
+    }
+    if (inj && slot[v] != G_MAXUINT)
+      for (guint i = 0; i < p; i++, e++) {
+        t.col[e] = slot[v] + i;
+        t.val[e] = ns->h[(gsize)k * pp + i];
+      }
+    t.ptr[v + 1] = (guint)e;
+  }
+  for (guint i = 0; i < c->n_noisy; i++)
+    for (guint x = 0; x < p; x++) {
+      guint row = n + i * p + x;
+      for (guint y = 0; y < p; y++) {
+        double val = inj ? ns->A[((gsize)k * pp + x) * pp + y] : (double)(x == y);
+        if (val == 0.0)
+          continue;
+        t.col[e] = n + i * p + y;
+        t.val[e++] = val;
+      }
+      t.ptr[row + 1] = (guint)e;
+    }
+  g_free(slot);
+  priv_csr_clear(&a);
+  priv_csr_clear(m);
+  if (!transpose) {
+    *m = t;
+    return;
+  }
+  /* Rows of t in increasing order: each row of the transpose comes out
+   * sorted. */
+  PrivCsr u = {.n = N,
+               .ptr = g_new0(guint, (gsize)N + 1),
+               .col = g_new(guint, MAX(e, 1)),
+               .val = g_new(double, MAX(e, 1))};
+  for (gsize j = 0; j < e; j++)
+    u.ptr[t.col[j] + 1]++;
+  for (guint v = 0; v < N; v++)
+    u.ptr[v + 1] += u.ptr[v];
+  guint *fill = g_memdup2(u.ptr, sizeof(guint) * N);
+  for (guint v = 0; v < N; v++)
+    for (guint j = t.ptr[v]; j < t.ptr[v + 1]; j++) {
+      guint q = fill[t.col[j]]++;
+      u.col[q] = v;
+      u.val[q] = t.val[j];
+    }
+  g_free(fill);
+  priv_csr_clear(&t);
+  *m = u;
+}
+
+/* The injection of step @k into the prior @P (N x N, both triangles), N the
+ * state: each noisy node's noise d_k z at its entry and b_k z into its
+ * state, rank one per node; white noise: priv_struct_inject. O(n_noisy p^2). */
+static void inject(const PrivStructCtx *c, guint k, double *P) {
+  const PrivNoiseState *ns = c->noise;
+  if (!ns) {
+    priv_struct_inject(c, k * c->K, P);
+    return;
+  }
+  gsize N = priv_struct_kalman_state(c);
+  guint n = c->n, p = ns->p, pp = MAX(p, 1u);
+  double d = ns->d[k];
+  const double *b = ns->b + (gsize)k * pp;
+  for (guint i = 0; i < c->n_noisy; i++) {
+    gsize v = c->noisy_nodes[i], s0 = n + (gsize)i * p;
+    P[v * (N + 1)] += d * d;
+    for (guint x = 0; x < p; x++) {
+      P[(s0 + x) * N + v] += b[x] * d;
+      P[v * N + s0 + x] += b[x] * d;
+      for (guint y = 0; y < p; y++)
+        P[(s0 + x) * N + s0 + y] += b[x] * b[y];
+    }
+  }
+}
+
+/* @k->csr = W (@transpose FALSE) or W^T of round @r's gossip (with the
+ * noise's state: its transition, rebuilt every round), when not already. */
 static void csr_for(Kalman *k, guint r, gboolean transpose) {
+  if (k->c->noise) {
+    augmented_csr(k->c, r, transpose, &k->csr);
+    k->csr_src = NULL;
+    return;
+  }
   const TopoGossip *w = priv_struct_gossip(k->c, r);
   if (w != k->csr_src) {
     priv_csr_of(w, transpose, &k->csr);
@@ -107,14 +223,14 @@ static void csr_for(Kalman *k, guint r, gboolean transpose) {
 /* The filter: each round's whitening L_r and gain factor Y_r into k->gain. */
 static gboolean forward(Kalman *k, GError **error) {
   const PrivStructCtx *c = k->c;
-  guint n = c->n, R = c->R, qm = MAX(c->max_recv, 1);
+  guint n = k->ns, R = c->R, qm = MAX(c->max_recv, 1);
   gboolean ok = FALSE;
   double *P = NULL, *A = NULL;
   PrivKalmanScratch w;
   priv_kalman_scratch_init(&w, n, qm);
   if (!(P = priv_matrix_new(n, n, error)) || !(A = priv_matrix_new(n, n, error)))
     goto out;
-  priv_struct_inject(c, 0, P);
+  inject(c, 0, P);
   for (guint r = 0; r < R; r++) {
     const guint *rv = c->recv + c->recv_start[r];
     guint q0 = c->recv_start[r + 1] - c->recv_start[r], q;
@@ -149,7 +265,7 @@ static gboolean forward(Kalman *k, GError **error) {
               .kind = PRIV_K_RIGHT_LOWER, .m = &k->csr, .x = A, .y = P, .ldx = n, .ldy = n},
           n, c->threads);
       if ((r + 1) % c->K == 0)
-        priv_struct_inject(c, r + 1, P);
+        inject(c, (r + 1) / c->K, P);
     }
     k->done += k->fwd_round;
     report(c, k->done, k->total);
@@ -170,7 +286,7 @@ static void back_seed(void *data, guint s, guint filled, guint q) {
   const PrivStructCtx *c = k->c;
   const guint *rv = c->recv + c->recv_start[s];
   guint q0 = c->recv_start[s + 1] - c->recv_start[s];
-  for (guint v = 0; v < c->n; v++)
+  for (guint v = 0; v < k->ns; v++)
     memset(k->St + (gsize)v * k->rc + filled, 0, sizeof(double) * q);
   for (guint i = 0; i < q; i++)
     for (guint j = 0; j < q0; j++)
@@ -189,7 +305,7 @@ static void back_collect(void *data, guint step, guint filled) {
 static void back_step(void *data, guint p, guint filled) {
   Kalman *k = data;
   const PrivStructCtx *c = k->c;
-  guint n = c->n, rc = k->rc;
+  guint n = k->ns, rc = k->rc;
   csr_for(k, p, TRUE);
   priv_kernel_par((PrivKernel){.kind = PRIV_K_APPLY,
                                .m = &k->csr,
@@ -238,28 +354,42 @@ static void back_flush(void *data, guint rows, guint kn) {
 static const PrivKalmanWalk backward = {
     .seed = back_seed, .collect = back_collect, .step = back_step, .flush = back_flush};
 
-gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
-                            GError **error) {
-  guint n = c->n, R = c->R, T = c->T, nv = c->n_victims;
+/* Doubles the engine needs, the result (n T x T, reserved by the caller)
+ * included; @rc_out the stack's width. */
+static gsize kalman_count(const PrivStructCtx *c, guint *rc_out) {
+  guint n = priv_struct_kalman_state(c), R = c->R, T = c->T, nv = c->n_victims;
   guint qm = MAX(c->max_recv, 1);
   guint rc = MAX(qm, CLAMP(T, CHUNK_MIN, CHUNK_MAX));
   gsize seen = c->recv_start[R];
-  /* Memory: the result (n T x T, already reserved by the caller) and the
-   * gains (sum_r q_r <= seen columns of n, plus L_r) live throughout; the
-   * forward pass adds P and W P (n x n each), the backward one the stack
-   * (2 n x rc) and the victims' buffers (nv T x rc). */
-  gsize keep = priv_size_sum3(seen, n, seen, qm, (gsize)n * T, T);
+  /* The result and the gains (sum_r q_r <= seen columns of the state,
+   * plus L_r) live throughout; the forward pass adds P and W P (N x N each, N the state),
+   * the backward one the stack (2 N x rc) and the victims' buffers
+   * (nv T x rc). */
+  gsize keep = priv_size_sum3(seen, n, seen, qm, (gsize)c->n * T, T);
   gsize fwd = priv_size_sum3(2, (gsize)n * n, 2, (gsize)n * qm, 1, (gsize)qm * qm);
   gsize bwd = priv_size_sum3(2, (gsize)n * rc, nv, (gsize)T * rc, 2, (gsize)qm * rc);
   gsize count = keep + MAX(fwd, bwd);
-  if (count < keep)
-    count = G_MAXSIZE;
+  if (rc_out)
+    *rc_out = rc;
+  return count < keep ? G_MAXSIZE : count;
+}
+
+gsize priv_struct_kalman_bytes(const PrivStructCtx *c) {
+  return mf_doubles_bytes(kalman_count(c, NULL));
+}
+
+gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *blocks,
+                            GError **error) {
+  guint n = priv_struct_kalman_state(c), R = c->R, T = c->T, nv = c->n_victims;
+  guint qm = MAX(c->max_recv, 1), rc;
+  gsize count = kalman_count(c, &rc);
   if (!priv_check_budget(mf_doubles_bytes(count), c->max_bytes,
                          "the structured (Kalman) accounting", error))
     return FALSE;
 
   gboolean ok = FALSE;
   Kalman k = {.c = c,
+              .ns = n,
               .gain = g_new0(RoundGain, R),
               .q_start = g_new0(guint, R + 1),
               .rc = rc,

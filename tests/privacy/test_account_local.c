@@ -7,6 +7,7 @@
  */
 #include <math.h>
 
+#include "mf/mf.h"
 #include "privacy/local_internal.h"
 #include "privacy/structured_internal.h"
 #include "tests/common/checks.h"
@@ -37,6 +38,28 @@ static double *random_lower(guint T, guint seed) {
   }
   g_rand_free(r);
   return C;
+}
+
+/* MF-D-SGD's C_local over @T steps (g_free): @family 0 a random
+ * lower-triangular one, 1 BSR of band 4, 2 a BLT of 2 buffers. */
+static double *case_c(guint family, guint T, guint seed) {
+  GError *err = NULL;
+  if (family == 1) {
+    double *C = mf_baseline(MF_BASELINE_BSR, T, 4, &err);
+    g_assert_no_error(err);
+    return C;
+  }
+  if (family == 2) {
+    const double theta[] = {0.9, 0.4}, w[] = {-0.5, 0.2};
+    double *col = g_new(double, T), *C = g_new0(double, (gsize)T *T);
+    mf_blt_coefficients(theta, w, 2, T, col);
+    for (guint t = 0; t < T; t++)
+      for (guint s = 0; s <= t; s++)
+        C[(gsize)t * T + s] = col[t - s];
+    g_free(col);
+    return C;
+  }
+  return random_lower(T, seed);
 }
 
 /* mu by node (inf: unprotected or unresolved; NaN: not a victim). */
@@ -105,8 +128,11 @@ static void check_lower(const PrivVictim *v, double exact, gboolean covered, dou
   }
 }
 
-/* @c with DECOR's secrets of noise multiplier @sigma_secret (0: none). */
-static void check_case_secret(const Case *c, double sigma_secret) {
+/* @c with DECOR's secrets of noise multiplier @sigma_secret (0: none), the
+ * local bound on @engine (AUTO: the exact accounting's too; KALMAN: the
+ * exact one is then DENSE's, the other formulation) and MF-D-SGD's C of
+ * @family (case_c). */
+static void check_case_with(const Case *c, double sigma_secret, PrivEngine engine, guint family) {
   GError *err = NULL;
   TopoGraph *g = topo_graph_generate(c->graph, &err);
   g_assert_no_error(err);
@@ -128,7 +154,7 @@ static void check_case_secret(const Case *c, double sigma_secret) {
     ws[0] = topo_gossip_new(g, c->uniform ? TOPO_GOSSIP_UNIFORM : TOPO_GOSSIP_METROPOLIS, &err);
     g_assert_no_error(err);
   }
-  double *C = c->protocol == PRIV_PROTOCOL_MFDSGD ? random_lower(c->T, n) : NULL;
+  double *C = c->protocol == PRIV_PROTOCOL_MFDSGD ? case_c(family, c->T, n) : NULL;
   PrivStructuredProblem p = {.protocol = c->protocol,
                              .K = K,
                              .C_local = C,
@@ -140,8 +166,12 @@ static void check_case_secret(const Case *c, double sigma_secret) {
                              .n_attackers = c->n_attackers,
                              .sigma = c->noiseless ? 0.0 : 0.9,
                              .sigma_secret = sigma_secret,
-                             .b = c->b};
-  PrivBlocks *bl = priv_structured_blocks(&p, &err);
+                             .b = c->b,
+                             .engine = engine};
+  PrivStructuredProblem pe = p;
+  if (engine == PRIV_ENGINE_KALMAN)
+    pe.engine = PRIV_ENGINE_DENSE;
+  PrivBlocks *bl = priv_structured_blocks(&pe, &err);
   g_assert_no_error(err);
   PrivAccountOptions opt = {.b = c->b, .sensitivity = MF_SENSITIVITY_EXACT};
   PrivReport *exact = priv_account_report(bl, NULL, &opt, &err);
@@ -260,6 +290,10 @@ static void check_case_secret(const Case *c, double sigma_secret) {
   topo_graph_free(g);
 }
 
+static void check_case_secret(const Case *c, double sigma_secret) {
+  check_case_with(c, sigma_secret, PRIV_ENGINE_AUTO, 0);
+}
+
 static void check_case(const Case *c) {
   check_case_secret(c, 0.0);
 }
@@ -360,6 +394,81 @@ static void test_muffliato_mfdsgd(void) {
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
     check_case(&cases[i]);
+}
+
+/*
+ * MF-D-SGD's local bound on the Kalman engine with the noise's state (what
+ * takes the million-node ball), against the exact value of the W-product
+ * engine: BSR of band 4 and a 2-buffer BLT, PNDP, SecLDP and LDP (a
+ * time-varying W, where some nodes are silent), one attacker and a set of
+ * two, b = 1 and 2, static and time-varying W.
+ */
+static void test_mfdsgd_kalman(void) {
+  const Case cases[] = {
+      {"erdos:n=24,p=0.15,seed=3,connected=true",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       6,
+       1,
+       PRIV_TRUST_PNDP,
+       {0},
+       1,
+       NULL,
+       FALSE,
+       FALSE,
+       0},
+      {"barabasi:n=40,m=2,seed=2",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       6,
+       2,
+       PRIV_TRUST_PNDP,
+       {5, 31},
+       2,
+       NULL,
+       FALSE,
+       FALSE,
+       0},
+      {"watts:n=30,k=1,p=0.2,seed=6",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       6,
+       1,
+       PRIV_TRUST_SECLDP,
+       {0, 12},
+       2,
+       NULL,
+       FALSE,
+       FALSE,
+       0},
+      {"regular:n=60,d=3,seed=1",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       6,
+       2,
+       PRIV_TRUST_PNDP,
+       {0},
+       1,
+       "matching",
+       FALSE,
+       FALSE,
+       0},
+      {"watts:n=22,k=1,p=0.1,seed=3",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       6,
+       1,
+       PRIV_TRUST_LDP,
+       {0},
+       1,
+       "edge-failure:p=0.4",
+       FALSE,
+       FALSE,
+       0},
+  };
+  const guint family[] = {1, 2, 1, 2, 1};
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    check_case_with(&cases[i], 0.0, PRIV_ENGINE_KALMAN, family[i]);
 }
 
 /* Time-varying W_r: hops on the union graph; LDP becomes SecLDP outside. */
@@ -717,6 +826,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/privacy/account/local/dsgd", test_dsgd);
   g_test_add_func("/privacy/account/local/muffliato-mfdsgd", test_muffliato_mfdsgd);
+  g_test_add_func("/privacy/account/local/mfdsgd-kalman", test_mfdsgd_kalman);
   g_test_add_func("/privacy/account/local/time-varying-ldp", test_time_varying_ldp);
   g_test_add_func("/privacy/account/local/noiseless", test_noiseless);
   g_test_add_func("/privacy/account/local/lower-random", test_lower_random);

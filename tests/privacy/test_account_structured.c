@@ -264,7 +264,8 @@ static void test_mfdsgd(void) {
       priv_blocks_free(bl);
     }
   }
-  /* The Kalman engine refuses correlated noise. */
+  /* The dense-propagator Kalman engine refuses correlated noise (the
+   * sparse one carries its state: test_structured_mfnoise.c). */
   HandRun run = {.protocol = PRIV_PROTOCOL_MFDSGD,
                  .C_local = Cs[0],
                  .T = T,
@@ -281,7 +282,7 @@ static void test_mfdsgd(void) {
                              .attackers = S1,
                              .n_attackers = 1,
                              .sigma = 1.0,
-                             .engine = PRIV_ENGINE_KALMAN};
+                             .engine = PRIV_ENGINE_KALMAN_DENSE};
   GError *err = NULL;
   g_assert_null(priv_structured_blocks(&p, &err));
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);

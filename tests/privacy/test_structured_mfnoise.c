@@ -8,13 +8,16 @@
  * and SecLDP, Barabasi, regular), PNDP, LDP and SecLDP, one attacker and
  * collusion sets, b = 1 and 2, a banded C (BSR), a BLT C and Mafalda's
  * optimized C; AUTO's choice, thread-count independence and the memory
- * pre-check.
+ * pre-check. And the Kalman engine with the noise's state in its state
+ * (PRIV_ENGINE_KALMAN with C_local: C^-1's state-space form, checked on
+ * its own) against the same two.
  */
 #include <cblas.h>
 #include <float.h>
 #include <lapacke.h>
 
 #include "mf/mf.h"
+#include "privacy/structured_internal.h"
 #include "test_account_util.h"
 
 /* The lower-triangular Toeplitz T x T matrix of the first column c[0..T). */
@@ -150,6 +153,24 @@ static double sigma_kappa(const HandRun *run, PrivTrust trust, const guint *S, g
   return lmax / lmin;
 }
 
+/* The relative error of the noise's state-space form: its rebuild of C^-1
+ * (computed here by the test's own triangular inverse) over C^-1's largest
+ * entry, and the state it needs per node. */
+static double realization_delta(const double *C, guint T, guint *p) {
+  double *Cinv = hand_lower_inverse(C, T), amax = 0.0;
+  for (gsize i = 0; i < (gsize)T * T; i++)
+    amax = MAX(amax, fabs(Cinv[i]));
+  PrivNoiseState ns;
+  GError *err = NULL;
+  g_assert_true(priv_noise_state_of(C, Cinv, T, PRIV_NOISE_STATE_MAX, &ns, &err));
+  g_assert_no_error(err);
+  double d = ns.err / amax;
+  *p = ns.p;
+  priv_noise_state_clear(&ns);
+  g_free(Cinv);
+  return d;
+}
+
 /*
  * POWERS equals DENSE and (when @observer) the observer path, statuses
  * included. Tolerance: both engines apply Sigma^+ on its range through
@@ -187,6 +208,38 @@ static void check_mf(const HandRun *run, PrivTrust trust, const guint *S, guint 
   for (gsize i = 0; i < (gsize)pow->n * T * T; i++)
     mx = MAX(mx, fabs(pow->X[i]));
   g_assert_cmpfloat(mx, >, 1e-3);
+  /*
+   * KALMAN with the noise's state equals both. Its own rounding is the
+   * white-noise engine's, eps x cond x N (test_structured_kalman.c), cond
+   * the largest condition number of the innovations it whitened
+   * (PrivBlocks.cond) and N its state (n nodes and p per noisy node). Its
+   * noise model rebuilds C^-1 to delta (relative to C^-1's largest entry):
+   * with E the error, ||E||_2 <= T delta max|C^-1| <= T delta ||C^-1||_2,
+   * so Q' = (C^-1 + E)(C^-1 + E)^T is within a factor 1 +- eps_Q of Q in the
+   * Loewner order, eps_Q = (2 T delta + (T delta)^2) cond(C)^2; Sigma
+   * follows Q, and X = M^T Sigma^+ M moves by at most eps_Q / (1 - eps_Q)
+   * of itself. Added to the comparison's tolerance above.
+   */
+  guint p;
+  double delta = realization_delta(run->C_local, T, &p), c2 = cond2(run->C_local, T);
+  double eq = (2.0 * T * delta + (double)T * T * delta * delta) * c2 * c2;
+  PrivBlocks *kal = fast_blocks(run, trust, S, nS, PRIV_ENGINE_KALMAN);
+  guint N = n + p * (trust == PRIV_TRUST_LDP ? n : n - nS);
+  double ktol = MAX(tol, dpg_tol(kal->cond, N)) + eq / (1.0 - eq);
+  g_assert_cmpfloat(kal->cond, >=, 1.0);
+  d = blocks_rel_diff(kal, den);
+  g_test_message("  KALMAN (state %u per node, rebuild %.2g) vs DENSE %.2g, tol %.2g", p, delta, d,
+                 ktol);
+  dpg_test_assert_le(d, ktol, "DENSE's tolerance, or eps cond N, plus the noise form's error");
+  g_assert_cmpint(memcmp(kal->status, den->status, sizeof(*kal->status) * n), ==, 0);
+  if (observer) {
+    PrivBlocks *gen = hand_blocks(run, trust, S, nS);
+    d = blocks_rel_diff(kal, gen);
+    g_test_message("  KALMAN vs observer %.2g", d);
+    dpg_test_assert_le(d, ktol, "DENSE's tolerance, or eps cond N, plus the noise form's error");
+    priv_blocks_free(gen);
+  }
+  priv_blocks_free(kal);
   priv_blocks_free(pow);
   priv_blocks_free(den);
 }
@@ -275,6 +328,19 @@ static void test_threads_identical(void) {
   }
   for (guint t = 0; t < 3; t++)
     priv_blocks_free(b[t]);
+  /* KALMAN with the noise's state: its sparse products split rows across
+   * threads in fixed ranges. */
+  TopoGossip *w2 = gossip_of("regular:n=120,d=6,seed=2", TOPO_GOSSIP_UNIFORM);
+  const TopoGossip *ws2[] = {w2};
+  for (guint t = 0; t < 3; t++) {
+    b[t] = mf_blocks(ws2, 1, 10, C, S, 2, PRIV_ENGINE_KALMAN, t + 1, 0, &err);
+    g_assert_no_error(err);
+  }
+  for (guint t = 1; t < 3; t++)
+    g_assert_cmpint(memcmp(b[0]->X, b[t]->X, sizeof(double) * b[0]->n * 100), ==, 0);
+  for (guint t = 0; t < 3; t++)
+    priv_blocks_free(b[t]);
+  topo_gossip_free(w2);
   g_free(C);
   topo_gossip_free(w);
 }
@@ -310,10 +376,158 @@ static void test_auto_and_refusals(void) {
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
   g_assert_nonnull(strstr(err->message, "structured (W-power) accounting would need"));
   g_clear_error(&err);
-  /* The Kalman engines still refuse correlated noise. */
-  g_assert_null(mf_blocks(ws, 1, T, C, S, 1, PRIV_ENGINE_KALMAN, 1, 0, &err));
+  /* The dense-propagator Kalman engine still refuses correlated noise. */
+  g_assert_null(mf_blocks(ws, 1, T, C, S, 1, PRIV_ENGINE_KALMAN_DENSE, 1, 0, &err));
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
   g_clear_error(&err);
+  g_free(C);
+  topo_gossip_free(w);
+}
+
+/* A dense lower-triangular T x T C with a generic inverse (entries of a
+ * fixed pseudo-random sequence, a dominant diagonal): every Hankel block of
+ * C^-1 has full rank min(k, T - k). */
+static double *dense_c(guint T) {
+  double *C = g_new0(double, (gsize)T *T);
+  guint32 x = 12345;
+  for (guint i = 0; i < T; i++)
+    for (guint j = 0; j <= i; j++) {
+      x = x * 1664525u + 1013904223u;
+      C[(gsize)i * T + j] = i == j ? 4.0 : (double)(x >> 8) / (1u << 24) - 0.5;
+    }
+  return C;
+}
+
+/*
+ * The noise's state-space form on its own: the state it needs is the rank
+ * of C^-1's Hankel blocks, band - 1 = 3 for BSR of band 4 (C nu = z is an
+ * autoregression over 3 earlier values), 2 for the 2-buffer BLT, 0 for a
+ * diagonal C; it rebuilds C^-1 (the test's own triangular inverse) to the
+ * rounding of a T-term recursion on orthonormal bases, T p eps max|C^-1|
+ * per entry (plus the T tau of the rank decision, tau = T^2 eps cond_1(C)
+ * max|C^-1|: singular values there are rounding); and a generic dense C
+ * (state min(k, T - k) = 20 at T = 40) is refused with the reason, the
+ * KALMAN engine too.
+ */
+static void test_noise_state(void) {
+  guint T = 40;
+  double *Cs[] = {bsr_c(T), blt_c(T), g_new0(double, (gsize)T *T)};
+  for (guint t = 0; t < T; t++)
+    Cs[2][(gsize)t * T + t] = 1.0 + 0.01 * t;
+  const guint want[] = {3, 2, 0};
+  for (guint ci = 0; ci < G_N_ELEMENTS(Cs); ci++) {
+    double *Cinv = hand_lower_inverse(Cs[ci], T), amax = 0.0;
+    for (gsize i = 0; i < (gsize)T * T; i++)
+      amax = MAX(amax, fabs(Cinv[i]));
+    PrivNoiseState ns;
+    GError *err = NULL;
+    g_assert_true(priv_noise_state_of(Cs[ci], Cinv, T, PRIV_NOISE_STATE_MAX, &ns, &err));
+    g_assert_no_error(err);
+    g_assert_cmpuint(ns.p, ==, want[ci]);
+    /* Rebuild: nu = C^-1 z for z = e_l, stepping the recursion. */
+    guint pp = MAX(ns.p, 1u);
+    double worst = 0.0, c1 = 0.0, ci1 = 0.0;
+    for (guint l = 0; l < T; l++) {
+      double *st = g_new0(double, pp), *st2 = g_new0(double, pp);
+      for (guint k = 0; k < T; k++) {
+        double z = k == l, nu = ns.d[k] * z;
+        for (guint a = 0; a < ns.p; a++)
+          nu += ns.h[(gsize)k * pp + a] * st[a];
+        worst = MAX(worst, fabs(nu - Cinv[(gsize)k * T + l]));
+        for (guint i = 0; i < ns.p; i++) {
+          st2[i] = ns.b[(gsize)k * pp + i] * z;
+          for (guint a = 0; a < ns.p; a++)
+            st2[i] += ns.A[((gsize)k * pp + i) * pp + a] * st[a];
+        }
+        memcpy(st, st2, sizeof(double) * pp);
+      }
+      g_free(st);
+      g_free(st2);
+      double s1 = 0.0, s2 = 0.0;
+      for (guint k = 0; k < T; k++) {
+        s1 += fabs(Cs[ci][(gsize)k * T + l]);
+        s2 += fabs(Cinv[(gsize)k * T + l]);
+      }
+      c1 = MAX(c1, s1);
+      ci1 = MAX(ci1, s2);
+    }
+    double tau = (double)T * T * DBL_EPSILON * c1 * ci1 * amax;
+    dpg_test_assert_le(worst, T * tau + (double)T * pp * DBL_EPSILON * amax,
+                       "T tau (rank decisions) + T p eps max|C^-1| (the recursion)");
+    priv_noise_state_clear(&ns);
+    g_free(Cinv);
+  }
+  double *D = dense_c(T), *Dinv = hand_lower_inverse(D, T);
+  PrivNoiseState ns;
+  GError *err = NULL;
+  g_assert_false(priv_noise_state_of(D, Dinv, T, PRIV_NOISE_STATE_MAX, &ns, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "state of 20 values per node"));
+  g_clear_error(&err);
+  TopoGossip *w = gossip_of("regular:n=40,d=4,seed=7", TOPO_GOSSIP_UNIFORM);
+  const TopoGossip *ws[] = {w};
+  const guint S[] = {0};
+  g_assert_null(mf_blocks(ws, 1, T, D, S, 1, PRIV_ENGINE_KALMAN, 1, 0, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(err->message, "cannot carry MF-D-SGD's noise"));
+  g_clear_error(&err);
+  /* AUTO takes another engine for it: the same blocks as DENSE's. */
+  PrivBlocks *a = mf_blocks(ws, 1, T, D, S, 1, PRIV_ENGINE_AUTO, 1, 0, &err);
+  g_assert_no_error(err);
+  g_assert_nonnull(a);
+  priv_blocks_free(a);
+  topo_gossip_free(w);
+  g_free(D);
+  g_free(Dinv);
+  for (guint ci = 0; ci < G_N_ELEMENTS(Cs); ci++)
+    g_free(Cs[ci]);
+}
+
+/*
+ * AUTO weighs KALMAN with the noise's state: on a graph whose attackers see
+ * most messages (SecLDP with isolated nodes, T = 12, BSR band 4) a 1 MB
+ * budget fits KALMAN's (state 30 + 3 x 29 = 117, about 0.7 MB) but neither
+ * DENSE's (300 messages x 360 columns, twice, and 300^2: 2.6 MB) nor
+ * POWERS' (its chunk buffers alone are 4 MB): AUTO gives KALMAN's bytes.
+ * KALMAN refuses a budget below its own need, naming the bytes.
+ */
+static void test_auto_kalman(void) {
+  TopoGossip *w = gossip_of("erdos:n=30,p=0.06,seed=1", TOPO_GOSSIP_UNIFORM);
+  const TopoGossip *ws[] = {w};
+  const guint S[] = {1};
+  guint T = 12;
+  double *C = bsr_c(T);
+  PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_MFDSGD,
+                             .C_local = C,
+                             .T = T,
+                             .gossip = ws,
+                             .n_gossip = 1,
+                             .trust = PRIV_TRUST_SECLDP,
+                             .attackers = S,
+                             .n_attackers = 1,
+                             .sigma = 1.0,
+                             .b = 1,
+                             .max_bytes = 1000000};
+  GError *err = NULL;
+  p.engine = PRIV_ENGINE_AUTO;
+  PrivBlocks *a = priv_structured_blocks(&p, &err);
+  g_assert_no_error(err);
+  p.engine = PRIV_ENGINE_KALMAN;
+  PrivBlocks *k = priv_structured_blocks(&p, &err);
+  g_assert_no_error(err);
+  g_assert_cmpint(memcmp(a->X, k->X, sizeof(double) * 30 * T * T), ==, 0);
+  p.engine = PRIV_ENGINE_DENSE;
+  g_assert_null(priv_structured_blocks(&p, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+  g_clear_error(&err);
+  p.engine = PRIV_ENGINE_KALMAN;
+  p.max_bytes = 100000;
+  g_assert_null(priv_structured_blocks(&p, &err));
+  g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+  g_assert_nonnull(strstr(err->message, "structured (Kalman) accounting would need"));
+  g_clear_error(&err);
+  priv_blocks_free(a);
+  priv_blocks_free(k);
   g_free(C);
   topo_gossip_free(w);
 }
@@ -324,5 +538,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/structured_mfnoise/ldp_secldp", test_ldp_secldp);
   g_test_add_func("/structured_mfnoise/threads_identical", test_threads_identical);
   g_test_add_func("/structured_mfnoise/auto_and_refusals", test_auto_and_refusals);
+  g_test_add_func("/structured_mfnoise/noise_state", test_noise_state);
+  g_test_add_func("/structured_mfnoise/auto_kalman", test_auto_kalman);
   return g_test_run();
 }
