@@ -175,8 +175,9 @@ gboolean proto_account_recordable(PrivProtocol protocol, ProtoModeKind mode) {
     return TRUE;
   case PRIV_PROTOCOL_MFDSGD:
     /* Deadline mode: the W-product engine on the record's W_r. Stale mode
-     * needs the delay-augmented state, which only the Kalman engines carry,
-     * and they need white noise. */
+     * needs the delay-augmented state, which only the Kalman engines carry;
+     * the one that carries a correlated noise's state (structured_mfstate.c)
+     * does not carry the delayed slots beside it yet. */
     return mode == PROTO_MODE_DEADLINE;
   default:
     /* Not DECOR: on a deadline run's record the structured path printed
