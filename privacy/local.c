@@ -594,10 +594,16 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint
     PrivVictim *v = &report->victims[i];
     v->node = ball[v->node]; /* the record's index; the caller maps it to the graph */
     v->distance = (gint)dist[v->node];
-    /* No lower bound of a recorded run is built yet: 0 is sound; the
-     * exact value when the ball covers the graph. */
-    v->mu_lower = covered ? v->mu : 0.0;
+    v->mu_lower = v->mu; /* covered: the exact value; else replaced below */
   }
+  /* The projection lower bound (docs/local-bounds.md, "Asynchronous runs"):
+   * the original attackers on the record's own ball rows, the shell and
+   * the slots as unknown inflow. Not covariance domination: its energy
+   * bound reads every row of the graph, and the record's shell rows are
+   * stand-ins. */
+  if (report && !covered &&
+      !priv_local_lower(p, ball, g.nb, PRIV_LOCAL_LOWER_PROJECTION, report, error))
+    g_clear_pointer(&report, priv_report_free);
   if (report && info)
     *info = (PrivLocalInfo){.radius = radius,
                             .ball = g.nb,

@@ -89,8 +89,11 @@ guint *priv_local_distances(const PrivStructuredProblem *problem, guint radius, 
  * ball row is the row's shell weights summed; slots holding a shell node's
  * message hold the merged shell's (known to the colluders either way).
  * Then priv_structured_blocks on ball + 1 nodes + slots.
- * mu_lower is 0 (no lower bound of a recorded run yet) unless the ball
- * covers the graph, where the values are the exact ones.
+ * mu_lower: the projection lower bound (priv_local_lower) of the original
+ * attackers on the record's ball rows, the shell and the slots treated as
+ * unknown inflow, projected out; PNDP attackers hear the messages in their
+ * rows and the late ones delivered to them. Where the ball covers the
+ * graph, mu_lower = mu, the exact values.
  * Returns: (transfer full) the report of the ball's victims, node = the
  * record's index (the caller maps it back), or NULL with @error set:
  * PRIV_ERROR_INVALID_ARGUMENT (radius 0, no messages, DECOR's secrets, a

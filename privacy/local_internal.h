@@ -52,6 +52,10 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *problem, guint 
  * @which: the largest of the bounds, or one of them (tests). Covariance
  * domination (docs/local-bounds.md) adds a pass over the full graph.
  * The victims' nodes are original ids in @ball; @report's b is used.
+ * A recorded run's problem (priv_local_report_record: shell rows stand-ins,
+ * slots after the nodes, its messages) takes PRIV_LOCAL_LOWER_PROJECTION:
+ * slot columns count as outside the ball (inflow), PNDP attackers hear the
+ * senders in their rows plus the messages delivered to them late.
  * Errors: PRIV_ERROR_MEMORY (sizes named), PRIV_ERROR_NUMERICAL (LAPACK).
  * Cost (PNDP, m messages seen, nb ball nodes, R = K T rounds): O(R^2 nnz nb)
  * propagation, O(m^2 nb T + m^3) dense algebra, O(m nb T + m^2) memory;

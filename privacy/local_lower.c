@@ -873,7 +873,13 @@ static gboolean injection_seen(const PrivStructuredProblem *p, guint K, guint u,
     const guint *c;
     const double *x;
     guint len = topo_gossip_row(w0, u, &c, &x);
+    guint first_slot = topo_gossip_n(w0) - p->n_delayed;
     for (guint j = 0; j < len && seen; j++) {
+      /* A recorded run's slot (stale mode) holds a message some node sent
+       * in an earlier round, which these attackers saw (they see every
+       * message sent); its row in W says what it holds next, not now. */
+      if (c[j] >= first_slot)
+        continue;
       /* A node is an attacker iff it is in p->attackers (few). */
       gboolean own = FALSE;
       for (guint a = 0; secldp && a < p->n_attackers; a++)
@@ -1151,9 +1157,17 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
           const guint *c;
           const double *x;
           guint len = topo_gossip_row(w, p->attackers[a], &c, &x);
+          /* A recorded run's attacker row may read a slot (stale mode: a
+           * delayed message, outside the ball's nodes): left out. */
           for (guint j = 0; j < len; j++)
-            if (!att[sub[c[j]]])
+            if (sub[c[j]] != FAR && !att[sub[c[j]]])
               mark[sub[c[j]]] = r + 1;
+          /* A recorded run: the round-r messages delivered to the
+           * attacker after its gather too (late ones: heard, not used). */
+          const PrivRoundMessages *m = p->messages ? &p->messages[r] : NULL;
+          for (guint e = m ? m->ptr[p->attackers[a]] : 0; m && e < m->ptr[p->attackers[a] + 1]; e++)
+            if (m->delivered[e] && sub[m->from[e]] != FAR && !att[sub[m->from[e]]])
+              mark[sub[m->from[e]]] = r + 1;
         }
       } else {
         for (guint i = 0; i < nb; i++)

@@ -367,11 +367,6 @@ static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *
                       "--path local with --mode %s counts hops on the static graph: drop "
                       "--schedule %s, or use --path structured or auto",
                       r->mode, j->schedule_spec);
-      if (r->tightness != 0)
-        return refuse(refusal, PROTO_REFUSED_RULE, error,
-                      "--tightness %g: an asynchronous run's local bound has no lower bound "
-                      "yet (mu_lower is 0): give --radius R",
-                      r->tightness);
     }
     ProtoAccountStructuredAsk ask = {.known = j->proto.structured,
                                      .protocol = j->protocol,

@@ -167,6 +167,27 @@ static void test_tightness(void) {
   g_assert_nonnull(strstr(r.out, "covers the graph"));
   g_assert_nonnull(strstr(r.err, "warning: --tightness 1 not met"));
   cli_run_clear(&r);
+  /* An asynchronous run (stale mode, latency and loss): each radius records
+   * its ball from a timing run of the whole graph and prints the projection
+   * lower bound of that record; met, every interval that narrow. */
+  r = cli_run("account", "--generate", GRAPH, "-T", "6", "--trust", "pndp", "-a", "0",
+              "--sensitivity", "exact", "--path", "local", "--tightness", "1.5", "--mode",
+              "stale:s=2", "--latency", "lognormal:mu=3,sigma=0.5", "--loss", "0.05", "--format",
+              "json");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.err, "--tightness 1.5: radius 1 "));
+  o = cli_run_json(&r, &p);
+  g_assert_true(
+      json_object_get_boolean_member(json_object_get_object_member(o, "tightness"), "met"));
+  v = json_object_get_array_member(o, "victims");
+  g_assert_cmpuint(json_array_get_length(v), >, 0);
+  for (guint i = 0; i < json_array_get_length(v); i++) {
+    JsonObject *x = json_array_get_object_element(v, i);
+    g_assert_cmpfloat(json_object_get_double_member(x, "mu"), <=,
+                      1.5 * json_object_get_double_member(x, "mu_lower"));
+  }
+  g_object_unref(p);
+  cli_run_clear(&r);
 }
 
 static void test_errors(void) {

@@ -642,8 +642,6 @@ static void test_bad_inputs(void) {
   FAIL(2, "--path local bounds D-SGD and Muffliato in deadline or stale mode, not 'mfdsgd:C=sr'",
        "--trust", "pndp", "-a", "0", "--path", "local", "--radius", "2", "--protocol",
        "mfdsgd:C=sr", "--mode", "deadline:ms=5");
-  FAIL(2, "--tightness 1.5: an asynchronous run's local bound has no lower bound yet", "--trust",
-       "pndp", "-a", "0", "--path", "local", "--tightness", "1.5", "--mode", "stale:s=2");
   FAIL(2,
        "--path local with --mode deadline:ms=5 counts hops on the static graph: drop "
        "--schedule matching",

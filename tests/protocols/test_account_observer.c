@@ -37,6 +37,7 @@
 #include "observe_test.h"
 #include "proto_test.h"
 #include "protocols/protocols.h"
+#include "privacy/structured_internal.h"
 #include "tests/common/tolerance.h"
 #include "tests/common/files.h"
 
@@ -1229,6 +1230,9 @@ static void assert_ball_record(const ProtoDeliveries *full, const ProtoDeliverie
  * graph; D-SGD and Muffliato(K = 2); PNDP with one attacker and a set,
  * SecLDP with a set, LDP with one attacker (a SecLDP set outside the ball);
  * b = 1 and 2, exact sensitivity. Radii 1, 2 and one that covers the graph.
+ * The record's mu_lower (the projection lower bound on the ball's rows of
+ * the record) is <= the exact value for every victim, and above 0 for most
+ * victims of uncovered balls.
  *
  * Tolerance: both sides solve a Fisher information of at most n T
  * messages; each errs by eps x cond x n T relative to its largest entry
@@ -1238,7 +1242,8 @@ static void assert_ball_record(const ProtoDeliveries *full, const ProtoDeliverie
  * s2), so xmax = max(exact block, (sigma mu_local)^2).
  */
 static void check_local_deliveries(const char *gspec, const char *mode, const guint *a,
-                                   const guint *c, guint nc, guint *bounded) {
+                                   const guint *c, guint nc, guint *bounded, guint *lowered,
+                                   double *ratio) {
   TopoGraph *g = graph(gspec);
   guint n = topo_graph_n_nodes(g), T = 4;
   double sigma = 0.8;
@@ -1341,6 +1346,29 @@ static void check_local_deliveries(const char *gspec, const char *mode, const gu
             else
               dpg_test_assert_le(x->mu - y->mu, tol, "local bound >= exact, to eps x cond x nT");
             *bounded += !info.covered;
+            /* The projection lower bound on the record: mu_lower <= exact,
+             * to the exact value's error (tol) plus the lower bound's own:
+             * its whitening stops at pivots of PRIV_STRUCT_RANK_TOL of the
+             * largest, amplifying rounding by 1 / sqrt(that) over sums of
+             * at most n R messages (as tests/privacy/test_account_local.c). */
+            g_assert_false(isnan(y->mu_lower));
+            g_assert_cmpfloat(y->mu_lower, >=, 0.0);
+            g_assert_cmpfloat(y->mu_lower, <=, y->mu);
+            if (!isinf(x->mu))
+              dpg_test_assert_le(y->mu_lower - x->mu,
+                                 tol + dpg_tol(1.0 / sqrt(PRIV_STRUCT_RANK_TOL), (double)n * R) *
+                                           x->mu,
+                                 "mu_lower <= exact: whitening at 1e-11 pivots, n R terms");
+            *lowered += !info.covered && y->mu_lower > 0;
+            if (!info.covered && x->mu > 0 && !isinf(x->mu) && y->distance >= 1 &&
+                y->distance <= 2) {
+              /* mu_lower / exact at distance 1 and 2: sum, count, min (a
+               * report for docs/local-bounds.md, not a check). */
+              double *st = ratio + 3 * (y->distance - 1), q = y->mu_lower / x->mu;
+              st[0] += q;
+              st[1] += 1;
+              st[2] = st[1] == 1 ? q : MIN(st[2], q);
+            }
           }
           priv_report_free(rl);
           priv_report_free(ro);
@@ -1367,11 +1395,21 @@ static void test_local_deliveries(void) {
   const guint a2[] = {9}, c2[] = {0, 30};
   const char *modes[] = {"deadline:ms=25", "stale:s=2"};
   guint bounded = 0; /* victims of a ball that does not cover the graph */
+  guint lowered = 0; /* those of them with a lower bound above 0 */
   for (guint k = 0; k < G_N_ELEMENTS(modes); k++) {
-    check_local_deliveries("erdos:n=20,p=0.3,seed=4,connected=true", modes[k], a1, c1, 3, &bounded);
-    check_local_deliveries("regular:n=60,d=4,seed=3", modes[k], a2, c2, 2, &bounded);
+    double ratio[6] = {0};
+    check_local_deliveries("erdos:n=20,p=0.3,seed=4,connected=true", modes[k], a1, c1, 3, &bounded,
+                           &lowered, ratio);
+    check_local_deliveries("regular:n=60,d=4,seed=3", modes[k], a2, c2, 2, &bounded, &lowered,
+                           ratio);
+    for (guint d = 0; d < 2; d++)
+      g_test_message("%s: mu_lower / exact at distance %u: mean %.3g, min %.3g (%g victims)",
+                     modes[k], d + 1, ratio[3 * d] / MAX(ratio[3 * d + 1], 1), ratio[3 * d + 2],
+                     ratio[3 * d + 1]);
   }
   g_assert_cmpuint(bounded, >, 100);
+  g_test_message("%u of %u victims of uncovered balls with mu_lower > 0", lowered, bounded);
+  g_assert_cmpuint(lowered, >, bounded / 4);
 }
 
 /* ---- Noiseless runs ---- */
