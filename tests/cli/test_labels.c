@@ -190,6 +190,132 @@ static void test_churn(void) {
   files_free(&f);
 }
 
+/* The measured network speaks the graph file's labels (20, 3, 6, 7: not
+ * 0..n-1): --link ends, a links: file, a geo: node file and a sessions
+ * trace with map=identity, each written in another order than the graph
+ * file's (numbering them by their own first appearance, as main did, maps
+ * them onto the wrong nodes). Each run must be the twin's on the ids. */
+static CliRun run_network(const char *graph, const char *attacker, const char *const *extra) {
+  const char *args[32] = {"account", "--graph", graph,    "-T",       "6",  "--trust",
+                          "pndp",    "-a",      attacker, "--format", "csv"};
+  guint n = 11;
+  for (guint i = 0; extra[i]; i++)
+    args[n++] = extra[i];
+  args[n] = NULL;
+  return cli_run_v(args);
+}
+
+/* Attacker 3 (the twin's 1): victim 7 (3) is two hops away, so which links
+ * are late changes what reaches it. @baseline: the twin's run with the
+ * same mode and no network file, whose numbers must differ (the file was
+ * read, not ignored). */
+static void expect_network_twins(const Files *f, const char *const *labelled,
+                                 const char *const *twin, const char *const *baseline) {
+  CliRun a = run_network(f->labelled, "3", labelled);
+  CliRun b = run_network(f->twin, "1", twin);
+  expect_twins(&a, &b, ACCOUNT_NODES);
+  CliRun plain = run_network(f->twin, "1", baseline);
+  g_assert_cmpint(plain.status, ==, 0);
+  g_assert_cmpstr(plain.out, !=, b.out);
+  cli_run_clear(&a);
+  cli_run_clear(&b);
+  cli_run_clear(&plain);
+}
+
+static void test_network(void) {
+  Files f = files_new();
+  /* links: 20-3 and 6-7 fast, the rest past the 10 ms deadline. */
+  char *links = test_write_file(f.dir, "links.txt",
+                                "source target latency\n7 20 50\n6 7 1\n3 6 50\n20 3 2\n"
+                                "20 6 40\n",
+                                -1);
+  char *links_twin = test_write_file(f.dir, "links-twin.txt",
+                                     "3 0 50\n2 3 1\n1 2 50\n0 1 2\n0 2 40\n", -1);
+  char *spec = g_strdup_printf("links:file=%s,unit=ms", links),
+       *spec_twin = g_strdup_printf("links:file=%s,unit=ms", links_twin);
+  const char *a1[] = {"--mode", "deadline:ms=10", "--latency", spec, NULL};
+  const char *b1[] = {"--mode", "deadline:ms=10", "--latency", spec_twin, NULL};
+  const char *deadline[] = {"--mode", "deadline:ms=10", "--latency", "constant:ms=1", NULL};
+  expect_network_twins(&f, a1, b1, deadline);
+
+  /* --link by label, over a constant latency. */
+  const char *a2[] = {"--mode", "deadline:ms=10", "--latency", "constant:ms=1",
+                      "--link", "3:6=down",       "--link",    "7:20=constant:ms=100",
+                      NULL};
+  const char *b2[] = {"--mode", "deadline:ms=10", "--latency", "constant:ms=1",
+                      "--link", "1:2=down",       "--link",    "3:0=constant:ms=100",
+                      NULL};
+  expect_network_twins(&f, a2, b2, deadline);
+
+  /* geo: nodes 20 and 6 in Europe, 3 and 7 far away (no jitter: each
+   * link's delay is its distance's, Paris-Sydney about 94 ms). */
+  char *geo = test_write_file(f.dir, "geo.csv",
+                              "node,lon,lat\n7,151.2,-33.9\n20,2.35,48.86\n3,139.7,35.7\n"
+                              "6,13.4,52.5\n",
+                              -1);
+  char *geo_twin = test_write_file(f.dir, "geo-twin.csv",
+                                   "node,lon,lat\n3,151.2,-33.9\n0,2.35,48.86\n1,139.7,35.7\n"
+                                   "2,13.4,52.5\n",
+                                   -1);
+  char *gspec = g_strdup_printf("geo:nodes=%s,jitter=0", geo),
+       *gspec_twin = g_strdup_printf("geo:nodes=%s,jitter=0", geo_twin);
+  const char *a3[] = {"--mode", "deadline:ms=80", "--latency", gspec, NULL};
+  const char *b3[] = {"--mode", "deadline:ms=80", "--latency", gspec_twin, NULL};
+  const char *deadline80[] = {"--mode", "deadline:ms=80", "--latency", "constant:ms=1", NULL};
+  expect_network_twins(&f, a3, b3, deadline80);
+
+  /* A sessions trace replayed by label: node 7 joins at round 2, 3 leaves
+   * at round 3. */
+  char *trace = test_write_file(f.dir, "trace.csv", "7,20,100\n20,0,100\n3,0,30\n6,0,100\n", -1);
+  char *trace_twin = test_write_file(f.dir, "trace-twin.csv",
+                                     "3,20,100\n0,0,100\n1,0,30\n2,0,100\n", -1);
+  char *tspec = g_strdup_printf("churn:trace=%s,map=identity,scale=10", trace),
+       *tspec_twin = g_strdup_printf("churn:trace=%s,map=identity,scale=10", trace_twin);
+  const char *a4[] = {"--schedule", tspec, NULL};
+  const char *b4[] = {"--schedule", tspec_twin, NULL};
+  const char *none[] = {NULL};
+  expect_network_twins(&f, a4, b4, none);
+
+  /* A label the graph lacks is named with its file and line. */
+  char *bad = test_write_file(f.dir, "bad-links.txt", "20 3 1\n3 1 1\n", -1);
+  char *bad_spec = g_strdup_printf("links:file=%s,unit=ms", bad);
+  CliRun r = cli_run("account", "--graph", f.labelled, "-T", "6", "--trust", "pndp", "-a", "20",
+                     "--mode", "deadline:ms=10", "--latency", bad_spec);
+  g_assert_cmpint(r.status, !=, 0);
+  g_assert_nonnull(strstr(r.err, "bad-links.txt:2: node '1' is not in the graph"));
+  cli_run_clear(&r);
+  char *bad_geo = test_write_file(f.dir, "bad-geo.csv", "id,lat,lon\n20,1,1\n0,2,2\n", -1);
+  char *bad_gspec = g_strdup_printf("geo:nodes=%s", bad_geo);
+  r = cli_run("account", "--graph", f.labelled, "-T", "6", "--trust", "pndp", "-a", "20", "--mode",
+              "deadline:ms=10", "--latency", bad_gspec);
+  g_assert_cmpint(r.status, !=, 0);
+  g_assert_nonnull(strstr(r.err, "bad-geo.csv:3: node '0' is not in the graph"));
+  cli_run_clear(&r);
+  char *bad_trace = test_write_file(f.dir, "bad-trace.csv",
+                                    "20,0,9\n3,0,9\n6,0,9\n7,0,9\n"
+                                    "# a node the graph lacks\n8,0,9\n",
+                                    -1);
+  char *bad_tspec = g_strdup_printf("churn:trace=%s,map=identity", bad_trace);
+  r = cli_run("account", "--graph", f.labelled, "-T", "6", "--trust", "pndp", "-a", "20",
+              "--schedule", bad_tspec);
+  g_assert_cmpint(r.status, !=, 0);
+  g_assert_nonnull(strstr(r.err, "bad-trace.csv:6: node '8' is not in the graph (its nodes go by "
+                                 "the labels of its file, such as 20)"));
+  cli_run_clear(&r);
+  r = cli_run("account", "--graph", f.labelled, "-T", "6", "--trust", "pndp", "-a", "20", "--mode",
+              "deadline:ms=10", "--link", "20:0=down");
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "--link: node '0' is not in the graph (its nodes go by the "
+                                 "labels of its file: 20, 3, ...)"));
+  cli_run_clear(&r);
+  char *frees[] = {links, links_twin, spec,    spec_twin,  geo,       geo_twin,
+                   gspec, gspec_twin, trace,   trace_twin, tspec,     tspec_twin,
+                   bad,   bad_spec,   bad_geo, bad_gspec,  bad_trace, bad_tspec};
+  for (guint i = 0; i < G_N_ELEMENTS(frees); i++)
+    g_free(frees[i]);
+  files_free(&f);
+}
+
 /* audit: -a and --victim by label, rows by label. */
 static void test_audit(void) {
   Files f = files_new();
@@ -338,6 +464,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/labels/account", test_account);
   g_test_add_func("/cli/labels/churn", test_churn);
+  g_test_add_func("/cli/labels/network", test_network);
   g_test_add_func("/cli/labels/audit", test_audit);
   g_test_add_func("/cli/labels/bound-column", test_bound_column);
   g_test_add_func("/cli/labels/igraph-formats", test_igraph_formats);
