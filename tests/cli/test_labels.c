@@ -396,6 +396,44 @@ static void test_bound_column(void) {
   }
 }
 
+/* account's table sizes its node column to the longest label it prints
+ * ("Lamberteschi", 12 characters): every row's node ends where the header's
+ * "node" ends, the distance column right after it. */
+static void test_table_width(void) {
+  char *path = cli_test_data_path("topo-florentine.graphml");
+  CliRun a = cli_run("account", "--graph", path, "-T", "4", "--trust", "pndp", "-a", "Medici");
+  g_assert_cmpint(a.status, ==, 0);
+  char **lines = g_strsplit(a.out, "\n", -1);
+  gint width = -1;
+  guint rows = 0;
+  for (guint l = 0; lines[l]; l++) {
+    const char *head = strstr(lines[l], "node distance");
+    if (head != NULL) {
+      width = (gint)(head - lines[l]) + 4;
+      g_assert_cmpint(width, ==, 12); /* "Lamberteschi" */
+    } else if (width > 0 && *lines[l] == '\0') {
+      break;
+    } else if (width > 0) {
+      /* "  Acciaiuoli        1 ...": the label ends at the column's edge. */
+      g_assert_cmpint((gint)strlen(lines[l]), >, width);
+      g_assert_true(lines[l][width] == ' ' && lines[l][width - 1] != ' ');
+      g_assert_true(lines[l][0] == ' ' || g_str_has_prefix(lines[l], "Lamberteschi "));
+      rows++;
+    }
+  }
+  g_assert_cmpuint(rows, ==, 14);
+  g_assert_nonnull(strstr(a.out, "\n  Acciaiuoli        1 "));
+  g_strfreev(lines);
+  cli_run_clear(&a);
+  /* Ids keep the width of before labels (the golden tables): 6. */
+  a = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a", "1");
+  g_assert_cmpint(a.status, ==, 0);
+  g_assert_nonnull(strstr(a.out, "\n  node distance "));
+  g_assert_nonnull(strstr(a.out, "\n     0        1 "));
+  cli_run_clear(&a);
+  g_free(path);
+}
+
 /* The Florentine families (tests/data/topo-florentine.*, networkx's
  * florentine_families_graph) in the node order of --generate florentine. */
 static const char *const FAMILY[] = {"Acciaiuoli", "Medici",    "Castellani",  "Peruzzi",
@@ -467,6 +505,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/labels/network", test_network);
   g_test_add_func("/cli/labels/audit", test_audit);
   g_test_add_func("/cli/labels/bound-column", test_bound_column);
+  g_test_add_func("/cli/labels/table-width", test_table_width);
   g_test_add_func("/cli/labels/igraph-formats", test_igraph_formats);
   return g_test_run();
 }
