@@ -536,8 +536,11 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
         The audited nodes (outside the attacker set).
     rounds : int
         Steps T.
-    trust : str
-        A trust model: @TRUST_MODELS@ (default pndp).
+    trust : str or list of str
+        A trust model: @TRUST_MODELS@ (default pndp), or a list of them
+        (``["ldp", "pndp"]``, as the command's ``--trust ldp,pndp``): one
+        table, every set audited under every model; a model listed twice
+        is refused.
     protocol : str, optional
         Any registered protocol spec (default ``"dsgd"``, or the protocol of
         the only plugin given).
@@ -583,8 +586,8 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
     Returns
     -------
     pandas.DataFrame
-        One row per (attacker set, victim, attack): ``attackers``,
-        ``victim``, ``attack``, ``mu`` (accounted, inf: unprotected),
+        One row per (attacker set, trust model, victim, attack):
+        ``attackers``, ``trust``, ``victim``, ``attack``, ``mu`` (accounted, inf: unprotected),
         ``mu_canary``, ``mu_test``, ``mu_empirical`` with its 95% interval
         ``mu_empirical_low``/``mu_empirical_high``,
         ``mu_clopper_pearson_low``, ``trials``, ``reconstruction_error``,
@@ -603,7 +606,7 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
     names = _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
     o.protocol = s.str(protocol)
     o.rounds = integer("rounds", rounds)
-    o.trust = s.str(trust)
+    o.trust = s.str(trust if isinstance(trust, str) or trust is None else ",".join(trust))
     att = _attacker_args(attackers)
     o.attackers = s.strv(att) if att else ffi.NULL
     vic = _victim_args(victims, names) if victims is not None else []
