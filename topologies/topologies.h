@@ -245,7 +245,7 @@ typedef struct {
 typedef enum {
   TOPO_FORMAT_AUTO,    /* by extension: .graphml/.xml, .gml, .net/.paj/.pajek, .csv; else edges */
   TOPO_FORMAT_EDGES,   /* "u v [weight]" per line, blanks or commas, '#' comments (SNAP) */
-  TOPO_FORMAT_CSV,     /* the same, and a first line that is no edge is a header */
+  TOPO_FORMAT_CSV,     /* the same, names as nodes, a header of node column names */
   TOPO_FORMAT_GRAPHML, /* igraph_read_graph_graphml (the first graph of the file) */
   TOPO_FORMAT_GML,     /* igraph_read_graph_gml */
   TOPO_FORMAT_PAJEK,   /* igraph_read_graph_pajek (.net) */
