@@ -177,8 +177,9 @@ gboolean proto_account_job_plan(ProtoAccountJob *j, const TopoGraph *g, const ch
                 "--trust ldp: the graph has a single node, nobody to observe it");
     return FALSE;
   }
-  if (!topo_graph_resolve_attackers(g, &j->sets, label, 0, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                                    error) ||
+  /* Every node's sets {0} and {1} are ids, whatever the graph's labels. */
+  if (!topo_graph_resolve_attackers(j->every_node ? NULL : g, &j->sets, label, 0, G_OPTION_ERROR,
+                                    G_OPTION_ERROR_BAD_VALUE, error) ||
       !spec_attackers_check(&j->sets, j->n, label, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                             error)) {
     g_prefix_error(error, "--attackers: ");
