@@ -178,7 +178,10 @@ static DpgTable *metrics_tables(const Job *j, const ProtoMetric *rows, gsize n_r
                                 DpgTable **means) {
   DpgTable *t = dpg_table_new(), *m = dpg_table_new();
   guint c_round = dpg_table_add_col(t, "round", DPG_COL_INT);
-  guint c_node = dpg_table_add_col(t, "node", DPG_COL_INT);
+  /* The node as privacy's victim column names it: its label (a string)
+   * on a labelled graph, else its id. */
+  gboolean labelled = topo_graph_has_labels(j->g);
+  guint c_node = dpg_table_add_col(t, "node", labelled ? DPG_COL_STRING : DPG_COL_INT);
   guint c_v[3] = {dpg_table_add_col(t, "train_loss", DPG_COL_DOUBLE),
                   dpg_table_add_col(t, "test_loss", DPG_COL_DOUBLE),
                   dpg_table_add_col(t, "test_accuracy", DPG_COL_DOUBLE)};
@@ -194,7 +197,10 @@ static DpgTable *metrics_tables(const Job *j, const ProtoMetric *rows, gsize n_r
     for (; i < n_rows && rows[i].step == step; i++, n++) {
       const double v[3] = {rows[i].train_loss, rows[i].test_loss, rows[i].test_accuracy};
       dpg_table_push_int(t, c_round, step);
-      dpg_table_push_int(t, c_node, rows[i].node);
+      if (labelled)
+        dpg_table_push_string(t, c_node, topo_graph_node_label(j->g, rows[i].node));
+      else
+        dpg_table_push_int(t, c_node, rows[i].node);
       for (guint c = 0; c < 3; c++) {
         dpg_table_push_double(t, c_v[c], v[c]);
         sum[c] += v[c];

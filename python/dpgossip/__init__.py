@@ -969,7 +969,8 @@ def _train(printer, graph, dataset, protocol, model, partition, epochs, batches,
         for t in tables[len(read) + 1:]:
             lib.dpg_table_free(t)
     (cols, attrs, _), (mcols, _, _), (pcols, pattrs, _) = read
-    return TrainResult(metrics=_frame(cols, {}), means=_frame(mcols, {}),
+    return TrainResult(metrics=_frame(_named(cols, names, ("node",)), {}),
+                       means=_frame(mcols, {}),
                        privacy=_frame(_named(pcols, names), _warned(pattrs, "train"),
                                       int_missing=("distance",)),
                        info=_typed_attrs(attrs))

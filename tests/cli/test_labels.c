@@ -316,6 +316,53 @@ static void test_network(void) {
   files_free(&f);
 }
 
+/* train's tables: metrics.csv's node (column 1) and the privacy table's
+ * victim (2) name nodes by label, as the twin's by id, so that pandas
+ * joins them (metrics.node == privacy.victim); the means have no node. */
+static void test_train_tables(void) {
+  Files f = files_new();
+  char *out = g_build_filename(f.dir, "r.csv", NULL),
+       *out_twin = g_build_filename(f.dir, "t.csv", NULL);
+  CliRun a = cli_run("train", "--graph", f.labelled, "-d", "synthetic:linear,n=80", "-T", "3",
+                     "--eval-every", "1", "--trust", "pndp", "-a", "20", "-o", out);
+  CliRun b = cli_run("train", "--graph", f.twin, "-d", "synthetic:linear,n=80", "-T", "3",
+                     "--eval-every", "1", "--trust", "pndp", "-a", "0", "-o", out_twin);
+  g_assert_cmpint(a.status, ==, 0);
+  g_assert_cmpint(b.status, ==, 0);
+  static const char *const suffix[] = {".csv", "_mean.csv", "_privacy.csv"};
+  static const int metrics_cols[] = {1, -1}, none[] = {-1}, privacy_cols[] = {0, 2, 10, -1};
+  const int *cols[] = {metrics_cols, none, privacy_cols};
+  for (guint k = 0; k < G_N_ELEMENTS(suffix); k++) {
+    char *pa = g_strconcat(f.dir, "/r", suffix[k], NULL),
+         *pb = g_strconcat(f.dir, "/t", suffix[k], NULL);
+    char *ta = NULL, *tb = NULL;
+    g_assert_true(g_file_get_contents(pa, &ta, NULL, NULL));
+    g_assert_true(g_file_get_contents(pb, &tb, NULL, NULL));
+    char *want = relabel_csv(tb, cols[k]);
+    g_assert_cmpstr(ta, ==, want);
+    if (k == 0) /* not the ids: round 1, the graph's first node is 20 */
+      g_assert_nonnull(strstr(ta, "\n1,20,"));
+    g_free(want);
+    g_free(ta);
+    g_free(tb);
+    g_free(pa);
+    g_free(pb);
+  }
+  cli_run_clear(&a);
+  cli_run_clear(&b);
+  /* train's default (ldp, every node) on a labelled file: main resolved
+   * its internal sets {0} and {1} as labels and refused the run. */
+  a = cli_run("train", "--graph", f.labelled, "-d", "synthetic:linear,n=80", "-T", "1", "-o", out);
+  if (a.status != 0)
+    g_printerr("%s\n", a.err);
+  g_assert_cmpint(a.status, ==, 0);
+  g_assert_nonnull(strstr(a.out, "privacy: ldp (every node), 4 nodes"));
+  cli_run_clear(&a);
+  g_free(out);
+  g_free(out_twin);
+  files_free(&f);
+}
+
 /* audit: -a and --victim by label, rows by label. */
 static void test_audit(void) {
   Files f = files_new();
@@ -503,6 +550,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/labels/account", test_account);
   g_test_add_func("/cli/labels/churn", test_churn);
   g_test_add_func("/cli/labels/network", test_network);
+  g_test_add_func("/cli/labels/train-tables", test_train_tables);
   g_test_add_func("/cli/labels/audit", test_audit);
   g_test_add_func("/cli/labels/bound-column", test_bound_column);
   g_test_add_func("/cli/labels/table-width", test_table_width);
