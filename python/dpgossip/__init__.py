@@ -234,13 +234,15 @@ def graph(g, *, lcc=False, gossip="uniform", exact=False, nodes=None, ignore_wei
         ``diameter_note``), ``connected``, ``components``, ``gossip``,
         ``spectral_gap`` (0 when disconnected, None when not computed; then
         ``spectral_gap_note``), ``load`` (what loading
-        a file dropped, None otherwise) and ``edge_list``: the (m, 2) uint32
+        a file dropped, None otherwise), ``labels`` (a labelled file's node
+        names, node id u is ``labels[u]``; absent otherwise) and
+        ``edge_list``: the (m, 2) uint32
         array of edges (u < v, sorted) as ``--write-edges`` writes them.
     """
     s = Strings()
     spec = ffi.new("DpgGraphSpec *")
     _graph_spec(s, spec, g, lcc, gossip, nodes, ignore_weights)
-    cols, _, _ = table_columns(call(lib.dpg_graph, spec, int(bool(exact))))
+    cols, attrs, _ = table_columns(call(lib.dpg_graph, spec, int(bool(exact))))
     row = {k: v[0] for k, v in cols.items()}
     out = {"nodes": int(row["nodes"]), "edges": int(row["edges"]),
            "degree": {"min": int(row["degree_min"]), "mean": float(row["degree_mean"]),
@@ -258,6 +260,8 @@ def graph(g, *, lcc=False, gossip="uniform", exact=False, nodes=None, ignore_wei
         "self_loops_dropped": int(row["self_loops_dropped"]),
         "duplicate_edges_dropped": int(row["duplicate_edges_dropped"]),
         "renumbered": bool(row["renumbered"])}
+    if "labels" in attrs:  # a file's labels: node id u is labels[u], as the command's
+        out["labels"] = json.loads(attrs["labels"])
     n_nodes = ffi.new("unsigned *")
     n_edges = ffi.new("size_t *")
     p = call(lib.dpg_graph_edges, spec, n_nodes, n_edges)

@@ -472,6 +472,23 @@ static void test_table_width(void) {
   g_assert_nonnull(strstr(a.out, "\n  Acciaiuoli        1 "));
   g_strfreev(lines);
   cli_run_clear(&a);
+  /* audit's table: the attackers and victim columns fit their labels,
+   * "Lamberteschi" (12) right-aligned under "victim". */
+  a = cli_run("audit", "--graph", path, "-T", "3", "--trust", "pndp", "-a", "Medici", "--victim",
+              "Acciaiuoli", "--victim", "Lamberteschi", "--trials", "40", "--attack", "np");
+  g_assert_cmpint(a.status, ==, 0);
+  g_assert_nonnull(strstr(a.out, "attackers  trust        victim attack"));
+  g_assert_nonnull(strstr(a.out, "\nMedici     pndp     Acciaiuoli np "));
+  g_assert_nonnull(strstr(a.out, "\nMedici     pndp   Lamberteschi np "));
+  cli_run_clear(&a);
+  /* graph --format json writes the mapping: node id u is labels[u]. */
+  a = cli_run("graph", "--graph", path, "--format", "json");
+  g_assert_cmpint(a.status, ==, 0);
+  g_assert_nonnull(strstr(a.out, "\"labels\" : [\n    \"Acciaiuoli\",\n    \"Medici\","));
+  cli_run_clear(&a);
+  a = cli_run("graph", "--generate", "florentine", "--format", "json");
+  g_assert_null(strstr(a.out, "\"labels\""));
+  cli_run_clear(&a);
   /* Ids keep the width of before labels (the golden tables): 6. */
   a = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a", "1");
   g_assert_cmpint(a.status, ==, 0);
