@@ -273,8 +273,6 @@ static DpgTable *privacy_table(const Job *j) {
       privacy_row(t, c, label, a->trust, &a->report->victims[v], all, a->report, j);
     g_free(label);
   }
-  if (j->privacy != NULL)
-    dpg_table_set_job_warnings(t, j->privacy);
   return t;
 }
 
@@ -313,6 +311,9 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
   ProtoObservedRun *run = NULL;
   LearnPartition *lists = NULL; /* the caller's partition lists, dealt once */
   DpgTable *t = NULL;
+  /* The dataset loader's warnings join the privacy table's (Python warns). */
+  GString *notes = g_string_new(NULL);
+  dpg_warnings_collect(notes);
   if (!dpg_check_cancel(&error)) {
     dpg_fail(err, error, 1);
     goto out;
@@ -392,8 +393,11 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
   const ProtoMetric *rows = proto_run_metrics(pr, &n_rows);
   t = metrics_tables(&j, rows, n_rows, means);
   *privacy = privacy_table(&j);
+  dpg_table_set_warnings(*privacy, notes->str, j.privacy);
   set_attrs(t, &j);
 out:
+  dpg_warnings_collect(NULL);
+  g_string_free(notes, TRUE);
   proto_observed_run_free(run);
   learn_partition_free(lists);
   proto_account_job_free(j.privacy);
