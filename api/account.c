@@ -175,7 +175,14 @@ static ProtoAccountRequest request(const DpgAccountOptions *o) {
 }
 
 void dpg_table_set_job_warnings(DpgTable *t, const ProtoAccountJob *j) {
-  GPtrArray *ws = proto_account_job_warnings(j);
+  dpg_table_set_warnings(t, NULL, j);
+}
+
+void dpg_table_set_warnings(DpgTable *t, const char *first, const ProtoAccountJob *j) {
+  GPtrArray *ws = j != NULL ? proto_account_job_warnings(j)
+                            : g_ptr_array_new_with_free_func(g_free);
+  if (first != NULL && *first != '\0')
+    g_ptr_array_insert(ws, 0, g_strdup(first));
   if (ws->len > 0) {
     g_ptr_array_add(ws, NULL);
     char *all = g_strjoinv("\n", (char **)ws->pdata);

@@ -22,11 +22,16 @@ size_t dpg_audit_options_size(void) {
 }
 
 /* The options the command checks before building anything, as it checks
- * them (audit_options_check). */
-static gboolean check_options(const DpgAuditOptions *o, PrivTrust *trust, guint *attacks,
+ * them (audit_options_check). --trust is a list as the command's
+ * (proto_account_parse_trusts, into @trusts: "ldp,pndp" is one table with a
+ * row per set, trust model and victim); the other checks on one model. */
+static gboolean check_options(const DpgAuditOptions *o, GArray *trusts, guint *attacks,
                               DpgError *err) {
   GError *error = NULL;
-  const AuditOptions checked = {.trust = o->trust,
+  if (o->trust != NULL && !proto_account_parse_trusts(o->trust, trusts, &error))
+    return dpg_fail(err, error, 2), FALSE;
+  PrivTrust first;
+  const AuditOptions checked = {.trust = NULL,
                                 .rounds = o->rounds,
                                 .interval = o->participation_interval,
                                 .trials = o->trials,
@@ -42,8 +47,10 @@ static gboolean check_options(const DpgAuditOptions *o, PrivTrust *trust, guint 
                                 .has_victims = o->victims != NULL && o->victims[0] != NULL,
                                 .figure = o->figure};
   if ((o->attack != NULL && !audit_attack_parse(o->attack, attacks, &error)) ||
-      !audit_options_check(&checked, trust, &error))
+      !audit_options_check(&checked, &first, &error))
     return dpg_fail(err, error, 2), FALSE;
+  if (trusts->len == 0)
+    g_array_append_val(trusts, first);
   return TRUE;
 }
 
@@ -82,6 +89,7 @@ static gboolean victims_of(const DpgAuditOptions *o, const TopoGraph *g, const g
 
 typedef struct {
   char *attackers;
+  PrivTrust trust;
   guint victim;
   char *victim_name; /* its label: a labelled graph's victims are strings */
   AuditResult r;
@@ -104,6 +112,7 @@ static DpgTable *tabulate(const DpgAuditOptions *o, const TopoGraph *g, GArray *
                                      "mu_empirical_high",
                                      "mu_clopper_pearson_low"};
   guint ca = dpg_table_add_col(t, "attackers", DPG_COL_STRING);
+  guint cr = dpg_table_add_col(t, "trust", DPG_COL_STRING);
   guint cv = dpg_table_add_col(t, "victim", labelled ? DPG_COL_STRING : DPG_COL_INT);
   guint ck = dpg_table_add_col(t, "attack", DPG_COL_STRING);
   guint cn[G_N_ELEMENTS(nums)];
@@ -117,6 +126,7 @@ static DpgTable *tabulate(const DpgAuditOptions *o, const TopoGraph *g, GArray *
     const double v[] = {row->r.mu,         row->r.mu_canary,   row->r.mu_test,  row->r.mu_emp,
                         row->r.mu_emp_low, row->r.mu_emp_high, row->r.mu_cp_low};
     dpg_table_push_string(t, ca, row->attackers);
+    dpg_table_push_string(t, cr, priv_trust_name(row->trust));
     if (labelled)
       dpg_table_push_string(t, cv, row->victim_name);
     else
@@ -146,13 +156,16 @@ static DpgTable *tabulate(const DpgAuditOptions *o, const TopoGraph *g, GArray *
   return t;
 }
 
-/* Every (attacker set, victim) audit into @rows; FALSE with @err set. */
+/* Every (attacker set, trust model, victim) audit into @rows, in that
+ * order (the command's); FALSE with @err set. */
 static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGossipKind gossip,
-                          PrivTrust trust, guint attacks, SpecAttackers *sets, GArray *rows,
+                          const GArray *trusts, guint attacks, SpecAttackers *sets, GArray *rows,
                           GString *notes, DpgError *err) {
   guint n = topo_graph_n_nodes(g);
   gboolean figured = o->figure == NULL;
-  for (guint s = 0; s < spec_attackers_n_sets(sets, n); s++) {
+  for (guint st = 0; st < spec_attackers_n_sets(sets, n) * trusts->len; st++) {
+    guint s = st / trusts->len;
+    PrivTrust trust = g_array_index(trusts, PrivTrust, st % trusts->len);
     guint size = 0;
     const guint *set = spec_attackers_members(sets, s, NULL, &size);
     g_autoptr(GArray) victims = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -184,8 +197,12 @@ static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGoss
       gboolean ok = audit_run(&a, attacks, &rep, &error);
       if (ok && rep.note != NULL) {
         char *label = spec_attackers_label(sets, s);
-        g_string_append_printf(notes, "%sattackers %s, %s", notes->len ? "\n" : "", label,
-                               rep.note);
+        if (trusts->len > 1)
+          g_string_append_printf(notes, "%sattackers %s, trust %s, %s", notes->len ? "\n" : "",
+                                 label, priv_trust_name(trust), rep.note);
+        else
+          g_string_append_printf(notes, "%sattackers %s, %s", notes->len ? "\n" : "", label,
+                                 rep.note);
         g_free(label);
       }
       if (ok && !figured && rep.scores != NULL && isfinite(rep.mu)) {
@@ -194,6 +211,7 @@ static gboolean audit_all(const DpgAuditOptions *o, const TopoGraph *g, TopoGoss
       }
       for (guint k = 0; ok && k < rep.n_rows; k++) {
         Row row = {.attackers = topo_graph_attackers_label(g, sets, s),
+                   .trust = trust,
                    .victim = a.victim,
                    .victim_name = topo_graph_node_name(g, a.victim),
                    .r = rep.rows[k]};
@@ -227,7 +245,8 @@ static gboolean check_schedule(const DpgAuditOptions *o, const TopoGraph *g, Top
 }
 
 /* dpg_audit once the options are checked and the plugins loaded. */
-static DpgTable *audit(const DpgAuditOptions *o, PrivTrust trust, guint attacks, DpgError *err) {
+static DpgTable *audit(const DpgAuditOptions *o, const GArray *trusts, guint attacks,
+                       DpgError *err) {
   GError *error = NULL;
   TopoGossipKind gossip;
   if (!dpg_graph_gossip(&o->graph, &gossip, &error))
@@ -257,7 +276,7 @@ static DpgTable *audit(const DpgAuditOptions *o, PrivTrust trust, guint attacks,
   } else if (check_schedule(o, g, gossip, err)) {
     spec_attackers_expand(&sets, topo_graph_n_nodes(g));
     GString *notes = g_string_new(NULL);
-    if (audit_all(o, g, gossip, trust, attacks, &sets, rows, notes, err))
+    if (audit_all(o, g, gossip, trusts, attacks, &sets, rows, notes, err))
       t = tabulate(o, g, rows, notes);
     g_string_free(notes, TRUE);
   }
@@ -274,10 +293,10 @@ static DpgTable *audit(const DpgAuditOptions *o, PrivTrust trust, guint attacks,
 
 DpgTable *dpg_audit(const DpgAuditOptions *opts, DpgError *err) {
   dpg_enter();
-  PrivTrust trust = PRIV_TRUST_PNDP;
+  g_autoptr(GArray) trusts = g_array_new(FALSE, FALSE, sizeof(PrivTrust));
   guint attacks = AUDIT_ATTACK_ALL;
   DpgPlugins plugins;
-  if (!check_options(opts, &trust, &attacks, err) ||
+  if (!check_options(opts, trusts, &attacks, err) ||
       !dpg_plugins_begin(&plugins, opts->plugins, err))
     return NULL;
   /* A copy of @opts whose protocol defaults to the only plugin's. */
@@ -292,7 +311,7 @@ DpgTable *dpg_audit(const DpgAuditOptions *opts, DpgError *err) {
                                       &proto, &error))
     dpg_fail(err, error, proto_error_status(error, PROTO_FAILED_PROTOCOL));
   else
-    t = audit(&with_plugins, trust, attacks, err);
+    t = audit(&with_plugins, trusts, attacks, err);
   proto_account_protocol_clear(&proto);
   dpg_plugins_end(&plugins);
   return t;

@@ -166,7 +166,7 @@ typedef struct {
   DpgGraphSpec graph;
   const char *protocol;         /* NULL: dsgd */
   int rounds;                   /* T, default 5 */
-  const char *trust;            /* NULL: pndp */
+  const char *trust;            /* NULL: pndp; or "ldp,pndp" */
   const char *const *attackers; /* NULL-terminated, each as --attackers (required) */
   const char *const *victims;   /* NULL-terminated node ids or "all" (required) */
   double sigma;                 /* default 1 */
@@ -195,10 +195,10 @@ void dpg_audit_options_init(DpgAuditOptions *o);
 size_t dpg_audit_options_size(void); /* sizeof, for a foreign declaration's check */
 
 /*
- * dpg_audit: `dpgossip audit --format csv` as a table for one trust model
- * (the attribute trust; the command's trust column, for a list of models,
- * is left out): one row per
- * (attacker set, victim, attack): attackers, victim, attack, mu, mu_canary,
+ * dpg_audit: `dpgossip audit --format csv` as a table: @trust is a model
+ * or a comma-separated list of them, as the command's --trust (a model
+ * twice is refused in its words); one row per (attacker set, trust model,
+ * victim, attack), in that order: attackers, trust, victim, attack, mu, mu_canary,
  * mu_test, mu_empirical, mu_empirical_low, mu_empirical_high,
  * mu_clopper_pearson_low, trials, reconstruction_error, status.
  * Attributes: protocol, trust, rounds, sigma, seed, confidence, overstated

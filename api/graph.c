@@ -5,6 +5,7 @@
 #include <igraph.h>
 
 #include "api/internal.h"
+#include "sim/json.h"
 
 TopoGraph *dpg_graph_build(const DpgGraphSpec *spec, GError **error) {
   TopoGraphSource src = {.path = spec->path,
@@ -89,6 +90,19 @@ DpgTable *dpg_graph(const DpgGraphSpec *spec, int exact, DpgError *err) {
   dpg_table_push_int(t, dpg_table_add_col(t, "renumbered", DPG_COL_INT),
                      r ? r->renumbered : G_MININT64);
   dpg_table_end_row(t);
+  /* The command's "labels" (node id u is labels[u]), as a JSON array:
+   * labels are any text. Only for a graph whose nodes have labels. */
+  if (topo_graph_has_labels(g)) {
+    GString *j = g_string_new("[");
+    for (guint u = 0; u < topo_graph_n_nodes(g); u++) {
+      if (u)
+        g_string_append_c(j, ',');
+      sim_json_append_string(j, topo_graph_node_label(g, u));
+    }
+    g_string_append_c(j, ']');
+    dpg_table_set_attr(t, "labels", j->str);
+    g_string_free(j, TRUE);
+  }
   topo_graph_free(g);
   return t;
 }

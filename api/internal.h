@@ -60,6 +60,14 @@ void dpg_table_set_attr(DpgTable *t, const char *key, const char *value);
  * one per line, as the command line prints them on stderr (Python warns);
  * unset when there are none. */
 void dpg_table_set_job_warnings(DpgTable *t, const ProtoAccountJob *j);
+/* dpg_table_set_warnings: the attribute "warnings": @first's lines (NULL or
+ * "": none), then @j's (nullable) job warnings; unset when there are none. */
+void dpg_table_set_warnings(DpgTable *t, const char *first, const ProtoAccountJob *j);
+
+/* dpg_warnings_collect: the learning layer's warnings (learning.h) of this
+ * thread go to @into, one a line, until called with NULL (then to GLib's
+ * log, as without a front end). dpg_enter installs the handler. O(1). */
+void dpg_warnings_collect(GString *into);
 void dpg_table_set_attr_printf(DpgTable *t, const char *key, const char *fmt, ...)
     G_GNUC_PRINTF(3, 4);
 /* Takes @m (g_malloc'd, rows x cols row-major). */

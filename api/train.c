@@ -178,7 +178,10 @@ static DpgTable *metrics_tables(const Job *j, const ProtoMetric *rows, gsize n_r
                                 DpgTable **means) {
   DpgTable *t = dpg_table_new(), *m = dpg_table_new();
   guint c_round = dpg_table_add_col(t, "round", DPG_COL_INT);
-  guint c_node = dpg_table_add_col(t, "node", DPG_COL_INT);
+  /* The node as privacy's victim column names it: its label (a string)
+   * on a labelled graph, else its id. */
+  gboolean labelled = topo_graph_has_labels(j->g);
+  guint c_node = dpg_table_add_col(t, "node", labelled ? DPG_COL_STRING : DPG_COL_INT);
   guint c_v[3] = {dpg_table_add_col(t, "train_loss", DPG_COL_DOUBLE),
                   dpg_table_add_col(t, "test_loss", DPG_COL_DOUBLE),
                   dpg_table_add_col(t, "test_accuracy", DPG_COL_DOUBLE)};
@@ -194,7 +197,10 @@ static DpgTable *metrics_tables(const Job *j, const ProtoMetric *rows, gsize n_r
     for (; i < n_rows && rows[i].step == step; i++, n++) {
       const double v[3] = {rows[i].train_loss, rows[i].test_loss, rows[i].test_accuracy};
       dpg_table_push_int(t, c_round, step);
-      dpg_table_push_int(t, c_node, rows[i].node);
+      if (labelled)
+        dpg_table_push_string(t, c_node, topo_graph_node_label(j->g, rows[i].node));
+      else
+        dpg_table_push_int(t, c_node, rows[i].node);
       for (guint c = 0; c < 3; c++) {
         dpg_table_push_double(t, c_v[c], v[c]);
         sum[c] += v[c];
@@ -267,8 +273,6 @@ static DpgTable *privacy_table(const Job *j) {
       privacy_row(t, c, label, a->trust, &a->report->victims[v], all, a->report, j);
     g_free(label);
   }
-  if (j->privacy != NULL)
-    dpg_table_set_job_warnings(t, j->privacy);
   return t;
 }
 
@@ -307,6 +311,9 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
   ProtoObservedRun *run = NULL;
   LearnPartition *lists = NULL; /* the caller's partition lists, dealt once */
   DpgTable *t = NULL;
+  /* The dataset loader's warnings join the privacy table's (Python warns). */
+  GString *notes = g_string_new(NULL);
+  dpg_warnings_collect(notes);
   if (!dpg_check_cancel(&error)) {
     dpg_fail(err, error, 1);
     goto out;
@@ -386,8 +393,11 @@ static DpgTable *train(const DpgTrainOptions *o, const DpgTask *task, DpgTable *
   const ProtoMetric *rows = proto_run_metrics(pr, &n_rows);
   t = metrics_tables(&j, rows, n_rows, means);
   *privacy = privacy_table(&j);
+  dpg_table_set_warnings(*privacy, notes->str, j.privacy);
   set_attrs(t, &j);
 out:
+  dpg_warnings_collect(NULL);
+  g_string_free(notes, TRUE);
   proto_observed_run_free(run);
   learn_partition_free(lists);
   proto_account_job_free(j.privacy);

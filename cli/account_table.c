@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/account_output.h"
 
@@ -47,8 +48,33 @@ static void print_header(const CliAccountOutput *c) {
     printf("distance       hops in the %s\n", proto_account_job_distance_graph(j));
 }
 
+/* @text's width in characters (UTF-8: "Médici" is 6, in 7 bytes). */
+static guint text_width(const char *text) {
+  return g_utf8_validate(text, -1, NULL) ? (guint)g_utf8_strlen(text, -1) : (guint)strlen(text);
+}
+
+/* @text right-aligned in @width characters, never cut. */
+static void print_right(const char *text, guint width) {
+  for (guint k = text_width(text); k < width; k++)
+    putchar(' ');
+  fputs(text, stdout);
+}
+
+/* The node column's width: every victim's name fits, and 6 at least (the
+ * tables' width before labels, kept for ids). O(victims). */
+static guint node_width(const ProtoAccountJob *j, const PrivReport *r) {
+  guint width = 6;
+  for (guint i = 0; i < r->n_victims; i++) {
+    char *name = topo_graph_node_name(j->graph, r->victims[i].node);
+    width = MAX(width, text_width(name));
+    g_free(name);
+  }
+  return width;
+}
+
 /* One victim's row. */
-static void print_victim(const ProtoAccountJob *j, const ProtoAccounting *ac, const PrivVictim *v) {
+static void print_victim(const ProtoAccountJob *j, const ProtoAccounting *ac, const PrivVictim *v,
+                         guint width) {
   char b[5][G_ASCII_DTOSTR_BUF_SIZE];
   char dist[16] = "-";
   if (v->distance >= 0)
@@ -57,7 +83,8 @@ static void print_victim(const ProtoAccountJob *j, const ProtoAccounting *ac, co
   g_snprintf(mu, sizeof mu, "%s%s", j->radius && !ac->local.covered ? "<=" : "",
              fmt_num(b[1], sizeof b[1], v->mu));
   char *node = topo_graph_node_name(j->graph, v->node);
-  printf("%6s %8s %12s %12s", node, dist, fmt_num(b[0], sizeof b[0], v->sensitivity), mu);
+  print_right(node, width);
+  printf(" %8s %12s %12s", dist, fmt_num(b[0], sizeof b[0], v->sensitivity), mu);
   g_free(node);
   if (j->radius) {
     char lo[G_ASCII_DTOSTR_BUF_SIZE];
@@ -92,7 +119,9 @@ static void print_accounting(const ProtoAccountJob *j, const ProtoAccounting *ac
     printf("unresolved     %u victim%s (%s)\n", unresolved, unresolved == 1 ? "" : "s",
            PRIV_UNRESOLVED_NOTE);
   printf("\n");
-  printf("%6s %8s %12s %12s", "node", "distance", "sensitivity", "mu");
+  guint width = node_width(j, r);
+  print_right("node", width);
+  printf(" %8s %12s %12s", "distance", "sensitivity", "mu");
   if (j->radius)
     printf(" %12s", "mu_lower");
   printf(" %12s %12s", "rdp", "epsilon");
@@ -100,7 +129,7 @@ static void print_accounting(const ProtoAccountJob *j, const ProtoAccounting *ac
     printf(" %14s", "muffliato_rdp");
   printf(" %8s\n", "bound");
   for (guint i = 0; i < r->n_victims; i++)
-    print_victim(j, ac, &r->victims[i]);
+    print_victim(j, ac, &r->victims[i], width);
 }
 
 const char *cli_account_bound_name(const ProtoAccountJob *j, const PrivVictim *v) {

@@ -42,6 +42,21 @@ typedef struct {
   AuditResult r;
 } Row;
 
+/* @text's width in characters (UTF-8 labels: "Médici" is 6). */
+static guint text_width(const char *text) {
+  return g_utf8_validate(text, -1, NULL) ? (guint)g_utf8_strlen(text, -1) : (guint)strlen(text);
+}
+
+/* @text in @width characters, right-aligned or left, never cut. */
+static void print_padded(const char *text, guint width, gboolean right) {
+  if (!right)
+    fputs(text, stdout);
+  for (guint k = text_width(text); k < width; k++)
+    putchar(' ');
+  if (right)
+    fputs(text, stdout);
+}
+
 static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
   if (fmt == CLI_FORMAT_JSON) {
     JsonBuilder *jb = json_builder_new();
@@ -91,19 +106,39 @@ static void print_rows(const Options *o, CliFormat fmt, const GArray *rows) {
     return;
   }
   gboolean csv = fmt == CLI_FORMAT_CSV;
-  printf(csv ? "attackers,trust,victim,attack,mu,mu_canary,mu_test,mu_empirical,"
-               "mu_empirical_low,mu_empirical_high,mu_clopper_pearson_low,trials,"
-               "reconstruction_error,status\n"
-             : "%-10s %-6s %6s %-14s %10s %10s %10s %10s %10s %10s %10s %7s %10s %s\n",
-         "attackers", "trust", "victim", "attack", "mu", "mu_canary", "mu_test", "mu_emp",
-         "emp_low", "emp_high", "cp_low", "trials", "recon_err", "status");
+  /* The table's name columns as wide as the longest label they print
+   * (10 and 6 at least, their widths with ids). */
+  guint wa = 10, wv = 6;
+  for (guint i = 0; !csv && i < rows->len; i++) {
+    const Row *r = &g_array_index(rows, Row, i);
+    wa = MAX(wa, text_width(r->attackers));
+    wv = MAX(wv, text_width(r->victim_name));
+  }
+  if (csv)
+    printf("attackers,trust,victim,attack,mu,mu_canary,mu_test,mu_empirical,"
+           "mu_empirical_low,mu_empirical_high,mu_clopper_pearson_low,trials,"
+           "reconstruction_error,status\n");
+  else {
+    print_padded("attackers", wa, FALSE);
+    printf(" %-6s ", "trust");
+    print_padded("victim", wv, TRUE);
+    printf(" %-14s %10s %10s %10s %10s %10s %10s %10s %7s %10s %s\n", "attack", "mu", "mu_canary",
+           "mu_test", "mu_emp", "emp_low", "emp_high", "cp_low", "trials", "recon_err", "status");
+  }
   for (guint i = 0; i < rows->len; i++) {
     const Row *r = &g_array_index(rows, Row, i);
     const double v[] = {r->r.mu,         r->r.mu_canary,   r->r.mu_test,
                         r->r.mu_emp,     r->r.mu_emp_low,  r->r.mu_emp_high,
                         r->r.mu_cp_low};
-    printf(csv ? "%s,%s,%s,%s" : "%-10s %-6s %6s %-14s", r->attackers, priv_trust_name(r->trust),
-           r->victim_name, audit_attack_name(r->r.attack));
+    if (csv)
+      printf("%s,%s,%s,%s", r->attackers, priv_trust_name(r->trust), r->victim_name,
+             audit_attack_name(r->r.attack));
+    else {
+      print_padded(r->attackers, wa, FALSE);
+      printf(" %-6s ", priv_trust_name(r->trust));
+      print_padded(r->victim_name, wv, TRUE);
+      printf(" %-14s", audit_attack_name(r->r.attack));
+    }
     for (guint j = 0; j < G_N_ELEMENTS(v); j++)
       printf(csv ? ",%.17g" : " %10.4g", v[j]);
     printf(csv ? ",%u,%.17g,%s\n" : " %7u %10.3g %s\n", r->r.trials, r->r.reconstruction_error,

@@ -89,6 +89,14 @@ static void print_json(const TopoSummary *s, TopoGossipKind kind, const TopoGrap
   } else {
     cli_json_null(b, "load");
   }
+  /* The mapping: node id u (what seeds and the viewer's events use) is
+   * labels[u]; only for a graph whose nodes have labels. */
+  if (topo_graph_has_labels(g)) {
+    cli_json_begin_array(b, "labels");
+    for (guint u = 0; u < topo_graph_n_nodes(g); u++)
+      json_builder_add_string_value(b, topo_graph_node_label(g, u));
+    json_builder_end_array(b);
+  }
   if (churn != NULL)
     cli_graph_churn_json(b, churn, schedule);
   if (latency->spec != NULL)

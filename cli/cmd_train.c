@@ -117,15 +117,16 @@ static gboolean write_tmp(const char *path, const GString *s, char **tmp) {
  * temporary files first and are renamed together, @path last, so that a
  * failure never leaves one table that looks complete beside stale others.
  */
-static gboolean write_tables(const char *path, const ProtoMetric *rows, gsize n_rows,
-                             const CliTrainPrivacy *priv, guint64 seed, GError **error) {
+static gboolean write_tables(const char *path, const TopoGraph *g, const ProtoMetric *rows,
+                             gsize n_rows, const CliTrainPrivacy *priv, guint64 seed,
+                             GError **error) {
   char *paths[3] = {sibling_path(path, "_privacy.csv"), sibling_path(path, "_mean.csv"),
                     g_strdup(path)};
   GString *text[3] = {g_string_new(SCEN_PRIVACY_CSV_COLUMNS "\n"),
                       g_string_new(SCEN_METRICS_MEAN_CSV_COLUMNS "\n"),
                       g_string_new(SCEN_METRICS_CSV_COLUMNS "\n")};
   cli_train_privacy_csv_rows(priv, text[0]);
-  scen_metrics_csv_rows(text[2], text[1], seed, rows, n_rows);
+  scen_metrics_csv_rows(text[2], text[1], seed, rows, n_rows, g);
   char *tmp[3] = {NULL, NULL, NULL};
   guint failed = 3; /* the table that failed */
   gboolean ok = TRUE;
@@ -467,7 +468,7 @@ static int report(const Options *o, const Train *t) {
   GError *error = NULL;
   gsize n_rows = 0;
   const ProtoMetric *rows = proto_run_metrics(t->run, &n_rows);
-  if (!write_tables(o->out, rows, n_rows, t->priv, o->run.seed_value, &error))
+  if (!write_tables(o->out, t->g, rows, n_rows, t->priv, o->run.seed_value, &error))
     return cli_fail("train", error, CLI_EXIT_FAILURE);
   ProtoRunStats st;
   proto_run_get_stats(t->run, &st);

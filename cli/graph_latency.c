@@ -23,7 +23,7 @@ gboolean cli_graph_latency_stats(const TopoGraph *g, const char *spec, CliGraphL
                 spec);
     return FALSE;
   }
-  SimLatencyData *d = sim_latency_data_load(&p.latency, error);
+  SimLatencyData *d = sim_latency_data_load_named(&p.latency, topo_graph_node_find_cb, g, error);
   if (d == NULL)
     return FALSE;
   *st = (CliGraphLatency){.spec = g_strdup(spec), .min_ms = INFINITY};

@@ -138,6 +138,11 @@ static void print_blas_note(int argc, char **argv) {
     fprintf(stderr, "%s\n", note);
 }
 
+/* The learning layer's warnings, as every command's: on stderr, named. */
+static void print_warning(const char *message, gpointer command) {
+  fprintf(stderr, "dpgossip %s: warning: %s\n", (const char *)command, message);
+}
+
 int main(int argc, char **argv) {
   return close_stdout(run_command(argc, argv));
 }
@@ -179,5 +184,6 @@ static int run_command(int argc, char **argv) {
   if (cmd == NULL)
     return unknown_command(name);
   print_blas_note(argc, argv);
+  learn_set_warning_handler(print_warning, (gpointer)cmd->name);
   return cmd->func(argc - 1, argv + 1);
 }

@@ -141,6 +141,13 @@ CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngin
   }
   gsize n_edges = 0;
   guint *edges = topo_graph_edges(graph, &n_edges);
+  /* The viewer names nodes as the tables do: by a labelled file's labels. */
+  const char **labels = NULL;
+  if (topo_graph_has_labels(graph)) {
+    labels = g_new(const char *, topo_graph_n_nodes(graph));
+    for (guint u = 0; u < topo_graph_n_nodes(graph); u++)
+      labels[u] = topo_graph_node_label(graph, u);
+  }
   StreamRun info = {
       .name = name,
       .command = cmd,
@@ -154,8 +161,10 @@ CliStream *cli_stream_start(const CliStreamOptions *o, const char *cmd, SimEngin
       .layout = topo_graph_n_nodes(graph) >= 3 && topo_graph_n_nodes(graph) <= TOPO_LAYOUT_KK_MAX
                     ? "kamada_kawai"
                     : "fruchterman_reingold",
+      .labels = labels,
   };
   gboolean ok = stream_begin_run(stream, &info, error);
+  g_free(labels);
   g_free(edges);
   g_free(xy);
   if (!ok) {

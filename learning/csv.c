@@ -255,6 +255,36 @@ static gboolean check_labels(const char *path, LearnDataset *ds, const guint *li
   return TRUE;
 }
 
+/* A regression target of two integer values (0/1 labels, say) is most
+ * likely a class label: trained as asked, with a warning naming the option
+ * that asks for classification. O(n). */
+static void warn_two_valued(const char *path, const LearnDataset *ds, const GArray *header,
+                            guint target) {
+  double v[2];
+  guint k = 0;
+  for (gsize i = 0; i < ds->n; i++) {
+    double y = ds->targets[i];
+    if (y != floor(y))
+      return;
+    if ((k >= 1 && y == v[0]) || (k == 2 && y == v[1]))
+      continue;
+    if (k == 2)
+      return;
+    v[k++] = y;
+  }
+  if (k != 2)
+    return;
+  char *column = header != NULL
+                     ? g_strdup_printf("'%.*s'", (int)g_array_index(header, Cell, target).len,
+                                       g_array_index(header, Cell, target).start)
+                     : g_strdup_printf("%u", target);
+  learn_warning("%s: the target column %s holds two integer values (%g and %g) and is trained "
+                "as a regression target; if they are class labels, ask for classification with "
+                "classes=auto in the dataset spec (csv:%s,classes=auto)",
+                path, column, MIN(v[0], v[1]), MAX(v[0], v[1]), path);
+  g_free(column);
+}
+
 LearnDataset *learn_dataset_load_csv(const char *path, const LearnCsvOptions *options,
                                      GError **error) {
   g_return_val_if_fail(path != NULL, NULL);
@@ -358,6 +388,8 @@ LearnDataset *learn_dataset_load_csv(const char *path, const LearnCsvOptions *op
     goto fail;
   if (opt->n_classes != 0 && !check_labels(path, ds, line_of, opt->n_classes, error))
     goto fail;
+  if (opt->n_classes == 0)
+    warn_two_valued(path, ds, header, target);
   goto out;
 fail:
   learn_dataset_free(ds);

@@ -28,6 +28,10 @@ gsl_rng *learn_rng_new(guint64 seed, guint64 purpose);
 /* Fisher-Yates shuffle of a gsize array with gsl_rng_uniform_int draws. */
 void learn_shuffle(gsl_rng *rng, gsize *a, gsize n);
 
+/* learn_warning: one warning to the layer's channel (learning.h,
+ * learn_set_warning_handler). */
+void learn_warning(const char *format, ...) G_GNUC_PRINTF(1, 2);
+
 /* A uniformly random permutation of 0..@n-1: the identity put through
  * learn_shuffle with @rng (so the same draws). Newly allocated (g_free);
  * O(n). */

@@ -38,6 +38,19 @@ G_BEGIN_DECLS
 #define LEARN_ERROR (learn_error_quark())
 GQuark learn_error_quark(void);
 
+/*
+ * Warnings: what a load does that the user may not have meant, the data
+ * still valid (a two-valued integer target trained as regression). They
+ * all go to one handler, the layer's one warning channel: the front end's
+ * (the command line prints "dpgossip: warning: MESSAGE" on stderr); without
+ * one, GLib's log (domain LEARN_LOG_DOMAIN, level message, on stderr).
+ * learn_set_warning_handler: installs @func (NULL: GLib's log) with @data;
+ * not thread-safe: call it once, before loading. O(1).
+ */
+#define LEARN_LOG_DOMAIN "dpgossip-learning"
+typedef void (*LearnWarningFunc)(const char *message, gpointer data);
+void learn_set_warning_handler(LearnWarningFunc func, gpointer data);
+
 typedef enum {
   LEARN_ERROR_INVALID_ARGUMENT, /* a parameter out of its documented range */
   LEARN_ERROR_PARSE,            /* a dataset or model spec that does not parse */

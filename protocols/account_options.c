@@ -10,14 +10,21 @@
 
 #include "protocols/protocols.h"
 
-/* A node id: decimal digits only (no sign or space, which strtoul would
- * take), below G_MAXUINT. */
-static gboolean parse_node(const char *s, guint *out) {
+/* A node as --link names it: a label (non-empty, no blank or control byte,
+ * as spec_attackers_parse takes a member), interned into *@label for
+ * proto_account_job_plan to look up in the graph; *@id is the decimal id it
+ * spells (digits only, below G_MAXUINT) or G_MAXUINT until then. */
+static gboolean parse_node(const char *s, const char **label, guint *id) {
   guint64 v;
-  if (s == NULL || !g_ascii_isdigit(*s) ||
-      !g_ascii_string_to_unsigned(s, 10, 0, G_MAXUINT - 1, &v, NULL))
+  if (s == NULL || *s == '\0')
     return FALSE;
-  *out = (guint)v;
+  for (const char *p = s; *p; p++)
+    if (g_ascii_isspace(*p) || g_ascii_iscntrl(*p))
+      return FALSE;
+  *label = g_intern_string(s);
+  *id = g_ascii_isdigit(*s) && g_ascii_string_to_unsigned(s, 10, 0, G_MAXUINT - 1, &v, NULL)
+            ? (guint)v
+            : G_MAXUINT;
   return TRUE;
 }
 
@@ -53,8 +60,8 @@ gboolean proto_account_parse_link(const char *spec, ProtoAccountLink *out, GErro
   const char *eq = spec ? strchr(spec, '=') : NULL;
   char *ends = eq ? g_strndup(spec, (gsize)(eq - spec)) : NULL;
   char **ft = ends ? g_strsplit(ends, ":", -1) : NULL;
-  gboolean ok = ft && g_strv_length(ft) == 2 && parse_node(ft[0], &out->from) &&
-                parse_node(ft[1], &out->to) && eq[1] != '\0';
+  gboolean ok = ft && g_strv_length(ft) == 2 && parse_node(ft[0], &out->from_label, &out->from) &&
+                parse_node(ft[1], &out->to_label, &out->to) && eq[1] != '\0';
   GError *sub = NULL;
   if (ok) {
     out->down = g_str_equal(eq + 1, "down");

@@ -177,8 +177,9 @@ gboolean proto_account_job_plan(ProtoAccountJob *j, const TopoGraph *g, const ch
                 "--trust ldp: the graph has a single node, nobody to observe it");
     return FALSE;
   }
-  if (!topo_graph_resolve_attackers(g, &j->sets, label, 0, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                                    error) ||
+  /* Every node's sets {0} and {1} are ids, whatever the graph's labels. */
+  if (!topo_graph_resolve_attackers(j->every_node ? NULL : g, &j->sets, label, 0, G_OPTION_ERROR,
+                                    G_OPTION_ERROR_BAD_VALUE, error) ||
       !spec_attackers_check(&j->sets, j->n, label, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                             error)) {
     g_prefix_error(error, "--attackers: ");
@@ -186,11 +187,19 @@ gboolean proto_account_job_plan(ProtoAccountJob *j, const TopoGraph *g, const ch
   }
   spec_attackers_expand(&j->sets, j->n);
   for (guint i = 0; i < j->links->len; i++) {
-    const ProtoAccountLink *l = &g_array_index(j->links, ProtoAccountLink, i);
-    if (l->from >= j->n || l->to >= j->n || l->from == l->to) {
+    /* The link's ends by the graph's labels (ids on a graph without). */
+    ProtoAccountLink *l = &g_array_index(j->links, ProtoAccountLink, i);
+    if (!topo_graph_node_parse(g, l->from_label, "--link", G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                               &l->from, error) ||
+        !topo_graph_node_parse(g, l->to_label, "--link", G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                               &l->to, error)) {
+      *refusal = PROTO_REFUSED_RULE;
+      return FALSE;
+    }
+    if (l->from == l->to) {
       *refusal = PROTO_REFUSED_RULE;
       g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "--link %u:%u: nodes must be distinct and below %u", l->from, l->to, j->n);
+                  "--link %s:%s: a link joins two distinct nodes", l->from_label, l->to_label);
       return FALSE;
     }
   }
@@ -518,7 +527,7 @@ static gboolean set_links(const ProtoAccountJob *j, SimEngine *engine, GError **
                           : sim_engine_set_link(engine, l->from, l->to,
                                                 &(SimLinkParams){.latency = l->latency}, error);
     if (!ok) {
-      g_prefix_error(error, "--link %u:%u: ", l->from, l->to);
+      g_prefix_error(error, "--link %s:%s: ", l->from_label, l->to_label);
       return FALSE;
     }
   }

@@ -841,15 +841,18 @@ gboolean proto_account_parse_trusts(const char *spec, GArray *out, GError **erro
 
 /* A per-link override of the simulated run (--link FROM:TO=SPEC). */
 typedef struct {
-  guint from, to;     /* the directed link from -> to */
+  guint from, to;                    /* the directed link from -> to (ids, once planned) */
+  const char *from_label, *to_label; /* as given: node labels (interned) */
   gboolean down;      /* SPEC "down": every message on it is dropped */
   SimLatency latency; /* otherwise: its latency model */
 } ProtoAccountLink;
 
 /**
  * proto_account_parse_link: "FROM:TO=down" or "FROM:TO=LATENCY" (a
- * sim_latency_parse spec, e.g. 8:1=constant:ms=1000) into @out. Node ids
- * are decimal and below G_MAXUINT; the caller checks them against the graph.
+ * sim_latency_parse spec, e.g. 8:1=constant:ms=1000) into @out. FROM and
+ * TO are node labels (no blank or control byte; a graph without labels
+ * names node u "u"), looked up in the graph by proto_account_job_plan
+ * (topo_graph_node_parse: the one resolver of -a, victims and files).
  * Errors: the expected form, quoting @spec (NULL allowed) and
  * sim_latency_parse's reason. Complexity: O(length of @spec).
  */

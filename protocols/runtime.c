@@ -268,6 +268,12 @@ static gboolean setup_links(ProtoContext *ctx, const ProtoRunConfig *cfg, GError
                "sync mode cannot run over lossy links (loss %g): a lost message would block "
                "its receiver forever; use --mode deadline:ms=D or stale:s=S",
                link.loss);
+  /* A measured model's files name nodes as the graph's file does. */
+  const TopoGraph *named = ctx->graph != NULL      ? ctx->graph
+                           : ctx->schedule != NULL ? topo_schedule_base(ctx->schedule)
+                                                   : NULL;
+  if (named != NULL)
+    sim_engine_set_node_names(ctx->engine, topo_graph_node_find_cb, named);
   if (!sim_engine_set_default_link(ctx->engine, &link, error))
     return FALSE;
   return !SIM_LATENCY_IS_MEASURED(&link.latency) || check_link_latencies(ctx, error);

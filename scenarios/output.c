@@ -263,7 +263,7 @@ gboolean scen_write_point(const char *dir, const ScenConfig *c, const char *reso
   g_free(sum);
   GString *m = g_string_new(SCEN_METRICS_CSV_COLUMNS "\n");
   GString *mm = g_string_new(SCEN_METRICS_MEAN_CSV_COLUMNS "\n");
-  scen_metrics_csv_rows(m, mm, c->seed, o->metrics, o->n_metrics);
+  scen_metrics_csv_rows(m, mm, c->seed, o->metrics, o->n_metrics, c->g);
   gboolean ok = write_in(dir, "metrics.csv", m->str, m->len, error) &&
                 write_in(dir, "metrics_mean.csv", mm->str, mm->len, error);
   g_string_free(m, TRUE);

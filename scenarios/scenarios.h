@@ -270,10 +270,12 @@ void scen_privacy_csv_rows(GString *s, const ScenPrivacyCsvSet *set, const PrivR
  * scen_metrics_csv_rows: appends the SCEN_METRICS_CSV_COLUMNS rows of
  * @rows (sorted by round, then node) to @s, and when @means is not NULL the
  * SCEN_METRICS_MEAN_CSV_COLUMNS rows (one per round: the means over its
- * nodes) to @means. O(@n_rows).
+ * nodes) to @means. The node column names a node as privacy.csv's victim
+ * column does: its label when @g (nullable) has a label table, else its
+ * id. O(@n_rows).
  */
 void scen_metrics_csv_rows(GString *s, GString *means, guint64 seed, const ProtoMetric *rows,
-                           gsize n_rows);
+                           gsize n_rows, const TopoGraph *g);
 
 /** "protected", "unprotected" or "unresolved" (the status column). */
 const char *scen_privacy_victim_status(const PrivVictim *v);

@@ -102,14 +102,19 @@ char *scen_privacy_members_label(const TopoGraph *g, const guint *nodes, guint n
 }
 
 void scen_metrics_csv_rows(GString *s, GString *means, guint64 seed, const ProtoMetric *rows,
-                           gsize n_rows) {
+                           gsize n_rows, const TopoGraph *g) {
   for (gsize i = 0; i < n_rows;) {
     guint step = rows[i].step, n = 0;
     double sum[3] = {0, 0, 0};
     for (; i < n_rows && rows[i].step == step; i++, n++) {
       const ProtoMetric *m = &rows[i];
       const double v[3] = {m->train_loss, m->test_loss, m->test_accuracy};
-      g_string_append_printf(s, "%u,%u", m->step, m->node);
+      const char *label = g != NULL ? topo_graph_node_label(g, m->node) : NULL;
+      g_string_append_printf(s, "%u,", m->step);
+      if (label != NULL)
+        scen_csv_text(s, label); /* privacy.csv's victim: a join key */
+      else
+        g_string_append_printf(s, "%u", m->node);
       for (guint c = 0; c < 3; c++) {
         g_string_append_c(s, ',');
         scen_csv_number(s, v[c]);

@@ -268,6 +268,11 @@ gboolean sim_engine_set_delivery_seed(SimEngine *e, guint64 seed, GError **error
 
 /* ---- Links ---- */
 
+void sim_engine_set_node_names(SimEngine *e, SimNodeFind find, gconstpointer graph) {
+  g_return_if_fail(e != NULL);
+  e->links.names = (SimNodeNames){find, graph};
+}
+
 gboolean sim_engine_set_default_link(SimEngine *e, const SimLinkParams *params, GError **error) {
   g_return_val_if_fail(e != NULL, FALSE);
   if (!params) {

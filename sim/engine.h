@@ -115,6 +115,14 @@ gsl_rng *sim_engine_rng(SimEngine *engine, guint32 node, guint32 purpose, GError
 gboolean sim_engine_set_delivery_seed(SimEngine *engine, guint64 seed, GError **error);
 
 /**
+ * sim_engine_set_node_names: how the files of a measured latency set
+ * afterwards name the nodes: by @find (topo_graph_node_find's signature)
+ * on @graph, which must outlive the engine's loads (see
+ * sim_latency_data_load_named); @find NULL: by ids (the default). O(1).
+ */
+void sim_engine_set_node_names(SimEngine *engine, SimNodeFind find, gconstpointer graph);
+
+/**
  * sim_engine_set_default_link: the parameters of every link without an
  * override. A measured latency (links:, country:) loads its file here, once
  * per engine and spec. Errors: SIM_ERROR_INVALID_ARGUMENT on an invalid

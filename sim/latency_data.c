@@ -304,6 +304,32 @@ static gboolean read_number(const char *file, gsize line, const char *what, cons
   return TRUE;
 }
 
+gboolean sim_node_names_find(const SimNodeNames *names, const char *file, gsize line,
+                             const char *tok, guint32 *id, GError **error) {
+  gsize len = strlen(tok);
+  char digits[24];
+  const char *label = tok;
+  char *unquoted = NULL;
+  if (len >= 2 && tok[0] == '"' && tok[len - 1] == '"')
+    label = unquoted = g_strndup(tok + 1, len - 2);
+  gboolean number = *label != '\0';
+  for (const char *p = label; *p; p++)
+    number &= g_ascii_isdigit(*p);
+  guint64 v;
+  if (number && g_ascii_string_to_unsigned(label, 10, 0, G_MAXUINT64, &v, NULL)) {
+    g_snprintf(digits, sizeof digits, "%" G_GUINT64_FORMAT, v);
+    label = digits;
+  }
+  guint found = 0;
+  gboolean ok = names->find(names->graph, label, &found);
+  g_free(unquoted);
+  if (!ok)
+    return spec_error_token(error, SIM_ERROR, SIM_ERROR_FILE, file, line, "node", tok,
+                            MIN((gssize)len, 64), " is not in the graph");
+  *id = found;
+  return TRUE;
+}
+
 /* ---- links: ---- */
 
 typedef struct {
@@ -355,7 +381,7 @@ static gboolean read_label(const char *file, gsize line, const char *tok, guint6
 
 /* The lines of an edge list with a latency column, in file order. */
 static GArray *read_links(const char *file, char *text, gsize len, double unit_ms,
-                          GError **error) {
+                          const SimNodeNames *names, GError **error) {
   GArray *links = g_array_new(FALSE, FALSE, sizeof(RawLink));
   char *p = text, *end = text + len;
   gsize line = 0;
@@ -373,18 +399,29 @@ static GArray *read_links(const char *file, char *text, gsize len, double unit_m
       continue;
     gboolean first = !content;
     content = TRUE;
-    if (first && (tok[0][0] < '0' || tok[0][0] > '9'))
-      continue; /* a header names the columns */
+    /* A header names the columns: a first line whose latency field is no
+     * number (nodes may be names, so the first field cannot tell). */
+    char *num_end = NULL;
+    if (first && nt == 3 && (g_ascii_strtod(tok[2], &num_end), num_end == tok[2] || *num_end))
+      continue;
     if (nt != 3) {
       ok = fail(error, file, line, "%u fields, expected 'source target latency'", nt);
       break;
     }
     RawLink l = {.line = line};
-    ok = read_label(file, line, tok[0], &l.a, error) &&
-         read_label(file, line, tok[1], &l.b, error) &&
-         read_number(file, line, "latency", tok[2], &l.ms, error);
+    guint32 a = 0, b = 0;
+    if (names->find != NULL) {
+      ok = sim_node_names_find(names, file, line, tok[0], &a, error) &&
+           sim_node_names_find(names, file, line, tok[1], &b, error);
+      l.a = a;
+      l.b = b;
+    } else {
+      ok = read_label(file, line, tok[0], &l.a, error) &&
+           read_label(file, line, tok[1], &l.b, error);
+    }
+    ok = ok && read_number(file, line, "latency", tok[2], &l.ms, error);
     if (ok && l.a == l.b)
-      ok = fail(error, file, line, "a link from node %" G_GUINT64_FORMAT " to itself", l.a);
+      ok = fail(error, file, line, "a link from node %s to itself", tok[0]);
     l.ms *= unit_ms;
     if (ok)
       g_array_append_val(links, l);
@@ -439,7 +476,8 @@ static gssize find_link(const SimLatencyData *d, guint32 u, guint32 v) {
   return lo < d->row[u + 1] && d->to[lo] == v ? (gssize)lo : -1;
 }
 
-static SimLatencyData *load_links(const SimLatency *lat, GError **error) {
+static SimLatencyData *load_links(const SimLatency *lat, const SimNodeNames *names,
+                                  GError **error) {
   char *text = NULL;
   gsize len = 0;
   if (!spec_file_read_text(lat->file, &text, &len, error))
@@ -454,7 +492,7 @@ static SimLatencyData *load_links(const SimLatency *lat, GError **error) {
     g_free(text);
     return NULL;
   }
-  GArray *raw = read_links(lat->file, text, len, lat->unit_ms, error);
+  GArray *raw = read_links(lat->file, text, len, lat->unit_ms, names, error);
   g_free(text);
   if (raw == NULL)
     return NULL;
@@ -465,7 +503,13 @@ static SimLatencyData *load_links(const SimLatency *lat, GError **error) {
     g_array_unref(raw);
     return NULL;
   }
-  guint32 n = number_nodes(l, m);
+  /* The graph's ids, or the file's own numbering without a graph. */
+  guint32 n = 0;
+  if (names->find != NULL)
+    for (gsize i = 0; i < m; i++)
+      n = MAX(n, (guint32)MAX(l[i].a, l[i].b) + 1);
+  else
+    n = number_nodes(l, m);
   qsort(l, m, sizeof *l, (int (*)(const void *, const void *))compare_links);
   for (gsize i = 1; i < m; i++)
     if (l[i].a == l[i - 1].a && l[i].b == l[i - 1].b) {
@@ -774,21 +818,27 @@ static SimLatencyData *load_country(const SimLatency *lat, GError **error) {
 }
 
 SimLatencyData *sim_latency_data_load(const SimLatency *lat, GError **error) {
+  return sim_latency_data_load_named(lat, NULL, NULL, error);
+}
+
+SimLatencyData *sim_latency_data_load_named(const SimLatency *lat, SimNodeFind find,
+                                            gconstpointer graph, GError **error) {
   g_return_val_if_fail(lat != NULL, NULL);
+  SimNodeNames names = {find, graph};
   if (!SIM_LATENCY_IS_MEASURED(lat) || lat->file == NULL) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
                 "sim_latency_data_load: not a measured latency model (links:, country: or geo:)");
     return NULL;
   }
   if (lat->kind == SIM_LATENCY_GEO) {
-    SimGeoNodes *geo = sim_geo_nodes_load(lat, error);
+    SimGeoNodes *geo = sim_geo_nodes_load(lat, &names, error);
     if (geo == NULL)
       return NULL;
     SimLatencyData *d = data_new(SIM_LATENCY_GEO, lat->file);
     d->geo = geo;
     return d;
   }
-  return lat->kind == SIM_LATENCY_LINKS ? load_links(lat, error) : load_country(lat, error);
+  return lat->kind == SIM_LATENCY_LINKS ? load_links(lat, &names, error) : load_country(lat, error);
 }
 
 /* ---- Delays ---- */

@@ -25,7 +25,7 @@
 
 struct SimGeoNodes {
   char *file;
-  guint32 n;
+  guint32 n, placed; /* nodes 0..n-1; those the file places (NaN: not) */
   double *deg;  /* 2n: longitude, latitude in degrees, as the file gives them */
   double *rad;  /* 3n: longitude, latitude in radians, cos(latitude) */
   double base_ms, per_km_ms, jitter, max_ms;
@@ -143,9 +143,19 @@ typedef struct {
   gsize line;
 } GeoRow;
 
+/* The id column as the graph's labels: the node's id in the graph. */
+static gboolean read_label(const SimNodeNames *names, const char *file, gsize line, const char *tok,
+                           GeoRow *row, GError **error) {
+  guint32 id;
+  if (!sim_node_names_find(names, file, line, tok, &id, error))
+    return FALSE;
+  row->id = id;
+  return TRUE;
+}
+
 /* One data line (NUL-terminated, stripped) into @row. */
 static gboolean read_row(const char *file, gsize line, char *text, const GeoColumns *c,
-                         GeoRow *row, GError **error) {
+                         const SimNodeNames *names, GeoRow *row, GError **error) {
   gchar **f = g_strsplit(text, ",", -1);
   guint n = g_strv_length(f);
   gboolean ok = n == c->n_fields ||
@@ -156,14 +166,16 @@ static gboolean read_row(const char *file, gsize line, char *text, const GeoColu
   row->line = line;
   ok = ok && read_degrees(file, line, "longitude", f[c->lon], 180, &row->lon, error) &&
        read_degrees(file, line, "latitude", f[c->lat], 90, &row->lat, error) &&
-       (c->id < 0 || read_id(file, line, f[c->id], &row->id, error));
+       (c->id < 0 || (names->find != NULL ? read_label(names, file, line, f[c->id], row, error)
+                                          : read_id(file, line, f[c->id], &row->id, error)));
   g_strfreev(f);
   return ok;
 }
 
 /* The rows of the file in file order, ids set from the row order when the
  * header has no id column. */
-static GArray *read_rows(const char *file, char *text, gsize len, GError **error) {
+static GArray *read_rows(const char *file, char *text, gsize len, const SimNodeNames *names,
+                         GError **error) {
   GArray *rows = g_array_new(FALSE, FALSE, sizeof(GeoRow));
   GeoColumns cols = {0};
   gboolean header = FALSE, ok = TRUE;
@@ -186,7 +198,7 @@ static GArray *read_rows(const char *file, char *text, gsize len, GError **error
       continue;
     }
     GeoRow row = {.id = rows->len};
-    ok = read_row(file, line, s, &cols, &row, error);
+    ok = read_row(file, line, s, &cols, names, &row, error);
     if (ok)
       g_array_append_val(rows, row);
   }
@@ -201,12 +213,13 @@ static GArray *read_rows(const char *file, char *text, gsize len, GError **error
   return rows;
 }
 
-/* Ids 0..n-1, each once: rows[k] goes to node rows[k].id. */
-static gboolean place_rows(const char *file, const GeoRow *rows, guint32 n, double *deg,
+/* Ids below @n, each once: rows[k] goes to node rows[k].id; without a
+ * graph's names the @m rows place nodes 0..m-1 (n = m). */
+static gboolean place_rows(const char *file, const GeoRow *rows, guint32 m, guint32 n, double *deg,
                            GError **error) {
   gsize *line_of = g_new0(gsize, n);
   gboolean ok = TRUE;
-  for (guint32 k = 0; ok && k < n; k++) {
+  for (guint32 k = 0; ok && k < m; k++) {
     guint64 id = rows[k].id;
     if (id >= n)
       ok = bad_line(error, file, rows[k].line,
@@ -215,8 +228,7 @@ static gboolean place_rows(const char *file, const GeoRow *rows, guint32 n, doub
                                     id, n, n - 1));
     else if (line_of[id] != 0)
       ok = bad_line(error, file, rows[k].line,
-                    g_strdup_printf("node %" G_GUINT64_FORMAT " again (line %" G_GSIZE_FORMAT ")",
-                                    id, line_of[id]));
+                    g_strdup_printf("the node of line %" G_GSIZE_FORMAT " again", line_of[id]));
     else {
       line_of[id] = rows[k].line;
       deg[2 * id] = rows[k].lon;
@@ -238,10 +250,19 @@ static gint compare_positions(gconstpointer pa, gconstpointer pb) {
  * (nodes without a location) shows as a crowd. O(n log n). */
 static void count_positions(SimGeoNodes *g) {
   double *sorted = g_memdup2(g->deg, 2 * sizeof(double) * g->n);
-  qsort(sorted, g->n, 2 * sizeof(double), (int (*)(const void *, const void *))compare_positions);
+  /* Placed nodes only: the unplaced (NaN) sort... nowhere, so drop them. */
+  guint32 m = 0;
+  for (guint32 k = 0; k < g->n; k++)
+    if (!isnan(g->deg[2 * (gsize)k])) {
+      sorted[2 * (gsize)m] = g->deg[2 * (gsize)k];
+      sorted[2 * (gsize)m + 1] = g->deg[2 * (gsize)k + 1];
+      m++;
+    }
+  g->placed = m;
+  qsort(sorted, m, 2 * sizeof(double), (int (*)(const void *, const void *))compare_positions);
   guint32 run = 0;
   g->distinct = g->crowd = 0;
-  for (guint32 k = 0; k < g->n; k++) {
+  for (guint32 k = 0; k < m; k++) {
     gboolean same = k > 0 && compare_positions(sorted + 2 * k, sorted + 2 * (k - 1)) == 0;
     run = same ? run + 1 : 1;
     g->distinct += !same;
@@ -250,7 +271,7 @@ static void count_positions(SimGeoNodes *g) {
   g_free(sorted);
 }
 
-SimGeoNodes *sim_geo_nodes_load(const SimLatency *lat, GError **error) {
+SimGeoNodes *sim_geo_nodes_load(const SimLatency *lat, const SimNodeNames *names, GError **error) {
   g_return_val_if_fail(lat != NULL && lat->kind == SIM_LATENCY_GEO && lat->file != NULL, NULL);
   char *text = NULL;
   gsize len = 0;
@@ -264,15 +285,22 @@ SimGeoNodes *sim_geo_nodes_load(const SimLatency *lat, GError **error) {
     g_free(text);
     return NULL;
   }
-  GArray *rows = read_rows(lat->file, text, len, error);
+  GArray *rows = read_rows(lat->file, text, len, names, error);
   g_free(text);
   if (rows == NULL)
     return NULL;
   SimGeoNodes *g = g_new0(SimGeoNodes, 1);
   g->file = g_strdup(lat->file);
+  const GeoRow *r = (const GeoRow *)(void *)rows->data;
+  /* Labelled ids may leave nodes of the graph unplaced (NaN): their links
+   * have no delay, which the run's setup refuses naming the link. */
   g->n = rows->len;
+  for (guint32 k = 0; names->find != NULL && k < rows->len; k++)
+    g->n = MAX(g->n, (guint32)r[k].id + 1);
   g->deg = g_new(double, 2 * (gsize)g->n);
-  if (!place_rows(lat->file, (const GeoRow *)(void *)rows->data, g->n, g->deg, error)) {
+  for (gsize k = 0; k < 2 * (gsize)g->n; k++)
+    g->deg[k] = NAN;
+  if (!place_rows(lat->file, r, rows->len, g->n, g->deg, error)) {
     g_array_unref(rows);
     sim_geo_nodes_free(g);
     return NULL;
@@ -294,7 +322,7 @@ SimGeoNodes *sim_geo_nodes_load(const SimLatency *lat, GError **error) {
 
 gboolean sim_geo_nodes_delay(const SimGeoNodes *g, guint32 from, guint32 to, SimTime *ns) {
   g_return_val_if_fail(g != NULL && ns != NULL, FALSE);
-  if (from >= g->n || to >= g->n)
+  if (from >= g->n || to >= g->n || isnan(g->deg[2 * (gsize)from]) || isnan(g->deg[2 * (gsize)to]))
     return FALSE;
   guint32 lo = MIN(from, to), hi = MAX(from, to);
   double km = haversine_km(g->rad + 3 * (gsize)lo, g->rad + 3 * (gsize)hi);
@@ -311,7 +339,7 @@ gboolean sim_geo_nodes_delay(const SimGeoNodes *g, guint32 from, guint32 to, Sim
 
 gboolean sim_geo_nodes_position(const SimGeoNodes *g, guint32 node, double *lon, double *lat) {
   g_return_val_if_fail(g != NULL && lon != NULL && lat != NULL, FALSE);
-  if (node >= g->n)
+  if (node >= g->n || isnan(g->deg[2 * (gsize)node]))
     return FALSE;
   *lon = g->deg[2 * (gsize)node];
   *lat = g->deg[2 * (gsize)node + 1];
@@ -324,6 +352,6 @@ char *sim_geo_nodes_describe(const SimGeoNodes *g) {
                          "one); a link's one-way delay is (%g ms + %g ms/km x great-circle km) x "
                          "a log-normal factor of mean 1 and sigma %g drawn once per node pair, "
                          "at most %g ms, seed %" G_GUINT64_FORMAT,
-                         g->n, g->file, g->distinct, g->crowd, g->base_ms, g->per_km_ms,
+                         g->placed, g->file, g->distinct, g->crowd, g->base_ms, g->per_km_ms,
                          g->jitter, g->max_ms, g->seed);
 }

@@ -124,6 +124,10 @@ typedef struct {
   double loss; /* Bernoulli drop probability in [0, 1] */
 } SimLinkParams;
 
+/* How a graph names its nodes: the id of the node labelled @label, FALSE
+ * when none is (topo_graph_node_find's signature; SpecNodeFind's). */
+typedef gboolean (*SimNodeFind)(gconstpointer graph, const char *label, guint *id);
+
 /*
  * Measured latency data (latency_data.c): the table a links: or country:
  * model reads, loaded once per engine and shared by reference.
@@ -134,8 +138,9 @@ typedef struct SimLatencyData SimLatencyData;
  * sim_latency_data_load: reads the file(s) of the measured model @latency
  * (plain or gzip). links: one directed link per line "u v latency" (blanks
  * or commas, '#' comments, an optional header line), latencies finite and
- * >= 0, no link twice; labels 0..n-1 are kept, any other labelling is
- * numbered by first appearance (as topo_graph_load numbers the same file).
+ * >= 0, no link twice, a first line whose latency is no number a header;
+ * labels 0..n-1 are kept, any other labelling is numbered by first
+ * appearance (sim_latency_data_load_named looks them up in the graph).
  * country: the RIPE Atlas tables (data/README.md); countries whose pairs are
  * all measured are kept, heaviest first (see latency_data.c). geo: a CSV node
  * file whose header names a longitude and a latitude column (long, lon or
@@ -146,6 +151,20 @@ typedef struct SimLatencyData SimLatencyData;
  * that cannot be read. O(file size + L log L) for L links.
  */
 SimLatencyData *sim_latency_data_load(const SimLatency *latency, GError **error);
+
+/**
+ * sim_latency_data_load_named: sim_latency_data_load for a graph whose
+ * nodes @find names (topo_graph_node_find's signature; @graph is its
+ * first argument): a links file's two node columns and a geo file's id
+ * column are the graph's labels, each looked up by @find (digits in
+ * decimal, leading zeros dropped; quotes around a name dropped), so a file
+ * written with the graph file's labels matches its nodes whatever their
+ * order. A label the graph lacks is SIM_ERROR_FILE "FILE:LINE: node 'X' is
+ * not in the graph". @find NULL is sim_latency_data_load. Cost: the
+ * load's, plus one @find per label read.
+ */
+SimLatencyData *sim_latency_data_load_named(const SimLatency *latency, SimNodeFind find,
+                                            gconstpointer graph, GError **error);
 SimLatencyData *sim_latency_data_ref(SimLatencyData *data);
 void sim_latency_data_unref(SimLatencyData *data);
 

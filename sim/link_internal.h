@@ -34,10 +34,27 @@ static inline SimTime sim_ms_to_ns(double ms) {
 gboolean sim_latency_parse_measured(const char *spec, const char *params, SimLatency *l,
                                     GError **error);
 
+/* How the graph names its nodes, for the files of a measured model (NULL
+ * find: nodes are named by their ids, a links file's other labels numbered
+ * by first appearance). */
+typedef struct {
+  SimNodeFind find;
+  gconstpointer graph;
+} SimNodeNames;
+
+/* The node @tok names (a token of @file's line @line, NUL-terminated):
+ * digits are read as a number and looked up in decimal, leading zeros
+ * dropped (as the graph loader names an edge list's nodes); surrounding
+ * double quotes go. SIM_ERROR_FILE "FILE:LINE: node 'X' is not in the
+ * graph" when @names has no such node. O(length of @tok + the lookup). */
+gboolean sim_node_names_find(const SimNodeNames *names, const char *file, gsize line,
+                             const char *tok, guint32 *id, GError **error);
+
 /* latency_geo.c: the node positions of a geo: model and its delays (the
  * contracts of sim_latency_data_load, _delay, _describe and _position). */
 typedef struct SimGeoNodes SimGeoNodes;
-SimGeoNodes *sim_geo_nodes_load(const SimLatency *latency, GError **error);
+SimGeoNodes *sim_geo_nodes_load(const SimLatency *latency, const SimNodeNames *names,
+                                GError **error);
 void sim_geo_nodes_free(SimGeoNodes *g);
 gboolean sim_geo_nodes_delay(const SimGeoNodes *g, guint32 from, guint32 to, SimTime *ns);
 gboolean sim_geo_nodes_position(const SimGeoNodes *g, guint32 node, double *lon, double *lat);
@@ -54,6 +71,7 @@ typedef struct {
   SimLinkModel def;
   GHashTable *entries; /* &entry->key -> entry (owned) */
   GHashTable *loaded;  /* measured spec -> SimLatencyData (owned refs) */
+  SimNodeNames names;  /* how the measured files name the nodes */
 } SimLinkTable;
 
 void sim_link_table_init(SimLinkTable *t);

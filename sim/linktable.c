@@ -10,6 +10,7 @@ static void entry_free(gpointer p) {
 void sim_link_table_init(SimLinkTable *t) {
   SimLinkParams p = {.latency = {.kind = SIM_LATENCY_CONSTANT, .ms = 0}, .loss = 0};
   t->def = (SimLinkModel){0};
+  t->names = (SimNodeNames){0};
   t->entries = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, entry_free);
   t->loaded = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                     (GDestroyNotify)sim_latency_data_unref);
@@ -30,7 +31,7 @@ static SimLatencyData *measured_data(SimLinkTable *t, const SimLatency *l, GErro
     g_free(key);
     return sim_latency_data_ref(d);
   }
-  d = sim_latency_data_load(l, error);
+  d = sim_latency_data_load_named(l, t->names.find, t->names.graph, error);
   if (d == NULL) {
     g_free(key);
     return NULL;

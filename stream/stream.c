@@ -641,6 +641,15 @@ gboolean stream_begin_run(Stream *s, const StreamRun *r, GError **error) {
     append_pair(b, r->edges[2 * i], r->edges[2 * i + 1]);
   }
   g_string_append_c(b, ']');
+  if (r->labels != NULL) {
+    g_string_append(b, ",\"labels\":[");
+    for (guint32 u = 0; u < r->n_nodes; u++) {
+      if (u)
+        g_string_append_c(b, ',');
+      sim_json_append_string(b, r->labels[u] != NULL ? r->labels[u] : "");
+    }
+    g_string_append_c(b, ']');
+  }
   if (r->positions != NULL) {
     g_string_append(b, ",\"layout\":");
     sim_json_append_string(b, r->layout != NULL ? r->layout : "given");

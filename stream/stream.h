@@ -195,6 +195,10 @@ typedef struct {
   const double *positions; /* (nullable) 2 * n_nodes: x, y per node, any scale */
   const char *layout;      /* (nullable) how positions were made, e.g.
                             * "fruchterman_reingold" */
+  /* (nullable) n_nodes labels: the names users give the nodes (a graph
+   * file's), sent as graph.labels beside the ids every event uses; NULL
+   * (nodes named by their ids) sends none. */
+  const char *const *labels;
 } StreamRun;
 
 /**

@@ -174,6 +174,9 @@ gboolean topo_trace_online(const TopoTrace *tr, guint user, double x);
 /* The user whose node id is @id (sessions format; STUNner: the line
  * number - 1), or G_MAXUINT. O(log users). */
 guint topo_trace_user_of_id(const TopoTrace *tr, guint64 id);
+/* @user's node id and in *@line (may be NULL) the line of its first
+ * session (STUNner: its line, the id + 1). O(1). */
+guint64 topo_trace_user_id(const TopoTrace *tr, guint user, gsize *line);
 
 /* A trace replayed on n nodes: node u follows one trace user from an
  * offset (trace_churn.c). */
@@ -183,8 +186,13 @@ typedef struct TopoTraceChurn TopoTraceChurn;
  * [,seed=..][,map=..]" (keys documented at topo_schedule_new); @seed is the
  * run's, used when the spec has none. Errors: TOPO_ERROR_PARSE (bad key or
  * value), those of topo_trace_load, TOPO_ERROR_INVALID_ARGUMENT for
- * map=identity with fewer users than nodes. O(file + n). */
-TopoTraceChurn *topo_trace_churn_new(const Spec *ps, guint n, guint64 seed, GError **error);
+ * map=identity with fewer users than nodes. With map=identity a sessions
+ * trace names @g's nodes by their labels when @g has a label table (node
+ * labelled 20 follows the trace's node 20; a trace node the graph lacks is
+ * refused at its first line); a STUNner trace's lines have no names: node
+ * u (the u-th of the graph file) follows line u + 1. O(file + n). */
+TopoTraceChurn *topo_trace_churn_new(const Spec *ps, const TopoGraph *g, guint64 seed,
+                                     GError **error);
 void topo_trace_churn_free(TopoTraceChurn *tc);
 /* Node u's presence at @round. O(log sessions). */
 gboolean topo_trace_churn_present(const TopoTraceChurn *tc, guint round, guint u);

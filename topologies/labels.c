@@ -85,15 +85,15 @@ gboolean topo_graph_node_find(const TopoGraph *g, const char *label, guint *id) 
   return TRUE;
 }
 
-static gboolean find_node(gconstpointer g, const char *label, guint *id) {
+gboolean topo_graph_node_find_cb(gconstpointer g, const char *label, guint *id) {
   return topo_graph_node_find(g, label, id);
 }
 
 gboolean topo_graph_resolve_attackers(const TopoGraph *g, SpecAttackers *a, const char *graph,
                                       guint flags, GQuark domain, gint code, GError **error) {
   g_return_val_if_fail(a != NULL, FALSE);
-  return spec_attackers_resolve(a, g != NULL && g->labels != NULL ? find_node : NULL, g, graph,
-                                flags, domain, code, error);
+  return spec_attackers_resolve(a, g != NULL && g->labels != NULL ? topo_graph_node_find_cb : NULL,
+                                g, graph, flags, domain, code, error);
 }
 
 char *topo_graph_attackers_label(const TopoGraph *g, const SpecAttackers *a, guint i) {

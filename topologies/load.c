@@ -256,9 +256,27 @@ static gboolean intern_token(GHashTable *ids, GHashTable *names, const char *s, 
          intern_label(ids, label, next, out, path, line, error);
 }
 
+/* Whether @s (@len bytes, quotes around it dropped) is a column name a CSV
+ * header gives its node columns (case-insensitive): source, target, from,
+ * to, src, dst, u, v, node1, node2, node_1, node_2. Only these make a first
+ * line a header: with names allowed as nodes, "alice,bob" is an edge. */
+static gboolean is_node_column(const char *s, gsize len) {
+  static const char *const names[] = {"source", "target", "from",  "to",    "src",    "dst",
+                                      "u",      "v",      "node1", "node2", "node_1", "node_2"};
+  if (len >= 2 && s[0] == '"' && s[len - 1] == '"') {
+    s++;
+    len -= 2;
+  }
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++)
+    if (strlen(names[i]) == len && g_ascii_strncasecmp(s, names[i], len) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* The edge-list formats (edges, csv): "u v" or "u v weight" per line. A CSV
- * file may start with a header line ("source,target,weight"); its nodes may
- * be names as well as numbers. */
+ * file may start with a header line, one whose first two fields are node
+ * column names (is_node_column: "source,target,weight"); its nodes may be
+ * names as well as numbers. */
 static gboolean parse_edge_list(const char *path, const char *text, gsize size, gboolean csv,
                                 Parsed *p, GError **error) {
   GHashTable *ids = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
@@ -269,6 +287,10 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
   int fields = 0; /* 2 or 3, from the first edge */
   gboolean latency = FALSE; /* the third column is a latency */
   gsize fields_line = 0;
+  /* A first line of names read as an edge, in a file whose other lines
+   * are all numbers: a header with names dpgossip does not know. */
+  gboolean first_named = FALSE, later_named = FALSE;
+  gsize first_line = 0;
   const char *q = text, *end = text + size;
   while (ok && q < end) {
     line++;
@@ -302,7 +324,8 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
     /* A CSV header names its columns: its first field is no node label. A
      * third column named latency or delay holds directed links' latencies
      * (the measured overlays), not weights. */
-    if (first && csv && (tok[0][0] < '0' || tok[0][0] > '9')) {
+    if (first && csv && nt >= 2 && is_node_column(tok[0], len[0]) &&
+        is_node_column(tok[1], len[1])) {
       latency = nt == 3 && ((len[2] == 7 && g_ascii_strncasecmp(tok[2], "latency", 7) == 0) ||
                             (len[2] == 5 && g_ascii_strncasecmp(tok[2], "delay", 5) == 0));
       p->report.latency_column = latency;
@@ -333,6 +356,15 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
       ok = FALSE;
       break;
     }
+    if (csv && nt >= 2) {
+      gboolean named = !is_number(tok[0], len[0]) || !is_number(tok[1], len[1]);
+      if (first) {
+        first_named = named;
+        first_line = line;
+      } else {
+        later_named |= named;
+      }
+    }
     guint ia, ib;
     double w = 0;
     ok = (names != NULL || (parse_label(path, line, tok[0], len[0], &(guint64){0}, error) &&
@@ -351,6 +383,12 @@ static gboolean parse_edge_list(const char *path, const char *text, gsize size, 
     } else {
       p->report.self_loops++;
     }
+  }
+  if (ok && first_named && !later_named && p->edges->len + 2 * p->report.self_loops > 2) {
+    ok = spec_error_at(error, TOPO_ERROR, TOPO_ERROR_PARSE, path, first_line,
+                       "this line names its nodes by words, every other line by numbers: "
+                       "if it is a header, name its node columns source,target (or from,to, "
+                       "src,dst, u,v, node1,node2), the names a header is known by");
   }
   gboolean named = ok && names != NULL && g_hash_table_size(names) > 0;
   if (named) {

@@ -426,7 +426,7 @@ static gboolean trace_parse(TopoSchedule *s, const char *spec, const char *arg, 
   gboolean ok = parse_params(spec, KEYS("trace", "format", "scale", "start", "seed", "map"),
                              KEYS("trace"), &ps, error) &&
                 need_base(s, error) &&
-                (s->tc = topo_trace_churn_new(ps, s->n, s->seed, error)) != NULL;
+                (s->tc = topo_trace_churn_new(ps, s->base, s->seed, error)) != NULL;
   spec_free(ps);
   return ok;
 }
@@ -620,6 +620,11 @@ guint topo_schedule_n(const TopoSchedule *s) {
 gboolean topo_schedule_is_static(const TopoSchedule *s) {
   g_return_val_if_fail(s != NULL, FALSE);
   return s->row->fixed;
+}
+
+const TopoGraph *topo_schedule_base(const TopoSchedule *s) {
+  g_return_val_if_fail(s != NULL, NULL);
+  return s->base;
 }
 
 gboolean topo_schedule_within_base(const TopoSchedule *s) {

@@ -168,6 +168,9 @@ gboolean topo_graph_write_edges(const TopoGraph *g, const char *path, GError **e
 const char *topo_graph_node_label(const TopoGraph *g, guint id);
 char *topo_graph_node_name(const TopoGraph *g, guint id);
 gboolean topo_graph_node_find(const TopoGraph *g, const char *label, guint *id);
+/* topo_graph_node_find_cb: topo_graph_node_find with an untyped graph, the
+ * callback lower layers take to name nodes (SpecNodeFind, SimNodeFind). */
+gboolean topo_graph_node_find_cb(gconstpointer g, const char *label, guint *id);
 gboolean topo_graph_set_labels(TopoGraph *g, const char *const *labels, GError **error);
 gboolean topo_graph_has_labels(const TopoGraph *g);
 
@@ -242,7 +245,7 @@ typedef struct {
 typedef enum {
   TOPO_FORMAT_AUTO,    /* by extension: .graphml/.xml, .gml, .net/.paj/.pajek, .csv; else edges */
   TOPO_FORMAT_EDGES,   /* "u v [weight]" per line, blanks or commas, '#' comments (SNAP) */
-  TOPO_FORMAT_CSV,     /* the same, and a first line that is no edge is a header */
+  TOPO_FORMAT_CSV,     /* the same, names as nodes, a header of node column names */
   TOPO_FORMAT_GRAPHML, /* igraph_read_graph_graphml (the first graph of the file) */
   TOPO_FORMAT_GML,     /* igraph_read_graph_gml */
   TOPO_FORMAT_PAJEK,   /* igraph_read_graph_pajek (.net) */
@@ -636,6 +639,11 @@ guint topo_schedule_n(const TopoSchedule *s);
 
 /* topo_schedule_is_static: TRUE when W_t does not depend on t. */
 gboolean topo_schedule_is_static(const TopoSchedule *s);
+
+/* topo_schedule_base: the graph the schedule was made over (its nodes'
+ * labels: topo_graph_node_find), NULL for resample without one. (transfer
+ * none) O(1). */
+const TopoGraph *topo_schedule_base(const TopoSchedule *s);
 
 /* topo_schedule_within_base: TRUE when every round's edges are edges of the
  * base graph (static, matching, edge-failure, churn), so that hops in the

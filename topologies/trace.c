@@ -19,6 +19,7 @@ struct TopoTrace {
   double *t;     /* per user: 0 = t_0 < t_1 < ... < t_K = its period, seconds */
   guint8 *first; /* state on [t_0, t_1) */
   guint64 *ids;  /* sessions format: the user's node id (increasing); else NULL */
+  gsize *lines;  /* sessions format: the line of the user's first session */
 };
 
 void topo_trace_free(TopoTrace *tr) {
@@ -28,6 +29,7 @@ void topo_trace_free(TopoTrace *tr) {
   g_free(tr->t);
   g_free(tr->first);
   g_free(tr->ids);
+  g_free(tr->lines);
   g_free(tr);
 }
 
@@ -56,6 +58,12 @@ gboolean topo_trace_online(const TopoTrace *tr, guint user, double x) {
       hi = mid;
   }
   return (tr->first[user] ^ ((lo - 1) & 1)) != 0;
+}
+
+guint64 topo_trace_user_id(const TopoTrace *tr, guint user, gsize *line) {
+  if (line != NULL)
+    *line = tr->lines != NULL ? tr->lines[user] : (gsize)user + 1;
+  return tr->ids != NULL ? tr->ids[user] : user;
 }
 
 guint topo_trace_user_of_id(const TopoTrace *tr, guint64 id) {
@@ -99,7 +107,7 @@ static char *read_text(const char *path, GError **error) {
 
 /* Users under construction: boundaries appended user after user. */
 typedef struct {
-  GArray *off, *t, *first, *ids;
+  GArray *off, *t, *first, *ids, *lines;
 } Builder;
 
 static void builder_init(Builder *b, gboolean with_ids) {
@@ -107,6 +115,7 @@ static void builder_init(Builder *b, gboolean with_ids) {
   b->t = g_array_new(FALSE, FALSE, sizeof(double));
   b->first = g_array_new(FALSE, FALSE, sizeof(guint8));
   b->ids = with_ids ? g_array_new(FALSE, FALSE, sizeof(guint64)) : NULL;
+  b->lines = with_ids ? g_array_new(FALSE, FALSE, sizeof(gsize)) : NULL;
   gsize zero = 0;
   g_array_append_val(b->off, zero);
 }
@@ -117,6 +126,8 @@ static void builder_clear(Builder *b) {
   g_array_unref(b->first);
   if (b->ids != NULL)
     g_array_unref(b->ids);
+  if (b->lines != NULL)
+    g_array_unref(b->lines);
 }
 
 static void builder_end_user(Builder *b, guint8 first) {
@@ -132,6 +143,7 @@ static TopoTrace *builder_finish(Builder *b) {
   tr->t = (double *)(void *)g_array_free(b->t, FALSE);
   tr->first = (guint8 *)g_array_free(b->first, FALSE);
   tr->ids = b->ids != NULL ? (guint64 *)(void *)g_array_free(b->ids, FALSE) : NULL;
+  tr->lines = b->lines != NULL ? (gsize *)(void *)g_array_free(b->lines, FALSE) : NULL;
   return tr;
 }
 
@@ -319,6 +331,7 @@ static gboolean session_user(Builder *b, const Session *s, gsize k, double perio
   if (s[k - 1].until < period)
     g_array_append_val(b->t, period);
   g_array_append_val(b->ids, s[0].id);
+  g_array_append_val(b->lines, s[0].line);
   builder_end_user(b, first);
   return TRUE;
 }

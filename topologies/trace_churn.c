@@ -89,9 +89,47 @@ static void map_seeded(TopoTraceChurn *tc, guint64 seed) {
   g_free(perm);
 }
 
-/* Node u follows the user of id u (STUNner: line u + 1). */
-static gboolean map_identity(TopoTraceChurn *tc, const char *path, gboolean stunner,
-                             GError **error) {
+/* A sessions trace on a graph with labels: node labelled L follows the
+ * trace's node L, and every trace node is a node of the graph. */
+static gboolean map_labels(TopoTraceChurn *tc, const TopoGraph *g, const char *path,
+                           GError **error) {
+  guint L = topo_trace_n_users(tc->trace);
+  for (guint k = 0; k < L; k++) {
+    gsize line;
+    char label[24];
+    guint id;
+    g_snprintf(label, sizeof label, "%" G_GUINT64_FORMAT, topo_trace_user_id(tc->trace, k, &line));
+    if (!topo_graph_node_find(g, label, &id))
+      return spec_error_at(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT, path, line,
+                           "node '%s' is not in the graph (its nodes go by the labels of its "
+                           "file, such as %s)",
+                           label, topo_graph_node_label(g, 0));
+  }
+  for (guint u = 0; u < tc->n; u++) {
+    const char *label = topo_graph_node_label(g, u);
+    guint64 id;
+    tc->user[u] = g_ascii_string_to_unsigned(label, 10, 0, G_MAXUINT64, &id, NULL)
+                      ? topo_trace_user_of_id(tc->trace, id)
+                      : G_MAXUINT;
+    if (tc->user[u] == G_MAXUINT) {
+      char *shown = spec_escape(label, -1);
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
+                  "churn:trace: map=identity: node '%s' has no session in %s (every node of "
+                  "the graph needs one, by its label; map=seed deals the trace's users to the "
+                  "nodes)",
+                  shown, path);
+      g_free(shown);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Node u follows the user of id u (STUNner: line u + 1), or of its label. */
+static gboolean map_identity(TopoTraceChurn *tc, const TopoGraph *g, const char *path,
+                             gboolean stunner, GError **error) {
+  if (!stunner && topo_graph_has_labels(g))
+    return map_labels(tc, g, path, error);
   guint L = topo_trace_n_users(tc->trace);
   if (stunner && L < tc->n) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
@@ -119,7 +157,9 @@ static gboolean map_identity(TopoTraceChurn *tc, const char *path, gboolean stun
   return TRUE;
 }
 
-TopoTraceChurn *topo_trace_churn_new(const Spec *ps, guint n, guint64 seed, GError **error) {
+TopoTraceChurn *topo_trace_churn_new(const Spec *ps, const TopoGraph *g, guint64 seed,
+                                     GError **error) {
+  guint n = topo_graph_n_nodes(g);
   static const char *const formats[] = {"sessions", "stunner", NULL};
   static const char *const maps[] = {"seed", "identity", NULL};
   const char *path = spec_get(ps, "trace");
@@ -158,7 +198,7 @@ TopoTraceChurn *topo_trace_churn_new(const Spec *ps, guint n, guint64 seed, GErr
   tc->offset = g_new0(double, n);
   if (map == 0)
     map_seeded(tc, map_seed);
-  else if (!map_identity(tc, path, format == 1, error)) {
+  else if (!map_identity(tc, g, path, format == 1, error)) {
     topo_trace_churn_free(tc);
     return NULL;
   }

@@ -234,13 +234,15 @@ def graph(g, *, lcc=False, gossip="uniform", exact=False, nodes=None, ignore_wei
         ``diameter_note``), ``connected``, ``components``, ``gossip``,
         ``spectral_gap`` (0 when disconnected, None when not computed; then
         ``spectral_gap_note``), ``load`` (what loading
-        a file dropped, None otherwise) and ``edge_list``: the (m, 2) uint32
+        a file dropped, None otherwise), ``labels`` (a labelled file's node
+        names, node id u is ``labels[u]``; absent otherwise) and
+        ``edge_list``: the (m, 2) uint32
         array of edges (u < v, sorted) as ``--write-edges`` writes them.
     """
     s = Strings()
     spec = ffi.new("DpgGraphSpec *")
     _graph_spec(s, spec, g, lcc, gossip, nodes, ignore_weights)
-    cols, _, _ = table_columns(call(lib.dpg_graph, spec, int(bool(exact))))
+    cols, attrs, _ = table_columns(call(lib.dpg_graph, spec, int(bool(exact))))
     row = {k: v[0] for k, v in cols.items()}
     out = {"nodes": int(row["nodes"]), "edges": int(row["edges"]),
            "degree": {"min": int(row["degree_min"]), "mean": float(row["degree_mean"]),
@@ -258,6 +260,8 @@ def graph(g, *, lcc=False, gossip="uniform", exact=False, nodes=None, ignore_wei
         "self_loops_dropped": int(row["self_loops_dropped"]),
         "duplicate_edges_dropped": int(row["duplicate_edges_dropped"]),
         "renumbered": bool(row["renumbered"])}
+    if "labels" in attrs:  # a file's labels: node id u is labels[u], as the command's
+        out["labels"] = json.loads(attrs["labels"])
     n_nodes = ffi.new("unsigned *")
     n_edges = ffi.new("size_t *")
     p = call(lib.dpg_graph_edges, spec, n_nodes, n_edges)
@@ -536,8 +540,11 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
         The audited nodes (outside the attacker set).
     rounds : int
         Steps T.
-    trust : str
-        A trust model: @TRUST_MODELS@ (default pndp).
+    trust : str or list of str
+        A trust model: @TRUST_MODELS@ (default pndp), or a list of them
+        (``["ldp", "pndp"]``, as the command's ``--trust ldp,pndp``): one
+        table, every set audited under every model; a model listed twice
+        is refused.
     protocol : str, optional
         Any registered protocol spec (default ``"dsgd"``, or the protocol of
         the only plugin given).
@@ -583,8 +590,8 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
     Returns
     -------
     pandas.DataFrame
-        One row per (attacker set, victim, attack): ``attackers``,
-        ``victim``, ``attack``, ``mu`` (accounted, inf: unprotected),
+        One row per (attacker set, trust model, victim, attack):
+        ``attackers``, ``trust``, ``victim``, ``attack``, ``mu`` (accounted, inf: unprotected),
         ``mu_canary``, ``mu_test``, ``mu_empirical`` with its 95% interval
         ``mu_empirical_low``/``mu_empirical_high``,
         ``mu_clopper_pearson_low``, ``trials``, ``reconstruction_error``,
@@ -603,7 +610,7 @@ def audit(graph, *, attackers, victims, rounds=5, trust="pndp", protocol=None, s
     names = _graph_spec(s, o.graph, graph, lcc, gossip, nodes, ignore_weights)
     o.protocol = s.str(protocol)
     o.rounds = integer("rounds", rounds)
-    o.trust = s.str(trust)
+    o.trust = s.str(trust if isinstance(trust, str) or trust is None else ",".join(trust))
     att = _attacker_args(attackers)
     o.attackers = s.strv(att) if att else ffi.NULL
     vic = _victim_args(victims, names) if victims is not None else []
@@ -966,7 +973,8 @@ def _train(printer, graph, dataset, protocol, model, partition, epochs, batches,
         for t in tables[len(read) + 1:]:
             lib.dpg_table_free(t)
     (cols, attrs, _), (mcols, _, _), (pcols, pattrs, _) = read
-    return TrainResult(metrics=_frame(cols, {}), means=_frame(mcols, {}),
+    return TrainResult(metrics=_frame(_named(cols, names, ("node",)), {}),
+                       means=_frame(mcols, {}),
                        privacy=_frame(_named(pcols, names), _warned(pattrs, "train"),
                                       int_missing=("distance",)),
                        info=_typed_attrs(attrs))

@@ -654,8 +654,10 @@ static void test_bad_inputs(void) {
   FAIL(2, "not FROM:TO=down or FROM:TO=LATENCY", "--trust", "pndp", "-a", "0", "--link", "1-0");
   FAIL(2, "not FROM:TO=down or FROM:TO=LATENCY", "--trust", "pndp", "-a", "0", "--link",
        "1:0=slow");
-  FAIL(2, "--link 1:15: nodes must be distinct and below 15", "--trust", "pndp", "-a", "0",
-       "--link", "1:15=down");
+  FAIL(2, "--link: node '15' is not in the graph (its 15 nodes are 0 to 14)", "--trust", "pndp",
+       "-a", "0", "--link", "1:15=down");
+  FAIL(2, "--link 3:03: a link joins two distinct nodes", "--trust", "pndp", "-a", "0", "--link",
+       "3:03=down");
   FAIL(2, "--storage: unknown provenance storage 'compressed'", "--trust", "pndp", "-a", "0",
        "--storage", "compressed");
   FAIL(2, "--lr must be", "--trust", "pndp", "-a", "0", "--lr", "-1");

@@ -167,6 +167,61 @@ static void test_labels(void) {
   g_clear_error(&error);
 }
 
+/* The learning layer's warnings, caught. */
+static void catch_warning(const char *message, gpointer data) {
+  GPtrArray *caught = data;
+  g_ptr_array_add(caught, g_strdup(message));
+}
+
+/* A 0/1 target trained as regression (the default) is warned about, naming
+ * the option that asks for classification; the dataset stays a regression
+ * one (classification is never chosen for the user). Other targets, and
+ * a classification asked for, load without a word. */
+static void test_two_valued_warning(void) {
+  GPtrArray *caught = g_ptr_array_new_with_free_func(g_free);
+  learn_set_warning_handler(catch_warning, caught);
+  GError *error = NULL;
+  LearnCsvOptions regression = {0};
+  char *path = NULL;
+  const char text[] = "x1,x2,label\n0.5,1,1\n0.25,2,0\n1.5,3,1\n";
+  LearnDataset *ds = load_text(text, sizeof text - 1, &regression, &path, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ds->n_classes, ==, 0);
+  g_assert_cmpfloat(ds->targets[1], ==, 0.0);
+  learn_dataset_free(ds);
+  g_assert_cmpuint(caught->len, ==, 1);
+  char *want = g_strdup_printf(
+      "%s: the target column 'label' holds two integer values (0 and 1) and is trained as a "
+      "regression target; if they are class labels, ask for classification with classes=auto "
+      "in the dataset spec (csv:%s,classes=auto)",
+      path, path);
+  g_assert_cmpstr(g_ptr_array_index(caught, 0), ==, want);
+  g_free(want);
+  g_free(path);
+  /* Without a header the column is named by its index. */
+  const char plain[] = "0.5,2\n0.25,-1\n";
+  ds = load_text(plain, sizeof plain - 1, &regression, NULL, &error);
+  g_assert_no_error(error);
+  learn_dataset_free(ds);
+  g_assert_cmpuint(caught->len, ==, 2);
+  g_assert_nonnull(strstr(g_ptr_array_index(caught, 1), "column 1 holds two integer values (-1 "
+                                                        "and 2)"));
+  /* Three values, a fraction, or classification asked for: no warning. */
+  const char three[] = "0.5,0\n0.25,1\n1,2\n", frac[] = "0.5,0\n0.25,1.5\n";
+  LearnCsvOptions classes = {.n_classes = -1};
+  ds = load_text(three, sizeof three - 1, &regression, NULL, &error);
+  learn_dataset_free(ds);
+  ds = load_text(frac, sizeof frac - 1, &regression, NULL, &error);
+  learn_dataset_free(ds);
+  ds = load_text(text, sizeof text - 1, &classes, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ds->n_classes, ==, 2);
+  learn_dataset_free(ds);
+  g_assert_cmpuint(caught->len, ==, 2);
+  learn_set_warning_handler(NULL, NULL);
+  g_ptr_array_unref(caught);
+}
+
 static void test_errors(void) {
   GError *error = NULL;
   g_assert_null(load("learn-bad-cell.csv", NULL, &error));
@@ -330,6 +385,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/learning/csv/no-final-newline", test_no_final_newline);
   g_test_add_func("/learning/csv/crlf", test_crlf);
   g_test_add_func("/learning/csv/labels", test_labels);
+  g_test_add_func("/learning/csv/two-valued-warning", test_two_valued_warning);
   g_test_add_func("/learning/csv/errors", test_errors);
   g_test_add_func("/learning/csv/spec", test_spec);
   g_test_add_func("/learning/csv/bom", test_bom);

@@ -129,7 +129,7 @@ static void test_plan_refusals(void) {
   j = proto_account_validate(&r, NULL, &e);
   g_assert_false(proto_account_job_plan(j, g, "ring", &kind, &e));
   g_assert_cmpint(kind, ==, PROTO_REFUSED_RULE);
-  g_assert_cmpstr(e->message, ==, "--link 0:9: nodes must be distinct and below 5");
+  g_assert_cmpstr(e->message, ==, "--link: node '9' is not in the graph (its 5 nodes are 0 to 4)");
   g_clear_error(&e);
   proto_account_job_free(j);
   r = base(node0);

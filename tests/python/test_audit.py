@@ -73,6 +73,35 @@ def test_plugin(cli):
     assert got.attrs["overstated"] == 2
 
 
+def test_trust_list_is_the_cli_one(cli):
+    """trust=["ldp", "pndp"] is `audit --trust ldp,pndp`: one table, a trust
+    column, every set under every model in the command's order, the same
+    numbers; a model twice is refused in the command's words."""
+    args = ["--generate", "florentine", "-T", "4", "-a", "0", "--victim", "1", "--victim", "8",
+            "--trials", "60", "--trust", "ldp,pndp", "--seed", "4"]
+    want = cli.json("audit", *args)["victims"]
+    got = dpgossip.audit("florentine", rounds=4, attackers=0, victims=[1, 8], trials=60,
+                         trust=["ldp", "pndp"], seed=4)
+    _same_rows(got, want)
+    assert list(got["trust"]) == [w["trust"] for w in want]
+    assert list(got["trust"]) == ["ldp"] * 4 + ["pndp"] * 4
+    # ldp's mu is pndp's of a neighbour, above it for a victim two hops away.
+    ldp8 = got[(got["trust"] == "ldp") & (got["victim"] == 8)]["mu"].iloc[0]
+    pndp8 = got[(got["trust"] == "pndp") & (got["victim"] == 8)]["mu"].iloc[0]
+    assert ldp8 > pndp8
+    # One model: the same column, its rows the list's.
+    one = dpgossip.audit("florentine", rounds=4, attackers=0, victims=[1, 8], trials=60,
+                         trust="pndp", seed=4)
+    assert list(one["trust"]) == ["pndp"] * 4
+    assert list(one["mu"]) == list(got["mu"][4:])
+    status, message = cli.error("audit", "--generate", "florentine", "-T", "4", "-a", "0",
+                                "--victim", "1", "--trust", "pndp,ldp,pndp")
+    assert status == 2
+    with pytest.raises(dpgossip.UsageError) as e:
+        dpgossip.audit("florentine", rounds=4, attackers=0, victims=1, trust=["pndp", "ldp", "pndp"])
+    assert str(e.value) == message == "--trust: pndp is listed twice"
+
+
 def test_figure(tmp_path):
     svg = tmp_path / "tradeoff.svg"
     df = dpgossip.audit("florentine", rounds=3, attackers=0, victims=1, trials=40,

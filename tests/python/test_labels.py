@@ -115,3 +115,23 @@ def test_train_privacy_by_label():
     same_numbers(got, want)
     assert list(got.victim) == ["n1", "n2", "n3", "n4"]
     assert list(got.bound) == ["thm5.2"] * 4
+
+
+def test_train_metrics_by_label():
+    """metrics' node column names nodes as privacy's victim does, so that
+    pandas joins them; ints other than 0..n-1 stay ints."""
+    g = labelled()
+    common = dict(dataset="synthetic:linear,n=100,d=2", epochs=2, batches=2, eval_every=2,
+                  trust="pndp", seed=1)
+    got = dpgossip.train(g, attackers="n0", **common)
+    want = dpgossip.train(twin(g)[0], attackers=0, **common)
+    name = list(g.nodes)
+    assert list(got.metrics.node) == [name[u] for u in want.metrics.node]
+    for c in ("round", "train_loss", "test_loss"):
+        np.testing.assert_array_equal(got.metrics[c].to_numpy(), want.metrics[c].to_numpy())
+    joined = got.metrics.merge(got.privacy, left_on="node", right_on="victim")
+    assert sorted(set(joined.node)) == ["n1", "n2", "n3", "n4"]
+    ints = nx.relabel_nodes(g, {f"n{i}": 10 * (i + 1) for i in range(5)})
+    m = dpgossip.train(ints, attackers=10, **common).metrics
+    assert m.node.dtype.kind == "i"
+    assert sorted(set(m.node)) == [10, 20, 30, 40, 50]

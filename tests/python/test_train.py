@@ -3,6 +3,7 @@ tables it writes (FILE, FILE_mean.csv, FILE_privacy.csv), value for value,
 and the closed forms they must hold."""
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -141,3 +142,19 @@ def test_errors_are_the_cli_messages(cli, tmp_path, kwargs, args):
         dpgossip.train("ring:n=4", **{**base, **kwargs})
     assert (str(e.value), e.value.status) == (message, status)
     assert isinstance(e.value, dpgossip.UsageError) == (status == 2)
+
+
+def test_two_valued_target_warns(tmp_path):
+    """A 0/1 label column trained as regression (the default) is warned
+    about as a Python warning naming classes=auto; it stays a regression
+    (no accuracy), and classes=auto is the classifier, without a word."""
+    csv = tmp_path / "d.csv"
+    csv.write_text("a,b,label\n" + "".join(f"{i / 10},{i % 3},{i % 2}\n" for i in range(40)))
+    with pytest.warns(UserWarning, match=r"dpgossip.train: .*d.csv: the target column 'label' "
+                      r"holds two integer values \(0 and 1\) .* classes=auto"):
+        r = dpgossip.train("ring:n=4", dataset=f"csv:{csv}", epochs=1, eval_every=1)
+    assert r.metrics["test_accuracy"].isna().all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = dpgossip.train("ring:n=4", dataset=f"csv:{csv},classes=auto", epochs=1, eval_every=1)
+    assert r.metrics["test_accuracy"].notna().all()

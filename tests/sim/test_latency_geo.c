@@ -208,7 +208,7 @@ static void test_bad_files(void) {
                                     "[-90, 90]"},
       {"index,long,lat\n0,1,nan\n", "bad.csv:2: latitude 'nan'"},
       {"index,long,lat\n-1,1,2\n", "bad.csv:2: node id '-1' is not an integer"},
-      {"index,long,lat\n0,1,2\n\n0,3,4\n", "bad.csv:4: node 0 again (line 2)"},
+      {"index,long,lat\n0,1,2\n\n0,3,4\n", "bad.csv:4: the node of line 2 again"},
       {"index,long,lat\n0,1,2\n5,3,4\n", "bad.csv:3: node id 5 but the file places 2 nodes: ids "
                                          "must be 0..1, each once"},
   };

@@ -335,6 +335,53 @@ static void test_pajek_vertex_count(void) {
   g_free(path);
 }
 
+/* A CSV file's first line is a header only when its node columns have a
+ * header's names (source,target; from,to; ... any case): a file whose first
+ * node is a word keeps that edge (main read it as a header and lost it),
+ * and a line of unknown names over numbers is refused at line 1. */
+static void test_csv_header_rule(void) {
+  char *path = test_write_file(dir, "words.csv",
+                               "Acciaiuoli,Medici\nMedici,Barbadori\nBarbadori,Acciaiuoli\n", -1);
+  GError *error = NULL;
+  TopoGraph *g = topo_graph_load_format(path, TOPO_FORMAT_AUTO, FALSE, FALSE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(topo_graph_n_nodes(g), ==, 3);
+  g_assert_cmpuint(topo_graph_n_edges(g), ==, 3);
+  g_assert_cmpstr(topo_graph_node_label(g, 0), ==, "Acciaiuoli");
+  topo_graph_free(g);
+  g_free(path);
+  static const char *const headers[] = {"From,To\n", "\"source\",\"target\"\n",
+                                        "node1,node2,weight\n", "Source,Target,Type,Id,Weight\n"};
+  for (guint i = 0; i < G_N_ELEMENTS(headers); i++) {
+    char *text = g_strconcat(headers[i],
+                             i < 2    ? "0,1\n1,2\n"
+                             : i == 2 ? "0,1,1\n1,2,1\n"
+                                      : "0,1,Undirected,0,1\n1,2,Undirected,1,1\n",
+                             NULL);
+    path = test_write_file(dir, "h.csv", text, -1);
+    g = topo_graph_load_format(path, TOPO_FORMAT_AUTO, FALSE, FALSE, &error);
+    if (i < 3) {
+      g_assert_no_error(error);
+      g_assert_cmpuint(topo_graph_n_nodes(g), ==, 3);
+      g_assert_cmpuint(topo_graph_n_edges(g), ==, 2);
+      g_assert_false(topo_graph_has_labels(g));
+      topo_graph_free(g);
+    } else {
+      /* Gephi's header is one, its five columns are not an edge list's. */
+      g_assert_null(g);
+      g_assert_nonnull(strstr(error->message, "h.csv:2: 5 tokens"));
+      g_clear_error(&error);
+    }
+    g_free(path);
+    g_free(text);
+  }
+  expect_load_error("unknown.csv", "person1,person2\n0,1\n1,2\n", TOPO_FORMAT_AUTO, FALSE,
+                    TOPO_ERROR_PARSE,
+                    TEST_NEEDLES("unknown.csv:1: this line names its nodes by words, every other "
+                                 "line by numbers: if it is a header, name its node columns "
+                                 "source,target"));
+}
+
 static void test_bad_files(void) {
   /* A header is a CSV's privilege: in a plain edge list it is an error. */
   expect_load_error("h.edges", "source target\n0 1\n", TOPO_FORMAT_AUTO, FALSE, TOPO_ERROR_PARSE,
@@ -367,6 +414,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/topologies/load/formats", test_formats);
   g_test_add_func("/topologies/load/weights", test_weights);
   g_test_add_func("/topologies/load/bad-files", test_bad_files);
+  g_test_add_func("/topologies/load/csv-header-rule", test_csv_header_rule);
   g_test_add_func("/topologies/load/bad-weights", test_bad_weights);
   g_test_add_func("/topologies/load/structure", test_structure);
   g_test_add_func("/topologies/load/long-strings", test_long_strings);

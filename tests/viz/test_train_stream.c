@@ -23,6 +23,7 @@
 
 #include "sim/sim.h"
 #include "stream/stream.h"
+#include "tests/common/checks.h"
 #include "tests/common/files.h"
 #include "tests/viz/viz_test_util.h"
 
@@ -124,6 +125,7 @@ static void check_trace(GArray *ev, const char *csv_path, guint expect_messages)
   g_assert_cmpuint(json_array_get_length(json_object_get_array_member(graph, "edges")), ==, 6);
   JsonArray *pos = json_object_get_array_member(graph, "positions");
   g_assert_cmpuint(json_array_get_length(pos), ==, 6);
+  g_assert_false(json_object_has_member(graph, "labels")); /* ids: as before labels */
   for (guint u = 0; u < 6; u++) {
     JsonArray *xy = json_array_get_array_element(pos, u);
     g_assert_true(isfinite(json_array_get_double_element(xy, 0)));
@@ -402,6 +404,42 @@ static void test_usage(Fixture *f, gconstpointer data) {
 }
 
 /* --pace 150: the 5 round events reach a live subscriber ~150 ms apart. */
+/* A labelled graph file's labels go to the viewer as graph.labels, node u
+ * (the id every event uses) named labels[u]: the file's labels 20, 3, 6, 7
+ * in order of first appearance, the names of metrics.csv's node column. */
+static void test_labels(Fixture *f, gconstpointer data) {
+  (void)data;
+  char *graph = test_write_file(f->dir, "g.txt", "20 3\n3 6\n6 7\n7 20\n20 6\n", -1);
+  char *err = NULL;
+  int status = run_train((const char *const[]){"train", "--graph", graph, "--dataset",
+                                               "synthetic:linear", "--epochs", "1", "--batches",
+                                               "1", "--record", f->trace, "--out", f->csv, NULL},
+                         &err);
+  if (status != 0)
+    g_error("train --record failed: %s", err);
+  g_free(err);
+  GArray *ev = read_trace(f->trace);
+  JsonParser *p = NULL;
+  JsonObject *o = vt_json(g_array_index(ev, Rec, 0).body, &p);
+  JsonObject *g = json_object_get_object_member(o, "graph");
+  JsonArray *labels = json_object_get_array_member(g, "labels");
+  static const char *const want[] = {"20", "3", "6", "7"};
+  g_assert_nonnull(labels);
+  g_assert_cmpuint(json_array_get_length(labels), ==, G_N_ELEMENTS(want));
+  for (guint u = 0; u < G_N_ELEMENTS(want); u++)
+    g_assert_cmpstr(json_array_get_string_element(labels, u), ==, want[u]);
+  g_object_unref(p);
+  g_array_unref(ev);
+  char *mean = g_strconcat(f->dir, "/train_mean.csv", NULL),
+       *priv = g_strconcat(f->dir, "/train_privacy.csv", NULL);
+  g_unlink(mean);
+  g_unlink(priv);
+  g_unlink(graph);
+  g_free(mean);
+  g_free(priv);
+  g_free(graph);
+}
+
 static void test_pace(Fixture *f, gconstpointer data) {
   vt_check_paced((const char *const[]){TRAIN_ARGS, "--out", f->csv, "--pace", "150", NULL}, 5,
                  120.0);
@@ -417,5 +455,6 @@ int main(int argc, char **argv) {
   ADD("/viz/train-stream/live-metrics", test_live_metrics);
   ADD("/viz/train-stream/usage", test_usage);
   ADD("/viz/train-stream/pace", test_pace);
+  ADD("/viz/train-stream/labels", test_labels);
   return g_test_run();
 }

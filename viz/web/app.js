@@ -19,6 +19,7 @@
     return {
       start: null, // the run start body
       n: 0,
+      labels: null, // graph.labels: node u is called labels[u] (null: u)
       pos: [], // [x, y] in layout units
       edges: [], // [u, v]
       edgeDown: new Set(), // "u-v" keys currently removed
@@ -129,6 +130,16 @@
     toast.timer = setTimeout(() => { t.hidden = true; }, 2600);
   }
 
+  // Node u as the user names it: its label when the run start gave labels.
+  function nodeName(u) {
+    return S && S.labels ? S.labels[u] : String(u);
+  }
+
+  // @s safe inside SVG text (labels are user text).
+  function escapeXml(s) {
+    return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+  }
+
   // ---- Events --------------------------------------------------------------
   function onRunStart(b) {
     S = emptyState();
@@ -145,6 +156,8 @@
     S.adj = Array.from({ length: S.n }, () => []);
     for (const [u, v] of S.edges) { S.adj[u].push(v); S.adj[v].push(u); }
     S.degree = S.adj.map((a) => a.length);
+    // A labelled graph file's names (graph.labels), else the ids.
+    S.labels = Array.isArray(g.labels) && g.labels.length === S.n ? g.labels.map(String) : null;
     view.follow = !view.paused;
     view.round = null;
     view.flashes = [];
@@ -943,10 +956,10 @@
       const a = p(u), fill = view.nodeColors[u] || NO_DATA;
       if (attackers.has(u)) {
         const [x, y] = a.map(Number), h = rad * 1.25;
-        out.push(`<path d="M${x} ${(y - h).toFixed(2)} L${(x + h).toFixed(2)} ${y} L${x} ${(y + h).toFixed(2)} L${(x - h).toFixed(2)} ${y} Z" fill="${fill}"><title>node ${u} (attacker)</title></path>`);
+        out.push(`<path d="M${x} ${(y - h).toFixed(2)} L${(x + h).toFixed(2)} ${y} L${x} ${(y + h).toFixed(2)} L${(x - h).toFixed(2)} ${y} Z" fill="${fill}"><title>node ${escapeXml(nodeName(u))} (attacker)</title></path>`);
         out.push(`<circle cx="${a[0]}" cy="${a[1]}" r="${attackerRing(rad, 1).toFixed(2)}" fill="none" stroke="${ATTACKER}" stroke-width="2.5"/>`);
       } else {
-        out.push(`<circle cx="${a[0]}" cy="${a[1]}" r="${r}" fill="${fill}"><title>node ${u}</title></circle>`);
+        out.push(`<circle cx="${a[0]}" cy="${a[1]}" r="${r}" fill="${fill}"><title>node ${escapeXml(nodeName(u))}</title></circle>`);
       }
     }
     out.push('</g>');
@@ -1020,7 +1033,7 @@
     const r = shownRound();
     const k = r === null ? undefined : floorKey(S.lossRounds, r);
     const loss = k === undefined ? NaN : S.loss.get(k)[u];
-    const lines = [`node ${u}  (degree ${S.degree[u] || 0})`, `test loss ${fmt(loss)}`];
+    const lines = [`node ${nodeName(u)}  (degree ${S.degree[u] || 0})`, `test loss ${fmt(loss)}`];
     const pa = privacyAt(r);
     if (pa) {
       const i = pa.rec.victims.indexOf(u);
@@ -1043,7 +1056,7 @@
       if (p.attackers.length === 1 && p.attackers[0] === u) { pick = p; break; }
       if (!pick && p.attackers.includes(u)) pick = p;
     }
-    if (!pick) { toast(`no privacy data with node ${u} as attacker in this stream`); return; }
+    if (!pick) { toast(`no privacy data with node ${nodeName(u)} as attacker in this stream`); return; }
     view.attacker = pick.key;
     $('attacker').value = pick.key;
     pickPrivacyColors();
