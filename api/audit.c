@@ -43,7 +43,7 @@ static gboolean check_options(const DpgAuditOptions *o, PrivTrust *trust, guint 
                                 .figure = o->figure};
   if ((o->attack != NULL && !audit_attack_parse(o->attack, attacks, &error)) ||
       !audit_options_check(&checked, trust, &error))
-    return dpg_fail(err, error, 2), FALSE;
+    return dpg_fail(err, error, proto_error_is_unreadable(error) ? 1 : 2), FALSE;
   return TRUE;
 }
 
