@@ -48,7 +48,7 @@ static gboolean check_options(const DpgAuditOptions *o, GArray *trusts, guint *a
                                 .figure = o->figure};
   if ((o->attack != NULL && !audit_attack_parse(o->attack, attacks, &error)) ||
       !audit_options_check(&checked, &first, &error))
-    return dpg_fail(err, error, 2), FALSE;
+    return dpg_fail(err, error, proto_error_is_unreadable(error) ? 1 : 2), FALSE;
   if (trusts->len == 0)
     g_array_append_val(trusts, first);
   return TRUE;

@@ -96,8 +96,9 @@ static gboolean check_options(Job *j, DpgError *err) {
       !eval_count("--eval-rows", o->eval_rows, &j->run.task.eval_rows, err))
     return FALSE;
   ProtoAccountRefusal refusal;
-  if (!proto_train_validate(&j->run, &refusal, &error) ||
-      !dpg_graph_gossip(&o->graph, &j->run.gossip, &error))
+  if (!proto_train_validate(&j->run, &refusal, &error))
+    return dpg_fail(err, error, proto_refusal_status(error, refusal)), FALSE;
+  if (!dpg_graph_gossip(&o->graph, &j->run.gossip, &error))
     return dpg_fail(err, error, 2), FALSE;
   j->T = (guint)(o->epochs * o->batches);
   return TRUE;

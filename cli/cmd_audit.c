@@ -249,7 +249,8 @@ static int check_options(Options *o, CliFormat *fmt, guint *attacks) {
   PrivTrust first;
   o->a.trust = NULL;
   if (status == CLI_EXIT_OK && !audit_options_check(&o->a, &first, &err))
-    status = cli_usage_error(CMD, "%s", err->message);
+    status = proto_error_is_unreadable(err) ? cli_fail(CMD, g_steal_pointer(&err), CLI_EXIT_FAILURE)
+                                            : cli_usage_error(CMD, "%s", err->message);
   o->a.trust = given;
   if (o->trusts->len == 0)
     g_array_append_val(o->trusts, first);

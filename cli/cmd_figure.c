@@ -659,7 +659,7 @@ static int check_path(const Options *o) {
     return CLI_EXIT_OK;
   }
   if (refusal != PROTO_REFUSED_RULE)
-    return cli_fail(CMD, error, CLI_EXIT_USAGE);
+    return cli_fail(CMD, error, proto_refusal_status(error, refusal));
   int status = usage_error("%s", error->message);
   g_error_free(error);
   return status;
@@ -670,8 +670,10 @@ static int validate_run(const Options *o, FigureRun *fr) {
   GError *error = NULL;
   ProtoMode pmode;
   if (!proto_account_parse_run_options(o->mode, o->latency, o->loss, &pmode, NULL, &error)) {
+    /* A latency file that cannot be read is the run's (1), as in account. */
+    int fail = proto_error_is_unreadable(error) ? CLI_EXIT_FAILURE : CLI_EXIT_USAGE;
     int status = error->domain == G_OPTION_ERROR ? usage_error("%s", error->message)
-                                                 : cli_fail(CMD, error, CLI_EXIT_USAGE);
+                                                 : cli_fail(CMD, g_steal_pointer(&error), fail);
     g_clear_error(&error);
     return status;
   }

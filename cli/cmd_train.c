@@ -361,7 +361,7 @@ static int validate_values(Options *o) {
   ProtoAccountRefusal refusal;
   if (!proto_train_validate(&o->run, &refusal, &error)) {
     if (refusal != PROTO_REFUSED_RULE)
-      return cli_fail("train", error, CLI_EXIT_USAGE);
+      return cli_fail("train", error, proto_refusal_status(error, refusal));
     int status = usage_error("%s", error->message);
     g_error_free(error);
     return status;

@@ -56,18 +56,20 @@ int cli_cmd_validate(int argc, char **argv) {
       status = cli_fail("validate", error, CLI_EXIT_USAGE);
       goto out;
     }
-  char **problems = scen_scenario_validate(sc);
+  /* Every problem; for a valid file, then what `run` checks before its
+   * first step, by the same code (output folder, each point's data, sizes):
+   * one pass over the points, whatever their number. */
+  char **problems = NULL;
+  gboolean ok = scen_scenario_check(sc, NULL, &problems, &error);
   guint n = g_strv_length(problems);
   for (guint i = 0; i < n; i++)
     fprintf(stderr, "%s\n", problems[i]);
   g_strfreev(problems);
-  /* A valid file: then what `run` checks before its first step, by the
-   * same code (output folder, each point's data, sizes). */
-  if (n == 0 && !scen_scenario_check(sc, NULL, &error)) {
+  if (!ok && n == 0) {
     fprintf(stderr, "%s\n", error->message);
-    g_clear_error(&error);
     n = 1;
   }
+  g_clear_error(&error);
   char **notes = scen_scenario_notes(sc);
   for (guint i = 0; notes[i] != NULL; i++)
     fprintf(stderr, "note: %s\n", notes[i]);

@@ -68,8 +68,11 @@ gboolean proto_account_parse_link(const char *spec, ProtoAccountLink *out, GErro
     if (!out->down && !sim_latency_parse(eq + 1, &out->latency, &sub))
       ok = FALSE;
   }
+  /* A file the link's latency names that cannot be read keeps its code:
+   * the run's failure, as in --latency (proto_error_is_unreadable). */
   if (!ok)
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+    g_set_error(error, proto_error_is_unreadable(sub) ? sub->domain : G_OPTION_ERROR,
+                proto_error_is_unreadable(sub) ? sub->code : G_OPTION_ERROR_BAD_VALUE,
                 "--link: '%s' is not FROM:TO=down or FROM:TO=LATENCY (e.g. 8:1=constant:ms=1000, "
                 "the directed link from node 8 to node 1)%s%s",
                 spec ? spec : "", sub ? ": " : "", sub ? sub->message : "");

@@ -118,6 +118,13 @@ static gboolean kind_of(gboolean ok, ProtoAccountRefusal *refusal, ProtoAccountR
   return ok;
 }
 
+/* A spec's refusal: a value its parser refused (the user's typing), or a
+ * file it names that cannot be read (the run's). */
+static gboolean spec_kind(gboolean ok, const GError *e, ProtoAccountRefusal *refusal) {
+  return kind_of(ok, refusal,
+                 !ok && proto_error_is_unreadable(e) ? PROTO_REFUSED_FILE : PROTO_REFUSED_VALUE);
+}
+
 /* Every node's LDP guarantee: the sets {0} and {1} (see every_node). */
 static gboolean every_node(ProtoAccountJob *j, ProtoAccountRefusal *refusal, GError **error) {
   for (guint i = 0; i < j->trusts->len; i++) {
@@ -291,8 +298,8 @@ static gboolean check_run(const ProtoAccountRequest *r, ProtoAccountJob *j,
                           ProtoAccountRefusal *refusal, GError **error) {
   if (!proto_account_parse_run_options(r->mode, r->latency, r->loss, &j->mode, &j->loss, error))
     /* The loss rule and the parsers' option errors are usage rules. */
-    return kind_of(FALSE, refusal,
-                   (*error)->domain == G_OPTION_ERROR ? PROTO_REFUSED_RULE : PROTO_REFUSED_VALUE);
+    return (*error)->domain == G_OPTION_ERROR ? kind_of(FALSE, refusal, PROTO_REFUSED_RULE)
+                                              : spec_kind(FALSE, *error, refusal);
   j->mode_spec = g_strdup(r->mode);
   j->latency_spec = g_strdup(r->latency);
   j->loss_spec = g_strdup(r->loss);
@@ -501,7 +508,8 @@ gboolean proto_train_validate(ProtoTrainOptions *o, ProtoAccountRefusal *refusal
                   "--sigma must be >= 0, --clip and --lr > 0, --compute-ms >= 0, all finite (got "
                   "%g, %g, %g, %g)",
                   o->sigma, o->clip, o->lr, o->task.compute_ms);
-  return kind_of(train_specs(o, error), refusal, PROTO_REFUSED_VALUE);
+  gboolean ok = train_specs(o, error);
+  return spec_kind(ok, ok ? NULL : *error, refusal);
 }
 
 void proto_train_request(const ProtoTrainOptions *o, ProtoAccountRequest *r) {

@@ -16,11 +16,21 @@ gboolean proto_error_is_usage(const GError *e) {
     return e->code == PROTO_ERROR_PARSE || e->code == PROTO_ERROR_UNKNOWN;
   if (e->domain == LEARN_ERROR)
     return e->code == LEARN_ERROR_PARSE;
+  /* A file the user named that cannot be read (SIM_ERROR_IO, TOPO_ERROR_IO,
+   * PROTO_ERROR_IO) or does not parse (_FILE, _FORMAT) is the run's, as
+   * every other data file: only a spec's own text is the user's typing. */
   if (e->domain == SIM_ERROR)
     return e->code == SIM_ERROR_PARSE;
   if (e->domain == TOPO_ERROR)
     return e->code == TOPO_ERROR_PARSE || e->code == TOPO_ERROR_RANGE;
   return FALSE;
+}
+
+gboolean proto_error_is_unreadable(const GError *e) {
+  return e != NULL &&
+         (g_error_matches(e, SIM_ERROR, SIM_ERROR_IO) ||
+          g_error_matches(e, TOPO_ERROR, TOPO_ERROR_IO) ||
+          g_error_matches(e, PROTO_ERROR, PROTO_ERROR_IO) || e->domain == G_FILE_ERROR);
 }
 
 int proto_error_status(const GError *e, ProtoFailure what) {
@@ -59,6 +69,7 @@ int proto_refusal_status(const GError *e, ProtoAccountRefusal refusal) {
   case PROTO_REFUSED_SCHEDULE:
     return proto_error_status(e, PROTO_FAILED_INPUT);
   case PROTO_REFUSED_MEMORY:
+  case PROTO_REFUSED_FILE:
     return 1;
   }
   return 1;

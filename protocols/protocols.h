@@ -85,6 +85,17 @@ typedef enum {
  */
 gboolean proto_error_is_usage(const GError *e);
 
+/**
+ * proto_error_is_unreadable: whether @e says that a file the user named
+ * cannot be read (missing, a folder, a device, no permission): SIM_ERROR_IO
+ * (a latency model's geo, links or country file), TOPO_ERROR_IO (a graph,
+ * churn or trace file), PROTO_ERROR_IO, G_FILE_ERROR. Never a usage error:
+ * a check that meets one where it otherwise refuses the user's typing (a
+ * spec parsed among the options) exits 1 by it, as the run that reads the
+ * file would. O(1).
+ */
+gboolean proto_error_is_unreadable(const GError *e);
+
 /* What failed, for proto_error_status: the one place where a front end's
  * step says which rule applies to its error. */
 typedef enum {
@@ -1117,6 +1128,8 @@ typedef enum {
   PROTO_REFUSED_PROTOCOL, /* the protocol registry's: usage or failure by the error */
   PROTO_REFUSED_SCHEDULE, /* the schedule's: a bad spec or a file that failed */
   PROTO_REFUSED_MEMORY,   /* the path's estimate is over the memory budget (the run's) */
+  PROTO_REFUSED_FILE,     /* a file a spec names (--latency's geo, links, country) cannot be
+                             read: the run's, as a graph or churn file */
 } ProtoAccountRefusal;
 
 /**
@@ -1125,7 +1138,8 @@ typedef enum {
  * is the user's; the protocol's by PROTO_FAILED_PROTOCOL; the schedule's
  * by PROTO_FAILED_INPUT (a spec that does not parse is the user's, a churn
  * or trace file that is missing or malformed the run's); a memory estimate
- * over the budget the run's (1). O(1).
+ * over the budget and a file a spec names that cannot be read the run's
+ * (1). O(1).
  */
 int proto_refusal_status(const GError *e, ProtoAccountRefusal refusal);
 
@@ -1377,7 +1391,8 @@ typedef struct {
  * and 0 for nonprivate, seed_value, task.eval_every and task.threads.
  * @refusal: (out) PROTO_REFUSED_RULE for a rule on the values (a command
  * line adds its --help hint), PROTO_REFUSED_VALUE for a spec that does not
- * parse; both usage errors (exit status 2).
+ * parse, both usage errors (exit status 2); PROTO_REFUSED_FILE for a file
+ * the latency spec names that cannot be read (SIM_ERROR_IO, exit status 1).
  * Errors: G_OPTION_ERROR_BAD_VALUE for the rules; those of
  * proto_spec_parse, proto_mode_parse, sim_latency_parse ("--latency: "
  * prefixed) and sim_loss_parse ("--loss: "). @o may be partly resolved then.

@@ -144,6 +144,19 @@ struct ScenScenario {
  */
 ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, ScenProblems *ps);
 
+/* What scen_scenario_collect calls with each point that resolves: its
+ * configuration (borrowed: freed when the call returns) and its index. */
+typedef void (*ScenPointVisit)(const ScenConfig *c, guint64 p, gpointer data);
+
+/*
+ * scen_scenario_collect: every problem of @sc (syntax, schema, each point's
+ * resolution) into @ps, sorted. The points are resolved one at a time, in
+ * order, and freed at once: memory does not grow with their count. @visit
+ * (nullable) is called with each point that resolved, while it lives.
+ * Resets @sc's notes. O(points x keys), each distinct graph loaded once.
+ */
+void scen_scenario_collect(ScenScenario *sc, ScenProblems *ps, ScenPointVisit visit, gpointer data);
+
 /* The resolved scenario file of @c (every default written): the keys in the
  * schema's order, each written from its row (its field, or its write hook
  * below). (g_free) */

@@ -89,9 +89,8 @@ guint64 scen_scenario_n_points(ScenScenario *sc) {
   return scen_sweep_count(axes_of(sc));
 }
 
-/* Every problem, sorted; NULL-free list in @ps. */
-void scen_scenario_collect(ScenScenario *sc, ScenProblems *ps);
-void scen_scenario_collect(ScenScenario *sc, ScenProblems *ps) {
+void scen_scenario_collect(ScenScenario *sc, ScenProblems *ps, ScenPointVisit visit,
+                           gpointer data) {
   g_ptr_array_set_size(sc->notes, 0);
   for (guint i = 0; i < sc->doc->syntax->items->len; i++) {
     const ScenProblem *p = g_ptr_array_index(sc->doc->syntax->items, i);
@@ -107,6 +106,8 @@ void scen_scenario_collect(ScenScenario *sc, ScenProblems *ps) {
     scen_sweep_point(axes, i, items);
     ScenPointValues pv = {axes, items};
     ScenConfig *c = scen_config_resolve(sc, &pv, ps);
+    if (c != NULL && visit != NULL)
+      visit(c, i, data);
     scen_config_free(c);
   }
   g_free(items);
@@ -116,7 +117,7 @@ void scen_scenario_collect(ScenScenario *sc, ScenProblems *ps) {
 char **scen_scenario_validate(ScenScenario *sc) {
   g_return_val_if_fail(sc != NULL, NULL);
   ScenProblems *ps = scen_problems_new();
-  scen_scenario_collect(sc, ps);
+  scen_scenario_collect(sc, ps, NULL, NULL);
   GPtrArray *out = g_ptr_array_new();
   for (guint i = 0; i < ps->items->len; i++)
     g_ptr_array_add(out, scen_problem_format(g_ptr_array_index(ps->items, i)));

@@ -89,11 +89,18 @@ char **scen_scenario_validate(ScenScenario *sc);
  * /proc or /sys), and each distinct point's run set up and freed (dataset
  * read and partitioned, batches against each node's records, memory
  * estimates; Mafalda's optimizer is not run, a plugin never loaded).
- * Errors: SCEN_ERROR_INVALID (the problems), SCEN_ERROR_IO (the folder),
- * SCEN_ERROR_FAILED (each point that cannot start, with its folder and why).
- * Complexity: reading each distinct point's data once.
+ * @problems: (out) (optional): the problems one per string, as
+ * scen_scenario_validate gives them (NULL-terminated, empty when there is
+ * none; g_strfreev).
+ * Errors: SCEN_ERROR_INVALID (the problems, one per line), SCEN_ERROR_IO
+ * (the folder), SCEN_ERROR_FAILED (each point that cannot start, with its
+ * folder and why).
+ * Complexity: one pass over the points, each resolved and freed in turn
+ * (memory: 32 bytes per distinct check, not per point), then reading each
+ * distinct point's data once.
  */
-gboolean scen_scenario_check(ScenScenario *sc, const char *out_dir, GError **error);
+gboolean scen_scenario_check(ScenScenario *sc, const char *out_dir, char ***problems,
+                             GError **error);
 
 /**
  * scen_scenario_notes: what the last validation left unchecked, and why, as

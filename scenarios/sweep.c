@@ -18,8 +18,6 @@
 #include "mf/matrix_csv.h"
 #include "scenarios/internal.h"
 
-void scen_scenario_collect(ScenScenario *sc, ScenProblems *ps);
-
 typedef struct {
   guint *points; /* indices of the points sharing this configuration */
   guint n_points;
@@ -299,27 +297,31 @@ void scen_sweep_free(ScenSweep *sh) {
 }
 
 /* Validation first: every problem of every point in one error
- * (SCEN_ERROR_INVALID). */
-static gboolean validate(ScenScenario *sc, ScenPluginMode plugins, GError **error) {
+ * (SCEN_ERROR_INVALID), each also in @problems when given (NULL-terminated,
+ * empty when there is none); @visit (nullable) sees each point as
+ * scen_scenario_collect resolves it. */
+static gboolean validate(ScenScenario *sc, ScenPluginMode plugins, ScenPointVisit visit,
+                         gpointer data, char ***problems, GError **error) {
   ScenProblems *ps = scen_problems_new();
   /* Until the run ends: resolving a point loads its plugin, or refuses it. */
   sc->plugins = plugins;
-  scen_scenario_collect(sc, ps);
-  if (scen_problems_count(ps) > 0) {
-    sc->plugins = SCEN_PLUGINS_CHECK;
-    GString *msg = g_string_new(NULL);
-    for (guint i = 0; i < ps->items->len; i++) {
-      char *t = scen_problem_format(g_ptr_array_index(ps->items, i));
-      g_string_append_printf(msg, "%s%s", i ? "\n" : "", t);
-      g_free(t);
-    }
-    g_set_error(error, SCEN_ERROR, SCEN_ERROR_INVALID, "%s", msg->str);
-    g_string_free(msg, TRUE);
-    scen_problems_free(ps);
-    return FALSE;
-  }
+  scen_scenario_collect(sc, ps, visit, data);
+  guint n = scen_problems_count(ps);
+  char **lines = g_new0(char *, n + 1);
+  for (guint i = 0; i < n; i++)
+    lines[i] = scen_problem_format(g_ptr_array_index(ps->items, i));
   scen_problems_free(ps);
-  return TRUE;
+  if (n > 0) {
+    sc->plugins = SCEN_PLUGINS_CHECK;
+    char *msg = g_strjoinv("\n", lines);
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_INVALID, "%s", msg);
+    g_free(msg);
+  }
+  if (problems != NULL)
+    *problems = lines;
+  else
+    g_strfreev(lines);
+  return n == 0;
 }
 
 /* Every point's configuration, resolved file and folder. */
@@ -554,44 +556,114 @@ static gboolean from_plugin(const ScenConfig *c) {
   return !known;
 }
 
-gboolean scen_scenario_check(ScenScenario *sc, const char *out_dir, GError **error) {
+/* What scen_scenario_check keeps of the points as they stream by: the
+ * first point of each distinct check (scen_run_config_check_key), known by
+ * the key's SHA-256 so that a sweep of 10^6 distinct points keeps 32 bytes
+ * each rather than its resolved files (two different keys share a digest
+ * with probability below 10^12 / 2^256), and point 0's output folder. */
+typedef struct {
+  GHashTable *seen; /* 32-byte digest (owned) -> itself */
+  GArray *points;   /* guint, increasing */
+  char *out_dir;    /* point 0's [output] dir */
+} CheckPlan;
+
+static guint digest_hash(gconstpointer d) {
+  guint h;
+  memcpy(&h, d, sizeof h);
+  return h;
+}
+
+static gboolean digest_equal(gconstpointer a, gconstpointer b) {
+  return memcmp(a, b, 32) == 0;
+}
+
+static void check_plan_add(const ScenConfig *c, guint64 p, gpointer data) {
+  CheckPlan *cp = data;
+  if (p == 0)
+    cp->out_dir = g_strdup(c->out_dir);
+  /* A plugin's run cannot be set up without loading its code. */
+  if (from_plugin(c))
+    return;
+  char *key = scen_run_config_check_key(c);
+  GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
+  g_checksum_update(sum, (const guchar *)key, (gssize)strlen(key));
+  guint8 *d = g_malloc(32);
+  gsize len = 32;
+  g_checksum_get_digest(sum, d, &len);
+  g_checksum_free(sum);
+  g_free(key);
+  if (g_hash_table_add(cp->seen, d)) {
+    guint pi = (guint)p;
+    g_array_append_val(cp->points, pi);
+  }
+}
+
+gboolean scen_scenario_check(ScenScenario *sc, const char *out_dir, char ***problems,
+                             GError **error) {
   g_return_val_if_fail(sc != NULL, FALSE);
-  /* As validate: a plugin is checked to exist, never loaded. */
-  if (!validate(sc, SCEN_PLUGINS_CHECK, error))
-    return FALSE;
-  ScenRunOptions opt = {.out_dir = out_dir};
-  Shared *sh = resolve_points(sc, &opt);
-  gboolean ok = out_dir_check(sh->out_dir, error);
-  GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  GString *failures = g_string_new(NULL);
-  guint failed = 0;
-  for (guint p = 0; ok && p < sh->total_points; p++) {
+  /* One pass: each point resolved, its problems collected, the first point
+   * of each distinct check noted, the point freed. As validate: a plugin is
+   * checked to exist, never loaded. */
+  CheckPlan cp = {g_hash_table_new_full(digest_hash, digest_equal, g_free, NULL),
+                  g_array_new(FALSE, FALSE, sizeof(guint)), NULL};
+  gboolean ok = validate(sc, SCEN_PLUGINS_CHECK, check_plan_add, &cp, problems, error);
+  g_hash_table_unref(cp.seen);
+  char *dir = NULL;
+  if (ok) {
+    dir = out_dir ? g_canonicalize_filename(out_dir, NULL) : g_strdup(cp.out_dir);
+    ok = out_dir_check(dir, error);
+  }
+  /* Then each distinct check, its point resolved again (problem-free now). */
+  const GPtrArray *axes = sc->axes;
+  guint *items = g_new0(guint, MAX(axes->len, 1));
+  GArray *failed = g_array_new(FALSE, FALSE, sizeof(guint));
+  GPtrArray *why = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; ok && i < cp.points->len; i++) {
+    guint p = g_array_index(cp.points, guint, i);
+    scen_sweep_point(axes, p, items);
+    ScenPointValues pv = {axes, items};
+    ScenConfig *c = scen_config_resolve(sc, &pv, NULL);
+    g_assert(c != NULL); /* it resolved above */
     GError *e = NULL;
-    /* Points that differ only in what the check does not read are checked
-     * once; a plugin's run cannot be set up without loading its code. */
-    if (from_plugin(sh->cfg[p]) || !g_hash_table_add(seen, scen_run_config_check_key(sh->cfg[p])))
-      continue;
-    if (!scen_run_config_check(sh->cfg[p], &e)) {
-      failed++;
-      g_string_append_printf(failures, "\n  %s: %s", sh->dirs[p], e->message);
+    if (!scen_run_config_check(c, &e)) {
+      g_array_append_val(failed, p);
+      g_ptr_array_add(why, g_strdup(e->message));
       g_error_free(e);
     }
+    scen_config_free(c);
   }
-  if (ok && failed > 0) {
-    g_set_error(error, SCEN_ERROR, SCEN_ERROR_FAILED, "%u point%s cannot start:%s", failed,
-                failed == 1 ? "" : "s", failures->str);
+  if (ok && failed->len > 0) {
+    /* Each failure by its point's folder, as run names it: the names are
+     * only made now (they need every point's, for the ~N of duplicates). */
+    gboolean sweep = axes->len > 0;
+    char **names = sweep ? point_names(axes, (guint)scen_sweep_count(axes)) : NULL;
+    GString *msg = g_string_new(NULL);
+    for (guint i = 0; i < failed->len; i++) {
+      guint p = g_array_index(failed, guint, i);
+      char *pd = sweep ? g_build_filename(dir, "points", names[p], NULL) : g_strdup(dir);
+      g_string_append_printf(msg, "\n  %s: %s", pd, (char *)g_ptr_array_index(why, i));
+      g_free(pd);
+    }
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_FAILED, "%u point%s cannot start:%s", failed->len,
+                failed->len == 1 ? "" : "s", msg->str);
+    g_string_free(msg, TRUE);
+    g_strfreev(names);
     ok = FALSE;
   }
-  g_string_free(failures, TRUE);
-  g_hash_table_unref(seen);
-  scen_sweep_free(sh);
+  g_ptr_array_unref(why);
+  g_array_unref(failed);
+  g_free(items);
+  g_array_unref(cp.points);
+  g_free(cp.out_dir);
+  g_free(dir);
   return ok;
 }
 
 ScenSweep *scen_sweep_prepare(ScenScenario *sc, const ScenRunOptions *opt, gboolean plan,
                               ScenRunReport *report, GError **error) {
   g_return_val_if_fail(sc != NULL && (report != NULL || !plan), NULL);
-  if (!validate(sc, opt && opt->allow_plugins ? SCEN_PLUGINS_LOAD : SCEN_PLUGINS_REFUSE, error))
+  if (!validate(sc, opt && opt->allow_plugins ? SCEN_PLUGINS_LOAD : SCEN_PLUGINS_REFUSE, NULL, NULL,
+                NULL, error))
     return NULL;
   Shared *sh = resolve_points(sc, opt);
   if (!plan) {

@@ -36,6 +36,9 @@ typedef enum {
   SIM_ERROR_FILE,             /* a data file (links, country, geo) whose content does not
                                  parse: FILE:LINE; the run's failure (exit status 1), as
                                  TOPO_ERROR_FILE, in every front end */
+  SIM_ERROR_IO,               /* a data file (links, country, geo) that cannot be read:
+                                 missing, a folder, a device, unreadable; the run's failure
+                                 (exit status 1), as TOPO_ERROR_IO for a graph or churn file */
 } SimError;
 
 /** "No node": the sender of a run event, the node of a global RNG stream, the

@@ -64,22 +64,24 @@ struct SimLatencyData {
 #define GEO_MAX_MS 636.8 /* the overlay's largest link latency */
 #define GEO_SEED 1
 
-/* A path key's file must exist now, so validate finds a typo. */
+/* A path key's file must exist now, so validate finds a typo. A file that
+ * is not there or is no file is SIM_ERROR_IO, the run's failure as a
+ * missing graph or churn file, not a spec that does not parse. */
 static gboolean check_path(const char *spec, const char *key, const char *path, GError **error) {
   if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
     return TRUE;
   /* Say what the path is: a folder or a device (/dev/zero) exists, and
    * "not found" sent the user looking for a typo (issue 37). */
   if (g_file_test(path, G_FILE_TEST_IS_DIR))
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, SIM_ERROR, SIM_ERROR_IO,
                 "latency spec \"%s\": %s=%s is a folder, not a file", spec, key, path);
   else if (g_file_test(path, G_FILE_TEST_EXISTS))
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, SIM_ERROR, SIM_ERROR_IO,
                 "latency spec \"%s\": %s=%s is not a regular file (a device, a pipe or a "
                 "socket): give a file",
                 spec, key, path);
   else
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, SIM_ERROR, SIM_ERROR_IO,
                 "latency spec \"%s\": %s=: file not found: %s (relative paths resolve against "
                 "the working directory; in a scenario file, against its folder)",
                 spec, key, path);
@@ -476,11 +478,24 @@ static gssize find_link(const SimLatencyData *d, guint32 u, guint32 v) {
   return lo < d->row[u + 1] && d->to[lo] == v ? (gssize)lo : -1;
 }
 
+gboolean sim_data_file_read(const char *path, gsize max, char **text, gsize *len, GError **error) {
+  GError *e = NULL;
+  if (max > 0 ? spec_file_read_text_max(path, max, text, len, &e)
+              : spec_file_read_text(path, text, len, &e))
+    return TRUE;
+  /* INVAL: what was read is not a text of lines (a cut or corrupt gzip, a
+   * line too long, too big a table); anything else, opening or reading. */
+  gboolean content = g_error_matches(e, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+  g_set_error_literal(error, SIM_ERROR, content ? SIM_ERROR_FILE : SIM_ERROR_IO, e->message);
+  g_error_free(e);
+  return FALSE;
+}
+
 static SimLatencyData *load_links(const SimLatency *lat, const SimNodeNames *names,
                                   GError **error) {
   char *text = NULL;
   gsize len = 0;
-  if (!spec_file_read_text(lat->file, &text, &len, error))
+  if (!sim_data_file_read(lat->file, 0, &text, &len, error))
     return NULL;
   /* Per line at most: its RawLink in a doubling array (x 2), two new labels
    * in the numbering table (a heap key and a slot each, 64 bytes with the
@@ -638,7 +653,7 @@ static gboolean check_header(const char *file, char *line, const char *want, GEr
 static gboolean read_intra(const char *file, SimRttStat *out, GError **error) {
   char *text = NULL;
   gsize len = 0;
-  if (!spec_file_read_text_max(file, RTT_TABLE_MAX, &text, &len, error))
+  if (!sim_data_file_read(file, RTT_TABLE_MAX, &text, &len, error))
     return FALSE;
   char *p = text, *end = text + len, *tok[5];
   gboolean ok = check_header(file, next_line(&p, end), INTRA_HEADER, error);
@@ -699,7 +714,7 @@ static const SimRttStat *pair_of(const RttTable *t, guint i, guint j) {
 static gboolean read_rtt(const char *file, RttTable *t, GError **error) {
   char *text = NULL;
   gsize len = 0;
-  if (!spec_file_read_text_max(file, RTT_TABLE_MAX, &text, &len, error))
+  if (!sim_data_file_read(file, RTT_TABLE_MAX, &text, &len, error))
     return FALSE;
   t->index = g_hash_table_new(g_str_hash, g_str_equal);
   t->codes = g_ptr_array_new_with_free_func(g_free);

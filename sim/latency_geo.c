@@ -275,7 +275,7 @@ SimGeoNodes *sim_geo_nodes_load(const SimLatency *lat, const SimNodeNames *names
   g_return_val_if_fail(lat != NULL && lat->kind == SIM_LATENCY_GEO && lat->file != NULL, NULL);
   char *text = NULL;
   gsize len = 0;
-  if (!spec_file_read_text(lat->file, &text, &len, error))
+  if (!sim_data_file_read(lat->file, 0, &text, &len, error))
     return NULL;
   /* Per line at most: its GeoRow in a doubling array (x 2), then the
    * positions in degrees (2 doubles) and radians (3), the line of each node

@@ -75,7 +75,9 @@ typedef struct {
  * sim_latency_parse: reads a latency spec (see above) into @out.
  * Errors: SIM_ERROR_PARSE naming the unknown model, the missing, unknown or
  * repeated key, or the value that is not a number or out of range (negative
- * or non-finite times, min > max, sigma < 0). @out is untouched on error.
+ * or non-finite times, min > max, sigma < 0); SIM_ERROR_IO for a file a
+ * measured model names that is missing, a folder or a device (the run's
+ * failure, as a missing graph file). @out is untouched on error.
  */
 gboolean sim_latency_parse(const char *spec, SimLatency *out, GError **error);
 
@@ -147,8 +149,9 @@ typedef struct SimLatencyData SimLatencyData;
  * longitude; lat or latitude) and optionally an id column (index, id or
  * node: ids 0..n-1, each once; without it row k is node k), in degrees.
  * Errors: SIM_ERROR_INVALID_ARGUMENT for a model that is not measured,
- * SIM_ERROR_FILE with FILE:LINE for a bad line, G_FILE_ERROR for a file
- * that cannot be read. O(file size + L log L) for L links.
+ * SIM_ERROR_FILE with FILE:LINE for a bad line or for text that does not
+ * read (a cut or corrupt gzip, a line or table too long), SIM_ERROR_IO for
+ * a file that cannot be read. O(file size + L log L) for L links.
  */
 SimLatencyData *sim_latency_data_load(const SimLatency *latency, GError **error);
 

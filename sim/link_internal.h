@@ -50,6 +50,16 @@ typedef struct {
 gboolean sim_node_names_find(const SimNodeNames *names, const char *file, gsize line,
                              const char *tok, guint32 *id, GError **error);
 
+/* sim_data_file_read: a links, country or geo file's text, gzip inflated
+ * (spec_file_read_text, or spec_file_read_text_max when @max > 0). Every
+ * reader of these files goes through it, so that its errors have one code
+ * each: SIM_ERROR_IO for a file that cannot be opened or read, the run's
+ * failure (exit status 1) as a graph or churn file's TOPO_ERROR_IO;
+ * SIM_ERROR_FILE for what does not read as text (a cut or corrupt gzip, a
+ * line or table too long). The message is spec_file_read's, naming @path.
+ * O(file size). */
+gboolean sim_data_file_read(const char *path, gsize max, char **text, gsize *len, GError **error);
+
 /* latency_geo.c: the node positions of a geo: model and its delays (the
  * contracts of sim_latency_data_load, _delay, _describe and _position). */
 typedef struct SimGeoNodes SimGeoNodes;

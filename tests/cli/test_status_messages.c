@@ -8,6 +8,9 @@
  *     in graph, train and account alike (graph and train said 2);
  *   - geo:nodes= of a folder or of /dev/zero says what it is, not "file not
  *     found";
+ *   - a geo, links, country or trace file that cannot be read is the run's
+ *     failure (1) from every command, as a graph or churn file (latency
+ *     files said 2, as a spec that does not parse);
  *   - --radius -1 is out of range, not "missing" (account and figure);
  *   - a gzipped CSV dataset and a gzipped churn file are read as the plain
  *     ones (they were "1 column" and "only one token").
@@ -111,7 +114,8 @@ static void test_geo_file_status(void) {
   g_free(out);
   g_free(spec);
   g_free(bad);
-  /* Not a file at all: what it is (usage, as a missing one). */
+  /* Not a file at all: what it is, and the run's failure (1) as a missing
+   * file (test_unreadable_files). */
   const struct {
     const char *path, *fragment;
   } odd[] = {{tmpdir, "is a folder, not a file"},
@@ -119,9 +123,72 @@ static void test_geo_file_status(void) {
   for (guint i = 0; i < G_N_ELEMENTS(odd); i++) {
     spec = g_strdup_printf("geo:nodes=%s", odd[i].path);
     r = cli_run("graph", "--generate", "florentine", "-q", "--latency", spec);
-    expect(&r, 2, odd[i].fragment, spec);
+    expect(&r, 1, odd[i].fragment, spec);
     g_free(spec);
   }
+}
+
+/* A file the user names that cannot be read (missing, a folder, a device)
+ * is the run's failure, exit 1, for every kind of file and from every
+ * command that takes it, as a graph or churn file always was: geo, links
+ * and country (rtt and intra) latency files, sessions and STUNner traces.
+ * (Latency files exited 2, as a spec that does not parse.) */
+static void test_unreadable_files(void) {
+  char *missing = g_build_filename(tmpdir, "no-such-file", NULL);
+  char *rtt = test_write_file(tmpdir, "rtt.csv", "cty1,cty2\n", -1);
+  const char *not_found = "file not found: ";
+  struct {
+    char *spec;
+    const char *fragment;
+  } lat[] = {
+      {g_strdup_printf("geo:nodes=%s", missing), not_found},
+      {g_strdup_printf("links:file=%s,unit=ms", missing), not_found},
+      {g_strdup_printf("country:rtt=%s,seed=1", missing), not_found},
+      {g_strdup_printf("country:rtt=%s,seed=1,intra=%s", rtt, missing), not_found},
+      {g_strdup_printf("links:file=%s,unit=ms", tmpdir), "is a folder, not a file"},
+      {g_strdup("country:rtt=/dev/zero,seed=1"), "rtt=/dev/zero is not a regular file"},
+  };
+  char *out = g_build_filename(tmpdir, "unreadable.csv", NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(lat); i++) {
+    const char *spec = lat[i].spec, *frag = lat[i].fragment;
+    CliRun r = cli_run("graph", "--generate", "florentine", "-q", "--latency", spec);
+    expect(&r, 1, frag, spec);
+    r = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a", "0",
+                "-q", "--mode", "deadline:ms=100", "--latency", spec);
+    expect(&r, 1, frag, spec);
+    r = cli_run("train", "--generate", "florentine", "--dataset", "synthetic:linear,n=60,d=3", "-k",
+                "1", "-q", "--out", out, "--mode", "deadline:ms=100", "--latency", spec);
+    expect(&r, 1, frag, spec);
+    r = cli_run("audit", "--generate", "florentine", "-T", "4", "-a", "0", "--victim", "1",
+                "--trials", "20", "-q", "--mode", "deadline:ms=100", "--latency", spec);
+    expect(&r, 1, frag, spec);
+    g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+    g_free(lat[i].spec);
+  }
+  const char *formats[] = {"sessions", "stunner"};
+  for (guint i = 0; i < G_N_ELEMENTS(formats); i++) {
+    char *spec = g_strdup_printf("churn:trace=%s,format=%s", missing, formats[i]);
+    const char *frag = "cannot read trace file: ";
+    CliRun r = cli_run("graph", "--generate", "florentine", "-q", "--schedule", spec);
+    expect(&r, 1, frag, spec);
+    r = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a", "0",
+                "-q", "--schedule", spec);
+    expect(&r, 1, frag, spec);
+    r = cli_run("mafalda", "--generate", "florentine", "--epochs", "2", "--batches", "2", "-q",
+                "--schedule", spec);
+    expect(&r, 1, frag, spec);
+    r = cli_run("audit", "--generate", "florentine", "-T", "4", "-a", "0", "--victim", "1",
+                "--trials", "20", "-q", "--schedule", spec);
+    expect(&r, 1, frag, spec);
+    r = cli_run("train", "--generate", "florentine", "--dataset", "synthetic:linear,n=60,d=3", "-k",
+                "1", "-q", "--out", out, "--schedule", spec);
+    expect(&r, 1, frag, spec);
+    g_assert_false(g_file_test(out, G_FILE_TEST_EXISTS));
+    g_free(spec);
+  }
+  g_free(out);
+  g_free(rtt);
+  g_free(missing);
 }
 
 static void test_radius_out_of_range(void) {
@@ -206,6 +273,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/status_messages/churn_ranges", test_churn_ranges);
   g_test_add_func("/status_messages/schedule_ranges", test_schedule_ranges);
   g_test_add_func("/status_messages/geo_file_status", test_geo_file_status);
+  g_test_add_func("/status_messages/unreadable_files", test_unreadable_files);
   g_test_add_func("/status_messages/radius_out_of_range", test_radius_out_of_range);
   g_test_add_func("/status_messages/gzip_inputs", test_gzip_inputs);
   int status = g_test_run();

@@ -180,6 +180,56 @@ static void test_checks_run_makes(void) {
   g_free(dir);
 }
 
+/* validate streams a sweep's points (each resolved, checked and dropped):
+ * what it reports must still name the very item, line and point folder.
+ * The expected lines are what validate printed when it held every point
+ * in memory (main aec9d51). */
+static void test_big_sweep(void) {
+  char *dir = test_tmpdir("validate");
+  /* 3 x 20000 points; only the last item of the outer axis is bad. */
+  char *ini = write_tmp(dir, "bad-item.ini",
+                        "[topology]\ngenerate = florentine\n[protocol]\nname = dsgd\n"
+                        "mu = 0.3\n[privacy]\ntrust = ldp\n[sweep]\nprotocol.clip = 1;2;-3\n"
+                        "simulation.seed = 1..20000\n");
+  CliRun r = cli_run("validate", ini);
+  char *expect = g_strdup_printf("%s:9: sweep.protocol.clip: item 3: -3 is out of range: must be "
+                                 "> 0\n%s: 1 problem\n",
+                                 ini, ini);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_cmpstr(r.out, ==, "");
+  g_assert_cmpstr(r.err, ==, expect);
+  g_free(expect);
+  cli_run_clear(&r);
+  /* 2 x 3000 points, two distinct checks: the one that fails is point
+   * 3000, whose folder name repeats point 0's (the datasets differ past
+   * the name's 40 characters) and so ends in ~3000. */
+  GString *text = g_string_new("[topology]\ngenerate = florentine\n[protocol]\nname = dsgd\n"
+                               "mu = 0.3\n[task]\nmodel = linear\nepochs = 1\nbatches = 100\n"
+                               "dataset = synthetic:linear,n=300,d=4,seed=1\n[privacy]\n"
+                               "trust = ldp\n[output]\ndir = out\n[sweep]\ntask.dataset = "
+                               "synthetic:linear,d=4,seed=1,noise=0.25,n=3000;"
+                               "synthetic:linear,d=4,seed=1,noise=0.25,n=300\nprotocol.mu = ");
+  for (guint i = 0; i < 3000; i++)
+    g_string_append_printf(text, "%s0.%u", i ? ";" : "", 1000 + i);
+  g_string_append_c(text, '\n');
+  char *ini2 = write_tmp(dir, "bad-point.ini", text->str);
+  r = cli_run("validate", ini2);
+  expect = g_strdup_printf("1 point cannot start:\n  %s/out/points/"
+                           "dataset=synthetic-linear-d-4-seed-1-noise-0.25-n_mu=0.1000~3000: 100 "
+                           "batches per node but node 0 holds only 16 records (240 records over 15 "
+                           "nodes); use at most 16 batches or fewer nodes\n%s: 1 problem\n",
+                           dir, ini2);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_cmpstr(r.err, ==, expect);
+  g_free(expect);
+  cli_run_clear(&r);
+  g_string_free(text, TRUE);
+  test_rmtree(dir);
+  g_free(ini2);
+  g_free(ini);
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/validate/valid", test_valid);
@@ -187,5 +237,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/validate/usage", test_usage);
   g_test_add_func("/cli/validate/shipped", test_shipped_valid);
   g_test_add_func("/cli/validate/checks-run-makes", test_checks_run_makes);
+  g_test_add_func("/cli/validate/big-sweep", test_big_sweep);
   return g_test_run();
 }

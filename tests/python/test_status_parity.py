@@ -7,7 +7,8 @@ decides a status by itself shows up here as a mismatch.
 The cases are the errors the help texts, api/dpgossip.h's Errors
 paragraphs and docs/ name: an unknown name, a value out of range, a spec
 that does not parse (2); a file that is missing or whose content does not
-parse, for each kind of file a user names (1)."""
+parse, for each kind of file a user names (1): graph, churn, dataset, the
+geo, links and country latency files, sessions and STUNner traces."""
 
 import re
 
@@ -39,6 +40,7 @@ def files(tmp_path):
         p.write_text(body)
         paths[name] = str(p)
     paths["missing"] = str(tmp_path / "no-such-file")
+    paths["dir"] = str(tmp_path)
     paths["out"] = str(tmp_path / "out")
     return paths
 
@@ -77,6 +79,31 @@ def cases(f):
         ("graph-file-missing", 1, "account",
          ("--graph", f["missing"], "-T", "4", "--trust", "pndp", "-a", "0"),
          lambda: dpgossip.account(dpgossip_path(f["missing"]), **ACC)),
+        # account: latency and trace files that cannot be read (1), as a
+        # missing graph or churn file
+        ("geo-missing", 1,
+         *account("--mode", "deadline:ms=100", "--latency", "geo:nodes=" + f["missing"],
+                  mode="deadline:ms=100", latency="geo:nodes=" + f["missing"])),
+        ("geo-folder", 1,
+         *account("--mode", "deadline:ms=100", "--latency", "geo:nodes=" + f["dir"],
+                  mode="deadline:ms=100", latency="geo:nodes=" + f["dir"])),
+        ("links-missing", 1,
+         *account("--mode", "deadline:ms=100", "--latency", f"links:file={f['missing']},unit=ms",
+                  mode="deadline:ms=100", latency=f"links:file={f['missing']},unit=ms")),
+        ("country-missing", 1,
+         *account("--mode", "deadline:ms=100", "--latency", f"country:rtt={f['missing']},seed=1",
+                  mode="deadline:ms=100", latency=f"country:rtt={f['missing']},seed=1")),
+        ("country-intra-device", 1,
+         *account("--mode", "deadline:ms=100", "--latency",
+                  f"country:rtt={f['churn_bad.txt']},seed=1,intra=/dev/zero",
+                  mode="deadline:ms=100",
+                  latency=f"country:rtt={f['churn_bad.txt']},seed=1,intra=/dev/zero")),
+        ("sessions-missing", 1,
+         *account("--schedule", f"churn:trace={f['missing']},format=sessions",
+                  schedule=f"churn:trace={f['missing']},format=sessions")),
+        ("stunner-missing", 1,
+         *account("--schedule", f"churn:trace={f['missing']},format=stunner",
+                  schedule=f"churn:trace={f['missing']},format=stunner")),
         # graph
         ("graph-unknown-generator", 2, "graph", ("--generate", "nosuchgraph"),
          lambda: dpgossip.graph("nosuchgraph")),
@@ -104,6 +131,21 @@ def cases(f):
         ("train-churn-malformed", 1, "train",
          ("--generate", "ring:n=4", "--out", f["out"], "--dataset", syn, "--schedule", "churn:" + f["churn_bad.txt"]),
          lambda: dpgossip.train("ring:n=4", dataset=syn, schedule="churn:" + f["churn_bad.txt"])),
+        ("train-geo-missing", 1, "train",
+         ("--generate", "ring:n=4", "--out", f["out"], "--dataset", syn, "--mode", "deadline:ms=100",
+          "--latency", "geo:nodes=" + f["missing"]),
+         lambda: dpgossip.train("ring:n=4", dataset=syn, mode="deadline:ms=100",
+                                latency="geo:nodes=" + f["missing"])),
+        ("train-links-folder", 1, "train",
+         ("--generate", "ring:n=4", "--out", f["out"], "--dataset", syn, "--mode", "deadline:ms=100",
+          "--latency", f"links:file={f['dir']},unit=ms"),
+         lambda: dpgossip.train("ring:n=4", dataset=syn, mode="deadline:ms=100",
+                                latency=f"links:file={f['dir']},unit=ms")),
+        ("train-stunner-missing", 1, "train",
+         ("--generate", "ring:n=4", "--out", f["out"], "--dataset", syn,
+          "--schedule", f"churn:trace={f['missing']},format=stunner"),
+         lambda: dpgossip.train("ring:n=4", dataset=syn,
+                                schedule=f"churn:trace={f['missing']},format=stunner")),
         ("train-unknown-schedule", 2, "train",
          ("--generate", "ring:n=4", "--out", f["out"], "--dataset", syn, "--schedule", "nosuch"),
          lambda: dpgossip.train("ring:n=4", dataset=syn, schedule="nosuch")),
@@ -111,6 +153,16 @@ def cases(f):
         ("audit-unknown-protocol", 2, "audit",
          ("--generate", "florentine", "-a", "0", "--victim", "1", "--protocol", "nosuch"),
          lambda: dpgossip.audit("florentine", attackers=0, victims=1, protocol="nosuch")),
+        ("audit-country-missing", 1, "audit",
+         ("--generate", "florentine", "-a", "0", "--victim", "1", "--mode", "deadline:ms=100",
+          "--latency", f"country:rtt={f['missing']},seed=1"),
+         lambda: dpgossip.audit("florentine", attackers=0, victims=1, mode="deadline:ms=100",
+                                latency=f"country:rtt={f['missing']},seed=1")),
+        ("audit-sessions-missing", 1, "audit",
+         ("--generate", "florentine", "-a", "0", "--victim", "1",
+          "--schedule", f"churn:trace={f['missing']},format=sessions"),
+         lambda: dpgossip.audit("florentine", attackers=0, victims=1,
+                                schedule=f"churn:trace={f['missing']},format=sessions")),
         ("audit-churn-malformed", 1, "audit",
          ("--generate", "florentine", "-a", "0", "--victim", "1",
           "--schedule", "churn:" + f["churn_bad.txt"]),
