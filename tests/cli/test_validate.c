@@ -1,7 +1,9 @@
 /*
  * tests/cli/test_validate.c: `dpgossip validate`: exit statuses (0 valid, 1
  * problems or unreadable file, 2 usage), every problem on stderr as
- * FILE:LINE: section.key: message, the count, --set, --keys.
+ * FILE:LINE: section.key: message, the count, --set, --keys. That every
+ * shipped scenario validates is tests/docs/test_repository.c's check (one
+ * home: it ran here too, twice the sanitizer run's longest test).
  */
 #include <glib/gstdio.h>
 #include <string.h>
@@ -96,39 +98,6 @@ static void test_usage(void) {
   g_assert_nonnull(strstr(r.out, "[privacy]\n"));
   g_assert_nonnull(strstr(r.out, "participation_interval"));
   cli_run_clear(&r);
-}
-
-static void test_shipped_valid(void) {
-  const char *src = g_getenv("DPG_SOURCE_DIR");
-  g_assert_nonnull(src);
-  char *sdir = g_build_filename(src, "scenarios", NULL);
-  GDir *d = g_dir_open(sdir, 0, NULL);
-  g_assert_nonnull(d);
-  const char *name;
-  guint n = 0;
-  while ((name = g_dir_read_name(d)) != NULL) {
-    if (!g_str_has_suffix(name, ".ini"))
-      continue;
-    if (g_str_equal(name, "fashion-mnist.ini") &&
-        !g_file_test("/usr/share/datasets/fashion-mnist", G_FILE_TEST_IS_DIR))
-      continue;
-    char *p = g_build_filename(sdir, name, NULL);
-    /* validate sets up each seed's run (its partition), loading
-     * Fashion-MNIST for each of the seed's distinct checks: the CNN sweep's
-     * 20 seeds take two minutes. The seeds differ only in the partition's
-     * draw, so one seed checks every setup the sweep makes. */
-    CliRun r = g_str_equal(name, "figure4-cnn-ego.ini")
-                   ? cli_run("validate", p, "--set", "sweep.simulation.seed=1")
-                   : cli_run("validate", p);
-    if (r.status != 0)
-      g_error("%s: %s", name, r.err);
-    cli_run_clear(&r);
-    g_free(p);
-    n++;
-  }
-  g_dir_close(d);
-  g_assert_cmpuint(n, >=, 8);
-  g_free(sdir);
 }
 
 /* What `run` refuses before its first step, validate refuses too, with the
@@ -235,7 +204,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/validate/valid", test_valid);
   g_test_add_func("/cli/validate/problems", test_problems);
   g_test_add_func("/cli/validate/usage", test_usage);
-  g_test_add_func("/cli/validate/shipped", test_shipped_valid);
   g_test_add_func("/cli/validate/checks-run-makes", test_checks_run_makes);
   g_test_add_func("/cli/validate/big-sweep", test_big_sweep);
   return g_test_run();
