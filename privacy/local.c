@@ -327,26 +327,20 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *p, guint radius
 gboolean priv_local_ball(const PrivStructuredProblem *p, guint radius, PrivLocalInfo *info,
                          GError **error) {
   g_return_val_if_fail(p != NULL && info != NULL, FALSE);
-  if (!check(p, radius, error))
-    return FALSE;
-  guint n = topo_gossip_n(p->gossip[0]);
-  if (!priv_check_budget(sizeof(guint) * (gsize)n, p->max_bytes,
-                         "the hop counts of the local bound", error))
-    return FALSE;
-  guint *dist = g_new(guint, n);
-  memset(dist, 0xff, sizeof(guint) * n);
   GArray *ball = g_array_new(FALSE, FALSE, sizeof(guint));
   GArray *rim = g_array_new(FALSE, FALSE, sizeof(guint));
-  hops(p, MIN(radius, n), dist, ball, rim);
-  *info = (PrivLocalInfo){.radius = radius,
-                          .ball = ball->len,
-                          .shell = rim->len,
-                          .sub_nodes = ball->len + (rim->len > 0),
-                          .covered = rim->len == 0};
+  guint *dist = priv_local_distances(p, radius, ball, rim, error);
+  gboolean ok = dist != NULL;
+  if (ok)
+    *info = (PrivLocalInfo){.radius = radius,
+                            .ball = ball->len,
+                            .shell = rim->len,
+                            .sub_nodes = ball->len + (rim->len > 0),
+                            .covered = rim->len == 0};
   g_array_free(ball, TRUE);
   g_array_free(rim, TRUE);
   g_free(dist);
-  return TRUE;
+  return ok;
 }
 
 PrivReport *priv_local_report(const PrivStructuredProblem *problem, guint radius,
