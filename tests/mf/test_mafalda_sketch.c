@@ -4,8 +4,10 @@
  * changing network"), against mf_gram_time_varying: exactly with the basis
  * probes sqrt(n) e_i, whose mean is H itself; and with Rademacher probes,
  * whose mean and spread are checked against the exact law of a probe's
- * loss, enumerated over the 2^5 sign vectors of a 5-node graph.
+ * loss, enumerated over the 2^5 sign vectors of a 5-node graph, and whose
+ * interval's coverage is checked against a band from the binomial law.
  */
+#include <gsl/gsl_cdf.h>
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
@@ -180,6 +182,71 @@ static void test_rademacher_law(void) {
   trace_clear(&tr);
 }
 
+/* The acceptance band of a count of misses in @R trials whose miss rate
+ * lies in [@p_lo, @p_hi]: P(X < lo) <= @tail under Binomial(R, p_lo),
+ * P(X > hi) <= @tail under Binomial(R, p_hi); the tails are monotone in p,
+ * so any rate in between falls outside with probability at most 2 @tail. */
+static void binomial_band(guint R, double p_lo, double p_hi, double tail, guint *lo, guint *hi) {
+  *lo = 0;
+  while (*lo < R && gsl_cdf_binomial_P(*lo, p_lo, R) <= tail)
+    ++*lo;
+  *hi = 0;
+  while (*hi < R && gsl_cdf_binomial_Q(*hi, p_hi, R) > tail)
+    ++*hi;
+}
+
+/* The sketch's interval: R = 2000 estimates of K = 30 probes each (seeds
+ * 1 .. R) of DP-D-SGD's and AntiPGD's loss on the trace, each mean +-
+ * t_{0.975,29} SE against the exact loss. The misses are Binomial(R, q), q
+ * the interval's true miss rate: 5% if the mean of 30 probe losses were
+ * normal; a probe's loss z^T B z is skewed, and over 8000 repetitions q
+ * measured 6.9% (dp-d-sgd, 549 misses, standard deviation 0.3%) and 5.1%
+ * (antipgd, 409), so the band allows q in [4%, 9%]: from the binomial law,
+ * [lo, hi] = [41, 246] leaves any such q outside with probability under 1e-6
+ * (0.5e-6 a tail). An interval too narrow by sqrt(2) or a biased estimate
+ * fails. */
+static void test_sketch_coverage(void) {
+  const guint R = 2000, K = 30;
+  guint lo, hi;
+  binomial_band(R, 0.04, 0.09, 0.5e-6, &lo, &hi);
+  g_assert_cmpuint(lo, ==, 41); /* the band the comment above states */
+  g_assert_cmpuint(hi, ==, 246);
+  Trace tr;
+  trace_init(&tr);
+  GError *err = NULL;
+  double *H = mf_gram_time_varying(N, T, MF_WORKLOAD_POST_AVERAGE, trace_at, &tr, &err);
+  g_assert_no_error(err);
+  double z = gsl_cdf_tdist_Pinv(0.975, K - 1), exact[2], *C[2];
+  guint misses[2] = {0, 0};
+  for (guint w = 0; w < 2; w++) {
+    C[w] = mf_baseline(w ? MF_BASELINE_ANTIPGD : MF_BASELINE_IDENTITY, T, 0, &err);
+    exact[w] = mf_loss(H, C[w], T, 3, 2, &err);
+    g_assert_no_error(err);
+  }
+  for (guint r = 0; r < R; r++) {
+    double **Hk = mf_gram_sketch(N, T, MF_WORKLOAD_POST_AVERAGE, trace_apply, &tr, K, r + 1, NULL,
+                                 0, &err);
+    g_assert_no_error(err);
+    for (guint w = 0; w < 2; w++) {
+      double mean, se;
+      g_assert_true(mf_loss_samples((const double *const *)Hk, K, C[w], T, 3, 2, &mean, &se, &err));
+      misses[w] += fabs(mean - exact[w]) > z * se;
+    }
+    for (guint k = 0; k < K; k++)
+      g_free(Hk[k]);
+    g_free(Hk);
+  }
+  for (guint w = 0; w < 2; w++) {
+    g_test_message("%s: %u misses of %u (accepted %u to %u)", w ? "antipgd" : "dp-d-sgd", misses[w],
+                   R, lo, hi);
+    g_assert_cmpuint(misses[w], >=, lo);
+    g_assert_cmpuint(misses[w], <=, hi);
+    g_free(C[w]);
+  }
+  g_free(H);
+  trace_clear(&tr);
+}
+
 /* Each estimate is a sum of Gram matrices X^T X: positive semidefinite, so
  * the optimizer can fit C to any mean of them. And bad sizes are refused. */
 static void test_psd_and_refusals(void) {
@@ -214,6 +281,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/mafalda-sketch/basis-probes-exact", test_basis_probes_exact);
   g_test_add_func("/mafalda-sketch/rademacher-law", test_rademacher_law);
+  g_test_add_func("/mafalda-sketch/coverage", test_sketch_coverage);
   g_test_add_func("/mafalda-sketch/psd-and-refusals", test_psd_and_refusals);
   return g_test_run();
 }
