@@ -68,7 +68,7 @@ static void add_schedule(JsonBuilder *jb, const CliSchedule *ms) {
     cli_json_int(jb, "round_outcomes", (gint64)ms->g.outcomes);
   if (ms->g.how == PROTO_EXPECT_SAMPLED && ms->g.samples > 0)
     cli_json_int(jb, "samples", ms->g.samples);
-  if (ms->g.probes > 0)
+  if (ms->g.probes > 0 && ms->g.how == PROTO_EXPECT_SAMPLED)
     cli_json_int(jb, "probes", ms->g.probes);
   cli_json_number(jb, "seconds", ms->g.seconds);
   json_builder_end_object(jb);
