@@ -66,8 +66,10 @@ static void add_schedule(JsonBuilder *jb, const CliSchedule *ms) {
   cli_json_int(jb, "seed", (gint64)ms->seed);
   if (ms->g.how == PROTO_EXPECT_IID)
     cli_json_int(jb, "round_outcomes", (gint64)ms->g.outcomes);
-  if (ms->g.how == PROTO_EXPECT_SAMPLED)
+  if (ms->g.how == PROTO_EXPECT_SAMPLED && ms->g.samples > 0)
     cli_json_int(jb, "samples", ms->g.samples);
+  if (ms->g.probes > 0 && ms->g.how == PROTO_EXPECT_SAMPLED)
+    cli_json_int(jb, "probes", ms->g.probes);
   cli_json_number(jb, "seconds", ms->g.seconds);
   json_builder_end_object(jb);
 }
@@ -128,11 +130,18 @@ static void print_schedule(const Report *r) {
            ms->g.outcomes);
     break;
   case PROTO_EXPECT_SAMPLED:
-    printf("expectation estimated: C fitted on %u sampled schedules, every strategy scored on "
-           "%u others (loss: mean +- standard error)\n",
-           ms->g.samples, ms->g.samples);
+    if (ms->g.samples > 0)
+      printf("expectation estimated: C fitted on %u sampled schedules, every strategy scored on "
+             "%u others (loss: mean +- standard error)\n",
+             ms->g.samples, ms->g.samples);
+    else
+      printf("one sequence W_0 .. W_T-1, its Gram matrix sketched: C fitted on %u probes, every "
+             "strategy scored on %u others (loss: mean +- standard error)\n",
+             ms->g.probes, ms->g.probes);
     break;
   }
+  if (ms->g.probes > 0 && ms->g.samples > 0)
+    printf("sketch         each schedule's Gram matrix from %u probes\n", ms->g.probes);
   printf("expectation    %.3f s\n", ms->g.seconds);
 }
 
@@ -287,7 +296,7 @@ static gboolean score_schedule(Report *r, MfMafaldaReport *p, const double *W, g
     r->static_loss = mf_loss(ms->H, Cs, T, k, b, error);
     ok = !isnan(r->static_loss);
   } else {
-    ok = mf_loss_samples(score, ms->samples, Cs, T, k, b, &r->static_loss, &r->static_se, error);
+    ok = mf_loss_samples(score, ms->n_score, Cs, T, k, b, &r->static_loss, &r->static_se, error);
   }
   g_free(Cs);
   r->static_cpu = thread_cpu() - cpu;
@@ -306,7 +315,7 @@ static gboolean score_schedule(Report *r, MfMafaldaReport *p, const double *W, g
                     ? g_memdup2(p->C, (gsize)T * T * sizeof(double))
                     : mf_baseline(fixed[i], T, i == MF_MAFALDA_BSR ? b : 0, error);
     ok = C != NULL &&
-         mf_loss_samples(score, ms->samples, C, T, k, b, &p->loss[i], &r->se[i], error);
+         mf_loss_samples(score, ms->n_score, C, T, k, b, &p->loss[i], &r->se[i], error);
     g_free(C);
   }
   return ok;
@@ -413,6 +422,7 @@ typedef struct {
   char *workload, *format, *out_path, *baselines;
   char *schedule, *seed; /* --schedule SPEC, --seed N */
   gint samples;          /* --samples S */
+  gint probes;           /* --probes K */
 } Options;
 
 /* Parses the command line into @o (cli_options_parse). */
@@ -454,6 +464,11 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "S, every strategy scored on S others, with standard errors; S >= 2) instead of "
        "exactly",
        "S"},
+      {"probes", 0, 0, G_OPTION_ARG_INT, &o->probes,
+       "With --schedule: estimate each schedule's Gram matrix from K random probes over the "
+       "sparse gossip (Hutchinson; unbiased, for graphs too large for the dense O(n^3 T^2) "
+       "one); a fixed sequence is fitted on K probes and scored on K others (K >= 2)",
+       "K"},
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed,
        "The schedule's seed (default 1; sample i uses seed + i)", "N"},
       CLI_OPTION_QUIET(&o->quiet),
@@ -480,7 +495,9 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
           "With --schedule SPEC the objective is the expected one over the schedule's\n"
           "randomness, sens^2 tr(E[H] (C^T C)^-1): exact for a fixed sequence (its trace)\n"
           "and for independent rounds (matching, edge-failure: their law enumerated),\n"
-          "estimated with --samples S otherwise. mafalda is fitted to E[H]; the strategy\n"
+          "estimated with --samples S otherwise. --probes K estimates each sequence's\n"
+          "Gram matrix from K random probes instead of its n x n products (large graphs).\n"
+          "mafalda is fitted to E[H]; the strategy\n"
           "mafalda-static is the static graph's C scored on the same E[H]. The toeplitz\n"
           "and blt fits need a static W and are not run.\n"
           "\n"
@@ -561,6 +578,8 @@ static int validate_rest(const Options *o, Report *r, CliFormat *fmt) {
   }
   if (o->samples != CLI_UNSET && o->schedule == NULL)
     return usage_error("--samples estimates the objective over a --schedule; give one");
+  if (o->probes != CLI_UNSET && o->schedule == NULL)
+    return usage_error("--probes sketches the Gram matrix of a --schedule; give one");
   if (o->seed != NULL && o->schedule == NULL)
     return usage_error("--seed draws a --schedule; give one");
   if (o->schedule != NULL) {
@@ -568,6 +587,11 @@ static int validate_rest(const Options *o, Report *r, CliFormat *fmt) {
       return usage_error("--samples %d: an estimate with a standard error needs at least 2 "
                          "samples",
                          o->samples);
+    if (o->probes != CLI_UNSET && o->probes < (o->samples != CLI_UNSET ? 1 : 2))
+      return usage_error("--probes %d: at least %s", o->probes,
+                         o->samples != CLI_UNSET ? "1 probe per sampled schedule"
+                                                 : "2 probes (the standard error of the "
+                                                   "sketch)");
     if (o->skip_dense)
       return usage_error("--skip-dense scores a static W's spectral form; --schedule needs "
                          "the dense expected Gram matrix (drop one of the two)");
@@ -576,9 +600,10 @@ static int validate_rest(const Options *o, Report *r, CliFormat *fmt) {
     if (asked(r, MF_MAFALDA_TOEPLITZ) || asked(r, MF_MAFALDA_BLT))
       return usage_error("--baselines: toeplitz and blt are fitted to a static W's spectral "
                          "form, which --schedule does not have");
-    if (o->samples != CLI_UNSET && asked(r, MF_MAFALDA_DMF))
-      return usage_error("--baselines dmf with --samples: not supported yet (DMF's C is not "
-                         "rescored on the scoring samples); drop one of the two");
+    if ((o->samples != CLI_UNSET || o->probes != CLI_UNSET) && asked(r, MF_MAFALDA_DMF))
+      return usage_error("--baselines dmf with %s: not supported yet (DMF's C is not "
+                         "rescored on the scoring samples); drop one of the two",
+                         o->samples != CLI_UNSET ? "--samples" : "--probes");
   }
   if (o->skip_dense && asked(r, MF_MAFALDA_DMF))
     return usage_error("--baselines: dmf is a dense T x T optimization, which --skip-dense "
@@ -623,6 +648,7 @@ static int execute(const Options *o, Report *r, TopoGraph **g, MfMafaldaReport *
 
 int cli_cmd_mafalda(int argc, char **argv) {
   Options o = {.samples = CLI_UNSET,
+               .probes = CLI_UNSET,
                .epochs = CLI_UNSET,
                .batches = CLI_UNSET,
                .rounds = CLI_UNSET,
@@ -639,6 +665,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
   if (status == CLI_EXIT_OK && o.schedule != NULL) {
     sched.spec = o.schedule;
     sched.g.samples = o.samples == CLI_UNSET ? 0 : (guint)o.samples;
+    sched.g.probes = o.probes == CLI_UNSET ? 0 : (guint)o.probes;
     sched.seed = 1;
     if (o.seed != NULL &&
         !g_ascii_string_to_unsigned(o.seed, 10, 0, G_MAXUINT64, &sched.seed, NULL))

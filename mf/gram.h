@@ -160,6 +160,45 @@ gboolean mf_loss_samples(const double *const *H, guint S, const double *C, guint
                          guint b, double *mean, double *std_error, GError **error);
 
 /*
+ * MfGossipApplyFunc: y = W_t x for the first @d columns of the n rows of
+ * @x and @y (row u at x + u @ld; @x and @y do not overlap). Columns from
+ * @d on are left alone.
+ */
+typedef void (*MfGossipApplyFunc)(guint t, const double *x, double *y, guint d, gsize ld,
+                                  gpointer user_data);
+
+/*
+ * mf_gram_sketch:
+ * @n, @T, @workload: as for mf_gram_time_varying.
+ * @apply: applies W_t (sparse or not); called T times per block of 16 probes.
+ * @user_data: passed to @apply.
+ * @K: number of probes, >= 1.
+ * @seed: the probes' Rademacher signs (z_k[u] a hash of seed, k and u alone:
+ *   the same probes whatever the block size).
+ * @Z: NULL (Rademacher), or the n x K row-major probes themselves.
+ * @max_bytes: memory budget (0 = physical memory), MF_ERROR_MEMORY beyond.
+ * @error: return location for a GError, or NULL.
+ *
+ * Hutchinson's estimates of mf_gram_time_varying's H without an n x n
+ * matrix: H[s,s'] = sum_{t >= max(s,s')} <P_t,s, P_t,s'>_F with P_t,s the
+ * workload's block (t, s), and <A, B>_F = E[(A z)^T (B z)] for any z with
+ * E[z z^T] = I. Probe k gives H_k[s,s'] = sum_t (P_t,s z_k)^T (P_t,s' z_k),
+ * a positive semidefinite unbiased estimate of H (Rademacher z: E = H); the
+ * K of them are independent, so their mean estimates H and their spread
+ * its error (mf_loss_samples). With Z = sqrt(n) times the n columns of I,
+ * the mean is H itself (up to rounding).
+ * O(K (T^2 nnz + T^3 n)) time (nnz: entries of a sparse W_t), O(n T min(K,
+ * 16) + K T^2) memory.
+ *
+ * Returns: K matrices T x T (free each and the array with g_free), or NULL
+ * with @error set (MF_ERROR_INVALID_ARGUMENT, MF_ERROR_MEMORY,
+ * MF_ERROR_NUMERICAL).
+ */
+double **mf_gram_sketch(guint n, guint T, MfWorkload workload, MfGossipApplyFunc apply,
+                        gpointer user_data, guint K, guint64 seed, const double *Z,
+                        gsize max_bytes, GError **error);
+
+/*
  * mf_gram_node: node @node's own Gram matrix H_i = A_i^T A_i (static W),
  * for per-node Mafalda; the sum over nodes of H_i is mf_gram_static's H.
  * F_i[a,c] = <W^{a+e} e_i, W^{c+e} e_i> from the T vectors W^a e_i:

@@ -116,3 +116,104 @@ gboolean mf_loss_samples(const double *const *H, guint S, const double *C, guint
   *std_error = sqrt(m2 / (S - 1) / S);
   return TRUE;
 }
+
+/* splitmix64: the probes' signs, a function of (seed, probe, node) alone,
+ * so that a probe's vector does not depend on the block it is computed in. */
+static guint64 splitmix64(guint64 x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+static double probe_entry(const double *Z, guint K, guint64 seed, guint k, guint u) {
+  if (Z != NULL)
+    return Z[(gsize)u * K + k];
+  guint64 h = splitmix64(splitmix64(seed ^ splitmix64(k)) + u);
+  return h >> 63 ? 1.0 : -1.0;
+}
+
+/* Probes computed together: their vectors for every start s, x and W x
+ * (2 n T B doubles), besides one probe's gathered columns (n T). */
+#define SKETCH_BLOCK 16
+
+double **mf_gram_sketch(guint n, guint T, MfWorkload workload, MfGossipApplyFunc apply,
+                        gpointer user_data, guint K, guint64 seed, const double *Z,
+                        gsize max_bytes, GError **error) {
+  g_return_val_if_fail(apply != NULL, NULL);
+  g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+  if (n == 0 || T == 0 || K == 0 || (guint64)T * T > G_MAXINT) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+                "sketched workload Gram matrix: n = %u nodes, T = %u rounds and %u probes must "
+                "be positive",
+                n, T, K);
+    return NULL;
+  }
+  if (workload != MF_WORKLOAD_POST_AVERAGE && workload != MF_WORKLOAD_MESSAGES) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT, "unknown workload %d", (int)workload);
+    return NULL;
+  }
+  guint B = MIN(K, SKETCH_BLOCK);
+  double work = (2.0 * B + 1.0) * n * T + (double)K * T * T;
+  gsize need = work < (double)G_MAXSIZE / 16 ? mf_doubles_bytes((gsize)work) : G_MAXSIZE;
+  if (!mf_check_budget(need, max_bytes, "the sketched workload Gram matrix", error))
+    return NULL;
+  gsize ld = (gsize)T * B;
+  double *X = g_new0(double, (gsize)n * ld), *Y = g_new0(double, (gsize)n * ld);
+  double *A = g_new(double, (gsize)n * T);
+  double **H = g_new0(double *, K);
+  for (guint k = 0; k < K; k++)
+    H[k] = g_new0(double, (gsize)T * T);
+  gboolean post = workload == MF_WORKLOAD_POST_AVERAGE;
+  for (guint k0 = 0; k0 < K; k0 += B) {
+    guint nb = MIN(B, K - k0);
+    /* Row u of X: x_{t,s}[u] for s <= t, probe k0 + j at s * nb + j.
+     * x_{t,s} = P(t,s) z (post-average) or P(t-1,s) z (messages). */
+    for (guint t = 0; t < T; t++) {
+      gsize d = (gsize)t * nb; /* the columns of the starts s < t */
+      if (!post && t > 0) {
+        apply(t - 1, X, Y, (guint)d, ld, user_data);
+        double *swap = X;
+        X = Y;
+        Y = swap;
+      }
+      for (guint u = 0; u < n; u++)
+        for (guint j = 0; j < nb; j++)
+          X[u * ld + d + j] = probe_entry(Z, K, seed, k0 + j, u);
+      if (post) {
+        apply(t, X, Y, (guint)(d + nb), ld, user_data);
+        double *swap = X;
+        X = Y;
+        Y = swap;
+      }
+      /* H_k[s,s'] += x_{t,s} . x_{t,s'} over the t + 1 starts, one probe at
+       * a time (its columns gathered: BLAS needs them contiguous). */
+      for (guint j = 0; j < nb; j++) {
+        for (guint u = 0; u < n; u++)
+          for (guint s = 0; s <= t; s++)
+            A[(gsize)u * (t + 1) + s] = X[u * ld + (gsize)s * nb + j];
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)(t + 1), (int)n, 1.0, A,
+                    (int)(t + 1), 1.0, H[k0 + j], (int)T);
+      }
+    }
+  }
+  g_free(X);
+  g_free(Y);
+  g_free(A);
+  for (guint k = 0; k < K; k++) {
+    double *Hk = H[k];
+    for (guint s = 0; s < T; s++)
+      for (guint s2 = s + 1; s2 < T; s2++)
+        Hk[(gsize)s2 * T + s] = Hk[(gsize)s * T + s2];
+    for (gsize i = 0; i < (gsize)T * T; i++)
+      if (!isfinite(Hk[i])) {
+        g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
+                    "sketched workload Gram matrix: overflow (gossip entries too large)");
+        for (guint i2 = 0; i2 < K; i2++)
+          g_free(H[i2]);
+        g_free(H);
+        return NULL;
+      }
+  }
+  return H;
+}

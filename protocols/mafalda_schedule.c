@@ -22,7 +22,7 @@ void proto_schedule_gram_clear(ProtoScheduleGram *sg) {
   g_clear_pointer(&sg->W, g_free);
   g_clear_pointer(&sg->H, g_free);
   if (sg->score != NULL)
-    for (guint i = 0; i < sg->samples; i++)
+    for (guint i = 0; i < sg->n_score; i++)
       g_free(sg->score[i]);
   g_clear_pointer(&sg->score, g_free);
 }
@@ -72,21 +72,141 @@ out:
   return H;
 }
 
+/* The T sparse W_t of @s, for mf_gram_sketch. */
+typedef struct {
+  TopoGossip **w;
+  guint T;
+} Sparse;
+
+static void sparse_clear(Sparse *sp) {
+  if (sp->w != NULL)
+    for (guint t = 0; t < sp->T; t++)
+      topo_gossip_free(sp->w[t]);
+  g_clear_pointer(&sp->w, g_free);
+}
+
+static gboolean sparse_rounds(Sparse *sp, TopoSchedule *s, guint T, GError **error) {
+  sp->T = T;
+  sp->w = g_new0(TopoGossip *, T);
+  for (guint t = 0; t < T; t++)
+    if ((sp->w[t] = topo_schedule_gossip(s, t, error)) == NULL) {
+      sparse_clear(sp);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* y = W_t x on the first @d columns (rows @ld apart). */
+static void sparse_apply(guint t, const double *x, double *y, guint d, gsize ld, gpointer data) {
+  const TopoGossip *w = ((Sparse *)data)->w[t];
+  guint n = topo_gossip_n(w);
+  for (guint u = 0; u < n; u++) {
+    const guint *cols;
+    const double *vals;
+    guint len = topo_gossip_row(w, u, &cols, &vals);
+    double *yu = y + (gsize)u * ld;
+    memset(yu, 0, d * sizeof(double));
+    for (guint e = 0; e < len; e++) {
+      const double *xv = x + (gsize)cols[e] * ld;
+      double a = vals[e];
+      for (guint c = 0; c < d; c++)
+        yu[c] += a * xv[c];
+    }
+  }
+}
+
+/* @s's K probes' Gram estimates (mf_gram_sketch over its sparse W_t). */
+static double **sketch_grams(TopoSchedule *s, guint T, MfWorkload wl, guint K, guint64 seed,
+                             GError **error) {
+  Sparse sp = {0};
+  if (!sparse_rounds(&sp, s, T, error))
+    return NULL;
+  double **H = mf_gram_sketch(topo_schedule_n(s), T, wl, sparse_apply, &sp, K, seed, NULL, 0,
+                              error);
+  sparse_clear(&sp);
+  return H;
+}
+
+/* One schedule's Gram matrix: exact, or the mean of @sg->probes probes
+ * (seeded by the schedule's own seed). */
+static double *schedule_gram_one(const ProtoScheduleGram *sg, TopoSchedule *s, guint T,
+                                 guint64 seed, GError **error) {
+  if (sg->probes == 0)
+    return trace_gram(s, T, sg->workload, error);
+  double **Hk = sketch_grams(s, T, sg->workload, sg->probes, seed, error);
+  if (Hk == NULL)
+    return NULL;
+  double *H = Hk[0];
+  for (guint k = 1; k < sg->probes; k++) {
+    for (gsize j = 0; j < (gsize)T * T; j++)
+      H[j] += Hk[k][j];
+    g_free(Hk[k]);
+  }
+  for (gsize j = 0; j < (gsize)T * T; j++)
+    H[j] /= sg->probes;
+  g_free(Hk);
+  return H;
+}
+
+/* A fixed schedule, sketched: C fitted on the mean of K probes, the
+ * strategies scored on K other probes (seeds seed and seed + 1), so that
+ * the fitted C's score is not the optimistic in-sample one. */
+static gboolean sketched_trace(ProtoScheduleGram *sg, TopoSchedule *s, guint T, GError **error) {
+  guint K = sg->probes;
+  if (K < 2) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+                "a sketched Gram matrix needs at least 2 probes for its standard error (got %u)",
+                K);
+    return FALSE;
+  }
+  Sparse sp = {0};
+  if (!sparse_rounds(&sp, s, T, error))
+    return FALSE;
+  guint n = topo_schedule_n(s);
+  double **fit = mf_gram_sketch(n, T, sg->workload, sparse_apply, &sp, K, sg->seed, NULL, 0, error);
+  double **score = fit != NULL ? mf_gram_sketch(n, T, sg->workload, sparse_apply, &sp, K,
+                                                sg->seed + 1, NULL, 0, error)
+                               : NULL;
+  sparse_clear(&sp);
+  if (score == NULL) {
+    for (guint k = 0; fit != NULL && k < K; k++)
+      g_free(fit[k]);
+    g_free(fit);
+    return FALSE;
+  }
+  sg->how = PROTO_EXPECT_SAMPLED;
+  sg->H = fit[0];
+  for (guint k = 1; k < K; k++) {
+    for (gsize j = 0; j < (gsize)T * T; j++)
+      sg->H[j] += fit[k][j];
+    g_free(fit[k]);
+  }
+  for (gsize j = 0; j < (gsize)T * T; j++)
+    sg->H[j] /= K;
+  g_free(fit);
+  sg->score = score;
+  sg->n_score = K;
+  return TRUE;
+}
+
 static gboolean sampled(ProtoScheduleGram *sg, const TopoSchedule *s, guint T, GError **error) {
   guint n = topo_schedule_n(s), S = sg->samples;
-  /* The scoring set (S T^2), the running mean, and one schedule's T W_t. */
-  if (!check_bytes((double)S * T * T + 2.0 * T * T + (double)T * n * n,
-                   "estimating from sampled schedules", error))
+  /* The scoring set (S T^2), the running mean, and one schedule's T W_t
+   * (dense when exact). */
+  double one = sg->probes ? 0.0 : (double)T * n * n;
+  if (!check_bytes((double)S * T * T + 2.0 * T * T + one, "estimating from sampled schedules",
+                   error))
     return FALSE;
   sg->how = PROTO_EXPECT_SAMPLED;
   sg->H = g_new0(double, (gsize)T *T);
   sg->score = g_new0(double *, S);
+  sg->n_score = S;
   /* Fitted on seeds seed .. seed+S-1, scored on seed+S .. seed+2S-1: the
    * fitted C's score is then an unbiased estimate of its expected loss,
    * not the optimistic in-sample one. */
   for (guint i = 0; i < 2 * S; i++) {
     TopoSchedule *si = topo_schedule_reseeded(s, sg->seed + i, error);
-    double *H = si != NULL ? trace_gram(si, T, sg->workload, error) : NULL;
+    double *H = si != NULL ? schedule_gram_one(sg, si, T, sg->seed + i, error) : NULL;
     topo_schedule_free(si);
     if (H == NULL)
       return FALSE;
@@ -113,6 +233,8 @@ gboolean proto_schedule_gram(ProtoScheduleGram *sg, TopoSchedule *s, guint T, GE
     sg->how = PROTO_EXPECT_STATIC;
     sg->W = proto_schedule_gossip_dense(s, 0, error);
     ok = sg->W != NULL;
+  } else if (how == TOPO_SCHEDULE_FIXED && sg->probes > 0) {
+    ok = sketched_trace(sg, s, T, error);
   } else if (how == TOPO_SCHEDULE_FIXED) {
     sg->how = PROTO_EXPECT_TRACE;
     ok = check_bytes((double)T * n * n + 4.0 * n * n + (double)T * T,

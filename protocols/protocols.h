@@ -1015,6 +1015,11 @@ typedef struct {
   /* In. */
   guint samples; /* 0: exact; >= 2: S schedules fitted, S others scored */
   guint64 seed;  /* sampled: schedule i is the schedule reseeded with seed + i */
+  /* 0: each schedule's Gram matrix exact (dense, O(n^3 T^2)); K >= 1: its
+   * Hutchinson estimate from K probes over the sparse W_t (mf_gram_sketch,
+   * O(K (T^2 nnz + T^3 n))). A fixed schedule without samples: C fitted on K
+   * one-probe estimates, every strategy scored on K others (K >= 2). */
+  guint probes;
   MfWorkload workload;
   /* Out. */
   ProtoExpectation how;
@@ -1022,6 +1027,7 @@ typedef struct {
   double *W;        /* PROTO_EXPECT_STATIC: the one W (n x n), else NULL */
   double *H;        /* the T x T Gram matrix to fit (NULL when STATIC) */
   double **score;   /* PROTO_EXPECT_SAMPLED: the S scoring Gram matrices */
+  guint n_score;    /* how many: samples, or probes for a sketched trace */
   double seconds;   /* wall seconds to compute the above */
 } ProtoScheduleGram;
 

@@ -161,6 +161,34 @@ static void test_samples(void) {
   cli_run_clear(&r2);
 }
 
+/* --probes K on a fixed sequence (the exponential graph's): its Gram
+ * matrix sketched, C fitted on K probes and scored on K others, each loss
+ * with its standard error, the exact trace's loss within 4 of them for
+ * DP-D-SGD and mafalda-static (deterministic: the seed is fixed; 4 standard
+ * errors leave a normal estimate 6e-5 of missing); the JSON says "probes"
+ * and no "samples". */
+static void test_probes(void) {
+  JsonParser *pe, *p;
+  CliRun e = cli_run(FLORENTINE, "--format", "json", "--schedule", "exponential");
+  CliRun r = cli_run(FLORENTINE, "--format", "json", "--schedule", "exponential", "--probes", "32");
+  JsonObject *oe = ok_json(&e, &pe), *o = ok_json(&r, &p);
+  JsonObject *s = json_object_get_object_member(o, "schedule");
+  g_assert_cmpstr(json_object_get_string_member(s, "expectation"), ==, "sampled");
+  g_assert_cmpint(json_object_get_int_member(s, "probes"), ==, 32);
+  g_assert_false(json_object_has_member(s, "samples"));
+  const char *scored[] = {"dp-d-sgd", "mafalda-static"};
+  for (guint i = 0; i < G_N_ELEMENTS(scored); i++) {
+    double se = member(o, "loss_std_error", scored[i]);
+    g_assert_cmpfloat(se, >, 0);
+    g_assert_cmpfloat(fabs(member(o, "loss", scored[i]) - member(oe, "loss", scored[i])), <=,
+                      4 * se);
+  }
+  g_object_unref(pe);
+  g_object_unref(p);
+  cli_run_clear(&e);
+  cli_run_clear(&r);
+}
+
 /* A failing run: @status, @message in its first stderr line, nothing on
  * stdout. */
 static void expect(int status, const char *message, CliRun r) {
@@ -184,6 +212,12 @@ static void test_errors(void) {
   expect(2, "--samples estimates the objective over a --schedule; give one",
          cli_run(FLORENTINE, "--samples", "3"));
   expect(2, "--seed draws a --schedule; give one", cli_run(FLORENTINE, "--seed", "3"));
+  expect(2, "--probes sketches the Gram matrix of a --schedule; give one",
+         cli_run(FLORENTINE, "--probes", "3"));
+  expect(2, "--probes 1: at least 2 probes (the standard error of the sketch)",
+         cli_run(FLORENTINE, "--schedule", "exponential", "--probes", "1"));
+  expect(2, "--baselines dmf with --probes: not supported yet",
+         cli_run(FLORENTINE, "--schedule", "exponential", "--probes", "3", "--baselines", "dmf"));
   expect(2, "--seed '-1': a non-negative integer",
          cli_run(FLORENTINE, "--schedule", "matching", "--seed", "-1"));
   expect(2, "--skip-dense scores a static W's spectral form; --schedule needs",
@@ -320,6 +354,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/mafalda-schedule/static", test_static);
   g_test_add_func("/cli/mafalda-schedule/matching", test_matching);
   g_test_add_func("/cli/mafalda-schedule/samples", test_samples);
+  g_test_add_func("/cli/mafalda-schedule/probes", test_probes);
   g_test_add_func("/cli/mafalda-schedule/errors", test_errors);
   g_test_add_func("/cli/mafalda-schedule/protocol-same-c", test_protocol_same_c);
   return g_test_run();
