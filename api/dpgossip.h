@@ -116,7 +116,7 @@ typedef struct {
   int participation_interval;   /* b, default 1 */
   const char *trust;            /* "pndp" or "ldp,secldp", required */
   const char *const *attackers; /* NULL-terminated, each as --attackers */
-  const char *sensitivity;      /* NULL: bound */
+  const char *sensitivity;      /* NULL: auto (exact when cheap, else bound) */
   double sigma, clip, alpha, delta;
   const char *compare;  /* NULL or "muffliato" */
   const char *path;     /* NULL: auto */
@@ -148,7 +148,8 @@ size_t dpg_account_options_size(void); /* sizeof, for a foreign declaration's ch
  * status (protected, unprotected, unresolved), alpha, delta, path
  * ("local:radius=R" for certified local bounds), seed.
  * Attributes: nodes, gossip,
- * protocol, rounds, participation_interval, sensitivity, sigma, clip,
+ * protocol, rounds, participation_interval, sensitivity (the one used:
+ * bound or exact), sensitivity_reason, sigma, clip,
  * alpha, delta, path, path_reason, schedule, seed; local path: radius;
  * observer path: mode,
  * latency, loss, lr, storage, accountant, messages_sent,

@@ -392,8 +392,11 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
         ``mafalda(...).C``); the protocol defaults to ``"mfdsgd"``.
     participation_interval : int
         Steps b between two uses of a record (divides T; 1: user level).
-    sensitivity : {"bound", "exact"}, optional
-        Thm 5.2's bound (default) or the exact SDP value.
+    sensitivity : {"auto", "bound", "exact"}, optional
+        auto (default): the exact SDP value when its estimated extra cost is
+        under 1 CPU s, Thm 5.2's bound otherwise (docs/design.md "Which
+        sensitivity"); ``attrs["sensitivity"]`` says which was used and
+        ``attrs["sensitivity_reason"]`` why.
     sigma, clip, alpha, delta : float
         Noise multiplier, clipping norm, Renyi order of ``rdp`` and delta
         of ``epsilon``.

@@ -39,6 +39,7 @@ static void test_account_reference(void) {
   o.trust = "pndp";
   o.attackers = att;
   o.compare = "muffliato";
+  o.sensitivity = "bound"; /* the reference is the paper's Thm 5.2 */
   DpgError err = {0};
   DpgTable *t = dpg_account(&o, &err);
   g_assert_nonnull(t);
