@@ -376,13 +376,16 @@ DpgTable *dpg_task_data(const char *dataset, const char *model, double test_frac
  * NULL-terminated (nullable), @out_dir nullable ([output] dir), @threads
  * (0: the cores), @allow_plugins (--allow-plugins: the scenario's own
  * [protocol] plugin), @plugins NULL-terminated plugin files to load first
- * (nullable; --protocol-plugin).
+ * (nullable; --protocol-plugin). @warnings (out, nullable): on success, the
+ * points' warnings (a dataset's: what `dpgossip train` says on stderr), one
+ * a line, each said once with " (N of the sweep's P points)" in a sweep
+ * (dpg_free), or NULL when none.
  * Returns: (dpg_free) the results folder (absolute), or NULL.
  * Errors: loading the scenario, a bad --set item (status 2), those of
  * scen_scenario_run (an invalid scenario lists its problems, status 2).
  */
 char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir, unsigned threads,
-              int allow_plugins, const char *const *plugins, DpgError *err);
+              int allow_plugins, const char *const *plugins, char **warnings, DpgError *err);
 
 /* ---- Cancellation ---- */
 
