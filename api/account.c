@@ -92,6 +92,7 @@ static DpgTable *tabulate(const ProtoAccountJob *j) {
   dpg_table_set_attr_printf(t, "rounds", "%u", j->T);
   dpg_table_set_attr_printf(t, "participation_interval", "%u", j->b);
   dpg_table_set_attr(t, "sensitivity", mf_sensitivity_name(j->sensitivity));
+  dpg_table_set_attr(t, "sensitivity_reason", proto_account_job_sensitivity_reason(j));
   dpg_table_set_attr(t, "sigma", g_ascii_dtostr(buf, sizeof buf, j->sigma));
   dpg_table_set_attr(t, "clip", g_ascii_dtostr(buf, sizeof buf, j->clip));
   dpg_table_set_attr(t, "alpha", g_ascii_dtostr(buf, sizeof buf, j->alpha));

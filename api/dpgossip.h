@@ -116,7 +116,7 @@ typedef struct {
   int participation_interval;   /* b, default 1 */
   const char *trust;            /* "pndp" or "ldp,secldp", required */
   const char *const *attackers; /* NULL-terminated, each as --attackers */
-  const char *sensitivity;      /* NULL: bound */
+  const char *sensitivity;      /* NULL: auto (exact when cheap, else bound) */
   double sigma, clip, alpha, delta;
   const char *compare;  /* NULL or "muffliato" */
   const char *path;     /* NULL: auto */
@@ -148,7 +148,8 @@ size_t dpg_account_options_size(void); /* sizeof, for a foreign declaration's ch
  * status (protected, unprotected, unresolved), alpha, delta, path
  * ("local:radius=R" for certified local bounds), seed.
  * Attributes: nodes, gossip,
- * protocol, rounds, participation_interval, sensitivity, sigma, clip,
+ * protocol, rounds, participation_interval, sensitivity (the one used:
+ * bound or exact), sensitivity_reason, sigma, clip,
  * alpha, delta, path, path_reason, schedule, seed; local path: radius;
  * observer path: mode,
  * latency, loss, lr, storage, accountant, messages_sent,
@@ -375,13 +376,16 @@ DpgTable *dpg_task_data(const char *dataset, const char *model, double test_frac
  * NULL-terminated (nullable), @out_dir nullable ([output] dir), @threads
  * (0: the cores), @allow_plugins (--allow-plugins: the scenario's own
  * [protocol] plugin), @plugins NULL-terminated plugin files to load first
- * (nullable; --protocol-plugin).
+ * (nullable; --protocol-plugin). @warnings (out, nullable): on success, the
+ * points' warnings (a dataset's: what `dpgossip train` says on stderr), one
+ * a line, each said once with " (N of the sweep's P points)" in a sweep
+ * (dpg_free), or NULL when none.
  * Returns: (dpg_free) the results folder (absolute), or NULL.
  * Errors: loading the scenario, a bad --set item (status 2), those of
  * scen_scenario_run (an invalid scenario lists its problems, status 2).
  */
 char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir, unsigned threads,
-              int allow_plugins, const char *const *plugins, DpgError *err);
+              int allow_plugins, const char *const *plugins, char **warnings, DpgError *err);
 
 /* ---- Cancellation ---- */
 

@@ -68,6 +68,14 @@ void dpg_table_set_warnings(DpgTable *t, const char *first, const ProtoAccountJo
  * thread go to @into, one a line, until called with NULL (then to GLib's
  * log, as without a front end). dpg_enter installs the handler. O(1). */
 void dpg_warnings_collect(GString *into);
+/* dpg_run_warnings_begin/_end: the learning layer's warnings said on any
+ * thread without a dpg_warnings_collect of its own (a sweep's worker
+ * threads), between the two calls, each distinct message once: _end
+ * returns them one a line (g_free; "" when none), each followed by
+ * " (N of the sweep's P points)" when @points > 1. Concurrent dpg_run
+ * calls share one collection. O(1) per warning. */
+void dpg_run_warnings_begin(void);
+char *dpg_run_warnings_end(guint points);
 void dpg_table_set_attr_printf(DpgTable *t, const char *key, const char *fmt, ...)
     G_GNUC_PRINTF(3, 4);
 /* Takes @m (g_malloc'd, rows x cols row-major). */

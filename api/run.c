@@ -7,7 +7,7 @@
 
 /* dpg_run once the plugins are loaded. */
 static char *run(const char *scenario, const char *const *sets, const char *out_dir,
-                 unsigned threads, int allow_plugins, DpgError *err) {
+                 unsigned threads, int allow_plugins, guint *points, DpgError *err) {
   GError *error = NULL;
   if (!dpg_check_cancel(&error))
     return dpg_fail(err, error, 1);
@@ -22,7 +22,9 @@ static char *run(const char *scenario, const char *const *sets, const char *out_
   ScenRunOptions opt = {.out_dir = out_dir, .threads = threads, .allow_plugins = allow_plugins};
   ScenRunReport report = {0};
   char *dir = NULL;
-  if (scen_scenario_run(sc, &opt, &report, &error)) {
+  gboolean ok = scen_scenario_run(sc, &opt, &report, &error);
+  *points = report.points;
+  if (ok) {
     dir = g_strdup(report.out_dir);
   } else {
     /* An invalid scenario too: the command line exits with 1 after listing. */
@@ -34,12 +36,22 @@ static char *run(const char *scenario, const char *const *sets, const char *out_
 }
 
 char *dpg_run(const char *scenario, const char *const *sets, const char *out_dir, unsigned threads,
-              int allow_plugins, const char *const *plugins, DpgError *err) {
+              int allow_plugins, const char *const *plugins, char **warnings, DpgError *err) {
   dpg_enter();
+  if (warnings != NULL)
+    *warnings = NULL;
   DpgPlugins loaded;
   if (!dpg_plugins_begin(&loaded, plugins, err))
     return NULL;
-  char *dir = run(scenario, sets, out_dir, threads, allow_plugins, err);
+  /* The points' learning warnings (a dataset's), each said once however
+   * many points said it: a sweep of 40 points loads its data 40 times. */
+  guint points = 0;
+  dpg_run_warnings_begin();
+  char *dir = run(scenario, sets, out_dir, threads, allow_plugins, &points, err);
+  char *said = dpg_run_warnings_end(points);
+  if (warnings != NULL && dir != NULL && *said != '\0')
+    *warnings = g_steal_pointer(&said);
+  g_free(said);
   dpg_plugins_end(&loaded);
   return dir;
 }

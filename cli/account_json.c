@@ -101,6 +101,7 @@ void cli_account_print_json(const CliAccountOutput *c) {
   cli_json_int(jb, "rounds", j->T);
   cli_json_int(jb, "participation_interval", j->b);
   cli_json_string(jb, "sensitivity", mf_sensitivity_name(j->sensitivity));
+  cli_json_string(jb, "sensitivity_reason", proto_account_job_sensitivity_reason(j));
   cli_json_number(jb, "sigma", j->sigma);
   cli_json_number(jb, "clip", j->clip);
   cli_json_number(jb, "alpha", j->alpha);

@@ -41,8 +41,12 @@ static void print_header(const CliAccountOutput *c) {
     else
       printf("tightness      mu / mu_lower <= %g not met: %s\n", j->tightness, j->tightness_stop);
   }
-  printf("participation  every %u step%s (k = %u), %s sensitivity\n", j->b, j->b == 1 ? "" : "s",
+  printf("participation  every %u step%s (k = %u), %s sensitivity", j->b, j->b == 1 ? "" : "s",
          j->T / j->b, mf_sensitivity_name(j->sensitivity));
+  /* Only the default says why: an asked sensitivity is the user's own. */
+  if (j->sensitivity_asked == MF_SENSITIVITY_AUTO)
+    printf(" (%s)", proto_account_job_sensitivity_reason(j));
+  printf("\n");
   /* Under a schedule, which graph the distance column counts hops in. */
   if (sched)
     printf("distance       hops in the %s\n", proto_account_job_distance_graph(j));

@@ -210,6 +210,7 @@ gboolean mf_gram_sensitivity2(const double *X, guint T, guint b, MfSensitivity k
     return FALSE;
   }
   guint k = T / b;
+  kind = mf_sensitivity_choose(kind, 1, T, b, NULL);
   if (kind == MF_SENSITIVITY_BOUND) {
     *out = mf_sensitivity2_gram(X, T, k, b);
     return TRUE;
@@ -247,11 +248,36 @@ gboolean mf_sensitivity_parse(const char *name, MfSensitivity *out, GError **err
     *out = MF_SENSITIVITY_EXACT;
     return TRUE;
   }
+  if (name && g_str_equal(name, "auto")) {
+    *out = MF_SENSITIVITY_AUTO;
+    return TRUE;
+  }
   g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
-              "unknown sensitivity '%s' (expected bound or exact)", name ? name : "(null)");
+              "unknown sensitivity '%s' (expected auto, bound or exact)", name ? name : "(null)");
   return FALSE;
 }
 
 const char *mf_sensitivity_name(MfSensitivity kind) {
-  return kind == MF_SENSITIVITY_EXACT ? "exact" : "bound";
+  return kind == MF_SENSITIVITY_EXACT ? "exact" : kind == MF_SENSITIVITY_AUTO ? "auto" : "bound";
+}
+
+/* CPU seconds per k^3 of one pattern's SDP: the slowest measured
+ * (mf/sensitivity.h). */
+#define SDP_SECONDS_PER_K3 1.2e-7
+
+double mf_sensitivity_exact_seconds(guint64 n_blocks, guint T, guint b) {
+  if (b == 0 || T % b != 0)
+    return 0.0;
+  double k = (double)(T / b);
+  return (double)n_blocks * b * k * k * k * SDP_SECONDS_PER_K3;
+}
+
+MfSensitivity mf_sensitivity_choose(MfSensitivity asked, guint64 n_blocks, guint T, guint b,
+                                    double *seconds) {
+  double s = mf_sensitivity_exact_seconds(n_blocks, T, b);
+  if (seconds)
+    *seconds = s;
+  if (asked != MF_SENSITIVITY_AUTO)
+    return asked;
+  return s <= MF_SENSITIVITY_AUTO_SECONDS ? MF_SENSITIVITY_EXACT : MF_SENSITIVITY_BOUND;
 }

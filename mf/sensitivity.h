@@ -17,11 +17,42 @@ G_BEGIN_DECLS
 typedef enum {
   MF_SENSITIVITY_BOUND, /* paper Thm 5.2: max_j sum_{s,t in pi_j} |X_u[s,t]| */
   MF_SENSITIVITY_EXACT, /* max_j max {<X_u[pi_j], U> : U psd, diag(U) <= 1} */
+  MF_SENSITIVITY_AUTO,  /* exact when its estimated cost is small, else bound
+                         * (mf_sensitivity_choose); resolved before pricing */
 } MfSensitivity;
 
-/* Parses "bound" or "exact". Errors: MF_ERROR_INVALID_ARGUMENT. */
+/* Parses "bound", "exact" or "auto". Errors: MF_ERROR_INVALID_ARGUMENT. */
 gboolean mf_sensitivity_parse(const char *name, MfSensitivity *out, GError **error);
 const char *mf_sensitivity_name(MfSensitivity kind);
+
+/* The exact sensitivity's budget under auto: the estimated extra CPU
+ * seconds (mf_sensitivity_exact_seconds) at or below which auto prices
+ * exactly. A second is small next to any run a user waits for, and keeps a
+ * test suite of small runs from slowing down noticeably. */
+#define MF_SENSITIVITY_AUTO_SECONDS 1.0
+
+/*
+ * mf_sensitivity_exact_seconds: the estimated CPU seconds the exact
+ * sensitivity adds to pricing @n_blocks victim blocks of T = k @b steps:
+ * n_blocks b k^3 x 1.2e-7 s, one k x k SDP per pattern. The constant is the
+ * slowest per-victim cost measured (Florentine, PNDP, T = 100, b = 1: 1.8 CPU
+ * s for 15 victims on a loaded 2-core EPYC VM, docs/design.md "Which
+ * sensitivity"); far victims converge in a sweep or two, so the estimate
+ * is high on large graphs (10^4 nodes, T = 20: 9.6 s estimated, 0.6 s
+ * measured), which only keeps the bound. 0 when b = 0 or b does not divide T.
+ * O(1).
+ */
+double mf_sensitivity_exact_seconds(guint64 n_blocks, guint T, guint b);
+
+/*
+ * mf_sensitivity_choose: the one rule of the default sensitivity. @asked
+ * bound or exact is kept; auto becomes exact when
+ * mf_sensitivity_exact_seconds(@n_blocks, @T, @b) <= MF_SENSITIVITY_AUTO_SECONDS,
+ * bound otherwise. Both are sound (exact <= bound, always); exact is the
+ * smaller. @seconds (out, optional): the estimate. O(1).
+ */
+MfSensitivity mf_sensitivity_choose(MfSensitivity asked, guint64 n_blocks, guint T, guint b,
+                                    double *seconds);
 
 /*
  * mf_sensitivity2_gram: the bound form of sens_Pi^2 for X = C^T C
@@ -90,6 +121,7 @@ gboolean mf_sdp_certify(const double *X, guint k, const double *V, guint p, doub
  * pattern value on pi_j = {j, j+b, ..., j+(k-1)b}: the Thm 5.2 bound
  * (O(T^2 / b)), or the exact SDP value (mf_sdp_max with tolerance 1e-9 on
  * each k x k pattern, O(b k^3) per certificate). exact <= bound always.
+ * @kind auto is mf_sensitivity_choose's for this one block.
  * Returns: TRUE with *@out set; FALSE with MF_ERROR_INVALID_ARGUMENT (b = 0
  * or not dividing T) or the errors of mf_sdp_max.
  */

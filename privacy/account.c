@@ -149,10 +149,18 @@ PrivReport *priv_account_report(const PrivBlocks *blocks, const TopoGraph *graph
                 "delta must lie strictly between 0 and 1 (got %g)", o.delta);
     return NULL;
   }
-  if (o.sensitivity != MF_SENSITIVITY_BOUND && o.sensitivity != MF_SENSITIVITY_EXACT) {
+  if (o.sensitivity != MF_SENSITIVITY_BOUND && o.sensitivity != MF_SENSITIVITY_EXACT &&
+      o.sensitivity != MF_SENSITIVITY_AUTO) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "unknown sensitivity kind %d",
                 (int)o.sensitivity);
     return NULL;
+  }
+  if (o.sensitivity == MF_SENSITIVITY_AUTO) {
+    /* A caller that did not decide for its whole run: decide for these blocks. */
+    guint64 n_blocks = 0;
+    for (guint u = 0; u < blocks->n; u++)
+      n_blocks += blocks->status[u] == PRIV_NODE_PROTECTED;
+    o.sensitivity = mf_sensitivity_choose(o.sensitivity, n_blocks, T, o.b, NULL);
   }
   if (graph && topo_graph_n_nodes(graph) != blocks->n) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,

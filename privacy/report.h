@@ -16,7 +16,8 @@ G_BEGIN_DECLS
 
 typedef struct {
   guint b;                     /* participation interval, divides T (0 = 1) */
-  MfSensitivity sensitivity;   /* bound (default) or exact */
+  MfSensitivity sensitivity;   /* bound (the zero value), exact, or auto: chosen for
+                                  the report's victims by mf_sensitivity_choose */
   double alpha;                /* RDP order > 1 (0 = 2) */
   double delta;                /* in (0, 1) (0 = 1e-6) */
   gboolean no_epsilon;         /* epsilon left NaN for a finite mu (no root solve per
@@ -51,7 +52,7 @@ typedef struct {
 
 typedef struct {
   guint T, b;
-  MfSensitivity sensitivity;
+  MfSensitivity sensitivity; /* the one used: bound or exact, never auto */
   double alpha, delta;
   guint n_victims;
   PrivVictim *victims; /* in increasing node order */

@@ -58,6 +58,16 @@ const char *proto_account_job_bound_name(const ProtoAccountJob *j, const PrivVic
   return j->sensitivity == MF_SENSITIVITY_EXACT ? "exact" : "thm5.2";
 }
 
+const char *proto_account_job_sensitivity_reason(const ProtoAccountJob *j) {
+  g_return_val_if_fail(j != NULL, NULL);
+  if (j->sensitivity_asked != MF_SENSITIVITY_AUTO)
+    return j->sensitivity == MF_SENSITIVITY_EXACT ? "asked: --sensitivity exact"
+                                                  : "asked: --sensitivity bound";
+  return j->sensitivity == MF_SENSITIVITY_EXACT
+             ? "auto: exact costs under 1 CPU s, estimated"
+             : "auto: exact would cost over 1 CPU s, estimated; --sensitivity exact forces it";
+}
+
 gboolean proto_account_job_recordable(const ProtoAccountJob *j) {
   /* Which protocols in which modes: proto_account_recordable. */
   return !j->no_record && j->proto.structured &&
@@ -162,6 +172,59 @@ static gboolean structured_fits(const ProtoAccountJob *j, GError **error) {
   return ok;
 }
 
+/* The victims within @radius hops of @m's @k attackers on @g (the local
+ * path's ball less its attackers): a BFS that stops at @radius, or once
+ * @stop are counted. O(the ball's nodes and edges). */
+static guint64 ball_victims(const TopoGraph *g, const guint *m, guint k, guint radius,
+                            guint64 stop) {
+  guint n = topo_graph_n_nodes(g);
+  guint *dist = g_new(guint, n), *queue = g_new(guint, n);
+  guint head = 0, tail = 0;
+  guint64 count = 0;
+  memset(dist, 0xff, sizeof(guint) * n);
+  for (guint i = 0; i < k; i++)
+    if (dist[m[i]] != 0) {
+      dist[m[i]] = 0;
+      queue[tail++] = m[i];
+    }
+  while (head < tail && count < stop) {
+    guint u = queue[head++], deg;
+    if (dist[u] >= radius)
+      continue;
+    const guint *nb = topo_graph_neighbors(g, u, &deg);
+    for (guint i = 0; i < deg; i++)
+      if (dist[nb[i]] == G_MAXUINT) {
+        dist[nb[i]] = dist[u] + 1;
+        queue[tail++] = nb[i];
+        count++;
+      }
+  }
+  g_free(dist);
+  g_free(queue);
+  return count;
+}
+
+/* --sensitivity auto: the one rule (mf_sensitivity_choose) on every
+ * victim block the job will price: n less the attackers per accounting,
+ * the ball's victims on the local path (at the plan's radius; --tightness's
+ * larger radii keep the choice). Stops counting once exact is out of
+ * budget. O(accountings) (local: a BFS per accounting). */
+static void choose_sensitivity(ProtoAccountJob *j) {
+  guint64 n_blocks = 0, stop = G_MAXUINT64;
+  double per_block = mf_sensitivity_exact_seconds(1, j->T, j->b);
+  if (per_block > 0)
+    stop = (guint64)(MF_SENSITIVITY_AUTO_SECONDS / per_block) + 1;
+  for (guint a = 0; a < j->n_acs && n_blocks < stop; a++) {
+    const ProtoAccounting *ac = &j->acs[a];
+    guint64 victims = j->n - MIN(j->n, ac->n_attackers);
+    if (j->radius)
+      victims = ball_victims(j->graph, ac->attackers, ac->n_attackers, j->radius, stop - n_blocks);
+    n_blocks += victims;
+  }
+  j->sensitivity = mf_sensitivity_choose(j->sensitivity_asked, n_blocks, j->T, j->b,
+                                         &j->sensitivity_seconds);
+}
+
 gboolean proto_account_job_plan(ProtoAccountJob *j, const TopoGraph *g, const char *label,
                                 ProtoAccountRefusal *refusal, GError **error) {
   ProtoAccountRefusal scratch;
@@ -228,6 +291,7 @@ gboolean proto_account_job_plan(ProtoAccountJob *j, const TopoGraph *g, const ch
           .trust = g_array_index(j->trusts, PrivTrust, k), .set = i, .attackers = m,
           .n_attackers = size};
   }
+  choose_sensitivity(j);
   return TRUE;
 }
 

@@ -233,6 +233,7 @@ static gboolean check_protocol(const ProtoAccountRequest *r, ProtoAccountJob *j,
     g_prefix_error(error, "--sensitivity: ");
     return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
   }
+  j->sensitivity_asked = j->sensitivity;
   if (!proto_account_check_numbers(r->sigma, r->clip, r->alpha, r->delta, error))
     return kind_of(FALSE, refusal, PROTO_REFUSED_VALUE);
   j->sigma = r->sigma;
@@ -416,7 +417,7 @@ ProtoAccountJob *proto_account_validate(const ProtoAccountRequest *r, ProtoAccou
   j->path = PROTO_ACCOUNT_STRUCTURED;
   j->mode = (ProtoMode){.kind = PROTO_MODE_SYNC};
   j->storage = SIM_LIN_SPARSE;
-  j->sensitivity = MF_SENSITIVITY_BOUND;
+  j->sensitivity = MF_SENSITIVITY_AUTO;
   j->gossip = r->gossip;
   j->schedule_spec = r->schedule && !g_str_equal(r->schedule, "static") ? g_strdup(r->schedule)
                                                                         : NULL;

@@ -1195,7 +1195,7 @@ typedef struct {
    * same members twice allowed. */
   const ProtoAccountSet *sets;
   guint n_sets;
-  const char *sensitivity;      /* bound (NULL) or exact */
+  const char *sensitivity;          /* auto (NULL), bound or exact */
   double sigma, clip, alpha, delta; /* defaults 1, 1, 2, 1e-6 */
   const char *compare;          /* NULL or "muffliato" */
   TopoGossipKind gossip;        /* default uniform */
@@ -1261,7 +1261,10 @@ typedef struct {
   ProtoAccountProtocol proto;
   guint T, b;
   guint run_b; /* the b MF-D-SGD's noise is calibrated for (the request's batches, or b) */
-  MfSensitivity sensitivity;
+  MfSensitivity sensitivity;       /* after proto_account_job_plan: bound or exact */
+  MfSensitivity sensitivity_asked; /* as asked: auto (the default), bound or exact */
+  double sensitivity_seconds;      /* the exact sensitivity's estimated extra CPU seconds
+                                    * (mf_sensitivity_exact_seconds over every victim) */
   double sigma, clip, alpha, delta;
   gboolean compare_muffliato;
   TopoGossipKind gossip;
@@ -1567,6 +1570,14 @@ const char *proto_account_job_path_name(const ProtoAccountJob *j);
  * bound). A static string. O(1).
  */
 const char *proto_account_job_bound_name(const ProtoAccountJob *j, const PrivVictim *v);
+
+/*
+ * proto_account_job_sensitivity_reason: why @j prices with its sensitivity
+ * (after proto_account_job_plan): "asked: ..." or "auto: ..." with
+ * mf_sensitivity_choose's budget, MF_SENSITIVITY_AUTO_SECONDS. A static
+ * string. O(1).
+ */
+const char *proto_account_job_sensitivity_reason(const ProtoAccountJob *j);
 
 /* Whether the structured path accounts @j's run on its delivery record in
  * its asynchronous mode (proto_account_recordable), not a training run's

@@ -138,8 +138,10 @@ static const ScenKeyInfo keys[] = {
     {"privacy", "trust", SCEN_TYPE_ENUM_LIST, "ldp", NO_RANGE, 0, NULL,
      "trust models, e.g. pndp;ldp", NO_FIELD, WRITE(scen_write_trust),
      CHOICES_OF(scen_trust_choices)},
-    {"privacy", "sensitivity", SCEN_TYPE_ENUM, "bound", NO_RANGE, 0, "bound|exact",
-     "bound (paper Thm 5.2) or exact (SDP)", FIELD(sensitivity, CHOICE)},
+    {"privacy", "sensitivity", SCEN_TYPE_ENUM, "auto", NO_RANGE, 0, "bound|exact|auto",
+     "auto (exact when its estimated cost is under 1 CPU s, else bound; docs/design.md "
+     "\"Which sensitivity\"), bound (paper Thm 5.2) or exact (SDP)",
+     FIELD(sensitivity, CHOICE)},
     {"privacy", "participation_interval", SCEN_TYPE_UINT, NULL, 1, MAX_STEPS, SCEN_KEY_DERIVED,
      NULL, "b, steps between two uses of a record; divides T (default: task batches, else 1)",
      FIELD(b, UINT)},

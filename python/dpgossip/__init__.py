@@ -392,8 +392,11 @@ def account(graph, *, rounds, trust, attackers, protocol=None, participation_int
         ``mafalda(...).C``); the protocol defaults to ``"mfdsgd"``.
     participation_interval : int
         Steps b between two uses of a record (divides T; 1: user level).
-    sensitivity : {"bound", "exact"}, optional
-        Thm 5.2's bound (default) or the exact SDP value.
+    sensitivity : {"auto", "bound", "exact"}, optional
+        auto (default): the exact SDP value when its estimated extra cost is
+        under 1 CPU s, Thm 5.2's bound otherwise (docs/design.md "Which
+        sensitivity"); ``attrs["sensitivity"]`` says which was used and
+        ``attrs["sensitivity_reason"]`` why.
     sigma, clip, alpha, delta : float
         Noise multiplier, clipping norm, Renyi order of ``rdp`` and delta
         of ``epsilon``.
@@ -1047,17 +1050,31 @@ def run(scenario, sets=None, *, out=None, threads=None, allow_plugins=False, plu
     Results
         A dict of DataFrames, see ``dpgossip.load``. A finished point is
         not run again (the folder is resumed).
+
+    Warns
+    -----
+    UserWarning
+        What ``dpgossip train`` warns about on stderr (e.g. a 0/1 target
+        column trained as regression), each once, with how many of the
+        sweep's points said it ("dpgossip.run: ... (3 of the sweep's 3
+        points)"); filter them with ``warnings.filterwarnings``.
     """
     s = Strings()
     items = None if not sets else [f"{k}={_set_value(v)}" for k, v in sets.items()]
+    said = ffi.new("char **")
     p = call(lib.dpg_run, s.str(os.fspath(scenario)), s.strv(items),
              s.str(None if out is None else os.fspath(out)),
              integer("threads", threads or 0, 0, 2**32 - 1),
-             int(bool(allow_plugins)), _plugin_paths(s, plugins))
+             int(bool(allow_plugins)), _plugin_paths(s, plugins), said)
     try:
         out_dir = os.fsdecode(ffi.string(p))
+        notes = ffi.string(said[0]).decode() if said[0] != ffi.NULL else ""
     finally:
         lib.dpg_free(p)
+        lib.dpg_free(said[0])
+    for w in notes.split("\n"):
+        if w:
+            warnings.warn(f"dpgossip.run: {w}", UserWarning, stacklevel=2)
     return load(out_dir)
 
 

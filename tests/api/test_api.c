@@ -39,6 +39,7 @@ static void test_account_reference(void) {
   o.trust = "pndp";
   o.attackers = att;
   o.compare = "muffliato";
+  o.sensitivity = "bound"; /* the reference is the paper's Thm 5.2 */
   DpgError err = {0};
   DpgTable *t = dpg_account(&o, &err);
   g_assert_nonnull(t);
@@ -138,7 +139,7 @@ static void test_errors(void) {
   g_assert_cmpint(err.status, ==, 2);
   dpg_free(err.message);
   err = (DpgError){0};
-  g_assert_null(dpg_run("/nonexistent.ini", NULL, NULL, 1, 0, NULL, &err));
+  g_assert_null(dpg_run("/nonexistent.ini", NULL, NULL, 1, 0, NULL, NULL, &err));
   g_assert_cmpint(err.status, ==, 1);
   dpg_free(err.message);
 }

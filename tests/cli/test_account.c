@@ -29,8 +29,10 @@ static JsonObject *reference(JsonParser **p) {
 #define FLORENTINE "--generate", "florentine"
 
 static void test_florentine_reference(void) {
+  /* The reference is the paper's: Thm 5.2's bound, asked for (the default
+   * would price 14 victims at k = 10 exactly). */
   CliRun r = cli_run("account", FLORENTINE, "--rounds", "10", "--trust", "pndp", "--attackers", "0",
-                     "--compare", "muffliato", "--format", "json");
+                     "--compare", "muffliato", "--sensitivity", "bound", "--format", "json");
   g_assert_cmpint(r.status, ==, 0);
   JsonParser *p, *rp;
   JsonObject *o = cli_run_json(&r, &p);
@@ -151,8 +153,9 @@ static void test_unprotected(void) {
   r = cli_run("account", FLORENTINE, "-T", "2", "--trust", "pndp", "-a", "0", "--sigma", "0",
               "--format", "csv");
   g_assert_cmpint(r.status, ==, 0);
+  /* 14 victims at T = 2: auto prices exactly (its word in the bound column). */
   g_assert_nonnull(
-      strstr(r.out, "\n0,pndp,1,1,inf,inf,inf,inf,,unprotected,0,2,1e-06,structured,0,,thm5.2\n"));
+      strstr(r.out, "\n0,pndp,1,1,inf,inf,inf,inf,,unprotected,0,2,1e-06,structured,0,,exact\n"));
   cli_run_clear(&r);
 }
 
@@ -367,14 +370,55 @@ static void test_ldp_cap(void) {
    * dual point, so rounding can only raise it: the bound's own value). */
   for (guint i = 0; i < 7; i++)
     g_assert_cmpfloat(printed[1][i], <=, printed[0][i]);
-  /* The table names the bound of every row. */
+  /* The table names the bound of every row. By default (auto) 7 victims
+   * at k = 8 cost 7 x 8^3 x 1.2e-7 s: the exact values, falling with
+   * distance (issue 36: 2.827, 2.818, 2.786; the bound printed 2.828 at
+   * distances 1 to 3, above LDP's 2.8284 before the cap). */
   CliRun t = cli_run("account", "--generate", "path:n=8", "-T", "8", "-p", "muffliato:K=3",
                      "--trust", "pndp", "-a", "0");
   g_assert_cmpint(t.status, ==, 0);
   g_assert_nonnull(strstr(t.out, "      epsilon    bound\n"));
-  g_assert_nonnull(strstr(t.out, "     2        2      2.82843      2.82843            8      "
-                                 "16.8604  ldp-cap\n"));
+  g_assert_nonnull(strstr(t.out, "(k = 8), exact sensitivity (auto: exact costs under 1 CPU s, "
+                                 "estimated)\n"));
+  char row[3][128];
+  for (guint i = 0; i < 3; i++) {
+    /* The exact run's numbers, as the table prints them (%g, 6 digits). */
+    g_snprintf(row[i], sizeof row[i], "%6u %8u %12.6g %12.6g", i + 1, i + 1, printed[1][i],
+               printed[1][i]);
+    g_assert_nonnull(strstr(t.out, row[i]));
+  }
+  g_assert_nonnull(strstr(t.out, "     1        1      2.82722      2.82722"));
+  g_assert_nonnull(strstr(t.out, "     3        3      2.78575      2.78575"));
   cli_run_clear(&t);
+  /* JSON says which sensitivity and why: the default's choice is exact. */
+  CliRun j = cli_run("account", "--generate", "path:n=8", "-T", "8", "-p", "muffliato:K=3",
+                     "--trust", "pndp", "-a", "0", "--format", "json");
+  g_assert_cmpint(j.status, ==, 0);
+  JsonParser *jp;
+  JsonObject *root = cli_run_json(&j, &jp);
+  g_assert_cmpstr(json_object_get_string_member(root, "sensitivity"), ==, "exact");
+  g_assert_cmpstr(json_object_get_string_member(root, "sensitivity_reason"), ==,
+                  "auto: exact costs under 1 CPU s, estimated");
+  for (guint i = 0; i < 7; i++)
+    g_assert_cmpfloat(victim_value(j.out, i, "mu"), ==, printed[1][i]); /* same computation */
+  g_object_unref(jp);
+  cli_run_clear(&j);
+  /* Where exact is dear the default keeps the bound and says so: Florentine
+   * at T = 100 is 14 x 100^3 x 1.2e-7 = 1.68 s estimated (1.8 s measured). */
+  CliRun f = cli_run("account", "--generate", "florentine", "-T", "100", "--trust", "pndp", "-a",
+                     "0", "--format", "csv");
+  g_assert_cmpint(f.status, ==, 0);
+  g_assert_nonnull(strstr(f.out, ",thm5.2\n"));
+  g_assert_null(strstr(f.out, ",exact\n"));
+  cli_run_clear(&f);
+  CliRun e = cli_run("account", "--generate", "florentine", "-T", "100", "--trust", "pndp", "-a",
+                     "0", "--sensitivity", "bound", "--format", "json");
+  g_assert_cmpint(e.status, ==, 0);
+  root = cli_run_json(&e, &jp);
+  g_assert_cmpstr(json_object_get_string_member(root, "sensitivity_reason"), ==,
+                  "asked: --sensitivity bound");
+  g_object_unref(jp);
+  cli_run_clear(&e);
 }
 
 int main(int argc, char **argv) {

@@ -96,8 +96,9 @@ static const char *path_of(const CliRun *r) {
 /* ---- The reference through the observer path ---- */
 
 static void test_reference(void) {
-  CliRun r = cli_run("account", FLORENTINE, "--rounds", "10", "--trust", "pndp", "--attackers", "0",
-                     "--compare", "muffliato", "--path", "observer", "--format", "json");
+  CliRun r = cli_run("account", FLORENTINE, "--rounds", "10", "--sensitivity", "bound", "--trust",
+                     "pndp", "--attackers", "0", "--compare", "muffliato", "--path", "observer",
+                     "--format", "json");
   g_assert_cmpint(r.status, ==, 0);
   JsonParser *p, *rp = json_parser_new();
   JsonObject *o = cli_run_json(&r, &p);
@@ -540,9 +541,10 @@ static void test_unresolved(void) {
   g_assert_cmpstr(lines[0], ==,
                   "collusion,trust,victim,distance,sensitivity,mu,rdp,epsilon,muffliato_rdp,status,"
                   "attackers,alpha,delta,path,seed,mu_lower,bound");
-  g_assert_cmpstr(lines[2], ==, "9,ldp,1,1,inf,inf,inf,inf,,unresolved,9,2,1e-06,observer,0,,thm5.2");
+  g_assert_cmpstr(lines[2], ==,
+                  "9,ldp,1,1,inf,inf,inf,inf,,unresolved,9,2,1e-06,observer,0,,exact");
   g_assert_true(g_str_has_prefix(lines[1], "9,ldp,0,2,50939954."));
-  g_assert_true(g_str_has_suffix(lines[1], ",protected,9,2,1e-06,observer,0,,thm5.2"));
+  g_assert_true(g_str_has_suffix(lines[1], ",protected,9,2,1e-06,observer,0,,exact"));
   g_strfreev(lines);
   JsonParser *p;
   JsonObject *o = run_json(&j, &p);

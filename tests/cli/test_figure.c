@@ -219,8 +219,8 @@ static void test_outputs(void) {
 
 /* Adds the victims of one `dpgossip account --format csv` run. */
 static void add_account_run(Stats *want, const char *attackers) {
-  CliRun r = cli_run("account", FLORENTINE, "-T", "10", "--trust", "pndp", "-a", attackers,
-                     "--compare", "muffliato", "--format", "csv");
+  CliRun r = cli_run("account", FLORENTINE, "-T", "10", "--sensitivity", "bound", "--trust", "pndp",
+                     "-a", attackers, "--compare", "muffliato", "--format", "csv");
   g_assert_cmpint(r.status, ==, 0);
   char **lines = g_strsplit(r.out, "\n", -1);
   g_assert_cmpstr(lines[0], ==,
@@ -384,12 +384,13 @@ static void test_async(void) {
     char id[8];
     g_snprintf(id, sizeof id, "%u", a);
     add_account_csv(&want, OURS, 6,
-                    (const char *const[]){"account", FLORENTINE, "-T", "10", "--trust", "pndp",
-                                          "-a", id, "--path", "observer", ASYNC, "--format", "csv",
-                                          NULL});
+                    (const char *const[]){"account", FLORENTINE, "-T", "10", "--sensitivity",
+                                          "bound", "--trust", "pndp", "-a", id, "--path",
+                                          "observer", ASYNC, "--format", "csv", NULL});
     add_account_csv(&want, MUFF, 6,
-                    (const char *const[]){"account", FLORENTINE, "-T", "10", "--trust", "pndp",
-                                          "-a", id, "--format", "csv", NULL});
+                    (const char *const[]){"account", FLORENTINE, "-T", "10", "--sensitivity",
+                                          "bound", "--trust", "pndp", "-a", id, "--format", "csv",
+                                          NULL});
   }
   assert_stats_equal(&got, &want);
   /* Asynchrony changes the numbers: some distance moves by over 5%. */
@@ -526,7 +527,8 @@ static char *first_message(const char *err) {
 static void same_refusal(const char *svg, ...) {
   const char *const fig[] = {PVD,    FLORENTINE, "-T", "10",    "--trust",
                              "pndp", "-a",       "0",  "--out", svg};
-  const char *const acc[] = {"account", FLORENTINE, "-T", "10", "--trust", "pndp", "-a", "0"};
+  const char *const acc[] = {"account", FLORENTINE, "-T",   "10", "--sensitivity",
+                             "bound",   "--trust",  "pndp", "-a", "0"};
   GPtrArray *fa = g_ptr_array_new(), *aa = g_ptr_array_new();
   for (guint i = 0; i < G_N_ELEMENTS(fig); i++)
     g_ptr_array_add(fa, (gpointer)fig[i]);

@@ -314,7 +314,7 @@ static void test_privacy_summary(void) {
   g_assert_nonnull(strstr(r.out, "epsilon inf: no protection"));
   char *text = read_file(priv_path);
   g_assert_nonnull(
-      strstr(text, "\n,ldp,0,,inf,inf,inf,inf,,unprotected,,2,1e-06,structured,0,,thm5.2\n"));
+      strstr(text, "\n,ldp,0,,inf,inf,inf,inf,,unprotected,,2,1e-06,structured,0,,exact\n"));
   g_free(text);
   cli_run_clear(&r);
   /* --trust none: no accounting, said so. */

@@ -12,9 +12,11 @@ from test_account import compare
 
 @pytest.mark.parametrize("protocol", ["mafalda:C=toeplitz,band=4", "mfdsgd:C=blt"])
 def test_fitted_c_matches_cli_and_closed_form(cli, protocol):
+    # The noise is calibrated with Thm 5.2's sensitivity of C: under that
+    # kind the LDP mu is 1 / sigma (the exact kind gives a hair less).
     got = dpgossip.account("florentine", rounds=32, participation_interval=8, trust="ldp",
-                           attackers=0, protocol=protocol, sigma=2.0)
+                           attackers=0, protocol=protocol, sigma=2.0, sensitivity="bound")
     compare(cli, got, "--generate", "florentine", "-T", "32", "-b", "8", "--trust", "ldp",
-            "-a", "0", "-p", protocol, "--sigma", "2")
+            "-a", "0", "-p", protocol, "--sigma", "2", "--sensitivity", "bound")
     assert got.attrs["path"] == "observer" and len(got) == 14
     np.testing.assert_allclose(got["mu"].to_numpy(float), 0.5, rtol=0, atol=1e-9)

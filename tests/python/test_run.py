@@ -2,6 +2,8 @@
 scenario: the same tables, read generically."""
 
 import os
+import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -109,3 +111,33 @@ def test_errors_are_the_cli_messages(cli, tmp_path):
     with pytest.raises(dpgossip.Error) as e:
         dpgossip.run(ini, {"simulation.rounds": 0}, out=tmp_path)
     assert e.value.status == status == 1 and str(e.value) in err
+
+
+def test_sweep_says_a_dataset_warning_once(tmp_path):
+    """A learning-layer warning (a 0/1 target trained as regression) of a
+    scenario arrives as one Python UserWarning, however many points of the
+    sweep loaded the data, saying how many did; users filter it as any
+    warning."""
+    csv = tmp_path / "d.csv"
+    csv.write_text("a,b,label\n" + "".join(f"{i / 10},{i % 3},{i % 2}\n" for i in range(40)))
+    ini = tmp_path / "s.ini"
+    ini.write_text("[topology]\ngenerate = ring:n=4\n[protocol]\nname = dsgd\nsigma = 1\n"
+                   f"[task]\ndataset = csv:{csv}\nmodel = linear\nepochs = 1\nbatches = 1\n"
+                   "[sweep]\nsimulation.seed = 1..3\n")
+    with pytest.warns(UserWarning) as said:
+        dpgossip.run(ini, out=tmp_path / "out", threads=2)
+    mine = [str(w.message) for w in said if str(w.message).startswith("dpgossip.run:")]
+    assert len(mine) == 1, mine
+    assert re.fullmatch(r"dpgossip\.run: .*d\.csv: the target column 'label' holds two integer "
+                        r"values \(0 and 1\) .*classes=auto.* \(3 of the sweep's 3 points\)",
+                        mine[0]), mine[0]
+    # A resumed sweep loads nothing and says nothing (a warning would raise here).
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="dpgossip.run")
+        dpgossip.run(ini, out=tmp_path / "out", threads=2)
+    # Without a sweep: the warning alone.
+    one = tmp_path / "one.ini"
+    one.write_text(ini.read_text().split("[sweep]")[0])
+    with pytest.warns(UserWarning, match=r"dpgossip\.run: .*classes=auto") as said:
+        dpgossip.run(one, out=tmp_path / "one", threads=1)
+    assert not any("points)" in str(w.message) for w in said)

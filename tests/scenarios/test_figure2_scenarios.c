@@ -234,10 +234,10 @@ static void test_ego_async_florentine(ScenTestFix *f, gconstpointer data) {
   char *set = g_strdup_printf("topology.graph=%s", graph);
   run_shipped("figure2-ego-async", set, f->dir);
   shipped_check_privacy(f->dir, 15 * 14, 2.0);
-  guint n = same_as_account(f->dir,
-                            (const char *const[]){"account", "--graph", graph, "-T", "10",
-                                                  "--trust", "pndp", "-a", "all", "--path",
-                                                  "observer", ASYNC, "--format", "csv", NULL});
+  guint n = same_as_account(f->dir, (const char *const[]){"account", "--sensitivity", "bound",
+                                                          "--graph", graph, "-T", "10", "--trust",
+                                                          "pndp", "-a", "all", "--path", "observer",
+                                                          ASYNC, "--format", "csv", NULL});
   g_assert_cmpuint(n, ==, 15 * 14);
   char *svg = g_build_filename(f->dir, "fig.svg", NULL),
        *csv = g_build_filename(f->dir, "fig.csv", NULL);
@@ -258,10 +258,10 @@ static void test_ego_async_three(ScenTestFix *f, gconstpointer data) {
   (void)data;
   run_shipped("figure2-ego-async", "collusion.each.nodes=0,77,147", f->dir);
   char *graph = scen_test_data("graphs/facebook-ego-414-lcc.edges");
-  guint n = same_as_account(f->dir,
-                            (const char *const[]){"account", "--graph", graph, "--lcc", "-T", "10",
-                                                  "--trust", "pndp", "-a", "0,77,147", "--path",
-                                                  "observer", ASYNC, "--format", "csv", NULL});
+  guint n = same_as_account(
+      f->dir, (const char *const[]){"account", "--sensitivity", "bound", "--graph", graph, "--lcc",
+                                    "-T", "10", "--trust", "pndp", "-a", "0,77,147", "--path",
+                                    "observer", ASYNC, "--format", "csv", NULL});
   g_assert_cmpuint(n, ==, 3 * 147);
   g_free(graph);
 }
@@ -273,9 +273,9 @@ static void test_er(ScenTestFix *f, gconstpointer data) {
   (void)data;
   run_shipped("figure2-er", "simulation.rounds=4", f->dir);
   shipped_check_privacy(f->dir, 100 * 99, 2.0);
-  guint n = same_as_account(f->dir,
-                            (const char *const[]){"account", "--generate", ER, "-T", "4", "--trust",
-                                                  "pndp", "-a", "all", "--format", "csv", NULL});
+  guint n = same_as_account(
+      f->dir, (const char *const[]){"account", "--sensitivity", "bound", "--generate", ER, "-T",
+                                    "4", "--trust", "pndp", "-a", "all", "--format", "csv", NULL});
   g_assert_cmpuint(n, ==, 100 * 99);
   char *svg = g_build_filename(f->dir, "fig.svg", NULL),
        *csv = g_build_filename(f->dir, "fig.csv", NULL);

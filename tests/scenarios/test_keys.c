@@ -30,7 +30,7 @@ static void test_rows_bound(void) {
     g_assert_cmpstr(names[i], ==, topo_gossip_kind_name((TopoGossipKind)i));
   g_strfreev(names);
   names = g_strsplit(scen_schema_find("privacy", "sensitivity")->choices, "|", -1);
-  g_assert_cmpuint(g_strv_length(names), ==, MF_SENSITIVITY_EXACT + 1);
+  g_assert_cmpuint(g_strv_length(names), ==, MF_SENSITIVITY_AUTO + 1);
   for (guint i = 0; names[i] != NULL; i++)
     g_assert_cmpstr(names[i], ==, mf_sensitivity_name((MfSensitivity)i));
   g_strfreev(names);
