@@ -3,8 +3,9 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE      ?= cmake
-# Ninja, not CMake's Makefile generator: the latter starts cmake processes of
-# its own for every target's dependency scan and progress (GENERATOR_NOTE).
+# Ninja, not CMake's Makefile generator, which starts cmake processes of its
+# own for every target's dependency scan and progress: a release build took
+# 323 CPU s with Ninja against 430 (docs/performance.md, "The test suite").
 GENERATOR  ?= Ninja
 
 .PHONY: all deps build run test test-release test-sanitize test-kernels fuzz bench docs install clean
