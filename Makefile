@@ -36,7 +36,7 @@ $(ASAN_BUILD)/CMakeCache.txt:
 # Same tests under AddressSanitizer + UndefinedBehaviorSanitizer (the CI step).
 test-sanitize: deps $(ASAN_BUILD)/CMakeCache.txt
 	$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:handle_sigill=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE nosanitize
 
