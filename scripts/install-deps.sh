@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config ninja-build
   libglib2.0-dev libjson-glib-dev
   libigraph-dev libgsl-dev
   libxml2-dev                # GraphML files checked before igraph reads them

@@ -9,20 +9,13 @@
 #include <sys/resource.h>
 #include <glib/gstdio.h>
 
+#include "tests/common/checks.h"
 #include "tests/common/files.h"
 #include "tests/common/run.h"
 
 /* This run's own folder (test_tmpdir), made in main: two runs at once
  * never write the same file. */
 static char *tmp_dir;
-
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
 
 /* A clean failure: exit 1 (not a signal), one message on stderr holding
  * every needle. */
@@ -37,7 +30,7 @@ static void assert_clean_error(const CliRun *r, const char *const *needles) {
 
 
 static gboolean skip_under_asan(void) {
-#ifdef UNDER_ASAN
+#if TEST_UNDER_ASAN
   g_test_skip("an address-space limit and AddressSanitizer's shadow memory do not mix");
   return TRUE;
 #else

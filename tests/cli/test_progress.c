@@ -11,8 +11,9 @@
 
 #include <glib/gstdio.h>
 
-#include "tests/common/run.h"
+#include "tests/common/checks.h"
 #include "tests/common/files.h"
+#include "tests/common/run.h"
 
 static char *dir;
 
@@ -39,9 +40,10 @@ static char *path_in(const char *name) {
 }
 
 /* Runs @args (its output file at @out, nullable) with the interval 0, then
- * with -q appended (output at @out_q), and compares. */
+ * with -q appended (output at @out_q), and compares; the progress holds
+ * each of @fragments (TEST_NEEDLES). */
 static void check(const char *cmd, const char *const *args, const char *const *args_q,
-                  const char *out, const char *out_q, const char *fragment) {
+                  const char *out, const char *out_q, const char *const *fragments) {
   g_setenv("DPGOSSIP_PROGRESS_INTERVAL", "0", TRUE);
   CliRun loud = cli_run_v(args);
   CliRun quiet = cli_run_v(args_q);
@@ -50,7 +52,9 @@ static void check(const char *cmd, const char *const *args, const char *const *a
   g_assert_cmpint(quiet.status, ==, 0);
   if (progress_lines(loud.err, cmd) < 2)
     g_error("%s: fewer than 2 progress lines:\n%s", cmd, loud.err);
-  g_assert_nonnull(strstr(loud.err, fragment));
+  for (guint i = 0; fragments[i] != NULL; i++)
+    if (strstr(loud.err, fragments[i]) == NULL)
+      g_error("%s: no '%s' in the progress:\n%s", cmd, fragments[i], loud.err);
   g_assert_cmpuint(progress_lines(quiet.err, cmd), ==, 0);
   if (out != NULL) {
     char *a = slurp(out), *b = slurp(out_q);
@@ -71,7 +75,7 @@ static void check(const char *cmd, const char *const *args, const char *const *a
 static void test_train(void) {
   char *a = path_in("a.csv"), *b = path_in("b.csv");
   check("train", (const char *const[]){TRAIN(a), NULL}, (const char *const[]){TRAIN(b), "-q", NULL},
-        a, b, "/160 steps (");
+        a, b, TEST_NEEDLES("/160 steps ("));
   /* What follows the last step (the evaluation, the observer's accounting)
    * is named, with no ETA: it printed "ETA 0:00" for seconds. */
   g_setenv("DPGOSSIP_PROGRESS_INTERVAL", "0", TRUE);
@@ -105,17 +109,17 @@ static void test_train(void) {
 static void test_account(void) {
   check("account", (const char *const[]){ACCOUNT("--accountant", "streaming"), NULL},
         (const char *const[]){ACCOUNT("--accountant", "streaming"), "-q", NULL}, NULL, NULL,
-        "/60 steps accounted (");
+        TEST_NEEDLES("/60 steps accounted ("));
   check("account", (const char *const[]){ACCOUNT("--storage", "dense"), NULL},
         (const char *const[]){ACCOUNT("--storage", "dense"), "-q", NULL}, NULL, NULL,
-        "/60 steps simulated (");
+        TEST_NEEDLES("/60 steps simulated ("));
   /* The structured path: the engine's fraction, and which attacker set. */
 #define STRUCTURED(...)                                                                            \
   "account", "--generate", "karate", "-T", "40", "--trust", "pndp", "-a", "0,33", "--path",        \
       "structured", "--format", "csv", __VA_ARGS__
   check("account", (const char *const[]){STRUCTURED(NULL)},
         (const char *const[]){STRUCTURED("-q", NULL)}, NULL, NULL,
-        "structured accounting, attacker set 2/2 (~");
+        TEST_NEEDLES("structured accounting, attacker set 2/2 (~"));
 #undef STRUCTURED
   /* A local bound reports through the engine of its ball, in JSON too, and
    * the seconds of generating a large graph are named as they pass (the
@@ -124,16 +128,15 @@ static void test_account(void) {
   "account", "--generate", "regular:n=100000,d=8,seed=1", "-T", "4", "--trust", "pndp", "-a",     \
       "0", "--path", "local", "--radius", "2", "--format", "json", __VA_ARGS__
   check("account", (const char *const[]){LOCAL(NULL)}, (const char *const[]){LOCAL("-q", NULL)},
-        NULL, NULL, "structured accounting (~");
-  check("account", (const char *const[]){LOCAL(NULL)}, (const char *const[]){LOCAL("-q", NULL)},
-        NULL, NULL, "dpgossip account: building the graph, ");
+        NULL, NULL,
+        TEST_NEEDLES("structured accounting (~", "dpgossip account: building the graph, "));
 #undef LOCAL
   /* The exact sensitivity is one semidefinite program per victim. */
 #define EXACT(...)                                                                                 \
   "account", "--generate", "karate", "-T", "8", "-b", "2", "--trust", "pndp", "-a", "0",          \
       "--sensitivity", "exact", "--format", "json", __VA_ARGS__
   check("account", (const char *const[]){EXACT(NULL)}, (const char *const[]){EXACT("-q", NULL)},
-        NULL, NULL, "exact sensitivities of the victims (~");
+        NULL, NULL, TEST_NEEDLES("exact sensitivities of the victims (~"));
 #undef EXACT
 }
 
@@ -144,7 +147,7 @@ static void test_account(void) {
 static void test_figure(void) {
   char *a = path_in("f1.svg"), *b = path_in("f2.svg");
   check("figure", (const char *const[]){FIGURE(a), NULL},
-        (const char *const[]){FIGURE(b), "-q", NULL}, a, b, "/10 steps accounted (");
+        (const char *const[]){FIGURE(b), "-q", NULL}, a, b, TEST_NEEDLES("/10 steps accounted ("));
   g_unlink(a);
   g_unlink(b);
   g_free(a);
@@ -160,7 +163,8 @@ static void test_figure(void) {
 static void test_figure_structured(void) {
   char *a = path_in("f3.svg"), *b = path_in("f4.svg");
   check("figure", (const char *const[]){FIGURE_SETS(a), NULL},
-        (const char *const[]){FIGURE_SETS(b), "-q", NULL}, a, b, "attacker set 2/2 (~");
+        (const char *const[]){FIGURE_SETS(b), "-q", NULL}, a, b,
+        TEST_NEEDLES("attacker set 2/2 (~"));
   g_unlink(a);
   g_unlink(b);
   g_free(a);
@@ -172,7 +176,8 @@ static void test_figure_structured(void) {
 static void test_mafalda(void) {
   char *a = path_in("C1.csv"), *b = path_in("C2.csv");
   check("mafalda", (const char *const[]){MAFALDA(a), NULL},
-        (const char *const[]){MAFALDA(b), "-q", NULL}, a, b, "Mafalda's optimizer, iteration ");
+        (const char *const[]){MAFALDA(b), "-q", NULL}, a, b,
+        TEST_NEEDLES("Mafalda's optimizer, iteration "));
   g_unlink(a);
   g_unlink(b);
   g_free(a);
@@ -189,7 +194,7 @@ static void test_run(void) {
   char *m2 = g_build_filename(o2, "points", "name=dsgd_seed=1", "metrics.csv", NULL);
   check("run", (const char *const[]){"run", ini, "--out", o1, "-j", "1", NULL},
         (const char *const[]){"run", ini, "--out", o2, "-j", "1", "-q", NULL}, m1, m2,
-        "/8 points (");
+        TEST_NEEDLES("/8 points ("));
   g_free(m1);
   g_free(m2);
   const char *files[] = {"metrics.csv", "privacy.csv"};

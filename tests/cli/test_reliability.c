@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 #include <zlib.h>
 
+#include "tests/common/checks.h"
 #include "tests/common/files.h"
 #include "tests/common/run.h"
 #include "tests/common/tolerance.h"
@@ -18,16 +19,8 @@
  * never write the same file. */
 static char *tmp_dir;
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
 static gboolean skip_under_asan(void) {
-#ifdef UNDER_ASAN
+#if TEST_UNDER_ASAN
   g_test_skip("an address-space limit and AddressSanitizer's shadow memory do not mix");
   return TRUE;
 #else

@@ -8,6 +8,22 @@
 
 #include <glib.h>
 
+/* TEST_UNDER_ASAN: 1 in the sanitizer build (make test-sanitize), else 0.
+ * A test whose cost is one code path repeated (a slow run to interrupt,
+ * many points of one sweep) may take a smaller size there: the sanitizers
+ * check the path's memory once, the release run checks its scale. GCC says
+ * __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer). */
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_UNDER_ASAN 1
+#endif
+#endif
+#ifndef TEST_UNDER_ASAN
+#define TEST_UNDER_ASAN 0
+#endif
+
 /* A NULL-terminated list of message fragments for test_expect_error. */
 #define TEST_NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
 
