@@ -314,10 +314,10 @@ static gboolean propagate_copies(Kalman *k, double *P, CopyScratch *s, GError **
   guint threads = k->c->threads;
   priv_kernel_par((PrivKernel){.kind = PRIV_K_RIGHT, .m = mg, .x = P, .y = Zt, .ldx = N, .ldy = ng},
                   N, threads);
+  /* Bg = Mg Zt, symmetric: its lower triangle. */
   priv_kernel_par(
-      (PrivKernel){
-          .kind = PRIV_K_APPLY, .m = mg, .x = Zt, .y = Bg, .width = ng, .ldx = ng, .ldy = ng},
-      ng, threads);
+      (PrivKernel){.kind = PRIV_K_APPLY_LOWER, .m = mg, .x = Zt, .y = Bg, .ldx = ng, .ldy = ng}, ng,
+      threads);
   /* Copy rows: their copy columns first (reading general columns of their
    * own row or a general row, none written yet), then their general ones. */
   for (guint x = 0; x < nc; x++) {

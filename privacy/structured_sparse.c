@@ -112,12 +112,13 @@ static void kernel_run(const PrivKernel *k) {
   }
   for (guint a = k->lo; a < k->hi; a++) {
     double *ya = k->y + (gsize)a * k->ldy;
-    if (k->kind == PRIV_K_APPLY) {
-      memset(ya, 0, sizeof(double) * k->width);
+    if (k->kind == PRIV_K_APPLY || k->kind == PRIV_K_APPLY_LOWER) {
+      guint width = k->kind == PRIV_K_APPLY ? k->width : a + 1;
+      memset(ya, 0, sizeof(double) * width);
       for (guint i = m->ptr[a]; i < m->ptr[a + 1]; i++) {
         const double *xv = k->x + (gsize)m->col[i] * k->ldx;
         double w = m->val[i];
-        for (guint j = 0; j < k->width; j++)
+        for (guint j = 0; j < width; j++)
           ya[j] += w * xv[j];
       }
     } else {
@@ -143,7 +144,7 @@ void priv_kernel_par(PrivKernel base, guint rows, guint threads) {
   double nnz = base.m->ptr[base.m->n];
   double work = base.kind == PRIV_K_APPLY   ? nnz * base.width
                 : base.kind == PRIV_K_RIGHT ? nnz * rows
-                                            : 0.5 * nnz * rows;
+                                            : 0.5 * nnz * rows; /* the lower ones */
   guint nt = work < PAR_MIN_WORK ? 1 : MIN(MAX(threads, 1u), PAR_MAX_THREADS);
   nt = MIN(nt, MAX(rows, 1u));
   if (nt <= 1) {
@@ -159,7 +160,7 @@ void priv_kernel_par(PrivKernel base, guint rows, guint threads) {
     guint hi;
     if (t + 1 == nt)
       hi = rows;
-    else if (base.kind != PRIV_K_RIGHT_LOWER)
+    else if (base.kind == PRIV_K_APPLY || base.kind == PRIV_K_RIGHT)
       hi = (guint)((guint64)rows * (t + 1) / nt);
     else /* equal areas of the triangle: a^2 / 2 = (t+1)/nt of the total */
       hi = (guint)(rows * sqrt((double)(t + 1) / nt));
