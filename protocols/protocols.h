@@ -821,8 +821,8 @@ typedef struct {
  * deadline and stale mode, MF-D-SGD (and so Mafalda with a given C) in
  * deadline and stale mode (stale: the Kalman engine, for a C whose noise has
  * a state-space form of order <= 16, priv_structured_noise_state_fits, which
- * `dpgossip account` and dpg_account check on the job's C; a scenario's
- * other C is refused by the engine with the reason); not DECOR (see
+ * `dpgossip account` and dpg_account check on the job's C; scenarios keep
+ * that case on the observer path, scen_account_recordable); not DECOR (see
  * account_request.c). The one answer `dpgossip account`, dpg_account and
  * the scenarios use. O(1). */
 gboolean proto_account_recordable(PrivProtocol protocol, ProtoModeKind mode);
