@@ -23,7 +23,9 @@
 # --loss 0.05` (ASYNC_N default 10000; empty skips it).
 # Stale mode: `account --generate regular:n=STALE_N,d=8,seed=1 -T 100 --trust
 # pndp -a 0 --mode stale:s=2 --latency lognormal:mu=3,sigma=0.5` (STALE_N
-# default 10000; empty skips it).
+# default 10000; empty skips it), and the same with `-p mfdsgd:C=bsr,band=4`
+# at n = STALE_MF_N (default 1000: the noise's state beside the slots needs
+# about 600 n^2 bytes, 60 GB at n = 10^4; empty skips it).
 # Correlated noise (the W-power engine with C_local; PNDP, attacker 0, all
 # victims) on regular:n=N,d=8,seed=1:
 #   in n  `-p mfdsgd:C=bsr,band=4` at T = 100 for N in MF_NS (default 1000
@@ -87,6 +89,13 @@ if [ -n "$STALE_N" ]; then
   read -r cpu rss < <(measure "stale" --generate "regular:n=$STALE_N,d=8,seed=1" -T 100 \
     --trust pndp -a 0 --mode stale:s=2 --latency lognormal:mu=3,sigma=0.5)
   echo "| regular n=$STALE_N d=8, stale:s=2, lognormal:mu=3,sigma=0.5 | 100 | $cpu | $rss |"
+fi
+STALE_MF_N=${STALE_MF_N-1000}
+if [ -n "$STALE_MF_N" ]; then
+  read -r cpu rss < <(measure "stale-mf" --generate "regular:n=$STALE_MF_N,d=8,seed=1" -T 100 \
+    --trust pndp -a 0 -p mfdsgd:C=bsr,band=4 --mode stale:s=2 \
+    --latency lognormal:mu=3,sigma=0.5)
+  echo "| regular n=$STALE_MF_N d=8, mfdsgd:C=bsr,band=4, stale:s=2, lognormal:mu=3,sigma=0.5 | 100 | $cpu | $rss |"
 fi
 OBS_TS=${OBS_TS-20 40 80 160 320}
 DECOR_TS=${DECOR_TS-$OBS_TS}

@@ -84,9 +84,10 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
     if (p->messages == NULL)
       return fail(error, "a delay-augmented state (n_delayed > 0) needs the run's messages");
     if (p->protocol != PRIV_PROTOCOL_DSGD && p->protocol != PRIV_PROTOCOL_MUFFLIATO &&
+        p->protocol != PRIV_PROTOCOL_MFDSGD &&
         !(p->protocol == PRIV_PROTOCOL_DECOR && p->sigma_secret == 0))
-      return fail(error, "a delay-augmented state (stale mode) is accounted for D-SGD and "
-                         "Muffliato only");
+      return fail(error, "a delay-augmented state (stale mode) is accounted for D-SGD, "
+                         "Muffliato and MF-D-SGD only");
     if (p->engine != PRIV_ENGINE_AUTO && p->engine != PRIV_ENGINE_KALMAN &&
         p->engine != PRIV_ENGINE_KALMAN_DENSE)
       return fail(error, "a delay-augmented state (stale mode) needs a Kalman engine");
@@ -361,6 +362,17 @@ static gboolean every_round_all_send(const PrivStructuredProblem *p, guint n) {
   return all;
 }
 
+gboolean priv_structured_noise_state_fits(const double *C_local, guint T, GError **why) {
+  g_return_val_if_fail(C_local != NULL && T > 0, FALSE);
+  double *C = mf_normalized_copy(C_local, (gsize)T * T), *Cinv = invert(C, T, why);
+  PrivNoiseState s = {0};
+  gboolean ok = Cinv != NULL && priv_noise_state_of(C, Cinv, T, PRIV_NOISE_STATE_MAX, &s, why);
+  priv_noise_state_clear(&s);
+  g_free(C);
+  g_free(Cinv);
+  return ok;
+}
+
 gsize priv_structured_bytes_least(guint n, guint T, guint n_gossip, PrivProtocol protocol,
                                   double sigma) {
   gsize blocks = spec_size_mul(spec_size_mul(n, T), T);
@@ -525,15 +537,23 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
     GError *why = NULL;
     if (priv_noise_state_of(C, Cinv, T, PRIV_NOISE_STATE_MAX, &noise, &why)) {
       c.noise = &noise;
-    } else if (engine == PRIV_ENGINE_KALMAN) {
-      g_propagate_prefixed_error(error, why, "the Kalman engine cannot carry MF-D-SGD's noise: ");
+    } else if (engine == PRIV_ENGINE_KALMAN || p->n_delayed > 0) {
+      g_propagate_prefixed_error(error, why,
+                                 p->n_delayed > 0
+                                     ? "stale mode's delay-augmented state needs the Kalman "
+                                       "engine, which cannot carry this C's noise (use the "
+                                       "observer path): "
+                                     : "the Kalman engine cannot carry MF-D-SGD's noise: ");
       goto out;
     } else {
       g_clear_error(&why);
     }
   }
+  /* Stale mode: only the Kalman engine carries the delayed slots (beside
+   * MF-D-SGD's noise state). */
   if (engine == PRIV_ENGINE_AUTO)
-    engine = choose_engine(&c, p->protocol == PRIV_PROTOCOL_MFDSGD);
+    engine = p->n_delayed > 0 ? PRIV_ENGINE_KALMAN
+                              : choose_engine(&c, p->protocol == PRIV_PROTOCOL_MFDSGD);
   if (engine == PRIV_ENGINE_POWERS)
     ok = priv_struct_powers(&c, Cinv, unit, blocks, error);
   else if (engine == PRIV_ENGINE_KALMAN)

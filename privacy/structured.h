@@ -108,7 +108,9 @@ typedef struct {
    * gather still uses (a delay-augmented state; proto_deliveries_record
    * builds them). Slots get no injection, are never sent and are no
    * victims; the blocks are over the n nodes. 0: none. KALMAN and
-   * KALMAN_DENSE (and AUTO) only, D-SGD and Muffliato only. */
+   * KALMAN_DENSE (and AUTO) only, for D-SGD and Muffliato; KALMAN (and
+   * AUTO) for MF-D-SGD, with a C whose noise has a state-space form of
+   * order at most 16 (a banded C, a BLT). */
   guint n_delayed;
   PrivTrust trust;
   const guint *attackers; /* distinct nodes, >= 1 */
@@ -164,6 +166,15 @@ typedef struct {
  * sigma = 0 < sigma_secret), PRIV_ERROR_NUMERICAL (C_local
  * singular, LAPACK failure), PRIV_ERROR_MEMORY.
  */
+/*
+ * priv_structured_noise_state_fits: whether MF-D-SGD's noise for the T x T
+ * lower-triangular @C_local has a state-space form the Kalman engine
+ * carries (order at most 16: a banded C of band up to 17, a BLT of up to 16
+ * buffers), which stale mode's delay-augmented state needs; @why (NULL
+ * allowed) says why not. O(T^4 / 12) (T SVDs), T^2 doubles.
+ */
+gboolean priv_structured_noise_state_fits(const double *C_local, guint T, GError **why);
+
 PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError **error);
 
 /*

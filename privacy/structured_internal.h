@@ -280,6 +280,12 @@ typedef enum {
   /* y[a, b] = sum_j M[b,j] x[a,j] for b <= a: the lower triangle of x M^T
    * (x n x n with stride ldx) */
   PRIV_K_RIGHT_LOWER,
+  /* y[a, b] = sum_j M[b,j] x[a,j] for every row b of M: x M^T, M of any
+   * number of rows, x of ldx columns (M's column indices) */
+  PRIV_K_RIGHT,
+  /* APPLY's y[a, 0..a]: the lower triangle of M x (x of at least as many
+   * columns as M has rows) */
+  PRIV_K_APPLY_LOWER,
 } PrivKernelKind;
 
 typedef struct {
@@ -295,7 +301,8 @@ typedef struct {
  * priv_kernel_par: runs the product @base over output rows [0, @rows) on up
  * to @threads threads, each a fixed range of rows: every output entry is one
  * thread's sum in a fixed order, so the result does not depend on @threads.
- * O(nnz width) for APPLY, O(nnz rows / 2) for RIGHT_LOWER.
+ * O(nnz width) for APPLY, O(nnz rows / 2) for RIGHT_LOWER and APPLY_LOWER,
+ * O(nnz rows) for RIGHT.
  */
 void priv_kernel_par(PrivKernel base, guint rows, guint threads);
 

@@ -220,6 +220,146 @@ static void csr_for(Kalman *k, guint r, gboolean transpose) {
   }
 }
 
+/*
+ * Stale mode's propagation (a state with copy rows: the delay slots, the
+ * noise's state between injections): P <- M P M^T in place on the full
+ * (both triangles) N x N @P, M = the augmented W_r in @k->csr. A row of M
+ * that is e_a keeps its entry (a slot holding its message), one that is e_v
+ * with v's row general copies v (a slot starting to hold v's message); the
+ * others are general (the nodes; a copy of a copy is taken as general). So
+ * with G the general rows and Mg their rows of M,
+ *   Zt = P Mg^T (N x |G|),  P'[G, G] = Mg Zt,
+ *   P'[a, G] = Zt[src(a), :] for a copy row a of source src(a),
+ *   P'[a, b] = P[src(a), src(b)] between copy rows,
+ * and the block between slots that keep their messages is not touched: the
+ * work is O(N nnz(Mg) + |G| nnz(Mg) + N^2 - L_keep^2), not the O(N nnz + N^2)
+ * passes of W P W^T over the whole state (docs/accounting-at-scale.md,
+ * "Stale mode"). @s holds the classification and Zt, Bg (|G| x |G|), grown
+ * as needed. Each entry is one thread's sum in a fixed order.
+ * Errors: PRIV_ERROR_MEMORY (Zt or Bg over the budget).
+ */
+typedef struct {
+  guint *src;       /* N: the copied row, or G_MAXUINT (general) */
+  guint *gen, *cpy; /* the general rows, the copy rows, increasing */
+  guint *fresh;     /* the copy rows whose source is not themselves */
+  PrivCsr mg;       /* Mg */
+  double *Zt, *Bg;
+  gsize cap; /* |G| the buffers hold */
+} CopyScratch;
+
+#define GENERAL G_MAXUINT
+/* General rows whose copy columns propagate_copies fills together. */
+#define TRANSPOSE_ROWS 256u
+
+static void copy_scratch_clear(CopyScratch *s) {
+  g_free(s->src);
+  g_free(s->gen);
+  g_free(s->cpy);
+  g_free(s->fresh);
+  priv_csr_clear(&s->mg);
+  g_free(s->Zt);
+  g_free(s->Bg);
+}
+
+static gboolean propagate_copies(Kalman *k, double *P, CopyScratch *s, GError **error) {
+  const PrivCsr *m = &k->csr;
+  guint N = k->ns, ng = 0, nc = 0, nf = 0;
+  if (!s->src) {
+    s->src = g_new(guint, N);
+    s->gen = g_new(guint, N);
+    s->cpy = g_new(guint, N);
+    s->fresh = g_new(guint, N);
+  }
+  for (guint a = 0; a < N; a++)
+    s->src[a] = m->ptr[a + 1] - m->ptr[a] == 1 && m->val[m->ptr[a]] == 1.0 ? m->col[m->ptr[a]]
+                                                                           : GENERAL;
+  /* A copy of another copy row: general (rows only turn general here, so
+   * one pass leaves every copy row reading itself or a general row). */
+  for (guint a = 0; a < N; a++)
+    if (s->src[a] != GENERAL && s->src[a] != a && s->src[s->src[a]] != GENERAL)
+      s->src[a] = GENERAL;
+  for (guint a = 0; a < N; a++) {
+    if (s->src[a] == GENERAL) {
+      s->gen[ng++] = a;
+    } else {
+      s->cpy[nc++] = a;
+      if (s->src[a] != a)
+        s->fresh[nf++] = a;
+    }
+  }
+  if (ng > s->cap) {
+    g_clear_pointer(&s->Zt, g_free);
+    g_clear_pointer(&s->Bg, g_free);
+    if (!(s->Zt = priv_matrix_new(N, ng, error)) || !(s->Bg = priv_matrix_new(ng, ng, error)))
+      return FALSE;
+    s->cap = ng;
+  }
+  /* Mg, and the general rows' index into G (reusing gen's order). */
+  PrivCsr *mg = &s->mg;
+  priv_csr_clear(mg);
+  gsize nnz = 0;
+  for (guint i = 0; i < ng; i++)
+    nnz += m->ptr[s->gen[i] + 1] - m->ptr[s->gen[i]];
+  mg->n = ng;
+  mg->ptr = g_new0(guint, (gsize)ng + 1);
+  mg->col = g_new(guint, MAX(nnz, 1));
+  mg->val = g_new(double, MAX(nnz, 1));
+  for (guint i = 0; i < ng; i++) {
+    guint a = s->gen[i], len = m->ptr[a + 1] - m->ptr[a];
+    memcpy(mg->col + mg->ptr[i], m->col + m->ptr[a], sizeof(guint) * len);
+    memcpy(mg->val + mg->ptr[i], m->val + m->ptr[a], sizeof(double) * len);
+    mg->ptr[i + 1] = mg->ptr[i] + len;
+  }
+  double *Zt = s->Zt, *Bg = s->Bg;
+  guint threads = k->c->threads;
+  priv_kernel_par((PrivKernel){.kind = PRIV_K_RIGHT, .m = mg, .x = P, .y = Zt, .ldx = N, .ldy = ng},
+                  N, threads);
+  /* Bg = Mg Zt, symmetric: its lower triangle. */
+  priv_kernel_par(
+      (PrivKernel){.kind = PRIV_K_APPLY_LOWER, .m = mg, .x = Zt, .y = Bg, .ldx = ng, .ldy = ng}, ng,
+      threads);
+  /* Copy rows: their copy columns first (reading general columns of their
+   * own row or a general row, none written yet), then their general ones. */
+  for (guint x = 0; x < nc; x++) {
+    guint a = s->cpy[x], v = s->src[a];
+    double *pa = P + (gsize)a * N;
+    if (v == a) {
+      for (guint y = 0; y < nf; y++) {
+        guint b = s->fresh[y];
+        pa[b] = pa[s->src[b]];
+      }
+    } else {
+      const double *pv = P + (gsize)v * N;
+      for (guint y = 0; y < nc; y++) {
+        guint b = s->cpy[y];
+        pa[b] = pv[s->src[b]];
+      }
+    }
+    const double *z = Zt + (gsize)v * ng;
+    for (guint i = 0; i < ng; i++)
+      pa[s->gen[i]] = z[i];
+  }
+  /* General rows: Mg Zt (its lower triangle, so that P stays symmetric),
+   * and their copy columns from the copy rows just written, by blocks of
+   * TRANSPOSE_ROWS rows: each copy row is read TRANSPOSE_ROWS entries at a
+   * time (a run of cache lines, not one from every row), and the block's
+   * rows take one entry each, their open lines fitting the L1/L2 cache. */
+  for (guint i0 = 0; i0 < ng; i0 += TRANSPOSE_ROWS) {
+    guint i1 = MIN(ng, i0 + TRANSPOSE_ROWS);
+    for (guint i = i0; i < i1; i++) {
+      double *pg = P + (gsize)s->gen[i] * N;
+      for (guint j = 0; j < ng; j++)
+        pg[s->gen[j]] = j <= i ? Bg[(gsize)i * ng + j] : Bg[(gsize)j * ng + i];
+    }
+    for (guint x = 0; x < nc; x++) {
+      const double *pb = P + (gsize)s->cpy[x] * N;
+      for (guint i = i0; i < i1; i++)
+        P[(gsize)s->gen[i] * N + s->cpy[x]] = pb[s->gen[i]];
+    }
+  }
+  return TRUE;
+}
+
 /* The filter: each round's whitening L_r and gain factor Y_r into k->gain. */
 static gboolean forward(Kalman *k, GError **error) {
   const PrivStructCtx *c = k->c;
@@ -228,7 +368,10 @@ static gboolean forward(Kalman *k, GError **error) {
   double *P = NULL, *A = NULL;
   PrivKalmanScratch w;
   priv_kalman_scratch_init(&w, n, qm);
-  if (!(P = priv_matrix_new(n, n, error)) || !(A = priv_matrix_new(n, n, error)))
+  /* Stale mode's slots: propagate_copies on P alone. */
+  gboolean copies = c->n > c->n_nodes;
+  CopyScratch cs = {0};
+  if (!(P = priv_matrix_new(n, n, error)) || (!copies && !(A = priv_matrix_new(n, n, error))))
     goto out;
   inject(c, 0, P);
   for (guint r = 0; r < R; r++) {
@@ -247,11 +390,21 @@ static gboolean forward(Kalman *k, GError **error) {
       if (!(g->Y = priv_matrix_new(n, q, error)))
         goto out;
       priv_struct_gain(P, n, rv, q0, q, w.Lw, w.PR, g->Y);
-      if (r + 1 < R)
+      if (r + 1 < R && copies)
+        /* Both triangles: the propagation reads whole rows. */
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)q, -1.0, g->Y,
+                    (int)q, g->Y, (int)q, 1.0, P, (int)n);
+      else if (r + 1 < R)
         cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)n, (int)q, -1.0, g->Y, (int)q,
                     1.0, P, (int)n);
     }
-    if (r + 1 < R) {
+    if (r + 1 < R && copies) {
+      csr_for(k, r, FALSE);
+      if (!propagate_copies(k, P, &cs, error))
+        goto out;
+      if ((r + 1) % c->K == 0)
+        inject(c, (r + 1) / c->K, P);
+    } else if (r + 1 < R) {
       /* P_{r+1} = W_r P+ W_r^T (+ the next injection): A = W P on the full
        * P, then the lower triangle of A W^T. */
       csr_for(k, r, FALSE);
@@ -274,6 +427,7 @@ static gboolean forward(Kalman *k, GError **error) {
 out:
   g_free(P);
   g_free(A);
+  copy_scratch_clear(&cs);
   priv_kalman_scratch_clear(&w);
   return ok;
 }
@@ -367,6 +521,12 @@ static gsize kalman_count(const PrivStructCtx *c, guint *rc_out) {
    * (nv T x rc). */
   gsize keep = priv_size_sum3(seen, n, seen, qm, (gsize)c->n * T, T);
   gsize fwd = priv_size_sum3(2, (gsize)n * n, 2, (gsize)n * qm, 1, (gsize)qm * qm);
+  if (c->n > c->n_nodes) {
+    /* Stale mode (propagate_copies): P, Zt and Bg, G the nodes and the
+     * noise's state (a slot row is a copy). */
+    gsize g = (gsize)n - (c->n - c->n_nodes);
+    fwd = priv_size_sum3(1, (gsize)n * n, g, n + g, 2, (gsize)n * qm + (gsize)qm * qm);
+  }
   gsize bwd = priv_size_sum3(2, (gsize)n * rc, nv, (gsize)T * rc, 2, (gsize)qm * rc);
   gsize count = keep + MAX(fwd, bwd);
   if (rc_out)

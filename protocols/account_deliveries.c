@@ -70,6 +70,17 @@ static gboolean row_kept(const ProtoDeliveries *d, guint k) {
   return k != NOT_KEPT && (d->rows == NULL || d->rows[k]);
 }
 
+/* The hash of a delayed message's key (round << 32 | v): g_direct_hash
+ * keeps the low 32 bits alone, so a node's messages of every round shared
+ * one hash and each lookup walked them (O(R) a lookup). A 64-bit mix
+ * (splitmix64's finalizer) spreads them. O(1). */
+static guint delayed_hash(gconstpointer key) {
+  guint64 x = (guint64)GPOINTER_TO_SIZE(key);
+  x = (x ^ (x >> 30)) * G_GUINT64_CONSTANT(0xbf58476d1ce4e5b9);
+  x = (x ^ (x >> 27)) * G_GUINT64_CONSTANT(0x94d049bb133111eb);
+  return (guint)(x ^ (x >> 31));
+}
+
 static void on_gather(guint u, guint r, guint n_inputs, const ProtoInput *inputs, gpointer data) {
   ProtoDeliveries *d = data;
   if (d->error != NULL)
@@ -348,7 +359,7 @@ static ProtoDeliveries *record(const ProtoRunConfig *cfg, guint R, const guint *
     d->sent[r] = g_array_new(FALSE, FALSE, sizeof(guint64));
     d->dropped[r] = g_array_new(FALSE, FALSE, sizeof(guint64));
   }
-  d->delayed_of = g_hash_table_new(g_direct_hash, g_direct_equal);
+  d->delayed_of = g_hash_table_new(delayed_hash, g_direct_equal);
   d->delayed = g_array_new(FALSE, FALSE, sizeof(Delayed));
   d->w = g_new0(TopoGossip *, R);
   d->msg = g_new0(PrivRoundMessages, R);

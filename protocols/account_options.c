@@ -184,11 +184,11 @@ gboolean proto_account_recordable(PrivProtocol protocol, ProtoModeKind mode) {
   case PRIV_PROTOCOL_MUFFLIATO:
     return TRUE;
   case PRIV_PROTOCOL_MFDSGD:
-    /* Deadline mode: the W-product engine on the record's W_r. Stale mode
-     * needs the delay-augmented state, which only the Kalman engines carry;
-     * the one that carries a correlated noise's state (structured_mfstate.c)
-     * does not carry the delayed slots beside it yet. */
-    return mode == PROTO_MODE_DEADLINE;
+    /* Deadline mode: the W-product engine on the record's W_r. Stale mode:
+     * the Kalman engine, the delayed slots beside the noise's state
+     * (structured_mfstate.c), for a C whose noise has a low-order state
+     * (proto_account_job_recordable checks the job's C). */
+    return mode == PROTO_MODE_DEADLINE || mode == PROTO_MODE_STALE;
   default:
     /* Not DECOR: on a deadline run's record the structured path printed
      * more than the observer path, which the audit attains (Florentine,

@@ -27,8 +27,8 @@ ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why)
         "delivery record (the W_r its gathers applied, the messages each node received)";
   } else if (c->recordable && c->mode == PROTO_MODE_STALE && c->n_links == 0) {
     path = PROTO_ACCOUNT_STRUCTURED;
-    w = "auto: a stale-mode run of D-SGD or Muffliato: the structured path on its delivery "
-        "record, late messages held in a delay-augmented state";
+    w = "auto: a stale-mode run of D-SGD, Muffliato or MF-D-SGD: the structured path on its "
+        "delivery record, late messages held in a delay-augmented state";
   } else if (c->mode != PROTO_MODE_SYNC)
     w = "auto: an asynchronous mode changes the effective gossip matrices";
   else if (c->loss > 0)
@@ -132,8 +132,9 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
                          "on its ball's part of the run's delivery record (docs/local-bounds.md), "
                          "other runs synchronous without simulating them"
                        : "--path structured accounts D-SGD and Muffliato in deadline or stale "
-                         "mode and MF-D-SGD in deadline mode on the run's delivery record (not "
-                         "DECOR), other protocols synchronous without simulating them",
+                         "mode and MF-D-SGD in deadline mode (and in stale mode with a banded or "
+                         "BLT C) on the run's delivery record (not DECOR), other protocols "
+                         "synchronous without simulating them",
               bad->str + 2, strchr(bad->str + 2, ',') ? "" : "s");
   g_string_free(bad, TRUE);
   return ok;

@@ -68,10 +68,33 @@ const char *proto_account_job_sensitivity_reason(const ProtoAccountJob *j) {
              : "auto: exact would cost over 1 CPU s, estimated; --sensitivity exact forces it";
 }
 
+/* MF-D-SGD in stale mode: whether @j's C has the noise state the Kalman
+ * engine carries beside the delayed slots (a C it cannot build here, the
+ * path will say why). O(T^4 / 12). */
+static gboolean stale_noise_fits(const ProtoAccountJob *j) {
+  if (j->C_given)
+    return priv_structured_noise_state_fits(j->C_given, j->T, NULL);
+  ProtoCRecipe r = {.spec = j->proto.c_spec,
+                    .T = j->T,
+                    .k = j->T / MAX(j->run_b, 1u),
+                    .b = MAX(j->run_b, 1u),
+                    .band = j->proto.band};
+  GError *err = NULL;
+  double *C = proto_c_local(&r, &err);
+  gboolean fits = C == NULL || priv_structured_noise_state_fits(C, j->T, NULL);
+  g_clear_error(&err);
+  g_free(C);
+  return fits;
+}
+
 gboolean proto_account_job_recordable(const ProtoAccountJob *j) {
-  /* Which protocols in which modes: proto_account_recordable. */
-  return !j->no_record && j->proto.structured &&
-         proto_account_recordable(j->proto.protocol, j->mode.kind);
+  /* Which protocols in which modes: proto_account_recordable; MF-D-SGD in
+   * stale mode when its C's noise has a low-order state. */
+  if (j->no_record || !j->proto.structured ||
+      !proto_account_recordable(j->proto.protocol, j->mode.kind))
+    return FALSE;
+  return j->proto.protocol != PRIV_PROTOCOL_MFDSGD || j->mode.kind != PROTO_MODE_STALE ||
+         stale_noise_fits(j);
 }
 
 const char *proto_account_job_distance_graph(const ProtoAccountJob *j) {

@@ -771,7 +771,8 @@ void proto_deliveries_counts(const ProtoDeliveries *d, guint64 *late, guint64 *p
  * privacy.path = auto) takes: structured whenever it describes the run
  * exactly, i.e. a protocol it knows in sync mode with no loss and no link
  * override, or (@c->recordable, proto_account_recordable) D-SGD or
- * Muffliato in deadline or stale mode, MF-D-SGD in deadline mode, with or
+ * Muffliato in deadline or stale mode, MF-D-SGD in deadline mode and, with a
+ * C whose noise has a low-order state, in stale mode, with or
  * without loss, no link override: the structured path then takes the run's
  * delivery record. Any schedule qualifies, churn included: the structured path
  * multiplies the time-varying W_{t-1} ... W_s, and an absent node's W_t row
@@ -818,8 +819,12 @@ typedef struct {
 /* Whether the structured path accounts a run of @protocol in @mode on its
  * delivery record (proto_deliveries_record): D-SGD and Muffliato in
  * deadline and stale mode, MF-D-SGD (and so Mafalda with a given C) in
- * deadline mode; not DECOR (see account_request.c). The one answer `dpgossip
- * account`, dpg_account and the scenarios use. O(1). */
+ * deadline and stale mode (stale: the Kalman engine, for a C whose noise has
+ * a state-space form of order <= 16, priv_structured_noise_state_fits, which
+ * `dpgossip account` and dpg_account check on the job's C; scenarios keep
+ * that case on the observer path, scen_account_recordable); not DECOR (see
+ * account_request.c). The one answer `dpgossip account`, dpg_account and
+ * the scenarios use. O(1). */
 gboolean proto_account_recordable(PrivProtocol protocol, ProtoModeKind mode);
 
 /* --path structured: a protocol it knows, and nothing it cannot take from

@@ -69,6 +69,17 @@ void scen_account_request_clear(ScenAccountRequest *q) {
   memset(q, 0, sizeof *q);
 }
 
+gboolean scen_account_recordable(const ScenConfig *c) {
+  /* Not MF-D-SGD in stale mode: whether its C (Mafalda's is fitted in the
+   * run) has the noise state the Kalman engine carries beside the delayed
+   * slots is known only to the job (proto_account_job_recordable), so a
+   * scenario keeps such a run on the observer path. */
+  if (c->shape.kind < 0 ||
+      (c->shape.kind == PRIV_PROTOCOL_MFDSGD && c->mode_parsed.kind == PROTO_MODE_STALE))
+    return FALSE;
+  return proto_account_recordable((PrivProtocol)c->shape.kind, c->mode_parsed.kind);
+}
+
 ProtoAccountJob *scen_account_job(const ScenConfig *c, const ScenAccountRequest *q,
                                   GError **error) {
   ProtoAccountRequest r = q->r;
@@ -76,9 +87,8 @@ ProtoAccountJob *scen_account_job(const ScenConfig *c, const ScenAccountRequest 
    * where it accounts it on the run's delivery record
    * (proto_account_recordable); otherwise it accounts a synchronous run,
    * whose messages do not depend on them. */
-  gboolean by_record = c->path == SCEN_PATH_STRUCTURED && c->shape.kind >= 0 &&
-                       c->mode_parsed.kind != PROTO_MODE_SYNC &&
-                       proto_account_recordable((PrivProtocol)c->shape.kind, c->mode_parsed.kind);
+  gboolean by_record = c->path == SCEN_PATH_STRUCTURED && c->mode_parsed.kind != PROTO_MODE_SYNC &&
+                       scen_account_recordable(c);
   if (c->path != SCEN_PATH_OBSERVER) {
     if (!by_record)
       r.mode = r.latency = r.loss = NULL;

@@ -279,6 +279,11 @@ void scen_account_request_clear(ScenAccountRequest *q);
  */
 ProtoAccountJob *scen_account_job(const ScenConfig *c, const ScenAccountRequest *q, GError **error);
 
+/* Whether the structured path accounts @c's run on its delivery record
+ * (proto_account_recordable), MF-D-SGD in stale mode excluded (its C is
+ * checked by the job alone). O(1). */
+gboolean scen_account_recordable(const ScenConfig *c);
+
 /* The largest LDP mu of any node of @c's run at sigma = 1 (mu scales as
  * 1/sigma), by the structured accounting of the request on the run's own
  * schedule (churn included). +inf when a node is unprotected. Errors: the

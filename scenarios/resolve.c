@@ -1027,12 +1027,10 @@ static void resolve_noise(R *r, ScenConfig *c) {
 /* The accounting path: the same plan as `dpgossip account --path auto`;
  * an asked path the plan does not cover is a problem. */
 static void resolve_path(R *r, ScenConfig *c) {
-  ProtoAccountCase pc = {
-      .known = c->shape.kind >= 0,
-      .mode = c->mode_parsed.kind,
-      .loss = c->loss_p,
-      .recordable = c->shape.kind >= 0 &&
-                    proto_account_recordable((PrivProtocol)c->shape.kind, c->mode_parsed.kind)};
+  ProtoAccountCase pc = {.known = c->shape.kind >= 0,
+                         .mode = c->mode_parsed.kind,
+                         .loss = c->loss_p,
+                         .recordable = scen_account_recordable(c)};
   const char *why = NULL;
   gboolean covered = proto_account_plan(&pc, &why) == PROTO_ACCOUNT_STRUCTURED;
   /* What the structured path (and so the local one) covers, and why this

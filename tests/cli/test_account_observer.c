@@ -233,6 +233,29 @@ static void test_equals_structured(void) {
   g_free(dir);
 }
 
+/* A T x T lower-triangular C with random entries (a fixed seed) as CSV in
+ * @dir: its inverse is dense, its noise's state of order min(k, T - k) at
+ * step k (above the Kalman engine's 16 for T >= 34). Returns the path. */
+static char *write_dense_c(const char *dir, guint T) {
+  char *path = g_build_filename(dir, "C.csv", NULL);
+  GString *s = g_string_new(NULL);
+  GRand *r = g_rand_new_with_seed(3);
+  for (guint i = 0; i < T; i++) {
+    for (guint j = 0; j < T; j++) {
+      double x = j > i    ? 0.0
+                 : i == j ? g_rand_double_range(r, 1.0, 2.0)
+                          : g_rand_double_range(r, -0.5, 0.5);
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_string_append_printf(s, "%s%s", j ? "," : "", g_ascii_formatd(buf, sizeof buf, "%.17g", x));
+    }
+    g_string_append_c(s, '\n');
+  }
+  g_assert_true(g_file_set_contents(path, s->str, -1, NULL));
+  g_rand_free(r);
+  g_string_free(s, TRUE);
+  return path;
+}
+
 static void test_auto(void) {
   const struct {
     const char *extra[6];
@@ -250,12 +273,15 @@ static void test_auto(void) {
        * smaller mu: tests/audit/test_async.c). */
       {{"--mode", "deadline:ms=5", "--protocol", "decor", NULL}, "observer", "asynchronous mode"},
       {{"--mode", "deadline:ms=2", "--loss", "0.1", NULL}, "structured", "delivery record"},
-      /* MF-D-SGD: the W-product engine on the deadline record; its stale
-       * inputs would need a noise state the engine does not carry. */
+      /* MF-D-SGD: the W-product engine on the deadline record, the Kalman
+       * engine with the noise's state on the stale one (a C whose noise
+       * has a low-order state; a dense random C below). */
       {{"--mode", "deadline:ms=2", "--protocol", "mfdsgd:C=sr", NULL},
        "structured",
        "delivery record"},
-      {{"--mode", "stale:s=1", "--protocol", "mfdsgd:C=sr", NULL}, "observer", "asynchronous mode"},
+      {{"--mode", "stale:s=1", "--protocol", "mfdsgd:C=bsr", NULL},
+       "structured",
+       "delay-augmented"},
       {{"--link", "1:0=constant:ms=3", NULL}, "observer", "per-link"},
       {{"--latency", "uniform:min=1,max=4", NULL}, "structured", "do not depend on --latency"},
       {{"--schedule", "exponential", NULL}, "structured", "synchronous run"},
@@ -280,6 +306,25 @@ static void test_auto(void) {
     g_object_unref(p);
     cli_run_clear(&r);
   }
+  /* MF-D-SGD in stale mode with a C whose noise has no low-order state:
+   * the observer path. */
+  char *dir = test_tmpdir("auto-stale-c");
+  char *c = write_dense_c(dir, 40);
+  char *spec = g_strdup_printf("mfdsgd:C=%s", c);
+  CliRun r = cli_run("account", FLORENTINE, "-T", "40", "--trust", "pndp", "-a", "0", "--format",
+                     "json", "--mode", "stale:s=1", "--protocol", spec);
+  if (r.status != 0)
+    g_error("dense C: %s", r.err);
+  JsonParser *p;
+  JsonObject *o = cli_run_json(&r, &p);
+  g_assert_cmpstr(json_object_get_string_member(o, "path"), ==, "observer");
+  g_assert_nonnull(strstr(json_object_get_string_member(o, "path_reason"), "asynchronous mode"));
+  g_object_unref(p);
+  cli_run_clear(&r);
+  g_free(spec);
+  g_free(c);
+  test_rmtree(dir);
+  g_free(dir);
 }
 
 /* ---- DECOR and Zip-DL ---- */
@@ -627,8 +672,14 @@ static void test_bad_inputs(void) {
        "-a", "0", "--path", "magic");
   FAIL(2, "the structured path knows dsgd", "--trust", "pndp", "-a", "0", "--path", "structured",
        "--protocol", "zipdl");
+  char *dir = test_tmpdir("structured-stale-c");
+  char *c = write_dense_c(dir, 40), *spec = g_strdup_printf("mfdsgd:C=%s", c);
   FAIL(2, "--mode only exists in a simulated run", "--trust", "pndp", "-a", "0", "--path",
-       "structured", "--protocol", "mfdsgd:C=sr", "--mode", "stale:s=1");
+       "structured", "--protocol", spec, "-T", "40", "--mode", "stale:s=1");
+  g_free(spec);
+  g_free(c);
+  test_rmtree(dir);
+  g_free(dir);
   FAIL(2, "--lr, --storage only exist", "--trust", "pndp", "-a", "0", "--path", "structured",
        "--latency", "constant:ms=2", "--lr", "0.5", "--storage", "dense");
   FAIL(2, "--link only exists", "--trust", "pndp", "-a", "0", "--path", "structured", "--link",

@@ -1118,6 +1118,153 @@ static void test_stale_deliveries(void) {
   g_assert_cmpuint(differs, >=, 1);
 }
 
+/* Writes the T x T @C to @path as CSV (every digit: the run reads it back
+ * bit for bit). */
+static void write_c(const double *C, guint T, const char *path) {
+  GString *s = g_string_new(NULL);
+  for (guint i = 0; i < T; i++) {
+    for (guint j = 0; j < T; j++) {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_string_append_printf(s, "%s%s", j ? "," : "",
+                             g_ascii_formatd(buf, sizeof buf, "%.17g", C[i * T + j]));
+    }
+    g_string_append_c(s, '\n');
+  }
+  g_assert_true(g_file_set_contents(path, s->str, -1, NULL));
+  g_string_free(s, TRUE);
+}
+
+/* A BLT C of two buffers, one weight negative (as fitted BLTs have), as
+ * the dense lower-triangular Toeplitz T x T matrix of its coefficients. */
+static double *blt2_c(guint T) {
+  const double theta[] = {0.9, 0.4}, wt[] = {-0.5, 0.2};
+  GError *err = NULL;
+  g_assert_true(mf_blt_check(theta, wt, 2, &err));
+  double *c = g_new(double, T), *C = g_new0(double, (gsize)T *T);
+  mf_blt_coefficients(theta, wt, 2, T, c);
+  for (guint t = 0; t < T; t++)
+    for (guint s = 0; s <= t; s++)
+      C[(gsize)t * T + s] = c[t - s];
+  g_free(c);
+  return C;
+}
+
+/*
+ * MF-D-SGD in stale mode (stale:s=2, log-normal latency, 5% loss): the
+ * Kalman engine carrying both the delayed slots and each node's noise
+ * state (a banded C: BSR of band 4; a BLT C of 2 buffers; T = 6) on the
+ * run's delivery record equals the observer path on the same run, block by
+ * block and report by report (b = 1 and 2), statuses included; PNDP, LDP
+ * and SecLDP (@every_trust), one attacker and a collusion set. Some inputs
+ * are stale (checked), and at least one PNDP accounting differs from the
+ * same record accounted with white noise (D-SGD): the noise's state is
+ * used.
+ *
+ * Tolerance: as check_mf_deliveries (tests/privacy/test_structured_mfnoise.c):
+ * eps x cond x (n T^2 + n T), cond the conditioning the engines record.
+ */
+static void check_mf_stale(const char *gspec, gboolean every_trust, const guint *a, const guint *c,
+                           guint nc, guint *differs) {
+  TopoGraph *g = graph(gspec);
+  guint n = topo_graph_n_nodes(g), T = 6;
+  GError *err = NULL;
+  char *dir = g_dir_make_tmp("obs-mf-stale-XXXXXX", &err);
+  g_assert_no_error(err);
+  char *cpath = g_build_filename(dir, "C.csv", NULL);
+  double *Cs[] = {mf_baseline(MF_BASELINE_BSR, T, 4, &err), blt2_c(T)};
+  g_assert_no_error(err);
+  ObsView views[] = {{PRIV_TRUST_PNDP, a, 1}, {PRIV_TRUST_PNDP, c, nc},
+                     {PRIV_TRUST_LDP, a, 1},  {PRIV_TRUST_SECLDP, c, nc},
+                     {PRIV_TRUST_LDP, c, nc}, {PRIV_TRUST_SECLDP, a, 1}};
+  guint nv = every_trust ? G_N_ELEMENTS(views) : 2;
+  for (guint ci = 0; ci < G_N_ELEMENTS(Cs); ci++) {
+    write_c(Cs[ci], T, cpath);
+    char *mfspec = g_strdup_printf("mfdsgd:C=%s", cpath);
+    ProtoRunConfig cfg;
+    base_config(&cfg, g, mfspec, T, 1, 0.8);
+    cfg.mode = "stale:s=2";
+    cfg.latency = "lognormal:mu=3,sigma=0.5";
+    cfg.loss = "0.05";
+    cfg.seed = 17 + ci;
+    ProtoRunStats st;
+    PrivBlocks **obs = observe(&cfg, views, nv, &st);
+    ProtoDeliveries *d = record_observed(&cfg, T, &st);
+    g_assert_cmpuint(st.stale_inputs, >, 0);
+    g_assert_cmpuint(proto_deliveries_delayed(d), >, 0);
+    for (guint v = 0; v < nv; v++) {
+      PrivStructuredProblem pr = {.protocol = PRIV_PROTOCOL_MFDSGD,
+                                  .C_local = Cs[ci],
+                                  .T = T,
+                                  .b = 1,
+                                  .gossip = proto_deliveries_gossip(d),
+                                  .n_gossip = T,
+                                  .messages = proto_deliveries_messages(d),
+                                  .n_delayed = proto_deliveries_delayed(d),
+                                  .trust = views[v].trust,
+                                  .attackers = views[v].members,
+                                  .n_attackers = views[v].n_members,
+                                  .sigma = 0.8,
+                                  .engine = v % 2 ? PRIV_ENGINE_AUTO : PRIV_ENGINE_KALMAN};
+      PrivBlocks *sb = priv_structured_blocks(&pr, &err);
+      g_assert_no_error(err);
+      double tau = blocks_tol(obs[v], sb, (double)n * T * T + (double)n * T);
+      assert_blocks_equal(obs[v], sb, tau);
+      for (guint b = 1; b <= 2; b++) {
+        PrivAccountOptions ao = {.b = b};
+        PrivReport *ro = priv_account_report(obs[v], g, &ao, &err);
+        g_assert_no_error(err);
+        PrivReport *rs = priv_account_report(sb, g, &ao, &err);
+        g_assert_no_error(err);
+        g_assert_cmpuint(ro->n_victims, ==, rs->n_victims);
+        for (guint i = 0; i < ro->n_victims; i++) {
+          const PrivVictim *x = &ro->victims[i], *y = &rs->victims[i];
+          g_assert_cmpint(x->unprotected, ==, y->unprotected);
+          g_assert_cmpint(x->unresolved, ==, y->unresolved);
+          dpg_test_assert_le(fabs(x->mu - y->mu),
+                             mu_tol(tau, max_abs(priv_blocks_get(sb, y->node), (gsize)T * T), T / b,
+                                    ao.sensitivity == MF_SENSITIVITY_EXACT, x->mu, y->mu),
+                             "blocks' tolerance through mu = sqrt(s2)");
+        }
+        priv_report_free(ro);
+        priv_report_free(rs);
+      }
+      if (views[v].trust == PRIV_TRUST_PNDP) {
+        /* The same record with white noise (unit sensitivity both). */
+        pr.protocol = PRIV_PROTOCOL_DSGD;
+        pr.C_local = NULL;
+        pr.engine = PRIV_ENGINE_KALMAN;
+        PrivBlocks *wb = priv_structured_blocks(&pr, &err);
+        g_assert_no_error(err);
+        double diff = 0.0;
+        for (gsize i = 0; i < (gsize)n * T * T; i++)
+          diff = MAX(diff, fabs(wb->X[i] - sb->X[i]));
+        *differs += diff > 1e-6; /* a decision: far above eps x cond x N */
+        priv_blocks_free(wb);
+      }
+      priv_blocks_free(sb);
+    }
+    proto_deliveries_free(d);
+    obs_blocks_free(obs, nv);
+    g_free(mfspec);
+    g_free(Cs[ci]);
+  }
+  g_remove(cpath);
+  g_rmdir(dir);
+  g_free(cpath);
+  g_free(dir);
+  topo_graph_free(g);
+}
+
+static void test_stale_mf_deliveries(void) {
+  guint differs = 0;
+  const guint a1[] = {2}, c1[] = {1, 5, 7}, a2[] = {9}, c2[] = {0, 30}, a3[] = {17},
+              c3[] = {3, 150, 299};
+  check_mf_stale("erdos:n=20,p=0.3,seed=4,connected=true", TRUE, a1, c1, 3, &differs);
+  check_mf_stale("regular:n=60,d=4,seed=3", TRUE, a2, c2, 2, &differs);
+  check_mf_stale("barabasi:n=300,m=2,seed=5", FALSE, a3, c3, 3, &differs);
+  g_assert_cmpuint(differs, >=, 1);
+}
+
 /* ---- Local bounds of asynchronous runs ---- */
 
 /* One read of a resolved row: node @v's message of round @round, weight @w. */
@@ -1513,6 +1660,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/account-observer/deadline/deliveries", test_deadline_deliveries);
   g_test_add_func("/account-observer/deadline/mf-deliveries", test_deadline_mf_deliveries);
   g_test_add_func("/account-observer/stale/deliveries", test_stale_deliveries);
+  g_test_add_func("/account-observer/stale/mf-deliveries", test_stale_mf_deliveries);
   g_test_add_func("/account-observer/local/deliveries", test_local_deliveries);
   g_test_add_func("/account-observer/noiseless", test_noiseless);
   g_test_add_func("/account-observer/relabel-storage", test_relabel_and_storage);
