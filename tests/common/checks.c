@@ -1,5 +1,6 @@
 /* tests/common/checks.c: files, relative differences and expected errors
  * for the tests (checks.h). */
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,4 +45,13 @@ void test_expect_error(GError *error, GQuark domain, int code, const char *what,
       g_error("%s: message '%s' lacks '%s'", what != NULL ? what : "the call", error->message,
               *n);
   g_error_free(error);
+}
+
+void test_binomial_band(guint R, double p_lo, double p_hi, double tail, guint *lo, guint *hi) {
+  *lo = 0;
+  while (*lo < R && gsl_cdf_binomial_P(*lo, p_lo, R) <= tail) /* P(X <= lo) = P(X < lo + 1) */
+    ++*lo;
+  *hi = 0;
+  while (*hi < R && gsl_cdf_binomial_Q(*hi, p_hi, R) > tail)
+    ++*hi;
 }

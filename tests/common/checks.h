@@ -1,7 +1,8 @@
 /*
  * tests/common/checks.h: the small helpers the tests of every module kept
  * redefining, once: writing a test file, the relative difference of two
- * numbers, and checking a GError's domain, code and message.
+ * numbers, checking a GError's domain, code and message, and the binomial
+ * acceptance band of a count of misses.
  */
 #ifndef DPG_TESTS_COMMON_CHECKS_H
 #define DPG_TESTS_COMMON_CHECKS_H
@@ -48,5 +49,15 @@ double test_rel_diff(double a, double b);
  */
 void test_expect_error(GError *error, GQuark domain, int code, const char *what,
                        const char *const *needles);
+
+/**
+ * test_binomial_band: the acceptance band of a count of misses in @R trials
+ * whose miss rate lies in [@p_lo, @p_hi]: [*@lo, *@hi] with P(X < lo) <=
+ * @tail for X ~ Binomial(R, p_lo) and P(X > hi) <= @tail for X ~
+ * Binomial(R, p_hi). The binomial's tails are monotone in p, so for any
+ * rate in between the count falls outside with probability at most
+ * 2 @tail. Cost: O(R) evaluations of GSL's binomial distribution function.
+ */
+void test_binomial_band(guint R, double p_lo, double p_hi, double tail, guint *lo, guint *hi);
 
 #endif

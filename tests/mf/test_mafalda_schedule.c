@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "mf/mf.h"
+#include "tests/common/checks.h"
 #include "tests/common/tolerance.h"
 #include "topologies/topologies.h"
 
@@ -338,20 +339,6 @@ static double *sampled_gram(const char *spec, const TopoGraph *g, guint64 seed, 
   return H;
 }
 
-/* The acceptance band of a count of misses in @R trials whose miss rate
- * lies in [@p_lo, @p_hi]: [*lo, *hi] with P(X < lo) <= @tail for X ~
- * Binomial(R, p_lo) and P(X > hi) <= @tail for X ~ Binomial(R, p_hi); the
- * binomial's tails are monotone in p, so for any rate in between the count
- * falls outside with probability at most 2 @tail. */
-static void binomial_band(guint R, double p_lo, double p_hi, double tail, guint *lo, guint *hi) {
-  *lo = 0;
-  while (*lo < R && gsl_cdf_binomial_P(*lo, p_lo, R) <= tail) /* P(X <= lo) = P(X < lo + 1) */
-    ++*lo;
-  *hi = 0;
-  while (*hi < R && gsl_cdf_binomial_Q(*hi, p_hi, R) > tail)
-    ++*hi;
-}
-
 /* The estimator's interval: R = 600 estimates of S = 30 sampled schedules
  * each (seeds 1000 r + i) of DP-D-SGD's and AntiPGD's loss under edge
  * failure (p = 0.3, T = k b = 3 x 2), each interval mean +- t_{0.975,29} SE
@@ -373,7 +360,7 @@ static void test_estimator_coverage(void) {
   double *EH = mf_gram_iid(5, T, MF_WORKLOAD_POST_AVERAGE, M, Q, 0, &err);
   g_assert_no_error(err);
   guint lo, hi;
-  binomial_band(R, 0.04, 0.08, 0.5e-6, &lo, &hi);
+  test_binomial_band(R, 0.04, 0.08, 0.5e-6, &lo, &hi);
   g_assert_cmpuint(lo, ==, 5); /* the band the comment above states */
   g_assert_cmpuint(hi, ==, 83);
   const MfBaseline which[] = {MF_BASELINE_IDENTITY, MF_BASELINE_ANTIPGD};

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mf/mf.h"
+#include "tests/common/checks.h"
 #include "tests/common/tolerance.h"
 #include "topologies/topologies.h"
 
@@ -182,19 +183,6 @@ static void test_rademacher_law(void) {
   trace_clear(&tr);
 }
 
-/* The acceptance band of a count of misses in @R trials whose miss rate
- * lies in [@p_lo, @p_hi]: P(X < lo) <= @tail under Binomial(R, p_lo),
- * P(X > hi) <= @tail under Binomial(R, p_hi); the tails are monotone in p,
- * so any rate in between falls outside with probability at most 2 @tail. */
-static void binomial_band(guint R, double p_lo, double p_hi, double tail, guint *lo, guint *hi) {
-  *lo = 0;
-  while (*lo < R && gsl_cdf_binomial_P(*lo, p_lo, R) <= tail)
-    ++*lo;
-  *hi = 0;
-  while (*hi < R && gsl_cdf_binomial_Q(*hi, p_hi, R) > tail)
-    ++*hi;
-}
-
 /* The sketch's interval: R = 2000 estimates of K = 30 probes each (seeds
  * 1 .. R) of DP-D-SGD's and AntiPGD's loss on the trace, each mean +-
  * t_{0.975,29} SE against the exact loss. The misses are Binomial(R, q), q
@@ -208,7 +196,7 @@ static void binomial_band(guint R, double p_lo, double p_hi, double tail, guint 
 static void test_sketch_coverage(void) {
   const guint R = 2000, K = 30;
   guint lo, hi;
-  binomial_band(R, 0.04, 0.09, 0.5e-6, &lo, &hi);
+  test_binomial_band(R, 0.04, 0.09, 0.5e-6, &lo, &hi);
   g_assert_cmpuint(lo, ==, 41); /* the band the comment above states */
   g_assert_cmpuint(hi, ==, 246);
   Trace tr;
