@@ -125,6 +125,33 @@ static double mu_tol(double tau, double xmax, guint k, gboolean exact, double mu
   return mu_a + mu_b > 0 ? MIN(ds2 / (mu_a + mu_b), sqrt(ds2)) : sqrt(ds2);
 }
 
+/* The reports of @obs (the observer path's blocks) and @sb (an engine's)
+ * on @g, at participation b = 1 and 2: same victims and statuses, and mu
+ * to mu_tol of the blocks' agreement @tau. */
+static void assert_reports_agree(const PrivBlocks *obs, const PrivBlocks *sb, const TopoGraph *g,
+                                 double tau, guint T) {
+  GError *err = NULL;
+  for (guint b = 1; b <= 2; b++) {
+    PrivAccountOptions ao = {.b = b};
+    PrivReport *ro = priv_account_report(obs, g, &ao, &err);
+    g_assert_no_error(err);
+    PrivReport *rs = priv_account_report(sb, g, &ao, &err);
+    g_assert_no_error(err);
+    g_assert_cmpuint(ro->n_victims, ==, rs->n_victims);
+    for (guint i = 0; i < ro->n_victims; i++) {
+      const PrivVictim *x = &ro->victims[i], *y = &rs->victims[i];
+      g_assert_cmpint(x->unprotected, ==, y->unprotected);
+      g_assert_cmpint(x->unresolved, ==, y->unresolved);
+      dpg_test_assert_le(fabs(x->mu - y->mu),
+                         mu_tol(tau, max_abs(priv_blocks_get(sb, y->node), (gsize)T * T), T / b,
+                                ao.sensitivity == MF_SENSITIVITY_EXACT, x->mu, y->mu),
+                         "blocks' tolerance through mu = sqrt(s2)");
+    }
+    priv_report_free(ro);
+    priv_report_free(rs);
+  }
+}
+
 static PrivBlocks *structured(PrivProtocol protocol, guint K, const double *C, guint T, guint b,
                               const TopoGossip *const *ws, guint n_ws, const ObsView *v,
                               double sigma) {
@@ -891,25 +918,7 @@ static void check_deliveries(const char *gspec, const char *mode, gboolean every
         assert_blocks_equal(db, sb, blocks_tol(db, sb, (double)n * T));
         priv_blocks_free(db);
       }
-      for (guint b = 1; b <= 2; b++) {
-        PrivAccountOptions ao = {.b = b};
-        PrivReport *ro = priv_account_report(obs[v], g, &ao, &err);
-        g_assert_no_error(err);
-        PrivReport *rs = priv_account_report(sb, g, &ao, &err);
-        g_assert_no_error(err);
-        g_assert_cmpuint(ro->n_victims, ==, rs->n_victims);
-        for (guint i = 0; i < ro->n_victims; i++) {
-          g_assert_cmpint(ro->victims[i].unprotected, ==, rs->victims[i].unprotected);
-          g_assert_cmpint(ro->victims[i].unresolved, ==, rs->victims[i].unresolved);
-          const PrivVictim *x = &ro->victims[i], *y = &rs->victims[i];
-          dpg_test_assert_le(fabs(x->mu - y->mu),
-                             mu_tol(tau, max_abs(priv_blocks_get(sb, y->node), (gsize)T * T), T / b,
-                                    ao.sensitivity == MF_SENSITIVITY_EXACT, x->mu, y->mu),
-                             "blocks' tolerance through mu = sqrt(s2)");
-        }
-        priv_report_free(ro);
-        priv_report_free(rs);
-      }
+      assert_reports_agree(obs[v], sb, g, tau, T);
       if (views[v].trust == PRIV_TRUST_PNDP) {
         const TopoGossip *wn[] = {w};
         PrivBlocks *nb = structured(protos[p].protocol, protos[p].K, NULL, T, 1, wn, 1, &views[v],
@@ -1031,25 +1040,7 @@ static void check_mf_deliveries(gboolean mf, const char *gspec, gboolean links, 
     g_assert_no_error(err);
     double tau = blocks_tol(obs[v], sb, (double)n * T * T + (double)n * T);
     assert_blocks_equal(obs[v], sb, tau);
-    for (guint b = 1; b <= 2; b++) {
-      PrivAccountOptions ao = {.b = b};
-      PrivReport *ro = priv_account_report(obs[v], g, &ao, &err);
-      g_assert_no_error(err);
-      PrivReport *rs = priv_account_report(sb, g, &ao, &err);
-      g_assert_no_error(err);
-      g_assert_cmpuint(ro->n_victims, ==, rs->n_victims);
-      for (guint i = 0; i < ro->n_victims; i++) {
-        const PrivVictim *x = &ro->victims[i], *y = &rs->victims[i];
-        g_assert_cmpint(x->unprotected, ==, y->unprotected);
-        g_assert_cmpint(x->unresolved, ==, y->unresolved);
-        dpg_test_assert_le(fabs(x->mu - y->mu),
-                           mu_tol(tau, max_abs(priv_blocks_get(sb, y->node), (gsize)T * T), T / b,
-                                  ao.sensitivity == MF_SENSITIVITY_EXACT, x->mu, y->mu),
-                           "blocks' tolerance through mu = sqrt(s2)");
-      }
-      priv_report_free(ro);
-      priv_report_free(rs);
-    }
+    assert_reports_agree(obs[v], sb, g, tau, T);
     if (views[v].trust == PRIV_TRUST_PNDP && sched == NULL) {
       /* Not the synchronous run's accounting on the nominal W. */
       TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
@@ -1209,25 +1200,7 @@ static void check_mf_stale(const char *gspec, gboolean every_trust, const guint 
       g_assert_no_error(err);
       double tau = blocks_tol(obs[v], sb, (double)n * T * T + (double)n * T);
       assert_blocks_equal(obs[v], sb, tau);
-      for (guint b = 1; b <= 2; b++) {
-        PrivAccountOptions ao = {.b = b};
-        PrivReport *ro = priv_account_report(obs[v], g, &ao, &err);
-        g_assert_no_error(err);
-        PrivReport *rs = priv_account_report(sb, g, &ao, &err);
-        g_assert_no_error(err);
-        g_assert_cmpuint(ro->n_victims, ==, rs->n_victims);
-        for (guint i = 0; i < ro->n_victims; i++) {
-          const PrivVictim *x = &ro->victims[i], *y = &rs->victims[i];
-          g_assert_cmpint(x->unprotected, ==, y->unprotected);
-          g_assert_cmpint(x->unresolved, ==, y->unresolved);
-          dpg_test_assert_le(fabs(x->mu - y->mu),
-                             mu_tol(tau, max_abs(priv_blocks_get(sb, y->node), (gsize)T * T), T / b,
-                                    ao.sensitivity == MF_SENSITIVITY_EXACT, x->mu, y->mu),
-                             "blocks' tolerance through mu = sqrt(s2)");
-        }
-        priv_report_free(ro);
-        priv_report_free(rs);
-      }
+      assert_reports_agree(obs[v], sb, g, tau, T);
       if (views[v].trust == PRIV_TRUST_PNDP) {
         /* The same record with white noise (unit sensitivity both). */
         pr.protocol = PRIV_PROTOCOL_DSGD;
