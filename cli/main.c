@@ -138,9 +138,20 @@ static void print_blas_note(int argc, char **argv) {
     fprintf(stderr, "%s\n", note);
 }
 
-/* The learning layer's warnings, as every command's: on stderr, named. */
+/* The learning layer's warnings, as every command's: on stderr, named, each
+ * distinct message once per process. A sweep's points each load their data
+ * (run's 40 points said the same dataset warning 40 times); the points run
+ * on worker threads, hence the lock. dpgossip.run() says them once too,
+ * with the count (api/enter.c). */
 static void print_warning(const char *message, gpointer command) {
-  fprintf(stderr, "dpgossip %s: warning: %s\n", (const char *)command, message);
+  static GMutex lock;
+  static GHashTable *said; /* the messages printed; lives until exit */
+  g_mutex_lock(&lock);
+  if (said == NULL)
+    said = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  if (g_hash_table_add(said, g_strdup(message)))
+    fprintf(stderr, "dpgossip %s: warning: %s\n", (const char *)command, message);
+  g_mutex_unlock(&lock);
 }
 
 int main(int argc, char **argv) {

@@ -120,6 +120,43 @@ static void test_run_graph_notice(void) {
   g_free(dir);
 }
 
+/* A dataset's warning is said once by a sweep, not once per point (each
+ * point loads the data: 3 points said it 3 times), and from -j 2's worker
+ * threads as from one. */
+static void test_run_warning_once(void) {
+  char *dir = test_tmpdir("run");
+  GString *csv = g_string_new("a,b,label\n");
+  for (int i = 0; i < 40; i++) /* a 0/1 target trained as regression */
+    g_string_append_printf(csv, "%g,%d,%d\n", i / 10.0, i % 3, i % 2);
+  char *data = write_tmp(dir, "d.csv", csv->str);
+  char *text = g_strdup_printf("[topology]\ngenerate = ring:n=4\n[protocol]\nname = dsgd\n"
+                               "sigma = 1\n[task]\ndataset = csv:%s\nmodel = linear\n"
+                               "epochs = 1\nbatches = 1\n[sweep]\nsimulation.seed = 1..3\n"
+                               "[output]\ndir = results\nplots = false\n",
+                               data);
+  char *ini = write_tmp(dir, "s.ini", text);
+  const char *said = "dpgossip run: warning: ";
+  for (int threads = 1; threads <= 2; threads++) {
+    char *j = g_strdup_printf("%d", threads);
+    CliRun r = cli_run("run", ini, "-q", "-j", j);
+    g_assert_cmpint(r.status, ==, 0);
+    const char *first = strstr(r.err, said);
+    if (first == NULL || strstr(first + 1, said) != NULL || strstr(first, "(0 and 1)") == NULL)
+      g_error("-j %d: the dataset's warning not said exactly once:\n%s", threads, r.err);
+    cli_run_clear(&r);
+    char *res = g_build_filename(dir, "results", NULL);
+    test_rmtree(res);
+    g_free(res);
+    g_free(j);
+  }
+  test_rmtree(dir);
+  g_free(ini);
+  g_free(text);
+  g_free(data);
+  g_string_free(csv, TRUE);
+  g_free(dir);
+}
+
 static void test_run_invalid(void) {
   char *dir = test_tmpdir("run");
   char *ini = write_tmp(dir, "bad.ini",
@@ -248,6 +285,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/run/point", test_run_point);
   g_test_add_func("/cli/run/invalid", test_run_invalid);
   g_test_add_func("/cli/run/graph-notice", test_run_graph_notice);
+  g_test_add_func("/cli/run/warning-once", test_run_warning_once);
   g_test_add_func("/cli/run/sigint", test_sigint);
   g_test_add_func("/cli/run/sigterm", test_sigterm);
   g_test_add_func("/cli/run/sigterm-audit", test_sigterm_audit);
