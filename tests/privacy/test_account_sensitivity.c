@@ -185,6 +185,7 @@ static void test_report_auto(void) {
   TopoGraph *g = topo_graph_generate("path:n=8", &err);
   g_assert_no_error(err);
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
   const TopoGossip *ws[] = {w};
   HandRun run = {.protocol = PRIV_PROTOCOL_DSGD,
                  .K = 1,
