@@ -1228,6 +1228,63 @@ static void check_mf_stale(const char *gspec, gboolean every_trust, const guint 
   topo_graph_free(g);
 }
 
+/*
+ * Stale mode's accounting does not depend on the thread count: the run's
+ * delivery record (stale:s=2, log-normal latency, 5% loss) on a graph large
+ * enough that the Kalman engine splits its sparse products across threads
+ * (n = 300: N = n + delayed slots > 300 rows of nnz(W_r) = 2,100, about
+ * 6e5 a product, above the split's 2e5, privacy/structured_sparse.c),
+ * accounted with 1 and 3 threads, white noise (D-SGD) and
+ * correlated noise (MF-D-SGD, BSR band 4, the noise's state beside the
+ * slots): byte-identical blocks and statuses (the rows each thread owns are
+ * fixed and summed in a fixed order, privacy/structured_sparse.c).
+ */
+static void test_stale_threads_identical(void) {
+  TopoGraph *g = graph("regular:n=300,d=6,seed=2");
+  guint n = topo_graph_n_nodes(g), T = 6;
+  ProtoRunConfig cfg;
+  base_config(&cfg, g, "dsgd", T, 1, 1.0);
+  cfg.mode = "stale:s=2";
+  cfg.latency = "lognormal:mu=3,sigma=0.5";
+  cfg.loss = "0.05";
+  cfg.seed = 23;
+  GError *err = NULL;
+  ProtoDeliveries *d = proto_deliveries_record(&cfg, T, NULL, NULL, &err);
+  g_assert_no_error(err);
+  g_assert_cmpuint(proto_deliveries_delayed(d), >, 0);
+  const guint S[] = {0, 1, 2, 3};
+  double *C = mf_baseline(MF_BASELINE_BSR, T, 4, &err);
+  g_assert_no_error(err);
+  for (guint mf = 0; mf < 2; mf++) {
+    PrivBlocks *b[2];
+    for (guint i = 0; i < 2; i++) {
+      PrivStructuredProblem pr = {.protocol = mf ? PRIV_PROTOCOL_MFDSGD : PRIV_PROTOCOL_DSGD,
+                                  .C_local = mf ? C : NULL,
+                                  .T = T,
+                                  .b = 1,
+                                  .gossip = proto_deliveries_gossip(d),
+                                  .n_gossip = T,
+                                  .messages = proto_deliveries_messages(d),
+                                  .n_delayed = proto_deliveries_delayed(d),
+                                  .trust = PRIV_TRUST_PNDP,
+                                  .attackers = S,
+                                  .n_attackers = G_N_ELEMENTS(S),
+                                  .sigma = 1.0,
+                                  .engine = PRIV_ENGINE_KALMAN,
+                                  .threads = i ? 3 : 1};
+      b[i] = priv_structured_blocks(&pr, &err);
+      g_assert_no_error(err);
+    }
+    g_assert_cmpint(memcmp(b[0]->X, b[1]->X, sizeof(double) * n * T * T), ==, 0);
+    g_assert_cmpint(memcmp(b[0]->status, b[1]->status, sizeof(*b[0]->status) * n), ==, 0);
+    priv_blocks_free(b[0]);
+    priv_blocks_free(b[1]);
+  }
+  g_free(C);
+  proto_deliveries_free(d);
+  topo_graph_free(g);
+}
+
 static void test_stale_mf_deliveries(void) {
   guint differs = 0;
   const guint a1[] = {2}, c1[] = {1, 5, 7}, a2[] = {9}, c2[] = {0, 30}, a3[] = {17},
@@ -1634,6 +1691,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/account-observer/deadline/mf-deliveries", test_deadline_mf_deliveries);
   g_test_add_func("/account-observer/stale/deliveries", test_stale_deliveries);
   g_test_add_func("/account-observer/stale/mf-deliveries", test_stale_mf_deliveries);
+  g_test_add_func("/account-observer/stale/threads-identical", test_stale_threads_identical);
   g_test_add_func("/account-observer/local/deliveries", test_local_deliveries);
   g_test_add_func("/account-observer/noiseless", test_noiseless);
   g_test_add_func("/account-observer/relabel-storage", test_relabel_and_storage);
