@@ -66,7 +66,12 @@ static void report(const PrivStructCtx *c, double done, double total) {
 static double kalman_work(const PrivStructCtx *c, double *fwd_round, double *row_step) {
   double n = priv_struct_kalman_state(c), qm = MAX(c->max_recv, 1), R = c->R, T = c->T;
   double seen = c->recv_start[c->R], nv = c->n_victims;
-  double nnz = (double)topo_gossip_nnz(priv_struct_gossip(c, 0));
+  /* The rounds' mean: a delivery record's W_r differ (stale mode's first
+   * rounds read no delayed slot, later ones do). */
+  double nnz = 0.0;
+  for (guint r = 0; r < c->n_gossip; r++)
+    nnz += (double)topo_gossip_nnz(c->gossip[r]);
+  nnz /= MAX(c->n_gossip, 1u);
   if (c->noise) /* each noisy node's h_k and A_k */
     nnz += (double)c->n_noisy * c->noise->p * (c->noise->p + 1);
   *fwd_round = PRIV_SPARSE_WEIGHT * 2.0 * n * nnz + n * n * qm / 2.0;
