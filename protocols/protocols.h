@@ -961,6 +961,20 @@ PrivReport *proto_account_local(const PrivStructuredProblem *p, const TopoGossip
  */
 gboolean proto_c_spec_fits_graph(const char *spec);
 
+/*
+ * proto_c_spec_is_cset: TRUE when @spec names a file that is a C-set (one C
+ * per class of nodes, mf_cset_read), not a single C: mfdsgd:C=FILE then
+ * gives each node its own class's C. FALSE for the families and NULL. O(1).
+ */
+gboolean proto_c_spec_is_cset(const char *spec);
+
+/*
+ * proto_cmatrix_load_cset: mf_cset_read of @path for @T steps and @n nodes
+ * into @set, its errors as PROTO_ERROR_IO (unreadable) or
+ * PROTO_ERROR_FORMAT (FILE:LINE). O(classes T^2 + n).
+ */
+gboolean proto_cmatrix_load_cset(const char *path, guint T, guint n, MfCSet *set, GError **error);
+
 /* How C_local (MF-D-SGD's local noise correlation) is made. */
 typedef struct {
   const char *spec;       /* identity, antipgd, sr, bsr, mafalda, toeplitz, blt, or a CSV file */
@@ -1322,6 +1336,7 @@ typedef struct {
   const double *C_given; /* the request's C_local (borrowed) */
   TopoSchedule *schedule_given; /* the request's built_schedule (borrowed) */
   double *C_local;
+  MfCSet cset;                 /* C=FILE a C-set of several classes (structured path), else empty */
   ProtoDeliveries *deliveries; /* deadline mode on the structured path, after prepare */
   gboolean no_record;          /* a training run's job: deadline mode stays on the observer path */
   TopoGossip *w, *wm;
