@@ -19,7 +19,24 @@ typedef struct {
   guint64 seed;        /* the schedule's seed (sample i: seed + i) */
   gboolean bad_spec;   /* the failure was the spec's (prefixed "--schedule: ") */
   ProtoScheduleGram g; /* in: samples, workload (seed: set from @seed) */
+  TopoSchedule *s;     /* built by schedule_gram (owned) */
 } CliSchedule;
+
+/* --classes: one C per class of nodes, each fitted to its class's Gram
+ * matrix (docs/design.md "Per-class C"). */
+typedef struct {
+  const char *spec;                          /* online:K or a map file */
+  guint K;                                   /* classes */
+  guint *node_class;                         /* n */
+  double *online;                            /* n: fraction of the rounds each node is present */
+  double *C;                                 /* K T x T: each class's C */
+  guint *size;                               /* K: nodes */
+  double *online_mean;                       /* K: mean of @online over the class */
+  double *loss, *loss_mafalda, *loss_static; /* K: own C, mafalda's, mafalda-static's */
+  double *sens;                              /* K: sens(C_c) */
+  double total, total_mafalda, total_static;
+  gboolean scored_apart; /* sketched: scored on probes independent of the fit */
+} CliClasses;
 
 typedef struct {
   TopoGossipKind gossip;
@@ -34,7 +51,12 @@ typedef struct {
   CliSchedule *sched;
   double static_loss, static_sensitivity, static_cpu, static_se;
   double se[MF_MAFALDA_N_STRATEGIES]; /* --samples: standard errors, else NaN */
+  double *static_C;                   /* --schedule: the static graph's C (owned) */
+  CliClasses *classes;                /* --classes, else NULL */
 } Report;
+
+static void print_classes(const CliClasses *c);
+static void add_classes(JsonBuilder *jb, const CliClasses *c);
 
 static double seconds_since(gint64 start) {
   return (double)(g_get_monotonic_time() - start) / 1e6;
@@ -99,6 +121,8 @@ static void print_json(const Report *r) {
     add_strategies(jb, "loss_std_error", r->se, st, r->static_se);
   add_strategies(jb, "sensitivity", p->sensitivity, st, r->static_sensitivity);
   add_strategies(jb, "strategy_seconds", p->cpu_seconds, st, r->static_cpu);
+  if (r->classes)
+    add_classes(jb, r->classes);
   cli_json_int(jb, "iterations", p->iterations);
   cli_json_begin_object(jb, "seconds");
   const struct {
@@ -197,6 +221,8 @@ static void print_table(const Report *r) {
          r->seconds_write);
   if (r->sched) {
     print_schedule_strategies(r);
+    if (r->classes)
+      print_classes(r->classes);
     return;
   }
   printf("\n%-10s %18s %12s %10s %10s\n", "strategy", "loss", "sensitivity", "vs mafalda",
@@ -280,6 +306,7 @@ static gboolean score_schedule(Report *r, MfMafaldaReport *p, const double *W, g
     r->se[i] = NAN;
   r->static_se = NAN;
   if (ms->how == PROTO_EXPECT_STATIC) { /* the static C is Mafalda's own */
+    r->static_C = p->C ? g_memdup2(p->C, (gsize)T * T * sizeof(double)) : NULL;
     r->static_loss = p->loss[MF_MAFALDA_MAFALDA];
     r->static_sensitivity = p->sensitivity[MF_MAFALDA_MAFALDA];
     r->static_cpu = p->cpu_seconds[MF_MAFALDA_MAFALDA];
@@ -298,7 +325,7 @@ static gboolean score_schedule(Report *r, MfMafaldaReport *p, const double *W, g
   } else {
     ok = mf_loss_samples(score, ms->n_score, Cs, T, k, b, &r->static_loss, &r->static_se, error);
   }
-  g_free(Cs);
+  r->static_C = Cs;
   r->static_cpu = thread_cpu() - cpu;
   if (ms->how != PROTO_EXPECT_SAMPLED || !ok)
     return ok;
@@ -348,8 +375,199 @@ static gboolean schedule_gram(CliSchedule *ms, const TopoGraph *g, TopoGossipKin
     g_free((*error)->message);
     (*error)->message = msg;
   }
-  topo_schedule_free(s);
+  ms->s = s; /* --classes reads it again */
   return ok;
+}
+
+/* The map file @path: "NODE,CLASS" lines (blank lines, '#' comments and a
+ * "node,class" header skipped), every node 0 .. n-1 once, the classes
+ * 0 .. K-1 each with a node. Errors: FILE:LINE for a bad line, a node out
+ * of range or twice; FILE for a node without a class or an empty class. */
+static gboolean read_class_map(const char *path, guint n, CliClasses *c, GError **error) {
+  char *text = NULL;
+  if (!spec_file_read(path, &text, NULL, error))
+    return FALSE;
+  char **lines = g_strsplit(text, "\n", -1);
+  guint *line_of = g_new0(guint, n), K = 0;
+  gboolean ok = TRUE;
+  c->node_class = g_new0(guint, n);
+  for (guint i = 0; ok && lines[i]; i++) {
+    char *l = g_strstrip(lines[i]);
+    if (*l == '\0' || *l == '#' || g_ascii_strcasecmp(l, "node,class") == 0)
+      continue;
+    char **f = g_strsplit(l, ",", -1);
+    guint64 v = 0, k = 0;
+    if (g_strv_length(f) != 2 ||
+        !g_ascii_string_to_unsigned(g_strstrip(f[0]), 10, 0, G_MAXUINT - 1, &v, NULL) ||
+        !g_ascii_string_to_unsigned(g_strstrip(f[1]), 10, 0, 1u << 20, &k, NULL)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--classes %s:%u: a line is NODE,CLASS (non-negative integers, classes below "
+                  "2^20)",
+                  path, i + 1);
+      ok = FALSE;
+    } else if (v >= n) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--classes %s:%u: node %u, but the graph has %u nodes", path, i + 1, (guint)v, n);
+      ok = FALSE;
+    } else if (line_of[v]) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--classes %s:%u: node %u's class again (first at line %u)", path, i + 1,
+                  (guint)v, line_of[v]);
+      ok = FALSE;
+    } else {
+      line_of[v] = i + 1;
+      c->node_class[v] = (guint)k;
+      K = MAX(K, (guint)k + 1);
+    }
+    g_strfreev(f);
+  }
+  for (guint v = 0; ok && v < n; v++)
+    if (!line_of[v]) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--classes %s: node %u has no class (no line %u,CLASS; the graph has %u nodes)",
+                  path, v, v, n);
+      ok = FALSE;
+    }
+  if (ok) {
+    guint *count = g_new0(guint, K);
+    for (guint v = 0; v < n; v++)
+      count[c->node_class[v]]++;
+    for (guint k = 0; ok && k < K; k++)
+      if (count[k] == 0) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--classes %s: class %u has no node (classes are numbered 0 to %u)", path, k,
+                    K - 1);
+        ok = FALSE;
+      }
+    g_free(count);
+  }
+  c->K = K;
+  g_strfreev(lines);
+  g_free(line_of);
+  g_free(text);
+  return ok;
+}
+
+/* --classes: the nodes' classes, each class's Gram matrix (fit and score),
+ * its C, and the losses of it, of mafalda's C and of mafalda-static's on
+ * every class. @p: the report (mafalda's C). */
+static gboolean fit_classes(Report *r, const MfMafaldaReport *p, guint n, GError **error) {
+  CliClasses *c = r->classes;
+  CliSchedule *ms = r->sched;
+  guint T = p->T, k = p->k, b = p->b;
+  c->online = g_new(double, n);
+  proto_schedule_online(ms->s, T, c->online);
+  guint64 K = 0;
+  if (g_str_has_prefix(c->spec, "online:")) {
+    if (!g_ascii_string_to_unsigned(c->spec + 7, 10, 1, n, &K, NULL)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--classes %s: online:K needs K from 1 to the %u nodes", c->spec, n);
+      return FALSE;
+    }
+    c->K = (guint)K;
+    c->node_class = g_new(guint, n);
+    proto_classes_by_rank(c->online, n, c->K, c->node_class);
+  } else if (!read_class_map(c->spec, n, c, error)) {
+    return FALSE;
+  }
+  K = c->K;
+  double *fit = NULL, *score = NULL;
+  if (!proto_schedule_gram_classes(&ms->g, ms->s, T, c->node_class, c->K, &fit, &score, error)) {
+    g_prefix_error(error, "--classes: ");
+    return FALSE;
+  }
+  c->scored_apart = score != NULL;
+  const double *sc = score ? score : fit;
+  c->C = g_new(double, K *T *T);
+  c->size = g_new0(guint, K);
+  c->online_mean = g_new0(double, K);
+  c->loss = g_new(double, K);
+  c->loss_mafalda = g_new(double, K);
+  c->loss_static = g_new(double, K);
+  c->sens = g_new(double, K);
+  for (guint v = 0; v < n; v++) {
+    c->size[c->node_class[v]]++;
+    c->online_mean[c->node_class[v]] += c->online[v];
+  }
+  gboolean ok = TRUE;
+  c->total = c->total_mafalda = c->total_static = 0.0;
+  for (guint i = 0; ok && i < K; i++) {
+    c->online_mean[i] /= MAX(c->size[i], 1u);
+    const double *Hf = fit + (gsize)i * T * T, *Hs = sc + (gsize)i * T * T;
+    double *Ci = mf_mafalda_c_gram(Hf, T, k, b, r->opt.band, error);
+    if (Ci == NULL) {
+      g_prefix_error(error, "--classes: class %u: ", i);
+      ok = FALSE;
+      break;
+    }
+    memcpy(c->C + (gsize)i * T * T, Ci, sizeof(double) * T * T);
+    g_free(Ci);
+    c->sens[i] = sqrt(mf_sensitivity2(c->C + (gsize)i * T * T, T, k, b));
+    c->loss[i] = mf_loss(Hs, c->C + (gsize)i * T * T, T, k, b, error);
+    c->loss_mafalda[i] = p->C ? mf_loss(Hs, p->C, T, k, b, error) : NAN;
+    c->loss_static[i] = r->static_C ? mf_loss(Hs, r->static_C, T, k, b, error) : NAN;
+    ok = error == NULL || *error == NULL;
+    c->total += c->loss[i];
+    c->total_mafalda += c->loss_mafalda[i];
+    c->total_static += c->loss_static[i];
+  }
+  g_free(fit);
+  g_free(score);
+  return ok;
+}
+
+static void classes_free(CliClasses *c) {
+  if (c == NULL)
+    return;
+  g_free(c->node_class);
+  g_free(c->online);
+  g_free(c->C);
+  g_free(c->size);
+  g_free(c->online_mean);
+  g_free(c->loss);
+  g_free(c->loss_mafalda);
+  g_free(c->loss_static);
+  g_free(c->sens);
+}
+
+static void print_classes(const CliClasses *c) {
+  printf("\nclasses        %s: %u, each its own C fitted to its nodes' Gram matrix%s\n", c->spec,
+         c->K,
+         c->scored_apart ? " (sketched: fitted and scored on independent probes)" : " (exact)");
+  printf("%-6s %7s %8s %12s %18s %18s %18s\n", "class", "nodes", "online", "sensitivity",
+         "loss per-class C", "loss mafalda", "loss static");
+  for (guint i = 0; i < c->K; i++)
+    printf("%-6u %7u %8.4f %12.6g %18.10g %18.10g %18.10g\n", i, c->size[i], c->online_mean[i],
+           c->sens[i], c->loss[i], c->loss_mafalda[i], c->loss_static[i]);
+  printf("%-6s %7s %8s %12s %18.10g %18.10g %18.10g\n", "total", "", "", "", c->total,
+         c->total_mafalda, c->total_static);
+}
+
+static void add_classes(JsonBuilder *jb, const CliClasses *c) {
+  cli_json_begin_object(jb, "classes");
+  cli_json_string(jb, "spec", c->spec);
+  cli_json_int(jb, "count", c->K);
+  cli_json_string(jb, "scored", c->scored_apart ? "independent probes" : "exact");
+  json_builder_set_member_name(jb, "list");
+  json_builder_begin_array(jb);
+  for (guint i = 0; i < c->K; i++) {
+    json_builder_begin_object(jb);
+    cli_json_int(jb, "class", i);
+    cli_json_int(jb, "nodes", c->size[i]);
+    cli_json_number(jb, "online", c->online_mean[i]);
+    cli_json_number(jb, "sensitivity", c->sens[i]);
+    cli_json_number(jb, "loss", c->loss[i]);
+    cli_json_number(jb, "loss_mafalda", c->loss_mafalda[i]);
+    cli_json_number(jb, "loss_mafalda_static", c->loss_static[i]);
+    json_builder_end_object(jb);
+  }
+  json_builder_end_array(jb);
+  cli_json_begin_object(jb, "total");
+  cli_json_number(jb, "per_class", c->total);
+  cli_json_number(jb, "mafalda", c->total_mafalda);
+  cli_json_number(jb, "mafalda_static", c->total_static);
+  json_builder_end_object(jb);
+  json_builder_end_object(jb);
 }
 
 /* @start: when the command began (the graph was built since). */
@@ -388,6 +606,10 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, MfMafaldaReport
     cli_progress_phase(r->progress, "the static graph's C on the expected objective");
     reported = score_schedule(r, *rep, W, n, error);
   }
+  if (reported && r->classes) {
+    cli_progress_phase(r->progress, "the classes' Gram matrices and C");
+    reported = fit_classes(r, *rep, n, error);
+  }
   g_clear_pointer(&r->progress, cli_progress_free); /* its line ends before any output */
   if (!reported)
     goto out;
@@ -396,9 +618,21 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, MfMafaldaReport
   /* Written through a temporary file and a rename: never half-written. */
   gint64 t = g_get_monotonic_time();
   const double *C = r->rep->C;
-  if (out_path && C && !mf_matrix_write_csv(out_path, C, T, T, error))
+  if (out_path && r->classes) {
+    MfCSet set = {.n_classes = r->classes->K,
+                  .n_nodes = n,
+                  .T = T,
+                  .C = r->classes->C,
+                  .node_class = r->classes->node_class};
+    if (!mf_cset_write(out_path, &set, error))
+      goto out;
+    fprintf(stderr,
+            "dpgossip mafalda: wrote %s (a C-set: %u classes' C_local, %u x %u, and each node's "
+            "class; use it as --protocol mfdsgd:C=%s)\n",
+            out_path, set.n_classes, T, T, out_path);
+  } else if (out_path && C && !mf_matrix_write_csv(out_path, C, T, T, error))
     goto out;
-  if (out_path && C)
+  if (out_path && C && !r->classes)
     fprintf(stderr,
             "dpgossip mafalda: wrote %s (C_local, %u x %u; use it as --protocol "
             "mfdsgd:C=%s)\n",
@@ -421,6 +655,7 @@ typedef struct {
   gboolean skip_dense, quiet;
   char *workload, *format, *out_path, *baselines;
   char *schedule, *seed; /* --schedule SPEC, --seed N */
+  char *classes;         /* --classes online:K|MAP.csv */
   gint samples;          /* --samples S */
   gint probes;           /* --probes K */
 } Options;
@@ -469,6 +704,11 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "sparse gossip (Hutchinson; unbiased, for graphs too large for the dense O(n^3 T^2) "
        "one); a fixed sequence is fitted on K probes and scored on K others (K >= 2)",
        "K"},
+      {"classes", 0, 0, G_OPTION_ARG_STRING, &o->classes,
+       "With --schedule: one C per class of nodes, each fitted to its class's Gram matrix: "
+       "online:K (nodes ranked by their fraction of rounds online, K classes of equal size) "
+       "or a file of NODE,CLASS lines; --out then writes a C-set for mfdsgd:C=FILE",
+       "SPEC"},
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed,
        "The schedule's seed (default 1; sample i uses seed + i)", "N"},
       CLI_OPTION_QUIET(&o->quiet),
@@ -501,6 +741,12 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
           "mafalda-static is the static graph's C scored on the same E[H]. The toeplitz\n"
           "and blt fits need a static W and are not run.\n"
           "\n"
+          "With --classes, node v's noise enters only its own term of the error, so\n"
+          "E||error||^2 = sum_c sens(C_c)^2 tr(H_c (C_c^T C_c)^-1), H_c the Gram matrix of\n"
+          "class c's columns (sum_c H_c = E[H]): each class gets the optimum for its own\n"
+          "H_c, at the same per-node sensitivity; the table scores it, mafalda's C and\n"
+          "mafalda-static's on every class (one class: mafalda's C).\n"
+          "\n"
           "Timings (JSON \"seconds\", wall clock): load (graph and gossip matrix), gram,\n"
           "optimize (Mafalda), baselines (DMF and every score, run alongside optimize),\n"
           "write (--out) and total; \"strategy_seconds\" (table: last column): the CPU\n"
@@ -526,6 +772,7 @@ static void options_clear(Options *o) {
   g_free(o->baselines);
   g_free(o->schedule);
   g_free(o->seed);
+  g_free(o->classes);
   cli_graph_options_clear(&o->graph);
 }
 
@@ -582,6 +829,11 @@ static int validate_rest(const Options *o, Report *r, CliFormat *fmt) {
     return usage_error("--probes sketches the Gram matrix of a --schedule; give one");
   if (o->seed != NULL && o->schedule == NULL)
     return usage_error("--seed draws a --schedule; give one");
+  if (o->classes != NULL && o->schedule == NULL)
+    return usage_error("--classes fits a C per class over a --schedule; give one (--schedule "
+                       "static for the static graph)");
+  if (o->classes != NULL && o->samples != CLI_UNSET)
+    return usage_error("--classes with --samples: not supported yet (exact or --probes only)");
   if (o->schedule != NULL) {
     if (o->samples != CLI_UNSET && o->samples < 2)
       return usage_error("--samples %d: an estimate with a standard error needs at least 2 "
@@ -659,6 +911,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
   Report r = {0};
   MfMafaldaReport *rep = NULL;
   CliSchedule sched = {0};
+  CliClasses classes = {0};
   int status = options_parse(&o, &argc, &argv) ? validate_horizon(&o, &r) : CLI_EXIT_USAGE;
   if (status == CLI_EXIT_OK)
     status = validate_rest(&o, &r, &fmt);
@@ -671,6 +924,10 @@ int cli_cmd_mafalda(int argc, char **argv) {
         !g_ascii_string_to_unsigned(o.seed, 10, 0, G_MAXUINT64, &sched.seed, NULL))
       status = usage_error("--seed '%s': a non-negative integer", o.seed);
     r.sched = &sched;
+    if (o.classes != NULL) {
+      classes.spec = o.classes;
+      r.classes = &classes;
+    }
   }
   if (status == CLI_EXIT_OK)
     status = execute(&o, &r, &g, &rep);
@@ -681,6 +938,9 @@ int cli_cmd_mafalda(int argc, char **argv) {
   cli_progress_free(r.progress);
   mf_mafalda_report_free(rep);
   proto_schedule_gram_clear(&sched.g);
+  topo_schedule_free(sched.s);
+  classes_free(r.classes);
+  g_free(r.static_C);
   topo_graph_free(g);
   options_clear(&o);
   return status;

@@ -480,8 +480,46 @@ static double trace(const double *A, guint n) {
   return t;
 }
 
+/* Writes entry (s, s2) and (s2, s) of the @K T x T matrices @H: the trace
+ * of @Y (K = 1, @cls NULL), else class c's partial trace, the sum of Y's
+ * diagonal over the nodes u with cls[u] = c, in increasing u. */
+static void put_traces(double *H, guint T, guint s, guint s2, const double *Y, guint n,
+                       const guint *cls, guint K) {
+  if (cls == NULL) {
+    H[(gsize)s * T + s2] = H[(gsize)s2 * T + s] = trace(Y, n);
+    return;
+  }
+  for (guint c = 0; c < K; c++)
+    H[((gsize)c * T + s) * T + s2] = 0.0;
+  for (guint u = 0; u < n; u++)
+    H[((gsize)cls[u] * T + s) * T + s2] += Y[(gsize)u * n + u];
+  for (guint c = 0; c < K; c++)
+    H[((gsize)c * T + s2) * T + s] = H[((gsize)c * T + s) * T + s2];
+}
+
+static double *gram_tv(guint n, guint T, MfWorkload workload, MfGossipAtFunc gossip_at,
+                       gpointer user_data, const guint *cls, guint K, GError **error);
+
 double *mf_gram_time_varying(guint n, guint T, MfWorkload workload, MfGossipAtFunc gossip_at,
                              gpointer user_data, GError **error) {
+  return gram_tv(n, T, workload, gossip_at, user_data, NULL, 1, error);
+}
+
+double *mf_gram_time_varying_classes(guint n, guint T, MfWorkload workload,
+                                     MfGossipAtFunc gossip_at, gpointer user_data,
+                                     const guint *node_class, guint n_classes, GError **error) {
+  g_return_val_if_fail(node_class != NULL && n_classes > 0, NULL);
+  for (guint u = 0; u < n; u++)
+    if (node_class[u] >= n_classes) {
+      g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+                  "node %u's class %u: there are %u classes", u, node_class[u], n_classes);
+      return NULL;
+    }
+  return gram_tv(n, T, workload, gossip_at, user_data, node_class, n_classes, error);
+}
+
+static double *gram_tv(guint n, guint T, MfWorkload workload, MfGossipAtFunc gossip_at,
+                       gpointer user_data, const guint *cls, guint K, GError **error) {
   g_return_val_if_fail(gossip_at != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
   if (!check_sizes(n, T, error) || !check_workload(workload, error))
@@ -492,7 +530,7 @@ double *mf_gram_time_varying(guint n, guint T, MfWorkload workload, MfGossipAtFu
   double *G = mf_matrix_new(n, n, error);
   double *Y = G ? mf_matrix_new(n, n, error) : NULL;
   double *tmp = Y ? mf_matrix_new(n, n, error) : NULL;
-  double *H = tmp ? mf_matrix_new(T, T, error) : NULL;
+  double *H = tmp ? mf_matrix_new((gsize)K * T, T, error) : NULL;
   if (!H)
     goto fail;
   gboolean post = workload == MF_WORKLOAD_POST_AVERAGE;
@@ -517,7 +555,7 @@ double *mf_gram_time_varying(guint n, guint T, MfWorkload workload, MfGossipAtFu
     if (!post)
       for (guint i = 0; i < n; i++)
         G[(gsize)i * n + i] += 1.0;
-    H[(gsize)s2 * T + s2] = trace(G, n);
+    put_traces(H, T, s2, s2, G, n, cls, K);
     /* H[s,s2] = <G_{s2}, W_{s2-1} ... W_s>_F = tr(Y_s), Y_s = W_s^T Y_{s+1}. */
     memcpy(Y, G, (gsize)n * n * sizeof(double));
     for (guint s = s2; s-- > 0;) {
@@ -532,11 +570,12 @@ double *mf_gram_time_varying(guint n, guint T, MfWorkload workload, MfGossipAtFu
       double *swap = Y;
       Y = tmp;
       tmp = swap;
-      H[(gsize)s * T + s2] = H[(gsize)s2 * T + s] = trace(Y, n);
+      put_traces(H, T, s, s2, Y, n, cls, K);
     }
   }
-  if (!check_result_finite(H, T, error))
-    goto fail;
+  for (guint c = 0; c < K; c++)
+    if (!check_result_finite(H + (gsize)c * T * T, T, error))
+      goto fail;
   g_free(G);
   g_free(Y);
   g_free(tmp);

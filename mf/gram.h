@@ -125,6 +125,29 @@ double *mf_gram_time_varying(guint n, guint T, MfWorkload workload, MfGossipAtFu
                              gpointer user_data, GError **error);
 
 /*
+ * mf_gram_time_varying_classes: mf_gram_time_varying's H split by the
+ * classes of the nodes whose noise it carries: class c's Gram matrix
+ * H_c = sum_{v in c} A_v^T A_v, A_v the workload's columns of node v
+ * (H_c[s,s'] the partial trace of Y_s over class c's nodes), so that
+ * sum_c H_c = H and a node's noise correlation C_v enters only its class's
+ * term: E||error||^2 = sum_c sens(C_c)^2 tr(H_c (C_c^T C_c)^-1) when class c
+ * uses C_c (docs/design.md "Per-class C"). @node_class: n entries, each
+ * < @n_classes. Cost and errors as mf_gram_time_varying's, plus O(n T^2)
+ * for the partial traces and MF_ERROR_INVALID_ARGUMENT for a class out of
+ * range. Returns: n_classes T x T matrices, class after class (g_free).
+ */
+double *mf_gram_time_varying_classes(guint n, guint T, MfWorkload workload,
+                                     MfGossipAtFunc gossip_at, gpointer user_data,
+                                     const guint *node_class, guint n_classes, GError **error);
+
+/*
+ * mf_probe_sign: the Rademacher sign (+1 or -1) of node @u in probe @k of
+ * mf_gram_sketch's probes seeded @seed (Z NULL), for callers that restrict
+ * the same probes to some nodes. O(1).
+ */
+double mf_probe_sign(guint64 seed, guint k, guint u);
+
+/*
  * mf_gram_iid:
  * @n, @T, @workload: as for mf_gram_static.
  * @M: E[W], n x n row-major, for a round's random gossip matrix W.

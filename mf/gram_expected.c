@@ -133,6 +133,10 @@ static double probe_entry(const double *Z, guint K, guint64 seed, guint k, guint
   return h >> 63 ? 1.0 : -1.0;
 }
 
+double mf_probe_sign(guint64 seed, guint k, guint u) {
+  return probe_entry(NULL, 0, seed, k, u);
+}
+
 /* Probes computed together: their vectors for every start s, x and W x
  * (2 n T B doubles), besides one probe's gathered columns (n T). */
 #define SKETCH_BLOCK 16

@@ -1099,7 +1099,12 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
     att[sub[p->attackers[i]]] = TRUE;
   double unit = 1.0, *C = NULL, *Cinv = NULL;
   gboolean ok = TRUE;
-  if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
+  if (p->protocol == PRIV_PROTOCOL_MFDSGD && p->C_class) {
+    g_set_error_literal(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                        "the local path takes one C for every node, not a C per class of nodes: "
+                        "use the structured or observer path");
+    ok = FALSE;
+  } else if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
     /* The structured path's units: C / 2^e, noise nu' = sigma sens(C) C^-1 z. */
     C = mf_normalized_copy(p->C_local, (gsize)T * T);
     unit = 1.0 / mf_sensitivity2(C, T, T / (p->b ? p->b : 1), p->b ? p->b : 1);

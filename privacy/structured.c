@@ -99,14 +99,31 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
       }
   }
   if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
-    if (!p->C_local)
+    if (!p->C_local && !p->C_class)
       return fail(error, "MF-D-SGD needs its T x T matrix C_local");
     guint b = p->b ? p->b : 1;
     if (p->T % b != 0)
       return fail(error, "the participation interval b must divide T");
-    for (gsize i = 0; i < (gsize)p->T * p->T; i++)
-      if (!isfinite(p->C_local[i]))
+    const double *C = p->C_class ? p->C_set : p->C_local;
+    gsize count = (gsize)p->T * p->T * (p->C_class ? p->n_C : 1);
+    if (p->C_class && (p->C_set == NULL || p->n_C == 0))
+      return fail(error, "a C per class of nodes needs the classes' matrices (C_set, n_C)");
+    for (gsize i = 0; i < count; i++)
+      if (!isfinite(C[i]))
         return fail(error, "C_local has a non-finite entry");
+    for (guint u = 0; p->C_class && u < n; u++)
+      if (p->C_class[u] >= p->n_C) {
+        g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                    "node %u's class of C is %u, but there are %u classes", u, p->C_class[u],
+                    p->n_C);
+        return FALSE;
+      }
+    if (p->C_class && (p->engine == PRIV_ENGINE_KALMAN || p->n_delayed > 0))
+      return fail(error, "a C per class of nodes: the Kalman engine (and stale mode's "
+                         "delay-augmented state) carries one noise state for every node; use the "
+                         "W-power or dense engine, or the observer path");
+  } else if (p->C_class) {
+    return fail(error, "a C per class of nodes is MF-D-SGD's");
   }
   if (p->engine == PRIV_ENGINE_KALMAN_DENSE && p->protocol == PRIV_PROTOCOL_MFDSGD)
     return fail(error, "the dense-propagator Kalman engine needs white noise: use the Kalman "
@@ -404,7 +421,7 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
     blocks->status[p->attackers[i]] = PRIV_NODE_ATTACKER;
   }
 
-  double *Cinv = NULL, *C = NULL;
+  double *Cinv = NULL, *C = NULL, *Cinv_set = NULL;
   gboolean *noisy = NULL;
   /* The blocks are computed for unit noise (in units of Delta), X / sigma^2
    * is left to priv_blocks_set_scale: 1 / sigma^2 overflows for sigma =
@@ -415,7 +432,37 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
   gboolean ok = FALSE;
   PrivStructCtx c = {0};
   PrivNoiseState noise = {0};
-  if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
+  double *CtC_set = NULL; /* a C per class: each class's C^T C / sens^2 */
+  if (p->protocol == PRIV_PROTOCOL_MFDSGD && p->C_class) {
+    /* Node v's noise sigma sens(C_c) C_c^-1 z_v: the engines take the
+     * factors F_c = sens(C_c) C_c^-1 (of the normalized C_c) with scale 1. */
+    guint b = p->b ? p->b : 1;
+    Cinv_set = g_new(double, (gsize)p->n_C *T *T);
+    CtC_set = g_new(double, (gsize)p->n_C *T *T);
+    for (guint k = 0; k < p->n_C; k++) {
+      double *Ck = mf_normalized_copy(p->C_set + (gsize)k * T * T, (gsize)T * T);
+      double s2 = mf_sensitivity2(Ck, T, T / b, b), *Fk = NULL;
+      if (!(s2 > 0) || !isfinite(s2)) {
+        g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                    "class %u's C_local has zero sensitivity: it cannot calibrate any noise", k);
+        g_free(Ck);
+        goto out;
+      }
+      if (!(Fk = invert(Ck, T, error))) {
+        g_prefix_error(error, "class %u: ", k);
+        g_free(Ck);
+        goto out;
+      }
+      double s = sqrt(s2);
+      for (gsize i = 0; i < (gsize)T * T; i++)
+        Fk[i] *= s;
+      memcpy(Cinv_set + (gsize)k * T * T, Fk, sizeof(double) * T * T);
+      cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)T, (int)T, (int)T, 1.0 / s2, Ck,
+                  (int)T, Ck, (int)T, 0.0, CtC_set + (gsize)k * T * T, (int)T);
+      g_free(Fk);
+      g_free(Ck);
+    }
+  } else if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
     guint b = p->b ? p->b : 1;
     /* C and any positive multiple of it are the same mechanism. */
     C = mf_normalized_copy(p->C_local, (gsize)T * T);
@@ -465,7 +512,9 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
         continue;
       }
       double *X = blocks->X + (gsize)u * T * T;
-      if (first != NULL)
+      if (CtC_set != NULL) /* node u's own C */
+        memcpy(X, CtC_set + (gsize)p->C_class[u] * T * T, (gsize)T * T * sizeof(double));
+      else if (first != NULL)
         memcpy(X, first, (gsize)T * T * sizeof(double));
       else if (p->protocol == PRIV_PROTOCOL_MFDSGD)
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)T, (int)T, (int)T, unit, C,
@@ -492,6 +541,9 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
   c.threads = MAX(p->threads, 1);
   c.progress = p->progress;
   c.progress_data = p->progress_data;
+  c.cinv_set = Cinv_set;
+  c.cinv_class = Cinv_set ? p->C_class : NULL;
+  c.n_cinv = Cinv_set ? p->n_C : 0;
   /* Under LDP nothing is known, the attackers' noise included. */
   noisy = g_new0(gboolean, N);
   for (guint u = 0; u < n; u++)
@@ -529,7 +581,7 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
   }
   if (engine == PRIV_ENGINE_AUTO && decor)
     engine = PRIV_ENGINE_KALMAN;
-  if (p->protocol == PRIV_PROTOCOL_MFDSGD &&
+  if (p->protocol == PRIV_PROTOCOL_MFDSGD && Cinv_set == NULL &&
       (engine == PRIV_ENGINE_AUTO || engine == PRIV_ENGINE_KALMAN)) {
     /* The Kalman engine carries the noise's state when C^-1 has a
      * low-order one (banded C, BLT); AUTO weighs it, KALMAN asked for
@@ -568,6 +620,8 @@ out:
   g_free(attacker);
   g_free(C);
   g_free(Cinv);
+  g_free(Cinv_set);
+  g_free(CtC_set);
   g_free(noisy);
   g_free(c.victims);
   g_free(c.noisy_nodes);

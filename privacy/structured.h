@@ -90,7 +90,17 @@ typedef struct {
   PrivProtocol protocol;
   guint K;               /* Muffliato: gossip rounds per step (>= 1); else 1 (0 = 1) */
   const double *C_local; /* MF-D-SGD: T x T invertible, row-major; else NULL */
-  guint T;               /* gradient steps, >= 1 */
+  /* MF-D-SGD with one C per class of nodes (a C-set, docs/design.md
+   * "Per-class C"): node u's noise is sigma Delta sens(C_c) C_c^-1 z_u with
+   * c = C_class[u] (n entries, < n_C) and C_c the T x T row-major matrix
+   * C_set + c T^2; C_local is then ignored. Each node's noise is independent
+   * of the others', so only its own C enters its covariance. The W-power and
+   * dense engines (and the closed forms) take it; the Kalman engines and
+   * stale mode's state are refused. NULL: every node's C is C_local. */
+  const double *C_set;
+  const guint *C_class;
+  guint n_C;
+  guint T; /* gradient steps, >= 1 */
   /* W_r of gossip round r: one matrix (static) or K*T (time-varying). In
    * round r every node sends to the nodes whose row of W_r lists it. */
   const TopoGossip *const *gossip;

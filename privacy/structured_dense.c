@@ -11,7 +11,8 @@
  * Cholesky of K (LAPACK dpstrf) keeps a maximal set of messages whose noise
  * is linearly independent (the others repeat them exactly, gradients
  * included, since gradient and noise enter through the same M); on those,
- * X_u = (L^-1 M_u)^T (L^-1 M_u) / nu'^2. M is rows x (noisy nodes x T) and K is
+ * X_u = (L^-1 M_u)^T (L^-1 M_u) / nu'^2. With a C per class of nodes, node v's
+ * columns take its own class's factor (c->cinv_class). M is rows x (noisy nodes x T) and K is
  * rows x rows, rows = the number of messages received: nothing nT x nT.
  */
 #include "privacy/structured_internal.h"
@@ -100,12 +101,17 @@ gboolean priv_struct_dense(const PrivStructCtx *c, const double *Cinv, double sc
 
   /* Noise columns: M_v Cinv per node (white noise: M itself). */
   const double *Mnoise = M;
-  if (Cinv) {
+  if (Cinv || c->cinv_class) {
     if (!(Mn = priv_matrix_new(N, cols, error)))
       goto out;
-    for (guint i = 0; i < nz; i++)
+    for (guint i = 0; i < nz; i++) {
+      /* Node v's own C: its noise enters only its own columns. */
+      const double *Ci = c->cinv_class
+                             ? c->cinv_set + (gsize)c->cinv_class[c->noisy_nodes[i]] * T * T
+                             : Cinv;
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)N, (int)T, (int)T, 1.0,
-                  M + (gsize)i * T, (int)cols, Cinv, (int)T, 0.0, Mn + (gsize)i * T, (int)cols);
+                  M + (gsize)i * T, (int)cols, Ci, (int)T, 0.0, Mn + (gsize)i * T, (int)cols);
+    }
     Mnoise = Mn;
   }
   cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)N, (int)cols, 1.0, Mnoise, (int)cols,

@@ -43,6 +43,13 @@ typedef struct {
    * carried as p values per noisy node after the n entries (NULL: white
    * noise). */
   const struct PrivNoiseState *noise;
+  /* MF-D-SGD with a C per class of nodes (PrivStructuredProblem.C_class):
+   * each class's noise factor sens(C_c) C_c^-1 for unit sigma (T x T, class
+   * after class) and each node's class; the engines then ignore their Cinv
+   * and take scale 1. NULL: the one Cinv the engines are given. */
+  const double *cinv_set;
+  const guint *cinv_class;
+  guint n_cinv;
   gsize max_bytes;
   guint threads;
   void (*progress)(double fraction, const char *what, gpointer data);

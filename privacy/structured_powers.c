@@ -371,6 +371,52 @@ static void sigma_of(const PrivStructCtx *c, guint m, const double *G, const dou
   mf_fill_upper_from_lower(Sig, (guint)q);
 }
 
+/*
+ * Sigma (q x q, zeroed on entry) for a C per class of nodes: for each class
+ * c, the Gram @G (q x q scratch) of its nodes' rows of @Vall (n x q) and
+ * sigma_of with Q_c = F_c F_c^T, F_c its noise factor. The class's rows are
+ * packed into a copy (n_c x q doubles, checked against the budget).
+ * O(classes q^2 T^2 / 12 + n q^2).
+ */
+static gboolean class_sigma(const PrivStructCtx *c, guint m, const double *Vall, double *G,
+                            double *Sig, GError **error) {
+  guint n = c->n, T = c->T;
+  gsize q = (gsize)c->R * m;
+  guint *count = g_new0(guint, c->n_cinv), most = 0;
+  for (guint v = 0; v < n; v++)
+    if (c->noisy[v])
+      most = MAX(most, ++count[c->cinv_class[v]]);
+  double *V = NULL, *Q = NULL;
+  gboolean ok = FALSE;
+  if (!priv_check_budget(mf_doubles_bytes(spec_size_add(spec_size_mul(most, q), (gsize)T * T)),
+                         c->max_bytes, "the structured (W-power) accounting's classes of C",
+                         error) ||
+      !(V = priv_matrix_new(MAX(most, 1u), q, error)) || !(Q = priv_matrix_new(T, T, error)))
+    goto out;
+  for (guint k = 0; k < c->n_cinv; k++) {
+    if (count[k] == 0)
+      continue;
+    guint rows = 0;
+    for (guint v = 0; v < n; v++)
+      if (c->noisy[v] && c->cinv_class[v] == k)
+        memcpy(V + (gsize)rows++ * q, Vall + (gsize)v * q, sizeof(double) * q);
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)q, (int)rows, 1.0, V, (int)q, 0.0, G,
+                (int)q);
+    mf_fill_upper_from_lower(G, (guint)q);
+    const double *F = c->cinv_set + (gsize)k * T * T;
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)T, (int)T, 1.0, F, (int)T, 0.0, Q,
+                (int)T);
+    mf_fill_upper_from_lower(Q, T);
+    sigma_of(c, m, G, Q, Sig); /* adds to the lower triangle, mirrors it */
+  }
+  ok = TRUE;
+out:
+  g_free(count);
+  g_free(V);
+  g_free(Q);
+  return ok;
+}
+
 gboolean priv_struct_powers(const PrivStructCtx *c, const double *Cinv, double scale,
                             PrivBlocks *blocks, GError **error) {
   if (!priv_struct_powers_applies(c)) {
@@ -411,6 +457,15 @@ gboolean priv_struct_powers(const PrivStructCtx *c, const double *Cinv, double s
   for (guint v = 0; v < n; v++)
     if (!c->noisy[v])
       memset(Vall + (gsize)v * q, 0, sizeof(double) * q);
+  if (c->cinv_class) {
+    /* A C per class: Sigma = sum_c sigma_of(G_c, Q_c) with G_c the Gram of
+     * class c's rows of Vall only (each node's noise is independent of the
+     * others' and has its own class's covariance Q_c). */
+    if (!class_sigma(c, m, Vall, G, Sig, error))
+      goto out;
+    g_clear_pointer(&G, g_free);
+    goto whiten;
+  }
   cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)q, (int)n, 1.0, Vall, (int)q, 0.0, G,
               (int)q);
   mf_fill_upper_from_lower(G, q);
@@ -423,6 +478,7 @@ gboolean priv_struct_powers(const PrivStructCtx *c, const double *Cinv, double s
   }
   sigma_of(c, m, G, Q, Sig);
   g_clear_pointer(&G, g_free);
+whiten:
   if (c->progress)
     c->progress(0.25, "structured accounting (W powers)", c->progress_data);
   if (!whiten_rounds(Sig, R, m, &w, error))

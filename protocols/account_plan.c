@@ -320,6 +320,16 @@ static double *mafalda(const ProtoCRecipe *r, GError **error) {
   return C;
 }
 
+gboolean proto_c_spec_is_cset(const char *spec) {
+  static const char *const families[] = {"identity", "antipgd", "sr", "bsr"};
+  if (spec == NULL || *spec == '\0' || proto_c_spec_fits_graph(spec))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS(families); i++)
+    if (g_str_equal(spec, families[i]))
+      return FALSE;
+  return mf_cset_is_file(spec);
+}
+
 gboolean proto_c_spec_fits_graph(const char *spec) {
   return spec != NULL && (g_str_equal(spec, "mafalda") || g_str_equal(spec, "toeplitz") ||
                           g_str_equal(spec, "blt"));
@@ -368,6 +378,13 @@ double *proto_c_local(const ProtoCRecipe *r, GError **error) {
         "C=%s: neither a family (identity, antipgd, sr, bsr, mafalda, toeplitz, blt) nor an "
         "existing file (%s)",
         spec, g_strerror(ENOENT));
+    return NULL;
+  }
+  if (mf_cset_is_file(spec)) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "C=%s is a C-set (one C per class of nodes): only the protocol's own run and its "
+                "accounting (dpgossip train, account) take it here, one C is needed",
+                spec);
     return NULL;
   }
   return proto_cmatrix_load_csv(spec, r->T, error);

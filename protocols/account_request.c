@@ -37,6 +37,7 @@ void proto_account_job_free(ProtoAccountJob *j) {
   if (j->schedule != j->schedule_given)
     topo_schedule_free(j->schedule);
   g_free(j->C_local);
+  mf_cset_clear(&j->cset);
   proto_deliveries_free(j->deliveries);
   g_free(j->views);
   topo_gossip_free(j->w);
@@ -74,6 +75,8 @@ const char *proto_account_job_sensitivity_reason(const ProtoAccountJob *j) {
 static gboolean stale_noise_fits(const ProtoAccountJob *j) {
   if (j->C_given)
     return priv_structured_noise_state_fits(j->C_given, j->T, NULL);
+  if (proto_c_spec_is_cset(j->proto.c_spec))
+    return FALSE; /* a C per class: one noise state per node, which Kalman does not carry */
   ProtoCRecipe r = {.spec = j->proto.c_spec,
                     .T = j->T,
                     .k = j->T / MAX(j->run_b, 1u),
@@ -320,20 +323,22 @@ gboolean proto_account_job_plan(ProtoAccountJob *j, const TopoGraph *g, const ch
 
 PrivStructuredProblem proto_account_job_problem(const ProtoAccountJob *j, guint a) {
   const ProtoAccounting *ac = &j->acs[a];
-  return (PrivStructuredProblem){.protocol = j->proto.protocol,
-                                 .K = j->proto.K,
-                                 .C_local = j->C_given ? j->C_given : j->C_local,
-                                 .T = j->T,
-                                 .trust = ac->trust,
-                                 .attackers = ac->attackers,
-                                 .n_attackers = ac->n_attackers,
-                                 .sigma = j->sigma,
-                                 .sigma_secret = isnan(j->proto.sigma_secret)
-                                                     ? j->sigma
-                                                     : j->proto.sigma_secret,
-                                 .b = j->run_b,
-                                 .engine = PRIV_ENGINE_AUTO,
-                                 .threads = j->threads};
+  return (PrivStructuredProblem){
+      .protocol = j->proto.protocol,
+      .K = j->proto.K,
+      .C_local = j->C_given ? j->C_given : j->C_local,
+      .C_set = j->cset.C,
+      .C_class = j->cset.node_class,
+      .n_C = j->cset.n_classes,
+      .T = j->T,
+      .trust = ac->trust,
+      .attackers = ac->attackers,
+      .n_attackers = ac->n_attackers,
+      .sigma = j->sigma,
+      .sigma_secret = isnan(j->proto.sigma_secret) ? j->sigma : j->proto.sigma_secret,
+      .b = j->run_b,
+      .engine = PRIV_ENGINE_AUTO,
+      .threads = j->threads};
 }
 
 static ProtoRunConfig run_config(const ProtoAccountJob *j);
@@ -358,8 +363,23 @@ gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
                       .k = j->T / j->run_b,
                       .b = j->run_b,
                       .band = j->proto.band};
-    if ((j->C_local = proto_c_local(&r, error)) == NULL)
+    if (proto_c_spec_is_cset(j->proto.c_spec)) {
+      if (!proto_cmatrix_load_cset(j->proto.c_spec, j->T, j->n, &j->cset, error))
+        return FALSE;
+      if (j->cset.n_classes == 1) {
+        /* One class is the one C: the same accounting to the bit. */
+        j->C_local = g_steal_pointer(&j->cset.C);
+        mf_cset_clear(&j->cset);
+      } else if (j->radius) {
+        g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                    "--protocol %s: the local path takes one C for every node, and %s gives a C "
+                    "per class of nodes (%u classes): use --path structured or observer",
+                    j->label, j->proto.c_spec, j->cset.n_classes);
+        return FALSE;
+      }
+    } else if ((j->C_local = proto_c_local(&r, error)) == NULL) {
       return FALSE;
+    }
   }
   if (j->path == PROTO_ACCOUNT_STRUCTURED && j->mode.kind != PROTO_MODE_SYNC && !j->radius) {
     /* The run's deliveries: one provenance-free simulation of it. */
@@ -404,7 +424,7 @@ static void item_progress(double fraction, const char *what, gpointer data) {
 /* A numerical failure on the user's C_local names the protocol spec that
  * gave it (a file or a family) and what to change. */
 static void name_c(const ProtoAccountJob *j, GError **error) {
-  if (j->C_local != NULL && error != NULL && *error != NULL &&
+  if ((j->C_local != NULL || j->cset.C != NULL) && error != NULL && *error != NULL &&
       g_error_matches(*error, PRIV_ERROR, PRIV_ERROR_NUMERICAL)) {
     char *msg = g_strdup_printf("--protocol %s: %s; give a better-conditioned C (no diagonal "
                                 "entry negligible against the entries below it)",
@@ -436,8 +456,19 @@ static gboolean ldp_cap(ProtoAccountJob *j, const PrivAccountOptions *opt, doubl
      * on that claim alone, so the cap adds no trust there; the observer
      * path reads its real messages, and the cap rests on what they are
      * made of, which only the built-ins guarantee. */
-    if (j->proto.structured &&
-        (proto_registry_is_builtin(j->proto.vt) || j->path == PROTO_ACCOUNT_STRUCTURED))
+    if (j->proto.structured && j->cset.C != NULL) {
+      /* A C per class: each node's own class's LDP value; the largest
+       * caps them all (never below any node's own). */
+      guint T = j->T;
+      for (guint c = 0; c < j->cset.n_classes && (error == NULL || *error == NULL); c++) {
+        double mu = priv_release_mu(j->proto.protocol, j->cset.C + (gsize)c * T * T, T, j->run_b,
+                                    j->sigma, opt, error);
+        j->ldp_cap = c == 0 || isnan(mu) || mu > j->ldp_cap ? mu : j->ldp_cap;
+        if (isnan(mu))
+          break;
+      }
+    } else if (j->proto.structured &&
+               (proto_registry_is_builtin(j->proto.vt) || j->path == PROTO_ACCOUNT_STRUCTURED))
       j->ldp_cap = priv_release_mu(j->proto.protocol, j->C_given ? j->C_given : j->C_local, j->T,
                                    j->run_b, j->sigma, opt, error);
     if (error != NULL && *error != NULL)

@@ -24,6 +24,16 @@ double *proto_cmatrix_load_csv(const char *path, guint T, GError **error) {
   return C;
 }
 
+gboolean proto_cmatrix_load_cset(const char *path, guint T, guint n, MfCSet *set, GError **error) {
+  GError *sub = NULL;
+  if (mf_cset_read(path, T, n, set, &sub))
+    return TRUE;
+  g_set_error(error, PROTO_ERROR, sub->domain == G_FILE_ERROR ? PROTO_ERROR_IO : PROTO_ERROR_FORMAT,
+              "%s%s", sub->domain == G_FILE_ERROR ? "cannot read C: " : "", sub->message);
+  g_error_free(sub);
+  return FALSE;
+}
+
 double *proto_cmatrix_lower_inverse(const double *C, guint T) {
   /* Column by column forward substitution: C X = I, on C's band only (a
    * banded C of long horizon: O(T^2 bw) rather than O(T^3)). */

@@ -5,6 +5,7 @@
  * --schedule` reports and that `-p mafalda` fits its C to in account, train,
  * audit, scenarios and the Python package.
  */
+#include <string.h>
 #include <unistd.h>
 
 #include "protocols/internal.h"
@@ -260,4 +261,145 @@ gboolean proto_schedule_gram(ProtoScheduleGram *sg, TopoSchedule *s, guint T, GE
   }
   sg->seconds = (double)(g_get_monotonic_time() - start) / 1e6;
   return ok;
+}
+
+/* ---- Per-class Gram matrices (docs/design.md "Per-class C") ---- */
+
+static const double *const_at(guint t, gpointer data) {
+  (void)t;
+  return data;
+}
+
+/* The class-restricted probes: mf_gram_sketch's signs on class @c's nodes,
+ * 0 elsewhere (n x K), so that E[z z^T] is the projector on the class and
+ * the probes' mean estimates H_c. */
+static double *class_probes(guint n, guint K, guint64 seed, const guint *cls, guint c) {
+  double *Z = g_new0(double, (gsize)n *K);
+  for (guint u = 0; u < n; u++)
+    if (cls[u] == c)
+      for (guint k = 0; k < K; k++)
+        Z[(gsize)u * K + k] = mf_probe_sign(seed, k, u);
+  return Z;
+}
+
+/* The mean of @K probes' T x T estimates into @out, freeing them. */
+static void probes_mean(double **Hk, guint K, guint T, double *out) {
+  memset(out, 0, sizeof(double) * T * T);
+  for (guint k = 0; k < K; k++) {
+    for (gsize j = 0; j < (gsize)T * T; j++)
+      out[j] += Hk[k][j];
+    g_free(Hk[k]);
+  }
+  for (gsize j = 0; j < (gsize)T * T; j++)
+    out[j] /= K;
+  g_free(Hk);
+}
+
+gboolean proto_schedule_gram_classes(const ProtoScheduleGram *sg, TopoSchedule *s, guint T,
+                                     const guint *node_class, guint K, double **fit, double **score,
+                                     GError **error) {
+  g_return_val_if_fail(sg != NULL && s != NULL && node_class != NULL && K > 0, FALSE);
+  guint n = topo_schedule_n(s);
+  *fit = NULL;
+  if (score != NULL)
+    *score = NULL;
+  if (sg->how == PROTO_EXPECT_STATIC) {
+    if (!check_bytes(3.0 * n * n + (double)K * T * T, "the classes' Gram matrices", error))
+      return FALSE;
+    *fit = mf_gram_time_varying_classes(n, T, sg->workload, const_at, sg->W, node_class, K, error);
+    return *fit != NULL;
+  }
+  if (sg->how == PROTO_EXPECT_TRACE) {
+    if (!check_bytes((double)T * n * n + 4.0 * n * n + (double)K * T * T,
+                     "the classes' Gram matrices of the schedule's trace", error))
+      return FALSE;
+    Seq seq = {g_new0(double *, T)};
+    gboolean ok = TRUE;
+    for (guint t = 0; ok && t < T; t++) {
+      TopoGossip *w = topo_schedule_gossip(s, t, error);
+      ok = w != NULL;
+      if (ok)
+        seq.Wt[t] = topo_gossip_dense(w);
+      topo_gossip_free(w);
+    }
+    if (ok)
+      *fit = mf_gram_time_varying_classes(n, T, sg->workload, seq_at, &seq, node_class, K, error);
+    for (guint t = 0; t < T; t++)
+      g_free(seq.Wt[t]);
+    g_free(seq.Wt);
+    return *fit != NULL;
+  }
+  if (sg->how == PROTO_EXPECT_SAMPLED && sg->samples == 0 && sg->probes >= 1) {
+    /* A sketched trace: each class fitted on the probes seeded sg->seed and
+     * scored on those seeded sg->seed + 1, restricted to its nodes. */
+    Sparse sp = {0};
+    if (!sparse_rounds(&sp, s, T, error))
+      return FALSE;
+    double *F = g_new0(double, (gsize)K *T *T), *S = g_new0(double, (gsize)K *T *T);
+    gboolean ok = TRUE;
+    for (guint c = 0; ok && c < K; c++)
+      for (guint half = 0; ok && half < 2; half++) {
+        double *Z = class_probes(n, sg->probes, sg->seed + half, node_class, c);
+        double **Hk = mf_gram_sketch(n, T, sg->workload, sparse_apply, &sp, sg->probes,
+                                     sg->seed + half, Z, 0, error);
+        g_free(Z);
+        ok = Hk != NULL;
+        if (ok)
+          probes_mean(Hk, sg->probes, T, (half ? S : F) + (gsize)c * T * T);
+      }
+    sparse_clear(&sp);
+    if (!ok) {
+      g_free(F);
+      g_free(S);
+      return FALSE;
+    }
+    *fit = F;
+    if (score != NULL)
+      *score = S;
+    else
+      g_free(S);
+    return TRUE;
+  }
+  g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+              "per-class Gram matrices: a static graph, a fixed sequence (exact) or a sketched "
+              "one (--probes) only; not yet independent rounds (%s) or sampled schedules",
+              proto_expectation_name(sg->how));
+  return FALSE;
+}
+
+gboolean proto_schedule_online(TopoSchedule *s, guint T, double *frac) {
+  g_return_val_if_fail(s != NULL && frac != NULL && T > 0, FALSE);
+  guint n = topo_schedule_n(s);
+  for (guint u = 0; u < n; u++) {
+    guint up = 0;
+    for (guint t = 0; t < T; t++)
+      up += topo_schedule_node_present(s, t, u) ? 1 : 0;
+    frac[u] = (double)up / T;
+  }
+  return TRUE;
+}
+
+typedef struct {
+  const double *frac;
+} ByFrac;
+
+static int by_frac(gconstpointer a, gconstpointer b, gpointer data) {
+  const double *f = ((const ByFrac *)data)->frac;
+  guint u = *(const guint *)a, v = *(const guint *)b;
+  if (f[u] != f[v])
+    return f[u] < f[v] ? -1 : 1;
+  return u < v ? -1 : u > v;
+}
+
+void proto_classes_by_rank(const double *frac, guint n, guint K, guint *node_class) {
+  g_return_if_fail(frac != NULL && node_class != NULL && K > 0 && n > 0);
+  guint *order = g_new(guint, n);
+  for (guint u = 0; u < n; u++)
+    order[u] = u;
+  ByFrac d = {frac};
+  g_qsort_with_data(order, (gint)n, sizeof(guint), by_frac, &d);
+  /* Equal sizes: rank i goes to class floor(i K / n). */
+  for (guint i = 0; i < n; i++)
+    node_class[order[i]] = (guint)(((guint64)i * K) / n);
+  g_free(order);
 }

@@ -4,7 +4,8 @@
  * nu = sigma * Delta * sens_Pi(C_local), so each node is (1/sigma)-GDP under
  * LDP whatever C_local (docs/design.md "Protocols"). Registered three times:
  *   mfdsgd:C=identity|antipgd|sr|bsr|mafalda|toeplitz|blt|FILE[,band=w][,buffers=d]
- *          (default identity)
+ *          (default identity); FILE a C or a C-set (mf_cset_read: one C per
+ *          class of nodes, each node streaming its own class's noise)
  *   antipgd   C = lower-triangular ones: noise z_t - z_{t-1} (Koloskova et al.)
  *   mafalda[:C=FILE][,band=w]  C optimized for this graph (paper Alg. 2)
  *
@@ -48,7 +49,7 @@ static guint mf_auto_block(gsize d) {
   return (guint)CLAMP(fit, 8, 128);
 }
 
-typedef struct {
+typedef struct MfRun {
   double nu;   /* noise std: sigma Delta sens_Pi(C_local) */
   double sens; /* sens_Pi(C_local) */
   gboolean direct;
@@ -58,6 +59,11 @@ typedef struct {
   guint ring;  /* past terms kept: bw + 1 (bw + block samples when blocked) */
   guint blt;   /* C=blt: its buffers d (M is NULL), else 0 */
   double theta[MF_BLT_MAX_BUFFERS], w[MF_BLT_MAX_BUFFERS];
+  /* C=FILE a C-set of several classes: each class's run (the fields above
+   * unused), node u's at classes[node_class[u]]; else NULL. */
+  struct MfRun *classes;
+  guint n_classes;
+  guint *node_class;
 } MfRun;
 
 typedef struct {
@@ -73,7 +79,7 @@ static const ProtoParamSpec mfdsgd_params[] = {
     {"C", PROTO_PARAM_STRING, "identity", 1, 0,
      "C_local: identity, antipgd, sr, bsr, mafalda, toeplitz (banded Toeplitz fitted to this "
      "graph), blt (buffered-linear-Toeplitz fitted to it), or a CSV file (T x T lower "
-     "triangular)"},
+     "triangular, or a C-set: one C per class of nodes, as `mafalda --classes` writes)"},
     {"band", PROTO_PARAM_INT, "0", 0, 1e9,
      "bsr, toeplitz: band (0: the number of batches b; toeplitz: at most b); mafalda: band "
      "of C (0: none)"},
@@ -88,7 +94,7 @@ static const ProtoParamSpec mafalda_params[] = {
     {"C", PROTO_PARAM_STRING, "mafalda", 1, 0,
      "mafalda (optimized for this graph and participation), toeplitz (banded Toeplitz fitted "
      "to it: band - 1 past noises per node, any T), blt (buffered-linear-Toeplitz fitted to "
-     "it: d buffers per node, any T) or a CSV file"},
+     "it: d buffers per node, any T) or a CSV file (a C, or a C-set: one C per class of nodes)"},
     {"band", PROTO_PARAM_INT, "0", 0, 1e9,
      "band of the optimized C (0: none); toeplitz: its band (0: b)"},
     {"buffers", PROTO_PARAM_INT, "4", 1, MF_BLT_MAX_BUFFERS,
@@ -163,26 +169,20 @@ static gboolean cinv_finite(const char *spec, const double *C, const double *Cin
   return TRUE;
 }
 
-static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint buffers,
-                         guint block, gpointer *run_state, GError **error) {
-  if (g_strcmp0(spec, "blt") == 0)
-    return mf_setup_blt(ctx, buffers, run_state, error);
+/* The run @r (zeroed) of the T x T lower-triangular @C (taken: freed or
+ * kept): its noise std, and the direct or recursive form. */
+static gboolean mf_setup_c(ProtoContext *ctx, const char *spec, double *C, guint block, MfRun *r,
+                           GError **error) {
   guint T = proto_context_steps(ctx);
-  double *C = proto_cmatrix_build(ctx, spec, band, buffers, error);
-  if (C == NULL)
-    return FALSE;
   double sens2 = mf_sensitivity2(C, T, proto_context_epochs(ctx), proto_context_batches(ctx));
-  MfRun *r = g_new0(MfRun, 1);
   if (!mf_std(ctx, spec, sens2, r, error)) {
     g_free(C);
-    g_free(r);
     return FALSE;
   }
   double *Cinv = proto_cmatrix_lower_inverse(C, T);
   if (!cinv_finite(spec, C, Cinv, T, error)) {
     g_free(Cinv);
     g_free(C);
-    g_free(r);
     return FALSE;
   }
   guint bw_inv = proto_cmatrix_bandwidth(Cinv, T), bw_c = proto_cmatrix_bandwidth(C, T);
@@ -202,6 +202,60 @@ static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint 
     r->ring = bw_c + 1;
     r->block = 1;
     g_free(Cinv);
+  }
+  return TRUE;
+}
+
+static void mf_finish(gpointer run_state);
+
+/* C=FILE a C-set (mf_cset_read): one run per class; a single class is the
+ * run of its C alone, the same as the one C's file. */
+static gboolean mf_setup_cset(ProtoContext *ctx, const char *spec, guint block, gpointer *run_state,
+                              GError **error) {
+  guint T = proto_context_steps(ctx);
+  MfCSet set;
+  if (!proto_cmatrix_load_cset(spec, T, proto_context_n_nodes(ctx), &set, error))
+    return FALSE;
+  MfRun *r = g_new0(MfRun, 1);
+  gboolean ok = TRUE;
+  if (set.n_classes == 1) {
+    ok = mf_setup_c(ctx, spec, g_memdup2(set.C, (gsize)T * T * sizeof(double)), block, r, error);
+  } else {
+    r->T = T;
+    r->n_classes = set.n_classes;
+    r->classes = g_new0(MfRun, set.n_classes);
+    r->node_class = g_steal_pointer(&set.node_class);
+    for (guint c = 0; ok && c < set.n_classes; c++) {
+      char *what = g_strdup_printf("%s (class %u)", spec, c);
+      ok = mf_setup_c(ctx, what, g_memdup2(set.C + (gsize)c * T * T, (gsize)T * T * sizeof(double)),
+                      block, &r->classes[c], error);
+      g_free(what);
+    }
+    /* sigma = 0 leaves every class noiseless: the step handler asks r->nu. */
+    r->nu = r->classes[0].nu;
+  }
+  mf_cset_clear(&set);
+  if (!ok) {
+    mf_finish(r);
+    return FALSE;
+  }
+  *run_state = r;
+  return TRUE;
+}
+
+static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint buffers,
+                         guint block, gpointer *run_state, GError **error) {
+  if (g_strcmp0(spec, "blt") == 0)
+    return mf_setup_blt(ctx, buffers, run_state, error);
+  if (proto_c_spec_is_cset(spec))
+    return mf_setup_cset(ctx, spec, block, run_state, error);
+  double *C = proto_cmatrix_build(ctx, spec, band, buffers, error);
+  if (C == NULL)
+    return FALSE;
+  MfRun *r = g_new0(MfRun, 1);
+  if (!mf_setup_c(ctx, spec, C, block, r, error)) {
+    g_free(r);
+    return FALSE;
   }
   *run_state = r;
   return TRUE;
@@ -223,14 +277,23 @@ static gboolean antipgd_init(ProtoContext *ctx, const ProtoParams *params, gpoin
 
 static void mf_finish(gpointer run_state) {
   MfRun *r = run_state;
+  for (guint c = 0; c < r->n_classes; c++)
+    g_free(r->classes[c].M);
+  g_free(r->classes);
+  g_free(r->node_class);
   g_free(r->M);
   g_free(r);
+}
+
+/* The run of @node's own C: its class's under a C-set. */
+static const MfRun *mf_run_of(const MfRun *r, const ProtoNode *node) {
+  return r->classes ? &r->classes[r->node_class[proto_node_id(node)]] : r;
 }
 
 static gboolean mf_node_init(ProtoNode *node, gpointer run_state, gpointer *node_state,
                              GError **error) {
   (void)error;
-  const MfRun *r = run_state;
+  const MfRun *r = mf_run_of(run_state, node);
   ProtoContext *ctx = proto_node_context(node);
   gsize d = proto_context_dim(ctx), ring = r->ring;
   MfNode *s = g_new0(MfNode, 1);
@@ -397,7 +460,7 @@ static gboolean mf_noise(ProtoNode *node, const MfRun *r, MfNode *s, guint t, GE
 
 /* The noise handler: the rest of the step is the runtime's. */
 static gboolean mf_step_noise(ProtoNode *node, guint t, GError **error) {
-  const MfRun *r = proto_context_run_state(proto_node_context(node));
+  const MfRun *r = mf_run_of(proto_context_run_state(proto_node_context(node)), node);
   return !(r->nu > 0.0) || mf_noise(node, r, proto_node_state(node), t, error);
 }
 

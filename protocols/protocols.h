@@ -961,6 +961,20 @@ PrivReport *proto_account_local(const PrivStructuredProblem *p, const TopoGossip
  */
 gboolean proto_c_spec_fits_graph(const char *spec);
 
+/*
+ * proto_c_spec_is_cset: TRUE when @spec names a file that is a C-set (one C
+ * per class of nodes, mf_cset_read), not a single C: mfdsgd:C=FILE then
+ * gives each node its own class's C. FALSE for the families and NULL. O(1).
+ */
+gboolean proto_c_spec_is_cset(const char *spec);
+
+/*
+ * proto_cmatrix_load_cset: mf_cset_read of @path for @T steps and @n nodes
+ * into @set, its errors as PROTO_ERROR_IO (unreadable) or
+ * PROTO_ERROR_FORMAT (FILE:LINE). O(classes T^2 + n).
+ */
+gboolean proto_cmatrix_load_cset(const char *path, guint T, guint n, MfCSet *set, GError **error);
+
 /* How C_local (MF-D-SGD's local noise correlation) is made. */
 typedef struct {
   const char *spec;       /* identity, antipgd, sr, bsr, mafalda, toeplitz, blt, or a CSV file */
@@ -1053,6 +1067,36 @@ typedef struct {
  * O(outcomes nnz^2 + T n^4) time, O(n^4 + T n^2) memory.
  */
 gboolean proto_schedule_gram(ProtoScheduleGram *sg, TopoSchedule *s, guint T, GError **error);
+
+/**
+ * proto_schedule_gram_classes: the classes' Gram matrices H_c of the
+ * schedule @s whose expectation @sg (proto_schedule_gram) took, for the
+ * classes @node_class (n entries, < @K) of the nodes whose noise they carry
+ * (mf_gram_time_varying_classes: sum_c H_c = H). A static W or a fixed
+ * sequence: exact (@score NULL on return); a sketched sequence (probes):
+ * @fit from the probes seeded sg->seed and @score from those seeded
+ * sg->seed + 1, both restricted to each class's nodes (unbiased for H_c).
+ * Independent rounds and sampled schedules are refused for now.
+ * @fit, @score: (out) K T x T matrices, class after class (g_free).
+ * Errors: MF_ERROR_INVALID_ARGUMENT (refused), MF_ERROR_MEMORY, the
+ * schedule's. Complexity: O(n^3 T^2) exact, O(K probes (T^2 nnz + T^3 n)).
+ */
+gboolean proto_schedule_gram_classes(const ProtoScheduleGram *sg, TopoSchedule *s, guint T,
+                                     const guint *node_class, guint K, double **fit, double **score,
+                                     GError **error);
+
+/**
+ * proto_schedule_online: @frac[u] = the fraction of the rounds 0 .. T-1 in
+ * which node u is present under @s (1 for a static schedule). O(n T).
+ */
+gboolean proto_schedule_online(TopoSchedule *s, guint T, double *frac);
+
+/**
+ * proto_classes_by_rank: @K classes of equal size (within one) from the
+ * nodes ranked by @frac increasing (ties by node id): class 0 the least
+ * online. O(n log n).
+ */
+void proto_classes_by_rank(const double *frac, guint n, guint K, guint *node_class);
 
 /** proto_schedule_gram_clear: frees @sg's outputs (not @sg). */
 void proto_schedule_gram_clear(ProtoScheduleGram *sg);
@@ -1322,6 +1366,7 @@ typedef struct {
   const double *C_given; /* the request's C_local (borrowed) */
   TopoSchedule *schedule_given; /* the request's built_schedule (borrowed) */
   double *C_local;
+  MfCSet cset;                 /* C=FILE a C-set of several classes (structured path), else empty */
   ProtoDeliveries *deliveries; /* deadline mode on the structured path, after prepare */
   gboolean no_record;          /* a training run's job: deadline mode stays on the observer path */
   TopoGossip *w, *wm;

@@ -6,6 +6,9 @@
  * whose mean and spread are checked against the exact law of a probe's
  * loss, enumerated over the 2^5 sign vectors of a 5-node graph, and whose
  * interval's coverage is checked against a band from the binomial law.
+ * And the classes' Gram matrices (mf_gram_time_varying_classes, one C per
+ * class of nodes): they sum to H; one class is H to the bit; the basis
+ * probes restricted to a class's nodes give that class's exact Gram matrix.
  */
 #include <gsl/gsl_cdf.h>
 #include <lapacke.h>
@@ -101,6 +104,60 @@ static void test_basis_probes_exact(void) {
                             "non-negative sums: (operations on a chain) x epsilon relative");
     g_free(m);
     g_free(H);
+  }
+  trace_clear(&tr);
+}
+
+/*
+ * The classes' Gram matrices: one class is mf_gram_time_varying's H bit for
+ * bit (the same sums in the same order); two classes {0, 2, 4} and {1, 3}
+ * sum to H (each entry of H is the n-term trace of a non-negative Y, split
+ * into two partial sums: one more addition, the chain bound of
+ * test_basis_probes_exact plus 1); and the basis probes sqrt(n) e_i kept for
+ * the class's nodes only (the others' rows zero) have mean H_c: (1/n) sum_{i
+ * in c} n e_i e_i^T is the class's projector. Under both workloads.
+ */
+static void test_classes(void) {
+  Trace tr;
+  trace_init(&tr);
+  const guint one[N] = {0}, two[N] = {0, 1, 0, 1, 0};
+  double ops = (double)T * N + N + T + N + 2 + 3.0 * T * N + N + 1;
+  for (int wl = 0; wl < 2; wl++) {
+    GError *err = NULL;
+    double *H = mf_gram_time_varying(N, T, wl, trace_at, &tr, &err);
+    double *H1 = mf_gram_time_varying_classes(N, T, wl, trace_at, &tr, one, 1, &err);
+    double *H2 = mf_gram_time_varying_classes(N, T, wl, trace_at, &tr, two, 2, &err);
+    g_assert_no_error(err);
+    g_assert_cmpmem(H1, sizeof(double) * T * T, H, sizeof(double) * T * T);
+    for (guint i = 0; i < T * T; i++) {
+      dpg_test_assert_close(H2[i] + H2[T * T + i], H[i], dpg_tol(1.0, ops),
+                            "non-negative sums: (operations on a chain) x epsilon relative");
+      /* Both classes carry some of every entry (W >= 0, every node's noise
+       * stays with itself at least): not a split into H and 0. */
+      g_assert_cmpfloat(H2[i], >, 0.0);
+      g_assert_cmpfloat(H2[T * T + i], >, 0.0);
+    }
+    for (guint c = 0; c < 2; c++) {
+      double Z[N * N] = {0};
+      for (guint i = 0; i < N; i++)
+        if (two[i] == c)
+          Z[i * N + i] = sqrt((double)N);
+      double **Hk = mf_gram_sketch(N, T, wl, trace_apply, &tr, N, 0, Z, 0, &err);
+      g_assert_no_error(err);
+      double *m = mean_of(Hk, N);
+      for (guint i = 0; i < T * T; i++)
+        dpg_test_assert_close(m[i], H2[c * T * T + i], dpg_tol(1.0, ops),
+                              "non-negative sums: (operations on a chain) x epsilon relative");
+      g_free(m);
+    }
+    /* A class out of range is refused. */
+    const guint bad[N] = {0, 1, 2, 0, 0};
+    g_assert_null(mf_gram_time_varying_classes(N, T, wl, trace_at, &tr, bad, 2, &err));
+    g_assert_error(err, MF_ERROR, MF_ERROR_INVALID_ARGUMENT);
+    g_clear_error(&err);
+    g_free(H);
+    g_free(H1);
+    g_free(H2);
   }
   trace_clear(&tr);
 }
@@ -268,6 +325,7 @@ static void test_psd_and_refusals(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/mafalda-sketch/basis-probes-exact", test_basis_probes_exact);
+  g_test_add_func("/mafalda-sketch/classes", test_classes);
   g_test_add_func("/mafalda-sketch/rademacher-law", test_rademacher_law);
   g_test_add_func("/mafalda-sketch/coverage", test_sketch_coverage);
   g_test_add_func("/mafalda-sketch/psd-and-refusals", test_psd_and_refusals);
