@@ -101,8 +101,8 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
   if (!a->known)
     return bad_value(error,
                      "--path structured: the structured path knows dsgd, muffliato, decor "
-                     "(with local noise), antipgd and mfdsgd/mafalda with a given C, not '%s' "
-                     "(use --path observer or auto)",
+                     "(with local noise), antipgd and mfdsgd/mafalda with a given C or a C fitted "
+                     "from a sketch (probes=K), not '%s' (use --path observer or auto)",
                      a->protocol);
   /* The structured path takes a run's mode, latency and loss from its
    * delivery record (proto_account_recordable),
@@ -278,7 +278,12 @@ static double *mafalda_expected(const ProtoCRecipe *r, GError **error) {
   GError *sub = NULL;
   double *C = NULL;
   guint n = topo_schedule_n(r->schedule);
-  if (mf_gram_check_memory(n, r->T, 0, &sub) && proto_schedule_gram(&sg, r->schedule, r->T, &sub))
+  if (r->probes > 0 && topo_schedule_randomness(r->schedule) == TOPO_SCHEDULE_FIXED) {
+    /* The fit of `mafalda --schedule SPEC --probes K` (proto_sketch_gram). */
+    if (proto_sketch_gram(r->schedule, r->T, MF_WORKLOAD_POST_AVERAGE, r->probes, r->seed, &sg.H,
+                          NULL, &sub))
+      C = mf_mafalda_c_gram(sg.H, r->T, r->k, r->b, r->band, &sub);
+  } else if (proto_c_check_memory(r, n, &sub) && proto_schedule_gram(&sg, r->schedule, r->T, &sub))
     C = sg.W != NULL ? mf_mafalda_c(n, r->T, r->k, r->b, r->band, sg.W, NULL, NULL, &sub)
                      : mf_mafalda_c_gram(sg.H, r->T, r->k, r->b, r->band, &sub);
   proto_schedule_gram_clear(&sg);
@@ -297,14 +302,32 @@ static double *mafalda(const ProtoCRecipe *r, GError **error) {
   if (r->schedule != NULL && !topo_schedule_is_static(r->schedule))
     return mafalda_expected(r, error);
   GError *sub = NULL;
-  guint n = 0;
+  guint n = r->schedule != NULL ? topo_schedule_n(r->schedule) : topo_graph_n_nodes(r->graph);
   double *W = NULL;
+  if (r->probes > 0) {
+    double *H = NULL;
+    double *C = NULL;
+    if (proto_c_sketch(r, &H, NULL, error))
+      C = mf_mafalda_c_gram(H, r->T, r->k, r->b, r->band, &sub);
+    g_free(H);
+    if (C == NULL && sub != NULL) {
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                  "Mafalda's correlation for this graph's sketch: %s", sub->message);
+      g_error_free(sub);
+    }
+    return C;
+  }
+  if (!proto_c_check_memory(r, n, &sub)) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "Mafalda's correlation for this graph: %s",
+                sub->message);
+    g_error_free(sub);
+    return NULL;
+  }
   if (r->schedule != NULL) {
     n = topo_schedule_n(r->schedule);
     W = proto_schedule_gossip_dense(r->schedule, 0, error);
   } else {
     TopoGossip *w = topo_gossip_new(r->graph, r->gossip, error);
-    n = topo_graph_n_nodes(r->graph);
     W = w ? topo_gossip_dense(w) : NULL;
     topo_gossip_free(w);
   }
@@ -318,6 +341,41 @@ static double *mafalda(const ProtoCRecipe *r, GError **error) {
     g_error_free(sub);
   }
   return C;
+}
+
+gboolean proto_c_check_memory(const ProtoCRecipe *r, guint n, GError **error) {
+  if (mf_gram_check_memory(n, r->T, 0, error))
+    return TRUE;
+  /* The way out, named where the exact fit is refused. */
+  g_prefix_error(error, "C=%s fitted exactly on the dense gossip: ", r->spec);
+  char *example = g_str_equal(r->spec, "mafalda") ? g_strdup("mafalda:probes=16")
+                                                  : g_strdup_printf("mfdsgd:C=%s,probes=16", r->spec);
+  char *msg = g_strdup_printf("%s; give probes=K (e.g. %s) to fit C from a sketch of the sparse "
+                              "gossip, O(n T) memory",
+                              (*error)->message, example);
+  g_free(example);
+  g_free((*error)->message);
+  (*error)->message = msg;
+  return FALSE;
+}
+
+gboolean proto_c_sketch(const ProtoCRecipe *r, double **H, MfGramSpectral **form,
+                        GError **error) {
+  TopoSchedule *s = r->schedule;
+  if (s == NULL && (s = topo_schedule_new("static", r->graph, r->gossip, r->seed, error)) == NULL)
+    return FALSE;
+  GError *sub = NULL;
+  gboolean ok = proto_sketch_gram(s, r->T, MF_WORKLOAD_POST_AVERAGE, r->probes, r->seed, H, form,
+                                  &sub);
+  if (s != r->schedule)
+    topo_schedule_free(s);
+  if (!ok) {
+    g_set_error(error, PROTO_ERROR,
+                sub->domain == PROTO_ERROR ? sub->code : PROTO_ERROR_FAILED,
+                "C=%s,probes=%u: %s", r->spec, r->probes, sub->message);
+    g_error_free(sub);
+  }
+  return ok;
 }
 
 gboolean proto_c_spec_fits_graph(const char *spec) {
