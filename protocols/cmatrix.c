@@ -129,7 +129,7 @@ double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, gui
                     .buffers = buffers,
                     .schedule = ctx->schedule, /* "static" for a graph */
                     .probes = probes,
-                    .seed = ctx->seed};
+                    .seed = ctx->c_seed};
   double *C = NULL;
   gsize len = 0;
   return cached_fit(ctx, &r, fit_c, &C, &len, error) ? C : NULL;
@@ -205,7 +205,7 @@ gboolean proto_cmatrix_build_blt(ProtoContext *ctx, guint buffers, guint probes,
                     .buffers = buffers,
                     .schedule = ctx->schedule,
                     .probes = probes,
-                    .seed = ctx->seed};
+                    .seed = ctx->c_seed};
   double *fit = NULL;
   gsize len = 0;
   if (!cached_fit(ctx, &r, fit_blt, &fit, &len, error))

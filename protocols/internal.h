@@ -158,6 +158,10 @@ struct ProtoContext {
   double sigma, clip, lr, compute_ms;
   double step; /* lr / expected batch size: see proto_context_step_size */
   guint64 seed;
+  /* The seed of a fitted C's sketch (probes=K): the run's public
+   * randomness, its seed or, when set, the delivery seed that the runs of an
+   * audit share, so that every trial runs the one C `account --seed` fits. */
+  guint64 c_seed;
   ProtoCCache *c_cache; /* borrowed, nullable (ProtoRunConfig.c_cache) */
   ProtoMode mode;
   guint threads;

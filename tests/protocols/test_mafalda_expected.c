@@ -233,6 +233,47 @@ static void test_sketch_large_graph(void) {
   topo_graph_free(g);
 }
 
+/* The fits of @protocol over runs of seeds @seeds sharing one C memo (an
+ * audit's trials share theirs), with or without one delivery seed. */
+static guint fits_of(const char *protocol, const guint64 *seeds, guint n, gboolean delivery) {
+  TopoGraph *g = graph("ring:n=8");
+  ProtoCCache *cache = proto_c_cache_new();
+  for (guint i = 0; i < n; i++) {
+    ProtoAccountRequest r;
+    proto_account_request_init(&r);
+    r.rounds = ROUNDS;
+    r.interval = BATCHES;
+    ProtoRunConfig cfg;
+    proto_account_request_run_config(&r, &cfg);
+    cfg.graph = g;
+    cfg.protocol = protocol;
+    cfg.seed = seeds[i];
+    cfg.delivery_seed_set = delivery;
+    cfg.delivery_seed = 1;
+    cfg.c_cache = cache;
+    GError *e = NULL;
+    ProtoRun *run = proto_run_new(&cfg, &e);
+    g_assert_no_error(e);
+    proto_run_free(run);
+  }
+  guint fits = proto_c_cache_fits(cache);
+  proto_c_cache_free(cache);
+  topo_graph_free(g);
+  return fits;
+}
+
+/* probes=K draws its probes from the run's public randomness: a run's own
+ * seed (another seed, another C), or the delivery seed an audit's trials
+ * share (one C for every trial, the one `account --seed` fits); the exact
+ * fit depends on no seed. */
+static void test_sketch_seed(void) {
+  const guint64 seeds[] = {5, 9};
+  g_assert_cmpuint(fits_of("mafalda:probes=2", seeds, 2, FALSE), ==, 2);
+  g_assert_cmpuint(fits_of("mafalda:probes=2", seeds, 2, TRUE), ==, 1);
+  g_assert_cmpuint(fits_of("mfdsgd:C=blt,buffers=2,probes=2", seeds, 2, TRUE), ==, 1);
+  g_assert_cmpuint(fits_of("mafalda", seeds, 2, FALSE), ==, 1);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/protocols/mafalda-expected/matching-seed-free", test_matching_seed_free);
@@ -241,5 +282,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/protocols/mafalda-expected/random-refused", test_random_refused);
   g_test_add_func("/protocols/mafalda-expected/sampled-reseeded", test_sampled_reseeded);
   g_test_add_func("/protocols/mafalda-expected/sketch-large-graph", test_sketch_large_graph);
+  g_test_add_func("/protocols/mafalda-expected/sketch-seed", test_sketch_seed);
   return g_test_run();
 }
