@@ -485,7 +485,9 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
       {"probes", 0, 0, G_OPTION_ARG_INT, &o->probes,
        "With --schedule: estimate each schedule's Gram matrix from K random probes over the "
        "sparse gossip (Hutchinson; unbiased, for graphs too large for the dense O(n^3 T^2) "
-       "one); a fixed sequence is fitted on K probes and scored on K others (K >= 2)",
+       "one); a fixed sequence or a static W is fitted on K probes and scored on K others "
+       "(K >= 2), mafalda-static fitted on the static W's K probes (no n x n matrix); the C "
+       "of -p mafalda:probes=K --seed N",
        "K"},
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed,
        "The schedule's seed (default 1; sample i uses seed + i)", "N"},
@@ -514,7 +516,8 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
           "randomness, sens^2 tr(E[H] (C^T C)^-1): exact for a fixed sequence (its trace)\n"
           "and for independent rounds (matching, edge-failure: their law enumerated),\n"
           "estimated with --samples S otherwise. --probes K estimates each sequence's\n"
-          "Gram matrix from K random probes instead of its n x n products (large graphs).\n"
+          "Gram matrix from K random probes instead of its n x n products (large graphs;\n"
+          "--schedule static sketches the static W, as -p mafalda:probes=K does).\n"
           "mafalda is fitted to E[H]; the strategy\n"
           "mafalda-static is the static graph's C scored on the same E[H]. The toeplitz\n"
           "and blt fits need a static W and are not run.\n"
