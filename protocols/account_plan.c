@@ -258,6 +258,19 @@ PrivReport *proto_account_local(const PrivStructuredProblem *p, const TopoGossip
   return on_gossip(p, w, schedule, local_of, &l, error);
 }
 
+/* Appends to @e, a refusal for memory of @spec's exact fit, probes= as the
+ * way out. */
+static void name_probes(GError *e, const char *spec) {
+  char *example = g_str_equal(spec, "mafalda") ? g_strdup("mafalda:probes=16")
+                                               : g_strdup_printf("mfdsgd:C=%s,probes=16", spec);
+  char *msg = g_strdup_printf("%s; give probes=K (e.g. %s) to fit C from a sketch of the sparse "
+                              "gossip, O(n T) memory",
+                              e->message, example);
+  g_free(example);
+  g_free(e->message);
+  e->message = msg;
+}
+
 /* The C of a schedule that varies: fitted to the expected objective over
  * its randomness, never to the rounds this run draws (that would be an
  * oracle knowing the run's matchings): exact over independent rounds
@@ -287,6 +300,9 @@ static double *mafalda_expected(const ProtoCRecipe *r, GError **error) {
     C = sg.W != NULL ? mf_mafalda_c(n, r->T, r->k, r->b, r->band, sg.W, NULL, NULL, &sub)
                      : mf_mafalda_c_gram(sg.H, r->T, r->k, r->b, r->band, &sub);
   proto_schedule_gram_clear(&sg);
+  if (C == NULL && r->probes == 0 && g_error_matches(sub, MF_ERROR, MF_ERROR_MEMORY) &&
+      strstr(sub->message, "probes=") == NULL)
+    name_probes(sub, r->spec); /* the trace's T dense W_t (80 GB on the overlay) */
   if (C == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
                 "Mafalda's correlation for this schedule's expected objective: %s", sub->message);
@@ -346,16 +362,8 @@ static double *mafalda(const ProtoCRecipe *r, GError **error) {
 gboolean proto_c_check_memory(const ProtoCRecipe *r, guint n, GError **error) {
   if (mf_gram_check_memory(n, r->T, 0, error))
     return TRUE;
-  /* The way out, named where the exact fit is refused. */
   g_prefix_error(error, "C=%s fitted exactly on the dense gossip: ", r->spec);
-  char *example = g_str_equal(r->spec, "mafalda") ? g_strdup("mafalda:probes=16")
-                                                  : g_strdup_printf("mfdsgd:C=%s,probes=16", r->spec);
-  char *msg = g_strdup_printf("%s; give probes=K (e.g. %s) to fit C from a sketch of the sparse "
-                              "gossip, O(n T) memory",
-                              (*error)->message, example);
-  g_free(example);
-  g_free((*error)->message);
-  (*error)->message = msg;
+  name_probes(*error, r->spec);
   return FALSE;
 }
 
