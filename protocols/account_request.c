@@ -368,7 +368,7 @@ gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
                       .probes = j->proto.probes,
                       .seed = j->seed};
     if (j->progress != NULL && r.probes > 0) { /* a minute at n = 10^6 */
-      ProtoAccountProgress p = {0.0, 0, 0, "C fitted from a sketch of the gossip"};
+      ProtoAccountProgress p = {0.0, 0, 0, "fitting C from a sketch of the gossip"};
       j->progress(&p, j->progress_data);
     }
     if ((j->C_local = proto_c_local(&r, error)) == NULL)
