@@ -284,6 +284,8 @@ static gboolean execute_tightness(ProtoAccountJob *j, const Progress *progress, 
 static int execute(ProtoAccountJob *j, const Progress *progress) {
   GError *error = NULL;
   gboolean structured = j->path == PROTO_ACCOUNT_STRUCTURED;
+  if (structured && j->proto.probes > 0) /* the sketch's fit says nothing for a minute */
+    cli_progress_keepalive(progress->printer);
   gboolean ok = j->tightness > 0 ? execute_tightness(j, progress, &error)
                 : structured     ? cli_account_execute_shared(j, progress->printer != NULL, &error)
                                  : proto_account_job_execute(j, &error);

@@ -18,6 +18,7 @@ typedef struct {
   const char *spec;
   guint64 seed;        /* the schedule's seed (sample i: seed + i) */
   gboolean bad_spec;   /* the failure was the spec's (prefixed "--schedule: ") */
+  gboolean is_static;  /* every round gives the static W */
   ProtoScheduleGram g; /* in: samples, workload (seed: set from @seed) */
   TopoSchedule *s;     /* built by schedule_gram (owned) */
 } CliSchedule;
@@ -159,9 +160,10 @@ static void print_schedule(const Report *r) {
              "%u others (loss: mean +- standard error)\n",
              ms->g.samples, ms->g.samples);
     else
-      printf("one sequence W_0 .. W_T-1, its Gram matrix sketched: C fitted on %u probes, every "
-             "strategy scored on %u others (loss: mean +- standard error)\n",
-             ms->g.probes, ms->g.probes);
+      printf("%s, its Gram matrix sketched: C fitted on %u probes, every strategy scored on %u "
+             "others (loss: mean +- standard error)\n",
+             ms->is_static ? "the static W" : "one sequence W_0 .. W_T-1", ms->g.probes,
+             ms->g.probes);
     break;
   }
   if (ms->g.probes > 0 && ms->g.samples > 0)
@@ -286,10 +288,22 @@ static double thread_cpu(void) {
 }
 
 /* The static graph's C, exactly as mf_mafalda_report fits it on @W's H
- * (same Gram path, same optimizer options). */
-static double *static_c(const double *W, guint n, const MfMafaldaReportOptions *o, GError **error) {
-  guint T = o->k * o->b;
-  double *H = mf_gram_static(W, n, T, o->workload, MF_GRAM_AUTO, 0, error);
+ * (same Gram path, same optimizer options); with --probes, on the sketch
+ * of the static W from the schedule's seed (proto_sketch_gram: no n x n
+ * matrix, no eigendecomposition; the C of `-p mafalda:probes=K` on the
+ * static graph with that seed). */
+static double *static_c(const Report *r, const double *W, const TopoGraph *g, GError **error) {
+  const MfMafaldaReportOptions *o = &r->opt;
+  guint T = o->k * o->b, n = topo_graph_n_nodes(g);
+  double *H = NULL;
+  if (r->sched->g.probes > 0) {
+    TopoSchedule *s = topo_schedule_new("static", g, r->gossip, r->sched->seed, error);
+    if (s != NULL)
+      proto_sketch_gram(s, T, o->workload, r->sched->g.probes, r->sched->seed, &H, NULL, error);
+    topo_schedule_free(s);
+  } else {
+    H = mf_gram_static(W, n, T, o->workload, MF_GRAM_AUTO, 0, error);
+  }
   double *C = H != NULL ? mf_mafalda_c_gram(H, T, o->k, o->b, o->band, error) : NULL;
   g_free(H);
   return C;
@@ -298,7 +312,7 @@ static double *static_c(const double *W, guint n, const MfMafaldaReportOptions *
 /* --schedule: mafalda-static (the static graph's C) scored on the expected
  * objective; with --samples, every strategy rescored on the scoring
  * samples (mean and standard error). @W: the static graph's gossip. */
-static gboolean score_schedule(Report *r, MfMafaldaReport *p, const double *W, guint n,
+static gboolean score_schedule(Report *r, MfMafaldaReport *p, const double *W, const TopoGraph *g,
                                GError **error) {
   const ProtoScheduleGram *ms = &r->sched->g;
   guint T = p->T, k = p->k, b = p->b;
@@ -313,7 +327,7 @@ static gboolean score_schedule(Report *r, MfMafaldaReport *p, const double *W, g
     return TRUE;
   }
   double cpu = thread_cpu();
-  double *Cs = static_c(W, n, &r->opt, error);
+  double *Cs = static_c(r, W, g, error);
   if (Cs == NULL)
     return FALSE;
   r->static_sensitivity = sqrt(mf_sensitivity2(Cs, T, k, b));
@@ -363,6 +377,7 @@ static gboolean schedule_gram(CliSchedule *ms, const TopoGraph *g, TopoGossipKin
   }
   gboolean ok = FALSE;
   ms->g.seed = ms->seed;
+  ms->is_static = topo_schedule_is_static(s);
   if (ms->g.samples == 0 && !topo_schedule_is_static(s) &&
       topo_schedule_randomness(s) == TOPO_SCHEDULE_RANDOM)
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
@@ -575,12 +590,15 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, MfMafaldaReport
                     const char *out_path, GError **error) {
   gboolean ok = FALSE;
   guint n = topo_graph_n_nodes(g), T = r->opt.k * r->opt.b;
-  if (!r->opt.skip_dense && !mf_gram_check_memory(n, T, 0, error))
+  /* --probes: every Gram matrix sketched on the sparse gossip, no n x n W
+   * (mf_mafalda_report fits and scores the given H). */
+  gboolean sketched = r->sched != NULL && r->sched->g.probes > 0;
+  if (!r->opt.skip_dense && !sketched && !mf_gram_check_memory(n, T, 0, error))
     return FALSE;
   TopoGossip *w = topo_gossip_new(g, r->gossip, error);
   if (!w)
     return FALSE;
-  double *W = topo_gossip_dense(w);
+  double *W = sketched ? NULL : topo_gossip_dense(w);
   const double *W_fit = W;
   if (r->sched) {
     cli_progress_phase(r->progress, "the schedule's expected Gram matrix");
@@ -604,7 +622,7 @@ static gboolean run(const TopoGraph *g, gint64 start, Report *r, MfMafaldaReport
   gboolean reported = mf_mafalda_report(W_fit, n, &r->opt, rep, error);
   if (reported && r->sched) {
     cli_progress_phase(r->progress, "the static graph's C on the expected objective");
-    reported = score_schedule(r, *rep, W, n, error);
+    reported = score_schedule(r, *rep, W, g, error);
   }
   if (reported && r->classes) {
     cli_progress_phase(r->progress, "the classes' Gram matrices and C");
@@ -702,7 +720,9 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
       {"probes", 0, 0, G_OPTION_ARG_INT, &o->probes,
        "With --schedule: estimate each schedule's Gram matrix from K random probes over the "
        "sparse gossip (Hutchinson; unbiased, for graphs too large for the dense O(n^3 T^2) "
-       "one); a fixed sequence is fitted on K probes and scored on K others (K >= 2)",
+       "one); a fixed sequence or a static W is fitted on K probes and scored on K others "
+       "(K >= 2), mafalda-static fitted on the static W's K probes (no n x n matrix); the C "
+       "of -p mafalda:probes=K --seed N",
        "K"},
       {"classes", 0, 0, G_OPTION_ARG_STRING, &o->classes,
        "With --schedule: one C per class of nodes, each fitted to its class's Gram matrix: "
@@ -736,7 +756,8 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
           "randomness, sens^2 tr(E[H] (C^T C)^-1): exact for a fixed sequence (its trace)\n"
           "and for independent rounds (matching, edge-failure: their law enumerated),\n"
           "estimated with --samples S otherwise. --probes K estimates each sequence's\n"
-          "Gram matrix from K random probes instead of its n x n products (large graphs).\n"
+          "Gram matrix from K random probes instead of its n x n products (large graphs;\n"
+          "--schedule static sketches the static W, as -p mafalda:probes=K does).\n"
           "mafalda is fitted to E[H]; the strategy\n"
           "mafalda-static is the static graph's C scored on the same E[H]. The toeplitz\n"
           "and blt fits need a static W and are not run.\n"

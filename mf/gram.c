@@ -409,6 +409,14 @@ MfGramSpectral *mf_gram_spectral_new(const double *W, guint n, guint T, MfWorklo
 double *mf_gram_spectral_dense(const MfGramSpectral *g, GError **error) {
   g_return_val_if_fail(g != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+  if (g->F != NULL) { /* the Frobenius form: F's top-left T x T block */
+    double *F = g_new(double, (gsize)g->T * g->T);
+    for (guint a = 0; a < g->T; a++)
+      memcpy(F + (gsize)a * g->T, g->F + (gsize)a * g->ld, g->T * sizeof(double));
+    double *H = mf_gram_from_frobenius(F, g->T, error);
+    g_free(F);
+    return H;
+  }
   FrobeniusRows f = {0};
   double *H = NULL;
   if (frobenius_rows_eigen(&f, g->lambda, g->M, g->n, g->T, g->e, error) &&
@@ -426,7 +434,34 @@ void mf_gram_spectral_free(MfGramSpectral *g) {
     return;
   g_free(g->lambda);
   g_free(g->M);
+  g_free(g->F);
   g_free(g);
+}
+
+double *mf_gram_from_frobenius(const double *F, guint T, GError **error) {
+  g_return_val_if_fail(F != NULL, NULL);
+  if (!check_sizes(1, T, error))
+    return NULL;
+  double *H = mf_matrix_new(T, T, error);
+  if (H == NULL)
+    return NULL;
+  gram_from_frobenius(F, T, H);
+  if (!check_result_finite(H, T, error))
+    g_clear_pointer(&H, g_free);
+  return H;
+}
+
+MfGramSpectral *mf_gram_spectral_from_frobenius(const double *F, guint T, MfWorkload workload,
+                                                GError **error) {
+  g_return_val_if_fail(F != NULL, NULL);
+  if (!check_sizes(1, T, error) || !check_workload(workload, error) ||
+      !check_finite(F, T, "the Frobenius products", error))
+    return NULL;
+  MfGramSpectral *g = g_new0(MfGramSpectral, 1);
+  g->T = g->ld = T;
+  g->e = workload_offset(workload);
+  g->F = g_memdup2(F, (gsize)T * T * sizeof(double));
+  return g;
 }
 
 double *mf_gram_node(const double *W, guint n, guint node, guint T, MfWorkload workload,

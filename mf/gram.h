@@ -79,6 +79,12 @@ typedef struct {
   guint n, T, e;
   double *lambda; /* n eigenvalues */
   double *M;      /* n x n, symmetric positive semidefinite */
+  /* The Frobenius form instead (mf_gram_spectral_from_frobenius; lambda and
+   * M NULL, n 0): F[a,c] = <W^{a+e}, W^{c+e}>_F for a, c < T, rows @ld
+   * apart (ld >= T: a shorter horizon reads F's top-left block, as the
+   * warm starts of the Toeplitz and BLT fits do). T^2 doubles whatever n. */
+  double *F;
+  guint ld;
 } MfGramSpectral;
 
 /*
@@ -90,6 +96,18 @@ typedef struct {
 MfGramSpectral *mf_gram_spectral_new(const double *W, guint n, guint T, MfWorkload workload,
                                      GError **error);
 void mf_gram_spectral_free(MfGramSpectral *g);
+
+/*
+ * mf_gram_spectral_from_frobenius: the Frobenius form of H from @F (T x T,
+ * row-major, symmetric: F[a,c] = <W^{a+e}, W^{c+e}>_F, or its estimate
+ * from mf_gram_sketch_static), copied, for the same consumers as the
+ * spectral form (mf_toeplitz_trace, the Toeplitz and BLT fits,
+ * mf_gram_spectral_dense) without W's eigendecomposition: each trace costs
+ * O(T^3) instead of O(n^2 T). Errors: MF_ERROR_INVALID_ARGUMENT (T = 0,
+ * unknown workload, a non-finite entry). O(T^2).
+ */
+MfGramSpectral *mf_gram_spectral_from_frobenius(const double *F, guint T, MfWorkload workload,
+                                                GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(MfGramSpectral, mf_gram_spectral_free)
 
 /*
@@ -220,6 +238,37 @@ typedef void (*MfGossipApplyFunc)(guint t, const double *x, double *y, guint d, 
 double **mf_gram_sketch(guint n, guint T, MfWorkload workload, MfGossipApplyFunc apply,
                         gpointer user_data, guint K, guint64 seed, const double *Z,
                         gsize max_bytes, GError **error);
+
+/*
+ * mf_gram_sketch_static:
+ * @n, @T, @workload, @K, @seed, @Z, @max_bytes, @error: as for
+ *   mf_gram_sketch (the same probes z_k for the same seed).
+ * @apply: applies the static W (called with t = 0 and d = 1 only).
+ * @user_data: passed to @apply.
+ *
+ * mf_gram_sketch's estimates for a static W, in Frobenius form: F_k[a,c] =
+ * (W^{a+e} z_k)^T (W^{c+e} z_k), a, c < T (e = 1 post-average, 0
+ * messages), an unbiased estimate of <W^{a+e}, W^{c+e}>_F; probe k's Gram
+ * estimate is mf_gram_from_frobenius(F_k), the same as mf_gram_sketch's
+ * H_k up to rounding (H_k[s,s'] = sum_t F_k[t-s, t-s'] over t >= max(s,
+ * s')), but from T products with W per probe instead of T^2 / 2, and no
+ * n x n matrix. O(K (T nnz + T^2 n)) time, O(n T + K T^2) memory.
+ *
+ * Returns: K symmetric matrices T x T (free each and the array with
+ * g_free), or NULL with @error set (MF_ERROR_INVALID_ARGUMENT,
+ * MF_ERROR_MEMORY naming the bytes, MF_ERROR_NUMERICAL on overflow).
+ */
+double **mf_gram_sketch_static(guint n, guint T, MfWorkload workload, MfGossipApplyFunc apply,
+                               gpointer user_data, guint K, guint64 seed, const double *Z,
+                               gsize max_bytes, GError **error);
+
+/*
+ * mf_gram_from_frobenius: H[s,s'] = sum_{t >= max(s,s')} F[t-s, t-s'] for
+ * the T x T Frobenius products @F (mf_gram_static's recursion), g_free.
+ * Errors: MF_ERROR_INVALID_ARGUMENT (T = 0), MF_ERROR_NUMERICAL (a
+ * non-finite result). O(T^2).
+ */
+double *mf_gram_from_frobenius(const double *F, guint T, GError **error);
 
 /*
  * mf_gram_node: node @node's own Gram matrix H_i = A_i^T A_i (static W),

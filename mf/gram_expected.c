@@ -221,3 +221,57 @@ double **mf_gram_sketch(guint n, guint T, MfWorkload workload, MfGossipApplyFunc
   }
   return H;
 }
+
+double **mf_gram_sketch_static(guint n, guint T, MfWorkload workload, MfGossipApplyFunc apply,
+                               gpointer user_data, guint K, guint64 seed, const double *Z,
+                               gsize max_bytes, GError **error) {
+  g_return_val_if_fail(apply != NULL, NULL);
+  g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+  if (n == 0 || T == 0 || K == 0 || (guint64)n * T > G_MAXINT) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+                "sketched static workload Gram matrix: n = %u nodes, T = %u rounds and %u "
+                "probes must be positive (and n T fit an int)",
+                n, T, K);
+    return NULL;
+  }
+  if (workload != MF_WORKLOAD_POST_AVERAGE && workload != MF_WORKLOAD_MESSAGES) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT, "unknown workload %d", (int)workload);
+    return NULL;
+  }
+  /* One probe's T + 1 vectors W^a z, and the K results. */
+  double work = (T + 1.0) * n + (double)K * T * T;
+  gsize need = work < (double)G_MAXSIZE / 16 ? mf_doubles_bytes((gsize)work) : G_MAXSIZE;
+  if (!mf_check_budget(need, max_bytes, "the sketched workload Gram matrix", error))
+    return NULL;
+  gboolean post = workload == MF_WORKLOAD_POST_AVERAGE;
+  /* Row a of V is W^{a+e} z; z itself in @z (post-average: not a row). */
+  double *V = g_new(double, (gsize)T * n), *z = g_new(double, n);
+  double **F = g_new0(double *, K);
+  for (guint k = 0; k < K; k++) {
+    F[k] = g_new(double, (gsize)T * T);
+    for (guint u = 0; u < n; u++)
+      z[u] = probe_entry(Z, K, seed, k, u);
+    if (post)
+      apply(0, z, V, 1, 1, user_data);
+    else
+      memcpy(V, z, n * sizeof(double));
+    for (guint a = 1; a < T; a++)
+      apply(0, V + (gsize)(a - 1) * n, V + (gsize)a * n, 1, 1, user_data);
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)T, (int)n, 1.0, V, (int)n, 0.0, F[k],
+                (int)T);
+    mf_fill_upper_from_lower(F[k], T);
+  }
+  g_free(V);
+  g_free(z);
+  for (guint k = 0; k < K; k++)
+    for (gsize i = 0; i < (gsize)T * T; i++)
+      if (!isfinite(F[k][i])) {
+        g_set_error(error, MF_ERROR, MF_ERROR_NUMERICAL,
+                    "sketched workload Gram matrix: overflow (gossip entries too large)");
+        for (guint i2 = 0; i2 < K; i2++)
+          g_free(F[i2]);
+        g_free(F);
+        return NULL;
+      }
+  return F;
+}

@@ -95,7 +95,32 @@ double mf_sensitivity2_toeplitz(const double *c, guint width, guint T, guint k, 
   return worst;
 }
 
+/* The Frobenius form's trace: with A the lower-triangular Toeplitz C^-1
+ * (A[m,x] = a_{m-x}), p_m^T M p_m = (A F A^T)[m,m], so tr = sum_m (T - m)
+ * (A F A^T)[m,m] from Y = A F (T x T, g_free, returned in *@Y when @Y is
+ * not NULL). O(T^3). */
+static double frobenius_trace(const MfGramSpectral *g, const double *a, double **Y) {
+  guint T = g->T;
+  double *A = g_new0(double, (gsize)T * T), *AF = g_new(double, (gsize)T * T);
+  for (guint m = 0; m < T; m++)
+    for (guint x = 0; x <= m; x++)
+      A[(gsize)m * T + x] = a[m - x];
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)T, (int)T, (int)T, 1.0, A, (int)T,
+              g->F, (int)g->ld, 0.0, AF, (int)T);
+  double trace = 0.0;
+  for (guint m = 0; m < T; m++)
+    trace += (double)(T - m) * cblas_ddot((int)(m + 1), AF + (gsize)m * T, 1, A + (gsize)m * T, 1);
+  g_free(A);
+  if (Y != NULL)
+    *Y = AF;
+  else
+    g_free(AF);
+  return trace;
+}
+
 double mf_toeplitz_trace(const MfGramSpectral *g, const double *a) {
+  if (g->F != NULL)
+    return frobenius_trace(g, a, NULL);
   guint T = g->T, n = g->n;
   /* q_m(l) = l q_{m-1}(l) + a_m, p_m = l^e q_m; rows of P by blocks. */
   double *q = g_new0(double, n);
@@ -207,6 +232,20 @@ static double sens2_grad(const double *c, guint w, guint T, guint k, guint b, do
 
 double mf_toeplitz_trace_grad(const MfGramSpectral *g, const double *a, double *ga) {
   guint T = g->T, n = g->n;
+  if (g->F != NULL) {
+    /* d/da_j (A F A^T)[m,m] = 2 (A F)[m, m-j] (F symmetric): ga_j = 2
+     * sum_{m >= j} (T - m) Y[m, m-j]. O(T^2) beside the trace's O(T^3). */
+    double *Y = NULL;
+    double tr = frobenius_trace(g, a, &Y);
+    for (guint j = 0; j < T; j++) {
+      double s = 0.0;
+      for (guint m = j; m < T; m++)
+        s += (double)(T - m) * Y[(gsize)m * T + (m - j)];
+      ga[j] = 2.0 * s;
+    }
+    g_free(Y);
+    return tr;
+  }
   /* p_m and M p_m for every m (T x n each), then dtau/da_j = sum_i G_j[i]
    * with G_j = r_j + l o G_{j+1}, r_m = 2 (T - m) l^e o (M p_m). */
   double *P = g_new(double, (gsize)T *n), *MP = g_new(double, (gsize)T *n);

@@ -39,14 +39,16 @@ double mf_loss_toeplitz(const MfGramSpectral *g, const double *c, guint width, g
  * mf_toeplitz_trace: tr(C^-T H C^-1) for the lower-triangular Toeplitz
  * C^-1 with first column @a (g->T entries), from the spectral form of H:
  * sum_m (T - m) p_m^T M p_m, p_m(l) = l^e sum_{j<=m} a_j l^(m-j). O(n^2 T)
- * time, O(n^2) memory.
+ * time, O(n^2) memory; from a Frobenius form (mf_gram_spectral_from_
+ * frobenius), sum_m (T - m) (A F A^T)[m,m] with A = C^-1: O(T^3) time,
+ * O(T^2) memory.
  */
 double mf_toeplitz_trace(const MfGramSpectral *g, const double *a);
 
 /*
  * mf_toeplitz_trace_grad: mf_toeplitz_trace(@g, @a) and its
  * gradient in a, written to @ga (g->T doubles): the adjoint of the p_m
- * recursion. O(n^2 T) time, O(n T) memory.
+ * recursion. O(n^2 T) time, O(n T) memory (Frobenius form: O(T^3), O(T^2)).
  */
 double mf_toeplitz_trace_grad(const MfGramSpectral *g, const double *a, double *ga);
 

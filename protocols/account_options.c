@@ -136,6 +136,7 @@ gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *
   ProtoShape shape;
   proto_shape_of(p->vt, params, &shape);
   p->K = 1;
+  p->probes = 0;
   p->structured = FALSE;
   p->sigma_secret = NAN;
   gboolean ok = TRUE;
@@ -165,11 +166,20 @@ gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *
                   "toeplitz, blt) or a CSV file",
                   p->vt->name);
       ok = FALSE;
-    } else if (!proto_c_spec_fits_graph(shape.C)) {
-      /* A C fitted to the run's gossip is built inside the run, where the
-       * graph is: observer path only. */
+    } else if (shape.probes > 0 && !proto_c_spec_fits_graph(shape.C)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--protocol: %s:C=%s with probes=%u: probes sketches the gossip a fitted C "
+                  "(mafalda, toeplitz, blt) is fitted to; drop probes=",
+                  p->vt->name, shape.C, shape.probes);
+      ok = FALSE;
+    } else if (!proto_c_spec_fits_graph(shape.C) || shape.probes > 0) {
+      /* A C fitted exactly to the run's gossip is built inside the run,
+       * where the dense W is: observer path only. Sketched (probes=K), it
+       * is fitted once on the sparse gossip of the whole graph, the same
+       * C the run fits (proto_account_job_prepare). */
       p->protocol = PRIV_PROTOCOL_MFDSGD;
       p->c_spec = g_strdup(shape.C);
+      p->probes = proto_c_spec_fits_graph(shape.C) ? shape.probes : 0;
       p->structured = TRUE;
     }
     break;

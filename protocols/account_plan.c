@@ -101,8 +101,8 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
   if (!a->known)
     return bad_value(error,
                      "--path structured: the structured path knows dsgd, muffliato, decor "
-                     "(with local noise), antipgd and mfdsgd/mafalda with a given C, not '%s' "
-                     "(use --path observer or auto)",
+                     "(with local noise), antipgd and mfdsgd/mafalda with a given C or a C fitted "
+                     "from a sketch (probes=K), not '%s' (use --path observer or auto)",
                      a->protocol);
   /* The structured path takes a run's mode, latency and loss from its
    * delivery record (proto_account_recordable),
@@ -258,6 +258,19 @@ PrivReport *proto_account_local(const PrivStructuredProblem *p, const TopoGossip
   return on_gossip(p, w, schedule, local_of, &l, error);
 }
 
+/* Appends to @e, a refusal for memory of @spec's exact fit, probes= as the
+ * way out. */
+static void name_probes(GError *e, const char *spec) {
+  char *example = g_str_equal(spec, "mafalda") ? g_strdup("mafalda:probes=16")
+                                               : g_strdup_printf("mfdsgd:C=%s,probes=16", spec);
+  char *msg = g_strdup_printf("%s; give probes=K (e.g. %s) to fit C from a sketch of the sparse "
+                              "gossip, O(n T) memory",
+                              e->message, example);
+  g_free(example);
+  g_free(e->message);
+  e->message = msg;
+}
+
 /* The C of a schedule that varies: fitted to the expected objective over
  * its randomness, never to the rounds this run draws (that would be an
  * oracle knowing the run's matchings): exact over independent rounds
@@ -278,10 +291,18 @@ static double *mafalda_expected(const ProtoCRecipe *r, GError **error) {
   GError *sub = NULL;
   double *C = NULL;
   guint n = topo_schedule_n(r->schedule);
-  if (mf_gram_check_memory(n, r->T, 0, &sub) && proto_schedule_gram(&sg, r->schedule, r->T, &sub))
+  if (r->probes > 0 && topo_schedule_randomness(r->schedule) == TOPO_SCHEDULE_FIXED) {
+    /* The fit of `mafalda --schedule SPEC --probes K` (proto_sketch_gram). */
+    if (proto_sketch_gram(r->schedule, r->T, MF_WORKLOAD_POST_AVERAGE, r->probes, r->seed, &sg.H,
+                          NULL, &sub))
+      C = mf_mafalda_c_gram(sg.H, r->T, r->k, r->b, r->band, &sub);
+  } else if (proto_c_check_memory(r, n, &sub) && proto_schedule_gram(&sg, r->schedule, r->T, &sub))
     C = sg.W != NULL ? mf_mafalda_c(n, r->T, r->k, r->b, r->band, sg.W, NULL, NULL, &sub)
                      : mf_mafalda_c_gram(sg.H, r->T, r->k, r->b, r->band, &sub);
   proto_schedule_gram_clear(&sg);
+  if (C == NULL && r->probes == 0 && g_error_matches(sub, MF_ERROR, MF_ERROR_MEMORY) &&
+      strstr(sub->message, "probes=") == NULL)
+    name_probes(sub, r->spec); /* the trace's T dense W_t (80 GB on the overlay) */
   if (C == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
                 "Mafalda's correlation for this schedule's expected objective: %s", sub->message);
@@ -297,14 +318,32 @@ static double *mafalda(const ProtoCRecipe *r, GError **error) {
   if (r->schedule != NULL && !topo_schedule_is_static(r->schedule))
     return mafalda_expected(r, error);
   GError *sub = NULL;
-  guint n = 0;
+  guint n = r->schedule != NULL ? topo_schedule_n(r->schedule) : topo_graph_n_nodes(r->graph);
   double *W = NULL;
+  if (r->probes > 0) {
+    double *H = NULL;
+    double *C = NULL;
+    if (proto_c_sketch(r, &H, NULL, error))
+      C = mf_mafalda_c_gram(H, r->T, r->k, r->b, r->band, &sub);
+    g_free(H);
+    if (C == NULL && sub != NULL) {
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                  "Mafalda's correlation for this graph's sketch: %s", sub->message);
+      g_error_free(sub);
+    }
+    return C;
+  }
+  if (!proto_c_check_memory(r, n, &sub)) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "Mafalda's correlation for this graph: %s",
+                sub->message);
+    g_error_free(sub);
+    return NULL;
+  }
   if (r->schedule != NULL) {
     n = topo_schedule_n(r->schedule);
     W = proto_schedule_gossip_dense(r->schedule, 0, error);
   } else {
     TopoGossip *w = topo_gossip_new(r->graph, r->gossip, error);
-    n = topo_graph_n_nodes(r->graph);
     W = w ? topo_gossip_dense(w) : NULL;
     topo_gossip_free(w);
   }
@@ -328,6 +367,33 @@ gboolean proto_c_spec_is_cset(const char *spec) {
     if (g_str_equal(spec, families[i]))
       return FALSE;
   return mf_cset_is_file(spec);
+}
+
+gboolean proto_c_check_memory(const ProtoCRecipe *r, guint n, GError **error) {
+  if (mf_gram_check_memory(n, r->T, 0, error))
+    return TRUE;
+  g_prefix_error(error, "C=%s fitted exactly on the dense gossip: ", r->spec);
+  name_probes(*error, r->spec);
+  return FALSE;
+}
+
+gboolean proto_c_sketch(const ProtoCRecipe *r, double **H, MfGramSpectral **form,
+                        GError **error) {
+  TopoSchedule *s = r->schedule;
+  if (s == NULL && (s = topo_schedule_new("static", r->graph, r->gossip, r->seed, error)) == NULL)
+    return FALSE;
+  GError *sub = NULL;
+  gboolean ok = proto_sketch_gram(s, r->T, MF_WORKLOAD_POST_AVERAGE, r->probes, r->seed, H, form,
+                                  &sub);
+  if (s != r->schedule)
+    topo_schedule_free(s);
+  if (!ok) {
+    g_set_error(error, PROTO_ERROR,
+                sub->domain == PROTO_ERROR ? sub->code : PROTO_ERROR_FAILED,
+                "C=%s,probes=%u: %s", r->spec, r->probes, sub->message);
+    g_error_free(sub);
+  }
+  return ok;
 }
 
 gboolean proto_c_spec_fits_graph(const char *spec) {

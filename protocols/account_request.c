@@ -357,12 +357,21 @@ gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
     return TRUE;
   if (j->path == PROTO_ACCOUNT_STRUCTURED && j->proto.structured &&
       j->proto.protocol == PRIV_PROTOCOL_MFDSGD && j->C_given == NULL) {
-    /* The structured path knows no C fitted to the gossip: no graph needed. */
+    /* A C by formula or a file needs no graph; a fitted C reaches the
+     * structured path only sketched (probes=K): fitted here, once, on the
+     * sparse gossip of the whole graph (or its schedule), from the run's
+     * seed, so the same C as the run's own (proto_cmatrix_build). */
     ProtoCRecipe r = {.spec = j->proto.c_spec,
                       .T = j->T,
                       .k = j->T / j->run_b,
                       .b = j->run_b,
-                      .band = j->proto.band};
+                      .band = j->proto.band,
+                      .buffers = j->proto.buffers,
+                      .graph = j->graph,
+                      .schedule = j->schedule,
+                      .gossip = j->gossip,
+                      .probes = j->proto.probes,
+                      .seed = j->seed};
     if (proto_c_spec_is_cset(j->proto.c_spec)) {
       if (!proto_cmatrix_load_cset(j->proto.c_spec, j->T, j->n, &j->cset, error))
         return FALSE;
@@ -377,8 +386,13 @@ gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
                     j->label, j->proto.c_spec, j->cset.n_classes);
         return FALSE;
       }
-    } else if ((j->C_local = proto_c_local(&r, error)) == NULL) {
-      return FALSE;
+    } else {
+      if (j->progress != NULL && r.probes > 0) { /* a minute at n = 10^6 */
+        ProtoAccountProgress p = {0.0, 0, 0, "fitting C from a sketch of the gossip"};
+        j->progress(&p, j->progress_data);
+      }
+      if ((j->C_local = proto_c_local(&r, error)) == NULL)
+        return FALSE;
     }
   }
   if (j->path == PROTO_ACCOUNT_STRUCTURED && j->mode.kind != PROTO_MODE_SYNC && !j->radius) {

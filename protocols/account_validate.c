@@ -359,8 +359,8 @@ static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *
     if (j->radius && !j->proto.structured)
       return refuse(refusal, PROTO_REFUSED_RULE, error,
                     "--path local bounds the structured path's accounting: it knows dsgd, "
-                    "muffliato, decor, antipgd and mfdsgd/mafalda with a given C, not '%s' (use "
-                    "--path observer or auto)",
+                    "muffliato, decor, antipgd and mfdsgd/mafalda with a given C or a C fitted "
+                    "from a sketch (probes=K), not '%s' (use --path observer or auto)",
                     j->protocol);
     gboolean async = r->mode && j->mode.kind != PROTO_MODE_SYNC;
     if (j->radius && async && j->proto.structured && proto_account_job_recordable(j)) {

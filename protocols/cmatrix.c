@@ -89,7 +89,8 @@ guint proto_c_cache_fits(const ProtoCCache *c) {
 
 /* The memo's key of recipe @r (its topology is the cache's). */
 static char *cache_key(const ProtoCRecipe *r) {
-  return g_strdup_printf("%s|%u|%u|%u|%u|%u", r->spec, r->T, r->k, r->b, r->band, r->buffers);
+  return g_strdup_printf("%s|%u|%u|%u|%u|%u|%u|%" G_GUINT64_FORMAT, r->spec, r->T, r->k, r->b,
+                         r->band, r->buffers, r->probes, r->probes ? r->seed : 0);
 }
 
 /* The fit of @r from @ctx's memo, or computed by @fit into @len doubles at
@@ -129,14 +130,16 @@ static gboolean fit_c(const ProtoCRecipe *r, double **out, gsize *len, GError **
 }
 
 double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, guint buffers,
-                            GError **error) {
+                            guint probes, GError **error) {
   ProtoCRecipe r = {.spec = spec,
                     .T = ctx->T,
                     .k = ctx->k,
                     .b = ctx->b,
                     .band = band,
                     .buffers = buffers,
-                    .schedule = ctx->schedule}; /* "static" for a graph */
+                    .schedule = ctx->schedule, /* "static" for a graph */
+                    .probes = probes,
+                    .seed = ctx->c_seed};
   double *C = NULL;
   gsize len = 0;
   return cached_fit(ctx, &r, fit_c, &C, &len, error) ? C : NULL;
@@ -150,6 +153,14 @@ static double *static_gossip(const ProtoCRecipe *r, const char *what, guint *n, 
                 "C=%s: the fit needs a static gossip (the schedule changes W)", what);
     return NULL;
   }
+  GError *sub = NULL;
+  if (!proto_c_check_memory(r, r->schedule ? topo_schedule_n(r->schedule)
+                                           : topo_graph_n_nodes(r->graph),
+                            &sub)) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "%s", sub->message);
+    g_error_free(sub);
+    return NULL;
+  }
   if (r->schedule != NULL) {
     *n = topo_schedule_n(r->schedule);
     return proto_schedule_gossip_dense(r->schedule, 0, error);
@@ -159,6 +170,30 @@ static double *static_gossip(const ProtoCRecipe *r, const char *what, guint *n, 
   double *W = w ? topo_gossip_dense(w) : NULL;
   topo_gossip_free(w);
   return W;
+}
+
+/* The Frobenius form of @r's static gossip from its sketch (@r->probes >
+ * 0), or NULL with @error set naming @what. */
+static MfGramSpectral *sketch_form(const ProtoCRecipe *r, const char *what, GError **error) {
+  if (r->schedule != NULL && !topo_schedule_is_static(r->schedule)) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "C=%s: the fit needs a static gossip (the schedule changes W)", what);
+    return NULL;
+  }
+  double *H = NULL;
+  MfGramSpectral *g = NULL;
+  proto_c_sketch(r, &H, &g, error);
+  g_free(H);
+  return g;
+}
+
+/* The lower-triangular Toeplitz T x T matrix of first column @c[0 .. @w). */
+static double *toeplitz_matrix(const double *c, guint w, guint T) {
+  double *C = g_new0(double, (gsize)T * T);
+  for (gsize i = 0; i < T; i++)
+    for (gsize j = i + 1 > w ? i + 1 - w : 0; j <= i; j++)
+      C[i * T + j] = c[i - j];
+  return C;
 }
 
 /* The BLT fit as one array: theta, then w (buffers each). */
@@ -171,14 +206,16 @@ static gboolean fit_blt(const ProtoCRecipe *r, double **out, gsize *len, GError 
   return FALSE;
 }
 
-gboolean proto_cmatrix_build_blt(ProtoContext *ctx, guint buffers, double *theta, double *w,
-                                 GError **error) {
+gboolean proto_cmatrix_build_blt(ProtoContext *ctx, guint buffers, guint probes, double *theta,
+                                 double *w, GError **error) {
   ProtoCRecipe r = {.spec = "blt",
                     .T = ctx->T,
                     .k = ctx->k,
                     .b = ctx->b,
                     .buffers = buffers,
-                    .schedule = ctx->schedule};
+                    .schedule = ctx->schedule,
+                    .probes = probes,
+                    .seed = ctx->c_seed};
   double *fit = NULL;
   gsize len = 0;
   if (!cached_fit(ctx, &r, fit_blt, &fit, &len, error))
@@ -198,12 +235,25 @@ double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error) {
     return NULL;
   }
   guint n = 0;
-  double *W = static_gossip(r, "toeplitz", &n, error);
-  if (W == NULL)
-    return NULL;
   GError *sub = NULL;
-  double *C = mf_mafalda_toeplitz_c(W, n, r->T, r->k, r->b, r->band ? r->band : r->b, &sub);
-  g_free(W);
+  double *C = NULL;
+  if (r->probes > 0) {
+    MfGramSpectral *g = sketch_form(r, "toeplitz", error);
+    if (g == NULL)
+      return NULL;
+    guint w = r->band ? r->band : r->b;
+    double *c = g_new(double, MAX(w, 1));
+    if (mf_mafalda_toeplitz_spectral(g, r->k, r->b, w, c, NULL, &sub))
+      C = toeplitz_matrix(c, w, r->T);
+    g_free(c);
+    mf_gram_spectral_free(g);
+  } else {
+    double *W = static_gossip(r, "toeplitz", &n, error);
+    if (W == NULL)
+      return NULL;
+    C = mf_mafalda_toeplitz_c(W, n, r->T, r->k, r->b, r->band ? r->band : r->b, &sub);
+    g_free(W);
+  }
   if (C == NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED, "C=toeplitz for this graph: %s",
                 sub->message);
@@ -229,6 +279,22 @@ static void blt_failed(GError *sub, GError **error) {
 }
 
 gboolean proto_cmatrix_blt_fit(const ProtoCRecipe *r, double *theta, double *w, GError **error) {
+  if (r->probes > 0) {
+    if (r->buffers == 0 || r->buffers > MF_BLT_MAX_BUFFERS) {
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                  "C=blt: buffers=%u must be between 1 and %d", r->buffers, MF_BLT_MAX_BUFFERS);
+      return FALSE;
+    }
+    MfGramSpectral *g = sketch_form(r, "blt", error);
+    if (g == NULL)
+      return FALSE;
+    GError *sub = NULL;
+    gboolean ok = mf_mafalda_blt_spectral(g, r->k, r->b, r->buffers, theta, w, NULL, &sub);
+    mf_gram_spectral_free(g);
+    if (!ok)
+      blt_failed(sub, error);
+    return ok;
+  }
   guint n = 0;
   double *W = blt_gossip(r, &n, error);
   if (W == NULL)
@@ -242,6 +308,16 @@ gboolean proto_cmatrix_blt_fit(const ProtoCRecipe *r, double *theta, double *w, 
 }
 
 double *proto_cmatrix_blt(const ProtoCRecipe *r, GError **error) {
+  if (r->probes > 0) {
+    double th[MF_BLT_MAX_BUFFERS], ww[MF_BLT_MAX_BUFFERS];
+    if (!proto_cmatrix_blt_fit(r, th, ww, error))
+      return NULL;
+    double *c = g_new(double, r->T);
+    mf_blt_coefficients(th, ww, r->buffers, r->T, c);
+    double *C = toeplitz_matrix(c, r->T, r->T);
+    g_free(c);
+    return C;
+  }
   guint n = 0;
   double *W = blt_gossip(r, &n, error);
   if (W == NULL)

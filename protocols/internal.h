@@ -158,6 +158,10 @@ struct ProtoContext {
   double sigma, clip, lr, compute_ms;
   double step; /* lr / expected batch size: see proto_context_step_size */
   guint64 seed;
+  /* The seed of a fitted C's sketch (probes=K): the run's public
+   * randomness, its seed or, when set, the delivery seed that the runs of an
+   * audit share, so that every trial runs the one C `account --seed` fits. */
+  guint64 c_seed;
   ProtoCCache *c_cache; /* borrowed, nullable (ProtoRunConfig.c_cache) */
   ProtoMode mode;
   guint threads;
@@ -279,7 +283,7 @@ gsize proto_schedule_gossips_bytes(guint64 n_gossip, gsize nodes);
 double *proto_schedule_gossip_dense(TopoSchedule *schedule, guint round, GError **error);
 
 double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, guint buffers,
-                            GError **error);
+                            guint probes, GError **error);
 /* Reads a T x T lower-triangular CSV matrix; errors name FILE:LINE[:COLUMN]. */
 double *proto_cmatrix_load_csv(const char *path, guint T, GError **error);
 /* The banded Toeplitz C_local (band r->band, 0: b) fitted to the recipe's
@@ -287,16 +291,26 @@ double *proto_cmatrix_load_csv(const char *path, guint T, GError **error);
  * band - 1 past noises. Errors: PROTO_ERROR_INVALID_ARGUMENT (time-varying
  * schedule), PROTO_ERROR_FAILED (the fit's error), the gossip's. */
 double *proto_cmatrix_toeplitz(const ProtoCRecipe *r, GError **error);
+/* proto_c_check_memory: mf_gram_check_memory for @r's exact fit on @n
+ * nodes, its refusal naming probes= as the way out (account_plan.c). */
+gboolean proto_c_check_memory(const ProtoCRecipe *r, guint n, GError **error);
+/* proto_c_sketch: proto_sketch_gram of @r's gossip (its schedule, or a
+ * static one on its graph) with @r's probes and seed; errors prefixed
+ * "C=SPEC,probes=K: " (account_plan.c). */
+gboolean proto_c_sketch(const ProtoCRecipe *r, double **H, MfGramSpectral **form,
+                        GError **error);
 /* The BLT strategy of r->buffers buffers fitted to the recipe's static
- * reversible gossip (mf_mafalda_blt): @theta, @w (r->buffers each, out).
+ * reversible gossip (mf_mafalda_blt), or with r->probes to its sketch's
+ * Frobenius form (any static W): @theta, @w (r->buffers each, out).
  * Errors: PROTO_ERROR_INVALID_ARGUMENT (buffers out of 1..
  * MF_BLT_MAX_BUFFERS, time-varying schedule), PROTO_ERROR_FAILED (the
  * fit's error: a non-reversible W among them), the gossip's. */
 gboolean proto_cmatrix_blt_fit(const ProtoCRecipe *r, double *theta, double *w, GError **error);
 /* proto_cmatrix_blt_fit for the run of @ctx (from its C memo when it has
- * one: ProtoRunConfig.c_cache). */
-gboolean proto_cmatrix_build_blt(ProtoContext *ctx, guint buffers, double *theta, double *w,
-                                 GError **error);
+ * one: ProtoRunConfig.c_cache), sketched from @probes probes (0: exact)
+ * seeded by the run's seed. */
+gboolean proto_cmatrix_build_blt(ProtoContext *ctx, guint buffers, guint probes, double *theta,
+                                 double *w, GError **error);
 /* The same as the dense T x T lower-triangular C_local (g_free), for the
  * accountants. */
 double *proto_cmatrix_blt(const ProtoCRecipe *r, GError **error);

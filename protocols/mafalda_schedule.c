@@ -149,6 +149,94 @@ static double *schedule_gram_one(const ProtoScheduleGram *sg, TopoSchedule *s, g
   return H;
 }
 
+/* The K probes' Frobenius products of @s's one W (mf_gram_sketch_static
+ * over its sparse gossip). */
+static double **sketch_static(TopoSchedule *s, guint T, MfWorkload wl, guint K, guint64 seed,
+                              GError **error) {
+  Sparse sp = {0};
+  if (!sparse_rounds(&sp, s, 1, error))
+    return NULL;
+  double **F = mf_gram_sketch_static(topo_schedule_n(s), T, wl, sparse_apply, &sp, K, seed, NULL,
+                                     0, error);
+  sparse_clear(&sp);
+  return F;
+}
+
+/* The mean of @K T x T matrices @M (each freed, and the array). */
+static double *mean_of(double **M, guint K, guint T) {
+  double *mean = M[0];
+  for (guint k = 1; k < K; k++) {
+    for (gsize j = 0; j < (gsize)T * T; j++)
+      mean[j] += M[k][j];
+    g_free(M[k]);
+  }
+  for (gsize j = 0; j < (gsize)T * T; j++)
+    mean[j] /= K;
+  g_free(M);
+  return mean;
+}
+
+gboolean proto_sketch_gram(TopoSchedule *s, guint T, MfWorkload wl, guint K, guint64 seed,
+                           double **H, MfGramSpectral **form, GError **error) {
+  g_return_val_if_fail(s != NULL && H != NULL && K > 0, FALSE);
+  *H = NULL;
+  if (form != NULL)
+    *form = NULL;
+  if (topo_schedule_is_static(s)) {
+    double **F = sketch_static(s, T, wl, K, seed, error);
+    if (F == NULL)
+      return FALSE;
+    double *mean = mean_of(F, K, T);
+    *H = mf_gram_from_frobenius(mean, T, error);
+    if (*H != NULL && form != NULL &&
+        (*form = mf_gram_spectral_from_frobenius(mean, T, wl, error)) == NULL)
+      g_clear_pointer(H, g_free);
+    g_free(mean);
+    return *H != NULL;
+  }
+  if (form != NULL || topo_schedule_randomness(s) != TOPO_SCHEDULE_FIXED) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "probes=%u sketches a static gossip%s", K,
+                form != NULL ? " (this fit needs one W)"
+                             : " or a fixed sequence (exponential, a churn trace), not a random "
+                               "schedule");
+    return FALSE;
+  }
+  double **Hk = sketch_grams(s, T, wl, K, seed, error);
+  if (Hk == NULL)
+    return FALSE;
+  *H = mean_of(Hk, K, T);
+  return TRUE;
+}
+
+/* The static W sketched: as sketched_trace, from its Frobenius products
+ * (mf_gram_sketch_static: T products with W per probe, not T^2 / 2). */
+static gboolean sketched_static(ProtoScheduleGram *sg, TopoSchedule *s, guint T, GError **error) {
+  guint K = sg->probes;
+  if (K < 2) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+                "a sketched Gram matrix needs at least 2 probes for its standard error (got %u)",
+                K);
+    return FALSE;
+  }
+  if (!proto_sketch_gram(s, T, sg->workload, K, sg->seed, &sg->H, NULL, error))
+    return FALSE;
+  double **F = sketch_static(s, T, sg->workload, K, sg->seed + 1, error);
+  if (F == NULL)
+    return FALSE;
+  sg->how = PROTO_EXPECT_SAMPLED;
+  sg->score = g_new0(double *, K);
+  sg->n_score = K;
+  gboolean ok = TRUE;
+  for (guint k = 0; k < K; k++) {
+    if (ok && (sg->score[k] = mf_gram_from_frobenius(F[k], T, error)) == NULL)
+      ok = FALSE;
+    g_free(F[k]);
+  }
+  g_free(F);
+  return ok;
+}
+
 /* A fixed schedule, sketched: C fitted on the mean of K probes, the
  * strategies scored on K other probes (seeds seed and seed + 1), so that
  * the fitted C's score is not the optimistic in-sample one. */
@@ -160,31 +248,13 @@ static gboolean sketched_trace(ProtoScheduleGram *sg, TopoSchedule *s, guint T, 
                 K);
     return FALSE;
   }
-  Sparse sp = {0};
-  if (!sparse_rounds(&sp, s, T, error))
+  /* The fit: proto_sketch_gram, as -p mafalda:probes=K computes it. */
+  if (!proto_sketch_gram(s, T, sg->workload, K, sg->seed, &sg->H, NULL, error))
     return FALSE;
-  guint n = topo_schedule_n(s);
-  double **fit = mf_gram_sketch(n, T, sg->workload, sparse_apply, &sp, K, sg->seed, NULL, 0, error);
-  double **score = fit != NULL ? mf_gram_sketch(n, T, sg->workload, sparse_apply, &sp, K,
-                                                sg->seed + 1, NULL, 0, error)
-                               : NULL;
-  sparse_clear(&sp);
-  if (score == NULL) {
-    for (guint k = 0; fit != NULL && k < K; k++)
-      g_free(fit[k]);
-    g_free(fit);
+  double **score = sketch_grams(s, T, sg->workload, K, sg->seed + 1, error);
+  if (score == NULL)
     return FALSE;
-  }
   sg->how = PROTO_EXPECT_SAMPLED;
-  sg->H = fit[0];
-  for (guint k = 1; k < K; k++) {
-    for (gsize j = 0; j < (gsize)T * T; j++)
-      sg->H[j] += fit[k][j];
-    g_free(fit[k]);
-  }
-  for (gsize j = 0; j < (gsize)T * T; j++)
-    sg->H[j] /= K;
-  g_free(fit);
   sg->score = score;
   sg->n_score = K;
   return TRUE;
@@ -230,6 +300,8 @@ gboolean proto_schedule_gram(ProtoScheduleGram *sg, TopoSchedule *s, guint T, GE
   TopoScheduleRandomness how = topo_schedule_randomness(s);
   if (sg->samples > 0) {
     ok = sampled(sg, s, T, error);
+  } else if (topo_schedule_is_static(s) && sg->probes > 0) {
+    ok = sketched_static(sg, s, T, error);
   } else if (topo_schedule_is_static(s)) {
     sg->how = PROTO_EXPECT_STATIC;
     sg->W = proto_schedule_gossip_dense(s, 0, error);

@@ -4,8 +4,9 @@
  * nu = sigma * Delta * sens_Pi(C_local), so each node is (1/sigma)-GDP under
  * LDP whatever C_local (docs/design.md "Protocols"). Registered three times:
  *   mfdsgd:C=identity|antipgd|sr|bsr|mafalda|toeplitz|blt|FILE[,band=w][,buffers=d]
- *          (default identity); FILE a C or a C-set (mf_cset_read: one C per
- *          class of nodes, each node streaming its own class's noise)
+ *          [,probes=K] (default identity; probes: a fitted C from a sketch);
+ *          FILE a C or a C-set (mf_cset_read: one C per class of nodes, each
+ *          node streaming its own class's noise)
  *   antipgd   C = lower-triangular ones: noise z_t - z_{t-1} (Koloskova et al.)
  *   mafalda[:C=FILE][,band=w]  C optimized for this graph (paper Alg. 2)
  *
@@ -88,6 +89,10 @@ static const ProtoParamSpec mfdsgd_params[] = {
     {"block", PROTO_PARAM_INT, "0", 0, 1e6,
      "steps whose correlated noises are computed in one product (0: automatic, 8 to 128 "
      "when C^-1 is wide; 1: every step on its own); the numbers agree to rounding"},
+    {"probes", PROTO_PARAM_INT, "0", 0, 1e6,
+     "mafalda, toeplitz, blt: fit C on the mean of K Hutchinson probes of the workload's Gram "
+     "matrix over the sparse gossip, seeded by the run's seed (0: exactly, on the dense n x n "
+     "W; K: no n x n matrix, for large graphs)"},
 };
 
 static const ProtoParamSpec mafalda_params[] = {
@@ -102,6 +107,10 @@ static const ProtoParamSpec mafalda_params[] = {
     {"block", PROTO_PARAM_INT, "0", 0, 1e6,
      "steps whose correlated noises are computed in one product (0: automatic, 8 to 128 "
      "when C^-1 is wide; 1: every step on its own); the numbers agree to rounding"},
+    {"probes", PROTO_PARAM_INT, "0", 0, 1e6,
+     "mafalda, toeplitz, blt: fit C on the mean of K Hutchinson probes of the workload's Gram "
+     "matrix over the sparse gossip, seeded by the run's seed (0: exactly, on the dense n x n "
+     "W; K: no n x n matrix, for large graphs)"},
 };
 
 /* The noise std for sens_Pi(C)^2 = @sens2; FALSE with @error set when it
@@ -127,12 +136,12 @@ static gboolean mf_std(ProtoContext *ctx, const char *spec, double sens2, MfRun 
 }
 
 /* C=blt: the fit and its closed-form sensitivity, no T x T matrix. */
-static gboolean mf_setup_blt(ProtoContext *ctx, guint buffers, gpointer *run_state,
+static gboolean mf_setup_blt(ProtoContext *ctx, guint buffers, guint probes, gpointer *run_state,
                              GError **error) {
   MfRun *r = g_new0(MfRun, 1);
   r->T = proto_context_steps(ctx);
   r->blt = buffers;
-  if (!proto_cmatrix_build_blt(ctx, buffers, r->theta, r->w, error) ||
+  if (!proto_cmatrix_build_blt(ctx, buffers, probes, r->theta, r->w, error) ||
       !mf_std(ctx, "blt",
               mf_sensitivity2_blt(r->theta, r->w, buffers, r->T, proto_context_epochs(ctx),
                                   proto_context_batches(ctx), NULL),
@@ -244,12 +253,19 @@ static gboolean mf_setup_cset(ProtoContext *ctx, const char *spec, guint block, 
 }
 
 static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint buffers,
-                         guint block, gpointer *run_state, GError **error) {
+                         guint block, guint probes, gpointer *run_state, GError **error) {
+  if (probes > 0 && !proto_c_spec_fits_graph(spec)) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "C=%s: probes=%u sketches the gossip a fitted C (mafalda, toeplitz, blt) is "
+                "fitted to; C=%s is not fitted (drop probes=)",
+                spec, probes, spec);
+    return FALSE;
+  }
   if (g_strcmp0(spec, "blt") == 0)
-    return mf_setup_blt(ctx, buffers, run_state, error);
+    return mf_setup_blt(ctx, buffers, probes, run_state, error);
   if (proto_c_spec_is_cset(spec))
     return mf_setup_cset(ctx, spec, block, run_state, error);
-  double *C = proto_cmatrix_build(ctx, spec, band, buffers, error);
+  double *C = proto_cmatrix_build(ctx, spec, band, buffers, probes, error);
   if (C == NULL)
     return FALSE;
   MfRun *r = g_new0(MfRun, 1);
@@ -266,13 +282,14 @@ static gboolean mfdsgd_init(ProtoContext *ctx, const ProtoParams *params, gpoint
   return mf_setup(ctx, proto_params_get_string(params, "C"),
                   (guint)proto_params_get_int(params, "band"),
                   (guint)proto_params_get_int(params, "buffers"),
-                  (guint)proto_params_get_int(params, "block"), run_state, error);
+                  (guint)proto_params_get_int(params, "block"),
+                  (guint)proto_params_get_int(params, "probes"), run_state, error);
 }
 
 static gboolean antipgd_init(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
                              GError **error) {
   (void)params;
-  return mf_setup(ctx, "antipgd", 0, 0, 1, run_state, error);
+  return mf_setup(ctx, "antipgd", 0, 0, 1, 0, run_state, error);
 }
 
 static void mf_finish(gpointer run_state) {
@@ -469,6 +486,7 @@ static void mf_shape(const ProtoParams *params, ProtoShape *shape) {
   shape->C = proto_params_get_string(params, "C");
   shape->band = (guint)proto_params_get_int(params, "band");
   shape->buffers = (guint)proto_params_get_int(params, "buffers");
+  shape->probes = (guint)proto_params_get_int(params, "probes");
 }
 
 static void antipgd_shape(const ProtoParams *params, ProtoShape *shape) {

@@ -158,6 +158,7 @@ typedef struct {
                         * toeplitz, blt) or a CSV file; borrowed from the parameters */
   guint band, buffers; /* CORRELATED: the family's parameters */
   double sigma_secret; /* SECRETS: the secrets' std in units of Delta, NAN: the default */
+  guint probes;        /* CORRELATED, a fitted C: the sketch's probes (0: the exact fit) */
 } ProtoShape;
 
 /*

@@ -895,13 +895,16 @@ typedef struct {
    * decor (with local noise when it has secrets), antipgd, mfdsgd and mafalda with C a family by formula (identity,
    * antipgd, sr, bsr) or a CSV file; then protocol is set and c_spec/band
    * say how to build C_local. The families fitted to the run's gossip
-   * (proto_c_spec_fits_graph) are accounted on the observer path. */
+   * (proto_c_spec_fits_graph) are accounted on the observer path, unless
+   * fitted from a sketch (probes > 0): then the structured and local
+   * paths fit the same C on the sparse gossip of the whole graph. */
   gboolean structured;
   PrivProtocol protocol;
   guint K;       /* Muffliato's gossip rounds per step, else 1 */
   char *c_spec;  /* MF-D-SGD: C family name or CSV path; else NULL (owned) */
   guint band;    /* bsr's band (0: the participation interval b) */
   guint buffers; /* blt's buffers */
+  guint probes;  /* a fitted C's sketch: probes (0: exact, on the dense W) */
   /* DECOR: the secrets' noise multiplier given as sigma_secret=, NAN when
    * not given (then sigma, DECOR's default). */
   double sigma_secret;
@@ -984,6 +987,15 @@ typedef struct {
   const TopoGraph *graph; /* fitted families: the static topology, or NULL with... */
   TopoSchedule *schedule; /* ...a schedule (borrowed; static or time-varying) */
   TopoGossipKind gossip;  /* fitted families: the gossip weights on @graph */
+  /* Fitted families: 0, the exact fit on the dense n x n W (O(n^2) memory,
+   * an O(n^3) spectral form); K >= 1, the fit on the mean of K Hutchinson
+   * probes of the workload's Gram matrix over the sparse W_t
+   * (proto_sketch_gram; O(n T + T^2) memory), the probes' signs drawn from
+   * @seed: a run uses its own seed, the one its schedule is drawn with, so
+   * `dpgossip mafalda --schedule SPEC --seed S --probes K` prints the C of
+   * a run with --seed S. */
+  guint probes;
+  guint64 seed;
 } ProtoCRecipe;
 
 /*
@@ -1036,8 +1048,10 @@ typedef struct {
   guint64 seed;  /* sampled: schedule i is the schedule reseeded with seed + i */
   /* 0: each schedule's Gram matrix exact (dense, O(n^3 T^2)); K >= 1: its
    * Hutchinson estimate from K probes over the sparse W_t (mf_gram_sketch,
-   * O(K (T^2 nnz + T^3 n))). A fixed schedule without samples: C fitted on K
-   * one-probe estimates, every strategy scored on K others (K >= 2). */
+   * O(K (T^2 nnz + T^3 n))). A fixed or static schedule without samples: C
+   * fitted on K one-probe estimates (seed), every strategy scored on K
+   * others (seed + 1), K >= 2; a static W from its Frobenius products
+   * (proto_sketch_gram). */
   guint probes;
   MfWorkload workload;
   /* Out. */
@@ -1097,6 +1111,24 @@ gboolean proto_schedule_online(TopoSchedule *s, guint T, double *frac);
  * online. O(n log n).
  */
 void proto_classes_by_rank(const double *frac, guint n, guint K, guint *node_class);
+
+/**
+ * proto_sketch_gram: the workload Gram matrix of @s over @T rounds
+ * estimated from @K >= 1 Hutchinson probes (signs from @seed) over its
+ * sparse gossip, never an n x n matrix: *@H (T x T, g_free) is the mean of
+ * the K probes' estimates, unbiased. A static @s: from W's Frobenius
+ * products (mf_gram_sketch_static), and when @form is not NULL their mean
+ * as a Frobenius form in *@form (mf_gram_spectral_free) for the Toeplitz
+ * and BLT fits. A fixed sequence (no @form): mf_gram_sketch over its T W_t.
+ * The one sketch behind `-p mafalda:probes=K`, `C=blt,probes=K` and
+ * `dpgossip mafalda --probes K` (whose fit it is: the same C to the bit).
+ * Errors: PROTO_ERROR_INVALID_ARGUMENT (a random schedule; @form of a
+ * time-varying one), the schedule's, MF_ERROR_MEMORY naming the bytes.
+ * Complexity: static O(K (T nnz + T^2 n)) time, O(n T + K T^2) memory;
+ * fixed sequence O(K (T^2 nnz + T^3 n)) time.
+ */
+gboolean proto_sketch_gram(TopoSchedule *s, guint T, MfWorkload wl, guint K, guint64 seed,
+                           double **H, MfGramSpectral **form, GError **error);
 
 /** proto_schedule_gram_clear: frees @sg's outputs (not @sg). */
 void proto_schedule_gram_clear(ProtoScheduleGram *sg);

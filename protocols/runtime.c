@@ -382,6 +382,7 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
   ctx->step = cfg->lr; /* no task: a gradient slot is one unit vector */
   ctx->compute_ms = cfg->compute_ms;
   ctx->seed = cfg->seed;
+  ctx->c_seed = cfg->delivery_seed_set ? cfg->delivery_seed : cfg->seed;
   ctx->c_cache = cfg->c_cache;
   ctx->threads = cfg->threads;
   ctx->eval_every = cfg->eval_every;

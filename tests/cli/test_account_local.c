@@ -190,6 +190,60 @@ static void test_tightness(void) {
   cli_run_clear(&r);
 }
 
+/* A C fitted from a sketch (probes=K, issue #41): the local path fits it
+ * once on the whole graph's sparse gossip with the run's seed and bounds
+ * the ball with it. The exact value is the observer path's, which fits its
+ * C inside the simulated run (proto_cmatrix_build, the same seed): the
+ * local value is never below it and equal once the ball covers the graph
+ * (test_bounds' tolerances: the library derives them), which also checks
+ * that the run and the plan fit the very same C (another seed's C moves
+ * mu by percents). */
+static void test_sketched_c(void) {
+  const char *protocols[] = {"mafalda:band=2,probes=4", "mfdsgd:C=blt,buffers=2,probes=4"};
+  for (guint pi = 0; pi < G_N_ELEMENTS(protocols); pi++) {
+    CliRun ex = cli_run("account", "--generate", GRAPH, "-T", "6", "--trust", "pndp", "-a", "0",
+                        "--sensitivity", "exact", "--seed", "7", "-p", protocols[pi], "--path",
+                        "observer", "--format", "json");
+    if (ex.status != 0)
+      g_error("exit %d: %s", ex.status, ex.err);
+    JsonParser *pe;
+    JsonObject *oe;
+    double *mu0 = mu_of(&ex, 80, &oe, &pe);
+    const char *radii[] = {"1", "2", "40"};
+    for (guint ri = 0; ri < G_N_ELEMENTS(radii); ri++) {
+      CliRun r = cli_run("account", "--generate", GRAPH, "-T", "6", "--trust", "pndp", "-a", "0",
+                         "--sensitivity", "exact", "--seed", "7", "-p", protocols[pi], "--path",
+                         "local", "--radius", radii[ri], "--format", "json");
+      if (r.status != 0)
+        g_error("exit %d: %s", r.status, r.err);
+      JsonParser *pl;
+      JsonObject *ol;
+      double *mu = mu_of(&r, 80, &ol, &pl);
+      gboolean covered =
+          json_object_get_boolean_member(json_object_get_object_member(ol, "ball"), "covered");
+      g_assert_cmpint(covered, ==, ri == 2);
+      guint seen = 0;
+      for (guint u = 1; u < 80; u++) {
+        if (isnan(mu[u]))
+          continue;
+        seen++;
+        g_assert_cmpfloat(mu[u], >=, mu0[u] * (1 - 1e-9));
+        if (covered)
+          g_assert_cmpfloat(fabs(mu[u] - mu0[u]), <=, 1e-9 * mu0[u]);
+      }
+      g_assert_cmpuint(seen, >, 0);
+      if (covered)
+        g_assert_cmpuint(seen, ==, 79);
+      g_free(mu);
+      g_object_unref(pl);
+      cli_run_clear(&r);
+    }
+    g_free(mu0);
+    g_object_unref(pe);
+    cli_run_clear(&ex);
+  }
+}
+
 static void test_errors(void) {
   const struct {
     const char *args[4];
@@ -243,5 +297,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/account/local/csv-table", test_csv_table);
   g_test_add_func("/cli/account/local/tightness", test_tightness);
   g_test_add_func("/cli/account/local/errors", test_errors);
+  g_test_add_func("/cli/account/local/sketched-c", test_sketched_c);
   return g_test_run();
 }

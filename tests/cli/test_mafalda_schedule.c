@@ -312,23 +312,35 @@ static double cond1_csv(const char *path, guint n) {
  * from a file is divided by its largest entry (the same mechanism, C and
  * cC, mf_read_c), one rounding per entry, a relative perturbation eps of C
  * that moves mu, a function of C^T C through n T = 180 provenance columns,
- * by at most kappa(C)^2 eps (n T) relative. */
+ * by at most kappa(C)^2 eps (n T) relative. Sketched (issue #41): `-p
+ * mafalda:probes=K` with --seed S fits the C of `dpgossip mafalda --schedule
+ * SPEC --seed S --probes K`, on the static graph (the probes of its sparse
+ * W) and on the exponential graph (a fixed sequence), for two seeds. */
 static void test_protocol_same_c(void) {
   char *dir = g_dir_make_tmp("dpg-msched-XXXXXX", NULL);
   const struct {
-    const char *spec, *seed;
-  } cases[] = {{"matching", "1"}, {"matching", "2"}, {"exponential", "1"}};
+    const char *spec, *seed, *probes; /* probes: "0" exact */
+  } cases[] = {{"matching", "1", "0"},    {"matching", "2", "0"}, {"exponential", "1", "0"},
+               {"static", "3", "4"},      {"static", "5", "4"},   {"exponential", "3", "4"}};
   for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
     char *csv = g_build_filename(dir, "C.csv", NULL);
+    gboolean sketched = !g_str_equal(cases[c].probes, "0");
     CliRun m = cli_run("mafalda", "--generate", "florentine", "-k", "3", "-b", "4", "-q",
                        "--schedule", cases[c].spec, "--seed", cases[c].seed, "--out", csv,
-                       "--baselines", "none");
+                       "--baselines", "none", "--probes", sketched ? cases[c].probes : "2");
+    if (!sketched) { /* the same run without --probes */
+      cli_run_clear(&m);
+      m = cli_run("mafalda", "--generate", "florentine", "-k", "3", "-b", "4", "-q", "--schedule",
+                  cases[c].spec, "--seed", cases[c].seed, "--out", csv, "--baselines", "none");
+    }
     if (m.status != 0)
       g_error("exit %d: %s", m.status, m.err);
     double kappa = cond1_csv(csv, 12);
     char *given = g_strdup_printf("mafalda:C=%s", csv);
+    char *fit = sketched ? g_strdup_printf("mafalda:probes=%s", cases[c].probes)
+                         : g_strdup("mafalda");
     guint n1, n2;
-    double *fitted = account_mu("mafalda", cases[c].spec, cases[c].seed, &n1);
+    double *fitted = account_mu(fit, cases[c].spec, cases[c].seed, &n1);
     double *ref = account_mu(given, cases[c].spec, cases[c].seed, &n2);
     g_assert_cmpuint(n1, ==, 14); /* every node but the attacker */
     g_assert_cmpuint(n2, ==, n1);
@@ -342,6 +354,7 @@ static void test_protocol_same_c(void) {
     g_free(fitted);
     g_free(ref);
     g_free(given);
+    g_free(fit);
     g_remove(csv);
     g_free(csv);
     cli_run_clear(&m);

@@ -9,6 +9,9 @@
  * And the classes' Gram matrices (mf_gram_time_varying_classes, one C per
  * class of nodes): they sum to H; one class is H to the bit; the basis
  * probes restricted to a class's nodes give that class's exact Gram matrix.
+ * A static W's sketch (mf_gram_sketch_static): the same estimates as
+ * mf_gram_sketch on T copies of W, H itself with the basis probes, and its
+ * Frobenius form the spectral form's traces and gradients.
  */
 #include <gsl/gsl_cdf.h>
 #include <lapacke.h>
@@ -322,6 +325,155 @@ static void test_psd_and_refusals(void) {
   trace_clear(&tr);
 }
 
+/* Round 0's W as a static gossip: applied whatever the round. */
+static void static_apply(guint t, const double *x, double *y, guint d, gsize ld, gpointer data) {
+  (void)t;
+  trace_apply(0, x, y, d, ld, data);
+}
+
+static const double *static_at(guint t, gpointer data) {
+  (void)t;
+  return ((Trace *)data)->W[0];
+}
+
+/* mf_gram_sketch_static's estimates are mf_gram_sketch's for the same
+ * seed, probe by probe: the static path's T products per probe give the
+ * time-varying path's H_k on T copies of W. W >= 0 has rows summing to 1,
+ * so every entry of W^a z (|z| = 1) is at most 1 in magnitude and an entry
+ * of H_k a sum of at most T dots of n terms: absolute error at most
+ * (T n + n + T) eps T n for each path (the powers' n-term sums, the dot,
+ * the sum over t). */
+static void test_static_sketch_same_estimates(void) {
+  Trace tr;
+  trace_init(&tr);
+  for (int wl = 0; wl < 2; wl++) {
+    GError *err = NULL;
+    double **F = mf_gram_sketch_static(N, T, wl, static_apply, &tr, 3, 11, NULL, 0, &err);
+    g_assert_no_error(err);
+    double **Hk = mf_gram_sketch(N, T, wl, static_apply, &tr, 3, 11, NULL, 0, &err);
+    g_assert_no_error(err);
+    double tol = dpg_tol(1.0, 2.0 * (T * N + N + T)) * T * N;
+    for (guint k = 0; k < 3; k++) {
+      double *H = mf_gram_from_frobenius(F[k], T, &err);
+      g_assert_no_error(err);
+      for (guint i = 0; i < T * T; i++)
+        dpg_test_assert_le(fabs(H[i] - Hk[k][i]), tol,
+                           "entries of W^a z at most 1: (T n + n + T) eps T n per path");
+      g_free(H);
+      g_free(F[k]);
+      g_free(Hk[k]);
+    }
+    g_free(F);
+    g_free(Hk);
+  }
+  trace_clear(&tr);
+}
+
+/* The static sketch with the basis probes sqrt(n) e_i is H exactly (as
+ * test_basis_probes_exact, on T copies of W): non-negative sums, each
+ * entry within (operations on its longest chain) x eps relative. */
+static void test_static_basis_exact(void) {
+  Trace tr;
+  trace_init(&tr);
+  double Z[N * N] = {0};
+  for (guint i = 0; i < N; i++)
+    Z[i * N + i] = sqrt((double)N);
+  for (int wl = 0; wl < 2; wl++) {
+    GError *err = NULL;
+    double *H = mf_gram_time_varying(N, T, wl, static_at, &tr, &err);
+    g_assert_no_error(err);
+    double **F = mf_gram_sketch_static(N, T, wl, static_apply, &tr, N, 0, Z, 0, &err);
+    g_assert_no_error(err);
+    double *Fm = g_new0(double, T * T);
+    for (guint k = 0; k < N; k++) {
+      for (guint i = 0; i < T * T; i++)
+        Fm[i] += F[k][i] / N;
+      g_free(F[k]);
+    }
+    g_free(F);
+    double *m = mf_gram_from_frobenius(Fm, T, &err);
+    g_assert_no_error(err);
+    /* The sketch: T products of n terms, a dot of n, a mean of n, T sums
+     * (gram_from_frobenius); the reference: 2T products of n terms, T more
+     * on the Y chain and a trace of n. */
+    double ops = (double)T * N + N + N + 2 + T + 3.0 * T * N + N;
+    for (guint i = 0; i < T * T; i++)
+      dpg_test_assert_close(m[i], H[i], dpg_tol(1.0, ops),
+                            "non-negative sums: (operations on a chain) x epsilon relative");
+    g_free(Fm);
+    g_free(m);
+    g_free(H);
+  }
+  trace_clear(&tr);
+}
+
+/* The Frobenius form (mf_gram_spectral_from_frobenius) gives the spectral
+ * form's Toeplitz trace and gradient: F[a,c] = <W^{a+1}, W^{c+1}>_F from
+ * dense powers here (non-negative), the spectral form from dsyevd on the
+ * symmetric Metropolis W. dsyevd's backward error is about n eps ||W||,
+ * carried through at most T + 1 powers (||W|| = 1) into F's products of n x
+ * n matrices: each F entry within 4 (T + 1) n^2 eps of its magnitude (F >=
+ * 1: W doubly stochastic), so the trace within that times S = sum_m (T - m)
+ * sum |a_j a_j'| F[m-j, m-j'] and each gradient entry within that times
+ * its own sum of magnitudes. */
+static void test_frobenius_form(void) {
+  Trace tr;
+  trace_init(&tr);
+  const double *W = tr.W[0];
+  double P[T + 1][N * N];
+  for (guint i = 0; i < N * N; i++)
+    P[0][i] = W[i];
+  for (guint a = 1; a <= T; a++)
+    for (guint i = 0; i < N; i++)
+      for (guint j = 0; j < N; j++) {
+        double s = 0.0;
+        for (guint l = 0; l < N; l++)
+          s += P[a - 1][i * N + l] * W[l * N + j];
+        P[a][i * N + j] = s;
+      }
+  double F[T * T];
+  for (guint a = 0; a < T; a++)
+    for (guint c = 0; c < T; c++) {
+      double s = 0.0;
+      for (guint i = 0; i < N * N; i++)
+        s += P[a][i] * P[c][i];
+      F[a * T + c] = s;
+    }
+  GError *err = NULL;
+  MfGramSpectral *gs = mf_gram_spectral_new(W, N, T, MF_WORKLOAD_POST_AVERAGE, &err);
+  g_assert_no_error(err);
+  MfGramSpectral *gf = mf_gram_spectral_from_frobenius(F, T, MF_WORKLOAD_POST_AVERAGE, &err);
+  g_assert_no_error(err);
+  double a[T], ga_s[T], ga_f[T];
+  for (guint j = 0; j < T; j++)
+    a[j] = pow(-0.6, j);
+  double S = 0.0, G[T] = {0};
+  for (guint m = 0; m < T; m++)
+    for (guint x = 0; x <= m; x++)
+      for (guint y = 0; y <= m; y++) {
+        S += (T - m) * fabs(a[m - x] * a[m - y]) * F[x * T + y];
+        G[m - y] += 2.0 * (T - m) * fabs(a[m - x]) * F[x * T + y];
+      }
+  double rel = dpg_tol(1.0, 4.0 * (T + 1) * N * N);
+  const char *why = "dsyevd's n eps backward error through T + 1 powers: 4 (T + 1) n^2 eps of "
+                    "the sum of magnitudes";
+  dpg_test_assert_le(fabs(mf_toeplitz_trace(gf, a) - mf_toeplitz_trace(gs, a)), rel * S, why);
+  double ts = mf_toeplitz_trace_grad(gs, a, ga_s), tf = mf_toeplitz_trace_grad(gf, a, ga_f);
+  dpg_test_assert_le(fabs(tf - ts), rel * S, why);
+  for (guint j = 0; j < T; j++)
+    dpg_test_assert_le(fabs(ga_f[j] - ga_s[j]), rel * G[j], why);
+  /* The dense H of the form is gram_from_frobenius's. */
+  double *Hs = mf_gram_spectral_dense(gs, &err), *Hf = mf_gram_spectral_dense(gf, &err);
+  g_assert_no_error(err);
+  for (guint i = 0; i < T * T; i++)
+    dpg_test_assert_close(Hf[i], Hs[i], rel * T, "as above, T sums of F");
+  g_free(Hs);
+  g_free(Hf);
+  mf_gram_spectral_free(gs);
+  mf_gram_spectral_free(gf);
+  trace_clear(&tr);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/mafalda-sketch/basis-probes-exact", test_basis_probes_exact);
@@ -329,5 +481,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/mafalda-sketch/rademacher-law", test_rademacher_law);
   g_test_add_func("/mafalda-sketch/coverage", test_sketch_coverage);
   g_test_add_func("/mafalda-sketch/psd-and-refusals", test_psd_and_refusals);
+  g_test_add_func("/mafalda-sketch/static-same-estimates", test_static_sketch_same_estimates);
+  g_test_add_func("/mafalda-sketch/static-basis-exact", test_static_basis_exact);
+  g_test_add_func("/mafalda-sketch/frobenius-form", test_frobenius_form);
   return g_test_run();
 }

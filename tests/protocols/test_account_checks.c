@@ -107,8 +107,8 @@ static void test_structured(void) {
   a.protocol = "mafalda";
   EXPECT(proto_account_check_structured(&a, &e),
          "--path structured: the structured path knows dsgd, muffliato, decor (with local "
-         "noise), antipgd and mfdsgd/mafalda with a given C, not 'mafalda' (use --path observer "
-         "or auto)");
+         "noise), antipgd and mfdsgd/mafalda with a given C or a C fitted from a sketch "
+         "(probes=K), not 'mafalda' (use --path observer or auto)");
 }
 
 static void test_compare(void) {

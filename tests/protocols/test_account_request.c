@@ -79,8 +79,8 @@ static void test_refusals(void) {
   r.protocol = "zipdl";
   refused(&r, PROTO_REFUSED_RULE,
           "--path structured: the structured path knows dsgd, muffliato, decor (with local "
-          "noise), antipgd and mfdsgd/mafalda with a given C, not 'zipdl' (use --path observer "
-          "or auto)");
+          "noise), antipgd and mfdsgd/mafalda with a given C or a C fitted from a sketch "
+          "(probes=K), not 'zipdl' (use --path observer or auto)");
   /* DECOR's secrets without local noise: the observer path only. */
   r = base(node0);
   r.path = "structured";
@@ -88,8 +88,8 @@ static void test_refusals(void) {
   r.sigma = 0.0;
   refused(&r, PROTO_REFUSED_RULE,
           "--path structured: the structured path knows dsgd, muffliato, decor (with local "
-          "noise), antipgd and mfdsgd/mafalda with a given C, not 'decor:sigma_secret=1' (use "
-          "--path observer or auto)");
+          "noise), antipgd and mfdsgd/mafalda with a given C or a C fitted from a sketch "
+          "(probes=K), not 'decor:sigma_secret=1' (use --path observer or auto)");
   r = base(node0);
   r.compare = "muffliato";
   r.trust = "ldp";

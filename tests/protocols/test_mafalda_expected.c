@@ -183,6 +183,97 @@ static void test_sampled_reseeded(void) {
   topo_graph_free(g);
 }
 
+/* A graph whose dense fit cannot fit in memory (n = 200,000: the n x n W
+ * and the eigendecomposition's work are 4 n^2 doubles, 1.28 TB): the exact
+ * fits of mafalda, toeplitz and blt are refused before anything of that
+ * size is allocated, the refusal naming the memory and probes= as the way;
+ * with probes=2 each fits from the sketch of the sparse W (no n x n
+ * matrix), a lower-triangular C with a positive diagonal, the same to the
+ * bit for the same seed and another C for another seed (mafalda). */
+static void test_sketch_large_graph(void) {
+  TopoGraph *g = graph("regular:n=200000,d=4,seed=1");
+  const char *specs[] = {"mafalda", "toeplitz", "blt"};
+  for (guint i = 0; i < G_N_ELEMENTS(specs); i++) {
+    ProtoCRecipe r = {.spec = specs[i],
+                      .T = ROUNDS,
+                      .k = EPOCHS,
+                      .b = BATCHES,
+                      .buffers = 2,
+                      .graph = g,
+                      .gossip = TOPO_GOSSIP_UNIFORM,
+                      .seed = 1};
+    GError *e = NULL;
+    g_assert_null(proto_c_local(&r, &e));
+    g_assert_error(e, PROTO_ERROR, PROTO_ERROR_FAILED);
+    g_assert_nonnull(strstr(e->message, "would need 1.3 TB of memory"));
+    g_assert_nonnull(strstr(e->message, "give probes=K (e.g. "));
+    g_clear_error(&e);
+    r.probes = 2;
+    double *C = proto_c_local(&r, &e);
+    g_assert_no_error(e);
+    for (guint t = 0; t < ROUNDS; t++) {
+      g_assert_cmpfloat(C[t * ROUNDS + t], >, 0.0);
+      for (guint s = t + 1; s < ROUNDS; s++)
+        g_assert_cmpfloat(C[t * ROUNDS + s], ==, 0.0);
+    }
+    if (i == 0) {
+      double *again = proto_c_local(&r, &e);
+      g_assert_no_error(e);
+      r.seed = 2;
+      double *other = proto_c_local(&r, &e);
+      g_assert_no_error(e);
+      gsize bytes = (gsize)ROUNDS * ROUNDS * sizeof(double);
+      g_assert_cmpint(memcmp(C, again, bytes), ==, 0);
+      g_assert_cmpint(memcmp(C, other, bytes), !=, 0);
+      g_free(again);
+      g_free(other);
+    }
+    g_free(C);
+  }
+  topo_graph_free(g);
+}
+
+/* The fits of @protocol over runs of seeds @seeds sharing one C memo (an
+ * audit's trials share theirs), with or without one delivery seed. */
+static guint fits_of(const char *protocol, const guint64 *seeds, guint n, gboolean delivery) {
+  TopoGraph *g = graph("ring:n=8");
+  ProtoCCache *cache = proto_c_cache_new();
+  for (guint i = 0; i < n; i++) {
+    ProtoAccountRequest r;
+    proto_account_request_init(&r);
+    r.rounds = ROUNDS;
+    r.interval = BATCHES;
+    ProtoRunConfig cfg;
+    proto_account_request_run_config(&r, &cfg);
+    cfg.graph = g;
+    cfg.protocol = protocol;
+    cfg.seed = seeds[i];
+    cfg.delivery_seed_set = delivery;
+    cfg.delivery_seed = 1;
+    cfg.c_cache = cache;
+    GError *e = NULL;
+    ProtoRun *run = proto_run_new(&cfg, &e);
+    g_assert_no_error(e);
+    proto_run_free(run);
+  }
+  guint fits = proto_c_cache_fits(cache);
+  proto_c_cache_free(cache);
+  topo_graph_free(g);
+  return fits;
+}
+
+/* probes=K draws its probes from the run's public randomness: a run's own
+ * seed (another seed, another C), or the delivery seed an audit's trials
+ * share (one C for every trial, the one `account --seed` fits); the exact
+ * fit depends on no seed. */
+static void test_sketch_seed(void) {
+  const guint64 seeds[] = {5, 9};
+  g_assert_cmpuint(fits_of("mafalda:probes=2", seeds, 2, FALSE), ==, 2);
+  g_assert_cmpuint(fits_of("mafalda:probes=2", seeds, 2, TRUE), ==, 1);
+  g_assert_cmpuint(fits_of("mfdsgd:C=blt,buffers=2,probes=2", seeds, 2, TRUE), ==, 1);
+  g_assert_cmpuint(fits_of("mafalda", seeds, 2, FALSE), ==, 1);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/protocols/mafalda-expected/matching-seed-free", test_matching_seed_free);
@@ -190,5 +281,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/protocols/mafalda-expected/fixed-sequence-exact", test_fixed_sequence_exact);
   g_test_add_func("/protocols/mafalda-expected/random-refused", test_random_refused);
   g_test_add_func("/protocols/mafalda-expected/sampled-reseeded", test_sampled_reseeded);
+  g_test_add_func("/protocols/mafalda-expected/sketch-large-graph", test_sketch_large_graph);
+  g_test_add_func("/protocols/mafalda-expected/sketch-seed", test_sketch_seed);
   return g_test_run();
 }
