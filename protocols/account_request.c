@@ -516,9 +516,21 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, const PrivStructured
     att[i] = keep[p->attackers[i]];
   ProtoRunConfig cfg = run_config(j);
   guint K = j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(j->proto.K, 1u) : 1u;
-  ProtoDeliveries *d = proto_deliveries_record_ball(&cfg, K * j->T, keep, m, rows,
-                                                    opt->progress ? timing_progress : NULL,
-                                                    opt->progress_data, error);
+  /* The timing pass first (option (b)); the engine's run (a) where it does
+   * not apply or meets a tie the engine's event order decides. */
+  char *fallback = NULL;
+  ProtoDeliveries *d = proto_deliveries_time_ball(&cfg, K * j->T, keep, m, rows,
+                                                  opt->progress ? timing_progress : NULL,
+                                                  opt->progress_data, &fallback, error);
+  if (d == NULL && fallback != NULL) {
+    if (j->mode.kind == PROTO_MODE_DEADLINE)
+      g_printerr("dpgossip: %s; the ball's deliveries come from the engine's timing run\n",
+                 fallback);
+    d = proto_deliveries_record_ball(&cfg, K * j->T, keep, m, rows,
+                                     opt->progress ? timing_progress : NULL, opt->progress_data,
+                                     error);
+  }
+  g_free(fallback);
   if (d != NULL) {
     q.gossip = proto_deliveries_gossip(d);
     q.n_gossip = proto_deliveries_rounds(d);

@@ -752,6 +752,28 @@ ProtoDeliveries *proto_deliveries_record_ball(const ProtoRunConfig *cfg, guint R
                                               guint n_kept, const guint8 *rows,
                                               ProtoProgressFunc progress, gpointer progress_data,
                                               GError **error);
+/**
+ * proto_deliveries_time_ball: proto_deliveries_record_ball's record, bit for
+ * bit, from a timing-only pass over the whole graph instead of the engine's
+ * run (protocols/account_timing.c; docs/local-bounds.md, "Asynchronous
+ * runs"): per round and node the send time, each message's loss and
+ * arrival drawn by the engine's own code (sim_engine_draw_transmission),
+ * each gather's completion, inputs and weights; no event queue, no models.
+ * D-SGD and Muffliato in deadline mode on a static graph. Where the
+ * engine's order of simultaneous events would decide the record (a message
+ * arriving at the nanosecond of its receiver's deadline), it stops.
+ * Returns: (transfer full) the record; or NULL with *@fallback (g_free) set
+ * to why the pass does not apply (another mode or protocol, or that tie)
+ * and no error: run proto_deliveries_record_ball then; or NULL with @error
+ * (the run's configuration; PRIV_ERROR_MEMORY over the budget, with the
+ * bytes). @keep, @rows, @progress: as proto_deliveries_record_ball.
+ * Complexity: O(R n d) draws, O(n d) memory (the run's W, two arrays of n
+ * send times) plus about 40 bytes a recorded message.
+ */
+ProtoDeliveries *proto_deliveries_time_ball(const ProtoRunConfig *cfg, guint R, const guint *keep,
+                                            guint n_kept, const guint8 *rows,
+                                            ProtoProgressFunc progress, gpointer progress_data,
+                                            char **fallback, GError **error);
 void proto_deliveries_free(ProtoDeliveries *d);
 /* The R applied gossip matrices and the R rounds' messages (transfer none,
  * valid while @d lives), for PrivStructuredProblem.gossip and .messages. */
