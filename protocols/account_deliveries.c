@@ -51,6 +51,7 @@ struct ProtoDeliveries {
   GArray *delayed;        /* Delayed */
   guint n_slots;
   guint64 late_discarded, partial_gathers, dropped_total;
+  guint64 ties; /* the timing pass's, outside the recorded rows */
   /* A ball's record (proto_deliveries_record_ball): node -> kept index
    * (G_MAXUINT: not kept), and which kept nodes' gathers are recorded;
    * NULL: every node, every gather. */
@@ -381,6 +382,14 @@ ProtoDeliveries *proto_deliveries_feed_new(guint R, const guint *keep, guint n_k
   d->from = g_new0(guint *, R);
   d->delivered = g_new0(guint8 *, R);
   return d;
+}
+
+void proto_deliveries_feed_ties(ProtoDeliveries *d, guint64 ties) {
+  d->ties = ties;
+}
+
+guint64 proto_deliveries_ties(const ProtoDeliveries *d) {
+  return d->ties;
 }
 
 ProtoDeliveries *proto_deliveries_feed_end(ProtoDeliveries *d, guint64 late, guint64 partial,

@@ -531,6 +531,11 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, const PrivStructured
                                      error);
   }
   g_free(fallback);
+  if (d != NULL && proto_deliveries_ties(d) > 0)
+    g_printerr("dpgossip: %" G_GUINT64_FORMAT " messages arrived at the nanosecond of their "
+               "receiver's deadline, none in the ball: its record does not depend on their "
+               "order\n",
+               proto_deliveries_ties(d));
   if (d != NULL) {
     q.gossip = proto_deliveries_gossip(d);
     q.n_gossip = proto_deliveries_rounds(d);

@@ -29,9 +29,20 @@
  * nanosecond of its receiver's deadline (used if the delivery runs first);
  * everywhere else simultaneous events commute (an arrival at the gather's
  * start is used whether it runs before or after it; several last arrivals
- * complete the gather at the same time either way). The pass detects every
- * such tie and gives up (NULL with a reason): the caller then runs the
- * engine (option (a)). It never guesses the order.
+ * complete the gather at the same time either way). Even such a tie leaves
+ * the gather's completion at the deadline, whichever runs first, so every
+ * send time and every later draw is the same: it decides that one gather's
+ * inputs and nothing else. The pass detects every tie: one at a recorded
+ * row (a ball node) decides the record, and the pass gives up (NULL with a
+ * reason; the caller then runs the engine, option (a)); one elsewhere does
+ * not touch the record, and is only counted (proto_deliveries_ties): the
+ * run's late and partial counts then hold it as late, one of the two
+ * orders. It never guesses an order the record depends on.
+ *
+ * On a million nodes at T = 100 such ties do happen (8e8 arrivals, times in
+ * whole nanoseconds, send times spread over tens of ms: a few per run), so
+ * refusing on every one would send nearly every such run back to the
+ * engine.
  *
  * Cost: O(R n d) draws, no event queue; memory O(n) a round (two arrays of
  * n send times, reused) plus the run's W (O(n d)) and the ball's record.
@@ -119,7 +130,7 @@ ProtoDeliveries *proto_deliveries_time_ball(const ProtoRunConfig *cfg, guint R, 
   for (guint u = 0; u < n; u++)
     send[u] = c;
   d = proto_deliveries_feed_new(R, keep, n_kept, rows);
-  guint64 late = 0, partial = 0;
+  guint64 late = 0, partial = 0, ties = 0;
   for (guint r = 0; r < R; r++) {
     SimTime step = (r + 1) % K == 0 ? c : 0; /* round r + 1 starts a step */
     for (guint u = 0; u < n; u++) {
@@ -132,6 +143,7 @@ ProtoDeliveries *proto_deliveries_time_ball(const ProtoRunConfig *cfg, guint R, 
       SimTime dl = s + D, last = s;
       guint start = w->in_ptr[u], len = w->in_ptr[u + 1] - start;
       const guint *cols = w->in_cols + start;
+      gboolean recorded = keep[u] != G_MAXUINT && rows[keep[u]];
       for (guint p = 0; p < len; p++) {
         guint v = cols[p];
         if (v == u) {
@@ -140,7 +152,9 @@ ProtoDeliveries *proto_deliveries_time_ball(const ProtoRunConfig *cfg, guint R, 
         }
         if (!sim_engine_draw_transmission(ctx->engine, v, u, r, 0, send[v], &arr[p], error))
           goto fail;
-        if (arr[p] == dl) {
+        if (arr[p] == dl && !recorded) {
+          ties++; /* outside the recorded rows: counted as late below */
+        } else if (arr[p] == dl) {
           *fallback = g_strdup_printf(
               "node %u's round-%u message to node %u arrives at the nanosecond of the "
               "receiver's deadline (%.6f ms): the engine's event order decides it",
@@ -153,7 +167,9 @@ ProtoDeliveries *proto_deliveries_time_ball(const ProtoRunConfig *cfg, guint R, 
       SimTime done = last < dl ? last : dl;
       guint k = 0;
       for (guint p = 0; p < len; p++) {
-        if (arr[p] <= done)
+        /* Used: its own, those arrived by a completion before the deadline,
+         * those arrived before the deadline (a tie at it, unrecorded: late). */
+        if (cols[p] == u || arr[p] < done || (arr[p] == done && done != dl))
           in[k++] = (ProtoInput){.from = cols[p], .round = r, .weight = w->in_vals[start + p]};
         else
           late += arr[p] != SIM_TIME_NEVER; /* delivered after the gather: heard, not used */
@@ -176,6 +192,7 @@ ProtoDeliveries *proto_deliveries_time_ball(const ProtoRunConfig *cfg, guint R, 
     if (progress)
       progress((double)(r + 1) / R, progress_data);
   }
+  proto_deliveries_feed_ties(d, ties);
   d = proto_deliveries_feed_end(d, late, partial, error);
   goto out;
 fail:

@@ -267,6 +267,8 @@ void proto_deliveries_feed_gather(ProtoDeliveries *d, guint u, guint r, guint n_
  * (and DROPPED) events of the engine's run. */
 void proto_deliveries_feed_message(ProtoDeliveries *d, guint from, guint to, guint r,
                                    gboolean lost);
+/* The timing pass's ties outside the recorded rows (proto_deliveries_ties). */
+void proto_deliveries_feed_ties(ProtoDeliveries *d, guint64 ties);
 /* The record built from what was fed, with the run's @late and @partial
  * counts; NULL (and @d freed) with @error. O(messages log messages). */
 ProtoDeliveries *proto_deliveries_feed_end(ProtoDeliveries *d, guint64 late, guint64 partial,

@@ -761,7 +761,8 @@ ProtoDeliveries *proto_deliveries_record_ball(const ProtoRunConfig *cfg, guint R
  * each gather's completion, inputs and weights; no event queue, no models.
  * D-SGD and Muffliato in deadline mode on a static graph. Where the
  * engine's order of simultaneous events would decide the record (a message
- * arriving at the nanosecond of its receiver's deadline), it stops.
+ * to a ball node arriving at the nanosecond of its deadline), it stops;
+ * such a tie elsewhere leaves the record unchanged (proto_deliveries_ties).
  * Returns: (transfer full) the record; or NULL with *@fallback (g_free) set
  * to why the pass does not apply (another mode or protocol, or that tie)
  * and no error: run proto_deliveries_record_ball then; or NULL with @error
@@ -784,6 +785,12 @@ guint proto_deliveries_rounds(const ProtoDeliveries *d);
 guint proto_deliveries_delayed(const ProtoDeliveries *d);
 const TopoGossip *const *proto_deliveries_gossip(const ProtoDeliveries *d);
 const PrivRoundMessages *proto_deliveries_messages(const ProtoDeliveries *d);
+/* A timing pass's ties outside the ball's rows (proto_deliveries_time_ball):
+ * messages that arrived at the nanosecond of their receiver's deadline,
+ * used or late by the engine's event order; the record does not depend on
+ * it, the run's late and partial counts hold each as late (so may exceed
+ * the engine's by up to this many each). 0 for the engine's record. O(1). */
+guint64 proto_deliveries_ties(const ProtoDeliveries *d);
 /* The run's late messages, partial gathers and lost messages (nullable outs). */
 void proto_deliveries_counts(const ProtoDeliveries *d, guint64 *late, guint64 *partial,
                              guint64 *lost);

@@ -190,6 +190,26 @@ static void test_tightness(void) {
   cli_run_clear(&r);
 }
 
+/* Deadline mode's ball comes from the timing pass; where a message arrives
+ * at the nanosecond of its receiver's deadline (constant latency equal to
+ * the deadline) the engine's timing run decides, and stderr says so. */
+static void test_timing_fallback(void) {
+  const char *lat[] = {"constant:ms=25", "lognormal:mu=3,sigma=0.5"};
+  for (guint i = 0; i < G_N_ELEMENTS(lat); i++) {
+    CliRun r = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a",
+                       "0", "--path", "local", "--radius", "2", "--mode", "deadline:ms=25",
+                       "--latency", lat[i], "--loss", "0.05", "--format", "csv", "-q");
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_nonnull(strstr(r.out, "local:radius=2"));
+    gboolean fell_back = strstr(r.err, "the ball's deliveries come from the engine's timing run") !=
+                         NULL;
+    g_assert_cmpint(fell_back, ==, i == 0);
+    if (i == 0)
+      g_assert_nonnull(strstr(r.err, "at the nanosecond of the receiver's deadline"));
+    cli_run_clear(&r);
+  }
+}
+
 static void test_errors(void) {
   const struct {
     const char *args[4];
@@ -243,5 +263,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/account/local/csv-table", test_csv_table);
   g_test_add_func("/cli/account/local/tightness", test_tightness);
   g_test_add_func("/cli/account/local/errors", test_errors);
+  g_test_add_func("/cli/account/local/timing-fallback", test_timing_fallback);
   return g_test_run();
 }
