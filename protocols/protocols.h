@@ -1282,6 +1282,11 @@ typedef struct {
   PrivReport *report;  /* after execution (owned) */
   double *muff;        /* compare muffliato under PNDP: one value per node (owned), else NULL */
   PrivLocalInfo local; /* path local: the ball accounted */
+  /* Path local in deadline mode (proto_account_job_notes): why the timing
+   * pass gave way to the engine's run (owned; NULL: it did not), and the
+   * pass's ties outside the ball (proto_deliveries_ties). */
+  char *timing_fallback;
+  guint64 timing_ties;
 } ProtoAccounting;
 
 /*
@@ -1650,6 +1655,17 @@ gboolean proto_accounting_observed_nothing(const ProtoAccounting *ac);
  * GPtrArray of strings, possibly empty. O(accountings x victims).
  */
 GPtrArray *proto_account_job_warnings(const ProtoAccountJob *j);
+
+/*
+ * proto_account_job_notes: what an executed job @j's front end may tell
+ * its user beside the outputs, which do not depend on it (stderr lines
+ * under a progress line; the library prints nothing): in deadline mode on
+ * the local path, that a ball's deliveries came from the engine's run
+ * rather than the timing pass, and why, and the pass's ties outside the
+ * balls; one sentence each, for all the accountings together. Returns:
+ * (transfer full) a GPtrArray of strings, possibly empty. O(accountings).
+ */
+GPtrArray *proto_account_job_notes(const ProtoAccountJob *j);
 
 /* proto_account_job_structured_problem: the structured problem of
  * accounting @a (gossip unset: proto_account_structured's). O(1). */
