@@ -515,10 +515,20 @@ static PrivAccountOptions report_options(const ProtoAccountJob *j) {
       .no_epsilon = j->no_epsilon};
 }
 
-/* The timing run's progress, as the first half of the accounting's. */
+/* The ball's deliveries, as the first half of the accounting's progress:
+ * the timing pass's, then, where it gave way, the engine's run of them,
+ * which starts again from 0 under its own name (the two cost differently,
+ * so no fraction of one carries over to the other honestly). */
+typedef struct {
+  ItemProgress *ip;
+  const char *what;
+  double reached; /* the last fraction reported */
+} TimingProgress;
+
 static void timing_progress(double fraction, gpointer data) {
-  ItemProgress *ip = data;
-  item_progress(fraction / 2, "timing run of the whole graph (the ball's deliveries)", ip);
+  TimingProgress *tp = data;
+  tp->reached = fraction;
+  item_progress(fraction / 2, tp->what, tp->ip);
 }
 
 /* The accounting's own progress, as the second half. */
@@ -565,19 +575,26 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, ProtoAccounting *ac,
   guint K = j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(j->proto.K, 1u) : 1u;
   /* The timing pass first (option (b)); the engine's run (a) where it does
    * not apply or meets a tie the engine's event order decides. */
-  char *fallback = NULL;
-  ProtoDeliveries *d = proto_deliveries_time_ball(&cfg, K * j->T, keep, m, rows,
-                                                  opt->progress ? timing_progress : NULL,
-                                                  opt->progress_data, &fallback, error);
+  char *fallback = NULL, *phase = NULL;
+  TimingProgress tp = {opt->progress_data,
+                       "timing pass over the whole graph (the ball's deliveries)", 0};
+  ProtoProgressFunc progress = opt->progress ? timing_progress : NULL;
+  ProtoDeliveries *d = proto_deliveries_time_ball(&cfg, K * j->T, keep, m, rows, progress, &tp,
+                                                  &fallback, error);
   if (d == NULL && fallback != NULL) {
     /* Stale mode always takes the engine: only deadline mode's is news. */
     if (j->mode.kind == PROTO_MODE_DEADLINE)
       ac->timing_fallback = g_steal_pointer(&fallback);
-    d = proto_deliveries_record_ball(&cfg, K * j->T, keep, m, rows,
-                                     opt->progress ? timing_progress : NULL, opt->progress_data,
-                                     error);
+    tp.what = "engine's timing run of the whole graph (the ball's deliveries)";
+    if (tp.reached > 0) /* only a tie stops the pass after its first round */
+      tp.what = phase = g_strdup_printf(
+          "engine's timing run of the whole graph, from the start (the timing pass stopped at "
+          "a tie at a ball node after %u of %u rounds)",
+          (guint)llround(tp.reached * K * j->T), K * j->T);
+    d = proto_deliveries_record_ball(&cfg, K * j->T, keep, m, rows, progress, &tp, error);
   }
   g_free(fallback);
+  g_free(phase);
   if (d != NULL) {
     ac->timing_ties = proto_deliveries_ties(d);
     q.gossip = proto_deliveries_gossip(d);

@@ -4,6 +4,7 @@
  * that say a value is a bound, the CSV and table forms, the usage errors.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,19 +235,30 @@ static void test_timing_fallback(void) {
     }
 }
 
-/* A tie outside the ball (a ring of 20 whose link 10-11 takes the 25 ms of
- * the deadline, the others 10 ms) leaves the timing pass's record as it is:
- * it is counted on stderr, not under -q. */
-static void test_timing_ties(void) {
-  char *dir = test_tmpdir("account-ties");
+/* A ring of 20 nodes in @dir (ring.edges) and its latencies (a links file,
+ * latency.edges): 10 ms a link, 25 ms between nodes @slow and @slow + 1.
+ * Returns the --latency spec (g_free); *@graph the graph's path. */
+static char *slow_ring(const char *dir, guint slow, char **graph) {
   GString *ring = g_string_new(NULL), *lat = g_string_new(NULL);
   for (guint u = 0; u < 20; u++) {
     g_string_append_printf(ring, "%u %u\n", u, (u + 1) % 20);
-    g_string_append_printf(lat, "%u %u %u\n", u, (u + 1) % 20, u == 10 ? 25 : 10);
+    g_string_append_printf(lat, "%u %u %u\n", u, (u + 1) % 20, u == slow ? 25 : 10);
   }
-  char *graph = test_write_file(dir, "ring.edges", ring->str, -1);
+  *graph = test_write_file(dir, "ring.edges", ring->str, -1);
   char *links = test_write_file(dir, "latency.edges", lat->str, -1);
   char *spec = g_strdup_printf("links:file=%s,unit=ms", links);
+  g_string_free(ring, TRUE);
+  g_string_free(lat, TRUE);
+  g_free(links);
+  return spec;
+}
+
+/* A tie outside the ball (the ring's link 10-11 takes the 25 ms of the
+ * deadline) leaves the timing pass's record as it is: it is counted on
+ * stderr, not under -q. */
+static void test_timing_ties(void) {
+  char *dir = test_tmpdir("account-ties"), *graph = NULL;
+  char *spec = slow_ring(dir, 10, &graph);
   const char *args[] = {
       "account", "--graph",  graph,   "-T",       "4", "--trust", "pndp",           "-a",
       "0",       "--path",   "local", "--radius", "1", "--mode",  "deadline:ms=25", "--latency",
@@ -264,11 +276,63 @@ static void test_timing_ties(void) {
     g_error("no ties counted:\n%s", r.err);
   cli_run_clear(&q);
   cli_run_clear(&r);
-  g_string_free(ring, TRUE);
-  g_string_free(lat, TRUE);
   g_free(spec);
   g_free(graph);
-  g_free(links);
+  test_rmtree(dir);
+  g_free(dir);
+}
+
+/* The ring's link 3-4 at the deadline: its ties reach the ball {19, 0, 1}
+ * a few rounds in, the timing pass stops there and the engine's run starts
+ * from 0. The progress line names each phase: its fraction goes back only
+ * where the phase changes, and the engine's phase says after how many
+ * rounds the pass stopped: as many as precede the tie's round in the
+ * note. */
+static void test_timing_progress(void) {
+  char *dir = test_tmpdir("account-phase"), *graph = NULL;
+  char *spec = slow_ring(dir, 3, &graph);
+  g_setenv("DPGOSSIP_PROGRESS_INTERVAL", "0", TRUE);
+  CliRun r = cli_run("account", "--graph", graph, "-T", "10", "--trust", "pndp", "-a", "0",
+                     "--path", "local", "--radius", "1", "--mode", "deadline:ms=25", "--latency",
+                     spec, "--format", "csv");
+  g_unsetenv("DPGOSSIP_PROGRESS_INTERVAL");
+  g_assert_cmpint(r.status, ==, 0);
+  guint tie_round = G_MAXUINT;
+  const char *note = strstr(r.err, "dpgossip account: node 2's round-");
+  g_assert_nonnull(note);
+  g_assert_cmpint(sscanf(note, "dpgossip account: node 2's round-%u message to node 1", &tie_round),
+                  ==, 1);
+  char *engine = g_strdup_printf("engine's timing run of the whole graph, from the start (the "
+                                 "timing pass stopped at a tie at a ball node after %u of 10 "
+                                 "rounds)",
+                                 tie_round);
+  char **lines = g_strsplit(r.err, "\n", -1);
+  char *phase = NULL;
+  int last = -1;
+  guint passes = 0, engines = 0;
+  for (guint i = 0; lines[i] != NULL; i++) {
+    const char *pc = strstr(lines[i], " (~");
+    if (!g_str_has_prefix(lines[i], "dpgossip account: ") || pc == NULL)
+      continue;
+    char *what = g_strndup(lines[i] + strlen("dpgossip account: "),
+                           pc - lines[i] - strlen("dpgossip account: "));
+    int pct = atoi(pc + 3);
+    passes += strcmp(what, "timing pass over the whole graph (the ball's deliveries)") == 0;
+    engines += strcmp(what, engine) == 0;
+    if (pct < last && g_strcmp0(what, phase) == 0)
+      g_error("the progress went back within '%s':\n%s", what, r.err);
+    g_free(phase);
+    phase = what;
+    last = pct;
+  }
+  if (passes == 0 || engines == 0)
+    g_error("no '%s' after the timing pass:\n%s", engine, r.err);
+  g_free(phase);
+  g_free(engine);
+  g_strfreev(lines);
+  cli_run_clear(&r);
+  g_free(spec);
+  g_free(graph);
   test_rmtree(dir);
   g_free(dir);
 }
@@ -328,5 +392,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/account/local/errors", test_errors);
   g_test_add_func("/cli/account/local/timing-fallback", test_timing_fallback);
   g_test_add_func("/cli/account/local/timing-ties", test_timing_ties);
+  g_test_add_func("/cli/account/local/timing-progress", test_timing_progress);
   return g_test_run();
 }
