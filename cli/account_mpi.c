@@ -14,6 +14,8 @@
 /* A report and its Muffliato bound as they travel between MPI ranks. */
 typedef struct {
   guint32 T, b, sensitivity, n_victims, has_muff;
+  guint32 fallback_len; /* the timing pass's fallback (with its NUL; 0: none) */
+  guint64 ties;
   double alpha, delta;
   PrivLocalInfo local;
 } ReportHeader;
@@ -26,16 +28,21 @@ static GBytes *account_one(guint a, gpointer data, GError **error) {
   GBytes *out = NULL;
   if (proto_account_job_execute_one(j, a, error)) {
     const PrivReport *r = ac->report;
-    ReportHeader h = {r->T,     r->b,     r->sensitivity, r->n_victims, ac->muff != NULL,
-                      r->alpha, r->delta, ac->local};
+    guint32 flen = ac->timing_fallback ? (guint32)strlen(ac->timing_fallback) + 1 : 0;
+    ReportHeader h = {
+        r->T,     r->b,     r->sensitivity, r->n_victims, ac->muff != NULL, flen, ac->timing_ties,
+        r->alpha, r->delta, ac->local};
     GByteArray *b = g_byte_array_new();
     g_byte_array_append(b, (const guint8 *)&h, sizeof h);
     g_byte_array_append(b, (const guint8 *)r->victims, r->n_victims * sizeof *r->victims);
     if (ac->muff != NULL)
       g_byte_array_append(b, (const guint8 *)ac->muff, j->n * sizeof *ac->muff);
+    if (flen > 0)
+      g_byte_array_append(b, (const guint8 *)ac->timing_fallback, flen);
     out = g_byte_array_free_to_bytes(b);
   }
   g_clear_pointer(&ac->muff, g_free);
+  g_clear_pointer(&ac->timing_fallback, g_free);
   g_clear_pointer(&ac->report, priv_report_free);
   return out;
 }
@@ -51,8 +58,15 @@ static void account_unpack(GBytes *bytes, guint n, ProtoAccounting *ac) {
   r->victims = g_memdup2(p + sizeof h, h.n_victims * sizeof *r->victims);
   ac->report = r;
   ac->local = h.local;
-  if (h.has_muff)
-    ac->muff = g_memdup2(p + sizeof h + h.n_victims * sizeof *r->victims, n * sizeof(double));
+  ac->timing_ties = h.ties;
+  gsize at = sizeof h + h.n_victims * sizeof *r->victims;
+  if (h.has_muff) {
+    ac->muff = g_memdup2(p + at, n * sizeof(double));
+    at += n * sizeof(double);
+  }
+  g_free(ac->timing_fallback);
+  ac->timing_fallback = h.fallback_len > 0 ? g_strndup((const char *)p + at, h.fallback_len - 1)
+                                           : NULL;
 }
 
 /* One accounting of a large ball is minutes without a progress hook
@@ -82,5 +96,12 @@ gboolean cli_account_execute_shared(ProtoAccountJob *j, gboolean announce, GErro
     g_bytes_unref(res[a]);
   }
   g_free(res);
+  /* The timing pass's notes, every rank's, once: rank 0's (not under -q). */
+  if (ok && announce) {
+    GPtrArray *notes = proto_account_job_notes(j);
+    for (guint i = 0; i < notes->len; i++)
+      fprintf(stderr, "dpgossip account: %s\n", (const char *)g_ptr_array_index(notes, i));
+    g_ptr_array_unref(notes);
+  }
   return ok;
 }

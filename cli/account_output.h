@@ -60,8 +60,10 @@ void cli_account_warn_unresolved(const ProtoAccountJob *j);
  * cli_account_execute_shared: every accounting of a planned structured (or
  * local) job, shared out between the ranks of an MPI job (ranks_map:
  * item a on rank a mod size), the reports gathered on rank 0 in order; one
- * process alone computes them all. @announce: on a static graph with one
- * accounting of local bounds, first tell on stderr the size of the ball.
+ * process alone computes them all. @announce (rank 0 without -q): on a
+ * static graph with one accounting of local bounds, first tell on stderr
+ * the size of the ball; after, the job's notes (proto_account_job_notes,
+ * every rank's accountings).
  * Errors: those of proto_account_job_prepare and _execute_one (rank 0: the
  * lowest failing item's). Complexity: theirs, divided among the ranks.
  */

@@ -51,6 +51,7 @@ struct ProtoDeliveries {
   GArray *delayed;        /* Delayed */
   guint n_slots;
   guint64 late_discarded, partial_gathers, dropped_total;
+  guint64 ties; /* the timing pass's, outside the recorded rows */
   /* A ball's record (proto_deliveries_record_ball): node -> kept index
    * (G_MAXUINT: not kept), and which kept nodes' gathers are recorded;
    * NULL: every node, every gather. */
@@ -81,8 +82,8 @@ static guint delayed_hash(gconstpointer key) {
   return (guint)(x ^ (x >> 31));
 }
 
-static void on_gather(guint u, guint r, guint n_inputs, const ProtoInput *inputs, gpointer data) {
-  ProtoDeliveries *d = data;
+void proto_deliveries_feed_gather(ProtoDeliveries *d, guint u, guint r, guint n_inputs,
+                                  const ProtoInput *inputs) {
   if (d->error != NULL)
     return;
   if (r >= d->R) {
@@ -128,15 +129,38 @@ static void on_gather(guint u, guint r, guint n_inputs, const ProtoInput *inputs
   }
 }
 
+static void on_gather(guint u, guint r, guint n_inputs, const ProtoInput *inputs, gpointer data) {
+  proto_deliveries_feed_gather(data, u, r, n_inputs, inputs);
+}
+
+/* A ball's record keeps the messages of its rows' links: the key of the
+ * message @from -> @to, or FALSE when it is left out. */
+static gboolean message_key(const ProtoDeliveries *d, guint from, guint to, guint r, guint64 *key) {
+  if (r >= d->R)
+    return FALSE;
+  guint kt = kept(d, to), kf = kept(d, from);
+  if (kt == NOT_KEPT || kf == NOT_KEPT || !(row_kept(d, kt) || row_kept(d, kf)))
+    return FALSE;
+  *key = ((guint64)kt << 32) | kf;
+  return TRUE;
+}
+
+void proto_deliveries_feed_message(ProtoDeliveries *d, guint from, guint to, guint r,
+                                   gboolean lost) {
+  guint64 key;
+  if (!message_key(d, from, to, r, &key))
+    return;
+  g_array_append_val(d->sent[r], key);
+  if (lost)
+    g_array_append_val(d->dropped[r], key);
+}
+
 static void on_bus(const SimBusEvent *ev, gpointer data) {
   ProtoDeliveries *d = data;
-  if (ev->message == NULL || sim_message_tag(ev->message) != 0 || ev->round >= d->R)
+  guint64 key;
+  if (ev->message == NULL || sim_message_tag(ev->message) != 0 ||
+      !message_key(d, ev->from, ev->to, ev->round, &key))
     return;
-  guint to = kept(d, ev->to), from = kept(d, ev->from);
-  /* A ball's record: the messages of its rows' links. */
-  if (to == NOT_KEPT || from == NOT_KEPT || !(row_kept(d, to) || row_kept(d, from)))
-    return;
-  guint64 key = ((guint64)to << 32) | from;
   if (ev->kind == SIM_BUS_MESSAGE_SENT)
     g_array_append_val(d->sent[ev->round], key);
   else if (ev->kind == SIM_BUS_MESSAGE_DROPPED)
@@ -335,22 +359,13 @@ static void on_record_step(double fraction, gpointer data) {
   p->func((guint)MIN(fraction * p->R, (double)p->R), p->R, p->data);
 }
 
-static ProtoDeliveries *record(const ProtoRunConfig *cfg, guint R, const guint *keep, guint n_kept,
-                               const guint8 *rows, ProtoProgressFunc progress,
-                               gpointer progress_data, GError **error) {
-  ProtoRunConfig rc = *cfg;
-  rc.storage = SIM_LIN_NONE; /* numbers only: the timing is the run's */
-  rc.rebased = FALSE;
-  ProtoRun *run = proto_run_new(&rc, error);
-  if (run == NULL)
-    return NULL;
+ProtoDeliveries *proto_deliveries_feed_new(guint R, const guint *keep, guint n_kept,
+                                           const guint8 *rows) {
   ProtoDeliveries *d = g_new0(ProtoDeliveries, 1);
-  d->n = keep ? n_kept : proto_context_n_nodes(proto_run_context(run));
+  d->n = n_kept;
   d->keep = keep;
   d->rows = rows;
   d->R = R;
-  if (progress)
-    proto_run_set_progress(run, progress, progress_data);
   d->applied = g_new(GArray *, R);
   d->sent = g_new(GArray *, R);
   d->dropped = g_new(GArray *, R);
@@ -366,20 +381,23 @@ static ProtoDeliveries *record(const ProtoRunConfig *cfg, guint R, const guint *
   d->ptr = g_new0(guint *, R);
   d->from = g_new0(guint *, R);
   d->delivered = g_new0(guint8 *, R);
-  proto_run_set_gather_func(run, on_gather, d);
-  gboolean ok = sim_bus_subscribe_kinds(sim_engine_bus(proto_run_engine(run)),
-                                        SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
-                                            SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED),
-                                        on_bus, d, NULL, error) > 0 &&
-                proto_run_run(run, error);
-  if (ok) {
-    ProtoRunStats st;
-    proto_run_get_stats(run, &st);
-    d->late_discarded = st.late_discarded;
-    d->partial_gathers = st.partial_gathers;
-  }
-  proto_run_free(run);
-  if (ok && d->error != NULL) {
+  return d;
+}
+
+void proto_deliveries_feed_ties(ProtoDeliveries *d, guint64 ties) {
+  d->ties = ties;
+}
+
+guint64 proto_deliveries_ties(const ProtoDeliveries *d) {
+  return d->ties;
+}
+
+ProtoDeliveries *proto_deliveries_feed_end(ProtoDeliveries *d, guint64 late, guint64 partial,
+                                           GError **error) {
+  d->late_discarded = late;
+  d->partial_gathers = partial;
+  gboolean ok = TRUE;
+  if (d->error != NULL) {
     g_propagate_error(error, d->error);
     d->error = NULL;
     ok = FALSE;
@@ -387,7 +405,7 @@ static ProtoDeliveries *record(const ProtoRunConfig *cfg, guint R, const guint *
   if (ok)
     assign_slots(d);
   guint first_delayed = 0;
-  for (guint r = 0; ok && r < R; r++)
+  for (guint r = 0; ok && r < d->R; r++)
     ok = finish_round(d, r, &first_delayed, error);
   d->keep = NULL; /* the caller's */
   d->rows = NULL;
@@ -396,6 +414,36 @@ static ProtoDeliveries *record(const ProtoRunConfig *cfg, guint R, const guint *
     return NULL;
   }
   return d;
+}
+
+static ProtoDeliveries *record(const ProtoRunConfig *cfg, guint R, const guint *keep, guint n_kept,
+                               const guint8 *rows, ProtoProgressFunc progress,
+                               gpointer progress_data, GError **error) {
+  ProtoRunConfig rc = *cfg;
+  rc.storage = SIM_LIN_NONE; /* numbers only: the timing is the run's */
+  rc.rebased = FALSE;
+  ProtoRun *run = proto_run_new(&rc, error);
+  if (run == NULL)
+    return NULL;
+  ProtoDeliveries *d = proto_deliveries_feed_new(
+      R, keep, keep ? n_kept : proto_context_n_nodes(proto_run_context(run)), rows);
+  if (progress)
+    proto_run_set_progress(run, progress, progress_data);
+  proto_run_set_gather_func(run, on_gather, d);
+  gboolean ok = sim_bus_subscribe_kinds(sim_engine_bus(proto_run_engine(run)),
+                                        SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT) |
+                                            SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_DROPPED),
+                                        on_bus, d, NULL, error) > 0 &&
+                proto_run_run(run, error);
+  ProtoRunStats st = {0};
+  if (ok)
+    proto_run_get_stats(run, &st);
+  proto_run_free(run);
+  if (!ok) {
+    proto_deliveries_free(d);
+    return NULL;
+  }
+  return proto_deliveries_feed_end(d, st.late_discarded, st.partial_gathers, error);
 }
 
 ProtoDeliveries *proto_deliveries_record(const ProtoRunConfig *cfg, guint R,

@@ -18,6 +18,7 @@ void proto_account_job_free(ProtoAccountJob *j) {
     return;
   for (guint a = 0; a < j->n_acs; a++) {
     g_free(j->acs[a].muff);
+    g_free(j->acs[a].timing_fallback);
     priv_report_free(j->acs[a].report);
   }
   g_free(j->acs);
@@ -153,6 +154,51 @@ GPtrArray *proto_account_job_warnings(const ProtoAccountJob *j) {
     g_free(label);
   }
   return w;
+}
+
+GPtrArray *proto_account_job_notes(const ProtoAccountJob *j) {
+  g_return_val_if_fail(j != NULL, NULL);
+  GPtrArray *notes = g_ptr_array_new_with_free_func(g_free);
+  const ProtoAccounting *first = NULL;
+  guint fell = 0, tied = 0;
+  guint64 most = 0;
+  for (guint a = 0; a < j->n_acs; a++) {
+    const ProtoAccounting *ac = &j->acs[a];
+    if (ac->timing_fallback != NULL && fell++ == 0)
+      first = ac;
+    if (ac->timing_ties > 0) {
+      tied++;
+      most = MAX(most, ac->timing_ties);
+    }
+  }
+  /* One sentence each for all the accountings: with --attackers all, one a
+   * set would bury the output. */
+  if (fell > 0 && j->n_acs == 1) {
+    g_ptr_array_add(notes, g_strdup_printf("%s; the ball's deliveries come from the engine's "
+                                           "timing run",
+                                           first->timing_fallback));
+  } else if (fell > 0) {
+    char *label = topo_graph_attackers_label(j->graph, &j->sets, first->set);
+    g_ptr_array_add(notes, g_strdup_printf("%u of %u balls' deliveries come from the engine's "
+                                           "timing run; the first's (trust %s, attacker%s %s): "
+                                           "%s",
+                                           fell, j->n_acs, priv_trust_name(first->trust),
+                                           first->n_attackers == 1 ? "" : "s", label,
+                                           first->timing_fallback));
+    g_free(label);
+  }
+  if (tied > 0 && j->n_acs == 1)
+    g_ptr_array_add(notes, g_strdup_printf("%" G_GUINT64_FORMAT " messages arrived at the "
+                                           "nanosecond of their receiver's deadline, none in the "
+                                           "ball: its record does not depend on their order",
+                                           most));
+  else if (tied > 0)
+    g_ptr_array_add(notes, g_strdup_printf("up to %" G_GUINT64_FORMAT " messages arrived at the "
+                                           "nanosecond of their receiver's deadline in %u of %u "
+                                           "accountings, none in the ball: no record depends on "
+                                           "their order",
+                                           most, tied, j->n_acs));
+  return notes;
 }
 
 /* The path asked for, or the plan's (proto_account_plan). */
@@ -514,10 +560,20 @@ static PrivAccountOptions report_options(const ProtoAccountJob *j) {
       .no_epsilon = j->no_epsilon};
 }
 
-/* The timing run's progress, as the first half of the accounting's. */
+/* The ball's deliveries, as the first half of the accounting's progress:
+ * the timing pass's, then, where it gave way, the engine's run of them,
+ * which starts again from 0 under its own name (the two cost differently,
+ * so no fraction of one carries over to the other honestly). */
+typedef struct {
+  ItemProgress *ip;
+  const char *what;
+  double reached; /* the last fraction reported */
+} TimingProgress;
+
 static void timing_progress(double fraction, gpointer data) {
-  ItemProgress *ip = data;
-  item_progress(fraction / 2, "timing run of the whole graph (the ball's deliveries)", ip);
+  TimingProgress *tp = data;
+  tp->reached = fraction;
+  item_progress(fraction / 2, tp->what, tp->ip);
 }
 
 /* The accounting's own progress, as the second half. */
@@ -532,8 +588,9 @@ static void ball_progress(double fraction, const char *what, gpointer data) {
  * ball's rows of W_r are the full run's), then priv_local_report_record.
  * @p: the accounting's problem (gossip unset). Returns the report with
  * graph node ids, or NULL with @error set. */
-static PrivReport *local_recorded(const ProtoAccountJob *j, const PrivStructuredProblem *p,
-                                  PrivAccountOptions *opt, PrivLocalInfo *info, GError **error) {
+static PrivReport *local_recorded(const ProtoAccountJob *j, ProtoAccounting *ac,
+                                  const PrivStructuredProblem *p, PrivAccountOptions *opt,
+                                  GError **error) {
   PrivStructuredProblem q = *p;
   const TopoGossip *ws[] = {j->w};
   q.gossip = ws;
@@ -561,10 +618,30 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, const PrivStructured
     att[i] = keep[p->attackers[i]];
   ProtoRunConfig cfg = run_config(j);
   guint K = j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(j->proto.K, 1u) : 1u;
-  ProtoDeliveries *d = proto_deliveries_record_ball(&cfg, K * j->T, keep, m, rows,
-                                                    opt->progress ? timing_progress : NULL,
-                                                    opt->progress_data, error);
+  /* The timing pass first (option (b)); the engine's run (a) where it does
+   * not apply or meets a tie the engine's event order decides. */
+  char *fallback = NULL, *phase = NULL;
+  TimingProgress tp = {opt->progress_data,
+                       "timing pass over the whole graph (the ball's deliveries)", 0};
+  ProtoProgressFunc progress = opt->progress ? timing_progress : NULL;
+  ProtoDeliveries *d = proto_deliveries_time_ball(&cfg, K * j->T, keep, m, rows, progress, &tp,
+                                                  &fallback, error);
+  if (d == NULL && fallback != NULL) {
+    /* Stale mode always takes the engine: only deadline mode's is news. */
+    if (j->mode.kind == PROTO_MODE_DEADLINE)
+      ac->timing_fallback = g_steal_pointer(&fallback);
+    tp.what = "engine's timing run of the whole graph (the ball's deliveries)";
+    if (tp.reached > 0) /* only a tie stops the pass after its first round */
+      tp.what = phase = g_strdup_printf(
+          "engine's timing run of the whole graph, from the start (the timing pass stopped at "
+          "a tie at a ball node after %u of %u rounds)",
+          (guint)llround(tp.reached * K * j->T), K * j->T);
+    d = proto_deliveries_record_ball(&cfg, K * j->T, keep, m, rows, progress, &tp, error);
+  }
+  g_free(fallback);
+  g_free(phase);
   if (d != NULL) {
+    ac->timing_ties = proto_deliveries_ties(d);
     q.gossip = proto_deliveries_gossip(d);
     q.n_gossip = proto_deliveries_rounds(d);
     q.messages = proto_deliveries_messages(d);
@@ -572,7 +649,7 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, const PrivStructured
     q.attackers = att;
     if (q.progress)
       q.progress = ball_progress;
-    report = priv_local_report_record(&q, dist_rec, j->radius, opt, info, error);
+    report = priv_local_report_record(&q, dist_rec, j->radius, opt, &ac->local, error);
   }
   for (guint i = 0; report && i < report->n_victims; i++)
     report->victims[i].node = node[report->victims[i].node];
@@ -596,6 +673,8 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
   if (!check_cancel(j, error))
     return FALSE;
   ProtoAccounting *ac = &j->acs[a];
+  g_clear_pointer(&ac->timing_fallback, g_free);
+  ac->timing_ties = 0;
   PrivStructuredProblem p = proto_account_job_problem(j, a);
   PrivAccountOptions opt = report_options(j);
   ItemProgress ip = {j, a};
@@ -605,7 +684,7 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
     p.progress_data = opt.progress_data = &ip;
   }
   if (j->radius && j->mode.kind != PROTO_MODE_SYNC) {
-    ac->report = local_recorded(j, &p, &opt, &ac->local, error);
+    ac->report = local_recorded(j, ac, &p, &opt, error);
   } else if (j->radius) {
     ac->report = proto_account_local(&p, j->w, j->schedule, j->radius, &opt, &ac->local, error);
   } else {

@@ -246,6 +246,37 @@ void proto_context_fail(ProtoContext *ctx, GError *error);
 extern const SimNodeHandlers proto_runtime_handlers;
 /* Frees what a node's exchange state holds (inbox, own message...). */
 void proto_node_clear_exchange(ProtoNode *node);
+/* The deadline of a gather, in ns after it begins (deadline mode). O(1). */
+SimTime proto_deadline_ns(const ProtoContext *ctx);
+/* The local computation of a step, in ns (ProtoRunConfig.compute_ms). O(1). */
+SimTime proto_compute_ns(const ProtoContext *ctx);
+/* A partial gather of node @u: the weights of its @k inputs (in row order)
+ * renormalised to sum 1 (nothing but a zero-weight self: 1 on u). The one
+ * home of this arithmetic: complete_gather and the timing pass. O(k). */
+void proto_gather_renormalise(ProtoInput *inputs, guint k, guint u);
+
+/* ---- A delivery record fed by a timing pass (account_deliveries.c) ------ */
+
+/* An empty record of @R rounds over @n_kept nodes: @keep (n entries: node
+ * -> kept index, G_MAXUINT when left out) and @rows (@n_kept flags: whose
+ * gathers are recorded), both borrowed until proto_deliveries_feed_end. */
+ProtoDeliveries *proto_deliveries_feed_new(guint R, const guint *keep, guint n_kept,
+                                           const guint8 *rows);
+/* Node @u's gather of round @r, as ProtoGatherFunc hands it (the runtime's
+ * weights). Kept rows only; an inconsistency is kept and returned by
+ * proto_deliveries_feed_end. */
+void proto_deliveries_feed_gather(ProtoDeliveries *d, guint u, guint r, guint n_inputs,
+                                  const ProtoInput *inputs);
+/* A transmission (@from, round @r) to @to, @lost or not: the bus's SENT
+ * (and DROPPED) events of the engine's run. */
+void proto_deliveries_feed_message(ProtoDeliveries *d, guint from, guint to, guint r,
+                                   gboolean lost);
+/* The timing pass's ties outside the recorded rows (proto_deliveries_ties). */
+void proto_deliveries_feed_ties(ProtoDeliveries *d, guint64 ties);
+/* The record built from what was fed, with the run's @late and @partial
+ * counts; NULL (and @d freed) with @error. O(messages log messages). */
+ProtoDeliveries *proto_deliveries_feed_end(ProtoDeliveries *d, guint64 late, guint64 partial,
+                                           GError **error);
 
 /* Evaluation (runtime_eval.c). */
 gboolean proto_eval_setup(ProtoContext *ctx, GError **error);

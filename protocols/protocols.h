@@ -752,6 +752,29 @@ ProtoDeliveries *proto_deliveries_record_ball(const ProtoRunConfig *cfg, guint R
                                               guint n_kept, const guint8 *rows,
                                               ProtoProgressFunc progress, gpointer progress_data,
                                               GError **error);
+/**
+ * proto_deliveries_time_ball: proto_deliveries_record_ball's record, bit for
+ * bit, from a timing-only pass over the whole graph instead of the engine's
+ * run (protocols/account_timing.c; docs/local-bounds.md, "Asynchronous
+ * runs"): per round and node the send time, each message's loss and
+ * arrival drawn by the engine's own code (sim_engine_draw_transmission),
+ * each gather's completion, inputs and weights; no event queue, no models.
+ * D-SGD and Muffliato in deadline mode on a static graph. Where the
+ * engine's order of simultaneous events would decide the record (a message
+ * to a ball node arriving at the nanosecond of its deadline), it stops;
+ * such a tie elsewhere leaves the record unchanged (proto_deliveries_ties).
+ * Returns: (transfer full) the record; or NULL with *@fallback (g_free) set
+ * to why the pass does not apply (another mode or protocol, or that tie)
+ * and no error: run proto_deliveries_record_ball then; or NULL with @error
+ * (the run's configuration; PRIV_ERROR_MEMORY over the budget, with the
+ * bytes). @keep, @rows, @progress: as proto_deliveries_record_ball.
+ * Complexity: O(R n d) draws, O(n d) memory (the run's W, two arrays of n
+ * send times) plus about 40 bytes a recorded message.
+ */
+ProtoDeliveries *proto_deliveries_time_ball(const ProtoRunConfig *cfg, guint R, const guint *keep,
+                                            guint n_kept, const guint8 *rows,
+                                            ProtoProgressFunc progress, gpointer progress_data,
+                                            char **fallback, GError **error);
 void proto_deliveries_free(ProtoDeliveries *d);
 /* The R applied gossip matrices and the R rounds' messages (transfer none,
  * valid while @d lives), for PrivStructuredProblem.gossip and .messages. */
@@ -762,6 +785,12 @@ guint proto_deliveries_rounds(const ProtoDeliveries *d);
 guint proto_deliveries_delayed(const ProtoDeliveries *d);
 const TopoGossip *const *proto_deliveries_gossip(const ProtoDeliveries *d);
 const PrivRoundMessages *proto_deliveries_messages(const ProtoDeliveries *d);
+/* A timing pass's ties outside the ball's rows (proto_deliveries_time_ball):
+ * messages that arrived at the nanosecond of their receiver's deadline,
+ * used or late by the engine's event order; the record does not depend on
+ * it, the run's late and partial counts hold each as late (so may exceed
+ * the engine's by up to this many each). 0 for the engine's record. O(1). */
+guint64 proto_deliveries_ties(const ProtoDeliveries *d);
 /* The run's late messages, partial gathers and lost messages (nullable outs). */
 void proto_deliveries_counts(const ProtoDeliveries *d, guint64 *late, guint64 *partial,
                              guint64 *lost);
@@ -1329,6 +1358,11 @@ typedef struct {
   PrivReport *report;  /* after execution (owned) */
   double *muff;        /* compare muffliato under PNDP: one value per node (owned), else NULL */
   PrivLocalInfo local; /* path local: the ball accounted */
+  /* Path local in deadline mode (proto_account_job_notes): why the timing
+   * pass gave way to the engine's run (owned; NULL: it did not), and the
+   * pass's ties outside the ball (proto_deliveries_ties). */
+  char *timing_fallback;
+  guint64 timing_ties;
 } ProtoAccounting;
 
 /*
@@ -1698,6 +1732,17 @@ gboolean proto_accounting_observed_nothing(const ProtoAccounting *ac);
  * GPtrArray of strings, possibly empty. O(accountings x victims).
  */
 GPtrArray *proto_account_job_warnings(const ProtoAccountJob *j);
+
+/*
+ * proto_account_job_notes: what an executed job @j's front end may tell
+ * its user beside the outputs, which do not depend on it (stderr lines
+ * under a progress line; the library prints nothing): in deadline mode on
+ * the local path, that a ball's deliveries came from the engine's run
+ * rather than the timing pass, and why, and the pass's ties outside the
+ * balls; one sentence each, for all the accountings together. Returns:
+ * (transfer full) a GPtrArray of strings, possibly empty. O(accountings).
+ */
+GPtrArray *proto_account_job_notes(const ProtoAccountJob *j);
 
 /* proto_account_job_structured_problem: the structured problem of
  * accounting @a (gossip unset: proto_account_structured's). O(1). */

@@ -812,6 +812,10 @@ static void report_progress(ProtoContext *ctx) {
   }
 }
 
+SimTime proto_compute_ns(const ProtoContext *ctx) {
+  return (SimTime)llround(ctx->compute_ms * 1e6);
+}
+
 gboolean proto_node_local_step(ProtoNode *node, guint t, GError **error) {
   ProtoContext *ctx = node->ctx;
   if (t != node->step || t >= ctx->T) {
@@ -846,7 +850,7 @@ gboolean proto_node_local_step(ProtoNode *node, guint t, GError **error) {
   if (!sim_linvec_add_gradient(node->model, -ctx->step, node->id, t, g, error))
     return FALSE;
   node->step++;
-  node->busy_until = sim_engine_now(ctx->engine) + (SimTime)llround(ctx->compute_ms * 1e6);
+  node->busy_until = sim_engine_now(ctx->engine) + proto_compute_ns(ctx);
   report_progress(ctx);
   return TRUE;
 }

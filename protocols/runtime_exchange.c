@@ -76,8 +76,7 @@ static void begin_gather(ProtoNode *node) {
   node->gathering = TRUE;
   if (ctx->mode.kind == PROTO_MODE_DEADLINE && node->n_missing > 0) {
     GError *error = NULL;
-    SimTime delay = (SimTime)(ctx->mode.deadline_ms * (double)SIM_TIME_MS + 0.5);
-    node->deadline_timer = sim_engine_set_timer(ctx->engine, node->id, delay,
+    node->deadline_timer = sim_engine_set_timer(ctx->engine, node->id, proto_deadline_ns(ctx),
                                                 PROTO_TIMER_DEADLINE | node->round, &error);
     if (node->deadline_timer == SIM_EVENT_ID_NONE) {
       proto_context_fail(ctx, error);
@@ -343,6 +342,20 @@ gboolean proto_average_inputs(SimLinvec *model, guint n_inputs, const ProtoInput
   return ok;
 }
 
+SimTime proto_deadline_ns(const ProtoContext *ctx) {
+  return (SimTime)(ctx->mode.deadline_ms * (double)SIM_TIME_MS + 0.5);
+}
+
+void proto_gather_renormalise(ProtoInput *inputs, guint k, guint u) {
+  /* Renormalise over what arrived; with nothing but a zero-weight self,
+   * the node keeps its own payload. The sum runs in row order. */
+  double sum = 0.0;
+  for (guint i = 0; i < k; i++)
+    sum += inputs[i].weight;
+  for (guint i = 0; i < k; i++)
+    inputs[i].weight = sum > 0.0 ? inputs[i].weight / sum : inputs[i].from == u ? 1.0 : 0.0;
+}
+
 static void complete_gather(ProtoNode *node) {
   ProtoContext *ctx = node->ctx;
   ProtoRoundW *w = node->w;
@@ -351,7 +364,6 @@ static void complete_gather(ProtoNode *node) {
   ProtoInput *inputs = g_new(ProtoInput, len);
   SimMessage **held = g_new(SimMessage *, len);
   guint k = 0;
-  double sum = 0.0;
   for (guint p = 0; p < len; p++) {
     guint v = w->in_cols[start + p];
     SimMessage *m = v == u ? node->own : node->have[p] ? usable(node, v, r) : NULL;
@@ -367,15 +379,11 @@ static void complete_gather(ProtoNode *node) {
                              .round = mr,
                              .weight = w->in_vals[start + p],
                              .payload = sim_message_provenance(m)};
-    sum += inputs[k].weight;
     k++;
   }
   if (k < len) {
-    /* Renormalise over what arrived; with nothing but a zero-weight self,
-     * the node keeps its own payload. */
     ctx->partial_gathers++;
-    for (guint i = 0; i < k; i++)
-      inputs[i].weight = sum > 0.0 ? inputs[i].weight / sum : inputs[i].from == u ? 1.0 : 0.0;
+    proto_gather_renormalise(inputs, k, u);
   }
   if (node->deadline_timer != SIM_EVENT_ID_NONE) {
     sim_engine_cancel(ctx->engine, node->deadline_timer);

@@ -324,29 +324,74 @@ gboolean sim_engine_link_is_down(const SimEngine *e, guint32 from, guint32 to) {
 
 /* ---- Sending ---- */
 
-/* The generator of @m's draws for @purpose on the link to @to. */
-static gsl_rng *message_draw(SimEngine *e, const SimMessage *m, guint32 to, guint32 purpose) {
-  gsl_rng_set(e->draw,
-              sim_rng_message_seed(e->delivery_seed, m->from, to, m->round, m->tag, purpose));
+/* The generator of the draws for @purpose of the message (@from, @round,
+ * @tag) on the link to @to. */
+static gsl_rng *message_draw(SimEngine *e, guint32 from, guint32 to, guint32 round, guint32 tag,
+                             guint32 purpose) {
+  gsl_rng_set(e->draw, sim_rng_message_seed(e->delivery_seed, from, to, round, tag, purpose));
   return e->draw;
 }
 
-/* One transmission; nodes already checked. Loss (only when 0 < p < 1) and
- * latency (only when random) are each drawn from a generator seeded by the
- * message's key (sim_rng_message_seed: delivery seed, link, round, tag), so
- * they depend on nothing else the run does. A down link draws nothing. */
-static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error) {
-  const guint32 from = m->from;
+/* What a transmission of (@from, @round, @tag) to @to draws: Loss (only
+ * when 0 < p < 1) and latency (only when random), each from a generator
+ * seeded by the message's key (sim_rng_message_seed: delivery seed, link,
+ * round, tag), so they depend on nothing else the run does. A down link
+ * draws nothing. @reason: why it is dropped, or SIM_DROP_NONE and then
+ * @latency. The one home of these draws: transmit and
+ * sim_engine_draw_transmission (a timing pass) both call it. */
+static inline gboolean draw_transmission(SimEngine *e, guint32 from, guint32 to, guint32 round,
+                                         guint32 tag, SimDropReason *reason, SimTime *latency,
+                                         GError **error) {
   gboolean down;
   const SimLinkModel *lm = sim_link_table_lookup(&e->links, from, to, &down);
-  SimDropReason reason = SIM_DROP_NONE;
+  *reason = SIM_DROP_NONE;
   if (G_UNLIKELY(down)) {
-    reason = SIM_DROP_LINK_DOWN;
-  } else if (lm->params.loss > 0) {
-    gsl_rng *r = lm->params.loss < 1 ? message_draw(e, m, to, SIM_RNG_LOSS) : NULL;
-    if (sim_loss_sample(lm->params.loss, r))
-      reason = SIM_DROP_LOSS;
+    *reason = SIM_DROP_LINK_DOWN;
+    return TRUE;
   }
+  if (lm->params.loss > 0) {
+    gsl_rng *r = lm->params.loss < 1 ? message_draw(e, from, to, round, tag, SIM_RNG_LOSS) : NULL;
+    if (sim_loss_sample(lm->params.loss, r)) {
+      *reason = SIM_DROP_LOSS;
+      return TRUE;
+    }
+  }
+  if (lm->params.latency.kind == SIM_LATENCY_CONSTANT)
+    *latency = lm->constant_ns;
+  else if (lm->data != NULL)
+    return sim_link_model_delay(lm, from, to, latency, error);
+  else
+    *latency = sim_latency_sample(&lm->params.latency,
+                                  message_draw(e, from, to, round, tag, SIM_RNG_LATENCY));
+  return TRUE;
+}
+
+/* The arrival of a message sent at @now after @latency. Saturates rather
+ * than wraps: an arrival past the end of time never comes. */
+static inline SimTime arrival_time(SimTime now, SimTime latency) {
+  return latency < SIM_TIME_NEVER - 1 - now ? now + latency : SIM_TIME_NEVER - 1;
+}
+
+gboolean sim_engine_draw_transmission(SimEngine *e, guint32 from, guint32 to, guint32 round,
+                                      guint32 tag, SimTime now, SimTime *arrival, GError **error) {
+  g_return_val_if_fail(e != NULL && arrival != NULL, FALSE);
+  if (!check_node(e, from, "sim_engine_draw_transmission", error) ||
+      !check_node(e, to, "sim_engine_draw_transmission", error))
+    return FALSE;
+  SimDropReason reason;
+  SimTime latency = 0;
+  if (!draw_transmission(e, from, to, round, tag, &reason, &latency, error))
+    return FALSE;
+  *arrival = reason != SIM_DROP_NONE ? SIM_TIME_NEVER : arrival_time(now, latency);
+  return TRUE;
+}
+
+/* One transmission; nodes already checked. Its draws: draw_transmission. */
+static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error) {
+  SimDropReason reason;
+  SimTime latency = 0;
+  if (!draw_transmission(e, m->from, to, m->round, m->tag, &reason, &latency, error))
+    return FALSE;
   e->stats.messages_sent++;
   e->stats.bytes_sent += m->bytes;
   if (reason != SIM_DROP_NONE) {
@@ -360,20 +405,7 @@ static gboolean transmit(SimEngine *e, SimMessage *m, guint32 to, GError **error
       publish_transmission(e, seq, m, to, SIM_TIME_NEVER, reason);
     return TRUE;
   }
-  SimTime latency;
-  if (lm->params.latency.kind == SIM_LATENCY_CONSTANT) {
-    latency = lm->constant_ns;
-  } else if (lm->data != NULL) {
-    if (!sim_link_model_delay(lm, from, to, &latency, error)) {
-      e->stats.messages_sent--;
-      e->stats.bytes_sent -= m->bytes;
-      return FALSE;
-    }
-  } else {
-    latency = sim_latency_sample(&lm->params.latency, message_draw(e, m, to, SIM_RNG_LATENCY));
-  }
-  /* Saturate rather than wrap: an arrival past the end of time never comes. */
-  SimTime at = latency < SIM_TIME_NEVER - 1 - e->now ? e->now + latency : SIM_TIME_NEVER - 1;
+  SimTime at = arrival_time(e->now, latency);
   EngineEvent ev = {.kind = EV_DELIVER, .node = to, .u.msg = m};
   guint64 seq;
   if (G_UNLIKELY(!sim_queue_push_inline(e->queue, at, &ev, sizeof ev, &seq))) {

@@ -178,6 +178,20 @@ gboolean sim_engine_link_is_down(const SimEngine *engine, guint32 from, guint32 
 gboolean sim_engine_send(SimEngine *engine, SimMessage *msg, guint32 to, GError **error);
 
 /**
+ * sim_engine_draw_transmission: what sim_engine_send would draw for a
+ * message of (@from, @round, @tag) to @to sent at time @now, without
+ * sending anything or counting it: *@arrival = SIM_TIME_NEVER when it is
+ * lost (or its link is down), else its delivery time (now + latency,
+ * saturated). The same code as sim_engine_send's draws (a function of the
+ * link and (round, tag) alone), for a timing pass that must see the run's
+ * deliveries (protocols/account_timing.c). Not thread-safe (the engine's
+ * one generator). Errors: as sim_engine_send's, SIM_ERROR_INVALID_ARGUMENT.
+ * O(1) (O(log degree) for a measured latency).
+ */
+gboolean sim_engine_draw_transmission(SimEngine *engine, guint32 from, guint32 to, guint32 round,
+                                      guint32 tag, SimTime now, SimTime *arrival, GError **error);
+
+/**
  * sim_engine_broadcast: sim_engine_send of the same @msg to @to[0..@n_to-1] in
  * order (one shared payload). Every destination is checked before anything is
  * sent. Errors: as sim_engine_send. O(n_to log_4 pending).

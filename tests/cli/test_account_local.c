@@ -4,9 +4,12 @@
  * that say a value is a bound, the CSV and table forms, the usage errors.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/common/checks.h"
+#include "tests/common/files.h"
 #include "tests/common/run.h"
 
 #define GRAPH "barabasi:n=80,m=2,seed=3"
@@ -242,6 +245,149 @@ static void test_sketched_c(void) {
     g_object_unref(pe);
     cli_run_clear(&ex);
   }
+
+/* Deadline mode's ball comes from the timing pass; where a message arrives
+ * at the nanosecond of its receiver's deadline (constant latency equal to
+ * the deadline) the engine's timing run decides, and stderr says so, once
+ * for all the attacker sets; -q silences it (the output is the same). */
+static void test_timing_fallback(void) {
+  const char *lat[] = {"constant:ms=25", "lognormal:mu=3,sigma=0.5"};
+  const char *sets[] = {"0", "0,3,5+7"};
+  for (guint i = 0; i < G_N_ELEMENTS(lat); i++)
+    for (guint k = 0; k < G_N_ELEMENTS(sets); k++) {
+      const char *args[] = {"account",   "--generate", "florentine", "-T",     "4",
+                            "--trust",   "pndp",       "-a",         sets[k],  "--path",
+                            "local",     "--radius",   "2",          "--mode", "deadline:ms=25",
+                            "--latency", lat[i],       "--loss",     "0.05",   "--format",
+                            "csv",       "-q",         NULL};
+      CliRun q = cli_run_v(args);
+      args[G_N_ELEMENTS(args) - 2] = NULL;
+      CliRun r = cli_run_v(args);
+      g_assert_cmpint(q.status, ==, 0);
+      g_assert_cmpint(r.status, ==, 0);
+      g_assert_nonnull(strstr(r.out, "local:radius=2"));
+      g_assert_cmpstr(q.out, ==, r.out);
+      g_assert_cmpstr(q.err, ==, "");
+      const char *note =
+          k == 0 ? "dpgossip account: node 1's round-0 message to node 0 arrives at the nanosecond "
+                   "of the receiver's deadline (25.000000 ms): the engine's event order decides "
+                   "it; the ball's deliveries come from the engine's timing run\n"
+                 : "dpgossip account: 3 of 3 balls' deliveries come from the engine's timing run; "
+                   "the first's (trust pndp, attacker 0): node 1's round-0 message to node 0 "
+                   "arrives at the nanosecond of the receiver's deadline (25.000000 ms): the "
+                   "engine's event order decides it\n";
+      const char *at = strstr(r.err, "dpgossip account: ");
+      gboolean fell_back = at != NULL && strstr(r.err, "come from the engine's timing run") != NULL;
+      g_assert_cmpint(fell_back, ==, i == 0);
+      if (i == 0 && k == 0) /* the ball's size first, then the note */
+        g_assert_cmpstr(strchr(at, '\n') + 1, ==, note);
+      else if (i == 0)
+        g_assert_cmpstr(at, ==, note);
+      cli_run_clear(&q);
+      cli_run_clear(&r);
+    }
+}
+
+/* A ring of 20 nodes in @dir (ring.edges) and its latencies (a links file,
+ * latency.edges): 10 ms a link, 25 ms between nodes @slow and @slow + 1.
+ * Returns the --latency spec (g_free); *@graph the graph's path. */
+static char *slow_ring(const char *dir, guint slow, char **graph) {
+  GString *ring = g_string_new(NULL), *lat = g_string_new(NULL);
+  for (guint u = 0; u < 20; u++) {
+    g_string_append_printf(ring, "%u %u\n", u, (u + 1) % 20);
+    g_string_append_printf(lat, "%u %u %u\n", u, (u + 1) % 20, u == slow ? 25 : 10);
+  }
+  *graph = test_write_file(dir, "ring.edges", ring->str, -1);
+  char *links = test_write_file(dir, "latency.edges", lat->str, -1);
+  char *spec = g_strdup_printf("links:file=%s,unit=ms", links);
+  g_string_free(ring, TRUE);
+  g_string_free(lat, TRUE);
+  g_free(links);
+  return spec;
+}
+
+/* A tie outside the ball (the ring's link 10-11 takes the 25 ms of the
+ * deadline) leaves the timing pass's record as it is: it is counted on
+ * stderr, not under -q. */
+static void test_timing_ties(void) {
+  char *dir = test_tmpdir("account-ties"), *graph = NULL;
+  char *spec = slow_ring(dir, 10, &graph);
+  const char *args[] = {
+      "account", "--graph",  graph,   "-T",       "4", "--trust", "pndp",           "-a",
+      "0",       "--path",   "local", "--radius", "1", "--mode",  "deadline:ms=25", "--latency",
+      spec,      "--format", "csv",   "-q",       NULL};
+  CliRun q = cli_run_v(args);
+  args[G_N_ELEMENTS(args) - 2] = NULL;
+  CliRun r = cli_run_v(args);
+  g_assert_cmpint(q.status, ==, 0);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(q.out, ==, r.out);
+  g_assert_cmpstr(q.err, ==, "");
+  g_assert_null(strstr(r.err, "engine's timing run"));
+  if (strstr(r.err, " messages arrived at the nanosecond of their receiver's deadline, none in "
+                    "the ball: its record does not depend on their order\n") == NULL)
+    g_error("no ties counted:\n%s", r.err);
+  cli_run_clear(&q);
+  cli_run_clear(&r);
+  g_free(spec);
+  g_free(graph);
+  test_rmtree(dir);
+  g_free(dir);
+}
+
+/* The ring's link 3-4 at the deadline: its ties reach the ball {19, 0, 1}
+ * a few rounds in, the timing pass stops there and the engine's run starts
+ * from 0. The progress line names each phase: its fraction goes back only
+ * where the phase changes, and the engine's phase says after how many
+ * rounds the pass stopped: as many as precede the tie's round in the
+ * note. */
+static void test_timing_progress(void) {
+  char *dir = test_tmpdir("account-phase"), *graph = NULL;
+  char *spec = slow_ring(dir, 3, &graph);
+  g_setenv("DPGOSSIP_PROGRESS_INTERVAL", "0", TRUE);
+  CliRun r = cli_run("account", "--graph", graph, "-T", "10", "--trust", "pndp", "-a", "0",
+                     "--path", "local", "--radius", "1", "--mode", "deadline:ms=25", "--latency",
+                     spec, "--format", "csv");
+  g_unsetenv("DPGOSSIP_PROGRESS_INTERVAL");
+  g_assert_cmpint(r.status, ==, 0);
+  guint tie_round = G_MAXUINT;
+  const char *note = strstr(r.err, "dpgossip account: node 2's round-");
+  g_assert_nonnull(note);
+  g_assert_cmpint(sscanf(note, "dpgossip account: node 2's round-%u message to node 1", &tie_round),
+                  ==, 1);
+  char *engine = g_strdup_printf("engine's timing run of the whole graph, from the start (the "
+                                 "timing pass stopped at a tie at a ball node after %u of 10 "
+                                 "rounds)",
+                                 tie_round);
+  char **lines = g_strsplit(r.err, "\n", -1);
+  char *phase = NULL;
+  int last = -1;
+  guint passes = 0, engines = 0;
+  for (guint i = 0; lines[i] != NULL; i++) {
+    const char *pc = strstr(lines[i], " (~");
+    if (!g_str_has_prefix(lines[i], "dpgossip account: ") || pc == NULL)
+      continue;
+    char *what = g_strndup(lines[i] + strlen("dpgossip account: "),
+                           pc - lines[i] - strlen("dpgossip account: "));
+    int pct = atoi(pc + 3);
+    passes += strcmp(what, "timing pass over the whole graph (the ball's deliveries)") == 0;
+    engines += strcmp(what, engine) == 0;
+    if (pct < last && g_strcmp0(what, phase) == 0)
+      g_error("the progress went back within '%s':\n%s", what, r.err);
+    g_free(phase);
+    phase = what;
+    last = pct;
+  }
+  if (passes == 0 || engines == 0)
+    g_error("no '%s' after the timing pass:\n%s", engine, r.err);
+  g_free(phase);
+  g_free(engine);
+  g_strfreev(lines);
+  cli_run_clear(&r);
+  g_free(spec);
+  g_free(graph);
+  test_rmtree(dir);
+  g_free(dir);
 }
 
 static void test_errors(void) {
@@ -298,5 +444,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/account/local/tightness", test_tightness);
   g_test_add_func("/cli/account/local/errors", test_errors);
   g_test_add_func("/cli/account/local/sketched-c", test_sketched_c);
+  g_test_add_func("/cli/account/local/timing-fallback", test_timing_fallback);
+  g_test_add_func("/cli/account/local/timing-ties", test_timing_ties);
+  g_test_add_func("/cli/account/local/timing-progress", test_timing_progress);
   return g_test_run();
 }

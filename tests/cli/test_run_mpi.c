@@ -552,6 +552,27 @@ static void test_account_attackers(void) {
   cli_run_clear(&b);
 }
 
+/* Local bounds in deadline mode whose timing pass meets a tie in every
+ * ball (latency = deadline): ranks 1 and 2 account sets too, but only rank
+ * 0 speaks, once, for all three (the note's count is every rank's). */
+static void test_account_timing_notes(void) {
+  const char *args[] = {"account",   "--generate",     "florentine", "-T",      "4",
+                        "--trust",   "pndp",           "-a",         "0,3,5+7", "--path",
+                        "local",     "--radius",       "2",          "--mode",  "deadline:ms=25",
+                        "--latency", "constant:ms=25", "--format",   "csv",     NULL};
+  CliRun a = cli_run_v(args), b = mpi_run_v(3, args);
+  g_assert_cmpint(a.status, ==, 0);
+  if (b.status != 0)
+    g_error("mpirun failed (%d): %s", b.status, b.err);
+  g_assert_cmpstr(a.out, ==, b.out);
+  const char *note = "dpgossip account: 3 of 3 balls' deliveries come from the engine's timing run";
+  g_assert_cmpuint(count(a.err, note), ==, 1);
+  g_assert_cmpuint(count(b.err, note), ==, 1);
+  g_assert_cmpuint(count(b.err, "dpgossip"), ==, count(a.err, "dpgossip"));
+  cli_run_clear(&a);
+  cli_run_clear(&b);
+}
+
 /* The audit's scored trials, in two blocks over three ranks: the same
  * rows as one process, to the last bit. */
 static void test_audit_trials(void) {
@@ -616,6 +637,7 @@ int main(int argc, char **argv) {
     g_test_add_func("/run-mpi/hung-rank", test_hung_rank);
     g_test_add_func("/run-mpi/figure-attackers", test_figure_attackers);
     g_test_add_func("/run-mpi/account-attackers", test_account_attackers);
+    g_test_add_func("/run-mpi/account-timing-notes", test_account_timing_notes);
     g_test_add_func("/run-mpi/audit-trials", test_audit_trials);
   }
   return g_test_run();
