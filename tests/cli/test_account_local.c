@@ -245,6 +245,7 @@ static void test_sketched_c(void) {
     g_object_unref(pe);
     cli_run_clear(&ex);
   }
+}
 
 /* Deadline mode's ball comes from the timing pass; where a message arrives
  * at the nanosecond of its receiver's deadline (constant latency equal to
