@@ -21,6 +21,10 @@ typedef struct {
   gboolean is_static;  /* every round gives the static W */
   ProtoScheduleGram g; /* in: samples, workload (seed: set from @seed) */
   TopoSchedule *s;     /* built by schedule_gram (owned) */
+  /* --mode deadline:ms=D (NULL: none): C fitted to the mean Gram matrix of
+   * the delivery records' W_r (proto_delivery_gram) instead. */
+  const char *mode, *latency, *loss;
+  ProtoDeliveryGram d; /* in: samples, probes, workload */
 } CliSchedule;
 
 /* --classes: one C per class of nodes, each fitted to its class's Gram
@@ -83,9 +87,24 @@ static void add_strategies(JsonBuilder *jb, const char *name, const double *v, g
 
 /* The schedule's JSON object: its spec, how the expectation was taken. */
 static void add_schedule(JsonBuilder *jb, const CliSchedule *ms) {
+  if (ms->mode != NULL) {
+    cli_json_begin_object(jb, "deliveries");
+    cli_json_string(jb, "mode", ms->mode);
+    cli_json_string(jb, "latency", ms->latency ? ms->latency : "constant:ms=0");
+    cli_json_string(jb, "loss", ms->loss ? ms->loss : "0");
+    cli_json_int(jb, "records", ms->d.samples);
+    cli_json_int(jb, "probes", ms->d.probes);
+    cli_json_number(jb, "delivered_fraction", ms->d.delivered);
+    cli_json_bool(jb, "in_time", ms->d.in_time);
+    cli_json_number(jb, "seconds", ms->d.seconds);
+    json_builder_end_object(jb);
+  }
   cli_json_begin_object(jb, "schedule");
   cli_json_string(jb, "spec", ms->spec);
-  cli_json_string(jb, "expectation", proto_expectation_name(ms->g.how));
+  cli_json_string(jb, "expectation",
+                  ms->mode != NULL && ms->g.how != PROTO_EXPECT_STATIC
+                      ? "deliveries"
+                      : proto_expectation_name(ms->g.how));
   cli_json_int(jb, "seed", (gint64)ms->seed);
   if (ms->g.how == PROTO_EXPECT_IID)
     cli_json_int(jb, "round_outcomes", (gint64)ms->g.outcomes);
@@ -142,6 +161,24 @@ static void print_json(const Report *r) {
 
 static void print_schedule(const Report *r) {
   const CliSchedule *ms = r->sched;
+  if (ms->mode != NULL) {
+    printf("deadline mode  %s, latency %s, loss %s: ", ms->mode,
+           ms->latency ? ms->latency : "constant:ms=0", ms->loss ? ms->loss : "0");
+    if (ms->d.in_time)
+      printf("every message in time, every W_r the scheduled one\n");
+    else
+      printf("C fitted to the mean Gram matrix of %u delivery record%s (seeds %" G_GUINT64_FORMAT
+             " ..), %s, %s\n",
+             ms->d.samples, ms->d.samples > 1 ? "s" : "", ms->seed,
+             ms->d.probes ? "each sketched" : "each exact",
+             ms->d.samples > 1 ? "every strategy scored on as many others" : "and scored on it");
+    printf("delivered      %.4f of the gossip messages used by their gather\n", ms->d.delivered);
+    if (ms->d.probes > 0)
+      printf("sketch         each record's Gram matrix from %u probes\n", ms->d.probes);
+    printf("schedule       %s (seed %" G_GUINT64_FORMAT ")\n", ms->spec, ms->seed);
+    printf("expectation    %.3f s\n", ms->d.seconds);
+    return;
+  }
   printf("schedule       %s (seed %" G_GUINT64_FORMAT "): ", ms->spec, ms->seed);
   switch (ms->g.how) {
   case PROTO_EXPECT_STATIC:
@@ -166,7 +203,7 @@ static void print_schedule(const Report *r) {
              ms->g.probes);
     break;
   }
-  if (ms->g.probes > 0 && ms->g.samples > 0)
+  if (ms->g.probes > 0 && ms->g.samples > 0 && ms->mode == NULL)
     printf("sketch         each schedule's Gram matrix from %u probes\n", ms->g.probes);
   printf("expectation    %.3f s\n", ms->g.seconds);
 }
@@ -362,6 +399,59 @@ static gboolean score_schedule(Report *r, MfMafaldaReport *p, const double *W, c
   return ok;
 }
 
+/* --mode: the mean Gram matrix of @ms->d.samples delivery records of the
+ * run over @g (or @ms->s when it varies), into @ms->g as a fixed objective
+ * (fitted and scored on the same mean); when every W_r of every record is
+ * the static W, today's static path (the synchronous C, to the bit). */
+static gboolean delivery_gram(CliSchedule *ms, const TopoGraph *g, TopoGossipKind kind, guint T,
+                              GError **error) {
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  if (ms->is_static) {
+    cfg.graph = g;
+    cfg.gossip = kind;
+  } else {
+    cfg.schedule = ms->s;
+  }
+  cfg.mode = ms->mode;
+  cfg.latency = ms->latency;
+  cfg.loss = ms->loss;
+  cfg.seed = ms->seed;
+  ms->d.samples = MAX(ms->g.samples, 1u);
+  ms->d.probes = ms->g.probes;
+  ms->d.workload = ms->g.workload;
+  if (!proto_delivery_gram(&ms->d, &cfg, T, error))
+    return FALSE;
+  if (ms->d.in_time && ms->is_static) {
+    ms->g.how = PROTO_EXPECT_STATIC;
+    TopoGossip *w = topo_schedule_gossip(ms->s, 0, error);
+    ms->g.W = w != NULL ? topo_gossip_dense(w) : NULL;
+    topo_gossip_free(w);
+    return ms->g.W != NULL;
+  }
+  ms->g.H = g_steal_pointer(&ms->d.H);
+  if (ms->d.samples < 2) { /* one record: fitted and scored on it */
+    ms->g.how = PROTO_EXPECT_TRACE;
+    return TRUE;
+  }
+  /* Scored on S other records (seeds seed+S .. seed+2S-1), as --samples
+   * does for a schedule: the fitted C's score is then unbiased, not the
+   * optimistic in-sample one. */
+  guint S = ms->d.samples;
+  ms->g.how = PROTO_EXPECT_SAMPLED;
+  ms->g.score = g_new0(double *, S);
+  ms->g.n_score = S;
+  for (guint i = 0; i < S; i++) {
+    ProtoDeliveryGram one = {.samples = 1, .probes = ms->d.probes, .workload = ms->d.workload};
+    cfg.seed = ms->seed + S + i;
+    if (!proto_delivery_gram(&one, &cfg, T, error))
+      return FALSE;
+    ms->g.score[i] = one.H;
+    ms->d.seconds += one.seconds;
+  }
+  return TRUE;
+}
+
 /* @ms's expected Gram matrix for the graph @g, gossip @kind and T rounds.
  * Errors: a spec topo_schedule_new refuses, prefixed "--schedule: " with
  * @ms->bad_spec set (its status: cli_error_status, as account's); a random
@@ -378,6 +468,9 @@ static gboolean schedule_gram(CliSchedule *ms, const TopoGraph *g, TopoGossipKin
   gboolean ok = FALSE;
   ms->g.seed = ms->seed;
   ms->is_static = topo_schedule_is_static(s);
+  ms->s = s; /* --classes reads it again */
+  if (ms->mode != NULL)
+    return delivery_gram(ms, g, kind, T, error);
   if (ms->g.samples == 0 && !topo_schedule_is_static(s) &&
       topo_schedule_randomness(s) == TOPO_SCHEDULE_RANDOM)
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_INVALID_ARGUMENT,
@@ -390,7 +483,6 @@ static gboolean schedule_gram(CliSchedule *ms, const TopoGraph *g, TopoGossipKin
     g_free((*error)->message);
     (*error)->message = msg;
   }
-  ms->s = s; /* --classes reads it again */
   return ok;
 }
 
@@ -676,6 +768,7 @@ typedef struct {
   char *classes;         /* --classes online:K|MAP.csv */
   gint samples;          /* --samples S */
   gint probes;           /* --probes K */
+  char *mode, *latency, *loss; /* --mode deadline:ms=D, --latency, --loss */
 } Options;
 
 /* Parses the command line into @o (cli_options_parse). */
@@ -729,8 +822,12 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "online:K (nodes ranked by their fraction of rounds online, K classes of equal size) "
        "or a file of NODE,CLASS lines; --out then writes a C-set for mfdsgd:C=FILE",
        "SPEC"},
+      CLI_OPTIONS_NETWORK("Deadline mode's objective (with or without --schedule): ", &o->mode,
+                          &o->latency, &o->loss),
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed,
-       "The schedule's seed (default 1; sample i uses seed + i)", "N"},
+       "The schedule's seed (default 1; sample i uses seed + i); with --mode, delivery record "
+       "i's run seed",
+       "N"},
       CLI_OPTION_QUIET(&o->quiet),
       G_OPTION_ENTRY_NULL};
   const CliOptionsSpec spec = {
@@ -761,6 +858,18 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
           "mafalda is fitted to E[H]; the strategy\n"
           "mafalda-static is the static graph's C scored on the same E[H]. The toeplitz\n"
           "and blt fits need a static W and are not run.\n"
+          "\n"
+          "With --mode deadline:ms=D (--latency, --loss; with or without --schedule) the\n"
+          "objective is that of the gossip the nodes really apply: H is the mean over\n"
+          "--samples S delivery records (default 1; run seeds seed .. seed+S-1) of each\n"
+          "record's Gram matrix over its W_0 .. W_T-1 (late and lost inputs left out, the\n"
+          "rows renormalised), exact or sketched with --probes K; C is fitted to that\n"
+          "mean and, with S >= 2, every strategy scored on S other records (seeds\n"
+          "seed+S ..; mean +- standard error; mafalda-static: the synchronous C). When every\n"
+          "message arrives in time on a static graph, the synchronous C exactly. Stale mode\n"
+          "is refused.\n"
+          "-p mafalda in train, account and scenarios does not take the deadline mode\n"
+          "into its fit yet: it fits the synchronous (or --schedule) objective.\n"
           "\n"
           "With --classes, node v's noise enters only its own term of the error, so\n"
           "E||error||^2 = sum_c sens(C_c)^2 tr(H_c (C_c^T C_c)^-1), H_c the Gram matrix of\n"
@@ -794,6 +903,9 @@ static void options_clear(Options *o) {
   g_free(o->schedule);
   g_free(o->seed);
   g_free(o->classes);
+  g_free(o->mode);
+  g_free(o->latency);
+  g_free(o->loss);
   cli_graph_options_clear(&o->graph);
 }
 
@@ -844,23 +956,52 @@ static int validate_rest(const Options *o, Report *r, CliFormat *fmt) {
     if (o->blt_buffers == 0 && asked(r, MF_MAFALDA_BLT))
       return usage_error("--baselines names blt but --blt-buffers 0 asks for no BLT strategy");
   }
-  if (o->samples != CLI_UNSET && o->schedule == NULL)
+  if (o->mode == NULL && (o->latency != NULL || o->loss != NULL))
+    return usage_error("%s shapes deadline mode's delivery objective; give --mode deadline:ms=D",
+                       o->latency != NULL ? "--latency" : "--loss");
+  if (o->mode != NULL) {
+    ProtoMode mode;
+    if (!proto_mode_parse(o->mode, &mode, &error)) {
+      g_prefix_error(&error, "--mode: ");
+      return cli_fail("mafalda", error, CLI_EXIT_USAGE);
+    }
+    if (mode.kind != PROTO_MODE_DEADLINE)
+      return usage_error("--mode %s: only deadline mode has a delivery objective here (%s)",
+                         o->mode,
+                         mode.kind == PROTO_MODE_STALE
+                             ? "stale mode's W_r act on a delayed state: not supported yet"
+                             : "sync is the default objective: drop --mode");
+    if (o->classes != NULL)
+      return usage_error("--classes with --mode: not supported yet");
+    if (o->samples != CLI_UNSET && o->samples < 1)
+      return usage_error("--samples %d: at least 1 delivery record", o->samples);
+    if (o->probes != CLI_UNSET && o->probes < 1)
+      return usage_error("--probes %d: at least 1 probe per delivery record", o->probes);
+    if (o->samples >= 2 && asked(r, MF_MAFALDA_DMF))
+      return usage_error("--baselines dmf with --mode and --samples: not supported yet (DMF's C "
+                         "is not rescored on the scoring records); drop one of the two");
+    if (o->skip_dense)
+      return usage_error("--skip-dense with --mode: the delivery objective needs the dense "
+                         "Gram matrix (drop one of the two)");
+  }
+  gboolean sched = o->schedule != NULL || o->mode != NULL;
+  if (o->samples != CLI_UNSET && !sched)
     return usage_error("--samples estimates the objective over a --schedule; give one");
-  if (o->probes != CLI_UNSET && o->schedule == NULL)
+  if (o->probes != CLI_UNSET && !sched)
     return usage_error("--probes sketches the Gram matrix of a --schedule; give one");
-  if (o->seed != NULL && o->schedule == NULL)
+  if (o->seed != NULL && !sched)
     return usage_error("--seed draws a --schedule; give one");
   if (o->classes != NULL && o->schedule == NULL)
     return usage_error("--classes fits a C per class over a --schedule; give one (--schedule "
                        "static for the static graph)");
   if (o->classes != NULL && o->samples != CLI_UNSET)
     return usage_error("--classes with --samples: not supported yet (exact or --probes only)");
-  if (o->schedule != NULL) {
-    if (o->samples != CLI_UNSET && o->samples < 2)
+  if (sched) {
+    if (o->mode == NULL && o->samples != CLI_UNSET && o->samples < 2)
       return usage_error("--samples %d: an estimate with a standard error needs at least 2 "
                          "samples",
                          o->samples);
-    if (o->probes != CLI_UNSET && o->probes < (o->samples != CLI_UNSET ? 1 : 2))
+    if (o->mode == NULL && o->probes != CLI_UNSET && o->probes < (o->samples != CLI_UNSET ? 1 : 2))
       return usage_error("--probes %d: at least %s", o->probes,
                          o->samples != CLI_UNSET ? "1 probe per sampled schedule"
                                                  : "2 probes (the standard error of the "
@@ -873,7 +1014,8 @@ static int validate_rest(const Options *o, Report *r, CliFormat *fmt) {
     if (asked(r, MF_MAFALDA_TOEPLITZ) || asked(r, MF_MAFALDA_BLT))
       return usage_error("--baselines: toeplitz and blt are fitted to a static W's spectral "
                          "form, which --schedule does not have");
-    if ((o->samples != CLI_UNSET || o->probes != CLI_UNSET) && asked(r, MF_MAFALDA_DMF))
+    if (o->mode == NULL && (o->samples != CLI_UNSET || o->probes != CLI_UNSET) &&
+        asked(r, MF_MAFALDA_DMF))
       return usage_error("--baselines dmf with %s: not supported yet (DMF's C is not "
                          "rescored on the scoring samples); drop one of the two",
                          o->samples != CLI_UNSET ? "--samples" : "--probes");
@@ -936,8 +1078,11 @@ int cli_cmd_mafalda(int argc, char **argv) {
   int status = options_parse(&o, &argc, &argv) ? validate_horizon(&o, &r) : CLI_EXIT_USAGE;
   if (status == CLI_EXIT_OK)
     status = validate_rest(&o, &r, &fmt);
-  if (status == CLI_EXIT_OK && o.schedule != NULL) {
-    sched.spec = o.schedule;
+  if (status == CLI_EXIT_OK && (o.schedule != NULL || o.mode != NULL)) {
+    sched.spec = o.schedule ? o.schedule : "static";
+    sched.mode = o.mode;
+    sched.latency = o.latency;
+    sched.loss = o.loss;
     sched.g.samples = o.samples == CLI_UNSET ? 0 : (guint)o.samples;
     sched.g.probes = o.probes == CLI_UNSET ? 0 : (guint)o.probes;
     sched.seed = 1;
@@ -959,6 +1104,7 @@ int cli_cmd_mafalda(int argc, char **argv) {
   cli_progress_free(r.progress);
   mf_mafalda_report_free(rep);
   proto_schedule_gram_clear(&sched.g);
+  g_free(sched.d.H);
   topo_schedule_free(sched.s);
   classes_free(r.classes);
   g_free(r.static_C);

@@ -475,3 +475,143 @@ void proto_classes_by_rank(const double *frac, guint n, guint K, guint *node_cla
     node_class[order[i]] = (guint)(((guint64)i * K) / n);
   g_free(order);
 }
+
+/* ---- Deadline mode: the delivery records' Gram matrix ---- */
+
+/* Whether @a and @b are the same matrix, entry for entry, bit for bit. */
+static gboolean gossip_equal(const TopoGossip *a, const TopoGossip *b) {
+  guint n = topo_gossip_n(a);
+  if (topo_gossip_n(b) != n)
+    return FALSE;
+  for (guint u = 0; u < n; u++) {
+    const guint *ca, *cb;
+    const double *va, *vb;
+    guint la = topo_gossip_row(a, u, &ca, &va), lb = topo_gossip_row(b, u, &cb, &vb);
+    if (la != lb || memcmp(ca, cb, la * sizeof(guint)) != 0 ||
+        memcmp(va, vb, la * sizeof(double)) != 0)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* The whole graph's delivery record of @cfg over @T rounds: the timing
+ * pass with every node kept and recorded (its record is the engine's, bit
+ * for bit), or the engine's run where the pass does not apply. */
+static ProtoDeliveries *whole_record(const ProtoRunConfig *cfg, guint n, guint T, GError **error) {
+  guint *keep = g_new(guint, n);
+  guint8 *rows = g_new(guint8, n);
+  for (guint v = 0; v < n; v++) {
+    keep[v] = v;
+    rows[v] = 1;
+  }
+  char *fallback = NULL;
+  ProtoDeliveries *d = proto_deliveries_time_ball(cfg, T, keep, n, rows, NULL, NULL, &fallback,
+                                                  error);
+  if (d == NULL && fallback != NULL)
+    d = proto_deliveries_record(cfg, T, NULL, NULL, error);
+  g_free(fallback);
+  g_free(keep);
+  g_free(rows);
+  return d;
+}
+
+/* Record @d's workload Gram matrix: exact from its dense W_r, or the mean
+ * of @probes probes seeded @seed over its sparse W_r. */
+static double *record_gram(const ProtoDeliveries *d, guint n, guint T, MfWorkload wl, guint probes,
+                           guint64 seed, GError **error) {
+  const TopoGossip *const *w = proto_deliveries_gossip(d);
+  if (probes > 0) {
+    Sparse sp = {(TopoGossip **)w, T}; /* borrowed: not sparse_clear'ed */
+    double **Hk = mf_gram_sketch(n, T, wl, sparse_apply, &sp, probes, seed, NULL, 0, error);
+    return Hk != NULL ? mean_of(Hk, probes, T) : NULL;
+  }
+  Seq seq = {g_new0(double *, T)};
+  for (guint t = 0; t < T; t++)
+    seq.Wt[t] = topo_gossip_dense(w[t]);
+  double *H = mf_gram_time_varying(n, T, wl, seq_at, &seq, error);
+  for (guint t = 0; t < T; t++)
+    g_free(seq.Wt[t]);
+  g_free(seq.Wt);
+  return H;
+}
+
+gboolean proto_delivery_gram(ProtoDeliveryGram *dg, const ProtoRunConfig *cfg, guint T,
+                             GError **error) {
+  g_return_val_if_fail(dg != NULL && cfg != NULL && T > 0 && dg->samples > 0, FALSE);
+  g_return_val_if_fail((cfg->graph != NULL) != (cfg->schedule != NULL), FALSE);
+  gint64 start = g_get_monotonic_time();
+  ProtoMode mode;
+  if (!proto_mode_parse(cfg->mode ? cfg->mode : "sync", &mode, error))
+    return FALSE;
+  if (mode.kind != PROTO_MODE_DEADLINE) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "the delivery objective needs deadline mode (got %s): %s",
+                cfg->mode ? cfg->mode : "sync",
+                mode.kind == PROTO_MODE_STALE
+                    ? "stale mode's W_r act on a delay-augmented state, not supported yet"
+                    : "a synchronous run applies its gossip as scheduled");
+    return FALSE;
+  }
+  guint n = cfg->graph ? topo_graph_n_nodes(cfg->graph) : topo_schedule_n(cfg->schedule);
+  /* One record's dense W_r and its Gram work space, and the mean. */
+  if (!check_bytes((dg->probes ? 0.0 : (double)T * n * n + 4.0 * n * n) + 2.0 * T * T,
+                   "the Gram matrix of a delivery record", error))
+    return FALSE;
+  TopoGossip *W = cfg->graph ? topo_gossip_new(cfg->graph, cfg->gossip, error) : NULL;
+  if (cfg->graph != NULL && W == NULL)
+    return FALSE;
+  guint S = dg->samples;
+  dg->H = g_new0(double, (gsize)T *T);
+  dg->in_time = TRUE;
+  dg->delivered = 0.0;
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < S; i++) {
+    ProtoRunConfig rc = *cfg;
+    rc.seed = cfg->seed + i;
+    rc.rounds = T;
+    rc.epochs = rc.batches = 0;
+    rc.protocol = "dsgd"; /* one gossip round a step: R = T */
+    TopoSchedule *si = NULL;
+    if (cfg->schedule != NULL &&
+        (ok = (si = topo_schedule_reseeded(cfg->schedule, rc.seed, error)) != NULL))
+      rc.schedule = si;
+    ProtoDeliveries *d = ok ? whole_record(&rc, n, T, error) : NULL;
+    double *H = d != NULL ? record_gram(d, n, T, dg->workload, dg->probes, rc.seed, error) : NULL;
+    ok = H != NULL;
+    guint64 used = 0, sent = 0;
+    for (guint t = 0; ok && t < T; t++) {
+      const TopoGossip *wt = proto_deliveries_gossip(d)[t];
+      sent += proto_deliveries_messages(d)[t].ptr[n];
+      for (guint u = 0; u < n; u++) {
+        const guint *cols;
+        const double *vals;
+        guint len = topo_gossip_row(wt, u, &cols, &vals);
+        for (guint e = 0; e < len; e++)
+          used += cols[e] != u;
+      }
+      if (dg->in_time && W != NULL) {
+        dg->in_time = gossip_equal(wt, W);
+      } else if (dg->in_time) {
+        TopoGossip *ref = topo_schedule_gossip(si, t, error);
+        ok = ref != NULL;
+        dg->in_time = ok && gossip_equal(wt, ref);
+        topo_gossip_free(ref);
+      }
+    }
+    /* A gather uses a message at most once: used <= sent. */
+    if (ok)
+      dg->delivered += (sent > 0 ? (double)used / (double)sent : 1.0) / S;
+    /* The mean in a fixed order (record after record), as the test
+     * recomputes it from single records. */
+    for (gsize j = 0; ok && j < (gsize)T * T; j++)
+      dg->H[j] += H[j] / S;
+    g_free(H);
+    proto_deliveries_free(d);
+    topo_schedule_free(si);
+  }
+  topo_gossip_free(W);
+  if (!ok)
+    g_clear_pointer(&dg->H, g_free);
+  dg->seconds = (double)(g_get_monotonic_time() - start) / 1e6;
+  return ok;
+}

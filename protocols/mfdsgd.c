@@ -97,7 +97,9 @@ static const ProtoParamSpec mfdsgd_params[] = {
 
 static const ProtoParamSpec mafalda_params[] = {
     {"C", PROTO_PARAM_STRING, "mafalda", 1, 0,
-     "mafalda (optimized for this graph and participation), toeplitz (banded Toeplitz fitted "
+     "mafalda (optimized for this graph and participation; in deadline mode for the scheduled "
+     "gossip, not the delivered one, which `dpgossip mafalda --mode deadline:ms=D --out C.csv` "
+     "fits), toeplitz (banded Toeplitz fitted "
      "to it: band - 1 past noises per node, any T), blt (buffered-linear-Toeplitz fitted to "
      "it: d buffers per node, any T) or a CSV file (a C, or a C-set: one C per class of nodes)"},
     {"band", PROTO_PARAM_INT, "0", 0, 1e9,

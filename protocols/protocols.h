@@ -1159,6 +1159,40 @@ void proto_classes_by_rank(const double *frac, guint n, guint K, guint *node_cla
 gboolean proto_sketch_gram(TopoSchedule *s, guint T, MfWorkload wl, guint K, guint64 seed,
                            double **H, MfGramSpectral **form, GError **error);
 
+/* The expected Gram matrix of a deadline run's delivery statistics
+ * (proto_delivery_gram). */
+typedef struct {
+  /* In. */
+  guint samples; /* records S >= 1: seeds cfg->seed .. cfg->seed + S - 1 */
+  guint probes;  /* 0: each record's H exact (dense); K >= 1: from K probes */
+  MfWorkload workload;
+  /* Out. */
+  gboolean in_time; /* every record's every W_r is the gossip's W, bit for bit */
+  double *H;        /* T x T: the mean of the records' H (g_free) */
+  double delivered; /* mean over the records of the fraction of messages used */
+  double seconds;   /* wall seconds */
+} ProtoDeliveryGram;
+
+/**
+ * proto_delivery_gram: the workload Gram matrix of the gossip a deadline
+ * run really applies (docs/design.md, "Mafalda under deadline mode"): the
+ * mean over @dg->samples delivery records (proto_deliveries_time_ball over
+ * every node when it applies, else proto_deliveries_record: the engine's
+ * own timing, late and lost inputs left out, weights renormalised) of each
+ * record's H over its W_0 .. W_{T-1}, exact (mf_gram_time_varying) or from
+ * @dg->probes probes seeded seed + i (mf_gram_sketch). Record i runs @cfg
+ * (D-SGD, one gossip round a step, @T steps) with seed @cfg->seed + i, and
+ * a schedule reseeded to it. @dg->delivered: the gossip messages a gather
+ * used over those sent, averaged over the records.
+ * Errors: PROTO_ERROR_INVALID_ARGUMENT for a mode other than deadline (stale
+ * mode's W_r act on a delayed state), the run's and the record's errors,
+ * MF_ERROR_MEMORY naming the bytes.
+ * Complexity: S records (O(T n d) each), then O(n^3 T^2) exact or
+ * O(K (T^2 nnz + T^3 n)) sketched per record.
+ */
+gboolean proto_delivery_gram(ProtoDeliveryGram *dg, const ProtoRunConfig *cfg, guint T,
+                             GError **error);
+
 /** proto_schedule_gram_clear: frees @sg's outputs (not @sg). */
 void proto_schedule_gram_clear(ProtoScheduleGram *sg);
 

@@ -274,6 +274,107 @@ static void test_sketch_seed(void) {
   g_assert_cmpuint(fits_of("mafalda", seeds, 2, FALSE), ==, 1);
 }
 
+/* proto_delivery_gram over Florentine in deadline mode (25 ms) with
+ * @latency, @S records from seed @seed. */
+static ProtoDeliveryGram deliveries(const TopoGraph *g, const char *latency, guint S, guint64 seed,
+                                    guint probes) {
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = g;
+  cfg.mode = "deadline:ms=25";
+  cfg.latency = latency;
+  cfg.seed = seed;
+  ProtoDeliveryGram dg = {.samples = S, .probes = probes, .workload = MF_WORKLOAD_POST_AVERAGE};
+  GError *e = NULL;
+  g_assert_true(proto_delivery_gram(&dg, &cfg, ROUNDS, &e));
+  g_assert_no_error(e);
+  return dg;
+}
+
+/* Deadline mode's objective is the mean of the delivery records' H: with
+ * S = 3 records, H is bit for bit the mean (in record order, as documented)
+ * of the three single records' H (seeds 4, 5, 6), and the delivered
+ * fraction their mean; lognormal latency (median 20 ms) against a 25 ms
+ * deadline leaves some messages late and uses most, so the records differ
+ * from the static W and from one another. */
+static void test_deadline_mean_of_records(void) {
+  TopoGraph *g = graph("florentine");
+  ProtoDeliveryGram all = deliveries(g, "lognormal:mu=3,sigma=0.5", 3, 4, 0);
+  double mean[ROUNDS * ROUNDS] = {0}, delivered = 0.0;
+  gboolean differ = FALSE;
+  ProtoDeliveryGram first = deliveries(g, "lognormal:mu=3,sigma=0.5", 1, 4, 0);
+  for (guint i = 0; i < 3; i++) {
+    ProtoDeliveryGram one = deliveries(g, "lognormal:mu=3,sigma=0.5", 1, 4 + i, 0);
+    g_assert_false(one.in_time);
+    for (guint j = 0; j < ROUNDS * ROUNDS; j++) {
+      mean[j] += one.H[j] / 3;
+      differ |= one.H[j] != first.H[j];
+    }
+    delivered += one.delivered / 3;
+    g_free(one.H);
+  }
+  g_assert_true(differ);
+  g_assert_false(all.in_time);
+  g_assert_cmpmem(all.H, sizeof mean, mean, sizeof mean);
+  g_assert_cmpfloat(all.delivered, ==, delivered);
+  g_assert_cmpfloat(all.delivered, >, 0.3);
+  g_assert_cmpfloat(all.delivered, <, 0.95);
+  g_free(all.H);
+  g_free(first.H);
+  topo_graph_free(g);
+}
+
+/* Every message later than the deadline (50 ms against 25): each gather
+ * keeps its own model alone, W_r = I, so H[s][s'] = n (T - max(s, s'))
+ * (post-average: P(t, s) = I and G_s = (T - s) I), exact (integers), and
+ * nothing is delivered in time; the sketch's basis-free probes of I give
+ * the same H exactly too (z^T z = n for +-1 signs). */
+static void test_deadline_all_late(void) {
+  TopoGraph *g = graph("florentine");
+  guint n = topo_graph_n_nodes(g);
+  for (guint probes = 0; probes <= 2; probes += 2) {
+    ProtoDeliveryGram dg = deliveries(g, "constant:ms=50", 2, 1, probes);
+    g_assert_false(dg.in_time);
+    g_assert_cmpfloat(dg.delivered, ==, 0.0);
+    for (guint s = 0; s < ROUNDS; s++)
+      for (guint t = 0; t < ROUNDS; t++)
+        g_assert_cmpfloat(dg.H[s * ROUNDS + t], ==, (double)n * (ROUNDS - MAX(s, t)));
+    g_free(dg.H);
+  }
+  topo_graph_free(g);
+}
+
+/* Every message in time (1 ms against 25, no loss): every W_r is the
+ * static W bit for bit (no gather renormalises), and all are delivered. */
+static void test_deadline_in_time(void) {
+  TopoGraph *g = graph("florentine");
+  ProtoDeliveryGram dg = deliveries(g, "constant:ms=1", 2, 1, 0);
+  g_assert_true(dg.in_time);
+  g_assert_cmpfloat(dg.delivered, ==, 1.0);
+  g_free(dg.H);
+  topo_graph_free(g);
+}
+
+/* Stale and sync modes are refused with the reason. */
+static void test_deadline_modes_refused(void) {
+  TopoGraph *g = graph("florentine");
+  const char *modes[] = {"stale:s=1", "sync"};
+  for (guint i = 0; i < G_N_ELEMENTS(modes); i++) {
+    ProtoRunConfig cfg;
+    proto_run_config_init(&cfg);
+    cfg.graph = g;
+    cfg.mode = modes[i];
+    ProtoDeliveryGram dg = {.samples = 1};
+    GError *e = NULL;
+    g_assert_false(proto_delivery_gram(&dg, &cfg, ROUNDS, &e));
+    g_assert_error(e, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull(strstr(e->message, "deadline mode"));
+    g_assert_null(dg.H);
+    g_error_free(e);
+  }
+  topo_graph_free(g);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/protocols/mafalda-expected/matching-seed-free", test_matching_seed_free);
@@ -283,5 +384,11 @@ int main(int argc, char **argv) {
   g_test_add_func("/protocols/mafalda-expected/sampled-reseeded", test_sampled_reseeded);
   g_test_add_func("/protocols/mafalda-expected/sketch-large-graph", test_sketch_large_graph);
   g_test_add_func("/protocols/mafalda-expected/sketch-seed", test_sketch_seed);
+  g_test_add_func("/protocols/mafalda-expected/deadline-mean-of-records",
+                  test_deadline_mean_of_records);
+  g_test_add_func("/protocols/mafalda-expected/deadline-all-late", test_deadline_all_late);
+  g_test_add_func("/protocols/mafalda-expected/deadline-in-time", test_deadline_in_time);
+  g_test_add_func("/protocols/mafalda-expected/deadline-modes-refused",
+                  test_deadline_modes_refused);
   return g_test_run();
 }
