@@ -169,7 +169,7 @@ static gboolean setup(const ScenConfig *c, const ScenRunContext *ctx, gboolean c
    * per class of nodes); its node map is checked against the graph here,
    * in `validate` too, so that a mismatch names the file before a run. */
   gboolean cset = mf && scen_cmatrix_is_cset(c);
-  if (cset && !scen_cmatrix_check_cset(c, error))
+  if (cset && c->g != NULL && !scen_cmatrix_check_cset(c, error)) /* no graph: resolve says why */
     return FALSE;
   if (mf && C == NULL && !check && !cset) {
     if ((su->C_own = scen_cmatrix_build(c, error)) == NULL)
