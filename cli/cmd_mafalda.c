@@ -144,6 +144,13 @@ static void print_json(const Report *r) {
   if (r->classes)
     add_classes(jb, r->classes);
   cli_json_int(jb, "iterations", p->iterations);
+  /* The optimizer's convergence: its objective at the start and after each
+   * accepted step, on the Gram matrix Mafalda is fitted to (under --probes,
+   * the fitting probes': loss.mafalda is then scored on the others). */
+  cli_json_begin_array(jb, "objective_per_iteration");
+  for (guint i = 0; i < p->n_objective_history; i++)
+    json_builder_add_double_value(jb, p->objective_history[i]);
+  json_builder_end_array(jb);
   cli_json_begin_object(jb, "seconds");
   const struct {
     const char *key;

@@ -195,6 +195,11 @@ typedef struct {
   double cpu_seconds[MF_MAFALDA_N_STRATEGIES];
   guint iterations; /* Mafalda's L-BFGS iterations (0: skipped) */
   double *C;        /* Mafalda's T x T C_local, row-major; NULL when skipped */
+  /* Mafalda's objective tr(H X^{-1}) at the start and after each accepted
+   * L-BFGS step on the H it is fitted to (MfResult.history); NULL, 0 when
+   * skipped. */
+  double *objective_history;
+  guint n_objective_history;
   /* Wall seconds: the Gram matrix (and spectral form), Mafalda's
    * optimization, and the baselines (DMF and every score, alongside the
    * optimization, then the Toeplitz fit and Mafalda's score). */

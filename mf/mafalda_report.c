@@ -22,6 +22,7 @@ void mf_mafalda_report_free(MfMafaldaReport *r) {
   if (r == NULL)
     return;
   g_free(r->C);
+  g_free(r->objective_history);
   g_free(r);
 }
 
@@ -357,6 +358,8 @@ gboolean mf_mafalda_report(const double *W, guint n, const MfMafaldaReportOption
     t = g_get_monotonic_time();
     double cpu = thread_cpu();
     r->iterations = maf->iterations;
+    r->n_objective_history = maf->n_history;
+    r->objective_history = g_steal_pointer(&maf->history);
     r->loss[MF_MAFALDA_MAFALDA] = mf_loss(H, maf->C, T, r->k, r->b, error);
     r->sensitivity[MF_MAFALDA_MAFALDA] = sqrt(mf_sensitivity2(maf->C, T, r->k, r->b));
     r->seconds_baselines += seconds_since(t); /* scoring Mafalda too */

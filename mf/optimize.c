@@ -467,6 +467,7 @@ void mf_result_free(MfResult *r) {
     return;
   g_free(r->X);
   g_free(r->C);
+  g_free(r->history);
   g_free(r);
 }
 
@@ -857,10 +858,13 @@ static double start(Problem *P, const double *H, guint band, const double *X0, d
   return segment(P, y, z, theta, x);
 }
 
+/* The result at @x; takes @history (the objective at each accepted step). */
 static MfResult *make_result(Problem *P, const double *x, double f, double gnorm, guint iterations,
-                             gboolean converged, GError **error) {
+                             gboolean converged, GArray *history, GError **error) {
   guint T = P->T;
   MfResult *r = g_new0(MfResult, 1);
+  r->n_history = history->len;
+  r->history = (double *)(void *)g_array_free(history, FALSE);
   r->T = T;
   r->k = P->k;
   r->b = P->b;
@@ -951,6 +955,8 @@ gboolean mf_optimize(const double *H, guint T, guint k, guint b, const MfOptions
   gboolean converged = FALSE;
   double g0 = gnorm;
   gboolean cancelled = FALSE;
+  GArray *history = g_array_new(FALSE, FALSE, sizeof(double));
+  g_array_append_val(history, f);
   for (; it < o->max_iterations; it++) {
     if (o->cancel != NULL && g_atomic_int_get(o->cancel)) {
       cancelled = TRUE;
@@ -990,6 +996,7 @@ gboolean mf_optimize(const double *H, guint T, guint k, guint b, const MfOptions
     g = g_new;
     g_new = swap;
     f = f_new;
+    g_array_append_val(history, f);
     gnorm = max_abs(g, p);
     if (o->ftol > 0.0) {
       /* The slot holds f from FTOL_WINDOW accepted steps ago. */
@@ -1032,7 +1039,7 @@ gboolean mf_optimize(const double *H, guint T, guint k, guint b, const MfOptions
     u = u_new;
     u_new = swap;
   }
-  *result = make_result(&P, x, f, gnorm, it, converged, error);
+  *result = make_result(&P, x, f, gnorm, it, converged, history, error);
   if (!*result)
     goto out;
   if (cancelled) {

@@ -83,6 +83,13 @@ typedef struct {
   guint iterations;   /* L-BFGS iterations */
   guint evaluations;  /* objective/gradient evaluations */
   gboolean converged; /* the stopping rule was met */
+  /* The objective at the start and after each accepted L-BFGS step
+   * (n_history entries, the last = objective). The line search accepts a
+   * step on sufficient decrease or, once f moves by less than its rounding,
+   * on the approximate Wolfe conditions with f_new <= f (1 + 1e-12): so
+   * history[i + 1] <= history[i] + 1e-12 |history[i]|. */
+  double *history;
+  guint n_history;
 } MfResult;
 
 void mf_result_free(MfResult *r);

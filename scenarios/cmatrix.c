@@ -62,6 +62,26 @@ double *scen_cmatrix_build(const ScenConfig *c, GError **error) {
   return C;
 }
 
+gboolean scen_cmatrix_is_cset(const ScenConfig *c) {
+  return c->shape.kind == PRIV_PROTOCOL_MFDSGD && proto_c_spec_is_cset(c->shape.C);
+}
+
+gboolean scen_cmatrix_check_cset(const ScenConfig *c, GError **error) {
+  guint n = c->g ? topo_graph_n_nodes(c->g) : 0;
+  MfCSet set;
+  GError *sub = NULL;
+  if (!proto_cmatrix_load_cset(c->shape.C, c->rounds, n, &set, &sub)) {
+    g_set_error(error, SCEN_ERROR, SCEN_ERROR_INVALID,
+                "protocol %s: the C-set does not fit this run (a graph of %u nodes, T = %u "
+                "rounds; fit it with `dpgossip mafalda --classes` on this graph and T): %s",
+                c->protocol, n, c->rounds, sub->message);
+    g_error_free(sub);
+    return FALSE;
+  }
+  mf_cset_clear(&set);
+  return TRUE;
+}
+
 /* The LDP mu at sigma = 1 of every node of a static run, in closed form
  * (each node's every release seen): sqrt(sens^2(X)) with X = C^T C /
  * sens_run(C)^2 for MF-D-SGD, X = I for D-SGD and Muffliato. */
@@ -113,10 +133,12 @@ gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigm
   if (!scen_calibrate_check(c, error))
     return FALSE;
   double mu1 = NAN; /* the worst node's mu at sigma = 1 */
-  if (!c->schedule_static && topo_graph_n_nodes(c->g) >= 2) {
+  if ((!c->schedule_static && topo_graph_n_nodes(c->g) >= 2) || scen_cmatrix_is_cset(c)) {
     /* A time-varying schedule changes who releases what and when (a node
      * that leaves and rejoins shifts its participations against C): only
-     * the accounting of the actual schedule knows its worst node. */
+     * the accounting of the actual schedule knows its worst node. So does
+     * a C-set's (@C NULL): each class has its own C, which the accounting
+     * reads from the run's own file. */
     if (!scen_account_ldp_worst_mu(c, C, &mu1, error))
       return FALSE;
   } else if (!ldp_closed_form(c, C, &mu1, error)) {

@@ -185,12 +185,22 @@ char *scen_cmatrix_key(const ScenConfig *c);
 /* C_local (T x T) of @c: families by formula, files read, Mafalda optimized.
  * Thread-safe (topologies/ serializes igraph). (g_free) */
 double *scen_cmatrix_build(const ScenConfig *c, GError **error);
+/* TRUE when @c's C is a C-set file (one C per class of nodes, written by
+ * `dpgossip mafalda --classes ... --out FILE`): the run reads it itself
+ * (mfdsgd:C=FILE), there is no one T x T C to build. O(1). */
+gboolean scen_cmatrix_is_cset(const ScenConfig *c);
+/* Reads @c's C-set for the run's T and the graph's n nodes and drops it:
+ * FALSE (SCEN_ERROR_INVALID, the file, its line where one is at fault, and
+ * the graph's size) when its C are for another T or its node map does not
+ * cover exactly the graph's nodes. O(classes T^2 + n). */
+gboolean scen_cmatrix_check_cset(const ScenConfig *c, GError **error);
 
 /* scen_calibrate_check: FALSE (SCEN_ERROR_INVALID, the memory needed) when
  * scen_calibrate_sigma's matrices would not fit in memory. O(1). */
 gboolean scen_calibrate_check(const ScenConfig *c, GError **error);
 /* sigma that makes every node of the run at most c->mu-GDP under LDP, the
- * worst node exactly (up to a 1e-12 relative margin); @C is C_local or NULL.
+ * worst node exactly (up to a 1e-12 relative margin); @C is C_local or NULL
+ * (D-SGD, Muffliato, a C-set: scen_cmatrix_is_cset).
  * Errors: scen_calibrate_check's first, the accounting's. */
 gboolean scen_calibrate_sigma(const ScenConfig *c, const double *C, double *sigma, GError **error);
 

@@ -165,7 +165,13 @@ static gboolean setup(const ScenConfig *c, const ScenRunContext *ctx, gboolean c
   *su = (Setup){.sigma = c->sigma};
   const double *C = ctx ? ctx->C : NULL;
   gboolean mf = c->shape.kind == PRIV_PROTOCOL_MFDSGD && !c->nonprivate;
-  if (mf && C == NULL && !check) {
+  /* A C-set: the run and its accounting read the file themselves (one C
+   * per class of nodes); its node map is checked against the graph here,
+   * in `validate` too, so that a mismatch names the file before a run. */
+  gboolean cset = mf && scen_cmatrix_is_cset(c);
+  if (cset && c->g != NULL && !scen_cmatrix_check_cset(c, error)) /* no graph: resolve says why */
+    return FALSE;
+  if (mf && C == NULL && !check && !cset) {
     if ((su->C_own = scen_cmatrix_build(c, error)) == NULL)
       return FALSE;
     C = su->C_own;

@@ -11,6 +11,7 @@
 #include "tests/common/files.h"
 #include "tests/common/run.h"
 #include "tests/common/checks.h"
+#include "tests/common/tolerance.h"
 
 static JsonObject *reference(const char *file, JsonParser **p) {
   char *rel = g_build_filename("reference", file, NULL);
@@ -64,6 +65,31 @@ static void test_florentine_k5_b16(void) {
   g_assert_cmpfloat(fabs(json_object_get_double_member(sens, "mafalda") - 1.0), <, 1e-12);
   g_assert_cmpfloat(fabs(json_object_get_double_member(sens, "dmf") - 1.0), <, 1e-12);
   g_assert_cmpint(json_object_get_int_member(o, "iterations"), >, 0);
+  /* The optimizer's convergence: the objective at the start and after each
+   * accepted step, one entry more than the accepted steps (at most the
+   * iterations), ending at Mafalda's loss. */
+  JsonArray *hist = json_object_get_array_member(o, "objective_per_iteration");
+  guint nh = json_array_get_length(hist);
+  g_assert_cmpuint(nh, >=, 2);
+  g_assert_cmpuint(nh, <=, (guint)json_object_get_int_member(o, "iterations") + 1);
+  /* Non-increasing up to what the line search allows: a step accepted on
+   * the approximate Wolfe conditions may raise f by 1e-12 |f| (MfResult). */
+  for (guint i = 1; i < nh; i++) {
+    double prev = json_array_get_double_element(hist, i - 1);
+    dpg_test_assert_le(json_array_get_double_element(hist, i) - prev, 1e-12 * fabs(prev),
+                       "the line search's approximate Wolfe bound");
+  }
+  g_assert_cmpfloat(json_array_get_double_element(hist, 0), >,
+                    json_array_get_double_element(hist, nh - 1));
+  /* The last entry is tr(H X^{-1}) at the optimum X; loss.mafalda is
+   * sens(C)^2 tr(H (C^T C)^{-1}) with C the Cholesky factor of X: equal but
+   * for sens(C) = 1 to 1e-12 (asserted below, so 2e-12 in sens^2) and the
+   * factor's and the inverse's rounding, cond(X) eps T each. */
+  double cond_x = 1e3; /* X = C^T C at k = 5, b = 16: X's diagonal 1/k-ish, its
+                        * smallest eigenvalue over 1e-3 of its largest (log10 of
+                        * the ratio about 2 here, kept wide) */
+  dpg_test_assert_close(json_array_get_double_element(hist, nh - 1), maf,
+                        2e-12 + 2 * dpg_tol(cond_x, 80), "sens(C)^2 = 1 and X's factor");
   /* Every phase is a piece of the total; optimize (Mafalda) and baselines run
    * side by side, so each of them, not their sum, fits in it. */
   JsonObject *sec = json_object_get_object_member(o, "seconds");

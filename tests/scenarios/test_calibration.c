@@ -4,9 +4,13 @@
  * the mu asked and the worst node gets it exactly (1e-9), for D-SGD,
  * Muffliato, MF-D-SGD and Mafalda, on a static gossip and under churn (a
  * node that leaves and rejoins shifts its participations against C, which
- * the closed form of a static run does not see), synchronous or not.
+ * the closed form of a static run does not see), synchronous or not; and
+ * MF-D-SGD with a C-set (one C per class of nodes), whose node map must
+ * match the graph.
  */
 #include <math.h>
+
+#include "mf/mf.h"
 
 #include "scen_test.h"
 #include "scenarios/internal.h"
@@ -88,9 +92,86 @@ static void test_async(Fix *f, gconstpointer data) {
   run_sweep(f, "stale:s=1", "uniform:min=1,max=8");
 }
 
+/* A C-set of two classes, BSR (band 2) for the even nodes and SR for the odd
+ * ones, on a ring of @n nodes, T = 40: DIR/NAME. */
+static char *write_cset(Fix *f, const char *name, guint n) {
+  const guint T = 40;
+  GError *error = NULL;
+  double *bsr = mf_baseline(MF_BASELINE_BSR, T, 2, &error),
+         *sr = mf_baseline(MF_BASELINE_SR, T, 0, &error);
+  g_assert_no_error(error);
+  MfCSet set = {.n_classes = 2, .n_nodes = n, .T = T};
+  set.C = g_new(double, 2 * T * T);
+  memcpy(set.C, bsr, sizeof(double) * T * T);
+  memcpy(set.C + T * T, sr, sizeof(double) * T * T);
+  set.node_class = g_new(guint, n);
+  for (guint v = 0; v < n; v++)
+    set.node_class[v] = v % 2;
+  char *path = g_build_filename(f->dir, name, NULL);
+  g_assert_true(mf_cset_write(path, &set, &error));
+  g_assert_no_error(error);
+  mf_cset_clear(&set);
+  g_free(bsr);
+  g_free(sr);
+  return path;
+}
+
+/* The scenario's sweep over a C-set, static and churned: protocol.mu holds
+ * for every node whatever its class (each class's C is calibrated to its
+ * own sensitivity, and the worst node gets MU exactly); a C-set written for
+ * 30 nodes is refused on the ring of 32, naming the file and the sizes. */
+static void test_cset(Fix *f, gconstpointer data) {
+  (void)data;
+  char *cset = write_cset(f, "cset.csv", 32), *small = write_cset(f, "cset30.csv", 30);
+  char *churn = scen_test_write(f->dir, "churn.txt", "# node leave rejoin\n17 12 20\n");
+  for (guint bad = 0; bad < 2; bad++) {
+    char *text = g_strdup_printf(
+        "[simulation]\nrounds = 40\nseed = 1\n[topology]\ngenerate = ring:n=32\n"
+        "gossip = metropolis\n[protocol]\nname = mfdsgd:C=%s\nmu = %g\n[privacy]\ntrust = ldp\n"
+        "participation_interval = 4\n[output]\nplots = false\n[sweep]\n"
+        "topology.schedule = static;churn:%s\n",
+        bad ? small : cset, MU, churn);
+    char *path = scen_test_write(f->dir, "s.ini", text);
+    GError *error = NULL;
+    ScenScenario *sc = scen_scenario_load(path, &error);
+    g_assert_no_error(error);
+    char *out = g_build_filename(f->dir, bad ? "bad" : "out", NULL);
+    ScenRunOptions opt = {.out_dir = out, .threads = 2};
+    ScenRunReport rep = {0};
+    gboolean ok = scen_scenario_run(sc, &opt, &rep, &error);
+    if (!bad) {
+      g_assert_no_error(error);
+      g_assert_true(ok);
+      char *points = g_build_filename(out, "points", NULL);
+      g_assert_cmpuint(check_points(points), ==, 2);
+      g_free(points);
+    } else {
+      /* The run fails and says why: the file, the line, the graph's size. */
+      g_assert_false(ok);
+      g_assert_nonnull(error);
+      char *all = g_strdup(error->message);
+      g_test_message("%s", all);
+      g_assert_nonnull(strstr(all, small));
+      g_assert_nonnull(strstr(all, "node 30 has no class"));
+      g_assert_nonnull(strstr(all, "a graph of 32 nodes, T = 40 rounds"));
+      g_free(all);
+      g_clear_error(&error);
+    }
+    scen_run_report_clear(&rep);
+    g_free(out);
+    scen_scenario_free(sc);
+    g_free(path);
+    g_free(text);
+  }
+  g_free(churn);
+  g_free(small);
+  g_free(cset);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   SCEN_TEST_ADD("/scenarios/calibration/sync", test_sync);
   SCEN_TEST_ADD("/scenarios/calibration/async", test_async);
+  SCEN_TEST_ADD("/scenarios/calibration/cset", test_cset);
   return g_test_run();
 }
