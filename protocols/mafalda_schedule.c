@@ -209,38 +209,13 @@ gboolean proto_sketch_gram(TopoSchedule *s, guint T, MfWorkload wl, guint K, gui
   return TRUE;
 }
 
-/* The static W sketched: as sketched_trace, from its Frobenius products
- * (mf_gram_sketch_static: T products with W per probe, not T^2 / 2). */
-static gboolean sketched_static(ProtoScheduleGram *sg, TopoSchedule *s, guint T, GError **error) {
-  guint K = sg->probes;
-  if (K < 2) {
-    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
-                "a sketched Gram matrix needs at least 2 probes for its standard error (got %u)",
-                K);
-    return FALSE;
-  }
-  if (!proto_sketch_gram(s, T, sg->workload, K, sg->seed, &sg->H, NULL, error))
-    return FALSE;
-  double **F = sketch_static(s, T, sg->workload, K, sg->seed + 1, error);
-  if (F == NULL)
-    return FALSE;
-  sg->how = PROTO_EXPECT_SAMPLED;
-  sg->score = g_new0(double *, K);
-  sg->n_score = K;
-  gboolean ok = TRUE;
-  for (guint k = 0; k < K; k++) {
-    if (ok && (sg->score[k] = mf_gram_from_frobenius(F[k], T, error)) == NULL)
-      ok = FALSE;
-    g_free(F[k]);
-  }
-  g_free(F);
-  return ok;
-}
-
-/* A fixed schedule, sketched: C fitted on the mean of K probes, the
+/* A static W or a fixed schedule, sketched: C fitted on the mean of K
+ * probes (proto_sketch_gram, as -p mafalda:probes=K computes it), the
  * strategies scored on K other probes (seeds seed and seed + 1), so that
- * the fitted C's score is not the optimistic in-sample one. */
-static gboolean sketched_trace(ProtoScheduleGram *sg, TopoSchedule *s, guint T, GError **error) {
+ * the fitted C's score is not the optimistic in-sample one. A static W's
+ * scoring probes come from its Frobenius products (mf_gram_sketch_static:
+ * T products with W per probe, not T^2 / 2). */
+static gboolean sketched(ProtoScheduleGram *sg, TopoSchedule *s, guint T, GError **error) {
   guint K = sg->probes;
   if (K < 2) {
     g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
@@ -248,12 +223,30 @@ static gboolean sketched_trace(ProtoScheduleGram *sg, TopoSchedule *s, guint T, 
                 K);
     return FALSE;
   }
-  /* The fit: proto_sketch_gram, as -p mafalda:probes=K computes it. */
   if (!proto_sketch_gram(s, T, sg->workload, K, sg->seed, &sg->H, NULL, error))
     return FALSE;
-  double **score = sketch_grams(s, T, sg->workload, K, sg->seed + 1, error);
-  if (score == NULL)
+  double **score;
+  if (topo_schedule_is_static(s)) {
+    double **F = sketch_static(s, T, sg->workload, K, sg->seed + 1, error);
+    if (F == NULL)
+      return FALSE;
+    score = g_new0(double *, K);
+    gboolean ok = TRUE;
+    for (guint k = 0; k < K; k++) {
+      if (ok && (score[k] = mf_gram_from_frobenius(F[k], T, error)) == NULL)
+        ok = FALSE;
+      g_free(F[k]);
+    }
+    g_free(F);
+    if (!ok) {
+      for (guint k = 0; k < K; k++)
+        g_free(score[k]);
+      g_free(score);
+      return FALSE;
+    }
+  } else if ((score = sketch_grams(s, T, sg->workload, K, sg->seed + 1, error)) == NULL) {
     return FALSE;
+  }
   sg->how = PROTO_EXPECT_SAMPLED;
   sg->score = score;
   sg->n_score = K;
@@ -301,13 +294,13 @@ gboolean proto_schedule_gram(ProtoScheduleGram *sg, TopoSchedule *s, guint T, GE
   if (sg->samples > 0) {
     ok = sampled(sg, s, T, error);
   } else if (topo_schedule_is_static(s) && sg->probes > 0) {
-    ok = sketched_static(sg, s, T, error);
+    ok = sketched(sg, s, T, error);
   } else if (topo_schedule_is_static(s)) {
     sg->how = PROTO_EXPECT_STATIC;
     sg->W = proto_schedule_gossip_dense(s, 0, error);
     ok = sg->W != NULL;
   } else if (how == TOPO_SCHEDULE_FIXED && sg->probes > 0) {
-    ok = sketched_trace(sg, s, T, error);
+    ok = sketched(sg, s, T, error);
   } else if (how == TOPO_SCHEDULE_FIXED) {
     sg->how = PROTO_EXPECT_TRACE;
     ok = check_bytes((double)T * n * n + 4.0 * n * n + (double)T * T,
