@@ -93,7 +93,11 @@ static void test_matching(void) {
                         "a sum of T terms and a product, two roundings of sqrt(k)^2");
   dpg_test_assert_close(member(o, "sensitivity", "dp-d-sgd"), sqrt(K), dpg_tol(1, 2),
                         "one column norm of k ones");
-  g_assert_cmpfloat(member(o, "sensitivity", "mafalda-static"), ==, 1);
+  /* Mafalda's C is divided by its sensitivity, which is then recomputed:
+   * a column norm of T terms, a square root and the division's rounding
+   * (Haswell's OpenBLAS kernel gives exactly 1, Prescott's does not). */
+  dpg_test_assert_close(member(o, "sensitivity", "mafalda-static"), 1, dpg_tol(1, 2 * T + 4),
+                        "a column norm of the C scaled to unit sensitivity");
   double mf = member(o, "loss", "mafalda"), st = member(o, "loss", "mafalda-static");
   g_assert_cmpfloat(mf, <, st);
   g_assert_cmpfloat(st, <, dsgd);
