@@ -108,6 +108,12 @@ typedef struct ScenConfig {
   char *figure_ext;        /* "svg" (default), "png" or "pdf" */
   double panel_w, panel_h; /* one panel's size, points (figure_size; default 420 x 290) */
   double figure_dpi;       /* PNG resolution */
+  /* The files the run reads (graph, plugin, protocol files such as C,
+   * churn trace, dataset, measured latency), each as "SHA256  PATH" (the
+   * sha256sum line; a folder's, over its files' names and
+   * digests): written into the resolved file, so a resumed sweep
+   * reruns a point whose inputs changed. NULL-terminated, g_strfreev. */
+  char **inputs;
 } ScenConfig;
 
 void scen_config_free(ScenConfig *c);
@@ -134,6 +140,7 @@ struct ScenScenario {
   GPtrArray *axes;          /* ScenSweepAxis* (after overrides) */
   GHashTable *graphs;       /* cache key -> TopoGraph* (or NULL-valued error entries) */
   GHashTable *graph_errors; /* cache key -> message */
+  GHashTable *digests;      /* absolute path -> "SHA256  PATH" (scen_config_to_ini's inputs) */
 };
 
 /*

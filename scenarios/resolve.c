@@ -17,6 +17,7 @@ typedef struct {
   const ScenPointValues *pv;
   ScenProblems *ps;
   gboolean bad;
+  GPtrArray *inputs; /* char*: the point's input files, absolute (owned) */
 } R;
 
 void scen_config_free(ScenConfig *c) {
@@ -45,6 +46,7 @@ void scen_config_free(ScenConfig *c) {
   g_free(c->audit_victims);
   g_free(c->out_dir);
   g_free(c->figure_ext);
+  g_strfreev(c->inputs);
   g_free(c);
 }
 
@@ -321,6 +323,87 @@ static const TopoGraph *cached_graph(ScenScenario *sc, const char *kind, const c
   return g;
 }
 
+/* ---- Input files: their digests ---- */
+
+static gint compare_names(gconstpointer a, gconstpointer b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* SHA-256 of the file @path, or for a folder of the list of its entries
+ * (each "NAME\tSHA256\n" by name order, sub-folders recursively), as hex
+ * (g_free); NULL when it cannot be read (a problem reported elsewhere: a
+ * missing file stops the point before it is written). O(bytes). */
+static char *input_sha256(const char *path) {
+  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    GDir *dir = g_dir_open(path, 0, NULL);
+    if (dir == NULL)
+      return NULL;
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    for (const char *e; (e = g_dir_read_name(dir)) != NULL;)
+      g_ptr_array_add(names, g_strdup(e));
+    g_dir_close(dir);
+    g_ptr_array_sort(names, compare_names);
+    GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
+    gboolean ok = TRUE;
+    for (guint i = 0; ok && i < names->len; i++) {
+      char *child = g_build_filename(path, g_ptr_array_index(names, i), NULL);
+      char *hex = input_sha256(child);
+      ok = hex != NULL;
+      if (ok) {
+        char *line = g_strdup_printf("%s\t%s\n", (char *)g_ptr_array_index(names, i), hex);
+        g_checksum_update(sum, (const guchar *)line, (gssize)strlen(line));
+        g_free(line);
+      }
+      g_free(hex);
+      g_free(child);
+    }
+    char *hex = ok ? g_strdup(g_checksum_get_string(sum)) : NULL;
+    g_checksum_free(sum);
+    g_ptr_array_unref(names);
+    return hex;
+  }
+  FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    return NULL;
+  GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
+  guchar buf[1 << 16];
+  size_t got;
+  while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+    g_checksum_update(sum, buf, (gssize)got);
+  gboolean ok = !ferror(f);
+  fclose(f);
+  char *hex = ok ? g_strdup(g_checksum_get_string(sum)) : NULL;
+  g_checksum_free(sum);
+  return hex;
+}
+
+/* @c's inputs from @r's list: each distinct file once, in the order met,
+ * as "SHA256  PATH"; every digest computed once per scenario (@sc's cache:
+ * a sweep of many points reads each input file once). */
+static void set_inputs(R *r, ScenConfig *c) {
+  GPtrArray *lines = g_ptr_array_new();
+  for (guint i = 0; i < r->inputs->len; i++) {
+    const char *path = g_ptr_array_index(r->inputs, i);
+    const char *line = g_hash_table_lookup(r->sc->digests, path);
+    if (line == NULL) {
+      char *hex = input_sha256(path);
+      if (hex == NULL)
+        continue;
+      char *l = g_strdup_printf("%s  %s", hex, path);
+      g_free(hex);
+      g_hash_table_insert(r->sc->digests, g_strdup(path), l);
+      line = l;
+    }
+    gboolean seen = FALSE;
+    for (guint j = 0; j < lines->len && !seen; j++)
+      seen = g_str_equal(g_ptr_array_index(lines, j), line);
+    if (!seen)
+      g_ptr_array_add(lines, g_strdup(line));
+  }
+  g_ptr_array_add(lines, NULL);
+  c->inputs = (char **)g_ptr_array_free(lines, FALSE);
+}
+
 /* ---- Specs with paths ---- */
 
 static gboolean is_c_family(const char *v) {
@@ -329,8 +412,9 @@ static gboolean is_c_family(const char *v) {
   return g_strv_contains(fam, v);
 }
 
-/* Makes the file parameters of a protocol spec absolute. */
-static char *protocol_abs(const ScenDoc *doc, const char *spec) {
+/* Makes the file parameters of a protocol spec absolute; each is added to
+ * @files (nullable) too. */
+static char *protocol_abs(const ScenDoc *doc, const char *spec, GPtrArray *files) {
   const char *colon = strchr(spec, ':');
   if (colon == NULL)
     return g_strdup(spec);
@@ -360,6 +444,8 @@ static char *protocol_abs(const ScenDoc *doc, const char *spec) {
     if (is_file && v[0] != '\0') {
       char *p = abs_path(doc, v);
       g_string_append_printf(out, "%s=%s", k, p);
+      if (files != NULL)
+        g_ptr_array_add(files, g_strdup(p));
       g_free(p);
     } else {
       g_string_append(out, items[i]);
@@ -425,6 +511,7 @@ static gboolean resolve_plugin(R *r, ScenConfig *c) {
   gboolean unloaded = FALSE;
   if (get_typed(r, "protocol", "plugin", &path, &loc, &what)) {
     c->plugin = abs_path(r->sc->doc, path);
+    g_ptr_array_add(r->inputs, g_strdup(c->plugin));
     char *shown = spec_escape(c->plugin, -1);
     if (r->sc->plugins == SCEN_PLUGINS_LOAD) {
       const ProtoVTable *vt = NULL;
@@ -471,7 +558,7 @@ static void resolve_protocol(R *r, ScenConfig *c) {
     gboolean known = proto_registry_lookup(name) != NULL;
     if (!known) {
       c->shape.kind = -1;
-      c->protocol = protocol_abs(r->sc->doc, spec);
+      c->protocol = protocol_abs(r->sc->doc, spec, NULL);
       c->proto_name = name;
       g_free(spec);
       g_free(what);
@@ -505,7 +592,7 @@ static void resolve_protocol(R *r, ScenConfig *c) {
           loc.file, loc.line, what, name, file);
       g_free(file);
       add_note(r, raw);
-      c->protocol = protocol_abs(r->sc->doc, spec);
+      c->protocol = protocol_abs(r->sc->doc, spec, NULL);
       c->proto_name = name;
       g_free(spec);
       g_free(what);
@@ -518,7 +605,7 @@ static void resolve_protocol(R *r, ScenConfig *c) {
               "NAME." G_MODULE_SUFFIX " in $" PROTO_PLUGIN_PATH_ENV " or the install folder)",
               name, valid);
       g_free(valid);
-      c->protocol = protocol_abs(r->sc->doc, spec);
+      c->protocol = protocol_abs(r->sc->doc, spec, NULL);
       c->proto_name = g_strdup("dsgd");
       g_free(name);
       g_free(spec);
@@ -527,7 +614,7 @@ static void resolve_protocol(R *r, ScenConfig *c) {
     }
     g_free(name);
   }
-  c->protocol = protocol_abs(r->sc->doc, spec);
+  c->protocol = protocol_abs(r->sc->doc, spec, r->inputs);
   g_free(spec);
   const ProtoVTable *vt = NULL;
   ProtoParams *params = NULL;
@@ -581,6 +668,7 @@ static char *schedule_paths(R *r, const char *sched, ScenLoc loc, const char *wh
   const char *end = file + strcspn(file, trace ? "," : "");
   char *rel = g_strndup(file, (gsize)(end - file));
   char *p = abs_path(r->sc->doc, rel);
+  g_ptr_array_add(r->inputs, g_strdup(p));
   if (!g_file_test(p, G_FILE_TEST_IS_REGULAR))
     problem(r, loc, what, "%s file not found: %s (relative paths resolve against %s)",
             trace ? "trace" : "churn", p, r->sc->doc->dir);
@@ -615,6 +703,7 @@ static void resolve_topology(R *r, ScenConfig *c) {
     }
   } else if (has_graph) {
     c->graph = abs_path(r->sc->doc, graph);
+    g_ptr_array_add(r->inputs, g_strdup(c->graph));
     if (!g_file_test(c->graph, G_FILE_TEST_EXISTS)) {
       problem(r, gloc, gwhat, "file not found: %s (relative paths resolve against %s)", c->graph,
               r->sc->doc->dir);
@@ -674,8 +763,14 @@ static void resolve_network(R *r, ScenConfig *c) {
   char *rebased = sim_latency_spec_rebase(c->latency, r->sc->doc->dir);
   g_free(c->latency);
   c->latency = rebased;
-  if (!sim_latency_parse(c->latency, &lat, &error))
+  if (!sim_latency_parse(c->latency, &lat, &error)) {
     problem_error(r, loc, what, &error);
+  } else {
+    if (lat.file != NULL)
+      g_ptr_array_add(r->inputs, g_strdup(lat.file));
+    if (lat.intra != NULL)
+      g_ptr_array_add(r->inputs, g_strdup(lat.intra));
+  }
   g_free(what);
   what = NULL;
   ScenLoc lloc;
@@ -708,6 +803,8 @@ static void resolve_task(R *r, ScenConfig *c) {
   if (get_typed(r, "task", "dataset", &ds, &loc, &what)) {
     char *path = NULL;
     c->dataset = dataset_abs(doc, ds, &path);
+    if (path != NULL)
+      g_ptr_array_add(r->inputs, g_strdup(path));
     if (!g_str_has_prefix(ds, "csv:") && !g_str_has_prefix(ds, "idx:") &&
         !g_str_has_prefix(ds, "california:") && !g_str_has_prefix(ds, "synthetic:") &&
         !g_str_has_prefix(ds, "leaf:"))
@@ -1120,7 +1217,7 @@ static void resolve_output(R *r, ScenConfig *c) {
 }
 
 ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, ScenProblems *ps) {
-  R r = {sc, pv, ps, FALSE};
+  R r = {sc, pv, ps, FALSE, g_ptr_array_new_with_free_func(g_free)};
   ScenConfig *c = g_new0(ScenConfig, 1);
   char *base = g_path_get_basename(sc->doc->path);
   if (g_str_has_suffix(base, ".ini"))
@@ -1142,6 +1239,9 @@ ScenConfig *scen_config_resolve(ScenScenario *sc, const ScenPointValues *pv, Sce
   resolve_noise(&r, c);
   resolve_path(&r, c);
   resolve_output(&r, c);
+  if (!r.bad)
+    set_inputs(&r, c);
+  g_ptr_array_unref(r.inputs);
   if (r.bad) {
     scen_config_free(c);
     return NULL;
@@ -1365,6 +1465,15 @@ char *scen_config_to_ini(const ScenConfig *c) {
         kv(s, k->key, v);
       g_free(v);
     }
+  }
+  /* The inputs by content: the keys above name files by path only, and a
+   * resumed sweep takes a point as finished when its resolved file is the
+   * same text, so a changed input makes it run again. */
+  if (c->inputs != NULL && c->inputs[0] != NULL) {
+    g_string_append(s, "\n# The files read, by SHA-256 (sha256sum's lines; a folder's over its "
+                       "files):\n");
+    for (guint i = 0; c->inputs[i] != NULL; i++)
+      g_string_append_printf(s, "# sha256 %s\n", c->inputs[i]);
   }
   return g_string_free(s, FALSE);
 }

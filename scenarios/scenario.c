@@ -31,6 +31,7 @@ static ScenScenario *wrap(ScenDoc *doc) {
   sc->graphs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                      (GDestroyNotify)topo_graph_free);
   sc->graph_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  sc->digests = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   return sc;
 }
 
@@ -53,6 +54,7 @@ void scen_scenario_free(ScenScenario *sc) {
     g_ptr_array_unref(sc->axes);
   g_hash_table_unref(sc->graphs);
   g_hash_table_unref(sc->graph_errors);
+  g_hash_table_unref(sc->digests);
   g_free(sc);
 }
 

@@ -2,7 +2,7 @@
  * tests/scenarios/test_run.c: running scenarios through the library: the
  * outputs of a point (files, headers, row counts), Figure 2's reference
  * values, determinism across thread counts, byte-for-byte replay of
- * scenario.resolved.ini, resume, shared runs of equal configurations, the
+ * scenario.resolved.ini, resume (inputs changed included), shared runs of equal configurations, the
  * structured and observer accountings agreeing, the mu calibration, refusal
  * of invalid files, and cancellation.
  */
@@ -859,6 +859,66 @@ static void test_cancel(Fix *f, gconstpointer data) {
   scen_scenario_free(sc);
 }
 
+/* A resumed sweep reruns a point whose input file changed: the resolved file
+ * names each input by its SHA-256 (checked here against the digest of the
+ * bytes written), not only by its path, which did not change. */
+static void write_c(const char *path, double sub) {
+  GString *s = g_string_new(NULL);
+  for (guint i = 0; i < 6; i++)
+    for (guint j = 0; j < 6; j++)
+      g_string_append_printf(s, "%g%s", i == j ? 1.0 : (i == j + 1 ? sub : 0.0),
+                             j == 5 ? "\n" : ",");
+  g_assert_true(g_file_set_contents(path, s->str, -1, NULL));
+  g_string_free(s, TRUE);
+}
+
+static void assert_input_listed(const char *out, const char *path) {
+  char *text = NULL, *res = g_build_filename(out, "scenario.resolved.ini", NULL);
+  gsize len = 0;
+  g_assert_true(g_file_get_contents(path, &text, &len, NULL));
+  char *hex = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
+  g_free(text);
+  char *line = g_strdup_printf("\n# sha256 %s  %s\n", hex, path);
+  g_assert_true(g_file_get_contents(res, &text, NULL, NULL));
+  if (strstr(text, line) == NULL)
+    g_error("%s does not list '%s'", res, line + 1);
+  g_free(text);
+  g_free(line);
+  g_free(hex);
+  g_free(res);
+}
+
+static void test_resume_inputs_changed(Fix *f, gconstpointer data) {
+  (void)data;
+  char *C = g_build_filename(f->dir, "c.csv", NULL);
+  write_c(C, 0.0);
+  const char *sets[] = {"protocol.name=mfdsgd:C=c.csv", NULL};
+  ScenScenario *sc = load(f->dir, TASK, sets);
+  char *out = g_build_filename(f->dir, "out", NULL);
+  ScenRunReport rep = {0};
+  run_ok(sc, out, 1, &rep);
+  g_assert_cmpuint(rep.ran, ==, 1);
+  scen_run_report_clear(&rep);
+  assert_input_listed(out, C);
+  /* The same bytes: finished. */
+  run_ok(sc, out, 1, &rep);
+  g_assert_cmpuint(rep.skipped, ==, 1);
+  g_assert_cmpuint(rep.ran, ==, 0);
+  scen_run_report_clear(&rep);
+  /* Other bytes at the same path: it runs again, and says so by the new digest. */
+  write_c(C, 0.5);
+  scen_scenario_free(sc);
+  sc = load(f->dir, TASK, sets);
+  run_ok(sc, out, 1, &rep);
+  g_assert_cmpuint(rep.skipped, ==, 0);
+  g_assert_cmpuint(rep.ran, ==, 1);
+  scen_run_report_clear(&rep);
+  assert_input_listed(out, C);
+  scen_scenario_free(sc);
+  g_free(out);
+  g_free(C);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(name, fn) SCEN_TEST_ADD("/scenarios/run/" name, fn)
@@ -874,6 +934,7 @@ int main(int argc, char **argv) {
   ADD("invalid-refused", test_invalid_refused);
   ADD("cancel", test_cancel);
   ADD("sweep-huge-sigma-resume", test_sweep_huge_sigma_resume);
+  ADD("resume-inputs-changed", test_resume_inputs_changed);
   ADD("sweep-tidy-tables", test_sweep_tidy_tables);
   ADD("file-out", test_file_out);
   int rc = g_test_run();
