@@ -148,6 +148,7 @@ static PrivBlocks *on_record(const ProtoDeliveries *d, const TopoGossip *const *
 
 typedef struct {
   const char *graph, *mode, *latency;
+  const char *schedule; /* over the graph (churn); NULL: static */
   gboolean every_trust; /* LDP and SecLDP too, else PNDP */
   guint a;              /* the single attacker */
   guint set[3];         /* a collusion set */
@@ -168,9 +169,23 @@ static void check(const Case *c, guint *differs) {
   TopoGraph *g = topo_graph_generate(c->graph, &err);
   g_assert_no_error(err);
   guint n = topo_graph_n_nodes(g);
-  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
-  g_assert_no_error(err);
-  const TopoGossip *ws[] = {w};
+  /* The schedule's gossip, as the run draws the secrets on it. */
+  TopoSchedule *sched = NULL;
+  guint n_ws = 1;
+  TopoGossip *ws[T_STEPS];
+  if (c->schedule) {
+    sched = topo_schedule_new(c->schedule, g, TOPO_GOSSIP_UNIFORM, 5, &err);
+    g_assert_no_error(err);
+    n_ws = T_STEPS;
+    for (guint r = 0; r < T_STEPS; r++) {
+      ws[r] = topo_schedule_gossip(sched, r, &err);
+      g_assert_no_error(err);
+    }
+  } else {
+    ws[0] = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+    g_assert_no_error(err);
+  }
+  const TopoGossip *const *secrets = (const TopoGossip *const *)ws;
   ObsView views[] = {{PRIV_TRUST_PNDP, &c->a, 1},   {PRIV_TRUST_PNDP, c->set, c->n_set},
                      {PRIV_TRUST_SECLDP, &c->a, 1}, {PRIV_TRUST_SECLDP, c->set, c->n_set},
                      {PRIV_TRUST_LDP, &c->a, 1}};
@@ -178,7 +193,8 @@ static void check(const Case *c, guint *differs) {
   char *proto = g_strdup_printf("decor:sigma_secret=%.17g", SIGMA_S);
   ProtoRunConfig cfg;
   proto_run_config_init(&cfg);
-  cfg.graph = g;
+  cfg.graph = sched ? NULL : g;
+  cfg.schedule = sched;
   cfg.protocol = proto;
   cfg.rounds = T_STEPS;
   cfg.sigma = SIGMA;
@@ -203,20 +219,21 @@ static void check(const Case *c, guint *differs) {
   else
     g_assert_cmpuint(partial, >, 0);
   for (guint v = 0; v < nv; v++) {
-    PrivBlocks *kb = on_record(d, ws, 1, SIGMA_S, &views[v], PRIV_ENGINE_KALMAN);
+    PrivBlocks *kb = on_record(d, secrets, n_ws, SIGMA_S, &views[v], PRIV_ENGINE_KALMAN);
     double tau = dpg_tol(MAX(kb->cond, obs[v]->cond), (double)n * T_STEPS);
     assert_blocks_equal(obs[v], kb, tau);
     assert_reports_agree(obs[v], kb, g, tau);
     if (views[v].trust != PRIV_TRUST_PNDP) {
-      /* Every node sends in every round: AUTO's closed form. */
-      PrivBlocks *ab = on_record(d, ws, 1, SIGMA_S, &views[v], PRIV_ENGINE_AUTO);
+      /* AUTO: the closed form where every node sends in every round (not
+       * under churn: the Kalman engine again). */
+      PrivBlocks *ab = on_record(d, secrets, n_ws, SIGMA_S, &views[v], PRIV_ENGINE_AUTO);
       assert_blocks_equal(obs[v], ab, tau);
       priv_blocks_free(ab);
     }
     PrivBlocks *rb = proto_deliveries_delayed(d) == 0
                          ? on_record(d, proto_deliveries_gossip(d), proto_deliveries_rounds(d),
                                      SIGMA_S, &views[v], PRIV_ENGINE_KALMAN)
-                         : on_record(d, ws, 1, 0.0, &views[v], PRIV_ENGINE_KALMAN);
+                         : on_record(d, secrets, n_ws, 0.0, &views[v], PRIV_ENGINE_KALMAN);
     *differs += blocks_diff(rb, obs[v]) > 1e-6;
     priv_blocks_free(rb);
     priv_blocks_free(kb);
@@ -226,7 +243,10 @@ static void check(const Case *c, guint *differs) {
   g_free(obs);
   proto_deliveries_free(d);
   g_free(proto);
-  topo_gossip_free(w);
+  for (guint r = 0; r < n_ws; r++)
+    topo_gossip_free(ws[r]);
+  if (sched)
+    topo_schedule_free(sched);
   topo_graph_free(g);
 }
 
@@ -234,12 +254,17 @@ static void check(const Case *c, guint *differs) {
 
 static void test_deadline(void) {
   static const Case cases[] = {
-      {"florentine", "deadline:ms=25", LOGNORMAL, TRUE, 0, {1, 5, 7}, 3},
-      {"erdos:n=20,p=0.3,seed=4,connected=true", "deadline:ms=25", LOGNORMAL, TRUE, 2, {1, 5, 7}, 3},
-      {"regular:n=60,d=4,seed=3", "deadline:ms=25", LOGNORMAL, TRUE, 9, {0, 30}, 2},
-      {"barabasi:n=100,m=2,seed=5", "deadline:ms=25", LOGNORMAL, FALSE, 17, {3, 50, 99}, 3},
+      {"florentine", "deadline:ms=25", LOGNORMAL, NULL, TRUE, 0, {1, 5, 7}, 3},
+      {"erdos:n=20,p=0.3,seed=4,connected=true", "deadline:ms=25", LOGNORMAL, NULL, TRUE, 2,
+       {1, 5, 7}, 3},
+      {"regular:n=60,d=4,seed=3", "deadline:ms=25", LOGNORMAL, NULL, TRUE, 9, {0, 30}, 2},
+      {"barabasi:n=100,m=2,seed=5", "deadline:ms=25", LOGNORMAL, NULL, FALSE, 17, {3, 50, 99}, 3},
+      /* Markov churn: an offline node neither sends nor gathers, and has no
+       * edge (so no secret) in the schedule's W_t. */
+      {"regular:n=40,d=4,seed=3", "deadline:ms=25", LOGNORMAL, "churn:leave=0.2,join=0.5", TRUE,
+       0, {0, 30}, 2},
       /* Every message late: each gather keeps its own model only. */
-      {"florentine", "deadline:ms=25", "constant:ms=100", TRUE, 0, {1, 5, 7}, 3},
+      {"florentine", "deadline:ms=25", "constant:ms=100", NULL, TRUE, 0, {1, 5, 7}, 3},
   };
   guint differs = 0;
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
@@ -249,8 +274,11 @@ static void test_deadline(void) {
 
 static void test_stale(void) {
   static const Case cases[] = {
-      {"erdos:n=20,p=0.3,seed=4,connected=true", "stale:s=2", LOGNORMAL, TRUE, 2, {1, 5, 7}, 3},
-      {"regular:n=60,d=4,seed=3", "stale:s=2", LOGNORMAL, FALSE, 9, {0, 30}, 2},
+      {"erdos:n=20,p=0.3,seed=4,connected=true", "stale:s=2", LOGNORMAL, NULL, TRUE, 2,
+       {1, 5, 7}, 3},
+      {"regular:n=60,d=4,seed=3", "stale:s=2", LOGNORMAL, NULL, FALSE, 9, {0, 30}, 2},
+      {"regular:n=40,d=4,seed=3", "stale:s=2", LOGNORMAL, "churn:leave=0.2,join=0.5", FALSE, 0,
+       {0, 30}, 2},
   };
   guint differs = 0;
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
