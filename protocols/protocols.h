@@ -800,8 +800,8 @@ void proto_deliveries_counts(const ProtoDeliveries *d, guint64 *late, guint64 *p
  * privacy.path = auto) takes: structured whenever it describes the run
  * exactly, i.e. a protocol it knows in sync mode with no loss and no link
  * override, or (@c->recordable, proto_account_recordable) D-SGD,
- * Muffliato or DECOR in deadline or stale mode, MF-D-SGD in deadline mode and, with a
- * C whose noise has a low-order state, in stale mode, with or
+ * Muffliato or DECOR in deadline or stale mode, MF-D-SGD in deadline mode
+ * and, with a C whose noise has a low-order state, in stale mode, with or
  * without loss, no link override: the structured path then takes the run's
  * delivery record. Any schedule qualifies, churn included: the structured path
  * multiplies the time-varying W_{t-1} ... W_s, and an absent node's W_t row
@@ -852,8 +852,8 @@ typedef struct {
  * deadline and stale mode (stale: the Kalman engine, for a C whose noise has
  * a state-space form of order <= 16, priv_structured_noise_state_fits, which
  * `dpgossip account` and dpg_account check on the job's C; scenarios keep
- * that case on the observer path, scen_account_recordable). The one answer `dpgossip account`, dpg_account and
- * the scenarios use. O(1). */
+ * that case on the observer path, scen_account_recordable). The one answer
+ * `dpgossip account`, dpg_account and the scenarios use. O(1). */
 gboolean proto_account_recordable(PrivProtocol protocol, ProtoModeKind mode);
 
 /* --path structured: a protocol it knows, and nothing it cannot take from
