@@ -111,10 +111,10 @@ static void assert_reports_agree(const PrivBlocks *obs, const PrivBlocks *sb, co
       g_assert_cmpint(x->unprotected, ==, y->unprotected);
       g_assert_cmpint(x->unresolved, ==, y->unresolved);
       gsize TT = (gsize)T_STEPS * T_STEPS;
-      dpg_test_assert_le(fabs(x->mu - y->mu),
-                         mu_tol(tau, max_abs(priv_blocks_get(sb, y->node), TT), T_STEPS / b,
-                                x->mu, y->mu),
-                         "blocks' tolerance through mu = sqrt(s2)");
+      dpg_test_assert_le(
+          fabs(x->mu - y->mu),
+          mu_tol(tau, max_abs(priv_blocks_get(sb, y->node), TT), T_STEPS / b, x->mu, y->mu),
+          "blocks' tolerance through mu = sqrt(s2)");
     }
     priv_report_free(ro);
     priv_report_free(rs);
@@ -124,8 +124,7 @@ static void assert_reports_agree(const PrivBlocks *obs, const PrivBlocks *sb, co
 /* The structured blocks of view @v on record @d, the secrets (of
  * multiplier @sigma_s) on @secrets. */
 static PrivBlocks *on_record(const ProtoDeliveries *d, const TopoGossip *const *secrets,
-                             guint n_secrets, double sigma_s, const ObsView *v,
-                             PrivEngine engine) {
+                             guint n_secrets, double sigma_s, const ObsView *v, PrivEngine engine) {
   PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_DECOR,
                              .T = T_STEPS,
                              .gossip = proto_deliveries_gossip(d),
@@ -186,8 +185,10 @@ static void check(const Case *c, guint *differs) {
     g_assert_no_error(err);
   }
   const TopoGossip *const *secrets = (const TopoGossip *const *)ws;
-  ObsView views[] = {{PRIV_TRUST_PNDP, &c->a, 1},   {PRIV_TRUST_PNDP, c->set, c->n_set},
-                     {PRIV_TRUST_SECLDP, &c->a, 1}, {PRIV_TRUST_SECLDP, c->set, c->n_set},
+  ObsView views[] = {{PRIV_TRUST_PNDP, &c->a, 1},
+                     {PRIV_TRUST_PNDP, c->set, c->n_set},
+                     {PRIV_TRUST_SECLDP, &c->a, 1},
+                     {PRIV_TRUST_SECLDP, c->set, c->n_set},
                      {PRIV_TRUST_LDP, &c->a, 1}};
   guint nv = c->every_trust ? G_N_ELEMENTS(views) : 2;
   char *proto = g_strdup_printf("decor:sigma_secret=%.17g", SIGMA_S);
@@ -264,14 +265,26 @@ static void check(const Case *c, guint *differs) {
 static void test_deadline(void) {
   static const Case cases[] = {
       {"florentine", "deadline:ms=25", LOGNORMAL, NULL, TRUE, 0, {1, 5, 7}, 3},
-      {"erdos:n=20,p=0.3,seed=4,connected=true", "deadline:ms=25", LOGNORMAL, NULL, TRUE, 2,
-       {1, 5, 7}, 3},
+      {"erdos:n=20,p=0.3,seed=4,connected=true",
+       "deadline:ms=25",
+       LOGNORMAL,
+       NULL,
+       TRUE,
+       2,
+       {1, 5, 7},
+       3},
       {"regular:n=60,d=4,seed=3", "deadline:ms=25", LOGNORMAL, NULL, TRUE, 9, {0, 30}, 2},
       {"barabasi:n=100,m=2,seed=5", "deadline:ms=25", LOGNORMAL, NULL, FALSE, 17, {3, 50, 99}, 3},
       /* Markov churn: an offline node neither sends nor gathers, and has no
        * edge (so no secret) in the schedule's W_t. */
-      {"regular:n=40,d=4,seed=3", "deadline:ms=25", LOGNORMAL, "churn:leave=0.2,join=0.5", TRUE,
-       0, {0, 30}, 2},
+      {"regular:n=40,d=4,seed=3",
+       "deadline:ms=25",
+       LOGNORMAL,
+       "churn:leave=0.2,join=0.5",
+       TRUE,
+       0,
+       {0, 30},
+       2},
       /* Every message late: each gather keeps its own model only. */
       {"florentine", "deadline:ms=25", "constant:ms=100", NULL, TRUE, 0, {1, 5, 7}, 3},
   };
@@ -283,11 +296,23 @@ static void test_deadline(void) {
 
 static void test_stale(void) {
   static const Case cases[] = {
-      {"erdos:n=20,p=0.3,seed=4,connected=true", "stale:s=2", LOGNORMAL, NULL, TRUE, 2,
-       {1, 5, 7}, 3},
+      {"erdos:n=20,p=0.3,seed=4,connected=true",
+       "stale:s=2",
+       LOGNORMAL,
+       NULL,
+       TRUE,
+       2,
+       {1, 5, 7},
+       3},
       {"regular:n=60,d=4,seed=3", "stale:s=2", LOGNORMAL, NULL, FALSE, 9, {0, 30}, 2},
-      {"regular:n=40,d=4,seed=3", "stale:s=2", LOGNORMAL, "churn:leave=0.2,join=0.5", FALSE, 0,
-       {0, 30}, 2},
+      {"regular:n=40,d=4,seed=3",
+       "stale:s=2",
+       LOGNORMAL,
+       "churn:leave=0.2,join=0.5",
+       FALSE,
+       0,
+       {0, 30},
+       2},
   };
   guint differs = 0;
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
