@@ -84,10 +84,9 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
     if (p->messages == NULL)
       return fail(error, "a delay-augmented state (n_delayed > 0) needs the run's messages");
     if (p->protocol != PRIV_PROTOCOL_DSGD && p->protocol != PRIV_PROTOCOL_MUFFLIATO &&
-        p->protocol != PRIV_PROTOCOL_MFDSGD &&
-        !(p->protocol == PRIV_PROTOCOL_DECOR && p->sigma_secret == 0))
+        p->protocol != PRIV_PROTOCOL_MFDSGD && p->protocol != PRIV_PROTOCOL_DECOR)
       return fail(error, "a delay-augmented state (stale mode) is accounted for D-SGD, "
-                         "Muffliato and MF-D-SGD only");
+                         "Muffliato, MF-D-SGD and DECOR only");
     if (p->engine != PRIV_ENGINE_AUTO && p->engine != PRIV_ENGINE_KALMAN &&
         p->engine != PRIV_ENGINE_KALMAN_DENSE)
       return fail(error, "a delay-augmented state (stale mode) needs a Kalman engine");
@@ -142,6 +141,19 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
     if (p->sigma_secret > 0 && (p->engine == PRIV_ENGINE_POWERS || p->engine == PRIV_ENGINE_DENSE))
       return fail(error, "the W-power and dense engines assume noise independent across nodes: "
                          "use the Kalman engine for DECOR's edge secrets");
+    if (p->sigma_secret > 0 && p->messages != NULL && p->secret_gossip == NULL)
+      return fail(error, "DECOR on a run's messages needs the schedule's gossip "
+                         "(secret_gossip): the secrets are on its edges, late and lost messages' "
+                         "included, not on the W_r the gathers applied");
+    if (p->secret_gossip != NULL) {
+      guint n = topo_gossip_n(p->gossip[0]) - p->n_delayed;
+      if (p->n_secret_gossip != 1 && p->n_secret_gossip != R)
+        return fail(error, "DECOR's secret gossip: expected 1 (static) or K x T matrices");
+      for (guint i = 0; i < p->n_secret_gossip; i++)
+        if (p->secret_gossip[i] == NULL || topo_gossip_n(p->secret_gossip[i]) != n)
+          return fail(error, "DECOR's secret gossip must be on the run's nodes (the gossip "
+                             "matrices' dimension less the delayed slots)");
+    }
   }
   if (p->messages != NULL) {
     if (p->n_gossip != R)
@@ -367,11 +379,15 @@ static PrivEngine choose_engine(const PrivStructCtx *c, gboolean correlated) {
   return best.engine;
 }
 
-/* Whether every node sends in every round of @p (a static W or each W_r). */
+/* Whether every node sends in every round of @p (a static W or each W_r;
+ * a run's messages when given). */
 static gboolean every_round_all_send(const PrivStructuredProblem *p, guint n) {
   gboolean *snd = g_new(gboolean, n), all = TRUE;
   for (guint i = 0; all && i < p->n_gossip; i++) {
-    senders(p->gossip[i], snd);
+    if (p->messages)
+      senders_of(&p->messages[i], n, snd);
+    else
+      senders(p->gossip[i], snd);
     for (guint u = 0; all && u < n; u++)
       all = snd[u];
   }
@@ -563,6 +579,8 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
     double ratio = p->sigma_secret / p->sigma;
     c.secret_var = ratio * ratio;
     c.secret_known = p->trust == PRIV_TRUST_LDP ? NULL : attacker;
+    c.secret_gossip = p->secret_gossip;
+    c.n_secret_gossip = p->n_secret_gossip;
   }
   build_recv(&c, p->trust, p->attackers, p->n_attackers);
   if (p->sigma == 0) {

@@ -129,6 +129,15 @@ typedef struct {
   /* DECOR: noise multiplier of the edge secrets (std sigma_secret*Delta),
    * finite and >= 0 (0: D-SGD); ignored by the other protocols. */
   double sigma_secret;
+  /* DECOR: the gossip whose undirected supports carry the secrets (one
+   * matrix, or K*T: the schedule's W_t, on the n nodes), NULL: @gossip.
+   * Needed with @messages: a node adds the secret of every edge of the
+   * schedule's W_t to its model whatever arrives later, so a late or lost
+   * message's edge keeps its secret, while the record's W_r lists only the
+   * messages a gather used (docs/accounting-at-scale.md, "DECOR on a
+   * delivery record"). Ignored by the other protocols. */
+  const TopoGossip *const *secret_gossip;
+  guint n_secret_gossip;
   guint b;      /* MF-D-SGD: the participation interval its noise is
                              calibrated for, nu = sigma Delta sens_Pi(C_local)
                              under (T/b, b)-participation (0 = 1) */
@@ -162,7 +171,10 @@ typedef struct {
  * time, n^2 doubles); otherwise the Kalman engine (AUTO, KALMAN or
  * KALMAN_DENSE; POWERS and DENSE assume noise white across nodes).
  * sigma_secret = 0 is D-SGD; sigma = 0 < sigma_secret is refused (the
- * blocks are computed in units of the local noise).
+ * blocks are computed in units of the local noise). On a run's @messages
+ * (deadline or stale mode) the secrets are on @secret_gossip's edges, the
+ * injection as in a synchronous run: each node's model carries its
+ * secrets, whichever messages its neighbours use.
  * sigma = 0: every victim whose gradient reaches a seen message is
  * UNPROTECTED, the others have X_u = 0. The blocks are computed for unit
  * noise and C_local divided by a power of two (the same mechanism), then
@@ -173,7 +185,8 @@ typedef struct {
  * PRIV_ERROR_INVALID_ARGUMENT (sizes, n_gossip not 1 or K*T, attackers,
  * C_local missing, KALMAN or KALMAN_DENSE with MF-D-SGD, POWERS with a
  * time-varying W, POWERS or DENSE with DECOR's secrets, DECOR with
- * sigma = 0 < sigma_secret), PRIV_ERROR_NUMERICAL (C_local
+ * sigma = 0 < sigma_secret, DECOR's secrets on @messages without
+ * @secret_gossip), PRIV_ERROR_NUMERICAL (C_local
  * singular, LAPACK failure), PRIV_ERROR_MEMORY.
  */
 /*

@@ -12,6 +12,10 @@
  * g_t + noise is known exactly and the victim's block is diagonal with
  * X_u[t,t] = (Q_t^-1)_{uu} (the other nodes' gradients known), computed
  * here from one Cholesky per distinct W_t.
+ * On a delivery record (deadline, stale mode) W_t above is the schedule's
+ * (PrivStructCtx.secret_gossip), not the W_r the gathers applied: the
+ * secrets are drawn and added to the models before any message leaves, so
+ * a late or lost message changes what is averaged, never the injection.
  */
 #include "privacy/structured_internal.h"
 
@@ -19,11 +23,11 @@
 
 guint *priv_struct_secret_edges(const PrivStructCtx *c, guint r, gsize *m) {
   PrivCsr a = {0}, b = {0};
-  const TopoGossip *w = priv_struct_gossip(c, r);
+  const TopoGossip *w = priv_struct_secret_gossip(c, r);
   priv_csr_of(w, FALSE, &a);
   priv_csr_of(w, TRUE, &b);
   GArray *out = g_array_new(FALSE, FALSE, sizeof(guint));
-  for (guint v = 0; v < c->n; v++) {
+  for (guint v = 0; v < topo_gossip_n(w); v++) {
     if (c->secret_known && c->secret_known[v])
       continue;
     /* The merge of v's row of W and of W^T (both sorted): its in- and
@@ -129,7 +133,7 @@ gboolean priv_struct_decor_closed(const PrivStructCtx *c, double scale, PrivBloc
   gboolean ok = Q != NULL;
   const TopoGossip *done = NULL; /* the W whose diagonal d holds */
   for (guint t = 0; ok && t < T; t++) {
-    const TopoGossip *w = priv_struct_gossip(c, t);
+    const TopoGossip *w = priv_struct_secret_gossip(c, t);
     if (w != done) {
       if (!(ok = diag_inverse(c, t, idx, Q, d, error)))
         break;

@@ -39,6 +39,10 @@ typedef struct {
    * secrets the attackers know (NULL: none, LDP). */
   double secret_var;
   const gboolean *secret_known;
+  /* DECOR: the gossip carrying the secrets (PrivStructuredProblem.
+   * secret_gossip: 1 or R matrices on the n_nodes nodes); NULL: gossip. */
+  const TopoGossip *const *secret_gossip;
+  guint n_secret_gossip;
   /* MF-D-SGD on the Kalman engine: the noise's state-space form, its state
    * carried as p values per noisy node after the n entries (NULL: white
    * noise). */
@@ -87,6 +91,14 @@ void priv_noise_state_clear(PrivNoiseState *s);
 /* W_r of round r. */
 static inline const TopoGossip *priv_struct_gossip(const PrivStructCtx *c, guint r) {
   return c->gossip[c->n_gossip == 1 ? 0 : r];
+}
+
+/* The matrix whose undirected support carries DECOR's secrets of round r:
+ * the schedule's W_r on a delivery record, else W_r itself. */
+static inline const TopoGossip *priv_struct_secret_gossip(const PrivStructCtx *c, guint r) {
+  if (c->secret_gossip == NULL)
+    return priv_struct_gossip(c, r);
+  return c->secret_gossip[c->n_secret_gossip == 1 ? 0 : r];
 }
 
 /*
@@ -205,14 +217,16 @@ void priv_struct_gain(const double *P, guint n, const guint *rv, guint q0, guint
 
 /* Adds the injection of round @r (an injection round) to the n x n prior
  * @P, both triangles: unit variance at each noisy node, and DECOR's
- * secret_var times the Laplacian of W_r's unknown-secret edges.
+ * secret_var times the Laplacian of round r's unknown-secret edges
+ * (priv_struct_secret_edges).
  * O(n_noisy), plus O(n + nnz(W_r)) with secrets. */
 void priv_struct_inject(const PrivStructCtx *c, guint r, double *P);
 
 /*
  * priv_struct_secret_edges: DECOR's edges of round @r whose secrets the
- * attackers do not know: the undirected support of W_r (self-loops
- * excluded) less the edges with an end in c->secret_known, as pairs
+ * attackers do not know: the undirected support of
+ * priv_struct_secret_gossip(c, r) (self-loops excluded) less the edges
+ * with an end in c->secret_known, as pairs
  * (a, b), a < b, in increasing order of b then a. Returns them
  * (g_free; 2 * *@m guints). O(n + nnz(W_r)).
  */

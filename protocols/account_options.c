@@ -192,6 +192,10 @@ gboolean proto_account_recordable(PrivProtocol protocol, ProtoModeKind mode) {
   switch (protocol) {
   case PRIV_PROTOCOL_DSGD:
   case PRIV_PROTOCOL_MUFFLIATO:
+  case PRIV_PROTOCOL_DECOR:
+    /* DECOR: its secrets on the schedule's edges, not the record's W_r (a
+     * late or lost message's secret stays in its sender's model;
+     * PrivStructuredProblem.secret_gossip). */
     return TRUE;
   case PRIV_PROTOCOL_MFDSGD:
     /* Deadline mode: the W-product engine on the record's W_r. Stale mode:
@@ -200,11 +204,6 @@ gboolean proto_account_recordable(PrivProtocol protocol, ProtoModeKind mode) {
      * (proto_account_job_recordable checks the job's C). */
     return mode == PROTO_MODE_DEADLINE || mode == PROTO_MODE_STALE;
   default:
-    /* Not DECOR: on a deadline run's record the structured path printed
-     * more than the observer path, which the audit attains (Florentine,
-     * T = 4, PNDP, attacker 0, victim 1, every message late: 2 against
-     * 0.816; log-normal latency and 5% loss: 0.954 against 0.888;
-     * tests/audit/test_async.c). */
     return FALSE;
   }
 }

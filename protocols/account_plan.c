@@ -23,12 +23,12 @@ ProtoAccountPath proto_account_plan(const ProtoAccountCase *c, const char **why)
     w = "auto: the structured path does not know this protocol";
   else if (c->recordable && c->mode == PROTO_MODE_DEADLINE && c->n_links == 0) {
     path = PROTO_ACCOUNT_STRUCTURED;
-    w = "auto: a deadline-mode run of D-SGD, Muffliato or MF-D-SGD: the structured path on its "
-        "delivery record (the W_r its gathers applied, the messages each node received)";
+    w = "auto: a deadline-mode run of D-SGD, Muffliato, DECOR or MF-D-SGD: the structured path "
+        "on its delivery record (the W_r its gathers applied, the messages each node received)";
   } else if (c->recordable && c->mode == PROTO_MODE_STALE && c->n_links == 0) {
     path = PROTO_ACCOUNT_STRUCTURED;
-    w = "auto: a stale-mode run of D-SGD, Muffliato or MF-D-SGD: the structured path on its "
-        "delivery record, late messages held in a delay-augmented state";
+    w = "auto: a stale-mode run of D-SGD, Muffliato, DECOR or MF-D-SGD: the structured path on "
+        "its delivery record, late messages held in a delay-augmented state";
   } else if (c->mode != PROTO_MODE_SYNC)
     w = "auto: an asynchronous mode changes the effective gossip matrices";
   else if (c->loss > 0)
@@ -131,9 +131,9 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
               a->local ? "--path local bounds D-SGD and Muffliato in deadline or stale mode "
                          "on its ball's part of the run's delivery record (docs/local-bounds.md), "
                          "other runs synchronous without simulating them"
-                       : "--path structured accounts D-SGD and Muffliato in deadline or stale "
-                         "mode and MF-D-SGD in deadline mode (and in stale mode with a banded or "
-                         "BLT C) on the run's delivery record (not DECOR), other protocols "
+                       : "--path structured accounts D-SGD, Muffliato and DECOR in deadline or "
+                         "stale mode and MF-D-SGD in deadline mode (and in stale mode with a "
+                         "banded or BLT C) on the run's delivery record, other protocols "
                          "synchronous without simulating them",
               bad->str + 2, strchr(bad->str + 2, ',') ? "" : "s");
   g_string_free(bad, TRUE);
@@ -206,24 +206,35 @@ static void free_gossips(TopoGossip **ws, guint n) {
 /* What an accounting computes from its problem on the run's gossip. */
 typedef gpointer (*OnGossipFunc)(const PrivStructuredProblem *q, gpointer data, GError **error);
 
-/* @func on @p with the run's gossip: the static @w, or the K T rounds of
- * @schedule, built for the call and freed after it. */
+/* The run's gossip @ws (@n matrices) into @q: its gossip, or on a delivery
+ * record (q->messages: q->gossip is what the gathers applied) DECOR's
+ * secret gossip. */
+static void put_gossip(PrivStructuredProblem *q, const TopoGossip *const *ws, guint n) {
+  if (q->messages != NULL) {
+    q->secret_gossip = ws;
+    q->n_secret_gossip = n;
+  } else {
+    q->gossip = ws;
+    q->n_gossip = n;
+  }
+}
+
+/* @func on @p with the run's gossip (put_gossip): the static @w, or the
+ * K T rounds of @schedule, built for the call and freed after it. */
 static gpointer on_gossip(const PrivStructuredProblem *p, const TopoGossip *w,
                           TopoSchedule *schedule, OnGossipFunc func, gpointer data,
                           GError **error) {
   PrivStructuredProblem q = *p;
   if (schedule == NULL) {
     const TopoGossip *ws[] = {w};
-    q.gossip = ws;
-    q.n_gossip = 1;
+    put_gossip(&q, ws, 1);
     return func(&q, data, error);
   }
   guint n = 0;
   TopoGossip **ws = schedule_gossips(p, schedule, &n, error);
   if (ws == NULL)
     return NULL;
-  q.gossip = (const TopoGossip *const *)ws;
-  q.n_gossip = n;
+  put_gossip(&q, (const TopoGossip *const *)ws, n);
   gpointer result = func(&q, data, error);
   free_gossips(ws, n);
   return result;

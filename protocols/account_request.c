@@ -448,6 +448,11 @@ gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
     if ((j->deliveries = proto_deliveries_record(&cfg, K * j->T, j->progress ? on_recorded : NULL,
                                                  j, error)) == NULL)
       return FALSE;
+    /* DECOR's secrets: on the static W's edges (a schedule's are built
+     * when accounted, proto_account_structured). */
+    if (j->proto.protocol == PRIV_PROTOCOL_DECOR && j->schedule == NULL &&
+        (j->w = topo_gossip_new(j->graph, j->gossip, error)) == NULL)
+      return FALSE;
   } else if (j->path == PROTO_ACCOUNT_STRUCTURED && j->schedule == NULL &&
              (j->w = topo_gossip_new(j->graph, j->gossip, error)) == NULL)
     return FALSE;
@@ -694,7 +699,10 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
       p.n_gossip = proto_deliveries_rounds(j->deliveries);
       p.messages = proto_deliveries_messages(j->deliveries);
       p.n_delayed = proto_deliveries_delayed(j->deliveries);
-      blocks = priv_structured_blocks(&p, error);
+      /* DECOR's secrets are on the schedule's edges, not the record's. */
+      blocks = j->proto.protocol == PRIV_PROTOCOL_DECOR
+                   ? proto_account_structured(&p, j->w, j->schedule, error)
+                   : priv_structured_blocks(&p, error);
     } else {
       blocks = proto_account_structured(&p, j->w, j->schedule, error);
     }

@@ -799,9 +799,9 @@ void proto_deliveries_counts(const ProtoDeliveries *d, guint64 *late, guint64 *p
  * proto_account_plan: the path `--path auto` (and a scenario's
  * privacy.path = auto) takes: structured whenever it describes the run
  * exactly, i.e. a protocol it knows in sync mode with no loss and no link
- * override, or (@c->recordable, proto_account_recordable) D-SGD or
- * Muffliato in deadline or stale mode, MF-D-SGD in deadline mode and, with a
- * C whose noise has a low-order state, in stale mode, with or
+ * override, or (@c->recordable, proto_account_recordable) D-SGD,
+ * Muffliato or DECOR in deadline or stale mode, MF-D-SGD in deadline mode
+ * and, with a C whose noise has a low-order state, in stale mode, with or
  * without loss, no link override: the structured path then takes the run's
  * delivery record. Any schedule qualifies, churn included: the structured path
  * multiplies the time-varying W_{t-1} ... W_s, and an absent node's W_t row
@@ -839,21 +839,21 @@ typedef struct {
   const char *protocol; /* the protocol's spec, for the message */
   gboolean async_mode;  /* a mode other than sync */
   gboolean latency, loss, links, lr, storage, accountant;
-  /* The run's delivery record describes it (D-SGD or Muffliato; in stale
-   * mode not DECOR with secrets): --mode, --latency and --loss are taken. */
+  /* The run's delivery record describes it (proto_account_recordable):
+   * --mode, --latency and --loss are taken. */
   gboolean recordable;
   gboolean local; /* --path local: synchronous runs, or recordable ones on the ball's record */
 } ProtoAccountStructuredAsk;
 
 /* Whether the structured path accounts a run of @protocol in @mode on its
- * delivery record (proto_deliveries_record): D-SGD and Muffliato in
- * deadline and stale mode, MF-D-SGD (and so Mafalda with a given C) in
+ * delivery record (proto_deliveries_record): D-SGD, Muffliato and DECOR
+ * (its secrets on the schedule's edges, PrivStructuredProblem.secret_gossip)
+ * in deadline and stale mode, MF-D-SGD (and so Mafalda with a given C) in
  * deadline and stale mode (stale: the Kalman engine, for a C whose noise has
  * a state-space form of order <= 16, priv_structured_noise_state_fits, which
  * `dpgossip account` and dpg_account check on the job's C; scenarios keep
- * that case on the observer path, scen_account_recordable); not DECOR (see
- * account_request.c). The one answer `dpgossip account`, dpg_account and
- * the scenarios use. O(1). */
+ * that case on the observer path, scen_account_recordable). The one answer
+ * `dpgossip account`, dpg_account and the scenarios use. O(1). */
 gboolean proto_account_recordable(PrivProtocol protocol, ProtoModeKind mode);
 
 /* --path structured: a protocol it knows, and nothing it cannot take from
@@ -966,7 +966,9 @@ void proto_shape_of(const ProtoVTable *vt, const ProtoParams *params, ProtoShape
  * gossip: the static @w (@schedule NULL), else W_r =
  * topo_schedule_gossip(@schedule, r) for the K T gossip rounds r a simulated
  * run uses (K = p->K for Muffliato, else 1), so both paths see the same
- * matrices. p->gossip and p->n_gossip are ignored.
+ * matrices. p->gossip and p->n_gossip are ignored, except on a delivery
+ * record (p->messages set): there p->gossip is the record's W_r and the
+ * run's gossip goes to p->secret_gossip (DECOR's edges).
  * Errors: PROTO_ERROR_INVALID_ARGUMENT (more than G_MAXUINT / 2 gossip
  * rounds), the schedule's, priv_structured_blocks'.
  * Complexity: O(K T (n + m)) for the matrices, then priv_structured_blocks.

@@ -268,10 +268,13 @@ static void test_auto(void) {
       {{"--protocol", "zipdl", NULL}, "observer", "does not know this protocol"},
       {{"--mode", "deadline:ms=5", NULL}, "structured", "delivery record"},
       {{"--mode", "stale:s=1", NULL}, "structured", "delay-augmented"},
-      {{"--mode", "stale:s=1", "--protocol", "decor", NULL}, "observer", "asynchronous mode"},
-      /* Not DECOR's deadline record either (audits attain the observer's
-       * smaller mu: tests/audit/test_async.c). */
-      {{"--mode", "deadline:ms=5", "--protocol", "decor", NULL}, "observer", "asynchronous mode"},
+      /* DECOR: its secrets on the schedule's edges, the record's W_r for
+       * the rest (tests/protocols/test_account_decor_async.c). */
+      {{"--mode", "stale:s=1", "--protocol", "decor", NULL}, "structured", "delay-augmented"},
+      {{"--mode", "deadline:ms=5", "--protocol", "decor", NULL}, "structured", "delivery record"},
+      {{"--mode", "deadline:ms=5", "--link", "1:0=constant:ms=3", NULL},
+       "observer",
+       "asynchronous mode"},
       {{"--mode", "deadline:ms=2", "--loss", "0.1", NULL}, "structured", "delivery record"},
       /* MF-D-SGD: the W-product engine on the deadline record, the Kalman
        * engine with the noise's state on the stale one (a C whose noise
@@ -684,8 +687,6 @@ static void test_bad_inputs(void) {
        "--latency", "constant:ms=2", "--lr", "0.5", "--storage", "dense");
   FAIL(2, "--link only exists", "--trust", "pndp", "-a", "0", "--path", "structured", "--link",
        "1:0=down");
-  FAIL(2, "--mode, --loss only exist in", "--trust", "pndp", "-a", "0", "--path", "structured",
-       "--protocol", "decor", "--mode", "stale:s=1", "--loss", "0.5");
   FAIL(2,
        "--path local bounds D-SGD and Muffliato in deadline or stale mode on its ball's part of "
        "the run's delivery record (docs/local-bounds.md), other runs synchronous without "

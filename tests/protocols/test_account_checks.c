@@ -88,20 +88,20 @@ static void test_structured(void) {
   r.local = FALSE;
   r.links = TRUE;
   EXPECT(proto_account_check_structured(&r, &e),
-         "--path structured accounts D-SGD and Muffliato in deadline or stale mode and MF-D-SGD "
-         "in deadline mode (and in stale mode with a banded or BLT C) on the run's delivery "
-         "record (not DECOR), other protocols synchronous without simulating them: --link only "
+         "--path structured accounts D-SGD, Muffliato and DECOR in deadline or stale mode and "
+         "MF-D-SGD in deadline mode (and in stale mode with a banded or BLT C) on the run's "
+         "delivery record, other protocols synchronous without simulating them: --link only "
          "exists in a simulated run (use --path observer or auto)");
   /* Not recordable (MF-D-SGD in stale mode with a C of no low-order noise
-   * state, DECOR): sync mode takes a
+   * state): sync mode takes a
    * latency (its messages do not depend on it), an asynchronous mode not. */
   ProtoAccountStructuredAsk s = {.known = TRUE, .protocol = "mfdsgd:C=sr", .latency = TRUE};
   EXPECT(proto_account_check_structured(&s, &e), NULL);
   s.async_mode = TRUE;
   EXPECT(proto_account_check_structured(&s, &e),
-         "--path structured accounts D-SGD and Muffliato in deadline or stale mode and MF-D-SGD "
-         "in deadline mode (and in stale mode with a banded or BLT C) on the run's delivery "
-         "record (not DECOR), other protocols synchronous without simulating them: --mode, "
+         "--path structured accounts D-SGD, Muffliato and DECOR in deadline or stale mode and "
+         "MF-D-SGD in deadline mode (and in stale mode with a banded or BLT C) on the run's "
+         "delivery record, other protocols synchronous without simulating them: --mode, "
          "--latency only exist in a simulated run (use --path observer or auto)");
   a.known = FALSE;
   a.protocol = "mafalda";

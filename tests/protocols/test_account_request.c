@@ -227,7 +227,8 @@ static void test_auto_observer(void) {
   TopoGraph *g = topo_graph_generate("ring:n=5", &e);
   ProtoAccountRequest r = base(node0);
   r.mode = "stale:s=1";
-  r.protocol = "decor"; /* stale mode's augmented state: D-SGD and Muffliato only */
+  const char *const slow[] = {"1:0=constant:ms=3", NULL}; /* a link override: no record */
+  r.links = slow;
   ProtoAccountJob *j = proto_account_validate(&r, NULL, &e);
   g_assert_true(proto_account_job_plan(j, g, "ring", NULL, &e));
   g_assert_cmpint(j->path, ==, PROTO_ACCOUNT_OBSERVER);
@@ -236,7 +237,7 @@ static void test_auto_observer(void) {
   g_assert_cmpstr(proto_account_job_path_name(j), ==, "observer");
   proto_account_job_free(j);
   /* Stale mode of D-SGD: the structured path on a delay-augmented state. */
-  r.protocol = NULL;
+  r.links = NULL;
   j = proto_account_validate(&r, NULL, &e);
   g_assert_true(proto_account_job_plan(j, g, "ring", NULL, &e));
   g_assert_cmpint(j->path, ==, PROTO_ACCOUNT_STRUCTURED);

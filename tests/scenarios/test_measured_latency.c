@@ -153,8 +153,9 @@ static void test_country_and_problems(Fix *f, gconstpointer data) {
   }
 }
 
-/* A deadline run of D-SGD and of MF-D-SGD with a links: latency, loss and
- * churn, accounted on the structured path (the run's delivery record),
+/* A deadline run of D-SGD, of MF-D-SGD and of DECOR (its secrets on the
+ * schedule's edges) with a links: latency, loss and churn, accounted on
+ * the structured path (the run's delivery record),
  * equals the observer path on the trained run itself, victim by victim,
  * statuses included; the path column says which. */
 #define DEADLINE_RUN                                                                               \
@@ -168,7 +169,7 @@ static void test_country_and_problems(Fix *f, gconstpointer data) {
 static void test_structured_deadline(Fix *f, gconstpointer data) {
   (void)data;
   g_free(scen_test_write(f->dir, "lat.csv", florentine_latencies));
-  static const char *protos[] = {"dsgd", "mfdsgd:C=bsr,band=2"};
+  static const char *protos[] = {"dsgd", "mfdsgd:C=bsr,band=2", "decor"};
   static const char *paths[] = {"structured", "observer"};
   for (guint p = 0; p < G_N_ELEMENTS(protos); p++) {
     GPtrArray *rows[2];
