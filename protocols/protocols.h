@@ -1025,6 +1025,16 @@ typedef struct {
    * a run with --seed S. */
   guint probes;
   guint64 seed;
+  /* Mafalda in deadline or stale mode (@mode, with the run's @latency and
+   * @loss; NULL or "sync": the scheduled gossip's objective): C fitted to
+   * the mean Gram matrix of @samples delivery records of @seed
+   * (proto_delivery_gram: records proto_delivery_record_seed(seed, i),
+   * never the run's own), each exact or, with @probes, sketched; the C of
+   * `dpgossip mafalda --mode MODE --latency L --loss P --seed S --samples N
+   * [--probes K]` to the bit. Every record in time on a static graph: the
+   * synchronous C. */
+  const char *mode, *latency, *loss;
+  guint samples;
 } ProtoCRecipe;
 
 /*
@@ -1170,6 +1180,12 @@ gboolean proto_sketch_gram(TopoSchedule *s, guint T, MfWorkload wl, guint K, gui
  * advance). O(1).
  */
 guint64 proto_delivery_record_seed(guint64 seed, guint i);
+
+/* The delivery records `-p mafalda` (and mfdsgd:C=mafalda) fits its C to
+ * in deadline and stale modes when samples= is not given: the mean of 16
+ * records has a quarter of one record's spread, at 16 records' cost (on
+ * Florentine, T = 80: 0.2 s; docs/results.md). */
+#define PROTO_DELIVERY_SAMPLES 16
 
 /* The expected Gram matrix of a deadline or stale run's delivery
  * statistics (proto_delivery_gram). */

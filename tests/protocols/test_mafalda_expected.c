@@ -362,7 +362,7 @@ static void test_deadline_in_time(void) {
 }
 
 /* Sync mode is refused with the reason (stale mode:
- * tests/protocols/test_mafalda_stale.c). */
+ * tests/protocols/test_mafalda_delivery.c). */
 static void test_deadline_modes_refused(void) {
   TopoGraph *g = graph("florentine");
   const char *modes[] = {"sync", NULL};

@@ -1,5 +1,5 @@
 /*
- * tests/protocols/test_mafalda_stale.c: Mafalda's objective under stale
+ * tests/protocols/test_mafalda_delivery.c: Mafalda's objective under stale
  * mode (docs/design.md, "Mafalda under stale mode"). A late message enters
  * a later round's gather, so the noise reaches the models through the
  * delay-augmented state of the delivery record (the nodes, then slots
@@ -14,17 +14,23 @@
  *     loss at the rate the binomial band below states;
  *   - stale:s=0 with every message in time: the synchronous objective, so
  *     the static path (the synchronous C).
+ * And `-p mafalda` in deadline and stale modes (proto_c_local, the recipe
+ * of the run, account and audit) fits the C that `dpgossip mafalda --mode
+ * ... --seed S --samples N [--probes K]` writes, to the bit.
  */
 #include <math.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
 
+#include <glib/gstdio.h>
+
 #include "protocols/protocols.h"
 #include "tests/common/checks.h"
+#include "tests/common/run.h"
 #include "tests/common/tolerance.h"
 
-#define T 8
+#define STEPS 8
 #define STALENESS 2
 #define SEED 4
 #define LATENCY "lognormal:mu=3,sigma=0.5"
@@ -45,7 +51,7 @@ static ProtoRunConfig record_config(const TopoGraph *g, const char *mode, const 
   cfg.graph = g;
   cfg.mode = mode;
   cfg.latency = latency;
-  cfg.rounds = T;
+  cfg.rounds = STEPS;
   cfg.protocol = "dsgd";
   cfg.storage = SIM_LIN_NONE;
   cfg.seed = proto_delivery_record_seed(seed, i);
@@ -86,12 +92,12 @@ static GArray *message_list(const ProtoRunConfig *cfg) {
  * x_{t+1}; messages reads m_t. H[s,s'] = sum_t sum_i the product of the
  * two responses. */
 static double *brute_force_gram(const GArray *list, guint n, MfWorkload wl) {
-  double *resp = g_new0(double, (gsize)T * n * T * n); /* [s][i][t][u] */
-  double *x = g_new(double, (gsize)(T + 1) * n), *m = g_new(double, (gsize)T * n);
-  for (guint s = 0; s < T; s++)
+  double *resp = g_new0(double, (gsize)STEPS *n *STEPS *n); /* [s][i][t][u] */
+  double *x = g_new(double, (gsize)(STEPS + 1) * n), *m = g_new(double, (gsize)STEPS *n);
+  for (guint s = 0; s < STEPS; s++)
     for (guint i = 0; i < n; i++) {
-      memset(x, 0, sizeof(double) * (T + 1) * n);
-      for (guint r = 0; r < T; r++) {
+      memset(x, 0, sizeof(double) * (STEPS + 1) * n);
+      for (guint r = 0; r < STEPS; r++) {
         for (guint v = 0; v < n; v++)
           m[r * n + v] = x[r * n + v] + (r == s && v == i ? 1.0 : 0.0);
         for (guint k = 0; k < list->len; k++) {
@@ -100,18 +106,19 @@ static double *brute_force_gram(const GArray *list, guint n, MfWorkload wl) {
             x[(r + 1) * n + in->u] += in->w * m[in->round * n + in->from];
         }
       }
-      double *out = resp + ((gsize)s * n + i) * T * n;
-      for (guint t = 0; t < T; t++)
+      double *out = resp + ((gsize)s * n + i) * STEPS * n;
+      for (guint t = 0; t < STEPS; t++)
         for (guint u = 0; u < n; u++)
           out[t * n + u] = wl == MF_WORKLOAD_POST_AVERAGE ? x[(t + 1) * n + u] : m[t * n + u];
     }
-  double *H = g_new0(double, (gsize)T * T);
-  for (guint s = 0; s < T; s++)
-    for (guint s2 = 0; s2 < T; s2++)
+  double *H = g_new0(double, (gsize)STEPS *STEPS);
+  for (guint s = 0; s < STEPS; s++)
+    for (guint s2 = 0; s2 < STEPS; s2++)
       for (guint i = 0; i < n; i++) {
-        const double *a = resp + ((gsize)s * n + i) * T * n, *b = resp + ((gsize)s2 * n + i) * T * n;
-        for (guint j = 0; j < T * n; j++)
-          H[s * T + s2] += a[j] * b[j];
+        const double *a = resp + ((gsize)s * n + i) * STEPS * n,
+                     *b = resp + ((gsize)s2 * n + i) * STEPS * n;
+        for (guint j = 0; j < STEPS * n; j++)
+          H[s * STEPS + s2] += a[j] * b[j];
       }
   g_free(resp);
   g_free(x);
@@ -129,7 +136,7 @@ static ProtoDeliveryGram stale_gram(const TopoGraph *g, const char *mode, const 
   cfg.seed = SEED;
   ProtoDeliveryGram dg = {.samples = S, .probes = probes, .workload = wl};
   GError *e = NULL;
-  g_assert_true(proto_delivery_gram(&dg, &cfg, T, &e));
+  g_assert_true(proto_delivery_gram(&dg, &cfg, STEPS, &e));
   g_assert_no_error(e);
   return dg;
 }
@@ -154,12 +161,12 @@ static void test_exact_is_brute_force(void) {
   g_test_message("%u inputs, %u from an earlier round", list->len, stale);
   g_assert_cmpuint(stale, >, 0);
   const MfWorkload wls[] = {MF_WORKLOAD_POST_AVERAGE, MF_WORKLOAD_MESSAGES};
-  double rtol = dpg_tol(1.0, 2.0 * T * (n * (STALENESS + 1.0) + n));
+  double rtol = dpg_tol(1.0, 2.0 * STEPS * (n * (STALENESS + 1.0) + n));
   for (guint w = 0; w < G_N_ELEMENTS(wls); w++) {
     ProtoDeliveryGram dg = stale_gram(g, "stale:s=2", LATENCY, 1, wls[w], 0);
     g_assert_false(dg.in_time);
     double *B = brute_force_gram(list, n, wls[w]);
-    for (guint j = 0; j < T * T; j++)
+    for (guint j = 0; j < STEPS * STEPS; j++)
       dpg_test_assert_close(dg.H[j], B[j], rtol,
                             "non-negative terms: a chain of T sums of <= n (s + 1) + n terms");
     g_free(B);
@@ -187,7 +194,7 @@ static void record_apply(guint t, const double *x, double *y, guint d, gsize ld,
 static ProtoDeliveries *stale_record(const TopoGraph *g) {
   ProtoRunConfig cfg = record_config(g, "stale:s=2", LATENCY, SEED, 0);
   GError *e = NULL;
-  ProtoDeliveries *d = proto_deliveries_record(&cfg, T, NULL, NULL, &e);
+  ProtoDeliveries *d = proto_deliveries_record(&cfg, STEPS, NULL, NULL, &e);
   g_assert_no_error(e);
   g_assert_cmpuint(proto_deliveries_delayed(d), >, 0); /* slots: N > n */
   return d;
@@ -201,16 +208,16 @@ static void test_sketch_basis_is_exact(void) {
   guint n = topo_graph_n_nodes(g);
   ProtoDeliveries *d = stale_record(g);
   guint N = topo_gossip_n(proto_deliveries_gossip(d)[0]);
-  double *Z = g_new0(double, (gsize)n * n);
+  double *Z = g_new0(double, (gsize)n *n);
   for (guint i = 0; i < n; i++)
     Z[(gsize)i * n + i] = sqrt((double)n);
   GError *e = NULL;
-  double **Hk = mf_gram_sketch_state(n, N, T, MF_WORKLOAD_POST_AVERAGE, record_apply, d, n, 0, Z,
-                                     0, &e);
+  double **Hk = mf_gram_sketch_state(n, N, STEPS, MF_WORKLOAD_POST_AVERAGE, record_apply, d, n, 0,
+                                     Z, 0, &e);
   g_assert_no_error(e);
   ProtoDeliveryGram dg = stale_gram(g, "stale:s=2", LATENCY, 1, MF_WORKLOAD_POST_AVERAGE, 0);
-  double rtol = dpg_tol(1.0, 2.0 * T * (N + n) + n);
-  for (guint j = 0; j < T * T; j++) {
+  double rtol = dpg_tol(1.0, 2.0 * STEPS * (N + n) + n);
+  for (guint j = 0; j < STEPS * STEPS; j++) {
     double mean = 0.0;
     for (guint k = 0; k < n; k++)
       mean += Hk[k][j] / n;
@@ -250,17 +257,17 @@ static void test_sketch_coverage(void) {
   guint N = topo_gossip_n(proto_deliveries_gossip(d)[0]);
   ProtoDeliveryGram dg = stale_gram(g, "stale:s=2", LATENCY, 1, MF_WORKLOAD_POST_AVERAGE, 0);
   GError *e = NULL;
-  double *C = mf_baseline(MF_BASELINE_IDENTITY, T, 0, &e);
-  double exact = mf_loss(dg.H, C, T, 4, 2, &e);
+  double *C = mf_baseline(MF_BASELINE_IDENTITY, STEPS, 0, &e);
+  double exact = mf_loss(dg.H, C, STEPS, 4, 2, &e);
   g_assert_no_error(e);
   double z = gsl_cdf_tdist_Pinv(0.975, K - 1);
   guint misses = 0;
   for (guint r = 0; r < R; r++) {
-    double **Hk = mf_gram_sketch_state(n, N, T, MF_WORKLOAD_POST_AVERAGE, record_apply, d, K,
+    double **Hk = mf_gram_sketch_state(n, N, STEPS, MF_WORKLOAD_POST_AVERAGE, record_apply, d, K,
                                        r + 1, NULL, 0, &e);
     g_assert_no_error(e);
     double mean, se;
-    g_assert_true(mf_loss_samples((const double *const *)Hk, K, C, T, 4, 2, &mean, &se, &e));
+    g_assert_true(mf_loss_samples((const double *const *)Hk, K, C, STEPS, 4, 2, &mean, &se, &e));
     misses += fabs(mean - exact) > z * se;
     for (guint k = 0; k < K; k++)
       g_free(Hk[k]);
@@ -289,8 +296,8 @@ static void test_sketch_coverage(void) {
  * older message of a neighbour does not wait for its newer one. */
 static void test_in_time(void) {
   TopoGraph *g = florentine();
-  ProtoDeliveryGram dg =
-      stale_gram(g, "stale:s=0", "constant:ms=0", 2, MF_WORKLOAD_POST_AVERAGE, 0);
+  ProtoDeliveryGram dg = stale_gram(g, "stale:s=0", "constant:ms=0", 2, MF_WORKLOAD_POST_AVERAGE,
+                                    0);
   g_assert_true(dg.in_time);
   g_assert_cmpfloat(dg.delivered, ==, 1.0);
   g_free(dg.H);
@@ -321,12 +328,135 @@ static void test_record_seeds(void) {
                    sim_rng_stream_seed(4, 3, SIM_RNG_USER + 45));
 }
 
+/* proto_c_local's Mafalda C of the run on Florentine (k = 2, b = 4) in
+ * @mode with @latency, seed @seed, @samples records and @probes. */
+static double *run_c(const TopoGraph *g, const char *mode, const char *latency, guint64 seed,
+                     guint samples, guint probes) {
+  ProtoCRecipe r = {.spec = "mafalda",
+                    .T = STEPS,
+                    .k = 2,
+                    .b = 4,
+                    .graph = g,
+                    .gossip = TOPO_GOSSIP_UNIFORM,
+                    .probes = probes,
+                    .seed = seed,
+                    .mode = mode,
+                    .latency = latency,
+                    .samples = samples};
+  GError *e = NULL;
+  double *C = proto_c_local(&r, &e);
+  g_assert_no_error(e);
+  return C;
+}
+
+/* The T x T C that `dpgossip mafalda ... --out` wrote to @path (%.17g:
+ * each double read back exactly). */
+static double *read_c(const char *path) {
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  double *C = g_new(double, STEPS *STEPS);
+  char *p = text;
+  for (guint i = 0; i < STEPS * STEPS; i++) {
+    C[i] = g_ascii_strtod(p, &p);
+    g_assert_true(*p == ',' || *p == '\n');
+    p++;
+  }
+  g_free(text);
+  return C;
+}
+
+/* `-p mafalda:samples=3[,probes=2]` with --seed 7 in deadline and stale
+ * modes fits the C `dpgossip mafalda --mode ... --seed 7 --samples 3
+ * [--probes 2]` writes, bit for bit: the same records (of seed 7, none the
+ * run's own), the same Gram matrices and the same fit. The test can fail:
+ * the C of seed 8's records differs (a recipe that took the records of
+ * another seed, or the run's own, would not match). */
+static void test_protocol_same_c(void) {
+  TopoGraph *g = florentine();
+  char *dir = g_dir_make_tmp("dpg-mdeliv-XXXXXX", NULL);
+  char *csv = g_build_filename(dir, "C.csv", NULL);
+  const struct {
+    const char *mode, *probes;
+  } cases[] = {{"deadline:ms=25", "0"}, {"stale:s=2", "0"}, {"stale:s=2", "2"}};
+  for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+    CliRun m = cases[c].probes[0] == '0'
+                   ? cli_run("mafalda", "--generate", "florentine", "-k", "2", "-b", "4", "-q",
+                             "--baselines", "none", "--mode", cases[c].mode, "--latency", LATENCY,
+                             "--seed", "7", "--samples", "3", "--out", csv)
+                   : cli_run("mafalda", "--generate", "florentine", "-k", "2", "-b", "4", "-q",
+                             "--baselines", "none", "--mode", cases[c].mode, "--latency", LATENCY,
+                             "--seed", "7", "--samples", "3", "--probes", cases[c].probes, "--out",
+                             csv);
+    if (m.status != 0)
+      g_error("exit %d: %s", m.status, m.err);
+    guint probes = (guint)g_ascii_strtoull(cases[c].probes, NULL, 10);
+    double *want = read_c(csv);
+    double *C = run_c(g, cases[c].mode, LATENCY, 7, 3, probes);
+    g_assert_cmpmem(C, STEPS * STEPS * sizeof(double), want, STEPS * STEPS * sizeof(double));
+    double *other = run_c(g, cases[c].mode, LATENCY, 8, 3, probes);
+    g_assert_true(memcmp(other, want, STEPS * STEPS * sizeof(double)) != 0);
+    g_free(other);
+    g_free(C);
+    g_free(want);
+    g_remove(csv);
+    cli_run_clear(&m);
+  }
+  g_rmdir(dir);
+  g_free(csv);
+  g_free(dir);
+  topo_graph_free(g);
+}
+
+/* stale:s=0 with zero latency: every record in time, so `-p mafalda` fits
+ * the synchronous C, the same to the bit as without a mode. */
+static void test_in_time_sync_c(void) {
+  TopoGraph *g = florentine();
+  double *sync = run_c(g, NULL, NULL, 7, 0, 0);
+  double *stale = run_c(g, "stale:s=0", "constant:ms=0", 7, 2, 0);
+  g_assert_cmpmem(stale, STEPS * STEPS * sizeof(double), sync, STEPS * STEPS * sizeof(double));
+  g_free(sync);
+  g_free(stale);
+  topo_graph_free(g);
+}
+
+/* samples= outside its use is refused with the reason: in a synchronous
+ * run, and with a C not fitted to the records. */
+static void test_samples_refused(void) {
+  TopoGraph *g = florentine();
+  const struct {
+    const char *protocol, *mode, *needle;
+  } bad[] = {{"mafalda:samples=3", NULL, "this run is synchronous"},
+             {"mfdsgd:C=sr,samples=3", "deadline:ms=25", "this C is not fitted to them"}};
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    ProtoRunConfig cfg;
+    proto_run_config_init(&cfg);
+    cfg.graph = g;
+    cfg.protocol = bad[i].protocol;
+    cfg.mode = bad[i].mode;
+    cfg.rounds = STEPS;
+    GError *e = NULL;
+    ProtoRun *run = proto_run_new(&cfg, &e);
+    if (run != NULL) {
+      g_assert_false(proto_run_run(run, &e));
+      proto_run_free(run);
+    }
+    g_assert_error(e, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull(strstr(e->message, "samples=3: the delivery records"));
+    g_assert_nonnull(strstr(e->message, bad[i].needle));
+    g_error_free(e);
+  }
+  topo_graph_free(g);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  g_test_add_func("/protocols/mafalda-stale/exact-is-brute-force", test_exact_is_brute_force);
-  g_test_add_func("/protocols/mafalda-stale/sketch-basis-is-exact", test_sketch_basis_is_exact);
-  g_test_add_func("/protocols/mafalda-stale/sketch-coverage", test_sketch_coverage);
-  g_test_add_func("/protocols/mafalda-stale/in-time", test_in_time);
-  g_test_add_func("/protocols/mafalda-stale/record-seeds", test_record_seeds);
+  g_test_add_func("/protocols/mafalda-delivery/exact-is-brute-force", test_exact_is_brute_force);
+  g_test_add_func("/protocols/mafalda-delivery/sketch-basis-is-exact", test_sketch_basis_is_exact);
+  g_test_add_func("/protocols/mafalda-delivery/sketch-coverage", test_sketch_coverage);
+  g_test_add_func("/protocols/mafalda-delivery/in-time", test_in_time);
+  g_test_add_func("/protocols/mafalda-delivery/record-seeds", test_record_seeds);
+  g_test_add_func("/protocols/mafalda-delivery/protocol-same-c", test_protocol_same_c);
+  g_test_add_func("/protocols/mafalda-delivery/in-time-sync-c", test_in_time_sync_c);
+  g_test_add_func("/protocols/mafalda-delivery/samples-refused", test_samples_refused);
   return g_test_run();
 }
