@@ -934,6 +934,7 @@ typedef struct {
   guint band;    /* bsr's band (0: the participation interval b) */
   guint buffers; /* blt's buffers */
   guint probes;  /* a fitted C's sketch: probes (0: exact, on the dense W) */
+  guint samples; /* mafalda in deadline or stale mode: its delivery records (0: the default) */
   /* DECOR: the secrets' noise multiplier given as sigma_secret=, NAN when
    * not given (then sigma, DECOR's default). */
   double sigma_secret;
