@@ -830,7 +830,7 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "online:K (nodes ranked by their fraction of rounds online, K classes of equal size) "
        "or a file of NODE,CLASS lines; --out then writes a C-set for mfdsgd:C=FILE",
        "SPEC"},
-      CLI_OPTIONS_NETWORK("Deadline mode's objective (with or without --schedule): ", &o->mode,
+      CLI_OPTIONS_NETWORK("Deadline and stale modes' objective (with or without --schedule): ", &o->mode,
                           &o->latency, &o->loss),
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed,
        "The schedule's seed (default 1; sample i uses seed + i); with --mode, delivery record "

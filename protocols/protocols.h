@@ -1185,7 +1185,7 @@ guint64 proto_delivery_record_seed(guint64 seed, guint i);
 /* The delivery records `-p mafalda` (and mfdsgd:C=mafalda) fits its C to
  * in deadline and stale modes when samples= is not given: the mean of 16
  * records has a quarter of one record's spread, at 16 records' cost (on
- * Florentine, T = 80: 0.2 s; docs/results.md). */
+ * Florentine, T = 80: 0.3 s in deadline mode, 1.5 s in stale mode). */
 #define PROTO_DELIVERY_SAMPLES 16
 
 /* The expected Gram matrix of a deadline or stale run's delivery
