@@ -180,7 +180,11 @@ static void print_schedule(const Report *r) {
              ms->d.samples, ms->d.samples > 1 ? "s" : "", ms->seed,
              ms->d.probes ? "each sketched" : "each exact",
              ms->d.samples > 1 ? "every strategy scored on as many others" : "and scored on it");
-    printf("delivered      %.4f of the gossip messages used by their gather\n", ms->d.delivered);
+    if (g_str_has_prefix(ms->mode, "stale"))
+      printf("delivered      every gather reads one input per in-neighbour, a late one from an "
+             "earlier round\n");
+    else
+      printf("delivered      %.4f of the gossip messages used by their gather\n", ms->d.delivered);
     if (ms->d.probes > 0)
       printf("sketch         each record's Gram matrix from %u probes\n", ms->d.probes);
     printf("schedule       %s (seed %" G_GUINT64_FORMAT ")\n", ms->spec, ms->seed);
