@@ -344,6 +344,8 @@ static double *mafalda_deliveries(const ProtoCRecipe *r, gboolean *in_time, GErr
       C = mf_mafalda_c_gram(dg.H, r->T, r->k, r->b, r->band, &sub);
   }
   g_free(dg.H);
+  if (C == NULL && r->probes == 0 && g_error_matches(sub, MF_ERROR, MF_ERROR_MEMORY))
+    name_probes(sub, r->spec); /* a record's T dense W_r */
   if (C == NULL && sub != NULL) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
                 "Mafalda's correlation for the delivery records of %s (samples=%u): %s", r->mode,
