@@ -169,17 +169,22 @@ static void print_json(const Report *r) {
 static void print_schedule(const Report *r) {
   const CliSchedule *ms = r->sched;
   if (ms->mode != NULL) {
-    printf("deadline mode  %s, latency %s, loss %s: ", ms->mode,
+    printf("%-14s %s, latency %s, loss %s: ",
+           g_str_has_prefix(ms->mode, "stale") ? "stale mode" : "deadline mode", ms->mode,
            ms->latency ? ms->latency : "constant:ms=0", ms->loss ? ms->loss : "0");
     if (ms->d.in_time)
       printf("every message in time, every W_r the scheduled one\n");
     else
-      printf("C fitted to the mean Gram matrix of %u delivery record%s (seeds %" G_GUINT64_FORMAT
-             " ..), %s, %s\n",
+      printf("C fitted to the mean Gram matrix of %u delivery record%s (of seed %" G_GUINT64_FORMAT
+             "), %s, %s\n",
              ms->d.samples, ms->d.samples > 1 ? "s" : "", ms->seed,
              ms->d.probes ? "each sketched" : "each exact",
              ms->d.samples > 1 ? "every strategy scored on as many others" : "and scored on it");
-    printf("delivered      %.4f of the gossip messages used by their gather\n", ms->d.delivered);
+    if (g_str_has_prefix(ms->mode, "stale"))
+      printf("delivered      every gather reads one input per in-neighbour, a late one from an "
+             "earlier round\n");
+    else
+      printf("delivered      %.4f of the gossip messages used by their gather\n", ms->d.delivered);
     if (ms->d.probes > 0)
       printf("sketch         each record's Gram matrix from %u probes\n", ms->d.probes);
     printf("schedule       %s (seed %" G_GUINT64_FORMAT ")\n", ms->spec, ms->seed);
@@ -441,16 +446,16 @@ static gboolean delivery_gram(CliSchedule *ms, const TopoGraph *g, TopoGossipKin
     ms->g.how = PROTO_EXPECT_TRACE;
     return TRUE;
   }
-  /* Scored on S other records (seeds seed+S .. seed+2S-1), as --samples
-   * does for a schedule: the fitted C's score is then unbiased, not the
-   * optimistic in-sample one. */
+  /* Scored on S other records (records S .. 2S - 1 of --seed,
+   * proto_delivery_record_seed), as --samples does for a schedule: the
+   * fitted C's score is then unbiased, not the optimistic in-sample one. */
   guint S = ms->d.samples;
   ms->g.how = PROTO_EXPECT_SAMPLED;
   ms->g.score = g_new0(double *, S);
   ms->g.n_score = S;
   for (guint i = 0; i < S; i++) {
-    ProtoDeliveryGram one = {.samples = 1, .probes = ms->d.probes, .workload = ms->d.workload};
-    cfg.seed = ms->seed + S + i;
+    ProtoDeliveryGram one = {
+        .samples = 1, .first = S + i, .probes = ms->d.probes, .workload = ms->d.workload};
     if (!proto_delivery_gram(&one, &cfg, T, error))
       return FALSE;
     ms->g.score[i] = one.H;
@@ -829,7 +834,7 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
        "online:K (nodes ranked by their fraction of rounds online, K classes of equal size) "
        "or a file of NODE,CLASS lines; --out then writes a C-set for mfdsgd:C=FILE",
        "SPEC"},
-      CLI_OPTIONS_NETWORK("Deadline mode's objective (with or without --schedule): ", &o->mode,
+      CLI_OPTIONS_NETWORK("Deadline and stale modes' objective (with or without --schedule): ", &o->mode,
                           &o->latency, &o->loss),
       {"seed", 's', 0, G_OPTION_ARG_STRING, &o->seed,
        "The schedule's seed (default 1; sample i uses seed + i); with --mode, delivery record "
@@ -866,17 +871,19 @@ static gboolean options_parse(Options *o, int *argc, char ***argv) {
           "mafalda-static is the static graph's C scored on the same E[H]. The toeplitz\n"
           "and blt fits need a static W and are not run.\n"
           "\n"
-          "With --mode deadline:ms=D (--latency, --loss; with or without --schedule) the\n"
-          "objective is that of the gossip the nodes really apply: H is the mean over\n"
-          "--samples S delivery records (default 1; run seeds seed .. seed+S-1) of each\n"
-          "record's Gram matrix over its W_0 .. W_T-1 (late and lost inputs left out, the\n"
-          "rows renormalised), exact or sketched with --probes K; C is fitted to that\n"
-          "mean and, with S >= 2, every strategy scored on S other records (seeds\n"
-          "seed+S ..; mean +- standard error; mafalda-static: the synchronous C). When every\n"
-          "message arrives in time on a static graph, the synchronous C exactly. Stale mode\n"
-          "is refused.\n"
-          "-p mafalda in train, account and scenarios does not take the deadline mode\n"
-          "into its fit yet: it fits the synchronous (or --schedule) objective.\n"
+          "With --mode deadline:ms=D or stale:s=S (--latency, --loss; with or without\n"
+          "--schedule) the objective is that of the gossip the nodes really apply: H is\n"
+          "the mean over --samples S delivery records (default 1; records 0 .. S-1 of\n"
+          "--seed, each seeded by a hash of the seed and its index, never the seed\n"
+          "itself) of each record's Gram matrix over its W_0 .. W_T-1 (deadline: late\n"
+          "and lost inputs left out, the rows renormalised; stale: late inputs taken\n"
+          "in a later round, over the delay-augmented state), exact or sketched with\n"
+          "--probes K; C is fitted to that mean and, with S >= 2, every strategy scored\n"
+          "on S other records (records S .. 2S-1; mean +- standard error;\n"
+          "mafalda-static: the synchronous C). When every message arrives in time on a\n"
+          "static graph, the synchronous C exactly. -p mafalda in train, account,\n"
+          "audit and scenarios with such a mode fits this same C (samples=S, probes=K,\n"
+          "the run's --seed).\n"
           "\n"
           "With --classes, node v's noise enters only its own term of the error, so\n"
           "E||error||^2 = sum_c sens(C_c)^2 tr(H_c (C_c^T C_c)^-1), H_c the Gram matrix of\n"
@@ -964,7 +971,8 @@ static int validate_rest(const Options *o, Report *r, CliFormat *fmt) {
       return usage_error("--baselines names blt but --blt-buffers 0 asks for no BLT strategy");
   }
   if (o->mode == NULL && (o->latency != NULL || o->loss != NULL))
-    return usage_error("%s shapes deadline mode's delivery objective; give --mode deadline:ms=D",
+    return usage_error("%s shapes the delivery objective of an asynchronous mode; give --mode "
+                       "deadline:ms=D or stale:s=S",
                        o->latency != NULL ? "--latency" : "--loss");
   if (o->mode != NULL) {
     ProtoMode mode;
@@ -972,12 +980,10 @@ static int validate_rest(const Options *o, Report *r, CliFormat *fmt) {
       g_prefix_error(&error, "--mode: ");
       return cli_fail("mafalda", error, CLI_EXIT_USAGE);
     }
-    if (mode.kind != PROTO_MODE_DEADLINE)
-      return usage_error("--mode %s: only deadline mode has a delivery objective here (%s)",
-                         o->mode,
-                         mode.kind == PROTO_MODE_STALE
-                             ? "stale mode's W_r act on a delayed state: not supported yet"
-                             : "sync is the default objective: drop --mode");
+    if (mode.kind == PROTO_MODE_SYNC)
+      return usage_error("--mode %s: only deadline and stale modes have a delivery objective "
+                         "(sync is the default objective: drop --mode)",
+                         o->mode);
     if (o->classes != NULL)
       return usage_error("--classes with --mode: not supported yet");
     if (o->samples != CLI_UNSET && o->samples < 1)

@@ -508,36 +508,48 @@ double *mf_gram_node(const double *W, guint n, guint node, guint T, MfWorkload w
   return H;
 }
 
-static double trace(const double *A, guint n) {
+/* The sum of the first @n diagonal entries of @A (rows @ld apart). */
+static double trace(const double *A, guint n, guint ld) {
   double t = 0.0;
   for (guint i = 0; i < n; i++)
-    t += A[(gsize)i * n + i];
+    t += A[(gsize)i * ld + i];
   return t;
 }
 
 /* Writes entry (s, s2) and (s2, s) of the @K T x T matrices @H: the trace
- * of @Y (K = 1, @cls NULL), else class c's partial trace, the sum of Y's
- * diagonal over the nodes u with cls[u] = c, in increasing u. */
-static void put_traces(double *H, guint T, guint s, guint s2, const double *Y, guint n,
+ * of @Y over the @n models (K = 1, @cls NULL), else class c's partial
+ * trace, the sum of Y's diagonal over the nodes u with cls[u] = c, in
+ * increasing u. @Y is N x N: the models, then the carried state. */
+static void put_traces(double *H, guint T, guint s, guint s2, const double *Y, guint n, guint N,
                        const guint *cls, guint K) {
   if (cls == NULL) {
-    H[(gsize)s * T + s2] = H[(gsize)s2 * T + s] = trace(Y, n);
+    H[(gsize)s * T + s2] = H[(gsize)s2 * T + s] = trace(Y, n, N);
     return;
   }
   for (guint c = 0; c < K; c++)
     H[((gsize)c * T + s) * T + s2] = 0.0;
   for (guint u = 0; u < n; u++)
-    H[((gsize)cls[u] * T + s) * T + s2] += Y[(gsize)u * n + u];
+    H[((gsize)cls[u] * T + s) * T + s2] += Y[(gsize)u * N + u];
   for (guint c = 0; c < K; c++)
     H[((gsize)c * T + s2) * T + s] = H[((gsize)c * T + s) * T + s2];
 }
 
-static double *gram_tv(guint n, guint T, MfWorkload workload, MfGossipAtFunc gossip_at,
+static double *gram_tv(guint n, guint N, guint T, MfWorkload workload, MfGossipAtFunc gossip_at,
                        gpointer user_data, const guint *cls, guint K, GError **error);
 
 double *mf_gram_time_varying(guint n, guint T, MfWorkload workload, MfGossipAtFunc gossip_at,
                              gpointer user_data, GError **error) {
-  return gram_tv(n, T, workload, gossip_at, user_data, NULL, 1, error);
+  return gram_tv(n, n, T, workload, gossip_at, user_data, NULL, 1, error);
+}
+
+double *mf_gram_time_varying_state(guint n, guint N, guint T, MfWorkload workload,
+                                   MfGossipAtFunc gossip_at, gpointer user_data, GError **error) {
+  if (N < n) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+                "a state of %u coordinates cannot hold the %u models", N, n);
+    return NULL;
+  }
+  return gram_tv(n, N, T, workload, gossip_at, user_data, NULL, 1, error);
 }
 
 double *mf_gram_time_varying_classes(guint n, guint T, MfWorkload workload,
@@ -550,21 +562,24 @@ double *mf_gram_time_varying_classes(guint n, guint T, MfWorkload workload,
                   "node %u's class %u: there are %u classes", u, node_class[u], n_classes);
       return NULL;
     }
-  return gram_tv(n, T, workload, gossip_at, user_data, node_class, n_classes, error);
+  return gram_tv(n, n, T, workload, gossip_at, user_data, node_class, n_classes, error);
 }
 
-static double *gram_tv(guint n, guint T, MfWorkload workload, MfGossipAtFunc gossip_at,
+/* The models are the state's first @n coordinates of @N: they receive the
+ * noise and make the workload; the others (stale mode's slots) are carried
+ * state. N = n is the gossip of the models alone. */
+static double *gram_tv(guint n, guint N, guint T, MfWorkload workload, MfGossipAtFunc gossip_at,
                        gpointer user_data, const guint *cls, guint K, GError **error) {
   g_return_val_if_fail(gossip_at != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
   if (!check_sizes(n, T, error) || !check_workload(workload, error))
     return NULL;
-  if (!mf_check_budget(budget_bytes(n, T, 3, 0, 1), 0, "the time-varying workload Gram matrix",
+  if (!mf_check_budget(budget_bytes(N, T, 3, 0, 1), 0, "the time-varying workload Gram matrix",
                        error))
     return NULL;
-  double *G = mf_matrix_new(n, n, error);
-  double *Y = G ? mf_matrix_new(n, n, error) : NULL;
-  double *tmp = Y ? mf_matrix_new(n, n, error) : NULL;
+  double *G = mf_matrix_new(N, N, error);
+  double *Y = G ? mf_matrix_new(N, N, error) : NULL;
+  double *tmp = Y ? mf_matrix_new(N, N, error) : NULL;
   double *H = tmp ? mf_matrix_new((gsize)K * T, T, error) : NULL;
   if (!H)
     goto fail;
@@ -572,27 +587,29 @@ static double *gram_tv(guint n, guint T, MfWorkload workload, MfGossipAtFunc gos
   for (guint s2 = T; s2-- > 0;) {
     const double *Ws = gossip_at(s2, user_data);
     char *what = g_strdup_printf("the gossip matrix of round %u", s2);
-    gboolean ok = Ws && check_finite(Ws, n, what, error);
+    gboolean ok = Ws && check_finite(Ws, N, what, error);
     if (!Ws)
       g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT, "%s is missing", what);
     g_free(what);
     if (!ok)
       goto fail;
-    /* G_s = sum_{t >= s} P(t,s)^T P(t,s): post-average W_s^T (I + G_{s+1}) W_s,
-     * messages I + W_s^T G_{s+1} W_s. */
+    /* G_s = sum_{t >= s} P(t,s)^T Pi P(t,s), Pi the projector on the
+     * models: post-average W_s^T (Pi + G_{s+1}) W_s, messages
+     * Pi + W_s^T G_{s+1} W_s. */
     if (post)
       for (guint i = 0; i < n; i++)
-        G[(gsize)i * n + i] += 1.0;
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, G, (int)n,
-                Ws, (int)n, 0.0, tmp, (int)n);
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, Ws, (int)n,
-                tmp, (int)n, 0.0, G, (int)n);
+        G[(gsize)i * N + i] += 1.0;
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)N, (int)N, (int)N, 1.0, G, (int)N,
+                Ws, (int)N, 0.0, tmp, (int)N);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)N, (int)N, 1.0, Ws, (int)N,
+                tmp, (int)N, 0.0, G, (int)N);
     if (!post)
       for (guint i = 0; i < n; i++)
-        G[(gsize)i * n + i] += 1.0;
-    put_traces(H, T, s2, s2, G, n, cls, K);
-    /* H[s,s2] = <G_{s2}, W_{s2-1} ... W_s>_F = tr(Y_s), Y_s = W_s^T Y_{s+1}. */
-    memcpy(Y, G, (gsize)n * n * sizeof(double));
+        G[(gsize)i * N + i] += 1.0;
+    put_traces(H, T, s2, s2, G, n, N, cls, K);
+    /* H[s,s2] = <G_{s2}, W_{s2-1} ... W_s>_F over the models' noise
+     * (the trace of Y_s's model block), Y_s = W_s^T Y_{s+1}. */
+    memcpy(Y, G, (gsize)N * N * sizeof(double));
     for (guint s = s2; s-- > 0;) {
       const double *Wt = gossip_at(s, user_data);
       if (!Wt) {
@@ -600,12 +617,12 @@ static double *gram_tv(guint n, guint T, MfWorkload workload, MfGossipAtFunc gos
                     "the gossip matrix of round %u is missing", s);
         goto fail;
       }
-      cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, Wt, (int)n,
-                  Y, (int)n, 0.0, tmp, (int)n);
+      cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)N, (int)N, 1.0, Wt, (int)N,
+                  Y, (int)N, 0.0, tmp, (int)N);
       double *swap = Y;
       Y = tmp;
       tmp = swap;
-      put_traces(H, T, s, s2, Y, n, cls, K);
+      put_traces(H, T, s, s2, Y, n, N, cls, K);
     }
   }
   for (guint c = 0; c < K; c++)

@@ -143,6 +143,23 @@ double *mf_gram_time_varying(guint n, guint T, MfWorkload workload, MfGossipAtFu
                              gpointer user_data, GError **error);
 
 /*
+ * mf_gram_time_varying_state: mf_gram_time_varying for a linear system
+ * whose state has @N >= @n coordinates, the first @n the nodes' models
+ * (they receive the noise, and the workload is made of them) and the
+ * others carried state (stale mode's slots holding late messages,
+ * docs/accounting-at-scale.md "Stale mode: a delay-augmented state"):
+ * @gossip_at gives the N x N W_t, and block (t, s) of the workload is
+ * E^T W_t ... W_s E (post-average; messages E^T W_{t-1} ... W_s E), E the
+ * N x n injection of the models. The recursion is G_s = W_s^T (Pi +
+ * G_{s+1}) W_s (messages Pi + W_s^T G_{s+1} W_s), Pi = E E^T, and H[s,s']
+ * the trace of Y_s's model block. @N = @n is mf_gram_time_varying, to the
+ * bit. O(N^3 T^2) time, O(N^2 + T^2) memory. Errors: those of
+ * mf_gram_time_varying, MF_ERROR_INVALID_ARGUMENT when N < n.
+ */
+double *mf_gram_time_varying_state(guint n, guint N, guint T, MfWorkload workload,
+                                   MfGossipAtFunc gossip_at, gpointer user_data, GError **error);
+
+/*
  * mf_gram_time_varying_classes: mf_gram_time_varying's H split by the
  * classes of the nodes whose noise it carries: class c's Gram matrix
  * H_c = sum_{v in c} A_v^T A_v, A_v the workload's columns of node v
@@ -238,6 +255,19 @@ typedef void (*MfGossipApplyFunc)(guint t, const double *x, double *y, guint d, 
 double **mf_gram_sketch(guint n, guint T, MfWorkload workload, MfGossipApplyFunc apply,
                         gpointer user_data, guint K, guint64 seed, const double *Z,
                         gsize max_bytes, GError **error);
+
+/*
+ * mf_gram_sketch_state: mf_gram_sketch over a state of @N >= @n
+ * coordinates whose first @n are the models (mf_gram_time_varying_state):
+ * @apply maps the N rows, each probe starts on the models (the carried
+ * state at 0) and the estimate sums over the models' rows, so that its
+ * mean is mf_gram_time_varying_state's H. @N = @n is mf_gram_sketch, to
+ * the bit. O(K (T^2 nnz + T^3 n)) time, O(N T min(K, 16) + K T^2) memory.
+ * Errors: those of mf_gram_sketch, MF_ERROR_INVALID_ARGUMENT when N < n.
+ */
+double **mf_gram_sketch_state(guint n, guint N, guint T, MfWorkload workload,
+                              MfGossipApplyFunc apply, gpointer user_data, guint K, guint64 seed,
+                              const double *Z, gsize max_bytes, GError **error);
 
 /*
  * mf_gram_sketch_static:

@@ -141,9 +141,33 @@ double mf_probe_sign(guint64 seed, guint k, guint u) {
  * (2 n T B doubles), besides one probe's gathered columns (n T). */
 #define SKETCH_BLOCK 16
 
+static double **gram_sketch(guint n, guint N, guint T, MfWorkload workload,
+                            MfGossipApplyFunc apply, gpointer user_data, guint K, guint64 seed,
+                            const double *Z, gsize max_bytes, GError **error);
+
 double **mf_gram_sketch(guint n, guint T, MfWorkload workload, MfGossipApplyFunc apply,
                         gpointer user_data, guint K, guint64 seed, const double *Z,
                         gsize max_bytes, GError **error) {
+  return gram_sketch(n, n, T, workload, apply, user_data, K, seed, Z, max_bytes, error);
+}
+
+double **mf_gram_sketch_state(guint n, guint N, guint T, MfWorkload workload,
+                              MfGossipApplyFunc apply, gpointer user_data, guint K, guint64 seed,
+                              const double *Z, gsize max_bytes, GError **error) {
+  if (N < n) {
+    g_set_error(error, MF_ERROR, MF_ERROR_INVALID_ARGUMENT,
+                "a state of %u coordinates cannot hold the %u models", N, n);
+    return NULL;
+  }
+  return gram_sketch(n, N, T, workload, apply, user_data, K, seed, Z, max_bytes, error);
+}
+
+/* The models are the state's first @n coordinates of @N (mf_gram_sketch:
+ * N = n): the probes start there, the carried state starts at 0, and the
+ * estimate sums over the models' rows. */
+static double **gram_sketch(guint n, guint N, guint T, MfWorkload workload,
+                            MfGossipApplyFunc apply, gpointer user_data, guint K, guint64 seed,
+                            const double *Z, gsize max_bytes, GError **error) {
   g_return_val_if_fail(apply != NULL, NULL);
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
   if (n == 0 || T == 0 || K == 0 || (guint64)T * T > G_MAXINT) {
@@ -158,12 +182,12 @@ double **mf_gram_sketch(guint n, guint T, MfWorkload workload, MfGossipApplyFunc
     return NULL;
   }
   guint B = MIN(K, SKETCH_BLOCK);
-  double work = (2.0 * B + 1.0) * n * T + (double)K * T * T;
+  double work = 2.0 * B * N * T + (double)n * T + (double)K * T * T;
   gsize need = work < (double)G_MAXSIZE / 16 ? mf_doubles_bytes((gsize)work) : G_MAXSIZE;
   if (!mf_check_budget(need, max_bytes, "the sketched workload Gram matrix", error))
     return NULL;
   gsize ld = (gsize)T * B;
-  double *X = g_new0(double, (gsize)n * ld), *Y = g_new0(double, (gsize)n * ld);
+  double *X = g_new0(double, (gsize)N * ld), *Y = g_new0(double, (gsize)N * ld);
   double *A = g_new(double, (gsize)n * T);
   double **H = g_new0(double *, K);
   for (guint k = 0; k < K; k++)
@@ -181,9 +205,9 @@ double **mf_gram_sketch(guint n, guint T, MfWorkload workload, MfGossipApplyFunc
         X = Y;
         Y = swap;
       }
-      for (guint u = 0; u < n; u++)
+      for (guint u = 0; u < N; u++)
         for (guint j = 0; j < nb; j++)
-          X[u * ld + d + j] = probe_entry(Z, K, seed, k0 + j, u);
+          X[u * ld + d + j] = u < n ? probe_entry(Z, K, seed, k0 + j, u) : 0.0;
       if (post) {
         apply(t, X, Y, (guint)(d + nb), ld, user_data);
         double *swap = X;

@@ -127,6 +127,14 @@ void proto_shape_of(const ProtoVTable *vt, const ProtoParams *params, ProtoShape
     vt->accounting_shape(params, shape);
 }
 
+/* Whether @vt declares the parameter @name (the getters insist). */
+static gboolean declares(const ProtoVTable *vt, const char *name) {
+  for (guint i = 0; i < vt->n_params; i++)
+    if (g_str_equal(vt->params[i].name, name))
+      return TRUE;
+  return FALSE;
+}
+
 gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *p, GError **error) {
   ProtoParams *params = NULL;
   if (!proto_spec_parse(spec, &p->vt, &params, error)) {
@@ -137,6 +145,7 @@ gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *
   proto_shape_of(p->vt, params, &shape);
   p->K = 1;
   p->probes = 0;
+  p->samples = 0;
   p->structured = FALSE;
   p->sigma_secret = NAN;
   gboolean ok = TRUE;
@@ -180,6 +189,7 @@ gboolean proto_account_resolve_protocol(const char *spec, ProtoAccountProtocol *
       p->protocol = PRIV_PROTOCOL_MFDSGD;
       p->c_spec = g_strdup(shape.C);
       p->probes = proto_c_spec_fits_graph(shape.C) ? shape.probes : 0;
+      p->samples = declares(p->vt, "samples") ? (guint)proto_params_get_int(params, "samples") : 0;
       p->structured = TRUE;
     }
     break;

@@ -322,10 +322,68 @@ static double *mafalda_expected(const ProtoCRecipe *r, GError **error) {
   return C;
 }
 
+/* Mafalda in deadline or stale mode: C fitted to the mean Gram matrix of
+ * r->samples delivery records drawn from r->seed (proto_delivery_gram,
+ * never the run's own records), as `dpgossip mafalda --mode` fits it; NULL
+ * with *@in_time set when every record's every W_r is the static W (the
+ * synchronous objective: the caller's static fit), NULL with @error set on
+ * a failure. */
+static double *mafalda_deliveries(const ProtoCRecipe *r, gboolean *in_time, GError **error) {
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  gboolean is_static = r->schedule == NULL || topo_schedule_is_static(r->schedule);
+  if (is_static && r->graph != NULL) {
+    cfg.graph = r->graph;
+    cfg.gossip = r->gossip;
+  } else {
+    cfg.schedule = r->schedule;
+  }
+  cfg.mode = r->mode;
+  cfg.latency = r->latency;
+  cfg.loss = r->loss;
+  cfg.seed = r->seed;
+  ProtoDeliveryGram dg = {.samples = r->samples ? r->samples : PROTO_DELIVERY_SAMPLES,
+                          .probes = r->probes,
+                          .workload = MF_WORKLOAD_POST_AVERAGE};
+  GError *sub = NULL;
+  double *C = NULL;
+  *in_time = FALSE;
+  if (proto_delivery_gram(&dg, &cfg, r->T, &sub)) {
+    if (dg.in_time && is_static)
+      *in_time = TRUE;
+    else
+      C = mf_mafalda_c_gram(dg.H, r->T, r->k, r->b, r->band, &sub);
+  }
+  g_free(dg.H);
+  if (C == NULL && r->probes == 0 && g_error_matches(sub, MF_ERROR, MF_ERROR_MEMORY))
+    name_probes(sub, r->spec); /* a record's T dense W_r */
+  if (C == NULL && sub != NULL) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_FAILED,
+                "Mafalda's correlation for the delivery records of %s (samples=%u): %s", r->mode,
+                dg.samples, sub->message);
+    g_error_free(sub);
+  }
+  return C;
+}
+
+/* Whether @r's mode is deadline or stale (an unparsable mode is the run's
+ * to refuse: no). */
+static gboolean asynchronous(const ProtoCRecipe *r) {
+  ProtoMode m;
+  return r->mode != NULL && proto_mode_parse(r->mode, &m, NULL) && m.kind != PROTO_MODE_SYNC;
+}
+
 /* Mafalda: C optimized for this graph's post-average workload (paper
- * Alg. 2; docs/design.md "Mafalda"), or for its expectation over a
- * schedule that varies. */
+ * Alg. 2; docs/design.md "Mafalda"), for its expectation over a schedule
+ * that varies, or in deadline and stale modes for the gossip the delivery
+ * records apply. */
 static double *mafalda(const ProtoCRecipe *r, GError **error) {
+  if (asynchronous(r)) {
+    gboolean in_time = FALSE;
+    double *C = mafalda_deliveries(r, &in_time, error);
+    if (!in_time)
+      return C;
+  }
   if (r->schedule != NULL && !topo_schedule_is_static(r->schedule))
     return mafalda_expected(r, error);
   GError *sub = NULL;

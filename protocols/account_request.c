@@ -417,7 +417,11 @@ gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
                       .schedule = j->schedule,
                       .gossip = j->gossip,
                       .probes = j->proto.probes,
-                      .seed = j->seed};
+                      .seed = j->seed,
+                      .mode = j->mode_spec, /* mafalda in deadline or stale mode: */
+                      .latency = j->latency_spec, /* the run's delivery records */
+                      .loss = j->loss_spec,
+                      .samples = j->proto.samples};
     if (proto_c_spec_is_cset(j->proto.c_spec)) {
       if (!proto_cmatrix_load_cset(j->proto.c_spec, j->T, j->n, &j->cset, error))
         return FALSE;

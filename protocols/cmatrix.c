@@ -87,10 +87,15 @@ guint proto_c_cache_fits(const ProtoCCache *c) {
   return c != NULL ? c->n_fits : 0;
 }
 
-/* The memo's key of recipe @r (its topology is the cache's). */
+/* The memo's key of recipe @r (its topology is the cache's; an
+ * asynchronous mode's C depends on the delivery records of its seed). */
 static char *cache_key(const ProtoCRecipe *r) {
-  return g_strdup_printf("%s|%u|%u|%u|%u|%u|%u|%" G_GUINT64_FORMAT, r->spec, r->T, r->k, r->b,
-                         r->band, r->buffers, r->probes, r->probes ? r->seed : 0);
+  gboolean records = r->mode != NULL && !g_str_equal(r->mode, "sync");
+  return g_strdup_printf("%s|%u|%u|%u|%u|%u|%u|%" G_GUINT64_FORMAT "|%s|%s|%s|%u", r->spec, r->T,
+                         r->k, r->b, r->band, r->buffers, r->probes,
+                         r->probes || records ? r->seed : 0, records ? r->mode : "",
+                         records && r->latency ? r->latency : "", records && r->loss ? r->loss : "",
+                         records ? r->samples : 0);
 }
 
 /* The fit of @r from @ctx's memo, or computed by @fit into @len doubles at
@@ -130,16 +135,22 @@ static gboolean fit_c(const ProtoCRecipe *r, double **out, gsize *len, GError **
 }
 
 double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, guint buffers,
-                            guint probes, GError **error) {
+                            guint probes, guint samples, GError **error) {
   ProtoCRecipe r = {.spec = spec,
                     .T = ctx->T,
                     .k = ctx->k,
                     .b = ctx->b,
                     .band = band,
                     .buffers = buffers,
+                    .graph = ctx->graph, /* the delivery records' topology: graph or schedule */
+                    .gossip = ctx->gossip,
                     .schedule = ctx->schedule, /* "static" for a graph */
                     .probes = probes,
-                    .seed = ctx->c_seed};
+                    .seed = ctx->c_seed,
+                    .mode = ctx->mode_spec,
+                    .latency = ctx->latency_spec,
+                    .loss = ctx->loss_spec,
+                    .samples = samples};
   double *C = NULL;
   gsize len = 0;
   return cached_fit(ctx, &r, fit_c, &C, &len, error) ? C : NULL;

@@ -164,6 +164,11 @@ struct ProtoContext {
   guint64 c_seed;
   ProtoCCache *c_cache; /* borrowed, nullable (ProtoRunConfig.c_cache) */
   ProtoMode mode;
+  /* The run's mode, latency and loss as given (owned, NULL: not) and its
+   * gossip weights: what Mafalda's C in deadline and stale modes is fitted
+   * to (proto_cmatrix_build: the delivery records of c_seed). */
+  char *mode_spec, *latency_spec, *loss_spec;
+  TopoGossipKind gossip;
   guint threads;
   guint eval_every;
   SimLinStorage storage;
@@ -314,7 +319,7 @@ gsize proto_schedule_gossips_bytes(guint64 n_gossip, gsize nodes);
 double *proto_schedule_gossip_dense(TopoSchedule *schedule, guint round, GError **error);
 
 double *proto_cmatrix_build(ProtoContext *ctx, const char *spec, guint band, guint buffers,
-                            guint probes, GError **error);
+                            guint probes, guint samples, GError **error);
 /* Reads a T x T lower-triangular CSV matrix; errors name FILE:LINE[:COLUMN]. */
 double *proto_cmatrix_load_csv(const char *path, guint T, GError **error);
 /* The banded Toeplitz C_local (band r->band, 0: b) fitted to the recipe's

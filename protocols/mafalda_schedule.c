@@ -509,23 +509,45 @@ static ProtoDeliveries *whole_record(const ProtoRunConfig *cfg, guint n, guint T
 }
 
 /* Record @d's workload Gram matrix: exact from its dense W_r, or the mean
- * of @probes probes seeded @seed over its sparse W_r. */
+ * of @probes probes seeded @seed over its sparse W_r. In stale mode the
+ * W_r act on the delay-augmented state (the n nodes, then the slots of the
+ * late messages, docs/design.md "Mafalda under stale mode"): the same
+ * computation over N = n + slots coordinates, the noise entering and the
+ * workload read on the nodes alone (mf_gram_time_varying_state,
+ * mf_gram_sketch_state); N = n in deadline mode. */
 static double *record_gram(const ProtoDeliveries *d, guint n, guint T, MfWorkload wl, guint probes,
                            guint64 seed, GError **error) {
   const TopoGossip *const *w = proto_deliveries_gossip(d);
+  guint N = topo_gossip_n(w[0]);
   if (probes > 0) {
     Sparse sp = {(TopoGossip **)w, T}; /* borrowed: not sparse_clear'ed */
-    double **Hk = mf_gram_sketch(n, T, wl, sparse_apply, &sp, probes, seed, NULL, 0, error);
+    double **Hk = mf_gram_sketch_state(n, N, T, wl, sparse_apply, &sp, probes, seed, NULL, 0,
+                                       error);
     return Hk != NULL ? mean_of(Hk, probes, T) : NULL;
   }
+  /* The record's dense W_r and the recursion's work space. */
+  if (!check_bytes((double)T * N * N + 4.0 * N * N + 2.0 * T * T,
+                   "the Gram matrix of a delivery record", error))
+    return NULL;
   Seq seq = {g_new0(double *, T)};
   for (guint t = 0; t < T; t++)
     seq.Wt[t] = topo_gossip_dense(w[t]);
-  double *H = mf_gram_time_varying(n, T, wl, seq_at, &seq, error);
+  double *H = mf_gram_time_varying_state(n, N, T, wl, seq_at, &seq, error);
   for (guint t = 0; t < T; t++)
     g_free(seq.Wt[t]);
   g_free(seq.Wt);
   return H;
+}
+
+/* The purpose of the delivery records' seeds (sim_rng_stream_seed): its
+ * own, apart from the run's streams (SIM_RNG_USER + 40 .. 47). */
+#define DELIVERY_RECORDS_PURPOSE (SIM_RNG_USER + 45)
+
+guint64 proto_delivery_record_seed(guint64 seed, guint i) {
+  guint64 s = sim_rng_stream_seed(seed, i, DELIVERY_RECORDS_PURPOSE);
+  /* A hash may return its key (probability 2^-64 a record): the record
+   * would then redraw the run's own latencies, which a C must not know. */
+  return s != seed ? s : ~seed;
 }
 
 gboolean proto_delivery_gram(ProtoDeliveryGram *dg, const ProtoRunConfig *cfg, guint T,
@@ -536,17 +558,16 @@ gboolean proto_delivery_gram(ProtoDeliveryGram *dg, const ProtoRunConfig *cfg, g
   ProtoMode mode;
   if (!proto_mode_parse(cfg->mode ? cfg->mode : "sync", &mode, error))
     return FALSE;
-  if (mode.kind != PROTO_MODE_DEADLINE) {
+  if (mode.kind == PROTO_MODE_SYNC) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                "the delivery objective needs deadline mode (got %s): %s",
-                cfg->mode ? cfg->mode : "sync",
-                mode.kind == PROTO_MODE_STALE
-                    ? "stale mode's W_r act on a delay-augmented state, not supported yet"
-                    : "a synchronous run applies its gossip as scheduled");
+                "the delivery objective needs deadline or stale mode (got %s): a synchronous "
+                "run applies its gossip as scheduled",
+                cfg->mode ? cfg->mode : "sync");
     return FALSE;
   }
   guint n = cfg->graph ? topo_graph_n_nodes(cfg->graph) : topo_schedule_n(cfg->schedule);
-  /* One record's dense W_r and its Gram work space, and the mean. */
+  /* One record's dense W_r and its Gram work space (at least n x n: stale
+   * mode's slots add to it, checked once the record is known). */
   if (!check_bytes((dg->probes ? 0.0 : (double)T * n * n + 4.0 * n * n) + 2.0 * T * T,
                    "the Gram matrix of a delivery record", error))
     return FALSE;
@@ -560,7 +581,7 @@ gboolean proto_delivery_gram(ProtoDeliveryGram *dg, const ProtoRunConfig *cfg, g
   gboolean ok = TRUE;
   for (guint i = 0; ok && i < S; i++) {
     ProtoRunConfig rc = *cfg;
-    rc.seed = cfg->seed + i;
+    rc.seed = proto_delivery_record_seed(cfg->seed, dg->first + i);
     rc.rounds = T;
     rc.epochs = rc.batches = 0;
     rc.protocol = "dsgd"; /* one gossip round a step: R = T */

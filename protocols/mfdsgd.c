@@ -8,7 +8,9 @@
  *          FILE a C or a C-set (mf_cset_read: one C per class of nodes, each
  *          node streaming its own class's noise)
  *   antipgd   C = lower-triangular ones: noise z_t - z_{t-1} (Koloskova et al.)
- *   mafalda[:C=FILE][,band=w]  C optimized for this graph (paper Alg. 2)
+ *   mafalda[:C=FILE][,band=w][,probes=K][,samples=N]  C optimized for this
+ *          graph (paper Alg. 2); in deadline and stale modes for the gossip
+ *          of N delivery records drawn from the run's seed (proto_c_local)
  *
  * Streaming the correlated noise needs the node's past. Either form is
  * exact: the direct one, sum_s C^-1[t,s] z_s over the past samples, or the
@@ -93,13 +95,16 @@ static const ProtoParamSpec mfdsgd_params[] = {
      "mafalda, toeplitz, blt: fit C on the mean of K Hutchinson probes of the workload's Gram "
      "matrix over the sparse gossip, seeded by the run's seed (0: exactly, on the dense n x n "
      "W; K: no n x n matrix, for large graphs)"},
+    {"samples", PROTO_PARAM_INT, "0", 0, 1e6,
+     "mafalda in deadline or stale mode: the delivery records C is fitted to, drawn from the "
+     "run's seed, never its own (0: 16); the C of `dpgossip mafalda --mode ... --seed S "
+     "--samples N`"},
 };
 
 static const ProtoParamSpec mafalda_params[] = {
     {"C", PROTO_PARAM_STRING, "mafalda", 1, 0,
-     "mafalda (optimized for this graph and participation; in deadline mode for the scheduled "
-     "gossip, not the delivered one, which `dpgossip mafalda --mode deadline:ms=D --out C.csv` "
-     "fits), toeplitz (banded Toeplitz fitted "
+     "mafalda (optimized for this graph and participation; in deadline and stale modes for "
+     "the gossip the delivery records apply, samples=), toeplitz (banded Toeplitz fitted "
      "to it: band - 1 past noises per node, any T), blt (buffered-linear-Toeplitz fitted to "
      "it: d buffers per node, any T) or a CSV file (a C, or a C-set: one C per class of nodes)"},
     {"band", PROTO_PARAM_INT, "0", 0, 1e9,
@@ -113,6 +118,10 @@ static const ProtoParamSpec mafalda_params[] = {
      "mafalda, toeplitz, blt: fit C on the mean of K Hutchinson probes of the workload's Gram "
      "matrix over the sparse gossip, seeded by the run's seed (0: exactly, on the dense n x n "
      "W; K: no n x n matrix, for large graphs)"},
+    {"samples", PROTO_PARAM_INT, "0", 0, 1e6,
+     "mafalda in deadline or stale mode: the delivery records C is fitted to, drawn from the "
+     "run's seed, never its own (0: 16); the C of `dpgossip mafalda --mode ... --seed S "
+     "--samples N`"},
 };
 
 /* The noise std for sens_Pi(C)^2 = @sens2; FALSE with @error set when it
@@ -255,7 +264,18 @@ static gboolean mf_setup_cset(ProtoContext *ctx, const char *spec, guint block, 
 }
 
 static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint buffers,
-                         guint block, guint probes, gpointer *run_state, GError **error) {
+                         guint block, guint probes, guint samples, gpointer *run_state,
+                         GError **error) {
+  if (samples > 0 && (!g_str_equal(spec, "mafalda") || ctx->mode.kind == PROTO_MODE_SYNC)) {
+    g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                "samples=%u: the delivery records C=mafalda is fitted to in deadline or stale "
+                "mode; %s (drop samples=)",
+                samples,
+                g_str_equal(spec, "mafalda")
+                    ? "this run is synchronous (give --mode deadline:ms=D or stale:s=S)"
+                    : "this C is not fitted to them");
+    return FALSE;
+  }
   if (probes > 0 && !proto_c_spec_fits_graph(spec)) {
     g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
                 "C=%s: probes=%u sketches the gossip a fitted C (mafalda, toeplitz, blt) is "
@@ -267,7 +287,7 @@ static gboolean mf_setup(ProtoContext *ctx, const char *spec, guint band, guint 
     return mf_setup_blt(ctx, buffers, probes, run_state, error);
   if (proto_c_spec_is_cset(spec))
     return mf_setup_cset(ctx, spec, block, run_state, error);
-  double *C = proto_cmatrix_build(ctx, spec, band, buffers, probes, error);
+  double *C = proto_cmatrix_build(ctx, spec, band, buffers, probes, samples, error);
   if (C == NULL)
     return FALSE;
   MfRun *r = g_new0(MfRun, 1);
@@ -285,13 +305,14 @@ static gboolean mfdsgd_init(ProtoContext *ctx, const ProtoParams *params, gpoint
                   (guint)proto_params_get_int(params, "band"),
                   (guint)proto_params_get_int(params, "buffers"),
                   (guint)proto_params_get_int(params, "block"),
-                  (guint)proto_params_get_int(params, "probes"), run_state, error);
+                  (guint)proto_params_get_int(params, "probes"),
+                  (guint)proto_params_get_int(params, "samples"), run_state, error);
 }
 
 static gboolean antipgd_init(ProtoContext *ctx, const ProtoParams *params, gpointer *run_state,
                              GError **error) {
   (void)params;
-  return mf_setup(ctx, "antipgd", 0, 0, 1, 0, run_state, error);
+  return mf_setup(ctx, "antipgd", 0, 0, 1, 0, 0, run_state, error);
 }
 
 static void mf_finish(gpointer run_state) {

@@ -934,6 +934,7 @@ typedef struct {
   guint band;    /* bsr's band (0: the participation interval b) */
   guint buffers; /* blt's buffers */
   guint probes;  /* a fitted C's sketch: probes (0: exact, on the dense W) */
+  guint samples; /* mafalda in deadline or stale mode: its delivery records (0: the default) */
   /* DECOR: the secrets' noise multiplier given as sigma_secret=, NAN when
    * not given (then sigma, DECOR's default). */
   double sigma_secret;
@@ -1027,6 +1028,16 @@ typedef struct {
    * a run with --seed S. */
   guint probes;
   guint64 seed;
+  /* Mafalda in deadline or stale mode (@mode, with the run's @latency and
+   * @loss; NULL or "sync": the scheduled gossip's objective): C fitted to
+   * the mean Gram matrix of @samples delivery records of @seed
+   * (proto_delivery_gram: records proto_delivery_record_seed(seed, i),
+   * never the run's own), each exact or, with @probes, sketched; the C of
+   * `dpgossip mafalda --mode MODE --latency L --loss P --seed S --samples N
+   * [--probes K]` to the bit. Every record in time on a static graph: the
+   * synchronous C. */
+  const char *mode, *latency, *loss;
+  guint samples;
 } ProtoCRecipe;
 
 /*
@@ -1161,11 +1172,30 @@ void proto_classes_by_rank(const double *frac, guint n, guint K, guint *node_cla
 gboolean proto_sketch_gram(TopoSchedule *s, guint T, MfWorkload wl, guint K, guint64 seed,
                            double **H, MfGramSpectral **form, GError **error);
 
-/* The expected Gram matrix of a deadline run's delivery statistics
- * (proto_delivery_gram). */
+/**
+ * proto_delivery_record_seed: the seed of delivery record @i of the
+ * records a C is fitted to for a deadline or stale run of seed @seed
+ * (proto_delivery_gram; `dpgossip mafalda --mode ... --seed S`, `-p
+ * mafalda` in such a run with seed S, or delivery seed S in an audit):
+ * sim_rng_stream_seed(@seed, @i, SIM_RNG_USER + 45), or ~@seed should that
+ * hash be @seed itself, so that no record is the run's own (its latency
+ * and loss draws: a C fitted to them would know the run's late messages in
+ * advance). O(1).
+ */
+guint64 proto_delivery_record_seed(guint64 seed, guint i);
+
+/* The delivery records `-p mafalda` (and mfdsgd:C=mafalda) fits its C to
+ * in deadline and stale modes when samples= is not given: the mean of 16
+ * records has a quarter of one record's spread, at 16 records' cost (on
+ * Florentine, T = 80: 0.3 s in deadline mode, 1.5 s in stale mode). */
+#define PROTO_DELIVERY_SAMPLES 16
+
+/* The expected Gram matrix of a deadline or stale run's delivery
+ * statistics (proto_delivery_gram). */
 typedef struct {
   /* In. */
-  guint samples; /* records S >= 1: seeds cfg->seed .. cfg->seed + S - 1 */
+  guint samples; /* records S >= 1: proto_delivery_record_seed(seed, first + i), i < S */
+  guint first;   /* the first record's index (0; the CLI's scoring set: S) */
   guint probes;  /* 0: each record's H exact (dense); K >= 1: from K probes */
   MfWorkload workload;
   /* Out. */
@@ -1177,20 +1207,23 @@ typedef struct {
 
 /**
  * proto_delivery_gram: the workload Gram matrix of the gossip a deadline
- * run really applies (docs/design.md, "Mafalda under deadline mode"): the
- * mean over @dg->samples delivery records (proto_deliveries_time_ball over
- * every node when it applies, else proto_deliveries_record: the engine's
- * own timing, late and lost inputs left out, weights renormalised) of each
- * record's H over its W_0 .. W_{T-1}, exact (mf_gram_time_varying) or from
- * @dg->probes probes seeded seed + i (mf_gram_sketch). Record i runs @cfg
- * (D-SGD, one gossip round a step, @T steps) with seed @cfg->seed + i, and
- * a schedule reseeded to it. @dg->delivered: the gossip messages a gather
- * used over those sent, averaged over the records.
- * Errors: PROTO_ERROR_INVALID_ARGUMENT for a mode other than deadline (stale
- * mode's W_r act on a delayed state), the run's and the record's errors,
- * MF_ERROR_MEMORY naming the bytes.
- * Complexity: S records (O(T n d) each), then O(n^3 T^2) exact or
- * O(K (T^2 nnz + T^3 n)) sketched per record.
+ * or stale run really applies (docs/design.md, "Mafalda under deadline
+ * mode" and "Mafalda under stale mode"): the mean over @dg->samples
+ * delivery records (proto_deliveries_time_ball over every node when it
+ * applies, else proto_deliveries_record: the engine's own timing, late and
+ * lost inputs left out or, in stale mode, taken from a later round) of
+ * each record's H over its W_0 .. W_{T-1}, exact
+ * (mf_gram_time_varying_state: in stale mode over the delay-augmented
+ * state) or from @dg->probes probes seeded with the record's seed
+ * (mf_gram_sketch_state). Record i runs @cfg (D-SGD, one gossip round a
+ * step, @T steps) with seed proto_delivery_record_seed(@cfg->seed,
+ * @dg->first + i), and a schedule reseeded to it: never @cfg->seed's own
+ * draws. @dg->delivered: the gossip messages the gathers used over those
+ * sent, averaged over the records.
+ * Errors: PROTO_ERROR_INVALID_ARGUMENT for sync mode, the run's and the
+ * record's errors, MF_ERROR_MEMORY naming the bytes.
+ * Complexity: S records (O(T n d) each), then O(N^3 T^2) exact or
+ * O(K (T^2 nnz + T^3 n)) sketched per record, N = n + stale mode's slots.
  */
 gboolean proto_delivery_gram(ProtoDeliveryGram *dg, const ProtoRunConfig *cfg, guint T,
                              GError **error);

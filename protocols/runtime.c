@@ -384,6 +384,10 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
   ctx->seed = cfg->seed;
   ctx->c_seed = cfg->delivery_seed_set ? cfg->delivery_seed : cfg->seed;
   ctx->c_cache = cfg->c_cache;
+  ctx->mode_spec = g_strdup(cfg->mode);
+  ctx->latency_spec = g_strdup(cfg->latency);
+  ctx->loss_spec = g_strdup(cfg->loss);
+  ctx->gossip = cfg->gossip;
   ctx->threads = cfg->threads;
   ctx->eval_every = cfg->eval_every;
   ctx->eval_nodes_asked = cfg->eval_nodes;
@@ -517,6 +521,9 @@ void proto_run_free(ProtoRun *run) {
   if (ctx->schedule_owned)
     topo_schedule_free(ctx->schedule);
   topo_graph_free(ctx->graph);
+  g_free(ctx->mode_spec);
+  g_free(ctx->latency_spec);
+  g_free(ctx->loss_spec);
   learn_dataset_free(ctx->train);
   learn_dataset_free(ctx->test);
   learn_partition_free(ctx->partition);

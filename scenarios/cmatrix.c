@@ -27,6 +27,27 @@ static void run_kb(const ScenConfig *c, guint *k, guint *b) {
   }
 }
 
+/* Mafalda's delivery records in deadline and stale modes: the samples=
+ * the point's protocol gives (0: the default), and whether its mode has
+ * them (proto_c_local's recipe). */
+static guint delivery_samples(const ScenConfig *c) {
+  const ProtoVTable *vt = NULL;
+  ProtoParams *params = NULL;
+  guint samples = 0;
+  if (c->protocol != NULL && proto_spec_parse(c->protocol, &vt, &params, NULL)) {
+    for (guint i = 0; i < vt->n_params; i++)
+      if (g_str_equal(vt->params[i].name, "samples"))
+        samples = (guint)proto_params_get_int(params, "samples");
+    proto_params_free(params);
+  }
+  return samples;
+}
+
+static gboolean has_records(const ScenConfig *c) {
+  return c->mode != NULL && c->mode_parsed.kind != PROTO_MODE_SYNC &&
+         g_str_equal(c->shape.C, "mafalda");
+}
+
 char *scen_cmatrix_key(const ScenConfig *c) {
   if (c->shape.kind != PRIV_PROTOCOL_MFDSGD || c->nonprivate)
     return NULL;
@@ -36,13 +57,21 @@ char *scen_cmatrix_key(const ScenConfig *c) {
   gboolean depends_on_graph = g_str_equal(C, "mafalda") || g_str_equal(C, "toeplitz") ||
                               g_str_equal(C, "blt");
   gboolean random_schedule = !c->schedule_static;
-  return g_strdup_printf(
+  char *key = g_strdup_printf(
       "%s|band=%u|buffers=%u|T=%u|k=%u|b=%u|%s|%s|lcc=%d|%s|%s|seed=%" G_GUINT64_FORMAT, C,
       c->shape.band, c->shape.buffers, c->rounds, k, b,
       depends_on_graph ? (c->graph ? c->graph : c->generate) : "",
       depends_on_graph ? topo_gossip_kind_name(c->gossip) : "", depends_on_graph ? c->lcc : 0,
       depends_on_graph ? c->schedule : "", c->graph ? "file" : "gen",
       depends_on_graph && random_schedule ? c->seed : 0);
+  if (!has_records(c))
+    return key;
+  /* Deadline or stale mode: the delivery records of the seed. */
+  char *full = g_strdup_printf("%s|records=%" G_GUINT64_FORMAT "|%s|%s|%s|samples=%u", key,
+                               c->seed, c->mode, c->latency ? c->latency : "",
+                               c->loss ? c->loss : "", delivery_samples(c));
+  g_free(key);
+  return full;
 }
 
 double *scen_cmatrix_build(const ScenConfig *c, GError **error) {
@@ -53,6 +82,13 @@ double *scen_cmatrix_build(const ScenConfig *c, GError **error) {
                     .graph = c->g,
                     .gossip = c->gossip};
   run_kb(c, &r.k, &r.b);
+  if (has_records(c)) { /* deadline or stale mode: the delivery records of the point's seed */
+    r.mode = c->mode;
+    r.latency = c->latency;
+    r.loss = c->loss;
+    r.seed = c->seed;
+    r.samples = delivery_samples(c);
+  }
   /* Only Mafalda reads the gossip, and only then a schedule is worth building. */
   if (!c->schedule_static && g_str_equal(c->shape.C, "mafalda") &&
       (r.schedule = topo_schedule_new(c->schedule, c->g, c->gossip, c->seed, error)) == NULL)

@@ -217,6 +217,19 @@ static void test_equals_structured(void) {
                            m == 2 ? "muffliato:K=2" : "dsgd"};
     compare_paths(async, G_N_ELEMENTS(async));
   }
+  /* Mafalda in deadline and stale modes, sketched (the structured path's
+   * fitted C): both paths fit the C of the run's delivery records (of
+   * --seed), not the synchronous one. */
+  const char *fitted[] = {"deadline:ms=25", "stale:s=2"};
+  for (guint m = 0; m < G_N_ELEMENTS(fitted); m++) {
+    const char *mf_async[] = {FLORENTINE, "-T",        "8",
+                              "-b",       "4",         "--trust",
+                              "pndp",     "-a",        "0",
+                              "--mode",   fitted[m],   "--latency",
+                              "lognormal:mu=3,sigma=0.5", "--seed", "7",
+                              "--protocol", "mafalda:probes=2,samples=3"};
+    compare_paths(mf_async, G_N_ELEMENTS(mf_async));
+  }
   const char *lat[] = {FLORENTINE,   "-T",         "4",
                        "--trust",    "pndp",       "-a",
                        "0",          "--latency",  "uniform:min=1,max=5",

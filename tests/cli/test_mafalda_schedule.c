@@ -554,8 +554,8 @@ static void test_deadline(void) {
    * 1e-6, far below the 1% margin measured here). */
   g_assert_cmpfloat(member(o2, "loss", "mafalda"), <, member(o2, "loss", "mafalda-static"));
   g_assert_cmpfloat(member(o2, "loss", "mafalda-static"), !=, member(o0, "loss", "mafalda"));
-  /* S = 2 records: fitted on seeds 1, 2, scored on 3, 4 with standard
-   * errors; the in-sample score is then the mean over records 1, 2. */
+  /* S = 2 records: fitted on records 0, 1 of seed 1, scored on records
+   * 2, 3 with standard errors. */
   JsonParser *p3;
   CliRun r3 = cli_run(FLORENTINE, "--format", "json", "--mode", "deadline:ms=25", "--latency",
                       "lognormal:mu=3,sigma=0.5", "--samples", "2");
@@ -572,9 +572,9 @@ static void test_deadline(void) {
   g_object_unref(p3);
   cli_run_clear(&r3);
 
-  expect(2, "--mode stale:s=1: only deadline mode has a delivery objective here",
-         cli_run(FLORENTINE, "--mode", "stale:s=1"));
-  expect(2, "--latency shapes deadline mode's delivery objective; give --mode",
+  expect(2, "--mode sync: only deadline and stale modes have a delivery objective",
+         cli_run(FLORENTINE, "--mode", "sync"));
+  expect(2, "--latency shapes the delivery objective of an asynchronous mode; give --mode",
          cli_run(FLORENTINE, "--latency", "constant:ms=1"));
   expect(2, "--classes with --mode: not supported yet",
          cli_run(FLORENTINE, "--mode", "deadline:ms=5", "--schedule", "static", "--classes",
