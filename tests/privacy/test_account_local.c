@@ -4,8 +4,11 @@
  * with the exact sensitivity) on random graphs of 20 to 300 nodes: never
  * below it, equal once the ball covers the graph, non-increasing in the
  * radius with the exact sensitivity; the merged shell against the full one.
+ * MF-D-SGD with one C for every node or a C per class of nodes (each ball
+ * node keeps its own class's C, mapped through the ball's node list).
  */
 #include <math.h>
+#include <string.h>
 
 #include "mf/mf.h"
 #include "privacy/local_internal.h"
@@ -60,6 +63,28 @@ static double *case_c(guint family, guint T, guint seed) {
     return C;
   }
   return random_lower(T, seed);
+}
+
+/* A C per class of nodes for @family 3 (BSR of band 4 and a BLT of 2
+ * buffers: states of order 3 and 2 on the Kalman engine) or 4 (a random
+ * lower-triangular C, which has no low-order state, and BSR of band 4):
+ * the two T x T matrices (g_free), each of the @n nodes' class in *@cls
+ * (g_free), pseudo-random from @seed, both classes used. */
+static double *case_cset(guint family, guint T, guint n, guint seed, guint **cls) {
+  double *C0 = case_c(family == 3 ? 1 : 0, T, seed), *C1 = case_c(family == 3 ? 2 : 1, T, seed);
+  double *set = g_new(double, 2 * (gsize)T * T);
+  memcpy(set, C0, sizeof(double) * T * T);
+  memcpy(set + (gsize)T * T, C1, sizeof(double) * T * T);
+  g_free(C0);
+  g_free(C1);
+  GRand *r = g_rand_new_with_seed(seed + 1);
+  *cls = g_new(guint, n);
+  for (guint v = 0; v < n; v++)
+    (*cls)[v] = (guint)g_rand_int_range(r, 0, 2);
+  (*cls)[0] = 1;
+  (*cls)[n - 1] = 0;
+  g_rand_free(r);
+  return set;
 }
 
 /* mu by node (inf: unprotected or unresolved; NaN: not a victim). */
@@ -131,7 +156,7 @@ static void check_lower(const PrivVictim *v, double exact, gboolean covered, dou
 /* @c with DECOR's secrets of noise multiplier @sigma_secret (0: none), the
  * local bound on @engine (AUTO: the exact accounting's too; KALMAN: the
  * exact one is then DENSE's, the other formulation) and MF-D-SGD's C of
- * @family (case_c). */
+ * @family (case_c; 3 and 4: a C per class, case_cset). */
 static void check_case_with(const Case *c, double sigma_secret, PrivEngine engine, guint family) {
   GError *err = NULL;
   TopoGraph *g = topo_graph_generate(c->graph, &err);
@@ -154,10 +179,16 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
     ws[0] = topo_gossip_new(g, c->uniform ? TOPO_GOSSIP_UNIFORM : TOPO_GOSSIP_METROPOLIS, &err);
     g_assert_no_error(err);
   }
-  double *C = c->protocol == PRIV_PROTOCOL_MFDSGD ? case_c(family, c->T, n) : NULL;
+  gboolean per_class = c->protocol == PRIV_PROTOCOL_MFDSGD && family >= 3;
+  guint *cls = NULL;
+  double *C = c->protocol == PRIV_PROTOCOL_MFDSGD && !per_class ? case_c(family, c->T, n) : NULL;
+  double *Cset = per_class ? case_cset(family, c->T, n, n, &cls) : NULL;
   PrivStructuredProblem p = {.protocol = c->protocol,
                              .K = K,
                              .C_local = C,
+                             .C_set = Cset,
+                             .C_class = cls,
+                             .n_C = per_class ? 2 : 0,
                              .T = c->T,
                              .gossip = (const TopoGossip *const *)ws,
                              .n_gossip = n_gossip,
@@ -283,6 +314,8 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
   priv_report_free(exact);
   priv_blocks_free(bl);
   g_free(C);
+  g_free(Cset);
+  g_free(cls);
   for (guint r = 0; r < n_gossip; r++)
     topo_gossip_free(ws[r]);
   g_free(ws);
@@ -472,6 +505,29 @@ static void test_mfdsgd_kalman(void) {
 }
 
 /* Time-varying W_r: hops on the union graph; LDP becomes SecLDP outside. */
+/* A C per class of nodes: on the Kalman engine (each ball node carrying its
+ * own class's noise state; the exact values on the dense engine), static
+ * and time-varying W, every trust model, b = 1 and 2; and on AUTO with a
+ * class whose C has no low-order state. */
+static void test_mfdsgd_cset(void) {
+  const Case cases[] = {
+      {"erdos:n=24,p=0.15,seed=3,connected=true", PRIV_PROTOCOL_MFDSGD, 1, 6, 1, PRIV_TRUST_PNDP,
+       {0}, 1, NULL, FALSE, FALSE, 0},
+      {"barabasi:n=40,m=2,seed=2", PRIV_PROTOCOL_MFDSGD, 1, 6, 2, PRIV_TRUST_PNDP, {5, 31}, 2,
+       NULL, FALSE, FALSE, 0},
+      {"watts:n=30,k=1,p=0.2,seed=6", PRIV_PROTOCOL_MFDSGD, 1, 6, 1, PRIV_TRUST_SECLDP, {0, 12},
+       2, NULL, FALSE, FALSE, 0},
+      {"regular:n=60,d=3,seed=1", PRIV_PROTOCOL_MFDSGD, 1, 6, 2, PRIV_TRUST_PNDP, {0}, 1,
+       "matching", FALSE, FALSE, 0},
+      {"watts:n=22,k=1,p=0.1,seed=3", PRIV_PROTOCOL_MFDSGD, 1, 6, 1, PRIV_TRUST_LDP, {0}, 1,
+       "edge-failure:p=0.4", FALSE, FALSE, 0},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    check_case_with(&cases[i], 0.0, PRIV_ENGINE_KALMAN, 3);
+  for (guint i = 0; i < 3; i++)
+    check_case_with(&cases[i], 0.0, PRIV_ENGINE_AUTO, 4);
+}
+
 static void test_time_varying_ldp(void) {
   const Case cases[] = {
       {"watts:n=30,k=1,p=0.2,seed=9",
@@ -827,6 +883,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/account/local/dsgd", test_dsgd);
   g_test_add_func("/privacy/account/local/muffliato-mfdsgd", test_muffliato_mfdsgd);
   g_test_add_func("/privacy/account/local/mfdsgd-kalman", test_mfdsgd_kalman);
+  g_test_add_func("/privacy/account/local/mfdsgd-cset", test_mfdsgd_cset);
   g_test_add_func("/privacy/account/local/time-varying-ldp", test_time_varying_ldp);
   g_test_add_func("/privacy/account/local/noiseless", test_noiseless);
   g_test_add_func("/privacy/account/local/lower-random", test_lower_random);
