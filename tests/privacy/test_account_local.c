@@ -528,6 +528,118 @@ static void test_mfdsgd_cset(void) {
     check_case_with(&cases[i], 0.0, PRIV_ENGINE_AUTO, 4);
 }
 
+/*
+ * A recorded run's ball with a C per class (priv_local_report_record: the
+ * map by record index, read through the ball's list): the record of a
+ * synchronous run (W in every round, every message delivered) whose nodes
+ * are all within radius + 1 of the attacker, so the record is the whole
+ * graph and its ball skips the shell's indices. Its values equal those of
+ * priv_local_report on the synchronous problem (the same ball and shell)
+ * and are never below the exact ones, for radii 1 to the eccentricity.
+ */
+static void test_cset_record(void) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate("erdos:n=24,p=0.15,seed=3,connected=true", &err);
+  g_assert_no_error(err);
+  guint n = topo_graph_n_nodes(g), T = 6;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_METROPOLIS, &err);
+  g_assert_no_error(err);
+  guint *cls = NULL;
+  double *Cset = case_cset(3, T, n, n, &cls);
+  /* The messages of every round: each row's senders, all delivered. */
+  guint *ptr = g_new0(guint, n + 1);
+  GArray *from = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint u = 0; u < n; u++) {
+    const guint *cols;
+    const double *vals;
+    guint len = topo_gossip_row(w, u, &cols, &vals);
+    for (guint j = 0; j < len; j++)
+      if (cols[j] != u)
+        g_array_append_val(from, cols[j]);
+    ptr[u + 1] = from->len;
+  }
+  guint8 *delivered = g_new(guint8, MAX(from->len, 1u));
+  memset(delivered, 1, MAX(from->len, 1u));
+  const TopoGossip **ws = g_new(const TopoGossip *, T);
+  PrivRoundMessages *msg = g_new(PrivRoundMessages, T);
+  for (guint r = 0; r < T; r++) {
+    ws[r] = w;
+    msg[r] = (PrivRoundMessages){ptr, (const guint *)(void *)from->data, delivered};
+  }
+  const guint att[] = {0};
+  PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_MFDSGD,
+                             .C_set = Cset,
+                             .C_class = cls,
+                             .n_C = 2,
+                             .T = T,
+                             .gossip = ws,
+                             .n_gossip = T,
+                             .messages = msg,
+                             .trust = PRIV_TRUST_PNDP,
+                             .attackers = att,
+                             .n_attackers = 1,
+                             .sigma = 0.9,
+                             .b = 1,
+                             .engine = PRIV_ENGINE_KALMAN};
+  PrivStructuredProblem ps = p; /* the synchronous problem */
+  ps.gossip = (const TopoGossip *const *)&w;
+  ps.n_gossip = 1;
+  ps.messages = NULL;
+  PrivAccountOptions opt = {.b = 1, .sensitivity = MF_SENSITIVITY_EXACT};
+  PrivBlocks *bl = priv_structured_blocks(&ps, &err);
+  g_assert_no_error(err);
+  PrivReport *exact = priv_account_report(bl, NULL, &opt, &err);
+  g_assert_no_error(err);
+  double *mu0 = mu_by_node(exact, n);
+  GArray *ball = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *shell = g_array_new(FALSE, FALSE, sizeof(guint));
+  guint *dist = priv_local_distances(&ps, n, ball, shell, &err);
+  g_assert_no_error(err);
+  guint ecc = 0;
+  for (guint u = 0; u < n; u++)
+    ecc = MAX(ecc, dist[u]);
+  g_free(dist);
+  guint tested = 0;
+  for (guint radius = MAX(ecc, 2u) - 1; radius <= ecc; radius++) {
+    dist = priv_local_distances(&ps, radius, ball, shell, &err);
+    g_assert_no_error(err);
+    PrivLocalInfo info;
+    PrivReport *rec = priv_local_report_record(&p, dist, radius, &opt, &info, &err);
+    g_assert_no_error(err);
+    PrivReport *syn = local(&ps, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_MERGED, NULL);
+    g_assert_cmpuint(rec->n_victims, ==, syn->n_victims);
+    for (guint i = 0; i < rec->n_victims; i++) {
+      const PrivVictim *v = &rec->victims[i];
+      g_assert_cmpuint(v->node, ==, syn->victims[i].node); /* the record is the graph */
+      assert_close(v->mu, syn->victims[i].mu);
+      assert_geq(v->mu, mu0[v->node]);
+      if (info.covered)
+        assert_close(v->mu, mu0[v->node]);
+    }
+    tested += !info.covered;
+    priv_report_free(rec);
+    priv_report_free(syn);
+    g_free(dist);
+    g_array_set_size(ball, 0);
+    g_array_set_size(shell, 0);
+  }
+  g_assert_cmpuint(tested, >=, 1);
+  g_array_free(ball, TRUE);
+  g_array_free(shell, TRUE);
+  g_free(mu0);
+  priv_report_free(exact);
+  priv_blocks_free(bl);
+  g_free(ws);
+  g_free(msg);
+  g_free(delivered);
+  g_array_free(from, TRUE);
+  g_free(ptr);
+  g_free(Cset);
+  g_free(cls);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
 static void test_time_varying_ldp(void) {
   const Case cases[] = {
       {"watts:n=30,k=1,p=0.2,seed=9",
@@ -884,6 +996,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/account/local/muffliato-mfdsgd", test_muffliato_mfdsgd);
   g_test_add_func("/privacy/account/local/mfdsgd-kalman", test_mfdsgd_kalman);
   g_test_add_func("/privacy/account/local/mfdsgd-cset", test_mfdsgd_cset);
+  g_test_add_func("/privacy/account/local/cset-record", test_cset_record);
   g_test_add_func("/privacy/account/local/time-varying-ldp", test_time_varying_ldp);
   g_test_add_func("/privacy/account/local/noiseless", test_noiseless);
   g_test_add_func("/privacy/account/local/lower-random", test_lower_random);
