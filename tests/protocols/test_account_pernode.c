@@ -13,13 +13,14 @@
  *     (classes of different orders), equals the observer path on static
  *     and time-varying W, on a deadline run's delivery record and on a
  *     stale run's (the delayed slots beside the noise states).
+ *   - The Kalman engine's memory follows each node's own class's order.
  *   - One class is today's single C: the same run and the same accounting,
  *     bit for bit (the job, and the Kalman and dense engines themselves).
- *   - The local path with a C-set: each ball node keeps its own class's C
- *     never below the exact values, equal
- *     once the ball covers the graph.
+ *   - The local path with a C-set: each ball node keeps its own class's C,
+ *     never below the exact values, equal once the ball covers the graph.
  *   - What cannot take a C per node says so: the Kalman engine with a class
- *     whose C has no low-order state, a family by formula that needs one C.
+ *     whose C has no low-order state (and stale mode's plan then takes the
+ *     observer path), a family by formula that needs one C.
  */
 #include <float.h>
 #include <math.h>
@@ -624,6 +625,77 @@ static void test_kalman_one_class_bits(void) {
   topo_graph_free(g);
 }
 
+/* The least memory budget (PrivStructuredProblem.max_bytes) under which
+ * @p runs: the Kalman engine's pre-check refuses below its need with
+ * PRIV_ERROR_MEMORY before allocating. Bisection over [1, 2^40]. */
+static gsize least_budget(PrivStructuredProblem p) {
+  gsize lo = 1, hi = (gsize)1 << 40;
+  while (lo < hi) {
+    gsize mid = lo + (hi - lo) / 2;
+    p.max_bytes = mid;
+    GError *err = NULL;
+    PrivBlocks *b = priv_structured_blocks(&p, &err);
+    if (b != NULL) {
+      hi = mid;
+    } else {
+      g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+      g_clear_error(&err);
+      lo = mid + 1;
+    }
+    priv_blocks_free(b);
+  }
+  return lo;
+}
+
+/*
+ * The Kalman engine's memory with a C per class follows each node's own
+ * class's order: the least budget it runs under with classes of orders 1
+ * (BSR band 2) and 2 (a 2-buffer BLT) lies strictly between those with
+ * every class of order 1 and every class of order 2 (padding each node's
+ * state to the largest order would make it the latter's).
+ */
+static void test_kalman_memory(void) {
+  TopoGraph *g = graph("erdos:n=40,p=0.15,seed=3,connected=true");
+  guint n = topo_graph_n_nodes(g), T = 6;
+  GError *err = NULL;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  const TopoGossip *ws[] = {w};
+  double *lo = baseline(MF_BASELINE_BSR, T, 2), *hi = blt2_c(T);
+  double *sets[3][2] = {{lo, lo}, {lo, hi}, {hi, hi}};
+  guint *cls = random_classes(n, 5);
+  const guint att[] = {0};
+  gsize need[3];
+  for (guint k = 0; k < 3; k++) {
+    double *Cs = g_new(double, 2 * (gsize)T * T);
+    memcpy(Cs, sets[k][0], sizeof(double) * T * T);
+    memcpy(Cs + (gsize)T * T, sets[k][1], sizeof(double) * T * T);
+    PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_MFDSGD,
+                               .C_set = Cs,
+                               .C_class = cls,
+                               .n_C = 2,
+                               .T = T,
+                               .gossip = ws,
+                               .n_gossip = 1,
+                               .trust = PRIV_TRUST_PNDP,
+                               .attackers = att,
+                               .n_attackers = 1,
+                               .sigma = 1.0,
+                               .engine = PRIV_ENGINE_KALMAN};
+    need[k] = least_budget(p);
+    g_free(Cs);
+  }
+  g_test_message("least budgets: orders 1: %zu, 1 and 2: %zu, 2: %zu bytes", need[0], need[1],
+                 need[2]);
+  g_assert_cmpuint(need[0], <, need[1]);
+  g_assert_cmpuint(need[1], <, need[2]);
+  g_free(cls);
+  g_free(lo);
+  g_free(hi);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
 /* mu by node of @r (NaN: not a victim). */
 static double *mu_of(const PrivReport *r, guint n) {
   double *mu = g_new(double, n);
@@ -712,6 +784,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/account/pernode/one-class", test_one_class_is_one_c);
   g_test_add_func("/account/pernode/kalman-equals-observer", test_kalman_equals_observer);
   g_test_add_func("/account/pernode/one-class-bits", test_kalman_one_class_bits);
+  g_test_add_func("/account/pernode/kalman-memory", test_kalman_memory);
   g_test_add_func("/account/pernode/local", test_local);
   g_test_add_func("/account/pernode/refusals", test_refusals);
   return g_test_run();
