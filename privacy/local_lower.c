@@ -106,7 +106,7 @@ typedef struct {
  * one C's C^-1 and 1 / sens(C)^2; a C per class, class c's r_c C_c^-1,
  * r_c = sens(C_c) / sens(C_0), and 1 / sens(C_0)^2). */
 typedef struct {
-  const double *F; /* T x T per class (one without classes); NULL: white noise */
+  const double *F;  /* T x T per class (one without classes); NULL: white noise */
   const guint *cls; /* node of the problem -> its class (NULL: every node F) */
   guint n_F, T;
   double unit;
@@ -1129,7 +1129,7 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
      * classes are public: each node's noise is its own class's. */
     guint bb = p->b ? p->b : 1;
     double s2_0 = 1.0;
-    Cinv = g_new(double, (gsize)p->n_C * T * T);
+    Cinv = g_new(double, (gsize)p->n_C *T *T);
     for (guint c = 0; c < p->n_C && ok; c++) {
       double *Cc = mf_normalized_copy(p->C_set + (gsize)c * T * T, (gsize)T * T);
       double s2 = mf_sensitivity2(Cc, T, T / bb, bb), *Fc = inverse(Cc, T);

@@ -314,8 +314,8 @@ static void test_refusals(void) {
   GRand *rnd = g_rand_new_with_seed(3);
   for (guint i = 0; i < T2; i++)
     for (guint k = 0; k <= i; k++)
-      C2[(gsize)T2 * T2 + (gsize)i * T2 + k] =
-          k == i ? g_rand_double_range(rnd, 0.5, 1.5) : g_rand_double_range(rnd, -0.6, 0.6);
+      C2[(gsize)T2 * T2 + (gsize)i * T2 + k] = k == i ? g_rand_double_range(rnd, 0.5, 1.5)
+                                                      : g_rand_double_range(rnd, -0.6, 0.6);
   g_rand_free(rnd);
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
   g_assert_no_error(err);
@@ -508,8 +508,7 @@ static void check_kalman(const char *gspec, const char *sched, const char *mode,
       double diff = rel_diff(obs[v], kb);
       g_test_message("%s%s%s%s, view %u, b = %u: Kalman blocks differ by %.3g (tol %.3g)", gspec,
                      sched ? ", " : "", sched ? sched : "", mode ? mode : "", v, b, diff, tol);
-      g_assert_cmpmem(obs[v]->status, sizeof(*kb->status) * n, kb->status,
-                      sizeof(*kb->status) * n);
+      g_assert_cmpmem(obs[v]->status, sizeof(*kb->status) * n, kb->status, sizeof(*kb->status) * n);
       dpg_test_assert_le(diff, tol, "eps x cond(message covariances) x (n T^2 + n T)");
       if (p.n_delayed == 0) {
         p.engine = PRIV_ENGINE_DENSE;
@@ -560,8 +559,8 @@ static void test_kalman_equals_observer(void) {
   const guint c1[] = {3, 11, 17}, c2[] = {5, 9}, c3[] = {2, 40};
   check_kalman("erdos:n=20,p=0.2,seed=5,connected=true", NULL, NULL, TRUE, 0, c1, 3, 1, &differs);
   check_kalman("barabasi:n=80,m=2,seed=4", "matching", NULL, TRUE, 0, c2, 2, 3, &differs);
-  check_kalman("erdos:n=30,p=0.15,seed=2,connected=true", NULL, "deadline:ms=25", TRUE, 1, c1, 3,
-               5, &differs);
+  check_kalman("erdos:n=30,p=0.15,seed=2,connected=true", NULL, "deadline:ms=25", TRUE, 1, c1, 3, 5,
+               &differs);
   check_kalman("erdos:n=20,p=0.3,seed=4,connected=true", NULL, "stale:s=2", TRUE, 2, c1, 3, 7,
                &differs);
   check_kalman("regular:n=300,d=4,seed=1", NULL, "stale:s=2", FALSE, 0, c3, 2, 9, &differs);
