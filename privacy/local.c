@@ -98,6 +98,22 @@ static void hops(const PrivStructuredProblem *p, guint r, guint *dist, GArray *b
   g_array_free(queue, TRUE);
 }
 
+/*
+ * MF-D-SGD with a C per class of nodes: the subproblem's classes, node i
+ * of it being @p's node @node[i] (FAR: the merged shell, class 0). The
+ * merged shell is an attacker whose noise is known (LDP becomes SecLDP
+ * when it exists), so its class is never read. NULL without classes.
+ * O(@n).
+ */
+static guint *sub_classes(const PrivStructuredProblem *p, const guint *node, guint n) {
+  if (p->C_class == NULL)
+    return NULL;
+  guint *cls = g_new(guint, MAX(n, 1u));
+  for (guint i = 0; i < n; i++)
+    cls[i] = node[i] != FAR ? p->C_class[node[i]] : 0;
+  return cls;
+}
+
 /* The subproblem's nodes and how its rows are made. */
 typedef struct {
   const guint *dist;
@@ -277,11 +293,13 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *p, guint radius
   PrivReport *report = NULL;
   PrivBlocks *blocks = NULL;
   TopoGossip **ws = g_new0(TopoGossip *, p->n_gossip);
+  guint *cls = sub_classes(p, s.node, s.n_sub);
   gboolean ok = TRUE;
   for (guint k = 0; k < p->n_gossip && ok; k++)
     ok = (ws[k] = sub_gossip(&s, p->gossip[k], error)) != NULL;
   if (ok) {
     PrivStructuredProblem q = *p;
+    q.C_class = cls;
     q.gossip = (const TopoGossip *const *)ws;
     q.attackers = (const guint *)(void *)att->data;
     q.n_attackers = att->len;
@@ -314,6 +332,7 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *p, guint radius
   for (guint k = 0; k < p->n_gossip; k++)
     topo_gossip_free(ws[k]);
   g_free(ws);
+  g_free(cls);
   priv_blocks_free(blocks);
   g_array_free(att, TRUE);
   g_array_free(nodes, TRUE);
@@ -558,6 +577,12 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint
     g_array_append_val(att, g.star);
 
   TopoGossip **ws = g_new0(TopoGossip *, p->n_gossip);
+  /* The merged problem's nodes: the ball's record indices, then the shell. */
+  guint *merged_node = g_new(guint, n_sub);
+  for (guint i = 0; i < n_sub; i++)
+    merged_node[i] = i < g.nb ? ball[i] : FAR;
+  guint *cls = sub_classes(p, merged_node, n_sub);
+  g_free(merged_node);
   MergedMessages *mm = g_new0(MergedMessages, p->n_gossip);
   PrivRoundMessages *msg = g_new0(PrivRoundMessages, p->n_gossip);
   guint8 *mark = g_new(guint8, MAX(g.nb, 1u));
@@ -570,6 +595,7 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint
   PrivBlocks *blocks = NULL;
   if (ok) {
     PrivStructuredProblem q = *p;
+    q.C_class = cls;
     q.gossip = (const TopoGossip *const *)ws;
     q.messages = msg;
     q.attackers = (const guint *)(void *)att->data;
@@ -612,6 +638,7 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint
     g_free(mm[k].delivered);
   }
   g_free(ws);
+  g_free(cls);
   g_free(mm);
   g_free(msg);
   g_free(mark);

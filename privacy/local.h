@@ -35,8 +35,10 @@ typedef struct {
  * the attackers hear from (the exact problem). DECOR: a colluder knows the
  * secrets of its own edges, so the ball-shell secrets are known (the ball
  * nodes' edges to the merged shell, an attacker) and the ball-ball ones
- * are not, as on the full graph. Hops are counted on the union
- * over rounds of the supports of W_r.
+ * are not, as on the full graph. MF-D-SGD with a C per class of nodes
+ * (@problem's C_class, by node id of the whole graph): each ball node keeps
+ * its own class's C (the classes are public, like C). Hops are counted on
+ * the union over rounds of the supports of W_r.
  * With exact sensitivity the values are >= the exact ones and
  * non-increasing in @radius; with the Thm 5.2 bound they are still >= the
  * exact-sensitivity values of the original attackers but need not be
@@ -81,8 +83,8 @@ guint *priv_local_distances(const PrivStructuredProblem *problem, guint radius, 
  * @problem's K T gossip matrices and messages are the run's on the record's
  * m nodes (the ball and its shell, renumbered in node order), then
  * n_delayed slots (stale mode); its ball rows of W_r are the run's own,
- * its messages those with an end in the ball; its attackers are record
- * indices. @dist: the m nodes' hops from the attackers on the graph (<=
+ * its messages those with an end in the ball; its attackers (and a C per
+ * class's C_class) are by record index. @dist: the m nodes' hops from the attackers on the graph (<=
  * @radius: the ball; @radius + 1: the shell). The shell colludes and is
  * merged into one attacker: it keeps its own state, receives the ball's
  * messages to any shell node (delivered when one was), and its weight in a

@@ -101,6 +101,22 @@ typedef struct {
   const guint *ball, *sub; /* ball index -> node, node -> ball index (FAR outside) */
 } Ball;
 
+/* MF-D-SGD's noise in the structured path's units: node v's noise over its
+ * steps is F(v) z_v, the blocks then scaled by @unit (priv_structured_blocks:
+ * one C's C^-1 and 1 / sens(C)^2; a C per class, class c's r_c C_c^-1,
+ * r_c = sens(C_c) / sens(C_0), and 1 / sens(C_0)^2). */
+typedef struct {
+  const double *F;  /* T x T per class (one without classes); NULL: white noise */
+  const guint *cls; /* node of the problem -> its class (NULL: every node F) */
+  guint n_F, T;
+  double unit;
+} NoiseF;
+
+/* Node @v's noise factor (NULL: white noise). */
+static const double *factor_of(const NoiseF *f, guint v) {
+  return f->F && f->cls ? f->F + (gsize)f->cls[v] * f->T * f->T : f->F;
+}
+
 static const BallRows *ball_w(const Ball *b, guint r) {
   return &b->w[b->n_w == 1 ? 0 : r];
 }
@@ -251,8 +267,8 @@ static void ball_response(const Ball *b, double *M, double *Phi, double *Phi2) {
  * priv_structured_blocks): X[i] for every ball node i (T x T, zero for
  * attackers). See the file comment and docs/local-bounds.md.
  */
-static gboolean projected_blocks(const Ball *b, const double *Cinv, double unit, double *X,
-                                 gsize max_bytes, GError **error) {
+static gboolean projected_blocks(const Ball *b, const NoiseF *nf, double *X, gsize max_bytes,
+                                 GError **error) {
   guint nb = b->nb, T = b->T, R = b->R, nz = b->nz;
   gsize m = b->recv_start[R], cols = (gsize)nz * T;
   if (m == 0 || nz == 0)
@@ -260,7 +276,7 @@ static gboolean projected_blocks(const Ball *b, const double *Cinv, double unit,
   /* M, the projected M, its noise version (MF-D-SGD) and Z (m x cols
    * each at most), an inflow block (m x nb at most), G, its eigenvalues
    * and K (m x m each), the two propagation buffers (nb x nb at most). */
-  gsize count = priv_size_sum3(m, cols * (Cinv || b->secret_var > 0 ? 4 : 3) + nb, m, 3 * m,
+  gsize count = priv_size_sum3(m, cols * (nf->F || b->secret_var > 0 ? 4 : 3) + nb, m, 3 * m,
                                2 * (gsize)nb, nb);
   if (!priv_check_budget(mf_doubles_bytes(count), max_bytes, "the local lower bound", error))
     return FALSE;
@@ -351,11 +367,13 @@ static gboolean projected_blocks(const Ball *b, const double *Cinv, double unit,
   /* As the dense engine: K = (projected noise columns) Gram, pivoted
    * Cholesky, X_u = (L^-1 M_u)^T (L^-1 M_u). */
   const double *Mnoise = Mq;
-  if (Cinv) {
+  if (nf->F) {
+    /* Each node's own (class's) factor. */
     Mn = g_new(double, p *cols);
     for (guint i = 0; i < nz; i++)
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)p, (int)T, (int)T, 1.0,
-                  Mq + (gsize)i * T, (int)cols, Cinv, (int)T, 0.0, Mn + (gsize)i * T, (int)cols);
+                  Mq + (gsize)i * T, (int)cols, factor_of(nf, b->ball[b->noisy[i]]), (int)T, 0.0,
+                  Mn + (gsize)i * T, (int)cols);
     Mnoise = Mn;
   }
   Km = g_new0(double, p *p);
@@ -392,8 +410,8 @@ static gboolean projected_blocks(const Ball *b, const double *Cinv, double unit,
     if (b->attacker[u])
       continue;
     double *Xu = X + (gsize)u * T * T;
-    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)T, (int)rank, unit, Z + (gsize)i * T,
-                (int)cols, 0.0, Xu, (int)T);
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)T, (int)rank, nf->unit,
+                Z + (gsize)i * T, (int)cols, 0.0, Xu, (int)T);
     mf_fill_upper_from_lower(Xu, T);
   }
   ok = TRUE;
@@ -571,8 +589,7 @@ static gboolean energy_bound(const PrivStructuredProblem *p, guint K, guint R, d
  * outside neighbours of the ball), O(n m + m (m + nz T)) memory.
  */
 static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, const guint *ball,
-                                 const guint *sub, const double *Cinv, double unit, double *X3,
-                                 GError **error) {
+                                 const guint *sub, const NoiseF *nf, double *X3, GError **error) {
   guint nb = b->nb, T = b->T, K = b->K, R = b->R, nz = b->nz;
   guint n = topo_gossip_n(p->gossip[0]);
   gsize m = b->recv_start[R], cols = (gsize)nz * T;
@@ -655,11 +672,12 @@ static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, 
   /* Sigma_a = M (I x Cinv Cinv^T) M^T: the ball's own noise through the ball. */
   ball_response(b, M, Phi, Phi2);
   const double *Mnoise = M;
-  if (Cinv) {
+  if (nf->F) {
     Mn = g_new(double, m *cols);
     for (guint i = 0; i < nz; i++)
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)T, (int)T, 1.0,
-                  M + (gsize)i * T, (int)cols, Cinv, (int)T, 0.0, Mn + (gsize)i * T, (int)cols);
+                  M + (gsize)i * T, (int)cols, factor_of(nf, ball[b->noisy[i]]), (int)T, 0.0,
+                  Mn + (gsize)i * T, (int)cols);
     Mnoise = Mn;
   }
   cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)m, (int)cols, 1.0, Mnoise, (int)cols,
@@ -714,23 +732,24 @@ static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, 
       oidx[g_array_index(outs, guint, j)] = FAR;
     g_array_free(outs, TRUE);
   }
-  /* The noise per injection is I (white) or Cinv Cinv^T <= |Cinv|_2^2 I. */
-  double cn = 1.0;
-  if (Cinv) {
+  /* The noise per injection is I (white) or F F^T <= |F|_2^2 I, the
+   * largest over the classes (any outside node may be of any class). */
+  double cn = nf->F ? 0.0 : 1.0;
+  lapack_int info = 0;
+  for (guint c = 0; nf->F && c < nf->n_F && info == 0; c++) {
     double *CC = g_new(double, (gsize)T *T), *ev = g_new(double, T);
-    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)T, (int)T, 1.0, Cinv, (int)T, 0.0, CC,
-                (int)T);
-    lapack_int info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'L', (lapack_int)T, CC, (lapack_int)T,
-                                    ev);
-    cn = info == 0 ? ev[T - 1] * (1.0 + 16.0 * T * DBL_EPSILON) : NAN;
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)T, (int)T, 1.0,
+                nf->F + (gsize)c * T * T, (int)T, 0.0, CC, (int)T);
+    info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'L', (lapack_int)T, CC, (lapack_int)T, ev);
+    cn = info == 0 ? MAX(cn, ev[T - 1] * (1.0 + 16.0 * T * DBL_EPSILON)) : NAN;
     g_free(CC);
     g_free(ev);
-    if (info != 0) {
-      g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
-                  "the local lower bound: the eigensolver failed on C^-1 (LAPACK info %d)",
-                  (int)info);
-      goto out;
-    }
+  }
+  if (info != 0) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                "the local lower bound: the eigensolver failed on C^-1 (LAPACK info %d)",
+                (int)info);
+    goto out;
   }
 
   /* Messages kept: dropping messages is post-processing. */
@@ -817,8 +836,8 @@ static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, 
         Zw[j * T + t] = sw * z[t];
     }
     double *Xu = X3 + (gsize)u * T * T;
-    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)T, (int)rk, unit, Zw, (int)T, 0.0, Xu,
-                (int)T);
+    cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, (int)T, (int)rk, nf->unit, Zw, (int)T, 0.0,
+                Xu, (int)T);
     mf_fill_upper_from_lower(Xu, T);
   }
   g_free(nrm);
@@ -987,11 +1006,13 @@ static gboolean decor_injection_blocks(const PrivStructuredProblem *p, guint K, 
 /*
  * LDP and SecLDP: X[u] = the Fisher information of u's injections at the
  * steps k where x_{kK}[u] and every state in row u of W_{kK-1} are known:
- * g_{u,k} + noise, noise covariance I (white) or Cinv Cinv^T (MF-D-SGD).
+ * g_{u,k} + noise, noise covariance I (white) or F F^T (MF-D-SGD, F u's
+ * own class's factor).
  */
 static gboolean injection_blocks(const PrivStructuredProblem *p, guint K, const guint *ball,
-                                 guint nb, const gboolean *att_node, const double *Cinv,
-                                 double unit, double *X, GError **error) {
+                                 guint nb, const gboolean *att_node, const NoiseF *nf, double *X,
+                                 GError **error) {
+  double unit = nf->unit;
   guint T = p->T;
   guint *obs = g_new(guint, T);
   double *S = g_new(double, (gsize)T *T);
@@ -1007,6 +1028,7 @@ static gboolean injection_blocks(const PrivStructuredProblem *p, guint K, const 
     if (no == 0)
       continue;
     double *Xu = X + (gsize)i * T * T;
+    const double *Cinv = factor_of(nf, u);
     if (!Cinv) {
       for (guint a = 0; a < no; a++)
         Xu[(gsize)obs[a] * T + obs[a]] = unit;
@@ -1098,12 +1120,33 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
   for (guint i = 0; i < p->n_attackers; i++)
     att[sub[p->attackers[i]]] = TRUE;
   double unit = 1.0, *C = NULL, *Cinv = NULL;
+  NoiseF nf = {.n_F = 1, .T = T, .unit = 1.0};
   gboolean ok = TRUE;
   if (p->protocol == PRIV_PROTOCOL_MFDSGD && p->C_class) {
-    g_set_error_literal(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                        "the local path takes one C for every node, not a C per class of nodes: "
-                        "use the structured or observer path");
-    ok = FALSE;
+    /* The structured path's units for a C per class (priv_structured_blocks):
+     * class c's factor r_c C_c^-1 of the normalized C_c, r_c =
+     * sens(C_c) / sens(C_0), the blocks scaled by 1 / sens(C_0)^2. The
+     * classes are public: each node's noise is its own class's. */
+    guint bb = p->b ? p->b : 1;
+    double s2_0 = 1.0;
+    Cinv = g_new(double, (gsize)p->n_C *T *T);
+    for (guint c = 0; c < p->n_C && ok; c++) {
+      double *Cc = mf_normalized_copy(p->C_set + (gsize)c * T * T, (gsize)T * T);
+      double s2 = mf_sensitivity2(Cc, T, T / bb, bb), *Fc = inverse(Cc, T);
+      if (c == 0)
+        s2_0 = s2;
+      double r = sqrt(s2 / s2_0);
+      ok = Fc != NULL && s2 > 0 && isfinite(s2) && isfinite(r);
+      for (gsize i = 0; ok && i < (gsize)T * T; i++)
+        Cinv[(gsize)c * T * T + i] = r * Fc[i];
+      if (!ok)
+        g_set_error(error, PRIV_ERROR, PRIV_ERROR_NUMERICAL,
+                    "the local lower bound: class %u's C_local cannot be inverted", c);
+      g_free(Cc);
+      g_free(Fc);
+    }
+    unit = 1.0 / s2_0;
+    nf = (NoiseF){.F = Cinv, .cls = p->C_class, .n_F = p->n_C, .T = T, .unit = unit};
   } else if (p->protocol == PRIV_PROTOCOL_MFDSGD) {
     /* The structured path's units: C / 2^e, noise nu' = sigma sens(C) C^-1 z. */
     C = mf_normalized_copy(p->C_local, (gsize)T * T);
@@ -1114,6 +1157,7 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
                           "the local lower bound: C_local cannot be inverted");
       ok = FALSE;
     }
+    nf = (NoiseF){.F = Cinv, .n_F = 1, .T = T, .unit = unit};
   }
   double *X = NULL;
   if (ok && !priv_check_budget(mf_doubles_bytes((gsize)nb * T * T), p->max_bytes,
@@ -1129,7 +1173,7 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
   double *X2 = NULL, *X3 = NULL;
   if (ok && p->trust != PRIV_TRUST_PNDP && which != PRIV_LOCAL_LOWER_DOMINATION) {
     ok = decor_secret_var(p) > 0 ? decor_injection_blocks(p, K, ball, nb, sub, att, unit, X, error)
-                                 : injection_blocks(p, K, ball, nb, att, Cinv, unit, X, error);
+                                 : injection_blocks(p, K, ball, nb, att, &nf, X, error);
     for (gsize i = 0; noiseless && ok && i < (gsize)nb * T * T; i++)
       if (X[i] != 0.0)
         X[i] = INFINITY;
@@ -1197,17 +1241,17 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
     gboolean dom = which != PRIV_LOCAL_LOWER_PROJECTION && b.secret_var == 0;
     if (p->trust == PRIV_TRUST_PNDP) {
       if (proj)
-        ok = projected_blocks(&b, Cinv, unit, X, p->max_bytes, error);
+        ok = projected_blocks(&b, &nf, X, p->max_bytes, error);
     } else if (b.recv_start[b.R] <= LOWER_DENSE_LDP_MAX) {
       X2 = g_new0(double, (gsize)nb *T *T);
       if (proj)
-        ok = projected_blocks(&b, Cinv, unit, X2, p->max_bytes, error);
+        ok = projected_blocks(&b, &nf, X2, p->max_bytes, error);
     } else {
       dom = FALSE; /* too many messages for the dense algebra */
     }
     if (ok && dom) {
       X3 = g_new0(double, (gsize)nb *T *T);
-      ok = dominated_blocks(p, &b, ball, sub, Cinv, unit, X3, error);
+      ok = dominated_blocks(p, &b, ball, sub, &nf, X3, error);
     }
     for (guint k = 0; k < p->n_gossip; k++)
       ball_rows_clear(&b.w[k]);

@@ -117,10 +117,6 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
                     p->n_C);
         return FALSE;
       }
-    if (p->C_class && (p->engine == PRIV_ENGINE_KALMAN || p->n_delayed > 0))
-      return fail(error, "a C per class of nodes: the Kalman engine (and stale mode's "
-                         "delay-augmented state) carries one noise state for every node; use the "
-                         "W-power or dense engine, or the observer path");
   } else if (p->C_class) {
     return fail(error, "a C per class of nodes is MF-D-SGD's");
   }
@@ -395,6 +391,35 @@ static gboolean every_round_all_send(const PrivStructuredProblem *p, guint n) {
   return all;
 }
 
+/*
+ * The Kalman engine's realizations of @n classes' noise (priv_noise_state_of
+ * of each normalized C_c in @Cs and its inverse in @Cis, T x T each), class
+ * c's outputs h_k, d_k scaled by @ratio[c] (NULL: 1): n states (free each
+ * with priv_noise_state_clear, then the array), or NULL with @error set,
+ * the class named when there are several. O(n T^4 / 12).
+ */
+static PrivNoiseState *noise_states(const double *Cs, const double *Cis, const double *ratio,
+                                    guint n, guint T, GError **error) {
+  PrivNoiseState *s = g_new0(PrivNoiseState, n);
+  for (guint k = 0; k < n; k++) {
+    gsize at = (gsize)k * T * T;
+    if (!priv_noise_state_of(Cs + at, Cis + at, T, PRIV_NOISE_STATE_MAX, &s[k], error)) {
+      if (n > 1)
+        g_prefix_error(error, "class %u: ", k);
+      for (guint j = 0; j < k; j++)
+        priv_noise_state_clear(&s[j]);
+      g_free(s);
+      return NULL;
+    }
+    double r = ratio ? ratio[k] : 1.0;
+    for (gsize i = 0; ratio && i < (gsize)T * MAX(s[k].p, 1u); i++)
+      s[k].h[i] *= r;
+    for (guint i = 0; ratio && i < T; i++)
+      s[k].d[i] *= r;
+  }
+  return s;
+}
+
 gboolean priv_structured_noise_state_fits(const double *C_local, guint T, GError **why) {
   g_return_val_if_fail(C_local != NULL && T > 0, FALSE);
   double *C = mf_normalized_copy(C_local, (gsize)T * T), *Cinv = invert(C, T, why);
@@ -447,14 +472,27 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
   double unit = 1.0;
   gboolean ok = FALSE;
   PrivStructCtx c = {0};
-  PrivNoiseState noise = {0};
-  double *CtC_set = NULL; /* a C per class: each class's C^T C / sens^2 */
+  /* MF-D-SGD on the Kalman engine: each class's noise realization (one
+   * without classes). */
+  PrivNoiseState *noise = NULL;
+  guint *noise_slot = NULL;
+  /* A C per class: each class's C^T C / sens^2, normalized C_c, C_c^-1 and
+   * r_c (below). */
+  double *CtC_set = NULL, *Cn_set = NULL, *Ci_set = NULL, *ratio = NULL;
   if (p->protocol == PRIV_PROTOCOL_MFDSGD && p->C_class) {
-    /* Node v's noise sigma sens(C_c) C_c^-1 z_v: the engines take the
-     * factors F_c = sens(C_c) C_c^-1 (of the normalized C_c) with scale 1. */
+    /* Node v's noise sigma sens(C_c) C_c^-1 z_v = sigma sens(C_0) r_c C_c^-1
+     * z_v, r_c = sens(C_c) / sens(C_0): the engines take the factors
+     * F_c = r_c C_c^-1 (of the normalized C_c) and class 0's unit
+     * 1 / sens(C_0)^2, so that a set of one class (r_0 = 1: products by
+     * 1.0) is the one C to the bit. The Kalman engine's realization of
+     * C_c^-1 has its outputs h_k, d_k scaled by r_c likewise. */
     guint b = p->b ? p->b : 1;
+    double s2_0 = 1.0;
     Cinv_set = g_new(double, (gsize)p->n_C *T *T);
     CtC_set = g_new(double, (gsize)p->n_C *T *T);
+    Cn_set = g_new(double, (gsize)p->n_C *T *T);
+    Ci_set = g_new(double, (gsize)p->n_C *T *T);
+    ratio = g_new(double, p->n_C);
     for (guint k = 0; k < p->n_C; k++) {
       double *Ck = mf_normalized_copy(p->C_set + (gsize)k * T * T, (gsize)T * T);
       double s2 = mf_sensitivity2(Ck, T, T / b, b), *Fk = NULL;
@@ -469,9 +507,15 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
         g_free(Ck);
         goto out;
       }
-      double s = sqrt(s2);
+      if (k == 0) {
+        s2_0 = s2;
+        unit = 1.0 / s2;
+      }
+      double r = ratio[k] = sqrt(s2 / s2_0);
+      memcpy(Cn_set + (gsize)k * T * T, Ck, sizeof(double) * T * T);
+      memcpy(Ci_set + (gsize)k * T * T, Fk, sizeof(double) * T * T);
       for (gsize i = 0; i < (gsize)T * T; i++)
-        Fk[i] *= s;
+        Fk[i] *= r;
       memcpy(Cinv_set + (gsize)k * T * T, Fk, sizeof(double) * T * T);
       cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)T, (int)T, (int)T, 1.0 / s2, Ck,
                   (int)T, Ck, (int)T, 0.0, CtC_set + (gsize)k * T * T, (int)T);
@@ -599,16 +643,24 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
   }
   if (engine == PRIV_ENGINE_AUTO && decor)
     engine = PRIV_ENGINE_KALMAN;
-  if (p->protocol == PRIV_PROTOCOL_MFDSGD && Cinv_set == NULL &&
+  if (p->protocol == PRIV_PROTOCOL_MFDSGD &&
       (engine == PRIV_ENGINE_AUTO || engine == PRIV_ENGINE_KALMAN)) {
-    /* The Kalman engine carries the noise's state when C^-1 has a
-     * low-order one (banded C, BLT); AUTO weighs it, KALMAN asked for
-     * without one is refused with the reason. */
-    GError *why = NULL;
-    if (priv_noise_state_of(C, Cinv, T, PRIV_NOISE_STATE_MAX, &noise, &why)) {
-      c.noise = &noise;
+    /* The Kalman engine carries the noise's state when every class's C^-1
+     * has a low-order one (banded C, BLT), each noisy node its own class's
+     * (noise_slot); AUTO weighs it, KALMAN asked for without one is
+     * refused with the reason. */
+    GError *no_state = NULL;
+    noise = Cinv_set ? noise_states(Cn_set, Ci_set, ratio, p->n_C, T, &no_state)
+                     : noise_states(C, Cinv, NULL, 1, T, &no_state);
+    if (noise != NULL) {
+      c.noise = noise;
+      noise_slot = g_new(guint, c.n_noisy + 1);
+      noise_slot[0] = 0;
+      for (guint i = 0; i < c.n_noisy; i++)
+        noise_slot[i + 1] = noise_slot[i] + priv_struct_noise_of(&c, c.noisy_nodes[i])->p;
+      c.noise_slot = noise_slot;
     } else if (engine == PRIV_ENGINE_KALMAN || p->n_delayed > 0) {
-      g_propagate_prefixed_error(error, why,
+      g_propagate_prefixed_error(error, no_state,
                                  p->n_delayed > 0
                                      ? "stale mode's delay-augmented state needs the Kalman "
                                        "engine, which cannot carry this C's noise (use the "
@@ -616,7 +668,7 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
                                      : "the Kalman engine cannot carry MF-D-SGD's noise: ");
       goto out;
     } else {
-      g_clear_error(&why);
+      g_clear_error(&no_state);
     }
   }
   /* Stale mode: only the Kalman engine carries the delayed slots (beside
@@ -645,7 +697,13 @@ out:
   g_free(c.noisy_nodes);
   g_free(c.recv_start);
   g_free(c.recv);
-  priv_noise_state_clear(&noise);
+  for (guint k = 0; noise != NULL && k < (Cinv_set ? p->n_C : 1); k++)
+    priv_noise_state_clear(&noise[k]);
+  g_free(noise);
+  g_free(noise_slot);
+  g_free(Cn_set);
+  g_free(Ci_set);
+  g_free(ratio);
   if (!ok) {
     priv_blocks_free(blocks);
     return NULL;

@@ -47,8 +47,10 @@ typedef enum {
    * MF-D-SGD: the state also carries each noisy node's noise state, p
    * values with nu_k = h_k . s_k + d_k z_k, s_{k+1} = A_k s_k + b_k z_k
    * (the realization of C^-1 from its Hankel blocks: p = band - 1 for a
-   * banded C, the buffers of a BLT); n becomes n + p n_noisy above. A C
-   * whose inverse needs more than 16 values per node is refused. */
+   * banded C, the buffers of a BLT); n becomes n + p n_noisy above. With
+   * a C per class of nodes each node carries its own class's realization
+   * and order (n + the sum of the noisy nodes' p). A C whose inverse
+   * needs more than 16 values per node is refused. */
   PRIV_ENGINE_KALMAN,
   /* Any per-node noise correlation: forms the seen messages' columns M_v from
    * W products, K = sum_v M_v (C^-1 C^-T) M_v^T (rows x rows, rows = the
@@ -94,9 +96,10 @@ typedef struct {
    * "Per-class C"): node u's noise is sigma Delta sens(C_c) C_c^-1 z_u with
    * c = C_class[u] (n entries, < n_C) and C_c the T x T row-major matrix
    * C_set + c T^2; C_local is then ignored. Each node's noise is independent
-   * of the others', so only its own C enters its covariance. The W-power and
-   * dense engines (and the closed forms) take it; the Kalman engines and
-   * stale mode's state are refused. NULL: every node's C is C_local. */
+   * of the others', so only its own C enters its covariance. The W-power,
+   * dense and Kalman engines (and the closed forms) take it, stale mode
+   * too (each node carries its own class's noise state); KALMAN_DENSE
+   * takes no MF-D-SGD. NULL: every node's C is C_local. */
   const double *C_set;
   const guint *C_class;
   guint n_C;
@@ -119,8 +122,8 @@ typedef struct {
    * builds them). Slots get no injection, are never sent and are no
    * victims; the blocks are over the n nodes. 0: none. KALMAN and
    * KALMAN_DENSE (and AUTO) only, for D-SGD and Muffliato; KALMAN (and
-   * AUTO) for MF-D-SGD, with a C whose noise has a state-space form of
-   * order at most 16 (a banded C, a BLT). */
+   * AUTO) for MF-D-SGD, with a C (each class's, with a C per class) whose
+   * noise has a state-space form of order at most 16 (a banded C, a BLT). */
   guint n_delayed;
   PrivTrust trust;
   const guint *attackers; /* distinct nodes, >= 1 */

@@ -43,17 +43,24 @@ typedef struct {
    * secret_gossip: 1 or R matrices on the n_nodes nodes); NULL: gossip. */
   const TopoGossip *const *secret_gossip;
   guint n_secret_gossip;
-  /* MF-D-SGD on the Kalman engine: the noise's state-space form, its state
-   * carried as p values per noisy node after the n entries (NULL: white
-   * noise). */
-  const struct PrivNoiseState *noise;
   /* MF-D-SGD with a C per class of nodes (PrivStructuredProblem.C_class):
-   * each class's noise factor sens(C_c) C_c^-1 for unit sigma (T x T, class
-   * after class) and each node's class; the engines then ignore their Cinv
-   * and take scale 1. NULL: the one Cinv the engines are given. */
+   * each class's noise factor r_c C_c^-1, r_c = sens(C_c) / sens(C_0), for
+   * unit sigma (T x T, class after class) and each node's class; the
+   * engines then ignore their Cinv and take class 0's scale 1 / sens(C_0)^2
+   * (so that one class is the one C to the bit: r_0 = 1). NULL: the one
+   * Cinv the engines are given. */
   const double *cinv_set;
   const guint *cinv_class;
   guint n_cinv;
+  /* MF-D-SGD on the Kalman engine: the noise's state-space form, one per
+   * class of C (n_cinv of them, class c's output scaled by r_c; one without
+   * classes), node v's being priv_struct_noise_of(c, v); NULL: white noise.
+   * Noisy node i carries its own class's p values of state, the entries
+   * n + noise_slot[i] .. n + noise_slot[i + 1] - 1 after the n entries
+   * (noise_slot: n_noisy + 1 offsets), so classes of different orders
+   * share the state without padding. */
+  const struct PrivNoiseState *noise;
+  const guint *noise_slot;
   gsize max_bytes;
   guint threads;
   void (*progress)(double fraction, const char *what, gpointer data);
@@ -88,6 +95,12 @@ gboolean priv_noise_state_of(const double *C, const double *Cinv, guint T, guint
                              PrivNoiseState *s, GError **error);
 void priv_noise_state_clear(PrivNoiseState *s);
 
+/* Node @v's noise realization on the Kalman engine (c->noise set): its
+ * class's. O(1). */
+static inline const PrivNoiseState *priv_struct_noise_of(const PrivStructCtx *c, guint v) {
+  return c->noise + (c->cinv_class ? c->cinv_class[v] : 0);
+}
+
 /* W_r of round r. */
 static inline const TopoGossip *priv_struct_gossip(const PrivStructCtx *c, guint r) {
   return c->gossip[c->n_gossip == 1 ? 0 : r];
@@ -113,7 +126,8 @@ gboolean priv_struct_kalman(const PrivStructCtx *c, double scale, PrivBlocks *bl
 
 /* Its estimated cost in multiply-adds (to choose an engine). O(1). */
 double priv_struct_kalman_work(const PrivStructCtx *c);
-/* The size of its state: n, plus p per noisy node with c->noise. O(1). */
+/* The size of its state: n, plus each noisy node's class's order p with
+ * c->noise. O(1). */
 guint priv_struct_kalman_state(const PrivStructCtx *c);
 /* The bytes its memory pre-check asks for (the result included). O(1). */
 gsize priv_struct_kalman_bytes(const PrivStructCtx *c);

@@ -72,15 +72,19 @@ static double kalman_work(const PrivStructCtx *c, double *fwd_round, double *row
   for (guint r = 0; r < c->n_gossip; r++)
     nnz += (double)topo_gossip_nnz(c->gossip[r]);
   nnz /= MAX(c->n_gossip, 1u);
-  if (c->noise) /* each noisy node's h_k and A_k */
-    nnz += (double)c->n_noisy * c->noise->p * (c->noise->p + 1);
+  double noise = 0.0; /* each noisy node's h_k and A_k (a sum of integers: exact) */
+  for (guint i = 0; c->noise && i < c->n_noisy; i++) {
+    double p = priv_struct_noise_of(c, c->noisy_nodes[i])->p;
+    noise += p * (p + 1);
+  }
+  nnz += noise;
   *fwd_round = PRIV_SPARSE_WEIGHT * 2.0 * n * nnz + n * n * qm / 2.0;
   *row_step = PRIV_SPARSE_WEIGHT * nnz + 2.0 * n * qm;
   return R * *fwd_round + seen * (R / 2.0) * *row_step + seen * nv * (T * T / 3.0) + 1.0;
 }
 
 guint priv_struct_kalman_state(const PrivStructCtx *c) {
-  return c->n + (c->noise ? c->noise->p * c->n_noisy : 0);
+  return c->n + (c->noise ? c->noise_slot[c->n_noisy] : 0);
 }
 
 double priv_struct_kalman_work(const PrivStructCtx *c) {
@@ -109,53 +113,62 @@ typedef struct {
 /*
  * @m = the transition from round @r to r + 1 of the state with the noise's
  * (c->noise): rows of the n entries are W_r's, plus, at an injection round
- * r + 1 = k K and for a noisy node, its noise's h_k on its p state columns
- * (x_{r+1} = W_r x_r + h_k . s_k + ...); the p rows of a noisy node's state
- * are A_k's (identity between injections). Transposed when @transpose.
- * O(n + nnz(W_r) + n_noisy p^2).
+ * r + 1 = k K and for a noisy node, its class's noise's h_k on its p state
+ * columns (x_{r+1} = W_r x_r + h_k . s_k + ...); the p rows of a noisy
+ * node's state are its A_k's (identity between injections). Transposed
+ * when @transpose. O(n + nnz(W_r) + sum of p^2 over the noisy nodes).
  */
 static void augmented_csr(const PrivStructCtx *c, guint r, gboolean transpose, PrivCsr *m) {
-  const PrivNoiseState *ns = c->noise;
-  guint n = c->n, p = ns->p, pp = MAX(p, 1u), N = priv_struct_kalman_state(c);
+  guint n = c->n, N = priv_struct_kalman_state(c);
   gboolean inj = (r + 1) % c->K == 0 && (r + 1) / c->K < c->T;
   guint k = (r + 1) / c->K;
   PrivCsr a = {0};
   priv_csr_of(priv_struct_gossip(c, r), FALSE, &a);
-  gsize nnz = a.ptr[n] + (gsize)c->n_noisy * p * (p + 1);
+  gsize nnz = a.ptr[n];
+  for (guint i = 0; i < c->n_noisy; i++) {
+    gsize p = c->noise_slot[i + 1] - c->noise_slot[i];
+    nnz += p * (p + 1);
+  }
   PrivCsr t = {.n = N,
                .ptr = g_new0(guint, (gsize)N + 1),
                .col = g_new(guint, MAX(nnz, 1)),
                .val = g_new(double, MAX(nnz, 1))};
-  guint *slot = g_new(guint, n); /* noisy node -> its first state column */
+  guint *slot = g_new(guint, n); /* noisy node -> its index among them */
   for (guint v = 0; v < n; v++)
     slot[v] = G_MAXUINT;
   for (guint i = 0; i < c->n_noisy; i++)
-    slot[c->noisy_nodes[i]] = n + i * p;
+    slot[c->noisy_nodes[i]] = i;
   gsize e = 0;
   for (guint v = 0; v < n; v++) {
     for (guint j = a.ptr[v]; j < a.ptr[v + 1]; j++, e++) {
       t.col[e] = a.col[j];
       t.val[e] = a.val[j];
     }
-    if (inj && slot[v] != G_MAXUINT)
-      for (guint i = 0; i < p; i++, e++) {
-        t.col[e] = slot[v] + i;
+    if (inj && slot[v] != G_MAXUINT) {
+      const PrivNoiseState *ns = priv_struct_noise_of(c, v);
+      guint s0 = n + c->noise_slot[slot[v]], pp = MAX(ns->p, 1u);
+      for (guint i = 0; i < ns->p; i++, e++) {
+        t.col[e] = s0 + i;
         t.val[e] = ns->h[(gsize)k * pp + i];
       }
+    }
     t.ptr[v + 1] = (guint)e;
   }
-  for (guint i = 0; i < c->n_noisy; i++)
+  for (guint i = 0; i < c->n_noisy; i++) {
+    const PrivNoiseState *ns = priv_struct_noise_of(c, c->noisy_nodes[i]);
+    guint p = ns->p, pp = MAX(p, 1u), s0 = n + c->noise_slot[i];
     for (guint x = 0; x < p; x++) {
-      guint row = n + i * p + x;
+      guint row = s0 + x;
       for (guint y = 0; y < p; y++) {
         double val = inj ? ns->A[((gsize)k * pp + x) * pp + y] : (double)(x == y);
         if (val == 0.0)
           continue;
-        t.col[e] = n + i * p + y;
+        t.col[e] = s0 + y;
         t.val[e++] = val;
       }
       t.ptr[row + 1] = (guint)e;
     }
+  }
   g_free(slot);
   priv_csr_clear(&a);
   priv_csr_clear(m);
@@ -187,19 +200,21 @@ static void augmented_csr(const PrivStructCtx *c, guint r, gboolean transpose, P
 
 /* The injection of step @k into the prior @P (N x N, both triangles), N the
  * state: each noisy node's noise d_k z at its entry and b_k z into its
- * state, rank one per node; white noise: priv_struct_inject. O(n_noisy p^2). */
+ * state (its class's d_k, b_k), rank one per node; white noise:
+ * priv_struct_inject. O(sum of p^2 over the noisy nodes). */
 static void inject(const PrivStructCtx *c, guint k, double *P) {
-  const PrivNoiseState *ns = c->noise;
-  if (!ns) {
+  if (!c->noise) {
     priv_struct_inject(c, k * c->K, P);
     return;
   }
   gsize N = priv_struct_kalman_state(c);
-  guint n = c->n, p = ns->p, pp = MAX(p, 1u);
-  double d = ns->d[k];
-  const double *b = ns->b + (gsize)k * pp;
+  guint n = c->n;
   for (guint i = 0; i < c->n_noisy; i++) {
-    gsize v = c->noisy_nodes[i], s0 = n + (gsize)i * p;
+    const PrivNoiseState *ns = priv_struct_noise_of(c, c->noisy_nodes[i]);
+    guint p = ns->p, pp = MAX(p, 1u);
+    double d = ns->d[k];
+    const double *b = ns->b + (gsize)k * pp;
+    gsize v = c->noisy_nodes[i], s0 = n + (gsize)c->noise_slot[i];
     P[v * (N + 1)] += d * d;
     for (guint x = 0; x < p; x++) {
       P[(s0 + x) * N + v] += b[x] * d;

@@ -76,8 +76,17 @@ const char *proto_account_job_sensitivity_reason(const ProtoAccountJob *j) {
 static gboolean stale_noise_fits(const ProtoAccountJob *j) {
   if (j->C_given)
     return priv_structured_noise_state_fits(j->C_given, j->T, NULL);
-  if (proto_c_spec_is_cset(j->proto.c_spec))
-    return FALSE; /* a C per class: one noise state per node, which Kalman does not carry */
+  if (proto_c_spec_is_cset(j->proto.c_spec)) {
+    /* A C per class: each node carries its own class's state, so every
+     * class's C needs one (a file the path cannot read, it will say why). */
+    MfCSet set = {0};
+    gboolean fits = TRUE;
+    if (proto_cmatrix_load_cset(j->proto.c_spec, j->T, j->n, &set, NULL))
+      for (guint c = 0; c < set.n_classes && fits; c++)
+        fits = priv_structured_noise_state_fits(set.C + (gsize)c * j->T * j->T, j->T, NULL);
+    mf_cset_clear(&set);
+    return fits;
+  }
   ProtoCRecipe r = {.spec = j->proto.c_spec,
                     .T = j->T,
                     .k = j->T / MAX(j->run_b, 1u),
@@ -429,12 +438,6 @@ gboolean proto_account_job_prepare(ProtoAccountJob *j, GError **error) {
         /* One class is the one C: the same accounting to the bit. */
         j->C_local = g_steal_pointer(&j->cset.C);
         mf_cset_clear(&j->cset);
-      } else if (j->radius) {
-        g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                    "--protocol %s: the local path takes one C for every node, and %s gives a C "
-                    "per class of nodes (%u classes): use --path structured or observer",
-                    j->label, j->proto.c_spec, j->cset.n_classes);
-        return FALSE;
       }
     } else {
       if (j->progress != NULL && r.probes > 0) { /* a minute at n = 10^6 */

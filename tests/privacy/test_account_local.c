@@ -4,8 +4,11 @@
  * with the exact sensitivity) on random graphs of 20 to 300 nodes: never
  * below it, equal once the ball covers the graph, non-increasing in the
  * radius with the exact sensitivity; the merged shell against the full one.
+ * MF-D-SGD with one C for every node or a C per class of nodes (each ball
+ * node keeps its own class's C, mapped through the ball's node list).
  */
 #include <math.h>
+#include <string.h>
 
 #include "mf/mf.h"
 #include "privacy/local_internal.h"
@@ -60,6 +63,28 @@ static double *case_c(guint family, guint T, guint seed) {
     return C;
   }
   return random_lower(T, seed);
+}
+
+/* A C per class of nodes for @family 3 (BSR of band 4 and a BLT of 2
+ * buffers: states of order 3 and 2 on the Kalman engine) or 4 (a random
+ * lower-triangular C, which has no low-order state, and BSR of band 4):
+ * the two T x T matrices (g_free), each of the @n nodes' class in *@cls
+ * (g_free), pseudo-random from @seed, both classes used. */
+static double *case_cset(guint family, guint T, guint n, guint seed, guint **cls) {
+  double *C0 = case_c(family == 3 ? 1 : 0, T, seed), *C1 = case_c(family == 3 ? 2 : 1, T, seed);
+  double *set = g_new(double, 2 * (gsize)T * T);
+  memcpy(set, C0, sizeof(double) * T * T);
+  memcpy(set + (gsize)T * T, C1, sizeof(double) * T * T);
+  g_free(C0);
+  g_free(C1);
+  GRand *r = g_rand_new_with_seed(seed + 1);
+  *cls = g_new(guint, n);
+  for (guint v = 0; v < n; v++)
+    (*cls)[v] = (guint)g_rand_int_range(r, 0, 2);
+  (*cls)[0] = 1;
+  (*cls)[n - 1] = 0;
+  g_rand_free(r);
+  return set;
 }
 
 /* mu by node (inf: unprotected or unresolved; NaN: not a victim). */
@@ -131,7 +156,7 @@ static void check_lower(const PrivVictim *v, double exact, gboolean covered, dou
 /* @c with DECOR's secrets of noise multiplier @sigma_secret (0: none), the
  * local bound on @engine (AUTO: the exact accounting's too; KALMAN: the
  * exact one is then DENSE's, the other formulation) and MF-D-SGD's C of
- * @family (case_c). */
+ * @family (case_c; 3 and 4: a C per class, case_cset). */
 static void check_case_with(const Case *c, double sigma_secret, PrivEngine engine, guint family) {
   GError *err = NULL;
   TopoGraph *g = topo_graph_generate(c->graph, &err);
@@ -154,10 +179,16 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
     ws[0] = topo_gossip_new(g, c->uniform ? TOPO_GOSSIP_UNIFORM : TOPO_GOSSIP_METROPOLIS, &err);
     g_assert_no_error(err);
   }
-  double *C = c->protocol == PRIV_PROTOCOL_MFDSGD ? case_c(family, c->T, n) : NULL;
+  gboolean per_class = c->protocol == PRIV_PROTOCOL_MFDSGD && family >= 3;
+  guint *cls = NULL;
+  double *C = c->protocol == PRIV_PROTOCOL_MFDSGD && !per_class ? case_c(family, c->T, n) : NULL;
+  double *Cset = per_class ? case_cset(family, c->T, n, n, &cls) : NULL;
   PrivStructuredProblem p = {.protocol = c->protocol,
                              .K = K,
                              .C_local = C,
+                             .C_set = Cset,
+                             .C_class = cls,
+                             .n_C = per_class ? 2 : 0,
                              .T = c->T,
                              .gossip = (const TopoGossip *const *)ws,
                              .n_gossip = n_gossip,
@@ -283,6 +314,8 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
   priv_report_free(exact);
   priv_blocks_free(bl);
   g_free(C);
+  g_free(Cset);
+  g_free(cls);
   for (guint r = 0; r < n_gossip; r++)
     topo_gossip_free(ws[r]);
   g_free(ws);
@@ -472,6 +505,191 @@ static void test_mfdsgd_kalman(void) {
 }
 
 /* Time-varying W_r: hops on the union graph; LDP becomes SecLDP outside. */
+/* A C per class of nodes: on the Kalman engine (each ball node carrying its
+ * own class's noise state; the exact values on the dense engine), static
+ * and time-varying W, every trust model, b = 1 and 2; and on AUTO with a
+ * class whose C has no low-order state. */
+static void test_mfdsgd_cset(void) {
+  const Case cases[] = {
+      {"erdos:n=24,p=0.15,seed=3,connected=true",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       6,
+       1,
+       PRIV_TRUST_PNDP,
+       {0},
+       1,
+       NULL,
+       FALSE,
+       FALSE,
+       0},
+      {"barabasi:n=40,m=2,seed=2",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       6,
+       2,
+       PRIV_TRUST_PNDP,
+       {5, 31},
+       2,
+       NULL,
+       FALSE,
+       FALSE,
+       0},
+      {"watts:n=30,k=1,p=0.2,seed=6",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       6,
+       1,
+       PRIV_TRUST_SECLDP,
+       {0, 12},
+       2,
+       NULL,
+       FALSE,
+       FALSE,
+       0},
+      {"regular:n=60,d=3,seed=1",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       6,
+       2,
+       PRIV_TRUST_PNDP,
+       {0},
+       1,
+       "matching",
+       FALSE,
+       FALSE,
+       0},
+      {"watts:n=22,k=1,p=0.1,seed=3",
+       PRIV_PROTOCOL_MFDSGD,
+       1,
+       6,
+       1,
+       PRIV_TRUST_LDP,
+       {0},
+       1,
+       "edge-failure:p=0.4",
+       FALSE,
+       FALSE,
+       0},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    check_case_with(&cases[i], 0.0, PRIV_ENGINE_KALMAN, 3);
+  for (guint i = 0; i < 3; i++)
+    check_case_with(&cases[i], 0.0, PRIV_ENGINE_AUTO, 4);
+}
+
+/*
+ * A recorded run's ball with a C per class (priv_local_report_record: the
+ * map by record index, read through the ball's list): the record of a
+ * synchronous run (W in every round, every message delivered) whose nodes
+ * are all within radius + 1 of the attacker, so the record is the whole
+ * graph and its ball skips the shell's indices. Its values equal those of
+ * priv_local_report on the synchronous problem (the same ball and shell)
+ * and are never below the exact ones, for radii 1 to the eccentricity.
+ */
+static void test_cset_record(void) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate("erdos:n=24,p=0.15,seed=3,connected=true", &err);
+  g_assert_no_error(err);
+  guint n = topo_graph_n_nodes(g), T = 6;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_METROPOLIS, &err);
+  g_assert_no_error(err);
+  guint *cls = NULL;
+  double *Cset = case_cset(3, T, n, n, &cls);
+  /* The messages of every round: each row's senders, all delivered. */
+  guint *ptr = g_new0(guint, n + 1);
+  GArray *from = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint u = 0; u < n; u++) {
+    const guint *cols;
+    const double *vals;
+    guint len = topo_gossip_row(w, u, &cols, &vals);
+    for (guint j = 0; j < len; j++)
+      if (cols[j] != u)
+        g_array_append_val(from, cols[j]);
+    ptr[u + 1] = from->len;
+  }
+  guint8 *delivered = g_new(guint8, MAX(from->len, 1u));
+  memset(delivered, 1, MAX(from->len, 1u));
+  const TopoGossip **ws = g_new(const TopoGossip *, T);
+  PrivRoundMessages *msg = g_new(PrivRoundMessages, T);
+  for (guint r = 0; r < T; r++) {
+    ws[r] = w;
+    msg[r] = (PrivRoundMessages){ptr, (const guint *)(void *)from->data, delivered};
+  }
+  const guint att[] = {0};
+  PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_MFDSGD,
+                             .C_set = Cset,
+                             .C_class = cls,
+                             .n_C = 2,
+                             .T = T,
+                             .gossip = ws,
+                             .n_gossip = T,
+                             .messages = msg,
+                             .trust = PRIV_TRUST_PNDP,
+                             .attackers = att,
+                             .n_attackers = 1,
+                             .sigma = 0.9,
+                             .b = 1,
+                             .engine = PRIV_ENGINE_KALMAN};
+  PrivStructuredProblem ps = p; /* the synchronous problem */
+  ps.gossip = (const TopoGossip *const *)&w;
+  ps.n_gossip = 1;
+  ps.messages = NULL;
+  PrivAccountOptions opt = {.b = 1, .sensitivity = MF_SENSITIVITY_EXACT};
+  PrivBlocks *bl = priv_structured_blocks(&ps, &err);
+  g_assert_no_error(err);
+  PrivReport *exact = priv_account_report(bl, NULL, &opt, &err);
+  g_assert_no_error(err);
+  double *mu0 = mu_by_node(exact, n);
+  GArray *ball = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *shell = g_array_new(FALSE, FALSE, sizeof(guint));
+  guint *dist = priv_local_distances(&ps, n, ball, shell, &err);
+  g_assert_no_error(err);
+  guint ecc = 0;
+  for (guint u = 0; u < n; u++)
+    ecc = MAX(ecc, dist[u]);
+  g_free(dist);
+  guint tested = 0;
+  for (guint radius = MAX(ecc, 2u) - 1; radius <= ecc; radius++) {
+    dist = priv_local_distances(&ps, radius, ball, shell, &err);
+    g_assert_no_error(err);
+    PrivLocalInfo info;
+    PrivReport *rec = priv_local_report_record(&p, dist, radius, &opt, &info, &err);
+    g_assert_no_error(err);
+    PrivReport *syn = local(&ps, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_MERGED, NULL);
+    g_assert_cmpuint(rec->n_victims, ==, syn->n_victims);
+    for (guint i = 0; i < rec->n_victims; i++) {
+      const PrivVictim *v = &rec->victims[i];
+      g_assert_cmpuint(v->node, ==, syn->victims[i].node); /* the record is the graph */
+      assert_close(v->mu, syn->victims[i].mu);
+      assert_geq(v->mu, mu0[v->node]);
+      if (info.covered)
+        assert_close(v->mu, mu0[v->node]);
+    }
+    tested += !info.covered;
+    priv_report_free(rec);
+    priv_report_free(syn);
+    g_free(dist);
+    g_array_set_size(ball, 0);
+    g_array_set_size(shell, 0);
+  }
+  g_assert_cmpuint(tested, >=, 1);
+  g_array_free(ball, TRUE);
+  g_array_free(shell, TRUE);
+  g_free(mu0);
+  priv_report_free(exact);
+  priv_blocks_free(bl);
+  g_free(ws);
+  g_free(msg);
+  g_free(delivered);
+  g_array_free(from, TRUE);
+  g_free(ptr);
+  g_free(Cset);
+  g_free(cls);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
 static void test_time_varying_ldp(void) {
   const Case cases[] = {
       {"watts:n=30,k=1,p=0.2,seed=9",
@@ -827,6 +1045,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/account/local/dsgd", test_dsgd);
   g_test_add_func("/privacy/account/local/muffliato-mfdsgd", test_muffliato_mfdsgd);
   g_test_add_func("/privacy/account/local/mfdsgd-kalman", test_mfdsgd_kalman);
+  g_test_add_func("/privacy/account/local/mfdsgd-cset", test_mfdsgd_cset);
+  g_test_add_func("/privacy/account/local/cset-record", test_cset_record);
   g_test_add_func("/privacy/account/local/time-varying-ldp", test_time_varying_ldp);
   g_test_add_func("/privacy/account/local/noiseless", test_noiseless);
   g_test_add_func("/privacy/account/local/lower-random", test_lower_random);

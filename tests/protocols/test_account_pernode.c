@@ -9,10 +9,18 @@
  *     band 2 and SR), PNDP, LDP and SecLDP, one attacker and a set, b = 1
  *     and 2. Not vacuous: the blocks differ from those of either class's C
  *     given to every node by far more than the tolerance.
+ *   - The Kalman engine, each node carrying its own class's noise state
+ *     (classes of different orders), equals the observer path on static
+ *     and time-varying W, on a deadline run's delivery record and on a
+ *     stale run's (the delayed slots beside the noise states).
+ *   - The Kalman engine's memory follows each node's own class's order.
  *   - One class is today's single C: the same run and the same accounting,
- *     bit for bit.
- *   - What cannot take a C per node says so: the Kalman engine, the local
- *     path, a family by formula that needs one C.
+ *     bit for bit (the job, and the Kalman and dense engines themselves).
+ *   - The local path with a C-set: each ball node keeps its own class's C,
+ *     never below the exact values, equal once the ball covers the graph.
+ *   - What cannot take a C per node says so: the Kalman engine with a class
+ *     whose C has no low-order state (and stale mode's plan then takes the
+ *     observer path), a family by formula that needs one C.
  */
 #include <float.h>
 #include <math.h>
@@ -20,6 +28,7 @@
 
 #include <glib/gstdio.h>
 
+#include "mf/blt.h"
 #include "mf/mf.h"
 #include "observe_test.h"
 #include "protocols/protocols.h"
@@ -282,6 +291,8 @@ static void test_one_class_is_one_c(void) {
   topo_graph_free(g);
 }
 
+static double *blt2_c(guint T);
+
 /* What takes one C for every node refuses a C-set, saying why. */
 static void test_refusals(void) {
   TopoGraph *g = graph("erdos:n=20,p=0.2,seed=5,connected=true");
@@ -294,25 +305,64 @@ static void test_refusals(void) {
   char *proto = g_strdup_printf("mfdsgd:C=%s", path);
   const char *att[] = {"0", NULL};
   GError *err = NULL;
-  /* The Kalman engine carries one noise state for every node. */
-  ProtoAccountRequest r = request(proto, T, 1, "pndp", att, "structured");
-  ProtoAccountJob *j = planned(&r, g);
-  g_assert_true(proto_account_job_prepare(j, &err));
-  PrivStructuredProblem p = proto_account_job_problem(j, 0);
-  p.engine = PRIV_ENGINE_KALMAN;
-  g_assert_null(proto_account_structured(&p, j->w, NULL, &err));
+  /* The Kalman engine: class 1's C, a generic dense one at T = 40, has no
+   * state of at most 16 values (its Hankel blocks have rank min(k, T - k)),
+   * named in the refusal; AUTO takes another engine. */
+  guint T2 = 40;
+  double *C2 = g_new0(double, 2 * (gsize)T2 * T2), *bsr = baseline(MF_BASELINE_BSR, T2, 2);
+  memcpy(C2, bsr, sizeof(double) * T2 * T2);
+  GRand *rnd = g_rand_new_with_seed(3);
+  for (guint i = 0; i < T2; i++)
+    for (guint k = 0; k <= i; k++)
+      C2[(gsize)T2 * T2 + (gsize)i * T2 + k] = k == i ? g_rand_double_range(rnd, 0.5, 1.5)
+                                                      : g_rand_double_range(rnd, -0.6, 0.6);
+  g_rand_free(rnd);
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  const TopoGossip *ws[] = {w};
+  const guint a0[] = {0};
+  PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_MFDSGD,
+                             .C_set = C2,
+                             .C_class = cls,
+                             .n_C = 2,
+                             .T = T2,
+                             .gossip = ws,
+                             .n_gossip = 1,
+                             .trust = PRIV_TRUST_PNDP,
+                             .attackers = a0,
+                             .n_attackers = 1,
+                             .sigma = 1.0,
+                             .engine = PRIV_ENGINE_KALMAN};
+  g_assert_null(priv_structured_blocks(&p, &err));
   g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
-  g_assert_nonnull(strstr(err->message, "a C per class of nodes"));
+  g_assert_nonnull(strstr(err->message, "the Kalman engine cannot carry MF-D-SGD's noise: class 1: "
+                                        "C_local^-1 needs a state of"));
   g_clear_error(&err);
-  proto_account_job_free(j);
-  /* The local path. */
-  r = request(proto, T, 1, "pndp", att, "local");
-  r.radius = 2;
-  j = planned(&r, g);
-  g_assert_false(proto_account_job_execute(j, &err));
-  g_assert_nonnull(strstr(err->message, "the local path takes one C for every node"));
-  g_clear_error(&err);
-  proto_account_job_free(j);
+  p.engine = PRIV_ENGINE_AUTO;
+  PrivBlocks *blocks = priv_structured_blocks(&p, &err);
+  g_assert_no_error(err);
+  priv_blocks_free(blocks);
+  /* Stale mode's record on the structured path needs every class's state
+   * (proto_account_job_recordable): with it the plan takes the structured
+   * path, without it the observer path. */
+  for (guint k = 0; k < 2; k++) {
+    double *two[] = {bsr, k ? C2 + (gsize)T2 * T2 : bsr};
+    if (k == 0)
+      two[1] = blt2_c(T2);
+    write_cset(path, two, 2, T2, cls, n);
+    if (k == 0)
+      g_free(two[1]);
+    ProtoAccountRequest r = request(proto, T2, 1, "pndp", att, NULL);
+    r.mode = "stale:s=2";
+    ProtoAccountJob *j = planned(&r, g);
+    g_assert_cmpint(proto_account_job_recordable(j), ==, k == 0);
+    g_assert_cmpint(j->path, ==, k == 0 ? PROTO_ACCOUNT_STRUCTURED : PROTO_ACCOUNT_OBSERVER);
+    proto_account_job_free(j);
+  }
+  write_cset(path, Cs, 2, T, cls, n);
+  g_free(C2);
+  g_free(bsr);
+  topo_gossip_free(w);
   /* Where one C is needed (a scenario's recipe). */
   ProtoCRecipe rec = {.spec = path, .T = T, .k = T, .b = 1};
   g_assert_null(proto_c_local(&rec, &err));
@@ -342,10 +392,399 @@ static void test_refusals(void) {
   topo_graph_free(g);
 }
 
+/* A BLT C of two buffers (a state of order 2), one weight negative (as
+ * fitted BLTs have), as its dense lower-triangular Toeplitz T x T matrix. */
+static double *blt2_c(guint T) {
+  const double theta[] = {0.9, 0.4}, wt[] = {-0.5, 0.2};
+  GError *err = NULL;
+  g_assert_true(mf_blt_check(theta, wt, 2, &err));
+  double *c = g_new(double, T), *C = g_new0(double, (gsize)T *T);
+  mf_blt_coefficients(theta, wt, 2, T, c);
+  for (guint t = 0; t < T; t++)
+    for (guint s = 0; s <= t; s++)
+      C[(gsize)t * T + s] = c[t - s];
+  g_free(c);
+  return C;
+}
+
+/*
+ * The Kalman engine with a C per class (BSR of band 2: a state of order 1;
+ * a BLT of 2 buffers: order 2; so the nodes' slots differ in size) against
+ * the observer path on the run of `mfdsgd:C=CSET` on @gspec (@sched: a
+ * schedule of time-varying W_r, NULL static; @mode NULL synchronous, else
+ * an asynchronous mode accounted on the run's delivery record: deadline,
+ * its gathers' W_r; stale, the delayed slots beside the noise states):
+ * blocks within eps x cond x (n T^2 + n T) (the state's covariance sums
+ * n T^2 products a round, as check_mf_stale in test_account_observer.c),
+ * statuses identical, PNDP, LDP and SecLDP (@every_trust; else PNDP only),
+ * one attacker @a and the set @c, b = 1 and 2. The dense engine agrees too where it applies (not
+ * stale). *@differs counts the PNDP accountings whose blocks differ from
+ * class 0's C at every node by more than 1e-6, far above the tolerance.
+ */
+static void check_kalman(const char *gspec, const char *sched, const char *mode,
+                         gboolean every_trust, guint a, const guint *c, guint nc, guint32 seed,
+                         guint *differs) {
+  TopoGraph *g = graph(gspec);
+  guint n = topo_graph_n_nodes(g), T = 4;
+  char *dir = test_tmpdir("pernode-kalman");
+  char *path = g_build_filename(dir, "cset.csv", NULL);
+  double *Cs[] = {baseline(MF_BASELINE_BSR, T, 2), blt2_c(T)};
+  guint *cls = random_classes(n, seed);
+  write_cset(path, Cs, 2, T, cls, n);
+  char *proto = g_strdup_printf("mfdsgd:C=%s", path);
+  GError *err = NULL;
+  MfCSet set = {0};
+  /* The engines take the classes as the file gives them (bit for bit). */
+  g_assert_true(proto_cmatrix_load_cset(path, T, n, &set, &err));
+  g_assert_no_error(err);
+  TopoSchedule *sc = sched ? topo_schedule_new(sched, g, TOPO_GOSSIP_UNIFORM, seed, &err) : NULL;
+  g_assert_no_error(err);
+  const guint one[] = {a};
+  ObsView views[] = {{PRIV_TRUST_PNDP, one, 1}, {PRIV_TRUST_PNDP, c, nc},
+                     {PRIV_TRUST_LDP, one, 1},  {PRIV_TRUST_SECLDP, c, nc},
+                     {PRIV_TRUST_LDP, c, nc},   {PRIV_TRUST_SECLDP, one, 1}};
+  guint nv = every_trust ? G_N_ELEMENTS(views) : 2;
+  for (guint b = 1; b <= 2; b++) {
+    ProtoRunConfig cfg;
+    proto_run_config_init(&cfg);
+    cfg.graph = sc ? NULL : g;
+    cfg.schedule = sc;
+    cfg.protocol = proto;
+    cfg.rounds = T;
+    cfg.batches = b;
+    cfg.sigma = 0.7;
+    cfg.lr = 0.3;
+    cfg.mode = mode;
+    if (mode) {
+      cfg.latency = "lognormal:mu=3,sigma=0.5";
+      cfg.loss = "0.05";
+    }
+    cfg.seed = seed + b;
+    ObsRun o = obs_run_config(&cfg, views, nv, NULL);
+    ProtoRunStats st;
+    proto_run_get_stats(o.run, &st);
+    PrivBlocks **obs = obs_run_blocks(&o);
+    obs_run_clear(&o);
+    ProtoDeliveries *d = NULL;
+    TopoGossip **ws = NULL;
+    guint n_ws = 1;
+    if (mode) {
+      d = proto_deliveries_record(&cfg, T, NULL, NULL, &err);
+      g_assert_no_error(err);
+      if (g_str_has_prefix(mode, "stale")) {
+        g_assert_cmpuint(st.stale_inputs, >, 0);
+        g_assert_cmpuint(proto_deliveries_delayed(d), >, 0);
+      } else {
+        g_assert_cmpuint(st.partial_gathers, >, 0);
+      }
+    } else {
+      n_ws = sc ? T : 1;
+      ws = g_new(TopoGossip *, n_ws);
+      for (guint r = 0; r < n_ws; r++) {
+        ws[r] = sc ? topo_schedule_gossip(sc, r, &err) : topo_gossip_new(g, cfg.gossip, &err);
+        g_assert_no_error(err);
+      }
+    }
+    for (guint v = 0; v < nv; v++) {
+      PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_MFDSGD,
+                                 .C_set = set.C,
+                                 .C_class = set.node_class,
+                                 .n_C = set.n_classes,
+                                 .T = T,
+                                 .b = b,
+                                 .gossip = d ? proto_deliveries_gossip(d)
+                                             : (const TopoGossip *const *)ws,
+                                 .n_gossip = d ? proto_deliveries_rounds(d) : n_ws,
+                                 .messages = d ? proto_deliveries_messages(d) : NULL,
+                                 .n_delayed = d ? proto_deliveries_delayed(d) : 0,
+                                 .trust = views[v].trust,
+                                 .attackers = views[v].members,
+                                 .n_attackers = views[v].n_members,
+                                 .sigma = 0.7,
+                                 .engine = PRIV_ENGINE_KALMAN};
+      PrivBlocks *kb = priv_structured_blocks(&p, &err);
+      g_assert_no_error(err);
+      double tol = blocks_tol(obs[v], kb, (double)n * T * T + (double)n * T);
+      double diff = rel_diff(obs[v], kb);
+      g_test_message("%s%s%s%s, view %u, b = %u: Kalman blocks differ by %.3g (tol %.3g)", gspec,
+                     sched ? ", " : "", sched ? sched : "", mode ? mode : "", v, b, diff, tol);
+      g_assert_cmpmem(obs[v]->status, sizeof(*kb->status) * n, kb->status, sizeof(*kb->status) * n);
+      dpg_test_assert_le(diff, tol, "eps x cond(message covariances) x (n T^2 + n T)");
+      if (p.n_delayed == 0) {
+        p.engine = PRIV_ENGINE_DENSE;
+        PrivBlocks *db = priv_structured_blocks(&p, &err);
+        g_assert_no_error(err);
+        dpg_test_assert_le(rel_diff(db, kb), blocks_tol(db, kb, (double)n * T * T + (double)n * T),
+                           "eps x cond(message covariances) x (n T^2 + n T)");
+        priv_blocks_free(db);
+        p.engine = PRIV_ENGINE_KALMAN;
+      }
+      if (views[v].trust == PRIV_TRUST_PNDP) {
+        PrivStructuredProblem q = p;
+        q.C_set = NULL;
+        q.C_class = NULL;
+        q.n_C = 0;
+        q.C_local = Cs[0];
+        PrivBlocks *one_c = priv_structured_blocks(&q, &err);
+        g_assert_no_error(err);
+        double dd = 0.0;
+        for (gsize i = 0; i < (gsize)n * T * T; i++)
+          dd = MAX(dd, fabs(one_c->X[i] - kb->X[i]));
+        *differs += dd > 1e-6;
+        priv_blocks_free(one_c);
+      }
+      priv_blocks_free(kb);
+    }
+    for (guint r = 0; ws && r < n_ws; r++)
+      topo_gossip_free(ws[r]);
+    g_free(ws);
+    proto_deliveries_free(d);
+    obs_blocks_free(obs, nv);
+  }
+  mf_cset_clear(&set);
+  topo_schedule_free(sc);
+  g_remove(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+  g_free(proto);
+  g_free(cls);
+  g_free(Cs[0]);
+  g_free(Cs[1]);
+  topo_graph_free(g);
+}
+
+static void test_kalman_equals_observer(void) {
+  guint differs = 0;
+  const guint c1[] = {3, 11, 17}, c2[] = {5, 9}, c3[] = {2, 40};
+  check_kalman("erdos:n=20,p=0.2,seed=5,connected=true", NULL, NULL, TRUE, 0, c1, 3, 1, &differs);
+  check_kalman("barabasi:n=80,m=2,seed=4", "matching", NULL, TRUE, 0, c2, 2, 3, &differs);
+  check_kalman("erdos:n=30,p=0.15,seed=2,connected=true", NULL, "deadline:ms=25", TRUE, 1, c1, 3, 5,
+               &differs);
+  check_kalman("erdos:n=20,p=0.3,seed=4,connected=true", NULL, "stale:s=2", TRUE, 2, c1, 3, 7,
+               &differs);
+  check_kalman("regular:n=300,d=4,seed=1", NULL, "stale:s=2", FALSE, 0, c3, 2, 9, &differs);
+  g_assert_cmpuint(differs, >=, 4);
+}
+
+/*
+ * One class is the one C on the engines themselves, bit for bit: a C-set
+ * of one class, and one of two classes whose every node is in class 0 (r_0
+ * = 1: the factors and the Kalman realization are class 0's unscaled),
+ * against C_local = class 0's C, on the Kalman and dense engines.
+ */
+static void test_kalman_one_class_bits(void) {
+  TopoGraph *g = graph("erdos:n=25,p=0.2,seed=9,connected=true");
+  guint n = topo_graph_n_nodes(g), T = 6;
+  GError *err = NULL;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  const TopoGossip *ws[] = {w};
+  double *Cs = g_new(double, 2 * (gsize)T * T), *B = baseline(MF_BASELINE_BSR, T, 3),
+         *L = blt2_c(T);
+  memcpy(Cs, B, sizeof(double) * T * T);
+  memcpy(Cs + (gsize)T * T, L, sizeof(double) * T * T);
+  guint *zero = g_new0(guint, n);
+  const guint att[] = {0, 4};
+  const PrivEngine engines[] = {PRIV_ENGINE_KALMAN, PRIV_ENGINE_DENSE};
+  const PrivTrust trusts[] = {PRIV_TRUST_PNDP, PRIV_TRUST_SECLDP};
+  for (guint e = 0; e < 2; e++)
+    for (guint t = 0; t < 2; t++)
+      for (guint k = 1; k <= 2; k++) {
+        PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_MFDSGD,
+                                   .C_local = B,
+                                   .T = T,
+                                   .b = 2,
+                                   .gossip = ws,
+                                   .n_gossip = 1,
+                                   .trust = trusts[t],
+                                   .attackers = att,
+                                   .n_attackers = 2,
+                                   .sigma = 0.7,
+                                   .engine = engines[e]};
+        PrivBlocks *one = priv_structured_blocks(&p, &err);
+        g_assert_no_error(err);
+        p.C_local = NULL;
+        p.C_set = Cs;
+        p.C_class = zero;
+        p.n_C = k;
+        PrivBlocks *set = priv_structured_blocks(&p, &err);
+        g_assert_no_error(err);
+        g_assert_cmpmem(one->X, sizeof(double) * n * T * T, set->X, sizeof(double) * n * T * T);
+        g_assert_cmpmem(one->status, sizeof(*one->status) * n, set->status,
+                        sizeof(*set->status) * n);
+        priv_blocks_free(one);
+        priv_blocks_free(set);
+      }
+  g_free(zero);
+  g_free(Cs);
+  g_free(B);
+  g_free(L);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
+/* The least memory budget (PrivStructuredProblem.max_bytes) under which
+ * @p runs: the Kalman engine's pre-check refuses below its need with
+ * PRIV_ERROR_MEMORY before allocating. Bisection over [1, 2^40]. */
+static gsize least_budget(PrivStructuredProblem p) {
+  gsize lo = 1, hi = (gsize)1 << 40;
+  while (lo < hi) {
+    gsize mid = lo + (hi - lo) / 2;
+    p.max_bytes = mid;
+    GError *err = NULL;
+    PrivBlocks *b = priv_structured_blocks(&p, &err);
+    if (b != NULL) {
+      hi = mid;
+    } else {
+      g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+      g_clear_error(&err);
+      lo = mid + 1;
+    }
+    priv_blocks_free(b);
+  }
+  return lo;
+}
+
+/*
+ * The Kalman engine's memory with a C per class follows each node's own
+ * class's order: the least budget it runs under with classes of orders 1
+ * (BSR band 2) and 2 (a 2-buffer BLT) lies strictly between those with
+ * every class of order 1 and every class of order 2 (padding each node's
+ * state to the largest order would make it the latter's).
+ */
+static void test_kalman_memory(void) {
+  TopoGraph *g = graph("erdos:n=40,p=0.15,seed=3,connected=true");
+  guint n = topo_graph_n_nodes(g), T = 6;
+  GError *err = NULL;
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
+  g_assert_no_error(err);
+  const TopoGossip *ws[] = {w};
+  double *lo = baseline(MF_BASELINE_BSR, T, 2), *hi = blt2_c(T);
+  double *sets[3][2] = {{lo, lo}, {lo, hi}, {hi, hi}};
+  guint *cls = random_classes(n, 5);
+  const guint att[] = {0};
+  gsize need[3];
+  for (guint k = 0; k < 3; k++) {
+    double *Cs = g_new(double, 2 * (gsize)T * T);
+    memcpy(Cs, sets[k][0], sizeof(double) * T * T);
+    memcpy(Cs + (gsize)T * T, sets[k][1], sizeof(double) * T * T);
+    PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_MFDSGD,
+                               .C_set = Cs,
+                               .C_class = cls,
+                               .n_C = 2,
+                               .T = T,
+                               .gossip = ws,
+                               .n_gossip = 1,
+                               .trust = PRIV_TRUST_PNDP,
+                               .attackers = att,
+                               .n_attackers = 1,
+                               .sigma = 1.0,
+                               .engine = PRIV_ENGINE_KALMAN};
+    need[k] = least_budget(p);
+    g_free(Cs);
+  }
+  g_test_message("least budgets: orders 1: %zu, 1 and 2: %zu, 2: %zu bytes", need[0], need[1],
+                 need[2]);
+  g_assert_cmpuint(need[0], <, need[1]);
+  g_assert_cmpuint(need[1], <, need[2]);
+  g_free(cls);
+  g_free(lo);
+  g_free(hi);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
+/* mu by node of @r (NaN: not a victim). */
+static double *mu_of(const PrivReport *r, guint n) {
+  double *mu = g_new(double, n);
+  for (guint u = 0; u < n; u++)
+    mu[u] = NAN;
+  for (guint i = 0; i < r->n_victims; i++)
+    mu[r->victims[i].node] = r->victims[i].mu;
+  return mu;
+}
+
+/*
+ * The local path of a job with a C-set (`--path local --radius R`): every
+ * victim of the ball at every radius never below the structured path's
+ * exact value (exact sensitivity), equal once the ball covers the graph
+ * (the ball's classes read by node id of the whole graph). Tolerance:
+ * the two solves' rounding, relative, as test_account_local.c's
+ * (1e-9: eps x the whitening's 1 / sqrt(1e-11) x the messages, about 1e3).
+ */
+static void check_local(const char *gspec, const char *mode, const char *trust, guint32 seed) {
+  TopoGraph *g = graph(gspec);
+  guint n = topo_graph_n_nodes(g), T = 4;
+  char *dir = test_tmpdir("pernode-local");
+  char *path = g_build_filename(dir, "cset.csv", NULL);
+  double *Cs[] = {baseline(MF_BASELINE_BSR, T, 2), blt2_c(T)};
+  guint *cls = random_classes(n, seed);
+  write_cset(path, Cs, 2, T, cls, n);
+  char *proto = g_strdup_printf("mfdsgd:C=%s", path);
+  const char *att[] = {"0", NULL};
+  GError *err = NULL;
+  ProtoAccountRequest r = request(proto, T, 1, trust, att, "structured");
+  r.sensitivity = "exact";
+  r.mode = mode;
+  if (mode) {
+    r.latency = "lognormal:mu=3,sigma=0.5";
+    r.loss = "0.05";
+  }
+  ProtoAccountJob *je = planned(&r, g);
+  g_assert_true(proto_account_job_execute(je, &err));
+  g_assert_no_error(err);
+  double *exact = mu_of(je->acs[0].report, n);
+  gboolean covered = FALSE;
+  for (guint radius = 1; !covered; radius++) {
+    r.path = "local";
+    r.radius = (gint)radius;
+    ProtoAccountJob *jl = planned(&r, g);
+    g_assert_true(proto_account_job_execute(jl, &err));
+    g_assert_no_error(err);
+    g_assert_cmpuint(jl->cset.n_classes, ==, 2);
+    covered = jl->acs[0].local.covered;
+    const PrivReport *rep = jl->acs[0].report;
+    g_assert_cmpuint(rep->n_victims, >, 0);
+    for (guint i = 0; i < rep->n_victims; i++) {
+      const PrivVictim *v = &rep->victims[i];
+      double e = exact[v->node];
+      g_assert_false(isnan(e));
+      g_assert_cmpfloat(v->mu, >=, e * (1 - 1e-9));
+      g_assert_cmpfloat(v->mu_lower, <=, e * (1 + 1e-9));
+      if (covered)
+        g_assert_cmpfloat(fabs(v->mu - e), <=, 1e-9 * e);
+    }
+    proto_account_job_free(jl);
+    g_assert_cmpuint(radius, <, 20);
+  }
+  g_free(exact);
+  proto_account_job_free(je);
+  g_remove(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+  g_free(proto);
+  g_free(cls);
+  g_free(Cs[0]);
+  g_free(Cs[1]);
+  topo_graph_free(g);
+}
+
+static void test_local(void) {
+  check_local("erdos:n=24,p=0.15,seed=3,connected=true", NULL, "pndp", 11);
+  check_local("watts:n=30,k=1,p=0.2,seed=6", NULL, "secldp", 12);
+  check_local("erdos:n=20,p=0.2,seed=5,connected=true", NULL, "ldp", 13);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/account/pernode/observer-equals-structured", test_observer_equals_structured);
   g_test_add_func("/account/pernode/one-class", test_one_class_is_one_c);
+  g_test_add_func("/account/pernode/kalman-equals-observer", test_kalman_equals_observer);
+  g_test_add_func("/account/pernode/one-class-bits", test_kalman_one_class_bits);
+  g_test_add_func("/account/pernode/kalman-memory", test_kalman_memory);
+  g_test_add_func("/account/pernode/local", test_local);
   g_test_add_func("/account/pernode/refusals", test_refusals);
   return g_test_run();
 }
