@@ -332,6 +332,41 @@ static void test_ties(void) {
    * at 20 ms (round 1's sent at 10 ms by gathers that took round 0's at
    * once, round 2's too): which the gather uses is the engine's order. */
   check_constant("regular:n=60,d=4,seed=3", "stale:s=1", "constant:ms=10", "0", 5, TRUE);
+  /* Stale mode without compute time: a round starts at the nanosecond its
+   * previous gather completed, here on node 6's round-0 message to node 4
+   * (51.149426 ms), overtaken by its round-1 message (43.234437 ms), so
+   * node 4's round-1 gather completes at once. The round-0 message ran
+   * before the start: no tie, the pass must answer with the engine's
+   * record (every node's row). */
+  TopoGraph *g = graph("regular:n=20,d=4,seed=3");
+  guint n = topo_graph_n_nodes(g);
+  guint *keep = g_new(guint, n);
+  guint8 *rows = g_new(guint8, n);
+  for (guint u = 0; u < n; u++) {
+    keep[u] = u;
+    rows[u] = 1;
+  }
+  ProtoRunConfig cfg;
+  proto_run_config_init(&cfg);
+  cfg.graph = g;
+  cfg.rounds = 2;
+  cfg.mode = "stale:s=2";
+  cfg.latency = "lognormal:mu=3,sigma=0.5";
+  GError *err = NULL;
+  char *fallback = NULL;
+  ProtoDeliveries *b = proto_deliveries_time_ball(&cfg, 2, keep, n, rows, NULL, NULL, &fallback,
+                                                  &err);
+  g_assert_no_error(err);
+  g_assert_null(fallback);
+  ProtoDeliveries *a = proto_deliveries_record_ball(&cfg, 2, keep, n, rows, NULL, NULL, &err);
+  g_assert_no_error(err);
+  assert_same_record(a, b, n, TRUE);
+  g_assert_cmpuint(proto_deliveries_ties(b), ==, 0);
+  proto_deliveries_free(a);
+  proto_deliveries_free(b);
+  g_free(keep);
+  g_free(rows);
+  topo_graph_free(g);
   /* 10 ms with loss (2%, on 200 nodes of degree 3): a node that waited for its 25 ms deadline in round 0
    * (a lost input) sends round 1 at 25 ms, arriving at 35 ms, the deadline
    * of a neighbour that completed at 10 ms: a tie. At a ball node the pass
