@@ -627,8 +627,8 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, ProtoAccounting *ac,
   ProtoDeliveries *d = proto_deliveries_time_ball(&cfg, K * j->T, keep, m, rows, progress, &tp,
                                                   &fallback, error);
   if (d == NULL && fallback != NULL) {
-    /* Stale mode always takes the engine: only deadline mode's is news. */
-    if (j->mode.kind == PROTO_MODE_DEADLINE)
+    /* Both asynchronous modes have the pass: its refusal is news. */
+    if (j->mode.kind == PROTO_MODE_DEADLINE || j->mode.kind == PROTO_MODE_STALE)
       ac->timing_fallback = g_steal_pointer(&fallback);
     tp.what = "engine's timing run of the whole graph (the ball's deliveries)";
     if (tp.reached > 0) /* only a tie stops the pass after its first round */
