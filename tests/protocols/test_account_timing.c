@@ -140,6 +140,7 @@ static PrivReport *local_report(const ProtoDeliveries *d, const PrivStructuredPr
  * slots (stale: late messages used later, so the window decides). */
 typedef struct {
   guint64 late, sent, partial, slots;
+  guint64 gathers, stale_gathers; /* stale: gathers, those reading a slot */
 } Seen;
 
 /* Both timings of @cfg's run in @mode for each radius. */
@@ -204,6 +205,14 @@ static void check_graph(const char *gspec, double compute_ms, const char *mode, 
         seen->late += late;
         seen->partial += partial;
         seen->slots += proto_deliveries_delayed(b);
+        const TopoGossip *const *wb = proto_deliveries_gossip(b);
+        for (guint r = 0; r < R; r++)
+          for (guint u = 0; u < m; u++) {
+            const guint *c;
+            guint len = topo_gossip_row(wb[r], u, &c, NULL);
+            seen->gathers++;
+            seen->stale_gathers += len > 0 && c[len - 1] >= m; /* columns increase */
+          }
         seen->sent += proto_deliveries_messages(b)[0].ptr[m] * (guint64)R;
       }
       /* The same record, so the same doubles: checked through the
@@ -261,8 +270,10 @@ static void test_equal_records_stale(void) {
       check_graph(graphs[gi], compute[i], modes[i], &seen);
     g_test_message("%s: %" G_GUINT64_FORMAT " late messages of %" G_GUINT64_FORMAT
                    " sent, %" G_GUINT64_FORMAT " partial gathers, %" G_GUINT64_FORMAT
-                   " delayed slots",
-                   modes[i], seen.late, seen.sent, seen.partial, seen.slots);
+                   " delayed slots, %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                   " gathers read one",
+                   modes[i], seen.late, seen.sent, seen.partial, seen.slots, seen.stale_gathers,
+                   seen.gathers);
     g_assert_cmpuint(seen.late, >, 0);
     g_assert_cmpuint(seen.partial, >, 0);
     g_assert_cmpuint(seen.slots, >, 0);
