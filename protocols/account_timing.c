@@ -127,13 +127,13 @@ static const char *unsupported(const ProtoContext *ctx, guint R, guint *K) {
 typedef struct {
   const ProtoContext *ctx;
   const ProtoRoundW *w;
-  guint R, S;           /* rounds; stale mode's window (0 in deadline mode) */
-  SimTime D;            /* deadline mode's deadline */
-  const SimTime *send;  /* this round's send times, n */
-  SimTime *arr;         /* deadline: the row's arrivals; stale: S + 1 rounds x nnz */
-  guint *last;          /* stale: per link, the round of the message last used (0: none) */
-  SimTime *tau;         /* stale: the row's times each in-neighbour is satisfied */
-  ProtoInput *in;       /* the row's inputs */
+  guint R, S;          /* rounds; stale mode's window (0 in deadline mode) */
+  SimTime D;           /* deadline mode's deadline */
+  const SimTime *send; /* this round's send times, n */
+  SimTime *arr;        /* deadline: the row's arrivals; stale: S + 1 rounds x nnz */
+  guint *last;         /* stale: per link, the round of the message last used (0: none) */
+  SimTime *tau;        /* stale: the row's times each in-neighbour is satisfied */
+  ProtoInput *in;      /* the row's inputs */
   guint64 late, partial;
 } Pass;
 
@@ -144,9 +144,9 @@ static gsize timing_bytes(gsize n, gsize nnz, gsize row, guint S, gboolean stale
   gsize b = spec_size_add(spec_size_mul(n, 2 * sizeof(SimTime)),
                           spec_size_mul(row, 2 * sizeof(SimTime) + sizeof(ProtoInput)));
   if (stale)
-    b = spec_size_add(b, spec_size_mul(nnz, spec_size_add(spec_size_mul((gsize)S + 1,
-                                                                        sizeof(SimTime)),
-                                                           sizeof(guint))));
+    b = spec_size_add(b,
+                      spec_size_mul(nnz, spec_size_add(spec_size_mul((gsize)S + 1, sizeof(SimTime)),
+                                                       sizeof(guint))));
   return b;
 }
 
@@ -347,15 +347,15 @@ ProtoDeliveries *proto_deliveries_time_ball(const ProtoRunConfig *cfg, guint R, 
                            : gather_deadline(&p, u, r, &k, &tie, &from);
       gboolean recorded = keep[u] != G_MAXUINT && rows[keep[u]];
       if (tie > 0 && recorded) {
-        *fallback =
-            stale ? g_strdup_printf("node %u's round-%u gather completes at %.6f ms with other "
-                                    "messages or loss notices at that nanosecond: the engine's "
-                                    "event order decides its inputs",
-                                    u, r, done / (double)SIM_TIME_MS)
-                  : g_strdup_printf("node %u's round-%u message to node %u arrives at the "
-                                    "nanosecond of the receiver's deadline (%.6f ms): the "
-                                    "engine's event order decides it",
-                                    from, r, u, done / (double)SIM_TIME_MS);
+        *fallback = stale ? g_strdup_printf(
+                                "node %u's round-%u gather completes at %.6f ms with other "
+                                "messages or loss notices at that nanosecond: the engine's "
+                                "event order decides its inputs",
+                                u, r, done / (double)SIM_TIME_MS)
+                          : g_strdup_printf("node %u's round-%u message to node %u arrives at the "
+                                            "nanosecond of the receiver's deadline (%.6f ms): the "
+                                            "engine's event order decides it",
+                                            from, r, u, done / (double)SIM_TIME_MS);
         goto fail;
       }
       ties += tie; /* outside the recorded rows: only the counts depend on it */

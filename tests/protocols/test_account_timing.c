@@ -242,7 +242,7 @@ static void check_graph(const char *gspec, double compute_ms, const char *mode, 
 }
 
 static const char *const graphs[] = {"erdos:n=20,p=0.3,seed=4,connected=true",
-                                      "regular:n=60,d=4,seed=3", "barabasi:n=300,m=2,seed=5"};
+                                     "regular:n=60,d=4,seed=3", "barabasi:n=300,m=2,seed=5"};
 static const double compute[] = {0.0, 3.0};
 
 static void test_equal_records(void) {
@@ -268,12 +268,11 @@ static void test_equal_records_stale(void) {
     Seen seen = {0};
     for (guint gi = 0; gi < G_N_ELEMENTS(graphs); gi++)
       check_graph(graphs[gi], compute[i], modes[i], &seen);
-    g_test_message("%s: %" G_GUINT64_FORMAT " late messages of %" G_GUINT64_FORMAT
-                   " sent, %" G_GUINT64_FORMAT " partial gathers, %" G_GUINT64_FORMAT
-                   " delayed slots, %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-                   " gathers read one",
-                   modes[i], seen.late, seen.sent, seen.partial, seen.slots, seen.stale_gathers,
-                   seen.gathers);
+    g_test_message(
+        "%s: %" G_GUINT64_FORMAT " late messages of %" G_GUINT64_FORMAT " sent, %" G_GUINT64_FORMAT
+        " partial gathers, %" G_GUINT64_FORMAT " delayed slots, %" G_GUINT64_FORMAT
+        " of %" G_GUINT64_FORMAT " gathers read one",
+        modes[i], seen.late, seen.sent, seen.partial, seen.slots, seen.stale_gathers, seen.gathers);
     g_assert_cmpuint(seen.late, >, 0);
     g_assert_cmpuint(seen.partial, >, 0);
     g_assert_cmpuint(seen.slots, >, 0);
@@ -337,8 +336,8 @@ static void test_ties(void) {
   const char *dl = "deadline:ms=25";
   check_constant("regular:n=60,d=4,seed=3", dl, "constant:ms=25", "0.05", 5, TRUE);
   check_constant("regular:n=60,d=4,seed=3", dl, "constant:ms=25", "0", 5, TRUE);
-  g_assert_cmpuint(
-      check_constant("regular:n=60,d=4,seed=3", dl, "constant:ms=10", "0", 5, FALSE), ==, 0);
+  g_assert_cmpuint(check_constant("regular:n=60,d=4,seed=3", dl, "constant:ms=10", "0", 5, FALSE),
+                   ==, 0);
   /* Stale mode, s = 1: round 2's window [1, 2] gets both rounds' messages
    * at 20 ms (round 1's sent at 10 ms by gathers that took round 0's at
    * once, round 2's too): which the gather uses is the engine's order. */
@@ -386,7 +385,7 @@ static void test_ties(void) {
   guint outside = 0, inside = 0;
   for (guint64 seed = 1; seed <= 12; seed++) {
     guint64 t = check_constant("regular:n=200,d=3,seed=3", dl, "constant:ms=10", "0.02", seed,
-                                FALSE);
+                               FALSE);
     inside += t == G_MAXUINT64;
     outside += t > 0 && t != G_MAXUINT64;
   }
@@ -444,8 +443,7 @@ static void test_mf_timing_shape(void) {
     const ProtoVTable *vt = vts[i];
     g_assert_cmpint(vt->abi_version, ==, PROTO_PLUGIN_ABI_VERSION);
     g_assert_true(vt->on_start == NULL && vt->on_gathered == NULL && vt->step == NULL);
-    g_assert_true(vt->on_timer == NULL && vt->on_message == NULL &&
-                  vt->on_topology_change == NULL);
+    g_assert_true(vt->on_timer == NULL && vt->on_message == NULL && vt->on_topology_change == NULL);
   }
 }
 
