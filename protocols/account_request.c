@@ -196,17 +196,20 @@ GPtrArray *proto_account_job_notes(const ProtoAccountJob *j) {
                                            first->timing_fallback));
     g_free(label);
   }
+  /* What the timing pass counted (account_timing.c): deadline mode's
+   * messages at a deadline, stale mode's gathers with simultaneous events. */
+  const char *what = j->mode.kind == PROTO_MODE_STALE
+                         ? "gathers completed at the nanosecond of other messages or loss notices"
+                         : "messages arrived at the nanosecond of their receiver's deadline";
   if (tied > 0 && j->n_acs == 1)
-    g_ptr_array_add(notes, g_strdup_printf("%" G_GUINT64_FORMAT " messages arrived at the "
-                                           "nanosecond of their receiver's deadline, none in the "
-                                           "ball: its record does not depend on their order",
-                                           most));
+    g_ptr_array_add(notes, g_strdup_printf("%" G_GUINT64_FORMAT " %s, none in the ball: its "
+                                           "record does not depend on their order",
+                                           most, what));
   else if (tied > 0)
-    g_ptr_array_add(notes, g_strdup_printf("up to %" G_GUINT64_FORMAT " messages arrived at the "
-                                           "nanosecond of their receiver's deadline in %u of %u "
+    g_ptr_array_add(notes, g_strdup_printf("up to %" G_GUINT64_FORMAT " %s in %u of %u "
                                            "accountings, none in the ball: no record depends on "
                                            "their order",
-                                           most, tied, j->n_acs));
+                                           most, what, tied, j->n_acs));
   return notes;
 }
 
@@ -639,8 +642,8 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, ProtoAccounting *ac,
   ProtoDeliveries *d = proto_deliveries_time_ball(&cfg, K * j->T, keep, m, rows, progress, &tp,
                                                   &fallback, error);
   if (d == NULL && fallback != NULL) {
-    /* Stale mode always takes the engine: only deadline mode's is news. */
-    if (j->mode.kind == PROTO_MODE_DEADLINE)
+    /* Both asynchronous modes have the pass: its refusal is news. */
+    if (j->mode.kind == PROTO_MODE_DEADLINE || j->mode.kind == PROTO_MODE_STALE)
       ac->timing_fallback = g_steal_pointer(&fallback);
     tp.what = "engine's timing run of the whole graph (the ball's deliveries)";
     if (tp.reached > 0) /* only a tie stops the pass after its first round */

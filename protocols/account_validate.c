@@ -365,10 +365,20 @@ static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *
     gboolean async = r->mode && j->mode.kind != PROTO_MODE_SYNC;
     if (j->radius && async && j->proto.structured && proto_account_job_recordable(j)) {
       /* The ball's part of the run's record (docs/local-bounds.md). */
-      if (j->proto.protocol == PRIV_PROTOCOL_MFDSGD || j->proto.protocol == PRIV_PROTOCOL_DECOR)
+      /* MF-D-SGD's record is D-SGD's (its noise never times a message);
+       * the ball is accounted with its one C, as in the synchronous case
+       * (tests/protocols/test_account_observer.c, local/deliveries). A
+       * C-set's record has no such check yet; DECOR's ball would need the
+       * ball-shell secrets on the schedule's edges. */
+      if (j->proto.protocol == PRIV_PROTOCOL_DECOR)
         return refuse(refusal, PROTO_REFUSED_RULE, error,
-                      "--path local bounds D-SGD and Muffliato in deadline or stale mode, not "
-                      "'%s' (use --path structured or auto)",
+                      "--path local bounds DECOR in synchronous mode only, not '%s' in deadline "
+                      "or stale mode (use --path structured or auto)",
+                      j->protocol);
+      if (j->proto.protocol == PRIV_PROTOCOL_MFDSGD && proto_c_spec_is_cset(j->proto.c_spec))
+        return refuse(refusal, PROTO_REFUSED_RULE, error,
+                      "--path local bounds MF-D-SGD in deadline or stale mode with one C, not "
+                      "the C-set of '%s' (use --path structured or auto)",
                       j->protocol);
       if (j->schedule_spec)
         return refuse(refusal, PROTO_REFUSED_RULE, error,

@@ -759,17 +759,21 @@ ProtoDeliveries *proto_deliveries_record_ball(const ProtoRunConfig *cfg, guint R
  * runs"): per round and node the send time, each message's loss and
  * arrival drawn by the engine's own code (sim_engine_draw_transmission),
  * each gather's completion, inputs and weights; no event queue, no models.
- * D-SGD and Muffliato in deadline mode on a static graph. Where the
- * engine's order of simultaneous events would decide the record (a message
- * to a ball node arriving at the nanosecond of its deadline), it stops;
- * such a tie elsewhere leaves the record unchanged (proto_deliveries_ties).
+ * D-SGD, Muffliato, MF-D-SGD, AntiPGD and Mafalda (any C) in deadline or
+ * stale mode on a static graph. Where the engine's order of simultaneous
+ * events would decide the record (deadline: a message to a ball node
+ * arriving at the nanosecond of its deadline; stale: a ball node's gather
+ * completing at the nanosecond of another message or loss notice it may
+ * use), it stops; such a tie elsewhere leaves the record unchanged
+ * (proto_deliveries_ties).
  * Returns: (transfer full) the record; or NULL with *@fallback (g_free) set
  * to why the pass does not apply (another mode or protocol, or that tie)
  * and no error: run proto_deliveries_record_ball then; or NULL with @error
  * (the run's configuration; PRIV_ERROR_MEMORY over the budget, with the
  * bytes). @keep, @rows, @progress: as proto_deliveries_record_ball.
- * Complexity: O(R n d) draws, O(n d) memory (the run's W, two arrays of n
- * send times) plus about 40 bytes a recorded message.
+ * Complexity: O(R n d) draws (stale:s=S: O(R n d S) steps), O(n d) memory
+ * (the run's W, two arrays of n send times; stale mode S + 1 arrivals and
+ * a round per link, 8 S + 12 bytes) plus about 40 bytes a recorded message.
  */
 ProtoDeliveries *proto_deliveries_time_ball(const ProtoRunConfig *cfg, guint R, const guint *keep,
                                             guint n_kept, const guint8 *rows,
@@ -786,10 +790,13 @@ guint proto_deliveries_delayed(const ProtoDeliveries *d);
 const TopoGossip *const *proto_deliveries_gossip(const ProtoDeliveries *d);
 const PrivRoundMessages *proto_deliveries_messages(const ProtoDeliveries *d);
 /* A timing pass's ties outside the ball's rows (proto_deliveries_time_ball):
- * messages that arrived at the nanosecond of their receiver's deadline,
- * used or late by the engine's event order; the record does not depend on
- * it, the run's late and partial counts hold each as late (so may exceed
- * the engine's by up to this many each). 0 for the engine's record. O(1). */
+ * deadline mode: messages that arrived at the nanosecond of their
+ * receiver's deadline, used or late by the engine's event order; the run's
+ * late and partial counts hold each as late (so may exceed the engine's by
+ * up to this many each). Stale mode: gathers whose inputs that order
+ * decides; the counts take every message at the completion as used (they
+ * may differ from the engine's by a few per tie). The record does not
+ * depend on them. 0 for the engine's record. O(1). */
 guint64 proto_deliveries_ties(const ProtoDeliveries *d);
 /* The run's late messages, partial gathers and lost messages (nullable outs). */
 void proto_deliveries_counts(const ProtoDeliveries *d, guint64 *late, guint64 *partial,

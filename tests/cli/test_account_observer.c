@@ -701,14 +701,11 @@ static void test_bad_inputs(void) {
   FAIL(2, "--link only exists", "--trust", "pndp", "-a", "0", "--path", "structured", "--link",
        "1:0=down");
   FAIL(2,
-       "--path local bounds D-SGD and Muffliato in deadline or stale mode on its ball's part of "
-       "the run's delivery record (docs/local-bounds.md), other runs synchronous without "
-       "simulating them: --link only exists",
+       "--path local bounds D-SGD, Muffliato and MF-D-SGD (one C) in deadline or stale mode on "
+       "its ball's part of the run's delivery record (docs/local-bounds.md), other runs "
+       "synchronous without simulating them: --link only exists",
        "--trust", "pndp", "-a", "0", "--path", "local", "--radius", "2", "--mode", "deadline:ms=5",
        "--link", "1:0=down");
-  FAIL(2, "--path local bounds D-SGD and Muffliato in deadline or stale mode, not 'mfdsgd:C=sr'",
-       "--trust", "pndp", "-a", "0", "--path", "local", "--radius", "2", "--protocol",
-       "mfdsgd:C=sr", "--mode", "deadline:ms=5");
   FAIL(2,
        "--path local with --mode deadline:ms=5 counts hops on the static graph: drop "
        "--schedule matching",

@@ -449,8 +449,8 @@ static void test_account_job(void) {
   g_assert_null(proto_account_validate(&r, NULL, &e));
   g_assert_nonnull(e);
   g_assert_cmpstr(e->message, ==,
-                  "--path local bounds D-SGD and Muffliato in deadline or stale mode, not "
-                  "'decor' (use --path structured or auto)");
+                  "--path local bounds DECOR in synchronous mode only, not 'decor' in "
+                  "deadline or stale mode (use --path structured or auto)");
   g_error_free(e);
 }
 

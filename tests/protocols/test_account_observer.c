@@ -1427,11 +1427,18 @@ static void check_local_deliveries(const char *gspec, const char *mode, const gu
   GError *err = NULL;
   TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_UNIFORM, &err);
   g_assert_no_error(err);
+  double *Canti = mf_baseline(MF_BASELINE_ANTIPGD, T, 0, &err);
+  g_assert_no_error(err);
+  /* MF-D-SGD: the run's noise is scaled for its own b = 1, so only b = 1
+   * is its accounting (bmax). */
   const struct {
     const char *spec;
     PrivProtocol protocol;
-    guint K;
-  } protos[] = {{"dsgd", PRIV_PROTOCOL_DSGD, 1}, {"muffliato:K=2", PRIV_PROTOCOL_MUFFLIATO, 2}};
+    guint K, bmax;
+    const double *C;
+  } protos[] = {{"dsgd", PRIV_PROTOCOL_DSGD, 1, 2, NULL},
+                {"muffliato:K=2", PRIV_PROTOCOL_MUFFLIATO, 2, 2, NULL},
+                {"antipgd", PRIV_PROTOCOL_MFDSGD, 1, 1, Canti}};
   ObsView views[] = {{PRIV_TRUST_PNDP, a, 1},
                      {PRIV_TRUST_PNDP, c, nc},
                      {PRIV_TRUST_SECLDP, c, nc},
@@ -1451,6 +1458,7 @@ static void check_local_deliveries(const char *gspec, const char *mode, const gu
     for (guint v = 0; v < nv; v++) {
       PrivStructuredProblem pr = {.protocol = protos[p].protocol,
                                   .K = protos[p].K,
+                                  .C_local = protos[p].C,
                                   .T = T,
                                   .trust = views[v].trust,
                                   .attackers = views[v].members,
@@ -1488,7 +1496,7 @@ static void check_local_deliveries(const char *gspec, const char *mode, const gu
         q.messages = proto_deliveries_messages(d);
         q.n_delayed = proto_deliveries_delayed(d);
         q.attackers = att;
-        for (guint b = 1; b <= 2; b++) {
+        for (guint b = 1; b <= protos[p].bmax; b++) {
           PrivAccountOptions ao = {.b = b, .sensitivity = MF_SENSITIVITY_EXACT};
           PrivLocalInfo info;
           PrivReport *rl = priv_local_report_record(&q, drec, radius, &ao, &info, &err);
@@ -1563,6 +1571,7 @@ static void check_local_deliveries(const char *gspec, const char *mode, const gu
     proto_deliveries_free(full);
     obs_blocks_free(obs, nv);
   }
+  g_free(Canti);
   topo_gossip_free(w);
   topo_graph_free(g);
 }
