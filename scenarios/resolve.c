@@ -331,8 +331,9 @@ static gint compare_names(gconstpointer a, gconstpointer b) {
 
 /* SHA-256 of the file @path, or for a folder of the list of its entries
  * (each "NAME\tSHA256\n" by name order, sub-folders recursively), as hex
- * (g_free); NULL when it cannot be read (a problem reported elsewhere: a
- * missing file stops the point before it is written). O(bytes). */
+ * (g_free); NULL when it cannot be read or is no regular file or folder
+ * (a problem reported elsewhere: a missing file stops the point before it
+ * is written). O(bytes). */
 static char *input_sha256(const char *path) {
   if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
     GDir *dir = g_dir_open(path, 0, NULL);
@@ -362,6 +363,10 @@ static char *input_sha256(const char *path) {
     g_ptr_array_unref(names);
     return hex;
   }
+  /* Only a regular file has contents to digest (/dev/zero never ends; its
+   * own check refuses it as a dataset). */
+  if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
+    return NULL;
   FILE *f = fopen(path, "rb");
   if (f == NULL)
     return NULL;
