@@ -1,7 +1,7 @@
 /*
  * protocols/account_timing.c: a ball's delivery record from a timing-only
  * pass over the whole graph (docs/local-bounds.md, "Asynchronous runs",
- * option (b)), for D-SGD and Muffliato in deadline mode.
+ * option (b)), for D-SGD, DECOR and Muffliato in deadline mode.
  *
  * The record of an asynchronous run decides the ball's rows of W_r, and
  * the ball's timing is the whole graph's (send times spread one hop per
@@ -61,14 +61,14 @@ static const char *unsupported(const ProtoContext *ctx, guint R, guint *K) {
     return "the timing pass covers deadline mode only";
   if (!ctx->is_static)
     return "the timing pass needs a static gossip matrix";
-  if (ctx->vt == &proto_dsgd_vtable) {
-    *K = 1;
+  if (ctx->vt == &proto_dsgd_vtable || ctx->vt == &proto_decor_vtable) {
+    *K = 1; /* DECOR: D-SGD's messages and timing, its secrets in the models only */
   } else if (ctx->vt == &proto_muffliato_vtable) {
     ProtoShape shape = {0};
     ctx->vt->accounting_shape(ctx->params, &shape);
     *K = MAX(shape.K, 1u);
   } else {
-    return "the timing pass covers D-SGD and Muffliato only";
+    return "the timing pass covers D-SGD, DECOR and Muffliato only";
   }
   if ((guint64)*K * ctx->T != R)
     return "the record's rounds are not the run's";

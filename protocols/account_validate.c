@@ -365,10 +365,10 @@ static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *
     gboolean async = r->mode && j->mode.kind != PROTO_MODE_SYNC;
     if (j->radius && async && j->proto.structured && proto_account_job_recordable(j)) {
       /* The ball's part of the run's record (docs/local-bounds.md). */
-      if (j->proto.protocol == PRIV_PROTOCOL_MFDSGD || j->proto.protocol == PRIV_PROTOCOL_DECOR)
+      if (j->proto.protocol == PRIV_PROTOCOL_MFDSGD)
         return refuse(refusal, PROTO_REFUSED_RULE, error,
-                      "--path local bounds D-SGD and Muffliato in deadline or stale mode, not "
-                      "'%s' (use --path structured or auto)",
+                      "--path local bounds D-SGD, Muffliato and DECOR in deadline or stale mode, "
+                      "not '%s' (use --path structured or auto)",
                       j->protocol);
       if (j->schedule_spec)
         return refuse(refusal, PROTO_REFUSED_RULE, error,

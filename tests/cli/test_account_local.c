@@ -433,8 +433,8 @@ static void test_errors(void) {
               "--path", "local", "--radius", "2", "--mode", "deadline:ms=5", "--protocol",
               "mfdsgd:C=sr");
   g_assert_cmpint(r.status, ==, 2);
-  g_assert_nonnull(strstr(r.err, "--path local bounds D-SGD and Muffliato in deadline or stale "
-                                 "mode, not 'mfdsgd:C=sr'"));
+  g_assert_nonnull(strstr(r.err, "--path local bounds D-SGD, Muffliato and DECOR in deadline "
+                                 "or stale mode, not 'mfdsgd:C=sr'"));
   cli_run_clear(&r);
 }
 

@@ -688,12 +688,15 @@ static void test_bad_inputs(void) {
   FAIL(2, "--link only exists", "--trust", "pndp", "-a", "0", "--path", "structured", "--link",
        "1:0=down");
   FAIL(2,
-       "--path local bounds D-SGD and Muffliato in deadline or stale mode on its ball's part of "
+       "--path local bounds D-SGD, Muffliato and DECOR in deadline or stale mode on its ball's "
+       "part of "
        "the run's delivery record (docs/local-bounds.md), other runs synchronous without "
        "simulating them: --link only exists",
        "--trust", "pndp", "-a", "0", "--path", "local", "--radius", "2", "--mode", "deadline:ms=5",
        "--link", "1:0=down");
-  FAIL(2, "--path local bounds D-SGD and Muffliato in deadline or stale mode, not 'mfdsgd:C=sr'",
+  FAIL(2,
+       "--path local bounds D-SGD, Muffliato and DECOR in deadline or stale mode, not "
+       "'mfdsgd:C=sr'",
        "--trust", "pndp", "-a", "0", "--path", "local", "--radius", "2", "--protocol",
        "mfdsgd:C=sr", "--mode", "deadline:ms=5");
   FAIL(2,

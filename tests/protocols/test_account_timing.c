@@ -136,7 +136,9 @@ static void check_graph(const char *gspec, double compute_ms, guint64 *late_seen
     const char *spec;
     PrivProtocol protocol;
     guint K;
-  } protos[] = {{"dsgd", PRIV_PROTOCOL_DSGD, 1}, {"muffliato:K=2", PRIV_PROTOCOL_MUFFLIATO, 2}};
+  } protos[] = {{"dsgd", PRIV_PROTOCOL_DSGD, 1},
+                {"muffliato:K=2", PRIV_PROTOCOL_MUFFLIATO, 2},
+                {"decor", PRIV_PROTOCOL_DECOR, 1}};
   guint radii[] = {1, 2, n};
   guint *keep = g_new(guint, n), *node = g_new(guint, n), *drec = g_new(guint, n);
   guint8 *rows = g_new(guint8, n);
@@ -298,7 +300,7 @@ static void test_ties(void) {
 static void test_unsupported(void) {
   TopoGraph *g = graph("regular:n=20,d=4,seed=3");
   guint n = topo_graph_n_nodes(g);
-  const char *cases[][2] = {{"dsgd", "stale:s=2"}, {"decor", "deadline:ms=25"}};
+  const char *cases[][2] = {{"dsgd", "stale:s=2"}, {"mfdsgd:C=sr", "deadline:ms=25"}};
   guint *keep = g_new(guint, n);
   guint8 *rows = g_new(guint8, n);
   for (guint u = 0; u < n; u++) {
