@@ -1506,6 +1506,21 @@ static void check_local_deliveries(const char *gspec, const char *mode, const gu
           sw = priv_local_record_gossip(w, node, m, keep, &err);
           g_assert_no_error(err);
           sws[0] = sw;
+          /* Refused: no secret gossip; one on the graph's nodes (when the
+           * record holds fewer). */
+          PrivAccountOptions ao = {.b = 1};
+          const TopoGossip *wg[] = {w};
+          const TopoGossip *const *bad[] = {NULL, wg};
+          for (guint k = 0; k < (m < n ? 2u : 1u); k++) {
+            q.secret_gossip = bad[k];
+            q.n_secret_gossip = bad[k] ? 1 : 0;
+            g_assert_null(priv_local_report_record(&q, drec, radius, &ao, NULL, &err));
+            g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+            g_assert_nonnull(strstr(err->message, k == 0 ? "needs the schedule's gossip on the "
+                                                           "record's nodes"
+                                                         : "must be on the record's nodes"));
+            g_clear_error(&err);
+          }
           q.secret_gossip = sws;
           q.n_secret_gossip = 1;
         }
