@@ -759,7 +759,7 @@ ProtoDeliveries *proto_deliveries_record_ball(const ProtoRunConfig *cfg, guint R
  * runs"): per round and node the send time, each message's loss and
  * arrival drawn by the engine's own code (sim_engine_draw_transmission),
  * each gather's completion, inputs and weights; no event queue, no models.
- * D-SGD and Muffliato in deadline mode on a static graph. Where the
+ * D-SGD, DECOR and Muffliato in deadline mode on a static graph. Where the
  * engine's order of simultaneous events would decide the record (a message
  * to a ball node arriving at the nanosecond of its deadline), it stops;
  * such a tie elsewhere leaves the record unchanged (proto_deliveries_ties).
