@@ -889,6 +889,11 @@ static gboolean injection_seen(const PrivStructuredProblem *p, guint K, guint u,
        * message sent); its row in W says what it holds next, not now. */
       if (c[j] >= first_slot)
         continue;
+      /* Another node's input with a weight was a message u received:
+       * sent, so seen. Its own row need not say so: a recorded run's
+       * shell row is a stand-in (itself only). */
+      if (c[j] != u && x[j] != 0.0)
+        continue;
       /* A node is an attacker iff it is in p->attackers (few). */
       gboolean own = FALSE;
       for (guint a = 0; secldp && a < p->n_attackers; a++)
