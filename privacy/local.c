@@ -516,6 +516,94 @@ static void merged_messages(const Merged *g, const PrivRoundMessages *m, const g
   out->delivered = (guint8 *)(void *)g_array_free(del, FALSE);
 }
 
+/* DECOR on a ball's record: its secrets' gossip must be on the record's
+ * @m nodes (priv_local_record_gossip), one matrix or one per round. */
+static gboolean check_record_secrets(const PrivStructuredProblem *p, guint m, GError **error) {
+  if (p->secret_gossip == NULL)
+    return fail(error, "DECOR on a ball's record needs the schedule's gossip on the record's "
+                       "nodes (secret_gossip, priv_local_record_gossip): its secrets are on the "
+                       "schedule's edges, late and lost messages' included");
+  if (p->n_secret_gossip != 1 && p->n_secret_gossip != p->n_gossip)
+    return fail(error, "DECOR's secret gossip on a ball's record: expected 1 (static) or one "
+                       "matrix per round");
+  for (guint k = 0; k < p->n_secret_gossip; k++)
+    if (p->secret_gossip[k] == NULL || topo_gossip_n(p->secret_gossip[k]) != m)
+      return fail(error, "DECOR's secret gossip on a ball's record must be on the record's "
+                         "nodes (the gossip matrices' dimension less the delayed slots)");
+  return TRUE;
+}
+
+/* DECOR's secret gossip on the merged ball (its nodes only, no slots): a
+ * ball row is the schedule's, its shell columns summed into the merged
+ * shell, an attacker, so every ball-shell secret is known to it, as the
+ * shell's colluders know their own edges' secrets (docs/local-bounds.md,
+ * "Why the bound is sound"); the ball-ball secrets stay as on the whole
+ * graph. The merged shell's row is itself: its shell-shell edges carry
+ * secrets it knows, which the ball never adds. */
+static TopoGossip *merged_secret_gossip(const Merged *g, const TopoGossip *w, GError **error) {
+  guint n_sub = g->nb + (g->star != FAR);
+  GArray *cols = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *vals = g_array_new(FALSE, FALSE, sizeof(double));
+  guint *row_ptr = g_new(guint, n_sub + 1);
+  for (guint i = 0; i < g->nb; i++) {
+    row_ptr[i] = cols->len;
+    /* The record's nodes only: merged_ball_row's slot columns never occur. */
+    merged_ball_row(g, w, i, cols, vals);
+  }
+  if (g->star != FAR) {
+    row_ptr[g->nb] = cols->len;
+    double one = 1.0;
+    g_array_append_val(cols, g->star);
+    g_array_append_val(vals, one);
+  }
+  row_ptr[n_sub] = cols->len;
+  return gossip_take_rows(n_sub, row_ptr, cols, vals, "the ball's secret gossip matrix", error);
+}
+
+TopoGossip *priv_local_record_gossip(const TopoGossip *w, const guint *node, guint m,
+                                     const guint *keep, GError **error) {
+  g_return_val_if_fail(w != NULL && node != NULL && keep != NULL, NULL);
+  GArray *cols = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *vals = g_array_new(FALSE, FALSE, sizeof(double));
+  guint *row_ptr = g_new(guint, m + 1);
+  for (guint i = 0; i < m; i++) {
+    row_ptr[i] = cols->len;
+    const guint *c;
+    const double *v;
+    guint len = topo_gossip_row(w, node[i], &c, &v);
+    /* The columns beyond the record on the diagonal: a row still sums to
+     * 1, and only a shell row has any (the ball's neighbours are in it). */
+    double dropped = 0.0;
+    for (guint j = 0; j < len; j++)
+      if (keep[c[j]] == FAR)
+        dropped += v[j];
+    gboolean diag = FALSE;
+    for (guint j = 0; j < len; j++) {
+      guint k = keep[c[j]];
+      if (k == FAR)
+        continue;
+      double x = v[j];
+      if (!diag && dropped > 0.0 && k >= i) {
+        if (k > i) {
+          g_array_append_val(cols, i);
+          g_array_append_val(vals, dropped);
+        } else {
+          x += dropped;
+        }
+        diag = TRUE;
+      }
+      g_array_append_val(cols, k);
+      g_array_append_val(vals, x);
+    }
+    if (!diag && dropped > 0.0) {
+      g_array_append_val(cols, i);
+      g_array_append_val(vals, dropped);
+    }
+  }
+  row_ptr[m] = cols->len;
+  return gossip_take_rows(m, row_ptr, cols, vals, "the record's secret gossip matrix", error);
+}
+
 PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint *dist,
                                      guint radius, const PrivAccountOptions *opt,
                                      PrivLocalInfo *info, GError **error) {
@@ -528,15 +616,14 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint
     fail(error, "a ball's record needs its gossip matrices and messages");
     return NULL;
   }
-  if (p->protocol == PRIV_PROTOCOL_DECOR && p->sigma_secret > 0) {
-    fail(error, "local bounds do not cover DECOR's edge secrets yet");
-    return NULL;
-  }
+  gboolean secrets = p->protocol == PRIV_PROTOCOL_DECOR && p->sigma_secret > 0;
   guint N = topo_gossip_n(p->gossip[0]);
   if (p->n_delayed >= N) {
     fail(error, "the record has more slots than entries");
     return NULL;
   }
+  if (secrets && !check_record_secrets(p, N - p->n_delayed, error))
+    return NULL;
   Merged g = {.m = N - p->n_delayed, .L = p->n_delayed, .star = FAR};
   guint *ball = g_new(guint, g.m), n_shell = 0;
   for (guint u = 0; u < g.m; u++) {
@@ -576,7 +663,10 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint
   if (g.star != FAR)
     g_array_append_val(att, g.star);
 
-  TopoGossip **ws = g_new0(TopoGossip *, p->n_gossip);
+  guint n_sg = secrets ? p->n_secret_gossip : 0;
+  TopoGossip **ws = g_new0(TopoGossip *, p->n_gossip), **sg = g_new0(TopoGossip *, MAX(n_sg, 1u));
+  for (guint k = 0; k < n_sg && ok; k++)
+    ok = (sg[k] = merged_secret_gossip(&g, p->secret_gossip[k], error)) != NULL;
   /* The merged problem's nodes: the ball's record indices, then the shell. */
   guint *merged_node = g_new(guint, n_sub);
   for (guint i = 0; i < n_sub; i++)
@@ -600,6 +690,10 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint
     q.messages = msg;
     q.attackers = (const guint *)(void *)att->data;
     q.n_attackers = att->len;
+    if (secrets) {
+      q.secret_gossip = (const TopoGossip *const *)sg;
+      q.n_secret_gossip = n_sg;
+    }
     /* As priv_local_report: LDP colluders are given their own noise. */
     if (!covered && q.trust == PRIV_TRUST_LDP)
       q.trust = PRIV_TRUST_SECLDP;
@@ -637,8 +731,11 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint
     g_free(mm[k].from);
     g_free(mm[k].delivered);
   }
+  for (guint k = 0; k < n_sg; k++)
+    topo_gossip_free(sg[k]);
   g_free(ws);
   g_free(cls);
+  g_free(sg);
   g_free(mm);
   g_free(msg);
   g_free(mark);

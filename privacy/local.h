@@ -91,6 +91,12 @@ guint *priv_local_distances(const PrivStructuredProblem *problem, guint radius, 
  * ball row is the row's shell weights summed; slots holding a shell node's
  * message hold the merged shell's (known to the colluders either way).
  * Then priv_structured_blocks on ball + 1 nodes + slots.
+ * DECOR: @problem's secret_gossip is the schedule's gossip on the record's
+ * m nodes (priv_local_record_gossip), one matrix or K T: a node adds the
+ * secrets of all its schedule edges whatever the delivery. The merged
+ * shell, an attacker, knows every ball-shell secret (each shell node
+ * colludes and knows its own edges' secrets); the ball-ball ones are as on
+ * the whole graph (docs/local-bounds.md, "Asynchronous runs").
  * mu_lower: the projection lower bound (priv_local_lower) of the original
  * attackers on the record's ball rows, the shell and the slots treated as
  * unknown inflow, projected out; PNDP attackers hear the messages in their
@@ -98,15 +104,31 @@ guint *priv_local_distances(const PrivStructuredProblem *problem, guint radius, 
  * graph, mu_lower = mu, the exact values.
  * Returns: (transfer full) the report of the ball's victims, node = the
  * record's index (the caller maps it back), or NULL with @error set:
- * PRIV_ERROR_INVALID_ARGUMENT (radius 0, no messages, DECOR's secrets, a
- * node of the record beyond the shell, an attacker not at distance 0,
- * priv_structured_blocks's), PRIV_ERROR_MEMORY, PRIV_ERROR_NUMERICAL.
+ * PRIV_ERROR_INVALID_ARGUMENT (radius 0, no messages, DECOR's secrets
+ * without secret_gossip on the record's nodes, a node of the record beyond
+ * the shell, an attacker not at distance 0, priv_structured_blocks's),
+ * PRIV_ERROR_MEMORY, PRIV_ERROR_NUMERICAL.
  * Complexity: O(K T (nnz of the record)) to merge, then
  * priv_structured_blocks on it.
  */
 PrivReport *priv_local_report_record(const PrivStructuredProblem *problem, const guint *dist,
                                      guint radius, const PrivAccountOptions *opt,
                                      PrivLocalInfo *info, GError **error);
+
+/*
+ * priv_local_record_gossip: @w (on the graph's nodes) restricted to a
+ * ball's record: the rows of its @m nodes @node (increasing), columns
+ * renumbered by @keep (graph node -> record index, G_MAXUINT outside), the
+ * weight of the columns outside the record on the diagonal. A ball node's
+ * row is whole (its neighbours are in the ball or the shell); only the
+ * shell rows lose columns, which priv_local_report_record never reads.
+ * DECOR's secret gossip for priv_local_report_record.
+ * Returns: (transfer full) the m x m matrix, or NULL with @error set
+ * (PRIV_ERROR_NUMERICAL: @node not increasing). Complexity: O(m + the
+ * record rows' nnz).
+ */
+TopoGossip *priv_local_record_gossip(const TopoGossip *w, const guint *node, guint m,
+                                     const guint *keep, GError **error);
 
 G_END_DECLS
 

@@ -173,6 +173,15 @@ static gboolean secret_known(const PrivStructuredProblem *p, guint v) {
   return FALSE;
 }
 
+/* DECOR: the gossip whose support carries round @r's secrets: the
+ * schedule's (secret_gossip) on a recorded run, whose W_r lists only the
+ * messages a gather used; else W_r. */
+static const TopoGossip *secret_w(const PrivStructuredProblem *p, guint r) {
+  if (p->secret_gossip != NULL)
+    return p->secret_gossip[p->n_secret_gossip == 1 ? 0 : r];
+  return p->gossip[p->n_gossip == 1 ? 0 : r];
+}
+
 /* DECOR: secret_var over the local noise variance, 0 when the run has no
  * edge secrets. */
 static double decor_secret_var(const PrivStructuredProblem *p) {
@@ -202,7 +211,7 @@ static void secret_cov_apply(const Ball *b, const guint *nidx, const double *Mq,
   double s2 = b->secret_var;
   for (guint k = 0; k < T; k++) {
     guint r = k * K;
-    const TopoGossip *w = b->p->gossip[b->p->n_gossip == 1 ? 0 : r];
+    const TopoGossip *w = secret_w(b->p, r);
     for (guint i = 0; i < b->nb; i++) {
       guint ia = nidx[i], va = b->ball[i];
       if (ia == FAR || secret_known(b->p, va))
@@ -899,6 +908,11 @@ static gboolean injection_seen(const PrivStructuredProblem *p, guint K, guint u,
        * message sent); its row in W says what it holds next, not now. */
       if (c[j] >= first_slot)
         continue;
+      /* Another node's input with a weight was a message u received:
+       * sent, so seen. Its own row need not say so: a recorded run's
+       * shell row is a stand-in (itself only). */
+      if (c[j] != u && x[j] != 0.0)
+        continue;
       /* A node is an attacker iff it is in p->attackers (few). */
       gboolean own = FALSE;
       for (guint a = 0; secldp && a < p->n_attackers; a++)
@@ -939,7 +953,7 @@ static gboolean decor_injection_blocks(const PrivStructuredProblem *p, guint K, 
   gboolean ok = TRUE;
   for (guint k = 0; k < T && ok; k++) {
     guint r = k * K;
-    const TopoGossip *w = p->gossip[p->n_gossip == 1 ? 0 : r];
+    const TopoGossip *w = secret_w(p, r);
     ns = 0;
     for (guint i = 0; i < nb; i++) {
       idx[i] = FAR;

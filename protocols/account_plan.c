@@ -128,8 +128,8 @@ gboolean proto_account_check_structured(const ProtoAccountStructuredAsk *a, GErr
   gboolean ok = bad->len == 0;
   if (!ok)
     bad_value(error, "%s: %s only exist%s in a simulated run (use --path observer or auto)",
-              a->local ? "--path local bounds D-SGD, Muffliato and MF-D-SGD (one C) in deadline "
-                         "or stale mode on its ball's part of the run's delivery record "
+              a->local ? "--path local bounds D-SGD, Muffliato, DECOR and MF-D-SGD (one C) in "
+                         "deadline or stale mode on its ball's part of the run's delivery record "
                          "(docs/local-bounds.md), other runs synchronous without simulating them"
                        : "--path structured accounts D-SGD, Muffliato and DECOR in deadline or "
                          "stale mode and MF-D-SGD in deadline mode (and in stale mode with a "

@@ -600,7 +600,8 @@ static void ball_progress(double fraction, const char *what, gpointer data) {
  * "Asynchronous runs"): the ball and shell from the graph's hops, one run
  * of the whole graph without models recording the ball's deliveries
  * (proto_deliveries_record_ball: the same engine, seed and draws, so the
- * ball's rows of W_r are the full run's), then priv_local_report_record.
+ * ball's rows of W_r are the full run's), then priv_local_report_record
+ * (DECOR: with the static W on the record's nodes for its secrets).
  * @p: the accounting's problem (gossip unset). Returns the report with
  * graph node ids, or NULL with @error set. */
 static PrivReport *local_recorded(const ProtoAccountJob *j, ProtoAccounting *ac,
@@ -655,6 +656,17 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, ProtoAccounting *ac,
   }
   g_free(fallback);
   g_free(phase);
+  /* DECOR's secrets: on the static W's edges among the record's nodes,
+   * whatever the deliveries. */
+  TopoGossip *sw = NULL;
+  const TopoGossip *sws[1];
+  if (d != NULL && p->protocol == PRIV_PROTOCOL_DECOR && p->sigma_secret > 0) {
+    if ((sw = priv_local_record_gossip(j->w, node, m, keep, error)) == NULL)
+      g_clear_pointer(&d, proto_deliveries_free);
+    sws[0] = sw;
+    q.secret_gossip = sws;
+    q.n_secret_gossip = 1;
+  }
   if (d != NULL) {
     ac->timing_ties = proto_deliveries_ties(d);
     q.gossip = proto_deliveries_gossip(d);
@@ -669,6 +681,7 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, ProtoAccounting *ac,
   for (guint i = 0; report && i < report->n_victims; i++)
     report->victims[i].node = node[report->victims[i].node];
   proto_deliveries_free(d);
+  topo_gossip_free(sw);
   g_free(node);
   g_free(keep);
   g_free(dist_rec);

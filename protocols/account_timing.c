@@ -25,9 +25,10 @@
  * a node sends: D-SGD's skeleton (runtime_skeleton.c: a local step, then
  * the exchange of its round; the next step when the gather completes) and
  * Muffliato's (a step, then K rounds, the later ones sent at once). MF-D-SGD,
- * AntiPGD and Mafalda (any C: given, fitted, probes-fitted, a C-set) are
- * D-SGD's skeleton with their own noise handler only, which draws and never
- * waits (the test checks their vtables keep that shape). Any other protocol
+ * AntiPGD, Mafalda (any C: given, fitted, probes-fitted, a C-set) and DECOR
+ * (its edge secrets enter the models, not the messages' times) are D-SGD's
+ * skeleton with their own noise handler only, which draws and never waits
+ * (the test checks their vtables keep that shape). Any other protocol
  * may time its rounds otherwise (its own step, timers or messages), and the
  * pass refuses it rather than guess.
  *
@@ -97,7 +98,7 @@
 static guint rounds_per_step(const ProtoContext *ctx) {
   const ProtoVTable *vt = ctx->vt;
   if (vt == &proto_dsgd_vtable || vt == &proto_mfdsgd_vtable || vt == &proto_antipgd_vtable ||
-      vt == &proto_mafalda_vtable)
+      vt == &proto_mafalda_vtable || vt == &proto_decor_vtable)
     return 1;
   if (vt == &proto_muffliato_vtable) {
     ProtoShape shape = {0};
@@ -116,8 +117,8 @@ static const char *unsupported(const ProtoContext *ctx, guint R, guint *K) {
     return "the timing pass needs a static gossip matrix";
   *K = rounds_per_step(ctx);
   if (*K == 0)
-    return "the timing pass covers D-SGD, Muffliato, MF-D-SGD, AntiPGD and Mafalda only (another "
-           "protocol may time its rounds otherwise)";
+    return "the timing pass covers D-SGD, Muffliato, MF-D-SGD, AntiPGD, Mafalda and DECOR only "
+           "(another protocol may time its rounds otherwise)";
   if ((guint64)*K * ctx->T != R)
     return "the record's rounds are not the run's";
   return NULL;

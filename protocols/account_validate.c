@@ -367,14 +367,9 @@ static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *
       /* The ball's part of the run's record (docs/local-bounds.md). */
       /* MF-D-SGD's record is D-SGD's (its noise never times a message);
        * the ball is accounted with its one C, as in the synchronous case
-       * (tests/protocols/test_account_observer.c, local/deliveries). A
-       * C-set's record has no such check yet; DECOR's ball would need the
-       * ball-shell secrets on the schedule's edges. */
-      if (j->proto.protocol == PRIV_PROTOCOL_DECOR)
-        return refuse(refusal, PROTO_REFUSED_RULE, error,
-                      "--path local bounds DECOR in synchronous mode only, not '%s' in deadline "
-                      "or stale mode (use --path structured or auto)",
-                      j->protocol);
+       * (tests/protocols/test_account_observer.c, local/deliveries); DECOR's
+       * ball takes the ball-shell secrets on the schedule's edges
+       * (docs/local-bounds.md). A C-set's record has no such check yet. */
       if (j->proto.protocol == PRIV_PROTOCOL_MFDSGD && proto_c_spec_is_cset(j->proto.c_spec))
         return refuse(refusal, PROTO_REFUSED_RULE, error,
                       "--path local bounds MF-D-SGD in deadline or stale mode with one C, not "

@@ -759,8 +759,8 @@ ProtoDeliveries *proto_deliveries_record_ball(const ProtoRunConfig *cfg, guint R
  * runs"): per round and node the send time, each message's loss and
  * arrival drawn by the engine's own code (sim_engine_draw_transmission),
  * each gather's completion, inputs and weights; no event queue, no models.
- * D-SGD, Muffliato, MF-D-SGD, AntiPGD and Mafalda (any C) in deadline or
- * stale mode on a static graph. Where the engine's order of simultaneous
+ * D-SGD, Muffliato, MF-D-SGD, AntiPGD, Mafalda (any C) and DECOR in
+ * deadline or stale mode on a static graph. Where the engine's order of simultaneous
  * events would decide the record (deadline: a message to a ball node
  * arriving at the nanosecond of its deadline; stale: a ball node's gather
  * completing at the nanosecond of another message or loss notice it may

@@ -701,8 +701,8 @@ static void test_bad_inputs(void) {
   FAIL(2, "--link only exists", "--trust", "pndp", "-a", "0", "--path", "structured", "--link",
        "1:0=down");
   FAIL(2,
-       "--path local bounds D-SGD, Muffliato and MF-D-SGD (one C) in deadline or stale mode on "
-       "its ball's part of the run's delivery record (docs/local-bounds.md), other runs "
+       "--path local bounds D-SGD, Muffliato, DECOR and MF-D-SGD (one C) in deadline or stale "
+       "mode on its ball's part of the run's delivery record (docs/local-bounds.md), other runs "
        "synchronous without simulating them: --link only exists",
        "--trust", "pndp", "-a", "0", "--path", "local", "--radius", "2", "--mode", "deadline:ms=5",
        "--link", "1:0=down");

@@ -65,14 +65,14 @@ static void test_structured(void) {
   a.lr = TRUE;
   a.local = TRUE;
   EXPECT(proto_account_check_structured(&a, &e),
-         "--path local bounds D-SGD, Muffliato and MF-D-SGD (one C) in deadline or stale mode "
-         "on its ball's part of the run's delivery record (docs/local-bounds.md), other runs "
-         "synchronous without simulating them: --lr only exists in a simulated run (use --path observer or auto)");
+         "--path local bounds D-SGD, Muffliato, DECOR and MF-D-SGD (one C) in deadline or stale "
+         "mode on its ball's part of the run's delivery record (docs/local-bounds.md), other "
+         "runs synchronous without simulating them: --lr only exists in a simulated run (use --path observer or auto)");
   a.async_mode = a.accountant = TRUE;
   EXPECT(proto_account_check_structured(&a, &e),
-         "--path local bounds D-SGD, Muffliato and MF-D-SGD (one C) in deadline or stale mode "
-         "on its ball's part of the run's delivery record (docs/local-bounds.md), other runs "
-         "synchronous without simulating them: --mode, --lr, --accountant only exist in a simulated run (use --path "
+         "--path local bounds D-SGD, Muffliato, DECOR and MF-D-SGD (one C) in deadline or stale "
+         "mode on its ball's part of the run's delivery record (docs/local-bounds.md), other "
+         "runs synchronous without simulating them: --mode, --lr, --accountant only exist in a simulated run (use --path "
          "observer or auto)");
   /* A run the delivery record describes: its mode, latency and loss are
    * taken; --link, --lr and the others are not. */

@@ -377,8 +377,9 @@ static void test_refusals(void) {
 }
 
 /* `account`'s job for DECOR on Florentine, T = 4, PNDP, attacker 0, with
- * @latency and 5% loss, deadline 25 ms, on @path. (transfer full) */
-static ProtoAccountJob *account(const char *path, const char *latency) {
+ * @latency and 5% loss, deadline 25 ms, on @path (local: at @radius > 0).
+ * (transfer full) */
+static ProtoAccountJob *account(const char *path, const char *latency, gint radius) {
   static const char *const node0[] = {"0", NULL};
   ProtoAccountRequest r;
   proto_account_request_init(&r);
@@ -392,6 +393,8 @@ static ProtoAccountJob *account(const char *path, const char *latency) {
   r.loss = "0.05";
   r.seed = "3";
   r.path = path;
+  if (radius > 0)
+    r.radius = radius;
   GError *e = NULL;
   TopoGraph *g = topo_graph_generate("florentine", &e);
   g_assert_no_error(e);
@@ -417,7 +420,7 @@ static ProtoAccountJob *account(const char *path, const char *latency) {
 static void test_account_job(void) {
   const char *latencies[] = {"constant:ms=100", LOGNORMAL}; /* every message late; a third */
   for (guint l = 0; l < G_N_ELEMENTS(latencies); l++) {
-    ProtoAccountJob *a = account(NULL, latencies[l]), *o = account("observer", latencies[l]);
+    ProtoAccountJob *a = account(NULL, latencies[l], 0), *o = account("observer", latencies[l], 0);
     g_assert_cmpint(a->path, ==, PROTO_ACCOUNT_STRUCTURED);
     const PrivReport *ra = a->acs[0].report, *ro = o->acs[0].report;
     g_assert_cmpuint(ra->n_victims, ==, ro->n_victims);
@@ -433,25 +436,38 @@ static void test_account_job(void) {
     proto_account_job_free(a);
     proto_account_job_free(o);
   }
-  /* The local path reads a ball's part of the record with the record's
-   * W_r as DECOR's edges: refused, with the paths that take the run. */
-  static const char *const node0[] = {"0", NULL};
-  ProtoAccountRequest r;
-  proto_account_request_init(&r);
-  r.protocol = "decor";
-  r.rounds = T_STEPS;
-  r.trust = "pndp";
-  r.attackers = node0;
-  r.mode = "deadline:ms=25";
-  r.path = "local";
-  r.radius = 2;
-  GError *e = NULL;
-  g_assert_null(proto_account_validate(&r, NULL, &e));
-  g_assert_nonnull(e);
-  g_assert_cmpstr(e->message, ==,
-                  "--path local bounds DECOR in synchronous mode only, not 'decor' in "
-                  "deadline or stale mode (use --path structured or auto)");
-  g_error_free(e);
+  /* The local path (a ball's part of the record, the secrets on the
+   * static W's edges among its nodes): >= the structured path's value for
+   * every victim of the ball, equal once the ball holds every node joined
+   * to the attacker (radius 4 on Florentine: the same victims). Same
+   * tolerance. */
+  for (guint l = 0; l < G_N_ELEMENTS(latencies); l++) {
+    ProtoAccountJob *a = account(NULL, latencies[l], 0);
+    const PrivReport *ra = a->acs[0].report;
+    const gint radii[] = {1, 4};
+    for (guint k = 0; k < G_N_ELEMENTS(radii); k++) {
+      ProtoAccountJob *b = account("local", latencies[l], radii[k]);
+      const PrivReport *rb = b->acs[0].report;
+      g_assert_cmpint(b->acs[0].local.covered, ==, k == 1);
+      g_assert_cmpuint(rb->n_victims, >, 0);
+      if (k == 1)
+        g_assert_cmpuint(rb->n_victims, ==, ra->n_victims);
+      for (guint i = 0; i < rb->n_victims; i++) {
+        const PrivVictim *y = &rb->victims[i], *x = NULL;
+        for (guint q = 0; q < ra->n_victims && !x; q++)
+          if (ra->victims[q].node == y->node)
+            x = &ra->victims[q];
+        g_assert_nonnull(x);
+        double tol = 1e-9 * MAX(1.0, x->mu * x->mu);
+        if (k == 1)
+          dpg_test_assert_close(y->mu, x->mu, tol, "covered: the exact value, to the SDP's gap");
+        else
+          dpg_test_assert_le(x->mu - y->mu, tol, "local >= exact, to the SDP's gap");
+      }
+      proto_account_job_free(b);
+    }
+    proto_account_job_free(a);
+  }
 }
 
 int main(int argc, char **argv) {

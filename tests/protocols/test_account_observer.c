@@ -1404,8 +1404,11 @@ static void assert_ball_record(const ProtoDeliveries *full, const ProtoDeliverie
  * the full record cut to the ball (assert_ball_record); the ball accounted
  * from it (priv_local_report_record) is >= the observer path's exact value
  * on the same run for every victim, and equal when the ball covers the
- * graph; D-SGD and Muffliato(K = 2); PNDP with one attacker and a set,
- * SecLDP with a set, LDP with one attacker (a SecLDP set outside the ball);
+ * graph; D-SGD, Muffliato(K = 2) and DECOR (its secrets on the static
+ * W's edges, priv_local_record_gossip: the ball-shell ones known to the
+ * merged shell); PNDP with one attacker and a set, SecLDP with a set (and
+ * one attacker for DECOR), LDP with one attacker (a SecLDP set outside the
+ * ball);
  * b = 1 and 2, exact sensitivity. Radii 1, 2 and one that covers the graph.
  * The record's mu_lower (the projection lower bound on the ball's rows of
  * the record) is <= the exact value for every victim, and above 0 for most
@@ -1436,12 +1439,15 @@ static void check_local_deliveries(const char *gspec, const char *mode, const gu
     PrivProtocol protocol;
     guint K, bmax;
     const double *C;
-  } protos[] = {{"dsgd", PRIV_PROTOCOL_DSGD, 1, 2, NULL},
-                {"muffliato:K=2", PRIV_PROTOCOL_MUFFLIATO, 2, 2, NULL},
-                {"antipgd", PRIV_PROTOCOL_MFDSGD, 1, 1, Canti}};
+    double sigma_secret;
+  } protos[] = {{"dsgd", PRIV_PROTOCOL_DSGD, 1, 2, NULL, 0},
+                {"muffliato:K=2", PRIV_PROTOCOL_MUFFLIATO, 2, 2, NULL, 0},
+                {"antipgd", PRIV_PROTOCOL_MFDSGD, 1, 1, Canti, 0},
+                {"decor:sigma_secret=1.2", PRIV_PROTOCOL_DECOR, 1, 2, NULL, 1.2}};
   ObsView views[] = {{PRIV_TRUST_PNDP, a, 1},
                      {PRIV_TRUST_PNDP, c, nc},
                      {PRIV_TRUST_SECLDP, c, nc},
+                     {PRIV_TRUST_SECLDP, a, 1},
                      {PRIV_TRUST_LDP, a, 1}};
   guint nv = G_N_ELEMENTS(views), radii[] = {1, 2, n};
   for (guint p = 0; p < G_N_ELEMENTS(protos); p++) {
@@ -1456,6 +1462,8 @@ static void check_local_deliveries(const char *gspec, const char *mode, const gu
     ProtoDeliveries *full = proto_deliveries_record(&cfg, R, NULL, NULL, &err);
     g_assert_no_error(err);
     for (guint v = 0; v < nv; v++) {
+      if (v == 3 && protos[p].sigma_secret == 0)
+        continue; /* SecLDP, one attacker: DECOR's secrets only (cost) */
       PrivStructuredProblem pr = {.protocol = protos[p].protocol,
                                   .K = protos[p].K,
                                   .C_local = protos[p].C,
@@ -1463,7 +1471,8 @@ static void check_local_deliveries(const char *gspec, const char *mode, const gu
                                   .trust = views[v].trust,
                                   .attackers = views[v].members,
                                   .n_attackers = views[v].n_members,
-                                  .sigma = sigma};
+                                  .sigma = sigma,
+                                  .sigma_secret = protos[p].sigma_secret};
       for (guint ri = 0; ri < G_N_ELEMENTS(radii); ri++) {
         guint radius = radii[ri];
         const TopoGossip *ws[] = {w};
@@ -1496,6 +1505,32 @@ static void check_local_deliveries(const char *gspec, const char *mode, const gu
         q.messages = proto_deliveries_messages(d);
         q.n_delayed = proto_deliveries_delayed(d);
         q.attackers = att;
+        /* DECOR: the secrets on the static W's edges among the record's
+         * nodes, whatever the deliveries. */
+        TopoGossip *sw = NULL;
+        const TopoGossip *sws[1];
+        if (protos[p].sigma_secret > 0) {
+          sw = priv_local_record_gossip(w, node, m, keep, &err);
+          g_assert_no_error(err);
+          sws[0] = sw;
+          /* Refused: no secret gossip; one on the graph's nodes (when the
+           * record holds fewer). */
+          PrivAccountOptions ao = {.b = 1};
+          const TopoGossip *wg[] = {w};
+          const TopoGossip *const *bad[] = {NULL, wg};
+          for (guint k = 0; k < (m < n ? 2u : 1u); k++) {
+            q.secret_gossip = bad[k];
+            q.n_secret_gossip = bad[k] ? 1 : 0;
+            g_assert_null(priv_local_report_record(&q, drec, radius, &ao, NULL, &err));
+            g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+            g_assert_nonnull(strstr(err->message, k == 0 ? "needs the schedule's gossip on the "
+                                                           "record's nodes"
+                                                         : "must be on the record's nodes"));
+            g_clear_error(&err);
+          }
+          q.secret_gossip = sws;
+          q.n_secret_gossip = 1;
+        }
         for (guint b = 1; b <= protos[p].bmax; b++) {
           PrivAccountOptions ao = {.b = b, .sensitivity = MF_SENSITIVITY_EXACT};
           PrivLocalInfo info;
@@ -1559,6 +1594,7 @@ static void check_local_deliveries(const char *gspec, const char *mode, const gu
           priv_report_free(ro);
         }
         proto_deliveries_free(d);
+        topo_gossip_free(sw);
         g_free(dist);
         g_free(node);
         g_free(keep);

@@ -163,7 +163,8 @@ static void check_graph(const char *gspec, double compute_ms, const char *mode, 
     const double *C;
   } protos[] = {{"dsgd", PRIV_PROTOCOL_DSGD, 1, NULL},
                 {"muffliato:K=2", PRIV_PROTOCOL_MUFFLIATO, 2, NULL},
-                {"mfdsgd:C=antipgd", PRIV_PROTOCOL_MFDSGD, 1, ones}};
+                {"mfdsgd:C=antipgd", PRIV_PROTOCOL_MFDSGD, 1, ones},
+                {"decor", PRIV_PROTOCOL_DECOR, 1, NULL}};
   guint radii[] = {1, 2, n};
   guint *keep = g_new(guint, n), *node = g_new(guint, n), *drec = g_new(guint, n);
   guint8 *rows = g_new(guint8, n);
@@ -401,7 +402,7 @@ static void test_ties(void) {
 static void test_unsupported(void) {
   TopoGraph *g = graph("regular:n=20,d=4,seed=3");
   guint n = topo_graph_n_nodes(g);
-  const char *cases[][2] = {{"zipdl", "stale:s=2"}, {"decor", "deadline:ms=25"}};
+  const char *cases[][2] = {{"zipdl", "stale:s=2"}, {"zipdl", "deadline:ms=25"}};
   guint *keep = g_new(guint, n);
   guint8 *rows = g_new(guint8, n);
   for (guint u = 0; u < n; u++) {
@@ -438,7 +439,7 @@ static void test_unsupported(void) {
  * rounds_per_step) before this test is changed. */
 static void test_mf_timing_shape(void) {
   const ProtoVTable *vts[] = {&proto_dsgd_vtable, &proto_mfdsgd_vtable, &proto_antipgd_vtable,
-                              &proto_mafalda_vtable};
+                              &proto_mafalda_vtable, &proto_decor_vtable};
   for (guint i = 0; i < G_N_ELEMENTS(vts); i++) {
     const ProtoVTable *vt = vts[i];
     g_assert_cmpint(vt->abi_version, ==, PROTO_PLUGIN_ABI_VERSION);
