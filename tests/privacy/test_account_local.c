@@ -429,6 +429,71 @@ static void test_muffliato_mfdsgd(void) {
     check_case(&cases[i]);
 }
 
+/* MF-D-SGD's cases on the Kalman engine: static and time-varying W, PNDP,
+ * SecLDP and LDP, one attacker and a set of two, b = 1 and 2. */
+static const Case mf_kalman_cases[] = {
+    {"erdos:n=24,p=0.15,seed=3,connected=true",
+     PRIV_PROTOCOL_MFDSGD,
+     1,
+     6,
+     1,
+     PRIV_TRUST_PNDP,
+     {0},
+     1,
+     NULL,
+     FALSE,
+     FALSE,
+     0},
+    {"barabasi:n=40,m=2,seed=2",
+     PRIV_PROTOCOL_MFDSGD,
+     1,
+     6,
+     2,
+     PRIV_TRUST_PNDP,
+     {5, 31},
+     2,
+     NULL,
+     FALSE,
+     FALSE,
+     0},
+    {"watts:n=30,k=1,p=0.2,seed=6",
+     PRIV_PROTOCOL_MFDSGD,
+     1,
+     6,
+     1,
+     PRIV_TRUST_SECLDP,
+     {0, 12},
+     2,
+     NULL,
+     FALSE,
+     FALSE,
+     0},
+    {"regular:n=60,d=3,seed=1",
+     PRIV_PROTOCOL_MFDSGD,
+     1,
+     6,
+     2,
+     PRIV_TRUST_PNDP,
+     {0},
+     1,
+     "matching",
+     FALSE,
+     FALSE,
+     0},
+    {"watts:n=22,k=1,p=0.1,seed=3",
+     PRIV_PROTOCOL_MFDSGD,
+     1,
+     6,
+     1,
+     PRIV_TRUST_LDP,
+     {0},
+     1,
+     "edge-failure:p=0.4",
+     FALSE,
+     FALSE,
+     0},
+};
+
 /*
  * MF-D-SGD's local bound on the Kalman engine with the noise's state (what
  * takes the million-node ball), against the exact value of the W-product
@@ -437,142 +502,19 @@ static void test_muffliato_mfdsgd(void) {
  * two, b = 1 and 2, static and time-varying W.
  */
 static void test_mfdsgd_kalman(void) {
-  const Case cases[] = {
-      {"erdos:n=24,p=0.15,seed=3,connected=true",
-       PRIV_PROTOCOL_MFDSGD,
-       1,
-       6,
-       1,
-       PRIV_TRUST_PNDP,
-       {0},
-       1,
-       NULL,
-       FALSE,
-       FALSE,
-       0},
-      {"barabasi:n=40,m=2,seed=2",
-       PRIV_PROTOCOL_MFDSGD,
-       1,
-       6,
-       2,
-       PRIV_TRUST_PNDP,
-       {5, 31},
-       2,
-       NULL,
-       FALSE,
-       FALSE,
-       0},
-      {"watts:n=30,k=1,p=0.2,seed=6",
-       PRIV_PROTOCOL_MFDSGD,
-       1,
-       6,
-       1,
-       PRIV_TRUST_SECLDP,
-       {0, 12},
-       2,
-       NULL,
-       FALSE,
-       FALSE,
-       0},
-      {"regular:n=60,d=3,seed=1",
-       PRIV_PROTOCOL_MFDSGD,
-       1,
-       6,
-       2,
-       PRIV_TRUST_PNDP,
-       {0},
-       1,
-       "matching",
-       FALSE,
-       FALSE,
-       0},
-      {"watts:n=22,k=1,p=0.1,seed=3",
-       PRIV_PROTOCOL_MFDSGD,
-       1,
-       6,
-       1,
-       PRIV_TRUST_LDP,
-       {0},
-       1,
-       "edge-failure:p=0.4",
-       FALSE,
-       FALSE,
-       0},
-  };
+  const Case *cases = mf_kalman_cases;
   const guint family[] = {1, 2, 1, 2, 1};
-  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+  for (guint i = 0; i < G_N_ELEMENTS(mf_kalman_cases); i++)
     check_case_with(&cases[i], 0.0, PRIV_ENGINE_KALMAN, family[i]);
 }
 
-/* Time-varying W_r: hops on the union graph; LDP becomes SecLDP outside. */
 /* A C per class of nodes: on the Kalman engine (each ball node carrying its
  * own class's noise state; the exact values on the dense engine), static
  * and time-varying W, every trust model, b = 1 and 2; and on AUTO with a
  * class whose C has no low-order state. */
 static void test_mfdsgd_cset(void) {
-  const Case cases[] = {
-      {"erdos:n=24,p=0.15,seed=3,connected=true",
-       PRIV_PROTOCOL_MFDSGD,
-       1,
-       6,
-       1,
-       PRIV_TRUST_PNDP,
-       {0},
-       1,
-       NULL,
-       FALSE,
-       FALSE,
-       0},
-      {"barabasi:n=40,m=2,seed=2",
-       PRIV_PROTOCOL_MFDSGD,
-       1,
-       6,
-       2,
-       PRIV_TRUST_PNDP,
-       {5, 31},
-       2,
-       NULL,
-       FALSE,
-       FALSE,
-       0},
-      {"watts:n=30,k=1,p=0.2,seed=6",
-       PRIV_PROTOCOL_MFDSGD,
-       1,
-       6,
-       1,
-       PRIV_TRUST_SECLDP,
-       {0, 12},
-       2,
-       NULL,
-       FALSE,
-       FALSE,
-       0},
-      {"regular:n=60,d=3,seed=1",
-       PRIV_PROTOCOL_MFDSGD,
-       1,
-       6,
-       2,
-       PRIV_TRUST_PNDP,
-       {0},
-       1,
-       "matching",
-       FALSE,
-       FALSE,
-       0},
-      {"watts:n=22,k=1,p=0.1,seed=3",
-       PRIV_PROTOCOL_MFDSGD,
-       1,
-       6,
-       1,
-       PRIV_TRUST_LDP,
-       {0},
-       1,
-       "edge-failure:p=0.4",
-       FALSE,
-       FALSE,
-       0},
-  };
-  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+  const Case *cases = mf_kalman_cases;
+  for (guint i = 0; i < G_N_ELEMENTS(mf_kalman_cases); i++)
     check_case_with(&cases[i], 0.0, PRIV_ENGINE_KALMAN, 3);
   for (guint i = 0; i < 3; i++)
     check_case_with(&cases[i], 0.0, PRIV_ENGINE_AUTO, 4);
@@ -690,6 +632,7 @@ static void test_cset_record(void) {
   topo_graph_free(g);
 }
 
+/* Time-varying W_r: hops on the union graph; LDP becomes SecLDP outside. */
 static void test_time_varying_ldp(void) {
   const Case cases[] = {
       {"watts:n=30,k=1,p=0.2,seed=9",
