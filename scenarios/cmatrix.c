@@ -27,22 +27,6 @@ static void run_kb(const ScenConfig *c, guint *k, guint *b) {
   }
 }
 
-/* Mafalda's delivery records in deadline and stale modes: the samples=
- * the point's protocol gives (0: the default), and whether its mode has
- * them (proto_c_local's recipe). */
-static guint delivery_samples(const ScenConfig *c) {
-  const ProtoVTable *vt = NULL;
-  ProtoParams *params = NULL;
-  guint samples = 0;
-  if (c->protocol != NULL && proto_spec_parse(c->protocol, &vt, &params, NULL)) {
-    for (guint i = 0; i < vt->n_params; i++)
-      if (g_str_equal(vt->params[i].name, "samples"))
-        samples = (guint)proto_params_get_int(params, "samples");
-    proto_params_free(params);
-  }
-  return samples;
-}
-
 static gboolean has_records(const ScenConfig *c) {
   return c->mode != NULL && c->mode_parsed.kind != PROTO_MODE_SYNC &&
          g_str_equal(c->shape.C, "mafalda");
@@ -69,7 +53,7 @@ char *scen_cmatrix_key(const ScenConfig *c) {
   /* Deadline or stale mode: the delivery records of the seed. */
   char *full = g_strdup_printf("%s|records=%" G_GUINT64_FORMAT "|%s|%s|%s|samples=%u", key,
                                c->seed, c->mode, c->latency ? c->latency : "",
-                               c->loss ? c->loss : "", delivery_samples(c));
+                               c->loss ? c->loss : "", c->shape.samples);
   g_free(key);
   return full;
 }
@@ -87,7 +71,7 @@ double *scen_cmatrix_build(const ScenConfig *c, GError **error) {
     r.latency = c->latency;
     r.loss = c->loss;
     r.seed = c->seed;
-    r.samples = delivery_samples(c);
+    r.samples = c->shape.samples;
   }
   /* Only Mafalda reads the gossip, and only then a schedule is worth building. */
   if (!c->schedule_static && g_str_equal(c->shape.C, "mafalda") &&

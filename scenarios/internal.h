@@ -38,6 +38,8 @@ typedef struct {
       C; /* MF: family name (identity, antipgd, sr, bsr, mafalda, toeplitz, blt) or absolute file */
   guint band;    /* MF: band parameter */
   guint buffers; /* MF: blt's buffers parameter */
+  guint samples; /* MF: Mafalda's delivery records in deadline and stale modes, its samples=
+                  * parameter (0: the default, or a protocol without one) */
 } ScenProtoShape;
 
 /* One run, every value resolved (defaults filled, paths absolute). A

@@ -652,6 +652,9 @@ static void resolve_protocol(R *r, ScenConfig *c) {
     c->shape.C = g_strdup(shape.C != NULL ? shape.C : "");
     c->shape.band = shape.band;
     c->shape.buffers = shape.buffers;
+    for (guint i = 0; i < vt->n_params; i++)
+      if (g_str_equal(vt->params[i].name, "samples"))
+        c->shape.samples = (guint)proto_params_get_int(params, "samples");
     if (!is_c_family(c->shape.C) && !g_file_test(c->shape.C, G_FILE_TEST_IS_REGULAR))
       problem(r, loc, what, "C file not found: %s (relative paths resolve against %s)", c->shape.C,
               r->sc->doc->dir);

@@ -257,9 +257,42 @@ static void test_resolved_file(void) {
   g_free(dir);
 }
 
+/* Mafalda's C in deadline mode is fitted to the point's delivery records,
+ * so its cache key carries the samples= the protocol was given, resolved
+ * once with the point (ScenProtoShape.samples): two points that differ
+ * only there get two Cs, and a synchronous point none of it. */
+static void test_cmatrix_key_samples(void) {
+  char *dir = test_tmpdir("keys-samples");
+  const char *protocols[] = {"mafalda:samples=3", "mafalda:samples=5", "mafalda"};
+  const char *want[] = {"|samples=3", "|samples=5", "|samples=0"};
+  for (guint i = 0; i < G_N_ELEMENTS(protocols); i++) {
+    char *text = g_strdup_printf("[simulation]\nname = s\nrounds = 4\nmode = deadline:ms=5\n"
+                                 "[topology]\ngenerate = ring:n=6\n"
+                                 "[protocol]\nname = %s\nsigma = 1\n",
+                                 protocols[i]);
+    char *path = scen_test_write(dir, "p.ini", text);
+    ScenConfig *c = resolved_config(path);
+    char *key = scen_cmatrix_key(c);
+    g_assert_nonnull(key);
+    g_assert_true(g_str_has_suffix(key, want[i]));
+    g_free(key);
+    /* The synchronous run has no records, so samples= is not in its key. */
+    g_free(c->mode);
+    c->mode = NULL;
+    key = scen_cmatrix_key(c);
+    g_assert_null(strstr(key, "samples="));
+    g_free(key);
+    scen_config_free(c);
+    g_free(path);
+    g_free(text);
+  }
+  g_free(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/scenarios/keys/rows-bound", test_rows_bound);
   g_test_add_func("/scenarios/keys/resolved-file", test_resolved_file);
+  g_test_add_func("/scenarios/keys/cmatrix-samples", test_cmatrix_key_samples);
   return g_test_run();
 }
