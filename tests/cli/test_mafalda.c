@@ -300,7 +300,7 @@ static char *csv_with_threads(const char *threads, const char *csv) {
   char **env = g_environ_setenv(g_get_environ(), "OPENBLAS_NUM_THREADS", threads, TRUE);
   int wait_status = 0;
   GError *err = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_STDOUT_TO_DEV_NULL, cli_run_die_with_test, NULL, NULL,
                              NULL, &wait_status, &err));
   g_assert_no_error(err);
   g_assert_true(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);

@@ -209,7 +209,8 @@ static void interrupt_run(int sig, const char *scenario) {
   int err_fd = -1;
   g_assert_true(g_spawn_async_with_pipes(NULL, (char **)argv, NULL,
                                          G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
-                                         NULL, NULL, &pid, NULL, NULL, &err_fd, &error));
+                                         cli_run_die_with_test, NULL, &pid, NULL, NULL, &err_fd,
+                                         &error));
   g_assert_no_error(error);
   char *out = g_build_filename(dir, "results", NULL);
   char *cache = g_build_filename(out, "points", NULL);

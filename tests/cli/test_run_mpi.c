@@ -142,7 +142,7 @@ static CliRun mpi_run_v(guint n, const char *const *args) {
   int ws = 0;
   GError *error = NULL;
   char **env = mpi_env();
-  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &r.out,
+  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, env, G_SPAWN_DEFAULT, cli_run_die_with_test, NULL, &r.out,
                              &r.err, &ws, &error));
   g_assert_no_error(error);
   r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
@@ -345,8 +345,9 @@ static char *mpi_signal_rank1(const char *ini, const char *out, const char *logs
   GPid pid;
   GError *error = NULL;
   char **env = mpi_env();
-  g_assert_true(g_spawn_async_with_fds(NULL, (char **)argv, env, G_SPAWN_DO_NOT_REAP_CHILD, NULL,
-                                       NULL, &pid, null_fd, null_fd, err_fd, &error));
+  g_assert_true(g_spawn_async_with_fds(NULL, (char **)argv, env, G_SPAWN_DO_NOT_REAP_CHILD,
+                                       cli_run_die_with_test, NULL, &pid, null_fd, null_fd,
+                                       err_fd, &error));
   g_assert_no_error(error);
   g_strfreev(env);
   close(err_fd);
@@ -609,7 +610,7 @@ static void test_not_built_with_mpi(void) {
     char *o = NULL, *e = NULL;
     int ws = 0;
     g_assert_true(
-        g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &o, &e, &ws, NULL));
+        g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, cli_run_die_with_test, NULL, &o, &e, &ws, NULL));
     g_assert_true(WIFEXITED(ws));
     g_assert_cmpint(WEXITSTATUS(ws), ==, 1);
     g_assert_cmpstr(o, ==, "");

@@ -12,7 +12,7 @@
 #include "tests/common/run.h"
 
 static void to_dev_full(gpointer data) {
-  (void)data;
+  cli_run_die_with_test(data);
   int fd = open("/dev/full", O_WRONLY);
   if (fd >= 0) {
     dup2(fd, STDOUT_FILENO);

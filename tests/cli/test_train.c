@@ -550,7 +550,7 @@ static void interrupt_train(int sig) {
   g_assert_true(g_spawn_async(NULL, (char **)argv, NULL,
                               G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL |
                                   G_SPAWN_STDERR_TO_DEV_NULL,
-                              NULL, NULL, &pid, &err));
+                              cli_run_die_with_test, NULL, &pid, &err));
   g_assert_no_error(err);
   wait_for_handler(pid, sig);
   g_usleep(200 * 1000); /* into the run */

@@ -6,8 +6,11 @@
 #define DPG_TESTS_COMMON_RUN_H
 
 #include <glib.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <json-glib/json-glib.h>
 
 typedef struct {
@@ -16,8 +19,24 @@ typedef struct {
   char *err;
 } CliRun;
 
-/* The child's address-space limit (a gsize in @data; 0: none). */
+/* A child setup (GSpawnChildSetupFunc, @data unused) for every process a
+ * test spawns: the child is killed when the test dies. ctest kills a test
+ * that outlives its TIMEOUT, but not what the test started, and a dpgossip
+ * left running would hold a core through the rest of the suite. The
+ * signal follows the spawning thread, which g_spawn_sync keeps blocked
+ * until the child ends. A test killed between fork and this call leaves
+ * the child's parent changed to init: it then exits at once. */
+static inline void cli_run_die_with_test(gpointer data) {
+  (void)data;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() == 1)
+    _exit(127);
+}
+
+/* The child's address-space limit (a gsize in @data; 0: none), and
+ * cli_run_die_with_test. */
 static inline void cli_run_limit_address_space(gpointer data) {
+  cli_run_die_with_test(NULL);
   rlim_t bytes = (rlim_t)GPOINTER_TO_SIZE(data);
   struct rlimit rl = {bytes, bytes};
   if (bytes > 0)
@@ -39,8 +58,8 @@ static inline CliRun cli_run_limited_v(gsize bytes, const char *const *args) {
   int wait_status = 0;
   GError *error = NULL;
   gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT,
-                             bytes > 0 ? cli_run_limit_address_space : NULL,
-                             GSIZE_TO_POINTER(bytes), &r.out, &r.err, &wait_status, &error);
+                             cli_run_limit_address_space, GSIZE_TO_POINTER(bytes), &r.out,
+                             &r.err, &wait_status, &error);
   g_assert_no_error(error);
   g_assert_true(ok);
   r.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;

@@ -369,7 +369,7 @@ static void block_run(const DocBlock *b, const char *root, const char *bin, GStr
     int wait_status = 0;
     GError *error = NULL;
     gint64 t0 = g_get_monotonic_time();
-    g_spawn_sync(root, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status,
+    g_spawn_sync(root, (char **)argv, env, G_SPAWN_DEFAULT, cli_run_die_with_test, NULL, &out, &err, &wait_status,
                  &error);
     g_assert_no_error(error);
     g_print("# %s: %.1f s: %s\n", b->where, (g_get_monotonic_time() - t0) / 1e6, cmd);

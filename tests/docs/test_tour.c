@@ -91,7 +91,7 @@ static void test_tour(void) {
     char *out = NULL, *err = NULL;
     int wait_status = 0;
     GError *error = NULL;
-    g_spawn_sync(root, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status,
+    g_spawn_sync(root, (char **)argv, NULL, G_SPAWN_DEFAULT, cli_run_die_with_test, NULL, &out, &err, &wait_status,
                  &error);
     g_assert_no_error(error);
     if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
