@@ -301,6 +301,11 @@ typedef struct {
   guint eval_rows;
 
   SimLinStorage storage; /* provenance: default SIM_LIN_SPARSE; SIM_LIN_NONE: off */
+  /* Nullable, borrowed: provenance over these @n_kept nodes only (increasing
+   * ids), every other node known to the attackers (sim_lin_space_keep_nodes:
+   * the local path's ball, docs/local-bounds.md). NULL: every node. */
+  const guint *kept;
+  guint n_kept;
   /* A streaming observer rebases the provenance at every round (privacy/
    * stream.c): a linvec's coefficients then span one round, not the run.
    * Only the memory pre-check of proto_run_new reads it. */
