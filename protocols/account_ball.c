@@ -56,6 +56,30 @@ static guint *ball_hops(const TopoGraph *g, const guint *m, guint k, guint radiu
   return dist;
 }
 
+/* The ball's one assumption about the protocol, checked on the run: a
+ * ball node's messages go to the ball or the shell (the graph's edges), so
+ * that the view hears everything the ball tells the outside. A plugin may
+ * send to any node (proto_node_send); the first message that leaves the
+ * shell is kept to refuse the bound. */
+typedef struct {
+  const guint *dist; /* n */
+  guint n, radius;
+  gboolean broken;
+  guint from, to;
+} Guard;
+
+static void on_sent(const SimBusEvent *ev, gpointer data) {
+  Guard *g = data;
+  if (g->broken || ev->message == NULL || sim_message_provenance(ev->message) == NULL ||
+      ev->from >= g->n || ev->to >= g->n)
+    return;
+  if (g->dist[ev->from] <= g->radius && g->dist[ev->to] > g->radius + 1) {
+    g->broken = TRUE;
+    g->from = ev->from;
+    g->to = ev->to;
+  }
+}
+
 PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
                                const PrivAccountOptions *opt, PrivLocalInfo *info,
                                GError **error) {
@@ -78,20 +102,36 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
   rc.n_kept = ball->len;
   PrivReport *report = NULL;
   PrivBlocks *blocks = NULL;
+  Guard guard = {.dist = dist, .n = topo_graph_n_nodes(j->graph), .radius = j->radius};
   ProtoObservedRun *o = proto_observed_run_new(&rc, &oo, error);
-  if (o != NULL && proto_account_job_set_links(j, proto_run_engine(proto_observed_run_proto(o)),
-                                               error)) {
+  SimBus *bus = o != NULL ? sim_engine_bus(proto_run_engine(proto_observed_run_proto(o))) : NULL;
+  guint sub = bus != NULL ? sim_bus_subscribe_kinds(bus, SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT),
+                                                    on_sent, &guard, NULL, error)
+                          : 0;
+  if (sub != 0 &&
+      proto_account_job_set_links(j, proto_run_engine(proto_observed_run_proto(o)), error)) {
     ProtoRun *run = proto_observed_run_proto(o);
     if (j->on_run)
       j->on_run(run, TRUE, j->on_run_data);
     gboolean ran = proto_observed_run_run(o, error);
     if (j->on_run)
       j->on_run(run, FALSE, j->on_run_data);
+    if (ran && guard.broken) {
+      g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
+                  "--path local: '%s' sent a message from ball node %u to node %u, more than "
+                  "%u hops from the attackers (beyond the shell): the ball, counted on the "
+                  "graph's edges, does not hold what its victims tell the outside (use --path "
+                  "observer)",
+                  j->protocol, guard.from, guard.to, j->radius + 1);
+      ran = FALSE;
+    }
     if (ran) {
       proto_run_get_stats(run, &j->stats);
       blocks = proto_observed_run_blocks(o, 0, error);
     }
   }
+  if (sub != 0)
+    sim_bus_unsubscribe(bus, sub);
   proto_observed_run_free(o);
   if (blocks == NULL && error != NULL && *error != NULL && (*error)->code == PRIV_ERROR_MEMORY &&
       (*error)->domain == PRIV_ERROR)

@@ -212,6 +212,32 @@ static const Case dsgd_cases[] = {
     {"regular:n=24,d=3,seed=2", "dsgd", "ldp", "0", 4, 1, NULL, NULL, NULL},
 };
 
+/* A protocol that also tells its model to the node n / 2 ids away, off
+ * the graph's edges: the ball's assumption broken. */
+static gboolean far_step(ProtoNode *node, guint t, GError **error) {
+  ProtoContext *ctx = proto_node_context(node);
+  guint n = proto_context_n_nodes(ctx), far = (proto_node_id(node) + n / 2) % n;
+  SimLinvec *model = proto_node_model(node);
+  return proto_node_local_step(node, t, error) && proto_node_add_local_noise(node, t, error) &&
+         proto_node_send(node, far, t, 1, sim_linvec_dup(model), error) &&
+         proto_node_exchange(node, t, sim_linvec_dup(model), error);
+}
+
+static gboolean far_message(ProtoNode *node, SimMessage *msg, GError **error) {
+  (void)node;
+  (void)msg;
+  (void)error;
+  return TRUE;
+}
+
+static const ProtoVTable far_vtable = {
+    .abi_version = PROTO_PLUGIN_ABI_VERSION,
+    .name = "test-far-talk",
+    .summary = "D-SGD that also sends its model off the graph's edges (test)",
+    .step = far_step,
+    .on_message = far_message,
+};
+
 static void test_refusals(void) {
   const char *att[] = {"0", NULL};
   ProtoAccountRequest r;
@@ -237,6 +263,26 @@ static void test_refusals(void) {
                   "--tightness 2: 'zipdl' is bounded on the observer path's ball, which computes "
                   "no mu_lower; give --radius R");
   g_clear_error(&e);
+  /* Off the graph's edges: the ball does not hold what it tells the
+   * outside, and the bound is refused after the run. */
+  g_assert_true(proto_registry_register(&far_vtable, &e));
+  g_assert_no_error(e);
+  r.protocol = "test-far-talk";
+  r.tightness = 0;
+  r.radius = 1;
+  ProtoAccountJob *j = proto_account_validate(&r, NULL, &e);
+  g_assert_no_error(e);
+  TopoGraph *g = topo_graph_generate("ring:n=12", &e);
+  g_assert_true(proto_account_job_plan(j, g, "ring", NULL, &e));
+  g_assert_false(proto_account_job_execute(j, &e));
+  g_assert_cmpstr(e->message, ==,
+                  "--path local: 'test-far-talk' sent a message from ball node 0 to node 6, more "
+                  "than 2 hops from the attackers (beyond the shell): the ball, counted on the "
+                  "graph's edges, does not hold what its victims tell the outside (use --path "
+                  "observer)");
+  g_clear_error(&e);
+  proto_account_job_free(j);
+  topo_graph_free(g);
 }
 #endif
 
