@@ -16,8 +16,8 @@ typedef struct {
   gboolean *is_member;      /* n: by node id (what it sees, which noise it owns) */
   gboolean *is_kept_member; /* n_kept: by kept index (sim_lin_space_keep_nodes), the
                              * gradient columns' nodes; NULL when every node is kept */
-  GArray *rows;        /* guint: ids in the observer's row pool */
-  GHashTable *seen;    /* row id + 1 */
+  GArray *rows;             /* guint: ids in the observer's row pool */
+  GHashTable *seen;         /* row id + 1 */
 } View;
 
 struct PrivObserver {

@@ -63,9 +63,9 @@
 
 typedef struct {
   PrivTrust trust;
-  gboolean *is_member;   /* n: by kept index, the gradient columns' nodes */
-  gboolean *owns_noise;  /* n_nodes: by node id, the noise owners (sim_lin_space_keep_nodes) */
-  double *R;           /* Sv x r, row-major: the state's noise */
+  gboolean *is_member;  /* n: by kept index, the gradient columns' nodes */
+  gboolean *owns_noise; /* n_nodes: by node id, the noise owners (sim_lin_space_keep_nodes) */
+  double *R;            /* Sv x r, row-major: the state's noise */
   /* The state variables the view carries: a transition row the view has
    * observed (or one of its constants only) is a constant to it, given its
    * observations, and has no row in R (nor in Gamma). */

@@ -81,8 +81,7 @@ static void on_sent(const SimBusEvent *ev, gpointer data) {
 }
 
 PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
-                               const PrivAccountOptions *opt, PrivLocalInfo *info,
-                               GError **error) {
+                               const PrivAccountOptions *opt, PrivLocalInfo *info, GError **error) {
   g_return_val_if_fail(j != NULL && a < j->n_acs && cfg != NULL && opt != NULL, NULL);
   const ProtoAccounting *ac = &j->acs[a];
   GArray *ball = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -135,8 +134,9 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
   proto_observed_run_free(o);
   if (blocks == NULL && error != NULL && *error != NULL && (*error)->code == PRIV_ERROR_MEMORY &&
       (*error)->domain == PRIV_ERROR)
-    g_prefix_error(error, "the ball of radius %u (%u nodes; a smaller radius needs less): ",
-                   j->radius, ball->len);
+    g_prefix_error(error,
+                   "the ball of radius %u (%u nodes; a smaller radius needs less): ", j->radius,
+                   ball->len);
   if (blocks != NULL)
     report = priv_account_report(blocks, NULL, opt, error);
   for (guint i = 0; report && i < report->n_victims; i++) {

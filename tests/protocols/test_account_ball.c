@@ -30,6 +30,7 @@ typedef struct {
   const char *graph, *protocol, *trust, *attackers;
   guint T, b;
   const char *mode, *latency, *loss;
+  const char *accountant; /* NULL: streaming */
 } Case;
 
 /* Validated, planned and executed; the path must be @path. */
@@ -51,6 +52,7 @@ static ProtoAccountJob *job(const Case *c, const TopoGraph *g, const char *path,
   r.mode = c->mode;
   r.latency = c->latency;
   r.loss = c->loss;
+  r.accountant = c->accountant;
   GError *e = NULL;
   ProtoAccountJob *j = proto_account_validate(&r, NULL, &e);
   g_assert_no_error(e);
@@ -163,8 +165,7 @@ static void check_against_structured(gconstpointer data) {
     ProtoAccountJob *s = job(c, g, "local", radius, PROTO_ACCOUNT_STRUCTURED);
     ProtoRunConfig cfg = s->run;
     cfg.graph = g;
-    PrivAccountOptions opt = {.b = s->b, .sensitivity = s->sensitivity, .alpha = 2,
-                              .delta = 1e-6};
+    PrivAccountOptions opt = {.b = s->b, .sensitivity = s->sensitivity, .alpha = 2, .delta = 1e-6};
     PrivLocalInfo info;
     PrivReport *ball = proto_account_ball(s, 0, &cfg, &opt, &info, &e);
     g_assert_no_error(e);
@@ -196,20 +197,76 @@ static void check_against_structured(gconstpointer data) {
 }
 
 static const Case zip_cases[] = {
-    {"regular:n=24,d=3,seed=2", "zipdl", "pndp", "0", 4, 1, NULL, NULL, NULL},
-    {"erdos:n=30,p=0.1,seed=5", "zipdl", "pndp", "3+8", 4, 2, NULL, NULL, NULL},
-    {"barabasi:n=20,m=2,seed=1", "zipdl", "secldp", "0", 4, 1, NULL, NULL, NULL},
-    {"regular:n=24,d=3,seed=2", "zipdl:units=gradient", "ldp", "1+2", 4, 2, NULL, NULL, NULL},
-    {"regular:n=30,d=3,seed=4", "zipdl", "pndp", "0", 4, 1, "deadline:ms=8",
-     "lognormal:mu=1.5,sigma=0.6", "0.1"},
-    {"barabasi:n=24,m=2,seed=3", "zipdl", "secldp", "2+5", 4, 2, "stale:s=1",
-     "lognormal:mu=1.5,sigma=0.6", "0.1"},
+    {.graph = "regular:n=24,d=3,seed=2",
+     .protocol = "zipdl",
+     .trust = "pndp",
+     .attackers = "0",
+     .T = 4,
+     .b = 1},
+    {.graph = "erdos:n=30,p=0.1,seed=5",
+     .protocol = "zipdl",
+     .trust = "pndp",
+     .attackers = "3+8",
+     .T = 4,
+     .b = 2},
+    {.graph = "barabasi:n=20,m=2,seed=1",
+     .protocol = "zipdl",
+     .trust = "secldp",
+     .attackers = "0",
+     .T = 4,
+     .b = 1},
+    {.graph = "erdos:n=30,p=0.1,seed=5",
+     .protocol = "zipdl",
+     .trust = "pndp",
+     .attackers = "3+8",
+     .T = 4,
+     .b = 1,
+     .accountant = "dense"},
+    {.graph = "regular:n=24,d=3,seed=2",
+     .protocol = "zipdl:units=gradient",
+     .trust = "ldp",
+     .attackers = "1+2",
+     .T = 4,
+     .b = 2},
+    {.graph = "regular:n=30,d=3,seed=4",
+     .protocol = "zipdl",
+     .trust = "pndp",
+     .attackers = "0",
+     .T = 4,
+     .b = 1,
+     .mode = "deadline:ms=8",
+     .latency = "lognormal:mu=1.5,sigma=0.6",
+     .loss = "0.1"},
+    {.graph = "barabasi:n=24,m=2,seed=3",
+     .protocol = "zipdl",
+     .trust = "secldp",
+     .attackers = "2+5",
+     .T = 4,
+     .b = 2,
+     .mode = "stale:s=1",
+     .latency = "lognormal:mu=1.5,sigma=0.6",
+     .loss = "0.1"},
 };
 
 static const Case dsgd_cases[] = {
-    {"erdos:n=30,p=0.12,seed=9", "dsgd", "pndp", "0", 4, 1, NULL, NULL, NULL},
-    {"barabasi:n=24,m=2,seed=7", "dsgd", "secldp", "1+4", 4, 2, NULL, NULL, NULL},
-    {"regular:n=24,d=3,seed=2", "dsgd", "ldp", "0", 4, 1, NULL, NULL, NULL},
+    {.graph = "erdos:n=30,p=0.12,seed=9",
+     .protocol = "dsgd",
+     .trust = "pndp",
+     .attackers = "0",
+     .T = 4,
+     .b = 1},
+    {.graph = "barabasi:n=24,m=2,seed=7",
+     .protocol = "dsgd",
+     .trust = "secldp",
+     .attackers = "1+4",
+     .T = 4,
+     .b = 2},
+    {.graph = "regular:n=24,d=3,seed=2",
+     .protocol = "dsgd",
+     .trust = "ldp",
+     .attackers = "0",
+     .T = 4,
+     .b = 1},
 };
 
 /* A protocol that also tells its model to the node n / 2 ids away, off
@@ -288,9 +345,21 @@ static void test_refusals(void) {
 
 #ifdef DPG_TEST_PLUGIN_DIR
 static const Case plugin_cases[] = {
-    {"regular:n=24,d=3,seed=2", "gossip-pairs", "pndp", "0", 4, 1, NULL, NULL, NULL},
-    {"barabasi:n=24,m=2,seed=3", "gossip-pairs:timeout_ms=6", "secldp", "2+5", 4, 2,
-     "deadline:ms=10", "lognormal:mu=1.5,sigma=0.6", "0.1"},
+    {.graph = "regular:n=24,d=3,seed=2",
+     .protocol = "gossip-pairs",
+     .trust = "pndp",
+     .attackers = "0",
+     .T = 4,
+     .b = 1},
+    {.graph = "barabasi:n=24,m=2,seed=3",
+     .protocol = "gossip-pairs:timeout_ms=6",
+     .trust = "secldp",
+     .attackers = "2+5",
+     .T = 4,
+     .b = 2,
+     .mode = "deadline:ms=10",
+     .latency = "lognormal:mu=1.5,sigma=0.6",
+     .loss = "0.1"},
 };
 #endif
 
@@ -306,8 +375,9 @@ int main(int argc, char **argv) {
   g_test_add_data_func("/account-ball/plugin/sync", &plugin_cases[0], check_against_observer);
   g_test_add_data_func("/account-ball/plugin/deadline", &plugin_cases[1], check_against_observer);
 #else
-  static const char *const zip_names[] = {"pndp-one", "pndp-pair-b2", "secldp-one",
-                                          "ldp-pair-b2", "deadline", "stale"};
+  static const char *const zip_names[] = {
+      "pndp-one",    "pndp-pair-b2", "secldp-one", "pndp-pair-dense",
+      "ldp-pair-b2", "deadline",     "stale"};
   for (guint i = 0; i < G_N_ELEMENTS(zip_cases); i++) {
     char *name = g_strdup_printf("/account-ball/zipdl/%s", zip_names[i]);
     g_test_add_data_func(name, &zip_cases[i], check_against_observer);
