@@ -191,6 +191,10 @@ void priv_observer_observe(PrivObserver *o, const SimBusEvent *ev) {
   const SimLinvec *payload = sim_message_provenance(ev->message);
   if (!payload)
     return; /* not a model: nothing to account */
+  /* An empty provenance is a known value (a colluder's message on the local
+   * path's ball, sim_lin_space_keep_nodes): it observes nothing. */
+  if (sim_linvec_nnz(payload, SIM_LIN_BOTH) == 0)
+    return;
   guint id = G_MAXUINT;
   for (guint i = 0; i < o->views->len; i++) {
     View *v = g_ptr_array_index(o->views, i);

@@ -249,7 +249,7 @@ static const Case zip_cases[] = {
 };
 
 static const Case dsgd_cases[] = {
-    {.graph = "erdos:n=30,p=0.12,seed=9",
+    {.graph = "erdos:n=22,p=0.15,seed=9",
      .protocol = "dsgd",
      .trust = "pndp",
      .attackers = "0",
